@@ -1,0 +1,12 @@
+//! The domain model of gpuledger: the snapshot contract (what one collection round saw) and the
+//! accounting rules that make the books balance. Pure code: no I/O, no clocks, no platform calls, so
+//! every rule here is tested on plain values.
+
+pub mod ledger;
+pub mod redact;
+pub mod snapshot;
+pub mod units;
+
+pub use ledger::{balance, bar_fraction};
+pub use redact::{redact_arg_list, redact_text};
+pub use snapshot::*;

@@ -1,0 +1,438 @@
+//! The snapshot: one collection round, and the versioned JSON contract (`gpuledger.snapshot/1`).
+//!
+//! Rules that hold for every field: a value that could not be read is `None` (JSON `null`), never 0,
+//! and the reason sits next to it (`unavailable`, `unavailable_reason`, a source's `detail`).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Schema id written into every snapshot. Bump the suffix on an incompatible change.
+pub const SCHEMA: &str = "gpuledger.snapshot/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub schema: String,
+    /// RFC 3339, UTC.
+    pub taken_at: String,
+    pub host: Host,
+    pub devices: Vec<Device>,
+    pub processes: Vec<Process>,
+    pub sources: Vec<SourceStatus>,
+    /// Things this round could not see, in words a user can act on.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Snapshot {
+    pub fn new(taken_at: String, host: Host) -> Self {
+        Snapshot {
+            schema: SCHEMA.to_string(),
+            taken_at,
+            host,
+            devices: Vec::new(),
+            processes: Vec::new(),
+            sources: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn device_by_uuid(&self, uuid: &str) -> Option<&Device> {
+        self.devices.iter().find(|d| d.uuid == uuid)
+    }
+
+    /// Total measured memory of a process across devices (unknown values are not counted).
+    pub fn process_memory(p: &Process) -> u64 {
+        p.usage.iter().filter_map(|u| u.memory_bytes).sum()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: Option<String>,
+    /// `linux`, `windows`, `macos`.
+    pub os: String,
+    pub kernel: Option<String>,
+    pub wsl: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    Nvidia,
+    Amd,
+    Intel,
+    Apple,
+    Unknown,
+}
+
+impl Vendor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Nvidia => "nvidia",
+            Vendor::Amd => "amd",
+            Vendor::Intel => "intel",
+            Vendor::Apple => "apple",
+            Vendor::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Device {
+    pub index: u32,
+    pub vendor: Vendor,
+    pub name: Option<String>,
+    /// Stable identity; per-process usage refers to devices by this value.
+    pub uuid: String,
+    pub pci_bus_id: Option<String>,
+    pub driver_version: Option<String>,
+    /// Device-local memory (VRAM; dedicated memory under WDDM).
+    pub memory: Memory,
+    /// Device-visible system memory (amdgpu GTT, WDDM shared), where the platform reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_memory: Option<Memory>,
+    pub utilization: Utilization,
+    pub temperature_c: Option<i32>,
+    pub power: Power,
+    pub clocks: Clocks,
+    pub pcie: Pcie,
+    /// Filled in by [`crate::balance`]; never by a source.
+    pub ledger: Ledger,
+    /// Ledger of `system_memory`, when the device has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_ledger: Option<Ledger>,
+    /// Which source measured the device-level values (`nvml`, `sysfs`, ...).
+    pub source: String,
+    /// Field path (e.g. `power.usage_watts`) → why it is null.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unavailable: BTreeMap<String, String>,
+}
+
+impl Device {
+    /// A device with every measured value unknown; sources fill in what they can read.
+    pub fn new(index: u32, vendor: Vendor, uuid: impl Into<String>, source: &str) -> Self {
+        Device {
+            index,
+            vendor,
+            name: None,
+            uuid: uuid.into(),
+            pci_bus_id: None,
+            driver_version: None,
+            memory: Memory::default(),
+            system_memory: None,
+            utilization: Utilization::default(),
+            temperature_c: None,
+            power: Power::default(),
+            clocks: Clocks::default(),
+            pcie: Pcie::default(),
+            ledger: Ledger::default(),
+            system_ledger: None,
+            source: source.to_string(),
+            unavailable: BTreeMap::new(),
+        }
+    }
+
+    /// Record why `field` is unknown. The first reason wins: it is the most specific one.
+    pub fn mark_unavailable(&mut self, field: &str, reason: impl Into<String>) {
+        self.unavailable
+            .entry(field.to_string())
+            .or_insert_with(|| reason.into());
+    }
+
+    /// Short label for tables: `GPU0 NVIDIA H200`.
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(n) => format!("GPU{} {}", self.index, n),
+            None => format!("GPU{}", self.index),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub total_bytes: Option<u64>,
+    pub used_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
+    /// Held back by the driver/firmware (NVML v2 memory info); not usable by processes.
+    pub reserved_bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Utilization {
+    pub gpu_percent: Option<u32>,
+    /// Memory-controller (bandwidth) busy, not memory occupancy.
+    pub memory_percent: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Power {
+    pub usage_watts: Option<f64>,
+    pub limit_watts: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub graphics_mhz: Option<u32>,
+    pub sm_mhz: Option<u32>,
+    pub memory_mhz: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pcie {
+    pub link_gen: Option<u32>,
+    pub link_width: Option<u32>,
+    pub max_link_gen: Option<u32>,
+    pub max_link_width: Option<u32>,
+}
+
+/// How a device's memory is accounted for. Computed, never read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    /// Σ of the known per-process values on this device.
+    pub attributed_bytes: u64,
+    /// used − attributed: the driver, the system, processes we cannot see (other users, other
+    /// containers), and processes whose value is unknown. `None` when `used` is unknown or when the
+    /// processes add up to more than `used` (see `over_attributed`).
+    pub unattributed_bytes: Option<u64>,
+    /// Σ per-process > device used: shared surfaces are charged to several processes. Views
+    /// normalise bars to the attributed sum and keep the raw labels.
+    pub over_attributed: bool,
+    /// How far the processes exceed `used` when `over_attributed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_attributed_bytes: Option<u64>,
+    /// Processes on this device whose memory is unknown; their share sits in `unattributed`.
+    #[serde(default)]
+    pub unknown_processes: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Process {
+    pub pid: u32,
+    /// Platform start-time token (Linux: clock ticks after boot, `/proc/PID/stat` field 22). With
+    /// `pid` it names one process: a reused PID has a different start time.
+    pub start_time: Option<u64>,
+    /// RFC 3339 form of the start time, when the boot time is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    pub name: Option<String>,
+    pub exe: Option<String>,
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ppid: Option<u32>,
+    /// Arguments with secrets redacted (see [`crate::redact`]). Never store the raw command line.
+    pub cmdline: Option<Vec<String>>,
+    /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata_unavailable: Option<String>,
+    pub usage: Vec<Usage>,
+}
+
+impl Process {
+    pub fn new(pid: u32) -> Self {
+        Process {
+            pid,
+            start_time: None,
+            started_at: None,
+            name: None,
+            exe: None,
+            user: None,
+            uid: None,
+            ppid: None,
+            cmdline: None,
+            metadata_unavailable: None,
+            usage: Vec::new(),
+        }
+    }
+
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or("?")
+    }
+}
+
+/// One process on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Device uuid.
+    pub device: String,
+    /// Device-local memory charged to the process.
+    pub memory_bytes: Option<u64>,
+    /// `nvml`, `fdinfo`, `wddm-local`, ...: who measured `memory_bytes`.
+    pub memory_source: String,
+    pub unavailable_reason: Option<String>,
+    /// System memory (GTT / shared) charged to the process, where the source separates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_memory_bytes: Option<u64>,
+    pub kinds: Vec<UsageKind>,
+    pub engines: Engines,
+}
+
+impl Usage {
+    pub fn new(device: impl Into<String>, source: &str) -> Self {
+        Usage {
+            device: device.into(),
+            memory_bytes: None,
+            memory_source: source.to_string(),
+            unavailable_reason: None,
+            system_memory_bytes: None,
+            kinds: Vec::new(),
+            engines: Engines::default(),
+        }
+    }
+
+    /// `C`, `G`, `C+G`, ... as nvidia-smi users expect.
+    pub fn kinds_label(&self) -> String {
+        let mut s: Vec<&str> = self.kinds.iter().map(|k| k.letter()).collect();
+        s.dedup();
+        if s.is_empty() {
+            "-".into()
+        } else {
+            s.join("+")
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageKind {
+    Compute,
+    Graphics,
+    Mps,
+}
+
+impl UsageKind {
+    pub fn letter(self) -> &'static str {
+        match self {
+            UsageKind::Compute => "C",
+            UsageKind::Graphics => "G",
+            UsageKind::Mps => "M",
+        }
+    }
+}
+
+/// Per-process engine use over the last interval, in percent. `None` = not measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Engines {
+    pub sm_percent: Option<u32>,
+    pub memory_percent: Option<u32>,
+    pub encoder_percent: Option<u32>,
+    pub decoder_percent: Option<u32>,
+    /// Why the engine figures are missing (no samples in the interval, not supported, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable_reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceState {
+    Ok,
+    Unavailable,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceStatus {
+    /// `nvml`, `procfs`, `drm`, ...
+    pub name: String,
+    pub status: SourceState,
+    /// What the source saw, or why it saw nothing, in plain words.
+    pub detail: String,
+}
+
+impl SourceStatus {
+    pub fn new(name: &str, status: SourceState, detail: impl Into<String>) -> Self {
+        SourceStatus {
+            name: name.to_string(),
+            status,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Errors reading a snapshot document (replay files, diffs).
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("not a gpuledger snapshot: {0}")]
+    Parse(#[from] serde_json::Error),
+    #[error("unsupported snapshot schema {found:?} (this gpuledger reads {expected:?})")]
+    Schema {
+        found: String,
+        expected: &'static str,
+    },
+}
+
+/// Parse and check a snapshot document. The schema id is checked before the body so that a
+/// snapshot from a newer gpuledger gets a clear message instead of a field error.
+pub fn parse_snapshot(text: &str) -> Result<Snapshot, SnapshotError> {
+    #[derive(Deserialize)]
+    struct Head {
+        schema: Option<String>,
+    }
+    let head: Head = serde_json::from_str(text)?;
+    match head.schema.as_deref() {
+        Some(SCHEMA) => Ok(serde_json::from_str(text)?),
+        other => Err(SnapshotError::Schema {
+            found: other.unwrap_or("<missing>").to_string(),
+            expected: SCHEMA,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Snapshot {
+        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
+        let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+        d.memory.total_bytes = Some(100);
+        d.mark_unavailable("power.usage_watts", "not supported");
+        d.mark_unavailable("power.usage_watts", "second reason loses");
+        s.devices.push(d);
+        let mut p = Process::new(42);
+        let mut u = Usage::new("GPU-1", "nvml");
+        u.unavailable_reason = Some("WDDM".into());
+        p.usage.push(u);
+        s.processes.push(p);
+        s
+    }
+
+    #[test]
+    fn unknown_values_serialise_as_null_not_zero() {
+        let v: serde_json::Value = serde_json::to_value(sample()).unwrap();
+        assert_eq!(v["schema"], "gpuledger.snapshot/1");
+        assert!(v["devices"][0]["memory"]["used_bytes"].is_null());
+        assert!(v["devices"][0]["temperature_c"].is_null());
+        assert_eq!(
+            v["devices"][0]["unavailable"]["power.usage_watts"],
+            "not supported"
+        );
+        assert!(v["processes"][0]["usage"][0]["memory_bytes"].is_null());
+        assert_eq!(v["processes"][0]["usage"][0]["unavailable_reason"], "WDDM");
+    }
+
+    #[test]
+    fn round_trip_is_lossless() {
+        let s = sample();
+        let text = serde_json::to_string(&s).unwrap();
+        assert_eq!(parse_snapshot(&text).unwrap(), s);
+    }
+
+    #[test]
+    fn wrong_schema_is_named() {
+        let err = parse_snapshot(r#"{"schema":"gpuledger.snapshot/9"}"#).unwrap_err();
+        assert!(err.to_string().contains("gpuledger.snapshot/9"), "{err}");
+        let err = parse_snapshot(r#"{"devices":[]}"#).unwrap_err();
+        assert!(err.to_string().contains("<missing>"), "{err}");
+        assert!(parse_snapshot("[1,2").is_err());
+    }
+
+    #[test]
+    fn kinds_label_reads_like_nvidia_smi() {
+        let mut u = Usage::new("x", "nvml");
+        assert_eq!(u.kinds_label(), "-");
+        u.kinds = vec![UsageKind::Compute, UsageKind::Graphics];
+        assert_eq!(u.kinds_label(), "C+G");
+    }
+}
