@@ -1,0 +1,1 @@
+// NVML binding: being written.

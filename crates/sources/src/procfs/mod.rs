@@ -1,0 +1,1 @@
+// procfs reader: being written.
