@@ -20,6 +20,14 @@ if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
     fi
 fi
 
+# Mesa's software Vulkan driver (lavapipe) gives llama-server a "GPU" (Vulkan0 on the CPU), so the
+# tests check which weights and KV layers go to the device. Optional: without it they run CPU-only.
+if [ ! -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] && command -v apt-get >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq mesa-vulkan-drivers; } >/dev/null 2>&1 \
+        || echo "setup-llama: mesa-vulkan-drivers not installed; GPU placement will not be checked" >&2
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi

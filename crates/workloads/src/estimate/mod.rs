@@ -90,6 +90,10 @@ pub struct KvEstimate {
     pub host_bytes: u64,
     pub k_bytes: u64,
     pub v_bytes: u64,
+    /// K + V of the full-context cache and of the sliding-window cache (llama.cpp prints one
+    /// `size = ...` line for each).
+    pub full_bytes: u64,
+    pub swa_bytes: u64,
     /// Cells per stream of full-context layers.
     pub cells_full: u64,
     /// Cells per stream of sliding-window layers (`None`: the model has none).
@@ -189,10 +193,8 @@ struct Resolved {
     n_ctx_seq: u64,
     n_seq: u64,
     unified: bool,
-    n_batch: u64,
     n_ubatch: u64,
     fa: bool,
-    offloaded: u32, // of n_layer + 1
 }
 
 fn src_of<T>(s: &Setting<T>, flagname: &str) -> InputSource {
@@ -210,7 +212,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let p = read_params(model)?;
     let mut inputs = p.inputs.clone();
     let mut notes = p.notes.clone();
-    let mut add = |inputs: &mut Vec<Input>, name: &str, value: String, source: InputSource| {
+    let add = |inputs: &mut Vec<Input>, name: &str, value: String, source: InputSource| {
         inputs.push(Input {
             name: name.into(),
             value,
@@ -292,11 +294,21 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let type_v = s.cache_type_v.value;
     add(&mut inputs, "-ctk", type_k.lower_name(), src_of(&s.cache_type_k, "-ctk"));
     add(&mut inputs, "-ctv", type_v.lower_name(), src_of(&s.cache_type_v, "-ctv"));
-    if type_v.is_quantized() && !fa {
-        notes.push(
-            "a quantised V cache needs flash attention: llama.cpp refuses -ctv quantised with -fa off"
-                .into(),
-        );
+    // Settings llama.cpp refuses at context creation (same wording as its error lines).
+    if type_v.is_quantized() && s.flash_attn.value == FlashAttn::Off {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \
+             enabled (-fa off was given)",
+            type_v.lower_name()
+        )));
+    }
+    if p.is_mla && type_k != type_v {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: model does not support different K ({}) and V ({}) \
+             cache types (MLA keeps V inside K; give -ctk and -ctv the same type)",
+            type_k.lower_name(),
+            type_v.lower_name()
+        )));
     }
     if !s.unmodelled.is_empty() {
         notes.push(format!(
@@ -345,10 +357,8 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         n_ctx_seq,
         n_seq,
         unified,
-        n_batch,
         n_ubatch,
         fa,
-        offloaded,
     };
     // Current llama.cpp counts the output layer first: -ngl 1 offloads only the output layer,
     // -ngl N the output layer and the last N-1 repeating layers (observed on build 7e4c0a9).
@@ -391,7 +401,6 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     };
     let compute = compute(&p, &r, &kv, backend);
     let overhead = overhead(backend);
-    let _ = r.offloaded;
 
     let total_gpu_wo = weights.gpu_bytes + kv.gpu_bytes + compute.gpu_bytes;
     let total_gpu = total_gpu_wo + overhead.gpu_bytes.unwrap_or(0);
@@ -507,6 +516,7 @@ fn kv_cache(
         .unwrap_or(0);
     let (mut k_bytes, mut v_bytes, mut gpu, mut host) = (0u64, 0u64, 0u64, 0u64);
     let (mut layers_full, mut layers_swa) = (0u32, 0u32);
+    let (mut full_bytes, mut swa_bytes) = (0u64, 0u64);
     for il in 0..p.n_layer as usize {
         if !p.has_kv[il] {
             continue;
@@ -528,6 +538,11 @@ fn kv_cache(
         };
         k_bytes += k;
         v_bytes += v;
+        if swa {
+            swa_bytes += k + v;
+        } else {
+            full_bytes += k + v;
+        }
         if s.kv_offload.value && layer_on_gpu(il as u32) {
             gpu += k + v;
         } else {
@@ -558,6 +573,8 @@ fn kv_cache(
         host_bytes: host,
         k_bytes,
         v_bytes,
+        full_bytes,
+        swa_bytes,
         cells_full,
         cells_swa,
         streams,
@@ -588,8 +605,9 @@ fn kv_cache(
 /// (`n_kv × n_tokens × n_head` F32). Checked against llama-server's own figure in the tests.
 fn compute(p: &ModelParams, r: &Resolved, kv: &KvEstimate, backend: Backend) -> ComputeEstimate {
     let n_tokens = r.n_ctx.min(r.n_ubatch);
-    let n_kv_full = kv.cells_full * kv.streams;
-    let n_kv_swa = kv.cells_swa.map(|c| c * kv.streams).unwrap_or(0);
+    // With per-slot streams the ubatch is split across streams: the mask covers one stream.
+    let n_kv_full = kv.cells_full;
+    let n_kv_swa = kv.cells_swa.unwrap_or(0);
     let mask_el = if r.fa { 2 } else { 4 };
     let masks = n_tokens * (n_kv_full + n_kv_swa) * mask_el;
     let n_head = p.n_head.iter().copied().max().unwrap_or(0);
