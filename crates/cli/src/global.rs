@@ -62,8 +62,13 @@ pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     const MAX: u64 = 256 << 20;
     let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if md.len() > MAX {
-        anyhow::bail!("{}: {} bytes is too large for a snapshot", path.display(), md.len());
+        anyhow::bail!(
+            "{}: {} bytes is too large for a snapshot",
+            path.display(),
+            md.len()
+        );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
     parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
 }

@@ -1,6 +1,7 @@
 //! Fake NVML. See README.md for the scenario format. Every exported function re-checks the
 //! scenario file (by size and mtime) so tests can change it between collection rounds.
 #![allow(non_snake_case, clippy::missing_safety_doc)]
+#![cfg_attr(feature = "legacy", allow(dead_code))]
 
 use std::collections::HashMap;
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};

@@ -1,7 +1,7 @@
 //! `gpuledger selftest`: each source, found or not, what it sees, what it cannot see and why.
 
 use crate::Global;
-use gpuledger_model::{SourceState, Snapshot};
+use gpuledger_model::{Snapshot, SourceState};
 use std::fmt::Write;
 use std::process::ExitCode;
 

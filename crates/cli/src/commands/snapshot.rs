@@ -20,7 +20,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         render_json(&snap)
     } else {
-        render_table(&snap, &TableOptions { replay, wide: args.wide })
+        render_table(
+            &snap,
+            &TableOptions {
+                replay,
+                wide: args.wide,
+            },
+        )
     };
     let mut out = std::io::stdout().lock();
     // A closed pipe (`| head`) is not an error worth a message.
