@@ -153,7 +153,7 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
 
     let cannot = cannot_see(snap);
     if !cannot.is_empty() {
-        out.push_str("NOT SEEN\n");
+        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
         for c in cannot {
             let _ = writeln!(out, "  - {c}");
         }
