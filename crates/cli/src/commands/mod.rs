@@ -1,4 +1,5 @@
 //! One module per sub-command.
 
+pub mod explain;
 pub mod selftest;
 pub mod snapshot;
