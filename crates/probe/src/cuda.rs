@@ -55,18 +55,16 @@ impl CudaError {
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot load the CUDA driver library {path}: {source} (is the NVIDIA driver installed? --cuda-lib PATH points elsewhere)")]
+    #[error("cannot load the CUDA driver library {path}: {cause} (is the NVIDIA driver installed? --cuda-lib PATH loads it from elsewhere)")]
     Open {
         path: String,
-        #[source]
-        source: libloading::Error,
+        cause: libloading::Error,
     },
-    #[error("the CUDA driver library {path} has no symbol {symbol}: {source}")]
+    #[error("the CUDA driver library {path} has no symbol {symbol}: {cause}")]
     Symbol {
         path: String,
         symbol: &'static str,
-        #[source]
-        source: libloading::Error,
+        cause: libloading::Error,
     },
 }
 
@@ -128,18 +126,18 @@ impl Cuda {
         };
         let shown = PathBuf::from(&target).display().to_string();
         // SAFETY: loading the CUDA driver runs its initialisers, as any CUDA program does.
-        let lib = unsafe { Library::new(&target) }.map_err(|source| LoadError::Open {
+        let lib = unsafe { Library::new(&target) }.map_err(|cause| LoadError::Open {
             path: shown.clone(),
-            source,
+            cause,
         })?;
         macro_rules! sym {
             ($name:literal) => {{
                 // SAFETY: the type matches the prototype in cuda.h for this symbol.
-                let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|source| {
+                let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|cause| {
                     LoadError::Symbol {
                         path: shown.clone(),
                         symbol: $name,
-                        source,
+                        cause,
                     }
                 })?;
                 *s

@@ -107,20 +107,20 @@ pub enum ProbeError {
     NoDevices,
     #[error("there is no CUDA device {ordinal}: the driver reports {count} (ordinals 0 to {})", count - 1)]
     BadDevice { ordinal: i32, count: i32 },
-    #[error("could not create a CUDA context on device {device} ({name}): {source}. Another process may hold the device in exclusive mode, or the driver may be in a bad state")]
+    #[error("could not create a CUDA context on device {device} ({name}): {cause}. Another process may hold the device in exclusive mode, or the driver may be in a bad state")]
     ContextCreate {
         device: i32,
         name: String,
-        source: CudaError,
+        cause: CudaError,
     },
-    #[error("out of memory: {step} of {} failed: {source}. Everything the probe had allocated was released; choose smaller --sizes", human_bytes(*bytes))]
+    #[error("out of memory: {step} of {} failed: {cause}. Everything the probe had allocated was released; choose smaller --sizes", human_bytes(*bytes))]
     OutOfMemory {
         step: &'static str,
         bytes: u64,
-        source: CudaError,
+        cause: CudaError,
     },
-    #[error("{step}: {source}. Everything the probe had allocated was released")]
-    Cuda { step: String, source: CudaError },
+    #[error("{step}: {cause}")]
+    Cuda { step: String, cause: CudaError },
     #[error("could not allocate {} of ordinary host memory to register", human_bytes(*bytes))]
     HostAlloc { bytes: u64 },
     #[error("interrupted; everything the probe had allocated was released")]
@@ -130,7 +130,7 @@ pub enum ProbeError {
 impl ProbeError {
     fn step(step: impl Into<String>) -> impl FnOnce(CudaError) -> ProbeError {
         let step = step.into();
-        move |source| ProbeError::Cuda { step, source }
+        move |cause| ProbeError::Cuda { step, cause }
     }
 }
 
@@ -303,17 +303,13 @@ impl Runner<'_, '_> {
     }
 
     fn oom_or(step: &'static str, bytes: u64) -> impl FnOnce(CudaError) -> ProbeError {
-        move |source| {
-            if source.is_out_of_memory() {
-                ProbeError::OutOfMemory {
-                    step,
-                    bytes,
-                    source,
-                }
+        move |cause| {
+            if cause.is_out_of_memory() {
+                ProbeError::OutOfMemory { step, bytes, cause }
             } else {
                 ProbeError::Cuda {
                     step: format!("{step} of {}", human_bytes(bytes)),
-                    source,
+                    cause,
                 }
             }
         }
@@ -406,10 +402,10 @@ impl Runner<'_, '_> {
         let before = self.read("before a second context")?;
         let ctx = c
             .ctx_create(dev)
-            .map_err(|source| ProbeError::ContextCreate {
+            .map_err(|cause| ProbeError::ContextCreate {
                 device: self.dev.ordinal,
                 name: "second context".into(),
-                source,
+                cause,
             })?;
         self.s.second_ctx = Some(ctx);
         let after = self.read("with a second context")?;
@@ -503,10 +499,10 @@ pub fn run(opts: &ProbeOptions<'_>) -> Result<ProbeReport, ProbeError> {
     let nvml_before_ctx = r.nvml();
     let ctx = cuda
         .ctx_create(dev)
-        .map_err(|source| ProbeError::ContextCreate {
+        .map_err(|cause| ProbeError::ContextCreate {
             device: opts.device,
             name: name.clone(),
-            source,
+            cause,
         })?;
     r.s.ctx = Some(ctx);
     let with_ctx = r.read("after creating the context")?;
@@ -534,10 +530,10 @@ pub fn run(opts: &ProbeOptions<'_>) -> Result<ProbeReport, ProbeError> {
 
     r.check_cancel()?;
     let mut errs = r.s.release_all();
-    if let Some(source) = errs.drain(..).next() {
+    if let Some(cause) = errs.drain(..).next() {
         return Err(ProbeError::Cuda {
             step: "destroying the context".into(),
-            source,
+            cause,
         });
     }
 

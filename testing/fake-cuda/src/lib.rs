@@ -12,6 +12,7 @@
 //! ```text
 //! device|NAME|TOTAL_BYTES|USED_BYTES[|UUID as 32 hex digits]
 //! driver|12040                      # cuDriverGetVersion
+//! nvml_driver|555.85                # nvmlSystemGetDriverVersion
 //! context_cost|BYTES                # VRAM charged per context
 //! charge|METHOD|RATIO               # METHOD: device, host_alloc, host_alloc_devicemap, host_register
 //! granularity|BYTES                 # charges are rounded up to a multiple of this
@@ -19,6 +20,11 @@
 //! fail|FUNCTION|CODE|NTH            # the NTH call (1-based, 0 = every call) returns CODE
 //! sigint|FUNCTION|NTH               # raise SIGINT inside the NTH call (Unix)
 //! ```
+//!
+//! The library also exports the few NVML entry points gpuledger's NVML source needs for device
+//! memory (`nvmlInit_v2`, `nvmlDeviceGetMemoryInfo`, ...), backed by the same state: like a real
+//! driver, NVML sees what the CUDA side allocated. A test can point both `--cuda-lib` and
+//! `--nvml-lib` at this one file.
 //!
 //! The scenario path comes from `fake_cuda_configure` (called by in-process tests, which load
 //! their own copy of this library) or from the environment variable `FAKE_CUDA_SCENARIO`; the
@@ -67,6 +73,7 @@ struct Fail {
 struct Scenario {
     devices: Vec<Device>,
     driver: c_int,
+    nvml_driver: String,
     context_cost: u64,
     charge: HashMap<String, f64>,
     granularity: u64,
@@ -110,6 +117,7 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
 fn parse_scenario(text: &str) -> Result<Scenario, String> {
     let mut sc = Scenario {
         driver: 12040,
+        nvml_driver: "555.85".into(),
         granularity: 1,
         ..Scenario::default()
     };
@@ -144,6 +152,7 @@ fn parse_scenario(text: &str) -> Result<Scenario, String> {
                 });
             }
             ("driver", 2) => sc.driver = n(f[1])? as c_int,
+            ("nvml_driver", 2) => sc.nvml_driver = f[1].to_string(),
             ("context_cost", 2) => sc.context_cost = n(f[1])?,
             ("granularity", 2) => sc.granularity = n(f[1])?.max(1),
             ("release_lag", 2) => sc.release_lag = n(f[1])? as u32,
@@ -323,6 +332,46 @@ macro_rules! enter {
     };
 }
 
+/// Reads the scenario and opens the log, once (the CUDA and the NVML side share them).
+fn load(s: &mut State) -> Result<(), ()> {
+    if s.sc.is_some() {
+        return Ok(());
+    }
+    let path = s
+        .scenario_path
+        .clone()
+        .or_else(|| std::env::var("FAKE_CUDA_SCENARIO").ok());
+    let Some(path) = path else {
+        eprintln!("fake-cuda: no scenario (set FAKE_CUDA_SCENARIO)");
+        return Err(());
+    };
+    let sc = match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| parse_scenario(&t))
+    {
+        Ok(sc) => sc,
+        Err(e) => {
+            eprintln!("fake-cuda: scenario {path}: {e}");
+            return Err(());
+        }
+    };
+    let log = s
+        .log_path
+        .clone()
+        .or_else(|| std::env::var("FAKE_CUDA_LOG").ok());
+    if let Some(l) = log {
+        s.log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(l)
+            .ok();
+    }
+    s.charged = vec![0; sc.devices.len()];
+    s.sc = Some(sc);
+    s.log("init".into());
+    Ok(())
+}
+
 #[no_mangle]
 pub extern "system" fn cuInit(flags: c_uint) -> CUresult {
     with(|s| {
@@ -330,42 +379,10 @@ pub extern "system" fn cuInit(flags: c_uint) -> CUresult {
         if flags != 0 {
             return INVALID_VALUE;
         }
-        if s.sc.is_some() {
-            return SUCCESS;
+        match load(s) {
+            Ok(()) => SUCCESS,
+            Err(()) => UNKNOWN,
         }
-        let path = s
-            .scenario_path
-            .clone()
-            .or_else(|| std::env::var("FAKE_CUDA_SCENARIO").ok());
-        let Some(path) = path else {
-            eprintln!("fake-cuda: no scenario (set FAKE_CUDA_SCENARIO)");
-            return UNKNOWN;
-        };
-        let sc = match std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| parse_scenario(&t))
-        {
-            Ok(sc) => sc,
-            Err(e) => {
-                eprintln!("fake-cuda: scenario {path}: {e}");
-                return UNKNOWN;
-            }
-        };
-        let log = s
-            .log_path
-            .clone()
-            .or_else(|| std::env::var("FAKE_CUDA_LOG").ok());
-        if let Some(l) = log {
-            s.log = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(l)
-                .ok();
-        }
-        s.charged = vec![0; sc.devices.len()];
-        s.sc = Some(sc);
-        s.log("init".into());
-        SUCCESS
     })
 }
 
@@ -652,6 +669,158 @@ pub extern "system" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
         s.give_back(d, c);
         s.log(format!("unregister|{:#x}", p as usize));
         SUCCESS
+    })
+}
+
+// ---- NVML: the device view that shares this state -------------------------------------------
+
+type NvmlReturn = c_int;
+const NVML_SUCCESS: NvmlReturn = 0;
+const NVML_ERROR_UNINITIALIZED: NvmlReturn = 1;
+const NVML_ERROR_INVALID_ARGUMENT: NvmlReturn = 2;
+const NVML_ERROR_INSUFFICIENT_SIZE: NvmlReturn = 7;
+const NVML_ERROR_UNKNOWN: NvmlReturn = 999;
+
+/// `nvmlMemory_t`: three unsigned long longs.
+#[repr(C)]
+pub struct NvmlMemory {
+    total: u64,
+    free: u64,
+    used: u64,
+}
+
+fn put_str(text: &str, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    if buf.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    let b = text.as_bytes();
+    if b.len() + 1 > len as usize {
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    // SAFETY: the caller's buffer holds len bytes; we write b.len() + 1 <= len.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr() as *const c_char, buf, b.len());
+        *buf.add(b.len()) = 0;
+    }
+    NVML_SUCCESS
+}
+
+/// Handles are the device index + 1, so none is null.
+fn nvml_device(s: &State, h: *mut c_void) -> Result<usize, NvmlReturn> {
+    let Some(sc) = s.sc.as_ref() else {
+        return Err(NVML_ERROR_UNINITIALIZED);
+    };
+    let i = (h as usize).wrapping_sub(1);
+    if i < sc.devices.len() {
+        Ok(i)
+    } else {
+        Err(NVML_ERROR_INVALID_ARGUMENT)
+    }
+}
+
+fn uuid_string(u: &[u8; 16]) -> String {
+    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlInit_v2() -> NvmlReturn {
+    with(|s| match load(s) {
+        Ok(()) => NVML_SUCCESS,
+        Err(()) => NVML_ERROR_UNKNOWN,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlShutdown() -> NvmlReturn {
+    NVML_SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlErrorString(rc: NvmlReturn) -> *const c_char {
+    match rc {
+        NVML_SUCCESS => c"Success",
+        NVML_ERROR_UNINITIALIZED => c"Uninitialized",
+        NVML_ERROR_INVALID_ARGUMENT => c"Invalid Argument",
+        NVML_ERROR_INSUFFICIENT_SIZE => c"Insufficient Size",
+        _ => c"Unknown Error",
+    }
+    .as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlSystemGetDriverVersion(buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) => put_str(&sc.nvml_driver.clone(), buf, len),
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCount_v2(n: *mut c_uint) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) => {
+            *n = sc.devices.len() as c_uint;
+            NVML_SUCCESS
+        }
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
+    i: c_uint,
+    h: *mut *mut c_void,
+) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) if (i as usize) < sc.devices.len() => {
+            *h = (i as usize + 1) as *mut c_void;
+            NVML_SUCCESS
+        }
+        Some(_) => NVML_ERROR_INVALID_ARGUMENT,
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlDeviceGetUUID(h: *mut c_void, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => put_str(&uuid_string(&s.sc().devices[d].uuid), buf, len),
+        Err(e) => e,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => put_str(&s.sc().devices[d].name.clone(), buf, len),
+        Err(e) => e,
+    })
+}
+
+/// Used = what the scenario says is used by others plus what is charged now (no release lag:
+/// the lag models `cuMemGetInfo`).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, m: *mut NvmlMemory) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => {
+            let dev = &s.sc().devices[d];
+            let used = dev.used + s.charged[d];
+            *m = NvmlMemory {
+                total: dev.total,
+                free: dev.total.saturating_sub(used),
+                used,
+            };
+            NVML_SUCCESS
+        }
+        Err(e) => e,
     })
 }
 

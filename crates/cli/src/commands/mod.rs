@@ -1,4 +1,5 @@
 //! One module per sub-command.
 
+pub mod probe;
 pub mod selftest;
 pub mod snapshot;

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// `target/debug/libfake_cuda.so` (or the platform's name), built on first use with the same
-/// cargo that runs the tests, into the same target directory.
+/// `target/debug/libfake_cuda.so` (or the platform's name; `target/release` under `--release`),
+/// built on first use with the same cargo that runs the tests, into the same target directory.
 pub fn fake_lib() -> PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
@@ -24,13 +24,16 @@ pub fn fake_lib() -> PathBuf {
         let target_dir = profile_dir.parent().expect("target dir").to_path_buf();
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
-        let out = Command::new(cargo)
-            .args(["build", "-q", "-p", "fake-cuda", "--manifest-path"])
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "-q", "-p", "fake-cuda", "--manifest-path"])
             .arg(&manifest)
             .arg("--target-dir")
-            .arg(&target_dir)
-            .output()
-            .expect("run cargo build -p fake-cuda");
+            .arg(&target_dir);
+        if release {
+            cmd.arg("--release");
+        }
+        let out = cmd.output().expect("run cargo build -p fake-cuda");
         assert!(
             out.status.success(),
             "cargo build -p fake-cuda failed:\n{}",
@@ -41,7 +44,7 @@ pub fn fake_lib() -> PathBuf {
             std::env::consts::DLL_PREFIX,
             std::env::consts::DLL_SUFFIX
         );
-        let lib = target_dir.join("debug").join(name);
+        let lib = profile_dir.join(name);
         assert!(lib.exists(), "{} was not built", lib.display());
         lib
     })
