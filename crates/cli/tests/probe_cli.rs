@@ -246,3 +246,36 @@ fn errors_are_clear() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not a size"));
 }
+
+#[test]
+fn selftest_reports_the_saved_result_and_its_age() {
+    let env = Env::new("linux.txt", "", 16 << 30);
+    let selftest = |env: &Env| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+            .arg("--proc-root")
+            .arg(env.dir.path().join("proc"))
+            .args(["--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "selftest"])
+            .env("XDG_DATA_HOME", env.dir.path().join("data"))
+            .env_remove("GPULEDGER_PROBE_FILE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let t = selftest(&env);
+    assert!(t.contains("[not found] probe"), "{t}");
+    assert!(t.contains("gpuledger probe --save"), "{t}");
+
+    assert!(env.run(&["--sizes", "8MiB", "--save"]).status.success());
+    let t = selftest(&env);
+    assert!(t.contains("[ok] probe"), "{t}");
+    assert!(
+        t.contains("old) for NVIDIA H200 at ") && t.contains("data/gpuledger/probe.json"),
+        "{t}"
+    );
+
+    std::fs::write(env.dir.path().join("data/gpuledger/probe.json"), "{}").unwrap();
+    let t = selftest(&env);
+    assert!(t.contains("[ERROR] probe"), "{t}");
+    assert!(t.contains("not a gpuledger probe result"), "{t}");
+}

@@ -83,6 +83,14 @@ impl NvmlView for NvmlAdapter {
     }
 }
 
+/// Where a probe result is saved: the explicit path, else `$GPULEDGER_PROBE_FILE`, else the
+/// user's data directory.
+pub fn saved_path(explicit: Option<PathBuf>) -> Option<PathBuf> {
+    explicit
+        .or_else(|| std::env::var_os("GPULEDGER_PROBE_FILE").map(PathBuf::from))
+        .or_else(store::default_path)
+}
+
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
         anyhow::bail!("probe measures the live machine; it cannot run on a replay");
@@ -131,10 +139,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     }
 
     if args.save {
-        let path = match &args.probe_file {
-            Some(p) => p.clone(),
-            None => store::default_path().ok_or(store::StoreError::NoDataDir)?,
-        };
+        let path = saved_path(args.probe_file.clone()).ok_or(store::StoreError::NoDataDir)?;
         store::save(&report, &path)?;
         // On stderr, so that `--json` output stays pure JSON.
         eprintln!(
