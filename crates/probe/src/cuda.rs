@@ -37,6 +37,32 @@ pub fn default_library() -> &'static str {
     }
 }
 
+/// Opens the library. On Windows the default name is looked up in System32 only, where the
+/// driver installs it, so a stray `nvcuda.dll` in the current or application directory is never
+/// loaded instead.
+///
+/// # Safety
+/// Loading a library runs its initialisers.
+#[cfg(windows)]
+unsafe fn open(target: &std::ffi::OsStr, default: bool) -> Result<Library, libloading::Error> {
+    use libloading::os::windows::{Library as WinLibrary, LOAD_LIBRARY_SEARCH_SYSTEM32};
+    if default {
+        WinLibrary::load_with_flags(target, LOAD_LIBRARY_SEARCH_SYSTEM32).map(Library::from)
+    } else {
+        Library::new(target)
+    }
+}
+
+/// Opens the library, found the way the system loader finds libraries (`LD_LIBRARY_PATH`,
+/// the loader cache) when given by name.
+///
+/// # Safety
+/// Loading a library runs its initialisers.
+#[cfg(not(windows))]
+unsafe fn open(target: &std::ffi::OsStr, _default: bool) -> Result<Library, libloading::Error> {
+    Library::new(target)
+}
+
 /// A failed driver call, with the driver's own name and description of the code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{call} failed: {name} ({code}): {description}")]
@@ -126,7 +152,7 @@ impl Cuda {
         };
         let shown = PathBuf::from(&target).display().to_string();
         // SAFETY: loading the CUDA driver runs its initialisers, as any CUDA program does.
-        let lib = unsafe { Library::new(&target) }.map_err(|cause| LoadError::Open {
+        let lib = unsafe { open(&target, path.is_none()) }.map_err(|cause| LoadError::Open {
             path: shown.clone(),
             cause,
         })?;

@@ -259,4 +259,15 @@ mod tests {
         assert!(matches!(s, ProbeStatus::Missing { .. }));
         assert!(s.summary().contains("gpuledger probe --save"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn loading_junk_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("probe.json");
+            std::fs::write(&p, &bytes).unwrap();
+            let r = load(&p);
+            proptest::prop_assert!(r.is_err());
+        }
+    }
 }
