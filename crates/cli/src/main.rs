@@ -42,6 +42,10 @@ enum Command {
     /// its live server state.
     #[command(after_help = EXIT_CODES)]
     Explain(commands::explain::Args),
+    /// Measure what the CUDA driver charges to VRAM on this machine for a context and for pinned
+    /// host memory (cuMemHostAlloc, cuMemHostRegister), with device memory as the control.
+    #[command(after_help = commands::probe::EXIT_CODES)]
+    Probe(commands::probe::Args),
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Explain(a)) => commands::explain::run(a, &global),
+        Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
         None => {
             eprintln!(
