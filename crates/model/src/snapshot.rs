@@ -226,6 +226,12 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listen_ports: Vec<u16>,
+    /// What the process is, with the evidence (identification, not measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::Workload>,
     pub usage: Vec<Usage>,
 }
 
@@ -242,6 +248,8 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            listen_ports: Vec::new(),
+            workload: None,
             usage: Vec::new(),
         }
     }

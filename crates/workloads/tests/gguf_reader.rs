@@ -38,10 +38,8 @@ fn leaf_value() -> impl Strategy<Value = MetaValue> {
 
 fn homogeneous_array() -> impl Strategy<Value = MetaValue> {
     prop_oneof![
-        prop::collection::vec(any::<u32>(), 0..50).prop_map(|v| array(
-            ValueType::U32,
-            v.into_iter().map(MetaValue::U32).collect()
-        )),
+        prop::collection::vec(any::<u32>(), 0..50)
+            .prop_map(|v| array(ValueType::U32, v.into_iter().map(MetaValue::U32).collect())),
         prop::collection::vec("\\PC{0,12}", 0..50).prop_map(|v| array(
             ValueType::String,
             v.into_iter().map(MetaValue::String).collect()
@@ -56,7 +54,10 @@ fn homogeneous_array() -> impl Strategy<Value = MetaValue> {
                 ValueType::Array,
                 v.into_iter()
                     .map(|inner| {
-                        array(ValueType::I16, inner.into_iter().map(MetaValue::I16).collect())
+                        array(
+                            ValueType::I16,
+                            inner.into_iter().map(MetaValue::I16).collect(),
+                        )
                     })
                     .collect(),
             )
@@ -65,7 +66,11 @@ fn homogeneous_array() -> impl Strategy<Value = MetaValue> {
 }
 
 fn tensor_strategy() -> impl Strategy<Value = (String, Vec<u64>, GgmlType)> {
-    let usable: Vec<GgmlType> = GGML_TYPES.iter().copied().filter(|t| t.is_usable()).collect();
+    let usable: Vec<GgmlType> = GGML_TYPES
+        .iter()
+        .copied()
+        .filter(|t| t.is_usable())
+        .collect();
     (
         "[a-z_.0-9]{1,30}",
         prop::sample::select(usable),
@@ -155,7 +160,9 @@ fn raw_header(version: u32, n_tensors: i64, n_kv: i64, rest: &[u8]) -> Vec<u8> {
 fn err_of(name: &str, bytes: &[u8]) -> String {
     let p = tmp(name);
     std::fs::write(&p, bytes).unwrap();
-    read_file(&p, &ReadOptions::default()).unwrap_err().to_string()
+    read_file(&p, &ReadOptions::default())
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
@@ -172,7 +179,10 @@ fn hostile_string_length_is_rejected() {
     let mut rest = (1u64 << 40).to_le_bytes().to_vec();
     rest.extend_from_slice(&[0u8; 64]);
     let e = err_of("huge-key.gguf", &raw_header(3, 0, 1, &rest));
-    assert!(e.contains("metadata key 0 length 1099511627776 exceeds what the remaining"), "{e}");
+    assert!(
+        e.contains("metadata key 0 length 1099511627776 exceeds what the remaining"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -184,18 +194,26 @@ fn hostile_array_count_is_rejected() {
     rest.extend_from_slice(&4u32.to_le_bytes()); // of U32
     rest.extend_from_slice(&(u64::MAX / 2).to_le_bytes());
     let e = err_of("huge-array.gguf", &raw_header(3, 0, 1, &rest));
-    assert!(e.contains("metadata 'arr': array of 9223372036854775807 U32 elements exceeds"), "{e}");
+    assert!(
+        e.contains("metadata 'arr': array of 9223372036854775807 U32 elements exceeds"),
+        "{e}"
+    );
 }
 
 #[test]
 fn bad_magic_version_and_types_are_named() {
     assert!(err_of("magic.gguf", b"GGML\x03\0\0\0").contains("not a GGUF file"));
-    assert!(err_of("v1.gguf", &raw_header(1, 0, 0, &[])).contains("version 1 is no longer supported"));
+    assert!(
+        err_of("v1.gguf", &raw_header(1, 0, 0, &[])).contains("version 1 is no longer supported")
+    );
     assert!(err_of("v9.gguf", &raw_header(9, 0, 0, &[])).contains("unsupported GGUF version 9"));
     assert!(err_of("be.gguf", &raw_header(3 << 24, 0, 0, &[])).contains("byte-swapped"));
     assert!(err_of("neg.gguf", &raw_header(3, -1, 0, &[])).contains("tensor count is negative"));
     // A tensor with an unknown type id, and one with a removed type.
-    for (id, want) in [(77u32, "unknown ggml type id 77"), (31, "no longer supports")] {
+    for (id, want) in [
+        (77u32, "unknown ggml type id 77"),
+        (31, "no longer supports"),
+    ] {
         let mut rest = Vec::new();
         rest.extend_from_slice(&1u64.to_le_bytes());
         rest.extend_from_slice(b"w");
@@ -215,7 +233,10 @@ fn truncated_data_and_bad_alignment_are_errors() {
     w.tensor("big", &[1024, 1024], t("F32"));
     let (h, _) = w.header();
     let e = err_of("truncated.gguf", &h); // header only: the data is missing
-    assert!(e.contains("tensor 'big'") && e.contains("truncated download"), "{e}");
+    assert!(
+        e.contains("tensor 'big'") && e.contains("truncated download"),
+        "{e}"
+    );
 
     let mut w = GgufWriter::new();
     w.kv("general.alignment", MetaValue::U32(48));
@@ -230,15 +251,23 @@ fn truncated_data_and_bad_alignment_are_errors() {
     let mut h = h;
     h.resize(h.len() + 4096, 0);
     let e = err_of("block.gguf", &h);
-    assert!(e.contains("row length 33 is not a multiple of the Q8_0 block size 32"), "{e}");
+    assert!(
+        e.contains("row length 33 is not a multiple of the Q8_0 block size 32"),
+        "{e}"
+    );
 }
 
 #[test]
 fn large_arrays_are_skipped_unless_asked_for() {
     let mut w = GgufWriter::new();
-    let toks: Vec<MetaValue> = (0..10_000).map(|i| MetaValue::String(format!("tok{i}"))).collect();
+    let toks: Vec<MetaValue> = (0..10_000)
+        .map(|i| MetaValue::String(format!("tok{i}")))
+        .collect();
     w.kv("tokenizer.ggml.tokens", array(ValueType::String, toks))
-        .kv("tokenizer.ggml.scores", array(ValueType::F32, vec![MetaValue::F32(0.5); 10_000]))
+        .kv(
+            "tokenizer.ggml.scores",
+            array(ValueType::F32, vec![MetaValue::F32(0.5); 10_000]),
+        )
         .kv("after", MetaValue::U32(7));
     let p = tmp("vocab.gguf");
     w.write(&p).unwrap();
@@ -255,8 +284,17 @@ fn large_arrays_are_skipped_unless_asked_for() {
     )
     .unwrap();
     let a = f.get("tokenizer.ggml.tokens").unwrap().as_array().unwrap();
-    assert_eq!(a.values.as_ref().unwrap()[9_999], MetaValue::String("tok9999".into()));
-    assert!(f.get("tokenizer.ggml.scores").unwrap().as_array().unwrap().values.is_none());
+    assert_eq!(
+        a.values.as_ref().unwrap()[9_999],
+        MetaValue::String("tok9999".into())
+    );
+    assert!(f
+        .get("tokenizer.ggml.scores")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .values
+        .is_none());
 }
 
 fn split_part(no: u16, count: u16, tensors: &[&str]) -> GgufWriter {

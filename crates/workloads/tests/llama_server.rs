@@ -96,7 +96,17 @@ fn run_server(t: &Tools, model: &Path, args: &[&str]) -> String {
     let mut cmd = Command::new(&t.server);
     cmd.arg("-m")
         .arg(model)
-        .args(["--host", "127.0.0.1", "--port", "0", "-t", "2", "-lv", "4", "--no-warmup"])
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "-t",
+            "2",
+            "-lv",
+            "4",
+            "--no-warmup",
+        ])
         .args(args)
         .env("LD_LIBRARY_PATH", bin_dir)
         .stdin(Stdio::null())
@@ -184,7 +194,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     let args: Vec<String> = c.args.iter().map(|s| s.to_string()).collect();
     let mut settings = LlamaSettings::from_args(&args).unwrap();
     settings.backend = Setting {
-        value: if lavapipe() { Backend::Vulkan } else { Backend::Cpu },
+        value: if lavapipe() {
+            Backend::Vulkan
+        } else {
+            Backend::Cpu
+        },
         source: SettingSource::Default("test".into()),
     };
     let model = GgufModel::open(&path).unwrap();
@@ -194,7 +208,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     assert_eq!(log.n_ctx, Some(e.context.n_ctx), "{ctx}: n_ctx");
     assert_eq!(log.n_ctx_seq, Some(e.context.n_ctx_seq), "{ctx}: n_ctx_seq");
     assert_eq!(log.n_seq_max, Some(e.context.n_seq_max), "{ctx}: n_seq_max");
-    assert_eq!(log.kv_unified, Some(e.context.kv_unified), "{ctx}: kv_unified");
+    assert_eq!(
+        log.kv_unified,
+        Some(e.context.kv_unified),
+        "{ctx}: kv_unified"
+    );
     assert_eq!(log.n_ubatch, Some(e.context.n_ubatch), "{ctx}: n_ubatch");
 
     // KV cache: each cache's summary line equals the estimate to the printed precision.
@@ -203,7 +221,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     assert_eq!(full.cells, kv.cells_full, "{ctx}: full cells");
     assert_eq!(full.layers, kv.layers_full as u64, "{ctx}: full layers");
     assert_eq!(full.streams, kv.streams, "{ctx}: streams");
-    assert_eq!(format!("{:.2}", full.mib), mib2(kv.full_bytes), "{ctx}: full KV MiB");
+    assert_eq!(
+        format!("{:.2}", full.mib),
+        mib2(kv.full_bytes),
+        "{ctx}: full KV MiB"
+    );
     assert_eq!(full.k_type, kv.type_k, "{ctx}: K type");
     assert_eq!(full.v_type, kv.type_v, "{ctx}: V type");
     match (log.kv_sizes.get(1), kv.cells_swa) {
@@ -211,7 +233,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
             assert_eq!(log.cells_swa, Some(cells), "{ctx}: SWA cells");
             assert_eq!(swa.cells, cells, "{ctx}: SWA cells");
             assert_eq!(swa.layers, kv.layers_swa as u64, "{ctx}: SWA layers");
-            assert_eq!(format!("{:.2}", swa.mib), mib2(kv.swa_bytes), "{ctx}: SWA KV MiB");
+            assert_eq!(
+                format!("{:.2}", swa.mib),
+                mib2(kv.swa_bytes),
+                "{ctx}: SWA KV MiB"
+            );
         }
         (None, None) => {}
         (a, b) => panic!("{ctx}: SWA cache in log {a:?} vs estimate {b:?}"),
@@ -230,7 +256,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
         kv.v_bytes as f64 / MIB
     );
     let (kv_gpu, kv_host) = log.sum_mib(&BufferKind::Kv);
-    let nb = log.buffers.iter().filter(|b| b.kind == BufferKind::Kv).count() as f64;
+    let nb = log
+        .buffers
+        .iter()
+        .filter(|b| b.kind == BufferKind::Kv)
+        .count() as f64;
     assert!(
         (kv_gpu - kv.gpu_bytes as f64 / MIB).abs() <= 0.005 * nb + 1e-9,
         "{ctx}: KV on GPU {kv_gpu} MiB vs {}",
@@ -259,7 +289,11 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
         e.weights.host_bytes as f64 / MIB
     );
     if let Some((off, of)) = log.offloaded {
-        assert_eq!(of, e.weights.n_layer as u64 + 1, "{ctx}: offload denominator");
+        assert_eq!(
+            of,
+            e.weights.n_layer as u64 + 1,
+            "{ctx}: offload denominator"
+        );
         let est = e.weights.gpu_layers as u64 + e.weights.output_on_gpu as u64;
         if lavapipe() {
             assert_eq!(off, est, "{ctx}: layers offloaded");
@@ -296,28 +330,76 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
 
 const CASES: &[Case] = &[
     // llama, GQA 4:2, own output.weight
-    Case { model: "llama-gqa", args: &[] },
-    Case { model: "llama-gqa", args: &["-c", "3000", "-np", "3"] },
-    Case { model: "llama-gqa", args: &["-c", "5000", "-np", "2", "-kvu"] },
-    Case { model: "llama-gqa", args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"] },
-    Case { model: "llama-gqa", args: &["-c", "2048", "-ub", "128", "-ngl", "2"] },
-    Case { model: "llama-gqa", args: &["-c", "1024", "-ngl", "0"] },
+    Case {
+        model: "llama-gqa",
+        args: &[],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "3000", "-np", "3"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "5000", "-np", "2", "-kvu"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-ub", "128", "-ngl", "2"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "1024", "-ngl", "0"],
+    },
     // no flash attention: V stored transposed, F32 masks and KQ in the compute buffer. (A
     // quantised K without FA runs a CPU kernel that needs AVX-VNNI: SIGILL on CPUs without it.)
-    Case { model: "llama-gqa", args: &["-c", "2048", "-fa", "off"] },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-fa", "off"],
+    },
     // tied embeddings, F16 weights
-    Case { model: "llama-tied", args: &["-c", "2048", "-ngl", "99"] },
-    Case { model: "llama-tied", args: &["-c", "2048", "-ngl", "1"] },
+    Case {
+        model: "llama-tied",
+        args: &["-c", "2048", "-ngl", "99"],
+    },
+    Case {
+        model: "llama-tied",
+        args: &["-c", "2048", "-ngl", "1"],
+    },
     // head_count_kv as an array, explicit key/value length
-    Case { model: "llama-kvarr", args: &["-c", "2048", "-ngl", "3"] },
+    Case {
+        model: "llama-kvarr",
+        args: &["-c", "2048", "-ngl", "3"],
+    },
     // gemma3: 5 SWA : 1 full
-    Case { model: "gemma3-swa", args: &["-c", "8192"] },
-    Case { model: "gemma3-swa", args: &["-c", "8192", "--swa-full"] },
-    Case { model: "gemma3-swa", args: &["-c", "8192", "-np", "2"] },
-    Case { model: "gemma3-swa", args: &["-c", "4096", "-ub", "256", "-ctk", "q8_0", "-ctv", "q8_0"] },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192", "--swa-full"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192", "-np", "2"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "4096", "-ub", "256", "-ctk", "q8_0", "-ctv", "q8_0"],
+    },
     // deepseek2 with MLA
-    Case { model: "deepseek2-mla", args: &["-c", "4096"] },
-    Case { model: "deepseek2-mla", args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-np", "1"] },
+    Case {
+        model: "deepseek2-mla",
+        args: &["-c", "4096"],
+    },
+    Case {
+        model: "deepseek2-mla",
+        args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-np", "1"],
+    },
 ];
 
 #[test]

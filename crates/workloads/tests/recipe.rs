@@ -41,7 +41,10 @@ impl M {
         let k = format!("{}.{suffix}", self.arch);
         self.w.kv(
             &k,
-            array(ValueType::I32, v.iter().map(|&x| MetaValue::I32(x as i32)).collect()),
+            array(
+                ValueType::I32,
+                v.iter().map(|&x| MetaValue::I32(x as i32)).collect(),
+            ),
         );
         self
     }
@@ -50,14 +53,26 @@ impl M {
         self
     }
     /// A standard attention model's tensors (llama naming).
-    fn llama_tensors(&mut self, n_layer: u32, n_embd: u64, kv: u64, n_vocab: u64, ty: &str, tied: bool) -> &mut Self {
+    fn llama_tensors(
+        &mut self,
+        n_layer: u32,
+        n_embd: u64,
+        kv: u64,
+        n_vocab: u64,
+        ty: &str,
+        tied: bool,
+    ) -> &mut Self {
         self.tensor("token_embd.weight", &[n_embd, n_vocab], ty);
         for il in 0..n_layer {
             self.tensor(&format!("blk.{il}.attn_norm.weight"), &[n_embd], "F32")
                 .tensor(&format!("blk.{il}.attn_q.weight"), &[n_embd, n_embd], ty)
                 .tensor(&format!("blk.{il}.attn_k.weight"), &[n_embd, kv], ty)
                 .tensor(&format!("blk.{il}.attn_v.weight"), &[n_embd, kv], ty)
-                .tensor(&format!("blk.{il}.ffn_up.weight"), &[n_embd, 2 * n_embd], ty);
+                .tensor(
+                    &format!("blk.{il}.ffn_up.weight"),
+                    &[n_embd, 2 * n_embd],
+                    ty,
+                );
         }
         self.tensor("output_norm.weight", &[n_embd], "F32");
         if !tied {
@@ -100,7 +115,10 @@ fn llama31_8b_kv_matches_the_published_figure() {
     let g = llama(32, 8).open("l31");
     let e = est(&g, "-c 8192 -np 1");
     assert_eq!(e.kv_cache.bytes, 1024 * MIB);
-    assert_eq!((e.kv_cache.k_bytes, e.kv_cache.v_bytes), (512 * MIB, 512 * MIB));
+    assert_eq!(
+        (e.kv_cache.k_bytes, e.kv_cache.v_bytes),
+        (512 * MIB, 512 * MIB)
+    );
     assert_eq!(e.kv_cache.cells_full, 8192);
     // q8_0: 17/32 of f16.
     let e = est(&g, "-c 8192 -np 1 -ctk q8_0 -ctv q8_0 -fa on");
@@ -116,10 +134,11 @@ fn context_is_padded_to_256_and_zero_means_training_context() {
     assert_eq!(est(&g, "-c 1025").context.n_ctx, 1280);
     let e = est(&g, "");
     assert_eq!(e.context.n_ctx, 131072);
-    assert!(e
-        .inputs
-        .iter()
-        .any(|i| i.name == "n_ctx_train" && i.source == InputSource::Gguf { key: "llama.context_length".into() }));
+    assert!(e.inputs.iter().any(|i| i.name == "n_ctx_train"
+        && i.source
+            == InputSource::Gguf {
+                key: "llama.context_length".into()
+            }));
 }
 
 #[test]
@@ -138,7 +157,14 @@ fn server_default_is_four_unified_slots_and_np_gives_per_slot_caches() {
     assert_eq!((e.kv_cache.cells_full, e.kv_cache.streams), (4096, 1));
     // -no-kvu without -np: still 4 slots, per-slot caches.
     let e = est(&g, "-c 4096 --no-kv-unified");
-    assert_eq!((e.context.n_seq_max, e.kv_cache.streams, e.kv_cache.cells_full), (4, 4, 1024));
+    assert_eq!(
+        (
+            e.context.n_seq_max,
+            e.kv_cache.streams,
+            e.kv_cache.cells_full
+        ),
+        (4, 4, 1024)
+    );
 }
 
 #[test]
@@ -188,7 +214,10 @@ fn sliding_window_layers_pattern_and_swa_full() {
     assert_eq!(e.kv_cache.cells_swa, Some(32768));
     // per-slot caches: the window is not multiplied by the slots
     let e = est(&g, "-c 32768 -np 2");
-    assert_eq!((e.kv_cache.cells_full, e.kv_cache.cells_swa), (16384, Some(1536)));
+    assert_eq!(
+        (e.kv_cache.cells_full, e.kv_cache.cells_swa),
+        (16384, Some(1536))
+    );
     // small context: min() wins
     let e = est(&g, "-c 2048");
     assert_eq!(e.kv_cache.cells_swa, Some(2048));
@@ -207,10 +236,16 @@ fn explicit_swa_pattern_key_wins_and_unknown_arch_is_noted() {
     let g = m.open("unknown-swa");
     let e = est(&g, "-c 4096");
     assert_eq!(e.kv_cache.cells_swa, None);
-    assert!(e.notes.iter().any(|n| n.contains("does not know llama.cpp's layer pattern")));
+    assert!(e
+        .notes
+        .iter()
+        .any(|n| n.contains("does not know llama.cpp's layer pattern")));
     m.w.kv(
         "mystery.attention.sliding_window_pattern",
-        array(ValueType::Bool, [true, false, true, true].map(MetaValue::Bool).to_vec()),
+        array(
+            ValueType::Bool,
+            [true, false, true, true].map(MetaValue::Bool).to_vec(),
+        ),
     );
     let g = m.open("pattern-swa");
     let e = est(&g, "-c 4096 -np 1");
@@ -244,13 +279,18 @@ fn mla_caches_the_latent_and_old_conversions_are_larger() {
     let g = deepseek(true).open("mla");
     let e = est(&g, "-c 4096 -np 1");
     assert_eq!(e.kv_cache.k_bytes, 4 * 4096 * 576 * 2);
-    assert_eq!(e.kv_cache.v_bytes, 0, "V is a view of K in current llama.cpp");
+    assert_eq!(
+        e.kv_cache.v_bytes, 0,
+        "V is a view of K in current llama.cpp"
+    );
     let old = est(&deepseek(false).open("mla-old"), "-c 4096 -np 1");
     assert_eq!(old.kv_cache.bytes, 4 * 4096 * 128 * (192 + 128) * 2);
     assert!(old.kv_cache.bytes > 60 * e.kv_cache.bytes);
     // llama.cpp refuses different K and V types with MLA.
     let err = estimate(&g, &settings("-ctk q8_0")).unwrap_err();
-    assert!(matches!(err, EstimateError::Settings(ref m) if m.contains("different K (q8_0) and V (f16)")));
+    assert!(
+        matches!(err, EstimateError::Settings(ref m) if m.contains("different K (q8_0) and V (f16)"))
+    );
 }
 
 #[test]
@@ -288,7 +328,10 @@ fn hybrid_models_cache_only_their_attention_layers() {
     let e = est(&g, "-c 4096 -np 1");
     assert_eq!(e.model.cache_kind, CacheKind::Hybrid);
     assert_eq!(e.kv_cache.layers_full, 1);
-    assert_eq!(e.kv_cache.k_bytes + e.kv_cache.v_bytes, 4096 * 4 * 64 * 2 * 2);
+    assert_eq!(
+        e.kv_cache.k_bytes + e.kv_cache.v_bytes,
+        4096 * 4 * 64 * 2 * 2
+    );
     let rs = (3 * (2048 + 2 * 128) + 128 * 2048) * 4;
     assert_eq!(e.kv_cache.recurrent_bytes, Some(3 * rs));
 }
@@ -311,8 +354,15 @@ fn layers_without_kv_and_models_without_cache() {
 fn quantised_v_without_flash_attention_is_refused() {
     let g = llama(2, 8).open("qv");
     let err = estimate(&g, &settings("-ctv q8_0 -fa off")).unwrap_err();
-    assert!(err.to_string().contains("quantized V cache (q8_0) requires flash_attn"), "{err}");
-    assert!(estimate(&g, &settings("-ctv q8_0")).is_ok(), "-fa auto enables FA");
+    assert!(
+        err.to_string()
+            .contains("quantized V cache (q8_0) requires flash_attn"),
+        "{err}"
+    );
+    assert!(
+        estimate(&g, &settings("-ctv q8_0")).is_ok(),
+        "-fa auto enables FA"
+    );
 }
 
 fn weights_model(tied: bool) -> GgufModel {
@@ -328,7 +378,14 @@ fn ngl_offloads_the_output_layer_first_then_the_last_layers() {
     let embd = 4096u64 * 32000 / 256 * 144;
     let out = embd + 4096 * 4;
     let e = est(&g, "-ngl 0");
-    assert_eq!((e.weights.gpu_bytes, e.weights.gpu_layers, e.weights.output_on_gpu), (0, 0, false));
+    assert_eq!(
+        (
+            e.weights.gpu_bytes,
+            e.weights.gpu_layers,
+            e.weights.output_on_gpu
+        ),
+        (0, 0, false)
+    );
     assert_eq!(e.weights.host_bytes, embd + 4 * layer + out);
     let e = est(&g, "-ngl 1");
     assert_eq!((e.weights.gpu_layers, e.weights.output_on_gpu), (0, true));
@@ -341,7 +398,10 @@ fn ngl_offloads_the_output_layer_first_then_the_last_layers() {
     assert_eq!(e.kv_cache.gpu_bytes, e.kv_cache.host_bytes);
     let e = est(&g, "-ngl 99");
     assert_eq!(e.weights.gpu_layers, 4);
-    assert_eq!(e.weights.host_bytes, embd, "token_embd always stays on the host");
+    assert_eq!(
+        e.weights.host_bytes, embd,
+        "token_embd always stays on the host"
+    );
     assert_eq!(e.weights.gpu_bytes, 4 * layer + out);
     // -nkvo keeps the KV on the host.
     let e = est(&g, "-ngl 99 -nkvo");
@@ -380,7 +440,10 @@ fn llama31_8b_host_embedding_matches_the_logged_figure() {
         .tensor("blk.0.attn_q.weight", &[4096, 4096], "Q4_K")
         .tensor("output.weight", &[4096, 128256], "Q6_K");
     let e = est(&m.open("l31-embd"), "-ngl 99");
-    assert_eq!(format!("{:.2}", e.weights.host_bytes as f64 / MIB as f64), "281.81");
+    assert_eq!(
+        format!("{:.2}", e.weights.host_bytes as f64 / MIB as f64),
+        "281.81"
+    );
 }
 
 #[test]
@@ -391,7 +454,10 @@ fn output_buffer_compute_and_overhead_lines() {
     assert!(e.compute.approximate);
     assert!(e.compute.gpu_bytes > 0);
     assert_eq!(e.overhead.gpu_bytes, Some(300 * MIB));
-    assert_eq!(e.total_gpu_bytes, e.total_gpu_bytes_without_overhead + 300 * MIB);
+    assert_eq!(
+        e.total_gpu_bytes,
+        e.total_gpu_bytes_without_overhead + 300 * MIB
+    );
     assert_eq!(
         e.total_gpu_bytes_without_overhead,
         e.weights.gpu_bytes + e.kv_cache.gpu_bytes + e.compute.gpu_bytes
@@ -415,11 +481,18 @@ fn output_buffer_compute_and_overhead_lines() {
         assert!(json.pointer(path).is_some_and(|v| v.is_u64()), "{path}");
     }
     assert!(json.pointer("/kv_cache/cells_swa").unwrap().is_null());
-    assert_eq!(json.pointer("/compute/approximate"), Some(&serde_json::Value::Bool(true)));
+    assert_eq!(
+        json.pointer("/compute/approximate"),
+        Some(&serde_json::Value::Bool(true))
+    );
     assert!(json.pointer("/overhead/gpu_bytes").unwrap().is_null());
-    assert!(json["inputs"].as_array().unwrap().iter().any(|i| i["name"] == "-c"
-        && i["source"]["kind"] == "flag"
-        && i["source"]["flag"] == "-c"));
+    assert!(json["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["name"] == "-c"
+            && i["source"]["kind"] == "flag"
+            && i["source"]["flag"] == "-c"));
 }
 
 #[test]
@@ -431,12 +504,20 @@ fn vocab_size_falls_back_to_the_token_array_length_when_skipped() {
         .u("attention.head_count_kv", 2);
     m.w.kv(
         "tokenizer.ggml.tokens",
-        array(ValueType::String, (0..151_936).map(|i| MetaValue::String(i.to_string())).collect()),
+        array(
+            ValueType::String,
+            (0..151_936)
+                .map(|i| MetaValue::String(i.to_string()))
+                .collect(),
+        ),
     );
     let e = est(&m.open("vocab"), "-np 1");
     assert_eq!(e.output.host_bytes, 151_936 * 4);
     assert!(e.inputs.iter().any(|i| i.name == "n_vocab"
-        && i.source == InputSource::Gguf { key: "tokenizer.ggml.tokens (length)".into() }));
+        && i.source
+            == InputSource::Gguf {
+                key: "tokenizer.ggml.tokens (length)".into()
+            }));
 }
 
 #[test]
@@ -445,7 +526,11 @@ fn text_table_shows_lines_inputs_and_sources() {
     let e = est(&g, "-c 32768 -ctk q8_0 -ctv q8_0");
     let s = render_text(&e);
     for want in [
-        "weights", "KV cache", "compute", "overhead", "total",
+        "weights",
+        "KV cache",
+        "compute",
+        "overhead",
+        "total",
         "approximate, confidence low",
         "32768 cells x 1 stream x 5 full layers + 4608 cells x 29 SWA layers, K q8_0 / V q8_0",
         "flag -ctk",

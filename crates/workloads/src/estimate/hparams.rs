@@ -160,7 +160,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A key that may be a scalar or a per-layer array (`get_key_or_arr`).
-    fn per_layer(&mut self, name: &str, suffix: &str, n: usize) -> Result<Option<Vec<u64>>, HparamError> {
+    fn per_layer(
+        &mut self,
+        name: &str,
+        suffix: &str,
+        n: usize,
+    ) -> Result<Option<Vec<u64>>, HparamError> {
         let key = self.key(suffix);
         let Some(v) = self.m.get(&key) else {
             return Ok(None);
@@ -168,7 +173,10 @@ impl<'a> Reader<'a> {
         let out = match v {
             MetaValue::Array(a) => {
                 let vals = a.values.as_ref().ok_or_else(|| {
-                    self.err(format!("{key}: array of {} entries is too long to be per-layer", a.len))
+                    self.err(format!(
+                        "{key}: array of {} entries is too long to be per-layer",
+                        a.len
+                    ))
                 })?;
                 if vals.len() < n {
                     return Err(self.err(format!(
@@ -222,7 +230,10 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     );
     let n_layer = r.req_u64("n_layer", "block_count")?;
     if n_layer == 0 || n_layer > 100_000 {
-        return Err(r.err(format!("{}.block_count {n_layer} is not a plausible layer count", arch)));
+        return Err(r.err(format!(
+            "{}.block_count {n_layer} is not a plausible layer count",
+            arch
+        )));
     }
     let nl = n_layer as usize;
     let n_ctx_train = r.req_u64("n_ctx_train", "context_length")?;
@@ -250,7 +261,8 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
                 );
                 v
             } else {
-                r.notes.push("vocabulary size unknown: output buffer not estimated".into());
+                r.notes
+                    .push("vocabulary size unknown: output buffer not estimated".into());
                 0
             }
         }
@@ -299,8 +311,12 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
             default_head
         }
     };
-    let k_mla = r.opt_u64("key_length_mla", "attention.key_length_mla").unwrap_or(0);
-    let v_mla = r.opt_u64("value_length_mla", "attention.value_length_mla").unwrap_or(0);
+    let k_mla = r
+        .opt_u64("key_length_mla", "attention.key_length_mla")
+        .unwrap_or(0);
+    let v_mla = r
+        .opt_u64("value_length_mla", "attention.value_length_mla")
+        .unwrap_or(0);
     let is_mla = k_mla > 0 && v_mla > 0;
     if is_mla {
         r.notes.push(
@@ -366,10 +382,22 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         None
     };
     let head_k = (0..nl)
-        .map(|il| if swa_layers[il] { hk_swa.unwrap_or(hk) } else { hk })
+        .map(|il| {
+            if swa_layers[il] {
+                hk_swa.unwrap_or(hk)
+            } else {
+                hk
+            }
+        })
         .collect();
     let head_v = (0..nl)
-        .map(|il| if swa_layers[il] { hv_swa.unwrap_or(hv) } else { hv })
+        .map(|il| {
+            if swa_layers[il] {
+                hv_swa.unwrap_or(hv)
+            } else {
+                hv
+            }
+        })
         .collect();
 
     // Which kind of memory, which layers.
@@ -419,10 +447,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     }
     let has_kv: Vec<bool> = (0..nl)
         .map(|il| {
-            cache != CacheKind::None
-                && !recurrent[il]
-                && il < kv_from_start
-                && n_head_kv[il] > 0
+            cache != CacheKind::None && !recurrent[il] && il < kv_from_start && n_head_kv[il] > 0
         })
         .collect();
 
@@ -466,7 +491,9 @@ fn set_pattern(layers: &mut [bool], n: u64) {
 /// `n_embd_r() + n_embd_s()` (llm-memory.md §2.7).
 fn rs_elems(r: &mut Reader<'_>, arch: &str, n_embd: u64) -> Option<u64> {
     if arch.starts_with("rwkv") || arch == "arwkv7" {
-        let shift = r.opt_u64("token_shift_count", "token_shift_count").unwrap_or(2);
+        let shift = r
+            .opt_u64("token_shift_count", "token_shift_count")
+            .unwrap_or(2);
         let head = r.opt_u64("wkv_head_size", "wkv.head_size")?;
         return Some(shift * n_embd + n_embd * head);
     }

@@ -222,7 +222,12 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
 
     // --- context (llama-context.cpp constructor; server defaults, §2.1–2.2) ---
     let s = settings;
-    add(&mut inputs, "-c", s.ctx_size.value.to_string(), src_of(&s.ctx_size, "-c"));
+    add(
+        &mut inputs,
+        "-c",
+        s.ctx_size.value.to_string(),
+        src_of(&s.ctx_size, "-c"),
+    );
     let c = if s.ctx_size.value == 0 {
         p.n_ctx_train
     } else {
@@ -235,7 +240,12 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     } else {
         (s.parallel.value as u64, s.kv_unified.value.unwrap_or(false))
     };
-    add(&mut inputs, "-np", s.parallel.value.to_string(), src_of(&s.parallel, "-np"));
+    add(
+        &mut inputs,
+        "-np",
+        s.parallel.value.to_string(),
+        src_of(&s.parallel, "-np"),
+    );
     add(
         &mut inputs,
         "kv_unified",
@@ -265,8 +275,18 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     } else {
         s.ubatch.value
     });
-    add(&mut inputs, "-b", s.batch.value.to_string(), src_of(&s.batch, "-b"));
-    add(&mut inputs, "-ub", s.ubatch.value.to_string(), src_of(&s.ubatch, "-ub"));
+    add(
+        &mut inputs,
+        "-b",
+        s.batch.value.to_string(),
+        src_of(&s.batch, "-b"),
+    );
+    add(
+        &mut inputs,
+        "-ub",
+        s.ubatch.value.to_string(),
+        src_of(&s.ubatch, "-ub"),
+    );
     let fa = match s.flash_attn.value {
         FlashAttn::On => true,
         FlashAttn::Off => false,
@@ -292,8 +312,18 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     }
     let type_k = s.cache_type_k.value;
     let type_v = s.cache_type_v.value;
-    add(&mut inputs, "-ctk", type_k.lower_name(), src_of(&s.cache_type_k, "-ctk"));
-    add(&mut inputs, "-ctv", type_v.lower_name(), src_of(&s.cache_type_v, "-ctv"));
+    add(
+        &mut inputs,
+        "-ctk",
+        type_k.lower_name(),
+        src_of(&s.cache_type_k, "-ctk"),
+    );
+    add(
+        &mut inputs,
+        "-ctv",
+        type_v.lower_name(),
+        src_of(&s.cache_type_v, "-ctv"),
+    );
     // Settings llama.cpp refuses at context creation (same wording as its error lines).
     if type_v.is_quantized() && s.flash_attn.value == FlashAttn::Off {
         return Err(EstimateError::Settings(format!(
@@ -367,7 +397,15 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let first_gpu_layer = nl - gpu_layers;
     let layer_on_gpu = |il: u32| il >= first_gpu_layer && gpu_layers > 0;
 
-    let weights = weights(model, backend, s.mmap.value, output_on_gpu, &layer_on_gpu, gpu_layers, nl);
+    let weights = weights(
+        model,
+        backend,
+        s.mmap.value,
+        output_on_gpu,
+        &layer_on_gpu,
+        gpu_layers,
+        nl,
+    );
     let context = ContextEstimate {
         n_ctx,
         n_ctx_seq,
@@ -522,14 +560,22 @@ fn kv_cache(
             continue;
         }
         let swa = p.swa_layers[il] && any_swa;
-        let cells = if swa { cells_swa.unwrap_or(cells_full) } else { cells_full } * streams;
+        let cells = if swa {
+            cells_swa.unwrap_or(cells_full)
+        } else {
+            cells_full
+        } * streams;
         if swa {
             layers_swa += 1;
         } else {
             layers_full += 1;
         }
         let k_el = p.head_k[il] * p.n_head_kv[il];
-        let v_el = if r.fa { p.head_v[il] * p.n_head_kv[il] } else { v_max };
+        let v_el = if r.fa {
+            p.head_v[il] * p.n_head_kv[il]
+        } else {
+            v_max
+        };
         let k = type_k.row_bytes(k_el).unwrap_or(0) * cells;
         let v = if p.is_mla {
             0
@@ -611,7 +657,11 @@ fn compute(p: &ModelParams, r: &Resolved, kv: &KvEstimate, backend: Backend) -> 
     let mask_el = if r.fa { 2 } else { 4 };
     let masks = n_tokens * (n_kv_full + n_kv_swa) * mask_el;
     let n_head = p.n_head.iter().copied().max().unwrap_or(0);
-    let kq = if r.fa { 0 } else { n_kv_full * n_tokens * n_head * 4 };
+    let kq = if r.fa {
+        0
+    } else {
+        n_kv_full * n_tokens * n_head * 4
+    };
     let logits = p.n_vocab * n_tokens * 4;
     let width = p
         .n_embd

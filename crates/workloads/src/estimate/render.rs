@@ -56,12 +56,8 @@ pub fn render_text(e: &Estimate) -> String {
     );
     let w = &e.weights;
     let kv = &e.kv_cache;
-    let mut rows: Vec<[String; 4]> = vec![[
-        "line".into(),
-        "GPU".into(),
-        "host".into(),
-        "details".into(),
-    ]];
+    let mut rows: Vec<[String; 4]> =
+        vec![["line".into(), "GPU".into(), "host".into(), "details".into()]];
     let mut wd = format!(
         "{}/{} repeating layers on GPU, output layer on {}",
         w.gpu_layers,
@@ -152,13 +148,7 @@ pub fn render_text(e: &Estimate) -> String {
         .max()
         .unwrap_or(0);
     for i in &e.inputs {
-        let _ = writeln!(
-            o,
-            "  {:<nw$}  {:<vw$}  {}",
-            i.name,
-            i.value,
-            src(&i.source)
-        );
+        let _ = writeln!(o, "  {:<nw$}  {:<vw$}  {}", i.name, i.value, src(&i.source));
     }
     if !e.notes.is_empty() {
         let _ = writeln!(o, "notes:");

@@ -174,7 +174,9 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     (&["-np", "--parallel"], |s, f, v| {
         let n: i64 = num(f, v)?;
         if n == 0 || n < -1 {
-            return Err(format!("{f}: {n} slots is not valid (use -1 for auto or N >= 1)"));
+            return Err(format!(
+                "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
+            ));
         }
         s.parallel = Setting {
             value: n,
@@ -309,13 +311,22 @@ const BOOL_FLAGS: &[(&[&str], fn(&mut LlamaSettings, &str))] = &[
             source: flag(f),
         }
     }),
-    (&["-cmoe", "--cpu-moe"], |s, f| s.unmodelled.push(f.to_string())),
+    (&["-cmoe", "--cpu-moe"], |s, f| {
+        s.unmodelled.push(f.to_string())
+    }),
 ];
 
 impl LlamaSettings {
     /// Read llama-server's flags from an argument list (argv without or with the program name).
     /// Unknown flags are skipped; a known flag with a bad value is an error naming the flag.
     pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
+        Self::parse_known(args).map(|(s, _)| s)
+    }
+
+    /// Like [`from_args`](Self::from_args), also returning the arguments it did not recognise
+    /// (in order), for a front end that has flags of its own and rejects the rest.
+    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
+        let mut rest = Vec::new();
         let mut s = LlamaSettings::default();
         let mut i = 0;
         while i < args.len() {
@@ -335,12 +346,15 @@ impl LlamaSettings {
                     }
                 };
                 apply(&mut s, name, v)?;
-            } else if let Some((_, apply)) = BOOL_FLAGS.iter().find(|(names, _)| names.contains(&name)) {
-                apply(&mut s, name);
+            } else if let Some((_, apply)) = BOOL_FLAGS.iter().find(|(names, _)| names.contains(&a))
+            {
+                apply(&mut s, a);
+            } else {
+                rest.push(args[i].clone());
             }
             i += 1;
         }
-        Ok(s)
+        Ok((s, rest))
     }
 
     /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
@@ -460,6 +474,16 @@ mod tests {
     }
 
     #[test]
+    fn parse_known_returns_what_it_did_not_use() {
+        let (s, rest) =
+            LlamaSettings::parse_known(&args("m.gguf -c 512 --json --device 1 --swa-full"))
+                .unwrap();
+        assert_eq!(s.ctx_size.value, 512);
+        assert!(s.swa_full.value);
+        assert_eq!(rest, ["m.gguf", "--json", "--device", "1"]);
+    }
+
+    #[test]
     fn unmodelled_placement_flags_are_reported() {
         let s = LlamaSettings::from_args(&args("-ot exps=CPU -cmoe -ts 1,1")).unwrap();
         assert_eq!(s.unmodelled, vec!["-ot exps=CPU", "-cmoe", "-ts 1,1"]);
@@ -475,6 +499,9 @@ mod tests {
         .unwrap();
         assert_eq!(s.ctx_size.value, 4096);
         assert_eq!(s.parallel.value, 3);
-        assert_eq!(s.parallel.source, SettingSource::Env("LLAMA_ARG_N_PARALLEL".into()));
+        assert_eq!(
+            s.parallel.source,
+            SettingSource::Env("LLAMA_ARG_N_PARALLEL".into())
+        );
     }
 }

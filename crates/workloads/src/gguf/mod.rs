@@ -342,7 +342,10 @@ impl GgufModel {
             _ => path.to_path_buf(),
         };
         let first = read_file(&first_path, opts)?;
-        let count = first.get("split.count").and_then(|v| v.as_u64()).unwrap_or(1);
+        let count = first
+            .get("split.count")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(1);
         if count <= 1 {
             return Ok(GgufModel { parts: vec![first] });
         }
@@ -375,7 +378,10 @@ impl GgufModel {
                 return Err(GgufError::new(
                     &p,
                     "split.no",
-                    format!("split.no is {} but this is part {no} of {count}", got.unwrap()),
+                    format!(
+                        "split.no is {} but this is part {no} of {count}",
+                        got.unwrap()
+                    ),
                 ));
             }
             parts.push(part);
@@ -432,8 +438,10 @@ struct SplitName {
 
 impl SplitName {
     fn path_for(&self, no: u64) -> PathBuf {
-        self.dir
-            .join(format!("{}-{:05}-of-{:05}.gguf", self.prefix, no, self.count))
+        self.dir.join(format!(
+            "{}-{:05}-of-{:05}.gguf",
+            self.prefix, no, self.count
+        ))
     }
 }
 

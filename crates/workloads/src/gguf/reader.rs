@@ -229,7 +229,8 @@ fn seek_relative<R: Seek>(r: &mut R, off: i64) -> std::io::Result<()> {
 
 /// Read one GGUF file's header.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
-    let f = File::open(path).map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
+    let f =
+        File::open(path).map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
     let len = f
         .metadata()
         .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
@@ -262,13 +263,25 @@ pub fn parse<R: Read + Seek>(
     if version & 0xFFFF == 0 && version != 0 {
         return Err(s.err(
             "version",
-            format!("version {version:#x} looks byte-swapped: big-endian GGUF files are not supported"),
+            format!(
+                "version {version:#x} looks byte-swapped: big-endian GGUF files are not supported"
+            ),
         ));
     }
     match version {
         2 | 3 => {}
-        1 => return Err(s.err("version", "GGUF version 1 is no longer supported (llama.cpp rejects it too)")),
-        v => return Err(s.err("version", format!("unsupported GGUF version {v} (2 and 3 are known)"))),
+        1 => {
+            return Err(s.err(
+                "version",
+                "GGUF version 1 is no longer supported (llama.cpp rejects it too)",
+            ))
+        }
+        v => {
+            return Err(s.err(
+                "version",
+                format!("unsupported GGUF version {v} (2 and 3 are known)"),
+            ))
+        }
     }
     let n_tensors = s.i64("tensor count")?;
     let n_kv = s.i64("metadata count")?;
@@ -294,16 +307,17 @@ pub fn parse<R: Read + Seek>(
         metadata.push((key, v));
     }
 
-    let alignment = match metadata.iter().find(|(k, _)| k == "general.alignment") {
-        None => DEFAULT_ALIGNMENT,
-        Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
-        Some((_, v)) => {
-            return Err(s.err(
+    let alignment =
+        match metadata.iter().find(|(k, _)| k == "general.alignment") {
+            None => DEFAULT_ALIGNMENT,
+            Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
+            Some((_, v)) => return Err(s.err(
                 "general.alignment",
-                format!("general.alignment must be a non-zero power of two stored as u32, got {v:?}"),
-            ))
-        }
-    };
+                format!(
+                    "general.alignment must be a non-zero power of two stored as u32, got {v:?}"
+                ),
+            )),
+        };
 
     let mut tensors = Vec::with_capacity(n_tensors as usize);
     for i in 0..n_tensors {
@@ -325,12 +339,19 @@ pub fn parse<R: Read + Seek>(
             dims.push(ne as u64);
         }
         let type_id = s.u32(&format!("{field} type"))?;
-        let ggml_type = GgmlType::from_id(type_id)
-            .ok_or_else(|| s.err(&field, format!("{field} has unknown ggml type id {type_id}")))?;
+        let ggml_type = GgmlType::from_id(type_id).ok_or_else(|| {
+            s.err(
+                &field,
+                format!("{field} has unknown ggml type id {type_id}"),
+            )
+        })?;
         if !ggml_type.is_usable() {
             return Err(s.err(
                 &field,
-                format!("{field} uses ggml type {} (id {type_id}), which ggml no longer supports", ggml_type.name),
+                format!(
+                    "{field} uses ggml type {} (id {type_id}), which ggml no longer supports",
+                    ggml_type.name
+                ),
             ));
         }
         let offset = s.u64(&format!("{field} offset"))?;
@@ -368,7 +389,10 @@ pub fn parse<R: Read + Seek>(
         if t.offset % alignment != 0 {
             return Err(s.err(
                 &field,
-                format!("tensor '{}' offset {} is not a multiple of the alignment {alignment}", t.name, t.offset),
+                format!(
+                    "tensor '{}' offset {} is not a multiple of the alignment {alignment}",
+                    t.name, t.offset
+                ),
             ));
         }
         let end = t.offset.checked_add(t.n_bytes);

@@ -1,0 +1,7 @@
+//! One module per sub-command.
+
+pub mod estimate;
+pub mod explain;
+pub mod probe;
+pub mod selftest;
+pub mod snapshot;
