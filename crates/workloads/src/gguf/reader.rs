@@ -1,7 +1,7 @@
 //! The bounded, buffered header parser.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek};
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use gpuledger_model::units::human_bytes;
@@ -22,8 +22,14 @@ const MAX_ARRAY_DEPTH: u32 = 8;
 /// Buffer: large enough that skipping a vocabulary is mostly in-memory cursor moves.
 const BUF_SIZE: usize = 256 * 1024;
 
+/// A cursor over the file with its own read buffer: reading a length or skipping a token string
+/// inside the buffer is a bounds check and an add (a vocabulary is 150k–250k of them).
 struct Src<'a, R> {
     r: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Logical position in the file (the underlying reader is `end - start` bytes ahead).
     pos: u64,
     len: u64,
     path: &'a Path,
@@ -65,14 +71,71 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         Ok(())
     }
 
+    /// Make at least `n` (<= buffer size) bytes available in the buffer.
+    fn fill(&mut self, n: usize, field: &str) -> Result<(), GgufError> {
+        if self.end - self.start >= n {
+            return Ok(());
+        }
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        while self.end < n {
+            let got = self
+                .r
+                .read(&mut self.buf[self.end..])
+                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+            if got == 0 {
+                return Err(self.err(field, format!("{field}: unexpected end of file")));
+            }
+            self.end += got;
+        }
+        Ok(())
+    }
+
     fn bytes<const N: usize>(&mut self, field: &str) -> Result<[u8; N], GgufError> {
         self.need(N as u64, field)?;
+        self.fill(N, field)?;
         let mut b = [0u8; N];
-        self.r
-            .read_exact(&mut b)
-            .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+        b.copy_from_slice(&self.buf[self.start..self.start + N]);
+        self.start += N;
         self.pos += N as u64;
         Ok(b)
+    }
+
+    /// Read `n` bytes (already checked against the file) into a new vector.
+    fn take_vec(&mut self, n: u64, field: &str) -> Result<Vec<u8>, GgufError> {
+        let n = n as usize;
+        let mut v = Vec::with_capacity(n);
+        let have = (self.end - self.start).min(n);
+        v.extend_from_slice(&self.buf[self.start..self.start + have]);
+        self.start += have;
+        if have < n {
+            // Longer than what is buffered: read the rest straight from the file.
+            v.resize(n, 0);
+            self.r
+                .read_exact(&mut v[have..])
+                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+        }
+        self.pos += n as u64;
+        Ok(v)
+    }
+
+    fn skip(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
+        self.need(n, field)?;
+        let buffered = (self.end - self.start) as u64;
+        if n <= buffered {
+            self.start += n as usize;
+        } else {
+            let ahead =
+                i64::try_from(n - buffered).map_err(|_| self.err(field, "skip too large"))?;
+            self.start = 0;
+            self.end = 0;
+            self.r
+                .seek(std::io::SeekFrom::Current(ahead))
+                .map_err(|e| self.err(field, format!("seeking: {e}")))?;
+        }
+        self.pos += n;
+        Ok(())
     }
 
     fn u32(&mut self, field: &str) -> Result<u32, GgufError> {
@@ -85,12 +148,25 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         Ok(i64::from_le_bytes(self.bytes(field)?))
     }
 
-    fn skip(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
-        self.need(n, field)?;
-        let off = i64::try_from(n).map_err(|_| self.err(field, "skip too large"))?;
-        // BufReader::seek_relative keeps the buffer when the target is inside it.
-        seek_relative(&mut self.r, off).map_err(|e| self.err(field, format!("seeking: {e}")))?;
-        self.pos += n;
+    /// Skip `count` strings (a vocabulary): the hot loop of reading a header, kept to a length
+    /// read, a bound check and a cursor move while the buffer has the bytes.
+    fn skip_strings(&mut self, count: u64, field: &str) -> Result<(), GgufError> {
+        for _ in 0..count {
+            if self.end - self.start >= 8 {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&self.buf[self.start..self.start + 8]);
+                let n = u64::from_le_bytes(b);
+                let avail = (self.end - self.start - 8) as u64;
+                if n <= avail && n <= MAX_STRING_LEN {
+                    self.start += 8 + n as usize;
+                    self.pos += 8 + n;
+                    continue;
+                }
+            }
+            // Slow path: refill, checks and error messages.
+            let n = self.str_len(field, MAX_STRING_LEN)?;
+            self.skip(n, field)?;
+        }
         Ok(())
     }
 
@@ -111,11 +187,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
     fn string(&mut self, field: &str, max: u64) -> Result<String, GgufError> {
         let n = self.str_len(field, max)?;
-        let mut v = vec![0u8; n as usize];
-        self.r
-            .read_exact(&mut v)
-            .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
-        self.pos += n;
+        let v = self.take_vec(n, field)?;
         // Token strings are bytes as far as GGUF is concerned; keep them readable rather than fail.
         Ok(match String::from_utf8(v) {
             Ok(s) => s,
@@ -208,23 +280,14 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if let Some(sz) = elem_type.fixed_size() {
             return self.skip(len * sz, field); // product checked by the caller
         }
+        if elem_type == ValueType::String {
+            return self.skip_strings(len, field);
+        }
         for _ in 0..len {
-            match elem_type {
-                ValueType::String => {
-                    let n = self.str_len(field, MAX_STRING_LEN)?;
-                    self.skip(n, field)?;
-                }
-                _ => {
-                    self.array(field, false, opts, depth + 1)?;
-                }
-            }
+            self.array(field, false, opts, depth + 1)?;
         }
         Ok(())
     }
-}
-
-fn seek_relative<R: Seek>(r: &mut R, off: i64) -> std::io::Result<()> {
-    r.seek(std::io::SeekFrom::Current(off)).map(|_| ())
 }
 
 /// Read one GGUF file's header.
@@ -235,8 +298,7 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError>
         .metadata()
         .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
         .len();
-    let r = BufReaderSeek(BufReader::with_capacity(BUF_SIZE, f));
-    parse(r, len, path, opts)
+    parse(f, len, path, opts)
 }
 
 /// Parse a header from any reader (`len` = total size of the file behind it).
@@ -248,6 +310,9 @@ pub fn parse<R: Read + Seek>(
 ) -> Result<GgufFile, GgufError> {
     let mut s = Src {
         r,
+        buf: vec![0u8; BUF_SIZE.min(len.max(64) as usize)],
+        start: 0,
+        end: 0,
         pos: 0,
         len,
         path,
@@ -307,17 +372,18 @@ pub fn parse<R: Read + Seek>(
         metadata.push((key, v));
     }
 
-    let alignment =
-        match metadata.iter().find(|(k, _)| k == "general.alignment") {
-            None => DEFAULT_ALIGNMENT,
-            Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
-            Some((_, v)) => return Err(s.err(
+    let alignment = match metadata.iter().find(|(k, _)| k == "general.alignment") {
+        None => DEFAULT_ALIGNMENT,
+        Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
+        Some((_, v)) => {
+            return Err(s.err(
                 "general.alignment",
                 format!(
                     "general.alignment must be a non-zero power of two stored as u32, got {v:?}"
                 ),
-            )),
-        };
+            ))
+        }
+    };
 
     let mut tensors = Vec::with_capacity(n_tensors as usize);
     for i in 0..n_tensors {
@@ -444,29 +510,4 @@ fn check_count<R: Read + Seek>(
         return Err(s.err(field, format!("{field} {n} is above the limit of {max}")));
     }
     Ok(())
-}
-
-/// `BufReader` whose relative seeks stay inside the buffer when they can (std's `Seek for
-/// BufReader` always discards it; `seek_relative` does not).
-struct BufReaderSeek<R>(BufReader<R>);
-
-impl<R: Read> Read for BufReaderSeek<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.0.read(buf)
-    }
-    fn read_exact(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
-        self.0.read_exact(buf)
-    }
-}
-
-impl<R: Read + Seek> Seek for BufReaderSeek<R> {
-    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
-        match pos {
-            std::io::SeekFrom::Current(off) => {
-                self.0.seek_relative(off)?;
-                Ok(0) // position is tracked by the caller
-            }
-            other => self.0.seek(other),
-        }
-    }
 }
