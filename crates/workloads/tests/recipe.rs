@@ -29,7 +29,7 @@ impl M {
             w,
             arch: arch.into(),
         };
-        m.u(&"block_count".to_string(), n_layer as u64);
+        m.u("block_count", n_layer as u64);
         m
     }
     fn u(&mut self, suffix: &str, v: u64) -> &mut Self {

@@ -267,7 +267,7 @@ pub fn fit_check(
             })
         })
         .collect();
-    holders.sort_by(|a, b| b.memory_bytes.cmp(&a.memory_bytes));
+    holders.sort_by_key(|h| std::cmp::Reverse(h.memory_bytes));
     let needed = e.total_gpu_bytes;
     Fit::Checked {
         device: d.label(),

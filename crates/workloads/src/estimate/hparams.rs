@@ -284,7 +284,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         }
     };
     // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
-    let default_head = if n_head[0] > 0 { n_embd / n_head[0] } else { 0 };
+    let default_head = n_embd.checked_div(n_head[0]).unwrap_or(0);
     let hk = match r.opt_u64("key_length", "attention.key_length") {
         Some(v) => v,
         None => {
@@ -418,7 +418,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         CacheKind::Hybrid => {
             if let Some(iv) = r.opt_u64("full_attention_interval", "full_attention_interval") {
                 for (il, rec) in recurrent.iter_mut().enumerate() {
-                    *rec = iv == 0 || (il as u64 + 1) % iv != 0;
+                    *rec = iv == 0 || !(il as u64 + 1).is_multiple_of(iv);
                 }
             } else {
                 for il in 0..nl {

@@ -175,7 +175,7 @@ fn device_bytes(t: &TensorInfo, backend: Backend) -> u64 {
             // ggml_backend_cuda_buffer_type_get_alloc_size: quantised rows padded to 512.
             let mut size = t.n_bytes;
             let ne0 = t.ne0();
-            if t.ggml_type.is_quantized() && ne0 % 512 != 0 {
+            if t.ggml_type.is_quantized() && !ne0.is_multiple_of(512) {
                 // ne0 is a whole number of blocks and 512 is too, so the padding is.
                 size += t.ggml_type.row_bytes(512 - ne0 % 512).unwrap_or(0);
             }
@@ -597,8 +597,7 @@ fn kv_cache(
     }
     let recurrent_bytes = p.rs_elems_per_layer.map(|e| {
         let layers = p.recurrent.iter().filter(|&&b| b).count() as u64;
-        let b = e * 4 * r.n_seq.max(1) * layers;
-        b
+        e * 4 * r.n_seq.max(1) * layers
     });
     if let Some(rb) = recurrent_bytes {
         // Recurrent state lives with its layer like the KV.

@@ -268,7 +268,10 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     ),
 ];
 
-const BOOL_FLAGS: &[(&[&str], fn(&mut LlamaSettings, &str))] = &[
+/// A flag without a value.
+type ApplyBool = fn(&mut LlamaSettings, &str);
+
+const BOOL_FLAGS: &[(&[&str], ApplyBool)] = &[
     (&["-kvu", "--kv-unified"], |s, f| {
         s.kv_unified = Setting {
             value: Some(true),

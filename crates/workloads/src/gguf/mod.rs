@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use reader::read_file;
+pub use reader::{parse, read_file};
 pub use types::{GgmlType, GGML_TYPES};
 
 /// `general.alignment` when the key is absent.

@@ -103,7 +103,7 @@ impl GgmlType {
     /// Bytes of `n` elements (`ggml_row_size`); `None` when `n` is not a whole number of blocks
     /// or the product overflows.
     pub fn row_bytes(&self, n: u64) -> Option<u64> {
-        if self.block_size == 0 || n % self.block_size != 0 {
+        if self.block_size == 0 || !n.is_multiple_of(self.block_size) {
             return None;
         }
         (n / self.block_size).checked_mul(self.type_size)
