@@ -287,7 +287,7 @@ llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (q8_
         assert_eq!((k.cells, k.layers, k.seqs, k.streams), (8192, 32, 1, 1));
         assert_eq!((k.k_type.as_str(), k.k_mib), ("q8_0", 544.0));
         assert_eq!((k.v_type.as_str(), k.v_mib), ("f16", 480.0));
-        assert_eq!(l.buffers[4].bytes(), 1024 * 1024 * 1024);
+        assert_eq!(l.buffers[5].bytes(), 1024 * 1024 * 1024);
     }
 
     #[test]

@@ -479,11 +479,13 @@ mod tests {
     #[test]
     fn parse_known_returns_what_it_did_not_use() {
         let (s, rest) =
-            LlamaSettings::parse_known(&args("m.gguf -c 512 --json --device 1 --swa-full"))
+            LlamaSettings::parse_known(&args("m.gguf -c 512 --json --device CUDA1 --swa-full"))
                 .unwrap();
         assert_eq!(s.ctx_size.value, 512);
         assert!(s.swa_full.value);
-        assert_eq!(rest, ["m.gguf", "--json", "--device", "1"]);
+        assert_eq!(rest, ["m.gguf", "--json"]);
+        // llama-server's own --device (a device list) is remembered as not modelled.
+        assert_eq!(s.unmodelled, ["--device CUDA1"]);
     }
 
     #[test]
