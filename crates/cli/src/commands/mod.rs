@@ -1,0 +1,4 @@
+//! One module per sub-command.
+
+pub mod selftest;
+pub mod snapshot;
