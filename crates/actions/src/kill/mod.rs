@@ -562,7 +562,7 @@ impl Killer {
             return out.set(
                 Status::DryRun,
                 format!(
-                    "dry run: would {} ; nothing was signalled",
+                    "dry run for {who}: nothing was signalled; the plan: {}",
                     out.plan.join("; ")
                 ),
             );

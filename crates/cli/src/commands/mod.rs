@@ -1,4 +1,5 @@
 //! One module per sub-command.
 
+pub mod kill;
 pub mod selftest;
 pub mod snapshot;
