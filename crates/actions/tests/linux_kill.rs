@@ -564,3 +564,27 @@ fn other_users_process_gets_permission_message() {
         "another user's process must be untouched"
     );
 }
+
+/// A thread ID names a thread, not a process: refused with the process to kill instead (here a
+/// thread of the test process itself, so a mistake would be visible at once).
+#[test]
+fn thread_id_refused_with_its_process() {
+    let (tx, rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let t = std::thread::spawn(move || {
+        // SAFETY: gettid cannot fail.
+        tx.send(unsafe { libc::gettid() } as u32).unwrap();
+        let _ = stop_rx.recv();
+    });
+    let tid = rx.recv().unwrap();
+    let o = Killer::new().kill(&Target::pid(tid), &opts(), None);
+    stop_tx.send(()).unwrap();
+    t.join().unwrap();
+    assert_eq!(o.status, Status::Refused, "{o:#?}");
+    assert!(
+        o.message.contains(&format!("thread of process {}", std::process::id())),
+        "{}",
+        o.message
+    );
+    assert!(o.steps.is_empty());
+}

@@ -137,6 +137,12 @@ pub fn check_info(info: &ProcInfo, platform: Platform) -> Verdict {
             info.name
         ));
     }
+    if let Some(tgid) = info.thread_of {
+        return Verdict::Refused(format!(
+            "{} is a thread of process {tgid}, not a process: kill PID {tgid} to end it",
+            info.pid
+        ));
+    }
     if info.critical {
         return Verdict::Refused(format!(
             "{} is marked critical by Windows: terminating it crashes the machine",
@@ -176,6 +182,7 @@ mod tests {
             user: None,
             kernel_thread: false,
             critical: false,
+            thread_of: None,
         }
     }
 
@@ -278,6 +285,11 @@ mod tests {
             check_info(&i, Platform::Linux),
             Verdict::Refused(_)
         ));
+        let mut i = info("worker");
+        i.thread_of = Some(4000);
+        assert!(
+            matches!(check_info(&i, Platform::Linux), Verdict::Refused(r) if r.contains("PID 4000"))
+        );
         let mut i = info("mystery.exe");
         i.critical = true;
         assert!(matches!(

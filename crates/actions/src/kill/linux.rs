@@ -1,7 +1,7 @@
 //! Linux: identity from `/proc` (through an injectable root), pinning and signalling through a
 //! pidfd (Linux >= 5.3), kill(2) with a start-time re-check where pidfds are unavailable.
 
-use super::procfs::{describe_state, parse_stat, parse_status_uid, PF_KTHREAD};
+use super::procfs::{describe_state, parse_stat, parse_status_tgid, parse_status_uid, PF_KTHREAD};
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -45,9 +45,9 @@ impl Sys {
         };
         let stat = parse_stat(&text)
             .map_err(|e| InspectError::Other(format!("{}: {e}", stat_path.display())))?;
-        let uid = std::fs::read_to_string(dir.join("status"))
-            .ok()
-            .and_then(|s| parse_status_uid(&s));
+        let status = std::fs::read_to_string(dir.join("status")).ok();
+        let uid = status.as_deref().and_then(parse_status_uid);
+        let tgid = status.as_deref().and_then(parse_status_tgid);
         let exe_name = std::fs::read_link(dir.join("exe"))
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -55,7 +55,8 @@ impl Sys {
             .map(|n| n.trim_end_matches(" (deleted)").to_string());
         Ok(ProcInfo {
             pid,
-            kernel_thread: stat.flags & PF_KTHREAD != 0 || pid == 2 || stat.ppid == 2,
+            // PF_KTHREAD, not "parent is PID 2": inside a PID namespace PID 2 is an ordinary process.
+            kernel_thread: stat.flags & PF_KTHREAD != 0,
             name: stat.comm,
             exe_name,
             start_time: stat.starttime,
@@ -64,6 +65,7 @@ impl Sys {
             user: uid.and_then(super::unix_user_name),
             uid,
             critical: false,
+            thread_of: tgid.filter(|&t| t != pid),
         })
     }
 

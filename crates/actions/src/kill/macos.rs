@@ -87,6 +87,7 @@ impl Sys {
             // kernel_task is PID 0, already refused; launchd is PID 1.
             kernel_thread: false,
             critical: false,
+            thread_of: None,
         })
     }
 

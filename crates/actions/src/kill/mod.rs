@@ -86,6 +86,9 @@ pub struct ProcInfo {
     pub kernel_thread: bool,
     /// Windows: marked critical (`IsProcessCritical`).
     pub critical: bool,
+    /// Linux: this ID is a thread of that process (not a process of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_of: Option<u32>,
 }
 
 /// Why a process could not be read.
@@ -1022,6 +1025,7 @@ mod tests {
             user: None,
             kernel_thread: false,
             critical: false,
+            thread_of: None,
         }
     }
 

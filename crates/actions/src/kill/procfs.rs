@@ -64,6 +64,14 @@ pub fn parse_status_uid(text: &str) -> Option<u32> {
         .and_then(|v| v.parse().ok())
 }
 
+/// The thread-group (process) ID from `/proc/PID/status` (`Tgid:`): differs from the ID read
+/// when that ID is a thread.
+pub fn parse_status_tgid(text: &str) -> Option<u32> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// What a state letter means (proc(5)).
 pub fn describe_state(c: char) -> &'static str {
     match c {
@@ -143,6 +151,11 @@ mod tests {
             Some(65534)
         );
         assert_eq!(parse_status_uid("Name:\tx\n"), None);
+        assert_eq!(
+            parse_status_tgid("Name:\tx\nTgid:\t4242\nPid:\t4250\n"),
+            Some(4242)
+        );
+        assert_eq!(parse_status_tgid("Tgid:\tx\n"), None);
     }
 
     proptest! {
@@ -150,6 +163,7 @@ mod tests {
         fn never_panics(s in "\\PC*") {
             let _ = parse_stat(&s);
             let _ = parse_status_uid(&s);
+            let _ = parse_status_tgid(&s);
         }
 
         #[test]

@@ -188,6 +188,7 @@ impl Sys {
             user: None,
             kernel_thread: false,
             critical: is_critical(h).unwrap_or(false),
+            thread_of: None,
         })
     }
 
