@@ -582,7 +582,8 @@ fn thread_id_refused_with_its_process() {
     t.join().unwrap();
     assert_eq!(o.status, Status::Refused, "{o:#?}");
     assert!(
-        o.message.contains(&format!("thread of process {}", std::process::id())),
+        o.message
+            .contains(&format!("thread of process {}", std::process::id())),
         "{}",
         o.message
     );

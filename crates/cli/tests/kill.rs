@@ -251,6 +251,32 @@ fn gpu_memory_release_is_verified() {
 }
 
 #[test]
+fn dry_run_shows_measured_memory() {
+    let (_dir, scen, pid, status) = gpu_sleeper(true);
+    let out = gpuledger_fake(&scen)
+        .args(["kill", &pid.to_string(), "--dry-run", "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("would: send SIGKILL"), "{text}");
+    assert!(
+        !text.contains("SIGTERM"),
+        "--force plans no SIGTERM: {text}"
+    );
+    assert!(
+        text.contains("now: 1.50 GiB GPU memory (measured)"),
+        "{text}"
+    );
+    assert!(
+        status.recv_timeout(Duration::from_millis(200)).is_err(),
+        "dry run killed it"
+    );
+    // SAFETY: our own child, still unreaped.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+}
+
+#[test]
 fn gpu_memory_still_held_is_reported() {
     let (_dir, scen, pid, status) = gpu_sleeper(false);
     let out = gpuledger_fake(&scen)

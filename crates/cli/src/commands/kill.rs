@@ -201,7 +201,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         };
         format!("{}\n", serde_json::to_string_pretty(&doc)?)
     } else {
-        outcomes.iter().map(render).collect::<String>()
+        outcomes
+            .iter()
+            .zip(&targets)
+            .map(|(o, t)| render(o, &t.memory))
+            .collect::<String>()
     };
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
@@ -330,7 +334,7 @@ fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
     }
 }
 
-fn render(o: &Outcome) -> String {
+fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
     // The plan is listed line by line below, so the message's inline copy is left out.
     let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
     let mut s = format!("{head}\n");
@@ -350,6 +354,9 @@ fn render(o: &Outcome) -> String {
         for r in &sv.remedies {
             s.push_str(&format!("  remedy: {r}\n"));
         }
+    }
+    if o.status == Status::DryRun {
+        s.push_str(&format!("  now: {}\n", describe_reading(memory_now)));
     }
     if o.status.is_gone() || o.status == Status::StillAlive {
         s.push_str(&format!("  GPU memory: {}\n", o.gpu_memory.detail));
