@@ -340,3 +340,42 @@ fn prompt_names_process_and_measured_memory() {
         }
     }
 }
+
+/// The prompt names the workload (identified from /proc evidence): a `sleep` copied under the name
+/// `llama-server` is identified by its executable name.
+#[test]
+fn prompt_names_workload() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "`script` (bsdutils) is missing in CI"
+        );
+        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("llama-server");
+    std::fs::copy("/bin/sleep", &exe).unwrap();
+    let mut child = Command::new(&exe).arg("30").spawn().unwrap();
+    let cmd = format!(
+        "{} kill {} --grace 1",
+        env!("CARGO_BIN_EXE_gpuledger"),
+        child.id()
+    );
+    let mut script = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    script.stdin.take().unwrap().write_all(b"n\n").unwrap();
+    let out = script.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("workload: llama.cpp"), "{text}");
+    assert!(text.contains("GPU memory unknown"), "{text}");
+}

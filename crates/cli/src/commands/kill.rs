@@ -8,8 +8,9 @@ use gpuledger_actions::kill::{
     Killer, Outcome, ProcInfo, Status, Target,
 };
 use gpuledger_model::units::human_bytes;
-use gpuledger_model::{redact_arg_list, Snapshot, SourceState};
+use gpuledger_model::{redact_arg_list, Snapshot, SourceState, WorkloadKind};
 use gpuledger_sources::Collector;
+use gpuledger_workloads::identify::identify;
 use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -312,8 +313,20 @@ fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measur
             )
         })
         .unwrap_or_default();
+    // What it is (evidence from /proc only: no network probes before a kill prompt).
+    let facts = measured.collector.borrow().procs().facts(info.pid);
+    let w = identify(&facts);
+    let workload = if w.kind == WorkloadKind::Unknown {
+        String::new()
+    } else {
+        format!(
+            "\n      workload: {} ({} confidence)",
+            w.short_label(),
+            format!("{:?}", w.confidence).to_lowercase()
+        )
+    };
     format!(
-        "PID {} {}{user}: {}{cmd}",
+        "PID {} {}{user}: {}{workload}{cmd}",
         info.pid,
         info.name,
         describe_reading(memory)
