@@ -36,7 +36,12 @@ fi
 
 # First use of a prefix takes several seconds (wine creates it); do it here, not inside a test.
 if [ ! -d "$WINEPREFIX/drive_c/windows/system32" ]; then
-    wine cmd /c exit 0 >/dev/null 2>&1 || true
+    # No display here: keep wine from offering to install Mono/Gecko while it creates the prefix.
+    WINEDLLOVERRIDES="mscoree,mshtml=" wine cmd /c exit 0 >/dev/null 2>&1 || true
+fi
+if [ ! -d "$WINEPREFIX/drive_c/windows/system32" ]; then
+    echo "setup-wine: wine did not create the prefix $WINEPREFIX" >&2
+    exit 1
 fi
 cp -f "$DLL" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
 echo "setup-wine: ok (prefix $WINEPREFIX, stub $DLL)"

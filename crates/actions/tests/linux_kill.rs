@@ -276,6 +276,11 @@ fn reused_pid_is_skipped_and_not_signalled() {
     assert_eq!(o.status, Status::IdentityMismatch, "{o:#?}");
     assert!(o.steps.is_empty());
     assert!(o.message.contains("start time"), "{}", o.message);
+    assert_eq!(
+        o.start_time,
+        Some(c.start + 1),
+        "the outcome names what the user chose"
+    );
     let wrong_name = Target {
         name: Some("llama-server".into()),
         ..c.target()

@@ -515,7 +515,7 @@ impl Killer {
         };
         let who = label(&info.name);
         if let Some(why) = identity_mismatch(target, &info) {
-            out.name = Some(info.name.clone());
+            // `name`/`start_time` stay what the user chose; the other process is in the message.
             return out.set(
                 Status::IdentityMismatch,
                 format!(
