@@ -3,7 +3,9 @@
 //! a console sleeper (no windows), a window that closes on WM_CLOSE, and a window that ignores it.
 #![cfg(windows)]
 
-use gpuledger_actions::kill::{combined_exit_code, exit_code, KillOptions, Killer, Status, Target};
+use gpuledger_actions::kill::{
+    combined_exit_code, exit_code, KillOptions, Killer, Signal, Status, Target,
+};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -273,6 +275,59 @@ fn dry_run_signals_nothing() {
     std::thread::sleep(Duration::from_millis(100));
     assert!(h.running());
     assert_eq!(combined_exit_code(&[o]), exit_code::DRY_RUN);
+}
+
+/// Under wine (ntdll exports `wine_get_version`)?
+fn under_wine() -> bool {
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+    let ntdll: Vec<u16> = "ntdll.dll\0".encode_utf16().collect();
+    // SAFETY: NUL-terminated names; ntdll is always loaded.
+    unsafe {
+        let m = GetModuleHandleW(ntdll.as_ptr());
+        !m.is_null() && GetProcAddress(m, c"wine_get_version".as_ptr().cast()).is_some()
+    }
+}
+
+/// The survivor path: WM_CLOSE is ignored by the child and TerminateProcess is suppressed by the
+/// test's delivery filter (Windows has no way to make a process survive it on demand), so the WMI
+/// fallback runs for real. Wine's PowerShell is a stub that answers nothing: the step fails and
+/// the process is reported still alive, honestly; on Windows, WMI ends it.
+#[test]
+fn survivor_gets_wmi_fallback_then_honest_report() {
+    let mut h = Helper::start("stubborn-window");
+    let k = Killer::new().with_delivery_filter(Box::new(|_, sig| sig != Signal::Forced));
+    let op = KillOptions {
+        grace: Duration::from_millis(200),
+        kill_wait: Duration::from_millis(300),
+        ..opts()
+    };
+    let o = k.kill(&Target::pid(h.pid()), &op, None);
+    assert_eq!(
+        actions(&o)[..4],
+        ["WM_CLOSE", "wait", "TerminateProcess", "wait"],
+        "{o:#?}"
+    );
+    assert_eq!(actions(&o)[4], "WMI Terminate", "{o:#?}");
+    if under_wine() {
+        assert_eq!(o.status, Status::StillAlive, "{o:#?}");
+        // Wine's powershell.exe is a stub that exits 0 without doing anything: the step must not
+        // be taken as done.
+        assert!(
+            o.steps[4].result.starts_with("failed: PowerShell"),
+            "{:?}",
+            o.steps[4]
+        );
+        let s = o.survivor.as_ref().unwrap();
+        assert!(
+            s.remedies.iter().any(|r| r.contains("restart Windows")),
+            "{s:?}"
+        );
+        assert!(h.running(), "the survivor report must be true");
+        assert_eq!(combined_exit_code(&[o]), exit_code::STILL_ALIVE);
+    } else {
+        assert_eq!(o.status, Status::Gone, "{o:#?}");
+        assert!(!h.running());
+    }
 }
 
 #[test]

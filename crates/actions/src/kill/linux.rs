@@ -104,6 +104,11 @@ impl Sys {
             Signal::Graceful => libc::SIGTERM,
             Signal::Continue => libc::SIGCONT,
             Signal::Forced => libc::SIGKILL,
+            Signal::Fallback => {
+                return Ok(Sent::NotApplicable(
+                    "there is no fallback after SIGKILL".into(),
+                ))
+            }
         };
         let rc = match h {
             Handle::Pidfd(fd) => {

@@ -112,6 +112,11 @@ impl Sys {
             Signal::Graceful => libc::SIGTERM,
             Signal::Continue => libc::SIGCONT,
             Signal::Forced => libc::SIGKILL,
+            Signal::Fallback => {
+                return Ok(Sent::NotApplicable(
+                    "there is no fallback after SIGKILL".into(),
+                ))
+            }
         };
         // SAFETY: kill(2) on a positive PID.
         if unsafe { libc::kill(pid as libc::pid_t, signo) } == 0 {

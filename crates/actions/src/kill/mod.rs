@@ -117,6 +117,8 @@ pub enum Signal {
     Continue,
     /// SIGKILL / TerminateProcess.
     Forced,
+    /// Windows only, after TerminateProcess failed to end it: ask WMI (`Win32_Process.Terminate`).
+    Fallback,
 }
 
 impl Signal {
@@ -128,6 +130,7 @@ impl Signal {
             (Signal::Continue, _) => "SIGCONT",
             (Signal::Forced, false) => "SIGKILL",
             (Signal::Forced, true) => "TerminateProcess",
+            (Signal::Fallback, _) => "WMI Terminate",
         }
     }
 }
@@ -651,6 +654,15 @@ impl Killer {
             }
         }
 
+        if !exited && cfg!(windows) {
+            match self.deliver(run, &handle, pid, Signal::Fallback) {
+                Ok(Sent::Delivered(_)) => exited = self.wait(run, &handle, pid, opts.kill_wait),
+                Err(ActError::Gone) => exited = true,
+                // Not available or failed: the step says so; the report below is the same.
+                Ok(Sent::NotApplicable(_)) | Err(_) => {}
+            }
+        }
+
         if !exited {
             let survivor = self.sys.survivor(pid, Signal::Forced.label());
             let state = survivor
@@ -804,6 +816,9 @@ impl Killer {
                 info.pid,
                 info.name
             ));
+        }
+        if cfg!(windows) {
+            plan.push("if it survives TerminateProcess, ask WMI to terminate it".into());
         }
         plan.push(format!(
             "verify it is gone within {} ms, else report it as still alive",

@@ -244,6 +244,8 @@ impl Sys {
             Signal::Continue => Ok(Sent::NotApplicable(
                 "Windows has no stopped state to continue".into(),
             )),
+            // With our handle held the PID cannot be reused, so WMI's by-PID call hits our process.
+            Signal::Fallback => wmi_terminate(pid),
             Signal::Forced => {
                 // SAFETY: our handle has PROCESS_TERMINATE.
                 if unsafe { TerminateProcess(h.0, 1) } != 0 {
@@ -303,15 +305,80 @@ impl Sys {
                      finish pending I/O first (often a driver call). Wait and check again."
                 ),
                 format!(
-                    "Not tried by gpuledger: terminating through WMI (PowerShell: Get-CimInstance \
-                     Win32_Process -Filter \"ProcessId={pid}\" | Invoke-CimMethod -MethodName \
-                     Terminate); it ends in the same kernel call, so it rarely helps."
+                    "gpuledger also asked WMI (Win32_Process.Terminate) where PowerShell is \
+                     available; retry it as Administrator: Get-CimInstance Win32_Process -Filter \
+                     \"ProcessId={pid}\" | Invoke-CimMethod -MethodName Terminate"
                 ),
                 "If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or \
                  restart Windows: the remedy that always works."
                     .into(),
             ],
         }
+    }
+}
+
+/// Asks WMI to terminate the process (`Win32_Process.Terminate` through PowerShell's CIM cmdlets),
+/// the documented fallback when TerminateProcess did not end it. Bounded to 20 s.
+fn wmi_terminate(pid: u32) -> Result<Sent, ActError> {
+    use std::io::Read;
+    let root = std::env::var("SystemRoot").unwrap_or_else(|_| r"C:\Windows".into());
+    // The full path: never whatever `powershell` the PATH finds first.
+    let ps = format!(r"{root}\System32\WindowsPowerShell\v1.0\powershell.exe");
+    // The answer is printed with a marker: an exit status alone is not trusted (wine ships a
+    // powershell.exe stub that does nothing and exits 0).
+    let script = format!(
+        "$p = Get-CimInstance Win32_Process -Filter 'ProcessId={pid}'; \
+         if (-not $p) {{ Write-Output 'GPULEDGER-WMI:gone'; exit 0 }}; \
+         $r = Invoke-CimMethod -InputObject $p -MethodName Terminate; \
+         Write-Output ('GPULEDGER-WMI:' + $r.ReturnValue)"
+    );
+    let mut child = match std::process::Command::new(&ps)
+        .args(["-NoProfile", "-NonInteractive", "-Command", &script])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(ActError::Os(format!(
+                "PowerShell is not available ({ps}: {e})"
+            )))
+        }
+    };
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        // Bounded: the answer is one short line.
+        let _ = (&mut stdout).take(64 * 1024).read_to_string(&mut text);
+        text
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(ActError::Os("WMI did not answer within 20 s".into()));
+            }
+            Err(e) => return Err(ActError::Os(format!("waiting for PowerShell: {e}"))),
+        }
+    }
+    let text = reader.join().unwrap_or_default();
+    let answer = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("GPULEDGER-WMI:"));
+    match answer {
+        Some("0") => Ok(Sent::Delivered("through WMI".into())),
+        Some("gone") => Err(ActError::Gone),
+        // Win32_Process.Terminate: 2 = access denied.
+        Some("2") => Err(ActError::PermissionDenied),
+        Some(code) => Err(ActError::Os(format!("WMI Terminate returned {code}"))),
+        None => Err(ActError::Os(
+            "PowerShell gave no answer to the WMI request (not a working PowerShell?)".into(),
+        )),
     }
 }
 
