@@ -436,6 +436,20 @@ mod tests {
         assert!(parse_snapshot("[1,2").is_err());
     }
 
+    proptest::proptest! {
+        /// Any text, and any truncation of a valid snapshot, gives a value or an error: never a
+        /// panic, and never a half-read snapshot.
+        #[test]
+        fn parse_never_panics(cut in 0usize..2000, junk in ".{0,200}") {
+            let text = serde_json::to_string(&sample()).unwrap();
+            let cut = cut.min(text.len());
+            if let Ok(s) = parse_snapshot(&text[..cut]) {
+                proptest::prop_assert_eq!(s, sample());
+            }
+            let _ = parse_snapshot(&junk);
+        }
+    }
+
     #[test]
     fn kinds_label_reads_like_nvidia_smi() {
         let mut u = Usage::new("x", "nvml");

@@ -2,6 +2,7 @@
 
 pub mod estimate;
 pub mod explain;
+pub mod kill;
 pub mod probe;
 pub mod selftest;
 pub mod snapshot;
