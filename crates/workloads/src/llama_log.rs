@@ -71,11 +71,23 @@ pub struct KvSizeLine {
     pub v_mib: f64,
 }
 
+/// The recurrent-state summary line
+/// (`size = 0.22 MiB (4 cells, 3 layers, 4 seqs 0 rs_seq), R (f32): 0.04 MiB, S (f32): 0.19 MiB`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RsSizeLine {
+    pub mib: f64,
+    pub cells: u64,
+    pub layers: u64,
+    pub r_mib: f64,
+    pub s_mib: f64,
+}
+
 /// Everything memory-related found in a log.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LlamaLog {
     pub buffers: Vec<BufferLine>,
     pub kv_sizes: Vec<KvSizeLine>,
+    pub rs_sizes: Vec<RsSizeLine>,
     /// `offloaded N/M layers to GPU`.
     pub offloaded: Option<(u64, u64)>,
     pub n_ctx: Option<u64>,
@@ -113,6 +125,8 @@ pub fn parse_llama_log(text: &str) -> LlamaLog {
             out.buffers.push(b);
         } else if let Some(k) = parse_kv_size_line(line) {
             out.kv_sizes.push(k);
+        } else if let Some(r) = parse_rs_size_line(line) {
+            out.rs_sizes.push(r);
         } else if let Some(rest) = line.split("offloaded ").nth(1) {
             if let Some((a, b)) = rest
                 .split_whitespace()
@@ -232,6 +246,28 @@ fn parse_kv_size_line(line: &str) -> Option<KvSizeLine> {
     })
 }
 
+fn parse_rs_size_line(line: &str) -> Option<RsSizeLine> {
+    let rest = after(line, ": size = ")?;
+    let (mib, rest) = rest.split_once('(')?;
+    let (inside, rest) = rest.split_once(')')?;
+    let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let cells = first_num(parts[0].strip_suffix("cells")?)?;
+    let layers = first_num(parts[1].strip_suffix("layers")?)?;
+    let r = after(rest, "R (")?.split_once("):")?.1;
+    let (r_mib, s) = r.split_once(',')?;
+    let s_mib = after(s, "S (")?.split_once("):")?.1;
+    Some(RsSizeLine {
+        mib: parse_mib(mib)?,
+        cells,
+        layers,
+        r_mib: parse_mib(r_mib)?,
+        s_mib: parse_mib(s_mib.split(',').next()?)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +292,7 @@ I llama_kv_cache_iswa: creating     SWA KV cache, size = 1024 cells
 llama_kv_cache_init:      CUDA0 KV buffer size =  1024.00 MiB
 load_tensors:        CUDA0 model buffer size =  4403.49 MiB
 llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (f16):  480.00 MiB
+I llama_memory_recurrent: size =    0.22 MiB (     4 cells,   3 layers,  4 seqs  0 rs_seq), R (f32):    0.04 MiB, S (f32):    0.19 MiB
 ";
 
     #[test]
@@ -288,6 +325,16 @@ llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (q8_
         assert_eq!((k.k_type.as_str(), k.k_mib), ("q8_0", 544.0));
         assert_eq!((k.v_type.as_str(), k.v_mib), ("f16", 480.0));
         assert_eq!(l.buffers[5].bytes(), 1024 * 1024 * 1024);
+        assert_eq!(
+            l.rs_sizes,
+            [RsSizeLine {
+                mib: 0.22,
+                cells: 4,
+                layers: 3,
+                r_mib: 0.04,
+                s_mib: 0.19
+            }]
+        );
     }
 
     #[test]

@@ -169,6 +169,42 @@ def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=3
     finish(w)
 
 
+def write_mamba(path, *, n_layer=3, n_embd=128, d_conv=4, d_inner=256, d_state=16, dt_rank=8,
+                ctx=2048, n_words=1700):
+    """Recurrent: Mamba-1 blocks, no attention, state independent of the context."""
+    arch = "mamba"
+    w = gguf.GGUFWriter(path, arch)
+    w.add_string("general.name", os.path.basename(path))
+    n_vocab = add_spm_vocab(w, n_words)
+    w.add_uint32(f"{arch}.block_count", n_layer)
+    w.add_uint32(f"{arch}.context_length", ctx)
+    w.add_uint32(f"{arch}.embedding_length", n_embd)
+    w.add_uint32(f"{arch}.feed_forward_length", 0)
+    w.add_uint32(f"{arch}.attention.head_count", 0)
+    w.add_uint32(f"{arch}.ssm.conv_kernel", d_conv)
+    w.add_uint32(f"{arch}.ssm.inner_size", d_inner)
+    w.add_uint32(f"{arch}.ssm.state_size", d_state)
+    w.add_uint32(f"{arch}.ssm.time_step_rank", dt_rank)
+    w.add_float32(f"{arch}.attention.layer_norm_rms_epsilon", 1e-5)
+    w.add_uint32("general.file_type", 0)
+    w.add_tensor("token_embd.weight", mat(n_vocab, n_embd))
+    for il in range(n_layer):
+        p = f"blk.{il}."
+        w.add_tensor(p + "attn_norm.weight", vec(n_embd))
+        w.add_tensor(p + "ssm_in.weight", mat(2 * d_inner, n_embd))
+        w.add_tensor(p + "ssm_conv1d.weight", mat(d_inner, d_conv))
+        w.add_tensor(p + "ssm_conv1d.bias", vec(d_inner))
+        w.add_tensor(p + "ssm_x.weight", mat(dt_rank + 2 * d_state, d_inner))
+        w.add_tensor(p + "ssm_dt.weight", mat(d_inner, dt_rank))
+        w.add_tensor(p + "ssm_dt.bias", vec(d_inner))
+        w.add_tensor(p + "ssm_a", -np.ones((d_inner, d_state), dtype=np.float32))
+        w.add_tensor(p + "ssm_d", vec(d_inner))
+        w.add_tensor(p + "ssm_out.weight", mat(n_embd, d_inner))
+    w.add_tensor("output_norm.weight", vec(n_embd))
+    w.add_tensor("output.weight", mat(n_vocab, n_embd))
+    finish(w)
+
+
 def write_bench_vocab(path, n_vocab=150_000, n_merges=150_000):
     """Header shaped like a Qwen-style model: a 150k BPE vocabulary with merges, 28 layers of
     tensor infos. Tensor data is left out (only the header is ever read from this file)."""
@@ -212,6 +248,8 @@ MODELS = {
     "gemma3-swa": lambda p: write_gemma3(p),
     # multi-head latent attention as the current converter writes it
     "deepseek2-mla": lambda p: write_deepseek2(p),
+    # recurrent state (Mamba-1)
+    "mamba-rs": lambda p: write_mamba(p),
 }
 
 

@@ -188,8 +188,8 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     std::fs::write(&log_path, &log_text).unwrap();
     let ctx = format!("{} {:?} (log: {})", c.model, c.args, log_path.display());
     assert!(
-        !log.kv_sizes.is_empty() || log.buffers.iter().any(|b| b.kind == BufferKind::Model),
-        "{ctx}: no buffer lines in llama-server's log:\n{log_text}"
+        !log.kv_sizes.is_empty() || !log.rs_sizes.is_empty(),
+        "{ctx}: no KV or RS size lines in llama-server's log:\n{log_text}"
     );
     let args: Vec<String> = c.args.iter().map(|s| s.to_string()).collect();
     let mut settings = LlamaSettings::from_args(&args).unwrap();
@@ -215,8 +215,84 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     );
     assert_eq!(log.n_ubatch, Some(e.context.n_ubatch), "{ctx}: n_ubatch");
 
-    // KV cache: each cache's summary line equals the estimate to the printed precision.
     let kv = &e.kv_cache;
+    // Recurrent state: F32, one cell per slot, independent of the context.
+    match (log.rs_sizes.first(), kv.recurrent_bytes) {
+        (Some(rs), Some(b)) => {
+            assert_eq!(rs.cells, e.context.n_seq_max, "{ctx}: RS cells");
+            assert_eq!(format!("{:.2}", rs.mib), mib2(b), "{ctx}: RS MiB");
+            let (g, h) = log.sum_mib(&BufferKind::Rs);
+            assert_eq!(format!("{:.2}", g + h), mib2(b), "{ctx}: RS buffer");
+        }
+        (None, None) => {}
+        (a, b) => panic!("{ctx}: RS in log {a:?} vs estimate {b:?}"),
+    }
+    if log.kv_sizes.is_empty() {
+        assert_eq!(kv.k_bytes + kv.v_bytes, 0, "{ctx}: no KV cache in the log");
+    } else {
+        check_kv(&log, &e, &ctx);
+    }
+
+    // Weights: within 1 % (or the log's 0.01 MiB print resolution for tiny buffers).
+    let (w_gpu, w_host) = log.sum_mib(&BufferKind::Model);
+    let close = |log_mib: f64, est: u64| {
+        let est = est as f64 / MIB;
+        (log_mib - est).abs() <= (0.01 * est).max(0.006)
+    };
+    assert!(
+        close(w_gpu, e.weights.gpu_bytes),
+        "{ctx}: weights on GPU {w_gpu} MiB vs {}",
+        e.weights.gpu_bytes as f64 / MIB
+    );
+    assert!(
+        close(w_host, e.weights.host_bytes),
+        "{ctx}: weights on host {w_host} MiB vs {}",
+        e.weights.host_bytes as f64 / MIB
+    );
+    if let Some((off, of)) = log.offloaded {
+        assert_eq!(
+            of,
+            e.weights.n_layer as u64 + 1,
+            "{ctx}: offload denominator"
+        );
+        let est = e.weights.gpu_layers as u64 + e.weights.output_on_gpu as u64;
+        if lavapipe() {
+            assert_eq!(off, est, "{ctx}: layers offloaded");
+        }
+    }
+
+    // Output buffer (host).
+    let (o_gpu, o_host) = log.sum_mib(&BufferKind::Output);
+    assert!(
+        (o_gpu + o_host - e.output.host_bytes as f64 / MIB).abs() <= 0.006,
+        "{ctx}: output {o_host} MiB vs {}",
+        e.output.host_bytes as f64 / MIB
+    );
+
+    // Compute: approximate by construction; report the ratio and keep it within a factor of 2.
+    let (c_gpu, c_host) = log.sum_mib(&BufferKind::Compute);
+    let est_c = (e.compute.gpu_bytes + e.compute.host_bytes) as f64 / MIB;
+    let ratio = est_c / (c_gpu + c_host);
+    let strict = std::env::var_os("GPULEDGER_COMPUTE_REPORT_ONLY").is_none();
+    assert!(
+        !strict || (0.5..=2.0).contains(&ratio),
+        "{ctx}: compute estimate {est_c:.2} MiB vs llama-server {:.2} MiB",
+        c_gpu + c_host
+    );
+    format!(
+        "{ctx}: KV {} MiB = {:.2}; weights gpu {w_gpu:.2}/{:.2} host {w_host:.2}/{:.2}; compute {:.2} vs est {est_c:.2}",
+        mib2(kv.bytes),
+        log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
+            + log.rs_sizes.iter().map(|r| r.mib).sum::<f64>(),
+        e.weights.gpu_bytes as f64 / MIB,
+        e.weights.host_bytes as f64 / MIB,
+        c_gpu + c_host
+    )
+}
+
+fn check_kv(log: &LlamaLog, e: &gpuledger_workloads::Estimate, ctx: &str) {
+    let kv = &e.kv_cache;
+    // KV cache: each cache's summary line equals the estimate to the printed precision.
     let full = &log.kv_sizes[0];
     assert_eq!(full.cells, kv.cells_full, "{ctx}: full cells");
     assert_eq!(full.layers, kv.layers_full as u64, "{ctx}: full layers");
@@ -271,61 +347,6 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
         "{ctx}: KV on host {kv_host} MiB vs {}",
         kv.host_bytes as f64 / MIB
     );
-
-    // Weights: within 1 % (or the log's 0.01 MiB print resolution for tiny buffers).
-    let (w_gpu, w_host) = log.sum_mib(&BufferKind::Model);
-    let close = |log_mib: f64, est: u64| {
-        let est = est as f64 / MIB;
-        (log_mib - est).abs() <= (0.01 * est).max(0.006)
-    };
-    assert!(
-        close(w_gpu, e.weights.gpu_bytes),
-        "{ctx}: weights on GPU {w_gpu} MiB vs {}",
-        e.weights.gpu_bytes as f64 / MIB
-    );
-    assert!(
-        close(w_host, e.weights.host_bytes),
-        "{ctx}: weights on host {w_host} MiB vs {}",
-        e.weights.host_bytes as f64 / MIB
-    );
-    if let Some((off, of)) = log.offloaded {
-        assert_eq!(
-            of,
-            e.weights.n_layer as u64 + 1,
-            "{ctx}: offload denominator"
-        );
-        let est = e.weights.gpu_layers as u64 + e.weights.output_on_gpu as u64;
-        if lavapipe() {
-            assert_eq!(off, est, "{ctx}: layers offloaded");
-        }
-    }
-
-    // Output buffer (host).
-    let (o_gpu, o_host) = log.sum_mib(&BufferKind::Output);
-    assert!(
-        (o_gpu + o_host - e.output.host_bytes as f64 / MIB).abs() <= 0.006,
-        "{ctx}: output {o_host} MiB vs {}",
-        e.output.host_bytes as f64 / MIB
-    );
-
-    // Compute: approximate by construction; report the ratio and keep it within a factor of 2.
-    let (c_gpu, c_host) = log.sum_mib(&BufferKind::Compute);
-    let est_c = (e.compute.gpu_bytes + e.compute.host_bytes) as f64 / MIB;
-    let ratio = est_c / (c_gpu + c_host);
-    let strict = std::env::var_os("GPULEDGER_COMPUTE_REPORT_ONLY").is_none();
-    assert!(
-        !strict || (0.5..=2.0).contains(&ratio),
-        "{ctx}: compute estimate {est_c:.2} MiB vs llama-server {:.2} MiB",
-        c_gpu + c_host
-    );
-    format!(
-        "{ctx}: KV {} MiB = {:.2}; weights gpu {w_gpu:.2}/{:.2} host {w_host:.2}/{:.2}; compute {:.2} vs est {est_c:.2}",
-        mib2(kv.bytes),
-        log.kv_sizes.iter().map(|k| k.mib).sum::<f64>(),
-        e.weights.gpu_bytes as f64 / MIB,
-        e.weights.host_bytes as f64 / MIB,
-        c_gpu + c_host
-    )
 }
 
 const CASES: &[Case] = &[
@@ -399,6 +420,15 @@ const CASES: &[Case] = &[
     Case {
         model: "deepseek2-mla",
         args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-np", "1"],
+    },
+    // recurrent state (Mamba): one F32 cell per slot whatever the context
+    Case {
+        model: "mamba-rs",
+        args: &["-c", "4096", "-ngl", "0"],
+    },
+    Case {
+        model: "mamba-rs",
+        args: &["-c", "65536", "-np", "2", "-ngl", "0"],
     },
 ];
 

@@ -651,8 +651,13 @@ fn kv_cache(
 fn compute(p: &ModelParams, r: &Resolved, kv: &KvEstimate, backend: Backend) -> ComputeEstimate {
     let n_tokens = r.n_ctx.min(r.n_ubatch);
     // With per-slot streams the ubatch is split across streams: the mask covers one stream.
-    let n_kv_full = kv.cells_full;
-    let n_kv_swa = kv.cells_swa.unwrap_or(0);
+    // Masks exist only for caches that have layers (none for recurrent models).
+    let n_kv_full = if kv.layers_full > 0 { kv.cells_full } else { 0 };
+    let n_kv_swa = if kv.layers_swa > 0 {
+        kv.cells_swa.unwrap_or(0)
+    } else {
+        0
+    };
     let mask_el = if r.fa { 2 } else { 4 };
     let masks = n_tokens * (n_kv_full + n_kv_swa) * mask_el;
     let n_head = p.n_head.iter().copied().max().unwrap_or(0);
