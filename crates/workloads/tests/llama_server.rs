@@ -363,6 +363,11 @@ const CASES: &[Case] = &[
         model: "llama-gqa",
         args: &["-c", "5000", "-np", "2", "-kvu"],
     },
+    // n_ctx not divisible by the slots: each stream padded to 256, n_ctx rounded to match
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "5000", "-np", "3"],
+    },
     Case {
         model: "llama-gqa",
         args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"],
