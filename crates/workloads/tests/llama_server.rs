@@ -380,6 +380,15 @@ const CASES: &[Case] = &[
         model: "llama-gqa",
         args: &["-c", "1024", "-ngl", "0"],
     },
+    // weights read into host memory instead of mapped; KV kept on the host
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-ngl", "2", "--no-mmap"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-nkvo"],
+    },
     // no flash attention: V stored transposed, F32 masks and KQ in the compute buffer. (A
     // quantised K without FA runs a CPU kernel that needs AVX-VNNI: SIGILL on CPUs without it.)
     Case {
