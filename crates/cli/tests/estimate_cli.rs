@@ -188,3 +188,67 @@ fn estimate_errors_name_the_file_or_flag() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option \"--frobnicate\""));
 }
+
+#[test]
+fn estimate_shows_the_runtime_log_beside_the_estimate() {
+    let d = tempfile::tempdir().unwrap();
+    let model = big_model(d.path());
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    // Lines in llama-server's format (build 7e4c0a9, -lv 4).
+    let log = d.path().join("server.log");
+    std::fs::write(
+        &log,
+        "0.00.031.900 I load_tensors:   CPU_Mapped model buffer size =   250.00 MiB\n\
+         0.00.031.901 I load_tensors:        CUDA0 model buffer size = 16634.00 MiB\n\
+         0.00.032.690 I llama_kv_cache:        CUDA0 KV buffer size =  1024.00 MiB\n\
+         0.00.035.094 I sched_reserve:        CUDA0 compute buffer size =   300.75 MiB\n",
+    )
+    .unwrap();
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "-c",
+            "8192",
+            "--log",
+            log.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    let rep = v["reported"].as_array().unwrap();
+    let find = |line: &str, place: &str| {
+        rep.iter()
+            .find(|r| r["line"] == line && r["place"] == place)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(find("compute", "gpu")["reported_bytes"], 315359232u64); // 300.75 MiB
+    assert_eq!(find("KV cache", "gpu")["reported_bytes"], 1u64 << 30);
+    // 16 layers x 8192 cells x (1024 + 1024) x 2 B
+    assert_eq!(find("KV cache", "gpu")["estimated_bytes"], 1u64 << 29);
+    assert_eq!(find("weights", "host")["reported_bytes"], 250u64 << 20);
+    assert!(
+        find("output", "host")["reported_bytes"].is_null(),
+        "no output line in the log"
+    );
+
+    // A file without buffer lines is an error that says how to get them.
+    std::fs::write(&log, "hello\n").unwrap();
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("start llama-server with -lv 4"));
+}

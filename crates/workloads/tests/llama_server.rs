@@ -261,6 +261,19 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
         }
     }
 
+    // The same figures through compare_with_log (what `estimate --log` and explain show).
+    let cmp = gpuledger_workloads::estimate::compare_with_log(&e, &log);
+    for c in cmp.iter().filter(|c| c.line != "compute") {
+        let rep = c.reported_bytes.unwrap_or(0) as f64;
+        let est = c.estimated_bytes as f64;
+        assert!(
+            (rep - est).abs() <= (0.01 * est).max(0.011 * MIB),
+            "{ctx}: compare_with_log {} {}: estimated {est} vs logged {rep}",
+            c.line,
+            c.place
+        );
+    }
+
     // Output buffer (host).
     let (o_gpu, o_host) = log.sum_mib(&BufferKind::Output);
     assert!(

@@ -11,9 +11,11 @@ use anyhow::{bail, Context};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Snapshot, Vendor};
 use gpuledger_workloads::estimate::{
-    estimate, render_text, Backend, Estimate, LlamaSettings, Setting, SettingSource,
+    compare_with_log, estimate, render_comparison, render_text, Backend, Comparison, Estimate,
+    LlamaSettings, Setting, SettingSource,
 };
 use gpuledger_workloads::gguf::GgufModel;
+use gpuledger_workloads::llama_log::parse_llama_log;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -40,7 +42,9 @@ gpuledger options:
   --backend cuda|vulkan|metal|cpu
                               which kind of device buffers to model (default: from the device's
                               vendor when a GPU is found, else cuda)
-  --no-fit-check              do not look at the live machine";
+  --no-fit-check              do not look at the live machine
+  --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
+                              figures beside the estimate";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -89,9 +93,26 @@ pub struct Holder {
 struct JsonOut<'a> {
     estimate: &'a Estimate,
     fit: &'a Fit,
+    /// The runtime's own figures beside the estimate, with `--log`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reported: Option<&'a [Comparison]>,
+}
+
+/// Read a llama.cpp log (bounded: logs of a loaded server are small; the buffer lines come first).
+fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
+    use std::io::Read;
+    const MAX: u64 = 64 << 20;
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut bytes = Vec::new();
+    f.take(MAX)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 struct Opts {
+    log: Option<PathBuf>,
     json: bool,
     device: u32,
     backend: Option<Backend>,
@@ -102,6 +123,7 @@ struct Opts {
 /// meaning); the rest goes to the llama-server parser, and anything it does not know is an error.
 fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
     let mut o = Opts {
+        log: None,
         json: false,
         device: 0,
         backend: None,
@@ -113,6 +135,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         match a.as_str() {
             "--json" => o.json = true,
             "--no-fit-check" => o.fit_check = false,
+            "--log" => o.log = Some(PathBuf::from(it.next().context("--log needs a file")?)),
             "--device" => {
                 let v = it.next().context("--device needs a GPU index")?;
                 o.device = v
@@ -181,6 +204,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         },
     };
     let e = estimate(&model, &settings)?;
+    let reported = match &opts.log {
+        Some(p) => {
+            let log = parse_llama_log(&read_log(p)?);
+            if log.buffers.is_empty() {
+                bail!(
+                    "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",
+                    p.display()
+                );
+            }
+            Some(compare_with_log(&e, &log))
+        }
+        None => None,
+    };
     let fit = if !opts.fit_check {
         Fit::NotAvailable {
             reason: "fit check not requested (--no-fit-check)".into(),
@@ -193,11 +229,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         let mut s = serde_json::to_string_pretty(&JsonOut {
             estimate: &e,
             fit: &fit,
+            reported: reported.as_deref(),
         })?;
         s.push('\n');
         s
     } else {
         let mut s = render_text(&e);
+        if let Some(r) = &reported {
+            s.push_str(&render_comparison(r));
+        }
         s.push_str(&render_fit(&fit));
         s
     };

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use gpuledger_model::units::human_bytes;
 
-use super::{Estimate, InputSource};
+use super::{Comparison, Estimate, InputSource};
 
 fn src(s: &InputSource) -> String {
     match s {
@@ -155,6 +155,26 @@ pub fn render_text(e: &Estimate) -> String {
         for n in &e.notes {
             let _ = writeln!(o, "  - {n}");
         }
+    }
+    o
+}
+
+/// The estimate beside the runtime's own figures (from [`super::compare_with_log`]).
+pub fn render_comparison(rows: &[Comparison]) -> String {
+    let mut o = String::from("estimate vs llama.cpp's own log (the log is the runtime's word):\n");
+    for r in rows {
+        let rep = r
+            .reported_bytes
+            .map(human_bytes)
+            .unwrap_or_else(|| "not in log".into());
+        let _ = writeln!(
+            o,
+            "  {:<9} {:<4}  estimated {:>10}  logged {:>10}",
+            r.line,
+            r.place,
+            human_bytes(r.estimated_bytes),
+            rep
+        );
     }
     o
 }
