@@ -61,7 +61,7 @@ fn estimate_json_with_fit_check_on_each_device() {
     );
     assert_eq!(e["compute"]["approximate"], true);
     let fit = &v["fit"];
-    assert_eq!(fit["available"], "true");
+    assert_eq!(fit["available"], true);
     assert_eq!(fit["device"], "GPU1 NVIDIA GeForce RTX 4090");
     assert_eq!(fit["free_bytes"], 16757220864u64);
     assert_eq!(fit["fits"], false);

@@ -60,10 +60,9 @@ pub struct Args {
 }
 
 /// Whether the estimate fits on a device, from a snapshot (measured) beside the estimate.
-#[derive(Debug, Serialize)]
-#[serde(tag = "available")]
+/// JSON: `{"available": true, "device": ..., "fits": ...}` or `{"available": false, "reason": ...}`.
+#[derive(Debug)]
 pub enum Fit {
-    #[serde(rename = "true")]
     Checked {
         device: String,
         free_bytes: u64,
@@ -77,8 +76,42 @@ pub enum Fit {
         unattributed_bytes: Option<u64>,
         replay: Option<String>,
     },
-    #[serde(rename = "false")]
-    NotAvailable { reason: String },
+    NotAvailable {
+        reason: String,
+    },
+}
+
+impl Serialize for Fit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = match self {
+            Fit::NotAvailable { reason } => {
+                serde_json::json!({ "available": false, "reason": reason })
+            }
+            Fit::Checked {
+                device,
+                free_bytes,
+                total_bytes,
+                needed_bytes,
+                overhead_unknown,
+                fits,
+                holders,
+                unattributed_bytes,
+                replay,
+            } => serde_json::json!({
+                "available": true,
+                "device": device,
+                "free_bytes": free_bytes,
+                "total_bytes": total_bytes,
+                "needed_bytes": needed_bytes,
+                "overhead_unknown": overhead_unknown,
+                "fits": fits,
+                "holders": holders,
+                "unattributed_bytes": unattributed_bytes,
+                "replay": replay,
+            }),
+        };
+        v.serialize(s)
+    }
 }
 
 #[derive(Debug, Serialize)]
