@@ -130,6 +130,21 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
         text.contains("fit: fit check not available: no GPU found"),
         "{text}"
     );
+    let v = json_of(&gpuledger(
+        Path::new("/nonexistent/libnvidia-ml.so.1"),
+        &sc,
+        &procs.root(),
+        &["estimate", model.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(v["fit"]["available"], false);
+    assert!(v["fit"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no GPU found"));
+    assert!(
+        v["fit"].get("fits").is_none(),
+        "no verdict without a measurement"
+    );
 
     // GPU index that does not exist
     let out = gpuledger(
