@@ -48,7 +48,12 @@ pub struct WddmView {
 
 /// The uuid of an adapter that no NVML device matched. LUIDs last until reboot only.
 pub fn luid_uuid(luid: Luid) -> String {
-    format!("wddm-luid-{luid}")
+    luid_uuid_with_prefix("wddm-luid", luid)
+}
+
+/// `<prefix>-0x<high>_0x<low>`.
+pub fn luid_uuid_with_prefix(prefix: &str, luid: Luid) -> String {
+    format!("{prefix}-{luid}")
 }
 
 fn vendor_of(id: u32) -> Vendor {
