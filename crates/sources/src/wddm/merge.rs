@@ -635,6 +635,15 @@ pub fn apply(snap: &mut Snapshot, view: WddmView) {
                 snap.processes.last_mut().expect("just pushed")
             }
         };
+        // Identity the OS seam read fills gaps only; other sources' metadata wins.
+        if p.name.is_none() {
+            p.name = wp.name;
+            p.exe = p.exe.take().or(wp.exe);
+            p.start_time = p.start_time.or(wp.start_time);
+        }
+        if p.name.is_none() && p.metadata_unavailable.is_none() {
+            p.metadata_unavailable = wp.metadata_unavailable;
+        }
         for wu in wp.usage {
             match p.usage.iter_mut().find(|u| u.device == wu.device) {
                 Some(u) => merge_usage(u, wu),
@@ -685,6 +694,11 @@ fn merge_usage(u: &mut Usage, w: Usage) {
     }
 }
 
+/// `C:\\Windows\\System32\\dwm.exe` → `dwm.exe`.
+pub fn image_base_name(path: &str) -> &str {
+    path.rsplit(['\\', '/']).next().unwrap_or(path)
+}
+
 /// Processes known to carry shared surfaces (the desktop's swap chains) on Windows.
 const SURFACE_CARRIERS: [&str; 2] = ["dwm.exe", "csrss.exe"];
 
@@ -731,6 +745,14 @@ fn shared_surface_notes(snap: &mut Snapshot) {
             snap.notes.push(n);
         }
     }
+}
+
+#[cfg(test)]
+#[test]
+fn image_names() {
+    assert_eq!(image_base_name(r"C:\Windows\System32\dwm.exe"), "dwm.exe");
+    assert_eq!(image_base_name("llama-server.exe"), "llama-server.exe");
+    assert_eq!(image_base_name(r"\\?\D:\ai\ollama.exe"), "ollama.exe");
 }
 
 #[cfg(test)]

@@ -7,19 +7,24 @@
 
 use super::counters::{pdh_status_name, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::Luid;
-use super::merge::{apply, merge_round};
-use gpuledger_model::{Device, Snapshot};
+use super::merge::{apply, image_base_name, merge_round};
+use gpuledger_model::{Device, Process, Snapshot};
+use windows::core::PWSTR;
 use windows::core::{HSTRING, PCWSTR};
 use windows::Wdk::Graphics::Direct3D::{
     D3DKMTCloseAdapter, D3DKMTOpenAdapterFromLuid, D3DKMTQueryAdapterInfo, D3DKMT_ADAPTERADDRESS,
     D3DKMT_CLOSEADAPTER, D3DKMT_OPENADAPTERFROMLUID, D3DKMT_QUERYADAPTERINFO,
     KMTQAITYPE_ADAPTERADDRESS,
 };
-use windows::Win32::Foundation::LUID;
+use windows::Win32::Foundation::{CloseHandle, FILETIME, LUID};
 use windows::Win32::Graphics::Dxgi::{CreateDXGIFactory1, IDXGIFactory1, DXGI_ERROR_NOT_FOUND};
 use windows::Win32::System::Performance::{
     PdhAddEnglishCounterW, PdhCloseQuery, PdhCollectQueryData, PdhGetRawCounterArrayW,
     PdhOpenQueryW, PDH_HCOUNTER, PDH_HQUERY, PDH_MORE_DATA, PDH_RAW_COUNTER_ITEM_W,
+};
+use windows::Win32::System::Threading::{
+    GetProcessTimes, OpenProcess, QueryFullProcessImageNameW, PROCESS_NAME_WIN32,
+    PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -151,8 +156,53 @@ impl WddmSource {
                 "DXGI adapter list unavailable ({e}): adapters are shown by LUID without names or totals"
             ));
         }
+        // Before `apply`, so the shared-surface note can name dwm.exe and csrss.exe.
+        fill_process_identity(&mut view.processes);
         apply(snap, view);
         self.prev = Some(cur);
+    }
+}
+
+/// Name, image path and creation time of the processes the counters named, where the snapshot has
+/// none yet (another source may already have filled them). Protected processes refuse the handle:
+/// their rows keep the pid and say why.
+fn fill_process_identity(processes: &mut [Process]) {
+    for p in processes.iter_mut().filter(|p| p.name.is_none()) {
+        // SAFETY: a query-only handle, closed below.
+        let h = match unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, p.pid) } {
+            Ok(h) => h,
+            Err(e) => {
+                p.metadata_unavailable = Some(format!("OpenProcess: {e}"));
+                continue;
+            }
+        };
+        let mut buf = [0u16; 1024];
+        let mut len = buf.len() as u32;
+        // SAFETY: `buf` holds `len` wide chars; `len` is updated to the length written.
+        if unsafe {
+            QueryFullProcessImageNameW(h, PROCESS_NAME_WIN32, PWSTR(buf.as_mut_ptr()), &mut len)
+        }
+        .is_ok()
+        {
+            let path = String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())]);
+            p.name = Some(image_base_name(&path).to_string());
+            p.exe = Some(path);
+        }
+        let (mut created, mut exited, mut kernel, mut user) = (
+            FILETIME::default(),
+            FILETIME::default(),
+            FILETIME::default(),
+            FILETIME::default(),
+        );
+        // SAFETY: out-pointers to locals.
+        if unsafe { GetProcessTimes(h, &mut created, &mut exited, &mut kernel, &mut user) }.is_ok()
+        {
+            // FILETIME of creation: with the pid it names one process (Windows reuses pids).
+            p.start_time =
+                Some((u64::from(created.dwHighDateTime) << 32) | u64::from(created.dwLowDateTime));
+        }
+        // SAFETY: opened above.
+        let _ = unsafe { CloseHandle(h) };
     }
 }
 

@@ -316,13 +316,17 @@ fn shared_surfaces_are_flagged_and_carriers_named() {
     let arr = r2.adapter_local.as_mut().unwrap();
     arr.samples[0].first = (5 * GIB) as i64;
     let mut snap = Snapshot::new("t".into(), Host::default());
-    for (pid, name) in [(1116, "dwm.exe"), (1024, "csrss.exe")] {
-        let mut p = Process::new(pid);
-        p.name = Some(name.into());
-        snap.processes.push(p);
-    }
-    let v = merge_round(Some(&r1), &r2, &adapters, &[]);
+    // dwm.exe named by another source already; csrss.exe named by the WDDM seam (in the view).
+    let mut dwm = Process::new(1116);
+    dwm.name = Some("dwm.exe".into());
+    snap.processes.push(dwm);
+    let mut v = merge_round(Some(&r1), &r2, &adapters, &[]);
+    let csrss = v.processes.iter_mut().find(|p| p.pid == 1024).unwrap();
+    csrss.name = Some("csrss.exe".into());
+    csrss.start_time = Some(133_771_000_000_000_000);
     apply(&mut snap, v);
+    let csrss = snap.processes.iter().find(|p| p.pid == 1024).unwrap();
+    assert_eq!(csrss.start_time, Some(133_771_000_000_000_000));
     let d = snap.devices.iter().find(|d| d.uuid == NV).unwrap();
     assert!(d.ledger.over_attributed);
     let over = (128 + 512 + 300 + 6144 + 64) * MIB - 5 * GIB;
