@@ -231,6 +231,12 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listen_ports: Vec<u16>,
+    /// What the process is, with the evidence (identification, not measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::Workload>,
     pub usage: Vec<Usage>,
 }
 
@@ -247,6 +253,8 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            listen_ports: Vec::new(),
+            workload: None,
             usage: Vec::new(),
         }
     }
@@ -276,6 +284,11 @@ pub struct Usage {
     pub memory_by_source: BTreeMap<String, u64>,
     pub kinds: Vec<UsageKind>,
     pub engines: Engines,
+    /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
+    /// `Compute_0`, `VideoDecode`, ...; WSL: `node<N>`): the busiest engine of that type over the
+    /// last interval.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engines_by_type: BTreeMap<String, u32>,
 }
 
 impl Usage {
@@ -289,6 +302,7 @@ impl Usage {
             memory_by_source: BTreeMap::new(),
             kinds: Vec::new(),
             engines: Engines::default(),
+            engines_by_type: BTreeMap::new(),
         }
     }
 
@@ -329,10 +343,6 @@ pub struct Engines {
     pub memory_percent: Option<u32>,
     pub encoder_percent: Option<u32>,
     pub decoder_percent: Option<u32>,
-    /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
-    /// `Compute_0`, `VideoDecode`, ...); the busiest engine of that type.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub by_engine_type: BTreeMap<String, u32>,
     /// Why the engine figures are missing (no samples in the interval, not supported, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable_reason: Option<String>,
@@ -441,6 +451,20 @@ mod tests {
         let err = parse_snapshot(r#"{"devices":[]}"#).unwrap_err();
         assert!(err.to_string().contains("<missing>"), "{err}");
         assert!(parse_snapshot("[1,2").is_err());
+    }
+
+    proptest::proptest! {
+        /// Any text, and any truncation of a valid snapshot, gives a value or an error: never a
+        /// panic, and never a half-read snapshot.
+        #[test]
+        fn parse_never_panics(cut in 0usize..2000, junk in ".{0,200}") {
+            let text = serde_json::to_string(&sample()).unwrap();
+            let cut = cut.min(text.len());
+            if let Ok(s) = parse_snapshot(&text[..cut]) {
+                proptest::prop_assert_eq!(s, sample());
+            }
+            let _ = parse_snapshot(&junk);
+        }
     }
 
     #[test]

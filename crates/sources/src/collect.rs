@@ -1,6 +1,10 @@
 //! One collection round: every source adds what it can see, then the books are balanced.
 
+use crate::nvml::{LoadError, Nvml};
+use crate::procfs::{rfc3339, ProcReader};
+use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
 use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the sources read from. Defaults are the live machine; tests and post-mortems point them at
 /// recorded trees and fake libraries.
@@ -22,7 +26,107 @@ impl Default for SourceConfig {
     }
 }
 
-/// Holds the sources open between rounds (loading NVML is the expensive part).
+/// A step that adds conclusions to a measured snapshot (workload identification), run after the
+/// sources and before the books are balanced. It lives above the sources (in the workloads crate)
+/// and is handed in, so that the sources never depend on it.
+pub trait Annotate: Send {
+    fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader);
+}
+
+/// Holds the sources open between rounds: loading NVML and reading the user table are done once,
+/// not per round.
 pub struct Collector {
     pub config: SourceConfig,
+    nvml: Result<Nvml, LoadError>,
+    procs: ProcReader,
+    annotators: Vec<Box<dyn Annotate>>,
+}
+
+impl Collector {
+    pub fn new(config: SourceConfig) -> Self {
+        let nvml = Nvml::load(config.nvml_lib.as_deref());
+        let procs = ProcReader::new(&config.proc_root);
+        Collector {
+            config,
+            nvml,
+            procs,
+            annotators: Vec::new(),
+        }
+    }
+
+    /// Add a step run on every round after the sources (see [`Annotate`]).
+    pub fn with_annotator(mut self, a: Box<dyn Annotate>) -> Self {
+        self.annotators.push(a);
+        self
+    }
+
+    /// The NVML handle, or why there is none.
+    pub fn nvml(&self) -> Result<&Nvml, &LoadError> {
+        self.nvml.as_ref()
+    }
+
+    pub fn procs(&self) -> &ProcReader {
+        &self.procs
+    }
+
+    /// One round. Never fails: what a source could not see is recorded in the snapshot.
+    pub fn collect(&mut self) -> Snapshot {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
+
+        let status = match &mut self.nvml {
+            Ok(nvml) => nvml.collect(&mut snap),
+            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
+        };
+        snap.sources.push(status);
+        if snap.host.wsl {
+            snap.notes.push(
+                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
+            );
+        }
+
+        let mut unseen = 0usize;
+        for p in &mut snap.processes {
+            self.procs.fill(p);
+            if p.metadata_unavailable.is_some() {
+                unseen += 1;
+            }
+        }
+        let detail = format!(
+            "{}: metadata for {} of {} GPU process{}",
+            self.procs.root().display(),
+            snap.processes.len() - unseen,
+            snap.processes.len(),
+            if snap.processes.len() == 1 { "" } else { "es" },
+        );
+        let state =
+            if self.procs.root().join("self").exists() || self.procs.root().join("stat").exists() {
+                SourceState::Ok
+            } else {
+                SourceState::Unavailable
+            };
+        snap.sources
+            .push(SourceStatus::new("procfs", state, detail));
+        if unseen > 0 {
+            snap.notes.push(format!(
+                "{unseen} GPU process{} not visible in {} (exited during the round, or in another PID namespace)",
+                if unseen == 1 { " is" } else { "es are" },
+                self.procs.root().display()
+            ));
+        }
+
+        for a in &mut self.annotators {
+            a.annotate(&mut snap, &self.procs);
+        }
+
+        if snap.devices.is_empty() {
+            snap.notes
+                .push("no GPU found by any source (see `gpuledger selftest`)".into());
+        }
+        balance(&mut snap);
+        snap
+    }
 }

@@ -268,12 +268,11 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
                 for (node, t) in nodes {
                     if let Some(b) = pn.get(node).filter(|b| *b <= t) {
                         let pct = ((t - b) as f64 / dt as f64 * 100.0).clamp(0.0, 100.0);
-                        u.engines
-                            .by_engine_type
+                        u.engines_by_type
                             .insert(format!("node{node}"), pct.round() as u32);
                     }
                 }
-                u.engines.sm_percent = u.engines.by_engine_type.values().max().copied();
+                u.engines.sm_percent = u.engines_by_type.values().max().copied();
             }
             (None, Some(_)) => {
                 u.engines.unavailable_reason = Some(

@@ -48,7 +48,7 @@ fn per_process_memory_and_engine_time_from_raw_buffers() {
     assert_eq!(llama.memory_source, LABEL);
     assert_eq!(llama.memory_bytes, Some(8 * GIB));
     assert_eq!(llama.system_memory_bytes, Some(512 * MIB));
-    assert_eq!(llama.engines.by_engine_type.get("node1"), Some(&75));
+    assert_eq!(llama.engines_by_type.get("node1"), Some(&75));
     assert_eq!(llama.engines.sm_percent, Some(75));
     let py = &v.processes[1].usage[0];
     assert_eq!(py.memory_bytes, Some(600 * MIB));

@@ -1,1 +1,290 @@
-// procfs reader: being written.
+//! Process metadata from a procfs tree (`/proc` or a recorded copy).
+//!
+//! Processes vanish mid-round and some cannot be read (other users, other namespaces): both are
+//! normal and come back as a reason, never as an error that stops the round.
+
+mod facts;
+
+pub use facts::{parse_listening, parse_maps, ProcessFacts};
+
+use gpuledger_model::{redact_arg_list, Process};
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Reads `/proc/<pid>/...` below `root`, with the user table and boot time cached.
+pub struct ProcReader {
+    root: PathBuf,
+    users: HashMap<u32, String>,
+    boot_time: Option<u64>,
+    ticks_per_sec: u64,
+}
+
+/// Fields of `/proc/<pid>/stat` we use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stat {
+    pub comm: String,
+    pub state: char,
+    pub ppid: u32,
+    /// Clock ticks after boot (field 22).
+    pub start_time: u64,
+}
+
+impl ProcReader {
+    pub fn new(root: &Path) -> Self {
+        // The user table belongs to the same tree: `<root>/../etc/passwd` (live: /etc/passwd).
+        let passwd = root.parent().unwrap_or(Path::new("/")).join("etc/passwd");
+        let users = fs::read_to_string(passwd)
+            .map(|t| parse_passwd(&t))
+            .unwrap_or_default();
+        let boot_time = fs::read_to_string(root.join("stat"))
+            .ok()
+            .and_then(|t| parse_btime(&t));
+        ProcReader {
+            root: root.to_path_buf(),
+            users,
+            boot_time,
+            ticks_per_sec: clock_ticks(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn stat(&self, pid: u32) -> io::Result<Stat> {
+        let text = fs::read_to_string(self.root.join(pid.to_string()).join("stat"))?;
+        parse_stat(&text).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("/proc/{pid}/stat is malformed"),
+            )
+        })
+    }
+
+    /// Fill `p`'s metadata. On failure `metadata_unavailable` says why, in words.
+    pub fn fill(&self, p: &mut Process) {
+        let dir = self.root.join(p.pid.to_string());
+        match self.stat(p.pid) {
+            Ok(st) => {
+                p.start_time = Some(st.start_time);
+                p.ppid = Some(st.ppid);
+                p.name = Some(st.comm);
+                if let (Some(bt), true) = (self.boot_time, self.ticks_per_sec > 0) {
+                    p.started_at = Some(rfc3339(bt + st.start_time / self.ticks_per_sec));
+                }
+            }
+            Err(e) => {
+                p.metadata_unavailable = Some(match e.kind() {
+                    io::ErrorKind::NotFound => {
+                        "not visible in this /proc: the process exited during the round, or runs in another PID namespace (container or host)".into()
+                    }
+                    io::ErrorKind::PermissionDenied => "permission denied reading /proc for this process".into(),
+                    _ => format!("could not read /proc/{}/stat: {e}", p.pid),
+                });
+                return;
+            }
+        }
+        if let Ok(status) = fs::read_to_string(dir.join("status")) {
+            if let Some(uid) = parse_uid(&status) {
+                p.uid = Some(uid);
+                p.user = Some(
+                    self.users
+                        .get(&uid)
+                        .cloned()
+                        .unwrap_or_else(|| uid.to_string()),
+                );
+            }
+        }
+        match fs::read_link(dir.join("exe")) {
+            Ok(t) => {
+                p.exe = Some(
+                    t.to_string_lossy()
+                        .trim_end_matches(" (deleted)")
+                        .to_string(),
+                )
+            }
+            // Kernel threads and other users' processes (without privileges) have no readable exe.
+            Err(_) => p.exe = None,
+        }
+        if let Ok(raw) = fs::read(dir.join("cmdline")) {
+            let args = split_cmdline(&raw);
+            if !args.is_empty() {
+                p.cmdline = Some(redact_arg_list(&args));
+            }
+        }
+        // A process can vanish between reading stat and the rest: keep what we got.
+    }
+
+    /// PIDs present in the tree.
+    pub fn pids(&self) -> io::Result<Vec<u32>> {
+        let mut v: Vec<u32> = fs::read_dir(&self.root)?
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    /// Host facts that live under /proc.
+    pub fn host(&self) -> gpuledger_model::Host {
+        let read = |p: &str| {
+            fs::read_to_string(self.root.join(p))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        let kernel = read("sys/kernel/osrelease");
+        let wsl = kernel.as_deref().is_some_and(|k| {
+            k.contains("microsoft") || k.contains("Microsoft") || k.contains("WSL")
+        });
+        gpuledger_model::Host {
+            hostname: read("sys/kernel/hostname"),
+            os: std::env::consts::OS.to_string(),
+            kernel,
+            wsl,
+        }
+    }
+}
+
+/// `/proc/<pid>/stat`: the comm field is parenthesised and may itself contain spaces and `)`, so
+/// split at the last `)`.
+pub fn parse_stat(text: &str) -> Option<Stat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    if close < open {
+        return None;
+    }
+    let comm = text[open + 1..close].to_string();
+    let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    // rest[0] is field 3 (state); field N is rest[N - 3].
+    let state = rest.first()?.chars().next()?;
+    let ppid = rest.get(1)?.parse().ok()?;
+    let start_time = rest.get(19)?.parse().ok()?;
+    Some(Stat {
+        comm,
+        state,
+        ppid,
+        start_time,
+    })
+}
+
+fn parse_uid(status: &str) -> Option<u32> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+}
+
+fn parse_passwd(text: &str) -> HashMap<u32, String> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split(':');
+            let name = f.next()?;
+            let uid = f.nth(1)?.parse().ok()?;
+            Some((uid, name.to_string()))
+        })
+        .collect()
+}
+
+fn parse_btime(stat: &str) -> Option<u64> {
+    stat.lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// NUL-separated arguments; a trailing NUL is not an empty argument.
+pub fn split_cmdline(raw: &[u8]) -> Vec<String> {
+    let raw = raw.strip_suffix(&[0]).unwrap_or(raw);
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    raw.split(|&b| b == 0)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
+}
+
+fn clock_ticks() -> u64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        if t > 0 {
+            return t as u64;
+        }
+    }
+    100
+}
+
+/// RFC 3339 (UTC, seconds) for a Unix time, without a date crate: days-from-civil inverse.
+pub fn rfc3339(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_with_hostile_comm() {
+        let s = "1234 (evil) name) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 98765 1000000 200 18446744073709551615";
+        let st = parse_stat(s).unwrap();
+        assert_eq!(st.comm, "evil) name");
+        assert_eq!(st.state, 'S');
+        assert_eq!(st.ppid, 1);
+        assert_eq!(st.start_time, 98765);
+        assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(parse_stat("1 (x) S 1"), None);
+    }
+
+    #[test]
+    fn cmdline_split() {
+        assert_eq!(split_cmdline(b"a\0b c\0"), ["a", "b c"]);
+        assert!(split_cmdline(b"").is_empty());
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_940_000), "2026-11-29T08:13:20Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn passwd_and_uid() {
+        let users = parse_passwd(
+            "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/a:/bin/sh\nbroken\n",
+        );
+        assert_eq!(users[&1000], "alice");
+        assert_eq!(
+            parse_uid("Name:\tx\nUid:\t1000\t1000\t1000\t1000\n"),
+            Some(1000)
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stat_parser_never_panics(s in ".{0,300}") {
+            let _ = parse_stat(&s);
+        }
+    }
+}

@@ -445,7 +445,7 @@ pub fn merge_round(
                     class_max(&[EngineClass::Graphics, EngineClass::Compute]).map(pct);
                 u.engines.encoder_percent = class_max(&[EngineClass::VideoEncode]).map(pct);
                 u.engines.decoder_percent = class_max(&[EngineClass::VideoDecode]).map(pct);
-                u.engines.by_engine_type = e
+                u.engines_by_type = e
                     .by_type
                     .iter()
                     .map(|(t, v)| (t.clone(), pct(*v)))
@@ -681,10 +681,10 @@ fn merge_usage(u: &mut Usage, w: Usage) {
             u.kinds.push(k);
         }
     }
-    let e = &mut u.engines;
-    if e.by_engine_type.is_empty() {
-        e.by_engine_type = w.engines.by_engine_type;
+    if u.engines_by_type.is_empty() {
+        u.engines_by_type = w.engines_by_type;
     }
+    let e = &mut u.engines;
     let nvml_has_rates = e.sm_percent.is_some() || e.encoder_percent.is_some();
     if !nvml_has_rates {
         e.sm_percent = w.engines.sm_percent;

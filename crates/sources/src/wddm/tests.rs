@@ -76,9 +76,9 @@ fn second_round_gives_memory_engines_and_busiest_engine() {
     assert_eq!(llama.memory_bytes, Some(6 * GIB));
     assert_eq!(llama.system_memory_bytes, Some(256 * MIB));
     assert_eq!(llama.engines.sm_percent, Some(80));
-    assert_eq!(llama.engines.by_engine_type.get("Compute_0"), Some(&80));
-    assert_eq!(llama.engines.by_engine_type.get("Copy"), Some(&10));
-    assert_eq!(llama.engines.by_engine_type.get("3D"), Some(&0));
+    assert_eq!(llama.engines_by_type.get("Compute_0"), Some(&80));
+    assert_eq!(llama.engines_by_type.get("Copy"), Some(&10));
+    assert_eq!(llama.engines_by_type.get("3D"), Some(&0));
     assert_eq!(llama.kinds, vec![UsageKind::Compute]);
     assert_eq!(llama.engines.unavailable_reason, None);
 
@@ -120,7 +120,7 @@ fn first_round_has_no_rates_and_says_so() {
     let llama = usage(&v, 12220, NV);
     assert_eq!(llama.memory_bytes, Some(6 * GIB), "memory needs one round");
     assert_eq!(llama.engines.sm_percent, None);
-    assert!(llama.engines.by_engine_type.is_empty());
+    assert!(llama.engines_by_type.is_empty());
     assert_eq!(
         llama.engines.unavailable_reason.as_deref(),
         Some(FIRST_ROUND)
@@ -278,7 +278,7 @@ fn nvml_merge_keeps_both_and_shows_the_larger() {
     assert_eq!(llama.memory_bytes, Some(6 * GIB));
     assert_eq!(llama.memory_source, LABEL_LOCAL);
     assert_eq!(llama.unavailable_reason, None);
-    assert_eq!(llama.engines.by_engine_type.get("Compute_0"), Some(&80));
+    assert_eq!(llama.engines_by_type.get("Compute_0"), Some(&80));
     // Both measured: the larger shown, both kept.
     let chrome = find(4242);
     assert_eq!(chrome.memory_bytes, Some(300 * MIB));

@@ -1,0 +1,138 @@
+//! `gpuledger selftest`: each source, found or not, what it sees, what it cannot see and why.
+
+use crate::Global;
+use gpuledger_model::{Snapshot, SourceState};
+use std::fmt::Write;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Finding {
+    source: String,
+    status: SourceState,
+    sees: Vec<String>,
+    cannot_see: Vec<String>,
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if global.args.replay.is_some() {
+        anyhow::bail!("selftest checks the live machine; it cannot run on a replay");
+    }
+    let snap = global.collector().collect();
+    let mut findings = findings(&snap);
+    findings.push(probe_finding());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&findings)?);
+    } else {
+        print!("{}", render(&snap, &findings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn findings(snap: &Snapshot) -> Vec<Finding> {
+    snap.sources
+        .iter()
+        .map(|s| {
+            let mut sees = Vec::new();
+            let mut cannot = Vec::new();
+            match s.status {
+                SourceState::Ok => sees.push(s.detail.clone()),
+                _ => cannot.push(s.detail.clone()),
+            }
+            if s.name == "nvml" && s.status == SourceState::Ok {
+                for d in snap.devices.iter().filter(|d| d.source == "nvml") {
+                    sees.push(format!("{}: {}", d.label(), d.uuid));
+                    for (f, why) in &d.unavailable {
+                        cannot.push(format!("GPU{} {f}: {why}", d.index));
+                    }
+                }
+                let mut reasons: Vec<&str> = snap
+                    .processes
+                    .iter()
+                    .flat_map(|p| &p.usage)
+                    .filter_map(|u| u.unavailable_reason.as_deref())
+                    .collect();
+                reasons.sort();
+                reasons.dedup();
+                for r in reasons {
+                    cannot.push(format!("per-process memory: {r}"));
+                }
+            }
+            Finding {
+                source: s.name.clone(),
+                status: s.status,
+                sees,
+                cannot_see: cannot,
+            }
+        })
+        .collect()
+}
+
+/// Whether `gpuledger probe --save` has measured this machine, and how long ago.
+fn probe_finding() -> Finding {
+    use gpuledger_probe::store::{status, ProbeStatus};
+    let (state, line) = match super::probe::saved_path(None) {
+        None => (
+            SourceState::Unavailable,
+            "no probe result: no data directory (set XDG_DATA_HOME or HOME)".to_string(),
+        ),
+        Some(path) => {
+            let st = status(&path, std::time::SystemTime::now());
+            let state = match st {
+                ProbeStatus::Present { .. } => SourceState::Ok,
+                ProbeStatus::Missing { .. } => SourceState::Unavailable,
+                ProbeStatus::Unreadable { .. } => SourceState::Error,
+            };
+            (state, st.summary())
+        }
+    };
+    let (sees, cannot_see) = if state == SourceState::Ok {
+        (vec![line], Vec::new())
+    } else {
+        (Vec::new(), vec![line])
+    };
+    Finding {
+        source: "probe".into(),
+        status: state,
+        sees,
+        cannot_see,
+    }
+}
+
+fn render(snap: &Snapshot, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "gpuledger selftest · {} · kernel {}{}",
+        snap.host.hostname.as_deref().unwrap_or("unknown host"),
+        snap.host.kernel.as_deref().unwrap_or("unknown"),
+        if snap.host.wsl { " · WSL2" } else { "" }
+    );
+    for f in findings {
+        let mark = match f.status {
+            SourceState::Ok => "ok",
+            SourceState::Unavailable => "not found",
+            SourceState::Error => "ERROR",
+        };
+        let _ = writeln!(out, "\n[{mark}] {}", f.source);
+        for s in &f.sees {
+            let _ = writeln!(out, "  sees: {s}");
+        }
+        for c in &f.cannot_see {
+            let _ = writeln!(out, "  cannot see: {c}");
+        }
+    }
+    if !snap.notes.is_empty() {
+        out.push_str("\nnotes:\n");
+        for n in &snap.notes {
+            let _ = writeln!(out, "  - {n}");
+        }
+    }
+    out
+}

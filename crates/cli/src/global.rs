@@ -1,0 +1,76 @@
+//! Options every command shares: where the sources read from, or a recording to replay instead.
+
+use anyhow::Context;
+use gpuledger_model::{parse_snapshot, Snapshot};
+use gpuledger_sources::{Collector, SourceConfig};
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Read process information from this procfs tree instead of /proc (recorded data, tests).
+    #[arg(long, global = true, value_name = "PATH", default_value = "/proc")]
+    pub proc_root: PathBuf,
+    /// Read device information from this sysfs tree instead of /sys.
+    #[arg(long, global = true, value_name = "PATH", default_value = "/sys")]
+    pub sys_root: PathBuf,
+    /// Load NVML from this file instead of searching for libnvidia-ml.so.1 / nvml.dll.
+    #[arg(long, global = true, value_name = "PATH", env = "GPULEDGER_NVML_LIB")]
+    pub nvml_lib: Option<PathBuf>,
+    /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) instead of the live machine.
+    /// The output is marked as a replay.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+}
+
+pub struct Global {
+    pub args: GlobalArgs,
+}
+
+impl Global {
+    pub fn new(args: GlobalArgs) -> Self {
+        Global { args }
+    }
+
+    pub fn source_config(&self) -> SourceConfig {
+        SourceConfig {
+            proc_root: self.args.proc_root.clone(),
+            sys_root: self.args.sys_root.clone(),
+            nvml_lib: self.args.nvml_lib.clone(),
+        }
+    }
+
+    /// The sources, with workload identification attached to each round.
+    pub fn collector(&self) -> Collector {
+        Collector::new(self.source_config())
+            .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()))
+    }
+
+    /// The snapshot to show: the replay file if one was given, else one live round.
+    /// The second value names the replay source.
+    pub fn snapshot(&self) -> anyhow::Result<(Snapshot, Option<String>)> {
+        match &self.args.replay {
+            Some(path) => {
+                let shown = path.display().to_string();
+                Ok((load_snapshot(path)?, Some(shown)))
+            }
+            None => Ok((self.collector().collect(), None)),
+        }
+    }
+}
+
+/// Read a snapshot file; errors name the file and what is wrong with it.
+pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
+    // Snapshots are small; refuse something that is clearly not one before reading it all.
+    const MAX: u64 = 256 << 20;
+    let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if md.len() > MAX {
+        anyhow::bail!(
+            "{}: {} bytes is too large for a snapshot",
+            path.display(),
+            md.len()
+        );
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+}

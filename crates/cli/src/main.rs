@@ -1,0 +1,77 @@
+//! `gpuledger`: one binary, one sub-command per job. Each command lives in `commands/<name>.rs`
+//! with its own `Args` and `run`.
+
+mod commands;
+mod global;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+pub use global::Global;
+
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success (no GPU found is a normal outcome, not an error)
+  1  an error: unreadable or invalid input file, failed output
+  2  bad command-line usage";
+
+#[derive(Parser)]
+#[command(
+    name = "gpuledger",
+    version,
+    about = "Who is using my GPU memory, and why.",
+    long_about = "Who is using my GPU memory, and why.\n\n\
+        gpuledger lists GPU memory per device and per process from the driver's own counters \
+        (the measured ledger), shows what no process accounts for as an explicit 'unattributed' \
+        row, and keeps every unknown value visible as n/a with its reason.",
+    after_help = EXIT_CODES
+)]
+struct Cli {
+    #[command(flatten)]
+    global: global::GlobalArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// One collection round, as a table or as JSON (the stable gpuledger.snapshot/1 contract).
+    #[command(after_help = EXIT_CODES)]
+    Snapshot(commands::snapshot::Args),
+    /// Everything known about one process: measured memory, what it is and why we think so,
+    /// its live server state.
+    #[command(after_help = EXIT_CODES)]
+    Explain(commands::explain::Args),
+    /// Measure what the CUDA driver charges to VRAM on this machine for a context and for pinned
+    /// host memory (cuMemHostAlloc, cuMemHostRegister), with device memory as the control.
+    #[command(after_help = commands::probe::EXIT_CODES)]
+    Probe(commands::probe::Args),
+    /// Check every data source on this machine: what it sees, what it cannot see, and why.
+    #[command(after_help = EXIT_CODES)]
+    Selftest(commands::selftest::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let global = Global::new(cli.global);
+    let result = match &cli.command {
+        Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
+        Some(Command::Explain(a)) => commands::explain::run(a, &global),
+        Some(Command::Probe(a)) => commands::probe::run(a, &global),
+        Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        None => {
+            eprintln!(
+                "gpuledger: the live terminal view is not implemented yet.\n\
+                 Use `gpuledger snapshot` for one round, or `gpuledger --help` for all commands."
+            );
+            Ok(ExitCode::from(1))
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gpuledger: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! End to end: the real binary loads the fake NVML through the real loading code.
+
+mod support;
+use support::*;
+
+fn usage<'a>(v: &'a serde_json::Value, pid: u64, dev: &str) -> &'a serde_json::Value {
+    let p = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == pid)
+        .unwrap_or_else(|| panic!("pid {pid} missing"));
+    p["usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["device"] == dev)
+        .unwrap_or_else(|| panic!("pid {pid} has no usage on {dev}"))
+}
+
+const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
+const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+
+#[test]
+fn two_devices_processes_unknowns_and_reasons() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    assert_eq!(v["schema"], "gpuledger.snapshot/1");
+    assert_eq!(v["host"]["hostname"], "gpu-box");
+    assert_eq!(v["host"]["wsl"], false);
+
+    let d0 = &v["devices"][0];
+    assert_eq!(d0["name"], "NVIDIA H200");
+    assert_eq!(d0["uuid"], G0);
+    assert_eq!(d0["pci_bus_id"], "00000000:18:00.0");
+    assert_eq!(d0["driver_version"], "550.54.15");
+    assert_eq!(d0["memory"]["total_bytes"], 150754820096u64);
+    assert_eq!(d0["memory"]["used_bytes"], 40000000000u64);
+    assert_eq!(d0["memory"]["reserved_bytes"], 600000000u64);
+    assert_eq!(d0["utilization"]["gpu_percent"], 37);
+    assert_eq!(d0["temperature_c"], 54);
+    assert_eq!(d0["power"]["usage_watts"], 215.0);
+    assert_eq!(d0["power"]["limit_watts"], 700.0);
+    assert_eq!(d0["clocks"]["memory_mhz"], 3201);
+    assert_eq!(d0["pcie"]["link_gen"], 5);
+
+    // A process on both devices has a usage entry per device.
+    assert_eq!(usage(&v, 4242, G0)["memory_bytes"], 17179869184u64);
+    assert_eq!(usage(&v, 4242, G1)["memory_bytes"], 4294967296u64);
+    assert_eq!(usage(&v, 4242, G0)["memory_source"], "nvml");
+    // Newest utilisation sample wins.
+    assert_eq!(usage(&v, 4242, G0)["engines"]["sm_percent"], 85);
+    assert_eq!(usage(&v, 4242, G0)["engines"]["memory_percent"], 44);
+
+    // In both compute and graphics lists: the larger value, both kinds, counted once.
+    let u = usage(&v, 5151, G0);
+    assert_eq!(u["memory_bytes"], 9663676416u64);
+    assert_eq!(u["kinds"], serde_json::json!(["compute", "graphics"]));
+
+    // NOT_AVAILABLE stays unknown, with a reason, never 0.
+    let u = usage(&v, 6001, G0);
+    assert!(u["memory_bytes"].is_null());
+    assert!(u["unavailable_reason"]
+        .as_str()
+        .unwrap()
+        .contains("not available"));
+
+    // The ledger: GPU0 used 40e9, attributed 17179869184 + 9663676416.
+    let attributed = 17179869184u64 + 9663676416;
+    assert_eq!(d0["ledger"]["attributed_bytes"], attributed);
+    assert_eq!(
+        d0["ledger"]["unattributed_bytes"],
+        40000000000u64 - attributed
+    );
+    assert_eq!(d0["ledger"]["unknown_processes"], 1);
+    let d1 = &v["devices"][1];
+    let attributed1 = 4294967296u64 + 1073741824 + 536870912;
+    assert_eq!(
+        d1["ledger"]["unattributed_bytes"],
+        9000000000u64 - attributed1
+    );
+    assert_eq!(d1["ledger"]["over_attributed"], false);
+
+    // Metadata and redaction.
+    let p = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == 4242)
+        .unwrap();
+    assert_eq!(p["name"], "llama-server");
+    assert_eq!(p["user"], "alice");
+    assert_eq!(p["start_time"], 500000);
+    assert_eq!(p["exe"], "/opt/llama/llama-server");
+    let text = String::from_utf8(serde_json::to_vec(&v).unwrap()).unwrap();
+    for secret in ["SECRET1", "SECRET2", "SECRET3"] {
+        assert!(!text.contains(secret), "{secret} leaked into the snapshot");
+    }
+    assert_eq!(p["cmdline"][6], "<redacted>");
+
+    // The process that exited between the NVML list and the /proc read.
+    let gone = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == 9999)
+        .unwrap();
+    assert!(gone["name"].is_null());
+    assert!(gone["metadata_unavailable"]
+        .as_str()
+        .unwrap()
+        .contains("exited"));
+    assert_eq!(usage(&v, 9999, G1)["memory_bytes"], 1073741824u64);
+}
+
+#[test]
+fn table_reads_at_a_glance() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot"]);
+    assert!(out.status.success());
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.contains("NVIDIA H200"), "{t}");
+    assert!(t.contains("PROCESSES (measured)"), "{t}");
+    // Sorted by memory: llama-server (20 GiB over two devices) before python3 (9 GiB).
+    assert!(
+        t.find("llama-server").unwrap() < t.find("python3").unwrap(),
+        "{t}"
+    );
+    assert!(t.contains("unattributed on GPU0"), "{t}");
+    assert!(t.contains("pid 6001 (ollama) on GPU0: memory n/a"), "{t}");
+    assert!(!t.contains("SECRET"), "{t}");
+}
+
+#[test]
+fn old_driver_falls_back_to_unversioned_entry_points() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml_legacy(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let d0 = &v["devices"][0];
+    // nvmlDeviceGetMemoryInfo (v1) counts reserved memory in used.
+    assert_eq!(d0["memory"]["used_bytes"], 40600000000u64);
+    assert!(d0["memory"]["reserved_bytes"].is_null());
+    assert!(d0["unavailable"]["memory.reserved_bytes"]
+        .as_str()
+        .unwrap()
+        .contains("nvmlDeviceGetMemoryInfo_v2"));
+    // Missing optional symbols become reasons, not failures.
+    assert!(d0["power"]["limit_watts"].is_null());
+    assert!(d0["unavailable"]["power.limit_watts"]
+        .as_str()
+        .unwrap()
+        .contains("not exported"));
+    assert!(d0["pci_bus_id"].is_null());
+    // v1 process lists still work.
+    assert_eq!(usage(&v, 4242, G0)["memory_bytes"], 17179869184u64);
+    assert!(usage(&v, 4242, G0)["engines"]["sm_percent"].is_null());
+    assert!(usage(&v, 4242, G0)["engines"]["unavailable_reason"]
+        .as_str()
+        .unwrap()
+        .contains("nvmlDeviceGetProcessUtilization"));
+}
+
+#[test]
+fn injected_errors_become_reasons() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(&format!("{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3|dev=1\nfail|fn=nvmlDeviceGetTemperature|code=15\n"));
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    assert_eq!(v["devices"][0]["power"]["usage_watts"], 215.0);
+    assert!(v["devices"][1]["power"]["usage_watts"].is_null());
+    assert_eq!(
+        v["devices"][1]["unavailable"]["power.usage_watts"],
+        "nvmlDeviceGetPowerUsage: Not Supported"
+    );
+    assert_eq!(
+        v["devices"][0]["unavailable"]["temperature_c"],
+        "nvmlDeviceGetTemperature: GPU is lost"
+    );
+}
+
+#[test]
+fn missing_library_is_a_clear_normal_state() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let missing = std::path::Path::new("/nonexistent/libnvidia-ml.so.1");
+    let out = gpuledger(missing, &sc, &procs.root(), &["snapshot", "--json"]);
+    let v = json_of(&out);
+    assert_eq!(v["devices"].as_array().unwrap().len(), 0);
+    let nvml = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "nvml")
+        .unwrap();
+    assert_eq!(nvml["status"], "unavailable");
+    assert!(nvml["detail"]
+        .as_str()
+        .unwrap()
+        .contains("/nonexistent/libnvidia-ml.so.1"));
+    let out = gpuledger(missing, &sc, &procs.root(), &["snapshot"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No GPU found"));
+}
+
+#[test]
+fn init_failure_is_reported_with_nvml_words() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(&format!("{TWO_GPUS}init_error|code=4\n"));
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let nvml = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "nvml")
+        .unwrap();
+    assert_eq!(nvml["status"], "error");
+    assert!(
+        nvml["detail"]
+            .as_str()
+            .unwrap()
+            .contains("nvmlInit failed: Insufficient Permissions"),
+        "{nvml}"
+    );
+    // Driver not loaded (9) is "unavailable", not an error.
+    let (_d2, sc2) = scenario(&format!("{TWO_GPUS}init_error|code=9\n"));
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc2,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let nvml = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "nvml")
+        .unwrap();
+    assert_eq!(nvml["status"], "unavailable");
+}
+
+#[test]
+fn wsl_is_detected_and_explained() {
+    let procs = two_gpus_procs();
+    std::fs::write(
+        procs.root().join("sys/kernel/osrelease"),
+        "5.15.167.4-microsoft-standard-WSL2\n",
+    )
+    .unwrap();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    assert_eq!(v["host"]["wsl"], true);
+    assert!(v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("WSL2")));
+    assert!(usage(&v, 6001, G0)["unavailable_reason"]
+        .as_str()
+        .unwrap()
+        .contains("WDDM"));
+}
+
+#[test]
+fn selftest_says_what_it_sees_and_cannot() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(&format!(
+        "{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3\n"
+    ));
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["selftest"]);
+    assert!(out.status.success());
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.contains("[ok] nvml"), "{t}");
+    assert!(t.contains("GPU0 NVIDIA H200: GPU-11111111"), "{t}");
+    assert!(
+        t.contains("cannot see: GPU0 power.usage_watts: nvmlDeviceGetPowerUsage: Not Supported"),
+        "{t}"
+    );
+    assert!(
+        t.contains("cannot see: per-process memory: NVML reports"),
+        "{t}"
+    );
+    let out = gpuledger(
+        std::path::Path::new("/nonexistent/x.so"),
+        &sc,
+        &procs.root(),
+        &["selftest", "--json"],
+    );
+    let v = json_of(&out);
+    assert_eq!(v[0]["source"], "nvml");
+    assert_eq!(v[0]["status"], "unavailable");
+}
+
+#[test]
+fn replay_round_trips_and_is_marked() {
+    let procs = two_gpus_procs();
+    let (dir, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
+    let saved = dir.path().join("snap.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let replay = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["--replay", saved.to_str().unwrap(), "snapshot", "--json"],
+    );
+    assert_eq!(json_of(&replay), json_of(&out));
+    let t = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["--replay", saved.to_str().unwrap(), "snapshot"],
+    );
+    assert!(String::from_utf8_lossy(&t.stdout).starts_with("REPLAY of"));
+}
+
+#[test]
+fn bad_replay_files_name_the_file_and_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"schema\": \"gpuledger.snapshot/1\", \"devices\": 7}",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .args(["--replay", bad.to_str().unwrap(), "snapshot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("bad.json") && e.contains("not a valid snapshot"),
+        "{e}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .args(["--replay", "/nonexistent.json", "snapshot"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.json: cannot read"));
+}
+
+#[test]
+fn scenario_changes_are_seen_next_round() {
+    // The fake re-reads its scenario, so a second invocation sees the new machine.
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    assert_eq!(v["processes"].as_array().unwrap().len(), 5);
+    std::fs::write(&sc, TWO_GPUS.replace("compute|dev=0|pid=6001|mem=NA\n", "")).unwrap();
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    assert_eq!(v["processes"].as_array().unwrap().len(), 4);
+}

@@ -1,0 +1,14 @@
+//! Views render a snapshot; they never collect. Each rendering is a pure function of a snapshot
+//! and options, so it is tested on constructed snapshots.
+
+pub mod table;
+
+pub use table::{render_table, TableOptions};
+
+/// The JSON contract: the snapshot itself, pretty-printed.
+pub fn render_json(snap: &gpuledger_model::Snapshot) -> String {
+    let mut s =
+        serde_json::to_string_pretty(snap).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
+}

@@ -1,0 +1,425 @@
+//! The snapshot as aligned text a person reads at a glance: devices, then processes by memory, then
+//! the unattributed rows, then what could not be seen and why.
+
+use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::{Device, Process, Snapshot, SourceState};
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Default)]
+pub struct TableOptions {
+    /// Set when rendering a recorded snapshot: the header says so, loudly.
+    pub replay: Option<String>,
+    /// Do not shorten command lines.
+    pub wide: bool,
+}
+
+const COMMAND_WIDTH: usize = 60;
+
+pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
+    let mut out = String::new();
+    if let Some(src) = &opts.replay {
+        let _ = writeln!(
+            out,
+            "REPLAY of {src} (recorded {}, not the live machine)",
+            snap.taken_at
+        );
+    }
+    let _ = writeln!(
+        out,
+        "gpuledger snapshot · {} · {}{}",
+        snap.host.hostname.as_deref().unwrap_or("unknown host"),
+        snap.taken_at,
+        if snap.host.wsl { " · WSL2" } else { "" }
+    );
+    out.push('\n');
+
+    if snap.devices.is_empty() {
+        out.push_str(
+            "No GPU found. Run `gpuledger selftest` to see what each source looked for.\n",
+        );
+    } else {
+        out.push_str("DEVICES\n");
+        let mut rows = vec![row(&[
+            "GPU",
+            "NAME",
+            "MEMORY USED / TOTAL",
+            "GPU%",
+            "MEM%",
+            "TEMP",
+            "POWER / LIMIT",
+            "PROCESSES",
+            "UNATTRIBUTED",
+        ])];
+        for d in &snap.devices {
+            rows.push(vec![
+                d.index.to_string(),
+                d.name.clone().unwrap_or_else(|| "n/a".into()),
+                memory_cell(d),
+                pct(d.utilization.gpu_percent),
+                pct(d.utilization.memory_percent),
+                d.temperature_c
+                    .map(|t| format!("{t}°C"))
+                    .unwrap_or_else(|| "n/a".into()),
+                power_cell(d),
+                human_bytes(d.ledger.attributed_bytes),
+                unattributed_cell(d),
+            ]);
+            if let Some(sm) = &d.system_memory {
+                let sl = d.system_ledger.unwrap_or_default();
+                rows.push(vec![
+                    String::new(),
+                    "  system memory (GTT)".into(),
+                    format!(
+                        "{} / {}",
+                        human_opt(sm.used_bytes),
+                        human_opt(sm.total_bytes)
+                    ),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    human_bytes(sl.attributed_bytes),
+                    human_opt(sl.unattributed_bytes),
+                ]);
+            }
+        }
+        align(
+            &mut out,
+            &rows,
+            &[false, false, true, true, true, true, true, true, true],
+        );
+        out.push('\n');
+    }
+
+    let mut procs: Vec<&Process> = snap.processes.iter().collect();
+    procs.sort_by(|a, b| {
+        Snapshot::process_memory(b)
+            .cmp(&Snapshot::process_memory(a))
+            .then(a.pid.cmp(&b.pid))
+    });
+    if !procs.is_empty() {
+        out.push_str("PROCESSES (measured)\n");
+        let mut rows = vec![row(&[
+            "PID", "USER", "NAME", "GPU", "TYPE", "MEMORY", "SOURCE", "SM%", "COMMAND",
+        ])];
+        for p in procs {
+            for u in &p.usage {
+                let gpu = snap
+                    .device_by_uuid(&u.device)
+                    .map(|d| d.index.to_string())
+                    .unwrap_or_else(|| "?".into());
+                let mut mem = human_opt(u.memory_bytes);
+                if let Some(sys) = u.system_memory_bytes {
+                    mem = format!("{mem} +{} sys", human_bytes(sys));
+                }
+                rows.push(vec![
+                    p.pid.to_string(),
+                    p.user.clone().unwrap_or_else(|| "?".into()),
+                    p.display_name().to_string(),
+                    p.workload
+                        .as_ref()
+                        .map(|w| w.short_label())
+                        .unwrap_or_else(|| "-".into()),
+                    gpu,
+                    u.kinds_label(),
+                    mem,
+                    u.memory_source.clone(),
+                    pct(u.engines.sm_percent),
+                    command_cell(p, opts.wide),
+                ]);
+            }
+        }
+        align(
+            &mut out,
+            &rows,
+            &[true, false, false, true, false, true, false, true, false],
+        );
+        out.push('\n');
+    }
+
+    if !snap.devices.is_empty() {
+        for d in &snap.devices {
+            let l = &d.ledger;
+            let line = match (l.unattributed_bytes, l.over_attributed_bytes) {
+                (Some(u), _) => format!("{:>10}  unattributed on GPU{} (driver, system, other users, unknown processes)", human_bytes(u), d.index),
+                (None, Some(over)) => format!(
+                    "{:>10}  over-attributed on GPU{}: processes add up to more than the device uses (shared surfaces are charged to several processes); bars are normalised, labels are raw",
+                    human_bytes(over),
+                    d.index
+                ),
+                (None, None) => format!("{:>10}  unattributed on GPU{}: device used memory is unknown", "n/a", d.index),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+
+    let cannot = cannot_see(snap);
+    if !cannot.is_empty() {
+        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
+        for c in cannot {
+            let _ = writeln!(out, "  - {c}");
+        }
+        out.push('\n');
+    }
+    let sources: Vec<String> = snap
+        .sources
+        .iter()
+        .map(|s| {
+            let st = match s.status {
+                SourceState::Ok => "ok",
+                SourceState::Unavailable => "unavailable",
+                SourceState::Error => "ERROR",
+            };
+            format!("  {:<8} {st}: {}", s.name, s.detail)
+        })
+        .collect();
+    if !sources.is_empty() {
+        out.push_str("SOURCES\n");
+        out.push_str(&sources.join("\n"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Everything that is null in this snapshot, with its reason.
+fn cannot_see(snap: &Snapshot) -> Vec<String> {
+    let mut v: Vec<String> = snap.notes.clone();
+    for d in &snap.devices {
+        for (field, why) in &d.unavailable {
+            v.push(format!("GPU{} {field}: {why}", d.index));
+        }
+        if d.ledger.unknown_processes > 0 {
+            v.push(format!(
+                "GPU{}: memory of {} process{} unknown; it is inside the unattributed figure",
+                d.index,
+                d.ledger.unknown_processes,
+                if d.ledger.unknown_processes == 1 {
+                    " is"
+                } else {
+                    "es is"
+                }
+            ));
+        }
+    }
+    for p in &snap.processes {
+        for u in &p.usage {
+            if let Some(r) = &u.unavailable_reason {
+                let gpu = snap
+                    .device_by_uuid(&u.device)
+                    .map(|d| d.index.to_string())
+                    .unwrap_or_else(|| "?".into());
+                v.push(format!(
+                    "pid {} ({}) on GPU{gpu}: memory n/a: {r}",
+                    p.pid,
+                    p.display_name()
+                ));
+            }
+            if let Some(r) = &u.engines.unavailable_reason {
+                v.push(format!("pid {} engine use n/a: {r}", p.pid));
+            }
+        }
+        if let Some(r) = &p.metadata_unavailable {
+            v.push(format!(
+                "pid {}: name, user and command unknown: {r}",
+                p.pid
+            ));
+        }
+    }
+    v.dedup();
+    v
+}
+
+fn row(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|s| s.to_string()).collect()
+}
+
+fn pct(v: Option<u32>) -> String {
+    v.map(|v| format!("{v}%")).unwrap_or_else(|| "n/a".into())
+}
+
+fn memory_cell(d: &Device) -> String {
+    let m = &d.memory;
+    let share = match (m.used_bytes, m.total_bytes) {
+        (Some(u), Some(t)) if t > 0 => format!(" ({:.0}%)", u as f64 * 100.0 / t as f64),
+        _ => String::new(),
+    };
+    format!(
+        "{} / {}{share}",
+        human_opt(m.used_bytes),
+        human_opt(m.total_bytes)
+    )
+}
+
+fn power_cell(d: &Device) -> String {
+    let w = |v: Option<f64>| {
+        v.map(|w| format!("{w:.0} W"))
+            .unwrap_or_else(|| "n/a".into())
+    };
+    format!("{} / {}", w(d.power.usage_watts), w(d.power.limit_watts))
+}
+
+fn unattributed_cell(d: &Device) -> String {
+    match (d.ledger.unattributed_bytes, d.ledger.over_attributed) {
+        (Some(u), _) => human_bytes(u),
+        (None, true) => "over-attributed".into(),
+        (None, false) => "n/a".into(),
+    }
+}
+
+fn command_cell(p: &Process, wide: bool) -> String {
+    let Some(args) = &p.cmdline else {
+        return p.exe.clone().unwrap_or_else(|| "?".into());
+    };
+    let s = args.join(" ");
+    if wide || s.chars().count() <= COMMAND_WIDTH {
+        s
+    } else {
+        let mut t: String = s.chars().take(COMMAND_WIDTH - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Pad columns to their widest cell; `right[i]` right-aligns column i. The last column is not padded.
+fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
+    let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut w = vec![0usize; ncol];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    for r in rows {
+        let mut line = String::from("  ");
+        for (i, c) in r.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i + 1 == r.len() {
+                if right.get(i).copied().unwrap_or(false) {
+                    line.push_str(&" ".repeat(pad));
+                }
+                line.push_str(c);
+            } else if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+                line.push_str("  ");
+            } else {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::*;
+
+    fn snap() -> Snapshot {
+        let mut s = Snapshot::new(
+            "2026-11-29T08:00:00Z".into(),
+            Host {
+                hostname: Some("box".into()),
+                os: "linux".into(),
+                kernel: None,
+                wsl: false,
+            },
+        );
+        let mut d = Device::new(0, Vendor::Nvidia, "GPU-A", "nvml");
+        d.name = Some("NVIDIA H200".into());
+        d.memory.total_bytes = Some(100 << 30);
+        d.memory.used_bytes = Some(20 << 30);
+        d.utilization.gpu_percent = Some(37);
+        d.mark_unavailable(
+            "power.usage_watts",
+            "nvmlDeviceGetPowerUsage: Not Supported",
+        );
+        s.devices.push(d);
+        for (pid, name, mem) in [
+            (10, "small", Some(1u64 << 30)),
+            (20, "big", Some(16 << 30)),
+            (30, "hidden", None),
+        ] {
+            let mut p = Process::new(pid);
+            p.name = Some(name.into());
+            p.cmdline = Some(vec![name.into(), "--api-key".into(), "<redacted>".into()]);
+            let mut u = Usage::new("GPU-A", "nvml");
+            u.memory_bytes = mem;
+            u.kinds = vec![UsageKind::Compute];
+            if mem.is_none() {
+                u.unavailable_reason = Some("not available under WDDM".into());
+            }
+            p.usage.push(u);
+            s.processes.push(p);
+        }
+        balance(&mut s);
+        s
+    }
+
+    #[test]
+    fn devices_processes_by_memory_unattributed_and_reasons() {
+        let t = render_table(&snap(), &TableOptions::default());
+        assert!(t.contains("NVIDIA H200"), "{t}");
+        assert!(t.contains("20 GiB / 100 GiB (20%)"), "{t}");
+        let big = t.find("big").unwrap();
+        let small = t.find("small").unwrap();
+        assert!(big < small, "sorted by memory:\n{t}");
+        assert!(t.contains("3 GiB  unattributed on GPU0"), "{t}");
+        assert!(
+            t.contains("pid 30 (hidden) on GPU0: memory n/a: not available under WDDM"),
+            "{t}"
+        );
+        assert!(
+            t.contains("GPU0 power.usage_watts: nvmlDeviceGetPowerUsage: Not Supported"),
+            "{t}"
+        );
+        assert!(t.contains("n/a / n/a"), "unknown power is n/a, not 0:\n{t}");
+        assert!(!t.contains("REPLAY"));
+    }
+
+    #[test]
+    fn replay_is_labelled_and_over_attribution_explained() {
+        let mut s = snap();
+        s.devices[0].memory.used_bytes = Some(10 << 30);
+        balance(&mut s);
+        let t = render_table(
+            &s,
+            &TableOptions {
+                replay: Some("x.json".into()),
+                wide: false,
+            },
+        );
+        assert!(t.starts_with("REPLAY of x.json"), "{t}");
+        assert!(t.contains("over-attributed on GPU0"), "{t}");
+        assert!(
+            t.contains("7 GiB"),
+            "17 GiB attributed vs 10 GiB used:\n{t}"
+        );
+    }
+
+    #[test]
+    fn long_commands_are_shortened_unless_wide() {
+        let mut s = snap();
+        s.processes[0].cmdline = Some(vec!["x".repeat(200)]);
+        let t = render_table(&s, &TableOptions::default());
+        assert!(t.contains('…'));
+        let t = render_table(
+            &s,
+            &TableOptions {
+                replay: None,
+                wide: true,
+            },
+        );
+        assert!(t.contains(&"x".repeat(200)));
+    }
+
+    #[test]
+    fn no_gpu_is_a_clear_message() {
+        let s = Snapshot::new("t".into(), Host::default());
+        assert!(render_table(&s, &TableOptions::default()).contains("No GPU found"));
+    }
+}

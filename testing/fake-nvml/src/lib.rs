@@ -1,0 +1,615 @@
+//! Fake NVML. See README.md for the scenario format. Every exported function re-checks the
+//! scenario file (by size and mtime) so tests can change it between collection rounds.
+#![allow(non_snake_case, clippy::missing_safety_doc)]
+#![cfg_attr(feature = "legacy", allow(dead_code))]
+
+use std::collections::HashMap;
+use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+type Ret = c_int;
+/// (list, device index, pid, memory; None = NVML_VALUE_NOT_AVAILABLE)
+type ProcRow = (String, u32, u32, Option<u64>);
+const SUCCESS: Ret = 0;
+const UNINITIALIZED: Ret = 1;
+const INVALID_ARGUMENT: Ret = 2;
+const NOT_SUPPORTED: Ret = 3;
+const NOT_FOUND: Ret = 6;
+const INSUFFICIENT_SIZE: Ret = 7;
+
+#[derive(Default, Clone)]
+struct Scenario {
+    driver: Option<String>,
+    init_error: Option<Ret>,
+    devices: Vec<HashMap<String, String>>,
+    procs: Vec<ProcRow>,
+    util: Vec<(u32, [u32; 5], u64)>, // (dev, [pid, sm, mem, enc, dec], ts)
+    fails: Vec<(String, Option<u32>, Ret)>,
+}
+
+struct State {
+    key: Option<(SystemTime, u64)>,
+    scenario: Scenario,
+    initialised: bool,
+}
+
+static STATE: Mutex<State> = Mutex::new(State {
+    key: None,
+    scenario: Scenario {
+        driver: None,
+        init_error: None,
+        devices: Vec::new(),
+        procs: Vec::new(),
+        util: Vec::new(),
+        fails: Vec::new(),
+    },
+    initialised: false,
+});
+
+fn parse(text: &str) -> Scenario {
+    let mut s = Scenario::default();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut parts = line.split('|');
+        let kind = parts.next().unwrap_or("").trim().to_string();
+        let kv: HashMap<String, String> = parts
+            .filter_map(|p| p.split_once('='))
+            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            .collect();
+        let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u64>().ok());
+        match kind.as_str() {
+            "driver" => s.driver = kv.get("version").cloned(),
+            "init_error" => s.init_error = num("code").map(|c| c as Ret),
+            "device" => s.devices.push(kv),
+            "compute" | "graphics" | "mps" => {
+                let mem = match kv.get("mem").map(String::as_str) {
+                    Some("NA") => None,
+                    _ => num("mem"),
+                };
+                s.procs.push((
+                    kind,
+                    num("dev").unwrap_or(0) as u32,
+                    num("pid").unwrap_or(0) as u32,
+                    mem,
+                ));
+            }
+            "util" => {
+                let g = |k: &str| num(k).unwrap_or(0) as u32;
+                s.util.push((
+                    g("dev"),
+                    [g("pid"), g("sm"), g("mem"), g("enc"), g("dec")],
+                    num("ts").unwrap_or(1),
+                ));
+            }
+            "fail" => s.fails.push((
+                kv.get("fn").cloned().unwrap_or_default(),
+                num("dev").map(|d| d as u32),
+                num("code").unwrap_or(999) as Ret,
+            )),
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Current scenario, re-read when the file changed.
+fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {
+    let mut st = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Ok(path) = std::env::var("FAKE_NVML_SCENARIO") {
+        if let Ok(md) = std::fs::metadata(&path) {
+            let key = (md.modified().unwrap_or(SystemTime::UNIX_EPOCH), md.len());
+            if st.key != Some(key) {
+                st.scenario = parse(&std::fs::read_to_string(&path).unwrap_or_default());
+                st.key = Some(key);
+            }
+        }
+    }
+    f(&mut st)
+}
+
+fn injected(st: &State, func: &str, dev: Option<u32>) -> Option<Ret> {
+    st.scenario
+        .fails
+        .iter()
+        .find(|(f, d, _)| f == func && (d.is_none() || *d == dev))
+        .map(|(_, _, c)| *c)
+}
+
+fn dev_index(h: *mut c_void) -> Option<u32> {
+    (h as usize).checked_sub(1).map(|i| i as u32)
+}
+
+/// Shared prologue: initialised, valid device, no injected failure.
+fn device(func: &str, h: *mut c_void, f: impl FnOnce(&HashMap<String, String>, u32) -> Ret) -> Ret {
+    with(|st| {
+        if !st.initialised {
+            return UNINITIALIZED;
+        }
+        let Some(i) = dev_index(h) else {
+            return INVALID_ARGUMENT;
+        };
+        if let Some(rc) = injected(st, func, Some(i)) {
+            return rc;
+        }
+        match st.scenario.devices.get(i as usize) {
+            Some(d) => f(d, i),
+            None => INVALID_ARGUMENT,
+        }
+    })
+}
+
+fn field(d: &HashMap<String, String>, k: &str) -> Option<u64> {
+    d.get(k).and_then(|v| v.parse().ok())
+}
+
+unsafe fn put_u32(out: *mut c_uint, v: Option<u64>) -> Ret {
+    match v {
+        Some(v) if !out.is_null() => {
+            *out = v as c_uint;
+            SUCCESS
+        }
+        Some(_) => INVALID_ARGUMENT,
+        None => NOT_SUPPORTED,
+    }
+}
+
+unsafe fn put_str(buf: *mut c_char, len: c_uint, s: &str) -> Ret {
+    if buf.is_null() || (len as usize) < s.len() + 1 {
+        return INSUFFICIENT_SIZE;
+    }
+    std::ptr::copy_nonoverlapping(s.as_ptr() as *const c_char, buf, s.len());
+    *buf.add(s.len()) = 0;
+    SUCCESS
+}
+
+fn init(func: &str) -> Ret {
+    with(|st| {
+        if let Some(rc) = injected(st, func, None).or(st.scenario.init_error) {
+            return rc;
+        }
+        st.initialised = true;
+        SUCCESS
+    })
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub extern "C" fn nvmlInit_v2() -> Ret {
+    init("nvmlInit_v2")
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlInit() -> Ret {
+    init("nvmlInit")
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlShutdown() -> Ret {
+    with(|st| {
+        st.initialised = false;
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlErrorString(rc: Ret) -> *const c_char {
+    let s: &'static [u8] = match rc {
+        0 => b"Success\0",
+        1 => b"Uninitialized\0",
+        2 => b"Invalid Argument\0",
+        3 => b"Not Supported\0",
+        4 => b"Insufficient Permissions\0",
+        6 => b"Not Found\0",
+        7 => b"Insufficient Size\0",
+        9 => b"Driver Not Loaded\0",
+        15 => b"GPU is lost\0",
+        _ => b"Unknown Error\0",
+    };
+    s.as_ptr() as *const c_char
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlSystemGetDriverVersion(buf: *mut c_char, len: c_uint) -> Ret {
+    let v = with(|st| {
+        if let Some(rc) = injected(st, "nvmlSystemGetDriverVersion", None) {
+            return Err(rc);
+        }
+        st.scenario.driver.clone().ok_or(NOT_SUPPORTED)
+    });
+    match v {
+        Ok(v) => put_str(buf, len, &v),
+        Err(rc) => rc,
+    }
+}
+
+unsafe fn count(func: &str, out: *mut c_uint) -> Ret {
+    with(|st| {
+        if !st.initialised {
+            return UNINITIALIZED;
+        }
+        if let Some(rc) = injected(st, func, None) {
+            return rc;
+        }
+        *out = st.scenario.devices.len() as c_uint;
+        SUCCESS
+    })
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCount_v2(out: *mut c_uint) -> Ret {
+    count("nvmlDeviceGetCount_v2", out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCount(out: *mut c_uint) -> Ret {
+    count("nvmlDeviceGetCount", out)
+}
+
+unsafe fn handle(func: &str, i: c_uint, out: *mut *mut c_void) -> Ret {
+    with(|st| {
+        if let Some(rc) = injected(st, func, Some(i)) {
+            return rc;
+        }
+        if (i as usize) >= st.scenario.devices.len() {
+            return INVALID_ARGUMENT;
+        }
+        *out = (i as usize + 1) as *mut c_void;
+        SUCCESS
+    })
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(i: c_uint, out: *mut *mut c_void) -> Ret {
+    handle("nvmlDeviceGetHandleByIndex_v2", i, out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(i: c_uint, out: *mut *mut c_void) -> Ret {
+    handle("nvmlDeviceGetHandleByIndex", i, out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len: c_uint) -> Ret {
+    device("nvmlDeviceGetName", h, |d, _| match d.get("name") {
+        Some(n) => put_str(buf, len, n),
+        None => NOT_SUPPORTED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUUID(h: *mut c_void, buf: *mut c_char, len: c_uint) -> Ret {
+    device("nvmlDeviceGetUUID", h, |d, _| match d.get("uuid") {
+        Some(n) => put_str(buf, len, n),
+        None => NOT_SUPPORTED,
+    })
+}
+
+#[repr(C)]
+pub struct PciInfo {
+    bus_id_legacy: [c_char; 16],
+    domain: c_uint,
+    bus: c_uint,
+    device: c_uint,
+    pci_device_id: c_uint,
+    pci_subsystem_id: c_uint,
+    bus_id: [c_char; 32],
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(h: *mut c_void, out: *mut PciInfo) -> Ret {
+    device("nvmlDeviceGetPciInfo_v3", h, |d, _| match d.get("pci") {
+        Some(p) => put_str((*out).bus_id.as_mut_ptr(), 32, p),
+        None => NOT_SUPPORTED,
+    })
+}
+
+#[repr(C)]
+pub struct MemoryV2 {
+    version: c_uint,
+    total: c_ulonglong,
+    reserved: c_ulonglong,
+    free: c_ulonglong,
+    used: c_ulonglong,
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(h: *mut c_void, out: *mut MemoryV2) -> Ret {
+    device("nvmlDeviceGetMemoryInfo_v2", h, |d, _| {
+        // A real driver checks the struct version; so do we.
+        if (*out).version != (std::mem::size_of::<MemoryV2>() as c_uint | 2 << 24) {
+            return 25; // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+        }
+        match (field(d, "total"), field(d, "used"), field(d, "free")) {
+            (Some(t), Some(u), Some(f)) => {
+                (*out).total = t;
+                (*out).used = u;
+                (*out).free = f;
+                (*out).reserved = field(d, "reserved").unwrap_or(0);
+                SUCCESS
+            }
+            _ => NOT_SUPPORTED,
+        }
+    })
+}
+
+#[repr(C)]
+pub struct Memory {
+    total: c_ulonglong,
+    free: c_ulonglong,
+    used: c_ulonglong,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, out: *mut Memory) -> Ret {
+    device("nvmlDeviceGetMemoryInfo", h, |d, _| {
+        match (field(d, "total"), field(d, "used"), field(d, "free")) {
+            // v1 "used" includes the reserved memory.
+            (Some(t), Some(u), Some(f)) => {
+                (*out).total = t;
+                (*out).used = u + field(d, "reserved").unwrap_or(0);
+                (*out).free = f;
+                SUCCESS
+            }
+            _ => NOT_SUPPORTED,
+        }
+    })
+}
+
+#[repr(C)]
+pub struct Utilization {
+    gpu: c_uint,
+    memory: c_uint,
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
+    h: *mut c_void,
+    out: *mut Utilization,
+) -> Ret {
+    device("nvmlDeviceGetUtilizationRates", h, |d, _| {
+        match (field(d, "gpu"), field(d, "mem")) {
+            (Some(g), Some(m)) => {
+                (*out).gpu = g as c_uint;
+                (*out).memory = m as c_uint;
+                SUCCESS
+            }
+            _ => NOT_SUPPORTED,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTemperature(
+    h: *mut c_void,
+    _sensor: c_uint,
+    out: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetTemperature", h, |d, _| {
+        put_u32(out, field(d, "temp"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetPowerUsage", h, |d, _| {
+        put_u32(out, field(d, "power_mw"))
+    })
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetEnforcedPowerLimit", h, |d, _| {
+        put_u32(out, field(d, "limit_mw"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
+    h: *mut c_void,
+    ty: c_uint,
+    out: *mut c_uint,
+) -> Ret {
+    let key = match ty {
+        0 => "gfx_mhz",
+        1 => "sm_mhz",
+        2 => "mem_mhz",
+        _ => "video_mhz",
+    };
+    device("nvmlDeviceGetClockInfo", h, |d, _| {
+        put_u32(out, field(d, key))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
+    h: *mut c_void,
+    out: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetCurrPcieLinkGeneration", h, |d, _| {
+        put_u32(out, field(d, "pcie_gen"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetCurrPcieLinkWidth", h, |d, _| {
+        put_u32(out, field(d, "pcie_width"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
+    h: *mut c_void,
+    out: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetMaxPcieLinkGeneration", h, |d, _| {
+        put_u32(out, field(d, "pcie_max_gen"))
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetMaxPcieLinkWidth", h, |d, _| {
+        put_u32(out, field(d, "pcie_max_width"))
+    })
+}
+
+/// `nvmlProcessInfo_t` (24 bytes) and the v1 form (16 bytes).
+#[repr(C)]
+pub struct ProcInfo {
+    pid: c_uint,
+    used: c_ulonglong,
+    gi: c_uint,
+    ci: c_uint,
+}
+
+#[repr(C)]
+pub struct ProcInfoV1 {
+    pid: c_uint,
+    used: c_ulonglong,
+}
+
+/// NVML's list protocol: too small a buffer (or NULL) → INSUFFICIENT_SIZE with the count needed.
+unsafe fn list(
+    func: &str,
+    list: &str,
+    h: *mut c_void,
+    count: *mut c_uint,
+    write: impl Fn(usize, u32, u64),
+) -> Ret {
+    device(func, h, |_, i| {
+        let entries: Vec<(u32, u64)> = with_scenario_procs(list, i);
+        let cap = *count as usize;
+        *count = entries.len() as c_uint;
+        if entries.is_empty() {
+            return SUCCESS;
+        }
+        if cap < entries.len() {
+            return INSUFFICIENT_SIZE;
+        }
+        for (k, (pid, mem)) in entries.into_iter().enumerate() {
+            write(k, pid, mem);
+        }
+        SUCCESS
+    })
+}
+
+thread_local! {
+    static PROCS: std::cell::RefCell<Vec<ProcRow>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn with_scenario_procs(list: &str, dev: u32) -> Vec<(u32, u64)> {
+    PROCS.with(|p| {
+        p.borrow()
+            .iter()
+            .filter(|(l, d, _, _)| l == list && *d == dev)
+            .map(|(_, _, pid, mem)| (*pid, mem.unwrap_or(u64::MAX)))
+            .collect()
+    })
+}
+
+/// `device()` holds the state lock, so copy the process table out first.
+fn snapshot_procs() {
+    let procs = with(|st| st.scenario.procs.clone());
+    PROCS.with(|p| *p.borrow_mut() = procs);
+}
+
+macro_rules! modern_list {
+    ($name:ident, $list:literal) => {
+        #[cfg(not(feature = "legacy"))]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            h: *mut c_void,
+            count: *mut c_uint,
+            out: *mut ProcInfo,
+        ) -> Ret {
+            snapshot_procs();
+            list(stringify!($name), $list, h, count, |k, pid, used| {
+                *out.add(k) = ProcInfo {
+                    pid,
+                    used,
+                    gi: u32::MAX,
+                    ci: u32::MAX,
+                };
+            })
+        }
+    };
+}
+
+macro_rules! v1_list {
+    ($name:ident, $list:literal) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            h: *mut c_void,
+            count: *mut c_uint,
+            out: *mut ProcInfoV1,
+        ) -> Ret {
+            snapshot_procs();
+            list(stringify!($name), $list, h, count, |k, pid, used| {
+                *out.add(k) = ProcInfoV1 { pid, used };
+            })
+        }
+    };
+}
+
+modern_list!(nvmlDeviceGetComputeRunningProcesses_v3, "compute");
+modern_list!(nvmlDeviceGetGraphicsRunningProcesses_v3, "graphics");
+modern_list!(nvmlDeviceGetMPSComputeRunningProcesses_v3, "mps");
+v1_list!(nvmlDeviceGetComputeRunningProcesses, "compute");
+v1_list!(nvmlDeviceGetGraphicsRunningProcesses, "graphics");
+v1_list!(nvmlDeviceGetMPSComputeRunningProcesses, "mps");
+
+#[repr(C)]
+pub struct UtilSample {
+    pid: c_uint,
+    ts: c_ulonglong,
+    sm: c_uint,
+    mem: c_uint,
+    enc: c_uint,
+    dec: c_uint,
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
+    h: *mut c_void,
+    out: *mut UtilSample,
+    count: *mut c_uint,
+    last_seen: c_ulonglong,
+) -> Ret {
+    let samples = with(|st| st.scenario.util.clone());
+    device("nvmlDeviceGetProcessUtilization", h, |_, i| {
+        let mine: Vec<_> = samples
+            .iter()
+            .filter(|(d, _, ts)| *d == i && *ts > last_seen)
+            .collect();
+        if mine.is_empty() {
+            return NOT_FOUND;
+        }
+        let cap = *count as usize;
+        *count = mine.len() as c_uint;
+        if out.is_null() || cap < mine.len() {
+            return INSUFFICIENT_SIZE;
+        }
+        for (k, (_, [pid, sm, mem, enc, dec], ts)) in mine.into_iter().enumerate() {
+            *out.add(k) = UtilSample {
+                pid: *pid,
+                ts: *ts,
+                sm: *sm,
+                mem: *mem,
+                enc: *enc,
+                dec: *dec,
+            };
+        }
+        SUCCESS
+    })
+}
