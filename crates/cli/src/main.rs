@@ -49,6 +49,14 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// Terminate processes safely: graceful first, forced after a grace period, verified gone.
+    ///
+    /// Before acting, each process's name and start time are re-read and compared with what you
+    /// confirmed (a reused PID is skipped). Never PID 1, kernel threads, gpuledger or its parents,
+    /// or critical Windows processes; display servers and compositors need --yes-really. Without
+    /// --yes it asks on the terminal, naming each process and its measured GPU memory.
+    #[command(after_help = commands::kill::EXIT_CODES)]
+    Kill(commands::kill::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +67,7 @@ fn main() -> ExitCode {
         Some(Command::Explain(a)) => commands::explain::run(a, &global),
         Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Kill(a)) => commands::kill::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\
