@@ -19,7 +19,7 @@
 //! [`abi`] holds the raw buffers (offsets checked against Windows' definitions on Windows builds);
 //! this module is the pure merge into the WDDM view ([`crate::wddm::WddmView`], label
 //! `wddm-dxg`), [`pids_with_dxg`] finds the candidate processes under a procfs root, and `os`
-//! (Linux only) issues the ioctls — [`DxgSource`].
+//! (Linux only) issues the ioctls — `DxgSource`.
 
 pub mod abi;
 

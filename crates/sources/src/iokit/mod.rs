@@ -4,7 +4,7 @@
 //!   the GPU user clients (`IOUserClientCreator` "pid N, name", `AppUsage[].accumulatedGPUTime`),
 //!   GPU-time rates between two rounds; per-process memory stays `null` with the reason (unified
 //!   memory). Recorded rounds live under `fixtures/macos/`.
-//! - `os` (macOS only): reads the registry with io-kit-sys / core-foundation — [`IokitSource`].
+//! - `os` (macOS only): reads the registry with io-kit-sys / core-foundation — `IokitSource`.
 //!
 //! Entry points: on macOS `IokitSource::new().collect(&mut snapshot)` each refresh; everywhere
 //! [`merge_round`]`(prev, cur)` → [`IokitView`], then [`apply`].

@@ -10,7 +10,7 @@
 //! - [`merge`]: the pure arithmetic — per-process memory (Local/Non Local Usage, falling back to
 //!   Dedicated/Shared), engine rates between two rounds, the busiest engine per adapter, adapter →
 //!   NVML device by PCI address, the NVML merge rule, shared-surface notes;
-//! - `os` (Windows only): one persistent PDH query and DXGI enumeration — [`WddmSource`].
+//! - `os` (Windows only): one persistent PDH query and DXGI enumeration — `WddmSource`.
 //!
 //! Entry points: on Windows `WddmSource::new()?` then, each refresh,
 //! `source.collect(&mut snapshot)` after NVML has filled the snapshot. Everywhere (tests, replay):
