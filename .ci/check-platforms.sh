@@ -16,6 +16,9 @@ need_target() {
 need_target x86_64-pc-windows-msvc
 need_target aarch64-apple-darwin
 
+echo "check-platforms: cargo check --workspace (x86_64-pc-windows-msvc, aarch64-apple-darwin)"
+cargo check --workspace --target x86_64-pc-windows-msvc
+cargo check --workspace --target aarch64-apple-darwin
 echo "check-platforms: cargo check (x86_64-pc-windows-msvc)"
 cargo check -p gpuledger-sources --all-targets --target x86_64-pc-windows-msvc
 echo "check-platforms: cargo clippy -D warnings (x86_64-pc-windows-msvc)"
