@@ -9,6 +9,8 @@
 //! installed, llama-server gets a real "GPU" (Vulkan0 on the CPU) and the GPU/host placement of
 //! weights and KV is checked too; without it everything is on the host.
 
+#![cfg(target_os = "linux")]
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
