@@ -80,6 +80,43 @@ def write_llama(path, *, n_layer=2, n_embd=128, n_head=4, n_head_kv=2, n_ff=256,
     finish(w)
 
 
+def write_llama_quant(path, *, n_layer=2, n_embd=256, n_head=4, n_head_kv=2, n_ff=512, ctx=2048,
+                      n_words=1700):
+    """llama with block-quantised weights of several types (what gguf.quants can write)."""
+    T = gguf.GGMLQuantizationType
+    types = {"attn_q": T.Q8_0, "attn_k": T.Q4_0, "attn_v": T.Q5_1, "attn_output": T.Q4_1,
+             "ffn_gate": T.Q5_0, "ffn_up": T.BF16, "ffn_down": T.MXFP4}
+    arch = "llama"
+    w = gguf.GGUFWriter(path, arch)
+    w.add_string("general.name", os.path.basename(path))
+    n_vocab = add_spm_vocab(w, n_words)
+    hd = n_embd // n_head
+    for k, v in [("block_count", n_layer), ("context_length", ctx), ("embedding_length", n_embd),
+                 ("feed_forward_length", n_ff), ("attention.head_count", n_head),
+                 ("attention.head_count_kv", n_head_kv), ("rope.dimension_count", hd)]:
+        w.add_uint32(f"{arch}.{k}", v)
+    w.add_float32(f"{arch}.attention.layer_norm_rms_epsilon", 1e-5)
+    w.add_uint32("general.file_type", 7)
+
+    def q(name, rows, cols, t):
+        data = gguf.quants.quantize(mat(rows, cols), t)
+        w.add_tensor(name, data, raw_dtype=t)
+
+    q("token_embd.weight", n_vocab, n_embd, T.Q8_0)
+    shapes = {"attn_q": (n_embd, n_embd), "attn_k": (n_head_kv * hd, n_embd),
+              "attn_v": (n_head_kv * hd, n_embd), "attn_output": (n_embd, n_embd),
+              "ffn_gate": (n_ff, n_embd), "ffn_up": (n_ff, n_embd), "ffn_down": (n_embd, n_ff)}
+    for il in range(n_layer):
+        p = f"blk.{il}."
+        w.add_tensor(p + "attn_norm.weight", vec(n_embd))
+        w.add_tensor(p + "ffn_norm.weight", vec(n_embd))
+        for t, (r, c) in shapes.items():
+            q(p + t + ".weight", r, c, types[t])
+    w.add_tensor("output_norm.weight", vec(n_embd))
+    q("output.weight", n_vocab, n_embd, T.Q4_0)
+    finish(w)
+
+
 def write_gemma3(path, *, n_layer=7, n_embd=128, n_head=4, n_head_kv=2, head_dim=32, n_ff=256,
                  ctx=8192, swa=128, n_words=1700):
     arch = "gemma3"
@@ -240,6 +277,8 @@ def finish(w):
 MODELS = {
     # llama with grouped-query attention (4 heads, 2 KV heads) and its own output.weight
     "llama-gqa": lambda p: write_llama(p),
+    # block-quantised weights: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4
+    "llama-quant": lambda p: write_llama_quant(p),
     # tied embeddings: no output.weight, F16 weights
     "llama-tied": lambda p: write_llama(p, n_layer=3, n_head_kv=1, tied=True, wtype=np.float16),
     # head_count_kv as an array (llama needs equal entries) and explicit key/value lengths

@@ -461,6 +461,18 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// Block-quantised weights (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4). Fully offloaded only: this
+/// package's CPU kernels for quantised types need AVX-VNNI and die with SIGILL without it
+/// (testing-without-hardware.md §E), so these run on the lavapipe device or on a CPU that has it.
+const DEVICE_CASES: &[Case] = &[Case {
+    model: "llama-quant",
+    args: &["-c", "2048", "-ngl", "99"],
+}];
+
+fn cpu_has_avx_vnni() -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx_vnni"))
+}
+
 #[test]
 fn estimates_match_the_real_llama_server() {
     let Some(t) = tools() else { return };
@@ -474,6 +486,17 @@ fn estimates_match_the_real_llama_server() {
         }
     );
     for c in CASES {
+        let line = check(&t, &dir, c);
+        eprintln!("{line}");
+    }
+    for c in DEVICE_CASES {
+        if !lavapipe() && !cpu_has_avx_vnni() {
+            eprintln!(
+                "SKIPPED {} {:?}: quantised weights need a device (lavapipe) or a CPU with AVX-VNNI",
+                c.model, c.args
+            );
+            continue;
+        }
         let line = check(&t, &dir, c);
         eprintln!("{line}");
     }
