@@ -41,6 +41,9 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
+    #[command(after_help = EXIT_CODES)]
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Serve(a)) => commands::serve::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

@@ -1,4 +1,5 @@
 //! One module per sub-command.
 
 pub mod selftest;
+pub mod serve;
 pub mod snapshot;

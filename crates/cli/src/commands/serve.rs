@@ -1,0 +1,100 @@
+//! `gpuledger serve`: Prometheus metrics and the JSON snapshot over read-only HTTP.
+
+use crate::Global;
+use gpuledger_serve::{parse_interval, ServeConfig, Server, Source, DEFAULT_LISTEN};
+use gpuledger_views::ProcessSeries;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
+  /metrics           Prometheus text format; unknown values are absent, never 0
+  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)
+  /healthz           200 while collection rounds keep coming, 503 when they stall
+  /                  a short page linking the above
+
+Collection runs in the background every --interval; requests only read the latest round.
+With --replay FILE the recording is served as it is, marked as a replay.")]
+pub struct Args {
+    /// Address to listen on. Loopback unless --allow-remote is given.
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    /// Time between collection rounds (e.g. 5s, 500ms, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_interval)]
+    pub interval: Duration,
+    /// Which processes get per-process series: top-N by memory, all, or none.
+    #[arg(long, value_name = "top-N|all|none", default_value = "top-50", value_parser = clap::value_parser!(ProcessSeries))]
+    pub processes: ProcessSeries,
+    /// Allow listening on a non-loopback address. The endpoints have no authentication and show
+    /// process names and users of this machine to anyone who can reach them.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if !args.listen.ip().is_loopback() {
+        if !args.allow_remote {
+            anyhow::bail!(
+                "refusing to listen on {}: it is not a loopback address. The endpoints have no \
+                 authentication and show process names and users of this machine; pass \
+                 --allow-remote to serve them on the network anyway",
+                args.listen
+            );
+        }
+        eprintln!(
+            "gpuledger serve: WARNING: listening on {} (not loopback). Anyone who can reach it can \
+             read this machine's GPU processes, their names and users. There is no authentication \
+             or TLS: restrict access with a firewall or a reverse proxy.",
+            args.listen
+        );
+    }
+
+    let source = match &global.args.replay {
+        Some(path) => Source::Replay {
+            snapshot: Box::new(crate::global::load_snapshot(path)?),
+            path: path.display().to_string(),
+        },
+        None => {
+            let config = global.source_config();
+            Source::Live(Box::new(move || {
+                let mut c = gpuledger_sources::Collector::new(config);
+                Box::new(move || c.collect())
+            }))
+        }
+    };
+
+    // Registered before the first round so that a Ctrl-C during it is not lost.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| anyhow::anyhow!("cannot install the signal handler: {e}"))?;
+    }
+
+    let cfg = ServeConfig {
+        listen: args.listen,
+        interval: args.interval,
+        processes: args.processes,
+        ..ServeConfig::default()
+    };
+    let server = Server::start(cfg, source)
+        .map_err(|e| anyhow::anyhow!("cannot serve on {}: {e}", args.listen))?;
+    eprintln!(
+        "gpuledger serve: listening on http://{} (/metrics, /api/v1/snapshot, /healthz){}",
+        server.local_addr(),
+        if global.args.replay.is_some() {
+            " — serving a REPLAY"
+        } else {
+            ""
+        }
+    );
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("gpuledger serve: stopping");
+    server.shutdown();
+    Ok(ExitCode::SUCCESS)
+}
