@@ -4,7 +4,7 @@
 mod serve_support;
 mod support;
 use serve_support::*;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use support::*;
