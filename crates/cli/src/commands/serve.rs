@@ -5,8 +5,6 @@ use gpuledger_serve::{parse_interval, ServeConfig, Server, Source, DEFAULT_LISTE
 use gpuledger_views::ProcessSeries;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
@@ -68,11 +66,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     };
 
     // Registered before the first round so that a Ctrl-C during it is not lost.
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| anyhow::anyhow!("cannot install the signal handler: {e}"))?;
-    }
+    let stop = StopSignal::install()?;
 
     let cfg = ServeConfig {
         listen: args.listen,
@@ -91,10 +85,50 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             ""
         }
     );
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    stop.wait();
     eprintln!("gpuledger serve: stopping");
     server.shutdown();
     Ok(ExitCode::SUCCESS)
+}
+
+/// SIGINT/SIGTERM (Ctrl-C on Windows). On Unix the main thread blocks until one arrives, so an
+/// idle server does not wake up at all; elsewhere it polls a flag ten times a second.
+struct StopSignal {
+    #[cfg(unix)]
+    signals: signal_hook::iterator::Signals,
+    #[cfg(not(unix))]
+    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl StopSignal {
+    fn install() -> anyhow::Result<Self> {
+        let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+        let err = |e: std::io::Error| anyhow::anyhow!("cannot install the signal handler: {e}");
+        #[cfg(unix)]
+        {
+            Ok(StopSignal {
+                signals: signal_hook::iterator::Signals::new(sigs).map_err(err)?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in sigs {
+                signal_hook::flag::register(sig, flag.clone()).map_err(err)?;
+            }
+            Ok(StopSignal { flag })
+        }
+    }
+
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    fn wait(mut self) {
+        #[cfg(unix)]
+        {
+            let _ = self.signals.forever().next();
+        }
+        #[cfg(not(unix))]
+        while !self.flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
 }
