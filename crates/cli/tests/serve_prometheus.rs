@@ -30,6 +30,103 @@ fn prometheus_binary() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// `promtool` from the same package, or None (with the same skip/fail rule as prometheus).
+fn tool(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/bin")])
+        .map(|d| d.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        let msg = format!("{name} not installed (run .ci/setup-prometheus.sh)");
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{msg}: required in CI");
+        }
+        eprintln!("SKIPPED: {msg}");
+    }
+    found
+}
+
+fn run_promtool(args: &[&str], stdin: Option<&str>) -> (bool, String) {
+    let Some(bin) = tool("promtool") else {
+        return (true, String::new());
+    };
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run promtool");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+fn deploy(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../deploy")
+        .join(rel)
+}
+
+#[test]
+fn promtool_accepts_the_exposition_and_the_deploy_files() {
+    if tool("promtool").is_none() {
+        return;
+    }
+    let procs = two_gpus_procs();
+    let (dir, sc) = scenario(TWO_GPUS);
+    let served = serve(fake_nvml(), &sc, &procs.root(), &["--processes", "all"]);
+    let metrics = get(served.addr, "/metrics").body;
+    // Lint clean: no output at all (promtool prints naming/unit problems).
+    let (ok, out) = run_promtool(&["check", "metrics"], Some(&metrics));
+    assert!(ok && out.trim().is_empty(), "promtool check metrics: {out}");
+
+    let (ok, out) = run_promtool(
+        &[
+            "check",
+            "config",
+            deploy("prometheus/prometheus.yml").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+
+    // Every dashboard query is valid PromQL: wrap them as recording rules and let promtool parse.
+    let dash: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(deploy("grafana/gpuledger-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    let mut rules = String::from("groups:\n  - name: dashboard\n    rules:\n");
+    let mut n = 0;
+    for p in dash["panels"].as_array().unwrap() {
+        for t in p["targets"].as_array().into_iter().flatten() {
+            let e = t["expr"]
+                .as_str()
+                .unwrap()
+                .replace("$__rate_interval", "5m")
+                .replace("$instance", ".*")
+                .replace("$device", ".*");
+            n += 1;
+            rules.push_str(&format!(
+                "      - record: dashboard:q{n}\n        expr: {}\n",
+                serde_json::Value::String(e)
+            ));
+        }
+    }
+    let rules_path = dir.path().join("rules.yml");
+    std::fs::write(&rules_path, rules).unwrap();
+    let (ok, out) = run_promtool(&["check", "rules", rules_path.to_str().unwrap()], None);
+    assert!(ok, "dashboard PromQL rejected: {out}");
+    assert!(out.contains(&format!("{n} rules found")), "{out}");
+}
+
 fn url_encode(s: &str) -> String {
     let mut o = String::new();
     for b in s.bytes() {

@@ -28,6 +28,13 @@ use gpuledger_model::{redact_arg_list, Device, Process, Snapshot, SourceState};
 use std::fmt::Write;
 use std::str::FromStr;
 
+/// Metric names reserved for the estimated ledger. Not rendered yet: the snapshot carries no
+/// estimates until workload identification lands. Listed so dashboards can refer to them and so
+/// nothing measured is ever given one of these names.
+/// `gpuledger_process_estimated_memory_bytes{device,pid,name,user,workload,model,component,recipe}`
+/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`.
+pub const ESTIMATED_METRICS: &[&str] = &["gpuledger_process_estimated_memory_bytes"];
+
 /// Content-Type of [`render_metrics`]'s output.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -792,6 +799,16 @@ mod tests {
             .unwrap_err()
             .contains("none"));
         assert_eq!(ProcessSeries::default(), ProcessSeries::Top(50));
+    }
+
+    #[test]
+    fn only_estimated_metrics_say_estimated() {
+        let t = render_metrics(&many(3), &MetricsOptions::default());
+        assert!(
+            !t.contains("estimated"),
+            "measured metrics never carry 'estimated'"
+        );
+        assert!(ESTIMATED_METRICS.iter().all(|m| m.contains("_estimated_")));
     }
 
     #[test]
