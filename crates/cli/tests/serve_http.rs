@@ -33,13 +33,17 @@ fn metrics_and_snapshot_from_the_fake_nvml() {
         format!("gpuledger_device_power_limit_watts{d0} 700"),
         format!("gpuledger_device_memory_total_bytes{d1} 25757220864"),
         format!(
-            r#"gpuledger_process_memory_bytes{{device="{G0}",pid="4242",name="llama-server",user="alice",source="nvml"}} 17179869184"#
+            r#"gpuledger_process_memory_bytes{{device="{G0}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 17179869184"#
         ),
         format!(
-            r#"gpuledger_process_memory_bytes{{device="{G1}",pid="4242",name="llama-server",user="alice",source="nvml"}} 4294967296"#
+            r#"gpuledger_process_memory_bytes{{device="{G1}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 4294967296"#
         ),
         format!(
-            r#"gpuledger_process_gpu_utilization_ratio{{device="{G0}",pid="4242",name="llama-server",user="alice",source="nvml"}} 0.85"#
+            r#"gpuledger_process_gpu_utilization_ratio{{device="{G0}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 0.85"#
+        ),
+        // Workload identification runs in serve's collector too: Xorg is the compositor.
+        format!(
+            r#"gpuledger_process_memory_bytes{{device="{G1}",pid="1200",name="Xorg",user="root",workload="compositor",source="nvml"}} 536870912"#
         ),
         r#"gpuledger_source_up{source="nvml",state="ok"} 1"#.to_string(),
         "gpuledger_collection_rounds_total 1".to_string(),

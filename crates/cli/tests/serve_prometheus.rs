@@ -299,6 +299,27 @@ fn real_prometheus_scrapes_device_and_process_series() {
     assert_eq!(labels["name"], "llama-server");
     assert_eq!(labels["user"], "alice");
     assert_eq!(labels["source"], "nvml");
+    assert_eq!(labels["workload"], "llama-cpp");
+    assert_eq!(labels["model"], "qwen3-8b-q4_k_m");
+    // The dashboard's "AI workloads: measured" query finds the llama.cpp server (on both GPUs)
+    // and not the compositor.
+    let dash: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(deploy("grafana/gpuledger-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    let ai_q = dash["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == "AI workloads: measured vs estimated memory")
+        .expect("AI workloads panel")["targets"][0]["expr"]
+        .as_str()
+        .unwrap()
+        .replace("$instance", ".*");
+    let (labels, ai) = single(prom_addr, &ai_q);
+    assert_eq!(labels["pid"], "4242");
+    assert_eq!(labels["model"], "qwen3-8b-q4_k_m");
+    assert_eq!(ai, 17179869184.0 + 4294967296.0);
     // Utilisation samples are consumed once: rounds after the first see no newer sample and
     // report the process idle (the NVML source's rule), so only existence is checked here; a
     // fresh sample below proves the value.

@@ -24,12 +24,12 @@
 //! - Units are base units: bytes, seconds, watts, degrees Celsius, hertz; percentages become
 //!   `_ratio` in 0..=1.
 
-use gpuledger_model::{redact_arg_list, Device, Process, Snapshot, SourceState};
+use gpuledger_model::{redact_arg_list, Device, Process, Snapshot, SourceState, WorkloadKind};
 use std::fmt::Write;
 use std::str::FromStr;
 
-/// Metric names reserved for the estimated ledger. Not rendered yet: the snapshot carries no
-/// estimates until workload identification lands. Listed so dashboards can refer to them and so
+/// Metric names reserved for the estimated ledger. Not rendered yet: the snapshot does not carry
+/// estimates yet. Listed so dashboards can refer to them and so
 /// nothing measured is ever given one of these names.
 /// `gpuledger_process_estimated_memory_bytes{device,pid,name,user,workload,model,component,recipe}`
 /// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`.
@@ -331,6 +331,26 @@ fn safe(s: Option<&str>) -> Option<String> {
     })
 }
 
+/// `workload` is the identified kind's stable id (`llama-cpp`, `ollama`, `pytorch`, ...; absent
+/// when unidentified); `model` is the model file's base name without `.gguf` (a full path says
+/// more about the machine than about the model), redacted like every label.
+fn workload_labels(p: &Process) -> (Option<String>, Option<String>) {
+    let Some(w) = &p.workload else {
+        return (None, None);
+    };
+    let kind = match w.kind {
+        WorkloadKind::Unknown => None,
+        k => serde_json::to_value(k)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string)),
+    };
+    let model = w.model.as_deref().map(|m| {
+        let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
+        base.strip_suffix(".gguf").unwrap_or(base)
+    });
+    (kind, safe(model))
+}
+
 fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
     let chosen = selected_processes(snap, sel);
 
@@ -340,6 +360,8 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         pid: String,
         name: Option<String>,
         user: Option<String>,
+        workload: Option<String>,
+        model: Option<String>,
         source: String,
         u: usize,
         p: usize,
@@ -348,12 +370,15 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
     for (pi, p) in chosen.iter().enumerate() {
         let name = safe(p.name.as_deref());
         let user = safe(p.user.as_deref());
+        let (workload, model) = workload_labels(p);
         for (ui, u) in p.usage.iter().enumerate() {
             rows.push(Row {
                 device: u.device.clone(),
                 pid: p.pid.to_string(),
                 name: name.clone(),
                 user: user.clone(),
+                workload: workload.clone(),
+                model: model.clone(),
                 source: u.memory_source.clone(),
                 u: ui,
                 p: pi,
@@ -366,11 +391,10 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
             ("pid", Some(r.pid.as_str())),
             ("name", r.name.as_deref()),
             ("user", r.user.as_deref()),
-            // Container, workload kind and model come with workload identification; until the
-            // snapshot carries them these labels are absent (unknown), never guessed.
+            // The snapshot does not carry containers yet: absent (unknown), never guessed.
             ("container", None),
-            ("workload", None),
-            ("model", None),
+            ("workload", r.workload.as_deref()),
+            ("model", r.model.as_deref()),
             ("source", Some(r.source.as_str())),
         ]
     }
@@ -622,6 +646,30 @@ mod tests {
         assert!(t.lines().any(|l| l == want_util), "{t}");
         assert!(t.lines().any(|l| l == "gpuledger_processes 2"));
         assert!(t.lines().any(|l| l == "gpuledger_processes_exported 2"));
+    }
+
+    #[test]
+    fn workload_and_model_labels_when_identified() {
+        let mut s = sample();
+        s.processes[0].workload = Some(Workload {
+            kind: WorkloadKind::LlamaCpp,
+            model: Some("/home/alice/models/Qwen3-8B-Q4_K_M.gguf".into()),
+            confidence: Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+        });
+        let t = render_metrics(&s, &MetricsOptions::default());
+        let want = r#"gpuledger_process_memory_bytes{device="GPU-0000",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="Qwen3-8B-Q4_K_M",source="nvml"} 17179869184"#;
+        assert!(t.lines().any(|l| l == want), "{t}");
+        assert!(
+            !t.contains("/home/alice"),
+            "model paths are cut to the base name"
+        );
+        // An unidentified kind is no label, not "unknown".
+        s.processes[0].workload.as_mut().unwrap().kind = WorkloadKind::Unknown;
+        s.processes[0].workload.as_mut().unwrap().model = None;
+        let t = render_metrics(&s, &MetricsOptions::default());
+        assert!(!t.contains("workload=") && !t.contains("model="), "{t}");
     }
 
     #[test]

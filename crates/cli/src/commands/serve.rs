@@ -57,9 +57,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             path: path.display().to_string(),
         },
         None => {
-            let config = global.source_config();
+            // The collector (with workload identification) is built on the collection thread.
+            let args = global.args.clone();
             Source::Live(Box::new(move || {
-                let mut c = gpuledger_sources::Collector::new(config);
+                let mut c = Global::new(args).collector();
                 Box::new(move || c.collect())
             }))
         }
