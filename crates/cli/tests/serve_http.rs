@@ -162,6 +162,44 @@ fn sigterm_stops_cleanly() {
     assert!(TcpStream::connect(s.addr).is_err());
 }
 
+#[cfg(unix)]
+#[test]
+fn a_second_signal_exits_at_once() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let mut s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    // A silent client keeps a worker busy until its 5 s request deadline, so a clean stop waits.
+    let _silent = TcpStream::connect(s.addr).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = s.guard.0.id().to_string();
+    let kill = || {
+        assert!(std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success())
+    };
+    kill();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        s.guard.0.try_wait().unwrap().is_none(),
+        "first signal: still finishing"
+    );
+    let t = Instant::now();
+    kill();
+    let status = loop {
+        if let Some(st) = s.guard.0.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "second signal did not exit at once"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+}
+
 #[test]
 fn non_loopback_needs_allow_remote() {
     let procs = two_gpus_procs();

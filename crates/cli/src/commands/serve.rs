@@ -93,7 +93,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 }
 
 /// SIGINT/SIGTERM (Ctrl-C on Windows). On Unix the main thread blocks until one arrives, so an
-/// idle server does not wake up at all; elsewhere it polls a flag ten times a second.
+/// idle server does not wake up at all, and a second signal exits immediately (status 130);
+/// elsewhere it polls a flag ten times a second.
 struct StopSignal {
     #[cfg(unix)]
     signals: signal_hook::iterator::Signals,
@@ -107,6 +108,15 @@ impl StopSignal {
         let err = |e: std::io::Error| anyhow::anyhow!("cannot install the signal handler: {e}");
         #[cfg(unix)]
         {
+            // A second signal exits at once, for when the first one cannot be acted on (e.g. a
+            // driver call hanging in the first round). Order matters: the shutdown check must be
+            // registered before the flag is set by the same signal.
+            let again = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in sigs {
+                signal_hook::flag::register_conditional_shutdown(sig, 130, again.clone())
+                    .map_err(err)?;
+                signal_hook::flag::register(sig, again.clone()).map_err(err)?;
+            }
             Ok(StopSignal {
                 signals: signal_hook::iterator::Signals::new(sigs).map_err(err)?,
             })
