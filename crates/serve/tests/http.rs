@@ -371,3 +371,55 @@ fn shutdown_stops_listening() {
         "still accepting after shutdown"
     );
 }
+
+#[test]
+fn random_garbage_gets_bounded_answers_and_the_server_survives() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(
+        ServeConfig {
+            request_timeout: Duration::from_millis(100),
+            ..cfg()
+        },
+        src,
+    )
+    .unwrap();
+    let a = srv.local_addr();
+    // Deterministic xorshift bytes: 40 payloads of up to 2 KiB, half with a head terminator.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for i in 0..40 {
+        let len = (next() % 2048) as usize;
+        let mut payload: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if i % 2 == 0 {
+            payload.extend_from_slice(b"\r\n\r\n");
+        }
+        let mut s = TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.write_all(&payload);
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        // Either nothing (peer closed) or one well-formed error status; never 200, never a hang.
+        if !buf.is_empty() {
+            let head = String::from_utf8_lossy(&buf[..buf.len().min(12)]).into_owned();
+            assert!(
+                [
+                    "HTTP/1.1 400",
+                    "HTTP/1.1 408",
+                    "HTTP/1.1 431",
+                    "HTTP/1.1 405",
+                    "HTTP/1.1 404"
+                ]
+                .iter()
+                .any(|p| head.starts_with(p)),
+                "payload {i}: {head:?}"
+            );
+        }
+    }
+    assert_eq!(get(a, "/metrics").status, 200);
+    srv.shutdown();
+}

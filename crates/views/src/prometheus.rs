@@ -725,6 +725,51 @@ mod tests {
         }
     }
 
+    /// Undo the text format's label-value escaping (what Prometheus's parser does).
+    fn unescape(v: &str) -> String {
+        let mut out = String::new();
+        let mut it = v.chars();
+        while let Some(c) = it.next() {
+            if c == '\\' {
+                match it.next() {
+                    Some('n') => out.push('\n'),
+                    Some(o) => out.push(o),
+                    None => panic!("dangling backslash in {v:?}"),
+                }
+            } else {
+                assert!(c != '"' && c != '\n', "unescaped {c:?} in {v:?}");
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    /// The `name="..."` value of a sample line, still escaped.
+    fn raw_label<'a>(line: &'a str, key: &str) -> &'a str {
+        let start = line.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
+        let bytes = line.as_bytes();
+        let mut i = start;
+        while bytes[i] != b'"' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        &line[start..i]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_label_value_round_trips(name in "[a-zA-Z0-9 _.\\\\\"\n{}é,-]{1,40}") {
+            let mut s = sample();
+            s.processes[0].name = Some(name.clone());
+            let t = render_metrics(&s, &MetricsOptions::default());
+            let line = lines_of(&t, "gpuledger_process_memory_bytes")[0];
+            // One sample is one line, whatever the name holds.
+            proptest::prop_assert!(line.ends_with(" 17179869184"));
+            let back = unescape(raw_label(line, "name"));
+            let want = safe(Some(&name)).unwrap();
+            proptest::prop_assert_eq!(back, want.chars().take(MAX_LABEL_CHARS).collect::<String>());
+        }
+    }
+
     #[test]
     fn long_label_values_are_cut() {
         let mut s = sample();
