@@ -9,11 +9,13 @@
 //!   never triggers collection and costs the same however often it comes.
 //! - **A small std::net server** rather than an HTTP framework: four routes, GET/HEAD only, no
 //!   keep-alive, no bodies. One acceptor thread hands connections to a fixed pool of workers
-//!   through a bounded queue; when the queue is full the acceptor answers 503 at once (a flood
-//!   costs a refused connection, not memory or threads). Each request head must arrive whole
-//!   within a deadline and a size limit, so a slow or silent client holds one worker for at most
-//!   that long. tiny_http was considered: it spawns threads as connections arrive and has no
-//!   per-request deadline, which is the part that matters here.
+//!   through a bounded queue; when the queue is full the connection goes to one refusing thread
+//!   that answers 503 (and, if that one is behind too, is closed): a flood costs refused
+//!   connections, not memory or threads. Each request head must arrive whole within a deadline
+//!   and a size limit, so a slow or silent client holds one worker for at most that long.
+//!   tiny_http was considered: its task pool starts a new thread whenever all are busy (threads
+//!   grow with slow connections) and it offers no deadline for a whole request head, which is
+//!   the part that matters here.
 //! - Collection and serving share nothing but the published `Arc`, so a stalled client can never
 //!   stall collection, and a slow round never delays a scrape (it serves the previous round).
 
