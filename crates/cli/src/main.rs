@@ -54,6 +54,9 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
+    #[command(after_help = EXIT_CODES)]
+    Serve(commands::serve::Args),
     /// Terminate processes safely: graceful first, forced after a grace period, verified gone.
     ///
     /// Before acting, each process's name and start time are re-read and compared with what you
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Estimate(a)) => commands::estimate::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
         None => {
             eprintln!(
