@@ -103,6 +103,10 @@ pub struct Device {
     pub system_ledger: Option<Ledger>,
     /// Which source measured the device-level values (`nvml`, `sysfs`, ...).
     pub source: String,
+    /// Runtime power state where the platform reports it (`active`, `suspended`). A suspended
+    /// device is not sampled (sampling would wake it); its live values are null with that reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_state: Option<String>,
     /// Field path (e.g. `power.usage_watts`) → why it is null.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub unavailable: BTreeMap<String, String>,
@@ -128,6 +132,7 @@ impl Device {
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),
+            power_state: None,
             unavailable: BTreeMap::new(),
         }
     }
@@ -226,6 +231,14 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// Container the process runs in, from its cgroup: `docker://<id>`, `podman://<id>`,
+    /// `containerd://<id>`, `cri-o://<id>`, `kubepods://<id>` (runtime not named in the path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The process has `/dev/kfd` open (ROCm compute): its memory shows in DRM fdinfo, but its
+    /// engine time does not, so its engine figures are unknown rather than 0 %.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rocm_kfd: bool,
     pub usage: Vec<Usage>,
 }
 
@@ -242,6 +255,8 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            container: None,
+            rocm_kfd: false,
             usage: Vec::new(),
         }
     }
@@ -266,6 +281,15 @@ pub struct Usage {
     pub system_memory_bytes: Option<u64>,
     pub kinds: Vec<UsageKind>,
     pub engines: Engines,
+    /// Per-engine busy percent over the last interval, as the driver names its engines (DRM
+    /// fdinfo: `gfx`, `compute`, `dma`, `render`, `video`, `rcs`, `ccs`, ...). For DRM sources
+    /// `engines.sm_percent` is the busiest 3D/compute engine among these.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engines_by_name: BTreeMap<String, u32>,
+    /// How this figure was accounted when it differs from the plain reading (e.g. a DRM client
+    /// shared with another process and charged there), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting_note: Option<String>,
 }
 
 impl Usage {
@@ -278,6 +302,8 @@ impl Usage {
             system_memory_bytes: None,
             kinds: Vec::new(),
             engines: Engines::default(),
+            engines_by_name: BTreeMap::new(),
+            accounting_note: None,
         }
     }
 

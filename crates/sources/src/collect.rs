@@ -1,10 +1,14 @@
 //! One collection round: every source adds what it can see, then the books are balanced.
 
+use crate::container;
+use crate::drm::DrmSource;
 use crate::nvml::{LoadError, Nvml};
 use crate::procfs::{rfc3339, ProcReader};
+use crate::sysfs::normalise_bus_id;
 use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Where the sources read from. Defaults are the live machine; tests and post-mortems point them at
 /// recorded trees and fake libraries.
@@ -32,16 +36,23 @@ pub struct Collector {
     pub config: SourceConfig,
     nvml: Result<Nvml, LoadError>,
     procs: ProcReader,
+    /// DRM fdinfo + sysfs: keeps its descriptor index and engine counters between rounds.
+    drm: DrmSource,
+    /// Monotonic origin for engine rates.
+    epoch: Instant,
 }
 
 impl Collector {
     pub fn new(config: SourceConfig) -> Self {
         let nvml = Nvml::load(config.nvml_lib.as_deref());
         let procs = ProcReader::new(&config.proc_root);
+        let drm = DrmSource::new(&config.proc_root, &config.sys_root);
         Collector {
             config,
             nvml,
             procs,
+            drm,
+            epoch: Instant::now(),
         }
     }
 
@@ -52,6 +63,14 @@ impl Collector {
 
     pub fn procs(&self) -> &ProcReader {
         &self.procs
+    }
+
+    pub fn drm(&self) -> &DrmSource {
+        &self.drm
+    }
+
+    pub fn drm_mut(&mut self) -> &mut DrmSource {
+        &mut self.drm
     }
 
     /// One round. Never fails: what a source could not see is recorded in the snapshot.
@@ -72,6 +91,17 @@ impl Collector {
                 "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
             );
         }
+
+        // DRM after NVML: NVIDIA devices NVML reports are not counted again from fdinfo.
+        let nvml_bus: HashSet<String> = snap
+            .devices
+            .iter()
+            .filter(|d| d.source == "nvml")
+            .filter_map(|d| d.pci_bus_id.as_deref().map(normalise_bus_id))
+            .collect();
+        let now_ns = self.epoch.elapsed().as_nanos() as u64;
+        let status = self.drm.collect(&mut snap, now_ns, &nvml_bus);
+        snap.sources.push(status);
 
         let mut unseen = 0usize;
         for p in &mut snap.processes {
@@ -100,6 +130,20 @@ impl Collector {
                 "{unseen} GPU process{} not visible in {} (exited during the round, or in another PID namespace)",
                 if unseen == 1 { " is" } else { "es are" },
                 self.procs.root().display()
+            ));
+        }
+
+        for p in &mut snap.processes {
+            if p.container.is_none() {
+                let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
+                if let Ok(text) = std::fs::read_to_string(path) {
+                    p.container = container::container_id(&text);
+                }
+            }
+        }
+        if let Some(why) = container::own_pid_namespace(self.procs.root()) {
+            snap.notes.push(format!(
+                "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
             ));
         }
 

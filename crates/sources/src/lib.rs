@@ -6,7 +6,10 @@
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
 
 pub mod collect;
+pub mod container;
+pub mod drm;
 pub mod nvml;
 pub mod procfs;
+pub mod sysfs;
 
 pub use collect::{Collector, SourceConfig};

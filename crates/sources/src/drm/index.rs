@@ -1,0 +1,256 @@
+//! Which processes hold DRM descriptors: the expensive part of DRM collection (a `readlink` for
+//! every descriptor of every process), so it is built once and then kept up to date cheaply.
+//!
+//! A descriptor is a DRM client when its link target is a DRM node (`/dev/dri/card*`,
+//! `/dev/dri/renderD*`, `/dev/accel/accel*`). We classify by the link *path*, not by `stat`'s
+//! device major (226, as nvtop does): recorded trees hold symlinks to paths that do not exist, and
+//! the path is what amdgpu_top uses too. `/dev/kfd` (ROCm compute) and `/dev/dxg` (WSL2 GPU
+//! paravirtualisation) are noted on the way, they are not DRM clients.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FdKind {
+    /// A DRM node, by its name under `/dev/dri` or `/dev/accel` (`renderD128`, `card0`, `accel0`).
+    Drm(String),
+    Kfd,
+    Dxg,
+}
+
+/// Classify a descriptor's link target.
+pub fn classify(target: &[u8]) -> Option<FdKind> {
+    if let Some(node) = target
+        .strip_prefix(b"/dev/dri/")
+        .or_else(|| target.strip_prefix(b"/dev/accel/"))
+    {
+        let node = std::str::from_utf8(node).ok()?;
+        let ok = ["renderD", "card", "accel"].iter().any(|p| {
+            node.strip_prefix(p)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+        return ok.then(|| FdKind::Drm(node.to_string()));
+    }
+    match target {
+        b"/dev/kfd" => Some(FdKind::Kfd),
+        b"/dev/dxg" => Some(FdKind::Dxg),
+        _ => None,
+    }
+}
+
+/// One process's GPU descriptors.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcEntry {
+    /// (descriptor number, DRM node name).
+    pub drm_fds: Vec<(u32, String)>,
+    pub kfd: bool,
+    pub dxg: bool,
+}
+
+/// The descriptor index of a procfs tree.
+#[derive(Debug, Default)]
+pub struct FdIndex {
+    /// Processes holding at least one GPU descriptor.
+    pub entries: BTreeMap<u32, ProcEntry>,
+    /// Every PID seen by the last scan, sorted: the baseline for spotting starts and exits.
+    pids: Vec<u32>,
+    /// Processes whose descriptor list could not be read (other users without privileges).
+    pub unreadable: usize,
+    /// Descriptors looked at in the last full build (for figures and selftest).
+    pub descriptors_seen: usize,
+}
+
+/// Numeric entries of a directory, sorted.
+pub fn numeric_entries(dir: &Path) -> io::Result<Vec<u32>> {
+    let mut v: Vec<u32> = fs::read_dir(dir)?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            std::str::from_utf8(e.file_name().as_bytes())
+                .ok()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    v.sort_unstable();
+    Ok(v)
+}
+
+impl FdIndex {
+    /// Scan every process below `proc_root`.
+    pub fn build(proc_root: &Path) -> io::Result<FdIndex> {
+        let pids = numeric_entries(proc_root)?;
+        let mut idx = FdIndex::default();
+        let mut buf = PathBuf::from(proc_root);
+        for &pid in &pids {
+            idx.scan_into(&mut buf, pid);
+        }
+        idx.pids = pids;
+        Ok(idx)
+    }
+
+    /// Bring the index up to date with processes that started or exited since the last scan,
+    /// scanning only the new ones. Returns (started, exited). A process that opens a DRM node
+    /// after it was scanned is found by the next full [`FdIndex::build`].
+    pub fn refresh(&mut self, proc_root: &Path) -> io::Result<(usize, usize)> {
+        let now = numeric_entries(proc_root)?;
+        let (mut started, mut exited) = (0, 0);
+        let mut buf = PathBuf::from(proc_root);
+        let (mut i, mut j) = (0, 0);
+        // Both lists are sorted: one merge pass finds the differences.
+        while i < self.pids.len() || j < now.len() {
+            match (self.pids.get(i), now.get(j)) {
+                (Some(&a), Some(&b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&a), Some(&b)) if a < b => {
+                    self.entries.remove(&a);
+                    exited += 1;
+                    i += 1;
+                }
+                (Some(&a), None) => {
+                    self.entries.remove(&a);
+                    exited += 1;
+                    i += 1;
+                }
+                (_, Some(&b)) => {
+                    self.scan_into(&mut buf, b);
+                    started += 1;
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        self.pids = now;
+        Ok((started, exited))
+    }
+
+    /// Forget one descriptor (it was closed, or now refers to something else).
+    pub fn drop_fd(&mut self, pid: u32, fd: u32) {
+        if let Some(e) = self.entries.get_mut(&pid) {
+            e.drm_fds.retain(|(f, _)| *f != fd);
+            if e.drm_fds.is_empty() && !e.kfd && !e.dxg {
+                self.entries.remove(&pid);
+            }
+        }
+    }
+
+    pub fn drm_fd_count(&self) -> usize {
+        self.entries.values().map(|e| e.drm_fds.len()).sum()
+    }
+
+    /// `buf` is the procfs root on entry and on return (reused to avoid an allocation per link).
+    fn scan_into(&mut self, buf: &mut PathBuf, pid: u32) {
+        buf.push(pid.to_string());
+        buf.push("fd");
+        let rd = match fs::read_dir(&*buf) {
+            Ok(rd) => rd,
+            Err(e) => {
+                if e.kind() == io::ErrorKind::PermissionDenied {
+                    self.unreadable += 1;
+                }
+                buf.pop();
+                buf.pop();
+                return;
+            }
+        };
+        let mut entry = ProcEntry::default();
+        for de in rd.flatten() {
+            let name = de.file_name();
+            let Some(fd) = std::str::from_utf8(name.as_bytes())
+                .ok()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            self.descriptors_seen += 1;
+            buf.push(&name);
+            // Gone between readdir and readlink: the descriptor was closed; nothing to index.
+            let target = fs::read_link(&*buf);
+            buf.pop();
+            let Ok(target) = target else { continue };
+            match classify(target.as_os_str().as_bytes()) {
+                Some(FdKind::Drm(node)) => entry.drm_fds.push((fd, node)),
+                Some(FdKind::Kfd) => entry.kfd = true,
+                Some(FdKind::Dxg) => entry.dxg = true,
+                None => {}
+            }
+        }
+        buf.pop();
+        buf.pop();
+        if !entry.drm_fds.is_empty() || entry.kfd || entry.dxg {
+            entry.drm_fds.sort_unstable();
+            self.entries.insert(pid, entry);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn classify_targets() {
+        assert_eq!(
+            classify(b"/dev/dri/renderD128"),
+            Some(FdKind::Drm("renderD128".into()))
+        );
+        assert_eq!(
+            classify(b"/dev/dri/card1"),
+            Some(FdKind::Drm("card1".into()))
+        );
+        assert_eq!(
+            classify(b"/dev/accel/accel0"),
+            Some(FdKind::Drm("accel0".into()))
+        );
+        assert_eq!(classify(b"/dev/kfd"), Some(FdKind::Kfd));
+        assert_eq!(classify(b"/dev/dxg"), Some(FdKind::Dxg));
+        assert_eq!(classify(b"/dev/dri/by-path"), None);
+        assert_eq!(classify(b"/dev/dri/card"), None);
+        assert_eq!(classify(b"socket:[1234]"), None);
+        assert_eq!(classify(b"/dev/nvidia0"), None);
+    }
+
+    #[test]
+    fn build_then_refresh_scans_only_changes() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let mk = |pid: u32, links: &[(u32, &str)]| {
+            let d = root.join(pid.to_string()).join("fd");
+            fs::create_dir_all(&d).unwrap();
+            for (fd, target) in links {
+                symlink(target, d.join(fd.to_string())).unwrap();
+            }
+        };
+        mk(
+            10,
+            &[
+                (0, "/dev/null"),
+                (5, "/dev/dri/renderD128"),
+                (6, "/dev/kfd"),
+            ],
+        );
+        mk(20, &[(3, "socket:[99]")]);
+        mk(30, &[(4, "/dev/dri/card0"), (7, "/dev/dri/renderD128")]);
+        fs::create_dir_all(root.join("self")).unwrap();
+        let mut idx = FdIndex::build(root).unwrap();
+        assert_eq!(idx.entries.len(), 2);
+        assert_eq!(idx.entries[&10].drm_fds, [(5, "renderD128".to_string())]);
+        assert!(idx.entries[&10].kfd);
+        assert_eq!(idx.drm_fd_count(), 3);
+        assert_eq!(idx.descriptors_seen, 6);
+
+        fs::remove_dir_all(root.join("30")).unwrap();
+        mk(25, &[(9, "/dev/dri/renderD129")]);
+        assert_eq!(idx.refresh(root).unwrap(), (1, 1));
+        assert!(!idx.entries.contains_key(&30));
+        assert_eq!(idx.entries[&25].drm_fds, [(9, "renderD129".to_string())]);
+        assert_eq!(idx.refresh(root).unwrap(), (0, 0));
+        idx.drop_fd(25, 9);
+        assert!(!idx.entries.contains_key(&25));
+    }
+}
