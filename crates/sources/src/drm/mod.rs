@@ -224,20 +224,39 @@ impl DrmSource {
         let usage = self.charge(&clients, &by_slot, now_ns, snap);
         self.merge(snap, usage);
 
-        let mut detail = match &cards {
-            Ok(_) if shown.is_empty() && self.stats.clients == 0 => format!(
-                "no DRM devices under {} and no process with a DRM node open",
-                self.sys_root.join("class/drm").display()
-            ),
-            _ => format!(
-                "{} DRM device{} ({}), {} client{}",
-                shown.len(),
-                plural(shown.len()),
-                shown.join(", "),
-                self.stats.clients,
-                plural(self.stats.clients)
-            ),
-        };
+        let class = self.sys_root.join("class/drm");
+        if shown.is_empty() && self.stats.clients == 0 {
+            let why = match &cards {
+                Ok(_) => String::new(),
+                Err(e) => format!(" ({e})"),
+            };
+            let mut detail = format!(
+                "no DRM devices under {}{why} and no process with a DRM node open",
+                class.display()
+            );
+            if self.stats.skipped_nvml_clients > 0 {
+                detail = format!(
+                    "no DRM devices besides those NVML reports; {} client{} on NVIDIA devices skipped (NVML reports them)",
+                    self.stats.skipped_nvml_clients,
+                    plural(self.stats.skipped_nvml_clients)
+                );
+            }
+            if let Some(i) = self.index.as_ref().filter(|i| i.unreadable > 0) {
+                detail.push_str(&format!(
+                    "; descriptors of {} processes not readable (permission denied; run as root to see other users)",
+                    i.unreadable
+                ));
+            }
+            return SourceStatus::new("drm", SourceState::Unavailable, detail);
+        }
+        let mut detail = format!(
+            "{} DRM device{} ({}), {} client{}",
+            shown.len(),
+            plural(shown.len()),
+            shown.join(", "),
+            self.stats.clients,
+            plural(self.stats.clients)
+        );
         if let Err(e) = &cards {
             detail.push_str(&format!("; no sysfs device data: {e}"));
         }
@@ -292,12 +311,7 @@ impl DrmSource {
             detail.push_str("; ");
             detail.push_str(&extra.join("; "));
         }
-        let state = if shown.is_empty() && self.stats.clients == 0 {
-            SourceState::Unavailable
-        } else {
-            SourceState::Ok
-        };
-        SourceStatus::new("drm", state, detail)
+        SourceStatus::new("drm", SourceState::Ok, detail)
     }
 
     /// Read the fdinfo of every indexed DRM descriptor and group descriptors into clients.
