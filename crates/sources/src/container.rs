@@ -96,7 +96,7 @@ pub fn own_pid_namespace(proc_root: &Path) -> Option<String> {
     None
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -370,15 +370,20 @@ impl DrmSource {
                     Some(id) => ClientIdent::Id(id),
                     None => ClientIdent::Fd(pid, *fd),
                 };
-                let c = clients
-                    .entry((slot.clone(), ident))
-                    .or_insert_with(|| Client {
-                        slot,
-                        node: node.clone(),
-                        info: info.clone(),
-                        fds: Vec::new(),
-                    });
-                c.fds.push((pid, *fd, file));
+                match clients.entry((slot, ident)) {
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        o.get_mut().fds.push((pid, *fd, file));
+                    }
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        let slot = v.key().0.clone();
+                        v.insert(Client {
+                            slot,
+                            node: node.clone(),
+                            info,
+                            fds: vec![(pid, *fd, file)],
+                        });
+                    }
+                }
             }
         }
         for (pid, fd) in gone {
