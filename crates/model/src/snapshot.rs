@@ -239,6 +239,12 @@ pub struct Process {
     /// engine time does not, so its engine figures are unknown rather than 0 %.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rocm_kfd: bool,
+    /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listen_ports: Vec<u16>,
+    /// What the process is, with the evidence (identification, not measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::Workload>,
     pub usage: Vec<Usage>,
 }
 
@@ -257,6 +263,8 @@ impl Process {
             metadata_unavailable: None,
             container: None,
             rocm_kfd: false,
+            listen_ports: Vec::new(),
+            workload: None,
             usage: Vec::new(),
         }
     }
@@ -452,6 +460,20 @@ mod tests {
         let err = parse_snapshot(r#"{"devices":[]}"#).unwrap_err();
         assert!(err.to_string().contains("<missing>"), "{err}");
         assert!(parse_snapshot("[1,2").is_err());
+    }
+
+    proptest::proptest! {
+        /// Any text, and any truncation of a valid snapshot, gives a value or an error: never a
+        /// panic, and never a half-read snapshot.
+        #[test]
+        fn parse_never_panics(cut in 0usize..2000, junk in ".{0,200}") {
+            let text = serde_json::to_string(&sample()).unwrap();
+            let cut = cut.min(text.len());
+            if let Ok(s) = parse_snapshot(&text[..cut]) {
+                proptest::prop_assert_eq!(s, sample());
+            }
+            let _ = parse_snapshot(&junk);
+        }
     }
 
     #[test]

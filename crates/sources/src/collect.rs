@@ -30,6 +30,13 @@ impl Default for SourceConfig {
     }
 }
 
+/// A step that adds conclusions to a measured snapshot (workload identification), run after the
+/// sources and before the books are balanced. It lives above the sources (in the workloads crate)
+/// and is handed in, so that the sources never depend on it.
+pub trait Annotate: Send {
+    fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader);
+}
+
 /// Holds the sources open between rounds: loading NVML and reading the user table are done once,
 /// not per round.
 pub struct Collector {
@@ -40,6 +47,7 @@ pub struct Collector {
     drm: DrmSource,
     /// Monotonic origin for engine rates.
     epoch: Instant,
+    annotators: Vec<Box<dyn Annotate>>,
 }
 
 impl Collector {
@@ -53,7 +61,14 @@ impl Collector {
             procs,
             drm,
             epoch: Instant::now(),
+            annotators: Vec::new(),
         }
+    }
+
+    /// Add a step run on every round after the sources (see [`Annotate`]).
+    pub fn with_annotator(mut self, a: Box<dyn Annotate>) -> Self {
+        self.annotators.push(a);
+        self
     }
 
     /// The NVML handle, or why there is none.
@@ -145,6 +160,9 @@ impl Collector {
             snap.notes.push(format!(
                 "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
             ));
+        }
+        for a in &mut self.annotators {
+            a.annotate(&mut snap, &self.procs);
         }
 
         if snap.devices.is_empty() {

@@ -12,4 +12,4 @@ pub mod nvml;
 pub mod procfs;
 pub mod sysfs;
 
-pub use collect::{Collector, SourceConfig};
+pub use collect::{Annotate, Collector, SourceConfig};
