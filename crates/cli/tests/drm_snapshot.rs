@@ -39,7 +39,7 @@ fn text(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
-fn usage<'a>(v: &'a serde_json::Value, pid: u64) -> &'a serde_json::Value {
+fn usage(v: &serde_json::Value, pid: u64) -> &serde_json::Value {
     let p = v["processes"]
         .as_array()
         .unwrap()

@@ -151,7 +151,7 @@ impl Collector {
         for p in &mut snap.processes {
             if p.container.is_none() {
                 let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
-                if let Ok(text) = std::fs::read_to_string(path) {
+                if let Some(text) = container::read_cgroup(&path) {
                     p.container = container::container_id(&text);
                 }
             }

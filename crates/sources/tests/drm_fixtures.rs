@@ -615,3 +615,22 @@ fn no_drm_at_all_says_why() {
     let drm = s.sources.iter().find(|x| x.name == "drm").unwrap();
     assert!(drm.detail.contains("class/drm"), "{}", drm.detail);
 }
+
+#[test]
+fn kfd_without_a_drm_node_is_noted() {
+    let t = temp_copy("amdgpu-apu-gtt");
+    let p = t.path().join("proc");
+    // A ROCm process whose render node is already closed: only /dev/kfd is left.
+    copy_tree(&p.join("5120"), &p.join("5200"));
+    fs::remove_file(p.join("5200/fd/7")).unwrap();
+    let s = Collector::new(config(t.path())).collect();
+    assert!(s.processes.iter().all(|x| x.pid != 5200));
+    assert!(
+        s.notes
+            .iter()
+            .any(|n| n.contains("1 process has /dev/kfd (ROCm) open but no DRM node")),
+        "{:#?}",
+        s.notes
+    );
+    assert!(proc_of(&s, 5120).rocm_kfd);
+}

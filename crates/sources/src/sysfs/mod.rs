@@ -324,6 +324,12 @@ fn pcie(d: &Path, dev: &mut Device) {
             .ok()
             .and_then(|v| u32::try_from(v).ok())
     };
+    if !d.join("current_link_speed").exists() {
+        let why = "no PCIe link attributes (current_link_speed) for this device: integrated or not on PCIe";
+        for f in ["pcie.link_gen", "pcie.link_width"] {
+            dev.mark_unavailable(f, why);
+        }
+    }
     dev.pcie.link_gen = gen("current_link_speed");
     dev.pcie.max_link_gen = gen("max_link_speed");
     dev.pcie.link_width = width("current_link_width");
