@@ -634,3 +634,20 @@ fn kfd_without_a_drm_node_is_noted() {
     );
     assert!(proc_of(&s, 5120).rocm_kfd);
 }
+
+#[test]
+fn wsl_dxg_holders_are_counted_not_measured() {
+    let t = temp_copy("vanishing-fd");
+    let p = t.path().join("proc");
+    fs::create_dir_all(p.join("3100/fd")).unwrap();
+    std::os::unix::fs::symlink("/dev/dxg", p.join("3100/fd/9")).unwrap();
+    let mut src = DrmSource::new(&p, &t.path().join("sys"));
+    let s = drm_round(&mut src, 1);
+    assert_eq!(src.stats.dxg_processes, 1);
+    assert!(s.processes.iter().all(|x| x.pid != 3100));
+    assert!(
+        drm_detail(&s).contains("1 process with /dev/dxg open (WSL2 GPU paravirtualisation"),
+        "{}",
+        drm_detail(&s)
+    );
+}

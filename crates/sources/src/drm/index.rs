@@ -83,20 +83,19 @@ fn parse_u32(name: &[u8]) -> Option<u32> {
 impl FdIndex {
     /// Scan every process below `proc_root`.
     pub fn build(proc_root: &Path) -> io::Result<FdIndex> {
-        let pids = numeric_entries(proc_root)?;
         // The scan is syscall-bound (one readlink per descriptor): split it over a few threads
         // when there is enough to split.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(4)
-            .min(pids.len() / 256)
-            .max(1);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self::build_with_threads(proc_root, threads.min(4))
+    }
+
+    /// [`FdIndex::build`] with at most `threads` threads (one per 256 processes at least).
+    pub fn build_with_threads(proc_root: &Path, threads: usize) -> io::Result<FdIndex> {
+        let pids = numeric_entries(proc_root)?;
+        let threads = threads.min(pids.len() / 256).max(1);
         let scan = |chunk: &[u32]| {
             let mut part = FdIndex::default();
-            let mut buf = PathBuf::from(proc_root);
-            for &pid in chunk {
-                part.scan_into(&mut buf, pid);
-            }
+            part.scan_many(proc_root, chunk);
             part
         };
         let mut idx = if threads == 1 {
@@ -183,18 +182,26 @@ impl FdIndex {
         let mut entry = ProcEntry::default();
         let mut seen = 0usize;
         let res = sys::each_link(buf, |fd_name, target| {
-            let Some(fd) = parse_u32(fd_name) else { return };
-            seen += 1;
-            // `None`: gone between readdir and readlink (closed); nothing to index.
-            match target.and_then(classify) {
-                Some(FdKind::Drm(node)) => entry.drm_fds.push((fd, node)),
-                Some(FdKind::Kfd) => entry.kfd = true,
-                Some(FdKind::Dxg) => entry.dxg = true,
-                None => {}
-            }
+            Self::note_link(&mut entry, &mut seen, fd_name, target)
         });
         buf.pop();
         buf.pop();
+        self.finish_pid(pid, entry, seen, res);
+    }
+
+    fn note_link(entry: &mut ProcEntry, seen: &mut usize, fd_name: &[u8], target: Option<&[u8]>) {
+        let Some(fd) = parse_u32(fd_name) else { return };
+        *seen += 1;
+        // `None`: gone between readdir and readlink (closed); nothing to index.
+        match target.and_then(classify) {
+            Some(FdKind::Drm(node)) => entry.drm_fds.push((fd, node)),
+            Some(FdKind::Kfd) => entry.kfd = true,
+            Some(FdKind::Dxg) => entry.dxg = true,
+            None => {}
+        }
+    }
+
+    fn finish_pid(&mut self, pid: u32, mut entry: ProcEntry, seen: usize, res: io::Result<()>) {
         self.descriptors_seen += seen;
         if let Err(e) = res {
             if e.kind() == io::ErrorKind::PermissionDenied {
@@ -206,6 +213,29 @@ impl FdIndex {
         if !entry.drm_fds.is_empty() || entry.kfd || entry.dxg {
             entry.drm_fds.sort_unstable();
             self.entries.insert(pid, entry);
+        }
+    }
+
+    /// Scan `pids` with every path resolved relative to an open procfs root (Unix), which
+    /// saves the path walk from `/` for each process.
+    fn scan_many(&mut self, proc_root: &Path, pids: &[u32]) {
+        #[cfg(unix)]
+        if let Ok(root) = sys::Root::open(proc_root) {
+            let mut rel = Vec::with_capacity(24);
+            for &pid in pids {
+                use std::io::Write;
+                rel.clear();
+                let _ = write!(rel, "{pid}/fd\0");
+                let mut entry = ProcEntry::default();
+                let mut seen = 0usize;
+                let res = root.each_link(&rel, |n, t| Self::note_link(&mut entry, &mut seen, n, t));
+                self.finish_pid(pid, entry, seen, res);
+            }
+            return;
+        }
+        let mut buf = PathBuf::from(proc_root);
+        for &pid in pids {
+            self.scan_into(&mut buf, pid);
         }
     }
 }
@@ -259,9 +289,64 @@ mod sys {
         Ok(())
     }
 
+    /// An open directory that other paths are resolved against.
+    pub struct Root(libc::c_int);
+    impl Drop for Root {
+        fn drop(&mut self) {
+            // SAFETY: opened by `Root::open`, closed once.
+            unsafe { libc::close(self.0) };
+        }
+    }
+    impl Root {
+        pub fn open(dir: &Path) -> io::Result<Root> {
+            let c = CString::new(dir.as_os_str().as_bytes())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
+            // SAFETY: valid NUL-terminated path.
+            let fd = unsafe {
+                libc::open(
+                    c.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(Root(fd))
+        }
+
+        /// [`each_link`] for `rel` (NUL-terminated, relative to this root).
+        pub fn each_link(&self, rel: &[u8], f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+            let rel = CStr::from_bytes_with_nul(rel)
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad relative path"))?;
+            // SAFETY: self.0 is an open directory, rel NUL-terminated.
+            let fd = unsafe {
+                libc::openat(
+                    self.0,
+                    rel.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // SAFETY: fd is an open directory; fdopendir takes ownership of it.
+            let d = unsafe { libc::fdopendir(fd) };
+            if d.is_null() {
+                let e = io::Error::last_os_error();
+                // SAFETY: fdopendir failed, so fd is still ours to close.
+                unsafe { libc::close(fd) };
+                return Err(e);
+            }
+            links(Dir(d), f)
+        }
+    }
+
     /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink.
-    pub fn each_link(dir: &Path, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
-        let d = open(dir)?;
+    pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+        links(open(dir)?, f)
+    }
+
+    fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
         // SAFETY: `d` is open.
         let dfd = unsafe { libc::dirfd(d.0) };
         let mut buf = [0u8; 512];
