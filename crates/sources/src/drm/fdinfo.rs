@@ -10,6 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Largest fdinfo text we parse. Real files are well under 4 KiB; this bounds a hostile one.
 pub const MAX_FDINFO_BYTES: usize = 64 * 1024;
 
+/// Malformed lines recorded per file; further ones are not kept (their values are still lost).
+pub const MAX_PROBLEMS: usize = 100;
+
 /// Memory statistics of one region (`vram`, `gtt`, `system0`, `local0`, `vram0`, ...), in bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RegionStats {
@@ -98,7 +101,10 @@ pub fn parse(text: &str) -> FdInfo {
 
 impl FdInfo {
     fn problem(&mut self, i: usize, raw: &str, why: &str) {
-        // Keep the evidence short: a hostile line must not bloat the snapshot.
+        // Keep the evidence short: a hostile file must not bloat memory or the snapshot.
+        if self.problems.len() >= MAX_PROBLEMS {
+            return;
+        }
         let text: String = raw.chars().take(120).collect();
         self.problems.push(LineProblem {
             line: i + 1,
@@ -321,6 +327,14 @@ mod tests {
         let lines: Vec<usize> = f.problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, [2, 3, 5, 6]);
         assert!(f.problems[1].why.contains("GiB"), "{:?}", f.problems[1]);
+    }
+
+    #[test]
+    fn problems_are_capped() {
+        let text = "drm-engine-gfx: x ns\n".repeat(5000);
+        let f = parse(&text);
+        assert_eq!(f.problems.len(), MAX_PROBLEMS);
+        assert!(f.engine_ns.is_empty());
     }
 
     #[test]
