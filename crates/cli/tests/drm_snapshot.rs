@@ -1,5 +1,6 @@
 //! End to end: the real binary on the recorded DRM trees (fixtures/linux), through
 //! `--proc-root` / `--sys-root`, with and without the fake NVML.
+#![cfg(target_os = "linux")]
 
 mod support;
 use std::path::{Path, PathBuf};

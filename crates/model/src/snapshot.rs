@@ -96,6 +96,10 @@ pub struct Device {
     pub power: Power,
     pub clocks: Clocks,
     pub pcie: Pcie,
+    /// The engine behind `utilization.gpu_percent` where the platform reports engines by type
+    /// (WDDM: Task Manager's headline is the busiest engine, e.g. `3D` or `Compute_0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_engine: Option<String>,
     /// Filled in by [`crate::balance`]; never by a source.
     pub ledger: Ledger,
     /// Ledger of `system_memory`, when the device has one.
@@ -129,6 +133,7 @@ impl Device {
             power: Power::default(),
             clocks: Clocks::default(),
             pcie: Pcie::default(),
+            busiest_engine: None,
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),
@@ -287,13 +292,20 @@ pub struct Usage {
     /// System memory (GTT / shared) charged to the process, where the source separates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_memory_bytes: Option<u64>,
+    /// Every reading of this process's device memory when more than one source measured it
+    /// (Windows: NVML and WDDM for a CUDA process): source label → bytes. `memory_bytes` shows
+    /// the larger; both are kept here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory_by_source: BTreeMap<String, u64>,
     pub kinds: Vec<UsageKind>,
     pub engines: Engines,
-    /// Per-engine busy percent over the last interval, as the driver names its engines (DRM
-    /// fdinfo: `gfx`, `compute`, `dma`, `render`, `video`, `rcs`, `ccs`, ...). For DRM sources
-    /// `engines.sm_percent` is the busiest 3D/compute engine among these.
+    /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
+    /// `Compute_0`, `VideoDecode`, ...; WSL: `node<N>`): the busiest engine of that type over the
+    /// last interval. DRM fdinfo: the driver's engine classes (`gfx`, `compute`, `dma`, `dec`,
+    /// `render`, `video`, `rcs`, `ccs`, ...), summed over the process's clients and divided by the
+    /// class capacity; there `engines.sm_percent` is the busiest 3D/compute class.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub engines_by_name: BTreeMap<String, u32>,
+    pub engines_by_type: BTreeMap<String, u32>,
     /// How this figure was accounted when it differs from the plain reading (e.g. a DRM client
     /// shared with another process and charged there), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,9 +320,10 @@ impl Usage {
             memory_source: source.to_string(),
             unavailable_reason: None,
             system_memory_bytes: None,
+            memory_by_source: BTreeMap::new(),
             kinds: Vec::new(),
             engines: Engines::default(),
-            engines_by_name: BTreeMap::new(),
+            engines_by_type: BTreeMap::new(),
             accounting_note: None,
         }
     }

@@ -43,11 +43,63 @@ pub struct Collector {
     pub config: SourceConfig,
     nvml: Result<Nvml, LoadError>,
     procs: ProcReader,
+    annotators: Vec<Box<dyn Annotate>>,
+    platform: Platform,
     /// DRM fdinfo + sysfs: keeps its descriptor index and engine counters between rounds.
     drm: DrmSource,
     /// Monotonic origin for engine rates.
     epoch: Instant,
-    annotators: Vec<Box<dyn Annotate>>,
+}
+
+/// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
+/// macOS, `/dev/dxg` inside WSL. Opened on the first round that needs it, kept open after.
+#[derive(Default)]
+struct Platform {
+    #[cfg(windows)]
+    wddm: Option<Result<crate::wddm::WddmSource, String>>,
+    #[cfg(target_os = "macos")]
+    iokit: Option<crate::iokit::IokitSource>,
+    #[cfg(target_os = "linux")]
+    dxg: Option<Result<crate::dxg::DxgSource, String>>,
+}
+
+impl Platform {
+    #[allow(unused_variables)]
+    fn collect(&mut self, snap: &mut Snapshot, config: &SourceConfig) {
+        #[cfg(windows)]
+        {
+            match self
+                .wddm
+                .get_or_insert_with(|| crate::wddm::WddmSource::new().map_err(|e| e.to_string()))
+            {
+                Ok(src) => src.collect(snap),
+                Err(e) => {
+                    snap.sources
+                        .push(SourceStatus::new("wddm", SourceState::Error, e.clone()))
+                }
+            }
+        }
+        #[cfg(target_os = "macos")]
+        {
+            self.iokit
+                .get_or_insert_with(crate::iokit::IokitSource::new)
+                .collect(snap);
+        }
+        #[cfg(target_os = "linux")]
+        if snap.host.wsl {
+            let dev = std::path::Path::new("/dev/dxg");
+            match self.dxg.get_or_insert_with(|| {
+                crate::dxg::DxgSource::open(dev, &config.proc_root).map_err(|e| e.to_string())
+            }) {
+                Ok(src) => src.collect(snap),
+                Err(e) => snap.sources.push(SourceStatus::new(
+                    "dxg",
+                    SourceState::Unavailable,
+                    e.clone(),
+                )),
+            }
+        }
+    }
 }
 
 impl Collector {
@@ -59,9 +111,10 @@ impl Collector {
             config,
             nvml,
             procs,
+            annotators: Vec::new(),
+            platform: Platform::default(),
             drm,
             epoch: Instant::now(),
-            annotators: Vec::new(),
         }
     }
 
@@ -88,26 +141,9 @@ impl Collector {
         &mut self.drm
     }
 
-    /// One round. Never fails: what a source could not see is recorded in the snapshot.
-    pub fn collect(&mut self) -> Snapshot {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
-
-        let status = match &mut self.nvml {
-            Ok(nvml) => nvml.collect(&mut snap),
-            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
-        };
-        snap.sources.push(status);
-        if snap.host.wsl {
-            snap.notes.push(
-                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
-            );
-        }
-
-        // DRM after NVML: NVIDIA devices NVML reports are not counted again from fdinfo.
+    /// DRM fdinfo and sysfs, after NVML so that NVIDIA devices NVML reports are not counted
+    /// again from the nvidia-drm driver's descriptors.
+    fn collect_drm(&mut self, snap: &mut Snapshot) {
         let nvml_bus: HashSet<String> = snap
             .devices
             .iter()
@@ -115,12 +151,34 @@ impl Collector {
             .filter_map(|d| d.pci_bus_id.as_deref().map(normalise_bus_id))
             .collect();
         let now_ns = self.epoch.elapsed().as_nanos() as u64;
-        let status = self.drm.collect(&mut snap, now_ns, &nvml_bus);
+        let status = self.drm.collect(snap, now_ns, &nvml_bus);
         snap.sources.push(status);
+    }
 
+    /// Container ids from cgroups, and a warning when gpuledger itself is in a PID namespace.
+    fn containers(&self, snap: &mut Snapshot) {
+        for p in &mut snap.processes {
+            if p.container.is_none() {
+                let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
+                if let Some(text) = container::read_cgroup(&path) {
+                    p.container = container::container_id(&text);
+                }
+            }
+        }
+        if let Some(why) = container::own_pid_namespace(self.procs.root()) {
+            snap.notes.push(format!(
+                "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
+            ));
+        }
+    }
+
+    fn fill_from_procfs(&self, snap: &mut Snapshot) {
+        // Fill only what the platform source left empty.
         let mut unseen = 0usize;
         for p in &mut snap.processes {
-            self.procs.fill(p);
+            if p.name.is_none() && p.metadata_unavailable.is_none() {
+                self.procs.fill(p);
+            }
             if p.metadata_unavailable.is_some() {
                 unseen += 1;
             }
@@ -147,20 +205,40 @@ impl Collector {
                 self.procs.root().display()
             ));
         }
+    }
 
-        for p in &mut snap.processes {
-            if p.container.is_none() {
-                let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
-                if let Some(text) = container::read_cgroup(&path) {
-                    p.container = container::container_id(&text);
-                }
-            }
+    /// One round. Never fails: what a source could not see is recorded in the snapshot.
+    pub fn collect(&mut self) -> Snapshot {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
+
+        let status = match &mut self.nvml {
+            Ok(nvml) => nvml.collect(&mut snap),
+            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
+        };
+        snap.sources.push(status);
+        self.platform.collect(&mut snap, &self.config);
+        let dxg_sees_processes = snap
+            .processes
+            .iter()
+            .flat_map(|p| &p.usage)
+            .any(|u| u.memory_source.contains("dxg"));
+        if snap.host.wsl && !dxg_sees_processes {
+            snap.notes.push(
+                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
+            );
         }
-        if let Some(why) = container::own_pid_namespace(self.procs.root()) {
-            snap.notes.push(format!(
-                "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
-            ));
+
+        // Windows and macOS have no procfs: their platform source names the processes itself.
+        if cfg!(target_os = "linux") || self.procs.root().exists() {
+            self.collect_drm(&mut snap);
+            self.fill_from_procfs(&mut snap);
+            self.containers(&mut snap);
         }
+
         for a in &mut self.annotators {
             a.annotate(&mut snap, &self.procs);
         }

@@ -8,8 +8,11 @@
 pub mod collect;
 pub mod container;
 pub mod drm;
+pub mod dxg;
+pub mod iokit;
 pub mod nvml;
 pub mod procfs;
 pub mod sysfs;
+pub mod wddm;
 
 pub use collect::{Annotate, Collector, SourceConfig};

@@ -1,5 +1,7 @@
 //! The DRM source on the recorded trees in fixtures/linux (see its README for where each format
 //! comes from). Every figure asserted here is written in the fixture; the sums are the ledger.
+//! Linux only: the trees are procfs/sysfs shapes with symlinks.
+#![cfg(target_os = "linux")]
 
 use gpuledger_model::{Device, Process, Snapshot, SourceState, Usage};
 use gpuledger_sources::drm::DrmSource;
@@ -221,17 +223,17 @@ fn engine_percent_from_two_rounds() {
 
     let game = usage(&s2, 4107);
     assert_eq!(game.engines.sm_percent, Some(50), "{game:#?}");
-    assert_eq!(game.engines_by_name["gfx"], 50);
-    assert_eq!(game.engines_by_name["compute"], 10);
-    assert_eq!(game.engines_by_name["dma"], 0);
+    assert_eq!(game.engines_by_type["gfx"], 50);
+    assert_eq!(game.engines_by_type["compute"], 10);
+    assert_eq!(game.engines_by_type["dma"], 0);
     assert_eq!(game.engines.unavailable_reason, None);
     let chrome = usage(&s2, 2842);
-    assert_eq!(chrome.engines_by_name["dec"], 25);
-    assert_eq!(chrome.engines_by_name["gfx"], 0);
+    assert_eq!(chrome.engines_by_type["dec"], 25);
+    assert_eq!(chrome.engines_by_type["gfx"], 0);
     // Video decode is not 3D/compute: the summary GPU % stays 0.
     assert_eq!(chrome.engines.sm_percent, Some(0));
     // Two clients of one process add up.
-    assert_eq!(usage(&s2, 1510).engines_by_name["gfx"], 15);
+    assert_eq!(usage(&s2, 1510).engines_by_type["gfx"], 15);
 
     // Third round: chrome's counter recovers past the old maximum; only the part above the
     // kept value counts (9876543210 → 9976543210 = 0.1 s in 0.5 s).
@@ -241,7 +243,7 @@ fn engine_percent_from_two_rounds() {
         "drm-engine-gfx:\t9976543210 ns",
     );
     let s3 = drm_round(&mut src, 11_500_000_000);
-    assert_eq!(usage(&s3, 2842).engines_by_name["gfx"], 20);
+    assert_eq!(usage(&s3, 2842).engines_by_type["gfx"], 20);
 }
 
 #[test]
@@ -277,7 +279,7 @@ fn apu_model_in_gtt_kfd_and_containers() {
         .as_deref()
         .unwrap()
         .contains("/dev/kfd"));
-    assert!(u.engines_by_name.is_empty());
+    assert!(u.engines_by_type.is_empty());
 
     // VRAM ledger and GTT ledger balance separately.
     assert_eq!(d.ledger.attributed_bytes, (5348 + 98304 + 204800) * KIB);
@@ -331,8 +333,8 @@ fn i915_laptop_system_memory_and_video_engine_capacity() {
     );
     let s = drm_round(&mut src, 2_000_000_000);
     let mpv = usage(&s, 4400);
-    assert_eq!(mpv.engines_by_name["video"], 50);
-    assert_eq!(mpv.engines_by_name["render"], 10);
+    assert_eq!(mpv.engines_by_type["video"], 50);
+    assert_eq!(mpv.engines_by_type["render"], 10);
     assert_eq!(mpv.engines.sm_percent, Some(10));
 }
 
@@ -369,8 +371,8 @@ fn xe_card_regions_and_cycles() {
     .unwrap();
     let s = drm_round(&mut src, 6);
     let py = usage(&s, 6100);
-    assert_eq!(py.engines_by_name["ccs"], 50);
-    assert_eq!(py.engines_by_name["rcs"], 10);
+    assert_eq!(py.engines_by_type["ccs"], 50);
+    assert_eq!(py.engines_by_type["rcs"], 10);
     assert_eq!(py.engines.sm_percent, Some(50));
 }
 

@@ -793,7 +793,7 @@ impl Agg {
                 .fold(0.0f64, f64::max);
             // amdgpu prints only engines with non-zero time: a missing engine is idle.
             u.engines.sm_percent = Some(sm.min(100.0).round() as u32);
-            u.engines_by_name = self
+            u.engines_by_type = self
                 .engines
                 .iter()
                 .map(|(k, v)| (k.clone(), v.min(100.0).round() as u32))
