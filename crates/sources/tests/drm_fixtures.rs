@@ -648,7 +648,9 @@ fn wsl_dxg_holders_are_counted_not_measured() {
     assert_eq!(src.stats.dxg_processes, 1);
     assert!(s.processes.iter().all(|x| x.pid != 3100));
     assert!(
-        drm_detail(&s).contains("1 process with /dev/dxg open (WSL2 GPU paravirtualisation"),
+        drm_detail(&s).contains(
+            "1 process with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source"
+        ),
         "{}",
         drm_detail(&s)
     );

@@ -329,15 +329,81 @@ mod sys {
             if fd < 0 {
                 return Err(io::Error::last_os_error());
             }
-            // SAFETY: fd is an open directory; fdopendir takes ownership of it.
-            let d = unsafe { libc::fdopendir(fd) };
-            if d.is_null() {
-                let e = io::Error::last_os_error();
-                // SAFETY: fdopendir failed, so fd is still ours to close.
+            #[cfg(target_os = "linux")]
+            {
+                let r = links_getdents(fd, f);
+                // SAFETY: fd is ours and closed once.
                 unsafe { libc::close(fd) };
-                return Err(e);
+                r
             }
-            links(Dir(d), f)
+            #[cfg(not(target_os = "linux"))]
+            {
+                // SAFETY: fd is an open directory; fdopendir takes ownership of it.
+                let d = unsafe { libc::fdopendir(fd) };
+                if d.is_null() {
+                    let e = io::Error::last_os_error();
+                    // SAFETY: fdopendir failed, so fd is still ours to close.
+                    unsafe { libc::close(fd) };
+                    return Err(e);
+                }
+                links(Dir(d), f)
+            }
+        }
+    }
+
+    /// `getdents64` straight into a stack buffer: no `fstat`/`fcntl`/buffer allocation per
+    /// directory as `fdopendir` does, and names are passed to `readlinkat` in place.
+    #[cfg(target_os = "linux")]
+    fn links_getdents(dfd: libc::c_int, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+        // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
+        const NAME: usize = 19;
+        let mut dents = [0u64; 1024]; // 8 KiB, 8-byte aligned as the kernel writes it
+        let mut link = [0u8; 512];
+        loop {
+            // SAFETY: dfd is an open directory; the buffer is writable for its byte length.
+            let n = unsafe {
+                libc::syscall(
+                    libc::SYS_getdents64,
+                    dfd,
+                    dents.as_mut_ptr(),
+                    std::mem::size_of_val(&dents),
+                )
+            };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if n == 0 {
+                return Ok(());
+            }
+            // SAFETY: viewing the u64 buffer as bytes; `n` bytes were written by the kernel.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(dents.as_ptr().cast::<u8>(), n as usize) };
+            let mut off = 0usize;
+            while off + NAME < bytes.len() {
+                let reclen = u16::from_ne_bytes([bytes[off + 16], bytes[off + 17]]) as usize;
+                if reclen == 0 || off + reclen > bytes.len() {
+                    break;
+                }
+                let rec = &bytes[off + NAME..off + reclen];
+                off += reclen;
+                let Some(len) = rec.iter().position(|&b| b == 0) else {
+                    continue;
+                };
+                let name = &rec[..len];
+                if name.first() == Some(&b'.') {
+                    continue;
+                }
+                // SAFETY: name is NUL-terminated inside `rec`; link is writable for its length.
+                let r = unsafe {
+                    libc::readlinkat(
+                        dfd,
+                        rec.as_ptr().cast(),
+                        link.as_mut_ptr().cast(),
+                        link.len(),
+                    )
+                };
+                f(name, (r >= 0).then(|| &link[..r as usize]));
+            }
         }
     }
 

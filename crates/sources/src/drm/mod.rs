@@ -302,7 +302,7 @@ impl DrmSource {
         }
         if s.dxg_processes > 0 {
             extra.push(format!(
-                "{} process{} with /dev/dxg open (WSL2 GPU paravirtualisation; per-process memory there is not read)",
+                "{} process{} with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)",
                 s.dxg_processes,
                 if s.dxg_processes == 1 { "" } else { "es" }
             ));
