@@ -179,7 +179,7 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
         if d.ledger.over_attributed {
             v.push((
                 format!(
-                    "GPU{}: processes add up to {} more than the device reports used (memory shared between processes is charged to each): bars are normalised to their sum, labels are raw values",
+                    "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
                     d.index,
                     short_bytes(d.ledger.over_attributed_bytes)
                 ),
@@ -264,13 +264,17 @@ fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
         let shown = area.height as usize;
         for (i, d) in snap.devices.iter().enumerate().take(shown) {
             let row = Rect::new(area.x, area.y + i as u16, area.width, 1);
-            let mut line = compact_card(app, d);
-            if i + 1 == shown && snap.devices.len() > shown {
-                line.push(Span::styled(
-                    format!(" +{} more", snap.devices.len() - shown),
+            let line = if i + 1 == shown && snap.devices.len() > shown {
+                vec![Span::styled(
+                    format!(
+                        "+{} more devices: enlarge the terminal, or see `gpuledger snapshot`",
+                        snap.devices.len() - shown + 1
+                    ),
                     t.dim,
-                ));
-            }
+                )]
+            } else {
+                compact_card(app, d)
+            };
             f.render_widget(Paragraph::new(Line::from(line)), row);
         }
         return;
@@ -296,28 +300,32 @@ fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
 
 fn compact_card(app: &App, d: &Device) -> Vec<Span<'static>> {
     let t = &app.theme;
-    let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 10);
+    let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 6);
     let name = d
         .name
         .clone()
         .unwrap_or_default()
         .replace("NVIDIA ", "")
         .replace("GeForce ", "");
+    // Most important first: a narrow terminal cuts the tail (power, temperature), never the books.
     vec![
         Span::styled(format!("GPU{} ", d.index), t.title),
-        Span::raw(fit(&name, 10)),
+        Span::raw(fit(&name, 9)),
         Span::raw(" "),
         Span::styled(fill, t.bar),
         Span::styled(empty, t.bar_empty),
         Span::raw(format!(
-            " {}/{} GPU {} MBW {} {} {} · {}",
+            " {}/{} · {} · GPU {} · MBW {} · {} · {}",
             short_bytes(d.memory.used_bytes),
             short_bytes(d.memory.total_bytes),
+            books_text(d)
+                .replace("processes", "procs")
+                .replace("unattributed", "unattr"),
             opt(d.utilization.gpu_percent, "%"),
             opt(d.utilization.memory_percent, "%"),
-            opt(d.temperature_c, "°C"),
+            d.temperature_c
+                .map_or("temp n/a".into(), |c| format!("{c}°C")),
             power_text(d),
-            books_text(d),
         )),
     ]
 }
@@ -358,7 +366,8 @@ fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
         "GPU {}  MBW {}  {}  {}",
         opt(d.utilization.gpu_percent, "%"),
         opt(d.utilization.memory_percent, "%"),
-        opt(d.temperature_c, "°C"),
+        d.temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C")),
         power_text(d)
     );
     // Line 3: the books; sparkline of memory used to the right.
@@ -441,7 +450,7 @@ pub fn layout_columns(width: u16) -> (Vec<(Column, u16)>, u16) {
                 (Pid, 7),
                 (User, 7),
                 (Name, 12),
-                (Type, 3),
+                (Type, 4),
                 (Memory, 19),
                 (Gpu, 4),
                 (Cpu, 5),
@@ -629,7 +638,13 @@ fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
     });
     let now_t = dev_series.and_then(Series::last_t).unwrap_or(0.0);
-    let span = app.chart_minutes as f64 * 60.0;
+    // Until the window has filled, show what there is rather than an empty left side.
+    let first_t = dev_series
+        .and_then(|s| s.points.front())
+        .map_or(now_t, |p| p.t);
+    let span = (app.chart_minutes as f64 * 60.0)
+        .min(now_t - first_t)
+        .max(10.0);
     let x0 = now_t - span;
     let ymax = dev
         .memory
@@ -719,7 +734,7 @@ fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         .x_axis(
             Axis::default()
                 .bounds([x0, now_t.max(x0 + 1.0)])
-                .labels([format!("-{}m", app.chart_minutes), "now".to_string()])
+                .labels([format!("-{}", fmt_span(span)), "now".to_string()])
                 .style(t.dim),
         )
         .y_axis(
@@ -746,6 +761,14 @@ fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             .set_string(strip_x, y, format!("┤{label}"), t.dim);
     }
     let _ = now;
+}
+
+fn fmt_span(secs: f64) -> String {
+    if secs >= 60.0 {
+        format!("{:.0}m", secs / 60.0)
+    } else {
+        format!("{secs:.0}s")
+    }
 }
 
 fn draw_measured(f: &mut Frame, app: &App, area: Rect) {
