@@ -248,7 +248,11 @@ impl App {
     /// A new round arrived.
     pub fn apply(&mut self, upd: Update, now: Instant) {
         let t = now.saturating_duration_since(self.started).as_secs_f64();
-        self.history.push(t, &upd.snapshot);
+        let keep = self
+            .selected_key
+            .as_ref()
+            .map(|k| (k.pid, k.start_time, k.device.clone()));
+        self.history.push(t, &upd.snapshot, keep.as_ref());
         self.last_update = Some(now);
         self.last_round = Some(upd.took);
         self.dropped_rounds += upd.dropped;
@@ -299,7 +303,8 @@ impl App {
         if self.replay.is_some() {
             return None;
         }
-        let age = now.saturating_duration_since(self.last_update?);
+        // Before the first round, count from the start: a source that hangs at once shows too.
+        let age = now.saturating_duration_since(self.last_update.unwrap_or(self.started));
         let limit = (self.interval * 3).max(Duration::from_secs(2));
         (age > limit).then_some(age)
     }

@@ -28,10 +28,15 @@ pub struct Series {
 
 impl Series {
     fn push(&mut self, p: Point, window: f64, cap: usize) {
-        self.points.push_back(p);
-        while self.points.len() > cap {
+        while self.points.len() >= cap {
             self.points.pop_front();
         }
+        // Grow at most to `cap`: doubling would leave a 600-point series with room for 1024.
+        if self.points.len() == self.points.capacity() {
+            let extra = self.points.len().clamp(8, cap) .min(cap - self.points.len());
+            self.points.reserve_exact(extra);
+        }
+        self.points.push_back(p);
         while self.points.front().is_some_and(|f| p.t - f.t > window) {
             self.points.pop_front();
         }
@@ -62,8 +67,10 @@ impl History {
         }
     }
 
-    /// Add one round seen at `t` seconds.
-    pub fn push(&mut self, t: f64, snap: &Snapshot) {
+    /// Add one round seen at `t` seconds. At [`MAX_PROCESS_SERIES`], processes without a series
+    /// get none (no churn of evicting and re-creating series every round), except `keep` (the
+    /// selected row), which takes the slot of the series updated longest ago.
+    pub fn push(&mut self, t: f64, snap: &Snapshot, keep: Option<&ProcKey>) {
         for d in &snap.devices {
             self.devices.entry(d.uuid.clone()).or_default().push(
                 Point {
@@ -80,6 +87,9 @@ impl History {
                 let key = (p.pid, p.start_time, u.device.clone());
                 if !self.processes.contains_key(&key) && self.processes.len() >= MAX_PROCESS_SERIES
                 {
+                    if keep != Some(&key) {
+                        continue;
+                    }
                     self.evict_oldest();
                 }
                 self.processes.entry(key).or_default().push(
@@ -151,7 +161,7 @@ mod tests {
     fn bounded_by_time_and_count() {
         let mut h = History::new(60.0);
         for i in 0..200 {
-            h.push(i as f64, &snap(&[1], i));
+            h.push(i as f64, &snap(&[1], i), None);
         }
         let d = &h.devices["G"];
         // 60 s window at 1 s: 61 points (both ends inclusive), oldest at t=139.
@@ -161,7 +171,7 @@ mod tests {
         // Count bound at a fast interval.
         let mut h = History::new(600.0);
         for i in 0..(PROCESS_POINTS + 50) {
-            h.push(i as f64 * 0.1, &snap(&[1], 5));
+            h.push(i as f64 * 0.1, &snap(&[1], 5), None);
         }
         assert_eq!(
             h.processes[&(1, Some(1), "G".into())].points.len(),
@@ -173,15 +183,20 @@ mod tests {
     fn process_series_are_capped_and_expire() {
         let mut h = History::new(10.0);
         let many: Vec<u32> = (1..=(MAX_PROCESS_SERIES as u32 + 40)).collect();
-        h.push(0.0, &snap(&many[..MAX_PROCESS_SERIES], 1));
-        h.push(1.0, &snap(&many[MAX_PROCESS_SERIES..], 1));
+        h.push(0.0, &snap(&many[..MAX_PROCESS_SERIES], 1), None);
+        h.push(1.0, &snap(&many, 1), None);
         assert_eq!(h.processes.len(), MAX_PROCESS_SERIES);
-        // The newest are all kept.
-        assert!(h
-            .processes
-            .contains_key(&(many[MAX_PROCESS_SERIES + 39], Some(1), "G".into())));
+        // Full: the 40 newcomers get no series, the first ones keep theirs (two points each).
+        let last = many[MAX_PROCESS_SERIES + 39];
+        assert!(!h.processes.contains_key(&(last, Some(1), "G".into())));
+        assert_eq!(h.processes[&(1, Some(1), "G".into())].points.len(), 2);
+        // Except the one the view is showing, which takes the stalest slot.
+        let keep = (last, Some(1), "G".to_string());
+        h.push(2.0, &snap(&many, 1), Some(&keep));
+        assert_eq!(h.processes.len(), MAX_PROCESS_SERIES);
+        assert!(h.processes.contains_key(&keep));
         // Gone for longer than the window: dropped.
-        h.push(20.0, &snap(&[1], 1));
+        h.push(20.0, &snap(&[1], 1), None);
         assert_eq!(h.processes.len(), 1);
     }
 }

@@ -167,9 +167,9 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     if let Some(age) = app.stale_age(now) {
         v.push((
             format!(
-                "no new round for {} s: a source is not answering; the values shown are from {}",
+                "no new round for {} s: a source is not answering; {}",
                 age.as_secs(),
-                app.snapshot.as_ref().map_or("-", |s| s.taken_at.as_str())
+                app.snapshot.as_ref().map_or("nothing collected yet".to_string(), |s| format!("the values shown are from {}", s.taken_at))
             ),
             true,
         ));

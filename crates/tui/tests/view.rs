@@ -755,3 +755,14 @@ fn print_screens() {
         println!("{}", render(&app, w, h, t0 + Duration::from_secs(29)).0);
     }
 }
+
+#[test]
+fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
+    let t0 = Instant::now();
+    let app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    assert!(s.contains("collecting the first round") && !s.contains("STALE"), "{s}");
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(7));
+    assert!(s.contains("STALE 7 s"), "{s}");
+    assert!(s.contains("no new round for 7 s: a source is not answering; nothing collected yet"), "{s}");
+}
