@@ -1,9 +1,87 @@
 //! `gpuledger` with no sub-command: the live terminal view (crates/tui).
 
 use crate::Global;
-use gpuledger_tui::{NoTerminator, Options, ThemeKind};
+use gpuledger_actions::kill::guard::Verdict;
+use gpuledger_actions::kill::{InspectError, KillOptions, Killer, Target};
+use gpuledger_tui::actions::session_critical;
+use gpuledger_tui::{Check, Options, Outcome, Terminator, ThemeKind};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The view's kill key, through the actions crate: its guard rails decide before the prompt,
+/// and the kill itself (graceful, then forced after the grace period, with its own waiting) runs
+/// on a thread of its own so the view keeps refreshing. The view reports the process gone only
+/// when a later snapshot no longer lists it; what the thread learns that the snapshot cannot show
+/// (refused, permission denied) comes back as a message.
+struct ActionsTerminator {
+    killer: Killer,
+    messages: Arc<Mutex<Vec<String>>>,
+}
+
+impl Terminator for ActionsTerminator {
+    fn check(&self, pid: u32, start_time: Option<u64>, name: &str) -> Check {
+        let info = match self.killer.inspect(pid) {
+            Ok(info) => info,
+            Err(InspectError::NotFound) => {
+                return Check::Refused("no such process any more".into())
+            }
+            Err(InspectError::PermissionDenied(why)) | Err(InspectError::Other(why)) => {
+                return Check::Refused(why)
+            }
+        };
+        if start_time.is_some_and(|st| st != info.start_time) {
+            return Check::Refused(
+                "the PID now names a different process than the one listed (PID reused)".into(),
+            );
+        }
+        match self.killer.verdict(&info) {
+            Verdict::Refused(why) => Check::Refused(why),
+            Verdict::NeedsSecondConfirmation(why) => Check::SecondConfirmation(why),
+            // Shells are not the actions crate's concern but are the view's: ask twice.
+            Verdict::Allowed => match session_critical(pid, name) {
+                Some(why) => Check::SecondConfirmation(why.to_string()),
+                None => Check::Allowed,
+            },
+        }
+    }
+
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
+        let messages = self.messages.clone();
+        let spawned = std::thread::Builder::new()
+            .name("gpuledger-kill".into())
+            .spawn(move || {
+                let opts = KillOptions {
+                    force,
+                    // The view asked the second question itself (see `check`).
+                    confirmed_sensitive: true,
+                    ..KillOptions::default()
+                };
+                let target = Target {
+                    pid,
+                    start_time,
+                    name: None,
+                };
+                let out = Killer::new().kill(&target, &opts, None);
+                if !out.signalled() {
+                    if let Ok(mut m) = messages.lock() {
+                        m.push(format!("PID {pid}: {}", out.message));
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => Outcome::Requested,
+            Err(e) => Outcome::Refused(format!("could not start the kill: {e}")),
+        }
+    }
+
+    fn poll_messages(&self) -> Vec<String> {
+        self.messages
+            .lock()
+            .map(|mut m| std::mem::take(&mut *m))
+            .unwrap_or_default()
+    }
+}
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ViewArgs {
@@ -66,8 +144,10 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         theme,
         replay,
-        // The kill mechanism (crates/actions) plugs in here.
-        terminator: Box::new(NoTerminator),
+        terminator: Box::new(ActionsTerminator {
+            killer: Killer::new(),
+            messages: Arc::default(),
+        }),
     };
     gpuledger_tui::run(opts, || global.collector())?;
     Ok(ExitCode::SUCCESS)

@@ -57,7 +57,12 @@ impl Tmux {
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                // A frame can be captured half drawn: take a fresh capture once the text is there.
+                std::thread::sleep(Duration::from_millis(150));
+                let again = self.screen();
+                if pred(&again) {
+                    return again;
+                }
             }
             if Instant::now() > end {
                 panic!("timed out waiting for {what}; screen:\n{s}");
@@ -123,7 +128,9 @@ fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     start(&t, lib, &sc, &procs.root(), "-d 0.2");
 
     // Cards, books, table, ledgers.
-    let s = t.wait_for("llama-server");
+    let s = t.wait("the first frame", 15, |s| {
+        s.contains("llama-server") && s.contains("q quit")
+    });
     assert!(s.contains("GPU0 NVIDIA H200"), "{s}");
     assert!(s.contains("GPU1 NVIDIA GeForce RTX 4090"), "{s}");
     assert!(line_with(&s, "gpuledger").contains("every 200 ms"), "{s}");
@@ -178,7 +185,7 @@ fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     assert!(line_with(&s, "GPU0 H200").contains("/140 GiB"), "{s}");
     // And large again: the ledgers come back.
     t.cmd(&["resize-window", "-t", "gl", "-x", "240", "-y", "70"]);
-    t.wait_for("Evidence");
+    t.wait_for("Workload · evidence");
 
     // Quit: exit status 0 and the normal screen is back.
     t.keys(&["q"]);
@@ -206,11 +213,64 @@ fn replay_in_tmux_shows_the_marker_and_refuses_kill() {
         &procs.root(),
         &format!("--replay '{}'", file.display()),
     );
-    let s = t.wait_for("REPLAY");
+    let s = t.wait("the replayed view", 15, |s| {
+        s.contains("REPLAY") && s.contains("q quit")
+    });
     assert!(line_with(&s, "REPLAY").contains("saved.json"), "{s}");
     assert!(s.contains("llama-server"), "{s}");
     t.keys(&["T"]);
     t.wait_for("nothing to terminate");
     t.keys(&["C-c"]);
+    t.wait_for("EXITED:0");
+}
+
+/// Field 22 of /proc/PID/stat.
+fn start_time_of(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = &s[s.rfind(')').unwrap() + 2..];
+    rest.split_whitespace().nth(19).unwrap().parse().unwrap()
+}
+
+#[test]
+fn terminate_from_the_view_ends_a_real_process_and_reports_what_the_next_round_shows() {
+    let Some(t) = Tmux::new() else { return };
+    let lib = fake_nvml();
+    // A real process to end, listed by the fake NVML with a recorded /proc entry that carries its
+    // real start time (the kill re-checks the identity against the live /proc).
+    let mut child = Command::new("sleep").arg("300").spawn().unwrap();
+    let pid = child.id();
+    let procs = two_gpus_procs();
+    procs.add(pid, "sleep", 0, start_time_of(pid), &["sleep", "300"]);
+    let listed = format!("compute|dev=0|pid={pid}|mem=2147483648\n");
+    let (_d, sc) = scenario(&format!("{TWO_GPUS}{listed}"));
+    start(&t, lib, &sc, &procs.root(), "-d 0.2");
+    t.wait_for("llama-server");
+    t.keys(&["/", "sleep", "Enter"]);
+    t.wait("the filter", 10, |s| {
+        !s.contains("llama-server") && s.contains(&pid.to_string())
+    });
+    t.keys(&["T"]);
+    let s = t.wait_for(&format!("Terminate PID {pid} (sleep)?"));
+    assert!(s.contains("It holds 2 GiB on GPU0."), "{s}");
+    t.keys(&["y"]);
+    t.wait_for("waiting to see it gone");
+    // The process really ends (SIGTERM from the actions crate).
+    let end = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < end, "sleep {pid} still running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    // While the driver still lists it, the view does not claim success.
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(!t.screen().contains("is gone"), "{}", t.screen());
+    // The driver drops it: now the view reports it, from the snapshot.
+    std::fs::write(&sc, TWO_GPUS).unwrap();
+    t.wait_for(&format!("PID {pid} (sleep) is gone: no longer listed at"));
+    t.keys(&["q"]);
     t.wait_for("EXITED:0");
 }

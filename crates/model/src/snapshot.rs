@@ -226,6 +226,12 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listen_ports: Vec<u16>,
+    /// What the process is, with the evidence (identification, not measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::Workload>,
     pub usage: Vec<Usage>,
 }
 
@@ -242,6 +248,8 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            listen_ports: Vec::new(),
+            workload: None,
             usage: Vec::new(),
         }
     }
@@ -426,6 +434,20 @@ mod tests {
         let err = parse_snapshot(r#"{"devices":[]}"#).unwrap_err();
         assert!(err.to_string().contains("<missing>"), "{err}");
         assert!(parse_snapshot("[1,2").is_err());
+    }
+
+    proptest::proptest! {
+        /// Any text, and any truncation of a valid snapshot, gives a value or an error: never a
+        /// panic, and never a half-read snapshot.
+        #[test]
+        fn parse_never_panics(cut in 0usize..2000, junk in ".{0,200}") {
+            let text = serde_json::to_string(&sample()).unwrap();
+            let cut = cut.min(text.len());
+            if let Ok(s) = parse_snapshot(&text[..cut]) {
+                proptest::prop_assert_eq!(s, sample());
+            }
+            let _ = parse_snapshot(&junk);
+        }
     }
 
     #[test]

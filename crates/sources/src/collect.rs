@@ -26,12 +26,20 @@ impl Default for SourceConfig {
     }
 }
 
+/// A step that adds conclusions to a measured snapshot (workload identification), run after the
+/// sources and before the books are balanced. It lives above the sources (in the workloads crate)
+/// and is handed in, so that the sources never depend on it.
+pub trait Annotate: Send {
+    fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader);
+}
+
 /// Holds the sources open between rounds: loading NVML and reading the user table are done once,
 /// not per round.
 pub struct Collector {
     pub config: SourceConfig,
     nvml: Result<Nvml, LoadError>,
     procs: ProcReader,
+    annotators: Vec<Box<dyn Annotate>>,
 }
 
 impl Collector {
@@ -42,7 +50,14 @@ impl Collector {
             config,
             nvml,
             procs,
+            annotators: Vec::new(),
         }
+    }
+
+    /// Add a step run on every round after the sources (see [`Annotate`]).
+    pub fn with_annotator(mut self, a: Box<dyn Annotate>) -> Self {
+        self.annotators.push(a);
+        self
     }
 
     /// The NVML handle, or why there is none.
@@ -101,6 +116,10 @@ impl Collector {
                 if unseen == 1 { " is" } else { "es are" },
                 self.procs.root().display()
             ));
+        }
+
+        for a in &mut self.annotators {
+            a.annotate(&mut snap, &self.procs);
         }
 
         if snap.devices.is_empty() {

@@ -9,4 +9,4 @@ pub mod collect;
 pub mod nvml;
 pub mod procfs;
 
-pub use collect::{Collector, SourceConfig};
+pub use collect::{Annotate, Collector, SourceConfig};

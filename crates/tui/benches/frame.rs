@@ -16,7 +16,10 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 fn snapshot(nproc: u32, round: u64) -> Snapshot {
-    let mut s = Snapshot::new(format!("2026-11-29T08:00:{:02}Z", round % 60), Host::default());
+    let mut s = Snapshot::new(
+        format!("2026-11-29T08:00:{:02}Z", round % 60),
+        Host::default(),
+    );
     for i in 0..3 {
         let mut d = Device::new(i, Vendor::Nvidia, format!("GPU-{i}"), "nvml");
         d.name = Some("NVIDIA H200".into());
@@ -34,10 +37,22 @@ fn snapshot(nproc: u32, round: u64) -> Snapshot {
         p.start_time = Some(pid as u64);
         p.name = Some(format!("worker-{pid}"));
         p.user = Some("alice".into());
-        p.ppid = Some(if pid % 10 == 0 { 1 } else { 10_000 + pid - pid % 10 });
-        p.cmdline = Some(vec!["python3".into(), "train.py".into(), format!("--rank={pid}")]);
+        p.ppid = Some(if pid % 10 == 0 {
+            1
+        } else {
+            10_000 + pid - pid % 10
+        });
+        p.cmdline = Some(vec![
+            "python3".into(),
+            "train.py".into(),
+            format!("--rank={pid}"),
+        ]);
         let mut u = Usage::new(format!("GPU-{}", pid % 3), "nvml");
-        u.memory_bytes = if pid % 50 == 7 { None } else { Some(((pid as u64 * 7919) % 997) << 20) };
+        u.memory_bytes = if pid % 50 == 7 {
+            None
+        } else {
+            Some(((pid as u64 * 7919) % 997) << 20)
+        };
         u.engines.sm_percent = Some(pid % 100);
         u.kinds = vec![UsageKind::Compute];
         p.usage.push(u);
@@ -50,7 +65,14 @@ fn snapshot(nproc: u32, round: u64) -> Snapshot {
 fn host(n: u32) -> HashMap<u32, HostProc> {
     (0..n)
         .map(|p| {
-            (10_000 + p, HostProc { cpu_percent: Some(p as f64 / 7.0), rss_bytes: Some(1 << 30), reason: None })
+            (
+                10_000 + p,
+                HostProc {
+                    cpu_percent: Some(p as f64 / 7.0),
+                    rss_bytes: Some(1 << 30),
+                    reason: None,
+                },
+            )
         })
         .collect()
 }
@@ -69,7 +91,10 @@ fn rss_kib() -> u64 {
 /// CPU time of this thread: frame cost without the time other processes on a shared machine
 /// take from it.
 fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec; the clock id is a constant.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
@@ -112,7 +137,12 @@ fn main() {
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
     for r in 0..120 {
         app.apply(
-            Update { snapshot: snapshot(500, r), host: host(500), took: Duration::ZERO, dropped: 0 },
+            Update {
+                snapshot: snapshot(500, r),
+                host: host(500),
+                took: Duration::ZERO,
+                dropped: 0,
+            },
             t0 + Duration::from_secs(r),
         );
     }
@@ -127,24 +157,34 @@ fn main() {
     for (w, h) in [(80u16, 24u16), (120, 40), (240, 70)] {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         for _ in 0..20 {
-            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now)).unwrap();
+            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now))
+                .unwrap();
         }
         let (mut wall, mut cpu) = (Vec::new(), Vec::new());
         for _ in 0..500 {
             let (s, c) = (Instant::now(), thread_cpu());
-            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now)).unwrap();
+            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now))
+                .unwrap();
             cpu.push(thread_cpu() - c);
             wall.push(s.elapsed());
         }
         stats(&format!("frame {w}x{h}, 500 procs, 3 devs (wall)"), wall);
-        stats(&format!("frame {w}x{h}, 500 procs, 3 devs (thread CPU)"), cpu);
+        stats(
+            &format!("frame {w}x{h}, 500 procs, 3 devs (thread CPU)"),
+            cpu,
+        );
     }
     let snaps: Vec<Snapshot> = (0..50).map(|r| snapshot(500, 200 + r)).collect();
     let mut v = Vec::new();
     for (i, s) in snaps.into_iter().enumerate() {
         let st = Instant::now();
         app.apply(
-            Update { snapshot: s, host: host(500), took: Duration::ZERO, dropped: 0 },
+            Update {
+                snapshot: s,
+                host: host(500),
+                took: Duration::ZERO,
+                dropped: 0,
+            },
             t0 + Duration::from_secs(200 + i as u64),
         );
         v.push(st.elapsed());

@@ -15,11 +15,35 @@ pub enum Outcome {
     NotAvailable(String),
 }
 
+/// What may be done to a process, asked before the confirmation is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Allowed,
+    /// Allowed after a second confirmation; says why (a compositor, a shell).
+    SecondConfirmation(String),
+    /// Never: says why (PID 1, ourselves, a kernel thread...).
+    Refused(String),
+}
+
 /// Ends a process. `start_time` is the start-time token from the snapshot: an implementation must
 /// refuse when the PID now names a different process (PID reuse). `force` = kill instead of a
-/// graceful terminate.
+/// graceful terminate. `terminate` must not block the UI: do the waiting elsewhere.
 pub trait Terminator {
+    /// The guard rails, before asking. The default knows display servers, compositors and shells.
+    fn check(&self, pid: u32, _start_time: Option<u64>, name: &str) -> Check {
+        match session_critical(pid, name) {
+            Some(why) => Check::SecondConfirmation(why.to_string()),
+            None => Check::Allowed,
+        }
+    }
+
     fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome;
+
+    /// Messages the mechanism produced since the last call (e.g. a refusal found after the
+    /// request was handed over). Polled once per round.
+    fn poll_messages(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The default until the actions crate is wired in: says so, sends nothing.

@@ -1,7 +1,7 @@
 //! The view's state and everything a key does to it. Pure: no terminal, no clock reads (times come
 //! in as arguments), so every flow is tested without a screen.
 
-use crate::actions::{osc52, session_critical, NoTerminator, Outcome, Terminator};
+use crate::actions::{osc52, Check, NoTerminator, Outcome, Terminator};
 use crate::feed::{Update, MIN_INTERVAL};
 use crate::history::History;
 use crate::hoststats::HostProc;
@@ -103,7 +103,7 @@ pub struct Confirm {
     pub memory: String,
     pub force: bool,
     /// Why a second confirmation is needed, when it is.
-    pub warning: Option<&'static str>,
+    pub warning: Option<String>,
     /// 1 = first question, 2 = the second one for session-critical processes.
     pub stage: u8,
 }
@@ -179,9 +179,6 @@ pub struct App {
     pub last_round: Option<Duration>,
     pub dropped_rounds: u64,
     terminator: Box<dyn Terminator>,
-    /// Workload labels by (PID, start time), filled by workload identification when it is built
-    /// in; until then the column shows "—".
-    pub workloads: HashMap<(u32, Option<u64>), String>,
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
@@ -218,7 +215,6 @@ impl App {
             last_round: None,
             dropped_rounds: 0,
             terminator: Box::new(NoTerminator),
-            workloads: HashMap::new(),
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
             geometry: RefCell::new(Geometry::default()),
@@ -258,6 +254,10 @@ impl App {
         self.dropped_rounds += upd.dropped;
         self.host = upd.host;
         self.snapshot = Some(upd.snapshot);
+        // What the kill mechanism found out on its own (refusals, permission): shown as it said.
+        if let Some(m) = self.terminator.poll_messages().pop() {
+            self.message = Some(m);
+        }
         self.verify_kills(now);
         self.rebuild();
     }
@@ -329,10 +329,9 @@ impl App {
         self.rows.get(self.selected)
     }
 
-    pub fn workload(&self, p: &Process) -> Option<&str> {
-        self.workloads
-            .get(&(p.pid, p.start_time))
-            .map(String::as_str)
+    /// The workload label (`llama.cpp · Qwen3-8B-Q4_K_M`) when identification named one.
+    pub fn workload(&self, p: &Process) -> Option<String> {
+        p.workload.as_ref().map(|w| w.short_label())
     }
 
     fn key_of(&self, row: &Row) -> RowKey {
@@ -357,7 +356,7 @@ impl App {
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
-            Column::Workload => self.workload(p).unwrap_or("—").to_string(),
+            Column::Workload => self.workload(p).unwrap_or_else(|| "—".into()),
             Column::Type => u.kinds_label(),
             Column::Memory => u
                 .memory_bytes
@@ -398,7 +397,7 @@ impl App {
             Column::Rss => SortVal::Num(host.and_then(|h| h.rss_bytes).map(|v| v as f64)),
             Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
             Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),
-            Column::Workload => SortVal::Text(self.workload(p).map(str::to_lowercase)),
+            Column::Workload => SortVal::Text(self.workload(p).map(|w| w.to_lowercase())),
             Column::Type => SortVal::Text(Some(u.kinds_label())),
             Column::Command => SortVal::Text(p.cmdline.as_ref().map(|c| c.join(" "))),
         }
@@ -678,10 +677,8 @@ impl App {
             }
             KeyCode::Char('+') | KeyCode::Char('=') => return self.step_interval(true),
             KeyCode::Char('-') | KeyCode::Char('_') => return self.step_interval(false),
-            KeyCode::Enter | KeyCode::Char('i') => {
-                if self.selected_row().is_some() {
-                    self.overlay = Overlay::Details;
-                }
+            KeyCode::Enter | KeyCode::Char('i') if self.selected_row().is_some() => {
+                self.overlay = Overlay::Details;
             }
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
@@ -812,10 +809,18 @@ impl App {
         };
         let p = self.process(&r);
         let name = p.display_name().to_string();
+        let warning = match self.terminator.check(p.pid, p.start_time, &name) {
+            Check::Allowed => None,
+            Check::SecondConfirmation(why) => Some(why),
+            Check::Refused(why) => {
+                self.message = Some(format!("will not end PID {} ({name}): {why}", p.pid));
+                return;
+            }
+        };
         self.overlay = Overlay::Confirm(Confirm {
             pid: p.pid,
             start_time: p.start_time,
-            warning: session_critical(p.pid, &name),
+            warning,
             memory: self.memory_summary(p),
             name,
             force,
@@ -951,7 +956,7 @@ impl App {
                 opt(p.start_time.map(|v| v.to_string())),
                 opt(p.user.clone()),
                 opt(p.name.clone()),
-                opt(self.workload(p).map(str::to_string)),
+                opt(self.workload(p)),
                 u.kinds_label(),
                 opt(u.memory_bytes.map(|v| v.to_string())),
                 u.memory_source.clone(),
@@ -1002,7 +1007,8 @@ impl App {
         if self.workload(p).is_none() {
             v.push((
                 "workload".into(),
-                "workload identification is not in this build".into(),
+                "not identified: no evidence pointed to a known runtime (see the evidence pane)"
+                    .into(),
             ));
         }
         match self.host.get(&p.pid) {
@@ -1028,7 +1034,7 @@ pub fn fmt_interval(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", d.as_secs_f64())

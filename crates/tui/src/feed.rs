@@ -196,15 +196,27 @@ mod tests {
             },
             MIN_INTERVAL,
         );
+        let t0 = Instant::now();
         std::thread::sleep(Duration::from_millis(1000));
         let n = calls.load(Ordering::SeqCst);
-        // 150 ms rounds on a 100 ms grid start at 0, 200, 400, 600, 800 ms: at most 5 in 1 s.
-        // Back to back they would start every 150 ms: 7.
-        assert!((2..=5).contains(&n), "{n} rounds");
-        // The UI did not read: only one round is buffered, the rest were dropped.
+        let elapsed = t0.elapsed().as_millis() as u32;
+        // 150 ms rounds on a 100 ms grid start at 0, 200, 400, ... ms: at most one per 200 ms
+        // (back to back would be one per 150 ms: 7 in the first second). A loaded machine only
+        // makes rounds slower, so the bound holds however late the sleep returns.
+        assert!(
+            n >= 1 && n <= elapsed / 200 + 1,
+            "{n} rounds in {elapsed} ms"
+        );
+        // The UI did not read: one round waited in the channel, the later ones were dropped,
+        // and the next delivered round says how many (all but the first and the one in flight).
         let first = feed.rx.try_recv().unwrap();
         assert_eq!(first.dropped, 0);
-        assert!(feed.rx.try_recv().is_err());
         assert!(first.took >= Duration::from_millis(150));
+        let next = feed.rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        assert!(
+            next.dropped >= (n as u64).saturating_sub(2),
+            "{} dropped of {n}",
+            next.dropped
+        );
     }
 }

@@ -33,7 +33,7 @@ impl Series {
         }
         // Grow at most to `cap`: doubling would leave a 600-point series with room for 1024.
         if self.points.len() == self.points.capacity() {
-            let extra = self.points.len().clamp(8, cap) .min(cap - self.points.len());
+            let extra = self.points.len().clamp(8, cap).min(cap - self.points.len());
             self.points.reserve_exact(extra);
         }
         self.points.push_back(p);

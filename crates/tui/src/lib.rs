@@ -19,7 +19,7 @@ pub mod term;
 pub mod theme;
 pub mod ui;
 
-pub use actions::{NoTerminator, Outcome, Terminator};
+pub use actions::{Check, NoTerminator, Outcome, Terminator};
 pub use app::App;
 pub use theme::ThemeKind;
 

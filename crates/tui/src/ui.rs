@@ -99,7 +99,7 @@ pub fn bar(frac: f64, w: usize) -> (String, String) {
     let full = eighths / 8;
     let mut filled = "█".repeat(full);
     let mut used = full;
-    if full < w && eighths % 8 > 0 {
+    if full < w && !eighths.is_multiple_of(8) {
         filled.push_str(PART[eighths % 8]);
         used += 1;
     }
@@ -169,7 +169,12 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
             format!(
                 "no new round for {} s: a source is not answering; {}",
                 age.as_secs(),
-                app.snapshot.as_ref().map_or("nothing collected yet".to_string(), |s| format!("the values shown are from {}", s.taken_at))
+                app.snapshot
+                    .as_ref()
+                    .map_or("nothing collected yet".to_string(), |s| format!(
+                        "the values shown are from {}",
+                        s.taken_at
+                    ))
             ),
             true,
         ));
@@ -433,13 +438,13 @@ pub fn layout_columns(width: u16) -> (Vec<(Column, u16)>, u16) {
                 (Device, 3),
                 (Pid, 7),
                 (User, 8),
-                (Name, 15),
-                (Workload, 12),
+                (Name, 13),
+                (Workload, 18),
                 (Type, 4),
                 (Memory, 24),
                 (Gpu, 5),
-                (Cpu, 6),
-                (Rss, 9),
+                (Cpu, 5),
+                (Rss, 8),
             ],
             8,
         )
@@ -600,23 +605,30 @@ fn row_spans(app: &App, row: &Row, cols: &[(Column, u16)], bar_w: u16) -> Vec<Sp
 
 fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     if area.width >= 200 {
-        let [c, m, e] = Layout::horizontal([
+        let [c, m, r] = Layout::horizontal([
             Constraint::Percentage(44),
             Constraint::Percentage(31),
             Constraint::Percentage(25),
         ])
         .areas(area);
+        let [e, ev] = Layout::vertical([Constraint::Length(4), Constraint::Min(3)]).areas(r);
         draw_chart(f, app, c, now);
         draw_measured(f, app, m);
         draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
     } else {
         let [c, d] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(area);
-        let [m, e] =
-            Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(d);
+        let [m, e, ev] = Layout::vertical([
+            Constraint::Min(4),
+            Constraint::Length(3),
+            Constraint::Percentage(38),
+        ])
+        .areas(d);
         draw_chart(f, app, c, now);
         draw_measured(f, app, m);
         draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
     }
 }
 
@@ -866,22 +878,66 @@ fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
     );
 }
 
+fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered().title(Span::styled(" Workload · evidence ", t.title));
+    f.render_widget(
+        Paragraph::new(evidence_lines(app))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
 pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
-    vec![
-        Line::styled(
-            "no estimate available: the weights / KV cache / compute estimate is not in this build",
-            t.estimate,
-        ),
-        Line::raw(""),
-        Line::styled("Evidence", t.header),
-        Line::styled(
-            "no evidence items: workload identification is not in this build",
+    vec![Line::styled(
+        "no estimate available (not in this build)",
+        t.estimate,
+    )]
+}
+
+/// Identification of the selected process: the conclusion, each evidence item with where it was
+/// read, and the links that were looked for and not found.
+pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut v = Vec::new();
+    match app
+        .selected_row()
+        .and_then(|r| app.process(r).workload.as_ref())
+    {
+        Some(w) => {
+            v.push(Line::from(vec![
+                Span::styled(w.short_label(), t.title),
+                Span::styled(
+                    format!("  confidence {:?}", w.confidence).to_lowercase(),
+                    t.dim,
+                ),
+            ]));
+            if w.evidence.is_empty() {
+                v.push(Line::styled("no evidence items", t.dim));
+            }
+            for e in &w.evidence {
+                v.push(Line::from(vec![
+                    Span::raw(format!("• {:?}: ", e.kind).to_lowercase()),
+                    Span::raw(e.showed.clone()),
+                    Span::styled(format!(" [{}]", e.source), t.dim),
+                ]));
+            }
+            for m in &w.missing {
+                v.push(Line::styled(format!("missing: {m}"), t.dim));
+            }
+        }
+        None => v.push(Line::styled(
+            "not identified: no evidence pointed to a known runtime",
             t.dim,
-        ),
-        Line::styled("Server state / runtime-reported figures", t.header),
-        Line::styled("not available in this build", t.dim),
-    ]
+        )),
+    }
+    v.push(Line::styled(
+        "live server state: not shown here yet (gpuledger explain PID)",
+        t.dim,
+    ));
+    v
 }
 
 // ---- footer and overlays -----------------------------------------------------------------------
@@ -990,7 +1046,14 @@ fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
             };
             let mut lines = measured_lines(app, &row);
             lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "ESTIMATE (calculated, not measured)",
+                t.estimate,
+            ));
             lines.extend(estimate_lines(app));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Workload · evidence", t.header));
+            lines.extend(evidence_lines(app));
             let r = centered(
                 area,
                 area.width.saturating_sub(4).min(110),
@@ -1012,7 +1075,7 @@ fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
             )];
             lines.push(Line::raw(format!("It holds {}.", c.memory)));
             if c.stage == 2 {
-                if let Some(w) = c.warning {
+                if let Some(w) = &c.warning {
                     lines.push(Line::raw(""));
                     lines.push(Line::styled(
                         format!("SECOND CONFIRMATION: {} {w}.", c.name),

@@ -112,6 +112,24 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
             vec![usage(G1, Some(512 << 20), Some(1), &[Graphics])],
         ),
     ];
+    s.processes[0].workload = Some(Workload {
+        kind: WorkloadKind::LlamaCpp,
+        model: Some("/models/qwen3-8b-q4_k_m.gguf".into()),
+        confidence: Confidence::High,
+        evidence: vec![
+            Evidence {
+                kind: EvidenceKind::Executable,
+                showed: "llama-server".into(),
+                source: "/proc/4242/exe".into(),
+            },
+            Evidence {
+                kind: EvidenceKind::Cmdline,
+                showed: "-m /models/qwen3-8b-q4_k_m.gguf".into(),
+                source: "/proc/4242/cmdline".into(),
+            },
+        ],
+        missing: vec!["GGUF header: file not readable".into()],
+    });
     s.sources
         .push(SourceStatus::new("nvml", SourceState::Ok, "2 devices"));
     balance(&mut s);
@@ -240,9 +258,11 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     // Workload placeholder, memory source, host CPU / RSS.
     let llama = line_with(&s, "llama-server");
     assert!(
-        llama.contains("—") && llama.contains("16 GiB") && llama.contains("nvml"),
+        llama.contains("llama.cpp · qwen3…") && llama.contains("16 GiB") && llama.contains("nvml"),
         "{llama}"
     );
+    // No identification: the placeholder, not a guess.
+    assert!(line_with(&s, "python3").contains("—"));
     assert!(llama.contains("12.5") && llama.contains("3 GiB"), "{llama}");
     assert!(s.contains("History GPU0"));
     assert!(s.contains("Measured"));
@@ -272,10 +292,20 @@ fn layout_240x70_shows_three_bottom_panes_and_evidence() {
         s.contains("100%") && s.contains("140 GiB"),
         "both axes labelled:\n{s}"
     );
-    assert!(s.contains("Evidence") && s.contains("no evidence items"));
+    // Evidence of the selected process (4242): conclusion, items with their source, what is missing.
+    assert!(s.contains("Workload · evidence"), "{s}");
+    assert!(
+        s.contains("llama.cpp · qwen3-8b-q4_k_m  confidence high"),
+        "{s}"
+    );
+    assert!(
+        s.contains("• executable: llama-server [/proc/4242/exe]"),
+        "{s}"
+    );
+    assert!(s.contains("missing: GGUF header: file not readable"), "{s}");
     // The two ledgers are separate panes on the same line.
     let l = line_with(&s, "Measured");
-    assert!(l.contains("ESTIMATE"), "{l}");
+    assert!(l.contains("ESTIMATE (calculated, not measured)"), "{l}");
     for line in s.lines() {
         assert_eq!(line.chars().count(), 240);
     }
@@ -449,7 +479,7 @@ fn tree_view_puts_children_under_parents() {
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
     assert_eq!(app.rows[5].depth, 1);
     let (s, _) = render(&app, 120, 40, t0);
-    assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
+    assert!(line_with(&s, "6002").contains("└─ollama_run…"), "{s}");
     assert!(s.contains(" tree "));
 }
 
@@ -534,7 +564,8 @@ fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailab
     );
 }
 
-struct Recorder(Rc<RefCell<Vec<(u32, Option<u64>, bool)>>>);
+type Calls = Rc<RefCell<Vec<(u32, Option<u64>, bool)>>>;
+struct Recorder(Calls);
 impl Terminator for Recorder {
     fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
         self.0.borrow_mut().push((pid, start_time, force));
@@ -761,8 +792,14 @@ fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
     let t0 = Instant::now();
     let app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
     let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
-    assert!(s.contains("collecting the first round") && !s.contains("STALE"), "{s}");
+    assert!(
+        s.contains("collecting the first round") && !s.contains("STALE"),
+        "{s}"
+    );
     let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(7));
     assert!(s.contains("STALE 7 s"), "{s}");
-    assert!(s.contains("no new round for 7 s: a source is not answering; nothing collected yet"), "{s}");
+    assert!(
+        s.contains("no new round for 7 s: a source is not answering; nothing collected yet"),
+        "{s}"
+    );
 }

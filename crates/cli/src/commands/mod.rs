@@ -1,4 +1,7 @@
 //! One module per sub-command.
 
+pub mod explain;
+pub mod kill;
+pub mod probe;
 pub mod selftest;
 pub mod snapshot;
