@@ -90,6 +90,7 @@ fn rss_kib() -> u64 {
 
 /// CPU time of this thread: frame cost without the time other processes on a shared machine
 /// take from it.
+#[cfg(unix)]
 fn thread_cpu() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -98,6 +99,12 @@ fn thread_cpu() -> Duration {
     // SAFETY: valid pointer to a timespec; the clock id is a constant.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// No per-thread CPU clock here: the "thread CPU" figures read zero, only wall time counts.
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    Duration::ZERO
 }
 
 fn stats(name: &str, mut v: Vec<Duration>) {

@@ -44,8 +44,8 @@ impl HostSampler {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         HostSampler {
             root: root.into(),
-            ticks_per_sec: sysconf(libc::_SC_CLK_TCK, 100) as f64,
-            page_size: sysconf(libc::_SC_PAGESIZE, 4096),
+            ticks_per_sec: clock_ticks() as f64,
+            page_size: page_size(),
             prev: HashMap::new(),
         }
     }
@@ -53,6 +53,20 @@ impl HostSampler {
     /// Figures for `pids` at time `now`. Forgets processes that were not asked about, so the
     /// cache never grows beyond the current GPU process list.
     pub fn sample(&mut self, pids: &[u32], now: Instant) -> HashMap<u32, HostProc> {
+        if !cfg!(target_os = "linux") {
+            let why = "host CPU % and RSS are read from /proc, which this platform does not have";
+            return pids
+                .iter()
+                .map(|&p| {
+                    let hp = HostProc {
+                        cpu_percent: None,
+                        rss_bytes: None,
+                        reason: Some(why.into()),
+                    };
+                    (p, hp)
+                })
+                .collect();
+        }
         let mut out = HashMap::with_capacity(pids.len());
         let mut next = HashMap::with_capacity(pids.len());
         for &pid in pids {
@@ -96,6 +110,7 @@ impl HostSampler {
     }
 }
 
+#[cfg(unix)]
 fn sysconf(name: libc::c_int, fallback: u64) -> u64 {
     // SAFETY: sysconf has no preconditions.
     let v = unsafe { libc::sysconf(name) };
@@ -104,6 +119,20 @@ fn sysconf(name: libc::c_int, fallback: u64) -> u64 {
     } else {
         fallback
     }
+}
+
+fn clock_ticks() -> u64 {
+    #[cfg(unix)]
+    return sysconf(libc::_SC_CLK_TCK, 100);
+    #[cfg(not(unix))]
+    return 100;
+}
+
+fn page_size() -> u64 {
+    #[cfg(unix)]
+    return sysconf(libc::_SC_PAGESIZE, 4096);
+    #[cfg(not(unix))]
+    return 4096;
 }
 
 #[cfg(test)]
