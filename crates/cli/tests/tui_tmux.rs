@@ -274,3 +274,38 @@ fn terminate_from_the_view_ends_a_real_process_and_reports_what_the_next_round_s
     t.keys(&["q"]);
     t.wait_for("EXITED:0");
 }
+
+#[test]
+fn a_panic_restores_the_terminal() {
+    let Some(t) = Tmux::new() else { return };
+    let lib = fake_nvml();
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    // Debug builds panic after the first frame with data when this is set (see term.rs).
+    let cmd = format!(
+        "RUST_BACKTRACE=0 GPULEDGER_TEST_PANIC=1 FAKE_NVML_SCENARIO='{}' '{}' --nvml-lib '{}' --proc-root '{}'; echo EXITED:$?; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 60",
+        sc.display(),
+        env!("CARGO_BIN_EXE_gpuledger"),
+        lib.display(),
+        procs.root().display()
+    );
+    t.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "gl",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        &cmd,
+    ]);
+    let s = t.wait("the exit after the panic", 15, |s| {
+        s.contains("EXITED:101") && s.contains("icanon")
+    });
+    // The message is on the normal screen, the view is gone, and the tty is back in canonical
+    // mode (raw mode would show `-icanon`).
+    assert!(s.contains("deliberate panic after drawing"), "{s}");
+    assert!(!s.contains("GPU MEM"), "{s}");
+    assert!(s.lines().any(|l| l.trim() == "icanon"), "{s}");
+}

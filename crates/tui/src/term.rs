@@ -87,6 +87,11 @@ fn event_loop(
         if dirty {
             terminal.draw(|f| ui::draw(f, app, now))?;
             dirty = false;
+            // Test seam (debug builds only): prove the panic hook restores the terminal.
+            #[cfg(debug_assertions)]
+            if app.snapshot.is_some() && std::env::var_os("GPULEDGER_TEST_PANIC").is_some() {
+                panic!("GPULEDGER_TEST_PANIC: deliberate panic after drawing");
+            }
         }
         // Wake a few times a second to pick up rounds; nothing is drawn unless something changed,
         // which keeps an idle view near zero CPU.
