@@ -928,6 +928,9 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
                 v.push(Line::styled(format!("missing: {m}"), t.dim));
             }
         }
+        None if app.replay.is_some() => {
+            v.push(Line::styled("not identified in this saved snapshot", t.dim))
+        }
         None => v.push(Line::styled(
             "not identified: no evidence pointed to a known runtime",
             t.dim,
@@ -954,7 +957,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         Line::styled(m.clone(), t.warn)
     } else {
         Line::styled(
-            "q quit  ? help  / filter  s/</> sort  r reverse  t tree  Enter why n/a  T term  K kill  c copy PID  e export  +/- interval",
+            "q quit  ? help  / filter  s sort  r reverse  t tree  Enter details  T term  K kill  c copy  e export  +/- interval",
             t.dim,
         )
     };

@@ -772,22 +772,6 @@ fn many_devices_and_processes_fit_small_and_large() {
 }
 
 #[test]
-#[ignore]
-fn print_screens() {
-    let t0 = Instant::now();
-    let mut app = app_with(snapshot(20 * GIB, 9 * GIB), t0);
-    for i in 1..30 {
-        app.apply(
-            update(snapshot((20 + i % 7) * GIB, 9 * GIB)),
-            t0 + Duration::from_secs(i),
-        );
-    }
-    for (w, h) in [(80, 24), (120, 40), (240, 70)] {
-        println!("{}", render(&app, w, h, t0 + Duration::from_secs(29)).0);
-    }
-}
-
-#[test]
 fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
     let t0 = Instant::now();
     let app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
