@@ -52,6 +52,9 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
+    #[command(after_help = EXIT_CODES)]
+    Serve(commands::serve::Args),
     /// Terminate processes safely: graceful first, forced after a grace period, verified gone.
     ///
     /// Before acting, each process's name and start time are re-read and compared with what you
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
         Some(Command::Explain(a)) => commands::explain::run(a, &global),
         Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
         None => view::run(&cli.view, &global),
     };

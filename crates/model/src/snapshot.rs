@@ -96,6 +96,10 @@ pub struct Device {
     pub power: Power,
     pub clocks: Clocks,
     pub pcie: Pcie,
+    /// The engine behind `utilization.gpu_percent` where the platform reports engines by type
+    /// (WDDM: Task Manager's headline is the busiest engine, e.g. `3D` or `Compute_0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_engine: Option<String>,
     /// Filled in by [`crate::balance`]; never by a source.
     pub ledger: Ledger,
     /// Ledger of `system_memory`, when the device has one.
@@ -125,6 +129,7 @@ impl Device {
             power: Power::default(),
             clocks: Clocks::default(),
             pcie: Pcie::default(),
+            busiest_engine: None,
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),
@@ -272,8 +277,18 @@ pub struct Usage {
     /// System memory (GTT / shared) charged to the process, where the source separates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_memory_bytes: Option<u64>,
+    /// Every reading of this process's device memory when more than one source measured it
+    /// (Windows: NVML and WDDM for a CUDA process): source label → bytes. `memory_bytes` shows
+    /// the larger; both are kept here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory_by_source: BTreeMap<String, u64>,
     pub kinds: Vec<UsageKind>,
     pub engines: Engines,
+    /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
+    /// `Compute_0`, `VideoDecode`, ...; WSL: `node<N>`): the busiest engine of that type over the
+    /// last interval.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engines_by_type: BTreeMap<String, u32>,
 }
 
 impl Usage {
@@ -284,8 +299,10 @@ impl Usage {
             memory_source: source.to_string(),
             unavailable_reason: None,
             system_memory_bytes: None,
+            memory_by_source: BTreeMap::new(),
             kinds: Vec::new(),
             engines: Engines::default(),
+            engines_by_type: BTreeMap::new(),
         }
     }
 

@@ -4,4 +4,5 @@ pub mod explain;
 pub mod kill;
 pub mod probe;
 pub mod selftest;
+pub mod serve;
 pub mod snapshot;

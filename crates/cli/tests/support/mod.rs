@@ -206,6 +206,16 @@ pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -
         .expect("run gpuledger")
 }
 
+/// The `sources[]` entry named `name`.
+pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no source {name}"))
+}
+
 pub fn json_of(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
