@@ -172,4 +172,18 @@ mod tests {
         assert!(parse_interval("NaN").is_err());
         assert!(parse_interval("99999").unwrap_err().contains("maximum"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn interval_parser_never_panics_and_keeps_the_floor(s in ".{0,20}") {
+            if let Ok(d) = parse_interval(&s) {
+                proptest::prop_assert!(d >= Duration::from_millis(100), "{:?} gave {:?}", s, d);
+            }
+        }
+
+        #[test]
+        fn interval_in_ms_round_trips(ms in 100u64..3_600_000) {
+            proptest::prop_assert_eq!(parse_interval(&format!("{ms}ms")), Ok(Duration::from_millis(ms)));
+        }
+    }
 }

@@ -184,4 +184,17 @@ mod tests {
         let third = s.sample(&[42], t0 + Duration::from_secs(2));
         assert_eq!(third[&42].cpu_percent, None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn stat_parser_never_panics(s in ".{0,400}") {
+            let _ = parse_cpu_rss(&s);
+        }
+
+        #[test]
+        fn stat_parser_reads_fields_after_any_comm(comm in "[^\\n]{0,40}", u in 0u64..1<<40, st in 0u64..1<<40, start in 0u64..1<<50, rss in 0u64..1<<30) {
+            let line = stat_line(1, &comm, u, st, start, rss);
+            proptest::prop_assert_eq!(parse_cpu_rss(&line), Some((u + st, start, rss)));
+        }
+    }
 }
