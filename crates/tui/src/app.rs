@@ -489,9 +489,14 @@ impl App {
                 .push(r);
         }
         let present: HashSet<u32> = order.iter().copied().collect();
+        let ppids: HashMap<u32, Option<u32>> =
+            snap.processes.iter().map(|p| (p.pid, p.ppid)).collect();
         let parent_of = |pid: u32| -> Option<u32> {
-            let p = snap.processes.iter().find(|p| p.pid == pid)?;
-            p.ppid.filter(|pp| *pp != pid && present.contains(pp))
+            ppids
+                .get(&pid)
+                .copied()
+                .flatten()
+                .filter(|pp| *pp != pid && present.contains(pp))
         };
         let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
         let mut roots = Vec::new();

@@ -787,3 +787,42 @@ fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
         "{s}"
     );
 }
+
+#[test]
+fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    render(&app, 120, 40, t0);
+    let y = app.geometry.borrow().body_y + 4;
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.selected, 4);
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 1200);
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: 10,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 6002);
+    // Themes: dark → light → mono → dark.
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Light);
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Mono);
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Dark);
+    // History window: 10 → 1 → 5 minutes, shown in the chart title once there is history.
+    app.handle_key(key('w'), t0);
+    assert_eq!(app.chart_minutes, 1);
+    app.apply(
+        update(snapshot(41 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(1));
+    assert!(s.contains("last 1 min"), "{s}");
+}
