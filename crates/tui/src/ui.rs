@@ -975,43 +975,34 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// Keys and what they do; each line fits an 80-column terminal.
 pub const HELP: &[(&str, &str)] = &[
     (
-        "q, Esc, Ctrl-C",
+        "q Esc Ctrl-C",
         "quit (Esc first clears a filter or a message)",
     ),
-    ("? or F1", "this help"),
+    ("? F1", "this help"),
     (
-        "↑ ↓ j k PgUp PgDn g G",
-        "move the selection (it follows the process across refreshes)",
+        "↑↓ j k PgUp/Dn g G",
+        "move; the selection follows its process",
     ),
     (
-        "s > →  /  < ←",
-        "sort by the next / previous column (or click a header)",
+        "s > →  < ←",
+        "sort by next / previous column (or click a header)",
     ),
     ("r", "reverse the sort order"),
+    ("/", "filter: PID, user, name, command, device"),
+    ("t", "tree view: children under their parent"),
+    ("Enter i", "details, and why each n/a is unknown"),
     (
-        "/",
-        "filter by PID, user, name, command, device (Enter keeps, Esc clears)",
+        "T F9  /  K",
+        "terminate / force kill the selected process (asks)",
     ),
-    ("t", "tree view: children under their parent process"),
-    (
-        "Enter or i",
-        "details of the selected row and why each n/a is unknown",
-    ),
-    ("T or F9", "terminate the selected process (asks first)"),
-    ("K", "force kill the selected process (asks first)"),
     ("c", "copy the PID to the clipboard (OSC 52)"),
     ("e", "export the rows as shown to CSV"),
-    (
-        "+ / -",
-        "refresh interval longer / shorter (100 ms minimum)",
-    ),
+    ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
     ("w", "history window: 1, 5 or 10 minutes"),
-    (
-        "C / m",
-        "cycle theme dark → light → mono / toggle monochrome",
-    ),
+    ("C  m", "theme dark → light → mono  /  monochrome on/off"),
 ];
 
 fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
@@ -1023,14 +1014,14 @@ fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
                 .iter()
                 .map(|(k, d)| {
                     Line::from(vec![
-                        Span::styled(format!("{k:>22}  "), t.header),
+                        Span::styled(format!("{k:>18}  "), t.header),
                         Span::raw(*d),
                     ])
                 })
                 .collect();
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                "n/a = unknown, never 0: Enter shows why. Bars are shares of the device total.",
+                "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
                 t.dim,
             ));
             let r = centered(area, 100, lines.len() as u16 + 2);

@@ -490,7 +490,11 @@ fn help_overlay_and_interval_keys() {
     app.handle_key(key('?'), t0);
     let (s, _) = render(&app, 80, 24, t0);
     assert!(s.contains("Help"), "{s}");
-    assert!(s.contains("refresh interval"));
+    // The whole help fits 80×24, unwrapped: every entry and the closing note.
+    for (_, what) in gpuledger_tui::ui::HELP {
+        assert!(s.contains(what), "{what:?} missing:\n{s}");
+    }
+    assert!(s.contains("n/a = unknown, never 0"), "{s}");
     // q closes the help, it does not quit.
     assert_eq!(app.handle_key(key('q'), t0), vec![]);
     assert_eq!(app.overlay, Overlay::None);
