@@ -3,6 +3,7 @@
 
 mod commands;
 mod global;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ Exit status:
 struct Cli {
     #[command(flatten)]
     global: global::GlobalArgs,
+    #[command(flatten)]
+    view: view::ViewArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -78,13 +81,7 @@ fn main() -> ExitCode {
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
-        None => {
-            eprintln!(
-                "gpuledger: the live terminal view is not implemented yet.\n\
-                 Use `gpuledger snapshot` for one round, or `gpuledger --help` for all commands."
-            );
-            Ok(ExitCode::from(1))
-        }
+        None => view::run(&cli.view, &global),
     };
     match result {
         Ok(code) => code,
