@@ -3,6 +3,7 @@
 
 mod commands;
 mod global;
+mod overhead;
 mod view;
 
 use clap::{Parser, Subcommand};

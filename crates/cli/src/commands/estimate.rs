@@ -236,7 +236,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             source: SettingSource::Default("no device seen: cuda".into()),
         },
     };
-    let e = estimate(&model, &settings)?;
+    let mut e = estimate(&model, &settings)?;
+    crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = match &opts.log {
         Some(p) => {
             let log = parse_llama_log(&read_log(p)?);

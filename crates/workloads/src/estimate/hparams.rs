@@ -17,6 +17,8 @@ pub enum InputSource {
     Flag { flag: String },
     /// An environment variable.
     Env { var: String },
+    /// The running server's own answer.
+    Runtime { detail: String },
     /// llama.cpp's default.
     Default { detail: String },
     /// Computed from other inputs by a llama.cpp rule.

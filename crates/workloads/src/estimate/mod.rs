@@ -201,6 +201,7 @@ fn src_of<T>(s: &Setting<T>, flagname: &str) -> InputSource {
     match &s.source {
         SettingSource::Flag(f) => InputSource::Flag { flag: f.clone() },
         SettingSource::Env(v) => InputSource::Env { var: v.clone() },
+        SettingSource::Runtime(d) => InputSource::Runtime { detail: d.clone() },
         SettingSource::Default(d) => InputSource::Default {
             detail: format!("{flagname} not given: {d}"),
         },

@@ -12,6 +12,7 @@ fn src(s: &InputSource) -> String {
         InputSource::Tensors { detail } => format!("tensors: {detail}"),
         InputSource::Flag { flag } => format!("flag {flag}"),
         InputSource::Env { var } => format!("env {var}"),
+        InputSource::Runtime { detail } => format!("server: {detail}"),
         InputSource::Default { detail } => format!("default ({detail})"),
         InputSource::Derived { rule } => format!("derived: {rule}"),
         InputSource::Assumed { why } => format!("assumed: {why}"),

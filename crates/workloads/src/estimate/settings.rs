@@ -19,6 +19,8 @@ pub enum SettingSource {
     Default(String),
     /// An environment variable llama-server reads (`LLAMA_ARG_CTX_SIZE`).
     Env(String),
+    /// The running server's own answer (`GET /props`): what it actually chose.
+    Runtime(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +30,13 @@ pub struct Setting<T> {
 }
 
 impl<T> Setting<T> {
+    /// A value the running server reported about itself.
+    pub fn runtime(value: T, what: &str) -> Self {
+        Setting {
+            value,
+            source: SettingSource::Runtime(what.to_string()),
+        }
+    }
     fn default(value: T, why: &str) -> Self {
         Setting {
             value,
