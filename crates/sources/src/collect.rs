@@ -65,7 +65,12 @@ struct Platform {
 
 impl Platform {
     #[allow(unused_variables)]
-    fn collect(&mut self, snap: &mut Snapshot, config: &SourceConfig) {
+    fn collect(
+        &mut self,
+        snap: &mut Snapshot,
+        config: &SourceConfig,
+        dxg_holders: Option<Vec<u32>>,
+    ) {
         #[cfg(windows)]
         {
             match self
@@ -220,7 +225,16 @@ impl Collector {
             Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
         };
         snap.sources.push(status);
-        self.platform.collect(&mut snap, &self.config);
+        // The DRM descriptor index (kept up to date incrementally) already knows who holds
+        // /dev/dxg: reuse it rather than walking every /proc/*/fd again.
+        let dxg_holders = self.drm.index().map(|ix| {
+            ix.entries
+                .iter()
+                .filter(|(_, e)| e.dxg)
+                .map(|(pid, _)| *pid)
+                .collect()
+        });
+        self.platform.collect(&mut snap, &self.config, dxg_holders);
         let dxg_sees_processes = snap
             .processes
             .iter()
