@@ -339,3 +339,44 @@ fn scenario_changes_are_seen_next_round() {
     let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["processes"].as_array().unwrap().len(), 4);
 }
+
+/// NVML lists only processes that were busy since the timestamp asked for. When rounds come
+/// faster than its sampling, a busy process has no new sample yet: its last one stands for up to
+/// 2 s, after that no sample means idle (0 %).
+#[test]
+fn utilisation_samples_hold_briefly_then_mean_idle() {
+    use gpuledger_sources::{Collector, SourceConfig};
+    let procs = two_gpus_procs();
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros() as u64;
+    let text = TWO_GPUS
+        .lines()
+        .filter(|l| !l.starts_with("util|"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + &format!(
+            "\nutil|dev=0|pid=4242|sm=85|mem=44|enc=0|dec=0|ts={}\nutil|dev=0|pid=5151|sm=10|mem=2|enc=5|dec=0|ts={}\n",
+            now_us - 200_000,
+            now_us - 1_700_000
+        );
+    let (_d, sc) = scenario(&text);
+    std::env::set_var("FAKE_NVML_SCENARIO", &sc);
+    let mut c = Collector::new(SourceConfig {
+        proc_root: procs.root(),
+        sys_root: "/nonexistent".into(),
+        nvml_lib: Some(fake_nvml().to_path_buf()),
+    });
+    let sm = |s: &gpuledger_model::Snapshot, pid: u32| {
+        s.processes.iter().find(|p| p.pid == pid).unwrap().usage[0]
+            .engines
+            .sm_percent
+    };
+    let first = c.collect();
+    assert_eq!((sm(&first, 4242), sm(&first, 5151)), (Some(85), Some(10)));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // No new samples: 4242's (0.7 s old) still stands, 5151's (2.2 s old) has lapsed to idle.
+    let second = c.collect();
+    assert_eq!((sm(&second, 4242), sm(&second, 5151)), (Some(85), Some(0)));
+}

@@ -71,6 +71,9 @@ pub struct Nvml {
     pub path: String,
     /// Timestamp of the newest utilisation sample seen, per device index.
     last_sample: HashMap<u32, u64>,
+    /// The latest sample per (device index, pid), kept for a short while: when rounds come faster
+    /// than NVML's sampling period a busy process may have no new sample yet, and that is not 0 %.
+    recent: HashMap<(u32, u32), ffi::ProcessUtilizationSample>,
     // Declared last: the function pointers in `api` must not outlive it.
     _lib: Library,
 }
@@ -118,6 +121,7 @@ impl Nvml {
             api,
             path: path.clone(),
             last_sample: HashMap::new(),
+            recent: HashMap::new(),
             _lib: lib,
         };
         if rc != ffi::SUCCESS {
@@ -565,8 +569,33 @@ impl Nvml {
         }
     }
 
-    /// Latest utilisation sample per pid since the previous round.
+    /// Latest utilisation sample per pid: new samples since the previous round, else one from the
+    /// last [`RECENT_US`] (NVML's timestamps are wall-clock microseconds).
     fn utilization_samples(
+        &mut self,
+        h: DeviceHandle,
+        index: u32,
+    ) -> Result<HashMap<u32, ffi::ProcessUtilizationSample>, String> {
+        let mut fresh = self.new_utilization_samples(h, index)?;
+        let now_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(0);
+        for (pid, s) in &fresh {
+            self.recent.insert((index, *pid), *s);
+        }
+        self.recent
+            .retain(|_, s| now_us.saturating_sub(s.time_stamp) <= RECENT_US);
+        for ((dev, pid), s) in &self.recent {
+            if *dev == index {
+                fresh.entry(*pid).or_insert(*s);
+            }
+        }
+        Ok(fresh)
+    }
+
+    /// Samples NVML has taken since the previous round, newest per pid.
+    fn new_utilization_samples(
         &mut self,
         h: DeviceHandle,
         index: u32,
@@ -618,6 +647,10 @@ impl Drop for Nvml {
         }
     }
 }
+
+/// How long a utilisation sample stands for a process that has no newer one (NVML samples every
+/// ~1/6 s; a process absent from the samples was idle for the whole window).
+const RECENT_US: u64 = 2_000_000;
 
 /// No driver reports more; a larger count is a broken library, not a reason to allocate.
 const MAX_ENTRIES: c_uint = 1 << 16;
