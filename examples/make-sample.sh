@@ -5,7 +5,7 @@
 set -euo pipefail
 cargo build -q -p fake-nvml -p gpuledger
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
-mkdir -p "$t/proc/sys/kernel" "$t/etc"
+mkdir -p "$t/proc/sys/kernel" "$t/etc" "$t/sys/class/drm"
 echo "sample-host" > "$t/proc/sys/kernel/hostname"
 echo "6.8.0-45-generic" > "$t/proc/sys/kernel/osrelease"
 printf 'cpu  1 2 3\nbtime 1795900000\n' > "$t/proc/stat"
@@ -39,7 +39,7 @@ util|dev=1|pid=5151|sm=12|mem=4|enc=0|dec=0|ts=10
 util|dev=0|pid=2210|sm=2|mem=1|enc=0|dec=6|ts=10
 SC
 FAKE_NVML_SCENARIO="$t/scenario.txt" ./target/debug/gpuledger --nvml-lib target/debug/libfake_nvml.so \
-  --proc-root "$t/proc" snapshot --json > "$t/snap.json"
+  --proc-root "$t/proc" --sys-root "$t/sys" snapshot --json > "$t/snap.json"
 python3 - "$t/snap.json" examples/sample-snapshot.json "$t" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

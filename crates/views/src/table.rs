@@ -109,8 +109,8 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
             .flat_map(|p| &p.usage)
             .any(|u| u.system_memory_bytes.is_some());
         let any_container = procs.iter().any(|p| p.container.is_some());
-        let mut header = vec!["PID", "USER", "NAME", "GPU", "TYPE", "MEMORY"];
-        let mut right = vec![true, false, false, true, false, true];
+        let mut header = vec!["PID", "USER", "NAME", "WORKLOAD", "GPU", "TYPE", "MEMORY"];
+        let mut right = vec![true, false, false, false, true, false, true];
         if any_sys {
             header.push("SYS/GTT");
             right.push(true);
@@ -328,6 +328,10 @@ fn command_cell(p: &Process, wide: bool) -> String {
 
 /// Pad columns to their widest cell; `right[i]` right-aligns column i. The last column is not padded.
 fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
+    debug_assert!(
+        rows.iter().all(|r| r.len() == right.len()),
+        "every row needs a cell per column"
+    );
     let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut w = vec![0usize; ncol];
     for r in rows {
@@ -443,6 +447,26 @@ mod tests {
             t.contains("7 GiB"),
             "17 GiB attributed vs 10 GiB used:\n{t}"
         );
+    }
+
+    #[test]
+    fn columns_line_up_under_their_headers() {
+        let mut s = snap();
+        s.processes[1].workload = Some(Workload {
+            kind: WorkloadKind::LlamaCpp,
+            model: Some("/m/Qwen3-8B.gguf".into()),
+            confidence: Confidence::High,
+            evidence: vec![],
+            missing: vec![],
+        });
+        let t = render_table(&s, &TableOptions::default());
+        let header = t.lines().find(|l| l.contains("WORKLOAD")).expect("WORKLOAD header");
+        let row = t.lines().find(|l| l.contains("llama.cpp · Qwen3-8B")).expect("workload cell");
+        // Columns in characters, not bytes: the workload label has a multi-byte `·`.
+        let col = |line: &str, pat: &str| line.find(pat).map(|i| line[..i].chars().count());
+        assert_eq!(col(header, "WORKLOAD"), col(row, "llama.cpp"), "\n{header}\n{row}");
+        assert_eq!(col(header, "SOURCE"), col(row, "nvml"), "\n{header}\n{row}");
+        assert_eq!(col(header, "COMMAND"), col(row, "big --api-key"), "\n{header}\n{row}");
     }
 
     #[test]
