@@ -41,8 +41,9 @@ impl Global {
 
     /// The sources, with workload identification attached to each round.
     pub fn collector(&self) -> Collector {
-        Collector::new(self.source_config())
-            .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()))
+        let identify = gpuledger_workloads::annotate::Identifier::new()
+            .with_overhead(crate::overhead::probed_context());
+        Collector::new(self.source_config()).with_annotator(Box::new(identify))
     }
 
     /// The snapshot to show: the replay file if one was given, else one live round.

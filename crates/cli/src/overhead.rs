@@ -3,20 +3,28 @@
 
 use gpuledger_workloads::estimate::{Backend, Estimate};
 
-/// Replace a CUDA estimate's overhead with the saved probe's measured context cost, labelled with
-/// the probe's date. Returns what was used, or `None` when no probe applies.
+/// The saved probe's CUDA context cost and its label (`measured by probe on DATE`), if any.
+pub fn probed_context() -> Option<(u64, String)> {
+    let path = crate::commands::probe::saved_path(None)?;
+    let report = gpuledger_probe::store::load(&path).ok()?;
+    let m = gpuledger_probe::store::measured_overhead(&report);
+    Some((
+        m.context_bytes?,
+        format!("on {}, {}", m.device_name, m.label),
+    ))
+}
+
+/// Replace a CUDA estimate's overhead with the saved probe's measured context cost. Returns the
+/// label used, or `None` when no probe applies.
 pub fn apply_probe(e: &mut Estimate, backend: Backend) -> Option<String> {
     if backend != Backend::Cuda {
         return None;
     }
-    let path = crate::commands::probe::saved_path(None)?;
-    let report = gpuledger_probe::store::load(&path).ok()?;
-    let m = gpuledger_probe::store::measured_overhead(&report);
-    let bytes = m.context_bytes?;
+    let (bytes, label) = probed_context()?;
     e.overhead.gpu_bytes = Some(bytes);
     e.overhead.approximate = false;
     e.overhead.range = None;
-    e.overhead.what = format!("CUDA context on {}, {}", m.device_name, m.label);
+    e.overhead.what = format!("CUDA context {label}");
     e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
-    Some(m.label)
+    Some(label)
 }

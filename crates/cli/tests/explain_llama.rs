@@ -121,6 +121,21 @@ fn start(t: &Tools, model: &Path, dir: &Path, name: &str, extra: &[&str]) -> Ser
     }
 }
 
+/// `gpuledger snapshot --json` with the fake NVML charging `pid` 48 MiB.
+fn snapshot_with(pid: u32) -> serde_json::Value {
+    let (_d, sc) = scenario(&format!(
+        "driver|version=550.54.15\ndevice|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=1000000000|free=149754820096|gpu=1|mem=1\ncompute|dev=0|pid={pid}|mem=50331648\n"
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(fake_nvml())
+        .args(["snapshot", "--json"])
+        .env("FAKE_NVML_SCENARIO", &sc)
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
 fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
     // The fake NVML charges the real server 48 MiB on GPU0, so measured sits beside estimated.
     let (_d, sc) = scenario(&format!(
@@ -231,6 +246,23 @@ fn explain_real_llama_server() {
         "{text}"
     );
     assert!(text.contains("RUNTIME-REPORTED"), "{text}");
+    // The snapshot carries the same estimate, apart from the measured usage (the snapshot's is
+    // made from the command line alone, which here says the same as /props).
+    let snap = snapshot_with(pid);
+    let p = snap["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == pid)
+        .unwrap();
+    assert_eq!(p["usage"][0]["memory_bytes"], 50331648);
+    assert_eq!(p["estimate"]["recipe"], "llama.cpp/llama-server");
+    assert_eq!(p["estimate"]["n_ctx"], 512);
+    assert_eq!(p["estimate"]["total_gpu_bytes"], est["total_gpu_bytes"]);
+    assert_eq!(
+        p["estimate"]["kv_cache_gpu_bytes"],
+        est["kv_cache"]["gpu_bytes"]
+    );
     assert!(text.contains("MEASURED (reported by the driver)"), "{text}");
 }
 

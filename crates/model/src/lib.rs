@@ -11,4 +11,4 @@ pub mod workload;
 pub use ledger::{balance, bar_fraction};
 pub use redact::{redact_arg_list, redact_text};
 pub use snapshot::*;
-pub use workload::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
+pub use workload::{Confidence, EstimatedMemory, Evidence, EvidenceKind, Workload, WorkloadKind};

@@ -250,6 +250,9 @@ pub struct Process {
     /// What the process is, with the evidence (identification, not measurement).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<crate::Workload>,
+    /// The estimated ledger (computed, not measured), for runtimes gpuledger has a recipe for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::EstimatedMemory>,
     pub usage: Vec<Usage>,
 }
 
@@ -270,6 +273,7 @@ impl Process {
             rocm_kfd: false,
             listen_ports: Vec::new(),
             workload: None,
+            estimate: None,
             usage: Vec::new(),
         }
     }

@@ -117,3 +117,23 @@ impl Workload {
         }
     }
 }
+
+/// The estimated ledger of an AI process: what a recipe computed from the model file and the
+/// runtime's settings. Never measured, never added to measured totals; views show it apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimatedMemory {
+    /// Which recipe (`llama.cpp/llama-server`).
+    pub recipe: String,
+    pub model: String,
+    /// The context the recipe assumed (tokens, all slots).
+    pub n_ctx: u64,
+    pub weights_gpu_bytes: u64,
+    pub kv_cache_gpu_bytes: u64,
+    /// Compute buffers: always approximate (no closed form).
+    pub compute_gpu_bytes: u64,
+    /// Runtime overhead (CUDA context ...); `None` when no figure exists for the backend.
+    pub overhead_gpu_bytes: Option<u64>,
+    /// Where the overhead figure came from (a generic figure, or this machine's probe).
+    pub overhead_source: String,
+    pub total_gpu_bytes: u64,
+}

@@ -611,7 +611,8 @@ fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             Constraint::Percentage(25),
         ])
         .areas(area);
-        let [e, ev] = Layout::vertical([Constraint::Length(4), Constraint::Min(3)]).areas(r);
+        let eh = estimate_height(app);
+        let [e, ev] = Layout::vertical([Constraint::Length(eh), Constraint::Min(3)]).areas(r);
         draw_chart(f, app, c, now);
         draw_measured(f, app, m);
         draw_estimated(f, app, e);
@@ -621,7 +622,7 @@ fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             .areas(area);
         let [m, e, ev] = Layout::vertical([
             Constraint::Min(4),
-            Constraint::Length(3),
+            Constraint::Length(estimate_height(app)),
             Constraint::Percentage(38),
         ])
         .areas(d);
@@ -862,6 +863,11 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     v
 }
 
+/// Rows for the estimate pane: its lines plus the border, small when there is nothing to show.
+fn estimate_height(app: &App) -> u16 {
+    (estimate_lines(app).len() as u16 + 2).clamp(3, 10)
+}
+
 fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let block = Block::bordered()
@@ -891,10 +897,51 @@ fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
 
 pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
-    vec![Line::styled(
-        "no estimate available (not in this build)",
-        t.estimate,
-    )]
+    let Some(p) = app.selected_row().map(|r| app.process(r)) else {
+        return vec![Line::styled("no process selected", t.dim)];
+    };
+    let Some(e) = &p.estimate else {
+        let why = match &p.workload {
+            Some(w) if w.kind == gpuledger_model::WorkloadKind::LlamaCpp => {
+                "no estimate: the model file or settings could not be read (see `gpuledger explain`)"
+            }
+            Some(w) if w.kind.is_ai() => "no estimate: gpuledger has a recipe for llama.cpp only",
+            _ => "no estimate: not an AI runtime gpuledger has a recipe for",
+        };
+        return vec![Line::styled(why, t.dim)];
+    };
+    let b = |x: u64| gpuledger_model::units::human_bytes(x);
+    let mut v = vec![
+        Line::styled(format!("{} · context {}", e.recipe, e.n_ctx), t.estimate),
+        Line::raw(format!("weights   {:>10}", b(e.weights_gpu_bytes))),
+        Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
+        Line::raw(format!(
+            "compute   {:>10}  (approximate)",
+            b(e.compute_gpu_bytes)
+        )),
+        Line::raw(match e.overhead_gpu_bytes {
+            Some(o) => format!("overhead  {:>10}  ({})", b(o), e.overhead_source),
+            None => format!("overhead  {:>10}  ({})", "n/a", e.overhead_source),
+        }),
+        Line::styled(
+            format!("total GPU {:>10}  (estimated)", b(e.total_gpu_bytes)),
+            t.estimate,
+        ),
+    ];
+    let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
+    if let Some(m) = measured {
+        let d = m as i64 - e.total_gpu_bytes as i64;
+        v.push(Line::styled(
+            format!(
+                "measured  {:>10}  (driver; {} {} than estimated)",
+                b(m),
+                b(d.unsigned_abs()),
+                if d >= 0 { "more" } else { "less" }
+            ),
+            t.dim,
+        ));
+    }
+    v
 }
 
 /// Identification of the selected process: the conclusion, each evidence item with where it was

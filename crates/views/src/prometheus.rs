@@ -28,11 +28,10 @@ use gpuledger_model::{redact_arg_list, Device, Process, Snapshot, SourceState, W
 use std::fmt::Write;
 use std::str::FromStr;
 
-/// Metric names reserved for the estimated ledger. Not rendered yet: the snapshot does not carry
-/// estimates yet. Listed so dashboards can refer to them and so
+/// Metric names of the estimated ledger (computed by a recipe, never measured), listed so that
 /// nothing measured is ever given one of these names.
-/// `gpuledger_process_estimated_memory_bytes{device,pid,name,user,workload,model,component,recipe}`
-/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`.
+/// `gpuledger_process_estimated_memory_bytes{pid,name,user,workload,model,recipe,component}`
+/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`, `total`.
 pub const ESTIMATED_METRICS: &[&str] = &["gpuledger_process_estimated_memory_bytes"];
 
 /// Content-Type of [`render_metrics`]'s output.
@@ -360,6 +359,7 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         pid: String,
         name: Option<String>,
         user: Option<String>,
+        container: Option<String>,
         workload: Option<String>,
         model: Option<String>,
         source: String,
@@ -377,6 +377,7 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
                 pid: p.pid.to_string(),
                 name: name.clone(),
                 user: user.clone(),
+                container: safe(p.container.as_deref()),
                 workload: workload.clone(),
                 model: model.clone(),
                 source: u.memory_source.clone(),
@@ -391,8 +392,7 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
             ("pid", Some(r.pid.as_str())),
             ("name", r.name.as_deref()),
             ("user", r.user.as_deref()),
-            // The snapshot does not carry containers yet: absent (unknown), never guessed.
-            ("container", None),
+            ("container", r.container.as_deref()),
             ("workload", r.workload.as_deref()),
             ("model", r.model.as_deref()),
             ("source", Some(r.source.as_str())),
@@ -410,6 +410,40 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         let mut f = Family::new(out, name, "gauge", help);
         for r in &rows {
             f.sample(&labels(r), get(&chosen[r.p].usage[r.u]));
+        }
+    }
+
+    // The estimated ledger: its own family, never summed with the measured one.
+    let mut f = Family::new(
+        out,
+        ESTIMATED_METRICS[0],
+        "gauge",
+        "ESTIMATED GPU memory of an AI process by component, computed by a recipe from the model file and the runtime's settings (not measured).",
+    );
+    for p in chosen.iter() {
+        let Some(e) = &p.estimate else { continue };
+        let pid = p.pid.to_string();
+        let (name, user) = (safe(p.name.as_deref()), safe(p.user.as_deref()));
+        let (workload, model) = workload_labels(p);
+        for (component, v) in [
+            ("weights", Some(e.weights_gpu_bytes)),
+            ("kv_cache", Some(e.kv_cache_gpu_bytes)),
+            ("compute", Some(e.compute_gpu_bytes)),
+            ("overhead", e.overhead_gpu_bytes),
+            ("total", Some(e.total_gpu_bytes)),
+        ] {
+            f.sample(
+                &[
+                    ("pid", Some(pid.as_str())),
+                    ("name", name.as_deref()),
+                    ("user", user.as_deref()),
+                    ("workload", workload.as_deref()),
+                    ("model", model.as_deref()),
+                    ("recipe", Some(e.recipe.as_str())),
+                    ("component", Some(component)),
+                ],
+                bytes(v),
+            );
         }
     }
 
@@ -902,6 +936,42 @@ mod tests {
             "measured metrics never carry 'estimated'"
         );
         assert!(ESTIMATED_METRICS.iter().all(|m| m.contains("_estimated_")));
+    }
+
+    #[test]
+    fn estimates_are_their_own_family_and_containers_label_processes() {
+        let mut s = many(2);
+        s.processes[0].container = Some("docker://0123456789ab".into());
+        s.processes[0].estimate = Some(gpuledger_model::EstimatedMemory {
+            recipe: "llama.cpp/llama-server".into(),
+            model: "/m/q.gguf".into(),
+            n_ctx: 4096,
+            weights_gpu_bytes: 1000,
+            kv_cache_gpu_bytes: 200,
+            compute_gpu_bytes: 30,
+            overhead_gpu_bytes: None,
+            overhead_source: "unknown for this backend".into(),
+            total_gpu_bytes: 1230,
+        });
+        let t = render_metrics(&s, &MetricsOptions::default());
+        let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
+        // weights, kv_cache, compute, total; the unknown overhead is left out, not 0.
+        assert_eq!(est.len(), 4, "{est:?}");
+        assert!(est
+            .iter()
+            .any(|l| l.contains("component=\"kv_cache\"") && l.ends_with(" 200")));
+        assert!(est
+            .iter()
+            .any(|l| l.contains("component=\"total\"") && l.ends_with(" 1230")));
+        assert!(!est.iter().any(|l| l.contains("overhead")));
+        // The measured family is untouched by the estimate.
+        let measured = lines_of(&t, "gpuledger_process_memory_bytes");
+        assert!(
+            measured
+                .iter()
+                .any(|l| l.contains("container=\"docker://0123456789ab\"")),
+            "{measured:?}"
+        );
     }
 
     #[test]

@@ -460,13 +460,27 @@ mod tests {
             missing: vec![],
         });
         let t = render_table(&s, &TableOptions::default());
-        let header = t.lines().find(|l| l.contains("WORKLOAD")).expect("WORKLOAD header");
-        let row = t.lines().find(|l| l.contains("llama.cpp · Qwen3-8B")).expect("workload cell");
+        let header = t
+            .lines()
+            .find(|l| l.contains("WORKLOAD"))
+            .expect("WORKLOAD header");
+        let row = t
+            .lines()
+            .find(|l| l.contains("llama.cpp · Qwen3-8B"))
+            .expect("workload cell");
         // Columns in characters, not bytes: the workload label has a multi-byte `·`.
         let col = |line: &str, pat: &str| line.find(pat).map(|i| line[..i].chars().count());
-        assert_eq!(col(header, "WORKLOAD"), col(row, "llama.cpp"), "\n{header}\n{row}");
+        assert_eq!(
+            col(header, "WORKLOAD"),
+            col(row, "llama.cpp"),
+            "\n{header}\n{row}"
+        );
         assert_eq!(col(header, "SOURCE"), col(row, "nvml"), "\n{header}\n{row}");
-        assert_eq!(col(header, "COMMAND"), col(row, "big --api-key"), "\n{header}\n{row}");
+        assert_eq!(
+            col(header, "COMMAND"),
+            col(row, "big --api-key"),
+            "\n{header}\n{row}"
+        );
     }
 
     #[test]

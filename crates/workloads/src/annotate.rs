@@ -2,7 +2,8 @@
 //! process and refreshed on a slow cadence, never every round (DESIGN concept 7).
 
 use crate::identify::identify;
-use gpuledger_model::{Snapshot, Workload};
+use crate::process_estimate::{estimate_inputs, inputs_for, summary};
+use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use gpuledger_sources::Annotate;
 use std::collections::HashMap;
@@ -14,21 +15,41 @@ const REFRESH: Duration = Duration::from_secs(30);
 /// A process: its pid and start time (a reused pid has another start time).
 type Key = (u32, Option<u64>);
 
+/// What was concluded about one process, and when its facts were read.
+struct Known {
+    workload: Workload,
+    ports: Vec<u16>,
+    estimate: Option<EstimatedMemory>,
+    at: Instant,
+}
+
 #[derive(Default)]
 pub struct Identifier {
-    /// What was concluded, the listening ports, and when the facts were read.
-    cache: HashMap<Key, (Workload, Vec<u16>, Instant)>,
+    cache: HashMap<Key, Known>,
+    /// This machine's measured runtime overhead (a saved probe): bytes and its label.
+    overhead: Option<(u64, String)>,
 }
 
 impl Identifier {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Use a measured per-process overhead (from `gpuledger probe --save`) in CUDA estimates.
+    pub fn with_overhead(mut self, overhead: Option<(u64, String)>) -> Self {
+        self.overhead = overhead;
+        self
+    }
 }
 
 impl Annotate for Identifier {
     fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader) {
         let now = Instant::now();
+        let devices: Vec<(String, gpuledger_model::Vendor)> = snap
+            .devices
+            .iter()
+            .map(|d| (d.uuid.clone(), d.vendor))
+            .collect();
         let mut seen = Vec::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
             // A process we cannot see in /proc has no facts to read.
@@ -40,18 +61,55 @@ impl Annotate for Identifier {
             let fresh = self
                 .cache
                 .get(&key)
-                .is_some_and(|(_, _, at)| now.duration_since(*at) < REFRESH);
+                .is_some_and(|k| now.duration_since(k.at) < REFRESH);
             if !fresh {
                 let facts = procs.facts(p.pid);
-                self.cache
-                    .insert(key, (identify(&facts), facts.listen_ports, now));
+                let workload = identify(&facts);
+                let vendor = p
+                    .usage
+                    .iter()
+                    .find_map(|u| devices.iter().find(|(id, _)| *id == u.device))
+                    .map(|(_, v)| *v);
+                // The recipe reads only the GGUF header (about a millisecond), once per refresh.
+                let estimate = inputs_for(p, &workload, procs.root(), vendor)
+                    .and_then(|i| estimate_inputs(&i))
+                    .ok()
+                    .map(|mut e| {
+                        if let Some((bytes, label)) = &self.overhead {
+                            if e_backend(&e) == crate::estimate::Backend::Cuda {
+                                e.overhead.gpu_bytes = Some(*bytes);
+                                e.overhead.what = format!("CUDA context, {label}");
+                                e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                            }
+                        }
+                        summary(&e)
+                    });
+                self.cache.insert(
+                    key,
+                    Known {
+                        workload,
+                        ports: facts.listen_ports,
+                        estimate,
+                        at: now,
+                    },
+                );
             }
-            if let Some((w, ports, _)) = self.cache.get(&key) {
-                p.workload = Some(w.clone());
-                p.listen_ports = ports.clone();
+            if let Some(k) = self.cache.get(&key) {
+                p.workload = Some(k.workload.clone());
+                p.listen_ports = k.ports.clone();
+                p.estimate = k.estimate.clone();
             }
         }
         // Forget processes that are gone (a reused PID has another start time anyway).
         self.cache.retain(|k, _| seen.contains(k));
     }
+}
+
+/// The backend an estimate was made for (from its inputs).
+fn e_backend(e: &crate::estimate::Estimate) -> crate::estimate::Backend {
+    e.inputs
+        .iter()
+        .find(|i| i.name == "backend")
+        .and_then(|i| crate::estimate::Backend::parse(&i.value))
+        .unwrap_or(crate::estimate::Backend::Cuda)
 }

@@ -6,7 +6,8 @@
 //! - [`gguf`]: the GGUF header reader (bounded, buffered, header only);
 //! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types, never
 //!   mixed with the measured snapshot;
-//! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures).
+//! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);
+//! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env).
 
 pub mod annotate;
 pub mod estimate;
@@ -14,6 +15,7 @@ pub mod gguf;
 pub mod identify;
 pub mod live;
 pub mod llama_log;
+pub mod process_estimate;
 
 pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
 pub use gguf::{GgufError, GgufModel};

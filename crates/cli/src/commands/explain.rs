@@ -4,16 +4,15 @@
 
 use crate::Global;
 use gpuledger_model::units::human_opt;
-use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap, Vendor, WorkloadKind};
+use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
 use gpuledger_model::{Process, Snapshot, Workload};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, render_comparison, render_text, Backend, Comparison, Estimate,
-    LlamaSettings, Setting,
+    compare_with_log, estimate, render_comparison, render_text, Comparison, Estimate, Setting,
 };
-use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
+use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
 use serde::Serialize;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -342,51 +341,6 @@ fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// llama-server's `LLAMA_ARG_*` settings from the process environment. Only those names are kept,
-/// and never one that could hold a secret.
-fn llama_env(global: &Global, pid: u32) -> Vec<(String, String)> {
-    let path = global.args.proc_root.join(pid.to_string()).join("environ");
-    let Ok(raw) = std::fs::read(path) else {
-        return Vec::new();
-    };
-    raw.split(|&b| b == 0)
-        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| k.starts_with("LLAMA_ARG_") && !k.contains("KEY") && !k.contains("TOKEN"))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-/// Which device buffers llama.cpp uses: the backend library it loaded, else the vendor of the
-/// device it was measured on.
-fn backend_of(w: &Workload, p: &Process, snap: &Snap) -> Setting<Backend> {
-    for (lib, b) in [
-        ("libggml-cuda", Backend::Cuda),
-        ("libggml-hip", Backend::Cuda),
-        ("libggml-vulkan", Backend::Vulkan),
-        ("libggml-metal", Backend::Metal),
-    ] {
-        if w.evidence
-            .iter()
-            .any(|e| e.kind == EvidenceKind::Library && e.showed.contains(lib))
-        {
-            return Setting::runtime(b, &format!("loaded {lib}"));
-        }
-    }
-    let vendor = p
-        .usage
-        .iter()
-        .find_map(|u| snap.device_by_uuid(&u.device))
-        .map(|d| d.vendor);
-    match vendor {
-        Some(Vendor::Nvidia | Vendor::Amd) => {
-            Setting::runtime(Backend::Cuda, "measured on an NVIDIA/AMD device")
-        }
-        Some(Vendor::Apple) => Setting::runtime(Backend::Metal, "measured on an Apple GPU"),
-        Some(_) => Setting::runtime(Backend::Vulkan, "measured on an Intel/other GPU"),
-        None => LlamaSettings::default().backend,
-    }
-}
-
 fn estimated_ledger(
     args: &Args,
     global: &Global,
@@ -402,54 +356,23 @@ fn estimated_ledger(
         measured_gpu_bytes: None,
         measured_minus_estimated_bytes: None,
     };
-    if w.kind != WorkloadKind::LlamaCpp {
-        led.unavailable = Some(format!(
-            "no memory recipe for {} yet (llama.cpp only)",
-            w.kind.label()
-        ));
-        return led;
-    }
-    let Some(model) = w.model.clone() else {
-        led.unavailable = Some("the model file is not known (see the missing links above)".into());
-        return led;
-    };
-    let mut path = std::path::PathBuf::from(&model);
-    if path.is_relative() {
-        // A relative -m is relative to the server's working directory, not ours.
-        if let Ok(cwd) =
-            std::fs::read_link(global.args.proc_root.join(p.pid.to_string()).join("cwd"))
-        {
-            path = cwd.join(path);
-        }
-    }
-    let gguf = match GgufModel::open(&path) {
-        Ok(m) => m,
-        Err(e) => {
-            led.unavailable = Some(format!("cannot read the model's GGUF header: {e}"));
+    let vendor = p
+        .usage
+        .iter()
+        .find_map(|u| snap.device_by_uuid(&u.device))
+        .map(|d| d.vendor);
+    let inputs = match inputs_for(p, w, &global.args.proc_root, vendor) {
+        Ok(i) => i,
+        Err(why) => {
+            led.unavailable = Some(why);
             return led;
         }
     };
-    let argv = p.cmdline.clone().unwrap_or_default();
-    let mut settings = match LlamaSettings::parse_known(argv.get(1..).unwrap_or(&[])) {
-        Ok((s, _)) => s,
-        Err(e) => {
-            led.unavailable = Some(format!(
-                "cannot read the server's settings from its command line: {e}"
-            ));
-            return led;
-        }
-    };
-    if let Err(e) = settings.apply_env(&llama_env(global, p.pid)) {
-        led.unavailable = Some(format!(
-            "cannot read the server's LLAMA_ARG_* settings: {e}"
-        ));
-        return led;
-    }
-    settings.backend = backend_of(w, p, snap);
-    let mut est = match estimate(&gguf, &settings) {
+    let (gguf, path, mut settings) = (&inputs.model, &inputs.model_path, inputs.settings.clone());
+    let mut est = match estimate_inputs(&inputs) {
         Ok(e) => e,
-        Err(e) => {
-            led.unavailable = Some(format!("no estimate for this model: {e}"));
+        Err(why) => {
+            led.unavailable = Some(why);
             return led;
         }
     };
@@ -465,7 +388,7 @@ fn estimated_ledger(
                 settings.ctx_size =
                     Setting::runtime(total, "n_ctx per slot × slots, from GET /props");
                 settings.parallel = Setting::runtime(slots as i64, "total_slots from GET /props");
-                if let Ok(e2) = estimate(&gguf, &settings) {
+                if let Ok(e2) = estimate(gguf, &settings) {
                     est = e2;
                 }
             }
