@@ -41,6 +41,9 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// What changed between two snapshots, per device and per process, with the pairing rule.
+    #[command(after_help = EXIT_CODES)]
+    Diff(commands::diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Diff(a)) => commands::diff::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

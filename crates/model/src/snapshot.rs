@@ -226,6 +226,10 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// TCP ports the process listens on, where a source filled them in. Lets `diff` pair a server
+    /// restarted under a new PID with its previous run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listen_ports: Vec<u16>,
     pub usage: Vec<Usage>,
 }
 
@@ -242,6 +246,7 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            listen_ports: Vec::new(),
             usage: Vec::new(),
         }
     }
