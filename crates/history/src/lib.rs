@@ -3,7 +3,9 @@
 //!
 //! Everything here is pure logic over snapshots except `store`, which owns the database file.
 
+pub mod csv;
 pub mod diff;
+pub mod store;
 pub mod time;
 
 pub use diff::{diff, parse_for_diff, DiffInput, SnapshotDiff};
