@@ -44,6 +44,12 @@ enum Command {
     /// What changed between two snapshots, per device and per process, with the pairing rule.
     #[command(after_help = EXIT_CODES)]
     Diff(commands::diff::Args),
+    /// Record samples into an SQLite database until Ctrl-C / SIGTERM.
+    #[command(after_help = EXIT_CODES)]
+    Record(commands::record::Args),
+    /// Query a recording: process or device rows as a table, CSV or JSON.
+    #[command(after_help = EXIT_CODES)]
+    History(commands::history::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +59,8 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
         Some(Command::Diff(a)) => commands::diff::run(a, &global),
+        Some(Command::Record(a)) => commands::record::run(a, &global),
+        Some(Command::History(a)) => commands::history::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

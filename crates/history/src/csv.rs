@@ -110,6 +110,143 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
     Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
 }
 
+// ---------------------------------------------------------------------------------------------
+// History export: one row per sample and process on a device, or per sample and device.
+
+use crate::store::{DeviceRow, ProcRow};
+use crate::time::format_ms;
+use std::io::Write;
+
+pub const PROCESS_HEADER: [&str; 12] = [
+    "timestamp",
+    "device_uuid",
+    "device_index",
+    "pid",
+    "start_time",
+    "name",
+    "user",
+    "memory_bytes",
+    "memory_source",
+    "unavailable_reason",
+    "sm_percent",
+    "command",
+];
+
+pub const DEVICE_HEADER: [&str; 11] = [
+    "timestamp",
+    "device_uuid",
+    "device_index",
+    "device_name",
+    "total_bytes",
+    "used_bytes",
+    "free_bytes",
+    "gpu_percent",
+    "memory_util_percent",
+    "temperature_c",
+    "power_watts",
+];
+
+/// Streams history rows as CSV. The timestamp text is formatted once per sample, and each
+/// process's command line once per process, as a day holds millions of rows.
+pub struct HistoryCsv<W: Write> {
+    w: ::csv::Writer<W>,
+    ts: i64,
+    ts_text: String,
+    commands: std::collections::HashMap<u32, String>,
+    num: itoa::Buffer,
+}
+
+impl<W: Write> HistoryCsv<W> {
+    pub fn processes(out: W) -> Result<Self, ::csv::Error> {
+        Self::with_header(out, &PROCESS_HEADER)
+    }
+
+    pub fn devices(out: W) -> Result<Self, ::csv::Error> {
+        Self::with_header(out, &DEVICE_HEADER)
+    }
+
+    fn with_header(out: W, header: &[&str]) -> Result<Self, ::csv::Error> {
+        let mut w = ::csv::WriterBuilder::new()
+            .buffer_capacity(1 << 16)
+            .from_writer(out);
+        w.write_record(header)?;
+        Ok(HistoryCsv {
+            w,
+            ts: i64::MIN,
+            ts_text: String::new(),
+            commands: Default::default(),
+            num: itoa::Buffer::new(),
+        })
+    }
+
+    fn stamp(&mut self, ts: i64) {
+        if ts != self.ts {
+            self.ts = ts;
+            self.ts_text = format_ms(ts);
+        }
+    }
+
+    fn num_field<N: itoa::Integer>(&mut self, v: Option<N>) -> Result<(), ::csv::Error> {
+        match v {
+            Some(n) => {
+                let s = self.num.format(n);
+                self.w.write_field(s)
+            }
+            None => self.w.write_field(""),
+        }
+    }
+
+    pub fn process_row(&mut self, r: &ProcRow) -> Result<(), ::csv::Error> {
+        self.stamp(r.ts_ms);
+        self.w.write_field(&self.ts_text)?;
+        self.w.write_field(&r.device.uuid)?;
+        self.num_field(Some(r.device.index))?;
+        self.num_field(Some(r.process.pid))?;
+        self.num_field(r.process.start_time)?;
+        self.w
+            .write_field(r.process.name.as_deref().unwrap_or(""))?;
+        self.w
+            .write_field(r.process.user.as_deref().unwrap_or(""))?;
+        self.num_field(r.vals.memory_bytes)?;
+        self.w.write_field(r.source)?;
+        self.w.write_field(r.reason.unwrap_or(""))?;
+        self.num_field(r.vals.sm_percent)?;
+        let cmd = self.commands.entry(r.process.id).or_insert_with(|| {
+            r.process
+                .cmdline
+                .as_ref()
+                .map(|c| redact_arg_list(c).join(" "))
+                .unwrap_or_default()
+        });
+        self.w.write_field(cmd.as_str())?;
+        self.w.write_record(None::<&[u8]>)
+    }
+
+    pub fn device_row(&mut self, r: &DeviceRow) -> Result<(), ::csv::Error> {
+        self.stamp(r.ts_ms);
+        self.w.write_field(&self.ts_text)?;
+        self.w.write_field(&r.device.uuid)?;
+        self.num_field(Some(r.device.index))?;
+        self.w.write_field(r.device.name.as_deref().unwrap_or(""))?;
+        self.num_field(r.device.total_bytes)?;
+        self.num_field(r.vals.used)?;
+        self.num_field(r.vals.free)?;
+        self.num_field(r.vals.gpu)?;
+        self.num_field(r.vals.mem_util)?;
+        self.num_field(r.vals.temp)?;
+        match r.vals.power_mw {
+            Some(mw) => self.w.write_field(format!("{:.3}", mw as f64 / 1000.0))?,
+            None => self.w.write_field("")?,
+        }
+        self.w.write_record(None::<&[u8]>)
+    }
+
+    pub fn finish(mut self) -> Result<W, ::csv::Error> {
+        self.w.flush()?;
+        self.w.into_inner().map_err(|e| e.into_error().into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,9 @@
 //! One module per sub-command.
 
 pub mod diff;
+pub mod history;
+pub mod record;
+pub mod sampling;
 pub mod selftest;
 pub mod snapshot;
 
