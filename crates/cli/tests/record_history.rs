@@ -106,7 +106,7 @@ fn record_then_history_has_the_exact_values() {
     ));
     let mem: Vec<(&str, &str, &str)> = rows
         .iter()
-        .map(|r| (r[3].as_str(), r[7].as_str(), r[10].as_str()))
+        .map(|r| (r[5].as_str(), r[1].as_str(), r[2].as_str()))
         .collect();
     // SM %: NVML gives samples newer than the last read, so the source reports the first round's
     // 81 and then 0 (idle in the window) for the second round of each run.
@@ -121,15 +121,15 @@ fn record_then_history_has_the_exact_values() {
             ("5151", "", "0"),
         ]
     );
-    assert_eq!(rows[0][9], "");
-    assert!(rows[3][9].contains("not available"), "{}", rows[3][9]);
+    assert_eq!(rows[0][10], "");
+    assert!(rows[3][10].contains("not available"), "{}", rows[3][10]);
     let r = &rows[0];
-    assert_eq!(r[1], G);
-    assert_eq!(r[2], "0");
-    assert_eq!(r[4], "500000");
-    assert_eq!(r[5], "llama-server");
-    assert_eq!(r[6], "alice");
-    assert_eq!(r[8], "nvml");
+    assert_eq!(r[3], G);
+    assert_eq!(r[4], "0");
+    assert_eq!(r[6], "500000");
+    assert_eq!(r[7], "llama-server");
+    assert_eq!(r[8], "alice");
+    assert_eq!(r[9], "nvml");
     // Redacted, and the comma and quotes survive the CSV round trip.
     assert_eq!(
         r[11],
@@ -189,7 +189,7 @@ fn record_then_history_has_the_exact_values() {
         ],
     ));
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0][7], "1610612736");
+    assert_eq!(rows[0][1], "1610612736");
     let dev = csv_rows(&gpuledger(
         fake_nvml(),
         &sc,
@@ -323,7 +323,7 @@ fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
         &["history", "--db", dbs, "--format", "csv"],
     ));
     assert!(rows.len() >= 5);
-    assert!(rows.iter().all(|r| r[3] == "4242" && r[7] == "1073741824"));
+    assert!(rows.iter().all(|r| r[5] == "4242" && r[1] == "1073741824"));
     // The kernel dropped the lock with the process: a new recorder starts.
     let out = gpuledger(
         fake_nvml(),

@@ -117,18 +117,20 @@ use crate::store::{DeviceRow, ProcRow};
 use crate::time::format_ms;
 use std::io::Write;
 
+/// Process rows. The changing values come first and the per-process constants after them, so a
+/// row is the sample's time, two numbers, and a pre-encoded tail.
 pub const PROCESS_HEADER: [&str; 12] = [
     "timestamp",
+    "memory_bytes",
+    "sm_percent",
     "device_uuid",
     "device_index",
     "pid",
     "start_time",
     "name",
     "user",
-    "memory_bytes",
     "memory_source",
     "unavailable_reason",
-    "sm_percent",
     "command",
 ];
 
@@ -146,99 +148,129 @@ pub const DEVICE_HEADER: [&str; 11] = [
     "power_watts",
 ];
 
-/// Streams history rows as CSV. The timestamp text is formatted once per sample, and each
-/// process's command line once per process, as a day holds millions of rows.
+/// Fields quoted by the csv crate (RFC 4180), without the record terminator.
+fn encode_fields<I, F>(fields: I) -> Vec<u8>
+where
+    I: IntoIterator<Item = F>,
+    F: AsRef<[u8]>,
+{
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    let _ = w.write_record(fields);
+    let mut v = w.into_inner().unwrap_or_default();
+    if v.last() == Some(&b'\n') {
+        v.pop();
+    }
+    v
+}
+
+/// Streams process rows as CSV. A day holds millions of rows, so the quoting work is done once:
+/// the timestamp once per sample, the constant tail (device, process, source, reason, command)
+/// once per process and device and change of its values, each quoted by the csv crate.
 pub struct HistoryCsv<W: Write> {
-    w: ::csv::Writer<W>,
+    out: W,
     ts: i64,
-    ts_text: String,
-    commands: std::collections::HashMap<u32, String>,
+    ts_text: Vec<u8>,
+    /// (process id, device id) → the values last written and the row after the timestamp.
+    /// FxHash: a lookup per row, and the keys are small integers we assigned ourselves.
+    rows: rustc_hash::FxHashMap<(u32, u32), (Option<crate::store::frame::Vals>, Vec<u8>)>,
     num: itoa::Buffer,
 }
 
 impl<W: Write> HistoryCsv<W> {
-    pub fn processes(out: W) -> Result<Self, ::csv::Error> {
-        Self::with_header(out, &PROCESS_HEADER)
-    }
-
-    pub fn devices(out: W) -> Result<Self, ::csv::Error> {
-        Self::with_header(out, &DEVICE_HEADER)
-    }
-
-    fn with_header(out: W, header: &[&str]) -> Result<Self, ::csv::Error> {
-        let mut w = ::csv::WriterBuilder::new()
-            .buffer_capacity(1 << 16)
-            .from_writer(out);
-        w.write_record(header)?;
+    pub fn processes(mut out: W) -> std::io::Result<Self> {
+        out.write_all(&encode_fields(PROCESS_HEADER))?;
+        out.write_all(b"\n")?;
         Ok(HistoryCsv {
-            w,
+            out,
             ts: i64::MIN,
-            ts_text: String::new(),
-            commands: Default::default(),
+            ts_text: Vec::new(),
+            rows: Default::default(),
             num: itoa::Buffer::new(),
         })
     }
 
-    fn stamp(&mut self, ts: i64) {
-        if ts != self.ts {
-            self.ts = ts;
-            self.ts_text = format_ms(ts);
+    pub fn process_row(&mut self, r: &ProcRow) -> std::io::Result<()> {
+        if r.ts_ms != self.ts {
+            self.ts = r.ts_ms;
+            self.ts_text = encode_fields([format_ms(r.ts_ms)]);
         }
-    }
-
-    fn num_field<N: itoa::Integer>(&mut self, v: Option<N>) -> Result<(), ::csv::Error> {
-        match v {
-            Some(n) => {
-                let s = self.num.format(n);
-                self.w.write_field(s)
-            }
-            None => self.w.write_field(""),
-        }
-    }
-
-    pub fn process_row(&mut self, r: &ProcRow) -> Result<(), ::csv::Error> {
-        self.stamp(r.ts_ms);
-        self.w.write_field(&self.ts_text)?;
-        self.w.write_field(&r.device.uuid)?;
-        self.num_field(Some(r.device.index))?;
-        self.num_field(Some(r.process.pid))?;
-        self.num_field(r.process.start_time)?;
-        self.w
-            .write_field(r.process.name.as_deref().unwrap_or(""))?;
-        self.w
-            .write_field(r.process.user.as_deref().unwrap_or(""))?;
-        self.num_field(r.vals.memory_bytes)?;
-        self.w.write_field(r.source)?;
-        self.w.write_field(r.reason.unwrap_or(""))?;
-        self.num_field(r.vals.sm_percent)?;
-        let cmd = self.commands.entry(r.process.id).or_insert_with(|| {
-            r.process
+        // Most processes hold still between samples: their whole row after the timestamp is
+        // reused until a value changes.
+        let entry = self
+            .rows
+            .entry((r.process.id, r.device.id))
+            .or_insert_with(|| (None, Vec::new()));
+        if entry.0 != Some(*r.vals) {
+            let p = r.process;
+            let command = p
                 .cmdline
                 .as_ref()
                 .map(|c| redact_arg_list(c).join(" "))
-                .unwrap_or_default()
-        });
-        self.w.write_field(cmd.as_str())?;
-        self.w.write_record(None::<&[u8]>)
+                .unwrap_or_default();
+            let mut row = Vec::with_capacity(128);
+            row.push(b',');
+            if let Some(m) = r.vals.memory_bytes {
+                row.extend_from_slice(self.num.format(m).as_bytes());
+            }
+            row.push(b',');
+            if let Some(sm) = r.vals.sm_percent {
+                row.extend_from_slice(self.num.format(sm).as_bytes());
+            }
+            row.push(b',');
+            row.extend_from_slice(&encode_fields([
+                r.device.uuid.clone(),
+                r.device.index.to_string(),
+                p.pid.to_string(),
+                opt(p.start_time),
+                p.name.clone().unwrap_or_default(),
+                p.user.clone().unwrap_or_default(),
+                r.source.to_string(),
+                r.reason.unwrap_or("").to_string(),
+                command,
+            ]));
+            row.push(b'\n');
+            *entry = (Some(*r.vals), row);
+        }
+        self.out.write_all(&self.ts_text)?;
+        self.out.write_all(&entry.1)
+    }
+
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Device rows (one per device per sample: few enough to go through the csv writer directly).
+pub struct DeviceCsv<W: Write> {
+    w: ::csv::Writer<W>,
+}
+
+impl<W: Write> DeviceCsv<W> {
+    pub fn new(out: W) -> Result<Self, ::csv::Error> {
+        let mut w = ::csv::Writer::from_writer(out);
+        w.write_record(DEVICE_HEADER)?;
+        Ok(DeviceCsv { w })
     }
 
     pub fn device_row(&mut self, r: &DeviceRow) -> Result<(), ::csv::Error> {
-        self.stamp(r.ts_ms);
-        self.w.write_field(&self.ts_text)?;
-        self.w.write_field(&r.device.uuid)?;
-        self.num_field(Some(r.device.index))?;
-        self.w.write_field(r.device.name.as_deref().unwrap_or(""))?;
-        self.num_field(r.device.total_bytes)?;
-        self.num_field(r.vals.used)?;
-        self.num_field(r.vals.free)?;
-        self.num_field(r.vals.gpu)?;
-        self.num_field(r.vals.mem_util)?;
-        self.num_field(r.vals.temp)?;
-        match r.vals.power_mw {
-            Some(mw) => self.w.write_field(format!("{:.3}", mw as f64 / 1000.0))?,
-            None => self.w.write_field("")?,
-        }
-        self.w.write_record(None::<&[u8]>)
+        self.w.write_record([
+            format_ms(r.ts_ms),
+            r.device.uuid.clone(),
+            r.device.index.to_string(),
+            r.device.name.clone().unwrap_or_default(),
+            opt(r.device.total_bytes),
+            opt(r.vals.used),
+            opt(r.vals.free),
+            opt(r.vals.gpu),
+            opt(r.vals.mem_util),
+            opt(r.vals.temp),
+            r.vals
+                .power_mw
+                .map(|mw| format!("{:.3}", mw as f64 / 1000.0))
+                .unwrap_or_default(),
+        ])
     }
 
     pub fn finish(mut self) -> Result<W, ::csv::Error> {
@@ -302,5 +334,56 @@ mod tests {
         let mut r = ::csv::Reader::from_reader(text.as_bytes());
         let rec = r.records().nth(1).unwrap().unwrap();
         assert_eq!(&rec[15], "python3 -c print(\"a,b\") --token=<redacted>");
+    }
+
+    #[test]
+    fn history_rows_quote_like_the_csv_crate() {
+        use crate::store::{DevInfo, ProcInfo, ProcRow};
+        let p = ProcInfo {
+            id: 1,
+            pid: 42,
+            start_time: None,
+            name: Some("a \"b\"".into()),
+            user: None,
+            cmdline: Some(vec![
+                "x".into(),
+                "a,b".into(),
+                "--password".into(),
+                "hunter2".into(),
+            ]),
+        };
+        let d = DevInfo {
+            id: 1,
+            uuid: "GPU-1".into(),
+            index: 0,
+            vendor: "nvidia".into(),
+            name: None,
+            total_bytes: None,
+            source: "nvml".into(),
+        };
+        let v = crate::store::frame::Vals {
+            memory_bytes: Some(5),
+            sm_percent: None,
+            source: 1,
+            reason: None,
+        };
+        let mut w = HistoryCsv::processes(Vec::new()).unwrap();
+        for ts in [1_795_939_200_000, 1_795_939_200_500] {
+            w.process_row(&ProcRow {
+                ts_ms: ts,
+                process: &p,
+                device: &d,
+                vals: &v,
+                source: "nvml",
+                reason: None,
+            })
+            .unwrap();
+        }
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], PROCESS_HEADER.join(","));
+        assert_eq!(lines[1], "2026-11-29T08:00:00Z,5,,GPU-1,0,42,,\"a \"\"b\"\"\",,nvml,,\"x a,b --password <redacted>\"");
+        assert_eq!(lines[2], "2026-11-29T08:00:00.500Z,5,,GPU-1,0,42,,\"a \"\"b\"\"\",,nvml,,\"x a,b --password <redacted>\"");
+        assert_eq!(lines.len(), 3);
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::commands::record::db_path;
 use crate::Global;
-use gpuledger_history::csv::HistoryCsv;
+use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader};
 use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
 use gpuledger_model::units::human_opt;
@@ -103,7 +103,7 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
             w.finish()?;
         }
         (Format::Csv, true) => {
-            let mut w = HistoryCsv::devices(out)?;
+            let mut w = DeviceCsv::new(out)?;
             reader.for_each_device_row(q, |r| {
                 if err.is_none() {
                     err = w.device_row(r).err().map(Into::into);

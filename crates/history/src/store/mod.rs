@@ -201,7 +201,8 @@ pub struct DeviceVals {
     pub power_mw: Option<u64>,
 }
 
-type ProcIdent = (u32, Option<u64>, Option<String>);
+/// (pid, start time) → (name, id): the name rides along so a lookup does not allocate.
+type ProcIdent = (u32, Option<u64>);
 
 /// Writes samples. Holds the recorder lock for its lifetime.
 pub struct Recorder {
@@ -210,7 +211,7 @@ pub struct Recorder {
     _lock: RecorderLock,
     strings: HashMap<String, u32>,
     devices: HashMap<String, (u32, Option<u64>, Option<String>)>,
-    procs: HashMap<ProcIdent, u32>,
+    procs: HashMap<ProcIdent, (Option<String>, u32)>,
     next_proc: u32,
     next_string: u32,
     next_device: u32,
@@ -340,7 +341,7 @@ impl Recorder {
         for row in rows {
             let (id, pid, start, name) = row.map_err(&e)?;
             self.next_proc = self.next_proc.max(id + 1);
-            self.procs.insert((pid, start, name), id);
+            self.procs.insert((pid, start), (name, id));
         }
         let last: Option<i64> = self
             .conn
@@ -382,13 +383,15 @@ impl Recorder {
     }
 
     fn proc_id(&mut self, p: &Process, ts: i64) -> u32 {
-        let ident: ProcIdent = (p.pid, p.start_time, p.name.clone());
-        if let Some(&id) = self.procs.get(&ident) {
-            return id;
+        if let Some((name, id)) = self.procs.get(&(p.pid, p.start_time)) {
+            if *name == p.name {
+                return *id;
+            }
         }
         let id = self.next_proc;
         self.next_proc += 1;
-        self.procs.insert(ident, id);
+        self.procs
+            .insert((p.pid, p.start_time), (p.name.clone(), id));
         self.new_procs.push((id, p.clone(), ts));
         id
     }
@@ -792,13 +795,48 @@ impl Reader {
             q.pid.is_none_or(|pid| p.pid == pid)
                 && q.name.as_ref().is_none_or(|n| p.name.as_ref() == Some(n))
         };
-        // Per process id: included or not, decided once.
-        let allowed: HashMap<u32, bool> = self
-            .processes
-            .iter()
-            .map(|(id, p)| (*id, wanted(p)))
-            .collect();
-        let devs: HashMap<u32, &DevInfo> = self.devices.iter().map(|d| (d.id, d)).collect();
+        // Ids are ours and dense: index by id instead of hashing for every one of the millions
+        // of rows a day holds. Processes filtered out are simply absent.
+        fn dense<'a, T>(
+            items: impl Iterator<Item = (u32, &'a T)>,
+            path: &Path,
+        ) -> Result<Vec<Option<&'a T>>> {
+            let items: Vec<(u32, &T)> = items.collect();
+            let max = items.iter().map(|x| x.0).max().unwrap_or(0) as usize;
+            if max > 64 * items.len() + 65_536 {
+                return Err(fail(
+                    path,
+                    "corrupt recording: ids far beyond the number of rows",
+                ));
+            }
+            let mut v = vec![None; max + 1];
+            for (id, t) in items {
+                v[id as usize] = Some(t);
+            }
+            Ok(v)
+        }
+        let procs = dense(
+            self.processes
+                .iter()
+                .filter(|(_, p)| wanted(p))
+                .map(|(id, p)| (*id, p)),
+            &self.path,
+        )?;
+        let devs = dense(
+            self.devices
+                .iter()
+                .filter(|d| dev_filter.is_none_or(|f| f == d.id))
+                .map(|d| (d.id, d)),
+            &self.path,
+        )?;
+        let strings = dense(self.strings.iter().map(|(id, s)| (*id, s)), &self.path)?;
+        let string = |id: u32| {
+            strings
+                .get(id as usize)
+                .copied()
+                .flatten()
+                .map(String::as_str)
+        };
         let since = q.since_ms.unwrap_or(i64::MIN);
         let until = q.until_ms.unwrap_or(i64::MAX);
         let start: Option<i64> = self
@@ -839,13 +877,9 @@ impl Reader {
                 continue;
             }
             for ((pid, did), v) in &state {
-                if !allowed.get(pid).copied().unwrap_or(false) {
-                    continue;
-                }
-                if dev_filter.is_some_and(|d| d != *did) {
-                    continue;
-                }
-                let (Some(p), Some(d)) = (self.processes.get(pid), devs.get(did)) else {
+                let (Some(Some(p)), Some(Some(d))) =
+                    (procs.get(*pid as usize), devs.get(*did as usize))
+                else {
                     continue;
                 };
                 f(&ProcRow {
@@ -853,15 +887,8 @@ impl Reader {
                     process: p,
                     device: d,
                     vals: v,
-                    source: self
-                        .strings
-                        .get(&v.source)
-                        .map(String::as_str)
-                        .unwrap_or("?"),
-                    reason: v
-                        .reason
-                        .and_then(|r| self.strings.get(&r))
-                        .map(String::as_str),
+                    source: string(v.source).unwrap_or("?"),
+                    reason: v.reason.and_then(string),
                 });
             }
         }
