@@ -50,6 +50,9 @@ enum Command {
     /// Query a recording: process or device rows as a table, CSV or JSON.
     #[command(after_help = EXIT_CODES)]
     History(commands::history::Args),
+    /// Threshold alerts: print (and optionally run a command) when an expression holds.
+    #[command(after_help = EXIT_CODES)]
+    Watch(commands::watch::Args),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Diff(a)) => commands::diff::run(a, &global),
         Some(Command::Record(a)) => commands::record::run(a, &global),
         Some(Command::History(a)) => commands::history::run(a, &global),
+        Some(Command::Watch(a)) => commands::watch::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

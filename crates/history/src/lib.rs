@@ -3,6 +3,7 @@
 //!
 //! Everything here is pure logic over snapshots except `store`, which owns the database file.
 
+pub mod alert;
 pub mod csv;
 pub mod diff;
 pub mod store;

@@ -6,6 +6,7 @@ pub mod record;
 pub mod sampling;
 pub mod selftest;
 pub mod snapshot;
+pub mod watch;
 
 use std::io::Write;
 use std::process::ExitCode;
