@@ -53,6 +53,9 @@ enum Command {
     /// Threshold alerts: print (and optionally run a command) when an expression holds.
     #[command(after_help = EXIT_CODES)]
     Watch(commands::watch::Args),
+    /// Chart a recording (device memory, GPU %, top processes stacked) as SVG.
+    #[command(after_help = EXIT_CODES)]
+    Plot(commands::plot::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Some(Command::Record(a)) => commands::record::run(a, &global),
         Some(Command::History(a)) => commands::history::run(a, &global),
         Some(Command::Watch(a)) => commands::watch::run(a, &global),
+        Some(Command::Plot(a)) => commands::plot::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

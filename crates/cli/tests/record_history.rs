@@ -421,3 +421,45 @@ fn snapshot_as_csv() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--at needs --replay RECORDING.db"));
 }
+
+#[test]
+fn plot_writes_an_svg_of_the_recording_and_refuses_png() {
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, true));
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["record", "--db", dbs, "--interval", "20ms", "--count", "3"],
+    );
+    assert!(out.status.success());
+    let svg = dir.path().join("c.svg");
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["plot", "--db", dbs, "--out", svg.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(text.contains(&format!("data-device=\"{G}\"")));
+    assert!(text.contains("data-label=\"llama-server (4242)\""));
+    assert_eq!(text.matches("class=\"panel\"").count(), 1);
+    let png = dir.path().join("c.png");
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["plot", "--db", dbs, "--out", png.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PNG output is not implemented"));
+}

@@ -6,6 +6,7 @@
 pub mod alert;
 pub mod csv;
 pub mod diff;
+pub mod plot;
 pub mod store;
 pub mod time;
 

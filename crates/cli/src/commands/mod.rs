@@ -2,6 +2,7 @@
 
 pub mod diff;
 pub mod history;
+pub mod plot;
 pub mod record;
 pub mod sampling;
 pub mod selftest;
