@@ -149,8 +149,10 @@ fn export_day() {
         let t = Instant::now();
         let cpu0 = cpu_time();
         let reader = Reader::open(&db).unwrap();
-        let out =
-            std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create("/dev/null").unwrap());
+        let out = std::io::BufWriter::with_capacity(
+            1 << 16,
+            Counting(std::fs::File::create("/dev/null").unwrap(), 0),
+        );
         let mut w = HistoryCsv::processes(out).unwrap();
         let mut rows = 0u64;
         reader
@@ -165,9 +167,10 @@ fn export_day() {
                 },
             )
             .unwrap();
-        w.finish().unwrap();
+        let bytes = w.finish().unwrap().into_inner().ok().unwrap().1;
         println!(
-            "history --since 24h --format csv: {rows} rows in {:.3} s wall, {:.3} s CPU ({:.1} M rows/s wall)",
+            "history --since 24h --format csv: {rows} rows, {:.2} GB of CSV, in {:.3} s wall, {:.3} s CPU ({:.1} M rows/s wall)",
+            bytes as f64 / 1e9,
             t.elapsed().as_secs_f64(),
             (cpu_time() - cpu0).as_secs_f64(),
             rows as f64 / t.elapsed().as_secs_f64() / 1e6
@@ -184,6 +187,19 @@ fn export_day() {
         "device rows for the day: {n} in {:.3} s",
         t.elapsed().as_secs_f64()
     );
+}
+
+/// Counts what passes through to /dev/null.
+struct Counting(std::fs::File, u64);
+
+impl std::io::Write for Counting {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.1 += b.len() as u64;
+        self.0.write(b)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 fn main() {

@@ -7,6 +7,8 @@
 //! is flat most of the time, so most frames are a few bytes. Keyframes every
 //! [`KEYFRAME_EVERY`] samples (and at every recorder start) bound how far back a reader must decode.
 //!
+//! Each entry is one header byte (which fields changed, and the step from the previous entry's
+//! process id) followed by only the changed fields, so a process whose SM % moved costs two bytes.
 //! Numbers are LEB128 varints; an optional number is stored as value + 1 with 0 for unknown, so
 //! unknown stays distinguishable from 0.
 
@@ -82,49 +84,90 @@ impl Cur<'_> {
     }
 }
 
-fn put_entry(out: &mut Vec<u8>, k: Key, v: &Vals) {
-    put(out, k.0 as u64);
-    put(out, k.1 as u64);
-    put_opt(out, v.memory_bytes);
-    put_opt(out, v.sm_percent.map(u64::from));
-    put(out, v.source as u64);
-    put_opt(out, v.reason.map(u64::from));
+// Entry header bits: which fields follow; the top three bits carry the process-id step from the
+// previous entry (entries are sorted), 7 meaning "a varint step follows".
+const MEM: u8 = 1;
+const SM: u8 = 2;
+const SRC: u8 = 4;
+const REASON: u8 = 8;
+const DEV: u8 = 16;
+const STEP_SHIFT: u8 = 5;
+const STEP_ESCAPE: u8 = 7;
+
+/// The entries of `cur` that differ from `prev`, each with only its changed fields.
+fn put_changes(out: &mut Vec<u8>, prev: &State, cur: &State) {
+    let changed: Vec<(&Key, &Vals, Option<&Vals>)> = cur
+        .iter()
+        .filter_map(|(k, v)| {
+            let old = prev.get(k);
+            (old != Some(v)).then_some((k, v, old))
+        })
+        .collect();
+    put(out, changed.len() as u64);
+    let (mut last_proc, mut last_dev) = (0u32, None::<u32>);
+    for (k, v, old) in changed {
+        let mut h = 0u8;
+        if old.is_none_or(|o| o.memory_bytes != v.memory_bytes) {
+            h |= MEM;
+        }
+        if old.is_none_or(|o| o.sm_percent != v.sm_percent) {
+            h |= SM;
+        }
+        if old.is_none_or(|o| o.source != v.source) {
+            h |= SRC;
+        }
+        if old.is_none_or(|o| o.reason != v.reason) {
+            h |= REASON;
+        }
+        let step = k.0 - last_proc;
+        // The device is written only when it differs from the previous entry's: on a one-GPU
+        // machine, once per frame.
+        if last_dev != Some(k.1) {
+            h |= DEV;
+        }
+        h |= (step.min(STEP_ESCAPE as u32) as u8) << STEP_SHIFT;
+        out.push(h);
+        if step >= STEP_ESCAPE as u32 {
+            put(out, step as u64);
+        }
+        if h & DEV != 0 {
+            put(out, k.1 as u64);
+        }
+        if h & MEM != 0 {
+            put_opt(out, v.memory_bytes);
+        }
+        if h & SM != 0 {
+            put_opt(out, v.sm_percent.map(u64::from));
+        }
+        if h & SRC != 0 {
+            put(out, v.source as u64);
+        }
+        if h & REASON != 0 {
+            put_opt(out, v.reason.map(u64::from));
+        }
+        last_proc = k.0;
+        last_dev = Some(k.1);
+    }
 }
 
-fn get_entry(c: &mut Cur) -> Result<(Key, Vals), FrameError> {
-    let k = (c.get_u32()?, c.get_u32()?);
-    let v = Vals {
-        memory_bytes: c.get_opt()?,
-        sm_percent: c.get_opt_u32()?,
-        source: c.get_u32()?,
-        reason: c.get_opt_u32()?,
-    };
-    Ok((k, v))
-}
-
-/// Every entry of `state`.
+/// Every entry of `state` (a delta from nothing).
 pub fn encode_key(state: &State) -> Vec<u8> {
     let mut out = Vec::with_capacity(2 + state.len() * 10);
-    put(&mut out, state.len() as u64);
-    for (k, v) in state {
-        put_entry(&mut out, *k, v);
-    }
+    put_changes(&mut out, &State::new(), state);
     out
 }
 
-/// What changed from `prev` to `cur`.
+/// What changed from `prev` to `cur`: changed fields of changed entries, then removed keys.
 pub fn encode_delta(prev: &State, cur: &State) -> Vec<u8> {
     let mut out = Vec::new();
-    let changed: Vec<(&Key, &Vals)> = cur.iter().filter(|(k, v)| prev.get(k) != Some(v)).collect();
-    put(&mut out, changed.len() as u64);
-    for (k, v) in changed {
-        put_entry(&mut out, *k, v);
-    }
+    put_changes(&mut out, prev, cur);
     let removed: Vec<&Key> = prev.keys().filter(|k| !cur.contains_key(k)).collect();
     put(&mut out, removed.len() as u64);
+    let mut last = 0u32;
     for k in removed {
-        put(&mut out, k.0 as u64);
+        put(&mut out, (k.0 - last) as u64);
         put(&mut out, k.1 as u64);
+        last = k.0;
     }
     out
 }
@@ -134,24 +177,59 @@ pub fn encode_delta(prev: &State, cur: &State) -> Vec<u8> {
 pub fn apply(state: &mut State, keyframe: bool, blob: &[u8]) -> Result<(), FrameError> {
     let mut c = Cur { b: blob, i: 0 };
     let n = c.get()?;
-    // Every entry takes at least 6 bytes.
+    // Every entry takes at least one byte.
     if n > blob.len() as u64 {
         return Err(FrameError("entry count larger than the frame"));
     }
     if keyframe {
         state.clear();
     }
+    let (mut proc, mut dev) = (0u32, None::<u32>);
     for _ in 0..n {
-        let (k, v) = get_entry(&mut c)?;
-        state.insert(k, v);
+        let h = *c.b.get(c.i).ok_or(FrameError("truncated"))?;
+        c.i += 1;
+        let mut step = (h >> STEP_SHIFT) as u32;
+        if step == STEP_ESCAPE as u32 {
+            step = c.get_u32()?;
+        }
+        proc = proc
+            .checked_add(step)
+            .ok_or(FrameError("value out of range"))?;
+        if h & DEV != 0 {
+            dev = Some(c.get_u32()?);
+        }
+        let key = (proc, dev.ok_or(FrameError("entry without a device"))?);
+        let all = MEM | SM | SRC | REASON;
+        let mut v = match state.get(&key) {
+            Some(v) => *v,
+            None if h & all == all => Vals::default(),
+            None => return Err(FrameError("change to an entry that is not there")),
+        };
+        if h & MEM != 0 {
+            v.memory_bytes = c.get_opt()?;
+        }
+        if h & SM != 0 {
+            v.sm_percent = c.get_opt_u32()?;
+        }
+        if h & SRC != 0 {
+            v.source = c.get_u32()?;
+        }
+        if h & REASON != 0 {
+            v.reason = c.get_opt_u32()?;
+        }
+        state.insert(key, v);
     }
     if !keyframe {
         let r = c.get()?;
         if r > blob.len() as u64 {
             return Err(FrameError("removal count larger than the frame"));
         }
+        let mut last = 0u32;
         for _ in 0..r {
-            let k = (c.get_u32()?, c.get_u32()?);
+            last = last
+                .checked_add(c.get_u32()?)
+                .ok_or(FrameError("value out of range"))?;
+            let k = (last, c.get_u32()?);
             state.remove(&k);
         }
     }
@@ -181,6 +259,11 @@ mod tests {
         s.insert((1, 1), vals(Some(0), None));
         s.insert((2, 1), vals(None, Some(0)));
         assert_eq!(encode_delta(&s, &s), vec![0, 0]);
+        // Only SM % moved: count, header (process step 2, device follows as it is the frame's
+        // first entry, SM follows), device 1, SM 40 stored as 41, no removals.
+        let mut t = s.clone();
+        t.get_mut(&(2, 1)).unwrap().sm_percent = Some(40);
+        assert_eq!(encode_delta(&s, &t), vec![1, (2 << 5) | 16 | 2, 1, 41, 0]);
         let mut back = State::new();
         apply(&mut back, true, &encode_key(&s)).unwrap();
         assert_eq!(back, s);
