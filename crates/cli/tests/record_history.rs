@@ -1,3 +1,4 @@
+#![cfg(unix)]
 //! `gpuledger record` → `gpuledger history` / `snapshot --replay DB --at`, end to end against the
 //! fake NVML, with the machine changed between recording runs.
 

@@ -6,7 +6,7 @@
 //! file created exclusively, which a crash leaves behind: the message says which file to remove.
 
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
@@ -55,6 +55,7 @@ fn open(
     db: &Path,
     io: impl Fn(std::io::Error) -> LockError,
 ) -> Result<File, LockError> {
+    use std::io::Read;
     use std::os::unix::io::AsRawFd;
     let mut file = std::fs::OpenOptions::new()
         .read(true)
