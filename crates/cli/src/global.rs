@@ -40,8 +40,10 @@ impl Global {
         }
     }
 
+    /// The sources, with workload identification attached to each round.
     pub fn collector(&self) -> Collector {
         Collector::new(self.source_config())
+            .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()))
     }
 
     /// The snapshot to show: the replay file if one was given, else one live round.

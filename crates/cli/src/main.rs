@@ -38,6 +38,14 @@ enum Command {
     /// One collection round, as a table or as JSON (the stable gpuledger.snapshot/1 contract).
     #[command(after_help = EXIT_CODES)]
     Snapshot(commands::snapshot::Args),
+    /// Everything known about one process: measured memory, what it is and why we think so,
+    /// its live server state.
+    #[command(after_help = EXIT_CODES)]
+    Explain(commands::explain::Args),
+    /// Measure what the CUDA driver charges to VRAM on this machine for a context and for pinned
+    /// host memory (cuMemHostAlloc, cuMemHostRegister), with device memory as the control.
+    #[command(after_help = commands::probe::EXIT_CODES)]
+    Probe(commands::probe::Args),
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
@@ -56,6 +64,17 @@ enum Command {
     /// Chart a recording (device memory, GPU %, top processes stacked) as SVG.
     #[command(after_help = EXIT_CODES)]
     Plot(commands::plot::Args),
+    /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
+    #[command(after_help = EXIT_CODES)]
+    Serve(commands::serve::Args),
+    /// Terminate processes safely: graceful first, forced after a grace period, verified gone.
+    ///
+    /// Before acting, each process's name and start time are re-read and compared with what you
+    /// confirmed (a reused PID is skipped). Never PID 1, kernel threads, gpuledger or its parents,
+    /// or critical Windows processes; display servers and compositors need --yes-really. Without
+    /// --yes it asks on the terminal, naming each process and its measured GPU memory.
+    #[command(after_help = commands::kill::EXIT_CODES)]
+    Kill(commands::kill::Args),
 }
 
 fn main() -> ExitCode {
@@ -63,12 +82,16 @@ fn main() -> ExitCode {
     let global = Global::new(cli.global);
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
+        Some(Command::Explain(a)) => commands::explain::run(a, &global),
+        Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
         Some(Command::Diff(a)) => commands::diff::run(a, &global),
         Some(Command::Record(a)) => commands::record::run(a, &global),
         Some(Command::History(a)) => commands::history::run(a, &global),
         Some(Command::Watch(a)) => commands::watch::run(a, &global),
         Some(Command::Plot(a)) => commands::plot::run(a, &global),
+        Some(Command::Serve(a)) => commands::serve::run(a, &global),
+        Some(Command::Kill(a)) => commands::kill::run(a, &global),
         None => {
             eprintln!(
                 "gpuledger: the live terminal view is not implemented yet.\n\

@@ -3,6 +3,14 @@
 mod support;
 use support::*;
 
+fn snapshot_json(
+    lib: &std::path::Path,
+    sc: &std::path::Path,
+    procs: &ProcTree,
+) -> serde_json::Value {
+    json_of(&gpuledger(lib, sc, &procs.root(), &["snapshot", "--json"]))
+}
+
 fn usage<'a>(v: &'a serde_json::Value, pid: u64, dev: &str) -> &'a serde_json::Value {
     let p = v["processes"]
         .as_array()
@@ -25,12 +33,7 @@ const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 fn two_devices_processes_unknowns_and_reasons() {
     let procs = two_gpus_procs();
     let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["schema"], "gpuledger.snapshot/1");
     assert_eq!(v["host"]["hostname"], "gpu-box");
     assert_eq!(v["host"]["wsl"], false);
@@ -142,12 +145,7 @@ fn table_reads_at_a_glance() {
 fn old_driver_falls_back_to_unversioned_entry_points() {
     let procs = two_gpus_procs();
     let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml_legacy(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml_legacy(), &sc, &procs);
     let d0 = &v["devices"][0];
     // nvmlDeviceGetMemoryInfo (v1) counts reserved memory in used.
     assert_eq!(d0["memory"]["used_bytes"], 40600000000u64);
@@ -176,12 +174,7 @@ fn old_driver_falls_back_to_unversioned_entry_points() {
 fn injected_errors_become_reasons() {
     let procs = two_gpus_procs();
     let (_d, sc) = scenario(&format!("{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3|dev=1\nfail|fn=nvmlDeviceGetTemperature|code=15\n"));
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["devices"][0]["power"]["usage_watts"], 215.0);
     assert!(v["devices"][1]["power"]["usage_watts"].is_null());
     assert_eq!(
@@ -202,12 +195,7 @@ fn missing_library_is_a_clear_normal_state() {
     let out = gpuledger(missing, &sc, &procs.root(), &["snapshot", "--json"]);
     let v = json_of(&out);
     assert_eq!(v["devices"].as_array().unwrap().len(), 0);
-    let nvml = v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "nvml")
-        .unwrap();
+    let nvml = source(&v, "nvml");
     assert_eq!(nvml["status"], "unavailable");
     assert!(nvml["detail"]
         .as_str()
@@ -222,18 +210,8 @@ fn missing_library_is_a_clear_normal_state() {
 fn init_failure_is_reported_with_nvml_words() {
     let procs = two_gpus_procs();
     let (_d, sc) = scenario(&format!("{TWO_GPUS}init_error|code=4\n"));
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let nvml = v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "nvml")
-        .unwrap();
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let nvml = source(&v, "nvml");
     assert_eq!(nvml["status"], "error");
     assert!(
         nvml["detail"]
@@ -244,18 +222,8 @@ fn init_failure_is_reported_with_nvml_words() {
     );
     // Driver not loaded (9) is "unavailable", not an error.
     let (_d2, sc2) = scenario(&format!("{TWO_GPUS}init_error|code=9\n"));
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc2,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let nvml = v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "nvml")
-        .unwrap();
+    let v = snapshot_json(fake_nvml(), &sc2, &procs);
+    let nvml = source(&v, "nvml");
     assert_eq!(nvml["status"], "unavailable");
 }
 
@@ -268,12 +236,7 @@ fn wsl_is_detected_and_explained() {
     )
     .unwrap();
     let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["host"]["wsl"], true);
     assert!(v["notes"]
         .as_array()
@@ -370,19 +333,9 @@ fn scenario_changes_are_seen_next_round() {
     // The fake re-reads its scenario, so a second invocation sees the new machine.
     let procs = two_gpus_procs();
     let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["processes"].as_array().unwrap().len(), 5);
     std::fs::write(&sc, TWO_GPUS.replace("compute|dev=0|pid=6001|mem=NA\n", "")).unwrap();
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
+    let v = snapshot_json(fake_nvml(), &sc, &procs);
     assert_eq!(v["processes"].as_array().unwrap().len(), 4);
 }

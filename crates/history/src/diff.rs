@@ -26,8 +26,6 @@ pub struct DiffInput {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extras {
-    /// `workload.model` from the snapshot when present.
-    pub workload_model: Option<String>,
     /// Path (`kv_cache_bytes`, `breakdown.weights_bytes`) → bytes.
     pub estimate: BTreeMap<String, u64>,
 }
@@ -56,10 +54,7 @@ pub fn parse_for_diff(text: &str) -> Result<DiffInput, SnapshotError> {
 }
 
 fn extras_of(p: &serde_json::Value) -> Extras {
-    let mut e = Extras {
-        workload_model: p["workload"]["model"].as_str().map(str::to_string),
-        ..Extras::default()
-    };
+    let mut e = Extras::default();
     for section in [&p["estimate"], &p["workload"]["estimate"]] {
         if section.is_object() {
             flatten_bytes(section, "", &mut e.estimate, 0);
@@ -91,21 +86,26 @@ fn flatten_bytes(v: &serde_json::Value, prefix: &str, out: &mut BTreeMap<String,
     }
 }
 
-/// The model file a process serves: `workload.model`, else the `-m`/`--model` argument.
-pub fn model_of(p: &Process, extras: &Extras) -> Option<String> {
-    let path = extras.workload_model.clone().or_else(|| {
-        let args = p.cmdline.as_ref()?;
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if a == "-m" || a == "--model" {
-                return it.next().cloned();
+/// The model file a process serves: the identified workload's model, else the `-m`/`--model`
+/// argument.
+pub fn model_of(p: &Process) -> Option<String> {
+    let path = p
+        .workload
+        .as_ref()
+        .and_then(|w| w.model.clone())
+        .or_else(|| {
+            let args = p.cmdline.as_ref()?;
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if a == "-m" || a == "--model" {
+                    return it.next().cloned();
+                }
+                if let Some(v) = a.strip_prefix("--model=").or_else(|| a.strip_prefix("-m=")) {
+                    return Some(v.to_string());
+                }
             }
-            if let Some(v) = a.strip_prefix("--model=").or_else(|| a.strip_prefix("-m=")) {
-                return Some(v.to_string());
-            }
-        }
-        None
-    })?;
+            None
+        })?;
     // By file name: the same model reached through another directory is still the same model.
     let name = path.rsplit(['/', '\\']).next().unwrap_or(&path);
     (!name.is_empty()).then(|| name.to_string())
@@ -302,8 +302,8 @@ pub fn pair(a: &DiffInput, b: &DiffInput) -> Vec<(usize, usize, PairRule)> {
         (
             PairRule::NameModel,
             Box::new(|a: &DiffInput, i, b: &DiffInput, j| {
-                let m = model_of(&a.snap.processes[i], &a.extras[i]);
-                m.is_some() && m == model_of(&b.snap.processes[j], &b.extras[j])
+                let m = model_of(&a.snap.processes[i]);
+                m.is_some() && m == model_of(&b.snap.processes[j])
             }),
         ),
     ];
@@ -738,6 +738,26 @@ mod tests {
     }
 
     #[test]
+    fn identified_model_pairs_an_ollama_runner_without_model_flag() {
+        use gpuledger_model::{Confidence, Workload, WorkloadKind};
+        let wl = |m: &str| Workload {
+            kind: WorkloadKind::OllamaRunner,
+            model: Some(m.into()),
+            confidence: Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+        };
+        let mut old = proc(10, 1, "ollama", Some(3000 * MIB), &["ollama", "runner"]);
+        old.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        let mut new = proc(20, 2, "ollama", Some(3100 * MIB), &["ollama", "runner"]);
+        new.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        let d = diff(&snap("t0", 0, vec![old]), &snap("t1", 0, vec![new]));
+        assert_eq!(d.processes.len(), 1);
+        assert_eq!(d.processes[0].paired_by, Some(PairRule::NameModel));
+        assert_eq!(d.processes[0].measured.delta, Some(100 * MIB as i64));
+    }
+
+    #[test]
     fn two_processes_of_the_same_name() {
         let a = snap(
             "t0",
@@ -790,10 +810,10 @@ mod tests {
         let mut tb = serde_json::to_value(&b.snap).unwrap();
         ta["processes"][0]["estimate"] =
             serde_json::json!({"kv_cache_bytes": 100 * MIB, "weights_bytes": 800 * MIB});
-        tb["processes"][0]["workload"] = serde_json::json!({"model": "/m/x.gguf", "estimate": {"kv_cache_bytes": 184 * MIB, "weights_bytes": 800 * MIB}});
+        tb["processes"][0]["estimate"] =
+            serde_json::json!({"kv_cache_bytes": 184 * MIB, "weights_bytes": 800 * MIB});
         let a = parse_for_diff(&ta.to_string()).unwrap();
         let b = parse_for_diff(&tb.to_string()).unwrap();
-        assert_eq!(b.extras[0].workload_model.as_deref(), Some("/m/x.gguf"));
         let d = diff(&a, &b);
         let p = &d.processes[0];
         assert_eq!(p.measured.delta, Some(83 * MIB as i64));

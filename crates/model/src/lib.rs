@@ -6,7 +6,9 @@ pub mod ledger;
 pub mod redact;
 pub mod snapshot;
 pub mod units;
+pub mod workload;
 
 pub use ledger::{balance, bar_fraction};
 pub use redact::{redact_arg_list, redact_text};
 pub use snapshot::*;
+pub use workload::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};

@@ -96,6 +96,10 @@ pub struct Device {
     pub power: Power,
     pub clocks: Clocks,
     pub pcie: Pcie,
+    /// The engine behind `utilization.gpu_percent` where the platform reports engines by type
+    /// (WDDM: Task Manager's headline is the busiest engine, e.g. `3D` or `Compute_0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_engine: Option<String>,
     /// Filled in by [`crate::balance`]; never by a source.
     pub ledger: Ledger,
     /// Ledger of `system_memory`, when the device has one.
@@ -125,6 +129,7 @@ impl Device {
             power: Power::default(),
             clocks: Clocks::default(),
             pcie: Pcie::default(),
+            busiest_engine: None,
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),
@@ -226,10 +231,12 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
-    /// TCP ports the process listens on, where a source filled them in. Lets `diff` pair a server
-    /// restarted under a new PID with its previous run.
+    /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listen_ports: Vec<u16>,
+    /// What the process is, with the evidence (identification, not measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<crate::Workload>,
     pub usage: Vec<Usage>,
 }
 
@@ -247,6 +254,7 @@ impl Process {
             cmdline: None,
             metadata_unavailable: None,
             listen_ports: Vec::new(),
+            workload: None,
             usage: Vec::new(),
         }
     }
@@ -269,8 +277,18 @@ pub struct Usage {
     /// System memory (GTT / shared) charged to the process, where the source separates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_memory_bytes: Option<u64>,
+    /// Every reading of this process's device memory when more than one source measured it
+    /// (Windows: NVML and WDDM for a CUDA process): source label → bytes. `memory_bytes` shows
+    /// the larger; both are kept here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory_by_source: BTreeMap<String, u64>,
     pub kinds: Vec<UsageKind>,
     pub engines: Engines,
+    /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
+    /// `Compute_0`, `VideoDecode`, ...; WSL: `node<N>`): the busiest engine of that type over the
+    /// last interval.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub engines_by_type: BTreeMap<String, u32>,
 }
 
 impl Usage {
@@ -281,8 +299,10 @@ impl Usage {
             memory_source: source.to_string(),
             unavailable_reason: None,
             system_memory_bytes: None,
+            memory_by_source: BTreeMap::new(),
             kinds: Vec::new(),
             engines: Engines::default(),
+            engines_by_type: BTreeMap::new(),
         }
     }
 
@@ -431,6 +451,20 @@ mod tests {
         let err = parse_snapshot(r#"{"devices":[]}"#).unwrap_err();
         assert!(err.to_string().contains("<missing>"), "{err}");
         assert!(parse_snapshot("[1,2").is_err());
+    }
+
+    proptest::proptest! {
+        /// Any text, and any truncation of a valid snapshot, gives a value or an error: never a
+        /// panic, and never a half-read snapshot.
+        #[test]
+        fn parse_never_panics(cut in 0usize..2000, junk in ".{0,200}") {
+            let text = serde_json::to_string(&sample()).unwrap();
+            let cut = cut.min(text.len());
+            if let Ok(s) = parse_snapshot(&text[..cut]) {
+                proptest::prop_assert_eq!(s, sample());
+            }
+            let _ = parse_snapshot(&junk);
+        }
     }
 
     #[test]

@@ -26,12 +26,72 @@ impl Default for SourceConfig {
     }
 }
 
+/// A step that adds conclusions to a measured snapshot (workload identification), run after the
+/// sources and before the books are balanced. It lives above the sources (in the workloads crate)
+/// and is handed in, so that the sources never depend on it.
+pub trait Annotate: Send {
+    fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader);
+}
+
 /// Holds the sources open between rounds: loading NVML and reading the user table are done once,
 /// not per round.
 pub struct Collector {
     pub config: SourceConfig,
     nvml: Result<Nvml, LoadError>,
     procs: ProcReader,
+    annotators: Vec<Box<dyn Annotate>>,
+    platform: Platform,
+}
+
+/// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
+/// macOS, `/dev/dxg` inside WSL. Opened on the first round that needs it, kept open after.
+#[derive(Default)]
+struct Platform {
+    #[cfg(windows)]
+    wddm: Option<Result<crate::wddm::WddmSource, String>>,
+    #[cfg(target_os = "macos")]
+    iokit: Option<crate::iokit::IokitSource>,
+    #[cfg(target_os = "linux")]
+    dxg: Option<Result<crate::dxg::DxgSource, String>>,
+}
+
+impl Platform {
+    #[allow(unused_variables)]
+    fn collect(&mut self, snap: &mut Snapshot, config: &SourceConfig) {
+        #[cfg(windows)]
+        {
+            match self
+                .wddm
+                .get_or_insert_with(|| crate::wddm::WddmSource::new().map_err(|e| e.to_string()))
+            {
+                Ok(src) => src.collect(snap),
+                Err(e) => {
+                    snap.sources
+                        .push(SourceStatus::new("wddm", SourceState::Error, e.clone()))
+                }
+            }
+        }
+        #[cfg(target_os = "macos")]
+        {
+            self.iokit
+                .get_or_insert_with(crate::iokit::IokitSource::new)
+                .collect(snap);
+        }
+        #[cfg(target_os = "linux")]
+        if snap.host.wsl {
+            let dev = std::path::Path::new("/dev/dxg");
+            match self.dxg.get_or_insert_with(|| {
+                crate::dxg::DxgSource::open(dev, &config.proc_root).map_err(|e| e.to_string())
+            }) {
+                Ok(src) => src.collect(snap),
+                Err(e) => snap.sources.push(SourceStatus::new(
+                    "dxg",
+                    SourceState::Unavailable,
+                    e.clone(),
+                )),
+            }
+        }
+    }
 }
 
 impl Collector {
@@ -42,7 +102,15 @@ impl Collector {
             config,
             nvml,
             procs,
+            annotators: Vec::new(),
+            platform: Platform::default(),
         }
+    }
+
+    /// Add a step run on every round after the sources (see [`Annotate`]).
+    pub fn with_annotator(mut self, a: Box<dyn Annotate>) -> Self {
+        self.annotators.push(a);
+        self
     }
 
     /// The NVML handle, or why there is none.
@@ -54,28 +122,13 @@ impl Collector {
         &self.procs
     }
 
-    /// One round. Never fails: what a source could not see is recorded in the snapshot.
-    pub fn collect(&mut self) -> Snapshot {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
-
-        let status = match &mut self.nvml {
-            Ok(nvml) => nvml.collect(&mut snap),
-            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
-        };
-        snap.sources.push(status);
-        if snap.host.wsl {
-            snap.notes.push(
-                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
-            );
-        }
-
+    fn fill_from_procfs(&self, snap: &mut Snapshot) {
+        // Fill only what the platform source left empty.
         let mut unseen = 0usize;
         for p in &mut snap.processes {
-            self.procs.fill(p);
+            if p.name.is_none() && p.metadata_unavailable.is_none() {
+                self.procs.fill(p);
+            }
             if p.metadata_unavailable.is_some() {
                 unseen += 1;
             }
@@ -101,6 +154,41 @@ impl Collector {
                 if unseen == 1 { " is" } else { "es are" },
                 self.procs.root().display()
             ));
+        }
+    }
+
+    /// One round. Never fails: what a source could not see is recorded in the snapshot.
+    pub fn collect(&mut self) -> Snapshot {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
+
+        let status = match &mut self.nvml {
+            Ok(nvml) => nvml.collect(&mut snap),
+            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
+        };
+        snap.sources.push(status);
+        self.platform.collect(&mut snap, &self.config);
+        let dxg_sees_processes = snap
+            .processes
+            .iter()
+            .flat_map(|p| &p.usage)
+            .any(|u| u.memory_source.contains("dxg"));
+        if snap.host.wsl && !dxg_sees_processes {
+            snap.notes.push(
+                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
+            );
+        }
+
+        // Windows and macOS have no procfs: their platform source names the processes itself.
+        if cfg!(target_os = "linux") || self.procs.root().exists() {
+            self.fill_from_procfs(&mut snap);
+        }
+
+        for a in &mut self.annotators {
+            a.annotate(&mut snap, &self.procs);
         }
 
         if snap.devices.is_empty() {

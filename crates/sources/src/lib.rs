@@ -6,7 +6,10 @@
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
 
 pub mod collect;
+pub mod dxg;
+pub mod iokit;
 pub mod nvml;
 pub mod procfs;
+pub mod wddm;
 
-pub use collect::{Collector, SourceConfig};
+pub use collect::{Annotate, Collector, SourceConfig};

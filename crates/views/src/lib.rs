@@ -1,8 +1,10 @@
 //! Views render a snapshot; they never collect. Each rendering is a pure function of a snapshot
 //! and options, so it is tested on constructed snapshots.
 
+pub mod prometheus;
 pub mod table;
 
+pub use prometheus::{render_metrics, MetricsOptions, ProcessSeries};
 pub use table::{render_table, TableOptions};
 
 /// The JSON contract: the snapshot itself, pretty-printed.

@@ -116,6 +116,10 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
                     p.pid.to_string(),
                     p.user.clone().unwrap_or_else(|| "?".into()),
                     p.display_name().to_string(),
+                    p.workload
+                        .as_ref()
+                        .map(|w| w.short_label())
+                        .unwrap_or_else(|| "-".into()),
                     gpu,
                     u.kinds_label(),
                     mem,
@@ -153,7 +157,7 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
 
     let cannot = cannot_see(snap);
     if !cannot.is_empty() {
-        out.push_str("NOT SEEN\n");
+        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
         for c in cannot {
             let _ = writeln!(out, "  - {c}");
         }

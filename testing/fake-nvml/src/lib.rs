@@ -9,6 +9,8 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 type Ret = c_int;
+/// (list, device index, pid, memory; None = NVML_VALUE_NOT_AVAILABLE)
+type ProcRow = (String, u32, u32, Option<u64>);
 const SUCCESS: Ret = 0;
 const UNINITIALIZED: Ret = 1;
 const INVALID_ARGUMENT: Ret = 2;
@@ -21,8 +23,8 @@ struct Scenario {
     driver: Option<String>,
     init_error: Option<Ret>,
     devices: Vec<HashMap<String, String>>,
-    procs: Vec<(String, u32, u32, Option<u64>)>, // (list, dev, pid, mem)
-    util: Vec<(u32, [u32; 5], u64)>,             // (dev, [pid, sm, mem, enc, dec], ts)
+    procs: Vec<ProcRow>,
+    util: Vec<(u32, [u32; 5], u64)>, // (dev, [pid, sm, mem, enc, dec], ts)
     fails: Vec<(String, Option<u32>, Ret)>,
 }
 
@@ -122,11 +124,7 @@ fn dev_index(h: *mut c_void) -> Option<u32> {
 }
 
 /// Shared prologue: initialised, valid device, no injected failure.
-fn device<T>(
-    func: &str,
-    h: *mut c_void,
-    f: impl FnOnce(&HashMap<String, String>, u32) -> Ret,
-) -> Ret {
+fn device(func: &str, h: *mut c_void, f: impl FnOnce(&HashMap<String, String>, u32) -> Ret) -> Ret {
     with(|st| {
         if !st.initialised {
             return UNINITIALIZED;
@@ -278,7 +276,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(i: c_uint, out: *mut *mut c_
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len: c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetName", h, |d, _| match d.get("name") {
+    device("nvmlDeviceGetName", h, |d, _| match d.get("name") {
         Some(n) => put_str(buf, len, n),
         None => NOT_SUPPORTED,
     })
@@ -286,7 +284,7 @@ pub unsafe extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(h: *mut c_void, buf: *mut c_char, len: c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetUUID", h, |d, _| match d.get("uuid") {
+    device("nvmlDeviceGetUUID", h, |d, _| match d.get("uuid") {
         Some(n) => put_str(buf, len, n),
         None => NOT_SUPPORTED,
     })
@@ -306,7 +304,7 @@ pub struct PciInfo {
 #[cfg(not(feature = "legacy"))]
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(h: *mut c_void, out: *mut PciInfo) -> Ret {
-    device::<()>("nvmlDeviceGetPciInfo_v3", h, |d, _| match d.get("pci") {
+    device("nvmlDeviceGetPciInfo_v3", h, |d, _| match d.get("pci") {
         Some(p) => put_str((*out).bus_id.as_mut_ptr(), 32, p),
         None => NOT_SUPPORTED,
     })
@@ -324,7 +322,7 @@ pub struct MemoryV2 {
 #[cfg(not(feature = "legacy"))]
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(h: *mut c_void, out: *mut MemoryV2) -> Ret {
-    device::<()>("nvmlDeviceGetMemoryInfo_v2", h, |d, _| {
+    device("nvmlDeviceGetMemoryInfo_v2", h, |d, _| {
         // A real driver checks the struct version; so do we.
         if (*out).version != (std::mem::size_of::<MemoryV2>() as c_uint | 2 << 24) {
             return 25; // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
@@ -351,7 +349,7 @@ pub struct Memory {
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, out: *mut Memory) -> Ret {
-    device::<()>("nvmlDeviceGetMemoryInfo", h, |d, _| {
+    device("nvmlDeviceGetMemoryInfo", h, |d, _| {
         match (field(d, "total"), field(d, "used"), field(d, "free")) {
             // v1 "used" includes the reserved memory.
             (Some(t), Some(u), Some(f)) => {
@@ -376,7 +374,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     h: *mut c_void,
     out: *mut Utilization,
 ) -> Ret {
-    device::<()>("nvmlDeviceGetUtilizationRates", h, |d, _| {
+    device("nvmlDeviceGetUtilizationRates", h, |d, _| {
         match (field(d, "gpu"), field(d, "mem")) {
             (Some(g), Some(m)) => {
                 (*out).gpu = g as c_uint;
@@ -394,14 +392,14 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     _sensor: c_uint,
     out: *mut c_uint,
 ) -> Ret {
-    device::<()>("nvmlDeviceGetTemperature", h, |d, _| {
+    device("nvmlDeviceGetTemperature", h, |d, _| {
         put_u32(out, field(d, "temp"))
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(h: *mut c_void, out: *mut c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetPowerUsage", h, |d, _| {
+    device("nvmlDeviceGetPowerUsage", h, |d, _| {
         put_u32(out, field(d, "power_mw"))
     })
 }
@@ -409,7 +407,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(h: *mut c_void, out: *mut c_uin
 #[cfg(not(feature = "legacy"))]
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(h: *mut c_void, out: *mut c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetEnforcedPowerLimit", h, |d, _| {
+    device("nvmlDeviceGetEnforcedPowerLimit", h, |d, _| {
         put_u32(out, field(d, "limit_mw"))
     })
 }
@@ -426,7 +424,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
         2 => "mem_mhz",
         _ => "video_mhz",
     };
-    device::<()>("nvmlDeviceGetClockInfo", h, |d, _| {
+    device("nvmlDeviceGetClockInfo", h, |d, _| {
         put_u32(out, field(d, key))
     })
 }
@@ -436,14 +434,14 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
     h: *mut c_void,
     out: *mut c_uint,
 ) -> Ret {
-    device::<()>("nvmlDeviceGetCurrPcieLinkGeneration", h, |d, _| {
+    device("nvmlDeviceGetCurrPcieLinkGeneration", h, |d, _| {
         put_u32(out, field(d, "pcie_gen"))
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(h: *mut c_void, out: *mut c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetCurrPcieLinkWidth", h, |d, _| {
+    device("nvmlDeviceGetCurrPcieLinkWidth", h, |d, _| {
         put_u32(out, field(d, "pcie_width"))
     })
 }
@@ -453,14 +451,14 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
     h: *mut c_void,
     out: *mut c_uint,
 ) -> Ret {
-    device::<()>("nvmlDeviceGetMaxPcieLinkGeneration", h, |d, _| {
+    device("nvmlDeviceGetMaxPcieLinkGeneration", h, |d, _| {
         put_u32(out, field(d, "pcie_max_gen"))
     })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(h: *mut c_void, out: *mut c_uint) -> Ret {
-    device::<()>("nvmlDeviceGetMaxPcieLinkWidth", h, |d, _| {
+    device("nvmlDeviceGetMaxPcieLinkWidth", h, |d, _| {
         put_u32(out, field(d, "pcie_max_width"))
     })
 }
@@ -488,7 +486,7 @@ unsafe fn list(
     count: *mut c_uint,
     write: impl Fn(usize, u32, u64),
 ) -> Ret {
-    device::<()>(func, h, |_, i| {
+    device(func, h, |_, i| {
         let entries: Vec<(u32, u64)> = with_scenario_procs(list, i);
         let cap = *count as usize;
         *count = entries.len() as c_uint;
@@ -506,7 +504,7 @@ unsafe fn list(
 }
 
 thread_local! {
-    static PROCS: std::cell::RefCell<Vec<(String, u32, u32, Option<u64>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static PROCS: std::cell::RefCell<Vec<ProcRow>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn with_scenario_procs(list: &str, dev: u32) -> Vec<(u32, u64)> {
@@ -589,7 +587,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
     last_seen: c_ulonglong,
 ) -> Ret {
     let samples = with(|st| st.scenario.util.clone());
-    device::<()>("nvmlDeviceGetProcessUtilization", h, |_, i| {
+    device("nvmlDeviceGetProcessUtilization", h, |_, i| {
         let mine: Vec<_> = samples
             .iter()
             .filter(|(d, _, ts)| *d == i && *ts > last_seen)

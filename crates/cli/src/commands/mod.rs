@@ -1,11 +1,15 @@
 //! One module per sub-command.
 
 pub mod diff;
+pub mod explain;
 pub mod history;
+pub mod kill;
 pub mod plot;
+pub mod probe;
 pub mod record;
 pub mod sampling;
 pub mod selftest;
+pub mod serve;
 pub mod snapshot;
 pub mod watch;
 

@@ -25,7 +25,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         anyhow::bail!("selftest checks the live machine; it cannot run on a replay");
     }
     let snap = global.collector().collect();
-    let findings = findings(&snap);
+    let mut findings = findings(&snap);
+    findings.push(probe_finding());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&findings)?);
     } else {
@@ -71,6 +72,37 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
             }
         })
         .collect()
+}
+
+/// Whether `gpuledger probe --save` has measured this machine, and how long ago.
+fn probe_finding() -> Finding {
+    use gpuledger_probe::store::{status, ProbeStatus};
+    let (state, line) = match super::probe::saved_path(None) {
+        None => (
+            SourceState::Unavailable,
+            "no probe result: no data directory (set XDG_DATA_HOME or HOME)".to_string(),
+        ),
+        Some(path) => {
+            let st = status(&path, std::time::SystemTime::now());
+            let state = match st {
+                ProbeStatus::Present { .. } => SourceState::Ok,
+                ProbeStatus::Missing { .. } => SourceState::Unavailable,
+                ProbeStatus::Unreadable { .. } => SourceState::Error,
+            };
+            (state, st.summary())
+        }
+    };
+    let (sees, cannot_see) = if state == SourceState::Ok {
+        (vec![line], Vec::new())
+    } else {
+        (Vec::new(), vec![line])
+    };
+    Finding {
+        source: "probe".into(),
+        status: state,
+        sees,
+        cannot_see,
+    }
 }
 
 fn render(snap: &Snapshot, findings: &[Finding]) -> String {

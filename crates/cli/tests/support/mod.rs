@@ -120,6 +120,70 @@ impl ProcTree {
     }
 }
 
+impl ProcTree {
+    /// Give `pid` mapped files (`/proc/PID/maps` lines in the kernel's format).
+    pub fn maps(&self, pid: u32, paths: &[&str]) -> &Self {
+        let mut text = String::new();
+        for (i, p) in paths.iter().enumerate() {
+            text.push_str(&format!(
+                "7f{i:02x}00000000-7f{i:02x}00100000 r-xp 00000000 fd:01 {} {p}\n",
+                1000 + i
+            ));
+        }
+        std::fs::write(self.root().join(pid.to_string()).join("maps"), text).unwrap();
+        self
+    }
+
+    /// Make `pid` listen on 127.0.0.1:`port` (a socket fd plus its `net/tcp` LISTEN row).
+    pub fn listen(&self, pid: u32, port: u16, inode: u64) -> &Self {
+        let d = self.root().join(pid.to_string());
+        std::fs::create_dir_all(d.join("fd")).unwrap();
+        std::fs::create_dir_all(d.join("net")).unwrap();
+        let _ = std::os::unix::fs::symlink(format!("socket:[{inode}]"), d.join("fd").join("7"));
+        std::fs::write(
+            d.join("net/tcp"),
+            format!(
+                "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:{port:04X} 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 {inode} 1 0000000000000000 100 0 0 10 0\n"
+            ),
+        )
+        .unwrap();
+        self
+    }
+}
+
+/// Serve canned HTTP answers on 127.0.0.1 (path → (status, body)) for `n` requests, in a thread.
+pub fn canned_http(
+    answers: Vec<(&'static str, u16, &'static str)>,
+    n: usize,
+) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let h = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            let Ok((mut s, _)) = l.accept() else { break };
+            let mut buf = [0u8; 4096];
+            let k = s.read(&mut buf).unwrap_or(0);
+            let req = String::from_utf8_lossy(&buf[..k]).to_string();
+            let path = req.split_whitespace().nth(1).unwrap_or("").to_string();
+            let (status, body) = answers
+                .iter()
+                .find(|(p, _, _)| *p == path)
+                .map(|(_, s, b)| (*s, *b))
+                .unwrap_or((404, "not found"));
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            seen.push(req);
+        }
+        seen
+    });
+    (port, h)
+}
+
 /// Write a fake-NVML scenario file and return its path (kept alive by the returned TempDir).
 pub fn scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -140,6 +204,16 @@ pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -
         .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .expect("run gpuledger")
+}
+
+/// The `sources[]` entry named `name`.
+pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no source {name}"))
 }
 
 pub fn json_of(out: &Output) -> serde_json::Value {

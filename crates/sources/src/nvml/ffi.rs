@@ -55,7 +55,7 @@ pub struct Utilization {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Default, Clone, Copy)]
 pub struct PciInfo {
     pub bus_id_legacy: [c_char; 16],
     pub domain: c_uint,
@@ -64,20 +64,6 @@ pub struct PciInfo {
     pub pci_device_id: c_uint,
     pub pci_subsystem_id: c_uint,
     pub bus_id: [c_char; 32],
-}
-
-impl Default for PciInfo {
-    fn default() -> Self {
-        PciInfo {
-            bus_id_legacy: [0; 16],
-            domain: 0,
-            bus: 0,
-            device: 0,
-            pci_device_id: 0,
-            pci_subsystem_id: 0,
-            bus_id: [0; 32],
-        }
-    }
 }
 
 /// `nvmlProcessInfo_v1_t` (pre-`_v2` entry points).

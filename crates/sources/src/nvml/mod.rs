@@ -426,6 +426,30 @@ impl Nvml {
         }
     }
 
+    /// Read one `unsigned int` through `call` (which gets the out-pointer); a missing function or
+    /// an error becomes the field's reason.
+    fn read_u32(
+        &self,
+        present: bool,
+        fname: &str,
+        dev: &mut Device,
+        field: &str,
+        call: impl FnOnce(*mut c_uint) -> Return,
+    ) -> Option<u32> {
+        if !present {
+            dev.mark_unavailable(field, missing(fname));
+            return None;
+        }
+        let mut v: c_uint = 0;
+        match call(&mut v) {
+            ffi::SUCCESS => Some(v),
+            rc => {
+                dev.mark_unavailable(field, self.call_err(fname, rc));
+                None
+            }
+        }
+    }
+
     fn u32(
         &self,
         h: DeviceHandle,
@@ -434,19 +458,11 @@ impl Nvml {
         dev: &mut Device,
         field: &str,
     ) -> Option<u32> {
-        let Some(f) = f else {
-            dev.mark_unavailable(field, missing(fname));
-            return None;
-        };
-        let mut v: c_uint = 0;
-        // SAFETY: out-pointer to a c_uint.
-        match unsafe { f(h, &mut v) } {
-            ffi::SUCCESS => Some(v),
-            rc => {
-                dev.mark_unavailable(field, self.call_err(fname, rc));
-                None
-            }
-        }
+        // SAFETY: `f` is the resolved symbol; the out-pointer is a valid c_uint.
+        self.read_u32(f.is_some(), fname, dev, field, |out| match f {
+            Some(f) => unsafe { f(h, out) },
+            None => ffi::ERROR_NOT_SUPPORTED,
+        })
     }
 
     fn u32_arg(
@@ -458,19 +474,11 @@ impl Nvml {
         dev: &mut Device,
         field: &str,
     ) -> Option<u32> {
-        let Some(f) = f else {
-            dev.mark_unavailable(field, missing(fname));
-            return None;
-        };
-        let mut v: c_uint = 0;
-        // SAFETY: out-pointer to a c_uint.
-        match unsafe { f(h, arg, &mut v) } {
-            ffi::SUCCESS => Some(v),
-            rc => {
-                dev.mark_unavailable(field, self.call_err(fname, rc));
-                None
-            }
-        }
+        // SAFETY: as in `u32`, with the sensor/clock argument passed through.
+        self.read_u32(f.is_some(), fname, dev, field, |out| match f {
+            Some(f) => unsafe { f(h, arg, out) },
+            None => ffi::ERROR_NOT_SUPPORTED,
+        })
     }
 
     /// Merge the compute, graphics and MPS lists per pid (a process can be in several: CUDA/Vulkan

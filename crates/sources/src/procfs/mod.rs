@@ -3,6 +3,10 @@
 //! Processes vanish mid-round and some cannot be read (other users, other namespaces): both are
 //! normal and come back as a reason, never as an error that stops the round.
 
+mod facts;
+
+pub use facts::{parse_listening, parse_maps, ProcessFacts};
+
 use gpuledger_model::{redact_arg_list, Process};
 use std::collections::HashMap;
 use std::fs;

@@ -1,0 +1,307 @@
+//! Guard rails: which processes must never be signalled, and which need a second confirmation.
+//! Pure code over a [`ProcInfo`], so every rule is tested on plain values on every platform.
+
+use super::ProcInfo;
+
+/// Which platform's rules apply (the Windows critical-process names only mean something there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    Linux,
+    Windows,
+    MacOs,
+    Other,
+}
+
+impl Platform {
+    pub const fn current() -> Self {
+        if cfg!(target_os = "linux") {
+            Platform::Linux
+        } else if cfg!(windows) {
+            Platform::Windows
+        } else if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else {
+            Platform::Other
+        }
+    }
+}
+
+/// The verdict of the guard rails for one process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// Never signalled, whatever the user confirms.
+    Refused(String),
+    /// Signalled only with an explicit second confirmation (`--yes-really`).
+    NeedsSecondConfirmation(String),
+}
+
+/// Windows processes whose death bugchecks or logs out the machine. Image names, compared without
+/// case and without `.exe`. (The list is policy: the critical flag itself is checked separately.)
+pub const WINDOWS_CRITICAL: &[&str] = &[
+    "system",
+    "idle",
+    "registry",
+    "memcompression",
+    "smss",
+    "csrss",
+    "wininit",
+    "winlogon",
+    "services",
+    "lsass",
+];
+
+/// Display servers, compositors and desktop shells: killing one takes the user's whole session (and
+/// every unsaved window) with it, so it needs a second confirmation.
+pub const DISPLAY_SERVERS: &[&str] = &[
+    "xorg",
+    "xorg.bin",
+    "xwayland",
+    "gnome-shell",
+    "kwin_x11",
+    "kwin_wayland",
+    "hyprland",
+    "sway",
+    "weston",
+    "mutter",
+    "wayfire",
+    "labwc",
+    "niri",
+    "cosmic-comp",
+    "plasmashell",
+    "dwm",
+    "explorer",
+    "windowserver",
+];
+
+/// Lower-case, without a directory and without a trailing `.exe`: the form the lists above use.
+pub fn normalise_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let lower = base.to_ascii_lowercase();
+    match lower.strip_suffix(".exe") {
+        Some(stem) => stem.to_string(),
+        None => lower,
+    }
+}
+
+fn names_of(info: &ProcInfo) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(info.name.as_str())
+        .chain(info.exe_name.as_deref())
+        .map(normalise_name)
+}
+
+/// PIDs that cannot name a single process: 0 (the caller's process group for kill(2), the idle
+/// process on Windows) and anything that would turn negative as a `pid_t` (`kill(-1)` signals every
+/// process we may signal).
+pub fn invalid_pid(pid: u32) -> Option<String> {
+    if pid == 0 {
+        Some("PID 0 is not a single process (kill(2) would signal our own process group)".into())
+    } else if pid > i32::MAX as u32 {
+        Some(format!(
+            "PID {pid} is out of range (it would be a negative pid_t, which signals a group)"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Refusals that need only the PID: init, ourselves, our ancestors.
+pub fn check_pid(pid: u32, self_pid: u32, ancestors: &[u32], platform: Platform) -> Verdict {
+    if let Some(why) = invalid_pid(pid) {
+        return Verdict::Refused(why);
+    }
+    if pid == 1 && platform != Platform::Windows {
+        return Verdict::Refused(
+            "PID 1 is init: killing it brings down the whole system (or container)".into(),
+        );
+    }
+    if pid == 4 && platform == Platform::Windows {
+        return Verdict::Refused("PID 4 is the Windows System process".into());
+    }
+    if pid == self_pid {
+        return Verdict::Refused("this is gpuledger itself".into());
+    }
+    if ancestors.contains(&pid) {
+        return Verdict::Refused(
+            "this is a parent of gpuledger (the shell or program that started it)".into(),
+        );
+    }
+    Verdict::Allowed
+}
+
+/// Refusals and second confirmations that need what we read about the process.
+pub fn check_info(info: &ProcInfo, platform: Platform) -> Verdict {
+    if info.kernel_thread {
+        return Verdict::Refused(format!(
+            "{} is a kernel thread: signals cannot end it and it holds no user memory",
+            info.name
+        ));
+    }
+    if let Some(tgid) = info.thread_of {
+        return Verdict::Refused(format!(
+            "{} is a thread of process {tgid}, not a process: kill PID {tgid} to end it",
+            info.pid
+        ));
+    }
+    if info.critical {
+        return Verdict::Refused(format!(
+            "{} is marked critical by Windows: terminating it crashes the machine",
+            info.name
+        ));
+    }
+    if platform == Platform::Windows {
+        if let Some(n) = names_of(info).find(|n| WINDOWS_CRITICAL.contains(&n.as_str())) {
+            return Verdict::Refused(format!(
+                "{n} is a critical Windows system process: terminating it crashes or logs out the machine"
+            ));
+        }
+    }
+    if let Some(n) = names_of(info).find(|n| DISPLAY_SERVERS.contains(&n.as_str())) {
+        return Verdict::NeedsSecondConfirmation(format!(
+            "{} looks like a display server, compositor or desktop shell ({n}): killing it ends the \
+             graphical session and every window in it",
+            info.name
+        ));
+    }
+    Verdict::Allowed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str) -> ProcInfo {
+        ProcInfo {
+            pid: 4242,
+            name: name.into(),
+            exe_name: None,
+            start_time: 1,
+            state: Some('S'),
+            ppid: Some(1),
+            uid: Some(1000),
+            user: None,
+            kernel_thread: false,
+            critical: false,
+            thread_of: None,
+        }
+    }
+
+    #[test]
+    fn pid_rules() {
+        let p = Platform::Linux;
+        assert!(matches!(check_pid(0, 10, &[], p), Verdict::Refused(_)));
+        assert!(matches!(check_pid(1, 10, &[], p), Verdict::Refused(_)));
+        assert!(matches!(
+            check_pid(u32::MAX, 10, &[], p),
+            Verdict::Refused(_)
+        ));
+        assert!(matches!(
+            check_pid(1 << 31, 10, &[], p),
+            Verdict::Refused(_)
+        ));
+        assert!(matches!(check_pid(10, 10, &[], p), Verdict::Refused(r) if r.contains("itself")));
+        assert!(
+            matches!(check_pid(7, 10, &[9, 7], p), Verdict::Refused(r) if r.contains("parent"))
+        );
+        assert_eq!(check_pid(8, 10, &[9, 7], p), Verdict::Allowed);
+        // PID 1 on Windows is an ordinary process number; 4 is System there.
+        assert_eq!(check_pid(1, 10, &[], Platform::Windows), Verdict::Allowed);
+        assert!(matches!(
+            check_pid(4, 10, &[], Platform::Windows),
+            Verdict::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn windows_critical_names_only_on_windows() {
+        for n in [
+            "lsass.exe",
+            "CSRSS.EXE",
+            "System",
+            "smss",
+            "wininit.exe",
+            "winlogon.exe",
+            "services.exe",
+        ] {
+            assert!(
+                matches!(check_info(&info(n), Platform::Windows), Verdict::Refused(_)),
+                "{n}"
+            );
+        }
+        assert_eq!(
+            check_info(&info("services"), Platform::Linux),
+            Verdict::Allowed
+        );
+        assert_eq!(
+            check_info(&info("llama-server.exe"), Platform::Windows),
+            Verdict::Allowed
+        );
+    }
+
+    #[test]
+    fn display_servers_need_second_confirmation() {
+        for n in [
+            "Xorg",
+            "Xwayland",
+            "gnome-shell",
+            "kwin_wayland",
+            "kwin_x11",
+            "Hyprland",
+            "sway",
+            "dwm.exe",
+            "explorer.exe",
+            "WindowServer",
+        ] {
+            assert!(
+                matches!(
+                    check_info(&info(n), Platform::current()),
+                    Verdict::NeedsSecondConfirmation(_)
+                ),
+                "{n}"
+            );
+        }
+        // The executable's name counts too (comm can be renamed or truncated).
+        let mut i = info("renamed");
+        i.exe_name = Some("/usr/bin/Xwayland".into());
+        assert!(matches!(
+            check_info(&i, Platform::Linux),
+            Verdict::NeedsSecondConfirmation(_)
+        ));
+        assert_eq!(
+            check_info(&info("python3"), Platform::Linux),
+            Verdict::Allowed
+        );
+        assert_eq!(
+            check_info(&info("gnome-shell-calendar"), Platform::Linux),
+            Verdict::Allowed
+        );
+    }
+
+    #[test]
+    fn kernel_threads_and_critical_flag_refused() {
+        let mut i = info("kworker/0:1");
+        i.kernel_thread = true;
+        assert!(matches!(
+            check_info(&i, Platform::Linux),
+            Verdict::Refused(_)
+        ));
+        let mut i = info("worker");
+        i.thread_of = Some(4000);
+        assert!(
+            matches!(check_info(&i, Platform::Linux), Verdict::Refused(r) if r.contains("PID 4000"))
+        );
+        let mut i = info("mystery.exe");
+        i.critical = true;
+        assert!(matches!(
+            check_info(&i, Platform::Windows),
+            Verdict::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn normalise() {
+        assert_eq!(normalise_name("C:\\Windows\\explorer.EXE"), "explorer");
+        assert_eq!(normalise_name("/usr/lib/xorg/Xorg"), "xorg");
+        assert_eq!(normalise_name("sway"), "sway");
+    }
+}

@@ -1,0 +1,313 @@
+//! Linux: identity from `/proc` (through an injectable root), pinning and signalling through a
+//! pidfd (Linux >= 5.3), kill(2) with a start-time re-check where pidfds are unavailable.
+
+use super::procfs::{describe_state, parse_stat, parse_status_tgid, parse_status_uid, PF_KTHREAD};
+use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub(crate) struct Sys {
+    root: PathBuf,
+    pub(crate) use_pidfd: bool,
+}
+
+/// What pins the target.
+pub(crate) enum Handle {
+    /// The kernel resolves signals sent through it to the exact process: no PID-reuse race.
+    Pidfd(OwnedFd),
+    /// No pidfd: the PID and the start time that must still match before every kill(2).
+    Plain { pid: u32, start_time: u64 },
+}
+
+impl Sys {
+    pub(crate) fn new() -> Self {
+        Self::with_root(PathBuf::from("/proc"))
+    }
+
+    pub(crate) fn with_root(root: PathBuf) -> Self {
+        Sys {
+            root,
+            use_pidfd: true,
+        }
+    }
+
+    pub(crate) fn inspect(&self, pid: u32) -> Result<ProcInfo, InspectError> {
+        let dir = self.root.join(pid.to_string());
+        let stat_path = dir.join("stat");
+        let text = match std::fs::read_to_string(&stat_path) {
+            Ok(t) => t,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ESRCH)) => {
+                return Err(InspectError::NotFound)
+            }
+            Err(e) => return Err(InspectError::Other(format!("{}: {e}", stat_path.display()))),
+        };
+        let stat = parse_stat(&text)
+            .map_err(|e| InspectError::Other(format!("{}: {e}", stat_path.display())))?;
+        let status = std::fs::read_to_string(dir.join("status")).ok();
+        let uid = status.as_deref().and_then(parse_status_uid);
+        let tgid = status.as_deref().and_then(parse_status_tgid);
+        let exe_name = std::fs::read_link(dir.join("exe"))
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            // A replaced binary reads as "name (deleted)".
+            .map(|n| n.trim_end_matches(" (deleted)").to_string());
+        Ok(ProcInfo {
+            pid,
+            // PF_KTHREAD, not "parent is PID 2": inside a PID namespace PID 2 is an ordinary process.
+            kernel_thread: stat.flags & PF_KTHREAD != 0,
+            name: stat.comm,
+            exe_name,
+            start_time: stat.starttime,
+            state: Some(stat.state),
+            ppid: Some(stat.ppid),
+            user: uid.and_then(super::unix_user_name),
+            uid,
+            critical: false,
+            thread_of: tgid.filter(|&t| t != pid),
+        })
+    }
+
+    pub(crate) fn open(&self, pid: u32, info: &ProcInfo) -> Result<Handle, ActError> {
+        if self.use_pidfd {
+            // SAFETY: pidfd_open(pid, flags) takes two integers and returns a new fd or -1.
+            let fd = unsafe {
+                libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0 as libc::c_uint)
+            };
+            if fd >= 0 {
+                // SAFETY: the kernel just gave us this descriptor; we own it.
+                return Ok(Handle::Pidfd(unsafe { OwnedFd::from_raw_fd(fd as i32) }));
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::ESRCH) => return Err(ActError::Gone),
+                // Kernel before 5.3 (or seccomp forbids it): fall back to kill(2).
+                Some(libc::ENOSYS) | Some(libc::EPERM) => {}
+                _ => return Err(ActError::Os(format!("pidfd_open: {e}"))),
+            }
+        }
+        Ok(Handle::Plain {
+            pid,
+            start_time: info.start_time,
+        })
+    }
+
+    /// Re-reads the process with the pin held (for a pidfd the PID cannot be recycled into the
+    /// process the fd names, so a matching start time proves the fd names what we checked).
+    pub(crate) fn inspect_pinned(&self, _h: &Handle, pid: u32) -> Result<ProcInfo, InspectError> {
+        self.inspect(pid)
+    }
+
+    pub(crate) fn send(&self, h: &Handle, pid: u32, sig: Signal) -> Result<Sent, ActError> {
+        let signo = match sig {
+            Signal::Graceful => libc::SIGTERM,
+            Signal::Continue => libc::SIGCONT,
+            Signal::Forced => libc::SIGKILL,
+            Signal::Fallback => {
+                return Ok(Sent::NotApplicable(
+                    "there is no fallback after SIGKILL".into(),
+                ))
+            }
+        };
+        let rc = match h {
+            Handle::Pidfd(fd) => {
+                // SAFETY: pidfd_send_signal(fd, sig, NULL, 0): a NULL siginfo behaves like kill(2).
+                unsafe {
+                    libc::syscall(
+                        libc::SYS_pidfd_send_signal,
+                        fd.as_raw_fd(),
+                        signo,
+                        std::ptr::null::<libc::siginfo_t>(),
+                        0 as libc::c_uint,
+                    )
+                }
+            }
+            Handle::Plain { start_time, .. } => {
+                // The race window the pidfd closes: re-check just before kill(2).
+                match self.inspect(pid) {
+                    Ok(now) if now.start_time == *start_time => {}
+                    Ok(_) | Err(InspectError::NotFound) => return Err(ActError::Gone),
+                    Err(InspectError::PermissionDenied(_)) => {
+                        return Err(ActError::PermissionDenied)
+                    }
+                    Err(InspectError::Other(e)) => return Err(ActError::Os(e)),
+                }
+                // SAFETY: plain kill(2) on a positive PID (guard rails rejected 0 and > i32::MAX).
+                unsafe { libc::kill(pid as libc::pid_t, signo) as libc::c_long }
+            }
+        };
+        if rc == 0 {
+            return Ok(Sent::Delivered(String::new()));
+        }
+        let e = io::Error::last_os_error();
+        Err(match e.raw_os_error() {
+            Some(libc::ESRCH) => ActError::Gone,
+            Some(libc::EPERM) => ActError::PermissionDenied,
+            _ => ActError::Os(format!("sending {}: {e}", sig.label())),
+        })
+    }
+
+    pub(crate) fn wait_exit(
+        &self,
+        h: &Handle,
+        _pid: u32,
+        timeout: Duration,
+    ) -> Result<bool, String> {
+        let deadline = Instant::now() + timeout;
+        match h {
+            Handle::Pidfd(fd) => loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let mut p = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // Round up: poll's millisecond timeout must not end the grace period early.
+                let ms = left.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as libc::c_int;
+                // SAFETY: one valid pollfd.
+                let n = unsafe { libc::poll(&mut p, 1, ms) };
+                if n > 0 {
+                    return Ok(true);
+                }
+                if n == 0 {
+                    return Ok(false);
+                }
+                let e = io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    return Err(format!("poll on pidfd: {e}"));
+                }
+            },
+            Handle::Plain { pid, start_time } => loop {
+                if self.exited(*pid, *start_time) {
+                    return Ok(true);
+                }
+                if Instant::now() >= deadline {
+                    return Ok(false);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            },
+        }
+    }
+
+    /// Exited: gone from the table, replaced by another process, or a zombie.
+    fn exited(&self, pid: u32, start_time: u64) -> bool {
+        match self.inspect(pid) {
+            Ok(now) => now.start_time != start_time || now.state == Some('Z'),
+            Err(InspectError::NotFound) => true,
+            Err(_) => false,
+        }
+    }
+
+    pub(crate) fn observe_exit(
+        &self,
+        _h: &Handle,
+        pid: u32,
+        start_time: u64,
+        reap_wait: Duration,
+    ) -> Exit {
+        // The pidfd is ready as soon as the process is a zombie; give a waiting parent a moment
+        // to reap it before calling it a zombie.
+        let deadline = Instant::now() + reap_wait;
+        loop {
+            match self.inspect(pid) {
+                Ok(now) if now.start_time == start_time && now.state == Some('Z') => {
+                    if Instant::now() >= deadline {
+                        return Exit::Zombie { ppid: now.ppid };
+                    }
+                }
+                _ => return Exit::Gone(String::new()),
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub(crate) fn survivor(&self, pid: u32, forced: &str) -> Survivor {
+        let info = self.inspect(pid).ok();
+        let state = info.as_ref().and_then(|i| i.state);
+        let wchan = std::fs::read_to_string(self.root.join(pid.to_string()).join("wchan"))
+            .ok()
+            .map(|w| w.trim().to_string())
+            .filter(|w| !w.is_empty() && w != "0");
+        let mut remedies = Vec::new();
+        match state {
+            Some('D') => {
+                remedies.push(format!(
+                    "It is in uninterruptible sleep{}: the kernel acts on {forced} only when that \
+                     call returns. If it waits on the GPU driver, let the GPU work finish or reset \
+                     the GPU: NVIDIA `nvidia-smi --gpu-reset -i N` (only when no other process uses \
+                     that GPU); AMD `cat /sys/kernel/debug/dri/N/amdgpu_gpu_recover` as root.",
+                    wchan.as_ref().map(|w| format!(" in {w}")).unwrap_or_default()
+                ));
+                remedies.push("Unload and reload the GPU driver module once nothing else uses it.".into());
+            }
+            Some('t') => remedies.push(
+                "It is stopped by a debugger: detach or end the debugger (ptrace), then kill again.".into(),
+            ),
+            _ => remedies.push(format!(
+                "{forced} was sent but the kernel has not finished tearing it down (unmapping a \
+                 large address space or pinned GPU memory takes time): wait and check again with \
+                 `gpuledger snapshot`."
+            )),
+        }
+        remedies.push("Reboot: the remedy that always works.".into());
+        Survivor {
+            state: state.map(|c| format!("{c} ({})", describe_state(c))),
+            wchan,
+            remedies,
+        }
+    }
+}
+
+/// Our ancestors, nearest first, from the real `/proc` (they are real processes whatever root the
+/// identity reads use).
+pub(crate) fn ancestors(self_pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut pid = self_pid;
+    for _ in 0..128 {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            break;
+        };
+        let Ok(stat) = parse_stat(&text) else { break };
+        if stat.ppid == 0 || out.contains(&stat.ppid) {
+            break;
+        }
+        out.push(stat.ppid);
+        pid = stat.ppid;
+    }
+    out
+}
+
+pub(crate) fn current_uid() -> Option<u32> {
+    // SAFETY: geteuid cannot fail.
+    Some(unsafe { libc::geteuid() })
+}
+
+pub(crate) fn current_user() -> String {
+    let uid = current_uid().unwrap_or(u32::MAX);
+    match super::unix_user_name(uid) {
+        Some(n) => format!("{n} (uid {uid})"),
+        None => format!("uid {uid}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn root_has_a_name() {
+        assert_eq!(super::super::unix_user_name(0).as_deref(), Some("root"));
+    }
+
+    #[test]
+    fn ancestors_include_our_parent() {
+        let me = std::process::id();
+        let ppid = parse_stat(&std::fs::read_to_string("/proc/self/stat").unwrap())
+            .unwrap()
+            .ppid;
+        let a = ancestors(me);
+        assert_eq!(a.first(), Some(&ppid));
+        assert!(!a.contains(&me));
+    }
+}

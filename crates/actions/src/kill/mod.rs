@@ -1,0 +1,1154 @@
+//! Safe, verified process termination.
+//!
+//! The flow for each target (see [`Killer::kill`]):
+//! 1. guard rails on the PID (never 0, 1, ourselves or our parents);
+//! 2. read the process (name, start-time token, state, owner) and compare with the identity the user
+//!    saw: a different start time or name means the PID now names another process, so we skip it;
+//! 3. guard rails on what we read (kernel threads, critical Windows processes refused; display
+//!    servers and compositors only with a second confirmation);
+//! 4. pin the process (Linux: a pidfd; Windows: a process handle), then re-read its start time: with
+//!    the pin held a match proves the signals below reach the process we checked;
+//! 5. graceful (SIGTERM, plus SIGCONT for a stopped process; Windows: WM_CLOSE to its top-level
+//!    windows), wait up to the grace period, then forced (SIGKILL / TerminateProcess);
+//! 6. verify by observation: the pidfd or handle becomes ready, or the process is gone from the
+//!    process table; a zombie counts as gone and its parent is named; a survivor is reported with
+//!    its state, kernel wait channel and the remedies that exist;
+//! 7. whether the GPU memory was released, from a caller-supplied [`GpuMemory`] reader (a fresh
+//!    collection round), polled for a short while after the exit.
+
+pub mod guard;
+
+#[cfg(target_os = "linux")]
+#[path = "linux.rs"]
+mod sys;
+#[cfg(target_os = "macos")]
+#[path = "macos.rs"]
+mod sys;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod sys;
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+#[path = "unsupported.rs"]
+mod sys;
+
+#[cfg(target_os = "linux")]
+pub mod procfs;
+
+use guard::{Platform, Verdict};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// What the user saw: the process they chose. `start_time` and `name` are re-checked before acting;
+/// `None` means "not known", and then only the PID identifies the target (the CLI fills both from a
+/// fresh read before it asks for confirmation, so the check still spans the prompt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    pub pid: u32,
+    /// Platform start-time token: Linux clock ticks after boot (`/proc/PID/stat` field 22), Windows
+    /// creation FILETIME, macOS microseconds since the epoch.
+    pub start_time: Option<u64>,
+    pub name: Option<String>,
+}
+
+impl Target {
+    pub fn pid(pid: u32) -> Self {
+        Target {
+            pid,
+            start_time: None,
+            name: None,
+        }
+    }
+
+    /// The identity of a process as read now.
+    pub fn from_info(info: &ProcInfo) -> Self {
+        Target {
+            pid: info.pid,
+            start_time: Some(info.start_time),
+            name: Some(info.name.clone()),
+        }
+    }
+}
+
+/// What we read about a live process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProcInfo {
+    pub pid: u32,
+    /// Linux: `comm` (at most 15 bytes); Windows: image file name; macOS: `pbi_name`/`pbi_comm`.
+    pub name: String,
+    /// Base name of the executable, where readable (it can differ from `name`).
+    pub exe_name: Option<String>,
+    pub start_time: u64,
+    /// Linux/macOS state letter (R, S, D, T, t, Z, ...); `None` where the platform has none.
+    pub state: Option<char>,
+    pub ppid: Option<u32>,
+    pub uid: Option<u32>,
+    pub user: Option<String>,
+    pub kernel_thread: bool,
+    /// Windows: marked critical (`IsProcessCritical`).
+    pub critical: bool,
+    /// Linux: this ID is a thread of that process (not a process of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_of: Option<u32>,
+}
+
+/// Why a process could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InspectError {
+    NotFound,
+    PermissionDenied(String),
+    Other(String),
+}
+
+/// Errors from pinning or signalling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ActError {
+    /// The process has exited (or was never there).
+    Gone,
+    PermissionDenied,
+    Os(String),
+}
+
+/// What to do, on every platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGTERM / WM_CLOSE to the top-level windows.
+    Graceful,
+    /// SIGCONT (a stopped process cannot act on SIGTERM until continued).
+    Continue,
+    /// SIGKILL / TerminateProcess.
+    Forced,
+    /// Windows only, after TerminateProcess failed to end it: ask WMI (`Win32_Process.Terminate`).
+    Fallback,
+}
+
+impl Signal {
+    /// The platform's name for it, as shown to users.
+    pub fn label(self) -> &'static str {
+        match (self, cfg!(windows)) {
+            (Signal::Graceful, false) => "SIGTERM",
+            (Signal::Graceful, true) => "WM_CLOSE",
+            (Signal::Continue, _) => "SIGCONT",
+            (Signal::Forced, false) => "SIGKILL",
+            (Signal::Forced, true) => "TerminateProcess",
+            (Signal::Fallback, _) => "WMI Terminate",
+        }
+    }
+}
+
+/// What a delivery attempt did (Windows' graceful step can find nothing to send to).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(windows), allow(dead_code))]
+pub(crate) enum Sent {
+    Delivered(String),
+    NotApplicable(String),
+}
+
+/// Options for one kill request.
+#[derive(Debug, Clone)]
+pub struct KillOptions {
+    /// Skip the graceful step.
+    pub force: bool,
+    /// How long the graceful step may take before the forced one.
+    pub grace: Duration,
+    /// How long to wait for the exit after the forced step before reporting "still alive".
+    pub kill_wait: Duration,
+    /// How long a zombie may wait for its parent to reap it before we report it as a zombie.
+    pub reap_wait: Duration,
+    /// How long to poll the GPU memory reader for the release after the exit.
+    pub release_wait: Duration,
+    /// Describe, signal nothing.
+    pub dry_run: bool,
+    /// The second confirmation for display servers and compositors (`--yes-really`).
+    pub confirmed_sensitive: bool,
+}
+
+impl Default for KillOptions {
+    fn default() -> Self {
+        KillOptions {
+            force: false,
+            grace: Duration::from_secs(3),
+            kill_wait: Duration::from_secs(5),
+            reap_wait: Duration::from_millis(200),
+            release_wait: Duration::from_secs(2),
+            dry_run: false,
+            confirmed_sensitive: false,
+        }
+    }
+}
+
+/// GPU memory held by a process, as a fresh collection round sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum GpuMemoryReading {
+    /// Listed as a GPU user holding this many bytes (measured).
+    Holds { bytes: u64 },
+    /// Not listed as a GPU user on any device that reports per-process memory.
+    NotListed,
+    /// Could not tell (no per-process source on this machine, a source failed, ...).
+    Unknown { reason: String },
+}
+
+/// Reads a process's measured GPU memory. The CLI implements it with a fresh collection round; the
+/// actions crate does not depend on any GPU source.
+pub trait GpuMemory {
+    fn gpu_memory_of(&self, pid: u32) -> GpuMemoryReading;
+}
+
+/// Whether the GPU memory came back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GpuRelease {
+    /// Before the first signal; `None` when no reader was given.
+    pub before: Option<GpuMemoryReading>,
+    /// After the exit (or after giving up); `None` when not read.
+    pub after: Option<GpuMemoryReading>,
+    /// `Some(true)`: held before, no longer listed after. `Some(false)`: still listed. `None`: unknown.
+    pub released: Option<bool>,
+    pub detail: String,
+}
+
+/// Final state of one target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Verified gone: exited and reaped.
+    Gone,
+    /// Exited, but its parent has not reaped it yet; holds no memory; counts as gone.
+    Zombie,
+    /// Survived the forced step for the whole wait.
+    StillAlive,
+    /// No process with that PID.
+    NotFound,
+    /// The PID now names a different process than the one the user chose; nothing was signalled.
+    IdentityMismatch,
+    /// A guard rail refused it; nothing was signalled.
+    Refused,
+    /// A display server or compositor: needs the second confirmation; nothing was signalled.
+    NeedsConfirmation,
+    /// Another user's process (or an elevated one); nothing was signalled.
+    PermissionDenied,
+    /// Dry run: nothing was signalled.
+    DryRun,
+    /// An unexpected OS error.
+    Error,
+}
+
+/// Exit codes of `gpuledger kill`, documented in its `--help`.
+pub mod exit_code {
+    /// Every target verified gone (exited; a zombie awaiting its parent counts).
+    pub const ALL_GONE: u8 = 0;
+    /// An unexpected error.
+    pub const ERROR: u8 = 1;
+    /// Bad command line (clap's own code).
+    pub const USAGE: u8 = 2;
+    /// A target survived the forced step.
+    pub const STILL_ALIVE: u8 = 3;
+    /// Refused: a guard rail, a missing second confirmation, or the user declined / no terminal.
+    pub const REFUSED: u8 = 4;
+    /// Permission denied: another user's or an elevated process.
+    pub const PERMISSION_DENIED: u8 = 5;
+    /// No such process, or the PID now names another process (skipped).
+    pub const NOT_FOUND_OR_REUSED: u8 = 6;
+    /// Dry run: nothing was signalled.
+    pub const DRY_RUN: u8 = 7;
+}
+
+impl Status {
+    pub fn exit_code(self) -> u8 {
+        use exit_code::*;
+        match self {
+            Status::Gone | Status::Zombie => ALL_GONE,
+            Status::Error => ERROR,
+            Status::StillAlive => STILL_ALIVE,
+            Status::Refused | Status::NeedsConfirmation => REFUSED,
+            Status::PermissionDenied => PERMISSION_DENIED,
+            Status::NotFound | Status::IdentityMismatch => NOT_FOUND_OR_REUSED,
+            Status::DryRun => DRY_RUN,
+        }
+    }
+
+    /// Which code wins when targets differ: the most serious.
+    fn severity(self) -> u8 {
+        match self {
+            Status::StillAlive => 7,
+            Status::Error => 6,
+            Status::PermissionDenied => 5,
+            Status::Refused | Status::NeedsConfirmation => 4,
+            Status::NotFound | Status::IdentityMismatch => 3,
+            Status::DryRun => 2,
+            Status::Gone | Status::Zombie => 0,
+        }
+    }
+
+    pub fn is_gone(self) -> bool {
+        matches!(self, Status::Gone | Status::Zombie)
+    }
+}
+
+/// The exit code for a set of outcomes: 0 only when every target is verified gone, otherwise the
+/// code of the most serious outcome (still alive > error > permission > refused > not found/reused >
+/// dry run). An empty set is an error (nothing was verified).
+pub fn combined_exit_code(outcomes: &[Outcome]) -> u8 {
+    outcomes
+        .iter()
+        .map(|o| o.status)
+        .max_by_key(|s| s.severity())
+        .map_or(exit_code::ERROR, Status::exit_code)
+}
+
+/// One thing we did, and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// `SIGTERM`, `SIGCONT`, `SIGKILL`, `WM_CLOSE`, `TerminateProcess`, `wait`.
+    pub action: String,
+    /// Milliseconds after the request started.
+    pub at_ms: u64,
+    pub result: String,
+}
+
+/// The parent a zombie waits for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParentInfo {
+    pub pid: u32,
+    pub name: Option<String>,
+}
+
+/// What we know about a process that survived the forced step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Survivor {
+    /// State letter and its meaning, e.g. `D (uninterruptible sleep)`.
+    pub state: Option<String>,
+    /// The kernel function it waits in (`/proc/PID/wchan`), where readable.
+    pub wchan: Option<String>,
+    pub remedies: Vec<String>,
+}
+
+/// The outcome for one target (serialised for `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub pid: u32,
+    pub name: Option<String>,
+    pub start_time: Option<u64>,
+    pub status: Status,
+    /// One human sentence.
+    pub message: String,
+    /// Dry run: what would be done.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<String>,
+    pub steps: Vec<Step>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zombie_parent: Option<ParentInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survivor: Option<Survivor>,
+    pub gpu_memory: GpuRelease,
+    pub elapsed_ms: u64,
+}
+
+impl Outcome {
+    /// Whether any signal was actually sent.
+    pub fn signalled(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.action != "wait" && s.result.starts_with("sent"))
+    }
+}
+
+/// Test seam: decides whether a signal is really delivered. Tests use it to make a real process
+/// survive SIGKILL (the kernel offers no reliable way to make one unkillable on demand), so the
+/// "still alive" report runs on a real process with real state. Returns `false` to suppress.
+pub type DeliveryFilter = Box<dyn Fn(u32, Signal) -> bool + Send + Sync>;
+
+/// Performs kill requests. One per program run is enough.
+pub struct Killer {
+    sys: sys::Sys,
+    self_pid: u32,
+    ancestors: Vec<u32>,
+    platform: Platform,
+    filter: Option<DeliveryFilter>,
+}
+
+impl Default for Killer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Killer {
+    /// Reads the live system.
+    pub fn new() -> Self {
+        Self::from_sys(sys::Sys::new())
+    }
+
+    /// Linux: read process identity and state under `root` instead of `/proc` (signals still go to
+    /// real PIDs). For tests of the guard rails and for recorded trees.
+    #[cfg(target_os = "linux")]
+    pub fn with_proc_root(root: impl Into<std::path::PathBuf>) -> Self {
+        Self::from_sys(sys::Sys::with_root(root.into()))
+    }
+
+    /// Linux: do not use pidfds (as on kernels before 5.3): kill(2) after a start-time re-check.
+    #[cfg(target_os = "linux")]
+    pub fn without_pidfd(mut self) -> Self {
+        self.sys.use_pidfd = false;
+        self
+    }
+
+    fn from_sys(sys: sys::Sys) -> Self {
+        let self_pid = std::process::id();
+        let ancestors = sys::ancestors(self_pid);
+        Killer {
+            sys,
+            self_pid,
+            ancestors,
+            platform: Platform::current(),
+            filter: None,
+        }
+    }
+
+    /// Installs a [`DeliveryFilter`] (tests only: a real kill must deliver what it reports).
+    #[doc(hidden)]
+    pub fn with_delivery_filter(mut self, filter: DeliveryFilter) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Our own ancestors (protected), nearest first.
+    pub fn ancestors(&self) -> &[u32] {
+        &self.ancestors
+    }
+
+    /// Reads a process's identity and state (for the confirmation prompt).
+    pub fn inspect(&self, pid: u32) -> Result<ProcInfo, InspectError> {
+        if let Some(why) = guard::invalid_pid(pid) {
+            return Err(InspectError::Other(why));
+        }
+        self.sys.inspect(pid)
+    }
+
+    /// The guard rails' verdict for a process, without acting (for the prompt).
+    pub fn verdict(&self, info: &ProcInfo) -> Verdict {
+        match guard::check_pid(info.pid, self.self_pid, &self.ancestors, self.platform) {
+            Verdict::Allowed => guard::check_info(info, self.platform),
+            other => other,
+        }
+    }
+
+    /// Kills each target in turn.
+    pub fn kill_all(
+        &self,
+        targets: &[Target],
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+    ) -> Vec<Outcome> {
+        targets.iter().map(|t| self.kill(t, opts, gpu)).collect()
+    }
+
+    /// Kills one target: see the module documentation for the flow.
+    pub fn kill(
+        &self,
+        target: &Target,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+    ) -> Outcome {
+        let mut run = Run {
+            started: Instant::now(),
+            steps: Vec::new(),
+        };
+        let mut out = Outcome {
+            pid: target.pid,
+            name: target.name.clone(),
+            start_time: target.start_time,
+            status: Status::Error,
+            message: String::new(),
+            plan: Vec::new(),
+            steps: Vec::new(),
+            zombie_parent: None,
+            survivor: None,
+            gpu_memory: GpuRelease {
+                before: None,
+                after: None,
+                released: None,
+                detail: if gpu.is_some() {
+                    "not read: nothing was signalled".into()
+                } else {
+                    "unknown: no GPU memory reader was available".into()
+                },
+            },
+            elapsed_ms: 0,
+        };
+        self.kill_inner(target, opts, gpu, &mut run, &mut out);
+        out.steps = run.steps;
+        out.elapsed_ms = run.started.elapsed().as_millis() as u64;
+        out
+    }
+
+    fn kill_inner(
+        &self,
+        target: &Target,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+        run: &mut Run,
+        out: &mut Outcome,
+    ) {
+        let pid = target.pid;
+        let label = |name: &str| format!("PID {pid} ({name})");
+
+        if let Verdict::Refused(why) =
+            guard::check_pid(pid, self.self_pid, &self.ancestors, self.platform)
+        {
+            return out.set(
+                Status::Refused,
+                format!("refused PID {pid}: {why}; nothing was signalled"),
+            );
+        }
+
+        let info = match self.sys.inspect(pid) {
+            Ok(info) => info,
+            Err(InspectError::NotFound) => {
+                return out.set(
+                    Status::NotFound,
+                    format!("no process with PID {pid} (it may have exited already)"),
+                )
+            }
+            Err(InspectError::PermissionDenied(why)) => {
+                return out.set(Status::PermissionDenied, format!("PID {pid}: {why}"))
+            }
+            Err(InspectError::Other(why)) => {
+                return out.set(Status::Error, format!("could not read PID {pid}: {why}"))
+            }
+        };
+        let who = label(&info.name);
+        if let Some(why) = identity_mismatch(target, &info) {
+            // `name`/`start_time` stay what the user chose; the other process is in the message.
+            return out.set(
+                Status::IdentityMismatch,
+                format!(
+                    "skipped PID {pid}: {why}, so the PID now names a different process \
+                     ({}); nothing was signalled",
+                    info.name
+                ),
+            );
+        }
+        out.name = Some(info.name.clone());
+        out.start_time = Some(info.start_time);
+
+        match guard::check_info(&info, self.platform) {
+            Verdict::Allowed => {}
+            Verdict::Refused(why) => {
+                return out.set(
+                    Status::Refused,
+                    format!("refused {who}: {why}; nothing was signalled"),
+                )
+            }
+            Verdict::NeedsSecondConfirmation(why) if !opts.confirmed_sensitive => {
+                return out.set(
+                    Status::NeedsConfirmation,
+                    format!(
+                        "not killing {who}: {why}. Confirm a second time (--yes-really) to go \
+                         ahead; nothing was signalled"
+                    ),
+                )
+            }
+            Verdict::NeedsSecondConfirmation(_) => {}
+        }
+
+        if info.state == Some('Z') {
+            out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
+            return out.set(
+                Status::Zombie,
+                format!(
+                    "{who} has already exited and is a zombie: it holds no memory; only its \
+                     parent {} can remove it from the process table (by waiting for it)",
+                    describe_parent(out.zombie_parent.as_ref())
+                ),
+            );
+        }
+
+        if opts.dry_run {
+            out.plan = self.plan(&info, opts);
+            return out.set(
+                Status::DryRun,
+                format!(
+                    "dry run for {who}: nothing was signalled; the plan: {}",
+                    out.plan.join("; ")
+                ),
+            );
+        }
+
+        let before = gpu.map(|g| g.gpu_memory_of(pid));
+
+        // Pin, then prove the pin holds the process we checked.
+        let handle = match self.sys.open(pid, &info) {
+            Ok(h) => h,
+            Err(ActError::Gone) => {
+                return out.set(
+                    Status::Gone,
+                    format!("{who} exited on its own before it was signalled"),
+                )
+            }
+            Err(ActError::PermissionDenied) => {
+                return out.set(Status::PermissionDenied, self.permission_message(&info))
+            }
+            Err(ActError::Os(e)) => {
+                return out.set(Status::Error, format!("could not open {who}: {e}"))
+            }
+        };
+        match self.sys.inspect_pinned(&handle, pid) {
+            Ok(now) if now.start_time == info.start_time => {}
+            Ok(now) => {
+                return out.set(
+                    Status::IdentityMismatch,
+                    format!(
+                        "skipped PID {pid}: it was reused by {} between the check and the pin; \
+                         nothing was signalled",
+                        now.name
+                    ),
+                )
+            }
+            Err(InspectError::NotFound) => {
+                return out.set(
+                    Status::Gone,
+                    format!("{who} exited on its own before it was signalled"),
+                )
+            }
+            Err(InspectError::PermissionDenied(why)) => {
+                return out.set(Status::PermissionDenied, format!("{who}: {why}"))
+            }
+            Err(InspectError::Other(e)) => {
+                return out.set(Status::Error, format!("could not re-read {who}: {e}"))
+            }
+        }
+        out.gpu_memory.before = before.clone();
+
+        let mut exited = false;
+        if !opts.force {
+            match self.deliver(run, &handle, pid, Signal::Graceful) {
+                Ok(Sent::Delivered(_)) => {
+                    if matches!(info.state, Some('T')) {
+                        // A stopped process keeps SIGTERM pending until continued.
+                        if let Err(e) = self.deliver(run, &handle, pid, Signal::Continue) {
+                            if let Some(stop) = self.stop_on_error(e, &info, out) {
+                                return stop;
+                            }
+                        }
+                    }
+                    exited = self.wait(run, &handle, pid, opts.grace);
+                }
+                Ok(Sent::NotApplicable(_)) => {}
+                Err(ActError::Gone) => exited = true,
+                Err(e) => {
+                    if let Some(stop) = self.stop_on_error(e, &info, out) {
+                        return stop;
+                    }
+                }
+            }
+        }
+        if !exited {
+            match self.deliver(run, &handle, pid, Signal::Forced) {
+                Ok(_) => exited = self.wait(run, &handle, pid, opts.kill_wait),
+                Err(ActError::Gone) => exited = true,
+                Err(e) => {
+                    if let Some(stop) = self.stop_on_error(e, &info, out) {
+                        return stop;
+                    }
+                }
+            }
+        }
+
+        if !exited && cfg!(windows) {
+            match self.deliver(run, &handle, pid, Signal::Fallback) {
+                Ok(Sent::Delivered(_)) => exited = self.wait(run, &handle, pid, opts.kill_wait),
+                Err(ActError::Gone) => exited = true,
+                // Not available or failed: the step says so; the report below is the same.
+                Ok(Sent::NotApplicable(_)) | Err(_) => {}
+            }
+        }
+
+        if !exited {
+            let survivor = self.sys.survivor(pid, Signal::Forced.label());
+            let state = survivor
+                .state
+                .clone()
+                .unwrap_or_else(|| "unknown state".into());
+            out.survivor = Some(survivor);
+            out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
+            return out.set(
+                Status::StillAlive,
+                format!(
+                    "{who} is still alive {} ms after {} ({state}); see the remedies",
+                    opts.kill_wait.as_millis(),
+                    Signal::Forced.label()
+                ),
+            );
+        }
+
+        match self
+            .sys
+            .observe_exit(&handle, pid, info.start_time, opts.reap_wait)
+        {
+            Exit::Gone(detail) => {
+                out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
+                out.set(Status::Gone, format!("{who} is gone{detail}"));
+            }
+            Exit::Zombie { ppid } => {
+                out.zombie_parent = ppid.map(|p| self.parent_info(p));
+                out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
+                out.set(
+                    Status::Zombie,
+                    format!(
+                        "{who} has exited and is now a zombie (holds no memory; counts as gone) \
+                         until its parent {} reaps it",
+                        describe_parent(out.zombie_parent.as_ref())
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Sends one signal through the filter, recording the step.
+    fn deliver(
+        &self,
+        run: &mut Run,
+        handle: &sys::Handle,
+        pid: u32,
+        sig: Signal,
+    ) -> Result<Sent, ActError> {
+        if let Some(filter) = &self.filter {
+            if !filter(pid, sig) {
+                run.step(
+                    sig.label(),
+                    "suppressed by the test delivery filter (not sent)".into(),
+                );
+                return Ok(Sent::Delivered(String::new()));
+            }
+        }
+        let res = self.sys.send(handle, pid, sig);
+        let text = match &res {
+            Ok(Sent::Delivered(d)) if d.is_empty() => "sent".to_string(),
+            Ok(Sent::Delivered(d)) => format!("sent {d}"),
+            Ok(Sent::NotApplicable(why)) => format!("not sent: {why}"),
+            Err(ActError::Gone) => "not sent: the process has already exited".into(),
+            Err(ActError::PermissionDenied) => "not sent: permission denied".into(),
+            Err(ActError::Os(e)) => format!("failed: {e}"),
+        };
+        run.step(sig.label(), text);
+        res
+    }
+
+    fn wait(&self, run: &mut Run, handle: &sys::Handle, pid: u32, timeout: Duration) -> bool {
+        let t = Instant::now();
+        let res = self.sys.wait_exit(handle, pid, timeout);
+        let text = match &res {
+            Ok(true) => format!("exited after {} ms", t.elapsed().as_millis()),
+            Ok(false) => format!("still running after {} ms", timeout.as_millis()),
+            Err(e) => format!("could not wait: {e}"),
+        };
+        run.step("wait", text);
+        res.unwrap_or(false)
+    }
+
+    /// Turns a delivery error into a final outcome; `None` means carry on.
+    fn stop_on_error(&self, e: ActError, info: &ProcInfo, out: &mut Outcome) -> Option<()> {
+        match e {
+            ActError::Gone => None,
+            ActError::PermissionDenied => {
+                out.set(Status::PermissionDenied, self.permission_message(info));
+                Some(())
+            }
+            ActError::Os(e) => {
+                out.set(
+                    Status::Error,
+                    format!("PID {} ({}): {e}", info.pid, info.name),
+                );
+                Some(())
+            }
+        }
+    }
+
+    fn permission_message(&self, info: &ProcInfo) -> String {
+        let owner = match (&info.user, info.uid) {
+            (Some(u), Some(id)) => format!("user {u} (uid {id})"),
+            (None, Some(id)) => format!("uid {id}"),
+            _ => "another user (or runs elevated)".into(),
+        };
+        format!(
+            "permission denied: PID {} ({}) belongs to {owner}, and gpuledger runs as {}; only the \
+             process's owner or an administrator may signal it. Run gpuledger as that user, or with \
+             sudo / from an elevated prompt. Nothing was signalled.",
+            info.pid,
+            info.name,
+            sys::current_user()
+        )
+    }
+
+    fn parent_info(&self, ppid: u32) -> ParentInfo {
+        ParentInfo {
+            pid: ppid,
+            name: self.sys.inspect(ppid).ok().map(|p| p.name),
+        }
+    }
+
+    fn plan(&self, info: &ProcInfo, opts: &KillOptions) -> Vec<String> {
+        let mut plan = Vec::new();
+        if !opts.force {
+            plan.push(format!(
+                "send {} to PID {} ({})",
+                Signal::Graceful.label(),
+                info.pid,
+                info.name
+            ));
+            if info.state == Some('T') {
+                plan.push(
+                    "send SIGCONT (it is stopped and cannot act on SIGTERM until continued)".into(),
+                );
+            }
+            plan.push(format!(
+                "wait up to {} ms for it to exit",
+                opts.grace.as_millis()
+            ));
+            plan.push(format!(
+                "if it has not exited, send {}",
+                Signal::Forced.label()
+            ));
+        } else {
+            plan.push(format!(
+                "send {} to PID {} ({})",
+                Signal::Forced.label(),
+                info.pid,
+                info.name
+            ));
+        }
+        if cfg!(windows) {
+            plan.push("if it survives TerminateProcess, ask WMI to terminate it".into());
+        }
+        plan.push(format!(
+            "verify it is gone within {} ms, else report it as still alive",
+            opts.kill_wait.as_millis()
+        ));
+        if let (Some(uid), Some(me)) = (info.uid, sys::current_uid()) {
+            if me != 0 && uid != me {
+                plan.push(format!(
+                    "(expect permission denied: it belongs to uid {uid}, gpuledger runs as uid {me})"
+                ));
+            }
+        }
+        plan
+    }
+}
+
+/// The account name for a UID (`getpwuid_r`), `None` when it has none.
+#[cfg(unix)]
+pub(crate) fn unix_user_name(uid: u32) -> Option<String> {
+    let mut buf = vec![0 as libc::c_char; 4096];
+    // SAFETY: passwd is plain data; getpwuid_r fills it with pointers into `buf`.
+    let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut res: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: all pointers are valid for the sizes given.
+    let rc = unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut res) };
+    if rc != 0 || res.is_null() || pw.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name points into `buf`, NUL-terminated by getpwuid_r.
+    let name = unsafe { std::ffi::CStr::from_ptr(pw.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+/// How the process ended, as observed after its pin became ready.
+pub(crate) enum Exit {
+    /// Reaped; the string adds detail (e.g. Windows exit code), starting with a separator.
+    Gone(String),
+    #[cfg_attr(windows, allow(dead_code))]
+    Zombie { ppid: Option<u32> },
+}
+
+struct Run {
+    started: Instant,
+    steps: Vec<Step>,
+}
+
+impl Run {
+    fn step(&mut self, action: &str, result: String) {
+        self.steps.push(Step {
+            action: action.into(),
+            at_ms: self.started.elapsed().as_millis() as u64,
+            result,
+        });
+    }
+}
+
+impl Outcome {
+    fn set(&mut self, status: Status, message: String) {
+        self.status = status;
+        self.message = message;
+    }
+}
+
+fn describe_parent(p: Option<&ParentInfo>) -> String {
+    match p {
+        Some(ParentInfo { pid, name: Some(n) }) => format!("PID {pid} ({n})"),
+        Some(ParentInfo { pid, name: None }) => format!("PID {pid}"),
+        None => "(unknown)".into(),
+    }
+}
+
+/// Why the process read now is not the one the user chose, if it is not.
+fn identity_mismatch(target: &Target, info: &ProcInfo) -> Option<String> {
+    if let Some(st) = target.start_time {
+        if st != info.start_time {
+            return Some(format!(
+                "its start time is {} but the process you chose started at {st}",
+                info.start_time
+            ));
+        }
+    }
+    if let Some(name) = &target.name {
+        if !names_match(name, info) {
+            return Some(format!("its name is {:?}, not {name:?}", info.name));
+        }
+    }
+    None
+}
+
+/// Names compare without case and `.exe`; Linux `comm` is cut to 15 bytes, so a 15-byte name
+/// matches a longer one it begins.
+fn names_match(wanted: &str, info: &ProcInfo) -> bool {
+    let w = guard::normalise_name(wanted);
+    std::iter::once(info.name.as_str())
+        .chain(info.exe_name.as_deref())
+        .any(|have| {
+            let h = guard::normalise_name(have);
+            h == w || (h.len() == 15 && w.starts_with(&h)) || (w.len() == 15 && h.starts_with(&w))
+        })
+}
+
+/// Reads the GPU memory after the exit, polling for up to `wait` while it is still listed (drivers
+/// free memory a little after the process is gone).
+fn gpu_release(
+    gpu: Option<&dyn GpuMemory>,
+    pid: u32,
+    before: Option<GpuMemoryReading>,
+    wait: Duration,
+    exited: bool,
+) -> GpuRelease {
+    let Some(gpu) = gpu else {
+        return GpuRelease {
+            before: None,
+            after: None,
+            released: None,
+            detail: "unknown: no GPU memory reader was available".into(),
+        };
+    };
+    let start = Instant::now();
+    let mut after = gpu.gpu_memory_of(pid);
+    while exited && matches!(after, GpuMemoryReading::Holds { .. }) && start.elapsed() < wait {
+        std::thread::sleep(Duration::from_millis(100).min(wait));
+        after = gpu.gpu_memory_of(pid);
+    }
+    let (released, detail) = match (&before, &after) {
+        (Some(GpuMemoryReading::Holds { bytes }), GpuMemoryReading::NotListed) => {
+            (Some(true), format!("released: it held {bytes} bytes, and is no longer listed"))
+        }
+        (Some(GpuMemoryReading::Holds { bytes: b }), GpuMemoryReading::Holds { bytes: a }) => (
+            Some(false),
+            format!(
+                "not released: it held {b} bytes before and is still listed with {a} bytes {} ms later",
+                start.elapsed().as_millis()
+            ),
+        ),
+        (Some(GpuMemoryReading::NotListed), GpuMemoryReading::NotListed) => {
+            (None, "it held no measured GPU memory before the kill".into())
+        }
+        (_, GpuMemoryReading::Unknown { reason }) | (Some(GpuMemoryReading::Unknown { reason }), _) => {
+            (None, format!("unknown: {reason}"))
+        }
+        (_, GpuMemoryReading::Holds { bytes }) => {
+            (Some(false), format!("still listed with {bytes} bytes"))
+        }
+        (_, GpuMemoryReading::NotListed) => (None, "not listed after the kill".into()),
+    };
+    GpuRelease {
+        before,
+        after: Some(after),
+        released,
+        detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(status: Status) -> Outcome {
+        Outcome {
+            pid: 1,
+            name: None,
+            start_time: None,
+            status,
+            message: String::new(),
+            plan: vec![],
+            steps: vec![],
+            zombie_parent: None,
+            survivor: None,
+            gpu_memory: GpuRelease {
+                before: None,
+                after: None,
+                released: None,
+                detail: String::new(),
+            },
+            elapsed_ms: 0,
+        }
+    }
+
+    #[test]
+    fn exit_codes_zero_only_when_all_gone() {
+        let c =
+            |s: &[Status]| combined_exit_code(&s.iter().map(|&s| outcome(s)).collect::<Vec<_>>());
+        assert_eq!(c(&[Status::Gone, Status::Zombie]), 0);
+        assert_eq!(c(&[]), exit_code::ERROR);
+        assert_eq!(c(&[Status::Gone, Status::DryRun]), exit_code::DRY_RUN);
+        assert_eq!(
+            c(&[Status::NotFound, Status::Gone]),
+            exit_code::NOT_FOUND_OR_REUSED
+        );
+        assert_eq!(
+            c(&[Status::IdentityMismatch, Status::Refused]),
+            exit_code::REFUSED
+        );
+        assert_eq!(c(&[Status::NeedsConfirmation]), exit_code::REFUSED);
+        assert_eq!(
+            c(&[Status::Refused, Status::PermissionDenied]),
+            exit_code::PERMISSION_DENIED
+        );
+        assert_eq!(
+            c(&[Status::PermissionDenied, Status::Error]),
+            exit_code::ERROR
+        );
+        assert_eq!(
+            c(&[Status::Error, Status::StillAlive, Status::Gone]),
+            exit_code::STILL_ALIVE
+        );
+    }
+
+    fn info(name: &str, exe: Option<&str>) -> ProcInfo {
+        ProcInfo {
+            pid: 5,
+            name: name.into(),
+            exe_name: exe.map(Into::into),
+            start_time: 77,
+            state: Some('S'),
+            ppid: None,
+            uid: None,
+            user: None,
+            kernel_thread: false,
+            critical: false,
+            thread_of: None,
+        }
+    }
+
+    #[test]
+    fn identity_rules() {
+        let t = |st: Option<u64>, n: Option<&str>| Target {
+            pid: 5,
+            start_time: st,
+            name: n.map(Into::into),
+        };
+        let i = info("llama-server", None);
+        assert_eq!(
+            identity_mismatch(&t(Some(77), Some("llama-server")), &i),
+            None
+        );
+        assert_eq!(identity_mismatch(&t(None, None), &i), None);
+        assert!(identity_mismatch(&t(Some(78), None), &i)
+            .unwrap()
+            .contains("start time"));
+        assert!(identity_mismatch(&t(None, Some("python3")), &i)
+            .unwrap()
+            .contains("python3"));
+        // comm truncation to 15 bytes, case and .exe.
+        let long = info("text-generation", Some("text-generation-launcher"));
+        assert_eq!(
+            identity_mismatch(&t(None, Some("text-generation-launcher")), &long),
+            None
+        );
+        assert_eq!(
+            identity_mismatch(&t(None, Some("Ollama.EXE")), &info("ollama", None)),
+            None
+        );
+        // A 14-byte comm is not truncated: a longer name is a different program.
+        assert!(identity_mismatch(
+            &t(None, Some("llama-server-x")),
+            &info("llama-server", None)
+        )
+        .is_some());
+    }
+
+    struct Fixed(Vec<GpuMemoryReading>, std::cell::Cell<usize>);
+    impl GpuMemory for Fixed {
+        fn gpu_memory_of(&self, _pid: u32) -> GpuMemoryReading {
+            let i = self.1.get();
+            self.1.set(i + 1);
+            self.0[i.min(self.0.len() - 1)].clone()
+        }
+    }
+
+    #[test]
+    fn gpu_release_verdicts() {
+        let holds = |b| GpuMemoryReading::Holds { bytes: b };
+        let before = Some(holds(1 << 30));
+        // Released after two more polls.
+        let g = Fixed(
+            vec![holds(1 << 30), holds(1 << 30), GpuMemoryReading::NotListed],
+            0.into(),
+        );
+        let r = gpu_release(Some(&g), 5, before.clone(), Duration::from_secs(2), true);
+        assert_eq!(r.released, Some(true));
+        assert_eq!(r.after, Some(GpuMemoryReading::NotListed));
+        assert_eq!(g.1.get(), 3);
+        // Never released within the wait.
+        let g = Fixed(vec![holds(5)], 0.into());
+        let r = gpu_release(
+            Some(&g),
+            5,
+            before.clone(),
+            Duration::from_millis(250),
+            true,
+        );
+        assert_eq!(r.released, Some(false));
+        assert!(
+            r.detail.contains("still listed with 5 bytes"),
+            "{}",
+            r.detail
+        );
+        // Unknown stays unknown.
+        let g = Fixed(
+            vec![GpuMemoryReading::Unknown {
+                reason: "no NVML".into(),
+            }],
+            0.into(),
+        );
+        let r = gpu_release(Some(&g), 5, before, Duration::ZERO, true);
+        assert_eq!(r.released, None);
+        assert!(r.detail.contains("no NVML"));
+        let r = gpu_release(None, 5, None, Duration::ZERO, true);
+        assert_eq!((r.released, r.after), (None, None));
+    }
+
+    #[test]
+    fn outcome_json_shape() {
+        let mut o = outcome(Status::StillAlive);
+        o.survivor = Some(Survivor {
+            state: Some("D (uninterruptible sleep)".into()),
+            wchan: None,
+            remedies: vec!["reboot".into()],
+        });
+        let v: serde_json::Value = serde_json::to_value(&o).unwrap();
+        assert_eq!(v["status"], "still_alive");
+        assert_eq!(v["survivor"]["remedies"][0], "reboot");
+        assert!(v.get("zombie_parent").is_none());
+        assert!(v["gpu_memory"]["released"].is_null());
+        let r = GpuMemoryReading::Holds { bytes: 3 };
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({"state": "holds", "bytes": 3})
+        );
+    }
+}

@@ -1,0 +1,472 @@
+//! `gpuledger kill PID...`: safe termination through gpuledger-actions (graceful, forced after a
+//! grace period, verified by observation, guard rails), with a confirmation on the terminal that
+//! names each process and its measured GPU memory.
+
+use crate::Global;
+use gpuledger_actions::kill::{
+    combined_exit_code, exit_code, guard::Verdict, GpuMemory, GpuMemoryReading, KillOptions,
+    Killer, Outcome, ProcInfo, Status, Target,
+};
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::{redact_arg_list, Snapshot, SourceState, WorkloadKind};
+use gpuledger_sources::Collector;
+use gpuledger_workloads::identify::identify;
+use std::cell::RefCell;
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+pub const EXIT_CODES: &str = "\
+Exit status:
+  0  every target verified gone (exited; a zombie waiting for its parent counts)
+  1  an unexpected error
+  2  bad command-line usage
+  3  a target is still alive after SIGKILL / TerminateProcess (see the remedies)
+  4  refused: a guard rail (PID 1, kernel thread, gpuledger or its parents, critical system
+     process), a display server without --yes-really, declined at the prompt, or no terminal
+     to ask on and no --yes
+  5  permission denied: another user's (or an elevated) process
+  6  no such process, or the PID now names a different process (skipped)
+  7  dry run: nothing was signalled
+With several targets the most serious code wins (3 > 1 > 5 > 4 > 6 > 7).";
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Process IDs to terminate.
+    #[arg(required = true, value_name = "PID")]
+    pub pids: Vec<u32>,
+    /// Skip the graceful step: SIGKILL / TerminateProcess at once.
+    #[arg(long)]
+    pub force: bool,
+    /// Seconds to wait after SIGTERM / WM_CLOSE before forcing.
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub grace: f64,
+    /// Do not ask: the targets are confirmed.
+    #[arg(long)]
+    pub yes: bool,
+    /// The second confirmation needed for display servers, compositors and desktop shells.
+    #[arg(long)]
+    pub yes_really: bool,
+    /// Say what would be done; signal nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print each target's outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !v.is_finite() || !(0.0..=3600.0).contains(&v) {
+        return Err(format!(
+            "{s}: the grace period must be between 0 and 3600 seconds"
+        ));
+    }
+    Ok(v)
+}
+
+/// GPU memory per PID from fresh collection rounds (the measured ledger).
+struct Measured {
+    collector: RefCell<Collector>,
+}
+
+impl GpuMemory for Measured {
+    fn gpu_memory_of(&self, pid: u32) -> GpuMemoryReading {
+        let snap = self.collector.borrow_mut().collect();
+        reading_from_snapshot(&snap, pid)
+    }
+}
+
+/// What one snapshot says about one PID's GPU memory. Not listed counts as "holds none" only when a
+/// per-process source worked; otherwise it stays unknown, with the reason.
+pub fn reading_from_snapshot(snap: &Snapshot, pid: u32) -> GpuMemoryReading {
+    if let Some(p) = snap.processes.iter().find(|p| p.pid == pid) {
+        let known: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
+        if !known.is_empty() {
+            return GpuMemoryReading::Holds {
+                bytes: known.iter().sum(),
+            };
+        }
+        let reason = p
+            .usage
+            .iter()
+            .find_map(|u| u.unavailable_reason.clone())
+            .unwrap_or_else(|| "its GPU memory was not reported".into());
+        return GpuMemoryReading::Unknown { reason };
+    }
+    if snap.host.wsl {
+        return GpuMemoryReading::Unknown {
+            reason: "WSL2 does not expose per-process GPU memory".into(),
+        };
+    }
+    if snap.devices.is_empty() {
+        let why = snap
+            .sources
+            .iter()
+            .filter(|s| s.status != SourceState::Ok)
+            .map(|s| format!("{}: {}", s.name, s.detail))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return GpuMemoryReading::Unknown {
+            reason: if why.is_empty() {
+                "no GPU found by any source".into()
+            } else {
+                format!("no GPU found by any source ({why})")
+            },
+        };
+    }
+    GpuMemoryReading::NotListed
+}
+
+fn describe_reading(r: &GpuMemoryReading) -> String {
+    match r {
+        GpuMemoryReading::Holds { bytes } => {
+            format!("{} GPU memory (measured)", human_bytes(*bytes))
+        }
+        GpuMemoryReading::NotListed => "no measured GPU memory".into(),
+        GpuMemoryReading::Unknown { reason } => format!("GPU memory unknown: {reason}"),
+    }
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if global.args.replay.is_some() {
+        anyhow::bail!("kill acts on the live machine: --replay cannot be used with it");
+    }
+    if global.args.proc_root != std::path::Path::new("/proc") {
+        anyhow::bail!(
+            "kill acts on live processes: --proc-root {} cannot be used with it",
+            global.args.proc_root.display()
+        );
+    }
+    let killer = Killer::new();
+    let measured = Measured {
+        collector: RefCell::new(global.collector()),
+    };
+
+    // What the user is about to confirm: the identity read now is what the kill re-checks.
+    let first = measured.collector.borrow_mut().collect();
+    let mut targets = Vec::new();
+    for &pid in &args.pids {
+        let info = killer.inspect(pid).ok();
+        let target = info
+            .as_ref()
+            .map(Target::from_info)
+            .unwrap_or_else(|| Target::pid(pid));
+        let verdict = info.as_ref().map(|i| killer.verdict(i));
+        targets.push(Planned {
+            target,
+            info,
+            verdict,
+            memory: reading_from_snapshot(&first, pid),
+            confirmed_sensitive: args.yes_really,
+        });
+    }
+
+    if !args.yes && !args.dry_run {
+        match confirm(&mut targets, &measured, args.force) {
+            Confirm::Yes => {}
+            Confirm::No(why) => {
+                eprintln!("gpuledger kill: {why}; nothing was signalled");
+                return Ok(ExitCode::from(exit_code::REFUSED));
+            }
+        }
+    }
+
+    let base = KillOptions {
+        force: args.force,
+        grace: Duration::from_secs_f64(args.grace),
+        dry_run: args.dry_run,
+        ..KillOptions::default()
+    };
+    let gpu: Option<&dyn GpuMemory> = if args.dry_run { None } else { Some(&measured) };
+    let outcomes: Vec<Outcome> = targets
+        .iter()
+        .map(|t| {
+            let opts = KillOptions {
+                confirmed_sensitive: t.confirmed_sensitive,
+                ..base.clone()
+            };
+            killer.kill(&t.target, &opts, gpu)
+        })
+        .collect();
+    let code = combined_exit_code(&outcomes);
+
+    let mut out = std::io::stdout().lock();
+    let text = if args.json {
+        let doc = KillReport {
+            schema: "gpuledger.kill/1",
+            exit_code: code,
+            outcomes: &outcomes,
+        };
+        format!("{}\n", serde_json::to_string_pretty(&doc)?)
+    } else {
+        outcomes
+            .iter()
+            .zip(&targets)
+            .map(|(o, t)| render(o, &t.memory))
+            .collect::<String>()
+    };
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+        _ => {}
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The `--json` document (field order kept as declared).
+#[derive(serde::Serialize)]
+struct KillReport<'a> {
+    schema: &'static str,
+    exit_code: u8,
+    outcomes: &'a [Outcome],
+}
+
+struct Planned {
+    target: Target,
+    info: Option<ProcInfo>,
+    verdict: Option<Verdict>,
+    memory: GpuMemoryReading,
+    confirmed_sensitive: bool,
+}
+
+enum Confirm {
+    Yes,
+    No(String),
+}
+
+/// Asks on the terminal (stdin must be one). Guard-rail refusals are not asked about: they will be
+/// refused anyway, and the outcome says why.
+fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Confirm::No(
+            "no terminal to ask for confirmation on; pass --yes to confirm in advance".into(),
+        );
+    }
+    let askable: Vec<usize> = (0..targets.len())
+        .filter(|&i| {
+            targets[i].info.is_some() && !matches!(targets[i].verdict, Some(Verdict::Refused(_)))
+        })
+        .collect();
+    if askable.is_empty() {
+        return Confirm::Yes; // Nothing to signal: the outcomes will say why.
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "About to terminate:");
+    for &i in &askable {
+        let t = &targets[i];
+        let info = t.info.as_ref().expect("askable targets were read");
+        let _ = writeln!(err, "  {}", describe_target(info, &t.memory, measured));
+    }
+    let mode = if force {
+        "forced at once"
+    } else {
+        "graceful first, forced after the grace period"
+    };
+    let _ = write!(
+        err,
+        "Terminate {} process(es) ({mode})? [y/N] ",
+        askable.len()
+    );
+    let _ = err.flush();
+    if !read_yes(&mut stdin.lock(), false) {
+        return Confirm::No("not confirmed".into());
+    }
+    for &i in &askable {
+        if let Some(Verdict::NeedsSecondConfirmation(why)) = &targets[i].verdict {
+            if targets[i].confirmed_sensitive {
+                continue;
+            }
+            let _ = write!(
+                err,
+                "{why}.\nType 'yes' to kill PID {} anyway: ",
+                targets[i].target.pid
+            );
+            let _ = err.flush();
+            targets[i].confirmed_sensitive = read_yes(&mut stdin.lock(), true);
+        }
+    }
+    Confirm::Yes
+}
+
+fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measured) -> String {
+    let mut p = gpuledger_model::Process::new(info.pid);
+    measured.collector.borrow().procs().fill(&mut p);
+    let user = info
+        .user
+        .clone()
+        .or(p.user.clone())
+        .map(|u| format!(", user {u}"))
+        .unwrap_or_default();
+    let cmd = p
+        .cmdline
+        .as_ref()
+        .map(|c| redact_arg_list(c).join(" "))
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            let short: String = c.chars().take(100).collect();
+            format!(
+                "\n      {short}{}",
+                if c.chars().count() > 100 { "…" } else { "" }
+            )
+        })
+        .unwrap_or_default();
+    // What it is (evidence from /proc only: no network probes before a kill prompt).
+    let facts = measured.collector.borrow().procs().facts(info.pid);
+    let w = identify(&facts);
+    let workload = if w.kind == WorkloadKind::Unknown {
+        String::new()
+    } else {
+        format!(
+            "\n      workload: {} ({} confidence)",
+            w.short_label(),
+            format!("{:?}", w.confidence).to_lowercase()
+        )
+    };
+    format!(
+        "PID {} {}{user}: {}{workload}{cmd}",
+        info.pid,
+        info.name,
+        describe_reading(memory)
+    )
+}
+
+/// `y`/`yes` (or exactly `yes` when `strict`); anything else, or end of input, is no.
+fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
+    let mut line = String::new();
+    if input.by_ref().take(64).read_line(&mut line).is_err() {
+        return false;
+    }
+    let a = line.trim().to_ascii_lowercase();
+    if strict {
+        a == "yes"
+    } else {
+        a == "y" || a == "yes"
+    }
+}
+
+fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
+    // The plan is listed line by line below, so the message's inline copy is left out.
+    let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
+    let mut s = format!("{head}\n");
+    for p in &o.plan {
+        s.push_str(&format!("  would: {p}\n"));
+    }
+    for st in &o.steps {
+        s.push_str(&format!(
+            "  {:>6} ms  {:<16} {}\n",
+            st.at_ms, st.action, st.result
+        ));
+    }
+    if let Some(sv) = &o.survivor {
+        if let Some(w) = &sv.wchan {
+            s.push_str(&format!("  waiting in: {w}\n"));
+        }
+        for r in &sv.remedies {
+            s.push_str(&format!("  remedy: {r}\n"));
+        }
+    }
+    if o.status == Status::DryRun {
+        s.push_str(&format!("  now: {}\n", describe_reading(memory_now)));
+    }
+    if o.status.is_gone() || o.status == Status::StillAlive {
+        s.push_str(&format!("  GPU memory: {}\n", o.gpu_memory.detail));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::{Device, Host, Process, SourceStatus, Usage, Vendor};
+
+    fn snap() -> Snapshot {
+        Snapshot::new("2026-11-29T00:00:00Z".into(), Host::default())
+    }
+
+    #[test]
+    fn readings() {
+        let mut s = snap();
+        assert!(
+            matches!(reading_from_snapshot(&s, 5), GpuMemoryReading::Unknown { reason } if reason.contains("no GPU"))
+        );
+        s.sources.push(SourceStatus::new(
+            "nvml",
+            SourceState::Unavailable,
+            "libnvidia-ml.so.1 not found",
+        ));
+        assert!(
+            matches!(reading_from_snapshot(&s, 5), GpuMemoryReading::Unknown { reason } if reason.contains("libnvidia-ml"))
+        );
+        s.devices
+            .push(Device::new(0, Vendor::Nvidia, "GPU-1", "nvml"));
+        assert_eq!(reading_from_snapshot(&s, 5), GpuMemoryReading::NotListed);
+        let mut p = Process::new(5);
+        let mut u = Usage::new("GPU-1", "nvml");
+        u.memory_bytes = Some(1 << 30);
+        p.usage.push(u);
+        let mut u2 = Usage::new("GPU-2", "nvml");
+        u2.memory_bytes = Some(1 << 20);
+        p.usage.push(u2);
+        s.processes.push(p);
+        assert_eq!(
+            reading_from_snapshot(&s, 5),
+            GpuMemoryReading::Holds {
+                bytes: (1 << 30) + (1 << 20)
+            }
+        );
+        let mut q = Process::new(6);
+        let mut u = Usage::new("GPU-1", "nvml");
+        u.unavailable_reason =
+            Some("NVML reports per-process memory as not available under WDDM".into());
+        q.usage.push(u);
+        s.processes.push(q);
+        assert!(
+            matches!(reading_from_snapshot(&s, 6), GpuMemoryReading::Unknown { reason } if reason.contains("WDDM"))
+        );
+        s.host.wsl = true;
+        assert!(
+            matches!(reading_from_snapshot(&s, 7), GpuMemoryReading::Unknown { reason } if reason.contains("WSL"))
+        );
+    }
+
+    #[test]
+    fn yes_parsing() {
+        let r =
+            |t: &str, strict| read_yes(&mut std::io::Cursor::new(t.as_bytes().to_vec()), strict);
+        assert!(r("y\n", false));
+        assert!(r(" YES \n", false));
+        assert!(!r("\n", false));
+        assert!(!r("", false));
+        assert!(!r("y\n", true));
+        assert!(r("yes\n", true));
+        assert!(!r("yesyesyes", true));
+    }
+
+    #[test]
+    fn grace_values() {
+        assert_eq!(parse_seconds("0.5"), Ok(0.5));
+        assert!(parse_seconds("-1").unwrap_err().contains("between"));
+        assert!(parse_seconds("NaN").is_err());
+        assert!(parse_seconds("abc").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn exit_code_text_matches_constants() {
+        for (code, word) in [
+            (exit_code::STILL_ALIVE, "still alive"),
+            (exit_code::REFUSED, "refused"),
+            (exit_code::PERMISSION_DENIED, "permission denied"),
+            (exit_code::NOT_FOUND_OR_REUSED, "no such process"),
+            (exit_code::DRY_RUN, "dry run"),
+        ] {
+            let line = EXIT_CODES
+                .lines()
+                .find(|l| l.starts_with(&format!("  {code}  ")))
+                .unwrap_or_else(|| panic!("exit code {code} is not documented"));
+            assert!(line.contains(word), "{code}: {line}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `gpuledger serve`: Prometheus metrics and the JSON snapshot over read-only HTTP.
+
+use crate::Global;
+use gpuledger_serve::{parse_interval, ServeConfig, Server, Source, DEFAULT_LISTEN};
+use gpuledger_views::ProcessSeries;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
+  /metrics           Prometheus text format; unknown values are absent, never 0
+  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)
+  /healthz           200 while collection rounds keep coming, 503 when they stall
+  /                  a short page linking the above
+
+Collection runs in the background every --interval; requests only read the latest round.
+With --replay FILE the recording is served as it is, marked as a replay.")]
+pub struct Args {
+    /// Address to listen on. Loopback unless --allow-remote is given.
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    /// Time between collection rounds (e.g. 5s, 500ms, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_interval)]
+    pub interval: Duration,
+    /// Which processes get per-process series: top-N by memory, all, or none.
+    #[arg(long, value_name = "top-N|all|none", default_value = "top-50", value_parser = clap::value_parser!(ProcessSeries))]
+    pub processes: ProcessSeries,
+    /// Allow listening on a non-loopback address. The endpoints have no authentication and show
+    /// process names and users of this machine to anyone who can reach them.
+    #[arg(long)]
+    pub allow_remote: bool,
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if !args.listen.ip().is_loopback() {
+        if !args.allow_remote {
+            anyhow::bail!(
+                "refusing to listen on {}: it is not a loopback address. The endpoints have no \
+                 authentication and show process names and users of this machine; pass \
+                 --allow-remote to serve them on the network anyway",
+                args.listen
+            );
+        }
+        eprintln!(
+            "gpuledger serve: WARNING: listening on {} (not loopback). Anyone who can reach it can \
+             read this machine's GPU processes, their names and users. There is no authentication \
+             or TLS: restrict access with a firewall or a reverse proxy.",
+            args.listen
+        );
+    }
+
+    let source = match &global.args.replay {
+        Some(path) => Source::Replay {
+            snapshot: Box::new(crate::global::load_snapshot(path)?),
+            path: path.display().to_string(),
+        },
+        None => {
+            // The collector (with workload identification) is built on the collection thread.
+            let args = global.args.clone();
+            Source::Live(Box::new(move || {
+                let mut c = Global::new(args).collector();
+                Box::new(move || c.collect())
+            }))
+        }
+    };
+
+    // Registered before the first round so that a Ctrl-C during it is not lost.
+    let stop = StopSignal::install()?;
+
+    let cfg = ServeConfig {
+        listen: args.listen,
+        interval: args.interval,
+        processes: args.processes,
+        ..ServeConfig::default()
+    };
+    let server = Server::start(cfg, source)
+        .map_err(|e| anyhow::anyhow!("cannot serve on {}: {e}", args.listen))?;
+    eprintln!(
+        "gpuledger serve: listening on http://{} (/metrics, /api/v1/snapshot, /healthz){}",
+        server.local_addr(),
+        if global.args.replay.is_some() {
+            " — serving a REPLAY"
+        } else {
+            ""
+        }
+    );
+    stop.wait();
+    eprintln!("gpuledger serve: stopping");
+    server.shutdown();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SIGINT/SIGTERM (Ctrl-C on Windows). On Unix the main thread blocks until one arrives, so an
+/// idle server does not wake up at all, and a second signal exits immediately (status 130);
+/// elsewhere it polls a flag ten times a second.
+struct StopSignal {
+    #[cfg(unix)]
+    signals: signal_hook::iterator::Signals,
+    #[cfg(not(unix))]
+    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl StopSignal {
+    fn install() -> anyhow::Result<Self> {
+        let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+        let err = |e: std::io::Error| anyhow::anyhow!("cannot install the signal handler: {e}");
+        #[cfg(unix)]
+        {
+            // A second signal exits at once, for when the first one cannot be acted on (e.g. a
+            // driver call hanging in the first round). Order matters: the shutdown check must be
+            // registered before the flag is set by the same signal.
+            let again = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in sigs {
+                signal_hook::flag::register_conditional_shutdown(sig, 130, again.clone())
+                    .map_err(err)?;
+                signal_hook::flag::register(sig, again.clone()).map_err(err)?;
+            }
+            Ok(StopSignal {
+                signals: signal_hook::iterator::Signals::new(sigs).map_err(err)?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            for sig in sigs {
+                signal_hook::flag::register(sig, flag.clone()).map_err(err)?;
+            }
+            Ok(StopSignal { flag })
+        }
+    }
+
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    fn wait(mut self) {
+        #[cfg(unix)]
+        {
+            let _ = self.signals.forever().next();
+        }
+        #[cfg(not(unix))]
+        while !self.flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! `explain` end to end: identification from a recorded /proc tree and a live probe answered on
+//! loopback, through the real binary and the fake NVML.
+
+mod support;
+use support::*;
+
+#[test]
+fn explain_llama_server_with_evidence_and_live_state() {
+    let procs = two_gpus_procs();
+    procs.maps(
+        4242,
+        &[
+            "/opt/llama/llama-server",
+            "/opt/llama/libggml-cuda.so",
+            "/models/qwen3-8b-q4_k_m.gguf",
+        ],
+    );
+    let (port, server) = canned_http(
+        vec![
+            (
+                "/props",
+                200,
+                r#"{"default_generation_settings":{"n_ctx":32768},"total_slots":4,"model_path":"/models/qwen3-8b-q4_k_m.gguf"}"#,
+            ),
+            (
+                "/slots",
+                200,
+                r#"[{"id":0,"is_processing":true},{"id":1,"is_processing":false},{"id":2,"is_processing":false},{"id":3,"is_processing":false}]"#,
+            ),
+            ("/metrics", 501, "{}"),
+        ],
+        3,
+    );
+    procs.listen(4242, port, 555001);
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    ));
+    let requests = server.join().unwrap();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests
+            .iter()
+            .all(|r| !r.to_ascii_lowercase().contains("authorization")),
+        "no key is ever sent"
+    );
+
+    assert_eq!(v["pid"], 4242);
+    assert_eq!(v["process"]["usage"][0]["memory_bytes"], 17179869184u64);
+    let w = &v["workload"];
+    assert_eq!(w["kind"], "llama-cpp");
+    assert_eq!(w["confidence"], "high");
+    assert_eq!(w["model"], "/models/qwen3-8b-q4_k_m.gguf");
+    let kinds: Vec<&str> = w["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    for k in [
+        "executable",
+        "cmdline",
+        "library",
+        "model-file",
+        "listening-port",
+        "http",
+    ] {
+        assert!(kinds.contains(&k), "evidence {k} missing: {kinds:?}");
+    }
+    assert_eq!(v["live"]["n_ctx"], 32768);
+    assert_eq!(v["live"]["total_slots"], 4);
+    assert_eq!(v["live"]["slots_busy"], 1);
+    assert!(v["live"]["unavailable"][0]
+        .as_str()
+        .unwrap()
+        .contains("--metrics"));
+    let text = serde_json::to_string(&v).unwrap();
+    assert!(
+        !text.contains("SECRET1"),
+        "the API key never reaches an output"
+    );
+}
+
+#[test]
+fn explain_text_and_snapshot_workload_column() {
+    let procs = two_gpus_procs();
+    procs.maps(
+        4242,
+        &["/opt/llama/libggml-cuda.so", "/models/qwen3-8b-q4_k_m.gguf"],
+    );
+    procs.maps(
+        5151,
+        &["/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so"],
+    );
+    let (_d, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--no-probe"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.contains("MEASURED (reported by the driver)"), "{t}");
+    assert!(
+        t.contains("GPU0 NVIDIA H200: 16 GiB (nvml, C), SM 85%"),
+        "{t}"
+    );
+    assert!(
+        t.contains("llama.cpp · qwen3-8b-q4_k_m (confidence High)"),
+        "{t}"
+    );
+    assert!(t.contains("missing: listening port"), "{t}");
+    assert!(t.contains("n/a: --no-probe given"), "{t}");
+    assert!(!t.contains("SECRET1"));
+
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let p = |pid: u64| {
+        v["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pid"] == pid)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(p(4242)["workload"]["kind"], "llama-cpp");
+    assert_eq!(p(5151)["workload"]["kind"], "pytorch");
+    assert_eq!(p(1200)["workload"]["kind"], "compositor");
+    assert_eq!(p(6001)["workload"]["kind"], "ollama");
+    assert!(
+        p(9999)["workload"].is_null(),
+        "an exited process has no facts to identify"
+    );
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot"]);
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.contains("llama.cpp · qwen3-8b-q4_k_m"), "{t}");
+}
+
+#[test]
+fn explain_api_key_server_and_unknown_pid() {
+    let procs = two_gpus_procs();
+    let (port, server) = canned_http(
+        vec![
+            ("/props", 401, r#"{"error":{"code":401}}"#),
+            ("/health", 200, r#"{"status":"ok"}"#),
+        ],
+        2,
+    );
+    procs.listen(4242, port, 555002);
+    let (_d, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    ));
+    server.join().unwrap();
+    assert_eq!(v["live"]["auth_required"], true);
+    assert!(v["workload"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["showed"].as_str().unwrap().contains("401")));
+
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "31337"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no process 31337"));
+}

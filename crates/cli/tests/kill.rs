@@ -1,0 +1,381 @@
+//! `gpuledger kill` end to end: the real binary against real child processes (Linux).
+#![cfg(target_os = "linux")]
+
+mod support;
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn gpuledger() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+    // No GPU library: the memory reads must say "unknown", never 0.
+    c.env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    c.stdin(Stdio::null());
+    c
+}
+
+/// A `sleep 30` child reaped by a thread of ours; its exit status arrives on the channel.
+struct Sleeper {
+    pid: u32,
+    status: mpsc::Receiver<ExitStatus>,
+}
+
+impl Sleeper {
+    fn start() -> Self {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait().unwrap());
+        });
+        Sleeper { pid, status: rx }
+    }
+
+    fn still_running(&self) -> bool {
+        matches!(
+            self.status.recv_timeout(Duration::from_millis(100)),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        )
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        if self.still_running() {
+            // SAFETY: our own child, still unreaped (so the PID is still its own).
+            unsafe { libc::kill(self.pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+#[test]
+fn yes_json_kills_and_reports() {
+    let s = Sleeper::start();
+    let out = gpuledger()
+        .args([
+            "kill",
+            &s.pid.to_string(),
+            "--yes",
+            "--json",
+            "--grace",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "gpuledger.kill/1");
+    assert_eq!(v["exit_code"], 0);
+    let o = &v["outcomes"][0];
+    assert_eq!(o["status"], "gone");
+    assert_eq!(o["name"], "sleep");
+    assert_eq!(o["steps"][0]["action"], "SIGTERM");
+    // Unknown stays unknown: no NVML here, so no verdict on the GPU memory.
+    assert!(o["gpu_memory"]["released"].is_null());
+    assert_eq!(o["gpu_memory"]["after"]["state"], "unknown");
+    let st = s.status.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(st.signal(), Some(libc::SIGTERM));
+}
+
+#[test]
+fn no_terminal_and_no_yes_refuses() {
+    let s = Sleeper::start();
+    let out = gpuledger()
+        .args(["kill", &s.pid.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no terminal") && err.contains("--yes"),
+        "{err}"
+    );
+    assert!(s.still_running());
+}
+
+#[test]
+fn dry_run_signals_nothing() {
+    let s = Sleeper::start();
+    let out = gpuledger()
+        .args(["kill", &s.pid.to_string(), "--dry-run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("nothing was signalled") && text.contains("would: send SIGTERM"),
+        "{text}"
+    );
+    assert!(s.still_running());
+}
+
+#[test]
+fn guard_rails_and_missing_processes() {
+    let out = gpuledger().args(["kill", "1", "--yes"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("init"));
+    let out = gpuledger()
+        .args(["kill", "4999999", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    // Our test process is gpuledger's parent.
+    let out = gpuledger()
+        .args(["kill", &std::process::id().to_string(), "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("parent of gpuledger"));
+}
+
+#[test]
+fn bad_arguments() {
+    let out = gpuledger()
+        .args(["kill", "12", "--grace", "-3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("between 0 and 3600"));
+    let out = gpuledger().args(["kill"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = gpuledger()
+        .args(["kill", "12", "--replay", "x.json", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--replay"));
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = gpuledger().args(["kill", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--yes-really",
+        "--dry-run",
+        "3  a target is still alive",
+        "7  dry run",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
+}
+
+// ---- GPU memory, through the real NVML loading code and the fake driver ------------------------
+
+const GIB_1_5: u64 = 1_610_612_736;
+
+fn scenario_with(pid: Option<u32>) -> String {
+    let mut s = String::from(
+        "driver|version=550.54.15\n\
+         device|index=0|name=NVIDIA H200|uuid=GPU-1111|total=150754820096|used=20000000000|free=130754820096\n",
+    );
+    if let Some(pid) = pid {
+        s.push_str(&format!("compute|dev=0|pid={pid}|mem={GIB_1_5}\n"));
+    }
+    s
+}
+
+/// A sleeper the fake driver lists as holding 1.5 GiB; when `release` is set, the driver stops
+/// listing it as soon as the process has been reaped (as a real driver frees it on exit).
+fn gpu_sleeper(
+    release: bool,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    u32,
+    mpsc::Receiver<ExitStatus>,
+) {
+    let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = child.id();
+    let (dir, path) = support::scenario(&scenario_with(Some(pid)));
+    let (tx, rx) = mpsc::channel();
+    let p = path.clone();
+    std::thread::spawn(move || {
+        let st = child.wait().unwrap();
+        if release {
+            // Atomically: the driver must never read a half-written file.
+            let tmp = p.with_extension("tmp");
+            std::fs::write(&tmp, scenario_with(None)).unwrap();
+            std::fs::rename(&tmp, &p).unwrap();
+        }
+        let _ = tx.send(st);
+    });
+    (dir, path, pid, rx)
+}
+
+fn gpuledger_fake(scenario: &std::path::Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+    c.arg("--nvml-lib").arg(support::fake_nvml());
+    c.env("FAKE_NVML_SCENARIO", scenario)
+        .env_remove("GPULEDGER_NVML_LIB");
+    c.stdin(Stdio::null());
+    c
+}
+
+#[test]
+fn gpu_memory_release_is_verified() {
+    let (_dir, scen, pid, status) = gpu_sleeper(true);
+    let out = gpuledger_fake(&scen)
+        .args(["kill", &pid.to_string(), "--yes", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &v["outcomes"][0]["gpu_memory"];
+    assert_eq!(
+        g["before"],
+        serde_json::json!({"state": "holds", "bytes": GIB_1_5}),
+        "{v:#}"
+    );
+    assert_eq!(g["after"]["state"], "not_listed", "{v:#}");
+    assert_eq!(g["released"], true);
+    assert_eq!(
+        status
+            .recv_timeout(Duration::from_secs(5))
+            .unwrap()
+            .signal(),
+        Some(libc::SIGTERM)
+    );
+}
+
+#[test]
+fn dry_run_shows_measured_memory() {
+    let (_dir, scen, pid, status) = gpu_sleeper(true);
+    let out = gpuledger_fake(&scen)
+        .args(["kill", &pid.to_string(), "--dry-run", "--force"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("would: send SIGKILL"), "{text}");
+    assert!(
+        !text.contains("SIGTERM"),
+        "--force plans no SIGTERM: {text}"
+    );
+    assert!(
+        text.contains("now: 1.50 GiB GPU memory (measured)"),
+        "{text}"
+    );
+    assert!(
+        status.recv_timeout(Duration::from_millis(200)).is_err(),
+        "dry run killed it"
+    );
+    // SAFETY: our own child, still unreaped.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+}
+
+#[test]
+fn gpu_memory_still_held_is_reported() {
+    let (_dir, scen, pid, status) = gpu_sleeper(false);
+    let out = gpuledger_fake(&scen)
+        .args(["kill", &pid.to_string(), "--yes"])
+        .output()
+        .unwrap();
+    // The process is gone (exit 0); the memory report says the driver still lists it.
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("GPU memory: not released") && text.contains(&format!("{GIB_1_5} bytes")),
+        "{text}"
+    );
+    assert!(status.recv_timeout(Duration::from_secs(5)).is_ok());
+}
+
+/// The confirmation prompt on a real terminal (a pty from util-linux `script`).
+#[test]
+fn prompt_names_process_and_measured_memory() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "`script` (bsdutils) is missing in CI"
+        );
+        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+        return;
+    }
+    for (answer, code, alive) in [("n", 4, true), ("y", 0, false)] {
+        let (_dir, scen, pid, status) = gpu_sleeper(true);
+        let cmd = format!(
+            "{} --nvml-lib {} kill {pid} --grace 1",
+            env!("CARGO_BIN_EXE_gpuledger"),
+            support::fake_nvml().display()
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("FAKE_NVML_SCENARIO", &scen)
+            .env_remove("GPULEDGER_NVML_LIB")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{answer}\n").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "{text}");
+        assert!(text.contains(&format!("PID {pid} sleep")), "{text}");
+        assert!(text.contains("1.50 GiB GPU memory (measured)"), "{text}");
+        assert!(text.contains("sleep 30"), "{text}");
+        let exited = status.recv_timeout(Duration::from_millis(if alive { 200 } else { 5000 }));
+        assert_eq!(exited.is_err(), alive, "{text}");
+        if alive {
+            // SAFETY: our own child, still unreaped.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+/// The prompt names the workload (identified from /proc evidence): a `sleep` copied under the name
+/// `llama-server` is identified by its executable name.
+#[test]
+fn prompt_names_workload() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "`script` (bsdutils) is missing in CI"
+        );
+        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("llama-server");
+    std::fs::copy("/bin/sleep", &exe).unwrap();
+    let mut child = Command::new(&exe).arg("30").spawn().unwrap();
+    let cmd = format!(
+        "{} kill {} --grace 1",
+        env!("CARGO_BIN_EXE_gpuledger"),
+        child.id()
+    );
+    let mut script = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    script.stdin.take().unwrap().write_all(b"n\n").unwrap();
+    let out = script.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("workload: llama.cpp"), "{text}");
+    assert!(text.contains("GPU memory unknown"), "{text}");
+}

@@ -1,0 +1,227 @@
+//! `gpuledger serve` end to end: the real binary, the fake NVML, a recorded /proc, HTTP on an
+//! ephemeral loopback port.
+
+mod serve_support;
+mod support;
+use serve_support::*;
+use std::io::Read;
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+use support::*;
+
+const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
+const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+
+#[test]
+fn metrics_and_snapshot_from_the_fake_nvml() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let s = serve(fake_nvml(), &sc, &procs.root(), &["--interval", "1s"]);
+
+    let m = get(s.addr, "/metrics");
+    assert_eq!(m.status, 200);
+    assert!(m.head.contains("text/plain; version=0.0.4"));
+    let d0 = format!(r#"{{device="{G0}",index="0",name="NVIDIA H200"}}"#);
+    let d1 = format!(r#"{{device="{G1}",index="1",name="NVIDIA GeForce RTX 4090"}}"#);
+    for want in [
+        format!("gpuledger_device_memory_total_bytes{d0} 150754820096"),
+        format!("gpuledger_device_memory_used_bytes{d0} 40000000000"),
+        format!("gpuledger_device_memory_reserved_bytes{d0} 600000000"),
+        format!("gpuledger_device_utilization_ratio{d0} 0.37"),
+        format!("gpuledger_device_temperature_celsius{d0} 54"),
+        format!("gpuledger_device_power_watts{d0} 215"),
+        format!("gpuledger_device_power_limit_watts{d0} 700"),
+        format!("gpuledger_device_memory_total_bytes{d1} 25757220864"),
+        format!(
+            r#"gpuledger_process_memory_bytes{{device="{G0}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 17179869184"#
+        ),
+        format!(
+            r#"gpuledger_process_memory_bytes{{device="{G1}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 4294967296"#
+        ),
+        format!(
+            r#"gpuledger_process_gpu_utilization_ratio{{device="{G0}",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="qwen3-8b-q4_k_m",source="nvml"}} 0.85"#
+        ),
+        // Workload identification runs in serve's collector too: Xorg is the compositor.
+        format!(
+            r#"gpuledger_process_memory_bytes{{device="{G1}",pid="1200",name="Xorg",user="root",workload="compositor",source="nvml"}} 536870912"#
+        ),
+        r#"gpuledger_source_up{source="nvml",state="ok"} 1"#.to_string(),
+        "gpuledger_collection_rounds_total 1".to_string(),
+    ] {
+        assert!(
+            m.body.lines().any(|l| l == want),
+            "missing {want}\n{}",
+            m.body
+        );
+    }
+    // ollama (6001) has NOT_AVAILABLE memory: no memory series, not a 0.
+    assert!(
+        !m.body.lines().any(|l| l.starts_with("gpuledger_process_memory_bytes") && l.contains(r#"pid="6001""#)),
+        "{}",
+        m.body
+    );
+    for secret in ["SECRET1", "SECRET2", "SECRET3", "--api-key", "train.py"] {
+        assert!(!m.body.contains(secret), "{secret} leaked into /metrics");
+    }
+
+    let j = get(s.addr, "/api/v1/snapshot");
+    assert_eq!(j.status, 200);
+    let snap = gpuledger_model::parse_snapshot(&j.body).expect("the snapshot contract");
+    assert_eq!(snap.devices.len(), 2);
+    assert_eq!(snap.devices[0].uuid, G0);
+    assert_eq!(snap.host.hostname.as_deref(), Some("gpu-box"));
+    // Unattributed is the ledger's figure (the source's rule for C+G processes stays there).
+    let un = snap.devices[0].ledger.unattributed_bytes.unwrap();
+    assert!(m
+        .body
+        .lines()
+        .any(|l| l == format!("gpuledger_device_memory_unattributed_bytes{d0} {un}")));
+    // The JSON carries redacted command lines, never raw secrets.
+    assert!(!j.body.contains("SECRET"), "{}", j.body);
+
+    let h = get(s.addr, "/healthz");
+    assert_eq!(h.status, 200, "{}", h.body);
+    assert!(h.body.starts_with("ok"));
+    let i = get(s.addr, "/");
+    assert!(i.body.contains("gpu-box") && i.body.contains("href=\"/metrics\""));
+}
+
+#[test]
+fn read_only_bad_requests_and_a_silent_client() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let r = raw(
+        s.addr,
+        b"POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+    );
+    assert_eq!(r.status, 405);
+    assert!(r.head.contains("Allow: GET, HEAD"));
+    assert_eq!(raw(s.addr, b"DELETE / HTTP/1.1\r\n\r\n").status, 405);
+    assert_eq!(get(s.addr, "/api/v2/snapshot").status, 404);
+    let r = raw(s.addr, b"\x16\x03\x01 hello\r\n\r\n");
+    assert_eq!(r.status, 400, "{}", r.body);
+
+    // A client that connects and never sends its request does not hold up the others.
+    let mut silent = TcpStream::connect(s.addr).unwrap();
+    let t = Instant::now();
+    for _ in 0..10 {
+        assert_eq!(get(s.addr, "/metrics").status, 200);
+    }
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // It is cut off after the request deadline (5 s) with a 408.
+    silent
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut buf = String::new();
+    silent.read_to_string(&mut buf).unwrap();
+    assert!(buf.starts_with("HTTP/1.1 408"), "{buf}");
+}
+
+#[test]
+fn top_n_bounds_the_process_series() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let s = serve(fake_nvml(), &sc, &procs.root(), &["--processes", "top-1"]);
+    let m = get(s.addr, "/metrics").body;
+    let pids: std::collections::BTreeSet<&str> = m
+        .lines()
+        .filter(|l| l.starts_with("gpuledger_process_memory_bytes"))
+        .filter_map(|l| l.split("pid=\"").nth(1)?.split('"').next())
+        .collect();
+    // 4242 holds 16 + 4 GiB over both devices; 5151 at most 8 + 9 GiB on GPU0: 4242 is the top 1.
+    assert_eq!(pids.into_iter().collect::<Vec<_>>(), vec!["4242"], "{m}");
+    assert!(m.contains("gpuledger_processes_exported 1\n"));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_cleanly() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let mut s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    assert_eq!(get(s.addr, "/healthz").status, 200);
+    let pid = s.guard.0.id().to_string();
+    let t = Instant::now();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = loop {
+        if let Some(st) = s.guard.0.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(TcpStream::connect(s.addr).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_second_signal_exits_at_once() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let mut s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    // A silent client keeps a worker busy until its 5 s request deadline, so a clean stop waits.
+    let _silent = TcpStream::connect(s.addr).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = s.guard.0.id().to_string();
+    let kill = || {
+        assert!(std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success())
+    };
+    kill();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        s.guard.0.try_wait().unwrap().is_none(),
+        "first signal: still finishing"
+    );
+    let t = Instant::now();
+    kill();
+    let status = loop {
+        if let Some(st) = s.guard.0.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "second signal did not exit at once"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+}
+
+#[test]
+fn non_loopback_needs_allow_remote() {
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["serve", "--listen", "0.0.0.0:9835"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a loopback address") && err.contains("--allow-remote"),
+        "{err}"
+    );
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["serve", "--interval", "10ms"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("between 100 ms"));
+}

@@ -1,0 +1,98 @@
+//! Running `gpuledger serve` (and other daemons) from tests: children are killed on drop, so a
+//! failing assertion never leaves a server behind.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Kills and reaps the child when dropped.
+pub struct Guard(pub Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub struct Served {
+    pub guard: Guard,
+    pub addr: SocketAddr,
+}
+
+/// Start `gpuledger serve --listen 127.0.0.1:0 ARGS` on the fake NVML and wait for its
+/// "listening on" line.
+pub fn serve(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(lib)
+        .arg("--proc-root")
+        .arg(proc_root)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("FAKE_NVML_SCENARIO", scenario)
+        .env_remove("GPULEDGER_NVML_LIB")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gpuledger serve");
+    let stderr = child.stderr.take().unwrap();
+    let guard = Guard(child);
+    let mut lines = BufReader::new(stderr);
+    let mut line = String::new();
+    lines.read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no listening line from gpuledger serve: {line:?}"))
+        .parse()
+        .unwrap();
+    // Keep draining stderr so the child never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        let _ = lines.read_to_string(&mut sink);
+    });
+    Served { guard, addr }
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+pub fn raw(addr: SocketAddr, req: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(req).unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    Reply {
+        status: head[9..12].parse().unwrap(),
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+pub fn get(addr: SocketAddr, path: &str) -> Reply {
+    raw(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes(),
+    )
+}
+
+/// A free loopback port (bound then released; good enough for a test's own daemon).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

@@ -1,0 +1,22 @@
+//! `gpuledger probe`: measures on this machine what the CUDA driver charges to VRAM for a
+//! context and for page-locked (pinned) host memory. Under Windows (WDDM) pinned host memory
+//! has been observed to reduce free VRAM about 1:1; on Linux about 0. Those figures cannot be
+//! looked up, only measured, and they feed the estimated ledger's runtime-overhead line.
+//!
+//! - [`cuda`]: the driver API, loaded at run time (`libcuda.so.1` / `nvcuda.dll`);
+//! - [`probe`]: the measuring sequence and its clean-up guard;
+//! - [`report`]: the result and its table;
+//! - [`store`]: saving and loading a result, its age, and the figure `estimate` uses;
+//! - [`hostmem`]: available host memory (the probe refuses sizes that do not fit);
+//! - [`signal`]: Ctrl-C sets a flag the sequence checks, so it unwinds and cleans up.
+
+pub mod cuda;
+pub mod hostmem;
+pub mod probe;
+pub mod report;
+pub mod signal;
+pub mod store;
+
+pub use probe::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions};
+pub use report::{Method, ProbeReport, Row};
+pub use store::{measured_overhead, MeasuredOverhead, ProbeStatus};

@@ -1,0 +1,236 @@
+//! Just enough HTTP/1.x for a read-only exporter: read one request head with a size limit and a
+//! deadline, answer, close. No keep-alive, so a connection never holds a worker between scrapes.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::{Duration, Instant};
+
+/// Longest request head accepted (request line + headers). Prometheus sends about 300 bytes.
+pub const MAX_HEAD: usize = 8 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: String,
+    /// Path without the query string.
+    pub path: String,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum HeadError {
+    /// The peer closed before sending a whole head (nothing to answer).
+    Closed,
+    /// No complete head before the deadline (slow client).
+    Timeout,
+    TooLarge,
+    Malformed(&'static str),
+}
+
+/// Parse the request line of a complete head. Only the request line matters to this server;
+/// headers are ignored (there is nothing to negotiate).
+pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
+    let line_end = head
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or(HeadError::Malformed("no request line"))?;
+    let line = head[..line_end]
+        .strip_suffix(b"\r")
+        .unwrap_or(&head[..line_end]);
+    let line =
+        std::str::from_utf8(line).map_err(|_| HeadError::Malformed("request line is not UTF-8"))?;
+    let mut parts = line.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(HeadError::Malformed(
+            "request line is not METHOD TARGET VERSION",
+        ));
+    };
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(HeadError::Malformed("bad method"));
+    }
+    if !matches!(version, "HTTP/1.0" | "HTTP/1.1") {
+        return Err(HeadError::Malformed("unsupported HTTP version"));
+    }
+    // Origin form only ("/path?query"); absolute form and "*" are not served here.
+    if !target.starts_with('/') {
+        return Err(HeadError::Malformed("request target must start with /"));
+    }
+    let path = target.split(['?', '#']).next().unwrap_or("/");
+    Ok(Request {
+        method: method.to_string(),
+        path: path.to_string(),
+    })
+}
+
+/// Read a request head from `s`: at most [`MAX_HEAD`] bytes, all of it before `deadline`
+/// (a client trickling one byte at a time still runs out of time).
+pub fn read_head(s: &mut TcpStream, timeout: Duration) -> Result<Vec<u8>, HeadError> {
+    let deadline = Instant::now() + timeout;
+    let mut buf = Vec::with_capacity(512);
+    let mut chunk = [0u8; 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(HeadError::Timeout);
+        }
+        s.set_read_timeout(Some(left))
+            .map_err(|_| HeadError::Closed)?;
+        match s.read(&mut chunk) {
+            Ok(0) => return Err(HeadError::Closed),
+            Ok(n) => {
+                // Look for the end of the head only around what just arrived.
+                let from = buf.len().saturating_sub(3);
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(end) = find_end(&buf[from..]) {
+                    buf.truncate(from + end);
+                    return Ok(buf);
+                }
+                if buf.len() > MAX_HEAD {
+                    return Err(HeadError::TooLarge);
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(HeadError::Timeout)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(HeadError::Closed),
+        }
+    }
+}
+
+/// End of the head (`\r\n\r\n`, or `\n\n` from lenient clients): index just past it.
+fn find_end(b: &[u8]) -> Option<usize> {
+    for i in 0..b.len() {
+        if b[i..].starts_with(b"\r\n\r\n") {
+            return Some(i + 4);
+        }
+        if b[i..].starts_with(b"\n\n") {
+            return Some(i + 2);
+        }
+    }
+    None
+}
+
+pub struct Response<'a> {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: &'a [u8],
+    pub extra_headers: &'a [(&'static str, &'a str)],
+}
+
+impl<'a> Response<'a> {
+    pub fn text(status: u16, body: &'a str) -> Self {
+        Response {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: body.as_bytes(),
+            extra_headers: &[],
+        }
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    }
+}
+
+/// Write `r` and close the connection. `head_only` answers HEAD: same headers, no body.
+pub fn respond(s: &mut TcpStream, r: &Response<'_>, head_only: bool) -> io::Result<()> {
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
+        r.status,
+        reason(r.status),
+        r.content_type,
+        r.body.len()
+    );
+    for (k, v) in r.extra_headers {
+        head.push_str(k);
+        head.push_str(": ");
+        head.push_str(v);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes())?;
+    if !head_only {
+        s.write_all(r.body)?;
+    }
+    s.flush()
+}
+
+/// Close politely: stop sending, then discard (bounded) whatever the client still sends, so that
+/// unread request bytes do not turn the close into a reset that destroys the response.
+pub fn close(mut s: TcpStream) {
+    let _ = s.shutdown(Shutdown::Write);
+    let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+    let mut sink = [0u8; 4096];
+    let mut left: usize = 64 * 1024;
+    while left > 0 {
+        match s.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_lines() {
+        let r = parse_head(b"GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        assert_eq!(r.method, "GET");
+        assert_eq!(r.path, "/metrics");
+        assert_eq!(parse_head(b"HEAD / HTTP/1.0\n\n").unwrap().method, "HEAD");
+        for (bad, why) in [
+            (&b"GET /metrics\r\n\r\n"[..], "METHOD TARGET VERSION"),
+            (b"GET  /metrics HTTP/1.1\r\n\r\n", "METHOD TARGET VERSION"),
+            (b"GET metrics HTTP/1.1\r\n\r\n", "must start with /"),
+            (b"get / HTTP/1.1\r\n\r\n", "bad method"),
+            (b"GET / HTTP/2.0\r\n\r\n", "version"),
+            (b"GET http://x/ HTTP/1.1\r\n\r\n", "start with /"),
+            (b"GET / HTTP/1.1 extra\r\n\r\n", "METHOD TARGET VERSION"),
+            (b"\xff\xfe / HTTP/1.1\r\n\r\n", "UTF-8"),
+        ] {
+            match parse_head(bad) {
+                Err(HeadError::Malformed(m)) => assert!(m.contains(why), "{m} for {bad:?}"),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn end_of_head() {
+        assert_eq!(find_end(b"GET / HTTP/1.1\r\n\r\nbody"), Some(18));
+        assert_eq!(find_end(b"GET / HTTP/1.1\n\n"), Some(16));
+        assert_eq!(find_end(b"GET / HTTP/1.1\r\nHost: x\r\n"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(b in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let _ = parse_head(&b);
+            let _ = find_end(&b);
+        }
+
+        #[test]
+        fn well_formed_lines_round_trip(path in "/[a-z0-9/._-]{0,40}", q in "[a-z=&]{0,10}") {
+            let line = format!("GET {path}?{q} HTTP/1.1\r\n\r\n");
+            let r = parse_head(line.as_bytes()).unwrap();
+            proptest::prop_assert_eq!(r.path, path);
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! The server on 127.0.0.1 with an ephemeral port, fed constructed snapshots: routes, methods,
+//! malformed and slow clients, floods, and the collection loop's independence from requests.
+
+use gpuledger_model::*;
+use gpuledger_serve::{ServeConfig, Server, Source};
+use gpuledger_views::ProcessSeries;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn snap(round: u64) -> Snapshot {
+    let mut s = Snapshot::new(
+        format!("2026-11-29T08:00:{:02}Z", round % 60),
+        Host::default(),
+    );
+    s.host.hostname = Some("box<1>".into());
+    let mut d = Device::new(0, Vendor::Nvidia, "GPU-A", "nvml");
+    d.memory.total_bytes = Some(1000);
+    d.memory.used_bytes = Some(600 + round);
+    s.devices.push(d);
+    let mut p = Process::new(42);
+    p.name = Some("llama-server".into());
+    let mut u = Usage::new("GPU-A", "nvml");
+    u.memory_bytes = Some(100);
+    p.usage.push(u);
+    s.processes.push(p);
+    s.sources
+        .push(SourceStatus::new("nvml", SourceState::Ok, "1 device"));
+    balance(&mut s);
+    s
+}
+
+fn cfg() -> ServeConfig {
+    ServeConfig {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        interval: Duration::from_secs(3600),
+        request_timeout: Duration::from_millis(700),
+        ..ServeConfig::default()
+    }
+}
+
+/// A live source counting its rounds.
+fn counting(delay: Duration) -> (Source, Arc<AtomicU64>) {
+    let n = Arc::new(AtomicU64::new(0));
+    let n2 = n.clone();
+    let src = Source::Live(Box::new(move || {
+        Box::new(move || {
+            std::thread::sleep(delay);
+            snap(n2.fetch_add(1, Ordering::SeqCst) + 1)
+        })
+    }));
+    (src, n)
+}
+
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+fn raw(addr: SocketAddr, req: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(req).unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    let status = head[9..12].parse().unwrap();
+    Reply {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+fn get(addr: SocketAddr, path: &str) -> Reply {
+    raw(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+}
+
+#[test]
+fn routes_serve_the_latest_round() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(cfg(), src).unwrap();
+    let a = srv.local_addr();
+
+    let m = get(a, "/metrics");
+    assert_eq!(m.status, 200);
+    assert!(m.head.contains("Content-Type: text/plain; version=0.0.4"));
+    assert!(
+        m.body
+            .contains("gpuledger_device_memory_used_bytes{device=\"GPU-A\",index=\"0\"} 601\n"),
+        "{}",
+        m.body
+    );
+    assert!(m.body.contains("gpuledger_process_memory_bytes{device=\"GPU-A\",pid=\"42\",name=\"llama-server\",source=\"nvml\"} 100\n"));
+    assert!(m.body.contains("gpuledger_collection_rounds_total 1\n"));
+    let len: usize = m
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(len, m.body.len());
+
+    let j = get(a, "/api/v1/snapshot?pretty=0");
+    assert_eq!(j.status, 200);
+    assert!(j.head.contains("Content-Type: application/json"));
+    let parsed = parse_snapshot(&j.body).expect("the JSON contract");
+    assert_eq!(parsed, snap(1));
+
+    let h = get(a, "/healthz");
+    assert_eq!(h.status, 200);
+    assert!(h.body.starts_with("ok: latest round"), "{}", h.body);
+
+    let i = get(a, "/");
+    assert_eq!(i.status, 200);
+    assert!(i.head.contains("text/html"));
+    for link in [
+        "href=\"/metrics\"",
+        "href=\"/api/v1/snapshot\"",
+        "href=\"/healthz\"",
+    ] {
+        assert!(i.body.contains(link), "{}", i.body);
+    }
+    assert!(i.body.contains("box&lt;1&gt;"), "host name is HTML-escaped");
+
+    let hd = raw(a, b"HEAD /metrics HTTP/1.1\r\n\r\n");
+    assert_eq!(hd.status, 200);
+    assert!(hd.head.contains(&format!("Content-Length: {len}")));
+    assert!(hd.body.is_empty());
+    srv.shutdown();
+}
+
+#[test]
+fn read_only_unknown_paths_and_malformed_requests() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(cfg(), src).unwrap();
+    let a = srv.local_addr();
+    for m in ["POST", "PUT", "DELETE", "PATCH"] {
+        let r = raw(
+            a,
+            format!("{m} /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello").as_bytes(),
+        );
+        assert_eq!(r.status, 405, "{m}");
+        assert!(r.head.contains("Allow: GET, HEAD"));
+    }
+    let r = get(a, "/admin");
+    assert_eq!(r.status, 404);
+    assert!(r.body.contains("/metrics"));
+    let r = raw(a, b"GARBAGE\r\n\r\n");
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("malformed request"), "{}", r.body);
+    let r = raw(a, b"GET / HTTP/9.9\r\n\r\n");
+    assert_eq!(r.status, 400);
+    let mut big = b"GET / HTTP/1.1\r\nX: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 20_000));
+    let r = raw(a, &big);
+    assert_eq!(r.status, 431);
+    // Still serving after all that.
+    assert_eq!(get(a, "/metrics").status, 200);
+    srv.shutdown();
+}
+
+#[test]
+fn a_silent_client_does_not_block_others_and_gets_408() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(cfg(), src).unwrap();
+    let a = srv.local_addr();
+    // Connects and sends half a request line, then nothing.
+    let mut slow = TcpStream::connect(a).unwrap();
+    slow.write_all(b"GET /met").unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        assert_eq!(get(a, "/metrics").status, 200);
+    }
+    // The other requests did not wait for the slow client's deadline (700 ms).
+    assert!(
+        t.elapsed() < Duration::from_millis(600),
+        "{:?}",
+        t.elapsed()
+    );
+    slow.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut buf = String::new();
+    slow.read_to_string(&mut buf).unwrap();
+    assert!(buf.starts_with("HTTP/1.1 408 "), "{buf}");
+    srv.shutdown();
+}
+
+#[test]
+fn a_flood_is_refused_with_503_not_queued_without_bound() {
+    let (src, _) = counting(Duration::ZERO);
+    let c = ServeConfig {
+        workers: 1,
+        queue: 1,
+        request_timeout: Duration::from_secs(2),
+        ..cfg()
+    };
+    let srv = Server::start(c, src).unwrap();
+    let a = srv.local_addr();
+    // One silent connection occupies the worker, one waits in the queue.
+    let _hold1 = TcpStream::connect(a).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let _hold2 = TcpStream::connect(a).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let r = get(a, "/metrics");
+    assert_eq!(r.status, 503);
+    assert!(r.head.contains("Retry-After: 1"));
+    drop((_hold1, _hold2));
+    // Once the holders are gone the server answers again.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if get(a, "/metrics").status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server did not recover from the flood"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    srv.shutdown();
+}
+
+#[test]
+fn scrapes_never_trigger_collection() {
+    let (src, rounds) = counting(Duration::ZERO);
+    let srv = Server::start(cfg(), src).unwrap();
+    for _ in 0..30 {
+        assert_eq!(get(srv.local_addr(), "/metrics").status, 200);
+    }
+    assert_eq!(
+        rounds.load(Ordering::SeqCst),
+        1,
+        "interval is an hour: one round only"
+    );
+    srv.shutdown();
+}
+
+#[test]
+fn collection_continues_while_clients_stall_and_late_rounds_are_skipped() {
+    // Rounds take 120 ms on a 100 ms interval: every round overruns, so one tick is skipped
+    // each time and rounds start every 200 ms.
+    let (src, rounds) = counting(Duration::from_millis(120));
+    let c = ServeConfig {
+        interval: Duration::from_millis(100),
+        workers: 1,
+        queue: 1,
+        request_timeout: Duration::from_secs(3),
+        ..cfg()
+    };
+    let srv = Server::start(c, src).unwrap();
+    let a = srv.local_addr();
+    // Stall the only worker and the queue.
+    let _h1 = TcpStream::connect(a).unwrap();
+    let _h2 = TcpStream::connect(a).unwrap();
+    let t = Instant::now();
+    std::thread::sleep(Duration::from_millis(1000));
+    let n = rounds.load(Ordering::SeqCst);
+    let elapsed = t.elapsed().as_millis() as u64 + 120;
+    // Back-to-back rounds would give elapsed/120; skipping gives about elapsed/200.
+    // Rounds kept coming although no request could be answered.
+    assert!(n >= 3, "collection stalled: {n} rounds");
+    assert!(
+        n <= elapsed / 170 + 1,
+        "rounds ran back to back: {n} in {elapsed} ms"
+    );
+    drop((_h1, _h2));
+    std::thread::sleep(Duration::from_millis(300));
+    let m = get(a, "/metrics").body;
+    let skipped: u64 = m
+        .lines()
+        .find_map(|l| l.strip_prefix("gpuledger_collection_skipped_rounds_total "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(skipped >= n / 2, "skipped {skipped} of {n}\n{m}");
+    srv.shutdown();
+}
+
+#[test]
+fn stale_collection_is_unhealthy() {
+    // One round, then the next one hangs (until shutdown) on a 10 ms interval.
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let rx = std::sync::Mutex::new(rx);
+    let mut first = true;
+    let src = Source::Live(Box::new(move || {
+        Box::new(move || {
+            if !first {
+                let _ = rx.lock().unwrap().recv_timeout(Duration::from_secs(30));
+            }
+            first = false;
+            snap(1)
+        })
+    }));
+    let c = ServeConfig {
+        interval: Duration::from_millis(10),
+        ..cfg()
+    };
+    let srv = Server::start(c, src).unwrap();
+    let a = srv.local_addr();
+    // Limit: 3 × 10 ms + 1 s.
+    assert_eq!(get(a, "/healthz").status, 200);
+    std::thread::sleep(Duration::from_millis(1300));
+    let h = get(a, "/healthz");
+    assert_eq!(h.status, 503, "{}", h.body);
+    assert!(
+        h.body
+            .starts_with("stale: the latest collection round finished"),
+        "{}",
+        h.body
+    );
+    // Metrics are still served (the last round), not blocked by the hung collection.
+    assert_eq!(get(a, "/metrics").status, 200);
+    drop(tx);
+    srv.shutdown();
+}
+
+#[test]
+fn replay_is_served_and_labelled() {
+    let src = Source::Replay {
+        snapshot: Box::new(snap(5)),
+        path: "rec.json".into(),
+    };
+    let c = ServeConfig {
+        processes: ProcessSeries::None,
+        ..cfg()
+    };
+    let srv = Server::start(c, src).unwrap();
+    let a = srv.local_addr();
+    let m = get(a, "/metrics").body;
+    assert!(m.contains("gpuledger_snapshot_replay 1\n"));
+    assert!(m.contains("} 605\n"));
+    assert!(
+        !m.contains("gpuledger_process_memory_bytes"),
+        "--processes none"
+    );
+    assert!(
+        !m.contains("gpuledger_collection_rounds_total"),
+        "no collection in a replay"
+    );
+    assert!(get(a, "/").body.contains("REPLAY of rec.json"));
+    assert!(get(a, "/healthz").body.contains("replay"));
+    srv.shutdown();
+}
+
+#[test]
+fn shutdown_stops_listening() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(
+        ServeConfig {
+            interval: Duration::from_millis(20),
+            ..cfg()
+        },
+        src,
+    )
+    .unwrap();
+    let a = srv.local_addr();
+    assert_eq!(get(a, "/healthz").status, 200);
+    let t = Instant::now();
+    srv.shutdown();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(
+        TcpStream::connect(a).is_err(),
+        "still accepting after shutdown"
+    );
+}
+
+#[test]
+fn random_garbage_gets_bounded_answers_and_the_server_survives() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(
+        ServeConfig {
+            request_timeout: Duration::from_millis(100),
+            ..cfg()
+        },
+        src,
+    )
+    .unwrap();
+    let a = srv.local_addr();
+    // Deterministic xorshift bytes: 40 payloads of up to 2 KiB, half with a head terminator.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for i in 0..40 {
+        let len = (next() % 2048) as usize;
+        let mut payload: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if i % 2 == 0 {
+            payload.extend_from_slice(b"\r\n\r\n");
+        }
+        let mut s = TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.write_all(&payload);
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        // Either nothing (peer closed) or one well-formed error status; never 200, never a hang.
+        if !buf.is_empty() {
+            let head = String::from_utf8_lossy(&buf[..buf.len().min(12)]).into_owned();
+            assert!(
+                [
+                    "HTTP/1.1 400",
+                    "HTTP/1.1 408",
+                    "HTTP/1.1 431",
+                    "HTTP/1.1 405",
+                    "HTTP/1.1 404"
+                ]
+                .iter()
+                .any(|p| head.starts_with(p)),
+                "payload {i}: {head:?}"
+            );
+        }
+    }
+    assert_eq!(get(a, "/metrics").status, 200);
+    srv.shutdown();
+}

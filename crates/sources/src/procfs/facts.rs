@@ -1,0 +1,216 @@
+//! What /proc says about a process beyond its name: mapped files (libraries, model files), open
+//! files, listening TCP ports and its parent. This is the raw material of identification; it is
+//! read on demand and cached by the collector, never on every round.
+
+use super::ProcReader;
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+
+/// Facts read for one process. Paths are as the kernel reports them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessFacts {
+    pub pid: u32,
+    pub comm: Option<String>,
+    pub exe: Option<String>,
+    /// Redacted arguments.
+    pub cmdline: Vec<String>,
+    /// Distinct file paths from `/proc/PID/maps` (shared libraries, mapped model files).
+    pub mapped_files: Vec<String>,
+    /// Regular files among the open descriptors (a model read without mmap shows up here).
+    pub open_files: Vec<String>,
+    pub listen_ports: Vec<u16>,
+    pub parent: Option<(u32, String)>,
+    /// What could not be read, and why (other users' maps need privileges).
+    pub unreadable: Vec<String>,
+}
+
+/// Bounds: a process with more mappings or descriptors than this is read only this far.
+const MAX_MAP_LINES: usize = 200_000;
+const MAX_FDS: usize = 65_536;
+
+impl ProcReader {
+    pub fn facts(&self, pid: u32) -> ProcessFacts {
+        let dir = self.root().join(pid.to_string());
+        let mut f = ProcessFacts {
+            pid,
+            ..Default::default()
+        };
+        if let Ok(st) = self.stat(pid) {
+            f.comm = Some(st.comm);
+            if let Ok(pst) = self.stat(st.ppid) {
+                f.parent = Some((st.ppid, pst.comm));
+            }
+        }
+        f.exe = fs::read_link(dir.join("exe")).ok().map(|p| {
+            p.to_string_lossy()
+                .trim_end_matches(" (deleted)")
+                .to_string()
+        });
+        if let Ok(raw) = fs::read(dir.join("cmdline")) {
+            f.cmdline = gpuledger_model::redact_arg_list(&super::split_cmdline(&raw));
+        }
+        match fs::read_to_string(dir.join("maps")) {
+            Ok(text) => f.mapped_files = parse_maps(&text),
+            Err(e) => f
+                .unreadable
+                .push(format!("/proc/{pid}/maps: {}", reason(&e))),
+        }
+        let mut sockets: BTreeSet<u64> = BTreeSet::new();
+        match fs::read_dir(dir.join("fd")) {
+            Ok(rd) => {
+                let mut files = BTreeSet::new();
+                for e in rd.flatten().take(MAX_FDS) {
+                    // A descriptor closed between readdir and readlink is simply gone.
+                    let Ok(target) = fs::read_link(e.path()) else {
+                        continue;
+                    };
+                    let t = target.to_string_lossy();
+                    if let Some(inode) =
+                        t.strip_prefix("socket:[").and_then(|r| r.strip_suffix(']'))
+                    {
+                        if let Ok(i) = inode.parse() {
+                            sockets.insert(i);
+                        }
+                    } else if t.starts_with('/')
+                        && !t.starts_with("/dev/")
+                        && !t.starts_with("/proc/")
+                    {
+                        files.insert(t.into_owned());
+                    }
+                }
+                f.open_files = files.into_iter().collect();
+            }
+            Err(e) => f.unreadable.push(format!("/proc/{pid}/fd: {}", reason(&e))),
+        }
+        if !sockets.is_empty() {
+            let mut listening: HashMap<u64, u16> = HashMap::new();
+            for table in ["net/tcp", "net/tcp6"] {
+                if let Ok(text) = fs::read_to_string(dir.join(table)) {
+                    listening.extend(parse_listening(&text));
+                }
+            }
+            let mut ports: Vec<u16> = sockets
+                .iter()
+                .filter_map(|i| listening.get(i).copied())
+                .collect();
+            ports.sort_unstable();
+            ports.dedup();
+            f.listen_ports = ports;
+        }
+        f
+    }
+}
+
+fn reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => {
+            "permission denied (another user's process; run as that user or root)".into()
+        }
+        std::io::ErrorKind::NotFound => "process exited".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Distinct file-backed paths from a maps file, in first-seen order.
+pub fn parse_maps(text: &str) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for line in text.lines().take(MAX_MAP_LINES) {
+        // address perms offset dev inode pathname — the path may contain spaces.
+        let mut rest = line;
+        for _ in 0..5 {
+            rest = rest.trim_start();
+            match rest.find(' ') {
+                Some(i) => rest = &rest[i..],
+                None => {
+                    rest = "";
+                    break;
+                }
+            }
+        }
+        let path = rest.trim();
+        let path = path.strip_suffix(" (deleted)").unwrap_or(path);
+        if path.starts_with('/') && seen.insert(path.to_string()) {
+            out.push(path.to_string());
+        }
+    }
+    out
+}
+
+/// Listening sockets from `/proc/net/tcp{,6}`: inode → local port.
+pub fn parse_listening(text: &str) -> HashMap<u64, u16> {
+    let mut m = HashMap::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+        if f.len() < 10 || f[3] != "0A" {
+            continue;
+        }
+        let Some(port) = f[1]
+            .rsplit(':')
+            .next()
+            .and_then(|p| u16::from_str_radix(p, 16).ok())
+        else {
+            continue;
+        };
+        if let Ok(inode) = f[9].parse::<u64>() {
+            if inode != 0 {
+                m.insert(inode, port);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Lines in the format of proc(5) "/proc/pid/maps".
+    const MAPS: &str = "\
+55d0c6a00000-55d0c6a2b000 r--p 00000000 fd:01 1835101                    /opt/llama/llama-server
+7f2a40000000-7f2a60000000 r--s 00000000 fd:02 4194310                    /models/My Model Q4.gguf
+7f2a70000000-7f2a70100000 r-xp 00000000 fd:01 1835200                    /opt/llama/libggml-cuda.so
+7f2a70200000-7f2a70300000 r-xp 00000000 fd:01 1835200                    /opt/llama/libggml-cuda.so
+7f2a80000000-7f2a80021000 rw-p 00000000 00:00 0 
+7ffd1c9d2000-7ffd1c9f3000 rw-p 00000000 00:00 0                          [stack]
+7f2a90000000-7f2a90001000 r--p 00000000 fd:01 99                         /tmp/old.so (deleted)
+";
+
+    #[test]
+    fn maps_paths_with_spaces_deduplicated() {
+        assert_eq!(
+            parse_maps(MAPS),
+            [
+                "/opt/llama/llama-server",
+                "/models/My Model Q4.gguf",
+                "/opt/llama/libggml-cuda.so",
+                "/tmp/old.so"
+            ]
+        );
+    }
+
+    // Format of /proc/net/tcp (Documentation/networking/proc_net_tcp.rst).
+    const TCP: &str = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 123456 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:1F90 0100007F:D4B2 01 00000000:00000000 00:00000000 00000000  1000        0 123999 1 0000000000000000 20 4 30 10 -1
+   2: 00000000:2CAB 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 777 1 0000000000000000 100 0 0 10 0
+";
+
+    #[test]
+    fn only_listening_sockets() {
+        let m = parse_listening(TCP);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[&123456], 8080);
+        assert_eq!(m[&777], 11435);
+        assert!(parse_listening("garbage\nmore garbage 1 2").is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parsers_never_panic(s in "(.{0,80}\n){0,8}") {
+            let _ = parse_maps(&s);
+            let _ = parse_listening(&s);
+        }
+    }
+}

@@ -1,0 +1,761 @@
+//! The pure half of the WDDM source: two rounds of raw counters plus the DXGI adapter list become
+//! devices and per-process usage, then merge with what NVML already put in the snapshot.
+
+use super::counters::{paths, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
+use super::instance::{engine_class, parse_instance, EngineClass, Instance, Luid};
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::{
+    balance, Device, Memory, Process, Snapshot, SourceState, SourceStatus, Usage, UsageKind, Vendor,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Source label of per-process values taken from `Local Usage` / `Non Local Usage`.
+pub const LABEL_LOCAL: &str = "wddm-local";
+/// Source label of per-process values taken from `Dedicated Usage` / `Shared Usage`.
+pub const LABEL_DEDICATED: &str = "wddm-dedicated";
+/// Label of a value both NVML and WDDM measured (the larger is shown, both are kept).
+pub const LABEL_BOTH: &str = "cuda+wddm";
+
+pub const FIRST_ROUND: &str =
+    "first WDDM round: engine use is a rate between two readings; it is shown from the next refresh";
+const NEW_INSTANCE: &str =
+    "no earlier WDDM reading of this process's engines (new since the last round)";
+const NO_TELEMETRY: &str =
+    "WDDM counters do not publish it; NVML does for NVIDIA devices when it is loaded";
+
+/// Which pair of `GPU Process Memory` counters fed the per-process values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryMode {
+    /// `Local Usage` (device memory) and `Non Local Usage` (system memory): what is resident.
+    Local,
+    /// `Dedicated Usage` and `Shared Usage`: the fallback when the local pair is missing.
+    Dedicated,
+    /// Neither pair could be read.
+    Unavailable,
+}
+
+/// What one WDDM round saw, before it is merged into a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WddmView {
+    pub devices: Vec<Device>,
+    pub processes: Vec<Process>,
+    pub notes: Vec<String>,
+    pub status: SourceStatus,
+    pub memory_mode: MemoryMode,
+    /// Per adapter LUID: the busiest engine and its percent, as Task Manager headlines it.
+    pub busiest: BTreeMap<Luid, (String, f64)>,
+}
+
+/// The uuid of an adapter that no NVML device matched. LUIDs last until reboot only.
+pub fn luid_uuid(luid: Luid) -> String {
+    luid_uuid_with_prefix("wddm-luid", luid)
+}
+
+/// `<prefix>-0x<high>_0x<low>`.
+pub fn luid_uuid_with_prefix(prefix: &str, luid: Luid) -> String {
+    format!("{prefix}-{luid}")
+}
+
+fn vendor_of(id: u32) -> Vendor {
+    match id {
+        0x10DE => Vendor::Nvidia,
+        0x1002 | 0x1022 => Vendor::Amd,
+        0x8086 => Vendor::Intel,
+        _ => Vendor::Unknown,
+    }
+}
+
+struct Slot<'a> {
+    luid: Luid,
+    uuid: String,
+    index: u32,
+    dxgi: Option<&'a DxgiAdapter>,
+    /// NVML device this adapter is, by PCI address.
+    nvml: Option<&'a Device>,
+}
+
+/// Map DXGI adapters to NVML devices by PCI bus/device/function. Where D3DKMT gave no address,
+/// a single NVIDIA adapter and a single NVML device are paired by elimination (and said so).
+fn adapter_slots<'a>(
+    adapters: &'a [DxgiAdapter],
+    nvml: &'a [Device],
+    notes: &mut Vec<String>,
+) -> Vec<Slot<'a>> {
+    let hw: Vec<&DxgiAdapter> = adapters.iter().filter(|a| !a.is_software()).collect();
+    let nvidia_hw = hw.iter().filter(|a| a.vendor_id == 0x10DE).count();
+    let mut next_index = nvml.iter().map(|d| d.index + 1).max().unwrap_or(0);
+    let mut used = BTreeSet::new();
+    let mut slots = Vec::new();
+    for a in hw {
+        let by_pci = a.pci.and_then(|pci| {
+            nvml.iter()
+                .find(|d| d.pci_bus_id.as_deref().and_then(PciAddress::parse_bus_id) == Some(pci))
+        });
+        let nvml_dev = by_pci.or_else(|| {
+            let alone =
+                a.pci.is_none() && a.vendor_id == 0x10DE && nvidia_hw == 1 && nvml.len() == 1;
+            if alone {
+                notes.push(format!(
+                    "WDDM adapter {} has no PCI address from D3DKMT; paired with the only NVML \
+                     device by elimination",
+                    a.description
+                ));
+            }
+            alone.then(|| &nvml[0])
+        });
+        let nvml_dev = nvml_dev.filter(|d| used.insert(d.uuid.clone()));
+        let (uuid, index) = match nvml_dev {
+            Some(d) => (d.uuid.clone(), d.index),
+            None => {
+                next_index += 1;
+                (luid_uuid(a.luid), next_index - 1)
+            }
+        };
+        slots.push(Slot {
+            luid: a.luid,
+            uuid,
+            index,
+            dxgi: Some(a),
+            nvml: nvml_dev,
+        });
+    }
+    slots
+}
+
+/// Running sum of one quantity over the instances (physical adapters) of one key.
+#[derive(Default, Clone, Copy)]
+struct Acc {
+    sum: u64,
+    bad: bool,
+}
+
+impl Acc {
+    fn add(&mut self, s: &RawSample) {
+        match u64::try_from(s.first) {
+            Ok(v) if s.usable() => self.sum = self.sum.saturating_add(v),
+            _ => self.bad = true,
+        }
+    }
+    fn value(self) -> Option<u64> {
+        (!self.bad).then_some(self.sum)
+    }
+}
+
+/// Parse every instance of an array, counting the names that did not parse.
+fn parsed<'a>(
+    arr: &'a CounterArray,
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Vec<(Instance, &'a RawSample)> {
+    let mut out = Vec::with_capacity(arr.samples.len());
+    let mut bad = 0usize;
+    let mut example = None;
+    for s in &arr.samples {
+        match parse_instance(&s.instance) {
+            Ok(i) => out.push((i, s)),
+            Err(e) => {
+                bad += 1;
+                example.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = example {
+        notes.push(format!("{path}: {bad} instance name(s) skipped, e.g. {e}"));
+    }
+    out
+}
+
+fn per_pid_luid(
+    arr: Option<&CounterArray>,
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Option<HashMap<(u32, Luid), Acc>> {
+    let arr = arr?;
+    let mut m: HashMap<(u32, Luid), Acc> = HashMap::new();
+    for (i, s) in parsed(arr, path, notes) {
+        if let Some(pid) = i.pid {
+            m.entry((pid, i.luid)).or_default().add(s);
+        }
+    }
+    Some(m)
+}
+
+fn per_luid(
+    arr: Option<&CounterArray>,
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Option<HashMap<Luid, Acc>> {
+    let arr = arr?;
+    let mut m: HashMap<Luid, Acc> = HashMap::new();
+    for (i, s) in parsed(arr, path, notes) {
+        if i.pid.is_none() {
+            m.entry(i.luid).or_default().add(s);
+        }
+    }
+    Some(m)
+}
+
+/// One process's engines on one adapter.
+#[derive(Default)]
+struct EngineAcc {
+    /// engine type → busiest rate of that type.
+    by_type: BTreeMap<String, f64>,
+    rated: bool,
+    /// Classes with any running time at all, for the compute / graphics kinds.
+    active_classes: Vec<EngineClass>,
+    cumulative: u64,
+}
+
+/// Rate of one engine instance between two readings, in percent. `None` when it cannot be known.
+fn engine_rate(prev: &RawSample, cur: &RawSample, arrays_dt: i64) -> Option<f64> {
+    if !prev.usable() || !cur.usable() {
+        return None;
+    }
+    let busy = cur.first.checked_sub(prev.first)?;
+    if busy < 0 {
+        // A reused instance name or a driver reset: no rate rather than a negative one.
+        return None;
+    }
+    // A timer counter carries its own time base; otherwise the collection timestamps.
+    let dt = if prev.second > 0 && cur.second > prev.second {
+        cur.second - prev.second
+    } else {
+        arrays_dt
+    };
+    if dt <= 0 {
+        return None;
+    }
+    Some((busy as f64 / dt as f64 * 100.0).clamp(0.0, 100.0))
+}
+
+fn pct(v: f64) -> u32 {
+    v.round().clamp(0.0, 100.0) as u32
+}
+
+/// Turn a round (and the one before it, for engine rates) into devices and per-process usage.
+/// `nvml_devices` are the devices NVML already reported; adapters are paired with them by PCI
+/// address so that both sources describe one device.
+pub fn merge_round(
+    prev: Option<&Round>,
+    cur: &Round,
+    adapters: &[DxgiAdapter],
+    nvml_devices: &[Device],
+) -> WddmView {
+    let mut notes = Vec::new();
+    let mut slots = adapter_slots(adapters, nvml_devices, &mut notes);
+    let software: BTreeSet<Luid> = adapters
+        .iter()
+        .filter(|a| a.is_software())
+        .map(|a| a.luid)
+        .collect();
+
+    // Memory: prefer the resident pair, fall back to dedicated/shared.
+    let (mode, label, mem_path, sys_path, mem_arr, sys_arr) = if cur.process_local.is_some() {
+        (
+            MemoryMode::Local,
+            LABEL_LOCAL,
+            paths::PROCESS_LOCAL,
+            paths::PROCESS_NON_LOCAL,
+            cur.process_local.as_ref(),
+            cur.process_non_local.as_ref(),
+        )
+    } else if cur.process_dedicated.is_some() {
+        notes.push(format!(
+            "per-process memory from Dedicated/Shared Usage: {}",
+            cur.missing_reason(paths::PROCESS_LOCAL)
+        ));
+        (
+            MemoryMode::Dedicated,
+            LABEL_DEDICATED,
+            paths::PROCESS_DEDICATED,
+            paths::PROCESS_SHARED,
+            cur.process_dedicated.as_ref(),
+            cur.process_shared.as_ref(),
+        )
+    } else {
+        (
+            MemoryMode::Unavailable,
+            LABEL_LOCAL,
+            paths::PROCESS_LOCAL,
+            paths::PROCESS_NON_LOCAL,
+            None,
+            None,
+        )
+    };
+    let mem = per_pid_luid(mem_arr, mem_path, &mut notes);
+    let sys = per_pid_luid(sys_arr, sys_path, &mut notes);
+    let mem_missing = mem
+        .is_none()
+        .then(|| cur.missing_reason(paths::PROCESS_LOCAL));
+
+    let (a_mem, a_mem_path, a_sys, a_sys_path) = if mode == MemoryMode::Dedicated {
+        (
+            cur.adapter_dedicated
+                .as_ref()
+                .or(cur.adapter_local.as_ref()),
+            paths::ADAPTER_DEDICATED,
+            cur.adapter_shared
+                .as_ref()
+                .or(cur.adapter_non_local.as_ref()),
+            paths::ADAPTER_SHARED,
+        )
+    } else {
+        (
+            cur.adapter_local
+                .as_ref()
+                .or(cur.adapter_dedicated.as_ref()),
+            paths::ADAPTER_LOCAL,
+            cur.adapter_non_local
+                .as_ref()
+                .or(cur.adapter_shared.as_ref()),
+            paths::ADAPTER_NON_LOCAL,
+        )
+    };
+    let adapter_mem = per_luid(a_mem, a_mem_path, &mut notes);
+    let adapter_sys = per_luid(a_sys, a_sys_path, &mut notes);
+
+    // Engines: rates between the previous round and this one.
+    let mut engines: HashMap<(u32, Luid), EngineAcc> = HashMap::new();
+    // (luid, phys, ordinal) → (type, Σ rate over processes)
+    let mut per_engine: HashMap<(Luid, u32, u32), (String, f64)> = HashMap::new();
+    let engine_reason: Option<String> = match (&cur.engine_running_time, prev) {
+        (None, _) => Some(cur.missing_reason(paths::ENGINE_RUNNING_TIME)),
+        (Some(_), None) => Some(FIRST_ROUND.to_string()),
+        (Some(_), Some(p)) if p.engine_running_time.is_none() => Some(FIRST_ROUND.to_string()),
+        _ => None,
+    };
+    if let Some(cur_arr) = &cur.engine_running_time {
+        let prev_arr = prev.and_then(|p| p.engine_running_time.as_ref());
+        let prev_by_name: HashMap<&str, &RawSample> = prev_arr
+            .map(|a| a.samples.iter().map(|s| (s.instance.as_str(), s)).collect())
+            .unwrap_or_default();
+        let arrays_dt = prev_arr
+            .map(|p| cur_arr.timestamp_100ns as i64 - p.timestamp_100ns as i64)
+            .unwrap_or(0);
+        for (inst, s) in parsed(cur_arr, paths::ENGINE_RUNNING_TIME, &mut notes) {
+            let (Some(pid), Some(eng)) = (inst.pid, inst.engine) else {
+                continue;
+            };
+            let acc = engines.entry((pid, inst.luid)).or_default();
+            if s.usable() && s.first > 0 {
+                acc.cumulative = acc.cumulative.saturating_add(s.first as u64);
+                let class = engine_class(&eng.engine_type);
+                if !acc.active_classes.contains(&class) {
+                    acc.active_classes.push(class);
+                }
+            }
+            let rate = prev_by_name
+                .get(s.instance.as_str())
+                .and_then(|p| engine_rate(p, s, arrays_dt));
+            if let Some(r) = rate {
+                acc.rated = true;
+                let e = acc.by_type.entry(eng.engine_type.clone()).or_insert(0.0);
+                *e = e.max(r);
+                let d = per_engine
+                    .entry((inst.luid, inst.phys, eng.ordinal))
+                    .or_insert_with(|| (eng.engine_type.clone(), 0.0));
+                d.1 += r;
+            }
+        }
+    }
+    let mut busiest: BTreeMap<Luid, (String, f64)> = BTreeMap::new();
+    for ((luid, _, _), (ty, sum)) in &per_engine {
+        let sum = sum.min(100.0);
+        let e = busiest.entry(*luid).or_insert_with(|| (ty.clone(), -1.0));
+        // Ties go to the alphabetically first type so the answer does not depend on hashing.
+        if sum > e.1 || (sum == e.1 && ty < &e.0) {
+            *e = (ty.clone(), sum);
+        }
+    }
+
+    // Adapters that only the counters know (DXGI failed or skipped them).
+    let mut seen_luids: BTreeSet<Luid> = BTreeSet::new();
+    seen_luids.extend(mem.iter().flat_map(|m| m.keys().map(|k| k.1)));
+    seen_luids.extend(engines.keys().map(|k| k.1));
+    seen_luids.extend(adapter_mem.iter().flat_map(|m| m.keys().copied()));
+    let mut next_index = slots
+        .iter()
+        .map(|s| s.index + 1)
+        .chain(nvml_devices.iter().map(|d| d.index + 1))
+        .max()
+        .unwrap_or(0);
+    for luid in seen_luids {
+        if software.contains(&luid) || slots.iter().any(|s| s.luid == luid) {
+            continue;
+        }
+        notes.push(format!(
+            "adapter LUID {luid} appears in the GPU counters but not in DXGI's adapter list; \
+             shown without a name or total"
+        ));
+        slots.push(Slot {
+            luid,
+            uuid: luid_uuid(luid),
+            index: next_index,
+            dxgi: None,
+            nvml: None,
+        });
+        next_index += 1;
+    }
+    let uuid_of: HashMap<Luid, &str> = slots.iter().map(|s| (s.luid, s.uuid.as_str())).collect();
+
+    // Per-process usage.
+    let mut keys: BTreeSet<(u32, Luid)> = BTreeSet::new();
+    keys.extend(mem.iter().flat_map(|m| m.keys().copied()));
+    keys.extend(engines.keys().copied());
+    let mut processes: BTreeMap<u32, Process> = BTreeMap::new();
+    let mut skipped_software = 0usize;
+    for (pid, luid) in keys {
+        let Some(uuid) = uuid_of.get(&luid) else {
+            skipped_software += 1;
+            continue;
+        };
+        let m = mem.as_ref().and_then(|m| m.get(&(pid, luid)).copied());
+        let sy = sys.as_ref().and_then(|m| m.get(&(pid, luid)).copied());
+        let eng = engines.get(&(pid, luid));
+        let idle_memory =
+            m.is_none_or(|a| a.value() == Some(0)) && sy.is_none_or(|a| a.value() == Some(0));
+        if idle_memory && eng.is_none_or(|e| e.cumulative == 0) {
+            // Every D3D process has zeroed instances; they hold nothing and ran nothing.
+            continue;
+        }
+        let mut u = Usage::new(*uuid, label);
+        match (&mem, m) {
+            (None, _) => u.unavailable_reason = mem_missing.clone(),
+            (Some(_), None) => {
+                u.unavailable_reason = Some(format!("no {mem_path} instance for this process"))
+            }
+            (Some(_), Some(a)) => {
+                u.memory_bytes = a.value();
+                if u.memory_bytes.is_none() {
+                    u.unavailable_reason = Some(format!("{mem_path}: counter status not valid"));
+                }
+            }
+        }
+        u.system_memory_bytes = sy.and_then(Acc::value);
+        match eng {
+            Some(e) if e.rated => {
+                let class_max = |want: &[EngineClass]| {
+                    e.by_type
+                        .iter()
+                        .filter(|(t, _)| want.contains(&engine_class(t)))
+                        .map(|(_, v)| *v)
+                        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+                };
+                u.engines.sm_percent =
+                    class_max(&[EngineClass::Graphics, EngineClass::Compute]).map(pct);
+                u.engines.encoder_percent = class_max(&[EngineClass::VideoEncode]).map(pct);
+                u.engines.decoder_percent = class_max(&[EngineClass::VideoDecode]).map(pct);
+                u.engines_by_type = e
+                    .by_type
+                    .iter()
+                    .map(|(t, v)| (t.clone(), pct(*v)))
+                    .collect();
+            }
+            Some(_) => {
+                u.engines.unavailable_reason =
+                    Some(engine_reason.clone().unwrap_or_else(|| NEW_INSTANCE.into()))
+            }
+            None => {
+                u.engines.unavailable_reason = Some(
+                    engine_reason
+                        .clone()
+                        .unwrap_or_else(|| "no GPU Engine instance for this process".into()),
+                )
+            }
+        }
+        if let Some(e) = eng {
+            if e.active_classes.contains(&EngineClass::Compute) {
+                u.kinds.push(UsageKind::Compute);
+            }
+            if e.active_classes.contains(&EngineClass::Graphics) {
+                u.kinds.push(UsageKind::Graphics);
+            }
+        }
+        processes
+            .entry(pid)
+            .or_insert_with(|| Process::new(pid))
+            .usage
+            .push(u);
+    }
+    if skipped_software > 0 {
+        notes.push(format!(
+            "{skipped_software} process entries on the Microsoft Basic Render Driver (software \
+             adapter) left out: that is CPU rendering in system memory"
+        ));
+    }
+
+    // Devices.
+    let devices: Vec<Device> = slots
+        .iter()
+        .map(|s| {
+            let vendor = s.dxgi.map_or(Vendor::Unknown, |a| vendor_of(a.vendor_id));
+            let mut d = Device::new(s.index, vendor, s.uuid.clone(), "wddm");
+            if let Some(a) = s.dxgi {
+                d.name = Some(a.description.clone());
+                d.pci_bus_id = a
+                    .pci
+                    .map(|p| format!("00000000:{:02X}:{:02X}.{:X}", p.bus, p.device, p.function));
+                // A zero size means DXGI has none to report (integrated GPUs), not 0 bytes.
+                d.memory.total_bytes =
+                    (a.dedicated_video_memory > 0).then_some(a.dedicated_video_memory);
+            } else {
+                d.mark_unavailable("memory.total_bytes", "adapter not in DXGI's list");
+            }
+            d.memory.used_bytes = adapter_mem
+                .as_ref()
+                .and_then(|m| m.get(&s.luid))
+                .and_then(|a| a.value());
+            if adapter_mem.is_none() {
+                d.mark_unavailable("memory.used_bytes", cur.missing_reason(a_mem_path));
+            }
+            if let (Some(t), Some(u)) = (d.memory.total_bytes, d.memory.used_bytes) {
+                d.memory.free_bytes = t.checked_sub(u);
+            }
+            let sys_total = s
+                .dxgi
+                .and_then(|a| (a.shared_system_memory > 0).then_some(a.shared_system_memory));
+            let sys_used = adapter_sys
+                .as_ref()
+                .and_then(|m| m.get(&s.luid))
+                .and_then(|a| a.value());
+            if sys_total.is_some() || sys_used.is_some() {
+                d.system_memory = Some(Memory {
+                    total_bytes: sys_total,
+                    used_bytes: sys_used,
+                    free_bytes: sys_total.zip(sys_used).and_then(|(t, u)| t.checked_sub(u)),
+                    reserved_bytes: None,
+                });
+            }
+            match busiest.get(&s.luid) {
+                Some((ty, v)) => {
+                    d.utilization.gpu_percent = Some(pct(*v));
+                    d.busiest_engine = Some(ty.clone());
+                }
+                None => d.mark_unavailable(
+                    "utilization.gpu_percent",
+                    engine_reason
+                        .clone()
+                        .unwrap_or_else(|| "no engine of this adapter ran in the interval".into()),
+                ),
+            }
+            if s.nvml.is_none() {
+                for f in ["temperature_c", "power.usage_watts", "clocks.graphics_mhz"] {
+                    d.mark_unavailable(f, NO_TELEMETRY);
+                }
+            }
+            d
+        })
+        .collect();
+
+    let counters_read = {
+        let mut c = cur.clone();
+        c.slots_mut().iter().filter(|(_, a)| a.is_some()).count()
+    };
+    let status = if counters_read == 0 {
+        let why: Vec<String> = cur
+            .missing
+            .iter()
+            .map(|(p, w)| format!("{p}: {w}"))
+            .collect();
+        SourceStatus::new(
+            "wddm",
+            SourceState::Unavailable,
+            format!(
+                "no GPU performance counter could be read ({})",
+                why.join("; ")
+            ),
+        )
+    } else {
+        let mem_words = match mode {
+            MemoryMode::Local => "per-process memory from Local/Non Local Usage",
+            MemoryMode::Dedicated => "per-process memory from Dedicated/Shared Usage",
+            MemoryMode::Unavailable => "per-process memory unavailable",
+        };
+        let eng_words = if engine_reason.as_deref() == Some(FIRST_ROUND) {
+            "engine rates from the next round"
+        } else if cur.engine_running_time.is_none() {
+            "engine rates unavailable"
+        } else {
+            "engine rates over the last interval"
+        };
+        SourceStatus::new(
+            "wddm",
+            SourceState::Ok,
+            format!(
+                "{} adapter(s), {} process(es); {mem_words}; {eng_words}",
+                devices.len(),
+                processes.len()
+            ),
+        )
+    };
+
+    WddmView {
+        devices,
+        processes: processes.into_values().collect(),
+        notes,
+        status,
+        memory_mode: mode,
+        busiest,
+    }
+}
+
+/// Merge a WDDM view into a snapshot that may already hold NVML's devices and processes, then
+/// balance the books and say where shared surfaces make the processes add up to more than the
+/// adapter uses.
+///
+/// Devices: NVML's values stay; WDDM fills what NVML left unknown (memory, system memory, GPU %).
+/// Processes: where NVML and WDDM both measured a process on a device, `memory_bytes` is the
+/// larger, `memory_source` is `cuda+wddm`, and `memory_by_source` keeps both readings.
+pub fn apply(snap: &mut Snapshot, view: WddmView) {
+    for wd in view.devices {
+        match snap.devices.iter_mut().find(|d| d.uuid == wd.uuid) {
+            Some(d) => {
+                let m = &mut d.memory;
+                m.total_bytes = m.total_bytes.or(wd.memory.total_bytes);
+                m.used_bytes = m.used_bytes.or(wd.memory.used_bytes);
+                m.free_bytes = m.free_bytes.or(wd.memory.free_bytes);
+                if d.system_memory.is_none() {
+                    d.system_memory = wd.system_memory;
+                }
+                if d.utilization.gpu_percent.is_none() && wd.utilization.gpu_percent.is_some() {
+                    d.utilization.gpu_percent = wd.utilization.gpu_percent;
+                    d.busiest_engine = wd.busiest_engine;
+                }
+                d.name = d.name.take().or(wd.name);
+                d.pci_bus_id = d.pci_bus_id.take().or(wd.pci_bus_id);
+            }
+            None => snap.devices.push(wd),
+        }
+    }
+    for wp in view.processes {
+        let p = match snap.processes.iter_mut().position(|p| p.pid == wp.pid) {
+            Some(i) => &mut snap.processes[i],
+            None => {
+                snap.processes.push(Process::new(wp.pid));
+                snap.processes.last_mut().expect("just pushed")
+            }
+        };
+        // Identity the OS seam read fills gaps only; other sources' metadata wins.
+        if p.name.is_none() {
+            p.name = wp.name;
+            p.exe = p.exe.take().or(wp.exe);
+            p.start_time = p.start_time.or(wp.start_time);
+        }
+        if p.name.is_none() && p.metadata_unavailable.is_none() {
+            p.metadata_unavailable = wp.metadata_unavailable;
+        }
+        for wu in wp.usage {
+            match p.usage.iter_mut().find(|u| u.device == wu.device) {
+                Some(u) => merge_usage(u, wu),
+                None => p.usage.push(wu),
+            }
+        }
+    }
+    snap.notes.extend(view.notes);
+    snap.sources.push(view.status);
+    balance(snap);
+    shared_surface_notes(snap);
+}
+
+/// NVML's usage `u` meets WDDM's `w` for the same process and device.
+fn merge_usage(u: &mut Usage, w: Usage) {
+    match (u.memory_bytes, w.memory_bytes) {
+        (Some(a), Some(b)) => {
+            u.memory_by_source.insert(u.memory_source.clone(), a);
+            u.memory_by_source.insert(w.memory_source.clone(), b);
+            u.memory_bytes = Some(a.max(b));
+            u.memory_source = LABEL_BOTH.to_string();
+            u.unavailable_reason = None;
+        }
+        (None, Some(b)) => {
+            // NVML reports N/A under WDDM: the counters have the figure.
+            u.memory_bytes = Some(b);
+            u.memory_source = w.memory_source;
+            u.unavailable_reason = None;
+        }
+        _ => {}
+    }
+    u.system_memory_bytes = u.system_memory_bytes.or(w.system_memory_bytes);
+    for k in w.kinds {
+        if !u.kinds.contains(&k) {
+            u.kinds.push(k);
+        }
+    }
+    if u.engines_by_type.is_empty() {
+        u.engines_by_type = w.engines_by_type;
+    }
+    let e = &mut u.engines;
+    let nvml_has_rates = e.sm_percent.is_some() || e.encoder_percent.is_some();
+    if !nvml_has_rates {
+        e.sm_percent = w.engines.sm_percent;
+        e.encoder_percent = w.engines.encoder_percent;
+        e.decoder_percent = w.engines.decoder_percent;
+        e.unavailable_reason = w.engines.unavailable_reason;
+    }
+}
+
+/// `C:\\Windows\\System32\\dwm.exe` → `dwm.exe`.
+pub fn image_base_name(path: &str) -> &str {
+    path.rsplit(['\\', '/']).next().unwrap_or(path)
+}
+
+/// Processes known to carry shared surfaces (the desktop's swap chains) on Windows.
+const SURFACE_CARRIERS: [&str; 2] = ["dwm.exe", "csrss.exe"];
+
+fn shared_surface_notes(snap: &mut Snapshot) {
+    let mut notes = Vec::new();
+    for d in &snap.devices {
+        let Some(over) = d.ledger.over_attributed_bytes else {
+            continue;
+        };
+        let wddm_here = snap.processes.iter().any(|p| {
+            p.usage
+                .iter()
+                .any(|u| u.device == d.uuid && u.memory_source.contains("wddm"))
+        });
+        if !wddm_here {
+            continue;
+        }
+        let carriers: Vec<String> = snap
+            .processes
+            .iter()
+            .filter(|p| {
+                p.name
+                    .as_deref()
+                    .is_some_and(|n| SURFACE_CARRIERS.iter().any(|c| n.eq_ignore_ascii_case(c)))
+                    && p.usage.iter().any(|u| u.device == d.uuid)
+            })
+            .map(|p| format!("{} (pid {})", p.display_name(), p.pid))
+            .collect();
+        let who = if carriers.is_empty() {
+            "usually dwm.exe and csrss.exe".to_string()
+        } else {
+            format!("here {}", carriers.join(", "))
+        };
+        notes.push(format!(
+            "{}: the processes' WDDM figures add up to {} more than the adapter uses: shared \
+             surfaces are charged to every process that maps them ({who} carry the desktop's); \
+             bars are scaled to the sum, labels keep each process's own figure",
+            d.label(),
+            human_bytes(over)
+        ));
+    }
+    for n in notes {
+        if !snap.notes.contains(&n) {
+            snap.notes.push(n);
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn image_names() {
+    assert_eq!(image_base_name(r"C:\Windows\System32\dwm.exe"), "dwm.exe");
+    assert_eq!(image_base_name("llama-server.exe"), "llama-server.exe");
+    assert_eq!(image_base_name(r"\\?\D:\ai\ollama.exe"), "ollama.exe");
+}
+
+#[cfg(test)]
+pub(super) fn engine_rate_for_tests(prev: &RawSample, cur: &RawSample, dt: i64) -> Option<f64> {
+    engine_rate(prev, cur, dt)
+}

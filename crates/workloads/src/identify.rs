@@ -1,0 +1,667 @@
+//! Identification: from facts about a process to a conclusion with its evidence.
+//!
+//! Pure: the facts come from the sources (procfs today, the Windows module list later), so every
+//! rule is tested on constructed facts. Each rule adds evidence; the conclusion's confidence grows
+//! with the number of independent kinds of evidence that agree.
+
+use gpuledger_model::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
+use gpuledger_sources::procfs::ProcessFacts;
+
+/// Libraries whose presence says something, by file-name prefix.
+const LIBRARIES: &[(&str, Lib)] = &[
+    ("libggml-cuda", Lib::Ggml),
+    ("libggml-vulkan", Lib::Ggml),
+    ("libggml-metal", Lib::Ggml),
+    ("libggml-hip", Lib::Ggml),
+    ("libggml-base", Lib::Ggml),
+    ("libggml.so", Lib::Ggml),
+    ("libllama", Lib::Ggml),
+    ("ggml-cuda.dll", Lib::Ggml),
+    ("llama.dll", Lib::Ggml),
+    ("libtorch_cuda", Lib::Torch),
+    ("libtorch_hip", Lib::Torch),
+    ("libc10_cuda", Lib::Torch),
+    ("torch_cuda.dll", Lib::Torch),
+    ("libmlx", Lib::Mlx),
+    ("libcudart", Lib::Cuda),
+    ("libcublas", Lib::Cuda),
+    ("libnccl", Lib::Cuda),
+    ("libcuda.so", Lib::Cuda),
+    ("cudart64_", Lib::Cuda),
+    ("libamdhip64", Lib::Cuda),
+    ("libvulkan", Lib::Graphics),
+    ("libGLX_nvidia", Lib::Graphics),
+    ("libEGL_nvidia", Lib::Graphics),
+    ("libnvidia-glcore", Lib::Graphics),
+    ("libGLX_mesa", Lib::Graphics),
+    ("radeonsi_dri", Lib::Graphics),
+    ("iris_dri", Lib::Graphics),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lib {
+    Ggml,
+    Torch,
+    Mlx,
+    Cuda,
+    Graphics,
+}
+
+const COMPOSITORS: &[&str] = &[
+    "Xorg",
+    "Xwayland",
+    "X",
+    "gnome-shell",
+    "kwin_wayland",
+    "kwin_x11",
+    "kwin",
+    "Hyprland",
+    "sway",
+    "weston",
+    "mutter",
+    "picom",
+    "compiz",
+    "labwc",
+    "wayfire",
+    "river",
+    "niri",
+    "cosmic-comp",
+    "dwm.exe",
+    "WindowServer",
+];
+
+const BROWSERS: &[&str] = &[
+    "chrome",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "msedge",
+    "brave",
+    "opera",
+    "vivaldi",
+    "firefox",
+    "firefox-bin",
+    "firefox-esr",
+    "librewolf",
+    "chrome.exe",
+    "msedge.exe",
+    "firefox.exe",
+];
+
+fn base(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Name of the program as run: the executable's file name, else the kernel's comm.
+fn program(f: &ProcessFacts) -> String {
+    f.exe
+        .as_deref()
+        .map(base)
+        .or(f.comm.as_deref())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+    for (i, a) in args.iter().enumerate() {
+        for n in names {
+            if a == n {
+                return args.get(i + 1).map(String::as_str);
+            }
+            if let Some(v) = a.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
+fn is_model_file(p: &str) -> bool {
+    let b = base(p);
+    b.ends_with(".gguf")
+        || (p.contains("/blobs/") && b.starts_with("sha256-"))
+        || b.ends_with(".safetensors")
+}
+
+/// Build the workload conclusion for one process.
+pub fn identify(f: &ProcessFacts) -> Workload {
+    let mut ev: Vec<Evidence> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    let proc_src = |what: &str| format!("/proc/{}/{what}", f.pid);
+    let prog = program(f);
+    let args = &f.cmdline;
+    let joined = args.join(" ");
+
+    // Libraries, once per kind, naming the first file that showed it.
+    let mut libs: Vec<(Lib, String)> = Vec::new();
+    for path in &f.mapped_files {
+        let b = base(path);
+        if let Some((_, kind)) = LIBRARIES.iter().find(|(prefix, _)| b.starts_with(prefix)) {
+            if !libs.iter().any(|(k, _)| k == kind) {
+                libs.push((*kind, path.clone()));
+            }
+        }
+    }
+    // Model files: mapped (really loaded) first, then open, then named on the command line.
+    let mut model: Option<String> = None;
+    for (list, what) in [(&f.mapped_files, "maps"), (&f.open_files, "fd")] {
+        for p in list.iter().filter(|p| is_model_file(p)) {
+            if !ev
+                .iter()
+                .any(|e| e.kind == EvidenceKind::ModelFile && e.showed.ends_with(p.as_str()))
+            {
+                ev.push(Evidence {
+                    kind: EvidenceKind::ModelFile,
+                    showed: format!("model file {}", p),
+                    source: proc_src(what),
+                });
+            }
+            model.get_or_insert_with(|| p.clone());
+        }
+    }
+    // For an interpreter `-m` names a module, not a model.
+    let model_flags: &[&str] = if prog.starts_with("python") {
+        &["--model"]
+    } else {
+        &["-m", "--model"]
+    };
+    let model_arg = arg_value(args, model_flags).map(str::to_string);
+
+    // The conclusion from the program and its arguments.
+    let (kind, named) = classify(
+        &prog,
+        f.comm.as_deref().unwrap_or(""),
+        args,
+        &joined,
+        &libs,
+        &f.mapped_files,
+    );
+    if !prog.is_empty() {
+        ev.insert(
+            0,
+            Evidence {
+                kind: EvidenceKind::Executable,
+                showed: match &f.exe {
+                    Some(e) => format!("executable {e}"),
+                    None => format!("process name {prog}"),
+                },
+                source: if f.exe.is_some() {
+                    proc_src("exe")
+                } else {
+                    proc_src("stat")
+                },
+            },
+        );
+    }
+    if let Some(why) = cmdline_signal(kind, named, args, &joined) {
+        ev.push(Evidence {
+            kind: EvidenceKind::Cmdline,
+            showed: why,
+            source: proc_src("cmdline"),
+        });
+    }
+    for (k, path) in &libs {
+        let what = match k {
+            Lib::Ggml => "llama.cpp / ggml library",
+            Lib::Torch => "PyTorch CUDA library",
+            Lib::Mlx => "MLX library",
+            Lib::Cuda => "CUDA/HIP runtime library",
+            Lib::Graphics => "graphics driver library",
+        };
+        ev.push(Evidence {
+            kind: EvidenceKind::Library,
+            showed: format!("{what} {path}"),
+            source: proc_src("maps"),
+        });
+    }
+    for port in &f.listen_ports {
+        ev.push(Evidence {
+            kind: EvidenceKind::ListeningPort,
+            showed: format!("listens on TCP port {port}"),
+            source: format!("{} + {}", proc_src("net/tcp"), proc_src("fd")),
+        });
+    }
+    if let Some((ppid, pname)) = &f.parent {
+        if kind == WorkloadKind::OllamaRunner || pname == "ollama" {
+            ev.push(Evidence {
+                kind: EvidenceKind::Parent,
+                showed: format!("parent {pname} (pid {ppid})"),
+                source: proc_src("stat"),
+            });
+        }
+    }
+    if model.is_none() {
+        model = model_arg.clone();
+    }
+
+    if kind.is_ai() {
+        let model_seen = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile);
+        if !model_seen {
+            missing.push(match &model_arg {
+                Some(m) => format!("model file: {m} is named on the command line but not mapped or open (not loaded yet, or read without mmap and closed)"),
+                None => "model file: none mapped or open".into(),
+            });
+        }
+        let server = matches!(
+            kind,
+            WorkloadKind::LlamaCpp
+                | WorkloadKind::Ollama
+                | WorkloadKind::LmStudio
+                | WorkloadKind::Vllm
+        );
+        if server && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
+            missing.push(
+                "listening port: none found (not a server, or its sockets are not readable)".into(),
+            );
+        }
+    }
+    for u in &f.unreadable {
+        missing.push(format!("could not read {u}"));
+    }
+
+    // Independent kinds of evidence that point at the conclusion.
+    let supporting = supporting_kinds(kind, named, &ev, &libs);
+    let confidence = match (kind, supporting) {
+        (WorkloadKind::Unknown, _) => Confidence::Low,
+        (_, n) if n >= 2 => Confidence::High,
+        (WorkloadKind::CudaApp | WorkloadKind::GraphicsApp, _) => Confidence::Low,
+        _ => Confidence::Medium,
+    };
+    let model = if kind.is_ai() { model } else { None };
+    Workload {
+        kind,
+        model,
+        confidence,
+        evidence: ev,
+        missing,
+    }
+}
+
+fn classify(
+    prog: &str,
+    comm: &str,
+    args: &[String],
+    joined: &str,
+    libs: &[(Lib, String)],
+    mapped: &[String],
+) -> (WorkloadKind, bool) {
+    let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
+    let p = prog.trim_end_matches(".exe");
+    let first_arg = args.get(1).map(String::as_str).unwrap_or("");
+    if p.starts_with("llama-") || p == "llama-server" || p == "llama" {
+        return (WorkloadKind::LlamaCpp, true);
+    }
+    if p == "ollama" {
+        let runner = args.iter().any(|a| a == "runner");
+        return (
+            if runner {
+                WorkloadKind::OllamaRunner
+            } else {
+                WorkloadKind::Ollama
+            },
+            true,
+        );
+    }
+    if p == "ollama_llama_server" {
+        return (WorkloadKind::OllamaRunner, true);
+    }
+    let lower = joined.to_ascii_lowercase();
+    let lmstudio_path = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        s.contains("lm studio")
+            || s.contains("lm-studio")
+            || s.contains("/.lmstudio/")
+            || s.contains("\\.lmstudio\\")
+    };
+    if p == "lms"
+        || lmstudio_path(prog)
+        || args.first().is_some_and(|a| lmstudio_path(a))
+        || mapped.iter().any(|m| lmstudio_path(m))
+    {
+        return (WorkloadKind::LmStudio, true);
+    }
+    if comm.starts_with("VLLM::")
+        || p == "vllm"
+        || first_arg == "vllm"
+        || lower.contains("vllm.entrypoints")
+        || lower.contains(" vllm serve")
+    {
+        return (WorkloadKind::Vllm, true);
+    }
+    if BROWSERS.contains(&p) {
+        return (WorkloadKind::Browser, true);
+    }
+    if COMPOSITORS.contains(&p) || COMPOSITORS.contains(&comm) {
+        return (WorkloadKind::Compositor, true);
+    }
+    if lower.contains("comfyui") {
+        return (WorkloadKind::Comfyui, true);
+    }
+    if lower.contains("mlx_lm") || has(Lib::Mlx) {
+        return (WorkloadKind::Mlx, lower.contains("mlx_lm"));
+    }
+    if has(Lib::Ggml) {
+        return (WorkloadKind::LlamaCpp, false);
+    }
+    if has(Lib::Torch) {
+        return (WorkloadKind::Pytorch, false);
+    }
+    if has(Lib::Cuda) {
+        return (WorkloadKind::CudaApp, false);
+    }
+    if has(Lib::Graphics) {
+        return (WorkloadKind::GraphicsApp, false);
+    }
+    (WorkloadKind::Unknown, false)
+}
+
+/// What in the command line supports the conclusion, in words.
+fn cmdline_signal(
+    kind: WorkloadKind,
+    named: bool,
+    args: &[String],
+    joined: &str,
+) -> Option<String> {
+    let lower = joined.to_ascii_lowercase();
+    let flag = |names: &[&str]| arg_value(args, names).map(str::to_string);
+    match kind {
+        WorkloadKind::LlamaCpp if named => {
+            let mut parts = Vec::new();
+            if let Some(m) = flag(&["-m", "--model"]) {
+                parts.push(format!("model {m}"));
+            }
+            if let Some(c) = flag(&["-c", "--ctx-size"]) {
+                parts.push(format!("context {c}"));
+            }
+            if let Some(n) = flag(&["-ngl", "--n-gpu-layers", "--gpu-layers"]) {
+                parts.push(format!("{n} GPU layers"));
+            }
+            if let Some(n) = flag(&["-np", "--parallel"]) {
+                parts.push(format!("{n} slots"));
+            }
+            (!parts.is_empty()).then(|| format!("llama.cpp flags: {}", parts.join(", ")))
+        }
+        WorkloadKind::Ollama => args
+            .iter()
+            .any(|a| a == "serve")
+            .then(|| "`ollama serve`".to_string()),
+        WorkloadKind::OllamaRunner => Some(match flag(&["--model"]) {
+            Some(m) => format!("`ollama runner` for model {m}"),
+            None => "`ollama runner`".into(),
+        }),
+        WorkloadKind::Vllm => Some(if lower.contains("serve") {
+            "`vllm serve`".into()
+        } else {
+            "vLLM engine".into()
+        }),
+        WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),
+        WorkloadKind::Mlx if lower.contains("mlx_lm") => Some("mlx_lm in the command line".into()),
+        WorkloadKind::Pytorch if lower.contains("transformers") || lower.contains("torchrun") => {
+            Some("transformers / torchrun in the command line".into())
+        }
+        WorkloadKind::Browser if lower.contains("--type=gpu-process") => {
+            Some("browser GPU process (--type=gpu-process)".into())
+        }
+        _ => None,
+    }
+}
+
+fn supporting_kinds(
+    kind: WorkloadKind,
+    named: bool,
+    ev: &[Evidence],
+    libs: &[(Lib, String)],
+) -> usize {
+    let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
+    let lib_agrees = match kind {
+        WorkloadKind::LlamaCpp | WorkloadKind::OllamaRunner | WorkloadKind::LmStudio => {
+            has(Lib::Ggml)
+        }
+        WorkloadKind::Pytorch | WorkloadKind::Comfyui | WorkloadKind::Vllm => has(Lib::Torch),
+        WorkloadKind::Mlx => has(Lib::Mlx),
+        WorkloadKind::CudaApp => has(Lib::Cuda),
+        WorkloadKind::GraphicsApp | WorkloadKind::Browser | WorkloadKind::Compositor => {
+            has(Lib::Graphics)
+        }
+        WorkloadKind::Ollama | WorkloadKind::Unknown => false,
+    };
+    let by_name = named || ev.iter().any(|e| e.kind == EvidenceKind::Cmdline);
+    let model = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile) && kind.is_ai();
+    let http = ev.iter().any(|e| e.kind == EvidenceKind::Http);
+    [lib_agrees, by_name, model, http]
+        .iter()
+        .filter(|b| **b)
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(exe: &str, args: &[&str], maps: &[&str]) -> ProcessFacts {
+        ProcessFacts {
+            pid: 42,
+            comm: Some(base(exe).chars().take(15).collect()),
+            exe: Some(exe.into()),
+            cmdline: args.iter().map(|s| s.to_string()).collect(),
+            mapped_files: maps.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn llama_server_with_model_and_cuda_is_high_confidence() {
+        let mut f = facts(
+            "/opt/llama/llama-server",
+            &[
+                "/opt/llama/llama-server",
+                "-m",
+                "/m/Qwen3-8B-Q4_K_M.gguf",
+                "-c",
+                "32768",
+                "-ngl",
+                "99",
+            ],
+            &[
+                "/opt/llama/libggml-cuda.so",
+                "/m/Qwen3-8B-Q4_K_M.gguf",
+                "/usr/lib/libcudart.so.12",
+            ],
+        );
+        f.listen_ports = vec![8080];
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::LlamaCpp);
+        assert_eq!(w.confidence, Confidence::High);
+        assert_eq!(w.model.as_deref(), Some("/m/Qwen3-8B-Q4_K_M.gguf"));
+        assert_eq!(w.short_label(), "llama.cpp · Qwen3-8B-Q4_K_M");
+        let kinds: Vec<EvidenceKind> = w.evidence.iter().map(|e| e.kind).collect();
+        assert_eq!(kinds[0], EvidenceKind::Executable);
+        assert!(kinds.contains(&EvidenceKind::ModelFile));
+        assert!(kinds.contains(&EvidenceKind::ListeningPort));
+        let cmd = w
+            .evidence
+            .iter()
+            .find(|e| e.kind == EvidenceKind::Cmdline)
+            .unwrap();
+        assert_eq!(
+            cmd.showed,
+            "llama.cpp flags: model /m/Qwen3-8B-Q4_K_M.gguf, context 32768, 99 GPU layers"
+        );
+        assert!(w.missing.is_empty(), "{:?}", w.missing);
+    }
+
+    #[test]
+    fn missing_links_are_named_not_guessed() {
+        let w = identify(&facts(
+            "/usr/bin/llama-server",
+            &["llama-server", "-m", "x.gguf"],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::LlamaCpp);
+        assert_eq!(w.confidence, Confidence::Medium);
+        assert_eq!(w.model.as_deref(), Some("x.gguf"));
+        assert!(
+            w.missing
+                .iter()
+                .any(|m| m.contains("x.gguf is named on the command line but not mapped")),
+            "{:?}",
+            w.missing
+        );
+        assert!(w.missing.iter().any(|m| m.starts_with("listening port")));
+    }
+
+    #[test]
+    fn ollama_server_and_runner() {
+        let w = identify(&facts(
+            "/usr/local/bin/ollama",
+            &["/usr/local/bin/ollama", "serve"],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Ollama);
+        let mut f = facts(
+            "/usr/local/bin/ollama",
+            &[
+                "/usr/local/bin/ollama",
+                "runner",
+                "--model",
+                "/root/.ollama/models/blobs/sha256-6a0746a1ec1a",
+                "--port",
+                "41231",
+            ],
+            &[
+                "/usr/local/lib/ollama/libggml-cuda.so",
+                "/root/.ollama/models/blobs/sha256-6a0746a1ec1a",
+            ],
+        );
+        f.parent = Some((900, "ollama".into()));
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::OllamaRunner);
+        assert_eq!(w.confidence, Confidence::High);
+        assert_eq!(
+            w.model.as_deref(),
+            Some("/root/.ollama/models/blobs/sha256-6a0746a1ec1a")
+        );
+        assert!(w
+            .evidence
+            .iter()
+            .any(|e| e.kind == EvidenceKind::Parent && e.showed == "parent ollama (pid 900)"));
+    }
+
+    #[test]
+    fn python_frameworks_by_libraries_and_arguments() {
+        let w = identify(&facts(
+            "/usr/bin/python3.11",
+            &["python3", "train.py"],
+            &["/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Pytorch);
+        assert_eq!(w.confidence, Confidence::Medium);
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &["python3", "-m", "vllm.entrypoints.openai.api_server"],
+            &["/v/site-packages/torch/lib/libtorch_cuda.so"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Vllm);
+        assert_eq!(w.confidence, Confidence::High);
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &["python3", "/srv/ComfyUI/main.py", "--listen"],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Comfyui);
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &["python3", "-m", "mlx_lm.server"],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Mlx);
+        // llama-cpp-python: a python process embedding libllama.
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &["python3", "-m", "llama_cpp.server"],
+            &["/v/site-packages/llama_cpp/lib/libllama.so"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::LlamaCpp);
+        assert_eq!(w.confidence, Confidence::Medium);
+    }
+
+    #[test]
+    fn vllm_engine_core_by_comm() {
+        let mut f = facts("/usr/bin/python3", &["python3", "x"], &[]);
+        f.comm = Some("VLLM::EngineCor".into());
+        assert_eq!(identify(&f).kind, WorkloadKind::Vllm);
+    }
+
+    #[test]
+    fn lm_studio_by_install_path() {
+        let w = identify(&facts(
+            "/home/a/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-nvidia-cuda/llm_engine_cuda",
+            &["llm_engine_cuda"],
+            &["/home/a/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-nvidia-cuda/libggml-cuda.so"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::LmStudio);
+        assert_eq!(w.confidence, Confidence::High);
+    }
+
+    #[test]
+    fn browsers_compositors_and_plain_apps() {
+        let w = identify(&facts(
+            "/opt/google/chrome/chrome",
+            &[
+                "/opt/google/chrome/chrome",
+                "--type=gpu-process",
+                "--enable-crash-reporter",
+            ],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Browser);
+        assert!(w.evidence.iter().any(|e| e.showed.contains("gpu-process")));
+        assert_eq!(w.model, None);
+        assert_eq!(
+            identify(&facts(
+                "/usr/lib/xorg/Xorg",
+                &["/usr/lib/xorg/Xorg", ":0"],
+                &[]
+            ))
+            .kind,
+            WorkloadKind::Compositor
+        );
+        assert_eq!(
+            identify(&facts(
+                "/usr/bin/gnome-shell",
+                &["/usr/bin/gnome-shell"],
+                &[]
+            ))
+            .kind,
+            WorkloadKind::Compositor
+        );
+        let w = identify(&facts(
+            "/opt/app/render",
+            &["render"],
+            &["/usr/lib/x86_64-linux-gnu/libcudart.so.12"],
+        ));
+        assert_eq!(
+            (w.kind, w.confidence),
+            (WorkloadKind::CudaApp, Confidence::Low)
+        );
+        let w = identify(&facts(
+            "/usr/games/game",
+            &["game"],
+            &["/usr/lib/libvulkan.so.1"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::GraphicsApp);
+        let w = identify(&facts("/bin/mystery", &["mystery"], &[]));
+        assert_eq!(
+            (w.kind, w.confidence),
+            (WorkloadKind::Unknown, Confidence::Low)
+        );
+    }
+
+    #[test]
+    fn unreadable_maps_are_a_missing_link() {
+        let mut f = facts("/usr/bin/llama-server", &["llama-server"], &[]);
+        f.unreadable = vec!["/proc/42/maps: permission denied".into()];
+        let w = identify(&f);
+        assert!(w.missing.iter().any(|m| m.contains("permission denied")));
+    }
+}

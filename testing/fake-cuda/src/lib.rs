@@ -1,0 +1,902 @@
+//! A fake CUDA driver library for tests. It exports the driver API entry points that
+//! `gpuledger-probe` calls, with the same C signatures as `cuda.h`, and serves a scenario:
+//! how much VRAM each kind of allocation charges, what a context costs, how late freed memory
+//! shows up again, which call fails with which error. It never touches real memory: device and
+//! pinned-host "allocations" are bookkeeping entries with made-up addresses.
+//!
+//! Every call that creates or releases something is appended to a log file, so a test can check
+//! that the probe released everything it allocated on every path.
+//!
+//! Scenario file (one directive a line, fields separated by `|`, `#` starts a comment):
+//!
+//! ```text
+//! device|NAME|TOTAL_BYTES|USED_BYTES[|UUID as 32 hex digits]
+//! driver|12040                      # cuDriverGetVersion
+//! nvml_driver|555.85                # nvmlSystemGetDriverVersion
+//! context_cost|BYTES                # VRAM charged per context
+//! charge|METHOD|RATIO               # METHOD: device, host_alloc, host_alloc_devicemap, host_register
+//! granularity|BYTES                 # charges are rounded up to a multiple of this
+//! release_lag|N                     # cuMemGetInfo reads that still see freed memory as used
+//! fail|FUNCTION|CODE|NTH            # the NTH call (1-based, 0 = every call) returns CODE
+//! sigint|FUNCTION|NTH               # raise SIGINT inside the NTH call (Unix)
+//! ```
+//!
+//! The library also exports the few NVML entry points gpuledger's NVML source needs for device
+//! memory (`nvmlInit_v2`, `nvmlDeviceGetMemoryInfo`, ...), backed by the same state: like a real
+//! driver, NVML sees what the CUDA side allocated. A test can point both `--cuda-lib` and
+//! `--nvml-lib` at this one file.
+//!
+//! The scenario path comes from `fake_cuda_configure` (called by in-process tests, which load
+//! their own copy of this library) or from the environment variable `FAKE_CUDA_SCENARIO`; the
+//! log path likewise from `fake_cuda_configure` or `FAKE_CUDA_LOG`. The scenario is read at the
+//! first `cuInit`.
+
+#![allow(non_snake_case, clippy::missing_safety_doc)]
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::fs::File;
+use std::io::Write;
+use std::sync::Mutex;
+
+type CUresult = c_int;
+type CUdevice = c_int;
+type CUcontext = *mut c_void;
+type CUdeviceptr = u64;
+
+const SUCCESS: CUresult = 0;
+const INVALID_VALUE: CUresult = 1;
+const OUT_OF_MEMORY: CUresult = 2;
+const NOT_INITIALIZED: CUresult = 3;
+const INVALID_DEVICE: CUresult = 101;
+const INVALID_CONTEXT: CUresult = 201;
+const HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
+const UNKNOWN: CUresult = 999;
+const MEMHOSTALLOC_DEVICEMAP: c_uint = 0x02;
+
+#[derive(Debug)]
+struct Device {
+    name: String,
+    total: u64,
+    used: u64,
+    uuid: [u8; 16],
+}
+
+#[derive(Debug)]
+struct Fail {
+    func: String,
+    code: CUresult,
+    nth: u32,
+}
+
+#[derive(Debug, Default)]
+struct Scenario {
+    devices: Vec<Device>,
+    driver: c_int,
+    nvml_driver: String,
+    context_cost: u64,
+    charge: HashMap<String, f64>,
+    granularity: u64,
+    release_lag: u32,
+    fails: Vec<Fail>,
+    sigint: Vec<(String, u32)>,
+}
+
+struct Pending {
+    device: usize,
+    bytes: u64,
+    reads_left: u32,
+}
+
+#[derive(Default)]
+struct State {
+    scenario_path: Option<String>,
+    log_path: Option<String>,
+    sc: Option<Scenario>,
+    log: Option<File>,
+    /// Bytes currently charged per device (what NVML would see).
+    charged: Vec<u64>,
+    /// Freed charges that `cuMemGetInfo` still reports as used.
+    pending: Vec<Pending>,
+    contexts: HashMap<usize, (usize, u64)>,
+    stack: Vec<usize>,
+    device_allocs: HashMap<u64, (usize, u64)>,
+    host_allocs: HashMap<usize, (usize, u64)>,
+    registered: HashMap<usize, (usize, u64)>,
+    calls: HashMap<&'static str, u32>,
+    next: u64,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    let mut g = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(State::default))
+}
+
+fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    let mut sc = Scenario {
+        driver: 12040,
+        nvml_driver: "555.85".into(),
+        granularity: 1,
+        ..Scenario::default()
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('|').map(str::trim).collect();
+        let n = |s: &str| -> Result<u64, String> {
+            s.parse::<u64>()
+                .map_err(|_| format!("line {}: {s:?} is not a number", i + 1))
+        };
+        match (f[0], f.len()) {
+            ("device", 4 | 5) => {
+                let mut uuid = [0u8; 16];
+                match f.get(4) {
+                    Some(h) if h.len() == 32 => {
+                        for (k, b) in uuid.iter_mut().enumerate() {
+                            *b = u8::from_str_radix(&h[2 * k..2 * k + 2], 16)
+                                .map_err(|_| format!("line {}: bad uuid {h:?}", i + 1))?;
+                        }
+                    }
+                    Some(h) => return Err(format!("line {}: bad uuid {h:?}", i + 1)),
+                    None => uuid[15] = sc.devices.len() as u8 + 1,
+                }
+                sc.devices.push(Device {
+                    name: f[1].to_string(),
+                    total: n(f[2])?,
+                    used: n(f[3])?,
+                    uuid,
+                });
+            }
+            ("driver", 2) => sc.driver = n(f[1])? as c_int,
+            ("nvml_driver", 2) => sc.nvml_driver = f[1].to_string(),
+            ("context_cost", 2) => sc.context_cost = n(f[1])?,
+            ("granularity", 2) => sc.granularity = n(f[1])?.max(1),
+            ("release_lag", 2) => sc.release_lag = n(f[1])? as u32,
+            ("charge", 3) => {
+                if !matches!(
+                    f[1],
+                    "device" | "host_alloc" | "host_alloc_devicemap" | "host_register"
+                ) {
+                    return Err(format!("line {}: unknown method {:?}", i + 1, f[1]));
+                }
+                let r: f64 = f[2]
+                    .parse()
+                    .map_err(|_| format!("line {}: {:?} is not a ratio", i + 1, f[2]))?;
+                sc.charge.insert(f[1].to_string(), r);
+            }
+            ("fail", 4) => sc.fails.push(Fail {
+                func: f[1].to_string(),
+                code: n(f[2])? as CUresult,
+                nth: n(f[3])? as u32,
+            }),
+            ("sigint", 3) => sc.sigint.push((f[1].to_string(), n(f[2])? as u32)),
+            _ => return Err(format!("line {}: cannot read {raw:?}", i + 1)),
+        }
+    }
+    Ok(sc)
+}
+
+impl State {
+    fn log(&mut self, line: String) {
+        if let Some(f) = self.log.as_mut() {
+            let _ = writeln!(f, "{line}");
+            let _ = f.flush();
+        }
+    }
+
+    /// Counts the call and applies the scenario's injected failure or signal, if any.
+    fn enter(&mut self, func: &'static str) -> Result<(), CUresult> {
+        let nth = {
+            let c = self.calls.entry(func).or_insert(0);
+            *c += 1;
+            *c
+        };
+        let Some(sc) = self.sc.as_ref() else {
+            return if func == "cuInit" {
+                Ok(())
+            } else {
+                Err(NOT_INITIALIZED)
+            };
+        };
+        if let Some(f) = sc
+            .fails
+            .iter()
+            .find(|f| f.func == func && (f.nth == 0 || f.nth == nth))
+        {
+            let code = f.code;
+            self.log(format!("fail|{func}|{code}"));
+            return Err(code);
+        }
+        if sc.sigint.iter().any(|(f, n)| f == func && *n == nth) {
+            self.log(format!("sigint|{func}"));
+            raise_sigint();
+        }
+        Ok(())
+    }
+
+    fn sc(&self) -> &Scenario {
+        self.sc.as_ref().expect("checked by enter")
+    }
+
+    fn charge_for(&self, method: &str, bytes: u64) -> u64 {
+        let r = self.sc().charge.get(method).copied().unwrap_or(0.0);
+        if r <= 0.0 {
+            return 0;
+        }
+        let raw = (bytes as f64 * r).ceil() as u64;
+        let g = self.sc().granularity;
+        raw.div_ceil(g) * g
+    }
+
+    fn visible_used(&self, dev: usize) -> u64 {
+        let pending: u64 = self
+            .pending
+            .iter()
+            .filter(|p| p.device == dev)
+            .map(|p| p.bytes)
+            .sum();
+        self.sc().devices[dev].used + self.charged[dev] + pending
+    }
+
+    fn current_device(&self) -> Result<usize, CUresult> {
+        self.stack
+            .last()
+            .and_then(|h| self.contexts.get(h))
+            .map(|(d, _)| *d)
+            .ok_or(INVALID_CONTEXT)
+    }
+
+    /// Charges `bytes` to `dev`, failing like the driver does when it does not fit.
+    fn take(&mut self, dev: usize, bytes: u64) -> Result<(), CUresult> {
+        let d = &self.sc().devices[dev];
+        if self.visible_used(dev) + bytes > d.total {
+            return Err(OUT_OF_MEMORY);
+        }
+        self.charged[dev] += bytes;
+        Ok(())
+    }
+
+    fn give_back(&mut self, dev: usize, bytes: u64) {
+        self.charged[dev] -= bytes;
+        let lag = self.sc().release_lag;
+        if lag > 0 && bytes > 0 {
+            self.pending.push(Pending {
+                device: dev,
+                bytes,
+                reads_left: lag,
+            });
+        }
+    }
+
+    fn handle(&mut self) -> u64 {
+        self.next += 1;
+        0x7f00_0000_0000 + self.next * 0x1000_0000
+    }
+}
+
+#[cfg(unix)]
+fn raise_sigint() {
+    // SAFETY: raise() is async-signal-safe and delivers the signal to this thread before
+    // returning, which is exactly the interruption the scenario asks for.
+    unsafe {
+        libc::raise(libc::SIGINT);
+    }
+}
+
+#[cfg(not(unix))]
+fn raise_sigint() {}
+
+fn cstr(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: the caller passes a NUL-terminated string.
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+}
+
+/// Test hook: sets the scenario and log paths for this copy of the library. Returns 0.
+#[no_mangle]
+pub unsafe extern "C" fn fake_cuda_configure(scenario: *const c_char, log: *const c_char) -> c_int {
+    with(|s| {
+        *s = State {
+            scenario_path: cstr(scenario),
+            log_path: cstr(log),
+            ..State::default()
+        };
+    });
+    0
+}
+
+/// Test hook standing in for NVML's device "used" figure: what is charged right now, without
+/// the release lag that `cuMemGetInfo` shows. `u64::MAX` for an unknown device.
+#[no_mangle]
+pub extern "C" fn fake_cuda_nvml_used(dev: c_int) -> u64 {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) if dev >= 0 && (dev as usize) < sc.devices.len() => {
+            sc.devices[dev as usize].used + s.charged[dev as usize]
+        }
+        _ => u64::MAX,
+    })
+}
+
+macro_rules! enter {
+    ($s:expr, $f:literal) => {
+        if let Err(code) = $s.enter($f) {
+            return code;
+        }
+    };
+}
+
+/// Reads the scenario and opens the log, once (the CUDA and the NVML side share them).
+fn load(s: &mut State) -> Result<(), ()> {
+    if s.sc.is_some() {
+        return Ok(());
+    }
+    let path = s
+        .scenario_path
+        .clone()
+        .or_else(|| std::env::var("FAKE_CUDA_SCENARIO").ok());
+    let Some(path) = path else {
+        eprintln!("fake-cuda: no scenario (set FAKE_CUDA_SCENARIO)");
+        return Err(());
+    };
+    let sc = match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| parse_scenario(&t))
+    {
+        Ok(sc) => sc,
+        Err(e) => {
+            eprintln!("fake-cuda: scenario {path}: {e}");
+            return Err(());
+        }
+    };
+    let log = s
+        .log_path
+        .clone()
+        .or_else(|| std::env::var("FAKE_CUDA_LOG").ok());
+    if let Some(l) = log {
+        s.log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(l)
+            .ok();
+    }
+    s.charged = vec![0; sc.devices.len()];
+    s.sc = Some(sc);
+    s.log("init".into());
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "system" fn cuInit(flags: c_uint) -> CUresult {
+    with(|s| {
+        enter!(s, "cuInit");
+        if flags != 0 {
+            return INVALID_VALUE;
+        }
+        match load(s) {
+            Ok(()) => SUCCESS,
+            Err(()) => UNKNOWN,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDriverGetVersion(v: *mut c_int) -> CUresult {
+    with(|s| {
+        // cuDriverGetVersion works before cuInit in the real driver.
+        let Some(sc) = s.sc.as_ref() else {
+            *v = 12040;
+            return SUCCESS;
+        };
+        *v = sc.driver;
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+    with(|s| {
+        enter!(s, "cuDeviceGetCount");
+        *count = s.sc().devices.len() as c_int;
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDeviceGet(dev: *mut CUdevice, ordinal: c_int) -> CUresult {
+    with(|s| {
+        enter!(s, "cuDeviceGet");
+        if ordinal < 0 || ordinal as usize >= s.sc().devices.len() {
+            return INVALID_DEVICE;
+        }
+        *dev = ordinal;
+        SUCCESS
+    })
+}
+
+fn device_index(s: &State, dev: CUdevice) -> Result<usize, CUresult> {
+    if dev >= 0 && (dev as usize) < s.sc().devices.len() {
+        Ok(dev as usize)
+    } else {
+        Err(INVALID_DEVICE)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDeviceGetName(
+    name: *mut c_char,
+    len: c_int,
+    dev: CUdevice,
+) -> CUresult {
+    with(|s| {
+        enter!(s, "cuDeviceGetName");
+        let d = match device_index(s, dev) {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        if name.is_null() || len <= 0 {
+            return INVALID_VALUE;
+        }
+        let bytes = s.sc().devices[d].name.as_bytes();
+        let n = bytes.len().min(len as usize - 1);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr() as *const c_char, name, n);
+        *name.add(n) = 0;
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDeviceGetUuid(uuid: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    with(|s| {
+        enter!(s, "cuDeviceGetUuid");
+        match device_index(s, dev) {
+            Ok(d) => {
+                *uuid = s.sc().devices[d].uuid;
+                SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
+    with(|s| {
+        enter!(s, "cuDeviceTotalMem_v2");
+        match device_index(s, dev) {
+            Ok(d) => {
+                *bytes = s.sc().devices[d].total as usize;
+                SUCCESS
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuCtxCreate_v2(
+    pctx: *mut CUcontext,
+    _flags: c_uint,
+    dev: CUdevice,
+) -> CUresult {
+    with(|s| {
+        enter!(s, "cuCtxCreate_v2");
+        let d = match device_index(s, dev) {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        let cost = s.sc().context_cost;
+        if let Err(e) = s.take(d, cost) {
+            return e;
+        }
+        let h = s.handle() as usize;
+        s.contexts.insert(h, (d, cost));
+        s.stack.push(h);
+        *pctx = h as CUcontext;
+        s.log(format!("ctx_create|{h:#x}|{d}"));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
+    with(|s| {
+        enter!(s, "cuCtxDestroy_v2");
+        let h = ctx as usize;
+        let Some((d, cost)) = s.contexts.remove(&h) else {
+            return INVALID_CONTEXT;
+        };
+        s.stack.retain(|x| *x != h);
+        s.give_back(d, cost);
+        s.log(format!("ctx_destroy|{h:#x}"));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+    with(|s| {
+        enter!(s, "cuCtxSetCurrent");
+        let h = ctx as usize;
+        if h == 0 {
+            s.stack.pop();
+            return SUCCESS;
+        }
+        if !s.contexts.contains_key(&h) {
+            return INVALID_CONTEXT;
+        }
+        s.stack.pop();
+        s.stack.push(h);
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemGetInfo_v2");
+        let d = match s.current_device() {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        let t = s.sc().devices[d].total;
+        *free = t.saturating_sub(s.visible_used(d)) as usize;
+        *total = t as usize;
+        for p in s.pending.iter_mut().filter(|p| p.device == d) {
+            p.reads_left -= 1;
+        }
+        s.pending.retain(|p| p.reads_left > 0);
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemAlloc_v2");
+        let d = match s.current_device() {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        if bytes == 0 {
+            return INVALID_VALUE;
+        }
+        let c = s.charge_for("device", bytes as u64);
+        if let Err(e) = s.take(d, c) {
+            return e;
+        }
+        let h = s.handle();
+        s.device_allocs.insert(h, (d, c));
+        *dptr = h;
+        s.log(format!("alloc|device|{h:#x}|{bytes}"));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemFree_v2");
+        let Some((d, c)) = s.device_allocs.remove(&dptr) else {
+            return INVALID_VALUE;
+        };
+        s.give_back(d, c);
+        s.log(format!("free|device|{dptr:#x}"));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuMemHostAlloc(
+    pp: *mut *mut c_void,
+    bytes: usize,
+    flags: c_uint,
+) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemHostAlloc");
+        let d = match s.current_device() {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        let method = if flags & MEMHOSTALLOC_DEVICEMAP != 0 {
+            "host_alloc_devicemap"
+        } else {
+            "host_alloc"
+        };
+        let c = s.charge_for(method, bytes as u64);
+        if let Err(e) = s.take(d, c) {
+            return e;
+        }
+        let h = s.handle() as usize;
+        s.host_allocs.insert(h, (d, c));
+        *pp = h as *mut c_void;
+        s.log(format!("alloc|host|{h:#x}|{bytes}|{flags}"));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemFreeHost");
+        let Some((d, c)) = s.host_allocs.remove(&(p as usize)) else {
+            return INVALID_VALUE;
+        };
+        s.give_back(d, c);
+        s.log(format!("free|host|{:#x}", p as usize));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuMemHostRegister_v2(
+    p: *mut c_void,
+    bytes: usize,
+    _flags: c_uint,
+) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemHostRegister_v2");
+        let d = match s.current_device() {
+            Ok(d) => d,
+            Err(e) => return e,
+        };
+        if p.is_null() || bytes == 0 {
+            return INVALID_VALUE;
+        }
+        let c = s.charge_for("host_register", bytes as u64);
+        if let Err(e) = s.take(d, c) {
+            return e;
+        }
+        s.registered.insert(p as usize, (d, c));
+        s.log(format!("register|{:#x}|{bytes}", p as usize));
+        SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemHostUnregister");
+        let Some((d, c)) = s.registered.remove(&(p as usize)) else {
+            return HOST_MEMORY_NOT_REGISTERED;
+        };
+        s.give_back(d, c);
+        s.log(format!("unregister|{:#x}", p as usize));
+        SUCCESS
+    })
+}
+
+// ---- NVML: the device view that shares this state -------------------------------------------
+
+type NvmlReturn = c_int;
+const NVML_SUCCESS: NvmlReturn = 0;
+const NVML_ERROR_UNINITIALIZED: NvmlReturn = 1;
+const NVML_ERROR_INVALID_ARGUMENT: NvmlReturn = 2;
+const NVML_ERROR_INSUFFICIENT_SIZE: NvmlReturn = 7;
+const NVML_ERROR_UNKNOWN: NvmlReturn = 999;
+
+/// `nvmlMemory_t`: three unsigned long longs.
+#[repr(C)]
+pub struct NvmlMemory {
+    total: u64,
+    free: u64,
+    used: u64,
+}
+
+fn put_str(text: &str, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    if buf.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    let b = text.as_bytes();
+    if b.len() + 1 > len as usize {
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    // SAFETY: the caller's buffer holds len bytes; we write b.len() + 1 <= len.
+    unsafe {
+        std::ptr::copy_nonoverlapping(b.as_ptr() as *const c_char, buf, b.len());
+        *buf.add(b.len()) = 0;
+    }
+    NVML_SUCCESS
+}
+
+/// Handles are the device index + 1, so none is null.
+fn nvml_device(s: &State, h: *mut c_void) -> Result<usize, NvmlReturn> {
+    let Some(sc) = s.sc.as_ref() else {
+        return Err(NVML_ERROR_UNINITIALIZED);
+    };
+    let i = (h as usize).wrapping_sub(1);
+    if i < sc.devices.len() {
+        Ok(i)
+    } else {
+        Err(NVML_ERROR_INVALID_ARGUMENT)
+    }
+}
+
+fn uuid_string(u: &[u8; 16]) -> String {
+    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlInit_v2() -> NvmlReturn {
+    with(|s| match load(s) {
+        Ok(()) => NVML_SUCCESS,
+        Err(()) => NVML_ERROR_UNKNOWN,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlShutdown() -> NvmlReturn {
+    NVML_SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlErrorString(rc: NvmlReturn) -> *const c_char {
+    match rc {
+        NVML_SUCCESS => c"Success",
+        NVML_ERROR_UNINITIALIZED => c"Uninitialized",
+        NVML_ERROR_INVALID_ARGUMENT => c"Invalid Argument",
+        NVML_ERROR_INSUFFICIENT_SIZE => c"Insufficient Size",
+        _ => c"Unknown Error",
+    }
+    .as_ptr()
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlSystemGetDriverVersion(buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) => put_str(&sc.nvml_driver.clone(), buf, len),
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCount_v2(n: *mut c_uint) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) => {
+            *n = sc.devices.len() as c_uint;
+            NVML_SUCCESS
+        }
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
+    i: c_uint,
+    h: *mut *mut c_void,
+) -> NvmlReturn {
+    with(|s| match s.sc.as_ref() {
+        Some(sc) if (i as usize) < sc.devices.len() => {
+            *h = (i as usize + 1) as *mut c_void;
+            NVML_SUCCESS
+        }
+        Some(_) => NVML_ERROR_INVALID_ARGUMENT,
+        None => NVML_ERROR_UNINITIALIZED,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlDeviceGetUUID(h: *mut c_void, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => put_str(&uuid_string(&s.sc().devices[d].uuid), buf, len),
+        Err(e) => e,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len: c_uint) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => put_str(&s.sc().devices[d].name.clone(), buf, len),
+        Err(e) => e,
+    })
+}
+
+/// Used = what the scenario says is used by others plus what is charged now (no release lag:
+/// the lag models `cuMemGetInfo`).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, m: *mut NvmlMemory) -> NvmlReturn {
+    with(|s| match nvml_device(s, h) {
+        Ok(d) => {
+            let dev = &s.sc().devices[d];
+            let used = dev.used + s.charged[d];
+            *m = NvmlMemory {
+                total: dev.total,
+                free: dev.total.saturating_sub(used),
+                used,
+            };
+            NVML_SUCCESS
+        }
+        Err(e) => e,
+    })
+}
+
+fn names(code: CUresult) -> Option<(&'static CStr, &'static CStr)> {
+    Some(match code {
+        0 => (c"CUDA_SUCCESS", c"no error"),
+        1 => (c"CUDA_ERROR_INVALID_VALUE", c"invalid argument"),
+        2 => (c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory"),
+        3 => (c"CUDA_ERROR_NOT_INITIALIZED", c"initialization error"),
+        46 => (
+            c"CUDA_ERROR_DEVICE_UNAVAILABLE",
+            c"CUDA-capable device(s) is/are busy or unavailable",
+        ),
+        100 => (
+            c"CUDA_ERROR_NO_DEVICE",
+            c"no CUDA-capable device is detected",
+        ),
+        101 => (c"CUDA_ERROR_INVALID_DEVICE", c"invalid device ordinal"),
+        201 => (c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
+        713 => (
+            c"CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+            c"pointer does not correspond to a registered memory region",
+        ),
+        999 => (c"CUDA_ERROR_UNKNOWN", c"unknown error"),
+        _ => return None,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuGetErrorName(code: CUresult, p: *mut *const c_char) -> CUresult {
+    match names(code) {
+        Some((n, _)) => {
+            *p = n.as_ptr();
+            SUCCESS
+        }
+        None => {
+            *p = std::ptr::null();
+            INVALID_VALUE
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "system" fn cuGetErrorString(code: CUresult, p: *mut *const c_char) -> CUresult {
+    match names(code) {
+        Some((_, m)) => {
+            *p = m.as_ptr();
+            SUCCESS
+        }
+        None => {
+            *p = std::ptr::null();
+            INVALID_VALUE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_lines() {
+        let sc = parse_scenario(
+            "# comment\ndevice|GPU A|1000|100\ncharge|host_alloc|1.0\nfail|cuMemAlloc_v2|2|3\nrelease_lag|1\n",
+        )
+        .unwrap();
+        assert_eq!(sc.devices[0].total, 1000);
+        assert_eq!(sc.devices[0].uuid[15], 1);
+        assert_eq!(sc.charge["host_alloc"], 1.0);
+        assert_eq!(sc.fails[0].nth, 3);
+        assert_eq!(sc.release_lag, 1);
+        assert!(parse_scenario("charge|managed|1")
+            .unwrap_err()
+            .contains("unknown method"));
+        assert!(parse_scenario("device|x|lots|0")
+            .unwrap_err()
+            .contains("line 1"));
+    }
+}
