@@ -8,7 +8,8 @@
 //! 2. `history --since 24h --format csv` for a day of 86,400 samples × 200 processes, generated
 //!    straight into a database through the recorder, exported to /dev/null.
 //!
-//! Environment: `BENCH_DAY_SAMPLES` (default 86400) scales part 2 down for a quick run.
+//! Environment: `BENCH_DAY_SAMPLES` (default 86400) scales part 2 down for a quick run;
+//! `BENCH_KEEP_DB=PATH` keeps the generated day for timing the real binary.
 
 use gpuledger_history::csv::HistoryCsv;
 use gpuledger_history::store::{Query, Reader, Recorder};
@@ -139,6 +140,10 @@ fn export_day() {
     let c = rusqlite::Connection::open(&db).unwrap();
     c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
     drop(c);
+    if let Some(keep) = std::env::var_os("BENCH_KEEP_DB") {
+        // For timing the real `gpuledger history` binary on the same day.
+        std::fs::copy(&db, keep).unwrap();
+    }
     println!(
         "generated {day} samples x 200 processes in {:.1} s; database {:.1} MB",
         gen.elapsed().as_secs_f64(),
@@ -176,6 +181,21 @@ fn export_day() {
             rows as f64 / t.elapsed().as_secs_f64() / 1e6
         );
     }
+    // Where the time goes: reading and decoding alone, no CSV.
+    let t = Instant::now();
+    let cpu0 = cpu_time();
+    let reader = Reader::open(&db).unwrap();
+    let mut n = 0u64;
+    reader
+        .for_each_process_row(&Query::default(), |r| {
+            n += r.vals.memory_bytes.unwrap_or(0) & 1
+        })
+        .unwrap();
+    println!(
+        "  of which reading + decoding the frames: {:.3} s wall, {:.3} s CPU ({n})",
+        t.elapsed().as_secs_f64(),
+        (cpu_time() - cpu0).as_secs_f64()
+    );
     // The same day, device rows (what the plot reads).
     let t = Instant::now();
     let reader = Reader::open(&db).unwrap();

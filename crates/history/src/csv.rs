@@ -174,6 +174,8 @@ pub struct HistoryCsv<W: Write> {
     /// (process id, device id) → the values last written and the row after the timestamp.
     /// FxHash: a lookup per row, and the keys are small integers we assigned ourselves.
     rows: rustc_hash::FxHashMap<(u32, u32), (Option<crate::store::frame::Vals>, Vec<u8>)>,
+    /// (process id, device id, source id, reason id) → the quoted constant columns.
+    tails: rustc_hash::FxHashMap<(u32, u32, u32, Option<u32>), Vec<u8>>,
     num: itoa::Buffer,
 }
 
@@ -186,6 +188,7 @@ impl<W: Write> HistoryCsv<W> {
             ts: i64::MIN,
             ts_text: Vec::new(),
             rows: Default::default(),
+            tails: Default::default(),
             num: itoa::Buffer::new(),
         })
     }
@@ -196,19 +199,37 @@ impl<W: Write> HistoryCsv<W> {
             self.ts_text = encode_fields([format_ms(r.ts_ms)]);
         }
         // Most processes hold still between samples: their whole row after the timestamp is
-        // reused until a value changes.
+        // reused until a value changes; then only the two numbers are formatted again, in front
+        // of the constant tail (quoted once per process, device, source and reason).
         let entry = self
             .rows
             .entry((r.process.id, r.device.id))
             .or_insert_with(|| (None, Vec::new()));
         if entry.0 != Some(*r.vals) {
-            let p = r.process;
-            let command = p
-                .cmdline
-                .as_ref()
-                .map(|c| redact_arg_list(c).join(" "))
-                .unwrap_or_default();
-            let mut row = Vec::with_capacity(128);
+            let tail = self
+                .tails
+                .entry((r.process.id, r.device.id, r.vals.source, r.vals.reason))
+                .or_insert_with(|| {
+                    let p = r.process;
+                    let command = p
+                        .cmdline
+                        .as_ref()
+                        .map(|c| redact_arg_list(c).join(" "))
+                        .unwrap_or_default();
+                    encode_fields([
+                        r.device.uuid.clone(),
+                        r.device.index.to_string(),
+                        p.pid.to_string(),
+                        opt(p.start_time),
+                        p.name.clone().unwrap_or_default(),
+                        p.user.clone().unwrap_or_default(),
+                        r.source.to_string(),
+                        r.reason.unwrap_or("").to_string(),
+                        command,
+                    ])
+                });
+            let row = &mut entry.1;
+            row.clear();
             row.push(b',');
             if let Some(m) = r.vals.memory_bytes {
                 row.extend_from_slice(self.num.format(m).as_bytes());
@@ -218,19 +239,9 @@ impl<W: Write> HistoryCsv<W> {
                 row.extend_from_slice(self.num.format(sm).as_bytes());
             }
             row.push(b',');
-            row.extend_from_slice(&encode_fields([
-                r.device.uuid.clone(),
-                r.device.index.to_string(),
-                p.pid.to_string(),
-                opt(p.start_time),
-                p.name.clone().unwrap_or_default(),
-                p.user.clone().unwrap_or_default(),
-                r.source.to_string(),
-                r.reason.unwrap_or("").to_string(),
-                command,
-            ]));
+            row.extend_from_slice(tail);
             row.push(b'\n');
-            *entry = (Some(*r.vals), row);
+            entry.0 = Some(*r.vals);
         }
         self.out.write_all(&self.ts_text)?;
         self.out.write_all(&entry.1)
