@@ -464,3 +464,42 @@ fn plot_writes_an_svg_of_the_recording_and_refuses_png() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("PNG output is not implemented"));
 }
+
+#[test]
+fn record_prunes_past_the_retention_at_start() {
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    let first = ["record", "--db", dbs, "--interval", "10ms", "--count", "3"];
+    assert!(gpuledger(fake_nvml(), &sc, &t.root(), &first)
+        .status
+        .success());
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let second = [
+        "record",
+        "--db",
+        dbs,
+        "--interval",
+        "10ms",
+        "--count",
+        "1",
+        "--retention",
+        "200ms",
+    ];
+    let out = gpuledger(fake_nvml(), &sc, &t.root(), &second);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("(retention 200ms, pruned 3 old samples)"),
+        "{err}"
+    );
+    let rows = csv_rows(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["history", "--db", dbs, "--format", "csv"],
+    ));
+    assert_eq!(rows.len(), 1);
+}

@@ -50,7 +50,8 @@ pub fn run(
         rounds: 0,
         skipped: 0,
     };
-    let mut next = Instant::now();
+    let start = Instant::now();
+    let mut next = start;
     while !stop.load(Ordering::SeqCst) {
         if count.is_some_and(|c| stats.rounds >= c) {
             break;
@@ -64,14 +65,38 @@ pub fn run(
         let snap = collector.collect();
         round(&snap, gpuledger_history::time::now_ms())?;
         stats.rounds += 1;
-        next += interval;
-        let after = Instant::now();
-        if after > next {
-            let late = after - next;
-            let missed = (late.as_nanos() / interval.as_nanos()) as u32 + 1;
-            stats.skipped += missed as u64;
-            next += interval * missed;
-        }
+        let (n, missed) = advance(next - start, Instant::now() - start, interval);
+        next = start + n;
+        stats.skipped += missed;
     }
     Ok(stats)
+}
+
+/// After a round due at `due` (time since the loop started) that finished at `now`: the next tick,
+/// and how many ticks passed while the round ran. Those are skipped, never run back to back.
+pub fn advance(due: Duration, now: Duration, interval: Duration) -> (Duration, u64) {
+    let next = due + interval;
+    if now <= next {
+        return (next, 0);
+    }
+    let missed = ((now - next).as_nanos() / interval.as_nanos()) as u64 + 1;
+    (next + interval * missed as u32, missed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_rounds_skip_the_ticks_they_missed() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // On time: the next tick.
+        assert_eq!(advance(s(0), ms(300), s(1)), (s(1), 0));
+        assert_eq!(advance(s(0), s(1), s(1)), (s(1), 0));
+        // A 2.5 s round: the ticks at 1 s and 2 s are skipped, the next round is at 3 s.
+        assert_eq!(advance(s(0), ms(2500), s(1)), (s(3), 2));
+        // Just past a tick.
+        assert_eq!(advance(s(5), ms(6001), s(1)), (s(7), 1));
+    }
 }

@@ -291,39 +291,55 @@ impl Recorder {
     fn load_ids(&mut self) -> Result<()> {
         let p = self.path.clone();
         let e = db_err(&p, "cannot read the recording");
-        let mut st = self
-            .conn
-            .prepare("SELECT id, text FROM strings")
-            .map_err(&e)?;
-        let rows = st
-            .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
-            .map_err(&e)?;
-        for row in rows {
-            let (id, text) = row.map_err(&e)?;
-            self.next_string = self.next_string.max(id + 1);
-            self.strings.insert(text, id);
+        {
+            let mut st = self
+                .conn
+                .prepare("SELECT id, text FROM strings")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&e)?;
+            for row in rows {
+                let (id, text) = row.map_err(&e)?;
+                self.next_string = self.next_string.max(id + 1);
+                self.strings.insert(text, id);
+            }
+            let mut st = self
+                .conn
+                .prepare("SELECT id, uuid, total_bytes, name FROM devices")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, u32>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                })
+                .map_err(&e)?;
+            for row in rows {
+                let (id, uuid, total, name) = row.map_err(&e)?;
+                self.next_device = self.next_device.max(id + 1);
+                self.devices
+                    .insert(uuid, (id, total.map(|t| t as u64), name));
+            }
         }
-        let mut st = self
+        self.load_procs()?;
+        let last: Option<i64> = self
             .conn
-            .prepare("SELECT id, uuid, total_bytes, name FROM devices")
+            .query_row("SELECT max(ts) FROM samples", [], |r| r.get(0))
             .map_err(&e)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, u32>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Option<i64>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            })
-            .map_err(&e)?;
-        for row in rows {
-            let (id, uuid, total, name) = row.map_err(&e)?;
-            self.next_device = self.next_device.max(id + 1);
-            self.devices
-                .insert(uuid, (id, total.map(|t| t as u64), name));
-        }
-        // A process still running across a recorder restart keeps its row.
+        self.last_ts = last.unwrap_or(i64::MIN);
+        Ok(())
+    }
+
+    /// Process identities from the table: a process still running across a recorder restart
+    /// keeps its row; after pruning, rows that went are forgotten here too.
+    fn load_procs(&mut self) -> Result<()> {
+        let p = self.path.clone();
+        let e = db_err(&p, "cannot read the recording");
+        self.procs.clear();
         let mut st = self
             .conn
             .prepare("SELECT id, pid, start_time, name FROM processes")
@@ -343,11 +359,6 @@ impl Recorder {
             self.next_proc = self.next_proc.max(id + 1);
             self.procs.insert((pid, start), (name, id));
         }
-        let last: Option<i64> = self
-            .conn
-            .query_row("SELECT max(ts) FROM samples", [], |r| r.get(0))
-            .map_err(&e)?;
-        self.last_ts = last.unwrap_or(i64::MIN);
         Ok(())
     }
 
@@ -571,11 +582,14 @@ impl Recorder {
         let path = self.path.clone();
         let e = db_err(&path, "cannot prune");
         let tx = self.conn.transaction().map_err(&e)?;
-        // The first sample kept must be a keyframe: keep from the latest keyframe <= cutoff,
-        // unless the sample right at the cutoff is itself one.
+        // The first sample kept must be a keyframe, so keep from the latest keyframe at or
+        // before the first sample inside the retention (at most KEYFRAME_EVERY samples of
+        // slack). When every sample is older than the cutoff, all of them go.
         let keep_from: Option<i64> = tx
             .query_row(
-                "SELECT max(ts) FROM samples WHERE keyframe = 1 AND ts <= ?1",
+                "SELECT CASE WHEN first IS NULL THEN ?1 ELSE
+                     (SELECT max(ts) FROM samples WHERE keyframe = 1 AND ts <= first) END
+                 FROM (SELECT min(ts) AS first FROM samples WHERE ts >= ?1)",
                 [cutoff_ms],
                 |r| r.get(0),
             )
@@ -593,6 +607,9 @@ impl Recorder {
             .execute("DELETE FROM device_samples WHERE ts < ?1", [cutoff_ms])
             .map_err(&e)?;
         tx.commit().map_err(&e)?;
+        if out.processes > 0 {
+            self.load_procs()?;
+        }
         // Give the freed pages back so disk use follows the retention.
         self.conn
             .execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")

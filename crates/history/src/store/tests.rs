@@ -424,3 +424,44 @@ fn default_path_follows_xdg() {
         );
     }
 }
+
+#[test]
+fn retention_drops_a_whole_earlier_run_when_the_next_starts_with_a_keyframe() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    for k in 0..5i64 {
+        rec.add(
+            &snap(1, 1, vec![proc(10, 1, "a", Some(1), None)]),
+            T0 + k * 1000,
+        );
+    }
+    drop(rec);
+    // A second run (starts with a keyframe) 1 h later; the cutoff falls between the runs.
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(
+        &snap(1, 1, vec![proc(11, 2, "b", Some(2), None)]),
+        T0 + 3_600_000,
+    );
+    let pruned = rec.prune(T0 + 3_000_000).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            samples: 5,
+            device_samples: 5,
+            processes: 1
+        }
+    );
+    // Everything older than the cutoff: all of it goes.
+    let pruned = rec.prune(T0 + 4_000_000).unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            samples: 1,
+            device_samples: 1,
+            processes: 1
+        }
+    );
+    drop(rec);
+    assert_eq!(Reader::open(&db).unwrap().range().unwrap(), None);
+}
