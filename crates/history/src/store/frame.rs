@@ -8,7 +8,8 @@
 //! [`KEYFRAME_EVERY`] samples (and at every recorder start) bound how far back a reader must decode.
 //!
 //! Each entry is one header byte (which fields changed, and the step from the previous entry's
-//! process id) followed by only the changed fields, so a process whose SM % moved costs two bytes.
+//! process id) followed by only the changed fields; the common case, the next process on the same
+//! device whose SM % moved, is a single byte.
 //! Numbers are LEB128 varints; an optional number is stored as value + 1 with 0 for unknown, so
 //! unknown stays distinguishable from 0.
 
@@ -92,7 +93,10 @@ const SRC: u8 = 4;
 const REASON: u8 = 8;
 const DEV: u8 = 16;
 const STEP_SHIFT: u8 = 5;
-const STEP_ESCAPE: u8 = 7;
+const STEP_ESCAPE: u8 = 3;
+/// Top bit set: the whole entry is this byte. The next process (step 1) on the same device as the
+/// previous entry changed only its SM %, held in the low seven bits (0 unknown, else value + 1).
+const SM_ONLY: u8 = 0x80;
 
 /// The entries of `cur` that differ from `prev`, each with only its changed fields.
 fn put_changes(out: &mut Vec<u8>, prev: &State, cur: &State) {
@@ -120,6 +124,12 @@ fn put_changes(out: &mut Vec<u8>, prev: &State, cur: &State) {
             h |= REASON;
         }
         let step = k.0 - last_proc;
+        let sm_code = v.sm_percent.map(|x| x as u64 + 1).unwrap_or(0);
+        if h == SM && step == 1 && last_dev == Some(k.1) && sm_code < SM_ONLY as u64 {
+            out.push(SM_ONLY | sm_code as u8);
+            last_proc = k.0;
+            continue;
+        }
         // The device is written only when it differs from the previous entry's: on a one-GPU
         // machine, once per frame.
         if last_dev != Some(k.1) {
@@ -188,6 +198,20 @@ pub fn apply(state: &mut State, keyframe: bool, blob: &[u8]) -> Result<(), Frame
     for _ in 0..n {
         let h = *c.b.get(c.i).ok_or(FrameError("truncated"))?;
         c.i += 1;
+        if h & SM_ONLY != 0 {
+            proc = proc
+                .checked_add(1)
+                .ok_or(FrameError("value out of range"))?;
+            let key = (proc, dev.ok_or(FrameError("entry without a device"))?);
+            let v = state
+                .get_mut(&key)
+                .ok_or(FrameError("change to an entry that is not there"))?;
+            v.sm_percent = match h & !SM_ONLY {
+                0 => None,
+                code => Some(code as u32 - 1),
+            };
+            continue;
+        }
         let mut step = (h >> STEP_SHIFT) as u32;
         if step == STEP_ESCAPE as u32 {
             step = c.get_u32()?;
@@ -270,6 +294,26 @@ mod tests {
         assert_eq!(back[&(1, 1)].memory_bytes, Some(0));
         assert_eq!(back[&(2, 1)].memory_bytes, None);
         assert_eq!(back[&(2, 1)].sm_percent, Some(0));
+    }
+
+    #[test]
+    fn an_sm_only_change_of_the_next_process_is_one_byte() {
+        let mut s = State::new();
+        s.insert((1, 1), vals(Some(5), Some(0)));
+        s.insert((2, 1), vals(Some(6), Some(0)));
+        let mut t = s.clone();
+        t.get_mut(&(1, 1)).unwrap().sm_percent = Some(10);
+        t.get_mut(&(2, 1)).unwrap().sm_percent = None;
+        let blob = encode_delta(&s, &t);
+        assert_eq!(blob, vec![2, (1 << 5) | 16 | 2, 1, 11, 0x80, 0]);
+        let mut back = s.clone();
+        apply(&mut back, false, &blob).unwrap();
+        assert_eq!(back, t);
+        // A one-byte entry with no entry to change is corrupt, not a panic or a silent insert.
+        assert_eq!(
+            apply(&mut State::new(), false, &[1, 0x85, 0]),
+            Err(FrameError("entry without a device"))
+        );
     }
 
     #[test]
