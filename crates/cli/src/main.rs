@@ -3,6 +3,8 @@
 
 mod commands;
 mod global;
+mod overhead;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -29,6 +31,8 @@ Exit status:
 struct Cli {
     #[command(flatten)]
     global: global::GlobalArgs,
+    #[command(flatten)]
+    view: view::ViewArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -46,6 +50,11 @@ enum Command {
     /// host memory (cuMemHostAlloc, cuMemHostRegister), with device memory as the control.
     #[command(after_help = commands::probe::EXIT_CODES)]
     Probe(commands::probe::Args),
+    /// What llama-server would allocate for a GGUF model with llama-server's flags (weights, KV
+    /// cache, output, compute, overhead; every input with its source), and whether it fits in
+    /// what is free now on a GPU.
+    #[command(after_help = commands::estimate::FLAGS_HELP)]
+    Estimate(commands::estimate::Args),
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
@@ -84,6 +93,7 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Explain(a)) => commands::explain::run(a, &global),
         Some(Command::Probe(a)) => commands::probe::run(a, &global),
+        Some(Command::Estimate(a)) => commands::estimate::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
         Some(Command::Diff(a)) => commands::diff::run(a, &global),
         Some(Command::Record(a)) => commands::record::run(a, &global),
@@ -92,13 +102,7 @@ fn main() -> ExitCode {
         Some(Command::Plot(a)) => commands::plot::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
-        None => {
-            eprintln!(
-                "gpuledger: the live terminal view is not implemented yet.\n\
-                 Use `gpuledger snapshot` for one round, or `gpuledger --help` for all commands."
-            );
-            Ok(ExitCode::from(1))
-        }
+        None => view::run(&cli.view, &global),
     };
     match result {
         Ok(code) => code,

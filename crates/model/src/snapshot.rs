@@ -107,6 +107,10 @@ pub struct Device {
     pub system_ledger: Option<Ledger>,
     /// Which source measured the device-level values (`nvml`, `sysfs`, ...).
     pub source: String,
+    /// Runtime power state where the platform reports it (`active`, `suspended`). A suspended
+    /// device is not sampled (sampling would wake it); its live values are null with that reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_state: Option<String>,
     /// Field path (e.g. `power.usage_watts`) → why it is null.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub unavailable: BTreeMap<String, String>,
@@ -133,6 +137,7 @@ impl Device {
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),
+            power_state: None,
             unavailable: BTreeMap::new(),
         }
     }
@@ -231,6 +236,14 @@ pub struct Process {
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_unavailable: Option<String>,
+    /// Container the process runs in, from its cgroup: `docker://<id>`, `podman://<id>`,
+    /// `containerd://<id>`, `cri-o://<id>`, `kubepods://<id>` (runtime not named in the path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The process has `/dev/kfd` open (ROCm compute): its memory shows in DRM fdinfo, but its
+    /// engine time does not, so its engine figures are unknown rather than 0 %.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rocm_kfd: bool,
     /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listen_ports: Vec<u16>,
@@ -253,6 +266,8 @@ impl Process {
             ppid: None,
             cmdline: None,
             metadata_unavailable: None,
+            container: None,
+            rocm_kfd: false,
             listen_ports: Vec::new(),
             workload: None,
             usage: Vec::new(),
@@ -286,9 +301,15 @@ pub struct Usage {
     pub engines: Engines,
     /// Busy percent per engine type where the platform names its engines (WDDM: `3D`, `Copy`,
     /// `Compute_0`, `VideoDecode`, ...; WSL: `node<N>`): the busiest engine of that type over the
-    /// last interval.
+    /// last interval. DRM fdinfo: the driver's engine classes (`gfx`, `compute`, `dma`, `dec`,
+    /// `render`, `video`, `rcs`, `ccs`, ...), summed over the process's clients and divided by the
+    /// class capacity; there `engines.sm_percent` is the busiest 3D/compute class.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub engines_by_type: BTreeMap<String, u32>,
+    /// How this figure was accounted when it differs from the plain reading (e.g. a DRM client
+    /// shared with another process and charged there), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting_note: Option<String>,
 }
 
 impl Usage {
@@ -303,6 +324,7 @@ impl Usage {
             kinds: Vec::new(),
             engines: Engines::default(),
             engines_by_type: BTreeMap::new(),
+            accounting_note: None,
         }
     }
 

@@ -1,10 +1,14 @@
 //! One collection round: every source adds what it can see, then the books are balanced.
 
+use crate::container;
+use crate::drm::DrmSource;
 use crate::nvml::{LoadError, Nvml};
 use crate::procfs::{rfc3339, ProcReader};
+use crate::sysfs::normalise_bus_id;
 use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
+use std::collections::HashSet;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Where the sources read from. Defaults are the live machine; tests and post-mortems point them at
 /// recorded trees and fake libraries.
@@ -41,6 +45,10 @@ pub struct Collector {
     procs: ProcReader,
     annotators: Vec<Box<dyn Annotate>>,
     platform: Platform,
+    /// DRM fdinfo + sysfs: keeps its descriptor index and engine counters between rounds.
+    drm: DrmSource,
+    /// Monotonic origin for engine rates.
+    epoch: Instant,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -57,7 +65,12 @@ struct Platform {
 
 impl Platform {
     #[allow(unused_variables)]
-    fn collect(&mut self, snap: &mut Snapshot, config: &SourceConfig) {
+    fn collect(
+        &mut self,
+        snap: &mut Snapshot,
+        config: &SourceConfig,
+        dxg_holders: Option<Vec<u32>>,
+    ) {
         #[cfg(windows)]
         {
             match self
@@ -98,12 +111,15 @@ impl Collector {
     pub fn new(config: SourceConfig) -> Self {
         let nvml = Nvml::load(config.nvml_lib.as_deref());
         let procs = ProcReader::new(&config.proc_root);
+        let drm = DrmSource::new(&config.proc_root, &config.sys_root);
         Collector {
             config,
             nvml,
             procs,
             annotators: Vec::new(),
             platform: Platform::default(),
+            drm,
+            epoch: Instant::now(),
         }
     }
 
@@ -120,6 +136,45 @@ impl Collector {
 
     pub fn procs(&self) -> &ProcReader {
         &self.procs
+    }
+
+    pub fn drm(&self) -> &DrmSource {
+        &self.drm
+    }
+
+    pub fn drm_mut(&mut self) -> &mut DrmSource {
+        &mut self.drm
+    }
+
+    /// DRM fdinfo and sysfs, after NVML so that NVIDIA devices NVML reports are not counted
+    /// again from the nvidia-drm driver's descriptors.
+    fn collect_drm(&mut self, snap: &mut Snapshot) {
+        let nvml_bus: HashSet<String> = snap
+            .devices
+            .iter()
+            .filter(|d| d.source == "nvml")
+            .filter_map(|d| d.pci_bus_id.as_deref().map(normalise_bus_id))
+            .collect();
+        let now_ns = self.epoch.elapsed().as_nanos() as u64;
+        let status = self.drm.collect(snap, now_ns, &nvml_bus);
+        snap.sources.push(status);
+    }
+
+    /// Container ids from cgroups, and a warning when gpuledger itself is in a PID namespace.
+    fn containers(&self, snap: &mut Snapshot) {
+        for p in &mut snap.processes {
+            if p.container.is_none() {
+                let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
+                if let Some(text) = container::read_cgroup(&path) {
+                    p.container = container::container_id(&text);
+                }
+            }
+        }
+        if let Some(why) = container::own_pid_namespace(self.procs.root()) {
+            snap.notes.push(format!(
+                "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
+            ));
+        }
     }
 
     fn fill_from_procfs(&self, snap: &mut Snapshot) {
@@ -170,7 +225,16 @@ impl Collector {
             Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
         };
         snap.sources.push(status);
-        self.platform.collect(&mut snap, &self.config);
+        // The DRM descriptor index (kept up to date incrementally) already knows who holds
+        // /dev/dxg: reuse it rather than walking every /proc/*/fd again.
+        let dxg_holders = self.drm.index().map(|ix| {
+            ix.entries
+                .iter()
+                .filter(|(_, e)| e.dxg)
+                .map(|(pid, _)| *pid)
+                .collect()
+        });
+        self.platform.collect(&mut snap, &self.config, dxg_holders);
         let dxg_sees_processes = snap
             .processes
             .iter()
@@ -184,7 +248,9 @@ impl Collector {
 
         // Windows and macOS have no procfs: their platform source names the processes itself.
         if cfg!(target_os = "linux") || self.procs.root().exists() {
+            self.collect_drm(&mut snap);
             self.fill_from_procfs(&mut snap);
+            self.containers(&mut snap);
         }
 
         for a in &mut self.annotators {

@@ -6,10 +6,13 @@
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
 
 pub mod collect;
+pub mod container;
+pub mod drm;
 pub mod dxg;
 pub mod iokit;
 pub mod nvml;
 pub mod procfs;
+pub mod sysfs;
 pub mod wddm;
 
 pub use collect::{Annotate, Collector, SourceConfig};

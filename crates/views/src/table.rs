@@ -55,7 +55,10 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
                 d.index.to_string(),
                 d.name.clone().unwrap_or_else(|| "n/a".into()),
                 memory_cell(d),
-                pct(d.utilization.gpu_percent),
+                match d.power_state.as_deref() {
+                    Some(st @ ("suspended" | "suspending")) => st.to_string(),
+                    _ => pct(d.utilization.gpu_percent),
+                },
                 pct(d.utilization.memory_percent),
                 d.temperature_c
                     .map(|t| format!("{t}°C"))
@@ -99,20 +102,35 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
     });
     if !procs.is_empty() {
         out.push_str("PROCESSES (measured)\n");
-        let mut rows = vec![row(&[
-            "PID", "USER", "NAME", "GPU", "TYPE", "MEMORY", "SOURCE", "SM%", "COMMAND",
-        ])];
+        // Optional columns appear only when some process has a value for them: system memory
+        // (GTT / shared, e.g. DRM fdinfo) and the container a process runs in.
+        let any_sys = procs
+            .iter()
+            .flat_map(|p| &p.usage)
+            .any(|u| u.system_memory_bytes.is_some());
+        let any_container = procs.iter().any(|p| p.container.is_some());
+        let mut header = vec!["PID", "USER", "NAME", "GPU", "TYPE", "MEMORY"];
+        let mut right = vec![true, false, false, true, false, true];
+        if any_sys {
+            header.push("SYS/GTT");
+            right.push(true);
+        }
+        header.extend(["SOURCE", "SM%"]);
+        right.extend([false, true]);
+        if any_container {
+            header.push("CONTAINER");
+            right.push(false);
+        }
+        header.push("COMMAND");
+        right.push(false);
+        let mut rows = vec![row(&header)];
         for p in procs {
             for u in &p.usage {
                 let gpu = snap
                     .device_by_uuid(&u.device)
                     .map(|d| d.index.to_string())
                     .unwrap_or_else(|| "?".into());
-                let mut mem = human_opt(u.memory_bytes);
-                if let Some(sys) = u.system_memory_bytes {
-                    mem = format!("{mem} +{} sys", human_bytes(sys));
-                }
-                rows.push(vec![
+                let mut r = vec![
                     p.pid.to_string(),
                     p.user.clone().unwrap_or_else(|| "?".into()),
                     p.display_name().to_string(),
@@ -122,18 +140,30 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
                         .unwrap_or_else(|| "-".into()),
                     gpu,
                     u.kinds_label(),
-                    mem,
-                    u.memory_source.clone(),
-                    pct(u.engines.sm_percent),
-                    command_cell(p, opts.wide),
-                ]);
+                    human_opt(u.memory_bytes),
+                ];
+                if any_sys {
+                    r.push(
+                        u.system_memory_bytes
+                            .map(human_bytes)
+                            .unwrap_or_else(|| "-".into()),
+                    );
+                }
+                r.push(u.memory_source.clone());
+                // ROCm (KFD) work is invisible to fdinfo: say so rather than print n/a or 0 %.
+                r.push(if p.rocm_kfd && u.engines.sm_percent.is_none() {
+                    "n/a (kfd)".into()
+                } else {
+                    pct(u.engines.sm_percent)
+                });
+                if any_container {
+                    r.push(container_cell(p.container.as_deref()));
+                }
+                r.push(command_cell(p, opts.wide));
+                rows.push(r);
             }
         }
-        align(
-            &mut out,
-            &rows,
-            &[true, false, false, true, false, true, false, true, false],
-        );
+        align(&mut out, &rows, &right);
         out.push('\n');
     }
 
@@ -219,6 +249,9 @@ fn cannot_see(snap: &Snapshot) -> Vec<String> {
             if let Some(r) = &u.engines.unavailable_reason {
                 v.push(format!("pid {} engine use n/a: {r}", p.pid));
             }
+            if let Some(n) = &u.accounting_note {
+                v.push(format!("pid {} ({}): {n}", p.pid, p.display_name()));
+            }
         }
         if let Some(r) = &p.metadata_unavailable {
             v.push(format!(
@@ -265,6 +298,17 @@ fn unattributed_cell(d: &Device) -> String {
         (Some(u), _) => human_bytes(u),
         (None, true) => "over-attributed".into(),
         (None, false) => "n/a".into(),
+    }
+}
+
+/// `docker://<64 hex>` → `docker:8f2a6c3e1b4d` (the short id docker and podman print).
+fn container_cell(c: Option<&str>) -> String {
+    match c {
+        None => "-".into(),
+        Some(c) => match c.split_once("://") {
+            Some((rt, id)) => format!("{rt}:{}", id.chars().take(12).collect::<String>()),
+            None => c.to_string(),
+        },
     }
 }
 
@@ -415,6 +459,53 @@ mod tests {
             },
         );
         assert!(t.contains(&"x".repeat(200)));
+    }
+
+    #[test]
+    fn fdinfo_columns_kfd_container_and_suspended_device() {
+        let mut s = snap();
+        let mut d = Device::new(1, Vendor::Amd, "pci-0000:03:00.0", "sysfs");
+        d.memory.used_bytes = Some(8 << 30);
+        d.system_memory = Some(Memory {
+            total_bytes: Some(16 << 30),
+            used_bytes: Some(5 << 30),
+            ..Memory::default()
+        });
+        s.devices.push(d);
+        let mut asleep = Device::new(2, Vendor::Amd, "pci-0000:07:00.0", "sysfs");
+        asleep.power_state = Some("suspended".into());
+        s.devices.push(asleep);
+        let mut p = Process::new(77);
+        p.name = Some("python3".into());
+        p.rocm_kfd = true;
+        p.container = Some(format!("podman://{}", "c0ffee01".repeat(8)));
+        let mut u = Usage::new("pci-0000:03:00.0", "fdinfo");
+        u.memory_bytes = Some(200 << 20);
+        u.system_memory_bytes = Some(4 << 30);
+        u.engines.unavailable_reason = Some("ROCm compute (/dev/kfd open)".into());
+        u.accounting_note = Some("shares DRM client 3 with pid 1".into());
+        p.usage.push(u);
+        s.processes.push(p);
+        balance(&mut s);
+        let t = render_table(&s, &TableOptions::default());
+        let line = t.lines().find(|l| l.contains("python3")).unwrap();
+        assert!(line.contains("200 MiB"), "{line}");
+        assert!(line.contains("4 GiB"), "GTT column:\n{t}");
+        assert!(line.contains("n/a (kfd)"), "{line}");
+        assert!(line.contains("podman:c0ffee01c0ff"), "{line}");
+        assert!(t.contains("SYS/GTT") && t.contains("CONTAINER"), "{t}");
+        // NVML rows have no system-memory figure: a dash, not 0.
+        let nv = t.lines().find(|l| l.contains(" big ")).unwrap();
+        assert!(nv.contains(" - "), "{nv}");
+        let dev2 = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("2 "))
+            .unwrap();
+        assert!(dev2.contains("suspended"), "{dev2}");
+        assert!(
+            t.contains("pid 77 (python3): shares DRM client 3 with pid 1"),
+            "{t}"
+        );
     }
 
     #[test]

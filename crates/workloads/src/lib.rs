@@ -2,8 +2,18 @@
 //!
 //! - [`identify`]: evidence chains from executable, command line, libraries, model files, ports;
 //! - [`annotate`]: identification on the collection path, cached per process;
-//! - [`live`]: the runtime's own HTTP answers (loopback only, time-bounded, off the collection path).
+//! - [`live`]: the runtime's own HTTP answers (loopback only, time-bounded, off the collection path);
+//! - [`gguf`]: the GGUF header reader (bounded, buffered, header only);
+//! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types, never
+//!   mixed with the measured snapshot;
+//! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures).
 
 pub mod annotate;
+pub mod estimate;
+pub mod gguf;
 pub mod identify;
 pub mod live;
+pub mod llama_log;
+
+pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
+pub use gguf::{GgufError, GgufModel};

@@ -4,9 +4,16 @@
 
 use crate::Global;
 use gpuledger_model::units::human_opt;
+use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap, Vendor, WorkloadKind};
 use gpuledger_model::{Process, Snapshot, Workload};
+use gpuledger_workloads::estimate::{
+    compare_with_log, estimate, render_comparison, render_text, Backend, Comparison, Estimate,
+    LlamaSettings, Setting,
+};
+use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
+use gpuledger_workloads::llama_log::parse_llama_log;
 use serde::Serialize;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -25,6 +32,28 @@ pub struct Args {
     /// Time limit for each loopback HTTP probe, in milliseconds.
     #[arg(long, default_value_t = 500, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub probe_timeout_ms: u64,
+    /// The runtime's log (llama-server started with `-lv 4`): its own buffer sizes are shown
+    /// beside the estimate.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<std::path::PathBuf>,
+}
+
+/// The estimated ledger for the process, kept apart from the measured one.
+#[derive(Serialize)]
+struct EstimatedLedger {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<Estimate>,
+    /// Why there is no estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unavailable: Option<String>,
+    /// What the runtime itself logged for each line (`--log`), beside the estimate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    runtime_reported: Vec<Comparison>,
+    /// Measured (driver) total for the process across devices, and measured − estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured_gpu_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measured_minus_estimated_bytes: Option<i64>,
 }
 
 #[derive(Serialize)]
@@ -40,10 +69,17 @@ struct Explanation {
     /// Why there is no live state.
     #[serde(skip_serializing_if = "Option::is_none")]
     live_unavailable: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated: Option<EstimatedLedger>,
     replay: bool,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if let Some(log) = &args.log {
+        use anyhow::Context;
+        std::fs::metadata(log)
+            .with_context(|| format!("{}: cannot read the log", log.display()))?;
+    }
     let (snap, replay) = global.snapshot()?;
     let in_snap = snap.processes.iter().find(|p| p.pid == args.pid).cloned();
     let mut process = in_snap.clone();
@@ -119,6 +155,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         _ => live_unavailable = Some("not a model server".to_string()),
     }
 
+    let estimated = match (&mut workload, &process) {
+        (Some(w), Some(p)) if w.kind.is_ai() => {
+            Some(estimated_ledger(args, global, p, w, live.as_ref(), &snap))
+        }
+        _ => None,
+    };
+
     let e = Explanation {
         pid: args.pid,
         process,
@@ -126,6 +169,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         workload,
         live,
         live_unavailable,
+        estimated,
         replay: replay.is_some(),
     };
     if args.json {
@@ -242,5 +286,214 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
         }
         (None, None) => {}
     }
+
+    if let Some(est) = &e.estimated {
+        out.push_str(
+            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n",
+        );
+        match (&est.estimate, &est.unavailable) {
+            (Some(x), _) => {
+                for line in render_text(x).lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
+                if let (Some(m), Some(d)) =
+                    (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
+                {
+                    let pct = if x.total_gpu_bytes > 0 {
+                        d as f64 * 100.0 / x.total_gpu_bytes as f64
+                    } else {
+                        0.0
+                    };
+                    let _ = writeln!(
+                        out,
+                        "  measured {} vs estimated {}: the driver reports {} {} ({pct:+.1}%)",
+                        human_opt(Some(m)),
+                        human_opt(Some(x.total_gpu_bytes)),
+                        human_opt(Some(d.unsigned_abs())),
+                        if d >= 0 { "more" } else { "less" },
+                    );
+                }
+            }
+            (None, Some(why)) => {
+                let _ = writeln!(out, "  n/a: {why}");
+            }
+            (None, None) => {}
+        }
+        if !est.runtime_reported.is_empty() {
+            out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
+            for line in render_comparison(&est.runtime_reported).lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
     out
+}
+
+/// Read a bounded text file (logs can be large; the buffer lines come early).
+fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
+    use anyhow::Context;
+    use std::io::Read;
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut bytes = Vec::new();
+    f.take(max)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// llama-server's `LLAMA_ARG_*` settings from the process environment. Only those names are kept,
+/// and never one that could hold a secret.
+fn llama_env(global: &Global, pid: u32) -> Vec<(String, String)> {
+    let path = global.args.proc_root.join(pid.to_string()).join("environ");
+    let Ok(raw) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    raw.split(|&b| b == 0)
+        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
+        .filter(|(k, _)| k.starts_with("LLAMA_ARG_") && !k.contains("KEY") && !k.contains("TOKEN"))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Which device buffers llama.cpp uses: the backend library it loaded, else the vendor of the
+/// device it was measured on.
+fn backend_of(w: &Workload, p: &Process, snap: &Snap) -> Setting<Backend> {
+    for (lib, b) in [
+        ("libggml-cuda", Backend::Cuda),
+        ("libggml-hip", Backend::Cuda),
+        ("libggml-vulkan", Backend::Vulkan),
+        ("libggml-metal", Backend::Metal),
+    ] {
+        if w.evidence
+            .iter()
+            .any(|e| e.kind == EvidenceKind::Library && e.showed.contains(lib))
+        {
+            return Setting::runtime(b, &format!("loaded {lib}"));
+        }
+    }
+    let vendor = p
+        .usage
+        .iter()
+        .find_map(|u| snap.device_by_uuid(&u.device))
+        .map(|d| d.vendor);
+    match vendor {
+        Some(Vendor::Nvidia | Vendor::Amd) => {
+            Setting::runtime(Backend::Cuda, "measured on an NVIDIA/AMD device")
+        }
+        Some(Vendor::Apple) => Setting::runtime(Backend::Metal, "measured on an Apple GPU"),
+        Some(_) => Setting::runtime(Backend::Vulkan, "measured on an Intel/other GPU"),
+        None => LlamaSettings::default().backend,
+    }
+}
+
+fn estimated_ledger(
+    args: &Args,
+    global: &Global,
+    p: &Process,
+    w: &mut Workload,
+    live: Option<&LiveState>,
+    snap: &Snap,
+) -> EstimatedLedger {
+    let mut led = EstimatedLedger {
+        estimate: None,
+        unavailable: None,
+        runtime_reported: Vec::new(),
+        measured_gpu_bytes: None,
+        measured_minus_estimated_bytes: None,
+    };
+    if w.kind != WorkloadKind::LlamaCpp {
+        led.unavailable = Some(format!(
+            "no memory recipe for {} yet (llama.cpp only)",
+            w.kind.label()
+        ));
+        return led;
+    }
+    let Some(model) = w.model.clone() else {
+        led.unavailable = Some("the model file is not known (see the missing links above)".into());
+        return led;
+    };
+    let mut path = std::path::PathBuf::from(&model);
+    if path.is_relative() {
+        // A relative -m is relative to the server's working directory, not ours.
+        if let Ok(cwd) =
+            std::fs::read_link(global.args.proc_root.join(p.pid.to_string()).join("cwd"))
+        {
+            path = cwd.join(path);
+        }
+    }
+    let gguf = match GgufModel::open(&path) {
+        Ok(m) => m,
+        Err(e) => {
+            led.unavailable = Some(format!("cannot read the model's GGUF header: {e}"));
+            return led;
+        }
+    };
+    let argv = p.cmdline.clone().unwrap_or_default();
+    let mut settings = match LlamaSettings::parse_known(argv.get(1..).unwrap_or(&[])) {
+        Ok((s, _)) => s,
+        Err(e) => {
+            led.unavailable = Some(format!(
+                "cannot read the server's settings from its command line: {e}"
+            ));
+            return led;
+        }
+    };
+    if let Err(e) = settings.apply_env(&llama_env(global, p.pid)) {
+        led.unavailable = Some(format!(
+            "cannot read the server's LLAMA_ARG_* settings: {e}"
+        ));
+        return led;
+    }
+    settings.backend = backend_of(w, p, snap);
+    let mut est = match estimate(&gguf, &settings) {
+        Ok(e) => e,
+        Err(e) => {
+            led.unavailable = Some(format!("no estimate for this model: {e}"));
+            return led;
+        }
+    };
+    // The server's own answer wins over flags and defaults (it may have fitted -c to memory).
+    if let Some(l) = live {
+        if let (Some(n_ctx_slot), Some(slots)) = (l.n_ctx, l.total_slots) {
+            if est.context.n_ctx_seq != n_ctx_slot || est.context.n_seq_max != slots {
+                let total = if est.context.kv_unified {
+                    n_ctx_slot
+                } else {
+                    n_ctx_slot * slots
+                };
+                settings.ctx_size =
+                    Setting::runtime(total, "n_ctx per slot × slots, from GET /props");
+                settings.parallel = Setting::runtime(slots as i64, "total_slots from GET /props");
+                if let Ok(e2) = estimate(&gguf, &settings) {
+                    est = e2;
+                }
+            }
+        }
+    }
+    crate::overhead::apply_probe(&mut est, settings.backend.value);
+    w.evidence.push(Evidence {
+        kind: EvidenceKind::GgufHeader,
+        showed: format!(
+            "GGUF header: architecture {}, {} layers, {}",
+            est.model.architecture,
+            est.model.n_layer,
+            human_opt(Some(est.model.file_bytes))
+        ),
+        source: path.display().to_string(),
+    });
+    if let Some(log) = &args.log {
+        match read_bounded(log, 64 << 20) {
+            Ok(text) => led.runtime_reported = compare_with_log(&est, &parse_llama_log(&text)),
+            Err(e) => w.missing.push(format!("runtime log: {e:#}")),
+        }
+    }
+    let measured: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
+    if !measured.is_empty() {
+        let m: u64 = measured.iter().sum();
+        led.measured_gpu_bytes = Some(m);
+        led.measured_minus_estimated_bytes = Some(m as i64 - est.total_gpu_bytes as i64);
+    }
+    led.estimate = Some(est);
+    led
 }

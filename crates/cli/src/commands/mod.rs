@@ -1,6 +1,7 @@
 //! One module per sub-command.
 
 pub mod diff;
+pub mod estimate;
 pub mod explain;
 pub mod history;
 pub mod kill;

@@ -64,6 +64,35 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
                     cannot.push(format!("per-process memory: {r}"));
                 }
             }
+            if s.name == "drm" {
+                for d in snap
+                    .devices
+                    .iter()
+                    .filter(|d| d.source == "sysfs" || d.source == "fdinfo")
+                {
+                    let state = d
+                        .power_state
+                        .as_deref()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default();
+                    sees.push(format!("{}: {}{state}", d.label(), d.uuid));
+                    for (f, why) in &d.unavailable {
+                        cannot.push(format!("GPU{} {f}: {why}", d.index));
+                    }
+                }
+                let mut reasons: Vec<&str> = snap
+                    .processes
+                    .iter()
+                    .flat_map(|p| &p.usage)
+                    .filter(|u| u.memory_source == "fdinfo")
+                    .filter_map(|u| u.unavailable_reason.as_deref())
+                    .collect();
+                reasons.sort();
+                reasons.dedup();
+                for r in reasons {
+                    cannot.push(format!("per-process memory: {r}"));
+                }
+            }
             Finding {
                 source: s.name.clone(),
                 status: s.status,

@@ -49,6 +49,9 @@ pub struct DxgSource {
     prev: Option<DxgRound>,
     /// Probed once: can other processes be queried on this kernel?
     pid_support: Option<Result<(), String>>,
+    /// Holders of `/dev/dxg` from the collector's descriptor index, when it has one; without it
+    /// every round walks `/proc/*/fd` itself.
+    holders: Option<Vec<u32>>,
 }
 
 impl DxgSource {
@@ -68,6 +71,7 @@ impl DxgSource {
             epoch: Instant::now(),
             prev: None,
             pid_support: None,
+            holders: None,
         })
     }
 
@@ -159,7 +163,10 @@ impl DxgSource {
             return round;
         }
         let own = std::process::id();
-        let (pids, _) = pids_with_dxg(&self.proc_root);
+        let pids = match self.holders.take() {
+            Some(p) => p,
+            None => pids_with_dxg(&self.proc_root).0,
+        };
         for pid in pids.into_iter().filter(|p| *p != own) {
             for (luid, segs, nodes) in &shape {
                 // A process that exited or never used this adapter answers EINVAL: skip it.
@@ -186,6 +193,11 @@ impl DxgSource {
             }
         }
         round
+    }
+
+    /// Use these processes as this round's `/dev/dxg` holders instead of walking `/proc`.
+    pub fn set_holders(&mut self, pids: Vec<u32>) {
+        self.holders = Some(pids);
     }
 
     /// One round into `snap`, merged with the NVML devices and processes already there.

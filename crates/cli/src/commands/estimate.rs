@@ -1,0 +1,420 @@
+//! `gpuledger estimate MODEL.gguf [llama-server flags] [--json] [--device N] [--backend B]`:
+//! what llama-server would allocate for a model with those settings, before loading it, and
+//! whether that fits in what is free now on the chosen device.
+//!
+//! The llama-server flags are read by the same parser `explain` uses on a live command line
+//! (`LlamaSettings`), so `-ngl`, `-np`, `-ctk` etc. are spelled exactly as llama-server spells them
+//! (clap cannot express multi-letter single-dash flags).
+
+use crate::Global;
+use anyhow::{bail, Context};
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::{Snapshot, Vendor};
+use gpuledger_workloads::estimate::{
+    compare_with_log, estimate, render_comparison, render_text, Backend, Comparison, Estimate,
+    LlamaSettings, Setting, SettingSource,
+};
+use gpuledger_workloads::gguf::GgufModel;
+use gpuledger_workloads::llama_log::parse_llama_log;
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub const FLAGS_HELP: &str = "\
+llama-server flags (same names and defaults as llama-server):
+  -c, --ctx-size N            context (0 = the model's training context; padded to 256)
+  -np, --parallel N           slots (default auto: 4 slots sharing one unified cache)
+  -kvu, --kv-unified          one cache shared by all slots
+  -no-kvu, --no-kv-unified    one cache per slot
+  -ngl, --n-gpu-layers N      layers on the GPU: a number, auto or all (default auto = all here)
+  -b, --batch-size N          logical batch (default 2048)
+  -ub, --ubatch-size N        physical batch (default 512)
+  -ctk, --cache-type-k T      K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1
+  -ctv, --cache-type-v T      V cache type (quantised V needs flash attention)
+  -fa, --flash-attn on|off|auto
+  --swa-full                  full-size cache for sliding-window layers
+  -nkvo, --no-kv-offload      keep the KV cache on the host
+  --no-mmap                   load weights into host memory instead of mapping the file
+gpuledger options:
+  --json                      the estimate (and fit check) as JSON
+  --device N                  GPU index for the fit check (default 0)
+  --backend cuda|vulkan|metal|cpu
+                              which kind of device buffers to model (default: from the device's
+                              vendor when a GPU is found, else cuda)
+  --no-fit-check              do not look at the live machine
+  --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
+                              figures beside the estimate";
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The model (any part of a split model).
+    pub model: PathBuf,
+    /// llama-server flags and gpuledger options (see below).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "FLAGS"
+    )]
+    pub flags: Vec<String>,
+}
+
+/// Whether the estimate fits on a device, from a snapshot (measured) beside the estimate.
+/// JSON: `{"available": true, "device": ..., "fits": ...}` or `{"available": false, "reason": ...}`.
+#[derive(Debug)]
+pub enum Fit {
+    Checked {
+        device: String,
+        free_bytes: u64,
+        total_bytes: Option<u64>,
+        needed_bytes: u64,
+        /// The overhead line was unknown and is not in `needed_bytes`.
+        overhead_unknown: bool,
+        fits: bool,
+        /// Processes holding memory on the device, largest first (measured).
+        holders: Vec<Holder>,
+        unattributed_bytes: Option<u64>,
+        replay: Option<String>,
+    },
+    NotAvailable {
+        reason: String,
+    },
+}
+
+impl Serialize for Fit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = match self {
+            Fit::NotAvailable { reason } => {
+                serde_json::json!({ "available": false, "reason": reason })
+            }
+            Fit::Checked {
+                device,
+                free_bytes,
+                total_bytes,
+                needed_bytes,
+                overhead_unknown,
+                fits,
+                holders,
+                unattributed_bytes,
+                replay,
+            } => serde_json::json!({
+                "available": true,
+                "device": device,
+                "free_bytes": free_bytes,
+                "total_bytes": total_bytes,
+                "needed_bytes": needed_bytes,
+                "overhead_unknown": overhead_unknown,
+                "fits": fits,
+                "holders": holders,
+                "unattributed_bytes": unattributed_bytes,
+                "replay": replay,
+            }),
+        };
+        v.serialize(s)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Holder {
+    pub pid: u32,
+    pub name: String,
+    pub memory_bytes: Option<u64>,
+    pub source: String,
+}
+
+#[derive(Serialize)]
+struct JsonOut<'a> {
+    estimate: &'a Estimate,
+    fit: &'a Fit,
+    /// The runtime's own figures beside the estimate, with `--log`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reported: Option<&'a [Comparison]>,
+}
+
+/// Read a llama.cpp log (bounded: logs of a loaded server are small; the buffer lines come first).
+fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
+    use std::io::Read;
+    const MAX: u64 = 64 << 20;
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut bytes = Vec::new();
+    f.take(MAX)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+struct Opts {
+    log: Option<PathBuf>,
+    json: bool,
+    device: u32,
+    backend: Option<Backend>,
+    fit_check: bool,
+}
+
+/// Take gpuledger's own options out first (`--device` is also a llama-server flag, with another
+/// meaning); the rest goes to the llama-server parser, and anything it does not know is an error.
+fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
+    let mut o = Opts {
+        log: None,
+        json: false,
+        device: 0,
+        backend: None,
+        fit_check: true,
+    };
+    let mut rest = Vec::new();
+    let mut it = flags.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => o.json = true,
+            "--no-fit-check" => o.fit_check = false,
+            "--log" => o.log = Some(PathBuf::from(it.next().context("--log needs a file")?)),
+            "--device" => {
+                let v = it.next().context("--device needs a GPU index")?;
+                o.device = v
+                    .parse()
+                    .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
+            }
+            "--backend" => {
+                let v = it
+                    .next()
+                    .context("--backend needs cuda, vulkan, metal or cpu")?;
+                o.backend = Some(Backend::parse(v).with_context(|| {
+                    format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
+                })?);
+            }
+            "-h" | "--help" => {
+                println!("Usage: gpuledger estimate MODEL.gguf [FLAGS]\n\n{FLAGS_HELP}");
+                std::process::exit(0);
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    Ok((o, rest))
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    let (opts, llama_flags) = own_options(&args.flags)?;
+    let (mut settings, unknown) =
+        LlamaSettings::parse_known(&llama_flags).map_err(|e| anyhow::anyhow!(e))?;
+    if let Some(u) = unknown.first() {
+        bail!("unknown option {u:?}\n\n{FLAGS_HELP}");
+    }
+    let model = GgufModel::open(&args.model)?;
+
+    let (snapshot, replay) = if opts.fit_check {
+        match global.snapshot() {
+            Ok((s, r)) => (Some(s), r),
+            Err(e) => {
+                if global.args.replay.is_some() {
+                    return Err(e);
+                }
+                (None, None)
+            }
+        }
+    } else {
+        (None, None)
+    };
+    let device = snapshot
+        .as_ref()
+        .and_then(|s| s.devices.iter().find(|d| d.index == opts.device));
+    settings.backend = match (opts.backend, device) {
+        (Some(b), _) => Setting {
+            value: b,
+            source: SettingSource::Flag("--backend".into()),
+        },
+        (None, Some(d)) => Setting {
+            value: match d.vendor {
+                Vendor::Nvidia | Vendor::Amd => Backend::Cuda,
+                Vendor::Apple => Backend::Metal,
+                Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
+            },
+            source: SettingSource::Default(format!("vendor of {}", d.label())),
+        },
+        (None, None) => Setting {
+            value: Backend::Cuda,
+            source: SettingSource::Default("no device seen: cuda".into()),
+        },
+    };
+    let mut e = estimate(&model, &settings)?;
+    crate::overhead::apply_probe(&mut e, settings.backend.value);
+    let reported = match &opts.log {
+        Some(p) => {
+            let log = parse_llama_log(&read_log(p)?);
+            if log.buffers.is_empty() {
+                bail!(
+                    "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",
+                    p.display()
+                );
+            }
+            Some(compare_with_log(&e, &log))
+        }
+        None => None,
+    };
+    let fit = if !opts.fit_check {
+        Fit::NotAvailable {
+            reason: "fit check not requested (--no-fit-check)".into(),
+        }
+    } else {
+        fit_check(&e, snapshot.as_ref(), opts.device, replay)
+    };
+
+    let text = if opts.json {
+        let mut s = serde_json::to_string_pretty(&JsonOut {
+            estimate: &e,
+            fit: &fit,
+            reported: reported.as_deref(),
+        })?;
+        s.push('\n');
+        s
+    } else {
+        let mut s = render_text(&e);
+        if let Some(r) = &reported {
+            s.push_str(&render_comparison(r));
+        }
+        s.push_str(&render_fit(&fit));
+        s
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Compare the estimate with what the device has free now (measured), and name who holds the rest.
+pub fn fit_check(
+    e: &Estimate,
+    snap: Option<&Snapshot>,
+    device: u32,
+    replay: Option<String>,
+) -> Fit {
+    let Some(snap) = snap else {
+        return Fit::NotAvailable {
+            reason: "fit check not available: no snapshot of this machine could be taken".into(),
+        };
+    };
+    let Some(d) = snap.devices.iter().find(|d| d.index == device) else {
+        let why = if snap.devices.is_empty() {
+            let srcs: Vec<String> = snap
+                .sources
+                .iter()
+                .map(|s| format!("{}: {}", s.name, s.detail))
+                .collect();
+            format!("no GPU found ({})", srcs.join("; "))
+        } else {
+            format!(
+                "there is no GPU {device} (found {})",
+                snap.devices
+                    .iter()
+                    .map(|d| d.label())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return Fit::NotAvailable {
+            reason: format!("fit check not available: {why}"),
+        };
+    };
+    let Some(free) = d.memory.free_bytes else {
+        return Fit::NotAvailable {
+            reason: format!(
+                "fit check not available: free memory of {} is unknown{}",
+                d.label(),
+                d.unavailable
+                    .get("memory")
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default()
+            ),
+        };
+    };
+    let mut holders: Vec<Holder> = snap
+        .processes
+        .iter()
+        .filter_map(|p| {
+            let u = p.usage.iter().find(|u| u.device == d.uuid)?;
+            Some(Holder {
+                pid: p.pid,
+                name: p.display_name().to_string(),
+                memory_bytes: u.memory_bytes,
+                source: u.memory_source.clone(),
+            })
+        })
+        .collect();
+    holders.sort_by_key(|h| std::cmp::Reverse(h.memory_bytes));
+    let needed = e.total_gpu_bytes;
+    Fit::Checked {
+        device: d.label(),
+        free_bytes: free,
+        total_bytes: d.memory.total_bytes,
+        needed_bytes: needed,
+        overhead_unknown: e.overhead.gpu_bytes.is_none(),
+        fits: needed <= free,
+        holders,
+        unattributed_bytes: d.ledger.unattributed_bytes,
+        replay,
+    }
+}
+
+fn render_fit(f: &Fit) -> String {
+    match f {
+        Fit::NotAvailable { reason } => format!("fit: {reason}\n"),
+        Fit::Checked {
+            device,
+            free_bytes,
+            total_bytes,
+            needed_bytes,
+            overhead_unknown,
+            fits,
+            holders,
+            unattributed_bytes,
+            replay,
+        } => {
+            let mut s = String::new();
+            if let Some(r) = replay {
+                s.push_str(&format!("fit (REPLAY of {r}, not the live machine):\n"));
+            }
+            s.push_str(&format!(
+                "fit on {device}: needs ~{} (estimated{}), {} free of {} (measured) -> {}\n",
+                human_bytes(*needed_bytes),
+                if *overhead_unknown {
+                    ", overhead unknown"
+                } else {
+                    ""
+                },
+                human_bytes(*free_bytes),
+                total_bytes.map(human_bytes).unwrap_or_else(|| "n/a".into()),
+                if *fits {
+                    format!("fits, {} to spare", human_bytes(free_bytes - needed_bytes))
+                } else {
+                    format!(
+                        "does NOT fit, short by {}",
+                        human_bytes(needed_bytes - free_bytes)
+                    )
+                }
+            ));
+            if !holders.is_empty() || unattributed_bytes.is_some() {
+                s.push_str("held now by:\n");
+                for h in holders {
+                    s.push_str(&format!(
+                        "  {:>8}  {:<20} {}\n",
+                        h.pid,
+                        h.name,
+                        h.memory_bytes
+                            .map(human_bytes)
+                            .unwrap_or_else(|| "n/a".into())
+                    ));
+                }
+                if let Some(u) = unattributed_bytes {
+                    s.push_str(&format!(
+                        "  {:>8}  {:<20} {}\n",
+                        "-",
+                        "unattributed",
+                        human_bytes(*u)
+                    ));
+                }
+            }
+            s
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! `gpuledger` with no sub-command: the live terminal view (crates/tui).
+
+use crate::Global;
+use gpuledger_actions::kill::guard::Verdict;
+use gpuledger_actions::kill::{InspectError, KillOptions, Killer, Target};
+use gpuledger_tui::actions::session_critical;
+use gpuledger_tui::{Check, Options, Outcome, Terminator, ThemeKind};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The view's kill key, through the actions crate: its guard rails decide before the prompt,
+/// and the kill itself (graceful, then forced after the grace period, with its own waiting) runs
+/// on a thread of its own so the view keeps refreshing. The view reports the process gone only
+/// when a later snapshot no longer lists it; what the thread learns that the snapshot cannot show
+/// (refused, permission denied) comes back as a message.
+struct ActionsTerminator {
+    killer: Killer,
+    messages: Arc<Mutex<Vec<String>>>,
+}
+
+impl Terminator for ActionsTerminator {
+    fn check(&self, pid: u32, start_time: Option<u64>, name: &str) -> Check {
+        let info = match self.killer.inspect(pid) {
+            Ok(info) => info,
+            Err(InspectError::NotFound) => {
+                return Check::Refused("no such process any more".into())
+            }
+            Err(InspectError::PermissionDenied(why)) | Err(InspectError::Other(why)) => {
+                return Check::Refused(why)
+            }
+        };
+        if start_time.is_some_and(|st| st != info.start_time) {
+            return Check::Refused(
+                "the PID now names a different process than the one listed (PID reused)".into(),
+            );
+        }
+        match self.killer.verdict(&info) {
+            Verdict::Refused(why) => Check::Refused(why),
+            Verdict::NeedsSecondConfirmation(why) => Check::SecondConfirmation(why),
+            // Shells are not the actions crate's concern but are the view's: ask twice.
+            Verdict::Allowed => match session_critical(pid, name) {
+                Some(why) => Check::SecondConfirmation(why.to_string()),
+                None => Check::Allowed,
+            },
+        }
+    }
+
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
+        let messages = self.messages.clone();
+        let spawned = std::thread::Builder::new()
+            .name("gpuledger-kill".into())
+            .spawn(move || {
+                let opts = KillOptions {
+                    force,
+                    // The view asked the second question itself (see `check`).
+                    confirmed_sensitive: true,
+                    ..KillOptions::default()
+                };
+                let target = Target {
+                    pid,
+                    start_time,
+                    name: None,
+                };
+                let out = Killer::new().kill(&target, &opts, None);
+                if !out.signalled() {
+                    if let Ok(mut m) = messages.lock() {
+                        m.push(format!("PID {pid}: {}", out.message));
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => Outcome::Requested,
+            Err(e) => Outcome::Refused(format!("could not start the kill: {e}")),
+        }
+    }
+
+    fn poll_messages(&self) -> Vec<String> {
+        self.messages
+            .lock()
+            .map(|mut m| std::mem::take(&mut *m))
+            .unwrap_or_default()
+    }
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ViewArgs {
+    /// Live view: refresh interval, in seconds (`0.5`) or with a unit (`500ms`, `2s`). Minimum
+    /// 100 ms; `+`/`-` change it while running.
+    #[arg(short = 'd', long, value_name = "TIME", default_value = "1s", value_parser = parse_interval)]
+    pub interval: Duration,
+    /// Live view: colour theme. `NO_COLOR` in the environment forces monochrome.
+    #[arg(long, value_enum, default_value = "dark")]
+    pub theme: Theme,
+    /// Live view: no colours, only bold / reverse / dim.
+    #[arg(long)]
+    pub mono: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum Theme {
+    Dark,
+    Light,
+}
+
+/// `0.5`, `2`, `500ms`, `1.5s`: at least 100 ms, at most an hour.
+pub fn parse_interval(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a time (expected seconds like 0.5, or 500ms, 2s)"))?;
+    let secs = v * scale;
+    if !secs.is_finite() || secs < 0.1 {
+        return Err(format!("{s:?} is below the 100 ms minimum"));
+    }
+    if secs > 3600.0 {
+        return Err(format!("{s:?} is above the one-hour maximum"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
+    let replay = match &global.args.replay {
+        Some(path) => Some((
+            crate::global::load_snapshot(path)?,
+            path.display().to_string(),
+        )),
+        None => None,
+    };
+    let theme = match (args.mono, args.theme) {
+        (true, _) => ThemeKind::Mono,
+        (false, Theme::Dark) => ThemeKind::Dark,
+        (false, Theme::Light) => ThemeKind::Light,
+    };
+    let opts = Options {
+        interval: args.interval,
+        theme,
+        replay,
+        terminator: Box::new(ActionsTerminator {
+            killer: Killer::new(),
+            messages: Arc::default(),
+        }),
+    };
+    gpuledger_tui::run(opts, || global.collector())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals() {
+        assert_eq!(parse_interval("0.5").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_interval("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_interval("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_interval("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_interval("100ms").unwrap(), Duration::from_millis(100));
+        assert!(parse_interval("50ms")
+            .unwrap_err()
+            .contains("100 ms minimum"));
+        assert!(parse_interval("0").unwrap_err().contains("100 ms minimum"));
+        assert!(parse_interval("fast").unwrap_err().contains("not a time"));
+        assert!(parse_interval("NaN").is_err());
+        assert!(parse_interval("99999").unwrap_err().contains("maximum"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn interval_parser_never_panics_and_keeps_the_floor(s in ".{0,20}") {
+            if let Ok(d) = parse_interval(&s) {
+                proptest::prop_assert!(d >= Duration::from_millis(100), "{:?} gave {:?}", s, d);
+            }
+        }
+
+        #[test]
+        fn interval_in_ms_round_trips(ms in 100u64..3_600_000) {
+            proptest::prop_assert_eq!(parse_interval(&format!("{ms}ms")), Ok(Duration::from_millis(ms)));
+        }
+    }
+}

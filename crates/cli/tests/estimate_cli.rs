@@ -1,0 +1,269 @@
+//! `gpuledger estimate` end to end: a generated GGUF header, llama-server flags, and the fit check
+//! against the fake NVML's devices (measured) beside the estimate.
+
+mod support;
+use support::*;
+
+use gpuledger_workloads::gguf::writer::GgufWriter;
+use gpuledger_workloads::gguf::{GgmlType, MetaValue};
+use std::path::{Path, PathBuf};
+
+const GIB: u64 = 1 << 30;
+
+/// A llama model with 16 GiB of F16 layer weights (a sparse file: only the header is written).
+fn big_model(dir: &Path) -> PathBuf {
+    let f16 = GgmlType::from_name("f16").unwrap();
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("llama".into()))
+        .kv("llama.block_count", MetaValue::U32(16))
+        .kv("llama.context_length", MetaValue::U32(32768))
+        .kv("llama.embedding_length", MetaValue::U32(4096))
+        .kv("llama.attention.head_count", MetaValue::U32(32))
+        .kv("llama.attention.head_count_kv", MetaValue::U32(8))
+        .kv("llama.vocab_size", MetaValue::U32(32000));
+    w.tensor("token_embd.weight", &[4096, 32000], f16);
+    for il in 0..16 {
+        // 4096 x 131072 x 2 B = 1 GiB per layer
+        w.tensor(&format!("blk.{il}.ffn_up.weight"), &[4096, 131072], f16);
+    }
+    w.tensor("output.weight", &[4096, 32000], f16);
+    let p = dir.join("big-00001-of-00001.gguf");
+    w.write(&p).unwrap();
+    p
+}
+
+#[test]
+fn estimate_json_with_fit_check_on_each_device() {
+    let d = tempfile::tempdir().unwrap();
+    let model = big_model(d.path());
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    let m = model.to_str().unwrap();
+
+    // GPU1 (RTX 4090): 16,757,220,864 B free < 16 GiB of layers + output + KV + overhead.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate", m, "-c", "8192", "-np", "1", "--device", "1", "--json",
+        ],
+    ));
+    let e = &v["estimate"];
+    assert_eq!(e["context"]["n_ctx"], 8192);
+    assert_eq!(e["kv_cache"]["bytes"], 16 * 8192 * 2048 * 2);
+    let w_gpu = e["weights"]["gpu_bytes"].as_u64().unwrap();
+    assert_eq!(w_gpu, 16 * GIB + 4096 * 32000 * 2, "layers + output.weight");
+    assert_eq!(
+        e["weights"]["host_bytes"],
+        4096 * 32000 * 2,
+        "token_embd on the host"
+    );
+    assert_eq!(e["compute"]["approximate"], true);
+    let fit = &v["fit"];
+    assert_eq!(fit["available"], true);
+    assert_eq!(fit["device"], "GPU1 NVIDIA GeForce RTX 4090");
+    assert_eq!(fit["free_bytes"], 16757220864u64);
+    assert_eq!(fit["fits"], false);
+    assert_eq!(fit["needed_bytes"], e["total_gpu_bytes"]);
+    // Who holds GPU1 now, largest first: llama-server 4 GiB, pid 9999 1 GiB, Xorg-like 512 MiB.
+    let pids: Vec<u64> = fit["holders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pids, [4242, 9999, 1200]);
+    assert_eq!(fit["holders"][0]["memory_bytes"], 4294967296u64);
+
+    // GPU0 (H200, 110 GB free): fits, and the backend came from the device's vendor.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["estimate", m, "-c", "8192", "--json"],
+    ));
+    assert_eq!(v["fit"]["fits"], true);
+    let backend = v["estimate"]["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "backend")
+        .unwrap()
+        .clone();
+    assert_eq!(backend["value"], "cuda");
+    assert_eq!(backend["source"]["kind"], "default");
+}
+
+#[test]
+fn estimate_text_says_when_the_fit_check_is_not_available() {
+    let d = tempfile::tempdir().unwrap();
+    let model = big_model(d.path());
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(
+        Path::new("/nonexistent/libnvidia-ml.so.1"),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "-ngl",
+            "8",
+            "-ctk",
+            "q8_0",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // -ngl counts the output layer first: 8 = output + the last 7 repeating layers.
+    assert!(
+        text.contains("7/16 repeating layers on GPU, output layer on GPU"),
+        "{text}"
+    );
+    assert!(text.contains("flag -ctk"), "{text}");
+    assert!(
+        text.contains("fit: fit check not available: no GPU found"),
+        "{text}"
+    );
+    let v = json_of(&gpuledger(
+        Path::new("/nonexistent/libnvidia-ml.so.1"),
+        &sc,
+        &procs.root(),
+        &["estimate", model.to_str().unwrap(), "--json"],
+    ));
+    assert_eq!(v["fit"]["available"], false);
+    assert!(v["fit"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no GPU found"));
+    assert!(
+        v["fit"].get("fits").is_none(),
+        "no verdict without a measurement"
+    );
+
+    // GPU index that does not exist
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["estimate", model.to_str().unwrap(), "--device", "7"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("there is no GPU 7 (found GPU0 NVIDIA H200, GPU1 NVIDIA GeForce RTX 4090)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn estimate_errors_name_the_file_or_flag() {
+    let d = tempfile::tempdir().unwrap();
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    let junk = d.path().join("junk.gguf");
+    std::fs::write(
+        &junk,
+        b"GGUF\x03\0\0\0\xff\xff\xff\xff\xff\xff\xff\x0f\0\0\0\0\0\0\0\0",
+    )
+    .unwrap();
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["estimate", junk.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("junk.gguf: tensor count")
+            && err.contains("exceeds what a 24 B file can hold"),
+        "{err}"
+    );
+
+    let model = big_model(d.path());
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["estimate", model.to_str().unwrap(), "-ctk", "q9_9"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-ctk: unsupported cache type \"q9_9\""));
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["estimate", model.to_str().unwrap(), "--frobnicate"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option \"--frobnicate\""));
+}
+
+#[test]
+fn estimate_shows_the_runtime_log_beside_the_estimate() {
+    let d = tempfile::tempdir().unwrap();
+    let model = big_model(d.path());
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    // Lines in llama-server's format (build 7e4c0a9, -lv 4).
+    let log = d.path().join("server.log");
+    std::fs::write(
+        &log,
+        "0.00.031.900 I load_tensors:   CPU_Mapped model buffer size =   250.00 MiB\n\
+         0.00.031.901 I load_tensors:        CUDA0 model buffer size = 16634.00 MiB\n\
+         0.00.032.690 I llama_kv_cache:        CUDA0 KV buffer size =  1024.00 MiB\n\
+         0.00.035.094 I sched_reserve:        CUDA0 compute buffer size =   300.75 MiB\n",
+    )
+    .unwrap();
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "-c",
+            "8192",
+            "--log",
+            log.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    let rep = v["reported"].as_array().unwrap();
+    let find = |line: &str, place: &str| {
+        rep.iter()
+            .find(|r| r["line"] == line && r["place"] == place)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(find("compute", "gpu")["reported_bytes"], 315359232u64); // 300.75 MiB
+    assert_eq!(find("KV cache", "gpu")["reported_bytes"], 1u64 << 30);
+    // 16 layers x 8192 cells x (1024 + 1024) x 2 B
+    assert_eq!(find("KV cache", "gpu")["estimated_bytes"], 1u64 << 29);
+    assert_eq!(find("weights", "host")["reported_bytes"], 250u64 << 20);
+    assert!(
+        find("output", "host")["reported_bytes"].is_null(),
+        "no output line in the log"
+    );
+
+    // A file without buffer lines is an error that says how to get them.
+    std::fs::write(&log, "hello\n").unwrap();
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("start llama-server with -lv 4"));
+}

@@ -1,0 +1,151 @@
+//! The seam to the kill mechanism (its own crate, wired by the lead), plus the small actions the
+//! view does itself (clipboard through OSC 52).
+
+use base64::Engine;
+
+/// What a termination request did *as far as the call knows*. The view never reports success from
+/// this: it waits until a later snapshot no longer lists the process (DESIGN.md concept 6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The signal (or platform equivalent) was sent; whether the process ends is observed later.
+    Requested,
+    /// Refused before anything was sent (the process changed identity, permission denied, ...).
+    Refused(String),
+    /// This build cannot terminate processes.
+    NotAvailable(String),
+}
+
+/// What may be done to a process, asked before the confirmation is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Allowed,
+    /// Allowed after a second confirmation; says why (a compositor, a shell).
+    SecondConfirmation(String),
+    /// Never: says why (PID 1, ourselves, a kernel thread...).
+    Refused(String),
+}
+
+/// Ends a process. `start_time` is the start-time token from the snapshot: an implementation must
+/// refuse when the PID now names a different process (PID reuse). `force` = kill instead of a
+/// graceful terminate. `terminate` must not block the UI: do the waiting elsewhere.
+pub trait Terminator {
+    /// The guard rails, before asking. The default knows display servers, compositors and shells.
+    fn check(&self, pid: u32, _start_time: Option<u64>, name: &str) -> Check {
+        match session_critical(pid, name) {
+            Some(why) => Check::SecondConfirmation(why.to_string()),
+            None => Check::Allowed,
+        }
+    }
+
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome;
+
+    /// Messages the mechanism produced since the last call (e.g. a refusal found after the
+    /// request was handed over). Polled once per round.
+    fn poll_messages(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The default until the actions crate is wired in: says so, sends nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoTerminator;
+
+impl Terminator for NoTerminator {
+    fn terminate(&self, _pid: u32, _start_time: Option<u64>, _force: bool) -> Outcome {
+        Outcome::NotAvailable("kill is not available in this build".into())
+    }
+}
+
+/// Processes whose end takes the user's session with it: they need a second confirmation. Returns
+/// what ending it would do, in words.
+pub fn session_critical(pid: u32, name: &str) -> Option<&'static str> {
+    const COMPOSITORS: &[&str] = &[
+        "Xorg",
+        "X",
+        "Xwayland",
+        "gnome-shell",
+        "kwin_wayland",
+        "kwin_x11",
+        "plasmashell",
+        "mutter",
+        "sway",
+        "Hyprland",
+        "weston",
+        "wayfire",
+        "labwc",
+        "river",
+        "niri",
+        "cosmic-comp",
+        "gamescope",
+        "cinnamon",
+        "budgie-wm",
+        "xfwm4",
+        "marco",
+        "picom",
+        "compiz",
+        "gdm-wayland-session",
+        "gdm-x-session",
+        "sddm",
+    ];
+    const SHELLS: &[&str] = &[
+        "bash",
+        "zsh",
+        "fish",
+        "sh",
+        "dash",
+        "ksh",
+        "tcsh",
+        "nu",
+        "login",
+        "sshd",
+        "tmux: server",
+        "tmux",
+        "screen",
+    ];
+    if pid == 1 {
+        return Some("PID 1 is the init system: ending it brings the whole machine down");
+    }
+    if COMPOSITORS.contains(&name) {
+        return Some("it is the display server / compositor: ending it closes the graphical session and every window in it");
+    }
+    if SHELLS.contains(&name) {
+        return Some("it is a shell or session process: ending it can close your terminal session and what runs in it");
+    }
+    None
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(text)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_terminator_says_not_available() {
+        assert_eq!(
+            NoTerminator.terminate(5, Some(1), true),
+            Outcome::NotAvailable("kill is not available in this build".into())
+        );
+    }
+
+    #[test]
+    fn critical_processes() {
+        assert!(session_critical(1200, "Xorg")
+            .unwrap()
+            .contains("graphical session"));
+        assert!(session_critical(77, "zsh").unwrap().contains("shell"));
+        assert!(session_critical(1, "systemd").is_some());
+        assert_eq!(session_critical(4242, "llama-server"), None);
+    }
+
+    #[test]
+    fn osc52_encodes() {
+        assert_eq!(osc52("4242"), "\x1b]52;c;NDI0Mg==\x07");
+    }
+}

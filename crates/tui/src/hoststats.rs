@@ -1,0 +1,200 @@
+//! Host CPU % and resident memory of the GPU processes, read in the collection thread.
+//!
+//! Kept cheap on purpose (DESIGN.md concept 7): one read of `/proc/PID/stat` per GPU process per
+//! round, nothing else. CPU % needs two samples of the same process (same PID *and* start time), so
+//! the first round of a process says so instead of showing 0.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// One process's host-side figures. `None` values carry `reason`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostProc {
+    /// Percent of one core over the last interval (can exceed 100 on several cores).
+    pub cpu_percent: Option<f64>,
+    pub rss_bytes: Option<u64>,
+    /// Why a value above is missing.
+    pub reason: Option<String>,
+}
+
+/// Samples `/proc/PID/stat` below a procfs root and turns CPU tick counters into percentages.
+pub struct HostSampler {
+    root: PathBuf,
+    ticks_per_sec: f64,
+    page_size: u64,
+    /// (pid, start time) → (utime + stime ticks, when read).
+    prev: HashMap<(u32, u64), (u64, Instant)>,
+}
+
+/// `utime + stime`, start time and RSS pages from a `/proc/PID/stat` line. The comm field may hold
+/// spaces and `)`, so fields are counted from the last `)`.
+pub fn parse_cpu_rss(stat: &str) -> Option<(u64, u64, u64)> {
+    let close = stat.rfind(')')?;
+    let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    // rest[0] is field 3; field N is rest[N - 3].
+    let utime: u64 = rest.get(11)?.parse().ok()?;
+    let stime: u64 = rest.get(12)?.parse().ok()?;
+    let start: u64 = rest.get(19)?.parse().ok()?;
+    let rss: i64 = rest.get(21)?.parse().ok()?;
+    Some((utime.saturating_add(stime), start, rss.max(0) as u64))
+}
+
+impl HostSampler {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        HostSampler {
+            root: root.into(),
+            ticks_per_sec: clock_ticks() as f64,
+            page_size: page_size(),
+            prev: HashMap::new(),
+        }
+    }
+
+    /// Figures for `pids` at time `now`. Forgets processes that were not asked about, so the
+    /// cache never grows beyond the current GPU process list.
+    pub fn sample(&mut self, pids: &[u32], now: Instant) -> HashMap<u32, HostProc> {
+        if !cfg!(target_os = "linux") {
+            let why = "host CPU % and RSS are read from /proc, which this platform does not have";
+            return pids
+                .iter()
+                .map(|&p| {
+                    let hp = HostProc {
+                        cpu_percent: None,
+                        rss_bytes: None,
+                        reason: Some(why.into()),
+                    };
+                    (p, hp)
+                })
+                .collect();
+        }
+        let mut out = HashMap::with_capacity(pids.len());
+        let mut next = HashMap::with_capacity(pids.len());
+        for &pid in pids {
+            let path = self.root.join(pid.to_string()).join("stat");
+            let hp = match std::fs::read_to_string(&path) {
+                Err(e) => HostProc {
+                    cpu_percent: None,
+                    rss_bytes: None,
+                    reason: Some(format!("cannot read {}: {e}", path.display())),
+                },
+                Ok(text) => match parse_cpu_rss(&text) {
+                    None => HostProc {
+                        cpu_percent: None,
+                        rss_bytes: None,
+                        reason: Some(format!("{} is malformed", path.display())),
+                    },
+                    Some((ticks, start, rss_pages)) => {
+                        let key = (pid, start);
+                        let cpu = self.prev.get(&key).and_then(|&(t0, at)| {
+                            let dt = now.saturating_duration_since(at).as_secs_f64();
+                            (dt > 0.0).then(|| {
+                                ticks.saturating_sub(t0) as f64 / self.ticks_per_sec / dt * 100.0
+                            })
+                        });
+                        next.insert(key, (ticks, now));
+                        HostProc {
+                            cpu_percent: cpu,
+                            rss_bytes: Some(rss_pages.saturating_mul(self.page_size)),
+                            reason: cpu.is_none().then(|| {
+                                "CPU % needs two rounds: this process was first seen this round"
+                                    .to_string()
+                            }),
+                        }
+                    }
+                },
+            };
+            out.insert(pid, hp);
+        }
+        self.prev = next;
+        out
+    }
+}
+
+#[cfg(unix)]
+fn sysconf(name: libc::c_int, fallback: u64) -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let v = unsafe { libc::sysconf(name) };
+    if v > 0 {
+        v as u64
+    } else {
+        fallback
+    }
+}
+
+fn clock_ticks() -> u64 {
+    #[cfg(unix)]
+    return sysconf(libc::_SC_CLK_TCK, 100);
+    #[cfg(not(unix))]
+    return 100;
+}
+
+fn page_size() -> u64 {
+    #[cfg(unix)]
+    return sysconf(libc::_SC_PAGESIZE, 4096);
+    #[cfg(not(unix))]
+    return 4096;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn stat_line(pid: u32, comm: &str, utime: u64, stime: u64, start: u64, rss: u64) -> String {
+        format!("{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 100 0 0 0 {utime} {stime} 0 0 20 0 1 0 {start} 1000000 {rss} 18446744073709551615\n")
+    }
+
+    #[test]
+    fn parses_hostile_comm() {
+        let s = stat_line(7, "a) b (c", 11, 4, 900, 321);
+        assert_eq!(parse_cpu_rss(&s), Some((15, 900, 321)));
+        assert_eq!(parse_cpu_rss("7 (x) S 1 2"), None);
+        assert_eq!(parse_cpu_rss("garbage"), None);
+    }
+
+    #[test]
+    fn cpu_needs_two_samples_and_follows_start_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let pdir = dir.path().join("42");
+        std::fs::create_dir_all(&pdir).unwrap();
+        std::fs::write(pdir.join("stat"), stat_line(42, "x", 100, 0, 5000, 10)).unwrap();
+        let mut s = HostSampler::new(dir.path());
+        let t0 = Instant::now();
+        let first = &s.sample(&[42, 43], t0);
+        assert_eq!(first[&42].cpu_percent, None);
+        assert_eq!(first[&42].rss_bytes, Some(10 * s.page_size));
+        assert!(first[&42].reason.as_deref().unwrap().contains("two rounds"));
+        assert!(first[&43]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("cannot read"));
+        // Half a core: ticks_per_sec/2 ticks over one second.
+        let half = (s.ticks_per_sec / 2.0) as u64;
+        std::fs::write(
+            pdir.join("stat"),
+            stat_line(42, "x", 100 + half, 0, 5000, 10),
+        )
+        .unwrap();
+        let second = s.sample(&[42], t0 + Duration::from_secs(1));
+        let cpu = second[&42].cpu_percent.unwrap();
+        assert!((cpu - 50.0).abs() < 1.0, "{cpu}");
+        // Same PID, new start time (PID reused): no delta against the old process.
+        std::fs::write(pdir.join("stat"), stat_line(42, "x", 900, 0, 7000, 10)).unwrap();
+        let third = s.sample(&[42], t0 + Duration::from_secs(2));
+        assert_eq!(third[&42].cpu_percent, None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stat_parser_never_panics(s in ".{0,400}") {
+            let _ = parse_cpu_rss(&s);
+        }
+
+        #[test]
+        fn stat_parser_reads_fields_after_any_comm(comm in "[^\\n]{0,40}", u in 0u64..1<<40, st in 0u64..1<<40, start in 0u64..1<<50, rss in 0u64..1<<30) {
+            let line = stat_line(1, &comm, u, st, start, rss);
+            proptest::prop_assert_eq!(parse_cpu_rss(&line), Some((u + st, start, rss)));
+        }
+    }
+}

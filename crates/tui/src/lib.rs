@@ -1,0 +1,51 @@
+//! gpuledger's live terminal view (`gpuledger` with no sub-command): device cards with the books
+//! balanced, a sortable and filterable process table, history charts, and a details pane that keeps
+//! the measured and estimated ledgers apart.
+//!
+//! - [`app`]: state and key handling, pure and tested without a terminal;
+//! - [`ui`]: drawing with ratatui (tested on `TestBackend`);
+//! - [`feed`]: the collection thread (the UI never collects; slow rounds are skipped);
+//! - [`hoststats`]: host CPU % and RSS of GPU processes, read in that thread;
+//! - [`history`]: bounded ring buffers for charts and sparklines;
+//! - [`actions`]: the [`actions::Terminator`] seam to the kill mechanism, clipboard;
+//! - [`term`]: the terminal loop, restored on quit and on panic.
+
+pub mod actions;
+pub mod app;
+pub mod feed;
+pub mod history;
+pub mod hoststats;
+pub mod term;
+pub mod theme;
+pub mod ui;
+
+pub use actions::{Check, NoTerminator, Outcome, Terminator};
+pub use app::App;
+pub use theme::ThemeKind;
+
+use gpuledger_model::Snapshot;
+use gpuledger_sources::Collector;
+use std::time::{Duration, Instant};
+
+/// What the CLI hands over.
+pub struct Options {
+    pub interval: Duration,
+    pub theme: ThemeKind,
+    /// A saved snapshot and its file name: shown with a REPLAY marker, nothing collected.
+    pub replay: Option<(Snapshot, String)>,
+    pub terminator: Box<dyn Terminator>,
+}
+
+/// Open the view. `collector` is used unless `opts.replay` is set.
+pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Result<()> {
+    let now = Instant::now();
+    let theme = ThemeKind::resolve(opts.theme, std::env::var("NO_COLOR").ok().as_deref());
+    let mut app = App::new(theme, opts.interval, now).with_terminator(opts.terminator);
+    match opts.replay {
+        Some((snap, name)) => {
+            app = app.replay(snap, name, now);
+            term::run(app, None)
+        }
+        None => term::run(app, Some(collector())),
+    }
+}

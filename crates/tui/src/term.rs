@@ -1,0 +1,126 @@
+//! The terminal loop: raw mode, alternate screen, mouse; restored on every exit path, panics
+//! included.
+
+use crate::app::{App, Effect};
+use crate::feed::{Feed, LiveSource};
+use crate::ui;
+use gpuledger_sources::Collector;
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::prelude::CrosstermBackend;
+use ratatui::Terminal;
+use std::io::{self, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+}
+
+/// Leave the terminal usable even when the program panics: restore first, then let the previous
+/// hook print the message on the normal screen.
+fn install_panic_hook() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        prev(info);
+    }));
+}
+
+/// Run the view until the user quits. `collector` is `None` for a replay (the app already holds
+/// the snapshot).
+pub fn run(mut app: App, collector: Option<Collector>) -> io::Result<()> {
+    if !io::stdout().is_terminal() {
+        return Err(io::Error::other(
+            "the live view needs a terminal on stdout; use `gpuledger snapshot` for text or JSON",
+        ));
+    }
+    install_panic_hook();
+    enable_raw_mode()?;
+    let mut out = io::stdout();
+    if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture) {
+        restore();
+        return Err(e);
+    }
+    let result = (|| {
+        let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        terminal.clear()?;
+        let feed = collector.map(|c| Feed::spawn(LiveSource::new(c), app.interval));
+        event_loop(&mut terminal, &mut app, feed.as_ref())
+    })();
+    restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    app: &mut App,
+    feed: Option<&Feed>,
+) -> io::Result<()> {
+    let mut dirty = true;
+    // What the title showed last time for the stale age, to redraw once a second while stale.
+    let mut shown_stale: Option<u64> = None;
+    loop {
+        let now = Instant::now();
+        if let Some(feed) = feed {
+            // Only the newest round matters; older ones were already dropped by the feed.
+            while let Ok(upd) = feed.rx.try_recv() {
+                app.apply(upd, now);
+                dirty = true;
+            }
+        }
+        let stale = app.stale_age(now).map(|d| d.as_secs());
+        if stale != shown_stale {
+            shown_stale = stale;
+            dirty = true;
+        }
+        if dirty {
+            terminal.draw(|f| ui::draw(f, app, now))?;
+            dirty = false;
+            // Test seam (debug builds only): prove the panic hook restores the terminal.
+            #[cfg(debug_assertions)]
+            if app.snapshot.is_some() && std::env::var_os("GPULEDGER_TEST_PANIC").is_some() {
+                panic!("GPULEDGER_TEST_PANIC: deliberate panic after drawing");
+            }
+        }
+        // Wake a few times a second to pick up rounds; nothing is drawn unless something changed,
+        // which keeps an idle view near zero CPU.
+        if event::poll(Duration::from_millis(100))? {
+            let mut effects = Vec::new();
+            match event::read()? {
+                Event::Key(k) if k.kind != KeyEventKind::Release => {
+                    effects = app.handle_key(k, Instant::now());
+                }
+                Event::Mouse(m) => app.handle_mouse(m),
+                Event::Resize(_, _) => terminal.autoresize()?,
+                _ => {}
+            }
+            dirty = true;
+            for e in effects {
+                match e {
+                    Effect::Quit => return Ok(()),
+                    Effect::SetInterval(d) => {
+                        if let Some(feed) = feed {
+                            feed.set_interval(d);
+                        }
+                    }
+                    Effect::Write(s) => {
+                        let mut out = io::stdout();
+                        out.write_all(s.as_bytes())?;
+                        out.flush()?;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1113 @@
+//! Drawing. Reads the [`App`], never changes what it shows (only the remembered geometry for
+//! mouse hits and scrolling). Rows are drawn by hand, and only the visible ones, so a frame with
+//! hundreds of processes stays cheap.
+
+use crate::app::{fmt_interval, App, Column, Overlay, Row};
+use crate::history::Series;
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::{bar_fraction, Device, SourceState};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Borders, Chart, Clear, Dataset, GraphType, Paragraph, Sparkline, Wrap,
+};
+use ratatui::Frame;
+use std::time::Instant;
+
+/// Below this size the cards become one line per device and the bottom panes are hidden.
+pub const COMPACT_BELOW: (u16, u16) = (100, 32);
+const CARD_MIN_WIDTH: u16 = 56;
+
+pub fn draw(f: &mut Frame, app: &App, now: Instant) {
+    let area = f.area();
+    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
+
+    let cards_h = if ndev == 0 {
+        1
+    } else if compact {
+        ndev.min((area.height / 4).max(1))
+    } else {
+        let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, ndev);
+        let rows = ndev.div_ceil(per_row);
+        (rows * 5).min(area.height / 3)
+    };
+    let notes = notes(app, now);
+    let notes_h = (notes.len() as u16).min(if compact { 1 } else { 3 });
+    let bottom_h = if !compact && area.height >= 36 {
+        (area.height * 2 / 5).clamp(12, 26)
+    } else {
+        0
+    };
+    let [title, cards, notes_area, table, bottom, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(cards_h),
+        Constraint::Length(notes_h),
+        Constraint::Min(3),
+        Constraint::Length(bottom_h),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+
+    draw_title(f, app, title, now);
+    draw_cards(f, app, cards, compact);
+    let lines: Vec<Line> = notes
+        .into_iter()
+        .take(notes_h as usize)
+        .map(|(s, warn)| Line::styled(s, if warn { app.theme.warn } else { app.theme.dim }))
+        .collect();
+    f.render_widget(Paragraph::new(lines), notes_area);
+    draw_table(f, app, table);
+    if bottom_h > 0 {
+        draw_bottom(f, app, bottom, now);
+    }
+    draw_footer(f, app, footer);
+    draw_overlay(f, app, area);
+}
+
+// ---- text helpers -----------------------------------------------------------------------------
+
+/// Fit `s` into `w` columns: cut with `…` or pad on the right.
+pub fn fit(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        format!("{s}{}", " ".repeat(w - n))
+    } else if w == 0 {
+        String::new()
+    } else {
+        let mut t: String = s.chars().take(w - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn fit_right(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        format!("{}{s}", " ".repeat(w - n))
+    } else {
+        fit(s, w)
+    }
+}
+
+/// A bar of `w` cells, `frac` full, in eighths.
+pub fn bar(frac: f64, w: usize) -> (String, String) {
+    const PART: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    let eighths = (frac.clamp(0.0, 1.0) * w as f64 * 8.0).round() as usize;
+    let full = eighths / 8;
+    let mut filled = "█".repeat(full);
+    let mut used = full;
+    if full < w && !eighths.is_multiple_of(8) {
+        filled.push_str(PART[eighths % 8]);
+        used += 1;
+    }
+    (filled, "░".repeat(w.saturating_sub(used)))
+}
+
+fn opt<T: ToString>(v: Option<T>, suffix: &str) -> String {
+    v.map(|x| format!("{}{suffix}", x.to_string()))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn short_bytes(b: Option<u64>) -> String {
+    b.map(human_bytes).unwrap_or_else(|| "n/a".into())
+}
+
+// ---- title and notes ----------------------------------------------------------------------------
+
+fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(" gpuledger ", t.title)];
+    if let Some(src) = &app.replay {
+        spans.push(Span::styled(
+            format!(" REPLAY {src} "),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if let Some(age) = app.stale_age(now) {
+        spans.push(Span::styled(
+            format!(" STALE {} s ", age.as_secs()),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if let Some(s) = &app.snapshot {
+        if let Some(h) = &s.host.hostname {
+            spans.push(Span::raw(format!(" {h} ")));
+        }
+        spans.push(Span::styled(format!(" {} ", s.taken_at), t.dim));
+    } else {
+        spans.push(Span::styled(" collecting the first round… ", t.dim));
+    }
+    if app.replay.is_none() {
+        spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
+    }
+    spans.push(Span::styled(
+        format!(
+            " sort {} {} ",
+            app.sort.title(),
+            if app.descending { "▼" } else { "▲" }
+        ),
+        t.dim,
+    ));
+    if app.tree {
+        spans.push(Span::styled(" tree ", t.accent));
+    }
+    if !app.filter.is_empty() {
+        spans.push(Span::styled(format!(" filter: {} ", app.filter), t.accent));
+    }
+    spans.push(Span::styled(" ? help ", t.dim));
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
+pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
+    let mut v = Vec::new();
+    if let Some(age) = app.stale_age(now) {
+        v.push((
+            format!(
+                "no new round for {} s: a source is not answering; {}",
+                age.as_secs(),
+                app.snapshot
+                    .as_ref()
+                    .map_or("nothing collected yet".to_string(), |s| format!(
+                        "the values shown are from {}",
+                        s.taken_at
+                    ))
+            ),
+            true,
+        ));
+    }
+    let Some(s) = &app.snapshot else { return v };
+    for d in &s.devices {
+        if d.ledger.over_attributed {
+            v.push((
+                format!(
+                    "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
+                    d.index,
+                    short_bytes(d.ledger.over_attributed_bytes)
+                ),
+                true,
+            ));
+        }
+    }
+    for src in &s.sources {
+        if src.status != SourceState::Ok {
+            v.push((format!("{}: {}", src.name, src.detail), true));
+        }
+    }
+    for n in &s.notes {
+        v.push((n.clone(), false));
+    }
+    v
+}
+
+// ---- device cards ------------------------------------------------------------------------------
+
+fn power_text(d: &Device) -> String {
+    match (d.power.usage_watts, d.power.limit_watts) {
+        (Some(u), Some(l)) => format!("{u:.0}/{l:.0} W"),
+        (Some(u), None) => format!("{u:.0} W / limit n/a"),
+        (None, Some(l)) => format!("n/a / {l:.0} W"),
+        (None, None) => "power n/a".into(),
+    }
+}
+
+fn books_text(d: &Device) -> String {
+    let l = &d.ledger;
+    let mut s = format!("processes {}", human_bytes(l.attributed_bytes));
+    match (l.unattributed_bytes, l.over_attributed) {
+        (Some(u), _) => s.push_str(&format!(" · unattributed {}", human_bytes(u))),
+        (None, true) => s.push_str(" · over-attributed (shared)"),
+        (None, false) => s.push_str(" · unattributed n/a"),
+    }
+    if l.unknown_processes > 0 {
+        s.push_str(&format!(" · {} n/a", l.unknown_processes));
+    }
+    s
+}
+
+fn mem_frac(d: &Device) -> Option<f64> {
+    let (u, t) = (d.memory.used_bytes?, d.memory.total_bytes?);
+    (t > 0).then(|| u as f64 / t as f64)
+}
+
+fn spark_data(
+    s: Option<&Series>,
+    width: usize,
+    f: impl Fn(&crate::history::Point) -> Option<u64>,
+) -> Vec<Option<u64>> {
+    let Some(s) = s else { return vec![] };
+    let skip = s.points.len().saturating_sub(width);
+    s.points.iter().skip(skip).map(f).collect()
+}
+
+fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
+    let t = &app.theme;
+    let Some(snap) = &app.snapshot else {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "waiting for the first collection round…",
+                t.dim,
+            )),
+            area,
+        );
+        return;
+    };
+    if snap.devices.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no GPU found (see `gpuledger selftest`)",
+                t.warn,
+            )),
+            area,
+        );
+        return;
+    }
+    if compact {
+        let shown = area.height as usize;
+        for (i, d) in snap.devices.iter().enumerate().take(shown) {
+            let row = Rect::new(area.x, area.y + i as u16, area.width, 1);
+            let line = if i + 1 == shown && snap.devices.len() > shown {
+                vec![Span::styled(
+                    format!(
+                        "+{} more devices: enlarge the terminal, or see `gpuledger snapshot`",
+                        snap.devices.len() - shown + 1
+                    ),
+                    t.dim,
+                )]
+            } else {
+                compact_card(app, d)
+            };
+            f.render_widget(Paragraph::new(Line::from(line)), row);
+        }
+        return;
+    }
+    let n = snap.devices.len() as u16;
+    let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, n);
+    let rows = area.height / 5;
+    let w = area.width / per_row;
+    for (i, d) in snap.devices.iter().enumerate() {
+        let (r, c) = (i as u16 / per_row, i as u16 % per_row);
+        if r >= rows {
+            break;
+        }
+        let width = if c + 1 == per_row {
+            area.width - c * w
+        } else {
+            w
+        };
+        let rect = Rect::new(area.x + c * w, area.y + r * 5, width, 5);
+        draw_card(f, app, d, rect);
+    }
+}
+
+fn compact_card(app: &App, d: &Device) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 6);
+    let name = d
+        .name
+        .clone()
+        .unwrap_or_default()
+        .replace("NVIDIA ", "")
+        .replace("GeForce ", "");
+    // Most important first: a narrow terminal cuts the tail (power, temperature), never the books.
+    vec![
+        Span::styled(format!("GPU{} ", d.index), t.title),
+        Span::raw(fit(&name, 9)),
+        Span::raw(" "),
+        Span::styled(fill, t.bar),
+        Span::styled(empty, t.bar_empty),
+        Span::raw(format!(
+            " {}/{} · {} · GPU {} · MBW {} · {} · {}",
+            short_bytes(d.memory.used_bytes),
+            short_bytes(d.memory.total_bytes),
+            books_text(d)
+                .replace("processes", "procs")
+                .replace("unattributed", "unattr"),
+            opt(d.utilization.gpu_percent, "%"),
+            opt(d.utilization.memory_percent, "%"),
+            d.temperature_c
+                .map_or("temp n/a".into(), |c| format!("{c}°C")),
+            power_text(d),
+        )),
+    ]
+}
+
+fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
+    let t = &app.theme;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" {} ", d.label()), t.title));
+    let inner = block.inner(rect);
+    f.render_widget(block, rect);
+    if inner.height < 3 || inner.width < 20 {
+        return;
+    }
+    let w = inner.width as usize;
+    // Line 1: memory bar.
+    let label = format!(
+        " {} / {}",
+        short_bytes(d.memory.used_bytes),
+        short_bytes(d.memory.total_bytes)
+    );
+    let bw = w.saturating_sub(4 + label.chars().count());
+    let (fill, empty) = match mem_frac(d) {
+        Some(fr) => bar(fr, bw),
+        None => (String::new(), "?".repeat(bw)),
+    };
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::raw("MEM "),
+            Span::styled(fill, t.bar),
+            Span::styled(empty, t.bar_empty),
+            Span::raw(label),
+        ])),
+        Rect::new(inner.x, inner.y, inner.width, 1),
+    );
+    // Line 2: utilisation, temperature, power; sparkline of GPU % to the right.
+    let l2 = format!(
+        "GPU {}  MBW {}  {}  {}",
+        opt(d.utilization.gpu_percent, "%"),
+        opt(d.utilization.memory_percent, "%"),
+        d.temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C")),
+        power_text(d)
+    );
+    // Line 3: the books; sparkline of memory used to the right.
+    let l3 = books_text(d);
+    let series = app.history.devices.get(&d.uuid);
+    for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {
+        let y = inner.y + 1 + i as u16;
+        let tw = text.chars().count() as u16;
+        f.render_widget(Paragraph::new(text), Rect::new(inner.x, y, inner.width, 1));
+        let spark_w = inner.width.saturating_sub(tw + 2);
+        if spark_w >= 6 {
+            let data = if which == 0 {
+                spark_data(series, spark_w as usize, |p| p.gpu_percent.map(u64::from))
+            } else {
+                spark_data(series, spark_w as usize, |p| p.memory_bytes)
+            };
+            let max = if which == 0 {
+                Some(100)
+            } else {
+                d.memory.total_bytes
+            };
+            let mut sp = Sparkline::default().data(data).style(if which == 0 {
+                t.gpu_line
+            } else {
+                t.mem_line
+            });
+            if let Some(m) = max {
+                sp = sp.max(m);
+            }
+            f.render_widget(
+                sp,
+                Rect::new(inner.x + inner.width - spark_w, y, spark_w, 1),
+            );
+        }
+    }
+}
+
+// ---- process table -----------------------------------------------------------------------------
+
+/// Column widths for a table `width` wide. Command takes what is left. The memory column is the
+/// bar, the raw label and the source.
+pub fn layout_columns(width: u16) -> (Vec<(Column, u16)>, u16) {
+    use Column::*;
+    let (cols, bar_w): (Vec<(Column, u16)>, u16) = if width >= 150 {
+        (
+            vec![
+                (Device, 3),
+                (Pid, 7),
+                (User, 10),
+                (Name, 16),
+                (Workload, 24),
+                (Type, 4),
+                (Memory, 27),
+                (Gpu, 5),
+                (Cpu, 6),
+                (Rss, 9),
+            ],
+            10,
+        )
+    } else if width >= 110 {
+        (
+            vec![
+                (Device, 3),
+                (Pid, 7),
+                (User, 8),
+                (Name, 13),
+                (Workload, 18),
+                (Type, 4),
+                (Memory, 24),
+                (Gpu, 5),
+                (Cpu, 5),
+                (Rss, 8),
+            ],
+            8,
+        )
+    } else {
+        (
+            vec![
+                (Device, 3),
+                (Pid, 7),
+                (User, 7),
+                (Name, 12),
+                (Type, 4),
+                (Memory, 19),
+                (Gpu, 4),
+                (Cpu, 5),
+            ],
+            4,
+        )
+    };
+    let used: u16 = cols.iter().map(|c| c.1 + 1).sum();
+    let mut cols = cols;
+    cols.push((Command, width.saturating_sub(used).max(1)));
+    (cols, bar_w)
+}
+
+fn draw_table(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let (cols, bar_w) = layout_columns(area.width);
+    // Header.
+    let mut x = area.x;
+    let mut spans = Vec::new();
+    let mut cells = Vec::new();
+    for &(c, w) in &cols {
+        let mut title = c.title().to_string();
+        if c == app.sort {
+            title.push(if app.descending { '▼' } else { '▲' });
+        }
+        spans.push(Span::styled(fit(&title, w as usize), t.header));
+        spans.push(Span::raw(" "));
+        cells.push((x, x + w, c));
+        x += w + 1;
+    }
+    f.render_widget(
+        Paragraph::new(Line::from(spans)),
+        Rect::new(area.x, area.y, area.width, 1),
+    );
+
+    let body = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
+    );
+    let nrows = body.height as usize;
+    let mut g = app.geometry.borrow_mut();
+    g.header_y = Some(area.y);
+    g.header_cells = cells;
+    g.body_y = body.y;
+    g.body_rows = nrows;
+    // Keep the selection visible.
+    if app.selected < g.offset {
+        g.offset = app.selected;
+    } else if nrows > 0 && app.selected >= g.offset + nrows {
+        g.offset = app.selected + 1 - nrows;
+    }
+    g.offset = g.offset.min(app.rows.len().saturating_sub(nrows));
+    let offset = g.offset;
+    drop(g);
+
+    if app.rows.is_empty() {
+        let msg = if app.snapshot.is_none() {
+            "waiting for data…".to_string()
+        } else if app.filter.is_empty() {
+            "no GPU processes listed by any source".to_string()
+        } else {
+            format!(
+                "no process matches the filter {:?} (Esc clears it)",
+                app.filter
+            )
+        };
+        f.render_widget(Paragraph::new(Span::styled(msg, t.dim)), body);
+        return;
+    }
+    for (i, row) in app.rows.iter().enumerate().skip(offset).take(nrows) {
+        let mut line = Line::from(row_spans(app, row, &cols, bar_w));
+        if i == app.selected {
+            line = line.style(t.selected);
+        }
+        let y = body.y + (i - offset) as u16;
+        f.buffer_mut().set_line(body.x, y, &line, body.width);
+    }
+}
+
+fn row_spans(app: &App, row: &Row, cols: &[(Column, u16)], bar_w: u16) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = Vec::with_capacity(cols.len() * 2 + 2);
+    for &(c, w) in cols {
+        let w = w as usize;
+        match c {
+            Column::Memory => {
+                let u = app.usage(row);
+                let src_w = if bar_w >= 8 { 5 } else { 4 };
+                let label_w = w.saturating_sub(bar_w as usize + src_w + 2);
+                match u.memory_bytes {
+                    Some(b) => {
+                        let frac = app
+                            .device_of(row)
+                            .and_then(|d| bar_fraction(b, d))
+                            .unwrap_or(0.0);
+                        let (fill, empty) = bar(frac, bar_w as usize);
+                        spans.push(Span::styled(fill, t.bar));
+                        spans.push(Span::styled(empty, t.bar_empty));
+                        spans.push(Span::raw(format!(
+                            " {}",
+                            fit_right(&human_bytes(b), label_w)
+                        )));
+                    }
+                    None => {
+                        spans.push(Span::raw(" ".repeat(bar_w as usize)));
+                        spans.push(Span::styled(
+                            format!(" {}", fit_right("n/a", label_w)),
+                            t.warn,
+                        ));
+                    }
+                }
+                spans.push(Span::styled(
+                    format!(" {}", fit(&u.memory_source, src_w)),
+                    t.dim,
+                ));
+            }
+            Column::Name if row.depth > 0 => {
+                let prefix = format!("{}└─", "  ".repeat(row.depth as usize - 1));
+                spans.push(Span::raw(fit(
+                    &format!("{prefix}{}", app.cell_text(row, c)),
+                    w,
+                )));
+            }
+            Column::Pid | Column::Gpu | Column::Cpu | Column::Rss | Column::Device => {
+                let s = app.cell_text(row, c);
+                let style = if s == "n/a" { t.warn } else { Style::default() };
+                spans.push(Span::styled(fit_right(&s, w), style));
+            }
+            _ => {
+                let s = app.cell_text(row, c);
+                let style = if s == "n/a" || s == "—" {
+                    t.dim
+                } else {
+                    Style::default()
+                };
+                spans.push(Span::styled(fit(&s, w), style));
+            }
+        }
+        spans.push(Span::raw(" "));
+    }
+    spans
+}
+
+// ---- history chart and details -----------------------------------------------------------------
+
+fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    if area.width >= 200 {
+        let [c, m, r] = Layout::horizontal([
+            Constraint::Percentage(44),
+            Constraint::Percentage(31),
+            Constraint::Percentage(25),
+        ])
+        .areas(area);
+        let [e, ev] = Layout::vertical([Constraint::Length(4), Constraint::Min(3)]).areas(r);
+        draw_chart(f, app, c, now);
+        draw_measured(f, app, m);
+        draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
+    } else {
+        let [c, d] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        let [m, e, ev] = Layout::vertical([
+            Constraint::Min(4),
+            Constraint::Length(3),
+            Constraint::Percentage(38),
+        ])
+        .areas(d);
+        draw_chart(f, app, c, now);
+        draw_measured(f, app, m);
+        draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
+    }
+}
+
+fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    let t = &app.theme;
+    let sel = app.selected_row().copied();
+    let dev = sel
+        .and_then(|r| app.device_of(&r))
+        .or_else(|| app.snapshot.as_ref().and_then(|s| s.devices.first()));
+    let Some(dev) = dev else {
+        f.render_widget(Block::bordered().title(" History "), area);
+        return;
+    };
+    let dev_series = app.history.devices.get(&dev.uuid);
+    let proc_series = sel.and_then(|r| {
+        let p = app.process(&r);
+        app.history
+            .processes
+            .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
+    });
+    let now_t = dev_series.and_then(Series::last_t).unwrap_or(0.0);
+    // Until the window has filled, show what there is rather than an empty left side.
+    let first_t = dev_series
+        .and_then(|s| s.points.front())
+        .map_or(now_t, |p| p.t);
+    let span = (app.chart_minutes as f64 * 60.0)
+        .min(now_t - first_t)
+        .max(10.0);
+    let x0 = now_t - span;
+    let ymax = dev
+        .memory
+        .total_bytes
+        .or_else(|| dev_series.and_then(|s| s.points.iter().filter_map(|p| p.memory_bytes).max()))
+        .unwrap_or(1)
+        .max(1) as f64;
+    let pts = |s: Option<&Series>, mem: bool| -> Vec<(f64, f64)> {
+        s.map(|s| {
+            s.points
+                .iter()
+                .filter(|p| p.t >= x0)
+                .filter_map(|p| {
+                    if mem {
+                        p.memory_bytes.map(|m| (p.t, m as f64))
+                    } else {
+                        // GPU % is drawn on the memory scale and read on the right axis.
+                        p.gpu_percent.map(|g| (p.t, g as f64 / 100.0 * ymax))
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let (dm, dg, pm, pg) = (
+        pts(dev_series, true),
+        pts(dev_series, false),
+        pts(proc_series, true),
+        pts(proc_series, false),
+    );
+    let npoints = dev_series.map_or(0, |s| s.points.len());
+    let pid = sel.map(|r| app.process(&r).pid);
+    let mut sets = vec![
+        Dataset::default()
+            .name(format!("GPU{} mem", dev.index))
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.mem_line)
+            .data(&dm),
+        Dataset::default()
+            .name(format!("GPU{} %", dev.index))
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.gpu_line)
+            .data(&dg),
+    ];
+    if let Some(pid) = pid {
+        sets.push(
+            Dataset::default()
+                .name(format!("{pid} mem"))
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(t.accent)
+                .data(&pm),
+        );
+        sets.push(
+            Dataset::default()
+                .name(format!("{pid} %"))
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Scatter)
+                .style(t.warn)
+                .data(&pg),
+        );
+    }
+    let title = if app.replay.is_some() {
+        format!(
+            " History GPU{}: a saved snapshot is one moment, no history ",
+            dev.index
+        )
+    } else if npoints < 2 {
+        format!(" History GPU{}: builds up as rounds arrive ", dev.index)
+    } else {
+        format!(
+            " History GPU{}, last {} min · memory left axis · GPU % right axis (w: window) ",
+            dev.index, app.chart_minutes
+        )
+    };
+    let block = Block::bordered().title(Span::styled(title, t.title));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.width < 20 || inner.height < 5 {
+        return;
+    }
+    // Leave a strip on the right for the GPU % axis labels.
+    let chart_area = Rect::new(inner.x, inner.y, inner.width - 5, inner.height);
+    let chart = Chart::new(sets)
+        .x_axis(
+            Axis::default()
+                .bounds([x0, now_t.max(x0 + 1.0)])
+                .labels([format!("-{}", fmt_span(span)), "now".to_string()])
+                .style(t.dim),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, ymax])
+                .labels([
+                    "0".to_string(),
+                    human_bytes((ymax / 2.0) as u64),
+                    human_bytes(ymax as u64),
+                ])
+                .style(t.dim),
+        );
+    f.render_widget(chart, chart_area);
+    // Right axis: the plot spans the chart's rows above the two x-axis rows.
+    let top = inner.y;
+    let bottom = inner.y + inner.height.saturating_sub(3);
+    let strip_x = inner.x + inner.width - 5;
+    for (y, label) in [
+        (top, "100%"),
+        ((top + bottom) / 2, " 50%"),
+        (bottom, "  0%"),
+    ] {
+        f.buffer_mut()
+            .set_string(strip_x, y, format!("┤{label}"), t.dim);
+    }
+    let _ = now;
+}
+
+fn fmt_span(secs: f64) -> String {
+    if secs >= 60.0 {
+        format!("{:.0}m", secs / 60.0)
+    } else {
+        format!("{secs:.0}s")
+    }
+}
+
+fn draw_measured(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block =
+        Block::bordered().title(Span::styled(" Measured (what counters reported) ", t.title));
+    let Some(r) = app.selected_row().copied() else {
+        f.render_widget(Paragraph::new("no process selected").block(block), area);
+        return;
+    };
+    f.render_widget(
+        Paragraph::new(measured_lines(app, &r))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+/// The measured ledger of the selected process, one line per fact.
+pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let p = app.process(r);
+    let snap = app.snapshot.as_ref().unwrap();
+    let mut v = vec![Line::from(vec![
+        Span::styled(format!("PID {} ", p.pid), t.title),
+        Span::raw(format!(
+            "{}  user {}  ppid {}",
+            p.display_name(),
+            p.user.as_deref().unwrap_or("n/a"),
+            opt(p.ppid, "")
+        )),
+    ])];
+    if let Some(s) = &p.started_at {
+        v.push(Line::raw(format!("started {s}")));
+    }
+    for u in &p.usage {
+        let dev = snap
+            .device_by_uuid(&u.device)
+            .map(|d| format!("GPU{}", d.index))
+            .unwrap_or_else(|| u.device.clone());
+        v.push(Line::from(vec![
+            Span::raw(format!("{dev} {} ", u.kinds_label())),
+            Span::styled(
+                fit_right(&short_bytes(u.memory_bytes), 9),
+                if u.memory_bytes.is_some() {
+                    t.mem_line
+                } else {
+                    t.warn
+                },
+            ),
+            Span::styled(format!(" [{}]", u.memory_source), t.dim),
+            Span::raw(format!(
+                "  SM {}  mem {}  enc {}  dec {}",
+                opt(u.engines.sm_percent, "%"),
+                opt(u.engines.memory_percent, "%"),
+                opt(u.engines.encoder_percent, "%"),
+                opt(u.engines.decoder_percent, "%"),
+            )),
+        ]));
+    }
+    let h = app.host.get(&p.pid);
+    v.push(Line::raw(format!(
+        "host CPU {}  RSS {} [procfs]",
+        h.and_then(|h| h.cpu_percent)
+            .map(|c| format!("{c:.1}%"))
+            .unwrap_or_else(|| "n/a".into()),
+        short_bytes(h.and_then(|h| h.rss_bytes)),
+    )));
+    if let Some(exe) = &p.exe {
+        v.push(Line::raw(format!("exe {exe}")));
+    }
+    v.push(Line::raw(format!(
+        "cmd {}",
+        app.cell_text(r, Column::Command)
+    )));
+    for (what, why) in app.unknown_reasons() {
+        v.push(Line::styled(format!("n/a {what}: {why}"), t.dim));
+    }
+    v
+}
+
+fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered()
+        .border_style(t.estimate)
+        .title(Span::styled(
+            " ESTIMATE (calculated, not measured) ",
+            t.estimate.add_modifier(Modifier::BOLD),
+        ));
+    f.render_widget(
+        Paragraph::new(estimate_lines(app))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered().title(Span::styled(" Workload · evidence ", t.title));
+    f.render_widget(
+        Paragraph::new(evidence_lines(app))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    vec![Line::styled(
+        "no estimate available (not in this build)",
+        t.estimate,
+    )]
+}
+
+/// Identification of the selected process: the conclusion, each evidence item with where it was
+/// read, and the links that were looked for and not found.
+pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut v = Vec::new();
+    match app
+        .selected_row()
+        .and_then(|r| app.process(r).workload.as_ref())
+    {
+        Some(w) => {
+            v.push(Line::from(vec![
+                Span::styled(w.short_label(), t.title),
+                Span::styled(
+                    format!("  confidence {:?}", w.confidence).to_lowercase(),
+                    t.dim,
+                ),
+            ]));
+            if w.evidence.is_empty() {
+                v.push(Line::styled("no evidence items", t.dim));
+            }
+            for e in &w.evidence {
+                v.push(Line::from(vec![
+                    Span::raw(format!("• {:?}: ", e.kind).to_lowercase()),
+                    Span::raw(e.showed.clone()),
+                    Span::styled(format!(" [{}]", e.source), t.dim),
+                ]));
+            }
+            for m in &w.missing {
+                v.push(Line::styled(format!("missing: {m}"), t.dim));
+            }
+        }
+        None if app.replay.is_some() => {
+            v.push(Line::styled("not identified in this saved snapshot", t.dim))
+        }
+        None => v.push(Line::styled(
+            "not identified: no evidence pointed to a known runtime",
+            t.dim,
+        )),
+    }
+    v.push(Line::styled(
+        "live server state: not shown here yet (gpuledger explain PID)",
+        t.dim,
+    ));
+    v
+}
+
+// ---- footer and overlays -----------------------------------------------------------------------
+
+fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let line = if app.filter_editing {
+        Line::from(vec![
+            Span::styled("filter: ", t.header),
+            Span::raw(format!("{}█", app.filter)),
+            Span::styled("  (Enter keep · Esc clear)", t.dim),
+        ])
+    } else if let Some(m) = &app.message {
+        Line::styled(m.clone(), t.warn)
+    } else {
+        Line::styled(
+            "q quit  ? help  / filter  s sort  r reverse  t tree  Enter details  T term  K kill  c copy  e export  +/- interval",
+            t.dim,
+        )
+    };
+    f.render_widget(Paragraph::new(line), area);
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// Keys and what they do; each line fits an 80-column terminal.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "q Esc Ctrl-C",
+        "quit (Esc first clears a filter or a message)",
+    ),
+    ("? F1", "this help"),
+    (
+        "↑↓ j k PgUp/Dn g G",
+        "move; the selection follows its process",
+    ),
+    (
+        "s > →  < ←",
+        "sort by next / previous column (or click a header)",
+    ),
+    ("r", "reverse the sort order"),
+    ("/", "filter: PID, user, name, command, device"),
+    ("t", "tree view: children under their parent"),
+    ("Enter i", "details, and why each n/a is unknown"),
+    (
+        "T F9  /  K",
+        "terminate / force kill the selected process (asks)",
+    ),
+    ("c", "copy the PID to the clipboard (OSC 52)"),
+    ("e", "export the rows as shown to CSV"),
+    ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
+    ("w", "history window: 1, 5 or 10 minutes"),
+    ("C  m", "theme dark → light → mono  /  monochrome on/off"),
+];
+
+fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => {
+            let mut lines: Vec<Line> = HELP
+                .iter()
+                .map(|(k, d)| {
+                    Line::from(vec![
+                        Span::styled(format!("{k:>18}  "), t.header),
+                        Span::raw(*d),
+                    ])
+                })
+                .collect();
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
+                t.dim,
+            ));
+            let r = centered(area, 100, lines.len() as u16 + 2);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::bordered()
+                        .title(Span::styled(" Help — any of ? F1 Esc closes ", t.title)),
+                ),
+                r,
+            );
+        }
+        Overlay::Details => {
+            let Some(row) = app.selected_row().copied() else {
+                return;
+            };
+            let mut lines = measured_lines(app, &row);
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "ESTIMATE (calculated, not measured)",
+                t.estimate,
+            ));
+            lines.extend(estimate_lines(app));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Workload · evidence", t.header));
+            lines.extend(evidence_lines(app));
+            let r = centered(
+                area,
+                area.width.saturating_sub(4).min(110),
+                area.height.saturating_sub(2).min(lines.len() as u16 + 6),
+            );
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::bordered().title(Span::styled(" Details — Esc closes ", t.title)),
+                ),
+                r,
+            );
+        }
+        Overlay::Confirm(c) => {
+            let verb = if c.force { "Force kill" } else { "Terminate" };
+            let mut lines = vec![Line::styled(
+                format!("{verb} PID {} ({})?", c.pid, c.name),
+                t.warn,
+            )];
+            lines.push(Line::raw(format!("It holds {}.", c.memory)));
+            if c.stage == 2 {
+                if let Some(w) = &c.warning {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(
+                        format!("SECOND CONFIRMATION: {} {w}.", c.name),
+                        t.warn,
+                    ));
+                    lines.push(Line::styled(
+                        format!(
+                            "Really {} it? y = yes, anything else = no",
+                            verb.to_lowercase()
+                        ),
+                        t.warn,
+                    ));
+                }
+            } else {
+                lines.push(Line::raw("y = yes, anything else = no"));
+            }
+            let r = centered(area, 76, lines.len() as u16 + 4);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .wrap(Wrap { trim: false })
+                    .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
+                r,
+            );
+        }
+        Overlay::Export(path) => {
+            let lines = vec![
+                Line::raw("Export the rows as shown (filter, sort) to CSV:"),
+                Line::from(vec![Span::styled(format!("{path}█"), t.accent)]),
+                Line::styled("Enter writes (never overwrites) · Esc cancels", t.dim),
+            ];
+            let r = centered(area, 90, 5);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .block(Block::bordered().title(Span::styled(" Export CSV ", t.title))),
+                r,
+            );
+        }
+    }
+}

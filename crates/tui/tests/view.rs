@@ -1,0 +1,832 @@
+//! The view on ratatui's TestBackend: layouts at three sizes, sorting, filtering, n/a, the
+//! normalised-bar note, selection that follows a process, and key flows.
+
+use gpuledger_model::*;
+use gpuledger_tui::app::{Column, Effect, Overlay};
+use gpuledger_tui::feed::Update;
+use gpuledger_tui::hoststats::HostProc;
+use gpuledger_tui::{App, Outcome, Terminator, ThemeKind};
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::Terminal;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+const GIB: u64 = 1 << 30;
+const G0: &str = "GPU-0000";
+const G1: &str = "GPU-1111";
+
+fn proc(pid: u32, name: &str, user: &str, ppid: u32, usage: Vec<Usage>) -> Process {
+    let mut p = Process::new(pid);
+    p.start_time = Some(pid as u64 * 10);
+    p.name = Some(name.into());
+    p.user = Some(user.into());
+    p.ppid = Some(ppid);
+    p.cmdline = Some(vec![format!("/usr/bin/{name}"), "--serve".into()]);
+    p.usage = usage;
+    p
+}
+
+fn usage(dev: &str, mem: Option<u64>, sm: Option<u32>, kinds: &[UsageKind]) -> Usage {
+    let mut u = Usage::new(dev, "nvml");
+    u.memory_bytes = mem;
+    if mem.is_none() {
+        u.unavailable_reason = Some("NVML returned NOT_AVAILABLE for this process".into());
+    }
+    u.engines.sm_percent = sm;
+    if sm.is_none() {
+        u.engines.unavailable_reason = Some("no utilisation samples in the interval".into());
+    }
+    u.kinds = kinds.to_vec();
+    u
+}
+
+/// Two GPUs; GPU0 used is `used0`. 5151's memory on GPU0 is `python_mem`.
+fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
+    let mut s = Snapshot::new(
+        "2026-11-29T08:00:00Z".into(),
+        Host {
+            hostname: Some("gpu-box".into()),
+            os: "linux".into(),
+            kernel: None,
+            wsl: false,
+        },
+    );
+    let mut d0 = Device::new(0, Vendor::Nvidia, G0, "nvml");
+    d0.name = Some("NVIDIA H200".into());
+    d0.memory.total_bytes = Some(140 * GIB);
+    d0.memory.used_bytes = Some(used0);
+    d0.utilization.gpu_percent = Some(37);
+    d0.utilization.memory_percent = Some(12);
+    d0.temperature_c = Some(54);
+    d0.power.usage_watts = Some(215.0);
+    d0.power.limit_watts = Some(700.0);
+    let mut d1 = Device::new(1, Vendor::Nvidia, G1, "nvml");
+    d1.name = Some("NVIDIA GeForce RTX 4090".into());
+    d1.memory.total_bytes = Some(24 * GIB);
+    d1.memory.used_bytes = Some(6 * GIB);
+    d1.mark_unavailable("temperature_c", "not supported");
+    s.devices = vec![d0, d1];
+    use UsageKind::*;
+    s.processes = vec![
+        proc(
+            4242,
+            "llama-server",
+            "alice",
+            1,
+            vec![
+                usage(G0, Some(16 * GIB), Some(85), &[Compute]),
+                usage(G1, Some(4 * GIB), None, &[Compute]),
+            ],
+        ),
+        proc(
+            5151,
+            "python3",
+            "bob",
+            1,
+            vec![usage(G0, Some(python_mem), Some(10), &[Compute, Graphics])],
+        ),
+        proc(
+            6001,
+            "ollama",
+            "root",
+            1,
+            vec![usage(G0, None, None, &[Compute])],
+        ),
+        proc(
+            6002,
+            "ollama_runner",
+            "root",
+            6001,
+            vec![usage(G0, Some(2 * GIB), Some(3), &[Compute])],
+        ),
+        proc(
+            1200,
+            "Xorg",
+            "root",
+            1,
+            vec![usage(G1, Some(512 << 20), Some(1), &[Graphics])],
+        ),
+    ];
+    s.processes[0].workload = Some(Workload {
+        kind: WorkloadKind::LlamaCpp,
+        model: Some("/models/qwen3-8b-q4_k_m.gguf".into()),
+        confidence: Confidence::High,
+        evidence: vec![
+            Evidence {
+                kind: EvidenceKind::Executable,
+                showed: "llama-server".into(),
+                source: "/proc/4242/exe".into(),
+            },
+            Evidence {
+                kind: EvidenceKind::Cmdline,
+                showed: "-m /models/qwen3-8b-q4_k_m.gguf".into(),
+                source: "/proc/4242/cmdline".into(),
+            },
+        ],
+        missing: vec!["GGUF header: file not readable".into()],
+    });
+    s.sources
+        .push(SourceStatus::new("nvml", SourceState::Ok, "2 devices"));
+    balance(&mut s);
+    s
+}
+
+fn host() -> HashMap<u32, HostProc> {
+    let mut h = HashMap::new();
+    h.insert(
+        4242,
+        HostProc {
+            cpu_percent: Some(12.5),
+            rss_bytes: Some(3 * GIB),
+            reason: None,
+        },
+    );
+    h.insert(
+        5151,
+        HostProc {
+            cpu_percent: None,
+            rss_bytes: Some(GIB),
+            reason: Some("CPU % needs two rounds: this process was first seen this round".into()),
+        },
+    );
+    h
+}
+
+fn update(s: Snapshot) -> Update {
+    Update {
+        snapshot: s,
+        host: host(),
+        took: Duration::from_millis(3),
+        dropped: 0,
+    }
+}
+
+fn app_with(s: Snapshot, t0: Instant) -> App {
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
+    app.apply(update(s), t0);
+    app
+}
+
+fn render(app: &App, w: u16, h: u16, now: Instant) -> (String, ratatui::buffer::Buffer) {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| gpuledger_tui::ui::draw(f, app, now)).unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut text = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            text.push_str(buf[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    (text, buf)
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn pids(app: &App) -> Vec<u32> {
+    app.rows.iter().map(|r| app.process(r).pid).collect()
+}
+
+fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
+    screen
+        .lines()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{screen}"))
+}
+
+#[test]
+fn layout_80x24_is_compact_and_complete() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    // Compact cards: one line per device with memory, utilisation and the books.
+    let g0 = line_with(&s, "GPU0 H200");
+    assert!(
+        g0.contains("40 GiB/140 GiB · procs 27 GiB · unattr 13 GiB · 1 n/a"),
+        "{g0}"
+    );
+    let g1 = line_with(&s, "GPU1 RTX 4090");
+    assert!(
+        g1.contains("6 GiB/24 GiB · procs 4.50 GiB · unattr 1.50 GiB · GPU n/a"),
+        "unknown utilisation is n/a: {g1}"
+    );
+    // Narrow table: no workload column, but every process is there.
+    let header = line_with(&s, "PID");
+    assert!(
+        header.contains("GPU MEM") && header.contains("COMMAND") && !header.contains("WORKLOAD"),
+        "{header}"
+    );
+    for pid in ["4242", "5151", "6001", "6002", "1200"] {
+        assert!(s.contains(pid), "{pid} missing:\n{s}");
+    }
+    // No bottom panes at this size; the footer has the keys.
+    assert!(!s.contains("Measured"));
+    assert!(line_with(&s, "q quit").contains("? help"));
+}
+
+#[test]
+fn layout_120x40_has_cards_table_chart_and_ledgers() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(s.contains("GPU0 NVIDIA H200"), "{s}");
+    let mem = line_with(&s, "│MEM ");
+    assert!(mem.contains("40 GiB / 140 GiB"), "{mem}");
+    // The books: 16 + 9 + 2 GiB attributed, 13 GiB unattributed, one process unknown.
+    let books = line_with(&s, "processes 27 GiB");
+    assert!(
+        books.contains("unattributed 13 GiB") && books.contains("1 n/a"),
+        "{books}"
+    );
+    assert!(line_with(&s, "GPU 37%").contains("215/700 W"));
+    let header = line_with(&s, "WORKLOAD");
+    assert!(
+        header.contains("GPU MEM▼"),
+        "sorted by memory by default: {header}"
+    );
+    // Workload placeholder, memory source, host CPU / RSS.
+    let llama = line_with(&s, "llama-server");
+    assert!(
+        llama.contains("llama.cpp · qwen3…") && llama.contains("16 GiB") && llama.contains("nvml"),
+        "{llama}"
+    );
+    // No identification: the placeholder, not a guess.
+    assert!(line_with(&s, "python3").contains("—"));
+    assert!(llama.contains("12.5") && llama.contains("3 GiB"), "{llama}");
+    assert!(s.contains("History GPU0"));
+    assert!(s.contains("Measured"));
+    assert!(s.contains("ESTIMATE (calculated, not measured)"));
+    assert!(s.contains("no estimate available"));
+    // The measured pane shows the selected (first) process.
+    assert!(s.contains("PID 4242"), "{s}");
+}
+
+#[test]
+fn layout_240x70_shows_three_bottom_panes_and_evidence() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    // A few rounds of history.
+    for i in 1..5 {
+        app.apply(
+            update(snapshot((40 + i) * GIB, 9 * GIB)),
+            t0 + Duration::from_secs(i),
+        );
+    }
+    let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(4));
+    // Two cards side by side on one row.
+    let cards = line_with(&s, "GPU0 NVIDIA H200");
+    assert!(cards.contains("GPU1 NVIDIA GeForce RTX 4090"), "{cards}");
+    assert!(s.contains("last 10 min"), "{s}");
+    assert!(
+        s.contains("100%") && s.contains("140 GiB"),
+        "both axes labelled:\n{s}"
+    );
+    // Evidence of the selected process (4242): conclusion, items with their source, what is missing.
+    assert!(s.contains("Workload · evidence"), "{s}");
+    assert!(
+        s.contains("llama.cpp · qwen3-8b-q4_k_m  confidence high"),
+        "{s}"
+    );
+    assert!(
+        s.contains("• executable: llama-server [/proc/4242/exe]"),
+        "{s}"
+    );
+    assert!(s.contains("missing: GGUF header: file not readable"), "{s}");
+    // The two ledgers are separate panes on the same line.
+    let l = line_with(&s, "Measured");
+    assert!(l.contains("ESTIMATE (calculated, not measured)"), "{l}");
+    for line in s.lines() {
+        assert_eq!(line.chars().count(), 240);
+    }
+}
+
+#[test]
+fn sorting_by_columns_keeps_unknown_last() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    // Memory, largest first; 6001's unknown memory last, not as 0 at the bottom by accident.
+    assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+    app.set_sort(Column::Memory); // same column: reverse
+    assert!(!app.descending);
+    assert_eq!(pids(&app), [1200, 6002, 4242, 5151, 4242, 6001]);
+    app.set_sort(Column::Pid);
+    assert_eq!(pids(&app), [1200, 4242, 4242, 5151, 6001, 6002]);
+    app.set_sort(Column::Name);
+    assert_eq!(app.process(&app.rows[0]).display_name(), "llama-server");
+    // Keys: `s` moves to the next column (Name → Workload), `r` reverses.
+    app.handle_key(key('s'), t0);
+    assert_eq!(app.sort, Column::Workload);
+    app.set_sort(Column::Cpu);
+    assert!(app.descending);
+    // Only 4242 has a CPU figure: it is first, the unknowns follow.
+    assert_eq!(pids(&app)[..2], [4242, 4242]);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(line_with(&s, "WORKLOAD").contains("CPU%▼"));
+}
+
+#[test]
+fn header_click_sorts() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    render(&app, 120, 40, t0);
+    let (y, x) = {
+        let g = app.geometry.borrow();
+        let cell = g.header_cells.iter().find(|c| c.2 == Column::Pid).unwrap();
+        (g.header_y.unwrap(), cell.0 + 1)
+    };
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.sort, Column::Pid);
+    assert_eq!(pids(&app)[0], 1200);
+}
+
+#[test]
+fn filter_by_typing() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('/'), t0);
+    for c in "OLLAMA".chars() {
+        app.handle_key(key(c), t0);
+    }
+    assert_eq!(pids(&app), [6002, 6001]);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(line_with(&s, "Enter keep").contains("filter: OLLAMA"));
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert!(!app.filter_editing);
+    assert_eq!(app.filter, "OLLAMA");
+    // Filter by user, then by device name.
+    app.handle_key(key('/'), t0);
+    for _ in 0..6 {
+        app.handle_key(code(KeyCode::Backspace), t0);
+    }
+    for c in "4090".chars() {
+        app.handle_key(key(c), t0);
+    }
+    assert_eq!(pids(&app), [4242, 1200]);
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert!(app.filter.is_empty());
+    assert_eq!(app.rows.len(), 6);
+    // Nothing matches: the table says so.
+    app.handle_key(key('/'), t0);
+    app.handle_key(key('z'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    assert!(s.contains("no process matches the filter \"z\""), "{s}");
+}
+
+#[test]
+fn unknown_values_are_na_with_reason_never_zero() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    let ollama = line_with(&s, " ollama ");
+    assert!(ollama.contains("n/a"), "{ollama}");
+    assert!(
+        !ollama.contains(" 0 B") && !ollama.contains("0%"),
+        "{ollama}"
+    );
+    // 5151: CPU % unknown (first round) but RSS known.
+    let py = line_with(&s, "python3");
+    assert!(py.contains("n/a") && py.contains("1 GiB"), "{py}");
+    // Select 6001 and open the details: the reasons are there.
+    let i = app
+        .rows
+        .iter()
+        .position(|r| app.process(r).pid == 6001)
+        .unwrap();
+    for _ in 0..i {
+        app.handle_key(key('j'), t0);
+    }
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert_eq!(app.overlay, Overlay::Details);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        s.contains("n/a GPU memory: NVML returned NOT_AVAILABLE"),
+        "{s}"
+    );
+    assert!(s.contains("n/a GPU %: no utilisation samples"), "{s}");
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn over_attribution_normalises_bars_and_says_labels_are_raw() {
+    let t0 = Instant::now();
+    // Used 20 GiB but processes claim 16 + 9 + 2 = 27 GiB on GPU0.
+    let app = app_with(snapshot(20 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    let note = line_with(&s, "GPU0: processes sum to 7 GiB over device used");
+    assert!(note.contains("normalised"), "{note}");
+    let (wide, _) = render(&app, 240, 70, t0);
+    assert!(wide.contains("bars normalised, labels are raw"), "{wide}");
+    // The label stays raw (16 GiB), the bar is 16/27 of 8 cells = 4.74: 4 full cells and 6/8.
+    let llama = line_with(&s, "llama-server");
+    assert!(llama.contains("16 GiB"));
+    assert!(llama.contains("████▊░░░"), "{llama}");
+    assert!(line_with(&s, "processes 27 GiB").contains("over-attributed"));
+    // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 8).
+    let ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&ok, 120, 40, t0);
+    assert!(!s.contains("labels are raw"));
+    assert!(line_with(&s, "llama-server").contains("▉░░░░░░░"));
+}
+
+#[test]
+fn selection_follows_the_process_when_the_order_moves() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('j'), t0); // 5151, second row
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
+    assert_eq!(app.selected, 1);
+    // 5151 grows to 30 GiB: it moves to the top, the selection goes with it.
+    app.apply(
+        update(snapshot(60 * GIB, 30 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    assert_eq!(app.selected, 0);
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    assert!(s.contains("PID 5151"));
+    // The selected process vanishes: the selection stays in place rather than jumping away.
+    let mut gone = snapshot(60 * GIB, 30 * GIB);
+    gone.processes.retain(|p| p.pid != 5151);
+    balance(&mut gone);
+    app.apply(update(gone), t0 + Duration::from_secs(2));
+    assert_eq!(app.selected, 0);
+    assert_eq!(app.rows.len(), 5);
+}
+
+#[test]
+fn tree_view_puts_children_under_parents() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('t'), t0);
+    // Roots by memory, 6002 (child of 6001) right after 6001, even though it has more memory.
+    assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
+    assert_eq!(app.rows[5].depth, 1);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(line_with(&s, "6002").contains("└─ollama_run…"), "{s}");
+    assert!(s.contains(" tree "));
+}
+
+#[test]
+fn help_overlay_and_interval_keys() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('?'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    assert!(s.contains("Help"), "{s}");
+    // The whole help fits 80×24, unwrapped: every entry and the closing note.
+    for (_, what) in gpuledger_tui::ui::HELP {
+        assert!(s.contains(what), "{what:?} missing:\n{s}");
+    }
+    assert!(s.contains("n/a = unknown, never 0"), "{s}");
+    // q closes the help, it does not quit.
+    assert_eq!(app.handle_key(key('q'), t0), vec![]);
+    assert_eq!(app.overlay, Overlay::None);
+    app.handle_key(code(KeyCode::F(1)), t0);
+    assert_eq!(app.overlay, Overlay::Help);
+    app.handle_key(code(KeyCode::Esc), t0);
+    // Interval steps, 100 ms floor.
+    assert_eq!(
+        app.handle_key(key('+'), t0),
+        vec![Effect::SetInterval(Duration::from_secs(2))]
+    );
+    for _ in 0..3 {
+        app.handle_key(key('-'), t0);
+    }
+    assert_eq!(app.interval, Duration::from_millis(200));
+    assert_eq!(
+        app.handle_key(key('-'), t0),
+        vec![Effect::SetInterval(Duration::from_millis(100))]
+    );
+    assert_eq!(app.handle_key(key('-'), t0), vec![]);
+    assert_eq!(app.interval, Duration::from_millis(100));
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("100 ms is the shortest"));
+    // Quit keys.
+    assert_eq!(
+        app.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL), t0),
+        vec![Effect::Quit]
+    );
+    app.message = None;
+    assert_eq!(app.handle_key(code(KeyCode::Esc), t0), vec![Effect::Quit]);
+    assert_eq!(app.handle_key(key('q'), t0), vec![Effect::Quit]);
+}
+
+#[test]
+fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailable() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let i = app
+        .rows
+        .iter()
+        .position(|r| app.process(r).pid == 1200)
+        .unwrap();
+    for _ in 0..i {
+        app.handle_key(code(KeyCode::Down), t0);
+    }
+    app.handle_key(key('T'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    assert!(s.contains("Terminate PID 1200 (Xorg)?"), "{s}");
+    assert!(s.contains("It holds 512 MiB on GPU1."), "{s}");
+    app.handle_key(key('y'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    assert!(s.contains("SECOND CONFIRMATION"), "{s}");
+    assert!(s.contains("graphical session"), "{s}");
+    app.handle_key(key('y'), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        s.contains("cannot terminate PID 1200: kill is not available in this build"),
+        "{s}"
+    );
+    // Anything but y at the second question cancels.
+    app.handle_key(key('K'), t0);
+    app.handle_key(key('y'), t0);
+    app.handle_key(key('n'), t0);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("cancelled: PID 1200 (Xorg) left running")
+    );
+}
+
+type Calls = Rc<RefCell<Vec<(u32, Option<u64>, bool)>>>;
+struct Recorder(Calls);
+impl Terminator for Recorder {
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
+        self.0.borrow_mut().push((pid, start_time, force));
+        Outcome::Requested
+    }
+}
+
+#[test]
+fn kill_result_is_what_the_next_snapshot_shows() {
+    let t0 = Instant::now();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0)
+        .with_terminator(Box::new(Recorder(calls.clone())));
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    // 4242 is not session-critical: one confirmation. Its memory on both GPUs is named.
+    app.handle_key(key('K'), t0);
+    match &app.overlay {
+        Overlay::Confirm(c) => assert_eq!(c.memory, "16 GiB on GPU0, 4 GiB on GPU1"),
+        o => panic!("{o:?}"),
+    }
+    app.handle_key(key('y'), t0);
+    assert_eq!(*calls.borrow(), [(4242, Some(42420), true)]);
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("waiting to see it gone"));
+    // Still listed in the next round: not reported as killed.
+    app.apply(
+        update(snapshot(40 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    assert!(app.message.as_deref().unwrap().contains("waiting"));
+    let mut gone = snapshot(24 * GIB, 9 * GIB);
+    gone.processes.retain(|p| p.pid != 4242);
+    gone.taken_at = "2026-11-29T08:00:02Z".into();
+    balance(&mut gone);
+    app.apply(update(gone), t0 + Duration::from_secs(2));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("PID 4242 (llama-server) is gone: no longer listed at 2026-11-29T08:00:02Z after the kill request")
+    );
+    // A process that survives is reported as such after the verification window.
+    app.handle_key(key('g'), t0);
+    let pid = app.process(app.selected_row().unwrap()).pid;
+    app.handle_key(key('T'), t0);
+    app.handle_key(key('y'), t0);
+    app.apply(
+        update(snapshot(40 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(12),
+    );
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains(&format!("PID {pid} (")),
+        "{:?}",
+        app.message
+    );
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("still running 10 s after the terminate request"));
+}
+
+#[test]
+fn stale_data_is_marked_with_its_age_not_zeroed() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    assert!(!s.contains("STALE"));
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(12));
+    assert!(line_with(&s, "gpuledger").contains("STALE 12 s"), "{s}");
+    assert!(s.contains("no new round for 12 s: a source is not answering; the values shown are from 2026-11-29T08:00:00Z"));
+    // The last values are still shown.
+    assert!(line_with(&s, "llama-server").contains("16 GiB"));
+}
+
+#[test]
+fn replay_is_marked_and_refuses_actions() {
+    let t0 = Instant::now();
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay(
+        snapshot(40 * GIB, 9 * GIB),
+        "box.json".into(),
+        t0,
+    );
+    let (s, _) = render(&app, 80, 24, t0 + Duration::from_secs(100));
+    assert!(
+        line_with(&s, "gpuledger").contains("REPLAY box.json"),
+        "{s}"
+    );
+    assert!(!s.contains("STALE"), "a replay is never stale");
+    app.handle_key(key('T'), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("nothing to terminate"));
+}
+
+#[test]
+fn csv_export_writes_the_rows_as_shown() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.export_dir = dir.path().to_path_buf();
+    app.handle_key(key('/'), t0);
+    for c in "ollama".chars() {
+        app.handle_key(key(c), t0);
+    }
+    app.handle_key(code(KeyCode::Enter), t0);
+    app.handle_key(key('e'), t0);
+    let Overlay::Export(path) = app.overlay.clone() else {
+        panic!()
+    };
+    assert!(path.ends_with("gpuledger-20261129T080000Z.csv"), "{path}");
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(s.contains("Export CSV"));
+    app.handle_key(code(KeyCode::Enter), t0);
+    let msg = app.message.clone().unwrap();
+    assert!(
+        msg.starts_with("exported 2 rows to /") && msg.ends_with("gpuledger-20261129T080000Z.csv"),
+        "{msg}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("device,pid,start_time,user,name,workload,type,memory_bytes,"));
+    assert!(
+        lines[1]
+            .starts_with("GPU0 NVIDIA H200,6002,60020,root,ollama_runner,,C,2147483648,nvml,,3,"),
+        "{}",
+        lines[1]
+    );
+    // Unknown memory: an empty cell and the reason, never 0.
+    assert!(
+        lines[2].starts_with(
+            "GPU0 NVIDIA H200,6001,60010,root,ollama,,C,,nvml,NVML returned NOT_AVAILABLE"
+        ),
+        "{}",
+        lines[2]
+    );
+    // Never overwrites.
+    app.handle_key(key('e'), t0);
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .starts_with("cannot export to"),
+        "{:?}",
+        app.message
+    );
+}
+
+#[test]
+fn copy_pid_emits_osc52() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    assert_eq!(
+        app.handle_key(key('c'), t0),
+        vec![Effect::Write("\x1b]52;c;NDI0Mg==\x07".into())]
+    );
+    assert!(app.message.as_deref().unwrap().contains("PID 4242"));
+}
+
+#[test]
+fn monochrome_uses_no_colour() {
+    let t0 = Instant::now();
+    let mut app = App::new(ThemeKind::Mono, Duration::from_secs(1), t0);
+    app.apply(update(snapshot(20 * GIB, 9 * GIB)), t0);
+    let (_, buf) = render(&app, 120, 40, t0);
+    use ratatui::style::Color;
+    assert!(buf
+        .content()
+        .iter()
+        .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    // `m` toggles back to the colour theme used before (dark here, since mono was the start).
+    app.handle_key(key('m'), t0);
+    let (_, buf) = render(&app, 120, 40, t0);
+    assert!(buf.content().iter().any(|c| c.fg != Color::Reset));
+}
+
+#[test]
+fn many_devices_and_processes_fit_small_and_large() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    for i in 2..8 {
+        let mut d = Device::new(i, Vendor::Nvidia, format!("GPU-{i}"), "nvml");
+        d.memory.total_bytes = Some(80 * GIB);
+        d.memory.used_bytes = Some(GIB);
+        s.devices.push(d);
+    }
+    balance(&mut s);
+    let app = app_with(s, t0);
+    let (small, _) = render(&app, 80, 24, t0);
+    // 8 devices in 24 rows: 6 lines of cards, the last one summarising the 3 not shown.
+    assert!(small.contains("+3 more devices"), "{small}");
+    assert!(line_with(&small, "PID").contains("GPU MEM"));
+    let (big, _) = render(&app, 240, 70, t0);
+    assert!(big.contains("GPU7"), "{big}");
+}
+
+#[test]
+fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
+    let t0 = Instant::now();
+    let app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    assert!(
+        s.contains("collecting the first round") && !s.contains("STALE"),
+        "{s}"
+    );
+    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(7));
+    assert!(s.contains("STALE 7 s"), "{s}");
+    assert!(
+        s.contains("no new round for 7 s: a source is not answering; nothing collected yet"),
+        "{s}"
+    );
+}
+
+#[test]
+fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    render(&app, 120, 40, t0);
+    let y = app.geometry.borrow().body_y + 4;
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.selected, 4);
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 1200);
+    app.handle_mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: 10,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 6002);
+    // Themes: dark → light → mono → dark.
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Light);
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Mono);
+    app.handle_key(key('C'), t0);
+    assert_eq!(app.theme.kind, ThemeKind::Dark);
+    // History window: 10 → 1 → 5 minutes, shown in the chart title once there is history.
+    app.handle_key(key('w'), t0);
+    assert_eq!(app.chart_minutes, 1);
+    app.apply(
+        update(snapshot(41 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(1));
+    assert!(s.contains("last 1 min"), "{s}");
+}

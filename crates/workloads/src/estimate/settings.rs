@@ -1,0 +1,521 @@
+//! llama-server settings that change memory, with where each came from (a flag or the default).
+//!
+//! `LlamaSettings::from_args` reads a llama-server command line (flag names as llama-server spells
+//! them, short and long, `--flag value` and `--flag=value`); flags that do not change memory are
+//! skipped. `explain` uses it on a live process's argv; `gpuledger estimate` builds it from its own
+//! flags, which mirror llama-server's.
+
+use serde::Serialize;
+
+use crate::gguf::GgmlType;
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "lowercase")]
+pub enum SettingSource {
+    /// The flag as written (`-c`, `--ctx-size`).
+    Flag(String),
+    /// llama-server's default (the text says which).
+    Default(String),
+    /// An environment variable llama-server reads (`LLAMA_ARG_CTX_SIZE`).
+    Env(String),
+    /// The running server's own answer (`GET /props`): what it actually chose.
+    Runtime(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: SettingSource,
+}
+
+impl<T> Setting<T> {
+    /// A value the running server reported about itself.
+    pub fn runtime(value: T, what: &str) -> Self {
+        Setting {
+            value,
+            source: SettingSource::Runtime(what.to_string()),
+        }
+    }
+    fn default(value: T, why: &str) -> Self {
+        Setting {
+            value,
+            source: SettingSource::Default(why.to_string()),
+        }
+    }
+    pub fn is_default(&self) -> bool {
+        matches!(self.source, SettingSource::Default(_))
+    }
+}
+
+/// `-ngl`: a number, `auto` (the default: fit to free memory) or `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GpuLayers {
+    Auto,
+    All,
+    Count(u32),
+}
+
+/// `-fa`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlashAttn {
+    On,
+    Off,
+    Auto,
+}
+
+/// The kind of device the GPU buffers go to (changes alignment, row padding and overhead).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cuda,
+    Vulkan,
+    Metal,
+    /// No GPU: everything on the host.
+    Cpu,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Option<Backend> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "cuda" | "rocm" | "hip" => Backend::Cuda,
+            "vulkan" => Backend::Vulkan,
+            "metal" | "mtl" => Backend::Metal,
+            "cpu" | "none" => Backend::Cpu,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything the recipe needs from the command line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlamaSettings {
+    /// `-m/--model`, when the command line names it.
+    pub model: Option<String>,
+    /// `-c/--ctx-size`; 0 = the model's training context.
+    pub ctx_size: Setting<u64>,
+    /// `-np/--parallel`; -1 = auto (llama-server: 4 slots with a unified cache).
+    pub parallel: Setting<i64>,
+    /// `-kvu` / `-no-kvu`; `None` = not given.
+    pub kv_unified: Setting<Option<bool>>,
+    pub n_gpu_layers: Setting<GpuLayers>,
+    pub batch: Setting<u64>,
+    pub ubatch: Setting<u64>,
+    pub cache_type_k: Setting<GgmlType>,
+    pub cache_type_v: Setting<GgmlType>,
+    pub flash_attn: Setting<FlashAttn>,
+    pub swa_full: Setting<bool>,
+    /// `-kvo` (default) / `-nkvo`.
+    pub kv_offload: Setting<bool>,
+    /// `--mmap` (default) / `--no-mmap`.
+    pub mmap: Setting<bool>,
+    /// Flags seen that change memory in ways the recipe does not model (`-ot`, `-cmoe`, `-ts`...).
+    pub unmodelled: Vec<String>,
+    /// Not a llama-server flag: which backend the GPU buffers use.
+    pub backend: Setting<Backend>,
+}
+
+impl Default for LlamaSettings {
+    fn default() -> Self {
+        let f16 = GgmlType::from_name("f16").expect("f16 in table");
+        LlamaSettings {
+            model: None,
+            ctx_size: Setting::default(0, "0 = the model's training context"),
+            parallel: Setting::default(-1, "-1 = auto: 4 slots, unified cache"),
+            kv_unified: Setting::default(None, "unified when -np is auto"),
+            n_gpu_layers: Setting::default(GpuLayers::Auto, "auto"),
+            batch: Setting::default(2048, "2048"),
+            ubatch: Setting::default(512, "512"),
+            cache_type_k: Setting::default(f16, "f16"),
+            cache_type_v: Setting::default(f16, "f16"),
+            flash_attn: Setting::default(FlashAttn::Auto, "auto"),
+            swa_full: Setting::default(false, "false"),
+            kv_offload: Setting::default(true, "KV follows its layer"),
+            mmap: Setting::default(true, "mmap"),
+            unmodelled: Vec::new(),
+            backend: Setting::default(Backend::Cuda, "cuda"),
+        }
+    }
+}
+
+/// A flag that takes a value, and what to do with it.
+type Apply = fn(&mut LlamaSettings, &str, &str) -> Result<(), String>;
+
+fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+    v.trim()
+        .parse()
+        .map_err(|_| format!("{flag}: {v:?} is not a valid number"))
+}
+
+fn flag(f: &str) -> SettingSource {
+    SettingSource::Flag(f.to_string())
+}
+
+fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
+    // The types llama.cpp accepts for -ctk/-ctv.
+    const OK: [&str; 9] = [
+        "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1",
+    ];
+    let l = v.to_ascii_lowercase();
+    if !OK.contains(&l.as_str()) {
+        return Err(format!(
+            "{f}: unsupported cache type {v:?} (llama.cpp accepts {})",
+            OK.join(", ")
+        ));
+    }
+    GgmlType::from_name(&l).ok_or_else(|| format!("{f}: unknown type {v:?}"))
+}
+
+const VALUE_FLAGS: &[(&[&str], Apply)] = &[
+    (&["-m", "--model"], |s, _, v| {
+        s.model = Some(v.to_string());
+        Ok(())
+    }),
+    (&["-c", "--ctx-size"], |s, f, v| {
+        s.ctx_size = Setting {
+            value: num(f, v)?,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-np", "--parallel"], |s, f, v| {
+        let n: i64 = num(f, v)?;
+        if n == 0 || n < -1 {
+            return Err(format!(
+                "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
+            ));
+        }
+        s.parallel = Setting {
+            value: n,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-ngl", "--gpu-layers", "--n-gpu-layers"], |s, f, v| {
+        let value = match v.trim().to_ascii_lowercase().as_str() {
+            "auto" => GpuLayers::Auto,
+            "all" => GpuLayers::All,
+            x => {
+                let n: i64 = num(f, x)?;
+                if n < 0 {
+                    GpuLayers::All // llama.cpp reads a negative count as "all"
+                } else {
+                    GpuLayers::Count(u32::try_from(n).unwrap_or(u32::MAX))
+                }
+            }
+        };
+        s.n_gpu_layers = Setting {
+            value,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-b", "--batch-size"], |s, f, v| {
+        s.batch = Setting {
+            value: num(f, v)?,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-ub", "--ubatch-size"], |s, f, v| {
+        s.ubatch = Setting {
+            value: num(f, v)?,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-ctk", "--cache-type-k"], |s, f, v| {
+        s.cache_type_k = Setting {
+            value: cache_type(f, v)?,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-ctv", "--cache-type-v"], |s, f, v| {
+        s.cache_type_v = Setting {
+            value: cache_type(f, v)?,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    (&["-fa", "--flash-attn"], |s, f, v| {
+        let value = match v.trim().to_ascii_lowercase().as_str() {
+            "on" | "1" | "true" | "enabled" => FlashAttn::On,
+            "off" | "0" | "false" | "disabled" => FlashAttn::Off,
+            "auto" => FlashAttn::Auto,
+            _ => return Err(format!("{f}: {v:?} is not on, off or auto")),
+        };
+        s.flash_attn = Setting {
+            value,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    // Flags that change placement in ways the recipe does not model: remembered and reported.
+    (
+        &[
+            "-ot",
+            "--override-tensor",
+            "-ncmoe",
+            "--n-cpu-moe",
+            "-ts",
+            "--tensor-split",
+            "-sm",
+            "--split-mode",
+            "-dev",
+            "--device",
+            "--lora",
+            "-md",
+            "--model-draft",
+        ],
+        |s, f, v| {
+            s.unmodelled.push(format!("{f} {v}"));
+            Ok(())
+        },
+    ),
+];
+
+/// A flag without a value.
+type ApplyBool = fn(&mut LlamaSettings, &str);
+
+const BOOL_FLAGS: &[(&[&str], ApplyBool)] = &[
+    (&["-kvu", "--kv-unified"], |s, f| {
+        s.kv_unified = Setting {
+            value: Some(true),
+            source: flag(f),
+        }
+    }),
+    (&["-no-kvu", "--no-kv-unified"], |s, f| {
+        s.kv_unified = Setting {
+            value: Some(false),
+            source: flag(f),
+        }
+    }),
+    (&["--swa-full"], |s, f| {
+        s.swa_full = Setting {
+            value: true,
+            source: flag(f),
+        }
+    }),
+    (&["-kvo", "--kv-offload"], |s, f| {
+        s.kv_offload = Setting {
+            value: true,
+            source: flag(f),
+        }
+    }),
+    (&["-nkvo", "--no-kv-offload"], |s, f| {
+        s.kv_offload = Setting {
+            value: false,
+            source: flag(f),
+        }
+    }),
+    (&["--mmap"], |s, f| {
+        s.mmap = Setting {
+            value: true,
+            source: flag(f),
+        }
+    }),
+    (&["--no-mmap"], |s, f| {
+        s.mmap = Setting {
+            value: false,
+            source: flag(f),
+        }
+    }),
+    (&["-cmoe", "--cpu-moe"], |s, f| {
+        s.unmodelled.push(f.to_string())
+    }),
+];
+
+impl LlamaSettings {
+    /// Read llama-server's flags from an argument list (argv without or with the program name).
+    /// Unknown flags are skipped; a known flag with a bad value is an error naming the flag.
+    pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
+        Self::parse_known(args).map(|(s, _)| s)
+    }
+
+    /// Like [`from_args`](Self::from_args), also returning the arguments it did not recognise
+    /// (in order), for a front end that has flags of its own and rejects the rest.
+    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
+        let mut rest = Vec::new();
+        let mut s = LlamaSettings::default();
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].as_str();
+            let (name, inline) = match a.split_once('=') {
+                Some((n, v)) if n.starts_with('-') => (n, Some(v)),
+                _ => (a, None),
+            };
+            if let Some((_, apply)) = VALUE_FLAGS.iter().find(|(names, _)| names.contains(&name)) {
+                let v = match inline {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        args.get(i)
+                            .map(String::as_str)
+                            .ok_or_else(|| format!("{name} needs a value"))?
+                    }
+                };
+                apply(&mut s, name, v)?;
+            } else if let Some((_, apply)) = BOOL_FLAGS.iter().find(|(names, _)| names.contains(&a))
+            {
+                apply(&mut s, a);
+            } else {
+                rest.push(args[i].clone());
+            }
+            i += 1;
+        }
+        Ok((s, rest))
+    }
+
+    /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
+    /// (flags win, as in llama-server).
+    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        let mut args = Vec::new();
+        for (var, fl) in [
+            ("LLAMA_ARG_CTX_SIZE", "-c"),
+            ("LLAMA_ARG_N_PARALLEL", "-np"),
+            ("LLAMA_ARG_N_GPU_LAYERS", "-ngl"),
+            ("LLAMA_ARG_BATCH", "-b"),
+            ("LLAMA_ARG_UBATCH", "-ub"),
+            ("LLAMA_ARG_CACHE_TYPE_K", "-ctk"),
+            ("LLAMA_ARG_CACHE_TYPE_V", "-ctv"),
+            ("LLAMA_ARG_FLASH_ATTN", "-fa"),
+        ] {
+            if let Some(v) = get(var) {
+                args.push((var, fl, v.to_string()));
+            }
+        }
+        for (var, fl, v) in args {
+            let mut tmp = LlamaSettings::default();
+            VALUE_FLAGS
+                .iter()
+                .find(|(n, _)| n.contains(&fl))
+                .map(|(_, apply)| apply(&mut tmp, fl, &v))
+                .transpose()?;
+            let src = SettingSource::Env(var.to_string());
+            macro_rules! take {
+                ($f:ident) => {
+                    if self.$f.is_default() && !tmp.$f.is_default() {
+                        self.$f = Setting {
+                            value: tmp.$f.value,
+                            source: src.clone(),
+                        };
+                    }
+                };
+            }
+            take!(ctx_size);
+            take!(parallel);
+            take!(n_gpu_layers);
+            take!(batch);
+            take!(ubatch);
+            take!(cache_type_k);
+            take!(cache_type_v);
+            take!(flash_attn);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn reads_llama_server_flags_short_long_and_inline() {
+        let s = LlamaSettings::from_args(&args(
+            "llama-server -m /m/q.gguf --host 127.0.0.1 --port 8080 -c 8192 -np 2 --no-kv-unified \
+             -ngl 20 -ub 256 --batch-size=1024 -ctk q8_0 --cache-type-v=q4_0 -fa on --swa-full --metrics",
+        ))
+        .unwrap();
+        assert_eq!(s.model.as_deref(), Some("/m/q.gguf"));
+        assert_eq!(s.ctx_size.value, 8192);
+        assert_eq!(s.ctx_size.source, SettingSource::Flag("-c".into()));
+        assert_eq!(s.parallel.value, 2);
+        assert_eq!(s.kv_unified.value, Some(false));
+        assert_eq!(s.n_gpu_layers.value, GpuLayers::Count(20));
+        assert_eq!(s.ubatch.value, 256);
+        assert_eq!(s.batch.value, 1024);
+        assert_eq!(s.batch.source, SettingSource::Flag("--batch-size".into()));
+        assert_eq!(s.cache_type_k.value.name, "Q8_0");
+        assert_eq!(s.cache_type_v.value.name, "Q4_0");
+        assert_eq!(s.flash_attn.value, FlashAttn::On);
+        assert!(s.swa_full.value);
+        assert!(s.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn defaults_are_marked_as_defaults() {
+        let s = LlamaSettings::from_args(&args("llama-server -m x.gguf")).unwrap();
+        assert!(s.ctx_size.is_default());
+        assert_eq!(s.parallel.value, -1);
+        assert_eq!(s.n_gpu_layers.value, GpuLayers::Auto);
+        assert_eq!(s.cache_type_k.value.name, "F16");
+        assert!(matches!(s.flash_attn.source, SettingSource::Default(_)));
+    }
+
+    #[test]
+    fn ngl_words_and_negative_mean_all() {
+        for (v, want) in [
+            ("all", GpuLayers::All),
+            ("auto", GpuLayers::Auto),
+            ("-1", GpuLayers::All),
+            ("999", GpuLayers::Count(999)),
+        ] {
+            let s = LlamaSettings::from_args(&args(&format!("-ngl {v}"))).unwrap();
+            assert_eq!(s.n_gpu_layers.value, want, "{v}");
+        }
+    }
+
+    #[test]
+    fn bad_values_name_the_flag() {
+        let e = LlamaSettings::from_args(&args("-c lots")).unwrap_err();
+        assert!(e.contains("-c") && e.contains("lots"), "{e}");
+        let e = LlamaSettings::from_args(&args("-ctk q3_k")).unwrap_err();
+        assert!(e.contains("-ctk") && e.contains("q3_k"), "{e}");
+        let e = LlamaSettings::from_args(&args("-np 0")).unwrap_err();
+        assert!(e.contains("-np"), "{e}");
+        let e = LlamaSettings::from_args(&args("-c")).unwrap_err();
+        assert!(e.contains("needs a value"), "{e}");
+    }
+
+    #[test]
+    fn parse_known_returns_what_it_did_not_use() {
+        let (s, rest) =
+            LlamaSettings::parse_known(&args("m.gguf -c 512 --json --device CUDA1 --swa-full"))
+                .unwrap();
+        assert_eq!(s.ctx_size.value, 512);
+        assert!(s.swa_full.value);
+        assert_eq!(rest, ["m.gguf", "--json"]);
+        // llama-server's own --device (a device list) is remembered as not modelled.
+        assert_eq!(s.unmodelled, ["--device CUDA1"]);
+    }
+
+    #[test]
+    fn unmodelled_placement_flags_are_reported() {
+        let s = LlamaSettings::from_args(&args("-ot exps=CPU -cmoe -ts 1,1")).unwrap();
+        assert_eq!(s.unmodelled, vec!["-ot exps=CPU", "-cmoe", "-ts 1,1"]);
+    }
+
+    #[test]
+    fn env_applies_only_where_no_flag_was_given() {
+        let mut s = LlamaSettings::from_args(&args("-c 4096")).unwrap();
+        s.apply_env(&[
+            ("LLAMA_ARG_CTX_SIZE".into(), "8192".into()),
+            ("LLAMA_ARG_N_PARALLEL".into(), "3".into()),
+        ])
+        .unwrap();
+        assert_eq!(s.ctx_size.value, 4096);
+        assert_eq!(s.parallel.value, 3);
+        assert_eq!(
+            s.parallel.source,
+            SettingSource::Env("LLAMA_ARG_N_PARALLEL".into())
+        );
+    }
+}

