@@ -16,7 +16,8 @@ pub struct GlobalArgs {
     /// Load NVML from this file instead of searching for libnvidia-ml.so.1 / nvml.dll.
     #[arg(long, global = true, value_name = "PATH", env = "GPULEDGER_NVML_LIB")]
     pub nvml_lib: Option<PathBuf>,
-    /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) instead of the live machine.
+    /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) or a recording (the database
+    /// of `gpuledger record`; pick the moment with `snapshot --at`) instead of the live machine.
     /// The output is marked as a replay.
     #[arg(long, global = true, value_name = "FILE")]
     pub replay: Option<PathBuf>,
@@ -49,12 +50,43 @@ impl Global {
     /// The snapshot to show: the replay file if one was given, else one live round.
     /// The second value names the replay source.
     pub fn snapshot(&self) -> anyhow::Result<(Snapshot, Option<String>)> {
+        self.snapshot_at(None)
+    }
+
+    /// Like [`Global::snapshot`]; `at` (RFC 3339 or a duration ago) picks the moment of a
+    /// replayed recording, the latest sample when absent.
+    pub fn snapshot_at(&self, at: Option<&str>) -> anyhow::Result<(Snapshot, Option<String>)> {
         match &self.args.replay {
+            Some(path) if gpuledger_history::store::is_recording(path) => {
+                let reader = gpuledger_history::store::Reader::open(path)?;
+                let now = gpuledger_history::time::now_ms();
+                let at_ms = match at {
+                    Some(a) => gpuledger_history::time::parse_time_arg(a, now)
+                        .map_err(|e| anyhow::anyhow!("--at: {e}"))?,
+                    None => i64::MAX,
+                };
+                let snap = reader.snapshot_at(at_ms)?;
+                let shown = format!("{} at {}", path.display(), snap.taken_at);
+                Ok((snap, Some(shown)))
+            }
             Some(path) => {
+                if at.is_some() {
+                    anyhow::bail!(
+                        "--at picks a moment of a recording, but {} is a snapshot file",
+                        path.display()
+                    );
+                }
                 let shown = path.display().to_string();
                 Ok((load_snapshot(path)?, Some(shown)))
             }
-            None => Ok((self.collector().collect(), None)),
+            None => {
+                if at.is_some() {
+                    anyhow::bail!(
+                        "--at needs --replay RECORDING.db (a `gpuledger record` database)"
+                    );
+                }
+                Ok((self.collector().collect(), None))
+            }
         }
     }
 }

@@ -58,6 +58,21 @@ enum Command {
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::Args),
+    /// What changed between two snapshots, per device and per process, with the pairing rule.
+    #[command(after_help = EXIT_CODES)]
+    Diff(commands::diff::Args),
+    /// Record samples into an SQLite database until Ctrl-C / SIGTERM.
+    #[command(after_help = EXIT_CODES)]
+    Record(commands::record::Args),
+    /// Query a recording: process or device rows as a table, CSV or JSON.
+    #[command(after_help = EXIT_CODES)]
+    History(commands::history::Args),
+    /// Threshold alerts: print (and optionally run a command) when an expression holds.
+    #[command(after_help = EXIT_CODES)]
+    Watch(commands::watch::Args),
+    /// Chart a recording (device memory, GPU %, top processes stacked) as SVG.
+    #[command(after_help = EXIT_CODES)]
+    Plot(commands::plot::Args),
     /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
     #[command(after_help = EXIT_CODES)]
     Serve(commands::serve::Args),
@@ -80,6 +95,11 @@ fn main() -> ExitCode {
         Some(Command::Probe(a)) => commands::probe::run(a, &global),
         Some(Command::Estimate(a)) => commands::estimate::run(a, &global),
         Some(Command::Selftest(a)) => commands::selftest::run(a, &global),
+        Some(Command::Diff(a)) => commands::diff::run(a, &global),
+        Some(Command::Record(a)) => commands::record::run(a, &global),
+        Some(Command::History(a)) => commands::history::run(a, &global),
+        Some(Command::Watch(a)) => commands::watch::run(a, &global),
+        Some(Command::Plot(a)) => commands::plot::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
         None => view::run(&cli.view, &global),

@@ -1,9 +1,27 @@
 //! One module per sub-command.
 
+pub mod diff;
 pub mod estimate;
 pub mod explain;
+pub mod history;
 pub mod kill;
+pub mod plot;
 pub mod probe;
+pub mod record;
+pub mod sampling;
 pub mod selftest;
 pub mod serve;
 pub mod snapshot;
+pub mod watch;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Write `text` to stdout; a closed pipe (`| head`) is not an error worth a message.
+pub fn print(text: &str) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}

@@ -1,37 +1,51 @@
-//! `gpuledger snapshot`: one collection round.
+//! `gpuledger snapshot`: one collection round (or one moment of a replayed recording).
 
 use crate::Global;
 use gpuledger_views::{render_json, render_table, TableOptions};
-use std::io::Write;
 use std::process::ExitCode;
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Print the snapshot as JSON (schema gpuledger.snapshot/1) instead of a table.
-    #[arg(long)]
+    /// Print the snapshot as JSON (schema gpuledger.snapshot/1); same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output format: a table, JSON (gpuledger.snapshot/1), or CSV (a header row, one row per
+    /// device, per process on a device, and per device's unattributed memory).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Do not shorten command lines in the table.
     #[arg(long)]
     pub wide: bool,
+    /// With `--replay` of a recording (a `gpuledger record` database): the moment to show, an
+    /// RFC 3339 time or a duration ago (`10m`). The latest sample at or before it is shown.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    let (snap, replay) = global.snapshot()?;
-    let text = if args.json {
-        render_json(&snap)
-    } else {
-        render_table(
+    let (snap, replay) = global.snapshot_at(args.at.as_deref())?;
+    let format = match (args.json, args.format) {
+        (true, _) => Format::Json,
+        (false, Some(f)) => f,
+        (false, None) => Format::Table,
+    };
+    let text = match format {
+        Format::Json => render_json(&snap),
+        Format::Csv => gpuledger_history::csv::snapshot_csv(&snap)?,
+        Format::Table => render_table(
             &snap,
             &TableOptions {
                 replay,
                 wide: args.wide,
             },
-        )
+        ),
     };
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a message.
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    crate::commands::print(&text)
 }

@@ -1,0 +1,51 @@
+//! `gpuledger diff A.json B.json`: what changed between two snapshots.
+
+use crate::Global;
+use anyhow::Context;
+use gpuledger_history::diff::{diff, parse_for_diff, render_text, DiffInput};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The earlier snapshot (JSON from `gpuledger snapshot --json`).
+    pub before: PathBuf,
+    /// The later snapshot.
+    pub after: PathBuf,
+    /// Print the diff as JSON (schema gpuledger.diff/1).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn load(path: &Path) -> anyhow::Result<DiffInput> {
+    const MAX: u64 = 256 << 20;
+    let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if md.len() > MAX {
+        anyhow::bail!(
+            "{}: {} bytes is too large for a snapshot",
+            path.display(),
+            md.len()
+        );
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    parse_for_diff(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+}
+
+pub fn run(args: &Args, _global: &Global) -> anyhow::Result<ExitCode> {
+    let a = load(&args.before)?;
+    let b = load(&args.after)?;
+    let d = diff(&a, &b);
+    let text = if args.json {
+        serde_json::to_string_pretty(&d)? + "\n"
+    } else {
+        render_text(
+            &d,
+            (
+                &args.before.display().to_string(),
+                &args.after.display().to_string(),
+            ),
+        )
+    };
+    crate::commands::print(&text)
+}

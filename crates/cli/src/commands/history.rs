@@ -1,0 +1,229 @@
+//! `gpuledger history`: query a recording and export it (table, CSV, JSON).
+
+use crate::commands::record::db_path;
+use crate::Global;
+use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
+use gpuledger_history::store::{Query, Reader};
+use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
+use gpuledger_model::units::human_opt;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The database (default: the one `gpuledger record` writes).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// From this time: RFC 3339 (2026-11-29T08:00:00Z) or a duration ago (1h, 30m, 7d).
+    #[arg(long, default_value = "1h", value_name = "TIME")]
+    pub since: String,
+    /// Up to this time (same forms; default now).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+    /// Only this PID.
+    #[arg(long, conflicts_with = "name")]
+    pub pid: Option<u32>,
+    /// Only processes with this name.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Only this device (its UUID).
+    #[arg(long, value_name = "UUID")]
+    pub device: Option<String>,
+    /// Device rows (memory, GPU %, temperature, power) instead of process rows.
+    #[arg(long, conflicts_with_all = ["pid", "name"])]
+    pub devices: bool,
+    /// table, csv (header row, RFC 4180, RFC 3339 times) or json (an array of rows).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "n/a".into())
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    let path = match (&args.db, &global.args.replay) {
+        (Some(p), _) => p.clone(),
+        (None, Some(r)) => r.clone(),
+        (None, None) => db_path(&None)?,
+    };
+    let reader = Reader::open(&path)?;
+    let now = now_ms();
+    let q = Query {
+        since_ms: Some(
+            parse_time_arg(&args.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?,
+        ),
+        until_ms: match &args.until {
+            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
+            None => None,
+        },
+        pid: args.pid,
+        name: args.name.clone(),
+        device: args.device.clone(),
+    };
+    let stdout = std::io::stdout().lock();
+    let out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+    let result = write(args, &reader, &q, out);
+    match result {
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<csv::Error>().is_some_and(|ce| {
+                matches!(ce.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+            })
+    })
+}
+
+fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow::Result<()> {
+    // Errors from the writer are carried out of the row callbacks, which cannot return them.
+    let mut err: Option<anyhow::Error> = None;
+    match (args.format, args.devices) {
+        (Format::Csv, false) => {
+            let mut w = HistoryCsv::processes(out)?;
+            reader.for_each_process_row(q, |r| {
+                if err.is_none() {
+                    err = w.process_row(r).err().map(Into::into);
+                }
+            })?;
+            w.finish()?;
+        }
+        (Format::Csv, true) => {
+            let mut w = DeviceCsv::new(out)?;
+            reader.for_each_device_row(q, |r| {
+                if err.is_none() {
+                    err = w.device_row(r).err().map(Into::into);
+                }
+            })?;
+            w.finish()?;
+        }
+        (Format::Json, devices) => {
+            out.write_all(b"[")?;
+            let mut first = true;
+            let mut emit = |v: serde_json::Value, out: &mut dyn Write| {
+                if err.is_some() {
+                    return;
+                }
+                let sep: &[u8] = if first { b"\n" } else { b",\n" };
+                first = false;
+                err = out
+                    .write_all(sep)
+                    .and_then(|_| serde_json::to_writer(&mut *out, &v).map_err(Into::into))
+                    .err()
+                    .map(Into::into);
+            };
+            if devices {
+                reader.for_each_device_row(q, |r| {
+                    emit(
+                        serde_json::json!({
+                            "timestamp": format_ms(r.ts_ms),
+                            "device_uuid": r.device.uuid,
+                            "device_index": r.device.index,
+                            "device_name": r.device.name,
+                            "total_bytes": r.device.total_bytes,
+                            "used_bytes": r.vals.used,
+                            "free_bytes": r.vals.free,
+                            "gpu_percent": r.vals.gpu,
+                            "memory_util_percent": r.vals.mem_util,
+                            "temperature_c": r.vals.temp,
+                            "power_watts": r.vals.power_mw.map(|mw| mw as f64 / 1000.0),
+                        }),
+                        &mut out,
+                    )
+                })?;
+            } else {
+                reader.for_each_process_row(q, |r| {
+                    emit(
+                        serde_json::json!({
+                            "timestamp": format_ms(r.ts_ms),
+                            "device_uuid": r.device.uuid,
+                            "device_index": r.device.index,
+                            "pid": r.process.pid,
+                            "start_time": r.process.start_time,
+                            "name": r.process.name,
+                            "user": r.process.user,
+                            "memory_bytes": r.vals.memory_bytes,
+                            "memory_source": r.source,
+                            "unavailable_reason": r.reason,
+                            "sm_percent": r.vals.sm_percent,
+                            "cmdline": r.process.cmdline.as_ref().map(|c| gpuledger_model::redact_arg_list(c)),
+                        }),
+                        &mut out,
+                    )
+                })?;
+            }
+            out.write_all(b"\n]\n")?;
+        }
+        (Format::Table, false) => {
+            writeln!(
+                out,
+                "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}",
+                "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
+            )?;
+            reader.for_each_process_row(q, |r| {
+                if err.is_none() {
+                    let mem = human_opt(r.vals.memory_bytes);
+                    err = writeln!(
+                        out,
+                        "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}{}",
+                        format_ms(r.ts_ms),
+                        r.device.index,
+                        r.process.pid,
+                        r.process.name.as_deref().unwrap_or("?"),
+                        mem,
+                        opt(r.vals.sm_percent),
+                        r.source,
+                        r.reason.map(|x| format!("  ({x})")).unwrap_or_default()
+                    )
+                    .err()
+                    .map(Into::into);
+                }
+            })?;
+        }
+        (Format::Table, true) => {
+            writeln!(
+                out,
+                "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
+                "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W"
+            )?;
+            reader.for_each_device_row(q, |r| {
+                if err.is_none() {
+                    err = writeln!(
+                        out,
+                        "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
+                        format_ms(r.ts_ms),
+                        r.device.index,
+                        human_opt(r.vals.used),
+                        human_opt(r.vals.free),
+                        opt(r.vals.gpu),
+                        opt(r.vals.temp),
+                        r.vals
+                            .power_mw
+                            .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
+                            .unwrap_or_else(|| "n/a".into()),
+                    )
+                    .err()
+                    .map(Into::into);
+                }
+            })?;
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,99 @@
+//! `gpuledger record`: samples into the SQLite recording until stopped.
+
+use crate::commands::sampling;
+use crate::Global;
+use anyhow::Context;
+use gpuledger_history::store::{default_db_path, Recorder};
+use gpuledger_history::time::{format_ms, now_ms, parse_duration};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Time between samples. A round that runs late skips the ticks it missed.
+    #[arg(long, default_value = "1s", value_parser = sampling::interval_arg)]
+    pub interval: Duration,
+    /// The database (default: $XDG_DATA_HOME/gpuledger/history.db, else
+    /// ~/.local/share/gpuledger/history.db).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Keep samples this long; older ones are pruned at start and every hour.
+    #[arg(long, default_value = "7d", value_parser = parse_duration)]
+    pub retention: Duration,
+    /// Write buffered samples to the database this often (one transaction); also on stop.
+    /// A kill -9 loses at most this much.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub flush_every: Duration,
+    /// Stop after this many samples (default: until Ctrl-C / SIGTERM).
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+}
+
+pub fn db_path(db: &Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match db {
+        Some(p) => Ok(p.clone()),
+        None => default_db_path().context(
+            "no data directory: set XDG_DATA_HOME or HOME, or give the database with --db",
+        ),
+    }
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    if global.args.replay.is_some() {
+        anyhow::bail!("record samples the live machine; it cannot record a replay");
+    }
+    let path = db_path(&args.db)?;
+    let mut rec = Recorder::open(&path)?;
+    let retention_ms = args.retention.as_millis().min(i64::MAX as u128) as i64;
+    let pruned = rec.prune(now_ms().saturating_sub(retention_ms))?;
+    eprintln!(
+        "gpuledger: recording every {} into {} (retention {}{}); Ctrl-C to stop",
+        humantime::format_duration(args.interval),
+        path.display(),
+        humantime::format_duration(args.retention),
+        if pruned.samples + pruned.device_samples > 0 {
+            format!(
+                ", pruned {} old samples",
+                pruned.samples.max(pruned.device_samples)
+            )
+        } else {
+            String::new()
+        }
+    );
+    let mut last_flush = now_ms();
+    let mut last_prune = now_ms();
+    let flush_ms = args.flush_every.as_millis() as i64;
+    let mut first: Option<i64> = None;
+    let stats = sampling::run(global, args.interval, args.count, |snap, ts| {
+        first.get_or_insert(ts);
+        rec.add(snap, ts);
+        if ts - last_flush >= flush_ms {
+            rec.flush()?;
+            last_flush = ts;
+        }
+        if ts - last_prune >= 3_600_000 {
+            rec.prune(ts.saturating_sub(retention_ms))?;
+            last_prune = ts;
+        }
+        Ok(())
+    });
+    // Whatever ended the loop, keep what was sampled.
+    let flushed = rec.flush();
+    let stats = stats?;
+    flushed?;
+    eprintln!(
+        "gpuledger: recorded {} samples{} into {}{}",
+        stats.rounds,
+        first
+            .map(|t| format!(" from {} to {}", format_ms(t), format_ms(now_ms())))
+            .unwrap_or_default(),
+        path.display(),
+        if stats.skipped > 0 {
+            format!(" ({} late ticks skipped)", stats.skipped)
+        } else {
+            String::new()
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,102 @@
+//! The loop shared by `record` and `watch`: one collection round per interval, a late round
+//! skipped rather than queued (the next round waits for the next tick), and a clean stop on
+//! Ctrl-C / SIGTERM.
+
+use gpuledger_model::Snapshot;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Set by Ctrl-C / SIGTERM / SIGHUP. The handler is installed once per process.
+pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    if let Some(f) = FLAG.get() {
+        return Ok(f.clone());
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    ctrlc::set_handler(move || f.store(true, Ordering::SeqCst))
+        .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C/SIGTERM handler: {e}"))?;
+    let _ = FLAG.set(flag.clone());
+    Ok(flag)
+}
+
+pub struct LoopStats {
+    pub rounds: u64,
+    /// Ticks that passed while a round was still running: skipped, never made up.
+    pub skipped: u64,
+}
+
+/// Parse an interval option: at least 10 ms.
+pub fn interval_arg(s: &str) -> Result<Duration, String> {
+    let d = gpuledger_history::time::parse_duration(s)?;
+    if d < Duration::from_millis(10) {
+        return Err(format!("{s:?} is too short (at least 10ms)"));
+    }
+    Ok(d)
+}
+
+/// Call `round` with a fresh snapshot and its Unix ms time once per `interval` until stopped,
+/// `count` rounds are done, or `round` fails.
+pub fn run(
+    global: &crate::Global,
+    interval: Duration,
+    count: Option<u64>,
+    mut round: impl FnMut(&Snapshot, i64) -> anyhow::Result<()>,
+) -> anyhow::Result<LoopStats> {
+    let stop = stop_flag()?;
+    let mut collector = global.collector();
+    let mut stats = LoopStats {
+        rounds: 0,
+        skipped: 0,
+    };
+    let start = Instant::now();
+    let mut next = start;
+    while !stop.load(Ordering::SeqCst) {
+        if count.is_some_and(|c| stats.rounds >= c) {
+            break;
+        }
+        let now = Instant::now();
+        if now < next {
+            // Short sleeps so a stop request is seen promptly.
+            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+            continue;
+        }
+        let snap = collector.collect();
+        round(&snap, gpuledger_history::time::now_ms())?;
+        stats.rounds += 1;
+        let (n, missed) = advance(next - start, Instant::now() - start, interval);
+        next = start + n;
+        stats.skipped += missed;
+    }
+    Ok(stats)
+}
+
+/// After a round due at `due` (time since the loop started) that finished at `now`: the next tick,
+/// and how many ticks passed while the round ran. Those are skipped, never run back to back.
+pub fn advance(due: Duration, now: Duration, interval: Duration) -> (Duration, u64) {
+    let next = due + interval;
+    if now <= next {
+        return (next, 0);
+    }
+    let missed = ((now - next).as_nanos() / interval.as_nanos()) as u64 + 1;
+    (next + interval * missed as u32, missed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_rounds_skip_the_ticks_they_missed() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // On time: the next tick.
+        assert_eq!(advance(s(0), ms(300), s(1)), (s(1), 0));
+        assert_eq!(advance(s(0), s(1), s(1)), (s(1), 0));
+        // A 2.5 s round: the ticks at 1 s and 2 s are skipped, the next round is at 3 s.
+        assert_eq!(advance(s(0), ms(2500), s(1)), (s(3), 2));
+        // Just past a tick.
+        assert_eq!(advance(s(5), ms(6001), s(1)), (s(7), 1));
+    }
+}

@@ -1,0 +1,92 @@
+//! `gpuledger diff` end to end: two snapshots taken by the real binary against the fake NVML, the
+//! scenario changed in between (a llama-server restarted with a new PID and a bigger context).
+
+mod support;
+use support::*;
+
+const SCENARIO_A: &str = "\
+device|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=20000000000|free=130754820096
+compute|dev=0|pid=4242|mem=2147483648
+compute|dev=0|pid=5151|mem=1073741824
+";
+const SCENARIO_B: &str = "\
+device|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=20087031808|free=130667788288
+compute|dev=0|pid=4300|mem=2234515456
+compute|dev=0|pid=5151|mem=1073741824
+";
+
+#[test]
+fn restart_with_new_pid_pairs_by_model_and_reports_the_growth() {
+    let procs = ProcTree::new();
+    let llama = |c: &'static str| {
+        vec![
+            "/opt/llama-server",
+            "-m",
+            "/models/qwen3.gguf",
+            "-c",
+            c,
+            "--api-key",
+            "sk-SECRET",
+        ]
+    };
+    procs.add(4242, "llama-server", 1000, 500, &llama("4096"));
+    procs.add(5151, "python3", 1000, 600, &["python3", "x.py"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (_s, sc) = scenario(SCENARIO_A);
+    let a = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
+    assert!(a.status.success());
+    std::fs::write(dir.path().join("a.json"), &a.stdout).unwrap();
+
+    std::fs::remove_dir_all(procs.root().join("4242")).unwrap();
+    procs.add(4300, "llama-server", 1000, 900, &llama("8192"));
+    std::fs::write(&sc, SCENARIO_B).unwrap();
+    let b = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
+    assert!(b.status.success());
+    std::fs::write(dir.path().join("b.json"), &b.stdout).unwrap();
+
+    let a_path = dir.path().join("a.json");
+    let b_path = dir.path().join("b.json");
+    let args = ["diff", a_path.to_str().unwrap(), b_path.to_str().unwrap()];
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[args[0], args[1], args[2], "--json"],
+    ));
+    assert_eq!(v["schema"], "gpuledger.diff/1");
+    assert_eq!(v["devices"][0]["used"]["delta"], 87031808);
+    let rows = v["processes"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["paired_by"], "name+model");
+    assert_eq!(rows[0]["before"]["pid"], 4242);
+    assert_eq!(rows[0]["after"]["pid"], 4300);
+    assert_eq!(rows[0]["change"], "grew");
+    assert_eq!(rows[0]["measured"]["delta"], 87031808);
+    assert_eq!(rows[0]["usage"][0]["source_after"], "nvml");
+    assert_eq!(rows[1]["paired_by"], "pid+start_time");
+    assert_eq!(rows[1]["change"], "unchanged");
+    assert!(!v.to_string().contains("sk-SECRET"));
+
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("grew        llama-server pid 4242 → 4300 [paired by name+model]  2 GiB → 2.08 GiB (+83 MiB)"), "{text}");
+}
+
+#[test]
+fn a_bad_file_is_named() {
+    let procs = ProcTree::new();
+    let (_s, sc) = scenario(SCENARIO_A);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema\":\"gpuledger.snapshot/9\"}").unwrap();
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["diff", bad.to_str().unwrap(), bad.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.json: not a valid snapshot"), "{err}");
+    assert!(err.contains("gpuledger.snapshot/9"), "{err}");
+}

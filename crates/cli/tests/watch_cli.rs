@@ -1,0 +1,108 @@
+//! `gpuledger watch` end to end against the fake NVML.
+
+mod support;
+use support::*;
+
+const SCENARIO: &str = "\
+device|index=0|name=NVIDIA H200|uuid=GPU-1|total=100000000000|used=95000000000|free=5000000000|temp=54
+compute|dev=0|pid=4242|mem=9663676416
+compute|dev=0|pid=5151|mem=1073741824
+";
+
+#[test]
+fn fires_once_per_excursion_prints_and_runs_the_hook() {
+    let procs = ProcTree::new();
+    procs.add(
+        4242,
+        "llama-server",
+        1000,
+        5,
+        &["llama-server", "--api-key", "sk-SECRET"],
+    );
+    procs.add(5151, "python3", 1000, 6, &["python3"]);
+    let (dir, sc) = scenario(SCENARIO);
+    let log = dir.path().join("hook.log");
+    let hook = format!(
+        "printf '%s|%s|%s|%s|%s\\n' \"$GPULEDGER_ALERT_STATE\" \"$GPULEDGER_ALERT\" \"$GPULEDGER_PID\" \"$GPULEDGER_VALUE_PROCESS_MEMORY\" \"$GPULEDGER_PROCESS_NAME\" >> {}",
+        log.display()
+    );
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "watch",
+            "--alert",
+            "device.memory.used > 90%",
+            "--alert",
+            "process.memory > 8GiB",
+            "--interval",
+            "20ms",
+            "--count",
+            "4",
+            "--exec",
+            &hook,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Four samples over the thresholds: one line per alert and subject, no repeats.
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(" FIRING device.memory.used > 90% · GPU0 NVIDIA H200 · device.memory.used = 88.5 GiB (95.0% of total)"), "{text}");
+    assert!(lines[1].ends_with(" FIRING process.memory > 8GiB · llama-server (pid 4242) on GPU0 NVIDIA H200 · process.memory = 9 GiB (9.7% of total)"), "{text}");
+    let hook_log = std::fs::read_to_string(&log).unwrap();
+    let mut hook_lines: Vec<&str> = hook_log.lines().collect();
+    hook_lines.sort();
+    assert_eq!(
+        hook_lines,
+        [
+            "firing|device.memory.used > 90%|||",
+            "firing|process.memory > 8GiB|4242|9663676416|llama-server"
+        ]
+    );
+    assert!(!hook_log.contains("sk-SECRET"));
+
+    // JSON lines.
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "watch",
+            "--alert",
+            "process.memory > 8GiB",
+            "--interval",
+            "20ms",
+            "--count",
+            "2",
+            "--json",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(v["state"], "firing");
+    assert_eq!(v["subject"]["pid"], 4242);
+    assert_eq!(v["observed"][0]["value"], 9663676416.0);
+    assert_eq!(text.lines().count(), 1);
+}
+
+#[test]
+fn a_bad_expression_points_at_the_token() {
+    let procs = ProcTree::new();
+    let (_d, sc) = scenario(SCENARIO);
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["watch", "--alert", "process.memory > 8 GiBs"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // "GiBs" is not a unit, so it is the token that does not belong.
+    assert!(err.contains("expected \"and\" or the end of the expression (column 20)\n  process.memory > 8 GiBs\n                     ^^^^"), "{err}");
+}

@@ -1,0 +1,843 @@
+//! What changed between two snapshots, per device and per process.
+//!
+//! Processes are paired by rules tried in order, and every pair says which rule made it:
+//! 1. `pid+start_time`: the same process (a reused PID has another start time, so it is not paired);
+//!    when either snapshot lacks the start time, `pid+name` (same PID and same name) stands in;
+//! 2. `name+port`: a process that is gone paired with a new one of the same name listening on a
+//!    common TCP port (a llama-server restarted with a bigger `-c` keeps its port);
+//! 3. `name+model`: same name and same model file (`workload.model` when the snapshot has it, else
+//!    the `-m`/`--model` argument of the command line), compared by file name.
+//!
+//! Measured values and estimated breakdowns are kept apart: the snapshot contract has no estimate
+//! section yet, so estimates are read generically from an optional per-process `estimate` (or
+//! `workload.estimate`) object whose numeric `*_bytes` leaves are diffed by path.
+
+use gpuledger_model::{parse_snapshot, Process, Snapshot, SnapshotError, Usage};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A snapshot plus what the diff reads from its raw JSON beyond the typed contract.
+#[derive(Debug, Clone)]
+pub struct DiffInput {
+    pub snap: Snapshot,
+    /// Parallel to `snap.processes`.
+    pub extras: Vec<Extras>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// Path (`kv_cache_bytes`, `breakdown.weights_bytes`) → bytes.
+    pub estimate: BTreeMap<String, u64>,
+}
+
+impl DiffInput {
+    /// A typed snapshot with no extra sections.
+    pub fn from_snapshot(snap: Snapshot) -> Self {
+        let extras = vec![Extras::default(); snap.processes.len()];
+        DiffInput { snap, extras }
+    }
+}
+
+/// Parse a snapshot document for diffing (checks the schema like every snapshot reader).
+pub fn parse_for_diff(text: &str) -> Result<DiffInput, SnapshotError> {
+    let snap = parse_snapshot(text)?;
+    let raw: serde_json::Value = serde_json::from_str(text)?;
+    let empty = Vec::new();
+    let raw_procs = raw["processes"].as_array().unwrap_or(&empty);
+    let extras = (0..snap.processes.len())
+        .map(|i| match raw_procs.get(i) {
+            Some(p) => extras_of(p),
+            None => Extras::default(),
+        })
+        .collect();
+    Ok(DiffInput { snap, extras })
+}
+
+fn extras_of(p: &serde_json::Value) -> Extras {
+    let mut e = Extras::default();
+    for section in [&p["estimate"], &p["workload"]["estimate"]] {
+        if section.is_object() {
+            flatten_bytes(section, "", &mut e.estimate, 0);
+        }
+    }
+    e
+}
+
+fn flatten_bytes(v: &serde_json::Value, prefix: &str, out: &mut BTreeMap<String, u64>, depth: u32) {
+    // Bounded: a hostile file cannot recurse us into the ground (serde_json caps depth too).
+    if depth > 8 {
+        return;
+    }
+    if let Some(obj) = v.as_object() {
+        for (k, child) in obj {
+            let path = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            if child.is_object() {
+                flatten_bytes(child, &path, out, depth + 1);
+            } else if k.ends_with("_bytes") {
+                if let Some(n) = child.as_u64() {
+                    out.insert(path, n);
+                }
+            }
+        }
+    }
+}
+
+/// The model file a process serves: the identified workload's model, else the `-m`/`--model`
+/// argument.
+pub fn model_of(p: &Process) -> Option<String> {
+    let path = p
+        .workload
+        .as_ref()
+        .and_then(|w| w.model.clone())
+        .or_else(|| {
+            let args = p.cmdline.as_ref()?;
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                if a == "-m" || a == "--model" {
+                    return it.next().cloned();
+                }
+                if let Some(v) = a.strip_prefix("--model=").or_else(|| a.strip_prefix("-m=")) {
+                    return Some(v.to_string());
+                }
+            }
+            None
+        })?;
+    // By file name: the same model reached through another directory is still the same model.
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(&path);
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairRule {
+    /// Same PID and start time: the same process.
+    #[serde(rename = "pid+start_time")]
+    PidStart,
+    /// Same PID and name, start time unknown in a snapshot.
+    #[serde(rename = "pid+name")]
+    PidName,
+    #[serde(rename = "name+port")]
+    NamePort,
+    #[serde(rename = "name+model")]
+    NameModel,
+}
+
+impl PairRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairRule::PidStart => "pid+start_time",
+            PairRule::PidName => "pid+name",
+            PairRule::NamePort => "name+port",
+            PairRule::NameModel => "name+model",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Appeared,
+    Disappeared,
+    Grew,
+    Shrank,
+    Unchanged,
+    /// One side's value is unknown: no change can be stated.
+    Unknown,
+}
+
+/// A value before and after; `delta` only when both are known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Delta {
+    pub before: Option<u64>,
+    pub after: Option<u64>,
+    pub delta: Option<i64>,
+}
+
+impl Delta {
+    pub fn of(before: Option<u64>, after: Option<u64>) -> Self {
+        let delta = match (before, after) {
+            (Some(a), Some(b)) => Some(b as i64 - a as i64),
+            _ => None,
+        };
+        Delta {
+            before,
+            after,
+            delta,
+        }
+    }
+
+    fn change(&self) -> Change {
+        match (self.before, self.after, self.delta) {
+            (_, _, Some(d)) if d > 0 => Change::Grew,
+            (_, _, Some(d)) if d < 0 => Change::Shrank,
+            (_, _, Some(_)) => Change::Unchanged,
+            _ => Change::Unknown,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceDiff {
+    pub uuid: String,
+    pub label: String,
+    /// `present` in both, or `appeared` / `disappeared`.
+    pub presence: &'static str,
+    pub used: Delta,
+    pub free: Delta,
+    pub unattributed: Delta,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcSide {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub name: Option<String>,
+    /// Redacted again on output: a snapshot file may come from anywhere.
+    pub cmdline: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UsageDiff {
+    pub device: String,
+    pub memory: Delta,
+    pub source_before: Option<String>,
+    pub source_after: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EstimateDiff {
+    pub key: String,
+    pub values: Delta,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProcessDiff {
+    pub change: Change,
+    /// Which rule paired the two sides; `None` for appeared/disappeared.
+    pub paired_by: Option<PairRule>,
+    pub before: Option<ProcSide>,
+    pub after: Option<ProcSide>,
+    /// Measured memory summed over devices (known values only; unknown when every value is).
+    pub measured: Delta,
+    pub usage: Vec<UsageDiff>,
+    /// Estimated breakdown, kept apart from the measured figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub estimated: Vec<EstimateDiff>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SnapshotDiff {
+    pub schema: &'static str,
+    pub before_taken_at: String,
+    pub after_taken_at: String,
+    pub devices: Vec<DeviceDiff>,
+    pub processes: Vec<ProcessDiff>,
+}
+
+pub const DIFF_SCHEMA: &str = "gpuledger.diff/1";
+
+fn side(p: &Process) -> ProcSide {
+    ProcSide {
+        pid: p.pid,
+        start_time: p.start_time,
+        name: p.name.clone(),
+        cmdline: p
+            .cmdline
+            .as_ref()
+            .map(|c| gpuledger_model::redact_arg_list(c)),
+    }
+}
+
+/// Total known memory, `None` when the process has no known value at all.
+fn measured_total(p: &Process) -> Option<u64> {
+    let known: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
+    (!known.is_empty()).then(|| known.iter().sum())
+}
+
+/// Pair processes of `a` with processes of `b`: (index in a, index in b, rule).
+pub fn pair(a: &DiffInput, b: &DiffInput) -> Vec<(usize, usize, PairRule)> {
+    let pa = &a.snap.processes;
+    let pb = &b.snap.processes;
+    let mut used_a = vec![false; pa.len()];
+    let mut used_b = vec![false; pb.len()];
+    let mut out = Vec::new();
+
+    // Rule 1: identity.
+    for (i, p) in pa.iter().enumerate() {
+        for (j, q) in pb.iter().enumerate() {
+            if used_b[j] || p.pid != q.pid {
+                continue;
+            }
+            let rule = match (p.start_time, q.start_time) {
+                (Some(x), Some(y)) if x == y => Some(PairRule::PidStart),
+                (Some(_), Some(_)) => None, // PID reused by another process
+                _ if p.name.is_some() && p.name == q.name => Some(PairRule::PidName),
+                _ => None,
+            };
+            if let Some(rule) = rule {
+                used_a[i] = true;
+                used_b[j] = true;
+                out.push((i, j, rule));
+                break;
+            }
+        }
+    }
+
+    // Rules 2 and 3: a process that has gone, matched with a new one of the same name.
+    type Key<'a> = Box<dyn Fn(&DiffInput, usize, &DiffInput, usize) -> bool + 'a>;
+    let rules: [(PairRule, Key); 2] = [
+        (
+            PairRule::NamePort,
+            Box::new(|a: &DiffInput, i, b: &DiffInput, j| {
+                let (p, q) = (&a.snap.processes[i], &b.snap.processes[j]);
+                p.listen_ports
+                    .iter()
+                    .any(|port| q.listen_ports.contains(port))
+            }),
+        ),
+        (
+            PairRule::NameModel,
+            Box::new(|a: &DiffInput, i, b: &DiffInput, j| {
+                let m = model_of(&a.snap.processes[i]);
+                m.is_some() && m == model_of(&b.snap.processes[j])
+            }),
+        ),
+    ];
+    for (rule, matches) in rules.iter() {
+        for i in 0..pa.len() {
+            if used_a[i] || pa[i].name.is_none() {
+                continue;
+            }
+            let found = (0..pb.len())
+                .find(|&j| !used_b[j] && pb[j].name == pa[i].name && matches(a, i, b, j));
+            if let Some(j) = found {
+                used_a[i] = true;
+                used_b[j] = true;
+                out.push((i, j, *rule));
+            }
+        }
+    }
+
+    // Unpaired: disappeared (only in a) and appeared (only in b), as sentinel indices.
+    for (i, u) in used_a.iter().enumerate() {
+        if !u {
+            out.push((i, usize::MAX, PairRule::PidStart));
+        }
+    }
+    for (j, u) in used_b.iter().enumerate() {
+        if !u {
+            out.push((usize::MAX, j, PairRule::PidStart));
+        }
+    }
+    out
+}
+
+fn usage_on<'a>(p: &'a Process, dev: &str) -> Option<&'a Usage> {
+    p.usage.iter().find(|u| u.device == dev)
+}
+
+fn estimate_diff(a: &Extras, b: &Extras) -> Vec<EstimateDiff> {
+    let mut keys: Vec<&String> = a.estimate.keys().chain(b.estimate.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| EstimateDiff {
+            key: k.clone(),
+            values: Delta::of(a.estimate.get(k).copied(), b.estimate.get(k).copied()),
+        })
+        .collect()
+}
+
+/// The whole diff. Devices in `b`'s order then those only in `a`; processes sorted by the size of
+/// the change, largest first, then by PID.
+pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
+    let mut devices = Vec::new();
+    for d in &b.snap.devices {
+        let before = a.snap.device_by_uuid(&d.uuid);
+        devices.push(DeviceDiff {
+            uuid: d.uuid.clone(),
+            label: d.label(),
+            presence: if before.is_some() {
+                "present"
+            } else {
+                "appeared"
+            },
+            used: Delta::of(
+                before.and_then(|x| x.memory.used_bytes),
+                d.memory.used_bytes,
+            ),
+            free: Delta::of(
+                before.and_then(|x| x.memory.free_bytes),
+                d.memory.free_bytes,
+            ),
+            unattributed: Delta::of(
+                before.and_then(|x| x.ledger.unattributed_bytes),
+                d.ledger.unattributed_bytes,
+            ),
+        });
+    }
+    for d in &a.snap.devices {
+        if b.snap.device_by_uuid(&d.uuid).is_none() {
+            devices.push(DeviceDiff {
+                uuid: d.uuid.clone(),
+                label: d.label(),
+                presence: "disappeared",
+                used: Delta::of(d.memory.used_bytes, None),
+                free: Delta::of(d.memory.free_bytes, None),
+                unattributed: Delta::of(d.ledger.unattributed_bytes, None),
+            });
+        }
+    }
+
+    let empty = Extras::default();
+    let mut processes: Vec<ProcessDiff> = pair(a, b)
+        .into_iter()
+        .map(|(i, j, rule)| {
+            let p = a.snap.processes.get(i);
+            let q = b.snap.processes.get(j);
+            let ex_a = a.extras.get(i).unwrap_or(&empty);
+            let ex_b = b.extras.get(j).unwrap_or(&empty);
+            let mut devs: Vec<&str> = p
+                .iter()
+                .chain(q.iter())
+                .flat_map(|x| x.usage.iter().map(|u| u.device.as_str()))
+                .collect();
+            devs.sort();
+            devs.dedup();
+            let usage = devs
+                .into_iter()
+                .map(|dev| {
+                    let ua = p.and_then(|p| usage_on(p, dev));
+                    let ub = q.and_then(|q| usage_on(q, dev));
+                    UsageDiff {
+                        device: dev.to_string(),
+                        memory: Delta::of(
+                            ua.and_then(|u| u.memory_bytes),
+                            ub.and_then(|u| u.memory_bytes),
+                        ),
+                        source_before: ua.map(|u| u.memory_source.clone()),
+                        source_after: ub.map(|u| u.memory_source.clone()),
+                    }
+                })
+                .collect();
+            let measured = Delta::of(p.and_then(measured_total), q.and_then(measured_total));
+            let (change, paired_by) = match (p, q) {
+                (Some(_), None) => (Change::Disappeared, None),
+                (None, Some(_)) => (Change::Appeared, None),
+                _ => (measured.change(), Some(rule)),
+            };
+            ProcessDiff {
+                change,
+                paired_by,
+                before: p.map(side),
+                after: q.map(side),
+                measured,
+                usage,
+                estimated: if p.is_some() && q.is_some() {
+                    estimate_diff(ex_a, ex_b)
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect();
+    processes.sort_by_key(|d| {
+        let size = d
+            .measured
+            .delta
+            .map(|x| x.unsigned_abs())
+            .or(d.measured.before)
+            .or(d.measured.after)
+            .unwrap_or(0);
+        let pid = d
+            .after
+            .as_ref()
+            .or(d.before.as_ref())
+            .map(|s| s.pid)
+            .unwrap_or(0);
+        (std::cmp::Reverse(size), pid)
+    });
+    SnapshotDiff {
+        schema: DIFF_SCHEMA,
+        before_taken_at: a.snap.taken_at.clone(),
+        after_taken_at: b.snap.taken_at.clone(),
+        devices,
+        processes,
+    }
+}
+
+/// `+83 MiB`, `-1.50 GiB`, `0 B`, `n/a`.
+pub fn signed_bytes(d: Option<i64>) -> String {
+    use gpuledger_model::units::human_bytes;
+    match d {
+        None => "n/a".into(),
+        Some(0) => "±0 B".into(),
+        Some(x) if x > 0 => format!("+{}", human_bytes(x as u64)),
+        Some(x) => format!("-{}", human_bytes(x.unsigned_abs())),
+    }
+}
+
+/// The diff as text: devices, then measured process changes, then estimated changes on their own.
+pub fn render_text(d: &SnapshotDiff, names: (&str, &str)) -> String {
+    use gpuledger_model::units::human_opt;
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "gpuledger diff · {} ({}) → {} ({})",
+        names.0, d.before_taken_at, names.1, d.after_taken_at
+    );
+    out.push_str("\ndevices (measured)\n");
+    for dev in &d.devices {
+        let tag = match dev.presence {
+            "present" => String::new(),
+            p => format!(" [{p}]"),
+        };
+        let _ = writeln!(
+            out,
+            "  {}{tag}  used {} → {} ({})  free {} → {} ({})  unattributed {} → {} ({})",
+            dev.label,
+            human_opt(dev.used.before),
+            human_opt(dev.used.after),
+            signed_bytes(dev.used.delta),
+            human_opt(dev.free.before),
+            human_opt(dev.free.after),
+            signed_bytes(dev.free.delta),
+            human_opt(dev.unattributed.before),
+            human_opt(dev.unattributed.after),
+            signed_bytes(dev.unattributed.delta),
+        );
+    }
+    out.push_str("\nprocesses (measured)\n");
+    if d.processes.is_empty() {
+        out.push_str("  none in either snapshot\n");
+    }
+    let label = |p: &ProcessDiff| {
+        let name = p
+            .after
+            .as_ref()
+            .or(p.before.as_ref())
+            .and_then(|s| s.name.clone())
+            .unwrap_or_else(|| "?".into());
+        let pids = match (&p.before, &p.after) {
+            (Some(a), Some(b)) if a.pid != b.pid => format!("pid {} → {}", a.pid, b.pid),
+            (Some(a), _) => format!("pid {}", a.pid),
+            (None, Some(b)) => format!("pid {}", b.pid),
+            (None, None) => String::new(),
+        };
+        format!("{name} {pids}")
+    };
+    for p in &d.processes {
+        let change = serde_json::to_value(p.change).ok();
+        let change = change.as_ref().and_then(|v| v.as_str()).unwrap_or("?");
+        let rule = p
+            .paired_by
+            .map(|r| format!(" [paired by {}]", r.as_str()))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {change:<11} {}{rule}  {} → {} ({})",
+            label(p),
+            human_opt(p.measured.before),
+            human_opt(p.measured.after),
+            signed_bytes(p.measured.delta)
+        );
+        for u in &p.usage {
+            let src = match (&u.source_before, &u.source_after) {
+                (Some(a), Some(b)) if a != b => format!("{a} → {b}"),
+                (Some(a), _) | (None, Some(a)) => a.clone(),
+                (None, None) => "-".into(),
+            };
+            let _ = writeln!(
+                out,
+                "      {}  {} → {} ({})  source {src}",
+                u.device,
+                human_opt(u.memory.before),
+                human_opt(u.memory.after),
+                signed_bytes(u.memory.delta)
+            );
+        }
+    }
+    let est: Vec<&ProcessDiff> = d
+        .processes
+        .iter()
+        .filter(|p| !p.estimated.is_empty())
+        .collect();
+    if !est.is_empty() {
+        out.push_str("\nestimates (calculated, not measured)\n");
+        for p in est {
+            let _ = writeln!(out, "  {}", label(p));
+            for e in &p.estimated {
+                let _ = writeln!(
+                    out,
+                    "      {} estimate {} → {} ({})",
+                    e.key,
+                    human_opt(e.values.before),
+                    human_opt(e.values.after),
+                    signed_bytes(e.values.delta)
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::{balance, Device, Host, Vendor};
+
+    const MIB: u64 = 1 << 20;
+
+    fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, args: &[&str]) -> Process {
+        let mut p = Process::new(pid);
+        p.start_time = Some(start);
+        p.name = Some(name.into());
+        p.cmdline = Some(args.iter().map(|s| s.to_string()).collect());
+        let mut u = Usage::new("GPU-0", "nvml");
+        u.memory_bytes = mem;
+        p.usage.push(u);
+        p
+    }
+
+    fn snap(taken: &str, used: u64, procs: Vec<Process>) -> DiffInput {
+        let mut s = Snapshot::new(taken.into(), Host::default());
+        let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+        d.name = Some("Test".into());
+        d.memory.total_bytes = Some(10_000 * MIB);
+        d.memory.used_bytes = Some(used);
+        d.memory.free_bytes = Some(10_000 * MIB - used);
+        s.devices.push(d);
+        s.processes = procs;
+        balance(&mut s);
+        DiffInput::from_snapshot(s)
+    }
+
+    fn find(d: &SnapshotDiff, pid_after: Option<u32>, pid_before: Option<u32>) -> &ProcessDiff {
+        d.processes
+            .iter()
+            .find(|p| {
+                p.after.as_ref().map(|s| s.pid) == pid_after
+                    && p.before.as_ref().map(|s| s.pid) == pid_before
+            })
+            .unwrap_or_else(|| panic!("no row {pid_before:?} → {pid_after:?}: {d:#?}"))
+    }
+
+    #[test]
+    fn same_process_grew_and_device_deltas() {
+        let a = snap(
+            "t0",
+            3000 * MIB,
+            vec![proc(10, 100, "llama-server", Some(2000 * MIB), &[])],
+        );
+        let b = snap(
+            "t1",
+            3083 * MIB,
+            vec![proc(10, 100, "llama-server", Some(2083 * MIB), &[])],
+        );
+        let d = diff(&a, &b);
+        let p = find(&d, Some(10), Some(10));
+        assert_eq!(p.change, Change::Grew);
+        assert_eq!(p.paired_by, Some(PairRule::PidStart));
+        assert_eq!(p.measured.delta, Some(83 * MIB as i64));
+        assert_eq!(p.usage[0].source_after.as_deref(), Some("nvml"));
+        assert_eq!(d.devices[0].used.delta, Some(83 * MIB as i64));
+        assert_eq!(d.devices[0].free.delta, Some(-(83 * MIB as i64)));
+        assert_eq!(d.devices[0].unattributed.delta, Some(0));
+        assert_eq!(signed_bytes(p.measured.delta), "+83 MiB");
+    }
+
+    #[test]
+    fn reused_pid_is_not_the_same_process() {
+        let a = snap(
+            "t0",
+            0,
+            vec![proc(10, 100, "python3", Some(500 * MIB), &[])],
+        );
+        let b = snap(
+            "t1",
+            0,
+            vec![proc(10, 999, "blender", Some(700 * MIB), &[])],
+        );
+        let d = diff(&a, &b);
+        assert_eq!(d.processes.len(), 2);
+        assert_eq!(find(&d, None, Some(10)).change, Change::Disappeared);
+        let new = find(&d, Some(10), None);
+        assert_eq!(new.change, Change::Appeared);
+        assert_eq!(new.paired_by, None);
+        assert_eq!(new.measured.after, Some(700 * MIB));
+    }
+
+    #[test]
+    fn reused_pid_same_name_is_still_not_paired_by_pid() {
+        // Same name, same PID, another start time: a new run. No port, no model: no pair.
+        let a = snap("t0", 0, vec![proc(10, 100, "python3", Some(5), &[])]);
+        let b = snap("t1", 0, vec![proc(10, 200, "python3", Some(6), &[])]);
+        let d = diff(&a, &b);
+        assert_eq!(d.processes.len(), 2);
+        assert!(d.processes.iter().all(|p| p.paired_by.is_none()));
+    }
+
+    #[test]
+    fn restarted_server_pairs_by_port_then_by_model() {
+        let mut old = proc(
+            10,
+            100,
+            "llama-server",
+            Some(2000 * MIB),
+            &["llama-server", "-c", "4096"],
+        );
+        old.listen_ports = vec![8080];
+        let mut new = proc(
+            20,
+            300,
+            "llama-server",
+            Some(2500 * MIB),
+            &["llama-server", "-c", "8192"],
+        );
+        new.listen_ports = vec![8080];
+        // Another llama-server on another port that was also restarted; same model file.
+        let mut other_old = proc(
+            11,
+            100,
+            "llama-server",
+            Some(100 * MIB),
+            &["llama-server", "-m", "/a/qwen.gguf"],
+        );
+        other_old.listen_ports = vec![9000];
+        let other_new = proc(
+            21,
+            300,
+            "llama-server",
+            Some(90 * MIB),
+            &["llama-server", "--model=/b/qwen.gguf"],
+        );
+        let a = snap("t0", 0, vec![old, other_old]);
+        let b = snap("t1", 0, vec![other_new, new]);
+        let d = diff(&a, &b);
+        assert_eq!(d.processes.len(), 2);
+        let p = find(&d, Some(20), Some(10));
+        assert_eq!(p.paired_by, Some(PairRule::NamePort));
+        assert_eq!(p.change, Change::Grew);
+        assert_eq!(p.measured.delta, Some(500 * MIB as i64));
+        let q = find(&d, Some(21), Some(11));
+        assert_eq!(q.paired_by, Some(PairRule::NameModel));
+        assert_eq!(q.change, Change::Shrank);
+        assert_eq!(q.measured.delta, Some(-(10 * MIB as i64)));
+        let text = render_text(&d, ("a.json", "b.json"));
+        assert!(
+            text.contains(
+                "llama-server pid 10 → 20 [paired by name+port]  1.95 GiB → 2.44 GiB (+500 MiB)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn identified_model_pairs_an_ollama_runner_without_model_flag() {
+        use gpuledger_model::{Confidence, Workload, WorkloadKind};
+        let wl = |m: &str| Workload {
+            kind: WorkloadKind::OllamaRunner,
+            model: Some(m.into()),
+            confidence: Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+        };
+        let mut old = proc(10, 1, "ollama", Some(3000 * MIB), &["ollama", "runner"]);
+        old.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        let mut new = proc(20, 2, "ollama", Some(3100 * MIB), &["ollama", "runner"]);
+        new.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        let d = diff(&snap("t0", 0, vec![old]), &snap("t1", 0, vec![new]));
+        assert_eq!(d.processes.len(), 1);
+        assert_eq!(d.processes[0].paired_by, Some(PairRule::NameModel));
+        assert_eq!(d.processes[0].measured.delta, Some(100 * MIB as i64));
+    }
+
+    #[test]
+    fn two_processes_of_the_same_name() {
+        let a = snap(
+            "t0",
+            0,
+            vec![
+                proc(10, 100, "python3", Some(100 * MIB), &[]),
+                proc(11, 101, "python3", Some(200 * MIB), &[]),
+            ],
+        );
+        let b = snap(
+            "t1",
+            0,
+            vec![
+                proc(11, 101, "python3", Some(200 * MIB), &[]),
+                proc(12, 102, "python3", Some(300 * MIB), &[]),
+            ],
+        );
+        let d = diff(&a, &b);
+        assert_eq!(d.processes.len(), 3);
+        assert_eq!(find(&d, Some(11), Some(11)).change, Change::Unchanged);
+        assert_eq!(find(&d, None, Some(10)).change, Change::Disappeared);
+        assert_eq!(find(&d, Some(12), None).change, Change::Appeared);
+        // Largest change first.
+        assert_eq!(d.processes[0].after.as_ref().map(|s| s.pid), Some(12));
+    }
+
+    #[test]
+    fn unknown_memory_is_not_a_change() {
+        let a = snap("t0", 0, vec![proc(10, 1, "x", None, &[])]);
+        let b = snap("t1", 0, vec![proc(10, 1, "x", Some(5), &[])]);
+        let p = diff(&a, &b).processes.remove(0);
+        assert_eq!(p.change, Change::Unknown);
+        assert_eq!(p.measured.delta, None);
+        assert_eq!(signed_bytes(p.measured.delta), "n/a");
+    }
+
+    #[test]
+    fn estimates_are_diffed_apart_from_measured_values() {
+        let a = snap(
+            "t0",
+            0,
+            vec![proc(10, 1, "llama-server", Some(1000 * MIB), &[])],
+        );
+        let b = snap(
+            "t1",
+            0,
+            vec![proc(10, 1, "llama-server", Some(1083 * MIB), &[])],
+        );
+        let mut ta = serde_json::to_value(&a.snap).unwrap();
+        let mut tb = serde_json::to_value(&b.snap).unwrap();
+        ta["processes"][0]["estimate"] =
+            serde_json::json!({"kv_cache_bytes": 100 * MIB, "weights_bytes": 800 * MIB});
+        tb["processes"][0]["estimate"] =
+            serde_json::json!({"kv_cache_bytes": 184 * MIB, "weights_bytes": 800 * MIB});
+        let a = parse_for_diff(&ta.to_string()).unwrap();
+        let b = parse_for_diff(&tb.to_string()).unwrap();
+        let d = diff(&a, &b);
+        let p = &d.processes[0];
+        assert_eq!(p.measured.delta, Some(83 * MIB as i64));
+        assert_eq!(p.estimated.len(), 2);
+        assert_eq!(p.estimated[0].key, "kv_cache_bytes");
+        assert_eq!(p.estimated[0].values.delta, Some(84 * MIB as i64));
+        assert_eq!(p.estimated[1].values.delta, Some(0));
+        let text = render_text(&d, ("a", "b"));
+        assert!(
+            text.contains("kv_cache_bytes estimate 100 MiB → 184 MiB (+84 MiB)"),
+            "{text}"
+        );
+        assert!(text.contains("1000 MiB → 1.06 GiB (+83 MiB)"), "{text}");
+    }
+
+    #[test]
+    fn cmdline_is_redacted_on_output() {
+        let a = snap("t0", 0, vec![]);
+        let b = snap(
+            "t1",
+            0,
+            vec![proc(10, 1, "x", Some(1), &["x", "--api-key", "sk-SECRET"])],
+        );
+        let v = serde_json::to_string(&diff(&a, &b)).unwrap();
+        assert!(!v.contains("sk-SECRET"), "{v}");
+    }
+}

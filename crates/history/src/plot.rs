@@ -1,0 +1,634 @@
+//! `gpuledger plot`: device memory and GPU % over time, top processes stacked, as SVG.
+//!
+//! Hand-written SVG rather than plotters: plotters needs a font backend (font-kit with system
+//! fontconfig, or ab_glyph plus a bundled font file) to lay out axis labels even for SVG output;
+//! the chart here is a few paths, polylines and text elements, with no dependency, output that
+//! is the same on every machine, and axis ranges the tests can read back.
+//!
+//! A long recording is reduced to at most `columns` time buckets. Within each bucket the sample
+//! where the device used the most memory stands for the bucket (so peaks survive, and the stack
+//! always adds up to the device line of the same sample); GPU % is the bucket's mean.
+
+use crate::store::{Query, Reader, StoreError};
+use crate::time::format_ms;
+use gpuledger_model::units::human_bytes;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// A series label and its value per bucket.
+type Labelled = (String, Vec<Option<u64>>);
+
+/// One device's chart data, bucketed.
+#[derive(Debug, Clone)]
+pub struct DevicePlot {
+    pub label: String,
+    pub uuid: String,
+    pub total_bytes: Option<u64>,
+    /// Bucket start times (Unix ms) of the representative sample, one per bucket with data.
+    pub times: Vec<i64>,
+    pub used: Vec<Option<u64>>,
+    pub gpu_percent: Vec<Option<f64>>,
+    /// Top processes, largest first: label and memory per bucket (`None` = not present or unknown).
+    pub processes: Vec<(String, Vec<Option<u64>>)>,
+    /// Sum of the other processes' known memory per bucket.
+    pub others: Vec<u64>,
+}
+
+impl DevicePlot {
+    /// Attributed to the shown processes plus the others, per bucket.
+    fn attributed(&self, i: usize) -> u64 {
+        self.processes.iter().filter_map(|(_, v)| v[i]).sum::<u64>() + self.others[i]
+    }
+}
+
+/// Read the recording and bucket it for plotting.
+pub fn gather(
+    reader: &Reader,
+    q: &Query,
+    columns: usize,
+    top: usize,
+) -> Result<Vec<DevicePlot>, StoreError> {
+    let columns = columns.clamp(10, 4000);
+    // Pass 1: device rows, to find the time span and each bucket's peak sample.
+    struct Dev {
+        label: String,
+        uuid: String,
+        total: Option<u64>,
+        rows: Vec<(i64, Option<u64>, Option<u32>)>,
+    }
+    let mut devs: Vec<Dev> = Vec::new();
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    reader.for_each_device_row(q, |r| {
+        let i = *index.entry(r.device.id).or_insert_with(|| {
+            devs.push(Dev {
+                label: match &r.device.name {
+                    Some(n) => format!("GPU{} {n}", r.device.index),
+                    None => format!("GPU{}", r.device.index),
+                },
+                uuid: r.device.uuid.clone(),
+                total: r.device.total_bytes,
+                rows: Vec::new(),
+            });
+            devs.len() - 1
+        });
+        devs[i].rows.push((r.ts_ms, r.vals.used, r.vals.gpu));
+    })?;
+    let (Some(t0), Some(t1)) = (
+        devs.iter()
+            .filter_map(|d| d.rows.first())
+            .map(|r| r.0)
+            .min(),
+        devs.iter().filter_map(|d| d.rows.last()).map(|r| r.0).max(),
+    ) else {
+        return Ok(Vec::new());
+    };
+    let span = (t1 - t0).max(1);
+    let bucket_of = |ts: i64| {
+        (((ts - t0) as i128 * columns as i128 / (span as i128 + 1)) as usize).min(columns - 1)
+    };
+
+    // Per device: buckets in use, their representative sample time, used and mean GPU %.
+    let mut plots = Vec::new();
+    let mut pick: HashMap<(u32, i64), usize> = HashMap::new(); // (device id, ts) → bucket slot
+    let dev_ids: HashMap<usize, u32> = index.iter().map(|(id, i)| (*i, *id)).collect();
+    for (i, d) in devs.iter().enumerate() {
+        let mut best: Vec<Option<(i64, Option<u64>)>> = vec![None; columns];
+        let mut gpu: Vec<(f64, u32)> = vec![(0.0, 0); columns];
+        for &(ts, used, g) in &d.rows {
+            let b = bucket_of(ts);
+            let better = match best[b] {
+                None => true,
+                Some((_, cur)) => used.unwrap_or(0) > cur.unwrap_or(0),
+            };
+            if better {
+                best[b] = Some((ts, used));
+            }
+            if let Some(g) = g {
+                gpu[b].0 += g as f64;
+                gpu[b].1 += 1;
+            }
+        }
+        let mut p = DevicePlot {
+            label: d.label.clone(),
+            uuid: d.uuid.clone(),
+            total_bytes: d.total,
+            times: Vec::new(),
+            used: Vec::new(),
+            gpu_percent: Vec::new(),
+            processes: Vec::new(),
+            others: Vec::new(),
+        };
+        for (b, slot) in best.iter().enumerate() {
+            if let Some((ts, used)) = slot {
+                pick.insert((dev_ids[&i], *ts), p.times.len());
+                p.times.push(*ts);
+                p.used.push(*used);
+                p.gpu_percent
+                    .push((gpu[b].1 > 0).then(|| gpu[b].0 / gpu[b].1 as f64));
+            }
+        }
+        plots.push(p);
+    }
+
+    // Pass 2: process rows at the representative samples only.
+    let mut per_proc: HashMap<(usize, u32), Labelled> = HashMap::new();
+    reader.for_each_process_row(q, |r| {
+        let Some(&slot) = pick.get(&(r.device.id, r.ts_ms)) else {
+            return;
+        };
+        let Some(&di) = index.get(&r.device.id) else {
+            return;
+        };
+        let n = plots[di].times.len();
+        let e = per_proc.entry((di, r.process.id)).or_insert_with(|| {
+            (
+                format!(
+                    "{} ({})",
+                    r.process.name.as_deref().unwrap_or("?"),
+                    r.process.pid
+                ),
+                vec![None; n],
+            )
+        });
+        e.1[slot] = r.vals.memory_bytes;
+    })?;
+    let mut by_dev: Vec<Vec<Labelled>> = vec![Vec::new(); plots.len()];
+    for ((di, _), v) in per_proc {
+        by_dev[di].push(v);
+    }
+    for (p, mut procs) in plots.iter_mut().zip(by_dev) {
+        let peak = |v: &Vec<Option<u64>>| v.iter().flatten().copied().max().unwrap_or(0);
+        procs.sort_by(|a, b| peak(&b.1).cmp(&peak(&a.1)).then(a.0.cmp(&b.0)));
+        let rest = procs.split_off(top.min(procs.len()));
+        p.others = (0..p.times.len())
+            .map(|i| rest.iter().filter_map(|(_, v)| v[i]).sum())
+            .collect();
+        p.processes = procs;
+    }
+    Ok(plots)
+}
+
+const W: f64 = 1000.0;
+const PANEL_H: f64 = 380.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 60.0;
+const TOP: f64 = 50.0;
+const BOTTOM: f64 = 60.0;
+const COLORS: [&str; 8] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A tick step from 1, 2, 5 × 10^k bytes-in-GiB-ish units giving at most `max` ticks.
+fn nice_step(range: f64, max: usize) -> f64 {
+    let raw = range / max as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    for m in [1.0, 2.0, 5.0, 10.0] {
+        if m * mag >= raw {
+            return m * mag;
+        }
+    }
+    10.0 * mag
+}
+
+const TIME_STEPS: [i64; 14] = [
+    1_000,
+    5_000,
+    10_000,
+    30_000,
+    60_000,
+    300_000,
+    900_000,
+    1_800_000,
+    3_600_000,
+    10_800_000,
+    21_600_000,
+    43_200_000,
+    86_400_000,
+    604_800_000,
+];
+
+/// Render the chart. `title` goes on top; an empty `plots` gives an SVG that says so.
+pub fn render_svg(plots: &[DevicePlot], title: &str) -> String {
+    let h = TOP + PANEL_H * plots.len().max(1) as f64;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{h}" viewBox="0 0 {W} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r##"<rect width="100%" height="100%" fill="#ffffff"/>"##);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="24" font-size="16" text-anchor="middle">{}</text>"#,
+        W / 2.0,
+        esc(title)
+    );
+    if plots.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">no samples in the chosen time range</text>"#,
+            W / 2.0,
+            TOP + 40.0
+        );
+    }
+    for (k, p) in plots.iter().enumerate() {
+        panel(&mut s, p, TOP + PANEL_H * k as f64);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
+    let (x_left, x_right) = (LEFT, W - RIGHT);
+    let (y_top, y_bottom) = (y0 + 30.0, y0 + PANEL_H - BOTTOM);
+    let t0 = *p.times.first().unwrap_or(&0);
+    let t1 = *p.times.last().unwrap_or(&0);
+    let tspan = (t1 - t0).max(1) as f64;
+    let data_max = p
+        .used
+        .iter()
+        .flatten()
+        .copied()
+        .chain((0..p.times.len()).map(|i| p.attributed(i)))
+        .max()
+        .unwrap_or(0);
+    let ymax_data = p.total_bytes.unwrap_or(0).max(data_max).max(1) as f64;
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let step = nice_step(ymax_data / GIB, 6) * GIB;
+    let ymax = (ymax_data / step).ceil() * step;
+    let x = |t: i64| x_left + (t - t0) as f64 / tspan * (x_right - x_left);
+    let y = |b: f64| y_bottom - b / ymax * (y_bottom - y_top);
+    let yp = |pct: f64| y_bottom - pct.clamp(0.0, 100.0) / 100.0 * (y_bottom - y_top);
+
+    let _ = writeln!(
+        s,
+        r#"<g class="panel" data-device="{}" data-x-min="{t0}" data-x-max="{t1}" data-y-max="{ymax}" data-plot-left="{x_left}" data-plot-right="{x_right}" data-plot-top="{y_top}" data-plot-bottom="{y_bottom}">"#,
+        esc(&p.uuid)
+    );
+    let total = p
+        .total_bytes
+        .map(|t| format!(" · total {}", human_bytes(t)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        r#"<text x="{x_left}" y="{}" font-size="14">{}{}</text>"#,
+        y0 + 20.0,
+        esc(&p.label),
+        esc(&total)
+    );
+
+    // Y axis (memory) with grid.
+    let mut v = 0.0;
+    while v <= ymax + 0.5 {
+        let yy = y(v);
+        let _ = writeln!(
+            s,
+            r##"<line class="grid" x1="{x_left}" y1="{yy:.1}" x2="{x_right}" y2="{yy:.1}" stroke="#e0e0e0"/>"##
+        );
+        let _ = writeln!(
+            s,
+            r#"<text class="y-tick" data-value="{v}" x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+            x_left - 6.0,
+            yy + 4.0,
+            human_bytes(v as u64)
+        );
+        v += step;
+    }
+    // Right axis (GPU %).
+    for pct in [0, 25, 50, 75, 100] {
+        let _ = writeln!(
+            s,
+            r#"<text class="y2-tick" data-value="{pct}" x="{}" y="{:.1}">{pct}%</text>"#,
+            x_right + 6.0,
+            yp(pct as f64) + 4.0
+        );
+    }
+    // X axis: ticks on round times.
+    let tstep = TIME_STEPS
+        .iter()
+        .copied()
+        .find(|st| (t1 - t0) / st <= 10)
+        .unwrap_or(604_800_000);
+    let mut t = (t0 + tstep - 1).div_euclid(tstep) * tstep;
+    while t <= t1 {
+        let xx = x(t);
+        let label = format_ms(t);
+        let short = if tstep >= 86_400_000 {
+            &label[..10]
+        } else if tstep >= 60_000 {
+            &label[11..16]
+        } else {
+            &label[11..19]
+        };
+        let _ = writeln!(
+            s,
+            r##"<line x1="{xx:.1}" y1="{y_bottom}" x2="{xx:.1}" y2="{}" stroke="#444"/>"##,
+            y_bottom + 5.0
+        );
+        let _ = writeln!(
+            s,
+            r#"<text class="x-tick" data-value="{t}" x="{xx:.1}" y="{}" text-anchor="middle">{short}</text>"#,
+            y_bottom + 18.0
+        );
+        t += tstep;
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">{} → {} (UTC)</text>"#,
+        (x_left + x_right) / 2.0,
+        y_bottom + 38.0,
+        format_ms(t0),
+        format_ms(t1)
+    );
+    let _ = writeln!(
+        s,
+        r##"<rect x="{x_left}" y="{y_top}" width="{}" height="{}" fill="none" stroke="#444"/>"##,
+        x_right - x_left,
+        y_bottom - y_top
+    );
+
+    // Stacked areas: top processes, the others, then unattributed up to the device's used.
+    let n = p.times.len();
+    let mut base = vec![0u64; n];
+    let mut layers: Vec<(String, &str, Vec<u64>)> = Vec::new();
+    for (i, (label, vals)) in p.processes.iter().enumerate() {
+        layers.push((
+            label.clone(),
+            COLORS[i % COLORS.len()],
+            vals.iter().map(|v| v.unwrap_or(0)).collect(),
+        ));
+    }
+    if p.others.iter().any(|&o| o > 0) {
+        layers.push(("other processes".into(), "#bab0ac", p.others.clone()));
+    }
+    let unattributed: Vec<u64> = (0..n)
+        .map(|i| {
+            p.used[i]
+                .map(|u| u.saturating_sub(p.attributed(i)))
+                .unwrap_or(0)
+        })
+        .collect();
+    layers.push((
+        "unattributed (driver/system/other users)".into(),
+        "#d9d9d9",
+        unattributed,
+    ));
+    for (label, color, vals) in &layers {
+        if n == 0 {
+            break;
+        }
+        let mut d = String::new();
+        for i in 0..n {
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1} ",
+                if i == 0 { "M" } else { "L" },
+                x(p.times[i]),
+                y((base[i] + vals[i]) as f64)
+            );
+        }
+        for i in (0..n).rev() {
+            let _ = write!(d, "L{:.1},{:.1} ", x(p.times[i]), y(base[i] as f64));
+        }
+        d.push('Z');
+        let _ = writeln!(
+            s,
+            r#"<path class="stack" data-label="{}" d="{d}" fill="{color}" fill-opacity="0.85" stroke="none"/>"#,
+            esc(label)
+        );
+        for i in 0..n {
+            base[i] += vals[i];
+        }
+    }
+    // Device used (line) and total (dashed).
+    let polyline = |class: &str, color: &str, pts: Vec<Option<(f64, f64)>>, s: &mut String| {
+        // Unknown values break the line instead of dropping to 0.
+        for seg in pts.split(|p| p.is_none()).filter(|seg| !seg.is_empty()) {
+            let pts: Vec<String> = seg
+                .iter()
+                .flatten()
+                .map(|(a, b)| format!("{a:.1},{b:.1}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                r#"<polyline class="{class}" points="{}" fill="none" stroke="{color}" stroke-width="1.5"/>"#,
+                pts.join(" ")
+            );
+        }
+    };
+    polyline(
+        "used",
+        "#222222",
+        (0..n)
+            .map(|i| p.used[i].map(|u| (x(p.times[i]), y(u as f64))))
+            .collect(),
+        s,
+    );
+    polyline(
+        "gpu",
+        "#d62728",
+        (0..n)
+            .map(|i| p.gpu_percent[i].map(|g| (x(p.times[i]), yp(g))))
+            .collect(),
+        s,
+    );
+    if let Some(tb) = p.total_bytes {
+        let _ = writeln!(
+            s,
+            r##"<line class="total" x1="{x_left}" y1="{:.1}" x2="{x_right}" y2="{:.1}" stroke="#222" stroke-dasharray="6,4"/>"##,
+            y(tb as f64),
+            y(tb as f64)
+        );
+    }
+    // Legend.
+    let mut lx = x_left + 280.0;
+    let ly = y0 + 20.0;
+    let mut items: Vec<(String, &str)> =
+        vec![("used".into(), "#222222"), ("GPU %".into(), "#d62728")];
+    items.extend(layers.iter().map(|(l, c, _)| (l.clone(), *c)));
+    for (label, color) in items {
+        let short: String = label.chars().take(28).collect();
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}" font-size="10">{}</text>"#,
+            ly - 9.0,
+            lx + 13.0,
+            esc(&short)
+        );
+        lx += 16.0 + short.chars().count() as f64 * 5.6;
+        if lx > W - RIGHT - 80.0 {
+            break;
+        }
+    }
+    s.push_str("</g>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_steps() {
+        assert_eq!(nice_step(140.0, 6), 50.0);
+        assert_eq!(nice_step(24.0, 6), 5.0);
+        assert_eq!(nice_step(0.5, 6), 0.1);
+    }
+
+    #[test]
+    fn escapes_names() {
+        assert_eq!(esc("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+    }
+
+    fn recording() -> (tempfile::TempDir, std::path::PathBuf) {
+        use crate::store::Recorder;
+        use gpuledger_model::{balance, Device, Host, Process, Snapshot, Usage, Vendor};
+        const GIB: u64 = 1 << 30;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("h.db");
+        let mut rec = Recorder::open(&db).unwrap();
+        // 10 minutes at 1 s: llama grows 10 → 30 GiB, a <weird> & process holds 5 GiB, two
+        // small ones; the device total is 80 GiB and used peaks at 60 GiB.
+        for k in 0..600u64 {
+            let mut s = Snapshot::new("t".into(), Host::default());
+            let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+            d.name = Some("NVIDIA H100".into());
+            d.memory.total_bytes = Some(80 * GIB);
+            d.memory.used_bytes = Some(20 * GIB + k * 40 * GIB / 599);
+            d.utilization.gpu_percent = Some((k % 100) as u32);
+            s.devices.push(d);
+            for (pid, name, mem) in [
+                (1, "llama-server", 10 * GIB + k * 20 * GIB / 599),
+                (2, "<weird> &", 5 * GIB),
+                (3, "a", GIB),
+                (4, "b", GIB / 2),
+            ] {
+                let mut p = Process::new(pid);
+                p.start_time = Some(1);
+                p.name = Some(name.into());
+                let mut u = Usage::new("GPU-1", "nvml");
+                u.memory_bytes = Some(mem);
+                p.usage.push(u);
+                s.processes.push(p);
+            }
+            balance(&mut s);
+            rec.add(&s, 1_795_939_200_000 + k as i64 * 1000);
+        }
+        rec.flush().unwrap();
+        (dir, db)
+    }
+
+    #[test]
+    fn svg_is_valid_and_its_axes_cover_the_data() {
+        let (_d, db) = recording();
+        let reader = Reader::open(&db).unwrap();
+        let plots = gather(&reader, &Query::default(), 200, 2).unwrap();
+        assert_eq!(plots.len(), 1);
+        let p = &plots[0];
+        assert_eq!(p.times.len(), 200);
+        // Buckets of 3 samples: the representative is the peak (the last of each bucket).
+        assert_eq!(p.times[0], 1_795_939_200_000 + 2000);
+        assert_eq!(*p.times.last().unwrap(), 1_795_939_200_000 + 599_000);
+        assert_eq!(
+            p.processes.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
+            ["llama-server (1)", "<weird> & (2)"]
+        );
+        assert_eq!(p.others[0], (1u64 << 30) + (1 << 29));
+        let svg = render_svg(&plots, "GPU memory · test");
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+        let root = doc.root_element();
+        assert_eq!(root.tag_name().name(), "svg");
+        assert_eq!(
+            root.tag_name().namespace(),
+            Some("http://www.w3.org/2000/svg")
+        );
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("panel"))
+            .unwrap();
+        let num = |n: roxmltree::Node, a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+        assert_eq!(num(g, "data-x-min") as i64, p.times[0]);
+        assert_eq!(num(g, "data-x-max") as i64, *p.times.last().unwrap());
+        let ymax = num(g, "data-y-max");
+        assert!(ymax >= (80u64 << 30) as f64, "{ymax}");
+        assert_eq!(ymax, (80u64 << 30) as f64); // 80 GiB total, ticks every 20 GiB
+        let (l, r, t, b) = (
+            num(g, "data-plot-left"),
+            num(g, "data-plot-right"),
+            num(g, "data-plot-top"),
+            num(g, "data-plot-bottom"),
+        );
+        // Every plotted point lies inside the axes.
+        let mut points = 0;
+        for n in doc.descendants().filter(|n| n.has_tag_name("polyline")) {
+            for pt in n.attribute("points").unwrap().split_whitespace() {
+                let (px, py) = pt.split_once(',').unwrap();
+                let (px, py): (f64, f64) = (px.parse().unwrap(), py.parse().unwrap());
+                assert!(
+                    px >= l - 0.05 && px <= r + 0.05 && py >= t - 0.05 && py <= b + 0.05,
+                    "{pt} outside"
+                );
+                points += 1;
+            }
+        }
+        assert_eq!(points, 400); // used + GPU %, 200 buckets each
+                                 // The used line starts at the first bucket's value.
+        let used = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("used"))
+            .unwrap();
+        let first = used
+            .attribute("points")
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let used0 = p.used[0].unwrap() as f64;
+        assert_eq!(first, format!("{:.1},{:.1}", l, b - used0 / ymax * (b - t)));
+        // X ticks fall inside the data range; the y ticks run 0 → the axis maximum.
+        let xt: Vec<f64> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("x-tick"))
+            .map(|n| num(n, "data-value"))
+            .collect();
+        assert!(xt.len() >= 2);
+        assert!(xt
+            .iter()
+            .all(|v| *v >= p.times[0] as f64 && *v <= *p.times.last().unwrap() as f64));
+        let yt: Vec<f64> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("y-tick"))
+            .map(|n| num(n, "data-value"))
+            .collect();
+        assert_eq!(yt.first(), Some(&0.0));
+        assert_eq!(yt.last(), Some(&ymax));
+        let labels: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("stack"))
+            .map(|n| n.attribute("data-label").unwrap())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "llama-server (1)",
+                "<weird> & (2)",
+                "other processes",
+                "unattributed (driver/system/other users)"
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_range_says_so() {
+        let svg = render_svg(&[], "t");
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        assert!(doc
+            .descendants()
+            .any(|n| n.text() == Some("no samples in the chosen time range")));
+    }
+}

@@ -1,0 +1,1038 @@
+//! The recording: samples of device and per-process usage in SQLite.
+//!
+//! Layout (schema version in `PRAGMA user_version`, migrated forward on open):
+//! - `devices`, `processes`, `strings`: each device, process (pid, start time, name, user, redacted
+//!   command line) and source/reason string stored once and referenced by id;
+//! - `device_samples`: one row per device per sample (memory, utilisation, temperature, power);
+//! - `samples`: one row per sample holding the process usage as a compact frame (see [`frame`]).
+//!
+//! The recorder buffers samples and writes them in one transaction per flush; the database is in
+//! WAL mode, so a recorder killed mid-write leaves the last committed state readable.
+
+pub mod frame;
+pub mod lock;
+
+use crate::time::format_ms;
+use frame::{State, Vals, KEYFRAME_EVERY};
+use gpuledger_model::{
+    balance, redact_arg_list, Device, Host, Process, Snapshot, SourceState, SourceStatus, Usage,
+    Vendor,
+};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+pub use lock::{LockError, RecorderLock};
+
+/// The schema this build writes; the database's `user_version` after migration.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migration `i` takes a database from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+CREATE TABLE devices(
+    id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, idx INTEGER NOT NULL, vendor TEXT NOT NULL,
+    name TEXT, total_bytes INTEGER, source TEXT NOT NULL);
+CREATE TABLE processes(
+    id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, start_time INTEGER, name TEXT, user TEXT,
+    cmdline TEXT, first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);
+CREATE INDEX processes_last ON processes(last_ms);
+CREATE TABLE samples(ts INTEGER PRIMARY KEY, keyframe INTEGER NOT NULL, procs BLOB NOT NULL);
+CREATE TABLE device_samples(
+    ts INTEGER NOT NULL, device INTEGER NOT NULL, used INTEGER, free INTEGER, gpu INTEGER,
+    mem_util INTEGER, temp INTEGER, power_mw INTEGER, PRIMARY KEY(ts, device)) WITHOUT ROWID;
+INSERT INTO meta VALUES('application', 'gpuledger');
+"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {msg}")]
+    Db {
+        path: String,
+        msg: String,
+        #[source]
+        source: Option<rusqlite::Error>,
+    },
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("{path}: {0}", path = .1)]
+    Frame(frame::FrameError, String),
+}
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+fn db_err<'a>(path: &'a Path, what: &str) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    let what = what.to_string();
+    move |e| {
+        let msg = match &e {
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                "not a gpuledger recording (not an SQLite database)".to_string()
+            }
+            _ => format!("{what}: {e}"),
+        };
+        StoreError::Db {
+            path: path.display().to_string(),
+            msg,
+            source: Some(e),
+        }
+    }
+}
+
+fn fail(path: &Path, msg: impl Into<String>) -> StoreError {
+    StoreError::Db {
+        path: path.display().to_string(),
+        msg: msg.into(),
+        source: None,
+    }
+}
+
+/// The default database: `$XDG_DATA_HOME/gpuledger/history.db`, else
+/// `~/.local/share/gpuledger/history.db` (Windows: `%LOCALAPPDATA%\gpuledger\history.db`).
+pub fn default_db_path() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        env("LOCALAPPDATA")
+    } else if cfg!(target_os = "macos") {
+        env("HOME").map(|h| h.join("Library/Application Support"))
+    } else {
+        env("XDG_DATA_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| env("HOME").map(|h| h.join(".local/share")))
+    }?;
+    Some(base.join("gpuledger").join("history.db"))
+}
+
+/// True when the file starts with the SQLite header (a recording rather than a snapshot JSON).
+pub fn is_recording(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == b"SQLite format 3\0"
+}
+
+fn check_version(conn: &Connection, path: &Path) -> Result<i64> {
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db_err(path, "cannot read the schema version"))?;
+    if v > SCHEMA_VERSION {
+        return Err(fail(
+            path,
+            format!(
+                "recorded by a newer gpuledger (schema {v}; this one reads up to {SCHEMA_VERSION})"
+            ),
+        ));
+    }
+    if v > 0 {
+        let app: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key='application'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .unwrap_or(None);
+        if app.as_deref() != Some("gpuledger") {
+            return Err(fail(
+                path,
+                "not a gpuledger recording (no gpuledger meta table)",
+            ));
+        }
+    }
+    Ok(v)
+}
+
+fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    let v = check_version(conn, path)?;
+    if v == 0 {
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(db_err(path, "cannot read the schema"))?;
+        if tables > 0 {
+            return Err(fail(
+                path,
+                "not a gpuledger recording (an SQLite database with other tables)",
+            ));
+        }
+        // Must precede the first table: lets pruning give pages back to the file system.
+        conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL")
+            .map_err(db_err(path, "cannot set auto_vacuum"))?;
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(v as usize) {
+        let tx = conn
+            .transaction()
+            .map_err(db_err(path, "cannot start the migration"))?;
+        tx.execute_batch(sql)
+            .map_err(db_err(path, "schema migration failed"))?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)
+            .map_err(db_err(path, "schema migration failed"))?;
+        tx.commit()
+            .map_err(db_err(path, "schema migration failed"))?;
+    }
+    Ok(())
+}
+
+/// What was pruned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pruned {
+    pub samples: usize,
+    pub device_samples: usize,
+    pub processes: usize,
+}
+
+struct Pending {
+    ts: i64,
+    keyframe: bool,
+    blob: Vec<u8>,
+    devices: Vec<(u32, DeviceVals)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeviceVals {
+    pub used: Option<u64>,
+    pub free: Option<u64>,
+    pub gpu: Option<u32>,
+    pub mem_util: Option<u32>,
+    pub temp: Option<i32>,
+    pub power_mw: Option<u64>,
+}
+
+/// (pid, start time) → (name, id): the name rides along so a lookup does not allocate.
+type ProcIdent = (u32, Option<u64>);
+
+/// Writes samples. Holds the recorder lock for its lifetime.
+pub struct Recorder {
+    conn: Connection,
+    path: PathBuf,
+    _lock: RecorderLock,
+    strings: HashMap<String, u32>,
+    devices: HashMap<String, (u32, Option<u64>, Option<String>)>,
+    procs: HashMap<ProcIdent, (Option<String>, u32)>,
+    next_proc: u32,
+    next_string: u32,
+    next_device: u32,
+    prev: Option<State>,
+    since_key: u32,
+    last_ts: i64,
+    pending: Vec<Pending>,
+    new_strings: Vec<(u32, String)>,
+    new_devices: Vec<(u32, Device)>,
+    new_procs: Vec<(u32, Process, i64)>,
+    seen: HashMap<u32, i64>,
+    host: Option<Host>,
+}
+
+fn i(v: Option<u64>) -> Option<i64> {
+    v.map(|x| x.min(i64::MAX as u64) as i64)
+}
+
+impl Recorder {
+    /// Open (creating and migrating as needed) and lock `path` for recording.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                fail(
+                    path,
+                    format!("cannot create the directory {}: {e}", dir.display()),
+                )
+            })?;
+        }
+        let holder = format!(
+            "gpuledger record, pid {}, since {}",
+            std::process::id(),
+            format_ms(crate::time::now_ms())
+        );
+        let lock = RecorderLock::acquire(path, &holder)?;
+        let mut conn = Connection::open(path).map_err(db_err(path, "cannot open"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(db_err(path, "cannot open"))?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(db_err(path, "cannot switch to WAL"))?;
+        if mode != "wal" {
+            return Err(fail(
+                path,
+                format!("cannot switch to WAL (journal mode {mode})"),
+            ));
+        }
+        // WAL + NORMAL: a crash loses at most the last commit, never the database.
+        conn.execute_batch("PRAGMA synchronous = NORMAL")
+            .map_err(db_err(path, "cannot set synchronous"))?;
+        migrate(&mut conn, path)?;
+
+        let mut r = Recorder {
+            conn,
+            path: path.to_path_buf(),
+            _lock: lock,
+            strings: HashMap::new(),
+            devices: HashMap::new(),
+            procs: HashMap::new(),
+            next_proc: 1,
+            next_string: 1,
+            next_device: 1,
+            prev: None,
+            since_key: 0,
+            last_ts: i64::MIN,
+            pending: Vec::new(),
+            new_strings: Vec::new(),
+            new_devices: Vec::new(),
+            new_procs: Vec::new(),
+            seen: HashMap::new(),
+            host: None,
+        };
+        r.load_ids()?;
+        Ok(r)
+    }
+
+    fn load_ids(&mut self) -> Result<()> {
+        let p = self.path.clone();
+        let e = db_err(&p, "cannot read the recording");
+        {
+            let mut st = self
+                .conn
+                .prepare("SELECT id, text FROM strings")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&e)?;
+            for row in rows {
+                let (id, text) = row.map_err(&e)?;
+                self.next_string = self.next_string.max(id + 1);
+                self.strings.insert(text, id);
+            }
+            let mut st = self
+                .conn
+                .prepare("SELECT id, uuid, total_bytes, name FROM devices")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, u32>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                })
+                .map_err(&e)?;
+            for row in rows {
+                let (id, uuid, total, name) = row.map_err(&e)?;
+                self.next_device = self.next_device.max(id + 1);
+                self.devices
+                    .insert(uuid, (id, total.map(|t| t as u64), name));
+            }
+        }
+        self.load_procs()?;
+        let last: Option<i64> = self
+            .conn
+            .query_row("SELECT max(ts) FROM samples", [], |r| r.get(0))
+            .map_err(&e)?;
+        self.last_ts = last.unwrap_or(i64::MIN);
+        Ok(())
+    }
+
+    /// Process identities from the table: a process still running across a recorder restart
+    /// keeps its row; after pruning, rows that went are forgotten here too.
+    fn load_procs(&mut self) -> Result<()> {
+        let p = self.path.clone();
+        let e = db_err(&p, "cannot read the recording");
+        self.procs.clear();
+        let mut st = self
+            .conn
+            .prepare("SELECT id, pid, start_time, name FROM processes")
+            .map_err(&e)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, u32>(0)?,
+                    r.get::<_, u32>(1)?,
+                    get_u64(r, 2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ))
+            })
+            .map_err(&e)?;
+        for row in rows {
+            let (id, pid, start, name) = row.map_err(&e)?;
+            self.next_proc = self.next_proc.max(id + 1);
+            self.procs.insert((pid, start), (name, id));
+        }
+        Ok(())
+    }
+
+    fn string_id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.next_string;
+        self.next_string += 1;
+        self.strings.insert(s.to_string(), id);
+        self.new_strings.push((id, s.to_string()));
+        id
+    }
+
+    fn device_id(&mut self, d: &Device) -> u32 {
+        if let Some((id, total, name)) = self.devices.get(&d.uuid) {
+            if *total == d.memory.total_bytes && *name == d.name {
+                return *id;
+            }
+            let id = *id;
+            // Same device, new facts (total now known): update the row at the next flush.
+            self.devices
+                .insert(d.uuid.clone(), (id, d.memory.total_bytes, d.name.clone()));
+            self.new_devices.push((id, d.clone()));
+            return id;
+        }
+        let id = self.next_device;
+        self.next_device += 1;
+        self.devices
+            .insert(d.uuid.clone(), (id, d.memory.total_bytes, d.name.clone()));
+        self.new_devices.push((id, d.clone()));
+        id
+    }
+
+    fn proc_id(&mut self, p: &Process, ts: i64) -> u32 {
+        if let Some((name, id)) = self.procs.get(&(p.pid, p.start_time)) {
+            if *name == p.name {
+                return *id;
+            }
+        }
+        let id = self.next_proc;
+        self.next_proc += 1;
+        self.procs
+            .insert((p.pid, p.start_time), (p.name.clone(), id));
+        self.new_procs.push((id, p.clone(), ts));
+        id
+    }
+
+    /// Buffer one sample taken at `ts_ms`. Nothing is written until [`Recorder::flush`].
+    pub fn add(&mut self, snap: &Snapshot, ts_ms: i64) {
+        // Strictly increasing timestamps: the sample table is keyed by time.
+        let ts = ts_ms.max(self.last_ts.saturating_add(1));
+        self.last_ts = ts;
+        if self.host.as_ref() != Some(&snap.host) {
+            self.host = Some(snap.host.clone());
+        }
+        let mut devs = Vec::with_capacity(snap.devices.len());
+        let mut dev_ids: HashMap<&str, u32> = HashMap::new();
+        for d in &snap.devices {
+            let id = self.device_id(d);
+            dev_ids.insert(d.uuid.as_str(), id);
+            devs.push((
+                id,
+                DeviceVals {
+                    used: d.memory.used_bytes,
+                    free: d.memory.free_bytes,
+                    gpu: d.utilization.gpu_percent,
+                    mem_util: d.utilization.memory_percent,
+                    temp: d.temperature_c,
+                    power_mw: d
+                        .power
+                        .usage_watts
+                        .map(|w| (w * 1000.0).round().max(0.0) as u64),
+                },
+            ));
+        }
+        let mut state = State::new();
+        for p in &snap.processes {
+            let pid = self.proc_id(p, ts);
+            self.seen.insert(pid, ts);
+            for u in &p.usage {
+                let Some(&dev) = dev_ids.get(u.device.as_str()) else {
+                    continue;
+                };
+                let source = self.string_id(&u.memory_source);
+                let reason = u.unavailable_reason.as_deref().map(|r| self.string_id(r));
+                state.insert(
+                    (pid, dev),
+                    Vals {
+                        memory_bytes: u.memory_bytes,
+                        sm_percent: u.engines.sm_percent,
+                        source,
+                        reason,
+                    },
+                );
+            }
+        }
+        let keyframe = self.prev.is_none() || self.since_key + 1 >= KEYFRAME_EVERY;
+        let blob = match (&self.prev, keyframe) {
+            (Some(prev), false) => frame::encode_delta(prev, &state),
+            _ => frame::encode_key(&state),
+        };
+        self.since_key = if keyframe { 0 } else { self.since_key + 1 };
+        self.prev = Some(state);
+        self.pending.push(Pending {
+            ts,
+            keyframe,
+            blob,
+            devices: devs,
+        });
+    }
+
+    /// Samples buffered and not yet written.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Write everything buffered in one transaction.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() && self.new_procs.is_empty() && self.seen.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let e = db_err(&path, "cannot write samples");
+        let tx = self.conn.transaction().map_err(&e)?;
+        {
+            let mut st = tx
+                .prepare_cached("INSERT OR REPLACE INTO strings(id, text) VALUES (?1, ?2)")
+                .map_err(&e)?;
+            for (id, s) in &self.new_strings {
+                st.execute(params![id, s]).map_err(&e)?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO devices(id, uuid, idx, vendor, name, total_bytes, source)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(&e)?;
+            for (id, d) in &self.new_devices {
+                st.execute(params![
+                    id,
+                    d.uuid,
+                    d.index,
+                    d.vendor.as_str(),
+                    d.name,
+                    i(d.memory.total_bytes),
+                    d.source
+                ])
+                .map_err(&e)?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO processes(id, pid, start_time, name, user, cmdline, first_ms, last_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+                )
+                .map_err(&e)?;
+            for (id, p, ts) in &self.new_procs {
+                // Redacted again: never store a raw secret, whoever built the snapshot.
+                let cmd = p
+                    .cmdline
+                    .as_ref()
+                    .map(|c| serde_json::to_string(&redact_arg_list(c)).unwrap_or_default());
+                st.execute(params![id, p.pid, i(p.start_time), p.name, p.user, cmd, ts])
+                    .map_err(&e)?;
+            }
+            let mut st = tx
+                .prepare_cached("UPDATE processes SET last_ms = ?2 WHERE id = ?1")
+                .map_err(&e)?;
+            for (id, ts) in &self.seen {
+                st.execute(params![id, ts]).map_err(&e)?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO samples(ts, keyframe, procs) VALUES (?1, ?2, ?3)",
+                )
+                .map_err(&e)?;
+            let mut sd = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO device_samples(ts, device, used, free, gpu, mem_util, temp, power_mw)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(&e)?;
+            for s in &self.pending {
+                st.execute(params![s.ts, s.keyframe as i64, s.blob])
+                    .map_err(&e)?;
+                for (dev, v) in &s.devices {
+                    sd.execute(params![
+                        s.ts,
+                        dev,
+                        i(v.used),
+                        i(v.free),
+                        v.gpu,
+                        v.mem_util,
+                        v.temp,
+                        i(v.power_mw)
+                    ])
+                    .map_err(&e)?;
+                }
+            }
+            if let Some(h) = &self.host {
+                tx.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('host', ?1)",
+                    params![serde_json::to_string(h).unwrap_or_default()],
+                )
+                .map_err(&e)?;
+            }
+        }
+        tx.commit().map_err(&e)?;
+        self.pending.clear();
+        self.new_strings.clear();
+        self.new_devices.clear();
+        self.new_procs.clear();
+        self.seen.clear();
+        Ok(())
+    }
+
+    /// Drop what is older than `cutoff_ms`. Keeps the keyframe a later delta frame depends on,
+    /// and the processes still referenced. Returns what went.
+    pub fn prune(&mut self, cutoff_ms: i64) -> Result<Pruned> {
+        self.flush()?;
+        let path = self.path.clone();
+        let e = db_err(&path, "cannot prune");
+        let tx = self.conn.transaction().map_err(&e)?;
+        // The first sample kept must be a keyframe, so keep from the latest keyframe at or
+        // before the first sample inside the retention (at most KEYFRAME_EVERY samples of
+        // slack). When every sample is older than the cutoff, all of them go.
+        let keep_from: Option<i64> = tx
+            .query_row(
+                "SELECT CASE WHEN first IS NULL THEN ?1 ELSE
+                     (SELECT max(ts) FROM samples WHERE keyframe = 1 AND ts <= first) END
+                 FROM (SELECT min(ts) AS first FROM samples WHERE ts >= ?1)",
+                [cutoff_ms],
+                |r| r.get(0),
+            )
+            .map_err(&e)?;
+        let mut out = Pruned::default();
+        if let Some(k) = keep_from {
+            out.samples = tx
+                .execute("DELETE FROM samples WHERE ts < ?1", [k])
+                .map_err(&e)?;
+            out.processes = tx
+                .execute("DELETE FROM processes WHERE last_ms < ?1", [k])
+                .map_err(&e)?;
+        }
+        out.device_samples = tx
+            .execute("DELETE FROM device_samples WHERE ts < ?1", [cutoff_ms])
+            .map_err(&e)?;
+        tx.commit().map_err(&e)?;
+        if out.processes > 0 {
+            self.load_procs()?;
+        }
+        // Give the freed pages back so disk use follows the retention.
+        self.conn
+            .execute_batch("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(&e)?;
+        Ok(out)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+#[derive(Debug, Clone)]
+pub struct ProcInfo {
+    pub id: u32,
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub name: Option<String>,
+    pub user: Option<String>,
+    /// Redacted arguments.
+    pub cmdline: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DevInfo {
+    pub id: u32,
+    pub uuid: String,
+    pub index: u32,
+    pub vendor: String,
+    pub name: Option<String>,
+    pub total_bytes: Option<u64>,
+    pub source: String,
+}
+
+/// What to read. Times are Unix ms, inclusive.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub since_ms: Option<i64>,
+    pub until_ms: Option<i64>,
+    pub pid: Option<u32>,
+    pub name: Option<String>,
+    pub device: Option<String>,
+}
+
+/// One process on one device at one sample.
+pub struct ProcRow<'a> {
+    pub ts_ms: i64,
+    pub process: &'a ProcInfo,
+    pub device: &'a DevInfo,
+    pub vals: &'a Vals,
+    pub source: &'a str,
+    pub reason: Option<&'a str>,
+}
+
+/// One device at one sample.
+pub struct DeviceRow<'a> {
+    pub ts_ms: i64,
+    pub device: &'a DevInfo,
+    pub vals: DeviceVals,
+}
+
+/// Reads a recording (also while a recorder writes to it: WAL readers do not block writers).
+pub struct Reader {
+    conn: Connection,
+    path: PathBuf,
+    pub devices: Vec<DevInfo>,
+    pub processes: HashMap<u32, ProcInfo>,
+    strings: HashMap<u32, String>,
+}
+
+fn get_u64(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<u64>> {
+    Ok(r.get::<_, Option<i64>>(i)?.map(|v| v.max(0) as u64))
+}
+
+impl Reader {
+    pub fn open(path: &Path) -> Result<Self> {
+        if !path.exists() {
+            return Err(fail(
+                path,
+                "no such recording (start one with `gpuledger record`)",
+            ));
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(db_err(path, "cannot open"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(db_err(path, "cannot open"))?;
+        let v = check_version(&conn, path)?;
+        if v == 0 {
+            return Err(fail(
+                path,
+                "not a gpuledger recording (empty or another SQLite database)",
+            ));
+        }
+        let e = db_err(path, "cannot read the recording");
+        let devices = {
+            let mut st = conn
+                .prepare("SELECT id, uuid, idx, vendor, name, total_bytes, source FROM devices ORDER BY idx, id")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| {
+                    Ok(DevInfo {
+                        id: r.get(0)?,
+                        uuid: r.get(1)?,
+                        index: r.get(2)?,
+                        vendor: r.get(3)?,
+                        name: r.get(4)?,
+                        total_bytes: get_u64(r, 5)?,
+                        source: r.get(6)?,
+                    })
+                })
+                .map_err(&e)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&e)?
+        };
+        let processes = {
+            let mut st = conn
+                .prepare("SELECT id, pid, start_time, name, user, cmdline FROM processes")
+                .map_err(&e)?;
+            let rows = st
+                .query_map([], |r| {
+                    let cmd: Option<String> = r.get(5)?;
+                    Ok(ProcInfo {
+                        id: r.get(0)?,
+                        pid: r.get(1)?,
+                        start_time: get_u64(r, 2)?,
+                        name: r.get(3)?,
+                        user: r.get(4)?,
+                        cmdline: cmd.and_then(|c| serde_json::from_str(&c).ok()),
+                    })
+                })
+                .map_err(&e)?;
+            rows.map(|r| r.map(|p| (p.id, p)))
+                .collect::<rusqlite::Result<HashMap<_, _>>>()
+                .map_err(&e)?
+        };
+        let strings = {
+            let mut st = conn.prepare("SELECT id, text FROM strings").map_err(&e)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&e)?;
+            rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+                .map_err(&e)?
+        };
+        Ok(Reader {
+            conn,
+            path: path.to_path_buf(),
+            devices,
+            processes,
+            strings,
+        })
+    }
+
+    /// First and last sample times, `None` when nothing is recorded.
+    pub fn range(&self) -> Result<Option<(i64, i64)>> {
+        let r: (Option<i64>, Option<i64>) = self
+            .conn
+            .query_row("SELECT min(ts), max(ts) FROM samples", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(db_err(&self.path, "cannot read the recording"))?;
+        Ok(r.0.zip(r.1))
+    }
+
+    fn device_filter(&self, q: &Query) -> Result<Option<u32>> {
+        match &q.device {
+            None => Ok(None),
+            Some(u) => match self.devices.iter().find(|d| &d.uuid == u) {
+                Some(d) => Ok(Some(d.id)),
+                None => Err(fail(
+                    &self.path,
+                    format!(
+                        "no device {u:?} in this recording (recorded: {})",
+                        self.devices
+                            .iter()
+                            .map(|d| d.uuid.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )),
+            },
+        }
+    }
+
+    /// Every (sample, process, device) in the query, in time order, then process and device id.
+    pub fn for_each_process_row(&self, q: &Query, mut f: impl FnMut(&ProcRow)) -> Result<()> {
+        let e = db_err(&self.path, "cannot read samples");
+        let dev_filter = self.device_filter(q)?;
+        let wanted = |p: &ProcInfo| {
+            q.pid.is_none_or(|pid| p.pid == pid)
+                && q.name.as_ref().is_none_or(|n| p.name.as_ref() == Some(n))
+        };
+        // Ids are ours and dense: index by id instead of hashing for every one of the millions
+        // of rows a day holds. Processes filtered out are simply absent.
+        fn dense<'a, T>(
+            items: impl Iterator<Item = (u32, &'a T)>,
+            path: &Path,
+        ) -> Result<Vec<Option<&'a T>>> {
+            let items: Vec<(u32, &T)> = items.collect();
+            let max = items.iter().map(|x| x.0).max().unwrap_or(0) as usize;
+            if max > 64 * items.len() + 65_536 {
+                return Err(fail(
+                    path,
+                    "corrupt recording: ids far beyond the number of rows",
+                ));
+            }
+            let mut v = vec![None; max + 1];
+            for (id, t) in items {
+                v[id as usize] = Some(t);
+            }
+            Ok(v)
+        }
+        let procs = dense(
+            self.processes
+                .iter()
+                .filter(|(_, p)| wanted(p))
+                .map(|(id, p)| (*id, p)),
+            &self.path,
+        )?;
+        let devs = dense(
+            self.devices
+                .iter()
+                .filter(|d| dev_filter.is_none_or(|f| f == d.id))
+                .map(|d| (d.id, d)),
+            &self.path,
+        )?;
+        let strings = dense(self.strings.iter().map(|(id, s)| (*id, s)), &self.path)?;
+        let string = |id: u32| {
+            strings
+                .get(id as usize)
+                .copied()
+                .flatten()
+                .map(String::as_str)
+        };
+        let since = q.since_ms.unwrap_or(i64::MIN);
+        let until = q.until_ms.unwrap_or(i64::MAX);
+        let start: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT max(ts) FROM samples WHERE keyframe = 1 AND ts <= ?1",
+                [since],
+                |r| r.get(0),
+            )
+            .map_err(&e)?;
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT ts, keyframe, procs FROM samples WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts",
+            )
+            .map_err(&e)?;
+        let mut rows = st
+            .query(params![start.unwrap_or(i64::MIN), until])
+            .map_err(&e)?;
+        let mut state = State::new();
+        let mut started = false;
+        while let Some(r) = rows.next().map_err(&e)? {
+            let ts: i64 = r.get(0).map_err(&e)?;
+            let key: bool = r.get::<_, i64>(1).map_err(&e)? != 0;
+            if !started && !key {
+                // Retention or a crash cut the chain before its keyframe: wait for the next one.
+                continue;
+            }
+            started = true;
+            let blob = r
+                .get_ref(2)
+                .map_err(&e)?
+                .as_blob()
+                .map_err(|x| e(x.into()))?;
+            frame::apply(&mut state, key, blob)
+                .map_err(|fe| StoreError::Frame(fe, self.path.display().to_string()))?;
+            if ts < since {
+                continue;
+            }
+            for ((pid, did), v) in &state {
+                let (Some(Some(p)), Some(Some(d))) =
+                    (procs.get(*pid as usize), devs.get(*did as usize))
+                else {
+                    continue;
+                };
+                f(&ProcRow {
+                    ts_ms: ts,
+                    process: p,
+                    device: d,
+                    vals: v,
+                    source: string(v.source).unwrap_or("?"),
+                    reason: v.reason.and_then(string),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every (sample, device) in the query, in time order.
+    pub fn for_each_device_row(&self, q: &Query, mut f: impl FnMut(&DeviceRow)) -> Result<()> {
+        let e = db_err(&self.path, "cannot read samples");
+        let dev_filter = self.device_filter(q)?;
+        let devs: HashMap<u32, &DevInfo> = self.devices.iter().map(|d| (d.id, d)).collect();
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT ts, device, used, free, gpu, mem_util, temp, power_mw FROM device_samples
+                 WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts, device",
+            )
+            .map_err(&e)?;
+        let mut rows = st
+            .query(params![
+                q.since_ms.unwrap_or(i64::MIN),
+                q.until_ms.unwrap_or(i64::MAX)
+            ])
+            .map_err(&e)?;
+        while let Some(r) = rows.next().map_err(&e)? {
+            let did: u32 = r.get(1).map_err(&e)?;
+            if dev_filter.is_some_and(|d| d != did) {
+                continue;
+            }
+            let Some(d) = devs.get(&did) else { continue };
+            let vals = DeviceVals {
+                used: get_u64(r, 2).map_err(&e)?,
+                free: get_u64(r, 3).map_err(&e)?,
+                gpu: r.get(4).map_err(&e)?,
+                mem_util: r.get(5).map_err(&e)?,
+                temp: r.get(6).map_err(&e)?,
+                power_mw: get_u64(r, 7).map_err(&e)?,
+            };
+            f(&DeviceRow {
+                ts_ms: r.get(0).map_err(&e)?,
+                device: d,
+                vals,
+            });
+        }
+        Ok(())
+    }
+
+    /// The recording as a snapshot at the latest sample at or before `at_ms`.
+    pub fn snapshot_at(&self, at_ms: i64) -> Result<Snapshot> {
+        let e = db_err(&self.path, "cannot read samples");
+        let ts: Option<i64> = self
+            .conn
+            .query_row("SELECT max(ts) FROM samples WHERE ts <= ?1", [at_ms], |r| {
+                r.get(0)
+            })
+            .map_err(&e)?;
+        let Some(ts) = ts else {
+            let range = self.range()?;
+            return Err(fail(
+                &self.path,
+                match range {
+                    Some((a, b)) => format!(
+                        "nothing recorded at or before {} (the recording covers {} to {})",
+                        format_ms(at_ms),
+                        format_ms(a),
+                        format_ms(b)
+                    ),
+                    None => "the recording has no samples yet".into(),
+                },
+            ));
+        };
+        let host: Host = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'host'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()
+            .map_err(&e)?
+            .and_then(|h| serde_json::from_str(&h).ok())
+            .unwrap_or_default();
+        let mut snap = Snapshot::new(format_ms(ts), host);
+        let q = Query {
+            since_ms: Some(ts),
+            until_ms: Some(ts),
+            ..Query::default()
+        };
+        self.for_each_device_row(&q, |r| {
+            let d = r.device;
+            let vendor = serde_json::from_value(serde_json::Value::String(d.vendor.clone()))
+                .unwrap_or(Vendor::Unknown);
+            let mut dev = Device::new(d.index, vendor, d.uuid.clone(), &d.source);
+            dev.name = d.name.clone();
+            dev.memory.total_bytes = d.total_bytes;
+            dev.memory.used_bytes = r.vals.used;
+            dev.memory.free_bytes = r.vals.free;
+            dev.utilization.gpu_percent = r.vals.gpu;
+            dev.utilization.memory_percent = r.vals.mem_util;
+            dev.temperature_c = r.vals.temp;
+            dev.power.usage_watts = r.vals.power_mw.map(|mw| mw as f64 / 1000.0);
+            snap.devices.push(dev);
+        })?;
+        let mut procs: BTreeMap<u32, Process> = BTreeMap::new();
+        self.for_each_process_row(&q, |r| {
+            let p = procs.entry(r.process.id).or_insert_with(|| {
+                let mut p = Process::new(r.process.pid);
+                p.start_time = r.process.start_time;
+                p.name = r.process.name.clone();
+                p.user = r.process.user.clone();
+                p.cmdline = r.process.cmdline.clone();
+                p
+            });
+            let mut u = Usage::new(r.device.uuid.clone(), r.source);
+            u.memory_bytes = r.vals.memory_bytes;
+            u.engines.sm_percent = r.vals.sm_percent;
+            u.unavailable_reason = r.reason.map(str::to_string);
+            p.usage.push(u);
+        })?;
+        snap.processes = procs.into_values().collect();
+        snap.sources.push(SourceStatus::new(
+            "recording",
+            SourceState::Ok,
+            format!("sample at {} from {}", format_ms(ts), self.path.display()),
+        ));
+        balance(&mut snap);
+        Ok(snap)
+    }
+}
+
+#[cfg(test)]
+mod tests;
