@@ -8,9 +8,10 @@
 //! 3. `name+model`: same name and same model file (`workload.model` when the snapshot has it, else
 //!    the `-m`/`--model` argument of the command line), compared by file name.
 //!
-//! Measured values and estimated breakdowns are kept apart: the snapshot contract has no estimate
-//! section yet, so estimates are read generically from an optional per-process `estimate` (or
-//! `workload.estimate`) object whose numeric `*_bytes` leaves are diffed by path.
+//! Measured values and estimated breakdowns are kept apart: a process's `estimate` (the estimated
+//! ledger, see `gpuledger_model::EstimatedMemory`) is diffed field by field — every numeric
+//! `*_bytes` leaf by path, so new estimate fields are picked up without a change here — and shown
+//! in its own section.
 
 use gpuledger_model::{parse_snapshot, Process, Snapshot, SnapshotError, Usage};
 use serde::Serialize;
@@ -806,24 +807,41 @@ mod tests {
             0,
             vec![proc(10, 1, "llama-server", Some(1083 * MIB), &[])],
         );
-        let mut ta = serde_json::to_value(&a.snap).unwrap();
-        let mut tb = serde_json::to_value(&b.snap).unwrap();
-        ta["processes"][0]["estimate"] =
-            serde_json::json!({"kv_cache_bytes": 100 * MIB, "weights_bytes": 800 * MIB});
-        tb["processes"][0]["estimate"] =
-            serde_json::json!({"kv_cache_bytes": 184 * MIB, "weights_bytes": 800 * MIB});
-        let a = parse_for_diff(&ta.to_string()).unwrap();
-        let b = parse_for_diff(&tb.to_string()).unwrap();
+        let est = |kv: u64| gpuledger_model::EstimatedMemory {
+            recipe: "llama.cpp/llama-server".into(),
+            model: "/m/q.gguf".into(),
+            n_ctx: 4096,
+            weights_gpu_bytes: 800 * MIB,
+            kv_cache_gpu_bytes: kv,
+            compute_gpu_bytes: 0,
+            overhead_gpu_bytes: None,
+            overhead_source: "none".into(),
+            total_gpu_bytes: 800 * MIB + kv,
+        };
+        let (mut sa, mut sb) = (a.snap.clone(), b.snap.clone());
+        sa.processes[0].estimate = Some(est(100 * MIB));
+        sb.processes[0].estimate = Some(est(184 * MIB));
+        let a = parse_for_diff(&serde_json::to_string(&sa).unwrap()).unwrap();
+        let b = parse_for_diff(&serde_json::to_string(&sb).unwrap()).unwrap();
         let d = diff(&a, &b);
         let p = &d.processes[0];
         assert_eq!(p.measured.delta, Some(83 * MIB as i64));
-        assert_eq!(p.estimated.len(), 2);
-        assert_eq!(p.estimated[0].key, "kv_cache_bytes");
-        assert_eq!(p.estimated[0].values.delta, Some(84 * MIB as i64));
-        assert_eq!(p.estimated[1].values.delta, Some(0));
+        // compute, kv_cache, total, weights (the unknown overhead has no value to diff).
+        let keys: Vec<&str> = p.estimated.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "compute_gpu_bytes",
+                "kv_cache_gpu_bytes",
+                "total_gpu_bytes",
+                "weights_gpu_bytes"
+            ]
+        );
+        assert_eq!(p.estimated[1].values.delta, Some(84 * MIB as i64));
+        assert_eq!(p.estimated[3].values.delta, Some(0));
         let text = render_text(&d, ("a", "b"));
         assert!(
-            text.contains("kv_cache_bytes estimate 100 MiB → 184 MiB (+84 MiB)"),
+            text.contains("kv_cache_gpu_bytes estimate 100 MiB → 184 MiB (+84 MiB)"),
             "{text}"
         );
         assert!(text.contains("1000 MiB → 1.06 GiB (+83 MiB)"), "{text}");
