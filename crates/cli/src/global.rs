@@ -8,18 +8,41 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Read process information from this procfs tree instead of /proc (recorded data, tests).
-    #[arg(long, global = true, value_name = "PATH", default_value = "/proc")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "PATH",
+        default_value = "/proc"
+    )]
     pub proc_root: PathBuf,
     /// Read device information from this sysfs tree instead of /sys.
-    #[arg(long, global = true, value_name = "PATH", default_value = "/sys")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "PATH",
+        default_value = "/sys"
+    )]
     pub sys_root: PathBuf,
     /// Load NVML from this file instead of searching for libnvidia-ml.so.1 / nvml.dll.
-    #[arg(long, global = true, value_name = "PATH", env = "GPULEDGER_NVML_LIB")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "PATH",
+        env = "GPULEDGER_NVML_LIB"
+    )]
     pub nvml_lib: Option<PathBuf>,
     /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) or a recording (the database
     /// of `gpuledger record`; pick the moment with `snapshot --at`) instead of the live machine.
     /// The output is marked as a replay.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "FILE"
+    )]
     pub replay: Option<PathBuf>,
 }
 

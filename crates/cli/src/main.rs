@@ -42,8 +42,8 @@ enum Command {
     /// One collection round, as a table or as JSON (the stable gpuledger.snapshot/1 contract).
     #[command(after_help = EXIT_CODES)]
     Snapshot(commands::snapshot::Args),
-    /// Everything known about one process: measured memory, what it is and why we think so,
-    /// its live server state.
+    /// Everything known about one process: measured memory, what it is and why we think so, its
+    /// live server state, and (llama.cpp) the estimated ledger beside the measurement.
     #[command(after_help = EXIT_CODES)]
     Explain(commands::explain::Args),
     /// Measure what the CUDA driver charges to VRAM on this machine for a context and for pinned
