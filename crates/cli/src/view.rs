@@ -95,6 +95,10 @@ pub struct ViewArgs {
     /// Live view: no colours, only bold / reverse / dim.
     #[arg(long)]
     pub mono: bool,
+    /// Live view with `--replay` of a recording: the moment to show (RFC 3339, or a duration
+    /// ago such as `10m`); the latest sample when absent.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -128,11 +132,13 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
 }
 
 pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
+    // A saved snapshot or a recording (at --at, else its latest sample); never collected.
     let replay = match &global.args.replay {
-        Some(path) => Some((
-            crate::global::load_snapshot(path)?,
-            path.display().to_string(),
-        )),
+        Some(_) => match global.snapshot_at(args.at.as_deref())? {
+            (snap, Some(shown)) => Some((snap, shown)),
+            (_, None) => None,
+        },
+        None if args.at.is_some() => anyhow::bail!("--at needs --replay RECORDING.db"),
         None => None,
     };
     let theme = match (args.mono, args.theme) {

@@ -309,3 +309,47 @@ fn a_panic_restores_the_terminal() {
     assert!(!s.contains("GPU MEM"), "{s}");
     assert!(s.lines().any(|l| l.trim() == "icanon"), "{s}");
 }
+
+#[test]
+fn replay_of_a_recording_in_tmux_shows_the_recorded_moment() {
+    let Some(t) = Tmux::new() else { return };
+    let lib = fake_nvml();
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("rec.db");
+    let out = gpuledger(
+        lib,
+        &sc,
+        &procs.root(),
+        &[
+            "record",
+            "--db",
+            db.to_str().unwrap(),
+            "--interval",
+            "20ms",
+            "--count",
+            "2",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let missing = dir.path().join("no-scenario.txt");
+    start(
+        &t,
+        lib,
+        &missing,
+        &procs.root(),
+        &format!("--replay '{}'", db.display()),
+    );
+    let s = t.wait("the replayed recording", 15, |s| {
+        s.contains("REPLAY") && s.contains("q quit")
+    });
+    assert!(line_with(&s, "REPLAY").contains("rec.db"), "{s}");
+    assert!(s.contains("llama-server") && s.contains("python3"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("EXITED:0");
+}
