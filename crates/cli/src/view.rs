@@ -99,6 +99,10 @@ pub struct ViewArgs {
     /// ago such as `10m`); the latest sample when absent.
     #[arg(long, value_name = "TIME")]
     pub at: Option<String>,
+    /// Live view: an alert expression (repeatable) shown as ALERT while it holds, e.g.
+    /// 'device.memory.used > 90%' (the language of `gpuledger watch --help`).
+    #[arg(long = "alert", value_name = "EXPR", value_parser = crate::commands::watch::expr_arg)]
+    pub alerts: Vec<gpuledger_history::alert::Expr>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -131,6 +135,24 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
+/// The alert tracker behind `--alert`: active alerts after each round, as one line each.
+type AlertHook = Box<dyn FnMut(&gpuledger_model::Snapshot) -> Vec<String>>;
+
+fn alert_hook(exprs: &[gpuledger_history::alert::Expr]) -> Option<AlertHook> {
+    if exprs.is_empty() {
+        return None;
+    }
+    let mut tracker = gpuledger_history::alert::Tracker::new(exprs.to_vec(), 0);
+    Some(Box::new(move |snap| {
+        tracker.observe(snap, gpuledger_history::time::now_ms());
+        tracker
+            .active()
+            .into_iter()
+            .map(|(expr, subject)| format!("{expr} — {}", subject.label()))
+            .collect()
+    }))
+}
+
 pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
     // A saved snapshot or a recording (at --at, else its latest sample); never collected.
     let replay = match &global.args.replay {
@@ -154,6 +176,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
             killer: Killer::new(),
             messages: Arc::default(),
         }),
+        alerts: alert_hook(&args.alerts),
     };
     gpuledger_tui::run(opts, || global.collector())?;
     Ok(ExitCode::SUCCESS)

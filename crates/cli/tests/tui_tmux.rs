@@ -353,3 +353,31 @@ fn replay_of_a_recording_in_tmux_shows_the_recorded_moment() {
     t.keys(&["q"]);
     t.wait_for("EXITED:0");
 }
+
+#[test]
+fn alerts_show_in_the_live_view() {
+    let Some(t) = Tmux::new() else { return };
+    let lib = fake_nvml();
+    let procs = two_gpus_procs();
+    let (_d, sc) = scenario(TWO_GPUS);
+    start(
+        &t,
+        lib,
+        &sc,
+        &procs.root(),
+        "--alert 'device.memory.used > 30%'",
+    );
+    // GPU1 uses 9.0 of 25.8 GB (35 %): it fires; GPU0 (27 %) does not.
+    let s = t.wait("the alert", 15, |s| s.contains("ALERT"));
+    let line = line_with(&s, "ALERT");
+    assert!(
+        line.contains("device.memory.used > 30%") && line.contains("GPU1"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("GPU0 NVIDIA H200 ─") || !line.contains("GPU0"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("EXITED:0");
+}

@@ -179,6 +179,9 @@ pub struct App {
     pub last_round: Option<Duration>,
     pub dropped_rounds: u64,
     terminator: Box<dyn Terminator>,
+    /// Threshold alerts (`gpuledger --alert EXPR`): evaluated on each round, active ones listed.
+    alerts: Option<Box<dyn FnMut(&Snapshot) -> Vec<String>>>,
+    pub active_alerts: Vec<String>,
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
@@ -215,6 +218,8 @@ impl App {
             last_round: None,
             dropped_rounds: 0,
             terminator: Box::new(NoTerminator),
+            alerts: None,
+            active_alerts: Vec::new(),
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
             geometry: RefCell::new(Geometry::default()),
@@ -223,6 +228,12 @@ impl App {
 
     pub fn with_terminator(mut self, t: Box<dyn Terminator>) -> App {
         self.terminator = t;
+        self
+    }
+
+    /// Evaluate alerts on every round; `f` returns the alerts active after that round.
+    pub fn with_alerts(mut self, f: Box<dyn FnMut(&Snapshot) -> Vec<String>>) -> App {
+        self.alerts = Some(f);
         self
     }
 
@@ -253,6 +264,9 @@ impl App {
         self.last_round = Some(upd.took);
         self.dropped_rounds += upd.dropped;
         self.host = upd.host;
+        if let Some(f) = self.alerts.as_mut() {
+            self.active_alerts = f(&upd.snapshot);
+        }
         self.snapshot = Some(upd.snapshot);
         // What the kill mechanism found out on its own (refusals, permission): shown as it said.
         if let Some(m) = self.terminator.poll_messages().pop() {

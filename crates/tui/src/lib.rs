@@ -34,6 +34,8 @@ pub struct Options {
     /// A saved snapshot and its file name: shown with a REPLAY marker, nothing collected.
     pub replay: Option<(Snapshot, String)>,
     pub terminator: Box<dyn Terminator>,
+    /// Alerts evaluated on each round (see [`App::with_alerts`]).
+    pub alerts: Option<Box<dyn FnMut(&Snapshot) -> Vec<String>>>,
 }
 
 /// Open the view. `collector` is used unless `opts.replay` is set.
@@ -41,6 +43,9 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
     let now = Instant::now();
     let theme = ThemeKind::resolve(opts.theme, std::env::var("NO_COLOR").ok().as_deref());
     let mut app = App::new(theme, opts.interval, now).with_terminator(opts.terminator);
+    if let Some(f) = opts.alerts {
+        app = app.with_alerts(f);
+    }
     match opts.replay {
         Some((snap, name)) => {
             app = app.replay(snap, name, now);

@@ -163,7 +163,11 @@ fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
 pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
-    let mut v = Vec::new();
+    let mut v: Vec<(String, bool)> = app
+        .active_alerts
+        .iter()
+        .map(|a| (format!("ALERT {a}"), true))
+        .collect();
     if let Some(age) = app.stale_age(now) {
         v.push((
             format!(

@@ -859,3 +859,24 @@ fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
     let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(1));
     assert!(s.contains("last 1 min"), "{s}");
 }
+
+#[test]
+fn active_alerts_are_shown_while_they_hold() {
+    let t0 = Instant::now();
+    // A stand-in for the CLI's tracker: fires while GPU0 uses more than 30 GiB.
+    let hook = Box::new(|s: &Snapshot| {
+        s.devices
+            .iter()
+            .filter(|d| d.memory.used_bytes.unwrap_or(0) > 30 * GIB)
+            .map(|d| format!("device.memory.used > 30GiB — GPU{}", d.index))
+            .collect::<Vec<String>>()
+    });
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0).with_alerts(hook);
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(s.contains("ALERT device.memory.used > 30GiB — GPU0"), "{s}");
+    let t1 = t0 + Duration::from_secs(1);
+    app.apply(update(snapshot(20 * GIB, 9 * GIB)), t1);
+    let (s, _) = render(&app, 120, 40, t1);
+    assert!(!s.contains("ALERT"), "resolved alerts disappear:\n{s}");
+}

@@ -26,7 +26,7 @@ Examples:
   gpuledger watch --alert 'device.memory.used > 90%' --alert 'process.memory > 8GiB' --for 30s
   gpuledger watch --alert 'device.temperature > 85 and device.utilization.gpu < 10' --exec 'notify-send \"$GPULEDGER_ALERT_TEXT\"'";
 
-fn expr_arg(s: &str) -> Result<Expr, String> {
+pub fn expr_arg(s: &str) -> Result<Expr, String> {
     parse(s).map_err(|e| e.to_string())
 }
 
