@@ -136,9 +136,7 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.
-type AlertHook = Box<dyn FnMut(&gpuledger_model::Snapshot) -> Vec<String>>;
-
-fn alert_hook(exprs: &[gpuledger_history::alert::Expr]) -> Option<AlertHook> {
+fn alert_hook(exprs: &[gpuledger_history::alert::Expr]) -> Option<gpuledger_tui::app::AlertHook> {
     if exprs.is_empty() {
         return None;
     }

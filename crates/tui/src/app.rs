@@ -180,13 +180,16 @@ pub struct App {
     pub dropped_rounds: u64,
     terminator: Box<dyn Terminator>,
     /// Threshold alerts (`gpuledger --alert EXPR`): evaluated on each round, active ones listed.
-    alerts: Option<Box<dyn FnMut(&Snapshot) -> Vec<String>>>,
+    alerts: Option<AlertHook>,
     pub active_alerts: Vec<String>,
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
     pub geometry: RefCell<Geometry>,
 }
+
+/// Evaluates alerts on a round and returns those active, one line each.
+pub type AlertHook = Box<dyn FnMut(&Snapshot) -> Vec<String>>;
 
 impl App {
     pub fn new(theme: ThemeKind, interval: Duration, now: Instant) -> App {
@@ -232,7 +235,7 @@ impl App {
     }
 
     /// Evaluate alerts on every round; `f` returns the alerts active after that round.
-    pub fn with_alerts(mut self, f: Box<dyn FnMut(&Snapshot) -> Vec<String>>) -> App {
+    pub fn with_alerts(mut self, f: AlertHook) -> App {
         self.alerts = Some(f);
         self
     }

@@ -35,7 +35,7 @@ pub struct Options {
     pub replay: Option<(Snapshot, String)>,
     pub terminator: Box<dyn Terminator>,
     /// Alerts evaluated on each round (see [`App::with_alerts`]).
-    pub alerts: Option<Box<dyn FnMut(&Snapshot) -> Vec<String>>>,
+    pub alerts: Option<app::AlertHook>,
 }
 
 /// Open the view. `collector` is used unless `opts.replay` is set.
