@@ -116,7 +116,12 @@ impl Global {
 
 /// Read a snapshot file; errors name the file and what is wrong with it.
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
-    // Snapshots are small; refuse something that is clearly not one before reading it all.
+    let text = read_snapshot_text(path)?;
+    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+}
+
+/// The text of a snapshot file, refusing something clearly too large to be one before reading it.
+pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
     const MAX: u64 = 256 << 20;
     let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if md.len() > MAX {
@@ -126,7 +131,5 @@ pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
             md.len()
         );
     }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+    std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))
 }

@@ -18,17 +18,7 @@ pub struct Args {
 }
 
 fn load(path: &Path) -> anyhow::Result<DiffInput> {
-    const MAX: u64 = 256 << 20;
-    let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if md.len() > MAX {
-        anyhow::bail!(
-            "{}: {} bytes is too large for a snapshot",
-            path.display(),
-            md.len()
-        );
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = crate::global::read_snapshot_text(path)?;
     parse_for_diff(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
 }
 
