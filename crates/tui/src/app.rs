@@ -135,6 +135,8 @@ pub enum Effect {
     SetInterval(Duration),
     /// Raw bytes to write to the terminal (OSC 52 clipboard).
     Write(String),
+    /// Show this folder in the desktop's file manager.
+    OpenFolder(PathBuf),
 }
 
 /// Where the last frame put things, for mouse hits and paging.
@@ -705,6 +707,7 @@ impl App {
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),
+            KeyCode::Char('o') => return self.open_folder(),
             KeyCode::Char('e') => {
                 self.overlay = Overlay::Export(self.default_export_path());
             }
@@ -793,6 +796,45 @@ impl App {
             "PID {pid} sent to the clipboard (OSC 52: works where the terminal allows it)"
         ));
         vec![Effect::Write(osc52(&pid.to_string()))]
+    }
+
+    /// The selected process's executable folder, for the file manager.
+    fn open_folder(&mut self) -> Vec<Effect> {
+        let Some(r) = self.selected_row().copied() else {
+            return vec![];
+        };
+        if self.replay.is_some() {
+            self.message =
+                Some("replay: the executable's folder is on the recorded machine".into());
+            return vec![];
+        }
+        let p = self.process(&r);
+        let dir = p
+            .exe
+            .as_deref()
+            .and_then(|e| Path::new(e).parent())
+            .map(Path::to_path_buf);
+        match dir {
+            Some(dir) => {
+                self.message = Some(format!(
+                    "opening {} (folder of {} pid {}) in the file manager",
+                    dir.display(),
+                    p.display_name(),
+                    p.pid
+                ));
+                vec![Effect::OpenFolder(dir)]
+            }
+            None => {
+                self.message = Some(format!(
+                    "pid {}: the executable's path is unknown ({})",
+                    p.pid,
+                    p.metadata_unavailable
+                        .as_deref()
+                        .unwrap_or("not readable: another user's process?")
+                ));
+                vec![]
+            }
+        }
     }
 
     /// Memory of a process on every device, for the confirmation text.

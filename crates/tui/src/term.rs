@@ -119,8 +119,35 @@ fn event_loop(
                         out.write_all(s.as_bytes())?;
                         out.flush()?;
                     }
+                    Effect::OpenFolder(dir) => {
+                        if let Err(e) = open_folder(&dir) {
+                            app.message = Some(e);
+                        }
+                    }
                 }
             }
         }
     }
+}
+
+/// Hand a folder to the desktop's file manager, detached: its output must not reach our screen.
+fn open_folder(dir: &std::path::Path) -> Result<(), String> {
+    let opener = if cfg!(windows) {
+        "explorer"
+    } else if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    std::process::Command::new(opener)
+        .arg(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(|mut child| {
+            // Reap it when it exits, so it does not linger as a zombie while the view runs.
+            std::thread::spawn(move || child.wait());
+        })
+        .map_err(|e| format!("cannot open {} with {opener}: {e}", dir.display()))
 }

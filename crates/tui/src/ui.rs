@@ -1050,6 +1050,7 @@ pub const HELP: &[(&str, &str)] = &[
         "terminate / force kill the selected process (asks)",
     ),
     ("c", "copy the PID to the clipboard (OSC 52)"),
+    ("o", "open the executable's folder in the file manager"),
     ("e", "export the rows as shown to CSV"),
     ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
     ("w", "history window: 1, 5 or 10 minutes"),

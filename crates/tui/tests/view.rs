@@ -880,3 +880,35 @@ fn active_alerts_are_shown_while_they_hold() {
     let (s, _) = render(&app, 120, 40, t1);
     assert!(!s.contains("ALERT"), "resolved alerts disappear:\n{s}");
 }
+
+#[test]
+fn open_folder_names_the_process_or_says_why_not() {
+    let t0 = Instant::now();
+    let mut snap = snapshot(40 * GIB, 9 * GIB);
+    for p in &mut snap.processes {
+        p.exe = (p.pid == 4242).then(|| "/opt/llama/bin/llama-server".to_string());
+    }
+    let mut app = app_with(snap, t0);
+    // The first row is llama-server (most memory): its folder goes to the file manager.
+    let fx = app.handle_key(key('o'), t0);
+    assert_eq!(
+        fx,
+        vec![gpuledger_tui::app::Effect::OpenFolder(
+            "/opt/llama/bin".into()
+        )]
+    );
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("folder of llama-server pid 4242"));
+    // python3's executable is unknown: nothing is opened, and the message says so.
+    app.handle_key(code(KeyCode::Down), t0);
+    let fx = app.handle_key(key('o'), t0);
+    assert!(fx.is_empty());
+    assert!(
+        app.message.as_deref().unwrap().contains("path is unknown"),
+        "{:?}",
+        app.message
+    );
+}
