@@ -16,3 +16,18 @@ pub mod sysfs;
 pub mod wddm;
 
 pub use collect::{Annotate, Collector, SourceConfig};
+
+/// What the operating system says about a process beyond its GPU use (image, loaded libraries or
+/// modules, listening ports, parent), for identification: procfs on Linux, the process's module
+/// list and the TCP owner tables on Windows.
+pub fn process_facts(procs: &procfs::ProcReader, pid: u32) -> procfs::ProcessFacts {
+    #[cfg(windows)]
+    {
+        let _ = procs;
+        wddm::facts::process_facts(pid)
+    }
+    #[cfg(not(windows))]
+    {
+        procs.facts(pid)
+    }
+}

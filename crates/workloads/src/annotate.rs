@@ -63,7 +63,7 @@ impl Annotate for Identifier {
                 .get(&key)
                 .is_some_and(|k| now.duration_since(k.at) < REFRESH);
             if !fresh {
-                let facts = procs.facts(p.pid);
+                let facts = gpuledger_sources::process_facts(procs, p.pid);
                 let workload = identify(&facts);
                 let vendor = p
                     .usage

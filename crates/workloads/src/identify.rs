@@ -586,6 +586,35 @@ mod tests {
     }
 
     #[test]
+    fn windows_module_lists_identify_too() {
+        // What wddm::facts reads on Windows: image path and loaded modules, no command line.
+        let mut f = facts(
+            r"C:\llama\llama-server.exe",
+            &[],
+            &[
+                r"C:\llama\ggml-cuda.dll",
+                r"C:\Windows\System32\nvcuda.dll",
+                r"D:\models\qwen3-8b.gguf",
+            ],
+        );
+        f.listen_ports = vec![8080];
+        let w = identify(&f);
+        assert_eq!(
+            (w.kind, w.confidence),
+            (WorkloadKind::LlamaCpp, Confidence::High)
+        );
+        assert_eq!(w.model.as_deref(), Some(r"D:\models\qwen3-8b.gguf"));
+        let w = identify(&facts(r"C:\Windows\System32\dwm.exe", &[], &[]));
+        assert_eq!(w.kind, WorkloadKind::Compositor);
+        let w = identify(&facts(
+            r"C:\py\python.exe",
+            &[],
+            &[r"C:\py\Lib\site-packages\torch\lib\torch_cuda.dll"],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Pytorch);
+    }
+
+    #[test]
     fn vllm_engine_core_by_comm() {
         let mut f = facts("/usr/bin/python3", &["python3", "x"], &[]);
         f.comm = Some("VLLM::EngineCor".into());

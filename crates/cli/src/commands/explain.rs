@@ -108,7 +108,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut workload = process.as_ref().and_then(|p| p.workload.clone());
     if workload.is_none() && replay.is_none() {
         let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
-        let facts = procs.facts(args.pid);
+        let facts = gpuledger_sources::process_facts(&procs, args.pid);
         if let Some(p) = process.as_mut() {
             p.listen_ports = facts.listen_ports.clone();
         }

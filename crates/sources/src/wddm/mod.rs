@@ -21,6 +21,8 @@ pub mod instance;
 pub mod merge;
 
 #[cfg(windows)]
+pub mod facts;
+#[cfg(windows)]
 mod os;
 #[cfg(windows)]
 pub use os::{WddmError, WddmSource};
