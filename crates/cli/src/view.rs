@@ -103,6 +103,88 @@ pub struct ViewArgs {
     /// 'device.memory.used > 90%' (the language of `gpuledger watch --help`).
     #[arg(long = "alert", value_name = "EXPR", value_parser = crate::commands::watch::expr_arg)]
     pub alerts: Vec<gpuledger_history::alert::Expr>,
+    /// Live view of another machine running `gpuledger serve` (e.g. http://gpu-box:9835),
+    /// read-only: its snapshot is fetched every interval, nothing is collected or changed here.
+    #[arg(long, value_name = "URL", conflicts_with = "at")]
+    pub remote: Option<String>,
+}
+
+/// Rounds from another machine's `/api/v1/snapshot`. When it stops answering, the last snapshot
+/// stays on screen marked with the error (and goes stale), never replaced by zeros.
+struct RemoteSource {
+    url: String,
+    agent: ureq::Agent,
+    last: Option<gpuledger_model::Snapshot>,
+}
+
+impl RemoteSource {
+    fn new(base: &str) -> anyhow::Result<RemoteSource> {
+        let base = base.trim_end_matches('/');
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            anyhow::bail!("--remote: {base:?} is not an http:// URL of `gpuledger serve`");
+        }
+        if base.starts_with("https://") {
+            anyhow::bail!("--remote: https is not supported (this build has no TLS); put the server behind an SSH tunnel or use http on a trusted network");
+        }
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(3)))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .build()
+            .into();
+        Ok(RemoteSource {
+            url: format!("{base}/api/v1/snapshot"),
+            agent,
+            last: None,
+        })
+    }
+
+    fn fetch(&self) -> Result<gpuledger_model::Snapshot, String> {
+        let mut resp = self
+            .agent
+            .get(&self.url)
+            .call()
+            .map_err(|e| e.to_string())?;
+        if resp.status().as_u16() != 200 {
+            return Err(format!("HTTP {}", resp.status().as_u16()));
+        }
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_string()
+            .map_err(|e| e.to_string())?;
+        gpuledger_model::parse_snapshot(&body).map_err(|e| e.to_string())
+    }
+}
+
+impl gpuledger_tui::feed::RoundSource for RemoteSource {
+    fn round(
+        &mut self,
+    ) -> (
+        gpuledger_model::Snapshot,
+        std::collections::HashMap<u32, gpuledger_tui::hoststats::HostProc>,
+    ) {
+        use gpuledger_model::{SourceState, SourceStatus};
+        let snap = match self.fetch() {
+            Ok(s) => {
+                self.last = Some(s.clone());
+                s
+            }
+            Err(e) => {
+                let mut s = self.last.clone().unwrap_or_else(|| {
+                    gpuledger_model::Snapshot::new(String::new(), gpuledger_model::Host::default())
+                });
+                s.sources.push(SourceStatus::new(
+                    "remote",
+                    SourceState::Error,
+                    format!("GET {}: {e} (showing the last snapshot received)", self.url),
+                ));
+                s
+            }
+        };
+        (snap, Default::default())
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -161,6 +243,16 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
         None if args.at.is_some() => anyhow::bail!("--at needs --replay RECORDING.db"),
         None => None,
     };
+    if replay.is_some() && args.remote.is_some() {
+        anyhow::bail!("--remote and --replay both name what to show: give one");
+    }
+    let remote = match &args.remote {
+        Some(url) => Some((
+            url.clone(),
+            Box::new(RemoteSource::new(url)?) as Box<dyn gpuledger_tui::feed::RoundSource>,
+        )),
+        None => None,
+    };
     let theme = match (args.mono, args.theme) {
         (true, _) => ThemeKind::Mono,
         (false, Theme::Dark) => ThemeKind::Dark,
@@ -170,6 +262,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         theme,
         replay,
+        remote,
         terminator: Box::new(ActionsTerminator {
             killer: Killer::new(),
             messages: Arc::default(),
@@ -183,6 +276,57 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_keeps_the_last_snapshot_and_says_why_when_the_server_goes_away() {
+        use gpuledger_tui::feed::RoundSource;
+        use std::io::{Read, Write};
+        let body = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/sample-snapshot.json"
+        ))
+        .unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut buf = [0u8; 2048];
+            let _ = s.read(&mut buf);
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            // The listener closes here: the next round finds nobody.
+        });
+        let mut src = RemoteSource::new(&format!("http://127.0.0.1:{port}/")).unwrap();
+        let (first, host) = src.round();
+        server.join().unwrap();
+        assert_eq!(first.host.hostname.as_deref(), Some("sample-host"));
+        assert!(host.is_empty(), "no host CPU/RSS from a remote server");
+        let (second, _) = src.round();
+        assert_eq!(
+            second.devices, first.devices,
+            "the last snapshot stays, not zeros"
+        );
+        let err = second
+            .sources
+            .iter()
+            .find(|s| s.name == "remote")
+            .expect("remote error source");
+        assert!(
+            err.detail
+                .contains(&format!("127.0.0.1:{port}/api/v1/snapshot")),
+            "{}",
+            err.detail
+        );
+        assert!(RemoteSource::new("gpu-box:9835").is_err());
+        assert!(RemoteSource::new("https://gpu-box:9835")
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("TLS"));
+    }
 
     #[test]
     fn intervals() {

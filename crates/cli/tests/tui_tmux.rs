@@ -381,3 +381,40 @@ fn alerts_show_in_the_live_view() {
     t.keys(&["q"]);
     t.wait_for("EXITED:0");
 }
+
+#[test]
+fn remote_view_shows_another_machines_snapshot_read_only() {
+    let Some(t) = Tmux::new() else { return };
+    // Another machine's `gpuledger serve`, as far as the view can tell: its snapshot endpoint.
+    let body: &'static str = Box::leak(
+        std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/sample-snapshot.json"
+        ))
+        .unwrap()
+        .into_boxed_str(),
+    );
+    let (port, _server) = canned_http(vec![("/api/v1/snapshot", 200, body)], 200);
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-scenario.txt");
+    let procs = two_gpus_procs();
+    start(
+        &t,
+        fake_nvml(),
+        &missing,
+        &procs.root(),
+        &format!("--remote http://127.0.0.1:{port} -d 0.2"),
+    );
+    let s = t.wait("the remote view", 15, |s| {
+        s.contains("REMOTE") && s.contains("llama-server")
+    });
+    assert!(
+        line_with(&s, "REMOTE").contains(&format!("127.0.0.1:{port}")),
+        "{s}"
+    );
+    assert!(s.contains("sample-host"), "{s}");
+    t.keys(&["T"]);
+    t.wait_for("read-only, nothing is terminated");
+    t.keys(&["q"]);
+    t.wait_for("EXITED:0");
+}

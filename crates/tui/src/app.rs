@@ -173,6 +173,8 @@ pub struct App {
     theme_before_mono: ThemeKind,
     /// Replay source name: no collection, a REPLAY marker on screen, no actions.
     pub replay: Option<String>,
+    /// Another machine's `gpuledger serve` being shown (read-only: no actions act from here).
+    pub remote: Option<String>,
     pub message: Option<String>,
     pub pending: Vec<PendingKill>,
     pub history: History,
@@ -215,6 +217,7 @@ impl App {
                 theme
             },
             replay: None,
+            remote: None,
             message: None,
             pending: Vec::new(),
             history: History::new(HISTORY_SECS),
@@ -239,6 +242,12 @@ impl App {
     /// Evaluate alerts on every round; `f` returns the alerts active after that round.
     pub fn with_alerts(mut self, f: AlertHook) -> App {
         self.alerts = Some(f);
+        self
+    }
+
+    /// Show another machine's snapshots (`gpuledger serve`), read-only.
+    pub fn remote(mut self, url: String) -> App {
+        self.remote = Some(url);
         self
     }
 
@@ -803,9 +812,8 @@ impl App {
         let Some(r) = self.selected_row().copied() else {
             return vec![];
         };
-        if self.replay.is_some() {
-            self.message =
-                Some("replay: the executable's folder is on the recorded machine".into());
+        if self.replay.is_some() || self.remote.is_some() {
+            self.message = Some("the executable's folder is on the other machine".into());
             return vec![];
         }
         let p = self.process(&r);
@@ -862,6 +870,12 @@ impl App {
     }
 
     fn ask_terminate(&mut self, force: bool) {
+        if let Some(url) = &self.remote {
+            self.message = Some(format!(
+                "remote view of {url}: read-only, nothing is terminated from here"
+            ));
+            return;
+        }
         if let Some(src) = &self.replay {
             self.message = Some(format!(
                 "replay of {src}: nothing to terminate (this is a recording)"
@@ -1080,6 +1094,8 @@ impl App {
                 "CPU %, RSS".into(),
                 if self.replay.is_some() {
                     "a saved snapshot has no host CPU/RSS figures".into()
+                } else if self.remote.is_some() {
+                    "the remote server does not send host CPU/RSS figures".into()
                 } else {
                     "not sampled yet".into()
                 },

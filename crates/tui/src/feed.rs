@@ -28,6 +28,12 @@ pub trait RoundSource: Send + 'static {
     fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>);
 }
 
+impl RoundSource for Box<dyn RoundSource> {
+    fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>) {
+        (**self).round()
+    }
+}
+
 /// The live machine: the collector plus the host CPU/RSS sampler on the same procfs root.
 pub struct LiveSource {
     collector: Collector,

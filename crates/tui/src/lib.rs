@@ -34,6 +34,8 @@ pub struct Options {
     /// A saved snapshot and its file name: shown with a REPLAY marker, nothing collected.
     pub replay: Option<(Snapshot, String)>,
     pub terminator: Box<dyn Terminator>,
+    /// Show another machine instead: its URL and the source of its rounds.
+    pub remote: Option<(String, Box<dyn feed::RoundSource>)>,
     /// Alerts evaluated on each round (see [`App::with_alerts`]).
     pub alerts: Option<app::AlertHook>,
 }
@@ -46,11 +48,12 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
     if let Some(f) = opts.alerts {
         app = app.with_alerts(f);
     }
-    match opts.replay {
-        Some((snap, name)) => {
+    match (opts.replay, opts.remote) {
+        (Some((snap, name)), _) => {
             app = app.replay(snap, name, now);
             term::run(app, None)
         }
-        None => term::run(app, Some(collector())),
+        (None, Some((url, source))) => term::run(app.remote(url), Some(source)),
+        (None, None) => term::run(app, Some(Box::new(feed::LiveSource::new(collector())))),
     }
 }

@@ -2,9 +2,8 @@
 //! included.
 
 use crate::app::{App, Effect};
-use crate::feed::{Feed, LiveSource};
+use crate::feed::{Feed, RoundSource};
 use crate::ui;
-use gpuledger_sources::Collector;
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
 };
@@ -37,9 +36,9 @@ fn install_panic_hook() {
     }));
 }
 
-/// Run the view until the user quits. `collector` is `None` for a replay (the app already holds
+/// Run the view until the user quits. `source` is `None` for a replay (the app already holds
 /// the snapshot).
-pub fn run(mut app: App, collector: Option<Collector>) -> io::Result<()> {
+pub fn run(mut app: App, source: Option<Box<dyn RoundSource>>) -> io::Result<()> {
     if !io::stdout().is_terminal() {
         return Err(io::Error::other(
             "the live view needs a terminal on stdout; use `gpuledger snapshot` for text or JSON",
@@ -55,7 +54,7 @@ pub fn run(mut app: App, collector: Option<Collector>) -> io::Result<()> {
     let result = (|| {
         let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
         terminal.clear()?;
-        let feed = collector.map(|c| Feed::spawn(LiveSource::new(c), app.interval));
+        let feed = source.map(|s| Feed::spawn(s, app.interval));
         event_loop(&mut terminal, &mut app, feed.as_ref())
     })();
     restore();

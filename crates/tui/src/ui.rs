@@ -126,6 +126,12 @@ fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             t.warn.add_modifier(Modifier::REVERSED),
         ));
     }
+    if let Some(url) = &app.remote {
+        spans.push(Span::styled(
+            format!(" REMOTE {url} (read-only) "),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
     if let Some(age) = app.stale_age(now) {
         spans.push(Span::styled(
             format!(" STALE {} s ", age.as_secs()),
