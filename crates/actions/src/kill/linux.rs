@@ -208,18 +208,7 @@ impl Sys {
     ) -> Exit {
         // The pidfd is ready as soon as the process is a zombie; give a waiting parent a moment
         // to reap it before calling it a zombie.
-        let deadline = Instant::now() + reap_wait;
-        loop {
-            match self.inspect(pid) {
-                Ok(now) if now.start_time == start_time && now.state == Some('Z') => {
-                    if Instant::now() >= deadline {
-                        return Exit::Zombie { ppid: now.ppid };
-                    }
-                }
-                _ => return Exit::Gone(String::new()),
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        super::observe_exit_by(|p| self.inspect(p), pid, start_time, reap_wait)
     }
 
     pub(crate) fn survivor(&self, pid: u32, forced: &str) -> Survivor {

@@ -163,18 +163,7 @@ impl Sys {
         start_time: u64,
         reap_wait: Duration,
     ) -> Exit {
-        let deadline = Instant::now() + reap_wait;
-        loop {
-            match self.inspect(pid) {
-                Ok(now) if now.start_time == start_time && now.state == Some('Z') => {
-                    if Instant::now() >= deadline {
-                        return Exit::Zombie { ppid: now.ppid };
-                    }
-                }
-                _ => return Exit::Gone(String::new()),
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        super::observe_exit_by(|p| self.inspect(p), pid, start_time, reap_wait)
     }
 
     pub(crate) fn survivor(&self, pid: u32, forced: &str) -> Survivor {

@@ -973,6 +973,29 @@ fn gpu_release(
     }
 }
 
+/// After the pidfd (or kill(2)) says the process ended: gone, or a zombie its parent has not reaped
+/// within `reap_wait` (checked by pid and start time, so a reused pid is "gone").
+#[cfg(unix)]
+pub(crate) fn observe_exit_by(
+    inspect: impl Fn(u32) -> Result<ProcInfo, InspectError>,
+    pid: u32,
+    start_time: u64,
+    reap_wait: std::time::Duration,
+) -> Exit {
+    let deadline = std::time::Instant::now() + reap_wait;
+    loop {
+        match inspect(pid) {
+            Ok(now) if now.start_time == start_time && now.state == Some('Z') => {
+                if std::time::Instant::now() >= deadline {
+                    return Exit::Zombie { ppid: now.ppid };
+                }
+            }
+            _ => return Exit::Gone(String::new()),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
