@@ -873,9 +873,9 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     v
 }
 
-/// Rows for the estimate pane: its lines plus the border, small when there is nothing to show.
+/// Rows for the estimate pane: its lines, the border and a row for wrapping; small when empty.
 fn estimate_height(app: &App) -> u16 {
-    (estimate_lines(app).len() as u16 + 2).clamp(3, 10)
+    (estimate_lines(app).len() as u16 + 3).clamp(4, 11)
 }
 
 fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
