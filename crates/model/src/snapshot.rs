@@ -404,13 +404,20 @@ impl SourceStatus {
 /// Errors reading a snapshot document (replay files, diffs).
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
+    // The parser's words are in the message, so it is not also a `source` (no doubled text).
     #[error("not a gpuledger snapshot: {0}")]
-    Parse(#[from] serde_json::Error),
+    Parse(serde_json::Error),
     #[error("unsupported snapshot schema {found:?} (this gpuledger reads {expected:?})")]
     Schema {
         found: String,
         expected: &'static str,
     },
+}
+
+impl From<serde_json::Error> for SnapshotError {
+    fn from(e: serde_json::Error) -> Self {
+        SnapshotError::Parse(e)
+    }
 }
 
 /// Parse and check a snapshot document. The schema id is checked before the body so that a
