@@ -251,34 +251,13 @@ impl Sys {
 /// Our ancestors, nearest first, from the real `/proc` (they are real processes whatever root the
 /// identity reads use).
 pub(crate) fn ancestors(self_pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut pid = self_pid;
-    for _ in 0..128 {
-        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            break;
-        };
-        let Ok(stat) = parse_stat(&text) else { break };
-        if stat.ppid == 0 || out.contains(&stat.ppid) {
-            break;
-        }
-        out.push(stat.ppid);
-        pid = stat.ppid;
-    }
-    out
+    super::ancestors_by(self_pid, |pid| {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        parse_stat(&text).ok().map(|s| s.ppid)
+    })
 }
 
-pub(crate) fn current_uid() -> Option<u32> {
-    // SAFETY: geteuid cannot fail.
-    Some(unsafe { libc::geteuid() })
-}
-
-pub(crate) fn current_user() -> String {
-    let uid = current_uid().unwrap_or(u32::MAX);
-    match super::unix_user_name(uid) {
-        Some(n) => format!("{n} (uid {uid})"),
-        None => format!("uid {uid}"),
-    }
-}
+pub(crate) use super::{current_uid, current_user};
 
 #[cfg(test)]
 mod tests {

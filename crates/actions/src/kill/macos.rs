@@ -183,28 +183,7 @@ impl Sys {
 }
 
 pub(crate) fn ancestors(self_pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut pid = self_pid;
-    for _ in 0..128 {
-        let Ok(i) = bsdinfo(pid) else { break };
-        if i.pbi_ppid == 0 || out.contains(&i.pbi_ppid) {
-            break;
-        }
-        out.push(i.pbi_ppid);
-        pid = i.pbi_ppid;
-    }
-    out
+    super::ancestors_by(self_pid, |pid| bsdinfo(pid).ok().map(|i| i.pbi_ppid))
 }
 
-pub(crate) fn current_uid() -> Option<u32> {
-    // SAFETY: geteuid cannot fail.
-    Some(unsafe { libc::geteuid() })
-}
-
-pub(crate) fn current_user() -> String {
-    let uid = current_uid().unwrap_or(u32::MAX);
-    match super::unix_user_name(uid) {
-        Some(n) => format!("{n} (uid {uid})"),
-        None => format!("uid {uid}"),
-    }
-}
+pub(crate) use super::{current_uid, current_user};

@@ -835,6 +835,39 @@ impl Killer {
     }
 }
 
+/// Our effective UID.
+#[cfg(unix)]
+pub(crate) fn current_uid() -> Option<u32> {
+    // SAFETY: geteuid cannot fail.
+    Some(unsafe { libc::geteuid() })
+}
+
+/// `alice (uid 1000)`, for permission messages.
+#[cfg(unix)]
+pub(crate) fn current_user() -> String {
+    let uid = current_uid().unwrap_or(u32::MAX);
+    match unix_user_name(uid) {
+        Some(n) => format!("{n} (uid {uid})"),
+        None => format!("uid {uid}"),
+    }
+}
+
+/// Our parent, its parent, ... up to PID 1 (bounded, and safe against a cycle in odd data).
+#[cfg(unix)]
+pub(crate) fn ancestors_by(self_pid: u32, parent_of: impl Fn(u32) -> Option<u32>) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut pid = self_pid;
+    for _ in 0..128 {
+        let Some(ppid) = parent_of(pid) else { break };
+        if ppid == 0 || out.contains(&ppid) {
+            break;
+        }
+        out.push(ppid);
+        pid = ppid;
+    }
+    out
+}
+
 /// The account name for a UID (`getpwuid_r`), `None` when it has none.
 #[cfg(unix)]
 pub(crate) fn unix_user_name(uid: u32) -> Option<String> {

@@ -17,9 +17,10 @@ pub enum Format {
     Json,
 }
 
+/// Which recording and which stretch of it: shared by `history` and `plot`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
-    /// The database (default: the one `gpuledger record` writes).
+pub struct Range {
+    /// The database (default: `--replay FILE`, else the one `gpuledger record` writes).
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// From this time: RFC 3339 (2026-11-29T08:00:00Z) or a duration ago (1h, 30m, 7d).
@@ -28,6 +29,37 @@ pub struct Args {
     /// Up to this time (same forms; default now).
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
+}
+
+impl Range {
+    /// Open the recording and a query covering the range (other filters left empty).
+    pub fn open(&self, global: &Global) -> anyhow::Result<(Reader, Query)> {
+        let path = match (&self.db, &global.args.replay) {
+            (Some(p), _) => p.clone(),
+            (None, Some(r)) => r.clone(),
+            (None, None) => db_path(&None)?,
+        };
+        let reader = Reader::open(&path)?;
+        let now = now_ms();
+        let since =
+            parse_time_arg(&self.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+        let until = match &self.until {
+            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
+            None => None,
+        };
+        let q = Query {
+            since_ms: Some(since),
+            until_ms: until,
+            ..Query::default()
+        };
+        Ok((reader, q))
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub range: Range,
     /// Only this PID.
     #[arg(long, conflicts_with = "name")]
     pub pid: Option<u32>,
@@ -50,24 +82,12 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    let path = match (&args.db, &global.args.replay) {
-        (Some(p), _) => p.clone(),
-        (None, Some(r)) => r.clone(),
-        (None, None) => db_path(&None)?,
-    };
-    let reader = Reader::open(&path)?;
-    let now = now_ms();
+    let (reader, range) = args.range.open(global)?;
     let q = Query {
-        since_ms: Some(
-            parse_time_arg(&args.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?,
-        ),
-        until_ms: match &args.until {
-            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
-            None => None,
-        },
         pid: args.pid,
         name: args.name.clone(),
         device: args.device.clone(),
+        ..range
     };
     let stdout = std::io::stdout().lock();
     let out = std::io::BufWriter::with_capacity(1 << 16, stdout);

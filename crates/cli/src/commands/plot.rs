@@ -1,25 +1,17 @@
 //! `gpuledger plot`: a recording as an SVG chart.
 
-use crate::commands::record::db_path;
 use crate::Global;
 use anyhow::Context;
 use gpuledger_history::plot::{gather, render_svg};
-use gpuledger_history::store::{Query, Reader};
-use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
+use gpuledger_history::store::Query;
+use gpuledger_history::time::format_ms;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The database (default: the one `gpuledger record` writes).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
-    /// From this time: RFC 3339 or a duration ago (1h, 30m, 7d).
-    #[arg(long, default_value = "1h", value_name = "TIME")]
-    pub since: String,
-    /// Up to this time (same forms; default now).
-    #[arg(long, value_name = "TIME")]
-    pub until: Option<String>,
+    #[command(flatten)]
+    pub range: crate::commands::history::Range,
     /// Only this device (its UUID).
     #[arg(long, value_name = "UUID")]
     pub device: Option<String>,
@@ -45,23 +37,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         ),
         _ => anyhow::bail!("{}: the output file must end in .svg", args.out.display()),
     }
-    let path = match (&args.db, &global.args.replay) {
-        (Some(p), _) => p.clone(),
-        (None, Some(r)) => r.clone(),
-        (None, None) => db_path(&None)?,
-    };
-    let reader = Reader::open(&path)?;
-    let now = now_ms();
+    let (reader, range) = args.range.open(global)?;
     let q = Query {
-        since_ms: Some(
-            parse_time_arg(&args.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?,
-        ),
-        until_ms: match &args.until {
-            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
-            None => None,
-        },
         device: args.device.clone(),
-        ..Query::default()
+        ..range
     };
     let plots = gather(&reader, &q, 1000, args.top)?;
     let title = match plots
