@@ -92,7 +92,7 @@ smoke() {
     local bin="$1"
     shift
     "$VENV/bin/python" - "$bin" "$SMOKE_DIR/llama-gqa.gguf" "$@" <<'PY'
-import os, signal, subprocess, sys, time
+import os, signal, subprocess, sys, threading, time
 binary, model, *env = sys.argv[1:]
 e = dict(os.environ)
 e.update(kv.split("=", 1) for kv in env)
@@ -100,16 +100,15 @@ e["LD_LIBRARY_PATH"] = os.path.dirname(binary)
 p = subprocess.Popen([binary, "-m", model, "--host", "127.0.0.1", "--port", "0", "-t", "2",
                       "-c", "512", "--no-warmup"], env=e, stdin=subprocess.DEVNULL,
                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-out, deadline = [], time.time() + 60
-os.set_blocking(p.stdout.fileno(), False)
+out = []
+threading.Thread(target=lambda: out.extend(p.stdout), daemon=True).start()
+deadline = time.time() + 60
 while time.time() < deadline:
-    chunk = p.stdout.read()
-    if chunk:
-        out.append(chunk)
     text = "".join(out)
     if "server is listening" in text or "listening on http" in text:
         p.kill(); p.wait(); sys.exit(0)
     if p.poll() is not None:
+        time.sleep(0.2)  # let the reader take the last lines
         break
     time.sleep(0.1)
 if p.poll() is None:
