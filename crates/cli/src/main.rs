@@ -17,10 +17,20 @@ Exit status:
   1  an error: unreadable or invalid input file, failed output
   2  bad command-line usage";
 
+/// `0.1.0 (commit 1a2b3c4d5e6f, 2026-12-01)`: what a bug report needs to say what was run.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GPULEDGER_COMMIT"),
+    ", ",
+    env!("GPULEDGER_BUILD_DATE"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "gpuledger",
-    version,
+    version = VERSION,
     about = "Who is using my GPU memory, and why.",
     long_about = "Who is using my GPU memory, and why.\n\n\
         gpuledger lists GPU memory per device and per process from the driver's own counters \
@@ -28,7 +38,7 @@ Exit status:
         row, and keeps every unknown value visible as n/a with its reason.",
     after_help = EXIT_CODES
 )]
-struct Cli {
+pub struct Cli {
     #[command(flatten)]
     global: global::GlobalArgs,
     #[command(flatten)]
@@ -84,6 +94,15 @@ enum Command {
     /// --yes it asks on the terminal, naming each process and its measured GPU memory.
     #[command(after_help = commands::kill::EXIT_CODES)]
     Kill(commands::kill::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// bash: `gpuledger completions bash > /etc/bash_completion.d/gpuledger`;
+    /// zsh: into a folder on $fpath as `_gpuledger`; fish: `~/.config/fish/completions/gpuledger.fish`.
+    #[command(after_help = EXIT_CODES)]
+    Completions(commands::completions::Args),
+    /// Print the man page (roff), or write one page per command into a folder with --dir.
+    #[command(after_help = EXIT_CODES)]
+    Man(commands::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -102,6 +121,8 @@ fn main() -> ExitCode {
         Some(Command::Plot(a)) => commands::plot::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
+        Some(Command::Completions(a)) => commands::completions::run(a),
+        Some(Command::Man(a)) => commands::completions::run_man(a),
         None => view::run(&cli.view, &global),
     };
     match result {

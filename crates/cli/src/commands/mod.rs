@@ -1,5 +1,6 @@
 //! One module per sub-command.
 
+pub mod completions;
 pub mod diff;
 pub mod estimate;
 pub mod explain;

@@ -25,7 +25,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         anyhow::bail!("selftest checks the live machine; it cannot run on a replay");
     }
     let snap = global.collector().collect();
-    let mut findings = findings(&snap);
+    // The build first, so a pasted report says what was run.
+    let mut findings = vec![Finding {
+        source: "gpuledger".into(),
+        status: SourceState::Ok,
+        sees: vec![format!("version {}", crate::VERSION)],
+        cannot_see: Vec::new(),
+    }];
+    findings.extend(self::findings(&snap));
     findings.push(probe_finding());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&findings)?);
@@ -138,7 +145,8 @@ fn render(snap: &Snapshot, findings: &[Finding]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "gpuledger selftest · {} · kernel {}{}",
+        "gpuledger {} selftest · {} · kernel {}{}",
+        crate::VERSION,
         snap.host.hostname.as_deref().unwrap_or("unknown host"),
         snap.host.kernel.as_deref().unwrap_or("unknown"),
         if snap.host.wsl { " · WSL2" } else { "" }
