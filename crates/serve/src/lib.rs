@@ -8,8 +8,8 @@
 //!   publishes them behind an `Arc`; a scrape only clones that `Arc` and writes bytes, so a scrape
 //!   never triggers collection and costs the same however often it comes.
 //! - **A small readiness-based server** rather than an HTTP framework: four routes, GET/HEAD
-//!   only, no keep-alive, no bodies. One thread (the `net` module) waits on every connection at once and
-//!   answers each request as soon as its head has arrived, so a silent or trickling client
+//!   only, no keep-alive, no bodies. One thread (the `net` module) waits on every connection at
+//!   once and answers each request as soon as its head has arrived, so a silent or trickling client
 //!   costs a table entry, never a worker that others queue behind; each request head must
 //!   arrive whole within a deadline counted from accept, and within a size limit. A flood is
 //!   answered `503` with `Retry-After` (never closed without an answer while descriptors last),
