@@ -435,8 +435,11 @@ fn raise_nofile_limit() -> Option<usize> {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
             return None;
         }
-        let want = r.rlim_max.min(65_536);
-        if r.rlim_cur < want {
+        // macOS refuses more than OPEN_MAX (10,240) even under an unlimited hard limit.
+        for want in [r.rlim_max.min(65_536), r.rlim_max.min(10_240)] {
+            if r.rlim_cur >= want {
+                break;
+            }
             let raised = libc::rlimit {
                 rlim_cur: want,
                 rlim_max: r.rlim_max,
