@@ -2,6 +2,7 @@
 //! `--proc-root` / `--sys-root`, with and without the fake NVML.
 #![cfg(target_os = "linux")]
 
+mod serve_support;
 mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -231,4 +232,60 @@ fn nvml_device_is_not_duplicated_by_nvidia_drm() {
         .as_str()
         .unwrap()
         .contains("1 client on NVIDIA devices skipped"));
+}
+
+/// Issue 16 §3: a platform GPU (panfrost on an RK3568) is not on PCI: no `pci_bus_id` in the
+/// JSON, none in the Prometheus `gpuledger_device_info` labels, and a `drm-` identity there too.
+#[test]
+fn platform_gpu_has_no_pci_bus_id_in_json_or_metrics() {
+    let v = json_of(&run("panfrost-board", &["snapshot", "--json"]));
+    let gpu = v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["uuid"] == "drm-fde60000.gpu")
+        .unwrap_or_else(|| panic!("{:#}", v["devices"]));
+    assert!(gpu["pci_bus_id"].is_null(), "{gpu:#}");
+    assert_eq!(usage(&v, 1400)["device"], "drm-fde60000.gpu");
+
+    // The same tree served: the label set is the device's, not a PCI one.
+    let f = fixture("panfrost-board");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--proc-root")
+        .arg(f.join("proc"))
+        .arg("--sys-root")
+        .arg(f.join("sys"))
+        .arg("--nvml-lib")
+        .arg(f.join("no-nvml-here.so"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env_remove("GPULEDGER_NVML_LIB")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start gpuledger serve");
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let _guard = serve_support::Guard(child);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    let addr: std::net::SocketAddr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no listening line: {line:?}"))
+        .parse()
+        .unwrap();
+    let m = serve_support::get(addr, "/metrics").body;
+    let info: Vec<&str> = m
+        .lines()
+        .filter(|l| l.starts_with("gpuledger_device_info{"))
+        .collect();
+    assert_eq!(info.len(), 2, "{m}");
+    assert!(
+        info.iter()
+            .any(|l| l.contains("device=\"drm-fde60000.gpu\"")),
+        "{info:?}"
+    );
+    assert!(!m.contains("pci_bus_id="), "{info:?}");
+    assert!(!m.contains("pci-fde60000"), "{m}");
 }

@@ -371,3 +371,99 @@ fn real_prometheus_scrapes_device_and_process_series() {
         },
     );
 }
+
+/// Issue 16 §3: `gpuledger_process_estimated_memory_bytes` carried a `component="total"` series
+/// beside the parts, so `sum by (pid)` — and the dashboard's estimated line, which sums the
+/// family — counted every estimate twice. Evaluated by promtool's own PromQL engine on the
+/// series the server exports for a replayed snapshot that carries an estimate.
+#[test]
+fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
+    if tool("promtool").is_none() {
+        return;
+    }
+    let procs = two_gpus_procs();
+    let (dir, sc) = scenario(TWO_GPUS);
+    let live = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let mut snap: serde_json::Value =
+        serde_json::from_str(&get(live.addr, "/api/v1/snapshot").body).unwrap();
+    drop(live);
+    let p = snap["processes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["pid"] == 4242)
+        .unwrap();
+    p["estimate"] = serde_json::json!({
+        "recipe": "llama.cpp/llama-server",
+        "model": "/models/qwen3-8b-q4_k_m.gguf",
+        "n_ctx": 4096,
+        "weights_gpu_bytes": 5000000000u64,
+        "kv_cache_gpu_bytes": 600000000u64,
+        "compute_gpu_bytes": 300000000u64,
+        "overhead_gpu_bytes": 100000000u64,
+        "overhead_source": "test",
+        "total_gpu_bytes": 6000000000u64
+    });
+    let replay = dir.path().join("replay.json");
+    std::fs::write(&replay, snap.to_string()).unwrap();
+    let served = serve(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["--replay", replay.to_str().unwrap(), "--processes", "all"],
+    );
+    let metrics = get(served.addr, "/metrics").body;
+    let (ok, out) = run_promtool(&["check", "metrics"], Some(&metrics));
+    assert!(ok && out.trim().is_empty(), "promtool check metrics: {out}");
+    let series: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("gpuledger_process_estimated_memory_bytes{"))
+        .collect();
+    assert_eq!(series.len(), 4, "{series:?}");
+
+    // The exported samples as promtool unit-test input; the dashboard's estimated expression
+    // and a plain per-process sum must both give the estimate's total, once.
+    let dash: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(deploy("grafana/gpuledger-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    let est_q = dash["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == "AI workloads: measured vs estimated memory")
+        .expect("AI workloads panel")["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["expr"].as_str().unwrap())
+        .find(|e| e.contains("estimated"))
+        .expect("the estimated line")
+        .replace("$instance", ".*");
+    let mut test = String::from("tests:\n  - interval: 1m\n    input_series:\n");
+    for s in &series {
+        let (name, value) = s.rsplit_once(' ').unwrap();
+        test.push_str(&format!(
+            "      - series: {}\n        values: '{value}'\n",
+            serde_json::Value::String(name.to_string())
+        ));
+    }
+    test.push_str(&format!(
+        "    promql_expr_test:\n\
+         \x20     - expr: 'sum by (pid) (gpuledger_process_estimated_memory_bytes)'\n\
+         \x20       eval_time: 0m\n\
+         \x20       exp_samples:\n\
+         \x20         - labels: '{{pid=\"4242\"}}'\n\
+         \x20           value: 6000000000\n\
+         \x20     - expr: {}\n\
+         \x20       eval_time: 0m\n\
+         \x20       exp_samples:\n\
+         \x20         - labels: '{{pid=\"4242\",name=\"llama-server\",model=\"qwen3-8b-q4_k_m\"}}'\n\
+         \x20           value: 6000000000\n",
+        serde_json::Value::String(est_q)
+    ));
+    let path = dir.path().join("estimates_test.yml");
+    std::fs::write(&path, &test).unwrap();
+    let (ok, out) = run_promtool(&["test", "rules", path.to_str().unwrap()], None);
+    assert!(ok, "{out}\n{test}");
+}

@@ -1,9 +1,8 @@
-//! Just enough HTTP/1.x for a read-only exporter: read one request head with a size limit and a
-//! deadline, answer, close. No keep-alive, so a connection never holds a worker between scrapes.
+//! Just enough HTTP/1.x for a read-only exporter: one request head (size-limited; the
+//! connection loop in `net` enforces its deadline), one answer, close. No keep-alive, so a
+//! connection never outlives its request.
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 /// Longest request head accepted (request line + headers). Prometheus sends about 300 bytes.
 pub const MAX_HEAD: usize = 8 * 1024;
@@ -62,49 +61,8 @@ pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
     })
 }
 
-/// Read a request head from `s`: at most [`MAX_HEAD`] bytes, all of it before `deadline`
-/// (a client trickling one byte at a time still runs out of time).
-pub fn read_head(s: &mut TcpStream, timeout: Duration) -> Result<Vec<u8>, HeadError> {
-    let deadline = Instant::now() + timeout;
-    let mut buf = Vec::with_capacity(512);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(HeadError::Timeout);
-        }
-        s.set_read_timeout(Some(left))
-            .map_err(|_| HeadError::Closed)?;
-        match s.read(&mut chunk) {
-            Ok(0) => return Err(HeadError::Closed),
-            Ok(n) => {
-                // Look for the end of the head only around what just arrived.
-                let from = buf.len().saturating_sub(3);
-                buf.extend_from_slice(&chunk[..n]);
-                if let Some(end) = find_end(&buf[from..]) {
-                    buf.truncate(from + end);
-                    return Ok(buf);
-                }
-                if buf.len() > MAX_HEAD {
-                    return Err(HeadError::TooLarge);
-                }
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(HeadError::Timeout)
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(HeadError::Closed),
-        }
-    }
-}
-
 /// End of the head (`\r\n\r\n`, or `\n\n` from lenient clients): index just past it.
-fn find_end(b: &[u8]) -> Option<usize> {
+pub(crate) fn find_end(b: &[u8]) -> Option<usize> {
     for i in 0..b.len() {
         if b[i..].starts_with(b"\r\n\r\n") {
             return Some(i + 4);
@@ -116,21 +74,46 @@ fn find_end(b: &[u8]) -> Option<usize> {
     None
 }
 
-pub struct Response<'a> {
+/// An answer, written by the connection loop. Bodies are shared: the published round's
+/// renderings are sent without copying them per request.
+#[derive(Clone)]
+pub struct Response {
     pub status: u16,
     pub content_type: &'static str,
-    pub body: &'a [u8],
-    pub extra_headers: &'a [(&'static str, &'a str)],
+    pub body: Arc<[u8]>,
+    pub extra_headers: Vec<(&'static str, String)>,
+    /// Answer to HEAD: the same headers, no body.
+    pub head_only: bool,
 }
 
-impl<'a> Response<'a> {
-    pub fn text(status: u16, body: &'a str) -> Self {
+impl Response {
+    pub fn text(status: u16, body: &str) -> Self {
         Response {
             status,
             content_type: "text/plain; charset=utf-8",
-            body: body.as_bytes(),
-            extra_headers: &[],
+            body: Arc::from(body.as_bytes()),
+            extra_headers: Vec::new(),
+            head_only: false,
         }
+    }
+
+    /// Status line and headers, ending with the blank line. Every answer closes the connection.
+    pub fn head_bytes(&self) -> Vec<u8> {
+        let mut head = format!(
+            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
+            self.status,
+            reason(self.status),
+            self.content_type,
+            self.body.len()
+        );
+        for (k, v) in &self.extra_headers {
+            head.push_str(k);
+            head.push_str(": ");
+            head.push_str(v);
+            head.push_str("\r\n");
+        }
+        head.push_str("\r\n");
+        head.into_bytes()
     }
 }
 
@@ -144,44 +127,6 @@ fn reason(status: u16) -> &'static str {
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "Error",
-    }
-}
-
-/// Write `r` and close the connection. `head_only` answers HEAD: same headers, no body.
-pub fn respond(s: &mut TcpStream, r: &Response<'_>, head_only: bool) -> io::Result<()> {
-    let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
-        r.status,
-        reason(r.status),
-        r.content_type,
-        r.body.len()
-    );
-    for (k, v) in r.extra_headers {
-        head.push_str(k);
-        head.push_str(": ");
-        head.push_str(v);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes())?;
-    if !head_only {
-        s.write_all(r.body)?;
-    }
-    s.flush()
-}
-
-/// Close politely: stop sending, then discard (bounded) whatever the client still sends, so that
-/// unread request bytes do not turn the close into a reset that destroys the response.
-pub fn close(mut s: TcpStream) {
-    let _ = s.shutdown(Shutdown::Write);
-    let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
-    let mut sink = [0u8; 4096];
-    let mut left: usize = 64 * 1024;
-    while left > 0 {
-        match s.read(&mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => left = left.saturating_sub(n),
-        }
     }
 }
 

@@ -7,28 +7,31 @@
 //!   never queued back to back. After each round it renders the metrics and the JSON once and
 //!   publishes them behind an `Arc`; a scrape only clones that `Arc` and writes bytes, so a scrape
 //!   never triggers collection and costs the same however often it comes.
-//! - **A small std::net server** rather than an HTTP framework: four routes, GET/HEAD only, no
-//!   keep-alive, no bodies. One acceptor thread hands connections to a fixed pool of workers
-//!   through a bounded queue; when the queue is full the connection goes to one refusing thread
-//!   that answers 503 (and, if that one is behind too, is closed): a flood costs refused
-//!   connections, not memory or threads. Each request head must arrive whole within a deadline
-//!   and a size limit, so a slow or silent client holds one worker for at most that long.
-//!   tiny_http was considered: its task pool starts a new thread whenever all are busy (threads
-//!   grow with slow connections) and it offers no deadline for a whole request head, which is
-//!   the part that matters here.
+//! - **A small readiness-based server** rather than an HTTP framework: four routes, GET/HEAD
+//!   only, no keep-alive, no bodies. One thread (the `net` module) waits on every connection at
+//!   once and answers each request as soon as its head has arrived, so a silent or trickling client
+//!   costs a table entry, never a worker that others queue behind; each request head must
+//!   arrive whole within a deadline counted from accept, and within a size limit. A flood is
+//!   answered `503` with `Retry-After` (never closed without an answer while descriptors last),
+//!   within fixed bounds on connections and descriptors. tiny_http was considered: its task
+//!   pool starts a thread per busy connection and it has no deadline for a whole request head;
+//!   a thread pool of our own serialised queued connections behind slow ones (issue 16).
 //! - Collection and serving share nothing but the published `Arc`, so a stalled client can never
 //!   stall collection, and a slow round never delays a scrape (it serves the previous round).
 
 pub mod http;
+mod net;
+
+pub use net::RESERVED_FDS;
 
 use gpuledger_model::{Snapshot, SourceState};
 use gpuledger_views::prometheus::{render_metrics, CollectionStats, MetricsOptions, ProcessSeries};
 use http::{HeadError, Response};
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -117,13 +120,14 @@ pub struct ServeConfig {
     /// Time between collection rounds.
     pub interval: Duration,
     pub processes: ProcessSeries,
-    /// Worker threads answering requests.
-    pub workers: usize,
-    /// Accepted connections waiting for a worker; beyond this new connections get 503.
-    pub queue: usize,
-    /// Deadline for a whole request head to arrive.
+    /// Connections that may wait for their request head at once. Beyond this, the one waiting
+    /// longest is answered 503 to make room (once it has waited a quarter of
+    /// `request_timeout`), otherwise the newcomer is; connections in all are bounded by twice
+    /// this and by the descriptor limit.
+    pub max_connections: usize,
+    /// Deadline for a whole request head to arrive, counted from accept.
     pub request_timeout: Duration,
-    /// Deadline for each write of the response.
+    /// Deadline for writing a whole response.
     pub write_timeout: Duration,
 }
 
@@ -133,8 +137,7 @@ impl Default for ServeConfig {
             listen: DEFAULT_LISTEN.parse().expect("constant address"),
             interval: Duration::from_secs(5),
             processes: ProcessSeries::default(),
-            workers: 4,
-            queue: 64,
+            max_connections: 1024,
             request_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(10),
         }
@@ -155,9 +158,9 @@ pub enum Source {
 
 /// What one round produced, rendered once, read by every request until the next round.
 struct Published {
-    metrics: String,
-    json: String,
-    index: String,
+    metrics: Arc<[u8]>,
+    json: Arc<[u8]>,
+    index: Arc<[u8]>,
     /// When the round finished (monotonic), for the health check.
     at: Instant,
     replay: bool,
@@ -176,6 +179,8 @@ pub struct Server {
     shared: Arc<Shared>,
     /// Dropping the sender wakes the collection thread at once.
     stop_collect: Option<mpsc::Sender<()>>,
+    /// Wakes the connection loop to stop.
+    waker: Option<mio::Waker>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -204,9 +209,9 @@ fn publish(
         .unwrap_or_else(|e| format!("{{\"error\":{}}}", serde_json::Value::String(e.to_string())));
     json.push('\n');
     Published {
-        metrics,
-        json,
-        index: index_page(snap, replay),
+        metrics: Arc::from(metrics.into_bytes()),
+        json: Arc::from(json.into_bytes()),
+        index: Arc::from(index_page(snap, replay).into_bytes()),
         at: Instant::now(),
         replay: replay.is_some(),
     }
@@ -252,9 +257,9 @@ impl Server {
     /// Bind, produce the first snapshot, then start answering. Errors: the address cannot be
     /// bound, or a thread cannot be started.
     pub fn start(cfg: ServeConfig, source: Source) -> io::Result<Server> {
-        let listener = TcpListener::bind(cfg.listen)?;
+        let listener = std::net::TcpListener::bind(cfg.listen)?;
+        deepen_backlog(&listener);
         let addr = listener.local_addr()?;
-        let workers = cfg.workers.max(1);
 
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let (first_tx, first_rx) = mpsc::sync_channel::<()>(1);
@@ -285,6 +290,7 @@ impl Server {
             addr,
             shared: shared.clone(),
             stop_collect: Some(stop_tx),
+            waker: None,
             threads: Vec::new(),
         };
         if let Some(factory) = live {
@@ -302,36 +308,26 @@ impl Server {
             })?;
         }
 
-        let (tx, rx) = mpsc::sync_channel::<TcpStream>(cfg.queue);
-        let rx = Arc::new(Mutex::new(rx));
-        for i in 0..workers {
-            let rx = rx.clone();
-            let shared = shared.clone();
-            let cfg = cfg.clone();
-            server.threads.push(
-                std::thread::Builder::new()
-                    .name(format!("gpuledger-http-{i}"))
-                    .spawn(move || loop {
-                        // Holding the lock only while waiting for the next connection.
-                        let next = rx.lock().map(|r| r.recv());
-                        match next {
-                            Ok(Ok(s)) => handle(s, &shared, &cfg),
-                            _ => return,
-                        }
-                    })?,
-            );
-        }
-        let (refuse_tx, refuse_rx) = mpsc::sync_channel::<TcpStream>(cfg.queue);
-        server.threads.push(
-            std::thread::Builder::new()
-                .name("gpuledger-refuse".into())
-                .spawn(move || refuse_loop(refuse_rx))?,
-        );
+        let poll = mio::Poll::new()?;
+        server.waker = Some(mio::Waker::new(poll.registry(), net::WAKER)?);
+        listener.set_nonblocking(true)?;
+        let mut listener = mio::net::TcpListener::from_std(listener);
+        poll.registry()
+            .register(&mut listener, net::LISTENER, mio::Interest::READABLE)?;
+        let limits = limits(&cfg);
         let shared2 = shared.clone();
+        let answer: Box<net::Answer> = Box::new(move |head| answer(head, &shared2));
+        let shared3 = shared.clone();
+        let stop = Box::new(move || shared3.stop.load(Ordering::SeqCst));
+        let busy = Response {
+            extra_headers: vec![("Retry-After", "1".to_string())],
+            ..Response::text(503, "busy: too many connections, try again\n")
+        };
+        let lp = net::Loop::new(poll, listener, limits, answer, busy, stop);
         server.threads.push(
             std::thread::Builder::new()
-                .name("gpuledger-accept".into())
-                .spawn(move || accept_loop(listener, tx, refuse_tx, &shared2))?,
+                .name("gpuledger-http".into())
+                .spawn(move || lp.run())?,
         );
         Ok(server)
     }
@@ -340,7 +336,8 @@ impl Server {
         self.addr
     }
 
-    /// Stop accepting, let workers finish the request in hand, stop collecting, join.
+    /// Stop accepting and close open connections, stop collecting (after the round in hand),
+    /// join.
     pub fn shutdown(mut self) {
         self.stop();
     }
@@ -350,17 +347,9 @@ impl Server {
             return;
         }
         self.stop_collect.take();
-        // Wake the acceptor blocked in accept().
-        let wake = match self.addr.ip() {
-            IpAddr::V4(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), self.addr.port())
-            }
-            IpAddr::V6(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), self.addr.port())
-            }
-            _ => self.addr,
-        };
-        let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
+        if let Some(w) = &self.waker {
+            let _ = w.wake();
+        }
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -420,127 +409,108 @@ fn collection_loop(
     }
 }
 
-fn accept_loop(
-    listener: TcpListener,
-    queue: SyncSender<TcpStream>,
-    refuse: SyncSender<TcpStream>,
-    shared: &Shared,
-) {
-    for conn in listener.incoming() {
-        if shared.stop.load(Ordering::SeqCst) {
-            return;
+/// The connection loop's bounds for `cfg`, after raising the descriptor limit.
+fn limits(cfg: &ServeConfig) -> net::Limits {
+    let max_connections = cfg.max_connections.max(1);
+    let budget = raise_nofile_limit()
+        .map(|n| n.saturating_sub(RESERVED_FDS).max(8))
+        .unwrap_or(usize::MAX);
+    let max_open = budget.min(max_connections.saturating_mul(2));
+    net::Limits {
+        max_waiting: max_connections.min(max_open / 2).max(1),
+        max_open,
+        request_timeout: cfg.request_timeout,
+        write_timeout: cfg.write_timeout,
+    }
+}
+
+/// Raise this process's soft descriptor limit to its hard limit (capped at 65,536), as servers
+/// commonly do: the default soft limit of 1,024 is less than one busy exporter can need, while
+/// the hard limit is the administrator's real bound. Returns the soft limit now in force.
+#[cfg(unix)]
+fn raise_nofile_limit() -> Option<usize> {
+    // SAFETY: plain system calls on a local struct.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
+            return None;
         }
-        let s = match conn {
-            Ok(s) => s,
-            Err(_) => {
-                // Out of descriptors or a reset before accept: back off instead of spinning.
-                std::thread::sleep(Duration::from_millis(10));
-                continue;
+        // macOS refuses more than OPEN_MAX (10,240) even under an unlimited hard limit.
+        for want in [r.rlim_max.min(65_536), r.rlim_max.min(10_240)] {
+            if r.rlim_cur >= want {
+                break;
             }
-        };
-        match queue.try_send(s) {
-            Ok(()) => {}
-            // Flood: refuse rather than queue without bound. The refusing thread answers 503;
-            // if it is behind too, the connection is simply closed.
-            Err(TrySendError::Full(s)) => drop(refuse.try_send(s)),
-            Err(TrySendError::Disconnected(_)) => return,
-        }
-    }
-}
-
-/// Answers 503 to connections the workers have no room for. It reads the request first (with a
-/// short deadline) so that closing does not reset the connection and lose the answer.
-fn refuse_loop(rx: mpsc::Receiver<TcpStream>) {
-    for mut s in rx {
-        let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
-        let _ = http::read_head(&mut s, Duration::from_millis(200));
-        let _ = http::respond(
-            &mut s,
-            &Response {
-                extra_headers: &[("Retry-After", "1")],
-                ..Response::text(503, "busy: too many connections, try again\n")
-            },
-            false,
-        );
-        http::close(s);
-    }
-}
-
-fn handle(mut s: TcpStream, shared: &Shared, cfg: &ServeConfig) {
-    let _ = s.set_nodelay(true);
-    let _ = s.set_write_timeout(Some(cfg.write_timeout));
-    let head = match http::read_head(&mut s, cfg.request_timeout) {
-        Ok(h) => Ok(h),
-        Err(HeadError::Closed) => return,
-        Err(HeadError::Timeout) => {
-            let _ = http::respond(
-                &mut s,
-                &Response::text(408, "request head not received in time\n"),
-                false,
-            );
-            return http::close(s);
-        }
-        Err(HeadError::TooLarge) => {
-            let _ = http::respond(
-                &mut s,
-                &Response::text(431, "request head too large\n"),
-                false,
-            );
-            return http::close(s);
-        }
-        Err(e @ HeadError::Malformed(_)) => Err(e),
-    };
-    let req = match head.and_then(|h| http::parse_head(&h)) {
-        Ok(r) => r,
-        Err(e) => {
-            let msg = match e {
-                HeadError::Malformed(m) => format!("malformed request: {m}\n"),
-                _ => "malformed request\n".to_string(),
+            let raised = libc::rlimit {
+                rlim_cur: want,
+                rlim_max: r.rlim_max,
             };
-            let _ = http::respond(&mut s, &Response::text(400, &msg), false);
-            return http::close(s);
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                r.rlim_cur = want;
+            }
+        }
+        Some(usize::try_from(r.rlim_cur).unwrap_or(usize::MAX))
+    }
+}
+
+#[cfg(not(unix))]
+fn raise_nofile_limit() -> Option<usize> {
+    None
+}
+
+/// The standard library listens with a backlog of 128; a burst of connections beyond it has
+/// its SYNs dropped and retried a second later. Calling listen() again on a listening socket
+/// only changes the backlog (the kernel caps it at somaxconn).
+#[cfg(unix)]
+fn deepen_backlog(l: &std::net::TcpListener) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: listen() on a descriptor we own.
+    unsafe {
+        libc::listen(l.as_raw_fd(), 4096);
+    }
+}
+
+#[cfg(not(unix))]
+fn deepen_backlog(_: &std::net::TcpListener) {}
+
+/// The answer to one request head, or to a head that could not be read.
+fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
+    let req = match head.and_then(http::parse_head) {
+        Ok(r) => r,
+        Err(HeadError::Closed) => return None,
+        Err(HeadError::Timeout) => {
+            return Some(Response::text(408, "request head not received in time\n"))
+        }
+        Err(HeadError::TooLarge) => return Some(Response::text(431, "request head too large\n")),
+        Err(HeadError::Malformed(m)) => {
+            return Some(Response::text(400, &format!("malformed request: {m}\n")))
         }
     };
     let head_only = req.method == "HEAD";
     if req.method != "GET" && !head_only {
-        let _ = http::respond(
-            &mut s,
-            &Response {
-                extra_headers: &[("Allow", "GET, HEAD")],
-                ..Response::text(405, "read-only: only GET and HEAD are served\n")
-            },
-            false,
-        );
-        return http::close(s);
+        return Some(Response {
+            extra_headers: vec![("Allow", "GET, HEAD".to_string())],
+            ..Response::text(405, "read-only: only GET and HEAD are served\n")
+        });
     }
-    // Clone the Arc and release the lock before writing: a slow reader never blocks publishing.
+    // Clone the Arc and release the lock at once: answering never blocks publishing.
     let latest = match shared.latest.read() {
         Ok(g) => Arc::clone(&g),
         Err(p) => Arc::clone(&p.into_inner()),
     };
-    let health;
-    let r = match req.path.as_str() {
-        "/metrics" => Response {
-            status: 200,
-            content_type: gpuledger_views::prometheus::CONTENT_TYPE,
-            body: latest.metrics.as_bytes(),
-            extra_headers: &[],
-        },
-        "/api/v1/snapshot" => Response {
-            status: 200,
-            content_type: "application/json",
-            body: latest.json.as_bytes(),
-            extra_headers: &[],
-        },
-        "/" => Response {
-            status: 200,
-            content_type: "text/html; charset=utf-8",
-            body: latest.index.as_bytes(),
-            extra_headers: &[],
-        },
+    let ok = |content_type, body: &Arc<[u8]>| Response {
+        status: 200,
+        content_type,
+        body: body.clone(),
+        extra_headers: Vec::new(),
+        head_only: false,
+    };
+    let mut r = match req.path.as_str() {
+        "/metrics" => ok(gpuledger_views::prometheus::CONTENT_TYPE, &latest.metrics),
+        "/api/v1/snapshot" => ok("application/json", &latest.json),
+        "/" => ok("text/html; charset=utf-8", &latest.index),
         "/healthz" => {
             let age = latest.at.elapsed();
-            health = match shared.stale_after {
+            let health = match shared.stale_after {
                 _ if latest.replay => "ok: serving a replay (no collection)\n".to_string(),
                 Some(limit) if age > limit => format!(
                     "stale: the latest collection round finished {:.1} s ago (limit {:.1} s)\n",
@@ -556,6 +526,6 @@ fn handle(mut s: TcpStream, shared: &Shared, cfg: &ServeConfig) {
             "not found: try /, /metrics, /api/v1/snapshot or /healthz\n",
         ),
     };
-    let _ = http::respond(&mut s, &r, head_only);
-    http::close(s);
+    r.head_only = head_only;
+    Some(r)
 }

@@ -655,3 +655,98 @@ fn wsl_dxg_holders_are_counted_not_measured() {
         drm_detail(&s)
     );
 }
+
+/// Issue 16 §3: a platform (non-PCI) GPU was reported with its platform device name as a PCI
+/// bus id and a `pci-` uuid from sysfs, and with a `drm-` identity from fdinfo alone. One
+/// identity, from one rule, and no PCI bus id for a device that is not on PCI. The trees are
+/// made from Documentation/gpu/panfrost.rst and panthor.rst (fixtures/linux/README.md).
+#[test]
+fn platform_gpus_are_not_pci_and_have_one_identity() {
+    let s = snapshot("panfrost-board");
+    assert_eq!(s.devices.len(), 2, "{:#?}", s.devices);
+    let gpu = dev(&s, "drm-fde60000.gpu");
+    assert_eq!(gpu.source, "sysfs");
+    assert_eq!(gpu.pci_bus_id, None);
+    assert_eq!(gpu.driver_version.as_deref(), Some("panfrost"));
+    assert_eq!(
+        gpu.name.as_deref(),
+        Some("panfrost rockchip,rk3568-mali (fde60000.gpu)")
+    );
+    let disp = dev(&s, "drm-display-subsystem");
+    assert_eq!(disp.pci_bus_id, None);
+    for d in &s.devices {
+        assert!(!d.uuid.starts_with("pci-"), "{}", d.uuid);
+    }
+    // The kernel doc's client: unified memory, so its resident memory is system memory.
+    let g = usage(&s, 1400);
+    assert_eq!(g.device, "drm-fde60000.gpu");
+    assert_eq!(g.system_memory_bytes, Some(36496 * KIB));
+    assert_eq!(g.memory_bytes, Some(0));
+    // The compositor holds a client on each device; each is charged to the device's one id.
+    let w = proc_of(&s, 900);
+    let mut on: Vec<(&str, Option<u64>)> = w
+        .usage
+        .iter()
+        .map(|u| (u.device.as_str(), u.system_memory_bytes))
+        .collect();
+    on.sort();
+    assert_eq!(
+        on,
+        [
+            ("drm-display-subsystem", None),
+            ("drm-fde60000.gpu", Some(24 * MIB))
+        ]
+    );
+
+    let s = snapshot("panthor-board");
+    let gpu = dev(&s, "drm-fb000000.gpu");
+    assert_eq!((gpu.pci_bus_id.as_deref(), s.devices.len()), (None, 1));
+    let l = usage(&s, 2200);
+    assert_eq!(l.device, "drm-fb000000.gpu");
+    assert_eq!(l.system_memory_bytes, Some(16480 * KIB));
+}
+
+/// Without sysfs only the descriptor's node names the device: still no PCI bus id, still a
+/// `drm-` identity, and the clients of one node share it.
+#[test]
+fn platform_gpu_from_fdinfo_alone_is_not_pci_either() {
+    let t = temp_copy("panfrost-board");
+    fs::remove_dir_all(t.path().join("sys/class/drm")).unwrap();
+    let s = Collector::new(config(t.path())).collect();
+    let gpu = dev(&s, "drm-renderD128");
+    assert_eq!(gpu.source, "fdinfo");
+    assert_eq!(gpu.pci_bus_id, None);
+    assert_eq!(usage(&s, 1400).device, "drm-renderD128");
+    assert!(s.devices.iter().all(|d| d.pci_bus_id.is_none()));
+}
+
+/// Issue 16 §3: the AMD NPU's driver names itself `amdxdna_accel_driver` in fdinfo (a real dump,
+/// nokyan/resources#417) and lives under /sys/class/accel, which was not read: the NPU showed
+/// as an fdinfo-only device of unknown vendor.
+#[test]
+fn amd_npu_from_class_accel() {
+    let s = snapshot("amdxdna-npu");
+    let d = dev(&s, "pci-0000:c5:00.1");
+    assert_eq!(d.source, "sysfs", "found under /sys/class/accel");
+    assert_eq!(d.vendor, gpuledger_model::Vendor::Amd);
+    assert_eq!(d.pci_bus_id.as_deref(), Some("0000:c5:00.1"));
+    assert_eq!(d.driver_version.as_deref(), Some("amdxdna"));
+    assert_eq!(d.power_state.as_deref(), Some("active"));
+    let u = usage(&s, 3300);
+    assert_eq!(u.device, "pci-0000:c5:00.1");
+    assert_eq!(u.memory_source, "fdinfo");
+    assert_eq!(u.system_memory_bytes, Some(0));
+    assert!(
+        drm_detail(&s).contains("amdxdna 0000:c5:00.1"),
+        "{}",
+        drm_detail(&s)
+    );
+
+    // From fdinfo alone (no /sys/class/accel) it is still AMD's, by the driver's name.
+    let t = temp_copy("amdxdna-npu");
+    fs::remove_dir_all(t.path().join("sys/class/accel")).unwrap();
+    let s = Collector::new(config(t.path())).collect();
+    let d = dev(&s, "pci-0000:c5:00.1");
+    assert_eq!(d.source, "fdinfo");
+    assert_eq!(d.vendor, gpuledger_model::Vendor::Amd);
+}

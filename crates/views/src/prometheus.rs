@@ -31,7 +31,9 @@ use std::str::FromStr;
 /// Metric names of the estimated ledger (computed by a recipe, never measured), listed so that
 /// nothing measured is ever given one of these names.
 /// `gpuledger_process_estimated_memory_bytes{pid,name,user,workload,model,recipe,component}`
-/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`, `total`.
+/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`: the parts, which sum to
+/// the estimate's total. The total itself is not a series of the family, or `sum by (pid)`
+/// would count every process twice (issue 16).
 pub const ESTIMATED_METRICS: &[&str] = &["gpuledger_process_estimated_memory_bytes"];
 
 /// Content-Type of [`render_metrics`]'s output.
@@ -413,7 +415,8 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         }
     }
 
-    // The estimated ledger: its own family, never summed with the measured one.
+    // The estimated ledger: its own family, never summed with the measured one. Only the parts
+    // are series, so that summing the family gives the total, once.
     let mut f = Family::new(
         out,
         ESTIMATED_METRICS[0],
@@ -430,7 +433,6 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
             ("kv_cache", Some(e.kv_cache_gpu_bytes)),
             ("compute", Some(e.compute_gpu_bytes)),
             ("overhead", e.overhead_gpu_bytes),
-            ("total", Some(e.total_gpu_bytes)),
         ] {
             f.sample(
                 &[
@@ -955,14 +957,11 @@ mod tests {
         });
         let t = render_metrics(&s, &MetricsOptions::default());
         let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
-        // weights, kv_cache, compute, total; the unknown overhead is left out, not 0.
-        assert_eq!(est.len(), 4, "{est:?}");
+        // weights, kv_cache, compute; the unknown overhead is left out, not 0.
+        assert_eq!(est.len(), 3, "{est:?}");
         assert!(est
             .iter()
             .any(|l| l.contains("component=\"kv_cache\"") && l.ends_with(" 200")));
-        assert!(est
-            .iter()
-            .any(|l| l.contains("component=\"total\"") && l.ends_with(" 1230")));
         assert!(!est.iter().any(|l| l.contains("overhead")));
         // The measured family is untouched by the estimate.
         let measured = lines_of(&t, "gpuledger_process_memory_bytes");
@@ -972,6 +971,44 @@ mod tests {
                 .any(|l| l.contains("container=\"docker://0123456789ab\"")),
             "{measured:?}"
         );
+    }
+
+    /// Issue 16: a `component="total"` series beside the parts made `sum by (pid)` count every
+    /// process twice. Summing the family per process must give the estimate's total, once.
+    #[test]
+    fn estimated_parts_sum_to_the_total_once() {
+        let mut s = many(2);
+        for (i, overhead) in [(0, Some(300)), (1, None)] {
+            s.processes[i].estimate = Some(gpuledger_model::EstimatedMemory {
+                recipe: "llama.cpp/llama-server".into(),
+                model: "/m/q.gguf".into(),
+                n_ctx: 4096,
+                weights_gpu_bytes: 1000,
+                kv_cache_gpu_bytes: 200,
+                compute_gpu_bytes: 30,
+                overhead_gpu_bytes: overhead,
+                overhead_source: "test".into(),
+                total_gpu_bytes: 1230 + overhead.unwrap_or(0),
+            });
+        }
+        let t = render_metrics(&s, &MetricsOptions::default());
+        let mut sums = std::collections::BTreeMap::<String, u64>::new();
+        for l in lines_of(&t, "gpuledger_process_estimated_memory_bytes") {
+            assert!(!l.contains("component=\"total\""), "{l}");
+            let pid = l.split("pid=\"").nth(1).unwrap().split('"').next().unwrap();
+            let v: u64 = l.rsplit(' ').next().unwrap().parse().unwrap();
+            *sums.entry(pid.to_string()).or_default() += v;
+        }
+        let want: std::collections::BTreeMap<String, u64> = s.processes[..2]
+            .iter()
+            .map(|p| {
+                (
+                    p.pid.to_string(),
+                    p.estimate.as_ref().unwrap().total_gpu_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(sums, want);
     }
 
     #[test]

@@ -1,5 +1,8 @@
-//! Per-process GPU memory and engine use from DRM fdinfo (amdgpu, i915, xe and any driver that
-//! follows `Documentation/gpu/drm-usage-stats.rst`), with device telemetry from [`crate::sysfs`].
+//! Per-process GPU memory and engine use from DRM fdinfo (amdgpu, i915, xe, panfrost, panthor,
+//! accelerators such as amdxdna, and any driver that follows
+//! `Documentation/gpu/drm-usage-stats.rst`), with device telemetry from [`crate::sysfs`].
+//! Devices found in sysfs and devices known only from fdinfo are named by one rule
+//! ([`sysfs::uuid_for_slot`]), so a device has one identity whichever source sees it.
 //!
 //! One round: bring the descriptor index up to date (full rebuild on a slow cadence, otherwise
 //! only processes that started or exited), read the fdinfo of the known DRM descriptors, merge
@@ -192,11 +195,8 @@ impl DrmSource {
                 continue;
             }
             let vendor = sysfs::vendor_of(None, c.info.driver.as_deref());
-            let uuid = if fdinfo::is_pci_slot(&c.slot) {
-                sysfs::uuid_for_slot(&c.slot)
-            } else {
-                format!("drm-{}", c.slot)
-            };
+            // The same rule as for sysfs devices, so a device has one identity either way.
+            let uuid = sysfs::uuid_for_slot(&c.slot);
             let mut dev = Device::new(snap.devices.len() as u32, vendor, uuid.clone(), "fdinfo");
             dev.pci_bus_id = fdinfo::is_pci_slot(&c.slot).then(|| c.slot.clone());
             dev.name = c.info.driver.clone();

@@ -1,11 +1,16 @@
 //! Device telemetry for DRM devices (amdgpu, i915, xe, others) from sysfs.
 //!
-//! Devices are found under `<sys>/class/drm/{card*,renderD*}` and identified by their PCI slot from
-//! `device/uevent` (`PCI_SLOT_NAME`, `DRIVER`, `PCI_ID`): generic PCI files that never wake the
-//! device. The driver's own files (amdgpu `mem_info_*`, `gpu_busy_percent`, hwmon) take a
+//! Devices are found under `<sys>/class/drm/{card*,renderD*}` and, for compute accelerators
+//! (`drivers/accel`: the AMD XDNA NPU, ...), `<sys>/class/accel/accel*`, whose nodes work like
+//! DRM's (`/dev/accel/accelN`, fdinfo with `drm-*` keys). A PCI device is identified by its slot
+//! from `device/uevent` (`PCI_SLOT_NAME`, `DRIVER`, `PCI_ID`): generic PCI files that never wake
+//! the device. A platform device (Arm SoC GPUs: panfrost, panthor, msm) has no PCI slot; it is
+//! identified by its device name (`fde60000.gpu`), which is not a PCI bus id and never reported
+//! as one. The driver's own files (amdgpu `mem_info_*`, `gpu_busy_percent`, hwmon) take a
 //! runtime-PM reference, which powers a sleeping dGPU up; so `power/runtime_status` is read first
 //! and a suspended device is reported as suspended, with its live values null and that reason.
 
+use crate::drm::fdinfo::is_pci_slot;
 use gpuledger_model::{Device, Memory, Vendor};
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,11 +20,14 @@ use std::path::{Path, PathBuf};
 /// One DRM device (all its nodes together).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DrmCard {
-    /// PCI slot, lower-case (`0000:03:00.0`); for a non-PCI device the node's device link name.
+    /// PCI slot, lower-case (`0000:03:00.0`); for a non-PCI device the node's device link name
+    /// (`fde60000.gpu`).
     pub slot: String,
     pub driver: Option<String>,
     /// `vendor:device` from `PCI_ID` (`1002:744C`).
     pub pci_id: Option<String>,
+    /// First device-tree `compatible` string of a platform device (`rockchip,rk3568-mali`).
+    pub compatible: Option<String>,
     pub vendor: Vendor,
     /// Node names (`card0`, `renderD128`), sorted.
     pub nodes: Vec<String>,
@@ -29,14 +37,27 @@ pub struct DrmCard {
 }
 
 impl DrmCard {
-    /// The device's uuid in snapshots: its PCI address, stable across reboots on fixed hardware.
+    /// The device's uuid in snapshots (see [`uuid_for_slot`]).
     pub fn uuid(&self) -> String {
         uuid_for_slot(&self.slot)
     }
+
+    /// On PCI (its slot is a PCI address), as opposed to a platform device.
+    pub fn is_pci(&self) -> bool {
+        is_pci_slot(&self.slot)
+    }
 }
 
+/// The one identity rule for DRM and accel devices, used whichever source sees the device
+/// (sysfs or fdinfo alone): `pci-<slot>` for a PCI address, `drm-<name>` for anything else (a
+/// platform device name such as `fde60000.gpu`, or a bare node name when sysfs could not
+/// say which device a node belongs to). Both are stable across reboots on fixed hardware.
 pub fn uuid_for_slot(slot: &str) -> String {
-    format!("pci-{slot}")
+    if is_pci_slot(slot) {
+        format!("pci-{slot}")
+    } else {
+        format!("drm-{slot}")
+    }
 }
 
 /// NVML prints 8-digit domains (`00000000:18:00.0`), fdinfo and sysfs 4 (`0000:18:00.0`).
@@ -57,39 +78,66 @@ pub fn vendor_of(pci_id: Option<&str>, driver: Option<&str>) -> Vendor {
         .and_then(|id| id.split(':').next())
         .map(|v| v.to_ascii_lowercase());
     match by_id.as_deref() {
-        Some("1002") => return Vendor::Amd,
+        // 1022 is AMD's other PCI vendor id (the XDNA NPU is 1022:1502).
+        Some("1002" | "1022") => return Vendor::Amd,
         Some("8086") => return Vendor::Intel,
         Some("10de") => return Vendor::Nvidia,
         _ => {}
     }
     match driver {
-        Some("amdgpu" | "radeon" | "amdxdna") => Vendor::Amd,
+        // amdxdna prints `drm-driver: amdxdna_accel_driver` in fdinfo (nokyan/resources#417);
+        // its sysfs driver directory is `amdxdna`.
+        Some("amdgpu" | "radeon" | "amdxdna" | "amdxdna_accel_driver") => Vendor::Amd,
         Some("i915" | "xe") => Vendor::Intel,
         Some("nvidia" | "nvidia-drm" | "nouveau") => Vendor::Nvidia,
         _ => Vendor::Unknown,
     }
 }
 
-fn is_node(name: &str) -> bool {
-    ["card", "renderD"].iter().any(|p| {
+fn is_node(name: &str, prefixes: &[&str]) -> bool {
+    prefixes.iter().any(|p| {
         name.strip_prefix(p)
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     })
 }
 
-/// Every DRM device under `<sys>/class/drm`, sorted by slot. Connectors (`card0-DP-1`) are skipped.
+/// Every DRM device under `<sys>/class/drm` and every accelerator under `<sys>/class/accel`,
+/// sorted by slot. Connectors (`card0-DP-1`) are skipped. An error (`class/drm`'s) only when
+/// neither directory can be listed: a machine may have either without the other.
 pub fn discover(sys_root: &Path) -> io::Result<Vec<DrmCard>> {
-    let class = sys_root.join("class/drm");
+    let list = |class: &Path, prefixes: &[&str]| -> io::Result<Vec<PathBuf>> {
+        Ok(fs::read_dir(class)?
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| is_node(n, prefixes))
+            .map(|n| class.join(n))
+            .collect())
+    };
+    let mut nodes = match (
+        list(&sys_root.join("class/drm"), &["card", "renderD"]),
+        list(&sys_root.join("class/accel"), &["accel"]),
+    ) {
+        (Err(e), Err(_)) => return Err(e),
+        (drm, accel) => {
+            let mut n = drm.unwrap_or_default();
+            n.extend(accel.unwrap_or_default());
+            n
+        }
+    };
     let mut by_slot: BTreeMap<String, DrmCard> = BTreeMap::new();
-    let mut names: Vec<String> = fs::read_dir(&class)?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| is_node(n))
-        .collect();
+    let name_of = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string()
+    };
     // card* before renderD*, so a card's node_dir is the cardN directory (i915 puts its
     // frequency files there).
-    names.sort_by_key(|n| (!n.starts_with("card"), n.len(), n.clone()));
-    for name in names {
-        let node_dir = class.join(&name);
+    nodes.sort_by_key(|p| {
+        let n = name_of(p);
+        (!n.starts_with("card"), n.len(), n)
+    });
+    for node_dir in nodes {
+        let name = name_of(&node_dir);
         let device_dir = node_dir.join("device");
         let uevent = fs::read_to_string(device_dir.join("uevent")).unwrap_or_default();
         let field = |k: &str| {
@@ -116,11 +164,13 @@ pub fn discover(sys_root: &Path) -> io::Result<Vec<DrmCard>> {
                 .map(String::from)
         });
         let pci_id = field("PCI_ID");
+        let compatible = field("OF_COMPATIBLE_0");
         let card = by_slot.entry(slot.clone()).or_insert_with(|| DrmCard {
             vendor: vendor_of(pci_id.as_deref(), driver.as_deref()),
             slot,
             driver,
             pci_id,
+            compatible,
             nodes: Vec::new(),
             node_dir,
             device_dir,
@@ -141,7 +191,8 @@ pub fn node_map(cards: &[DrmCard]) -> BTreeMap<String, String> {
 /// `cardN` device for the snapshot, with what sysfs tells without waking it.
 pub fn device(card: &DrmCard, index: u32) -> Device {
     let mut dev = Device::new(index, card.vendor, card.uuid(), "sysfs");
-    dev.pci_bus_id = Some(card.slot.clone());
+    // A platform device's name is not a PCI bus id.
+    dev.pci_bus_id = card.is_pci().then(|| card.slot.clone());
     let vendor_word = match card.vendor {
         Vendor::Amd => "AMD",
         Vendor::Intel => "Intel",
@@ -154,11 +205,19 @@ pub fn device(card: &DrmCard, index: u32) -> Device {
             .ok()
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| {
-                format!(
-                    "{vendor_word} {} [{}]",
-                    card.driver.as_deref().unwrap_or("drm"),
-                    card.pci_id.as_deref().unwrap_or("?")
-                )
+                let driver = card.driver.as_deref().unwrap_or("drm");
+                if card.is_pci() {
+                    format!(
+                        "{vendor_word} {driver} [{}]",
+                        card.pci_id.as_deref().unwrap_or("?")
+                    )
+                } else {
+                    // No PCI id to show: the device-tree compatible says which part it is.
+                    match &card.compatible {
+                        Some(c) => format!("{driver} {c} ({})", card.slot),
+                        None => format!("{driver} ({})", card.slot),
+                    }
+                }
             }),
     );
     dev.driver_version = card.driver.clone();
@@ -399,9 +458,18 @@ mod tests {
     }
 
     #[test]
+    fn one_identity_rule_for_pci_and_platform_devices() {
+        assert_eq!(uuid_for_slot("0000:03:00.0"), "pci-0000:03:00.0");
+        assert_eq!(uuid_for_slot("fde60000.gpu"), "drm-fde60000.gpu");
+        assert_eq!(uuid_for_slot("renderD128"), "drm-renderD128");
+    }
+
+    #[test]
     fn vendors() {
         assert_eq!(vendor_of(Some("1002:744C"), None), Vendor::Amd);
         assert_eq!(vendor_of(None, Some("xe")), Vendor::Intel);
+        assert_eq!(vendor_of(Some("1022:1502"), None), Vendor::Amd);
+        assert_eq!(vendor_of(None, Some("amdxdna_accel_driver")), Vendor::Amd);
         assert_eq!(
             vendor_of(Some("1234:5678"), Some("virtio_gpu")),
             Vendor::Unknown
