@@ -314,7 +314,8 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
         .iter()
         .copied()
         .find(|st| (t1 - t0) / st <= 10)
-        .unwrap_or(604_800_000);
+        // Beyond the table (years of samples): whole weeks, still about ten ticks.
+        .unwrap_or_else(|| ((t1 - t0) / 10).div_euclid(604_800_000).max(1) * 604_800_000);
     let mut t = (t0 + tstep - 1).div_euclid(tstep) * tstep;
     while t <= t1 {
         let xx = x(t);
