@@ -28,6 +28,11 @@ use std::path::{Path, PathBuf};
 
 pub use lock::{LockError, RecorderLock};
 
+/// `processes.last_ms` is written when it has moved this far (and exactly at stop and before a
+/// prune): with a commit per sample, updating 200 rows every sample was most of its cost.
+/// Pruning keeps this much slack, so a row is never dropped while a kept sample names it.
+const LAST_SEEN_STEP_MS: i64 = 10_000;
+
 /// The schema this build writes; the database's `user_version` after migration.
 pub const SCHEMA_VERSION: i64 = 2;
 
@@ -337,6 +342,8 @@ pub struct Recorder {
     new_devices: Vec<(u32, Device)>,
     new_procs: Vec<(u32, Process, i64)>,
     seen: HashMap<u32, i64>,
+    /// The `last_ms` each process row holds now.
+    last_written: HashMap<u32, i64>,
     host: Option<Host>,
     /// (device, inode) of the database when opened: a file deleted or replaced under a running
     /// recorder must stop it, not let it report samples that went nowhere.
@@ -403,6 +410,7 @@ impl Recorder {
             new_devices: Vec::new(),
             new_procs: Vec::new(),
             seen: HashMap::new(),
+            last_written: HashMap::new(),
             host: None,
             identity: file_identity(path),
             lost: false,
@@ -636,8 +644,15 @@ impl Recorder {
 
     /// Write everything buffered in one transaction.
     pub fn flush(&mut self) -> Result<()> {
+        self.write(false)
+    }
+
+    /// `exact`: also bring every process's `last_ms` up to date (at stop, before pruning).
+    fn write(&mut self, exact: bool) -> Result<()> {
         if self.lost
-            || (self.pending.is_empty() && self.new_procs.is_empty() && self.seen.is_empty())
+            || (self.pending.is_empty()
+                && self.new_procs.is_empty()
+                && (!exact || self.seen.is_empty()))
         {
             return Ok(());
         }
@@ -701,7 +716,10 @@ impl Recorder {
                 .prepare_cached("UPDATE processes SET last_ms = ?2 WHERE id = ?1")
                 .map_err(&e)?;
             for (id, ts) in &self.seen {
-                st.execute(params![id, ts]).map_err(&e)?;
+                let written = self.last_written.get(id).copied().unwrap_or(i64::MIN);
+                if *ts > written && (exact || ts.saturating_sub(written) >= LAST_SEEN_STEP_MS) {
+                    st.execute(params![id, ts]).map_err(&e)?;
+                }
             }
             let mut st = tx
                 .prepare_cached(
@@ -745,15 +763,27 @@ impl Recorder {
         self.pending.clear();
         self.new_strings.clear();
         self.new_devices.clear();
+        for (id, _, ts) in &self.new_procs {
+            self.last_written.insert(*id, *ts);
+        }
         self.new_procs.clear();
-        self.seen.clear();
+        // What was written is done; the rest waits for a later flush.
+        let last_written = &mut self.last_written;
+        self.seen.retain(|id, ts| {
+            let written = last_written.entry(*id).or_insert(i64::MIN);
+            if *ts > *written && (exact || ts.saturating_sub(*written) >= LAST_SEEN_STEP_MS) {
+                *written = *ts;
+                return false;
+            }
+            *ts > *written
+        });
         Ok(())
     }
 
     /// Drop what is older than `cutoff_ms`. Keeps the keyframe a later delta frame depends on,
     /// and the processes still referenced. Returns what went.
     pub fn prune(&mut self, cutoff_ms: i64) -> Result<Pruned> {
-        self.flush()?;
+        self.write(true)?;
         let path = self.path.clone();
         let e = db_err(&path, "cannot prune");
         let tx = self.conn.transaction().map_err(&e)?;
@@ -775,7 +805,10 @@ impl Recorder {
                 .execute("DELETE FROM samples WHERE ts < ?1", [k])
                 .map_err(&e)?;
             out.processes = tx
-                .execute("DELETE FROM processes WHERE last_ms < ?1", [k])
+                .execute(
+                    "DELETE FROM processes WHERE last_ms < ?1",
+                    [k.saturating_sub(LAST_SEEN_STEP_MS)],
+                )
                 .map_err(&e)?;
         }
         out.device_samples = tx
@@ -799,7 +832,7 @@ impl Recorder {
 
 impl Drop for Recorder {
     fn drop(&mut self) {
-        let _ = self.flush();
+        let _ = self.write(true);
     }
 }
 

@@ -778,3 +778,37 @@ fn far_future_and_keyframe_less_samples_are_said_not_panicked_or_hidden() {
         "{e}"
     );
 }
+
+#[test]
+fn last_seen_is_written_every_10_s_exactly_at_stop_and_pruning_allows_for_the_lag() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let last_ms = || -> i64 {
+        Connection::open(&db)
+            .unwrap()
+            .query_row("SELECT last_ms FROM processes", [], |r| r.get(0))
+            .unwrap()
+    };
+    let mut rec = Recorder::open(&db).unwrap();
+    let s = snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]);
+    for k in 0..70 {
+        rec.add(&s, T0 + k * 1000);
+        rec.flush().unwrap();
+    }
+    // A commit per sample no longer rewrites every process row every sample.
+    assert_eq!(last_ms(), T0 + 60_000);
+    drop(rec);
+    assert_eq!(last_ms(), T0 + 69_000);
+    // After a kill -9 the row can lag the samples by up to 10 s; a prune whose first kept
+    // keyframe (60 s) is later than that must not drop a process the kept samples name.
+    Connection::open(&db)
+        .unwrap()
+        .execute("UPDATE processes SET last_ms = ?1", [T0 + 59_500])
+        .unwrap();
+    let mut rec = Recorder::open(&db).unwrap();
+    let pruned = rec.prune(T0 + 65_000).unwrap();
+    assert_eq!((pruned.samples, pruned.processes), (60, 0));
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    assert_eq!(rows(&r, &Query::default()).len(), 10);
+}
