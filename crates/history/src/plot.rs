@@ -178,8 +178,11 @@ const COLORS: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
 ];
 
+/// XML-escaped, with control characters (which XML 1.0 cannot hold, even as references) shown
+/// as escapes: a process name with ESC would otherwise make the SVG unreadable.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    crate::text::term_safe(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -484,6 +487,7 @@ mod tests {
     #[test]
     fn escapes_names() {
         assert_eq!(esc("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+        assert_eq!(esc("x\x1b[2J\x07"), "x\\e[2J\\u{7}");
     }
 
     fn recording() -> (tempfile::TempDir, std::path::PathBuf) {

@@ -1047,7 +1047,7 @@ impl Reader {
                         "no device {u:?} in this recording (recorded: {})",
                         self.devices
                             .iter()
-                            .map(|d| d.uuid.as_str())
+                            .map(|d| crate::text::term_safe(&d.uuid))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
