@@ -55,8 +55,9 @@ fn main() {
     }
     let (_d, sc_path) = support::scenario(&sc);
     let dir = tempfile::tempdir().unwrap();
-    let run = |n: u64| {
-        let db = dir.path().join(format!("b{n}.db"));
+    // `flush`: `--flush-every`; 0s (the default) commits every sample.
+    let run = |n: u64, flush: &str| {
+        let db = dir.path().join(format!("b{n}-{flush}.db"));
         let before = children_cpu();
         let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
             .arg("--nvml-lib")
@@ -69,6 +70,8 @@ fn main() {
                 "50ms",
                 "--count",
                 &n.to_string(),
+                "--flush-every",
+                flush,
                 "--db",
             ])
             .arg(&db)
@@ -86,13 +89,15 @@ fn main() {
         )
     };
     let n = 200u64;
-    let (one, _) = run(1);
-    let (many, _) = run(n);
-    let per = (many.saturating_sub(one)).as_secs_f64() / (n - 1) as f64;
-    println!(
-        "gpuledger record, 200 GPU processes, collection + write: {:.3} ms CPU per sample = {:.2} % of one core at 1 s (start-up {:.1} ms CPU)",
-        per * 1e3,
-        per * 1e3 / 10.0,
-        one.as_secs_f64() * 1e3
-    );
+    for flush in ["0s", "10s"] {
+        let (one, _) = run(1, flush);
+        let (many, _) = run(n, flush);
+        let per = (many.saturating_sub(one)).as_secs_f64() / (n - 1) as f64;
+        println!(
+            "gpuledger record --flush-every {flush}, 200 GPU processes, collection + write: {:.3} ms CPU per sample = {:.2} % of one core at 1 s (start-up {:.1} ms CPU)",
+            per * 1e3,
+            per * 1e3 / 10.0,
+            one.as_secs_f64() * 1e3
+        );
+    }
 }

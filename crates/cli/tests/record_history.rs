@@ -503,3 +503,267 @@ fn record_prunes_past_the_retention_at_start() {
     ));
     assert_eq!(rows.len(), 1);
 }
+
+/// Spawn `record`, and wait until it says it is recording (the database is open): timings
+/// start there, not at process start-up.
+fn spawn_recording(
+    sc: &std::path::Path,
+    root: &std::path::Path,
+    args: &[&str],
+) -> (Child, std::io::BufReader<std::process::ChildStderr>) {
+    use std::io::BufRead;
+    let mut child = spawn(fake_nvml(), sc, root, args);
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("recording every"), "{line}");
+    (child, err)
+}
+
+#[test]
+fn sigkill_after_3s_at_200ms_loses_at_most_one_sample() {
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    // The default --flush-every: what a user gets without asking.
+    let (mut child, _err) = spawn_recording(
+        &sc,
+        &t.root(),
+        &["record", "--db", dbs, "--interval", "200ms"],
+    );
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_millis(3000));
+    child.kill().unwrap(); // SIGKILL
+    let taken_at_most = started.elapsed().as_millis() as usize / 200 + 1;
+    child.wait().unwrap();
+    // Samples at 0, 200, ..., 3000 ms: about 15; one process per sample, so rows are samples.
+    // With the former default (--flush-every 10s) this kept 0.
+    let rows = csv_rows(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["history", "--db", dbs, "--format", "csv"],
+    ));
+    assert!(
+        rows.len() >= 13 && rows.len() <= taken_at_most,
+        "{} rows kept of at most {taken_at_most} samples taken",
+        rows.len()
+    );
+}
+
+#[test]
+fn a_deleted_database_stops_the_recorder_with_an_error() {
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    let (mut child, mut err) = spawn_recording(
+        &sc,
+        &t.root(),
+        &["record", "--db", dbs, "--interval", "20ms"],
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::remove_file(&db).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the recorder went on after its database was deleted");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(1), "{rest}");
+    assert!(
+        rest.contains("h.db: the database file was deleted or replaced while recording; stopped"),
+        "{rest}"
+    );
+    assert!(!rest.contains("recorded "), "{rest}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_fifo_or_directory_as_the_database_is_refused_at_once() {
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("f.db");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    let svg = dir.path().join("c.svg");
+    let svgs = svg.to_str().unwrap();
+    let (f, d) = (fifo.to_str().unwrap(), dir.path().to_str().unwrap());
+    for (path, kind) in [(f, "a FIFO"), (d, "a directory")] {
+        for args in [
+            vec!["record", "--db", path, "--count", "1"],
+            vec!["history", "--db", path],
+            vec!["plot", "--db", path, "--out", svgs],
+        ] {
+            // Before the fix a FIFO hung here (SQLite blocked opening it).
+            let out = gpuledger(fake_nvml(), &sc, &t.root(), &args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(
+                err.contains(&format!("{path}: is {kind}, not a recording file")),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn far_future_sample_times_are_an_error_not_a_panic() {
+    use gpuledger_history::store::Recorder;
+    let t = procs();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["record", "--db", dbs, "--interval", "10ms", "--count", "2"],
+    );
+    assert!(out.status.success());
+    // A sample near i64::MAX, written the way a recorder with a wild clock would.
+    let snap = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["--replay", dbs, "snapshot", "--json"],
+    ));
+    let snap: gpuledger_model::Snapshot = serde_json::from_value(snap).unwrap();
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(&snap, i64::MAX - 7);
+    drop(rec);
+    let svg = dir.path().join("c.svg");
+    for args in [
+        vec!["history", "--db", dbs, "--since", "1970-01-01T00:00:00Z"],
+        vec!["history", "--db", dbs, "--devices"],
+        vec!["plot", "--db", dbs, "--out", svg.to_str().unwrap()],
+        vec!["--replay", dbs, "snapshot"],
+    ] {
+        let out = gpuledger(fake_nvml(), &sc, &t.root(), &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "h.db: a sample is timed at Unix ms {}, outside the years 1970 to 9999",
+                i64::MAX - 7
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    // Before it, the recording reads.
+    let rows = csv_rows(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["history", "--db", dbs, "--format", "csv", "--until", "now"],
+    ));
+    assert_eq!(rows.len(), 2);
+}
+
+#[test]
+fn history_table_escapes_control_characters_from_process_names() {
+    let t = ProcTree::new();
+    t.add(4242, "evil\x1b]0;PWNED\x07\x1b[2J", 1000, 5, &["x"]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let dbs = db.to_str().unwrap();
+    let (_d, sc) = scenario(&scenario_text(1 << 30, 20_000_000_000, false));
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["record", "--db", dbs, "--interval", "10ms", "--count", "1"],
+    );
+    assert!(out.status.success());
+    let out = gpuledger(fake_nvml(), &sc, &t.root(), &["history", "--db", dbs]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    assert!(text.contains("evil\\e]0;PWNED\\u{7}\\e[2J"), "{text}");
+    // JSON keeps the name exactly (escaped the JSON way).
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["history", "--db", dbs, "--format", "json"],
+    ));
+    assert_eq!(v[0]["name"], "evil\x1b]0;PWNED\x07\x1b[2J");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_replay_of_the_apu_recording_keeps_system_memory_and_engines() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/linux/amdgpu-apu-gtt");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("apu.db");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+            .arg("--proc-root")
+            .arg(f.join("proc"))
+            .arg("--sys-root")
+            .arg(f.join("sys"))
+            .arg("--nvml-lib")
+            .arg(f.join("no-nvml-here.so"))
+            .args(args)
+            .env_remove("GPULEDGER_NVML_LIB")
+            .output()
+            .unwrap()
+    };
+    let dbs = db.to_str().unwrap();
+    let out = run(&["record", "--db", dbs, "--interval", "20ms", "--count", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let live = json_of(&run(&["snapshot", "--json"]));
+    let replay = json_of(&run(&["--replay", dbs, "snapshot", "--json"]));
+    let usage = |v: &serde_json::Value, pid: u64| {
+        v["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pid"] == pid)
+            .unwrap()["usage"][0]
+            .clone()
+    };
+    let (l, r) = (usage(&live, 3001), usage(&replay, 3001));
+    assert_eq!(r["system_memory_bytes"], 25258000u64 * 1024);
+    assert_eq!(r["system_memory_bytes"], l["system_memory_bytes"]);
+    assert_eq!(r["memory_bytes"], l["memory_bytes"]);
+    // Busy % per engine type: the recorded round's figures (a second round, with deltas).
+    let engines = r["engines_by_type"]
+        .as_object()
+        .expect("engines_by_type kept");
+    assert!(!engines.is_empty(), "{r}");
+    // The device's system memory (GTT) and its ledger come back too.
+    let (ld, rd) = (&live["devices"][0], &replay["devices"][0]);
+    assert_eq!(
+        rd["system_memory"]["used_bytes"],
+        ld["system_memory"]["used_bytes"]
+    );
+    assert_eq!(
+        rd["system_memory"]["total_bytes"],
+        ld["system_memory"]["total_bytes"]
+    );
+    assert_eq!(rd["system_ledger"]["unattributed_bytes"], 200u64 << 20);
+    // What a recording does not keep is said.
+    let notes = replay["notes"].to_string();
+    assert!(
+        notes.contains("does not keep workload identification"),
+        "{notes}"
+    );
+}

@@ -106,3 +106,44 @@ fn a_bad_expression_points_at_the_token() {
     // "GiBs" is not a unit, so it is the token that does not belong.
     assert!(err.contains("expected \"and\" or the end of the expression (column 20)\n  process.memory > 8 GiBs\n                     ^^^^"), "{err}");
 }
+
+#[test]
+fn alert_lines_escape_control_characters_in_process_names() {
+    let procs = ProcTree::new();
+    procs.add(4242, "x\x1b]0;PWNED\x07\x1b[2J\u{9b}1m", 1000, 5, &["x"]);
+    procs.add(5151, "python3", 1000, 6, &["python3"]);
+    let (_d, sc) = scenario(SCENARIO);
+    for json in [false, true] {
+        let mut args = vec![
+            "watch",
+            "--alert",
+            "process.memory > 8GiB",
+            "--interval",
+            "20ms",
+            "--count",
+            "1",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.contains(['\x1b', '\x07', '\u{9b}']),
+            "json {json}: {text:?}"
+        );
+        if json {
+            let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+            assert_eq!(
+                v["subject"]["process_name"],
+                "x\x1b]0;PWNED\x07\x1b[2J\u{9b}1m"
+            );
+        } else {
+            assert!(
+                text.contains("x\\e]0;PWNED\\u{7}\\e[2J\\u{9b}1m (pid 4242)"),
+                "{text}"
+            );
+        }
+    }
+}

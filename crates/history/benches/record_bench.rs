@@ -1,14 +1,17 @@
 //! Recording and export figures (a bench binary that prints numbers; run with
 //! `cargo bench -p gpuledger-history --bench record_bench`).
 //!
-//! 1. Recording at 1 s with 200 processes: CPU time per sample (add + the batched write, flush
-//!    every 10 samples as `record` does by default) and database bytes per day, extrapolated from
-//!    one recorded hour. Two workloads: typical (20 busy processes whose SM % changes every
-//!    sample and memory every 10 s, 180 idle) and worst case (every process changes every sample).
+//! 1. Recording at 1 s with 200 processes: CPU time per sample (add + the write) and database
+//!    bytes per day, extrapolated from one recorded hour. Two commit modes: one commit per sample
+//!    (`record`'s default, nothing lost on kill -9) and one per 10 samples (`--flush-every 10s`).
+//!    Two workloads: typical (20 busy processes whose SM % changes every sample and memory every
+//!    10 s, 180 idle) and worst case (every process changes every sample). CPU includes the
+//!    kernel's share (WAL writes), as getrusage reports it.
 //! 2. `history --since 24h --format csv` for a day of 86,400 samples × 200 processes, generated
 //!    straight into a database through the recorder, exported to /dev/null.
 //!
-//! Environment: `BENCH_DAY_SAMPLES` (default 86400) scales part 2 down for a quick run;
+//! Environment: `BENCH_DAY_SAMPLES` (default 86400) scales part 2 down for a quick run (0 skips
+//! it); `BENCH_SAMPLES` (default 3600) the samples of part 1;
 //! `BENCH_KEEP_DB=PATH` keeps the generated day for timing the real binary.
 
 use gpuledger_history::csv::HistoryCsv;
@@ -78,12 +81,15 @@ fn step(s: &mut Snapshot, k: u64, busy: usize) {
     d.power.usage_watts = Some(200.0 + (k % 300) as f64);
 }
 
-fn recording(label: &str, busy: usize) {
+fn recording(label: &str, busy: usize, every: u64) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
     let mut rec = Recorder::open(&db).unwrap();
     let mut s = machine(200);
-    let samples = 3600u64;
+    let samples: u64 = std::env::var("BENCH_SAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3600);
     let cpu0 = cpu_time();
     let wall0 = Instant::now();
     let mut worst = Duration::ZERO;
@@ -92,7 +98,7 @@ fn recording(label: &str, busy: usize) {
         step(&mut s, k, busy);
         balance(&mut s);
         rec.add(&s, T0 + k as i64 * 1000);
-        if k % 10 == 9 {
+        if k % every == every - 1 {
             rec.flush().unwrap();
         }
         worst = worst.max(t.elapsed());
@@ -107,7 +113,8 @@ fn recording(label: &str, busy: usize) {
     drop(c);
     let bytes = std::fs::metadata(&db).unwrap().len();
     println!(
-        "record, {label}: {:.3} ms CPU per sample ({:.3} ms wall, worst sample incl. flush {:.2} ms) = {:.3} % of one core at 1 s; database {:.1} MB per hour -> {:.1} MB per day",
+        "record, {label}, commit every {every} sample{}: {:.3} ms CPU per sample ({:.3} ms wall, worst sample incl. flush {:.2} ms) = {:.3} % of one core at 1 s; database {:.1} MB per hour -> {:.1} MB per day",
+        if every == 1 { "" } else { "s" },
         cpu.as_secs_f64() * 1e3 / samples as f64,
         wall.as_secs_f64() * 1e3 / samples as f64,
         worst.as_secs_f64() * 1e3,
@@ -224,7 +231,11 @@ impl std::io::Write for Counting {
 
 fn main() {
     // `cargo bench` passes --bench; nothing else to parse.
-    recording("typical (20 busy / 200)", 20);
-    recording("worst case (200 busy / 200)", 200);
-    export_day();
+    for every in [1, 10] {
+        recording("typical (20 busy / 200)", 20, every);
+        recording("worst case (200 busy / 200)", 200, every);
+    }
+    if std::env::var("BENCH_DAY_SAMPLES").as_deref() != Ok("0") {
+        export_day();
+    }
 }

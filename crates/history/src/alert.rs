@@ -665,7 +665,8 @@ pub fn render_line(ev: &Event) -> String {
     if let Some(n) = &ev.note {
         s.push_str(&format!(" · {n}"));
     }
-    s
+    // Process and device names come from outside.
+    crate::text::term_safe(&s).into_owned()
 }
 
 /// Environment for `--exec`: what the alert is about, never a command line (it can hold secrets).

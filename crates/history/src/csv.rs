@@ -387,6 +387,8 @@ mod tests {
                 vals: &v,
                 source: "nvml",
                 reason: None,
+                extra: None,
+                strings: &[],
             })
             .unwrap();
         }

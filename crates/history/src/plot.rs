@@ -178,8 +178,11 @@ const COLORS: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
 ];
 
+/// XML-escaped, with control characters (which XML 1.0 cannot hold, even as references) shown
+/// as escapes: a process name with ESC would otherwise make the SVG unreadable.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    crate::text::term_safe(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -314,7 +317,8 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
         .iter()
         .copied()
         .find(|st| (t1 - t0) / st <= 10)
-        .unwrap_or(604_800_000);
+        // Beyond the table (years of samples): whole weeks, still about ten ticks.
+        .unwrap_or_else(|| ((t1 - t0) / 10).div_euclid(604_800_000).max(1) * 604_800_000);
     let mut t = (t0 + tstep - 1).div_euclid(tstep) * tstep;
     while t <= t1 {
         let xx = x(t);
@@ -483,6 +487,7 @@ mod tests {
     #[test]
     fn escapes_names() {
         assert_eq!(esc("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+        assert_eq!(esc("x\x1b[2J\x07"), "x\\e[2J\\u{7}");
     }
 
     fn recording() -> (tempfile::TempDir, std::path::PathBuf) {

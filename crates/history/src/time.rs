@@ -57,16 +57,30 @@ pub fn parse_time_arg(s: &str, now_ms: i64) -> Result<i64, String> {
         return Ok(ms);
     }
     match humantime::parse_duration(s.trim()) {
-        Ok(d) => Ok(now_ms - d.as_millis() as i64),
+        // Saturating: `--since 1000000000y` means "from the beginning", not an overflow.
+        Ok(d) => Ok(now_ms.saturating_sub(i64::try_from(d.as_millis()).unwrap_or(i64::MAX))),
         Err(_) => Err(format!(
             "{s:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor a duration ago (1h, 30m, 7d)"
         )),
     }
 }
 
-/// Unix ms to RFC 3339 UTC; milliseconds shown only when not zero.
+/// The last millisecond RFC 3339 (four-digit years) can write: 9999-12-31T23:59:59.999Z.
+pub const MAX_MS: i64 = 253_402_300_799_999;
+
+/// True when `ms` can be written as an RFC 3339 time (1970 to 9999).
+pub fn in_range(ms: i64) -> bool {
+    (0..=MAX_MS).contains(&ms)
+}
+
+/// Unix ms to RFC 3339 UTC; milliseconds shown only when not zero. A time outside 1970–9999
+/// (a damaged recording, a wrong clock) is written as what it is rather than a wrong date or
+/// a panic.
 pub fn format_ms(ms: i64) -> String {
-    let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
+    if !in_range(ms) {
+        return format!("<time out of range: Unix ms {ms}>");
+    }
+    let t = UNIX_EPOCH + Duration::from_millis(ms as u64);
     if ms % 1000 == 0 {
         humantime::format_rfc3339_seconds(t).to_string()
     } else {
@@ -92,5 +106,19 @@ mod tests {
             .contains("neither"));
         assert_eq!(parse_duration("7d").unwrap().as_secs(), 7 * 86_400);
         assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn far_times_are_written_as_out_of_range_not_a_panic() {
+        assert_eq!(format_ms(MAX_MS), "9999-12-31T23:59:59.999Z");
+        assert_eq!(format_ms(0), "1970-01-01T00:00:00Z");
+        for ms in [MAX_MS + 1, i64::MAX, i64::MAX - 1, -1, i64::MIN] {
+            assert_eq!(format_ms(ms), format!("<time out of range: Unix ms {ms}>"));
+        }
+        // A duration ago longer than the clock can hold saturates instead of overflowing.
+        assert_eq!(
+            parse_time_arg("500000000000y", 1_795_939_200_000).unwrap(),
+            1_795_939_200_000 - i64::MAX
+        );
     }
 }

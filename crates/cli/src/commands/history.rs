@@ -3,7 +3,8 @@
 use crate::commands::record::db_path;
 use crate::Global;
 use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
-use gpuledger_history::store::{Query, Reader};
+use gpuledger_history::store::{Query, Reader, Skipped};
+use gpuledger_history::text::{json_safe, term_safe};
 use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
 use gpuledger_model::units::human_opt;
 use std::io::Write;
@@ -95,7 +96,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     match result {
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e),
-        Ok(()) => Ok(ExitCode::SUCCESS),
+        Ok(skipped) => {
+            if skipped.samples > 0 {
+                eprintln!(
+                    "gpuledger: {}: {} sample{} from {} to {} left out: no keyframe precedes them (a damaged or edited recording)",
+                    reader.path().display(),
+                    skipped.samples,
+                    if skipped.samples == 1 { "" } else { "s" },
+                    format_ms(skipped.first.unwrap_or_default()),
+                    format_ms(skipped.last.unwrap_or_default())
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -109,13 +122,15 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow::Result<()> {
+/// Writes the rows; returns what could not be decoded, for a warning.
+fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow::Result<Skipped> {
     // Errors from the writer are carried out of the row callbacks, which cannot return them.
     let mut err: Option<anyhow::Error> = None;
+    let mut skipped = Skipped::default();
     match (args.format, args.devices) {
         (Format::Csv, false) => {
             let mut w = HistoryCsv::processes(out)?;
-            reader.for_each_process_row(q, |r| {
+            skipped = reader.for_each_process_row(q, |r| {
                 if err.is_none() {
                     err = w.process_row(r).err().map(Into::into);
                 }
@@ -140,9 +155,11 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                 }
                 let sep: &[u8] = if first { b"\n" } else { b",\n" };
                 first = false;
+                // C1 controls escaped too (serde_json leaves them raw): the output may be a
+                // terminal.
                 err = out
                     .write_all(sep)
-                    .and_then(|_| serde_json::to_writer(&mut *out, &v).map_err(Into::into))
+                    .and_then(|_| out.write_all(json_safe(v.to_string()).as_bytes()))
                     .err()
                     .map(Into::into);
             };
@@ -166,7 +183,7 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                     )
                 })?;
             } else {
-                reader.for_each_process_row(q, |r| {
+                skipped = reader.for_each_process_row(q, |r| {
                     emit(
                         serde_json::json!({
                             "timestamp": format_ms(r.ts_ms),
@@ -194,7 +211,7 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                 "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}",
                 "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
             )?;
-            reader.for_each_process_row(q, |r| {
+            skipped = reader.for_each_process_row(q, |r| {
                 if err.is_none() {
                     let mem = human_opt(r.vals.memory_bytes);
                     err = writeln!(
@@ -203,11 +220,13 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                         format_ms(r.ts_ms),
                         r.device.index,
                         r.process.pid,
-                        r.process.name.as_deref().unwrap_or("?"),
+                        term_safe(r.process.name.as_deref().unwrap_or("?")),
                         mem,
                         opt(r.vals.sm_percent),
-                        r.source,
-                        r.reason.map(|x| format!("  ({x})")).unwrap_or_default()
+                        term_safe(r.source),
+                        r.reason
+                            .map(|x| format!("  ({})", term_safe(x)))
+                            .unwrap_or_default()
                     )
                     .err()
                     .map(Into::into);
@@ -244,6 +263,6 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
     }
     match err {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(skipped),
     }
 }

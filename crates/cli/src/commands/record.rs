@@ -21,9 +21,12 @@ pub struct Args {
     /// Keep samples this long; older ones are pruned at start and every hour.
     #[arg(long, default_value = "7d", value_parser = parse_duration)]
     pub retention: Duration,
-    /// Write buffered samples to the database this often (one transaction); also on stop.
-    /// A kill -9 loses at most this much.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    /// Commit samples to the database this often, in one transaction; also on stop. The default,
+    /// 0s, commits every sample: a kill -9 or an OOM kill loses at most the sample being taken.
+    /// Commits are not fsynced (SQLite WAL, synchronous=NORMAL), so a power loss or OS crash can
+    /// also lose what came after SQLite's last checkpoint. A longer time, e.g. 10s, batches
+    /// samples for fewer disk writes, and a kill -9 loses up to that much.
+    #[arg(long, default_value = "0s", value_parser = parse_duration, value_name = "DURATION")]
     pub flush_every: Duration,
     /// Stop after this many samples (default: until Ctrl-C / SIGTERM).
     #[arg(long, value_name = "N")]

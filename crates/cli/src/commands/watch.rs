@@ -83,7 +83,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         let mut out = std::io::stdout().lock();
         for ev in &events {
             let line = if args.json {
-                serde_json::to_string(ev)?
+                // C1 controls escaped too: names come from outside.
+                gpuledger_history::text::json_safe(serde_json::to_string(ev)?)
             } else {
                 render_line(ev)
             };

@@ -263,6 +263,108 @@ pub fn apply(state: &mut State, keyframe: bool, blob: &[u8]) -> Result<(), Frame
     Ok(())
 }
 
+// ---------------------------------------------------------------------------------------------
+// The extension frame (schema 2): what only some sources report.
+
+/// Per (process, device): the system memory charged to it (GTT / shared) and the busy % per
+/// engine type (DRM fdinfo, WDDM). Kept in a second, optional frame beside the main one, so a
+/// recording whose sources report neither (NVML) pays nothing for them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Extra {
+    pub system_memory_bytes: Option<u64>,
+    /// (engine type as a string-table id, busy %), sorted by id.
+    pub engines: Vec<(u32, u32)>,
+}
+
+pub type ExtState = BTreeMap<Key, Extra>;
+
+/// The entries whose extras changed from `prev` to `cur` (an entry that lost them is written
+/// as empty); `None` when nothing changed, so the row stores NULL.
+pub fn encode_ext(prev: &ExtState, cur: &ExtState) -> Option<Vec<u8>> {
+    let empty = Extra::default();
+    let mut changed: Vec<(&Key, &Extra)> = cur
+        .iter()
+        .filter(|(k, v)| prev.get(k) != Some(*v))
+        .collect();
+    changed.extend(
+        prev.keys()
+            .filter(|k| !cur.contains_key(k))
+            .map(|k| (k, &empty)),
+    );
+    if changed.is_empty() {
+        return None;
+    }
+    changed.sort_by_key(|(k, _)| **k);
+    let mut out = Vec::with_capacity(changed.len() * 8);
+    put(&mut out, changed.len() as u64);
+    let mut last = 0u32;
+    for (k, v) in changed {
+        put(&mut out, (k.0 - last) as u64);
+        put(&mut out, k.1 as u64);
+        put_opt(&mut out, v.system_memory_bytes);
+        put(&mut out, v.engines.len() as u64);
+        for (name, pct) in &v.engines {
+            put(&mut out, *name as u64);
+            put(&mut out, *pct as u64);
+        }
+        last = k.0;
+    }
+    Some(out)
+}
+
+/// Apply an extension frame (`None`: nothing changed) after the main frame was applied to
+/// `main`. A keyframe starts from nothing; entries the main frame removed go with it.
+pub fn apply_ext(
+    ext: &mut ExtState,
+    keyframe: bool,
+    blob: Option<&[u8]>,
+    main: &State,
+) -> Result<(), FrameError> {
+    if keyframe {
+        ext.clear();
+    }
+    if let Some(blob) = blob {
+        let mut c = Cur { b: blob, i: 0 };
+        let n = c.get()?;
+        // Every entry takes at least four bytes.
+        if n > blob.len() as u64 {
+            return Err(FrameError("extension entry count larger than the frame"));
+        }
+        let mut proc = 0u32;
+        for _ in 0..n {
+            proc = proc
+                .checked_add(c.get_u32()?)
+                .ok_or(FrameError("value out of range"))?;
+            let key = (proc, c.get_u32()?);
+            let system_memory_bytes = c.get_opt()?;
+            let m = c.get()?;
+            if m > (blob.len() - c.i) as u64 {
+                return Err(FrameError("engine count larger than the frame"));
+            }
+            let mut engines = Vec::with_capacity(m as usize);
+            for _ in 0..m {
+                engines.push((c.get_u32()?, c.get_u32()?));
+            }
+            let v = Extra {
+                system_memory_bytes,
+                engines,
+            };
+            if v == Extra::default() {
+                ext.remove(&key);
+            } else {
+                ext.insert(key, v);
+            }
+        }
+        if c.i != blob.len() {
+            return Err(FrameError("trailing bytes in the extension frame"));
+        }
+    }
+    if ext.len() > main.len() || ext.keys().any(|k| !main.contains_key(k)) {
+        ext.retain(|k, _| main.contains_key(k));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,7 +452,73 @@ mod tests {
         )
     }
 
+    fn ext_state() -> impl Strategy<Value = ExtState> {
+        proptest::collection::btree_map(
+            (0u32..50, 0u32..3),
+            (
+                proptest::option::of(0u64..u64::MAX),
+                proptest::collection::btree_map(0u32..6, 0u32..101, 0..3),
+            )
+                .prop_map(|(m, e)| Extra {
+                    system_memory_bytes: m,
+                    engines: e.into_iter().collect(),
+                })
+                .prop_filter("not empty", |x| *x != Extra::default()),
+            0..20,
+        )
+    }
+
+    #[test]
+    fn no_extras_cost_nothing() {
+        assert_eq!(encode_ext(&ExtState::new(), &ExtState::new()), None);
+        let mut main = State::new();
+        main.insert((1, 1), vals(Some(1), None));
+        let mut e = ExtState::new();
+        e.insert(
+            (1, 1),
+            Extra {
+                system_memory_bytes: Some(7),
+                engines: vec![(3, 40)],
+            },
+        );
+        assert_eq!(encode_ext(&e, &e), None);
+        // Removed from the main state: gone from the extras too.
+        let mut back = ExtState::new();
+        apply_ext(
+            &mut back,
+            true,
+            encode_ext(&ExtState::new(), &e).as_deref(),
+            &main,
+        )
+        .unwrap();
+        assert_eq!(back, e);
+        apply_ext(&mut back, false, None, &State::new()).unwrap();
+        assert!(back.is_empty());
+        assert_eq!(
+            apply_ext(&mut back, false, Some(&[1, 0, 1, 0, 100]), &main),
+            Err(FrameError("engine count larger than the frame"))
+        );
+    }
+
     proptest! {
+        #[test]
+        fn ext_delta_then_apply_gives_the_new_extras(a in ext_state(), b in ext_state()) {
+            // The main state holds every key of both.
+            let main: State = a.keys().chain(b.keys()).map(|k| (*k, Vals::default())).collect();
+            let mut s = a.clone();
+            apply_ext(&mut s, false, encode_ext(&a, &b).as_deref(), &main).unwrap();
+            prop_assert_eq!(&s, &b);
+            let mut k = a;
+            apply_ext(&mut k, true, encode_ext(&ExtState::new(), &b).as_deref(), &main).unwrap();
+            prop_assert_eq!(k, b);
+        }
+
+        #[test]
+        fn decoding_arbitrary_ext_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut s = ExtState::new();
+            let _ = apply_ext(&mut s, false, Some(&bytes), &State::new());
+        }
+
         #[test]
         fn delta_then_apply_gives_the_new_state(a in state(), b in state()) {
             let mut s = a.clone();

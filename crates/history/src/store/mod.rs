@@ -6,14 +6,18 @@
 //! - `device_samples`: one row per device per sample (memory, utilisation, temperature, power);
 //! - `samples`: one row per sample holding the process usage as a compact frame (see [`frame`]).
 //!
-//! The recorder buffers samples and writes them in one transaction per flush; the database is in
-//! WAL mode, so a recorder killed mid-write leaves the last committed state readable.
+//! - `samples.ext` (schema 2): the fields only some sources report (system memory, busy % per
+//!   engine type) as a second frame, NULL when nothing changed.
+//!
+//! The recorder writes each flush in one transaction (by default `record` flushes every sample);
+//! the database is in WAL mode with `synchronous = NORMAL`, so a recorder killed mid-write
+//! leaves every committed sample readable and a commit costs no fsync.
 
 pub mod frame;
 pub mod lock;
 
 use crate::time::format_ms;
-use frame::{State, Vals, KEYFRAME_EVERY};
+use frame::{ExtState, Extra, State, Vals, KEYFRAME_EVERY};
 use gpuledger_model::{
     balance, redact_arg_list, Device, Host, Process, Snapshot, SourceState, SourceStatus, Usage,
     Vendor,
@@ -24,11 +28,17 @@ use std::path::{Path, PathBuf};
 
 pub use lock::{LockError, RecorderLock};
 
+/// `processes.last_ms` is written when it has moved this far (and exactly at stop and before a
+/// prune): with a commit per sample, updating 200 rows every sample was most of its cost.
+/// Pruning keeps this much slack, so a row is never dropped while a kept sample names it.
+const LAST_SEEN_STEP_MS: i64 = 10_000;
+
 /// The schema this build writes; the database's `user_version` after migration.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
 CREATE TABLE devices(
@@ -43,16 +53,23 @@ CREATE TABLE device_samples(
     ts INTEGER NOT NULL, device INTEGER NOT NULL, used INTEGER, free INTEGER, gpu INTEGER,
     mem_util INTEGER, temp INTEGER, power_mw INTEGER, PRIMARY KEY(ts, device)) WITHOUT ROWID;
 INSERT INTO meta VALUES('application', 'gpuledger');
-"];
+",
+    "
+ALTER TABLE samples ADD COLUMN ext BLOB;
+ALTER TABLE device_samples ADD COLUMN sys_total INTEGER;
+ALTER TABLE device_samples ADD COLUMN sys_used INTEGER;
+",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// `msg` already carries SQLite's words: the error is not also chained as a source, which
+    /// printed them twice.
     #[error("{path}: {msg}")]
     Db {
         path: String,
         msg: String,
-        #[source]
-        source: Option<rusqlite::Error>,
+        sqlite: Option<rusqlite::Error>,
     },
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -65,16 +82,22 @@ type Result<T> = std::result::Result<T, StoreError>;
 fn db_err<'a>(path: &'a Path, what: &str) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
     let what = what.to_string();
     move |e| {
+        use rusqlite::Error as E;
         let msg = match &e {
-            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+            E::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
                 "not a gpuledger recording (not an SQLite database)".to_string()
+            }
+            // Our own words from `col`, which names the column.
+            E::FromSqlConversionFailure(_, _, inner) => format!("{what}: {inner}"),
+            E::InvalidColumnType(_, name, ty) => {
+                format!("{what}: column {name} holds {ty} (a damaged or edited recording)")
             }
             _ => format!("{what}: {e}"),
         };
         StoreError::Db {
             path: path.display().to_string(),
             msg,
-            source: Some(e),
+            sqlite: Some(e),
         }
     }
 }
@@ -83,8 +106,95 @@ fn fail(path: &Path, msg: impl Into<String>) -> StoreError {
     StoreError::Db {
         path: path.display().to_string(),
         msg: msg.into(),
-        source: None,
+        sqlite: None,
     }
+}
+
+/// A column value whose error names the column (rusqlite names only the index of a value out
+/// of range).
+fn col<T: rusqlite::types::FromSql>(r: &rusqlite::Row, i: usize) -> rusqlite::Result<T> {
+    r.get(i).map_err(|e| match e {
+        rusqlite::Error::IntegralValueOutOfRange(i, v) => {
+            let name = r.as_ref().column_name(i).unwrap_or("?").to_string();
+            rusqlite::Error::FromSqlConversionFailure(
+                i,
+                rusqlite::types::Type::Integer,
+                format!("column {name} holds {v}, out of range (a damaged or edited recording)")
+                    .into(),
+            )
+        }
+        e => e,
+    })
+}
+
+/// Refuse what SQLite cannot sensibly open: a directory ("disk I/O error"), a FIFO or device
+/// (opening it blocks or reads forever), a symlink loop (not "no such recording"). `Ok(false)`:
+/// the file does not exist. The WAL and shared-memory files beside it are checked too.
+fn check_file(path: &Path) -> Result<bool> {
+    fn kind(ft: std::fs::FileType) -> &'static str {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if ft.is_fifo() {
+                return "a FIFO";
+            }
+            if ft.is_char_device() {
+                return "a character device";
+            }
+            if ft.is_block_device() {
+                return "a block device";
+            }
+            if ft.is_socket() {
+                return "a socket";
+            }
+        }
+        if ft.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        }
+    }
+    let exists = match std::fs::metadata(path) {
+        Ok(md) if md.is_file() => true,
+        Ok(md) => {
+            return Err(fail(
+                path,
+                format!("is {}, not a recording file", kind(md.file_type())),
+            ))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(fail(path, format!("cannot open: {e}"))),
+    };
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut s = path.as_os_str().to_owned();
+        s.push(suffix);
+        let side = PathBuf::from(s);
+        if let Ok(md) = std::fs::metadata(&side) {
+            if !md.is_file() {
+                return Err(fail(
+                    path,
+                    format!(
+                        "{} is {}, where SQLite keeps the recording's {suffix} file",
+                        side.display(),
+                        kind(md.file_type())
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(exists)
+}
+
+/// The file's identity (device, inode), to notice that it was deleted or replaced under us.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    path.is_file().then_some((0, 0))
 }
 
 /// The default database: `$XDG_DATA_HOME/gpuledger/history.db`, else
@@ -108,8 +218,12 @@ pub fn default_db_path() -> Option<PathBuf> {
 }
 
 /// True when the file starts with the SQLite header (a recording rather than a snapshot JSON).
+/// Only a regular file is opened: opening a FIFO would block.
 pub fn is_recording(path: &Path) -> bool {
     use std::io::Read;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
@@ -188,6 +302,7 @@ struct Pending {
     ts: i64,
     keyframe: bool,
     blob: Vec<u8>,
+    ext: Option<Vec<u8>>,
     devices: Vec<(u32, DeviceVals)>,
 }
 
@@ -199,6 +314,9 @@ pub struct DeviceVals {
     pub mem_util: Option<u32>,
     pub temp: Option<i32>,
     pub power_mw: Option<u64>,
+    /// System memory (GTT / shared) the device uses and may use, where the source reports it.
+    pub sys_total: Option<u64>,
+    pub sys_used: Option<u64>,
 }
 
 /// (pid, start time) → (name, id): the name rides along so a lookup does not allocate.
@@ -216,6 +334,7 @@ pub struct Recorder {
     next_string: u32,
     next_device: u32,
     prev: Option<State>,
+    prev_ext: ExtState,
     since_key: u32,
     last_ts: i64,
     pending: Vec<Pending>,
@@ -223,7 +342,14 @@ pub struct Recorder {
     new_devices: Vec<(u32, Device)>,
     new_procs: Vec<(u32, Process, i64)>,
     seen: HashMap<u32, i64>,
+    /// The `last_ms` each process row holds now.
+    last_written: HashMap<u32, i64>,
     host: Option<Host>,
+    /// (device, inode) of the database when opened: a file deleted or replaced under a running
+    /// recorder must stop it, not let it report samples that went nowhere.
+    identity: Option<(u64, u64)>,
+    /// Set once the file is found gone: nothing more is written, not even on drop.
+    lost: bool,
 }
 
 fn i(v: Option<u64>) -> Option<i64> {
@@ -233,6 +359,7 @@ fn i(v: Option<u64>) -> Option<i64> {
 impl Recorder {
     /// Open (creating and migrating as needed) and lock `path` for recording.
     pub fn open(path: &Path) -> Result<Self> {
+        check_file(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 fail(
@@ -275,6 +402,7 @@ impl Recorder {
             next_string: 1,
             next_device: 1,
             prev: None,
+            prev_ext: ExtState::new(),
             since_key: 0,
             last_ts: i64::MIN,
             pending: Vec::new(),
@@ -282,7 +410,10 @@ impl Recorder {
             new_devices: Vec::new(),
             new_procs: Vec::new(),
             seen: HashMap::new(),
+            last_written: HashMap::new(),
             host: None,
+            identity: file_identity(path),
+            lost: false,
         };
         r.load_ids()?;
         Ok(r)
@@ -330,6 +461,16 @@ impl Recorder {
             .conn
             .query_row("SELECT max(ts) FROM samples", [], |r| r.get(0))
             .map_err(&e)?;
+        if let Some(t) = last.filter(|t| !crate::time::in_range(*t)) {
+            // Timestamps are kept increasing: every new sample would land on this one.
+            return Err(fail(
+                &self.path,
+                format!(
+                    "the last sample is timed {} (a damaged recording or a wrong clock); record into another file with --db",
+                    format_ms(t)
+                ),
+            ));
+        }
         self.last_ts = last.unwrap_or(i64::MIN);
         Ok(())
     }
@@ -432,10 +573,13 @@ impl Recorder {
                         .power
                         .usage_watts
                         .map(|w| (w * 1000.0).round().max(0.0) as u64),
+                    sys_total: d.system_memory.as_ref().and_then(|m| m.total_bytes),
+                    sys_used: d.system_memory.as_ref().and_then(|m| m.used_bytes),
                 },
             ));
         }
         let mut state = State::new();
+        let mut ext = ExtState::new();
         for p in &snap.processes {
             let pid = self.proc_id(p, ts);
             self.seen.insert(pid, ts);
@@ -454,6 +598,21 @@ impl Recorder {
                         reason,
                     },
                 );
+                if u.system_memory_bytes.is_some() || !u.engines_by_type.is_empty() {
+                    let mut engines: Vec<(u32, u32)> = u
+                        .engines_by_type
+                        .iter()
+                        .map(|(name, pct)| (self.string_id(name), *pct))
+                        .collect();
+                    engines.sort_unstable();
+                    ext.insert(
+                        (pid, dev),
+                        Extra {
+                            system_memory_bytes: u.system_memory_bytes,
+                            engines,
+                        },
+                    );
+                }
             }
         }
         let keyframe = self.prev.is_none() || self.since_key + 1 >= KEYFRAME_EVERY;
@@ -461,12 +620,19 @@ impl Recorder {
             (Some(prev), false) => frame::encode_delta(prev, &state),
             _ => frame::encode_key(&state),
         };
+        let ext_blob = if keyframe {
+            frame::encode_ext(&ExtState::new(), &ext)
+        } else {
+            frame::encode_ext(&self.prev_ext, &ext)
+        };
         self.since_key = if keyframe { 0 } else { self.since_key + 1 };
         self.prev = Some(state);
+        self.prev_ext = ext;
         self.pending.push(Pending {
             ts,
             keyframe,
             blob,
+            ext: ext_blob,
             devices: devs,
         });
     }
@@ -478,8 +644,30 @@ impl Recorder {
 
     /// Write everything buffered in one transaction.
     pub fn flush(&mut self) -> Result<()> {
-        if self.pending.is_empty() && self.new_procs.is_empty() && self.seen.is_empty() {
+        self.write(false)
+    }
+
+    /// `exact`: also bring every process's `last_ms` up to date (at stop, before pruning).
+    fn write(&mut self, exact: bool) -> Result<()> {
+        if self.lost
+            || (self.pending.is_empty()
+                && self.new_procs.is_empty()
+                && (!exact || self.seen.is_empty()))
+        {
             return Ok(());
+        }
+        // One stat per flush: SQLite would go on writing into a deleted file's inode.
+        if self.identity.is_some() && file_identity(&self.path) != self.identity {
+            self.lost = true;
+            let n = self.pending.len();
+            self.pending.clear();
+            return Err(fail(
+                &self.path,
+                format!(
+                    "the database file was deleted or replaced while recording; stopped ({n} sample{} not written). Start `gpuledger record` again to create a new one",
+                    if n == 1 { "" } else { "s" }
+                ),
+            ));
         }
         let path = self.path.clone();
         let e = db_err(&path, "cannot write samples");
@@ -528,21 +716,24 @@ impl Recorder {
                 .prepare_cached("UPDATE processes SET last_ms = ?2 WHERE id = ?1")
                 .map_err(&e)?;
             for (id, ts) in &self.seen {
-                st.execute(params![id, ts]).map_err(&e)?;
+                let written = self.last_written.get(id).copied().unwrap_or(i64::MIN);
+                if *ts > written && (exact || ts.saturating_sub(written) >= LAST_SEEN_STEP_MS) {
+                    st.execute(params![id, ts]).map_err(&e)?;
+                }
             }
             let mut st = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO samples(ts, keyframe, procs) VALUES (?1, ?2, ?3)",
+                    "INSERT OR REPLACE INTO samples(ts, keyframe, procs, ext) VALUES (?1, ?2, ?3, ?4)",
                 )
                 .map_err(&e)?;
             let mut sd = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO device_samples(ts, device, used, free, gpu, mem_util, temp, power_mw)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    "INSERT OR REPLACE INTO device_samples(ts, device, used, free, gpu, mem_util, temp, power_mw, sys_total, sys_used)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(&e)?;
             for s in &self.pending {
-                st.execute(params![s.ts, s.keyframe as i64, s.blob])
+                st.execute(params![s.ts, s.keyframe as i64, s.blob, s.ext])
                     .map_err(&e)?;
                 for (dev, v) in &s.devices {
                     sd.execute(params![
@@ -553,7 +744,9 @@ impl Recorder {
                         v.gpu,
                         v.mem_util,
                         v.temp,
-                        i(v.power_mw)
+                        i(v.power_mw),
+                        i(v.sys_total),
+                        i(v.sys_used)
                     ])
                     .map_err(&e)?;
                 }
@@ -570,15 +763,27 @@ impl Recorder {
         self.pending.clear();
         self.new_strings.clear();
         self.new_devices.clear();
+        for (id, _, ts) in &self.new_procs {
+            self.last_written.insert(*id, *ts);
+        }
         self.new_procs.clear();
-        self.seen.clear();
+        // What was written is done; the rest waits for a later flush.
+        let last_written = &mut self.last_written;
+        self.seen.retain(|id, ts| {
+            let written = last_written.entry(*id).or_insert(i64::MIN);
+            if *ts > *written && (exact || ts.saturating_sub(*written) >= LAST_SEEN_STEP_MS) {
+                *written = *ts;
+                return false;
+            }
+            *ts > *written
+        });
         Ok(())
     }
 
     /// Drop what is older than `cutoff_ms`. Keeps the keyframe a later delta frame depends on,
     /// and the processes still referenced. Returns what went.
     pub fn prune(&mut self, cutoff_ms: i64) -> Result<Pruned> {
-        self.flush()?;
+        self.write(true)?;
         let path = self.path.clone();
         let e = db_err(&path, "cannot prune");
         let tx = self.conn.transaction().map_err(&e)?;
@@ -600,7 +805,10 @@ impl Recorder {
                 .execute("DELETE FROM samples WHERE ts < ?1", [k])
                 .map_err(&e)?;
             out.processes = tx
-                .execute("DELETE FROM processes WHERE last_ms < ?1", [k])
+                .execute(
+                    "DELETE FROM processes WHERE last_ms < ?1",
+                    [k.saturating_sub(LAST_SEEN_STEP_MS)],
+                )
                 .map_err(&e)?;
         }
         out.device_samples = tx
@@ -624,7 +832,7 @@ impl Recorder {
 
 impl Drop for Recorder {
     fn drop(&mut self) {
-        let _ = self.flush();
+        let _ = self.write(true);
     }
 }
 
@@ -671,6 +879,27 @@ pub struct ProcRow<'a> {
     pub vals: &'a Vals,
     pub source: &'a str,
     pub reason: Option<&'a str>,
+    /// System memory and per-engine busy % where the source reported them.
+    pub extra: Option<&'a Extra>,
+    /// The recording's string table by id (engine type names in `extra`).
+    pub strings: &'a [Option<&'a String>],
+}
+
+impl ProcRow<'_> {
+    /// The busy % per engine type, by name.
+    pub fn engines_by_type(&self) -> BTreeMap<String, u32> {
+        self.extra
+            .map(|x| {
+                x.engines
+                    .iter()
+                    .filter_map(|(id, pct)| {
+                        let name = self.strings.get(*id as usize).copied().flatten()?;
+                        Some((name.clone(), *pct))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// One device at one sample.
@@ -684,18 +913,34 @@ pub struct DeviceRow<'a> {
 pub struct Reader {
     conn: Connection,
     path: PathBuf,
+    /// The recording's schema: 1 kept no extension frames and no device system memory.
+    version: i64,
     pub devices: Vec<DevInfo>,
     pub processes: HashMap<u32, ProcInfo>,
     strings: HashMap<u32, String>,
 }
 
 fn get_u64(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<u64>> {
-    Ok(r.get::<_, Option<i64>>(i)?.map(|v| v.max(0) as u64))
+    Ok(col::<Option<i64>>(r, i)?.map(|v| v.max(0) as u64))
+}
+
+/// A sample time outside 1970–9999 cannot be shown as a date, and arithmetic on it overflows:
+/// say which it is instead of reading on.
+fn check_ts(path: &Path, ts: i64) -> Result<i64> {
+    if crate::time::in_range(ts) {
+        return Ok(ts);
+    }
+    Err(fail(
+        path,
+        format!(
+            "a sample is timed at Unix ms {ts}, outside the years 1970 to 9999 (a damaged recording or a wrong clock); read the samples before it with --until (or --at)"
+        ),
+    ))
 }
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Self> {
-        if !path.exists() {
+        if !check_file(path)? {
             return Err(fail(
                 path,
                 "no such recording (start one with `gpuledger record`)",
@@ -715,7 +960,7 @@ impl Reader {
                 "not a gpuledger recording (empty or another SQLite database)",
             ));
         }
-        let e = db_err(path, "cannot read the recording");
+        let e = db_err(path, "cannot read the devices table");
         let devices = {
             let mut st = conn
                 .prepare("SELECT id, uuid, idx, vendor, name, total_bytes, source FROM devices ORDER BY idx, id")
@@ -723,31 +968,32 @@ impl Reader {
             let rows = st
                 .query_map([], |r| {
                     Ok(DevInfo {
-                        id: r.get(0)?,
-                        uuid: r.get(1)?,
-                        index: r.get(2)?,
-                        vendor: r.get(3)?,
-                        name: r.get(4)?,
+                        id: col(r, 0)?,
+                        uuid: col(r, 1)?,
+                        index: col(r, 2)?,
+                        vendor: col(r, 3)?,
+                        name: col(r, 4)?,
                         total_bytes: get_u64(r, 5)?,
-                        source: r.get(6)?,
+                        source: col(r, 6)?,
                     })
                 })
                 .map_err(&e)?;
             rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&e)?
         };
+        let e = db_err(path, "cannot read the processes table");
         let processes = {
             let mut st = conn
                 .prepare("SELECT id, pid, start_time, name, user, cmdline FROM processes")
                 .map_err(&e)?;
             let rows = st
                 .query_map([], |r| {
-                    let cmd: Option<String> = r.get(5)?;
+                    let cmd: Option<String> = col(r, 5)?;
                     Ok(ProcInfo {
-                        id: r.get(0)?,
-                        pid: r.get(1)?,
+                        id: col(r, 0)?,
+                        pid: col(r, 1)?,
                         start_time: get_u64(r, 2)?,
-                        name: r.get(3)?,
-                        user: r.get(4)?,
+                        name: col(r, 3)?,
+                        user: col(r, 4)?,
                         cmdline: cmd.and_then(|c| serde_json::from_str(&c).ok()),
                     })
                 })
@@ -756,10 +1002,11 @@ impl Reader {
                 .collect::<rusqlite::Result<HashMap<_, _>>>()
                 .map_err(&e)?
         };
+        let e = db_err(path, "cannot read the strings table");
         let strings = {
             let mut st = conn.prepare("SELECT id, text FROM strings").map_err(&e)?;
             let rows = st
-                .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))
+                .query_map([], |r| Ok((col::<u32>(r, 0)?, col::<String>(r, 1)?)))
                 .map_err(&e)?;
             rows.collect::<rusqlite::Result<HashMap<_, _>>>()
                 .map_err(&e)?
@@ -767,10 +1014,15 @@ impl Reader {
         Ok(Reader {
             conn,
             path: path.to_path_buf(),
+            version: v,
             devices,
             processes,
             strings,
         })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// First and last sample times, `None` when nothing is recorded.
@@ -795,7 +1047,7 @@ impl Reader {
                         "no device {u:?} in this recording (recorded: {})",
                         self.devices
                             .iter()
-                            .map(|d| d.uuid.as_str())
+                            .map(|d| crate::text::term_safe(&d.uuid))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
@@ -805,7 +1057,9 @@ impl Reader {
     }
 
     /// Every (sample, process, device) in the query, in time order, then process and device id.
-    pub fn for_each_process_row(&self, q: &Query, mut f: impl FnMut(&ProcRow)) -> Result<()> {
+    /// A stretch that cannot be decoded (no keyframe before it: a damaged recording) is an error
+    /// when nothing else in the range could be read, and otherwise counted in the result.
+    pub fn for_each_process_row(&self, q: &Query, mut f: impl FnMut(&ProcRow)) -> Result<Skipped> {
         let e = db_err(&self.path, "cannot read samples");
         let dev_filter = self.device_filter(q)?;
         let wanted = |p: &ProcInfo| {
@@ -864,22 +1118,31 @@ impl Reader {
                 |r| r.get(0),
             )
             .map_err(&e)?;
+        let ext_col = if self.version >= 2 { "ext" } else { "NULL" };
         let mut st = self
             .conn
-            .prepare(
-                "SELECT ts, keyframe, procs FROM samples WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts",
-            )
+            .prepare(&format!(
+                "SELECT ts, keyframe, procs, {ext_col} FROM samples WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts"
+            ))
             .map_err(&e)?;
         let mut rows = st
             .query(params![start.unwrap_or(i64::MIN), until])
             .map_err(&e)?;
         let mut state = State::new();
+        let mut ext = ExtState::new();
         let mut started = false;
+        let mut skipped = Skipped::default();
         while let Some(r) = rows.next().map_err(&e)? {
-            let ts: i64 = r.get(0).map_err(&e)?;
-            let key: bool = r.get::<_, i64>(1).map_err(&e)? != 0;
+            let ts: i64 = check_ts(&self.path, col(r, 0).map_err(&e)?)?;
+            let key: bool = col::<i64>(r, 1).map_err(&e)? != 0;
             if !started && !key {
-                // Retention or a crash cut the chain before its keyframe: wait for the next one.
+                // No keyframe to decode from (only a damaged or edited recording lacks one:
+                // pruning and every recorder start keep one). Counted, and said.
+                if ts >= since {
+                    skipped.samples += 1;
+                    skipped.first.get_or_insert(ts);
+                    skipped.last = Some(ts);
+                }
                 continue;
             }
             started = true;
@@ -888,8 +1151,14 @@ impl Reader {
                 .map_err(&e)?
                 .as_blob()
                 .map_err(|x| e(x.into()))?;
-            frame::apply(&mut state, key, blob)
-                .map_err(|fe| StoreError::Frame(fe, self.path.display().to_string()))?;
+            let frame_err = |fe| StoreError::Frame(fe, self.path.display().to_string());
+            frame::apply(&mut state, key, blob).map_err(frame_err)?;
+            let ext_blob = r
+                .get_ref(3)
+                .map_err(&e)?
+                .as_blob_or_null()
+                .map_err(|x| e(x.into()))?;
+            frame::apply_ext(&mut ext, key, ext_blob, &state).map_err(frame_err)?;
             if ts < since {
                 continue;
             }
@@ -906,10 +1175,24 @@ impl Reader {
                     vals: v,
                     source: string(v.source).unwrap_or("?"),
                     reason: v.reason.and_then(string),
+                    extra: ext.get(&(*pid, *did)),
+                    strings: &strings,
                 });
             }
         }
-        Ok(())
+        if skipped.samples > 0 && !started {
+            return Err(fail(
+                &self.path,
+                format!(
+                    "{} sample{} from {} to {} cannot be read: no keyframe precedes them (a damaged or edited recording)",
+                    skipped.samples,
+                    if skipped.samples == 1 { "" } else { "s" },
+                    format_ms(skipped.first.unwrap_or_default()),
+                    format_ms(skipped.last.unwrap_or_default())
+                ),
+            ));
+        }
+        Ok(skipped)
     }
 
     /// Every (sample, device) in the query, in time order.
@@ -919,10 +1202,15 @@ impl Reader {
         let devs: HashMap<u32, &DevInfo> = self.devices.iter().map(|d| (d.id, d)).collect();
         let mut st = self
             .conn
-            .prepare(
-                "SELECT ts, device, used, free, gpu, mem_util, temp, power_mw FROM device_samples
+            .prepare(&format!(
+                "SELECT ts, device, used, free, gpu, mem_util, temp, power_mw, {} FROM device_samples
                  WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts, device",
-            )
+                if self.version >= 2 {
+                    "sys_total, sys_used"
+                } else {
+                    "NULL, NULL"
+                }
+            ))
             .map_err(&e)?;
         let mut rows = st
             .query(params![
@@ -931,7 +1219,8 @@ impl Reader {
             ])
             .map_err(&e)?;
         while let Some(r) = rows.next().map_err(&e)? {
-            let did: u32 = r.get(1).map_err(&e)?;
+            let ts = check_ts(&self.path, col(r, 0).map_err(&e)?)?;
+            let did: u32 = col(r, 1).map_err(&e)?;
             if dev_filter.is_some_and(|d| d != did) {
                 continue;
             }
@@ -939,13 +1228,15 @@ impl Reader {
             let vals = DeviceVals {
                 used: get_u64(r, 2).map_err(&e)?,
                 free: get_u64(r, 3).map_err(&e)?,
-                gpu: r.get(4).map_err(&e)?,
-                mem_util: r.get(5).map_err(&e)?,
-                temp: r.get(6).map_err(&e)?,
+                gpu: col(r, 4).map_err(&e)?,
+                mem_util: col(r, 5).map_err(&e)?,
+                temp: col(r, 6).map_err(&e)?,
                 power_mw: get_u64(r, 7).map_err(&e)?,
+                sys_total: get_u64(r, 8).map_err(&e)?,
+                sys_used: get_u64(r, 9).map_err(&e)?,
             };
             f(&DeviceRow {
-                ts_ms: r.get(0).map_err(&e)?,
+                ts_ms: ts,
                 device: d,
                 vals,
             });
@@ -962,6 +1253,7 @@ impl Reader {
                 r.get(0)
             })
             .map_err(&e)?;
+        let ts = ts.map(|t| check_ts(&self.path, t)).transpose()?;
         let Some(ts) = ts else {
             let range = self.range()?;
             return Err(fail(
@@ -1005,6 +1297,18 @@ impl Reader {
             dev.utilization.memory_percent = r.vals.mem_util;
             dev.temperature_c = r.vals.temp;
             dev.power.usage_watts = r.vals.power_mw.map(|mw| mw as f64 / 1000.0);
+            if r.vals.sys_total.is_some() || r.vals.sys_used.is_some() {
+                dev.system_memory = Some(gpuledger_model::Memory {
+                    total_bytes: r.vals.sys_total,
+                    used_bytes: r.vals.sys_used,
+                    free_bytes: r
+                        .vals
+                        .sys_total
+                        .zip(r.vals.sys_used)
+                        .map(|(t, u)| t.saturating_sub(u)),
+                    ..Default::default()
+                });
+            }
             snap.devices.push(dev);
         })?;
         let mut procs: BTreeMap<u32, Process> = BTreeMap::new();
@@ -1021,6 +1325,8 @@ impl Reader {
             u.memory_bytes = r.vals.memory_bytes;
             u.engines.sm_percent = r.vals.sm_percent;
             u.unavailable_reason = r.reason.map(str::to_string);
+            u.system_memory_bytes = r.extra.and_then(|x| x.system_memory_bytes);
+            u.engines_by_type = r.engines_by_type();
             p.usage.push(u);
         })?;
         snap.processes = procs.into_values().collect();
@@ -1029,9 +1335,38 @@ impl Reader {
             SourceState::Ok,
             format!("sample at {} from {}", format_ms(ts), self.path.display()),
         ));
+        snap.notes.push(not_kept_note(self.version));
         balance(&mut snap);
         Ok(snap)
     }
+}
+
+/// What [`Reader::for_each_process_row`] could not decode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    pub samples: usize,
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+}
+
+/// A replayed snapshot says what a recording does not keep, so a missing field reads as "not
+/// recorded" rather than "not measured".
+pub fn not_kept_note(version: i64) -> String {
+    let mut s = String::from(
+        "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %",
+    );
+    if version >= 2 {
+        s.push_str(", system memory and busy % per engine type");
+    }
+    s.push_str(
+        "; it does not keep workload identification, estimates, listening ports, containers, ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
+    );
+    if version < 2 {
+        s.push_str(
+            ", nor (recorded by an older gpuledger) system memory and busy % per engine type",
+        );
+    }
+    s
 }
 
 #[cfg(test)]

@@ -203,7 +203,9 @@ fn round_trip_exact_values_across_keyframes_and_deltas() {
                 gpu: Some(3),
                 mem_util: None,
                 temp: Some(50),
-                power_mw: Some(215_500)
+                power_mw: Some(215_500),
+                sys_total: None,
+                sys_used: None,
             }
         )]
     );
@@ -397,7 +399,7 @@ fn wrong_files_are_named_and_explained() {
         .unwrap();
     let err = Reader::open(&newer).err().unwrap().to_string();
     assert!(
-        err.contains("recorded by a newer gpuledger (schema 99; this one reads up to 1)"),
+        err.contains("recorded by a newer gpuledger (schema 99; this one reads up to 2)"),
         "{err}"
     );
     let err = Reader::open(&dir.path().join("missing.db"))
@@ -464,4 +466,349 @@ fn retention_drops_a_whole_earlier_run_when_the_next_starts_with_a_keyframe() {
     );
     drop(rec);
     assert_eq!(Reader::open(&db).unwrap().range().unwrap(), None);
+}
+
+/// The full text `{:#}` prints: the error and each source after it.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+#[test]
+fn system_memory_and_engines_by_type_survive_a_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    let apu = |k: u64| {
+        let mut s = snap(
+            600 * MIB,
+            10,
+            vec![proc(10, 1, "llama-server", Some(5 * MIB), Some(3))],
+        );
+        s.devices[0].system_memory = Some(gpuledger_model::Memory {
+            total_bytes: Some(8000 * MIB),
+            used_bytes: Some(3000 * MIB + k * MIB),
+            ..Default::default()
+        });
+        let u = &mut s.processes[0].usage[0];
+        u.system_memory_bytes = Some(2000 * MIB + k * MIB);
+        u.engines_by_type.insert("gfx".into(), 40 + k as u32);
+        u.engines_by_type.insert("compute".into(), 7);
+        s.processes
+            .push(proc(11, 2, "nvidia-only", Some(MIB), None));
+        balance(&mut s);
+        s
+    };
+    for k in 0..70 {
+        rec.add(&apu(k), T0 + k as i64 * 1000);
+    }
+    // The extras go away while the process stays.
+    let mut s = apu(0);
+    s.processes[0].usage[0].system_memory_bytes = None;
+    s.processes[0].usage[0].engines_by_type.clear();
+    rec.add(&s, T0 + 70_000);
+    rec.flush().unwrap();
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    for k in [0u64, 1, 59, 60, 65] {
+        let s = r.snapshot_at(T0 + k as i64 * 1000).unwrap();
+        let u = &s.processes[0].usage[0];
+        assert_eq!(
+            u.system_memory_bytes,
+            Some(2000 * MIB + k * MIB),
+            "sample {k}"
+        );
+        assert_eq!(
+            u.engines_by_type,
+            [
+                ("compute".to_string(), 7),
+                ("gfx".to_string(), 40 + k as u32)
+            ]
+            .into(),
+            "sample {k}"
+        );
+        assert_eq!(s.processes[1].usage[0].system_memory_bytes, None);
+        assert!(s.processes[1].usage[0].engines_by_type.is_empty());
+        let sys = s.devices[0].system_memory.unwrap();
+        assert_eq!(sys.used_bytes, Some(3000 * MIB + k * MIB));
+        assert_eq!(sys.total_bytes, Some(8000 * MIB));
+        assert!(s
+            .notes
+            .iter()
+            .any(|n| n.contains("does not keep workload identification")
+                && n.contains("system memory and busy % per engine type;")));
+    }
+    let s = r.snapshot_at(T0 + 70_000).unwrap();
+    assert_eq!(s.processes[0].usage[0].system_memory_bytes, None);
+    assert!(s.processes[0].usage[0].engines_by_type.is_empty());
+}
+
+#[test]
+fn a_schema_1_recording_still_reads_and_says_what_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v1.db");
+    {
+        let c = Connection::open(&db).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO strings VALUES (1, 'nvml');
+             INSERT INTO devices VALUES (1, 'GPU-1', 0, 'nvidia', 'H200', 1000, 'nvml');
+             INSERT INTO processes VALUES (1, 10, 1, 'a', 'alice', NULL, 0, 0);",
+        )
+        .unwrap();
+        // One keyframe entry: process 1 on device 1, memory 5 (stored as 6), SM unknown,
+        // source 1, no reason.
+        c.execute(
+            "INSERT INTO samples VALUES (?1, 1, ?2)",
+            params![T0, vec![1u8, (1 << 5) | 31, 1, 6, 0, 1, 0]],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO device_samples VALUES (?1, 1, 7, 993, 1, 2, 50, 1000)",
+            [T0],
+        )
+        .unwrap();
+    }
+    let r = Reader::open(&db).unwrap();
+    let s = r.snapshot_at(T0).unwrap();
+    assert_eq!(s.processes[0].usage[0].memory_bytes, Some(5));
+    assert_eq!(s.devices[0].memory.used_bytes, Some(7));
+    assert!(s.notes[0].contains("nor (recorded by an older gpuledger) system memory"));
+    // A recorder migrates it and appends.
+    drop(r);
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(
+        &snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]),
+        T0 + 1000,
+    );
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    assert_eq!(rows(&r, &Query::default()).len(), 2);
+}
+
+#[test]
+fn sqlite_errors_name_the_table_and_column_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(
+        &snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]),
+        T0,
+    );
+    drop(rec);
+    let c = Connection::open(&db).unwrap();
+    c.execute_batch("UPDATE processes SET pid = 99999999999")
+        .unwrap();
+    let err = Reader::open(&db).err().unwrap();
+    let text = chain(&err);
+    assert!(
+        text.contains(
+            "h.db: cannot read the processes table: column pid holds 99999999999, out of range"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("99999999999").count(), 1, "{text}");
+    c.execute_batch("UPDATE processes SET pid = 'abc'").unwrap();
+    let text = chain(&Reader::open(&db).err().unwrap());
+    assert!(
+        text.contains("cannot read the processes table: column pid holds Text"),
+        "{text}"
+    );
+    // An SQLite failure: its words once.
+    c.execute_batch("UPDATE processes SET pid = 10; DROP TABLE strings")
+        .unwrap();
+    let text = chain(&Reader::open(&db).err().unwrap());
+    assert_eq!(text.matches("no such table: strings").count(), 1, "{text}");
+    assert!(text.contains("cannot read the strings table"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_by_name_and_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.db");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let loop_a = dir.path().join("a.db");
+    std::os::unix::fs::symlink(dir.path().join("b.db"), &loop_a).unwrap();
+    std::os::unix::fs::symlink(&loop_a, dir.path().join("b.db")).unwrap();
+    let sub = dir.path().join("sub.db");
+    std::fs::create_dir(&sub).unwrap();
+    // These return at once: a FIFO is never opened.
+    for (path, want) in [
+        (&fifo, "fifo.db: is a FIFO, not a recording file"),
+        (&sub, "sub.db: is a directory, not a recording file"),
+    ] {
+        let e = Reader::open(path).err().unwrap().to_string();
+        assert!(e.contains(want), "{e}");
+        let e = Recorder::open(path).err().unwrap().to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    assert!(!is_recording(&fifo));
+    let e = Reader::open(&loop_a).err().unwrap().to_string();
+    assert!(
+        e.contains("a.db: cannot open: ") && e.contains("symbolic links"),
+        "{e}"
+    );
+    assert!(!e.contains("no such recording"), "{e}");
+    // A FIFO where SQLite keeps the WAL.
+    let db = dir.path().join("w.db");
+    let c = std::ffi::CString::new(format!("{}-wal", db.display())).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = Recorder::open(&db).err().unwrap().to_string();
+    assert!(e.contains("w.db-wal is a FIFO, where SQLite keeps"), "{e}");
+}
+
+#[test]
+fn a_deleted_database_stops_the_recorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    let s = snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]);
+    rec.add(&s, T0);
+    rec.flush().unwrap();
+    std::fs::remove_file(&db).unwrap();
+    rec.add(&s, T0 + 1000);
+    let e = rec.flush().unwrap_err().to_string();
+    assert!(
+        e.contains("h.db: the database file was deleted or replaced while recording; stopped (1 sample not written)"),
+        "{e}"
+    );
+    // Replaced by another file: the same.
+    drop(rec);
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(&s, T0 + 2000);
+    rec.flush().unwrap();
+    let other = dir.path().join("other.db");
+    std::fs::copy(&db, &other).unwrap();
+    std::fs::rename(&other, &db).unwrap();
+    rec.add(&s, T0 + 3000);
+    assert!(rec
+        .flush()
+        .unwrap_err()
+        .to_string()
+        .contains("deleted or replaced"));
+}
+
+#[test]
+fn far_future_and_keyframe_less_samples_are_said_not_panicked_or_hidden() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    let s = snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]);
+    // Two runs: keyframes at samples 0 and 3.
+    for k in 0..3 {
+        rec.add(&s, T0 + k * 1000);
+    }
+    drop(rec);
+    let mut rec = Recorder::open(&db).unwrap();
+    for k in 3..5 {
+        rec.add(&s, T0 + k * 1000);
+    }
+    drop(rec);
+    let c = Connection::open(&db).unwrap();
+    // No keyframe before the samples: nothing can be decoded, and the reader says so.
+    c.execute_batch("UPDATE samples SET keyframe = 0").unwrap();
+    let r = Reader::open(&db).unwrap();
+    let e = r
+        .for_each_process_row(&Query::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("h.db: 5 samples from 2026-11-29T08:00:00Z to 2026-11-29T08:00:04Z cannot be read: no keyframe precedes them"),
+        "{e}"
+    );
+    assert!(r.snapshot_at(i64::MAX).is_err());
+    // Only the first run lacks one: the second is read, the first counted.
+    c.execute_batch(&format!(
+        "UPDATE samples SET keyframe = 1 WHERE ts = {}",
+        T0 + 3000
+    ))
+    .unwrap();
+    let mut n = 0;
+    let skipped = r
+        .for_each_process_row(&Query::default(), |_| n += 1)
+        .unwrap();
+    assert_eq!((n, skipped.samples), (2, 3));
+
+    // A sample timed near i64::MAX.
+    c.execute_batch(&format!(
+        "UPDATE samples SET keyframe = 1 WHERE ts = {T0}; UPDATE samples SET ts = {0} WHERE ts = {1};
+         UPDATE device_samples SET ts = {0} WHERE ts = {1};",
+        i64::MAX - 1,
+        T0 + 4000
+    ))
+    .unwrap();
+    let want = format!(
+        "a sample is timed at Unix ms {}, outside the years 1970 to 9999",
+        i64::MAX - 1
+    );
+    let e = r
+        .for_each_process_row(&Query::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&want), "{e}");
+    let e = r
+        .for_each_device_row(&Query::default(), |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&want), "{e}");
+    let e = r.snapshot_at(i64::MAX).unwrap_err().to_string();
+    assert!(e.contains(&want), "{e}");
+    // Before it, all is well.
+    let before = Query {
+        until_ms: Some(T0 + 1000),
+        ..Query::default()
+    };
+    assert_eq!(rows(&r, &before).len(), 2);
+    assert_eq!(r.snapshot_at(T0 + 1000).unwrap().processes.len(), 1);
+    // A recorder does not append behind it.
+    drop(r);
+    let e = Recorder::open(&db).err().unwrap().to_string();
+    assert!(
+        e.contains("the last sample is timed <time out of range"),
+        "{e}"
+    );
+}
+
+#[test]
+fn last_seen_is_written_every_10_s_exactly_at_stop_and_pruning_allows_for_the_lag() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let last_ms = || -> i64 {
+        Connection::open(&db)
+            .unwrap()
+            .query_row("SELECT last_ms FROM processes", [], |r| r.get(0))
+            .unwrap()
+    };
+    let mut rec = Recorder::open(&db).unwrap();
+    let s = snap(600 * MIB, 1, vec![proc(10, 1, "a", Some(MIB), None)]);
+    for k in 0..70 {
+        rec.add(&s, T0 + k * 1000);
+        rec.flush().unwrap();
+    }
+    // A commit per sample no longer rewrites every process row every sample.
+    assert_eq!(last_ms(), T0 + 60_000);
+    drop(rec);
+    assert_eq!(last_ms(), T0 + 69_000);
+    // After a kill -9 the row can lag the samples by up to 10 s; a prune whose first kept
+    // keyframe (60 s) is later than that must not drop a process the kept samples name.
+    Connection::open(&db)
+        .unwrap()
+        .execute("UPDATE processes SET last_ms = ?1", [T0 + 59_500])
+        .unwrap();
+    let mut rec = Recorder::open(&db).unwrap();
+    let pruned = rec.prune(T0 + 65_000).unwrap();
+    assert_eq!((pruned.samples, pruned.processes), (60, 0));
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    assert_eq!(rows(&r, &Query::default()).len(), 10);
 }
