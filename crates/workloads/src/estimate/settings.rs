@@ -115,6 +115,23 @@ pub struct LlamaSettings {
     pub unmodelled: Vec<String>,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
+    /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
+    /// `/props` `build_info` say) whose rules to follow; `None` = the newest rules.
+    pub llama_build: Setting<Option<u64>>,
+}
+
+/// The build number in llama.cpp's version strings: `b8123`, `8123`, `b8123-7e4c0a9`,
+/// `version: 8123 (7e4c0a9)`.
+pub fn parse_llama_build(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let s = s.strip_prefix("version:").unwrap_or(s).trim();
+    let s = s.strip_prefix('b').unwrap_or(s);
+    let digits: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = &s[digits.len()..];
+    if digits.is_empty() || !(rest.is_empty() || rest.starts_with(['-', ' ', '('])) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 impl Default for LlamaSettings {
@@ -136,6 +153,7 @@ impl Default for LlamaSettings {
             mmap: Setting::default(true, "mmap"),
             unmodelled: Vec::new(),
             backend: Setting::default(Backend::Cuda, "cuda"),
+            llama_build: Setting::default(None, "unknown: the newest rules"),
         }
     }
 }
@@ -448,6 +466,18 @@ mod tests {
         assert_eq!(s.flash_attn.value, FlashAttn::On);
         assert!(s.swa_full.value);
         assert!(s.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn llama_build_numbers_from_version_strings() {
+        assert_eq!(parse_llama_build("b8123"), Some(8123));
+        assert_eq!(parse_llama_build("8123"), Some(8123));
+        assert_eq!(parse_llama_build("b10434-7e4c0a9"), Some(10434));
+        assert_eq!(parse_llama_build("version: 9272 (1d7ab2b94)"), Some(9272));
+        assert_eq!(parse_llama_build("b12x"), None);
+        assert_eq!(parse_llama_build("unknown"), None);
+        assert_eq!(parse_llama_build(""), None);
+        assert_eq!(parse_llama_build("99999999999999999999999"), None);
     }
 
     #[test]
