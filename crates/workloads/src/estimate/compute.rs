@@ -241,8 +241,17 @@ pub fn reserve(
     }
     let gemma = arch.starts_with("gemma");
     let scale_rows = (gemma && rules.embd_input).then(|| g.input(t * 4));
-    let pos = g.input(t * 4);
-    input_bytes += t * 4;
+    let any_kv = layers.iter().any(|l| l.has_kv);
+    let any_rec = layers.iter().any(|l| l.recurrent);
+    // Positions exist only for attention layers; recurrent layers read a state-copy index.
+    let pos = any_kv.then(|| {
+        input_bytes += t * 4;
+        g.input(t * 4)
+    });
+    let s_copy = any_rec.then(|| {
+        input_bytes += n_seq * 4;
+        g.input(n_seq * 4)
+    });
 
     // Attention inputs, in the order of their first use: the cache of layer 0 first.
     let make_cache = |g: &mut Graph, swa: bool, bytes: u64, input_bytes: &mut u64| {
@@ -296,8 +305,10 @@ pub fn reserve(
             if !approx.contains(&"recurrent layers") {
                 approx.push("recurrent layers");
             }
-            recurrent_block(&mut g, p, normed, cur_t, n_seq)
+            let s_copy = s_copy.expect("recurrent state input");
+            recurrent_block(&mut g, ssm_of(model, p), normed, s_copy, cur_t, n_seq)
         } else if l.has_kv {
+            let pos = pos.expect("positions exist when a layer has attention");
             let cache = caches[l.swa as usize].as_mut().expect("cache for layer");
             if p.is_mla {
                 if !approx.contains(&"MLA attention") {
@@ -582,19 +593,66 @@ fn moe(g: &mut Graph, e: u64, x: Id, t: u64, n_expert: u64, n_used: u64, ff: u64
     }
 }
 
-/// A Mamba-style recurrent block, written coarsely: in-projection, convolution over the
-/// previous state, selective scan, out-projection.
-fn recurrent_block(g: &mut Graph, p: &ModelParams, x: Id, t: u64, n_seq: u64) -> Id {
-    let e = p.n_embd;
-    let d_inner = p.rs_elems_per_layer.map(|_| 2 * e).unwrap_or(2 * e);
-    let xz = g.op(2 * d_inner * t * F32, &[x]);
+/// Recurrent-state sizes of a Mamba-1 layer (`ssm.*` keys).
+#[derive(Debug, Clone, Copy)]
+struct Ssm {
+    d_conv: u64,
+    d_inner: u64,
+    d_state: u64,
+    dt_rank: u64,
+}
+
+fn ssm_of(model: &GgufModel, p: &ModelParams) -> Ssm {
+    let key = |k: &str| {
+        model
+            .get(&format!("{}.{k}", p.arch))
+            .and_then(|v| v.as_u64())
+    };
+    Ssm {
+        d_conv: key("ssm.conv_kernel").unwrap_or(4),
+        d_inner: key("ssm.inner_size").unwrap_or(2 * p.n_embd),
+        d_state: key("ssm.state_size").unwrap_or(16),
+        dt_rank: key("ssm.time_step_rank").unwrap_or(p.n_embd.div_ceil(16)),
+    }
+}
+
+/// A Mamba-1 block (`build_mamba_layer`): the conv state gathered per sequence and joined to the
+/// projected input, the causal convolution, the selective scan, the gated output projection.
+/// Other recurrent architectures (Mamba-2, RWKV) are counted with the same shape.
+fn recurrent_block(g: &mut Graph, m: Ssm, x: Id, s_copy: Id, t: u64, n_seq: u64) -> Id {
+    let di = m.d_inner;
+    let conv_in = g.op((m.d_conv - 1).max(1) * di * n_seq * F32, &[s_copy]);
+    let ci = g.view(conv_in);
+    let cv = g.view(ci);
+    g.external(&[cv]); // the state copied back into the cache
+    let xz = g.op(2 * di * t * F32, &[x]);
     let xv = g.view(xz);
-    let conv = g.op(d_inner * (t + 3 * n_seq) * F32, &[xv]);
-    let conv = g.op(d_inner * t * F32, &[conv]);
-    let act = g.inplace(d_inner * t * F32, &[conv]);
-    let scan = g.op(d_inner * t * F32 * 2, &[act]);
-    let y = g.view(scan);
+    let xt = g.view(xv);
+    let cat = g.op(((m.d_conv - 1) + t / n_seq) * di * n_seq * F32, &[ci, xt]);
+    let last = g.view(cat);
+    g.external(&[last]);
+    let conv = g.op(di * t * F32, &[cat]);
+    let conv = g.inplace(di * t * F32, &[conv]); // + bias
+    let conv = g.inplace(di * t * F32, &[conv]); // silu
+    let x_db = g.op((m.dt_rank + 2 * m.d_state) * t * F32, &[conv]);
+    let dtv = g.view(x_db);
+    let dt_c = g.op(m.dt_rank * t * F32, &[dtv]);
+    let dt = g.op(di * t * F32, &[dt_c]);
+    let dt = g.inplace(di * t * F32, &[dt]); // + bias
+    let bv = g.view(x_db);
+    let cvv = g.view(x_db);
+    let scan = g.op(
+        di * t * F32 + m.d_state * di * n_seq * F32,
+        &[conv, dt, bv, cvv, s_copy],
+    );
+    let sv = g.view(scan);
+    g.external(&[sv]);
     let zv = g.view(xz);
-    let y = g.op(d_inner * t * F32, &[y, zv]);
-    g.op(e * t * F32, &[y])
+    let z = g.op(di * t * F32, &[zv]);
+    let y = g.inplace(di * t * F32, &[conv]); // * D
+    let yv = g.view(scan);
+    let y = g.inplace(di * t * F32, &[yv, y]);
+    let gated = g.op(di * t * F32, &[z, y]);
+    let out = g.op(g.bytes(x), &[gated]); // ssm_out: back to n_embd × n_tokens
+    g.view(out)
 }
