@@ -147,6 +147,7 @@ pub fn reserve(
     r: &Reserve,
     rules: Rules,
     alignment: u64,
+    device: bool,
 ) -> ComputeGraph {
     let names: HashMap<&str, &[u64]> = model
         .tensors()
@@ -224,7 +225,9 @@ pub fn reserve(
     };
 
     let mut g = Graph::default();
-    let tokens = g.input(t * 4);
+    // On a GPU the token lookup runs on the host (token_embd stays there): the device graph
+    // receives its result as an input copy instead of the token ids.
+    let tokens = if device { g.input(et) } else { g.input(t * 4) };
     let mut input_bytes = t * 4;
     if rules.embd_input {
         g.input(et); // the vector-embeddings alternative: never consumed when tokens are given
@@ -282,7 +285,7 @@ pub fn reserve(
     input_bytes += n_outputs * 4;
 
     // Token embeddings (build_inp_embd).
-    let mut inp = g.op(et, &[tokens]);
+    let mut inp = if device { tokens } else { g.op(et, &[tokens]) };
     if let Some((mt, ms, me)) = mixed {
         let rows = g.op(et, &[mt]);
         let dup = g.op(et, &[me]);

@@ -699,7 +699,8 @@ fn compute(
         Backend::Cuda => 128,
         Backend::Vulkan => 64,
     };
-    let g = compute::reserve(model, p, &reserve, rules, align);
+    let on_device = backend != Backend::Cpu && offloaded > p.n_layer;
+    let g = compute::reserve(model, p, &reserve, rules, align, on_device);
     let all = p.n_layer + 1;
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     let (gpu_bytes, host_bytes, split) = if backend == Backend::Cpu {

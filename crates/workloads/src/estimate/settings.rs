@@ -167,6 +167,30 @@ fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
         .map_err(|_| format!("{flag}: {v:?} is not a valid number"))
 }
 
+/// A count llama-server reads into a 32-bit `int` (`std::stoi`): larger values are refused there,
+/// so they are refused here rather than wrapped into a different setting.
+fn count(flag: &str, v: &str) -> Result<u64, String> {
+    let n: u64 = num(flag, v).map_err(|e| {
+        if v.trim().starts_with('-') {
+            format!("{flag}: {v:?} is negative")
+        } else if !v.trim().is_empty() && v.trim().bytes().all(|b| b.is_ascii_digit()) {
+            format!(
+                "{flag}: {v} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+                i32::MAX
+            )
+        } else {
+            e
+        }
+    })?;
+    if n > i32::MAX as u64 {
+        return Err(format!(
+            "{flag}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+            i32::MAX
+        ));
+    }
+    Ok(n)
+}
+
 fn flag(f: &str) -> SettingSource {
     SettingSource::Flag(f.to_string())
 }
@@ -193,13 +217,19 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     }),
     (&["-c", "--ctx-size"], |s, f, v| {
         s.ctx_size = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
     }),
     (&["-np", "--parallel"], |s, f, v| {
         let n: i64 = num(f, v)?;
+        if n > i32::MAX as i64 {
+            return Err(format!(
+                "{f}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+                i32::MAX
+            ));
+        }
         if n == 0 || n < -1 {
             return Err(format!(
                 "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
@@ -232,14 +262,14 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     }),
     (&["-b", "--batch-size"], |s, f, v| {
         s.batch = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
     }),
     (&["-ub", "--ubatch-size"], |s, f, v| {
         s.ubatch = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
@@ -466,6 +496,28 @@ mod tests {
         assert_eq!(s.flash_attn.value, FlashAttn::On);
         assert!(s.swa_full.value);
         assert!(s.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn counts_that_do_not_fit_llama_servers_int_are_refused() {
+        for (flag, v) in [
+            ("-c", "18446744073709551615"),
+            ("-c", "99999999999999999999999"),
+            ("-c", "2147483648"),
+            ("-ub", "4294967296"),
+            ("-b", "18446744073709551615"),
+            ("-np", "2147483648"),
+        ] {
+            let e = LlamaSettings::from_args(&args(&format!("{flag} {v}"))).unwrap_err();
+            assert!(
+                e.contains("does not fit") && e.contains("2147483647"),
+                "{e}"
+            );
+        }
+        let e = LlamaSettings::from_args(&args("-c -5")).unwrap_err();
+        assert!(e.contains("negative"), "{e}");
+        let s = LlamaSettings::from_args(&args("-c 2147483647")).unwrap();
+        assert_eq!(s.ctx_size.value, 2147483647);
     }
 
     #[test]
