@@ -6,8 +6,8 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks); approximate for MoE routing, MLA and recurrent layers, whose graphs are
-//! written more coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
+//! sliding-window masks, Mamba-1 blocks); approximate for MoE routing, MLA and other recurrent
+//! layers, whose graphs are written more coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 
 use std::collections::HashMap;
 
@@ -305,8 +305,9 @@ pub fn reserve(
         let norm = g.inplace(et_l, &[inp_l]);
         let normed = g.inplace(et_l, &[norm]);
         let mut attn_out = if l.recurrent {
-            if !approx.contains(&"recurrent layers") {
-                approx.push("recurrent layers");
+            // Mamba-1 is written op for op; other recurrent blocks borrow its shape.
+            if p.arch != "mamba" && !approx.contains(&"recurrent layers (Mamba-1's shape)") {
+                approx.push("recurrent layers (Mamba-1's shape)");
             }
             let s_copy = s_copy.expect("recurrent state input");
             recurrent_block(&mut g, ssm_of(model, p), normed, s_copy, cur_t, n_seq)
