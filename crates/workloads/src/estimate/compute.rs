@@ -259,9 +259,15 @@ pub fn reserve(
     // Attention inputs, in the order of their first use: the cache of layer 0 first.
     let make_cache = |g: &mut Graph, swa: bool, bytes: u64, input_bytes: &mut u64| {
         let k_idx = g.input(t * 8);
-        let v_idx = g.input(v_idx_max(swa));
+        // MLA caches only K (V is a view of it): no V indices.
+        let v_idx = if p.is_mla {
+            k_idx
+        } else {
+            *input_bytes += v_idx_max(swa);
+            g.input(v_idx_max(swa))
+        };
         let mask = g.input(bytes);
-        *input_bytes += t * 8 + v_idx_max(swa) + bytes;
+        *input_bytes += t * 8 + bytes;
         Cache {
             k_idx,
             v_idx,
@@ -515,40 +521,45 @@ fn mla_attention(
     let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
     let nope = k_mla.saturating_sub(rope);
     let h = l.n_head;
-    let _ = il;
+    let _ = (il, nope);
+    // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
     let q = g.op(h * k_mla * t * F32, &[x]);
-    let kv_pe = g.op((kv_lora + rope) * t * F32, &[x]);
-    let kv_c = g.view(kv_pe);
-    let kv_n = g.inplace(kv_lora * t * F32, &[kv_c]);
-    let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
-    let q_pe_v = g.view(q);
-    let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
-    let k_pe_v = g.view(kv_pe);
-    let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
     let q_nope = g.view(q);
     let q_nope = g.view(q_nope);
     let q_abs = g.op(h * kv_lora * t * F32, &[q_nope]);
     let q_abs = g.view(q_abs);
+    let q_pe_v = g.view(q);
+    let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
     let q_cur = g.op(h * (kv_lora + rope) * t * F32, &[q_abs, q_pe]);
-    let kv_r = g.view(kv_n);
-    let k_cur = g.op((kv_lora + rope) * t * F32, &[kv_r, k_pe]);
+    // K: the compressed latent (normed) joined to its rotated RoPE part; V is the latent.
+    let kv_pe = g.op((kv_lora + rope) * t * F32, &[x]);
+    let kv_c = g.view(kv_pe);
+    let kv_n = g.inplace(kv_lora * t * F32, &[kv_c]);
+    let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
+    let v_cur = g.view(kv_n);
+    let k_pe_v = g.view(kv_pe);
+    let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
+    let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
     g.external(&[kv, k_idx]);
     let qv = g.view(q_cur);
     let qp = g.view(qv);
     let lat = if r.fa {
-        g.op(h * kv_lora * t * F32, &[qp, mask])
+        let o = g.op(h * kv_lora * t * F32, &[qp, mask]);
+        g.view(o)
     } else {
+        // V (the latent part of the cache, not transposed) is made contiguous first; F16 assumed.
+        let v_cont = g.op(r.cells_full * kv_lora * 2, &[]);
         let kq_bytes = r.cells_full * t * h * F32;
         let kq = g.op(kq_bytes, &[qp]);
         let sm = g.inplace(kq_bytes, &[kq, mask]);
-        g.op(kv_lora * t * h * F32, &[sm])
+        g.op(kv_lora * t * h * F32, &[v_cont, sm])
     };
-    let lp = g.view(lat);
-    let dec = g.op(v_mla * h * t * F32, &[lp]);
-    let _ = nope;
+    // Decompress with wv_b, back to heads × tokens.
+    let dec = g.op(v_mla * h * t * F32, &[lat]);
     let dp = g.view(dec);
-    g.op(v_mla * h * t * F32, &[dp])
+    let c = g.op(v_mla * h * t * F32, &[dp]);
+    g.view(c)
 }
 
 /// A dense FFN (`build_ffn`): gate and up, the GLU, down.
