@@ -301,6 +301,23 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
         };
         Ok(())
     }),
+    // Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
+    (&["-lm", "--load-mode"], |s, f, v| {
+        let mmap = match v.trim().to_ascii_lowercase().as_str() {
+            "auto" | "mmap" | "mmap+mlock" => true,
+            "none" | "mlock" | "dio" => false,
+            _ => {
+                return Err(format!(
+                    "{f}: {v:?} is not auto, none, mmap, mlock, mmap+mlock or dio"
+                ))
+            }
+        };
+        s.mmap = Setting {
+            value: mmap,
+            source: flag(f),
+        };
+        Ok(())
+    }),
     // Flags that change placement in ways the recipe does not model: remembered and reported.
     (
         &[
@@ -496,6 +513,22 @@ mod tests {
         assert_eq!(s.flash_attn.value, FlashAttn::On);
         assert!(s.swa_full.value);
         assert!(s.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn load_mode_decides_whether_weights_are_mapped() {
+        for (v, mmap) in [
+            ("none", false),
+            ("mlock", false),
+            ("mmap", true),
+            ("auto", true),
+        ] {
+            let s = LlamaSettings::from_args(&args(&format!("-lm {v}"))).unwrap();
+            assert_eq!(s.mmap.value, mmap, "-lm {v}");
+        }
+        let s = LlamaSettings::from_args(&args("--load-mode=dio")).unwrap();
+        assert!(!s.mmap.value);
+        assert!(LlamaSettings::from_args(&args("-lm sometimes")).is_err());
     }
 
     #[test]
