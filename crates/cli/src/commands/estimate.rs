@@ -35,7 +35,8 @@ llama-server flags (same names and defaults as llama-server):
   -fa, --flash-attn on|off|auto
   --swa-full                  full-size cache for sliding-window layers
   -nkvo, --no-kv-offload      keep the KV cache on the host
-  --no-mmap                   load weights into host memory instead of mapping the file
+  --no-mmap, -lm none         load weights into host memory instead of mapping the file
+                              (-lm/--load-mode is the spelling of current builds)
 gpuledger options:
   --json                      the estimate (and fit check) as JSON
   --device N                  GPU index for the fit check (default 0)
