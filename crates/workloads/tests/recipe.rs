@@ -780,3 +780,67 @@ fn llama_build_rules_name_their_change() {
     assert!(mid.f16_fa_mask && !mid.outputs_per_seq);
     assert!(Rules::for_build(Some(9460)).outputs_per_seq);
 }
+
+#[test]
+fn absurd_headers_give_errors_or_bounded_figures_not_panics() {
+    // A training context beyond llama.cpp's 32-bit n_ctx: refused when -c does not override it.
+    let mut m = llama(2, 8);
+    m.u("context_length", 0)
+        .w
+        .kv("llama.context_length", MetaValue::U64(u64::MAX));
+    let g = m.open("huge-ctx");
+    let err = estimate(&g, &settings("")).unwrap_err().to_string();
+    assert!(
+        err.contains("does not fit llama.cpp's 32-bit sizes"),
+        "{err}"
+    );
+    assert!(estimate(&g, &settings("-c 4096")).is_ok());
+    // More slots than llama.cpp's LLAMA_MAX_SEQ: refused with llama.cpp's words.
+    let err = estimate(&g, &settings("-c 4096 -np 257"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("n_seq_max must be <= 256"), "{err}");
+    assert!(estimate(&g, &settings("-c 2147483647 -np 256")).is_ok());
+
+    // A vocabulary no model has: a clear error naming the key.
+    let mut m = M::new("llama", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32)
+        .u("attention.head_count_kv", 8);
+    m.w.kv("llama.vocab_size", MetaValue::U64(1 << 62));
+    let err = estimate(&m.open("huge-vocab"), &settings("-c 4096"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("n_vocab = 4611686018427387904 is not a plausible value"),
+        "{err}"
+    );
+
+    // A vocabulary of 2^32 with a 2048-token micro-batch: tensors past 16 TiB, so the graph is
+    // not replayed, and the compute line says so.
+    m.w.kv("llama.vocab_size", MetaValue::U64(1 << 32));
+    let e = est(&m.open("big-vocab"), "-c 4096 -ub 2048 -b 2048");
+    assert!(e.compute.approximate);
+    assert!(e.compute.approximate_parts[0].contains("not replayed"));
+    assert!(e.compute.gpu_bytes >= 1 << 44);
+}
+
+#[test]
+fn absurd_head_sizes_do_not_overflow() {
+    let mut m = M::new("llama", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32);
+    m.w.kv("llama.attention.head_count_kv", MetaValue::U64(1 << 40));
+    m.w.kv("llama.attention.key_length", MetaValue::U64(1 << 40));
+    m.w.kv("llama.attention.value_length", MetaValue::U64(1 << 40));
+    // Either a clear error or saturated figures, never a panic or a wrapped small number.
+    match estimate(&m.open("huge-heads"), &settings("-c 4096 -np 1")) {
+        Ok(e) => {
+            assert!(e.kv_cache.bytes > 1 << 60, "{}", e.kv_cache.bytes);
+            assert!(e.compute.approximate);
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+}

@@ -135,6 +135,10 @@ struct Layer {
 }
 
 const F32: u64 = 4;
+/// No tensor of a real graph comes near 16 TiB; beyond it a header is not describing a model.
+const MAX_TENSOR: u128 = 1 << 44;
+/// Real models have at most a few hundred layers.
+const MAX_LAYERS: usize = 4096;
 
 fn pad_to(x: u64, n: u64) -> u64 {
     x.div_ceil(n) * n
@@ -197,6 +201,41 @@ pub fn reserve(
     } else {
         n_tokens
     };
+    // A header can claim sizes no device holds (hostile or corrupt): bound every tensor the graph
+    // would create before doing arithmetic on them, and do not replay such a graph.
+    let cells = r.cells_full.max(r.cells_swa.unwrap_or(0)) as u128;
+    let widest = layers
+        .iter()
+        .flat_map(|l| {
+            let used = l.moe.map_or(1, |(_, u, ff)| u.max(1) as u128 * ff as u128);
+            [
+                cells * l.n_head as u128,
+                l.n_head as u128 * l.head_k.max(l.head_v) as u128,
+                l.n_ff.max(l.shared_ff) as u128,
+                used,
+                l.moe.map_or(0, |(n, _, _)| n as u128),
+                l.n_head_kv as u128 * l.head_v as u128 * 2,
+            ]
+        })
+        .chain([p.n_vocab as u128, p.n_embd as u128 * 8, cells])
+        .max()
+        .unwrap_or(0);
+    let largest = widest * n_tokens as u128 * 8;
+    if largest > MAX_TENSOR || nl > MAX_LAYERS {
+        return ComputeGraph {
+            bytes: u64::try_from(largest).unwrap_or(u64::MAX),
+            n_tokens,
+            n_outputs,
+            logits_bytes: u64::try_from(p.n_vocab as u128 * n_outputs as u128 * 4)
+                .unwrap_or(u64::MAX),
+            mask_bytes: 0,
+            input_bytes: 0,
+            approximate_parts: vec![
+                "not replayed: the header claims tensors or layers beyond any device (the figure \
+                 is the largest single tensor)",
+            ],
+        };
+    }
     let t = n_tokens;
     let e = p.n_embd;
     let et = e * t * F32;

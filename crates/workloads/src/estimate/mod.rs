@@ -273,6 +273,22 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
             _ => src_of(&s.kv_unified, "-kvu"),
         },
     );
+    // llama_context refuses more sequences than LLAMA_MAX_SEQ (256 since PR #15916).
+    if n_seq > 256 {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: n_seq_max must be <= 256 (-np {n_seq} was given)"
+        )));
+    }
+    // llama.cpp keeps n_ctx in 32 bits; a context that does not fit is not a setting it can run.
+    if c > i32::MAX as u64 || s.batch.value > i32::MAX as u64 || s.ubatch.value > i32::MAX as u64 {
+        return Err(EstimateError::Settings(format!(
+            "context {c} (or batch {} / micro-batch {}) does not fit llama.cpp's 32-bit sizes \
+             (at most {}); give -c explicitly",
+            s.batch.value,
+            s.ubatch.value,
+            i32::MAX
+        )));
+    }
     let mut n_ctx = pad(c, 256);
     let n_ctx_seq;
     if unified {
@@ -446,7 +462,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         );
     }
     let output = OutputEstimate {
-        host_bytes: p.n_vocab * n_seq * 4,
+        host_bytes: p.n_vocab.saturating_mul(n_seq).saturating_mul(4),
         inputs: vec!["n_vocab".into(), "-np".into()],
     };
     let build = s.llama_build.value;
@@ -467,9 +483,16 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let compute = compute(model, &p, &r, &kv, backend, rules, offloaded, build);
     let overhead = overhead(backend);
 
-    let total_gpu_wo = weights.gpu_bytes + kv.gpu_bytes + compute.gpu_bytes;
-    let total_gpu = total_gpu_wo + overhead.gpu_bytes.unwrap_or(0);
-    let total_host = weights.host_bytes + kv.host_bytes + output.host_bytes + compute.host_bytes;
+    // Saturating: a header may claim sizes that do not fit 64 bits.
+    let sum = |xs: &[u64]| xs.iter().fold(0u64, |a, &x| a.saturating_add(x));
+    let total_gpu_wo = sum(&[weights.gpu_bytes, kv.gpu_bytes, compute.gpu_bytes]);
+    let total_gpu = total_gpu_wo.saturating_add(overhead.gpu_bytes.unwrap_or(0));
+    let total_host = sum(&[
+        weights.host_bytes,
+        kv.host_bytes,
+        output.host_bytes,
+        compute.host_bytes,
+    ]);
     Ok(Estimate {
         recipe: RECIPE,
         model: ModelSummary {
