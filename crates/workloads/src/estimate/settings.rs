@@ -131,7 +131,8 @@ pub fn parse_llama_build(s: &str) -> Option<u64> {
     if digits.is_empty() || !(rest.is_empty() || rest.starts_with(['-', ' ', '('])) {
         return None;
     }
-    digits.parse().ok()
+    // llama.cpp built without its git history reports build 0: the build is unknown.
+    digits.parse().ok().filter(|&b| b > 0)
 }
 
 impl Default for LlamaSettings {
@@ -562,6 +563,7 @@ mod tests {
         assert_eq!(parse_llama_build("b12x"), None);
         assert_eq!(parse_llama_build("unknown"), None);
         assert_eq!(parse_llama_build(""), None);
+        assert_eq!(parse_llama_build("b0-unknown"), None, "build 0 means unknown");
         assert_eq!(parse_llama_build("99999999999999999999999"), None);
     }
 
