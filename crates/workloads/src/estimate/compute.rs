@@ -36,7 +36,8 @@ pub const RULES: &[RuleInfo] = &[
                embeddings beside the token path",
         since_build: 7780,
         change: "PR #18898 (graph: ggml_build_forward_select to avoid reallocations, merged \
-                 2026-01-18)",
+                 2026-01-18); absent from b7342's logged figures, present in b10434's; b7780 \
+                 is taken from the merge date",
         build_verified: false,
     },
     RuleInfo {

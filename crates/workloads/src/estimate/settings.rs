@@ -563,7 +563,11 @@ mod tests {
         assert_eq!(parse_llama_build("b12x"), None);
         assert_eq!(parse_llama_build("unknown"), None);
         assert_eq!(parse_llama_build(""), None);
-        assert_eq!(parse_llama_build("b0-unknown"), None, "build 0 means unknown");
+        assert_eq!(
+            parse_llama_build("b0-unknown"),
+            None,
+            "build 0 means unknown"
+        );
         assert_eq!(parse_llama_build("99999999999999999999999"), None);
     }
 
