@@ -192,7 +192,11 @@ fn estimate_errors_name_the_file_or_flag() {
         &procs.root(),
         &["estimate", model.to_str().unwrap(), "-ctk", "q9_9"],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("-ctk: unsupported cache type \"q9_9\""));
     let out = gpuledger(
         fake_nvml(),
@@ -200,8 +204,38 @@ fn estimate_errors_name_the_file_or_flag() {
         &procs.root(),
         &["estimate", model.to_str().unwrap(), "--frobnicate"],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option \"--frobnicate\""));
+
+    // A context that does not fit llama-server's 32-bit int is refused, not wrapped to n_ctx 0.
+    for (flag, v) in [("-c", "18446744073709551615"), ("-ub", "4294967296")] {
+        let out = gpuledger(
+            fake_nvml(),
+            &sc,
+            &procs.root(),
+            &["estimate", model.to_str().unwrap(), flag, v],
+        );
+        assert_eq!(out.status.code(), Some(2), "{flag} {v}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{flag}: {v} does not fit")) && err.contains("2147483647"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no estimate is printed");
+    }
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &[
+            "estimate",
+            model.to_str().unwrap(),
+            "--llama-build",
+            "latest",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--llama-build: \"latest\""));
 }
 
 #[test]

@@ -155,6 +155,43 @@ def write_gemma3(path, *, n_layer=7, n_embd=128, n_head=4, n_head_kv=2, head_dim
     finish(w)
 
 
+def write_qwen3moe(path, *, n_layer=2, n_embd=128, n_head=4, n_head_kv=2, head_dim=32,
+                   n_expert=8, n_used=2, n_ff_exp=64, ctx=4096, n_words=1700):
+    """Mixture of experts: a router over 8 experts, 2 used per token, Q/K norms, tied output."""
+    arch = "qwen3moe"
+    w = gguf.GGUFWriter(path, arch)
+    w.add_string("general.name", os.path.basename(path))
+    n_vocab = add_spm_vocab(w, n_words)
+    for k, v in [("block_count", n_layer), ("context_length", ctx), ("embedding_length", n_embd),
+                 ("feed_forward_length", n_ff_exp * n_used), ("attention.head_count", n_head),
+                 ("attention.head_count_kv", n_head_kv), ("attention.key_length", head_dim),
+                 ("attention.value_length", head_dim), ("rope.dimension_count", head_dim),
+                 ("expert_count", n_expert), ("expert_used_count", n_used),
+                 ("expert_feed_forward_length", n_ff_exp)]:
+        w.add_uint32(f"{arch}.{k}", v)
+    w.add_float32(f"{arch}.attention.layer_norm_rms_epsilon", 1e-6)
+    w.add_float32(f"{arch}.rope.freq_base", 1000000.0)
+    w.add_uint32("general.file_type", 0)
+    w.add_tensor("token_embd.weight", mat(n_vocab, n_embd))
+    for il in range(n_layer):
+        p = f"blk.{il}."
+        w.add_tensor(p + "attn_norm.weight", vec(n_embd))
+        w.add_tensor(p + "attn_q.weight", mat(n_head * head_dim, n_embd))
+        w.add_tensor(p + "attn_k.weight", mat(n_head_kv * head_dim, n_embd))
+        w.add_tensor(p + "attn_v.weight", mat(n_head_kv * head_dim, n_embd))
+        w.add_tensor(p + "attn_q_norm.weight", vec(head_dim))
+        w.add_tensor(p + "attn_k_norm.weight", vec(head_dim))
+        w.add_tensor(p + "attn_output.weight", mat(n_embd, n_head * head_dim))
+        w.add_tensor(p + "ffn_norm.weight", vec(n_embd))
+        w.add_tensor(p + "ffn_gate_inp.weight", mat(n_expert, n_embd))
+        experts = lambda rows, cols: (RNG.standard_normal((n_expert, rows, cols)) * 0.02).astype(np.float32)
+        w.add_tensor(p + "ffn_gate_exps.weight", experts(n_ff_exp, n_embd))
+        w.add_tensor(p + "ffn_up_exps.weight", experts(n_ff_exp, n_embd))
+        w.add_tensor(p + "ffn_down_exps.weight", experts(n_embd, n_ff_exp))
+    w.add_tensor("output_norm.weight", vec(n_embd))
+    finish(w)
+
+
 def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=32, nope=32,
                     v_head=32, n_ff=256, ctx=2048, n_words=1700):
     """MLA as the current converter writes it: head_count_kv 1, key_length kv_lora+rope,
@@ -289,6 +326,11 @@ MODELS = {
     "deepseek2-mla": lambda p: write_deepseek2(p),
     # recurrent state (Mamba-1)
     "mamba-rs": lambda p: write_mamba(p),
+    # mixture of experts (8 experts, 2 used)
+    "qwen3moe-moe": lambda p: write_qwen3moe(p),
+    # a 151,936-token vocabulary (Qwen's) on a tiny body: the logits dominate the compute buffer
+    "llama-bigvocab": lambda p: write_llama(p, n_embd=64, n_head=2, n_head_kv=1, n_ff=128,
+                                            n_words=151936 - 259, wtype=np.float16, ctx=4096),
 }
 
 

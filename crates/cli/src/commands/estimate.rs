@@ -11,8 +11,8 @@ use anyhow::{bail, Context};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Snapshot, Vendor};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, render_comparison, render_text, Backend, Comparison, Estimate,
-    LlamaSettings, Setting, SettingSource,
+    compare_with_log, estimate, parse_llama_build, render_comparison, render_text, Backend,
+    Comparison, Estimate, LlamaSettings, Setting, SettingSource,
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;
@@ -35,13 +35,17 @@ llama-server flags (same names and defaults as llama-server):
   -fa, --flash-attn on|off|auto
   --swa-full                  full-size cache for sliding-window layers
   -nkvo, --no-kv-offload      keep the KV cache on the host
-  --no-mmap                   load weights into host memory instead of mapping the file
+  --no-mmap, -lm none         load weights into host memory instead of mapping the file
+                              (-lm/--load-mode is the spelling of current builds)
 gpuledger options:
   --json                      the estimate (and fit check) as JSON
   --device N                  GPU index for the fit check (default 0)
   --backend cuda|vulkan|metal|cpu
                               which kind of device buffers to model (default: from the device's
                               vendor when a GPU is found, else cuda)
+  --llama-build N             the llama.cpp build to follow (as `llama-server --version` prints
+                              it: 8123 or b8123); compute-buffer rules changed between builds
+                              (default: the newest rules)
   --no-fit-check              do not look at the live machine
   --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
                               figures beside the estimate";
@@ -146,6 +150,7 @@ fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
 
 struct Opts {
     log: Option<PathBuf>,
+    llama_build: Option<u64>,
     json: bool,
     device: u32,
     backend: Option<Backend>,
@@ -157,6 +162,7 @@ struct Opts {
 fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
     let mut o = Opts {
         log: None,
+        llama_build: None,
         json: false,
         device: 0,
         backend: None,
@@ -174,6 +180,12 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                 o.device = v
                     .parse()
                     .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
+            }
+            "--llama-build" => {
+                let v = it.next().context("--llama-build needs a build number")?;
+                o.llama_build = Some(parse_llama_build(v).with_context(|| {
+                    format!("--llama-build: {v:?} is not a llama.cpp build number (like 8123)")
+                })?);
             }
             "--backend" => {
                 let v = it
@@ -193,12 +205,29 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
     Ok((o, rest))
 }
 
+/// A flag or value that cannot be used: said once, exit status 2 (as for clap's usage errors).
+fn usage_error(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
+    eprintln!("gpuledger: {msg}");
+    Ok(ExitCode::from(2))
+}
+
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    let (opts, llama_flags) = own_options(&args.flags)?;
-    let (mut settings, unknown) =
-        LlamaSettings::parse_known(&llama_flags).map_err(|e| anyhow::anyhow!(e))?;
+    let (opts, llama_flags) = match own_options(&args.flags) {
+        Ok(x) => x,
+        Err(e) => return usage_error(format!("{e:#}")),
+    };
+    let (mut settings, unknown) = match LlamaSettings::parse_known(&llama_flags) {
+        Ok(x) => x,
+        Err(e) => return usage_error(e),
+    };
     if let Some(u) = unknown.first() {
-        bail!("unknown option {u:?}\n\n{FLAGS_HELP}");
+        return usage_error(format!("unknown option {u:?}\n\n{FLAGS_HELP}"));
+    }
+    if let Some(b) = opts.llama_build {
+        settings.llama_build = Setting {
+            value: Some(b),
+            source: SettingSource::Flag("--llama-build".into()),
+        };
     }
     let model = GgufModel::open(&args.model)?;
 

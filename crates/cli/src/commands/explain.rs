@@ -7,7 +7,8 @@ use gpuledger_model::units::human_opt;
 use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
 use gpuledger_model::{Process, Snapshot, Workload};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, render_comparison, render_text, Comparison, Estimate, Setting,
+    compare_with_log, estimate, parse_llama_build, render_comparison, render_text, Comparison,
+    Estimate, Setting,
 };
 use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
@@ -378,6 +379,13 @@ fn estimated_ledger(
     };
     // The server's own answer wins over flags and defaults (it may have fitted -c to memory).
     if let Some(l) = live {
+        // Its build picks the compute-buffer rules of that llama.cpp build.
+        if let Some(b) = l.build.as_deref().and_then(parse_llama_build) {
+            settings.llama_build = Setting::runtime(Some(b), "build_info from GET /props");
+            if let Ok(e2) = estimate(gguf, &settings) {
+                est = e2;
+            }
+        }
         if let (Some(n_ctx_slot), Some(slots)) = (l.n_ctx, l.total_slots) {
             if est.context.n_ctx_seq != n_ctx_slot || est.context.n_seq_max != slots {
                 let total = if est.context.kv_unified {

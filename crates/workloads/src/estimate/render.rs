@@ -94,11 +94,21 @@ pub fn render_text(e: &Estimate) -> String {
         b(e.output.host_bytes),
         "logits for one token per slot (host)".into(),
     ]);
+    let c = &e.compute;
+    let tilde = if c.approximate { "~" } else { "" };
     rows.push([
         "compute".into(),
-        format!("~{}", b(e.compute.gpu_bytes)),
-        format!("~{}", b(e.compute.host_bytes)),
-        format!("approximate, confidence {}", e.compute.confidence),
+        format!("{tilde}{}", b(c.gpu_bytes)),
+        format!("{tilde}{}", b(c.host_bytes)),
+        if c.approximate {
+            format!(
+                "confidence {}; approximate: {}",
+                c.confidence,
+                c.approximate_parts.join("; ")
+            )
+        } else {
+            "llama.cpp's graph reservation replayed (exact for this model's layers)".into()
+        },
     ]);
     let oh = &e.overhead;
     rows.push([

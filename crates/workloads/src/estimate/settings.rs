@@ -115,6 +115,24 @@ pub struct LlamaSettings {
     pub unmodelled: Vec<String>,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
+    /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
+    /// `/props` `build_info` say) whose rules to follow; `None` = the newest rules.
+    pub llama_build: Setting<Option<u64>>,
+}
+
+/// The build number in llama.cpp's version strings: `b8123`, `8123`, `b8123-7e4c0a9`,
+/// `version: 8123 (7e4c0a9)`.
+pub fn parse_llama_build(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let s = s.strip_prefix("version:").unwrap_or(s).trim();
+    let s = s.strip_prefix('b').unwrap_or(s);
+    let digits: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = &s[digits.len()..];
+    if digits.is_empty() || !(rest.is_empty() || rest.starts_with(['-', ' ', '('])) {
+        return None;
+    }
+    // llama.cpp built without its git history reports build 0: the build is unknown.
+    digits.parse().ok().filter(|&b| b > 0)
 }
 
 impl Default for LlamaSettings {
@@ -136,6 +154,7 @@ impl Default for LlamaSettings {
             mmap: Setting::default(true, "mmap"),
             unmodelled: Vec::new(),
             backend: Setting::default(Backend::Cuda, "cuda"),
+            llama_build: Setting::default(None, "unknown: the newest rules"),
         }
     }
 }
@@ -147,6 +166,30 @@ fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
     v.trim()
         .parse()
         .map_err(|_| format!("{flag}: {v:?} is not a valid number"))
+}
+
+/// A count llama-server reads into a 32-bit `int` (`std::stoi`): larger values are refused there,
+/// so they are refused here rather than wrapped into a different setting.
+fn count(flag: &str, v: &str) -> Result<u64, String> {
+    let n: u64 = num(flag, v).map_err(|e| {
+        if v.trim().starts_with('-') {
+            format!("{flag}: {v:?} is negative")
+        } else if !v.trim().is_empty() && v.trim().bytes().all(|b| b.is_ascii_digit()) {
+            format!(
+                "{flag}: {v} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+                i32::MAX
+            )
+        } else {
+            e
+        }
+    })?;
+    if n > i32::MAX as u64 {
+        return Err(format!(
+            "{flag}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+            i32::MAX
+        ));
+    }
+    Ok(n)
 }
 
 fn flag(f: &str) -> SettingSource {
@@ -175,13 +218,19 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     }),
     (&["-c", "--ctx-size"], |s, f, v| {
         s.ctx_size = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
     }),
     (&["-np", "--parallel"], |s, f, v| {
         let n: i64 = num(f, v)?;
+        if n > i32::MAX as i64 {
+            return Err(format!(
+                "{f}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+                i32::MAX
+            ));
+        }
         if n == 0 || n < -1 {
             return Err(format!(
                 "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
@@ -214,14 +263,14 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
     }),
     (&["-b", "--batch-size"], |s, f, v| {
         s.batch = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
     }),
     (&["-ub", "--ubatch-size"], |s, f, v| {
         s.ubatch = Setting {
-            value: num(f, v)?,
+            value: count(f, v)?,
             source: flag(f),
         };
         Ok(())
@@ -249,6 +298,23 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
         };
         s.flash_attn = Setting {
             value,
+            source: flag(f),
+        };
+        Ok(())
+    }),
+    // Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
+    (&["-lm", "--load-mode"], |s, f, v| {
+        let mmap = match v.trim().to_ascii_lowercase().as_str() {
+            "auto" | "mmap" | "mmap+mlock" => true,
+            "none" | "mlock" | "dio" => false,
+            _ => {
+                return Err(format!(
+                    "{f}: {v:?} is not auto, none, mmap, mlock, mmap+mlock or dio"
+                ))
+            }
+        };
+        s.mmap = Setting {
+            value: mmap,
             source: flag(f),
         };
         Ok(())
@@ -448,6 +514,61 @@ mod tests {
         assert_eq!(s.flash_attn.value, FlashAttn::On);
         assert!(s.swa_full.value);
         assert!(s.unmodelled.is_empty());
+    }
+
+    #[test]
+    fn load_mode_decides_whether_weights_are_mapped() {
+        for (v, mmap) in [
+            ("none", false),
+            ("mlock", false),
+            ("mmap", true),
+            ("auto", true),
+        ] {
+            let s = LlamaSettings::from_args(&args(&format!("-lm {v}"))).unwrap();
+            assert_eq!(s.mmap.value, mmap, "-lm {v}");
+        }
+        let s = LlamaSettings::from_args(&args("--load-mode=dio")).unwrap();
+        assert!(!s.mmap.value);
+        assert!(LlamaSettings::from_args(&args("-lm sometimes")).is_err());
+    }
+
+    #[test]
+    fn counts_that_do_not_fit_llama_servers_int_are_refused() {
+        for (flag, v) in [
+            ("-c", "18446744073709551615"),
+            ("-c", "99999999999999999999999"),
+            ("-c", "2147483648"),
+            ("-ub", "4294967296"),
+            ("-b", "18446744073709551615"),
+            ("-np", "2147483648"),
+        ] {
+            let e = LlamaSettings::from_args(&args(&format!("{flag} {v}"))).unwrap_err();
+            assert!(
+                e.contains("does not fit") && e.contains("2147483647"),
+                "{e}"
+            );
+        }
+        let e = LlamaSettings::from_args(&args("-c -5")).unwrap_err();
+        assert!(e.contains("negative"), "{e}");
+        let s = LlamaSettings::from_args(&args("-c 2147483647")).unwrap();
+        assert_eq!(s.ctx_size.value, 2147483647);
+    }
+
+    #[test]
+    fn llama_build_numbers_from_version_strings() {
+        assert_eq!(parse_llama_build("b8123"), Some(8123));
+        assert_eq!(parse_llama_build("8123"), Some(8123));
+        assert_eq!(parse_llama_build("b10434-7e4c0a9"), Some(10434));
+        assert_eq!(parse_llama_build("version: 9272 (1d7ab2b94)"), Some(9272));
+        assert_eq!(parse_llama_build("b12x"), None);
+        assert_eq!(parse_llama_build("unknown"), None);
+        assert_eq!(parse_llama_build(""), None);
+        assert_eq!(
+            parse_llama_build("b0-unknown"),
+            None,
+            "build 0 means unknown"
+        );
+        assert_eq!(parse_llama_build("99999999999999999999999"), None);
     }
 
     #[test]
