@@ -83,6 +83,19 @@ for zip in "$DIST"/gpuledger-*-x86_64-windows.zip; do
     unzip -q -o "$zip" -d "$work"
     exe="$(echo "$work"/gpuledger-*-x86_64-windows/gpuledger.exe)"
     run_all "windows (wine)" wine "$exe"
+    # The live view for a few rounds in wine's console inside tmux: the device cards must show.
+    # (wine's console passes some escape sequences through, so only the content is judged.)
+    if command -v tmux >/dev/null 2>&1; then
+        tmux -L release new-session -d -x 120 -y 40 -c "$work" "wine '$exe' --replay sample.json"
+        sleep 8
+        screen="$(tmux -L release capture-pane -p)"
+        tmux -L release send-keys q
+        sleep 1
+        tmux -L release kill-server 2>/dev/null || true
+        grep -q "GPU0" <<<"$screen" && grep -q "llama-server" <<<"$screen" \
+            && ok "windows (wine) live view shows the device cards and processes in tmux" \
+            || bad "windows (wine) live view: $screen"
+    fi
     wineserver -k >/dev/null 2>&1 || true
 done
 
