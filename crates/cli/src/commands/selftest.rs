@@ -25,15 +25,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         anyhow::bail!("selftest checks the live machine; it cannot run on a replay");
     }
     let snap = global.collector().collect();
-    // The build first, so a pasted report says what was run.
-    let mut findings = vec![Finding {
+    let mut findings = findings(&snap);
+    findings.push(probe_finding());
+    // The build, so a pasted report says what was run (last: the sources keep their places).
+    findings.push(Finding {
         source: "gpuledger".into(),
         status: SourceState::Ok,
         sees: vec![format!("version {}", crate::VERSION)],
         cannot_see: Vec::new(),
-    }];
-    findings.extend(self::findings(&snap));
-    findings.push(probe_finding());
+    });
     if args.json {
         println!("{}", serde_json::to_string_pretty(&findings)?);
     } else {
