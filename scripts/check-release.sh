@@ -20,13 +20,7 @@ fail=0
 ok() { echo "check-release: ok: $*"; }
 bad() { echo "check-release: FAILED: $*" >&2; fail=1; }
 
-apt_need() {
-    local missing=()
-    for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
+. "$ROOT/scripts/common.sh"
 
 # run LABEL CMD...: --version, selftest and the sample snapshot through a runner prefix.
 run_all() {

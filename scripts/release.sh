@@ -39,13 +39,7 @@ fi
 export GPULEDGER_COMMIT="${GPULEDGER_COMMIT:-$(git rev-parse --short=12 HEAD)}"
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct HEAD)}"
 
-apt_need() {
-    local missing=()
-    for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
+. "$ROOT/scripts/common.sh"
 
 zigbuild() {
     if [ ! -x "$TOOLS/bin/cargo-zigbuild" ]; then
