@@ -132,15 +132,11 @@ struct JsonOut<'a> {
 }
 
 /// Read a llama.cpp log (bounded: logs of a loaded server are small; the buffer lines come first).
+/// Only a regular file: a FIFO given as `--log` must not hang the command.
 fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
-    use std::io::Read;
     const MAX: u64 = 64 << 20;
-    let f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut bytes = Vec::new();
-    f.take(MAX)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

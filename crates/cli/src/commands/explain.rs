@@ -328,16 +328,11 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
     out
 }
 
-/// Read a bounded text file (logs can be large; the buffer lines come early).
+/// Read a bounded text file (logs can be large; the buffer lines come early). Only a regular
+/// file: a FIFO given as the log must not hang the command.
 fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
-    use anyhow::Context;
-    use std::io::Read;
-    let f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut bytes = Vec::new();
-    f.take(max)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, max)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

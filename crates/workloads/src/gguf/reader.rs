@@ -1,6 +1,5 @@
 //! The bounded, buffered header parser.
 
-use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::Path;
 
@@ -292,8 +291,10 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
 /// Read one GGUF file's header.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
-    let f =
-        File::open(path).map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
+    // The path may come from another process's command line: a FIFO or a device there must
+    // neither block this round nor be read without end.
+    let f = gpuledger_sources::regular::open_regular(path)
+        .map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
     let len = f
         .metadata()
         .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
