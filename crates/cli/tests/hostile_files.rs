@@ -132,7 +132,10 @@ fn a_fifo_named_as_a_model_blocks_no_collector() {
     let out = run(&sc, &["explain", &pid, "--json"], "explain");
     let v = json_of(&out);
     let why = v["estimated"]["unavailable"].as_str().unwrap_or_default();
-    assert!(why.contains("not a regular file") && why.contains("FIFO"), "{v}");
+    assert!(
+        why.contains("not a regular file") && why.contains("FIFO"),
+        "{v}"
+    );
 
     // estimate of the FIFO itself: an error naming the file, not a hang.
     let out = run(&sc, &["estimate", srv.fifo.to_str().unwrap()], "estimate");
@@ -173,7 +176,11 @@ fn special_files_are_refused_as_replays_diff_operands_and_logs() {
         ),
         (vec!["--replay", fifo_s, "snapshot"], fifo_s, "FIFO"),
         (vec!["--replay", fifo_s, "explain", "1"], fifo_s, "FIFO"),
-        (vec!["diff", "/dev/zero", good_s], "/dev/zero", "character device"),
+        (
+            vec!["diff", "/dev/zero", good_s],
+            "/dev/zero",
+            "character device",
+        ),
         (vec!["diff", good_s, fifo_s], fifo_s, "FIFO"),
         (vec!["--replay", "/tmp", "snapshot"], "/tmp", "directory"),
     ];
@@ -181,10 +188,7 @@ fn special_files_are_refused_as_replays_diff_operands_and_logs() {
         let out = run(&sc, &args, &args.join(" "));
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains(file) && err.contains(kind),
-            "{args:?}: {err}"
-        );
+        assert!(err.contains(file) && err.contains(kind), "{args:?}: {err}");
     }
 }
 
