@@ -88,7 +88,9 @@ impl Global {
                         .map_err(|e| anyhow::anyhow!("--at: {e}"))?,
                     None => i64::MAX,
                 };
-                let snap = reader.snapshot_at(at_ms)?;
+                let mut snap = reader.snapshot_at(at_ms)?;
+                // Recordings made by older versions (or edited) may hold what today's rules hide.
+                gpuledger_model::redact_snapshot(&mut snap);
                 let shown = format!("{} at {}", path.display(), snap.taken_at);
                 Ok((snap, Some(shown)))
             }
@@ -117,7 +119,11 @@ impl Global {
 /// Read a snapshot file; errors name the file and what is wrong with it.
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     let text = read_snapshot_text(path)?;
-    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+    let mut snap = parse_snapshot(&text)
+        .with_context(|| format!("{}: not a valid snapshot", path.display()))?;
+    // A file can hold anything: secrets are redacted on every input path, not only at collection.
+    gpuledger_model::redact_snapshot(&mut snap);
+    Ok(snap)
 }
 
 /// The text of a snapshot file. Only a regular file is read (a FIFO would block, `/dev/zero`

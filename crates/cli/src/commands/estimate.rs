@@ -17,7 +17,6 @@ use gpuledger_workloads::estimate::{
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;
 use serde::Serialize;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -271,11 +270,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         s.push_str(&render_fit(&fit));
         s
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    crate::commands::print(&text)
 }
 
 /// Compare the estimate with what the device has free now (measured), and name who holds the rest.

@@ -28,9 +28,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut findings = findings(&snap);
     findings.push(probe_finding());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&findings)?);
+        crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))?;
     } else {
-        print!("{}", render(&snap, &findings));
+        crate::commands::print(&render(&snap, &findings))?;
     }
     Ok(ExitCode::SUCCESS)
 }
