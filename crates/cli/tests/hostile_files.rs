@@ -278,3 +278,57 @@ fn sigterm_stops_record_watch_and_serve_even_when_a_round_hangs() {
         assert!(err.contains("stopping at once"), "{name}: {err}");
     }
 }
+
+/// A malformed `/proc/PID/stat` (recorded tree) is reported as malformed, with the file and what is
+/// wrong, never as "exited during the round".
+#[test]
+fn a_malformed_proc_stat_is_named_not_called_exited() {
+    let procs = two_gpus_procs();
+    let stat = procs.root().join("4242/stat");
+    std::fs::write(&stat, "4242 (llama-server) S 1 4242\n").unwrap();
+    let (_s, sc) = scenario(TWO_GPUS);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let p = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == 4242)
+        .unwrap();
+    let why = p["metadata_unavailable"].as_str().unwrap();
+    assert_eq!(
+        why,
+        format!(
+            "{} is malformed: it ends after 5 fields, before field 22 (start time)",
+            stat.display()
+        )
+    );
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n
+            .starts_with("1 GPU process has a /proc entry that could not be read:")
+            && n.contains("is malformed")),
+        "{notes:?}"
+    );
+    // Pid 9999 of the scenario really is absent: that one alone is "not visible".
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("1 GPU process is not visible")),
+        "{notes:?}"
+    );
+
+    // explain of that PID says the same.
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "4242"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("is malformed"), "{text}");
+}

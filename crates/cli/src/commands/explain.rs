@@ -93,12 +93,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
         // Not a GPU process by any source: still say what it is.
         let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
-        if procs.stat(args.pid).is_err() {
-            anyhow::bail!(
+        match procs.stat(args.pid) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
                 "no process {} in {}",
                 args.pid,
                 global.args.proc_root.display()
-            );
+            ),
+            // Malformed or unreadable: say so, with the file.
+            Err(e) => anyhow::bail!("pid {}: {e}", args.pid),
         }
         let mut p = Process::new(args.pid);
         procs.fill(&mut p);
@@ -172,9 +175,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         replay: replay.is_some(),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&e)?))?;
     } else {
-        print!("{}", render(&e, &snap));
+        crate::commands::print(&render(&e, &snap))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -191,7 +194,15 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
         if e.replay { " · REPLAY" } else { "" }
     );
     if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
-        let _ = writeln!(out, "  command: {}", cmd.join(" "));
+        // One line whatever the process put in its arguments.
+        let _ = writeln!(
+            out,
+            "  command: {}",
+            gpuledger_views::term_safe(&cmd.join(" "))
+        );
+    }
+    if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
+        let _ = writeln!(out, "  name, user and command n/a: {why}");
     }
 
     out.push_str("\nMEASURED (reported by the driver)\n");
