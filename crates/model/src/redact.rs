@@ -103,7 +103,8 @@ fn redact_arg(a: &str, next: Next) -> (String, Next) {
             if let Some((user, pass)) = a.split_once(':') {
                 // `docker run -u 1000:1000` is a uid:gid, not a password.
                 let ids = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
-                if !a.starts_with('-') && !(ids(user) && ids(pass)) {
+                let uid_gid = ids(user) && ids(pass);
+                if !a.starts_with('-') && !uid_gid {
                     return (format!("{user}:{REDACTED}"), Next::Plain);
                 }
             }
