@@ -9,6 +9,7 @@
 mod support;
 use support::*;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -78,6 +79,8 @@ impl FakeServer {
             .args(["-c", "sleep 600; exit 0", "-m"])
             .arg(&fifo)
             .stdin(Stdio::null())
+            // Its own process group, so that the shell's `sleep` goes with it.
+            .process_group(0)
             .spawn()
             .unwrap();
         FakeServer {
@@ -103,6 +106,8 @@ impl FakeServer {
 
 impl Drop for FakeServer {
     fn drop(&mut self) {
+        // SAFETY: the group of our own child (the shell and its sleep).
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -46,6 +46,8 @@ fn hostile_process() -> Child {
             "https://h.example/m.gguf?sv=1&sig=SECRET6x",
         ])
         .stdin(Stdio::null())
+        // Its own process group, so that the shell's `sleep` goes with it.
+        .process_group(0)
         .spawn()
         .unwrap()
 }
@@ -73,6 +75,8 @@ fn run(sc: &Path, args: &[&str]) -> Output {
 struct Reaper(Child);
 impl Drop for Reaper {
     fn drop(&mut self) {
+        // SAFETY: the group of our own child (the shell and its sleep).
+        unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
