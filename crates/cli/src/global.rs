@@ -80,7 +80,7 @@ impl Global {
     /// replayed recording, the latest sample when absent.
     pub fn snapshot_at(&self, at: Option<&str>) -> anyhow::Result<(Snapshot, Option<String>)> {
         match &self.args.replay {
-            Some(path) if gpuledger_history::store::is_recording(path) => {
+            Some(path) if is_recording(path)? => {
                 let reader = gpuledger_history::store::Reader::open(path)?;
                 let now = gpuledger_history::time::now_ms();
                 let at_ms = match at {
@@ -88,7 +88,9 @@ impl Global {
                         .map_err(|e| anyhow::anyhow!("--at: {e}"))?,
                     None => i64::MAX,
                 };
-                let snap = reader.snapshot_at(at_ms)?;
+                let mut snap = reader.snapshot_at(at_ms)?;
+                // Recordings made by older versions (or edited) may hold what today's rules hide.
+                gpuledger_model::redact_snapshot(&mut snap);
                 let shown = format!("{} at {}", path.display(), snap.taken_at);
                 Ok((snap, Some(shown)))
             }
@@ -117,19 +119,38 @@ impl Global {
 /// Read a snapshot file; errors name the file and what is wrong with it.
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     let text = read_snapshot_text(path)?;
-    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+    let mut snap = parse_snapshot(&text)
+        .with_context(|| format!("{}: not a valid snapshot", path.display()))?;
+    // A file can hold anything: secrets are redacted on every input path, not only at collection.
+    gpuledger_model::redact_snapshot(&mut snap);
+    Ok(snap)
 }
 
-/// The text of a snapshot file, refusing something clearly too large to be one before reading it.
+/// The text of a snapshot file. Only a regular file is read (a FIFO would block, `/dev/zero`
+/// never ends and reports a length of 0), and never more than the limit whatever length it
+/// reports: this is the one reader of snapshot files (replay, diff, serve).
 pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
     const MAX: u64 = 256 << 20;
-    let md = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if md.len() > MAX {
-        anyhow::bail!(
-            "{}: {} bytes is too large for a snapshot",
-            path.display(),
-            md.len()
-        );
-    }
-    std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))
+    let bytes = gpuledger_sources::regular::read_regular(path, MAX).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            anyhow::anyhow!("{}: too large for a snapshot ({e})", path.display())
+        } else {
+            anyhow::anyhow!("{}: cannot read: {e}", path.display())
+        }
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|e| anyhow::anyhow!("{}: not a snapshot: not UTF-8 text ({e})", path.display()))
+}
+
+/// A replay file is a recording when it starts with the SQLite header. Anything but a regular
+/// file is refused here, before SQLite or the JSON reader opens it.
+fn is_recording(path: &std::path::Path) -> anyhow::Result<bool> {
+    use std::io::Read;
+    let f = gpuledger_sources::regular::open_regular(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    let mut head = Vec::with_capacity(16);
+    f.take(16)
+        .read_to_end(&mut head)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    Ok(head == b"SQLite format 3\0")
 }

@@ -128,7 +128,11 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("gpuledger: {e:#}");
+            // Errors quote files, GGUF metadata and names from outside: escaped like all output.
+            eprintln!(
+                "gpuledger: {}",
+                gpuledger_views::term_safe_text(&format!("{e:#}"))
+            );
             ExitCode::from(1)
         }
     }

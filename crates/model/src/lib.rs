@@ -9,6 +9,6 @@ pub mod units;
 pub mod workload;
 
 pub use ledger::{balance, bar_fraction};
-pub use redact::{redact_arg_list, redact_text};
+pub use redact::{redact_arg_list, redact_snapshot, redact_text};
 pub use snapshot::*;
 pub use workload::{Confidence, EstimatedMemory, Evidence, EvidenceKind, Workload, WorkloadKind};

@@ -180,18 +180,24 @@ impl Collector {
     fn fill_from_procfs(&self, snap: &mut Snapshot) {
         // Fill only what the platform source left empty.
         let mut unseen = 0usize;
+        let mut unreadable: Vec<String> = Vec::new();
         for p in &mut snap.processes {
             if p.name.is_none() && p.metadata_unavailable.is_none() {
-                self.procs.fill(p);
+                let fill = self.procs.fill(p);
+                if fill == crate::procfs::Fill::Unreadable {
+                    unreadable.extend(p.metadata_unavailable.clone());
+                    continue;
+                }
             }
             if p.metadata_unavailable.is_some() {
                 unseen += 1;
             }
         }
+        let unseen_all = unseen + unreadable.len();
         let detail = format!(
             "{}: metadata for {} of {} GPU process{}",
             self.procs.root().display(),
-            snap.processes.len() - unseen,
+            snap.processes.len() - unseen_all,
             snap.processes.len(),
             if snap.processes.len() == 1 { "" } else { "es" },
         );
@@ -203,6 +209,23 @@ impl Collector {
             };
         snap.sources
             .push(SourceStatus::new("procfs", state, detail));
+        if let Some(first) = unreadable.first() {
+            // There, but unreadable or malformed: not "exited".
+            snap.notes.push(format!(
+                "{} GPU process{} a /proc entry that could not be read: {first}{}",
+                unreadable.len(),
+                if unreadable.len() == 1 {
+                    " has"
+                } else {
+                    "es have"
+                },
+                if unreadable.len() > 1 {
+                    " (and others)"
+                } else {
+                    ""
+                }
+            ));
+        }
         if unseen > 0 {
             snap.notes.push(format!(
                 "{unseen} GPU process{} not visible in {} (exited during the round, or in another PID namespace)",

@@ -3,6 +3,7 @@
 //!
 //! - [`nvml`]: NVIDIA's management library, loaded at run time (no link-time dependency);
 //! - [`procfs`]: process metadata (name, exe, user, command line, start time) from `/proc`;
+//! - [`regular`]: opening files that others named (model paths, replays) without blocking;
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
 
 pub mod collect;
@@ -12,6 +13,7 @@ pub mod dxg;
 pub mod iokit;
 pub mod nvml;
 pub mod procfs;
+pub mod regular;
 pub mod sysfs;
 pub mod wddm;
 

@@ -1,6 +1,7 @@
 //! The snapshot as aligned text a person reads at a glance: devices, then processes by memory, then
 //! the unattributed rows, then what could not be seen and why.
 
+use crate::escape::{term_safe, term_safe_text};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{Device, Process, Snapshot, SourceState};
 use std::fmt::Write;
@@ -16,6 +17,11 @@ pub struct TableOptions {
 const COMMAND_WIDTH: usize = 60;
 
 pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
+    // Everything else (host name, reasons, notes, sources) is escaped as a whole at the end.
+    term_safe_text(&render_raw(snap, opts)).into_owned()
+}
+
+fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
     let mut out = String::new();
     if let Some(src) = &opts.replay {
         let _ = writeln!(
@@ -332,14 +338,20 @@ fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
         rows.iter().all(|r| r.len() == right.len()),
         "every row needs a cell per column"
     );
+    // Cells come from outside (names, command lines): each is escaped on its own, so a newline
+    // in a process name cannot break the table's lines, and widths count what is printed.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| term_safe(c).into_owned()).collect())
+        .collect();
     let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut w = vec![0usize; ncol];
-    for r in rows {
+    for r in &rows {
         for (i, c) in r.iter().enumerate() {
             w[i] = w[i].max(c.chars().count());
         }
     }
-    for r in rows {
+    for r in &rows {
         let mut line = String::from("  ");
         for (i, c) in r.iter().enumerate() {
             let pad = w[i] - c.chars().count();
@@ -544,6 +556,21 @@ mod tests {
             t.contains("pid 77 (python3): shares DRM client 3 with pid 1"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn terminal_escapes_from_outside_are_shown_not_acted_on() {
+        let mut s = snap();
+        s.host.hostname = Some("box\u{1b}]0;PWNED\u{7}".into());
+        s.devices[0].name = Some("H200\u{1b}[2J".into());
+        s.processes[0].name = Some("\u{1b}]0;PWNED\u{7}\u{1b}[2J".into());
+        s.processes[0].cmdline = Some(vec!["a\nb\rc".into(), "\u{9b}31m".into()]);
+        s.notes.push("note \u{1b}[31m".into());
+        let t = render_table(&s, &TableOptions::default());
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t:?}");
+        assert!(t.contains("\\u001b]0;PWNED\\u0007\\u001b[2J"), "{t}");
+        assert!(t.contains("a\\u000ab\\u000dc \\u009b31m"), "{t}");
+        assert!(t.contains("box\\u001b]0;PWNED"), "{t}");
     }
 
     #[test]

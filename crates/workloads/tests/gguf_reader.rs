@@ -334,3 +334,182 @@ fn split_models_read_as_one_from_any_part() {
     let e = GgufModel::open(&d.join("m-00001-of-00003.gguf")).unwrap_err();
     assert!(e.to_string().contains("m-00002-of-00003.gguf"), "{e}");
 }
+
+/// A file reader that counts the bytes really read (seeks are free), to check that what a header
+/// declares is skipped rather than read or allocated.
+struct Counting {
+    f: std::fs::File,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl std::io::Read for Counting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.f.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Counting {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.f.seek(pos)
+    }
+}
+
+/// Parse `path` through [`Counting`]: the result and the bytes read.
+fn parse_counting(
+    path: &Path,
+) -> (
+    Result<gpuledger_workloads::gguf::GgufFile, gpuledger_workloads::gguf::GgufError>,
+    u64,
+) {
+    let f = std::fs::File::open(path).unwrap();
+    let len = f.metadata().unwrap().len();
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let r = gpuledger_workloads::gguf::parse(
+        Counting {
+            f,
+            read: read.clone(),
+        },
+        len,
+        path,
+        &ReadOptions::default(),
+    );
+    (r, read.get())
+}
+
+/// Write `parts` (offset, bytes) into a sparse file of `len` bytes: only the parts use disk.
+fn sparse(name: &str, len: u64, parts: &[(u64, Vec<u8>)]) -> PathBuf {
+    use std::io::{Seek, SeekFrom, Write};
+    let p = tmp(name);
+    let mut f = std::fs::File::create(&p).unwrap();
+    f.set_len(len).unwrap();
+    for (off, bytes) in parts {
+        f.seek(SeekFrom::Start(*off)).unwrap();
+        f.write_all(bytes).unwrap();
+    }
+    p
+}
+
+fn kv_str_header(key: &str, len: u64) -> Vec<u8> {
+    let mut b = (key.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(key.as_bytes());
+    b.extend_from_slice(&8u32.to_le_bytes()); // STRING
+    b.extend_from_slice(&len.to_le_bytes());
+    b
+}
+
+#[test]
+fn huge_declared_strings_in_a_sparse_file_are_skipped_unread() {
+    // The tester's file: a few KiB on disk, two 1 GiB strings declared.
+    const GIB: u64 = 1 << 30;
+    let mut head = raw_header(3, 0, 4, &kv_str_header("general.architecture", 5));
+    head.extend_from_slice(b"llama");
+    head.extend_from_slice(&kv_str_header("big.a", GIB));
+    let second = head.len() as u64 + GIB;
+    let b = kv_str_header("tokenizer.huggingface.json", GIB);
+    let third = second + b.len() as u64 + GIB;
+    let mut after = (5u64).to_le_bytes().to_vec();
+    after.extend_from_slice(b"after");
+    after.extend_from_slice(&4u32.to_le_bytes()); // U32
+    after.extend_from_slice(&7u32.to_le_bytes());
+    let len = third + after.len() as u64;
+    let p = sparse(
+        "sparse-strings.gguf",
+        len,
+        &[(0, head), (second, b), (third, after)],
+    );
+
+    let (r, read) = parse_counting(&p);
+    let f = r.unwrap();
+    // Seeked over, never read: a few KiB at most (the buffer around the small values).
+    assert!(read < 1 << 20, "read {read} bytes of a sparse 2 GiB file");
+    assert_eq!(
+        f.get("general.architecture").unwrap().as_str(),
+        Some("llama")
+    );
+    assert_eq!(f.get("after").unwrap().as_u64(), Some(7));
+    // The skipped values are unknown, not empty, and listed with the reason.
+    assert!(f.get("big.a").is_none() && f.get("tokenizer.huggingface.json").is_none());
+    let keys: Vec<&str> = f.skipped.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["big.a", "tokenizer.huggingface.json"]);
+    assert!(
+        f.skipped[0].1.contains("too long to load"),
+        "{:?}",
+        f.skipped
+    );
+    // The path through read_file (what estimate and the collector use) agrees.
+    assert!(read_file(&p, &ReadOptions::default()).is_ok());
+}
+
+#[test]
+fn a_long_string_inside_a_small_array_keeps_only_the_array_length() {
+    const BIG: u64 = 100 << 20;
+    let mut head = raw_header(3, 0, 2, &[]);
+    head.extend_from_slice(&3u64.to_le_bytes());
+    head.extend_from_slice(b"arr");
+    head.extend_from_slice(&9u32.to_le_bytes()); // ARRAY
+    head.extend_from_slice(&8u32.to_le_bytes()); // of STRING
+    head.extend_from_slice(&3u64.to_le_bytes());
+    head.extend_from_slice(&1u64.to_le_bytes());
+    head.push(b'a');
+    head.extend_from_slice(&BIG.to_le_bytes()); // the second element: 100 MiB
+    let rest_at = head.len() as u64 + BIG;
+    let mut rest = 1u64.to_le_bytes().to_vec();
+    rest.push(b'c');
+    rest.extend_from_slice(&kv_str_header("k", 2));
+    rest.extend_from_slice(b"ok");
+    let p = sparse(
+        "sparse-array.gguf",
+        rest_at + rest.len() as u64,
+        &[(0, head), (rest_at, rest)],
+    );
+    let (r, read) = parse_counting(&p);
+    let f = r.unwrap();
+    assert!(read < 1 << 20, "read {read} bytes");
+    let a = f.get("arr").unwrap().as_array().unwrap();
+    assert_eq!((a.len, a.values.is_none()), (3, true));
+    assert_eq!(f.get("k").unwrap().as_str(), Some("ok"));
+}
+
+#[test]
+fn a_sparse_file_declaring_2_pow_24_tensors_is_refused_unread() {
+    // 2^24 zeroed tensor entries (24 bytes each) fit in the file's declared length, but no real
+    // model has that many: refused before any is read.
+    let n = 1i64 << 24;
+    let len = 24 + (n as u64) * 24 + 4096;
+    let p = sparse("sparse-tensors.gguf", len, &[(0, raw_header(3, n, 0, &[]))]);
+    let (r, read) = parse_counting(&p);
+    let e = r.unwrap_err();
+    assert_eq!(e.field, "tensor count");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("sparse-tensors.gguf: tensor count 16777216 is above the limit of 65536"),
+        "{msg}"
+    );
+    assert!(read < 1 << 20, "read {read} bytes");
+}
+
+#[test]
+fn a_header_that_goes_on_and_on_is_cut_off() {
+    // 2^25 empty strings: 256 MiB of zeros to walk through, declared in a sparse file. The
+    // reader stops at its read limit rather than walking any header however long.
+    let n: u64 = 1 << 25;
+    let mut head = raw_header(3, 0, 1, &[]);
+    head.extend_from_slice(&3u64.to_le_bytes());
+    head.extend_from_slice(b"voc");
+    head.extend_from_slice(&9u32.to_le_bytes()); // ARRAY
+    head.extend_from_slice(&8u32.to_le_bytes()); // of STRING
+    head.extend_from_slice(&n.to_le_bytes());
+    let len = head.len() as u64 + n * 8 + 64;
+    let p = sparse("sparse-long-header.gguf", len, &[(0, head)]);
+    let (r, read) = parse_counting(&p);
+    let msg = r.unwrap_err().to_string();
+    assert!(
+        msg.contains(
+            "sparse-long-header.gguf: metadata 'voc': the header goes on for more than 256 MiB"
+        ),
+        "{msg}"
+    );
+    assert!(read <= (256 << 20) + (256 << 10), "read {read} bytes");
+}

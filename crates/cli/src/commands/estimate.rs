@@ -17,7 +17,6 @@ use gpuledger_workloads::estimate::{
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;
 use serde::Serialize;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -136,15 +135,11 @@ struct JsonOut<'a> {
 }
 
 /// Read a llama.cpp log (bounded: logs of a loaded server are small; the buffer lines come first).
+/// Only a regular file: a FIFO given as `--log` must not hang the command.
 fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
-    use std::io::Read;
     const MAX: u64 = 64 << 20;
-    let f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut bytes = Vec::new();
-    f.take(MAX)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -304,11 +299,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         s.push_str(&render_fit(&fit));
         s
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    crate::commands::print(&text)
 }
 
 /// Compare the estimate with what the device has free now (measured), and name who holds the rest.

@@ -94,12 +94,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
         // Not a GPU process by any source: still say what it is.
         let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
-        if procs.stat(args.pid).is_err() {
-            anyhow::bail!(
+        match procs.stat(args.pid) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
                 "no process {} in {}",
                 args.pid,
                 global.args.proc_root.display()
-            );
+            ),
+            // Malformed or unreadable: say so, with the file.
+            Err(e) => anyhow::bail!("pid {}: {e}", args.pid),
         }
         let mut p = Process::new(args.pid);
         procs.fill(&mut p);
@@ -173,9 +176,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         replay: replay.is_some(),
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&e)?))?;
     } else {
-        print!("{}", render(&e, &snap));
+        crate::commands::print(&render(&e, &snap))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -192,7 +195,15 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
         if e.replay { " · REPLAY" } else { "" }
     );
     if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
-        let _ = writeln!(out, "  command: {}", cmd.join(" "));
+        // One line whatever the process put in its arguments.
+        let _ = writeln!(
+            out,
+            "  command: {}",
+            gpuledger_views::term_safe(&cmd.join(" "))
+        );
+    }
+    if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
+        let _ = writeln!(out, "  name, user and command n/a: {why}");
     }
 
     out.push_str("\nMEASURED (reported by the driver)\n");
@@ -329,16 +340,11 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
     out
 }
 
-/// Read a bounded text file (logs can be large; the buffer lines come early).
+/// Read a bounded text file (logs can be large; the buffer lines come early). Only a regular
+/// file: a FIFO given as the log must not hang the command.
 fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
-    use anyhow::Context;
-    use std::io::Read;
-    let f =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut bytes = Vec::new();
-    f.take(max)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, max)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

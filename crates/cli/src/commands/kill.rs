@@ -168,7 +168,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         match confirm(&mut targets, &measured, args.force) {
             Confirm::Yes => {}
             Confirm::No(why) => {
-                eprintln!("gpuledger kill: {why}; nothing was signalled");
+                eprintln!(
+                    "gpuledger kill: {}; nothing was signalled",
+                    gpuledger_views::term_safe_text(&why)
+                );
                 return Ok(ExitCode::from(exit_code::REFUSED));
             }
         }
@@ -193,7 +196,6 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .collect();
     let code = combined_exit_code(&outcomes);
 
-    let mut out = std::io::stdout().lock();
     let text = if args.json {
         let doc = KillReport {
             schema: "gpuledger.kill/1",
@@ -208,10 +210,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             .map(|(o, t)| render(o, &t.memory))
             .collect::<String>()
     };
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-        _ => {}
-    }
+    crate::commands::print(&text)?;
     Ok(ExitCode::from(code))
 }
 
@@ -258,7 +257,9 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm
     for &i in &askable {
         let t = &targets[i];
         let info = t.info.as_ref().expect("askable targets were read");
-        let _ = writeln!(err, "  {}", describe_target(info, &t.memory, measured));
+        // Names and command lines are the process's own words: shown, never acted on.
+        let what = describe_target(info, &t.memory, measured);
+        let _ = writeln!(err, "  {}", gpuledger_views::term_safe_text(&what));
     }
     let mode = if force {
         "forced at once"
@@ -281,7 +282,8 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm
             }
             let _ = write!(
                 err,
-                "{why}.\nType 'yes' to kill PID {} anyway: ",
+                "{}.\nType 'yes' to kill PID {} anyway: ",
+                gpuledger_views::term_safe_text(why),
                 targets[i].target.pid
             );
             let _ = err.flush();

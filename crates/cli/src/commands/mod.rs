@@ -19,7 +19,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// Write `text` to stdout; a closed pipe (`| head`) is not an error worth a message.
+///
+/// Texts carry names and command lines from outside: control characters are escaped on the way
+/// out (`\u001b`, the JSON spelling, so JSON stays valid and means the same).
 pub fn print(text: &str) -> anyhow::Result<ExitCode> {
+    let text = gpuledger_views::term_safe_text(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),

@@ -35,9 +35,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         cannot_see: Vec::new(),
     });
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&findings)?);
+        crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))?;
     } else {
-        print!("{}", render(&snap, &findings));
+        crate::commands::print(&render(&snap, &findings))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -66,8 +66,20 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
     };
 
-    // Registered before the first round so that a Ctrl-C during it is not lost.
+    // Registered before the first round so that a Ctrl-C during it is not lost. The signal is
+    // awaited on its own thread: starting waits for the first round and shutting down waits for
+    // the collection thread, and either may be stuck in a round that never returns (a hung driver
+    // call). A stop request must end the process all the same, so after the grace it exits.
     let stop = StopSignal::install()?;
+    let (stopped_tx, stopped_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        stop.wait();
+        let _ = stopped_tx.send(());
+        std::thread::sleep(crate::commands::sampling::STOP_GRACE);
+        crate::commands::sampling::force_exit(
+            "the collection round in progress did not finish after the stop request",
+        );
+    });
 
     let cfg = ServeConfig {
         listen: args.listen,
@@ -86,7 +98,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             ""
         }
     );
-    stop.wait();
+    let _ = stopped_rx.recv();
     eprintln!("gpuledger serve: stopping");
     server.shutdown();
     Ok(ExitCode::SUCCESS)

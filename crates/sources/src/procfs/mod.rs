@@ -21,6 +21,16 @@ pub struct ProcReader {
     ticks_per_sec: u64,
 }
 
+/// What [`ProcReader::fill`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fill {
+    Filled,
+    /// No entry: exited during the round, or in another PID namespace.
+    NotVisible,
+    /// An entry that could not be read or parsed (permissions, a malformed file).
+    Unreadable,
+}
+
 /// Fields of `/proc/<pid>/stat` we use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stat {
@@ -53,18 +63,26 @@ impl ProcReader {
         &self.root
     }
 
+    /// `/proc/<pid>/stat`. A file that is there but cannot be parsed is an `InvalidData` error
+    /// whose message names the file and what is wrong, never "not found": the process did not
+    /// exit, its entry (or a recorded tree) is broken.
     pub fn stat(&self, pid: u32) -> io::Result<Stat> {
-        let text = fs::read_to_string(self.root.join(pid.to_string()).join("stat"))?;
-        parse_stat(&text).ok_or_else(|| {
+        let path = self.root.join(pid.to_string()).join("stat");
+        // Bounded and never blocking, whatever a recorded tree holds; /proc files are regular.
+        let raw = crate::regular::read_regular(&path, 64 << 10)?;
+        // The command name is bytes the process chose: not necessarily UTF-8.
+        let text = String::from_utf8_lossy(&raw);
+        parse_stat(&text).map_err(|what| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("/proc/{pid}/stat is malformed"),
+                format!("{} is malformed: {what}", path.display()),
             )
         })
     }
 
-    /// Fill `p`'s metadata. On failure `metadata_unavailable` says why, in words.
-    pub fn fill(&self, p: &mut Process) {
+    /// Fill `p`'s metadata. On failure `metadata_unavailable` says why, in words, and the outcome
+    /// tells a process that is not there from one whose entry could not be read.
+    pub fn fill(&self, p: &mut Process) -> Fill {
         let dir = self.root.join(p.pid.to_string());
         match self.stat(p.pid) {
             Ok(st) => {
@@ -76,14 +94,24 @@ impl ProcReader {
                 }
             }
             Err(e) => {
-                p.metadata_unavailable = Some(match e.kind() {
-                    io::ErrorKind::NotFound => {
-                        "not visible in this /proc: the process exited during the round, or runs in another PID namespace (container or host)".into()
-                    }
-                    io::ErrorKind::PermissionDenied => "permission denied reading /proc for this process".into(),
-                    _ => format!("could not read /proc/{}/stat: {e}", p.pid),
-                });
-                return;
+                let (why, fill) = match e.kind() {
+                    io::ErrorKind::NotFound => (
+                        "not visible in this /proc: the process exited during the round, or runs in another PID namespace (container or host)".into(),
+                        Fill::NotVisible,
+                    ),
+                    io::ErrorKind::PermissionDenied => (
+                        "permission denied reading /proc for this process".into(),
+                        Fill::Unreadable,
+                    ),
+                    // The message already names the file and what is wrong with it.
+                    io::ErrorKind::InvalidData => (e.to_string(), Fill::Unreadable),
+                    _ => (
+                        format!("could not read {}: {e}", dir.join("stat").display()),
+                        Fill::Unreadable,
+                    ),
+                };
+                p.metadata_unavailable = Some(why);
+                return fill;
             }
         }
         if let Ok(status) = fs::read_to_string(dir.join("status")) {
@@ -115,6 +143,7 @@ impl ProcReader {
             }
         }
         // A process can vanish between reading stat and the rest: keep what we got.
+        Fill::Filled
     }
 
     /// PIDs present in the tree.
@@ -147,20 +176,40 @@ impl ProcReader {
 }
 
 /// `/proc/<pid>/stat`: the comm field is parenthesised and may itself contain spaces and `)`, so
-/// split at the last `)`.
-pub fn parse_stat(text: &str) -> Option<Stat> {
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    if close < open {
-        return None;
+/// split at the last `)`. The error says what is wrong, in words.
+pub fn parse_stat(text: &str) -> Result<Stat, String> {
+    if text.trim().is_empty() {
+        return Err("the file is empty".into());
     }
+    let open = text
+        .find('(')
+        .ok_or("no '(' opening the command name (field 2)")?;
+    let close = text
+        .rfind(')')
+        .filter(|&c| c > open)
+        .ok_or("no ')' closing the command name (field 2)")?;
     let comm = text[open + 1..close].to_string();
     let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
     // rest[0] is field 3 (state); field N is rest[N - 3].
-    let state = rest.first()?.chars().next()?;
-    let ppid = rest.get(1)?.parse().ok()?;
-    let start_time = rest.get(19)?.parse().ok()?;
-    Some(Stat {
+    let field = |n: usize, name: &str| {
+        rest.get(n - 3).copied().ok_or_else(|| {
+            format!(
+                "it ends after {} fields, before field {n} ({name})",
+                rest.len() + 2
+            )
+        })
+    };
+    let number = |n: usize, name: &str| -> Result<u64, String> {
+        let v = field(n, name)?;
+        v.parse()
+            .map_err(|_| format!("field {n} ({name}) is {v:?}, not a number"))
+    };
+    let state = field(3, "state")?.chars().next().unwrap_or('?');
+    let ppid = number(4, "parent pid")?;
+    let ppid =
+        u32::try_from(ppid).map_err(|_| format!("field 4 (parent pid) {ppid} is out of range"))?;
+    let start_time = number(22, "start time")?;
+    Ok(Stat {
         comm,
         state,
         ppid,
@@ -252,8 +301,65 @@ mod tests {
         assert_eq!(st.state, 'S');
         assert_eq!(st.ppid, 1);
         assert_eq!(st.start_time, 98765);
-        assert_eq!(parse_stat("garbage"), None);
-        assert_eq!(parse_stat("1 (x) S 1"), None);
+        assert_eq!(
+            parse_stat("garbage").unwrap_err(),
+            "no '(' opening the command name (field 2)"
+        );
+        assert_eq!(
+            parse_stat("1 (x) S 1").unwrap_err(),
+            "it ends after 4 fields, before field 22 (start time)"
+        );
+        assert_eq!(
+            parse_stat("1 (x) S one").unwrap_err(),
+            "field 4 (parent pid) is \"one\", not a number"
+        );
+        assert_eq!(parse_stat("").unwrap_err(), "the file is empty");
+        assert_eq!(
+            parse_stat("1 )x( S").unwrap_err(),
+            "no ')' closing the command name (field 2)"
+        );
+    }
+
+    fn tree(stat: &[u8]) -> (tempfile::TempDir, ProcReader) {
+        let d = tempfile::tempdir().unwrap();
+        let proc = d.path().join("proc");
+        std::fs::create_dir_all(proc.join("4242")).unwrap();
+        std::fs::write(proc.join("4242/stat"), stat).unwrap();
+        let r = ProcReader::new(&proc);
+        (d, r)
+    }
+
+    #[test]
+    fn a_malformed_stat_is_reported_as_malformed_not_as_exited() {
+        let (d, r) = tree(b"4242 (llama-server) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 notanumber 1 2\n");
+        let mut p = Process::new(4242);
+        assert_eq!(r.fill(&mut p), Fill::Unreadable);
+        let why = p.metadata_unavailable.unwrap();
+        let file = d.path().join("proc/4242/stat");
+        assert_eq!(
+            why,
+            format!(
+                "{} is malformed: field 22 (start time) is \"notanumber\", not a number",
+                file.display()
+            )
+        );
+        assert!(!why.contains("exited"));
+        // Gone is still gone.
+        let mut q = Process::new(1);
+        assert_eq!(r.fill(&mut q), Fill::NotVisible);
+        assert!(q
+            .metadata_unavailable
+            .unwrap()
+            .contains("exited during the round"));
+    }
+
+    #[test]
+    fn a_command_name_that_is_not_utf8_still_reads() {
+        let (_d, r) = tree(
+            b"4242 (caf\xe9) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 98765 1 2\n",
+        );
+        let st = r.stat(4242).unwrap();
+        assert_eq!((st.comm.as_str(), st.start_time), ("caf\u{fffd}", 98765));
     }
 
     #[test]

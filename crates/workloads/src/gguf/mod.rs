@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use reader::{parse, read_file};
+pub use reader::{parse, read_file, MAX_LOADED_STRING};
 pub use types::{GgmlType, GGML_TYPES};
 
 /// `general.alignment` when the key is absent.
@@ -257,6 +257,10 @@ pub struct GgufFile {
     pub tensors: Vec<TensorInfo>,
     /// Where the data section starts (end of header, padded to `alignment`).
     pub data_offset: u64,
+    /// Metadata values skipped for their size, as (key, why): absent from `metadata`, so a
+    /// reader of the key sees it as unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<(String, String)>,
     #[serde(skip)]
     index: BTreeMap<String, usize>,
 }
@@ -284,6 +288,7 @@ impl GgufFile {
             metadata,
             tensors,
             data_offset,
+            skipped: Vec::new(),
             index,
         }
     }

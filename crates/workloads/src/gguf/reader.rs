@@ -1,6 +1,5 @@
 //! The bounded, buffered header parser.
 
-use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::Path;
 
@@ -12,13 +11,25 @@ use super::{
 };
 
 /// Sane limits, far above any real model, that stop a header from asking for absurd work even
-/// when the file is large enough to "hold" it.
-const MAX_TENSORS: u64 = 1 << 24;
-const MAX_KV: u64 = 1 << 20;
-const MAX_KEY_LEN: u64 = 1 << 16;
+/// when the file is large enough to "hold" it: a sparse file of a few KiB on disk can declare
+/// terabytes. The largest current models have about 1,100 tensors and 50 metadata keys.
+const MAX_TENSORS: u64 = 1 << 16;
+const MAX_KV: u64 = 1 << 16;
+const MAX_KEY_LEN: u64 = 1 << 12;
 const MAX_STRING_LEN: u64 = 1 << 30;
 const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
 const MAX_ARRAY_DEPTH: u32 = 8;
+/// A string value longer than this is skipped (seeked over, never read) and listed in
+/// [`GgufFile::skipped`]: the values the recipes use are short, while a header may embed a whole
+/// `tokenizer.json` of several MiB that nothing here needs.
+pub const MAX_LOADED_STRING: u64 = 1 << 20;
+/// What all loaded values of one header may take together: array elements, and string bytes.
+/// Beyond it, arrays are kept as their length only and strings are skipped, so memory stays
+/// bounded by these, not by what a header declares.
+const LOAD_BUDGET_VALUES: u64 = 1 << 19;
+const LOAD_BUDGET_STRING_BYTES: u64 = 32 << 20;
+/// Bytes actually read (seeks excluded): real headers, vocabulary included, are tens of MiB.
+const MAX_HEADER_READ: u64 = 256 << 20;
 /// Buffer: large enough that skipping a vocabulary is mostly in-memory cursor moves.
 const BUF_SIZE: usize = 256 * 1024;
 
@@ -33,6 +44,13 @@ struct Src<'a, R> {
     pos: u64,
     len: u64,
     path: &'a Path,
+    /// Bytes read from `r` so far (bounded by [`MAX_HEADER_READ`]).
+    read: u64,
+    /// What is left of the load budgets.
+    values_left: u64,
+    string_bytes_left: u64,
+    /// Values skipped for their size: (key, why).
+    skipped: Vec<(String, String)>,
 }
 
 impl<'a, R: Read + Seek> Src<'a, R> {
@@ -88,6 +106,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
                 return Err(self.err(field, format!("{field}: unexpected end of file")));
             }
             self.end += got;
+            self.count_read(got as u64, field)?;
         }
         Ok(())
     }
@@ -102,7 +121,21 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         Ok(b)
     }
 
-    /// Read `n` bytes (already checked against the file) into a new vector.
+    fn count_read(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
+        self.read += n;
+        if self.read > MAX_HEADER_READ {
+            return Err(self.err(
+                field,
+                format!(
+                    "{field}: the header goes on for more than {} (read so far), far beyond any real model's header",
+                    human_bytes(MAX_HEADER_READ)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Read `n` bytes (already checked against the file and the load limits) into a new vector.
     fn take_vec(&mut self, n: u64, field: &str) -> Result<Vec<u8>, GgufError> {
         let n = n as usize;
         let mut v = Vec::with_capacity(n);
@@ -111,6 +144,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         self.start += have;
         if have < n {
             // Longer than what is buffered: read the rest straight from the file.
+            self.count_read((n - have) as u64, field)?;
             v.resize(n, 0);
             self.r
                 .read_exact(&mut v[have..])
@@ -187,6 +221,11 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
     fn string(&mut self, field: &str, max: u64) -> Result<String, GgufError> {
         let n = self.str_len(field, max)?;
+        self.string_body(n, field)
+    }
+
+    fn string_body(&mut self, n: u64, field: &str) -> Result<String, GgufError> {
+        self.string_bytes_left = self.string_bytes_left.saturating_sub(n);
         let v = self.take_vec(n, field)?;
         // Token strings are bytes as far as GGUF is concerned; keep them readable rather than fail.
         Ok(match String::from_utf8(v) {
@@ -208,7 +247,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         load: bool,
         opts: &ReadOptions,
         depth: u32,
-    ) -> Result<MetaValue, GgufError> {
+    ) -> Result<Option<MetaValue>, GgufError> {
         Ok(match t {
             ValueType::U8 => MetaValue::U8(self.bytes::<1>(field)?[0]),
             ValueType::I8 => MetaValue::I8(self.bytes::<1>(field)?[0] as i8),
@@ -221,9 +260,22 @@ impl<'a, R: Read + Seek> Src<'a, R> {
             ValueType::U64 => MetaValue::U64(self.u64(field)?),
             ValueType::I64 => MetaValue::I64(self.i64(field)?),
             ValueType::F64 => MetaValue::F64(f64::from_le_bytes(self.bytes(field)?)),
-            ValueType::String => MetaValue::String(self.string(field, MAX_STRING_LEN)?),
+            ValueType::String => {
+                let n = self.str_len(field, MAX_STRING_LEN)?;
+                if !self.can_load_string(n) {
+                    // Never allocated: seek past it.
+                    self.skip(n, field)?;
+                    return Ok(None);
+                }
+                MetaValue::String(self.string_body(n, field)?)
+            }
             ValueType::Array => MetaValue::Array(self.array(field, load, opts, depth)?),
-        })
+        }
+        .into())
+    }
+
+    fn can_load_string(&self, n: u64) -> bool {
+        n <= MAX_LOADED_STRING && n <= self.string_bytes_left
     }
 
     fn array(
@@ -248,7 +300,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
                 format!("{field}: array of {len} {elem_type:?} elements"),
             ));
         }
-        let load = load && len <= opts.max_array_len;
+        let load = load && len <= opts.max_array_len && len <= self.values_left;
         if !load {
             self.skip_array_body(elem_type, len, field, opts, depth)?;
             return Ok(MetaArray {
@@ -257,10 +309,22 @@ impl<'a, R: Read + Seek> Src<'a, R> {
                 values: None,
             });
         }
-        // len is bounded by the remaining file size divided by the element's minimum size.
+        // len is bounded by the load budget (and by what the rest of the file can hold).
+        self.values_left -= len;
         let mut values = Vec::with_capacity(len as usize);
-        for _ in 0..len {
-            values.push(self.value(elem_type, field, true, opts, depth + 1)?);
+        for i in 0..len {
+            match self.value(elem_type, field, true, opts, depth + 1)? {
+                Some(v) => values.push(v),
+                None => {
+                    // A string too long to load: keep the array as its length only.
+                    self.skip_array_body(elem_type, len - i - 1, field, opts, depth)?;
+                    return Ok(MetaArray {
+                        elem_type,
+                        len,
+                        values: None,
+                    });
+                }
+            }
         }
         Ok(MetaArray {
             elem_type,
@@ -292,8 +356,10 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
 /// Read one GGUF file's header.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
-    let f =
-        File::open(path).map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
+    // The path may come from another process's command line: a FIFO or a device there must
+    // neither block this round nor be read without end.
+    let f = gpuledger_sources::regular::open_regular(path)
+        .map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
     let len = f
         .metadata()
         .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
@@ -316,6 +382,10 @@ pub fn parse<R: Read + Seek>(
         pos: 0,
         len,
         path,
+        read: 0,
+        values_left: LOAD_BUDGET_VALUES,
+        string_bytes_left: LOAD_BUDGET_STRING_BYTES,
+        skipped: Vec::new(),
     };
     let magic: [u8; 4] = s.bytes("magic")?;
     if &magic != b"GGUF" {
@@ -355,7 +425,8 @@ pub fn parse<R: Read + Seek>(
     // A key/value pair: 8 (key len) + 4 (type) + 1 (smallest value).
     check_count(&s, "metadata count", n_kv, 13, MAX_KV)?;
 
-    let mut metadata = Vec::with_capacity(n_kv as usize);
+    // Capacity from what was read, not from what the header declares.
+    let mut metadata = Vec::new();
     for i in 0..n_kv {
         let key = s.string(&format!("metadata key {i}"), MAX_KEY_LEN)?;
         let field = format!("metadata '{key}'");
@@ -365,11 +436,21 @@ pub fn parse<R: Read + Seek>(
                 max_array_len: u64::MAX,
                 always_load: Vec::new(),
             };
-            MetaValue::Array(s.array(&field, true, &all, 0)?)
+            Some(MetaValue::Array(s.array(&field, true, &all, 0)?))
         } else {
             s.value(t, &field, true, opts, 0)?
         };
-        metadata.push((key, v));
+        match v {
+            Some(v) => metadata.push((key, v)),
+            None => {
+                let why = format!(
+                    "a string too long to load (over {} per string or {} in all); skipped unread",
+                    human_bytes(MAX_LOADED_STRING),
+                    human_bytes(LOAD_BUDGET_STRING_BYTES)
+                );
+                s.skipped.push((key, why));
+            }
+        }
     }
 
     let alignment = match metadata.iter().find(|(k, _)| k == "general.alignment") {
@@ -385,7 +466,7 @@ pub fn parse<R: Read + Seek>(
         }
     };
 
-    let mut tensors = Vec::with_capacity(n_tensors as usize);
+    let mut tensors = Vec::new();
     for i in 0..n_tensors {
         let name = s.string(&format!("tensor {i} name"), MAX_TENSOR_NAME_LEN)?;
         let field = format!("tensor '{name}'");
@@ -475,7 +556,7 @@ pub fn parse<R: Read + Seek>(
             ));
         }
     }
-    Ok(GgufFile::new(
+    let mut file = GgufFile::new(
         path.to_path_buf(),
         version,
         len,
@@ -483,7 +564,9 @@ pub fn parse<R: Read + Seek>(
         metadata,
         tensors,
         data_offset,
-    ))
+    );
+    file.skipped = s.skipped;
+    Ok(file)
 }
 
 fn check_count<R: Read + Seek>(

@@ -1,0 +1,214 @@
+//! Text from outside reaching the terminal: secrets on command lines in every shape the tester
+//! found (collection, replayed files, the kill prompt), and terminal escape sequences in a
+//! process's argv[0], a replayed file's host and device names, and GGUF metadata in errors.
+
+mod support;
+use support::*;
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+/// argv[0] of the hostile process: retitles the terminal and clears the screen when printed raw.
+const EVIL: &str = "\u{1b}]0;PWNED\u{7}\u{1b}[2Jllama-server";
+
+/// No raw control character but newlines (and tabs) may reach the terminal.
+fn assert_no_controls(what: &str, text: &str) {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|c| c.is_control() && *c != '\n' && *c != '\t')
+        .collect();
+    assert!(bad.is_empty(), "{what}: raw {bad:?} in {text:?}");
+}
+
+fn assert_no_secret(what: &str, text: &str) {
+    for i in 1..=7 {
+        let s = format!("SECRET{i}x");
+        assert!(!text.contains(&s), "{what}: {s} leaked in {text}");
+    }
+}
+
+/// A real process whose argv holds every secret shape, and EVIL as argv[0].
+fn hostile_process() -> Child {
+    Command::new("/bin/sh")
+        .arg0(EVIL)
+        .args([
+            "-c",
+            "sleep 600; exit 0",
+            "-H",
+            "Authorization: Bearer SECRET1x",
+            "--header=Authorization:SECRET2x",
+            "-u",
+            "user:SECRET3x",
+            "llama-server -m /m.gguf --api-key SECRET4x --port 1",
+            "--config",
+            r#"{"api_key":"SECRET5x"}"#,
+            "https://h.example/m.gguf?sv=1&sig=SECRET6x",
+        ])
+        .stdin(Stdio::null())
+        // Its own process group, so that the shell's `sleep` goes with it.
+        .process_group(0)
+        .spawn()
+        .unwrap()
+}
+
+fn scenario_for(pid: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+    scenario(&format!(
+        "driver|version=550.54.15\n\
+         device|index=0|name=NVIDIA H200|uuid=GPU-11111111-2222-3333-4444-555555555555|pci=00000000:18:00.0|total=150754820096|used=40000000000|free=110754820096\n\
+         compute|dev=0|pid={pid}|mem=1610612736\n"
+    ))
+}
+
+fn run(sc: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(fake_nvml())
+        .args(args)
+        .env("FAKE_NVML_SCENARIO", sc)
+        .env_remove("GPULEDGER_NVML_LIB")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+struct Reaper(Child);
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        // SAFETY: the group of our own child (the shell and its sleep).
+        unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_hostile_process_neither_leaks_secrets_nor_drives_the_terminal() {
+    let p = Reaper(hostile_process());
+    let pid = p.0.id();
+    let (_d, sc) = scenario_for(pid);
+    let pid_s = pid.to_string();
+    for args in [
+        vec!["snapshot"],
+        vec!["snapshot", "--wide"],
+        vec!["snapshot", "--json"],
+        vec!["snapshot", "--format", "csv"],
+        vec!["explain", &pid_s],
+        vec!["explain", &pid_s, "--json"],
+    ] {
+        let out = run(&sc, &args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {text}");
+        assert!(text.contains(&pid_s), "{args:?}: {text}");
+        assert_no_secret(&format!("{args:?}"), &text);
+        assert_no_controls(&format!("{args:?}"), &text);
+    }
+    // The table shows the escape as text, visibly.
+    let out = run(&sc, &["snapshot", "--wide"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\\u001b]0;PWNED\\u0007\\u001b[2J"), "{text}");
+    assert!(text.contains("Authorization: <redacted>"), "{text}");
+}
+
+/// The kill confirmation prompt, on a real terminal (util-linux `script`), answered "n".
+#[test]
+fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "`script` (bsdutils) is missing in CI"
+        );
+        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+        return;
+    }
+    let p = Reaper(hostile_process());
+    let pid = p.0.id();
+    let (_d, sc) = scenario_for(pid);
+    let cmd = format!(
+        "{} --nvml-lib {} kill {pid}",
+        env!("CARGO_BIN_EXE_gpuledger"),
+        fake_nvml().display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("FAKE_NVML_SCENARIO", &sc)
+        .env_remove("GPULEDGER_NVML_LIB")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"n\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("About to terminate"), "{text}");
+    assert!(text.contains(&format!("PID {pid}")), "{text}");
+    assert_no_secret("kill prompt", &text);
+    // The pty turns "\n" into "\r\n"; anything else raw came from the process.
+    assert_no_controls("kill prompt", &text.replace('\r', ""));
+}
+
+#[test]
+fn a_replayed_file_is_redacted_and_escaped_too() {
+    let procs = two_gpus_procs();
+    let (_s, sc) = scenario(TWO_GPUS);
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
+    let mut v = json_of(&out);
+    // What a hostile or old file can hold: raw secrets, escapes in host and device names.
+    v["host"]["hostname"] = "box\u{1b}]0;PWNED\u{7}".into();
+    v["devices"][0]["name"] = "H200\u{1b}[2J".into();
+    let p = v["processes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["pid"] == 4242)
+        .unwrap();
+    p["cmdline"] = serde_json::json!([
+        "/opt/llama/llama-server",
+        "--api-key",
+        "SECRET1x",
+        "--token=SECRET2x"
+    ]);
+    p["name"] = "\u{1b}[2Jllama-server".into();
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("hostile.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let f = file.to_str().unwrap();
+    for args in [
+        vec!["--replay", f, "snapshot", "--wide"],
+        vec!["--replay", f, "snapshot", "--json"],
+        vec!["--replay", f, "explain", "4242"],
+        vec!["--replay", f, "explain", "4242", "--json"],
+        vec!["diff", f, f],
+    ] {
+        let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_no_secret(&format!("{args:?}"), &text);
+        assert_no_controls(&format!("{args:?}"), &text);
+    }
+}
+
+#[test]
+fn gguf_metadata_in_an_estimate_error_is_escaped() {
+    use gpuledger_workloads::gguf::{writer::GgufWriter, MetaValue};
+    let d = tempfile::tempdir().unwrap();
+    let model = d.path().join("evil.gguf");
+    let mut w = GgufWriter::new();
+    w.kv(
+        "general.architecture",
+        MetaValue::String("\u{1b}]0;PWNED\u{7}\u{1b}[2J".into()),
+    );
+    w.write(&model).unwrap();
+    let (_s, sc) = scenario("driver|version=550.54.15\n");
+    let out = run(&sc, &["estimate", model.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("evil.gguf"), "{err}");
+    assert!(err.contains("\\u001b]0;PWNED"), "{err}");
+    assert_no_controls("estimate error", &err);
+}
