@@ -691,7 +691,10 @@ fn history_table_escapes_control_characters_from_process_names() {
     let out = gpuledger(fake_nvml(), &sc, &t.root(), &["history", "--db", dbs]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
-    assert!(text.contains("evil\\e]0;PWNED\\u{7}\\e[2J"), "{text}");
+    assert!(
+        text.contains("evil\\u001b]0;PWNED\\u0007\\u001b[2J"),
+        "{text}"
+    );
     // JSON keeps the name exactly (escaped the JSON way).
     let v = json_of(&gpuledger(
         fake_nvml(),

@@ -141,7 +141,7 @@ fn alert_lines_escape_control_characters_in_process_names() {
             );
         } else {
             assert!(
-                text.contains("x\\e]0;PWNED\\u{7}\\e[2J\\u{9b}1m (pid 4242)"),
+                text.contains("x\\u001b]0;PWNED\\u0007\\u001b[2J\\u009b1m (pid 4242)"),
                 "{text}"
             );
         }

@@ -666,7 +666,7 @@ pub fn render_line(ev: &Event) -> String {
         s.push_str(&format!(" · {n}"));
     }
     // Process and device names come from outside.
-    crate::text::term_safe(&s).into_owned()
+    gpuledger_model::term_safe(&s).into_owned()
 }
 
 /// Environment for `--exec`: what the alert is about, never a command line (it can hold secrets).

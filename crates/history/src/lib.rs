@@ -8,7 +8,6 @@ pub mod csv;
 pub mod diff;
 pub mod plot;
 pub mod store;
-pub mod text;
 pub mod time;
 
 pub use diff::{diff, parse_for_diff, DiffInput, SnapshotDiff};

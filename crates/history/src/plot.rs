@@ -181,7 +181,7 @@ const COLORS: [&str; 8] = [
 /// XML-escaped, with control characters (which XML 1.0 cannot hold, even as references) shown
 /// as escapes: a process name with ESC would otherwise make the SVG unreadable.
 fn esc(s: &str) -> String {
-    crate::text::term_safe(s)
+    gpuledger_model::term_safe(s)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn escapes_names() {
         assert_eq!(esc("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
-        assert_eq!(esc("x\x1b[2J\x07"), "x\\e[2J\\u{7}");
+        assert_eq!(esc("x\x1b[2J\x07"), "x\\u001b[2J\\u0007");
     }
 
     fn recording() -> (tempfile::TempDir, std::path::PathBuf) {

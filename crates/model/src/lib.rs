@@ -2,12 +2,14 @@
 //! accounting rules that make the books balance. Pure code: no I/O, no clocks, no platform calls, so
 //! every rule here is tested on plain values.
 
+pub mod escape;
 pub mod ledger;
 pub mod redact;
 pub mod snapshot;
 pub mod units;
 pub mod workload;
 
+pub use escape::{term_safe, term_safe_text};
 pub use ledger::{balance, bar_fraction};
 pub use redact::{redact_arg_list, redact_snapshot, redact_text};
 pub use snapshot::*;

@@ -4,9 +4,9 @@ use crate::commands::record::db_path;
 use crate::Global;
 use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader, Skipped};
-use gpuledger_history::text::{json_safe, term_safe};
 use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
 use gpuledger_model::units::human_opt;
+use gpuledger_views::{term_safe, term_safe_text};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -159,7 +159,7 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                 // terminal.
                 err = out
                     .write_all(sep)
-                    .and_then(|_| out.write_all(json_safe(v.to_string()).as_bytes()))
+                    .and_then(|_| out.write_all(term_safe_text(&v.to_string()).as_bytes()))
                     .err()
                     .map(Into::into);
             };

@@ -84,7 +84,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         for ev in &events {
             let line = if args.json {
                 // C1 controls escaped too: names come from outside.
-                gpuledger_history::text::json_safe(serde_json::to_string(ev)?)
+                gpuledger_views::term_safe_text(&serde_json::to_string(ev)?).into_owned()
             } else {
                 render_line(ev)
             };

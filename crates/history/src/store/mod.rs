@@ -1047,7 +1047,7 @@ impl Reader {
                         "no device {u:?} in this recording (recorded: {})",
                         self.devices
                             .iter()
-                            .map(|d| crate::text::term_safe(&d.uuid))
+                            .map(|d| gpuledger_model::term_safe(&d.uuid))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
