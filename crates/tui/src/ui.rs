@@ -14,7 +14,9 @@ use ratatui::widgets::{
     Axis, Block, Borders, Chart, Clear, Dataset, GraphType, Paragraph, Sparkline, Wrap,
 };
 use ratatui::Frame;
+use std::collections::HashSet;
 use std::time::Instant;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Below this size the cards become one line per device and the bottom panes are hidden.
 pub const COMPACT_BELOW: (u16, u16) = (100, 32);
@@ -69,22 +71,39 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
 
 // ---- text helpers -----------------------------------------------------------------------------
 
-/// Fit `s` into `w` columns: cut with `…` or pad on the right.
+/// Columns `s` takes on screen: CJK and emoji take two, combining marks none.
+pub fn width_of(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// Fit `s` into `w` columns: cut with `…` or pad on the right. Counts display width, so a
+/// CJK name is cut at the right cell and the next column still lines up.
 pub fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
+    let n = width_of(s);
     if n <= w {
-        format!("{s}{}", " ".repeat(w - n))
-    } else if w == 0 {
-        String::new()
-    } else {
-        let mut t: String = s.chars().take(w - 1).collect();
-        t.push('…');
-        t
+        return format!("{s}{}", " ".repeat(w - n));
     }
+    if w == 0 {
+        return String::new();
+    }
+    let mut t = String::new();
+    let mut used = 0;
+    for ch in s.chars() {
+        let cw = UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + cw > w - 1 {
+            break;
+        }
+        t.push(ch);
+        used += cw;
+    }
+    t.push('…');
+    // A wide character that did not fit leaves one cell: pad it so the width is exact.
+    t.push_str(&" ".repeat(w - 1 - used));
+    t
 }
 
 fn fit_right(s: &str, w: usize) -> String {
-    let n = s.chars().count();
+    let n = width_of(s);
     if n <= w {
         format!("{}{s}", " ".repeat(w - n))
     } else {
@@ -422,74 +441,200 @@ fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
 
 // ---- process table -----------------------------------------------------------------------------
 
-/// Column widths for a table `width` wide. Command takes what is left. The memory column is the
-/// bar, the raw label and the source.
-pub fn layout_columns(width: u16) -> (Vec<(Column, u16)>, u16) {
+/// How the process table uses its width this frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableLayout {
+    /// Columns in display order with their widths (one space between columns).
+    pub cols: Vec<(Column, u16)>,
+    /// Inside GPU MEM: the bar (0 = no bar), the byte label, the source (0 = not per row).
+    pub bar_w: u16,
+    pub label_w: u16,
+    pub src_w: u16,
+    /// The one source every row's memory came from, named once in the header instead.
+    pub common_source: Option<String>,
+}
+
+impl TableLayout {
+    pub fn width(&self, c: Column) -> Option<u16> {
+        self.cols.iter().find(|x| x.0 == c).map(|x| x.1)
+    }
+}
+
+/// Longest display width of a column's cells (tree indentation included for NAME).
+fn content_width(app: &App, c: Column) -> u16 {
+    app.rows
+        .iter()
+        .map(|r| {
+            let indent = if c == Column::Name && r.depth > 0 {
+                2 * r.depth as usize
+            } else {
+                0
+            };
+            width_of(&app.cell_text(r, c)) + indent
+        })
+        .max()
+        .unwrap_or(0)
+        .min(u16::MAX as usize) as u16
+}
+
+/// WORKLOAD grows to its longest label up to this; `llama.cpp · Qwen3-8B-Q4_K_M` is 27.
+pub const WORKLOAD_MAX: u16 = 40;
+const NAME_MAX: u16 = 20;
+const COMMAND_MIN: u16 = 12;
+
+/// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
+/// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
+/// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
+/// TYPE, CPU%, COMMAND, RSS; COMMAND takes what is left. The memory source is per row only when
+/// the rows' sources differ; otherwise it is named once in the header.
+pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     use Column::*;
-    let (cols, bar_w): (Vec<(Column, u16)>, u16) = if width >= 150 {
-        (
-            vec![
-                (Device, 3),
-                (Pid, 7),
-                (User, 10),
-                (Name, 16),
-                (Workload, 24),
-                (Type, 4),
-                (Memory, 27),
-                (Gpu, 5),
-                (Cpu, 6),
-                (Rss, 9),
-            ],
-            10,
-        )
-    } else if width >= 110 {
-        (
-            vec![
-                (Device, 3),
-                (Pid, 7),
-                (User, 8),
-                (Name, 13),
-                (Workload, 18),
-                (Type, 4),
-                (Memory, 24),
-                (Gpu, 5),
-                (Cpu, 5),
-                (Rss, 8),
-            ],
-            8,
-        )
+    let title_w = |c: Column| width_of(c.title()) as u16;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len());
+    let sources: HashSet<&str> = app
+        .rows
+        .iter()
+        .map(|r| app.usage(r).memory_source.as_str())
+        .collect();
+    let common_source = (sources.len() == 1).then(|| sources.iter().next().unwrap().to_string());
+    let src_want = if sources.len() > 1 {
+        sources
+            .iter()
+            .map(|s| width_of(s))
+            .max()
+            .unwrap_or(0)
+            .min(10) as u16
     } else {
-        (
-            vec![
-                (Device, 3),
-                (Pid, 7),
-                (User, 7),
-                (Name, 12),
-                (Type, 4),
-                (Memory, 19),
-                (Gpu, 4),
-                (Cpu, 5),
-            ],
-            4,
-        )
+        0
     };
-    let used: u16 = cols.iter().map(|c| c.1 + 1).sum();
-    let mut cols = cols;
-    cols.push((Command, width.saturating_sub(used).max(1)));
-    (cols, bar_w)
+
+    let pid_w = content_width(app, Pid).max(3);
+    let name_want = content_width(app, Name).clamp(4, NAME_MAX);
+    let wl_want = content_width(app, Workload).clamp(8, WORKLOAD_MAX);
+    let label_w = content_width(app, Memory).max(7);
+    let gpu_w = content_width(app, Gpu).max(4);
+    // The minimum the essential columns may shrink to on a very narrow terminal.
+    let name_min = name_want.min(8);
+    let wl_min = wl_want.min(10);
+
+    let mut w = TableWidths {
+        avail: width,
+        used: 0,
+    };
+    // Essentials, at their minimum. DEV is essential when there is more than one device.
+    let mut dev = ndev > 1 && w.take(3);
+    let pid = w.take(pid_w);
+    let mut name = if w.take(name_min) { name_min } else { 0 };
+    let mut wl = if w.take(wl_min) { wl_min } else { 0 };
+    let mem = w.take(label_w);
+    let gpu = w.take(gpu_w);
+    // Then NAME and WORKLOAD grow to what they hold, before any optional column exists.
+    if name > 0 {
+        name += w.grow(name_want - name);
+    }
+    if wl > 0 {
+        wl += w.grow(wl_want - wl);
+    }
+    // Optional columns, most useful first, each only if it fits whole.
+    let mut bar_w: u16 = if w.take(4) { 4 } else { 0 };
+    let src_w = if src_want > 0 && w.take(src_want) {
+        src_want
+    } else {
+        0
+    };
+    let user_want = content_width(app, User).clamp(4, 10);
+    let user = if w.take(user_want) { user_want } else { 0 };
+    let typ = w.take(title_w(Type));
+    if !dev && ndev == 1 {
+        dev = w.take(3);
+    }
+    let cpu = w.take(5);
+    let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
+    let rss_want = content_width(app, Rss).max(5);
+    let rss = w.take(rss_want);
+    // Spare width: a longer bar first (up to 10 cells), then everything to COMMAND.
+    if bar_w > 0 {
+        bar_w += w.grow(10 - bar_w);
+    }
+    if command > 0 {
+        command += w.grow(u16::MAX);
+    }
+
+    let mem_w =
+        label_w + if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
+    let mut cols = Vec::new();
+    let mut put = |on: bool, c: Column, cw: u16| {
+        if on && cw > 0 {
+            cols.push((c, cw));
+        }
+    };
+    put(dev, Device, 3);
+    put(pid, Pid, pid_w);
+    put(user > 0, User, user);
+    put(true, Name, name);
+    put(true, Workload, wl);
+    put(typ, Type, title_w(Type));
+    put(mem, Memory, mem_w);
+    put(gpu, Gpu, gpu_w);
+    put(cpu, Cpu, 5);
+    put(rss, Rss, rss_want);
+    put(true, Command, command);
+    TableLayout {
+        cols,
+        bar_w,
+        label_w,
+        src_w,
+        common_source,
+    }
+}
+
+/// Width bookkeeping for [`layout_columns`]: each column costs its width plus one separator.
+struct TableWidths {
+    avail: u16,
+    used: u16,
+}
+
+impl TableWidths {
+    fn fits(&self, w: u16) -> bool {
+        self.used.saturating_add(w).saturating_add(1) <= self.avail
+    }
+    /// Place a column of `w` cells if it fits whole.
+    fn take(&mut self, w: u16) -> bool {
+        let ok = self.fits(w);
+        if ok {
+            self.used += w + 1;
+        }
+        ok
+    }
+    /// Widen something already placed by up to `w` cells; returns how many it got.
+    fn grow(&mut self, w: u16) -> u16 {
+        let g = w.min(self.avail.saturating_sub(self.used));
+        self.used += g;
+        g
+    }
 }
 
 fn draw_table(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let (cols, bar_w) = layout_columns(area.width);
+    let lay = layout_columns(app, area.width);
+    let cols = &lay.cols;
     // Header.
     let mut x = area.x;
     let mut spans = Vec::new();
     let mut cells = Vec::new();
-    for &(c, w) in &cols {
+    for &(c, w) in cols {
         let mut title = c.title().to_string();
         if c == app.sort {
             title.push(if app.descending { '▼' } else { '▲' });
+        }
+        if c == Column::Memory {
+            // One source for every row: say it once here rather than on each row.
+            if let Some(src) = &lay.common_source {
+                let with = format!("{title} [{src}]");
+                if width_of(&with) <= w as usize {
+                    title = with;
+                }
+            }
         }
         spans.push(Span::styled(fit(&title, w as usize), t.header));
         spans.push(Span::raw(" "));
@@ -538,7 +683,7 @@ fn draw_table(f: &mut Frame, app: &App, area: Rect) {
         return;
     }
     for (i, row) in app.rows.iter().enumerate().skip(offset).take(nrows) {
-        let mut line = Line::from(row_spans(app, row, &cols, bar_w));
+        let mut line = Line::from(row_spans(app, row, &lay));
         if i == app.selected {
             line = line.style(t.selected);
         }
@@ -547,42 +692,42 @@ fn draw_table(f: &mut Frame, app: &App, area: Rect) {
     }
 }
 
-fn row_spans(app: &App, row: &Row, cols: &[(Column, u16)], bar_w: u16) -> Vec<Span<'static>> {
+fn row_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
     let t = &app.theme;
-    let mut spans = Vec::with_capacity(cols.len() * 2 + 2);
-    for &(c, w) in cols {
+    let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
+    let mut spans = Vec::with_capacity(lay.cols.len() * 2 + 2);
+    for &(c, w) in &lay.cols {
         let w = w as usize;
         match c {
             Column::Memory => {
                 let u = app.usage(row);
-                let src_w = if bar_w >= 8 { 5 } else { 4 };
-                let label_w = w.saturating_sub(bar_w as usize + src_w + 2);
                 match u.memory_bytes {
                     Some(b) => {
                         let frac = app
                             .device_of(row)
                             .and_then(|d| bar_fraction(b, d))
                             .unwrap_or(0.0);
-                        let (fill, empty) = bar(frac, bar_w as usize);
-                        spans.push(Span::styled(fill, t.bar));
-                        spans.push(Span::styled(empty, t.bar_empty));
-                        spans.push(Span::raw(format!(
-                            " {}",
-                            fit_right(&human_bytes(b), label_w)
-                        )));
+                        if bar_w > 0 {
+                            let (fill, empty) = bar(frac, bar_w as usize);
+                            spans.push(Span::styled(fill, t.bar));
+                            spans.push(Span::styled(empty, t.bar_empty));
+                            spans.push(Span::raw(" "));
+                        }
+                        spans.push(Span::raw(fit_right(&human_bytes(b), label_w)));
                     }
                     None => {
-                        spans.push(Span::raw(" ".repeat(bar_w as usize)));
-                        spans.push(Span::styled(
-                            format!(" {}", fit_right("n/a", label_w)),
-                            t.warn,
-                        ));
+                        if bar_w > 0 {
+                            spans.push(Span::raw(" ".repeat(bar_w as usize + 1)));
+                        }
+                        spans.push(Span::styled(fit_right("n/a", label_w), t.warn));
                     }
                 }
-                spans.push(Span::styled(
-                    format!(" {}", fit(&u.memory_source, src_w)),
-                    t.dim,
-                ));
+                if src_w > 0 {
+                    spans.push(Span::styled(
+                        format!(" {}", fit(&u.memory_source, src_w)),
+                        t.dim,
+                    ));
+                }
             }
             Column::Name if row.depth > 0 => {
                 let prefix = format!("{}└─", "  ".repeat(row.depth as usize - 1));

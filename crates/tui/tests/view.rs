@@ -221,10 +221,10 @@ fn layout_80x24_is_compact_and_complete() {
         g1.contains("6 GiB/24 GiB · procs 4.50 GiB · unattr 1.50 GiB · GPU n/a"),
         "unknown utilisation is n/a: {g1}"
     );
-    // Narrow table: no workload column, but every process is there.
+    // Narrow table: the workload stays (it answers "why"); COMMAND is what gives way.
     let header = line_with(&s, "PID");
     assert!(
-        header.contains("GPU MEM") && header.contains("COMMAND") && !header.contains("WORKLOAD"),
+        header.contains("GPU MEM") && header.contains("WORKLOAD") && !header.contains("COMMAND"),
         "{header}"
     );
     for pid in ["4242", "5151", "6001", "6002", "1200"] {
@@ -252,13 +252,13 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     assert!(line_with(&s, "GPU 37%").contains("215/700 W"));
     let header = line_with(&s, "WORKLOAD");
     assert!(
-        header.contains("GPU MEM▼"),
-        "sorted by memory by default: {header}"
+        header.contains("GPU MEM▼ [nvml]"),
+        "sorted by memory by default, the one source named once: {header}"
     );
-    // Workload placeholder, memory source, host CPU / RSS.
+    // Workload uncut, memory, host CPU / RSS.
     let llama = line_with(&s, "llama-server");
     assert!(
-        llama.contains("llama.cpp · qwen3…") && llama.contains("16 GiB") && llama.contains("nvml"),
+        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16 GiB"),
         "{llama}"
     );
     // No identification: the placeholder, not a guess.
@@ -462,16 +462,16 @@ fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     assert!(note.contains("normalised"), "{note}");
     let (wide, _) = render(&app, 240, 70, t0);
     assert!(wide.contains("bars normalised, labels are raw"), "{wide}");
-    // The label stays raw (16 GiB), the bar is 16/27 of 8 cells = 4.74: 4 full cells and 6/8.
+    // The label stays raw (16 GiB), the bar is 16/27 of 10 cells = 5.93: 5 full cells and 7/8.
     let llama = line_with(&s, "llama-server");
     assert!(llama.contains("16 GiB"));
-    assert!(llama.contains("████▊░░░"), "{llama}");
+    assert!(llama.contains("█████▉░░░░"), "{llama}");
     assert!(line_with(&s, "processes 27 GiB").contains("over-attributed"));
-    // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 8).
+    // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 10).
     let ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let (s, _) = render(&ok, 120, 40, t0);
     assert!(!s.contains("labels are raw"));
-    assert!(line_with(&s, "llama-server").contains("▉░░░░░░░"));
+    assert!(line_with(&s, "llama-server").contains("█▏░░░░░░░░"));
 }
 
 #[test]
@@ -508,7 +508,7 @@ fn tree_view_puts_children_under_parents() {
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
     assert_eq!(app.rows[5].depth, 1);
     let (s, _) = render(&app, 120, 40, t0);
-    assert!(line_with(&s, "6002").contains("└─ollama_run…"), "{s}");
+    assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
     assert!(s.contains(" tree "));
 }
 
@@ -911,4 +911,86 @@ fn open_folder_names_the_process_or_says_why_not() {
         "{:?}",
         app.message
     );
+}
+
+/// Issue 14: whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
+/// and how much (GPU memory, GPU %): those columns are placed before SOURCE, COMMAND and RSS.
+#[test]
+fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for w in (80..=240).step_by(10) {
+        for h in [24, 40, 60] {
+            let (s, _) = render(&app, w, h, t0);
+            let row = s
+                .lines()
+                .find(|l| l.contains(" 4242 ") && l.contains("16 GiB"))
+                .unwrap_or_else(|| panic!("{w}x{h}: no row for 4242 on GPU0:\n{s}"));
+            for want in ["llama-server", "llama.cpp · qwen3-8b-q4_k_m", "85%"] {
+                assert!(row.contains(want), "{w}x{h}: {want:?} missing in {row:?}");
+            }
+            let header = line_with(&s, "PID");
+            assert!(
+                header.contains("NAME") && header.contains("WORKLOAD"),
+                "{w}x{h}: {header}"
+            );
+            // One source for every row: named once in the header, not on each row.
+            assert!(!row.contains("nvml"), "{w}x{h}: {row}");
+        }
+    }
+    // The spare width of a wide terminal goes to COMMAND and RSS, after the essentials.
+    let (s, _) = render(&app, 160, 40, t0);
+    let header = line_with(&s, "PID");
+    assert!(
+        header.contains("RSS") && header.contains("COMMAND") && header.contains("[nvml]"),
+        "{header}"
+    );
+}
+
+#[test]
+fn sources_that_differ_are_shown_per_row() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[4].usage[0].memory_source = "fdinfo".into();
+    let app = app_with(s, t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(line_with(&s, " 1200 ").contains("fdinfo"), "{s}");
+    assert!(line_with(&s, " 5151 ").contains("nvml"), "{s}");
+    assert!(!line_with(&s, "PID").contains("[nvml]"));
+}
+
+/// CJK names take two cells a character: columns after them must still line up.
+#[test]
+fn wide_characters_are_measured_in_cells() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[1].name = Some("推理服务器推理服务器推理服务器".into());
+    s.processes[0].name = Some("llama-server".into());
+    let app = app_with(s, t0);
+    for w in [80, 120, 200] {
+        let (_, buf) = render(&app, w, 40, t0);
+        // The column where GPU% ends on the header line equals where it ends on each row.
+        let row_text = |y: u16| -> String {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<Vec<_>>()
+                .join("|")
+        };
+        let header_y = (0..40)
+            .find(|&y| row_text(y).contains("P|I|D"))
+            .expect("header");
+        let cells: Vec<String> = (0..w).map(|x| buf[(x, header_y)].symbol().into()).collect();
+        let joined = cells.concat();
+        let pct = joined.find("GPU%").expect("GPU% header");
+        // Column index of the header's "%" (cells before it are one symbol each on this line).
+        let x_pct = joined[..pct].chars().count() as u16 + 3;
+        for y in header_y + 1..header_y + 5 {
+            let sym = buf[(x_pct, y)].symbol();
+            assert!(
+                sym == "%" || sym == "a",
+                "{w}: row {y} does not end GPU% at x={x_pct}: {:?}",
+                row_text(y)
+            );
+        }
+    }
 }
