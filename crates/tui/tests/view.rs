@@ -994,3 +994,72 @@ fn wide_characters_are_measured_in_cells() {
         }
     }
 }
+
+/// The chart names its series in every state: with the selection (nearly always), without one,
+/// at the narrowest size that has a chart and the widest.
+#[test]
+fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.apply(
+        update(snapshot(40 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    for (w, h) in [(100, 36), (120, 40), (200, 60), (240, 70)] {
+        let (s, _) = render(&app, w, h, t0 + Duration::from_secs(1));
+        for want in [
+            "━ GPU0 memory",
+            "━ GPU0 % (right)",
+            "• 4242 llama-server memory",
+        ] {
+            assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
+        }
+        assert!(s.contains("▄ 4242 GPU %"), "{w}x{h}:\n{s}");
+        // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
+        assert!(
+            s.contains("│50 GiB"),
+            "{w}x{h}: axis not scaled to the data:\n{s}"
+        );
+        assert!(
+            s.contains("card total 140 GiB (off scale)"),
+            "{w}x{h}:\n{s}"
+        );
+    }
+    // Nothing selected (a filter that matches nothing): the device series are still named.
+    app.handle_key(key('/'), t0);
+    for c in "zzz".chars() {
+        app.handle_key(key(c), t0);
+    }
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert!(app.selected_row().is_none());
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        s.contains("━ GPU0 memory") && s.contains("━ GPU0 % (right)"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("• "),
+        "no process series without a selection:\n{s}"
+    );
+}
+
+#[test]
+fn memory_axis_is_the_data_with_headroom_or_the_card_total() {
+    use gpuledger_tui::ui::{memory_axis_top, nice_ceiling};
+    assert_eq!(nice_ceiling(48 * GIB), 50 * GIB);
+    assert_eq!(nice_ceiling(GIB), GIB);
+    assert_eq!(nice_ceiling(300 << 20), 300 << 20);
+    assert_eq!(nice_ceiling(310 << 20), 400 << 20);
+    // A small process on an 80 GiB card: the scale follows the data.
+    assert_eq!(
+        memory_axis_top(Some(5 * GIB), Some(80 * GIB)),
+        (6 * GIB, false)
+    );
+    // Near full: the card's total is the top, and says so.
+    assert_eq!(
+        memory_axis_top(Some(70 * GIB), Some(80 * GIB)),
+        (80 * GIB, true)
+    );
+    assert_eq!(memory_axis_top(None, Some(80 * GIB)), (80 * GIB, true));
+    assert_eq!(memory_axis_top(None, None), (1, false));
+}
