@@ -153,6 +153,8 @@ pub struct Geometry {
 pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];
 /// How long to wait for a terminated process to disappear before saying it did not.
 pub const KILL_VERIFY: Duration = Duration::from_secs(10);
+/// How long a message stays in the footer (any key also replaces it).
+pub const MESSAGE_TTL: Duration = Duration::from_secs(8);
 /// History kept for the charts.
 pub const HISTORY_SECS: f64 = 600.0;
 
@@ -176,6 +178,8 @@ pub struct App {
     /// Another machine's `gpuledger serve` being shown (read-only: no actions act from here).
     pub remote: Option<String>,
     pub message: Option<String>,
+    /// The message shown and when it was first seen, so it expires after [`MESSAGE_TTL`].
+    message_seen: Option<(String, Instant)>,
     pub pending: Vec<PendingKill>,
     pub history: History,
     started: Instant,
@@ -219,6 +223,7 @@ impl App {
             replay: None,
             remote: None,
             message: None,
+            message_seen: None,
             pending: Vec::new(),
             history: History::new(HISTORY_SECS),
             started: now,
@@ -335,6 +340,27 @@ impl App {
         let age = now.saturating_duration_since(self.last_update.unwrap_or(self.started));
         let limit = (self.interval * 3).max(Duration::from_secs(2));
         (age > limit).then_some(age)
+    }
+
+    /// Drop the footer message once it has been shown for [`MESSAGE_TTL`]. The clock starts when
+    /// a message is first seen here, so code that sets one needs no time. `true` when the
+    /// message went away (the screen must be redrawn).
+    pub fn expire_message(&mut self, now: Instant) -> bool {
+        let Some(m) = &self.message else {
+            self.message_seen = None;
+            return false;
+        };
+        match &self.message_seen {
+            Some((seen, since)) if seen == m => {
+                if now.saturating_duration_since(*since) >= MESSAGE_TTL {
+                    self.message = None;
+                    self.message_seen = None;
+                    return true;
+                }
+            }
+            _ => self.message_seen = Some((m.clone(), now)),
+        }
+        false
     }
 
     // ---- rows --------------------------------------------------------------------------------
@@ -676,11 +702,13 @@ impl App {
             return vec![];
         }
         let page = self.geometry.borrow().body_rows.max(1);
+        // A message answers the key before; the next key makes it stale (a key that has something
+        // to say sets a new one below).
+        let had_message = self.message.take().is_some();
         match key.code {
             KeyCode::Char('q') => return vec![Effect::Quit],
             KeyCode::Esc => {
-                if self.message.is_some() {
-                    self.message = None;
+                if had_message {
                 } else if !self.filter.is_empty() {
                     self.filter.clear();
                     self.rebuild();
@@ -968,6 +996,10 @@ impl App {
                 self.overlay = Overlay::None;
                 self.message = Some("export cancelled".into());
             }
+            KeyCode::Enter if path.trim().is_empty() => {
+                self.message = Some("export: type a file name first (Esc cancels)".into());
+                self.overlay = Overlay::Export(path);
+            }
             KeyCode::Enter => {
                 self.overlay = Overlay::None;
                 self.message = Some(match self.export_csv(Path::new(&path)) {
@@ -995,6 +1027,11 @@ impl App {
     /// Write the rows as shown (filter, sort, tree) to `path`. Unknown values are empty cells with
     /// their reason in the next column, never 0. Refuses to overwrite.
     pub fn export_csv(&self, path: &Path) -> Result<usize, String> {
+        // The data directory may not exist yet on a first export.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        }
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -1108,6 +1145,21 @@ impl App {
         }
         v
     }
+}
+
+/// Where exports go: `$XDG_DATA_HOME/gpuledger`, else `$HOME/.local/share/gpuledger`
+/// (`%LOCALAPPDATA%\gpuledger` on Windows), reading the environment through `env`. A relative
+/// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
+pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let base = if cfg!(windows) {
+        set("LOCALAPPDATA")
+    } else {
+        set("XDG_DATA_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| set("HOME").map(|h| h.join(".local").join("share")))
+    }?;
+    Some(base.join("gpuledger"))
 }
 
 pub fn fmt_interval(d: Duration) -> String {

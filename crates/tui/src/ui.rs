@@ -43,13 +43,24 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     } else {
         0
     };
+    // A message longer than the line (an export's full path) gets a second row, not a cut.
+    let footer_h = match &app.message {
+        Some(m) if app.overlay == Overlay::None && !app.filter_editing => {
+            if width_of(m) > area.width as usize && area.height >= 10 {
+                2
+            } else {
+                1
+            }
+        }
+        _ => 1,
+    };
     let [title, cards, notes_area, table, bottom, footer] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(cards_h),
         Constraint::Length(notes_h),
         Constraint::Min(3),
         Constraint::Length(bottom_h),
-        Constraint::Length(1),
+        Constraint::Length(footer_h),
     ])
     .areas(area);
 
@@ -1267,14 +1278,67 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
 
 // ---- footer and overlays -----------------------------------------------------------------------
 
+/// The end of `s` that fits `w` cells, with `…` in front when cut: the cursor end of a typed
+/// text is the part the user is working on.
+fn tail_fit(s: &str, w: usize) -> String {
+    if width_of(s) <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 0;
+    for ch in s.chars().rev() {
+        let cw = UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + cw > w - 1 {
+            break;
+        }
+        kept.push(ch);
+        used += cw;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
+}
+
+/// A modal prompt: what is asked, the text typed so far with a cursor, and the keys that end it.
+/// The hint goes first when the line is short; the typed text never does.
+pub fn prompt_line(app: &App, label: &str, text: &str, hint: &str, width: u16) -> Line<'static> {
+    let t = &app.theme;
+    let label = format!(" {label} ");
+    let w = width as usize;
+    let hint = format!("  {hint}");
+    let fixed = width_of(&label) + 1;
+    let show_hint = fixed + width_of(&hint) + 12 <= w;
+    let room = w.saturating_sub(fixed + if show_hint { width_of(&hint) } else { 0 });
+    let mut spans = vec![
+        Span::styled(label, t.header.add_modifier(Modifier::REVERSED)),
+        Span::styled(tail_fit(text, room), t.accent),
+        Span::styled("█", t.accent),
+    ];
+    if show_hint {
+        spans.push(Span::styled(hint, t.dim));
+    }
+    Line::from(spans)
+}
+
 fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let line = if app.filter_editing {
-        Line::from(vec![
-            Span::styled("filter: ", t.header),
-            Span::raw(format!("{}█", app.filter)),
-            Span::styled("  (Enter keep · Esc clear)", t.dim),
-        ])
+    let line = if let Overlay::Export(path) = &app.overlay {
+        prompt_line(
+            app,
+            "Export CSV to:",
+            path,
+            "Enter writes (never overwrites) · Esc cancels",
+            area.width,
+        )
+    } else if app.filter_editing {
+        prompt_line(
+            app,
+            "filter:",
+            &app.filter,
+            "Enter keep · Esc clear",
+            area.width,
+        )
     } else if let Some(m) = &app.message {
         Line::styled(m.clone(), t.warn)
     } else {
@@ -1283,7 +1347,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             t.dim,
         )
     };
-    f.render_widget(Paragraph::new(line), area);
+    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -1322,7 +1386,10 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("c", "copy the PID to the clipboard (OSC 52)"),
     ("o", "open the executable's folder in the file manager"),
-    ("e", "export the rows as shown to CSV"),
+    (
+        "e",
+        "export the rows as shown to CSV (in the data directory)",
+    ),
     ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
     ("w", "history window: 1, 5 or 10 minutes"),
     ("C  m", "theme dark → light → mono  /  monochrome on/off"),
@@ -1418,19 +1485,7 @@ fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
                 r,
             );
         }
-        Overlay::Export(path) => {
-            let lines = vec![
-                Line::raw("Export the rows as shown (filter, sort) to CSV:"),
-                Line::from(vec![Span::styled(format!("{path}█"), t.accent)]),
-                Line::styled("Enter writes (never overwrites) · Esc cancels", t.dim),
-            ];
-            let r = centered(area, 90, 5);
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines)
-                    .block(Block::bordered().title(Span::styled(" Export CSV ", t.title))),
-                r,
-            );
-        }
+        // Export is a prompt line in the footer (see draw_footer), not a box over the table.
+        Overlay::Export(_) => {}
     }
 }

@@ -1063,3 +1063,109 @@ fn memory_axis_is_the_data_with_headroom_or_the_card_total() {
     assert_eq!(memory_axis_top(None, Some(80 * GIB)), (80 * GIB, true));
     assert_eq!(memory_axis_top(None, None), (1, false));
 }
+
+/// `e` opens a prompt line that shows what is typed; Esc cancels and writes nothing.
+#[test]
+fn export_prompt_shows_the_text_typed_and_esc_cancels() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.export_dir = dir.path().join("data").join("gpuledger");
+    app.handle_key(key('e'), t0);
+    for c in "-mine".chars() {
+        app.handle_key(key(c), t0);
+    }
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (s, _) = render(&app, w, h, t0);
+        let prompt = line_with(&s, "Export CSV to:");
+        // The path is long: its end (what is being typed) is what shows.
+        assert!(prompt.contains(".csv-mine█"), "{w}x{h}: {prompt}");
+    }
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.message.as_deref(), Some("export cancelled"));
+    assert!(
+        !app.export_dir.exists(),
+        "a cancelled export writes nothing"
+    );
+    // The filter prompt likewise.
+    app.handle_key(key('/'), t0);
+    app.handle_key(key('x'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(footer.contains("filter: x█"), "{s}");
+}
+
+/// Exports go to the data directory (created when missing) and the message gives the whole path,
+/// on a second footer row when it is longer than the line.
+#[test]
+fn export_goes_to_the_data_directory_with_the_path_shown() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.export_dir = dir.path().join("share").join("gpuledger");
+    app.handle_key(key('e'), t0);
+    app.handle_key(code(KeyCode::Enter), t0);
+    let msg = app.message.clone().unwrap();
+    let file = app.export_dir.join("gpuledger-20261129T080000Z.csv");
+    assert!(file.exists(), "{msg}");
+    assert!(
+        msg.ends_with("share/gpuledger/gpuledger-20261129T080000Z.csv"),
+        "{msg}"
+    );
+    let (s, _) = render(&app, 80, 24, t0);
+    let flat: String = s.lines().map(str::trim_end).collect::<Vec<_>>().join("");
+    assert!(flat.contains("gpuledger-20261129T080000Z.csv"), "{s}");
+
+    use gpuledger_tui::app::data_dir_with;
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
+    if !cfg!(windows) {
+        assert_eq!(
+            data_dir_with(env(&[("XDG_DATA_HOME", "/x/data"), ("HOME", "/home/a")])),
+            Some("/x/data/gpuledger".into())
+        );
+        assert_eq!(
+            data_dir_with(env(&[("XDG_DATA_HOME", "rel"), ("HOME", "/home/a")])),
+            Some("/home/a/.local/share/gpuledger".into())
+        );
+        assert_eq!(data_dir_with(env(&[])), None);
+    }
+}
+
+/// A message answers one key: the next key (w, C, m, ...) takes it away, and so does time.
+#[test]
+fn messages_expire_on_the_next_key_and_after_a_while() {
+    use gpuledger_tui::app::MESSAGE_TTL;
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for k in ['w', 'C', 'm', 's', 'j'] {
+        app.handle_key(key('+'), t0);
+        assert!(app.message.is_some());
+        app.handle_key(key(k), t0);
+        assert_eq!(app.message, None, "a stale message survived {k:?}");
+    }
+    // Esc with a message only clears the message (it does not quit).
+    app.handle_key(key('+'), t0);
+    assert!(app.handle_key(code(KeyCode::Esc), t0).is_empty());
+    assert_eq!(app.message, None);
+    // Time: first seen at t0, kept before the TTL, gone at it.
+    app.handle_key(key('+'), t0);
+    assert!(!app.expire_message(t0));
+    assert!(!app.expire_message(t0 + MESSAGE_TTL / 2));
+    assert!(app.message.is_some());
+    assert!(app.expire_message(t0 + MESSAGE_TTL));
+    assert_eq!(app.message, None);
+    // A new message restarts the clock even if the old one was never cleared.
+    app.message = Some("one".into());
+    app.expire_message(t0);
+    app.message = Some("two".into());
+    assert!(!app.expire_message(t0 + MESSAGE_TTL));
+    assert!(app.message.is_some());
+}
