@@ -37,7 +37,10 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
         (rows * 5).min(area.height / 3)
     };
     let notes = notes(app, now);
-    let notes_h = (notes.len() as u16).min(if compact { 1 } else { 3 });
+    // Compact: as many note lines as the table leaves free (at least one, at most three).
+    let table_wants = app.rows.len().max(1) as u16 + 1;
+    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
+    let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
     let bottom_h = if !compact && area.height >= 36 {
         (area.height * 2 / 5).clamp(12, 26)
     } else {
@@ -69,7 +72,12 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     let lines: Vec<Line> = notes
         .into_iter()
         .take(notes_h as usize)
-        .map(|(s, warn)| Line::styled(s, if warn { app.theme.warn } else { app.theme.dim }))
+        .map(|(s, warn)| {
+            Line::styled(
+                fit_words(&s, area.width as usize),
+                if warn { app.theme.warn } else { app.theme.dim },
+            )
+        })
         .collect();
     f.render_widget(Paragraph::new(lines), notes_area);
     draw_table(f, app, table);
@@ -232,15 +240,37 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
             ));
         }
     }
+    // A source that found nothing while another found the devices is a fact, not a warning
+    // (no DRM devices on an NVIDIA-only machine): it goes last and plain. With no device at all,
+    // or a source that failed, it is a warning and goes first.
+    let mut quiet = Vec::new();
     for src in &s.sources {
-        if src.status != SourceState::Ok {
-            v.push((format!("{}: {}", src.name, src.detail), true));
+        let line = format!("{}: {}", src.name, src.detail);
+        match src.status {
+            SourceState::Ok => {}
+            SourceState::Unavailable if !s.devices.is_empty() => quiet.push((line, false)),
+            _ => v.push((line, true)),
         }
     }
     for n in &s.notes {
         v.push((n.clone(), false));
     }
+    v.extend(quiet);
     v
+}
+
+/// `s` in `w` columns, cut at a word boundary with `…` when too long (never mid-word unless a
+/// single word is wider than the line).
+pub fn fit_words(s: &str, w: usize) -> String {
+    if width_of(s) <= w {
+        return s.to_string();
+    }
+    let cut = fit(s, w);
+    let body = cut.trim_end().trim_end_matches('…');
+    match body.rfind(' ') {
+        Some(i) if i > 0 => format!("{}…", body[..i].trim_end_matches([' ', ',', ';', ':', '·'])),
+        _ => cut,
+    }
 }
 
 // ---- device cards ------------------------------------------------------------------------------
@@ -318,7 +348,7 @@ fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
                     t.dim,
                 )]
             } else {
-                compact_card(app, d)
+                compact_card(app, d, area.width)
             };
             f.render_widget(Paragraph::new(Line::from(line)), row);
         }
@@ -343,7 +373,26 @@ fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
     }
 }
 
-fn compact_card(app: &App, d: &Device) -> Vec<Span<'static>> {
+/// Memory used of total as a percentage, for the cards.
+fn mem_pct(d: &Device) -> String {
+    mem_frac(d).map_or_else(|| "n/a".into(), |f| format!("{:.0}%", f * 100.0))
+}
+
+/// `18.1/24.0 GiB` when both are in the same unit, else `512 MiB/24.0 GiB`.
+fn used_of_total(d: &Device) -> String {
+    let (u, t) = (
+        short_bytes(d.memory.used_bytes),
+        short_bytes(d.memory.total_bytes),
+    );
+    match (u.rsplit_once(' '), t.rsplit_once(' ')) {
+        (Some((un, uu)), Some((tn, tu))) if uu == tu => format!("{un}/{tn} {tu}"),
+        _ => format!("{u}/{t}"),
+    }
+}
+
+/// One line per device. Items are placed whole, most important first (memory with its %, GPU %,
+/// the books), and one that does not fit is left out rather than cut mid-word.
+fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
     let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 6);
     let name = d
@@ -352,27 +401,50 @@ fn compact_card(app: &App, d: &Device) -> Vec<Span<'static>> {
         .unwrap_or_default()
         .replace("NVIDIA ", "")
         .replace("GeForce ", "");
-    // Most important first: a narrow terminal cuts the tail (power, temperature), never the books.
-    vec![
+    let mut spans = vec![
         Span::styled(format!("GPU{} ", d.index), t.title),
         Span::raw(fit(&name, 9)),
-        Span::raw(" "),
-        Span::styled(fill, t.bar),
-        Span::styled(empty, t.bar_empty),
-        Span::raw(format!(
-            " {}/{} · {} · GPU {} · MBW {} · {} · {}",
-            short_bytes(d.memory.used_bytes),
-            short_bytes(d.memory.total_bytes),
-            books_text(d)
-                .replace("processes", "procs")
-                .replace("unattributed", "unattr"),
-            opt(d.utilization.gpu_percent, "%"),
-            opt(d.utilization.memory_percent, "%"),
-            d.temperature_c
-                .map_or("temp n/a".into(), |c| format!("{c}°C")),
-            power_text(d),
-        )),
-    ]
+    ];
+    // Below 90 columns the bar gives way to the books; the % says the same thing.
+    if width >= 90 {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(fill, t.bar));
+        spans.push(Span::styled(empty, t.bar_empty));
+    }
+    spans.push(Span::raw(format!(" {} {}", used_of_total(d), mem_pct(d))));
+    let l = &d.ledger;
+    // The books stay one item: processes without the unattributed rest would not balance.
+    let mut items = vec![
+        format!("GPU {}", opt(d.utilization.gpu_percent, "%")),
+        format!(
+            "procs {} · {}",
+            human_bytes(l.attributed_bytes),
+            match (l.unattributed_bytes, l.over_attributed) {
+                (Some(u), _) => format!("unattr {}", human_bytes(u)),
+                (None, true) => "over-attributed".into(),
+                (None, false) => "unattr n/a".into(),
+            }
+        ),
+    ];
+    if l.unknown_processes > 0 {
+        items.push(format!("{} n/a", l.unknown_processes));
+    }
+    items.extend([
+        format!("MBW {}", opt(d.utilization.memory_percent, "%")),
+        d.temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C")),
+        power_text(d),
+    ]);
+    let mut used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
+    for item in items {
+        let piece = format!(" · {item}");
+        let w = width_of(&piece);
+        if used + w <= width as usize {
+            used += w;
+            spans.push(Span::raw(piece));
+        }
+    }
+    spans
 }
 
 fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
@@ -388,9 +460,10 @@ fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     let w = inner.width as usize;
     // Line 1: memory bar.
     let label = format!(
-        " {} / {}",
+        " {} / {} {}",
         short_bytes(d.memory.used_bytes),
-        short_bytes(d.memory.total_bytes)
+        short_bytes(d.memory.total_bytes),
+        mem_pct(d)
     );
     let bw = w.saturating_sub(4 + label.chars().count());
     let (fill, empty) = match mem_frac(d) {

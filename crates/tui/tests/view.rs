@@ -211,14 +211,15 @@ fn layout_80x24_is_compact_and_complete() {
     let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let (s, _) = render(&app, 80, 24, t0);
     // Compact cards: one line per device with memory, utilisation and the books.
+    // Memory with its %, then GPU % (never cut to "GPU 3"), then the books, each item whole.
     let g0 = line_with(&s, "GPU0 H200");
     assert!(
-        g0.contains("40 GiB/140 GiB · procs 27 GiB · unattr 13 GiB · 1 n/a"),
+        g0.contains("40/140 GiB 29% · GPU 37% · procs 27 GiB · unattr 13 GiB · 1 n/a"),
         "{g0}"
     );
     let g1 = line_with(&s, "GPU1 RTX 4090");
     assert!(
-        g1.contains("6 GiB/24 GiB · procs 4.50 GiB · unattr 1.50 GiB · GPU n/a"),
+        g1.contains("6/24 GiB 25% · GPU n/a · procs 4.50 GiB · unattr 1.50 GiB"),
         "unknown utilisation is n/a: {g1}"
     );
     // Narrow table: the workload stays (it answers "why"); COMMAND is what gives way.
@@ -1168,4 +1169,52 @@ fn messages_expire_on_the_next_key_and_after_a_while() {
     app.message = Some("two".into());
     assert!(!app.expire_message(t0 + MESSAGE_TTL));
     assert!(app.message.is_some());
+}
+
+/// Issue 14 item 10: notes are cut at a word, never mid-word; a source that simply found nothing
+/// (no DRM devices on an NVIDIA machine) is plain, after what matters; cards give memory %.
+#[test]
+fn notes_are_cut_at_words_and_cards_give_memory_percent() {
+    use gpuledger_tui::ui::fit_words;
+    assert_eq!(fit_words("short", 10), "short");
+    assert_eq!(
+        fit_words(
+            "drm: no DRM devices under /recorded/sys/class/drm (os error 2)",
+            30
+        ),
+        "drm: no DRM devices under…"
+    );
+    assert_eq!(fit_words("abcdefghijkl", 5), "abcd…");
+
+    let t0 = Instant::now();
+    let mut snap = snapshot(40 * GIB, 9 * GIB);
+    snap.sources.push(SourceStatus::new(
+        "drm",
+        SourceState::Unavailable,
+        "no DRM devices under /sys/class/drm and no process with a DRM node open (os error 2)",
+    ));
+    snap.notes.push("a note from the collector".into());
+    let app = app_with(snap, t0);
+    let notes = gpuledger_tui::ui::notes(&app, t0);
+    assert_eq!(
+        notes.last().unwrap().1,
+        false,
+        "an absent source is not a warning"
+    );
+    assert!(notes.last().unwrap().0.starts_with("drm:"));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (s, _) = render(&app, w, h, t0);
+        let note = line_with(&s, "drm: no DRM devices");
+        let note = note.trim_end();
+        assert!(
+            note.ends_with("(os error 2)") || note.ends_with(" open…") || note.ends_with("node…"),
+            "{w}x{h}: cut mid-word: {note:?}"
+        );
+        assert!(s.contains("a note from the collector"), "{w}x{h}:\n{s}");
+    }
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        line_with(&s, "│MEM ").contains("40 GiB / 140 GiB 29%"),
+        "{s}"
+    );
 }
