@@ -48,12 +48,13 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     };
     // A message longer than the line (an export's full path) gets a second row, not a cut.
     let footer_h = match &app.message {
-        Some(m) if app.overlay == Overlay::None && !app.filter_editing => {
-            if width_of(m) > area.width as usize && area.height >= 10 {
-                2
-            } else {
-                1
-            }
+        Some(m)
+            if app.overlay == Overlay::None
+                && !app.filter_editing
+                && width_of(m) > area.width as usize
+                && area.height >= 10 =>
+        {
+            2
         }
         _ => 1,
     };
