@@ -30,11 +30,13 @@ pub enum Column {
     Gpu,
     Cpu,
     Rss,
+    /// How long the process has run, at the snapshot's time.
+    Time,
     Command,
 }
 
 impl Column {
-    pub const ALL: [Column; 11] = [
+    pub const ALL: [Column; 12] = [
         Column::Device,
         Column::Pid,
         Column::User,
@@ -45,6 +47,7 @@ impl Column {
         Column::Gpu,
         Column::Cpu,
         Column::Rss,
+        Column::Time,
         Column::Command,
     ];
 
@@ -60,6 +63,7 @@ impl Column {
             Column::Gpu => "GPU%",
             Column::Cpu => "CPU%",
             Column::Rss => "RSS",
+            Column::Time => "TIME",
             Column::Command => "COMMAND",
         }
     }
@@ -68,7 +72,7 @@ impl Column {
     fn default_descending(self) -> bool {
         matches!(
             self,
-            Column::Memory | Column::Gpu | Column::Cpu | Column::Rss
+            Column::Memory | Column::Gpu | Column::Cpu | Column::Rss | Column::Time
         )
     }
 
@@ -388,6 +392,13 @@ impl App {
         p.workload.as_ref().map(|w| w.short_label())
     }
 
+    /// Seconds the process had run when the snapshot was taken (both times as RFC 3339 UTC).
+    pub fn run_secs(&self, p: &Process) -> Option<u64> {
+        let taken = unix_secs(&self.snapshot.as_ref()?.taken_at)?;
+        let started = unix_secs(p.started_at.as_deref()?)?;
+        u64::try_from(taken - started).ok()
+    }
+
     fn key_of(&self, row: &Row) -> RowKey {
         let p = self.process(row);
         RowKey {
@@ -429,6 +440,10 @@ impl App {
                 .and_then(|h| h.rss_bytes)
                 .map(human_bytes)
                 .unwrap_or_else(|| "n/a".into()),
+            Column::Time => self
+                .run_secs(p)
+                .map(fmt_runtime)
+                .unwrap_or_else(|| "n/a".into()),
             Column::Command => p
                 .cmdline
                 .as_ref()
@@ -449,6 +464,7 @@ impl App {
             Column::Gpu => SortVal::Num(u.engines.sm_percent.map(f64::from)),
             Column::Cpu => SortVal::Num(host.and_then(|h| h.cpu_percent)),
             Column::Rss => SortVal::Num(host.and_then(|h| h.rss_bytes).map(|v| v as f64)),
+            Column::Time => SortVal::Num(self.run_secs(p).map(|v| v as f64)),
             Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
             Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),
             Column::Workload => SortVal::Text(self.workload(p).map(|w| w.to_lowercase())),
@@ -1160,6 +1176,40 @@ pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option
             .or_else(|| set("HOME").map(|h| h.join(".local").join("share")))
     }?;
     Some(base.join("gpuledger"))
+}
+
+/// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.
+pub fn unix_secs(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Run time as nvitop and ps show it: `59:07`, `10:29:59`, `3d 04h`.
+pub fn fmt_runtime(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d {h:02}h")
+    } else if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
 }
 
 pub fn fmt_interval(d: Duration) -> String {

@@ -637,6 +637,8 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
     let rss_want = content_width(app, Rss).max(5);
     let rss = w.take(rss_want);
+    let time_want = content_width(app, Time).max(4);
+    let time = w.take(time_want);
     // Spare width: a longer bar first (up to 10 cells), then everything to COMMAND.
     if bar_w > 0 {
         bar_w += w.grow(10 - bar_w);
@@ -663,6 +665,7 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     put(gpu, Gpu, gpu_w);
     put(cpu, Cpu, 5);
     put(rss, Rss, rss_want);
+    put(time, Time, time_want);
     put(true, Command, command);
     TableLayout {
         cols,
@@ -821,7 +824,12 @@ fn row_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
                     w,
                 )));
             }
-            Column::Pid | Column::Gpu | Column::Cpu | Column::Rss | Column::Device => {
+            Column::Pid
+            | Column::Gpu
+            | Column::Cpu
+            | Column::Rss
+            | Column::Time
+            | Column::Device => {
                 let s = app.cell_text(row, c);
                 let style = if s == "n/a" { t.warn } else { Style::default() };
                 spans.push(Span::styled(fit_right(&s, w), style));

@@ -1217,3 +1217,28 @@ fn notes_are_cut_at_words_and_cards_give_memory_percent() {
         "{s}"
     );
 }
+
+/// nvitop's TIME: how long the process had run when the snapshot was taken; n/a when unknown.
+#[test]
+fn run_time_column_from_the_start_time() {
+    use gpuledger_tui::app::{fmt_runtime, unix_secs};
+    assert_eq!(unix_secs("1970-01-01T00:00:00Z"), Some(0));
+    assert_eq!(unix_secs("2026-11-29T08:00:00Z"), Some(1_795_939_200));
+    assert_eq!(unix_secs("2024-02-29T12:00:00.250Z"), Some(1_709_208_000));
+    assert_eq!(unix_secs("2026-13-01T00:00:00Z"), None);
+    assert_eq!(unix_secs("yesterday"), None);
+    assert_eq!(fmt_runtime(59 * 60 + 7), "59:07");
+    assert_eq!(fmt_runtime(10 * 3600 + 29 * 60 + 59), "10:29:59");
+    assert_eq!(fmt_runtime(3 * 86_400 + 4 * 3600 + 5), "3d 04h");
+
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[0].started_at = Some("2026-11-29T05:30:00Z".into());
+    let mut app = app_with(s, t0);
+    let (screen, _) = render(&app, 200, 40, t0);
+    assert!(line_with(&screen, " NAME ").contains("TIME"), "{screen}");
+    assert!(line_with(&screen, " 4242 ").contains("2:30:00"), "{screen}");
+    assert!(line_with(&screen, " 5151 ").contains("n/a"), "{screen}");
+    app.set_sort(Column::Time);
+    assert_eq!(pids(&app)[0], 4242, "longest running first, unknown last");
+}
