@@ -1424,10 +1424,30 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     } else if let Some(m) = &app.message {
         Line::styled(m.clone(), t.warn)
     } else {
-        Line::styled(
-            "q quit  ? help  / filter  s sort  r reverse  t tree  Enter details  T term  K kill  c copy  e export  +/- interval",
-            t.dim,
-        )
+        // Whole key hints only, as many as fit: a narrow terminal drops the last ones.
+        const KEYS: [&str; 11] = [
+            "q quit",
+            "? help",
+            "/ filter",
+            "s sort",
+            "r reverse",
+            "t tree",
+            "Enter details",
+            "T term",
+            "K kill",
+            "c copy",
+            "e export",
+        ];
+        let mut text = String::new();
+        for k in KEYS.iter().chain(["+/- interval"].iter()) {
+            let sep = if text.is_empty() { "" } else { "  " };
+            if width_of(&text) + sep.len() + width_of(k) > area.width as usize {
+                break;
+            }
+            text.push_str(sep);
+            text.push_str(k);
+        }
+        Line::styled(text, t.dim)
     };
     f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
 }

@@ -233,7 +233,14 @@ fn layout_80x24_is_compact_and_complete() {
     }
     // No bottom panes at this size; the footer has the keys.
     assert!(!s.contains("Measured"));
-    assert!(line_with(&s, "q quit").contains("? help"));
+    let footer = line_with(&s, "q quit");
+    assert!(footer.contains("? help"));
+    // Key hints are whole: the line ends with a complete one, not a cut "K ki".
+    let last = footer.trim_end().rsplit("  ").next().unwrap();
+    assert!(
+        ["T term", "K kill", "c copy", "e export", "Enter details"].contains(&last),
+        "{footer:?}"
+    );
 }
 
 #[test]
