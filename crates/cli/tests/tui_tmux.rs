@@ -454,6 +454,13 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
             header.contains("NAME") && header.contains("WORKLOAD") && header.contains("GPU%"),
             "{w}x{h}: {header}"
         );
+        // The title keeps its items whole: the time is shown entire or not at all.
+        let title = s.lines().next().unwrap();
+        assert!(
+            title.contains("REPLAY")
+                && (!title.contains("2026-11-29T") || title.contains("2026-11-29T09:00:00Z")),
+            "{w}x{h}: {title}"
+        );
         // The device's utilisation is whole at every width (it was cut to "GPU 6").
         assert!(s.contains("GPU 64%"), "{w}x{h}:\n{s}");
         if h >= 40 {

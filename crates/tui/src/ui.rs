@@ -203,7 +203,23 @@ fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         spans.push(Span::styled(format!(" filter: {} ", app.filter), t.accent));
     }
     spans.push(Span::styled(" ? help ", t.dim));
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time
+    // before it shows half of it). The first two (name, REPLAY/REMOTE marker) are always kept.
+    let w = area.width as usize;
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for (i, sp) in spans.into_iter().enumerate() {
+        let sw = width_of(&sp.content);
+        if used + sw <= w {
+            used += sw;
+            kept.push(sp);
+        } else if i < 2 {
+            let room = w.saturating_sub(used);
+            used = w;
+            kept.push(Span::styled(fit(&sp.content, room), sp.style));
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(kept)), area);
 }
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
