@@ -173,6 +173,8 @@ pub struct App {
     pub filter: String,
     pub filter_editing: bool,
     pub tree: bool,
+    /// Rows grouped per GPU (as nvitop lists them), the sort applying within each device.
+    pub by_device: bool,
     pub interval: Duration,
     pub overlay: Overlay,
     pub theme: Theme,
@@ -216,6 +218,7 @@ impl App {
             filter: String::new(),
             filter_editing: false,
             tree: false,
+            by_device: false,
             interval: interval.max(MIN_INTERVAL),
             overlay: Overlay::None,
             theme: Theme::new(theme),
@@ -535,6 +538,10 @@ impl App {
         let needle = self.filter.to_lowercase();
         rows.retain(|r| self.matches(r, &needle));
         rows.sort_by(|a, b| self.compare(a, b));
+        if self.by_device {
+            // Stable: the chosen order holds within each device.
+            rows.sort_by_key(|r| self.device_of(r).map_or(u32::MAX, |d| d.index));
+        }
         if self.tree {
             rows = self.treeify(rows);
         }
@@ -746,6 +753,10 @@ impl App {
             KeyCode::Char('<') | KeyCode::Left => self.cycle_sort(false),
             KeyCode::Char('r') | KeyCode::Char('I') => {
                 self.descending = !self.descending;
+                self.rebuild();
+            }
+            KeyCode::Char('D') => {
+                self.by_device = !self.by_device;
                 self.rebuild();
             }
             KeyCode::Char('t') => {

@@ -196,6 +196,9 @@ fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         ),
         t.dim,
     ));
+    if app.by_device {
+        spans.push(Span::styled(" per GPU ", t.accent));
+    }
     if app.tree {
         spans.push(Span::styled(" tree ", t.accent));
     }
@@ -1497,6 +1500,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("r", "reverse the sort order"),
     ("/", "filter: PID, user, name, command, device"),
     ("t", "tree view: children under their parent"),
+    ("D", "group the rows per GPU (the sort applies within each)"),
     ("Enter i", "details, and why each n/a is unknown"),
     (
         "T F9  /  K",

@@ -1249,3 +1249,17 @@ fn run_time_column_from_the_start_time() {
     app.set_sort(Column::Time);
     assert_eq!(pids(&app)[0], 4242, "longest running first, unknown last");
 }
+
+/// nvitop lists processes per GPU: `D` groups the rows by device, the sort holding within each.
+#[test]
+fn rows_group_per_gpu_on_d() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 6002, 6001, 4242, 1200]);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(s.lines().next().unwrap().contains(" per GPU "), "{s}");
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+}
