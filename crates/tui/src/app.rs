@@ -30,13 +30,15 @@ pub enum Column {
     Gpu,
     Cpu,
     Rss,
+    /// RSS as a share of the host's RAM.
+    HostMem,
     /// How long the process has run, at the snapshot's time.
     Time,
     Command,
 }
 
 impl Column {
-    pub const ALL: [Column; 12] = [
+    pub const ALL: [Column; 13] = [
         Column::Device,
         Column::Pid,
         Column::User,
@@ -47,6 +49,7 @@ impl Column {
         Column::Gpu,
         Column::Cpu,
         Column::Rss,
+        Column::HostMem,
         Column::Time,
         Column::Command,
     ];
@@ -63,6 +66,7 @@ impl Column {
             Column::Gpu => "GPU%",
             Column::Cpu => "CPU%",
             Column::Rss => "RSS",
+            Column::HostMem => "RAM%",
             Column::Time => "TIME",
             Column::Command => "COMMAND",
         }
@@ -72,7 +76,12 @@ impl Column {
     fn default_descending(self) -> bool {
         matches!(
             self,
-            Column::Memory | Column::Gpu | Column::Cpu | Column::Rss | Column::Time
+            Column::Memory
+                | Column::Gpu
+                | Column::Cpu
+                | Column::Rss
+                | Column::HostMem
+                | Column::Time
         )
     }
 
@@ -443,6 +452,10 @@ impl App {
                 .and_then(|h| h.rss_bytes)
                 .map(human_bytes)
                 .unwrap_or_else(|| "n/a".into()),
+            Column::HostMem => host
+                .and_then(|h| h.mem_percent)
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_else(|| "n/a".into()),
             Column::Time => self
                 .run_secs(p)
                 .map(fmt_runtime)
@@ -467,6 +480,7 @@ impl App {
             Column::Gpu => SortVal::Num(u.engines.sm_percent.map(f64::from)),
             Column::Cpu => SortVal::Num(host.and_then(|h| h.cpu_percent)),
             Column::Rss => SortVal::Num(host.and_then(|h| h.rss_bytes).map(|v| v as f64)),
+            Column::HostMem => SortVal::Num(host.and_then(|h| h.mem_percent)),
             Column::Time => SortVal::Num(self.run_secs(p).map(|v| v as f64)),
             Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
             Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),

@@ -589,7 +589,7 @@ const COMMAND_MIN: u16 = 12;
 /// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
 /// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
 /// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
-/// TYPE, CPU%, COMMAND, RSS; COMMAND takes what is left. The memory source is per row only when
+/// TYPE, CPU%, COMMAND, RSS, RAM%, TIME; COMMAND takes what is left. The memory source is per row only when
 /// the rows' sources differ; otherwise it is named once in the header.
 pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     use Column::*;
@@ -656,8 +656,10 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
     let rss_want = content_width(app, Rss).max(5);
     let rss = w.take(rss_want);
+    // RAM% and TIME only where they leave 20 cells to widen the bar and COMMAND.
+    let ram = w.fits(5 + 21) && w.take(5);
     let time_want = content_width(app, Time).max(4);
-    let time = w.take(time_want);
+    let time = w.fits(time_want + 21) && w.take(time_want);
     // Spare width: a longer bar first (up to 10 cells), then everything to COMMAND.
     if bar_w > 0 {
         bar_w += w.grow(10 - bar_w);
@@ -684,6 +686,7 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     put(gpu, Gpu, gpu_w);
     put(cpu, Cpu, 5);
     put(rss, Rss, rss_want);
+    put(ram, HostMem, 5);
     put(time, Time, time_want);
     put(true, Command, command);
     TableLayout {
@@ -847,6 +850,7 @@ fn row_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
             | Column::Gpu
             | Column::Cpu
             | Column::Rss
+            | Column::HostMem
             | Column::Time
             | Column::Device => {
                 let s = app.cell_text(row, c);
@@ -1231,11 +1235,14 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     }
     let h = app.host.get(&p.pid);
     v.push(Line::raw(format!(
-        "host CPU {}  RSS {} [procfs]",
+        "host CPU {}  RSS {} ({} of RAM) [procfs]",
         h.and_then(|h| h.cpu_percent)
             .map(|c| format!("{c:.1}%"))
             .unwrap_or_else(|| "n/a".into()),
         short_bytes(h.and_then(|h| h.rss_bytes)),
+        h.and_then(|h| h.mem_percent)
+            .map(|c| format!("{c:.1}%"))
+            .unwrap_or_else(|| "n/a".into()),
     )));
     if let Some(exe) = &p.exe {
         v.push(Line::raw(format!("exe {exe}")));

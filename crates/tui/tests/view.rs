@@ -143,6 +143,7 @@ fn host() -> HashMap<u32, HostProc> {
         HostProc {
             cpu_percent: Some(12.5),
             rss_bytes: Some(3 * GIB),
+            mem_percent: Some(4.7),
             reason: None,
         },
     );
@@ -151,6 +152,7 @@ fn host() -> HashMap<u32, HostProc> {
         HostProc {
             cpu_percent: None,
             rss_bytes: Some(GIB),
+            mem_percent: None,
             reason: Some("CPU % needs two rounds: this process was first seen this round".into()),
         },
     );
@@ -1262,4 +1264,21 @@ fn rows_group_per_gpu_on_d() {
     assert!(s.lines().next().unwrap().contains(" per GPU "), "{s}");
     app.handle_key(key('D'), t0);
     assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+}
+
+/// nvitop's %MEM: RSS as a share of the host's RAM, as RAM% where there is room, n/a unknown.
+#[test]
+fn host_memory_share_is_a_column_when_there_is_room() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 200, 40, t0);
+    assert!(line_with(&s, " NAME ").contains("RAM%"), "{s}");
+    let row = line_with(&s, " 4242 ");
+    assert!(row.contains("3 GiB   4.7"), "{row}");
+    assert!(
+        line_with(&s, "host CPU 12.5%").contains("(4.7% of RAM)"),
+        "{s}"
+    );
+    app.set_sort(Column::HostMem);
+    assert_eq!(pids(&app)[0], 4242);
 }
