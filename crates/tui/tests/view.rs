@@ -1282,3 +1282,42 @@ fn host_memory_share_is_a_column_when_there_is_room() {
     app.set_sort(Column::HostMem);
     assert_eq!(pids(&app)[0], 4242);
 }
+
+/// No terminal size makes a frame panic, whatever is open: a sweep from 1×1 up, with the chart,
+/// a long message, the export prompt and the help.
+#[test]
+fn no_size_panics_with_prompts_messages_and_overlays() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.apply(
+        update(snapshot(41 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    let states: [&dyn Fn(&mut App); 4] = [
+        &|_| {},
+        &|a| a.message = Some("x".repeat(300)),
+        &|a| {
+            a.handle_key(key('e'), t0);
+        },
+        &|a| {
+            a.overlay = Overlay::Help;
+        },
+    ];
+    for set in states {
+        let mut a = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+        set(&mut a);
+        // The edges of every layout rule (compact below 100×32, bottom panes from 36 rows).
+        for w in [
+            1, 2, 5, 10, 20, 40, 60, 79, 80, 99, 100, 119, 120, 150, 199, 200, 240,
+        ] {
+            for h in [1, 2, 5, 10, 24, 31, 32, 36, 60] {
+                render(&a, w, h, t0);
+            }
+        }
+    }
+    app.handle_key(key('D'), t0);
+    app.handle_key(key('t'), t0);
+    for w in [1, 20, 80, 120, 240] {
+        render(&app, w, 40, t0 + Duration::from_secs(1));
+    }
+}
