@@ -41,8 +41,14 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) {
     let table_wants = app.rows.len().max(1) as u16 + 1;
     let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
     let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
+    // The bottom panes take the rows the table does not need (their text wraps; blank rows
+    // under a short table helped nobody), never less than their usual share.
     let bottom_h = if !compact && area.height >= 36 {
-        (area.height * 2 / 5).clamp(12, 26)
+        let usual = (area.height * 2 / 5).clamp(12, 26);
+        let left = area
+            .height
+            .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + 2);
+        usual.max(left)
     } else {
         0
     };

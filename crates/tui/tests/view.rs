@@ -1321,3 +1321,21 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
         render(&app, w, 40, t0 + Duration::from_secs(1));
     }
 }
+
+/// Issue 14 item 10: a short table leaves no block of blank rows; the panes below take them.
+#[test]
+fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for (w, h) in [(160, 45), (200, 60), (240, 70)] {
+        let (s, _) = render(&app, w, h, t0);
+        let lines: Vec<&str> = s.lines().collect();
+        let last_row = lines.iter().rposition(|l| l.contains(" 6001 ")).unwrap();
+        let pane_top = lines.iter().position(|l| l.contains("┌ History")).unwrap();
+        assert!(
+            pane_top <= last_row + 2,
+            "{w}x{h}: {} blank rows under the table:\n{s}",
+            pane_top - last_row - 1
+        );
+    }
+}
