@@ -1241,14 +1241,15 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     }
     let h = app.host.get(&p.pid);
     v.push(Line::raw(format!(
-        "host CPU {}  RSS {} ({} of RAM) [procfs]",
+        "host CPU {}  RSS {}{} [procfs]",
         h.and_then(|h| h.cpu_percent)
             .map(|c| format!("{c:.1}%"))
             .unwrap_or_else(|| "n/a".into()),
         short_bytes(h.and_then(|h| h.rss_bytes)),
+        // The share only beside a known RSS: "n/a (n/a of RAM)" says nothing twice.
         h.and_then(|h| h.mem_percent)
-            .map(|c| format!("{c:.1}%"))
-            .unwrap_or_else(|| "n/a".into()),
+            .map(|c| format!(" ({c:.1}% of RAM)"))
+            .unwrap_or_default(),
     )));
     if let Some(exe) = &p.exe {
         v.push(Line::raw(format!("exe {exe}")));
