@@ -139,10 +139,9 @@ fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     assert!(line_with(&s, "│MEM").contains("/ 140 GiB"), "{s}");
     assert!(s.contains("unattributed"), "{s}");
     let llama = line_with(&s, "4242");
-    assert!(
-        llama.contains("16 GiB") && llama.contains("nvml"),
-        "{llama}"
-    );
+    assert!(llama.contains("16 GiB"), "{llama}");
+    // Every row's memory came from NVML: said once, in the header.
+    assert!(line_with(&s, "WORKLOAD").contains("[nvml]"), "{s}");
     // 6001 reports NOT_AVAILABLE: n/a, not 0.
     assert!(line_with(&s, "6001").contains("n/a"), "{s}");
     assert!(s.contains("ESTIMATE (calculated, not measured)"), "{s}");
@@ -417,4 +416,61 @@ fn remote_view_shows_another_machines_snapshot_read_only() {
     t.wait_for("read-only, nothing is terminated");
     t.keys(&["q"]);
     t.wait_for("EXITED:0");
+}
+
+/// Issue 14: the README's sample, as a user first sees it, at three terminal sizes. The top
+/// process's row says who (NAME), what (WORKLOAD, uncut from 120 columns), how much (GPU memory)
+/// and how busy (GPU %); the chart, where there is one, has its legend.
+#[test]
+fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
+    let Some(t) = Tmux::new() else { return };
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sample-snapshot.json");
+    for (w, h) in [(80, 24), (120, 40), (200, 60)] {
+        let cmd = format!(
+            "NO_COLOR= '{}' --replay '{}'; echo EXITED:$?; sleep 60",
+            env!("CARGO_BIN_EXE_gpuledger"),
+            sample.display()
+        );
+        let (ws, hs) = (w.to_string(), h.to_string());
+        t.cmd(&["new-session", "-d", "-s", "gl", "-x", &ws, "-y", &hs, &cmd]);
+        let s = t.wait("the replayed sample", 15, |s| {
+            s.contains("REPLAY") && s.contains("4242")
+        });
+        let row = line_with(&s, "4242 ");
+        for want in ["llama-server", "14.8 GiB", "71%"] {
+            assert!(
+                row.contains(want),
+                "{w}x{h}: {want:?} missing in {row:?}\n{s}"
+            );
+        }
+        let workload = if w >= 120 {
+            "llama.cpp · Qwen3-8B-Q4_K_M"
+        } else {
+            "llama.cpp · Qwen3"
+        };
+        assert!(row.contains(workload), "{w}x{h}: {row:?}");
+        let header = line_with(&s, " NAME ");
+        assert!(
+            header.contains("NAME") && header.contains("WORKLOAD") && header.contains("GPU%"),
+            "{w}x{h}: {header}"
+        );
+        // The title keeps its items whole: the time is shown entire or not at all.
+        let title = s.lines().next().unwrap();
+        assert!(
+            title.contains("REPLAY")
+                && (!title.contains("2026-11-29T") || title.contains("2026-11-29T09:00:00Z")),
+            "{w}x{h}: {title}"
+        );
+        // The device's utilisation is whole at every width (it was cut to "GPU 6").
+        assert!(s.contains("GPU 64%"), "{w}x{h}:\n{s}");
+        if h >= 40 {
+            assert!(
+                s.contains("━ GPU0 memory") && s.contains("• 4242 llama-server memory"),
+                "{w}x{h}: chart legend missing:\n{s}"
+            );
+        }
+        t.keys(&["q"]);
+        t.wait_for("EXITED:0");
+        t.cmd(&["kill-session", "-t", "gl"]);
+    }
 }

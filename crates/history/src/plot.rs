@@ -174,9 +174,19 @@ const LEFT: f64 = 90.0;
 const RIGHT: f64 = 60.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 60.0;
+/// Process colours. No red in it: red is GPU % alone, so a process is never mistaken for it.
 const COLORS: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+    "#4e79a7", "#f28e2b", "#59a14f", "#76b7b2", "#edc948", "#b07aa1", "#9c755f", "#a0cbe8",
 ];
+/// GPU % (the right axis): red, drawn thicker than the memory lines.
+const GPU_COLOR: &str = "#d00000";
+/// Estimated text width in px: sans-serif averages about 0.6 em a character; 0.62 leaves room.
+/// Every text the chart places is laid out with this, so boxes never overlap.
+fn text_width(text: &str, font_size: f64) -> f64 {
+    text.chars().count() as f64 * font_size * 0.62
+}
+const LEGEND_FONT: f64 = 10.0;
+const LEGEND_ROW: f64 = 16.0;
 
 /// XML-escaped, with control characters (which XML 1.0 cannot hold, even as references) shown
 /// as escapes: a process name with ESC would otherwise make the SVG unreadable.
@@ -217,9 +227,16 @@ const TIME_STEPS: [i64; 14] = [
     604_800_000,
 ];
 
-/// Render the chart. `title` goes on top; an empty `plots` gives an SVG that says so.
+/// Render the chart. `title` goes on top; an empty `plots` gives an SVG that says so. Each panel
+/// is as tall as its legend needs: the legend has its own rows under the panel title and wraps,
+/// so no text is drawn over another.
 pub fn render_svg(plots: &[DevicePlot], title: &str) -> String {
-    let h = TOP + PANEL_H * plots.len().max(1) as f64;
+    let mut body = String::new();
+    let mut y = TOP;
+    for p in plots {
+        y += panel(&mut body, p, y);
+    }
+    let h = if plots.is_empty() { TOP + PANEL_H } else { y };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -240,16 +257,65 @@ pub fn render_svg(plots: &[DevicePlot], title: &str) -> String {
             TOP + 40.0
         );
     }
-    for (k, p) in plots.iter().enumerate() {
-        panel(&mut s, p, TOP + PANEL_H * k as f64);
-    }
+    s.push_str(&body);
     s.push_str("</svg>\n");
     s
 }
 
-fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
+/// Legend items placed left to right from `x0`, wrapping before `x_max`: (row, x, label, colour).
+fn legend_layout(
+    items: &[(String, &'static str)],
+    x0: f64,
+    x_max: f64,
+) -> Vec<(usize, f64, String)> {
+    let mut out = Vec::new();
+    let (mut row, mut x) = (0, x0);
+    for (label, _) in items {
+        let short: String = label.chars().take(40).collect();
+        let w = 13.0 + text_width(&short, LEGEND_FONT);
+        if x > x0 && x + w > x_max {
+            row += 1;
+            x = x0;
+        }
+        out.push((row, x, short));
+        x += w + 14.0;
+    }
+    out
+}
+
+/// The memory axis's top: the data's peak with a tenth of headroom, on a round step. The card's
+/// total is included when it lies within that range (then its dashed line is on the chart);
+/// otherwise it stays off the scale and the panel title says so, so a GPU's processes are not
+/// flattened against an axis sized for the whole card. Returns (top, step).
+fn memory_scale(data_max: u64, total: Option<u64>) -> (f64, f64) {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    let want = (data_max as f64 * 1.1).max(1.0);
+    let step = nice_step(want / GIB, 6) * GIB;
+    let mut top = (want / step).ceil() * step;
+    if let Some(t) = total.map(|t| t as f64) {
+        if t > top && t <= top + step {
+            top = (t / step).ceil() * step;
+        }
+    }
+    (top, step)
+}
+
+/// Draw one device's panel at `y0`; returns its height.
+fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
     let (x_left, x_right) = (LEFT, W - RIGHT);
-    let (y_top, y_bottom) = (y0 + 30.0, y0 + PANEL_H - BOTTOM);
+    // Legend items, laid out first: their rows decide where the plot starts.
+    let layers = stack_layers(p);
+    let mut items: Vec<(String, &'static str)> = vec![
+        ("used".into(), "#222222"),
+        ("GPU % (right axis)".into(), GPU_COLOR),
+    ];
+    items.extend(layers.iter().map(|(l, c, _)| (l.clone(), *c)));
+    let legend = legend_layout(&items, x_left, x_right);
+    let legend_rows = legend.last().map_or(0, |l| l.0 + 1) as f64;
+    let legend_y = y0 + 40.0;
+    let y_top = legend_y + legend_rows * LEGEND_ROW;
+    let height = (y_top - y0) + (PANEL_H - 30.0 - BOTTOM) + BOTTOM;
+    let y_bottom = y0 + height - BOTTOM;
     let t0 = *p.times.first().unwrap_or(&0);
     let t1 = *p.times.last().unwrap_or(&0);
     let tspan = (t1 - t0).max(1) as f64;
@@ -261,10 +327,7 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
         .chain((0..p.times.len()).map(|i| p.attributed(i)))
         .max()
         .unwrap_or(0);
-    let ymax_data = p.total_bytes.unwrap_or(0).max(data_max).max(1) as f64;
-    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-    let step = nice_step(ymax_data / GIB, 6) * GIB;
-    let ymax = (ymax_data / step).ceil() * step;
+    let (ymax, step) = memory_scale(data_max, p.total_bytes);
     let x = |t: i64| x_left + (t - t0) as f64 / tspan * (x_right - x_left);
     let y = |b: f64| y_bottom - b / ymax * (y_bottom - y_top);
     let yp = |pct: f64| y_bottom - pct.clamp(0.0, 100.0) / 100.0 * (y_bottom - y_top);
@@ -274,10 +337,11 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
         r#"<g class="panel" data-device="{}" data-x-min="{t0}" data-x-max="{t1}" data-y-max="{ymax}" data-plot-left="{x_left}" data-plot-right="{x_right}" data-plot-top="{y_top}" data-plot-bottom="{y_bottom}">"#,
         esc(&p.uuid)
     );
-    let total = p
-        .total_bytes
-        .map(|t| format!(" · total {}", human_bytes(t)))
-        .unwrap_or_default();
+    let total = match p.total_bytes {
+        Some(t) if (t as f64) <= ymax => format!(" · card total {} (dashed line)", human_bytes(t)),
+        Some(t) => format!(" · card total {} (above the scale)", human_bytes(t)),
+        None => " · card total n/a".into(),
+    };
     let _ = writeln!(
         s,
         r#"<text x="{x_left}" y="{}" font-size="14">{}{}</text>"#,
@@ -360,29 +424,6 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
     // Stacked areas: top processes, the others, then unattributed up to the device's used.
     let n = p.times.len();
     let mut base = vec![0u64; n];
-    let mut layers: Vec<(String, &str, Vec<u64>)> = Vec::new();
-    for (i, (label, vals)) in p.processes.iter().enumerate() {
-        layers.push((
-            label.clone(),
-            COLORS[i % COLORS.len()],
-            vals.iter().map(|v| v.unwrap_or(0)).collect(),
-        ));
-    }
-    if p.others.iter().any(|&o| o > 0) {
-        layers.push(("other processes".into(), "#bab0ac", p.others.clone()));
-    }
-    let unattributed: Vec<u64> = (0..n)
-        .map(|i| {
-            p.used[i]
-                .map(|u| u.saturating_sub(p.attributed(i)))
-                .unwrap_or(0)
-        })
-        .collect();
-    layers.push((
-        "unattributed (driver/system/other users)".into(),
-        "#d9d9d9",
-        unattributed,
-    ));
     for (label, color, vals) in &layers {
         if n == 0 {
             break;
@@ -421,8 +462,9 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
                 .collect();
             let _ = writeln!(
                 s,
-                r#"<polyline class="{class}" points="{}" fill="none" stroke="{color}" stroke-width="1.5"/>"#,
-                pts.join(" ")
+                r#"<polyline class="{class}" points="{}" fill="none" stroke="{color}" stroke-width="{}"/>"#,
+                pts.join(" "),
+                if class == "gpu" { 2.0 } else { 1.5 }
             );
         }
     };
@@ -436,13 +478,14 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
     );
     polyline(
         "gpu",
-        "#d62728",
+        GPU_COLOR,
         (0..n)
             .map(|i| p.gpu_percent[i].map(|g| (x(p.times[i]), yp(g))))
             .collect(),
         s,
     );
-    if let Some(tb) = p.total_bytes {
+    // The card's total, when it is on the scale (otherwise the panel title says it is above).
+    if let Some(tb) = p.total_bytes.filter(|&t| t as f64 <= ymax) {
         let _ = writeln!(
             s,
             r##"<line class="total" x1="{x_left}" y1="{:.1}" x2="{x_right}" y2="{:.1}" stroke="#222" stroke-dasharray="6,4"/>"##,
@@ -450,27 +493,48 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) {
             y(tb as f64)
         );
     }
-    // Legend.
-    let mut lx = x_left + 280.0;
-    let ly = y0 + 20.0;
-    let mut items: Vec<(String, &str)> =
-        vec![("used".into(), "#222222"), ("GPU %".into(), "#d62728")];
-    items.extend(layers.iter().map(|(l, c, _)| (l.clone(), *c)));
-    for (label, color) in items {
-        let short: String = label.chars().take(28).collect();
+    // Legend, on its own rows under the panel title.
+    for ((row, lx, label), (_, color)) in legend.iter().zip(&items) {
+        let ly = legend_y + *row as f64 * LEGEND_ROW;
         let _ = writeln!(
             s,
-            r#"<rect x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text x="{:.1}" y="{ly:.1}" font-size="10">{}</text>"#,
+            r#"<rect class="swatch" x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text class="legend" x="{:.1}" y="{ly:.1}" font-size="{LEGEND_FONT}">{}</text>"#,
             ly - 9.0,
             lx + 13.0,
-            esc(&short)
+            esc(label)
         );
-        lx += 16.0 + short.chars().count() as f64 * 5.6;
-        if lx > W - RIGHT - 80.0 {
-            break;
-        }
     }
     s.push_str("</g>\n");
+    height
+}
+
+/// The stacked layers: top processes, the others, then unattributed up to the device's used.
+fn stack_layers(p: &DevicePlot) -> Vec<(String, &'static str, Vec<u64>)> {
+    let n = p.times.len();
+    let mut layers: Vec<(String, &'static str, Vec<u64>)> = Vec::new();
+    for (i, (label, vals)) in p.processes.iter().enumerate() {
+        layers.push((
+            label.clone(),
+            COLORS[i % COLORS.len()],
+            vals.iter().map(|v| v.unwrap_or(0)).collect(),
+        ));
+    }
+    if p.others.iter().any(|&o| o > 0) {
+        layers.push(("other processes".into(), "#bab0ac", p.others.clone()));
+    }
+    let unattributed: Vec<u64> = (0..n)
+        .map(|i| {
+            p.used[i]
+                .map(|u| u.saturating_sub(p.attributed(i)))
+                .unwrap_or(0)
+        })
+        .collect();
+    layers.push((
+        "unattributed (driver/system/other users)".into(),
+        "#d9d9d9",
+        unattributed,
+    ));
+    layers
 }
 
 #[cfg(test)]
@@ -626,6 +690,153 @@ mod tests {
                 "unattributed (driver/system/other users)"
             ]
         );
+    }
+
+    const GIB: u64 = 1 << 30;
+
+    /// A panel built by hand: `n` buckets, `used` flat, processes with long names.
+    fn plot(name: &str, total: Option<u64>, used: u64, procs: &[(&str, u64)]) -> DevicePlot {
+        let n = 50;
+        DevicePlot {
+            label: format!("GPU0 {name}"),
+            uuid: "GPU-1".into(),
+            total_bytes: total,
+            times: (0..n).map(|i| 1_795_939_200_000 + i * 1000).collect(),
+            used: vec![Some(used); n as usize],
+            gpu_percent: (0..n).map(|i| Some((i * 2) as f64)).collect(),
+            processes: procs
+                .iter()
+                .map(|(l, m)| (l.to_string(), vec![Some(*m); n as usize]))
+                .collect(),
+            others: vec![0; n as usize],
+        }
+    }
+
+    /// The box a text element takes: its font size (inherited from the root when unset), its
+    /// anchor, and 0.6 em a character (the layout reserves 0.62).
+    fn text_boxes(svg: &str) -> Vec<(String, [f64; 4])> {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        let mut v = Vec::new();
+        for n in doc.descendants() {
+            let num = |a: &str| n.attribute(a).map(|v| v.parse::<f64>().unwrap());
+            if n.has_tag_name("text") {
+                let text: String = n.text().unwrap_or("").to_string();
+                let fs = num("font-size").unwrap_or(12.0);
+                let (x, y) = (num("x").unwrap(), num("y").unwrap());
+                let w = text.chars().count() as f64 * fs * 0.6;
+                let x0 = match n.attribute("text-anchor") {
+                    Some("middle") => x - w / 2.0,
+                    Some("end") => x - w,
+                    _ => x,
+                };
+                v.push((text, [x0, y - fs * 0.8, x0 + w, y + fs * 0.2]));
+            } else if n.attribute("class") == Some("swatch") {
+                let (x, y) = (num("x").unwrap(), num("y").unwrap());
+                let (w, h) = (num("width").unwrap(), num("height").unwrap());
+                v.push(("swatch".into(), [x, y, x + w, y + h]));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn no_text_overlaps_another_even_with_long_names_and_many_processes() {
+        let procs: Vec<(String, u64)> = (0..8)
+            .map(|i| {
+                (
+                    format!(
+                        "python3 -m vllm.entrypoints.openai.api_server ({})",
+                        1000 + i
+                    ),
+                    GIB,
+                )
+            })
+            .collect();
+        let procs: Vec<(&str, u64)> = procs.iter().map(|(l, m)| (l.as_str(), *m)).collect();
+        let plots = [
+            plot(
+                "NVIDIA GeForce RTX 4090 Laptop GPU",
+                Some(24 * GIB),
+                12 * GIB,
+                &procs,
+            ),
+            plot(
+                "NVIDIA H100 80GB HBM3",
+                Some(80 * GIB),
+                70 * GIB,
+                &procs[..2],
+            ),
+        ];
+        let svg = render_svg(&plots, "GPU memory · a long title for the whole chart");
+        let boxes = text_boxes(&svg);
+        assert!(boxes.len() > 30, "{}", boxes.len());
+        for (i, (ta, a)) in boxes.iter().enumerate() {
+            // Inside the picture.
+            assert!(a[0] >= 0.0 && a[2] <= W, "{ta:?} runs off the side: {a:?}");
+            for (tb, b) in &boxes[i + 1..] {
+                let apart = a[2] <= b[0] || b[2] <= a[0] || a[3] <= b[1] || b[3] <= a[1];
+                assert!(apart, "{ta:?} {a:?} overlaps {tb:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_scale_follows_the_data_and_the_total_is_marked() {
+        let doc_of = |p: DevicePlot| render_svg(&[p], "t");
+        // 10 GiB used on an 80 GiB card: the axis fits the data, the title names the total.
+        let svg = doc_of(plot(
+            "NVIDIA H100",
+            Some(80 * GIB),
+            10 * GIB,
+            &[("llama (1)", 8 * GIB)],
+        ));
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("panel"))
+            .unwrap();
+        let ymax: f64 = g.attribute("data-y-max").unwrap().parse().unwrap();
+        assert!(
+            ymax >= 11.0 * GIB as f64 && ymax <= 20.0 * GIB as f64,
+            "{ymax}"
+        );
+        assert!(svg.contains("card total 80 GiB (above the scale)"), "{svg}");
+        assert!(!svg.contains(r#"class="total""#));
+        // 70 GiB used: the total is within reach, drawn as the dashed line at the top.
+        let svg = doc_of(plot("NVIDIA H100", Some(80 * GIB), 70 * GIB, &[]));
+        assert!(svg.contains("card total 80 GiB (dashed line)"), "{svg}");
+        assert!(svg.contains(r#"class="total""#));
+        assert!(
+            svg.contains(&format!(r#"data-y-max="{}""#, 80 * GIB)),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn gpu_percent_has_a_colour_no_process_has() {
+        let procs: Vec<(String, u64)> = (0..8).map(|i| (format!("p{i}"), GIB)).collect();
+        let procs: Vec<(&str, u64)> = procs.iter().map(|(l, m)| (l.as_str(), *m)).collect();
+        let svg = render_svg(&[plot("X", Some(80 * GIB), 20 * GIB, &procs)], "t");
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let gpu = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("gpu"))
+            .unwrap()
+            .attribute("stroke")
+            .unwrap();
+        let rgb = |c: &str| {
+            let v = u32::from_str_radix(&c[1..], 16).unwrap();
+            [(v >> 16) as f64, ((v >> 8) & 255) as f64, (v & 255) as f64]
+        };
+        for n in doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("stack"))
+        {
+            let fill = n.attribute("fill").unwrap();
+            let (a, b) = (rgb(gpu), rgb(fill));
+            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            assert!(d > 120.0, "{fill} is too close to GPU % {gpu} ({d:.0})");
+        }
     }
 
     #[test]

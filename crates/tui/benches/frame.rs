@@ -70,6 +70,7 @@ fn host(n: u32) -> HashMap<u32, HostProc> {
                 HostProc {
                     cpu_percent: Some(p as f64 / 7.0),
                     rss_bytes: Some(1 << 30),
+                    mem_percent: Some(1.5),
                     reason: None,
                 },
             )

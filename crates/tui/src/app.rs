@@ -30,11 +30,15 @@ pub enum Column {
     Gpu,
     Cpu,
     Rss,
+    /// RSS as a share of the host's RAM.
+    HostMem,
+    /// How long the process has run, at the snapshot's time.
+    Time,
     Command,
 }
 
 impl Column {
-    pub const ALL: [Column; 11] = [
+    pub const ALL: [Column; 13] = [
         Column::Device,
         Column::Pid,
         Column::User,
@@ -45,6 +49,8 @@ impl Column {
         Column::Gpu,
         Column::Cpu,
         Column::Rss,
+        Column::HostMem,
+        Column::Time,
         Column::Command,
     ];
 
@@ -60,6 +66,8 @@ impl Column {
             Column::Gpu => "GPU%",
             Column::Cpu => "CPU%",
             Column::Rss => "RSS",
+            Column::HostMem => "RAM%",
+            Column::Time => "TIME",
             Column::Command => "COMMAND",
         }
     }
@@ -68,7 +76,12 @@ impl Column {
     fn default_descending(self) -> bool {
         matches!(
             self,
-            Column::Memory | Column::Gpu | Column::Cpu | Column::Rss
+            Column::Memory
+                | Column::Gpu
+                | Column::Cpu
+                | Column::Rss
+                | Column::HostMem
+                | Column::Time
         )
     }
 
@@ -153,6 +166,8 @@ pub struct Geometry {
 pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];
 /// How long to wait for a terminated process to disappear before saying it did not.
 pub const KILL_VERIFY: Duration = Duration::from_secs(10);
+/// How long a message stays in the footer (any key also replaces it).
+pub const MESSAGE_TTL: Duration = Duration::from_secs(8);
 /// History kept for the charts.
 pub const HISTORY_SECS: f64 = 600.0;
 
@@ -167,6 +182,8 @@ pub struct App {
     pub filter: String,
     pub filter_editing: bool,
     pub tree: bool,
+    /// Rows grouped per GPU (as nvitop lists them), the sort applying within each device.
+    pub by_device: bool,
     pub interval: Duration,
     pub overlay: Overlay,
     pub theme: Theme,
@@ -176,6 +193,8 @@ pub struct App {
     /// Another machine's `gpuledger serve` being shown (read-only: no actions act from here).
     pub remote: Option<String>,
     pub message: Option<String>,
+    /// The message shown and when it was first seen, so it expires after [`MESSAGE_TTL`].
+    message_seen: Option<(String, Instant)>,
     pub pending: Vec<PendingKill>,
     pub history: History,
     started: Instant,
@@ -208,6 +227,7 @@ impl App {
             filter: String::new(),
             filter_editing: false,
             tree: false,
+            by_device: false,
             interval: interval.max(MIN_INTERVAL),
             overlay: Overlay::None,
             theme: Theme::new(theme),
@@ -219,6 +239,7 @@ impl App {
             replay: None,
             remote: None,
             message: None,
+            message_seen: None,
             pending: Vec::new(),
             history: History::new(HISTORY_SECS),
             started: now,
@@ -337,6 +358,27 @@ impl App {
         (age > limit).then_some(age)
     }
 
+    /// Drop the footer message once it has been shown for [`MESSAGE_TTL`]. The clock starts when
+    /// a message is first seen here, so code that sets one needs no time. `true` when the
+    /// message went away (the screen must be redrawn).
+    pub fn expire_message(&mut self, now: Instant) -> bool {
+        let Some(m) = &self.message else {
+            self.message_seen = None;
+            return false;
+        };
+        match &self.message_seen {
+            Some((seen, since)) if seen == m => {
+                if now.saturating_duration_since(*since) >= MESSAGE_TTL {
+                    self.message = None;
+                    self.message_seen = None;
+                    return true;
+                }
+            }
+            _ => self.message_seen = Some((m.clone(), now)),
+        }
+        false
+    }
+
     // ---- rows --------------------------------------------------------------------------------
 
     pub fn process(&self, row: &Row) -> &Process {
@@ -360,6 +402,13 @@ impl App {
     /// The workload label (`llama.cpp · Qwen3-8B-Q4_K_M`) when identification named one.
     pub fn workload(&self, p: &Process) -> Option<String> {
         p.workload.as_ref().map(|w| w.short_label())
+    }
+
+    /// Seconds the process had run when the snapshot was taken (both times as RFC 3339 UTC).
+    pub fn run_secs(&self, p: &Process) -> Option<u64> {
+        let taken = unix_secs(&self.snapshot.as_ref()?.taken_at)?;
+        let started = unix_secs(p.started_at.as_deref()?)?;
+        u64::try_from(taken - started).ok()
     }
 
     fn key_of(&self, row: &Row) -> RowKey {
@@ -403,6 +452,14 @@ impl App {
                 .and_then(|h| h.rss_bytes)
                 .map(human_bytes)
                 .unwrap_or_else(|| "n/a".into()),
+            Column::HostMem => host
+                .and_then(|h| h.mem_percent)
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_else(|| "n/a".into()),
+            Column::Time => self
+                .run_secs(p)
+                .map(fmt_runtime)
+                .unwrap_or_else(|| "n/a".into()),
             Column::Command => p
                 .cmdline
                 .as_ref()
@@ -423,6 +480,8 @@ impl App {
             Column::Gpu => SortVal::Num(u.engines.sm_percent.map(f64::from)),
             Column::Cpu => SortVal::Num(host.and_then(|h| h.cpu_percent)),
             Column::Rss => SortVal::Num(host.and_then(|h| h.rss_bytes).map(|v| v as f64)),
+            Column::HostMem => SortVal::Num(host.and_then(|h| h.mem_percent)),
+            Column::Time => SortVal::Num(self.run_secs(p).map(|v| v as f64)),
             Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
             Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),
             Column::Workload => SortVal::Text(self.workload(p).map(|w| w.to_lowercase())),
@@ -493,6 +552,10 @@ impl App {
         let needle = self.filter.to_lowercase();
         rows.retain(|r| self.matches(r, &needle));
         rows.sort_by(|a, b| self.compare(a, b));
+        if self.by_device {
+            // Stable: the chosen order holds within each device.
+            rows.sort_by_key(|r| self.device_of(r).map_or(u32::MAX, |d| d.index));
+        }
         if self.tree {
             rows = self.treeify(rows);
         }
@@ -676,11 +739,13 @@ impl App {
             return vec![];
         }
         let page = self.geometry.borrow().body_rows.max(1);
+        // A message answers the key before; the next key makes it stale (a key that has something
+        // to say sets a new one below).
+        let had_message = self.message.take().is_some();
         match key.code {
             KeyCode::Char('q') => return vec![Effect::Quit],
             KeyCode::Esc => {
-                if self.message.is_some() {
-                    self.message = None;
+                if had_message {
                 } else if !self.filter.is_empty() {
                     self.filter.clear();
                     self.rebuild();
@@ -702,6 +767,10 @@ impl App {
             KeyCode::Char('<') | KeyCode::Left => self.cycle_sort(false),
             KeyCode::Char('r') | KeyCode::Char('I') => {
                 self.descending = !self.descending;
+                self.rebuild();
+            }
+            KeyCode::Char('D') => {
+                self.by_device = !self.by_device;
                 self.rebuild();
             }
             KeyCode::Char('t') => {
@@ -968,6 +1037,10 @@ impl App {
                 self.overlay = Overlay::None;
                 self.message = Some("export cancelled".into());
             }
+            KeyCode::Enter if path.trim().is_empty() => {
+                self.message = Some("export: type a file name first (Esc cancels)".into());
+                self.overlay = Overlay::Export(path);
+            }
             KeyCode::Enter => {
                 self.overlay = Overlay::None;
                 self.message = Some(match self.export_csv(Path::new(&path)) {
@@ -995,6 +1068,11 @@ impl App {
     /// Write the rows as shown (filter, sort, tree) to `path`. Unknown values are empty cells with
     /// their reason in the next column, never 0. Refuses to overwrite.
     pub fn export_csv(&self, path: &Path) -> Result<usize, String> {
+        // The data directory may not exist yet on a first export.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        }
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -1107,6 +1185,55 @@ impl App {
             _ => {}
         }
         v
+    }
+}
+
+/// Where exports go: `$XDG_DATA_HOME/gpuledger`, else `$HOME/.local/share/gpuledger`
+/// (`%LOCALAPPDATA%\gpuledger` on Windows), reading the environment through `env`. A relative
+/// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
+pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let base = if cfg!(windows) {
+        set("LOCALAPPDATA")
+    } else {
+        set("XDG_DATA_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| set("HOME").map(|h| h.join(".local").join("share")))
+    }?;
+    Some(base.join("gpuledger"))
+}
+
+/// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.
+pub fn unix_secs(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Run time as nvitop and ps show it: `59:07`, `10:29:59`, `3d 04h`.
+pub fn fmt_runtime(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d {h:02}h")
+    } else if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
     }
 }
 

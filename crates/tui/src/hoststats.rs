@@ -14,6 +14,8 @@ pub struct HostProc {
     /// Percent of one core over the last interval (can exceed 100 on several cores).
     pub cpu_percent: Option<f64>,
     pub rss_bytes: Option<u64>,
+    /// RSS as a share of the host's RAM (`MemTotal` in `/proc/meminfo`), as nvitop's %MEM.
+    pub mem_percent: Option<f64>,
     /// Why a value above is missing.
     pub reason: Option<String>,
 }
@@ -23,6 +25,8 @@ pub struct HostSampler {
     root: PathBuf,
     ticks_per_sec: f64,
     page_size: u64,
+    /// The host's RAM, read once (it does not change while the view runs).
+    mem_total: Option<u64>,
     /// (pid, start time) → (utime + stime ticks, when read).
     prev: HashMap<(u32, u64), (u64, Instant)>,
 }
@@ -40,10 +44,27 @@ pub fn parse_cpu_rss(stat: &str) -> Option<(u64, u64, u64)> {
     Some((utime.saturating_add(stime), start, rss.max(0) as u64))
 }
 
+/// `MemTotal:  16318440 kB` from `/proc/meminfo`, in bytes.
+pub fn parse_mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut it = line["MemTotal:".len()..].split_whitespace();
+    let n: u64 = it.next()?.parse().ok()?;
+    match it.next() {
+        Some("kB") => n.checked_mul(1024),
+        None => Some(n),
+        _ => None,
+    }
+}
+
 impl HostSampler {
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        let mem_total = std::fs::read_to_string(root.join("meminfo"))
+            .ok()
+            .and_then(|t| parse_mem_total(&t));
         HostSampler {
-            root: root.into(),
+            mem_total,
+            root,
             ticks_per_sec: clock_ticks() as f64,
             page_size: page_size(),
             prev: HashMap::new(),
@@ -61,6 +82,7 @@ impl HostSampler {
                     let hp = HostProc {
                         cpu_percent: None,
                         rss_bytes: None,
+                        mem_percent: None,
                         reason: Some(why.into()),
                     };
                     (p, hp)
@@ -75,12 +97,14 @@ impl HostSampler {
                 Err(e) => HostProc {
                     cpu_percent: None,
                     rss_bytes: None,
+                    mem_percent: None,
                     reason: Some(format!("cannot read {}: {e}", path.display())),
                 },
                 Ok(text) => match parse_cpu_rss(&text) {
                     None => HostProc {
                         cpu_percent: None,
                         rss_bytes: None,
+                        mem_percent: None,
                         reason: Some(format!("{} is malformed", path.display())),
                     },
                     Some((ticks, start, rss_pages)) => {
@@ -92,9 +116,14 @@ impl HostSampler {
                             })
                         });
                         next.insert(key, (ticks, now));
+                        let rss = rss_pages.saturating_mul(self.page_size);
                         HostProc {
                             cpu_percent: cpu,
-                            rss_bytes: Some(rss_pages.saturating_mul(self.page_size)),
+                            rss_bytes: Some(rss),
+                            mem_percent: self
+                                .mem_total
+                                .filter(|&t| t > 0)
+                                .map(|t| rss as f64 / t as f64 * 100.0),
                             reason: cpu.is_none().then(|| {
                                 "CPU % needs two rounds: this process was first seen this round"
                                     .to_string()
@@ -145,6 +174,33 @@ mod tests {
     }
 
     #[test]
+    fn host_memory_share_from_meminfo() {
+        assert_eq!(
+            parse_mem_total("MemTotal:       16318440 kB\nMemFree: 1 kB\n"),
+            Some(16318440 * 1024)
+        );
+        assert_eq!(parse_mem_total("MemFree: 1 kB\n"), None);
+        assert_eq!(parse_mem_total("MemTotal: lots kB\n"), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("42")).unwrap();
+        let mut s = HostSampler::new(dir.path());
+        let pages = 1000;
+        std::fs::write(
+            dir.path().join("meminfo"),
+            format!("MemTotal: {} kB\n", pages * 4 * s.page_size / 1024),
+        )
+        .unwrap();
+        s = HostSampler::new(dir.path());
+        std::fs::write(
+            dir.path().join("42/stat"),
+            stat_line(42, "x", 1, 0, 5, pages),
+        )
+        .unwrap();
+        let got = s.sample(&[42], Instant::now())[&42].mem_percent.unwrap();
+        assert!((got - 25.0).abs() < 1e-9, "{got}");
+    }
+
+    #[test]
     fn parses_hostile_comm() {
         let s = stat_line(7, "a) b (c", 11, 4, 900, 321);
         assert_eq!(parse_cpu_rss(&s), Some((15, 900, 321)));
@@ -163,6 +219,7 @@ mod tests {
         let first = &s.sample(&[42, 43], t0);
         assert_eq!(first[&42].cpu_percent, None);
         assert_eq!(first[&42].rss_bytes, Some(10 * s.page_size));
+        assert_eq!(first[&42].mem_percent, None, "no meminfo in this root");
         assert!(first[&42].reason.as_deref().unwrap().contains("two rounds"));
         assert!(first[&43]
             .reason

@@ -45,6 +45,11 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
     let now = Instant::now();
     let theme = ThemeKind::resolve(opts.theme, std::env::var("NO_COLOR").ok().as_deref());
     let mut app = App::new(theme, opts.interval, now).with_terminator(opts.terminator);
+    // Exports go to the data directory (shown in the prompt and in the message), not wherever
+    // the view happened to be started.
+    if let Some(dir) = app::data_dir_with(|k| std::env::var_os(k)) {
+        app.export_dir = dir;
+    }
     if let Some(f) = opts.alerts {
         app = app.with_alerts(f);
     }

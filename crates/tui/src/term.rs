@@ -78,6 +78,9 @@ fn event_loop(
                 dirty = true;
             }
         }
+        if app.expire_message(now) {
+            dirty = true;
+        }
         let stale = app.stale_age(now).map(|d| d.as_secs());
         if stale != shown_stale {
             shown_stale = stale;

@@ -143,6 +143,7 @@ fn host() -> HashMap<u32, HostProc> {
         HostProc {
             cpu_percent: Some(12.5),
             rss_bytes: Some(3 * GIB),
+            mem_percent: Some(4.7),
             reason: None,
         },
     );
@@ -151,6 +152,7 @@ fn host() -> HashMap<u32, HostProc> {
         HostProc {
             cpu_percent: None,
             rss_bytes: Some(GIB),
+            mem_percent: None,
             reason: Some("CPU % needs two rounds: this process was first seen this round".into()),
         },
     );
@@ -211,20 +213,21 @@ fn layout_80x24_is_compact_and_complete() {
     let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let (s, _) = render(&app, 80, 24, t0);
     // Compact cards: one line per device with memory, utilisation and the books.
+    // Memory with its %, then GPU % (never cut to "GPU 3"), then the books, each item whole.
     let g0 = line_with(&s, "GPU0 H200");
     assert!(
-        g0.contains("40 GiB/140 GiB · procs 27 GiB · unattr 13 GiB · 1 n/a"),
+        g0.contains("40/140 GiB 29% · GPU 37% · procs 27 GiB · unattr 13 GiB · 1 n/a"),
         "{g0}"
     );
     let g1 = line_with(&s, "GPU1 RTX 4090");
     assert!(
-        g1.contains("6 GiB/24 GiB · procs 4.50 GiB · unattr 1.50 GiB · GPU n/a"),
+        g1.contains("6/24 GiB 25% · GPU n/a · procs 4.50 GiB · unattr 1.50 GiB"),
         "unknown utilisation is n/a: {g1}"
     );
-    // Narrow table: no workload column, but every process is there.
+    // Narrow table: the workload stays (it answers "why"); COMMAND is what gives way.
     let header = line_with(&s, "PID");
     assert!(
-        header.contains("GPU MEM") && header.contains("COMMAND") && !header.contains("WORKLOAD"),
+        header.contains("GPU MEM") && header.contains("WORKLOAD") && !header.contains("COMMAND"),
         "{header}"
     );
     for pid in ["4242", "5151", "6001", "6002", "1200"] {
@@ -232,7 +235,14 @@ fn layout_80x24_is_compact_and_complete() {
     }
     // No bottom panes at this size; the footer has the keys.
     assert!(!s.contains("Measured"));
-    assert!(line_with(&s, "q quit").contains("? help"));
+    let footer = line_with(&s, "q quit");
+    assert!(footer.contains("? help"));
+    // Key hints are whole: the line ends with a complete one, not a cut "K ki".
+    let last = footer.trim_end().rsplit("  ").next().unwrap();
+    assert!(
+        ["T term", "K kill", "c copy", "e export", "Enter details"].contains(&last),
+        "{footer:?}"
+    );
 }
 
 #[test]
@@ -252,13 +262,13 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     assert!(line_with(&s, "GPU 37%").contains("215/700 W"));
     let header = line_with(&s, "WORKLOAD");
     assert!(
-        header.contains("GPU MEM▼"),
-        "sorted by memory by default: {header}"
+        header.contains("GPU MEM▼ [nvml]"),
+        "sorted by memory by default, the one source named once: {header}"
     );
-    // Workload placeholder, memory source, host CPU / RSS.
+    // Workload uncut, memory, host CPU / RSS.
     let llama = line_with(&s, "llama-server");
     assert!(
-        llama.contains("llama.cpp · qwen3…") && llama.contains("16 GiB") && llama.contains("nvml"),
+        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16 GiB"),
         "{llama}"
     );
     // No identification: the placeholder, not a guess.
@@ -462,16 +472,16 @@ fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     assert!(note.contains("normalised"), "{note}");
     let (wide, _) = render(&app, 240, 70, t0);
     assert!(wide.contains("bars normalised, labels are raw"), "{wide}");
-    // The label stays raw (16 GiB), the bar is 16/27 of 8 cells = 4.74: 4 full cells and 6/8.
+    // The label stays raw (16 GiB), the bar is 16/27 of 10 cells = 5.93: 5 full cells and 7/8.
     let llama = line_with(&s, "llama-server");
     assert!(llama.contains("16 GiB"));
-    assert!(llama.contains("████▊░░░"), "{llama}");
+    assert!(llama.contains("█████▉░░░░"), "{llama}");
     assert!(line_with(&s, "processes 27 GiB").contains("over-attributed"));
-    // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 8).
+    // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 10).
     let ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let (s, _) = render(&ok, 120, 40, t0);
     assert!(!s.contains("labels are raw"));
-    assert!(line_with(&s, "llama-server").contains("▉░░░░░░░"));
+    assert!(line_with(&s, "llama-server").contains("█▏░░░░░░░░"));
 }
 
 #[test]
@@ -508,7 +518,7 @@ fn tree_view_puts_children_under_parents() {
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
     assert_eq!(app.rows[5].depth, 1);
     let (s, _) = render(&app, 120, 40, t0);
-    assert!(line_with(&s, "6002").contains("└─ollama_run…"), "{s}");
+    assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
     assert!(s.contains(" tree "));
 }
 
@@ -911,4 +921,421 @@ fn open_folder_names_the_process_or_says_why_not() {
         "{:?}",
         app.message
     );
+}
+
+/// Issue 14: whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
+/// and how much (GPU memory, GPU %): those columns are placed before SOURCE, COMMAND and RSS.
+#[test]
+fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for w in (80..=240).step_by(10) {
+        for h in [24, 40, 60] {
+            let (s, _) = render(&app, w, h, t0);
+            let row = s
+                .lines()
+                .find(|l| l.contains(" 4242 ") && l.contains("16 GiB"))
+                .unwrap_or_else(|| panic!("{w}x{h}: no row for 4242 on GPU0:\n{s}"));
+            for want in ["llama-server", "llama.cpp · qwen3-8b-q4_k_m", "85%"] {
+                assert!(row.contains(want), "{w}x{h}: {want:?} missing in {row:?}");
+            }
+            let header = line_with(&s, "PID");
+            assert!(
+                header.contains("NAME") && header.contains("WORKLOAD"),
+                "{w}x{h}: {header}"
+            );
+            // One source for every row: named once in the header, not on each row.
+            assert!(!row.contains("nvml"), "{w}x{h}: {row}");
+        }
+    }
+    // The spare width of a wide terminal goes to COMMAND and RSS, after the essentials.
+    let (s, _) = render(&app, 160, 40, t0);
+    let header = line_with(&s, "PID");
+    assert!(
+        header.contains("RSS") && header.contains("COMMAND") && header.contains("[nvml]"),
+        "{header}"
+    );
+}
+
+#[test]
+fn sources_that_differ_are_shown_per_row() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[4].usage[0].memory_source = "fdinfo".into();
+    let app = app_with(s, t0);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(line_with(&s, " 1200 ").contains("fdinfo"), "{s}");
+    assert!(line_with(&s, " 5151 ").contains("nvml"), "{s}");
+    assert!(!line_with(&s, "PID").contains("[nvml]"));
+}
+
+/// CJK names take two cells a character: columns after them must still line up.
+#[test]
+fn wide_characters_are_measured_in_cells() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[1].name = Some("推理服务器推理服务器推理服务器".into());
+    s.processes[0].name = Some("llama-server".into());
+    let app = app_with(s, t0);
+    for w in [80, 120, 200] {
+        let (_, buf) = render(&app, w, 40, t0);
+        // The column where GPU% ends on the header line equals where it ends on each row.
+        let row_text = |y: u16| -> String {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<Vec<_>>()
+                .join("|")
+        };
+        let header_y = (0..40)
+            .find(|&y| row_text(y).contains("P|I|D"))
+            .expect("header");
+        let cells: Vec<String> = (0..w).map(|x| buf[(x, header_y)].symbol().into()).collect();
+        let joined = cells.concat();
+        let pct = joined.find("GPU%").expect("GPU% header");
+        // Column index of the header's "%" (cells before it are one symbol each on this line).
+        let x_pct = joined[..pct].chars().count() as u16 + 3;
+        for y in header_y + 1..header_y + 5 {
+            let sym = buf[(x_pct, y)].symbol();
+            assert!(
+                sym == "%" || sym == "a",
+                "{w}: row {y} does not end GPU% at x={x_pct}: {:?}",
+                row_text(y)
+            );
+        }
+    }
+}
+
+/// The chart names its series in every state: with the selection (nearly always), without one,
+/// at the narrowest size that has a chart and the widest.
+#[test]
+fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.apply(
+        update(snapshot(40 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    for (w, h) in [(100, 36), (120, 40), (200, 60), (240, 70)] {
+        let (s, _) = render(&app, w, h, t0 + Duration::from_secs(1));
+        for want in [
+            "━ GPU0 memory",
+            "━ GPU0 % (right)",
+            "• 4242 llama-server memory",
+        ] {
+            assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
+        }
+        assert!(s.contains("▄ 4242 GPU %"), "{w}x{h}:\n{s}");
+        // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
+        assert!(
+            s.contains("│50 GiB"),
+            "{w}x{h}: axis not scaled to the data:\n{s}"
+        );
+        assert!(
+            s.contains("card total 140 GiB (off scale)"),
+            "{w}x{h}:\n{s}"
+        );
+    }
+    // Nothing selected (a filter that matches nothing): the device series are still named.
+    app.handle_key(key('/'), t0);
+    for c in "zzz".chars() {
+        app.handle_key(key(c), t0);
+    }
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert!(app.selected_row().is_none());
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        s.contains("━ GPU0 memory") && s.contains("━ GPU0 % (right)"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("• "),
+        "no process series without a selection:\n{s}"
+    );
+}
+
+#[test]
+fn memory_axis_is_the_data_with_headroom_or_the_card_total() {
+    use gpuledger_tui::ui::{memory_axis_top, nice_ceiling};
+    assert_eq!(nice_ceiling(48 * GIB), 50 * GIB);
+    assert_eq!(nice_ceiling(GIB), GIB);
+    assert_eq!(nice_ceiling(300 << 20), 300 << 20);
+    assert_eq!(nice_ceiling(310 << 20), 400 << 20);
+    // A small process on an 80 GiB card: the scale follows the data.
+    assert_eq!(
+        memory_axis_top(Some(5 * GIB), Some(80 * GIB)),
+        (6 * GIB, false)
+    );
+    // Near full: the card's total is the top, and says so.
+    assert_eq!(
+        memory_axis_top(Some(70 * GIB), Some(80 * GIB)),
+        (80 * GIB, true)
+    );
+    assert_eq!(memory_axis_top(None, Some(80 * GIB)), (80 * GIB, true));
+    assert_eq!(memory_axis_top(None, None), (1, false));
+}
+
+/// `e` opens a prompt line that shows what is typed; Esc cancels and writes nothing.
+#[test]
+fn export_prompt_shows_the_text_typed_and_esc_cancels() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.export_dir = dir.path().join("data").join("gpuledger");
+    app.handle_key(key('e'), t0);
+    for c in "-mine".chars() {
+        app.handle_key(key(c), t0);
+    }
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (s, _) = render(&app, w, h, t0);
+        let prompt = line_with(&s, "Export CSV to:");
+        // The path is long: its end (what is being typed) is what shows.
+        assert!(prompt.contains(".csv-mine█"), "{w}x{h}: {prompt}");
+    }
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.message.as_deref(), Some("export cancelled"));
+    assert!(
+        !app.export_dir.exists(),
+        "a cancelled export writes nothing"
+    );
+    // The filter prompt likewise.
+    app.handle_key(key('/'), t0);
+    app.handle_key(key('x'), t0);
+    let (s, _) = render(&app, 80, 24, t0);
+    let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    assert!(footer.contains("filter: x█"), "{s}");
+}
+
+/// Exports go to the data directory (created when missing) and the message gives the whole path,
+/// on a second footer row when it is longer than the line.
+#[test]
+fn export_goes_to_the_data_directory_with_the_path_shown() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.export_dir = dir.path().join("share").join("gpuledger");
+    app.handle_key(key('e'), t0);
+    app.handle_key(code(KeyCode::Enter), t0);
+    let msg = app.message.clone().unwrap();
+    let file = app.export_dir.join("gpuledger-20261129T080000Z.csv");
+    assert!(file.exists(), "{msg}");
+    assert!(
+        msg.ends_with("share/gpuledger/gpuledger-20261129T080000Z.csv"),
+        "{msg}"
+    );
+    let (s, _) = render(&app, 80, 24, t0);
+    let flat: String = s.lines().map(str::trim_end).collect::<Vec<_>>().join("");
+    assert!(flat.contains("gpuledger-20261129T080000Z.csv"), "{s}");
+
+    use gpuledger_tui::app::data_dir_with;
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
+    if !cfg!(windows) {
+        assert_eq!(
+            data_dir_with(env(&[("XDG_DATA_HOME", "/x/data"), ("HOME", "/home/a")])),
+            Some("/x/data/gpuledger".into())
+        );
+        assert_eq!(
+            data_dir_with(env(&[("XDG_DATA_HOME", "rel"), ("HOME", "/home/a")])),
+            Some("/home/a/.local/share/gpuledger".into())
+        );
+        assert_eq!(data_dir_with(env(&[])), None);
+    }
+}
+
+/// A message answers one key: the next key (w, C, m, ...) takes it away, and so does time.
+#[test]
+fn messages_expire_on_the_next_key_and_after_a_while() {
+    use gpuledger_tui::app::MESSAGE_TTL;
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for k in ['w', 'C', 'm', 's', 'j'] {
+        app.handle_key(key('+'), t0);
+        assert!(app.message.is_some());
+        app.handle_key(key(k), t0);
+        assert_eq!(app.message, None, "a stale message survived {k:?}");
+    }
+    // Esc with a message only clears the message (it does not quit).
+    app.handle_key(key('+'), t0);
+    assert!(app.handle_key(code(KeyCode::Esc), t0).is_empty());
+    assert_eq!(app.message, None);
+    // Time: first seen at t0, kept before the TTL, gone at it.
+    app.handle_key(key('+'), t0);
+    assert!(!app.expire_message(t0));
+    assert!(!app.expire_message(t0 + MESSAGE_TTL / 2));
+    assert!(app.message.is_some());
+    assert!(app.expire_message(t0 + MESSAGE_TTL));
+    assert_eq!(app.message, None);
+    // A new message restarts the clock even if the old one was never cleared.
+    app.message = Some("one".into());
+    app.expire_message(t0);
+    app.message = Some("two".into());
+    assert!(!app.expire_message(t0 + MESSAGE_TTL));
+    assert!(app.message.is_some());
+}
+
+/// Issue 14 item 10: notes are cut at a word, never mid-word; a source that simply found nothing
+/// (no DRM devices on an NVIDIA machine) is plain, after what matters; cards give memory %.
+#[test]
+fn notes_are_cut_at_words_and_cards_give_memory_percent() {
+    use gpuledger_tui::ui::fit_words;
+    assert_eq!(fit_words("short", 10), "short");
+    assert_eq!(
+        fit_words(
+            "drm: no DRM devices under /recorded/sys/class/drm (os error 2)",
+            30
+        ),
+        "drm: no DRM devices under…"
+    );
+    assert_eq!(fit_words("abcdefghijkl", 5), "abcd…");
+
+    let t0 = Instant::now();
+    let mut snap = snapshot(40 * GIB, 9 * GIB);
+    snap.sources.push(SourceStatus::new(
+        "drm",
+        SourceState::Unavailable,
+        "no DRM devices under /sys/class/drm and no process with a DRM node open (os error 2)",
+    ));
+    snap.notes.push("a note from the collector".into());
+    let app = app_with(snap, t0);
+    let notes = gpuledger_tui::ui::notes(&app, t0);
+    assert!(
+        !notes.last().unwrap().1,
+        "an absent source is not a warning"
+    );
+    assert!(notes.last().unwrap().0.starts_with("drm:"));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let (s, _) = render(&app, w, h, t0);
+        let note = line_with(&s, "drm: no DRM devices");
+        let note = note.trim_end();
+        assert!(
+            note.ends_with("(os error 2)") || note.ends_with(" open…") || note.ends_with("node…"),
+            "{w}x{h}: cut mid-word: {note:?}"
+        );
+        assert!(s.contains("a note from the collector"), "{w}x{h}:\n{s}");
+    }
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(
+        line_with(&s, "│MEM ").contains("40 GiB / 140 GiB 29%"),
+        "{s}"
+    );
+}
+
+/// nvitop's TIME: how long the process had run when the snapshot was taken; n/a when unknown.
+#[test]
+fn run_time_column_from_the_start_time() {
+    use gpuledger_tui::app::{fmt_runtime, unix_secs};
+    assert_eq!(unix_secs("1970-01-01T00:00:00Z"), Some(0));
+    assert_eq!(unix_secs("2026-11-29T08:00:00Z"), Some(1_795_939_200));
+    assert_eq!(unix_secs("2024-02-29T12:00:00.250Z"), Some(1_709_208_000));
+    assert_eq!(unix_secs("2026-13-01T00:00:00Z"), None);
+    assert_eq!(unix_secs("yesterday"), None);
+    assert_eq!(fmt_runtime(59 * 60 + 7), "59:07");
+    assert_eq!(fmt_runtime(10 * 3600 + 29 * 60 + 59), "10:29:59");
+    assert_eq!(fmt_runtime(3 * 86_400 + 4 * 3600 + 5), "3d 04h");
+
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[0].started_at = Some("2026-11-29T05:30:00Z".into());
+    let mut app = app_with(s, t0);
+    let (screen, _) = render(&app, 200, 40, t0);
+    assert!(line_with(&screen, " NAME ").contains("TIME"), "{screen}");
+    assert!(line_with(&screen, " 4242 ").contains("2:30:00"), "{screen}");
+    assert!(line_with(&screen, " 5151 ").contains("n/a"), "{screen}");
+    app.set_sort(Column::Time);
+    assert_eq!(pids(&app)[0], 4242, "longest running first, unknown last");
+}
+
+/// nvitop lists processes per GPU: `D` groups the rows by device, the sort holding within each.
+#[test]
+fn rows_group_per_gpu_on_d() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 6002, 6001, 4242, 1200]);
+    let (s, _) = render(&app, 120, 40, t0);
+    assert!(s.lines().next().unwrap().contains(" per GPU "), "{s}");
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
+}
+
+/// nvitop's %MEM: RSS as a share of the host's RAM, as RAM% where there is room, n/a unknown.
+#[test]
+fn host_memory_share_is_a_column_when_there_is_room() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&app, 200, 40, t0);
+    assert!(line_with(&s, " NAME ").contains("RAM%"), "{s}");
+    let row = line_with(&s, " 4242 ");
+    assert!(row.contains("3 GiB   4.7"), "{row}");
+    assert!(
+        line_with(&s, "host CPU 12.5%").contains("(4.7% of RAM)"),
+        "{s}"
+    );
+    app.set_sort(Column::HostMem);
+    assert_eq!(pids(&app)[0], 4242);
+}
+
+/// No terminal size makes a frame panic, whatever is open: a sweep from 1×1 up, with the chart,
+/// a long message, the export prompt and the help.
+#[test]
+fn no_size_panics_with_prompts_messages_and_overlays() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.apply(
+        update(snapshot(41 * GIB, 9 * GIB)),
+        t0 + Duration::from_secs(1),
+    );
+    let states: [&dyn Fn(&mut App); 4] = [
+        &|_| {},
+        &|a| a.message = Some("x".repeat(300)),
+        &|a| {
+            a.handle_key(key('e'), t0);
+        },
+        &|a| {
+            a.overlay = Overlay::Help;
+        },
+    ];
+    for set in states {
+        let mut a = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+        set(&mut a);
+        // The edges of every layout rule (compact below 100×32, bottom panes from 36 rows).
+        for w in [
+            1, 2, 5, 10, 20, 40, 60, 79, 80, 99, 100, 119, 120, 150, 199, 200, 240,
+        ] {
+            for h in [1, 2, 5, 10, 24, 31, 32, 36, 60] {
+                render(&a, w, h, t0);
+            }
+        }
+    }
+    app.handle_key(key('D'), t0);
+    app.handle_key(key('t'), t0);
+    for w in [1, 20, 80, 120, 240] {
+        render(&app, w, 40, t0 + Duration::from_secs(1));
+    }
+}
+
+/// Issue 14 item 10: a short table leaves no block of blank rows; the panes below take them.
+#[test]
+fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
+    let t0 = Instant::now();
+    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for (w, h) in [(160, 45), (200, 60), (240, 70)] {
+        let (s, _) = render(&app, w, h, t0);
+        let lines: Vec<&str> = s.lines().collect();
+        let last_row = lines.iter().rposition(|l| l.contains(" 6001 ")).unwrap();
+        let pane_top = lines.iter().position(|l| l.contains("┌ History")).unwrap();
+        assert!(
+            pane_top <= last_row + 2,
+            "{w}x{h}: {} blank rows under the table:\n{s}",
+            pane_top - last_row - 1
+        );
+    }
 }
