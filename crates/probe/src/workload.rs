@@ -145,6 +145,14 @@ pub fn run_child(
             say(fail(e));
             return 1;
         }
+        // Ctrl-C during the step: stop here; the guard releases everything.
+        if crate::signal::interrupted() {
+            say(fail(format!(
+                "interrupted (Ctrl-C) during the {} step; everything was released",
+                r.step
+            )));
+            return 130;
+        }
         if s.ctx.is_some() {
             if let Ok((free, total)) = cuda.mem_get_info() {
                 r.free_bytes = Some(free);
