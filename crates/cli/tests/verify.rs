@@ -325,6 +325,24 @@ fn no_cuda_driver_says_why_nothing_can_be_verified() {
         "{s}"
     );
     assert!(s.contains("/nonexistent/libcuda.so.1"), "{s}");
+    // --json says it too, in the record.
+    let out = e
+        .cmd()
+        .args([
+            "verify",
+            "--json",
+            "--cuda-lib",
+            "/nonexistent/libcuda.so.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(j["steps"].as_array().unwrap().is_empty());
+    assert!(j["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("nothing can be verified"));
 }
 
 #[test]

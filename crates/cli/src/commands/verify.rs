@@ -314,7 +314,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 "nothing can be verified on this machine: the CUDA workload cannot start: {why}\n\
                  (verify needs an NVIDIA GPU and its driver; the Vulkan path for other GPUs is not implemented yet)\n"
             );
-            super::print(&text)?;
+            // The record says the same, so a saved or --json run is not silent about it.
+            rec.notes.push(text.trim_end().to_string());
+            rec.verdicts = not_implemented();
+            save(args, &rec)?;
+            if args.json {
+                super::print(&(serde_json::to_string_pretty(&rec)? + "\n"))?;
+            } else {
+                super::print(&text)?;
+            }
             return Ok(ExitCode::from(3));
         }
         Err(Stop::Failed(why)) => {
@@ -422,12 +430,17 @@ fn nvml_free(rec: &Record) -> Option<u64> {
         .free_bytes
 }
 
-fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
+fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
     if let Some(path) = &args.save {
         let text = serde_json::to_string_pretty(rec)? + "\n";
         std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?;
         eprintln!("saved the record to {}", path.display());
     }
+    Ok(())
+}
+
+fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
+    save(args, rec)?;
     let text = if args.json {
         serde_json::to_string_pretty(rec)? + "\n"
     } else {
