@@ -410,3 +410,34 @@ fn bad_sizes_are_usage_errors() {
         assert_eq!(out.status.code(), Some(2), "--size {s}");
     }
 }
+
+/// A record saved by an earlier build (fake driver, NVML double counting): it must stay
+/// replayable, and re-derive exactly the verdicts it was saved with.
+#[test]
+fn committed_record_replays_to_its_saved_verdicts() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/verify/fake-nvml-double-count.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--replay")
+        .arg(&fixture)
+        .args(["verify", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let v = Env::verdicts(&out);
+    assert_eq!(
+        text(&v, "nvml (per process)"),
+        "off by 512 MiB at allocated (about twice the allocation: the memory is counted twice)"
+    );
+    assert_eq!(text(&v, "nvml (device used)"), "ok");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(j["notes"].as_array().unwrap().is_empty(), "{}", j["notes"]);
+    // The text form says it is a replay.
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--replay")
+        .arg(&fixture)
+        .arg("verify")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("REPLAY of "));
+}

@@ -368,6 +368,14 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
         rec.child_pid,
         rec.device.as_ref().and_then(|d| d.uuid.clone()),
     ) else {
+        // Never a silent pass: without the device's identity no reading can be matched to it.
+        out.push(Verdict {
+            source: "every source".into(),
+            verdict: "cannot see".into(),
+            text: "cannot see (the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report)".into(),
+            witness: false,
+            checks: Vec::new(),
+        });
         return out;
     };
     let n = rec.size_bytes;
@@ -445,4 +453,132 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
         },
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const N: u64 = 512 << 20;
+    const C: u64 = 300 << 20;
+
+    fn b(v: u64) -> Seen {
+        Seen::Bytes(v)
+    }
+
+    #[test]
+    fn the_expected_shape_is_ok_within_the_tolerance() {
+        let s = [Seen::Absent, b(C), b(C + N + (2 << 20)), b(C), Seen::Absent];
+        let v = judge_process("nvml", &s, N, TOLERANCE, false);
+        assert_eq!(v.text, "ok");
+        assert!(v.checks.iter().all(|c| c.ok));
+        // One byte past the tolerance is off.
+        let s = [
+            Seen::Absent,
+            b(C),
+            b(C + N + TOLERANCE + 1),
+            b(C),
+            Seen::Absent,
+        ];
+        let v = judge_process("nvml", &s, N, TOLERANCE, false);
+        assert_eq!(v.verdict, "off");
+        assert!(
+            v.text.starts_with("off by 4.00 MiB at allocated"),
+            "{}",
+            v.text
+        );
+    }
+
+    #[test]
+    fn lag_double_count_and_lingering_are_named() {
+        let lag = [Seen::Absent, Seen::Absent, b(C), b(C + N), Seen::Absent];
+        assert!(judge_process("x", &lag, N, TOLERANCE, false)
+            .text
+            .contains("lags a round"));
+        let twice = [
+            Seen::Absent,
+            b(2 * C),
+            b(2 * C + 2 * N),
+            b(2 * C),
+            Seen::Absent,
+        ];
+        assert!(judge_process("x", &twice, N, TOLERANCE, false)
+            .text
+            .contains("counted twice"));
+        let stays = [Seen::Absent, b(C), b(C + N), b(C), b(C)];
+        assert_eq!(
+            judge_process("x", &stays, N, TOLERANCE, false).text,
+            "off by 300 MiB at exited (still listed after the process ended)"
+        );
+        let unknown = vec![Seen::Unknown("WDDM".into()); 5];
+        assert_eq!(
+            judge_process("x", &unknown, N, TOLERANCE, false).text,
+            "cannot see (WDDM)"
+        );
+    }
+
+    #[test]
+    fn device_used_and_unattributed() {
+        let g = 1 << 30;
+        let used = [Some(g), Some(g + C), Some(g + C + N), Some(g + C), Some(g)];
+        assert_eq!(judge_device("d", &used, N, TOLERANCE, false).text, "ok");
+        let un = [Some(g), Some(g), Some(g), Some(g), Some(g)];
+        assert_eq!(judge_device("u", &un, N, TOLERANCE, true).text, "ok");
+        let un = [Some(g), Some(g + C), Some(g + C), Some(g), Some(g)];
+        assert!(judge_device("u", &un, N, TOLERANCE, true)
+            .text
+            .starts_with("off by 300 MiB at context"));
+        assert!(judge_device("d", &[None; 5], N, TOLERANCE, false)
+            .text
+            .starts_with("cannot see"));
+    }
+
+    #[test]
+    fn nvidia_smi_csv() {
+        let run = ToolRun {
+            exit_code: Some(0),
+            stdout: "pid, used_memory [MiB]\n77, 10 MiB\n4242, 812 MiB\n".into(),
+            ..ToolRun::default()
+        };
+        assert_eq!(smi_seen(&run, 4242), Ok(b(812 << 20)));
+        assert_eq!(smi_seen(&run, 5), Ok(Seen::Absent));
+        let na = ToolRun {
+            exit_code: Some(0),
+            stdout: "pid, used_memory [MiB]\n4242, [N/A]\n".into(),
+            ..ToolRun::default()
+        };
+        assert!(matches!(smi_seen(&na, 4242), Ok(Seen::Unknown(_))));
+        let failed = ToolRun {
+            exit_code: Some(9),
+            stdout:
+                "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n"
+                    .into(),
+            ..ToolRun::default()
+        };
+        assert!(smi_seen(&failed, 1)
+            .unwrap_err()
+            .contains("couldn't communicate"));
+    }
+
+    #[test]
+    fn a_record_without_a_device_uuid_is_not_a_pass() {
+        let rec = Record {
+            schema: SCHEMA.into(),
+            taken_at: String::new(),
+            gpuledger_version: String::new(),
+            machine: Machine::default(),
+            path: "cuda".into(),
+            size_bytes: N,
+            tolerance_bytes: TOLERANCE,
+            child_pid: Some(1),
+            device: Some(ChildDevice::default()),
+            steps: Vec::new(),
+            verdicts: Vec::new(),
+            notes: Vec::new(),
+        };
+        let v = judge(&rec);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].verdict, "cannot see");
+        assert!(!v[0].witness);
+    }
 }
