@@ -353,9 +353,11 @@ fn more_than_a_tenth_of_free_memory_needs_yes_and_nothing_is_left_behind() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("more than 10 % of free memory; pass --yes"),
+        err.contains("20 GiB on CUDA device 0 (NVIDIA H200) is more than 10 % of free memory ("),
         "{err}"
     );
+    assert!(err.contains("pass --yes"), "{err}");
+    assert!(err.contains("nothing was allocated"), "{err}");
     assert!(!e.log().contains("alloc|device"), "nothing allocated");
     e.assert_released();
     // With --yes it runs.

@@ -111,6 +111,8 @@ enum Stop {
     Failed(String),
     Interrupted,
     TimedOut(&'static str),
+    /// A guard rail said no before the allocation.
+    Refused(String),
 }
 
 impl Workload {
@@ -254,8 +256,9 @@ fn may_allocate(args: &Args, free: Option<u64>, device: &str) -> anyhow::Result<
     );
     if !std::io::stdin().is_terminal() {
         return Ok(Some(format!(
-            "{}is more than 10 % of free memory; pass --yes to allow it without a terminal to ask on",
-            question.split('?').next().unwrap_or("").to_string() + " "
+            "{} on {device} is more than 10 % of free memory ({} free); pass --yes to allow it (there is no terminal to ask on)",
+            human_bytes(n),
+            human_bytes(free)
         )));
     }
     eprint!("{question}");
@@ -324,6 +327,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 super::print(&text)?;
             }
             return Ok(ExitCode::from(3));
+        }
+        Err(Stop::Refused(why)) => {
+            anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
         Err(Stop::Failed(why)) => {
             rec.notes.push(format!("stopped early: {why}"));
@@ -398,8 +404,12 @@ fn sequence(
         .unwrap_or_else(|| "the device".into());
     match may_allocate(args, free, &label) {
         Ok(None) => {}
-        Ok(Some(why)) => return Err(Stop::Failed(why)),
+        Ok(Some(why)) => return Err(Stop::Refused(why)),
         Err(e) => return Err(Stop::Failed(e.to_string())),
+    }
+    // A Ctrl-C while the question was open: do not allocate after it.
+    if signal::interrupted() {
+        return Err(Stop::Interrupted);
     }
     w.send(&format!("alloc {}", args.size))?;
     let a = w.answer("allocate")?;
