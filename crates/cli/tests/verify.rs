@@ -443,3 +443,29 @@ fn committed_record_replays_to_its_saved_verdicts() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("REPLAY of "));
 }
+
+/// A driver that shows a free only on the third device read after it: verify re-reads (bounded)
+/// until the release shows, passes, and records how many extra rounds it took.
+#[test]
+fn an_asynchronous_release_is_waited_for_and_recorded() {
+    let e = Env::new("", "cuda|release_reads=2\n");
+    let out = e.verify(&["--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["steps"][3]["name"], "freed");
+    assert_eq!(j["steps"][3]["settle_reads"], 2);
+    assert_eq!(j["steps"][2]["settle_reads"], 0);
+    assert!(j["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("freed: the release showed only after 2 more round(s)"));
+    // Without the wait the freed round would have been off: the honest run needs none.
+    let e = Env::new("", "");
+    let j: serde_json::Value = serde_json::from_slice(&e.verify(&["--json"]).stdout).unwrap();
+    assert_eq!(j["steps"][3]["settle_reads"], 0);
+}

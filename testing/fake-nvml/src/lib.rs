@@ -39,7 +39,13 @@ struct Lie {
     lag: usize,
     /// `count=K`: each process's memory is reported K times over (double counting).
     count: u64,
+    /// `release_reads=K`: after a free, the next K device memory reads still show it as used
+    /// (a driver that releases asynchronously).
+    release_reads: u32,
 }
+
+/// (state file length, device memory reads since it last changed), for `release_reads`.
+static RELEASE: Mutex<(u64, u32)> = Mutex::new((0, 0));
 
 struct State {
     key: Option<(SystemTime, u64)>,
@@ -60,6 +66,7 @@ static STATE: Mutex<State> = Mutex::new(State {
             na: false,
             lag: 0,
             count: 1,
+            release_reads: 0,
         },
     },
     initialised: false,
@@ -109,6 +116,7 @@ fn parse(text: &str) -> Scenario {
                     na: kv.get("mem").is_some_and(|v| v == "NA"),
                     lag: num("lag").unwrap_or(0) as usize,
                     count: num("count").unwrap_or(1).max(1),
+                    release_reads: num("release_reads").unwrap_or(0) as u32,
                 }
             }
             "fail" => s.fails.push((
@@ -175,16 +183,32 @@ fn cuda_state(lie: Lie) -> Vec<(u32, u32, Option<u64>)> {
         .collect()
 }
 
-/// What the live CUDA processes add to device `dev`'s used memory (the truth, whatever the lie).
-fn cuda_used(dev: u32) -> u64 {
-    cuda_state(Lie {
+/// What the live CUDA processes add to device `dev`'s used memory (the truth, whatever the
+/// lie, except `release_reads`, which delays a free's newest event for that many reads).
+fn cuda_used(dev: u32, release_reads: u32) -> u64 {
+    let mut lie = Lie {
         count: 1,
         ..Lie::default()
-    })
-    .iter()
-    .filter(|(d, _, _)| *d == dev)
-    .filter_map(|(_, _, b)| *b)
-    .sum()
+    };
+    if release_reads > 0 {
+        let path = std::env::var("FAKE_GPU_STATE").unwrap_or_default();
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let mut r = RELEASE.lock().unwrap_or_else(|e| e.into_inner());
+        if r.0 != len {
+            *r = (len, 0);
+        }
+        r.1 += 1;
+        let last = std::fs::read_to_string(&path).unwrap_or_default();
+        let newest_is_free = last.lines().last().is_some_and(|l| l.contains("|mem|-"));
+        if newest_is_free && r.1 <= release_reads {
+            lie.lag = 1;
+        }
+    }
+    cuda_state(lie)
+        .iter()
+        .filter(|(d, _, _)| *d == dev)
+        .filter_map(|(_, _, b)| *b)
+        .sum()
 }
 
 fn injected(st: &State, func: &str, dev: Option<u32>) -> Option<Ret> {
@@ -398,6 +422,8 @@ pub struct MemoryV2 {
 #[cfg(not(feature = "legacy"))]
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(h: *mut c_void, out: *mut MemoryV2) -> Ret {
+    // Read before device(), which holds the state lock.
+    let rr = with(|st| st.scenario.lie.release_reads);
     device("nvmlDeviceGetMemoryInfo_v2", h, |d, i| {
         // A real driver checks the struct version; so do we.
         if (*out).version != (std::mem::size_of::<MemoryV2>() as c_uint | 2 << 24) {
@@ -405,7 +431,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(h: *mut c_void, out: *mut Me
         }
         match (field(d, "total"), field(d, "used"), field(d, "free")) {
             (Some(t), Some(u), Some(f)) => {
-                let c = cuda_used(i);
+                let c = cuda_used(i, rr);
                 (*out).total = t;
                 (*out).used = u + c;
                 (*out).free = f.saturating_sub(c);
@@ -426,11 +452,13 @@ pub struct Memory {
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, out: *mut Memory) -> Ret {
+    // Read before device(), which holds the state lock.
+    let rr = with(|st| st.scenario.lie.release_reads);
     device("nvmlDeviceGetMemoryInfo", h, |d, i| {
         match (field(d, "total"), field(d, "used"), field(d, "free")) {
             // v1 "used" includes the reserved memory.
             (Some(t), Some(u), Some(f)) => {
-                let c = cuda_used(i);
+                let c = cuda_used(i, rr);
                 (*out).total = t;
                 (*out).used = u + c + field(d, "reserved").unwrap_or(0);
                 (*out).free = f.saturating_sub(c);

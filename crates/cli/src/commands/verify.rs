@@ -382,14 +382,35 @@ fn sequence(
 ) -> Result<(), Stop> {
     let idle = w.answer("idle")?;
     rec.device = idle.device.clone();
+    let pid = w.pid();
     let mut round = |rec: &mut Record, name: &str, child: Option<StepReport>| {
-        let snapshot = collector.collect();
+        let mut snapshot = collector.collect();
+        // After a free or the exit, the driver may release a moment later: re-read (bounded)
+        // until the release shows, as the probe does, and say how many reads it took.
+        let mut settle_reads = 0;
+        while settle_reads < SETTLE_READS && !released(rec, name, &snapshot, pid, args.size) {
+            std::thread::sleep(SETTLE_PAUSE);
+            settle_reads += 1;
+            snapshot = collector.collect();
+        }
+        if settle_reads > 0 {
+            let shown = released(rec, name, &snapshot, pid, args.size);
+            rec.notes.push(if shown {
+                format!(
+                    "{name}: the release showed only after {settle_reads} more round(s) {} ms apart",
+                    SETTLE_PAUSE.as_millis()
+                )
+            } else {
+                format!("{name}: the release had not shown after {settle_reads} more rounds")
+            });
+        }
         let smi = witness::nvidia_smi(&args.nvidia_smi);
         rec.steps.push(Step {
             name: name.into(),
             child,
             snapshot,
             nvidia_smi: Some(smi),
+            settle_reads,
         });
     };
     round(rec, STEPS[0], Some(idle));
@@ -427,6 +448,32 @@ fn sequence(
     w.finish();
     round(rec, STEPS[4], None);
     Ok(())
+}
+
+/// Re-reads after a free or the exit before the round counts (5 × 100 ms at most).
+const SETTLE_READS: u32 = 5;
+const SETTLE_PAUSE: Duration = Duration::from_millis(100);
+
+/// Whether `snap` already shows the release the step `name` should cause: the device's used
+/// memory down by N after the free, back to the idle level and the child unlisted after the exit.
+/// Unknown readings count as shown (nothing to wait for).
+fn released(rec: &Record, name: &str, snap: &gpuledger_model::Snapshot, pid: u32, n: u64) -> bool {
+    let Some(uuid) = rec.device.as_ref().and_then(|d| d.uuid.as_deref()) else {
+        return true;
+    };
+    let used = |s: &gpuledger_model::Snapshot| s.device_by_uuid(uuid)?.memory.used_bytes;
+    let at = |i: usize| rec.steps.get(i).and_then(|s| used(&s.snapshot));
+    let Some(now) = used(snap) else {
+        return true;
+    };
+    match name {
+        "freed" => at(2).is_none_or(|a| now <= a.saturating_sub(n) + TOLERANCE),
+        "exited" => {
+            let listed = snap.processes.iter().any(|p| p.pid == pid);
+            !listed && at(0).is_none_or(|i| now <= i + TOLERANCE)
+        }
+        _ => true,
+    }
 }
 
 /// NVML's free memory of the workload's device in the latest round.

@@ -53,6 +53,10 @@ pub struct Step {
     pub snapshot: Snapshot,
     /// The vendor tool's raw answer, taken right after the round.
     pub nvidia_smi: Option<ToolRun>,
+    /// Extra rounds taken before this one because the release had not shown yet (the driver
+    /// frees asynchronously); only this last round is kept.
+    #[serde(default)]
+    pub settle_reads: u32,
 }
 
 /// One run of an external tool, kept raw.
