@@ -10,6 +10,7 @@
 //! hangs we kill it, and the driver frees what a dead process held.
 
 mod judge;
+mod report;
 mod witness;
 
 use crate::Global;
@@ -18,6 +19,7 @@ use gpuledger_model::units::{human_bytes, parse_bytes};
 use gpuledger_probe::signal;
 use gpuledger_probe::workload::{run_child, StepReport};
 use judge::{Machine, Record, Step, Verdict, SCHEMA, STEPS, TOLERANCE};
+use report::{emit, replay, save};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
@@ -485,116 +487,4 @@ fn nvml_free(rec: &Record) -> Option<u64> {
         .device_by_uuid(uuid)?
         .memory
         .free_bytes
-}
-
-fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
-    if let Some(path) = &args.save {
-        let text = serde_json::to_string_pretty(rec)? + "\n";
-        std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?;
-        eprintln!("saved the record to {}", path.display());
-    }
-    Ok(())
-}
-
-fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
-    save(args, rec)?;
-    let text = if args.json {
-        serde_json::to_string_pretty(rec)? + "\n"
-    } else {
-        render(rec, None)
-    };
-    super::print(&text)?;
-    Ok(())
-}
-
-/// `gpuledger --replay RECORD.json verify`: re-derive the verdicts from the saved readings.
-fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let text = crate::global::read_snapshot_text(path)?;
-    let mut rec: Record = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a gpuledger verify record", path.display()))?;
-    if rec.schema != SCHEMA {
-        anyhow::bail!(
-            "{}: schema {:?}, this gpuledger reads {SCHEMA:?}",
-            path.display(),
-            rec.schema
-        );
-    }
-    let stored = std::mem::take(&mut rec.verdicts);
-    rec.verdicts = judge::judge(&rec);
-    rec.verdicts.extend(not_implemented());
-    let changed: Vec<String> = rec
-        .verdicts
-        .iter()
-        .filter(|v| {
-            !stored
-                .iter()
-                .any(|s| s.source == v.source && s.text == v.text)
-        })
-        .map(|v| v.source.clone())
-        .collect();
-    if !changed.is_empty() {
-        rec.notes.push(format!(
-            "re-derived verdicts differ from the saved ones for: {}",
-            changed.join(", ")
-        ));
-    }
-    let text = if args.json {
-        serde_json::to_string_pretty(&rec)? + "\n"
-    } else {
-        render(&rec, Some(&path.display().to_string()))
-    };
-    super::print(&text)?;
-    Ok(exit_for(&rec.verdicts))
-}
-
-fn render(rec: &Record, replay: Option<&str>) -> String {
-    let mut s = String::new();
-    if let Some(p) = replay {
-        s.push_str(&format!("REPLAY of {p} (recorded {})\n", rec.taken_at));
-    }
-    let dev = rec
-        .device
-        .as_ref()
-        .map(|d| {
-            format!(
-                "CUDA device {} {} ({}), CUDA {}",
-                d.ordinal,
-                d.name,
-                d.uuid.as_deref().unwrap_or("no UUID"),
-                d.cuda_version.as_deref().unwrap_or("?")
-            )
-        })
-        .unwrap_or_else(|| "?".into());
-    s.push_str(&format!(
-        "gpuledger verify: {} allocated and written by PID {} on {dev}\n",
-        human_bytes(rec.size_bytes),
-        rec.child_pid.map(|p| p.to_string()).unwrap_or("?".into())
-    ));
-    s.push_str(&format!(
-        "expected: the child absent, then listed with a context, +{0} when it allocates, -{0} when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance {1} (2 MiB allocation granularity plus driver bookkeeping).\n\n",
-        human_bytes(rec.size_bytes),
-        human_bytes(rec.tolerance_bytes)
-    ));
-    let w = rec
-        .verdicts
-        .iter()
-        .map(|v| v.source.len())
-        .max()
-        .unwrap_or(10);
-    for v in &rec.verdicts {
-        s.push_str(&format!(
-            "  {:w$}  {}{}\n",
-            v.source,
-            v.text,
-            if v.witness && v.verdict != "not implemented" {
-                "  [second witness]"
-            } else {
-                ""
-            }
-        ));
-    }
-    for n in &rec.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    s
 }
