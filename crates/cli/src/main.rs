@@ -94,6 +94,13 @@ enum Command {
     /// --yes it asks on the terminal, naming each process and its measured GPU memory.
     #[command(after_help = commands::kill::EXIT_CODES)]
     Kill(commands::kill::Args),
+    /// Prove the numbers: run a known workload (context, N bytes allocated, freed, exit) and check
+    /// what every source saw at each step.
+    #[command(after_help = commands::verify::EXIT_CODES)]
+    Verify(commands::verify::Args),
+    /// The child process `verify` runs (internal).
+    #[command(hide = true)]
+    VerifyWorkload(commands::verify::ChildArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// bash: `gpuledger completions bash > /etc/bash_completion.d/gpuledger`;
@@ -121,6 +128,8 @@ fn main() -> ExitCode {
         Some(Command::Plot(a)) => commands::plot::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
+        Some(Command::Verify(a)) => commands::verify::run(a, &global),
+        Some(Command::VerifyWorkload(a)) => commands::verify::run_workload(a),
         Some(Command::Completions(a)) => commands::completions::run(a),
         Some(Command::Man(a)) => commands::completions::run_man(a),
         None => view::run(&cli.view, &global),

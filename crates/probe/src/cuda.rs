@@ -8,6 +8,8 @@
 //! - `CUdevice` is `int`, `CUdeviceptr` is `unsigned long long` on 64-bit targets, `CUresult`
 //!   is an `int`-sized enum, `CUDAAPI` is `__stdcall` on Windows (so `extern "system"`).
 //!
+//! - `cuMemsetD8` is `#define`d to `cuMemsetD8_v2`;
+//!
 //! Managed memory (`cuMemAllocManaged`) is deliberately not bound: the probe never touches it.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, OsString};
@@ -108,6 +110,7 @@ type FnMemFree = unsafe extern "system" fn(CuDevicePtr) -> CuResult;
 type FnMemHostAlloc = unsafe extern "system" fn(*mut *mut c_void, usize, c_uint) -> CuResult;
 type FnHostPtr = unsafe extern "system" fn(*mut c_void) -> CuResult;
 type FnMemHostRegister = unsafe extern "system" fn(*mut c_void, usize, c_uint) -> CuResult;
+type FnMemsetD8 = unsafe extern "system" fn(CuDevicePtr, u8, usize) -> CuResult;
 type FnErrorStr = unsafe extern "system" fn(CuResult, *mut *const c_char) -> CuResult;
 
 /// The loaded driver library and its entry points. The function pointers stay valid while
@@ -131,6 +134,7 @@ pub struct Cuda {
     mem_free_host: FnHostPtr,
     mem_host_register: FnMemHostRegister,
     mem_host_unregister: FnHostPtr,
+    memset_d8: Option<FnMemsetD8>,
     get_error_string: FnErrorStr,
     get_error_name: FnErrorStr,
     _lib: Library,
@@ -173,7 +177,12 @@ impl Cuda {
         let device_get_uuid = unsafe { lib.get::<FnDeviceGetUuid>(b"cuDeviceGetUuid\0") }
             .ok()
             .map(|s| *s);
+        // SAFETY: as above; optional so that the probe, which never writes, loads without it.
+        let memset_d8 = unsafe { lib.get::<FnMemsetD8>(b"cuMemsetD8_v2\0") }
+            .ok()
+            .map(|s| *s);
         Ok(Cuda {
+            memset_d8,
             init: sym!("cuInit"),
             driver_get_version: sym!("cuDriverGetVersion"),
             device_get_count: sym!("cuDeviceGetCount"),
@@ -339,6 +348,17 @@ impl Cuda {
     pub fn mem_free(&self, p: CuDevicePtr) -> Result<(), CudaError> {
         // SAFETY: p came from mem_alloc and is freed once.
         self.check("cuMemFree_v2", unsafe { (self.mem_free)(p) })
+    }
+
+    /// Writes `value` into `bytes` of device memory at `p` (`cuMemsetD8_v2`), so the pages are
+    /// really backed, not only reserved. `Ok(false)` when the driver does not export it.
+    pub fn memset_d8(&self, p: CuDevicePtr, value: u8, bytes: usize) -> Result<bool, CudaError> {
+        let Some(f) = self.memset_d8 else {
+            return Ok(false);
+        };
+        // SAFETY: p..p+bytes lies in an allocation from mem_alloc (the caller's contract).
+        self.check("cuMemsetD8_v2", unsafe { f(p, value, bytes) })?;
+        Ok(true)
     }
 
     pub fn mem_host_alloc(&self, bytes: usize, flags: c_uint) -> Result<*mut c_void, CudaError> {

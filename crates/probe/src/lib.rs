@@ -8,7 +8,8 @@
 //! - [`report`]: the result and its table;
 //! - [`store`]: saving and loading a result, its age, and the figure `estimate` uses;
 //! - [`hostmem`]: available host memory (the probe refuses sizes that do not fit);
-//! - [`signal`]: Ctrl-C sets a flag the sequence checks, so it unwinds and cleans up.
+//! - [`signal`]: Ctrl-C sets a flag the sequence checks, so it unwinds and cleans up;
+//! - [`workload`]: the known workload `gpuledger verify` runs in a child process.
 
 pub mod cuda;
 pub mod hostmem;
@@ -16,6 +17,7 @@ pub mod probe;
 pub mod report;
 pub mod signal;
 pub mod store;
+pub mod workload;
 
 pub use probe::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions};
 pub use report::{Method, ProbeReport, Row};

@@ -166,18 +166,18 @@ impl Drop for PageBuf {
 /// Holds everything the probe has allocated. Dropping it releases what is still held, in
 /// dependency order (unregister before freeing the buffer, memory before the context), so an
 /// error or an interruption anywhere leaves nothing behind.
-struct Session<'c> {
-    cuda: &'c Cuda,
-    ctx: Option<CuContext>,
+pub(crate) struct Session<'c> {
+    pub(crate) cuda: &'c Cuda,
+    pub(crate) ctx: Option<CuContext>,
     second_ctx: Option<CuContext>,
-    device_mem: Option<CuDevicePtr>,
+    pub(crate) device_mem: Option<CuDevicePtr>,
     host_mem: Option<*mut c_void>,
     registered: Option<*mut c_void>,
     buffer: Option<PageBuf>,
 }
 
 impl<'c> Session<'c> {
-    fn new(cuda: &'c Cuda) -> Self {
+    pub(crate) fn new(cuda: &'c Cuda) -> Self {
         Session {
             cuda,
             ctx: None,
@@ -189,7 +189,7 @@ impl<'c> Session<'c> {
         }
     }
 
-    fn release_all(&mut self) -> Vec<CudaError> {
+    pub(crate) fn release_all(&mut self) -> Vec<CudaError> {
         let c = self.cuda;
         let mut errs = Vec::new();
         let mut keep = |r: Result<(), CudaError>| {

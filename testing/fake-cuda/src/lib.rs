@@ -251,17 +251,19 @@ impl State {
     }
 
     /// Charges `bytes` to `dev`, failing like the driver does when it does not fit.
-    fn take(&mut self, dev: usize, bytes: u64) -> Result<(), CUresult> {
+    fn take(&mut self, dev: usize, bytes: u64, kind: &str) -> Result<(), CUresult> {
         let d = &self.sc().devices[dev];
         if self.visible_used(dev) + bytes > d.total {
             return Err(OUT_OF_MEMORY);
         }
         self.charged[dev] += bytes;
+        shared_state(dev, kind, bytes as i64);
         Ok(())
     }
 
-    fn give_back(&mut self, dev: usize, bytes: u64) {
+    fn give_back(&mut self, dev: usize, bytes: u64, kind: &str) {
         self.charged[dev] -= bytes;
+        shared_state(dev, kind, -(bytes as i64));
         let lag = self.sc().release_lag;
         if lag > 0 && bytes > 0 {
             self.pending.push(Pending {
@@ -275,6 +277,23 @@ impl State {
     fn handle(&mut self) -> u64 {
         self.next += 1;
         0x7f00_0000_0000 + self.next * 0x1000_0000
+    }
+}
+
+/// Appends `PID|DEVICE|KIND|DELTA` to the file named by `FAKE_GPU_STATE`, if set: the fake
+/// NVML reads it to list this process with what it holds, as a real driver's NVML would see
+/// another process's allocations. KIND is `ctx` (a context) or `mem` (an allocation's charge).
+/// One `write` per line on an append-mode file, so lines from several processes do not mix.
+fn shared_state(dev: usize, kind: &str, delta: i64) {
+    let Ok(path) = std::env::var("FAKE_GPU_STATE") else {
+        return;
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = f.write_all(format!("{}|{dev}|{kind}|{delta}\n", std::process::id()).as_bytes());
     }
 }
 
@@ -492,7 +511,7 @@ pub unsafe extern "system" fn cuCtxCreate_v2(
             Err(e) => return e,
         };
         let cost = s.sc().context_cost;
-        if let Err(e) = s.take(d, cost) {
+        if let Err(e) = s.take(d, cost, "ctx") {
             return e;
         }
         let h = s.handle() as usize;
@@ -513,7 +532,7 @@ pub extern "system" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
             return INVALID_CONTEXT;
         };
         s.stack.retain(|x| *x != h);
-        s.give_back(d, cost);
+        s.give_back(d, cost, "ctx");
         s.log(format!("ctx_destroy|{h:#x}"));
         SUCCESS
     })
@@ -568,7 +587,7 @@ pub unsafe extern "system" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize
             return INVALID_VALUE;
         }
         let c = s.charge_for("device", bytes as u64);
-        if let Err(e) = s.take(d, c) {
+        if let Err(e) = s.take(d, c, "mem") {
             return e;
         }
         let h = s.handle();
@@ -586,9 +605,24 @@ pub extern "system" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
         let Some((d, c)) = s.device_allocs.remove(&dptr) else {
             return INVALID_VALUE;
         };
-        s.give_back(d, c);
+        s.give_back(d, c, "mem");
         s.log(format!("free|device|{dptr:#x}"));
         SUCCESS
+    })
+}
+
+/// Writes nothing (no real memory behind the handle); checks the handle and logs the touch.
+#[no_mangle]
+pub extern "system" fn cuMemsetD8_v2(dptr: CUdeviceptr, value: u8, n: usize) -> CUresult {
+    with(|s| {
+        enter!(s, "cuMemsetD8_v2");
+        match s.device_allocs.get(&dptr) {
+            Some(_) => {
+                s.log(format!("memset|{dptr:#x}|{value}|{n}"));
+                SUCCESS
+            }
+            None => INVALID_VALUE,
+        }
     })
 }
 
@@ -610,7 +644,7 @@ pub unsafe extern "system" fn cuMemHostAlloc(
             "host_alloc"
         };
         let c = s.charge_for(method, bytes as u64);
-        if let Err(e) = s.take(d, c) {
+        if let Err(e) = s.take(d, c, "mem") {
             return e;
         }
         let h = s.handle() as usize;
@@ -628,7 +662,7 @@ pub extern "system" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
         let Some((d, c)) = s.host_allocs.remove(&(p as usize)) else {
             return INVALID_VALUE;
         };
-        s.give_back(d, c);
+        s.give_back(d, c, "mem");
         s.log(format!("free|host|{:#x}", p as usize));
         SUCCESS
     })
@@ -650,7 +684,7 @@ pub extern "system" fn cuMemHostRegister_v2(
             return INVALID_VALUE;
         }
         let c = s.charge_for("host_register", bytes as u64);
-        if let Err(e) = s.take(d, c) {
+        if let Err(e) = s.take(d, c, "mem") {
             return e;
         }
         s.registered.insert(p as usize, (d, c));
@@ -666,7 +700,7 @@ pub extern "system" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
         let Some((d, c)) = s.registered.remove(&(p as usize)) else {
             return HOST_MEMORY_NOT_REGISTERED;
         };
-        s.give_back(d, c);
+        s.give_back(d, c, "mem");
         s.log(format!("unregister|{:#x}", p as usize));
         SUCCESS
     })

@@ -26,7 +26,26 @@ struct Scenario {
     procs: Vec<ProcRow>,
     util: Vec<(u32, [u32; 5], u64)>, // (dev, [pid, sm, mem, enc, dec], ts)
     fails: Vec<(String, Option<u32>, Ret)>,
+    lie: Lie,
 }
+
+/// How the fake misreports the processes it learns from the fake CUDA driver's shared state
+/// (`cuda|...` directive), so tests can check that `gpuledger verify` catches each lie.
+#[derive(Default, Clone, Copy)]
+struct Lie {
+    /// `mem=NA`: their memory is NVML_VALUE_NOT_AVAILABLE.
+    na: bool,
+    /// `lag=N`: the newest N events are not seen yet (a driver a round behind).
+    lag: usize,
+    /// `count=K`: each process's memory is reported K times over (double counting).
+    count: u64,
+    /// `release_reads=K`: after a free, the next K device memory reads still show it as used
+    /// (a driver that releases asynchronously).
+    release_reads: u32,
+}
+
+/// (state file length, device memory reads since it last changed), for `release_reads`.
+static RELEASE: Mutex<(u64, u32)> = Mutex::new((0, 0));
 
 struct State {
     key: Option<(SystemTime, u64)>,
@@ -43,12 +62,19 @@ static STATE: Mutex<State> = Mutex::new(State {
         procs: Vec::new(),
         util: Vec::new(),
         fails: Vec::new(),
+        lie: Lie {
+            na: false,
+            lag: 0,
+            count: 1,
+            release_reads: 0,
+        },
     },
     initialised: false,
 });
 
 fn parse(text: &str) -> Scenario {
     let mut s = Scenario::default();
+    s.lie.count = 1;
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
@@ -85,6 +111,14 @@ fn parse(text: &str) -> Scenario {
                     num("ts").unwrap_or(1),
                 ));
             }
+            "cuda" => {
+                s.lie = Lie {
+                    na: kv.get("mem").is_some_and(|v| v == "NA"),
+                    lag: num("lag").unwrap_or(0) as usize,
+                    count: num("count").unwrap_or(1).max(1),
+                    release_reads: num("release_reads").unwrap_or(0) as u32,
+                }
+            }
             "fail" => s.fails.push((
                 kv.get("fn").cloned().unwrap_or_default(),
                 num("dev").map(|d| d as u32),
@@ -109,6 +143,72 @@ fn with<T>(f: impl FnOnce(&mut State) -> T) -> T {
         }
     }
     f(&mut st)
+}
+
+/// The processes the fake CUDA driver has recorded in `FAKE_GPU_STATE` (see fake-cuda): per
+/// (device, pid) still alive, the bytes it holds, after the scenario's `cuda|...` lie. A process
+/// is listed while it has a context, as a real driver lists it; dead processes are dropped, as the
+/// driver frees what a process held when it ends.
+fn cuda_state(lie: Lie) -> Vec<(u32, u32, Option<u64>)> {
+    let Ok(path) = std::env::var("FAKE_GPU_STATE") else {
+        return Vec::new();
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let seen = lines.len().saturating_sub(lie.lag);
+    // (dev, pid) -> (contexts, bytes)
+    let mut held: std::collections::BTreeMap<(u32, u32), (i64, i64)> = Default::default();
+    for line in &lines[..seen] {
+        let f: Vec<&str> = line.split('|').collect();
+        let [pid, dev, kind, delta] = f[..] else {
+            continue;
+        };
+        let (Ok(pid), Ok(dev), Ok(delta)) = (pid.parse(), dev.parse(), delta.parse::<i64>()) else {
+            continue;
+        };
+        let e = held.entry((dev, pid)).or_default();
+        if kind == "ctx" {
+            e.0 += delta.signum();
+        }
+        e.1 += delta;
+    }
+    held.into_iter()
+        .filter(|((_, pid), (ctx, _))| {
+            *ctx > 0 && std::path::Path::new(&format!("/proc/{pid}")).exists()
+        })
+        .map(|((dev, pid), (_, bytes))| {
+            let b = bytes.max(0) as u64 * lie.count;
+            (dev, pid, (!lie.na).then_some(b))
+        })
+        .collect()
+}
+
+/// What the live CUDA processes add to device `dev`'s used memory (the truth, whatever the
+/// lie, except `release_reads`, which delays a free's newest event for that many reads).
+fn cuda_used(dev: u32, release_reads: u32) -> u64 {
+    let mut lie = Lie {
+        count: 1,
+        ..Lie::default()
+    };
+    if release_reads > 0 {
+        let path = std::env::var("FAKE_GPU_STATE").unwrap_or_default();
+        let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let mut r = RELEASE.lock().unwrap_or_else(|e| e.into_inner());
+        if r.0 != len {
+            *r = (len, 0);
+        }
+        r.1 += 1;
+        let last = std::fs::read_to_string(&path).unwrap_or_default();
+        let newest_is_free = last.lines().last().is_some_and(|l| l.contains("|mem|-"));
+        if newest_is_free && r.1 <= release_reads {
+            lie.lag = 1;
+        }
+    }
+    cuda_state(lie)
+        .iter()
+        .filter(|(d, _, _)| *d == dev)
+        .filter_map(|(_, _, b)| *b)
+        .sum()
 }
 
 fn injected(st: &State, func: &str, dev: Option<u32>) -> Option<Ret> {
@@ -322,16 +422,19 @@ pub struct MemoryV2 {
 #[cfg(not(feature = "legacy"))]
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(h: *mut c_void, out: *mut MemoryV2) -> Ret {
-    device("nvmlDeviceGetMemoryInfo_v2", h, |d, _| {
+    // Read before device(), which holds the state lock.
+    let rr = with(|st| st.scenario.lie.release_reads);
+    device("nvmlDeviceGetMemoryInfo_v2", h, |d, i| {
         // A real driver checks the struct version; so do we.
         if (*out).version != (std::mem::size_of::<MemoryV2>() as c_uint | 2 << 24) {
             return 25; // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
         }
         match (field(d, "total"), field(d, "used"), field(d, "free")) {
             (Some(t), Some(u), Some(f)) => {
+                let c = cuda_used(i, rr);
                 (*out).total = t;
-                (*out).used = u;
-                (*out).free = f;
+                (*out).used = u + c;
+                (*out).free = f.saturating_sub(c);
                 (*out).reserved = field(d, "reserved").unwrap_or(0);
                 SUCCESS
             }
@@ -349,13 +452,16 @@ pub struct Memory {
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(h: *mut c_void, out: *mut Memory) -> Ret {
-    device("nvmlDeviceGetMemoryInfo", h, |d, _| {
+    // Read before device(), which holds the state lock.
+    let rr = with(|st| st.scenario.lie.release_reads);
+    device("nvmlDeviceGetMemoryInfo", h, |d, i| {
         match (field(d, "total"), field(d, "used"), field(d, "free")) {
             // v1 "used" includes the reserved memory.
             (Some(t), Some(u), Some(f)) => {
+                let c = cuda_used(i, rr);
                 (*out).total = t;
-                (*out).used = u + field(d, "reserved").unwrap_or(0);
-                (*out).free = f;
+                (*out).used = u + c + field(d, "reserved").unwrap_or(0);
+                (*out).free = f.saturating_sub(c);
                 SUCCESS
             }
             _ => NOT_SUPPORTED,
@@ -519,7 +625,10 @@ fn with_scenario_procs(list: &str, dev: u32) -> Vec<(u32, u64)> {
 
 /// `device()` holds the state lock, so copy the process table out first.
 fn snapshot_procs() {
-    let procs = with(|st| st.scenario.procs.clone());
+    let (mut procs, lie) = with(|st| (st.scenario.procs.clone(), st.scenario.lie));
+    for (dev, pid, mem) in cuda_state(lie) {
+        procs.push(("compute".into(), dev, pid, mem));
+    }
     PROCS.with(|p| *p.borrow_mut() = procs);
 }
 

@@ -1,0 +1,588 @@
+//! The record `verify` keeps (every raw reading, so it can be replayed) and the verdicts derived
+//! from it. Pure: no I/O, so a saved record re-derives the same verdicts anywhere.
+
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::{Snapshot, Usage};
+use gpuledger_probe::workload::{ChildDevice, StepReport};
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "gpuledger.verify/1";
+
+/// The steps, in order. The child's memory is expected to be: absent, present, +N, −N, absent.
+pub const STEPS: [&str; 5] = ["idle", "context", "allocated", "freed", "exited"];
+
+/// How far a step's change may differ from N: the driver rounds allocations up to its 2 MiB
+/// granularity and may add a 2 MiB page of its own bookkeeping on the first allocation.
+pub const TOLERANCE: u64 = 4 << 20;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Record {
+    pub schema: String,
+    pub taken_at: String,
+    pub gpuledger_version: String,
+    pub machine: Machine,
+    /// `cuda` (the only path so far).
+    pub path: String,
+    pub size_bytes: u64,
+    pub tolerance_bytes: u64,
+    pub child_pid: Option<u32>,
+    pub device: Option<ChildDevice>,
+    pub steps: Vec<Step>,
+    pub verdicts: Vec<Verdict>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub os: String,
+    pub arch: String,
+    pub hostname: Option<String>,
+    pub kernel: Option<String>,
+    pub wsl: bool,
+    /// The display driver's version as the first round's devices report it.
+    pub driver_version: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    /// What the child said after the step (none for `exited`).
+    pub child: Option<StepReport>,
+    /// The whole collection round taken after the step.
+    pub snapshot: Snapshot,
+    /// The vendor tool's raw answer, taken right after the round.
+    pub nvidia_smi: Option<ToolRun>,
+    /// Extra rounds taken before this one because the release had not shown yet (the driver
+    /// frees asynchronously); only this last round is kept.
+    #[serde(default)]
+    pub settle_reads: u32,
+}
+
+/// One run of an external tool, kept raw.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolRun {
+    pub command: String,
+    pub exit_code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    /// Why it did not run or did not finish (not installed, timed out).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// `nvml (per process)`, `nvml (device used)`, `unattributed`, `nvidia-smi`, ...
+    pub source: String,
+    /// `ok`, `off`, `cannot see`, `not implemented`.
+    pub verdict: String,
+    /// The verdict in words: `ok`, `off by 300 MiB at context (why)`, `cannot see (why)`.
+    pub text: String,
+    /// Whether this is gpuledger's own reading (counts for the exit status) or a witness.
+    pub witness: bool,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub step: String,
+    pub expected: String,
+    pub observed: String,
+    pub ok: bool,
+}
+
+/// One source's view of the child at one step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen {
+    Absent,
+    Unknown(String),
+    Bytes(u64),
+}
+
+impl Seen {
+    fn bytes(&self) -> Option<u64> {
+        match self {
+            Seen::Bytes(b) => Some(*b),
+            _ => None,
+        }
+    }
+    fn show(&self) -> String {
+        match self {
+            Seen::Absent => "not listed".into(),
+            Seen::Unknown(_) => "listed, memory n/a".into(),
+            Seen::Bytes(b) => human_bytes(*b),
+        }
+    }
+}
+
+fn near(a: i64, b: i64, tol: u64) -> bool {
+    a.abs_diff(b) <= tol
+}
+
+fn signed(b: i64) -> String {
+    if b < 0 {
+        format!("-{}", human_bytes(b.unsigned_abs()))
+    } else {
+        format!("+{}", human_bytes(b as u64))
+    }
+}
+
+/// The child's usage rows on the device in one round.
+fn usage<'a>(snap: &'a Snapshot, pid: u32, uuid: &str) -> Vec<&'a Usage> {
+    snap.processes
+        .iter()
+        .filter(|p| p.pid == pid)
+        .flat_map(|p| &p.usage)
+        .filter(|u| u.device == uuid)
+        .collect()
+}
+
+/// What the per-process source `label` saw of the child.
+pub fn seen(snap: &Snapshot, pid: u32, uuid: &str, label: &str) -> Seen {
+    for u in usage(snap, pid, uuid) {
+        if let Some(b) = u.memory_by_source.get(label) {
+            return Seen::Bytes(*b);
+        }
+        if u.memory_source == label {
+            return match u.memory_bytes {
+                Some(b) => Seen::Bytes(b),
+                None => Seen::Unknown(
+                    u.unavailable_reason
+                        .clone()
+                        .unwrap_or_else(|| "no reason given".into()),
+                ),
+            };
+        }
+    }
+    Seen::Absent
+}
+
+/// Verdicts for a series of per-step readings of the child's memory (one source).
+pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: bool) -> Verdict {
+    let mut checks = Vec::new();
+    let present = |s: &Seen| !matches!(s, Seen::Absent);
+    let mut first_off: Option<(String, Option<u64>)> = None;
+    let mut push = |step: &str, expected: String, observed: String, ok: bool, by: Option<u64>| {
+        if !ok && first_off.is_none() {
+            first_off = Some((step.to_string(), by));
+        }
+        checks.push(Check {
+            step: step.into(),
+            expected,
+            observed,
+            ok,
+        });
+    };
+    let get = |i: usize| series.get(i).cloned().unwrap_or(Seen::Absent);
+    let (idle, ctx, alloc, freed, exited) = (get(0), get(1), get(2), get(3), get(4));
+    push(
+        "idle",
+        "not listed".into(),
+        idle.show(),
+        !present(&idle) || idle.bytes() == Some(0),
+        idle.bytes(),
+    );
+    push(
+        "context",
+        "listed (a context holds memory)".into(),
+        ctx.show(),
+        present(&ctx),
+        None,
+    );
+    let delta = |a: &Seen, b: &Seen| Some(b.bytes()? as i64 - a.bytes()? as i64);
+    for (step, a, b, want) in [
+        ("allocated", &ctx, &alloc, n as i64),
+        ("freed", &alloc, &freed, -(n as i64)),
+    ] {
+        let d = delta(a, b);
+        push(
+            step,
+            signed(want),
+            d.map(signed).unwrap_or_else(|| b.show()),
+            d.is_some_and(|d| near(d, want, tol)),
+            d.map(|d| d.abs_diff(want)),
+        );
+    }
+    push(
+        "exited",
+        "not listed".into(),
+        exited.show(),
+        !present(&exited),
+        exited.bytes(),
+    );
+
+    let all_absent = series.iter().all(|s| !present(s));
+    let unknown = series.iter().find_map(|s| match s {
+        Seen::Unknown(r) => Some(r.clone()),
+        _ => None,
+    });
+    let (verdict, text) = if all_absent {
+        let why = "it never listed the child process";
+        ("cannot see", format!("cannot see ({why})"))
+    } else if series.iter().all(|s| s.bytes().is_none()) {
+        let why = unknown.unwrap_or_default();
+        ("cannot see", format!("cannot see ({why})"))
+    } else if let Some((step, by)) = first_off {
+        let why = explain(series, n, tol);
+        let by = by
+            .map(|b| format!(" by {}", human_bytes(b)))
+            .unwrap_or_default();
+        let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
+        ("off", format!("off{by} at {step}{why}"))
+    } else {
+        ("ok", "ok".into())
+    };
+    Verdict {
+        source: source.into(),
+        verdict: verdict.into(),
+        text,
+        witness,
+        checks,
+    }
+}
+
+/// Why a per-process series is off, when its shape says so.
+fn explain(series: &[Seen], n: u64, tol: u64) -> Option<String> {
+    let b = |i: usize| series.get(i).and_then(Seen::bytes);
+    let absent = |i: usize| matches!(series.get(i), Some(Seen::Absent) | None);
+    // One step late: nothing at context, the context at allocated, the allocation at freed.
+    if absent(1) {
+        if let (Some(a), Some(f)) = (b(2), b(3)) {
+            if near(f as i64 - a as i64, n as i64, tol) {
+                return Some("it lags a round: each step shows what the step before should".into());
+            }
+        }
+    }
+    if let (Some(c), Some(a)) = (b(1), b(2)) {
+        let d = a as i64 - c as i64;
+        if near(d, 2 * n as i64, 2 * tol) {
+            return Some("about twice the allocation: the memory is counted twice".into());
+        }
+        if d == 0 {
+            return Some("the allocation did not show at all".into());
+        }
+    }
+    if series.len() > 4 && !absent(4) {
+        return Some("still listed after the process ended".into());
+    }
+    None
+}
+
+/// Device-wide checks: used memory moves by ±N with the allocation and returns to where it was
+/// after the exit; the unattributed remainder does not move at all.
+pub fn judge_device(
+    source: &str,
+    used: &[Option<u64>],
+    n: u64,
+    tol: u64,
+    unattributed: bool,
+) -> Verdict {
+    let mut checks = Vec::new();
+    let get = |i: usize| used.get(i).copied().flatten();
+    let show = |v: Option<u64>| v.map(human_bytes).unwrap_or_else(|| "n/a".into());
+    let mut first: Option<(String, u64)> = None;
+    let mut add = |step: &str, base: Option<u64>, v: Option<u64>, want: i64| {
+        let d = match (base, v) {
+            (Some(a), Some(b)) => Some(b as i64 - a as i64),
+            _ => None,
+        };
+        let ok = d.is_some_and(|d| near(d, want, tol));
+        if !ok && first.is_none() {
+            first = Some((step.into(), d.map(|d| d.abs_diff(want)).unwrap_or(0)));
+        }
+        checks.push(Check {
+            step: step.into(),
+            expected: signed(want),
+            observed: d.map(signed).unwrap_or_else(|| show(v)),
+            ok,
+        });
+    };
+    if unattributed {
+        for (i, step) in STEPS.iter().enumerate().skip(1) {
+            add(step, get(0), get(i), 0);
+        }
+    } else {
+        add("allocated", get(1), get(2), n as i64);
+        add("freed", get(2), get(3), -(n as i64));
+        add("exited", get(0), get(4), 0);
+    }
+    let (verdict, text) = if used.iter().all(Option::is_none) {
+        let why = if unattributed {
+            "device used is unknown, or the processes add up to more than it"
+        } else {
+            "the device's used memory is unknown"
+        };
+        ("cannot see", format!("cannot see ({why})"))
+    } else if let Some((step, by)) = first {
+        let why = if unattributed {
+            " (the per-process figures do not account for the child's memory as they should)"
+        } else {
+            ""
+        };
+        ("off", format!("off by {} at {step}{why}", human_bytes(by)))
+    } else {
+        ("ok", "ok".into())
+    };
+    Verdict {
+        source: source.into(),
+        verdict: verdict.into(),
+        text,
+        witness: false,
+        checks,
+    }
+}
+
+/// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
+/// (nvidia-smi prints MiB).
+pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
+    if let Some(e) = &run.error {
+        return Err(e.clone());
+    }
+    if run.exit_code != Some(0) {
+        return Err(format!(
+            "nvidia-smi exited with {:?}: {}",
+            run.exit_code,
+            run.stdout
+                .trim()
+                .lines()
+                .chain(run.stderr.trim().lines())
+                .next()
+                .unwrap_or("")
+        ));
+    }
+    for line in run.stdout.lines().skip(1) {
+        let mut f = line.split(',').map(str::trim);
+        if f.next().and_then(|p| p.parse::<u32>().ok()) != Some(pid) {
+            continue;
+        }
+        let mem = f.next().unwrap_or("");
+        let num = mem.trim_end_matches("MiB").trim();
+        return Ok(match num.parse::<u64>() {
+            Ok(m) => Seen::Bytes(m << 20),
+            Err(_) => Seen::Unknown(format!("nvidia-smi prints {mem:?}")),
+        });
+    }
+    Ok(Seen::Absent)
+}
+
+/// All verdicts of a record, from its raw readings alone.
+pub fn judge(rec: &Record) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    let (Some(pid), Some(uuid)) = (
+        rec.child_pid,
+        rec.device.as_ref().and_then(|d| d.uuid.clone()),
+    ) else {
+        // Never a silent pass: without the device's identity no reading can be matched to it.
+        out.push(Verdict {
+            source: "every source".into(),
+            verdict: "cannot see".into(),
+            text: "cannot see (the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report)".into(),
+            witness: false,
+            checks: Vec::new(),
+        });
+        return out;
+    };
+    let n = rec.size_bytes;
+    let tol = rec.tolerance_bytes;
+    let snaps: Vec<&Snapshot> = rec.steps.iter().map(|s| &s.snapshot).collect();
+    let dev = |s: &Snapshot| s.device_by_uuid(&uuid).cloned();
+    let dev_source = snaps
+        .iter()
+        .find_map(|s| dev(s).map(|d| d.source))
+        .unwrap_or_else(|| "nvml".into());
+    // Every per-process source that reported the child at some step, and the device's own.
+    let mut labels: Vec<String> = vec![dev_source.clone()];
+    for s in &snaps {
+        for u in usage(s, pid, &uuid) {
+            for l in std::iter::once(&u.memory_source).chain(u.memory_by_source.keys()) {
+                if !labels.contains(l) {
+                    labels.push(l.clone());
+                }
+            }
+        }
+    }
+    if snaps.iter().all(|s| dev(s).is_none()) {
+        out.push(Verdict {
+            source: format!("{dev_source} (per process)"),
+            verdict: "cannot see".into(),
+            text: format!("cannot see (no source reports the device {uuid})"),
+            witness: false,
+            checks: Vec::new(),
+        });
+    } else {
+        for l in &labels {
+            let series: Vec<Seen> = snaps.iter().map(|s| seen(s, pid, &uuid, l)).collect();
+            out.push(judge_process(
+                &format!("{l} (per process)"),
+                &series,
+                n,
+                tol,
+                false,
+            ));
+        }
+        let used: Vec<Option<u64>> = snaps
+            .iter()
+            .map(|s| dev(s).and_then(|d| d.memory.used_bytes))
+            .collect();
+        out.push(judge_device(
+            &format!("{dev_source} (device used)"),
+            &used,
+            n,
+            tol,
+            false,
+        ));
+        let un: Vec<Option<u64>> = snaps
+            .iter()
+            .map(|s| dev(s).and_then(|d| d.ledger.unattributed_bytes))
+            .collect();
+        out.push(judge_device("unattributed", &un, n, tol, true));
+    }
+    // The second witness.
+    let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
+    let smi: Result<Vec<Seen>, String> = runs
+        .iter()
+        .map(|r| {
+            r.ok_or_else(|| "not run".to_string())
+                .and_then(|r| smi_seen(r, pid))
+        })
+        .collect();
+    out.push(match smi {
+        Ok(series) => judge_process("nvidia-smi", &series, n, tol + (1 << 20), true),
+        Err(why) => Verdict {
+            source: "nvidia-smi".into(),
+            verdict: "cannot see".into(),
+            text: format!("cannot see ({why})"),
+            witness: true,
+            checks: Vec::new(),
+        },
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const N: u64 = 512 << 20;
+    const C: u64 = 300 << 20;
+
+    fn b(v: u64) -> Seen {
+        Seen::Bytes(v)
+    }
+
+    #[test]
+    fn the_expected_shape_is_ok_within_the_tolerance() {
+        let s = [Seen::Absent, b(C), b(C + N + (2 << 20)), b(C), Seen::Absent];
+        let v = judge_process("nvml", &s, N, TOLERANCE, false);
+        assert_eq!(v.text, "ok");
+        assert!(v.checks.iter().all(|c| c.ok));
+        // One byte past the tolerance is off.
+        let s = [
+            Seen::Absent,
+            b(C),
+            b(C + N + TOLERANCE + 1),
+            b(C),
+            Seen::Absent,
+        ];
+        let v = judge_process("nvml", &s, N, TOLERANCE, false);
+        assert_eq!(v.verdict, "off");
+        assert!(
+            v.text.starts_with("off by 4.00 MiB at allocated"),
+            "{}",
+            v.text
+        );
+    }
+
+    #[test]
+    fn lag_double_count_and_lingering_are_named() {
+        let lag = [Seen::Absent, Seen::Absent, b(C), b(C + N), Seen::Absent];
+        assert!(judge_process("x", &lag, N, TOLERANCE, false)
+            .text
+            .contains("lags a round"));
+        let twice = [
+            Seen::Absent,
+            b(2 * C),
+            b(2 * C + 2 * N),
+            b(2 * C),
+            Seen::Absent,
+        ];
+        assert!(judge_process("x", &twice, N, TOLERANCE, false)
+            .text
+            .contains("counted twice"));
+        let stays = [Seen::Absent, b(C), b(C + N), b(C), b(C)];
+        assert_eq!(
+            judge_process("x", &stays, N, TOLERANCE, false).text,
+            "off by 300 MiB at exited (still listed after the process ended)"
+        );
+        let unknown = vec![Seen::Unknown("WDDM".into()); 5];
+        assert_eq!(
+            judge_process("x", &unknown, N, TOLERANCE, false).text,
+            "cannot see (WDDM)"
+        );
+    }
+
+    #[test]
+    fn device_used_and_unattributed() {
+        let g = 1 << 30;
+        let used = [Some(g), Some(g + C), Some(g + C + N), Some(g + C), Some(g)];
+        assert_eq!(judge_device("d", &used, N, TOLERANCE, false).text, "ok");
+        let un = [Some(g), Some(g), Some(g), Some(g), Some(g)];
+        assert_eq!(judge_device("u", &un, N, TOLERANCE, true).text, "ok");
+        let un = [Some(g), Some(g + C), Some(g + C), Some(g), Some(g)];
+        assert!(judge_device("u", &un, N, TOLERANCE, true)
+            .text
+            .starts_with("off by 300 MiB at context"));
+        assert!(judge_device("d", &[None; 5], N, TOLERANCE, false)
+            .text
+            .starts_with("cannot see"));
+    }
+
+    #[test]
+    fn nvidia_smi_csv() {
+        let run = ToolRun {
+            exit_code: Some(0),
+            stdout: "pid, used_memory [MiB]\n77, 10 MiB\n4242, 812 MiB\n".into(),
+            ..ToolRun::default()
+        };
+        assert_eq!(smi_seen(&run, 4242), Ok(b(812 << 20)));
+        assert_eq!(smi_seen(&run, 5), Ok(Seen::Absent));
+        let na = ToolRun {
+            exit_code: Some(0),
+            stdout: "pid, used_memory [MiB]\n4242, [N/A]\n".into(),
+            ..ToolRun::default()
+        };
+        assert!(matches!(smi_seen(&na, 4242), Ok(Seen::Unknown(_))));
+        let failed = ToolRun {
+            exit_code: Some(9),
+            stdout:
+                "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n"
+                    .into(),
+            ..ToolRun::default()
+        };
+        assert!(smi_seen(&failed, 1)
+            .unwrap_err()
+            .contains("couldn't communicate"));
+    }
+
+    #[test]
+    fn a_record_without_a_device_uuid_is_not_a_pass() {
+        let rec = Record {
+            schema: SCHEMA.into(),
+            taken_at: String::new(),
+            gpuledger_version: String::new(),
+            machine: Machine::default(),
+            path: "cuda".into(),
+            size_bytes: N,
+            tolerance_bytes: TOLERANCE,
+            child_pid: Some(1),
+            device: Some(ChildDevice::default()),
+            steps: Vec::new(),
+            verdicts: Vec::new(),
+            notes: Vec::new(),
+        };
+        let v = judge(&rec);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].verdict, "cannot see");
+        assert!(!v[0].witness);
+    }
+}

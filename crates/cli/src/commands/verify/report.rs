@@ -1,0 +1,119 @@
+//! What `verify` prints and saves, and the replay of a saved record.
+
+use super::judge::{self, Record, SCHEMA};
+use super::{exit_for, not_implemented, Args};
+use anyhow::Context;
+use gpuledger_model::units::human_bytes;
+use std::process::ExitCode;
+
+pub fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
+    if let Some(path) = &args.save {
+        let text = serde_json::to_string_pretty(rec)? + "\n";
+        std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        eprintln!("saved the record to {}", path.display());
+    }
+    Ok(())
+}
+
+pub fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
+    save(args, rec)?;
+    let text = if args.json {
+        serde_json::to_string_pretty(rec)? + "\n"
+    } else {
+        render(rec, None)
+    };
+    crate::commands::print(&text)?;
+    Ok(())
+}
+
+/// `gpuledger --replay RECORD.json verify`: re-derive the verdicts from the saved readings.
+pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let text = crate::global::read_snapshot_text(path)?;
+    let mut rec: Record = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a gpuledger verify record", path.display()))?;
+    if rec.schema != SCHEMA {
+        anyhow::bail!(
+            "{}: schema {:?}, this gpuledger reads {SCHEMA:?}",
+            path.display(),
+            rec.schema
+        );
+    }
+    let stored = std::mem::take(&mut rec.verdicts);
+    rec.verdicts = judge::judge(&rec);
+    rec.verdicts.extend(not_implemented());
+    let changed: Vec<String> = rec
+        .verdicts
+        .iter()
+        .filter(|v| {
+            !stored
+                .iter()
+                .any(|s| s.source == v.source && s.text == v.text)
+        })
+        .map(|v| v.source.clone())
+        .collect();
+    if !changed.is_empty() {
+        rec.notes.push(format!(
+            "re-derived verdicts differ from the saved ones for: {}",
+            changed.join(", ")
+        ));
+    }
+    let text = if args.json {
+        serde_json::to_string_pretty(&rec)? + "\n"
+    } else {
+        render(&rec, Some(&path.display().to_string()))
+    };
+    crate::commands::print(&text)?;
+    Ok(exit_for(&rec.verdicts))
+}
+
+fn render(rec: &Record, replay: Option<&str>) -> String {
+    let mut s = String::new();
+    if let Some(p) = replay {
+        s.push_str(&format!("REPLAY of {p} (recorded {})\n", rec.taken_at));
+    }
+    let dev = rec
+        .device
+        .as_ref()
+        .map(|d| {
+            format!(
+                "CUDA device {} {} ({}), CUDA {}",
+                d.ordinal,
+                d.name,
+                d.uuid.as_deref().unwrap_or("no UUID"),
+                d.cuda_version.as_deref().unwrap_or("?")
+            )
+        })
+        .unwrap_or_else(|| "?".into());
+    s.push_str(&format!(
+        "gpuledger verify: {} allocated and written by PID {} on {dev}\n",
+        human_bytes(rec.size_bytes),
+        rec.child_pid.map(|p| p.to_string()).unwrap_or("?".into())
+    ));
+    s.push_str(&format!(
+        "expected: the child absent, then listed with a context, +{0} when it allocates, -{0} when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance {1} (2 MiB allocation granularity plus driver bookkeeping).\n\n",
+        human_bytes(rec.size_bytes),
+        human_bytes(rec.tolerance_bytes)
+    ));
+    let w = rec
+        .verdicts
+        .iter()
+        .map(|v| v.source.len())
+        .max()
+        .unwrap_or(10);
+    for v in &rec.verdicts {
+        s.push_str(&format!(
+            "  {:w$}  {}{}\n",
+            v.source,
+            v.text,
+            if v.witness && v.verdict != "not implemented" {
+                "  [second witness]"
+            } else {
+                ""
+            }
+        ));
+    }
+    for n in &rec.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
