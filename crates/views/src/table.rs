@@ -1,8 +1,8 @@
 //! The snapshot as aligned text a person reads at a glance: devices, then processes by memory, then
 //! the unattributed rows, then what could not be seen and why.
 
-use gpuledger_model::{term_safe, term_safe_text};
 use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::{term_safe, term_safe_text};
 use gpuledger_model::{Device, Process, Snapshot, SourceState};
 use std::fmt::Write;
 
