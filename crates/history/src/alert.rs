@@ -355,6 +355,14 @@ fn value(field: Field, n: f64, unit: &str) -> Result<Threshold, String> {
         if u == "%" {
             return Ok(Threshold::PercentOfTotal(n));
         }
+        // `device.memory.used > 90` would mean 90 bytes: almost always a forgotten `%`.
+        if u.is_empty() {
+            return Err(format!(
+                "{}: a bare number would be bytes; write a percentage of the device total like \
+                 {n}% or a size like {n}GiB",
+                field.name()
+            ));
+        }
         return parse_bytes(&format!("{n}{unit}"))
             .map(|b| Threshold::Absolute(b as f64))
             .map_err(|_| {

@@ -82,8 +82,12 @@ fn errors_point_at_the_offending_token() {
         ["  device.memory.usd > 90%", "  ^^^^^^^^^^^^^^^^^"]
     );
 
-    let e = perr("device.memory.used > 90% and process.memory > 8 parsecs");
-    assert_eq!((e.column, e.width), (49, 7));
+    // A bare number on a byte field is refused where it stands (it would mean bytes).
+    let text = "device.memory.used > 90% and process.memory > 8 parsecs";
+    let e = perr(text);
+    assert_eq!((e.column, e.width), (text.find(" 8 ").unwrap() + 2, 1));
+    assert!(e.message.contains("bare number"), "{}", e.message);
+    let e = perr("device.memory.used > 90% and process.memory > 8GiB parsecs");
     assert_eq!(e.message, "expected \"and\" or the end of the expression");
 
     let e = perr("process.memory > 8GiBs");
@@ -221,4 +225,17 @@ proptest::proptest! {
             proptest::prop_assert!(e.column >= 1 && e.column <= s.chars().count() + 1);
         }
     }
+}
+
+/// Issue 14: a unitless threshold on a byte field is refused with the two readings spelled out.
+#[test]
+fn bare_numbers_on_memory_fields_are_refused_with_a_hint() {
+    let e = parse("device.memory.used > 90").unwrap_err().to_string();
+    assert!(e.contains("90%") && e.contains("90GiB"), "{e}");
+    let e = parse("process.memory >= 1000").unwrap_err().to_string();
+    assert!(e.contains("bare number"), "{e}");
+    assert!(parse("device.memory.used > 90%").is_ok());
+    assert!(parse("process.memory > 512MiB").is_ok());
+    // Fields with their own unit still take a bare number.
+    assert!(parse("device.temperature > 85").is_ok());
 }
