@@ -11,11 +11,18 @@ use std::process::ExitCode;
 
 pub use global::Global;
 
-const EXIT_CODES: &str = "\
+/// The common exit statuses, as a literal so other help texts can `concat!` it.
+macro_rules! exit_codes {
+    () => {
+        "\
 Exit status:
   0  success (no GPU found is a normal outcome, not an error)
   1  an error: unreadable or invalid input file, failed output
-  2  bad command-line usage";
+  2  bad command-line usage"
+    };
+}
+pub(crate) use exit_codes;
+const EXIT_CODES: &str = exit_codes!();
 
 /// `0.1.0 (commit 1a2b3c4d5e6f, 2026-12-01)`: what a bug report needs to say what was run.
 pub const VERSION: &str = concat!(
@@ -63,7 +70,7 @@ enum Command {
     /// What llama-server would allocate for a GGUF model with llama-server's flags (weights, KV
     /// cache, output, compute, overhead; every input with its source), and whether it fits in
     /// what is free now on a GPU.
-    #[command(after_help = commands::estimate::FLAGS_HELP)]
+    #[command(after_help = commands::estimate::LONG_HELP)]
     Estimate(commands::estimate::Args),
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]

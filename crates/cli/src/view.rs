@@ -97,7 +97,7 @@ pub struct ViewArgs {
     pub mono: bool,
     /// Live view with `--replay` of a recording: the moment to show (RFC 3339, or a duration
     /// ago such as `10m`); the latest sample when absent.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = crate::commands::history::time_arg)]
     pub at: Option<String>,
     /// Live view: an alert expression (repeatable) shown as ALERT while it holds, e.g.
     /// 'device.memory.used > 90%' (the language of `gpuledger watch --help`).

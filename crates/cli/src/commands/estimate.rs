@@ -20,7 +20,9 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub const FLAGS_HELP: &str = "\
+macro_rules! flags_help {
+    () => {
+        "\
 llama-server flags (same names and defaults as llama-server):
   -c, --ctx-size N            context (0 = the model's training context; padded to 256)
   -np, --parallel N           slots (default auto: 4 slots sharing one unified cache)
@@ -47,7 +49,12 @@ gpuledger options:
                               (default: the newest rules)
   --no-fit-check              do not look at the live machine
   --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
-                              figures beside the estimate";
+                              figures beside the estimate"
+    };
+}
+pub const FLAGS_HELP: &str = flags_help!();
+/// The flags, then the exit statuses, for `--help`.
+pub const LONG_HELP: &str = concat!(flags_help!(), "\n\n", crate::exit_codes!());
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

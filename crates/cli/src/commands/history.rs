@@ -18,6 +18,12 @@ pub enum Format {
     Json,
 }
 
+/// Checks a time argument when the command line is parsed, so a bad one is a usage error (exit 2)
+/// before any file is opened; the value is resolved against the clock when used.
+pub fn time_arg(s: &str) -> Result<String, String> {
+    parse_time_arg(s, now_ms()).map(|_| s.to_string())
+}
+
 /// Which recording and which stretch of it: shared by `history` and `plot`.
 #[derive(clap::Args, Debug)]
 pub struct Range {
@@ -25,10 +31,10 @@ pub struct Range {
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// From this time: RFC 3339 (2026-11-29T08:00:00Z) or a duration ago (1h, 30m, 7d).
-    #[arg(long, default_value = "1h", value_name = "TIME")]
+    #[arg(long, default_value = "1h", value_name = "TIME", value_parser = time_arg)]
     pub since: String,
     /// Up to this time (same forms; default now).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = time_arg)]
     pub until: Option<String>,
 }
 

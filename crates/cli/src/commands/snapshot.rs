@@ -25,7 +25,7 @@ pub struct Args {
     pub wide: bool,
     /// With `--replay` of a recording (a `gpuledger record` database): the moment to show, an
     /// RFC 3339 time or a duration ago (`10m`). The latest sample at or before it is shown.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = super::history::time_arg)]
     pub at: Option<String>,
 }
 

@@ -8,7 +8,9 @@ use std::io::Write;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;
 
-const LANGUAGE: &str = "\
+macro_rules! language {
+    () => {
+        "\
 Alert expressions: FIELD OP VALUE [and FIELD OP VALUE ...]; OP is >, >=, < or <=.
   device.memory.used, device.memory.free, device.memory.unattributed:
       a size (8GiB, 512MiB) or a share of the device total (90%)
@@ -24,14 +26,18 @@ GPULEDGER_PID, GPULEDGER_PROCESS_NAME and GPULEDGER_VALUE_<FIELD> set (never com
 
 Examples:
   gpuledger watch --alert 'device.memory.used > 90%' --alert 'process.memory > 8GiB' --for 30s
-  gpuledger watch --alert 'device.temperature > 85 and device.utilization.gpu < 10' --exec 'notify-send \"$GPULEDGER_ALERT_TEXT\"'";
+  gpuledger watch --alert 'device.temperature > 85 and device.utilization.gpu < 10' --exec 'notify-send \"$GPULEDGER_ALERT_TEXT\"'"
+    };
+}
+/// The language, then the exit statuses (`--help` shows after_long_help, not after_help).
+const LONG_HELP: &str = concat!(language!(), "\n\n", crate::exit_codes!());
 
 pub fn expr_arg(s: &str) -> Result<Expr, String> {
     parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(clap::Args, Debug)]
-#[command(after_long_help = LANGUAGE)]
+#[command(after_long_help = LONG_HELP)]
 pub struct Args {
     /// An alert expression (repeatable), e.g. 'device.memory.used > 90%'. See --help.
     #[arg(long = "alert", value_name = "EXPR", required = true, value_parser = expr_arg)]
