@@ -119,6 +119,19 @@ enum Command {
     Man(commands::completions::ManArgs),
 }
 
+/// An error in how the command was asked for (options that cannot go together), found after
+/// clap's own checks: reported like clap's usage errors, with exit status 2.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let global = Global::new(cli.global);
@@ -149,7 +162,7 @@ fn main() -> ExitCode {
                 "gpuledger: {}",
                 gpuledger_views::term_safe_text(&format!("{e:#}"))
             );
-            ExitCode::from(1)
+            ExitCode::from(if e.is::<Usage>() { 2 } else { 1 })
         }
     }
 }

@@ -145,6 +145,17 @@ fn every_command_refuses_a_bad_value_with_exit_2() {
         &["verify", "--size", "xyz"],
         &["completions", "tcsh"],
         &["man", "--dir"],
+        // --replay where only the live machine makes sense
+        &["--replay", "s.json", "selftest"],
+        &[
+            "--replay",
+            "s.json",
+            "watch",
+            "--alert",
+            "device.temperature > 85",
+        ],
+        &["--replay", "s.json", "kill", "4242", "--dry-run"],
+        &["--replay", "s.json", "probe"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for args in cases {

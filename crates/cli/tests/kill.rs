@@ -149,7 +149,8 @@ fn bad_arguments() {
         .args(["kill", "12", "--replay", "x.json", "--yes"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Options that cannot go together: bad usage, like clap's own refusals.
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--replay"));
 }
 

@@ -132,7 +132,10 @@ fn describe_reading(r: &GpuMemoryReading) -> String {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        anyhow::bail!("kill acts on the live machine: --replay cannot be used with it");
+        return Err(crate::Usage(
+            "kill acts on the live machine: --replay cannot be used with it".into(),
+        )
+        .into());
     }
     if global.args.proc_root != std::path::Path::new("/proc") {
         anyhow::bail!(

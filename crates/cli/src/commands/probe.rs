@@ -93,7 +93,10 @@ pub fn saved_path(explicit: Option<PathBuf>) -> Option<PathBuf> {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        anyhow::bail!("probe measures the live machine; it cannot run on a replay");
+        return Err(crate::Usage(
+            "probe measures the live machine; it cannot run on a replay".into(),
+        )
+        .into());
     }
     signal::install().context("cannot install the Ctrl-C handler")?;
 

@@ -22,7 +22,10 @@ struct Finding {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        anyhow::bail!("selftest checks the live machine; it cannot run on a replay");
+        return Err(crate::Usage(
+            "selftest checks the live machine; it cannot run on a replay".into(),
+        )
+        .into());
     }
     let snap = global.collector().collect();
     let mut findings = findings(&snap);

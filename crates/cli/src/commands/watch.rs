@@ -74,7 +74,9 @@ fn shell(cmd: &str) -> Command {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        anyhow::bail!("watch checks live samples; it cannot watch a replay");
+        return Err(
+            crate::Usage("watch checks live samples; it cannot watch a replay".into()).into(),
+        );
     }
     let mut tracker = Tracker::new(args.alerts.clone(), args.hold.as_millis() as i64);
     eprintln!(
