@@ -193,28 +193,9 @@ pub enum Theme {
     Light,
 }
 
-/// `0.5`, `2`, `500ms`, `1.5s`: at least 100 ms, at most an hour.
+/// The live view's refresh: the same grammar and bounds as `serve --interval` (100 ms to 1 h).
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (t, 1.0)
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a time (expected seconds like 0.5, or 500ms, 2s)"))?;
-    let secs = v * scale;
-    if !secs.is_finite() || secs < 0.1 {
-        return Err(format!("{s:?} is below the 100 ms minimum"));
-    }
-    if secs > 3600.0 {
-        return Err(format!("{s:?} is above the one-hour maximum"));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    gpuledger_serve::parse_interval(s)
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.
@@ -337,9 +318,15 @@ mod tests {
         assert_eq!(parse_interval("100ms").unwrap(), Duration::from_millis(100));
         assert!(parse_interval("50ms")
             .unwrap_err()
-            .contains("100 ms minimum"));
-        assert!(parse_interval("0").unwrap_err().contains("100 ms minimum"));
-        assert!(parse_interval("fast").unwrap_err().contains("not a time"));
+            .contains("minimum of 100 ms"));
+        assert!(parse_interval("0")
+            .unwrap_err()
+            .contains("minimum of 100 ms"));
+        assert!(parse_interval("fast")
+            .unwrap_err()
+            .contains("not a duration"));
+        // Issue 20: `-d 1m` was refused while `serve --interval 1m` was accepted.
+        assert_eq!(parse_interval("1m").unwrap(), Duration::from_secs(60));
         assert!(parse_interval("NaN").is_err());
         assert!(parse_interval("99999").unwrap_err().contains("maximum"));
     }

@@ -339,5 +339,5 @@ fn non_loopback_needs_allow_remote() {
         &["serve", "--interval", "10ms"],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("between 100 ms"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("minimum of 100 ms"));
 }

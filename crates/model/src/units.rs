@@ -26,6 +26,73 @@ pub fn human_opt(b: Option<u64>) -> String {
     b.map(human_bytes).unwrap_or_else(|| "n/a".into())
 }
 
+/// The one duration parser for every option: a bare number of seconds (`0.5`, `15`), one decimal
+/// number with a unit (`1.5s`, `500ms`, `2m`, `0.5h`), or humantime's forms (`7d`, `1h 30m`).
+/// Within `min..=max`; errors say what was wrong and what is accepted.
+pub fn parse_duration_within(
+    s: &str,
+    min: std::time::Duration,
+    max: std::time::Duration,
+) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let d = match t.parse::<f64>() {
+        Ok(secs) => seconds(s, secs)?,
+        Err(_) => match humantime::parse_duration(t) {
+            Ok(d) => d,
+            Err(_) => decimal_with_unit(s, t)?,
+        },
+    };
+    if d < min {
+        return Err(format!("{s:?} is below the minimum of {}", show(min)));
+    }
+    if d > max {
+        return Err(format!("{s:?} is above the maximum of {}", show(max)));
+    }
+    Ok(d)
+}
+
+const DURATION_FORMS: &str = "use e.g. 500ms, 2s, 1.5s, 5m, 1h, 7d or a number of seconds";
+
+fn seconds(s: &str, secs: f64) -> Result<std::time::Duration, String> {
+    match std::time::Duration::try_from_secs_f64(secs) {
+        Ok(d) => Ok(d),
+        // Too large to represent is still a duration: the bound check says it is too long.
+        Err(_) if secs.is_finite() && secs > 0.0 => Ok(std::time::Duration::MAX),
+        Err(_) => Err(format!("{s:?} is not a duration ({DURATION_FORMS})")),
+    }
+}
+
+/// `1.5s`, `0.25h`: humantime takes whole numbers only.
+fn decimal_with_unit(s: &str, t: &str) -> Result<std::time::Duration, String> {
+    let i = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(i);
+    let scale = match unit.trim() {
+        "ms" => 0.001,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => return Err(format!("{s:?} is not a duration ({DURATION_FORMS})")),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration ({DURATION_FORMS})"))?;
+    seconds(s, v * scale)
+}
+
+/// `100 ms`, `1 s`, `1 h`: a bound as a person writes it.
+fn show(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    match ms {
+        ms if ms < 1000 => format!("{ms} ms"),
+        ms if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
+        ms if ms % 60_000 == 0 && ms < 3_600_000 => format!("{} min", ms / 60_000),
+        ms => format!("{} s", d.as_secs_f64().to_string().trim_end_matches(".0")),
+    }
+}
+
 /// Parse `512MiB`, `8GiB`, `1.5G`, `100M`, `4096` (bytes). Decimal `GB`/`MB` are read as powers of
 /// ten, binary `GiB`/`G` as powers of two. Errors say what was expected.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -87,5 +154,39 @@ mod tests {
             .unwrap_err()
             .contains("unknown unit"));
         assert!(parse_bytes("1e400").is_err());
+    }
+
+    #[test]
+    fn one_duration_grammar_with_bounds() {
+        use std::time::Duration as D;
+        let any = |s: &str| parse_duration_within(s, D::ZERO, D::from_secs(400 * 86_400));
+        assert_eq!(any("0.5"), Ok(D::from_millis(500)));
+        assert_eq!(any("15"), Ok(D::from_secs(15)));
+        assert_eq!(any("1.5s"), Ok(D::from_millis(1500)));
+        assert_eq!(any("250ms"), Ok(D::from_millis(250)));
+        assert_eq!(any("1m"), Ok(D::from_secs(60)));
+        assert_eq!(any("0.5h"), Ok(D::from_secs(1800)));
+        assert_eq!(any("7d"), Ok(D::from_secs(7 * 86_400)));
+        assert_eq!(any("1h 30m"), Ok(D::from_secs(5400)));
+        for bad in [
+            "fast",
+            "",
+            "s",
+            "1.2.3s",
+            "-5s",
+            "-1",
+            "NaN",
+            "inf",
+            "5 parsecs",
+        ] {
+            assert!(any(bad).unwrap_err().contains("is not a duration"), "{bad}");
+        }
+        let iv = |s: &str| parse_duration_within(s, D::from_millis(100), D::from_secs(3600));
+        assert_eq!(
+            iv("50ms").unwrap_err(),
+            "\"50ms\" is below the minimum of 100 ms"
+        );
+        assert_eq!(iv("2h").unwrap_err(), "\"2h\" is above the maximum of 1 h");
+        assert!(iv("99999999999999999999m").unwrap_err().contains("maximum"));
     }
 }

@@ -41,36 +41,10 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:9835";
 pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
 
-/// Parse an interval: `5s`, `500ms`, `2m`, `1.5s`, or a bare number of seconds. Bounded to
-/// [`MIN_INTERVAL`]..=[`MAX_INTERVAL`]; errors say what was wrong.
+/// Parse an interval with the one duration grammar (`5s`, `500ms`, `2m`, `1.5s`, a bare number of
+/// seconds), bounded to [`MIN_INTERVAL`]..=[`MAX_INTERVAL`].
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    let (num, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
-        Some(i) => t.split_at(i),
-        None => (t, "s"),
-    };
-    let scale = match unit {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" => 60.0,
-        _ => {
-            return Err(format!(
-                "{s:?}: unknown unit {unit:?} (use ms, s or m, e.g. 5s)"
-            ))
-        }
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 5s, 500ms, 1m)"))?;
-    let secs = v * scale;
-    if !(MIN_INTERVAL.as_secs_f64()..=MAX_INTERVAL.as_secs_f64()).contains(&secs) {
-        return Err(format!(
-            "{s:?}: the interval must be between {} ms and {} s",
-            MIN_INTERVAL.as_millis(),
-            MAX_INTERVAL.as_secs()
-        ));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    gpuledger_model::units::parse_duration_within(s, MIN_INTERVAL, MAX_INTERVAL)
 }
 
 #[cfg(test)]
@@ -84,18 +58,18 @@ mod interval_tests {
         assert_eq!(parse_interval("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_interval("1.5s"), Ok(Duration::from_millis(1500)));
         assert_eq!(parse_interval("15"), Ok(Duration::from_secs(15)));
-        assert!(parse_interval("5h").unwrap_err().contains("unknown unit"));
+        assert!(parse_interval("5h").unwrap_err().contains("maximum of 1 h"));
         assert!(parse_interval("s").unwrap_err().contains("not a duration"));
         assert!(parse_interval("1.2.3s")
             .unwrap_err()
             .contains("not a duration"));
         assert!(parse_interval("10ms")
             .unwrap_err()
-            .contains("between 100 ms"));
+            .contains("minimum of 100 ms"));
         assert!(parse_interval("2h").is_err());
         assert!(parse_interval("99999999999999999999m")
             .unwrap_err()
-            .contains("between"));
+            .contains("maximum"));
         assert!(parse_interval("-5s").is_err());
     }
 
