@@ -89,7 +89,7 @@ fn show(d: std::time::Duration) -> String {
         ms if ms < 1000 => format!("{ms} ms"),
         ms if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
         ms if ms % 60_000 == 0 && ms < 3_600_000 => format!("{} min", ms / 60_000),
-        ms => format!("{} s", d.as_secs_f64().to_string().trim_end_matches(".0")),
+        _ => format!("{} s", d.as_secs_f64().to_string().trim_end_matches(".0")),
     }
 }
 
