@@ -59,34 +59,6 @@ impl Terminator for NoTerminator {
 /// Processes whose end takes the user's session with it: they need a second confirmation. Returns
 /// what ending it would do, in words.
 pub fn session_critical(pid: u32, name: &str) -> Option<&'static str> {
-    const COMPOSITORS: &[&str] = &[
-        "Xorg",
-        "X",
-        "Xwayland",
-        "gnome-shell",
-        "kwin_wayland",
-        "kwin_x11",
-        "plasmashell",
-        "mutter",
-        "sway",
-        "Hyprland",
-        "weston",
-        "wayfire",
-        "labwc",
-        "river",
-        "niri",
-        "cosmic-comp",
-        "gamescope",
-        "cinnamon",
-        "budgie-wm",
-        "xfwm4",
-        "marco",
-        "picom",
-        "compiz",
-        "gdm-wayland-session",
-        "gdm-x-session",
-        "sddm",
-    ];
     const SHELLS: &[&str] = &[
         "bash",
         "zsh",
@@ -105,7 +77,7 @@ pub fn session_critical(pid: u32, name: &str) -> Option<&'static str> {
     if pid == 1 {
         return Some("PID 1 is the init system: ending it brings the whole machine down");
     }
-    if COMPOSITORS.contains(&name) {
+    if gpuledger_actions::kill::guard::is_display_server(name) {
         return Some("it is the display server / compositor: ending it closes the graphical session and every window in it");
     }
     if SHELLS.contains(&name) {
@@ -142,6 +114,12 @@ mod tests {
         assert!(session_critical(77, "zsh").unwrap().contains("shell"));
         assert!(session_critical(1, "systemd").is_some());
         assert_eq!(session_critical(4242, "llama-server"), None);
+        // Issue 20: the live view and `gpuledger kill` share one list (picom, gamescope and sddm
+        // were asked about twice in the view and once on the command line).
+        for n in ["picom", "gamescope", "sddm", "Hyprland", "xorg"] {
+            assert!(session_critical(900, n).is_some(), "{n}");
+            assert!(gpuledger_actions::kill::guard::is_display_server(n), "{n}");
+        }
     }
 
     #[test]

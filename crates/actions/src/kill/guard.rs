@@ -51,9 +51,11 @@ pub const WINDOWS_CRITICAL: &[&str] = &[
     "lsass",
 ];
 
-/// Display servers, compositors and desktop shells: killing one takes the user's whole session (and
-/// every unsaved window) with it, so it needs a second confirmation.
+/// Display servers, compositors, desktop shells and display managers: killing one takes the user's
+/// whole session (and every unsaved window) with it, so it needs a second confirmation. The one
+/// list: `gpuledger kill` and the live view both ask through [`is_display_server`].
 pub const DISPLAY_SERVERS: &[&str] = &[
+    "x",
     "xorg",
     "xorg.bin",
     "xwayland",
@@ -69,10 +71,26 @@ pub const DISPLAY_SERVERS: &[&str] = &[
     "niri",
     "cosmic-comp",
     "plasmashell",
+    "river",
+    "gamescope",
+    "cinnamon",
+    "budgie-wm",
+    "xfwm4",
+    "marco",
+    "picom",
+    "compiz",
+    "gdm-wayland-session",
+    "gdm-x-session",
+    "sddm",
     "dwm",
     "explorer",
     "windowserver",
 ];
+
+/// True when `name` (any case, with or without a directory or `.exe`) is in [`DISPLAY_SERVERS`].
+pub fn is_display_server(name: &str) -> bool {
+    DISPLAY_SERVERS.contains(&normalise_name(name).as_str())
+}
 
 /// Lower-case, without a directory and without a trailing `.exe`: the form the lists above use.
 pub fn normalise_name(name: &str) -> String {
