@@ -269,6 +269,20 @@ fn dry_run_shows_measured_memory() {
         text.contains("now: 1.50 GiB GPU memory (measured)"),
         "{text}"
     );
+    // Issue 14: the JSON of the same dry run carries the same reading (it said no reader was
+    // available while the text showed the measured memory).
+    let out = gpuledger_fake(&scen)
+        .args(["kill", &pid.to_string(), "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mem = &v["outcomes"][0]["gpu_memory"];
+    assert_eq!(
+        mem["before"],
+        serde_json::json!({"state": "holds", "bytes": GIB_1_5}),
+        "{v}"
+    );
+    assert!(mem["detail"].as_str().unwrap().contains("dry run"), "{v}");
     assert!(
         status.recv_timeout(Duration::from_millis(200)).is_err(),
         "dry run killed it"
@@ -288,7 +302,9 @@ fn gpu_memory_still_held_is_reported() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("GPU memory: not released") && text.contains(&format!("{GIB_1_5} bytes")),
+        text.contains(
+            "GPU memory: not released: it held 1.50 GiB before and is still listed with 1.50 GiB"
+        ),
         "{text}"
     );
     assert!(status.recv_timeout(Duration::from_secs(5)).is_ok());

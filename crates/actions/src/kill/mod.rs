@@ -34,6 +34,7 @@ mod sys;
 #[cfg(target_os = "linux")]
 pub mod procfs;
 
+use gpuledger_model::units::human_bytes;
 use guard::{Platform, Verdict};
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -564,6 +565,12 @@ impl Killer {
         }
 
         if opts.dry_run {
+            // What it holds now, read by the same reader a real kill would use, so the text and
+            // the JSON of a dry run say the same.
+            if let Some(g) = gpu {
+                out.gpu_memory.before = Some(g.gpu_memory_of(pid));
+                out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
+            }
             out.plan = self.plan(&info, opts);
             return out.set(
                 Status::DryRun,
@@ -977,25 +984,32 @@ fn gpu_release(
         after = gpu.gpu_memory_of(pid);
     }
     let (released, detail) = match (&before, &after) {
-        (Some(GpuMemoryReading::Holds { bytes }), GpuMemoryReading::NotListed) => {
-            (Some(true), format!("released: it held {bytes} bytes, and is no longer listed"))
-        }
+        (Some(GpuMemoryReading::Holds { bytes }), GpuMemoryReading::NotListed) => (
+            Some(true),
+            format!(
+                "released: it held {}, and is no longer listed",
+                human_bytes(*bytes)
+            ),
+        ),
         (Some(GpuMemoryReading::Holds { bytes: b }), GpuMemoryReading::Holds { bytes: a }) => (
             Some(false),
             format!(
-                "not released: it held {b} bytes before and is still listed with {a} bytes {} ms later",
+                "not released: it held {} before and is still listed with {} {} ms later",
+                human_bytes(*b),
+                human_bytes(*a),
                 start.elapsed().as_millis()
             ),
         ),
-        (Some(GpuMemoryReading::NotListed), GpuMemoryReading::NotListed) => {
-            (None, "it held no measured GPU memory before the kill".into())
-        }
-        (_, GpuMemoryReading::Unknown { reason }) | (Some(GpuMemoryReading::Unknown { reason }), _) => {
-            (None, format!("unknown: {reason}"))
-        }
-        (_, GpuMemoryReading::Holds { bytes }) => {
-            (Some(false), format!("still listed with {bytes} bytes"))
-        }
+        (Some(GpuMemoryReading::NotListed), GpuMemoryReading::NotListed) => (
+            None,
+            "it held no measured GPU memory before the kill".into(),
+        ),
+        (_, GpuMemoryReading::Unknown { reason })
+        | (Some(GpuMemoryReading::Unknown { reason }), _) => (None, format!("unknown: {reason}")),
+        (_, GpuMemoryReading::Holds { bytes }) => (
+            Some(false),
+            format!("still listed with {}", human_bytes(*bytes)),
+        ),
         (_, GpuMemoryReading::NotListed) => (None, "not listed after the kill".into()),
     };
     GpuRelease {
@@ -1169,11 +1183,7 @@ mod tests {
             true,
         );
         assert_eq!(r.released, Some(false));
-        assert!(
-            r.detail.contains("still listed with 5 bytes"),
-            "{}",
-            r.detail
-        );
+        assert!(r.detail.contains("still listed with 5 B"), "{}", r.detail);
         // Unknown stays unknown.
         let g = Fixed(
             vec![GpuMemoryReading::Unknown {

@@ -186,7 +186,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         dry_run: args.dry_run,
         ..KillOptions::default()
     };
-    let gpu: Option<&dyn GpuMemory> = if args.dry_run { None } else { Some(&measured) };
+    // A dry run reads too: its "now" line and its JSON come from the same reading.
+    let gpu: Option<&dyn GpuMemory> = Some(&measured);
     let outcomes: Vec<Outcome> = targets
         .iter()
         .map(|t| {
@@ -374,7 +375,9 @@ fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
         }
     }
     if o.status == Status::DryRun {
-        s.push_str(&format!("  now: {}\n", describe_reading(memory_now)));
+        // The reading the outcome carries (its JSON says the same), else the confirmation's.
+        let now = o.gpu_memory.before.as_ref().unwrap_or(memory_now);
+        s.push_str(&format!("  now: {}\n", describe_reading(now)));
     }
     if o.status.is_gone() || o.status == Status::StillAlive {
         s.push_str(&format!("  GPU memory: {}\n", o.gpu_memory.detail));
