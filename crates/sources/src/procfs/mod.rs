@@ -335,7 +335,7 @@ mod tests {
         let mut p = Process::new(4242);
         assert_eq!(r.fill(&mut p), Fill::Unreadable);
         let why = p.metadata_unavailable.unwrap();
-        let file = d.path().join("proc/4242/stat");
+        let file = d.path().join("proc").join("4242").join("stat");
         assert_eq!(
             why,
             format!(
