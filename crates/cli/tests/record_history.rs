@@ -601,7 +601,7 @@ fn a_fifo_or_directory_as_the_database_is_refused_at_once() {
     let svg = dir.path().join("c.svg");
     let svgs = svg.to_str().unwrap();
     let (f, d) = (fifo.to_str().unwrap(), dir.path().to_str().unwrap());
-    for (path, kind) in [(f, "a FIFO"), (d, "a directory")] {
+    for (path, kind) in [(f, "a FIFO (named pipe)"), (d, "a directory")] {
         for args in [
             vec!["record", "--db", path, "--count", "1"],
             vec!["history", "--db", path],

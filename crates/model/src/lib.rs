@@ -3,6 +3,7 @@
 //! every rule here is tested on plain values.
 
 pub mod escape;
+pub mod files;
 pub mod ledger;
 pub mod redact;
 pub mod snapshot;

@@ -32,15 +32,7 @@ fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
 /// (on Windows `%LOCALAPPDATA%\gpuledger\probe.json`), reading the environment through `env`.
 /// XDG says a relative XDG_DATA_HOME is invalid and must be ignored.
 pub fn default_path_with(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let base = if cfg!(windows) {
-        set("LOCALAPPDATA")
-    } else {
-        set("XDG_DATA_HOME")
-            .filter(|p| p.is_absolute())
-            .or_else(|| set("HOME").map(|h| h.join(".local").join("share")))
-    }?;
-    Some(base.join("gpuledger").join("probe.json"))
+    Some(gpuledger_model::files::data_dir_with(env)?.join("probe.json"))
 }
 
 pub fn default_path() -> Option<PathBuf> {

@@ -7,35 +7,13 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// What kind of file `ft` is, in words, for "not a regular file (a FIFO)".
-fn kind(ft: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if ft.is_char_device() {
-            return "a character device";
-        }
-        if ft.is_block_device() {
-            return "a block device";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-    }
-    if ft.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
 fn not_regular(ft: &std::fs::FileType) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("not a regular file: it is {}", kind(ft)),
+        format!(
+            "not a regular file: it is {}",
+            gpuledger_model::files::file_kind(ft)
+        ),
     )
 }
 

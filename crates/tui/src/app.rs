@@ -1192,15 +1192,7 @@ impl App {
 /// (`%LOCALAPPDATA%\gpuledger` on Windows), reading the environment through `env`. A relative
 /// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
 pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let base = if cfg!(windows) {
-        set("LOCALAPPDATA")
-    } else {
-        set("XDG_DATA_HOME")
-            .filter(|p| p.is_absolute())
-            .or_else(|| set("HOME").map(|h| h.join(".local").join("share")))
-    }?;
-    Some(base.join("gpuledger"))
+    gpuledger_model::files::data_dir_with(env)
 }
 
 /// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.

@@ -131,35 +131,15 @@ fn col<T: rusqlite::types::FromSql>(r: &rusqlite::Row, i: usize) -> rusqlite::Re
 /// (opening it blocks or reads forever), a symlink loop (not "no such recording"). `Ok(false)`:
 /// the file does not exist. The WAL and shared-memory files beside it are checked too.
 fn check_file(path: &Path) -> Result<bool> {
-    fn kind(ft: std::fs::FileType) -> &'static str {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if ft.is_fifo() {
-                return "a FIFO";
-            }
-            if ft.is_char_device() {
-                return "a character device";
-            }
-            if ft.is_block_device() {
-                return "a block device";
-            }
-            if ft.is_socket() {
-                return "a socket";
-            }
-        }
-        if ft.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file"
-        }
-    }
     let exists = match std::fs::metadata(path) {
         Ok(md) if md.is_file() => true,
         Ok(md) => {
             return Err(fail(
                 path,
-                format!("is {}, not a recording file", kind(md.file_type())),
+                format!(
+                    "is {}, not a recording file",
+                    gpuledger_model::files::file_kind(&md.file_type())
+                ),
             ))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -176,7 +156,7 @@ fn check_file(path: &Path) -> Result<bool> {
                     format!(
                         "{} is {}, where SQLite keeps the recording's {suffix} file",
                         side.display(),
-                        kind(md.file_type())
+                        gpuledger_model::files::file_kind(&md.file_type())
                     ),
                 ));
             }
@@ -200,21 +180,7 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
 /// The default database: `$XDG_DATA_HOME/gpuledger/history.db`, else
 /// `~/.local/share/gpuledger/history.db` (Windows: `%LOCALAPPDATA%\gpuledger\history.db`).
 pub fn default_db_path() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let base = if cfg!(windows) {
-        env("LOCALAPPDATA")
-    } else if cfg!(target_os = "macos") {
-        env("HOME").map(|h| h.join("Library/Application Support"))
-    } else {
-        env("XDG_DATA_HOME")
-            .filter(|p| p.is_absolute())
-            .or_else(|| env("HOME").map(|h| h.join(".local/share")))
-    }?;
-    Some(base.join("gpuledger").join("history.db"))
+    Some(gpuledger_model::files::data_dir_with(|k| std::env::var_os(k))?.join("history.db"))
 }
 
 /// True when the file starts with the SQLite header (a recording rather than a snapshot JSON).

@@ -644,7 +644,10 @@ fn special_files_are_refused_by_name_and_kind() {
     std::fs::create_dir(&sub).unwrap();
     // These return at once: a FIFO is never opened.
     for (path, want) in [
-        (&fifo, "fifo.db: is a FIFO, not a recording file"),
+        (
+            &fifo,
+            "fifo.db: is a FIFO (named pipe), not a recording file",
+        ),
         (&sub, "sub.db: is a directory, not a recording file"),
     ] {
         let e = Reader::open(path).err().unwrap().to_string();
@@ -664,7 +667,10 @@ fn special_files_are_refused_by_name_and_kind() {
     let c = std::ffi::CString::new(format!("{}-wal", db.display())).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let e = Recorder::open(&db).err().unwrap().to_string();
-    assert!(e.contains("w.db-wal is a FIFO, where SQLite keeps"), "{e}");
+    assert!(
+        e.contains("w.db-wal is a FIFO (named pipe), where SQLite keeps"),
+        "{e}"
+    );
 }
 
 #[test]
