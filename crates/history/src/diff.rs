@@ -810,13 +810,14 @@ mod tests {
         let est = |kv: u64| gpuledger_model::EstimatedMemory {
             recipe: "llama.cpp/llama-server".into(),
             model: "/m/q.gguf".into(),
-            n_ctx: 4096,
+            n_ctx: Some(4096),
             weights_gpu_bytes: 800 * MIB,
-            kv_cache_gpu_bytes: kv,
-            compute_gpu_bytes: 0,
+            kv_cache_gpu_bytes: Some(kv),
+            compute_gpu_bytes: Some(0),
             overhead_gpu_bytes: None,
             overhead_source: "none".into(),
             total_gpu_bytes: 800 * MIB + kv,
+            ..Default::default()
         };
         let (mut sa, mut sb) = (a.snap.clone(), b.snap.clone());
         sa.processes[0].estimate = Some(est(100 * MIB));

@@ -120,20 +120,55 @@ impl Workload {
 
 /// The estimated ledger of an AI process: what a recipe computed from the model file and the
 /// runtime's settings. Never measured, never added to measured totals; views show it apart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// A part the recipe cannot know for this runtime is `None` and named in `not_modelled`, never
+/// filled with an invented figure (DESIGN concept 3). `Some(x)` serialises as the bare number, so
+/// snapshots written before these fields were optional read and write unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EstimatedMemory {
-    /// Which recipe (`llama.cpp/llama-server`).
+    /// Which recipe (`llama.cpp/llama-server`, `ollama/runner`, `vllm`, `pytorch`).
     pub recipe: String,
     pub model: String,
-    /// The context the recipe assumed (tokens, all slots).
-    pub n_ctx: u64,
+    /// The context the recipe assumed (tokens, all slots); `None` where the runtime has none
+    /// that the recipe can know (PyTorch).
+    pub n_ctx: Option<u64>,
     pub weights_gpu_bytes: u64,
-    pub kv_cache_gpu_bytes: u64,
-    /// Compute buffers: always approximate (no closed form).
-    pub compute_gpu_bytes: u64,
+    pub kv_cache_gpu_bytes: Option<u64>,
+    /// Compute buffers or activations: always approximate.
+    pub compute_gpu_bytes: Option<u64>,
+    /// What the compute line holds for this runtime, where it is not llama.cpp's compute buffers
+    /// (`activations and CUDA graphs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_label: Option<String>,
     /// Runtime overhead (CUDA context ...); `None` when no figure exists for the backend.
     pub overhead_gpu_bytes: Option<u64>,
     /// Where the overhead figure came from (a generic figure, or this machine's probe).
     pub overhead_source: String,
+    /// The sum of the known parts, or the runtime's reservation where it reserves by design (vLLM).
     pub total_gpu_bytes: u64,
+    /// One plain sentence that answers "why this much".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The runtime's own figures (Ollama `/api/ps`, vLLM `/metrics`, a log line), shown beside the
+    /// estimate and never added to either ledger.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reported: Vec<ReportedFigure>,
+    /// Parts that hold memory and that no recipe can size from outside the process, in words
+    /// (`the caching allocator's reserve beyond live tensors`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_modelled: Vec<String>,
+}
+
+/// One figure a runtime published about its own memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedFigure {
+    /// The runtime's name for it (`size_vram`, `KV cache`).
+    pub what: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// A fact that is not a byte count (`kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Where it was read (`GET http://127.0.0.1:11434/api/ps`).
+    pub source: String,
 }

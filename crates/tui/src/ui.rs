@@ -1303,40 +1303,63 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     };
     let Some(e) = &p.estimate else {
         let why = match &p.workload {
-            Some(w) if w.kind == gpuledger_model::WorkloadKind::LlamaCpp => {
-                "no estimate: the model file or settings could not be read (see `gpuledger explain`)"
+            Some(w) if w.kind.is_ai() => {
+                "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)"
             }
-            Some(w) if w.kind.is_ai() => "no estimate: gpuledger has a recipe for llama.cpp only",
             _ => "no estimate: not an AI runtime gpuledger has a recipe for",
         };
         return vec![Line::styled(why, t.dim)];
     };
-    let b = |x: u64| gpuledger_model::units::human_bytes(x);
-    let mut v = vec![
-        Line::styled(format!("{} · context {}", e.recipe, e.n_ctx), t.estimate),
-        Line::raw(format!("weights   {:>10}", b(e.weights_gpu_bytes))),
+    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
+    let head = match e.n_ctx {
+        Some(n) => format!("{} · context {n}", e.recipe),
+        None => e.recipe.clone(),
+    };
+    let mut v = vec![Line::styled(head, t.estimate)];
+    if let Some(why) = &e.why {
+        v.push(Line::raw(why.clone()));
+    }
+    let compute = e.compute_label.as_deref().unwrap_or("compute");
+    v.extend([
+        Line::raw(format!("weights   {:>10}", b(Some(e.weights_gpu_bytes)))),
         Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
         Line::raw(format!(
-            "compute   {:>10}  (approximate)",
+            "compute   {:>10}  ({compute}, approximate)",
             b(e.compute_gpu_bytes)
         )),
-        Line::raw(match e.overhead_gpu_bytes {
-            Some(o) => format!("overhead  {:>10}  ({})", b(o), e.overhead_source),
-            None => format!("overhead  {:>10}  ({})", "n/a", e.overhead_source),
-        }),
+        Line::raw(format!(
+            "overhead  {:>10}  ({})",
+            b(e.overhead_gpu_bytes),
+            e.overhead_source
+        )),
         Line::styled(
-            format!("total GPU {:>10}  (estimated)", b(e.total_gpu_bytes)),
+            format!("total GPU {:>10}  (estimated)", b(Some(e.total_gpu_bytes))),
             t.estimate,
         ),
-    ];
+    ]);
+    for part in &e.not_modelled {
+        v.push(Line::styled(format!("not modelled: {part}"), t.dim));
+    }
+    for r in &e.reported {
+        let value = match (r.bytes, &r.text) {
+            (Some(x), Some(text)) => format!("{} · {text}", b(Some(x))),
+            (Some(x), None) => b(Some(x)),
+            (None, Some(text)) => text.clone(),
+            (None, None) => "n/a".into(),
+        };
+        v.push(Line::styled(
+            format!("runtime says {}: {value}", r.what),
+            t.dim,
+        ));
+    }
     let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
     if let Some(m) = measured {
         let d = m as i64 - e.total_gpu_bytes as i64;
         v.push(Line::styled(
             format!(
                 "measured  {:>10}  (driver; {} {} than estimated)",
-                b(m),
-                b(d.unsigned_abs()),
+                b(Some(m)),
+                b(Some(d.unsigned_abs())),
                 if d >= 0 { "more" } else { "less" }
             ),
             t.dim,

@@ -291,13 +291,14 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
     p.estimate = Some(gpuledger_model::EstimatedMemory {
         recipe: "llama.cpp/llama-server".into(),
         model: "/m/qwen3.gguf".into(),
-        n_ctx: 32768,
+        n_ctx: Some(32768),
         weights_gpu_bytes: 12 * GIB,
-        kv_cache_gpu_bytes: 3 * GIB,
-        compute_gpu_bytes: GIB / 2,
+        kv_cache_gpu_bytes: Some(3 * GIB),
+        compute_gpu_bytes: Some(GIB / 2),
         overhead_gpu_bytes: None,
         overhead_source: "no figure for this backend".into(),
         total_gpu_bytes: 15 * GIB + GIB / 2,
+        ..Default::default()
     });
     let app = app_with(snap, t0);
     let (s, _) = render(&app, 240, 70, t0);

@@ -430,8 +430,8 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         let (workload, model) = workload_labels(p);
         for (component, v) in [
             ("weights", Some(e.weights_gpu_bytes)),
-            ("kv_cache", Some(e.kv_cache_gpu_bytes)),
-            ("compute", Some(e.compute_gpu_bytes)),
+            ("kv_cache", e.kv_cache_gpu_bytes),
+            ("compute", e.compute_gpu_bytes),
             ("overhead", e.overhead_gpu_bytes),
         ] {
             f.sample(
@@ -947,13 +947,14 @@ mod tests {
         s.processes[0].estimate = Some(gpuledger_model::EstimatedMemory {
             recipe: "llama.cpp/llama-server".into(),
             model: "/m/q.gguf".into(),
-            n_ctx: 4096,
+            n_ctx: Some(4096),
             weights_gpu_bytes: 1000,
-            kv_cache_gpu_bytes: 200,
-            compute_gpu_bytes: 30,
+            kv_cache_gpu_bytes: Some(200),
+            compute_gpu_bytes: Some(30),
             overhead_gpu_bytes: None,
             overhead_source: "unknown for this backend".into(),
             total_gpu_bytes: 1230,
+            ..Default::default()
         });
         let t = render_metrics(&s, &MetricsOptions::default());
         let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
@@ -982,13 +983,14 @@ mod tests {
             s.processes[i].estimate = Some(gpuledger_model::EstimatedMemory {
                 recipe: "llama.cpp/llama-server".into(),
                 model: "/m/q.gguf".into(),
-                n_ctx: 4096,
+                n_ctx: Some(4096),
                 weights_gpu_bytes: 1000,
-                kv_cache_gpu_bytes: 200,
-                compute_gpu_bytes: 30,
+                kv_cache_gpu_bytes: Some(200),
+                compute_gpu_bytes: Some(30),
                 overhead_gpu_bytes: overhead,
                 overhead_source: "test".into(),
                 total_gpu_bytes: 1230 + overhead.unwrap_or(0),
+                ..Default::default()
             });
         }
         let t = render_metrics(&s, &MetricsOptions::default());

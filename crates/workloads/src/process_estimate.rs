@@ -104,12 +104,16 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
     EstimatedMemory {
         recipe: e.recipe.to_string(),
         model: e.model.path.clone(),
-        n_ctx: e.context.n_ctx,
+        n_ctx: Some(e.context.n_ctx),
         weights_gpu_bytes: e.weights.gpu_bytes,
-        kv_cache_gpu_bytes: e.kv_cache.gpu_bytes,
-        compute_gpu_bytes: e.compute.gpu_bytes,
+        kv_cache_gpu_bytes: Some(e.kv_cache.gpu_bytes),
+        compute_gpu_bytes: Some(e.compute.gpu_bytes),
+        compute_label: None,
         overhead_gpu_bytes: e.overhead.gpu_bytes,
         overhead_source: e.overhead.what.clone(),
         total_gpu_bytes: e.total_gpu_bytes,
+        why: None,
+        reported: Vec::new(),
+        not_modelled: Vec::new(),
     }
 }
