@@ -165,14 +165,18 @@ fn main() {
     for (w, h) in [(80u16, 24u16), (120, 40), (240, 70)] {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         for _ in 0..20 {
-            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now))
-                .unwrap();
+            term.draw(|f| {
+                gpuledger_tui::ui::draw(f, &app, now);
+            })
+            .unwrap();
         }
         let (mut wall, mut cpu) = (Vec::new(), Vec::new());
         for _ in 0..500 {
             let (s, c) = (Instant::now(), thread_cpu());
-            term.draw(|f| gpuledger_tui::ui::draw(f, &app, now))
-                .unwrap();
+            term.draw(|f| {
+                gpuledger_tui::ui::draw(f, &app, now);
+            })
+            .unwrap();
             cpu.push(thread_cpu() - c);
             wall.push(s.elapsed());
         }

@@ -11,7 +11,6 @@ use gpuledger_model::{Device, Process, Snapshot, Usage};
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -208,7 +207,8 @@ pub struct App {
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
-    pub geometry: RefCell<Geometry>,
+    /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
+    pub geometry: Geometry,
 }
 
 /// Evaluates alerts on a round and returns those active, one line each.
@@ -251,7 +251,7 @@ impl App {
             active_alerts: Vec::new(),
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
-            geometry: RefCell::new(Geometry::default()),
+            geometry: Geometry::default(),
         }
     }
 
@@ -738,7 +738,7 @@ impl App {
             }
             return vec![];
         }
-        let page = self.geometry.borrow().body_rows.max(1);
+        let page = self.geometry.body_rows.max(1);
         // A message answers the key before; the next key makes it stale (a key that has something
         // to say sets a new one below).
         let had_message = self.message.take().is_some();
@@ -819,7 +819,7 @@ impl App {
         }
         match m.kind {
             MouseEventKind::Down(MouseButton::Left) => {
-                let g = self.geometry.borrow().clone();
+                let g = &self.geometry;
                 if g.header_y == Some(m.row) {
                     if let Some(&(_, _, col)) = g
                         .header_cells

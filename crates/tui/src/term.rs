@@ -87,7 +87,11 @@ fn event_loop(
             dirty = true;
         }
         if dirty {
-            terminal.draw(|f| ui::draw(f, app, now))?;
+            let mut drawn = None;
+            terminal.draw(|f| drawn = Some(ui::draw(f, app, now)))?;
+            if let Some(g) = drawn {
+                app.geometry = g;
+            }
             dirty = false;
             // Test seam (debug builds only): prove the panic hook restores the terminal.
             #[cfg(debug_assertions)]

@@ -174,9 +174,12 @@ fn app_with(s: Snapshot, t0: Instant) -> App {
     app
 }
 
-fn render(app: &App, w: u16, h: u16, now: Instant) -> (String, ratatui::buffer::Buffer) {
+fn render(app: &mut App, w: u16, h: u16, now: Instant) -> (String, ratatui::buffer::Buffer) {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| gpuledger_tui::ui::draw(f, app, now)).unwrap();
+    let mut drawn = None;
+    term.draw(|f| drawn = Some(gpuledger_tui::ui::draw(f, app, now)))
+        .unwrap();
+    app.geometry = drawn.unwrap();
     let buf = term.backend().buffer().clone();
     let mut text = String::new();
     for y in 0..h {
@@ -210,8 +213,8 @@ fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
 #[test]
 fn layout_80x24_is_compact_and_complete() {
     let t0 = Instant::now();
-    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     // Compact cards: one line per device with memory, utilisation and the books.
     // Memory with its %, then GPU % (never cut to "GPU 3"), then the books, each item whole.
     let g0 = line_with(&s, "GPU0 H200");
@@ -248,8 +251,8 @@ fn layout_80x24_is_compact_and_complete() {
 #[test]
 fn layout_120x40_has_cards_table_chart_and_ledgers() {
     let t0 = Instant::now();
-    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 120, 40, t0);
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(s.contains("GPU0 NVIDIA H200"), "{s}");
     let mem = line_with(&s, "│MEM ");
     assert!(mem.contains("40 GiB / 140 GiB"), "{mem}");
@@ -278,7 +281,7 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     assert!(s.contains("Measured"));
     assert!(s.contains("ESTIMATE (calculated, not measured)"));
     // Identified as llama.cpp but its model file cannot be read here: the reason, not numbers.
-    assert!(s.contains("no estimate: the model file"), "{s}");
+    assert!(s.contains("no estimate: the model or settings"), "{s}");
     // The measured pane shows the selected (first) process.
     assert!(s.contains("PID 4242"), "{s}");
 }
@@ -300,8 +303,8 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
         total_gpu_bytes: 15 * GIB + GIB / 2,
         ..Default::default()
     });
-    let app = app_with(snap, t0);
-    let (s, _) = render(&app, 240, 70, t0);
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 240, 70, t0);
     assert!(s.contains("llama.cpp/llama-server · context 32768"), "{s}");
     assert!(line_with(&s, "KV cache").contains("3 GiB"), "{s}");
     assert!(line_with(&s, "overhead").contains("n/a"), "{s}");
@@ -323,7 +326,7 @@ fn layout_240x70_shows_three_bottom_panes_and_evidence() {
             t0 + Duration::from_secs(i),
         );
     }
-    let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(4));
+    let (s, _) = render(&mut app, 240, 70, t0 + Duration::from_secs(4));
     // Two cards side by side on one row.
     let cards = line_with(&s, "GPU0 NVIDIA H200");
     assert!(cards.contains("GPU1 NVIDIA GeForce RTX 4090"), "{cards}");
@@ -371,7 +374,7 @@ fn sorting_by_columns_keeps_unknown_last() {
     assert!(app.descending);
     // Only 4242 has a CPU figure: it is first, the unknowns follow.
     assert_eq!(pids(&app)[..2], [4242, 4242]);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "WORKLOAD").contains("CPU%▼"));
 }
 
@@ -379,9 +382,9 @@ fn sorting_by_columns_keeps_unknown_last() {
 fn header_click_sorts() {
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    render(&app, 120, 40, t0);
+    render(&mut app, 120, 40, t0);
     let (y, x) = {
-        let g = app.geometry.borrow();
+        let g = &app.geometry;
         let cell = g.header_cells.iter().find(|c| c.2 == Column::Pid).unwrap();
         (g.header_y.unwrap(), cell.0 + 1)
     };
@@ -404,7 +407,7 @@ fn filter_by_typing() {
         app.handle_key(key(c), t0);
     }
     assert_eq!(pids(&app), [6002, 6001]);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "Enter keep").contains("filter: OLLAMA"));
     app.handle_key(code(KeyCode::Enter), t0);
     assert!(!app.filter_editing);
@@ -424,7 +427,7 @@ fn filter_by_typing() {
     // Nothing matches: the table says so.
     app.handle_key(key('/'), t0);
     app.handle_key(key('z'), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     assert!(s.contains("no process matches the filter \"z\""), "{s}");
 }
 
@@ -432,7 +435,7 @@ fn filter_by_typing() {
 fn unknown_values_are_na_with_reason_never_zero() {
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     let ollama = line_with(&s, " ollama ");
     assert!(ollama.contains("n/a"), "{ollama}");
     assert!(
@@ -453,7 +456,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
     }
     app.handle_key(code(KeyCode::Enter), t0);
     assert_eq!(app.overlay, Overlay::Details);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains("n/a GPU memory: NVML returned NOT_AVAILABLE"),
         "{s}"
@@ -467,11 +470,11 @@ fn unknown_values_are_na_with_reason_never_zero() {
 fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     let t0 = Instant::now();
     // Used 20 GiB but processes claim 16 + 9 + 2 = 27 GiB on GPU0.
-    let app = app_with(snapshot(20 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 120, 40, t0);
+    let mut app = app_with(snapshot(20 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     let note = line_with(&s, "GPU0: processes sum to 7 GiB over device used");
     assert!(note.contains("normalised"), "{note}");
-    let (wide, _) = render(&app, 240, 70, t0);
+    let (wide, _) = render(&mut app, 240, 70, t0);
     assert!(wide.contains("bars normalised, labels are raw"), "{wide}");
     // The label stays raw (16 GiB), the bar is 16/27 of 10 cells = 5.93: 5 full cells and 7/8.
     let llama = line_with(&s, "llama-server");
@@ -479,8 +482,8 @@ fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     assert!(llama.contains("█████▉░░░░"), "{llama}");
     assert!(line_with(&s, "processes 27 GiB").contains("over-attributed"));
     // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 10).
-    let ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&ok, 120, 40, t0);
+    let mut ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut ok, 120, 40, t0);
     assert!(!s.contains("labels are raw"));
     assert!(line_with(&s, "llama-server").contains("█▏░░░░░░░░"));
 }
@@ -499,7 +502,7 @@ fn selection_follows_the_process_when_the_order_moves() {
     );
     assert_eq!(app.selected, 0);
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
-    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(1));
     assert!(s.contains("PID 5151"));
     // The selected process vanishes: the selection stays in place rather than jumping away.
     let mut gone = snapshot(60 * GIB, 30 * GIB);
@@ -518,7 +521,7 @@ fn tree_view_puts_children_under_parents() {
     // Roots by memory, 6002 (child of 6001) right after 6001, even though it has more memory.
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
     assert_eq!(app.rows[5].depth, 1);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
     assert!(s.contains(" tree "));
 }
@@ -528,7 +531,7 @@ fn help_overlay_and_interval_keys() {
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.handle_key(key('?'), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     assert!(s.contains("Help"), "{s}");
     // The whole help fits 80×24, unwrapped: every entry and the closing note.
     for (_, what) in gpuledger_tui::ui::HELP {
@@ -584,16 +587,16 @@ fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailab
         app.handle_key(code(KeyCode::Down), t0);
     }
     app.handle_key(key('T'), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     assert!(s.contains("Terminate PID 1200 (Xorg)?"), "{s}");
     assert!(s.contains("It holds 512 MiB on GPU1."), "{s}");
     app.handle_key(key('y'), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     assert!(s.contains("SECOND CONFIRMATION"), "{s}");
     assert!(s.contains("graphical session"), "{s}");
     app.handle_key(key('y'), t0);
     assert_eq!(app.overlay, Overlay::None);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains("cannot terminate PID 1200: kill is not available in this build"),
         "{s}"
@@ -679,10 +682,10 @@ fn kill_result_is_what_the_next_snapshot_shows() {
 #[test]
 fn stale_data_is_marked_with_its_age_not_zeroed() {
     let t0 = Instant::now();
-    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(1));
     assert!(!s.contains("STALE"));
-    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(12));
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(12));
     assert!(line_with(&s, "gpuledger").contains("STALE 12 s"), "{s}");
     assert!(s.contains("no new round for 12 s: a source is not answering; the values shown are from 2026-11-29T08:00:00Z"));
     // The last values are still shown.
@@ -697,7 +700,7 @@ fn replay_is_marked_and_refuses_actions() {
         "box.json".into(),
         t0,
     );
-    let (s, _) = render(&app, 80, 24, t0 + Duration::from_secs(100));
+    let (s, _) = render(&mut app, 80, 24, t0 + Duration::from_secs(100));
     assert!(
         line_with(&s, "gpuledger").contains("REPLAY box.json"),
         "{s}"
@@ -728,7 +731,7 @@ fn csv_export_writes_the_rows_as_shown() {
         panic!()
     };
     assert!(path.ends_with("gpuledger-20261129T080000Z.csv"), "{path}");
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(s.contains("Export CSV"));
     app.handle_key(code(KeyCode::Enter), t0);
     let msg = app.message.clone().unwrap();
@@ -783,7 +786,7 @@ fn monochrome_uses_no_colour() {
     let t0 = Instant::now();
     let mut app = App::new(ThemeKind::Mono, Duration::from_secs(1), t0);
     app.apply(update(snapshot(20 * GIB, 9 * GIB)), t0);
-    let (_, buf) = render(&app, 120, 40, t0);
+    let (_, buf) = render(&mut app, 120, 40, t0);
     use ratatui::style::Color;
     assert!(buf
         .content()
@@ -791,7 +794,7 @@ fn monochrome_uses_no_colour() {
         .all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
     // `m` toggles back to the colour theme used before (dark here, since mono was the start).
     app.handle_key(key('m'), t0);
-    let (_, buf) = render(&app, 120, 40, t0);
+    let (_, buf) = render(&mut app, 120, 40, t0);
     assert!(buf.content().iter().any(|c| c.fg != Color::Reset));
 }
 
@@ -806,25 +809,25 @@ fn many_devices_and_processes_fit_small_and_large() {
         s.devices.push(d);
     }
     balance(&mut s);
-    let app = app_with(s, t0);
-    let (small, _) = render(&app, 80, 24, t0);
+    let mut app = app_with(s, t0);
+    let (small, _) = render(&mut app, 80, 24, t0);
     // 8 devices in 24 rows: 6 lines of cards, the last one summarising the 3 not shown.
     assert!(small.contains("+3 more devices"), "{small}");
     assert!(line_with(&small, "PID").contains("GPU MEM"));
-    let (big, _) = render(&app, 240, 70, t0);
+    let (big, _) = render(&mut app, 240, 70, t0);
     assert!(big.contains("GPU7"), "{big}");
 }
 
 #[test]
 fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
     let t0 = Instant::now();
-    let app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
-    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(1));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(1));
     assert!(
         s.contains("collecting the first round") && !s.contains("STALE"),
         "{s}"
     );
-    let (s, _) = render(&app, 120, 40, t0 + Duration::from_secs(7));
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(7));
     assert!(s.contains("STALE 7 s"), "{s}");
     assert!(
         s.contains("no new round for 7 s: a source is not answering; nothing collected yet"),
@@ -836,8 +839,8 @@ fn a_source_that_hangs_before_the_first_round_shows_as_stale() {
 fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    render(&app, 120, 40, t0);
-    let y = app.geometry.borrow().body_y + 4;
+    render(&mut app, 120, 40, t0);
+    let y = app.geometry.body_y + 4;
     app.handle_mouse(MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),
         column: 10,
@@ -867,7 +870,7 @@ fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
         update(snapshot(41 * GIB, 9 * GIB)),
         t0 + Duration::from_secs(1),
     );
-    let (s, _) = render(&app, 240, 70, t0 + Duration::from_secs(1));
+    let (s, _) = render(&mut app, 240, 70, t0 + Duration::from_secs(1));
     assert!(s.contains("last 1 min"), "{s}");
 }
 
@@ -884,11 +887,11 @@ fn active_alerts_are_shown_while_they_hold() {
     });
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0).with_alerts(hook);
     app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(s.contains("ALERT device.memory.used > 30GiB — GPU0"), "{s}");
     let t1 = t0 + Duration::from_secs(1);
     app.apply(update(snapshot(20 * GIB, 9 * GIB)), t1);
-    let (s, _) = render(&app, 120, 40, t1);
+    let (s, _) = render(&mut app, 120, 40, t1);
     assert!(!s.contains("ALERT"), "resolved alerts disappear:\n{s}");
 }
 
@@ -929,10 +932,10 @@ fn open_folder_names_the_process_or_says_why_not() {
 #[test]
 fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
     let t0 = Instant::now();
-    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     for w in (80..=240).step_by(10) {
         for h in [24, 40, 60] {
-            let (s, _) = render(&app, w, h, t0);
+            let (s, _) = render(&mut app, w, h, t0);
             let row = s
                 .lines()
                 .find(|l| l.contains(" 4242 ") && l.contains("16 GiB"))
@@ -950,7 +953,7 @@ fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
         }
     }
     // The spare width of a wide terminal goes to COMMAND and RSS, after the essentials.
-    let (s, _) = render(&app, 160, 40, t0);
+    let (s, _) = render(&mut app, 160, 40, t0);
     let header = line_with(&s, "PID");
     assert!(
         header.contains("RSS") && header.contains("COMMAND") && header.contains("[nvml]"),
@@ -963,8 +966,8 @@ fn sources_that_differ_are_shown_per_row() {
     let t0 = Instant::now();
     let mut s = snapshot(40 * GIB, 9 * GIB);
     s.processes[4].usage[0].memory_source = "fdinfo".into();
-    let app = app_with(s, t0);
-    let (s, _) = render(&app, 120, 40, t0);
+    let mut app = app_with(s, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, " 1200 ").contains("fdinfo"), "{s}");
     assert!(line_with(&s, " 5151 ").contains("nvml"), "{s}");
     assert!(!line_with(&s, "PID").contains("[nvml]"));
@@ -977,9 +980,9 @@ fn wide_characters_are_measured_in_cells() {
     let mut s = snapshot(40 * GIB, 9 * GIB);
     s.processes[1].name = Some("推理服务器推理服务器推理服务器".into());
     s.processes[0].name = Some("llama-server".into());
-    let app = app_with(s, t0);
+    let mut app = app_with(s, t0);
     for w in [80, 120, 200] {
-        let (_, buf) = render(&app, w, 40, t0);
+        let (_, buf) = render(&mut app, w, 40, t0);
         // The column where GPU% ends on the header line equals where it ends on each row.
         let row_text = |y: u16| -> String {
             (0..w)
@@ -1017,7 +1020,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
         t0 + Duration::from_secs(1),
     );
     for (w, h) in [(100, 36), (120, 40), (200, 60), (240, 70)] {
-        let (s, _) = render(&app, w, h, t0 + Duration::from_secs(1));
+        let (s, _) = render(&mut app, w, h, t0 + Duration::from_secs(1));
         for want in [
             "━ GPU0 memory",
             "━ GPU0 % (right)",
@@ -1043,7 +1046,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
     }
     app.handle_key(code(KeyCode::Enter), t0);
     assert!(app.selected_row().is_none());
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains("━ GPU0 memory") && s.contains("━ GPU0 % (right)"),
         "{s}"
@@ -1087,7 +1090,7 @@ fn export_prompt_shows_the_text_typed_and_esc_cancels() {
         app.handle_key(key(c), t0);
     }
     for (w, h) in [(80, 24), (120, 40)] {
-        let (s, _) = render(&app, w, h, t0);
+        let (s, _) = render(&mut app, w, h, t0);
         let prompt = line_with(&s, "Export CSV to:");
         // The path is long: its end (what is being typed) is what shows.
         assert!(prompt.contains(".csv-mine█"), "{w}x{h}: {prompt}");
@@ -1102,7 +1105,7 @@ fn export_prompt_shows_the_text_typed_and_esc_cancels() {
     // The filter prompt likewise.
     app.handle_key(key('/'), t0);
     app.handle_key(key('x'), t0);
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
     assert!(footer.contains("filter: x█"), "{s}");
 }
@@ -1124,7 +1127,7 @@ fn export_goes_to_the_data_directory_with_the_path_shown() {
         msg.ends_with("share/gpuledger/gpuledger-20261129T080000Z.csv"),
         "{msg}"
     );
-    let (s, _) = render(&app, 80, 24, t0);
+    let (s, _) = render(&mut app, 80, 24, t0);
     let flat: String = s.lines().map(str::trim_end).collect::<Vec<_>>().join("");
     assert!(flat.contains("gpuledger-20261129T080000Z.csv"), "{s}");
 
@@ -1204,7 +1207,7 @@ fn notes_are_cut_at_words_and_cards_give_memory_percent() {
         "no DRM devices under /sys/class/drm and no process with a DRM node open (os error 2)",
     ));
     snap.notes.push("a note from the collector".into());
-    let app = app_with(snap, t0);
+    let mut app = app_with(snap, t0);
     let notes = gpuledger_tui::ui::notes(&app, t0);
     assert!(
         !notes.last().unwrap().1,
@@ -1212,7 +1215,7 @@ fn notes_are_cut_at_words_and_cards_give_memory_percent() {
     );
     assert!(notes.last().unwrap().0.starts_with("drm:"));
     for (w, h) in [(80, 24), (120, 40)] {
-        let (s, _) = render(&app, w, h, t0);
+        let (s, _) = render(&mut app, w, h, t0);
         let note = line_with(&s, "drm: no DRM devices");
         let note = note.trim_end();
         assert!(
@@ -1221,7 +1224,7 @@ fn notes_are_cut_at_words_and_cards_give_memory_percent() {
         );
         assert!(s.contains("a note from the collector"), "{w}x{h}:\n{s}");
     }
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         line_with(&s, "│MEM ").contains("40 GiB / 140 GiB 29%"),
         "{s}"
@@ -1245,7 +1248,7 @@ fn run_time_column_from_the_start_time() {
     let mut s = snapshot(40 * GIB, 9 * GIB);
     s.processes[0].started_at = Some("2026-11-29T05:30:00Z".into());
     let mut app = app_with(s, t0);
-    let (screen, _) = render(&app, 200, 40, t0);
+    let (screen, _) = render(&mut app, 200, 40, t0);
     assert!(line_with(&screen, " NAME ").contains("TIME"), "{screen}");
     assert!(line_with(&screen, " 4242 ").contains("2:30:00"), "{screen}");
     assert!(line_with(&screen, " 5151 ").contains("n/a"), "{screen}");
@@ -1261,7 +1264,7 @@ fn rows_group_per_gpu_on_d() {
     assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
     app.handle_key(key('D'), t0);
     assert_eq!(pids(&app), [4242, 5151, 6002, 6001, 4242, 1200]);
-    let (s, _) = render(&app, 120, 40, t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
     assert!(s.lines().next().unwrap().contains(" per GPU "), "{s}");
     app.handle_key(key('D'), t0);
     assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
@@ -1272,7 +1275,7 @@ fn rows_group_per_gpu_on_d() {
 fn host_memory_share_is_a_column_when_there_is_room() {
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&app, 200, 40, t0);
+    let (s, _) = render(&mut app, 200, 40, t0);
     assert!(line_with(&s, " NAME ").contains("RAM%"), "{s}");
     let row = line_with(&s, " 4242 ");
     assert!(row.contains("3 GiB   4.7"), "{row}");
@@ -1312,14 +1315,14 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
             1, 2, 5, 10, 20, 40, 60, 79, 80, 99, 100, 119, 120, 150, 199, 200, 240,
         ] {
             for h in [1, 2, 5, 10, 24, 31, 32, 36, 60] {
-                render(&a, w, h, t0);
+                render(&mut a, w, h, t0);
             }
         }
     }
     app.handle_key(key('D'), t0);
     app.handle_key(key('t'), t0);
     for w in [1, 20, 80, 120, 240] {
-        render(&app, w, 40, t0 + Duration::from_secs(1));
+        render(&mut app, w, 40, t0 + Duration::from_secs(1));
     }
 }
 
@@ -1327,9 +1330,9 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
 #[test]
 fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
     let t0 = Instant::now();
-    let app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     for (w, h) in [(160, 45), (200, 60), (240, 70)] {
-        let (s, _) = render(&app, w, h, t0);
+        let (s, _) = render(&mut app, w, h, t0);
         let lines: Vec<&str> = s.lines().collect();
         let last_row = lines.iter().rposition(|l| l.contains(" 6001 ")).unwrap();
         let pane_top = lines.iter().position(|l| l.contains("┌ History")).unwrap();

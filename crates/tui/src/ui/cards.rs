@@ -1,0 +1,262 @@
+//! Device cards: memory with the books balanced, utilisation, power, sparklines.
+
+use crate::app::App;
+use crate::history::Series;
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::Device;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+use ratatui::Frame;
+/// Cards narrower than this are laid out one per row.
+pub(crate) const CARD_MIN_WIDTH: u16 = 56;
+
+use super::text::*;
+
+pub(crate) fn power_text(d: &Device) -> String {
+    match (d.power.usage_watts, d.power.limit_watts) {
+        (Some(u), Some(l)) => format!("{u:.0}/{l:.0} W"),
+        (Some(u), None) => format!("{u:.0} W / limit n/a"),
+        (None, Some(l)) => format!("n/a / {l:.0} W"),
+        (None, None) => "power n/a".into(),
+    }
+}
+
+pub(crate) fn books_text(d: &Device) -> String {
+    let l = &d.ledger;
+    let mut s = format!("processes {}", human_bytes(l.attributed_bytes));
+    match (l.unattributed_bytes, l.over_attributed) {
+        (Some(u), _) => s.push_str(&format!(" · unattributed {}", human_bytes(u))),
+        (None, true) => s.push_str(" · over-attributed (shared)"),
+        (None, false) => s.push_str(" · unattributed n/a"),
+    }
+    if l.unknown_processes > 0 {
+        s.push_str(&format!(" · {} n/a", l.unknown_processes));
+    }
+    s
+}
+
+pub(crate) fn mem_frac(d: &Device) -> Option<f64> {
+    let (u, t) = (d.memory.used_bytes?, d.memory.total_bytes?);
+    (t > 0).then(|| u as f64 / t as f64)
+}
+
+pub(crate) fn spark_data(
+    s: Option<&Series>,
+    width: usize,
+    f: impl Fn(&crate::history::Point) -> Option<u64>,
+) -> Vec<Option<u64>> {
+    let Some(s) = s else { return vec![] };
+    let skip = s.points.len().saturating_sub(width);
+    s.points.iter().skip(skip).map(f).collect()
+}
+
+pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
+    let t = &app.theme;
+    let Some(snap) = &app.snapshot else {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "waiting for the first collection round…",
+                t.dim,
+            )),
+            area,
+        );
+        return;
+    };
+    if snap.devices.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no GPU found (see `gpuledger selftest`)",
+                t.warn,
+            )),
+            area,
+        );
+        return;
+    }
+    if compact {
+        let shown = area.height as usize;
+        for (i, d) in snap.devices.iter().enumerate().take(shown) {
+            let row = Rect::new(area.x, area.y + i as u16, area.width, 1);
+            let line = if i + 1 == shown && snap.devices.len() > shown {
+                vec![Span::styled(
+                    format!(
+                        "+{} more devices: enlarge the terminal, or see `gpuledger snapshot`",
+                        snap.devices.len() - shown + 1
+                    ),
+                    t.dim,
+                )]
+            } else {
+                compact_card(app, d, area.width)
+            };
+            f.render_widget(Paragraph::new(Line::from(line)), row);
+        }
+        return;
+    }
+    let n = snap.devices.len() as u16;
+    let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, n);
+    let rows = area.height / 5;
+    let w = area.width / per_row;
+    for (i, d) in snap.devices.iter().enumerate() {
+        let (r, c) = (i as u16 / per_row, i as u16 % per_row);
+        if r >= rows {
+            break;
+        }
+        let width = if c + 1 == per_row {
+            area.width - c * w
+        } else {
+            w
+        };
+        let rect = Rect::new(area.x + c * w, area.y + r * 5, width, 5);
+        draw_card(f, app, d, rect);
+    }
+}
+
+/// Memory used of total as a percentage, for the cards.
+pub(crate) fn mem_pct(d: &Device) -> String {
+    mem_frac(d).map_or_else(|| "n/a".into(), |f| format!("{:.0}%", f * 100.0))
+}
+
+/// `18.1/24.0 GiB` when both are in the same unit, else `512 MiB/24.0 GiB`.
+pub(crate) fn used_of_total(d: &Device) -> String {
+    let (u, t) = (
+        short_bytes(d.memory.used_bytes),
+        short_bytes(d.memory.total_bytes),
+    );
+    match (u.rsplit_once(' '), t.rsplit_once(' ')) {
+        (Some((un, uu)), Some((tn, tu))) if uu == tu => format!("{un}/{tn} {tu}"),
+        _ => format!("{u}/{t}"),
+    }
+}
+
+/// One line per device. Items are placed whole, most important first (memory with its %, GPU %,
+/// the books), and one that does not fit is left out rather than cut mid-word.
+pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 6);
+    let name = d
+        .name
+        .clone()
+        .unwrap_or_default()
+        .replace("NVIDIA ", "")
+        .replace("GeForce ", "");
+    let mut spans = vec![
+        Span::styled(format!("GPU{} ", d.index), t.title),
+        Span::raw(fit(&name, 9)),
+    ];
+    // Below 90 columns the bar gives way to the books; the % says the same thing.
+    if width >= 90 {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(fill, t.bar));
+        spans.push(Span::styled(empty, t.bar_empty));
+    }
+    spans.push(Span::raw(format!(" {} {}", used_of_total(d), mem_pct(d))));
+    let l = &d.ledger;
+    // The books stay one item: processes without the unattributed rest would not balance.
+    let mut items = vec![
+        format!("GPU {}", opt(d.utilization.gpu_percent, "%")),
+        format!(
+            "procs {} · {}",
+            human_bytes(l.attributed_bytes),
+            match (l.unattributed_bytes, l.over_attributed) {
+                (Some(u), _) => format!("unattr {}", human_bytes(u)),
+                (None, true) => "over-attributed".into(),
+                (None, false) => "unattr n/a".into(),
+            }
+        ),
+    ];
+    if l.unknown_processes > 0 {
+        items.push(format!("{} n/a", l.unknown_processes));
+    }
+    items.extend([
+        format!("MBW {}", opt(d.utilization.memory_percent, "%")),
+        d.temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C")),
+        power_text(d),
+    ]);
+    let mut used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
+    for item in items {
+        let piece = format!(" · {item}");
+        let w = width_of(&piece);
+        if used + w <= width as usize {
+            used += w;
+            spans.push(Span::raw(piece));
+        }
+    }
+    spans
+}
+
+pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
+    let t = &app.theme;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" {} ", d.label()), t.title));
+    let inner = block.inner(rect);
+    f.render_widget(block, rect);
+    if inner.height < 3 || inner.width < 20 {
+        return;
+    }
+    let w = inner.width as usize;
+    // Line 1: memory bar.
+    let label = format!(
+        " {} / {} {}",
+        short_bytes(d.memory.used_bytes),
+        short_bytes(d.memory.total_bytes),
+        mem_pct(d)
+    );
+    let bw = w.saturating_sub(4 + label.chars().count());
+    let (fill, empty) = match mem_frac(d) {
+        Some(fr) => bar(fr, bw),
+        None => (String::new(), "?".repeat(bw)),
+    };
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::raw("MEM "),
+            Span::styled(fill, t.bar),
+            Span::styled(empty, t.bar_empty),
+            Span::raw(label),
+        ])),
+        Rect::new(inner.x, inner.y, inner.width, 1),
+    );
+    // Line 2: utilisation, temperature, power; sparkline of GPU % to the right.
+    let l2 = format!(
+        "GPU {}  MBW {}  {}  {}",
+        opt(d.utilization.gpu_percent, "%"),
+        opt(d.utilization.memory_percent, "%"),
+        d.temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C")),
+        power_text(d)
+    );
+    // Line 3: the books; sparkline of memory used to the right.
+    let l3 = books_text(d);
+    let series = app.history.devices.get(&d.uuid);
+    for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {
+        let y = inner.y + 1 + i as u16;
+        let tw = text.chars().count() as u16;
+        f.render_widget(Paragraph::new(text), Rect::new(inner.x, y, inner.width, 1));
+        let spark_w = inner.width.saturating_sub(tw + 2);
+        if spark_w >= 6 {
+            let data = if which == 0 {
+                spark_data(series, spark_w as usize, |p| p.gpu_percent.map(u64::from))
+            } else {
+                spark_data(series, spark_w as usize, |p| p.memory_bytes)
+            };
+            let max = if which == 0 {
+                Some(100)
+            } else {
+                d.memory.total_bytes
+            };
+            let mut sp = Sparkline::default().data(data).style(if which == 0 {
+                t.gpu_line
+            } else {
+                t.mem_line
+            });
+            if let Some(m) = max {
+                sp = sp.max(m);
+            }
+            f.render_widget(
+                sp,
+                Rect::new(inner.x + inner.width - spark_w, y, spark_w, 1),
+            );
+        }
+    }
+}

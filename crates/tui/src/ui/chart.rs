@@ -1,0 +1,314 @@
+//! The bottom panes' layout and the history chart with its legend and axes.
+
+use super::{details::*, text::*};
+use crate::app::App;
+use crate::history::Series;
+use gpuledger_model::units::human_bytes;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
+use ratatui::Frame;
+use std::time::Instant;
+
+pub(crate) fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    if area.width >= 200 {
+        let [c, m, r] = Layout::horizontal([
+            Constraint::Percentage(44),
+            Constraint::Percentage(31),
+            Constraint::Percentage(25),
+        ])
+        .areas(area);
+        let eh = estimate_height(app);
+        let [e, ev] = Layout::vertical([Constraint::Length(eh), Constraint::Min(3)]).areas(r);
+        draw_chart(f, app, c, now);
+        draw_measured(f, app, m);
+        draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
+    } else {
+        let [c, d] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(area);
+        let [m, e, ev] = Layout::vertical([
+            Constraint::Min(4),
+            Constraint::Length(estimate_height(app)),
+            Constraint::Percentage(38),
+        ])
+        .areas(d);
+        draw_chart(f, app, c, now);
+        draw_measured(f, app, m);
+        draw_estimated(f, app, e);
+        draw_evidence(f, app, ev);
+    }
+}
+
+/// A round number at or above `v` bytes (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × a power of ten, in MiB
+/// or GiB), so the memory axis reads cleanly.
+pub fn nice_ceiling(v: u64) -> u64 {
+    const MIB: f64 = (1u64 << 20) as f64;
+    const GIB: f64 = (1u64 << 30) as f64;
+    let v = v.max(1) as f64;
+    let unit = if v >= GIB { GIB } else { MIB };
+    let x = v / unit;
+    let mag = 10f64.powf(x.log10().floor());
+    let m = [1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+        .into_iter()
+        .find(|m| m * mag >= x - 1e-9)
+        .unwrap_or(10.0);
+    (m * mag * unit).ceil() as u64
+}
+
+/// The memory axis's top: the data's peak with headroom, rounded, never above the card's total
+/// (a lone process on an 80 GiB card must not lie flat on the bottom). `true` when the top is the
+/// card's total.
+pub fn memory_axis_top(peak: Option<u64>, total: Option<u64>) -> (u64, bool) {
+    let want = peak.map(|p| nice_ceiling(p + p / 5));
+    match (want, total) {
+        (Some(w), Some(t)) if w < t => (w, false),
+        (_, Some(t)) if t > 0 => (t, true),
+        (Some(w), _) => (w.max(1), false),
+        _ => (1, false),
+    }
+}
+
+/// One legend entry: the glyph the series is drawn with, its name, its style.
+pub struct LegendItem {
+    pub glyph: &'static str,
+    pub label: String,
+    pub style: Style,
+}
+
+/// The chart's legend, drawn in every state (ratatui's own legend hides itself when space is
+/// short, which left four series unnamed).
+pub fn chart_legend(app: &App) -> Vec<LegendItem> {
+    let t = &app.theme;
+    let sel = app.selected_row().copied();
+    let Some(dev) = sel
+        .and_then(|r| app.device_of(&r))
+        .or_else(|| app.snapshot.as_ref().and_then(|s| s.devices.first()))
+    else {
+        return vec![];
+    };
+    let mut v = vec![
+        LegendItem {
+            glyph: "━",
+            label: format!("GPU{} memory", dev.index),
+            style: t.mem_line,
+        },
+        LegendItem {
+            glyph: "━",
+            label: format!("GPU{} % (right)", dev.index),
+            style: t.gpu_line,
+        },
+    ];
+    if let Some(r) = sel {
+        let p = app.process(&r);
+        let who = format!("{} {}", p.pid, p.display_name());
+        v.push(LegendItem {
+            glyph: "•",
+            label: format!("{who} memory"),
+            style: t.accent,
+        });
+        v.push(LegendItem {
+            glyph: "▄",
+            label: format!("{} GPU %", p.pid),
+            style: t.warn,
+        });
+    }
+    v
+}
+
+pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    let t = &app.theme;
+    let sel = app.selected_row().copied();
+    let dev = sel
+        .and_then(|r| app.device_of(&r))
+        .or_else(|| app.snapshot.as_ref().and_then(|s| s.devices.first()));
+    let Some(dev) = dev else {
+        f.render_widget(Block::bordered().title(" History "), area);
+        return;
+    };
+    let dev_series = app.history.devices.get(&dev.uuid);
+    let proc_series = sel.and_then(|r| {
+        let p = app.process(&r);
+        app.history
+            .processes
+            .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
+    });
+    let now_t = dev_series.and_then(Series::last_t).unwrap_or(0.0);
+    // Until the window has filled, show what there is rather than an empty left side.
+    let first_t = dev_series
+        .and_then(|s| s.points.front())
+        .map_or(now_t, |p| p.t);
+    let span = (app.chart_minutes as f64 * 60.0)
+        .min(now_t - first_t)
+        .max(10.0);
+    let x0 = now_t - span;
+    let peak = [dev_series, proc_series]
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s.points.iter().filter(|p| p.t >= x0))
+        .filter_map(|p| p.memory_bytes)
+        .max();
+    let (top, top_is_total) = memory_axis_top(peak, dev.memory.total_bytes);
+    let ymax = top as f64;
+    let pts = |s: Option<&Series>, mem: bool| -> Vec<(f64, f64)> {
+        s.map(|s| {
+            s.points
+                .iter()
+                .filter(|p| p.t >= x0)
+                .filter_map(|p| {
+                    if mem {
+                        p.memory_bytes.map(|m| (p.t, m as f64))
+                    } else {
+                        // GPU % is drawn on the memory scale and read on the right axis.
+                        p.gpu_percent.map(|g| (p.t, g as f64 / 100.0 * ymax))
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let (dm, dg, pm, pg) = (
+        pts(dev_series, true),
+        pts(dev_series, false),
+        pts(proc_series, true),
+        pts(proc_series, false),
+    );
+    let npoints = dev_series.map_or(0, |s| s.points.len());
+    let mut sets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.mem_line)
+            .data(&dm),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.gpu_line)
+            .data(&dg),
+    ];
+    if sel.is_some() {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(t.accent)
+                .data(&pm),
+        );
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Bar)
+                .graph_type(GraphType::Scatter)
+                .style(t.warn)
+                .data(&pg),
+        );
+    }
+    let title = if app.replay.is_some() {
+        format!(
+            " History GPU{}: a saved snapshot is one moment, no history ",
+            dev.index
+        )
+    } else if npoints < 2 {
+        format!(" History GPU{}: builds up as rounds arrive ", dev.index)
+    } else {
+        format!(
+            " History GPU{}, last {} min (w: window) ",
+            dev.index, app.chart_minutes
+        )
+    };
+    let block = Block::bordered().title(Span::styled(title, t.title));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.width < 20 || inner.height < 3 {
+        return;
+    }
+    // The legend first, on as many rows as it needs: it is there in every state. Items are
+    // placed whole, row by row, so none is cut in the middle of its name.
+    let total_note = match dev.memory.total_bytes {
+        Some(total) if !top_is_total => format!("card total {} (off scale)", human_bytes(total)),
+        Some(total) => format!("top = card total {}", human_bytes(total)),
+        None => "card total n/a".to_string(),
+    };
+    let mut items: Vec<Vec<Span>> = chart_legend(app)
+        .into_iter()
+        .map(|i| {
+            vec![
+                Span::styled(format!("{} ", i.glyph), i.style),
+                Span::raw(i.label),
+            ]
+        })
+        .collect();
+    items.push(vec![Span::styled(total_note, t.dim)]);
+    let mut rows: Vec<Vec<Span>> = vec![vec![]];
+    let mut x = 0usize;
+    for item in items {
+        let w: usize = item.iter().map(|s| width_of(&s.content)).sum();
+        let last = rows.last_mut().unwrap();
+        if x > 0 && x + 2 + w > inner.width as usize {
+            rows.push(item);
+            x = w;
+        } else {
+            if x > 0 {
+                last.push(Span::raw("  "));
+                x += 2;
+            }
+            last.extend(item);
+            x += w;
+        }
+    }
+    let legend_h = (rows.len() as u16).min(inner.height);
+    for (i, row) in rows.into_iter().take(legend_h as usize).enumerate() {
+        f.render_widget(
+            Paragraph::new(Line::from(row)),
+            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
+        );
+    }
+    if inner.height < legend_h + 4 {
+        return;
+    }
+    let inner = Rect::new(
+        inner.x,
+        inner.y + legend_h,
+        inner.width,
+        inner.height - legend_h,
+    );
+    // Leave a strip on the right for the GPU % axis labels.
+    let chart_area = Rect::new(inner.x, inner.y, inner.width - 5, inner.height);
+    let chart = Chart::new(sets)
+        .legend_position(None)
+        .x_axis(
+            Axis::default()
+                .bounds([x0, now_t.max(x0 + 1.0)])
+                .labels([format!("-{}", fmt_span(span)), "now".to_string()])
+                .style(t.dim),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, ymax])
+                .labels(["0".to_string(), human_bytes(top / 2), human_bytes(top)])
+                .style(t.dim),
+        );
+    f.render_widget(chart, chart_area);
+    // Right axis: the plot spans the chart's rows above the two x-axis rows.
+    let top_y = inner.y;
+    let bottom = inner.y + inner.height.saturating_sub(3);
+    let strip_x = inner.x + inner.width - 5;
+    for (y, label) in [
+        (top_y, "100%"),
+        ((top_y + bottom) / 2, " 50%"),
+        (bottom, "  0%"),
+    ] {
+        f.buffer_mut()
+            .set_string(strip_x, y, format!("┤{label}"), t.dim);
+    }
+    let _ = now;
+}
+
+pub(crate) fn fmt_span(secs: f64) -> String {
+    if secs >= 60.0 {
+        format!("{:.0}m", secs / 60.0)
+    } else {
+        format!("{secs:.0}s")
+    }
+}

@@ -1,0 +1,242 @@
+//! The details panes: measured facts, the estimated ledger (apart), the evidence chain.
+
+use super::text::*;
+use crate::app::{App, Column, Row};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::Frame;
+
+pub(crate) fn draw_measured(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block =
+        Block::bordered().title(Span::styled(" Measured (what counters reported) ", t.title));
+    let Some(r) = app.selected_row().copied() else {
+        f.render_widget(Paragraph::new("no process selected").block(block), area);
+        return;
+    };
+    f.render_widget(
+        Paragraph::new(measured_lines(app, &r))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+/// The measured ledger of the selected process, one line per fact.
+pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let p = app.process(r);
+    let snap = app.snapshot.as_ref().unwrap();
+    let mut v = vec![Line::from(vec![
+        Span::styled(format!("PID {} ", p.pid), t.title),
+        Span::raw(format!(
+            "{}  user {}  ppid {}",
+            p.display_name(),
+            p.user.as_deref().unwrap_or("n/a"),
+            opt(p.ppid, "")
+        )),
+    ])];
+    if let Some(s) = &p.started_at {
+        v.push(Line::raw(format!("started {s}")));
+    }
+    for u in &p.usage {
+        let dev = snap
+            .device_by_uuid(&u.device)
+            .map(|d| format!("GPU{}", d.index))
+            .unwrap_or_else(|| u.device.clone());
+        v.push(Line::from(vec![
+            Span::raw(format!("{dev} {} ", u.kinds_label())),
+            Span::styled(
+                fit_right(&short_bytes(u.memory_bytes), 9),
+                if u.memory_bytes.is_some() {
+                    t.mem_line
+                } else {
+                    t.warn
+                },
+            ),
+            Span::styled(format!(" [{}]", u.memory_source), t.dim),
+            Span::raw(format!(
+                "  SM {}  mem {}  enc {}  dec {}",
+                opt(u.engines.sm_percent, "%"),
+                opt(u.engines.memory_percent, "%"),
+                opt(u.engines.encoder_percent, "%"),
+                opt(u.engines.decoder_percent, "%"),
+            )),
+        ]));
+    }
+    let h = app.host.get(&p.pid);
+    v.push(Line::raw(format!(
+        "host CPU {}  RSS {}{} [procfs]",
+        h.and_then(|h| h.cpu_percent)
+            .map(|c| format!("{c:.1}%"))
+            .unwrap_or_else(|| "n/a".into()),
+        short_bytes(h.and_then(|h| h.rss_bytes)),
+        // The share only beside a known RSS: "n/a (n/a of RAM)" says nothing twice.
+        h.and_then(|h| h.mem_percent)
+            .map(|c| format!(" ({c:.1}% of RAM)"))
+            .unwrap_or_default(),
+    )));
+    if let Some(exe) = &p.exe {
+        v.push(Line::raw(format!("exe {exe}")));
+    }
+    v.push(Line::raw(format!(
+        "cmd {}",
+        app.cell_text(r, Column::Command)
+    )));
+    for (what, why) in app.unknown_reasons() {
+        v.push(Line::styled(format!("n/a {what}: {why}"), t.dim));
+    }
+    v
+}
+
+/// Rows for the estimate pane: its lines, the border and a row for wrapping; small when empty.
+pub(crate) fn estimate_height(app: &App) -> u16 {
+    (estimate_lines(app).len() as u16 + 3).clamp(4, 11)
+}
+
+pub(crate) fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered()
+        .border_style(t.estimate)
+        .title(Span::styled(
+            " ESTIMATE (calculated, not measured) ",
+            t.estimate.add_modifier(Modifier::BOLD),
+        ));
+    f.render_widget(
+        Paragraph::new(estimate_lines(app))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+pub(crate) fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered().title(Span::styled(" Workload · evidence ", t.title));
+    f.render_widget(
+        Paragraph::new(evidence_lines(app))
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}
+
+pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let Some(p) = app.selected_row().map(|r| app.process(r)) else {
+        return vec![Line::styled("no process selected", t.dim)];
+    };
+    let Some(e) = &p.estimate else {
+        let why = match &p.workload {
+            Some(w) if w.kind.is_ai() => {
+                "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)"
+            }
+            _ => "no estimate: not an AI runtime gpuledger has a recipe for",
+        };
+        return vec![Line::styled(why, t.dim)];
+    };
+    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
+    let head = match e.n_ctx {
+        Some(n) => format!("{} · context {n}", e.recipe),
+        None => e.recipe.clone(),
+    };
+    let mut v = vec![Line::styled(head, t.estimate)];
+    if let Some(why) = &e.why {
+        v.push(Line::raw(why.clone()));
+    }
+    let compute = e.compute_label.as_deref().unwrap_or("compute");
+    v.extend([
+        Line::raw(format!("weights   {:>10}", b(Some(e.weights_gpu_bytes)))),
+        Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
+        Line::raw(format!(
+            "compute   {:>10}  ({compute}, approximate)",
+            b(e.compute_gpu_bytes)
+        )),
+        Line::raw(format!(
+            "overhead  {:>10}  ({})",
+            b(e.overhead_gpu_bytes),
+            e.overhead_source
+        )),
+        Line::styled(
+            format!("total GPU {:>10}  (estimated)", b(Some(e.total_gpu_bytes))),
+            t.estimate,
+        ),
+    ]);
+    for part in &e.not_modelled {
+        v.push(Line::styled(format!("not modelled: {part}"), t.dim));
+    }
+    for r in &e.reported {
+        let value = match (r.bytes, &r.text) {
+            (Some(x), Some(text)) => format!("{} · {text}", b(Some(x))),
+            (Some(x), None) => b(Some(x)),
+            (None, Some(text)) => text.clone(),
+            (None, None) => "n/a".into(),
+        };
+        v.push(Line::styled(
+            format!("runtime says {}: {value}", r.what),
+            t.dim,
+        ));
+    }
+    let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
+    if let Some(m) = measured {
+        let d = m as i64 - e.total_gpu_bytes as i64;
+        v.push(Line::styled(
+            format!(
+                "measured  {:>10}  (driver; {} {} than estimated)",
+                b(Some(m)),
+                b(Some(d.unsigned_abs())),
+                if d >= 0 { "more" } else { "less" }
+            ),
+            t.dim,
+        ));
+    }
+    v
+}
+
+/// Identification of the selected process: the conclusion, each evidence item with where it was
+/// read, and the links that were looked for and not found.
+pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut v = Vec::new();
+    match app
+        .selected_row()
+        .and_then(|r| app.process(r).workload.as_ref())
+    {
+        Some(w) => {
+            v.push(Line::from(vec![
+                Span::styled(w.short_label(), t.title),
+                Span::styled(
+                    format!("  confidence {:?}", w.confidence).to_lowercase(),
+                    t.dim,
+                ),
+            ]));
+            if w.evidence.is_empty() {
+                v.push(Line::styled("no evidence items", t.dim));
+            }
+            for e in &w.evidence {
+                v.push(Line::from(vec![
+                    Span::raw(format!("• {:?}: ", e.kind).to_lowercase()),
+                    Span::raw(e.showed.clone()),
+                    Span::styled(format!(" [{}]", e.source), t.dim),
+                ]));
+            }
+            for m in &w.missing {
+                v.push(Line::styled(format!("missing: {m}"), t.dim));
+            }
+        }
+        None if app.replay.is_some() => {
+            v.push(Line::styled("not identified in this saved snapshot", t.dim))
+        }
+        None => v.push(Line::styled(
+            "not identified: no evidence pointed to a known runtime",
+            t.dim,
+        )),
+    }
+    v.push(Line::styled(
+        "live server state: not shown here yet (gpuledger explain PID)",
+        t.dim,
+    ));
+    v
+}

@@ -1,0 +1,220 @@
+//! The footer (keys, prompts, messages) and the overlays (help, confirmations).
+
+use super::{details::*, text::*};
+use crate::app::{App, Overlay};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+/// A modal prompt: what is asked, the text typed so far with a cursor, and the keys that end it.
+/// The hint goes first when the line is short; the typed text never does.
+pub fn prompt_line(app: &App, label: &str, text: &str, hint: &str, width: u16) -> Line<'static> {
+    let t = &app.theme;
+    let label = format!(" {label} ");
+    let w = width as usize;
+    let hint = format!("  {hint}");
+    let fixed = width_of(&label) + 1;
+    let show_hint = fixed + width_of(&hint) + 12 <= w;
+    let room = w.saturating_sub(fixed + if show_hint { width_of(&hint) } else { 0 });
+    let mut spans = vec![
+        Span::styled(label, t.header.add_modifier(Modifier::REVERSED)),
+        Span::styled(tail_fit(text, room), t.accent),
+        Span::styled("█", t.accent),
+    ];
+    if show_hint {
+        spans.push(Span::styled(hint, t.dim));
+    }
+    Line::from(spans)
+}
+
+pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let line = if let Overlay::Export(path) = &app.overlay {
+        prompt_line(
+            app,
+            "Export CSV to:",
+            path,
+            "Enter writes (never overwrites) · Esc cancels",
+            area.width,
+        )
+    } else if app.filter_editing {
+        prompt_line(
+            app,
+            "filter:",
+            &app.filter,
+            "Enter keep · Esc clear",
+            area.width,
+        )
+    } else if let Some(m) = &app.message {
+        Line::styled(m.clone(), t.warn)
+    } else {
+        // Whole key hints only, as many as fit: a narrow terminal drops the last ones.
+        const KEYS: [&str; 11] = [
+            "q quit",
+            "? help",
+            "/ filter",
+            "s sort",
+            "r reverse",
+            "t tree",
+            "Enter details",
+            "T term",
+            "K kill",
+            "c copy",
+            "e export",
+        ];
+        let mut text = String::new();
+        for k in KEYS.iter().chain(["+/- interval"].iter()) {
+            let sep = if text.is_empty() { "" } else { "  " };
+            if width_of(&text) + sep.len() + width_of(k) > area.width as usize {
+                break;
+            }
+            text.push_str(sep);
+            text.push_str(k);
+        }
+        Line::styled(text, t.dim)
+    };
+    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
+}
+
+pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// Keys and what they do; each line fits an 80-column terminal.
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "q Esc Ctrl-C",
+        "quit (Esc first clears a filter or a message)",
+    ),
+    ("? F1", "this help"),
+    (
+        "↑↓ j k PgUp/Dn g G",
+        "move; the selection follows its process",
+    ),
+    (
+        "s > →  < ←",
+        "sort by next / previous column (or click a header)",
+    ),
+    ("r", "reverse the sort order"),
+    ("/", "filter: PID, user, name, command, device"),
+    ("t", "tree view: children under their parent"),
+    ("D", "group the rows per GPU (the sort applies within each)"),
+    ("Enter i", "details, and why each n/a is unknown"),
+    (
+        "T F9  /  K",
+        "terminate / force kill the selected process (asks)",
+    ),
+    ("c", "copy the PID to the clipboard (OSC 52)"),
+    ("o", "open the executable's folder in the file manager"),
+    (
+        "e",
+        "export the rows as shown to CSV (in the data directory)",
+    ),
+    ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
+    ("w", "history window: 1, 5 or 10 minutes"),
+    ("C  m", "theme dark → light → mono  /  monochrome on/off"),
+];
+
+pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => {
+            let mut lines: Vec<Line> = HELP
+                .iter()
+                .map(|(k, d)| {
+                    Line::from(vec![
+                        Span::styled(format!("{k:>18}  "), t.header),
+                        Span::raw(*d),
+                    ])
+                })
+                .collect();
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
+                t.dim,
+            ));
+            let r = centered(area, 100, lines.len() as u16 + 2);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::bordered()
+                        .title(Span::styled(" Help — any of ? F1 Esc closes ", t.title)),
+                ),
+                r,
+            );
+        }
+        Overlay::Details => {
+            let Some(row) = app.selected_row().copied() else {
+                return;
+            };
+            let mut lines = measured_lines(app, &row);
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "ESTIMATE (calculated, not measured)",
+                t.estimate,
+            ));
+            lines.extend(estimate_lines(app));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("Workload · evidence", t.header));
+            lines.extend(evidence_lines(app));
+            let r = centered(
+                area,
+                area.width.saturating_sub(4).min(110),
+                area.height.saturating_sub(2).min(lines.len() as u16 + 6),
+            );
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                    Block::bordered().title(Span::styled(" Details — Esc closes ", t.title)),
+                ),
+                r,
+            );
+        }
+        Overlay::Confirm(c) => {
+            let verb = if c.force { "Force kill" } else { "Terminate" };
+            let mut lines = vec![Line::styled(
+                format!("{verb} PID {} ({})?", c.pid, c.name),
+                t.warn,
+            )];
+            lines.push(Line::raw(format!("It holds {}.", c.memory)));
+            if c.stage == 2 {
+                if let Some(w) = &c.warning {
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(
+                        format!("SECOND CONFIRMATION: {} {w}.", c.name),
+                        t.warn,
+                    ));
+                    lines.push(Line::styled(
+                        format!(
+                            "Really {} it? y = yes, anything else = no",
+                            verb.to_lowercase()
+                        ),
+                        t.warn,
+                    ));
+                }
+            } else {
+                lines.push(Line::raw("y = yes, anything else = no"));
+            }
+            let r = centered(area, 76, lines.len() as u16 + 4);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines)
+                    .wrap(Wrap { trim: false })
+                    .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
+                r,
+            );
+        }
+        // Export is a prompt line in the footer (see draw_footer), not a box over the table.
+        Overlay::Export(_) => {}
+    }
+}

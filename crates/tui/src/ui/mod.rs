@@ -1,0 +1,96 @@
+//! Drawing: a pure function of the [`App`] that returns where it put things ([`Geometry`], for
+//! mouse hits and paging); the terminal loop hands that back to the app. One module per pane.
+
+use crate::app::{App, Geometry, Overlay};
+use ratatui::layout::{Constraint, Layout};
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use std::time::Instant;
+
+mod cards;
+mod chart;
+mod details;
+mod footer;
+mod table;
+mod text;
+mod title;
+use self::cards::*;
+pub use self::{chart::*, details::*, footer::*, table::*, text::*, title::*};
+
+/// Below this size the cards become one line per device and the bottom panes are hidden.
+pub const COMPACT_BELOW: (u16, u16) = (100, 32);
+
+pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
+    let area = f.area();
+    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
+
+    let cards_h = if ndev == 0 {
+        1
+    } else if compact {
+        ndev.min((area.height / 4).max(1))
+    } else {
+        let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, ndev);
+        let rows = ndev.div_ceil(per_row);
+        (rows * 5).min(area.height / 3)
+    };
+    let notes = notes(app, now);
+    // Compact: as many note lines as the table leaves free (at least one, at most three).
+    let table_wants = app.rows.len().max(1) as u16 + 1;
+    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
+    let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
+    // The bottom panes take the rows the table does not need (their text wraps; blank rows
+    // under a short table helped nobody), never less than their usual share.
+    let bottom_h = if !compact && area.height >= 36 {
+        let usual = (area.height * 2 / 5).clamp(12, 26);
+        let left = area
+            .height
+            .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + 2);
+        usual.max(left)
+    } else {
+        0
+    };
+    // A message longer than the line (an export's full path) gets a second row, not a cut.
+    let footer_h = match &app.message {
+        Some(m)
+            if app.overlay == Overlay::None
+                && !app.filter_editing
+                && width_of(m) > area.width as usize
+                && area.height >= 10 =>
+        {
+            2
+        }
+        _ => 1,
+    };
+    let [title, cards, notes_area, table, bottom, footer] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(cards_h),
+        Constraint::Length(notes_h),
+        Constraint::Min(3),
+        Constraint::Length(bottom_h),
+        Constraint::Length(footer_h),
+    ])
+    .areas(area);
+
+    draw_title(f, app, title, now);
+    draw_cards(f, app, cards, compact);
+    let lines: Vec<Line> = notes
+        .into_iter()
+        .take(notes_h as usize)
+        .map(|(s, warn)| {
+            Line::styled(
+                fit_words(&s, area.width as usize),
+                if warn { app.theme.warn } else { app.theme.dim },
+            )
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), notes_area);
+    let geometry = draw_table(f, app, table);
+    if bottom_h > 0 {
+        draw_bottom(f, app, bottom, now);
+    }
+    draw_footer(f, app, footer);
+    draw_overlay(f, app, area);
+    geometry
+}

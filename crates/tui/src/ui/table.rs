@@ -1,0 +1,348 @@
+//! The process table: column layout by what matters first, drawn with ratatui's `Table`.
+
+use super::text::*;
+use crate::app::Geometry;
+use crate::app::{App, Column, Row};
+use gpuledger_model::bar_fraction;
+use gpuledger_model::units::human_bytes;
+use ratatui::layout::{Constraint, Flex, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row as TableRow, Table, TableState};
+use ratatui::Frame;
+use std::collections::HashSet;
+
+/// How the process table uses its width this frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableLayout {
+    /// Columns in display order with their widths (one space between columns).
+    pub cols: Vec<(Column, u16)>,
+    /// Inside GPU MEM: the bar (0 = no bar), the byte label, the source (0 = not per row).
+    pub bar_w: u16,
+    pub label_w: u16,
+    pub src_w: u16,
+    /// The one source every row's memory came from, named once in the header instead.
+    pub common_source: Option<String>,
+}
+
+impl TableLayout {
+    pub fn width(&self, c: Column) -> Option<u16> {
+        self.cols.iter().find(|x| x.0 == c).map(|x| x.1)
+    }
+}
+
+/// Longest display width of a column's cells (tree indentation included for NAME).
+pub(crate) fn content_width(app: &App, c: Column) -> u16 {
+    app.rows
+        .iter()
+        .map(|r| {
+            let indent = if c == Column::Name && r.depth > 0 {
+                2 * r.depth as usize
+            } else {
+                0
+            };
+            width_of(&app.cell_text(r, c)) + indent
+        })
+        .max()
+        .unwrap_or(0)
+        .min(u16::MAX as usize) as u16
+}
+
+/// WORKLOAD grows to its longest label up to this; `llama.cpp · Qwen3-8B-Q4_K_M` is 27.
+pub const WORKLOAD_MAX: u16 = 40;
+pub(crate) const NAME_MAX: u16 = 20;
+pub(crate) const COMMAND_MIN: u16 = 12;
+
+/// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
+/// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
+/// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
+/// TYPE, CPU%, COMMAND, RSS, RAM%, TIME; COMMAND takes what is left. The memory source is per row only when
+/// the rows' sources differ; otherwise it is named once in the header.
+pub fn layout_columns(app: &App, width: u16) -> TableLayout {
+    use Column::*;
+    let title_w = |c: Column| width_of(c.title()) as u16;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len());
+    let sources: HashSet<&str> = app
+        .rows
+        .iter()
+        .map(|r| app.usage(r).memory_source.as_str())
+        .collect();
+    let common_source = (sources.len() == 1).then(|| sources.iter().next().unwrap().to_string());
+    let src_want = if sources.len() > 1 {
+        sources
+            .iter()
+            .map(|s| width_of(s))
+            .max()
+            .unwrap_or(0)
+            .min(10) as u16
+    } else {
+        0
+    };
+
+    let pid_w = content_width(app, Pid).max(3);
+    let name_want = content_width(app, Name).clamp(4, NAME_MAX);
+    let wl_want = content_width(app, Workload).clamp(8, WORKLOAD_MAX);
+    let label_w = content_width(app, Memory).max(7);
+    let gpu_w = content_width(app, Gpu).max(4);
+    // The minimum the essential columns may shrink to on a very narrow terminal.
+    let name_min = name_want.min(8);
+    let wl_min = wl_want.min(10);
+
+    let mut w = TableWidths {
+        avail: width,
+        used: 0,
+    };
+    // Essentials, at their minimum. DEV is essential when there is more than one device.
+    let mut dev = ndev > 1 && w.take(3);
+    let pid = w.take(pid_w);
+    let mut name = if w.take(name_min) { name_min } else { 0 };
+    let mut wl = if w.take(wl_min) { wl_min } else { 0 };
+    let mem = w.take(label_w);
+    let gpu = w.take(gpu_w);
+    // Then NAME and WORKLOAD grow to what they hold, before any optional column exists.
+    if name > 0 {
+        name += w.grow(name_want - name);
+    }
+    if wl > 0 {
+        wl += w.grow(wl_want - wl);
+    }
+    // Optional columns, most useful first, each only if it fits whole.
+    let mut bar_w: u16 = if w.take(4) { 4 } else { 0 };
+    let src_w = if src_want > 0 && w.take(src_want) {
+        src_want
+    } else {
+        0
+    };
+    let user_want = content_width(app, User).clamp(4, 10);
+    let user = if w.take(user_want) { user_want } else { 0 };
+    let typ = w.take(title_w(Type));
+    if !dev && ndev == 1 {
+        dev = w.take(3);
+    }
+    let cpu = w.take(5);
+    let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
+    let rss_want = content_width(app, Rss).max(5);
+    let rss = w.take(rss_want);
+    // RAM% and TIME only where they leave 20 cells to widen the bar and COMMAND.
+    let ram = w.fits(5 + 21) && w.take(5);
+    let time_want = content_width(app, Time).max(4);
+    let time = w.fits(time_want + 21) && w.take(time_want);
+    // Spare width: a longer bar first (up to 10 cells), then everything to COMMAND.
+    if bar_w > 0 {
+        bar_w += w.grow(10 - bar_w);
+    }
+    if command > 0 {
+        command += w.grow(u16::MAX);
+    }
+
+    let mem_w =
+        label_w + if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
+    let mut cols = Vec::new();
+    let mut put = |on: bool, c: Column, cw: u16| {
+        if on && cw > 0 {
+            cols.push((c, cw));
+        }
+    };
+    put(dev, Device, 3);
+    put(pid, Pid, pid_w);
+    put(user > 0, User, user);
+    put(true, Name, name);
+    put(true, Workload, wl);
+    put(typ, Type, title_w(Type));
+    put(mem, Memory, mem_w);
+    put(gpu, Gpu, gpu_w);
+    put(cpu, Cpu, 5);
+    put(rss, Rss, rss_want);
+    put(ram, HostMem, 5);
+    put(time, Time, time_want);
+    put(true, Command, command);
+    TableLayout {
+        cols,
+        bar_w,
+        label_w,
+        src_w,
+        common_source,
+    }
+}
+
+/// Width bookkeeping for [`layout_columns`]: each column costs its width plus one separator.
+pub(crate) struct TableWidths {
+    avail: u16,
+    used: u16,
+}
+
+impl TableWidths {
+    fn fits(&self, w: u16) -> bool {
+        self.used.saturating_add(w).saturating_add(1) <= self.avail
+    }
+    /// Place a column of `w` cells if it fits whole.
+    fn take(&mut self, w: u16) -> bool {
+        let ok = self.fits(w);
+        if ok {
+            self.used += w + 1;
+        }
+        ok
+    }
+    /// Widen something already placed by up to `w` cells; returns how many it got.
+    fn grow(&mut self, w: u16) -> u16 {
+        let g = w.min(self.avail.saturating_sub(self.used));
+        self.used += g;
+        g
+    }
+}
+
+/// Draw the table with ratatui's `Table`: the selection is kept visible by a `TableState` made
+/// from the last frame's scroll offset, so drawing changes nothing in the [`App`]; what it drew
+/// (header cells, first row, offset) is returned for mouse hits and paging.
+pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
+    let t = &app.theme;
+    let lay = layout_columns(app, area.width);
+    let mut header = Vec::with_capacity(lay.cols.len());
+    let mut header_cells = Vec::with_capacity(lay.cols.len());
+    let mut x = area.x;
+    for &(c, w) in &lay.cols {
+        let mut title = c.title().to_string();
+        if c == app.sort {
+            title.push(if app.descending { '▼' } else { '▲' });
+        }
+        if c == Column::Memory {
+            // One source for every row: say it once here rather than on each row.
+            if let Some(src) = &lay.common_source {
+                let with = format!("{title} [{src}]");
+                if width_of(&with) <= w as usize {
+                    title = with;
+                }
+            }
+        }
+        header.push(Cell::from(fit(&title, w as usize)));
+        header_cells.push((x, x + w, c));
+        x += w + 1;
+    }
+    let body_rows = area.height.saturating_sub(1) as usize;
+    let mut geometry = Geometry {
+        header_y: Some(area.y),
+        header_cells,
+        body_y: area.y + 1,
+        body_rows,
+        offset: 0,
+    };
+
+    // Only the rows that can show are built: a frame with thousands of processes stays cheap.
+    let prev = app.geometry.offset;
+    let first = if app.selected < prev {
+        app.selected
+    } else if body_rows > 0 && app.selected >= prev + body_rows {
+        app.selected + 1 - body_rows
+    } else {
+        prev
+    };
+    let first = first.min(app.rows.len().saturating_sub(body_rows));
+    let rows = app
+        .rows
+        .iter()
+        .skip(first)
+        .take(body_rows)
+        .map(|r| TableRow::new(row_cells(app, r, &lay)));
+    let widths = lay.cols.iter().map(|&(_, w)| Constraint::Length(w));
+    let table = Table::new(rows, widths)
+        .header(TableRow::new(header).style(t.header))
+        .column_spacing(1)
+        .flex(Flex::Start)
+        .row_highlight_style(t.selected);
+    let selected = (!app.rows.is_empty()).then(|| app.selected - first);
+    let mut state = TableState::new().with_selected(selected);
+    f.render_stateful_widget(table, area, &mut state);
+    geometry.offset = first;
+    if app.rows.is_empty() {
+        let msg = if app.snapshot.is_none() {
+            "waiting for data…".to_string()
+        } else if app.filter.is_empty() {
+            "no GPU processes listed by any source".to_string()
+        } else {
+            format!(
+                "no process matches the filter {:?} (Esc clears it)",
+                app.filter
+            )
+        };
+        let body = Rect::new(
+            area.x,
+            area.y + 1,
+            area.width,
+            area.height.saturating_sub(1),
+        );
+        f.render_widget(Paragraph::new(Span::styled(msg, t.dim)), body);
+    }
+    geometry
+}
+
+/// One row's cells, each fitted to its column by display width.
+pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'static>> {
+    let t = &app.theme;
+    let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
+    let mut cells = Vec::with_capacity(lay.cols.len());
+    for &(c, w) in &lay.cols {
+        let w = w as usize;
+        let mut spans = Vec::with_capacity(4);
+        match c {
+            Column::Memory => {
+                let u = app.usage(row);
+                match u.memory_bytes {
+                    Some(b) => {
+                        let frac = app
+                            .device_of(row)
+                            .and_then(|d| bar_fraction(b, d))
+                            .unwrap_or(0.0);
+                        if bar_w > 0 {
+                            let (fill, empty) = bar(frac, bar_w as usize);
+                            spans.push(Span::styled(fill, t.bar));
+                            spans.push(Span::styled(empty, t.bar_empty));
+                            spans.push(Span::raw(" "));
+                        }
+                        spans.push(Span::raw(fit_right(&human_bytes(b), label_w)));
+                    }
+                    None => {
+                        if bar_w > 0 {
+                            spans.push(Span::raw(" ".repeat(bar_w as usize + 1)));
+                        }
+                        spans.push(Span::styled(fit_right("n/a", label_w), t.warn));
+                    }
+                }
+                if src_w > 0 {
+                    spans.push(Span::styled(
+                        format!(" {}", fit(&u.memory_source, src_w)),
+                        t.dim,
+                    ));
+                }
+            }
+            Column::Name if row.depth > 0 => {
+                let prefix = format!("{}└─", "  ".repeat(row.depth as usize - 1));
+                spans.push(Span::raw(fit(
+                    &format!("{prefix}{}", app.cell_text(row, c)),
+                    w,
+                )));
+            }
+            Column::Pid
+            | Column::Gpu
+            | Column::Cpu
+            | Column::Rss
+            | Column::HostMem
+            | Column::Time
+            | Column::Device => {
+                let s = app.cell_text(row, c);
+                let style = if s == "n/a" { t.warn } else { Style::default() };
+                spans.push(Span::styled(fit_right(&s, w), style));
+            }
+            _ => {
+                let s = app.cell_text(row, c);
+                let style = if s == "n/a" || s == "—" {
+                    t.dim
+                } else {
+                    Style::default()
+                };
+                spans.push(Span::styled(fit(&s, w), style));
+            }
+        }
+        cells.push(Cell::from(Line::from(spans)));
+    }
+    cells
+}

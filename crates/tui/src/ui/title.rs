@@ -1,0 +1,148 @@
+//! The title line and the notes under it (stale data, source warnings, alerts).
+
+use super::text::*;
+use crate::app::{fmt_interval, App};
+use gpuledger_model::SourceState;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use std::time::Instant;
+
+pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
+    let t = &app.theme;
+    let mut spans = vec![Span::styled(" gpuledger ", t.title)];
+    if let Some(src) = &app.replay {
+        spans.push(Span::styled(
+            format!(" REPLAY {src} "),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if let Some(url) = &app.remote {
+        spans.push(Span::styled(
+            format!(" REMOTE {url} (read-only) "),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if let Some(age) = app.stale_age(now) {
+        spans.push(Span::styled(
+            format!(" STALE {} s ", age.as_secs()),
+            t.warn.add_modifier(Modifier::REVERSED),
+        ));
+    }
+    if let Some(s) = &app.snapshot {
+        if let Some(h) = &s.host.hostname {
+            spans.push(Span::raw(format!(" {h} ")));
+        }
+        spans.push(Span::styled(format!(" {} ", s.taken_at), t.dim));
+    } else {
+        spans.push(Span::styled(" collecting the first round… ", t.dim));
+    }
+    if app.replay.is_none() {
+        spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
+    }
+    spans.push(Span::styled(
+        format!(
+            " sort {} {} ",
+            app.sort.title(),
+            if app.descending { "▼" } else { "▲" }
+        ),
+        t.dim,
+    ));
+    if app.by_device {
+        spans.push(Span::styled(" per GPU ", t.accent));
+    }
+    if app.tree {
+        spans.push(Span::styled(" tree ", t.accent));
+    }
+    if !app.filter.is_empty() {
+        spans.push(Span::styled(format!(" filter: {} ", app.filter), t.accent));
+    }
+    spans.push(Span::styled(" ? help ", t.dim));
+    // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time
+    // before it shows half of it). The first two (name, REPLAY/REMOTE marker) are always kept.
+    let w = area.width as usize;
+    let mut used = 0;
+    let mut kept = Vec::new();
+    for (i, sp) in spans.into_iter().enumerate() {
+        let sw = width_of(&sp.content);
+        if used + sw <= w {
+            used += sw;
+            kept.push(sp);
+        } else if i < 2 {
+            let room = w.saturating_sub(used);
+            used = w;
+            kept.push(Span::styled(fit(&sp.content, room), sp.style));
+        }
+    }
+    f.render_widget(Paragraph::new(Line::from(kept)), area);
+}
+
+/// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
+pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
+    let mut v: Vec<(String, bool)> = app
+        .active_alerts
+        .iter()
+        .map(|a| (format!("ALERT {a}"), true))
+        .collect();
+    if let Some(age) = app.stale_age(now) {
+        v.push((
+            format!(
+                "no new round for {} s: a source is not answering; {}",
+                age.as_secs(),
+                app.snapshot
+                    .as_ref()
+                    .map_or("nothing collected yet".to_string(), |s| format!(
+                        "the values shown are from {}",
+                        s.taken_at
+                    ))
+            ),
+            true,
+        ));
+    }
+    let Some(s) = &app.snapshot else { return v };
+    for d in &s.devices {
+        if d.ledger.over_attributed {
+            v.push((
+                format!(
+                    "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
+                    d.index,
+                    short_bytes(d.ledger.over_attributed_bytes)
+                ),
+                true,
+            ));
+        }
+    }
+    // A source that found nothing while another found the devices is a fact, not a warning
+    // (no DRM devices on an NVIDIA-only machine): it goes last and plain. With no device at all,
+    // or a source that failed, it is a warning and goes first.
+    let mut quiet = Vec::new();
+    for src in &s.sources {
+        let line = format!("{}: {}", src.name, src.detail);
+        match src.status {
+            SourceState::Ok => {}
+            SourceState::Unavailable if !s.devices.is_empty() => quiet.push((line, false)),
+            _ => v.push((line, true)),
+        }
+    }
+    for n in &s.notes {
+        v.push((n.clone(), false));
+    }
+    v.extend(quiet);
+    v
+}
+
+/// `s` in `w` columns, cut at a word boundary with `…` when too long (never mid-word unless a
+/// single word is wider than the line).
+pub fn fit_words(s: &str, w: usize) -> String {
+    if width_of(s) <= w {
+        return s.to_string();
+    }
+    let cut = fit(s, w);
+    let body = cut.trim_end().trim_end_matches('…');
+    match body.rfind(' ') {
+        Some(i) if i > 0 => format!("{}…", body[..i].trim_end_matches([' ', ',', ';', ':', '·'])),
+        _ => cut,
+    }
+}
