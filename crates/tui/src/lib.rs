@@ -2,8 +2,11 @@
 //! balanced, a sortable and filterable process table, history charts, and a details pane that keeps
 //! the measured and estimated ledgers apart.
 //!
-//! - [`app`]: state and key handling, pure and tested without a terminal;
-//! - [`ui`]: drawing with ratatui (tested on `TestBackend`);
+//! - [`app`]: the state (`mod.rs`), its rows (`rows.rs`: sort, filter, tree), keys and mouse
+//!   (`keys.rs`) and the CSV export (`export.rs`); pure and tested without a terminal;
+//! - [`ui`]: drawing with ratatui, one module per pane (title, cards, table, chart, details,
+//!   footer); a pure function of the app that returns the geometry it drew (tested on
+//!   `TestBackend`);
 //! - [`feed`]: the collection thread (the UI never collects; slow rounds are skipped);
 //! - [`hoststats`]: host CPU % and RSS of GPU processes, read in that thread;
 //! - [`history`]: bounded ring buffers for charts and sparklines;

@@ -1,0 +1,123 @@
+//! `e`: the table as CSV, written to the data directory.
+
+use super::*;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::path::Path;
+
+impl App {
+    pub fn default_export_path(&self) -> String {
+        let stamp: String = self
+            .snapshot
+            .as_ref()
+            .map(|s| s.taken_at.clone())
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        self.export_dir
+            .join(format!("gpuledger-{stamp}.csv"))
+            .display()
+            .to_string()
+    }
+
+    pub(super) fn export_key(&mut self, mut path: String, key: KeyEvent) {
+        match key.code {
+            KeyCode::Esc => {
+                self.overlay = Overlay::None;
+                self.message = Some("export cancelled".into());
+            }
+            KeyCode::Enter if path.trim().is_empty() => {
+                self.message = Some("export: type a file name first (Esc cancels)".into());
+                self.overlay = Overlay::Export(path);
+            }
+            KeyCode::Enter => {
+                self.overlay = Overlay::None;
+                self.message = Some(match self.export_csv(Path::new(&path)) {
+                    Ok(n) => {
+                        let shown = std::fs::canonicalize(&path)
+                            .map(|p| p.display().to_string())
+                            .unwrap_or(path);
+                        format!("exported {n} rows to {shown}")
+                    }
+                    Err(e) => e,
+                });
+            }
+            KeyCode::Backspace => {
+                path.pop();
+                self.overlay = Overlay::Export(path);
+            }
+            KeyCode::Char(ch) => {
+                path.push(ch);
+                self.overlay = Overlay::Export(path);
+            }
+            _ => {}
+        }
+    }
+
+    /// Write the rows as shown (filter, sort, tree) to `path`. Unknown values are empty cells with
+    /// their reason in the next column, never 0. Refuses to overwrite.
+    pub fn export_csv(&self, path: &Path) -> Result<usize, String> {
+        // The data directory may not exist yet on a first export.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        let mut w = csv::Writer::from_writer(file);
+        let err = |e: csv::Error| format!("cannot export to {}: {e}", path.display());
+        w.write_record([
+            "device",
+            "pid",
+            "start_time",
+            "user",
+            "name",
+            "workload",
+            "type",
+            "memory_bytes",
+            "memory_source",
+            "memory_unavailable_reason",
+            "gpu_percent",
+            "gpu_unavailable_reason",
+            "cpu_percent",
+            "rss_bytes",
+            "host_unavailable_reason",
+            "command",
+        ])
+        .map_err(err)?;
+        let opt = |v: Option<String>| v.unwrap_or_default();
+        for r in &self.rows {
+            let p = self.process(r);
+            let u = self.usage(r);
+            let h = self.host.get(&p.pid);
+            w.write_record([
+                self.device_of(r)
+                    .map(|d| d.label())
+                    .unwrap_or_else(|| u.device.clone()),
+                p.pid.to_string(),
+                opt(p.start_time.map(|v| v.to_string())),
+                opt(p.user.clone()),
+                opt(p.name.clone()),
+                opt(self.workload(p)),
+                u.kinds_label(),
+                opt(u.memory_bytes.map(|v| v.to_string())),
+                u.memory_source.clone(),
+                opt(u.unavailable_reason.clone()),
+                opt(u.engines.sm_percent.map(|v| v.to_string())),
+                opt(u.engines.unavailable_reason.clone()),
+                opt(h.and_then(|h| h.cpu_percent).map(|v| format!("{v:.1}"))),
+                opt(h.and_then(|h| h.rss_bytes).map(|v| v.to_string())),
+                opt(h.and_then(|h| h.reason.clone())),
+                // Command lines are stored redacted by the sources (model::redact_arg_list).
+                opt(p.cmdline.as_ref().map(|c| c.join(" "))),
+            ])
+            .map_err(err)?;
+        }
+        w.flush()
+            .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        Ok(self.rows.len())
+    }
+}

@@ -1,0 +1,349 @@
+//! Keys and mouse: what each does to the state, and the effects it asks the loop to run.
+
+use super::*;
+use crate::actions::{osc52, Check, Outcome};
+use crate::theme::{Theme, ThemeKind};
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::Process;
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+impl App {
+    pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Vec<Effect> {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            return vec![Effect::Quit];
+        }
+        match self.overlay.clone() {
+            Overlay::Help => {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc
+                        | KeyCode::Char('?')
+                        | KeyCode::F(1)
+                        | KeyCode::Char('q')
+                        | KeyCode::Enter
+                ) {
+                    self.overlay = Overlay::None;
+                }
+                return vec![];
+            }
+            Overlay::Details => {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q')
+                ) {
+                    self.overlay = Overlay::None;
+                }
+                return vec![];
+            }
+            Overlay::Confirm(c) => {
+                self.confirm_key(c, key, now);
+                return vec![];
+            }
+            Overlay::Export(path) => {
+                self.export_key(path, key);
+                return vec![];
+            }
+            Overlay::None => {}
+        }
+        if self.filter_editing {
+            match key.code {
+                KeyCode::Enter => self.filter_editing = false,
+                KeyCode::Esc => {
+                    self.filter.clear();
+                    self.filter_editing = false;
+                    self.rebuild();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                    self.rebuild();
+                }
+                KeyCode::Char(ch) => {
+                    self.filter.push(ch);
+                    self.rebuild();
+                }
+                _ => {}
+            }
+            return vec![];
+        }
+        let page = self.geometry.body_rows.max(1);
+        // A message answers the key before; the next key makes it stale (a key that has something
+        // to say sets a new one below).
+        let had_message = self.message.take().is_some();
+        match key.code {
+            KeyCode::Char('q') => return vec![Effect::Quit],
+            KeyCode::Esc => {
+                if had_message {
+                } else if !self.filter.is_empty() {
+                    self.filter.clear();
+                    self.rebuild();
+                } else {
+                    return vec![Effect::Quit];
+                }
+            }
+            KeyCode::Char('?') | KeyCode::F(1) => self.overlay = Overlay::Help,
+            KeyCode::Char('/') => {
+                self.filter_editing = true;
+            }
+            KeyCode::Down | KeyCode::Char('j') => self.select(self.selected + 1),
+            KeyCode::Up | KeyCode::Char('k') => self.select(self.selected.saturating_sub(1)),
+            KeyCode::PageDown => self.select(self.selected + page),
+            KeyCode::PageUp => self.select(self.selected.saturating_sub(page)),
+            KeyCode::Home | KeyCode::Char('g') => self.select(0),
+            KeyCode::End | KeyCode::Char('G') => self.select(usize::MAX),
+            KeyCode::Char('s') | KeyCode::Char('>') | KeyCode::Right => self.cycle_sort(true),
+            KeyCode::Char('<') | KeyCode::Left => self.cycle_sort(false),
+            KeyCode::Char('r') | KeyCode::Char('I') => {
+                self.descending = !self.descending;
+                self.rebuild();
+            }
+            KeyCode::Char('D') => {
+                self.by_device = !self.by_device;
+                self.rebuild();
+            }
+            KeyCode::Char('t') => {
+                self.tree = !self.tree;
+                self.rebuild();
+            }
+            KeyCode::Char('+') | KeyCode::Char('=') => return self.step_interval(true),
+            KeyCode::Char('-') | KeyCode::Char('_') => return self.step_interval(false),
+            KeyCode::Enter | KeyCode::Char('i') if self.selected_row().is_some() => {
+                self.overlay = Overlay::Details;
+            }
+            KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
+            KeyCode::Char('K') => self.ask_terminate(true),
+            KeyCode::Char('c') => return self.copy_pid(),
+            KeyCode::Char('o') => return self.open_folder(),
+            KeyCode::Char('e') => {
+                self.overlay = Overlay::Export(self.default_export_path());
+            }
+            KeyCode::Char('C') => {
+                let next = self.theme.kind.next();
+                self.theme = Theme::new(next);
+            }
+            KeyCode::Char('m') => {
+                if self.theme.kind == ThemeKind::Mono {
+                    self.theme = Theme::new(self.theme_before_mono);
+                } else {
+                    self.theme_before_mono = self.theme.kind;
+                    self.theme = Theme::new(ThemeKind::Mono);
+                }
+            }
+            KeyCode::Char('w') => {
+                self.chart_minutes = match self.chart_minutes {
+                    1 => 5,
+                    5 => 10,
+                    _ => 1,
+                }
+            }
+            _ => {}
+        }
+        vec![]
+    }
+
+    pub fn handle_mouse(&mut self, m: MouseEvent) {
+        if self.overlay != Overlay::None {
+            return;
+        }
+        match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                let g = &self.geometry;
+                if g.header_y == Some(m.row) {
+                    if let Some(&(_, _, col)) = g
+                        .header_cells
+                        .iter()
+                        .find(|(x0, x1, _)| m.column >= *x0 && m.column < *x1)
+                    {
+                        self.set_sort(col);
+                    }
+                } else if m.row >= g.body_y && ((m.row - g.body_y) as usize) < g.body_rows {
+                    let i = g.offset + (m.row - g.body_y) as usize;
+                    if i < self.rows.len() {
+                        self.select(i);
+                    }
+                }
+            }
+            MouseEventKind::ScrollDown => self.select(self.selected + 1),
+            MouseEventKind::ScrollUp => self.select(self.selected.saturating_sub(1)),
+            _ => {}
+        }
+    }
+
+    pub(super) fn step_interval(&mut self, longer: bool) -> Vec<Effect> {
+        let cur = self.interval.as_millis() as u64;
+        let next = if longer {
+            INTERVAL_STEPS_MS.iter().copied().find(|&s| s > cur)
+        } else {
+            INTERVAL_STEPS_MS.iter().rev().copied().find(|&s| s < cur)
+        };
+        match next {
+            Some(ms) => {
+                self.interval = Duration::from_millis(ms);
+                self.message = Some(format!("refresh every {}", fmt_interval(self.interval)));
+                vec![Effect::SetInterval(self.interval)]
+            }
+            None => {
+                self.message = Some(if longer {
+                    format!("{} is the longest interval", fmt_interval(self.interval))
+                } else {
+                    "100 ms is the shortest interval".into()
+                });
+                vec![]
+            }
+        }
+    }
+
+    pub(super) fn copy_pid(&mut self) -> Vec<Effect> {
+        let Some(r) = self.selected_row().copied() else {
+            return vec![];
+        };
+        let pid = self.process(&r).pid;
+        self.message = Some(format!(
+            "PID {pid} sent to the clipboard (OSC 52: works where the terminal allows it)"
+        ));
+        vec![Effect::Write(osc52(&pid.to_string()))]
+    }
+
+    /// The selected process's executable folder, for the file manager.
+    pub(super) fn open_folder(&mut self) -> Vec<Effect> {
+        let Some(r) = self.selected_row().copied() else {
+            return vec![];
+        };
+        if self.replay.is_some() || self.remote.is_some() {
+            self.message = Some("the executable's folder is on the other machine".into());
+            return vec![];
+        }
+        let p = self.process(&r);
+        let dir = p
+            .exe
+            .as_deref()
+            .and_then(|e| Path::new(e).parent())
+            .map(Path::to_path_buf);
+        match dir {
+            Some(dir) => {
+                self.message = Some(format!(
+                    "opening {} (folder of {} pid {}) in the file manager",
+                    dir.display(),
+                    p.display_name(),
+                    p.pid
+                ));
+                vec![Effect::OpenFolder(dir)]
+            }
+            None => {
+                self.message = Some(format!(
+                    "pid {}: the executable's path is unknown ({})",
+                    p.pid,
+                    p.metadata_unavailable
+                        .as_deref()
+                        .unwrap_or("not readable: another user's process?")
+                ));
+                vec![]
+            }
+        }
+    }
+
+    /// Memory of a process on every device, for the confirmation text.
+    pub fn memory_summary(&self, p: &Process) -> String {
+        let snap = self.snapshot.as_ref().unwrap();
+        let parts: Vec<String> = p
+            .usage
+            .iter()
+            .map(|u| {
+                let dev = snap
+                    .device_by_uuid(&u.device)
+                    .map(|d| format!("GPU{}", d.index))
+                    .unwrap_or_else(|| u.device.clone());
+                match u.memory_bytes {
+                    Some(b) => format!("{} on {dev}", human_bytes(b)),
+                    None => format!("unknown memory on {dev}"),
+                }
+            })
+            .collect();
+        if parts.is_empty() {
+            "no GPU memory listed".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+
+    pub(super) fn ask_terminate(&mut self, force: bool) {
+        if let Some(url) = &self.remote {
+            self.message = Some(format!(
+                "remote view of {url}: read-only, nothing is terminated from here"
+            ));
+            return;
+        }
+        if let Some(src) = &self.replay {
+            self.message = Some(format!(
+                "replay of {src}: nothing to terminate (this is a recording)"
+            ));
+            return;
+        }
+        let Some(r) = self.selected_row().copied() else {
+            return;
+        };
+        let p = self.process(&r);
+        let name = p.display_name().to_string();
+        let warning = match self.terminator.check(p.pid, p.start_time, &name) {
+            Check::Allowed => None,
+            Check::SecondConfirmation(why) => Some(why),
+            Check::Refused(why) => {
+                self.message = Some(format!("will not end PID {} ({name}): {why}", p.pid));
+                return;
+            }
+        };
+        self.overlay = Overlay::Confirm(Confirm {
+            pid: p.pid,
+            start_time: p.start_time,
+            warning,
+            memory: self.memory_summary(p),
+            name,
+            force,
+            stage: 1,
+        });
+    }
+
+    pub(super) fn confirm_key(&mut self, mut c: Confirm, key: KeyEvent, now: Instant) {
+        if !matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
+            self.overlay = Overlay::None;
+            self.message = Some(format!(
+                "cancelled: PID {} ({}) left running",
+                c.pid, c.name
+            ));
+            return;
+        }
+        if c.stage == 1 && c.warning.is_some() {
+            c.stage = 2;
+            self.overlay = Overlay::Confirm(c);
+            return;
+        }
+        self.overlay = Overlay::None;
+        let verb = if c.force { "kill" } else { "terminate" };
+        self.message = Some(
+            match self.terminator.terminate(c.pid, c.start_time, c.force) {
+                Outcome::Requested => {
+                    self.pending.push(PendingKill {
+                        pid: c.pid,
+                        start_time: c.start_time,
+                        name: c.name.clone(),
+                        force: c.force,
+                        since: now,
+                    });
+                    format!(
+                        "{verb} requested for PID {} ({}): waiting to see it gone",
+                        c.pid, c.name
+                    )
+                }
+                Outcome::Refused(why) => {
+                    format!("{verb} PID {} ({}) refused: {why}", c.pid, c.name)
+                }
+                Outcome::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
+            },
+        );
+    }
+
+    // ---- export ------------------------------------------------------------------------------
+}

@@ -1,0 +1,528 @@
+//! The view's state and everything a key does to it. Pure: no terminal, no clock reads (times come
+//! in as arguments), so every flow is tested without a screen.
+
+use crate::actions::{NoTerminator, Terminator};
+use crate::feed::{Update, MIN_INTERVAL};
+use crate::history::History;
+use crate::hoststats::HostProc;
+use crate::theme::{Theme, ThemeKind};
+use gpuledger_model::{Device, Process, Snapshot, Usage};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+mod export;
+mod keys;
+mod rows;
+
+/// Table columns, in display order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Column {
+    Device,
+    Pid,
+    User,
+    Name,
+    Workload,
+    Type,
+    Memory,
+    Gpu,
+    Cpu,
+    Rss,
+    /// RSS as a share of the host's RAM.
+    HostMem,
+    /// How long the process has run, at the snapshot's time.
+    Time,
+    Command,
+}
+
+impl Column {
+    pub const ALL: [Column; 13] = [
+        Column::Device,
+        Column::Pid,
+        Column::User,
+        Column::Name,
+        Column::Workload,
+        Column::Type,
+        Column::Memory,
+        Column::Gpu,
+        Column::Cpu,
+        Column::Rss,
+        Column::HostMem,
+        Column::Time,
+        Column::Command,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Device => "DEV",
+            Column::Pid => "PID",
+            Column::User => "USER",
+            Column::Name => "NAME",
+            Column::Workload => "WORKLOAD",
+            Column::Type => "TYPE",
+            Column::Memory => "GPU MEM",
+            Column::Gpu => "GPU%",
+            Column::Cpu => "CPU%",
+            Column::Rss => "RSS",
+            Column::HostMem => "RAM%",
+            Column::Time => "TIME",
+            Column::Command => "COMMAND",
+        }
+    }
+
+    /// Numbers sort largest first on the first press; text alphabetically.
+    fn default_descending(self) -> bool {
+        matches!(
+            self,
+            Column::Memory
+                | Column::Gpu
+                | Column::Cpu
+                | Column::Rss
+                | Column::HostMem
+                | Column::Time
+        )
+    }
+
+    fn index(self) -> usize {
+        Column::ALL.iter().position(|&c| c == self).unwrap()
+    }
+}
+
+/// One table row: one process on one device (as nvidia-smi, nvtop and nvitop list them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub proc_idx: usize,
+    pub usage_idx: usize,
+    /// Tree depth (0 outside tree view).
+    pub depth: u16,
+}
+
+/// What identifies a row across refreshes: the process (PID + start time) and the device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowKey {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub device: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub name: String,
+    /// "16 GiB on GPU0, 4.00 GiB on GPU1" (or that it is unknown).
+    pub memory: String,
+    pub force: bool,
+    /// Why a second confirmation is needed, when it is.
+    pub warning: Option<String>,
+    /// 1 = first question, 2 = the second one for session-critical processes.
+    pub stage: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    /// Every value of the selected row, with the reason for each n/a.
+    Details,
+    Confirm(Confirm),
+    /// CSV export: the path being edited.
+    Export(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct PendingKill {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub name: String,
+    pub force: bool,
+    pub since: Instant,
+}
+
+/// Things the terminal loop must do for the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    SetInterval(Duration),
+    /// Raw bytes to write to the terminal (OSC 52 clipboard).
+    Write(String),
+    /// Show this folder in the desktop's file manager.
+    OpenFolder(PathBuf),
+}
+
+/// Where the last frame put things, for mouse hits and paging.
+#[derive(Debug, Default, Clone)]
+pub struct Geometry {
+    pub header_y: Option<u16>,
+    pub header_cells: Vec<(u16, u16, Column)>,
+    /// First visible row's y and how many rows fit.
+    pub body_y: u16,
+    pub body_rows: usize,
+    pub offset: usize,
+}
+
+pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];
+/// How long to wait for a terminated process to disappear before saying it did not.
+pub const KILL_VERIFY: Duration = Duration::from_secs(10);
+/// How long a message stays in the footer (any key also replaces it).
+pub const MESSAGE_TTL: Duration = Duration::from_secs(8);
+/// History kept for the charts.
+pub const HISTORY_SECS: f64 = 600.0;
+
+pub struct App {
+    pub snapshot: Option<Snapshot>,
+    pub host: HashMap<u32, HostProc>,
+    pub rows: Vec<Row>,
+    pub selected: usize,
+    selected_key: Option<RowKey>,
+    pub sort: Column,
+    pub descending: bool,
+    pub filter: String,
+    pub filter_editing: bool,
+    pub tree: bool,
+    /// Rows grouped per GPU (as nvitop lists them), the sort applying within each device.
+    pub by_device: bool,
+    pub interval: Duration,
+    pub overlay: Overlay,
+    pub theme: Theme,
+    theme_before_mono: ThemeKind,
+    /// Replay source name: no collection, a REPLAY marker on screen, no actions.
+    pub replay: Option<String>,
+    /// Another machine's `gpuledger serve` being shown (read-only: no actions act from here).
+    pub remote: Option<String>,
+    pub message: Option<String>,
+    /// The message shown and when it was first seen, so it expires after [`MESSAGE_TTL`].
+    message_seen: Option<(String, Instant)>,
+    pub pending: Vec<PendingKill>,
+    pub history: History,
+    started: Instant,
+    pub last_update: Option<Instant>,
+    pub last_round: Option<Duration>,
+    pub dropped_rounds: u64,
+    terminator: Box<dyn Terminator>,
+    /// Threshold alerts (`gpuledger --alert EXPR`): evaluated on each round, active ones listed.
+    alerts: Option<AlertHook>,
+    pub active_alerts: Vec<String>,
+    /// Minutes shown in the history chart.
+    pub chart_minutes: u32,
+    pub export_dir: PathBuf,
+    /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
+    pub geometry: Geometry,
+}
+
+/// Evaluates alerts on a round and returns those active, one line each.
+pub type AlertHook = Box<dyn FnMut(&Snapshot) -> Vec<String>>;
+
+impl App {
+    pub fn new(theme: ThemeKind, interval: Duration, now: Instant) -> App {
+        App {
+            snapshot: None,
+            host: HashMap::new(),
+            rows: Vec::new(),
+            selected: 0,
+            selected_key: None,
+            sort: Column::Memory,
+            descending: true,
+            filter: String::new(),
+            filter_editing: false,
+            tree: false,
+            by_device: false,
+            interval: interval.max(MIN_INTERVAL),
+            overlay: Overlay::None,
+            theme: Theme::new(theme),
+            theme_before_mono: if theme == ThemeKind::Mono {
+                ThemeKind::Dark
+            } else {
+                theme
+            },
+            replay: None,
+            remote: None,
+            message: None,
+            message_seen: None,
+            pending: Vec::new(),
+            history: History::new(HISTORY_SECS),
+            started: now,
+            last_update: None,
+            last_round: None,
+            dropped_rounds: 0,
+            terminator: Box::new(NoTerminator),
+            alerts: None,
+            active_alerts: Vec::new(),
+            chart_minutes: 10,
+            export_dir: PathBuf::from("."),
+            geometry: Geometry::default(),
+        }
+    }
+
+    pub fn with_terminator(mut self, t: Box<dyn Terminator>) -> App {
+        self.terminator = t;
+        self
+    }
+
+    /// Evaluate alerts on every round; `f` returns the alerts active after that round.
+    pub fn with_alerts(mut self, f: AlertHook) -> App {
+        self.alerts = Some(f);
+        self
+    }
+
+    /// Show another machine's snapshots (`gpuledger serve`), read-only.
+    pub fn remote(mut self, url: String) -> App {
+        self.remote = Some(url);
+        self
+    }
+
+    /// Show a saved snapshot instead of the live machine.
+    pub fn replay(mut self, snap: Snapshot, name: String, now: Instant) -> App {
+        self.replay = Some(name);
+        self.apply(
+            Update {
+                snapshot: snap,
+                host: HashMap::new(),
+                took: Duration::ZERO,
+                dropped: 0,
+            },
+            now,
+        );
+        self
+    }
+
+    /// A new round arrived.
+    pub fn apply(&mut self, upd: Update, now: Instant) {
+        let t = now.saturating_duration_since(self.started).as_secs_f64();
+        let keep = self
+            .selected_key
+            .as_ref()
+            .map(|k| (k.pid, k.start_time, k.device.clone()));
+        self.history.push(t, &upd.snapshot, keep.as_ref());
+        self.last_update = Some(now);
+        self.last_round = Some(upd.took);
+        self.dropped_rounds += upd.dropped;
+        self.host = upd.host;
+        if let Some(f) = self.alerts.as_mut() {
+            self.active_alerts = f(&upd.snapshot);
+        }
+        self.snapshot = Some(upd.snapshot);
+        // What the kill mechanism found out on its own (refusals, permission): shown as it said.
+        if let Some(m) = self.terminator.poll_messages().pop() {
+            self.message = Some(m);
+        }
+        self.verify_kills(now);
+        self.rebuild();
+    }
+
+    /// Trust facts, not return values: a kill is reported done only when a snapshot no longer
+    /// lists the process.
+    fn verify_kills(&mut self, now: Instant) {
+        let Some(snap) = &self.snapshot else { return };
+        let mut msgs = Vec::new();
+        self.pending.retain(|k| {
+            let listed = snap.processes.iter().any(|p| {
+                p.pid == k.pid && (k.start_time.is_none() || p.start_time == k.start_time)
+            });
+            if !listed {
+                msgs.push(format!(
+                    "PID {} ({}) is gone: no longer listed at {} after the {} request",
+                    k.pid,
+                    k.name,
+                    snap.taken_at,
+                    if k.force { "kill" } else { "terminate" }
+                ));
+                false
+            } else if now.saturating_duration_since(k.since) >= KILL_VERIFY {
+                msgs.push(format!(
+                    "PID {} ({}) is still running {} s after the {} request",
+                    k.pid,
+                    k.name,
+                    KILL_VERIFY.as_secs(),
+                    if k.force { "kill" } else { "terminate" }
+                ));
+                false
+            } else {
+                true
+            }
+        });
+        if let Some(m) = msgs.pop() {
+            self.message = Some(m);
+        }
+    }
+
+    /// How old the shown data is, when it is older than a healthy refresh would leave it.
+    pub fn stale_age(&self, now: Instant) -> Option<Duration> {
+        if self.replay.is_some() {
+            return None;
+        }
+        // Before the first round, count from the start: a source that hangs at once shows too.
+        let age = now.saturating_duration_since(self.last_update.unwrap_or(self.started));
+        let limit = (self.interval * 3).max(Duration::from_secs(2));
+        (age > limit).then_some(age)
+    }
+
+    /// Drop the footer message once it has been shown for [`MESSAGE_TTL`]. The clock starts when
+    /// a message is first seen here, so code that sets one needs no time. `true` when the
+    /// message went away (the screen must be redrawn).
+    pub fn expire_message(&mut self, now: Instant) -> bool {
+        let Some(m) = &self.message else {
+            self.message_seen = None;
+            return false;
+        };
+        match &self.message_seen {
+            Some((seen, since)) if seen == m => {
+                if now.saturating_duration_since(*since) >= MESSAGE_TTL {
+                    self.message = None;
+                    self.message_seen = None;
+                    return true;
+                }
+            }
+            _ => self.message_seen = Some((m.clone(), now)),
+        }
+        false
+    }
+
+    // ---- rows --------------------------------------------------------------------------------
+
+    pub fn process(&self, row: &Row) -> &Process {
+        &self.snapshot.as_ref().unwrap().processes[row.proc_idx]
+    }
+
+    pub fn usage(&self, row: &Row) -> &Usage {
+        &self.process(row).usage[row.usage_idx]
+    }
+
+    pub fn device_of(&self, row: &Row) -> Option<&Device> {
+        self.snapshot
+            .as_ref()?
+            .device_by_uuid(&self.usage(row).device)
+    }
+
+    pub fn selected_row(&self) -> Option<&Row> {
+        self.rows.get(self.selected)
+    }
+
+    /// The workload label (`llama.cpp · Qwen3-8B-Q4_K_M`) when identification named one.
+    pub fn workload(&self, p: &Process) -> Option<String> {
+        p.workload.as_ref().map(|w| w.short_label())
+    }
+
+    /// Seconds the process had run when the snapshot was taken (both times as RFC 3339 UTC).
+    pub fn run_secs(&self, p: &Process) -> Option<u64> {
+        let taken = unix_secs(&self.snapshot.as_ref()?.taken_at)?;
+        let started = unix_secs(p.started_at.as_deref()?)?;
+        u64::try_from(taken - started).ok()
+    }
+
+    fn key_of(&self, row: &Row) -> RowKey {
+        let p = self.process(row);
+        RowKey {
+            pid: p.pid,
+            start_time: p.start_time,
+            device: self.usage(row).device.clone(),
+        }
+    }
+
+    /// Every value of the selected row that is unknown, with why.
+    pub fn unknown_reasons(&self) -> Vec<(String, String)> {
+        let Some(r) = self.selected_row() else {
+            return vec![];
+        };
+        let p = self.process(r);
+        let u = self.usage(r);
+        let mut v = Vec::new();
+        if let Some(m) = &p.metadata_unavailable {
+            v.push(("name, user, command".into(), m.clone()));
+        }
+        if u.memory_bytes.is_none() {
+            v.push((
+                "GPU memory".into(),
+                u.unavailable_reason
+                    .clone()
+                    .unwrap_or_else(|| format!("{} gave no value and no reason", u.memory_source)),
+            ));
+        }
+        if u.engines.sm_percent.is_none() {
+            v.push((
+                "GPU %".into(),
+                u.engines
+                    .unavailable_reason
+                    .clone()
+                    .unwrap_or_else(|| "no per-process utilisation samples".into()),
+            ));
+        }
+        if self.workload(p).is_none() {
+            v.push((
+                "workload".into(),
+                "not identified: no evidence pointed to a known runtime (see the evidence pane)"
+                    .into(),
+            ));
+        }
+        match self.host.get(&p.pid) {
+            None => v.push((
+                "CPU %, RSS".into(),
+                if self.replay.is_some() {
+                    "a saved snapshot has no host CPU/RSS figures".into()
+                } else if self.remote.is_some() {
+                    "the remote server does not send host CPU/RSS figures".into()
+                } else {
+                    "not sampled yet".into()
+                },
+            )),
+            Some(h) if h.cpu_percent.is_none() || h.rss_bytes.is_none() => v.push((
+                "CPU %, RSS".into(),
+                h.reason.clone().unwrap_or_else(|| "not read".into()),
+            )),
+            _ => {}
+        }
+        v
+    }
+}
+
+/// Where exports go: `$XDG_DATA_HOME/gpuledger`, else `$HOME/.local/share/gpuledger`
+/// (`%LOCALAPPDATA%\gpuledger` on Windows), reading the environment through `env`. A relative
+/// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
+pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    gpuledger_model::files::data_dir_with(env)
+}
+
+/// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.
+pub fn unix_secs(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Run time as nvitop and ps show it: `59:07`, `10:29:59`, `3d 04h`.
+pub fn fmt_runtime(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    if d > 0 {
+        format!("{d}d {h:02}h")
+    } else if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+pub fn fmt_interval(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
