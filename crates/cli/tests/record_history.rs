@@ -415,7 +415,7 @@ fn snapshot_as_csv() {
         ]
     );
     assert_eq!(
-        rows[1][15],
+        rows[1][16],
         "/opt/llama-server -m /m/q.gguf --api-key <redacted> --alias a,\"b\""
     );
     let bad = gpuledger(fake_nvml(), &sc, &t.root(), &["snapshot", "--at", "1h"]);

@@ -742,17 +742,18 @@ fn csv_export_writes_the_rows_as_shown() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[0].starts_with("device,pid,start_time,user,name,workload,type,memory_bytes,"));
+    assert!(lines[0].starts_with(
+        "device_index,device_name,pid,start_time,user,name,workload,type,memory_bytes,"
+    ));
     assert!(
-        lines[1]
-            .starts_with("GPU0 NVIDIA H200,6002,60020,root,ollama_runner,,C,2147483648,nvml,,3,"),
+        lines[1].starts_with("0,NVIDIA H200,6002,60020,root,ollama_runner,,C,2147483648,nvml,,3,"),
         "{}",
         lines[1]
     );
     // Unknown memory: an empty cell and the reason, never 0.
     assert!(
         lines[2].starts_with(
-            "GPU0 NVIDIA H200,6001,60010,root,ollama,,C,,nvml,NVML returned NOT_AVAILABLE"
+            "0,NVIDIA H200,6001,60010,root,ollama,,C,,nvml,NVML returned NOT_AVAILABLE"
         ),
         "{}",
         lines[2]

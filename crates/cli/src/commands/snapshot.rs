@@ -38,7 +38,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     };
     let text = match format {
         Format::Json => render_json(&snap),
-        Format::Csv => gpuledger_history::csv::snapshot_csv(&snap)?,
+        Format::Csv => gpuledger_views::snapshot_csv(&snap)?,
         Format::Table => render_table(
             &snap,
             &TableOptions {

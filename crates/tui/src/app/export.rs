@@ -1,6 +1,7 @@
 //! `e`: the table as CSV, written to the data directory.
 
 use super::*;
+use gpuledger_views::csv::col;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;
 
@@ -70,22 +71,23 @@ impl App {
         let mut w = csv::Writer::from_writer(file);
         let err = |e: csv::Error| format!("cannot export to {}: {e}", path.display());
         w.write_record([
-            "device",
-            "pid",
-            "start_time",
-            "user",
-            "name",
-            "workload",
-            "type",
-            "memory_bytes",
-            "memory_source",
-            "memory_unavailable_reason",
-            "gpu_percent",
-            "gpu_unavailable_reason",
-            "cpu_percent",
-            "rss_bytes",
-            "host_unavailable_reason",
-            "command",
+            col::DEVICE_INDEX,
+            col::DEVICE_NAME,
+            col::PID,
+            col::START_TIME,
+            col::USER,
+            col::NAME,
+            col::WORKLOAD,
+            col::TYPE,
+            col::MEMORY_BYTES,
+            col::MEMORY_SOURCE,
+            col::MEMORY_UNAVAILABLE_REASON,
+            col::SM_PERCENT,
+            col::SM_UNAVAILABLE_REASON,
+            col::CPU_PERCENT,
+            col::RSS_BYTES,
+            col::HOST_UNAVAILABLE_REASON,
+            col::COMMAND,
         ])
         .map_err(err)?;
         let opt = |v: Option<String>| v.unwrap_or_default();
@@ -93,9 +95,10 @@ impl App {
             let p = self.process(r);
             let u = self.usage(r);
             let h = self.host.get(&p.pid);
+            let dev = self.device_of(r);
             w.write_record([
-                self.device_of(r)
-                    .map(|d| d.label())
+                opt(dev.map(|d| d.index.to_string())),
+                dev.and_then(|d| d.name.clone())
                     .unwrap_or_else(|| u.device.clone()),
                 p.pid.to_string(),
                 opt(p.start_time.map(|v| v.to_string())),

@@ -1,0 +1,210 @@
+//! CSV: one vocabulary of column names for every CSV gpuledger writes (`snapshot --format csv`,
+//! `history --format csv`, the live view's `e` export), the JSON contract's names flattened, and
+//! the snapshot as CSV. RFC 4180 quoting (the csv crate), RFC 3339 timestamps, unknown values as
+//! empty fields (never 0) with the reason in a `*_unavailable_reason` column.
+//!
+//! The snapshot has one row per device (`kind=device`, memory = used), one per process on a
+//! device (`kind=process`), and one per device for what no process accounts for
+//! (`kind=unattributed`), so the books balance in a spreadsheet too.
+
+use gpuledger_model::{redact_arg_list, Snapshot};
+
+/// Column names. One name per fact, the same in every CSV and as close to the JSON path as a
+/// flat name can be (`usage.engines.sm_percent` → `sm_percent`).
+pub mod col {
+    pub const TAKEN_AT: &str = "taken_at";
+    pub const KIND: &str = "kind";
+    pub const DEVICE_INDEX: &str = "device_index";
+    pub const DEVICE_UUID: &str = "device_uuid";
+    pub const DEVICE_NAME: &str = "device_name";
+    pub const DEVICE_TOTAL_BYTES: &str = "device_total_bytes";
+    pub const DEVICE_USED_BYTES: &str = "device_used_bytes";
+    pub const DEVICE_FREE_BYTES: &str = "device_free_bytes";
+    /// The device's utilisation (`utilization.gpu_percent`).
+    pub const GPU_PERCENT: &str = "gpu_percent";
+    /// The device's memory-controller (bandwidth) utilisation (`utilization.memory_percent`).
+    pub const MEMORY_BANDWIDTH_PERCENT: &str = "memory_bandwidth_percent";
+    pub const TEMPERATURE_C: &str = "temperature_c";
+    pub const POWER_WATTS: &str = "power_watts";
+    pub const PID: &str = "pid";
+    pub const START_TIME: &str = "start_time";
+    pub const NAME: &str = "name";
+    pub const USER: &str = "user";
+    pub const WORKLOAD: &str = "workload";
+    pub const TYPE: &str = "type";
+    pub const MEMORY_BYTES: &str = "memory_bytes";
+    pub const MEMORY_SOURCE: &str = "memory_source";
+    pub const MEMORY_UNAVAILABLE_REASON: &str = "memory_unavailable_reason";
+    /// A process's share of the device's compute time (`usage.engines.sm_percent`).
+    pub const SM_PERCENT: &str = "sm_percent";
+    pub const SM_UNAVAILABLE_REASON: &str = "sm_unavailable_reason";
+    pub const CPU_PERCENT: &str = "cpu_percent";
+    pub const RSS_BYTES: &str = "rss_bytes";
+    pub const HOST_UNAVAILABLE_REASON: &str = "host_unavailable_reason";
+    pub const COMMAND: &str = "command";
+}
+
+pub const SNAPSHOT_HEADER: [&str; 17] = [
+    col::TAKEN_AT,
+    col::KIND,
+    col::DEVICE_INDEX,
+    col::DEVICE_UUID,
+    col::DEVICE_NAME,
+    col::DEVICE_TOTAL_BYTES,
+    col::DEVICE_USED_BYTES,
+    col::PID,
+    col::START_TIME,
+    col::NAME,
+    col::USER,
+    col::MEMORY_BYTES,
+    col::MEMORY_SOURCE,
+    col::MEMORY_UNAVAILABLE_REASON,
+    col::GPU_PERCENT,
+    col::SM_PERCENT,
+    col::COMMAND,
+];
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The snapshot as CSV text.
+pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(SNAPSHOT_HEADER)?;
+    for d in &snap.devices {
+        let dev = [
+            snap.taken_at.clone(),
+            String::new(),
+            d.index.to_string(),
+            d.uuid.clone(),
+            d.name.clone().unwrap_or_default(),
+            opt(d.memory.total_bytes),
+            opt(d.memory.used_bytes),
+        ];
+        let mut row = dev.to_vec();
+        row[1] = "device".into();
+        row.extend([
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            opt(d.memory.used_bytes),
+            d.source.clone(),
+            d.unavailable
+                .get("memory.used_bytes")
+                .cloned()
+                .unwrap_or_default(),
+            opt(d.utilization.gpu_percent),
+            String::new(),
+            String::new(),
+        ]);
+        w.write_record(&row)?;
+        for p in &snap.processes {
+            for u in p.usage.iter().filter(|u| u.device == d.uuid) {
+                let mut row = dev.to_vec();
+                row[1] = "process".into();
+                let command = p
+                    .cmdline
+                    .as_ref()
+                    .map(|c| redact_arg_list(c).join(" "))
+                    .unwrap_or_default();
+                row.extend([
+                    p.pid.to_string(),
+                    opt(p.start_time),
+                    p.name.clone().unwrap_or_default(),
+                    p.user.clone().unwrap_or_default(),
+                    opt(u.memory_bytes),
+                    u.memory_source.clone(),
+                    u.unavailable_reason.clone().unwrap_or_default(),
+                    String::new(),
+                    opt(u.engines.sm_percent),
+                    command,
+                ]);
+                w.write_record(&row)?;
+            }
+        }
+        let mut row = dev.to_vec();
+        row[1] = "unattributed".into();
+        let why = if d.ledger.over_attributed {
+            "processes add up to more than the device uses (shared memory counted twice)"
+        } else if d.ledger.unattributed_bytes.is_none() {
+            "device used memory unknown"
+        } else {
+            ""
+        };
+        row.extend([
+            String::new(),
+            String::new(),
+            "unattributed (driver/system/other users)".into(),
+            String::new(),
+            opt(d.ledger.unattributed_bytes),
+            "ledger".into(),
+            why.into(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+        w.write_record(&row)?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::{balance, Device, Host, Process, Usage, Vendor};
+
+    #[test]
+    fn quoting_of_commas_quotes_and_unknowns() {
+        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
+        let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+        d.name = Some("NVIDIA H200".into());
+        d.memory.total_bytes = Some(1000);
+        d.memory.used_bytes = Some(700);
+        s.devices.push(d);
+        let mut p = Process::new(42);
+        p.start_time = Some(77);
+        p.name = Some("python3".into());
+        p.cmdline = Some(vec![
+            "python3".into(),
+            "-c".into(),
+            "print(\"a,b\")".into(),
+            "--token=hf_SECRET".into(),
+        ]);
+        let mut u = Usage::new("GPU-1", "nvml");
+        u.memory_bytes = Some(500);
+        p.usage.push(u);
+        s.processes.push(p);
+        let mut q = Process::new(43);
+        q.usage.push(Usage::new("GPU-1", "nvml"));
+        s.processes.push(q);
+        balance(&mut s);
+        let text = snapshot_csv(&s).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], SNAPSHOT_HEADER.join(","));
+        assert_eq!(
+            lines[1],
+            "2026-11-29T08:00:00Z,device,0,GPU-1,NVIDIA H200,1000,700,,,,,700,nvml,,,,"
+        );
+        assert_eq!(
+            lines[2],
+            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,42,77,python3,,500,nvml,,,,\"python3 -c print(\"\"a,b\"\") --token=<redacted>\""
+        );
+        // Unknown memory is an empty field, not 0.
+        assert_eq!(
+            lines[3],
+            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,43,,,,,nvml,,,,"
+        );
+        assert_eq!(
+            lines[4],
+            "2026-11-29T08:00:00Z,unattributed,0,GPU-1,NVIDIA H200,1000,700,,,unattributed (driver/system/other users),,200,ledger,,,,"
+        );
+        assert_eq!(lines.len(), 5);
+        // And a CSV reader gets the command line back intact.
+        let mut r = ::csv::Reader::from_reader(text.as_bytes());
+        let rec = r.records().nth(1).unwrap().unwrap();
+        assert_eq!(&rec[16], "python3 -c print(\"a,b\") --token=<redacted>");
+    }
+}
