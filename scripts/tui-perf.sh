@@ -14,7 +14,7 @@ D=$(mktemp -d)
 T="tmux -S $D/tmux1.sock"
 trap 'tmux -S $D/tmux1.sock kill-server 2>/dev/null || true; tmux -S $D/tmux2.sock kill-server 2>/dev/null || true; rm -rf "$D"' EXIT
 
-# A recorded /proc with the scenario's processes (same shape as crates/cli/tests/support).
+# A recorded /proc with the scenario's processes (same shape as crates/cli/tests/cli/support).
 mkdir -p "$D/proc/sys/kernel" "$D/etc"
 printf 'cpu  1 2 3\nbtime 1795900000\n' >"$D/proc/stat"
 echo gpu-box >"$D/proc/sys/kernel/hostname"

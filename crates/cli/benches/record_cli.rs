@@ -5,7 +5,7 @@
 //! CPU per sample = (child CPU for N samples − child CPU for 1 sample) / (N − 1), which takes
 //! process start-up and database opening out of the per-sample figure.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/cli/support/mod.rs"]
 mod support;
 
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! processes through the fake library, procfs metadata for them) ≤ 2 ms; the whole
 //! `gpuledger snapshot --json` process ≤ 30 ms; its peak RSS ≤ 15 MB.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/cli/support/mod.rs"]
 mod support;
 
 use gpuledger_sources::{Collector, SourceConfig};

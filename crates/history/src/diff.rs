@@ -9,81 +9,37 @@
 //!    the `-m`/`--model` argument of the command line), compared by file name.
 //!
 //! Measured values and estimated breakdowns are kept apart: a process's `estimate` (the estimated
-//! ledger, see `gpuledger_model::EstimatedMemory`) is diffed field by field — every numeric
-//! `*_bytes` leaf by path, so new estimate fields are picked up without a change here — and shown
-//! in its own section.
+//! ledger, `gpuledger_model::EstimatedMemory`) is diffed part by part ([`ESTIMATE_PARTS`]) and
+//! shown in its own section.
 
-use gpuledger_model::{parse_snapshot, Process, Snapshot, SnapshotError, Usage};
+use gpuledger_model::{parse_snapshot, EstimatedMemory, Process, Snapshot, SnapshotError, Usage};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
-/// A snapshot plus what the diff reads from its raw JSON beyond the typed contract.
-#[derive(Debug, Clone)]
-pub struct DiffInput {
-    pub snap: Snapshot,
-    /// Parallel to `snap.processes`.
-    pub extras: Vec<Extras>,
+/// Parse a snapshot document for diffing: the snapshot reader itself (schema checked), once.
+pub fn parse_for_diff(text: &str) -> Result<Snapshot, SnapshotError> {
+    parse_snapshot(text)
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Extras {
-    /// Path (`kv_cache_bytes`, `breakdown.weights_bytes`) → bytes.
-    pub estimate: BTreeMap<String, u64>,
-}
+/// The estimate's parts: the snapshot's field name (the key in the diff's JSON) and the word the
+/// views use for it.
+pub const ESTIMATE_PARTS: [(&str, &str); 5] = [
+    ("weights_gpu_bytes", "weights"),
+    ("kv_cache_gpu_bytes", "KV cache"),
+    ("compute_gpu_bytes", "compute"),
+    ("overhead_gpu_bytes", "overhead"),
+    ("total_gpu_bytes", "total"),
+];
 
-impl DiffInput {
-    /// A typed snapshot with no extra sections.
-    pub fn from_snapshot(snap: Snapshot) -> Self {
-        let extras = vec![Extras::default(); snap.processes.len()];
-        DiffInput { snap, extras }
-    }
-}
-
-/// Parse a snapshot document for diffing (checks the schema like every snapshot reader).
-pub fn parse_for_diff(text: &str) -> Result<DiffInput, SnapshotError> {
-    let snap = parse_snapshot(text)?;
-    let raw: serde_json::Value = serde_json::from_str(text)?;
-    let empty = Vec::new();
-    let raw_procs = raw["processes"].as_array().unwrap_or(&empty);
-    let extras = (0..snap.processes.len())
-        .map(|i| match raw_procs.get(i) {
-            Some(p) => extras_of(p),
-            None => Extras::default(),
-        })
-        .collect();
-    Ok(DiffInput { snap, extras })
-}
-
-fn extras_of(p: &serde_json::Value) -> Extras {
-    let mut e = Extras::default();
-    for section in [&p["estimate"], &p["workload"]["estimate"]] {
-        if section.is_object() {
-            flatten_bytes(section, "", &mut e.estimate, 0);
-        }
-    }
-    e
-}
-
-fn flatten_bytes(v: &serde_json::Value, prefix: &str, out: &mut BTreeMap<String, u64>, depth: u32) {
-    // Bounded: a hostile file cannot recurse us into the ground (serde_json caps depth too).
-    if depth > 8 {
-        return;
-    }
-    if let Some(obj) = v.as_object() {
-        for (k, child) in obj {
-            let path = if prefix.is_empty() {
-                k.clone()
-            } else {
-                format!("{prefix}.{k}")
-            };
-            if child.is_object() {
-                flatten_bytes(child, &path, out, depth + 1);
-            } else if k.ends_with("_bytes") {
-                if let Some(n) = child.as_u64() {
-                    out.insert(path, n);
-                }
-            }
-        }
+fn estimate_parts(e: Option<&EstimatedMemory>) -> [Option<u64>; 5] {
+    match e {
+        None => [None; 5],
+        Some(e) => [
+            Some(e.weights_gpu_bytes),
+            e.kv_cache_gpu_bytes,
+            e.compute_gpu_bytes,
+            e.overhead_gpu_bytes,
+            Some(e.total_gpu_bytes),
+        ],
     }
 }
 
@@ -211,7 +167,11 @@ pub struct UsageDiff {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EstimateDiff {
+    /// The snapshot's field name (`kv_cache_gpu_bytes`).
     pub key: String,
+    /// The views' word for it (`KV cache`).
+    #[serde(skip)]
+    pub label: &'static str,
     pub values: Delta,
 }
 
@@ -260,9 +220,9 @@ fn measured_total(p: &Process) -> Option<u64> {
 }
 
 /// Pair processes of `a` with processes of `b`: (index in a, index in b, rule).
-pub fn pair(a: &DiffInput, b: &DiffInput) -> Vec<(usize, usize, PairRule)> {
-    let pa = &a.snap.processes;
-    let pb = &b.snap.processes;
+pub fn pair(a: &Snapshot, b: &Snapshot) -> Vec<(usize, usize, PairRule)> {
+    let pa = &a.processes;
+    let pb = &b.processes;
     let mut used_a = vec![false; pa.len()];
     let mut used_b = vec![false; pb.len()];
     let mut out = Vec::new();
@@ -289,12 +249,12 @@ pub fn pair(a: &DiffInput, b: &DiffInput) -> Vec<(usize, usize, PairRule)> {
     }
 
     // Rules 2 and 3: a process that has gone, matched with a new one of the same name.
-    type Key<'a> = Box<dyn Fn(&DiffInput, usize, &DiffInput, usize) -> bool + 'a>;
+    type Key<'a> = Box<dyn Fn(&Snapshot, usize, &Snapshot, usize) -> bool + 'a>;
     let rules: [(PairRule, Key); 2] = [
         (
             PairRule::NamePort,
-            Box::new(|a: &DiffInput, i, b: &DiffInput, j| {
-                let (p, q) = (&a.snap.processes[i], &b.snap.processes[j]);
+            Box::new(|a: &Snapshot, i, b: &Snapshot, j| {
+                let (p, q) = (&a.processes[i], &b.processes[j]);
                 p.listen_ports
                     .iter()
                     .any(|port| q.listen_ports.contains(port))
@@ -302,9 +262,9 @@ pub fn pair(a: &DiffInput, b: &DiffInput) -> Vec<(usize, usize, PairRule)> {
         ),
         (
             PairRule::NameModel,
-            Box::new(|a: &DiffInput, i, b: &DiffInput, j| {
-                let m = model_of(&a.snap.processes[i]);
-                m.is_some() && m == model_of(&b.snap.processes[j])
+            Box::new(|a: &Snapshot, i, b: &Snapshot, j| {
+                let m = model_of(&a.processes[i]);
+                m.is_some() && m == model_of(&b.processes[j])
             }),
         ),
     ];
@@ -341,24 +301,27 @@ fn usage_on<'a>(p: &'a Process, dev: &str) -> Option<&'a Usage> {
     p.usage.iter().find(|u| u.device == dev)
 }
 
-fn estimate_diff(a: &Extras, b: &Extras) -> Vec<EstimateDiff> {
-    let mut keys: Vec<&String> = a.estimate.keys().chain(b.estimate.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .map(|k| EstimateDiff {
-            key: k.clone(),
-            values: Delta::of(a.estimate.get(k).copied(), b.estimate.get(k).copied()),
+/// The parts either side has a value for (a part unknown on both sides has nothing to diff).
+fn estimate_diff(a: Option<&EstimatedMemory>, b: Option<&EstimatedMemory>) -> Vec<EstimateDiff> {
+    let (x, y) = (estimate_parts(a), estimate_parts(b));
+    ESTIMATE_PARTS
+        .iter()
+        .zip(x.into_iter().zip(y))
+        .filter(|(_, (x, y))| x.is_some() || y.is_some())
+        .map(|(&(key, label), (x, y))| EstimateDiff {
+            key: key.to_string(),
+            label,
+            values: Delta::of(x, y),
         })
         .collect()
 }
 
 /// The whole diff. Devices in `b`'s order then those only in `a`; processes sorted by the size of
 /// the change, largest first, then by PID.
-pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
+pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
     let mut devices = Vec::new();
-    for d in &b.snap.devices {
-        let before = a.snap.device_by_uuid(&d.uuid);
+    for d in &b.devices {
+        let before = a.device_by_uuid(&d.uuid);
         devices.push(DeviceDiff {
             uuid: d.uuid.clone(),
             label: d.label(),
@@ -381,8 +344,8 @@ pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
             ),
         });
     }
-    for d in &a.snap.devices {
-        if b.snap.device_by_uuid(&d.uuid).is_none() {
+    for d in &a.devices {
+        if b.device_by_uuid(&d.uuid).is_none() {
             devices.push(DeviceDiff {
                 uuid: d.uuid.clone(),
                 label: d.label(),
@@ -394,14 +357,11 @@ pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
         }
     }
 
-    let empty = Extras::default();
     let mut processes: Vec<ProcessDiff> = pair(a, b)
         .into_iter()
         .map(|(i, j, rule)| {
-            let p = a.snap.processes.get(i);
-            let q = b.snap.processes.get(j);
-            let ex_a = a.extras.get(i).unwrap_or(&empty);
-            let ex_b = b.extras.get(j).unwrap_or(&empty);
+            let p = a.processes.get(i);
+            let q = b.processes.get(j);
             let mut devs: Vec<&str> = p
                 .iter()
                 .chain(q.iter())
@@ -438,8 +398,8 @@ pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
                 after: q.map(side),
                 measured,
                 usage,
-                estimated: if p.is_some() && q.is_some() {
-                    estimate_diff(ex_a, ex_b)
+                estimated: if let (Some(p), Some(q)) = (p, q) {
+                    estimate_diff(p.estimate.as_ref(), q.estimate.as_ref())
                 } else {
                     Vec::new()
                 },
@@ -464,8 +424,8 @@ pub fn diff(a: &DiffInput, b: &DiffInput) -> SnapshotDiff {
     });
     SnapshotDiff {
         schema: DIFF_SCHEMA,
-        before_taken_at: a.snap.taken_at.clone(),
-        after_taken_at: b.snap.taken_at.clone(),
+        before_taken_at: a.taken_at.clone(),
+        after_taken_at: b.taken_at.clone(),
         devices,
         processes,
     }
@@ -576,7 +536,7 @@ pub fn render_text(d: &SnapshotDiff, names: (&str, &str)) -> String {
                 let _ = writeln!(
                     out,
                     "      {} estimate {} → {} ({})",
-                    e.key,
+                    e.label,
                     human_opt(e.values.before),
                     human_opt(e.values.after),
                     signed_bytes(e.values.delta)
@@ -605,7 +565,7 @@ mod tests {
         p
     }
 
-    fn snap(taken: &str, used: u64, procs: Vec<Process>) -> DiffInput {
+    fn snap(taken: &str, used: u64, procs: Vec<Process>) -> Snapshot {
         let mut s = Snapshot::new(taken.into(), Host::default());
         let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
         d.name = Some("Test".into());
@@ -615,7 +575,7 @@ mod tests {
         s.devices.push(d);
         s.processes = procs;
         balance(&mut s);
-        DiffInput::from_snapshot(s)
+        s
     }
 
     fn find(d: &SnapshotDiff, pid_after: Option<u32>, pid_before: Option<u32>) -> &ProcessDiff {
@@ -819,7 +779,7 @@ mod tests {
             total_gpu_bytes: 800 * MIB + kv,
             ..Default::default()
         };
-        let (mut sa, mut sb) = (a.snap.clone(), b.snap.clone());
+        let (mut sa, mut sb) = (a.clone(), b.clone());
         sa.processes[0].estimate = Some(est(100 * MIB));
         sb.processes[0].estimate = Some(est(184 * MIB));
         let a = parse_for_diff(&serde_json::to_string(&sa).unwrap()).unwrap();
@@ -827,22 +787,22 @@ mod tests {
         let d = diff(&a, &b);
         let p = &d.processes[0];
         assert_eq!(p.measured.delta, Some(83 * MIB as i64));
-        // compute, kv_cache, total, weights (the unknown overhead has no value to diff).
+        // In the views' order; the overhead, unknown on both sides, has no value to diff.
         let keys: Vec<&str> = p.estimated.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(
             keys,
             [
-                "compute_gpu_bytes",
+                "weights_gpu_bytes",
                 "kv_cache_gpu_bytes",
-                "total_gpu_bytes",
-                "weights_gpu_bytes"
+                "compute_gpu_bytes",
+                "total_gpu_bytes"
             ]
         );
         assert_eq!(p.estimated[1].values.delta, Some(84 * MIB as i64));
-        assert_eq!(p.estimated[3].values.delta, Some(0));
+        assert_eq!(p.estimated[0].values.delta, Some(0));
         let text = render_text(&d, ("a", "b"));
         assert!(
-            text.contains("kv_cache_gpu_bytes estimate 100 MiB → 184 MiB (+84 MiB)"),
+            text.contains("KV cache estimate 100 MiB → 184 MiB (+84 MiB)"),
             "{text}"
         );
         assert!(text.contains("1000 MiB → 1.06 GiB (+83 MiB)"), "{text}");

@@ -10,4 +10,4 @@ pub mod plot;
 pub mod store;
 pub mod time;
 
-pub use diff::{diff, parse_for_diff, DiffInput, SnapshotDiff};
+pub use diff::{diff, parse_for_diff, SnapshotDiff};

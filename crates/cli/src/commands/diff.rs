@@ -2,7 +2,8 @@
 
 use crate::Global;
 use anyhow::Context;
-use gpuledger_history::diff::{diff, parse_for_diff, render_text, DiffInput};
+use gpuledger_history::diff::{diff, parse_for_diff, render_text};
+use gpuledger_model::Snapshot;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,7 +18,7 @@ pub struct Args {
     pub json: bool,
 }
 
-fn load(path: &Path) -> anyhow::Result<DiffInput> {
+fn load(path: &Path) -> anyhow::Result<Snapshot> {
     let text = crate::global::read_snapshot_text(path)?;
     parse_for_diff(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
 }

@@ -1,7 +1,6 @@
 //! `gpuledger watch` end to end against the fake NVML.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 const SCENARIO: &str = "\
 device|index=0|name=NVIDIA H200|uuid=GPU-1|total=100000000000|used=95000000000|free=5000000000|temp=54

@@ -2,8 +2,7 @@
 //! found (collection, replayed files, the kill prompt), and terminal escape sequences in a
 //! process's argv[0], a replayed file's host and device names, and GGUF metadata in errors.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;

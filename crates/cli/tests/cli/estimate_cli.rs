@@ -1,8 +1,7 @@
 //! `gpuledger estimate` end to end: a generated GGUF header, llama-server flags, and the fit check
 //! against the fake NVML's devices (measured) beside the estimate.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};

@@ -1,8 +1,7 @@
 //! `gpuledger diff` end to end: two snapshots taken by the real binary against the fake NVML, the
 //! scenario changed in between (a llama-server restarted with a new PID and a bigger context).
 
-mod support;
-use support::*;
+use crate::support::*;
 
 const SCENARIO_A: &str = "\
 device|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=20000000000|free=130754820096

@@ -3,11 +3,10 @@
 //! `capture-pane -p`. Needs tmux (`.ci/setup-tmux.sh`): skipped with a message locally when tmux is
 //! absent, a failure under CI=true.
 
-mod support;
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::*;
 
 struct Tmux {
     sock: PathBuf,

@@ -2,11 +2,10 @@
 //! `--proc-root` / `--sys-root`, with and without the fake NVML.
 #![cfg(target_os = "linux")]
 
-mod serve_support;
-mod support;
+use crate::serve_support;
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::*;
 
 const MIB: u64 = 1 << 20;
 

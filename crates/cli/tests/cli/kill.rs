@@ -1,7 +1,7 @@
 //! `gpuledger kill` end to end: the real binary against real child processes (Linux).
 #![cfg(target_os = "linux")]
 
-mod support;
+use crate::support;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus, Stdio};

@@ -1,13 +1,11 @@
 //! `gpuledger serve` end to end: the real binary, the fake NVML, a recorded /proc, HTTP on an
 //! ephemeral loopback port.
 
-mod serve_support;
-mod support;
-use serve_support::*;
+use crate::serve_support::*;
+use crate::support::*;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
-use support::*;
 
 const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
 const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";

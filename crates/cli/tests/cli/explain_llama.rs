@@ -4,15 +4,13 @@
 //! GGUF header, its own log beside the estimate, and the API-key case. Skips locally without the
 //! tools; fails under CI=true.
 
-mod support;
+use crate::support::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
-#[path = "../../../testing/llama_tools.rs"]
-mod llama_tools;
+use crate::llama_tools;
 use llama_tools::LlamaTools as Tools;
 
 fn tools() -> Option<Tools> {

@@ -1,8 +1,7 @@
 //! `explain` end to end: identification from a recorded /proc tree and a live probe answered on
 //! loopback, through the real binary and the fake NVML.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 #[test]
 fn explain_llama_server_with_evidence_and_live_state() {

@@ -5,30 +5,12 @@
 
 #![cfg(unix)]
 
-mod support;
+use crate::support::{self, fake_cuda};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 const UUID: &str = "GPU-aabbccdd-eeff-0011-2233-445566778899";
-
-fn fake_cuda() -> &'static Path {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let profile = support::profile_dir();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "fake-cuda"])
-            .arg("--target-dir")
-            .arg(profile.parent().unwrap());
-        if profile.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        assert!(cmd.status().unwrap().success(), "building fake-cuda failed");
-        profile.join("libfake_cuda.so")
-    })
-}
 
 struct Env {
     dir: tempfile::TempDir,

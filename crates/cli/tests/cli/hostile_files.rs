@@ -6,8 +6,7 @@
 //! Every command runs under a generous deadline that only detects a hang (the test then fails
 //! instead of hanging the suite); no assertion is about speed.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! End to end: the real binary loads the fake NVML through the real loading code.
 
-mod support;
-use support::*;
+use crate::support::*;
 
 fn snapshot_json(
     lib: &std::path::Path,

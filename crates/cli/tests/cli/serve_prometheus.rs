@@ -6,15 +6,13 @@
 //! Without a `prometheus` binary the test is skipped with a printed reason, except under
 //! `CI=true`, where it fails.
 
-mod serve_support;
-mod support;
-use serve_support::*;
+use crate::serve_support::*;
+use crate::support::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
 const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
 const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";

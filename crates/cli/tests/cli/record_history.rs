@@ -2,10 +2,9 @@
 //! `gpuledger record` → `gpuledger history` / `snapshot --replay DB --at`, end to end against the
 //! fake NVML, with the machine changed between recording runs.
 
-mod support;
+use crate::support::*;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
 const G: &str = "GPU-11111111-2222-3333-4444-555555555555";
 

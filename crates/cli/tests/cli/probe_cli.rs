@@ -4,33 +4,12 @@
 
 #![cfg(unix)]
 
+use crate::support::fake_cuda;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 const MIB: u64 = 1 << 20;
-
-/// `target/<profile>/libfake_cuda.so`, built once with the cargo that runs the tests.
-fn fake_cuda() -> &'static Path {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "fake-cuda"])
-            .arg("--target-dir")
-            .arg(profile.parent().unwrap());
-        if profile.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        assert!(cmd.status().unwrap().success(), "building fake-cuda failed");
-        let lib = profile.join("libfake_cuda.so");
-        assert!(lib.exists(), "{} missing", lib.display());
-        lib
-    })
-}
 
 fn scenario_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,26 @@
+//! The binary's integration tests, in one test target: every integration-test target links the
+//! whole program, and on a 2-core machine that linking was most of the test build's time. Each
+//! module is one area; `support` holds what they share (the fakes, scenarios, a procfs tree).
+
+#[path = "../../../../testing/llama_tools.rs"]
+mod llama_tools;
+mod serve_support;
+mod support;
+
+mod cli_contract;
+mod diff_cli;
+mod drm_snapshot;
+mod estimate_cli;
+mod explain;
+mod explain_llama;
+mod hostile_files;
+mod hostile_text;
+mod kill;
+mod nvml_snapshot;
+mod probe_cli;
+mod record_history;
+mod serve_http;
+mod serve_prometheus;
+mod tui_tmux;
+mod verify;
+mod watch_cli;
