@@ -3,8 +3,8 @@
 
 mod commands;
 mod global;
+mod live_view;
 mod overhead;
-mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -49,7 +49,7 @@ pub struct Cli {
     #[command(flatten)]
     global: global::GlobalArgs,
     #[command(flatten)]
-    view: view::ViewArgs,
+    view: live_view::ViewArgs,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -152,7 +152,7 @@ fn main() -> ExitCode {
         Some(Command::VerifyWorkload(a)) => commands::verify::run_workload(a),
         Some(Command::Completions(a)) => commands::completions::run(a),
         Some(Command::Man(a)) => commands::completions::run_man(a),
-        None => view::run(&cli.view, &global),
+        None => live_view::run(&cli.view, &global),
     };
     match result {
         Ok(code) => code,

@@ -7,8 +7,8 @@
 
 use gpuledger_model::*;
 use gpuledger_tui::feed::Update;
-use gpuledger_tui::history::{History, Point};
 use gpuledger_tui::hoststats::HostProc;
+use gpuledger_tui::series::{History, Point};
 use gpuledger_tui::{App, ThemeKind};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;

@@ -6,7 +6,7 @@ use base64::Engine;
 /// What a termination request did *as far as the call knows*. The view never reports success from
 /// this: it waits until a later snapshot no longer lists the process (DESIGN.md concept 6).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Termination {
     /// The signal (or platform equivalent) was sent; whether the process ends is observed later.
     Requested,
     /// Refused before anything was sent (the process changed identity, permission denied, ...).
@@ -37,7 +37,7 @@ pub trait Terminator {
         }
     }
 
-    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome;
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Termination;
 
     /// Messages the mechanism produced since the last call (e.g. a refusal found after the
     /// request was handed over). Polled once per round.
@@ -51,8 +51,8 @@ pub trait Terminator {
 pub struct NoTerminator;
 
 impl Terminator for NoTerminator {
-    fn terminate(&self, _pid: u32, _start_time: Option<u64>, _force: bool) -> Outcome {
-        Outcome::NotAvailable("kill is not available in this build".into())
+    fn terminate(&self, _pid: u32, _start_time: Option<u64>, _force: bool) -> Termination {
+        Termination::NotAvailable("kill is not available in this build".into())
     }
 }
 
@@ -102,7 +102,7 @@ mod tests {
     fn default_terminator_says_not_available() {
         assert_eq!(
             NoTerminator.terminate(5, Some(1), true),
-            Outcome::NotAvailable("kill is not available in this build".into())
+            Termination::NotAvailable("kill is not available in this build".into())
         );
     }
 

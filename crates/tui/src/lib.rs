@@ -9,20 +9,20 @@
 //!   `TestBackend`);
 //! - [`feed`]: the collection thread (the UI never collects; slow rounds are skipped);
 //! - [`hoststats`]: host CPU % and RSS of GPU processes, read in that thread;
-//! - [`history`]: bounded ring buffers for charts and sparklines;
+//! - [`series`]: bounded ring buffers for charts and sparklines;
 //! - [`actions`]: the [`actions::Terminator`] seam to the kill mechanism, clipboard;
 //! - [`term`]: the terminal loop, restored on quit and on panic.
 
 pub mod actions;
 pub mod app;
 pub mod feed;
-pub mod history;
 pub mod hoststats;
+pub mod series;
 pub mod term;
 pub mod theme;
 pub mod ui;
 
-pub use actions::{Check, NoTerminator, Outcome, Terminator};
+pub use actions::{Check, NoTerminator, Termination, Terminator};
 pub use app::App;
 pub use theme::ThemeKind;
 

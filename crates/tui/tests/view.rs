@@ -5,7 +5,7 @@ use gpuledger_model::*;
 use gpuledger_tui::app::{Column, Effect, Overlay};
 use gpuledger_tui::feed::Update;
 use gpuledger_tui::hoststats::HostProc;
-use gpuledger_tui::{App, Outcome, Terminator, ThemeKind};
+use gpuledger_tui::{App, Termination, Terminator, ThemeKind};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -614,9 +614,9 @@ fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailab
 type Calls = Rc<RefCell<Vec<(u32, Option<u64>, bool)>>>;
 struct Recorder(Calls);
 impl Terminator for Recorder {
-    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Termination {
         self.0.borrow_mut().push((pid, start_time, force));
-        Outcome::Requested
+        Termination::Requested
     }
 }
 

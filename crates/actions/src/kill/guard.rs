@@ -3,25 +3,26 @@
 
 use super::ProcInfo;
 
-/// Which platform's rules apply (the Windows critical-process names only mean something there).
+/// Which operating system's rules apply (the Windows critical-process names only mean something
+/// there). Not the collection platform of `gpuledger_sources`: this only picks guard rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Platform {
+pub enum Os {
     Linux,
     Windows,
     MacOs,
     Other,
 }
 
-impl Platform {
+impl Os {
     pub const fn current() -> Self {
         if cfg!(target_os = "linux") {
-            Platform::Linux
+            Os::Linux
         } else if cfg!(windows) {
-            Platform::Windows
+            Os::Windows
         } else if cfg!(target_os = "macos") {
-            Platform::MacOs
+            Os::MacOs
         } else {
-            Platform::Other
+            Os::Other
         }
     }
 }
@@ -124,16 +125,16 @@ pub fn invalid_pid(pid: u32) -> Option<String> {
 }
 
 /// Refusals that need only the PID: init, ourselves, our ancestors.
-pub fn check_pid(pid: u32, self_pid: u32, ancestors: &[u32], platform: Platform) -> Verdict {
+pub fn check_pid(pid: u32, self_pid: u32, ancestors: &[u32], platform: Os) -> Verdict {
     if let Some(why) = invalid_pid(pid) {
         return Verdict::Refused(why);
     }
-    if pid == 1 && platform != Platform::Windows {
+    if pid == 1 && platform != Os::Windows {
         return Verdict::Refused(
             "PID 1 is init: killing it brings down the whole system (or container)".into(),
         );
     }
-    if pid == 4 && platform == Platform::Windows {
+    if pid == 4 && platform == Os::Windows {
         return Verdict::Refused("PID 4 is the Windows System process".into());
     }
     if pid == self_pid {
@@ -148,7 +149,7 @@ pub fn check_pid(pid: u32, self_pid: u32, ancestors: &[u32], platform: Platform)
 }
 
 /// Refusals and second confirmations that need what we read about the process.
-pub fn check_info(info: &ProcInfo, platform: Platform) -> Verdict {
+pub fn check_info(info: &ProcInfo, platform: Os) -> Verdict {
     if info.kernel_thread {
         return Verdict::Refused(format!(
             "{} is a kernel thread: signals cannot end it and it holds no user memory",
@@ -167,7 +168,7 @@ pub fn check_info(info: &ProcInfo, platform: Platform) -> Verdict {
             info.name
         ));
     }
-    if platform == Platform::Windows {
+    if platform == Os::Windows {
         if let Some(n) = names_of(info).find(|n| WINDOWS_CRITICAL.contains(&n.as_str())) {
             return Verdict::Refused(format!(
                 "{n} is a critical Windows system process: terminating it crashes or logs out the machine"
@@ -206,7 +207,7 @@ mod tests {
 
     #[test]
     fn pid_rules() {
-        let p = Platform::Linux;
+        let p = Os::Linux;
         assert!(matches!(check_pid(0, 10, &[], p), Verdict::Refused(_)));
         assert!(matches!(check_pid(1, 10, &[], p), Verdict::Refused(_)));
         assert!(matches!(
@@ -223,9 +224,9 @@ mod tests {
         );
         assert_eq!(check_pid(8, 10, &[9, 7], p), Verdict::Allowed);
         // PID 1 on Windows is an ordinary process number; 4 is System there.
-        assert_eq!(check_pid(1, 10, &[], Platform::Windows), Verdict::Allowed);
+        assert_eq!(check_pid(1, 10, &[], Os::Windows), Verdict::Allowed);
         assert!(matches!(
-            check_pid(4, 10, &[], Platform::Windows),
+            check_pid(4, 10, &[], Os::Windows),
             Verdict::Refused(_)
         ));
     }
@@ -242,16 +243,13 @@ mod tests {
             "services.exe",
         ] {
             assert!(
-                matches!(check_info(&info(n), Platform::Windows), Verdict::Refused(_)),
+                matches!(check_info(&info(n), Os::Windows), Verdict::Refused(_)),
                 "{n}"
             );
         }
+        assert_eq!(check_info(&info("services"), Os::Linux), Verdict::Allowed);
         assert_eq!(
-            check_info(&info("services"), Platform::Linux),
-            Verdict::Allowed
-        );
-        assert_eq!(
-            check_info(&info("llama-server.exe"), Platform::Windows),
+            check_info(&info("llama-server.exe"), Os::Windows),
             Verdict::Allowed
         );
     }
@@ -272,7 +270,7 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    check_info(&info(n), Platform::current()),
+                    check_info(&info(n), Os::current()),
                     Verdict::NeedsSecondConfirmation(_)
                 ),
                 "{n}"
@@ -282,15 +280,12 @@ mod tests {
         let mut i = info("renamed");
         i.exe_name = Some("/usr/bin/Xwayland".into());
         assert!(matches!(
-            check_info(&i, Platform::Linux),
+            check_info(&i, Os::Linux),
             Verdict::NeedsSecondConfirmation(_)
         ));
+        assert_eq!(check_info(&info("python3"), Os::Linux), Verdict::Allowed);
         assert_eq!(
-            check_info(&info("python3"), Platform::Linux),
-            Verdict::Allowed
-        );
-        assert_eq!(
-            check_info(&info("gnome-shell-calendar"), Platform::Linux),
+            check_info(&info("gnome-shell-calendar"), Os::Linux),
             Verdict::Allowed
         );
     }
@@ -299,21 +294,13 @@ mod tests {
     fn kernel_threads_and_critical_flag_refused() {
         let mut i = info("kworker/0:1");
         i.kernel_thread = true;
-        assert!(matches!(
-            check_info(&i, Platform::Linux),
-            Verdict::Refused(_)
-        ));
+        assert!(matches!(check_info(&i, Os::Linux), Verdict::Refused(_)));
         let mut i = info("worker");
         i.thread_of = Some(4000);
-        assert!(
-            matches!(check_info(&i, Platform::Linux), Verdict::Refused(r) if r.contains("PID 4000"))
-        );
+        assert!(matches!(check_info(&i, Os::Linux), Verdict::Refused(r) if r.contains("PID 4000")));
         let mut i = info("mystery.exe");
         i.critical = true;
-        assert!(matches!(
-            check_info(&i, Platform::Windows),
-            Verdict::Refused(_)
-        ));
+        assert!(matches!(check_info(&i, Os::Windows), Verdict::Refused(_)));
     }
 
     #[test]

@@ -35,7 +35,7 @@ mod sys;
 pub mod procfs;
 
 use gpuledger_model::units::human_bytes;
-use guard::{Platform, Verdict};
+use guard::{Os, Verdict};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -363,7 +363,7 @@ pub struct Killer {
     sys: sys::Sys,
     self_pid: u32,
     ancestors: Vec<u32>,
-    platform: Platform,
+    platform: Os,
     filter: Option<DeliveryFilter>,
 }
 
@@ -400,7 +400,7 @@ impl Killer {
             sys,
             self_pid,
             ancestors,
-            platform: Platform::current(),
+            platform: Os::current(),
             filter: None,
         }
     }

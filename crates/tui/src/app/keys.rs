@@ -1,7 +1,7 @@
 //! Keys and mouse: what each does to the state, and the effects it asks the loop to run.
 
 use super::*;
-use crate::actions::{osc52, Check, Outcome};
+use crate::actions::{osc52, Check, Termination};
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::Process;
@@ -324,7 +324,7 @@ impl App {
         let verb = if c.force { "kill" } else { "terminate" };
         self.message = Some(
             match self.terminator.terminate(c.pid, c.start_time, c.force) {
-                Outcome::Requested => {
+                Termination::Requested => {
                     self.pending.push(PendingKill {
                         pid: c.pid,
                         start_time: c.start_time,
@@ -337,10 +337,10 @@ impl App {
                         c.pid, c.name
                     )
                 }
-                Outcome::Refused(why) => {
+                Termination::Refused(why) => {
                     format!("{verb} PID {} ({}) refused: {why}", c.pid, c.name)
                 }
-                Outcome::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
+                Termination::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
             },
         );
     }

@@ -3,8 +3,8 @@
 
 use crate::actions::{NoTerminator, Terminator};
 use crate::feed::{Update, MIN_INTERVAL};
-use crate::history::History;
 use crate::hoststats::HostProc;
+use crate::series::History;
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::{Device, Process, Snapshot, Usage};
 use std::collections::HashMap;

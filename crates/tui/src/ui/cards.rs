@@ -1,7 +1,7 @@
 //! Device cards: memory with the books balanced, utilisation, power, sparklines.
 
 use crate::app::App;
-use crate::history::Series;
+use crate::series::Series;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::Device;
 use ratatui::layout::Rect;
@@ -44,7 +44,7 @@ pub(crate) fn mem_frac(d: &Device) -> Option<f64> {
 pub(crate) fn spark_data(
     s: Option<&Series>,
     width: usize,
-    f: impl Fn(&crate::history::Point) -> Option<u64>,
+    f: impl Fn(&crate::series::Point) -> Option<u64>,
 ) -> Vec<Option<u64>> {
     let Some(s) = s else { return vec![] };
     let skip = s.points.len().saturating_sub(width);

@@ -2,7 +2,7 @@
 
 use super::{details::*, text::*};
 use crate::app::App;
-use crate::history::Series;
+use crate::series::Series;
 use gpuledger_model::units::human_bytes;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;

@@ -4,7 +4,7 @@ use crate::Global;
 use gpuledger_actions::kill::guard::Verdict;
 use gpuledger_actions::kill::{InspectError, KillOptions, Killer, Target};
 use gpuledger_tui::actions::session_critical;
-use gpuledger_tui::{Check, Options, Outcome, Terminator, ThemeKind};
+use gpuledger_tui::{Check, Options, Termination, Terminator, ThemeKind};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -46,7 +46,7 @@ impl Terminator for ActionsTerminator {
         }
     }
 
-    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Outcome {
+    fn terminate(&self, pid: u32, start_time: Option<u64>, force: bool) -> Termination {
         let messages = self.messages.clone();
         let spawned = std::thread::Builder::new()
             .name("gpuledger-kill".into())
@@ -70,8 +70,8 @@ impl Terminator for ActionsTerminator {
                 }
             });
         match spawned {
-            Ok(_) => Outcome::Requested,
-            Err(e) => Outcome::Refused(format!("could not start the kill: {e}")),
+            Ok(_) => Termination::Requested,
+            Err(e) => Termination::Refused(format!("could not start the kill: {e}")),
         }
     }
 
