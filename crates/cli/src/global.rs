@@ -82,9 +82,9 @@ impl Global {
         match &self.args.replay {
             Some(path) if is_recording(path)? => {
                 let reader = gpuledger_history::store::Reader::open(path)?;
-                let now = gpuledger_history::time::now_ms();
+                let now = gpuledger_model::time::now_ms();
                 let at_ms = match at {
-                    Some(a) => gpuledger_history::time::parse_time_arg(a, now)
+                    Some(a) => gpuledger_model::time::parse_time_arg(a, now)
                         .map_err(|e| anyhow::anyhow!("--at: {e}"))?,
                     None => i64::MAX,
                 };

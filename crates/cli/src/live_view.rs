@@ -102,7 +102,7 @@ pub struct ViewArgs {
     /// Live view: an alert expression (repeatable) shown as ALERT while it holds, e.g.
     /// 'device.memory.used > 90%' (the language of `gpuledger watch --help`).
     #[arg(long = "alert", value_name = "EXPR", value_parser = crate::commands::watch::expr_arg)]
-    pub alerts: Vec<gpuledger_history::alert::Expr>,
+    pub alerts: Vec<gpuledger_compare::alert::Expr>,
     /// Live view of another machine running `gpuledger serve` (e.g. http://gpu-box:9835),
     /// read-only: its snapshot is fetched every interval, nothing is collected or changed here.
     #[arg(long, value_name = "URL", conflicts_with = "at")]
@@ -199,13 +199,13 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.
-fn alert_hook(exprs: &[gpuledger_history::alert::Expr]) -> Option<gpuledger_tui::app::AlertHook> {
+fn alert_hook(exprs: &[gpuledger_compare::alert::Expr]) -> Option<gpuledger_tui::app::AlertHook> {
     if exprs.is_empty() {
         return None;
     }
-    let mut tracker = gpuledger_history::alert::Tracker::new(exprs.to_vec(), 0);
+    let mut tracker = gpuledger_compare::alert::Tracker::new(exprs.to_vec(), 0);
     Some(Box::new(move |snap| {
-        tracker.observe(snap, gpuledger_history::time::now_ms());
+        tracker.observe(snap, gpuledger_model::time::now_ms());
         tracker
             .active()
             .into_iter()

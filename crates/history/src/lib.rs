@@ -1,13 +1,10 @@
-//! Evidence over time: what changed between two snapshots (`diff`), samples recorded into SQLite
-//! (`store`), CSV export (`csv`), threshold alerts (`alert`) and charts (`plot`).
+//! The recording: samples written into SQLite and read back (`store`), its CSV export (`csv`) and
+//! its charts (`plot`). Comparing snapshots (diff, alerts) is the `gpuledger-compare` crate.
 //!
-//! Everything here is pure logic over snapshots except `store`, which owns the database file.
+//! `store` owns the database file; the rest is pure logic over what it reads.
 
-pub mod alert;
 pub mod csv;
-pub mod diff;
 pub mod plot;
 pub mod store;
-pub mod time;
-
-pub use diff::{diff, parse_for_diff, SnapshotDiff};
+// Time values live in the model (one owner); re-exported for the modules that say `crate::time`.
+pub use gpuledger_model::time;

@@ -7,6 +7,7 @@ pub mod files;
 pub mod ledger;
 pub mod redact;
 pub mod snapshot;
+pub mod time;
 pub mod units;
 pub mod workload;
 

@@ -2,7 +2,7 @@
 
 use crate::Global;
 use anyhow::Context;
-use gpuledger_history::diff::{diff, parse_for_diff, render_text};
+use gpuledger_compare::diff::{diff, parse_for_diff, render_text};
 use gpuledger_model::Snapshot;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

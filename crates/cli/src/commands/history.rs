@@ -4,7 +4,7 @@ use crate::commands::record::db_path;
 use crate::Global;
 use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader, Skipped};
-use gpuledger_history::time::{format_ms, now_ms, parse_time_arg};
+use gpuledger_model::time::{format_ms, now_ms, parse_time_arg};
 use gpuledger_model::units::human_opt;
 use gpuledger_views::{term_safe, term_safe_text};
 use std::io::Write;

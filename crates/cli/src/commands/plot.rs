@@ -4,7 +4,7 @@ use crate::Global;
 use anyhow::Context;
 use gpuledger_history::plot::{gather, render_svg};
 use gpuledger_history::store::Query;
-use gpuledger_history::time::format_ms;
+use gpuledger_model::time::format_ms;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

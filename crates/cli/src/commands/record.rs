@@ -4,7 +4,7 @@ use crate::commands::sampling;
 use crate::Global;
 use anyhow::Context;
 use gpuledger_history::store::{default_db_path, Recorder};
-use gpuledger_history::time::{format_ms, now_ms, parse_duration};
+use gpuledger_model::time::{format_ms, now_ms, parse_duration};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

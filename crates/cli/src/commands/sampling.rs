@@ -54,7 +54,7 @@ pub struct LoopStats {
 
 /// Parse an interval option: at least 10 ms.
 pub fn interval_arg(s: &str) -> Result<Duration, String> {
-    let d = gpuledger_history::time::parse_duration(s)?;
+    let d = gpuledger_model::time::parse_duration(s)?;
     if d < Duration::from_millis(10) {
         return Err(format!("{s:?} is too short (at least 10ms)"));
     }
@@ -88,7 +88,7 @@ pub fn run(
             continue;
         }
         let snap = collector.collect();
-        round(&snap, gpuledger_history::time::now_ms())?;
+        round(&snap, gpuledger_model::time::now_ms())?;
         stats.rounds += 1;
         let (n, missed) = advance(next - start, Instant::now() - start, interval);
         next = start + n;

@@ -2,8 +2,8 @@
 
 use crate::commands::sampling;
 use crate::Global;
-use gpuledger_history::alert::{env_vars, parse, render_line, Expr, Tracker};
-use gpuledger_history::time::parse_duration;
+use gpuledger_compare::alert::{env_vars, parse, render_line, Expr, Tracker};
+use gpuledger_model::time::parse_duration;
 use std::io::Write;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;

@@ -650,7 +650,7 @@ pub fn render_line(ev: &Event) -> String {
     };
     let mut s = format!(
         "{} {state} {} · {}",
-        crate::time::format_ms(ev.at_ms),
+        gpuledger_model::time::format_ms(ev.at_ms),
         ev.alert,
         ev.subject.label()
     );
@@ -690,7 +690,7 @@ pub fn env_vars(ev: &Event) -> Vec<(String, String)> {
         ),
         (
             "GPULEDGER_ALERT_TIME".into(),
-            crate::time::format_ms(ev.at_ms),
+            gpuledger_model::time::format_ms(ev.at_ms),
         ),
         ("GPULEDGER_ALERT_TEXT".into(), render_line(ev)),
         (

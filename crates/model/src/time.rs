@@ -13,7 +13,7 @@ pub fn now_ms() -> i64 {
 
 /// `1s`, `500ms`, `7d`, `1h 30m`. Errors say what was expected.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    gpuledger_model::units::parse_duration_within(s, Duration::ZERO, Duration::MAX)
+    crate::units::parse_duration_within(s, Duration::ZERO, Duration::MAX)
 }
 
 /// RFC 3339 (`2026-11-29T08:00:00Z`, fractional seconds and offsets accepted) to Unix ms.

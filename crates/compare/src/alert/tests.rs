@@ -198,7 +198,7 @@ fn process_alerts_follow_the_process_and_resolve_when_it_goes() {
     assert_eq!(
         render_line(ev),
         "2026-11-29T08:00:01Z FIRING process.memory > 8GiB · llama-server (pid 10) on GPU0 NVIDIA H200 · process.memory = 9 GiB (9.0% of total)"
-            .replace("2026-11-29T08:00:01Z", &crate::time::format_ms(1000))
+            .replace("2026-11-29T08:00:01Z", &gpuledger_model::time::format_ms(1000))
     );
     let env = env_vars(ev);
     assert!(env.contains(&("GPULEDGER_PID".into(), "10".into())));
