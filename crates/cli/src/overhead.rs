@@ -6,8 +6,8 @@ use gpuledger_workloads::estimate::{Backend, Estimate};
 /// The saved probe's CUDA context cost and its label (`measured by probe on DATE`), if any.
 pub fn probed_context() -> Option<(u64, String)> {
     let path = crate::commands::probe::saved_path(None)?;
-    let report = gpuledger_probe::store::load(&path).ok()?;
-    let m = gpuledger_probe::store::measured_overhead(&report);
+    let report = gpuledger_cuda::store::load(&path).ok()?;
+    let m = gpuledger_cuda::store::measured_overhead(&report);
     Some((
         m.context_bytes?,
         format!("on {}, {}", m.device_name, m.label),

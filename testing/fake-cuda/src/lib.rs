@@ -1,5 +1,5 @@
 //! A fake CUDA driver library for tests. It exports the driver API entry points that
-//! `gpuledger-probe` calls, with the same C signatures as `cuda.h`, and serves a scenario:
+//! `gpuledger-cuda` calls, with the same C signatures as `cuda.h`, and serves a scenario:
 //! how much VRAM each kind of allocation charges, what a context costs, how late freed memory
 //! shows up again, which call fails with which error. It never touches real memory: device and
 //! pinned-host "allocations" are bookkeeping entries with made-up addresses.

@@ -1,13 +1,13 @@
 //! `gpuledger probe`: measure what the CUDA driver charges to VRAM on this machine for a context
-//! and for pinned host memory. The measuring is in `gpuledger-probe`; this wires it to the
+//! and for pinned host memory. The measuring is in `gpuledger-cuda`; this wires it to the
 //! command line, to NVML (through the NVML source) and to Ctrl-C.
 
 use crate::Global;
 use anyhow::Context;
+use gpuledger_cuda::report::render_table;
+use gpuledger_cuda::{signal, store, DeviceRef, NvmlView, ProbeError, ProbeOptions};
 use gpuledger_model::units::parse_bytes;
 use gpuledger_model::{Host, Snapshot, SourceState};
-use gpuledger_probe::report::render_table;
-use gpuledger_probe::{signal, store, DeviceRef, NvmlView, ProbeError, ProbeOptions};
 use gpuledger_sources::nvml::Nvml;
 use std::cell::RefCell;
 use std::io::Write;
@@ -118,7 +118,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         opts.meminfo = Some(global.args.proc_root.join("meminfo"));
     }
 
-    let mut report = match gpuledger_probe::run(&opts) {
+    let mut report = match gpuledger_cuda::run(&opts) {
         Ok(r) => r,
         Err(ProbeError::Interrupted) => {
             eprintln!("gpuledger probe: {}", ProbeError::Interrupted);

@@ -115,7 +115,7 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
 
 /// Whether `gpuledger probe --save` has measured this machine, and how long ago.
 fn probe_finding() -> Finding {
-    use gpuledger_probe::store::{status, ProbeStatus};
+    use gpuledger_cuda::store::{status, ProbeStatus};
     let (state, line) = match super::probe::saved_path(None) {
         None => (
             SourceState::Unavailable,

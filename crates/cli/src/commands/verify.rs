@@ -15,9 +15,9 @@ mod witness;
 
 use crate::Global;
 use anyhow::Context;
+use gpuledger_cuda::signal;
+use gpuledger_cuda::workload::{run_child, StepReport};
 use gpuledger_model::units::{human_bytes, parse_bytes};
-use gpuledger_probe::signal;
-use gpuledger_probe::workload::{run_child, StepReport};
 use judge::{Machine, Record, Step, Verdict, SCHEMA, STEPS, TOLERANCE};
 use report::{emit, replay, save};
 use std::io::{BufRead, BufReader, IsTerminal, Write};

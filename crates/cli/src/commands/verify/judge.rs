@@ -1,9 +1,9 @@
 //! The record `verify` keeps (every raw reading, so it can be replayed) and the verdicts derived
 //! from it. Pure: no I/O, so a saved record re-derives the same verdicts anywhere.
 
+use gpuledger_cuda::workload::{ChildDevice, StepReport};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Snapshot, Usage};
-use gpuledger_probe::workload::{ChildDevice, StepReport};
 use serde::{Deserialize, Serialize};
 
 pub const SCHEMA: &str = "gpuledger.verify/1";

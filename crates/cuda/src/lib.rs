@@ -1,5 +1,6 @@
-//! `gpuledger probe`: measures on this machine what the CUDA driver charges to VRAM for a
-//! context and for page-locked (pinned) host memory. Under Windows (WDDM) pinned host memory
+//! The CUDA driver, loaded at run time, and what gpuledger does with it. `gpuledger probe`
+//! measures on this machine what the driver charges to VRAM for a context and for page-locked
+//! (pinned) host memory; `gpuledger verify` runs a known workload through it. Under Windows (WDDM) pinned host memory
 //! has been observed to reduce free VRAM about 1:1; on Linux about 0. Those figures cannot be
 //! looked up, only measured, and they feed the estimated ledger's runtime-overhead line.
 //!

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
 use common::*;
-use gpuledger_probe::report::{render_table, Method};
-use gpuledger_probe::store;
-use gpuledger_probe::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions, ProbeReport};
+use gpuledger_cuda::report::{render_table, Method};
+use gpuledger_cuda::store;
+use gpuledger_cuda::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions, ProbeReport};
 
 struct FakeNvml<'f> {
     fake: &'f Fake,

@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gpuledger_probe::{run, signal, ProbeError, ProbeOptions};
+use gpuledger_cuda::{run, signal, ProbeError, ProbeOptions};
 
 #[test]
 fn sigint_mid_sequence_cleans_up() {
