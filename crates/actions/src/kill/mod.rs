@@ -16,6 +16,7 @@
 //! 7. whether the GPU memory was released, from a caller-supplied [`GpuMemory`] reader (a fresh
 //!    collection round), polled for a short while after the exit.
 
+mod flow;
 pub mod guard;
 
 #[cfg(target_os = "linux")]
@@ -482,235 +483,6 @@ impl Killer {
         out
     }
 
-    fn kill_inner(
-        &self,
-        target: &Target,
-        opts: &KillOptions,
-        gpu: Option<&dyn GpuMemory>,
-        run: &mut Run,
-        out: &mut Outcome,
-    ) {
-        let pid = target.pid;
-        let label = |name: &str| format!("PID {pid} ({name})");
-
-        if let Verdict::Refused(why) =
-            guard::check_pid(pid, self.self_pid, &self.ancestors, self.platform)
-        {
-            return out.set(
-                Status::Refused,
-                format!("refused PID {pid}: {why}; nothing was signalled"),
-            );
-        }
-
-        let info = match self.sys.inspect(pid) {
-            Ok(info) => info,
-            Err(InspectError::NotFound) => {
-                return out.set(
-                    Status::NotFound,
-                    format!("no process with PID {pid} (it may have exited already)"),
-                )
-            }
-            Err(InspectError::PermissionDenied(why)) => {
-                return out.set(Status::PermissionDenied, format!("PID {pid}: {why}"))
-            }
-            Err(InspectError::Other(why)) => {
-                return out.set(Status::Error, format!("could not read PID {pid}: {why}"))
-            }
-        };
-        let who = label(&info.name);
-        if let Some(why) = identity_mismatch(target, &info) {
-            // `name`/`start_time` stay what the user chose; the other process is in the message.
-            return out.set(
-                Status::IdentityMismatch,
-                format!(
-                    "skipped PID {pid}: {why}, so the PID now names a different process \
-                     ({}); nothing was signalled",
-                    info.name
-                ),
-            );
-        }
-        out.name = Some(info.name.clone());
-        out.start_time = Some(info.start_time);
-
-        match guard::check_info(&info, self.platform) {
-            Verdict::Allowed => {}
-            Verdict::Refused(why) => {
-                return out.set(
-                    Status::Refused,
-                    format!("refused {who}: {why}; nothing was signalled"),
-                )
-            }
-            Verdict::NeedsSecondConfirmation(why) if !opts.confirmed_sensitive => {
-                return out.set(
-                    Status::NeedsConfirmation,
-                    format!(
-                        "not killing {who}: {why}. Confirm a second time (--yes-really) to go \
-                         ahead; nothing was signalled"
-                    ),
-                )
-            }
-            Verdict::NeedsSecondConfirmation(_) => {}
-        }
-
-        if info.state == Some('Z') {
-            out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
-            return out.set(
-                Status::Zombie,
-                format!(
-                    "{who} has already exited and is a zombie: it holds no memory; only its \
-                     parent {} can remove it from the process table (by waiting for it)",
-                    describe_parent(out.zombie_parent.as_ref())
-                ),
-            );
-        }
-
-        if opts.dry_run {
-            // What it holds now, read by the same reader a real kill would use, so the text and
-            // the JSON of a dry run say the same.
-            if let Some(g) = gpu {
-                out.gpu_memory.before = Some(g.gpu_memory_of(pid));
-                out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
-            }
-            out.plan = self.plan(&info, opts);
-            return out.set(
-                Status::DryRun,
-                format!(
-                    "dry run for {who}: nothing was signalled; the plan: {}",
-                    out.plan.join("; ")
-                ),
-            );
-        }
-
-        let before = gpu.map(|g| g.gpu_memory_of(pid));
-
-        // Pin, then prove the pin holds the process we checked.
-        let handle = match self.sys.open(pid, &info) {
-            Ok(h) => h,
-            Err(ActError::Gone) => {
-                return out.set(
-                    Status::Gone,
-                    format!("{who} exited on its own before it was signalled"),
-                )
-            }
-            Err(ActError::PermissionDenied) => {
-                return out.set(Status::PermissionDenied, self.permission_message(&info))
-            }
-            Err(ActError::Os(e)) => {
-                return out.set(Status::Error, format!("could not open {who}: {e}"))
-            }
-        };
-        match self.sys.inspect_pinned(&handle, pid) {
-            Ok(now) if now.start_time == info.start_time => {}
-            Ok(now) => {
-                return out.set(
-                    Status::IdentityMismatch,
-                    format!(
-                        "skipped PID {pid}: it was reused by {} between the check and the pin; \
-                         nothing was signalled",
-                        now.name
-                    ),
-                )
-            }
-            Err(InspectError::NotFound) => {
-                return out.set(
-                    Status::Gone,
-                    format!("{who} exited on its own before it was signalled"),
-                )
-            }
-            Err(InspectError::PermissionDenied(why)) => {
-                return out.set(Status::PermissionDenied, format!("{who}: {why}"))
-            }
-            Err(InspectError::Other(e)) => {
-                return out.set(Status::Error, format!("could not re-read {who}: {e}"))
-            }
-        }
-        out.gpu_memory.before = before.clone();
-
-        let mut exited = false;
-        if !opts.force {
-            match self.deliver(run, &handle, pid, Signal::Graceful) {
-                Ok(Sent::Delivered(_)) => {
-                    if matches!(info.state, Some('T')) {
-                        // A stopped process keeps SIGTERM pending until continued.
-                        if let Err(e) = self.deliver(run, &handle, pid, Signal::Continue) {
-                            if let Some(stop) = self.stop_on_error(e, &info, out) {
-                                return stop;
-                            }
-                        }
-                    }
-                    exited = self.wait(run, &handle, pid, opts.grace);
-                }
-                Ok(Sent::NotApplicable(_)) => {}
-                Err(ActError::Gone) => exited = true,
-                Err(e) => {
-                    if let Some(stop) = self.stop_on_error(e, &info, out) {
-                        return stop;
-                    }
-                }
-            }
-        }
-        if !exited {
-            match self.deliver(run, &handle, pid, Signal::Forced) {
-                Ok(_) => exited = self.wait(run, &handle, pid, opts.kill_wait),
-                Err(ActError::Gone) => exited = true,
-                Err(e) => {
-                    if let Some(stop) = self.stop_on_error(e, &info, out) {
-                        return stop;
-                    }
-                }
-            }
-        }
-
-        if !exited && cfg!(windows) {
-            match self.deliver(run, &handle, pid, Signal::Fallback) {
-                Ok(Sent::Delivered(_)) => exited = self.wait(run, &handle, pid, opts.kill_wait),
-                Err(ActError::Gone) => exited = true,
-                // Not available or failed: the step says so; the report below is the same.
-                Ok(Sent::NotApplicable(_)) | Err(_) => {}
-            }
-        }
-
-        if !exited {
-            let survivor = self.sys.survivor(pid, Signal::Forced.label());
-            let state = survivor
-                .state
-                .clone()
-                .unwrap_or_else(|| "unknown state".into());
-            out.survivor = Some(survivor);
-            out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
-            return out.set(
-                Status::StillAlive,
-                format!(
-                    "{who} is still alive {} ms after {} ({state}); see the remedies",
-                    opts.kill_wait.as_millis(),
-                    Signal::Forced.label()
-                ),
-            );
-        }
-
-        match self
-            .sys
-            .observe_exit(&handle, pid, info.start_time, opts.reap_wait)
-        {
-            Exit::Gone(detail) => {
-                out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
-                out.set(Status::Gone, format!("{who} is gone{detail}"));
-            }
-            Exit::Zombie { ppid } => {
-                out.zombie_parent = ppid.map(|p| self.parent_info(p));
-                out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
-                out.set(
-                    Status::Zombie,
-                    format!(
-                        "{who} has exited and is now a zombie (holds no memory; counts as gone) \
-                         until its parent {} reaps it",
-                        describe_parent(out.zombie_parent.as_ref())
-                    ),
-                );
-            }
-        }
-    }
-
     /// Sends one signal through the filter, recording the step.
     fn deliver(
         &self,
@@ -754,23 +526,6 @@ impl Killer {
     }
 
     /// Turns a delivery error into a final outcome; `None` means carry on.
-    fn stop_on_error(&self, e: ActError, info: &ProcInfo, out: &mut Outcome) -> Option<()> {
-        match e {
-            ActError::Gone => None,
-            ActError::PermissionDenied => {
-                out.set(Status::PermissionDenied, self.permission_message(info));
-                Some(())
-            }
-            ActError::Os(e) => {
-                out.set(
-                    Status::Error,
-                    format!("PID {} ({}): {e}", info.pid, info.name),
-                );
-                Some(())
-            }
-        }
-    }
-
     fn permission_message(&self, info: &ProcInfo) -> String {
         let owner = match (&info.user, info.uid) {
             (Some(u), Some(id)) => format!("user {u} (uid {id})"),
@@ -900,7 +655,7 @@ pub(crate) enum Exit {
     Zombie { ppid: Option<u32> },
 }
 
-struct Run {
+pub(super) struct Run {
     started: Instant,
     steps: Vec<Step>,
 }

@@ -1,0 +1,261 @@
+//! The steps of one kill, in the order of the module documentation. Each step either hands the
+//! next one what it needs or ends the kill with a status and a message ([`End`]).
+
+use super::*;
+
+/// How a kill ended: the status and the sentence that says it.
+pub(super) struct End(Status, String);
+
+impl Killer {
+    pub(super) fn kill_inner(
+        &self,
+        target: &Target,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+        run: &mut Run,
+        out: &mut Outcome,
+    ) {
+        let (Ok(End(status, message)) | Err(End(status, message))) =
+            self.kill_steps(target, opts, gpu, run, out);
+        out.set(status, message);
+    }
+
+    fn kill_steps(
+        &self,
+        target: &Target,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+        run: &mut Run,
+        out: &mut Outcome,
+    ) -> Result<End, End> {
+        let pid = target.pid;
+        // 1. Guard rails on the PID alone.
+        if let Verdict::Refused(why) =
+            guard::check_pid(pid, self.self_pid, &self.ancestors, self.platform)
+        {
+            return Err(End(
+                Status::Refused,
+                format!("refused PID {pid}: {why}; nothing was signalled"),
+            ));
+        }
+        // 2. What the PID names now, and whether it is the process the user chose.
+        let info = self.read_target(target)?;
+        let who = format!("PID {pid} ({})", info.name);
+        out.name = Some(info.name.clone());
+        out.start_time = Some(info.start_time);
+        // 3. Guard rails on what was read.
+        self.check_guarded(&info, &who, opts)?;
+        if info.state == Some('Z') {
+            out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
+            return Ok(End(
+                Status::Zombie,
+                format!(
+                    "{who} has already exited and is a zombie: it holds no memory; only its \
+                     parent {} can remove it from the process table (by waiting for it)",
+                    describe_parent(out.zombie_parent.as_ref())
+                ),
+            ));
+        }
+        if opts.dry_run {
+            // What it holds now, read by the same reader a real kill would use, so the text and
+            // the JSON of a dry run say the same.
+            if let Some(g) = gpu {
+                out.gpu_memory.before = Some(g.gpu_memory_of(pid));
+                out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
+            }
+            out.plan = self.plan(&info, opts);
+            return Ok(End(
+                Status::DryRun,
+                format!(
+                    "dry run for {who}: nothing was signalled; the plan: {}",
+                    out.plan.join("; ")
+                ),
+            ));
+        }
+        let before = gpu.map(|g| g.gpu_memory_of(pid));
+        // 4. Pin, then prove the pin holds the process we checked.
+        let handle = self.pin(&info, &who)?;
+        out.gpu_memory.before = before.clone();
+        // 5. Graceful, then forced.
+        let exited = self.signal(run, &handle, &info, opts)?;
+        // 6. and 7. Observe the end, and what the GPU memory did.
+        if !exited {
+            let survivor = self.sys.survivor(pid, Signal::Forced.label());
+            let state = survivor
+                .state
+                .clone()
+                .unwrap_or_else(|| "unknown state".into());
+            out.survivor = Some(survivor);
+            out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
+            return Ok(End(
+                Status::StillAlive,
+                format!(
+                    "{who} is still alive {} ms after {} ({state}); see the remedies",
+                    opts.kill_wait.as_millis(),
+                    Signal::Forced.label()
+                ),
+            ));
+        }
+        let exit = self
+            .sys
+            .observe_exit(&handle, pid, info.start_time, opts.reap_wait);
+        out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
+        Ok(match exit {
+            Exit::Gone(detail) => End(Status::Gone, format!("{who} is gone{detail}")),
+            Exit::Zombie { ppid } => {
+                out.zombie_parent = ppid.map(|p| self.parent_info(p));
+                End(
+                    Status::Zombie,
+                    format!(
+                        "{who} has exited and is now a zombie (holds no memory; counts as gone) \
+                         until its parent {} reaps it",
+                        describe_parent(out.zombie_parent.as_ref())
+                    ),
+                )
+            }
+        })
+    }
+
+    /// Step 2: read the process and refuse when the PID now names another one.
+    fn read_target(&self, target: &Target) -> Result<ProcInfo, End> {
+        let pid = target.pid;
+        let info = self.sys.inspect(pid).map_err(|e| match e {
+            InspectError::NotFound => End(
+                Status::NotFound,
+                format!("no process with PID {pid} (it may have exited already)"),
+            ),
+            InspectError::PermissionDenied(why) => {
+                End(Status::PermissionDenied, format!("PID {pid}: {why}"))
+            }
+            InspectError::Other(why) => {
+                End(Status::Error, format!("could not read PID {pid}: {why}"))
+            }
+        })?;
+        if let Some(why) = identity_mismatch(target, &info) {
+            // `name`/`start_time` stay what the user chose; the other process is in the message.
+            return Err(End(
+                Status::IdentityMismatch,
+                format!(
+                    "skipped PID {pid}: {why}, so the PID now names a different process \
+                     ({}); nothing was signalled",
+                    info.name
+                ),
+            ));
+        }
+        Ok(info)
+    }
+
+    /// Step 3: the guard rails on what was read.
+    fn check_guarded(&self, info: &ProcInfo, who: &str, opts: &KillOptions) -> Result<(), End> {
+        match guard::check_info(info, self.platform) {
+            Verdict::Allowed => Ok(()),
+            Verdict::Refused(why) => Err(End(
+                Status::Refused,
+                format!("refused {who}: {why}; nothing was signalled"),
+            )),
+            Verdict::NeedsSecondConfirmation(why) if !opts.confirmed_sensitive => Err(End(
+                Status::NeedsConfirmation,
+                format!(
+                    "not killing {who}: {why}. Confirm a second time (--yes-really) to go \
+                     ahead; nothing was signalled"
+                ),
+            )),
+            Verdict::NeedsSecondConfirmation(_) => Ok(()),
+        }
+    }
+
+    /// Step 4: the pin (pidfd, process handle), and its start time re-read through it.
+    fn pin(&self, info: &ProcInfo, who: &str) -> Result<sys::Handle, End> {
+        let pid = info.pid;
+        let gone = || {
+            End(
+                Status::Gone,
+                format!("{who} exited on its own before it was signalled"),
+            )
+        };
+        let handle = self.sys.open(pid, info).map_err(|e| match e {
+            ActError::Gone => gone(),
+            ActError::PermissionDenied => {
+                End(Status::PermissionDenied, self.permission_message(info))
+            }
+            ActError::Os(e) => End(Status::Error, format!("could not open {who}: {e}")),
+        })?;
+        match self.sys.inspect_pinned(&handle, pid) {
+            Ok(now) if now.start_time == info.start_time => Ok(handle),
+            Ok(now) => Err(End(
+                Status::IdentityMismatch,
+                format!(
+                    "skipped PID {pid}: it was reused by {} between the check and the pin; \
+                     nothing was signalled",
+                    now.name
+                ),
+            )),
+            Err(InspectError::NotFound) => Err(gone()),
+            Err(InspectError::PermissionDenied(why)) => {
+                Err(End(Status::PermissionDenied, format!("{who}: {why}")))
+            }
+            Err(InspectError::Other(e)) => {
+                Err(End(Status::Error, format!("could not re-read {who}: {e}")))
+            }
+        }
+    }
+
+    /// Step 5: graceful (with SIGCONT for a stopped process) unless forced, then forced, then the
+    /// platform's fallback. Whether the process exited.
+    fn signal(
+        &self,
+        run: &mut Run,
+        handle: &sys::Handle,
+        info: &ProcInfo,
+        opts: &KillOptions,
+    ) -> Result<bool, End> {
+        let pid = info.pid;
+        let mut exited = false;
+        if !opts.force {
+            match self.deliver(run, handle, pid, Signal::Graceful) {
+                Ok(Sent::Delivered(_)) => {
+                    if matches!(info.state, Some('T')) {
+                        // A stopped process keeps SIGTERM pending until continued.
+                        if let Err(e) = self.deliver(run, handle, pid, Signal::Continue) {
+                            self.unless_gone(e, info)?;
+                        }
+                    }
+                    exited = self.wait(run, handle, pid, opts.grace);
+                }
+                Ok(Sent::NotApplicable(_)) => {}
+                Err(ActError::Gone) => exited = true,
+                Err(e) => self.unless_gone(e, info)?,
+            }
+        }
+        if !exited {
+            match self.deliver(run, handle, pid, Signal::Forced) {
+                Ok(_) => exited = self.wait(run, handle, pid, opts.kill_wait),
+                Err(ActError::Gone) => exited = true,
+                Err(e) => self.unless_gone(e, info)?,
+            }
+        }
+        if !exited && cfg!(windows) {
+            match self.deliver(run, handle, pid, Signal::Fallback) {
+                Ok(Sent::Delivered(_)) => exited = self.wait(run, handle, pid, opts.kill_wait),
+                Err(ActError::Gone) => exited = true,
+                // Not available or failed: the step says so; the report is the same.
+                Ok(Sent::NotApplicable(_)) | Err(_) => {}
+            }
+        }
+        Ok(exited)
+    }
+
+    /// A signal that failed ends the kill, unless the process was already gone.
+    fn unless_gone(&self, e: ActError, info: &ProcInfo) -> Result<(), End> {
+        match e {
+            ActError::Gone => Ok(()),
+            ActError::PermissionDenied => {
+                Err(End(Status::PermissionDenied, self.permission_message(info)))
+            }
+            ActError::Os(e) => Err(End(
+                Status::Error,
+                format!("PID {} ({}): {e}", info.pid, info.name),
+            )),
+        }
+    }
+}
