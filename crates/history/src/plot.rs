@@ -300,10 +300,36 @@ fn memory_scale(data_max: u64, total: Option<u64>) -> (f64, f64) {
     (top, step)
 }
 
-/// Draw one device's panel at `y0`; returns its height.
+/// Where one panel's plot area lies and how values map into it.
+struct PlotArea {
+    x_left: f64,
+    x_right: f64,
+    y_top: f64,
+    y_bottom: f64,
+    t0: i64,
+    t1: i64,
+    /// Memory axis top and grid step, bytes.
+    ymax: f64,
+    step: f64,
+}
+
+impl PlotArea {
+    fn x(&self, t: i64) -> f64 {
+        let tspan = (self.t1 - self.t0).max(1) as f64;
+        self.x_left + (t - self.t0) as f64 / tspan * (self.x_right - self.x_left)
+    }
+    fn y(&self, bytes: f64) -> f64 {
+        self.y_bottom - bytes / self.ymax * (self.y_bottom - self.y_top)
+    }
+    fn y_pct(&self, pct: f64) -> f64 {
+        self.y_bottom - pct.clamp(0.0, 100.0) / 100.0 * (self.y_bottom - self.y_top)
+    }
+}
+
+/// Draw one device's panel at `y0`; returns its height. The steps: the legend is laid out first
+/// (its rows decide where the plot starts), then the title, axes, stacked areas, lines, legend.
 fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
     let (x_left, x_right) = (LEFT, W - RIGHT);
-    // Legend items, laid out first: their rows decide where the plot starts.
     let layers = stack_layers(p);
     let mut items: Vec<(String, &'static str)> = vec![
         ("used".into(), "#222222"),
@@ -315,10 +341,6 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
     let legend_y = y0 + 40.0;
     let y_top = legend_y + legend_rows * LEGEND_ROW;
     let height = (y_top - y0) + (PANEL_H - 30.0 - BOTTOM) + BOTTOM;
-    let y_bottom = y0 + height - BOTTOM;
-    let t0 = *p.times.first().unwrap_or(&0);
-    let t1 = *p.times.last().unwrap_or(&0);
-    let tspan = (t1 - t0).max(1) as f64;
     let data_max = p
         .used
         .iter()
@@ -328,14 +350,23 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
         .max()
         .unwrap_or(0);
     let (ymax, step) = memory_scale(data_max, p.total_bytes);
-    let x = |t: i64| x_left + (t - t0) as f64 / tspan * (x_right - x_left);
-    let y = |b: f64| y_bottom - b / ymax * (y_bottom - y_top);
-    let yp = |pct: f64| y_bottom - pct.clamp(0.0, 100.0) / 100.0 * (y_bottom - y_top);
-
+    let area = PlotArea {
+        x_left,
+        x_right,
+        y_top,
+        y_bottom: y0 + height - BOTTOM,
+        t0: *p.times.first().unwrap_or(&0),
+        t1: *p.times.last().unwrap_or(&0),
+        ymax,
+        step,
+    };
     let _ = writeln!(
         s,
-        r#"<g class="panel" data-device="{}" data-x-min="{t0}" data-x-max="{t1}" data-y-max="{ymax}" data-plot-left="{x_left}" data-plot-right="{x_right}" data-plot-top="{y_top}" data-plot-bottom="{y_bottom}">"#,
-        esc(&p.uuid)
+        r#"<g class="panel" data-device="{}" data-x-min="{}" data-x-max="{}" data-y-max="{ymax}" data-plot-left="{x_left}" data-plot-right="{x_right}" data-plot-top="{y_top}" data-plot-bottom="{}">"#,
+        esc(&p.uuid),
+        area.t0,
+        area.t1,
+        area.y_bottom
     );
     let total = match p.total_bytes {
         Some(t) if (t as f64) <= ymax => format!(" · card total {} (dashed line)", human_bytes(t)),
@@ -349,11 +380,31 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
         esc(&p.label),
         esc(&total)
     );
+    value_axes(s, &area);
+    time_axis(s, &area);
+    stacked_areas(s, p, &area, &layers);
+    lines(s, p, &area);
+    // Legend, on its own rows under the panel title.
+    for ((row, lx, label), (_, color)) in legend.iter().zip(&items) {
+        let ly = legend_y + *row as f64 * LEGEND_ROW;
+        let _ = writeln!(
+            s,
+            r#"<rect class="swatch" x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text class="legend" x="{:.1}" y="{ly:.1}" font-size="{LEGEND_FONT}">{}</text>"#,
+            ly - 9.0,
+            lx + 13.0,
+            esc(label)
+        );
+    }
+    s.push_str("</g>\n");
+    height
+}
 
-    // Y axis (memory) with grid.
+/// The memory axis with its grid on the left, GPU % on the right.
+fn value_axes(s: &mut String, a: &PlotArea) {
+    let (x_left, x_right) = (a.x_left, a.x_right);
     let mut v = 0.0;
-    while v <= ymax + 0.5 {
-        let yy = y(v);
+    while v <= a.ymax + 0.5 {
+        let yy = a.y(v);
         let _ = writeln!(
             s,
             r##"<line class="grid" x1="{x_left}" y1="{yy:.1}" x2="{x_right}" y2="{yy:.1}" stroke="#e0e0e0"/>"##
@@ -365,18 +416,21 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
             yy + 4.0,
             human_bytes(v as u64)
         );
-        v += step;
+        v += a.step;
     }
-    // Right axis (GPU %).
     for pct in [0, 25, 50, 75, 100] {
         let _ = writeln!(
             s,
             r#"<text class="y2-tick" data-value="{pct}" x="{}" y="{:.1}">{pct}%</text>"#,
             x_right + 6.0,
-            yp(pct as f64) + 4.0
+            a.y_pct(pct as f64) + 4.0
         );
     }
-    // X axis: ticks on round times.
+}
+
+/// Ticks on round times (about ten), the span in words, and the plot's frame.
+fn time_axis(s: &mut String, a: &PlotArea) {
+    let (t0, t1, y_bottom) = (a.t0, a.t1, a.y_bottom);
     let tstep = TIME_STEPS
         .iter()
         .copied()
@@ -385,7 +439,7 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
         .unwrap_or_else(|| ((t1 - t0) / 10).div_euclid(604_800_000).max(1) * 604_800_000);
     let mut t = (t0 + tstep - 1).div_euclid(tstep) * tstep;
     while t <= t1 {
-        let xx = x(t);
+        let xx = a.x(t);
         let label = format_ms(t);
         let short = if tstep >= 86_400_000 {
             &label[..10]
@@ -409,37 +463,46 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
     let _ = writeln!(
         s,
         r#"<text x="{}" y="{}" text-anchor="middle">{} → {} (UTC)</text>"#,
-        (x_left + x_right) / 2.0,
+        (a.x_left + a.x_right) / 2.0,
         y_bottom + 38.0,
         format_ms(t0),
         format_ms(t1)
     );
     let _ = writeln!(
         s,
-        r##"<rect x="{x_left}" y="{y_top}" width="{}" height="{}" fill="none" stroke="#444"/>"##,
-        x_right - x_left,
-        y_bottom - y_top
+        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#444"/>"##,
+        a.x_left,
+        a.y_top,
+        a.x_right - a.x_left,
+        y_bottom - a.y_top
     );
+}
 
-    // Stacked areas: top processes, the others, then unattributed up to the device's used.
+/// Stacked areas: top processes, the others, then unattributed up to the device's used.
+fn stacked_areas(
+    s: &mut String,
+    p: &DevicePlot,
+    a: &PlotArea,
+    layers: &[(String, &'static str, Vec<u64>)],
+) {
     let n = p.times.len();
+    if n == 0 {
+        return;
+    }
     let mut base = vec![0u64; n];
-    for (label, color, vals) in &layers {
-        if n == 0 {
-            break;
-        }
+    for (label, color, vals) in layers {
         let mut d = String::new();
         for i in 0..n {
             let _ = write!(
                 d,
                 "{}{:.1},{:.1} ",
                 if i == 0 { "M" } else { "L" },
-                x(p.times[i]),
-                y((base[i] + vals[i]) as f64)
+                a.x(p.times[i]),
+                a.y((base[i] + vals[i]) as f64)
             );
         }
         for i in (0..n).rev() {
-            let _ = write!(d, "L{:.1},{:.1} ", x(p.times[i]), y(base[i] as f64));
+            let _ = write!(d, "L{:.1},{:.1} ", a.x(p.times[i]), a.y(base[i] as f64));
         }
         d.push('Z');
         let _ = writeln!(
@@ -451,9 +514,13 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
             base[i] += vals[i];
         }
     }
-    // Device used (line) and total (dashed).
+}
+
+/// The device's used memory and GPU % as lines (unknown values break a line instead of dropping
+/// it to 0), and the card's total dashed when it is on the scale.
+fn lines(s: &mut String, p: &DevicePlot, a: &PlotArea) {
+    let n = p.times.len();
     let polyline = |class: &str, color: &str, pts: Vec<Option<(f64, f64)>>, s: &mut String| {
-        // Unknown values break the line instead of dropping to 0.
         for seg in pts.split(|p| p.is_none()).filter(|seg| !seg.is_empty()) {
             let pts: Vec<String> = seg
                 .iter()
@@ -472,7 +539,7 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
         "used",
         "#222222",
         (0..n)
-            .map(|i| p.used[i].map(|u| (x(p.times[i]), y(u as f64))))
+            .map(|i| p.used[i].map(|u| (a.x(p.times[i]), a.y(u as f64))))
             .collect(),
         s,
     );
@@ -480,32 +547,20 @@ fn panel(s: &mut String, p: &DevicePlot, y0: f64) -> f64 {
         "gpu",
         GPU_COLOR,
         (0..n)
-            .map(|i| p.gpu_percent[i].map(|g| (x(p.times[i]), yp(g))))
+            .map(|i| p.gpu_percent[i].map(|g| (a.x(p.times[i]), a.y_pct(g))))
             .collect(),
         s,
     );
-    // The card's total, when it is on the scale (otherwise the panel title says it is above).
-    if let Some(tb) = p.total_bytes.filter(|&t| t as f64 <= ymax) {
+    if let Some(tb) = p.total_bytes.filter(|&t| t as f64 <= a.ymax) {
         let _ = writeln!(
             s,
-            r##"<line class="total" x1="{x_left}" y1="{:.1}" x2="{x_right}" y2="{:.1}" stroke="#222" stroke-dasharray="6,4"/>"##,
-            y(tb as f64),
-            y(tb as f64)
+            r##"<line class="total" x1="{}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="#222" stroke-dasharray="6,4"/>"##,
+            a.x_left,
+            a.y(tb as f64),
+            a.x_right,
+            a.y(tb as f64)
         );
     }
-    // Legend, on its own rows under the panel title.
-    for ((row, lx, label), (_, color)) in legend.iter().zip(&items) {
-        let ly = legend_y + *row as f64 * LEGEND_ROW;
-        let _ = writeln!(
-            s,
-            r#"<rect class="swatch" x="{lx:.1}" y="{:.1}" width="10" height="10" fill="{color}"/><text class="legend" x="{:.1}" y="{ly:.1}" font-size="{LEGEND_FONT}">{}</text>"#,
-            ly - 9.0,
-            lx + 13.0,
-            esc(label)
-        );
-    }
-    s.push_str("</g>\n");
-    height
 }
 
 /// The stacked layers: top processes, the others, then unattributed up to the device's used.
