@@ -232,24 +232,24 @@ fn pct(v: f64) -> u32 {
     v.round().clamp(0.0, 100.0) as u32
 }
 
-/// Turn a round (and the one before it, for engine rates) into devices and per-process usage.
-/// `nvml_devices` are the devices NVML already reported; adapters are paired with them by PCI
-/// address so that both sources describe one device.
-pub fn merge_round(
-    prev: Option<&Round>,
-    cur: &Round,
-    adapters: &[DxgiAdapter],
-    nvml_devices: &[Device],
-) -> WddmView {
-    let mut notes = Vec::new();
-    let mut slots = adapter_slots(adapters, nvml_devices, &mut notes);
-    let software: BTreeSet<Luid> = adapters
-        .iter()
-        .filter(|a| a.is_software())
-        .map(|a| a.luid)
-        .collect();
+/// The memory counters of one round, resolved: which pair is used (resident Local/Non Local, or
+/// Dedicated/Shared where that is all there is), per process and per adapter.
+struct MemoryCounters {
+    mode: MemoryMode,
+    label: &'static str,
+    mem_path: &'static str,
+    /// (pid, adapter) → device-local (or dedicated) bytes; `None` when the counter is missing.
+    mem: Option<HashMap<(u32, Luid), Acc>>,
+    /// (pid, adapter) → system (non-local or shared) bytes.
+    sys: Option<HashMap<(u32, Luid), Acc>>,
+    mem_missing: Option<String>,
+    adapter_mem_path: &'static str,
+    adapter_mem: Option<HashMap<Luid, Acc>>,
+    adapter_sys: Option<HashMap<Luid, Acc>>,
+}
 
-    // Memory: prefer the resident pair, fall back to dedicated/shared.
+/// Memory: prefer the resident pair, fall back to dedicated/shared.
+fn memory_counters(cur: &Round, notes: &mut Vec<String>) -> MemoryCounters {
     let (mode, label, mem_path, sys_path, mem_arr, sys_arr) = if cur.process_local.is_some() {
         (
             MemoryMode::Local,
@@ -282,13 +282,12 @@ pub fn merge_round(
             None,
         )
     };
-    let mem = per_pid_luid(mem_arr, mem_path, &mut notes);
-    let sys = per_pid_luid(sys_arr, sys_path, &mut notes);
+    let mem = per_pid_luid(mem_arr, mem_path, notes);
+    let sys = per_pid_luid(sys_arr, sys_path, notes);
     let mem_missing = mem
         .is_none()
         .then(|| cur.missing_reason(paths::PROCESS_LOCAL));
-
-    let (a_mem, a_mem_path, a_sys, a_sys_path) = if mode == MemoryMode::Dedicated {
+    let (a_mem, adapter_mem_path, a_sys, a_sys_path) = if mode == MemoryMode::Dedicated {
         (
             cur.adapter_dedicated
                 .as_ref()
@@ -311,14 +310,34 @@ pub fn merge_round(
             paths::ADAPTER_NON_LOCAL,
         )
     };
-    let adapter_mem = per_luid(a_mem, a_mem_path, &mut notes);
-    let adapter_sys = per_luid(a_sys, a_sys_path, &mut notes);
+    MemoryCounters {
+        mode,
+        label,
+        mem_path,
+        mem,
+        sys,
+        mem_missing,
+        adapter_mem_path,
+        adapter_mem: per_luid(a_mem, adapter_mem_path, notes),
+        adapter_sys: per_luid(a_sys, a_sys_path, notes),
+    }
+}
 
-    // Engines: rates between the previous round and this one.
+/// Engine use between the previous round and this one.
+struct EngineRates {
+    /// (pid, adapter) → that process's engines there.
+    per_process: HashMap<(u32, Luid), EngineAcc>,
+    /// adapter → its busiest engine type and rate (summed over processes).
+    busiest: BTreeMap<Luid, (String, f64)>,
+    /// Why there is no rate this round, where there is none for anyone.
+    reason: Option<String>,
+}
+
+fn engine_rates(prev: Option<&Round>, cur: &Round, notes: &mut Vec<String>) -> EngineRates {
     let mut engines: HashMap<(u32, Luid), EngineAcc> = HashMap::new();
     // (luid, phys, ordinal) → (type, Σ rate over processes)
     let mut per_engine: HashMap<(Luid, u32, u32), (String, f64)> = HashMap::new();
-    let engine_reason: Option<String> = match (&cur.engine_running_time, prev) {
+    let reason: Option<String> = match (&cur.engine_running_time, prev) {
         (None, _) => Some(cur.missing_reason(paths::ENGINE_RUNNING_TIME)),
         (Some(_), None) => Some(FIRST_ROUND.to_string()),
         (Some(_), Some(p)) if p.engine_running_time.is_none() => Some(FIRST_ROUND.to_string()),
@@ -332,7 +351,7 @@ pub fn merge_round(
         let arrays_dt = prev_arr
             .map(|p| cur_arr.timestamp_100ns as i64 - p.timestamp_100ns as i64)
             .unwrap_or(0);
-        for (inst, s) in parsed(cur_arr, paths::ENGINE_RUNNING_TIME, &mut notes) {
+        for (inst, s) in parsed(cur_arr, paths::ENGINE_RUNNING_TIME, notes) {
             let (Some(pid), Some(eng)) = (inst.pid, inst.engine) else {
                 continue;
             };
@@ -367,19 +386,28 @@ pub fn merge_round(
             *e = (ty.clone(), sum);
         }
     }
+    EngineRates {
+        per_process: engines,
+        busiest,
+        reason,
+    }
+}
 
-    // Adapters that only the counters know (DXGI failed or skipped them).
-    let mut seen_luids: BTreeSet<Luid> = BTreeSet::new();
-    seen_luids.extend(mem.iter().flat_map(|m| m.keys().map(|k| k.1)));
-    seen_luids.extend(engines.keys().map(|k| k.1));
-    seen_luids.extend(adapter_mem.iter().flat_map(|m| m.keys().copied()));
+/// Adapters that only the counters know (DXGI failed or skipped them) get a slot of their own.
+fn add_counter_only_adapters(
+    slots: &mut Vec<Slot<'_>>,
+    software: &BTreeSet<Luid>,
+    seen: BTreeSet<Luid>,
+    nvml_devices: &[Device],
+    notes: &mut Vec<String>,
+) {
     let mut next_index = slots
         .iter()
         .map(|s| s.index + 1)
         .chain(nvml_devices.iter().map(|d| d.index + 1))
         .max()
         .unwrap_or(0);
-    for luid in seen_luids {
+    for luid in seen {
         if software.contains(&luid) || slots.iter().any(|s| s.luid == luid) {
             continue;
         }
@@ -396,86 +424,231 @@ pub fn merge_round(
         });
         next_index += 1;
     }
+}
+
+/// One process's usage of one adapter, or `None` for the zeroed instances every D3D process has.
+fn process_usage(
+    key: (u32, Luid),
+    uuid: &str,
+    m: &MemoryCounters,
+    e: &EngineRates,
+) -> Option<Usage> {
+    let mem = m.mem.as_ref().and_then(|x| x.get(&key).copied());
+    let sys = m.sys.as_ref().and_then(|x| x.get(&key).copied());
+    let eng = e.per_process.get(&key);
+    let idle_memory =
+        mem.is_none_or(|a| a.value() == Some(0)) && sys.is_none_or(|a| a.value() == Some(0));
+    if idle_memory && eng.is_none_or(|e| e.cumulative == 0) {
+        return None;
+    }
+    let mut u = Usage::new(uuid, m.label);
+    match (&m.mem, mem) {
+        (None, _) => u.unavailable_reason = m.mem_missing.clone(),
+        (Some(_), None) => {
+            u.unavailable_reason = Some(format!("no {} instance for this process", m.mem_path))
+        }
+        (Some(_), Some(a)) => {
+            u.memory_bytes = a.value();
+            if u.memory_bytes.is_none() {
+                u.unavailable_reason = Some(format!("{}: counter status not valid", m.mem_path));
+            }
+        }
+    }
+    u.system_memory_bytes = sys.and_then(Acc::value);
+    match eng {
+        Some(acc) if acc.rated => {
+            let class_max = |want: &[EngineClass]| {
+                acc.by_type
+                    .iter()
+                    .filter(|(t, _)| want.contains(&engine_class(t)))
+                    .map(|(_, v)| *v)
+                    .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+            };
+            u.engines.sm_percent =
+                class_max(&[EngineClass::Graphics, EngineClass::Compute]).map(pct);
+            u.engines.encoder_percent = class_max(&[EngineClass::VideoEncode]).map(pct);
+            u.engines.decoder_percent = class_max(&[EngineClass::VideoDecode]).map(pct);
+            u.engines_by_type = acc
+                .by_type
+                .iter()
+                .map(|(t, v)| (t.clone(), pct(*v)))
+                .collect();
+        }
+        Some(_) => {
+            u.engines.unavailable_reason =
+                Some(e.reason.clone().unwrap_or_else(|| NEW_INSTANCE.into()))
+        }
+        None => {
+            u.engines.unavailable_reason = Some(
+                e.reason
+                    .clone()
+                    .unwrap_or_else(|| "no GPU Engine instance for this process".into()),
+            )
+        }
+    }
+    if let Some(acc) = eng {
+        if acc.active_classes.contains(&EngineClass::Compute) {
+            u.kinds.push(UsageKind::Compute);
+        }
+        if acc.active_classes.contains(&EngineClass::Graphics) {
+            u.kinds.push(UsageKind::Graphics);
+        }
+    }
+    Some(u)
+}
+
+/// One adapter as a device: DXGI's identity and total, the counters' used memory and engine use.
+fn adapter_device(s: &Slot<'_>, cur: &Round, m: &MemoryCounters, e: &EngineRates) -> Device {
+    let vendor = s.dxgi.map_or(Vendor::Unknown, |a| vendor_of(a.vendor_id));
+    let mut d = Device::new(s.index, vendor, s.uuid.clone(), "wddm");
+    if let Some(a) = s.dxgi {
+        d.name = Some(a.description.clone());
+        d.pci_bus_id = a
+            .pci
+            .map(|p| format!("00000000:{:02X}:{:02X}.{:X}", p.bus, p.device, p.function));
+        // A zero size means DXGI has none to report (integrated GPUs), not 0 bytes.
+        d.memory.total_bytes = (a.dedicated_video_memory > 0).then_some(a.dedicated_video_memory);
+    } else {
+        d.mark_unavailable("memory.total_bytes", "adapter not in DXGI's list");
+    }
+    d.memory.used_bytes = m
+        .adapter_mem
+        .as_ref()
+        .and_then(|x| x.get(&s.luid))
+        .and_then(|a| a.value());
+    if m.adapter_mem.is_none() {
+        d.mark_unavailable("memory.used_bytes", cur.missing_reason(m.adapter_mem_path));
+    }
+    if let (Some(t), Some(u)) = (d.memory.total_bytes, d.memory.used_bytes) {
+        d.memory.free_bytes = t.checked_sub(u);
+    }
+    let sys_total = s
+        .dxgi
+        .and_then(|a| (a.shared_system_memory > 0).then_some(a.shared_system_memory));
+    let sys_used = m
+        .adapter_sys
+        .as_ref()
+        .and_then(|x| x.get(&s.luid))
+        .and_then(|a| a.value());
+    if sys_total.is_some() || sys_used.is_some() {
+        d.system_memory = Some(Memory {
+            total_bytes: sys_total,
+            used_bytes: sys_used,
+            free_bytes: sys_total.zip(sys_used).and_then(|(t, u)| t.checked_sub(u)),
+            reserved_bytes: None,
+        });
+    }
+    match e.busiest.get(&s.luid) {
+        Some((ty, v)) => {
+            d.utilization.gpu_percent = Some(pct(*v));
+            d.busiest_engine = Some(ty.clone());
+        }
+        None => d.mark_unavailable(
+            "utilization.gpu_percent",
+            e.reason
+                .clone()
+                .unwrap_or_else(|| "no engine of this adapter ran in the interval".into()),
+        ),
+    }
+    if s.nvml.is_none() {
+        for f in ["temperature_c", "power.usage_watts", "clocks.graphics_mhz"] {
+            d.mark_unavailable(f, NO_TELEMETRY);
+        }
+    }
+    d
+}
+
+/// The source's line for this round: what was read and what was not.
+fn round_status(
+    cur: &Round,
+    mode: MemoryMode,
+    e: &EngineRates,
+    devices: usize,
+    processes: usize,
+) -> SourceStatus {
+    let counters_read = {
+        let mut c = cur.clone();
+        c.slots_mut().iter().filter(|(_, a)| a.is_some()).count()
+    };
+    if counters_read == 0 {
+        let why: Vec<String> = cur
+            .missing
+            .iter()
+            .map(|(p, w)| format!("{p}: {w}"))
+            .collect();
+        return SourceStatus::new(
+            "wddm",
+            SourceState::Unavailable,
+            format!(
+                "no GPU performance counter could be read ({})",
+                why.join("; ")
+            ),
+        );
+    }
+    let mem_words = match mode {
+        MemoryMode::Local => "per-process memory from Local/Non Local Usage",
+        MemoryMode::Dedicated => "per-process memory from Dedicated/Shared Usage",
+        MemoryMode::Unavailable => "per-process memory unavailable",
+    };
+    let eng_words = if e.reason.as_deref() == Some(FIRST_ROUND) {
+        "engine rates from the next round"
+    } else if cur.engine_running_time.is_none() {
+        "engine rates unavailable"
+    } else {
+        "engine rates over the last interval"
+    };
+    SourceStatus::new(
+        "wddm",
+        SourceState::Ok,
+        format!("{devices} adapter(s), {processes} process(es); {mem_words}; {eng_words}"),
+    )
+}
+
+/// Turn a round (and the one before it, for engine rates) into devices and per-process usage.
+/// `nvml_devices` are the devices NVML already reported; adapters are paired with them by PCI
+/// address so that both sources describe one device. The steps: pair adapters, resolve the
+/// memory counters, rate the engines, give counter-only adapters a slot, then processes, devices
+/// and the round's status.
+pub fn merge_round(
+    prev: Option<&Round>,
+    cur: &Round,
+    adapters: &[DxgiAdapter],
+    nvml_devices: &[Device],
+) -> WddmView {
+    let mut notes = Vec::new();
+    let mut slots = adapter_slots(adapters, nvml_devices, &mut notes);
+    let software: BTreeSet<Luid> = adapters
+        .iter()
+        .filter(|a| a.is_software())
+        .map(|a| a.luid)
+        .collect();
+    let memory = memory_counters(cur, &mut notes);
+    let engines = engine_rates(prev, cur, &mut notes);
+
+    let mut seen: BTreeSet<Luid> = BTreeSet::new();
+    seen.extend(memory.mem.iter().flat_map(|m| m.keys().map(|k| k.1)));
+    seen.extend(engines.per_process.keys().map(|k| k.1));
+    seen.extend(memory.adapter_mem.iter().flat_map(|m| m.keys().copied()));
+    add_counter_only_adapters(&mut slots, &software, seen, nvml_devices, &mut notes);
     let uuid_of: HashMap<Luid, &str> = slots.iter().map(|s| (s.luid, s.uuid.as_str())).collect();
 
-    // Per-process usage.
     let mut keys: BTreeSet<(u32, Luid)> = BTreeSet::new();
-    keys.extend(mem.iter().flat_map(|m| m.keys().copied()));
-    keys.extend(engines.keys().copied());
+    keys.extend(memory.mem.iter().flat_map(|m| m.keys().copied()));
+    keys.extend(engines.per_process.keys().copied());
     let mut processes: BTreeMap<u32, Process> = BTreeMap::new();
     let mut skipped_software = 0usize;
-    for (pid, luid) in keys {
-        let Some(uuid) = uuid_of.get(&luid) else {
+    for key in keys {
+        let Some(uuid) = uuid_of.get(&key.1) else {
             skipped_software += 1;
             continue;
         };
-        let m = mem.as_ref().and_then(|m| m.get(&(pid, luid)).copied());
-        let sy = sys.as_ref().and_then(|m| m.get(&(pid, luid)).copied());
-        let eng = engines.get(&(pid, luid));
-        let idle_memory =
-            m.is_none_or(|a| a.value() == Some(0)) && sy.is_none_or(|a| a.value() == Some(0));
-        if idle_memory && eng.is_none_or(|e| e.cumulative == 0) {
-            // Every D3D process has zeroed instances; they hold nothing and ran nothing.
-            continue;
+        if let Some(u) = process_usage(key, uuid, &memory, &engines) {
+            processes
+                .entry(key.0)
+                .or_insert_with(|| Process::new(key.0))
+                .usage
+                .push(u);
         }
-        let mut u = Usage::new(*uuid, label);
-        match (&mem, m) {
-            (None, _) => u.unavailable_reason = mem_missing.clone(),
-            (Some(_), None) => {
-                u.unavailable_reason = Some(format!("no {mem_path} instance for this process"))
-            }
-            (Some(_), Some(a)) => {
-                u.memory_bytes = a.value();
-                if u.memory_bytes.is_none() {
-                    u.unavailable_reason = Some(format!("{mem_path}: counter status not valid"));
-                }
-            }
-        }
-        u.system_memory_bytes = sy.and_then(Acc::value);
-        match eng {
-            Some(e) if e.rated => {
-                let class_max = |want: &[EngineClass]| {
-                    e.by_type
-                        .iter()
-                        .filter(|(t, _)| want.contains(&engine_class(t)))
-                        .map(|(_, v)| *v)
-                        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
-                };
-                u.engines.sm_percent =
-                    class_max(&[EngineClass::Graphics, EngineClass::Compute]).map(pct);
-                u.engines.encoder_percent = class_max(&[EngineClass::VideoEncode]).map(pct);
-                u.engines.decoder_percent = class_max(&[EngineClass::VideoDecode]).map(pct);
-                u.engines_by_type = e
-                    .by_type
-                    .iter()
-                    .map(|(t, v)| (t.clone(), pct(*v)))
-                    .collect();
-            }
-            Some(_) => {
-                u.engines.unavailable_reason =
-                    Some(engine_reason.clone().unwrap_or_else(|| NEW_INSTANCE.into()))
-            }
-            None => {
-                u.engines.unavailable_reason = Some(
-                    engine_reason
-                        .clone()
-                        .unwrap_or_else(|| "no GPU Engine instance for this process".into()),
-                )
-            }
-        }
-        if let Some(e) = eng {
-            if e.active_classes.contains(&EngineClass::Compute) {
-                u.kinds.push(UsageKind::Compute);
-            }
-            if e.active_classes.contains(&EngineClass::Graphics) {
-                u.kinds.push(UsageKind::Graphics);
-            }
-        }
-        processes
-            .entry(pid)
-            .or_insert_with(|| Process::new(pid))
-            .usage
-            .push(u);
     }
     if skipped_software > 0 {
         notes.push(format!(
@@ -484,118 +657,18 @@ pub fn merge_round(
         ));
     }
 
-    // Devices.
     let devices: Vec<Device> = slots
         .iter()
-        .map(|s| {
-            let vendor = s.dxgi.map_or(Vendor::Unknown, |a| vendor_of(a.vendor_id));
-            let mut d = Device::new(s.index, vendor, s.uuid.clone(), "wddm");
-            if let Some(a) = s.dxgi {
-                d.name = Some(a.description.clone());
-                d.pci_bus_id = a
-                    .pci
-                    .map(|p| format!("00000000:{:02X}:{:02X}.{:X}", p.bus, p.device, p.function));
-                // A zero size means DXGI has none to report (integrated GPUs), not 0 bytes.
-                d.memory.total_bytes =
-                    (a.dedicated_video_memory > 0).then_some(a.dedicated_video_memory);
-            } else {
-                d.mark_unavailable("memory.total_bytes", "adapter not in DXGI's list");
-            }
-            d.memory.used_bytes = adapter_mem
-                .as_ref()
-                .and_then(|m| m.get(&s.luid))
-                .and_then(|a| a.value());
-            if adapter_mem.is_none() {
-                d.mark_unavailable("memory.used_bytes", cur.missing_reason(a_mem_path));
-            }
-            if let (Some(t), Some(u)) = (d.memory.total_bytes, d.memory.used_bytes) {
-                d.memory.free_bytes = t.checked_sub(u);
-            }
-            let sys_total = s
-                .dxgi
-                .and_then(|a| (a.shared_system_memory > 0).then_some(a.shared_system_memory));
-            let sys_used = adapter_sys
-                .as_ref()
-                .and_then(|m| m.get(&s.luid))
-                .and_then(|a| a.value());
-            if sys_total.is_some() || sys_used.is_some() {
-                d.system_memory = Some(Memory {
-                    total_bytes: sys_total,
-                    used_bytes: sys_used,
-                    free_bytes: sys_total.zip(sys_used).and_then(|(t, u)| t.checked_sub(u)),
-                    reserved_bytes: None,
-                });
-            }
-            match busiest.get(&s.luid) {
-                Some((ty, v)) => {
-                    d.utilization.gpu_percent = Some(pct(*v));
-                    d.busiest_engine = Some(ty.clone());
-                }
-                None => d.mark_unavailable(
-                    "utilization.gpu_percent",
-                    engine_reason
-                        .clone()
-                        .unwrap_or_else(|| "no engine of this adapter ran in the interval".into()),
-                ),
-            }
-            if s.nvml.is_none() {
-                for f in ["temperature_c", "power.usage_watts", "clocks.graphics_mhz"] {
-                    d.mark_unavailable(f, NO_TELEMETRY);
-                }
-            }
-            d
-        })
+        .map(|s| adapter_device(s, cur, &memory, &engines))
         .collect();
-
-    let counters_read = {
-        let mut c = cur.clone();
-        c.slots_mut().iter().filter(|(_, a)| a.is_some()).count()
-    };
-    let status = if counters_read == 0 {
-        let why: Vec<String> = cur
-            .missing
-            .iter()
-            .map(|(p, w)| format!("{p}: {w}"))
-            .collect();
-        SourceStatus::new(
-            "wddm",
-            SourceState::Unavailable,
-            format!(
-                "no GPU performance counter could be read ({})",
-                why.join("; ")
-            ),
-        )
-    } else {
-        let mem_words = match mode {
-            MemoryMode::Local => "per-process memory from Local/Non Local Usage",
-            MemoryMode::Dedicated => "per-process memory from Dedicated/Shared Usage",
-            MemoryMode::Unavailable => "per-process memory unavailable",
-        };
-        let eng_words = if engine_reason.as_deref() == Some(FIRST_ROUND) {
-            "engine rates from the next round"
-        } else if cur.engine_running_time.is_none() {
-            "engine rates unavailable"
-        } else {
-            "engine rates over the last interval"
-        };
-        SourceStatus::new(
-            "wddm",
-            SourceState::Ok,
-            format!(
-                "{} adapter(s), {} process(es); {mem_words}; {eng_words}",
-                devices.len(),
-                processes.len()
-            ),
-        )
-    };
-
+    let status = round_status(cur, memory.mode, &engines, devices.len(), processes.len());
     WddmView {
         devices,
         processes: processes.into_values().collect(),
         notes,
         status,
-        memory_mode: mode,
-        busiest,
+        memory_mode: memory.mode,
+        busiest: engines.busiest,
     }
 }
 
