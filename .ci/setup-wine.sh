@@ -4,7 +4,7 @@
 # - wine 8.0 (Debian's), with a dedicated prefix under target/
 # - the Rust target x86_64-pc-windows-gnu
 # - testing/wine/bcryptprimitives.dll: wine 8.0 lacks that DLL, which every Rust >= 1.78 Windows
-#   executable imports (see shared/research/testing-without-hardware.md §B); the stub is built from
+#   executable imports (wine 8.0 has no such DLL); the stub is built from
 #   the C file committed beside it and installed into the prefix's system32.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs gpuledger-sources' tests for x86_64-pc-windows-gnu under wine: every pure WDDM / IOKit /
 # /dev/dxg test on the Windows ABI, plus the live WDDM seam test (wddm::os::tests), which under
-# wine must turn the missing GPU counters and DXGI adapters into named reasons (wine has neither;
-# see shared/research/testing-without-hardware.md §B). Needs .ci/setup-wine.sh (run here; it is
+# wine must turn the missing GPU counters and DXGI adapters into named reasons (wine has neither). Needs .ci/setup-wine.sh (run here; it is
 # idempotent). Prints cargo's normal test summary lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."

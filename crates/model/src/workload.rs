@@ -1,4 +1,4 @@
-//! What a process is, as a conclusion built from evidence (DESIGN concept 5). Identification
+//! What a process is, as a conclusion built from evidence (docs/DESIGN.md concept 5). Identification
 //! itself lives in the workloads crate; these are the types a snapshot carries.
 
 use serde::{Deserialize, Serialize};
@@ -122,7 +122,7 @@ impl Workload {
 /// runtime's settings. Never measured, never added to measured totals; views show it apart.
 ///
 /// A part the recipe cannot know for this runtime is `None` and named in `not_modelled`, never
-/// filled with an invented figure (DESIGN concept 3). `Some(x)` serialises as the bare number, so
+/// filled with an invented figure (docs/DESIGN.md concept 3). `Some(x)` serialises as the bare number, so
 /// snapshots written before these fields were optional read and write unchanged.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EstimatedMemory {

@@ -4,7 +4,7 @@
 use base64::Engine;
 
 /// What a termination request did *as far as the call knows*. The view never reports success from
-/// this: it waits until a later snapshot no longer lists the process (DESIGN.md concept 6).
+/// this: it waits until a later snapshot no longer lists the process (docs/DESIGN.md concept 6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Termination {
     /// The signal (or platform equivalent) was sent; whether the process ends is observed later.

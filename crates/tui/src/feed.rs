@@ -1,4 +1,4 @@
-//! The collection thread. The UI never collects (DESIGN.md §5): one thread owns the sources and
+//! The collection thread. The UI never collects (docs/DESIGN.md §5): one thread owns the sources and
 //! sends each round over a channel of capacity one. A round that finds the channel still full is
 //! dropped (the UI has not drawn the previous one yet), and a round that overran the interval makes
 //! the next one wait for the following tick: late rounds are skipped, never queued back to back.

@@ -1,6 +1,6 @@
 //! Host CPU % and resident memory of the GPU processes, read in the collection thread.
 //!
-//! Kept cheap on purpose (DESIGN.md concept 7): one read of `/proc/PID/stat` per GPU process per
+//! Kept cheap on purpose (docs/DESIGN.md concept 7): one read of `/proc/PID/stat` per GPU process per
 //! round, nothing else. CPU % needs two samples of the same process (same PID *and* start time), so
 //! the first round of a process says so instead of showing 0.
 

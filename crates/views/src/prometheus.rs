@@ -17,7 +17,7 @@
 //! - **Bounded cardinality.** Per-process series are limited by [`ProcessSeries`] (default: the
 //!   top 50 processes by measured memory); `gpuledger_processes` and `gpuledger_processes_exported`
 //!   say how many were left out.
-//! - **Measured and estimated never mix.** Estimated breakdowns (once the snapshot carries them)
+//! - **Measured and estimated never mix.** Estimated breakdowns (`process.estimate`)
 //!   go to their own metrics whose names contain `estimated`
 //!   (`gpuledger_process_estimated_memory_bytes{component=...}`); no measured metric ever includes
 //!   an estimate.

@@ -1,5 +1,5 @@
 //! Identification on the collection path, cached: facts (maps, fds, sockets) are read once per
-//! process and refreshed on a slow cadence, never every round (DESIGN concept 7).
+//! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify;
 use crate::process_estimate::{estimate_inputs, inputs_for, summary};

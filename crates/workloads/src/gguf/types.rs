@@ -1,7 +1,7 @@
 //! The ggml tensor type table: id, name, block size (elements) and bytes per block.
 //!
 //! Ids from `enum ggml_type` (ggml.h); sizes from ggml's `type_traits` / the `static_assert`s on the
-//! block structs in ggml-common.h (see shared/research/llm-memory.md §1.3). Removed ids (4, 5, 31–33,
+//! block structs in ggml-common.h (llama.cpp's ggml.h and ggml-common.h). Removed ids (4, 5, 31–33,
 //! 36–38) are listed so an old file gets a precise error instead of "unknown".
 
 use serde::Serialize;
