@@ -2,9 +2,39 @@
 //! injectable root or library path, so it runs unchanged on recorded data in tests:
 //!
 //! - [`nvml`]: NVIDIA's management library, loaded at run time (no link-time dependency);
+//! - [`wddm`]: Windows' GPU performance counters and DXGI adapters; [`dxg`]: `/dev/dxg` in WSL2;
+//!   [`iokit`]: macOS's accelerator registry;
+//! - [`drm`] and [`sysfs`]: Linux DRM clients (`fdinfo`) and devices (`/sys/class/drm`, accel);
 //! - [`procfs`]: process metadata (name, exe, user, command line, start time) from `/proc`;
+//!   [`container`]: which container a process runs in (its cgroup);
 //! - [`regular`]: opening files that others named (model paths, replays) without blocking;
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
+//!
+//! # The contract every source keeps
+//!
+//! - **Absence is said, never zero.** A value a source could not read stays `None`, and the reason
+//!   goes where the snapshot keeps reasons (`Device::mark_unavailable`, `Usage::unavailable_reason`,
+//!   `Process::metadata_unavailable`). A source that cannot run at all reports its
+//!   [`gpuledger_model::SourceStatus`] as unavailable with the reason in words, and the round goes
+//!   on without it.
+//! - **Every value names its source** (`memory_source`: `nvml`, `fdinfo`, `wddm-local`, ...). Where
+//!   two sources measure the same thing, neither overwrites the other: both are kept
+//!   (`memory_by_source`) and the larger is shown, labelled with both names.
+//! - **A source only adds.** It fills what earlier sources left unknown and never removes a device,
+//!   a process or a known value another source put there.
+//! - **Bounded and non-blocking.** Reads are size-capped; files named by others are opened without
+//!   following FIFOs or devices ([`regular`]); nothing in a round waits on the network. A round
+//!   never panics on what it reads.
+//! - **Work in proportion to the round.** What does not change between rounds (the NVML library,
+//!   the user table, DRM device identities, a process's identity per start time) is read once and
+//!   kept.
+//!
+//! # The order of a round ([`Collector::collect`])
+//!
+//! NVML (devices, then processes) → the platform's per-process source (WDDM, IOKit or `/dev/dxg`)
+//! → DRM clients and sysfs devices → `/proc` metadata for every listed process → containers →
+//! annotators (workload identification and estimates, from the workloads crate) → the books are
+//! balanced (the unattributed row). Later steps fill gaps; none undoes an earlier one.
 
 pub mod collect;
 pub mod container;
