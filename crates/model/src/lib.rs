@@ -9,6 +9,7 @@ pub mod redact;
 pub mod snapshot;
 pub mod time;
 pub mod units;
+pub mod words;
 pub mod workload;
 
 pub use escape::{term_safe, term_safe_text};

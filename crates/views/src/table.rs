@@ -2,6 +2,7 @@
 //! the unattributed rows, then what could not be seen and why.
 
 use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::words;
 use gpuledger_model::{term_safe, term_safe_text};
 use gpuledger_model::{Device, Process, Snapshot, SourceState};
 use std::fmt::Write;
@@ -135,15 +136,15 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
                 let gpu = snap
                     .device_by_uuid(&u.device)
                     .map(|d| d.index.to_string())
-                    .unwrap_or_else(|| "?".into());
+                    .unwrap_or_else(|| words::UNKNOWN.into());
                 let mut r = vec![
                     p.pid.to_string(),
-                    p.user.clone().unwrap_or_else(|| "?".into()),
+                    words::or_unknown(p.user.as_deref()),
                     p.display_name().to_string(),
                     p.workload
                         .as_ref()
                         .map(|w| w.short_label())
-                        .unwrap_or_else(|| "-".into()),
+                        .unwrap_or_else(|| words::NOTHING.into()),
                     gpu,
                     u.kinds_label(),
                     human_opt(u.memory_bytes),
@@ -152,7 +153,7 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
                     r.push(
                         u.system_memory_bytes
                             .map(human_bytes)
-                            .unwrap_or_else(|| "-".into()),
+                            .unwrap_or_else(|| words::NOTHING.into()),
                     );
                 }
                 r.push(u.memory_source.clone());
@@ -245,7 +246,7 @@ fn cannot_see(snap: &Snapshot) -> Vec<String> {
                 let gpu = snap
                     .device_by_uuid(&u.device)
                     .map(|d| d.index.to_string())
-                    .unwrap_or_else(|| "?".into());
+                    .unwrap_or_else(|| words::UNKNOWN.into());
                 v.push(format!(
                     "pid {} ({}) on GPU{gpu}: memory n/a: {r}",
                     p.pid,
@@ -310,7 +311,7 @@ fn unattributed_cell(d: &Device) -> String {
 /// `docker://<64 hex>` → `docker:8f2a6c3e1b4d` (the short id docker and podman print).
 fn container_cell(c: Option<&str>) -> String {
     match c {
-        None => "-".into(),
+        None => words::NOTHING.into(),
         Some(c) => match c.split_once("://") {
             Some((rt, id)) => format!("{rt}:{}", id.chars().take(12).collect::<String>()),
             None => c.to_string(),
@@ -320,7 +321,7 @@ fn container_cell(c: Option<&str>) -> String {
 
 fn command_cell(p: &Process, wide: bool) -> String {
     let Some(args) = &p.cmdline else {
-        return p.exe.clone().unwrap_or_else(|| "?".into());
+        return p.exe.clone().unwrap_or_else(|| words::UNKNOWN.into());
     };
     let s = args.join(" ");
     if wide || s.chars().count() <= COMMAND_WIDTH {
@@ -544,9 +545,9 @@ mod tests {
         assert!(line.contains("n/a (kfd)"), "{line}");
         assert!(line.contains("podman:c0ffee01c0ff"), "{line}");
         assert!(t.contains("SYS/GTT") && t.contains("CONTAINER"), "{t}");
-        // NVML rows have no system-memory figure: a dash, not 0.
+        // NVML rows have no system-memory figure: the "nothing applies" mark, not 0.
         let nv = t.lines().find(|l| l.contains(" big ")).unwrap();
-        assert!(nv.contains(" - "), "{nv}");
+        assert!(nv.contains(" — "), "{nv}");
         let dev2 = t
             .lines()
             .find(|l| l.trim_start().starts_with("2 "))

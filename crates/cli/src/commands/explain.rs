@@ -239,9 +239,20 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
     out.push_str("\nWHAT IT IS (identification, with evidence)\n");
     match &e.workload {
         Some(w) => {
-            let _ = writeln!(out, "  {} (confidence {:?})", w.short_label(), w.confidence);
+            let _ = writeln!(
+                out,
+                "  {} (confidence {})",
+                w.short_label(),
+                w.confidence.word()
+            );
             for ev in &w.evidence {
-                let _ = writeln!(out, "    [{:?}] {}  — {}", ev.kind, ev.showed, ev.source);
+                let _ = writeln!(
+                    out,
+                    "    [{}] {}  — {}",
+                    ev.kind.label(),
+                    ev.showed,
+                    ev.source
+                );
             }
             for m in &w.missing {
                 let _ = writeln!(out, "    missing: {m}");

@@ -328,7 +328,7 @@ fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measur
         format!(
             "\n      workload: {} ({} confidence)",
             w.short_label(),
-            format!("{:?}", w.confidence).to_lowercase()
+            w.confidence.word()
         )
     };
     format!(

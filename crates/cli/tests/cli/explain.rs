@@ -113,7 +113,7 @@ fn explain_text_and_snapshot_workload_column() {
         "{t}"
     );
     assert!(
-        t.contains("llama.cpp · qwen3-8b-q4_k_m (confidence High)"),
+        t.contains("llama.cpp · qwen3-8b-q4_k_m (confidence high)"),
         "{t}"
     );
     assert!(t.contains("missing: listening port"), "{t}");

@@ -2,6 +2,7 @@
 
 use super::*;
 use gpuledger_model::units::human_bytes;
+use gpuledger_model::words;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
@@ -15,11 +16,11 @@ impl App {
             Column::Device => self
                 .device_of(row)
                 .map(|d| d.index.to_string())
-                .unwrap_or_else(|| "?".into()),
+                .unwrap_or_else(|| words::UNKNOWN.into()),
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
-            Column::Workload => self.workload(p).unwrap_or_else(|| "—".into()),
+            Column::Workload => self.workload(p).unwrap_or_else(|| words::NOTHING.into()),
             Column::Type => u.kinds_label(),
             Column::Memory => u
                 .memory_bytes

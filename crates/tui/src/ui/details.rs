@@ -207,17 +207,14 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
         Some(w) => {
             v.push(Line::from(vec![
                 Span::styled(w.short_label(), t.title),
-                Span::styled(
-                    format!("  confidence {:?}", w.confidence).to_lowercase(),
-                    t.dim,
-                ),
+                Span::styled(format!("  confidence {}", w.confidence.word()), t.dim),
             ]));
             if w.evidence.is_empty() {
                 v.push(Line::styled("no evidence items", t.dim));
             }
             for e in &w.evidence {
                 v.push(Line::from(vec![
-                    Span::raw(format!("• {:?}: ", e.kind).to_lowercase()),
+                    Span::raw(format!("• {}: ", e.kind.label())),
                     Span::raw(e.showed.clone()),
                     Span::styled(format!(" [{}]", e.source), t.dim),
                 ]));
