@@ -271,3 +271,173 @@ fn explain_ollama_go_engine_says_no_recipe_in_words() {
         "no figure is invented"
     );
 }
+
+/// Ollama v0.30+: `ollama serve` starts upstream llama-server from `lib/ollama/` with the flags
+/// `llm/llama_server.go` builds (`-c num_ctx×P -np P`, log flags, `--flash-attn`); the
+/// llama-server recipe reads them, Ollama adds the model's name, `/api/ps` and the why.
+#[test]
+fn explain_ollama_llama_server_child() {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let procs = tree(
+        &blob,
+        &[
+            "/usr/local/lib/ollama/llama-server",
+            "--model",
+            &b,
+            "--port",
+            "40123",
+            "--host",
+            "127.0.0.1",
+            "--no-webui",
+            "--offline",
+            "-c",
+            "8192",
+            "-np",
+            "2",
+            "--log-verbosity",
+            "4",
+            "--no-log-prefix",
+            "--no-log-timestamps",
+            "--flash-attn",
+            "auto",
+        ],
+    );
+    // The process is llama-server, child of ollama.
+    let stat = procs.root().join("4242/stat");
+    let s = std::fs::read_to_string(&stat)
+        .unwrap()
+        .replacen("(ollama)", "(llama-server)", 1);
+    std::fs::write(&stat, s).unwrap();
+    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
+    procs.listen(900, port, 777004);
+    let (_s, sc) = scenario(ONE_GPU);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    ));
+    server.join().unwrap();
+    assert_eq!(v["workload"]["kind"], "llama-cpp");
+    let e = &v["estimated"];
+    assert_eq!(e["recipe"], "ollama/llama-server (llama.cpp)");
+    assert_eq!(e["estimate"]["context"]["n_ctx_seq"], 4096);
+    assert_eq!(e["estimate"]["kv_cache"]["bytes"], 2 * 576 * MIB);
+    let why = e["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("qwen3:8b kept loaded until") && why.ends_with("for 4096 tokens × 2 slots"),
+        "{why}"
+    );
+    assert!(e["reported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["what"] == "size_vram"));
+}
+
+/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
+/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
+/// fixtures/lmstudio).
+#[test]
+fn explain_lm_studio_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d
+        .path()
+        .join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("llama".into()));
+    for (k, v) in [
+        ("block_count", 32),
+        ("context_length", 131072),
+        ("embedding_length", 4096),
+        ("attention.head_count", 32),
+        ("attention.head_count_kv", 8),
+        ("vocab_size", 128256),
+    ] {
+        w.kv(&format!("llama.{k}"), MetaValue::U32(v));
+    }
+    let q = GgmlType::from_name("q4_0").unwrap();
+    w.tensor("token_embd.weight", &[4096, 128256], q);
+    w.tensor("output.weight", &[4096, 128256], q);
+    w.write(&file).unwrap();
+    let node = "/home/alice/.lmstudio/.internal/utils/node";
+    let t = ProcTree::new();
+    t.add(
+        7000,
+        "LM Studio",
+        1000,
+        400_000,
+        &["/opt/LM Studio/lm-studio"],
+    );
+    t.add(
+        7001,
+        "node",
+        1000,
+        500_000,
+        &[
+            node,
+            "/home/alice/.lmstudio/llmster/0.0.6-1/.bundle/lib/llmworker.js",
+        ],
+    );
+    let stat = t.root().join("7001/stat");
+    let s = std::fs::read_to_string(&stat)
+        .unwrap()
+        .replacen(") S 1 ", ") S 7000 ", 1);
+    std::fs::write(&stat, s).unwrap();
+    let f = file.display().to_string();
+    t.maps(
+        7001,
+        &[
+            node,
+            "/home/alice/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-nvidia-cuda12-avx2-1.50.2/libggml-cuda.so",
+            &f,
+        ],
+    );
+    let body: &'static str = Box::leak(
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fixtures/lmstudio/api-v0-models.json"),
+        )
+        .unwrap()
+        .into_boxed_str(),
+    );
+    // explain's generic probe asks the same endpoint on the engine's ports (none here); the
+    // runtime ask goes to the parent's port.
+    let (port, server) = canned_http(vec![("/api/v0/models", 200, body)], 1);
+    t.listen(7000, port, 888001);
+    let sc_text = ONE_GPU.replace("pid=4242", "pid=7001");
+    let (_s, sc) = scenario(&sc_text);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["explain", "7001", "--json"],
+    ));
+    server.join().unwrap();
+    assert_eq!(v["workload"]["kind"], "lm-studio");
+    let e = &v["estimated"];
+    assert_eq!(e["recipe"], "lm-studio (llama.cpp engine)");
+    assert_eq!(e["estimate"]["context"]["n_ctx"], 4096);
+    // Llama-3.1-8B, 4096 tokens, f16: 512 MiB (half the 1024 MiB published for 8192).
+    assert_eq!(e["estimate"]["kv_cache"]["bytes"], 512 * MIB);
+    assert!(e["why"]
+        .as_str()
+        .unwrap()
+        .starts_with("meta-llama-3.1-8b-instruct loaded by LM Studio with a 4096-token context: "));
+    assert!(!e["not_modelled"].as_array().unwrap().is_empty());
+    // Without probes: the loaded context is unknown, said in words.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["explain", "7001", "--json", "--no-probe"],
+    ));
+    assert!(v["estimated"]["unavailable"]
+        .as_str()
+        .unwrap()
+        .contains("/api/v0/models"));
+}

@@ -33,6 +33,17 @@ pub fn inputs_for(
             w.kind.label()
         ));
     }
+    llama_server_inputs(p, w, proc_root, vendor)
+}
+
+/// The llama-server recipe's inputs from a llama.cpp process's own command line and
+/// `LLAMA_ARG_*` environment (also what Ollama v0.30+ starts).
+pub fn llama_server_inputs(
+    p: &Process,
+    w: &Workload,
+    proc_root: &Path,
+    vendor: Option<Vendor>,
+) -> Result<ProcessInputs, String> {
     let model = w
         .model
         .clone()

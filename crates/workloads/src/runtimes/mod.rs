@@ -36,6 +36,9 @@ impl Asked {
 pub fn ask(p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
     match w.kind {
         WorkloadKind::OllamaRunner => Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout)),
+        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
+            Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout))
+        }
         WorkloadKind::LmStudio => Asked::LmStudio(lmstudio::fetch_models(proc_root, p, timeout)),
         _ => Asked::Nothing,
     }
@@ -56,6 +59,14 @@ pub fn inputs_for(
                 _ => None,
             };
             Some(ollama::inputs_for(p, w, proc_root, vendor, ps))
+        }
+        // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
+        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
+            let ps = match asked {
+                Asked::OllamaPs(Ok(ps)) => Some(ps),
+                _ => None,
+            };
+            Some(ollama::llama_server_child(p, w, proc_root, vendor, ps))
         }
         WorkloadKind::LmStudio => {
             let models = match asked {

@@ -741,6 +741,57 @@ pub fn inputs_for(
     })
 }
 
+/// The `ollama` parent's pid, when identification saw one (`parent ollama (pid N)`).
+pub fn serve_parent(w: &Workload) -> Option<u32> {
+    w.evidence.iter().find_map(|e| {
+        if e.kind != gpuledger_model::EvidenceKind::Parent {
+            return None;
+        }
+        let rest = e.showed.strip_prefix("parent ollama (pid ")?;
+        rest.strip_suffix(')')?.parse().ok()
+    })
+}
+
+/// Ollama v0.30 and later: upstream `llama-server` started by `ollama serve` with
+/// `-c num_ctx×P -np P` and Ollama's other flags; the llama-server recipe reads that command
+/// line, and Ollama adds the model's name, `/api/ps` figures and the why sentence.
+pub fn llama_server_child(
+    p: &Process,
+    w: &Workload,
+    proc_root: &Path,
+    vendor: Option<Vendor>,
+    ps: Option<&Ps>,
+) -> Result<ProcessInputs, String> {
+    let mut i = crate::process_estimate::llama_server_inputs(p, w, proc_root, vendor)?;
+    let name = model_name_for_blob(&i.model_path).ok().flatten();
+    let env = serve_env(proc_root, p.pid);
+    let mut notes = RuntimeNotes {
+        recipe: Some("ollama/llama-server (llama.cpp)".into()),
+        model_name: name.clone(),
+        ..Default::default()
+    };
+    match ps.and_then(|ps| ps_entry(ps, name.as_deref()).map(|m| (m, ps.source.as_str()))) {
+        Some((m, src)) => {
+            let (rep, lead) = reported(m, src, &env);
+            notes.reported = rep;
+            notes.why_lead = lead;
+        }
+        None => {
+            notes.why_lead = Some(format!(
+                "{} loaded by Ollama's llama-server",
+                name.as_deref().unwrap_or("a model")
+            ));
+        }
+    }
+    if !matches!(i.settings.n_gpu_layers.source, SettingSource::Flag(_)) {
+        notes.not_modelled.push(
+            "Ollama passes no -ngl by default: llama-server fits the layers to free memory (-fit), which the estimate does not model (all layers assumed)".into(),
+        );
+    }
+    i.notes = notes;
+    Ok(i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
