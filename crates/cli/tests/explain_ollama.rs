@@ -109,7 +109,13 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
             "40123",
         ],
     );
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
+    let (port, server) = canned_http(
+        vec![
+            ("/api/ps", 200, PS),
+            ("/api/version", 200, r#"{"version":"0.12.11"}"#),
+        ],
+        2,
+    );
     procs.listen(900, port, 777001);
     let (_s, sc) = scenario(ONE_GPU);
     let out = gpuledger(
@@ -119,8 +125,9 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
         &["explain", "4242", "--json"],
     );
     let reqs = server.join().unwrap();
-    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs.len(), 2);
     assert!(reqs[0].starts_with("GET /api/ps "), "{}", reqs[0]);
+    assert!(reqs[1].starts_with("GET /api/version "), "{}", reqs[1]);
     let raw = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         !raw.contains("SECRET"),
@@ -160,6 +167,10 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
     let inputs = est["inputs"].as_array().unwrap();
     let c = inputs.iter().find(|i| i["name"] == "-c").unwrap();
     assert!(c["source"].to_string().contains("/api/ps"), "{c}");
+    // Ollama 0.12.11 (GET /api/version) ran its runner without flash attention by default.
+    assert_eq!(est["context"]["flash_attn"], false);
+    let fa = inputs.iter().find(|i| i["name"] == "-fa").unwrap();
+    assert!(fa["source"].to_string().contains("0.12.11"), "{fa}");
     let np = inputs.iter().find(|i| i["name"] == "-np").unwrap();
     assert!(
         np["source"].to_string().contains("/proc/900/environ"),

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use gpuledger_model::{Confidence, Process, Workload, WorkloadKind};
-use gpuledger_workloads::estimate::{estimate, Estimate, SettingSource};
+use gpuledger_workloads::estimate::{estimate, Estimate, FlashAttn, SettingSource};
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue};
 use gpuledger_workloads::runtimes::lmstudio;
@@ -130,7 +130,8 @@ fn load_request_runner_kv_equals_the_cache_ollama_printed() {
         ("OLLAMA_FLASH_ATTENTION", "false"),
         ("OLLAMA_KV_CACHE_TYPE", ""),
     ]);
-    let (s, notes) = ollama::settings(Engine::LlamaLoadRequest, &a, &e, None, Some(40960)).unwrap();
+    let (s, notes) =
+        ollama::settings(Engine::LlamaLoadRequest, &a, &e, None, None, Some(40960)).unwrap();
     assert!(
         matches!(s.ctx_size.source, SettingSource::Env(ref d) if d.contains("OLLAMA_CONTEXT_LENGTH=4096"))
     );
@@ -172,7 +173,8 @@ fn flag_runner_context_parameters_equal_what_ollama_printed() {
         "/usr/bin/ollama runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 29 --threads 8 --parallel 4 --port 33405",
     );
     assert_eq!(ollama::engine(&a), Engine::LlamaFlags);
-    let (s, _) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, Some(131072)).unwrap();
+    let (s, _) =
+        ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, Some(131072)).unwrap();
     let est = run(&m, &s);
     let c = &est.context;
     assert_eq!(
@@ -206,7 +208,7 @@ fn flag_runner_with_flash_attention_and_q8_cache() {
     let a = argv(
         "ollama runner --model /m --ctx-size 16384 --batch-size 512 --n-gpu-layers 41 --threads 8 --flash-attn --kv-cache-type q8_0 --parallel 1 --port 1",
     );
-    let (s, notes) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None).unwrap();
+    let (s, notes) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
     let est = run(&m, &s);
     let c = &est.context;
     assert_eq!(
@@ -245,6 +247,7 @@ fn ps_context_wins_slots_multiply_and_quantised_cache_needs_flash_attention() {
         &a,
         &e,
         Some((&ps, "GET http://127.0.0.1:11434/api/ps")),
+        None,
         Some(40960),
     )
     .unwrap();
@@ -266,8 +269,25 @@ fn ps_context_wins_slots_multiply_and_quantised_cache_needs_flash_attention() {
         ("OLLAMA_FLASH_ATTENTION", "1"),
         ("OLLAMA_KV_CACHE_TYPE", "q8_0"),
     ]);
-    let (s, _) = ollama::settings(Engine::LlamaLoadRequest, &a, &e, None, None).unwrap();
+    let (s, _) = ollama::settings(Engine::LlamaLoadRequest, &a, &e, None, None, None).unwrap();
     assert_eq!(s.cache_type_k.value.name, "Q8_0");
+    // Flash attention unset: off before v0.13.4 (PR #13052), auto from it; the version comes
+    // from /api/version.
+    for (v, want) in [
+        ("0.12.11", FlashAttn::Off),
+        ("0.13.4", FlashAttn::Auto),
+        ("0.14.2-rc0", FlashAttn::Auto),
+    ] {
+        let (s, _) =
+            ollama::settings(Engine::LlamaLoadRequest, &a, &env(&[]), None, Some(v), None).unwrap();
+        assert_eq!(s.flash_attn.value, want, "{v}");
+        assert!(matches!(s.flash_attn.source, SettingSource::Runtime(ref d) if d.contains(v)));
+    }
+    let (s, _) =
+        ollama::settings(Engine::LlamaLoadRequest, &a, &env(&[]), None, None, None).unwrap();
+    assert!(s.flash_attn.is_default());
+    assert_eq!(ollama::parse_version("v0.9.5"), Some((0, 9, 5)));
+    assert_eq!(ollama::parse_version("junk"), None);
     assert_eq!(
         s.ctx_size.value, 4096,
         "no env, no /api/ps: Ollama's default"
@@ -283,6 +303,7 @@ fn ps_context_wins_slots_multiply_and_quantised_cache_needs_flash_attention() {
         &a,
         &env(&[]),
         Some((&ps, "x")),
+        None,
         Some(40960),
     )
     .unwrap();
@@ -319,7 +340,7 @@ fn sliding_window_layers_keep_the_whole_context_in_ollamas_runner() {
     w.write(&p).unwrap();
     let m = GgufModel::open(&p).unwrap();
     let a = argv("ollama runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 27 --parallel 1 --port 1");
-    let (s, _) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None).unwrap();
+    let (s, _) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
     let est = run(&m, &s);
     assert_eq!(est.kv_cache.cells_swa, Some(8192));
     let mut server = s.clone();
@@ -341,14 +362,16 @@ fn real_runner_command_lines_name_their_engine() {
     assert_eq!(ollama::engine(&lines[0]), Engine::LlamaFlags);
     assert_eq!(ollama::engine(&lines[1]), Engine::OllamaEngine);
     assert_eq!(ollama::engine(&lines[2]), Engine::OllamaEngine);
-    let (s, _) = ollama::settings(Engine::LlamaFlags, &lines[0], &env(&[]), None, None).unwrap();
+    let (s, _) =
+        ollama::settings(Engine::LlamaFlags, &lines[0], &env(&[]), None, None, None).unwrap();
     assert_eq!(s.ctx_size.value, 8192);
     assert_eq!(
         s.n_gpu_layers.value,
         gpuledger_workloads::estimate::GpuLayers::Count(25)
     );
     // The Go engine: no recipe, in words, with what its command line says.
-    let e = ollama::settings(Engine::OllamaEngine, &lines[1], &env(&[]), None, None).unwrap_err();
+    let e =
+        ollama::settings(Engine::OllamaEngine, &lines[1], &env(&[]), None, None, None).unwrap_err();
     assert!(
         e.contains("no recipe") && e.contains("--ollama-engine") && e.contains("--ctx-size 8192"),
         "{e}"
@@ -367,6 +390,7 @@ fn recorded_api_ps_answer_gives_reported_figures() {
     let ps = Ps {
         models: models.clone(),
         source: "GET http://127.0.0.1:11434/api/ps".into(),
+        version: None,
     };
     assert_eq!(
         ollama::ps_entry(&ps, Some("gemma3")).map(|m| m.name.as_str()),
@@ -509,6 +533,7 @@ fn runner_inputs_from_proc_manifest_and_ps() {
             expires_at: Some("2026-12-01T14:32:10.5+01:00".into()),
         }],
         source: "GET http://127.0.0.1:11434/api/ps".into(),
+        version: None,
     };
     let i = inputs_for(&p, &w, &root, None, &Asked::OllamaPs(Ok(ps)))
         .unwrap()

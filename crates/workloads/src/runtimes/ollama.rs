@@ -16,10 +16,11 @@
 //!   engine); the load parameters go in an HTTP `POST /load` to the runner, so the command line
 //!   does not carry them. `KvSize = num_ctx × parallel`, `BatchSize = min(num_batch, num_ctx)`
 //!   (num_batch 512 unless a request sets it), `Parallel = OLLAMA_NUM_PARALLEL` (1 when unset),
-//!   flash attention `auto` unless `OLLAMA_FLASH_ATTENTION` is set, `OLLAMA_KV_CACHE_TYPE` only
-//!   when flash attention is forced on (a quantised cache is dropped otherwise), and the layer
-//!   placement its scheduler fitted. The context is `n_ctx = KvSize`, `n_batch = BatchSize × P`,
-//!   `n_ubatch = BatchSize`, `n_seq_max = P`, the rest llama.cpp's defaults as above.
+//!   flash attention off unless `OLLAMA_FLASH_ATTENTION` is set (`auto` since v0.13.4, PR
+//!   #13052), `OLLAMA_KV_CACHE_TYPE` only when flash attention is forced on (a quantised cache is
+//!   dropped otherwise), and the layer placement its scheduler fitted. The context is
+//!   `n_ctx = KvSize`, `n_batch = BatchSize × P`, `n_ubatch = BatchSize` (since v0.13.3, PR
+//!   #13429; llama.cpp's 512 before), `n_seq_max = P`, the rest llama.cpp's defaults as above.
 //! - v0.30 and later: upstream `llama-server` (from `lib/ollama/`) with `-c num_ctx×P -np P`,
 //!   `--cache-type-k/-v`, `--flash-attn on|off|auto`, `-b/-ub` and `-ngl` only when set: that is a
 //!   llama-server command line and the llama-server recipe reads it as such.
@@ -123,6 +124,16 @@ pub struct PsModel {
 pub struct Ps {
     pub models: Vec<PsModel>,
     pub source: String,
+    /// `GET /api/version` of the same server (`0.12.7`), when it answered.
+    pub version: Option<String>,
+}
+
+/// `0.13.4`, `0.13.4-rc1`, `v0.9.5` → (0, 13, 4).
+pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    let v = v.trim().trim_start_matches('v');
+    let core = v.split(['-', '+', ' ']).next()?;
+    let mut it = core.split('.').map(|x| x.parse::<u64>().ok());
+    Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
 }
 
 /// Parse `/api/ps` (`{"models":[{"name","size","size_vram","context_length","expires_at"}]}`).
@@ -179,12 +190,18 @@ pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<
     for port in ports {
         match crate::live::get(port, "/api/ps", timeout) {
             Ok(r) if r.status == 200 => {
+                let version = crate::live::get(port, "/api/version", timeout)
+                    .ok()
+                    .filter(|r| r.status == 200)
+                    .and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
+                    .and_then(|v| v.get("version")?.as_str().map(str::to_string));
                 return parse_ps(&r.body)
                     .map(|models| Ps {
                         models,
                         source: format!("GET http://127.0.0.1:{port}/api/ps"),
+                        version,
                     })
-                    .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"))
+                    .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"));
             }
             Ok(r) => errors.push(format!("port {port}: HTTP {}", r.status)),
             Err(e) => errors.push(e),
@@ -369,6 +386,7 @@ pub fn settings(
     argv: &[String],
     env: &ServeEnv,
     ps: Option<(&PsModel, &str)>,
+    version: Option<&str>,
     n_ctx_train: Option<u64>,
 ) -> Result<(LlamaSettings, RuntimeNotes), String> {
     let mut s = LlamaSettings::default();
@@ -545,9 +563,26 @@ pub fn settings(
                     value: FlashAttn::Off,
                     source: env_src(env, "OLLAMA_FLASH_ATTENTION"),
                 },
-                None => Setting {
-                    value: FlashAttn::Auto,
-                    source: default("OLLAMA_FLASH_ATTENTION unset: Ollama asks llama.cpp for auto"),
+                // Auto since v0.13.4 (PR #13052); before, off unless the variable was set.
+                None => match version.and_then(parse_version) {
+                    Some(v) if v < (0, 13, 4) => Setting {
+                        value: FlashAttn::Off,
+                        source: SettingSource::Runtime(format!(
+                            "OLLAMA_FLASH_ATTENTION unset: off before Ollama v0.13.4; this server is {} (GET /api/version)",
+                            version.unwrap_or("?")
+                        )),
+                    },
+                    Some(_) => Setting {
+                        value: FlashAttn::Auto,
+                        source: SettingSource::Runtime(format!(
+                            "OLLAMA_FLASH_ATTENTION unset: Ollama v0.13.4+ asks llama.cpp for auto; this server is {} (GET /api/version)",
+                            version.unwrap_or("?")
+                        )),
+                    },
+                    None => Setting {
+                        value: FlashAttn::Auto,
+                        source: default("OLLAMA_FLASH_ATTENTION unset: auto since Ollama v0.13.4 (off before; the version is not known without GET /api/version)"),
+                    },
                 },
             };
             if let Some(t) = env_get(&env.vars, "OLLAMA_KV_CACHE_TYPE").filter(|t| !t.is_empty()) {
@@ -716,7 +751,8 @@ pub fn inputs_for(
         .architecture()
         .and_then(|a| gguf.get_u64(&format!("{a}.context_length")));
     let env = serve_env(proc_root, p.pid);
-    let (mut settings, mut notes) = settings(eng, &argv, &env, entry, n_ctx_train)?;
+    let version = ps.and_then(|p| p.version.as_deref());
+    let (mut settings, mut notes) = settings(eng, &argv, &env, entry, version, n_ctx_train)?;
     settings.model = Some(model_path);
     settings.backend = crate::process_estimate::backend_of(w, vendor);
     notes.model_name = name.clone();
