@@ -2,7 +2,7 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify;
-use crate::process_estimate::{estimate_inputs, inputs_for, summary};
+use crate::process_estimate::{estimate_inputs, inputs_for, summary_for};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use gpuledger_sources::Annotate;
@@ -72,9 +72,9 @@ impl Annotate for Identifier {
                     .map(|(_, v)| *v);
                 // The recipe reads only the GGUF header (about a millisecond), once per refresh.
                 let estimate = inputs_for(p, &workload, procs.root(), vendor)
-                    .and_then(|i| estimate_inputs(&i))
+                    .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
                     .ok()
-                    .map(|mut e| {
+                    .map(|(i, mut e)| {
                         if let Some((bytes, label)) = &self.overhead {
                             if e_backend(&e) == crate::estimate::Backend::Cuda {
                                 e.overhead.gpu_bytes = Some(*bytes);
@@ -82,7 +82,7 @@ impl Annotate for Identifier {
                                 e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
                             }
                         }
-                        summary(&e)
+                        summary_for(&i, &e)
                     });
                 self.cache.insert(
                     key,

@@ -12,6 +12,8 @@ pub struct ProcessInputs {
     pub model_path: PathBuf,
     pub model: GgufModel,
     pub settings: LlamaSettings,
+    /// What the runtime adds (Ollama, LM Studio): why sentence, its own figures, unknowns.
+    pub notes: crate::runtimes::RuntimeNotes,
 }
 
 /// Gather the model and settings of a llama.cpp process. `vendor` is the vendor of the device the
@@ -22,12 +24,26 @@ pub fn inputs_for(
     proc_root: &Path,
     vendor: Option<Vendor>,
 ) -> Result<ProcessInputs, String> {
+    if let Some(r) = crate::runtimes::inputs_for(p, w, proc_root, vendor, &Default::default()) {
+        return r;
+    }
     if w.kind != WorkloadKind::LlamaCpp {
         return Err(format!(
             "no memory recipe for {} yet (llama.cpp only)",
             w.kind.label()
         ));
     }
+    llama_server_inputs(p, w, proc_root, vendor)
+}
+
+/// The llama-server recipe's inputs from a llama.cpp process's own command line and
+/// `LLAMA_ARG_*` environment (also what Ollama v0.30+ starts).
+pub fn llama_server_inputs(
+    p: &Process,
+    w: &Workload,
+    proc_root: &Path,
+    vendor: Option<Vendor>,
+) -> Result<ProcessInputs, String> {
     let model = w
         .model
         .clone()
@@ -52,6 +68,7 @@ pub fn inputs_for(
         model_path: path,
         model: gguf,
         settings,
+        notes: Default::default(),
     })
 }
 
@@ -70,7 +87,7 @@ fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
 
 /// Which device buffers llama.cpp uses: the backend library it loaded, else the vendor of the
 /// device it was measured on, else llama-server's usual CUDA.
-fn backend_of(w: &Workload, vendor: Option<Vendor>) -> Setting<Backend> {
+pub(crate) fn backend_of(w: &Workload, vendor: Option<Vendor>) -> Setting<Backend> {
     for (lib, b) in [
         ("libggml-cuda", Backend::Cuda),
         ("libggml-hip", Backend::Cuda),
@@ -116,4 +133,11 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         reported: Vec::new(),
         not_modelled: Vec::new(),
     }
+}
+
+/// The compact form, with what the runtime adds (recipe name, why, its own figures, unknowns).
+pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
+    let mut m = summary(e);
+    i.notes.apply(e, &mut m);
+    m
 }

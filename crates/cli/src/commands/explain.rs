@@ -5,7 +5,7 @@
 use crate::Global;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
-use gpuledger_model::{Process, Snapshot, Workload};
+use gpuledger_model::{Process, ReportedFigure, Snapshot, Workload};
 use gpuledger_workloads::estimate::{
     compare_with_log, estimate, parse_llama_build, render_comparison, render_text, Comparison,
     Estimate, Setting,
@@ -14,6 +14,7 @@ use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
+use gpuledger_workloads::runtimes::{self, Asked};
 use serde::Serialize;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -54,6 +55,22 @@ struct EstimatedLedger {
     measured_gpu_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     measured_minus_estimated_bytes: Option<i64>,
+    /// The recipe as the runtime runs it (`ollama/runner (llama.cpp)`), where not llama-server's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipe: Option<String>,
+    /// One plain sentence: why this much.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
+    /// The runtime's own figures (Ollama `/api/ps`, LM Studio `/api/v0/models`): beside the
+    /// estimate and the measurement, never added to either.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    reported: Vec<ReportedFigure>,
+    /// What holds memory and no recipe sizes here, in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_modelled: Vec<String>,
+    /// Why the runtime's own API gave nothing, when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime_api_unavailable: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -160,7 +177,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 
     let estimated = match (&mut workload, &process) {
         (Some(w), Some(p)) if w.kind.is_ai() => {
-            Some(estimated_ledger(args, global, p, w, live.as_ref(), &snap))
+            let may_probe = replay.is_none() && !args.no_probe;
+            Some(estimated_ledger(
+                args,
+                global,
+                p,
+                w,
+                live.as_ref(),
+                &snap,
+                may_probe,
+            ))
         }
         _ => None,
     };
@@ -341,6 +367,51 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
             }
             (None, None) => {}
         }
+        if let Some(r) = &est.recipe {
+            let _ = writeln!(out, "  recipe: {r}");
+        }
+        for n in &est.not_modelled {
+            let _ = writeln!(out, "  not modelled: {n}");
+        }
+        if let Some(why) = &est.runtime_api_unavailable {
+            let _ = writeln!(out, "  runtime API n/a: {why}");
+        }
+        out.push_str("\nSIDE BY SIDE (never added together)\n");
+        let _ = writeln!(
+            out,
+            "  measured (driver):    {}",
+            match est.measured_gpu_bytes {
+                Some(m) => human_opt(Some(m)),
+                None => "n/a".into(),
+            }
+        );
+        if est.reported.is_empty() {
+            out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
+        }
+        for r in &est.reported {
+            let what = match (r.bytes, &r.text) {
+                (Some(b), _) => format!("{} {}", r.what, human_opt(Some(b))),
+                (None, Some(t)) => format!("{}: {t}", r.what),
+                (None, None) => r.what.clone(),
+            };
+            let _ = writeln!(
+                out,
+                "  reported (runtime):   {}  — {}",
+                gpuledger_views::term_safe(&what),
+                r.source
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  estimated (recipe):   {}",
+            match &est.estimate {
+                Some(x) => human_opt(Some(x.total_gpu_bytes)),
+                None => "n/a".into(),
+            }
+        );
+        if let Some(why) = &est.why {
+            let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
+        }
         if !est.runtime_reported.is_empty() {
             out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
             for line in render_comparison(&est.runtime_reported).lines() {
@@ -366,6 +437,7 @@ fn estimated_ledger(
     w: &mut Workload,
     live: Option<&LiveState>,
     snap: &Snap,
+    may_probe: bool,
 ) -> EstimatedLedger {
     let mut led = EstimatedLedger {
         estimate: None,
@@ -373,19 +445,58 @@ fn estimated_ledger(
         runtime_reported: Vec::new(),
         measured_gpu_bytes: None,
         measured_minus_estimated_bytes: None,
+        recipe: None,
+        why: None,
+        reported: Vec::new(),
+        not_modelled: Vec::new(),
+        runtime_api_unavailable: None,
     };
+    let measured: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
+    if !measured.is_empty() {
+        led.measured_gpu_bytes = Some(measured.iter().sum());
+    }
     let vendor = p
         .usage
         .iter()
         .find_map(|u| snap.device_by_uuid(&u.device))
         .map(|d| d.vendor);
-    let inputs = match inputs_for(p, w, &global.args.proc_root, vendor) {
+    // Runtimes whose settings live in their own state (Ollama's runner, LM Studio's engine): ask
+    // their API on loopback, then build the inputs from what it said.
+    let asked = if may_probe {
+        runtimes::ask(
+            p,
+            w,
+            &global.args.proc_root,
+            Duration::from_millis(args.probe_timeout_ms),
+        )
+    } else {
+        Asked::Nothing
+    };
+    led.runtime_api_unavailable = asked.error().map(str::to_string);
+    let inputs = runtimes::inputs_for(p, w, &global.args.proc_root, vendor, &asked)
+        .unwrap_or_else(|| inputs_for(p, w, &global.args.proc_root, vendor));
+    let inputs = match inputs {
         Ok(i) => i,
         Err(why) => {
             led.unavailable = Some(why);
             return led;
         }
     };
+    if let Some(name) = &inputs.notes.model_name {
+        w.evidence.push(Evidence {
+            kind: EvidenceKind::ModelFile,
+            showed: format!("the runtime names this model {name}"),
+            source: match w.kind {
+                gpuledger_model::WorkloadKind::OllamaRunner => inputs
+                    .model_path
+                    .parent()
+                    .and_then(|b| b.parent())
+                    .map(|m| format!("{}/manifests", m.display()))
+                    .unwrap_or_else(|| "Ollama manifests".into()),
+                _ => "the runtime's API".into(),
+            },
+        });
+    }
     let (gguf, path, mut settings) = (&inputs.model, &inputs.model_path, inputs.settings.clone());
     let mut est = match estimate_inputs(&inputs) {
         Ok(e) => e,
@@ -436,12 +547,13 @@ fn estimated_ledger(
             Err(e) => w.missing.push(format!("runtime log: {e:#}")),
         }
     }
-    let measured: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
-    if !measured.is_empty() {
-        let m: u64 = measured.iter().sum();
-        led.measured_gpu_bytes = Some(m);
+    if let Some(m) = led.measured_gpu_bytes {
         led.measured_minus_estimated_bytes = Some(m as i64 - est.total_gpu_bytes as i64);
     }
+    led.recipe = inputs.notes.recipe.clone();
+    led.why = inputs.notes.why(&est);
+    led.reported = inputs.notes.reported.clone();
+    led.not_modelled = inputs.notes.not_modelled.clone();
     led.estimate = Some(est);
     led
 }

@@ -1,0 +1,454 @@
+//! `explain` and `snapshot` of an Ollama runner, through the real binary and the fake NVML: a
+//! recorded /proc tree with the runner under `ollama serve` (its environment holds Ollama's
+//! settings and a secret), a models folder with a blob and its manifest, and `/api/ps` answered on
+//! loopback by the serve process's port.
+
+mod support;
+use gpuledger_workloads::gguf::writer::GgufWriter;
+use gpuledger_workloads::gguf::{GgmlType, MetaValue};
+use std::path::{Path, PathBuf};
+use support::*;
+
+const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
+const MIB: u64 = 1 << 20;
+
+/// One GPU; the runner (pid 4242) holds 7 GiB on it.
+const ONE_GPU: &str = "\
+driver|version=550.54.15
+device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee|pci=00000000:65:00.0|total=25757220864|used=9000000000|free=16757220864|reserved=300000000|gpu=3|mem=1|temp=38|power_mw=21000|limit_mw=450000|gfx_mhz=210|sm_mhz=210|mem_mhz=405|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16
+compute|dev=0|pid=4242|mem=7516192768
+";
+
+/// `<dir>/models/blobs/sha256-HEX` (a GGUF header: 36 layers, 8 KV heads × 128, like the Qwen3 of
+/// ollama/ollama#12147) and the manifest that names it qwen3:8b.
+fn models(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir.join("models/blobs")).unwrap();
+    let blob = dir.join(format!("models/blobs/sha256-{HEX}"));
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("qwen3".into()));
+    for (k, v) in [
+        ("block_count", 36),
+        ("context_length", 40960),
+        ("embedding_length", 4096),
+        ("feed_forward_length", 12288),
+        ("attention.head_count", 32),
+        ("attention.head_count_kv", 8),
+        ("attention.key_length", 128),
+        ("attention.value_length", 128),
+        ("vocab_size", 151936),
+    ] {
+        w.kv(&format!("qwen3.{k}"), MetaValue::U32(v));
+    }
+    let q = GgmlType::from_name("q4_0").unwrap();
+    w.tensor("token_embd.weight", &[4096, 151936], q);
+    for il in 0..36 {
+        w.tensor(&format!("blk.{il}.attn_q.weight"), &[4096, 4096], q);
+        w.tensor(&format!("blk.{il}.attn_k.weight"), &[4096, 1024], q);
+        w.tensor(&format!("blk.{il}.attn_v.weight"), &[4096, 1024], q);
+    }
+    w.tensor("output.weight", &[4096, 151936], q);
+    w.write(&blob).unwrap();
+    let m = dir.join("models/manifests/registry.ollama.ai/library/qwen3");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/ollama/manifest-qwen3-8b.json"),
+        m.join("8b"),
+    )
+    .unwrap();
+    blob
+}
+
+/// `ollama serve` (900) and its runner (4242, parent 900) with `runner_args`.
+fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
+    let t = ProcTree::new();
+    t.add(
+        900,
+        "ollama",
+        1000,
+        400_000,
+        &["/usr/local/bin/ollama", "serve"],
+    );
+    t.add(4242, "ollama", 1000, 500_000, runner_args);
+    let stat = t.root().join("4242/stat");
+    let s = std::fs::read_to_string(&stat)
+        .unwrap()
+        .replacen(") S 1 ", ") S 900 ", 1);
+    std::fs::write(&stat, s).unwrap();
+    std::fs::write(
+        t.root().join("900/environ"),
+        "HOME=/home/alice\0OLLAMA_NUM_PARALLEL=2\0OLLAMA_CONTEXT_LENGTH=8192\0OLLAMA_KEEP_ALIVE=10m\0OLLAMA_API_KEY=SECRET-OLLAMA-KEY\0HF_TOKEN=SECRET-HF\0",
+    )
+    .unwrap();
+    let b = blob.display().to_string();
+    t.maps(
+        4242,
+        &[
+            "/usr/local/bin/ollama",
+            "/usr/local/lib/ollama/cuda_v12/libggml-cuda.so",
+            &b,
+        ],
+    );
+    t
+}
+
+const PS: &str = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":7335301120,"digest":"500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41","details":{"format":"gguf","family":"qwen3"},"expires_at":"2026-12-01T14:32:10.123+01:00","size_vram":7335301120,"context_length":4096}]}"#;
+
+#[test]
+fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let procs = tree(
+        &blob,
+        &[
+            "/usr/local/bin/ollama",
+            "runner",
+            "--model",
+            &b,
+            "--port",
+            "40123",
+        ],
+    );
+    let (port, server) = canned_http(
+        vec![
+            ("/api/ps", 200, PS),
+            ("/api/version", 200, r#"{"version":"0.12.11"}"#),
+        ],
+        2,
+    );
+    procs.listen(900, port, 777001);
+    let (_s, sc) = scenario(ONE_GPU);
+    let out = gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    );
+    let reqs = server.join().unwrap();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[0].starts_with("GET /api/ps "), "{}", reqs[0]);
+    assert!(reqs[1].starts_with("GET /api/version "), "{}", reqs[1]);
+    let raw = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        !raw.contains("SECRET"),
+        "no secret-looking variable is ever read"
+    );
+    let v = json_of(&out);
+    assert_eq!(v["workload"]["kind"], "ollama-runner");
+    // Measured: the driver's figure, untouched by the estimate.
+    assert_eq!(v["process"]["usage"][0]["memory_bytes"], 7516192768u64);
+    let e = &v["estimated"];
+    assert_eq!(e["measured_gpu_bytes"], 7516192768u64);
+    assert_eq!(e["recipe"], "ollama/runner (llama.cpp)");
+    // /api/ps context_length 4096 per slot × OLLAMA_NUM_PARALLEL=2 from the serve parent.
+    let est = &e["estimate"];
+    assert_eq!(est["context"]["n_ctx"], 8192);
+    assert_eq!(est["context"]["n_seq_max"], 2);
+    assert_eq!(est["context"]["kv_unified"], false);
+    // Each slot's cache is the 576 MiB ollama/ollama#12147's runner printed for 4096 cells.
+    assert_eq!(est["kv_cache"]["bytes"], 2 * 576 * MIB);
+    assert_eq!(est["kv_cache"]["cells_full"], 4096);
+    assert_eq!(est["kv_cache"]["streams"], 2);
+    let why = e["why"].as_str().unwrap();
+    assert!(
+        why.starts_with(
+            "qwen3:8b kept loaded until 2026-12-01 14:32 (+01:00) (OLLAMA_KEEP_ALIVE=10m): "
+        ) && why.ends_with("1.12 GiB KV cache for 4096 tokens × 2 slots"),
+        "{why}"
+    );
+    let rep = e["reported"].as_array().unwrap();
+    let vram = rep.iter().find(|r| r["what"] == "size_vram").unwrap();
+    assert_eq!(vram["bytes"], 7335301120u64);
+    assert_eq!(
+        vram["source"],
+        format!("GET http://127.0.0.1:{port}/api/ps")
+    );
+    // Every input says where it came from.
+    let inputs = est["inputs"].as_array().unwrap();
+    let c = inputs.iter().find(|i| i["name"] == "-c").unwrap();
+    assert!(c["source"].to_string().contains("/api/ps"), "{c}");
+    // Ollama 0.12.11 (GET /api/version) ran its runner without flash attention by default.
+    assert_eq!(est["context"]["flash_attn"], false);
+    let fa = inputs.iter().find(|i| i["name"] == "-fa").unwrap();
+    assert!(fa["source"].to_string().contains("0.12.11"), "{fa}");
+    let np = inputs.iter().find(|i| i["name"] == "-np").unwrap();
+    assert!(
+        np["source"].to_string().contains("/proc/900/environ"),
+        "{np}"
+    );
+}
+
+#[test]
+fn explain_text_and_snapshot_of_an_ollama_runner() {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let procs = tree(
+        &blob,
+        &[
+            "/usr/local/bin/ollama",
+            "runner",
+            "--model",
+            &b,
+            "--port",
+            "40123",
+        ],
+    );
+    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
+    procs.listen(900, port, 777002);
+    let (_s, sc) = scenario(ONE_GPU);
+    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "4242"]);
+    server.join().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "SIDE BY SIDE (never added together)",
+        "measured (driver):    7 GiB",
+        "reported (runtime):   size_vram ",
+        "why: qwen3:8b kept loaded until",
+        "recipe: ollama/runner (llama.cpp)",
+    ] {
+        assert!(text.contains(want), "{want:?} missing:\n{text}");
+    }
+    assert!(!text.contains("SECRET"));
+
+    // The snapshot (no HTTP on the collection path): num_ctx from OLLAMA_CONTEXT_LENGTH, and the
+    // estimate beside the measurement, not in it.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["snapshot", "--json"],
+    ));
+    let p = v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == 4242)
+        .unwrap();
+    assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
+    let est = &p["estimate"];
+    assert_eq!(est["recipe"], "ollama/runner (llama.cpp)");
+    assert_eq!(est["n_ctx"], 16384);
+    assert_eq!(est["kv_cache_gpu_bytes"], 2 * 2 * 576 * MIB);
+    let why = est["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("qwen3:8b loaded by Ollama's runner: ")
+            && why.contains("KV cache for 8192 tokens × 2 slots"),
+        "{why}"
+    );
+    assert!(!serde_json::to_string(&v).unwrap().contains("SECRET"));
+}
+
+#[test]
+fn explain_ollama_go_engine_says_no_recipe_in_words() {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let procs = tree(
+        &blob,
+        &[
+            "/usr/local/bin/ollama",
+            "runner",
+            "--ollama-engine",
+            "--model",
+            &b,
+            "--port",
+            "42059",
+        ],
+    );
+    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
+    procs.listen(900, port, 777003);
+    let (_s, sc) = scenario(ONE_GPU);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    ));
+    server.join().unwrap();
+    let why = v["estimated"]["unavailable"].as_str().unwrap();
+    assert!(
+        why.contains("Go engine") && why.contains("no recipe"),
+        "{why}"
+    );
+    assert!(why.contains("--ollama-engine"), "{why}");
+    assert!(
+        why.contains("/api/ps says qwen3:8b") && why.contains("context 4096"),
+        "{why}"
+    );
+    assert!(
+        v["estimated"].get("estimate").is_none(),
+        "no figure is invented"
+    );
+}
+
+/// Ollama v0.30+: `ollama serve` starts upstream llama-server from `lib/ollama/` with the flags
+/// `llm/llama_server.go` builds (`-c num_ctx×P -np P`, log flags, `--flash-attn`); the
+/// llama-server recipe reads them, Ollama adds the model's name, `/api/ps` and the why.
+#[test]
+fn explain_ollama_llama_server_child() {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let procs = tree(
+        &blob,
+        &[
+            "/usr/local/lib/ollama/llama-server",
+            "--model",
+            &b,
+            "--port",
+            "40123",
+            "--host",
+            "127.0.0.1",
+            "--no-webui",
+            "--offline",
+            "-c",
+            "8192",
+            "-np",
+            "2",
+            "--log-verbosity",
+            "4",
+            "--no-log-prefix",
+            "--no-log-timestamps",
+            "--flash-attn",
+            "auto",
+        ],
+    );
+    // The process is llama-server, child of ollama.
+    let stat = procs.root().join("4242/stat");
+    let s = std::fs::read_to_string(&stat)
+        .unwrap()
+        .replacen("(ollama)", "(llama-server)", 1);
+    std::fs::write(&stat, s).unwrap();
+    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
+    procs.listen(900, port, 777004);
+    let (_s, sc) = scenario(ONE_GPU);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &procs.root(),
+        &["explain", "4242", "--json"],
+    ));
+    server.join().unwrap();
+    assert_eq!(v["workload"]["kind"], "llama-cpp");
+    let e = &v["estimated"];
+    assert_eq!(e["recipe"], "ollama/llama-server (llama.cpp)");
+    assert_eq!(e["estimate"]["context"]["n_ctx_seq"], 4096);
+    assert_eq!(e["estimate"]["kv_cache"]["bytes"], 2 * 576 * MIB);
+    let why = e["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("qwen3:8b kept loaded until") && why.ends_with("for 4096 tokens × 2 slots"),
+        "{why}"
+    );
+    assert!(e["reported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["what"] == "size_vram"));
+}
+
+/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
+/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
+/// fixtures/lmstudio).
+#[test]
+fn explain_lm_studio_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d
+        .path()
+        .join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("llama".into()));
+    for (k, v) in [
+        ("block_count", 32),
+        ("context_length", 131072),
+        ("embedding_length", 4096),
+        ("attention.head_count", 32),
+        ("attention.head_count_kv", 8),
+        ("vocab_size", 128256),
+    ] {
+        w.kv(&format!("llama.{k}"), MetaValue::U32(v));
+    }
+    let q = GgmlType::from_name("q4_0").unwrap();
+    w.tensor("token_embd.weight", &[4096, 128256], q);
+    w.tensor("output.weight", &[4096, 128256], q);
+    w.write(&file).unwrap();
+    let node = "/home/alice/.lmstudio/.internal/utils/node";
+    let t = ProcTree::new();
+    t.add(
+        7000,
+        "LM Studio",
+        1000,
+        400_000,
+        &["/opt/LM Studio/lm-studio"],
+    );
+    t.add(
+        7001,
+        "node",
+        1000,
+        500_000,
+        &[
+            node,
+            "/home/alice/.lmstudio/llmster/0.0.6-1/.bundle/lib/llmworker.js",
+        ],
+    );
+    let stat = t.root().join("7001/stat");
+    let s = std::fs::read_to_string(&stat)
+        .unwrap()
+        .replacen(") S 1 ", ") S 7000 ", 1);
+    std::fs::write(&stat, s).unwrap();
+    let f = file.display().to_string();
+    t.maps(
+        7001,
+        &[
+            node,
+            "/home/alice/.lmstudio/extensions/backends/llama.cpp-linux-x86_64-nvidia-cuda12-avx2-1.50.2/libggml-cuda.so",
+            &f,
+        ],
+    );
+    let body: &'static str = Box::leak(
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fixtures/lmstudio/api-v0-models.json"),
+        )
+        .unwrap()
+        .into_boxed_str(),
+    );
+    // explain's generic probe asks the same endpoint on the engine's ports (none here); the
+    // runtime ask goes to the parent's port.
+    let (port, server) = canned_http(vec![("/api/v0/models", 200, body)], 1);
+    t.listen(7000, port, 888001);
+    let sc_text = ONE_GPU.replace("pid=4242", "pid=7001");
+    let (_s, sc) = scenario(&sc_text);
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["explain", "7001", "--json"],
+    ));
+    server.join().unwrap();
+    assert_eq!(v["workload"]["kind"], "lm-studio");
+    let e = &v["estimated"];
+    assert_eq!(e["recipe"], "lm-studio (llama.cpp engine)");
+    assert_eq!(e["estimate"]["context"]["n_ctx"], 4096);
+    // Llama-3.1-8B, 4096 tokens, f16: 512 MiB (half the 1024 MiB published for 8192).
+    assert_eq!(e["estimate"]["kv_cache"]["bytes"], 512 * MIB);
+    assert!(e["why"]
+        .as_str()
+        .unwrap()
+        .starts_with("meta-llama-3.1-8b-instruct loaded by LM Studio with a 4096-token context: "));
+    assert!(!e["not_modelled"].as_array().unwrap().is_empty());
+    // Without probes: the loaded context is unknown, said in words.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        &t.root(),
+        &["explain", "7001", "--json", "--no-probe"],
+    ));
+    assert!(v["estimated"]["unavailable"]
+        .as_str()
+        .unwrap()
+        .contains("/api/v0/models"));
+}

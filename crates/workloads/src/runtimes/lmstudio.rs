@@ -1,0 +1,246 @@
+//! LM Studio's engine process: the llama.cpp recipe with the context LM Studio loaded.
+//!
+//! LM Studio (and its headless `llmster`) runs models in a helper, `~/.lmstudio/.internal/utils/
+//! node` running `llmworker.js`, which loads the engine from `~/.lmstudio/extensions/backends/
+//! llama.cpp-<os>-<arch>-<gpu>-<version>/` (libggml-*) for GGUF models, or the MLX engine for MLX
+//! models (reported on the lmstudio-bug-tracker, issues #940, #1547, #1694, and lms#502: that
+//! `node` process is the one `nvidia-smi` charges the memory to). Its load settings (context
+//! length, GPU offload, flash attention, KV cache type, concurrent predictions) live in LM Studio's
+//! own state, not on a command line: the loaded context length is known only from its API,
+//! `GET /api/v0/models` (`loaded_context_length` of the model whose `state` is `loaded`).
+
+use super::RuntimeNotes;
+use crate::estimate::{GpuLayers, LlamaSettings, Setting, SettingSource};
+use crate::gguf::GgufModel;
+use crate::process_estimate::ProcessInputs;
+use gpuledger_model::{EvidenceKind, Process, ReportedFigure, Vendor, Workload};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The recipe name an LM Studio estimate carries.
+pub const RECIPE: &str = "lm-studio (llama.cpp engine)";
+
+/// One model in `GET /api/v0/models`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LmsModel {
+    pub id: String,
+    pub arch: Option<String>,
+    /// `gguf` (llama.cpp engine) or `mlx`.
+    pub compatibility_type: Option<String>,
+    pub quantization: Option<String>,
+    pub state: Option<String>,
+    pub loaded_context_length: Option<u64>,
+    pub max_context_length: Option<u64>,
+}
+
+/// `/api/v0/models` and where it was read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Models {
+    pub models: Vec<LmsModel>,
+    pub source: String,
+}
+
+/// Parse `/api/v0/models` (`{"data":[{"id","arch","compatibility_type","state",
+/// "loaded_context_length","max_context_length"}]}`).
+pub fn parse_models(body: &str) -> Result<Vec<LmsModel>, String> {
+    let v: Value = serde_json::from_str(body)
+        .map_err(|e| format!("not the JSON /api/v0/models answers: {e}"))?;
+    let list = v
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or("no \"data\" list in the /api/v0/models answer")?;
+    let s = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
+    Ok(list
+        .iter()
+        .map(|m| LmsModel {
+            id: s(m, "id").unwrap_or_else(|| "?".into()),
+            arch: s(m, "arch"),
+            compatibility_type: s(m, "compatibility_type"),
+            quantization: s(m, "quantization"),
+            state: s(m, "state"),
+            loaded_context_length: m.get("loaded_context_length").and_then(Value::as_u64),
+            max_context_length: m.get("max_context_length").and_then(Value::as_u64),
+        })
+        .collect())
+}
+
+/// Ask LM Studio's server for `/api/v0/models`: on the engine's own ports, its parent's, then
+/// LM Studio's default 1234. Loopback only, time-bounded.
+pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<Models, String> {
+    let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
+    let mut ports = p.listen_ports.clone();
+    if let Ok(st) = procs.stat(p.pid) {
+        ports.extend(gpuledger_sources::process_facts(&procs, st.ppid).listen_ports);
+    }
+    ports.push(1234);
+    ports.dedup();
+    let mut errors = Vec::new();
+    for port in ports {
+        match crate::live::get(port, "/api/v0/models", timeout) {
+            Ok(r) if r.status == 200 => match parse_models(&r.body) {
+                Ok(models) => {
+                    return Ok(Models {
+                        models,
+                        source: format!("GET http://127.0.0.1:{port}/api/v0/models"),
+                    })
+                }
+                Err(e) => errors.push(format!("port {port}: {e}")),
+            },
+            Ok(r) => errors.push(format!("port {port}: HTTP {}", r.status)),
+            Err(e) => errors.push(e),
+        }
+    }
+    Err(format!("no /api/v0/models answer ({})", errors.join("; ")))
+}
+
+/// Lower-case letters and digits only: `Meta-Llama-3.1-8B-Instruct` → `metallama318binstruct`.
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The loaded model that is this engine's file: its id (publisher prefix dropped) within the
+/// file's name, else the only loaded GGUF model.
+pub fn loaded_entry<'a>(models: &'a [LmsModel], file: &Path) -> Option<&'a LmsModel> {
+    let loaded: Vec<&LmsModel> = models
+        .iter()
+        .filter(|m| m.state.as_deref() == Some("loaded"))
+        .collect();
+    let stem = squash(&file.file_name()?.to_string_lossy());
+    let by_name = loaded.iter().copied().find(|m| {
+        let id = m.id.rsplit('/').next().unwrap_or(&m.id);
+        let id = squash(id);
+        !id.is_empty() && stem.contains(&id)
+    });
+    by_name.or_else(|| {
+        let gguf: Vec<&LmsModel> = loaded
+            .iter()
+            .copied()
+            .filter(|m| m.compatibility_type.as_deref() != Some("mlx"))
+            .collect();
+        (gguf.len() == 1).then(|| gguf[0])
+    })
+}
+
+/// Whether the process runs LM Studio's MLX engine (an MLX library, or a loaded model that is
+/// not a GGUF file).
+fn is_mlx(w: &Workload) -> bool {
+    w.evidence
+        .iter()
+        .any(|e| e.kind == EvidenceKind::Library && e.showed.to_ascii_lowercase().contains("mlx"))
+        || w.model
+            .as_deref()
+            .is_some_and(|m| !m.to_ascii_lowercase().ends_with(".gguf"))
+}
+
+/// The llama.cpp settings for an LM Studio engine with `entry` loaded, and the notes.
+pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, RuntimeNotes), String> {
+    let ctx = entry.loaded_context_length.ok_or_else(|| {
+        format!(
+            "{source} lists {} as loaded without loaded_context_length (LM Studio before 0.3.x): the loaded context is not known",
+            entry.id
+        )
+    })?;
+    let mut s = LlamaSettings::default();
+    let rt = |what: &str| SettingSource::Runtime(format!("{what} from {source}"));
+    let assumed = |what: &str| {
+        SettingSource::Default(format!(
+            "LM Studio's load setting is not visible outside it: {what} assumed"
+        ))
+    };
+    s.ctx_size = Setting {
+        value: ctx,
+        source: rt(&format!("loaded_context_length of {}", entry.id)),
+    };
+    s.parallel = Setting {
+        value: 1,
+        source: assumed("one sequence"),
+    };
+    s.kv_unified = Setting {
+        value: Some(true),
+        source: assumed("a unified cache (LM Studio's default) of loaded_context_length cells"),
+    };
+    s.n_gpu_layers = Setting {
+        value: GpuLayers::All,
+        source: assumed("all layers on the GPU (GPU offload max)"),
+    };
+    let notes = RuntimeNotes {
+        recipe: Some(RECIPE.to_string()),
+        model_name: Some(entry.id.clone()),
+        why_lead: Some(format!(
+            "{} loaded by LM Studio with a {ctx}-token context",
+            entry.id
+        )),
+        ctx_per_slot: Some(ctx),
+        slots: Some(1),
+        reported: vec![ReportedFigure {
+            what: "loaded_context_length".into(),
+            bytes: None,
+            text: Some(format!(
+                "{ctx} tokens (the model allows {})",
+                entry
+                    .max_context_length
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| "n/a".into())
+            )),
+            source: source.to_string(),
+        }],
+        not_modelled: vec![
+            "LM Studio's GPU offload, flash attention, KV cache type and concurrent predictions are kept in its own settings, not visible outside it: llama.cpp's defaults (all layers, flash attention auto, f16 cache, one unified cache) are assumed".into(),
+        ],
+    };
+    Ok((s, notes))
+}
+
+/// Everything the recipe needs for an LM Studio engine process. Without `/api/v0/models` (the
+/// collection path does not ask HTTP) the loaded context is unknown, so there is no estimate.
+pub fn inputs_for(
+    _p: &Process,
+    w: &Workload,
+    vendor: Option<Vendor>,
+    models: Option<&Models>,
+) -> Result<ProcessInputs, String> {
+    if is_mlx(w) {
+        return Err(format!(
+            "LM Studio's MLX engine{}: no recipe models MLX's memory",
+            w.model
+                .as_deref()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default()
+        ));
+    }
+    let model = w.model.clone().ok_or(
+        "the model file is not known: LM Studio's engine maps no GGUF file (none loaded, or not readable)",
+    )?;
+    let path = PathBuf::from(&model);
+    let Some(models) = models else {
+        return Err("LM Studio keeps the loaded context length in its own state; it is known only from its API (GET /api/v0/models), which is not asked here".into());
+    };
+    let entry = loaded_entry(&models.models, &path).ok_or_else(|| {
+        format!(
+            "{} lists no loaded model that matches {}",
+            models.source,
+            path.display()
+        )
+    })?;
+    if entry.compatibility_type.as_deref() == Some("mlx") {
+        return Err(format!(
+            "LM Studio's MLX engine ({}): no recipe models MLX's memory",
+            entry.id
+        ));
+    }
+    let gguf =
+        GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+    let (mut settings, notes) = settings(entry, &models.source)?;
+    settings.model = Some(model);
+    settings.backend = crate::process_estimate::backend_of(w, vendor);
+    Ok(ProcessInputs {
+        model_path: path,
+        model: gguf,
+        settings,
+        notes,
+    })
+}
