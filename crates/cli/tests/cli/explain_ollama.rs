@@ -3,11 +3,10 @@
 //! settings and a secret), a models folder with a blob and its manifest, and `/api/ps` answered on
 //! loopback by the serve process's port.
 
-mod support;
+use crate::support::*;
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};
 use std::path::{Path, PathBuf};
-use support::*;
 
 const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
 const MIB: u64 = 1 << 20;

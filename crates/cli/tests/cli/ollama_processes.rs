@@ -6,13 +6,12 @@
 //! environment, the context in `/api/ps`, and keep the three figures apart. Skipped (failed under
 //! CI=true) where no Python interpreter is found.
 
-mod support;
+use crate::support::*;
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use support::*;
 
 const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
 const MIB: u64 = 1 << 20;
