@@ -431,122 +431,6 @@ pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
     }
 }
 
-/// `+83 MiB`, `-1.50 GiB`, `0 B`, `n/a`.
-pub fn signed_bytes(d: Option<i64>) -> String {
-    use gpuledger_model::units::human_bytes;
-    match d {
-        None => "n/a".into(),
-        Some(0) => "±0 B".into(),
-        Some(x) if x > 0 => format!("+{}", human_bytes(x as u64)),
-        Some(x) => format!("-{}", human_bytes(x.unsigned_abs())),
-    }
-}
-
-/// The diff as text: devices, then measured process changes, then estimated changes on their own.
-pub fn render_text(d: &SnapshotDiff, names: (&str, &str)) -> String {
-    use gpuledger_model::units::human_opt;
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "gpuledger diff · {} ({}) → {} ({})",
-        names.0, d.before_taken_at, names.1, d.after_taken_at
-    );
-    out.push_str("\ndevices (measured)\n");
-    for dev in &d.devices {
-        let tag = match dev.presence {
-            "present" => String::new(),
-            p => format!(" [{p}]"),
-        };
-        let _ = writeln!(
-            out,
-            "  {}{tag}  used {} → {} ({})  free {} → {} ({})  unattributed {} → {} ({})",
-            dev.label,
-            human_opt(dev.used.before),
-            human_opt(dev.used.after),
-            signed_bytes(dev.used.delta),
-            human_opt(dev.free.before),
-            human_opt(dev.free.after),
-            signed_bytes(dev.free.delta),
-            human_opt(dev.unattributed.before),
-            human_opt(dev.unattributed.after),
-            signed_bytes(dev.unattributed.delta),
-        );
-    }
-    out.push_str("\nprocesses (measured)\n");
-    if d.processes.is_empty() {
-        out.push_str("  none in either snapshot\n");
-    }
-    let label = |p: &ProcessDiff| {
-        let name = p
-            .after
-            .as_ref()
-            .or(p.before.as_ref())
-            .and_then(|s| s.name.clone())
-            .unwrap_or_else(|| "?".into());
-        let pids = match (&p.before, &p.after) {
-            (Some(a), Some(b)) if a.pid != b.pid => format!("pid {} → {}", a.pid, b.pid),
-            (Some(a), _) => format!("pid {}", a.pid),
-            (None, Some(b)) => format!("pid {}", b.pid),
-            (None, None) => String::new(),
-        };
-        format!("{name} {pids}")
-    };
-    for p in &d.processes {
-        let change = serde_json::to_value(p.change).ok();
-        let change = change.as_ref().and_then(|v| v.as_str()).unwrap_or("?");
-        let rule = p
-            .paired_by
-            .map(|r| format!(" [paired by {}]", r.as_str()))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  {change:<11} {}{rule}  {} → {} ({})",
-            label(p),
-            human_opt(p.measured.before),
-            human_opt(p.measured.after),
-            signed_bytes(p.measured.delta)
-        );
-        for u in &p.usage {
-            let src = match (&u.source_before, &u.source_after) {
-                (Some(a), Some(b)) if a != b => format!("{a} → {b}"),
-                (Some(a), _) | (None, Some(a)) => a.clone(),
-                (None, None) => "-".into(),
-            };
-            let _ = writeln!(
-                out,
-                "      {}  {} → {} ({})  source {src}",
-                u.device,
-                human_opt(u.memory.before),
-                human_opt(u.memory.after),
-                signed_bytes(u.memory.delta)
-            );
-        }
-    }
-    let est: Vec<&ProcessDiff> = d
-        .processes
-        .iter()
-        .filter(|p| !p.estimated.is_empty())
-        .collect();
-    if !est.is_empty() {
-        out.push_str("\nestimates (calculated, not measured)\n");
-        for p in est {
-            let _ = writeln!(out, "  {}", label(p));
-            for e in &p.estimated {
-                let _ = writeln!(
-                    out,
-                    "      {} estimate {} → {} ({})",
-                    e.label,
-                    human_opt(e.values.before),
-                    human_opt(e.values.after),
-                    signed_bytes(e.values.delta)
-                );
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,7 +493,6 @@ mod tests {
         assert_eq!(d.devices[0].used.delta, Some(83 * MIB as i64));
         assert_eq!(d.devices[0].free.delta, Some(-(83 * MIB as i64)));
         assert_eq!(d.devices[0].unattributed.delta, Some(0));
-        assert_eq!(signed_bytes(p.measured.delta), "+83 MiB");
     }
 
     #[test]
@@ -689,13 +572,6 @@ mod tests {
         assert_eq!(q.paired_by, Some(PairRule::NameModel));
         assert_eq!(q.change, Change::Shrank);
         assert_eq!(q.measured.delta, Some(-(10 * MIB as i64)));
-        let text = render_text(&d, ("a.json", "b.json"));
-        assert!(
-            text.contains(
-                "llama-server pid 10 → 20 [paired by name+port]  1.95 GiB → 2.44 GiB (+500 MiB)"
-            ),
-            "{text}"
-        );
     }
 
     #[test]
@@ -752,7 +628,6 @@ mod tests {
         let p = diff(&a, &b).processes.remove(0);
         assert_eq!(p.change, Change::Unknown);
         assert_eq!(p.measured.delta, None);
-        assert_eq!(signed_bytes(p.measured.delta), "n/a");
     }
 
     #[test]
@@ -800,12 +675,6 @@ mod tests {
         );
         assert_eq!(p.estimated[1].values.delta, Some(84 * MIB as i64));
         assert_eq!(p.estimated[0].values.delta, Some(0));
-        let text = render_text(&d, ("a", "b"));
-        assert!(
-            text.contains("KV cache estimate 100 MiB → 184 MiB (+84 MiB)"),
-            "{text}"
-        );
-        assert!(text.contains("1000 MiB → 1.06 GiB (+83 MiB)"), "{text}");
     }
 
     #[test]

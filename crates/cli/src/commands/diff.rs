@@ -2,7 +2,7 @@
 
 use crate::Global;
 use anyhow::Context;
-use gpuledger_compare::diff::{diff, parse_for_diff, render_text};
+use gpuledger_compare::diff::{diff, parse_for_diff};
 use gpuledger_model::Snapshot;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,9 +13,13 @@ pub struct Args {
     pub before: PathBuf,
     /// The later snapshot.
     pub after: PathBuf,
-    /// Print the diff as JSON (schema gpuledger.diff/1).
+    /// Print the diff as JSON (schema gpuledger.diff/1), every process included.
     #[arg(long)]
     pub json: bool,
+    /// List unchanged processes and estimate parts too (by default only what changed, and a
+    /// count of the rest).
+    #[arg(long)]
+    pub all: bool,
 }
 
 fn load(path: &Path) -> anyhow::Result<Snapshot> {
@@ -30,12 +34,13 @@ pub fn run(args: &Args, _global: &Global) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&d)? + "\n"
     } else {
-        render_text(
+        gpuledger_views::render_diff(
             &d,
             (
                 &args.before.display().to_string(),
                 &args.after.display().to_string(),
             ),
+            gpuledger_views::DiffOptions { all: args.all },
         )
     };
     crate::commands::print(&text)

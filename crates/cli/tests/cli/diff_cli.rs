@@ -68,7 +68,12 @@ fn restart_with_new_pid_pairs_by_model_and_reports_the_growth() {
 
     let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("grew        llama-server pid 4242 → 4300 [paired by name+model]  2 GiB → 2.08 GiB (+83 MiB)"), "{text}");
+    assert!(text.contains("grew      llama-server pid 4242 → 4300 [paired by name+model]  2 GiB → 2.08 GiB (+83 MiB)"), "{text}");
+    // What did not change is counted, not listed (--all lists it).
+    assert!(
+        text.contains("(1 process unchanged or unknown; --all lists them)"),
+        "{text}"
+    );
 }
 
 #[test]
