@@ -630,9 +630,20 @@ fn kill_result_is_what_the_next_snapshot_shows() {
     // 4242 is not session-critical: one confirmation. Its memory on both GPUs is named.
     app.handle_key(key('K'), t0);
     match &app.overlay {
-        Overlay::Confirm(c) => assert_eq!(c.memory, "16 GiB on GPU0, 4 GiB on GPU1"),
+        Overlay::Confirm(c) => {
+            assert_eq!(c.memory, "16 GiB on GPU0, 4 GiB on GPU1");
+            // What tells it from other processes of the same name: owner and command line.
+            assert!(
+                c.detail.starts_with("user alice")
+                    && c.detail.contains("command: /usr/bin/llama-server --serve"),
+                "{}",
+                c.detail
+            );
+        }
         o => panic!("{o:?}"),
     }
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(s.contains("command: /usr/bin/llama-server --serve"), "{s}");
     app.handle_key(key('y'), t0);
     assert_eq!(*calls.borrow(), [(4242, Some(42420), true)]);
     assert!(app

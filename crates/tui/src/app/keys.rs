@@ -4,6 +4,7 @@ use super::*;
 use crate::actions::{osc52, Check, Termination};
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::units::human_bytes;
+use gpuledger_model::words;
 use gpuledger_model::Process;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -295,11 +296,20 @@ impl App {
                 return;
             }
         };
+        let mut detail = vec![format!("user {}", words::or_unknown(p.user.as_deref()))];
+        if let Some(secs) = self.run_secs(p) {
+            detail.push(format!("running {}", fmt_runtime(secs)));
+        }
+        if let Some(cmd) = &p.cmdline {
+            // Command lines are stored redacted by the sources.
+            detail.push(format!("command: {}", cmd.join(" ")));
+        }
         self.overlay = Overlay::Confirm(Confirm {
             pid: p.pid,
             start_time: p.start_time,
             warning,
             memory: self.memory_summary(p),
+            detail: detail.join(" · "),
             name,
             force,
             stage: 1,

@@ -112,6 +112,8 @@ pub struct Confirm {
     pub name: String,
     /// "16 GiB on GPU0, 4.00 GiB on GPU1" (or that it is unknown).
     pub memory: String,
+    /// What tells this process from others of the same name: owner, run time, command line.
+    pub detail: String,
     pub force: bool,
     /// Why a second confirmation is needed, when it is.
     pub warning: Option<String>,

@@ -2,6 +2,7 @@
 
 use super::{details::*, text::*};
 use crate::app::{App, Overlay};
+use gpuledger_model::term_safe;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -186,6 +187,7 @@ pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
                 format!("{verb} PID {} ({})?", c.pid, c.name),
                 t.warn,
             )];
+            lines.push(Line::raw(term_safe(&c.detail).into_owned()));
             lines.push(Line::raw(format!("It holds {}.", c.memory)));
             if c.stage == 2 {
                 if let Some(w) = &c.warning {
@@ -205,7 +207,8 @@ pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
             } else {
                 lines.push(Line::raw("y = yes, anything else = no"));
             }
-            let r = centered(area, 76, lines.len() as u16 + 4);
+            // The command line may wrap onto a second row.
+            let r = centered(area, 76, lines.len() as u16 + 5);
             f.render_widget(Clear, r);
             f.render_widget(
                 Paragraph::new(lines)
