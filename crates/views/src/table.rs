@@ -192,6 +192,8 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
         out.push('\n');
     }
 
+    estimated_section(&mut out, snap);
+
     let cannot = cannot_see(snap);
     if !cannot.is_empty() {
         out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
@@ -218,6 +220,60 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The estimated ledger, in its own section after every measured figure: what a recipe computed
+/// from the model file and settings, beside the process's measured total, never summed with it.
+fn estimated_section(out: &mut String, snap: &Snapshot) {
+    let with: Vec<&gpuledger_model::Process> = snap
+        .processes
+        .iter()
+        .filter(|p| p.estimate.is_some())
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    out.push_str("ESTIMATED (calculated from the model file and settings; not measured, not in the totals above)\n");
+    let mut rows = vec![row(&[
+        "PID", "NAME", "RECIPE", "CONTEXT", "WEIGHTS", "KV CACHE", "COMPUTE", "OVERHEAD", "TOTAL",
+        "MEASURED",
+    ])];
+    for p in with {
+        let Some(e) = &p.estimate else { continue };
+        let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
+        rows.push(vec![
+            p.pid.to_string(),
+            p.display_name().to_string(),
+            e.recipe.clone(),
+            words::or_unknown(e.n_ctx),
+            human_bytes(e.weights_gpu_bytes),
+            human_opt(e.kv_cache_gpu_bytes),
+            human_opt(e.compute_gpu_bytes),
+            human_opt(e.overhead_gpu_bytes),
+            human_bytes(e.total_gpu_bytes),
+            human_opt(measured),
+        ]);
+    }
+    let right = [true, false, false, true, true, true, true, true, true, true];
+    align(out, &rows, &right);
+    let whys: Vec<String> = snap
+        .processes
+        .iter()
+        .filter_map(|p| {
+            Some(format!(
+                "  pid {}: {}",
+                p.pid,
+                p.estimate.as_ref()?.why.as_ref()?
+            ))
+        })
+        .collect();
+    for w in whys {
+        out.push_str(&term_safe(&w));
+        out.push('\n');
+    }
+    out.push_str(
+        "  (`gpuledger explain PID` shows each part's inputs and where they came from)\n\n",
+    );
 }
 
 /// Everything that is null in this snapshot, with its reason.

@@ -129,10 +129,43 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         overhead_gpu_bytes: e.overhead.gpu_bytes,
         overhead_source: e.overhead.what.clone(),
         total_gpu_bytes: e.total_gpu_bytes,
-        why: None,
+        why: Some(why_llama(e)),
         reported: Vec::new(),
         not_modelled: Vec::new(),
     }
+}
+
+/// "Why this much" for a llama.cpp server, from the estimate's own parts: where the weights are,
+/// how many tokens the KV cache holds and in which types, the compute buffers.
+fn why_llama(e: &Estimate) -> String {
+    use gpuledger_model::units::human_bytes;
+    let name = e
+        .model
+        .path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&e.model.path);
+    let c = &e.context;
+    let kv = &e.kv_cache;
+    let slots = if c.n_seq_max == 1 {
+        String::new()
+    } else if c.kv_unified {
+        format!(", shared by {} slots", c.n_seq_max)
+    } else {
+        format!(" per slot × {} slots", c.n_seq_max)
+    };
+    format!(
+        "{name}: {} weights ({}/{} layers on the GPU), {} KV cache for {} tokens{slots} ({}/{}), \
+         ~{} compute buffers",
+        human_bytes(e.weights.gpu_bytes),
+        e.weights.gpu_layers,
+        e.weights.n_layer,
+        human_bytes(kv.gpu_bytes),
+        c.n_ctx_seq,
+        kv.type_k,
+        kv.type_v,
+        human_bytes(e.compute.gpu_bytes)
+    )
 }
 
 /// The compact form, with what the runtime adds (recipe name, why, its own figures, unknowns).

@@ -71,6 +71,10 @@ struct EstimatedLedger {
     /// Why the runtime's own API gave nothing, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     runtime_api_unavailable: Option<String>,
+    /// A replay whose model file is not on this machine: the estimate the snapshot recorded when
+    /// it was taken (the recipe ran then, on that machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<gpuledger_model::EstimatedMemory>,
 }
 
 #[derive(Serialize)]
@@ -191,6 +195,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         _ => None,
     };
 
+    let mut estimated = estimated;
+    if let (Some(led), Some(p)) = (estimated.as_mut(), process.as_ref()) {
+        if replay.is_some() && led.estimate.is_none() {
+            led.recorded = p.estimate.clone();
+        }
+    }
     let e = Explanation {
         pid: args.pid,
         process,
@@ -362,10 +372,13 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
                     );
                 }
             }
-            (None, Some(why)) => {
+            (None, Some(why)) if est.recorded.is_none() => {
                 let _ = writeln!(out, "  n/a: {why}");
             }
-            (None, None) => {}
+            _ => {}
+        }
+        if let Some(r) = &est.recorded {
+            render_recorded(&mut out, r, est.measured_gpu_bytes);
         }
         if let Some(r) = &est.recipe {
             let _ = writeln!(out, "  recipe: {r}");
@@ -404,12 +417,20 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
         let _ = writeln!(
             out,
             "  estimated (recipe):   {}",
-            match &est.estimate {
-                Some(x) => human_opt(Some(x.total_gpu_bytes)),
-                None => "n/a".into(),
+            match (&est.estimate, &est.recorded) {
+                (Some(x), _) => human_opt(Some(x.total_gpu_bytes)),
+                (None, Some(r)) => format!(
+                    "{} (recorded in the snapshot)",
+                    human_opt(Some(r.total_gpu_bytes))
+                ),
+                (None, None) => "n/a".into(),
             }
         );
-        if let Some(why) = &est.why {
+        if let Some(why) = est
+            .why
+            .as_ref()
+            .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
+        {
             let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
         }
         if !est.runtime_reported.is_empty() {
@@ -420,6 +441,49 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
         }
     }
     out
+}
+
+/// The estimate a replayed snapshot carries (the model file is on the machine it was taken on,
+/// not here): its parts as recorded, beside the measurement.
+fn render_recorded(out: &mut String, r: &gpuledger_model::EstimatedMemory, measured: Option<u64>) {
+    let _ = writeln!(
+        out,
+        "  recorded in the snapshot when it was taken ({}, model {}{}):",
+        r.recipe,
+        r.model,
+        r.n_ctx
+            .map(|n| format!(", context {n}"))
+            .unwrap_or_default()
+    );
+    let compute = r.compute_label.as_deref().unwrap_or("compute buffers");
+    for (what, v) in [
+        ("weights", Some(r.weights_gpu_bytes)),
+        ("KV cache", r.kv_cache_gpu_bytes),
+        (compute, r.compute_gpu_bytes),
+        ("overhead", r.overhead_gpu_bytes),
+    ] {
+        let _ = writeln!(out, "    {what:<16} {:>10}", human_opt(v));
+    }
+    let _ = writeln!(
+        out,
+        "    {:<16} {:>10}",
+        "total GPU",
+        human_opt(Some(r.total_gpu_bytes))
+    );
+    if let Some(m) = measured {
+        let d = m as i64 - r.total_gpu_bytes as i64;
+        let _ = writeln!(
+            out,
+            "  measured {} vs estimated {}: the driver reports {} {}",
+            human_opt(Some(m)),
+            human_opt(Some(r.total_gpu_bytes)),
+            human_opt(Some(d.unsigned_abs())),
+            if d >= 0 { "more" } else { "less" },
+        );
+    }
+    for n in &r.not_modelled {
+        let _ = writeln!(out, "    not modelled: {n}");
+    }
 }
 
 /// Read a bounded text file (logs can be large; the buffer lines come early). Only a regular
@@ -450,6 +514,7 @@ fn estimated_ledger(
         reported: Vec::new(),
         not_modelled: Vec::new(),
         runtime_api_unavailable: None,
+        recorded: None,
     };
     let measured: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
     if !measured.is_empty() {

@@ -438,7 +438,7 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
             s.contains("REPLAY") && s.contains("4242")
         });
         let row = line_with(&s, "4242 ");
-        for want in ["llama-server", "14.8 GiB", "71%"] {
+        for want in ["llama-server", "9.50 GiB", "71%"] {
             assert!(
                 row.contains(want),
                 "{w}x{h}: {want:?} missing in {row:?}\n{s}"
@@ -468,6 +468,12 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
             assert!(
                 s.contains("━ GPU0 memory") && s.contains("• 4242 llama-server memory"),
                 "{w}x{h}: chart legend missing:\n{s}"
+            );
+            // The headline: the estimated ledger of the selected server, apart from the
+            // measured figures, from the snapshot alone (nothing read on this machine).
+            assert!(
+                s.contains("weights") && s.contains("4.35 GiB") && s.contains("9.28 GiB"),
+                "{w}x{h}: estimate pane:\n{s}"
             );
         }
         t.keys(&["q"]);

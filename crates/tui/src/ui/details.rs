@@ -2,6 +2,7 @@
 
 use super::text::*;
 use crate::app::{App, Column, Row};
+use gpuledger_model::term_safe;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -93,7 +94,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
 
 /// Rows for the estimate pane: its lines, the border and a row for wrapping; small when empty.
 pub(crate) fn estimate_height(app: &App) -> u16 {
-    (estimate_lines(app).len() as u16 + 3).clamp(4, 11)
+    (estimate_lines(app).len() as u16 + 4).clamp(4, 13)
 }
 
 pub(crate) fn draw_estimated(f: &mut Frame, app: &App, area: Rect) {
@@ -142,43 +143,15 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
         Some(n) => format!("{} · context {n}", e.recipe),
         None => e.recipe.clone(),
     };
-    let mut v = vec![Line::styled(head, t.estimate)];
-    if let Some(why) = &e.why {
-        v.push(Line::raw(why.clone()));
-    }
-    let compute = e.compute_label.as_deref().unwrap_or("compute");
-    v.extend([
-        Line::raw(format!("weights   {:>10}", b(Some(e.weights_gpu_bytes)))),
-        Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
-        Line::raw(format!(
-            "compute   {:>10}  ({compute}, approximate)",
-            b(e.compute_gpu_bytes)
-        )),
-        Line::raw(format!(
-            "overhead  {:>10}  ({})",
-            b(e.overhead_gpu_bytes),
-            e.overhead_source
-        )),
+    // The answer first (total, beside the measurement), then the parts, then the sentence: a
+    // short pane still shows the totals.
+    let mut v = vec![
+        Line::styled(head, t.estimate),
         Line::styled(
             format!("total GPU {:>10}  (estimated)", b(Some(e.total_gpu_bytes))),
             t.estimate,
         ),
-    ]);
-    for part in &e.not_modelled {
-        v.push(Line::styled(format!("not modelled: {part}"), t.dim));
-    }
-    for r in &e.reported {
-        let value = match (r.bytes, &r.text) {
-            (Some(x), Some(text)) => format!("{} · {text}", b(Some(x))),
-            (Some(x), None) => b(Some(x)),
-            (None, Some(text)) => text.clone(),
-            (None, None) => "n/a".into(),
-        };
-        v.push(Line::styled(
-            format!("runtime says {}: {value}", r.what),
-            t.dim,
-        ));
-    }
+    ];
     let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
     if let Some(m) = measured {
         let d = m as i64 - e.total_gpu_bytes as i64;
@@ -189,6 +162,43 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
                 b(Some(d.unsigned_abs())),
                 if d >= 0 { "more" } else { "less" }
             ),
+            t.dim,
+        ));
+    }
+    let compute = match &e.compute_label {
+        Some(l) => format!("({l}, approximate)"),
+        None => "(approximate)".into(),
+    };
+    v.extend([
+        Line::raw(format!("weights   {:>10}", b(Some(e.weights_gpu_bytes)))),
+        Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
+        Line::raw(format!(
+            "compute   {:>10}  {compute}",
+            b(e.compute_gpu_bytes)
+        )),
+        Line::raw(format!(
+            "overhead  {:>10}  (`explain` says from what)",
+            b(e.overhead_gpu_bytes)
+        )),
+    ]);
+    if let Some(why) = &e.why {
+        v.push(Line::raw(format!("why: {}", term_safe(why))));
+    }
+    for part in &e.not_modelled {
+        v.push(Line::styled(
+            format!("not modelled: {}", term_safe(part)),
+            t.dim,
+        ));
+    }
+    for r in &e.reported {
+        let value = match (r.bytes, &r.text) {
+            (Some(x), Some(text)) => format!("{} · {text}", b(Some(x))),
+            (Some(x), None) => b(Some(x)),
+            (None, Some(text)) => text.clone(),
+            (None, None) => "n/a".into(),
+        };
+        v.push(Line::styled(
+            term_safe(&format!("runtime says {}: {value}", r.what)).into_owned(),
             t.dim,
         ));
     }

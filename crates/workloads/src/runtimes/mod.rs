@@ -115,7 +115,9 @@ impl RuntimeNotes {
         if let Some(r) = &self.recipe {
             m.recipe = r.clone();
         }
-        m.why = self.why(e);
+        if let Some(why) = self.why(e) {
+            m.why = Some(why);
+        }
         m.reported = self.reported.clone();
         m.not_modelled = self.not_modelled.clone();
     }
