@@ -249,6 +249,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
             messages: Arc::default(),
         }),
         alerts: alert_hook(&args.alerts),
+        proc_root: global.args.proc_root.clone(),
     };
     gpuledger_tui::run(opts, || global.collector())?;
     Ok(ExitCode::SUCCESS)

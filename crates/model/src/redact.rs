@@ -297,6 +297,17 @@ fn redact_pairs(s: &str) -> String {
     out
 }
 
+/// One environment variable as it may be shown: the value of a secret-looking name
+/// (`HF_TOKEN`, `OPENAI_API_KEY`, `PGPASSWORD`) replaced, and secrets inside any other value
+/// (`DATABASE_URL=postgres://user:pass@db`, a token in a query) redacted as in a command line.
+pub fn redact_env_var(name: &str, value: &str) -> String {
+    if is_secret_name(name) {
+        format!("{name}={REDACTED}")
+    } else {
+        format!("{name}={}", redact_value(value))
+    }
+}
+
 /// Redact secrets inside free text: flags and their values, headers, JSON pairs, URL credentials
 /// and secret-looking query parameters.
 pub fn redact_text(s: &str) -> String {
@@ -402,6 +413,25 @@ fn redact_query(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn environment_values_of_secret_names_and_secrets_inside_values() {
+        assert_eq!(redact_env_var("HF_TOKEN", "hf_abc"), "HF_TOKEN=<redacted>");
+        assert_eq!(
+            redact_env_var("OPENAI_API_KEY", "sk-1"),
+            "OPENAI_API_KEY=<redacted>"
+        );
+        assert_eq!(redact_env_var("PGPASSWORD", "x"), "PGPASSWORD=<redacted>");
+        let url = redact_env_var("DATABASE_URL", "postgres://me:hunter2@db/x");
+        assert!(
+            !url.contains("hunter2") && url.starts_with("DATABASE_URL=postgres://"),
+            "{url}"
+        );
+        assert_eq!(
+            redact_env_var("CUDA_VISIBLE_DEVICES", "0,1"),
+            "CUDA_VISIBLE_DEVICES=0,1"
+        );
+    }
 
     fn r(args: &[&str]) -> Vec<String> {
         redact_arg_list(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())

@@ -41,6 +41,8 @@ pub struct Options {
     pub remote: Option<(String, Box<dyn feed::RoundSource>)>,
     /// Alerts evaluated on each round (see [`App::with_alerts`]).
     pub alerts: Option<app::AlertHook>,
+    /// Where process environments are read for `v` (`--proc-root`, `/proc` by default).
+    pub proc_root: std::path::PathBuf,
 }
 
 /// Open the view. `collector` is used unless `opts.replay` is set.
@@ -48,6 +50,7 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
     let now = Instant::now();
     let theme = ThemeKind::resolve(opts.theme, std::env::var("NO_COLOR").ok().as_deref());
     let mut app = App::new(theme, opts.interval, now).with_terminator(opts.terminator);
+    app.proc_root = opts.proc_root;
     // Exports go to the data directory (shown in the prompt and in the message), not wherever
     // the view happened to be started.
     if let Some(dir) = app::data_dir_with(|k| std::env::var_os(k)) {

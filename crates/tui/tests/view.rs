@@ -1355,3 +1355,99 @@ fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
         );
     }
 }
+
+/// Issue 14 (what nvitop users expect): Space tags processes and one confirmation signals them
+/// all, each named with what tells it apart; a tag follows its process, not the PID.
+#[test]
+fn tagged_processes_are_signalled_together_after_one_confirmation() {
+    let t0 = Instant::now();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0)
+        .with_terminator(Box::new(Recorder(calls.clone())));
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    let first = app.process(app.selected_row().unwrap()).pid;
+    app.handle_key(key(' '), t0);
+    app.handle_key(code(KeyCode::Down), t0);
+    let second = app.process(app.selected_row().unwrap()).pid;
+    app.handle_key(key(' '), t0);
+    assert_eq!(app.tagged.len(), 2);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(
+        s.contains(&format!("*{first}")) && s.contains(&format!("*{second}")),
+        "{s}"
+    );
+    app.handle_key(key('T'), t0);
+    match &app.overlay {
+        Overlay::Confirm(c) => {
+            assert_eq!(c.pid, second);
+            assert_eq!(c.also.len(), 1);
+            assert_eq!(c.also[0].pid, first);
+            assert!(c.also[0].detail.starts_with("user "), "{:?}", c.also[0]);
+        }
+        o => panic!("{o:?}"),
+    }
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(s.contains("and 1 tagged process(es):"), "{s}");
+    app.handle_key(key('y'), t0);
+    let pids: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
+    assert_eq!(pids, [first, second]);
+    assert!(app.tagged.is_empty());
+    assert!(
+        app.message.as_deref().unwrap().contains("tagged PIDs"),
+        "{:?}",
+        app.message
+    );
+}
+
+/// `v`: the environment, read now, every secret redacted by the command-line rules.
+#[test]
+fn environment_view_redacts_secrets() {
+    let t0 = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let pid = app.process(app.selected_row().unwrap()).pid;
+    std::fs::create_dir_all(dir.path().join(pid.to_string())).unwrap();
+    std::fs::write(
+        dir.path().join(pid.to_string()).join("environ"),
+        b"PATH=/usr/bin\0HF_TOKEN=hf_SECRET\0DATABASE_URL=postgres://u:hunter2@db/x\0",
+    )
+    .unwrap();
+    app.proc_root = dir.path().to_path_buf();
+    app.handle_key(key('v'), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(
+        s.contains("secrets redacted") && s.contains("PATH=/usr/bin"),
+        "{s}"
+    );
+    assert!(s.contains("HF_TOKEN=<redacted>"), "{s}");
+    assert!(!s.contains("hf_SECRET") && !s.contains("hunter2"), "{s}");
+    app.handle_key(key('x'), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    // No such process here: the reason, not an empty list.
+    app.proc_root = dir.path().join("none");
+    app.handle_key(key('v'), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(s.contains("n/a: ") && s.contains("environ"), "{s}");
+}
+
+/// h / l scroll long command lines, the cut marked.
+#[test]
+fn command_lines_scroll_sideways() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (before, _) = render(&mut app, 120, 40, t0);
+    assert!(
+        line_with(&before, "llama-server").contains("/usr/bin/llama-serve"),
+        "{before}"
+    );
+    app.handle_key(key('l'), t0);
+    let (after, _) = render(&mut app, 120, 40, t0);
+    let row = line_with(&after, "4242");
+    assert!(row.contains("…/llama-server --ser"), "{row}");
+    app.handle_key(key('h'), t0);
+    let (back, _) = render(&mut app, 120, 40, t0);
+    assert!(
+        line_with(&back, "4242").contains("/usr/bin/llama-serve"),
+        "{back}"
+    );
+}

@@ -31,6 +31,22 @@ impl App {
                 }
                 return vec![];
             }
+            Overlay::Env(mut v) => {
+                match key.code {
+                    KeyCode::Down | KeyCode::Char('j') => v.scroll += 1,
+                    KeyCode::Up | KeyCode::Char('k') => v.scroll = v.scroll.saturating_sub(1),
+                    KeyCode::PageDown => v.scroll += 10,
+                    KeyCode::PageUp => v.scroll = v.scroll.saturating_sub(10),
+                    _ => {
+                        self.overlay = Overlay::None;
+                        return vec![];
+                    }
+                }
+                let n = v.lines.as_ref().map_or(0, Vec::len);
+                v.scroll = v.scroll.min(n.saturating_sub(1));
+                self.overlay = Overlay::Env(v);
+                return vec![];
+            }
             Overlay::Details => {
                 if matches!(
                     key.code,
@@ -114,6 +130,10 @@ impl App {
             KeyCode::Enter | KeyCode::Char('i') if self.selected_row().is_some() => {
                 self.overlay = Overlay::Details;
             }
+            KeyCode::Char(' ') => self.toggle_tag(),
+            KeyCode::Char('v') => self.show_env(),
+            KeyCode::Char('l') => self.command_scroll += 8,
+            KeyCode::Char('h') => self.command_scroll = self.command_scroll.saturating_sub(8),
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),
@@ -304,15 +324,107 @@ impl App {
             // Command lines are stored redacted by the sources.
             detail.push(format!("command: {}", cmd.join(" ")));
         }
+        let (pid, start_time) = (p.pid, p.start_time);
+        let memory = self.memory_summary(p);
+        let (also, refused) = self.tagged_targets((pid, start_time));
+        if let Some(why) = refused {
+            self.message = Some(why);
+            return;
+        }
         self.overlay = Overlay::Confirm(Confirm {
-            pid: p.pid,
-            start_time: p.start_time,
+            pid,
+            start_time,
             warning,
-            memory: self.memory_summary(p),
+            memory,
             detail: detail.join(" · "),
             name,
             force,
             stage: 1,
+            also,
+        });
+    }
+
+    /// The tagged processes other than `first`, in table order, each with the line that tells it
+    /// apart; or why one of them may not be signalled (then nothing is).
+    fn tagged_targets(&self, first: (u32, Option<u64>)) -> (Vec<AlsoTarget>, Option<String>) {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return (Vec::new(), None);
+        };
+        let mut also = Vec::new();
+        for &(pid, st) in self.tagged.iter().filter(|t| **t != first) {
+            let Some(p) = snap
+                .processes
+                .iter()
+                .find(|p| p.pid == pid && p.start_time == st)
+            else {
+                continue;
+            };
+            let name = p.display_name().to_string();
+            if let Check::Refused(why) | Check::SecondConfirmation(why) =
+                self.terminator.check(pid, st, &name)
+            {
+                return (
+                    Vec::new(),
+                    Some(format!(
+                        "tagged PID {pid} ({name}): {why}; untag it (Space) and signal it on its own"
+                    )),
+                );
+            }
+            let cmd = p.cmdline.as_ref().map(|c| c.join(" ")).unwrap_or_default();
+            also.push(AlsoTarget {
+                pid,
+                start_time: st,
+                detail: format!(
+                    "user {} · {} · {}",
+                    words::or_unknown(p.user.as_deref()),
+                    self.memory_summary(p),
+                    cmd
+                ),
+                name,
+            });
+        }
+        (also, None)
+    }
+
+    fn toggle_tag(&mut self) {
+        let Some(r) = self.selected_row().copied() else {
+            return;
+        };
+        let p = self.process(&r);
+        let key = (p.pid, p.start_time);
+        if !self.tagged.remove(&key) {
+            self.tagged.insert(key);
+        }
+        self.message = Some(format!(
+            "{} tagged: T / K signal them all (after one confirmation); Space again untags",
+            self.tagged.len()
+        ));
+    }
+
+    /// `v`: the selected process's environment, read now from `/proc/PID/environ` (bounded),
+    /// secrets redacted by the same rules as command lines.
+    fn show_env(&mut self) {
+        let Some(r) = self.selected_row().copied() else {
+            return;
+        };
+        let p = self.process(&r);
+        let (pid, name) = (p.pid, p.display_name().to_string());
+        let lines = if let Some(src) = &self.replay {
+            Err(format!(
+                "replay of {src}: a snapshot does not keep environments"
+            ))
+        } else if let Some(url) = &self.remote {
+            Err(format!("remote view of {url}: environments are not served"))
+        } else if !cfg!(target_os = "linux") {
+            Err("reading another process's environment is implemented on Linux only".into())
+        } else {
+            read_environ(&self.proc_root, pid)
+        };
+        self.overlay = Overlay::Env(EnvView {
+            pid,
+            name,
+            lines,
+            scroll: 0,
         });
     }
 
@@ -332,6 +444,32 @@ impl App {
         }
         self.overlay = Overlay::None;
         let verb = if c.force { "kill" } else { "terminate" };
+        let mut others = Vec::new();
+        for a in &c.also {
+            match self.terminator.terminate(a.pid, a.start_time, c.force) {
+                Termination::Requested => {
+                    self.pending.push(PendingKill {
+                        pid: a.pid,
+                        start_time: a.start_time,
+                        name: a.name.clone(),
+                        force: c.force,
+                        since: now,
+                    });
+                    others.push(format!("{} requested", a.pid));
+                }
+                Termination::Refused(why) | Termination::NotAvailable(why) => {
+                    others.push(format!("{} not signalled: {why}", a.pid))
+                }
+            }
+        }
+        if !c.also.is_empty() {
+            self.tagged.clear();
+        }
+        let others = if others.is_empty() {
+            String::new()
+        } else {
+            format!("; tagged PIDs {}", others.join(", "))
+        };
         self.message = Some(
             match self.terminator.terminate(c.pid, c.start_time, c.force) {
                 Termination::Requested => {
@@ -343,17 +481,47 @@ impl App {
                         since: now,
                     });
                     format!(
-                        "{verb} requested for PID {} ({}): waiting to see it gone",
+                        "{verb} requested for PID {} ({}): waiting to see it gone{others}",
                         c.pid, c.name
                     )
                 }
                 Termination::Refused(why) => {
-                    format!("{verb} PID {} ({}) refused: {why}", c.pid, c.name)
+                    format!("{verb} PID {} ({}) refused: {why}{others}", c.pid, c.name)
                 }
-                Termination::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
+                Termination::NotAvailable(why) => {
+                    format!("cannot {verb} PID {}: {why}{others}", c.pid)
+                }
             },
         );
     }
 
     // ---- export ------------------------------------------------------------------------------
+}
+
+/// `NAME=value` lines of `/proc/PID/environ`, sorted, each redacted; bounded to 1 MiB.
+fn read_environ(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
+    let path = proc_root.join(pid.to_string()).join("environ");
+    let raw = gpuledger_sources::regular::read_regular_prefix(&path, 1 << 20).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            format!(
+                "{}: permission denied (another user's process)",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })?;
+    let mut lines: Vec<String> = raw
+        .split(|&b| b == 0)
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let kv = String::from_utf8_lossy(kv);
+            match kv.split_once('=') {
+                Some((k, v)) => gpuledger_model::redact_env_var(k, v),
+                None => kv.into_owned(),
+            }
+        })
+        .collect();
+    lines.sort();
+    Ok(lines)
 }

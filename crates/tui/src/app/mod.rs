@@ -119,6 +119,19 @@ pub struct Confirm {
     pub warning: Option<String>,
     /// 1 = first question, 2 = the second one for session-critical processes.
     pub stage: u8,
+    /// Further tagged processes the same signal goes to (Space tags rows), each with the line
+    /// that tells it apart.
+    pub also: Vec<AlsoTarget>,
+}
+
+/// One more process of a multi-process kill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlsoTarget {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub name: String,
+    /// `user alice · 2 GiB on GPU0 · command: ...`
+    pub detail: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +143,17 @@ pub enum Overlay {
     Confirm(Confirm),
     /// CSV export: the path being edited.
     Export(String),
+    /// The selected process's environment, secrets redacted; `scroll` is the first line shown.
+    Env(EnvView),
+}
+
+/// What `v` shows: one process's environment as `NAME=value` lines (redacted), or why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvView {
+    pub pid: u32,
+    pub name: String,
+    pub lines: Result<Vec<String>, String>,
+    pub scroll: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -208,6 +232,12 @@ pub struct App {
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
+    /// Processes tagged with Space (pid, start time): T/K act on all of them.
+    pub tagged: std::collections::BTreeSet<(u32, Option<u64>)>,
+    /// How many characters of each command line are scrolled off to the left (h / l).
+    pub command_scroll: usize,
+    /// Where process environments are read for `v` (`/proc`; tests point it elsewhere).
+    pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
     pub geometry: Geometry,
 }
@@ -252,6 +282,9 @@ impl App {
             active_alerts: Vec::new(),
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
+            tagged: Default::default(),
+            command_scroll: 0,
+            proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
         }
     }
@@ -303,6 +336,13 @@ impl App {
         if let Some(f) = self.alerts.as_mut() {
             self.active_alerts = f(&upd.snapshot);
         }
+        // A tag names a process, not a PID: one that is gone is untagged.
+        self.tagged.retain(|(pid, st)| {
+            upd.snapshot
+                .processes
+                .iter()
+                .any(|p| p.pid == *pid && p.start_time == *st)
+        });
         self.snapshot = Some(upd.snapshot);
         // What the kill mechanism found out on its own (refusals, permission): shown as it said.
         if let Some(m) = self.terminator.poll_messages().pop() {

@@ -17,6 +17,8 @@ impl App {
                 .device_of(row)
                 .map(|d| d.index.to_string())
                 .unwrap_or_else(|| words::UNKNOWN.into()),
+            // A tagged process (Space) is marked where the eye looks for which process it is.
+            Column::Pid if self.tagged.contains(&(p.pid, p.start_time)) => format!("*{}", p.pid),
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),

@@ -102,10 +102,9 @@ pub const HELP: &[(&str, &str)] = &[
         "move; the selection follows its process",
     ),
     (
-        "s > →  < ←",
-        "sort by next / previous column (or click a header)",
+        "s > →  < ←  r",
+        "sort by next / previous column; r reverses the order",
     ),
-    ("r", "reverse the sort order"),
     ("/", "filter: PID, user, name, command, device"),
     ("t", "tree view: children under their parent"),
     ("D", "group the rows per GPU (the sort applies within each)"),
@@ -114,15 +113,25 @@ pub const HELP: &[(&str, &str)] = &[
         "T F9  /  K",
         "terminate / force kill the selected process (asks)",
     ),
-    ("c", "copy the PID to the clipboard (OSC 52)"),
-    ("o", "open the executable's folder in the file manager"),
+    (
+        "Space",
+        "tag / untag: T and K then signal every tagged process",
+    ),
+    ("v", "the process's environment (secrets redacted)"),
+    ("h l", "scroll long command lines left / right"),
+    (
+        "c  o",
+        "copy the PID (OSC 52)  /  open the executable's folder",
+    ),
     (
         "e",
         "export the rows as shown to CSV (in the data directory)",
     ),
     ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
-    ("w", "history window: 1, 5 or 10 minutes"),
-    ("C  m", "theme dark → light → mono  /  monochrome on/off"),
+    (
+        "w  C  m",
+        "history window 1/5/10 min  /  theme  /  monochrome",
+    ),
 ];
 
 pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
@@ -189,6 +198,22 @@ pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
             )];
             lines.push(Line::raw(term_safe(&c.detail).into_owned()));
             lines.push(Line::raw(format!("It holds {}.", c.memory)));
+            if !c.also.is_empty() {
+                lines.push(Line::styled(
+                    format!("and {} tagged process(es):", c.also.len()),
+                    t.warn,
+                ));
+                const SHOWN: usize = 8;
+                for a in c.also.iter().take(SHOWN) {
+                    lines.push(Line::raw(fit(
+                        &term_safe(&format!("  PID {} ({}) {}", a.pid, a.name, a.detail)),
+                        72,
+                    )));
+                }
+                if c.also.len() > SHOWN {
+                    lines.push(Line::raw(format!("  … and {} more", c.also.len() - SHOWN)));
+                }
+            }
             if c.stage == 2 {
                 if let Some(w) = &c.warning {
                     lines.push(Line::raw(""));
@@ -214,6 +239,41 @@ pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
                 Paragraph::new(lines)
                     .wrap(Wrap { trim: false })
                     .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
+                r,
+            );
+        }
+        Overlay::Env(v) => {
+            let title = format!(
+                " Environment of PID {} ({}) · secrets redacted ",
+                v.pid, v.name
+            );
+            let inner_h = area.height.saturating_sub(6).max(3);
+            let lines: Vec<Line> = match &v.lines {
+                Ok(l) if l.is_empty() => vec![Line::styled("(empty environment)", t.dim)],
+                Ok(l) => l
+                    .iter()
+                    .skip(v.scroll)
+                    .take(inner_h as usize)
+                    .map(|x| Line::raw(term_safe(x).into_owned()))
+                    .chain(std::iter::once(Line::styled(
+                        format!(
+                            "{}–{} of {} · ↑↓ PgUp/PgDn scroll · any other key closes",
+                            (v.scroll + 1).min(l.len()),
+                            (v.scroll + inner_h as usize).min(l.len()),
+                            l.len()
+                        ),
+                        t.dim,
+                    )))
+                    .collect(),
+                Err(why) => vec![
+                    Line::styled(format!("n/a: {}", term_safe(why)), t.warn),
+                    Line::styled("any key closes", t.dim),
+                ],
+            };
+            let r = centered(area, area.width.saturating_sub(4), lines.len() as u16 + 2);
+            f.render_widget(Clear, r);
+            f.render_widget(
+                Paragraph::new(lines).block(Block::bordered().title(Span::styled(title, t.title))),
                 r,
             );
         }

@@ -332,6 +332,12 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                 let style = if s == "n/a" { t.warn } else { Style::default() };
                 spans.push(Span::styled(fit_right(&s, w), style));
             }
+            Column::Command if app.command_scroll > 0 => {
+                // h / l scroll long command lines; the cut is marked.
+                let s = app.cell_text(row, c);
+                let rest: String = s.chars().skip(app.command_scroll).collect();
+                spans.push(Span::raw(fit(&format!("…{rest}"), w)));
+            }
             _ => {
                 let s = app.cell_text(row, c);
                 let style = if s == "n/a" || s == "—" {
