@@ -7,7 +7,8 @@
 //! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types, never
 //!   mixed with the measured snapshot;
 //! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);
-//! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env).
+//! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env);
+//! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models).
 
 pub mod annotate;
 pub mod estimate;
@@ -16,6 +17,7 @@ pub mod identify;
 pub mod live;
 pub mod llama_log;
 pub mod process_estimate;
+pub mod safetensors;
 
 pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
 pub use gguf::{GgufError, GgufModel};
