@@ -121,6 +121,10 @@ fn is_model_file(p: &str) -> bool {
     b.ends_with(".gguf")
         || (p.contains("/blobs/") && b.starts_with("sha256-"))
         || b.ends_with(".safetensors")
+        || b.ends_with(".pt")
+        || b.ends_with(".pth")
+        || b.ends_with(".ckpt")
+        || (b.starts_with("pytorch_model") && b.ends_with(".bin"))
 }
 
 /// Build the workload conclusion for one process.
@@ -161,7 +165,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     }
     // For an interpreter `-m` names a module, not a model.
     let model_flags: &[&str] = if prog.starts_with("python") {
-        &["--model"]
+        &["--model", "--model-path"]
     } else {
         &["-m", "--model"]
     };
@@ -248,6 +252,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
                 | WorkloadKind::Ollama
                 | WorkloadKind::LmStudio
                 | WorkloadKind::Vllm
+                | WorkloadKind::Sglang
         );
         if server && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
             missing.push(
@@ -328,6 +333,9 @@ fn classify(
     {
         return (WorkloadKind::Vllm, true);
     }
+    if lower.contains("sglang.launch_server") || lower.contains("sglang serve") {
+        return (WorkloadKind::Sglang, true);
+    }
     if BROWSERS.contains(&p) {
         return (WorkloadKind::Browser, true);
     }
@@ -394,6 +402,7 @@ fn cmdline_signal(
         } else {
             "vLLM engine".into()
         }),
+        WorkloadKind::Sglang => Some("`sglang.launch_server`".into()),
         WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),
         WorkloadKind::Mlx if lower.contains("mlx_lm") => Some("mlx_lm in the command line".into()),
         WorkloadKind::Pytorch if lower.contains("transformers") || lower.contains("torchrun") => {
@@ -417,7 +426,10 @@ fn supporting_kinds(
         WorkloadKind::LlamaCpp | WorkloadKind::OllamaRunner | WorkloadKind::LmStudio => {
             has(Lib::Ggml)
         }
-        WorkloadKind::Pytorch | WorkloadKind::Comfyui | WorkloadKind::Vllm => has(Lib::Torch),
+        WorkloadKind::Pytorch
+        | WorkloadKind::Comfyui
+        | WorkloadKind::Vllm
+        | WorkloadKind::Sglang => has(Lib::Torch),
         WorkloadKind::Mlx => has(Lib::Mlx),
         WorkloadKind::CudaApp => has(Lib::Cuda),
         WorkloadKind::GraphicsApp | WorkloadKind::Browser | WorkloadKind::Compositor => {
@@ -612,6 +624,37 @@ mod tests {
             &[r"C:\py\Lib\site-packages\torch\lib\torch_cuda.dll"],
         ));
         assert_eq!(w.kind, WorkloadKind::Pytorch);
+    }
+
+    #[test]
+    fn sglang_and_pytorch_checkpoints() {
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &[
+                "python3",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "/m/Qwen3-8B",
+            ],
+            &["/v/site-packages/torch/lib/libtorch_cuda.so"],
+        ));
+        assert_eq!(
+            (w.kind, w.confidence),
+            (WorkloadKind::Sglang, Confidence::High)
+        );
+        assert_eq!(w.model.as_deref(), Some("/m/Qwen3-8B"));
+        // A pickle checkpoint a training script has open is a model file too.
+        let mut f = facts(
+            "/usr/bin/python3",
+            &["python3", "train.py"],
+            &["/v/site-packages/torch/lib/libtorch_cuda.so"],
+        );
+        f.open_files = vec!["/ckpt/step-100.pt".into(), "/data/train.bin".into()];
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::Pytorch);
+        assert_eq!(w.model.as_deref(), Some("/ckpt/step-100.pt"));
+        assert!(!w.evidence.iter().any(|e| e.showed.contains("train.bin")));
     }
 
     #[test]
