@@ -8,7 +8,8 @@
 //!   mixed with the measured snapshot;
 //! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);
 //! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env);
-//! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models).
+//! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models);
+//! - [`runtimes`]: the vLLM, SGLang and PyTorch ledgers (reservation, weights, KV, what is unknown).
 
 pub mod annotate;
 pub mod estimate;
@@ -17,6 +18,7 @@ pub mod identify;
 pub mod live;
 pub mod llama_log;
 pub mod process_estimate;
+pub mod runtimes;
 pub mod safetensors;
 
 pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
