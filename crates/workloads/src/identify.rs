@@ -397,10 +397,10 @@ fn cmdline_signal(
             Some(m) => format!("`ollama runner` for model {m}"),
             None => "`ollama runner`".into(),
         }),
-        WorkloadKind::Vllm => Some(if lower.contains("serve") {
+        WorkloadKind::Vllm => Some(if args.iter().any(|a| a == "serve") {
             "`vllm serve`".into()
         } else {
-            "vLLM engine".into()
+            "vLLM engine (vllm.entrypoints or VLLM:: process title)".into()
         }),
         WorkloadKind::Sglang => Some("`sglang.launch_server`".into()),
         WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),

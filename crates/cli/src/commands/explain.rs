@@ -14,6 +14,7 @@ use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
+use gpuledger_workloads::runtimes::RuntimeEstimate;
 use serde::Serialize;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -43,6 +44,9 @@ pub struct Args {
 struct EstimatedLedger {
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<Estimate>,
+    /// vLLM, SGLang, PyTorch: the runtime's ledger (parts, why, reported figures, inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: Option<RuntimeEstimate>,
     /// Why there is no estimate.
     #[serde(skip_serializing_if = "Option::is_none")]
     unavailable: Option<String>,
@@ -299,9 +303,14 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
     }
 
     if let Some(est) = &e.estimated {
-        out.push_str(
-            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n",
-        );
+        out.push_str(if est.runtime.is_some() {
+            "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+        } else {
+            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
+        });
+        if let Some(r) = &est.runtime {
+            super::explain_runtime::render(&mut out, r, est.measured_gpu_bytes);
+        }
         match (&est.estimate, &est.unavailable) {
             (Some(x), _) => {
                 for line in render_text(x).lines() {
@@ -358,6 +367,7 @@ fn estimated_ledger(
 ) -> EstimatedLedger {
     let mut led = EstimatedLedger {
         estimate: None,
+        runtime: None,
         unavailable: None,
         runtime_reported: Vec::new(),
         measured_gpu_bytes: None,
@@ -368,6 +378,23 @@ fn estimated_ledger(
         .iter()
         .find_map(|u| snap.device_by_uuid(&u.device))
         .map(|d| d.vendor);
+    if let Some(r) = super::explain_runtime::ledger(args, global, p, w, snap) {
+        match r {
+            Ok(r) => {
+                led.measured_gpu_bytes = p
+                    .usage
+                    .iter()
+                    .filter_map(|u| u.memory_bytes)
+                    .reduce(|a, b| a + b);
+                led.measured_minus_estimated_bytes = led
+                    .measured_gpu_bytes
+                    .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
+                led.runtime = Some(r);
+            }
+            Err(why) => led.unavailable = Some(why),
+        }
+        return led;
+    }
     let inputs = match inputs_for(p, w, &global.args.proc_root, vendor) {
         Ok(i) => i,
         Err(why) => {

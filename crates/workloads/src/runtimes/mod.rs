@@ -213,7 +213,7 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
     );
     let _ = writeln!(out, "  total              {}", hf::gib(s.total_gpu_bytes));
     if let Some(c) = s.n_ctx {
-        let _ = writeln!(out, "  context            {c} tokens");
+        let _ = writeln!(out, "  KV cache holds     {} tokens", hf::thousands(c));
     }
     if !s.reported.is_empty() {
         out.push_str("runtime reports (its own figures, not added to either ledger):\n");
