@@ -432,3 +432,104 @@ fn a_bad_model_folder_is_a_reason_not_a_failure() {
         "{why}"
     );
 }
+
+#[test]
+fn vllm_console_script_with_a_hub_model_and_its_log() {
+    if python().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    stage(dir.path());
+    // The hub cache the process itself would use (HF_HOME), with refs/main naming the snapshot.
+    let repo_dir = dir
+        .path()
+        .join("hf/hub/models--TinyLlama--TinyLlama-1.1B-Chat-v1.0");
+    let snap = repo_dir.join("snapshots/fe8a4ea1ffedaf415f4da2f062534de366a451e6");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo_dir.join("refs")).unwrap();
+    std::fs::write(
+        repo_dir.join("refs/main"),
+        "fe8a4ea1ffedaf415f4da2f062534de366a451e6",
+    )
+    .unwrap();
+    let m = model_dir(dir.path());
+    for e in std::fs::read_dir(&m).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, snap.join(p.file_name().unwrap())).unwrap();
+    }
+    // pip's console script: `#!/path/to/python3` then the entry point; comm becomes `vllm`.
+    let real_py = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, os; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real_py = String::from_utf8(real_py.stdout).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("vllm");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport fake_runtime\nfake_runtime.main()\n",
+            real_py.trim()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let f = start(
+        dir.path(),
+        &script,
+        &[
+            "serve",
+            "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+            "--gpu-memory-utilization",
+            "0.6",
+        ],
+        &[
+            ("HF_HOME", dir.path().join("hf").display().to_string()),
+            ("HF_TOKEN", "hf_notarealsecret0123456789".into()),
+        ],
+    );
+    let log = repo().join("fixtures/vllm/llama-3.1-8b-rtx3090-v0.log");
+    let (v, text) = explain(
+        f.child.id(),
+        &["--no-probe", "--log", log.to_str().unwrap()],
+    );
+    assert_eq!(v["workload"]["kind"], "vllm", "{}", v["workload"]);
+    let r = &v["estimated"]["runtime"];
+    let model = r["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "model")
+        .unwrap();
+    assert_eq!(model["value"], snap.display().to_string());
+    assert!(
+        model["source"]
+            .as_str()
+            .unwrap()
+            .contains("HF_HOME/hub), refs/main = fe8a4ea1"),
+        "{model}"
+    );
+    assert_eq!(
+        r["summary"]["total_gpu_bytes"],
+        (DEVICE_TOTAL as f64 * 0.6) as u64
+    );
+    // The log's own figures sit beside the estimate, as reported, with the log as source.
+    let rep = r["summary"]["reported"].as_array().unwrap();
+    let loading = rep
+        .iter()
+        .find(|f| f["what"] == "model loading took")
+        .expect("weights line from the log");
+    assert_eq!(loading["bytes"], (14.9888 * (1u64 << 30) as f64) as u64);
+    assert_eq!(loading["source"], log.display().to_string());
+    assert!(rep
+        .iter()
+        .any(|f| f["what"] == "GPU blocks" && f["text"] == "1,952"));
+    // Only the hub-cache names were read from the environment: no token anywhere.
+    let all = format!("{v}{text}");
+    assert!(!all.contains("hf_notarealsecret"), "a secret leaked");
+}

@@ -327,7 +327,9 @@ fn classify(
     }
     if comm.starts_with("VLLM::")
         || p == "vllm"
+        || comm == "vllm"
         || first_arg == "vllm"
+        || (base(first_arg) == "vllm" && args.get(2).is_some_and(|a| a == "serve"))
         || lower.contains("vllm.entrypoints")
         || lower.contains(" vllm serve")
     {
@@ -655,6 +657,23 @@ mod tests {
         assert_eq!(w.kind, WorkloadKind::Pytorch);
         assert_eq!(w.model.as_deref(), Some("/ckpt/step-100.pt"));
         assert!(!w.evidence.iter().any(|e| e.showed.contains("train.bin")));
+    }
+
+    #[test]
+    fn vllm_console_script() {
+        // pip's `vllm` script runs as `/venv/bin/python3 /venv/bin/vllm serve MODEL`, comm `vllm`.
+        let w = identify(&facts(
+            "/venv/bin/python3.12",
+            &[
+                "/venv/bin/python3",
+                "/venv/bin/vllm",
+                "serve",
+                "Qwen/Qwen3-8B",
+            ],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Vllm);
+        assert!(w.evidence.iter().any(|e| e.showed == "`vllm serve`"));
     }
 
     #[test]

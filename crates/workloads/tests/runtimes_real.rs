@@ -350,6 +350,15 @@ fn metrics_labels_and_mla() {
     assert_eq!(m.cache_config["num_gpu_blocks"], "27000");
     assert_eq!(m.kv_usage, Some(0.25));
     assert!(parse_metrics("llamacpp:x 1", "s").is_none());
+    // The newer whole-config gauge (vllm-project/vllm#44691's body, shortened).
+    let m = parse_metrics(
+        r#"vllm:vllm_config_info{cache_config__block_size_resolved="True",cache_config_block_size="8576",cache_config_cache_dtype="fp8",cache_config_gpu_memory_utilization="0.9",model_config_x="y"} 1.0"#,
+        "s",
+    )
+    .unwrap();
+    assert_eq!(m.cache_config["block_size"], "8576");
+    assert_eq!(m.cache_config["gpu_memory_utilization"], "0.9");
+    assert!(!m.cache_config.contains_key("model_config_x"));
     // MLA (DeepSeek-V3's published lengths): one latent vector per layer, not split over TP.
     let c = ModelConfig::parse(
         br#"{"num_hidden_layers":61,"num_attention_heads":128,"num_key_value_heads":128,"hidden_size":7168,"kv_lora_rank":512,"qk_rope_head_dim":64,"torch_dtype":"bfloat16"}"#,

@@ -293,11 +293,24 @@ pub fn parse_metrics(body: &str, source: &str) -> Option<VllmMetrics> {
     if !body.contains("vllm:") {
         return None;
     }
-    let cache_config = body
+    // `vllm:cache_config_info{...}`; newer releases also (or only) publish the whole config as
+    // `vllm:vllm_config_info{cache_config_num_gpu_blocks="...",...}`.
+    let mut cache_config = body
         .lines()
         .find(|l| l.starts_with("vllm:cache_config_info{"))
         .map(labels)
         .unwrap_or_default();
+    if cache_config.is_empty() {
+        if let Some(l) = body
+            .lines()
+            .find(|l| l.starts_with("vllm:vllm_config_info{"))
+        {
+            cache_config = labels(l)
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.strip_prefix("cache_config_")?.to_string(), v)))
+                .collect();
+        }
+    }
     let kv_usage = crate::live::metric(body, "vllm:kv_cache_usage_perc")
         .or_else(|| crate::live::metric(body, "vllm:gpu_cache_usage_perc"));
     Some(VllmMetrics {
@@ -549,6 +562,19 @@ pub fn estimate(
                     s.block_size.value
                 )),
                 source: src_of("num_gpu_blocks"),
+            });
+        }
+        // Newer releases publish the token capacity themselves (group-aware for hybrid models,
+        // where blocks × block_size is not the capacity).
+        if let Some(t) = c
+            .get("kv_cache_size_tokens")
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            reported.push(ReportedFigure {
+                what: "KV cache size".into(),
+                bytes: None,
+                text: Some(format!("{} tokens", thousands(t))),
+                source: src_of("kv_cache_size_tokens"),
             });
         }
         if let Some(u) = m.kv_usage {
