@@ -128,6 +128,9 @@ pub fn runtime_estimate(
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
+    if !crate::runtimes::covers(w.kind) {
+        return None;
+    }
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, proc_root, device_total);
     ctx.overhead = overhead;
     crate::runtimes::estimate_for(&ctx, w)

@@ -205,12 +205,15 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         s.compute_label.as_deref().unwrap_or("compute"),
         part(s.compute_gpu_bytes)
     );
-    let _ = writeln!(
-        out,
-        "  overhead           {} ({})",
-        part(s.overhead_gpu_bytes),
-        s.overhead_source
-    );
+    let _ = match s.overhead_gpu_bytes {
+        Some(b) => writeln!(
+            out,
+            "  overhead           {} ({})",
+            hf::gib(b),
+            s.overhead_source
+        ),
+        None => writeln!(out, "  overhead           n/a ({})", s.overhead_source),
+    };
     let _ = writeln!(out, "  total              {}", hf::gib(s.total_gpu_bytes));
     if let Some(c) = s.n_ctx {
         let _ = writeln!(out, "  KV cache holds     {} tokens", hf::thousands(c));
