@@ -60,8 +60,8 @@ fn shard(path: &Path, tensors: &[(String, Vec<u64>)]) {
 
 /// The Llama-3.1-8B tensor table from its config.json (q/k/v/o, gate/up/down, two norms per
 /// layer; embeddings, final norm, untied lm_head), in 4 shards with an index, as on the Hub.
-fn llama_31_8b_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gl-rt-llama-{}", std::process::id()));
+fn llama_31_8b_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gl-rt-llama-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     std::fs::copy(
@@ -143,7 +143,7 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
     assert!(text("vllm/llama-3.1-8b-rtx3090-v0-29k.log").contains(&format!("({})", 1478 * 16)));
 
     // Weights: the safetensors headers vs "Loading model weights took 14.9888 GB" (GiB units).
-    let dir = llama_31_8b_dir();
+    let dir = llama_31_8b_dir("log");
     let w = read_model(&dir).unwrap();
     assert_eq!(w.index_total_size, Some(w.tensor_bytes()));
     let l = parse_log(&text("vllm/llama-3.1-8b-rtx3090-v0.log"));
@@ -371,4 +371,57 @@ fn metrics_labels_and_mla() {
     assert!(how.starts_with("MLA"), "{how}");
     // A packed cache format is not sized.
     assert!(kv_bytes_per_token(&c, &src("nvfp4"), &src("auto"), 1, 1).is_none());
+}
+
+#[test]
+fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
+    let dir = llama_31_8b_dir("tp");
+    let facts = ModelFacts {
+        dir: dir.clone(),
+        found: "test".into(),
+        config: ModelConfig::read(&dir).unwrap(),
+        weights: read_model(&dir).unwrap(),
+    };
+    let total = 80u64 << 30;
+    let one = VllmSettings::from_args(&args("vllm serve m"), "c").unwrap();
+    let two = VllmSettings::from_args(&args("vllm serve m -tp 2"), "c").unwrap();
+    let m = |blocks: &str| VllmMetrics {
+        cache_config: [("num_gpu_blocks".to_string(), blocks.to_string())].into(),
+        kv_usage: None,
+        source: "GET http://127.0.0.1:8000/metrics".into(),
+    };
+    let e1 = vllm::estimate(&facts, &one, Some(total), Some(&m("1000"))).summary;
+    let e2 = vllm::estimate(&facts, &two, Some(total), Some(&m("1000"))).summary;
+    // Each rank holds half the weights, and a block on a rank holds half the KV heads.
+    assert_eq!(e2.weights_gpu_bytes, e1.weights_gpu_bytes / 2);
+    assert_eq!(
+        e2.kv_cache_gpu_bytes.unwrap() * 2,
+        e1.kv_cache_gpu_bytes.unwrap()
+    );
+    assert!(e2.why.as_deref().unwrap().contains("(rank share of 2)"));
+    // The default reservation is the source's 0.92, and the sentence says it is the default.
+    assert_eq!(e1.total_gpu_bytes, (total as f64 * 0.92) as u64);
+    assert!(e1
+        .why
+        .as_deref()
+        .unwrap()
+        .contains("(`--gpu-memory-utilization 0.92`, the default)"));
+    // --kv-cache-memory-bytes replaces the reservation: weights + that cache, said so.
+    let k =
+        VllmSettings::from_args(&args("vllm serve m --kv-cache-memory-bytes 8GiB"), "c").unwrap();
+    let ek = vllm::estimate(&facts, &k, Some(total), None).summary;
+    assert_eq!(ek.kv_cache_gpu_bytes, Some(8 << 30));
+    assert_eq!(ek.total_gpu_bytes, ek.weights_gpu_bytes + (8 << 30));
+    assert!(ek
+        .why
+        .unwrap()
+        .contains("replaces the --gpu-memory-utilization"));
+    // No device total: no reservation, and not_modelled says why.
+    let en = vllm::estimate(&facts, &one, None, None).summary;
+    assert_eq!(en.total_gpu_bytes, en.weights_gpu_bytes);
+    assert!(en
+        .not_modelled
+        .iter()
+        .any(|n| n.contains("total memory is not known")));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
