@@ -9,8 +9,13 @@
 //! each tensor's byte count (`elements × bits / 8`, checked arithmetic) against its offsets, and
 //! the offsets against the data that is really there.
 //!
-//! The `safetensors` crate's `SafeTensors::read_metadata` validates the header against the whole
-//! file in memory (it needs the full buffer or a mapping), which is what this reader avoids.
+//! Why not the `safetensors` crate: its `SafeTensors::read_metadata` refuses any buffer that is
+//! not the whole file (`MetadataIncompleteBuffer`), so it needs a full read or a mapping. Its
+//! `tensor::Metadata` can be deserialised from the header bytes alone, but then the checks against
+//! the file (data really there) are ours anyway, its errors name neither the file nor always the
+//! tensor, and its `Dtype` list trails the Python package's (no FNUZ float8s in the version read).
+//! One difference on purpose: the package also refuses gaps between tensors; this reader, which
+//! only sizes, accepts them (overlaps are refused).
 
 use gpuledger_sources::regular::{open_regular, read_regular};
 use serde_json::Value;
