@@ -293,6 +293,17 @@ fn sglang_qwen3_235b_fp8_tp4_log() {
         "{why}"
     );
     assert!(e.reported.iter().any(|f| f.what == "max_total_num_tokens"));
+    // Without SGLang's own token count the pool is bounded, not sized.
+    let e = sglang::estimate(&facts, &s, Some(total), None).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, None);
+    let why = e.why.unwrap();
+    assert!(
+        why.contains(&format!(
+            "the KV pool in what is left (at most {:.2} GiB;",
+            (total as f64 * 0.93) as u64 as f64 / GIB
+        )),
+        "{why}"
+    );
 }
 
 #[test]

@@ -323,8 +323,12 @@ pub fn estimate(
         (Some(t), Some(f)) => Some((t as f64 * f.value) as u64),
         _ => None,
     };
-    let kv_words = match (kv, &tokens) {
-        (Some(k), Some(t)) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
+    let kv_words = match (kv, &tokens, reservation) {
+        (Some(k), Some(t), _) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
+        (_, _, Some(r)) => format!(
+            "the KV pool in what is left (at most {}; its token count is not known here)",
+            gib(r.saturating_sub(weights))
+        ),
         _ => "the KV pool (size not known here)".into(),
     };
     let rank_words = if tp > 1 {
