@@ -146,3 +146,71 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
         inputs,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::{Confidence, Evidence};
+
+    fn ctx(root: &Path) -> ProcessContext<'_> {
+        ProcessContext {
+            pid: 4242,
+            proc_root: root,
+            argv: vec!["python3".into(), "train.py".into()],
+            argv_from: None,
+            cwd: None,
+            env: vec![],
+            device_total: None,
+            overhead: Some((300 << 20, "measured by probe".into())),
+            fetch: None,
+        }
+    }
+
+    fn workload(files: &[(&str, &str)]) -> Workload {
+        Workload {
+            kind: WorkloadKind::Pytorch,
+            model: None,
+            confidence: Confidence::Medium,
+            evidence: files
+                .iter()
+                .map(|(p, src)| Evidence {
+                    kind: EvidenceKind::ModelFile,
+                    showed: format!("model file {p}"),
+                    source: format!("/proc/4242/{src}"),
+                })
+                .collect(),
+            missing: vec![],
+        }
+    }
+
+    #[test]
+    fn nothing_open_is_a_reason_and_unreadable_files_are_named() {
+        let root = Path::new("/nonexistent-proc");
+        let e = estimate_process(&ctx(root), &workload(&[])).unwrap_err();
+        assert!(e.contains("no weight file"), "{e}");
+        let e = estimate_process(&ctx(root), &workload(&[("/gone/model.pt", "fd")])).unwrap_err();
+        assert!(e.contains("/gone/model.pt"), "{e}");
+    }
+
+    #[test]
+    fn a_pt_file_is_sized_by_its_length_and_the_probe_is_the_overhead() {
+        let d = std::env::temp_dir().join(format!("gl-pt-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let pt = d.join("ckpt.pt");
+        std::fs::write(&pt, vec![0u8; 4096]).unwrap();
+        let p = pt.display().to_string();
+        let w = workload(&[(&p, "fd"), (&p, "maps")]);
+        let r = estimate_process(&ctx(Path::new("/nonexistent-proc")), &w).unwrap();
+        let s = r.summary;
+        assert_eq!(s.weights_gpu_bytes, 4096);
+        assert_eq!(s.overhead_gpu_bytes, Some(300 << 20));
+        assert_eq!(s.total_gpu_bytes, 4096 + (300 << 20));
+        assert_eq!((s.kv_cache_gpu_bytes, s.compute_gpu_bytes), (None, None));
+        assert!(r.inputs[0].value.contains("file size"), "{:?}", r.inputs);
+        assert!(s
+            .not_modelled
+            .iter()
+            .any(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF not set")));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
