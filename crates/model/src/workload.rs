@@ -14,6 +14,8 @@ pub enum WorkloadKind {
     OllamaRunner,
     LmStudio,
     Vllm,
+    /// SGLang's server (`python -m sglang.launch_server`).
+    Sglang,
     Pytorch,
     Mlx,
     Comfyui,
@@ -34,6 +36,7 @@ impl WorkloadKind {
             WorkloadKind::OllamaRunner => "Ollama runner",
             WorkloadKind::LmStudio => "LM Studio",
             WorkloadKind::Vllm => "vLLM",
+            WorkloadKind::Sglang => "SGLang",
             WorkloadKind::Pytorch => "PyTorch",
             WorkloadKind::Mlx => "MLX",
             WorkloadKind::Comfyui => "ComfyUI",
@@ -54,6 +57,7 @@ impl WorkloadKind {
                 | WorkloadKind::OllamaRunner
                 | WorkloadKind::LmStudio
                 | WorkloadKind::Vllm
+                | WorkloadKind::Sglang
                 | WorkloadKind::Pytorch
                 | WorkloadKind::Mlx
                 | WorkloadKind::Comfyui

@@ -2,7 +2,7 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify;
-use crate::process_estimate::{estimate_inputs, inputs_for, summary_for};
+use crate::process_estimate::{estimate_inputs, inputs_for, runtime_estimate, summary_for};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use gpuledger_sources::Annotate;
@@ -45,10 +45,10 @@ impl Identifier {
 impl Annotate for Identifier {
     fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader) {
         let now = Instant::now();
-        let devices: Vec<(String, gpuledger_model::Vendor)> = snap
+        let devices: Vec<(String, gpuledger_model::Vendor, Option<u64>)> = snap
             .devices
             .iter()
-            .map(|d| (d.uuid.clone(), d.vendor))
+            .map(|d| (d.uuid.clone(), d.vendor, d.memory.total_bytes))
             .collect();
         let mut seen = Vec::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
@@ -65,11 +65,11 @@ impl Annotate for Identifier {
             if !fresh {
                 let facts = gpuledger_sources::process_facts(procs, p.pid);
                 let workload = identify(&facts);
-                let vendor = p
+                let device = p
                     .usage
                     .iter()
-                    .find_map(|u| devices.iter().find(|(id, _)| *id == u.device))
-                    .map(|(_, v)| *v);
+                    .find_map(|u| devices.iter().find(|(id, _, _)| *id == u.device));
+                let vendor = device.map(|(_, v, _)| *v);
                 // The recipe reads only the GGUF header (about a millisecond), once per refresh.
                 let estimate = inputs_for(p, &workload, procs.root(), vendor)
                     .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
@@ -83,6 +83,18 @@ impl Annotate for Identifier {
                             }
                         }
                         summary_for(&i, &e)
+                    })
+                    .or_else(|| {
+                        // vLLM, SGLang, PyTorch: headers only (cached), no HTTP here.
+                        runtime_estimate(
+                            p,
+                            &workload,
+                            procs.root(),
+                            device.and_then(|(_, _, t)| *t),
+                            self.overhead.clone(),
+                        )?
+                        .ok()
+                        .map(|r| r.summary)
                     });
                 self.cache.insert(
                     key,

@@ -121,6 +121,10 @@ fn is_model_file(p: &str) -> bool {
     b.ends_with(".gguf")
         || (p.contains("/blobs/") && b.starts_with("sha256-"))
         || b.ends_with(".safetensors")
+        || b.ends_with(".pt")
+        || b.ends_with(".pth")
+        || b.ends_with(".ckpt")
+        || (b.starts_with("pytorch_model") && b.ends_with(".bin"))
 }
 
 /// Build the workload conclusion for one process.
@@ -161,7 +165,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     }
     // For an interpreter `-m` names a module, not a model.
     let model_flags: &[&str] = if prog.starts_with("python") {
-        &["--model"]
+        &["--model", "--model-path"]
     } else {
         &["-m", "--model"]
     };
@@ -248,6 +252,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
                 | WorkloadKind::Ollama
                 | WorkloadKind::LmStudio
                 | WorkloadKind::Vllm
+                | WorkloadKind::Sglang
         );
         if server && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
             missing.push(
@@ -322,11 +327,16 @@ fn classify(
     }
     if comm.starts_with("VLLM::")
         || p == "vllm"
+        || comm == "vllm"
         || first_arg == "vllm"
+        || (base(first_arg) == "vllm" && args.get(2).is_some_and(|a| a == "serve"))
         || lower.contains("vllm.entrypoints")
         || lower.contains(" vllm serve")
     {
         return (WorkloadKind::Vllm, true);
+    }
+    if lower.contains("sglang.launch_server") || lower.contains("sglang serve") {
+        return (WorkloadKind::Sglang, true);
     }
     if BROWSERS.contains(&p) {
         return (WorkloadKind::Browser, true);
@@ -389,11 +399,12 @@ fn cmdline_signal(
             Some(m) => format!("`ollama runner` for model {m}"),
             None => "`ollama runner`".into(),
         }),
-        WorkloadKind::Vllm => Some(if lower.contains("serve") {
+        WorkloadKind::Vllm => Some(if args.iter().any(|a| a == "serve") {
             "`vllm serve`".into()
         } else {
-            "vLLM engine".into()
+            "vLLM engine (vllm.entrypoints or VLLM:: process title)".into()
         }),
+        WorkloadKind::Sglang => Some("`sglang.launch_server`".into()),
         WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),
         WorkloadKind::Mlx if lower.contains("mlx_lm") => Some("mlx_lm in the command line".into()),
         WorkloadKind::Pytorch if lower.contains("transformers") || lower.contains("torchrun") => {
@@ -417,7 +428,10 @@ fn supporting_kinds(
         WorkloadKind::LlamaCpp | WorkloadKind::OllamaRunner | WorkloadKind::LmStudio => {
             has(Lib::Ggml)
         }
-        WorkloadKind::Pytorch | WorkloadKind::Comfyui | WorkloadKind::Vllm => has(Lib::Torch),
+        WorkloadKind::Pytorch
+        | WorkloadKind::Comfyui
+        | WorkloadKind::Vllm
+        | WorkloadKind::Sglang => has(Lib::Torch),
         WorkloadKind::Mlx => has(Lib::Mlx),
         WorkloadKind::CudaApp => has(Lib::Cuda),
         WorkloadKind::GraphicsApp | WorkloadKind::Browser | WorkloadKind::Compositor => {
@@ -612,6 +626,54 @@ mod tests {
             &[r"C:\py\Lib\site-packages\torch\lib\torch_cuda.dll"],
         ));
         assert_eq!(w.kind, WorkloadKind::Pytorch);
+    }
+
+    #[test]
+    fn sglang_and_pytorch_checkpoints() {
+        let w = identify(&facts(
+            "/usr/bin/python3",
+            &[
+                "python3",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "/m/Qwen3-8B",
+            ],
+            &["/v/site-packages/torch/lib/libtorch_cuda.so"],
+        ));
+        assert_eq!(
+            (w.kind, w.confidence),
+            (WorkloadKind::Sglang, Confidence::High)
+        );
+        assert_eq!(w.model.as_deref(), Some("/m/Qwen3-8B"));
+        // A pickle checkpoint a training script has open is a model file too.
+        let mut f = facts(
+            "/usr/bin/python3",
+            &["python3", "train.py"],
+            &["/v/site-packages/torch/lib/libtorch_cuda.so"],
+        );
+        f.open_files = vec!["/ckpt/step-100.pt".into(), "/data/train.bin".into()];
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::Pytorch);
+        assert_eq!(w.model.as_deref(), Some("/ckpt/step-100.pt"));
+        assert!(!w.evidence.iter().any(|e| e.showed.contains("train.bin")));
+    }
+
+    #[test]
+    fn vllm_console_script() {
+        // pip's `vllm` script runs as `/venv/bin/python3 /venv/bin/vllm serve MODEL`, comm `vllm`.
+        let w = identify(&facts(
+            "/venv/bin/python3.12",
+            &[
+                "/venv/bin/python3",
+                "/venv/bin/vllm",
+                "serve",
+                "Qwen/Qwen3-8B",
+            ],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Vllm);
+        assert!(w.evidence.iter().any(|e| e.showed == "`vllm serve`"));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //!   mixed with the measured snapshot;
 //! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);
 //! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env);
-//! - [`runtimes`]: Ollama's runner and LM Studio's engine: their llama.cpp settings and figures.
+//! - [`runtimes`]: runtimes beyond llama-server: Ollama's runner and LM Studio's engine (their
+//!   llama.cpp settings and figures), vLLM, SGLang and PyTorch (reservation, weights, KV, unknowns);
+//! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models).
 
 pub mod annotate;
 pub mod estimate;
@@ -18,6 +20,7 @@ pub mod live;
 pub mod llama_log;
 pub mod process_estimate;
 pub mod runtimes;
+pub mod safetensors;
 
 pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
 pub use gguf::{GgufError, GgufModel};

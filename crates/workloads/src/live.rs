@@ -107,6 +107,7 @@ pub fn probe_with(
             WorkloadKind::Ollama => ollama(port, fetch, &mut evidence),
             WorkloadKind::LmStudio => lm_studio(port, fetch, &mut evidence),
             WorkloadKind::Vllm => vllm(port, fetch, &mut evidence),
+            WorkloadKind::Sglang => sglang(port, fetch, &mut evidence),
             _ => None,
         };
         if state.is_some() {
@@ -327,6 +328,46 @@ fn vllm(
     })
 }
 
+/// SGLang's `/get_server_info` (`/server_info` in newer releases): its arguments and pool size.
+fn sglang(
+    port: u16,
+    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
+    ev: &mut Vec<Evidence>,
+) -> Option<LiveState> {
+    for path in ["/get_server_info", "/server_info"] {
+        let Ok(r) = fetch(port, path) else { continue };
+        if r.status != 200 {
+            continue;
+        }
+        let Some(info) = crate::runtimes::sglang::parse_server_info(&r.body, path) else {
+            continue;
+        };
+        let v: Value = serde_json::from_str(&r.body).unwrap_or_default();
+        let model_path = v
+            .get("model_path")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        ev.push(http_evidence(
+            port,
+            path,
+            format!(
+                "SGLang server info{}",
+                info.max_total_num_tokens
+                    .map(|t| format!(", max_total_num_tokens {t}"))
+                    .unwrap_or_default()
+            ),
+        ));
+        return Some(LiveState {
+            server: "sglang".into(),
+            port,
+            n_ctx: v.get("context_length").and_then(Value::as_u64),
+            model_path,
+            ..Default::default()
+        });
+    }
+    None
+}
+
 /// Ollama `/api/ps`: `{"models":[{"name","size","size_vram","context_length",...}]}`.
 pub fn parse_ollama_ps(body: &str) -> Option<Vec<LoadedModel>> {
     let v: Value = serde_json::from_str(body).ok()?;
@@ -510,6 +551,25 @@ mod tests {
         let st = probe_with(WorkloadKind::Vllm, &[8000], &f).0.unwrap();
         assert_eq!(st.kv_cache_usage_ratio, Some(0.25));
         assert_eq!(st.slots_busy, Some(3));
+    }
+
+    #[test]
+    fn sglang_server_info_old_and_new_paths() {
+        let body = r#"{"model_path":"/m/Qwen3-8B","tp_size":1,"mem_fraction_static":0.88,"context_length":40960,"max_total_num_tokens":431000}"#;
+        let f = canned(HashMap::from([("/get_server_info", (200, body))]));
+        let (st, ev) = probe_with(WorkloadKind::Sglang, &[30000], &f);
+        let st = st.unwrap();
+        assert_eq!(st.server, "sglang");
+        assert_eq!(st.model_path.as_deref(), Some("/m/Qwen3-8B"));
+        assert_eq!(st.n_ctx, Some(40960));
+        assert!(ev[0].showed.contains("431000"), "{}", ev[0].showed);
+        let f = canned(HashMap::from([
+            ("/get_server_info", (404, "")),
+            ("/server_info", (200, body)),
+        ]));
+        assert!(probe_with(WorkloadKind::Sglang, &[1], &f).0.is_some());
+        let f = canned(HashMap::from([("/get_server_info", (200, "{}"))]));
+        assert!(probe_with(WorkloadKind::Sglang, &[1], &f).0.is_none());
     }
 
     #[test]

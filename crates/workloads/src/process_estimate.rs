@@ -174,3 +174,21 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
     i.notes.apply(e, &mut m);
     m
 }
+
+/// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
+/// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
+/// `overhead` this machine's probed CUDA context. No HTTP: `explain` adds the server's answers.
+pub fn runtime_estimate(
+    p: &Process,
+    w: &Workload,
+    proc_root: &Path,
+    device_total: Option<u64>,
+    overhead: Option<(u64, String)>,
+) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
+    if !crate::runtimes::covers(w.kind) {
+        return None;
+    }
+    let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, proc_root, device_total);
+    ctx.overhead = overhead;
+    crate::runtimes::estimate_for(&ctx, w)
+}

@@ -49,3 +49,59 @@ proptest! {
         let _ = parse_llama_log(&text);
     }
 }
+
+// vLLM / SGLang: command lines, logs and /metrics bodies of any shape give settings or an error,
+// and the lines the runtimes print come back with the printed values.
+mod runtimes {
+    use gpuledger_workloads::runtimes::sglang::{self, SglangSettings};
+    use gpuledger_workloads::runtimes::vllm::{self, VllmSettings};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_runtime_args_give_settings_or_an_error(args in prop::collection::vec(
+            prop_oneof![
+                Just("serve".to_string()), Just("--gpu-memory-utilization".to_string()),
+                Just("--max-model-len".to_string()), Just("-tp".to_string()),
+                Just("--block-size".to_string()), Just("--kv-cache-memory-bytes".to_string()),
+                Just("--mem-fraction-static".to_string()), Just("--tp-size".to_string()),
+                Just("--model-path".to_string()), Just("--enforce-eager".to_string()),
+                "\\PC{0,12}", "-?[0-9.]{1,25}[kKmMgG]?",
+            ], 0..12)) {
+            let _ = VllmSettings::from_args(&args, "p");
+            let _ = SglangSettings::from_args(&args, "p");
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
+            let _ = vllm::parse_log(&text);
+            let _ = vllm::parse_metrics(&text, "p");
+            let _ = vllm::labels(&text);
+            let _ = sglang::parse_log(&text);
+            let _ = sglang::parse_server_info(&text, "p");
+        }
+
+        #[test]
+        fn printed_lines_parse_back(
+            blocks in 0u64..10_000_000, tokens in 0u64..100_000_000, centi in 0u64..100_000,
+            junk in "[a-z ]{0,40}",
+        ) {
+            let gib = centi as f64 / 100.0;
+            let with_commas = gpuledger_workloads::runtimes::hf::thousands(tokens);
+            let text = format!(
+                "{junk}\nINFO 01-01 [gpu_worker.py:1] Available KV cache memory: {gib:.2} GiB\n\
+                 INFO [kv_cache_utils.py:2] GPU KV cache size: {with_commas} tokens\n\
+                 INFO [executor_base.py:3] # GPU blocks: {blocks}, # CPU blocks: 2048\n{junk}\n"
+            );
+            let l = vllm::parse_log(&text);
+            prop_assert_eq!(l.kv_tokens, Some(tokens));
+            prop_assert_eq!(l.gpu_blocks, Some(blocks));
+            prop_assert_eq!(format!("{:.2}", l.kv_gib.unwrap()), format!("{gib:.2}"));
+            let s = sglang::parse_log(&format!(
+                "[2025-01-01 TP0] KV Cache is allocated. #tokens: {tokens}, K size: {gib:.2} GB, V size: {gib:.2} GB\n"
+            ));
+            prop_assert_eq!(s.max_total_num_tokens, Some(tokens));
+            prop_assert_eq!(format!("{:.2}", s.k_gib.unwrap()), format!("{gib:.2}"));
+        }
+    }
+}

@@ -14,7 +14,7 @@ use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{probe, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
-use gpuledger_workloads::runtimes::{self, Asked};
+use gpuledger_workloads::runtimes::{self, Asked, RuntimeEstimate};
 use serde::Serialize;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -44,6 +44,9 @@ pub struct Args {
 struct EstimatedLedger {
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<Estimate>,
+    /// vLLM, SGLang, PyTorch: the runtime's ledger (parts, why, reported figures, inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: Option<RuntimeEstimate>,
     /// Why there is no estimate.
     #[serde(skip_serializing_if = "Option::is_none")]
     unavailable: Option<String>,
@@ -346,9 +349,14 @@ fn render(e: &Explanation, snap: &Snapshot) -> String {
     }
 
     if let Some(est) = &e.estimated {
-        out.push_str(
-            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n",
-        );
+        out.push_str(if est.runtime.is_some() {
+            "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+        } else {
+            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
+        });
+        if let Some(r) = &est.runtime {
+            super::explain_runtime::render(&mut out, r, est.measured_gpu_bytes);
+        }
         match (&est.estimate, &est.unavailable) {
             (Some(x), _) => {
                 for line in render_text(x).lines() {
@@ -505,6 +513,7 @@ fn estimated_ledger(
 ) -> EstimatedLedger {
     let mut led = EstimatedLedger {
         estimate: None,
+        runtime: None,
         unavailable: None,
         runtime_reported: Vec::new(),
         measured_gpu_bytes: None,
@@ -525,6 +534,23 @@ fn estimated_ledger(
         .iter()
         .find_map(|u| snap.device_by_uuid(&u.device))
         .map(|d| d.vendor);
+    if let Some(r) = super::explain_runtime::ledger(args, global, p, w, snap) {
+        match r {
+            Ok(r) => {
+                led.measured_gpu_bytes = p
+                    .usage
+                    .iter()
+                    .filter_map(|u| u.memory_bytes)
+                    .reduce(|a, b| a + b);
+                led.measured_minus_estimated_bytes = led
+                    .measured_gpu_bytes
+                    .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
+                led.runtime = Some(r);
+            }
+            Err(why) => led.unavailable = Some(why),
+        }
+        return led;
+    }
     // Runtimes whose settings live in their own state (Ollama's runner, LM Studio's engine): ask
     // their API on loopback, then build the inputs from what it said.
     let asked = if may_probe {

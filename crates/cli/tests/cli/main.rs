@@ -14,6 +14,7 @@ mod estimate_cli;
 mod explain;
 mod explain_llama;
 mod explain_ollama;
+mod explain_runtimes;
 mod hostile_files;
 mod hostile_text;
 mod kill;

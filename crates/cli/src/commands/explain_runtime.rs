@@ -1,0 +1,83 @@
+//! `explain` for runtimes with their own recipe (vLLM, SGLang, PyTorch/ComfyUI): the estimate
+//! from `gpuledger_workloads::runtimes`, with the server's loopback answers and `--log` figures
+//! beside it. Kept apart from explain.rs so the llama.cpp path stays as it was.
+
+use super::explain::Args;
+use crate::Global;
+use gpuledger_model::units::human_opt;
+use gpuledger_model::{Process, Snapshot, Workload};
+use gpuledger_workloads::live::get;
+use gpuledger_workloads::runtimes::{self, ProcessContext, RuntimeEstimate};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// The runtime's ledger, or `None` when `w.kind` has no recipe here.
+pub(super) fn ledger(
+    args: &Args,
+    global: &Global,
+    p: &Process,
+    w: &Workload,
+    snap: &Snapshot,
+) -> Option<Result<RuntimeEstimate, String>> {
+    if !runtimes::covers(w.kind) {
+        return None;
+    }
+    if global.args.replay.is_some() {
+        // A replay shows what was estimated then; the live /proc is another moment.
+        return Some(
+            p.estimate
+                .clone()
+                .map(|summary| RuntimeEstimate {
+                    summary,
+                    inputs: Vec::new(),
+                })
+                .ok_or_else(|| "replay: the snapshot carries no estimate for this process".into()),
+        );
+    }
+    let device_total = p
+        .usage
+        .iter()
+        .find_map(|u| snap.device_by_uuid(&u.device))
+        .and_then(|d| d.memory.total_bytes);
+    let mut ctx = ProcessContext::read(p, w.kind, &global.args.proc_root, device_total);
+    ctx.overhead = crate::overhead::probed_context();
+    let timeout = Duration::from_millis(args.probe_timeout_ms);
+    let fetch = move |port: u16, path: &str| get(port, path, timeout);
+    if !args.no_probe && !p.listen_ports.is_empty() {
+        ctx.fetch = Some((&p.listen_ports, &fetch));
+    }
+    let mut r = runtimes::estimate_for(&ctx, w)?;
+    if let (Ok(est), Some(log)) = (&mut r, &args.log) {
+        match gpuledger_sources::regular::read_regular_prefix(log, 64 << 20) {
+            Ok(b) => est.summary.reported.extend(runtimes::reported_from_log(
+                w.kind,
+                &String::from_utf8_lossy(&b),
+                &log.display().to_string(),
+            )),
+            Err(e) => est
+                .summary
+                .not_modelled
+                .push(format!("runtime log {}: cannot read: {e}", log.display())),
+        }
+    }
+    Some(r)
+}
+
+/// The runtime's ledger as text, with measured − estimated where the driver measured the process.
+pub(super) fn render(out: &mut String, r: &RuntimeEstimate, measured: Option<u64>) {
+    for line in runtimes::render_text(r).lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    if let Some(m) = measured {
+        let e = r.summary.total_gpu_bytes;
+        let d = m as i64 - e as i64;
+        let _ = writeln!(
+            out,
+            "  measured {} (driver) vs estimated {}: the driver reports {} {}",
+            human_opt(Some(m)),
+            human_opt(Some(e)),
+            human_opt(Some(d.unsigned_abs())),
+            if d >= 0 { "more" } else { "less" },
+        );
+    }
+}

@@ -1,0 +1,534 @@
+//! `explain` and `snapshot` for vLLM, SGLang and ComfyUI processes: real processes started with
+//! the runtimes' real command lines (`python3 -m vllm.entrypoints.openai.api_server --model DIR
+//! ...`; tests/cli/fake_runtime.py stands in for the runtime and serves recorded HTTP answers on its
+//! own loopback port), the fake NVML charging them GPU memory, the real /proc. The model folders
+//! hold the published TinyLlama config.json and safetensors files the real package wrote.
+
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEVICE_TOTAL: u64 = 25769803776; // 24 GiB
+const MEASURED: u64 = 22548578304; // 21 GiB charged to the process
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python() -> Option<PathBuf> {
+    let ok = Command::new("python3")
+        .arg("-c")
+        .arg("import http.server, mmap")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "python3 is required under CI"
+        );
+        eprintln!("skipped: no python3");
+        return None;
+    }
+    Some("python3".into())
+}
+
+/// A running stand-in runtime, killed on drop (its engine child exits when it goes).
+struct Fake {
+    child: Child,
+    port: u16,
+    engine: u32,
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The packages and script paths the real command lines name, each running fake_runtime.main().
+fn stage(dir: &Path) -> PathBuf {
+    let pk = dir.join("pkgs");
+    let run = "import fake_runtime\nfake_runtime.main()\n";
+    for (p, body) in [
+        ("vllm/__init__.py", ""),
+        ("vllm/entrypoints/__init__.py", ""),
+        ("vllm/entrypoints/openai/__init__.py", ""),
+        ("vllm/entrypoints/openai/api_server.py", run),
+        ("sglang/__init__.py", ""),
+        ("sglang/launch_server.py", run),
+        ("ComfyUI/main.py", run),
+    ] {
+        let f = pk.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, body).unwrap();
+    }
+    pk
+}
+
+fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
+    let pk = stage(dir);
+    let ready = dir.join(format!("ready-{}", args.len()));
+    let _ = std::fs::remove_file(&ready);
+    let mut c = Command::new(py);
+    c.args(args)
+        .current_dir(&pk)
+        .env(
+            "PYTHONPATH",
+            format!(
+                "{}:{}",
+                pk.display(),
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests")
+                    .display()
+            ),
+        )
+        .env("FAKE_READY", &ready)
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let child = c.spawn().expect("spawn python3");
+    let mut f = Fake {
+        child,
+        port: 0,
+        engine: 0,
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(t) = std::fs::read_to_string(&ready) {
+            let mut it = t.split_whitespace().map(|x| x.parse::<u32>().unwrap());
+            f.port = it.next().unwrap() as u16;
+            f.engine = it.next().unwrap();
+            return f;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stand-in runtime did not start"
+        );
+        assert!(
+            f.child.try_wait().unwrap().is_none(),
+            "the stand-in runtime exited"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+/// A model folder: TinyLlama's published config.json and the package-written shards + index.
+fn model_dir(dir: &Path) -> PathBuf {
+    let m = dir.join("TinyLlama-1.1B-Chat-v1.0");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::copy(
+        repo().join("fixtures/vllm/tinyllama-1.1b-chat-config.json"),
+        m.join("config.json"),
+    )
+    .unwrap();
+    for e in std::fs::read_dir(repo().join("fixtures/safetensors/sharded")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, m.join(p.file_name().unwrap())).unwrap();
+    }
+    m
+}
+
+/// The sharded fixture's tensor bytes, as the safetensors package wrote them.
+fn package_total() -> u64 {
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("fixtures/safetensors/expected.json")).unwrap(),
+    )
+    .unwrap();
+    v["files"]["sharded/total_size"].as_u64().unwrap()
+}
+
+fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
+    scenario(&format!(
+        "driver|version=550.54.15\ndevice|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-1|total={DEVICE_TOTAL}|used={MEASURED}|free={}|gpu=1|mem=1\ncompute|dev=0|pid={pid}|mem={MEASURED}\n",
+        DEVICE_TOTAL - MEASURED
+    ))
+}
+
+fn run(pid: u32, args: &[&str]) -> String {
+    let (_d, sc) = nvml_scenario(pid);
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(fake_nvml())
+        .args(args)
+        .env("FAKE_NVML_SCENARIO", &sc)
+        .env("XDG_DATA_HOME", _d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
+    let p = pid.to_string();
+    let mut a = vec!["explain", p.as_str()];
+    a.extend(extra);
+    let text = run(pid, &a);
+    a.push("--json");
+    (serde_json::from_str(&run(pid, &a)).unwrap(), text)
+}
+
+fn snapshot_process(pid: u32) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(&run(pid, &["snapshot", "--json"])).unwrap();
+    v["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == pid)
+        .cloned()
+        .expect("process in the snapshot")
+}
+
+#[test]
+fn vllm_server_and_its_engine_core() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_dir(dir.path());
+    let metrics = repo().join("fixtures/vllm/tinyllama-cpu-v0-metrics.txt");
+    let routes = format!("{{\"/metrics\": {:?}}}", metrics.display().to_string());
+    let f = start(
+        dir.path(),
+        &py,
+        &[
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            m.to_str().unwrap(),
+            "--gpu-memory-utilization",
+            "0.5",
+            "--max-model-len",
+            "2048",
+        ],
+        &[
+            ("FAKE_ROUTES", routes),
+            ("FAKE_CHILD_COMM", "VLLM::EngineCore".into()),
+        ],
+    );
+    let weights = package_total();
+
+    // explain asks /metrics: the server's own gpu_memory_utilization (0.9) and block count win.
+    let (v, text) = explain(f.child.id(), &[]);
+    assert_eq!(v["workload"]["kind"], "vllm", "{}", v["workload"]);
+    let est = &v["estimated"];
+    let s = &est["runtime"]["summary"];
+    assert_eq!(s["recipe"], "vllm");
+    assert_eq!(s["weights_gpu_bytes"], weights);
+    // 11,915 blocks × TinyLlama's 360,448-byte block.
+    assert_eq!(s["kv_cache_gpu_bytes"], 11915u64 * 360448);
+    assert_eq!(s["total_gpu_bytes"], (DEVICE_TOTAL as f64 * 0.9) as u64);
+    let why = s["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("vLLM reserves 90 % of this GPU (`--gpu-memory-utilization 0.9`, from its /metrics): 0.00 GiB weights, 4.00 GiB KV cache in 11,915 blocks of 16 tokens, the rest ("),
+        "{why}"
+    );
+    // Measured stays measured: the driver's figure and the difference, nothing added.
+    assert_eq!(est["measured_gpu_bytes"], MEASURED);
+    assert_eq!(
+        est["measured_minus_estimated_bytes"].as_i64().unwrap(),
+        MEASURED as i64 - (DEVICE_TOTAL as f64 * 0.9) as i64
+    );
+    assert_eq!(v["process"]["usage"][0]["memory_bytes"], MEASURED);
+    let reported = s["reported"].as_array().unwrap();
+    assert!(
+        reported.iter().any(|r| r["what"] == "num_gpu_blocks"
+            && r["source"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("GET http://127.0.0.1:{}/metrics", f.port))),
+        "{reported:?}"
+    );
+    let inputs = est["runtime"]["inputs"].as_array().unwrap();
+    assert!(inputs
+        .iter()
+        .any(|i| i["name"] == "max_model_len" && i["value"] == "2048"));
+    assert!(text.contains("MEASURED (reported by the driver)"), "{text}");
+    assert!(
+        text.contains("ESTIMATED (computed from config.json"),
+        "{text}"
+    );
+    assert!(text.contains(why), "{text}");
+    assert!(text.contains("runtime reports"), "{text}");
+
+    // --no-probe: the command line's 0.5, and the KV cache is not invented.
+    let (v, _) = explain(f.child.id(), &["--no-probe"]);
+    let s = &v["estimated"]["runtime"]["summary"];
+    assert_eq!(s["kv_cache_gpu_bytes"], serde_json::Value::Null);
+    assert_eq!(s["total_gpu_bytes"], DEVICE_TOTAL / 2);
+    assert!(s["not_modelled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("block count")));
+
+    // The collection path (no HTTP): the snapshot carries the same ledger from the flags.
+    let p = snapshot_process(f.child.id());
+    assert_eq!(p["estimate"]["recipe"], "vllm", "{p}");
+    assert_eq!(p["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
+    assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], serde_json::Value::Null);
+
+    // The engine process: its title replaced its command line; the server's is used.
+    let (v, _) = explain(f.engine, &["--no-probe"]);
+    assert_eq!(v["workload"]["kind"], "vllm", "{}", v["workload"]);
+    let r = &v["estimated"]["runtime"];
+    assert_eq!(r["summary"]["total_gpu_bytes"], DEVICE_TOTAL / 2, "{r}");
+    let src = r["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "gpu_memory_utilization")
+        .unwrap()["source"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        src.contains(&format!(
+            "/proc/{}/cmdline (the parent server",
+            f.child.id()
+        )),
+        "{src}"
+    );
+}
+
+#[test]
+fn sglang_server_info() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_dir(dir.path());
+    let info = dir.path().join("server_info.json");
+    std::fs::write(
+        &info,
+        format!(
+            r#"{{"model_path":{:?},"tp_size":1,"mem_fraction_static":0.8,"kv_cache_dtype":"auto","context_length":2048,"max_total_num_tokens":150000}}"#,
+            m.display().to_string()
+        ),
+    )
+    .unwrap();
+    let routes = format!("{{\"/get_server_info\": {:?}}}", info.display().to_string());
+    let f = start(
+        dir.path(),
+        &py,
+        &[
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            m.to_str().unwrap(),
+            "--port",
+            "0",
+        ],
+        &[("FAKE_ROUTES", routes)],
+    );
+    let (v, text) = explain(f.child.id(), &[]);
+    assert_eq!(v["workload"]["kind"], "sglang", "{}", v["workload"]);
+    assert_eq!(v["live"]["server"], "sglang");
+    let s = &v["estimated"]["runtime"]["summary"];
+    // 150,000 tokens × (2 × 22 layers × 4 KV heads × 64 × 2 B).
+    assert_eq!(s["kv_cache_gpu_bytes"], 150000u64 * 22528);
+    assert_eq!(s["total_gpu_bytes"], (DEVICE_TOTAL as f64 * 0.8) as u64);
+    assert_eq!(s["compute_gpu_bytes"], serde_json::Value::Null);
+    assert!(
+        text.contains("SGLang keeps 80 % of this GPU as a static pool"),
+        "{text}"
+    );
+    // Without the server's answer the fraction SGLang chose is unknown, and said so.
+    let (v, _) = explain(f.child.id(), &["--no-probe"]);
+    let s = &v["estimated"]["runtime"]["summary"];
+    assert_eq!(s["kv_cache_gpu_bytes"], serde_json::Value::Null);
+    assert_eq!(s["total_gpu_bytes"], package_total());
+    assert!(s["why"].as_str().unwrap().contains("not known here"));
+}
+
+#[test]
+fn comfyui_weights_from_open_files_only() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("sd_xl_base.safetensors");
+    std::fs::copy(repo().join("fixtures/safetensors/numpy.safetensors"), &st).unwrap();
+    let pt = dir.path().join("upscaler.pt");
+    std::fs::write(&pt, vec![7u8; 12345]).unwrap();
+    let f = start(
+        dir.path(),
+        &py,
+        &["ComfyUI/main.py", "--listen", "127.0.0.1"],
+        &[
+            ("FAKE_MAP", st.display().to_string()),
+            ("FAKE_OPEN", pt.display().to_string()),
+            ("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True".into()),
+        ],
+    );
+    let (v, text) = explain(f.child.id(), &["--no-probe"]);
+    assert_eq!(v["workload"]["kind"], "comfyui", "{}", v["workload"]);
+    let s = &v["estimated"]["runtime"]["summary"];
+    let exp: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("fixtures/safetensors/expected.json")).unwrap(),
+    )
+    .unwrap();
+    let st_bytes: u64 = exp["files"]["numpy.safetensors"]["tensors"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|t| t["bytes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(s["weights_gpu_bytes"], st_bytes + 12345, "{s}");
+    assert_eq!(s["kv_cache_gpu_bytes"], serde_json::Value::Null);
+    assert_eq!(s["compute_gpu_bytes"], serde_json::Value::Null);
+    assert_eq!(s["n_ctx"], serde_json::Value::Null);
+    let nm: Vec<&str> = s["not_modelled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        nm.iter()
+            .any(|n| n.contains("caching allocator") && n.contains("expandable_segments:True")),
+        "{nm:?}"
+    );
+    assert!(nm.iter().any(|n| n.contains("activations")), "{nm:?}");
+    let inputs = v["estimated"]["runtime"]["inputs"].as_array().unwrap();
+    assert!(inputs
+        .iter()
+        .any(|i| i["value"].as_str().unwrap().contains("file size")
+            && i["source"].as_str().unwrap().ends_with("/fd")));
+    assert!(text.contains("ComfyUI has"), "{text}");
+}
+
+#[test]
+fn a_bad_model_folder_is_a_reason_not_a_failure() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("broken");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::copy(
+        repo().join("fixtures/vllm/tinyllama-1.1b-chat-config.json"),
+        m.join("config.json"),
+    )
+    .unwrap();
+    // A shard whose header claims 200 MB.
+    let mut b = 200_000_000u64.to_le_bytes().to_vec();
+    b.extend_from_slice(b"{}");
+    std::fs::write(m.join("model.safetensors"), b).unwrap();
+    let f = start(
+        dir.path(),
+        &py,
+        &[
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            m.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let (v, _) = explain(f.child.id(), &["--no-probe"]);
+    let why = v["estimated"]["unavailable"].as_str().unwrap();
+    assert!(
+        why.contains("model.safetensors") && why.contains("over the limit"),
+        "{why}"
+    );
+}
+
+#[test]
+fn vllm_console_script_with_a_hub_model_and_its_log() {
+    if python().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    stage(dir.path());
+    // The hub cache the process itself would use (HF_HOME), with refs/main naming the snapshot.
+    let repo_dir = dir
+        .path()
+        .join("hf/hub/models--TinyLlama--TinyLlama-1.1B-Chat-v1.0");
+    let snap = repo_dir.join("snapshots/fe8a4ea1ffedaf415f4da2f062534de366a451e6");
+    std::fs::create_dir_all(&snap).unwrap();
+    std::fs::create_dir_all(repo_dir.join("refs")).unwrap();
+    std::fs::write(
+        repo_dir.join("refs/main"),
+        "fe8a4ea1ffedaf415f4da2f062534de366a451e6",
+    )
+    .unwrap();
+    let m = model_dir(dir.path());
+    for e in std::fs::read_dir(&m).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, snap.join(p.file_name().unwrap())).unwrap();
+    }
+    // pip's console script: `#!/path/to/python3` then the entry point; comm becomes `vllm`.
+    let real_py = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, os; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real_py = String::from_utf8(real_py.stdout).unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("vllm");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport fake_runtime\nfake_runtime.main()\n",
+            real_py.trim()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let f = start(
+        dir.path(),
+        &script,
+        &[
+            "serve",
+            "TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+            "--gpu-memory-utilization",
+            "0.6",
+        ],
+        &[
+            ("HF_HOME", dir.path().join("hf").display().to_string()),
+            ("HF_TOKEN", "hf_notarealsecret0123456789".into()),
+        ],
+    );
+    let log = repo().join("fixtures/vllm/llama-3.1-8b-rtx3090-v0.log");
+    let (v, text) = explain(
+        f.child.id(),
+        &["--no-probe", "--log", log.to_str().unwrap()],
+    );
+    assert_eq!(v["workload"]["kind"], "vllm", "{}", v["workload"]);
+    let r = &v["estimated"]["runtime"];
+    let model = r["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "model")
+        .unwrap();
+    assert_eq!(model["value"], snap.display().to_string());
+    assert!(
+        model["source"]
+            .as_str()
+            .unwrap()
+            .contains("HF_HOME/hub), refs/main = fe8a4ea1"),
+        "{model}"
+    );
+    assert_eq!(
+        r["summary"]["total_gpu_bytes"],
+        (DEVICE_TOTAL as f64 * 0.6) as u64
+    );
+    // The log's own figures sit beside the estimate, as reported, with the log as source.
+    let rep = r["summary"]["reported"].as_array().unwrap();
+    let loading = rep
+        .iter()
+        .find(|f| f["what"] == "model loading took")
+        .expect("weights line from the log");
+    assert_eq!(loading["bytes"], (14.9888 * (1u64 << 30) as f64) as u64);
+    assert_eq!(loading["source"], log.display().to_string());
+    assert!(rep
+        .iter()
+        .any(|f| f["what"] == "GPU blocks" && f["text"] == "1,952"));
+    // Only the hub-cache names were read from the environment: no token anywhere.
+    let all = format!("{v}{text}");
+    assert!(!all.contains("hf_notarealsecret"), "a secret leaked");
+}

@@ -1,0 +1,63 @@
+"""A stand-in for vLLM / SGLang / ComfyUI processes in explain_runtimes.rs: run with the real
+runtimes' command lines (`python3 -m vllm.entrypoints.openai.api_server --model DIR ...`,
+`python3 -m sglang.launch_server --model-path DIR ...`, `python3 ComfyUI/main.py`), it serves
+recorded HTTP answers on a loopback port of its own, maps or opens the files it is told to, and
+can start an engine child whose title is `VLLM::EngineCore`, like vLLM's V1 engine.
+
+Environment: FAKE_ROUTES (JSON path -> file with the recorded body), FAKE_MAP / FAKE_OPEN
+(os.pathsep-separated files to mmap / keep open), FAKE_CHILD_COMM (title of a child to start),
+FAKE_READY (file to write "port child_pid" into once listening).
+"""
+import http.server
+import json
+import mmap
+import os
+import subprocess
+import sys
+
+
+def main():
+    routes = json.loads(os.environ.get("FAKE_ROUTES", "{}"))
+    keep = []
+    for p in filter(None, os.environ.get("FAKE_MAP", "").split(os.pathsep)):
+        f = open(p, "rb")
+        keep.append((f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)))
+    for p in filter(None, os.environ.get("FAKE_OPEN", "").split(os.pathsep)):
+        keep.append(open(p, "rb"))
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            path = routes.get(self.path)
+            if path is None:
+                self.send_response(404)
+                self.end_headers()
+                return
+            body = open(path, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    child = 0
+    title = os.environ.get("FAKE_CHILD_COMM")
+    if title:
+        code = (
+            "import os, time\n"
+            f"open('/proc/self/comm', 'w').write({title!r})\n"
+            "ppid = os.getppid()\n"
+            "while os.getppid() == ppid: time.sleep(0.2)\n"
+        )
+        child = subprocess.Popen([sys.executable, "-c", code]).pid
+    ready = os.environ["FAKE_READY"]
+    with open(ready + ".tmp", "w") as f:
+        f.write(f"{srv.server_address[1]} {child}")
+    os.rename(ready + ".tmp", ready)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+//! A Hugging Face model folder: where it is (a path on the command line, or the hub cache the
+//! process itself would use) and what its `config.json` says about attention (layers, KV heads,
+//! head size, dtype, MLA). Bounded reads; errors name the file.
+
+use gpuledger_sources::regular::{read_regular, read_regular_prefix};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The largest `config.json` read (real ones are a few KiB).
+const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
+/// The environment names a model lookup may read from `/proc/PID/environ`: where the hub cache
+/// is, and the allocator setting. Nothing else (tokens and keys never leave the process).
+pub const ENV_NAMES: &[&str] = &[
+    "HOME",
+    "HF_HOME",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "PYTORCH_CUDA_ALLOC_CONF",
+];
+
+/// `ENV_NAMES` from a process's environment.
+pub fn process_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
+    let Ok(raw) = read_regular_prefix(&proc_root.join(pid.to_string()).join("environ"), 1 << 20)
+    else {
+        return Vec::new();
+    };
+    raw.split(|&b| b == 0)
+        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
+        .filter(|(k, _)| ENV_NAMES.contains(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn env<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    env.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// The hub cache folder the process would use, and which variable said so.
+pub fn hub_cache(e: &[(String, String)]) -> Option<(PathBuf, String)> {
+    if let Some(v) = env(e, "HF_HUB_CACHE") {
+        return Some((PathBuf::from(v), "HF_HUB_CACHE".into()));
+    }
+    if let Some(v) = env(e, "HUGGINGFACE_HUB_CACHE") {
+        return Some((PathBuf::from(v), "HUGGINGFACE_HUB_CACHE".into()));
+    }
+    if let Some(v) = env(e, "HF_HOME") {
+        return Some((Path::new(v).join("hub"), "HF_HOME/hub".into()));
+    }
+    env(e, "HOME").map(|h| {
+        (
+            Path::new(h).join(".cache/huggingface/hub"),
+            "HOME/.cache/huggingface/hub".into(),
+        )
+    })
+}
+
+/// Find the model folder for `model` as the runtime was given it: a folder (absolute, or relative
+/// to the process's working directory), or a hub id `ORG/NAME` in the process's hub cache
+/// (`models--ORG--NAME/snapshots/<refs/main or the only snapshot>`). Returns the folder and how
+/// it was found.
+pub fn resolve_model(
+    model: &str,
+    cwd: Option<&Path>,
+    e: &[(String, String)],
+) -> Result<(PathBuf, String), String> {
+    let p = Path::new(model);
+    let local = if p.is_absolute() {
+        Some(p.to_path_buf())
+    } else {
+        cwd.map(|c| c.join(p))
+    };
+    if let Some(l) = local.filter(|l| l.exists()) {
+        let dir = if l.is_file() {
+            l.parent().map(Path::to_path_buf).unwrap_or(l)
+        } else {
+            l
+        };
+        return Ok((dir, "path on the command line".into()));
+    }
+    let parts: Vec<&str> = model.split('/').collect();
+    if parts.len() != 2
+        || parts
+            .iter()
+            .any(|s| s.is_empty() || *s == "." || *s == "..")
+    {
+        return Err(format!(
+            "model {model:?}: not a folder we can see, and not a hub id ORG/NAME"
+        ));
+    }
+    let (hub, how) = hub_cache(e).ok_or_else(|| {
+        format!("model {model}: the process has no HOME or HF_HOME to find its hub cache")
+    })?;
+    let repo = hub.join(format!("models--{}--{}", parts[0], parts[1]));
+    let snaps = repo.join("snapshots");
+    let rev = read_regular(&repo.join("refs/main"), 256)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty() && !s.contains(['/', '\\']) && s != "..");
+    if let Some(r) = rev {
+        let d = snaps.join(&r);
+        if d.is_dir() {
+            return Ok((d, format!("hub cache ({how}), refs/main = {r}")));
+        }
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&snaps)
+        .map_err(|e| format!("model {model}: {}: {e}", snaps.display()))?
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|d| d.is_dir())
+        .take(1000)
+        .collect();
+    dirs.sort();
+    match dirs.len() {
+        0 => Err(format!(
+            "model {model}: no snapshot under {}",
+            snaps.display()
+        )),
+        1 => Ok((
+            dirs.remove(0),
+            format!("hub cache ({how}), the only snapshot"),
+        )),
+        n => Err(format!(
+            "model {model}: {n} snapshots under {} and no refs/main to choose one",
+            snaps.display()
+        )),
+    }
+}
+
+/// What the KV recipes need from `config.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelConfig {
+    pub path: PathBuf,
+    pub model_type: Option<String>,
+    pub n_layer: u64,
+    pub n_head: u64,
+    pub n_kv_head: u64,
+    pub head_dim: u64,
+    /// `torch_dtype` (or `dtype`): `bfloat16`, `float16`, `float32`.
+    pub dtype: Option<String>,
+    /// Multi-head latent attention: `kv_lora_rank + qk_rope_head_dim` values per token and layer.
+    pub mla_dim: Option<u64>,
+    pub quant_method: Option<String>,
+    pub max_position_embeddings: Option<u64>,
+    /// Hybrid or windowed attention the recipe counts as full attention on every layer.
+    pub non_uniform_layers: Option<String>,
+}
+
+impl ModelConfig {
+    /// Read `DIR/config.json`.
+    pub fn read(dir: &Path) -> Result<ModelConfig, String> {
+        let path = dir.join("config.json");
+        let bytes = read_regular(&path, MAX_CONFIG_BYTES)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Self::parse(&bytes, &path)
+    }
+
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<ModelConfig, String> {
+        let top: Value = serde_json::from_slice(bytes)
+            .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+        // Multimodal models keep the language model's numbers in text_config.
+        let v = if top.get("num_hidden_layers").is_none() {
+            top.get("text_config").unwrap_or(&top)
+        } else {
+            &top
+        };
+        let num = |k: &str| v.get(k).and_then(Value::as_u64);
+        let missing = |k: &str| format!("{}: no {k}", path.display());
+        let n_layer = num("num_hidden_layers").ok_or_else(|| missing("num_hidden_layers"))?;
+        let n_head = num("num_attention_heads").ok_or_else(|| missing("num_attention_heads"))?;
+        if n_layer == 0 || n_head == 0 || n_layer > 100_000 || n_head > 100_000 {
+            return Err(format!(
+                "{}: implausible num_hidden_layers {n_layer} / num_attention_heads {n_head}",
+                path.display()
+            ));
+        }
+        let n_kv_head = num("num_key_value_heads").unwrap_or(n_head);
+        let head_dim = match num("head_dim") {
+            Some(h) => h,
+            None => num("hidden_size").ok_or_else(|| missing("head_dim or hidden_size"))? / n_head,
+        };
+        if head_dim == 0 || head_dim > 1 << 20 || n_kv_head == 0 || n_kv_head > 100_000 {
+            return Err(format!(
+                "{}: implausible head_dim {head_dim} / num_key_value_heads {n_kv_head}",
+                path.display()
+            ));
+        }
+        let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let mla_dim = match (num("kv_lora_rank"), num("qk_rope_head_dim")) {
+            (Some(r), Some(rope)) => Some(r + rope),
+            _ => None,
+        };
+        let non_uniform_layers = if v.get("layer_types").is_some() {
+            Some("layer_types (hybrid or sliding-window layers)".to_string())
+        } else if num("sliding_window").is_some()
+            && v.get("use_sliding_window").and_then(Value::as_bool) != Some(false)
+        {
+            Some("sliding_window".to_string())
+        } else {
+            None
+        };
+        Ok(ModelConfig {
+            path: path.to_path_buf(),
+            model_type: s(v, "model_type").or_else(|| s(&top, "model_type")),
+            n_layer,
+            n_head,
+            n_kv_head,
+            head_dim,
+            dtype: s(v, "torch_dtype")
+                .or_else(|| s(v, "dtype"))
+                .or_else(|| s(&top, "torch_dtype"))
+                .or_else(|| s(&top, "dtype")),
+            mla_dim,
+            quant_method: top
+                .pointer("/quantization_config/quant_method")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            max_position_embeddings: num("max_position_embeddings"),
+            non_uniform_layers,
+        })
+    }
+}
+
+/// Bytes of one element of a KV cache dtype as vLLM and SGLang name them; `auto` takes the
+/// model's dtype. `None`: a packed or scaled format the recipe does not size.
+pub fn kv_dtype_bytes(kv: &str, model_dtype: &str) -> Option<u64> {
+    let kv = kv.to_ascii_lowercase();
+    let name = if kv == "auto" {
+        model_dtype.to_ascii_lowercase()
+    } else {
+        kv
+    };
+    match name.as_str() {
+        // vLLM and SGLang run a float32 checkpoint in 16 bits unless told otherwise.
+        "bfloat16" | "bf16" | "float16" | "fp16" | "half" | "float32" | "float" | "auto" => Some(2),
+        "fp8" | "fp8_e4m3" | "fp8_e5m2" | "fp8_inc" => Some(1),
+        _ => None,
+    }
+}
+
+/// `X.XX GiB`.
+pub fn gib(b: u64) -> String {
+    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+/// 27000 → `27,000`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_defaults_and_text_config() {
+        let c = ModelConfig::parse(
+            br#"{"model_type":"llava","text_config":{"num_hidden_layers":32,"num_attention_heads":32,"hidden_size":4096,"torch_dtype":"float16"}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap();
+        assert_eq!((c.n_layer, c.n_kv_head, c.head_dim), (32, 32, 128));
+        assert_eq!(c.dtype.as_deref(), Some("float16"));
+        let e = ModelConfig::parse(b"{}", Path::new("/m/config.json")).unwrap_err();
+        assert!(
+            e.contains("/m/config.json") && e.contains("num_hidden_layers"),
+            "{e}"
+        );
+        let e = ModelConfig::parse(b"[", Path::new("/m/config.json")).unwrap_err();
+        assert!(e.starts_with("/m/config.json"), "{e}");
+    }
+
+    #[test]
+    fn hub_cache_order() {
+        let e = vec![
+            ("HOME".to_string(), "/home/a".to_string()),
+            ("HF_HOME".to_string(), "/data/hf".to_string()),
+        ];
+        assert_eq!(hub_cache(&e).unwrap().0, PathBuf::from("/data/hf/hub"));
+        assert_eq!(
+            hub_cache(&e[..1]).unwrap().0,
+            PathBuf::from("/home/a/.cache/huggingface/hub")
+        );
+        assert_eq!(thousands(27000), "27,000");
+        assert_eq!(thousands(178880), "178,880");
+        assert_eq!(thousands(12), "12");
+    }
+
+    #[test]
+    fn hub_snapshot_by_refs_main() {
+        let d = std::env::temp_dir().join(format!("gl-hf-{}", std::process::id()));
+        let repo = d.join("hub/models--Org--Tiny");
+        std::fs::create_dir_all(repo.join("snapshots/abc")).unwrap();
+        std::fs::create_dir_all(repo.join("snapshots/def")).unwrap();
+        std::fs::create_dir_all(repo.join("refs")).unwrap();
+        let env = vec![("HF_HOME".to_string(), d.display().to_string())];
+        let e = resolve_model("Org/Tiny", None, &env).unwrap_err();
+        assert!(e.contains("2 snapshots"), "{e}");
+        std::fs::write(repo.join("refs/main"), "def\n").unwrap();
+        let (p, how) = resolve_model("Org/Tiny", None, &env).unwrap();
+        assert_eq!(p, repo.join("snapshots/def"));
+        assert!(how.contains("refs/main"), "{how}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

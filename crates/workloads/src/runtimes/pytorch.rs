@@ -1,0 +1,216 @@
+//! PyTorch programs (ComfyUI, transformers scripts, training jobs): only what can be known from
+//! outside the process. The weight files it has mapped or open (safetensors: the exact tensor
+//! bytes from their headers; `.pt`/`.pth`/`.ckpt`/`.bin`: the file size, which is what a pickle
+//! checkpoint holds give or take its framing), this machine's probed CUDA context cost when a
+//! probe was saved, and `PYTORCH_CUDA_ALLOC_CONF` when set. Activations, the caching allocator's
+//! reserve and any KV cache are the program's own business: named, never sized.
+
+use super::hf::gib;
+use super::{Input, ProcessContext, RuntimeEstimate};
+use crate::safetensors;
+use gpuledger_model::{EstimatedMemory, EvidenceKind, Workload, WorkloadKind};
+use std::path::Path;
+
+/// Model files the identification saw mapped or open (`/proc/PID/maps`, `/proc/PID/fd`).
+pub fn model_files(w: &Workload) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for e in &w.evidence {
+        if e.kind != EvidenceKind::ModelFile || !e.source.starts_with("/proc/") {
+            continue;
+        }
+        let Some(p) = e.showed.strip_prefix("model file ") else {
+            continue;
+        };
+        if !out.iter().any(|(q, _)| q == p) {
+            out.push((p.to_string(), e.source.clone()));
+        }
+    }
+    out
+}
+
+/// Weights of one file: safetensors header bytes, else the file size (said so).
+fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String), String> {
+    // A path in /proc/PID/maps is the process's view; under a recorded or container root the
+    // process's own root (`/proc/PID/root`) reaches the same file.
+    let direct = Path::new(path);
+    let via_root = proc_root
+        .join(pid.to_string())
+        .join("root")
+        .join(path.trim_start_matches('/'));
+    let p = if direct.exists() {
+        direct.to_path_buf()
+    } else {
+        via_root
+    };
+    if path.ends_with(".safetensors") {
+        let h = safetensors::cached_header(&p).map_err(|e| e.to_string())?;
+        Ok((
+            h.tensor_bytes(),
+            format!("{} tensors (safetensors header)", h.tensors.len()),
+        ))
+    } else {
+        let md = std::fs::metadata(&p).map_err(|e| format!("{path}: {e}"))?;
+        if !md.is_file() {
+            return Err(format!("{path}: not a regular file"));
+        }
+        Ok((
+            md.len(),
+            "file size (a pickle checkpoint: tensors plus framing)".into(),
+        ))
+    }
+}
+
+pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+    let files = model_files(w);
+    let mut inputs = Vec::new();
+    let mut weights = 0u64;
+    let mut read = 0usize;
+    let mut not_modelled = Vec::new();
+    for (f, seen) in &files {
+        match file_weights(f, ctx.proc_root, ctx.pid) {
+            Ok((b, how)) => {
+                weights += b;
+                read += 1;
+                inputs.push(Input::new(
+                    "weights file",
+                    format!("{f}: {}, {how}", gib(b)),
+                    seen.clone(),
+                ));
+            }
+            Err(e) => not_modelled.push(format!("weights in {f}: {e}")),
+        }
+    }
+    if read == 0 {
+        return Err(if files.is_empty() {
+            "no weight file (safetensors, .pt, .pth, .ckpt, pytorch_model*.bin) mapped or open: nothing to estimate from outside a PyTorch process".into()
+        } else {
+            format!("no weight file could be read: {}", not_modelled.join("; "))
+        });
+    }
+    let alloc_conf = ctx
+        .env
+        .iter()
+        .find(|(k, _)| k == "PYTORCH_CUDA_ALLOC_CONF")
+        .map(|(_, v)| v.clone());
+    if let Some(a) = &alloc_conf {
+        inputs.push(Input::new(
+            "PYTORCH_CUDA_ALLOC_CONF",
+            a,
+            format!("/proc/{}/environ", ctx.pid),
+        ));
+    }
+    not_modelled.push(match &alloc_conf {
+        Some(a) => format!("the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF={a})"),
+        None => "the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF not set: default segments)".into(),
+    });
+    not_modelled.push("activations, gradients, optimizer state and any KV cache: the program's own, not visible from outside".into());
+    not_modelled.push("whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)".into());
+    let (overhead, overhead_source) = match &ctx.overhead {
+        Some((b, label)) => (Some(*b), format!("CUDA context, {label}")),
+        None => {
+            not_modelled.push(
+                "the CUDA context (run `gpuledger probe --save` to measure it on this machine)"
+                    .into(),
+            );
+            (None, "not measured on this machine (no saved probe)".into())
+        }
+    };
+    let what = if w.kind == WorkloadKind::Comfyui {
+        "ComfyUI"
+    } else {
+        "This PyTorch program"
+    };
+    let why = format!(
+        "{what} has {} of weights open in {read} file(s){}; activations and the caching allocator's reserve come on top and cannot be sized from outside.",
+        gib(weights),
+        overhead
+            .map(|o| format!(", plus a {} CUDA context", gib(o)))
+            .unwrap_or_default()
+    );
+    Ok(RuntimeEstimate {
+        summary: EstimatedMemory {
+            recipe: "pytorch".into(),
+            model: files.first().map(|(f, _)| f.clone()).unwrap_or_default(),
+            n_ctx: None,
+            weights_gpu_bytes: weights,
+            kv_cache_gpu_bytes: None,
+            compute_gpu_bytes: None,
+            compute_label: Some("activations and the caching allocator's reserve".into()),
+            overhead_gpu_bytes: overhead,
+            overhead_source,
+            total_gpu_bytes: weights + overhead.unwrap_or(0),
+            why: Some(why),
+            reported: Vec::new(),
+            not_modelled,
+        },
+        inputs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::{Confidence, Evidence};
+
+    fn ctx(root: &Path) -> ProcessContext<'_> {
+        ProcessContext {
+            pid: 4242,
+            proc_root: root,
+            argv: vec!["python3".into(), "train.py".into()],
+            argv_from: None,
+            cwd: None,
+            env: vec![],
+            device_total: None,
+            overhead: Some((300 << 20, "measured by probe".into())),
+            fetch: None,
+        }
+    }
+
+    fn workload(files: &[(&str, &str)]) -> Workload {
+        Workload {
+            kind: WorkloadKind::Pytorch,
+            model: None,
+            confidence: Confidence::Medium,
+            evidence: files
+                .iter()
+                .map(|(p, src)| Evidence {
+                    kind: EvidenceKind::ModelFile,
+                    showed: format!("model file {p}"),
+                    source: format!("/proc/4242/{src}"),
+                })
+                .collect(),
+            missing: vec![],
+        }
+    }
+
+    #[test]
+    fn nothing_open_is_a_reason_and_unreadable_files_are_named() {
+        let root = Path::new("/nonexistent-proc");
+        let e = estimate_process(&ctx(root), &workload(&[])).unwrap_err();
+        assert!(e.contains("no weight file"), "{e}");
+        let e = estimate_process(&ctx(root), &workload(&[("/gone/model.pt", "fd")])).unwrap_err();
+        assert!(e.contains("/gone/model.pt"), "{e}");
+    }
+
+    #[test]
+    fn a_pt_file_is_sized_by_its_length_and_the_probe_is_the_overhead() {
+        let d = std::env::temp_dir().join(format!("gl-pt-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let pt = d.join("ckpt.pt");
+        std::fs::write(&pt, vec![0u8; 4096]).unwrap();
+        let p = pt.display().to_string();
+        let w = workload(&[(&p, "fd"), (&p, "maps")]);
+        let r = estimate_process(&ctx(Path::new("/nonexistent-proc")), &w).unwrap();
+        let s = r.summary;
+        assert_eq!(s.weights_gpu_bytes, 4096);
+        assert_eq!(s.overhead_gpu_bytes, Some(300 << 20));
+        assert_eq!(s.total_gpu_bytes, 4096 + (300 << 20));
+        assert_eq!((s.kv_cache_gpu_bytes, s.compute_gpu_bytes), (None, None));
+        assert!(r.inputs[0].value.contains("file size"), "{:?}", r.inputs);
+        assert!(s
+            .not_modelled
+            .iter()
+            .any(|n| n.contains("PYTORCH_CUDA_ALLOC_CONF not set")));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

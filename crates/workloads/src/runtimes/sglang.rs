@@ -1,0 +1,406 @@
+//! SGLang: a static pool by design. `--mem-fraction-static` of the GPU holds the weights and the
+//! KV pool (the KV pool is what is left of the static pool after the weights); activations and
+//! CUDA graphs live outside it, in the rest of the GPU.
+//!
+//! - the fraction: `--mem-fraction-static`, else the server's own answer (`/get_server_info` or
+//!   `/server_info`); SGLang picks it from the GPU's size and the parallel settings at start-up
+//!   when it is not given, so without either it stays unknown;
+//! - the weights: safetensors headers, split evenly over the TP ranks;
+//! - KV per token and rank: `layers × kv_heads_per_rank × head_dim × dtype bytes` for K and as much
+//!   for V (MLA: `kv_lora_rank + qk_rope_head_dim` values per layer, one buffer);
+//! - the token count (`max_total_num_tokens`): only SGLang knows it; read from its server info or
+//!   log (`KV Cache is allocated. #tokens: N`).
+
+use super::hf::{gib, thousands};
+use super::vllm::{kv_bytes_per_token, ModelFacts, Src};
+use super::{Input, ProcessContext, RuntimeEstimate};
+use gpuledger_model::{EstimatedMemory, ReportedFigure};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SglangSettings {
+    pub model: Option<String>,
+    pub mem_fraction_static: Option<Src<f64>>,
+    pub tp_size: Src<u64>,
+    pub kv_cache_dtype: Src<String>,
+    pub dtype: Src<String>,
+    pub context_length: Option<Src<u64>>,
+    pub max_total_tokens: Option<Src<u64>>,
+}
+
+fn value(argv: &[String], names: &[&str]) -> Option<(String, String)> {
+    let mut found = None;
+    for (i, a) in argv.iter().enumerate() {
+        let a2 = a.replace('_', "-");
+        for n in names {
+            if a2 == *n {
+                if let Some(v) = argv.get(i + 1) {
+                    found = Some((n.to_string(), v.clone()));
+                }
+            } else if let Some(v) = a2.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
+                // The value keeps its underscores: take it from the original argument.
+                found = Some((n.to_string(), a[a.len() - v.len()..].to_string()));
+            }
+        }
+    }
+    found
+}
+
+fn s<T>(value: T, source: String) -> Src<T> {
+    Src { value, source }
+}
+
+impl SglangSettings {
+    pub fn from_args(argv: &[String], from: &str) -> Result<SglangSettings, String> {
+        let fs = |n: &str, v: &str| format!("{n} {v} ({from})");
+        let uint = |names: &[&str]| -> Result<Option<Src<u64>>, String> {
+            value(argv, names)
+                .map(|(n, v)| {
+                    v.parse()
+                        .map(|x| s(x, fs(&n, &v)))
+                        .map_err(|_| format!("{n} {v:?} is not a whole number"))
+                })
+                .transpose()
+        };
+        let mem_fraction_static = value(argv, &["--mem-fraction-static"])
+            .map(|(n, v)| {
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| format!("{n} {v:?} is not a number"))?;
+                if !(x > 0.0 && x <= 1.0) {
+                    return Err(format!("{n} {v} is outside (0, 1]"));
+                }
+                Ok(s(x, fs(&n, &v)))
+            })
+            .transpose()?;
+        let tp_size = uint(&["--tp-size", "--tp", "--tensor-parallel-size"])?
+            .unwrap_or_else(|| s(1, "default".into()));
+        if tp_size.value == 0 {
+            return Err("--tp-size 0".into());
+        }
+        let text = |names: &[&str]| {
+            value(argv, names)
+                .map(|(n, v)| s(v.clone(), fs(&n, &v)))
+                .unwrap_or_else(|| s("auto".into(), "default".into()))
+        };
+        Ok(SglangSettings {
+            model: value(argv, &["--model-path", "--model"]).map(|(_, v)| v),
+            mem_fraction_static,
+            tp_size,
+            kv_cache_dtype: text(&["--kv-cache-dtype"]),
+            dtype: text(&["--dtype"]),
+            context_length: uint(&["--context-length"])?,
+            max_total_tokens: uint(&["--max-total-tokens"])?,
+        })
+    }
+}
+
+/// What SGLang says about itself: its server info or its log.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SglangReport {
+    /// `max_total_num_tokens` / `#tokens`.
+    pub max_total_num_tokens: Option<u64>,
+    pub mem_fraction_static: Option<f64>,
+    pub tp_size: Option<u64>,
+    pub kv_cache_dtype: Option<String>,
+    /// `K size: X GB, V size: Y GB` (GiB units, SGLang divides by 1024³).
+    pub k_gib: Option<f64>,
+    pub v_gib: Option<f64>,
+    /// `Load weight end. ... mem usage=X GB`.
+    pub weights_gib: Option<f64>,
+    pub lines: Vec<String>,
+    pub source: String,
+}
+
+fn find_key<'a>(v: &'a Value, key: &str, depth: u32) -> Option<&'a Value> {
+    if depth > 4 {
+        return None;
+    }
+    match v {
+        Value::Object(m) => m
+            .get(key)
+            .or_else(|| m.values().find_map(|x| find_key(x, key, depth + 1))),
+        Value::Array(a) => a.iter().take(64).find_map(|x| find_key(x, key, depth + 1)),
+        _ => None,
+    }
+}
+
+/// `/get_server_info` (or `/server_info`): the server's arguments and `max_total_num_tokens`.
+pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let r = SglangReport {
+        max_total_num_tokens: find_key(&v, "max_total_num_tokens", 0).and_then(Value::as_u64),
+        mem_fraction_static: find_key(&v, "mem_fraction_static", 0).and_then(Value::as_f64),
+        tp_size: find_key(&v, "tp_size", 0).and_then(Value::as_u64),
+        kv_cache_dtype: find_key(&v, "kv_cache_dtype", 0)
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        source: source.into(),
+        ..Default::default()
+    };
+    (r.max_total_num_tokens.is_some() || r.mem_fraction_static.is_some()).then_some(r)
+}
+
+fn after(line: &str, key: &str) -> Option<f64> {
+    let i = line.find(key)? + key.len();
+    let rest = line[i..].trim_start_matches([' ', '=', ':']);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// SGLang's start-up lines.
+pub fn parse_log(text: &str) -> SglangReport {
+    let mut r = SglangReport::default();
+    for line in text.lines().take(1_000_000) {
+        let before = r.clone();
+        if line.contains("KV Cache is allocated") {
+            r.max_total_num_tokens = after(line, "#tokens").map(|t| t as u64);
+            r.k_gib = after(line, "K size");
+            r.v_gib = after(line, "V size");
+        }
+        if let Some(t) = after(line, "max_total_num_tokens") {
+            r.max_total_num_tokens = Some(t as u64);
+        }
+        if line.contains("Load weight end") {
+            r.weights_gib = after(line, "mem usage");
+        }
+        if let Some(f) = after(line, "mem_fraction_static") {
+            r.mem_fraction_static = Some(f);
+        }
+        if r != before {
+            r.lines.push(line.trim().to_string());
+        }
+    }
+    r
+}
+
+impl SglangReport {
+    pub fn reported(&self, source: &str) -> Vec<ReportedFigure> {
+        let b = |g: f64| (g * (1u64 << 30) as f64) as u64;
+        let mut out = Vec::new();
+        let mut push = |what: &str, bytes: Option<u64>, text: Option<String>| {
+            out.push(ReportedFigure {
+                what: what.into(),
+                bytes,
+                text,
+                source: source.into(),
+            })
+        };
+        if let Some(t) = self.max_total_num_tokens {
+            push(
+                "max_total_num_tokens",
+                None,
+                Some(format!("{} tokens", thousands(t))),
+            );
+        }
+        if let (Some(k), Some(v)) = (self.k_gib, self.v_gib) {
+            push("KV cache (K + V)", Some(b(k + v)), None);
+        }
+        if let Some(w) = self.weights_gib {
+            push("weights (Load weight end, mem usage)", Some(b(w)), None);
+        }
+        if let Some(f) = self.mem_fraction_static {
+            push("mem_fraction_static", None, Some(f.to_string()));
+        }
+        out
+    }
+}
+
+pub fn estimate(
+    model: &ModelFacts,
+    s: &SglangSettings,
+    device_total: Option<u64>,
+    report: Option<&SglangReport>,
+) -> RuntimeEstimate {
+    let mut s = s.clone();
+    let mut reported = Vec::new();
+    let mut not_modelled = Vec::new();
+    let mut tokens: Option<Src<u64>> = None;
+    if let Some(r) = report {
+        if let (None, Some(f)) = (&s.mem_fraction_static, r.mem_fraction_static) {
+            if f > 0.0 && f <= 1.0 {
+                s.mem_fraction_static = Some(Src {
+                    value: f,
+                    source: format!("{} (mem_fraction_static)", r.source),
+                });
+            }
+        }
+        if let Some(tp) = r.tp_size.filter(|&t| t > 0) {
+            s.tp_size = Src {
+                value: tp,
+                source: format!("{} (tp_size)", r.source),
+            };
+        }
+        if let Some(d) = &r.kv_cache_dtype {
+            s.kv_cache_dtype = Src {
+                value: d.clone(),
+                source: format!("{} (kv_cache_dtype)", r.source),
+            };
+        }
+        tokens = r.max_total_num_tokens.map(|t| Src {
+            value: t,
+            source: format!("{} (max_total_num_tokens)", r.source),
+        });
+        reported = r.reported(&r.source);
+    }
+    let tp = s.tp_size.value;
+    let all = model.weights.tensor_bytes();
+    let weights = all / tp;
+    let mut inputs = vec![
+        Input::new("model", model.dir.display(), model.found.clone()),
+        Input::new(
+            "weights",
+            format!(
+                "{} in {} tensors, {} file(s){}",
+                gib(all),
+                model.weights.tensor_count(),
+                model.weights.files.len(),
+                if tp > 1 {
+                    format!(", {} per rank (÷ TP {tp})", gib(weights))
+                } else {
+                    String::new()
+                }
+            ),
+            "safetensors headers",
+        ),
+        Input::new("tp_size", tp, s.tp_size.source.clone()),
+        Input::new(
+            "kv_cache_dtype",
+            &s.kv_cache_dtype.value,
+            s.kv_cache_dtype.source.clone(),
+        ),
+    ];
+    match &s.mem_fraction_static {
+        Some(f) => inputs.push(Input::new("mem_fraction_static", f.value, f.source.clone())),
+        None => not_modelled.push(
+            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
+        ),
+    }
+    if let Some(c) = &s.context_length {
+        inputs.push(Input::new("context_length", c.value, c.source.clone()));
+    }
+    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
+    if let Some((b, how)) = &per_token {
+        inputs.push(Input::new("KV bytes per token (per rank)", b, how.clone()));
+    } else {
+        not_modelled.push(format!(
+            "the KV cache: cache dtype {:?} is not sized by this recipe",
+            s.kv_cache_dtype.value
+        ));
+    }
+    if let Some(t) = &tokens {
+        inputs.push(Input::new(
+            "max_total_num_tokens",
+            t.value,
+            t.source.clone(),
+        ));
+    } else if let Some(t) = &s.max_total_tokens {
+        tokens = Some(t.clone());
+        inputs.push(Input::new("max_total_tokens", t.value, t.source.clone()));
+    }
+    let kv = match (&tokens, &per_token) {
+        (Some(t), Some((b, _))) => Some(t.value * b),
+        _ => None,
+    };
+    if kv.is_none() && per_token.is_some() {
+        not_modelled.push(
+            "the KV pool's token count: SGLang sizes it at start-up from what the static pool has left after the weights; its log (KV Cache is allocated. #tokens) or /get_server_info says it".into(),
+        );
+    }
+    not_modelled.push(
+        "activations and CUDA graphs: outside the static pool, in the rest of the GPU".into(),
+    );
+    if let Some(t) = device_total {
+        inputs.push(Input::new(
+            "device memory total",
+            t,
+            "measured (the driver)",
+        ));
+    }
+    let reservation = match (device_total, &s.mem_fraction_static) {
+        (Some(t), Some(f)) => Some((t as f64 * f.value) as u64),
+        _ => None,
+    };
+    let kv_words = match (kv, &tokens, reservation) {
+        (Some(k), Some(t), _) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
+        (_, _, Some(r)) => format!(
+            "the KV pool in what is left (at most {}; its token count is not known here)",
+            gib(r.saturating_sub(weights))
+        ),
+        _ => "the KV pool (size not known here)".into(),
+    };
+    let rank_words = if tp > 1 {
+        format!(" (rank share of {tp})")
+    } else {
+        String::new()
+    };
+    let (total, why) = match (reservation, &s.mem_fraction_static) {
+        (Some(r), Some(f)) => (
+            r,
+            format!(
+                "SGLang keeps {:.0} % of this GPU as a static pool (`--mem-fraction-static {}`{}): {} weights{rank_words}, {kv_words}; activations and CUDA graphs come on top, from the remaining {:.0} %.",
+                f.value * 100.0,
+                f.value,
+                if f.source.contains("GET") { ", from its server info" } else { "" },
+                gib(weights),
+                (1.0 - f.value) * 100.0
+            ),
+        ),
+        _ => (
+            weights + kv.unwrap_or(0),
+            format!(
+                "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
+                gib(weights)
+            ),
+        ),
+    };
+    RuntimeEstimate {
+        summary: EstimatedMemory {
+            recipe: "sglang".into(),
+            model: model.dir.display().to_string(),
+            n_ctx: tokens.as_ref().map(|t| t.value),
+            weights_gpu_bytes: weights,
+            kv_cache_gpu_bytes: kv,
+            compute_gpu_bytes: None,
+            compute_label: Some("activations and CUDA graphs".into()),
+            overhead_gpu_bytes: None,
+            overhead_source: "CUDA context: part of what the static pool leaves out".into(),
+            total_gpu_bytes: total,
+            why: Some(why),
+            reported,
+            not_modelled,
+        },
+        inputs,
+    }
+}
+
+pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
+    let s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
+        .map_err(|e| format!("cannot read SGLang's settings from its command line: {e}"))?;
+    let model = s
+        .model
+        .clone()
+        .ok_or("the model is not named on SGLang's command line (--model-path)")?;
+    let facts = ModelFacts::read(&model, ctx)?;
+    let mut report = None;
+    if let Some((ports, fetch)) = &ctx.fetch {
+        'ports: for &port in ports.iter() {
+            for path in ["/get_server_info", "/server_info"] {
+                if let Ok(r) = fetch(port, path) {
+                    if r.status == 200 {
+                        report = parse_server_info(
+                            &r.body,
+                            &format!("GET http://127.0.0.1:{port}{path}"),
+                        );
+                        if report.is_some() {
+                            break 'ports;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(estimate(&facts, &s, ctx.device_total, report.as_ref()))
+}
