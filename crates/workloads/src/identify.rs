@@ -118,6 +118,11 @@ fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
 
 fn is_model_file(p: &str) -> bool {
     let b = base(p);
+    // A `.pth` beside Python's packages is a path-configuration file (site.py reads them at
+    // start-up), not a PyTorch checkpoint.
+    if b.ends_with(".pth") && (p.contains("/site-packages/") || p.contains("/dist-packages/")) {
+        return false;
+    }
     b.ends_with(".gguf")
         || (p.contains("/blobs/") && b.starts_with("sha256-"))
         || b.ends_with(".safetensors")
@@ -652,7 +657,11 @@ mod tests {
             &["python3", "train.py"],
             &["/v/site-packages/torch/lib/libtorch_cuda.so"],
         );
-        f.open_files = vec!["/ckpt/step-100.pt".into(), "/data/train.bin".into()];
+        f.open_files = vec![
+            "/usr/lib/python3/dist-packages/distutils-precedence.pth".into(),
+            "/ckpt/step-100.pt".into(),
+            "/data/train.bin".into(),
+        ];
         let w = identify(&f);
         assert_eq!(w.kind, WorkloadKind::Pytorch);
         assert_eq!(w.model.as_deref(), Some("/ckpt/step-100.pt"));

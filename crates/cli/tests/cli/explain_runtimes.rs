@@ -80,7 +80,7 @@ fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
                 "{}:{}",
                 pk.display(),
                 Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("tests")
+                    .join("tests/cli")
                     .display()
             ),
         )
