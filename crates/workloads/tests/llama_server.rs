@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
+use gpuledger_workloads::runtimes::ollama;
 use gpuledger_workloads::LlamaSettings;
 
 #[path = "../../../testing/llama_tools.rs"]
@@ -686,4 +687,234 @@ fn estimates_match_the_real_llama_server() {
         "compute buffers that differ from llama-server's:\n{}",
         bad.join("\n")
     );
+}
+
+/// An Ollama runner's context, and the llama-server command line that builds the same context:
+/// Ollama's runner leaves llama.cpp's defaults `kv_unified = false` and `swa_full = true`, so the
+/// server gets `-np P` without `-kvu`, and `--swa-full`.
+struct OllamaCase {
+    model: &'static str,
+    engine: ollama::Engine,
+    /// The runner's arguments (up to v0.11.4 the context is on its command line).
+    runner: &'static [&'static str],
+    /// `ollama serve`'s environment (v0.11.5+: the `/load` request follows it).
+    env: &'static [(&'static str, &'static str)],
+    /// `/api/ps` `context_length` (num_ctx) for the load-request runner.
+    num_ctx: Option<u64>,
+    /// `GET /api/version`.
+    version: Option<&'static str>,
+    server: &'static [&'static str],
+}
+
+const OLLAMA_CASES: &[OllamaCase] = &[
+    // --ctx-size is num_ctx × parallel already; n_batch = --batch-size × --parallel
+    OllamaCase {
+        model: "llama-gqa",
+        engine: ollama::Engine::LlamaFlags,
+        runner: &[
+            "runner",
+            "--model",
+            "M",
+            "--ctx-size",
+            "8192",
+            "--batch-size",
+            "512",
+            "--n-gpu-layers",
+            "99",
+            "--parallel",
+            "4",
+            "--port",
+            "1",
+        ],
+        env: &[],
+        num_ctx: None,
+        version: None,
+        server: &[
+            "-c",
+            "8192",
+            "-np",
+            "4",
+            "-b",
+            "2048",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "off",
+            "-ngl",
+            "99",
+        ],
+    },
+    // sliding-window layers keep the whole context (swa_full), per-slot streams, a q8_0 cache
+    OllamaCase {
+        model: "gemma3-swa",
+        engine: ollama::Engine::LlamaFlags,
+        runner: &[
+            "runner",
+            "--model",
+            "M",
+            "--ctx-size",
+            "8192",
+            "--batch-size",
+            "512",
+            "--n-gpu-layers",
+            "99",
+            "--parallel",
+            "2",
+            "--flash-attn",
+            "--kv-cache-type",
+            "q8_0",
+            "--port",
+            "1",
+        ],
+        env: &[],
+        num_ctx: None,
+        version: None,
+        server: &[
+            "-c",
+            "8192",
+            "-np",
+            "2",
+            "-b",
+            "1024",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "on",
+            "-ctk",
+            "q8_0",
+            "-ctv",
+            "q8_0",
+            "-ngl",
+            "99",
+        ],
+    },
+    // /load request: n_ctx = num_ctx × OLLAMA_NUM_PARALLEL, n_batch = 512 × P, flash attention
+    // auto (v0.13.4+)
+    OllamaCase {
+        model: "gemma3-swa",
+        engine: ollama::Engine::LlamaLoadRequest,
+        runner: &["runner", "--model", "M", "--port", "1"],
+        env: &[("OLLAMA_NUM_PARALLEL", "3")],
+        num_ctx: Some(4096),
+        version: Some("0.13.5"),
+        server: &[
+            "-c",
+            "12288",
+            "-np",
+            "3",
+            "-b",
+            "1536",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "auto",
+            "-ngl",
+            "99",
+        ],
+    },
+    // num_ctx under 512: n_ubatch = num_batch = num_ctx (v0.13.3+), flash attention off before
+    // v0.13.4 (V stored transposed)
+    OllamaCase {
+        model: "llama-gqa",
+        engine: ollama::Engine::LlamaLoadRequest,
+        runner: &["runner", "--model", "M", "--port", "1"],
+        env: &[("OLLAMA_NUM_PARALLEL", "2")],
+        num_ctx: Some(300),
+        version: Some("0.13.3"),
+        server: &[
+            "-c",
+            "600",
+            "-np",
+            "2",
+            "-b",
+            "600",
+            "-ub",
+            "300",
+            "--swa-full",
+            "-fa",
+            "off",
+            "-ngl",
+            "99",
+        ],
+    },
+];
+
+/// Ollama's runner context (`runtimes/ollama.rs`) against llama-server started with the same
+/// context: the estimate made through the Ollama settings path must equal the server's KV cache
+/// (cells, layers, streams, MiB per cache) and context figures.
+#[test]
+fn ollama_runner_context_matches_llama_server() {
+    let Some(t) = llama_tools::find(&repo_root()) else {
+        return;
+    };
+    let dir = gen_models(&t);
+    let srv = Server {
+        bin: &t.server,
+        backend: Backend::Cpu,
+        vk_reorder: false,
+    };
+    for c in OLLAMA_CASES {
+        let path = dir.join(format!("{}.gguf", c.model));
+        let log_text = run_server(&srv, &path, c.server);
+        let log = parse_llama_log(&log_text);
+        let ctx = format!(
+            "Ollama {:?} {} {:?} as {:?}",
+            c.engine, c.model, c.runner, c.server
+        );
+        assert!(!log.kv_sizes.is_empty(), "{ctx}: no KV lines:\n{log_text}");
+        let model = GgufModel::open(&path).unwrap();
+        let argv: Vec<String> = c.runner.iter().map(|s| s.to_string()).collect();
+        let env = ollama::ServeEnv {
+            vars: c
+                .env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            source: "test".into(),
+        };
+        let ps = c.num_ctx.map(|n| ollama::PsModel {
+            name: c.model.into(),
+            size: None,
+            size_vram: None,
+            context_length: Some(n),
+            expires_at: None,
+        });
+        let (mut settings, _) = ollama::settings(
+            c.engine,
+            &argv,
+            &env,
+            ps.as_ref().map(|m| (m, "/api/ps")),
+            c.version,
+            None,
+        )
+        .unwrap();
+        settings.backend = Setting {
+            value: Backend::Cpu,
+            source: SettingSource::Default("test".into()),
+        };
+        settings.llama_build = Setting {
+            value: server_build(&log_text),
+            source: SettingSource::Runtime("the server's build line".into()),
+        };
+        let e = estimate(&model, &settings).unwrap();
+        assert_eq!(log.n_ctx, Some(e.context.n_ctx), "{ctx}: n_ctx");
+        assert_eq!(log.n_ctx_seq, Some(e.context.n_ctx_seq), "{ctx}: n_ctx_seq");
+        assert_eq!(log.n_seq_max, Some(e.context.n_seq_max), "{ctx}: n_seq_max");
+        assert_eq!(log.kv_unified, Some(false), "{ctx}: kv_unified in the log");
+        assert_eq!(
+            log.kv_unified,
+            Some(e.context.kv_unified),
+            "{ctx}: kv_unified"
+        );
+        assert_eq!(log.n_ubatch, Some(e.context.n_ubatch), "{ctx}: n_ubatch");
+        check_kv(&log, &e, &ctx);
+        eprintln!(
+            "{ctx}: KV {} MiB = {:.2} (log)",
+            mib2(e.kv_cache.bytes),
+            log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
+        );
+    }
 }
