@@ -5,6 +5,10 @@
 //! order and on fragmentation, not only on which tensors are alive together — so the estimate
 //! replays the placement instead of summing live tensors.
 //!
+//! On a GPU build the backend scheduler first assigns each op to the device or the host and adds
+//! copies where a split reads a tensor of the other backend ([`Graph::buffer_sizes`], from
+//! `ggml_backend_sched_split_graph`); each backend's buffer is then placed as below.
+//!
 //! What is replayed (ggml-alloc.c of llama.cpp b8000+; unchanged in its essentials since 2024):
 //! - graph inputs are placed first, in graph order, before any node;
 //! - a node is placed best-fit among the free blocks other than the tail; failing that, at the tail;

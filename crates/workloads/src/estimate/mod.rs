@@ -737,12 +737,12 @@ fn compute(
         cells_swa: kv.cells_swa,
     };
     // Buffer alignment of each backend's compute buffer types, device and host
-    // (ggml_backend_buft_get_alignment; the host's is the CPU's 32 for CUDA_Host and the
-    // device's for Vulkan_Host).
+    // (ggml_backend_buft_get_alignment): CUDA_Host takes the CPU's 32; Vulkan_Host the device's
+    // minMemoryMapAlignment (64 on common GPUs and lavapipe's grid: not distinguishable there).
     let align = match backend {
         Backend::Cpu | Backend::Metal => [32, 32],
         Backend::Cuda => [128, 32],
-        Backend::Vulkan => [64, 32],
+        Backend::Vulkan => [64, 64],
     };
     let place = compute::Placement {
         device: backend != Backend::Cpu,
