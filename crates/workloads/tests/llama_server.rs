@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
+use gpuledger_workloads::runtimes::ollama;
 use gpuledger_workloads::LlamaSettings;
 
 #[path = "../../../testing/llama_tools.rs"]
@@ -35,6 +36,9 @@ fn repo_root() -> PathBuf {
 struct Server<'a> {
     bin: &'a Path,
     backend: Backend,
+    /// Vulkan only: let the backend reorder each split's nodes (`ggml_vk_graph_optimize`, on by
+    /// default) or keep the graph's order (`GGML_VK_DISABLE_GRAPH_OPTIMIZE=1`, as CUDA runs it).
+    vk_reorder: bool,
 }
 
 fn gen_models(t: &LlamaTools) -> PathBuf {
@@ -75,6 +79,9 @@ fn run_server(srv: &Server, model: &Path, args: &[&str]) -> String {
     if srv.backend == Backend::Vulkan {
         cmd.env("VK_ICD_FILENAMES", LVP_ICD)
             .env("GGML_VK_VISIBLE_DEVICES", "0");
+        if !srv.vk_reorder {
+            cmd.env("GGML_VK_DISABLE_GRAPH_OPTIMIZE", "1");
+        }
     }
     let mut child = cmd.spawn().expect("spawn llama-server");
     // Read both pipes on threads; the log goes to stderr in this build.
@@ -137,28 +144,49 @@ struct Case {
 }
 
 /// Compare one run. Returns a one-line summary for the report.
-fn check(srv: &Server, dir: &Path, c: &Case) -> String {
+fn check(srv: &Server, dir: &Path, c: &Case) -> Checked {
     let path = dir.join(format!("{}.gguf", c.model));
     let log_text = run_server(srv, &path, c.args);
     let log: LlamaLog = parse_llama_log(&log_text);
     // Keep the log beside the models so a failure can be read afterwards.
     let log_path = dir.join(format!(
-        "{}{}-{:?}.log",
+        "{}{}-{:?}{}.log",
         c.model,
         c.args.join("_"),
-        srv.backend
+        srv.backend,
+        if srv.vk_reorder { "" } else { "-inorder" }
     ));
     std::fs::write(&log_path, &log_text).unwrap();
     let ctx = format!(
-        "{:?} {} {:?} (log: {})",
+        "{:?}{} {} {:?} (log: {})",
         srv.backend,
+        if srv.backend == Backend::Vulkan && !srv.vk_reorder {
+            " (in order)"
+        } else {
+            ""
+        },
         c.model,
         c.args,
         log_path.display()
     );
     if srv.backend != Backend::Cpu && log_text.contains("error: invalid argument") {
         // The prebuilt GPU server is an older build: a flag newer builds renamed is skipped there.
-        return format!("{ctx}: SKIPPED, this build does not know a flag:\n{log_text}");
+        return Checked {
+            summary: format!("{ctx}: SKIPPED, this build does not know a flag:\n{log_text}"),
+            row: String::new(),
+            bad: Vec::new(),
+        };
+    }
+    if srv.backend == Backend::Vulkan && c.model == "llama-bigvocab" {
+        // lavapipe refuses the product of the 151,936-row output.weight, so llama.cpp keeps that
+        // weight on the host (with -v: "tensor 'output.weight' (f16) cannot be used with
+        // preferred buffer type Vulkan0, using CPU instead"). A device's own limits are not
+        // modelled; the CPU server checks the big vocabulary's KV, output and compute.
+        return Checked {
+            summary: format!("{ctx}: SKIPPED, the device refuses output.weight"),
+            row: String::new(),
+            bad: Vec::new(),
+        };
     }
     assert!(
         !log.kv_sizes.is_empty() || !log.rs_sizes.is_empty(),
@@ -275,40 +303,101 @@ fn check(srv: &Server, dir: &Path, c: &Case) -> String {
         e.output.host_bytes as f64 / MIB
     );
 
-    // Compute: the CPU server's one buffer within 10 % (the replayed graph is exact for most of
-    // the grid; MoE routing and MLA are written coarsely). The Vulkan device/host split is an
-    // approximation: within a factor of 2.
+    // Compute, per buffer (device and host), to the printed 0.01 MiB where the estimate calls
+    // itself exact: the CPU server's one buffer, and both buffers of the Vulkan server when it
+    // keeps the graph's order (the backend scheduler's split and copies replayed). With Vulkan's
+    // default reordering of each split (`ggml_vk_graph_optimize`, which the recipe does not
+    // replay) the host buffer stays exact and the device buffer is checked within
+    // VK_REORDER_TOLERANCE. Where the estimate says it is approximate (MoE routing, MLA), the
+    // sum of both buffers within 10 %.
     let (c_gpu, c_host) = log.sum_mib(&BufferKind::Compute);
-    let est_c = (e.compute.gpu_bytes + e.compute.host_bytes) as f64 / MIB;
-    let logged = c_gpu + c_host;
-    let ratio = est_c / logged;
-    let within = if srv.backend == Backend::Cpu {
-        (0.9..=1.1).contains(&ratio)
-    } else {
-        (0.5..=2.0).contains(&ratio)
-    };
-    assert!(
-        logged > 0.0 && within,
-        "{ctx}: compute estimate {est_c:.2} MiB vs llama-server {logged:.2} MiB"
+    let (e_gpu, e_host) = (
+        e.compute.gpu_bytes as f64 / MIB,
+        e.compute.host_bytes as f64 / MIB,
     );
-    if srv.backend == Backend::Cpu && !e.compute.approximate {
-        // Where the estimate calls itself exact, it is exact to the printed 0.01 MiB.
-        assert_eq!(
-            format!("{est_c:.2}"),
-            format!("{logged:.2}"),
-            "{ctx}: exact compute"
-        );
+    let row = format!(
+        "| {:?}{} | {} {:?} | {c_gpu:.2} | {e_gpu:.2} | {c_host:.2} | {e_host:.2} | {} |",
+        srv.backend,
+        if srv.backend == Backend::Vulkan && !srv.vk_reorder {
+            " in order"
+        } else {
+            ""
+        },
+        c.model,
+        c.args,
+        if e.compute
+            .approximate_parts
+            .iter()
+            .any(|p| !p.contains("ggml_vk_graph_optimize"))
+        {
+            "approximate"
+        } else {
+            "exact"
+        }
+    );
+    let mut bad = Vec::new();
+    let p2 = |x: f64| format!("{x:.2}");
+    // The one approximation a Vulkan estimate always names: Vulkan's reordering of the device's
+    // nodes. Everything else is checked as exact where nothing else is named.
+    let approximate = e
+        .compute
+        .approximate_parts
+        .iter()
+        .any(|p| !p.contains("ggml_vk_graph_optimize"));
+    if approximate {
+        let ratio = (e_gpu + e_host) / (c_gpu + c_host);
+        if !(1.0 - APPROX_TOLERANCE..=1.0 + APPROX_TOLERANCE).contains(&ratio) {
+            bad.push(format!(
+                "compute (approximate) off by more than 15 %: {row}"
+            ));
+        }
+    } else {
+        if p2(e_host) != p2(c_host) {
+            bad.push(format!("host compute buffer: {row}"));
+        }
+        let reordered = srv.backend == Backend::Vulkan && srv.vk_reorder;
+        if reordered {
+            if (e_gpu - c_gpu).abs() > VK_REORDER_TOLERANCE * c_gpu {
+                bad.push(format!("device compute buffer (reordered): {row}"));
+            }
+        } else if p2(e_gpu) != p2(c_gpu) {
+            bad.push(format!("device compute buffer: {row}"));
+        }
     }
-    format!(
-        "{ctx}: KV {} MiB = {:.2}; weights gpu {w_gpu:.2}/{:.2} host {w_host:.2}/{:.2}; compute {:.2} vs est {est_c:.2}",
-        mib2(kv.bytes),
-        log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
-            + log.rs_sizes.iter().map(|r| r.mib).sum::<f64>(),
-        e.weights.gpu_bytes as f64 / MIB,
-        e.weights.host_bytes as f64 / MIB,
-        c_gpu + c_host
-    )
+    Checked {
+        summary: format!(
+            "{ctx}: KV {} MiB = {:.2}; weights gpu {w_gpu:.2}/{:.2} host {w_host:.2}/{:.2}",
+            mib2(kv.bytes),
+            log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
+                + log.rs_sizes.iter().map(|r| r.mib).sum::<f64>(),
+            e.weights.gpu_bytes as f64 / MIB,
+            e.weights.host_bytes as f64 / MIB,
+        ),
+        row,
+        bad,
+    }
 }
+
+/// What one run showed: a summary line, its row of the compute table, and the compute buffers
+/// that missed (asserted after the whole grid ran, so one failure shows them all).
+struct Checked {
+    summary: String,
+    row: String,
+    bad: Vec<String>,
+}
+
+/// How far both compute buffers together may be from llama-server's where the estimate says it
+/// is approximate: MoE routing and MLA (within 1 % on the grid), and the Mamba block on a GPU
+/// backend, where the scheduler's placement of the scan and the state copies depends on which
+/// ops the device runs (lavapipe runs SSM_SCAN on the host: 12 % under on the grid).
+const APPROX_TOLERANCE: f64 = 0.15;
+
+/// How far the Vulkan device's compute buffer may be from the replay when Vulkan reorders each
+/// split's nodes for parallelism (`ggml_vk_graph_optimize`): the reorder changes which tensors
+/// are alive together, by up to one `n_embd × n_ubatch` activation on the grid's models (a
+/// relative error of up to ~8 % on these tiny models, far less on real ones, where the weights'
+/// activations are a small part of a compute buffer dominated by masks, scores and logits).
+const VK_REORDER_TOLERANCE: f64 = 0.10;
 
 /// The build number from llama.cpp's `build: 8123 (7e4c0a9) with ...` (older) or
 /// `build 11434 (pypi-...) with ...` (current) line, if it has one.
@@ -336,6 +425,14 @@ fn server_build_lines_old_and_new() {
         Some(11434)
     );
     assert_eq!(server_build("build: 0 (unknown) with GNU"), None);
+    // The PyPI Vulkan server, built from a shallow clone: its commit names the build.
+    assert_eq!(
+        server_build(
+            "0.00.044.534 I cmn  common_param: common_params_print_info: build 1 (7e4c0a9) \
+             with GNU 11.4.0 for Linux x86_64"
+        ),
+        Some(10434)
+    );
     assert_eq!(server_build("load_tensors: nothing to build here"), None);
 }
 
@@ -546,6 +643,7 @@ fn estimates_match_the_real_llama_server() {
     let mut servers = vec![Server {
         bin: &t.server,
         backend: Backend::Cpu,
+        vk_reorder: false,
     }];
     eprintln!(
         "llama-server: {} built for this CPU (CPU backend)",
@@ -553,19 +651,270 @@ fn estimates_match_the_real_llama_server() {
     );
     match &t.vulkan {
         Ok(bin) if Path::new(LVP_ICD).exists() => {
-            eprintln!("and the prebuilt Vulkan server on lavapipe: GPU placement checked");
-            servers.push(Server {
-                bin,
-                backend: Backend::Vulkan,
-            });
+            eprintln!(
+                "and the prebuilt Vulkan server on lavapipe: GPU placement checked, each case \
+                 with the graph's order kept and with Vulkan's reordering"
+            );
+            for vk_reorder in [false, true] {
+                servers.push(Server {
+                    bin,
+                    backend: Backend::Vulkan,
+                    vk_reorder,
+                });
+            }
         }
         Ok(_) => eprintln!("GPU placement not checked: Mesa's lavapipe is not installed"),
         Err(why) => eprintln!("GPU placement not checked: {why}"),
     }
+    let mut rows = Vec::new();
+    let mut bad = Vec::new();
     for srv in &servers {
         for c in CASES.iter().chain(QUANT_CASES) {
-            let line = check(srv, &dir, c);
-            eprintln!("{line}");
+            let r = check(srv, &dir, c);
+            eprintln!("{}", r.summary);
+            rows.push(r.row);
+            bad.extend(r.bad);
         }
+    }
+    eprintln!(
+        "compute buffers, MiB:\n| server | case | device log | device est | host log | host est | estimate |\n| --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for r in rows.iter().filter(|r| !r.is_empty()) {
+        eprintln!("{r}");
+    }
+    assert!(
+        bad.is_empty(),
+        "compute buffers that differ from llama-server's:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// An Ollama runner's context, and the llama-server command line that builds the same context:
+/// Ollama's runner leaves llama.cpp's defaults `kv_unified = false` and `swa_full = true`, so the
+/// server gets `-np P` without `-kvu`, and `--swa-full`.
+struct OllamaCase {
+    model: &'static str,
+    engine: ollama::Engine,
+    /// The runner's arguments (up to v0.11.4 the context is on its command line).
+    runner: &'static [&'static str],
+    /// `ollama serve`'s environment (v0.11.5+: the `/load` request follows it).
+    env: &'static [(&'static str, &'static str)],
+    /// `/api/ps` `context_length` (num_ctx) for the load-request runner.
+    num_ctx: Option<u64>,
+    /// `GET /api/version`.
+    version: Option<&'static str>,
+    server: &'static [&'static str],
+}
+
+const OLLAMA_CASES: &[OllamaCase] = &[
+    // --ctx-size is num_ctx × parallel already; n_batch = --batch-size × --parallel
+    OllamaCase {
+        model: "llama-gqa",
+        engine: ollama::Engine::LlamaFlags,
+        runner: &[
+            "runner",
+            "--model",
+            "M",
+            "--ctx-size",
+            "8192",
+            "--batch-size",
+            "512",
+            "--n-gpu-layers",
+            "99",
+            "--parallel",
+            "4",
+            "--port",
+            "1",
+        ],
+        env: &[],
+        num_ctx: None,
+        version: None,
+        server: &[
+            "-c",
+            "8192",
+            "-np",
+            "4",
+            "-b",
+            "2048",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "off",
+            "-ngl",
+            "99",
+        ],
+    },
+    // sliding-window layers keep the whole context (swa_full), per-slot streams, a q8_0 cache
+    OllamaCase {
+        model: "gemma3-swa",
+        engine: ollama::Engine::LlamaFlags,
+        runner: &[
+            "runner",
+            "--model",
+            "M",
+            "--ctx-size",
+            "8192",
+            "--batch-size",
+            "512",
+            "--n-gpu-layers",
+            "99",
+            "--parallel",
+            "2",
+            "--flash-attn",
+            "--kv-cache-type",
+            "q8_0",
+            "--port",
+            "1",
+        ],
+        env: &[],
+        num_ctx: None,
+        version: None,
+        server: &[
+            "-c",
+            "8192",
+            "-np",
+            "2",
+            "-b",
+            "1024",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "on",
+            "-ctk",
+            "q8_0",
+            "-ctv",
+            "q8_0",
+            "-ngl",
+            "99",
+        ],
+    },
+    // /load request: n_ctx = num_ctx × OLLAMA_NUM_PARALLEL, n_batch = 512 × P, flash attention
+    // auto (v0.13.4+)
+    OllamaCase {
+        model: "gemma3-swa",
+        engine: ollama::Engine::LlamaLoadRequest,
+        runner: &["runner", "--model", "M", "--port", "1"],
+        env: &[("OLLAMA_NUM_PARALLEL", "3")],
+        num_ctx: Some(4096),
+        version: Some("0.13.5"),
+        server: &[
+            "-c",
+            "12288",
+            "-np",
+            "3",
+            "-b",
+            "1536",
+            "-ub",
+            "512",
+            "--swa-full",
+            "-fa",
+            "auto",
+            "-ngl",
+            "99",
+        ],
+    },
+    // num_ctx under 512: n_ubatch = num_batch = num_ctx (v0.13.3+), flash attention off before
+    // v0.13.4 (V stored transposed)
+    OllamaCase {
+        model: "llama-gqa",
+        engine: ollama::Engine::LlamaLoadRequest,
+        runner: &["runner", "--model", "M", "--port", "1"],
+        env: &[("OLLAMA_NUM_PARALLEL", "2")],
+        num_ctx: Some(300),
+        version: Some("0.13.3"),
+        server: &[
+            "-c",
+            "600",
+            "-np",
+            "2",
+            "-b",
+            "600",
+            "-ub",
+            "300",
+            "--swa-full",
+            "-fa",
+            "off",
+            "-ngl",
+            "99",
+        ],
+    },
+];
+
+/// Ollama's runner context (`runtimes/ollama.rs`) against llama-server started with the same
+/// context: the estimate made through the Ollama settings path must equal the server's KV cache
+/// (cells, layers, streams, MiB per cache) and context figures.
+#[test]
+fn ollama_runner_context_matches_llama_server() {
+    let Some(t) = llama_tools::find(&repo_root()) else {
+        return;
+    };
+    let dir = gen_models(&t);
+    let srv = Server {
+        bin: &t.server,
+        backend: Backend::Cpu,
+        vk_reorder: false,
+    };
+    for c in OLLAMA_CASES {
+        let path = dir.join(format!("{}.gguf", c.model));
+        let log_text = run_server(&srv, &path, c.server);
+        let log = parse_llama_log(&log_text);
+        let ctx = format!(
+            "Ollama {:?} {} {:?} as {:?}",
+            c.engine, c.model, c.runner, c.server
+        );
+        assert!(!log.kv_sizes.is_empty(), "{ctx}: no KV lines:\n{log_text}");
+        let model = GgufModel::open(&path).unwrap();
+        let argv: Vec<String> = c.runner.iter().map(|s| s.to_string()).collect();
+        let env = ollama::ServeEnv {
+            vars: c
+                .env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            source: "test".into(),
+        };
+        let ps = c.num_ctx.map(|n| ollama::PsModel {
+            name: c.model.into(),
+            size: None,
+            size_vram: None,
+            context_length: Some(n),
+            expires_at: None,
+        });
+        let (mut settings, _) = ollama::settings(
+            c.engine,
+            &argv,
+            &env,
+            ps.as_ref().map(|m| (m, "/api/ps")),
+            c.version,
+            None,
+        )
+        .unwrap();
+        settings.backend = Setting {
+            value: Backend::Cpu,
+            source: SettingSource::Default("test".into()),
+        };
+        settings.llama_build = Setting {
+            value: server_build(&log_text),
+            source: SettingSource::Runtime("the server's build line".into()),
+        };
+        let e = estimate(&model, &settings).unwrap();
+        assert_eq!(log.n_ctx, Some(e.context.n_ctx), "{ctx}: n_ctx");
+        assert_eq!(log.n_ctx_seq, Some(e.context.n_ctx_seq), "{ctx}: n_ctx_seq");
+        assert_eq!(log.n_seq_max, Some(e.context.n_seq_max), "{ctx}: n_seq_max");
+        assert_eq!(log.kv_unified, Some(false), "{ctx}: kv_unified in the log");
+        assert_eq!(
+            log.kv_unified,
+            Some(e.context.kv_unified),
+            "{ctx}: kv_unified"
+        );
+        assert_eq!(log.n_ubatch, Some(e.context.n_ubatch), "{ctx}: n_ubatch");
+        check_kv(&log, &e, &ctx);
+        eprintln!(
+            "{ctx}: KV {} MiB = {:.2} (log)",
+            mib2(e.kv_cache.bytes),
+            log.kv_sizes.iter().map(|k| k.mib).sum::<f64>()
+        );
     }
 }

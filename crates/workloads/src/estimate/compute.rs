@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use crate::gguf::GgufModel;
 
-use super::galloc::{Graph, Id};
+use super::galloc::{Graph, Id, DEVICE, HOST};
 use super::hparams::{CacheKind, ModelParams};
 
 /// One rule of the graph reservation that changed between llama.cpp builds.
@@ -98,19 +98,32 @@ pub struct Reserve {
     pub cells_swa: Option<u64>,
 }
 
+/// Where the weights and caches the graph reads are, for the backend scheduler.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    /// A GPU backend runs beside the host (its scheduler splits the graph between them).
+    pub device: bool,
+    /// Each repeating layer's weights on the device.
+    pub layer_on_device: Vec<bool>,
+    pub output_on_device: bool,
+    /// Each layer's cache: K bytes, V bytes, on the device.
+    pub kv: Vec<(u64, u64, bool)>,
+    /// Buffer alignment of the device's and the host's compute buffer types.
+    pub align: [u64; 2],
+}
+
 /// The result, with what the figure rests on.
 #[derive(Debug, Clone)]
 pub struct ComputeGraph {
-    /// The buffer ggml-alloc reaches for the whole graph on one device (CPU alignment).
-    pub bytes: u64,
+    /// The device's compute buffer (0 without a device).
+    pub device_bytes: u64,
+    /// The host's compute buffer (the only one on the CPU backend).
+    pub host_bytes: u64,
     pub n_tokens: u64,
     pub n_outputs: u64,
     /// The largest intermediate tensors (for the explanation).
     pub logits_bytes: u64,
     pub mask_bytes: u64,
-    /// Graph inputs (tokens, positions, masks, indices, embeddings inputs): what a GPU backend
-    /// keeps in its host compute buffer.
-    pub input_bytes: u64,
     /// Parts of the graph written coarsely (MoE routing, MLA, recurrent): empty when exact.
     pub approximate_parts: Vec<&'static str>,
 }
@@ -151,13 +164,30 @@ pub fn reserve(
     p: &ModelParams,
     r: &Reserve,
     rules: Rules,
-    alignment: u64,
-    device: bool,
+    place: &Placement,
 ) -> ComputeGraph {
     let names: HashMap<&str, &[u64]> = model
         .tensors()
         .map(|t| (t.name.as_str(), t.dims.as_slice()))
         .collect();
+    let sizes: HashMap<&str, u64> = model
+        .tensors()
+        .map(|t| (t.name.as_str(), t.n_bytes))
+        .collect();
+    let be = |on: bool| if on { DEVICE } else { HOST };
+    // A weight of layer `il` (None: the output layer) as the scheduler sees it.
+    let layer_dev = |il: Option<usize>| match il {
+        Some(il) => place.layer_on_device.get(il).copied().unwrap_or(false),
+        None => place.output_on_device,
+    };
+    let wt = |g: &mut Graph, il: Option<usize>, name: &str| {
+        let full = match il {
+            Some(il) => format!("blk.{il}.{name}"),
+            None => name.to_string(),
+        };
+        let bytes = sizes.get(full.as_str()).copied().unwrap_or(0);
+        g.weight(bytes, be(layer_dev(il)))
+    };
     let dim = |name: &str, i: usize| names.get(name).and_then(|d| d.get(i).copied());
     let has = |name: &str| names.contains_key(name);
     let arch = p.arch.as_str();
@@ -224,13 +254,17 @@ pub fn reserve(
     let largest = widest * n_tokens as u128 * 8;
     if largest > MAX_TENSOR || nl > MAX_LAYERS {
         return ComputeGraph {
-            bytes: u64::try_from(largest).unwrap_or(u64::MAX),
+            device_bytes: if place.device {
+                u64::try_from(largest).unwrap_or(u64::MAX)
+            } else {
+                0
+            },
+            host_bytes: u64::try_from(largest).unwrap_or(u64::MAX),
             n_tokens,
             n_outputs,
             logits_bytes: u64::try_from(p.n_vocab as u128 * n_outputs as u128 * 4)
                 .unwrap_or(u64::MAX),
             mask_bytes: 0,
-            input_bytes: 0,
             approximate_parts: vec![
                 "not replayed: the header claims tensors or layers beyond any device (the figure \
                  is the largest single tensor)",
@@ -265,13 +299,10 @@ pub fn reserve(
     };
 
     let mut g = Graph::default();
-    // On a GPU the token lookup runs on the host (token_embd stays there): the device graph
-    // receives its result as an input copy instead of the token ids.
-    let tokens = if device { g.input(et) } else { g.input(t * 4) };
-    let mut input_bytes = t * 4;
+    g.rows = t;
+    let tokens = g.input(t * 4);
     if rules.embd_input {
         g.input(et); // the vector-embeddings alternative: never consumed when tokens are given
-        input_bytes += et;
     }
     let mixed = rules.mixed_input.then(|| {
         let mt = g.input(t * 4);
@@ -279,35 +310,26 @@ pub fn reserve(
         let me = g.input(et);
         (mt, ms, me)
     });
-    if mixed.is_some() {
-        input_bytes += t * 12 + et;
-    }
     let gemma = arch.starts_with("gemma");
-    let scale_rows = (gemma && rules.embd_input).then(|| g.input(t * 4));
+    // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
+    // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
+    let scale_rows = (gemma && rules.mixed_input).then(|| g.input(t * 4));
     let any_kv = layers.iter().any(|l| l.has_kv);
     let any_rec = layers.iter().any(|l| l.recurrent);
     // Positions exist only for attention layers; recurrent layers read a state-copy index.
-    let pos = any_kv.then(|| {
-        input_bytes += t * 4;
-        g.input(t * 4)
-    });
-    let s_copy = any_rec.then(|| {
-        input_bytes += n_seq * 4;
-        g.input(n_seq * 4)
-    });
+    let pos = any_kv.then(|| g.input(t * 4));
+    let s_copy = any_rec.then(|| g.input(n_seq * 4));
 
     // Attention inputs, in the order of their first use: the cache of layer 0 first.
-    let make_cache = |g: &mut Graph, swa: bool, bytes: u64, input_bytes: &mut u64| {
+    let make_cache = |g: &mut Graph, swa: bool, bytes: u64| {
         let k_idx = g.input(t * 8);
         // MLA caches only K (V is a view of it): no V indices.
         let v_idx = if p.is_mla {
             k_idx
         } else {
-            *input_bytes += v_idx_max(swa);
             g.input(v_idx_max(swa))
         };
         let mask = g.input(bytes);
-        *input_bytes += t * 8 + bytes;
         Cache {
             k_idx,
             v_idx,
@@ -324,16 +346,17 @@ pub fn reserve(
     for swa in order {
         let m = if swa { mask_swa } else { mask_full };
         if let Some(bytes) = m {
-            caches[swa as usize] = Some(make_cache(&mut g, swa, bytes, &mut input_bytes));
+            caches[swa as usize] = Some(make_cache(&mut g, swa, bytes));
         }
     }
     let out_ids = g.input(n_outputs * 4);
-    input_bytes += n_outputs * 4;
 
-    // Token embeddings (build_inp_embd).
-    let mut inp = if device { tokens } else { g.op(et, &[tokens]) };
+    // Token embeddings (build_inp_embd): token_embd stays on the host (the input layer), and
+    // GET_ROWS is never offloaded, so the lookup runs there.
+    let tok_embd = g.weight(sizes.get("token_embd.weight").copied().unwrap_or(0), HOST);
+    let mut inp = g.get_rows(et, &[tok_embd, tokens]);
     if let Some((mt, ms, me)) = mixed {
-        let rows = g.op(et, &[mt]);
+        let rows = g.get_rows(et, &[tok_embd, mt]);
         let dup = g.op(et, &[me]);
         g.view_with(dup, &[rows, ms]); // set_rows into the copy: keeps the copy alive
     }
@@ -348,15 +371,41 @@ pub fn reserve(
         let last = il + 1 == nl;
         let et_l = e * cur_t * F32;
         let inp_l = inp;
+        let lw = |g: &mut Graph, name: &str| wt(g, Some(il), name);
+        let (kv_k, kv_v, kv_dev) = place.kv.get(il).copied().unwrap_or((0, 0, false));
         let norm = g.inplace(et_l, &[inp_l]);
-        let normed = g.inplace(et_l, &[norm]);
+        let w = lw(&mut g, "attn_norm.weight");
+        let normed = g.inplace(et_l, &[norm, w]);
         let mut attn_out = if l.recurrent {
             // Mamba-1 is written op for op; other recurrent blocks borrow its shape.
             if p.arch != "mamba" && !approx.contains(&"recurrent layers (Mamba-1's shape)") {
                 approx.push("recurrent layers (Mamba-1's shape)");
             }
+            if place.device && !approx.contains(&"recurrent layers on a GPU backend") {
+                // Where the scheduler puts the scan, its biases and the state copies depends on
+                // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
+                approx.push("recurrent layers on a GPU backend");
+            }
             let s_copy = s_copy.expect("recurrent state input");
-            recurrent_block(&mut g, ssm_of(model, p), normed, s_copy, cur_t, n_seq)
+            let ws = [
+                "ssm_in.weight",
+                "ssm_conv1d.weight",
+                "ssm_x.weight",
+                "ssm_dt.weight",
+                "ssm_out.weight",
+            ]
+            .map(|n| lw(&mut g, n));
+            let rs = g.cache_view(0, be(kv_dev));
+            recurrent_block(
+                &mut g,
+                ssm_of(model, p),
+                normed,
+                s_copy,
+                cur_t,
+                n_seq,
+                ws,
+                rs,
+            )
         } else if l.has_kv {
             let pos = pos.expect("positions exist when a layer has attention");
             let cache = caches[l.swa as usize].as_mut().expect("cache for layer");
@@ -364,19 +413,27 @@ pub fn reserve(
                 if !approx.contains(&"MLA attention") {
                     approx.push("MLA attention");
                 }
+                let ws = [
+                    "attn_q.weight",
+                    "attn_k_b.weight",
+                    "attn_kv_a_mqa.weight",
+                    "attn_v_b.weight",
+                ]
+                .map(|n| lw(&mut g, n));
+                let kc = g.cache_view(kv_k, be(kv_dev));
                 let o = mla_attention(
                     &mut g,
                     model,
                     p,
-                    il,
-                    l,
+                    (l, ws, kc, be(kv_dev)),
                     normed,
                     pos,
                     (cache.k_idx, cache.mask),
                     r,
                     t,
                 );
-                g.op(et_l, &[o])
+                let wo = lw(&mut g, "attn_output.weight");
+                g.op(et_l, &[wo, o])
             } else {
                 // With an F32 mask and flash attention, older builds cast it once to F16.
                 if r.fa && !rules.f16_fa_mask && cache.cast.is_none() {
@@ -384,9 +441,20 @@ pub fn reserve(
                     cache.cast = Some(g.op(bytes, &[cache.mask]));
                 }
                 let mask = cache.cast.unwrap_or(cache.mask);
+                let aw = AttnWeights {
+                    q: lw(&mut g, "attn_q.weight"),
+                    k: lw(&mut g, "attn_k.weight"),
+                    v: lw(&mut g, "attn_v.weight"),
+                    q_norm: lw(&mut g, "attn_q_norm.weight"),
+                    k_norm: lw(&mut g, "attn_k_norm.weight"),
+                    k_cache: g.cache_view(kv_k, be(kv_dev)),
+                    v_cache: g.cache_view(kv_v, be(kv_dev)),
+                    cache_backend: be(kv_dev),
+                };
                 let o = attention(
                     &mut g,
                     l,
+                    &aw,
                     normed,
                     pos,
                     (cache.k_idx, cache.v_idx, mask),
@@ -400,7 +468,8 @@ pub fn reserve(
                         r.cells_full
                     },
                 );
-                g.op(et_l, &[o]) // wo
+                let wo = lw(&mut g, "attn_output.weight");
+                g.op(et_l, &[wo, o])
             }
         } else {
             normed
@@ -410,35 +479,54 @@ pub fn reserve(
             attn_out = g.op(e * n_outputs * F32, &[attn_out, out_ids]);
             residual = g.op(e * n_outputs * F32, &[residual, out_ids]);
             cur_t = n_outputs;
+            g.rows = n_outputs;
         }
         let et_l = e * cur_t * F32;
         if l.post_attn_norm {
             let n = g.inplace(et_l, &[attn_out]);
-            attn_out = g.inplace(et_l, &[n]);
+            let w = lw(&mut g, "post_attention_norm.weight");
+            attn_out = g.inplace(et_l, &[n, w]);
         }
         let ffn_inp = g.inplace(et_l, &[attn_out, residual]);
         let mut ffn_out = if l.recurrent && l.n_ff == 0 && l.moe.is_none() {
             ffn_inp
         } else {
             let n = g.inplace(et_l, &[ffn_inp]);
-            let n = g.inplace(et_l, &[n]);
+            let w = lw(&mut g, "ffn_norm.weight");
+            let n = g.inplace(et_l, &[n, w]);
             let mut out = if let Some((n_expert, n_used, ff)) = l.moe {
                 if !approx.contains(&"MoE routing") {
                     approx.push("MoE routing");
                 }
-                moe(&mut g, e, n, cur_t, n_expert, n_used, ff)
+                let ws = [
+                    "ffn_gate_inp.weight",
+                    "ffn_up_exps.weight",
+                    "ffn_gate_exps.weight",
+                    "ffn_down_exps.weight",
+                ]
+                .map(|n| lw(&mut g, n));
+                moe(&mut g, e, n, cur_t, (n_expert, n_used, ff), ws)
             } else {
-                ffn(&mut g, e, n, cur_t, l.n_ff, l.gated)
+                let ws =
+                    ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"].map(|n| lw(&mut g, n));
+                ffn(&mut g, e, n, cur_t, l.n_ff, l.gated, ws)
             };
             if l.shared_ff > 0 {
-                let s = ffn(&mut g, e, n, cur_t, l.shared_ff, true);
+                let ws = [
+                    "ffn_gate_shexp.weight",
+                    "ffn_up_shexp.weight",
+                    "ffn_down_shexp.weight",
+                ]
+                .map(|n| lw(&mut g, n));
+                let s = ffn(&mut g, e, n, cur_t, l.shared_ff, true, ws);
                 out = g.inplace(et_l, &[out, s]);
             }
             out
         };
         if l.post_ffw_norm {
             let n = g.inplace(et_l, &[ffn_out]);
-            ffn_out = g.inplace(et_l, &[n]);
+            let w = lw(&mut g, "post_ffw_norm.weight");
+            ffn_out = g.inplace(et_l, &[n, w]);
         }
         inp = if l.recurrent && l.n_ff == 0 && l.moe.is_none() {
             ffn_inp
@@ -448,21 +536,42 @@ pub fn reserve(
     }
     let out_t = cur_t;
     let n = g.inplace(e * out_t * F32, &[inp]);
-    let result_norm = g.inplace(e * out_t * F32, &[n]);
+    let w = wt(&mut g, None, "output_norm.weight");
+    let result_norm = g.inplace(e * out_t * F32, &[n, w]);
     g.set_output(result_norm);
     let logits_bytes = p.n_vocab * out_t * F32;
-    let logits = g.op(logits_bytes, &[result_norm]);
+    // A tied output reads token_embd's copy in the output layer's buffer.
+    let out_w = if sizes.contains_key("output.weight") {
+        wt(&mut g, None, "output.weight")
+    } else {
+        let bytes = sizes.get("token_embd.weight").copied().unwrap_or(0);
+        g.weight(bytes, be(place.output_on_device))
+    };
+    let logits = g.op(logits_bytes, &[out_w, result_norm]);
     g.set_output(logits);
+    let [device_bytes, host_bytes] = g.buffer_sizes(place.align, place.device);
 
     ComputeGraph {
-        bytes: g.buffer_size(alignment),
+        device_bytes,
+        host_bytes,
         n_tokens,
         n_outputs,
         logits_bytes,
         mask_bytes: mask_full.unwrap_or(0) + mask_swa.unwrap_or(0),
-        input_bytes,
         approximate_parts: approx,
     }
+}
+
+/// The weights and cache views one attention layer reads.
+struct AttnWeights {
+    q: Id,
+    k: Id,
+    v: Id,
+    q_norm: Id,
+    k_norm: Id,
+    k_cache: Id,
+    v_cache: Id,
+    cache_backend: u8,
 }
 
 struct Cache {
@@ -478,6 +587,7 @@ struct Cache {
 fn attention(
     g: &mut Graph,
     l: &Layer,
+    w: &AttnWeights,
     x: Id,
     pos: Id,
     (k_idx, v_idx, mask): (Id, Id, Id),
@@ -491,48 +601,56 @@ fn attention(
     let kb = l.n_head_kv * l.head_k * t * F32;
     let vb = l.n_head_kv * l.head_v * t * F32;
     // matmul, reshape (a view: a norm or rope after it cannot run in place), norm, rope.
-    let rope = |g: &mut Graph, bytes: u64, mm: Id, qk_norm: bool| {
+    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>| {
         let v = g.view(mm);
-        let x = if qk_norm {
+        let x = if let Some(w) = norm_w {
             let n = g.inplace(bytes, &[v]);
-            g.inplace(bytes, &[n])
+            g.inplace(bytes, &[n, w])
         } else {
             v
         };
         g.inplace(bytes, &[x, pos])
     };
-    let q_mm = g.op(qb, &[x]);
-    let mut q = rope(g, qb, q_mm, l.qk_norm);
+    let (qn, kn) = if l.qk_norm {
+        (Some(w.q_norm), Some(w.k_norm))
+    } else {
+        (None, None)
+    };
+    let q_mm = g.op(qb, &[w.q, x]);
+    let mut q = rope(g, qb, q_mm, qn);
     if scale_q {
         q = g.inplace(qb, &[q]);
     }
     // build_attn expands q, v, k; the sliding-window variant q, k, v.
     let (k, v) = if k_before_v {
-        let k_mm = g.op(kb, &[x]);
-        let k = rope(g, kb, k_mm, l.qk_norm);
-        let v_mm = g.op(vb, &[x]);
+        let k_mm = g.op(kb, &[w.k, x]);
+        let k = rope(g, kb, k_mm, kn);
+        let v_mm = g.op(vb, &[w.v, x]);
         (k, g.view(v_mm))
     } else {
-        let v_mm = g.op(vb, &[x]);
+        let v_mm = g.op(vb, &[w.v, x]);
         let v = g.view(v_mm);
-        let k_mm = g.op(kb, &[x]);
-        (rope(g, kb, k_mm, l.qk_norm), v)
+        let k_mm = g.op(kb, &[w.k, x]);
+        (rope(g, kb, k_mm, kn), v)
     };
-    // set_rows into the cache (external memory).
+    // set_rows into the cache (external memory): runs where the cache is.
     let kv = g.view(k);
-    g.external(&[kv, k_idx]);
+    g.external(&[kv, k_idx], Some(w.cache_backend));
     let vv = g.view(v);
-    g.external(&[vv, v_idx]);
+    g.external(&[vv, v_idx], Some(w.cache_backend));
     let qv = g.view(q);
     let qp = g.view(qv);
     if r.fa {
-        let o = g.op(l.n_head * l.head_v * t * F32, &[qp, mask]);
+        let o = g.op(
+            l.n_head * l.head_v * t * F32,
+            &[qp, w.k_cache, w.v_cache, mask],
+        );
         g.view(o)
     } else {
         let kq_bytes = n_kv * t * l.n_head * F32;
-        let kq = g.op(kq_bytes, &[qp]);
+        let kq = g.op(kq_bytes, &[w.k_cache, qp]);
         let sm = g.inplace(kq_bytes, &[kq, mask]);
-        let kqv = g.op(l.head_v * t * l.n_head * F32, &[sm]);
+        let kqv = g.op(l.head_v * t * l.n_head * F32, &[w.v_cache, sm]);
         let p = g.view(kqv);
         g.op(l.head_v * t * l.n_head * F32, &[p])
     }
@@ -545,8 +663,7 @@ fn mla_attention(
     g: &mut Graph,
     model: &GgufModel,
     p: &ModelParams,
-    il: usize,
-    l: &Layer,
+    (l, [wq, wk_b, wkv_a, wv_b], k_cache, cache_be): (&Layer, [Id; 4], Id, u8),
     x: Id,
     pos: Id,
     (k_idx, mask): (Id, Id),
@@ -561,18 +678,18 @@ fn mla_attention(
     let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
     let nope = k_mla.saturating_sub(rope);
     let h = l.n_head;
-    let _ = (il, nope);
+    let _ = nope;
     // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
-    let q = g.op(h * k_mla * t * F32, &[x]);
+    let q = g.op(h * k_mla * t * F32, &[wq, x]);
     let q_nope = g.view(q);
     let q_nope = g.view(q_nope);
-    let q_abs = g.op(h * kv_lora * t * F32, &[q_nope]);
+    let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
     let q_abs = g.view(q_abs);
     let q_pe_v = g.view(q);
     let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
     let q_cur = g.op(h * (kv_lora + rope) * t * F32, &[q_abs, q_pe]);
     // K: the compressed latent (normed) joined to its rotated RoPE part; V is the latent.
-    let kv_pe = g.op((kv_lora + rope) * t * F32, &[x]);
+    let kv_pe = g.op((kv_lora + rope) * t * F32, &[wkv_a, x]);
     let kv_c = g.view(kv_pe);
     let kv_n = g.inplace(kv_lora * t * F32, &[kv_c]);
     let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
@@ -581,56 +698,71 @@ fn mla_attention(
     let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
-    g.external(&[kv, k_idx]);
+    g.external(&[kv, k_idx], Some(cache_be));
     let qv = g.view(q_cur);
     let qp = g.view(qv);
     let lat = if r.fa {
-        let o = g.op(h * kv_lora * t * F32, &[qp, mask]);
+        let o = g.op(h * kv_lora * t * F32, &[qp, k_cache, mask]);
         g.view(o)
     } else {
         // V (the latent part of the cache, not transposed) is made contiguous first; F16 assumed.
-        let v_cont = g.op(r.cells_full * kv_lora * 2, &[]);
+        let v_cont = g.op(r.cells_full * kv_lora * 2, &[k_cache]);
         let kq_bytes = r.cells_full * t * h * F32;
-        let kq = g.op(kq_bytes, &[qp]);
+        let kq = g.op(kq_bytes, &[k_cache, qp]);
         let sm = g.inplace(kq_bytes, &[kq, mask]);
         g.op(kv_lora * t * h * F32, &[v_cont, sm])
     };
     // Decompress with wv_b, back to heads × tokens.
-    let dec = g.op(v_mla * h * t * F32, &[lat]);
+    let dec = g.op(v_mla * h * t * F32, &[wv_b, lat]);
     let dp = g.view(dec);
     let c = g.op(v_mla * h * t * F32, &[dp]);
     g.view(c)
 }
 
 /// A dense FFN (`build_ffn`): gate and up, the GLU, down.
-fn ffn(g: &mut Graph, e: u64, x: Id, t: u64, n_ff: u64, gated: bool) -> Id {
+fn ffn(
+    g: &mut Graph,
+    e: u64,
+    x: Id,
+    t: u64,
+    n_ff: u64,
+    gated: bool,
+    [w_gate, w_up, w_down]: [Id; 3],
+) -> Id {
     let fb = n_ff * t * F32;
     if gated {
-        let gate = g.op(fb, &[x]);
-        let up = g.op(fb, &[x]);
+        let gate = g.op(fb, &[w_gate, x]);
+        let up = g.op(fb, &[w_up, x]);
         let glu = g.op(fb, &[gate, up]);
-        g.op(e * t * F32, &[glu])
+        g.op(e * t * F32, &[w_down, glu])
     } else {
-        let up = g.op(fb, &[x]);
+        let up = g.op(fb, &[w_up, x]);
         let act = g.inplace(fb, &[up]);
-        g.op(e * t * F32, &[act])
+        g.op(e * t * F32, &[w_down, act])
     }
 }
 
 /// A mixture-of-experts FFN (`build_moe_ffn`), written coarsely: router logits and top-k, the
 /// selected experts' gate/up/GLU/down for every token, weighted and summed.
-fn moe(g: &mut Graph, e: u64, x: Id, t: u64, n_expert: u64, n_used: u64, ff: u64) -> Id {
-    let logits = g.op(n_expert * t * F32, &[x]);
+fn moe(
+    g: &mut Graph,
+    e: u64,
+    x: Id,
+    t: u64,
+    (n_expert, n_used, ff): (u64, u64, u64),
+    [w_inp, w_up, w_gate, w_down]: [Id; 4],
+) -> Id {
+    let logits = g.op(n_expert * t * F32, &[w_inp, x]);
     let probs = g.inplace(n_expert * t * F32, &[logits]);
     let order = g.op(n_expert * t * 4, &[probs]);
     let sel = g.view(order);
     let pv = g.view(probs);
     let w = g.op(n_used * t * F32, &[pv, sel]);
     let fb = ff * n_used * t * F32;
-    let up = g.op(fb, &[x, sel]);
-    let gate = g.op(fb, &[x, sel]);
+    let up = g.op(fb, &[w_up, x, sel]);
+    let gate = g.op(fb, &[w_gate, x, sel]);
     let glu = g.op(fb, &[gate, up]);
-    let down = g.op(e * n_used * t * F32, &[glu, sel]);
+    let down = g.op(e * n_used * t * F32, &[w_down, glu, sel]);
     let weighted = g.inplace(e * n_used * t * F32, &[down, w]);
     let mut acc = None;
     for _ in 0..n_used {
@@ -674,25 +806,36 @@ fn ssm_of(model: &GgufModel, p: &ModelParams) -> Ssm {
 /// A Mamba-1 block (`build_mamba_layer`): the conv state gathered per sequence and joined to the
 /// projected input, the causal convolution, the selective scan, the gated output projection.
 /// Other recurrent architectures (Mamba-2, RWKV) are counted with the same shape.
-fn recurrent_block(g: &mut Graph, m: Ssm, x: Id, s_copy: Id, t: u64, n_seq: u64) -> Id {
+#[allow(clippy::too_many_arguments)]
+fn recurrent_block(
+    g: &mut Graph,
+    m: Ssm,
+    x: Id,
+    s_copy: Id,
+    t: u64,
+    n_seq: u64,
+    [w_in, w_conv, w_x, w_dt, w_out]: [Id; 5],
+    rs: Id,
+) -> Id {
     let di = m.d_inner;
-    let conv_in = g.op((m.d_conv - 1).max(1) * di * n_seq * F32, &[s_copy]);
+    let rs_be = Some(g.backend_of(rs));
+    let conv_in = g.op((m.d_conv - 1).max(1) * di * n_seq * F32, &[rs, s_copy]);
     let ci = g.view(conv_in);
     let cv = g.view(ci);
-    g.external(&[cv]); // the state copied back into the cache
-    let xz = g.op(2 * di * t * F32, &[x]);
+    g.external(&[cv], rs_be); // the state copied back into the cache
+    let xz = g.op(2 * di * t * F32, &[w_in, x]);
     let xv = g.view(xz);
     let xt = g.view(xv);
     let cat = g.op(((m.d_conv - 1) + t / n_seq) * di * n_seq * F32, &[ci, xt]);
     let last = g.view(cat);
-    g.external(&[last]);
-    let conv = g.op(di * t * F32, &[cat]);
+    g.external(&[last], rs_be);
+    let conv = g.op(di * t * F32, &[cat, w_conv]);
     let conv = g.inplace(di * t * F32, &[conv]); // + bias
     let conv = g.inplace(di * t * F32, &[conv]); // silu
-    let x_db = g.op((m.dt_rank + 2 * m.d_state) * t * F32, &[conv]);
+    let x_db = g.op((m.dt_rank + 2 * m.d_state) * t * F32, &[w_x, conv]);
     let dtv = g.view(x_db);
     let dt_c = g.op(m.dt_rank * t * F32, &[dtv]);
-    let dt = g.op(di * t * F32, &[dt_c]);
+    let dt = g.op(di * t * F32, &[w_dt, dt_c]);
     let dt = g.inplace(di * t * F32, &[dt]); // + bias
     let bv = g.view(x_db);
     let cvv = g.view(x_db);
@@ -701,13 +844,13 @@ fn recurrent_block(g: &mut Graph, m: Ssm, x: Id, s_copy: Id, t: u64, n_seq: u64)
         &[conv, dt, bv, cvv, s_copy],
     );
     let sv = g.view(scan);
-    g.external(&[sv]);
+    g.external(&[sv], rs_be);
     let zv = g.view(xz);
     let z = g.op(di * t * F32, &[zv]);
     let y = g.inplace(di * t * F32, &[conv]); // * D
     let yv = g.view(scan);
     let y = g.inplace(di * t * F32, &[yv, y]);
     let gated = g.op(di * t * F32, &[z, y]);
-    let out = g.op(g.bytes(x), &[gated]); // ssm_out: back to n_embd × n_tokens
+    let out = g.op(g.bytes(x), &[w_out, gated]); // ssm_out: back to n_embd × n_tokens
     g.view(out)
 }

@@ -5,6 +5,10 @@
 //! order and on fragmentation, not only on which tensors are alive together — so the estimate
 //! replays the placement instead of summing live tensors.
 //!
+//! On a GPU build the backend scheduler first assigns each op to the device or the host and adds
+//! copies where a split reads a tensor of the other backend ([`Graph::buffer_sizes`], from
+//! `ggml_backend_sched_split_graph`); each backend's buffer is then placed as below.
+//!
 //! What is replayed (ggml-alloc.c of llama.cpp b8000+; unchanged in its essentials since 2024):
 //! - graph inputs are placed first, in graph order, before any node;
 //! - a node is placed best-fit among the free blocks other than the tail; failing that, at the tail;
@@ -15,7 +19,7 @@
 //!   are never freed; freed blocks merge with their neighbours.
 
 /// One tensor of the graph.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Tensor {
     /// Bytes it takes (0 for a view or an external tensor).
     bytes: u64,
@@ -27,7 +31,37 @@ struct Tensor {
     /// The op can write into its first input (`ggml_op_can_inplace`).
     inplace: bool,
     srcs: Vec<usize>,
+    /// Size of the data a view shows (what a copy of it to another backend takes).
+    shown: u64,
+    /// Backend fixed before the scheduler's expansion (`ggml_backend_sched_backend_id_from_cur`):
+    /// graph inputs (host), nodes writing into a pre-allocated buffer, tensors in other buffers.
+    backend: Option<u8>,
+    /// Lives in a buffer of its own (a weight, the KV cache): never placed here, but copied to
+    /// another backend that reads it.
+    ext: Option<Ext>,
+    /// Rows of the op's result (`ne[1]`): a backend offloads an op on host weights only over a
+    /// batch of at least 32 rows (`offload_op`).
+    rows: u64,
+    /// The op never moves to another backend for its weight (`GET_ROWS`: not offloaded).
+    pinned: bool,
 }
+
+/// A tensor held by a buffer other than the compute buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ext {
+    /// In a weights buffer: an op reading it runs where it is (or is offloaded).
+    Weight,
+    /// Any other buffer (the KV cache): read where the op runs, copied if needed.
+    Other,
+}
+
+/// The GPU (`Vulkan0`, `CUDA0`): the scheduler's first, highest-priority backend.
+pub const DEVICE: u8 = 0;
+/// The host (`CPU`; its buffer is `Vulkan_Host`/`CUDA_Host` on a GPU build): the last backend.
+pub const HOST: u8 = 1;
+/// `ggml_backend_vk_device_offload_op` / `ggml_backend_cuda_device_offload_op`: an op on host
+/// weights is offloaded when its batch has at least this many rows.
+const OFFLOAD_MIN_ROWS: u64 = 32;
 
 /// A graph in execution order: inputs, then nodes as `ggml_build_forward_expand` orders them.
 /// Weights and KV-cache tensors live in other buffers and are left out.
@@ -36,6 +70,8 @@ pub struct Graph {
     t: Vec<Tensor>,
     leafs: Vec<usize>,
     nodes: Vec<usize>,
+    /// Rows (`ne[1]`) recorded on the nodes created from now on.
+    pub rows: u64,
 }
 
 pub type Id = usize;
@@ -51,6 +87,8 @@ impl Graph {
             output: false,
             inplace: false,
             srcs: vec![],
+            backend: Some(HOST),
+            ..Tensor::default()
         });
         self.leafs.push(id);
         id
@@ -83,6 +121,8 @@ impl Graph {
             output: false,
             inplace: false,
             srcs: std::iter::once(src).chain(more.iter().copied()).collect(),
+            shown: self.t[src].shown,
+            ..Tensor::default()
         });
         self.nodes.push(id);
         id
@@ -90,7 +130,7 @@ impl Graph {
 
     /// A node that writes into external memory (`set_rows` into the KV cache): it consumes
     /// `srcs` but places nothing.
-    pub fn external(&mut self, srcs: &[Id]) -> Id {
+    pub fn external(&mut self, srcs: &[Id], backend: Option<u8>) -> Id {
         let id = self.push(Tensor {
             bytes: 0,
             view_src: None,
@@ -98,13 +138,48 @@ impl Graph {
             output: false,
             inplace: false,
             srcs: srcs.to_vec(),
+            backend,
+            ..Tensor::default()
         });
         self.nodes.push(id);
         id
     }
 
+    /// A weight of `bytes` in a weights buffer on `backend`: ops that read it run there, or on
+    /// the device when they read it from the host over a large batch (op offload), with a copy.
+    pub fn weight(&mut self, bytes: u64, backend: u8) -> Id {
+        self.ext(bytes, backend, Ext::Weight)
+    }
+
+    /// A view of `bytes` into another buffer (the KV cache) on `backend`.
+    pub fn cache_view(&mut self, bytes: u64, backend: u8) -> Id {
+        self.ext(bytes, backend, Ext::Other)
+    }
+
+    fn ext(&mut self, bytes: u64, backend: u8, kind: Ext) -> Id {
+        self.push(Tensor {
+            shown: bytes,
+            backend: Some(backend),
+            ext: Some(kind),
+            is_view: true,
+            ..Tensor::default()
+        })
+    }
+
+    /// The token lookup (`GET_ROWS` on a weight): runs where the weight is, never offloaded.
+    pub fn get_rows(&mut self, bytes: u64, srcs: &[Id]) -> Id {
+        let id = self.node(bytes, srcs, false);
+        self.t[id].pinned = true;
+        id
+    }
+
     pub fn set_output(&mut self, id: Id) {
         self.t[id].output = true;
+    }
+
+    /// The backend a tensor was given (the host when none).
+    pub fn backend_of(&self, id: Id) -> u8 {
+        self.t[id].backend.unwrap_or(HOST)
     }
 
     pub fn bytes(&self, id: Id) -> u64 {
@@ -119,46 +194,65 @@ impl Graph {
             output: false,
             inplace,
             srcs: srcs.to_vec(),
+            ..Tensor::default()
         });
         self.nodes.push(id);
         id
     }
 
-    fn push(&mut self, t: Tensor) -> Id {
+    fn push(&mut self, mut t: Tensor) -> Id {
+        t.rows = self.rows;
+        if t.shown == 0 {
+            t.shown = t.bytes;
+        }
         self.t.push(t);
         self.t.len() - 1
     }
 
-    /// The buffer size ggml-alloc reaches for this graph with this alignment.
+    /// The buffer size ggml-alloc reaches for this graph on one backend with this alignment.
+    #[cfg(test)]
     pub fn buffer_size(&self, alignment: u64) -> u64 {
-        let mut a = Alloc::new(alignment);
-        let n = self.t.len();
+        self.buffer_sizes([alignment, alignment], false)[HOST as usize]
+    }
+
+    /// The compute buffer of each backend (`[device, host]`) when the backend scheduler runs
+    /// the graph on a device and the host (`ggml_backend_sched_split_graph`, then
+    /// `ggml_gallocr_reserve_n` with one buffer per backend). Without a device everything is on
+    /// the host and the result is the one-buffer replay.
+    pub fn buffer_sizes(&self, aligns: [u64; 2], has_device: bool) -> [u64; 2] {
+        let seq = self.schedule(has_device);
+        let n = seq.info.len();
+        let info = &seq.info;
+        let mut a = [Alloc::new(aligns[0]), Alloc::new(aligns[1])];
         let mut children = vec![0u32; n];
         let mut views = vec![0u32; n];
         let mut addr: Vec<Option<u64>> = vec![None; n];
-        let size = |id: Id| self.t[id].bytes;
         for &l in &self.leafs {
-            addr[l] = Some(a.alloc(size(l)));
+            addr[l] = Some(a[info[l].backend as usize].alloc(info[l].bytes));
         }
-        for &id in &self.nodes {
-            if let Some(v) = self.t[id].view_src {
+        for (id, srcs) in &seq.nodes {
+            if let Some(v) = info[*id].view_src {
                 views[v] += 1;
             }
-            for &s in &self.t[id].srcs {
+            for &s in srcs {
                 children[s] += 1;
             }
         }
-        for &id in &self.nodes {
-            let t = &self.t[id];
+        for (id, srcs) in &seq.nodes {
+            let id = *id;
+            let t = &info[id];
+            let b = t.backend as usize;
             if !t.is_view && addr[id].is_none() {
                 let mut reused = None;
                 if t.inplace {
-                    // Any input qualifies, in order; equal bytes stand for ggml's same-layout test.
-                    for &p in &t.srcs {
-                        let pt = &self.t[p];
+                    // Any input qualifies, in order; equal bytes stand for ggml's same-layout
+                    // test; only a tensor of the same buffer.
+                    for &p in srcs {
+                        let pt = &info[p];
                         if addr[p].is_some()
                             && !pt.is_view
                             && !pt.output
+                            && pt.backend as usize == b
                             && children[p] == 1
                             && views[p] == 0
                             && pt.bytes == t.bytes
@@ -170,31 +264,187 @@ impl Graph {
                 }
                 addr[id] = Some(match reused {
                     Some(x) => x,
-                    None => a.alloc(t.bytes),
+                    None => a[b].alloc(t.bytes),
                 });
             }
-            for &p in &t.srcs {
+            for &p in srcs {
                 children[p] -= 1;
                 if children[p] == 0 && views[p] == 0 {
-                    if self.t[p].is_view {
-                        if let Some(v) = self.t[p].view_src {
+                    if info[p].is_view {
+                        if let Some(v) = info[p].view_src {
                             views[v] -= 1;
-                            if views[v] == 0 && children[v] == 0 && !self.t[v].output {
+                            if views[v] == 0 && children[v] == 0 && !info[v].output {
                                 if let Some(x) = addr[v].take() {
-                                    a.free(x, self.t[v].bytes);
+                                    a[info[v].backend as usize].free(x, info[v].bytes);
                                 }
                             }
                         }
-                    } else if !self.t[p].output {
+                    } else if !info[p].output {
                         if let Some(x) = addr[p].take() {
-                            a.free(x, self.t[p].bytes);
+                            a[info[p].backend as usize].free(x, info[p].bytes);
                         }
                     }
                 }
             }
         }
-        a.max
+        [a[0].max, a[1].max]
     }
+
+    /// The backend scheduler's assignment and split of the graph (`ggml_backend_sched_split_graph`,
+    /// ggml-backend.cpp): pass 1 fixes inputs on the host and ops on weights where the weights
+    /// are (a host weight's op goes to the device when the device offloads it: `op_offload`);
+    /// pass 2 spreads the device down then up the graph over unassigned ops, then any backend
+    /// down then up; views follow their source; pass 5 cuts the graph where the backend changes
+    /// (or where an op reads a weight from another backend once the split has inputs) and gives
+    /// the split a copy of every tensor it reads from another backend, made once per backend and
+    /// placed at the start of the split that first needs it. Each copy comes after a view of its
+    /// source that nothing consumes, which keeps the source allocated to the end (ggml-alloc
+    /// frees a tensor only when no view of it is left).
+    fn schedule(&self, has_device: bool) -> Seq {
+        let n = self.t.len();
+        let mut be: Vec<Option<u8>> = self.t.iter().map(|t| t.backend).collect();
+        if !has_device {
+            be.iter_mut().for_each(|b| *b = Some(HOST));
+        }
+        // An op for the scheduler: not a view (a node writing into other memory is one).
+        let is_op = |id: Id| {
+            let t = &self.t[id];
+            !(t.is_view && (t.view_src.is_some() || t.backend.is_none()))
+        };
+        // pass 1: ops on weights.
+        for &id in &self.nodes {
+            let t = &self.t[id];
+            if !is_op(id) || be[id].is_some() {
+                continue;
+            }
+            let w = t
+                .srcs
+                .iter()
+                .find(|&&s| self.t[s].ext == Some(Ext::Weight))
+                .and_then(|&s| be[s]);
+            be[id] = w.map(|wb| {
+                if wb == HOST && has_device && !t.pinned && t.rows >= OFFLOAD_MIN_ROWS {
+                    DEVICE
+                } else {
+                    wb
+                }
+            });
+        }
+        // pass 2: expansion over the ops.
+        let ops: Vec<Id> = self.nodes.iter().copied().filter(|&id| is_op(id)).collect();
+        for (gpu_only, down) in [(true, true), (true, false), (false, true), (false, false)] {
+            let mut cur: Option<u8> = None;
+            let mut step = |id: Id| match be[id] {
+                Some(HOST) if gpu_only => cur = None,
+                Some(b) => cur = Some(b),
+                None => be[id] = cur,
+            };
+            if down {
+                ops.iter().for_each(|&id| step(id));
+            } else {
+                ops.iter().rev().for_each(|&id| step(id));
+            }
+        }
+        // pass 4: views follow their source; an op still unassigned goes to the first backend.
+        let first = if has_device { DEVICE } else { HOST };
+        for id in 0..n {
+            if be[id].is_none() {
+                be[id] = self.t[id].view_src.and_then(|r| be[r]).or(Some(first));
+            }
+        }
+        let mut info: Vec<Info> = self
+            .t
+            .iter()
+            .zip(&be)
+            .map(|(t, b)| Info {
+                bytes: t.bytes,
+                backend: b.unwrap_or(HOST),
+                view_src: t.view_src,
+                is_view: t.is_view,
+                output: t.output,
+                inplace: t.inplace,
+            })
+            .collect();
+        // pass 5: splits and copies.
+        let mut nodes: Vec<(Id, Vec<Id>)> = Vec::new();
+        let mut pending: Vec<(Id, Vec<Id>)> = Vec::new();
+        let mut inputs: Vec<(Id, Id)> = Vec::new(); // (source, copy) of the open split
+        let mut copy_of: std::collections::HashMap<(Id, u8), Id> = Default::default();
+        let mut cur: Option<u8> = None;
+        let close = |nodes: &mut Vec<(Id, Vec<Id>)>,
+                     pending: &mut Vec<(Id, Vec<Id>)>,
+                     inputs: &mut Vec<(Id, Id)>,
+                     info: &mut Vec<Info>| {
+            for (src, cpy) in inputs.drain(..) {
+                let dep = info.len();
+                info.push(Info {
+                    bytes: 0,
+                    backend: info[src].backend,
+                    view_src: None,
+                    is_view: true,
+                    output: false,
+                    inplace: false,
+                });
+                nodes.push((dep, vec![src]));
+                nodes.push((cpy, vec![]));
+            }
+            nodes.append(pending);
+        };
+        for &id in &self.nodes {
+            let t = &self.t[id];
+            let b = info[id].backend;
+            let mut srcs = t.srcs.clone();
+            if is_op(id) {
+                let weight_elsewhere = t
+                    .srcs
+                    .iter()
+                    .any(|&s| self.t[s].ext == Some(Ext::Weight) && info[s].backend != b);
+                if cur != Some(b) || (!inputs.is_empty() && weight_elsewhere) {
+                    close(&mut nodes, &mut pending, &mut inputs, &mut info);
+                    cur = Some(b);
+                }
+                for s in srcs.iter_mut() {
+                    if info[*s].backend == b {
+                        continue;
+                    }
+                    let c = *copy_of.entry((*s, b)).or_insert_with(|| {
+                        let c = info.len();
+                        info.push(Info {
+                            bytes: self.t[*s].shown,
+                            backend: b,
+                            view_src: None,
+                            is_view: false,
+                            output: false,
+                            inplace: false,
+                        });
+                        inputs.push((*s, c));
+                        c
+                    });
+                    *s = c;
+                }
+            }
+            pending.push((id, srcs));
+        }
+        close(&mut nodes, &mut pending, &mut inputs, &mut info);
+        Seq { info, nodes }
+    }
+}
+
+/// What the allocator needs of a tensor, after scheduling (the graph's and the copies).
+#[derive(Debug, Clone)]
+struct Info {
+    bytes: u64,
+    backend: u8,
+    view_src: Option<usize>,
+    is_view: bool,
+    output: bool,
+    inplace: bool,
+}
+
+/// The scheduled graph: every tensor, and the nodes in order with their (replaced) sources.
+struct Seq {
+    info: Vec<Info>,
+    nodes: Vec<(Id, Vec<Id>)>,
 }
 
 /// `ggml_dyn_tallocr` with one chunk: free blocks sorted by offset, the last one the open tail.

