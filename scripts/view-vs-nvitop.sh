@@ -1,0 +1,72 @@
+#!/bin/bash
+# The live view beside nvitop's on one fake-NVML scenario with real processes, captured in tmux at
+# 80x24 and 120x40 (issue 14: judge what each shows first). Real processes are needed because
+# nvitop asks psutil about every PID NVML lists: small programs that pause forever, named and
+# started like the workloads they stand for. nvitop comes from PyPI in a venv under target/.
+# Usage: scripts/view-vs-nvitop.sh [OUT_DIR]   (captures go to OUT_DIR, default target/view-vs-nvitop)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${1:-$ROOT/target/view-vs-nvitop}
+mkdir -p "$OUT"
+. scripts/common.sh
+apt_need tmux
+cargo build --release --quiet -p gpuledger -p fake-nvml
+BIN=$ROOT/target/release/gpuledger
+VENV=$ROOT/target/nvitop-venv
+[ -x "$VENV/bin/nvitop" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q nvitop==1.7.2; }
+D=$(mktemp -d)
+PIDS=()
+cleanup() {
+    tmux -S "$D/t.sock" kill-server 2>/dev/null || true
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$D"
+}
+trap cleanup EXIT
+# NVML under the name nvitop's binding loads.
+mkdir -p "$D/lib"
+cp target/release/libfake_nvml.so "$D/lib/libnvidia-ml.so.1"
+ln -s libnvidia-ml.so.1 "$D/lib/libnvidia-ml.so"
+printf '#include <unistd.h>\nint main(void){for(;;)pause();}\n' >"$D/pause.c"
+gcc -O1 -o "$D/pause" "$D/pause.c"
+mkdir -p "$D/bin" "$D/models"
+if [ -x target/llama-venv/bin/python ]; then
+    target/llama-venv/bin/python examples/sample_model.py "$D/models/Qwen3-8B-Q4_K_M.gguf"
+fi
+run() { # name args...: a pausing program under that name, its PID appended to PIDS
+    local name=$1; shift
+    cp "$D/pause" "$D/bin/$name"
+    "$D/bin/$name" "$@" >/dev/null 2>&1 &
+    PIDS+=($!)
+}
+run llama-server -m "$D/models/Qwen3-8B-Q4_K_M.gguf" -c 32768 -ngl 99 --port 8080
+run python3 train.py --config lora.yaml
+run ollama serve
+run firefox
+read -r LLAMA TRAIN OLLAMA FIREFOX <<<"${PIDS[*]}"
+cat >"$D/scenario.txt" <<SC
+driver|version=550.54.15
+device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-5ba1f2e8-3c41-4d6a-9a52-7f0e8e1c2b10|pci=00000000:01:00.0|total=25757220864|used=13815250944|free=11941969920|reserved=333447168|gpu=64|mem=41|temp=67|power_mw=312000|limit_mw=450000|gfx_mhz=2520|sm_mhz=2520|mem_mhz=10501|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16
+device|index=1|name=NVIDIA RTX A4000|uuid=GPU-0c7d9e31-6a2b-4f58-b0e4-2d9a1c3f7e65|pci=00000000:41:00.0|total=17171480576|used=6651117568|free=10520363008|reserved=260046848|gpu=12|mem=5|temp=48|power_mw=61000|limit_mw=140000|gfx_mhz=1560|sm_mhz=1560|mem_mhz=7001|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16
+compute|dev=0|pid=$LLAMA|mem=10200547328
+compute|dev=1|pid=$TRAIN|mem=6106906624
+compute|dev=0|pid=$OLLAMA|mem=NA
+graphics|dev=0|pid=$FIREFOX|mem=524288000
+util|dev=0|pid=$LLAMA|sm=71|mem=38|enc=0|dec=0|ts=10
+util|dev=1|pid=$TRAIN|sm=12|mem=4|enc=0|dec=0|ts=10
+SC
+T="tmux -S $D/t.sock"
+capture() { # name width height command
+    $T new-session -d -s "$1" -x "$2" -y "$3" "$4"
+    sleep 4
+    $T capture-pane -p -t "$1" >"$OUT/$1-$2x$3.txt"
+    $T kill-session -t "$1"
+    sleep 0.5
+}
+ENV="FAKE_NVML_SCENARIO=$D/scenario.txt LD_LIBRARY_PATH=$D/lib"
+for size in "80 24" "120 40"; do
+    read -r w h <<<"$size"
+    capture gpuledger "$w" "$h" "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1; sleep 60"
+    capture nvitop "$w" "$h" "env $ENV $VENV/bin/nvitop; sleep 60"
+done
+ls "$OUT"
