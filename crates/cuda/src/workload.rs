@@ -31,6 +31,10 @@ pub struct StepReport {
     /// Vulkan with VK_EXT_memory_budget: what the driver says this process uses of the heap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap_usage_bytes: Option<u64>,
+    /// The child's resident host memory after the step (Vulkan path, Linux: VmRSS). On a CPU
+    /// device (lavapipe) the allocation lives there, so it shows the workload really happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
     /// Whether the allocation was written (`cuMemsetD8`, `vkCmdFillBuffer`); false when the
     /// CUDA driver lacks cuMemsetD8.
     #[serde(default, skip_serializing_if = "Option::is_none")]

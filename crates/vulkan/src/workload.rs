@@ -508,6 +508,17 @@ fn fill(
     res
 }
 
+/// This process's resident memory (`VmRSS` in /proc/self/status); `None` elsewhere.
+fn rss() -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// Runs the workload: `input` carries the parent's commands, `output` gets the reports. Returns
 /// the process exit status. Never panics on bad input: an unknown command is an error report,
 /// and everything is released.
@@ -549,6 +560,7 @@ pub fn run_child(
         pid,
         device: Some(device),
         total_bytes: Some(heap_bytes),
+        rss_bytes: rss(),
         ..StepReport::default()
     };
     if let Some((b, u)) = budget(&held, &chosen) {
@@ -612,6 +624,7 @@ pub fn run_child(
             return 130;
         }
         r.total_bytes = Some(heap_bytes);
+        r.rss_bytes = rss();
         if let Some((b, u)) = budget(&held, &chosen) {
             r.free_bytes = Some(b.saturating_sub(u));
             r.heap_usage_bytes = Some(u);

@@ -25,4 +25,5 @@ mod serve_http;
 mod serve_prometheus;
 mod tui_tmux;
 mod verify;
+mod verify_vulkan;
 mod watch_cli;

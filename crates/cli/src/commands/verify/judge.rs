@@ -21,8 +21,12 @@ pub struct Record {
     pub taken_at: String,
     pub gpuledger_version: String,
     pub machine: Machine,
-    /// `cuda` (the only path so far).
+    /// The path that ran: `cuda` or `vulkan` (`none` when neither could start).
     pub path: String,
+    /// Each path: whether it ran, and why it did not (absent in records from before the Vulkan
+    /// path, which ran `cuda` only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathNote>,
     pub size_bytes: u64,
     pub tolerance_bytes: u64,
     pub child_pid: Option<u32>,
@@ -31,6 +35,16 @@ pub struct Record {
     pub verdicts: Vec<Verdict>,
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// One workload path and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathNote {
+    /// `cuda` or `vulkan`.
+    pub path: String,
+    pub ran: bool,
+    /// In words: `ran (...)`, `the CUDA workload cannot start: ...`, `not tried: ...`.
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -365,18 +379,160 @@ pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
     Ok(Seen::Absent)
 }
 
+/// The name of the Vulkan device's driver (or the device) when it is a CPU device (lavapipe,
+/// SwiftShader): its "device-local" heap is host memory, which no GPU source reports.
+pub fn cpu_device(rec: &Record) -> Option<String> {
+    let d = rec.device.as_ref()?;
+    let v = d.vulkan.as_ref()?;
+    (rec.path == "vulkan" && v.device_type == "cpu")
+        .then(|| v.driver_name.clone().unwrap_or_else(|| d.name.clone()))
+}
+
+/// The snapshot's identity (`uuid`) of the device the workload ran on. CUDA: the driver's UUID
+/// in NVML's spelling. Vulkan: the device whose PCI address matches VK_EXT_pci_bus_info's, else
+/// the one whose UUID matches the Vulkan device UUID (NVIDIA reports NVML's), in any round.
+pub fn target_uuid(rec: &Record) -> Result<String, String> {
+    let Some(d) = rec.device.as_ref() else {
+        return Err("the workload reported no device".into());
+    };
+    let Some(v) = d.vulkan.as_ref() else {
+        return d.uuid.clone().ok_or_else(|| {
+            "the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report".into()
+        });
+    };
+    let devices = rec.steps.iter().flat_map(|s| &s.snapshot.devices);
+    let norm = gpuledger_sources::sysfs::normalise_bus_id;
+    if let Some(bus) = &v.pci_bus_id {
+        let bus = norm(bus);
+        if let Some(found) = devices
+            .clone()
+            .find(|x| x.pci_bus_id.as_deref().map(norm).as_deref() == Some(bus.as_str()))
+        {
+            return Ok(found.uuid.clone());
+        }
+    }
+    if let Some(u) = &d.uuid {
+        if let Some(found) = devices.clone().find(|x| x.uuid.eq_ignore_ascii_case(u)) {
+            return Ok(found.uuid.clone());
+        }
+    }
+    Err(format!(
+        "no source reports the Vulkan device {} ({}; PCI {}, UUID {})",
+        d.ordinal,
+        d.name,
+        v.pci_bus_id.as_deref().unwrap_or("not reported"),
+        v.device_uuid.as_deref().unwrap_or("not reported")
+    ))
+}
+
+/// Every source of the first round, each unable to see a CPU device.
+fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
+    let text = format!("cannot see: a CPU device ({driver}) has no VRAM");
+    let mut names: Vec<String> = rec
+        .steps
+        .first()
+        .map(|s| {
+            s.snapshot
+                .sources
+                .iter()
+                // procfs reads process facts, not GPU memory.
+                .filter(|s| s.name != "procfs")
+                .map(|s| s.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        names.push("every source".into());
+    }
+    names
+        .into_iter()
+        .map(|source| Verdict {
+            source,
+            verdict: "cannot see".into(),
+            text: text.clone(),
+            witness: false,
+            checks: Vec::new(),
+        })
+        .collect()
+}
+
+/// A CPU device's allocation is host memory in the child: its resident memory (reported by the
+/// child after each step) should move by +N when it allocates and fills, and by −N when it frees.
+/// A witness that the workload really ran, not a reading of gpuledger's.
+pub fn judge_rss(rec: &Record) -> Verdict {
+    let rss = |step: &str| {
+        rec.steps
+            .iter()
+            .find(|s| s.name == step)
+            .and_then(|s| s.child.as_ref()?.rss_bytes)
+    };
+    let n = rec.size_bytes;
+    let mut checks = Vec::new();
+    let mut first: Option<(String, u64)> = None;
+    for (step, from, to, want) in [
+        ("allocated", "context", "allocated", n as i64),
+        ("freed", "allocated", "freed", -(n as i64)),
+    ] {
+        let d = rss(from).zip(rss(to)).map(|(a, b)| b as i64 - a as i64);
+        let ok = d.is_some_and(|d| near(d, want, rec.tolerance_bytes));
+        if !ok && first.is_none() {
+            first = Some((step.into(), d.map(|d| d.abs_diff(want)).unwrap_or(0)));
+        }
+        checks.push(Check {
+            step: step.into(),
+            expected: signed(want),
+            observed: d.map(signed).unwrap_or_else(|| "n/a".into()),
+            ok,
+        });
+    }
+    let (verdict, text) = if rss("allocated").is_none() {
+        (
+            "cannot see",
+            "cannot see (the workload reported no resident memory: only read on Linux)".into(),
+        )
+    } else if let Some((step, by)) = first {
+        ("off", format!("off by {} at {step}", human_bytes(by)))
+    } else {
+        ("ok", "ok".into())
+    };
+    Verdict {
+        source: "host memory (the child's RSS)".into(),
+        verdict: verdict.into(),
+        text,
+        witness: true,
+        checks,
+    }
+}
+
+fn smi_not_run() -> Verdict {
+    Verdict {
+        source: "nvidia-smi".into(),
+        verdict: "not run".into(),
+        text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
+        witness: true,
+        checks: Vec::new(),
+    }
+}
+
 /// All verdicts of a record, from its raw readings alone.
 pub fn judge(rec: &Record) -> Vec<Verdict> {
     let mut out = Vec::new();
-    let (Some(pid), Some(uuid)) = (
-        rec.child_pid,
-        rec.device.as_ref().and_then(|d| d.uuid.clone()),
-    ) else {
+    if let Some(driver) = cpu_device(rec) {
+        let mut v = cpu_verdicts(rec, &driver);
+        v.push(judge_rss(rec));
+        v.push(smi_not_run());
+        return v;
+    }
+    let target = target_uuid(rec);
+    let (Some(pid), Ok(uuid)) = (rec.child_pid, target.clone()) else {
         // Never a silent pass: without the device's identity no reading can be matched to it.
+        let why = target
+            .err()
+            .unwrap_or_else(|| "the workload's PID is unknown".into());
         out.push(Verdict {
             source: "every source".into(),
             verdict: "cannot see".into(),
-            text: "cannot see (the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report)".into(),
+            text: format!("cannot see ({why})"),
             witness: false,
             checks: Vec::new(),
         });
@@ -437,7 +593,11 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             .collect();
         out.push(judge_device("unattributed", &un, n, tol, true));
     }
-    // The second witness.
+    // The second witness: nvidia-smi's compute-apps list, on the CUDA path.
+    if rec.path == "vulkan" {
+        out.push(smi_not_run());
+        return out;
+    }
     let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
     let smi: Result<Vec<Seen>, String> = runs
         .iter()
@@ -572,6 +732,7 @@ mod tests {
             gpuledger_version: String::new(),
             machine: Machine::default(),
             path: "cuda".into(),
+            paths: Vec::new(),
             size_bytes: N,
             tolerance_bytes: TOLERANCE,
             child_pid: Some(1),
