@@ -724,6 +724,102 @@ mod tests {
             .contains("couldn't communicate"));
     }
 
+    /// A Vulkan record on a discrete AMD GPU (not run for real here: no such GPU): the device is
+    /// found by its PCI address, and fdinfo is judged as NVML is on the CUDA path.
+    fn vulkan_record(pci: &str, process: [Option<u64>; 5]) -> Record {
+        use gpuledger_cuda::workload::VulkanDevice;
+        use gpuledger_model::{Device, Host, Process, Usage, Vendor};
+        let g = 1u64 << 30;
+        let used = [g, g + C, g + C + N, g + C, g];
+        let steps = STEPS
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mut snap = Snapshot::new(String::new(), Host::default());
+                let mut d = Device::new(0, Vendor::Amd, "amdgpu-0000:03:00.0", "fdinfo");
+                d.pci_bus_id = Some("0000:03:00.0".into());
+                d.memory.total_bytes = Some(16 * g);
+                d.memory.used_bytes = Some(used[i]);
+                snap.devices.push(d);
+                if let Some(b) = process[i] {
+                    let mut p = Process::new(4242);
+                    let mut u = Usage::new("amdgpu-0000:03:00.0", "fdinfo");
+                    u.memory_bytes = Some(b);
+                    p.usage.push(u);
+                    snap.processes.push(p);
+                }
+                gpuledger_model::balance(&mut snap);
+                Step {
+                    name: name.to_string(),
+                    child: None,
+                    snapshot: snap,
+                    nvidia_smi: None,
+                    settle_reads: 0,
+                }
+            })
+            .collect();
+        Record {
+            schema: SCHEMA.into(),
+            taken_at: String::new(),
+            gpuledger_version: String::new(),
+            machine: Machine::default(),
+            path: "vulkan".into(),
+            paths: Vec::new(),
+            size_bytes: N,
+            tolerance_bytes: TOLERANCE,
+            child_pid: Some(4242),
+            device: Some(ChildDevice {
+                name: "AMD Radeon RX 7600 (RADV NAVI33)".into(),
+                vulkan: Some(VulkanDevice {
+                    device_type: "discrete-gpu".into(),
+                    pci_bus_id: Some(pci.into()),
+                    ..VulkanDevice::default()
+                }),
+                ..ChildDevice::default()
+            }),
+            steps,
+            verdicts: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn text_of<'a>(v: &'a [Verdict], source: &str) -> &'a str {
+        &v.iter()
+            .find(|v| v.source == source)
+            .unwrap_or_else(|| panic!("no {source}: {v:?}"))
+            .text
+    }
+
+    #[test]
+    fn a_vulkan_gpu_is_found_by_its_pci_address_and_fdinfo_is_judged() {
+        let honest = [None, Some(C), Some(C + N), Some(C), None];
+        let v = judge(&vulkan_record("0000:03:00.0", honest));
+        assert_eq!(text_of(&v, "fdinfo (per process)"), "ok");
+        assert_eq!(text_of(&v, "fdinfo (device used)"), "ok");
+        assert_eq!(text_of(&v, "unattributed"), "ok");
+        assert_eq!(
+            text_of(&v, "nvidia-smi"),
+            "not run (only the CUDA path asks nvidia-smi as a second witness)"
+        );
+        // The allocation missing from the process's fdinfo: off, and unattributed moves.
+        let blind = [None, Some(C), Some(C), Some(C), None];
+        let v = judge(&vulkan_record("0000:03:00.0", blind));
+        assert_eq!(
+            text_of(&v, "fdinfo (per process)"),
+            "off by 512 MiB at allocated (the allocation did not show at all)"
+        );
+        assert!(text_of(&v, "unattributed").starts_with("off by 512 MiB at allocated"));
+        // Another PCI address: no reading can be matched, never a pass.
+        let v = judge(&vulkan_record("0000:04:00.0", honest));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].verdict, "cannot see");
+        assert!(
+            v[0].text.contains("no source reports the Vulkan device 0 (AMD Radeon RX 7600 (RADV NAVI33); PCI 0000:04:00.0"),
+            "{}",
+            v[0].text
+        );
+    }
+
     #[test]
     fn a_record_without_a_device_uuid_is_not_a_pass() {
         let rec = Record {
