@@ -711,6 +711,87 @@ mod tests {
         assert_eq!(nvml_uuid(&b), "GPU-aabbccdd-eeff-0011-2233-445566778899");
     }
 
+    /// Lavapipe's ICD where it is installed; `None` (skipped with a reason) where it or the
+    /// loader is not, a failure under CI=true.
+    fn lavapipe() -> Option<std::path::PathBuf> {
+        let icd = std::path::PathBuf::from(format!(
+            "/usr/share/vulkan/icd.d/lvp_icd.{}.json",
+            std::env::consts::ARCH
+        ));
+        // SAFETY: probing the loader; dropped at once.
+        let loader = unsafe { ash::Entry::load() }.is_ok();
+        if loader && icd.exists() {
+            return Some(icd);
+        }
+        let why = if loader {
+            "lavapipe is not installed"
+        } else {
+            "the Vulkan loader is not installed"
+        };
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("{why} (run .ci/setup-vulkan.sh)");
+        }
+        eprintln!("SKIPPED: {why} (run .ci/setup-vulkan.sh)");
+        None
+    }
+
+    /// Sets the Ctrl-C flag when the parent's `alloc` command is read, as a Ctrl-C during the
+    /// allocation would.
+    struct CtrlCAtAlloc(std::io::Cursor<&'static [u8]>);
+
+    impl std::io::Read for CtrlCAtAlloc {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+
+    impl BufRead for CtrlCAtAlloc {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            self.0.fill_buf()
+        }
+        fn consume(&mut self, n: usize) {
+            if self.0.fill_buf().is_ok_and(|b| b.starts_with(b"alloc")) {
+                signal::flag().store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            self.0.consume(n)
+        }
+    }
+
+    /// On lavapipe for real: a Ctrl-C during the allocation stops the workload with 130 after
+    /// the step, and the allocation (host memory on a CPU device) is released on the way out.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn ctrl_c_during_the_allocation_releases_it_on_lavapipe() {
+        let Some(icd) = lavapipe() else { return };
+        // Process-wide, but only this test in this crate starts a Vulkan instance.
+        std::env::set_var("VK_ICD_FILENAMES", icd);
+        // Well above what loading lavapipe itself adds to the resident set (about 60 MiB), so a
+        // leak of the allocation cannot hide in it.
+        const N: u64 = 256 << 20;
+        let before = rss().unwrap();
+        let mut input = CtrlCAtAlloc(std::io::Cursor::new(
+            b"context\nalloc 268435456\nfree\nexit\n",
+        ));
+        let mut out = Vec::new();
+        let code = run_child(None, None, &mut input, &mut out);
+        signal::flag().store(false, std::sync::atomic::Ordering::SeqCst);
+        let after = rss().unwrap();
+        let text = String::from_utf8_lossy(&out);
+        assert_eq!(code, 130, "{text}");
+        let last: StepReport = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            last.error.as_deref(),
+            Some("interrupted (Ctrl-C) during the allocated step; everything was released")
+        );
+        // The allocation was made (the context step before it reported) and is gone again.
+        let ctx: StepReport = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+        assert_eq!(ctx.step, "context");
+        assert!(
+            after < before + N / 2,
+            "resident memory {before} before, {after} after: the {N}-byte allocation was not released"
+        );
+    }
+
     #[test]
     fn a_missing_loader_is_a_sentence() {
         let mut out = Vec::new();
