@@ -72,8 +72,9 @@ pub struct Args {
     /// Also write the whole record to FILE (replay it with `gpuledger --replay FILE verify`).
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
-    /// Do not ask before allocating more than 10 % of free memory, and allow a device whose free
-    /// memory is unknown.
+    /// Do not ask before allocating more than 10 % of free memory (on the Vulkan path: of the
+    /// heap's budget, or of the heap where the driver reports no budget), and allow a device
+    /// whose free memory is unknown.
     #[arg(long)]
     pub yes: bool,
     /// Load the CUDA driver from this file instead of libcuda.so.1 / nvcuda.dll.
