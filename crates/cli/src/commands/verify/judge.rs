@@ -425,6 +425,87 @@ pub fn target_uuid(rec: &Record) -> Result<String, String> {
     ))
 }
 
+/// Why a Vulkan allocation is judged on the device's system memory (GTT: amdgpu `gtt`, i915/xe
+/// `system0`) instead of VRAM, or `None` for VRAM. It is system memory where the rounds report
+/// the device's system memory and either no VRAM at all (an Intel integrated GPU) or less VRAM
+/// than the device-local heap the workload allocated from (a heap that reaches past the VRAM is
+/// not VRAM). Where the rounds report no system memory there is nothing else to judge: VRAM.
+pub fn system_ledger(rec: &Record, uuid: &str) -> Option<String> {
+    let heap = rec.device.as_ref()?.vulkan.as_ref()?.heap_bytes;
+    let dev = rec
+        .steps
+        .iter()
+        .find_map(|s| s.snapshot.device_by_uuid(uuid))?;
+    dev.system_memory.as_ref()?;
+    match dev.memory.total_bytes {
+        None | Some(0) => Some(
+            "the device reports no VRAM, so its device-local heap is system memory (GTT)".into(),
+        ),
+        // 5 % of slack: drivers report a heap a little under the VRAM they manage.
+        Some(v) if heap > v + v / 20 => Some(format!(
+            "the device-local heap ({}) is larger than the device's VRAM ({}), so it is system memory (GTT)",
+            human_bytes(heap),
+            human_bytes(v)
+        )),
+        Some(_) => None,
+    }
+}
+
+/// The child's system-memory (GTT) reading on the device in one round.
+fn seen_system(snap: &Snapshot, pid: u32, uuid: &str) -> Seen {
+    let rows = usage(snap, pid, uuid);
+    if rows.is_empty() {
+        return Seen::Absent;
+    }
+    match rows
+        .iter()
+        .filter_map(|u| u.system_memory_bytes)
+        .reduce(u64::max)
+    {
+        Some(b) => Seen::Bytes(b),
+        None => Seen::Unknown("the source reports no system memory (GTT) for this process".into()),
+    }
+}
+
+/// The per-process, device-used and unattributed verdicts on the device's system memory.
+fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Verdict> {
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
+    let snaps: Vec<&Snapshot> = rec.steps.iter().map(|s| &s.snapshot).collect();
+    let label = snaps
+        .iter()
+        .flat_map(|s| usage(s, pid, uuid))
+        .map(|u| u.memory_source.clone())
+        .next()
+        .unwrap_or_else(|| dev_source.to_string());
+    let series: Vec<Seen> = snaps.iter().map(|s| seen_system(s, pid, uuid)).collect();
+    let dev = |s: &Snapshot| s.device_by_uuid(uuid).cloned();
+    let used: Vec<Option<u64>> = snaps
+        .iter()
+        .map(|s| dev(s).and_then(|d| d.system_memory?.used_bytes))
+        .collect();
+    let un: Vec<Option<u64>> = snaps
+        .iter()
+        .map(|s| dev(s).and_then(|d| d.system_ledger?.unattributed_bytes))
+        .collect();
+    vec![
+        judge_process(
+            &format!("{label} GTT (per process)"),
+            &series,
+            n,
+            tol,
+            false,
+        ),
+        judge_device(
+            &format!("{dev_source} GTT (device used)"),
+            &used,
+            n,
+            tol,
+            false,
+        ),
+        judge_device("unattributed GTT", &un, n, tol, true),
+    ]
+}
+
 /// Every source of the first round, each unable to see a CPU device.
 fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
     let text = format!("cannot see: a CPU device ({driver}) has no VRAM");
@@ -557,7 +638,9 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             }
         }
     }
-    if snaps.iter().all(|s| dev(s).is_none()) {
+    if system_ledger(rec, &uuid).is_some() {
+        out.extend(judge_system(rec, pid, &uuid, &dev_source));
+    } else if snaps.iter().all(|s| dev(s).is_none()) {
         out.push(Verdict {
             source: format!("{dev_source} (per process)"),
             verdict: "cannot see".into(),
@@ -818,6 +901,62 @@ mod tests {
             "{}",
             v[0].text
         );
+    }
+
+    /// An Intel integrated GPU (not run for real: no such GPU here): no VRAM, the allocation in
+    /// system memory (i915's `system0`, the GTT ledger). Judged there, with the same shape.
+    fn integrated(process_sys: [Option<u64>; 5]) -> Record {
+        let g = 1u64 << 30;
+        let sys_used = [g, g + C, g + C + N, g + C, g];
+        let mut rec = vulkan_record("0000:00:02.0", [None; 5]);
+        if let Some(v) = rec.device.as_mut().and_then(|d| d.vulkan.as_mut()) {
+            v.device_type = "integrated-gpu".into();
+            v.heap_bytes = 8 * g;
+        }
+        for (i, step) in rec.steps.iter_mut().enumerate() {
+            let snap = &mut step.snapshot;
+            let d = &mut snap.devices[0];
+            d.pci_bus_id = Some("0000:00:02.0".into());
+            d.memory = Default::default();
+            d.system_memory = Some(gpuledger_model::Memory {
+                total_bytes: Some(16 * g),
+                used_bytes: Some(sys_used[i]),
+                ..Default::default()
+            });
+            if let Some(b) = process_sys[i] {
+                let mut p = gpuledger_model::Process::new(4242);
+                let mut u = gpuledger_model::Usage::new("amdgpu-0000:03:00.0", "fdinfo");
+                u.memory_bytes = Some(0);
+                u.system_memory_bytes = Some(b);
+                p.usage.push(u);
+                snap.processes.push(p);
+            }
+            gpuledger_model::balance(snap);
+        }
+        rec
+    }
+
+    #[test]
+    fn an_integrated_gpu_without_vram_is_judged_on_system_memory() {
+        let honest = integrated([None, Some(C), Some(C + N), Some(C), None]);
+        let uuid = target_uuid(&honest).unwrap();
+        assert!(system_ledger(&honest, &uuid)
+            .unwrap()
+            .contains("reports no VRAM"));
+        let v = judge(&honest);
+        assert_eq!(text_of(&v, "fdinfo GTT (per process)"), "ok", "{v:?}");
+        assert_eq!(text_of(&v, "fdinfo GTT (device used)"), "ok");
+        assert_eq!(text_of(&v, "unattributed GTT"), "ok");
+        assert!(!v.iter().any(|v| v.source == "fdinfo (per process)"));
+        let blind = integrated([None, Some(C), Some(C), Some(C), None]);
+        assert_eq!(
+            text_of(&judge(&blind), "fdinfo GTT (per process)"),
+            "off by 512 MiB at allocated (the allocation did not show at all)"
+        );
+        // A discrete GPU whose heap fits its VRAM stays on VRAM.
+        let discrete = vulkan_record("0000:03:00.0", [None, Some(C), Some(C + N), Some(C), None]);
+        let uuid = target_uuid(&discrete).unwrap();
+        assert_eq!(system_ledger(&discrete, &uuid), None);
     }
 
     #[test]

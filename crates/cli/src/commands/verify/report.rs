@@ -105,6 +105,12 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
     for p in &rec.paths {
         s.push_str(&format!("  path {}: {}\n", p.path, p.why));
     }
+    if let Some(why) = judge::target_uuid(rec)
+        .ok()
+        .and_then(|u| judge::system_ledger(rec, &u))
+    {
+        s.push_str(&format!("  judged on system memory (GTT): {why}\n"));
+    }
     if let Some(driver) = judge::cpu_device(rec) {
         s.push_str(&format!(
             "expected: nothing any source can see: {driver} is a CPU device, its memory is the host's (no VRAM, no GPU counter).\n\n"
