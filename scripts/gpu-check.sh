@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # For a machine with a real GPU: collect everything needed to check gpuledger's numbers there, with
-# a prebuilt binary (nothing is built on that machine), into one folder, in under 3 minutes.
+# a prebuilt binary (nothing is built on that machine), into one folder, in under 4 minutes.
 #
 #   scripts/gpu-check.sh [PATH/TO/gpuledger] [OUT_DIR]
 #
 # Runs, each with its own time limit, and keeps stdout, stderr and the exit status of each:
 #   gpuledger verify --save        the known workload and the verdict per source (512 MiB)
+#   gpuledger verify --path vulkan the same through the Vulkan loader (NVIDIA's, AMD's, Intel's
+#                                  Vulkan driver), saved as verify-vulkan.json
 #   gpuledger probe --save --json  what a context and pinned host memory cost in VRAM here
 #   gpuledger snapshot --json      one collection round
 #   gpuledger selftest --json      what each source can and cannot see
@@ -42,6 +44,7 @@ run() {
 
 # Order matters: verify and probe allocate; snapshot and selftest only read.
 run verify 30 "$BIN" verify --size "$SIZE" --yes --save "$OUT/verify.json"
+run verify-vulkan 20 "$BIN" verify --path vulkan --size "$SIZE" --yes --save "$OUT/verify-vulkan.json"
 run probe 90 "$BIN" probe --json --save --probe-file "$OUT/probe.json"
 run snapshot 20 "$BIN" snapshot --json
 run selftest 20 "$BIN" selftest --json

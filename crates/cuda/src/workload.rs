@@ -28,23 +28,72 @@ pub struct StepReport {
     pub free_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_bytes: Option<u64>,
-    /// Whether the allocation was written (`cuMemsetD8`); false when the driver lacks it.
+    /// Vulkan with VK_EXT_memory_budget: what the driver says this process uses of the heap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_usage_bytes: Option<u64>,
+    /// The child's resident host memory after the step (Vulkan path, Linux: VmRSS). On a CPU
+    /// device (lavapipe) the allocation lives there, so it shows the workload really happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+    /// Whether the allocation was written (`cuMemsetD8`, `vkCmdFillBuffer`); false when the
+    /// CUDA driver lacks cuMemsetD8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub touched: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
+/// The device the workload runs on, as its API names it. The same shape for both paths (`cuda`,
+/// `vulkan`); a record from before the Vulkan path has no `vulkan` and a non-empty `cuda_lib`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChildDevice {
+    /// The CUDA ordinal, or the Vulkan physical device's index in the loader's list.
     pub ordinal: i32,
     pub name: String,
-    /// NVML's spelling, to find the same device in a snapshot.
+    /// NVML's spelling (`GPU-...`), to find the same device in a snapshot.
     pub uuid: Option<String>,
+    /// CUDA: the device's memory; Vulkan: the size of the heap the allocation comes from.
     pub total_bytes: u64,
+    /// The CUDA driver library loaded (empty on the Vulkan path).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub cuda_lib: String,
     /// `12.4`
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cuda_version: Option<String>,
+    /// What the Vulkan path knows of the device (absent on the CUDA path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vulkan: Option<VulkanDevice>,
+}
+
+/// A Vulkan physical device as the workload saw it: enough to find it in a snapshot (PCI address,
+/// device UUID) and to say what it is (a CPU device has no VRAM for any source to see).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VulkanDevice {
+    /// `cpu`, `discrete-gpu`, `integrated-gpu`, `virtual-gpu` or `other`.
+    pub device_type: String,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    /// `1.3.230`
+    pub api_version: String,
+    /// `llvmpipe`, `radv`, `NVIDIA` (VK_KHR_driver_properties / Vulkan 1.2), where reported.
+    pub driver_name: Option<String>,
+    /// `Mesa 22.3.6 (LLVM 15.0.6)`, where reported.
+    pub driver_info: Option<String>,
+    /// `0000:01:00.0` (VK_EXT_pci_bus_info), where reported.
+    pub pci_bus_id: Option<String>,
+    /// The device UUID (Vulkan 1.1) as 32 hex digits, where reported.
+    pub device_uuid: Option<String>,
+    /// The loader library that was loaded.
+    pub loader: String,
+    /// The memory type and heap the allocation comes from (DEVICE_LOCAL).
+    pub memory_type_index: u32,
+    pub heap_index: u32,
+    pub heap_bytes: u64,
+    /// Whether VK_EXT_memory_budget reports this heap's budget and usage.
+    pub memory_budget: bool,
+    /// The other physical devices the loader listed (index, name, type), for the record.
+    #[serde(default)]
+    pub others: Vec<String>,
 }
 
 /// Runs the workload: `input` carries the parent's commands, `output` gets the reports. Returns
@@ -187,6 +236,7 @@ fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(i32, ChildDevice), String> 
             total_bytes: cuda.device_total_mem(d).map_err(e)?,
             cuda_lib: cuda.path().to_string(),
             cuda_version: cuda.driver_version().ok().map(cuda_version_string),
+            vulkan: None,
         },
     ))
 }

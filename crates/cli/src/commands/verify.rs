@@ -3,6 +3,11 @@
 //! should: the child's memory moves by N within the allocation granularity, the device's used
 //! memory with it, the unattributed remainder not at all, and the child is gone after it exits.
 //!
+//! Two paths run the workload: `cuda` (the CUDA driver, [`gpuledger_cuda::workload`]) and
+//! `vulkan` (the Vulkan loader, [`gpuledger_vulkan::workload`]; AMD, Intel, NVIDIA's Vulkan
+//! driver, Mesa's lavapipe). `--path auto` tries CUDA first and Vulkan when CUDA cannot start;
+//! the record says which ran and why the other did not.
+//!
 //! The child is this same binary re-run with a hidden sub-command (the PID must differ from
 //! ours, so that what the sources charge to it is the workload's and nothing else). It takes one
 //! step per command over a pipe and holds its memory in the probe's clean-up guard: on an error,
@@ -16,9 +21,9 @@ mod witness;
 use crate::Global;
 use anyhow::Context;
 use gpuledger_cuda::signal;
-use gpuledger_cuda::workload::{run_child, StepReport};
+use gpuledger_cuda::workload::StepReport;
 use gpuledger_model::units::{human_bytes, parse_bytes};
-use judge::{Machine, Record, Step, Verdict, SCHEMA, STEPS, TOLERANCE};
+use judge::{Machine, PathNote, Record, Step, Verdict, SCHEMA, STEPS, TOLERANCE};
 use report::{emit, replay, save};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
@@ -31,7 +36,9 @@ Exit status:
   0    every source gpuledger reads saw the workload as expected
   1    an error (the workload could not run to the end); everything it allocated was released
   2    bad command-line usage
-  3    nothing could be verified: no CUDA driver, or no device (the message says which)
+  3    nothing could be verified: neither a CUDA nor a Vulkan workload could start (no driver,
+       no device: the message says which), or the only device is a CPU device (lavapipe),
+       whose memory no GPU source can see
   4    a source gpuledger reads is off or cannot see the workload (the verdicts say which);
        the vendor tool's verdict is shown but does not change the status
   130  interrupted (Ctrl-C); everything the workload allocated was released";
@@ -51,34 +58,77 @@ pub struct Args {
     /// How much device memory the workload allocates and writes.
     #[arg(long, default_value = "512MiB", value_parser = parse_size, value_name = "BYTES")]
     pub size: u64,
-    /// CUDA device ordinal to run the workload on.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub device: i32,
+    /// The device to run the workload on: the CUDA ordinal (default 0), or the index in the
+    /// Vulkan loader's list (default: the first device that is not a CPU device).
+    #[arg(long, value_name = "N")]
+    pub device: Option<i32>,
+    /// Which workload runs: `cuda` (the CUDA driver), `vulkan` (the Vulkan loader: AMD, Intel,
+    /// NVIDIA, Mesa's lavapipe), or `auto` (CUDA, and Vulkan when CUDA cannot start).
+    #[arg(long, value_enum, default_value_t = PathChoice::Auto, value_name = "PATH")]
+    pub path: PathChoice,
     /// Print the whole record (every reading, every verdict) as JSON.
     #[arg(long)]
     pub json: bool,
     /// Also write the whole record to FILE (replay it with `gpuledger --replay FILE verify`).
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
-    /// Do not ask before allocating more than 10 % of free memory, and allow a device whose free
-    /// memory is unknown.
+    /// Do not ask before allocating more than 10 % of free memory (on the Vulkan path: of the
+    /// heap's budget, or of the heap where the driver reports no budget), and allow a device
+    /// whose free memory is unknown.
     #[arg(long)]
     pub yes: bool,
     /// Load the CUDA driver from this file instead of libcuda.so.1 / nvcuda.dll.
     #[arg(long, value_name = "PATH", env = "GPULEDGER_CUDA_LIB")]
     pub cuda_lib: Option<PathBuf>,
+    /// Load the Vulkan loader from this file instead of libvulkan.so.1 / vulkan-1.dll /
+    /// libvulkan.dylib (which drivers it finds is the loader's business: VK_ICD_FILENAMES).
+    #[arg(long, value_name = "PATH", env = "GPULEDGER_VULKAN_LIB")]
+    pub vulkan_lib: Option<PathBuf>,
     /// The vendor tool run as a second witness.
     #[arg(long, value_name = "PATH", default_value = "nvidia-smi", hide = true)]
     pub nvidia_smi: PathBuf,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathChoice {
+    Auto,
+    Cuda,
+    Vulkan,
+}
+
+/// The API one workload runs through.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    Cuda,
+    Vulkan,
+}
+
+impl Api {
+    fn name(self) -> &'static str {
+        match self {
+            Api::Cuda => "cuda",
+            Api::Vulkan => "vulkan",
+        }
+    }
+    fn title(self) -> &'static str {
+        match self {
+            Api::Cuda => "CUDA",
+            Api::Vulkan => "Vulkan",
+        }
+    }
+}
+
 /// The hidden child: `gpuledger verify-workload`.
 #[derive(clap::Args, Debug)]
 pub struct ChildArgs {
-    #[arg(long, default_value_t = 0)]
-    pub device: i32,
+    #[arg(long, value_enum, default_value_t = Api::Cuda)]
+    pub api: Api,
+    #[arg(long)]
+    pub device: Option<i32>,
     #[arg(long)]
     pub cuda_lib: Option<PathBuf>,
+    #[arg(long)]
+    pub vulkan_lib: Option<PathBuf>,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -96,7 +146,20 @@ pub fn run_workload(args: &ChildArgs) -> anyhow::Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
-    let code = run_child(args.cuda_lib.as_deref(), args.device, &mut input, &mut out);
+    let code = match args.api {
+        Api::Cuda => gpuledger_cuda::workload::run_child(
+            args.cuda_lib.as_deref(),
+            args.device.unwrap_or(0),
+            &mut input,
+            &mut out,
+        ),
+        Api::Vulkan => gpuledger_vulkan::workload::run_child(
+            args.vulkan_lib.as_deref(),
+            args.device,
+            &mut input,
+            &mut out,
+        ),
+    };
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
@@ -118,14 +181,21 @@ enum Stop {
 }
 
 impl Workload {
-    fn start(args: &Args) -> anyhow::Result<Workload> {
+    fn start(args: &Args, api: Api) -> anyhow::Result<Workload> {
         let exe = std::env::current_exe().context("cannot find gpuledger's own executable")?;
         let mut cmd = Command::new(exe);
-        cmd.arg("verify-workload")
-            .arg("--device")
-            .arg(args.device.to_string());
-        if let Some(l) = &args.cuda_lib {
-            cmd.arg("--cuda-lib").arg(l);
+        cmd.arg("verify-workload").arg("--api").arg(api.name());
+        if let Some(d) = args.device {
+            cmd.arg("--device").arg(d.to_string());
+        }
+        match (api, &args.cuda_lib, &args.vulkan_lib) {
+            (Api::Cuda, Some(l), _) => {
+                cmd.arg("--cuda-lib").arg(l);
+            }
+            (Api::Vulkan, _, Some(l)) => {
+                cmd.arg("--vulkan-lib").arg(l);
+            }
+            _ => {}
         }
         let mut child = cmd
             .stdin(Stdio::piped())
@@ -229,10 +299,39 @@ fn frac(v: u64, (n, d): (u64, u64)) -> u64 {
     (v as u128 * n as u128 / d as u128) as u64
 }
 
+/// What the guard rails measure the allocation against.
+#[derive(Clone, Copy)]
+enum Room {
+    /// Free memory (CUDA's cuMemGetInfo or NVML; Vulkan's memory budget less usage).
+    Free(u64),
+    /// A Vulkan heap's size, where the driver reports no budget.
+    Heap(u64),
+    Unknown,
+}
+
+impl Room {
+    fn bytes(self) -> Option<u64> {
+        match self {
+            Room::Free(b) | Room::Heap(b) => Some(b),
+            Room::Unknown => None,
+        }
+    }
+    /// `free memory (140 GiB free)`, `its heap (23 GiB, no memory budget reported)`.
+    fn of(self, b: u64) -> (&'static str, String) {
+        match self {
+            Room::Heap(_) => (
+                "its heap",
+                format!("{}, the driver reports no memory budget", human_bytes(b)),
+            ),
+            _ => ("free memory", format!("{} free", human_bytes(b))),
+        }
+    }
+}
+
 /// Guard rails before the allocation: `Ok(None)` to go ahead, `Ok(Some(why))` to stop.
-fn may_allocate(args: &Args, free: Option<u64>, device: &str) -> anyhow::Result<Option<String>> {
+fn may_allocate(args: &Args, room: Room, device: &str) -> anyhow::Result<Option<String>> {
     let n = args.size;
-    let Some(free) = free else {
+    let Some(free) = room.bytes() else {
         if args.yes {
             return Ok(None);
         }
@@ -241,26 +340,24 @@ fn may_allocate(args: &Args, free: Option<u64>, device: &str) -> anyhow::Result<
             human_bytes(n)
         )));
     };
+    let (what, amount) = room.of(free);
     if n > frac(free, MAX_FRACTION) {
         return Ok(Some(format!(
-            "{} does not fit: {device} has {} free and verify uses at most 90 % of that; choose a smaller --size",
+            "{} does not fit: {device} has {amount} and verify uses at most 90 % of that; choose a smaller --size",
             human_bytes(n),
-            human_bytes(free)
         )));
     }
     if n <= frac(free, ASK_FRACTION) || args.yes {
         return Ok(None);
     }
     let question = format!(
-        "Allocate {} on {device}? That is more than 10 % of its {} free. [y/N] ",
+        "Allocate {} on {device}? That is more than 10 % of {what} ({amount}). [y/N] ",
         human_bytes(n),
-        human_bytes(free)
     );
     if !std::io::stdin().is_terminal() {
         return Ok(Some(format!(
-            "{} on {device} is more than 10 % of free memory ({} free); pass --yes to allow it (there is no terminal to ask on)",
+            "{} on {device} is more than 10 % of {what} ({amount}); pass --yes to allow it (there is no terminal to ask on)",
             human_bytes(n),
-            human_bytes(free)
         )));
     }
     eprint!("{question}");
@@ -278,8 +375,69 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     }
     signal::install().context("cannot install the Ctrl-C handler")?;
     let mut collector = global.collector();
-    let mut w = Workload::start(args)?;
-    let mut rec = Record {
+    let order: &[Api] = match args.path {
+        PathChoice::Auto => &[Api::Cuda, Api::Vulkan],
+        PathChoice::Cuda => &[Api::Cuda],
+        PathChoice::Vulkan => &[Api::Vulkan],
+    };
+    // The paths tried before one started, and why each could not.
+    let mut tried: Vec<PathNote> = Vec::new();
+    for (i, &api) in order.iter().enumerate() {
+        let mut w = Workload::start(args, api)?;
+        let mut rec = new_record(args, api.name(), Some(w.pid()));
+        let outcome = sequence(args, api, &mut collector, &mut w, &mut rec);
+        let status = w.finish();
+        if let Some(s) = rec.steps.first().map(|s| &s.snapshot) {
+            rec.machine.hostname = s.host.hostname.clone();
+            rec.machine.kernel = s.host.kernel.clone();
+            rec.machine.wsl = s.host.wsl;
+            rec.machine.driver_version = s.devices.iter().find_map(|d| d.driver_version.clone());
+        }
+        if let Err(Stop::Failed(why)) = &outcome {
+            if rec.steps.is_empty() {
+                tried.push(PathNote {
+                    path: api.name().into(),
+                    ran: false,
+                    why: format!("the {} workload cannot start: {why}", api.title()),
+                });
+                continue;
+            }
+        }
+        rec.paths = std::mem::take(&mut tried);
+        rec.paths.push(PathNote {
+            path: api.name().into(),
+            ran: true,
+            why: match args.path {
+                PathChoice::Auto if i > 0 => "ran (--path auto: the first that could start)",
+                PathChoice::Auto => "ran (--path auto: CUDA is tried first)",
+                _ => "ran (asked for with --path)",
+            }
+            .into(),
+        });
+        for other in [Api::Cuda, Api::Vulkan] {
+            if !rec.paths.iter().any(|p| p.path == other.name()) {
+                rec.paths.push(PathNote {
+                    path: other.name().into(),
+                    ran: false,
+                    why: if args.path == PathChoice::Auto {
+                        format!(
+                            "not tried: the {} path ran (--path {} runs this one)",
+                            api.name(),
+                            other.name()
+                        )
+                    } else {
+                        format!("not asked for (--path {})", api.name())
+                    },
+                });
+            }
+        }
+        return finish(args, rec, outcome, status);
+    }
+    nothing_started(args, tried)
+}
+
+fn new_record(args: &Args, path: &str, child_pid: Option<u32>) -> Record {
+    Record {
         schema: SCHEMA.into(),
         taken_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         gpuledger_version: crate::VERSION.into(),
@@ -288,23 +446,50 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             arch: std::env::consts::ARCH.into(),
             ..Machine::default()
         },
-        path: "cuda".into(),
+        path: path.into(),
+        paths: Vec::new(),
         size_bytes: args.size,
         tolerance_bytes: TOLERANCE,
-        child_pid: Some(w.pid()),
+        child_pid,
         device: None,
         steps: Vec::new(),
         verdicts: Vec::new(),
         notes: Vec::new(),
-    };
-    let outcome = sequence(args, &mut collector, &mut w, &mut rec);
-    let status = w.finish();
-    if let Some(s) = rec.steps.first().map(|s| &s.snapshot) {
-        rec.machine.hostname = s.host.hostname.clone();
-        rec.machine.kernel = s.host.kernel.clone();
-        rec.machine.wsl = s.host.wsl;
-        rec.machine.driver_version = s.devices.iter().find_map(|d| d.driver_version.clone());
     }
+}
+
+/// No path could start its workload: say why for each, in the output and in the record.
+fn nothing_started(args: &Args, tried: Vec<PathNote>) -> anyhow::Result<ExitCode> {
+    let mut text = String::from("nothing can be verified on this machine:\n");
+    for t in &tried {
+        text.push_str(&format!("  {}: {}\n", t.path, t.why));
+    }
+    text.push_str(match args.path {
+        PathChoice::Auto => "(verify needs a GPU with a CUDA or a Vulkan driver)\n",
+        PathChoice::Cuda => "(verify --path cuda needs an NVIDIA GPU and its driver; --path vulkan runs the Vulkan workload)\n",
+        PathChoice::Vulkan => "(verify --path vulkan needs the Vulkan loader and a Vulkan driver; --path cuda runs the CUDA workload)\n",
+    });
+    let mut rec = new_record(args, "none", None);
+    // The record says the same, so a saved or --json run is not silent about it.
+    rec.notes.push(text.trim_end().to_string());
+    rec.paths = tried;
+    rec.verdicts = not_implemented();
+    save(args, &rec)?;
+    if args.json {
+        super::print(&(serde_json::to_string_pretty(&rec)? + "\n"))?;
+    } else {
+        super::print(&text)?;
+    }
+    Ok(ExitCode::from(3))
+}
+
+/// The verdicts and the exit status of a path that started.
+fn finish(
+    args: &Args,
+    mut rec: Record,
+    outcome: Result<(), Stop>,
+    status: Option<std::process::ExitStatus>,
+) -> anyhow::Result<ExitCode> {
     match outcome {
         Ok(()) => {}
         Err(Stop::Interrupted) => {
@@ -314,22 +499,6 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         Err(Stop::TimedOut(step)) => anyhow::bail!(
             "the workload did not finish the {step} step in time; it was stopped (exit {status:?}) and the driver frees what it held"
         ),
-        Err(Stop::Failed(why)) if rec.steps.is_empty() => {
-            let text = format!(
-                "nothing can be verified on this machine: the CUDA workload cannot start: {why}\n\
-                 (verify needs an NVIDIA GPU and its driver; the Vulkan path for other GPUs is not implemented yet)\n"
-            );
-            // The record says the same, so a saved or --json run is not silent about it.
-            rec.notes.push(text.trim_end().to_string());
-            rec.verdicts = not_implemented();
-            save(args, &rec)?;
-            if args.json {
-                super::print(&(serde_json::to_string_pretty(&rec)? + "\n"))?;
-            } else {
-                super::print(&text)?;
-            }
-            return Ok(ExitCode::from(3));
-        }
         Err(Stop::Refused(why)) => {
             anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
@@ -342,20 +511,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     rec.verdicts = judge::judge(&rec);
     rec.verdicts.extend(not_implemented());
     emit(args, &rec)?;
-    Ok(exit_for(&rec.verdicts))
+    Ok(exit_for(&rec))
 }
 
 fn not_implemented() -> Vec<Verdict> {
-    [
-        (
-            "vulkan",
-            "not implemented: the Vulkan workload (AMD, Intel, lavapipe) is not written yet",
-        ),
-        (
-            "amd-smi / rocm-smi / xpu-smi / typeperf",
-            "not implemented: only nvidia-smi is asked as a second witness",
-        ),
-    ]
+    [(
+        "amd-smi / rocm-smi / xpu-smi / typeperf",
+        "not implemented: only nvidia-smi is asked as a second witness",
+    )]
     .into_iter()
     .map(|(s, t)| Verdict {
         source: s.into(),
@@ -367,8 +530,12 @@ fn not_implemented() -> Vec<Verdict> {
     .collect()
 }
 
-fn exit_for(v: &[Verdict]) -> ExitCode {
-    if v.iter().any(|v| !v.witness && v.verdict != "ok") {
+/// 3 where the device is one no GPU source can see (a CPU device), 4 where a source is off or
+/// cannot see, 0 where every source is ok.
+fn exit_for(rec: &Record) -> ExitCode {
+    if judge::cpu_device(rec).is_some() {
+        ExitCode::from(3)
+    } else if rec.verdicts.iter().any(|v| !v.witness && v.verdict != "ok") {
         ExitCode::from(4)
     } else {
         ExitCode::SUCCESS
@@ -378,6 +545,7 @@ fn exit_for(v: &[Verdict]) -> ExitCode {
 /// The five steps, a collection round after each.
 fn sequence(
     args: &Args,
+    api: Api,
     collector: &mut gpuledger_sources::Collector,
     w: &mut Workload,
     rec: &mut Record,
@@ -406,26 +574,32 @@ fn sequence(
                 format!("{name}: the release had not shown after {settle_reads} more rounds")
             });
         }
-        let smi = witness::nvidia_smi(&args.nvidia_smi);
+        // nvidia-smi's compute-apps list is the CUDA path's witness only.
+        let smi = (api == Api::Cuda).then(|| witness::nvidia_smi(&args.nvidia_smi));
         rec.steps.push(Step {
             name: name.into(),
             child,
             snapshot,
-            nvidia_smi: Some(smi),
+            nvidia_smi: smi,
             settle_reads,
         });
     };
     round(rec, STEPS[0], Some(idle));
     w.send("context")?;
     let ctx = w.answer("context")?;
-    let free = ctx.free_bytes.or_else(|| nvml_free(rec));
+    let room = match (api, ctx.free_bytes, ctx.total_bytes) {
+        (_, Some(f), _) => Room::Free(f),
+        (Api::Cuda, None, _) => nvml_free(rec).map_or(Room::Unknown, Room::Free),
+        (Api::Vulkan, None, Some(heap)) => Room::Heap(heap),
+        (Api::Vulkan, None, None) => Room::Unknown,
+    };
     round(rec, STEPS[1], Some(ctx));
     let label = rec
         .device
         .as_ref()
-        .map(|d| format!("CUDA device {} ({})", d.ordinal, d.name))
+        .map(|d| format!("{} device {} ({})", api.title(), d.ordinal, d.name))
         .unwrap_or_else(|| "the device".into());
-    match may_allocate(args, free, &label) {
+    match may_allocate(args, room, &label) {
         Ok(None) => {}
         Ok(Some(why)) => return Err(Stop::Refused(why)),
         Err(e) => return Err(Stop::Failed(e.to_string())),
@@ -460,9 +634,10 @@ const SETTLE_PAUSE: Duration = Duration::from_millis(100);
 /// memory down by N after the free, back to the idle level and the child unlisted after the exit.
 /// Unknown readings count as shown (nothing to wait for).
 fn released(rec: &Record, name: &str, snap: &gpuledger_model::Snapshot, pid: u32, n: u64) -> bool {
-    let Some(uuid) = rec.device.as_ref().and_then(|d| d.uuid.as_deref()) else {
+    let Ok(uuid) = judge::target_uuid(rec) else {
         return true;
     };
+    let uuid = uuid.as_str();
     let used = |s: &gpuledger_model::Snapshot| s.device_by_uuid(uuid)?.memory.used_bytes;
     let at = |i: usize| rec.steps.get(i).and_then(|s| used(&s.snapshot));
     let Some(now) = used(snap) else {

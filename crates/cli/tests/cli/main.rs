@@ -26,4 +26,5 @@ mod serve_http;
 mod serve_prometheus;
 mod tui_tmux;
 mod verify;
+mod verify_vulkan;
 mod watch_cli;

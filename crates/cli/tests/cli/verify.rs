@@ -126,7 +126,16 @@ fn honest_fakes_pass_every_check() {
     assert_eq!(text(&v, "nvml (device used)"), "ok");
     assert_eq!(text(&v, "unattributed"), "ok");
     assert!(text(&v, "nvidia-smi").starts_with("cannot see (nvidia-smi is not installed"));
-    assert!(text(&v, "vulkan").starts_with("not implemented"));
+    // The CUDA path ran; auto did not go on to Vulkan, and the record says why.
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["path"], "cuda");
+    assert_eq!(j["paths"][0]["path"], "cuda");
+    assert_eq!(j["paths"][0]["ran"], true);
+    assert_eq!(j["paths"][1]["path"], "vulkan");
+    assert_eq!(
+        j["paths"][1]["why"],
+        "not tried: the cuda path ran (--path vulkan runs this one)"
+    );
     // The allocation was really made (and written) by the child, then released.
     let log = e.log();
     assert!(
@@ -295,9 +304,16 @@ fn replaying_something_else_is_a_clear_error() {
 #[test]
 fn no_cuda_driver_says_why_nothing_can_be_verified() {
     let e = Env::new("", "");
+    // --path cuda: the Vulkan path (which may find lavapipe here) is not tried.
     let out = e
         .cmd()
-        .args(["verify", "--cuda-lib", "/nonexistent/libcuda.so.1"])
+        .args([
+            "verify",
+            "--path",
+            "cuda",
+            "--cuda-lib",
+            "/nonexistent/libcuda.so.1",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
@@ -313,6 +329,8 @@ fn no_cuda_driver_says_why_nothing_can_be_verified() {
         .args([
             "verify",
             "--json",
+            "--path",
+            "cuda",
             "--cuda-lib",
             "/nonexistent/libcuda.so.1",
         ])
@@ -325,6 +343,42 @@ fn no_cuda_driver_says_why_nothing_can_be_verified() {
         .as_str()
         .unwrap()
         .starts_with("nothing can be verified"));
+}
+
+/// Neither path can start (--path auto): each says why, in the text and the record.
+#[test]
+fn auto_with_neither_cuda_nor_vulkan_names_both_reasons() {
+    let e = Env::new("", "");
+    let args = [
+        "verify",
+        "--cuda-lib",
+        "/nonexistent/libcuda.so.1",
+        "--vulkan-lib",
+        "/nonexistent/libvulkan.so.1",
+    ];
+    let out = e.cmd().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.starts_with(
+            "nothing can be verified on this machine:\n  cuda: the CUDA workload cannot start: "
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains("\n  vulkan: the Vulkan workload cannot start: cannot load the Vulkan loader /nonexistent/libvulkan.so.1"),
+        "{s}"
+    );
+    assert!(
+        s.contains("needs a GPU with a CUDA or a Vulkan driver"),
+        "{s}"
+    );
+    let out = e.cmd().args(args).arg("--json").output().unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["path"], "none");
+    let paths = j["paths"].as_array().unwrap();
+    assert_eq!(paths.len(), 2);
+    assert!(paths.iter().all(|p| p["ran"] == false));
 }
 
 #[test]

@@ -21,8 +21,12 @@ pub struct Record {
     pub taken_at: String,
     pub gpuledger_version: String,
     pub machine: Machine,
-    /// `cuda` (the only path so far).
+    /// The path that ran: `cuda` or `vulkan` (`none` when neither could start).
     pub path: String,
+    /// Each path: whether it ran, and why it did not (absent in records from before the Vulkan
+    /// path, which ran `cuda` only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<PathNote>,
     pub size_bytes: u64,
     pub tolerance_bytes: u64,
     pub child_pid: Option<u32>,
@@ -31,6 +35,16 @@ pub struct Record {
     pub verdicts: Vec<Verdict>,
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// One workload path and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathNote {
+    /// `cuda` or `vulkan`.
+    pub path: String,
+    pub ran: bool,
+    /// In words: `ran (...)`, `the CUDA workload cannot start: ...`, `not tried: ...`.
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -365,18 +379,241 @@ pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
     Ok(Seen::Absent)
 }
 
+/// The name of the Vulkan device's driver (or the device) when it is a CPU device (lavapipe,
+/// SwiftShader): its "device-local" heap is host memory, which no GPU source reports.
+pub fn cpu_device(rec: &Record) -> Option<String> {
+    let d = rec.device.as_ref()?;
+    let v = d.vulkan.as_ref()?;
+    (rec.path == "vulkan" && v.device_type == "cpu")
+        .then(|| v.driver_name.clone().unwrap_or_else(|| d.name.clone()))
+}
+
+/// The snapshot's identity (`uuid`) of the device the workload ran on. CUDA: the driver's UUID
+/// in NVML's spelling. Vulkan: the device whose PCI address matches VK_EXT_pci_bus_info's, else
+/// the one whose UUID matches the Vulkan device UUID (NVIDIA reports NVML's), in any round.
+pub fn target_uuid(rec: &Record) -> Result<String, String> {
+    let Some(d) = rec.device.as_ref() else {
+        return Err("the workload reported no device".into());
+    };
+    let Some(v) = d.vulkan.as_ref() else {
+        return d.uuid.clone().ok_or_else(|| {
+            "the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report".into()
+        });
+    };
+    let devices = rec.steps.iter().flat_map(|s| &s.snapshot.devices);
+    let norm = gpuledger_sources::sysfs::normalise_bus_id;
+    if let Some(bus) = &v.pci_bus_id {
+        let bus = norm(bus);
+        if let Some(found) = devices
+            .clone()
+            .find(|x| x.pci_bus_id.as_deref().map(norm).as_deref() == Some(bus.as_str()))
+        {
+            return Ok(found.uuid.clone());
+        }
+    }
+    if let Some(u) = &d.uuid {
+        if let Some(found) = devices.clone().find(|x| x.uuid.eq_ignore_ascii_case(u)) {
+            return Ok(found.uuid.clone());
+        }
+    }
+    Err(format!(
+        "no source reports the Vulkan device {} ({}; PCI {}, UUID {})",
+        d.ordinal,
+        d.name,
+        v.pci_bus_id.as_deref().unwrap_or("not reported"),
+        v.device_uuid.as_deref().unwrap_or("not reported")
+    ))
+}
+
+/// Why a Vulkan allocation is judged on the device's system memory (GTT: amdgpu `gtt`, i915/xe
+/// `system0`) instead of VRAM, or `None` for VRAM. It is system memory where the rounds report
+/// the device's system memory and either no VRAM at all (an Intel integrated GPU) or less VRAM
+/// than the device-local heap the workload allocated from (a heap that reaches past the VRAM is
+/// not VRAM). Where the rounds report no system memory there is nothing else to judge: VRAM.
+pub fn system_ledger(rec: &Record, uuid: &str) -> Option<String> {
+    let heap = rec.device.as_ref()?.vulkan.as_ref()?.heap_bytes;
+    let dev = rec
+        .steps
+        .iter()
+        .find_map(|s| s.snapshot.device_by_uuid(uuid))?;
+    dev.system_memory.as_ref()?;
+    match dev.memory.total_bytes {
+        None | Some(0) => Some(
+            "the device reports no VRAM, so its device-local heap is system memory (GTT)".into(),
+        ),
+        // 5 % of slack: drivers report a heap a little under the VRAM they manage.
+        Some(v) if heap > v + v / 20 => Some(format!(
+            "the device-local heap ({}) is larger than the device's VRAM ({}), so it is system memory (GTT)",
+            human_bytes(heap),
+            human_bytes(v)
+        )),
+        Some(_) => None,
+    }
+}
+
+/// The child's system-memory (GTT) reading on the device in one round.
+fn seen_system(snap: &Snapshot, pid: u32, uuid: &str) -> Seen {
+    let rows = usage(snap, pid, uuid);
+    if rows.is_empty() {
+        return Seen::Absent;
+    }
+    match rows
+        .iter()
+        .filter_map(|u| u.system_memory_bytes)
+        .reduce(u64::max)
+    {
+        Some(b) => Seen::Bytes(b),
+        None => Seen::Unknown("the source reports no system memory (GTT) for this process".into()),
+    }
+}
+
+/// The per-process, device-used and unattributed verdicts on the device's system memory.
+fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Verdict> {
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
+    let snaps: Vec<&Snapshot> = rec.steps.iter().map(|s| &s.snapshot).collect();
+    let label = snaps
+        .iter()
+        .flat_map(|s| usage(s, pid, uuid))
+        .map(|u| u.memory_source.clone())
+        .next()
+        .unwrap_or_else(|| dev_source.to_string());
+    let series: Vec<Seen> = snaps.iter().map(|s| seen_system(s, pid, uuid)).collect();
+    let dev = |s: &Snapshot| s.device_by_uuid(uuid).cloned();
+    let used: Vec<Option<u64>> = snaps
+        .iter()
+        .map(|s| dev(s).and_then(|d| d.system_memory?.used_bytes))
+        .collect();
+    let un: Vec<Option<u64>> = snaps
+        .iter()
+        .map(|s| dev(s).and_then(|d| d.system_ledger?.unattributed_bytes))
+        .collect();
+    vec![
+        judge_process(
+            &format!("{label} GTT (per process)"),
+            &series,
+            n,
+            tol,
+            false,
+        ),
+        judge_device(
+            &format!("{dev_source} GTT (device used)"),
+            &used,
+            n,
+            tol,
+            false,
+        ),
+        judge_device("unattributed GTT", &un, n, tol, true),
+    ]
+}
+
+/// Every source of the first round, each unable to see a CPU device.
+fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
+    let text = format!("cannot see: a CPU device ({driver}) has no VRAM");
+    let mut names: Vec<String> = rec
+        .steps
+        .first()
+        .map(|s| {
+            s.snapshot
+                .sources
+                .iter()
+                // procfs reads process facts, not GPU memory.
+                .filter(|s| s.name != "procfs")
+                .map(|s| s.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        names.push("every source".into());
+    }
+    names
+        .into_iter()
+        .map(|source| Verdict {
+            source,
+            verdict: "cannot see".into(),
+            text: text.clone(),
+            witness: false,
+            checks: Vec::new(),
+        })
+        .collect()
+}
+
+/// A CPU device's allocation is host memory in the child: its resident memory (reported by the
+/// child after each step) should move by +N when it allocates and fills, and by −N when it frees.
+/// A witness that the workload really ran, not a reading of gpuledger's.
+pub fn judge_rss(rec: &Record) -> Verdict {
+    let rss = |step: &str| {
+        rec.steps
+            .iter()
+            .find(|s| s.name == step)
+            .and_then(|s| s.child.as_ref()?.rss_bytes)
+    };
+    let n = rec.size_bytes;
+    let mut checks = Vec::new();
+    let mut first: Option<(String, u64)> = None;
+    for (step, from, to, want) in [
+        ("allocated", "context", "allocated", n as i64),
+        ("freed", "allocated", "freed", -(n as i64)),
+    ] {
+        let d = rss(from).zip(rss(to)).map(|(a, b)| b as i64 - a as i64);
+        let ok = d.is_some_and(|d| near(d, want, rec.tolerance_bytes));
+        if !ok && first.is_none() {
+            first = Some((step.into(), d.map(|d| d.abs_diff(want)).unwrap_or(0)));
+        }
+        checks.push(Check {
+            step: step.into(),
+            expected: signed(want),
+            observed: d.map(signed).unwrap_or_else(|| "n/a".into()),
+            ok,
+        });
+    }
+    let (verdict, text) = if rss("allocated").is_none() {
+        (
+            "cannot see",
+            "cannot see (the workload reported no resident memory: only read on Linux)".into(),
+        )
+    } else if let Some((step, by)) = first {
+        ("off", format!("off by {} at {step}", human_bytes(by)))
+    } else {
+        ("ok", "ok".into())
+    };
+    Verdict {
+        source: "host memory (the child's RSS)".into(),
+        verdict: verdict.into(),
+        text,
+        witness: true,
+        checks,
+    }
+}
+
+fn smi_not_run() -> Verdict {
+    Verdict {
+        source: "nvidia-smi".into(),
+        verdict: "not run".into(),
+        text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
+        witness: true,
+        checks: Vec::new(),
+    }
+}
+
 /// All verdicts of a record, from its raw readings alone.
 pub fn judge(rec: &Record) -> Vec<Verdict> {
     let mut out = Vec::new();
-    let (Some(pid), Some(uuid)) = (
-        rec.child_pid,
-        rec.device.as_ref().and_then(|d| d.uuid.clone()),
-    ) else {
+    if let Some(driver) = cpu_device(rec) {
+        let mut v = cpu_verdicts(rec, &driver);
+        v.push(judge_rss(rec));
+        v.push(smi_not_run());
+        return v;
+    }
+    let target = target_uuid(rec);
+    let (Some(pid), Ok(uuid)) = (rec.child_pid, target.clone()) else {
         // Never a silent pass: without the device's identity no reading can be matched to it.
+        let why = target
+            .err()
+            .unwrap_or_else(|| "the workload's PID is unknown".into());
         out.push(Verdict {
             source: "every source".into(),
             verdict: "cannot see".into(),
-            text: "cannot see (the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report)".into(),
+            text: format!("cannot see ({why})"),
             witness: false,
             checks: Vec::new(),
         });
@@ -401,7 +638,9 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             }
         }
     }
-    if snaps.iter().all(|s| dev(s).is_none()) {
+    if system_ledger(rec, &uuid).is_some() {
+        out.extend(judge_system(rec, pid, &uuid, &dev_source));
+    } else if snaps.iter().all(|s| dev(s).is_none()) {
         out.push(Verdict {
             source: format!("{dev_source} (per process)"),
             verdict: "cannot see".into(),
@@ -437,7 +676,11 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             .collect();
         out.push(judge_device("unattributed", &un, n, tol, true));
     }
-    // The second witness.
+    // The second witness: nvidia-smi's compute-apps list, on the CUDA path.
+    if rec.path == "vulkan" {
+        out.push(smi_not_run());
+        return out;
+    }
     let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
     let smi: Result<Vec<Seen>, String> = runs
         .iter()
@@ -564,6 +807,158 @@ mod tests {
             .contains("couldn't communicate"));
     }
 
+    /// A Vulkan record on a discrete AMD GPU (not run for real here: no such GPU): the device is
+    /// found by its PCI address, and fdinfo is judged as NVML is on the CUDA path.
+    fn vulkan_record(pci: &str, process: [Option<u64>; 5]) -> Record {
+        use gpuledger_cuda::workload::VulkanDevice;
+        use gpuledger_model::{Device, Host, Process, Usage, Vendor};
+        let g = 1u64 << 30;
+        let used = [g, g + C, g + C + N, g + C, g];
+        let steps = STEPS
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mut snap = Snapshot::new(String::new(), Host::default());
+                let mut d = Device::new(0, Vendor::Amd, "amdgpu-0000:03:00.0", "fdinfo");
+                d.pci_bus_id = Some("0000:03:00.0".into());
+                d.memory.total_bytes = Some(16 * g);
+                d.memory.used_bytes = Some(used[i]);
+                snap.devices.push(d);
+                if let Some(b) = process[i] {
+                    let mut p = Process::new(4242);
+                    let mut u = Usage::new("amdgpu-0000:03:00.0", "fdinfo");
+                    u.memory_bytes = Some(b);
+                    p.usage.push(u);
+                    snap.processes.push(p);
+                }
+                gpuledger_model::balance(&mut snap);
+                Step {
+                    name: name.to_string(),
+                    child: None,
+                    snapshot: snap,
+                    nvidia_smi: None,
+                    settle_reads: 0,
+                }
+            })
+            .collect();
+        Record {
+            schema: SCHEMA.into(),
+            taken_at: String::new(),
+            gpuledger_version: String::new(),
+            machine: Machine::default(),
+            path: "vulkan".into(),
+            paths: Vec::new(),
+            size_bytes: N,
+            tolerance_bytes: TOLERANCE,
+            child_pid: Some(4242),
+            device: Some(ChildDevice {
+                name: "AMD Radeon RX 7600 (RADV NAVI33)".into(),
+                vulkan: Some(VulkanDevice {
+                    device_type: "discrete-gpu".into(),
+                    pci_bus_id: Some(pci.into()),
+                    ..VulkanDevice::default()
+                }),
+                ..ChildDevice::default()
+            }),
+            steps,
+            verdicts: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn text_of<'a>(v: &'a [Verdict], source: &str) -> &'a str {
+        &v.iter()
+            .find(|v| v.source == source)
+            .unwrap_or_else(|| panic!("no {source}: {v:?}"))
+            .text
+    }
+
+    #[test]
+    fn a_vulkan_gpu_is_found_by_its_pci_address_and_fdinfo_is_judged() {
+        let honest = [None, Some(C), Some(C + N), Some(C), None];
+        let v = judge(&vulkan_record("0000:03:00.0", honest));
+        assert_eq!(text_of(&v, "fdinfo (per process)"), "ok");
+        assert_eq!(text_of(&v, "fdinfo (device used)"), "ok");
+        assert_eq!(text_of(&v, "unattributed"), "ok");
+        assert_eq!(
+            text_of(&v, "nvidia-smi"),
+            "not run (only the CUDA path asks nvidia-smi as a second witness)"
+        );
+        // The allocation missing from the process's fdinfo: off, and unattributed moves.
+        let blind = [None, Some(C), Some(C), Some(C), None];
+        let v = judge(&vulkan_record("0000:03:00.0", blind));
+        assert_eq!(
+            text_of(&v, "fdinfo (per process)"),
+            "off by 512 MiB at allocated (the allocation did not show at all)"
+        );
+        assert!(text_of(&v, "unattributed").starts_with("off by 512 MiB at allocated"));
+        // Another PCI address: no reading can be matched, never a pass.
+        let v = judge(&vulkan_record("0000:04:00.0", honest));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].verdict, "cannot see");
+        assert!(
+            v[0].text.contains("no source reports the Vulkan device 0 (AMD Radeon RX 7600 (RADV NAVI33); PCI 0000:04:00.0"),
+            "{}",
+            v[0].text
+        );
+    }
+
+    /// An Intel integrated GPU (not run for real: no such GPU here): no VRAM, the allocation in
+    /// system memory (i915's `system0`, the GTT ledger). Judged there, with the same shape.
+    fn integrated(process_sys: [Option<u64>; 5]) -> Record {
+        let g = 1u64 << 30;
+        let sys_used = [g, g + C, g + C + N, g + C, g];
+        let mut rec = vulkan_record("0000:00:02.0", [None; 5]);
+        if let Some(v) = rec.device.as_mut().and_then(|d| d.vulkan.as_mut()) {
+            v.device_type = "integrated-gpu".into();
+            v.heap_bytes = 8 * g;
+        }
+        for (i, step) in rec.steps.iter_mut().enumerate() {
+            let snap = &mut step.snapshot;
+            let d = &mut snap.devices[0];
+            d.pci_bus_id = Some("0000:00:02.0".into());
+            d.memory = Default::default();
+            d.system_memory = Some(gpuledger_model::Memory {
+                total_bytes: Some(16 * g),
+                used_bytes: Some(sys_used[i]),
+                ..Default::default()
+            });
+            if let Some(b) = process_sys[i] {
+                let mut p = gpuledger_model::Process::new(4242);
+                let mut u = gpuledger_model::Usage::new("amdgpu-0000:03:00.0", "fdinfo");
+                u.memory_bytes = Some(0);
+                u.system_memory_bytes = Some(b);
+                p.usage.push(u);
+                snap.processes.push(p);
+            }
+            gpuledger_model::balance(snap);
+        }
+        rec
+    }
+
+    #[test]
+    fn an_integrated_gpu_without_vram_is_judged_on_system_memory() {
+        let honest = integrated([None, Some(C), Some(C + N), Some(C), None]);
+        let uuid = target_uuid(&honest).unwrap();
+        assert!(system_ledger(&honest, &uuid)
+            .unwrap()
+            .contains("reports no VRAM"));
+        let v = judge(&honest);
+        assert_eq!(text_of(&v, "fdinfo GTT (per process)"), "ok", "{v:?}");
+        assert_eq!(text_of(&v, "fdinfo GTT (device used)"), "ok");
+        assert_eq!(text_of(&v, "unattributed GTT"), "ok");
+        assert!(!v.iter().any(|v| v.source == "fdinfo (per process)"));
+        let blind = integrated([None, Some(C), Some(C), Some(C), None]);
+        assert_eq!(
+            text_of(&judge(&blind), "fdinfo GTT (per process)"),
+            "off by 512 MiB at allocated (the allocation did not show at all)"
+        );
+        // A discrete GPU whose heap fits its VRAM stays on VRAM.
+        let discrete = vulkan_record("0000:03:00.0", [None, Some(C), Some(C + N), Some(C), None]);
+        let uuid = target_uuid(&discrete).unwrap();
+        assert_eq!(system_ledger(&discrete, &uuid), None);
+    }
+
     #[test]
     fn a_record_without_a_device_uuid_is_not_a_pass() {
         let rec = Record {
@@ -572,6 +967,7 @@ mod tests {
             gpuledger_version: String::new(),
             machine: Machine::default(),
             path: "cuda".into(),
+            paths: Vec::new(),
             size_bytes: N,
             tolerance_bytes: TOLERANCE,
             child_pid: Some(1),

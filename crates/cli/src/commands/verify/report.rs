@@ -63,7 +63,7 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
         render(&rec, Some(&path.display().to_string()))
     };
     crate::commands::print(&text)?;
-    Ok(exit_for(&rec.verdicts))
+    Ok(exit_for(&rec))
 }
 
 fn render(rec: &Record, replay: Option<&str>) -> String {
@@ -74,14 +74,27 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
     let dev = rec
         .device
         .as_ref()
-        .map(|d| {
-            format!(
+        .map(|d| match &d.vulkan {
+            None => format!(
                 "CUDA device {} {} ({}), CUDA {}",
                 d.ordinal,
                 d.name,
                 d.uuid.as_deref().unwrap_or("no UUID"),
                 d.cuda_version.as_deref().unwrap_or("?")
-            )
+            ),
+            Some(v) => format!(
+                "Vulkan device {} {} ({}{}, PCI {}), Vulkan {}",
+                d.ordinal,
+                d.name,
+                v.device_type,
+                [&v.driver_name, &v.driver_info]
+                    .iter()
+                    .filter_map(|x| x.as_deref())
+                    .map(|x| format!(", {x}"))
+                    .collect::<String>(),
+                v.pci_bus_id.as_deref().unwrap_or("not reported"),
+                v.api_version
+            ),
         })
         .unwrap_or_else(|| "?".into());
     s.push_str(&format!(
@@ -89,11 +102,26 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
         human_bytes(rec.size_bytes),
         rec.child_pid.map(|p| p.to_string()).unwrap_or("?".into())
     ));
-    s.push_str(&format!(
+    for p in &rec.paths {
+        s.push_str(&format!("  path {}: {}\n", p.path, p.why));
+    }
+    if let Some(why) = judge::target_uuid(rec)
+        .ok()
+        .and_then(|u| judge::system_ledger(rec, &u))
+    {
+        s.push_str(&format!("  judged on system memory (GTT): {why}\n"));
+    }
+    if let Some(driver) = judge::cpu_device(rec) {
+        s.push_str(&format!(
+            "expected: nothing any source can see: {driver} is a CPU device, its memory is the host's (no VRAM, no GPU counter).\n\n"
+        ));
+    } else {
+        s.push_str(&format!(
         "expected: the child absent, then listed with a context, +{0} when it allocates, -{0} when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance {1} (2 MiB allocation granularity plus driver bookkeeping).\n\n",
         human_bytes(rec.size_bytes),
         human_bytes(rec.tolerance_bytes)
     ));
+    }
     let w = rec
         .verdicts
         .iter()
@@ -105,7 +133,7 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
             "  {:w$}  {}{}\n",
             v.source,
             v.text,
-            if v.witness && v.verdict != "not implemented" {
+            if v.witness && v.verdict != "not implemented" && v.verdict != "not run" {
                 "  [second witness]"
             } else {
                 ""
