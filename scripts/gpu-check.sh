@@ -12,8 +12,10 @@
 #   gpuledger snapshot --json      one collection round
 #   gpuledger selftest --json      what each source can and cannot see
 #   nvidia-smi -q -x               the vendor's own full report (when installed)
-# plus uname, /etc/os-release and the binary's version. Commit the folder under fixtures/real/
-# (the replay test reads verify.json from there).
+# plus uname, /etc/os-release and the binary's version. Commit the folder under fixtures/real/ and
+# add a test that replays its verify.json (`gpuledger --replay FILE verify`), as the tests in
+# crates/cli/tests/cli/verify.rs replay fixtures/verify/. No such folder exists yet: no machine with
+# a real GPU has run this.
 set -uo pipefail
 BIN="${1:-${GPULEDGER:-gpuledger}}"
 OUT="${2:-gpu-check-$(hostname 2>/dev/null || echo host)-$(date -u +%Y%m%dT%H%M%SZ)}"
