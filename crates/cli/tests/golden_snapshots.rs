@@ -82,7 +82,11 @@ fn every_drm_fixture_shows_what_it_showed() {
             .env_remove("GPULEDGER_NVML_LIB")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         check(
             &format!("drm-{name}"),
             &normalise(&out.stdout, &[(&root, "<FIXTURES>")]),
@@ -99,17 +103,35 @@ fn nvml_scenarios_show_what_they_showed() {
     let t = two_gpus_procs();
     t.maps(
         4242,
-        &["/opt/llama/llama-server", "/opt/llama/libggml-cuda.so", "/models/qwen3-8b-q4_k_m.gguf"],
+        &[
+            "/opt/llama/llama-server",
+            "/opt/llama/libggml-cuda.so",
+            "/models/qwen3-8b-q4_k_m.gguf",
+        ],
     )
     .listen(4242, 8080, 123456)
-    .maps(5151, &["/usr/lib/libtorch_cuda.so", "/usr/lib/libcudart.so.12"]);
+    .maps(
+        5151,
+        &["/usr/lib/libtorch_cuda.so", "/usr/lib/libcudart.so.12"],
+    );
     std::fs::write(
         t.root().join("5151/cgroup"),
         "0::/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\n",
     )
     .unwrap();
-    let out = gpuledger(lib, &sc, &t.root(), &["snapshot", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // No sysfs tree: what this machine's /sys holds must not enter the golden file.
+    let sys = t.dir.path().join("sys");
+    let out = gpuledger(
+        lib,
+        &sc,
+        &t.root(),
+        &["--sys-root", sys.to_str().unwrap(), "snapshot", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     check(
         "nvml-two-gpus",
         &normalise(&out.stdout, &[(t.dir.path(), "<TREE>"), (lib, "<NVML>")]),
@@ -128,7 +150,11 @@ fn nvml_scenarios_show_what_they_showed() {
         .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     check(
         "nvml-nvidia-drm",
         &normalise(&out.stdout, &[(&fixtures(), "<FIXTURES>"), (lib, "<NVML>")]),

@@ -61,6 +61,12 @@ pub struct FdIndex {
     pub descriptors_seen: usize,
 }
 
+/// Calls `f(name, Some(target))` for each link in `dir` (a `/proc/PID/fd`), `None` for one that
+/// vanished before its readlink; on Linux through `getdents64` and `readlinkat` as the index does.
+pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    sys::each_link(dir, f)
+}
+
 /// Numeric entries of a directory, sorted.
 pub fn numeric_entries(dir: &Path) -> io::Result<Vec<u32>> {
     let mut v = Vec::with_capacity(512);
@@ -122,6 +128,34 @@ impl FdIndex {
         };
         idx.pids = pids;
         Ok(idx)
+    }
+
+    /// An index of only `pids`, from their descriptor tables as the round's process view read
+    /// them (the same tables identification uses): for a machine where no DRM device needs
+    /// every process's descriptors walked.
+    pub fn of_pids(procs: &crate::procfs::ProcReader, pids: &[u32]) -> FdIndex {
+        let mut idx = FdIndex::default();
+        for &pid in pids {
+            let mut entry = ProcEntry::default();
+            let mut seen = 0usize;
+            let res = match procs.fd_links(pid) {
+                Ok(links) => {
+                    for (fd, target) in links.iter() {
+                        seen += 1;
+                        match classify(target) {
+                            Some(FdKind::Drm(node)) => entry.drm_fds.push((*fd, node)),
+                            Some(FdKind::Kfd) => entry.kfd = true,
+                            Some(FdKind::Dxg) => entry.dxg = true,
+                            None => {}
+                        }
+                    }
+                    Ok(())
+                }
+                Err(kind) => Err(io::Error::from(kind)),
+            };
+            idx.finish_pid(pid, entry, seen, res);
+        }
+        idx
     }
 
     /// Bring the index up to date with processes that started or exited since the last scan,
@@ -358,7 +392,8 @@ mod sys {
         // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
         const NAME: usize = 19;
         let mut dents = [0u64; 1024]; // 8 KiB, 8-byte aligned as the kernel writes it
-        let mut link = [0u8; 512];
+                                      // PATH_MAX: a long target (an open model file deep in a cache) is read whole.
+        let mut link = [0u8; 4096];
         loop {
             // SAFETY: dfd is an open directory; the buffer is writable for its byte length.
             let n = unsafe {
@@ -409,9 +444,30 @@ mod sys {
 
     /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink.
     pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let c = CString::new(dir.as_os_str().as_bytes())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
+            // SAFETY: valid NUL-terminated path.
+            let fd = unsafe {
+                libc::open(
+                    c.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let r = links_getdents(fd, f);
+            // SAFETY: fd is ours and closed once.
+            unsafe { libc::close(fd) };
+            r
+        }
+        #[cfg(not(target_os = "linux"))]
         links(open(dir)?, f)
     }
 
+    #[cfg(not(target_os = "linux"))]
     fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
         // SAFETY: `d` is open.
         let dfd = unsafe { libc::dirfd(d.0) };

@@ -1,0 +1,271 @@
+//! The per-round cache behind [`super::ProcReader`]: what each process's files said this round,
+//! read lazily (a process nobody asks about costs nothing) through one reused buffer.
+
+use super::read::{read_into, Records};
+use super::{read_stat, split_cmdline, Stat};
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Bounds, whatever a recorded tree holds (real files are far smaller).
+const MAX_STATUS_BYTES: usize = 64 << 10;
+const MAX_CMDLINE_BYTES: usize = 256 << 10;
+const MAX_CGROUP_BYTES: usize = 64 << 10;
+/// A process with more descriptors than this is read only this far.
+pub const MAX_FDS: usize = 65_536;
+
+/// A descriptor table: (descriptor number, link target) sorted by number, shared between the
+/// consumers of a round.
+pub type FdLinks = Arc<Vec<(u32, Box<[u8]>)>>;
+
+/// Files read in the current (or, from `end`, the last) round: for tests and the benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RoundStats {
+    /// Files opened (or links read) by this reader.
+    pub reads: usize,
+    /// Reads answered from the round's cache instead.
+    pub hits: usize,
+}
+
+/// One process's readings this round; `None`: not asked for yet.
+#[derive(Default)]
+struct Entry {
+    /// The error kept as kind and message (an `io::Error` cannot be cloned).
+    stat: Option<Result<Stat, (io::ErrorKind, String)>>,
+    uid: Option<Option<u32>>,
+    exe: Option<Option<String>>,
+    args: Option<Option<Vec<String>>>,
+    cgroup: Option<Option<String>>,
+    fds: Option<Result<FdLinks, io::ErrorKind>>,
+}
+
+#[derive(Default)]
+pub(super) struct Round {
+    active: bool,
+    entries: HashMap<u32, Entry>,
+    buf: Vec<u8>,
+    path: PathBuf,
+    stats: RoundStats,
+}
+
+impl Round {
+    pub fn begin(&mut self) {
+        self.entries.clear();
+        self.stats = RoundStats::default();
+        self.active = true;
+    }
+
+    pub fn end(&mut self) -> RoundStats {
+        self.active = false;
+        self.entries.clear();
+        std::mem::take(&mut self.stats)
+    }
+
+    /// `<root>/<pid>/<name>` in the reused path buffer.
+    fn path(&mut self, root: &Path, pid: u32, name: &str) -> &Path {
+        self.path.clear();
+        self.path.push(root);
+        self.path.push(itoa(pid).as_str());
+        self.path.push(name);
+        &self.path
+    }
+
+    /// The cached value for `pid`, or `read` it (and keep it if a round is on).
+    fn cached<T: Clone>(
+        &mut self,
+        pid: u32,
+        get: impl Fn(&mut Entry) -> &mut Option<T>,
+        read: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        if self.active {
+            if let Some(v) = self.entries.get_mut(&pid).and_then(|e| get(e).clone()) {
+                self.stats.hits += 1;
+                return v;
+            }
+        }
+        self.stats.reads += 1;
+        let v = read(self);
+        if self.active {
+            *get(self.entries.entry(pid).or_default()) = Some(v.clone());
+        }
+        v
+    }
+
+    pub fn stat(&mut self, root: &Path, pid: u32) -> io::Result<Stat> {
+        self.cached(
+            pid,
+            |e| &mut e.stat,
+            |r| {
+                r.path(root, pid, "stat");
+                read_stat(&r.path, &mut r.buf).map_err(|e| (e.kind(), e.to_string()))
+            },
+        )
+        .map_err(|(kind, msg)| io::Error::new(kind, msg))
+    }
+
+    pub fn uid(&mut self, root: &Path, pid: u32) -> Option<u32> {
+        self.cached(
+            pid,
+            |e| &mut e.uid,
+            |r| {
+                r.path(root, pid, "status");
+                read_into(&r.path, &mut r.buf, MAX_STATUS_BYTES, Records::One).ok()?;
+                super::parse_uid(&String::from_utf8_lossy(&r.buf))
+            },
+        )
+    }
+
+    pub fn exe(&mut self, root: &Path, pid: u32) -> Option<String> {
+        self.cached(
+            pid,
+            |e| &mut e.exe,
+            |r| {
+                r.path(root, pid, "exe");
+                let t = std::fs::read_link(&r.path).ok()?;
+                Some(
+                    t.to_string_lossy()
+                        .trim_end_matches(" (deleted)")
+                        .to_string(),
+                )
+            },
+        )
+    }
+
+    pub fn args(&mut self, root: &Path, pid: u32) -> Option<Vec<String>> {
+        self.cached(
+            pid,
+            |e| &mut e.args,
+            |r| {
+                r.path(root, pid, "cmdline");
+                read_into(&r.path, &mut r.buf, MAX_CMDLINE_BYTES, Records::One).ok()?;
+                Some(split_cmdline(&r.buf))
+            },
+        )
+    }
+
+    pub fn cgroup(&mut self, root: &Path, pid: u32) -> Option<String> {
+        self.cached(
+            pid,
+            |e| &mut e.cgroup,
+            |r| {
+                r.path(root, pid, "cgroup");
+                read_into(&r.path, &mut r.buf, MAX_CGROUP_BYTES, Records::One).ok()?;
+                Some(String::from_utf8_lossy(&r.buf).into_owned())
+            },
+        )
+    }
+
+    pub fn fd_links(&mut self, root: &Path, pid: u32) -> Result<FdLinks, io::ErrorKind> {
+        self.cached(
+            pid,
+            |e| &mut e.fds,
+            |r| {
+                r.path(root, pid, "fd");
+                let mut links = Vec::new();
+                crate::drm::index::each_link(&r.path, |name, target| {
+                    let (Some(fd), Some(t)) = (parse_fd(name), target) else {
+                        // Not a number, or closed between readdir and readlink: nothing to keep.
+                        return;
+                    };
+                    if links.len() < MAX_FDS {
+                        links.push((fd, Box::from(t)));
+                    }
+                })
+                .map_err(|e| e.kind())?;
+                links.sort_unstable_by_key(|l| l.0);
+                Ok(Arc::new(links))
+            },
+        )
+    }
+}
+
+fn parse_fd(name: &[u8]) -> Option<u32> {
+    if name.is_empty() || name.len() > 10 || !name.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(name).ok()?.parse().ok()
+}
+
+/// A pid as decimal text without a heap allocation.
+fn itoa(mut n: u32) -> ItoaBuf {
+    let mut b = ItoaBuf([0; 10], 10);
+    loop {
+        b.1 -= 1;
+        b.0[b.1] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return b;
+        }
+    }
+}
+
+struct ItoaBuf([u8; 10], usize);
+impl ItoaBuf {
+    fn as_str(&self) -> &str {
+        // Only ASCII digits were written.
+        std::str::from_utf8(&self.0[self.1..]).unwrap_or("0")
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::super::ProcReader;
+    use std::fs;
+
+    fn tree() -> (tempfile::TempDir, ProcReader) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("proc/4242");
+        fs::create_dir_all(p.join("fd")).unwrap();
+        fs::write(
+            p.join("stat"),
+            "4242 (llama-server) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 98765 1 2\n",
+        )
+        .unwrap();
+        fs::write(p.join("status"), "Name:\tx\nUid:\t1000\t1000\t1000\t1000\n").unwrap();
+        fs::write(p.join("cmdline"), "/opt/llama-server\0-m\0a b.gguf\0").unwrap();
+        std::os::unix::fs::symlink("/dev/dri/renderD128", p.join("fd/5")).unwrap();
+        std::os::unix::fs::symlink("socket:[77]", p.join("fd/3")).unwrap();
+        let r = ProcReader::new(&d.path().join("proc"));
+        (d, r)
+    }
+
+    #[test]
+    fn a_round_reads_each_file_once_and_sees_changes_next_round() {
+        let (d, r) = tree();
+        r.begin_round();
+        for _ in 0..3 {
+            assert_eq!(r.stat(4242).unwrap().start_time, 98765);
+            assert_eq!(r.uid(4242), Some(1000));
+            assert_eq!(
+                r.args(4242).unwrap(),
+                ["/opt/llama-server", "-m", "a b.gguf"]
+            );
+            let fds = r.fd_links(4242).unwrap();
+            assert_eq!(fds[0], (3, Box::from(&b"socket:[77]"[..])));
+            assert_eq!(fds[1].0, 5);
+        }
+        // A pid that is not there is asked once too.
+        assert!(r.stat(1).is_err() && r.stat(1).is_err());
+        let s = r.end_round();
+        assert_eq!((s.reads, s.hits), (5, 9));
+
+        fs::write(
+            d.path().join("proc/4242/status"),
+            "Name:\tx\nUid:\t0\t0\t0\t0\n",
+        )
+        .unwrap();
+        // Outside a round nothing is cached: a change shows at once.
+        assert_eq!(r.uid(4242), Some(0));
+        r.begin_round();
+        assert_eq!(r.uid(4242), Some(0));
+        assert_eq!(r.end_round().reads, 1);
+    }
+
+    #[test]
+    fn itoa_matches_display() {
+        for n in [0, 7, 10, 4242, u32::MAX] {
+            assert_eq!(super::itoa(n).as_str(), n.to_string());
+        }
+    }
+}
