@@ -135,7 +135,31 @@ impl FdIndex {
     /// every process's descriptors walked.
     pub fn of_pids(procs: &crate::procfs::ProcReader, pids: &[u32]) -> FdIndex {
         let mut idx = FdIndex::default();
-        for &pid in pids {
+        let mut sorted = pids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for &pid in &sorted {
+            idx.scan_links(procs, pid);
+        }
+        idx.pids = sorted;
+        idx
+    }
+
+    /// [`FdIndex::refresh`] for an index of only some processes ([`FdIndex::of_pids`]): `pids`
+    /// is this round's list; processes new to it are scanned, those no longer in it dropped.
+    pub fn refresh_pids(
+        &mut self,
+        procs: &crate::procfs::ProcReader,
+        pids: &[u32],
+    ) -> (usize, usize) {
+        let mut now = pids.to_vec();
+        now.sort_unstable();
+        now.dedup();
+        self.merge(now, |idx, pid| idx.scan_links(procs, pid))
+    }
+
+    fn scan_links(&mut self, procs: &crate::procfs::ProcReader, pid: u32) {
+        {
             let mut entry = ProcEntry::default();
             let mut seen = 0usize;
             let res = match procs.fd_links(pid) {
@@ -153,9 +177,8 @@ impl FdIndex {
                 }
                 Err(kind) => Err(io::Error::from(kind)),
             };
-            idx.finish_pid(pid, entry, seen, res);
+            self.finish_pid(pid, entry, seen, res);
         }
-        idx
     }
 
     /// Bring the index up to date with processes that started or exited since the last scan,
@@ -163,8 +186,13 @@ impl FdIndex {
     /// after it was scanned is found by the next full [`FdIndex::build`].
     pub fn refresh(&mut self, proc_root: &Path) -> io::Result<(usize, usize)> {
         let now = numeric_entries(proc_root)?;
-        let (mut started, mut exited) = (0, 0);
         let mut buf = PathBuf::from(proc_root);
+        Ok(self.merge(now, |idx, pid| idx.scan_into(&mut buf, pid)))
+    }
+
+    /// Compare the sorted pid list `now` with the last one: scan the new pids, forget the gone.
+    fn merge(&mut self, now: Vec<u32>, mut scan: impl FnMut(&mut Self, u32)) -> (usize, usize) {
+        let (mut started, mut exited) = (0, 0);
         let (mut i, mut j) = (0, 0);
         // Both lists are sorted: one merge pass finds the differences.
         while i < self.pids.len() || j < now.len() {
@@ -184,7 +212,7 @@ impl FdIndex {
                     i += 1;
                 }
                 (_, Some(&b)) => {
-                    self.scan_into(&mut buf, b);
+                    scan(self, b);
                     started += 1;
                     j += 1;
                 }
@@ -192,7 +220,7 @@ impl FdIndex {
             }
         }
         self.pids = now;
-        Ok((started, exited))
+        (started, exited)
     }
 
     /// Forget one descriptor (it was closed, or now refers to something else).
@@ -577,5 +605,29 @@ mod tests {
         assert_eq!(idx.refresh(root).unwrap(), (0, 0));
         idx.drop_fd(25, 9);
         assert!(!idx.entries.contains_key(&25));
+    }
+
+    #[test]
+    fn an_index_of_some_pids_walks_only_those_and_follows_the_list() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let mk = |pid: u32, target: &str| {
+            let d = root.join(pid.to_string()).join("fd");
+            fs::create_dir_all(&d).unwrap();
+            symlink(target, d.join("5")).unwrap();
+        };
+        mk(10, "/dev/dri/renderD128");
+        mk(20, "/dev/dri/card0");
+        mk(30, "/dev/kfd");
+        let procs = crate::procfs::ProcReader::new(root);
+        procs.begin_round();
+        let mut idx = FdIndex::of_pids(&procs, &[30, 10, 10]);
+        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 30]);
+        assert_eq!(idx.descriptors_seen, 2, "pid 20 is not walked");
+        assert_eq!(procs.end_round().reads, 2);
+        procs.begin_round();
+        assert_eq!(idx.refresh_pids(&procs, &[20, 10]), (1, 1));
+        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 20]);
+        assert_eq!(procs.end_round().reads, 1, "only the new pid is walked");
     }
 }

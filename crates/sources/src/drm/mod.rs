@@ -141,8 +141,24 @@ impl DrmSource {
 
     fn update_index(&mut self, now_ns: u64, scope: Scope) -> io::Result<()> {
         if let Scope::Only(procs, pids) = scope {
-            self.index = Some(FdIndex::of_pids(procs, pids));
-            self.partial = true;
+            // The same cadence as the full index: new GPU processes are scanned each round, a
+            // known one's descriptors again at the next rebuild.
+            let due = !self.partial
+                || self.index.is_none()
+                || now_ns.saturating_sub(self.last_build_ns) >= self.rebuild_every_ns;
+            match &mut self.index {
+                Some(idx) if !due => {
+                    let (s, e) = idx.refresh_pids(procs, pids);
+                    self.stats.started = s;
+                    self.stats.exited = e;
+                }
+                _ => {
+                    self.index = Some(FdIndex::of_pids(procs, pids));
+                    self.partial = true;
+                    self.last_build_ns = now_ns;
+                    self.stats.rebuilt = true;
+                }
+            }
             return Ok(());
         }
         let due = match &self.index {

@@ -48,7 +48,7 @@ impl ProcReader {
         }
         f.exe = self.exe(pid);
         if let Some(args) = self.args(pid) {
-            f.cmdline = gpuledger_model::redact_arg_list(&args);
+            f.cmdline = args;
         }
         let mut buf = Vec::new();
         match read_table(&dir.join("maps"), &mut buf) {

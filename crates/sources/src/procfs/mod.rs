@@ -10,7 +10,7 @@ mod round;
 pub use facts::{parse_listening, parse_maps, ProcessFacts};
 pub use round::{FdLinks, RoundStats};
 
-use gpuledger_model::{redact_arg_list, Process};
+use gpuledger_model::Process;
 use std::collections::HashMap;
 use std::fs;
 use std::io;
@@ -123,7 +123,7 @@ impl ProcReader {
         self.with_round(|r| r.exe(&self.root, pid))
     }
 
-    /// The arguments from `/proc/<pid>/cmdline`, not yet redacted; `None` when unreadable.
+    /// The arguments from `/proc/<pid>/cmdline`, secrets redacted; `None` when unreadable.
     pub fn args(&self, pid: u32) -> Option<Vec<String>> {
         self.with_round(|r| r.args(&self.root, pid))
     }
@@ -201,7 +201,7 @@ impl ProcReader {
         p.exe = self.exe(p.pid);
         if let Some(args) = self.args(p.pid) {
             if !args.is_empty() {
-                p.cmdline = Some(redact_arg_list(&args));
+                p.cmdline = Some(args);
             }
         }
         // A process can vanish between reading stat and the rest: keep what we got.

@@ -7,6 +7,12 @@ use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long what rarely changes (user, executable, command line, cgroup) is kept across rounds
+/// for a process with the same pid and start time: identification re-reads its facts on the same
+/// cadence. `stat` is read every round, so a reused pid (another start time) is never mistaken.
+pub const SLOW_REFRESH: Duration = Duration::from_secs(30);
 
 /// Bounds, whatever a recorded tree holds (real files are far smaller).
 const MAX_STATUS_BYTES: usize = 64 << 10;
@@ -40,10 +46,24 @@ struct Entry {
     fds: Option<Result<FdLinks, io::ErrorKind>>,
 }
 
+/// What rarely changes, kept across rounds per (pid, start time).
+struct Slow {
+    start_time: u64,
+    read_at: Instant,
+    /// The round that last asked: a process no round asks about any more is forgotten.
+    round: u64,
+    uid: Option<Option<u32>>,
+    exe: Option<Option<String>>,
+    args: Option<Option<Vec<String>>>,
+    cgroup: Option<Option<String>>,
+}
+
 #[derive(Default)]
 pub(super) struct Round {
     active: bool,
+    round: u64,
     entries: HashMap<u32, Entry>,
+    slow: HashMap<u32, Slow>,
     buf: Vec<u8>,
     path: PathBuf,
     stats: RoundStats,
@@ -54,12 +74,74 @@ impl Round {
         self.entries.clear();
         self.stats = RoundStats::default();
         self.active = true;
+        self.round += 1;
     }
 
     pub fn end(&mut self) -> RoundStats {
         self.active = false;
         self.entries.clear();
+        let round = self.round;
+        self.slow.retain(|_, s| s.round == round);
         std::mem::take(&mut self.stats)
+    }
+
+    /// Like [`Round::cached`] for a value that rarely changes: also kept across rounds while the
+    /// process keeps its start time, for [`SLOW_REFRESH`].
+    fn slow_cached<T: Clone>(
+        &mut self,
+        root: &Path,
+        pid: u32,
+        get: impl Fn(&mut Entry) -> &mut Option<T> + Copy,
+        get_slow: impl Fn(&mut Slow) -> &mut Option<T>,
+        read: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        if !self.active {
+            return self.cached(pid, get, read);
+        }
+        let start = self.stat(root, pid).ok().map(|s| s.start_time);
+        let round = self.round;
+        let now = Instant::now();
+        let kept = match (start, self.slow.get_mut(&pid)) {
+            (Some(st), Some(s))
+                if s.start_time == st && now.duration_since(s.read_at) < SLOW_REFRESH =>
+            {
+                s.round = round;
+                get_slow(s).clone()
+            }
+            _ => None,
+        };
+        if let Some(v) = kept {
+            self.stats.hits += 1;
+            *get(self.entries.entry(pid).or_default()) = Some(v.clone());
+            return v;
+        }
+        let v = self.cached(pid, get, read);
+        if let Some(st) = start {
+            let s = self.slow.entry(pid).or_insert_with(|| Slow {
+                start_time: st,
+                read_at: now,
+                round,
+                uid: None,
+                exe: None,
+                args: None,
+                cgroup: None,
+            });
+            if s.start_time != st || now.duration_since(s.read_at) >= SLOW_REFRESH {
+                // Another process under this pid, or stale: start afresh.
+                *s = Slow {
+                    start_time: st,
+                    read_at: now,
+                    round,
+                    uid: None,
+                    exe: None,
+                    args: None,
+                    cgroup: None,
+                };
+            }
+            s.round = round;
+            *get_slow(s) = Some(v.clone());
+        }
+        v
     }
 
     /// `<root>/<pid>/<name>` in the reused path buffer.
@@ -105,9 +187,11 @@ impl Round {
     }
 
     pub fn uid(&mut self, root: &Path, pid: u32) -> Option<u32> {
-        self.cached(
+        self.slow_cached(
+            root,
             pid,
             |e| &mut e.uid,
+            |s| &mut s.uid,
             |r| {
                 r.path(root, pid, "status");
                 read_into(&r.path, &mut r.buf, MAX_STATUS_BYTES, Records::One).ok()?;
@@ -117,9 +201,11 @@ impl Round {
     }
 
     pub fn exe(&mut self, root: &Path, pid: u32) -> Option<String> {
-        self.cached(
+        self.slow_cached(
+            root,
             pid,
             |e| &mut e.exe,
+            |s| &mut s.exe,
             |r| {
                 r.path(root, pid, "exe");
                 let t = std::fs::read_link(&r.path).ok()?;
@@ -133,21 +219,26 @@ impl Round {
     }
 
     pub fn args(&mut self, root: &Path, pid: u32) -> Option<Vec<String>> {
-        self.cached(
+        self.slow_cached(
+            root,
             pid,
             |e| &mut e.args,
+            |s| &mut s.args,
             |r| {
                 r.path(root, pid, "cmdline");
                 read_into(&r.path, &mut r.buf, MAX_CMDLINE_BYTES, Records::One).ok()?;
-                Some(split_cmdline(&r.buf))
+                // Redacted once here, not by each consumer each round.
+                Some(gpuledger_model::redact_arg_list(&split_cmdline(&r.buf)))
             },
         )
     }
 
     pub fn cgroup(&mut self, root: &Path, pid: u32) -> Option<String> {
-        self.cached(
+        self.slow_cached(
+            root,
             pid,
             |e| &mut e.cgroup,
+            |s| &mut s.cgroup,
             |r| {
                 r.path(root, pid, "cgroup");
                 read_into(&r.path, &mut r.buf, MAX_CGROUP_BYTES, Records::One).ok()?;
@@ -248,18 +339,26 @@ mod tests {
         // A pid that is not there is asked once too.
         assert!(r.stat(1).is_err() && r.stat(1).is_err());
         let s = r.end_round();
-        assert_eq!((s.reads, s.hits), (5, 9));
+        // stat, status, cmdline, fd table and the missing pid's stat: read once each.
+        assert_eq!(s.reads, 5);
 
-        fs::write(
-            d.path().join("proc/4242/status"),
-            "Name:\tx\nUid:\t0\t0\t0\t0\n",
-        )
-        .unwrap();
+        let proc_dir = d.path().join("proc/4242");
+        fs::write(proc_dir.join("status"), "Name:\tx\nUid:\t0\t0\t0\t0\n").unwrap();
         // Outside a round nothing is cached: a change shows at once.
         assert_eq!(r.uid(4242), Some(0));
+        // The next round keeps what rarely changes for the same process (same start time)...
+        r.begin_round();
+        assert_eq!(r.uid(4242), Some(1000));
+        assert_eq!(r.end_round().reads, 1, "only stat is read again");
+        // ...but a reused pid (another start time) is read afresh.
+        fs::write(
+            proc_dir.join("stat"),
+            "4242 (other) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 99999 1 2\n",
+        )
+        .unwrap();
         r.begin_round();
         assert_eq!(r.uid(4242), Some(0));
-        assert_eq!(r.end_round().reads, 1);
+        assert_eq!(r.end_round().reads, 2);
     }
 
     #[test]
