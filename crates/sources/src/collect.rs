@@ -286,6 +286,9 @@ impl Collector {
 
         // Windows and macOS have no procfs: their platform source names the processes itself.
         if cfg!(target_os = "linux") || self.procs.root().exists() {
+            // New GPU processes (all of them in a one-shot) are read on a few threads at once.
+            let pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
+            self.procs.prefetch(&pids, !self.annotators.is_empty());
             self.collect_drm(&mut snap);
             self.fill_from_procfs(&mut snap);
             self.containers(&mut snap);

@@ -51,8 +51,13 @@ impl ProcReader {
             f.cmdline = args;
         }
         let mut buf = Vec::new();
-        match read_table(&dir.join("maps"), &mut buf) {
-            Ok(()) => f.mapped_files = parse_maps(&String::from_utf8_lossy(&buf)),
+        // Read on a helper thread by the round's prefetch when this is a new process.
+        let maps = self.take_maps(pid).unwrap_or_else(|| {
+            read_table(&dir.join("maps"), &mut buf)
+                .map(|()| std::sync::Arc::new(parse_maps(&String::from_utf8_lossy(&buf))))
+        });
+        match maps {
+            Ok(m) => f.mapped_files = m.to_vec(),
             Err(e) => f
                 .unreadable
                 .push(format!("/proc/{pid}/maps: {}", reason(&e))),
@@ -104,7 +109,7 @@ impl ProcReader {
 
 /// A multi-record table, its first [`MAX_TABLE_BYTES`] when longer (the parsers stop at a
 /// bounded number of lines anyway).
-fn read_table(path: &std::path::Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+pub(super) fn read_table(path: &std::path::Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
     match super::read::read_into(path, buf, MAX_TABLE_BYTES, super::read::Records::Many) {
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(()),
         r => r,

@@ -17,6 +17,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// Prefetch threads at most, and the fewest new processes worth a thread: /proc reads are
+/// syscall-bound, and below this a thread costs more than it saves.
+const PREFETCH_THREADS: usize = 4;
+const PREFETCH_MIN_PER_THREAD: usize = 32;
+
 /// Reads `/proc/<pid>/...` below `root`, with the user table and boot time cached.
 ///
 /// It is also the per-round process view: between [`ProcReader::begin_round`] and
@@ -136,6 +141,49 @@ impl ProcReader {
     /// The descriptor table: (number, link target) per open descriptor.
     pub fn fd_links(&self, pid: u32) -> Result<FdLinks, io::ErrorKind> {
         self.with_round(|r| r.fd_links(&self.root, pid))
+    }
+
+    /// Read, on a few threads, every file this round will need of the processes in `pids` that
+    /// it has not seen before (all of them in a one-shot snapshot; only new ones in a live
+    /// view, whose known processes need only `stat`). `maps`: identification will want them.
+    /// With few new processes this does nothing: they are read lazily as before.
+    pub fn prefetch(&self, pids: &[u32], maps: bool) {
+        let (todo, template) = self.with_round(|r| (r.unknown(pids), r.helper()));
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(PREFETCH_THREADS)
+            .min(todo.len() / PREFETCH_MIN_PER_THREAD);
+        if threads < 2 {
+            return;
+        }
+        let chunk = todo.len().div_ceil(threads);
+        let root = self.root.as_path();
+        let parts: Vec<round::Round> = std::thread::scope(|s| {
+            let handles: Vec<_> = todo
+                .chunks(chunk)
+                .map(|c| {
+                    let mut r = template.helper();
+                    s.spawn(move || {
+                        for &pid in c {
+                            r.read_all(root, pid, maps);
+                        }
+                        r
+                    })
+                })
+                .collect();
+            // A helper that panicked read nothing usable: its processes are read lazily.
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        self.with_round(|r| {
+            for p in parts {
+                r.absorb(p);
+            }
+        });
+    }
+
+    /// What [`ProcReader::prefetch`] read of `maps`, taken (each is used once).
+    pub(crate) fn take_maps(&self, pid: u32) -> Option<io::Result<std::sync::Arc<Vec<String>>>> {
+        self.with_round(|r| r.take_maps(pid))
     }
 
     /// Start a round: from now until [`ProcReader::end_round`] each file is read once.

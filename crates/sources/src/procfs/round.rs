@@ -44,6 +44,8 @@ struct Entry {
     args: Option<Option<Vec<String>>>,
     cgroup: Option<Option<String>>,
     fds: Option<Result<FdLinks, io::ErrorKind>>,
+    /// File paths from `maps` (identification's), only when a prefetch read them.
+    maps: Option<Result<Arc<Vec<String>>, (io::ErrorKind, String)>>,
 }
 
 /// What rarely changes, kept across rounds per (pid, start time).
@@ -83,6 +85,75 @@ impl Round {
         let round = self.round;
         self.slow.retain(|_, s| s.round == round);
         std::mem::take(&mut self.stats)
+    }
+
+    /// Of `pids`, those this round has read nothing of and no earlier round kept anything of:
+    /// new processes, which need every file read.
+    pub fn unknown(&self, pids: &[u32]) -> Vec<u32> {
+        if !self.active {
+            return Vec::new();
+        }
+        pids.iter()
+            .copied()
+            .filter(|p| !self.entries.contains_key(p) && !self.slow.contains_key(p))
+            .collect()
+    }
+
+    /// An empty round for a helper thread of this one.
+    pub fn helper(&self) -> Round {
+        Round {
+            active: true,
+            round: self.round,
+            ..Round::default()
+        }
+    }
+
+    /// Read every file a new process needs this round (a helper thread's work).
+    pub fn read_all(&mut self, root: &Path, pid: u32, maps: bool) {
+        if self.stat(root, pid).is_err() {
+            // Gone or unreadable: the round's consumers ask again and get the same answer.
+            return;
+        }
+        self.uid(root, pid);
+        self.exe(root, pid);
+        self.args(root, pid);
+        self.cgroup(root, pid);
+        let _ = self.fd_links(root, pid);
+        if maps {
+            let _ = self.maps(root, pid);
+        }
+    }
+
+    /// Take in what a helper read (this round's own readings win).
+    pub fn absorb(&mut self, helper: Round) {
+        for (pid, e) in helper.entries {
+            self.entries.entry(pid).or_insert(e);
+        }
+        for (pid, s) in helper.slow {
+            self.slow.entry(pid).or_insert(s);
+        }
+        self.stats.reads += helper.stats.reads;
+        self.stats.hits += helper.stats.hits;
+    }
+
+    /// The distinct file paths of `/proc/<pid>/maps`: read by a prefetch (on a helper thread),
+    /// else by identification itself; `None` here means not read this round.
+    pub fn take_maps(&mut self, pid: u32) -> Option<Result<Arc<Vec<String>>, io::Error>> {
+        let m = self.entries.get_mut(&pid)?.maps.take()?;
+        Some(m.map_err(|(kind, msg)| io::Error::new(kind, msg)))
+    }
+
+    fn maps(&mut self, root: &Path, pid: u32) -> Result<Arc<Vec<String>>, (io::ErrorKind, String)> {
+        self.cached(
+            pid,
+            |e| &mut e.maps,
+            |r| {
+                r.path(root, pid, "maps");
+                super::facts::read_table(&r.path, &mut r.buf)
+                    .map(|()| Arc::new(super::parse_maps(&String::from_utf8_lossy(&r.buf))))
+                    .map_err(|e| (e.kind(), e.to_string()))
+            },
+        )
     }
 
     /// Like [`Round::cached`] for a value that rarely changes: also kept across rounds while the
@@ -359,6 +430,45 @@ mod tests {
         r.begin_round();
         assert_eq!(r.uid(4242), Some(0));
         assert_eq!(r.end_round().reads, 2);
+    }
+
+    #[test]
+    fn a_prefetch_reads_new_processes_on_threads_and_gives_the_same_facts() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("proc");
+        let pids: Vec<u32> = (1000..1200).collect();
+        for &pid in &pids {
+            let p = root.join(pid.to_string());
+            fs::create_dir_all(p.join("fd")).unwrap();
+            fs::write(
+                p.join("stat"),
+                format!("{pid} (w) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {pid} 1 2\n"),
+            )
+            .unwrap();
+            fs::write(p.join("status"), "Uid:\t7\t7\t7\t7\n").unwrap();
+            fs::write(p.join("cmdline"), "w\0--token=s3cret\0").unwrap();
+            fs::write(
+                p.join("maps"),
+                "7f00-7f01 r-xp 00000000 fd:01 1 /usr/lib/libtorch_cuda.so\n",
+            )
+            .unwrap();
+            std::os::unix::fs::symlink("/m/x.gguf", p.join("fd/3")).unwrap();
+        }
+        let r = ProcReader::new(&root);
+        let want: Vec<_> = pids.iter().map(|&p| r.facts(p)).collect();
+        let r = ProcReader::new(&root);
+        r.begin_round();
+        r.prefetch(&pids, true);
+        let got: Vec<_> = pids.iter().map(|&p| r.facts(p)).collect();
+        let s = r.end_round();
+        assert_eq!(got, want);
+        assert_eq!(got[0].cmdline, ["w", "--token=<redacted>"]);
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+            // The prefetch read stat, status, exe, cmdline, cgroup, fd table and maps of each
+            // (facts alone would not read status and cgroup); facts then read only the parent's
+            // stat (pid 1, not in the tree), once.
+            assert_eq!(s.reads, 7 * pids.len() + 1);
+        }
     }
 
     #[test]
