@@ -34,18 +34,23 @@ pub struct RoundStats {
     pub hits: usize,
 }
 
+/// A reading that failed, kept as kind and message (an `io::Error` cannot be cloned).
+type Failed = (io::ErrorKind, String);
+/// The distinct file paths of a `maps` file.
+type MapsRead = Result<Arc<Vec<String>>, Failed>;
+
 /// One process's readings this round; `None`: not asked for yet.
 #[derive(Default)]
 struct Entry {
     /// The error kept as kind and message (an `io::Error` cannot be cloned).
-    stat: Option<Result<Stat, (io::ErrorKind, String)>>,
+    stat: Option<Result<Stat, Failed>>,
     uid: Option<Option<u32>>,
     exe: Option<Option<String>>,
     args: Option<Option<Vec<String>>>,
     cgroup: Option<Option<String>>,
     fds: Option<Result<FdLinks, io::ErrorKind>>,
     /// File paths from `maps` (identification's), only when a prefetch read them.
-    maps: Option<Result<Arc<Vec<String>>, (io::ErrorKind, String)>>,
+    maps: Option<MapsRead>,
 }
 
 /// What rarely changes, kept across rounds per (pid, start time).
@@ -143,7 +148,7 @@ impl Round {
         Some(m.map_err(|(kind, msg)| io::Error::new(kind, msg)))
     }
 
-    fn maps(&mut self, root: &Path, pid: u32) -> Result<Arc<Vec<String>>, (io::ErrorKind, String)> {
+    fn maps(&mut self, root: &Path, pid: u32) -> MapsRead {
         self.cached(
             pid,
             |e| &mut e.maps,
