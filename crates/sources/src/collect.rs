@@ -159,7 +159,9 @@ impl Collector {
             .collect();
         let now_ns = self.epoch.elapsed().as_nanos() as u64;
         let gpu_pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
-        let (procs, wsl, any_nvml) = (&self.procs, snap.host.wsl, !nvml_bus.is_empty());
+        // NVML names its processes whether or not it reports a PCI address for the device.
+        let any_nvml = snap.devices.iter().any(|d| d.source == "nvml");
+        let (procs, wsl) = (&self.procs, snap.host.wsl);
         let status = self.drm.collect_scoped(snap, now_ns, &nvml_bus, |cards| {
             // Every process's descriptors only where DRM clients can be found no other way: a
             // card NVML does not cover, no GPU source at all (a device known only from

@@ -65,15 +65,31 @@ struct Slow {
     cgroup: Option<Option<String>>,
 }
 
-#[derive(Default)]
 pub(super) struct Round {
     active: bool,
     round: u64,
     entries: HashMap<u32, Entry>,
     slow: HashMap<u32, Slow>,
+    /// When the round began: the clock for [`SLOW_REFRESH`], read once per round.
+    started: Instant,
     buf: Vec<u8>,
     path: PathBuf,
     stats: RoundStats,
+}
+
+impl Default for Round {
+    fn default() -> Self {
+        Round {
+            active: false,
+            round: 0,
+            entries: HashMap::new(),
+            slow: HashMap::new(),
+            started: Instant::now(),
+            buf: Vec::new(),
+            path: PathBuf::new(),
+            stats: RoundStats::default(),
+        }
+    }
 }
 
 impl Round {
@@ -82,6 +98,7 @@ impl Round {
         self.stats = RoundStats::default();
         self.active = true;
         self.round += 1;
+        self.started = Instant::now();
     }
 
     pub fn end(&mut self) -> RoundStats {
@@ -109,6 +126,7 @@ impl Round {
         Round {
             active: true,
             round: self.round,
+            started: self.started,
             ..Round::default()
         }
     }
@@ -174,9 +192,18 @@ impl Round {
         if !self.active {
             return self.cached(pid, get, read);
         }
-        let start = self.stat(root, pid).ok().map(|s| s.start_time);
+        // The start time alone: no clone of the whole reading per call.
+        let cached_start = self
+            .entries
+            .get(&pid)
+            .and_then(|e| e.stat.as_ref())
+            .map(|r| r.as_ref().ok().map(|s| s.start_time));
+        let start = match cached_start {
+            Some(s) => s,
+            None => self.stat(root, pid).ok().map(|s| s.start_time),
+        };
         let round = self.round;
-        let now = Instant::now();
+        let now = self.started;
         let kept = match (start, self.slow.get_mut(&pid)) {
             (Some(st), Some(s))
                 if s.start_time == st && now.duration_since(s.read_at) < SLOW_REFRESH =>
