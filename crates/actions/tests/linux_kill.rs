@@ -28,7 +28,7 @@ fn stat(pid: u32) -> Option<gpuledger_actions::kill::procfs::Stat> {
 
 /// Alive = present with the same start time and not a zombie.
 fn alive(pid: u32, start: u64) -> bool {
-    stat(pid).is_some_and(|s| s.starttime == start && s.state != 'Z')
+    stat(pid).is_some_and(|s| s.start_time == start && s.state != 'Z')
 }
 
 fn wait_for_state(pid: u32, want: char) {
@@ -54,7 +54,7 @@ impl Reaped {
     fn spawn(mut cmd: Command) -> Self {
         let mut child = cmd.spawn().expect("spawn test child");
         let pid = child.id();
-        let start = stat(pid).expect("child stat").starttime;
+        let start = stat(pid).expect("child stat").start_time;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(child.wait().expect("wait"));
@@ -237,7 +237,7 @@ fn killed_child_left_as_zombie_names_parent() {
     let pid = child.id();
     let t = Target {
         pid,
-        start_time: Some(stat(pid).unwrap().starttime),
+        start_time: Some(stat(pid).unwrap().start_time),
         name: None,
     };
     let o = Killer::new().kill(&t, &opts(), None);
@@ -314,7 +314,7 @@ fn protected_pids_refused() {
         assert!(o.steps.is_empty());
         assert_eq!(combined_exit_code(&[o]), exit_code::REFUSED);
     }
-    assert!(alive(parent, stat(parent).unwrap().starttime));
+    assert!(alive(parent, stat(parent).unwrap().start_time));
 }
 
 #[test]
@@ -525,7 +525,7 @@ fn other_users_process_gets_permission_message() {
         assert!(t.elapsed() < Duration::from_secs(5));
         std::thread::sleep(Duration::from_millis(5));
     }
-    let start = stat(c.pid).unwrap().starttime;
+    let start = stat(c.pid).unwrap().start_time;
     // The killer runs as daemon: a copy of this test binary that daemon can execute.
     let dir = std::env::temp_dir().join(format!("gpuledger-kill-helper-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

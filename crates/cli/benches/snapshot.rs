@@ -2,7 +2,9 @@
 //!
 //! Targets from the foundation issue: a warm collection round (NVML with 2 devices and 50
 //! processes through the fake library, procfs metadata for them) ≤ 2 ms; the whole
-//! `gpuledger snapshot --json` process ≤ 30 ms; its peak RSS ≤ 15 MB.
+//! `gpuledger snapshot --json` process ≤ 30 ms; its peak RSS ≤ 15 MB. Issue 13: a warm live-view
+//! round (identification attached, as the live view, `record` and `serve` run it) with 500
+//! processes ≤ 1 ms CPU; the /proc files it reads per process.
 
 #[path = "../tests/cli/support/mod.rs"]
 mod support;
@@ -111,5 +113,86 @@ fn main() {
     println!(
         "peak RSS of `gpuledger snapshot --json`: {:.1} MB  (target <= 15 MB)",
         max_rss_kb as f64 / 1024.0
+    );
+    live_round_500(lib);
+}
+
+fn cpu_time() -> Duration {
+    let (user, sys) = cpu_split();
+    user + sys
+}
+
+/// (user, kernel) CPU time of this process.
+fn cpu_split() -> (Duration, Duration) {
+    // SAFETY: getrusage fills the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (tv(ru.ru_utime), tv(ru.ru_stime))
+}
+
+/// 500 GPU processes with maps, descriptors and a cgroup, 2 devices, identification attached.
+fn live_round_500(lib: &std::path::Path) {
+    const N: u32 = 500;
+    let tree = support::ProcTree::new();
+    let mut text = support::TWO_GPUS
+        .lines()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    for i in 0..N {
+        let pid = 30_000 + i;
+        tree.add(
+            pid,
+            "python3",
+            1000,
+            1000 + pid as u64,
+            &["python3", "serve.py", "--port", "8000"],
+        )
+        .maps(pid, &["/usr/bin/python3.12", "/usr/lib/libtorch_cuda.so"])
+        .listen(pid, 8000, 100_000 + pid as u64);
+        std::fs::write(
+            tree.root().join(format!("{pid}/cgroup")),
+            "0::/user.slice/user-1000.slice/session-2.scope\n",
+        )
+        .unwrap();
+        text.push_str(&format!(
+            "compute|dev={}|pid={pid}|mem={}\n",
+            i % 2,
+            1u64 << 28
+        ));
+    }
+    let (_d, sc) = support::scenario(&text);
+    std::env::set_var("FAKE_NVML_SCENARIO", &sc);
+    let mut c = Collector::new(SourceConfig {
+        proc_root: tree.root(),
+        sys_root: "/nonexistent".into(),
+        nvml_lib: Some(lib.to_path_buf()),
+    })
+    .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()));
+    let cold_cpu = cpu_time();
+    let first = c.collect();
+    let cold_cpu = cpu_time() - cold_cpu;
+    let cold = c.last_round();
+    assert_eq!(first.processes.len(), N as usize);
+    c.collect();
+    const ROUNDS: u32 = 200;
+    let (u0, s0) = cpu_split();
+    for _ in 0..ROUNDS {
+        std::hint::black_box(c.collect());
+    }
+    let (u1, s1) = cpu_split();
+    let (user, sys) = ((u1 - u0) / ROUNDS, (s1 - s0) / ROUNDS);
+    let cpu = user + sys;
+    let warm = c.last_round();
+    println!(
+        "live-view round, {N} processes, warm: {:.3} ms CPU ({:.3} user, {:.3} kernel; target <= 1 ms); /proc reads per process {:.1} warm, {:.1} on the first round ({:.1} ms CPU)",
+        cpu.as_secs_f64() * 1e3,
+        user.as_secs_f64() * 1e3,
+        sys.as_secs_f64() * 1e3,
+        warm.reads as f64 / N as f64,
+        cold.reads as f64 / N as f64,
+        cold_cpu.as_secs_f64() * 1e3
     );
 }

@@ -1,7 +1,8 @@
 //! Recording and export figures (a bench binary that prints numbers; run with
 //! `cargo bench -p gpuledger-history --bench record_bench`).
 //!
-//! 1. Recording at 1 s with 200 processes: CPU time per sample (add + the write) and database
+//! 1. Recording at 1 s with 200 processes: CPU time per sample (add + the write, and each apart:
+//!    `add` interns and encodes the frame, `flush` is the SQLite transaction) and database
 //!    bytes per day, extrapolated from one recorded hour. Two commit modes: one commit per sample
 //!    (`record`'s default, nothing lost on kill -9) and one per 10 samples (`--flush-every 10s`).
 //!    Two workloads: typical (20 busy processes whose SM % changes every sample and memory every
@@ -93,17 +94,25 @@ fn recording(label: &str, busy: usize, every: u64) {
     let cpu0 = cpu_time();
     let wall0 = Instant::now();
     let mut worst = Duration::ZERO;
+    // CPU of `add` (interning + frame encoding) and of `flush` (the SQLite transaction), apart.
+    let (mut encode, mut write) = (Duration::ZERO, Duration::ZERO);
     for k in 0..samples {
         let t = Instant::now();
         step(&mut s, k, busy);
         balance(&mut s);
+        let c0 = cpu_time();
         rec.add(&s, T0 + k as i64 * 1000);
+        let c1 = cpu_time();
+        encode += c1 - c0;
         if k % every == every - 1 {
             rec.flush().unwrap();
+            write += cpu_time() - c1;
         }
         worst = worst.max(t.elapsed());
     }
+    let c0 = cpu_time();
     rec.flush().unwrap();
+    write += cpu_time() - c0;
     let cpu = cpu_time() - cpu0;
     let wall = wall0.elapsed();
     drop(rec);
@@ -113,9 +122,11 @@ fn recording(label: &str, busy: usize, every: u64) {
     drop(c);
     let bytes = std::fs::metadata(&db).unwrap().len();
     println!(
-        "record, {label}, commit every {every} sample{}: {:.3} ms CPU per sample ({:.3} ms wall, worst sample incl. flush {:.2} ms) = {:.3} % of one core at 1 s; database {:.1} MB per hour -> {:.1} MB per day",
+        "record, {label}, commit every {every} sample{}: {:.3} ms CPU per sample (frame encoding {:.3}, SQLite writes {:.3}; {:.3} ms wall, worst sample incl. flush {:.2} ms) = {:.3} % of one core at 1 s; database {:.1} MB per hour -> {:.1} MB per day",
         if every == 1 { "" } else { "s" },
         cpu.as_secs_f64() * 1e3 / samples as f64,
+        encode.as_secs_f64() * 1e3 / samples as f64,
+        write.as_secs_f64() * 1e3 / samples as f64,
         wall.as_secs_f64() * 1e3 / samples as f64,
         worst.as_secs_f64() * 1e3,
         cpu.as_secs_f64() * 1e3 / samples as f64 / 10.0,

@@ -49,6 +49,7 @@ pub struct Collector {
     drm: DrmSource,
     /// Monotonic origin for engine rates.
     epoch: Instant,
+    last_round: crate::procfs::RoundStats,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -120,6 +121,7 @@ impl Collector {
             platform: Platform::default(),
             drm,
             epoch: Instant::now(),
+            last_round: Default::default(),
         }
     }
 
@@ -156,7 +158,21 @@ impl Collector {
             .filter_map(|d| d.pci_bus_id.as_deref().map(normalise_bus_id))
             .collect();
         let now_ns = self.epoch.elapsed().as_nanos() as u64;
-        let status = self.drm.collect(snap, now_ns, &nvml_bus);
+        let gpu_pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
+        // NVML names its processes whether or not it reports a PCI address for the device.
+        let any_nvml = snap.devices.iter().any(|d| d.source == "nvml");
+        let (procs, wsl) = (&self.procs, snap.host.wsl);
+        let status = self.drm.collect_scoped(snap, now_ns, &nvml_bus, |cards| {
+            // Every process's descriptors only where DRM clients can be found no other way: a
+            // card NVML does not cover, no GPU source at all (a device known only from
+            // fdinfo), or WSL (the /dev/dxg holders).
+            let uncovered = cards.iter().any(|c| !nvml_bus.contains(&c.slot));
+            if uncovered || wsl || (cards.is_empty() && !any_nvml) {
+                crate::drm::Scope::All
+            } else {
+                crate::drm::Scope::Only(procs, &gpu_pids)
+            }
+        });
         snap.sources.push(status);
     }
 
@@ -164,8 +180,7 @@ impl Collector {
     fn containers(&self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
             if p.container.is_none() {
-                let path = self.procs.root().join(p.pid.to_string()).join("cgroup");
-                if let Some(text) = container::read_cgroup(&path) {
+                if let Some(text) = self.procs.cgroup(p.pid) {
                     p.container = container::container_id(&text);
                 }
             }
@@ -242,6 +257,8 @@ impl Collector {
             .map(|d| d.as_secs())
             .unwrap_or(0);
         let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
+        // One reading of each /proc file per process for the whole round, shared by every step.
+        self.procs.begin_round();
 
         let status = match &mut self.nvml {
             Ok(nvml) => nvml.collect(&mut snap),
@@ -271,6 +288,9 @@ impl Collector {
 
         // Windows and macOS have no procfs: their platform source names the processes itself.
         if cfg!(target_os = "linux") || self.procs.root().exists() {
+            // New GPU processes (all of them in a one-shot) are read on a few threads at once.
+            let pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
+            self.procs.prefetch(&pids, !self.annotators.is_empty());
             self.collect_drm(&mut snap);
             self.fill_from_procfs(&mut snap);
             self.containers(&mut snap);
@@ -284,7 +304,13 @@ impl Collector {
             snap.notes
                 .push("no GPU found by any source (see `gpuledger selftest`)".into());
         }
+        self.last_round = self.procs.end_round();
         balance(&mut snap);
         snap
+    }
+
+    /// How many /proc files the last round read, and how many readings it reused.
+    pub fn last_round(&self) -> crate::procfs::RoundStats {
+        self.last_round
     }
 }

@@ -21,18 +21,6 @@ pub fn container_id(cgroup: &str) -> Option<String> {
     })
 }
 
-/// Read `/proc/<pid>/cgroup`, at most 64 KiB (real files are a few hundred bytes).
-pub fn read_cgroup(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut s = String::new();
-    fs::File::open(path)
-        .ok()?
-        .take(64 * 1024)
-        .read_to_string(&mut s)
-        .ok()?;
-    Some(s)
-}
-
 fn from_path(path: &str) -> Option<String> {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let kube = segs.iter().any(|s| s.starts_with("kubepods"));

@@ -29,19 +29,14 @@ pub struct HostSampler {
     mem_total: Option<u64>,
     /// (pid, start time) → (utime + stime ticks, when read).
     prev: HashMap<(u32, u64), (u64, Instant)>,
+    buf: Vec<u8>,
 }
 
-/// `utime + stime`, start time and RSS pages from a `/proc/PID/stat` line. The comm field may hold
-/// spaces and `)`, so fields are counted from the last `)`.
+/// `utime + stime`, start time and RSS pages from a `/proc/PID/stat` line, through collection's
+/// one stat parser.
 pub fn parse_cpu_rss(stat: &str) -> Option<(u64, u64, u64)> {
-    let close = stat.rfind(')')?;
-    let rest: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-    // rest[0] is field 3; field N is rest[N - 3].
-    let utime: u64 = rest.get(11)?.parse().ok()?;
-    let stime: u64 = rest.get(12)?.parse().ok()?;
-    let start: u64 = rest.get(19)?.parse().ok()?;
-    let rss: i64 = rest.get(21)?.parse().ok()?;
-    Some((utime.saturating_add(stime), start, rss.max(0) as u64))
+    let s = gpuledger_sources::procfs::parse_stat(stat).ok()?;
+    Some((s.utime.saturating_add(s.stime), s.start_time, s.rss_pages))
 }
 
 /// `MemTotal:  16318440 kB` from `/proc/meminfo`, in bytes.
@@ -65,9 +60,10 @@ impl HostSampler {
         HostSampler {
             mem_total,
             root,
-            ticks_per_sec: clock_ticks() as f64,
+            ticks_per_sec: gpuledger_sources::procfs::clock_ticks() as f64,
             page_size: page_size(),
             prev: HashMap::new(),
+            buf: Vec::new(),
         }
     }
 
@@ -93,7 +89,15 @@ impl HostSampler {
         let mut next = HashMap::with_capacity(pids.len());
         for &pid in pids {
             let path = self.root.join(pid.to_string()).join("stat");
-            let hp = match std::fs::read_to_string(&path) {
+            // open + read + close into a reused buffer (no size query per file).
+            let read = gpuledger_sources::procfs::read::read_into(
+                &path,
+                &mut self.buf,
+                gpuledger_sources::procfs::MAX_STAT_BYTES,
+                gpuledger_sources::procfs::read::Records::One,
+            )
+            .map(|()| String::from_utf8_lossy(&self.buf).into_owned());
+            let hp = match read {
                 Err(e) => HostProc {
                     cpu_percent: None,
                     rss_bytes: None,
@@ -148,13 +152,6 @@ fn sysconf(name: libc::c_int, fallback: u64) -> u64 {
     } else {
         fallback
     }
-}
-
-fn clock_ticks() -> u64 {
-    #[cfg(unix)]
-    return sysconf(libc::_SC_CLK_TCK, 100);
-    #[cfg(not(unix))]
-    return 100;
 }
 
 fn page_size() -> u64 {

@@ -50,14 +50,15 @@ impl Annotate for Identifier {
             .iter()
             .map(|d| (d.uuid.clone(), d.vendor, d.memory.total_bytes))
             .collect();
-        let mut seen = Vec::with_capacity(snap.processes.len());
+        // A set: with hundreds of processes a list's `contains` below is quadratic.
+        let mut seen = std::collections::HashSet::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
             // A process we cannot see in /proc has no facts to read.
             if p.metadata_unavailable.is_some() {
                 continue;
             }
             let key = (p.pid, p.start_time);
-            seen.push(key);
+            seen.insert(key);
             let fresh = self
                 .cache
                 .get(&key)

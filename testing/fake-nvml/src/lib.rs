@@ -282,6 +282,13 @@ pub extern "C" fn nvmlInit_v2() -> Ret {
     init("nvmlInit_v2")
 }
 
+/// What tools built on nvidia-ml-py (nvitop) call first; the flags change nothing here.
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub extern "C" fn nvmlInitWithFlags(_flags: u32) -> Ret {
+    init("nvmlInitWithFlags")
+}
+
 #[no_mangle]
 pub extern "C" fn nvmlInit() -> Ret {
     init("nvmlInit")

@@ -36,15 +36,17 @@ impl Sys {
     pub(crate) fn inspect(&self, pid: u32) -> Result<ProcInfo, InspectError> {
         let dir = self.root.join(pid.to_string());
         let stat_path = dir.join("stat");
-        let text = match std::fs::read_to_string(&stat_path) {
-            Ok(t) => t,
+        let stat = match gpuledger_sources::procfs::read_stat(&stat_path, &mut Vec::new()) {
+            Ok(s) => s,
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ESRCH)) => {
                 return Err(InspectError::NotFound)
             }
+            // A malformed file's message already names the file.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(InspectError::Other(e.to_string()))
+            }
             Err(e) => return Err(InspectError::Other(format!("{}: {e}", stat_path.display()))),
         };
-        let stat = parse_stat(&text)
-            .map_err(|e| InspectError::Other(format!("{}: {e}", stat_path.display())))?;
         let status = std::fs::read_to_string(dir.join("status")).ok();
         let uid = status.as_deref().and_then(parse_status_uid);
         let tgid = status.as_deref().and_then(parse_status_tgid);
@@ -59,7 +61,7 @@ impl Sys {
             kernel_thread: stat.flags & PF_KTHREAD != 0,
             name: stat.comm,
             exe_name,
-            start_time: stat.starttime,
+            start_time: stat.start_time,
             state: Some(stat.state),
             ppid: Some(stat.ppid),
             user: uid.and_then(super::unix_user_name),

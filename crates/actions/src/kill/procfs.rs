@@ -1,68 +1,9 @@
-//! Parsing `/proc/PID/stat` and `/proc/PID/status` (Linux). Pure functions over text, so they are
-//! tested (and property-tested) on any input.
+//! Parsing `/proc/PID/stat` and `/proc/PID/status` (Linux). The stat parser is collection's
+//! (`gpuledger_sources::procfs`); what only the kill flow needs is here. Pure functions over
+//! text, so they are tested (and property-tested) on any input.
 
-/// The fields of `/proc/PID/stat` that the kill flow needs (proc(5) numbering in brackets).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stat {
-    /// (2) `comm`, without the parentheses; may itself contain spaces and `)`.
-    pub comm: String,
-    /// (3) state letter.
-    pub state: char,
-    /// (4)
-    pub ppid: u32,
-    /// (9) `PF_*` flags.
-    pub flags: u64,
-    /// (22) start time, clock ticks after boot.
-    pub starttime: u64,
-}
-
-/// `PF_KTHREAD` from include/linux/sched.h.
-pub const PF_KTHREAD: u64 = 0x0020_0000;
-
-/// Parses `/proc/PID/stat`. `comm` is bounded by the first `(` and the *last* `)`, because a
-/// program can name itself `a) b`.
-pub fn parse_stat(text: &str) -> Result<Stat, String> {
-    let open = text.find('(').ok_or("no '(' before the command name")?;
-    let close = text.rfind(')').ok_or("no ')' after the command name")?;
-    if close < open {
-        return Err("')' before '('".into());
-    }
-    let comm = text[open + 1..close].to_string();
-    let rest: Vec<&str> = text[close + 1..].split_ascii_whitespace().collect();
-    // rest[0] is field 3; field N is rest[N - 3].
-    let field = |n: usize| -> Result<&str, String> {
-        rest.get(n - 3)
-            .copied()
-            .ok_or_else(|| format!("field {n} missing (only {} fields)", rest.len() + 2))
-    };
-    let num = |n: usize| -> Result<u64, String> {
-        let f = field(n)?;
-        f.parse::<u64>()
-            .map_err(|_| format!("field {n} is {f:?}, not a number"))
-    };
-    let state_text = field(3)?;
-    let mut chars = state_text.chars();
-    let state = match (chars.next(), chars.next()) {
-        (Some(c), None) => c,
-        _ => return Err(format!("field 3 (state) is {state_text:?}, not one letter")),
-    };
-    let ppid = u32::try_from(num(4)?).map_err(|_| "field 4 (ppid) out of range".to_string())?;
-    Ok(Stat {
-        comm,
-        state,
-        ppid,
-        flags: num(9)?,
-        starttime: num(22)?,
-    })
-}
-
-/// The real UID from `/proc/PID/status` (`Uid:\treal\teffective\tsaved\tfs`).
-pub fn parse_status_uid(text: &str) -> Option<u32> {
-    text.lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|rest| rest.split_ascii_whitespace().next())
-        .and_then(|v| v.parse().ok())
-}
+// `/proc/PID/stat` and the real UID: the one reader and parser, shared with collection.
+pub use gpuledger_sources::procfs::{parse_stat, parse_uid as parse_status_uid, Stat, PF_KTHREAD};
 
 /// The thread-group (process) ID from `/proc/PID/status` (`Tgid:`): differs from the ID read
 /// when that ID is a thread.
@@ -108,7 +49,10 @@ mod tests {
                 state: 'S',
                 ppid: 12000,
                 flags: 4194304,
-                starttime: 987654
+                utime: 0,
+                stime: 0,
+                start_time: 987654,
+                rss_pages: 224,
             }
         );
     }
@@ -118,7 +62,7 @@ mod tests {
         let line = SLEEP.replace("(sleep)", "(a) b (c))");
         let s = parse_stat(&line).unwrap();
         assert_eq!(s.comm, "a) b (c)");
-        assert_eq!(s.starttime, 987654);
+        assert_eq!(s.start_time, 987654);
     }
 
     #[test]
@@ -126,7 +70,7 @@ mod tests {
         let line = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 1 0 0 0 0 0\n";
         let s = parse_stat(line).unwrap();
         assert!(s.flags & PF_KTHREAD != 0);
-        assert_eq!(s.starttime, 5);
+        assert_eq!(s.start_time, 5);
     }
 
     #[test]
@@ -134,7 +78,7 @@ mod tests {
         assert!(parse_stat("12 sleep S").unwrap_err().contains("'('"));
         assert!(parse_stat("12 (sleep) S 1 2")
             .unwrap_err()
-            .contains("missing"));
+            .contains("before field 22"));
         assert!(parse_stat(&SLEEP.replace(" S ", " SS "))
             .unwrap_err()
             .contains("state"));
@@ -172,7 +116,7 @@ mod tests {
             let s = parse_stat(&line).unwrap();
             prop_assert_eq!(s.comm, comm);
             prop_assert_eq!(s.state, state.chars().next().unwrap());
-            prop_assert_eq!((s.ppid, s.flags, s.starttime), (ppid, flags, st));
+            prop_assert_eq!((s.ppid, s.flags, s.start_time), (ppid, flags, st));
         }
     }
 }

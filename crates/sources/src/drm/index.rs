@@ -61,6 +61,12 @@ pub struct FdIndex {
     pub descriptors_seen: usize,
 }
 
+/// Calls `f(name, Some(target))` for each link in `dir` (a `/proc/PID/fd`), `None` for one that
+/// vanished before its readlink; on Linux through `getdents64` and `readlinkat` as the index does.
+pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    sys::each_link(dir, f)
+}
+
 /// Numeric entries of a directory, sorted.
 pub fn numeric_entries(dir: &Path) -> io::Result<Vec<u32>> {
     let mut v = Vec::with_capacity(512);
@@ -124,13 +130,69 @@ impl FdIndex {
         Ok(idx)
     }
 
+    /// An index of only `pids`, from their descriptor tables as the round's process view read
+    /// them (the same tables identification uses): for a machine where no DRM device needs
+    /// every process's descriptors walked.
+    pub fn of_pids(procs: &crate::procfs::ProcReader, pids: &[u32]) -> FdIndex {
+        let mut idx = FdIndex::default();
+        let mut sorted = pids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for &pid in &sorted {
+            idx.scan_links(procs, pid);
+        }
+        idx.pids = sorted;
+        idx
+    }
+
+    /// [`FdIndex::refresh`] for an index of only some processes ([`FdIndex::of_pids`]): `pids`
+    /// is this round's list; processes new to it are scanned, those no longer in it dropped.
+    pub fn refresh_pids(
+        &mut self,
+        procs: &crate::procfs::ProcReader,
+        pids: &[u32],
+    ) -> (usize, usize) {
+        let mut now = pids.to_vec();
+        now.sort_unstable();
+        now.dedup();
+        self.merge(now, |idx, pid| idx.scan_links(procs, pid))
+    }
+
+    fn scan_links(&mut self, procs: &crate::procfs::ProcReader, pid: u32) {
+        {
+            let mut entry = ProcEntry::default();
+            let mut seen = 0usize;
+            let res = match procs.fd_links(pid) {
+                Ok(links) => {
+                    for (fd, target) in links.iter() {
+                        seen += 1;
+                        match classify(target) {
+                            Some(FdKind::Drm(node)) => entry.drm_fds.push((*fd, node)),
+                            Some(FdKind::Kfd) => entry.kfd = true,
+                            Some(FdKind::Dxg) => entry.dxg = true,
+                            None => {}
+                        }
+                    }
+                    Ok(())
+                }
+                Err(kind) => Err(io::Error::from(kind)),
+            };
+            self.finish_pid(pid, entry, seen, res);
+        }
+    }
+
     /// Bring the index up to date with processes that started or exited since the last scan,
     /// scanning only the new ones. Returns (started, exited). A process that opens a DRM node
     /// after it was scanned is found by the next full [`FdIndex::build`].
     pub fn refresh(&mut self, proc_root: &Path) -> io::Result<(usize, usize)> {
         let now = numeric_entries(proc_root)?;
-        let (mut started, mut exited) = (0, 0);
         let mut buf = PathBuf::from(proc_root);
+        Ok(self.merge(now, |idx, pid| idx.scan_into(&mut buf, pid)))
+    }
+
+    /// Compare the sorted pid list `now` with the last one: scan the new pids, forget the gone.
+    fn merge(&mut self, now: Vec<u32>, mut scan: impl FnMut(&mut Self, u32)) -> (usize, usize) {
+        let (mut started, mut exited) = (0, 0);
         let (mut i, mut j) = (0, 0);
         // Both lists are sorted: one merge pass finds the differences.
         while i < self.pids.len() || j < now.len() {
@@ -150,7 +212,7 @@ impl FdIndex {
                     i += 1;
                 }
                 (_, Some(&b)) => {
-                    self.scan_into(&mut buf, b);
+                    scan(self, b);
                     started += 1;
                     j += 1;
                 }
@@ -158,7 +220,7 @@ impl FdIndex {
             }
         }
         self.pids = now;
-        Ok((started, exited))
+        (started, exited)
     }
 
     /// Forget one descriptor (it was closed, or now refers to something else).
@@ -358,7 +420,8 @@ mod sys {
         // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
         const NAME: usize = 19;
         let mut dents = [0u64; 1024]; // 8 KiB, 8-byte aligned as the kernel writes it
-        let mut link = [0u8; 512];
+                                      // PATH_MAX: a long target (an open model file deep in a cache) is read whole.
+        let mut link = [0u8; 4096];
         loop {
             // SAFETY: dfd is an open directory; the buffer is writable for its byte length.
             let n = unsafe {
@@ -409,9 +472,30 @@ mod sys {
 
     /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink.
     pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            let c = CString::new(dir.as_os_str().as_bytes())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
+            // SAFETY: valid NUL-terminated path.
+            let fd = unsafe {
+                libc::open(
+                    c.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let r = links_getdents(fd, f);
+            // SAFETY: fd is ours and closed once.
+            unsafe { libc::close(fd) };
+            r
+        }
+        #[cfg(not(target_os = "linux"))]
         links(open(dir)?, f)
     }
 
+    #[cfg(not(target_os = "linux"))]
     fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
         // SAFETY: `d` is open.
         let dfd = unsafe { libc::dirfd(d.0) };
@@ -521,5 +605,29 @@ mod tests {
         assert_eq!(idx.refresh(root).unwrap(), (0, 0));
         idx.drop_fd(25, 9);
         assert!(!idx.entries.contains_key(&25));
+    }
+
+    #[test]
+    fn an_index_of_some_pids_walks_only_those_and_follows_the_list() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let mk = |pid: u32, target: &str| {
+            let d = root.join(pid.to_string()).join("fd");
+            fs::create_dir_all(&d).unwrap();
+            symlink(target, d.join("5")).unwrap();
+        };
+        mk(10, "/dev/dri/renderD128");
+        mk(20, "/dev/dri/card0");
+        mk(30, "/dev/kfd");
+        let procs = crate::procfs::ProcReader::new(root);
+        procs.begin_round();
+        let mut idx = FdIndex::of_pids(&procs, &[30, 10, 10]);
+        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 30]);
+        assert_eq!(idx.descriptors_seen, 2, "pid 20 is not walked");
+        assert_eq!(procs.end_round().reads, 2);
+        procs.begin_round();
+        assert_eq!(idx.refresh_pids(&procs, &[20, 10]), (1, 1));
+        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 20]);
+        assert_eq!(procs.end_round().reads, 1, "only the new pid is walked");
     }
 }

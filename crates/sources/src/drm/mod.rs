@@ -91,11 +91,24 @@ struct Client {
     fds: Vec<(u32, u32, PathBuf)>,
 }
 
+/// Whose descriptors a round walks.
+#[derive(Clone, Copy)]
+pub enum Scope<'a> {
+    /// Every process (incrementally between rebuilds): a DRM device NVML does not cover is
+    /// present, or no GPU source names the processes, so DRM clients can only be found this way.
+    All,
+    /// Only these processes (the GPU processes NVML or the platform named), through the round's
+    /// process view: on an NVIDIA-only machine nothing else can hold a client that counts.
+    Only(&'a crate::procfs::ProcReader, &'a [u32]),
+}
+
 /// The DRM source, held across rounds by the collector.
 pub struct DrmSource {
     proc_root: PathBuf,
     sys_root: PathBuf,
     index: Option<FdIndex>,
+    /// The index holds only some processes (a [`Scope::Only`] round): rebuild before an `All`.
+    partial: bool,
     last_build_ns: u64,
     pub rebuild_every_ns: u64,
     prev: HashMap<ClientKey, EngineSample>,
@@ -109,6 +122,7 @@ impl DrmSource {
             proc_root: proc_root.to_path_buf(),
             sys_root: sys_root.to_path_buf(),
             index: None,
+            partial: false,
             last_build_ns: 0,
             rebuild_every_ns: DEFAULT_REBUILD_NS,
             prev: HashMap::new(),
@@ -120,13 +134,36 @@ impl DrmSource {
     /// Rebuild the descriptor index from scratch now.
     pub fn rebuild_index(&mut self, now_ns: u64) -> io::Result<()> {
         self.index = Some(FdIndex::build(&self.proc_root)?);
+        self.partial = false;
         self.last_build_ns = now_ns;
         Ok(())
     }
 
-    fn update_index(&mut self, now_ns: u64) -> io::Result<()> {
+    fn update_index(&mut self, now_ns: u64, scope: Scope) -> io::Result<()> {
+        if let Scope::Only(procs, pids) = scope {
+            // The same cadence as the full index: new GPU processes are scanned each round, a
+            // known one's descriptors again at the next rebuild.
+            let due = !self.partial
+                || self.index.is_none()
+                || now_ns.saturating_sub(self.last_build_ns) >= self.rebuild_every_ns;
+            match &mut self.index {
+                Some(idx) if !due => {
+                    let (s, e) = idx.refresh_pids(procs, pids);
+                    self.stats.started = s;
+                    self.stats.exited = e;
+                }
+                _ => {
+                    self.index = Some(FdIndex::of_pids(procs, pids));
+                    self.partial = true;
+                    self.last_build_ns = now_ns;
+                    self.stats.rebuilt = true;
+                }
+            }
+            return Ok(());
+        }
         let due = match &self.index {
             None => true,
+            Some(_) if self.partial => true,
             Some(_) => now_ns.saturating_sub(self.last_build_ns) >= self.rebuild_every_ns,
         };
         if due {
@@ -149,6 +186,18 @@ impl DrmSource {
         now_ns: u64,
         nvml_bus_ids: &HashSet<String>,
     ) -> SourceStatus {
+        self.collect_scoped(snap, now_ns, nvml_bus_ids, |_| Scope::All)
+    }
+
+    /// [`DrmSource::collect`], walking the descriptors `scope` chooses once the DRM cards are
+    /// known (it is given them).
+    pub fn collect_scoped<'a>(
+        &mut self,
+        snap: &mut Snapshot,
+        now_ns: u64,
+        nvml_bus_ids: &HashSet<String>,
+        scope: impl FnOnce(&[DrmCard]) -> Scope<'a>,
+    ) -> SourceStatus {
         self.stats = RoundStats::default();
         let cards = match sysfs::discover(&self.sys_root) {
             Ok(c) => Ok(c),
@@ -158,7 +207,7 @@ impl DrmSource {
             )),
         };
         let cards_list: &[DrmCard] = cards.as_deref().unwrap_or(&[]);
-        if let Err(e) = self.update_index(now_ns) {
+        if let Err(e) = self.update_index(now_ns, scope(cards_list)) {
             return SourceStatus::new(
                 "drm",
                 SourceState::Unavailable,
@@ -560,12 +609,17 @@ fn client_label(c: &Client) -> String {
 }
 
 /// Read at most [`fdinfo::MAX_FDINFO_BYTES`] of a file into `buf`.
+/// An fdinfo file into `buf`, cut at [`fdinfo::MAX_FDINFO_BYTES`]: open + read + close (no size
+/// query first, as `read_to_end` on a `File` makes).
 fn read_bounded(path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
-    buf.clear();
-    fs::File::open(path)?
-        .take(fdinfo::MAX_FDINFO_BYTES as u64)
-        .read_to_end(buf)?;
-    Ok(())
+    use crate::procfs::read::{read_into, Records};
+    match read_into(path, buf, fdinfo::MAX_FDINFO_BYTES, Records::One) {
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+            buf.truncate(fdinfo::MAX_FDINFO_BYTES);
+            Ok(())
+        }
+        r => r,
+    }
 }
 
 /// PID 1 and systemd's descriptor holders (logind keeps the compositor's DRM fds) hold clients

@@ -4,7 +4,6 @@
 
 use super::ProcReader;
 use std::collections::{BTreeSet, HashMap};
-use std::fs;
 
 /// Facts read for one process. Paths are as the kernel reports them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,7 +27,13 @@ pub struct ProcessFacts {
 const MAX_MAP_LINES: usize = 200_000;
 const MAX_FDS: usize = 65_536;
 
+/// `maps` and `net/tcp` are read this far (200,000 map lines are about 30 MB).
+const MAX_TABLE_BYTES: usize = 32 << 20;
+
 impl ProcReader {
+    /// Identification's facts. `stat`, `exe`, `cmdline` and the descriptor table come from the
+    /// round's view, so reading facts in a round costs only `maps` (and `net/tcp` for a process
+    /// with sockets) beyond what the round read anyway.
     pub fn facts(&self, pid: u32) -> ProcessFacts {
         let dir = self.root().join(pid.to_string());
         let mut f = ProcessFacts {
@@ -41,30 +46,28 @@ impl ProcReader {
                 f.parent = Some((st.ppid, pst.comm));
             }
         }
-        f.exe = fs::read_link(dir.join("exe")).ok().map(|p| {
-            p.to_string_lossy()
-                .trim_end_matches(" (deleted)")
-                .to_string()
-        });
-        if let Ok(raw) = fs::read(dir.join("cmdline")) {
-            f.cmdline = gpuledger_model::redact_arg_list(&super::split_cmdline(&raw));
+        f.exe = self.exe(pid);
+        if let Some(args) = self.args(pid) {
+            f.cmdline = args;
         }
-        match fs::read_to_string(dir.join("maps")) {
-            Ok(text) => f.mapped_files = parse_maps(&text),
+        let mut buf = Vec::new();
+        // Read on a helper thread by the round's prefetch when this is a new process.
+        let maps = self.take_maps(pid).unwrap_or_else(|| {
+            read_table(&dir.join("maps"), &mut buf)
+                .map(|()| std::sync::Arc::new(parse_maps(&String::from_utf8_lossy(&buf))))
+        });
+        match maps {
+            Ok(m) => f.mapped_files = m.to_vec(),
             Err(e) => f
                 .unreadable
                 .push(format!("/proc/{pid}/maps: {}", reason(&e))),
         }
         let mut sockets: BTreeSet<u64> = BTreeSet::new();
-        match fs::read_dir(dir.join("fd")) {
-            Ok(rd) => {
+        match self.fd_links(pid) {
+            Ok(links) => {
                 let mut files = BTreeSet::new();
-                for e in rd.flatten().take(MAX_FDS) {
-                    // A descriptor closed between readdir and readlink is simply gone.
-                    let Ok(target) = fs::read_link(e.path()) else {
-                        continue;
-                    };
-                    let t = target.to_string_lossy();
+                for (_, target) in links.iter().take(MAX_FDS) {
+                    let t = String::from_utf8_lossy(target);
                     if let Some(inode) =
                         t.strip_prefix("socket:[").and_then(|r| r.strip_suffix(']'))
                     {
@@ -80,13 +83,16 @@ impl ProcReader {
                 }
                 f.open_files = files.into_iter().collect();
             }
-            Err(e) => f.unreadable.push(format!("/proc/{pid}/fd: {}", reason(&e))),
+            Err(kind) => f.unreadable.push(format!(
+                "/proc/{pid}/fd: {}",
+                reason(&std::io::Error::from(kind))
+            )),
         }
         if !sockets.is_empty() {
             let mut listening: HashMap<u64, u16> = HashMap::new();
             for table in ["net/tcp", "net/tcp6"] {
-                if let Ok(text) = fs::read_to_string(dir.join(table)) {
-                    listening.extend(parse_listening(&text));
+                if read_table(&dir.join(table), &mut buf).is_ok() {
+                    listening.extend(parse_listening(&String::from_utf8_lossy(&buf)));
                 }
             }
             let mut ports: Vec<u16> = sockets
@@ -98,6 +104,15 @@ impl ProcReader {
             f.listen_ports = ports;
         }
         f
+    }
+}
+
+/// A multi-record table, its first [`MAX_TABLE_BYTES`] when longer (the parsers stop at a
+/// bounded number of lines anyway).
+pub(super) fn read_table(path: &std::path::Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    match super::read::read_into(path, buf, MAX_TABLE_BYTES, super::read::Records::Many) {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(()),
+        r => r,
     }
 }
 

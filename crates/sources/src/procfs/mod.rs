@@ -4,21 +4,37 @@
 //! normal and come back as a reason, never as an error that stops the round.
 
 mod facts;
+pub mod read;
+mod round;
 
 pub use facts::{parse_listening, parse_maps, ProcessFacts};
+pub use round::{FdLinks, RoundStats};
 
-use gpuledger_model::{redact_arg_list, Process};
+use gpuledger_model::Process;
 use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Prefetch threads at most, and the fewest new processes worth a thread: /proc reads are
+/// syscall-bound, and below this a thread costs more than it saves.
+const PREFETCH_THREADS: usize = 4;
+const PREFETCH_MIN_PER_THREAD: usize = 32;
 
 /// Reads `/proc/<pid>/...` below `root`, with the user table and boot time cached.
+///
+/// It is also the per-round process view: between [`ProcReader::begin_round`] and
+/// [`ProcReader::end_round`] each file of a process (`stat`, `status`, `exe`, `cmdline`,
+/// `cgroup`, the descriptor table) is read at most once, on first use, and every consumer of the
+/// round (procfs facts, DRM, containers, identification) gets that one reading. Outside a round
+/// every call reads afresh: kill and explain poll a process and must see it change.
 pub struct ProcReader {
     root: PathBuf,
     users: HashMap<u32, String>,
     boot_time: Option<u64>,
     ticks_per_sec: u64,
+    round: Mutex<round::Round>,
 }
 
 /// What [`ProcReader::fill`] found.
@@ -31,14 +47,44 @@ pub enum Fill {
     Unreadable,
 }
 
-/// Fields of `/proc/<pid>/stat` we use.
+/// Fields of `/proc/<pid>/stat` that gpuledger uses (proc(5) numbering in brackets): the one
+/// parser for collection, the kill guard rails and the live view's CPU and RSS columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stat {
+    /// (2) without the parentheses; may itself contain spaces and `)`.
     pub comm: String,
+    /// (3)
     pub state: char,
+    /// (4)
     pub ppid: u32,
-    /// Clock ticks after boot (field 22).
+    /// (9) `PF_*` flags.
+    pub flags: u64,
+    /// (14) + (15) user and system time, clock ticks.
+    pub utime: u64,
+    pub stime: u64,
+    /// (22) clock ticks after boot.
     pub start_time: u64,
+    /// (24) resident set size, pages.
+    pub rss_pages: u64,
+}
+
+/// `PF_KTHREAD` from include/linux/sched.h.
+pub const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// Longest `/proc/PID/stat` accepted (a real one is about 300 bytes; comm is at most 64).
+pub const MAX_STAT_BYTES: usize = 4096;
+
+/// Read and parse one stat file. A file that is there but cannot be parsed is an `InvalidData`
+/// error whose message names the file and what is wrong, never "not found".
+pub fn read_stat(path: &Path, buf: &mut Vec<u8>) -> io::Result<Stat> {
+    read::read_into(path, buf, MAX_STAT_BYTES, read::Records::One)?;
+    // The command name is bytes the process chose: not necessarily UTF-8.
+    parse_stat(&String::from_utf8_lossy(buf)).map_err(|what| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is malformed: {what}", path.display()),
+        )
+    })
 }
 
 impl ProcReader {
@@ -56,6 +102,7 @@ impl ProcReader {
             users,
             boot_time,
             ticks_per_sec: clock_ticks(),
+            round: Mutex::new(round::Round::default()),
         }
     }
 
@@ -67,17 +114,92 @@ impl ProcReader {
     /// whose message names the file and what is wrong, never "not found": the process did not
     /// exit, its entry (or a recorded tree) is broken.
     pub fn stat(&self, pid: u32) -> io::Result<Stat> {
-        let path = self.root.join(pid.to_string()).join("stat");
-        // Bounded and never blocking, whatever a recorded tree holds; /proc files are regular.
-        let raw = crate::regular::read_regular(&path, 64 << 10)?;
-        // The command name is bytes the process chose: not necessarily UTF-8.
-        let text = String::from_utf8_lossy(&raw);
-        parse_stat(&text).map_err(|what| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{} is malformed: {what}", path.display()),
-            )
-        })
+        self.with_round(|r| r.stat(&self.root, pid))
+    }
+
+    /// The real UID from `/proc/<pid>/status`.
+    pub fn uid(&self, pid: u32) -> Option<u32> {
+        self.with_round(|r| r.uid(&self.root, pid))
+    }
+
+    /// Where `/proc/<pid>/exe` points (without " (deleted)"); `None` for kernel threads and
+    /// other users' processes without privileges.
+    pub fn exe(&self, pid: u32) -> Option<String> {
+        self.with_round(|r| r.exe(&self.root, pid))
+    }
+
+    /// The arguments from `/proc/<pid>/cmdline`, secrets redacted; `None` when unreadable.
+    pub fn args(&self, pid: u32) -> Option<Vec<String>> {
+        self.with_round(|r| r.args(&self.root, pid))
+    }
+
+    /// The text of `/proc/<pid>/cgroup`.
+    pub fn cgroup(&self, pid: u32) -> Option<String> {
+        self.with_round(|r| r.cgroup(&self.root, pid))
+    }
+
+    /// The descriptor table: (number, link target) per open descriptor.
+    pub fn fd_links(&self, pid: u32) -> Result<FdLinks, io::ErrorKind> {
+        self.with_round(|r| r.fd_links(&self.root, pid))
+    }
+
+    /// Read, on a few threads, every file this round will need of the processes in `pids` that
+    /// it has not seen before (all of them in a one-shot snapshot; only new ones in a live
+    /// view, whose known processes need only `stat`). `maps`: identification will want them.
+    /// With few new processes this does nothing: they are read lazily as before.
+    pub fn prefetch(&self, pids: &[u32], maps: bool) {
+        let (todo, template) = self.with_round(|r| (r.unknown(pids), r.helper()));
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(PREFETCH_THREADS)
+            .min(todo.len() / PREFETCH_MIN_PER_THREAD);
+        if threads < 2 {
+            return;
+        }
+        let chunk = todo.len().div_ceil(threads);
+        let root = self.root.as_path();
+        let parts: Vec<round::Round> = std::thread::scope(|s| {
+            let handles: Vec<_> = todo
+                .chunks(chunk)
+                .map(|c| {
+                    let mut r = template.helper();
+                    s.spawn(move || {
+                        for &pid in c {
+                            r.read_all(root, pid, maps);
+                        }
+                        r
+                    })
+                })
+                .collect();
+            // A helper that panicked read nothing usable: its processes are read lazily.
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        self.with_round(|r| {
+            for p in parts {
+                r.absorb(p);
+            }
+        });
+    }
+
+    /// What [`ProcReader::prefetch`] read of `maps`, taken (each is used once).
+    pub(crate) fn take_maps(&self, pid: u32) -> Option<io::Result<std::sync::Arc<Vec<String>>>> {
+        self.with_round(|r| r.take_maps(pid))
+    }
+
+    /// Start a round: from now until [`ProcReader::end_round`] each file is read once.
+    pub fn begin_round(&self) {
+        self.with_round(|r| r.begin());
+    }
+
+    /// End the round: forget what it read (the buffers are kept) and return its counts.
+    pub fn end_round(&self) -> RoundStats {
+        self.with_round(|r| r.end())
+    }
+
+    fn with_round<T>(&self, f: impl FnOnce(&mut round::Round) -> T) -> T {
+        // A panic elsewhere while holding the lock leaves only a cache behind: keep using it.
+        let mut g = self.round.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut g)
     }
 
     /// Fill `p`'s metadata. On failure `metadata_unavailable` says why, in words, and the outcome
@@ -114,32 +236,20 @@ impl ProcReader {
                 return fill;
             }
         }
-        if let Ok(status) = fs::read_to_string(dir.join("status")) {
-            if let Some(uid) = parse_uid(&status) {
-                p.uid = Some(uid);
-                p.user = Some(
-                    self.users
-                        .get(&uid)
-                        .cloned()
-                        .unwrap_or_else(|| uid.to_string()),
-                );
-            }
+        if let Some(uid) = self.uid(p.pid) {
+            p.uid = Some(uid);
+            p.user = Some(
+                self.users
+                    .get(&uid)
+                    .cloned()
+                    .unwrap_or_else(|| uid.to_string()),
+            );
         }
-        match fs::read_link(dir.join("exe")) {
-            Ok(t) => {
-                p.exe = Some(
-                    t.to_string_lossy()
-                        .trim_end_matches(" (deleted)")
-                        .to_string(),
-                )
-            }
-            // Kernel threads and other users' processes (without privileges) have no readable exe.
-            Err(_) => p.exe = None,
-        }
-        if let Ok(raw) = fs::read(dir.join("cmdline")) {
-            let args = split_cmdline(&raw);
+        // Kernel threads and other users' processes (without privileges) have no readable exe.
+        p.exe = self.exe(p.pid);
+        if let Some(args) = self.args(p.pid) {
             if !args.is_empty() {
-                p.cmdline = Some(redact_arg_list(&args));
+                p.cmdline = Some(args);
             }
         }
         // A process can vanish between reading stat and the rest: keep what we got.
@@ -189,7 +299,7 @@ pub fn parse_stat(text: &str) -> Result<Stat, String> {
         .filter(|&c| c > open)
         .ok_or("no ')' closing the command name (field 2)")?;
     let comm = text[open + 1..close].to_string();
-    let rest: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    let rest: Vec<&str> = text[close + 1..].split_ascii_whitespace().collect();
     // rest[0] is field 3 (state); field N is rest[N - 3].
     let field = |n: usize, name: &str| {
         rest.get(n - 3).copied().ok_or_else(|| {
@@ -204,24 +314,36 @@ pub fn parse_stat(text: &str) -> Result<Stat, String> {
         v.parse()
             .map_err(|_| format!("field {n} ({name}) is {v:?}, not a number"))
     };
-    let state = field(3, "state")?.chars().next().unwrap_or('?');
+    let state_text = field(3, "state")?;
+    let mut chars = state_text.chars();
+    let state = match (chars.next(), chars.next()) {
+        (Some(c), None) => c,
+        _ => return Err(format!("field 3 (state) is {state_text:?}, not one letter")),
+    };
     let ppid = number(4, "parent pid")?;
     let ppid =
         u32::try_from(ppid).map_err(|_| format!("field 4 (parent pid) {ppid} is out of range"))?;
+    // Start time before the others: it is what every reader needs, and the error for a cut-off
+    // line names it.
     let start_time = number(22, "start time")?;
     Ok(Stat {
         comm,
         state,
         ppid,
+        flags: number(9, "flags")?,
+        utime: number(14, "user time")?,
+        stime: number(15, "system time")?,
         start_time,
+        rss_pages: number(24, "resident pages")?,
     })
 }
 
-fn parse_uid(status: &str) -> Option<u32> {
+/// The real UID from `/proc/PID/status` (`Uid:\treal\teffective\tsaved\tfs`).
+pub fn parse_uid(status: &str) -> Option<u32> {
     status
         .lines()
         .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|r| r.split_whitespace().next())
+        .and_then(|r| r.split_ascii_whitespace().next())
         .and_then(|s| s.parse().ok())
 }
 
@@ -255,7 +377,8 @@ pub fn split_cmdline(raw: &[u8]) -> Vec<String> {
         .collect()
 }
 
-fn clock_ticks() -> u64 {
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`): the unit of stat's times.
+pub fn clock_ticks() -> u64 {
     #[cfg(unix)]
     {
         // SAFETY: sysconf has no preconditions.

@@ -1,0 +1,162 @@
+//! What a snapshot shows must not change when collection gets cheaper: the `snapshot --json` of
+//! every recorded fixture and of the NVML scenarios is compared with a golden file recorded from
+//! the code before the collection rework (issue 13). `GOLDEN_UPDATE=1` rewrites the files, for a
+//! deliberate change of what is shown; review the diff then.
+#![cfg(target_os = "linux")]
+
+mod support;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::*;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/linux")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The JSON with what differs between runs (the clock, temp and build paths) replaced by names.
+fn normalise(stdout: &[u8], paths: &[(&Path, &str)]) -> String {
+    let mut v: serde_json::Value = serde_json::from_slice(stdout).expect("snapshot JSON");
+    v["taken_at"] = "<TIME>".into();
+    let mut text = serde_json::to_string_pretty(&v).unwrap();
+    for (p, name) in paths {
+        text = text.replace(&*p.to_string_lossy(), name);
+    }
+    text.push('\n');
+    text
+}
+
+/// Compare with (or, with GOLDEN_UPDATE=1, write) `tests/golden/<name>.json`; a mismatch names
+/// the first differing line.
+fn check(name: &str, got: &str) {
+    let path = golden_dir().join(format!("{name}.json"));
+    if std::env::var_os("GOLDEN_UPDATE").is_some() {
+        std::fs::create_dir_all(golden_dir()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (GOLDEN_UPDATE=1 records it)", path.display()));
+    if want != got {
+        let (i, (w, g)) = want
+            .lines()
+            .zip(got.lines())
+            .enumerate()
+            .find(|(_, (w, g))| w != g)
+            .unwrap_or((0, ("<length differs>", "<length differs>")));
+        panic!(
+            "{name}: snapshot differs from {} at line {}:\n  want: {w}\n  got:  {g}",
+            path.display(),
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn every_drm_fixture_shows_what_it_showed() {
+    let root = fixtures();
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("proc").is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "fixtures found: {names:?}");
+    for name in names {
+        let f = root.join(&name);
+        let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+            .arg("--proc-root")
+            .arg(f.join("proc"))
+            .arg("--sys-root")
+            .arg(f.join("sys"))
+            .arg("--nvml-lib")
+            .arg(f.join("no-nvml-here.so"))
+            .args(["snapshot", "--json"])
+            .env_remove("GPULEDGER_NVML_LIB")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        check(
+            &format!("drm-{name}"),
+            &normalise(&out.stdout, &[(&root, "<FIXTURES>")]),
+        );
+    }
+}
+
+/// NVML scenarios: two GPUs with identification material (maps, a listening port, a container),
+/// and the NVIDIA DRM fixture behind NVML (its clients are NVML's, not counted twice).
+#[test]
+fn nvml_scenarios_show_what_they_showed() {
+    let lib = fake_nvml();
+    let (_d, sc) = scenario(TWO_GPUS);
+    let t = two_gpus_procs();
+    t.maps(
+        4242,
+        &[
+            "/opt/llama/llama-server",
+            "/opt/llama/libggml-cuda.so",
+            "/models/qwen3-8b-q4_k_m.gguf",
+        ],
+    )
+    .listen(4242, 8080, 123456)
+    .maps(
+        5151,
+        &["/usr/lib/libtorch_cuda.so", "/usr/lib/libcudart.so.12"],
+    );
+    std::fs::write(
+        t.root().join("5151/cgroup"),
+        "0::/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope\n",
+    )
+    .unwrap();
+    // No sysfs tree: what this machine's /sys holds must not enter the golden file.
+    let sys = t.dir.path().join("sys");
+    let out = gpuledger(
+        lib,
+        &sc,
+        &t.root(),
+        &["--sys-root", sys.to_str().unwrap(), "snapshot", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check(
+        "nvml-two-gpus",
+        &normalise(&out.stdout, &[(t.dir.path(), "<TREE>"), (lib, "<NVML>")]),
+    );
+
+    let f = fixtures().join("nvidia-drm");
+    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(lib)
+        .arg("--proc-root")
+        .arg(f.join("proc"))
+        .arg("--sys-root")
+        .arg(f.join("sys"))
+        .args(["snapshot", "--json"])
+        .env("FAKE_NVML_SCENARIO", &sc)
+        .env_remove("GPULEDGER_NVML_LIB")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check(
+        "nvml-nvidia-drm",
+        &normalise(&out.stdout, &[(&fixtures(), "<FIXTURES>"), (lib, "<NVML>")]),
+    );
+}
