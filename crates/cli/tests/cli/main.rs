@@ -15,6 +15,7 @@ mod explain;
 mod explain_llama;
 mod explain_ollama;
 mod explain_runtimes;
+mod golden_snapshots;
 mod hostile_files;
 mod hostile_text;
 mod kill;

@@ -4,13 +4,12 @@
 //! deliberate change of what is shown; review the diff then.
 #![cfg(target_os = "linux")]
 
-mod support;
+use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::*;
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/golden")
 }
 
 fn fixtures() -> PathBuf {
@@ -32,7 +31,7 @@ fn normalise(stdout: &[u8], paths: &[(&Path, &str)]) -> String {
     text
 }
 
-/// Compare with (or, with GOLDEN_UPDATE=1, write) `tests/golden/<name>.json`; a mismatch names
+/// Compare with (or, with GOLDEN_UPDATE=1, write) `tests/cli/golden/<name>.json`; a mismatch names
 /// the first differing line.
 fn check(name: &str, got: &str) {
     let path = golden_dir().join(format!("{name}.json"));
