@@ -65,7 +65,9 @@ struct Platform {
 }
 
 impl Platform {
-    #[allow(unused_variables)]
+    /// `dxg_holders`: the processes the DRM descriptor index saw holding `/dev/dxg` last round
+    /// (WSL), so the dxg source need not walk every `/proc/*/fd` again; `None` makes it walk.
+    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
     fn collect(
         &mut self,
         snap: &mut Snapshot,
@@ -97,7 +99,12 @@ impl Platform {
             match self.dxg.get_or_insert_with(|| {
                 crate::dxg::DxgSource::open(dev, &config.proc_root).map_err(|e| e.to_string())
             }) {
-                Ok(src) => src.collect(snap),
+                Ok(src) => {
+                    if let Some(pids) = dxg_holders {
+                        src.set_holders(pids);
+                    }
+                    src.collect(snap)
+                }
                 Err(e) => snap.sources.push(SourceStatus::new(
                     "dxg",
                     SourceState::Unavailable,
