@@ -190,8 +190,8 @@ mod tests {
 
     #[test]
     fn history_rows_quote_like_the_csv_crate() {
-        use crate::store::{DevInfo, ProcInfo, ProcRow};
-        let p = ProcInfo {
+        use crate::store::{ProcRow, RecordedDevice, RecordedProcess};
+        let p = RecordedProcess {
             id: 1,
             pid: 42,
             start_time: None,
@@ -204,7 +204,7 @@ mod tests {
                 "hunter2".into(),
             ]),
         };
-        let d = DevInfo {
+        let d = RecordedDevice {
             id: 1,
             uuid: "GPU-1".into(),
             index: 0,
