@@ -3,7 +3,8 @@
 # 80x24 and 120x40 (issue 14: judge what each shows first). Real processes are needed because
 # nvitop asks psutil about every PID NVML lists: small programs that pause forever, named and
 # started like the workloads they stand for. nvitop comes from PyPI in a venv under target/.
-# Usage: scripts/view-vs-nvitop.sh [OUT_DIR]   (captures go to OUT_DIR, default target/view-vs-nvitop)
+# Usage: scripts/view-vs-nvitop.sh [OUT_DIR]   (captures go to OUT_DIR, default target/view-vs-nvitop;
+# GPULEDGER_BIN=path/to/an/older/gpuledger captures that binary instead, for before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -12,7 +13,7 @@ mkdir -p "$OUT"
 . scripts/common.sh
 apt_need tmux
 cargo build --release --quiet -p gpuledger -p fake-nvml
-BIN=$ROOT/target/release/gpuledger
+BIN=${GPULEDGER_BIN:-$ROOT/target/release/gpuledger}
 VENV=$ROOT/target/nvitop-venv
 [ -x "$VENV/bin/nvitop" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q nvitop==1.7.2; }
 D=$(mktemp -d)
