@@ -140,6 +140,17 @@ impl RuntimeNotes {
 
 /// The value of `name` in a `/proc/PID/environ`-style list, never for a name that could hold a
 /// secret (the lists read here are allowlists; this guards against one growing).
+/// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
+/// separators and an opening parenthesis skipped, thousands commas dropped.
+pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {
+    let i = line.find(key)? + key.len();
+    let rest = line[i..].trim_start_matches([' ', '(', '=', ':']);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .unwrap_or(rest.len());
+    rest[..end].replace(',', "").parse().ok()
+}
+
 pub(crate) fn env_get<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
     if looks_secret(name) {
         return None;

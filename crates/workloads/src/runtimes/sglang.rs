@@ -12,6 +12,7 @@
 //!   log (`KV Cache is allocated. #tokens: N`).
 
 use super::hf::{gib, thousands};
+use super::number_after;
 use super::vllm::{kv_bytes_per_token, ModelFacts, Src};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
@@ -141,32 +142,23 @@ pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
     (r.max_total_num_tokens.is_some() || r.mem_fraction_static.is_some()).then_some(r)
 }
 
-fn after(line: &str, key: &str) -> Option<f64> {
-    let i = line.find(key)? + key.len();
-    let rest = line[i..].trim_start_matches([' ', '=', ':']);
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(rest.len());
-    rest[..end].parse().ok()
-}
-
 /// SGLang's start-up lines.
 pub fn parse_log(text: &str) -> SglangReport {
     let mut r = SglangReport::default();
     for line in text.lines().take(1_000_000) {
         let before = r.clone();
         if line.contains("KV Cache is allocated") {
-            r.max_total_num_tokens = after(line, "#tokens").map(|t| t as u64);
-            r.k_gib = after(line, "K size");
-            r.v_gib = after(line, "V size");
+            r.max_total_num_tokens = number_after(line, "#tokens").map(|t| t as u64);
+            r.k_gib = number_after(line, "K size");
+            r.v_gib = number_after(line, "V size");
         }
-        if let Some(t) = after(line, "max_total_num_tokens") {
+        if let Some(t) = number_after(line, "max_total_num_tokens") {
             r.max_total_num_tokens = Some(t as u64);
         }
         if line.contains("Load weight end") {
-            r.weights_gib = after(line, "mem usage");
+            r.weights_gib = number_after(line, "mem usage");
         }
-        if let Some(f) = after(line, "mem_fraction_static") {
+        if let Some(f) = number_after(line, "mem_fraction_static") {
             r.mem_fraction_static = Some(f);
         }
         if r != before {

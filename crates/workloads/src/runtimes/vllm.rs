@@ -17,6 +17,7 @@
 //!   `None` and the sentence says what the rest of the reservation holds.
 
 use super::hf::{gib, kv_dtype_bytes, resolve_model, thousands, ModelConfig};
+use super::number_after;
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
@@ -338,16 +339,6 @@ pub struct VllmLog {
     pub gpu_memory_utilization: Option<f64>,
     /// The lines the figures came from, as printed.
     pub lines: Vec<String>,
-}
-
-/// The number right after `key` (skipping spaces, `(`, `=`), commas removed.
-fn number_after(line: &str, key: &str) -> Option<f64> {
-    let i = line.find(key)? + key.len();
-    let rest = line[i..].trim_start_matches([' ', '(', '=', ':']);
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
-        .unwrap_or(rest.len());
-    rest[..end].replace(',', "").parse().ok()
 }
 
 pub fn parse_log(text: &str) -> VllmLog {
