@@ -43,6 +43,15 @@ pub struct StepReport {
     pub error: Option<String>,
 }
 
+impl StepReport {
+    /// Send this report to the parent: one JSON line, flushed. `false` when the parent is gone.
+    pub fn send(&self, out: &mut dyn Write) -> bool {
+        serde_json::to_string(self)
+            .map(|t| writeln!(out, "{t}").and_then(|_| out.flush()).is_ok())
+            .unwrap_or(false)
+    }
+}
+
 /// The device the workload runs on, as its API names it. The same shape for both paths (`cuda`,
 /// `vulkan`); a record from before the Vulkan path has no `vulkan` and a non-empty `cuda_lib`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -106,11 +115,7 @@ pub fn run_child(
     output: &mut dyn Write,
 ) -> i32 {
     let pid = std::process::id();
-    let mut say = |r: StepReport| -> bool {
-        serde_json::to_string(&r)
-            .map(|t| writeln!(output, "{t}").and_then(|_| output.flush()).is_ok())
-            .unwrap_or(false)
-    };
+    let mut say = |r: StepReport| r.send(output);
     let fail = |e: String| StepReport {
         step: "error".into(),
         pid,

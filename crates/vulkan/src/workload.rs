@@ -529,11 +529,7 @@ pub fn run_child(
     output: &mut dyn Write,
 ) -> i32 {
     let pid = std::process::id();
-    let mut say = |r: StepReport| -> bool {
-        serde_json::to_string(&r)
-            .map(|t| writeln!(output, "{t}").and_then(|_| output.flush()).is_ok())
-            .unwrap_or(false)
-    };
+    let mut say = |r: StepReport| r.send(output);
     let fail = |e: String| StepReport {
         step: "error".into(),
         pid,
