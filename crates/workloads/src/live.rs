@@ -368,23 +368,18 @@ fn sglang(
     None
 }
 
-/// Ollama `/api/ps`: `{"models":[{"name","size","size_vram","context_length",...}]}`.
+/// Ollama `/api/ps` as the loaded models the live state lists; the answer is read by the one
+/// `/api/ps` parser, [`crate::runtimes::ollama::parse_ps`].
 pub fn parse_ollama_ps(body: &str) -> Option<Vec<LoadedModel>> {
-    let v: Value = serde_json::from_str(body).ok()?;
+    let models = crate::runtimes::ollama::parse_ps(body).ok()?;
     Some(
-        v.get("models")?
-            .as_array()?
-            .iter()
+        models
+            .into_iter()
             .map(|m| LoadedModel {
-                name: m
-                    .get("name")
-                    .or(m.get("model"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_string(),
-                size_bytes: m.get("size").and_then(Value::as_u64),
-                vram_bytes: m.get("size_vram").and_then(Value::as_u64),
-                context_length: m.get("context_length").and_then(Value::as_u64),
+                name: m.name,
+                size_bytes: m.size,
+                vram_bytes: m.size_vram,
+                context_length: m.context_length,
             })
             .collect(),
     )
