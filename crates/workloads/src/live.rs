@@ -274,22 +274,14 @@ fn lm_studio(
     if r.status != 200 {
         return None;
     }
-    let v: Value = serde_json::from_str(&r.body).ok()?;
-    let models: Vec<LoadedModel> = v
-        .get("data")?
-        .as_array()?
-        .iter()
-        .filter(|m| m.get("state").and_then(Value::as_str) == Some("loaded"))
+    // The one /api/v0/models parser: runtimes::lmstudio's.
+    let models: Vec<LoadedModel> = crate::runtimes::lmstudio::parse_models(&r.body)
+        .ok()?
+        .into_iter()
+        .filter(|m| m.state.as_deref() == Some("loaded"))
         .map(|m| LoadedModel {
-            name: m
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            context_length: m
-                .get("loaded_context_length")
-                .or(m.get("max_context_length"))
-                .and_then(Value::as_u64),
+            name: m.id,
+            context_length: m.loaded_context_length.or(m.max_context_length),
             ..Default::default()
         })
         .collect();
