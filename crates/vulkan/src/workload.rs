@@ -60,16 +60,9 @@ fn c_text(r: Result<&CStr, std::ffi::FromBytesUntilNulError>) -> Option<String> 
 
 /// NVML's spelling of a device UUID (`GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`): NVIDIA's Vulkan
 /// driver reports the same 16 bytes as its `deviceUUID`, so this finds the device in NVML's list.
+/// The spelling is CUDA's binding's (one owner).
 pub fn nvml_uuid(bytes: &[u8; 16]) -> String {
-    let h: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "GPU-{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    gpuledger_cuda::cuda::format_uuid(bytes)
 }
 
 /// The DEVICE_LOCAL memory type to allocate from, among those `allowed` (a bit per type): the one
