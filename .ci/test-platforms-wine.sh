@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs gpuledger-sources' tests for x86_64-pc-windows-gnu under wine: every pure WDDM / IOKit /
 # /dev/dxg test on the Windows ABI, plus the live WDDM seam test (wddm::os::tests), which under
-# wine must turn the missing GPU counters and DXGI adapters into named reasons (wine has neither). Needs .ci/setup-wine.sh (run here; it is
-# idempotent). Prints cargo's normal test summary lines.
+# wine must turn the missing GPU counters and DXGI adapters into named reasons (wine has neither).
+# Then the Windows binary itself: `gpuledger.exe verify` must run its sequence up to saying, in
+# words, that nothing can be verified (no nvcuda.dll, no Vulkan device) and exit 3.
+# Needs .ci/setup-wine.sh (run here; it is idempotent). Prints cargo's normal test summary lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -16,5 +18,21 @@ cargo test -p gpuledger-sources --target x86_64-pc-windows-gnu "$@" 2>&1 \
         -e 'dpkg --add-architecture' -e 'apt-get install wine32'
 status=${PIPESTATUS[0]}
 set -e
+if [ "$status" -eq 0 ]; then
+    cargo build --quiet -p gpuledger --target x86_64-pc-windows-gnu \
+        --features gpuledger-history/bundled-sqlite
+    set +e
+    out=$(timeout 120 wine target/x86_64-pc-windows-gnu/debug/gpuledger.exe verify 2>&1)
+    code=$?
+    set -e
+    if [ "$code" -eq 3 ] && grep -q "nothing can be verified on this machine" <<<"$out" \
+        && grep -q "nvcuda.dll" <<<"$out"; then
+        echo "test-platforms-wine: gpuledger.exe verify under wine: exit 3, says why (ok)"
+    else
+        echo "test-platforms-wine: gpuledger.exe verify under wine: exit $code, expected 3 and the reasons:"
+        echo "$out"
+        status=1
+    fi
+fi
 wineserver -k >/dev/null 2>&1 || true
 exit "$status"
