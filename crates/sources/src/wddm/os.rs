@@ -8,7 +8,8 @@
 
 use super::counters::{pdh_status_name, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::Luid;
-use super::merge::{apply, image_base_name, merge_round};
+use super::apply::{apply, image_base_name};
+use super::merge::merge_round;
 use gpuledger_model::{Device, Process, Snapshot};
 use windows::core::PWSTR;
 use windows::core::{HSTRING, PCWSTR};

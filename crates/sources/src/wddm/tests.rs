@@ -3,8 +3,9 @@
 //! Basic Render Driver (0xF152, software); dwm.exe 1116, csrss.exe 1024, llama-server.exe 12220
 //! (CUDA), chrome.exe 4242 on both adapters, 7777 idle, 31337 new in round 2. Rounds are 1 s apart.
 
+use super::accumulate::engine_rate as engine_rate_for_tests;
 use super::counters::{paths, CounterArray, RawSample};
-use super::merge::{engine_rate_for_tests, FIRST_ROUND, LABEL_BOTH, LABEL_DEDICATED, LABEL_LOCAL};
+use super::merge::{FIRST_ROUND, LABEL_BOTH, LABEL_DEDICATED, LABEL_LOCAL};
 use super::*;
 use gpuledger_model::{Device, Host, Process, Snapshot, Usage, UsageKind, Vendor};
 use std::path::PathBuf;
