@@ -6,9 +6,9 @@
 //! counters (`PdhAddEnglishCounterW` answers PDH_CSTATUS_NO_COUNTER, 0xC0000BB9) and no DXGI
 //! adapters (0x887A0004). The reading paths need a real Windows machine.
 
+use super::apply::{apply, image_base_name};
 use super::counters::{pdh_status_name, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::Luid;
-use super::apply::{apply, image_base_name};
 use super::merge::merge_round;
 use gpuledger_model::{Device, Process, Snapshot};
 use windows::core::PWSTR;

@@ -1,0 +1,250 @@
+//! One device's identity, memory, utilisation, clocks, power and PCIe link, each value read on
+//! its own so that one missing entry point leaves only that value unknown.
+
+use super::*;
+
+impl Nvml {
+    pub(super) fn fill_device(&self, h: DeviceHandle, dev: &mut Device) {
+        let api = &self.api;
+        match api.uuid.map(|f| read_string(|b, l| unsafe { f(h, b, l) })) {
+            Some(Ok(u)) => dev.uuid = u,
+            Some(Err(rc)) => dev.mark_unavailable("uuid", self.call_err("nvmlDeviceGetUUID", rc)),
+            None => dev.mark_unavailable("uuid", missing("nvmlDeviceGetUUID")),
+        }
+        match api.name.map(|f| read_string(|b, l| unsafe { f(h, b, l) })) {
+            Some(Ok(n)) => dev.name = Some(n),
+            Some(Err(rc)) => dev.mark_unavailable("name", self.call_err("nvmlDeviceGetName", rc)),
+            None => dev.mark_unavailable("name", missing("nvmlDeviceGetName")),
+        }
+        if let Some(f) = api.pci_info {
+            let mut pci = ffi::PciInfo::default();
+            // SAFETY: out-pointer to a PciInfo with nvmlPciInfo_t's layout.
+            match unsafe { f(h, &mut pci) } {
+                ffi::SUCCESS => dev.pci_bus_id = Some(c_chars(&pci.bus_id)),
+                rc => dev.mark_unavailable("pci_bus_id", self.call_err("nvmlDeviceGetPciInfo", rc)),
+            }
+        } else {
+            dev.mark_unavailable("pci_bus_id", missing("nvmlDeviceGetPciInfo_v3"));
+        }
+        self.fill_memory(h, dev);
+        match api.utilization {
+            Some(f) => {
+                let mut u = ffi::Utilization::default();
+                // SAFETY: out-pointer to nvmlUtilization_t.
+                match unsafe { f(h, &mut u) } {
+                    ffi::SUCCESS => {
+                        dev.utilization.gpu_percent = Some(u.gpu);
+                        dev.utilization.memory_percent = Some(u.memory);
+                    }
+                    rc => {
+                        let e = self.call_err("nvmlDeviceGetUtilizationRates", rc);
+                        dev.mark_unavailable("utilization.gpu_percent", e.clone());
+                        dev.mark_unavailable("utilization.memory_percent", e);
+                    }
+                }
+            }
+            None => {
+                dev.mark_unavailable(
+                    "utilization.gpu_percent",
+                    missing("nvmlDeviceGetUtilizationRates"),
+                );
+                dev.mark_unavailable(
+                    "utilization.memory_percent",
+                    missing("nvmlDeviceGetUtilizationRates"),
+                );
+            }
+        }
+        if let Some(t) = self.u32_arg(
+            h,
+            api.temperature,
+            ffi::TEMPERATURE_GPU,
+            "nvmlDeviceGetTemperature",
+            dev,
+            "temperature_c",
+        ) {
+            dev.temperature_c = i32::try_from(t).ok();
+        }
+        dev.power.usage_watts = self
+            .u32(
+                h,
+                api.power_usage,
+                "nvmlDeviceGetPowerUsage",
+                dev,
+                "power.usage_watts",
+            )
+            .map(|mw| mw as f64 / 1000.0);
+        dev.power.limit_watts = self
+            .u32(
+                h,
+                api.power_limit,
+                "nvmlDeviceGetEnforcedPowerLimit",
+                dev,
+                "power.limit_watts",
+            )
+            .map(|mw| mw as f64 / 1000.0);
+        dev.clocks.graphics_mhz = self.u32_arg(
+            h,
+            api.clock,
+            ffi::CLOCK_GRAPHICS,
+            "nvmlDeviceGetClockInfo",
+            dev,
+            "clocks.graphics_mhz",
+        );
+        dev.clocks.sm_mhz = self.u32_arg(
+            h,
+            api.clock,
+            ffi::CLOCK_SM,
+            "nvmlDeviceGetClockInfo",
+            dev,
+            "clocks.sm_mhz",
+        );
+        dev.clocks.memory_mhz = self.u32_arg(
+            h,
+            api.clock,
+            ffi::CLOCK_MEM,
+            "nvmlDeviceGetClockInfo",
+            dev,
+            "clocks.memory_mhz",
+        );
+        dev.pcie.link_gen = self.u32(
+            h,
+            api.pcie_gen,
+            "nvmlDeviceGetCurrPcieLinkGeneration",
+            dev,
+            "pcie.link_gen",
+        );
+        dev.pcie.link_width = self.u32(
+            h,
+            api.pcie_width,
+            "nvmlDeviceGetCurrPcieLinkWidth",
+            dev,
+            "pcie.link_width",
+        );
+        dev.pcie.max_link_gen = self.u32(
+            h,
+            api.pcie_max_gen,
+            "nvmlDeviceGetMaxPcieLinkGeneration",
+            dev,
+            "pcie.max_link_gen",
+        );
+        dev.pcie.max_link_width = self.u32(
+            h,
+            api.pcie_max_width,
+            "nvmlDeviceGetMaxPcieLinkWidth",
+            dev,
+            "pcie.max_link_width",
+        );
+    }
+
+    pub(super) fn fill_memory(&self, h: DeviceHandle, dev: &mut Device) {
+        // Prefer v2: it separates `reserved` (driver/firmware) from `used`.
+        if let Some(f) = self.api.memory_v2 {
+            let mut m = ffi::MemoryV2 {
+                version: ffi::MEMORY_V2_VERSION,
+                ..Default::default()
+            };
+            // SAFETY: out-pointer to nvmlMemory_v2_t with its version set.
+            let rc = unsafe { f(h, &mut m) };
+            if rc == ffi::SUCCESS {
+                dev.memory.total_bytes = Some(m.total);
+                dev.memory.used_bytes = Some(m.used);
+                dev.memory.free_bytes = Some(m.free);
+                dev.memory.reserved_bytes = Some(m.reserved);
+                return;
+            }
+            if self.api.memory.is_none() {
+                let e = self.call_err("nvmlDeviceGetMemoryInfo_v2", rc);
+                for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
+                    dev.mark_unavailable(&format!("memory.{k}"), e.clone());
+                }
+                return;
+            }
+        }
+        match self.api.memory {
+            Some(f) => {
+                let mut m = ffi::Memory::default();
+                // SAFETY: out-pointer to nvmlMemory_t.
+                match unsafe { f(h, &mut m) } {
+                    ffi::SUCCESS => {
+                        dev.memory.total_bytes = Some(m.total);
+                        dev.memory.used_bytes = Some(m.used);
+                        dev.memory.free_bytes = Some(m.free);
+                        dev.mark_unavailable(
+                            "memory.reserved_bytes",
+                            "this driver has no nvmlDeviceGetMemoryInfo_v2; reserved memory is counted in used",
+                        );
+                    }
+                    rc => {
+                        let e = self.call_err("nvmlDeviceGetMemoryInfo", rc);
+                        for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
+                            dev.mark_unavailable(&format!("memory.{k}"), e.clone());
+                        }
+                    }
+                }
+            }
+            None => {
+                for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
+                    dev.mark_unavailable(
+                        &format!("memory.{k}"),
+                        missing("nvmlDeviceGetMemoryInfo"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Read one `unsigned int` through `call` (which gets the out-pointer); a missing function or
+    /// an error becomes the field's reason.
+    pub(super) fn read_u32(
+        &self,
+        present: bool,
+        fname: &str,
+        dev: &mut Device,
+        field: &str,
+        call: impl FnOnce(*mut c_uint) -> Return,
+    ) -> Option<u32> {
+        if !present {
+            dev.mark_unavailable(field, missing(fname));
+            return None;
+        }
+        let mut v: c_uint = 0;
+        match call(&mut v) {
+            ffi::SUCCESS => Some(v),
+            rc => {
+                dev.mark_unavailable(field, self.call_err(fname, rc));
+                None
+            }
+        }
+    }
+
+    pub(super) fn u32(
+        &self,
+        h: DeviceHandle,
+        f: Option<unsafe extern "C" fn(DeviceHandle, *mut c_uint) -> Return>,
+        fname: &str,
+        dev: &mut Device,
+        field: &str,
+    ) -> Option<u32> {
+        // SAFETY: `f` is the resolved symbol; the out-pointer is a valid c_uint.
+        self.read_u32(f.is_some(), fname, dev, field, |out| match f {
+            Some(f) => unsafe { f(h, out) },
+            None => ffi::ERROR_NOT_SUPPORTED,
+        })
+    }
+
+    pub(super) fn u32_arg(
+        &self,
+        h: DeviceHandle,
+        f: Option<unsafe extern "C" fn(DeviceHandle, c_uint, *mut c_uint) -> Return>,
+        arg: c_uint,
+        fname: &str,
+        dev: &mut Device,
+        field: &str,
+    ) -> Option<u32> {
+        // SAFETY: as in `u32`, with the sensor/clock argument passed through.
+        self.read_u32(f.is_some(), fname, dev, field, |out| match f {
+            Some(f) => unsafe { f(h, arg, out) },
+            None => ffi::ERROR_NOT_SUPPORTED,
+        })
+    }
+}
