@@ -4,7 +4,6 @@ pub mod completions;
 pub mod diff;
 pub mod estimate;
 pub mod explain;
-mod explain_runtime;
 pub mod history;
 pub mod kill;
 pub mod plot;

@@ -1,8 +1,8 @@
 //! `explain` for runtimes with their own recipe (vLLM, SGLang, PyTorch/ComfyUI): the estimate
 //! from `gpuledger_workloads::runtimes`, with the server's loopback answers and `--log` figures
-//! beside it. Kept apart from explain.rs so the llama.cpp path stays as it was.
+//! beside it; the llama.cpp-based runtimes go through the recipe in `mod.rs`.
 
-use super::explain::Args;
+use super::Args;
 use crate::Global;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{Process, Snapshot, Workload};

@@ -1,0 +1,280 @@
+//! `explain` as text: the measured ledger, what the process is (with its evidence), the live
+//! state, and the estimated ledger apart, then the three side by side.
+
+use super::*;
+
+pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
+    let mut out = String::new();
+    let p = e.process.as_ref();
+    let _ = writeln!(
+        out,
+        "gpuledger explain {} · {} · user {}{}",
+        e.pid,
+        p.map(|p| p.display_name()).unwrap_or("?"),
+        p.and_then(|p| p.user.as_deref()).unwrap_or("?"),
+        if e.replay { " · REPLAY" } else { "" }
+    );
+    if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
+        // One line whatever the process put in its arguments.
+        let _ = writeln!(
+            out,
+            "  command: {}",
+            gpuledger_views::term_safe(&cmd.join(" "))
+        );
+    }
+    if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
+        let _ = writeln!(out, "  name, user and command n/a: {why}");
+    }
+
+    out.push_str("\nMEASURED (reported by the driver)\n");
+    match (&e.not_measured, p) {
+        (Some(why), _) => {
+            let _ = writeln!(out, "  {why}");
+        }
+        (None, Some(p)) => {
+            for u in &p.usage {
+                let dev = snap
+                    .device_by_uuid(&u.device)
+                    .map(|d| d.label())
+                    .unwrap_or_else(|| u.device.clone());
+                let _ = write!(
+                    out,
+                    "  {dev}: {} ({}, {})",
+                    human_opt(u.memory_bytes),
+                    u.memory_source,
+                    u.kinds_label()
+                );
+                if let Some(sm) = u.engines.sm_percent {
+                    let _ = write!(out, ", SM {sm}%");
+                }
+                out.push('\n');
+                if let Some(r) = &u.unavailable_reason {
+                    let _ = writeln!(out, "    memory n/a: {r}");
+                }
+            }
+        }
+        _ => {}
+    }
+
+    out.push_str("\nWHAT IT IS (identification, with evidence)\n");
+    match &e.workload {
+        Some(w) => {
+            let _ = writeln!(
+                out,
+                "  {} (confidence {})",
+                w.short_label(),
+                w.confidence.word()
+            );
+            for ev in &w.evidence {
+                let _ = writeln!(
+                    out,
+                    "    [{}] {}  — {}",
+                    ev.kind.label(),
+                    ev.showed,
+                    ev.source
+                );
+            }
+            for m in &w.missing {
+                let _ = writeln!(out, "    missing: {m}");
+            }
+        }
+        None => out.push_str("  not identified\n"),
+    }
+
+    out.push_str("\nLIVE STATE (the runtime's own API, loopback only)\n");
+    match (&e.live, &e.live_unavailable) {
+        (Some(l), _) => {
+            let _ = writeln!(out, "  {} on 127.0.0.1:{}", l.server, l.port);
+            if l.auth_required {
+                out.push_str(
+                    "  the server requires an API key (HTTP 401); gpuledger does not send one\n",
+                );
+            }
+            if let Some(c) = l.n_ctx {
+                let _ = writeln!(out, "  context size: {c}");
+            }
+            match (l.slots_busy, l.total_slots) {
+                (Some(b), Some(t)) => {
+                    let _ = writeln!(out, "  slots: {b} busy of {t}");
+                }
+                (None, Some(t)) => {
+                    let _ = writeln!(out, "  slots: {t}");
+                }
+                _ => {}
+            }
+            if let Some(t) = l.tokens_per_second {
+                let _ = writeln!(out, "  tokens per second: {t:.1}");
+            }
+            if let Some(m) = &l.model_path {
+                let _ = writeln!(out, "  model: {m}");
+            }
+            for m in &l.models {
+                let _ = writeln!(
+                    out,
+                    "  loaded: {} (runtime says {} in VRAM, context {})",
+                    m.name,
+                    human_opt(m.vram_bytes),
+                    m.context_length
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "n/a".into())
+                );
+            }
+            for u in &l.unavailable {
+                let _ = writeln!(out, "  n/a: {u}");
+            }
+        }
+        (None, Some(why)) => {
+            let _ = writeln!(out, "  n/a: {why}");
+        }
+        (None, None) => {}
+    }
+
+    if let Some(est) = &e.estimated {
+        out.push_str(if est.runtime.is_some() {
+            "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+        } else {
+            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
+        });
+        if let Some(r) = &est.runtime {
+            super::runtime::render(&mut out, r, est.measured_gpu_bytes);
+        }
+        match (&est.estimate, &est.unavailable) {
+            (Some(x), _) => {
+                for line in render_text(x).lines() {
+                    let _ = writeln!(out, "  {line}");
+                }
+                if let (Some(m), Some(d)) =
+                    (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
+                {
+                    let pct = if x.total_gpu_bytes > 0 {
+                        d as f64 * 100.0 / x.total_gpu_bytes as f64
+                    } else {
+                        0.0
+                    };
+                    let _ = writeln!(
+                        out,
+                        "  measured {} vs estimated {}: the driver reports {} {} ({pct:+.1}%)",
+                        human_opt(Some(m)),
+                        human_opt(Some(x.total_gpu_bytes)),
+                        human_opt(Some(d.unsigned_abs())),
+                        if d >= 0 { "more" } else { "less" },
+                    );
+                }
+            }
+            (None, Some(why)) if est.recorded.is_none() => {
+                let _ = writeln!(out, "  n/a: {why}");
+            }
+            _ => {}
+        }
+        if let Some(r) = &est.recorded {
+            render_recorded(&mut out, r, est.measured_gpu_bytes);
+        }
+        if let Some(r) = &est.recipe {
+            let _ = writeln!(out, "  recipe: {r}");
+        }
+        for n in &est.not_modelled {
+            let _ = writeln!(out, "  not modelled: {n}");
+        }
+        if let Some(why) = &est.runtime_api_unavailable {
+            let _ = writeln!(out, "  runtime API n/a: {why}");
+        }
+        out.push_str("\nSIDE BY SIDE (never added together)\n");
+        let _ = writeln!(
+            out,
+            "  measured (driver):    {}",
+            match est.measured_gpu_bytes {
+                Some(m) => human_opt(Some(m)),
+                None => "n/a".into(),
+            }
+        );
+        if est.reported.is_empty() {
+            out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
+        }
+        for r in &est.reported {
+            let what = match (r.bytes, &r.text) {
+                (Some(b), _) => format!("{} {}", r.what, human_opt(Some(b))),
+                (None, Some(t)) => format!("{}: {t}", r.what),
+                (None, None) => r.what.clone(),
+            };
+            let _ = writeln!(
+                out,
+                "  reported (runtime):   {}  — {}",
+                gpuledger_views::term_safe(&what),
+                r.source
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  estimated (recipe):   {}",
+            match (&est.estimate, &est.recorded) {
+                (Some(x), _) => human_opt(Some(x.total_gpu_bytes)),
+                (None, Some(r)) => format!(
+                    "{} (recorded in the snapshot)",
+                    human_opt(Some(r.total_gpu_bytes))
+                ),
+                (None, None) => "n/a".into(),
+            }
+        );
+        if let Some(why) = est
+            .why
+            .as_ref()
+            .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
+        {
+            let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
+        }
+        if !est.runtime_reported.is_empty() {
+            out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
+            for line in render_comparison(&est.runtime_reported).lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+    }
+    out
+}
+
+/// The estimate a replayed snapshot carries (the model file is on the machine it was taken on,
+/// not here): its parts as recorded, beside the measurement.
+pub(super) fn render_recorded(
+    out: &mut String,
+    r: &gpuledger_model::EstimatedMemory,
+    measured: Option<u64>,
+) {
+    let _ = writeln!(
+        out,
+        "  recorded in the snapshot when it was taken ({}, model {}{}):",
+        r.recipe,
+        r.model,
+        r.n_ctx
+            .map(|n| format!(", context {n}"))
+            .unwrap_or_default()
+    );
+    let compute = r.compute_label.as_deref().unwrap_or("compute buffers");
+    for (what, v) in [
+        ("weights", Some(r.weights_gpu_bytes)),
+        ("KV cache", r.kv_cache_gpu_bytes),
+        (compute, r.compute_gpu_bytes),
+        ("overhead", r.overhead_gpu_bytes),
+    ] {
+        let _ = writeln!(out, "    {what:<16} {:>10}", human_opt(v));
+    }
+    let _ = writeln!(
+        out,
+        "    {:<16} {:>10}",
+        "total GPU",
+        human_opt(Some(r.total_gpu_bytes))
+    );
+    if let Some(m) = measured {
+        let d = m as i64 - r.total_gpu_bytes as i64;
+        let _ = writeln!(
+            out,
+            "  measured {} vs estimated {}: the driver reports {} {}",
+            human_opt(Some(m)),
+            human_opt(Some(r.total_gpu_bytes)),
+            human_opt(Some(d.unsigned_abs())),
+            if d >= 0 { "more" } else { "less" },
+        );
+    }
+    for n in &r.not_modelled {
+        let _ = writeln!(out, "    not modelled: {n}");
+    }
+}
