@@ -1,7 +1,7 @@
 //! The footer (keys, prompts, messages) and the overlays (help, confirmations).
 
 use super::{details::*, text::*};
-use crate::app::{App, Overlay};
+use crate::app::{App, Confirm, EnvView, Overlay};
 use gpuledger_model::term_safe;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -135,149 +135,159 @@ pub const HELP: &[(&str, &str)] = &[
 ];
 
 pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
-    let t = &app.theme;
     match &app.overlay {
         Overlay::None => {}
-        Overlay::Help => {
-            let mut lines: Vec<Line> = HELP
-                .iter()
-                .map(|(k, d)| {
-                    Line::from(vec![
-                        Span::styled(format!("{k:>18}  "), t.header),
-                        Span::raw(*d),
-                    ])
-                })
-                .collect();
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(
-                "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
-                t.dim,
-            ));
-            let r = centered(area, 100, lines.len() as u16 + 2);
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-                    Block::bordered()
-                        .title(Span::styled(" Help — any of ? F1 Esc closes ", t.title)),
-                ),
-                r,
-            );
-        }
-        Overlay::Details => {
-            let Some(row) = app.selected_row().copied() else {
-                return;
-            };
-            let mut lines = measured_lines(app, &row);
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(
-                "ESTIMATE (calculated, not measured)",
-                t.estimate,
-            ));
-            lines.extend(estimate_lines(app));
-            lines.push(Line::raw(""));
-            lines.push(Line::styled("Workload · evidence", t.header));
-            lines.extend(evidence_lines(app));
-            let r = centered(
-                area,
-                area.width.saturating_sub(4).min(110),
-                area.height.saturating_sub(2).min(lines.len() as u16 + 6),
-            );
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-                    Block::bordered().title(Span::styled(" Details — Esc closes ", t.title)),
-                ),
-                r,
-            );
-        }
-        Overlay::Confirm(c) => {
-            let verb = if c.force { "Force kill" } else { "Terminate" };
-            let mut lines = vec![Line::styled(
-                format!("{verb} PID {} ({})?", c.pid, c.name),
-                t.warn,
-            )];
-            lines.push(Line::raw(term_safe(&c.detail).into_owned()));
-            lines.push(Line::raw(format!("It holds {}.", c.memory)));
-            if !c.also.is_empty() {
-                lines.push(Line::styled(
-                    format!("and {} tagged process(es):", c.also.len()),
-                    t.warn,
-                ));
-                const SHOWN: usize = 8;
-                for a in c.also.iter().take(SHOWN) {
-                    lines.push(Line::raw(fit(
-                        &term_safe(&format!("  PID {} ({}) {}", a.pid, a.name, a.detail)),
-                        72,
-                    )));
-                }
-                if c.also.len() > SHOWN {
-                    lines.push(Line::raw(format!("  … and {} more", c.also.len() - SHOWN)));
-                }
-            }
-            if c.stage == 2 {
-                if let Some(w) = &c.warning {
-                    lines.push(Line::raw(""));
-                    lines.push(Line::styled(
-                        format!("SECOND CONFIRMATION: {} {w}.", c.name),
-                        t.warn,
-                    ));
-                    lines.push(Line::styled(
-                        format!(
-                            "Really {} it? y = yes, anything else = no",
-                            verb.to_lowercase()
-                        ),
-                        t.warn,
-                    ));
-                }
-            } else {
-                lines.push(Line::raw("y = yes, anything else = no"));
-            }
-            // The command line may wrap onto a second row.
-            let r = centered(area, 76, lines.len() as u16 + 5);
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
-                r,
-            );
-        }
-        Overlay::Env(v) => {
-            let title = format!(
-                " Environment of PID {} ({}) · secrets redacted ",
-                v.pid, v.name
-            );
-            let inner_h = area.height.saturating_sub(6).max(3);
-            let lines: Vec<Line> = match &v.lines {
-                Ok(l) if l.is_empty() => vec![Line::styled("(empty environment)", t.dim)],
-                Ok(l) => l
-                    .iter()
-                    .skip(v.scroll)
-                    .take(inner_h as usize)
-                    .map(|x| Line::raw(term_safe(x).into_owned()))
-                    .chain(std::iter::once(Line::styled(
-                        format!(
-                            "{}–{} of {} · ↑↓ PgUp/PgDn scroll · any other key closes",
-                            (v.scroll + 1).min(l.len()),
-                            (v.scroll + inner_h as usize).min(l.len()),
-                            l.len()
-                        ),
-                        t.dim,
-                    )))
-                    .collect(),
-                Err(why) => vec![
-                    Line::styled(format!("n/a: {}", term_safe(why)), t.warn),
-                    Line::styled("any key closes", t.dim),
-                ],
-            };
-            let r = centered(area, area.width.saturating_sub(4), lines.len() as u16 + 2);
-            f.render_widget(Clear, r);
-            f.render_widget(
-                Paragraph::new(lines).block(Block::bordered().title(Span::styled(title, t.title))),
-                r,
-            );
-        }
+        Overlay::Help => help_box(f, app, area),
+        Overlay::Details => details_box(f, app, area),
+        Overlay::Confirm(c) => confirm_box(f, app, area, c),
+        Overlay::Env(v) => env_box(f, app, area, v),
         // Export is a prompt line in the footer (see draw_footer), not a box over the table.
         Overlay::Export(_) => {}
     }
+}
+
+fn help_box(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let mut lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, d)| {
+            Line::from(vec![
+                Span::styled(format!("{k:>18}  "), t.header),
+                Span::raw(*d),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
+        t.dim,
+    ));
+    let r = centered(area, 100, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::bordered().title(Span::styled(" Help — any of ? F1 Esc closes ", t.title)),
+        ),
+        r,
+    );
+}
+
+fn details_box(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let Some(row) = app.selected_row().copied() else {
+        return;
+    };
+    let mut lines = measured_lines(app, &row);
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "ESTIMATE (calculated, not measured)",
+        t.estimate,
+    ));
+    lines.extend(estimate_lines(app));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Workload · evidence", t.header));
+    lines.extend(evidence_lines(app));
+    let r = centered(
+        area,
+        area.width.saturating_sub(4).min(110),
+        area.height.saturating_sub(2).min(lines.len() as u16 + 6),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(" Details — Esc closes ", t.title))),
+        r,
+    );
+}
+
+fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
+    let t = &app.theme;
+    let verb = if c.force { "Force kill" } else { "Terminate" };
+    let mut lines = vec![Line::styled(
+        format!("{verb} PID {} ({})?", c.pid, c.name),
+        t.warn,
+    )];
+    lines.push(Line::raw(term_safe(&c.detail).into_owned()));
+    lines.push(Line::raw(format!("It holds {}.", c.memory)));
+    if !c.also.is_empty() {
+        lines.push(Line::styled(
+            format!("and {} tagged process(es):", c.also.len()),
+            t.warn,
+        ));
+        const SHOWN: usize = 8;
+        for a in c.also.iter().take(SHOWN) {
+            lines.push(Line::raw(fit(
+                &term_safe(&format!("  PID {} ({}) {}", a.pid, a.name, a.detail)),
+                72,
+            )));
+        }
+        if c.also.len() > SHOWN {
+            lines.push(Line::raw(format!("  … and {} more", c.also.len() - SHOWN)));
+        }
+    }
+    if c.stage == 2 {
+        if let Some(w) = &c.warning {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                format!("SECOND CONFIRMATION: {} {w}.", c.name),
+                t.warn,
+            ));
+            lines.push(Line::styled(
+                format!(
+                    "Really {} it? y = yes, anything else = no",
+                    verb.to_lowercase()
+                ),
+                t.warn,
+            ));
+        }
+    } else {
+        lines.push(Line::raw("y = yes, anything else = no"));
+    }
+    // The command line may wrap onto a second row.
+    let r = centered(area, 76, lines.len() as u16 + 5);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
+        r,
+    );
+}
+
+fn env_box(f: &mut Frame, app: &App, area: Rect, v: &EnvView) {
+    let t = &app.theme;
+    let title = format!(
+        " Environment of PID {} ({}) · secrets redacted ",
+        v.pid, v.name
+    );
+    let inner_h = area.height.saturating_sub(6).max(3);
+    let lines: Vec<Line> = match &v.lines {
+        Ok(l) if l.is_empty() => vec![Line::styled("(empty environment)", t.dim)],
+        Ok(l) => l
+            .iter()
+            .skip(v.scroll)
+            .take(inner_h as usize)
+            .map(|x| Line::raw(term_safe(x).into_owned()))
+            .chain(std::iter::once(Line::styled(
+                format!(
+                    "{}–{} of {} · ↑↓ PgUp/PgDn scroll · any other key closes",
+                    (v.scroll + 1).min(l.len()),
+                    (v.scroll + inner_h as usize).min(l.len()),
+                    l.len()
+                ),
+                t.dim,
+            )))
+            .collect(),
+        Err(why) => vec![
+            Line::styled(format!("n/a: {}", term_safe(why)), t.warn),
+            Line::styled("any key closes", t.dim),
+        ],
+    };
+    let r = centered(area, area.width.saturating_sub(4), lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(Span::styled(title, t.title))),
+        r,
+    );
 }
