@@ -161,7 +161,34 @@ fn amd_and_intel_tools_read_the_child_and_the_device_beside_the_sources() {
         log.contains("rocm-smi --showmeminfo vram --showbus --json"),
         "{log}"
     );
+    // A saved record re-derives the same readings from the raw answers alone (no tool is run:
+    // the fakes are gone), and a changed raw answer changes them.
+    std::fs::write(e.path("rec.json"), &out.stdout).unwrap();
+    std::fs::remove_dir_all(&bin).unwrap();
+    let replay = |path: &Path| {
+        e.cmd()
+            .arg("--replay")
+            .arg(path)
+            .args(["verify", "--json"])
+            .output()
+            .unwrap()
+    };
+    let again = replay(&e.path("rec.json"));
+    let v = Env::verdicts(&again);
+    assert_eq!(text(&v, "xpu-smi (per process)"), "ok", "{v:?}");
+    let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert!(r["notes"].as_array().unwrap().is_empty(), "{}", r["notes"]);
+    let mut changed = j.clone();
+    let ps = &mut changed["steps"][2]["witnesses"]["xpu-smi ps"]["stdout"];
+    *ps = ps.as_str().unwrap().replace("1036288", "512000").into();
+    std::fs::write(e.path("changed.json"), changed.to_string()).unwrap();
+    let v = Env::verdicts(&replay(&e.path("changed.json")));
+    assert!(
+        text(&v, "xpu-smi (per process)").starts_with("off by 512 MiB at allocated"),
+        "{v:?}"
+    );
     // The text form shows them as witnesses.
+    install(&bin, "amd-smi", &honest_amd_smi());
     let out = run(&e, &[]);
     let s = String::from_utf8_lossy(&out.stdout);
     let line = s
