@@ -28,4 +28,5 @@ mod serve_prometheus;
 mod tui_tmux;
 mod verify;
 mod verify_vulkan;
+mod verify_witnesses;
 mod watch_cli;

@@ -10,15 +10,15 @@ use crate::support::{self, fake_cuda};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const UUID: &str = "GPU-aabbccdd-eeff-0011-2233-445566778899";
+pub(crate) const UUID: &str = "GPU-aabbccdd-eeff-0011-2233-445566778899";
 
-struct Env {
-    dir: tempfile::TempDir,
+pub(crate) struct Env {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Env {
     /// `cuda`: extra fake-cuda directives; `nvml`: extra fake-NVML lines (`cuda|...` lies).
-    fn new(cuda: &str, nvml: &str) -> Env {
+    pub(crate) fn new(cuda: &str, nvml: &str) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let base = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,11 +38,11 @@ impl Env {
         Env { dir }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
-    fn cmd(&self) -> Command {
+    pub(crate) fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
         c.arg("--nvml-lib")
             .arg(support::fake_nvml())
@@ -59,7 +59,7 @@ impl Env {
         c
     }
 
-    fn verify(&self, args: &[&str]) -> Output {
+    pub(crate) fn verify(&self, args: &[&str]) -> Output {
         self.cmd()
             .arg("verify")
             .arg("--cuda-lib")
@@ -70,7 +70,7 @@ impl Env {
     }
 
     /// The verdict text per source, from `--json`.
-    fn verdicts(out: &Output) -> Vec<(String, String)> {
+    pub(crate) fn verdicts(out: &Output) -> Vec<(String, String)> {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             panic!(
                 "not JSON ({e}): {}\n{}",
@@ -91,12 +91,12 @@ impl Env {
             .collect()
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.path("calls.log")).unwrap_or_default()
     }
 
     /// Every context destroyed and every device allocation freed.
-    fn assert_released(&self) {
+    pub(crate) fn assert_released(&self) {
         let log = self.log();
         let count = |p: &str| log.lines().filter(|l| l.starts_with(p)).count();
         assert_eq!(count("ctx_create"), count("ctx_destroy"), "{log}");
@@ -104,7 +104,7 @@ impl Env {
     }
 }
 
-fn text<'a>(v: &'a [(String, String)], source: &str) -> &'a str {
+pub(crate) fn text<'a>(v: &'a [(String, String)], source: &str) -> &'a str {
     v.iter()
         .find(|(s, _)| s == source)
         .map(|(_, t)| t.as_str())

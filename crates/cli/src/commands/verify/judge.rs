@@ -67,6 +67,11 @@ pub struct Step {
     pub snapshot: Snapshot,
     /// The vendor tool's raw answer, taken right after the round.
     pub nvidia_smi: Option<ToolRun>,
+    /// The AMD and Intel tools' raw answers, taken right after the round, by query
+    /// (`amd-smi process`, `rocm-smi --showpids`, `xpu-smi ps`, ...; see `vendor`). Absent in
+    /// records from before they were asked.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub witnesses: std::collections::BTreeMap<String, ToolRun>,
     /// Extra rounds taken before this one because the release had not shown yet (the driver
     /// frees asynchronously); only this last round is kept.
     #[serde(default)]
@@ -82,6 +87,9 @@ pub struct ToolRun {
     pub stderr: String,
     /// Why it did not run or did not finish (not installed, timed out).
     pub error: Option<String>,
+    /// Whether stdout or stderr was cut at the bound on what is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -349,22 +357,8 @@ pub fn judge_device(
 /// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
 /// (nvidia-smi prints MiB).
 pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
-    if let Some(e) = &run.error {
-        return Err(e.clone());
-    }
-    if run.exit_code != Some(0) {
-        return Err(format!(
-            "nvidia-smi exited with {:?}: {}",
-            run.exit_code,
-            run.stdout
-                .trim()
-                .lines()
-                .chain(run.stderr.trim().lines())
-                .next()
-                .unwrap_or("")
-        ));
-    }
-    for line in run.stdout.lines().skip(1) {
+    let out = super::vendor::finished(run)?;
+    for line in out.lines().skip(1) {
         let mut f = line.split(',').map(str::trim);
         if f.next().and_then(|p| p.parse::<u32>().ok()) != Some(pid) {
             continue;
@@ -377,6 +371,105 @@ pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
         });
     }
     Ok(Seen::Absent)
+}
+
+/// The PCI address (normalised, `0000:03:00.0`) of the workload's device in one round: the Vulkan
+/// device's own (VK_EXT_pci_bus_info), else the address the round reports for the device whose
+/// UUID the workload gave. The AMD and Intel tools are asked for this device by it.
+pub fn target_pci(rec: &Record, snap: &Snapshot) -> Option<String> {
+    let norm = gpuledger_sources::sysfs::normalise_bus_id;
+    let d = rec.device.as_ref()?;
+    if let Some(b) = d.vulkan.as_ref().and_then(|v| v.pci_bus_id.as_deref()) {
+        return Some(norm(b));
+    }
+    let uuid = d.uuid.as_deref()?;
+    snap.devices
+        .iter()
+        .find(|x| x.uuid.eq_ignore_ascii_case(uuid))?
+        .pci_bus_id
+        .as_deref()
+        .map(norm)
+}
+
+/// The AMD and Intel tools' verdicts, each beside the sources' as nvidia-smi's is: the child's
+/// memory per step (`TOOL (per process)`) and the device's used VRAM (`TOOL (device used)`),
+/// judged with the same expectations. A tool that is not installed gets one line saying so;
+/// records from before these tools were asked get none.
+pub fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
+    use super::vendor::{device_used, process_seen, WITNESSES};
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
+    let mut out = Vec::new();
+    let cannot = |source: String, why: String| Verdict {
+        source,
+        verdict: "cannot see".into(),
+        text: format!("cannot see ({why})"),
+        witness: true,
+        checks: Vec::new(),
+    };
+    for (tool, pq, dq) in WITNESSES {
+        let runs = |q: &str| -> Vec<Option<&ToolRun>> {
+            rec.steps.iter().map(|s| s.witnesses.get(q)).collect()
+        };
+        let (pr, dr) = (runs(pq), runs(dq));
+        if pr.iter().all(Option::is_none) {
+            continue;
+        }
+        let missing = |r: &Option<&ToolRun>| {
+            r.and_then(|r| r.error.as_deref())
+                .is_some_and(|e| e.contains("is not installed"))
+        };
+        if pr.iter().all(missing) {
+            out.push(Verdict {
+                source: tool.into(),
+                verdict: "not installed".into(),
+                text: format!("not installed ({tool} is not on PATH)"),
+                witness: true,
+                checks: Vec::new(),
+            });
+            continue;
+        }
+        let series: Result<Vec<Seen>, String> = pr
+            .iter()
+            .map(|r| {
+                r.ok_or_else(|| "not run".to_string())
+                    .and_then(|r| process_seen(pq, r, pid))
+            })
+            .collect();
+        let source = format!("{tool} (per process)");
+        out.push(match series {
+            // xpu-smi prints kB, amd-smi and rocm-smi bytes: a little more room, as for nvidia-smi.
+            Ok(series) => judge_process(&source, &series, n, tol + (1 << 20), true),
+            Err(why) => cannot(source, why),
+        });
+        let source = format!("{tool} (device used)");
+        if dr.iter().all(Option::is_none) {
+            out.push(cannot(
+                source,
+                "the device's PCI address is unknown, so the tool could not be asked for it".into(),
+            ));
+            continue;
+        }
+        let used: Result<Vec<Option<u64>>, String> = rec
+            .steps
+            .iter()
+            .zip(&dr)
+            .map(|(s, r)| {
+                let r = r.ok_or_else(|| "not run".to_string())?;
+                let bdf = target_pci(rec, &s.snapshot)
+                    .ok_or_else(|| "the device's PCI address is unknown".to_string())?;
+                device_used(dq, r, &bdf).map(Some)
+            })
+            .collect();
+        out.push(match used {
+            // amd-smi prints whole MB, xpu-smi MiB with decimals.
+            Ok(used) => Verdict {
+                witness: true,
+                ..judge_device(&source, &used, n, tol + (1 << 20), false)
+            },
+            Err(why) => cannot(source, why),
+        });
+    }
+    out
 }
 
 /// The name of the Vulkan device's driver (or the device) when it is a CPU device (lavapipe,
@@ -676,6 +769,7 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             .collect();
         out.push(judge_device("unattributed", &un, n, tol, true));
     }
+    out.extend(vendor_verdicts(rec, pid));
     // The second witness: nvidia-smi's compute-apps list, on the CUDA path.
     if rec.path == "vulkan" {
         out.push(smi_not_run());
@@ -837,6 +931,7 @@ mod tests {
                     child: None,
                     snapshot: snap,
                     nvidia_smi: None,
+                    witnesses: Default::default(),
                     settle_reads: 0,
                 }
             })

@@ -44,6 +44,8 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let changed: Vec<String> = rec
         .verdicts
         .iter()
+        // "not implemented" is what this build lacks, not a reading: it may change between builds.
+        .filter(|v| v.verdict != "not implemented")
         .filter(|v| {
             !stored
                 .iter()
@@ -133,7 +135,9 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
             "  {:w$}  {}{}\n",
             v.source,
             v.text,
-            if v.witness && v.verdict != "not implemented" && v.verdict != "not run" {
+            if v.witness
+                && !["not implemented", "not run", "not installed"].contains(&v.verdict.as_str())
+            {
                 "  [second witness]"
             } else {
                 ""
