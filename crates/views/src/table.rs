@@ -40,6 +40,41 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
     );
     out.push('\n');
 
+    devices_section(&mut out, snap);
+    processes_section(&mut out, snap, opts);
+    unattributed_section(&mut out, snap);
+    estimated_section(&mut out, snap);
+
+    let cannot = cannot_see(snap);
+    if !cannot.is_empty() {
+        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
+        for c in cannot {
+            let _ = writeln!(out, "  - {c}");
+        }
+        out.push('\n');
+    }
+    let sources: Vec<String> = snap
+        .sources
+        .iter()
+        .map(|s| {
+            let st = match s.status {
+                SourceState::Ok => "ok",
+                SourceState::Unavailable => "unavailable",
+                SourceState::Error => "ERROR",
+            };
+            format!("  {:<8} {st}: {}", s.name, s.detail)
+        })
+        .collect();
+    if !sources.is_empty() {
+        out.push_str("SOURCES\n");
+        out.push_str(&sources.join("\n"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Devices: memory with the books balanced, utilisation, temperature, power.
+fn devices_section(out: &mut String, snap: &Snapshot) {
     if snap.devices.is_empty() {
         out.push_str(
             "No GPU found. Run `gpuledger selftest` to see what each source looked for.\n",
@@ -94,13 +129,16 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
             }
         }
         align(
-            &mut out,
+            out,
             &rows,
             &[false, false, true, true, true, true, true, true, true],
         );
         out.push('\n');
     }
+}
 
+/// Processes, measured: one row per process and device, largest first.
+fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
     let mut procs: Vec<&Process> = snap.processes.iter().collect();
     procs.sort_by(|a, b| {
         Snapshot::process_memory(b)
@@ -170,10 +208,13 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
                 rows.push(r);
             }
         }
-        align(&mut out, &rows, &right);
+        align(out, &rows, &right);
         out.push('\n');
     }
+}
 
+/// What no process accounts for, per device (or that processes add up to more).
+fn unattributed_section(out: &mut String, snap: &Snapshot) {
     if !snap.devices.is_empty() {
         for d in &snap.devices {
             let l = &d.ledger;
@@ -191,35 +232,6 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
         }
         out.push('\n');
     }
-
-    estimated_section(&mut out, snap);
-
-    let cannot = cannot_see(snap);
-    if !cannot.is_empty() {
-        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
-        for c in cannot {
-            let _ = writeln!(out, "  - {c}");
-        }
-        out.push('\n');
-    }
-    let sources: Vec<String> = snap
-        .sources
-        .iter()
-        .map(|s| {
-            let st = match s.status {
-                SourceState::Ok => "ok",
-                SourceState::Unavailable => "unavailable",
-                SourceState::Error => "ERROR",
-            };
-            format!("  {:<8} {st}: {}", s.name, s.detail)
-        })
-        .collect();
-    if !sources.is_empty() {
-        out.push_str("SOURCES\n");
-        out.push_str(&sources.join("\n"));
-        out.push('\n');
-    }
-    out
 }
 
 /// The estimated ledger, in its own section after every measured figure: what a recipe computed
