@@ -25,7 +25,19 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
         let _ = writeln!(out, "  name, user and command n/a: {why}");
     }
+    measured_section(&mut out, e, snap);
+    identification_section(&mut out, e);
+    live_section(&mut out, e);
+    if let Some(est) = &e.estimated {
+        estimated_section(&mut out, est);
+        side_by_side(&mut out, est);
+    }
+    out
+}
 
+/// What the driver reported, per device.
+fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot) {
+    let p = e.process.as_ref();
     out.push_str("\nMEASURED (reported by the driver)\n");
     match (&e.not_measured, p) {
         (Some(why), _) => {
@@ -55,7 +67,10 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
         }
         _ => {}
     }
+}
 
+/// What the process is, with every piece of evidence and every missing link.
+fn identification_section(out: &mut String, e: &Explanation) {
     out.push_str("\nWHAT IT IS (identification, with evidence)\n");
     match &e.workload {
         Some(w) => {
@@ -80,7 +95,10 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
         }
         None => out.push_str("  not identified\n"),
     }
+}
 
+/// The runtime's own API, asked on loopback (or why not).
+fn live_section(out: &mut String, e: &Explanation) {
     out.push_str("\nLIVE STATE (the runtime's own API, loopback only)\n");
     match (&e.live, &e.live_unavailable) {
         (Some(l), _) => {
@@ -128,108 +146,111 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
         }
         (None, None) => {}
     }
+}
 
-    if let Some(est) = &e.estimated {
-        out.push_str(if est.runtime.is_some() {
-            "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
-        } else {
-            "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
-        });
-        if let Some(r) = &est.runtime {
-            super::runtime::render(&mut out, r, est.measured_gpu_bytes);
-        }
-        match (&est.estimate, &est.unavailable) {
-            (Some(x), _) => {
-                for line in render_text(x).lines() {
-                    let _ = writeln!(out, "  {line}");
-                }
-                if let (Some(m), Some(d)) =
-                    (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
-                {
-                    let pct = if x.total_gpu_bytes > 0 {
-                        d as f64 * 100.0 / x.total_gpu_bytes as f64
-                    } else {
-                        0.0
-                    };
-                    let _ = writeln!(
-                        out,
-                        "  measured {} vs estimated {}: the driver reports {} {} ({pct:+.1}%)",
-                        human_opt(Some(m)),
-                        human_opt(Some(x.total_gpu_bytes)),
-                        human_opt(Some(d.unsigned_abs())),
-                        if d >= 0 { "more" } else { "less" },
-                    );
-                }
-            }
-            (None, Some(why)) if est.recorded.is_none() => {
-                let _ = writeln!(out, "  n/a: {why}");
-            }
-            _ => {}
-        }
-        if let Some(r) = &est.recorded {
-            render_recorded(&mut out, r, est.measured_gpu_bytes);
-        }
-        if let Some(r) = &est.recipe {
-            let _ = writeln!(out, "  recipe: {r}");
-        }
-        for n in &est.not_modelled {
-            let _ = writeln!(out, "  not modelled: {n}");
-        }
-        if let Some(why) = &est.runtime_api_unavailable {
-            let _ = writeln!(out, "  runtime API n/a: {why}");
-        }
-        out.push_str("\nSIDE BY SIDE (never added together)\n");
-        let _ = writeln!(
-            out,
-            "  measured (driver):    {}",
-            match est.measured_gpu_bytes {
-                Some(m) => human_opt(Some(m)),
-                None => "n/a".into(),
-            }
-        );
-        if est.reported.is_empty() {
-            out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
-        }
-        for r in &est.reported {
-            let what = match (r.bytes, &r.text) {
-                (Some(b), _) => format!("{} {}", r.what, human_opt(Some(b))),
-                (None, Some(t)) => format!("{}: {t}", r.what),
-                (None, None) => r.what.clone(),
-            };
-            let _ = writeln!(
-                out,
-                "  reported (runtime):   {}  — {}",
-                gpuledger_views::term_safe(&what),
-                r.source
-            );
-        }
-        let _ = writeln!(
-            out,
-            "  estimated (recipe):   {}",
-            match (&est.estimate, &est.recorded) {
-                (Some(x), _) => human_opt(Some(x.total_gpu_bytes)),
-                (None, Some(r)) => format!(
-                    "{} (recorded in the snapshot)",
-                    human_opt(Some(r.total_gpu_bytes))
-                ),
-                (None, None) => "n/a".into(),
-            }
-        );
-        if let Some(why) = est
-            .why
-            .as_ref()
-            .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
-        {
-            let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
-        }
-        if !est.runtime_reported.is_empty() {
-            out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
-            for line in render_comparison(&est.runtime_reported).lines() {
+/// The estimated ledger, apart from the measured one.
+fn estimated_section(out: &mut String, est: &EstimatedLedger) {
+    out.push_str(if est.runtime.is_some() {
+        "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+    } else {
+        "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
+    });
+    if let Some(r) = &est.runtime {
+        super::runtime::render(out, r, est.measured_gpu_bytes);
+    }
+    match (&est.estimate, &est.unavailable) {
+        (Some(x), _) => {
+            for line in render_text(x).lines() {
                 let _ = writeln!(out, "  {line}");
             }
+            if let (Some(m), Some(d)) = (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
+            {
+                let pct = if x.total_gpu_bytes > 0 {
+                    d as f64 * 100.0 / x.total_gpu_bytes as f64
+                } else {
+                    0.0
+                };
+                let _ = writeln!(
+                    out,
+                    "  measured {} vs estimated {}: the driver reports {} {} ({pct:+.1}%)",
+                    human_opt(Some(m)),
+                    human_opt(Some(x.total_gpu_bytes)),
+                    human_opt(Some(d.unsigned_abs())),
+                    if d >= 0 { "more" } else { "less" },
+                );
+            }
+        }
+        (None, Some(why)) if est.recorded.is_none() => {
+            let _ = writeln!(out, "  n/a: {why}");
+        }
+        _ => {}
+    }
+    if let Some(r) = &est.recorded {
+        render_recorded(out, r, est.measured_gpu_bytes);
+    }
+    if let Some(r) = &est.recipe {
+        let _ = writeln!(out, "  recipe: {r}");
+    }
+    for n in &est.not_modelled {
+        let _ = writeln!(out, "  not modelled: {n}");
+    }
+    if let Some(why) = &est.runtime_api_unavailable {
+        let _ = writeln!(out, "  runtime API n/a: {why}");
+    }
+}
+
+/// Measured, reported and estimated side by side, never added; then the runtime's log lines.
+fn side_by_side(out: &mut String, est: &EstimatedLedger) {
+    out.push_str("\nSIDE BY SIDE (never added together)\n");
+    let _ = writeln!(
+        out,
+        "  measured (driver):    {}",
+        match est.measured_gpu_bytes {
+            Some(m) => human_opt(Some(m)),
+            None => "n/a".into(),
+        }
+    );
+    if est.reported.is_empty() {
+        out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
+    }
+    for r in &est.reported {
+        let what = match (r.bytes, &r.text) {
+            (Some(b), _) => format!("{} {}", r.what, human_opt(Some(b))),
+            (None, Some(t)) => format!("{}: {t}", r.what),
+            (None, None) => r.what.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "  reported (runtime):   {}  — {}",
+            gpuledger_views::term_safe(&what),
+            r.source
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  estimated (recipe):   {}",
+        match (&est.estimate, &est.recorded) {
+            (Some(x), _) => human_opt(Some(x.total_gpu_bytes)),
+            (None, Some(r)) => format!(
+                "{} (recorded in the snapshot)",
+                human_opt(Some(r.total_gpu_bytes))
+            ),
+            (None, None) => "n/a".into(),
+        }
+    );
+    if let Some(why) = est
+        .why
+        .as_ref()
+        .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
+    {
+        let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
+    }
+    if !est.runtime_reported.is_empty() {
+        out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
+        for line in render_comparison(&est.runtime_reported).lines() {
+            let _ = writeln!(out, "  {line}");
         }
     }
-    out
 }
 
 /// The estimate a replayed snapshot carries (the model file is on the machine it was taken on,
