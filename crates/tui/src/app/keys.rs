@@ -17,73 +17,12 @@ impl App {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             return vec![Effect::Quit];
         }
-        match self.overlay.clone() {
-            Overlay::Help => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc
-                        | KeyCode::Char('?')
-                        | KeyCode::F(1)
-                        | KeyCode::Char('q')
-                        | KeyCode::Enter
-                ) {
-                    self.overlay = Overlay::None;
-                }
-                return vec![];
-            }
-            Overlay::Env(mut v) => {
-                match key.code {
-                    KeyCode::Down | KeyCode::Char('j') => v.scroll += 1,
-                    KeyCode::Up | KeyCode::Char('k') => v.scroll = v.scroll.saturating_sub(1),
-                    KeyCode::PageDown => v.scroll += 10,
-                    KeyCode::PageUp => v.scroll = v.scroll.saturating_sub(10),
-                    _ => {
-                        self.overlay = Overlay::None;
-                        return vec![];
-                    }
-                }
-                let n = v.lines.as_ref().map_or(0, Vec::len);
-                v.scroll = v.scroll.min(n.saturating_sub(1));
-                self.overlay = Overlay::Env(v);
-                return vec![];
-            }
-            Overlay::Details => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q')
-                ) {
-                    self.overlay = Overlay::None;
-                }
-                return vec![];
-            }
-            Overlay::Confirm(c) => {
-                self.confirm_key(c, key, now);
-                return vec![];
-            }
-            Overlay::Export(path) => {
-                self.export_key(path, key);
-                return vec![];
-            }
-            Overlay::None => {}
+        if self.overlay != Overlay::None {
+            self.overlay_key(key, now);
+            return vec![];
         }
         if self.filter_editing {
-            match key.code {
-                KeyCode::Enter => self.filter_editing = false,
-                KeyCode::Esc => {
-                    self.filter.clear();
-                    self.filter_editing = false;
-                    self.rebuild();
-                }
-                KeyCode::Backspace => {
-                    self.filter.pop();
-                    self.rebuild();
-                }
-                KeyCode::Char(ch) => {
-                    self.filter.push(ch);
-                    self.rebuild();
-                }
-                _ => {}
-            }
+            self.filter_key(key);
             return vec![];
         }
         let page = self.geometry.body_rows.max(1);
@@ -163,6 +102,71 @@ impl App {
             _ => {}
         }
         vec![]
+    }
+
+    /// A key while an overlay is open: it belongs to the overlay (scroll, answer, close).
+    fn overlay_key(&mut self, key: KeyEvent, now: Instant) {
+        match self.overlay.clone() {
+            Overlay::Help => {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc
+                        | KeyCode::Char('?')
+                        | KeyCode::F(1)
+                        | KeyCode::Char('q')
+                        | KeyCode::Enter
+                ) {
+                    self.overlay = Overlay::None;
+                }
+            }
+            Overlay::Env(mut v) => {
+                match key.code {
+                    KeyCode::Down | KeyCode::Char('j') => v.scroll += 1,
+                    KeyCode::Up | KeyCode::Char('k') => v.scroll = v.scroll.saturating_sub(1),
+                    KeyCode::PageDown => v.scroll += 10,
+                    KeyCode::PageUp => v.scroll = v.scroll.saturating_sub(10),
+                    _ => {
+                        self.overlay = Overlay::None;
+                        return;
+                    }
+                }
+                let n = v.lines.as_ref().map_or(0, Vec::len);
+                v.scroll = v.scroll.min(n.saturating_sub(1));
+                self.overlay = Overlay::Env(v);
+            }
+            Overlay::Details => {
+                if matches!(
+                    key.code,
+                    KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q')
+                ) {
+                    self.overlay = Overlay::None;
+                }
+            }
+            Overlay::Confirm(c) => self.confirm_key(c, key, now),
+            Overlay::Export(path) => self.export_key(path, key),
+            Overlay::None => {}
+        }
+    }
+
+    /// A key while the filter is being typed: it edits the filter.
+    fn filter_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Enter => self.filter_editing = false,
+            KeyCode::Esc => {
+                self.filter.clear();
+                self.filter_editing = false;
+                self.rebuild();
+            }
+            KeyCode::Backspace => {
+                self.filter.pop();
+                self.rebuild();
+            }
+            KeyCode::Char(ch) => {
+                self.filter.push(ch);
+                self.rebuild();
+            }
+            _ => {}
+        }
     }
 
     pub fn handle_mouse(&mut self, m: MouseEvent) {
