@@ -223,47 +223,7 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     if inner.width < 20 || inner.height < 3 {
         return;
     }
-    // The legend first, on as many rows as it needs: it is there in every state. Items are
-    // placed whole, row by row, so none is cut in the middle of its name.
-    let total_note = match dev.memory.total_bytes {
-        Some(total) if !top_is_total => format!("card total {} (off scale)", human_bytes(total)),
-        Some(total) => format!("top = card total {}", human_bytes(total)),
-        None => "card total n/a".to_string(),
-    };
-    let mut items: Vec<Vec<Span>> = chart_legend(app)
-        .into_iter()
-        .map(|i| {
-            vec![
-                Span::styled(format!("{} ", i.glyph), i.style),
-                Span::raw(i.label),
-            ]
-        })
-        .collect();
-    items.push(vec![Span::styled(total_note, t.dim)]);
-    let mut rows: Vec<Vec<Span>> = vec![vec![]];
-    let mut x = 0usize;
-    for item in items {
-        let w: usize = item.iter().map(|s| width_of(&s.content)).sum();
-        let last = rows.last_mut().unwrap();
-        if x > 0 && x + 2 + w > inner.width as usize {
-            rows.push(item);
-            x = w;
-        } else {
-            if x > 0 {
-                last.push(Span::raw("  "));
-                x += 2;
-            }
-            last.extend(item);
-            x += w;
-        }
-    }
-    let legend_h = (rows.len() as u16).min(inner.height);
-    for (i, row) in rows.into_iter().take(legend_h as usize).enumerate() {
-        f.render_widget(
-            Paragraph::new(Line::from(row)),
-            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
-        );
-    }
+    let legend_h = draw_legend(f, app, dev, top_is_total, inner);
     if inner.height < legend_h + 4 {
         return;
     }
@@ -303,6 +263,58 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             .set_string(strip_x, y, format!("┤{label}"), t.dim);
     }
     let _ = now;
+}
+
+/// The chart's legend, on as many rows as it needs (it is there in every state): each item
+/// placed whole, row by row, so none is cut in the middle of its name. Returns its height.
+fn draw_legend(
+    f: &mut Frame,
+    app: &App,
+    dev: &gpuledger_model::Device,
+    top_is_total: bool,
+    inner: Rect,
+) -> u16 {
+    let t = &app.theme;
+    let total_note = match dev.memory.total_bytes {
+        Some(total) if !top_is_total => format!("card total {} (off scale)", human_bytes(total)),
+        Some(total) => format!("top = card total {}", human_bytes(total)),
+        None => "card total n/a".to_string(),
+    };
+    let mut items: Vec<Vec<Span>> = chart_legend(app)
+        .into_iter()
+        .map(|i| {
+            vec![
+                Span::styled(format!("{} ", i.glyph), i.style),
+                Span::raw(i.label),
+            ]
+        })
+        .collect();
+    items.push(vec![Span::styled(total_note, t.dim)]);
+    let mut rows: Vec<Vec<Span>> = vec![vec![]];
+    let mut x = 0usize;
+    for item in items {
+        let w: usize = item.iter().map(|s| width_of(&s.content)).sum();
+        let last = rows.last_mut().unwrap();
+        if x > 0 && x + 2 + w > inner.width as usize {
+            rows.push(item);
+            x = w;
+        } else {
+            if x > 0 {
+                last.push(Span::raw("  "));
+                x += 2;
+            }
+            last.extend(item);
+            x += w;
+        }
+    }
+    let legend_h = (rows.len() as u16).min(inner.height);
+    for (i, row) in rows.into_iter().take(legend_h as usize).enumerate() {
+        f.render_widget(
+            Paragraph::new(Line::from(row)),
+            Rect::new(inner.x, inner.y + i as u16, inner.width, 1),
+        );
+    }
+    legend_h
 }
 
 pub(crate) fn fmt_span(secs: f64) -> String {
