@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs tmux for the live-view end-to-end test (crates/cli/tests/tui_tmux.rs). Idempotent; for a
+# Installs tmux for the live-view end-to-end test (crates/cli/tests/cli/tui_tmux.rs). Idempotent; for a
 # fresh Debian 12 run as root.
 set -eu
 if command -v tmux >/dev/null 2>&1; then

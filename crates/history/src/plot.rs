@@ -144,7 +144,10 @@ pub fn gather(
             (
                 format!(
                     "{} ({})",
-                    r.process.name.as_deref().unwrap_or("?"),
+                    r.process
+                        .name
+                        .as_deref()
+                        .unwrap_or(gpuledger_model::words::UNKNOWN),
                     r.process.pid
                 ),
                 vec![None; n],

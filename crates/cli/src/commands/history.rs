@@ -226,7 +226,12 @@ fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow
                         format_ms(r.ts_ms),
                         r.device.index,
                         r.process.pid,
-                        term_safe(r.process.name.as_deref().unwrap_or("?")),
+                        term_safe(
+                            r.process
+                                .name
+                                .as_deref()
+                                .unwrap_or(gpuledger_model::words::UNKNOWN)
+                        ),
                         mem,
                         opt(r.vals.sm_percent),
                         term_safe(r.source),

@@ -1,4 +1,5 @@
-//! `gpuledger plot`: a recording as an SVG chart.
+//! `gpuledger plot`: a recording as an SVG chart, or the same chart rasterised to PNG (resvg, with
+//! the system's fonts for the text).
 
 use crate::Global;
 use anyhow::Context;
@@ -18,8 +19,9 @@ pub struct Args {
     /// How many processes to stack by name; the rest are summed as "other processes".
     #[arg(long, default_value_t = 5)]
     pub top: usize,
-    /// Output file. SVG only (a .png name is refused: convert the SVG, e.g. with rsvg-convert).
-    #[arg(long, value_name = "FILE.svg")]
+    /// Output file: `.svg`, or `.png` (the same chart rasterised; its text needs a font installed,
+    /// e.g. Debian's fonts-dejavu-core).
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
     pub out: PathBuf,
 }
 
@@ -29,14 +31,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("svg") => {}
-        Some("png") => anyhow::bail!(
-            "{}: PNG output is not implemented; write an .svg and convert it (rsvg-convert -o chart.png chart.svg)",
+    let png = match ext.as_deref() {
+        Some("svg") => false,
+        Some("png") => true,
+        _ => anyhow::bail!(
+            "{}: the output file must end in .svg or .png",
             args.out.display()
         ),
-        _ => anyhow::bail!("{}: the output file must end in .svg", args.out.display()),
-    }
+    };
     let (reader, range) = args.range.open(global)?;
     let q = Query {
         device: args.device.clone(),
@@ -56,7 +58,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         None => "GPU memory and GPU %".to_string(),
     };
     let svg = render_svg(&plots, &title);
-    std::fs::write(&args.out, svg)
+    let bytes = if png {
+        rasterise(&svg).with_context(|| format!("{}: cannot make the PNG", args.out.display()))?
+    } else {
+        svg.into_bytes()
+    };
+    std::fs::write(&args.out, bytes)
         .with_context(|| format!("{}: cannot write", args.out.display()))?;
     eprintln!(
         "gpuledger: wrote {} ({} device{}{})",
@@ -70,4 +77,47 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The SVG chart as PNG pixels at its own size. The text is drawn with the system's fonts; with
+/// none installed the chart would lose every label, so that is refused with what to install.
+fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
+    let mut opt = resvg::usvg::Options::default();
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    // The chart asks for `sans-serif`, which fontdb maps to Arial by default: name a sans face
+    // that is installed instead, or no label would be drawn.
+    let families: Vec<String> = db
+        .faces()
+        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
+        .collect();
+    let sans = [
+        "DejaVu Sans",
+        "Liberation Sans",
+        "Noto Sans",
+        "Arial",
+        "Helvetica",
+    ]
+    .into_iter()
+    .find(|want| families.iter().any(|f| f == want))
+    .map(str::to_string)
+    .or_else(|| families.first().cloned());
+    let Some(sans) = sans else {
+        anyhow::bail!(
+            "no font found for the chart's text (install one, e.g. fonts-dejavu-core); the .svg needs none"
+        );
+    };
+    db.set_sans_serif_family(sans);
+    let tree = resvg::usvg::Tree::from_str(svg, &opt).context("the chart is not valid SVG")?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .context("the chart has no area")?;
+    // An opaque white page: a transparent background reads badly in most image viewers.
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap.encode_png().context("PNG encoding failed")
 }
