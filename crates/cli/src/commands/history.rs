@@ -129,151 +129,191 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// Writes the rows; returns what could not be decoded, for a warning.
-fn write(args: &Args, reader: &Reader, q: &Query, mut out: impl Write) -> anyhow::Result<Skipped> {
-    // Errors from the writer are carried out of the row callbacks, which cannot return them.
-    let mut err: Option<anyhow::Error> = None;
-    let mut skipped = Skipped::default();
-    match (args.format, args.devices) {
-        (Format::Csv, false) => {
-            let mut w = HistoryCsv::processes(out)?;
-            skipped = reader.for_each_process_row(q, |r| {
-                if err.is_none() {
-                    err = w.process_row(r).err().map(Into::into);
-                }
-            })?;
-            w.finish()?;
-        }
-        (Format::Csv, true) => {
-            let mut w = DeviceCsv::new(out)?;
-            reader.for_each_device_row(q, |r| {
-                if err.is_none() {
-                    err = w.device_row(r).err().map(Into::into);
-                }
-            })?;
-            w.finish()?;
-        }
-        (Format::Json, devices) => {
-            out.write_all(b"[")?;
-            let mut first = true;
-            let mut emit = |v: serde_json::Value, out: &mut dyn Write| {
-                if err.is_some() {
-                    return;
-                }
-                let sep: &[u8] = if first { b"\n" } else { b",\n" };
-                first = false;
-                // C1 controls escaped too (serde_json leaves them raw): the output may be a
-                // terminal.
-                err = out
-                    .write_all(sep)
-                    .and_then(|_| out.write_all(term_safe_text(&v.to_string()).as_bytes()))
-                    .err()
-                    .map(Into::into);
-            };
-            if devices {
-                reader.for_each_device_row(q, |r| {
-                    emit(
-                        serde_json::json!({
-                            "timestamp": format_ms(r.ts_ms),
-                            "device_uuid": r.device.uuid,
-                            "device_index": r.device.index,
-                            "device_name": r.device.name,
-                            "total_bytes": r.device.total_bytes,
-                            "used_bytes": r.vals.used,
-                            "free_bytes": r.vals.free,
-                            "gpu_percent": r.vals.gpu,
-                            "memory_util_percent": r.vals.mem_util,
-                            "temperature_c": r.vals.temp,
-                            "power_watts": r.vals.power_mw.map(|mw| mw as f64 / 1000.0),
-                        }),
-                        &mut out,
-                    )
-                })?;
-            } else {
-                skipped = reader.for_each_process_row(q, |r| {
-                    emit(
-                        serde_json::json!({
-                            "timestamp": format_ms(r.ts_ms),
-                            "device_uuid": r.device.uuid,
-                            "device_index": r.device.index,
-                            "pid": r.process.pid,
-                            "start_time": r.process.start_time,
-                            "name": r.process.name,
-                            "user": r.process.user,
-                            "memory_bytes": r.vals.memory_bytes,
-                            "memory_source": r.source,
-                            "unavailable_reason": r.reason,
-                            "sm_percent": r.vals.sm_percent,
-                            "cmdline": r.process.cmdline.as_ref().map(|c| gpuledger_model::redact_arg_list(c)),
-                        }),
-                        &mut out,
-                    )
-                })?;
-            }
-            out.write_all(b"\n]\n")?;
-        }
-        (Format::Table, false) => {
-            writeln!(
-                out,
-                "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}",
-                "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
-            )?;
-            skipped = reader.for_each_process_row(q, |r| {
-                if err.is_none() {
-                    let mem = human_opt(r.vals.memory_bytes);
-                    err = writeln!(
-                        out,
-                        "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}{}",
-                        format_ms(r.ts_ms),
-                        r.device.index,
-                        r.process.pid,
-                        term_safe(
-                            r.process
-                                .name
-                                .as_deref()
-                                .unwrap_or(gpuledger_model::words::UNKNOWN)
-                        ),
-                        mem,
-                        opt(r.vals.sm_percent),
-                        term_safe(r.source),
-                        r.reason
-                            .map(|x| format!("  ({})", term_safe(x)))
-                            .unwrap_or_default()
-                    )
-                    .err()
-                    .map(Into::into);
-                }
-            })?;
-        }
-        (Format::Table, true) => {
-            writeln!(
-                out,
-                "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
-                "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W"
-            )?;
-            reader.for_each_device_row(q, |r| {
-                if err.is_none() {
-                    err = writeln!(
-                        out,
-                        "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
-                        format_ms(r.ts_ms),
-                        r.device.index,
-                        human_opt(r.vals.used),
-                        human_opt(r.vals.free),
-                        opt(r.vals.gpu),
-                        opt(r.vals.temp),
-                        r.vals
-                            .power_mw
-                            .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
-                            .unwrap_or_else(|| "n/a".into()),
-                    )
-                    .err()
-                    .map(Into::into);
-                }
-            })?;
-        }
+fn write(args: &Args, reader: &Reader, q: &Query, out: impl Write) -> anyhow::Result<Skipped> {
+    match args.format {
+        Format::Csv => write_csv(args.devices, reader, q, out),
+        Format::Json => write_json(args.devices, reader, q, out),
+        Format::Table => write_table(args.devices, reader, q, out),
     }
+}
+
+/// Errors from the writer are carried out of the row callbacks, which cannot return them.
+fn first_error(err: Option<anyhow::Error>, skipped: Skipped) -> anyhow::Result<Skipped> {
     match err {
         Some(e) => Err(e),
         None => Ok(skipped),
     }
+}
+
+fn write_csv(
+    devices: bool,
+    reader: &Reader,
+    q: &Query,
+    out: impl Write,
+) -> anyhow::Result<Skipped> {
+    let mut err: Option<anyhow::Error> = None;
+    let mut skipped = Skipped::default();
+    if devices {
+        let mut w = DeviceCsv::new(out)?;
+        reader.for_each_device_row(q, |r| {
+            if err.is_none() {
+                err = w.device_row(r).err().map(Into::into);
+            }
+        })?;
+        w.finish()?;
+    } else {
+        let mut w = HistoryCsv::processes(out)?;
+        skipped = reader.for_each_process_row(q, |r| {
+            if err.is_none() {
+                err = w.process_row(r).err().map(Into::into);
+            }
+        })?;
+        w.finish()?;
+    }
+    first_error(err, skipped)
+}
+
+/// A JSON array, one object per row, in the CSV's vocabulary (`gpuledger_views::csv::col`).
+fn write_json(
+    devices: bool,
+    reader: &Reader,
+    q: &Query,
+    mut out: impl Write,
+) -> anyhow::Result<Skipped> {
+    use gpuledger_views::csv::col;
+    let mut err: Option<anyhow::Error> = None;
+    let mut skipped = Skipped::default();
+    out.write_all(b"[")?;
+    let mut first = true;
+    let mut emit = |v: serde_json::Value, out: &mut dyn Write| {
+        if err.is_some() {
+            return;
+        }
+        let sep: &[u8] = if first { b"\n" } else { b",\n" };
+        first = false;
+        // C1 controls escaped too (serde_json leaves them raw): the output may be a terminal.
+        err = out
+            .write_all(sep)
+            .and_then(|_| out.write_all(term_safe_text(&v.to_string()).as_bytes()))
+            .err()
+            .map(Into::into);
+    };
+    if devices {
+        reader.for_each_device_row(q, |r| {
+            let mut m = serde_json::Map::new();
+            m.insert(col::TAKEN_AT.into(), format_ms(r.ts_ms).into());
+            m.insert(col::DEVICE_UUID.into(), r.device.uuid.clone().into());
+            m.insert(col::DEVICE_INDEX.into(), r.device.index.into());
+            m.insert(col::DEVICE_NAME.into(), r.device.name.clone().into());
+            m.insert(col::DEVICE_TOTAL_BYTES.into(), r.device.total_bytes.into());
+            m.insert(col::DEVICE_USED_BYTES.into(), r.vals.used.into());
+            m.insert(col::DEVICE_FREE_BYTES.into(), r.vals.free.into());
+            m.insert(col::GPU_PERCENT.into(), r.vals.gpu.into());
+            m.insert(col::MEMORY_BANDWIDTH_PERCENT.into(), r.vals.mem_util.into());
+            m.insert(col::TEMPERATURE_C.into(), r.vals.temp.into());
+            m.insert(
+                col::POWER_WATTS.into(),
+                r.vals.power_mw.map(|mw| mw as f64 / 1000.0).into(),
+            );
+            emit(m.into(), &mut out)
+        })?;
+    } else {
+        skipped = reader.for_each_process_row(q, |r| {
+            let mut m = serde_json::Map::new();
+            m.insert(col::TAKEN_AT.into(), format_ms(r.ts_ms).into());
+            m.insert(col::DEVICE_UUID.into(), r.device.uuid.clone().into());
+            m.insert(col::DEVICE_INDEX.into(), r.device.index.into());
+            m.insert(col::PID.into(), r.process.pid.into());
+            m.insert(col::START_TIME.into(), r.process.start_time.into());
+            m.insert(col::NAME.into(), r.process.name.clone().into());
+            m.insert(col::USER.into(), r.process.user.clone().into());
+            m.insert(col::MEMORY_BYTES.into(), r.vals.memory_bytes.into());
+            m.insert(col::MEMORY_SOURCE.into(), r.source.into());
+            m.insert(col::MEMORY_UNAVAILABLE_REASON.into(), r.reason.into());
+            m.insert(col::SM_PERCENT.into(), r.vals.sm_percent.into());
+            // JSON keeps the argument list as the snapshot does (`cmdline`), redacted.
+            m.insert(
+                "cmdline".into(),
+                serde_json::to_value(
+                    r.process
+                        .cmdline
+                        .as_ref()
+                        .map(|c| gpuledger_model::redact_arg_list(c)),
+                )
+                .unwrap_or_default(),
+            );
+            emit(m.into(), &mut out)
+        })?;
+    }
+    out.write_all(b"\n]\n")?;
+    first_error(err, skipped)
+}
+
+fn write_table(
+    devices: bool,
+    reader: &Reader,
+    q: &Query,
+    mut out: impl Write,
+) -> anyhow::Result<Skipped> {
+    let mut err: Option<anyhow::Error> = None;
+    let mut skipped = Skipped::default();
+    if devices {
+        writeln!(
+            out,
+            "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
+            "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W"
+        )?;
+        reader.for_each_device_row(q, |r| {
+            if err.is_none() {
+                err = writeln!(
+                    out,
+                    "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
+                    format_ms(r.ts_ms),
+                    r.device.index,
+                    human_opt(r.vals.used),
+                    human_opt(r.vals.free),
+                    opt(r.vals.gpu),
+                    opt(r.vals.temp),
+                    r.vals
+                        .power_mw
+                        .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
+                        .unwrap_or_else(|| gpuledger_model::words::UNKNOWN.into()),
+                )
+                .err()
+                .map(Into::into);
+            }
+        })?;
+    } else {
+        writeln!(
+            out,
+            "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}",
+            "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
+        )?;
+        skipped = reader.for_each_process_row(q, |r| {
+            if err.is_none() {
+                err = writeln!(
+                    out,
+                    "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}{}",
+                    format_ms(r.ts_ms),
+                    r.device.index,
+                    r.process.pid,
+                    term_safe(
+                        r.process
+                            .name
+                            .as_deref()
+                            .unwrap_or(gpuledger_model::words::UNKNOWN)
+                    ),
+                    human_opt(r.vals.memory_bytes),
+                    opt(r.vals.sm_percent),
+                    term_safe(r.source),
+                    r.reason
+                        .map(|x| format!("  ({})", term_safe(x)))
+                        .unwrap_or_default()
+                )
+                .err()
+                .map(Into::into);
+            }
+        })?;
+    }
+    first_error(err, skipped)
 }

@@ -225,6 +225,25 @@ fn record_then_history_has_the_exact_values() {
     ));
     assert!(v[0]["memory_bytes"].is_null());
     assert_eq!(v[0]["pid"], 5151);
+    // One name per fact: the JSON rows use the CSV's column names.
+    let csv_head = String::from_utf8(
+        gpuledger(
+            fake_nvml(),
+            &sc,
+            &t.root(),
+            &["history", "--db", dbs, "--format", "csv"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let keys: Vec<&str> = csv_head.lines().next().unwrap().split(',').collect();
+    for k in v[0].as_object().unwrap().keys().filter(|k| *k != "cmdline") {
+        assert!(
+            keys.contains(&k.as_str()),
+            "{k} is not a CSV column: {keys:?}"
+        );
+    }
+    assert!(v[0]["taken_at"].is_string() && v[0]["memory_unavailable_reason"].is_string());
 
     // Replay the recording as a snapshot at the last sample.
     let at = &dev[3][0];
