@@ -399,7 +399,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
                 measured,
                 usage,
                 estimated: if let (Some(p), Some(q)) = (p, q) {
-                    estimate_diff(p.estimate.as_ref(), q.estimate.as_ref())
+                    estimate_diff(p.estimate.as_deref(), q.estimate.as_deref())
                 } else {
                     Vec::new()
                 },
