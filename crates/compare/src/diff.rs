@@ -399,7 +399,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
                 measured,
                 usage,
                 estimated: if let (Some(p), Some(q)) = (p, q) {
-                    estimate_diff(p.estimate.as_ref(), q.estimate.as_ref())
+                    estimate_diff(p.estimate.as_deref(), q.estimate.as_deref())
                 } else {
                     Vec::new()
                 },
@@ -585,9 +585,9 @@ mod tests {
             missing: Vec::new(),
         };
         let mut old = proc(10, 1, "ollama", Some(3000 * MIB), &["ollama", "runner"]);
-        old.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        old.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc").into());
         let mut new = proc(20, 2, "ollama", Some(3100 * MIB), &["ollama", "runner"]);
-        new.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc"));
+        new.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc").into());
         let d = diff(&snap("t0", 0, vec![old]), &snap("t1", 0, vec![new]));
         assert_eq!(d.processes.len(), 1);
         assert_eq!(d.processes[0].paired_by, Some(PairRule::NameModel));
@@ -655,8 +655,8 @@ mod tests {
             ..Default::default()
         };
         let (mut sa, mut sb) = (a.clone(), b.clone());
-        sa.processes[0].estimate = Some(est(100 * MIB));
-        sb.processes[0].estimate = Some(est(184 * MIB));
+        sa.processes[0].estimate = Some(est(100 * MIB).into());
+        sb.processes[0].estimate = Some(est(184 * MIB).into());
         let a = parse_for_diff(&serde_json::to_string(&sa).unwrap()).unwrap();
         let b = parse_for_diff(&serde_json::to_string(&sb).unwrap()).unwrap();
         let d = diff(&a, &b);

@@ -326,6 +326,7 @@ pub fn redact_snapshot(snap: &mut crate::Snapshot) {
             *t = redact_text(t);
         }
         if let Some(w) = &mut p.workload {
+            let w = std::sync::Arc::make_mut(w);
             if let Some(m) = &mut w.model {
                 *m = redact_text(m);
             }

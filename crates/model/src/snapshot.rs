@@ -247,12 +247,15 @@ pub struct Process {
     /// TCP ports the process listens on (its own sockets), e.g. a model server's API.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listen_ports: Vec<u16>,
-    /// What the process is, with the evidence (identification, not measurement).
+    /// What the process is, with the evidence (identification, not measurement). Shared with
+    /// the identifier's cache, so a live-view round hands it on without copying it; it
+    /// serialises as the bare object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workload: Option<crate::Workload>,
-    /// The estimated ledger (computed, not measured), for runtimes gpuledger has a recipe for.
+    pub workload: Option<std::sync::Arc<crate::Workload>>,
+    /// The estimated ledger (computed, not measured), for runtimes gpuledger has a recipe for;
+    /// shared like `workload`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimate: Option<crate::EstimatedMemory>,
+    pub estimate: Option<std::sync::Arc<crate::EstimatedMemory>>,
     pub usage: Vec<Usage>,
 }
 

@@ -187,9 +187,9 @@ impl Collector {
     fn containers(&self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
             if p.container.is_none() {
-                if let Some(text) = self.procs.cgroup(p.pid) {
-                    p.container = container::container_id(&text);
-                }
+                p.container = self
+                    .procs
+                    .with_cgroup(p.pid, |text| text.and_then(container::container_id));
             }
         }
         if let Some(why) = container::own_pid_namespace(self.procs.root()) {

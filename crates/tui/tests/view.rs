@@ -112,24 +112,27 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
             vec![usage(G1, Some(512 << 20), Some(1), &[Graphics])],
         ),
     ];
-    s.processes[0].workload = Some(Workload {
-        kind: WorkloadKind::LlamaCpp,
-        model: Some("/models/qwen3-8b-q4_k_m.gguf".into()),
-        confidence: Confidence::High,
-        evidence: vec![
-            Evidence {
-                kind: EvidenceKind::Executable,
-                showed: "llama-server".into(),
-                source: "/proc/4242/exe".into(),
-            },
-            Evidence {
-                kind: EvidenceKind::Cmdline,
-                showed: "-m /models/qwen3-8b-q4_k_m.gguf".into(),
-                source: "/proc/4242/cmdline".into(),
-            },
-        ],
-        missing: vec!["GGUF header: file not readable".into()],
-    });
+    s.processes[0].workload = Some(
+        Workload {
+            kind: WorkloadKind::LlamaCpp,
+            model: Some("/models/qwen3-8b-q4_k_m.gguf".into()),
+            confidence: Confidence::High,
+            evidence: vec![
+                Evidence {
+                    kind: EvidenceKind::Executable,
+                    showed: "llama-server".into(),
+                    source: "/proc/4242/exe".into(),
+                },
+                Evidence {
+                    kind: EvidenceKind::Cmdline,
+                    showed: "-m /models/qwen3-8b-q4_k_m.gguf".into(),
+                    source: "/proc/4242/cmdline".into(),
+                },
+            ],
+            missing: vec!["GGUF header: file not readable".into()],
+        }
+        .into(),
+    );
     s.sources
         .push(SourceStatus::new("nvml", SourceState::Ok, "2 devices"));
     balance(&mut s);
@@ -291,18 +294,21 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
     let t0 = Instant::now();
     let mut snap = snapshot(40 * GIB, 9 * GIB);
     let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
-    p.estimate = Some(gpuledger_model::EstimatedMemory {
-        recipe: "llama.cpp/llama-server".into(),
-        model: "/m/qwen3.gguf".into(),
-        n_ctx: Some(32768),
-        weights_gpu_bytes: 12 * GIB,
-        kv_cache_gpu_bytes: Some(3 * GIB),
-        compute_gpu_bytes: Some(GIB / 2),
-        overhead_gpu_bytes: None,
-        overhead_source: "no figure for this backend".into(),
-        total_gpu_bytes: 15 * GIB + GIB / 2,
-        ..Default::default()
-    });
+    p.estimate = Some(
+        gpuledger_model::EstimatedMemory {
+            recipe: "llama.cpp/llama-server".into(),
+            model: "/m/qwen3.gguf".into(),
+            n_ctx: Some(32768),
+            weights_gpu_bytes: 12 * GIB,
+            kv_cache_gpu_bytes: Some(3 * GIB),
+            compute_gpu_bytes: Some(GIB / 2),
+            overhead_gpu_bytes: None,
+            overhead_source: "no figure for this backend".into(),
+            total_gpu_bytes: 15 * GIB + GIB / 2,
+            ..Default::default()
+        }
+        .into(),
+    );
     let mut app = app_with(snap, t0);
     let (s, _) = render(&mut app, 240, 70, t0);
     assert!(s.contains("llama.cpp/llama-server · context 32768"), "{s}");

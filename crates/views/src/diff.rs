@@ -307,8 +307,8 @@ mod tests {
             "t1",
             vec![proc(10, 1, "llama-server", Some(1083 * MIB), &[])],
         );
-        a.processes[0].estimate = Some(est(100 * MIB));
-        b.processes[0].estimate = Some(est(184 * MIB));
+        a.processes[0].estimate = Some(est(100 * MIB).into());
+        b.processes[0].estimate = Some(est(184 * MIB).into());
         let d = diff::diff(&a, &b);
         let t = render_diff(&d, ("a", "b"), DiffOptions::default());
         assert!(t.contains("KV cache  100 MiB → 184 MiB (+84 MiB)"), "{t}");

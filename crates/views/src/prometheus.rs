@@ -687,13 +687,16 @@ mod tests {
     #[test]
     fn workload_and_model_labels_when_identified() {
         let mut s = sample();
-        s.processes[0].workload = Some(Workload {
-            kind: WorkloadKind::LlamaCpp,
-            model: Some("/home/alice/models/Qwen3-8B-Q4_K_M.gguf".into()),
-            confidence: Confidence::High,
-            evidence: Vec::new(),
-            missing: Vec::new(),
-        });
+        s.processes[0].workload = Some(
+            Workload {
+                kind: WorkloadKind::LlamaCpp,
+                model: Some("/home/alice/models/Qwen3-8B-Q4_K_M.gguf".into()),
+                confidence: Confidence::High,
+                evidence: Vec::new(),
+                missing: Vec::new(),
+            }
+            .into(),
+        );
         let t = render_metrics(&s, &MetricsOptions::default());
         let want = r#"gpuledger_process_memory_bytes{device="GPU-0000",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="Qwen3-8B-Q4_K_M",source="nvml"} 17179869184"#;
         assert!(t.lines().any(|l| l == want), "{t}");
@@ -702,8 +705,9 @@ mod tests {
             "model paths are cut to the base name"
         );
         // An unidentified kind is no label, not "unknown".
-        s.processes[0].workload.as_mut().unwrap().kind = WorkloadKind::Unknown;
-        s.processes[0].workload.as_mut().unwrap().model = None;
+        std::sync::Arc::make_mut(s.processes[0].workload.as_mut().unwrap()).kind =
+            WorkloadKind::Unknown;
+        std::sync::Arc::make_mut(s.processes[0].workload.as_mut().unwrap()).model = None;
         let t = render_metrics(&s, &MetricsOptions::default());
         assert!(!t.contains("workload=") && !t.contains("model="), "{t}");
     }
@@ -944,18 +948,21 @@ mod tests {
     fn estimates_are_their_own_family_and_containers_label_processes() {
         let mut s = many(2);
         s.processes[0].container = Some("docker://0123456789ab".into());
-        s.processes[0].estimate = Some(gpuledger_model::EstimatedMemory {
-            recipe: "llama.cpp/llama-server".into(),
-            model: "/m/q.gguf".into(),
-            n_ctx: Some(4096),
-            weights_gpu_bytes: 1000,
-            kv_cache_gpu_bytes: Some(200),
-            compute_gpu_bytes: Some(30),
-            overhead_gpu_bytes: None,
-            overhead_source: "unknown for this backend".into(),
-            total_gpu_bytes: 1230,
-            ..Default::default()
-        });
+        s.processes[0].estimate = Some(
+            gpuledger_model::EstimatedMemory {
+                recipe: "llama.cpp/llama-server".into(),
+                model: "/m/q.gguf".into(),
+                n_ctx: Some(4096),
+                weights_gpu_bytes: 1000,
+                kv_cache_gpu_bytes: Some(200),
+                compute_gpu_bytes: Some(30),
+                overhead_gpu_bytes: None,
+                overhead_source: "unknown for this backend".into(),
+                total_gpu_bytes: 1230,
+                ..Default::default()
+            }
+            .into(),
+        );
         let t = render_metrics(&s, &MetricsOptions::default());
         let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
         // weights, kv_cache, compute; the unknown overhead is left out, not 0.
@@ -980,18 +987,21 @@ mod tests {
     fn estimated_parts_sum_to_the_total_once() {
         let mut s = many(2);
         for (i, overhead) in [(0, Some(300)), (1, None)] {
-            s.processes[i].estimate = Some(gpuledger_model::EstimatedMemory {
-                recipe: "llama.cpp/llama-server".into(),
-                model: "/m/q.gguf".into(),
-                n_ctx: Some(4096),
-                weights_gpu_bytes: 1000,
-                kv_cache_gpu_bytes: Some(200),
-                compute_gpu_bytes: Some(30),
-                overhead_gpu_bytes: overhead,
-                overhead_source: "test".into(),
-                total_gpu_bytes: 1230 + overhead.unwrap_or(0),
-                ..Default::default()
-            });
+            s.processes[i].estimate = Some(
+                gpuledger_model::EstimatedMemory {
+                    recipe: "llama.cpp/llama-server".into(),
+                    model: "/m/q.gguf".into(),
+                    n_ctx: Some(4096),
+                    weights_gpu_bytes: 1000,
+                    kv_cache_gpu_bytes: Some(200),
+                    compute_gpu_bytes: Some(30),
+                    overhead_gpu_bytes: overhead,
+                    overhead_source: "test".into(),
+                    total_gpu_bytes: 1230 + overhead.unwrap_or(0),
+                    ..Default::default()
+                }
+                .into(),
+            );
         }
         let t = render_metrics(&s, &MetricsOptions::default());
         let mut sums = std::collections::BTreeMap::<String, u64>::new();

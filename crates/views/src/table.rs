@@ -533,13 +533,16 @@ mod tests {
     #[test]
     fn columns_line_up_under_their_headers() {
         let mut s = snap();
-        s.processes[1].workload = Some(Workload {
-            kind: WorkloadKind::LlamaCpp,
-            model: Some("/m/Qwen3-8B.gguf".into()),
-            confidence: Confidence::High,
-            evidence: vec![],
-            missing: vec![],
-        });
+        s.processes[1].workload = Some(
+            Workload {
+                kind: WorkloadKind::LlamaCpp,
+                model: Some("/m/Qwen3-8B.gguf".into()),
+                confidence: Confidence::High,
+                evidence: vec![],
+                missing: vec![],
+            }
+            .into(),
+        );
         let t = render_table(&s, &TableOptions::default());
         let header = t
             .lines()

@@ -7,6 +7,7 @@ use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use gpuledger_sources::Annotate;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Re-read a process's facts this often: a server can load a model or open a port after start.
@@ -17,9 +18,9 @@ type Key = (u32, Option<u64>);
 
 /// What was concluded about one process, and when its facts were read.
 struct Known {
-    workload: Workload,
+    workload: Arc<Workload>,
     ports: Vec<u16>,
-    estimate: Option<EstimatedMemory>,
+    estimate: Option<Arc<EstimatedMemory>>,
     at: Instant,
 }
 
@@ -100,15 +101,16 @@ impl Annotate for Identifier {
                 self.cache.insert(
                     key,
                     Known {
-                        workload,
+                        workload: Arc::new(workload),
                         ports: facts.listen_ports,
-                        estimate,
+                        estimate: estimate.map(Arc::new),
                         at: now,
                     },
                 );
             }
             if let Some(k) = self.cache.get(&key) {
-                p.workload = Some(k.workload.clone());
+                // Shared, not copied: the snapshot's JSON is the same.
+                p.workload = Some(Arc::clone(&k.workload));
                 p.listen_ports = k.ports.clone();
                 p.estimate = k.estimate.clone();
             }

@@ -126,16 +126,24 @@ impl ProcReader {
     /// other users' processes without privileges.
     pub fn exe(&self, pid: u32) -> Option<String> {
         self.with_round(|r| r.exe(&self.root, pid))
+            .map(|e| e.as_ref().clone())
     }
 
     /// The arguments from `/proc/<pid>/cmdline`, secrets redacted; `None` when unreadable.
     pub fn args(&self, pid: u32) -> Option<Vec<String>> {
         self.with_round(|r| r.args(&self.root, pid))
+            .map(|a| a.as_ref().clone())
     }
 
     /// The text of `/proc/<pid>/cgroup`.
     pub fn cgroup(&self, pid: u32) -> Option<String> {
-        self.with_round(|r| r.cgroup(&self.root, pid))
+        self.with_cgroup(pid, |c| c.map(str::to_string))
+    }
+
+    /// `f` on the text of `/proc/<pid>/cgroup`, without copying it (a warm round keeps it).
+    pub fn with_cgroup<T>(&self, pid: u32, f: impl FnOnce(Option<&str>) -> T) -> T {
+        let c = self.with_round(|r| r.cgroup(&self.root, pid));
+        f(c.as_deref().map(String::as_str))
     }
 
     /// The descriptor table: (number, link target) per open descriptor.

@@ -39,15 +39,19 @@ type Failed = (io::ErrorKind, String);
 /// The distinct file paths of a `maps` file.
 type MapsRead = Result<Arc<Vec<String>>, Failed>;
 
+/// A reading kept by the round and across rounds: shared, so a warm round hands it on without
+/// copying the text (one copy is made where a caller wants it owned).
+type Shared<T> = Option<Arc<T>>;
+
 /// One process's readings this round; `None`: not asked for yet.
 #[derive(Default)]
 struct Entry {
     /// The error kept as kind and message (an `io::Error` cannot be cloned).
     stat: Option<Result<Stat, Failed>>,
     uid: Option<Option<u32>>,
-    exe: Option<Option<String>>,
-    args: Option<Option<Vec<String>>>,
-    cgroup: Option<Option<String>>,
+    exe: Option<Shared<String>>,
+    args: Option<Shared<Vec<String>>>,
+    cgroup: Option<Shared<String>>,
     fds: Option<Result<FdLinks, io::ErrorKind>>,
     /// File paths from `maps` (identification's), only when a prefetch read them.
     maps: Option<MapsRead>,
@@ -60,9 +64,9 @@ struct Slow {
     /// The round that last asked: a process no round asks about any more is forgotten.
     round: u64,
     uid: Option<Option<u32>>,
-    exe: Option<Option<String>>,
-    args: Option<Option<Vec<String>>>,
-    cgroup: Option<Option<String>>,
+    exe: Option<Shared<String>>,
+    args: Option<Shared<Vec<String>>>,
+    cgroup: Option<Shared<String>>,
 }
 
 pub(super) struct Round {
@@ -303,7 +307,7 @@ impl Round {
         )
     }
 
-    pub fn exe(&mut self, root: &Path, pid: u32) -> Option<String> {
+    pub fn exe(&mut self, root: &Path, pid: u32) -> Shared<String> {
         self.slow_cached(
             root,
             pid,
@@ -312,16 +316,16 @@ impl Round {
             |r| {
                 r.path(root, pid, "exe");
                 let t = std::fs::read_link(&r.path).ok()?;
-                Some(
+                Some(Arc::new(
                     t.to_string_lossy()
                         .trim_end_matches(" (deleted)")
                         .to_string(),
-                )
+                ))
             },
         )
     }
 
-    pub fn args(&mut self, root: &Path, pid: u32) -> Option<Vec<String>> {
+    pub fn args(&mut self, root: &Path, pid: u32) -> Shared<Vec<String>> {
         self.slow_cached(
             root,
             pid,
@@ -331,12 +335,14 @@ impl Round {
                 r.path(root, pid, "cmdline");
                 read_into(&r.path, &mut r.buf, MAX_CMDLINE_BYTES, Records::One).ok()?;
                 // Redacted once here, not by each consumer each round.
-                Some(gpuledger_model::redact_arg_list(&split_cmdline(&r.buf)))
+                Some(Arc::new(gpuledger_model::redact_arg_list(&split_cmdline(
+                    &r.buf,
+                ))))
             },
         )
     }
 
-    pub fn cgroup(&mut self, root: &Path, pid: u32) -> Option<String> {
+    pub fn cgroup(&mut self, root: &Path, pid: u32) -> Shared<String> {
         self.slow_cached(
             root,
             pid,
@@ -345,7 +351,7 @@ impl Round {
             |r| {
                 r.path(root, pid, "cgroup");
                 read_into(&r.path, &mut r.buf, MAX_CGROUP_BYTES, Records::One).ok()?;
-                Some(String::from_utf8_lossy(&r.buf).into_owned())
+                Some(Arc::new(String::from_utf8_lossy(&r.buf).into_owned()))
             },
         )
     }

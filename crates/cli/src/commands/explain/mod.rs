@@ -137,7 +137,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         process = Some(p);
         not_measured = Some("no source reports GPU memory for this process".to_string());
     }
-    let mut workload = process.as_ref().and_then(|p| p.workload.clone());
+    let mut workload = process
+        .as_ref()
+        .and_then(|p| p.workload.as_deref().cloned());
     if workload.is_none() && replay.is_none() {
         let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
         let facts = gpuledger_sources::process_facts(&procs, args.pid);
@@ -205,7 +207,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut estimated = estimated;
     if let (Some(led), Some(p)) = (estimated.as_mut(), process.as_ref()) {
         if replay.is_some() && led.estimate.is_none() {
-            led.recorded = p.estimate.clone();
+            led.recorded = p.estimate.as_deref().cloned();
         }
     }
     let e = Explanation {

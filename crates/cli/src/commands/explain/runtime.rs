@@ -26,7 +26,8 @@ pub(super) fn ledger(
         // A replay shows what was estimated then; the live /proc is another moment.
         return Some(
             p.estimate
-                .clone()
+                .as_deref()
+                .cloned()
                 .map(|summary| RuntimeEstimate {
                     summary,
                     inputs: Vec::new(),
