@@ -176,3 +176,15 @@ pub struct ReportedFigure {
     /// Where it was read (`GET http://127.0.0.1:11434/api/ps`).
     pub source: String,
 }
+
+impl ReportedFigure {
+    /// A figure that is a byte count, or a fact in words (`text`), or both.
+    pub fn new(what: &str, bytes: Option<u64>, text: Option<String>, source: &str) -> Self {
+        ReportedFigure {
+            what: what.into(),
+            bytes,
+            text,
+            source: source.into(),
+        }
+    }
+}

@@ -142,6 +142,11 @@ impl RuntimeNotes {
 /// secret (the lists read here are allowlists; this guards against one growing).
 /// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
 /// separators and an opening parenthesis skipped, thousands commas dropped.
+/// A runtime's `X GiB` (binary gigabytes, as vLLM and SGLang print them) in bytes.
+pub(crate) fn gib_bytes(g: f64) -> u64 {
+    (g * (1u64 << 30) as f64) as u64
+}
+
 pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {
     let i = line.find(key)? + key.len();
     let rest = line[i..].trim_start_matches([' ', '(', '=', ':']);

@@ -662,11 +662,8 @@ pub fn ps_entry<'a>(ps: &'a Ps, name: Option<&str>) -> Option<&'a PsModel> {
 /// The runtime's own figures from `/api/ps`, and the why sentence's lead.
 fn reported(m: &PsModel, source: &str, env: &ServeEnv) -> (Vec<ReportedFigure>, Option<String>) {
     let mut out = Vec::new();
-    let fig = |what: &str, bytes: Option<u64>, text: Option<String>| ReportedFigure {
-        what: what.into(),
-        bytes,
-        text,
-        source: source.to_string(),
+    let fig = |what: &str, bytes: Option<u64>, text: Option<String>| {
+        ReportedFigure::new(what, bytes, text, source)
     };
     if m.size.is_some() {
         out.push(fig(

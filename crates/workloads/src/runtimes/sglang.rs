@@ -12,8 +12,8 @@
 //!   log (`KV Cache is allocated. #tokens: N`).
 
 use super::hf::{gib, thousands};
-use super::number_after;
 use super::vllm::{kv_bytes_per_token, ModelFacts, Src};
+use super::{gib_bytes, number_after};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
@@ -170,15 +170,9 @@ pub fn parse_log(text: &str) -> SglangReport {
 
 impl SglangReport {
     pub fn reported(&self, source: &str) -> Vec<ReportedFigure> {
-        let b = |g: f64| (g * (1u64 << 30) as f64) as u64;
         let mut out = Vec::new();
         let mut push = |what: &str, bytes: Option<u64>, text: Option<String>| {
-            out.push(ReportedFigure {
-                what: what.into(),
-                bytes,
-                text,
-                source: source.into(),
-            })
+            out.push(ReportedFigure::new(what, bytes, text, source))
         };
         if let Some(t) = self.max_total_num_tokens {
             push(
@@ -188,10 +182,14 @@ impl SglangReport {
             );
         }
         if let (Some(k), Some(v)) = (self.k_gib, self.v_gib) {
-            push("KV cache (K + V)", Some(b(k + v)), None);
+            push("KV cache (K + V)", Some(gib_bytes(k + v)), None);
         }
         if let Some(w) = self.weights_gib {
-            push("weights (Load weight end, mem usage)", Some(b(w)), None);
+            push(
+                "weights (Load weight end, mem usage)",
+                Some(gib_bytes(w)),
+                None,
+            );
         }
         if let Some(f) = self.mem_fraction_static {
             push("mem_fraction_static", None, Some(f.to_string()));

@@ -17,7 +17,7 @@
 //!   `None` and the sentence says what the rest of the reservation holds.
 
 use super::hf::{gib, kv_dtype_bytes, resolve_model, thousands, ModelConfig};
-use super::number_after;
+use super::{gib_bytes, number_after};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
@@ -380,15 +380,9 @@ pub fn parse_log(text: &str) -> VllmLog {
 impl VllmLog {
     /// The log's figures as the runtime's own, for `reported`.
     pub fn reported(&self, source: &str) -> Vec<ReportedFigure> {
-        let gib_bytes = |g: f64| (g * (1u64 << 30) as f64) as u64;
         let mut out = Vec::new();
         let mut push = |what: &str, bytes: Option<u64>, text: Option<String>| {
-            out.push(ReportedFigure {
-                what: what.into(),
-                bytes,
-                text,
-                source: source.into(),
-            })
+            out.push(ReportedFigure::new(what, bytes, text, source))
         };
         if let Some(g) = self.weights_gib {
             push("model loading took", Some(gib_bytes(g)), None);
@@ -544,16 +538,16 @@ pub fn estimate(
         }
         if let Some(n) = c.get("num_gpu_blocks").and_then(|v| v.parse::<u64>().ok()) {
             blocks = Some((n, src_of("num_gpu_blocks")));
-            reported.push(ReportedFigure {
-                what: "num_gpu_blocks".into(),
-                bytes: None,
-                text: Some(format!(
+            reported.push(ReportedFigure::new(
+                "num_gpu_blocks",
+                None,
+                Some(format!(
                     "{} blocks of {} tokens",
                     thousands(n),
                     s.block_size.value
                 )),
-                source: src_of("num_gpu_blocks"),
-            });
+                &src_of("num_gpu_blocks"),
+            ));
         }
         // Newer releases publish the token capacity themselves (group-aware for hybrid models,
         // where blocks × block_size is not the capacity).
@@ -561,20 +555,20 @@ pub fn estimate(
             .get("kv_cache_size_tokens")
             .and_then(|v| v.parse::<u64>().ok())
         {
-            reported.push(ReportedFigure {
-                what: "KV cache size".into(),
-                bytes: None,
-                text: Some(format!("{} tokens", thousands(t))),
-                source: src_of("kv_cache_size_tokens"),
-            });
+            reported.push(ReportedFigure::new(
+                "KV cache size",
+                None,
+                Some(format!("{} tokens", thousands(t))),
+                &src_of("kv_cache_size_tokens"),
+            ));
         }
         if let Some(u) = m.kv_usage {
-            reported.push(ReportedFigure {
-                what: "KV cache in use".into(),
-                bytes: None,
-                text: Some(format!("{:.1} % of the blocks", u * 100.0)),
-                source: format!("{} (kv_cache_usage_perc)", m.source),
-            });
+            reported.push(ReportedFigure::new(
+                "KV cache in use",
+                None,
+                Some(format!("{:.1} % of the blocks", u * 100.0)),
+                &format!("{} (kv_cache_usage_perc)", m.source),
+            ));
         }
     }
     let tp = s.tensor_parallel_size.value;
