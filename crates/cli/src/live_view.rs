@@ -154,7 +154,11 @@ impl RemoteSource {
             .limit(64 << 20)
             .read_to_string()
             .map_err(|e| e.to_string())?;
-        gpuledger_model::parse_snapshot(&body).map_err(|e| e.to_string())
+        // Another machine's server (maybe an older one): redacted here as every snapshot read
+        // from outside is, before the view shows, exports or names anything from it.
+        let mut snap = gpuledger_model::parse_snapshot(&body).map_err(|e| e.to_string())?;
+        gpuledger_model::redact_snapshot(&mut snap);
+        Ok(snap)
     }
 }
 

@@ -38,7 +38,9 @@ fn is_benign_name(name: &str) -> bool {
     benign.iter().any(|b| name.ends_with(b)) || name.contains("tokenizer")
 }
 
-fn is_secret_name(name: &str) -> bool {
+/// Whether an option or variable name carries a secret (`--api-key`, `HF_TOKEN`, `PGPASSWORD`),
+/// not counting names that only contain a secret word (`--cache-type-k`, `max-tokens`).
+pub fn is_secret_name(name: &str) -> bool {
     let n = name.trim_start_matches('-').to_ascii_lowercase();
     !n.is_empty() && !is_benign_name(&n) && SECRET_WORDS.iter().any(|w| n.contains(w))
 }

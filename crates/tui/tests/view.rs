@@ -1429,6 +1429,19 @@ fn environment_view_redacts_secrets() {
     assert!(!s.contains("hf_SECRET") && !s.contains("hunter2"), "{s}");
     app.handle_key(key('x'), t0);
     assert_eq!(app.overlay, Overlay::None);
+    // The PID now names another process (a different start time): refused, not shown.
+    std::fs::write(
+        dir.path().join(pid.to_string()).join("stat"),
+        format!("{pid} (other) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 999999999 1000 10 0"),
+    )
+    .unwrap();
+    app.handle_key(key('v'), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(
+        s.contains("now names another process") && !s.contains("PATH=/usr/bin"),
+        "{s}"
+    );
+    app.handle_key(key('x'), t0);
     // No such process here: the reason, not an empty list.
     app.proc_root = dir.path().join("none");
     app.handle_key(key('v'), t0);

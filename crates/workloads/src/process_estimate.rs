@@ -75,12 +75,14 @@ pub fn llama_server_inputs(
 /// llama-server's `LLAMA_ARG_*` settings from the process environment. Only those names are kept,
 /// and never one that could hold a secret.
 fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
-    let Ok(raw) = std::fs::read(proc_root.join(pid.to_string()).join("environ")) else {
+    // Bounded: under a recorded root the file comes from anywhere.
+    let path = proc_root.join(pid.to_string()).join("environ");
+    let Ok(raw) = gpuledger_sources::regular::read_regular_prefix(&path, 1 << 20) else {
         return Vec::new();
     };
     raw.split(|&b| b == 0)
         .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| k.starts_with("LLAMA_ARG_") && !k.contains("KEY") && !k.contains("TOKEN"))
+        .filter(|(k, _)| k.starts_with("LLAMA_ARG_") && !gpuledger_model::redact::is_secret_name(k))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }

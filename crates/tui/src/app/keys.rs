@@ -422,7 +422,7 @@ impl App {
         } else if !cfg!(target_os = "linux") {
             Err("reading another process's environment is implemented on Linux only".into())
         } else {
-            read_environ(&self.proc_root, pid)
+            read_environ_of(&self.proc_root, pid, p.start_time)
         };
         self.overlay = Overlay::Env(EnvView {
             pid,
@@ -502,6 +502,33 @@ impl App {
     // ---- export ------------------------------------------------------------------------------
 }
 
+/// [`read_environ`] of the process that was selected: refused when the PID names another process
+/// now (it exited and the number was reused), checked before and after the read.
+fn read_environ_of(
+    proc_root: &Path,
+    pid: u32,
+    start_time: Option<u64>,
+) -> Result<Vec<String>, String> {
+    let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
+    let same = || match (start_time, procs.stat(pid)) {
+        (Some(want), Ok(st)) => st.start_time == want,
+        // Nothing to compare with: the read below says whether the process is there.
+        _ => true,
+    };
+    if !same() {
+        return Err(format!(
+            "PID {pid} now names another process (the one selected has exited)"
+        ));
+    }
+    let lines = read_environ(proc_root, pid)?;
+    if !same() {
+        return Err(format!(
+            "PID {pid} now names another process (the one selected has exited)"
+        ));
+    }
+    Ok(lines)
+}
+
 /// `NAME=value` lines of `/proc/PID/environ`, sorted, each redacted; bounded to 1 MiB.
 fn read_environ(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
     let path = proc_root.join(pid.to_string()).join("environ");
@@ -522,7 +549,7 @@ fn read_environ(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
             let kv = String::from_utf8_lossy(kv);
             match kv.split_once('=') {
                 Some((k, v)) => gpuledger_model::redact_env_var(k, v),
-                None => kv.into_owned(),
+                None => gpuledger_model::redact_text(&kv),
             }
         })
         .collect();

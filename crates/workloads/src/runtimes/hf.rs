@@ -224,6 +224,13 @@ impl ModelConfig {
 /// Bytes of one element of a KV cache dtype as vLLM and SGLang name them; `auto` takes the
 /// model's dtype. `None`: a packed or scaled format the recipe does not size.
 pub fn kv_dtype_bytes(kv: &str, model_dtype: &str) -> Option<u64> {
+    kv_dtype_bytes_set(kv, model_dtype, false)
+}
+
+/// As [`kv_dtype_bytes`]; `dtype_set` says the model dtype was asked for on the command line
+/// (`--dtype float32` keeps 32 bits), not read from the checkpoint's `torch_dtype` (which vLLM
+/// and SGLang run in 16 bits unless told otherwise).
+pub fn kv_dtype_bytes_set(kv: &str, model_dtype: &str, dtype_set: bool) -> Option<u64> {
     let kv = kv.to_ascii_lowercase();
     let name = if kv == "auto" {
         model_dtype.to_ascii_lowercase()
@@ -231,7 +238,7 @@ pub fn kv_dtype_bytes(kv: &str, model_dtype: &str) -> Option<u64> {
         kv
     };
     match name.as_str() {
-        // vLLM and SGLang run a float32 checkpoint in 16 bits unless told otherwise.
+        "float32" | "float" if dtype_set => Some(4),
         "bfloat16" | "bf16" | "float16" | "fp16" | "half" | "float32" | "float" | "auto" => Some(2),
         "fp8" | "fp8_e4m3" | "fp8_e5m2" | "fp8_inc" => Some(1),
         _ => None,

@@ -138,15 +138,13 @@ impl RuntimeNotes {
     }
 }
 
-/// The value of `name` in a `/proc/PID/environ`-style list, never for a name that could hold a
-/// secret (the lists read here are allowlists; this guards against one growing).
-/// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
-/// separators and an opening parenthesis skipped, thousands commas dropped.
 /// A runtime's `X GiB` (binary gigabytes, as vLLM and SGLang print them) in bytes.
 pub(crate) fn gib_bytes(g: f64) -> u64 {
     (g * (1u64 << 30) as f64) as u64
 }
 
+/// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
+/// separators and an opening parenthesis skipped, thousands commas dropped.
 pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {
     let i = line.find(key)? + key.len();
     let rest = line[i..].trim_start_matches([' ', '(', '=', ':']);
@@ -156,6 +154,8 @@ pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {
     rest[..end].replace(',', "").parse().ok()
 }
 
+/// The value of `name` in a `/proc/PID/environ`-style list, never for a name that could hold a
+/// secret (the lists read here are allowlists; this guards against one growing).
 pub(crate) fn env_get<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {
     if looks_secret(name) {
         return None;
@@ -164,18 +164,8 @@ pub(crate) fn env_get<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a
 }
 
 pub(crate) fn looks_secret(name: &str) -> bool {
-    let n = name.to_ascii_uppercase();
-    [
-        "KEY",
-        "TOKEN",
-        "SECRET",
-        "PASS",
-        "AUTH",
-        "CREDENTIAL",
-        "COOKIE",
-    ]
-    .iter()
-    .any(|w| n.contains(w))
+    // The one rule for secret names, the redaction's.
+    gpuledger_model::redact::is_secret_name(name)
 }
 
 /// Read `names` (and only those) from `/proc/PID/environ` under `proc_root`, bounded.

@@ -264,6 +264,32 @@ pub fn model_name_for_blob(blob: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// [`model_name_for_blob`], remembered for a while: the collection path asks every refresh, and a
+/// manifests folder can hold thousands of files; a pull that adds a name shows within minutes.
+fn cached_model_name(blob: &Path) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+    const KEEP: Duration = Duration::from_secs(300);
+    type Names = HashMap<PathBuf, (Instant, Option<String>)>;
+    static CACHE: OnceLock<Mutex<Names>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((at, name)) = cache.lock().ok()?.get(blob) {
+        if at.elapsed() < KEEP {
+            return name.clone();
+        }
+    }
+    let name = model_name_for_blob(blob).ok().flatten();
+    if let Ok(mut c) = cache.lock() {
+        // Bounded: one entry per model blob seen; a machine does not hold thousands running.
+        if c.len() > 1024 {
+            c.clear();
+        }
+        c.insert(blob.to_path_buf(), (Instant::now(), name.clone()));
+    }
+    name
+}
+
 /// Files 4 levels down (registry/namespace/model/tag), never following further.
 fn collect_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     if out.len() >= MANIFESTS_MAX {
@@ -724,16 +750,10 @@ pub fn inputs_for(
         .model
         .clone()
         .or_else(|| go_flag(&argv, "model").map(str::to_string));
+    // The name is for display: a model that cannot be named is still estimated.
     let name = model_path
         .as_deref()
-        .map(|m| model_name_for_blob(Path::new(m)));
-    let name = match name {
-        Some(Ok(n)) => n,
-        Some(Err(e)) => {
-            return Err(format!("cannot name the runner's model: {e}"));
-        }
-        None => None,
-    };
+        .and_then(|m| cached_model_name(Path::new(m)));
     let entry = ps.and_then(|ps| ps_entry(ps, name.as_deref()).map(|m| (m, ps.source.as_str())));
     if matches!(eng, Engine::OllamaEngine | Engine::Mlx) {
         return Err(no_recipe(eng, &argv, entry));
@@ -796,7 +816,7 @@ pub fn llama_server_child(
     ps: Option<&Ps>,
 ) -> Result<ProcessInputs, String> {
     let mut i = crate::process_estimate::llama_server_inputs(p, w, proc_root, vendor)?;
-    let name = model_name_for_blob(&i.model_path).ok().flatten();
+    let name = cached_model_name(&i.model_path);
     let env = serve_env(proc_root, p.pid);
     let mut notes = RuntimeNotes {
         recipe: Some("ollama/llama-server (llama.cpp)".into()),

@@ -16,7 +16,7 @@
 //!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
 //!   `None` and the sentence says what the rest of the reservation holds.
 
-use super::hf::{gib, kv_dtype_bytes, resolve_model, thousands, ModelConfig};
+use super::hf::{gib, kv_dtype_bytes_set, resolve_model, thousands, ModelConfig};
 use super::{gib_bytes, number_after};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
@@ -452,7 +452,7 @@ fn kv_element(
             format!("torch_dtype in {}", cfg.path.display()),
         )
     };
-    let b = kv_dtype_bytes(&kv_dtype.value, &model_dtype.0)?;
+    let b = kv_dtype_bytes_set(&kv_dtype.value, &model_dtype.0, dtype.value != "auto")?;
     Some((
         b,
         if kv_dtype.value == "auto" {
