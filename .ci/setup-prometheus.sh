@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's `prometheus` package for the `gpuledger serve` integration test
-# (crates/cli/tests/serve_prometheus.rs). Idempotent; runs as root on a fresh Debian 12.
+# (crates/cli/tests/cli/serve_prometheus.rs). Idempotent; runs as root on a fresh Debian 12.
 # The test starts its own Prometheus on a loopback port with a generated config, so the
 # packaged service is not needed: it is stopped if the package's scripts started it.
 set -euo pipefail

@@ -87,7 +87,7 @@ enum Command {
     /// Threshold alerts: print (and optionally run a command) when an expression holds.
     #[command(after_help = EXIT_CODES)]
     Watch(commands::watch::Args),
-    /// Chart a recording (device memory, GPU %, top processes stacked) as SVG.
+    /// Chart a recording (device memory, GPU %, top processes stacked) as SVG or PNG.
     #[command(after_help = EXIT_CODES)]
     Plot(commands::plot::Args),
     /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
