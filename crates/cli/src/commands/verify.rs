@@ -613,7 +613,12 @@ fn sequence(
         .as_ref()
         .map(|d| format!("{} device {} ({})", api.title(), d.ordinal, d.name))
         .unwrap_or_else(|| "the device".into());
-    match may_allocate(args, room, &label) {
+    // The user's time answering the question is not the workload's: it does not count against
+    // its deadline.
+    let asked = Instant::now();
+    let answer = may_allocate(args, room, &label);
+    w.deadline += asked.elapsed();
+    match answer {
         Ok(None) => {}
         Ok(Some(why)) => return Err(Stop::Refused(why)),
         Err(e) => return Err(Stop::Failed(e.to_string())),
