@@ -213,10 +213,11 @@ fn side(p: &Process) -> ProcSide {
     }
 }
 
-/// Total known memory, `None` when the process has no known value at all.
+/// Total memory over the process's devices; `None` when any of them is unknown (a device that
+/// became known would otherwise read as growth by its whole amount). The per-device rows still
+/// carry what is known.
 fn measured_total(p: &Process) -> Option<u64> {
-    let known: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
-    (!known.is_empty()).then(|| known.iter().sum())
+    p.usage.iter().map(|u| u.memory_bytes).sum()
 }
 
 /// Pair processes of `a` with processes of `b`: (index in a, index in b, rule).
@@ -619,6 +620,24 @@ mod tests {
         assert_eq!(find(&d, Some(12), None).change, Change::Appeared);
         // Largest change first.
         assert_eq!(d.processes[0].after.as_ref().map(|s| s.pid), Some(12));
+    }
+
+    /// A second device that becomes known is not growth by its whole amount.
+    #[test]
+    fn a_device_that_becomes_known_is_not_growth() {
+        let two = |second: Option<u64>| {
+            let mut p = proc(10, 1, "x", Some(100 * MIB), &[]);
+            let mut u = Usage::new("GPU-9", "nvml");
+            u.memory_bytes = second;
+            p.usage.push(u);
+            p
+        };
+        let d = diff(
+            &snap("t0", 0, vec![two(None)]),
+            &snap("t1", 0, vec![two(Some(5 * MIB))]),
+        );
+        assert_eq!(d.processes[0].change, Change::Unknown);
+        assert_eq!(d.processes[0].measured.delta, None);
     }
 
     #[test]

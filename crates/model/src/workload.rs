@@ -163,6 +163,24 @@ pub struct EstimatedMemory {
     pub not_modelled: Vec<String>,
 }
 
+impl EstimatedMemory {
+    /// Whether a part is unknown (`None`): then `total_gpu_bytes` is only the known parts, a floor,
+    /// and no "measured − estimated" difference means anything.
+    pub fn is_partial(&self) -> bool {
+        self.kv_cache_gpu_bytes.is_none() || self.compute_gpu_bytes.is_none()
+    }
+
+    /// The total as text: `9.27 GiB`, or `≥ 4.35 GiB` when a part is unknown.
+    pub fn total_text(&self) -> String {
+        let t = crate::units::human_bytes(self.total_gpu_bytes);
+        if self.is_partial() {
+            format!("≥ {t}")
+        } else {
+            t
+        }
+    }
+}
+
 /// One figure a runtime published about its own memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedFigure {
@@ -186,5 +204,28 @@ impl ReportedFigure {
             text,
             source: source.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod estimate_tests {
+    use super::*;
+
+    /// A part the recipe cannot know makes the total a floor, said as one.
+    #[test]
+    fn a_total_with_an_unknown_part_is_a_floor() {
+        let mut e = EstimatedMemory {
+            weights_gpu_bytes: 1 << 30,
+            kv_cache_gpu_bytes: Some(1 << 30),
+            compute_gpu_bytes: Some(0),
+            total_gpu_bytes: 2 << 30,
+            ..Default::default()
+        };
+        assert!(!e.is_partial());
+        assert_eq!(e.total_text(), "2 GiB");
+        e.kv_cache_gpu_bytes = None;
+        e.total_gpu_bytes = 1 << 30;
+        assert!(e.is_partial());
+        assert_eq!(e.total_text(), "≥ 1 GiB");
     }
 }

@@ -262,7 +262,7 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
             human_opt(e.kv_cache_gpu_bytes),
             human_opt(e.compute_gpu_bytes),
             human_opt(e.overhead_gpu_bytes),
-            human_bytes(e.total_gpu_bytes),
+            e.total_text(),
             human_opt(measured),
         ]);
     }

@@ -148,22 +148,30 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     let mut v = vec![
         Line::styled(head, t.estimate),
         Line::styled(
-            format!("total GPU {:>10}  (estimated)", b(Some(e.total_gpu_bytes))),
+            format!("total GPU {:>10}  (estimated)", e.total_text()),
             t.estimate,
         ),
     ];
     let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
-    if let Some(m) = measured {
-        let d = m as i64 - e.total_gpu_bytes as i64;
-        v.push(Line::styled(
-            format!(
-                "measured  {:>10}  (driver; {} {} than estimated)",
-                b(Some(m)),
-                b(Some(d.unsigned_abs())),
-                if d >= 0 { "more" } else { "less" }
-            ),
+    match measured {
+        Some(m) if !e.is_partial() => {
+            let d = m as i64 - e.total_gpu_bytes as i64;
+            v.push(Line::styled(
+                format!(
+                    "measured  {:>10}  (driver; {} {} than estimated)",
+                    b(Some(m)),
+                    b(Some(d.unsigned_abs())),
+                    if d >= 0 { "more" } else { "less" }
+                ),
+                t.dim,
+            ));
+        }
+        // A part unknown: the estimate is a floor, no difference is stated.
+        Some(m) => v.push(Line::styled(
+            format!("measured  {:>10}  (driver)", b(Some(m))),
             t.dim,
-        ));
+        )),
+        None => {}
     }
     let compute = match &e.compute_label {
         Some(l) => format!("({l}, approximate)"),

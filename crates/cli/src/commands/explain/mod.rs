@@ -271,14 +271,12 @@ fn estimated_ledger(
     if let Some(r) = runtime::ledger(args, global, p, w, snap) {
         match r {
             Ok(r) => {
-                led.measured_gpu_bytes = p
-                    .usage
-                    .iter()
-                    .filter_map(|u| u.memory_bytes)
-                    .reduce(|a, b| a + b);
-                led.measured_minus_estimated_bytes = led
-                    .measured_gpu_bytes
-                    .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
+                // A difference with a floor (a part unknown) would mean nothing.
+                if !r.summary.is_partial() {
+                    led.measured_minus_estimated_bytes = led
+                        .measured_gpu_bytes
+                        .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
+                }
                 led.runtime = Some(r);
             }
             Err(why) => led.unavailable = Some(why),

@@ -64,12 +64,13 @@ pub(super) fn ledger(
     Some(r)
 }
 
-/// The runtime's ledger as text, with measured − estimated where the driver measured the process.
+/// The runtime's ledger as text, with measured − estimated where the driver measured the process
+/// and every part of the estimate is known.
 pub(super) fn render(out: &mut String, r: &RuntimeEstimate, measured: Option<u64>) {
     for line in runtimes::render_text(r).lines() {
         let _ = writeln!(out, "  {line}");
     }
-    if let Some(m) = measured {
+    if let (Some(m), false) = (measured, r.summary.is_partial()) {
         let e = r.summary.total_gpu_bytes;
         let d = m as i64 - e as i64;
         let _ = writeln!(
