@@ -339,6 +339,24 @@ pub fn redact_snapshot(snap: &mut crate::Snapshot) {
                 *m = redact_text(m);
             }
         }
+        if let Some(e) = &mut p.estimate {
+            let e = std::sync::Arc::make_mut(e);
+            e.model = redact_text(&e.model);
+            for t in [&mut e.why, &mut e.compute_label].into_iter().flatten() {
+                *t = redact_text(t);
+            }
+            for t in e
+                .not_modelled
+                .iter_mut()
+                .chain(e.reported.iter_mut().flat_map(|r| {
+                    [&mut r.what, &mut r.source]
+                        .into_iter()
+                        .chain(r.text.as_mut())
+                }))
+            {
+                *t = redact_text(t);
+            }
+        }
     }
 }
 
@@ -416,6 +434,30 @@ fn redact_query(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A snapshot from a file: the estimate's texts are redacted like the command line.
+    #[test]
+    fn a_loaded_snapshot_s_estimate_texts_are_redacted() {
+        let mut snap = crate::Snapshot::new("t".into(), Default::default());
+        let mut p = crate::Process::new(1);
+        p.estimate = Some(std::sync::Arc::new(crate::EstimatedMemory {
+            model: "https://u:hunter2@host/m.gguf".into(),
+            why: Some("started with --api-key sk-SECRET".into()),
+            reported: vec![crate::ReportedFigure::new(
+                "x",
+                None,
+                Some("token=abc123".into()),
+                "GET http://h/api?access_token=zzz",
+            )],
+            ..Default::default()
+        }));
+        snap.processes.push(p);
+        redact_snapshot(&mut snap);
+        let text = serde_json::to_string(&snap).unwrap();
+        for secret in ["hunter2", "sk-SECRET", "abc123", "zzz"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+    }
 
     #[test]
     fn environment_values_of_secret_names_and_secrets_inside_values() {

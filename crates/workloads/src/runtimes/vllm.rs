@@ -635,11 +635,18 @@ pub fn estimate(
         s.enforce_eager.source.clone(),
     ));
     let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp);
-    let per_block = per_token.as_ref().map(|(b, _)| b * s.block_size.value);
+    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
+    let per_block = per_token
+        .as_ref()
+        .and_then(|(b, _)| b.checked_mul(s.block_size.value));
     match &per_token {
         Some((b, how)) => inputs.push(Input::new(
             "KV bytes per block (per rank)",
-            format!("{} ({} per token)", b * s.block_size.value, b),
+            format!(
+                "{} ({} per token)",
+                per_block.map_or_else(|| "too large".into(), |x| x.to_string()),
+                b
+            ),
             format!("{how} × block {} tokens", s.block_size.value),
         )),
         None => not_modelled.push(format!(
@@ -668,7 +675,7 @@ pub fn estimate(
             Some(k.value),
             format!("{} KV cache ({})", gib(k.value), k.source),
         ),
-        (None, Some((n, _)), Some(pb)) => (
+        (None, Some((n, _)), Some(pb)) if n.checked_mul(pb).is_some() => (
             Some(n * pb),
             format!(
                 "{} KV cache in {} blocks of {} tokens",
