@@ -79,7 +79,8 @@ pub fn numeric_entries(dir: &Path) -> io::Result<Vec<u32>> {
     Ok(v)
 }
 
-fn parse_u32(name: &[u8]) -> Option<u32> {
+/// A decimal file name (a pid, a descriptor number) without allocating; `None` for anything else.
+pub(crate) fn parse_u32(name: &[u8]) -> Option<u32> {
     if name.is_empty() || name.len() > 10 || !name.iter().all(u8::is_ascii_digit) {
         return None;
     }

@@ -364,7 +364,7 @@ impl Round {
                 r.path(root, pid, "fd");
                 let mut links = Vec::new();
                 crate::drm::index::each_link(&r.path, |name, target| {
-                    let (Some(fd), Some(t)) = (parse_fd(name), target) else {
+                    let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) else {
                         // Not a number, or closed between readdir and readlink: nothing to keep.
                         return;
                     };
@@ -378,13 +378,6 @@ impl Round {
             },
         )
     }
-}
-
-fn parse_fd(name: &[u8]) -> Option<u32> {
-    if name.is_empty() || name.len() > 10 || !name.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    std::str::from_utf8(name).ok()?.parse().ok()
 }
 
 /// A pid as decimal text without a heap allocation.

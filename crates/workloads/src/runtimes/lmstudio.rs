@@ -74,7 +74,14 @@ pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<
         ports.extend(gpuledger_sources::process_facts(&procs, st.ppid).listen_ports);
     }
     ports.push(1234);
-    ports.dedup();
+    // Each port once, in the order found (a dead one costs a timeout).
+    let mut seen = Vec::new();
+    ports.retain(|p| {
+        !seen.contains(p) && {
+            seen.push(*p);
+            true
+        }
+    });
     let mut errors = Vec::new();
     for port in ports {
         match crate::live::get(port, "/api/v0/models", timeout) {

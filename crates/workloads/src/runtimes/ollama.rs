@@ -185,7 +185,14 @@ pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<
         ports.push(p);
     }
     ports.push(11434);
-    ports.dedup();
+    // Each port once, in the order found (a dead one costs a timeout).
+    let mut seen = Vec::new();
+    ports.retain(|p| {
+        !seen.contains(p) && {
+            seen.push(*p);
+            true
+        }
+    });
     let mut errors = Vec::new();
     for port in ports {
         match crate::live::get(port, "/api/ps", timeout) {

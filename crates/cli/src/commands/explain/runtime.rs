@@ -49,16 +49,13 @@ pub(super) fn ledger(
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;
     if let (Ok(est), Some(log)) = (&mut r, &args.log) {
-        match gpuledger_sources::regular::read_regular_prefix(log, 64 << 20) {
-            Ok(b) => est.summary.reported.extend(runtimes::reported_from_log(
+        match super::read_bounded(log, 64 << 20) {
+            Ok(text) => est.summary.reported.extend(runtimes::reported_from_log(
                 w.kind,
-                &String::from_utf8_lossy(&b),
+                &text,
                 &log.display().to_string(),
             )),
-            Err(e) => est
-                .summary
-                .not_modelled
-                .push(format!("runtime log {}: cannot read: {e}", log.display())),
+            Err(e) => est.summary.not_modelled.push(format!("runtime log {e:#}")),
         }
     }
     Some(r)
