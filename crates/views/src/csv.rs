@@ -68,6 +68,35 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
+/// One process row: the device's leading fields, then the process on it.
+fn process_row(
+    dev: &[String; 7],
+    p: &gpuledger_model::Process,
+    u: &gpuledger_model::Usage,
+) -> Vec<String> {
+    let mut row = dev.to_vec();
+    row[1] = "process".into();
+    // Stored redacted by the sources; a snapshot read from a file is redacted on loading.
+    let command = p
+        .cmdline
+        .as_ref()
+        .map(|c| redact_arg_list(c).join(" "))
+        .unwrap_or_default();
+    row.extend([
+        p.pid.to_string(),
+        opt(p.start_time),
+        p.name.clone().unwrap_or_default(),
+        p.user.clone().unwrap_or_default(),
+        opt(u.memory_bytes),
+        u.memory_source.clone(),
+        u.unavailable_reason.clone().unwrap_or_default(),
+        String::new(),
+        opt(u.engines.sm_percent),
+        command,
+    ]);
+    row
+}
+
 /// The snapshot as CSV text.
 pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
@@ -102,26 +131,7 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
         w.write_record(&row)?;
         for p in &snap.processes {
             for u in p.usage.iter().filter(|u| u.device == d.uuid) {
-                let mut row = dev.to_vec();
-                row[1] = "process".into();
-                let command = p
-                    .cmdline
-                    .as_ref()
-                    .map(|c| redact_arg_list(c).join(" "))
-                    .unwrap_or_default();
-                row.extend([
-                    p.pid.to_string(),
-                    opt(p.start_time),
-                    p.name.clone().unwrap_or_default(),
-                    p.user.clone().unwrap_or_default(),
-                    opt(u.memory_bytes),
-                    u.memory_source.clone(),
-                    u.unavailable_reason.clone().unwrap_or_default(),
-                    String::new(),
-                    opt(u.engines.sm_percent),
-                    command,
-                ]);
-                w.write_record(&row)?;
+                w.write_record(process_row(&dev, p, u))?;
             }
         }
         let mut row = dev.to_vec();
@@ -146,6 +156,26 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
             String::new(),
         ]);
         w.write_record(&row)?;
+    }
+    // A usage on a device the snapshot does not list is still a row (device fields empty but
+    // its id), not dropped.
+    for p in &snap.processes {
+        for u in p
+            .usage
+            .iter()
+            .filter(|u| snap.device_by_uuid(&u.device).is_none())
+        {
+            let dev = [
+                snap.taken_at.clone(),
+                String::new(),
+                String::new(),
+                u.device.clone(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ];
+            w.write_record(process_row(&dev, p, u))?;
+        }
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
@@ -206,5 +236,24 @@ mod tests {
         let mut r = ::csv::Reader::from_reader(text.as_bytes());
         let rec = r.records().nth(1).unwrap().unwrap();
         assert_eq!(&rec[16], "python3 -c print(\"a,b\") --token=<redacted>");
+    }
+
+    /// A usage on a device the snapshot does not list is a row, not dropped.
+    #[test]
+    fn a_usage_on_an_unlisted_device_is_kept() {
+        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
+        let mut p = Process::new(7);
+        let mut u = Usage::new("GPU-gone", "nvml");
+        u.memory_bytes = Some(42);
+        p.usage.push(u);
+        s.processes.push(p);
+        let text = snapshot_csv(&s).unwrap();
+        assert!(
+            text.lines().any(
+                |l| l.starts_with("2026-11-29T08:00:00Z,process,,GPU-gone,,,,7,")
+                    && l.contains(",42,")
+            ),
+            "{text}"
+        );
     }
 }
