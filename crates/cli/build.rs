@@ -17,10 +17,17 @@ fn main() {
     // Rebuild when HEAD moves: HEAD itself, the branch it points to, and packed refs.
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         let common = git(&["rev-parse", "--git-common-dir"]).unwrap_or_else(|| dir.clone());
-        println!("cargo:rerun-if-changed={dir}/HEAD");
-        println!("cargo:rerun-if-changed={common}/packed-refs");
+        // Only files that exist: cargo reruns the script on every build for a watched file that
+        // is missing (a branch ref packed by `git gc`, no packed-refs in a fresh repository).
+        let watch = |path: String| {
+            if std::path::Path::new(&path).exists() {
+                println!("cargo:rerun-if-changed={path}");
+            }
+        };
+        watch(format!("{dir}/HEAD"));
+        watch(format!("{common}/packed-refs"));
         if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={common}/{r}");
+            watch(format!("{common}/{r}"));
         }
     }
     let commit = std::env::var("GPULEDGER_COMMIT")
