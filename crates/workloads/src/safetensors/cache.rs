@@ -7,15 +7,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::SystemTime;
 
-/// Files remembered; past this the cache starts over (a machine with more model files than this
-/// open at once re-reads headers, which stays correct).
+/// Files remembered, and the header text they came from; past either the cache starts over (a
+/// machine with more model files than this open at once re-reads headers, which stays correct).
+/// The byte bound keeps a long-running collector's memory in proportion: one header may be
+/// 100 MB of JSON.
 const MAX_ENTRIES: usize = 4096;
+const MAX_HEADER_BYTES: u64 = 64 << 20;
 
 type Key = (PathBuf, u64, Option<SystemTime>);
 
-fn cache() -> &'static Mutex<HashMap<Key, Header>> {
-    static C: OnceLock<Mutex<HashMap<Key, Header>>> = OnceLock::new();
-    C.get_or_init(|| Mutex::new(HashMap::new()))
+#[derive(Default)]
+struct Cache {
+    headers: HashMap<Key, Header>,
+    bytes: u64,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static C: OnceLock<Mutex<Cache>> = OnceLock::new();
+    C.get_or_init(Default::default)
 }
 
 /// [`read_header`] through the cache.
@@ -25,15 +34,18 @@ pub fn cached_header(path: &Path) -> Result<Header, SafetensorsError> {
         what: format!("cannot read: {e}"),
     })?;
     let key = (path.to_path_buf(), md.len(), md.modified().ok());
-    if let Some(h) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+    if let Some(h) = cache().lock().ok().and_then(|c| c.headers.get(&key).cloned()) {
         return Ok(h);
     }
     let h = read_header(path)?;
     if let Ok(mut c) = cache().lock() {
-        if c.len() >= MAX_ENTRIES {
-            c.clear();
+        if c.headers.len() >= MAX_ENTRIES || c.bytes + h.header_bytes > MAX_HEADER_BYTES {
+            *c = Cache::default();
         }
-        c.insert(key, h.clone());
+        if h.header_bytes <= MAX_HEADER_BYTES {
+            c.bytes += h.header_bytes;
+            c.headers.insert(key, h.clone());
+        }
     }
     Ok(h)
 }
