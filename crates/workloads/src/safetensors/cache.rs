@@ -34,7 +34,11 @@ pub fn cached_header(path: &Path) -> Result<Header, SafetensorsError> {
         what: format!("cannot read: {e}"),
     })?;
     let key = (path.to_path_buf(), md.len(), md.modified().ok());
-    if let Some(h) = cache().lock().ok().and_then(|c| c.headers.get(&key).cloned()) {
+    if let Some(h) = cache()
+        .lock()
+        .ok()
+        .and_then(|c| c.headers.get(&key).cloned())
+    {
         return Ok(h);
     }
     let h = read_header(path)?;
