@@ -345,6 +345,27 @@ fn scenario_changes_are_seen_next_round() {
 #[test]
 fn utilisation_samples_hold_briefly_then_mean_idle() {
     use gpuledger_sources::{Collector, SourceConfig};
+    // The fake is loaded into this process and reads its scenario from the environment; set in a
+    // binary whose tests run side by side, the variable would leak into the others. So the test
+    // runs again, alone, in a copy of this test binary, and sets it there.
+    if std::env::var_os("GPULEDGER_TEST_ALONE").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "nvml_snapshot::utilisation_samples_hold_briefly_then_mean_idle",
+                "--test-threads=1",
+            ])
+            .env("GPULEDGER_TEST_ALONE", "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
     let procs = two_gpus_procs();
     let now_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
