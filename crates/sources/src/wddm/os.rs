@@ -9,8 +9,8 @@
 use super::apply::{apply, image_base_name};
 use super::counters::{pdh_status_name, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::Luid;
-use super::merge::merge_round;
-use gpuledger_model::{Device, Process, Snapshot};
+use super::merge::{merge_round, nvml_devices};
+use gpuledger_model::{Process, Snapshot};
 use windows::core::PWSTR;
 use windows::core::{HSTRING, PCWSTR};
 use windows::Wdk::Graphics::Direct3D::{
@@ -145,12 +145,7 @@ impl WddmSource {
     /// One round into `snap`: read, merge with NVML's devices and processes already there, balance.
     pub fn collect(&mut self, snap: &mut Snapshot) {
         let cur = self.read_round();
-        let nvml: Vec<Device> = snap
-            .devices
-            .iter()
-            .filter(|d| d.source == "nvml")
-            .cloned()
-            .collect();
+        let nvml = nvml_devices(snap);
         let mut view = merge_round(self.prev.as_ref(), &cur, &self.adapters, &nvml);
         if let Some(e) = &self.adapters_error {
             view.notes.push(format!(
