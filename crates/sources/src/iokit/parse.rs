@@ -77,41 +77,13 @@ pub struct IoRegRound {
     pub accelerators: Vec<AcceleratorRecord>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: not an IOKit registry recording: {source}")]
-    Parse {
-        path: String,
-        source: serde_json::Error,
-    },
-    #[error("{path}: {len} bytes is over the {max}-byte limit for a recording")]
-    TooLarge { path: String, len: u64, max: u64 },
-}
+pub use crate::recording::LoadError;
 
 const MAX_RECORDING: u64 = 16 << 20;
 
 /// Load a recorded [`IoRegRound`] (JSON).
 pub fn load_round(path: &Path) -> Result<IoRegRound, LoadError> {
-    let p = path.display().to_string();
-    let io = |source| LoadError::Io {
-        path: p.clone(),
-        source,
-    };
-    let len = std::fs::metadata(path).map_err(io)?.len();
-    if len > MAX_RECORDING {
-        return Err(LoadError::TooLarge {
-            path: p,
-            len,
-            max: MAX_RECORDING,
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    serde_json::from_str(&text).map_err(|source| LoadError::Parse { path: p, source })
+    crate::recording::load(path, "an IOKit registry recording", MAX_RECORDING)
 }
 
 /// `"pid 533, WindowServer"` → (533, `WindowServer`). The name may hold commas and spaces.
