@@ -162,9 +162,9 @@ impl DrmSource {
     /// known (it is given them).
     ///
     /// The steps of a round, in order: sysfs cards; the descriptor index ([`Scope`]); fdinfo read
-    /// and grouped into clients ([`clients`]); devices from sysfs, then from fdinfo alone
-    /// ([`devices`]); each client charged to one process with its engine rates ([`charge`]); the
-    /// per-process sums merged into `snap`; the status line ([`status`]).
+    /// and grouped into clients (`clients`); devices from sysfs, then from fdinfo alone
+    /// (`devices`); each client charged to one process with its engine rates (`charge`); the
+    /// per-process sums merged into `snap`; the status line (`status`).
     pub fn collect_scoped<'a>(
         &mut self,
         snap: &mut Snapshot,

@@ -184,8 +184,8 @@ fn decode(r: &DxgRound, notes: &mut Vec<String>) -> Decoded {
 /// Turn `/dev/dxg` rounds into the WDDM view (devices, per-process usage), pairing an adapter with
 /// NVML's device only when there is one of each (no PCI address is available in WSL).
 ///
-/// Order: decode both rounds' buffers, adapters into devices ([`adapter_devices`]), each process's
-/// statistics on each adapter into usage ([`process_usage`]), then the status line.
+/// Order: decode both rounds' buffers, adapters into devices (`adapter_devices`), each process's
+/// statistics on each adapter into usage (`process_usage`), then the status line.
 pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Device]) -> WddmView {
     let mut notes = Vec::new();
     let now = decode(cur, &mut notes);

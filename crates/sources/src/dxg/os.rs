@@ -200,7 +200,10 @@ impl DxgSource {
         self.holders = Some(pids);
     }
 
-    /// One round into `snap`, merged with the NVML devices and processes already there.
+    /// One round into `snap`, merged with the NVML devices and processes already there. Order:
+    /// read (adapters and their segments, then each `/dev/dxg` holder's statistics), pair with
+    /// NVML's devices and merge ([`merge_round`]), then add to `snap`. Runs after NVML and before
+    /// DRM (see the crate docs).
     pub fn collect(&mut self, snap: &mut Snapshot) {
         let cur = self.read_round();
         let nvml = crate::wddm::merge::nvml_devices(snap);

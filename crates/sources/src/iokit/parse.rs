@@ -191,8 +191,8 @@ fn gpu_times(a: &AcceleratorRecord, bad: &mut usize) -> GpuTimes {
 /// Turn a registry round (and the previous one, for GPU-time rates) into devices and processes.
 ///
 /// Per accelerator, in order: its device row from `PerformanceStatistics`
-/// ([`accelerator_device`]), then its user clients' GPU time as a rate per process
-/// ([`add_client_usage`]). Then the notes and the status line.
+/// (`accelerator_device`), then its user clients' GPU time as a rate per process
+/// (`add_client_usage`). Then the notes and the status line.
 pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
     let mut notes = Vec::new();
     let mut devices = Vec::new();

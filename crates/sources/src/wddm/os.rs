@@ -140,7 +140,9 @@ impl WddmSource {
         round
     }
 
-    /// One round into `snap`: read, merge with NVML's devices and processes already there, balance.
+    /// One round into `snap`: read the counters, merge with NVML's devices and processes already
+    /// there ([`merge_round`]), name the processes the counters list, then add to `snap` and
+    /// balance. Runs after NVML (see the crate docs).
     pub fn collect(&mut self, snap: &mut Snapshot) {
         let cur = self.read_round();
         let nvml = nvml_devices(snap);
