@@ -8,7 +8,8 @@
 //! - [`procfs`]: process metadata (name, exe, user, command line, start time) from `/proc`;
 //!   [`container`]: which container a process runs in (its cgroup);
 //! - [`regular`]: opening files that others named (model paths, replays) without blocking;
-//! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`].
+//! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`];
+//!   [`recording`]: loading recorded rounds (the fixtures and replays of WDDM and IOKit).
 //!
 //! # The contract every source keeps
 //!
@@ -48,6 +49,53 @@ pub mod sysfs;
 pub mod wddm;
 
 pub use collect::{Annotate, Collector, SourceConfig};
+
+/// Loading a recorded round (JSON): bounded in size, so that a wrong path cannot load a huge
+/// file, and every error names the file. One loader for the WDDM and IOKit recordings.
+pub mod recording {
+    use std::path::Path;
+
+    #[derive(Debug, thiserror::Error)]
+    pub enum LoadError {
+        #[error("{path}: {source}")]
+        Io {
+            path: String,
+            source: std::io::Error,
+        },
+        /// `what` names the expected recording with its article (`an IOKit registry recording`).
+        #[error("{path}: not {what}: {source}")]
+        Parse {
+            path: String,
+            what: &'static str,
+            source: serde_json::Error,
+        },
+        #[error("{path}: file is {len} bytes, larger than the {max}-byte limit for a recording")]
+        TooLarge { path: String, len: u64, max: u64 },
+    }
+
+    /// Parse the JSON at `path` as a `T`, refusing a file over `max` bytes.
+    pub fn load<T: serde::de::DeserializeOwned>(
+        path: &Path,
+        what: &'static str,
+        max: u64,
+    ) -> Result<T, LoadError> {
+        let p = path.display().to_string();
+        let io = |source| LoadError::Io {
+            path: p.clone(),
+            source,
+        };
+        let len = std::fs::metadata(path).map_err(io)?.len();
+        if len > max {
+            return Err(LoadError::TooLarge { path: p, len, max });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        serde_json::from_str(&text).map_err(|source| LoadError::Parse {
+            path: p,
+            what,
+            source,
+        })
+    }
+}
 
 /// What the operating system says about a process beyond its GPU use (image, loaded libraries or
 /// modules, listening ports, parent), for identification: procfs on Linux, the process's module

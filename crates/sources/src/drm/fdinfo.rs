@@ -132,6 +132,7 @@ impl FdInfo {
         Ok(())
     }
 
+    /// A `drm-` key: the client's identity keys here, counters and memory further on.
     fn apply_drm(&mut self, rest: &str, val: &str) -> Result<(), String> {
         match rest {
             "driver" => {
@@ -139,25 +140,23 @@ impl FdInfo {
                     return Err("empty drm-driver".into());
                 }
                 self.driver = Some(val.to_string());
-                return Ok(());
             }
             "pdev" => {
                 if !is_pci_slot(val) {
                     return Err(format!("{val:?} is not a PCI address (dddd:bb:dd.f)"));
                 }
                 self.pdev = Some(val.to_ascii_lowercase());
-                return Ok(());
             }
-            "client-id" => {
-                self.client_id = Some(parse_uint(val)?);
-                return Ok(());
-            }
-            "client-name" => {
-                self.client_name = Some(val.to_string());
-                return Ok(());
-            }
-            _ => {}
+            "client-id" => self.client_id = Some(parse_uint(val)?),
+            "client-name" => self.client_name = Some(val.to_string()),
+            _ => return self.apply_counter(rest, val),
         }
+        Ok(())
+    }
+
+    /// Engine counters (`drm-engine-`, `drm-cycles-`, `drm-total-cycles-`, capacities), else a
+    /// memory key.
+    fn apply_counter(&mut self, rest: &str, val: &str) -> Result<(), String> {
         // Longer prefixes first: `drm-total-cycles-` before `drm-total-`, capacity before engine.
         if let Some(name) = rest.strip_prefix("total-cycles-") {
             let n = parse_uint(val)?;
@@ -177,41 +176,47 @@ impl FdInfo {
         } else if rest.starts_with("maxfreq-") || rest.starts_with("curfreq-") {
             // Frequency-aware utilisation (panfrost/panthor): not used.
         } else {
-            for (prefix, slot) in [
-                ("total-", 0),
-                ("shared-", 1),
-                ("resident-", 2),
-                ("purgeable-", 3),
-                ("active-", 4),
-                ("memory-", 5),
-            ] {
-                if let Some(region) = rest.strip_prefix(prefix) {
-                    if region.is_empty() {
-                        return Err("memory key without a region name".into());
-                    }
-                    return match parse_memory(val) {
-                        Ok(b) => {
-                            let r = self.regions.entry(region.to_string()).or_default();
-                            let field = match slot {
-                                0 => &mut r.total,
-                                1 => &mut r.shared,
-                                2 => &mut r.resident,
-                                3 => &mut r.purgeable,
-                                4 => &mut r.active,
-                                _ => &mut r.legacy,
-                            };
-                            *field = Some(b);
-                            Ok(())
-                        }
-                        Err(e) => {
-                            self.bad_regions.insert(region.to_string());
-                            Err(e)
-                        }
-                    };
-                }
-            }
-            // Unknown standard keys from newer kernels are ignored, not errors.
+            return self.apply_memory(rest, val);
         }
+        Ok(())
+    }
+
+    /// `drm-<stat>-<region>` memory keys. A malformed value marks its region's figure unknown.
+    fn apply_memory(&mut self, rest: &str, val: &str) -> Result<(), String> {
+        for (prefix, slot) in [
+            ("total-", 0),
+            ("shared-", 1),
+            ("resident-", 2),
+            ("purgeable-", 3),
+            ("active-", 4),
+            ("memory-", 5),
+        ] {
+            if let Some(region) = rest.strip_prefix(prefix) {
+                if region.is_empty() {
+                    return Err("memory key without a region name".into());
+                }
+                return match parse_memory(val) {
+                    Ok(b) => {
+                        let r = self.regions.entry(region.to_string()).or_default();
+                        let field = match slot {
+                            0 => &mut r.total,
+                            1 => &mut r.shared,
+                            2 => &mut r.resident,
+                            3 => &mut r.purgeable,
+                            4 => &mut r.active,
+                            _ => &mut r.legacy,
+                        };
+                        *field = Some(b);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        self.bad_regions.insert(region.to_string());
+                        Err(e)
+                    }
+                };
+            }
+        }
+        // Unknown standard keys from newer kernels are ignored, not errors.
         Ok(())
     }
 }

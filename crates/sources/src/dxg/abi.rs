@@ -244,53 +244,40 @@ pub fn parse_adapter_infos(bytes: &[u8], count: usize) -> Result<Vec<(u32, Luid)
 /// this crate is built for Windows (CI's x86_64-pc-windows-msvc check).
 #[cfg(windows)]
 const _: () = {
+    use result as r;
     use std::mem::{offset_of, size_of};
     use windows::Wdk::Graphics::Direct3D as d;
+    // `at!(T { field: OFF, ... })`: Windows' struct `T` has each `field` at our offset `OFF`.
+    macro_rules! at {
+        ($t:ident { $($f:ident: $off:expr),* $(,)? }) => {
+            $(assert!(offset_of!(d::$t, $f) == $off);)*
+        };
+    }
     assert!(size_of::<d::D3DKMT_QUERYSTATISTICS>() == QUERY_SIZE);
-    assert!(offset_of!(d::D3DKMT_QUERYSTATISTICS, Type) == OFF_TYPE);
-    assert!(offset_of!(d::D3DKMT_QUERYSTATISTICS, AdapterLuid) == OFF_LUID);
-    assert!(offset_of!(d::D3DKMT_QUERYSTATISTICS, hProcess) == OFF_PROCESS);
-    assert!(offset_of!(d::D3DKMT_QUERYSTATISTICS, QueryResult) == OFF_RESULT);
     assert!(size_of::<d::D3DKMT_QUERYSTATISTICS_RESULT>() == RESULT_SIZE);
-    assert!(offset_of!(d::D3DKMT_QUERYSTATISTICS, Anonymous) == OFF_QUERY);
-    assert!(
-        offset_of!(d::D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION, NbSegments)
-            == result::ADAPTER_NB_SEGMENTS
-    );
-    assert!(
-        offset_of!(d::D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION, NodeCount)
-            == result::ADAPTER_NODE_COUNT
-    );
-    assert!(
-        offset_of!(d::D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION, CommitLimit)
-            == result::SEGMENT_COMMIT_LIMIT
-    );
-    assert!(
-        offset_of!(
-            d::D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION,
-            BytesCommitted
-        ) == result::SEGMENT_BYTES_COMMITTED
-    );
-    assert!(
-        offset_of!(d::D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION, BytesResident)
-            == result::SEGMENT_BYTES_RESIDENT
-    );
-    assert!(
-        offset_of!(d::D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION, Aperture)
-            == result::SEGMENT_APERTURE
-    );
-    assert!(
-        offset_of!(
-            d::D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_INFORMATION,
-            BytesCommitted
-        ) == result::PROCESS_SEGMENT_BYTES_COMMITTED
-    );
-    assert!(
-        offset_of!(
-            d::D3DKMT_QUERYSTATISTICS_PROCESS_NODE_INFORMATION,
-            RunningTime
-        ) == result::PROCESS_NODE_RUNNING_TIME
-    );
+    at!(D3DKMT_QUERYSTATISTICS {
+        Type: OFF_TYPE,
+        AdapterLuid: OFF_LUID,
+        hProcess: OFF_PROCESS,
+        QueryResult: OFF_RESULT,
+        Anonymous: OFF_QUERY,
+    });
+    at!(D3DKMT_QUERYSTATISTICS_ADAPTER_INFORMATION {
+        NbSegments: r::ADAPTER_NB_SEGMENTS,
+        NodeCount: r::ADAPTER_NODE_COUNT,
+    });
+    at!(D3DKMT_QUERYSTATISTICS_SEGMENT_INFORMATION {
+        CommitLimit: r::SEGMENT_COMMIT_LIMIT,
+        BytesCommitted: r::SEGMENT_BYTES_COMMITTED,
+        BytesResident: r::SEGMENT_BYTES_RESIDENT,
+        Aperture: r::SEGMENT_APERTURE,
+    });
+    at!(D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT_INFORMATION {
+        BytesCommitted: r::PROCESS_SEGMENT_BYTES_COMMITTED,
+    });
+    at!(D3DKMT_QUERYSTATISTICS_PROCESS_NODE_INFORMATION {
+        RunningTime: r::PROCESS_NODE_RUNNING_TIME,
+    });
     assert!(d::D3DKMT_QUERYSTATISTICS_PROCESS_SEGMENT.0 == QueryType::ProcessSegment as i32);
     assert!(d::D3DKMT_QUERYSTATISTICS_PROCESS_NODE.0 == QueryType::ProcessNode as i32);
     assert!(d::D3DKMT_QUERYSTATISTICS_SEGMENT.0 == QueryType::Segment as i32);

@@ -183,12 +183,56 @@ fn decode(r: &DxgRound, notes: &mut Vec<String>) -> Decoded {
 
 /// Turn `/dev/dxg` rounds into the WDDM view (devices, per-process usage), pairing an adapter with
 /// NVML's device only when there is one of each (no PCI address is available in WSL).
+///
+/// Order: decode both rounds' buffers, adapters into devices (`adapter_devices`), each process's
+/// statistics on each adapter into usage (`process_usage`), then the status line.
 pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Device]) -> WddmView {
     let mut notes = Vec::new();
     let now = decode(cur, &mut notes);
     let before = prev.map(|p| decode(p, &mut Vec::new()));
     let dt = prev.map(|p| cur.taken_100ns as i64 - p.taken_100ns as i64);
+    let (devices, uuid_of) = adapter_devices(&now, nvml_devices, &mut notes);
 
+    let mut processes: BTreeMap<u32, Process> = BTreeMap::new();
+    for ((pid, luid), stats) in &now.processes {
+        let Some(uuid) = uuid_of.get(luid) else {
+            continue;
+        };
+        let prev_nodes = before
+            .as_ref()
+            .and_then(|b| b.processes.get(&(*pid, *luid)))
+            .map(|p| &p.nodes);
+        if let Some(u) = process_usage(stats, uuid, prev_nodes, dt) {
+            processes
+                .entry(*pid)
+                .or_insert_with(|| Process::new(*pid))
+                .usage
+                .push(u);
+        }
+    }
+    if let Some(why) = &cur.process_query_unavailable {
+        notes.push(format!(
+            "per-process GPU statistics unavailable in WSL: {why}"
+        ));
+    }
+    let status = round_status(cur, devices.len(), processes.len());
+    WddmView {
+        devices,
+        processes: processes.into_values().collect(),
+        notes,
+        status,
+        memory_mode: MemoryMode::Dedicated,
+        busiest: BTreeMap::new(),
+    }
+}
+
+/// One device per adapter, and each adapter's uuid: NVML's when the one GPU adapter is paired
+/// with the one NVML device by elimination, else one made from the LUID.
+fn adapter_devices(
+    now: &Decoded,
+    nvml_devices: &[Device],
+    notes: &mut Vec<String>,
+) -> (Vec<Device>, BTreeMap<Luid, String>) {
     // Adapters with device-local (non-aperture) segments are the GPUs worth a device row.
     let gpus: Vec<Luid> = now
         .segments
@@ -213,11 +257,6 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
             _ => luid_uuid_with_prefix("wsl-dxg-luid", *luid),
         };
         uuid_of.insert(*luid, uuid.clone());
-        let local: Vec<&SegmentInfo> = segs.iter().filter(|s| !s.aperture).collect();
-        let aperture: Vec<&SegmentInfo> = segs.iter().filter(|s| s.aperture).collect();
-        let sum = |v: &[&SegmentInfo], f: fn(&SegmentInfo) -> u64| -> Option<u64> {
-            (!v.is_empty()).then(|| v.iter().map(|s| f(s)).sum())
-        };
         let index = match paired {
             Some(d) if uuid == d.uuid => d.index,
             _ => {
@@ -225,74 +264,80 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
                 next_index - 1
             }
         };
-        let mut d = Device::new(index, Vendor::Unknown, uuid, "dxg");
-        d.memory = Memory {
-            total_bytes: sum(&local, |s| s.commit_limit),
-            used_bytes: sum(&local, |s| s.bytes_committed),
+        devices.push(adapter_device(index, uuid, segs));
+    }
+    (devices, uuid_of)
+}
+
+/// An adapter's device row: device-local segments as its memory, aperture segments as system
+/// memory.
+fn adapter_device(index: u32, uuid: String, segs: &[SegmentInfo]) -> Device {
+    let local: Vec<&SegmentInfo> = segs.iter().filter(|s| !s.aperture).collect();
+    let aperture: Vec<&SegmentInfo> = segs.iter().filter(|s| s.aperture).collect();
+    let sum = |v: &[&SegmentInfo], f: fn(&SegmentInfo) -> u64| -> Option<u64> {
+        (!v.is_empty()).then(|| v.iter().map(|s| f(s)).sum())
+    };
+    let mut d = Device::new(index, Vendor::Unknown, uuid, "dxg");
+    d.memory = Memory {
+        total_bytes: sum(&local, |s| s.commit_limit),
+        used_bytes: sum(&local, |s| s.bytes_committed),
+        free_bytes: None,
+        reserved_bytes: None,
+    };
+    if let (Some(t), Some(u)) = (d.memory.total_bytes, d.memory.used_bytes) {
+        d.memory.free_bytes = t.checked_sub(u);
+    }
+    if !aperture.is_empty() {
+        d.system_memory = Some(Memory {
+            total_bytes: sum(&aperture, |s| s.commit_limit),
+            used_bytes: sum(&aperture, |s| s.bytes_committed),
             free_bytes: None,
             reserved_bytes: None,
-        };
-        if let (Some(t), Some(u)) = (d.memory.total_bytes, d.memory.used_bytes) {
-            d.memory.free_bytes = t.checked_sub(u);
-        }
-        if !aperture.is_empty() {
-            d.system_memory = Some(Memory {
-                total_bytes: sum(&aperture, |s| s.commit_limit),
-                used_bytes: sum(&aperture, |s| s.bytes_committed),
-                free_bytes: None,
-                reserved_bytes: None,
-            });
-        }
-        d.mark_unavailable("name", "WSL's /dev/dxg gives adapters by LUID only");
-        devices.push(d);
+        });
     }
+    d.mark_unavailable("name", "WSL's /dev/dxg gives adapters by LUID only");
+    d
+}
 
-    let mut processes: BTreeMap<u32, Process> = BTreeMap::new();
-    for ((pid, luid), ProcStats { dev, sys, nodes }) in &now.processes {
-        let total_time: u64 = nodes.values().sum();
-        if *dev == 0 && *sys == 0 && total_time == 0 {
-            continue;
-        }
-        let Some(uuid) = uuid_of.get(luid) else {
-            continue;
-        };
-        let mut u = Usage::new(uuid.clone(), LABEL);
-        u.memory_bytes = Some(*dev);
-        u.system_memory_bytes = Some(*sys);
-        let prev_nodes = before
-            .as_ref()
-            .and_then(|b| b.processes.get(&(*pid, *luid)))
-            .map(|p| &p.nodes);
-        match (prev_nodes, dt) {
-            (Some(pn), Some(dt)) if dt > 0 => {
-                for (node, t) in nodes {
-                    if let Some(b) = pn.get(node).filter(|b| *b <= t) {
-                        let pct = ((t - b) as f64 / dt as f64 * 100.0).clamp(0.0, 100.0);
-                        u.engines_by_type
-                            .insert(format!("node{node}"), pct.round() as u32);
-                    }
+/// One process's usage of one adapter; engine use per node is a rate against the previous
+/// round's running times (`dt` in 100 ns). `None` when the process holds nothing there.
+fn process_usage(
+    stats: &ProcStats,
+    uuid: &str,
+    prev_nodes: Option<&BTreeMap<u32, u64>>,
+    dt: Option<i64>,
+) -> Option<Usage> {
+    let ProcStats { dev, sys, nodes } = stats;
+    let total_time: u64 = nodes.values().sum();
+    if *dev == 0 && *sys == 0 && total_time == 0 {
+        return None;
+    }
+    let mut u = Usage::new(uuid.to_string(), LABEL);
+    u.memory_bytes = Some(*dev);
+    u.system_memory_bytes = Some(*sys);
+    match (prev_nodes, dt) {
+        (Some(pn), Some(dt)) if dt > 0 => {
+            for (node, t) in nodes {
+                if let Some(b) = pn.get(node).filter(|b| *b <= t) {
+                    let pct = ((t - b) as f64 / dt as f64 * 100.0).clamp(0.0, 100.0);
+                    u.engines_by_type
+                        .insert(format!("node{node}"), pct.round() as u32);
                 }
-                u.engines.sm_percent = u.engines_by_type.values().max().copied();
             }
-            (None, Some(_)) => {
-                u.engines.unavailable_reason = Some(
-                    "no earlier /dev/dxg reading of this process (new since the last round)".into(),
-                )
-            }
-            _ => u.engines.unavailable_reason = Some(FIRST_ROUND.into()),
+            u.engines.sm_percent = u.engines_by_type.values().max().copied();
         }
-        processes
-            .entry(*pid)
-            .or_insert_with(|| Process::new(*pid))
-            .usage
-            .push(u);
+        (None, Some(_)) => {
+            u.engines.unavailable_reason = Some(
+                "no earlier /dev/dxg reading of this process (new since the last round)".into(),
+            )
+        }
+        _ => u.engines.unavailable_reason = Some(FIRST_ROUND.into()),
     }
-    if let Some(why) = &cur.process_query_unavailable {
-        notes.push(format!(
-            "per-process GPU statistics unavailable in WSL: {why}"
-        ));
-    }
-    let status = if cur.adapters.is_empty() {
+    Some(u)
+}
+
+fn round_status(cur: &DxgRound, devices: usize, processes: usize) -> SourceStatus {
+    if cur.adapters.is_empty() {
         SourceStatus::new(
             "dxg",
             SourceState::Unavailable,
@@ -302,29 +347,14 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
         SourceStatus::new(
             "dxg",
             SourceState::Ok,
-            format!(
-                "{} adapter(s); per-process statistics unavailable: {why}",
-                devices.len()
-            ),
+            format!("{devices} adapter(s); per-process statistics unavailable: {why}"),
         )
     } else {
         SourceStatus::new(
             "dxg",
             SourceState::Ok,
-            format!(
-                "{} adapter(s), {} process(es) holding /dev/dxg",
-                devices.len(),
-                processes.len()
-            ),
+            format!("{devices} adapter(s), {processes} process(es) holding /dev/dxg"),
         )
-    };
-    WddmView {
-        devices,
-        processes: processes.into_values().collect(),
-        notes,
-        status,
-        memory_mode: MemoryMode::Dedicated,
-        busiest: BTreeMap::new(),
     }
 }
 

@@ -10,7 +10,7 @@ use super::abi::{
 };
 use super::{merge_round, pids_with_dxg, AdapterRecord, DxgRound, ProcessRecord};
 use crate::wddm::{apply, Luid};
-use gpuledger_model::{Device, Snapshot};
+use gpuledger_model::Snapshot;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -200,15 +200,13 @@ impl DxgSource {
         self.holders = Some(pids);
     }
 
-    /// One round into `snap`, merged with the NVML devices and processes already there.
+    /// One round into `snap`, merged with the NVML devices and processes already there. Order:
+    /// read (adapters and their segments, then each `/dev/dxg` holder's statistics), pair with
+    /// NVML's devices and merge ([`merge_round`]), then add to `snap`. Runs after NVML and before
+    /// DRM (see the crate docs).
     pub fn collect(&mut self, snap: &mut Snapshot) {
         let cur = self.read_round();
-        let nvml: Vec<Device> = snap
-            .devices
-            .iter()
-            .filter(|d| d.source == "nvml")
-            .cloned()
-            .collect();
+        let nvml = crate::wddm::merge::nvml_devices(snap);
         apply(snap, merge_round(self.prev.as_ref(), &cur, &nvml));
         self.prev = Some(cur);
     }

@@ -100,7 +100,9 @@ impl IokitSource {
         })
     }
 
-    /// One round into `snap`. A registry that cannot be read leaves an error status.
+    /// One round into `snap`: read the registry, turn it into devices and client processes
+    /// ([`merge_round`], rates against the previous round), add to `snap`. A registry that cannot
+    /// be read leaves an error status.
     pub fn collect(&mut self, snap: &mut Snapshot) {
         match self.read_round() {
             Ok(cur) => {

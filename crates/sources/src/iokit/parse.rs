@@ -77,41 +77,13 @@ pub struct IoRegRound {
     pub accelerators: Vec<AcceleratorRecord>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: not an IOKit registry recording: {source}")]
-    Parse {
-        path: String,
-        source: serde_json::Error,
-    },
-    #[error("{path}: {len} bytes is over the {max}-byte limit for a recording")]
-    TooLarge { path: String, len: u64, max: u64 },
-}
+pub use crate::recording::LoadError;
 
 const MAX_RECORDING: u64 = 16 << 20;
 
 /// Load a recorded [`IoRegRound`] (JSON).
 pub fn load_round(path: &Path) -> Result<IoRegRound, LoadError> {
-    let p = path.display().to_string();
-    let io = |source| LoadError::Io {
-        path: p.clone(),
-        source,
-    };
-    let len = std::fs::metadata(path).map_err(io)?.len();
-    if len > MAX_RECORDING {
-        return Err(LoadError::TooLarge {
-            path: p,
-            len,
-            max: MAX_RECORDING,
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    serde_json::from_str(&text).map_err(|source| LoadError::Parse { path: p, source })
+    crate::recording::load(path, "an IOKit registry recording", MAX_RECORDING)
 }
 
 /// `"pid 533, WindowServer"` → (533, `WindowServer`). The name may hold commas and spaces.
@@ -193,9 +165,9 @@ fn device_uuid(a: &AcceleratorRecord, i: usize) -> String {
     }
 }
 
-/// Per pid: GPU time summed over its clients, and whether every client had one.
-fn gpu_times(a: &AcceleratorRecord, bad: &mut usize) -> BTreeMap<u32, (String, Option<u64>)> {
-    let mut out: BTreeMap<u32, (String, Option<u64>)> = BTreeMap::new();
+/// Per pid: GPU time summed over its clients (`None` unless every client had one).
+fn gpu_times(a: &AcceleratorRecord, bad: &mut usize) -> GpuTimes {
+    let mut out = GpuTimes::new();
     for c in &a.clients {
         let Some((pid, name)) = c
             .properties
@@ -217,6 +189,10 @@ fn gpu_times(a: &AcceleratorRecord, bad: &mut usize) -> BTreeMap<u32, (String, O
 }
 
 /// Turn a registry round (and the previous one, for GPU-time rates) into devices and processes.
+///
+/// Per accelerator, in order: its device row from `PerformanceStatistics`
+/// (`accelerator_device`), then its user clients' GPU time as a rate per process
+/// (`add_client_usage`). Then the notes and the status line.
 pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
     let mut notes = Vec::new();
     let mut devices = Vec::new();
@@ -232,50 +208,14 @@ pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
             continue;
         };
         let uuid = device_uuid(a, i);
-        let stats = device_stats(perf);
-        let mut d = Device::new(devices.len() as u32, Vendor::Apple, uuid.clone(), SOURCE);
-        d.name = a.model.clone().or_else(|| Some(a.class.clone()));
-        // Unified memory: the GPU's pool is system RAM; `used` is what the GPU driver holds.
-        d.memory = Memory {
-            total_bytes: cur.host_memory_bytes,
-            used_bytes: stats.in_use_system_memory.or(stats.alloc_system_memory),
-            free_bytes: None,
-            reserved_bytes: None,
-        };
-        if stats.in_use_system_memory.is_none() && stats.alloc_system_memory.is_some() {
-            notes.push(format!(
-                "{}: no \"In use system memory\"; used = \"Alloc system memory\"",
-                a.class
-            ));
-        }
-        if d.memory.used_bytes.is_none() {
-            d.mark_unavailable(
-                "memory.used_bytes",
-                "PerformanceStatistics has neither In use nor Alloc system memory",
-            );
-        }
-        d.mark_unavailable(
-            "memory.free_bytes",
-            "unified memory: free GPU memory is free system RAM, shared with the CPU",
+        let d = accelerator_device(
+            a,
+            perf,
+            devices.len() as u32,
+            uuid.clone(),
+            cur.host_memory_bytes,
+            &mut notes,
         );
-        d.utilization.gpu_percent = stats.utilization_percent;
-        if d.utilization.gpu_percent.is_none() {
-            d.mark_unavailable(
-                "utilization.gpu_percent",
-                "PerformanceStatistics has no Device Utilization %",
-            );
-        }
-        if stats.renderer_percent.is_some() || stats.tiler_percent.is_some() {
-            d.busiest_engine = match (stats.renderer_percent, stats.tiler_percent) {
-                (Some(r), Some(t)) if t > r => Some("Tiler".into()),
-                (Some(_), _) => Some("Renderer".into()),
-                _ => Some("Tiler".into()),
-            };
-        }
-        for f in ["temperature_c", "power.usage_watts"] {
-            d.mark_unavailable(f, "not in the public IORegistry statistics");
-        }
-
         let cur_times = gpu_times(a, &mut bad_creators);
         let prev_times = prev.and_then(|p| {
             p.accelerators
@@ -284,31 +224,7 @@ pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
                 .find(|(j, pa)| device_uuid(pa, *j) == uuid)
                 .map(|(_, pa)| gpu_times(pa, &mut 0))
         });
-        for (pid, (name, t)) in cur_times {
-            let mut u = Usage::new(uuid.clone(), SOURCE);
-            u.unavailable_reason = Some(UNIFIED_MEMORY.to_string());
-            let rate = match (t, &prev_times, dt) {
-                (None, _, _) => Err(NO_GPU_TIME),
-                (Some(_), None, _) | (Some(_), _, None) => Err(FIRST_ROUND),
-                (Some(now), Some(pt), Some(dt)) => match pt.get(&pid).and_then(|p| p.1) {
-                    // A client closed and reopened can make the sum go down: no rate then.
-                    Some(before) if now >= before && dt > 0 => {
-                        Ok(((now - before) as f64 / dt as f64 * 100.0).clamp(0.0, 100.0))
-                    }
-                    Some(_) => Err("GPU time went backwards (a client closed); no rate this round"),
-                    None => Err(NEW_CLIENT),
-                },
-            };
-            match rate {
-                Ok(r) => u.engines.sm_percent = Some(r.round() as u32),
-                Err(why) => u.engines.unavailable_reason = Some(why.to_string()),
-            }
-            let p = processes.entry(pid).or_insert_with(|| Process::new(pid));
-            if p.name.is_none() && !name.is_empty() {
-                p.name = Some(name);
-            }
-            p.usage.push(u);
-        }
+        add_client_usage(&mut processes, &uuid, cur_times, prev_times.as_ref(), dt);
         devices.push(d);
     }
     if bad_creators > 0 {
@@ -339,6 +255,100 @@ pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
         processes: processes.into_values().collect(),
         notes,
         status,
+    }
+}
+
+/// One accelerator's device row. Unified memory: the GPU's pool is system RAM (`host_memory`),
+/// and `used` is what the GPU driver holds.
+fn accelerator_device(
+    a: &AcceleratorRecord,
+    perf: &Map<String, Value>,
+    index: u32,
+    uuid: String,
+    host_memory: Option<u64>,
+    notes: &mut Vec<String>,
+) -> Device {
+    let stats = device_stats(perf);
+    let mut d = Device::new(index, Vendor::Apple, uuid, SOURCE);
+    d.name = a.model.clone().or_else(|| Some(a.class.clone()));
+    d.memory = Memory {
+        total_bytes: host_memory,
+        used_bytes: stats.in_use_system_memory.or(stats.alloc_system_memory),
+        free_bytes: None,
+        reserved_bytes: None,
+    };
+    if stats.in_use_system_memory.is_none() && stats.alloc_system_memory.is_some() {
+        notes.push(format!(
+            "{}: no \"In use system memory\"; used = \"Alloc system memory\"",
+            a.class
+        ));
+    }
+    if d.memory.used_bytes.is_none() {
+        d.mark_unavailable(
+            "memory.used_bytes",
+            "PerformanceStatistics has neither In use nor Alloc system memory",
+        );
+    }
+    d.mark_unavailable(
+        "memory.free_bytes",
+        "unified memory: free GPU memory is free system RAM, shared with the CPU",
+    );
+    d.utilization.gpu_percent = stats.utilization_percent;
+    if d.utilization.gpu_percent.is_none() {
+        d.mark_unavailable(
+            "utilization.gpu_percent",
+            "PerformanceStatistics has no Device Utilization %",
+        );
+    }
+    if stats.renderer_percent.is_some() || stats.tiler_percent.is_some() {
+        d.busiest_engine = match (stats.renderer_percent, stats.tiler_percent) {
+            (Some(r), Some(t)) if t > r => Some("Tiler".into()),
+            (Some(_), _) => Some("Renderer".into()),
+            _ => Some("Tiler".into()),
+        };
+    }
+    for f in ["temperature_c", "power.usage_watts"] {
+        d.mark_unavailable(f, "not in the public IORegistry statistics");
+    }
+    d
+}
+
+/// Per pid on one device: GPU time summed over its clients, and the client's name.
+type GpuTimes = BTreeMap<u32, (String, Option<u64>)>;
+
+/// A usage row per client process of one device, its GPU % the rate of its GPU time since the
+/// previous round (`dt` ns); the creator's name fills a process name not yet known.
+fn add_client_usage(
+    processes: &mut BTreeMap<u32, Process>,
+    uuid: &str,
+    cur_times: GpuTimes,
+    prev_times: Option<&GpuTimes>,
+    dt: Option<u64>,
+) {
+    for (pid, (name, t)) in cur_times {
+        let mut u = Usage::new(uuid.to_string(), SOURCE);
+        u.unavailable_reason = Some(UNIFIED_MEMORY.to_string());
+        let rate = match (t, prev_times, dt) {
+            (None, _, _) => Err(NO_GPU_TIME),
+            (Some(_), None, _) | (Some(_), _, None) => Err(FIRST_ROUND),
+            (Some(now), Some(pt), Some(dt)) => match pt.get(&pid).and_then(|p| p.1) {
+                // A client closed and reopened can make the sum go down: no rate then.
+                Some(before) if now >= before && dt > 0 => {
+                    Ok(((now - before) as f64 / dt as f64 * 100.0).clamp(0.0, 100.0))
+                }
+                Some(_) => Err("GPU time went backwards (a client closed); no rate this round"),
+                None => Err(NEW_CLIENT),
+            },
+        };
+        match rate {
+            Ok(r) => u.engines.sm_percent = Some(r.round() as u32),
+            Err(why) => u.engines.unavailable_reason = Some(why.to_string()),
+        }
+        let p = processes.entry(pid).or_insert_with(|| Process::new(pid));
+        if p.name.is_none() && !name.is_empty() {
+            p.name = Some(name);
+        }
+        p.usage.push(u);
     }
 }
 

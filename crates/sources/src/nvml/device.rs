@@ -4,7 +4,19 @@
 use super::*;
 
 impl Nvml {
+    /// Every value of one device, in order: identity, memory, utilisation, sensors (temperature,
+    /// power), clocks, PCIe link.
     pub(super) fn fill_device(&self, h: DeviceHandle, dev: &mut Device) {
+        self.fill_identity(h, dev);
+        self.fill_memory(h, dev);
+        self.fill_utilization(h, dev);
+        self.fill_sensors(h, dev);
+        self.fill_clocks(h, dev);
+        self.fill_pcie(h, dev);
+    }
+
+    /// UUID, name and PCI bus id.
+    fn fill_identity(&self, h: DeviceHandle, dev: &mut Device) {
         let api = &self.api;
         match api.uuid.map(|f| read_string(|b, l| unsafe { f(h, b, l) })) {
             Some(Ok(u)) => dev.uuid = u,
@@ -26,8 +38,11 @@ impl Nvml {
         } else {
             dev.mark_unavailable("pci_bus_id", missing("nvmlDeviceGetPciInfo_v3"));
         }
-        self.fill_memory(h, dev);
-        match api.utilization {
+    }
+
+    /// GPU and memory-controller busy percentages (one call gives both).
+    fn fill_utilization(&self, h: DeviceHandle, dev: &mut Device) {
+        let why = match self.api.utilization {
             Some(f) => {
                 let mut u = ffi::Utilization::default();
                 // SAFETY: out-pointer to nvmlUtilization_t.
@@ -35,25 +50,20 @@ impl Nvml {
                     ffi::SUCCESS => {
                         dev.utilization.gpu_percent = Some(u.gpu);
                         dev.utilization.memory_percent = Some(u.memory);
+                        return;
                     }
-                    rc => {
-                        let e = self.call_err("nvmlDeviceGetUtilizationRates", rc);
-                        dev.mark_unavailable("utilization.gpu_percent", e.clone());
-                        dev.mark_unavailable("utilization.memory_percent", e);
-                    }
+                    rc => self.call_err("nvmlDeviceGetUtilizationRates", rc),
                 }
             }
-            None => {
-                dev.mark_unavailable(
-                    "utilization.gpu_percent",
-                    missing("nvmlDeviceGetUtilizationRates"),
-                );
-                dev.mark_unavailable(
-                    "utilization.memory_percent",
-                    missing("nvmlDeviceGetUtilizationRates"),
-                );
-            }
-        }
+            None => missing("nvmlDeviceGetUtilizationRates"),
+        };
+        dev.mark_unavailable("utilization.gpu_percent", why.clone());
+        dev.mark_unavailable("utilization.memory_percent", why);
+    }
+
+    /// Temperature and power (NVML gives milliwatts).
+    fn fill_sensors(&self, h: DeviceHandle, dev: &mut Device) {
+        let api = &self.api;
         if let Some(t) = self.u32_arg(
             h,
             api.temperature,
@@ -64,6 +74,7 @@ impl Nvml {
         ) {
             dev.temperature_c = i32::try_from(t).ok();
         }
+        let watts = |mw: u32| mw as f64 / 1000.0;
         dev.power.usage_watts = self
             .u32(
                 h,
@@ -72,7 +83,7 @@ impl Nvml {
                 dev,
                 "power.usage_watts",
             )
-            .map(|mw| mw as f64 / 1000.0);
+            .map(watts);
         dev.power.limit_watts = self
             .u32(
                 h,
@@ -81,59 +92,61 @@ impl Nvml {
                 dev,
                 "power.limit_watts",
             )
-            .map(|mw| mw as f64 / 1000.0);
-        dev.clocks.graphics_mhz = self.u32_arg(
-            h,
-            api.clock,
-            ffi::CLOCK_GRAPHICS,
-            "nvmlDeviceGetClockInfo",
-            dev,
-            "clocks.graphics_mhz",
-        );
-        dev.clocks.sm_mhz = self.u32_arg(
-            h,
-            api.clock,
-            ffi::CLOCK_SM,
-            "nvmlDeviceGetClockInfo",
-            dev,
-            "clocks.sm_mhz",
-        );
-        dev.clocks.memory_mhz = self.u32_arg(
-            h,
-            api.clock,
-            ffi::CLOCK_MEM,
-            "nvmlDeviceGetClockInfo",
-            dev,
-            "clocks.memory_mhz",
-        );
-        dev.pcie.link_gen = self.u32(
-            h,
-            api.pcie_gen,
-            "nvmlDeviceGetCurrPcieLinkGeneration",
-            dev,
-            "pcie.link_gen",
-        );
-        dev.pcie.link_width = self.u32(
-            h,
-            api.pcie_width,
-            "nvmlDeviceGetCurrPcieLinkWidth",
-            dev,
-            "pcie.link_width",
-        );
-        dev.pcie.max_link_gen = self.u32(
-            h,
-            api.pcie_max_gen,
-            "nvmlDeviceGetMaxPcieLinkGeneration",
-            dev,
-            "pcie.max_link_gen",
-        );
-        dev.pcie.max_link_width = self.u32(
-            h,
-            api.pcie_max_width,
-            "nvmlDeviceGetMaxPcieLinkWidth",
-            dev,
-            "pcie.max_link_width",
-        );
+            .map(watts);
+    }
+
+    /// Graphics, SM and memory clocks: one entry point, one clock per call.
+    fn fill_clocks(&self, h: DeviceHandle, dev: &mut Device) {
+        let [graphics, sm, memory] = [
+            (ffi::CLOCK_GRAPHICS, "clocks.graphics_mhz"),
+            (ffi::CLOCK_SM, "clocks.sm_mhz"),
+            (ffi::CLOCK_MEM, "clocks.memory_mhz"),
+        ]
+        .map(|(clock, field)| {
+            self.u32_arg(
+                h,
+                self.api.clock,
+                clock,
+                "nvmlDeviceGetClockInfo",
+                dev,
+                field,
+            )
+        });
+        dev.clocks.graphics_mhz = graphics;
+        dev.clocks.sm_mhz = sm;
+        dev.clocks.memory_mhz = memory;
+    }
+
+    /// Current and maximum PCIe link generation and width.
+    fn fill_pcie(&self, h: DeviceHandle, dev: &mut Device) {
+        let api = &self.api;
+        let [gen, width, max_gen, max_width] = [
+            (
+                api.pcie_gen,
+                "nvmlDeviceGetCurrPcieLinkGeneration",
+                "pcie.link_gen",
+            ),
+            (
+                api.pcie_width,
+                "nvmlDeviceGetCurrPcieLinkWidth",
+                "pcie.link_width",
+            ),
+            (
+                api.pcie_max_gen,
+                "nvmlDeviceGetMaxPcieLinkGeneration",
+                "pcie.max_link_gen",
+            ),
+            (
+                api.pcie_max_width,
+                "nvmlDeviceGetMaxPcieLinkWidth",
+                "pcie.max_link_width",
+            ),
+        ]
+        .map(|(f, fname, field)| self.u32(h, f, fname, dev, field));
+        dev.pcie.link_gen = gen;
+        dev.pcie.link_width = width;
+        dev.pcie.max_link_gen = max_gen;
+        dev.pcie.max_link_width = max_width;
     }
 
     pub(super) fn fill_memory(&self, h: DeviceHandle, dev: &mut Device) {
@@ -153,10 +166,7 @@ impl Nvml {
                 return;
             }
             if self.api.memory.is_none() {
-                let e = self.call_err("nvmlDeviceGetMemoryInfo_v2", rc);
-                for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
-                    dev.mark_unavailable(&format!("memory.{k}"), e.clone());
-                }
+                mark_memory_unavailable(dev, self.call_err("nvmlDeviceGetMemoryInfo_v2", rc));
                 return;
             }
         }
@@ -175,21 +185,11 @@ impl Nvml {
                         );
                     }
                     rc => {
-                        let e = self.call_err("nvmlDeviceGetMemoryInfo", rc);
-                        for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
-                            dev.mark_unavailable(&format!("memory.{k}"), e.clone());
-                        }
+                        mark_memory_unavailable(dev, self.call_err("nvmlDeviceGetMemoryInfo", rc))
                     }
                 }
             }
-            None => {
-                for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
-                    dev.mark_unavailable(
-                        &format!("memory.{k}"),
-                        missing("nvmlDeviceGetMemoryInfo"),
-                    );
-                }
-            }
+            None => mark_memory_unavailable(dev, missing("nvmlDeviceGetMemoryInfo")),
         }
     }
 
@@ -246,5 +246,12 @@ impl Nvml {
             Some(f) => unsafe { f(h, arg, out) },
             None => ffi::ERROR_NOT_SUPPORTED,
         })
+    }
+}
+
+/// Every memory figure unknown, for one reason.
+fn mark_memory_unavailable(dev: &mut Device, why: String) {
+    for k in ["total_bytes", "used_bytes", "free_bytes", "reserved_bytes"] {
+        dev.mark_unavailable(&format!("memory.{k}"), why.clone());
     }
 }

@@ -193,6 +193,8 @@ impl Nvml {
     }
 
     /// One collection round: devices and their processes into `snap`. Returns the source status.
+    /// It runs first in a round (see the crate docs); per device, in order: identity, memory,
+    /// utilisation, sensors, clocks, PCIe link, then its process lists and utilisation samples.
     pub fn collect(&mut self, snap: &mut Snapshot) -> SourceStatus {
         let driver = self.driver_version();
         let count = match self.device_count() {

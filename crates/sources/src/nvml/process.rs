@@ -4,8 +4,8 @@
 use super::*;
 
 impl Nvml {
-    /// Merge the compute, graphics and MPS lists per pid (a process can be in several: CUDA/Vulkan
-    /// interop). Each list reports all memory of the process, so take the larger, never the sum.
+    /// One device's processes into `out`: the lists merged per pid ([`Nvml::merged_lists`]),
+    /// then each process's utilisation sample.
     pub(super) fn fill_processes(
         &mut self,
         h: DeviceHandle,
@@ -15,6 +15,31 @@ impl Nvml {
         out: &mut BTreeMap<u32, Vec<Usage>>,
         problems: &mut Vec<String>,
     ) {
+        let merged = self.merged_lists(h, index, uuid, problems);
+        let util = self.utilization_samples(h, index);
+        for (pid, mut u) in merged {
+            u.kinds.sort();
+            if u.memory_bytes.is_none() {
+                u.unavailable_reason = Some(if wddm_like {
+                    "NVML reports per-process memory as not available under WDDM (Windows manages video memory)".into()
+                } else {
+                    "NVML reports this process's memory as not available (MIG without privileges, or not tracked by the driver)".into()
+                });
+            }
+            u.engines = engines_of(&util, pid);
+            out.entry(pid).or_default().push(u);
+        }
+    }
+
+    /// Merge the compute, graphics and MPS lists per pid (a process can be in several: CUDA/Vulkan
+    /// interop). Each list reports all memory of the process, so take the larger, never the sum.
+    fn merged_lists(
+        &self,
+        h: DeviceHandle,
+        index: u32,
+        uuid: &str,
+        problems: &mut Vec<String>,
+    ) -> BTreeMap<u32, Usage> {
         let mut merged: BTreeMap<u32, Usage> = BTreeMap::new();
         for (kind, list) in [
             (UsageKind::Compute, self.api.compute),
@@ -51,41 +76,7 @@ impl Nvml {
                 };
             }
         }
-        let util = self.utilization_samples(h, index);
-        for (pid, mut u) in merged {
-            u.kinds.sort();
-            if u.memory_bytes.is_none() {
-                u.unavailable_reason = Some(if wddm_like {
-                    "NVML reports per-process memory as not available under WDDM (Windows manages video memory)".into()
-                } else {
-                    "NVML reports this process's memory as not available (MIG without privileges, or not tracked by the driver)".into()
-                });
-            }
-            u.engines = match &util {
-                Ok(samples) => match samples.get(&pid) {
-                    Some(s) => Engines {
-                        sm_percent: Some(s.sm_util),
-                        memory_percent: Some(s.mem_util),
-                        encoder_percent: Some(s.enc_util),
-                        decoder_percent: Some(s.dec_util),
-                        unavailable_reason: None,
-                    },
-                    // NVML returns samples only for processes that were busy in the window.
-                    None => Engines {
-                        sm_percent: Some(0),
-                        memory_percent: Some(0),
-                        encoder_percent: Some(0),
-                        decoder_percent: Some(0),
-                        unavailable_reason: None,
-                    },
-                },
-                Err(reason) => Engines {
-                    unavailable_reason: Some(reason.clone()),
-                    ..Engines::default()
-                },
-            };
-            out.entry(pid).or_default().push(u);
-        }
+        merged
     }
 
     /// Latest utilisation sample per pid: new samples since the previous round, else one from the
@@ -243,5 +234,35 @@ pub(super) fn running(
             }
             Err(ListError::Call(name, ffi::ERROR_INSUFFICIENT_SIZE))
         }
+    }
+}
+
+/// A process's engine use from the device's samples; no sample means idle in the window.
+fn engines_of(
+    util: &Result<HashMap<u32, ffi::ProcessUtilizationSample>, String>,
+    pid: u32,
+) -> Engines {
+    match util {
+        Ok(samples) => match samples.get(&pid) {
+            Some(s) => Engines {
+                sm_percent: Some(s.sm_util),
+                memory_percent: Some(s.mem_util),
+                encoder_percent: Some(s.enc_util),
+                decoder_percent: Some(s.dec_util),
+                unavailable_reason: None,
+            },
+            // NVML returns samples only for processes that were busy in the window.
+            None => Engines {
+                sm_percent: Some(0),
+                memory_percent: Some(0),
+                encoder_percent: Some(0),
+                decoder_percent: Some(0),
+                unavailable_reason: None,
+            },
+        },
+        Err(reason) => Engines {
+            unavailable_reason: Some(reason.clone()),
+            ..Engines::default()
+        },
     }
 }

@@ -166,58 +166,19 @@ pub fn pdh_status_name(code: u32) -> String {
 }
 
 /// Errors loading recorded rounds and adapter lists.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: not a WDDM {what} recording: {source}")]
-    Parse {
-        path: String,
-        what: &'static str,
-        source: serde_json::Error,
-    },
-    #[error("{path}: file is {len} bytes, larger than the {max}-byte limit for a recording")]
-    TooLarge { path: String, len: u64, max: u64 },
-}
+pub use crate::recording::LoadError;
 
 /// Recordings stay far below this; it keeps a wrong path from loading a huge file.
 const MAX_RECORDING: u64 = 64 << 20;
 
-fn load<T: serde::de::DeserializeOwned>(path: &Path, what: &'static str) -> Result<T, LoadError> {
-    let p = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
-        path: p.clone(),
-        source,
-    })?;
-    if meta.len() > MAX_RECORDING {
-        return Err(LoadError::TooLarge {
-            path: p,
-            len: meta.len(),
-            max: MAX_RECORDING,
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: p.clone(),
-        source,
-    })?;
-    serde_json::from_str(&text).map_err(|source| LoadError::Parse {
-        path: p,
-        what,
-        source,
-    })
-}
-
 /// Load a recorded [`Round`] (JSON).
 pub fn load_round(path: &Path) -> Result<Round, LoadError> {
-    load(path, "counter round")
+    crate::recording::load(path, "a WDDM counter round recording", MAX_RECORDING)
 }
 
 /// Load a recorded DXGI adapter list (JSON array of [`DxgiAdapter`]).
 pub fn load_adapters(path: &Path) -> Result<Vec<DxgiAdapter>, LoadError> {
-    load(path, "adapter list")
+    crate::recording::load(path, "a WDDM adapter list recording", MAX_RECORDING)
 }
 
 #[cfg(test)]

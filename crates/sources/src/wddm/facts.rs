@@ -2,6 +2,7 @@
 //! parent and listening TCP ports — the raw material identification reads from /proc on Linux.
 //! Read on demand and cached by the caller, never on every round.
 
+use super::apply::image_base_name;
 use crate::procfs::ProcessFacts;
 use std::mem::size_of;
 use windows::core::PWSTR;
@@ -42,8 +43,17 @@ fn wide(buf: &[u16]) -> String {
     String::from_utf16_lossy(&buf[..end])
 }
 
-fn base(path: &str) -> String {
-    path.rsplit(['\\', '/']).next().unwrap_or(path).to_string()
+/// The full image path of the process behind `h` (a handle with at least
+/// `PROCESS_QUERY_LIMITED_INFORMATION`), if Windows gives it.
+pub(super) fn image_path(h: HANDLE) -> Option<String> {
+    let mut buf = [0u16; 1024];
+    let mut len = buf.len() as u32;
+    // SAFETY: `buf` holds `len` wide chars; `len` is updated to the length written.
+    unsafe { QueryFullProcessImageNameW(h, PROCESS_NAME_WIN32, PWSTR(buf.as_mut_ptr()), &mut len) }
+        .ok()?;
+    Some(String::from_utf16_lossy(
+        &buf[..(len as usize).min(buf.len())],
+    ))
 }
 
 fn image_and_modules(pid: u32, f: &mut ProcessFacts) {
@@ -59,16 +69,8 @@ fn image_and_modules(pid: u32, f: &mut ProcessFacts) {
             return;
         }
     };
-    let mut buf = [0u16; 1024];
-    let mut len = buf.len() as u32;
-    // SAFETY: `buf` holds `len` wide chars.
-    if unsafe {
-        QueryFullProcessImageNameW(h, PROCESS_NAME_WIN32, PWSTR(buf.as_mut_ptr()), &mut len)
-    }
-    .is_ok()
-    {
-        let exe = String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())]);
-        f.comm = Some(base(&exe));
+    if let Some(exe) = image_path(h) {
+        f.comm = Some(image_base_name(&exe).to_string());
         f.exe = Some(exe);
     }
     let mut mods = vec![HMODULE::default(); 512];

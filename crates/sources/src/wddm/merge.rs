@@ -5,7 +5,7 @@ use super::accumulate::*;
 use super::counters::{paths, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::{engine_class, EngineClass, Luid};
 use gpuledger_model::{
-    Device, Memory, Process, SourceState, SourceStatus, Usage, UsageKind, Vendor,
+    Device, Memory, Process, Snapshot, SourceState, SourceStatus, Usage, UsageKind, Vendor,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -177,29 +177,18 @@ fn memory_counters(cur: &Round, notes: &mut Vec<String>) -> MemoryCounters {
     let mem_missing = mem
         .is_none()
         .then(|| cur.missing_reason(paths::PROCESS_LOCAL));
-    let (a_mem, adapter_mem_path, a_sys, a_sys_path) = if mode == MemoryMode::Dedicated {
-        (
-            cur.adapter_dedicated
-                .as_ref()
-                .or(cur.adapter_local.as_ref()),
-            paths::ADAPTER_DEDICATED,
-            cur.adapter_shared
-                .as_ref()
-                .or(cur.adapter_non_local.as_ref()),
-            paths::ADAPTER_SHARED,
-        )
+    // Each mode's own adapter counters first, the other mode's as the fallback.
+    let dedicated = (cur.adapter_dedicated.as_ref(), paths::ADAPTER_DEDICATED);
+    let shared = (cur.adapter_shared.as_ref(), paths::ADAPTER_SHARED);
+    let local = (cur.adapter_local.as_ref(), paths::ADAPTER_LOCAL);
+    let non_local = (cur.adapter_non_local.as_ref(), paths::ADAPTER_NON_LOCAL);
+    let ((own_mem, alt_mem), (own_sys, alt_sys)) = if mode == MemoryMode::Dedicated {
+        ((dedicated, local), (shared, non_local))
     } else {
-        (
-            cur.adapter_local
-                .as_ref()
-                .or(cur.adapter_dedicated.as_ref()),
-            paths::ADAPTER_LOCAL,
-            cur.adapter_non_local
-                .as_ref()
-                .or(cur.adapter_shared.as_ref()),
-            paths::ADAPTER_NON_LOCAL,
-        )
+        ((local, dedicated), (non_local, shared))
     };
+    let (a_mem, adapter_mem_path) = (own_mem.0.or(alt_mem.0), own_mem.1);
+    let (a_sys, a_sys_path) = (own_sys.0.or(alt_sys.0), own_sys.1);
     MemoryCounters {
         mode,
         label,
@@ -492,6 +481,16 @@ fn round_status(
         SourceState::Ok,
         format!("{devices} adapter(s), {processes} process(es); {mem_words}; {eng_words}"),
     )
+}
+
+/// The devices NVML already put in `snap`: what a WDDM or `/dev/dxg` round pairs its adapters
+/// with.
+pub fn nvml_devices(snap: &Snapshot) -> Vec<Device> {
+    snap.devices
+        .iter()
+        .filter(|d| d.source == "nvml")
+        .cloned()
+        .collect()
 }
 
 /// Turn a round (and the one before it, for engine rates) into devices and per-process usage.

@@ -15,7 +15,7 @@
 //!
 //! Entry points: on Windows `WddmSource::new()?` then, each refresh,
 //! `source.collect(&mut snapshot)` after NVML has filled the snapshot. Everywhere (tests, replay):
-//! [`merge_round`]`(prev, cur, adapters, nvml_devices)` → [`WddmView`], then [`apply`].
+//! [`merge_round`]`(prev, cur, adapters, nvml_devices)` → [`WddmView`], then [`apply()`].
 
 mod accumulate;
 pub mod apply;

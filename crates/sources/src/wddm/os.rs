@@ -9,9 +9,8 @@
 use super::apply::{apply, image_base_name};
 use super::counters::{pdh_status_name, CounterArray, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::Luid;
-use super::merge::merge_round;
-use gpuledger_model::{Device, Process, Snapshot};
-use windows::core::PWSTR;
+use super::merge::{merge_round, nvml_devices};
+use gpuledger_model::{Process, Snapshot};
 use windows::core::{HSTRING, PCWSTR};
 use windows::Wdk::Graphics::Direct3D::{
     D3DKMTCloseAdapter, D3DKMTOpenAdapterFromLuid, D3DKMTQueryAdapterInfo, D3DKMT_ADAPTERADDRESS,
@@ -25,8 +24,7 @@ use windows::Win32::System::Performance::{
     PdhOpenQueryW, PDH_HCOUNTER, PDH_HQUERY, PDH_MORE_DATA, PDH_RAW_COUNTER_ITEM_W,
 };
 use windows::Win32::System::Threading::{
-    GetProcessTimes, OpenProcess, QueryFullProcessImageNameW, PROCESS_NAME_WIN32,
-    PROCESS_QUERY_LIMITED_INFORMATION,
+    GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -142,15 +140,12 @@ impl WddmSource {
         round
     }
 
-    /// One round into `snap`: read, merge with NVML's devices and processes already there, balance.
+    /// One round into `snap`: read the counters, merge with NVML's devices and processes already
+    /// there ([`merge_round`]), name the processes the counters list, then add to `snap` and
+    /// balance. Runs after NVML (see the crate docs).
     pub fn collect(&mut self, snap: &mut Snapshot) {
         let cur = self.read_round();
-        let nvml: Vec<Device> = snap
-            .devices
-            .iter()
-            .filter(|d| d.source == "nvml")
-            .cloned()
-            .collect();
+        let nvml = nvml_devices(snap);
         let mut view = merge_round(self.prev.as_ref(), &cur, &self.adapters, &nvml);
         if let Some(e) = &self.adapters_error {
             view.notes.push(format!(
@@ -177,15 +172,7 @@ fn fill_process_identity(processes: &mut [Process]) {
                 continue;
             }
         };
-        let mut buf = [0u16; 1024];
-        let mut len = buf.len() as u32;
-        // SAFETY: `buf` holds `len` wide chars; `len` is updated to the length written.
-        if unsafe {
-            QueryFullProcessImageNameW(h, PROCESS_NAME_WIN32, PWSTR(buf.as_mut_ptr()), &mut len)
-        }
-        .is_ok()
-        {
-            let path = String::from_utf16_lossy(&buf[..(len as usize).min(buf.len())]);
+        if let Some(path) = super::facts::image_path(h) {
             p.name = Some(image_base_name(&path).to_string());
             p.exe = Some(path);
         }

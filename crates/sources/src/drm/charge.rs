@@ -1,0 +1,187 @@
+//! Charging: each client to one process (the others holding it see it as shared), its engine
+//! rates against the previous round, and the per-process sums merged into the snapshot.
+
+use super::clients::Client;
+use super::usage::{memory_of, rates, Agg};
+use super::{plural, DrmSource, DEDUPE_RULE};
+use gpuledger_model::{Process, Snapshot};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+/// Per process, per device uuid: what the clients charged to it hold.
+pub(super) type Charged = BTreeMap<u32, BTreeMap<String, Agg>>;
+
+/// Malformed fdinfo lines quoted in the snapshot notes.
+const MAX_PROBLEM_NOTES: usize = 10;
+
+impl DrmSource {
+    /// Charge each client to one process and compute engine rates; returns per-pid usage.
+    /// Notes on malformed lines and on de-duplication go into `snap`.
+    pub(super) fn charge(
+        &mut self,
+        clients: &[Client],
+        by_slot: &BTreeMap<String, String>,
+        now_ns: u64,
+        snap: &mut Snapshot,
+    ) -> Charged {
+        let mut out = Charged::new();
+        let mut next_prev = HashMap::with_capacity(clients.len());
+        let mut problems = ProblemNotes::default();
+        for c in clients {
+            let uuid = by_slot[&c.slot].clone();
+            let mut holders: Vec<u32> = c.fds.iter().map(|f| f.0).collect();
+            holders.dedup();
+            let owner = self.owner_of(&holders);
+            let key = (c.slot.clone(), c.ident());
+            let (sample, rates) = rates(self.prev.get(&key), &c.info, now_ns);
+            next_prev.insert(key, sample);
+
+            let (vram, sys) = memory_of(c);
+            let agg = out
+                .entry(owner)
+                .or_default()
+                .entry(uuid.clone())
+                .or_default();
+            agg.clients += 1;
+            agg.add_memory(vram, sys);
+            match rates {
+                Some(r) => agg.add_rates(&r),
+                None => agg.engines_missing = true,
+            }
+            problems.add(c);
+            for &h in holders.iter().filter(|&&h| h != owner) {
+                let a = out.entry(h).or_default().entry(uuid.clone()).or_default();
+                a.notes.push(format!(
+                    "shares DRM client {} with pid {owner}, which is charged for it",
+                    c.label()
+                ));
+                a.shared_only_clients += 1;
+            }
+        }
+        self.prev = next_prev;
+        let mut notes = problems.finish();
+        if let Some(n) = self.dedupe_note() {
+            notes.insert(0, n);
+        }
+        snap.notes.extend(notes);
+        out
+    }
+
+    /// The process charged for a client: PID 1 and systemd descriptor holders last, then the
+    /// lowest PID.
+    fn owner_of(&self, holders: &[u32]) -> u32 {
+        if holders.len() > 1 {
+            *holders
+                .iter()
+                .min_by_key(|&&p| (is_fd_store(&self.proc_root, p), p))
+                .unwrap_or(&holders[0])
+        } else {
+            holders[0]
+        }
+    }
+
+    /// The de-duplication rule with this round's counts, when some client needed it.
+    fn dedupe_note(&self) -> Option<String> {
+        let s = &self.stats;
+        (s.shared_clients > 0 || s.dup_fd_clients > 0).then(|| {
+            format!(
+                "{DEDUPE_RULE} ({} client{} on several descriptors of one process, {} shared between processes)",
+                s.dup_fd_clients,
+                plural(s.dup_fd_clients),
+                s.shared_clients
+            )
+        })
+    }
+
+    /// Add the per-process usage to the snapshot (merging with processes other sources found).
+    pub(super) fn merge(&self, snap: &mut Snapshot, usage: Charged) {
+        let kfd: BTreeSet<u32> = self
+            .index
+            .as_ref()
+            .map(|i| {
+                i.entries
+                    .iter()
+                    .filter(|(_, e)| e.kfd)
+                    .map(|(p, _)| *p)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut kfd_without_drm = 0;
+        for pid in &kfd {
+            if !usage.contains_key(pid) {
+                kfd_without_drm += 1;
+            }
+        }
+        for (pid, devs) in usage {
+            let pos = match snap.processes.iter().position(|p| p.pid == pid) {
+                Some(i) => i,
+                None => {
+                    snap.processes.push(Process::new(pid));
+                    snap.processes.len() - 1
+                }
+            };
+            let p = &mut snap.processes[pos];
+            let is_kfd = kfd.contains(&pid);
+            p.rocm_kfd |= is_kfd;
+            for (uuid, agg) in devs {
+                p.usage.push(agg.into_usage(uuid, is_kfd));
+            }
+        }
+        if kfd_without_drm > 0 {
+            snap.notes.push(format!(
+                "{kfd_without_drm} process{} /dev/kfd (ROCm) open but no DRM node: {} GPU memory cannot be attributed",
+                if kfd_without_drm == 1 { " has" } else { "es have" },
+                if kfd_without_drm == 1 { "its" } else { "their" }
+            ));
+        }
+    }
+}
+
+/// Notes quoting malformed fdinfo lines: the first [`MAX_PROBLEM_NOTES`], then a count of the
+/// rest, so a hostile file cannot flood the snapshot.
+#[derive(Default)]
+struct ProblemNotes {
+    notes: Vec<String>,
+    seen: usize,
+}
+
+impl ProblemNotes {
+    fn add(&mut self, c: &Client) {
+        for p in &c.info.problems {
+            if self.seen < MAX_PROBLEM_NOTES {
+                self.notes.push(format!(
+                    "{} line {}: {:?}: {}",
+                    c.fds[0].2.display(),
+                    p.line,
+                    p.text,
+                    p.why
+                ));
+            }
+            self.seen += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.seen > MAX_PROBLEM_NOTES {
+            self.notes.push(format!(
+                "{} more malformed fdinfo lines not listed",
+                self.seen - MAX_PROBLEM_NOTES
+            ));
+        }
+        self.notes
+    }
+}
+
+/// PID 1 and systemd's descriptor holders (logind keeps the compositor's DRM fds) hold clients
+/// that some other process really uses; amdgpu_top excludes them for the same reason.
+fn is_fd_store(proc_root: &Path, pid: u32) -> bool {
+    if pid == 1 {
+        return true;
+    }
+    let mut raw = Vec::new();
+    let ok = fs::File::open(proc_root.join(pid.to_string()).join("cmdline"))
+        .and_then(|f| f.take(512).read_to_end(&mut raw));
+    ok.is_ok() && (raw.starts_with(b"/lib/systemd/") || raw.starts_with(b"/usr/lib/systemd/"))
+}
