@@ -1,4 +1,4 @@
-//! The lines of the estimate, one function each: weights (which tensors `-ngl` puts on the
+//! The lines of the estimate, one entry function each: weights (which tensors `-ngl` puts on the
 //! device), the KV cache (cells, streams, layers, types), compute buffers (the replayed graph) and
 //! the runtime overhead.
 
