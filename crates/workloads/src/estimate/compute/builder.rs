@@ -23,6 +23,8 @@ pub(super) struct Builder<'a> {
     pub(super) layers: &'a [Layer],
     pub(super) n_seq: u64,
     pub(super) n_outputs: u64,
+    /// Gemma scales the embeddings by sqrt(n_embd) and the queries before attention.
+    gemma: bool,
     pub(super) g: Graph,
     /// Parts of the graph written coarsely, in the order first met.
     pub(super) approx: Vec<&'static str>,
@@ -90,15 +92,12 @@ impl<'a> Builder<'a> {
             layers,
             n_seq: r.n_seq.max(1),
             n_outputs,
+            gemma: p.arch.starts_with("gemma"),
             g,
             approx: Vec::new(),
             cur_t: n_tokens,
             inputs: Inputs::default(),
         }
-    }
-
-    fn gemma(&self) -> bool {
-        self.p.arch.starts_with("gemma")
     }
 
     /// Bytes of an n_embd row per current token.
@@ -145,8 +144,7 @@ impl<'a> Builder<'a> {
         });
         // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
         // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
-        let scale_rows =
-            (self.p.arch.starts_with("gemma") && self.rules.mixed_input).then(|| g.input(t * 4));
+        let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
@@ -226,7 +224,7 @@ impl<'a> Builder<'a> {
         }
         if let Some(s) = i.scale_rows {
             g.inplace(et, &[inp, s])
-        } else if self.p.arch.starts_with("gemma") {
+        } else if self.gemma {
             g.inplace(et, &[inp]) // older builds: ggml_scale by sqrt(n_embd)
         } else {
             inp
@@ -382,7 +380,7 @@ impl<'a> Builder<'a> {
             };
             let k_before_v = l.swa || self.p.cache == CacheKind::Iswa;
             let idx = (cache.k_idx, cache.v_idx, mask);
-            let gemma = self.gemma();
+            let gemma = self.gemma;
             attention(
                 &mut self.g,
                 l,
