@@ -301,20 +301,39 @@ impl Graph {
     /// source that nothing consumes, which keeps the source allocated to the end (ggml-alloc
     /// frees a tensor only when no view of it is left).
     fn schedule(&self, has_device: bool) -> Seq {
-        let n = self.t.len();
+        let be = self.assign(has_device);
+        self.split(&be)
+    }
+
+    /// An op for the scheduler: not a view (a node writing into other memory is one).
+    fn is_op(&self, id: Id) -> bool {
+        let t = &self.t[id];
+        !(t.is_view && (t.view_src.is_some() || t.backend.is_none()))
+    }
+
+    /// Passes 1 to 4: every tensor's backend.
+    fn assign(&self, has_device: bool) -> Vec<u8> {
         let mut be: Vec<Option<u8>> = self.t.iter().map(|t| t.backend).collect();
         if !has_device {
             be.iter_mut().for_each(|b| *b = Some(HOST));
         }
-        // An op for the scheduler: not a view (a node writing into other memory is one).
-        let is_op = |id: Id| {
-            let t = &self.t[id];
-            !(t.is_view && (t.view_src.is_some() || t.backend.is_none()))
-        };
-        // pass 1: ops on weights.
+        self.ops_on_weights(&mut be, has_device);
+        self.expand(&mut be);
+        // pass 4: views follow their source; an op still unassigned goes to the first backend.
+        let first = if has_device { DEVICE } else { HOST };
+        for id in 0..self.t.len() {
+            if be[id].is_none() {
+                be[id] = self.t[id].view_src.and_then(|r| be[r]).or(Some(first));
+            }
+        }
+        be.into_iter().map(|b| b.unwrap_or(HOST)).collect()
+    }
+
+    /// Pass 1: an op on a weight runs where the weight is, or on the device when it offloads it.
+    fn ops_on_weights(&self, be: &mut [Option<u8>], has_device: bool) {
         for &id in &self.nodes {
             let t = &self.t[id];
-            if !is_op(id) || be[id].is_some() {
+            if !self.is_op(id) || be[id].is_some() {
                 continue;
             }
             let w = t
@@ -330,8 +349,16 @@ impl Graph {
                 }
             });
         }
-        // pass 2: expansion over the ops.
-        let ops: Vec<Id> = self.nodes.iter().copied().filter(|&id| is_op(id)).collect();
+    }
+
+    /// Pass 2: the device spreads down then up over unassigned ops, then any backend.
+    fn expand(&self, be: &mut [Option<u8>]) {
+        let ops: Vec<Id> = self
+            .nodes
+            .iter()
+            .copied()
+            .filter(|&id| self.is_op(id))
+            .collect();
         for (gpu_only, down) in [(true, true), (true, false), (false, true), (false, false)] {
             let mut cur: Option<u8> = None;
             let mut step = |id: Id| match be[id] {
@@ -345,88 +372,107 @@ impl Graph {
                 ops.iter().rev().for_each(|&id| step(id));
             }
         }
-        // pass 4: views follow their source; an op still unassigned goes to the first backend.
-        let first = if has_device { DEVICE } else { HOST };
-        for id in 0..n {
-            if be[id].is_none() {
-                be[id] = self.t[id].view_src.and_then(|r| be[r]).or(Some(first));
-            }
-        }
-        let mut info: Vec<Info> = self
+    }
+
+    /// Pass 5: cut the graph where the backend changes and give each split its input copies.
+    fn split(&self, be: &[u8]) -> Seq {
+        let info: Vec<Info> = self
             .t
             .iter()
-            .zip(&be)
-            .map(|(t, b)| Info {
+            .zip(be)
+            .map(|(t, &b)| Info {
                 bytes: t.bytes,
-                backend: b.unwrap_or(HOST),
+                backend: b,
                 view_src: t.view_src,
                 is_view: t.is_view,
                 output: t.output,
                 inplace: t.inplace,
             })
             .collect();
-        // pass 5: splits and copies.
-        let mut nodes: Vec<(Id, Vec<Id>)> = Vec::new();
-        let mut pending: Vec<(Id, Vec<Id>)> = Vec::new();
-        let mut inputs: Vec<(Id, Id)> = Vec::new(); // (source, copy) of the open split
-        let mut copy_of: std::collections::HashMap<(Id, u8), Id> = Default::default();
-        let mut cur: Option<u8> = None;
-        let close = |nodes: &mut Vec<(Id, Vec<Id>)>,
-                     pending: &mut Vec<(Id, Vec<Id>)>,
-                     inputs: &mut Vec<(Id, Id)>,
-                     info: &mut Vec<Info>| {
-            for (src, cpy) in inputs.drain(..) {
-                let dep = info.len();
-                info.push(Info {
-                    bytes: 0,
-                    backend: info[src].backend,
-                    view_src: None,
-                    is_view: true,
-                    output: false,
-                    inplace: false,
-                });
-                nodes.push((dep, vec![src]));
-                nodes.push((cpy, vec![]));
-            }
-            nodes.append(pending);
+        let mut s = Splitter {
+            seq: Seq {
+                info,
+                nodes: Vec::new(),
+            },
+            pending: Vec::new(),
+            inputs: Vec::new(),
+            copy_of: Default::default(),
         };
+        let mut cur: Option<u8> = None;
         for &id in &self.nodes {
             let t = &self.t[id];
-            let b = info[id].backend;
+            let b = s.seq.info[id].backend;
             let mut srcs = t.srcs.clone();
-            if is_op(id) {
+            if self.is_op(id) {
                 let weight_elsewhere = t
                     .srcs
                     .iter()
-                    .any(|&s| self.t[s].ext == Some(Ext::Weight) && info[s].backend != b);
-                if cur != Some(b) || (!inputs.is_empty() && weight_elsewhere) {
-                    close(&mut nodes, &mut pending, &mut inputs, &mut info);
+                    .any(|&x| self.t[x].ext == Some(Ext::Weight) && s.seq.info[x].backend != b);
+                if cur != Some(b) || (!s.inputs.is_empty() && weight_elsewhere) {
+                    s.close();
                     cur = Some(b);
                 }
-                for s in srcs.iter_mut() {
-                    if info[*s].backend == b {
-                        continue;
+                for x in srcs.iter_mut() {
+                    if s.seq.info[*x].backend != b {
+                        *x = s.copy(*x, b, self.t[*x].shown);
                     }
-                    let c = *copy_of.entry((*s, b)).or_insert_with(|| {
-                        let c = info.len();
-                        info.push(Info {
-                            bytes: self.t[*s].shown,
-                            backend: b,
-                            view_src: None,
-                            is_view: false,
-                            output: false,
-                            inplace: false,
-                        });
-                        inputs.push((*s, c));
-                        c
-                    });
-                    *s = c;
                 }
             }
-            pending.push((id, srcs));
+            s.pending.push((id, srcs));
         }
-        close(&mut nodes, &mut pending, &mut inputs, &mut info);
-        Seq { info, nodes }
+        s.close();
+        s.seq
+    }
+}
+
+/// Pass 5's state: the scheduled nodes so far and the open split.
+struct Splitter {
+    seq: Seq,
+    /// The open split's nodes.
+    pending: Vec<(Id, Vec<Id>)>,
+    /// (source, copy) of the open split.
+    inputs: Vec<(Id, Id)>,
+    copy_of: std::collections::HashMap<(Id, u8), Id>,
+}
+
+impl Splitter {
+    /// The copy of `src` on backend `b` (`shown` bytes), made once per backend and placed at the
+    /// start of the split that first needs it.
+    fn copy(&mut self, src: Id, b: u8, shown: u64) -> Id {
+        let (info, inputs) = (&mut self.seq.info, &mut self.inputs);
+        *self.copy_of.entry((src, b)).or_insert_with(|| {
+            let c = info.len();
+            info.push(Info {
+                bytes: shown,
+                backend: b,
+                view_src: None,
+                is_view: false,
+                output: false,
+                inplace: false,
+            });
+            inputs.push((src, c));
+            c
+        })
+    }
+
+    /// Close the open split: each copy after a view of its source that nothing consumes, then
+    /// the split's nodes.
+    fn close(&mut self) {
+        let Seq { info, nodes } = &mut self.seq;
+        for (src, cpy) in self.inputs.drain(..) {
+            let dep = info.len();
+            info.push(Info {
+                bytes: 0,
+                backend: info[src].backend,
+                view_src: None,
+                is_view: true,
+                output: false,
+                inplace: false,
+            });
+            nodes.push((dep, vec![src]));
+            nodes.push((cpy, vec![]));
+        }
+        nodes.append(&mut self.pending);
     }
 }
 

@@ -209,6 +209,8 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Read the hyper-parameters llama.cpp's `load_hparams` reads, group by group: sizes, heads and
+/// head dimensions, MLA, the sliding window, the kind of memory and which layers hold it.
 pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let arch = m
         .architecture()
@@ -230,262 +232,41 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
             key: "general.architecture".into(),
         },
     );
-    let n_layer = r.req_u64("n_layer", "block_count")?;
-    if n_layer == 0 || n_layer > 100_000 {
-        return Err(r.err(format!(
-            "{}.block_count {n_layer} is not a plausible layer count",
-            arch
-        )));
-    }
+    let n_layer = r.layer_count()?;
     let nl = n_layer as usize;
     let n_ctx_train = r.req_u64("n_ctx_train", "context_length")?;
     let n_embd = r.req_u64("n_embd", "embedding_length")?;
-    let n_vocab = match r.opt_u64("n_vocab", "vocab_size") {
-        Some(v) => v,
-        None => {
-            if let Some(a) = m.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()) {
-                r.record(
-                    "n_vocab",
-                    a.len,
-                    InputSource::Gguf {
-                        key: "tokenizer.ggml.tokens (length)".into(),
-                    },
-                );
-                a.len
-            } else if let Some(t) = m.tensor("token_embd.weight") {
-                let v = t.dims.get(1).copied().unwrap_or(0);
-                r.record(
-                    "n_vocab",
-                    v,
-                    InputSource::Tensors {
-                        detail: "token_embd.weight ne[1]".into(),
-                    },
-                );
-                v
-            } else {
-                r.notes
-                    .push("vocabulary size unknown: output buffer not estimated".into());
-                0
-            }
-        }
-    };
-    let n_head = r
-        .per_layer("n_head", "attention.head_count", nl)?
-        .unwrap_or_else(|| vec![0; nl]);
-    let n_head_kv = match r.per_layer("n_head_kv", "attention.head_count_kv", nl)? {
-        Some(v) => v,
-        None => {
-            r.record(
-                "n_head_kv",
-                n_head[0],
-                InputSource::Derived {
-                    rule: "head_count_kv absent: equals head_count".into(),
-                },
-            );
-            n_head.clone()
-        }
-    };
+    let n_vocab = r.vocab_size();
+    let (n_head, n_head_kv) = r.heads(nl)?;
     // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
     let default_head = n_embd.checked_div(n_head[0]).unwrap_or(0);
-    let hk = match r.opt_u64("key_length", "attention.key_length") {
-        Some(v) => v,
-        None => {
-            r.record(
-                "key_length",
-                default_head,
-                InputSource::Derived {
-                    rule: "n_embd / head_count".into(),
-                },
-            );
-            default_head
-        }
-    };
-    let hv = match r.opt_u64("value_length", "attention.value_length") {
-        Some(v) => v,
-        None => {
-            r.record(
-                "value_length",
-                default_head,
-                InputSource::Derived {
-                    rule: "n_embd / head_count".into(),
-                },
-            );
-            default_head
-        }
-    };
-    let k_mla = r
-        .opt_u64("key_length_mla", "attention.key_length_mla")
-        .unwrap_or(0);
-    let v_mla = r
-        .opt_u64("value_length_mla", "attention.value_length_mla")
-        .unwrap_or(0);
-    let is_mla = k_mla > 0 && v_mla > 0;
-    if is_mla {
-        r.notes.push(
-            "MLA: the cache holds the compressed latent (key_length = kv_lora_rank + rope dims); \
-             V is a view of K in current llama.cpp, so V adds no bytes"
-                .into(),
-        );
-    } else if m.get(&format!("{arch}.attention.kv_lora_rank")).is_some() {
-        r.notes.push(
-            "kv_lora_rank present without *_mla lengths: an older conversion whose cache holds \
-             full per-head K/V (several times larger than an MLA conversion)"
-                .into(),
-        );
-    }
-
-    // Sliding window.
+    let hk = r.u64_or_derived("key_length", "attention.key_length", default_head);
+    let hv = r.u64_or_derived("value_length", "attention.value_length", default_head);
+    let is_mla = r.mla();
     let n_swa = r.opt_u64("n_swa", "attention.sliding_window").unwrap_or(0);
-    let mut swa_layers = vec![false; nl];
-    if n_swa > 0 {
-        let pat_key = format!("{arch}.attention.sliding_window_pattern");
-        match m.get(&pat_key) {
-            Some(MetaValue::Array(a)) => {
-                let vals = a.values.as_ref().filter(|v| v.len() >= nl).ok_or_else(|| {
-                    r.err(format!("{pat_key} has {} entries for {nl} layers", a.len))
-                })?;
-                for (il, v) in vals.iter().take(nl).enumerate() {
-                    swa_layers[il] = v.as_bool().unwrap_or(false);
-                }
-                r.record("swa_pattern", "per-layer array", InputSource::Gguf { key: pat_key });
-            }
-            Some(v) if v.as_u64().is_some() => {
-                let p = v.as_u64().unwrap_or(0);
-                set_pattern(&mut swa_layers, p);
-                r.record("swa_pattern", p, InputSource::Gguf { key: pat_key });
-            }
-            _ => match SWA_PATTERNS.iter().find(|(a, _)| *a == arch) {
-                Some(&(_, p)) => {
-                    set_pattern(&mut swa_layers, p);
-                    r.record(
-                        "swa_pattern",
-                        format!("{} SWA : 1 full", p - 1),
-                        InputSource::Default {
-                            detail: format!("llama.cpp's pattern for {arch}"),
-                        },
-                    );
-                }
-                None => r.notes.push(format!(
-                    "{arch}.attention.sliding_window is set but gpuledger does not know llama.cpp's \
-                     layer pattern for {arch}: every layer is counted as full-context (an upper bound)"
-                )),
-            },
-        }
-    }
+    let swa_layers = r.swa_layers(nl, n_swa)?;
     let any_swa = swa_layers.iter().any(|&b| b);
-    let hk_swa = if any_swa {
-        r.opt_u64("key_length_swa", "attention.key_length_swa")
-    } else {
-        None
-    };
-    let hv_swa = if any_swa {
-        r.opt_u64("value_length_swa", "attention.value_length_swa")
-    } else {
-        None
-    };
-    let head_k = (0..nl)
-        .map(|il| {
-            if swa_layers[il] {
-                hk_swa.unwrap_or(hk)
-            } else {
-                hk
-            }
-        })
-        .collect();
-    let head_v = (0..nl)
-        .map(|il| {
-            if swa_layers[il] {
-                hv_swa.unwrap_or(hv)
-            } else {
-                hv
-            }
-        })
-        .collect();
-
-    // Which kind of memory, which layers.
-    let cache = if NO_KV_ARCHS.contains(&arch.as_str()) {
-        CacheKind::None
-    } else if RECURRENT_ARCHS.contains(&arch.as_str()) {
-        CacheKind::Recurrent
-    } else if HYBRID_ARCHS.contains(&arch.as_str()) {
-        CacheKind::Hybrid
-    } else if any_swa {
-        CacheKind::Iswa
-    } else {
-        CacheKind::Kv
-    };
-    let mut recurrent = vec![false; nl];
-    match cache {
-        CacheKind::Recurrent => recurrent = vec![true; nl],
-        CacheKind::Hybrid => {
-            if let Some(iv) = r.opt_u64("full_attention_interval", "full_attention_interval") {
-                for (il, rec) in recurrent.iter_mut().enumerate() {
-                    *rec = iv == 0 || !(il as u64 + 1).is_multiple_of(iv);
-                }
-            } else {
-                for il in 0..nl {
-                    recurrent[il] = n_head_kv[il] == 0;
-                }
-            }
-        }
-        _ => {}
-    }
-    // Layers with KV: not recurrent, with KV heads, and below n_layer_kv_from_start.
-    let mut kv_from_start = nl;
-    if let Some(shared) = r.opt_u64("shared_kv_layers", "attention.shared_kv_layers") {
-        kv_from_start = nl.saturating_sub(shared as usize);
-    } else if arch == "gemma3n" {
-        kv_from_start = 20.min(nl);
-        r.record(
-            "n_layer_kv_from_start",
-            kv_from_start,
-            InputSource::Default {
-                detail: "llama.cpp's value for gemma3n".into(),
-            },
-        );
-    }
-    if let Some(nextn) = r.opt_u64("nextn_predict_layers", "nextn_predict_layers") {
-        kv_from_start = kv_from_start.min(nl.saturating_sub(nextn as usize));
-    }
-    let has_kv: Vec<bool> = (0..nl)
-        .map(|il| {
-            cache != CacheKind::None && !recurrent[il] && il < kv_from_start && n_head_kv[il] > 0
-        })
-        .collect();
-
+    let head_k = r.head_dims(
+        "key_length_swa",
+        "attention.key_length_swa",
+        hk,
+        &swa_layers,
+    );
+    let head_v = r.head_dims(
+        "value_length_swa",
+        "attention.value_length_swa",
+        hv,
+        &swa_layers,
+    );
+    let cache = cache_kind(&arch, any_swa);
+    let recurrent = r.recurrent_layers(cache, &n_head_kv);
+    let has_kv = r.kv_layers(cache, &recurrent, &n_head_kv);
     let rs_elems_per_layer = if recurrent.iter().any(|&b| b) {
         rs_elems(&mut r, &arch, n_embd)
     } else {
         None
     };
-
-    // Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that
-    // overflows. The bounds are orders of magnitude above any published model.
-    let plausible = |name: &str, v: u64, max: u64| -> Result<(), HparamError> {
-        if v > max {
-            return Err(r.err(format!(
-                "{name} = {v} is not a plausible value (at most {max})"
-            )));
-        }
-        Ok(())
-    };
-    plausible("embedding_length", n_embd, 1 << 20)?;
-    plausible("n_vocab", n_vocab, 1 << 32)?;
-    plausible("sliding_window", n_swa, 1 << 32)?;
-    for il in 0..nl {
-        let head_k: &Vec<u64> = &head_k;
-        let head_v: &Vec<u64> = &head_v;
-        plausible("head_count", n_head[il], 1 << 16)?;
-        plausible("head_count_kv", n_head_kv[il], 1 << 16)?;
-        plausible("key_length", head_k[il], 1 << 16)?;
-        plausible("value_length", head_v[il], 1 << 16)?;
-    }
-    if let Some(rs) = rs_elems_per_layer {
-        plausible("recurrent state per layer", rs, 1 << 40)?;
-    }
-    let inputs = std::mem::take(&mut r.inputs);
-    let notes = std::mem::take(&mut r.notes);
-    Ok(ModelParams {
+    let p = ModelParams {
         arch,
         n_layer: n_layer as u32,
         n_ctx_train,
@@ -502,9 +283,246 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         rs_elems_per_layer,
         is_mla,
         cache,
-        inputs,
-        notes,
-    })
+        inputs: std::mem::take(&mut r.inputs),
+        notes: std::mem::take(&mut r.notes),
+    };
+    r.check_plausible(&p)?;
+    Ok(p)
+}
+
+impl Reader<'_> {
+    /// `block_count`, refused when no model could have it.
+    fn layer_count(&mut self) -> Result<u64, HparamError> {
+        let n_layer = self.req_u64("n_layer", "block_count")?;
+        if n_layer == 0 || n_layer > 100_000 {
+            return Err(self.err(format!(
+                "{}.block_count {n_layer} is not a plausible layer count",
+                self.arch
+            )));
+        }
+        Ok(n_layer)
+    }
+
+    /// `vocab_size`, else the tokenizer's token count, else `token_embd`'s rows (0: unknown).
+    fn vocab_size(&mut self) -> u64 {
+        if let Some(v) = self.opt_u64("n_vocab", "vocab_size") {
+            return v;
+        }
+        let m = self.m;
+        if let Some(a) = m.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()) {
+            let key = "tokenizer.ggml.tokens (length)".into();
+            self.record("n_vocab", a.len, InputSource::Gguf { key });
+            a.len
+        } else if let Some(t) = m.tensor("token_embd.weight") {
+            let v = t.dims.get(1).copied().unwrap_or(0);
+            let detail = "token_embd.weight ne[1]".into();
+            self.record("n_vocab", v, InputSource::Tensors { detail });
+            v
+        } else {
+            self.notes
+                .push("vocabulary size unknown: output buffer not estimated".into());
+            0
+        }
+    }
+
+    /// Heads and KV heads per layer (KV heads default to the heads).
+    fn heads(&mut self, nl: usize) -> Result<(Vec<u64>, Vec<u64>), HparamError> {
+        let n_head = self
+            .per_layer("n_head", "attention.head_count", nl)?
+            .unwrap_or_else(|| vec![0; nl]);
+        let n_head_kv = match self.per_layer("n_head_kv", "attention.head_count_kv", nl)? {
+            Some(v) => v,
+            None => {
+                let rule = "head_count_kv absent: equals head_count".into();
+                self.record("n_head_kv", n_head[0], InputSource::Derived { rule });
+                n_head.clone()
+            }
+        };
+        Ok((n_head, n_head_kv))
+    }
+
+    /// A head dimension: the key, else `n_embd / head_count`.
+    fn u64_or_derived(&mut self, name: &str, suffix: &str, default_head: u64) -> u64 {
+        if let Some(v) = self.opt_u64(name, suffix) {
+            return v;
+        }
+        let rule = "n_embd / head_count".into();
+        self.record(name, default_head, InputSource::Derived { rule });
+        default_head
+    }
+
+    /// Whether the cache is MLA's compressed latent (both `*_mla` lengths given), with a note
+    /// either way where the model has a latent.
+    fn mla(&mut self) -> bool {
+        let k_mla = self
+            .opt_u64("key_length_mla", "attention.key_length_mla")
+            .unwrap_or(0);
+        let v_mla = self
+            .opt_u64("value_length_mla", "attention.value_length_mla")
+            .unwrap_or(0);
+        let is_mla = k_mla > 0 && v_mla > 0;
+        if is_mla {
+            self.notes.push(
+                "MLA: the cache holds the compressed latent (key_length = kv_lora_rank + rope \
+                 dims); V is a view of K in current llama.cpp, so V adds no bytes"
+                    .into(),
+            );
+        } else if self.m.get(&self.key("attention.kv_lora_rank")).is_some() {
+            self.notes.push(
+                "kv_lora_rank present without *_mla lengths: an older conversion whose cache holds \
+                 full per-head K/V (several times larger than an MLA conversion)"
+                    .into(),
+            );
+        }
+        is_mla
+    }
+
+    /// Which layers use the sliding window: the file's pattern (per-layer array or period), else
+    /// llama.cpp's pattern for the architecture; none without a window.
+    fn swa_layers(&mut self, nl: usize, n_swa: u64) -> Result<Vec<bool>, HparamError> {
+        let mut swa_layers = vec![false; nl];
+        if n_swa == 0 {
+            return Ok(swa_layers);
+        }
+        let arch = self.arch.clone();
+        let pat_key = self.key("attention.sliding_window_pattern");
+        match self.m.get(&pat_key) {
+            Some(MetaValue::Array(a)) => {
+                let vals = a.values.as_ref().filter(|v| v.len() >= nl).ok_or_else(|| {
+                    self.err(format!("{pat_key} has {} entries for {nl} layers", a.len))
+                })?;
+                for (il, v) in vals.iter().take(nl).enumerate() {
+                    swa_layers[il] = v.as_bool().unwrap_or(false);
+                }
+                let key = pat_key;
+                self.record("swa_pattern", "per-layer array", InputSource::Gguf { key });
+            }
+            Some(v) if v.as_u64().is_some() => {
+                let p = v.as_u64().unwrap_or(0);
+                set_pattern(&mut swa_layers, p);
+                self.record("swa_pattern", p, InputSource::Gguf { key: pat_key });
+            }
+            _ => match SWA_PATTERNS.iter().find(|(a, _)| *a == arch) {
+                Some(&(_, p)) => {
+                    set_pattern(&mut swa_layers, p);
+                    self.record(
+                        "swa_pattern",
+                        format!("{} SWA : 1 full", p - 1),
+                        InputSource::Default {
+                            detail: format!("llama.cpp's pattern for {arch}"),
+                        },
+                    );
+                }
+                None => self.notes.push(format!(
+                    "{arch}.attention.sliding_window is set but gpuledger does not know llama.cpp's \
+                     layer pattern for {arch}: every layer is counted as full-context (an upper bound)"
+                )),
+            },
+        }
+        Ok(swa_layers)
+    }
+
+    /// A head dimension per layer: SWA layers may have their own (`*_swa`).
+    fn head_dims(&mut self, name: &str, suffix: &str, full: u64, swa_layers: &[bool]) -> Vec<u64> {
+        let swa = if swa_layers.iter().any(|&b| b) {
+            self.opt_u64(name, suffix)
+        } else {
+            None
+        };
+        swa_layers
+            .iter()
+            .map(|&is_swa| if is_swa { swa.unwrap_or(full) } else { full })
+            .collect()
+    }
+
+    /// Which layers are recurrent: all of a recurrent model's; a hybrid's by its
+    /// `full_attention_interval`, else those without KV heads.
+    fn recurrent_layers(&mut self, cache: CacheKind, n_head_kv: &[u64]) -> Vec<bool> {
+        let nl = n_head_kv.len();
+        match cache {
+            CacheKind::Recurrent => vec![true; nl],
+            CacheKind::Hybrid => {
+                match self.opt_u64("full_attention_interval", "full_attention_interval") {
+                    Some(iv) => (0..nl)
+                        .map(|il| iv == 0 || !(il as u64 + 1).is_multiple_of(iv))
+                        .collect(),
+                    None => n_head_kv.iter().map(|&h| h == 0).collect(),
+                }
+            }
+            _ => vec![false; nl],
+        }
+    }
+
+    /// Layers with KV: not recurrent, with KV heads, and below `n_layer_kv_from_start` (shared-KV
+    /// and next-token-prediction layers keep none).
+    fn kv_layers(&mut self, cache: CacheKind, recurrent: &[bool], n_head_kv: &[u64]) -> Vec<bool> {
+        let nl = n_head_kv.len();
+        let mut kv_from_start = nl;
+        if let Some(shared) = self.opt_u64("shared_kv_layers", "attention.shared_kv_layers") {
+            kv_from_start = nl.saturating_sub(shared as usize);
+        } else if self.arch == "gemma3n" {
+            kv_from_start = 20.min(nl);
+            self.record(
+                "n_layer_kv_from_start",
+                kv_from_start,
+                InputSource::Default {
+                    detail: "llama.cpp's value for gemma3n".into(),
+                },
+            );
+        }
+        if let Some(nextn) = self.opt_u64("nextn_predict_layers", "nextn_predict_layers") {
+            kv_from_start = kv_from_start.min(nl.saturating_sub(nextn as usize));
+        }
+        (0..nl)
+            .map(|il| {
+                cache != CacheKind::None
+                    && !recurrent[il]
+                    && il < kv_from_start
+                    && n_head_kv[il] > 0
+            })
+            .collect()
+    }
+
+    /// Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that
+    /// overflows. The bounds are orders of magnitude above any published model.
+    fn check_plausible(&self, p: &ModelParams) -> Result<(), HparamError> {
+        let plausible = |name: &str, v: u64, max: u64| -> Result<(), HparamError> {
+            if v > max {
+                return Err(self.err(format!(
+                    "{name} = {v} is not a plausible value (at most {max})"
+                )));
+            }
+            Ok(())
+        };
+        plausible("embedding_length", p.n_embd, 1 << 20)?;
+        plausible("n_vocab", p.n_vocab, 1 << 32)?;
+        plausible("sliding_window", p.n_swa, 1 << 32)?;
+        for il in 0..p.n_layer as usize {
+            plausible("head_count", p.n_head[il], 1 << 16)?;
+            plausible("head_count_kv", p.n_head_kv[il], 1 << 16)?;
+            plausible("key_length", p.head_k[il], 1 << 16)?;
+            plausible("value_length", p.head_v[il], 1 << 16)?;
+        }
+        if let Some(rs) = p.rs_elems_per_layer {
+            plausible("recurrent state per layer", rs, 1 << 40)?;
+        }
+        Ok(())
+    }
+}
+
+/// The kind of memory llama.cpp creates for the architecture.
+fn cache_kind(arch: &str, any_swa: bool) -> CacheKind {
+    if NO_KV_ARCHS.contains(&arch) {
+        CacheKind::None
+    } else if RECURRENT_ARCHS.contains(&arch) {
+        CacheKind::Recurrent
+    } else if HYBRID_ARCHS.contains(&arch) {
+        CacheKind::Hybrid
+    } else if any_swa {
+        CacheKind::Iswa
+    } else {
+        CacheKind::Kv
+    }
 }
 
 /// `llama_hparams::set_swa_pattern(n)` (not dense-first): SWA iff `il % n < n - 1`; 0 = all SWA.

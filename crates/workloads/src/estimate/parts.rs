@@ -1,4 +1,4 @@
-//! The lines of the estimate, one function each: weights (which tensors `-ngl` puts on the
+//! The lines of the estimate, one entry function each: weights (which tensors `-ngl` puts on the
 //! device), the KV cache (cells, streams, layers, types), compute buffers (the replayed graph) and
 //! the runtime overhead.
 
@@ -62,8 +62,60 @@ pub(super) fn weights(
     }
 }
 
-// The loops index several per-layer arrays of ModelParams together.
-#[allow(clippy::needless_range_loop)]
+/// Cells per stream of the full and the sliding-window cache, and the streams.
+struct Cells {
+    streams: u64,
+    full: u64,
+    swa: Option<u64>,
+}
+
+impl Cells {
+    fn of(p: &ModelParams, r: &Resolved, s: &LlamaSettings) -> Cells {
+        let full = r.n_ctx_seq;
+        let any_swa = p.cache == CacheKind::Iswa
+            || (p.cache == CacheKind::Hybrid && p.swa_layers.iter().any(|&b| b));
+        let swa = any_swa.then(|| {
+            if s.swa_full.value {
+                full
+            } else {
+                let window = p.n_swa * if r.unified { r.n_seq } else { 1 } + r.n_ubatch;
+                pad(full.min(window), 256)
+            }
+        });
+        Cells {
+            streams: if r.unified { 1 } else { r.n_seq },
+            full,
+            swa,
+        }
+    }
+}
+
+/// The cache's bytes as the layers add them up.
+#[derive(Default)]
+struct KvSums {
+    k_bytes: u64,
+    v_bytes: u64,
+    gpu: u64,
+    host: u64,
+    layers_full: u32,
+    layers_swa: u32,
+    full_bytes: u64,
+    swa_bytes: u64,
+    per_layer: Vec<(u64, u64, bool)>,
+}
+
+impl KvSums {
+    /// Layer `il` keeps `k` + `v` bytes, on the device or the host.
+    fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
+        self.per_layer[il] = (k, v, on_gpu);
+        if on_gpu {
+            self.gpu += k + v;
+        } else {
+            self.host += k + v;
+        }
+    }
+}
+
 pub(super) fn kv_cache(
     p: &ModelParams,
     r: &Resolved,
@@ -72,106 +124,27 @@ pub(super) fn kv_cache(
     type_k: GgmlType,
     type_v: GgmlType,
 ) -> KvEstimate {
-    let streams = if r.unified { 1 } else { r.n_seq };
-    let cells_full = r.n_ctx_seq;
-    let any_swa = p.cache == CacheKind::Iswa
-        || (p.cache == CacheKind::Hybrid && p.swa_layers.iter().any(|&b| b));
-    let cells_swa = any_swa.then(|| {
-        if s.swa_full.value {
-            cells_full
-        } else {
-            let window = p.n_swa * if r.unified { r.n_seq } else { 1 } + r.n_ubatch;
-            pad(cells_full.min(window), 256)
-        }
-    });
-    // V is stored transposed without flash attention; then every layer uses the widest V.
-    let v_max = (0..p.n_layer as usize)
-        .filter(|&il| p.has_kv[il])
-        .map(|il| p.head_v[il] * p.n_head_kv[il])
-        .max()
-        .unwrap_or(0);
-    let (mut k_bytes, mut v_bytes, mut gpu, mut host) = (0u64, 0u64, 0u64, 0u64);
-    let (mut layers_full, mut layers_swa) = (0u32, 0u32);
-    let (mut full_bytes, mut swa_bytes) = (0u64, 0u64);
-    let mut per_layer = vec![(0u64, 0u64, false); p.n_layer as usize];
-    for il in 0..p.n_layer as usize {
-        if !p.has_kv[il] {
-            continue;
-        }
-        let swa = p.swa_layers[il] && any_swa;
-        let cells = if swa {
-            cells_swa.unwrap_or(cells_full)
-        } else {
-            cells_full
-        } * streams;
-        if swa {
-            layers_swa += 1;
-        } else {
-            layers_full += 1;
-        }
-        let k_el = p.head_k[il] * p.n_head_kv[il];
-        let v_el = if r.fa {
-            p.head_v[il] * p.n_head_kv[il]
-        } else {
-            v_max
-        };
-        let k = type_k.row_bytes(k_el).unwrap_or(0) * cells;
-        let v = if p.is_mla {
-            0
-        } else {
-            type_v.row_bytes(v_el).unwrap_or(0) * cells
-        };
-        k_bytes += k;
-        v_bytes += v;
-        if swa {
-            swa_bytes += k + v;
-        } else {
-            full_bytes += k + v;
-        }
-        let on_gpu = s.kv_offload.value && layer_on_gpu(il as u32);
-        per_layer[il] = (k, v, on_gpu);
-        if on_gpu {
-            gpu += k + v;
-        } else {
-            host += k + v;
-        }
-    }
-    let recurrent_bytes = p.rs_elems_per_layer.map(|e| {
-        let layers = p.recurrent.iter().filter(|&&b| b).count() as u64;
-        e * 4 * r.n_seq.max(1) * layers
-    });
-    if let Some(rb) = recurrent_bytes {
-        // Recurrent state lives with its layer like the KV.
-        let per_layer_rs = rb / (p.recurrent.iter().filter(|&&b| b).count() as u64).max(1);
-        for il in 0..p.n_layer as usize {
-            if p.recurrent[il] {
-                let on_gpu = s.kv_offload.value && layer_on_gpu(il as u32);
-                per_layer[il] = (per_layer_rs, 0, on_gpu);
-                if on_gpu {
-                    gpu += per_layer_rs;
-                } else {
-                    host += per_layer_rs;
-                }
-            }
-        }
-    }
+    let cells = Cells::of(p, r, s);
+    let on_gpu = |il: usize| s.kv_offload.value && layer_on_gpu(il as u32);
+    let mut sums = attention_kv(p, r.fa, &cells, &on_gpu, (type_k, type_v));
+    let recurrent_bytes = recurrent_state(p, r, &on_gpu, &mut sums);
     KvEstimate {
-        bytes: k_bytes + v_bytes + recurrent_bytes.unwrap_or(0),
-        gpu_bytes: gpu,
-        host_bytes: host,
-        k_bytes,
-        v_bytes,
-        full_bytes,
-        swa_bytes,
-        cells_full,
-        cells_swa,
-        streams,
-        layers_full,
-        layers_swa,
+        bytes: sums.k_bytes + sums.v_bytes + recurrent_bytes.unwrap_or(0),
+        gpu_bytes: sums.gpu,
+        host_bytes: sums.host,
+        k_bytes: sums.k_bytes,
+        v_bytes: sums.v_bytes,
+        full_bytes: sums.full_bytes,
+        swa_bytes: sums.swa_bytes,
+        cells_full: cells.full,
+        cells_swa: cells.swa,
+        streams: cells.streams,
+        layers_full: sums.layers_full,
+        layers_swa: sums.layers_swa,
         recurrent_bytes,
         type_k: type_k.lower_name(),
         type_v: type_v.lower_name(),
-        per_layer,
+        per_layer: sums.per_layer,
         inputs: vec![
             "n_ctx".into(),
             "-np".into(),
@@ -188,8 +161,77 @@ pub(super) fn kv_cache(
     }
 }
 
+/// K and V of every attention layer: its cells (full or sliding-window, per stream) times its
+/// row bytes of each type.
+fn attention_kv(
+    p: &ModelParams,
+    fa: bool,
+    cells: &Cells,
+    on_gpu: &dyn Fn(usize) -> bool,
+    (type_k, type_v): (GgmlType, GgmlType),
+) -> KvSums {
+    let nl = p.n_layer as usize;
+    let kv_layers = || (0..nl).filter(|&il| p.has_kv[il]);
+    // V is stored transposed without flash attention; then every layer uses the widest V.
+    let v_max = kv_layers()
+        .map(|il| p.head_v[il] * p.n_head_kv[il])
+        .max()
+        .unwrap_or(0);
+    let mut sums = KvSums {
+        per_layer: vec![(0u64, 0u64, false); nl],
+        ..KvSums::default()
+    };
+    for il in kv_layers() {
+        let swa = p.swa_layers[il] && cells.swa.is_some();
+        let n_cells = if swa {
+            cells.swa.unwrap_or(cells.full)
+        } else {
+            cells.full
+        } * cells.streams;
+        let k_el = p.head_k[il] * p.n_head_kv[il];
+        let v_el = if fa {
+            p.head_v[il] * p.n_head_kv[il]
+        } else {
+            v_max
+        };
+        let k = type_k.row_bytes(k_el).unwrap_or(0) * n_cells;
+        let v = if p.is_mla {
+            0
+        } else {
+            type_v.row_bytes(v_el).unwrap_or(0) * n_cells
+        };
+        sums.k_bytes += k;
+        sums.v_bytes += v;
+        if swa {
+            sums.layers_swa += 1;
+            sums.swa_bytes += k + v;
+        } else {
+            sums.layers_full += 1;
+            sums.full_bytes += k + v;
+        }
+        sums.place(il, k, v, on_gpu(il));
+    }
+    sums
+}
+
+/// The recurrent state (one per sequence), which lives with its layer like the KV.
+fn recurrent_state(
+    p: &ModelParams,
+    r: &Resolved,
+    on_gpu: &dyn Fn(usize) -> bool,
+    sums: &mut KvSums,
+) -> Option<u64> {
+    let layers = p.recurrent.iter().filter(|&&b| b).count() as u64;
+    let rb = p.rs_elems_per_layer? * 4 * r.n_seq.max(1) * layers;
+    let per_layer_rs = rb / layers.max(1);
+    for (il, _) in p.recurrent.iter().enumerate().filter(|(_, &b)| b) {
+        sums.place(il, per_layer_rs, 0, on_gpu(il));
+    }
+    Some(rb)
+}
+
 /// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
-/// ggml-alloc allocates it (see `compute.rs`), split between the device and the host the way the
+/// ggml-alloc allocates it (see `compute`), split between the device and the host the way the
 /// backend scheduler splits it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compute(
@@ -210,33 +252,19 @@ pub(super) fn compute(
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    // Buffer alignment of each backend's compute buffer types, device and host
-    // (ggml_backend_buft_get_alignment): CUDA_Host takes the CPU's 32; Vulkan_Host the device's
-    // minMemoryMapAlignment (64 on common GPUs and lavapipe's grid: not distinguishable there).
-    let align = match backend {
-        Backend::Cpu | Backend::Metal => [32, 32],
-        Backend::Cuda => [128, 32],
-        Backend::Vulkan => [64, 64],
-    };
     let place = compute::Placement {
         device: backend != Backend::Cpu,
         layer_on_device: (0..p.n_layer).map(layer_on_gpu).collect(),
         output_on_device: output_on_gpu,
         kv: kv.per_layer.clone(),
-        align,
+        align: compute_align(backend),
     };
     let g = compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
-    let (gpu_bytes, host_bytes, split) = if backend == Backend::Cpu {
-        (0, g.host_bytes, "one CPU buffer holds the whole graph")
+    let (gpu_bytes, host_bytes) = if backend == Backend::Cpu {
+        (0, g.host_bytes)
     } else {
-        (
-            g.device_bytes,
-            g.host_bytes,
-            "the backend scheduler's split replayed: ops on the device's weights (and host \
-             weights' ops over 32+ rows, offloaded) on the device, the token lookup and what \
-             writes host caches on the host, a copy of each tensor read across",
-        )
+        (g.device_bytes, g.host_bytes)
     };
     if backend == Backend::Vulkan {
         // ggml_vk_graph_optimize (ggml-vulkan.cpp) reorders each split's nodes for parallelism
@@ -252,6 +280,62 @@ pub(super) fn compute(
         );
     }
     let exact = approx.is_empty();
+    ComputeEstimate {
+        gpu_bytes,
+        host_bytes,
+        approximate: !exact,
+        confidence: if exact { "high" } else { "medium" },
+        method: compute_method(&g, r, backend, build),
+        exact_parts: vec![
+            "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
+             and without flash attention, masks, dense FFN, logits)"
+                .into(),
+            "ggml-alloc's placement (best fit, in-place reuse, frees), one buffer per backend"
+                .into(),
+            "the backend scheduler's assignment, splits and input copies on a GPU build \
+             (full, partial and no offload, -nkvo)"
+                .into(),
+        ],
+        approximate_parts: approx,
+        rules: rule_lines(build),
+        inputs: vec![
+            "-ub".into(),
+            "-np".into(),
+            "n_ctx".into(),
+            "kv cells".into(),
+            "-fa".into(),
+            "tensor shapes".into(),
+            "n_vocab".into(),
+            "llama build".into(),
+        ],
+    }
+}
+
+/// Buffer alignment of each backend's compute buffer types, device and host
+/// (ggml_backend_buft_get_alignment): CUDA_Host takes the CPU's 32; Vulkan_Host the device's
+/// minMemoryMapAlignment (64 on common GPUs and lavapipe's grid: not distinguishable there).
+fn compute_align(backend: Backend) -> [u64; 2] {
+    match backend {
+        Backend::Cpu | Backend::Metal => [32, 32],
+        Backend::Cuda => [128, 32],
+        Backend::Vulkan => [64, 64],
+    }
+}
+
+/// How the compute figure was reached: the graph's size, the split, the build's rules.
+fn compute_method(
+    g: &compute::ComputeGraph,
+    r: &Resolved,
+    backend: Backend,
+    build: Option<u64>,
+) -> String {
+    let split = if backend == Backend::Cpu {
+        "one CPU buffer holds the whole graph"
+    } else {
+        "the backend scheduler's split replayed: ops on the device's weights (and host \
+         weights' ops over 32+ rows, offloaded) on the device, the token lookup and what \
+         writes host caches on the host, a copy of each tensor read across"
+    };
     let mut method = format!(
         "ggml-alloc replayed over the worst-case graph: {} tokens ({} sequences), {} output \
          rows (logits {:.2} MiB), attention masks {:.2} MiB; {split}",
@@ -265,49 +349,26 @@ pub(super) fn compute(
         Some(b) => format!("; rules of llama.cpp build b{b}"),
         None => "; newest rules (no llama.cpp build given)".into(),
     });
-    ComputeEstimate {
-        gpu_bytes,
-        host_bytes,
-        approximate: !exact,
-        confidence: if exact { "high" } else { "medium" },
-        method,
-        exact_parts: vec![
-            "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
-             and without flash attention, masks, dense FFN, logits)"
-                .into(),
-            "ggml-alloc's placement (best fit, in-place reuse, frees), one buffer per backend"
-                .into(),
-            "the backend scheduler's assignment, splits and input copies on a GPU build \
-             (full, partial and no offload, -nkvo)"
-                .into(),
-        ],
-        approximate_parts: approx,
-        rules: RULES
-            .iter()
-            .map(|ru| {
-                let on = build.is_none_or(|b| b >= ru.since_build);
-                format!(
-                    "{} {}: {} (since b{}{}, {})",
-                    if on { "applies" } else { "not yet" },
-                    ru.name.split(':').next().unwrap_or(ru.name),
-                    ru.name.split_once(": ").map(|x| x.1).unwrap_or(""),
-                    ru.since_build,
-                    if ru.build_verified { "" } else { ", bracketed" },
-                    ru.change
-                )
-            })
-            .collect(),
-        inputs: vec![
-            "-ub".into(),
-            "-np".into(),
-            "n_ctx".into(),
-            "kv cells".into(),
-            "-fa".into(),
-            "tensor shapes".into(),
-            "n_vocab".into(),
-            "llama build".into(),
-        ],
-    }
+    method
+}
+
+/// Each build-dependent rule: whether it applies to `build`, what it is, where it came from.
+fn rule_lines(build: Option<u64>) -> Vec<String> {
+    RULES
+        .iter()
+        .map(|ru| {
+            let on = build.is_none_or(|b| b >= ru.since_build);
+            format!(
+                "{} {}: {} (since b{}{}, {})",
+                if on { "applies" } else { "not yet" },
+                ru.name.split(':').next().unwrap_or(ru.name),
+                ru.name.split_once(": ").map(|x| x.1).unwrap_or(""),
+                ru.since_build,
+                if ru.build_verified { "" } else { ", bracketed" },
+                ru.change
+            )
+        })
+        .collect()
 }
 
 pub(super) fn overhead(backend: Backend) -> OverheadEstimate {

@@ -213,8 +213,12 @@ fn count(flag: &str, v: &str) -> Result<u64, String> {
     Ok(n)
 }
 
-fn flag(f: &str) -> SettingSource {
-    SettingSource::Flag(f.to_string())
+/// A setting given by flag `f`.
+fn from_flag<T>(value: T, f: &str) -> Setting<T> {
+    Setting {
+        value,
+        source: SettingSource::Flag(f.to_string()),
+    }
 }
 
 fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
@@ -238,10 +242,7 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
         Ok(())
     }),
     (&["-c", "--ctx-size"], |s, f, v| {
-        s.ctx_size = Setting {
-            value: count(f, v)?,
-            source: flag(f),
-        };
+        s.ctx_size = from_flag(count(f, v)?, f);
         Ok(())
     }),
     (&["-np", "--parallel"], |s, f, v| {
@@ -257,10 +258,7 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
                 "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
             ));
         }
-        s.parallel = Setting {
-            value: n,
-            source: flag(f),
-        };
+        s.parallel = from_flag(n, f);
         Ok(())
     }),
     (&["-ngl", "--gpu-layers", "--n-gpu-layers"], |s, f, v| {
@@ -276,38 +274,23 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
                 }
             }
         };
-        s.n_gpu_layers = Setting {
-            value,
-            source: flag(f),
-        };
+        s.n_gpu_layers = from_flag(value, f);
         Ok(())
     }),
     (&["-b", "--batch-size"], |s, f, v| {
-        s.batch = Setting {
-            value: count(f, v)?,
-            source: flag(f),
-        };
+        s.batch = from_flag(count(f, v)?, f);
         Ok(())
     }),
     (&["-ub", "--ubatch-size"], |s, f, v| {
-        s.ubatch = Setting {
-            value: count(f, v)?,
-            source: flag(f),
-        };
+        s.ubatch = from_flag(count(f, v)?, f);
         Ok(())
     }),
     (&["-ctk", "--cache-type-k"], |s, f, v| {
-        s.cache_type_k = Setting {
-            value: cache_type(f, v)?,
-            source: flag(f),
-        };
+        s.cache_type_k = from_flag(cache_type(f, v)?, f);
         Ok(())
     }),
     (&["-ctv", "--cache-type-v"], |s, f, v| {
-        s.cache_type_v = Setting {
-            value: cache_type(f, v)?,
-            source: flag(f),
-        };
+        s.cache_type_v = from_flag(cache_type(f, v)?, f);
         Ok(())
     }),
     (&["-fa", "--flash-attn"], |s, f, v| {
@@ -317,10 +300,7 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
             "auto" => FlashAttn::Auto,
             _ => return Err(format!("{f}: {v:?} is not on, off or auto")),
         };
-        s.flash_attn = Setting {
-            value,
-            source: flag(f),
-        };
+        s.flash_attn = from_flag(value, f);
         Ok(())
     }),
     // Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
@@ -334,10 +314,7 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
                 ))
             }
         };
-        s.mmap = Setting {
-            value: mmap,
-            source: flag(f),
-        };
+        s.mmap = from_flag(mmap, f);
         Ok(())
     }),
     // Flags that change placement in ways the recipe does not model: remembered and reported.
@@ -369,47 +346,20 @@ type ApplyBool = fn(&mut LlamaSettings, &str);
 
 const BOOL_FLAGS: &[(&[&str], ApplyBool)] = &[
     (&["-kvu", "--kv-unified"], |s, f| {
-        s.kv_unified = Setting {
-            value: Some(true),
-            source: flag(f),
-        }
+        s.kv_unified = from_flag(Some(true), f)
     }),
     (&["-no-kvu", "--no-kv-unified"], |s, f| {
-        s.kv_unified = Setting {
-            value: Some(false),
-            source: flag(f),
-        }
+        s.kv_unified = from_flag(Some(false), f)
     }),
-    (&["--swa-full"], |s, f| {
-        s.swa_full = Setting {
-            value: true,
-            source: flag(f),
-        }
-    }),
+    (&["--swa-full"], |s, f| s.swa_full = from_flag(true, f)),
     (&["-kvo", "--kv-offload"], |s, f| {
-        s.kv_offload = Setting {
-            value: true,
-            source: flag(f),
-        }
+        s.kv_offload = from_flag(true, f)
     }),
     (&["-nkvo", "--no-kv-offload"], |s, f| {
-        s.kv_offload = Setting {
-            value: false,
-            source: flag(f),
-        }
+        s.kv_offload = from_flag(false, f)
     }),
-    (&["--mmap"], |s, f| {
-        s.mmap = Setting {
-            value: true,
-            source: flag(f),
-        }
-    }),
-    (&["--no-mmap"], |s, f| {
-        s.mmap = Setting {
-            value: false,
-            source: flag(f),
-        }
-    }),
+    (&["--mmap"], |s, f| s.mmap = from_flag(true, f)),
+    (&["--no-mmap"], |s, f| s.mmap = from_flag(false, f)),
     (&["-cmoe", "--cpu-moe"], |s, f| {
         s.unmodelled.push(f.to_string())
     }),

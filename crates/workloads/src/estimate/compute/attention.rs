@@ -1,0 +1,170 @@
+//! Self-attention over the KV cache as the graph writes it: the llama family's attention with
+//! optional Q/K norms (op for op, flash or not) and deepseek2's multi-head latent attention
+//! (coarsely).
+
+use crate::gguf::GgufModel;
+
+use super::super::galloc::{Graph, Id};
+use super::super::hparams::ModelParams;
+use super::layers::Layer;
+use super::{Reserve, F32};
+
+/// The weights and cache views one attention layer reads.
+pub(super) struct AttnWeights {
+    pub(super) q: Id,
+    pub(super) k: Id,
+    pub(super) v: Id,
+    pub(super) q_norm: Id,
+    pub(super) k_norm: Id,
+    pub(super) k_cache: Id,
+    pub(super) v_cache: Id,
+    pub(super) cache_backend: u8,
+}
+
+/// One cache's per-ubatch inputs: K and V row indices, the mask, and its F16 cast (older
+/// builds with flash attention make it once, at the first layer that reads it).
+#[derive(Clone, Copy)]
+pub(super) struct Cache {
+    pub(super) k_idx: Id,
+    pub(super) v_idx: Id,
+    pub(super) mask: Id,
+    pub(super) cast: Option<Id>,
+}
+
+/// Self-attention with the KV store (`build_attn` + `build_attn_mha`), up to the attention output
+/// (before `wo`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn attention(
+    g: &mut Graph,
+    l: &Layer,
+    w: &AttnWeights,
+    x: Id,
+    pos: Id,
+    (k_idx, v_idx, mask): (Id, Id, Id),
+    r: &Reserve,
+    t: u64,
+    scale_q: bool,
+    k_before_v: bool,
+    n_kv: u64,
+) -> Id {
+    let qb = l.n_head * l.head_k * t * F32;
+    let kb = l.n_head_kv * l.head_k * t * F32;
+    let vb = l.n_head_kv * l.head_v * t * F32;
+    // matmul, reshape (a view: a norm or rope after it cannot run in place), norm, rope.
+    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>| {
+        let v = g.view(mm);
+        let x = if let Some(w) = norm_w {
+            let n = g.inplace(bytes, &[v]);
+            g.inplace(bytes, &[n, w])
+        } else {
+            v
+        };
+        g.inplace(bytes, &[x, pos])
+    };
+    let (qn, kn) = if l.qk_norm {
+        (Some(w.q_norm), Some(w.k_norm))
+    } else {
+        (None, None)
+    };
+    let q_mm = g.op(qb, &[w.q, x]);
+    let mut q = rope(g, qb, q_mm, qn);
+    if scale_q {
+        q = g.inplace(qb, &[q]);
+    }
+    // build_attn expands q, v, k; the sliding-window variant q, k, v.
+    let (k, v) = if k_before_v {
+        let k_mm = g.op(kb, &[w.k, x]);
+        let k = rope(g, kb, k_mm, kn);
+        let v_mm = g.op(vb, &[w.v, x]);
+        (k, g.view(v_mm))
+    } else {
+        let v_mm = g.op(vb, &[w.v, x]);
+        let v = g.view(v_mm);
+        let k_mm = g.op(kb, &[w.k, x]);
+        (rope(g, kb, k_mm, kn), v)
+    };
+    // set_rows into the cache (external memory): runs where the cache is.
+    let kv = g.view(k);
+    g.external(&[kv, k_idx], Some(w.cache_backend));
+    let vv = g.view(v);
+    g.external(&[vv, v_idx], Some(w.cache_backend));
+    let qv = g.view(q);
+    let qp = g.view(qv);
+    if r.fa {
+        let o = g.op(
+            l.n_head * l.head_v * t * F32,
+            &[qp, w.k_cache, w.v_cache, mask],
+        );
+        g.view(o)
+    } else {
+        let kq_bytes = n_kv * t * l.n_head * F32;
+        let kq = g.op(kq_bytes, &[w.k_cache, qp]);
+        let sm = g.inplace(kq_bytes, &[kq, mask]);
+        let kqv = g.op(l.head_v * t * l.n_head * F32, &[w.v_cache, sm]);
+        let p = g.view(kqv);
+        g.op(l.head_v * t * l.n_head * F32, &[p])
+    }
+}
+
+/// Multi-head latent attention (deepseek2 with `wk_b`/`wv_b`): the cache holds the compressed
+/// latent; Q is absorbed into it and the output decompressed with `wv_b`. Written coarsely.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn mla_attention(
+    g: &mut Graph,
+    model: &GgufModel,
+    p: &ModelParams,
+    (l, [wq, wk_b, wkv_a, wv_b], k_cache, cache_be): (&Layer, [Id; 4], Id, u8),
+    x: Id,
+    pos: Id,
+    (k_idx, mask): (Id, Id),
+    r: &Reserve,
+    t: u64,
+) -> Id {
+    let arch = p.arch.as_str();
+    let key = |k: &str| model.get(&format!("{arch}.{k}")).and_then(|v| v.as_u64());
+    let rope = key("rope.dimension_count").unwrap_or(0);
+    let kv_lora = l.head_k.saturating_sub(rope);
+    let k_mla = key("attention.key_length_mla").unwrap_or(l.head_k);
+    let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
+    let nope = k_mla.saturating_sub(rope);
+    let h = l.n_head;
+    let _ = nope;
+    // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
+    let q = g.op(h * k_mla * t * F32, &[wq, x]);
+    let q_nope = g.view(q);
+    let q_nope = g.view(q_nope);
+    let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
+    let q_abs = g.view(q_abs);
+    let q_pe_v = g.view(q);
+    let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
+    let q_cur = g.op(h * (kv_lora + rope) * t * F32, &[q_abs, q_pe]);
+    // K: the compressed latent (normed) joined to its rotated RoPE part; V is the latent.
+    let kv_pe = g.op((kv_lora + rope) * t * F32, &[wkv_a, x]);
+    let kv_c = g.view(kv_pe);
+    let kv_n = g.inplace(kv_lora * t * F32, &[kv_c]);
+    let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
+    let v_cur = g.view(kv_n);
+    let k_pe_v = g.view(kv_pe);
+    let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
+    let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
+    let kv = g.view(k_cur);
+    g.external(&[kv, k_idx], Some(cache_be));
+    let qv = g.view(q_cur);
+    let qp = g.view(qv);
+    let lat = if r.fa {
+        let o = g.op(h * kv_lora * t * F32, &[qp, k_cache, mask]);
+        g.view(o)
+    } else {
+        // V (the latent part of the cache, not transposed) is made contiguous first; F16 assumed.
+        let v_cont = g.op(r.cells_full * kv_lora * 2, &[k_cache]);
+        let kq_bytes = r.cells_full * t * h * F32;
+        let kq = g.op(kq_bytes, &[k_cache, qp]);
+        let sm = g.inplace(kq_bytes, &[kq, mask]);
+        g.op(kv_lora * t * h * F32, &[v_cont, sm])
+    };
+    // Decompress with wv_b, back to heads × tokens.
+    let dec = g.op(v_mla * h * t * F32, &[wv_b, lat]);
+    let dp = g.view(dec);
+    let c = g.op(v_mla * h * t * F32, &[dp]);
+    g.view(c)
+}

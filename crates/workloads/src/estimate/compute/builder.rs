@@ -1,0 +1,459 @@
+//! The worst-case graph written in llama.cpp's execution order: the per-ubatch inputs, the token
+//! embeddings, each repeating layer (norm, mixer — attention, MLA or recurrent —, the output
+//! selection on the last layer, FFN or MoE, residuals), the output norm and the logits.
+
+use crate::gguf::GgufModel;
+
+use super::super::galloc::{Graph, Id, DEVICE, HOST};
+use super::super::hparams::{CacheKind, ModelParams};
+use super::attention::{attention, mla_attention, AttnWeights, Cache};
+use super::ffn::{ffn, moe};
+use super::layers::{Layer, Tensors};
+use super::ssm::{recurrent_block, ssm_of};
+use super::{Placement, Reserve, Rules, F32};
+
+/// The graph being written and what every step reads.
+pub(super) struct Builder<'a> {
+    pub(super) model: &'a GgufModel,
+    pub(super) p: &'a ModelParams,
+    pub(super) r: &'a Reserve,
+    pub(super) rules: Rules,
+    pub(super) place: &'a Placement,
+    pub(super) tensors: &'a Tensors<'a>,
+    pub(super) layers: &'a [Layer],
+    pub(super) n_seq: u64,
+    pub(super) n_outputs: u64,
+    /// Gemma scales the embeddings by sqrt(n_embd) and the queries before attention.
+    gemma: bool,
+    pub(super) g: Graph,
+    /// Parts of the graph written coarsely, in the order first met.
+    pub(super) approx: Vec<&'static str>,
+    /// Tokens the nodes being written carry (n_outputs from the last layer's output selection).
+    cur_t: u64,
+    inputs: Inputs,
+}
+
+/// The graph inputs the layers read.
+#[derive(Default)]
+struct Inputs {
+    tokens: Id,
+    /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
+    mixed: Option<(Id, Id, Id)>,
+    /// Gemma's per-row embedding scale.
+    scale_rows: Option<Id>,
+    pos: Option<Id>,
+    s_copy: Option<Id>,
+    /// The full cache's and the sliding-window cache's inputs.
+    caches: [Option<Cache>; 2],
+    out_ids: Id,
+}
+
+/// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
+pub(super) fn mask_bytes(layers: &[Layer], r: &Reserve, rules: Rules, t: u64) -> [Option<u64>; 2] {
+    // Masks: [n_kv, n_tokens/n_stream, 1, n_stream] = n_kv × n_tokens per cache.
+    let mask_el = if r.fa && rules.f16_fa_mask { 2 } else { 4 };
+    let any_full = layers.iter().any(|l| l.has_kv && !l.swa);
+    let any_swa = layers.iter().any(|l| l.has_kv && l.swa);
+    [
+        any_full.then(|| r.cells_full * t * mask_el),
+        any_swa.then(|| r.cells_swa.unwrap_or(r.cells_full) * t * mask_el),
+    ]
+}
+
+fn be(on: bool) -> u8 {
+    if on {
+        DEVICE
+    } else {
+        HOST
+    }
+}
+
+impl<'a> Builder<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        model: &'a GgufModel,
+        p: &'a ModelParams,
+        r: &'a Reserve,
+        rules: Rules,
+        place: &'a Placement,
+        tensors: &'a Tensors<'a>,
+        layers: &'a [Layer],
+        (n_tokens, n_outputs): (u64, u64),
+    ) -> Self {
+        let mut g = Graph::default();
+        g.rows = n_tokens;
+        Builder {
+            model,
+            p,
+            r,
+            rules,
+            place,
+            tensors,
+            layers,
+            n_seq: r.n_seq.max(1),
+            n_outputs,
+            gemma: p.arch.starts_with("gemma"),
+            g,
+            approx: Vec::new(),
+            cur_t: n_tokens,
+            inputs: Inputs::default(),
+        }
+    }
+
+    /// Bytes of an n_embd row per current token.
+    fn et(&self) -> u64 {
+        self.p.n_embd * self.cur_t * F32
+    }
+
+    fn approximate(&mut self, part: &'static str) {
+        if !self.approx.contains(&part) {
+            self.approx.push(part);
+        }
+    }
+
+    /// A weight of layer `il` (None: the output layer) where the scheduler sees it.
+    fn weight(&mut self, il: Option<usize>, name: &str) -> Id {
+        let (full, on) = match il {
+            Some(il) => (
+                format!("blk.{il}.{name}"),
+                self.place.layer_on_device.get(il).copied().unwrap_or(false),
+            ),
+            None => (name.to_string(), self.place.output_on_device),
+        };
+        let bytes = self.tensors.bytes(&full);
+        self.g.weight(bytes, be(on))
+    }
+
+    fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
+        names.map(|n| self.weight(Some(il), n))
+    }
+
+    /// The graph inputs (`llm_graph_input_*`), placed before any node in the order of first use.
+    pub(super) fn inputs(&mut self, masks: [Option<u64>; 2]) {
+        let (t, n_seq, et) = (self.cur_t, self.n_seq, self.et());
+        let g = &mut self.g;
+        let tokens = g.input(t * 4);
+        if self.rules.embd_input {
+            g.input(et); // the vector-embeddings alternative: never consumed when tokens are given
+        }
+        let mixed = self.rules.mixed_input.then(|| {
+            let mt = g.input(t * 4);
+            let ms = g.input(t * 8);
+            let me = g.input(et);
+            (mt, ms, me)
+        });
+        // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
+        // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
+        let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
+        let any_kv = self.layers.iter().any(|l| l.has_kv);
+        let any_rec = self.layers.iter().any(|l| l.recurrent);
+        // Positions exist only for attention layers; recurrent layers read a state-copy index.
+        let pos = any_kv.then(|| g.input(t * 4));
+        let s_copy = any_rec.then(|| g.input(n_seq * 4));
+        let caches = self.cache_inputs(masks);
+        let out_ids = self.g.input(self.n_outputs * 4);
+        self.inputs = Inputs {
+            tokens,
+            mixed,
+            scale_rows,
+            pos,
+            s_copy,
+            caches,
+            out_ids,
+        };
+    }
+
+    /// Each cache's row indices and mask, in the order of their first use: layer 0's cache first.
+    fn cache_inputs(&mut self, masks: [Option<u64>; 2]) -> [Option<Cache>; 2] {
+        let t = self.cur_t;
+        // v_idxs: one index per row; with a transposed V cache one per element of the row.
+        let v_trans = !self.r.fa;
+        let v_idx_max = |swa: bool| {
+            self.layers
+                .iter()
+                .filter(|l| l.has_kv && l.swa == swa)
+                .map(|l| {
+                    if v_trans {
+                        t * l.n_head_kv * l.head_v * 8
+                    } else {
+                        t * 8
+                    }
+                })
+                .max()
+                .unwrap_or(t * 8)
+        };
+        let first_swa = self.layers.iter().find(|l| l.has_kv).map(|l| l.swa);
+        let order = match first_swa {
+            Some(true) => [true, false],
+            _ => [false, true],
+        };
+        let mut caches: [Option<Cache>; 2] = [None, None];
+        for swa in order {
+            if let Some(bytes) = masks[swa as usize] {
+                let k_idx = self.g.input(t * 8);
+                // MLA caches only K (V is a view of it): no V indices.
+                let v_idx = if self.p.is_mla {
+                    k_idx
+                } else {
+                    self.g.input(v_idx_max(swa))
+                };
+                let mask = self.g.input(bytes);
+                caches[swa as usize] = Some(Cache {
+                    k_idx,
+                    v_idx,
+                    mask,
+                    cast: None,
+                });
+            }
+        }
+        caches
+    }
+
+    /// The token embeddings (`build_inp_embd`): token_embd stays on the host (the input layer),
+    /// and GET_ROWS is never offloaded, so the lookup runs there.
+    pub(super) fn embeddings(&mut self) -> Id {
+        let et = self.et();
+        let i = &self.inputs;
+        let g = &mut self.g;
+        let tok_embd = g.weight(self.tensors.bytes("token_embd.weight"), HOST);
+        let inp = g.get_rows(et, &[tok_embd, i.tokens]);
+        if let Some((mt, ms, me)) = i.mixed {
+            let rows = g.get_rows(et, &[tok_embd, mt]);
+            let dup = g.op(et, &[me]);
+            g.view_with(dup, &[rows, ms]); // set_rows into the copy: keeps the copy alive
+        }
+        if let Some(s) = i.scale_rows {
+            g.inplace(et, &[inp, s])
+        } else if self.gemma {
+            g.inplace(et, &[inp]) // older builds: ggml_scale by sqrt(n_embd)
+        } else {
+            inp
+        }
+    }
+
+    /// One repeating layer: norm, mixer, (last layer) output selection, FFN, residuals.
+    pub(super) fn layer(&mut self, il: usize, inp: Id) -> Id {
+        let layers = self.layers;
+        let l = &layers[il];
+        let et = self.et();
+        let norm = self.g.inplace(et, &[inp]);
+        let w = self.weight(Some(il), "attn_norm.weight");
+        let normed = self.g.inplace(et, &[norm, w]);
+        let mut attn_out = if l.recurrent {
+            self.recurrent(il, normed)
+        } else if l.has_kv {
+            self.attention(il, normed)
+        } else {
+            normed
+        };
+        let mut residual = inp;
+        if il + 1 == self.layers.len() {
+            // Only the outputs' rows go on (`inp_out_ids`).
+            let (n_out, out_ids) = (self.n_outputs, self.inputs.out_ids);
+            let bytes = self.p.n_embd * n_out * F32;
+            attn_out = self.g.op(bytes, &[attn_out, out_ids]);
+            residual = self.g.op(bytes, &[residual, out_ids]);
+            self.cur_t = n_out;
+            self.g.rows = n_out;
+        }
+        if l.post_attn_norm {
+            attn_out = self.norm(il, attn_out, "post_attention_norm.weight");
+        }
+        let et = self.et();
+        let ffn_inp = self.g.inplace(et, &[attn_out, residual]);
+        let mut ffn_out = if l.mixer_only() {
+            ffn_inp
+        } else {
+            self.feed_forward(il, ffn_inp)
+        };
+        if l.post_ffw_norm {
+            ffn_out = self.norm(il, ffn_out, "post_ffw_norm.weight");
+        }
+        if l.mixer_only() {
+            ffn_inp
+        } else {
+            self.g.inplace(et, &[ffn_out, ffn_inp])
+        }
+    }
+
+    /// An RMS norm and its weight (in place on `x`).
+    fn norm(&mut self, il: usize, x: Id, weight: &str) -> Id {
+        let et = self.et();
+        let n = self.g.inplace(et, &[x]);
+        let w = self.weight(Some(il), weight);
+        self.g.inplace(et, &[n, w])
+    }
+
+    /// A recurrent layer's mixer (Mamba-1's block).
+    fn recurrent(&mut self, il: usize, x: Id) -> Id {
+        // Mamba-1 is written op for op; other recurrent blocks borrow its shape.
+        if self.p.arch != "mamba" {
+            self.approximate("recurrent layers (Mamba-1's shape)");
+        }
+        if self.place.device {
+            // Where the scheduler puts the scan, its biases and the state copies depends on
+            // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let ws = self.weights(
+            il,
+            [
+                "ssm_in.weight",
+                "ssm_conv1d.weight",
+                "ssm_x.weight",
+                "ssm_dt.weight",
+                "ssm_out.weight",
+            ],
+        );
+        let (_, _, kv_dev) = self.kv(il);
+        let rs = self.g.cache_view(0, be(kv_dev));
+        let ssm = ssm_of(self.model, self.p);
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        recurrent_block(&mut self.g, ssm, x, s_copy, t, n_seq, ws, rs)
+    }
+
+    /// Layer `il`'s cache: K bytes, V bytes, on the device.
+    fn kv(&self, il: usize) -> (u64, u64, bool) {
+        self.place.kv.get(il).copied().unwrap_or((0, 0, false))
+    }
+
+    /// An attention layer's mixer, through its output projection (`wo`).
+    fn attention(&mut self, il: usize, x: Id) -> Id {
+        let layers = self.layers;
+        let l = &layers[il];
+        let (r, t) = (self.r, self.cur_t);
+        let (kv_k, kv_v, kv_dev) = self.kv(il);
+        let pos = self
+            .inputs
+            .pos
+            .expect("positions exist when a layer has attention");
+        let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
+        let o = if self.p.is_mla {
+            self.approximate("MLA attention");
+            let ws = self.weights(
+                il,
+                [
+                    "attn_q.weight",
+                    "attn_k_b.weight",
+                    "attn_kv_a_mqa.weight",
+                    "attn_v_b.weight",
+                ],
+            );
+            let kc = self.g.cache_view(kv_k, be(kv_dev));
+            let (model, p) = (self.model, self.p);
+            let layer = (l, ws, kc, be(kv_dev));
+            let idx = (cache.k_idx, cache.mask);
+            mla_attention(&mut self.g, model, p, layer, x, pos, idx, r, t)
+        } else {
+            // With an F32 mask and flash attention, older builds cast it once to F16.
+            if r.fa && !self.rules.f16_fa_mask && cache.cast.is_none() {
+                let bytes = self.g.bytes(cache.mask) / 2;
+                cache.cast = Some(self.g.op(bytes, &[cache.mask]));
+                self.inputs.caches[l.swa as usize] = Some(cache);
+            }
+            let mask = cache.cast.unwrap_or(cache.mask);
+            let [q, k, v, q_norm, k_norm] = self.weights(
+                il,
+                [
+                    "attn_q.weight",
+                    "attn_k.weight",
+                    "attn_v.weight",
+                    "attn_q_norm.weight",
+                    "attn_k_norm.weight",
+                ],
+            );
+            let aw = AttnWeights {
+                q,
+                k,
+                v,
+                q_norm,
+                k_norm,
+                k_cache: self.g.cache_view(kv_k, be(kv_dev)),
+                v_cache: self.g.cache_view(kv_v, be(kv_dev)),
+                cache_backend: be(kv_dev),
+            };
+            let n_kv = if l.swa {
+                r.cells_swa.unwrap_or(r.cells_full)
+            } else {
+                r.cells_full
+            };
+            let k_before_v = l.swa || self.p.cache == CacheKind::Iswa;
+            let idx = (cache.k_idx, cache.v_idx, mask);
+            let gemma = self.gemma;
+            attention(
+                &mut self.g,
+                l,
+                &aw,
+                x,
+                pos,
+                idx,
+                r,
+                t,
+                gemma,
+                k_before_v,
+                n_kv,
+            )
+        };
+        let wo = self.weight(Some(il), "attn_output.weight");
+        let et = self.et();
+        self.g.op(et, &[wo, o])
+    }
+
+    /// The FFN block: its norm, the dense FFN or the experts, the shared experts.
+    fn feed_forward(&mut self, il: usize, x: Id) -> Id {
+        let layers = self.layers;
+        let l = &layers[il];
+        let (e, t) = (self.p.n_embd, self.cur_t);
+        let n = self.norm(il, x, "ffn_norm.weight");
+        let mut out = if let Some(shape) = l.moe {
+            self.approximate("MoE routing");
+            let ws = self.weights(
+                il,
+                [
+                    "ffn_gate_inp.weight",
+                    "ffn_up_exps.weight",
+                    "ffn_gate_exps.weight",
+                    "ffn_down_exps.weight",
+                ],
+            );
+            moe(&mut self.g, e, n, t, shape, ws)
+        } else {
+            let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
+            ffn(&mut self.g, e, n, t, l.n_ff, l.gated, ws)
+        };
+        if l.shared_ff > 0 {
+            let ws = self.weights(
+                il,
+                [
+                    "ffn_gate_shexp.weight",
+                    "ffn_up_shexp.weight",
+                    "ffn_down_shexp.weight",
+                ],
+            );
+            let s = ffn(&mut self.g, e, n, t, l.shared_ff, true, ws);
+            out = self.g.inplace(self.et(), &[out, s]);
+        }
+        out
+    }
+
+    /// The output norm and the logits, both graph outputs; returns the logits' bytes.
+    pub(super) fn output(&mut self, inp: Id) -> u64 {
+        let et = self.et();
+        let n = self.g.inplace(et, &[inp]);
+        let w = self.weight(None, "output_norm.weight");
+        let result_norm = self.g.inplace(et, &[n, w]);
+        self.g.set_output(result_norm);
+        let logits_bytes = self.p.n_vocab * self.cur_t * F32;
+        // A tied output reads token_embd's copy in the output layer's buffer.
+        let out_w = if self.tensors.contains("output.weight") {
+            self.weight(None, "output.weight")
+        } else {
+            let bytes = self.tensors.bytes("token_embd.weight");
+            self.g.weight(bytes, be(self.place.output_on_device))
+        };
+        let logits = self.g.op(logits_bytes, &[out_w, result_norm]);
+        self.g.set_output(logits);
+        logits_bytes
+    }
+}

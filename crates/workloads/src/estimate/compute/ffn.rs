@@ -1,0 +1,66 @@
+//! Feed-forward blocks: the dense gated or plain FFN (op for op) and the mixture-of-experts FFN
+//! (coarsely).
+
+use super::super::galloc::{Graph, Id};
+use super::F32;
+
+/// A dense FFN (`build_ffn`): gate and up, the GLU, down.
+pub(super) fn ffn(
+    g: &mut Graph,
+    e: u64,
+    x: Id,
+    t: u64,
+    n_ff: u64,
+    gated: bool,
+    [w_gate, w_up, w_down]: [Id; 3],
+) -> Id {
+    let fb = n_ff * t * F32;
+    if gated {
+        let gate = g.op(fb, &[w_gate, x]);
+        let up = g.op(fb, &[w_up, x]);
+        let glu = g.op(fb, &[gate, up]);
+        g.op(e * t * F32, &[w_down, glu])
+    } else {
+        let up = g.op(fb, &[w_up, x]);
+        let act = g.inplace(fb, &[up]);
+        g.op(e * t * F32, &[w_down, act])
+    }
+}
+
+/// A mixture-of-experts FFN (`build_moe_ffn`), written coarsely: router logits and top-k, the
+/// selected experts' gate/up/GLU/down for every token, weighted and summed.
+pub(super) fn moe(
+    g: &mut Graph,
+    e: u64,
+    x: Id,
+    t: u64,
+    (n_expert, n_used, ff): (u64, u64, u64),
+    [w_inp, w_up, w_gate, w_down]: [Id; 4],
+) -> Id {
+    let logits = g.op(n_expert * t * F32, &[w_inp, x]);
+    let probs = g.inplace(n_expert * t * F32, &[logits]);
+    let order = g.op(n_expert * t * 4, &[probs]);
+    let sel = g.view(order);
+    let pv = g.view(probs);
+    let w = g.op(n_used * t * F32, &[pv, sel]);
+    let fb = ff * n_used * t * F32;
+    let up = g.op(fb, &[w_up, x, sel]);
+    let gate = g.op(fb, &[w_gate, x, sel]);
+    let glu = g.op(fb, &[gate, up]);
+    let down = g.op(e * n_used * t * F32, &[w_down, glu, sel]);
+    let weighted = g.inplace(e * n_used * t * F32, &[down, w]);
+    let mut acc = None;
+    for _ in 0..n_used {
+        let v = g.view(weighted);
+        acc = Some(match acc {
+            None => v,
+            Some(a) => g.inplace(e * t * F32, &[a, v]),
+        });
+    }
+    let a = acc.unwrap_or(weighted);
+    if n_used == 1 {
+        g.op(e * t * F32, &[a])
+    } else {
+        a
+    }
+}

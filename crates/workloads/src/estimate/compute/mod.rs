@@ -1,0 +1,161 @@
+//! The compute buffer: llama.cpp reserves its worst-case graph for one micro-batch and sizes each
+//! compute buffer by allocating that graph once (`llama_context::sched_reserve` →
+//! `ggml_backend_sched_reserve` → `ggml_gallocr`). This module writes that graph down as tensor
+//! sizes in llama.cpp's execution order (`llama-graph.cpp`, `src/models/*.cpp`) and replays the
+//! allocator over it ([`galloc`](super::galloc)).
+//!
+//! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
+//! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
+//! sliding-window masks, Mamba-1 blocks); approximate for MoE routing, MLA and other recurrent
+//! layers, whose graphs are written more coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
+//!
+//! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
+//! graph step by step, with the blocks in [`attention`], [`ffn`] and [`ssm`]; [`rules`] holds
+//! the build-dependent rules.
+
+mod attention;
+mod builder;
+mod ffn;
+mod layers;
+mod rules;
+mod ssm;
+
+use crate::gguf::GgufModel;
+
+use super::hparams::ModelParams;
+use builder::{mask_bytes, Builder};
+use layers::{read_layers, widest_row, Layer, Tensors};
+pub use rules::{RuleInfo, Rules, RULES};
+
+/// What the compute graph is reserved for (resolved context settings).
+#[derive(Debug, Clone)]
+pub struct Reserve {
+    pub n_ctx: u64,
+    pub n_ubatch: u64,
+    pub n_seq: u64,
+    pub fa: bool,
+    /// KV cells per stream of the full and the sliding-window cache.
+    pub cells_full: u64,
+    pub cells_swa: Option<u64>,
+}
+
+/// Where the weights and caches the graph reads are, for the backend scheduler.
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    /// A GPU backend runs beside the host (its scheduler splits the graph between them).
+    pub device: bool,
+    /// Each repeating layer's weights on the device.
+    pub layer_on_device: Vec<bool>,
+    pub output_on_device: bool,
+    /// Each layer's cache: K bytes, V bytes, on the device.
+    pub kv: Vec<(u64, u64, bool)>,
+    /// Buffer alignment of the device's and the host's compute buffer types.
+    pub align: [u64; 2],
+}
+
+/// The result, with what the figure rests on.
+#[derive(Debug, Clone)]
+pub struct ComputeGraph {
+    /// The device's compute buffer (0 without a device).
+    pub device_bytes: u64,
+    /// The host's compute buffer (the only one on the CPU backend).
+    pub host_bytes: u64,
+    pub n_tokens: u64,
+    pub n_outputs: u64,
+    /// The largest intermediate tensors (for the explanation).
+    pub logits_bytes: u64,
+    pub mask_bytes: u64,
+    /// Parts of the graph written coarsely (MoE routing, MLA, recurrent): empty when exact.
+    pub approximate_parts: Vec<&'static str>,
+}
+
+const F32: u64 = 4;
+/// No tensor of a real graph comes near 16 TiB; beyond it a header is not describing a model.
+const MAX_TENSOR: u128 = 1 << 44;
+/// Real models have at most a few hundred layers.
+const MAX_LAYERS: usize = 4096;
+
+fn pad_to(x: u64, n: u64) -> u64 {
+    x.div_ceil(n) * n
+}
+
+/// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
+pub fn reserve(
+    model: &GgufModel,
+    p: &ModelParams,
+    r: &Reserve,
+    rules: Rules,
+    place: &Placement,
+) -> ComputeGraph {
+    let tensors = Tensors::new(model);
+    let layers = read_layers(model, p, &tensors);
+    // sched_reserve: n_tokens = min(n_ctx, n_ubatch), a multiple of the sequences; one output
+    // per sequence (server) or every token (older builds).
+    let n_seq = r.n_seq.max(1);
+    let n_tokens = pad_to(r.n_ctx.min(r.n_ubatch).max(1), n_seq);
+    let n_outputs = if rules.outputs_per_seq {
+        n_tokens.min(n_seq)
+    } else {
+        n_tokens
+    };
+    if let Some(g) = beyond_any_device(p, r, place, &layers, (n_tokens, n_outputs)) {
+        return g;
+    }
+    let masks = mask_bytes(&layers, r, rules, n_tokens);
+    let mut b = Builder::new(
+        model,
+        p,
+        r,
+        rules,
+        place,
+        &tensors,
+        &layers,
+        (n_tokens, n_outputs),
+    );
+    b.inputs(masks);
+    let mut x = b.embeddings();
+    for il in 0..layers.len() {
+        x = b.layer(il, x);
+    }
+    let logits_bytes = b.output(x);
+    let [device_bytes, host_bytes] = b.g.buffer_sizes(place.align, place.device);
+    ComputeGraph {
+        device_bytes,
+        host_bytes,
+        n_tokens,
+        n_outputs,
+        logits_bytes,
+        mask_bytes: masks[0].unwrap_or(0) + masks[1].unwrap_or(0),
+        approximate_parts: b.approx,
+    }
+}
+
+/// A header can claim sizes no device holds (hostile or corrupt): every tensor the graph would
+/// create is bounded before doing arithmetic on them, and such a graph is not replayed; its
+/// figure is then the largest single tensor.
+fn beyond_any_device(
+    p: &ModelParams,
+    r: &Reserve,
+    place: &Placement,
+    layers: &[Layer],
+    (n_tokens, n_outputs): (u64, u64),
+) -> Option<ComputeGraph> {
+    let cells = r.cells_full.max(r.cells_swa.unwrap_or(0)) as u128;
+    let largest = widest_row(layers, p, cells) * n_tokens as u128 * 8;
+    if largest <= MAX_TENSOR && layers.len() <= MAX_LAYERS {
+        return None;
+    }
+    let largest = u64::try_from(largest).unwrap_or(u64::MAX);
+    Some(ComputeGraph {
+        device_bytes: if place.device { largest } else { 0 },
+        host_bytes: largest,
+        n_tokens,
+        n_outputs,
+        logits_bytes: u64::try_from(p.n_vocab as u128 * n_outputs as u128 * 4).unwrap_or(u64::MAX),
+        mask_bytes: 0,
+        approximate_parts: vec![
+            "not replayed: the header claims tensors or layers beyond any device (the figure \
+             is the largest single tensor)",
+        ],
+    })
+}

@@ -1,0 +1,269 @@
+//! The settings the recipe resolves before sizing anything, as llama-server does: the context
+//! (`llama_context`'s constructor and the server's defaults), the layer placement (`-ngl`) and
+//! the llama.cpp build's rules; each input recorded with its source, and the settings llama.cpp
+//! refuses turned into errors with its wording.
+
+use super::*;
+
+/// The inputs and notes of an estimate, in the order they are met.
+pub(super) struct Record {
+    pub(super) inputs: Vec<Input>,
+    pub(super) notes: Vec<String>,
+}
+
+impl Record {
+    pub(super) fn add(&mut self, name: &str, value: String, source: InputSource) {
+        self.inputs.push(Input {
+            name: name.into(),
+            value,
+            source,
+        })
+    }
+
+    /// A setting under `name`, its source read from the setting (`flag` names it when defaulted).
+    pub(super) fn setting<T>(&mut self, name: &str, s: &Setting<T>, flag: &str, value: String) {
+        self.add(name, value, src_of(s, flag))
+    }
+
+    /// A flag recorded under its own name.
+    fn flag<T: ToString>(&mut self, flag: &str, s: &Setting<T>) {
+        self.setting(flag, s, flag, s.value.to_string())
+    }
+}
+
+fn src_of<T>(s: &Setting<T>, flagname: &str) -> InputSource {
+    match &s.source {
+        SettingSource::Flag(f) => InputSource::Flag { flag: f.clone() },
+        SettingSource::Env(v) => InputSource::Env { var: v.clone() },
+        SettingSource::Runtime(d) => InputSource::Runtime { detail: d.clone() },
+        SettingSource::Default(d) => InputSource::Default {
+            detail: format!("{flagname} not given: {d}"),
+        },
+    }
+}
+
+/// The resolved context (llama-context.cpp constructor; server defaults, §2.1–2.2).
+pub(super) struct Resolved {
+    pub(super) n_ctx: u64,
+    pub(super) n_ctx_seq: u64,
+    pub(super) n_seq: u64,
+    pub(super) unified: bool,
+    pub(super) n_batch: u64,
+    pub(super) n_ubatch: u64,
+    pub(super) fa: bool,
+}
+
+/// Resolve the context settings: sizes, sequences, micro-batch, flash attention, cache types.
+pub(super) fn resolve_context(
+    p: &ModelParams,
+    s: &LlamaSettings,
+    rec: &mut Record,
+) -> Result<Resolved, EstimateError> {
+    rec.flag("-c", &s.ctx_size);
+    let c = if s.ctx_size.value == 0 {
+        p.n_ctx_train
+    } else {
+        s.ctx_size.value
+    };
+    let (n_seq, unified) = sequences(s, rec);
+    check_sizes(c, n_seq, s)?;
+    let mut n_ctx = pad(c, 256);
+    let n_ctx_seq;
+    if unified {
+        n_ctx_seq = n_ctx;
+    } else {
+        n_ctx_seq = pad(n_ctx / n_seq, 256);
+        n_ctx = n_ctx_seq * n_seq;
+    }
+    let n_batch = c.min(s.batch.value);
+    let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
+        n_batch
+    } else {
+        s.ubatch.value
+    });
+    rec.flag("-b", &s.batch);
+    rec.flag("-ub", &s.ubatch);
+    let fa = flash_attn(s, rec);
+    cache_types(p, s, rec)?;
+    if !s.unmodelled.is_empty() {
+        rec.notes.push(format!(
+            "not modelled (placement may differ): {}",
+            s.unmodelled.join(", ")
+        ));
+    }
+    Ok(Resolved {
+        n_ctx,
+        n_ctx_seq,
+        n_seq,
+        unified,
+        n_batch,
+        n_ubatch,
+        fa,
+    })
+}
+
+/// Sequences (`-np`) and whether they share one cache (`-kvu`).
+fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
+    let (n_seq, unified) = if s.parallel.value < 0 {
+        // llama-server: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true";
+        // an explicit -no-kvu keeps the per-slot caches.
+        (4, s.kv_unified.value.unwrap_or(true))
+    } else {
+        (s.parallel.value as u64, s.kv_unified.value.unwrap_or(false))
+    };
+    rec.flag("-np", &s.parallel);
+    rec.add(
+        "kv_unified",
+        unified.to_string(),
+        match &s.kv_unified.source {
+            SettingSource::Default(_) => InputSource::Default {
+                detail: if s.parallel.value < 0 {
+                    "unified because -np is auto".into()
+                } else {
+                    "per-slot caches when -np is given".into()
+                },
+            },
+            _ => src_of(&s.kv_unified, "-kvu"),
+        },
+    );
+    (n_seq, unified)
+}
+
+/// The sizes llama.cpp refuses before allocating anything.
+fn check_sizes(c: u64, n_seq: u64, s: &LlamaSettings) -> Result<(), EstimateError> {
+    // llama_context refuses more sequences than LLAMA_MAX_SEQ (256 since PR #15916).
+    if n_seq > 256 {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: n_seq_max must be <= 256 (-np {n_seq} was given)"
+        )));
+    }
+    // llama.cpp keeps n_ctx in 32 bits; a context that does not fit is not a setting it can run.
+    if c > i32::MAX as u64 || s.batch.value > i32::MAX as u64 || s.ubatch.value > i32::MAX as u64 {
+        return Err(EstimateError::Settings(format!(
+            "context {c} (or batch {} / micro-batch {}) does not fit llama.cpp's 32-bit sizes \
+             (at most {}); give -c explicitly",
+            s.batch.value,
+            s.ubatch.value,
+            i32::MAX
+        )));
+    }
+    Ok(())
+}
+
+/// `-fa`: auto resolves to enabled (every layer's KV sits with its layer).
+fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
+    let fa = match s.flash_attn.value {
+        FlashAttn::On => true,
+        FlashAttn::Off => false,
+        FlashAttn::Auto => true,
+    };
+    let value = format!("{:?}", s.flash_attn.value).to_lowercase();
+    rec.setting("-fa", &s.flash_attn, "-fa", value);
+    if s.flash_attn.value == FlashAttn::Auto {
+        rec.add(
+            "flash_attn",
+            "enabled".into(),
+            InputSource::Assumed {
+                why: "-fa auto resolves to enabled when every layer's KV sits with its layer \
+                      (llama-server logs \"Flash Attention was auto, set to enabled\")"
+                    .into(),
+            },
+        );
+    }
+    fa
+}
+
+/// The cache types (`-ctk`, `-ctv`) and the combinations llama.cpp refuses at context creation
+/// (same wording as its error lines).
+fn cache_types(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Result<(), EstimateError> {
+    let type_k = s.cache_type_k.value;
+    let type_v = s.cache_type_v.value;
+    rec.setting("-ctk", &s.cache_type_k, "-ctk", type_k.lower_name());
+    rec.setting("-ctv", &s.cache_type_v, "-ctv", type_v.lower_name());
+    if type_v.is_quantized() && s.flash_attn.value == FlashAttn::Off {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \
+             enabled (-fa off was given)",
+            type_v.lower_name()
+        )));
+    }
+    if p.is_mla && type_k != type_v {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: model does not support different K ({}) and V ({}) \
+             cache types (MLA keeps V inside K; give -ctk and -ctv the same type)",
+            type_k.lower_name(),
+            type_v.lower_name()
+        )));
+    }
+    Ok(())
+}
+
+/// Which layers `-ngl` puts on the GPU.
+pub(super) struct Offload {
+    pub(super) output_on_gpu: bool,
+    /// Repeating layers on the GPU: the last `gpu_layers` of them.
+    pub(super) gpu_layers: u32,
+    first_gpu_layer: u32,
+}
+
+impl Offload {
+    pub(super) fn layer_on_gpu(&self, il: u32) -> bool {
+        il >= self.first_gpu_layer && self.gpu_layers > 0
+    }
+}
+
+/// The layer placement (`--backend`, `-ngl`).
+pub(super) fn placement(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Offload {
+    let nl = p.n_layer;
+    let backend = s.backend.value;
+    let value = format!("{backend:?}").to_lowercase();
+    rec.setting("backend", &s.backend, "--backend", value);
+    let value = match s.n_gpu_layers.value {
+        GpuLayers::Auto => "auto".into(),
+        GpuLayers::All => "all".into(),
+        GpuLayers::Count(n) => n.to_string(),
+    };
+    rec.setting("-ngl", &s.n_gpu_layers, "-ngl", value);
+    let offloaded = if backend == Backend::Cpu {
+        0
+    } else {
+        match s.n_gpu_layers.value {
+            GpuLayers::Count(n) => n.min(nl + 1),
+            GpuLayers::All => nl + 1,
+            GpuLayers::Auto => {
+                rec.notes.push(
+                    "-ngl auto: assumed everything fits; llama-server's --fit may offload fewer \
+                     layers or shrink an unset -c when free memory is short"
+                        .into(),
+                );
+                nl + 1
+            }
+        }
+    };
+    // Current llama.cpp counts the output layer first: -ngl 1 offloads only the output layer,
+    // -ngl N the output layer and the last N-1 repeating layers (observed on build 7e4c0a9).
+    let gpu_layers = offloaded.saturating_sub(1).min(nl);
+    Offload {
+        output_on_gpu: offloaded >= 1,
+        gpu_layers,
+        first_gpu_layer: nl - gpu_layers,
+    }
+}
+
+/// The llama.cpp build whose rules apply (`--llama-build`, or the newest).
+pub(super) fn build_rules(s: &LlamaSettings, rec: &mut Record) -> Rules {
+    let build = s.llama_build.value;
+    rec.add(
+        "llama build",
+        build.map_or_else(|| "newest rules".into(), |b| format!("b{b}")),
+        match &s.llama_build.source {
+            SettingSource::Default(_) => InputSource::Assumed {
+                why: "no llama.cpp build given (--llama-build or the server's /props \
+                      build_info): the newest rules are used"
+                    .into(),
+            },
+            _ => src_of(&s.llama_build, "--llama-build"),
+        },
+    );
+    Rules::for_build(build)
+}
