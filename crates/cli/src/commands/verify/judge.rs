@@ -79,15 +79,10 @@ fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Ver
         .next()
         .unwrap_or_else(|| dev_source.to_string());
     let series: Vec<Seen> = snaps.iter().map(|s| seen_system(s, pid, uuid)).collect();
-    let dev = |s: &Snapshot| s.device_by_uuid(uuid).cloned();
-    let used: Vec<Option<u64>> = snaps
-        .iter()
-        .map(|s| dev(s).and_then(|d| d.system_memory?.used_bytes))
-        .collect();
-    let un: Vec<Option<u64>> = snaps
-        .iter()
-        .map(|s| dev(s).and_then(|d| d.system_ledger?.unattributed_bytes))
-        .collect();
+    let used = per_round(&snaps, uuid, |d| d.system_memory.as_ref()?.used_bytes);
+    let un = per_round(&snaps, uuid, |d| {
+        d.system_ledger.as_ref()?.unattributed_bytes
+    });
     vec![
         judge_process(
             &format!("{label} GTT (per process)"),
@@ -191,16 +186,24 @@ fn judge_sources(rec: &Record, pid: u32, uuid: &str) -> Vec<Verdict> {
             judge_process(&format!("{l} (per process)"), &series, n, tol, false)
         })
         .collect();
-    // One device-wide figure a round.
-    let per_round = |f: fn(gpuledger_model::Device) -> Option<u64>| -> Vec<Option<u64>> {
-        snaps.iter().map(|s| dev(s).and_then(f)).collect()
-    };
-    let used = per_round(|d| d.memory.used_bytes);
+    let used = per_round(&snaps, uuid, |d| d.memory.used_bytes);
     let source = format!("{dev_source} (device used)");
     out.push(judge_device(&source, &used, n, tol, false));
-    let un = per_round(|d| d.ledger.unattributed_bytes);
+    let un = per_round(&snaps, uuid, |d| d.ledger.unattributed_bytes);
     out.push(judge_device("unattributed", &un, n, tol, true));
     out
+}
+
+/// One device-wide figure of the device `uuid`, a round.
+fn per_round(
+    snaps: &[&Snapshot],
+    uuid: &str,
+    f: impl Fn(&gpuledger_model::Device) -> Option<u64>,
+) -> Vec<Option<u64>> {
+    snaps
+        .iter()
+        .map(|s| s.device_by_uuid(uuid).and_then(&f))
+        .collect()
 }
 
 /// Every per-process source that reported the child at some step, after the device's own.
