@@ -71,10 +71,11 @@ fn ambiguous_device(args: &Args, api: Api, idle: &StepReport) -> Option<String> 
     if v.others.is_empty() {
         return None;
     }
+    let name = idle.device.as_ref().map_or("", |d| d.name.as_str());
     Some(format!(
-        "--device {n} is a CUDA ordinal under --path auto, but CUDA could not start and the Vulkan loader numbers its {} devices its own way ({n}: {}; also {}); run again with --path vulkan --device M to choose one of those",
+        "--device {n} is a CUDA ordinal under --path auto, but CUDA could not start and the Vulkan loader numbers its {} devices its own way ({n}: {name} ({}); also {}); run again with --path vulkan --device M to choose one of those",
         v.others.len() + 1,
-        idle.device.as_ref().map_or("", |d| d.name.as_str()),
+        v.device_type,
         v.others.join(", ")
     ))
 }
