@@ -230,3 +230,112 @@ fn step<S: Steps>(s: &mut S, cmd: &str, r: &mut StepReport) -> Step {
     };
     Step::Done(res)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workload without a driver: it keeps the state, and can fail one step.
+    #[derive(Default)]
+    struct Fake {
+        context: bool,
+        allocated: Option<u64>,
+        fail_alloc: bool,
+    }
+
+    impl Steps for Fake {
+        fn has_context(&self) -> bool {
+            self.context
+        }
+        fn has_allocation(&self) -> bool {
+            self.allocated.is_some()
+        }
+        fn create_context(&mut self) -> Result<(), String> {
+            self.context = true;
+            Ok(())
+        }
+        fn allocate(&mut self, bytes: u64) -> Result<bool, String> {
+            if self.fail_alloc {
+                return Err("out of memory".into());
+            }
+            self.allocated = Some(bytes);
+            Ok(true)
+        }
+        fn free(&mut self) -> Result<(), String> {
+            self.allocated = None;
+            Ok(())
+        }
+        fn release(&mut self) -> Option<String> {
+            self.context = false;
+            None
+        }
+        fn measure(&self, r: &mut StepReport) {
+            r.total_bytes = Some(1 << 30);
+            r.free_bytes = Some((1 << 30) - self.allocated.unwrap_or(0));
+        }
+    }
+
+    fn run(steps: Fake, input: &str) -> (i32, Vec<StepReport>) {
+        let mut out = Vec::new();
+        let code = serve(
+            Ok((steps, ChildDevice::default())),
+            &mut input.as_bytes(),
+            &mut out,
+        );
+        let reports = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (code, reports)
+    }
+
+    #[test]
+    fn the_whole_sequence_reports_each_step_with_its_measurement() {
+        let (code, r) = run(Fake::default(), "context\nalloc 1024\nfree\nexit\n");
+        assert_eq!(code, 0);
+        let steps: Vec<&str> = r.iter().map(|r| r.step.as_str()).collect();
+        assert_eq!(steps, ["idle", "context", "allocated", "freed", "exiting"]);
+        assert!(r[0].device.is_some());
+        assert_eq!(r[2].touched, Some(true));
+        assert_eq!(r[2].free_bytes, Some((1 << 30) - 1024));
+        // The exit report is sent after everything is released: nothing is measured on it.
+        assert_eq!(r[4].free_bytes, None);
+    }
+
+    #[test]
+    fn out_of_order_bad_sizes_failures_and_end_of_input_stop_with_an_error() {
+        let last = |input: &str, fake: Fake| {
+            let (code, r) = run(fake, input);
+            (code, r.last().unwrap().error.clone().unwrap_or_default())
+        };
+        let (code, e) = last("alloc 1024\n", Fake::default());
+        assert_eq!(code, 1);
+        assert_eq!(e, "unexpected command \"alloc 1024\" at this step");
+        let (_, e) = last("context\nalloc lots\n", Fake::default());
+        assert_eq!(e, "alloc needs a size in bytes, got \"lots\"");
+        let (_, e) = last("context\nalloc 0\n", Fake::default());
+        assert_eq!(e, "alloc needs a size in bytes, got \"0\"");
+        let failing = Fake {
+            fail_alloc: true,
+            ..Fake::default()
+        };
+        let (_, e) = last("context\nalloc 1\n", failing);
+        assert_eq!(e, "out of memory");
+        // The parent went away: no report, status 1.
+        let (code, r) = run(Fake::default(), "context\n");
+        assert_eq!((code, r.len()), (1, 2));
+    }
+
+    #[test]
+    fn a_workload_that_cannot_open_says_why_and_nothing_else() {
+        let mut out = Vec::new();
+        let code = serve::<Fake>(Err("no device".into()), &mut "exit\n".as_bytes(), &mut out);
+        assert_eq!(code, 1);
+        let r: StepReport = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            (r.step.as_str(), r.error.as_deref()),
+            ("error", Some("no device"))
+        );
+    }
+}

@@ -274,3 +274,80 @@ pub(crate) fn budget(held: &Held, c: &Chosen) -> Option<(u64, u64)> {
     let h = c.heap as usize;
     Some((b.heap_budget[h], b.heap_usage[h]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(
+        types: &[(u32, vk::MemoryPropertyFlags)],
+        heaps: &[(u64, bool)],
+    ) -> vk::PhysicalDeviceMemoryProperties {
+        let mut p = vk::PhysicalDeviceMemoryProperties {
+            memory_type_count: types.len() as u32,
+            memory_heap_count: heaps.len() as u32,
+            ..Default::default()
+        };
+        for (i, (h, f)) in types.iter().enumerate() {
+            p.memory_types[i] = vk::MemoryType {
+                property_flags: *f,
+                heap_index: *h,
+            };
+        }
+        for (i, (size, local)) in heaps.iter().enumerate() {
+            p.memory_heaps[i] = vk::MemoryHeap {
+                size: *size,
+                flags: if *local {
+                    vk::MemoryHeapFlags::DEVICE_LOCAL
+                } else {
+                    vk::MemoryHeapFlags::empty()
+                },
+            };
+        }
+        p
+    }
+
+    type F = vk::MemoryPropertyFlags;
+
+    #[test]
+    fn plain_vram_is_chosen_over_the_bar_window_and_host_memory() {
+        // A discrete GPU: host heap, VRAM heap, a 256 MiB BAR heap.
+        let p = props(
+            &[
+                (0, F::HOST_VISIBLE | F::HOST_COHERENT),
+                (1, F::DEVICE_LOCAL | F::HOST_VISIBLE | F::HOST_COHERENT),
+                (1, F::DEVICE_LOCAL),
+                (2, F::DEVICE_LOCAL | F::HOST_VISIBLE),
+            ],
+            &[(32 << 30, false), (16 << 30, true), (256 << 20, true)],
+        );
+        assert_eq!(pick_memory_type(&p, u32::MAX), Some(2));
+        // The buffer does not allow type 2: the other type on the VRAM heap.
+        assert_eq!(pick_memory_type(&p, 0b1011), Some(1));
+        // Only host memory allowed: nothing device-local.
+        assert_eq!(pick_memory_type(&p, 0b0001), None);
+    }
+
+    #[test]
+    fn lavapipe_shape_one_host_visible_device_local_type() {
+        let p = props(
+            &[(
+                0,
+                F::DEVICE_LOCAL | F::HOST_VISIBLE | F::HOST_COHERENT | F::HOST_CACHED,
+            )],
+            &[(23 << 30, true)],
+        );
+        assert_eq!(pick_memory_type(&p, u32::MAX), Some(0));
+        let none = props(&[(0, F::HOST_VISIBLE)], &[(1 << 30, false)]);
+        assert_eq!(pick_memory_type(&none, u32::MAX), None);
+    }
+
+    #[test]
+    fn nvidia_device_uuid_in_nvml_spelling() {
+        let b: [u8; 16] = [
+            0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+            0x88, 0x99,
+        ];
+        assert_eq!(nvml_uuid(&b), "GPU-aabbccdd-eeff-0011-2233-445566778899");
+    }
+}
