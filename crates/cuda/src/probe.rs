@@ -381,17 +381,36 @@ impl Runner<'_, '_> {
         self.check_cancel()?;
         self.free(m)?;
         let release = self.settle(before, label)?;
-        let nvml_delta = match (before.nvml, after.nvml) {
-            (Some(b), Some(a)) => Some(a as i64 - b as i64),
-            _ => None,
-        };
         Ok(Row::new(
             m,
             bytes,
             before.free as i64 - after.free as i64,
-            nvml_delta,
+            delta(before.nvml, after.nvml),
             release,
         ))
+    }
+
+    /// Creates the probe's context and measures what contexts cost. The first: only NVML can
+    /// see its cost, as the driver's free memory is unreadable before a context exists.
+    fn contexts(&mut self, dev: CuDevice, name: &str) -> Result<ContextCost, ProbeError> {
+        let nvml_before_ctx = self.nvml();
+        let ctx = self
+            .s
+            .cuda
+            .ctx_create(dev)
+            .map_err(|cause| ProbeError::ContextCreate {
+                device: self.opts.device,
+                name: name.to_string(),
+                cause,
+            })?;
+        self.s.ctx = Some(ctx);
+        let with_ctx = self.read("after creating the context")?;
+        let (second_by_driver, second_by_nvml) = self.second_context(dev)?;
+        Ok(ContextCost {
+            first_by_nvml: delta(nvml_before_ctx, with_ctx.nvml),
+            second_by_driver,
+            second_by_nvml,
+        })
     }
 
     /// The cost of a second context, by the driver's free memory (the only way the driver can
@@ -419,11 +438,10 @@ impl Runner<'_, '_> {
         unsafe { c.ctx_set_current(main) }
             .map_err(ProbeError::step("making the probe's context current again"))?;
         self.settle(before, "after the second context")?;
-        let nvml = match (before.nvml, after.nvml) {
-            (Some(b), Some(a)) => Some(a as i64 - b as i64),
-            _ => None,
-        };
-        Ok((before.free as i64 - after.free as i64, nvml))
+        Ok((
+            before.free as i64 - after.free as i64,
+            delta(before.nvml, after.nvml),
+        ))
     }
 }
 
@@ -431,86 +449,31 @@ fn frac(v: u64, (n, d): (u64, u64)) -> u64 {
     (v as u128 * n as u128 / d as u128) as u64
 }
 
+/// What `after - before` says where both readings exist (NVML's, which may be missing).
+fn delta(before: Option<u64>, after: Option<u64>) -> Option<i64> {
+    Some(after? as i64 - before? as i64)
+}
+
 /// Runs the whole probe. On error or interruption, everything allocated has been released and
 /// the context destroyed by the time this returns.
 pub fn run(opts: &ProbeOptions<'_>) -> Result<ProbeReport, ProbeError> {
-    if opts.sizes.is_empty() {
-        return Err(ProbeError::NoSizes);
-    }
-    if opts.sizes.contains(&0) {
-        return Err(ProbeError::ZeroSize);
-    }
-    let largest = *opts.sizes.iter().max().expect("not empty");
-    // Host memory first: refuse before touching the driver at all.
-    let (available, source) =
-        crate::hostmem::available(opts.meminfo.as_deref()).map_err(ProbeError::HostUnknown)?;
-    if largest > frac(available, HOST_FRACTION) {
-        return Err(ProbeError::HostTooSmall {
-            size: largest,
-            available,
-            source_desc: source.to_string(),
-        });
-    }
-    if opts.cancel.load(Ordering::SeqCst) {
-        return Err(ProbeError::Interrupted);
-    }
+    let largest = check_host(opts)?;
     let measured_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
 
     let cuda = Cuda::load(opts.cuda_lib.as_deref())?;
     cuda.init()
         .map_err(ProbeError::step("initialising the CUDA driver"))?;
     let cuda_version = cuda.driver_version().ok().map(cuda_version_string);
-    let count = cuda
-        .device_count()
-        .map_err(ProbeError::step("counting devices"))?;
-    if count <= 0 {
-        return Err(ProbeError::NoDevices);
-    }
-    if opts.device < 0 || opts.device >= count {
-        return Err(ProbeError::BadDevice {
-            ordinal: opts.device,
-            count,
-        });
-    }
-    let dev = cuda
-        .device(opts.device)
-        .map_err(ProbeError::step("opening the device"))?;
-    let name = cuda
-        .device_name(dev)
-        .map_err(ProbeError::step("reading the device name"))?;
-    let uuid = cuda
-        .device_uuid(dev)
-        .map_err(ProbeError::step("reading the device UUID"))?;
-    let total = cuda
-        .device_total_mem(dev)
-        .map_err(ProbeError::step("reading the device's total memory"))?;
-
+    let (dev, device) = open_device(&cuda, opts.device)?;
     let mut r = Runner {
         opts,
         dev: DeviceRef {
             ordinal: opts.device,
-            uuid: uuid.clone(),
+            uuid: device.uuid.clone(),
         },
         s: Session::new(&cuda),
     };
-
-    // The first context: only NVML can see its cost, as the driver's free memory is unreadable
-    // before a context exists.
-    let nvml_before_ctx = r.nvml();
-    let ctx = cuda
-        .ctx_create(dev)
-        .map_err(|cause| ProbeError::ContextCreate {
-            device: opts.device,
-            name: name.clone(),
-            cause,
-        })?;
-    r.s.ctx = Some(ctx);
-    let with_ctx = r.read("after creating the context")?;
-    let first_by_nvml = match (nvml_before_ctx, with_ctx.nvml) {
-        (Some(b), Some(a)) => Some(a as i64 - b as i64),
-        _ => None,
-    };
-    let (second_by_driver, second_by_nvml) = r.second_context(dev)?;
+    let context = r.contexts(dev, &device.name)?;
 
     let now = r.read("before the allocations")?;
     if largest > frac(now.free, VRAM_FRACTION) {
@@ -537,9 +500,79 @@ pub fn run(opts: &ProbeOptions<'_>) -> Result<ProbeReport, ProbeError> {
         });
     }
 
+    Ok(ProbeReport {
+        schema: SCHEMA,
+        measured_at,
+        os: std::env::consts::OS.to_string(),
+        cuda_lib: cuda.path().to_string(),
+        device,
+        cuda_driver_version: cuda_version,
+        driver_version: opts.nvml.and_then(|n| n.driver_version()),
+        settle_ms: opts.settle.as_millis() as u64,
+        notes: notes(opts, &context, &rows),
+        context,
+        rows,
+    })
+}
+
+/// The checks before the driver is touched at all: sizes given, none zero, the largest fits in
+/// host memory, not cancelled. Returns the largest size.
+fn check_host(opts: &ProbeOptions<'_>) -> Result<u64, ProbeError> {
+    if opts.sizes.is_empty() {
+        return Err(ProbeError::NoSizes);
+    }
+    if opts.sizes.contains(&0) {
+        return Err(ProbeError::ZeroSize);
+    }
+    let largest = *opts.sizes.iter().max().expect("not empty");
+    let (available, source) =
+        crate::hostmem::available(opts.meminfo.as_deref()).map_err(ProbeError::HostUnknown)?;
+    if largest > frac(available, HOST_FRACTION) {
+        return Err(ProbeError::HostTooSmall {
+            size: largest,
+            available,
+            source_desc: source.to_string(),
+        });
+    }
+    if opts.cancel.load(Ordering::SeqCst) {
+        return Err(ProbeError::Interrupted);
+    }
+    Ok(largest)
+}
+
+/// The device `ordinal`, checked against the driver's count, and what the report says of it.
+fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(CuDevice, DeviceInfo), ProbeError> {
+    let count = cuda
+        .device_count()
+        .map_err(ProbeError::step("counting devices"))?;
+    if count <= 0 {
+        return Err(ProbeError::NoDevices);
+    }
+    if ordinal < 0 || ordinal >= count {
+        return Err(ProbeError::BadDevice { ordinal, count });
+    }
+    let dev = cuda
+        .device(ordinal)
+        .map_err(ProbeError::step("opening the device"))?;
+    let info = DeviceInfo {
+        ordinal,
+        name: cuda
+            .device_name(dev)
+            .map_err(ProbeError::step("reading the device name"))?,
+        uuid: cuda
+            .device_uuid(dev)
+            .map_err(ProbeError::step("reading the device UUID"))?,
+        total_bytes: cuda
+            .device_total_mem(dev)
+            .map_err(ProbeError::step("reading the device's total memory"))?,
+    };
+    Ok((dev, info))
+}
+
+/// The report's notes: what the NVML columns can be trusted for, and any release not seen.
+fn notes(opts: &ProbeOptions<'_>, context: &ContextCost, rows: &[Row]) -> Vec<String> {
     let mut notes = Vec::new();
-    let driver_version = opts.nvml.and_then(|n| n.driver_version());
-    if opts.nvml.is_none() || first_by_nvml.is_none() {
+    if opts.nvml.is_none() || context.first_by_nvml.is_none() {
         notes.push(
             "no NVML view of this device: the NVML columns and the first context's cost are unknown"
                 .to_string(),
@@ -557,27 +590,5 @@ pub fn run(opts: &ProbeOptions<'_>) -> Result<ProbeReport, ProbeError> {
             opts.settle.as_millis()
         ));
     }
-
-    Ok(ProbeReport {
-        schema: SCHEMA,
-        measured_at,
-        os: std::env::consts::OS.to_string(),
-        cuda_lib: cuda.path().to_string(),
-        device: DeviceInfo {
-            ordinal: opts.device,
-            name,
-            uuid,
-            total_bytes: total,
-        },
-        cuda_driver_version: cuda_version,
-        driver_version,
-        settle_ms: opts.settle.as_millis() as u64,
-        context: ContextCost {
-            first_by_nvml,
-            second_by_driver,
-            second_by_nvml,
-        },
-        rows,
-        notes,
-    })
+    notes
 }

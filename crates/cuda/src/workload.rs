@@ -1,220 +1,84 @@
-//! The known workload `gpuledger verify` runs in a child process: idle → a context → N bytes of
-//! device memory allocated and written → freed → exit, one step per command from the parent.
-//!
-//! The child talks over its standard streams, one JSON object a line: it reads a command
-//! (`context`, `alloc`, `free`, `exit`) and answers with a [`StepReport`]. It holds everything in
-//! the probe's clean-up guard, so an error, end of input (the parent went away or was
-//! interrupted) or a Ctrl-C releases the memory and the context before the process ends.
+//! The CUDA known workload `gpuledger verify` runs in a child process, in the step protocol of
+//! [`crate::step`]: a context, N bytes of device memory allocated and written with `cuMemsetD8`,
+//! freed, exit. Everything is held in the probe's clean-up guard ([`Session`]), so an error, end
+//! of input or a Ctrl-C releases the memory and the context before the process ends.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::cuda::{cuda_version_string, Cuda};
 use crate::probe::Session;
-
-/// What the child says after each step.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct StepReport {
-    /// `idle`, `context`, `allocated`, `freed`, `exiting`, or `error`.
-    pub step: String,
-    pub pid: u32,
-    /// Set on the first report (`idle`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<ChildDevice>,
-    /// The CUDA driver's free / total memory of the device after this step (needs a context).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub free_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_bytes: Option<u64>,
-    /// Vulkan with VK_EXT_memory_budget: what the driver says this process uses of the heap.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heap_usage_bytes: Option<u64>,
-    /// The child's resident host memory after the step (Vulkan path, Linux: VmRSS). On a CPU
-    /// device (lavapipe) the allocation lives there, so it shows the workload really happened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rss_bytes: Option<u64>,
-    /// Whether the allocation was written (`cuMemsetD8`, `vkCmdFillBuffer`); false when the
-    /// CUDA driver lacks cuMemsetD8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub touched: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl StepReport {
-    /// Send this report to the parent: one JSON line, flushed. `false` when the parent is gone.
-    pub fn send(&self, out: &mut dyn Write) -> bool {
-        serde_json::to_string(self)
-            .map(|t| writeln!(out, "{t}").and_then(|_| out.flush()).is_ok())
-            .unwrap_or(false)
-    }
-}
-
-/// The device the workload runs on, as its API names it. The same shape for both paths (`cuda`,
-/// `vulkan`); a record from before the Vulkan path has no `vulkan` and a non-empty `cuda_lib`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ChildDevice {
-    /// The CUDA ordinal, or the Vulkan physical device's index in the loader's list.
-    pub ordinal: i32,
-    pub name: String,
-    /// NVML's spelling (`GPU-...`), to find the same device in a snapshot.
-    pub uuid: Option<String>,
-    /// CUDA: the device's memory; Vulkan: the size of the heap the allocation comes from.
-    pub total_bytes: u64,
-    /// The CUDA driver library loaded (empty on the Vulkan path).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub cuda_lib: String,
-    /// `12.4`
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cuda_version: Option<String>,
-    /// What the Vulkan path knows of the device (absent on the CUDA path).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vulkan: Option<VulkanDevice>,
-}
-
-/// A Vulkan physical device as the workload saw it: enough to find it in a snapshot (PCI address,
-/// device UUID) and to say what it is (a CPU device has no VRAM for any source to see).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct VulkanDevice {
-    /// `cpu`, `discrete-gpu`, `integrated-gpu`, `virtual-gpu` or `other`.
-    pub device_type: String,
-    pub vendor_id: u32,
-    pub device_id: u32,
-    /// `1.3.230`
-    pub api_version: String,
-    /// `llvmpipe`, `radv`, `NVIDIA` (VK_KHR_driver_properties / Vulkan 1.2), where reported.
-    pub driver_name: Option<String>,
-    /// `Mesa 22.3.6 (LLVM 15.0.6)`, where reported.
-    pub driver_info: Option<String>,
-    /// `0000:01:00.0` (VK_EXT_pci_bus_info), where reported.
-    pub pci_bus_id: Option<String>,
-    /// The device UUID (Vulkan 1.1) as 32 hex digits, where reported.
-    pub device_uuid: Option<String>,
-    /// The loader library that was loaded.
-    pub loader: String,
-    /// The memory type and heap the allocation comes from (DEVICE_LOCAL).
-    pub memory_type_index: u32,
-    pub heap_index: u32,
-    pub heap_bytes: u64,
-    /// Whether VK_EXT_memory_budget reports this heap's budget and usage.
-    pub memory_budget: bool,
-    /// The other physical devices the loader listed (index, name, type), for the record.
-    #[serde(default)]
-    pub others: Vec<String>,
-}
+pub use crate::step::{ChildDevice, StepReport, VulkanDevice};
 
 /// Runs the workload: `input` carries the parent's commands, `output` gets the reports. Returns
-/// the process exit status to use. Never panics on bad input: an unknown command is an error
-/// report, and everything is released.
+/// the process exit status to use (see [`crate::step::serve`]).
 pub fn run_child(
     cuda_lib: Option<&Path>,
     ordinal: i32,
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> i32 {
-    let pid = std::process::id();
-    let mut say = |r: StepReport| r.send(output);
-    let fail = |e: String| StepReport {
-        step: "error".into(),
-        pid,
-        error: Some(e),
-        ..StepReport::default()
-    };
     let cuda = match Cuda::load(cuda_lib) {
         Ok(c) => c,
-        Err(e) => {
-            say(fail(e.to_string()));
-            return 1;
-        }
+        Err(e) => return crate::step::serve::<CudaSteps<'_>>(Err(e.to_string()), input, output),
     };
-    let dev = match open_device(&cuda, ordinal) {
-        Ok(d) => d,
-        Err(e) => {
-            say(fail(e));
-            return 1;
-        }
-    };
-    let cu_dev = dev.0;
-    if !say(StepReport {
-        step: "idle".into(),
-        pid,
-        device: Some(dev.1),
-        ..StepReport::default()
-    }) {
-        return 1;
+    let opened = open_device(&cuda, ordinal).map(|(dev, device)| {
+        let steps = CudaSteps {
+            cuda: &cuda,
+            dev,
+            // Dropped on every path out: frees the allocation, then destroys the context.
+            s: Session::new(&cuda),
+        };
+        (steps, device)
+    });
+    crate::step::serve(opened, input, output)
+}
+
+/// The steps on the CUDA driver API.
+struct CudaSteps<'a> {
+    cuda: &'a Cuda,
+    dev: i32,
+    s: Session<'a>,
+}
+
+impl crate::step::Steps for CudaSteps<'_> {
+    fn has_context(&self) -> bool {
+        self.s.ctx.is_some()
     }
-    // Dropped on every path out: frees the allocation, then destroys the context.
-    let mut s = Session::new(&cuda);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match input.read_line(&mut line) {
-            // End of input: the parent is gone or gave up; the guard cleans up.
-            Ok(0) | Err(_) => return 1,
-            Ok(_) => {}
-        }
-        let cmd = line.trim();
-        let mut r = StepReport {
-            pid,
-            ..StepReport::default()
-        };
-        let res: Result<(), String> = match cmd.split_once(' ').unwrap_or((cmd, "")) {
-            ("context", _) if s.ctx.is_none() => {
-                r.step = "context".into();
-                cuda.ctx_create(cu_dev)
-                    .map(|c| s.ctx = Some(c))
-                    .map_err(|e| e.to_string())
-            }
-            ("alloc", n) if s.ctx.is_some() && s.device_mem.is_none() => {
-                r.step = "allocated".into();
-                match n.trim().parse::<usize>() {
-                    Ok(b) if b > 0 => cuda
-                        .mem_alloc(b)
-                        .map_err(|e| e.to_string())
-                        .and_then(|p| {
-                            s.device_mem = Some(p);
-                            cuda.memset_d8(p, 0xA5, b).map_err(|e| e.to_string())
-                        })
-                        .map(|t| r.touched = Some(t)),
-                    _ => Err(format!("alloc needs a size in bytes, got {n:?}")),
-                }
-            }
-            ("free", _) if s.device_mem.is_some() => {
-                r.step = "freed".into();
-                let p = s.device_mem.take().expect("checked");
-                cuda.mem_free(p).map_err(|e| e.to_string())
-            }
-            ("exit", _) => {
-                let errs = s.release_all();
-                r.step = "exiting".into();
-                r.error = errs.first().map(|e| e.to_string());
-                say(r);
-                return i32::from(!errs.is_empty());
-            }
-            _ => Err(format!("unexpected command {cmd:?} at this step")),
-        };
-        if let Err(e) = res {
-            say(fail(e));
-            return 1;
-        }
-        // Ctrl-C during the step: stop here; the guard releases everything.
-        if crate::signal::interrupted() {
-            say(fail(format!(
-                "interrupted (Ctrl-C) during the {} step; everything was released",
-                r.step
-            )));
-            return 130;
-        }
-        if s.ctx.is_some() {
-            if let Ok((free, total)) = cuda.mem_get_info() {
+
+    fn has_allocation(&self) -> bool {
+        self.s.device_mem.is_some()
+    }
+
+    fn create_context(&mut self) -> Result<(), String> {
+        let c = self.cuda.ctx_create(self.dev).map_err(|e| e.to_string())?;
+        self.s.ctx = Some(c);
+        Ok(())
+    }
+
+    fn allocate(&mut self, bytes: u64) -> Result<bool, String> {
+        let b = usize::try_from(bytes)
+            .map_err(|_| format!("alloc needs a size in bytes, got \"{bytes}\""))?;
+        let p = self.cuda.mem_alloc(b).map_err(|e| e.to_string())?;
+        self.s.device_mem = Some(p);
+        self.cuda.memset_d8(p, 0xA5, b).map_err(|e| e.to_string())
+    }
+
+    fn free(&mut self) -> Result<(), String> {
+        let p = self.s.device_mem.take().ok_or("nothing is allocated")?;
+        self.cuda.mem_free(p).map_err(|e| e.to_string())
+    }
+
+    fn release(&mut self) -> Option<String> {
+        self.s.release_all().first().map(|e| e.to_string())
+    }
+
+    fn measure(&self, r: &mut crate::step::StepReport) {
+        if self.s.ctx.is_some() {
+            if let Ok((free, total)) = self.cuda.mem_get_info() {
                 r.free_bytes = Some(free);
                 r.total_bytes = Some(total);
             }
-        }
-        if !say(r) {
-            return 1;
         }
     }
 }

@@ -6,6 +6,10 @@
 //!
 //! - [`workload`]: the child's sequence (idle → logical device → N bytes of DEVICE_LOCAL memory
 //!   allocated, bound to a buffer and filled → freed → exit), in the step protocol the CUDA child
-//!   speaks ([`gpuledger_cuda::workload::StepReport`]).
+//!   speaks ([`gpuledger_cuda::step`]);
+//! - `device`: which physical device, memory type and queue family, and what the device is;
+//! - `held`: the Vulkan objects the workload holds, and their release in order.
 
+mod device;
+mod held;
 pub mod workload;

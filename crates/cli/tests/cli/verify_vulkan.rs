@@ -305,6 +305,45 @@ fn a_device_the_loader_does_not_list_is_named() {
     );
 }
 
+/// `--device N` under `--path auto` is a CUDA ordinal: when CUDA cannot start and the loader lists
+/// several devices (lavapipe's ICD named twice here), N does not say which Vulkan device is meant,
+/// so verify refuses and says how to choose; `--path vulkan --device N` runs on the loader's N.
+#[test]
+fn a_cuda_ordinal_is_not_taken_for_a_vulkan_index_when_the_loader_lists_several() {
+    let Some(l) = Lavapipe::new() else { return };
+    let second = l.path("lvp_icd_again.json");
+    std::fs::copy(&l.icd, &second).unwrap();
+    let icds = std::env::join_paths([l.icd.clone(), second]).unwrap();
+    let run = |args: &[&str]| {
+        l.cmd()
+            .env("VK_ICD_FILENAMES", &icds)
+            .arg("verify")
+            .args(["--size", "32MiB", "--cuda-lib", "/nonexistent/libcuda.so.1"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--device", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("--device 1 is a CUDA ordinal under --path auto, but CUDA could not start and the Vulkan loader numbers its 2 devices its own way (1: llvmpipe"),
+        "{e}"
+    );
+    assert!(e.contains("also 0: llvmpipe"), "{e}");
+    assert!(e.contains("run again with --path vulkan --device M"), "{e}");
+    assert!(e.contains("nothing was allocated"), "{e}");
+    let out = run(&["--path", "vulkan", "--device", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("on Vulkan device 1 llvmpipe"), "{s}");
+}
+
 /// No loader at all (no lavapipe needed): a clear sentence and exit 3, in the text and the record.
 #[test]
 fn a_missing_vulkan_loader_is_a_sentence_not_a_failure() {

@@ -1,153 +1,26 @@
-//! The record `verify` keeps (every raw reading, so it can be replayed) and the verdicts derived
-//! from it. Pure: no I/O, so a saved record re-derives the same verdicts anywhere.
+//! The verdicts `verify` derives from its record, per source: the per-process sources' view of
+//! the child, the device's used memory and the unattributed remainder (on VRAM, or on system
+//! memory where the allocation lands there), the witnesses', and on a CPU device why no source
+//! can see it. Pure: no I/O, so a saved record re-derives the same verdicts anywhere.
+//!
+//! - `record`: the record and its parts (what is saved and replayed);
+//! - `series`: the expectations on a series of per-step readings, and the checks against them;
+//! - `device`: which device of the snapshots the workload ran on, and which memory to judge;
+//! - `witnesses`: nvidia-smi's and the AMD and Intel tools' verdicts.
 
-use gpuledger_cuda::workload::{ChildDevice, StepReport};
-use gpuledger_model::units::human_bytes;
+mod device;
+mod record;
+mod series;
+mod witnesses;
+
+pub use device::{cpu_device, system_ledger, target_pci, target_uuid};
+pub use record::*;
+pub use series::{judge_device, judge_process, judge_rss, Seen};
+#[cfg(test)]
+use witnesses::smi_seen;
+use witnesses::{smi_not_run, smi_verdict};
+
 use gpuledger_model::{Snapshot, Usage};
-use serde::{Deserialize, Serialize};
-
-pub const SCHEMA: &str = "gpuledger.verify/1";
-
-/// The steps, in order. The child's memory is expected to be: absent, present, +N, −N, absent.
-pub const STEPS: [&str; 5] = ["idle", "context", "allocated", "freed", "exited"];
-
-/// How far a step's change may differ from N: the driver rounds allocations up to its 2 MiB
-/// granularity and may add a 2 MiB page of its own bookkeeping on the first allocation.
-pub const TOLERANCE: u64 = 4 << 20;
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Record {
-    pub schema: String,
-    pub taken_at: String,
-    pub gpuledger_version: String,
-    pub machine: Machine,
-    /// The path that ran: `cuda` or `vulkan` (`none` when neither could start).
-    pub path: String,
-    /// Each path: whether it ran, and why it did not (absent in records from before the Vulkan
-    /// path, which ran `cuda` only).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub paths: Vec<PathNote>,
-    pub size_bytes: u64,
-    pub tolerance_bytes: u64,
-    pub child_pid: Option<u32>,
-    pub device: Option<ChildDevice>,
-    pub steps: Vec<Step>,
-    pub verdicts: Vec<Verdict>,
-    #[serde(default)]
-    pub notes: Vec<String>,
-}
-
-/// One workload path and what became of it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PathNote {
-    /// `cuda` or `vulkan`.
-    pub path: String,
-    pub ran: bool,
-    /// In words: `ran (...)`, `the CUDA workload cannot start: ...`, `not tried: ...`.
-    pub why: String,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Machine {
-    pub os: String,
-    pub arch: String,
-    pub hostname: Option<String>,
-    pub kernel: Option<String>,
-    pub wsl: bool,
-    /// The display driver's version as the first round's devices report it.
-    pub driver_version: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Step {
-    pub name: String,
-    /// What the child said after the step (none for `exited`).
-    pub child: Option<StepReport>,
-    /// The whole collection round taken after the step.
-    pub snapshot: Snapshot,
-    /// The vendor tool's raw answer, taken right after the round.
-    pub nvidia_smi: Option<ToolRun>,
-    /// The AMD and Intel tools' raw answers, taken right after the round, by query
-    /// (`amd-smi process`, `rocm-smi --showpids`, `xpu-smi ps`, ...; see `vendor`). Absent in
-    /// records from before they were asked.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub witnesses: std::collections::BTreeMap<String, ToolRun>,
-    /// Extra rounds taken before this one because the release had not shown yet (the driver
-    /// frees asynchronously); only this last round is kept.
-    #[serde(default)]
-    pub settle_reads: u32,
-}
-
-/// One run of an external tool, kept raw.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolRun {
-    pub command: String,
-    pub exit_code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-    /// Why it did not run or did not finish (not installed, timed out).
-    pub error: Option<String>,
-    /// Whether stdout or stderr was cut at the bound on what is kept.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// `nvml (per process)`, `nvml (device used)`, `unattributed`, `nvidia-smi`, ...
-    pub source: String,
-    /// `ok`, `off`, `cannot see`, `not implemented`.
-    pub verdict: String,
-    /// The verdict in words: `ok`, `off by 300 MiB at context (why)`, `cannot see (why)`.
-    pub text: String,
-    /// Whether this is gpuledger's own reading (counts for the exit status) or a witness.
-    pub witness: bool,
-    pub checks: Vec<Check>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    pub step: String,
-    pub expected: String,
-    pub observed: String,
-    pub ok: bool,
-}
-
-/// One source's view of the child at one step.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Seen {
-    Absent,
-    Unknown(String),
-    Bytes(u64),
-}
-
-impl Seen {
-    fn bytes(&self) -> Option<u64> {
-        match self {
-            Seen::Bytes(b) => Some(*b),
-            _ => None,
-        }
-    }
-    fn show(&self) -> String {
-        match self {
-            Seen::Absent => "not listed".into(),
-            Seen::Unknown(_) => "listed, memory n/a".into(),
-            Seen::Bytes(b) => human_bytes(*b),
-        }
-    }
-}
-
-fn near(a: i64, b: i64, tol: u64) -> bool {
-    a.abs_diff(b) <= tol
-}
-
-fn signed(b: i64) -> String {
-    if b < 0 {
-        format!("-{}", human_bytes(b.unsigned_abs()))
-    } else {
-        format!("+{}", human_bytes(b as u64))
-    }
-}
 
 /// The child's usage rows on the device in one round.
 fn usage<'a>(snap: &'a Snapshot, pid: u32, uuid: &str) -> Vec<&'a Usage> {
@@ -179,371 +52,6 @@ pub fn seen(snap: &Snapshot, pid: u32, uuid: &str, label: &str) -> Seen {
     Seen::Absent
 }
 
-/// Verdicts for a series of per-step readings of the child's memory (one source).
-pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: bool) -> Verdict {
-    let mut checks = Vec::new();
-    let present = |s: &Seen| !matches!(s, Seen::Absent);
-    let mut first_off: Option<(String, Option<u64>)> = None;
-    let mut push = |step: &str, expected: String, observed: String, ok: bool, by: Option<u64>| {
-        if !ok && first_off.is_none() {
-            first_off = Some((step.to_string(), by));
-        }
-        checks.push(Check {
-            step: step.into(),
-            expected,
-            observed,
-            ok,
-        });
-    };
-    let get = |i: usize| series.get(i).cloned().unwrap_or(Seen::Absent);
-    let (idle, ctx, alloc, freed, exited) = (get(0), get(1), get(2), get(3), get(4));
-    push(
-        "idle",
-        "not listed".into(),
-        idle.show(),
-        !present(&idle) || idle.bytes() == Some(0),
-        idle.bytes(),
-    );
-    push(
-        "context",
-        "listed (a context holds memory)".into(),
-        ctx.show(),
-        present(&ctx),
-        None,
-    );
-    let delta = |a: &Seen, b: &Seen| Some(b.bytes()? as i64 - a.bytes()? as i64);
-    for (step, a, b, want) in [
-        ("allocated", &ctx, &alloc, n as i64),
-        ("freed", &alloc, &freed, -(n as i64)),
-    ] {
-        let d = delta(a, b);
-        push(
-            step,
-            signed(want),
-            d.map(signed).unwrap_or_else(|| b.show()),
-            d.is_some_and(|d| near(d, want, tol)),
-            d.map(|d| d.abs_diff(want)),
-        );
-    }
-    push(
-        "exited",
-        "not listed".into(),
-        exited.show(),
-        !present(&exited),
-        exited.bytes(),
-    );
-
-    let all_absent = series.iter().all(|s| !present(s));
-    let unknown = series.iter().find_map(|s| match s {
-        Seen::Unknown(r) => Some(r.clone()),
-        _ => None,
-    });
-    let (verdict, text) = if all_absent {
-        let why = "it never listed the child process";
-        ("cannot see", format!("cannot see ({why})"))
-    } else if series.iter().all(|s| s.bytes().is_none()) {
-        let why = unknown.unwrap_or_default();
-        ("cannot see", format!("cannot see ({why})"))
-    } else if let Some((step, by)) = first_off {
-        let why = explain(series, n, tol);
-        let by = by
-            .map(|b| format!(" by {}", human_bytes(b)))
-            .unwrap_or_default();
-        let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
-        ("off", format!("off{by} at {step}{why}"))
-    } else {
-        ("ok", "ok".into())
-    };
-    Verdict {
-        source: source.into(),
-        verdict: verdict.into(),
-        text,
-        witness,
-        checks,
-    }
-}
-
-/// Why a per-process series is off, when its shape says so.
-fn explain(series: &[Seen], n: u64, tol: u64) -> Option<String> {
-    let b = |i: usize| series.get(i).and_then(Seen::bytes);
-    let absent = |i: usize| matches!(series.get(i), Some(Seen::Absent) | None);
-    // One step late: nothing at context, the context at allocated, the allocation at freed.
-    if absent(1) {
-        if let (Some(a), Some(f)) = (b(2), b(3)) {
-            if near(f as i64 - a as i64, n as i64, tol) {
-                return Some("it lags a round: each step shows what the step before should".into());
-            }
-        }
-    }
-    if let (Some(c), Some(a)) = (b(1), b(2)) {
-        let d = a as i64 - c as i64;
-        if near(d, 2 * n as i64, 2 * tol) {
-            return Some("about twice the allocation: the memory is counted twice".into());
-        }
-        if d == 0 {
-            return Some("the allocation did not show at all".into());
-        }
-    }
-    if series.len() > 4 && !absent(4) {
-        return Some("still listed after the process ended".into());
-    }
-    None
-}
-
-/// Device-wide checks: used memory moves by ±N with the allocation and returns to where it was
-/// after the exit; the unattributed remainder does not move at all.
-pub fn judge_device(
-    source: &str,
-    used: &[Option<u64>],
-    n: u64,
-    tol: u64,
-    unattributed: bool,
-) -> Verdict {
-    let mut checks = Vec::new();
-    let get = |i: usize| used.get(i).copied().flatten();
-    let show = |v: Option<u64>| v.map(human_bytes).unwrap_or_else(|| "n/a".into());
-    let mut first: Option<(String, u64)> = None;
-    let mut add = |step: &str, base: Option<u64>, v: Option<u64>, want: i64| {
-        let d = match (base, v) {
-            (Some(a), Some(b)) => Some(b as i64 - a as i64),
-            _ => None,
-        };
-        let ok = d.is_some_and(|d| near(d, want, tol));
-        if !ok && first.is_none() {
-            first = Some((step.into(), d.map(|d| d.abs_diff(want)).unwrap_or(0)));
-        }
-        checks.push(Check {
-            step: step.into(),
-            expected: signed(want),
-            observed: d.map(signed).unwrap_or_else(|| show(v)),
-            ok,
-        });
-    };
-    if unattributed {
-        for (i, step) in STEPS.iter().enumerate().skip(1) {
-            add(step, get(0), get(i), 0);
-        }
-    } else {
-        add("allocated", get(1), get(2), n as i64);
-        add("freed", get(2), get(3), -(n as i64));
-        add("exited", get(0), get(4), 0);
-    }
-    let (verdict, text) = if used.iter().all(Option::is_none) {
-        let why = if unattributed {
-            "device used is unknown, or the processes add up to more than it"
-        } else {
-            "the device's used memory is unknown"
-        };
-        ("cannot see", format!("cannot see ({why})"))
-    } else if let Some((step, by)) = first {
-        let why = if unattributed {
-            " (the per-process figures do not account for the child's memory as they should)"
-        } else {
-            ""
-        };
-        ("off", format!("off by {} at {step}{why}", human_bytes(by)))
-    } else {
-        ("ok", "ok".into())
-    };
-    Verdict {
-        source: source.into(),
-        verdict: verdict.into(),
-        text,
-        witness: false,
-        checks,
-    }
-}
-
-/// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
-/// (nvidia-smi prints MiB).
-pub fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
-    let out = super::vendor::finished(run)?;
-    for line in out.lines().skip(1) {
-        let mut f = line.split(',').map(str::trim);
-        if f.next().and_then(|p| p.parse::<u32>().ok()) != Some(pid) {
-            continue;
-        }
-        let mem = f.next().unwrap_or("");
-        let num = mem.trim_end_matches("MiB").trim();
-        return Ok(match num.parse::<u64>() {
-            Ok(m) => Seen::Bytes(m << 20),
-            Err(_) => Seen::Unknown(format!("nvidia-smi prints {mem:?}")),
-        });
-    }
-    Ok(Seen::Absent)
-}
-
-/// The PCI address (normalised, `0000:03:00.0`) of the workload's device in one round: the Vulkan
-/// device's own (VK_EXT_pci_bus_info), else the address the round reports for the device whose
-/// UUID the workload gave. The AMD and Intel tools are asked for this device by it.
-pub fn target_pci(rec: &Record, snap: &Snapshot) -> Option<String> {
-    let norm = gpuledger_sources::sysfs::normalise_bus_id;
-    let d = rec.device.as_ref()?;
-    if let Some(b) = d.vulkan.as_ref().and_then(|v| v.pci_bus_id.as_deref()) {
-        return Some(norm(b));
-    }
-    let uuid = d.uuid.as_deref()?;
-    snap.devices
-        .iter()
-        .find(|x| x.uuid.eq_ignore_ascii_case(uuid))?
-        .pci_bus_id
-        .as_deref()
-        .map(norm)
-}
-
-/// The AMD and Intel tools' verdicts, each beside the sources' as nvidia-smi's is: the child's
-/// memory per step (`TOOL (per process)`) and the device's used VRAM (`TOOL (device used)`),
-/// judged with the same expectations. A tool that is not installed gets one line saying so;
-/// records from before these tools were asked get none.
-pub fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
-    use super::vendor::{device_used, process_seen, WITNESSES};
-    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
-    let mut out = Vec::new();
-    let cannot = |source: String, why: String| Verdict {
-        source,
-        verdict: "cannot see".into(),
-        text: format!("cannot see ({why})"),
-        witness: true,
-        checks: Vec::new(),
-    };
-    for (tool, pq, dq) in WITNESSES {
-        let runs = |q: &str| -> Vec<Option<&ToolRun>> {
-            rec.steps.iter().map(|s| s.witnesses.get(q)).collect()
-        };
-        let (pr, dr) = (runs(pq), runs(dq));
-        if pr.iter().all(Option::is_none) {
-            continue;
-        }
-        let missing = |r: &Option<&ToolRun>| {
-            r.and_then(|r| r.error.as_deref())
-                .is_some_and(|e| e.contains("is not installed"))
-        };
-        if pr.iter().all(missing) {
-            out.push(Verdict {
-                source: tool.into(),
-                verdict: "not installed".into(),
-                text: format!("not installed ({tool} is not on PATH)"),
-                witness: true,
-                checks: Vec::new(),
-            });
-            continue;
-        }
-        let series: Result<Vec<Seen>, String> = pr
-            .iter()
-            .map(|r| {
-                r.ok_or_else(|| "not run".to_string())
-                    .and_then(|r| process_seen(pq, r, pid))
-            })
-            .collect();
-        let source = format!("{tool} (per process)");
-        out.push(match series {
-            // xpu-smi prints kB, amd-smi and rocm-smi bytes: a little more room, as for nvidia-smi.
-            Ok(series) => judge_process(&source, &series, n, tol + (1 << 20), true),
-            Err(why) => cannot(source, why),
-        });
-        let source = format!("{tool} (device used)");
-        if dr.iter().all(Option::is_none) {
-            out.push(cannot(
-                source,
-                "the device's PCI address is unknown, so the tool could not be asked for it".into(),
-            ));
-            continue;
-        }
-        let used: Result<Vec<Option<u64>>, String> = rec
-            .steps
-            .iter()
-            .zip(&dr)
-            .map(|(s, r)| {
-                let r = r.ok_or_else(|| "not run".to_string())?;
-                let bdf = target_pci(rec, &s.snapshot)
-                    .ok_or_else(|| "the device's PCI address is unknown".to_string())?;
-                device_used(dq, r, &bdf).map(Some)
-            })
-            .collect();
-        out.push(match used {
-            // amd-smi prints whole MB, xpu-smi MiB with decimals.
-            Ok(used) => Verdict {
-                witness: true,
-                ..judge_device(&source, &used, n, tol + (1 << 20), false)
-            },
-            Err(why) => cannot(source, why),
-        });
-    }
-    out
-}
-
-/// The name of the Vulkan device's driver (or the device) when it is a CPU device (lavapipe,
-/// SwiftShader): its "device-local" heap is host memory, which no GPU source reports.
-pub fn cpu_device(rec: &Record) -> Option<String> {
-    let d = rec.device.as_ref()?;
-    let v = d.vulkan.as_ref()?;
-    (rec.path == "vulkan" && v.device_type == "cpu")
-        .then(|| v.driver_name.clone().unwrap_or_else(|| d.name.clone()))
-}
-
-/// The snapshot's identity (`uuid`) of the device the workload ran on. CUDA: the driver's UUID
-/// in NVML's spelling. Vulkan: the device whose PCI address matches VK_EXT_pci_bus_info's, else
-/// the one whose UUID matches the Vulkan device UUID (NVIDIA reports NVML's), in any round.
-pub fn target_uuid(rec: &Record) -> Result<String, String> {
-    let Some(d) = rec.device.as_ref() else {
-        return Err("the workload reported no device".into());
-    };
-    let Some(v) = d.vulkan.as_ref() else {
-        return d.uuid.clone().ok_or_else(|| {
-            "the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report".into()
-        });
-    };
-    let devices = rec.steps.iter().flat_map(|s| &s.snapshot.devices);
-    let norm = gpuledger_sources::sysfs::normalise_bus_id;
-    if let Some(bus) = &v.pci_bus_id {
-        let bus = norm(bus);
-        if let Some(found) = devices
-            .clone()
-            .find(|x| x.pci_bus_id.as_deref().map(norm).as_deref() == Some(bus.as_str()))
-        {
-            return Ok(found.uuid.clone());
-        }
-    }
-    if let Some(u) = &d.uuid {
-        if let Some(found) = devices.clone().find(|x| x.uuid.eq_ignore_ascii_case(u)) {
-            return Ok(found.uuid.clone());
-        }
-    }
-    Err(format!(
-        "no source reports the Vulkan device {} ({}; PCI {}, UUID {})",
-        d.ordinal,
-        d.name,
-        v.pci_bus_id.as_deref().unwrap_or("not reported"),
-        v.device_uuid.as_deref().unwrap_or("not reported")
-    ))
-}
-
-/// Why a Vulkan allocation is judged on the device's system memory (GTT: amdgpu `gtt`, i915/xe
-/// `system0`) instead of VRAM, or `None` for VRAM. It is system memory where the rounds report
-/// the device's system memory and either no VRAM at all (an Intel integrated GPU) or less VRAM
-/// than the device-local heap the workload allocated from (a heap that reaches past the VRAM is
-/// not VRAM). Where the rounds report no system memory there is nothing else to judge: VRAM.
-pub fn system_ledger(rec: &Record, uuid: &str) -> Option<String> {
-    let heap = rec.device.as_ref()?.vulkan.as_ref()?.heap_bytes;
-    let dev = rec
-        .steps
-        .iter()
-        .find_map(|s| s.snapshot.device_by_uuid(uuid))?;
-    dev.system_memory.as_ref()?;
-    match dev.memory.total_bytes {
-        None | Some(0) => Some(
-            "the device reports no VRAM, so its device-local heap is system memory (GTT)".into(),
-        ),
-        // 5 % of slack: drivers report a heap a little under the VRAM they manage.
-        Some(v) if heap > v + v / 20 => Some(format!(
-            "the device-local heap ({}) is larger than the device's VRAM ({}), so it is system memory (GTT)",
-            human_bytes(heap),
-            human_bytes(v)
-        )),
-        Some(_) => None,
-    }
-}
-
 /// The child's system-memory (GTT) reading on the device in one round.
 fn seen_system(snap: &Snapshot, pid: u32, uuid: &str) -> Seen {
     let rows = usage(snap, pid, uuid);
@@ -571,15 +79,10 @@ fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Ver
         .next()
         .unwrap_or_else(|| dev_source.to_string());
     let series: Vec<Seen> = snaps.iter().map(|s| seen_system(s, pid, uuid)).collect();
-    let dev = |s: &Snapshot| s.device_by_uuid(uuid).cloned();
-    let used: Vec<Option<u64>> = snaps
-        .iter()
-        .map(|s| dev(s).and_then(|d| d.system_memory?.used_bytes))
-        .collect();
-    let un: Vec<Option<u64>> = snaps
-        .iter()
-        .map(|s| dev(s).and_then(|d| d.system_ledger?.unattributed_bytes))
-        .collect();
+    let used = per_round(&snaps, uuid, |d| d.system_memory.as_ref()?.used_bytes);
+    let un = per_round(&snaps, uuid, |d| {
+        d.system_ledger.as_ref()?.unattributed_bytes
+    });
     vec![
         judge_process(
             &format!("{label} GTT (per process)"),
@@ -630,67 +133,8 @@ fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
         .collect()
 }
 
-/// A CPU device's allocation is host memory in the child: its resident memory (reported by the
-/// child after each step) should move by +N when it allocates and fills, and by −N when it frees.
-/// A witness that the workload really ran, not a reading of gpuledger's.
-pub fn judge_rss(rec: &Record) -> Verdict {
-    let rss = |step: &str| {
-        rec.steps
-            .iter()
-            .find(|s| s.name == step)
-            .and_then(|s| s.child.as_ref()?.rss_bytes)
-    };
-    let n = rec.size_bytes;
-    let mut checks = Vec::new();
-    let mut first: Option<(String, u64)> = None;
-    for (step, from, to, want) in [
-        ("allocated", "context", "allocated", n as i64),
-        ("freed", "allocated", "freed", -(n as i64)),
-    ] {
-        let d = rss(from).zip(rss(to)).map(|(a, b)| b as i64 - a as i64);
-        let ok = d.is_some_and(|d| near(d, want, rec.tolerance_bytes));
-        if !ok && first.is_none() {
-            first = Some((step.into(), d.map(|d| d.abs_diff(want)).unwrap_or(0)));
-        }
-        checks.push(Check {
-            step: step.into(),
-            expected: signed(want),
-            observed: d.map(signed).unwrap_or_else(|| "n/a".into()),
-            ok,
-        });
-    }
-    let (verdict, text) = if rss("allocated").is_none() {
-        (
-            "cannot see",
-            "cannot see (the workload reported no resident memory: only read on Linux)".into(),
-        )
-    } else if let Some((step, by)) = first {
-        ("off", format!("off by {} at {step}", human_bytes(by)))
-    } else {
-        ("ok", "ok".into())
-    };
-    Verdict {
-        source: "host memory (the child's RSS)".into(),
-        verdict: verdict.into(),
-        text,
-        witness: true,
-        checks,
-    }
-}
-
-fn smi_not_run() -> Verdict {
-    Verdict {
-        source: "nvidia-smi".into(),
-        verdict: "not run".into(),
-        text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
-        witness: true,
-        checks: Vec::new(),
-    }
-}
-
 /// All verdicts of a record, from its raw readings alone.
 pub fn judge(rec: &Record) -> Vec<Verdict> {
-    let mut out = Vec::new();
     if let Some(driver) = cpu_device(rec) {
         let mut v = cpu_verdicts(rec, &driver);
         v.push(judge_rss(rec));
@@ -703,27 +147,70 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
         let why = target
             .err()
             .unwrap_or_else(|| "the workload's PID is unknown".into());
-        out.push(Verdict {
-            source: "every source".into(),
-            verdict: "cannot see".into(),
-            text: format!("cannot see ({why})"),
-            witness: false,
-            checks: Vec::new(),
-        });
-        return out;
+        return vec![Verdict::cannot_see("every source".into(), &why, false)];
     };
-    let n = rec.size_bytes;
-    let tol = rec.tolerance_bytes;
+    let mut out = judge_sources(rec, pid, &uuid);
+    out.extend(witnesses::vendor_verdicts(rec, pid));
+    // The second witness: nvidia-smi's compute-apps list, on the CUDA path.
+    out.push(if rec.path == "vulkan" {
+        smi_not_run()
+    } else {
+        smi_verdict(rec, pid)
+    });
+    out
+}
+
+/// The sources' verdicts on the device `uuid`: each per-process source's view of the child, the
+/// device's used memory and the unattributed remainder (on its system memory where the
+/// allocation lands there).
+fn judge_sources(rec: &Record, pid: u32, uuid: &str) -> Vec<Verdict> {
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
     let snaps: Vec<&Snapshot> = rec.steps.iter().map(|s| &s.snapshot).collect();
-    let dev = |s: &Snapshot| s.device_by_uuid(&uuid).cloned();
+    let dev = |s: &Snapshot| s.device_by_uuid(uuid).cloned();
     let dev_source = snaps
         .iter()
         .find_map(|s| dev(s).map(|d| d.source))
         .unwrap_or_else(|| "nvml".into());
-    // Every per-process source that reported the child at some step, and the device's own.
-    let mut labels: Vec<String> = vec![dev_source.clone()];
-    for s in &snaps {
-        for u in usage(s, pid, &uuid) {
+    if system_ledger(rec, uuid).is_some() {
+        return judge_system(rec, pid, uuid, &dev_source);
+    }
+    if snaps.iter().all(|s| dev(s).is_none()) {
+        let why = format!("no source reports the device {uuid}");
+        let source = format!("{dev_source} (per process)");
+        return vec![Verdict::cannot_see(source, &why, false)];
+    }
+    let mut out: Vec<Verdict> = labels(&snaps, pid, uuid, &dev_source)
+        .iter()
+        .map(|l| {
+            let series: Vec<Seen> = snaps.iter().map(|s| seen(s, pid, uuid, l)).collect();
+            judge_process(&format!("{l} (per process)"), &series, n, tol, false)
+        })
+        .collect();
+    let used = per_round(&snaps, uuid, |d| d.memory.used_bytes);
+    let source = format!("{dev_source} (device used)");
+    out.push(judge_device(&source, &used, n, tol, false));
+    let un = per_round(&snaps, uuid, |d| d.ledger.unattributed_bytes);
+    out.push(judge_device("unattributed", &un, n, tol, true));
+    out
+}
+
+/// One device-wide figure of the device `uuid`, a round.
+fn per_round(
+    snaps: &[&Snapshot],
+    uuid: &str,
+    f: impl Fn(&gpuledger_model::Device) -> Option<u64>,
+) -> Vec<Option<u64>> {
+    snaps
+        .iter()
+        .map(|s| s.device_by_uuid(uuid).and_then(&f))
+        .collect()
+}
+
+/// Every per-process source that reported the child at some step, after the device's own.
+fn labels(snaps: &[&Snapshot], pid: u32, uuid: &str, dev_source: &str) -> Vec<String> {
+    let mut labels: Vec<String> = vec![dev_source.to_string()];
+    for s in snaps {
+        for u in usage(s, pid, uuid) {
             for l in std::iter::once(&u.memory_source).chain(u.memory_by_source.keys()) {
                 if !labels.contains(l) {
                     labels.push(l.clone());
@@ -731,74 +218,13 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
             }
         }
     }
-    if system_ledger(rec, &uuid).is_some() {
-        out.extend(judge_system(rec, pid, &uuid, &dev_source));
-    } else if snaps.iter().all(|s| dev(s).is_none()) {
-        out.push(Verdict {
-            source: format!("{dev_source} (per process)"),
-            verdict: "cannot see".into(),
-            text: format!("cannot see (no source reports the device {uuid})"),
-            witness: false,
-            checks: Vec::new(),
-        });
-    } else {
-        for l in &labels {
-            let series: Vec<Seen> = snaps.iter().map(|s| seen(s, pid, &uuid, l)).collect();
-            out.push(judge_process(
-                &format!("{l} (per process)"),
-                &series,
-                n,
-                tol,
-                false,
-            ));
-        }
-        let used: Vec<Option<u64>> = snaps
-            .iter()
-            .map(|s| dev(s).and_then(|d| d.memory.used_bytes))
-            .collect();
-        out.push(judge_device(
-            &format!("{dev_source} (device used)"),
-            &used,
-            n,
-            tol,
-            false,
-        ));
-        let un: Vec<Option<u64>> = snaps
-            .iter()
-            .map(|s| dev(s).and_then(|d| d.ledger.unattributed_bytes))
-            .collect();
-        out.push(judge_device("unattributed", &un, n, tol, true));
-    }
-    out.extend(vendor_verdicts(rec, pid));
-    // The second witness: nvidia-smi's compute-apps list, on the CUDA path.
-    if rec.path == "vulkan" {
-        out.push(smi_not_run());
-        return out;
-    }
-    let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
-    let smi: Result<Vec<Seen>, String> = runs
-        .iter()
-        .map(|r| {
-            r.ok_or_else(|| "not run".to_string())
-                .and_then(|r| smi_seen(r, pid))
-        })
-        .collect();
-    out.push(match smi {
-        Ok(series) => judge_process("nvidia-smi", &series, n, tol + (1 << 20), true),
-        Err(why) => Verdict {
-            source: "nvidia-smi".into(),
-            verdict: "cannot see".into(),
-            text: format!("cannot see ({why})"),
-            witness: true,
-            checks: Vec::new(),
-        },
-    });
-    out
+    labels
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_cuda::workload::ChildDevice;
 
     const N: u64 = 512 << 20;
     const C: u64 = 300 << 20;

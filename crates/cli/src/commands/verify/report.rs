@@ -3,6 +3,7 @@
 use super::judge::{self, Record, SCHEMA};
 use super::{exit_for, not_implemented, Args};
 use anyhow::Context;
+use gpuledger_cuda::workload::ChildDevice;
 use gpuledger_model::units::human_bytes;
 use std::process::ExitCode;
 
@@ -76,28 +77,7 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
     let dev = rec
         .device
         .as_ref()
-        .map(|d| match &d.vulkan {
-            None => format!(
-                "CUDA device {} {} ({}), CUDA {}",
-                d.ordinal,
-                d.name,
-                d.uuid.as_deref().unwrap_or("no UUID"),
-                d.cuda_version.as_deref().unwrap_or("?")
-            ),
-            Some(v) => format!(
-                "Vulkan device {} {} ({}{}, PCI {}), Vulkan {}",
-                d.ordinal,
-                d.name,
-                v.device_type,
-                [&v.driver_name, &v.driver_info]
-                    .iter()
-                    .filter_map(|x| x.as_deref())
-                    .map(|x| format!(", {x}"))
-                    .collect::<String>(),
-                v.pci_bus_id.as_deref().unwrap_or("not reported"),
-                v.api_version
-            ),
-        })
+        .map(device_line)
         .unwrap_or_else(|| "?".into());
     s.push_str(&format!(
         "gpuledger verify: {} allocated and written by PID {} on {dev}\n",
@@ -148,4 +128,31 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
         s.push_str(&format!("note: {n}\n"));
     }
     s
+}
+
+/// `CUDA device 0 NVIDIA H200 (GPU-…), CUDA 12.4`, or the Vulkan device with its type, driver
+/// and PCI address.
+fn device_line(d: &ChildDevice) -> String {
+    match &d.vulkan {
+        None => format!(
+            "CUDA device {} {} ({}), CUDA {}",
+            d.ordinal,
+            d.name,
+            d.uuid.as_deref().unwrap_or("no UUID"),
+            d.cuda_version.as_deref().unwrap_or("?")
+        ),
+        Some(v) => format!(
+            "Vulkan device {} {} ({}{}, PCI {}), Vulkan {}",
+            d.ordinal,
+            d.name,
+            v.device_type,
+            [&v.driver_name, &v.driver_info]
+                .iter()
+                .filter_map(|x| x.as_deref())
+                .map(|x| format!(", {x}"))
+                .collect::<String>(),
+            v.pci_bus_id.as_deref().unwrap_or("not reported"),
+            v.api_version
+        ),
+    }
 }

@@ -106,83 +106,103 @@ pub fn process_seen(key: &str, run: &ToolRun, pid: u32) -> Result<Seen, String> 
         })
     };
     match key {
-        // [{"gpu": 0, "process_list": [{"process_info": {"pid", "memory_usage": {"vram_mem":
-        // {"value", "unit"}}, "mem_usage": {...}}} | {"process_info": "No running processes
-        // detected"}]}]; the ROCm 6.2.0 changelog's sample has only `mem_usage` (all its memory).
-        AMD_SMI_PROCESS => {
-            let gpus = v
-                .as_array()
-                .ok_or_else(|| shape(key, "not a list of GPUs"))?;
-            for g in gpus {
-                let list = g
-                    .get("process_list")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| shape(key, "a GPU without a process_list"))?;
-                for p in list {
-                    let Some(info) = p.get("process_info").filter(|i| i.is_object()) else {
-                        continue; // "No running processes detected"
-                    };
-                    if info.get("pid").and_then(number) != Some(pid as f64) {
-                        continue;
-                    }
-                    let vram = info.get("memory_usage").and_then(|m| m.get("vram_mem"));
-                    let mem = vram.or_else(|| info.get("mem_usage"));
-                    add(match mem.and_then(amd_bytes) {
-                        Some(b) => Seen::Bytes(b),
-                        None => Seen::Unknown(format!(
-                            "amd-smi prints {}",
-                            mem.map(Value::to_string)
-                                .unwrap_or_else(|| "no memory".into())
-                        )),
-                    });
-                }
-            }
-        }
-        // {"system": {"PID<pid>": "<name>, <gpus>, <vram bytes>, <sdma>, <cu occupancy>"}};
-        // the name may hold commas, so the numbers are read from the end.
-        ROCM_SMI_PIDS => {
-            let obj = v.as_object().ok_or_else(|| shape(key, "not an object"))?;
-            // No KFD process at all: rocm-smi prints no "system" section.
-            if let Some(sys) = obj.get("system") {
-                let sys = sys
-                    .as_object()
-                    .ok_or_else(|| shape(key, "\"system\" is not an object"))?;
-                if let Some(row) = sys.get(&format!("PID{pid}")) {
-                    let row = row.as_str().unwrap_or("");
-                    let fields: Vec<&str> = row.split(',').map(str::trim).collect();
-                    let vram = fields.len().checked_sub(3).map(|i| fields[i]);
-                    add(match vram.and_then(|f| f.parse::<u64>().ok()) {
-                        Some(b) => Seen::Bytes(b),
-                        None => Seen::Unknown(format!("rocm-smi prints {row:?}")),
-                    });
-                }
-            }
-        }
-        // {"device_util_by_proc_list": [{"process_id", "mem_size" (kB), "shared_mem_size"}]}
-        XPU_SMI_PS => {
-            let list = v
-                .get("device_util_by_proc_list")
-                .and_then(Value::as_array)
-                .ok_or_else(|| shape(key, "no device_util_by_proc_list"))?;
-            for p in list {
-                if p.get("process_id").and_then(number) != Some(pid as f64) {
-                    continue;
-                }
-                let mem = p.get("mem_size");
-                add(
-                    match mem.and_then(number).and_then(|k| bytes_of(k, 1024.0)) {
-                        Some(b) => Seen::Bytes(b),
-                        None => Seen::Unknown(format!(
-                            "xpu-smi prints mem_size {}",
-                            mem.map(Value::to_string).unwrap_or_else(|| "absent".into())
-                        )),
-                    },
-                );
-            }
-        }
+        AMD_SMI_PROCESS => amd_smi_process(key, &v, pid, &mut add)?,
+        ROCM_SMI_PIDS => rocm_smi_pids(key, &v, pid, &mut add)?,
+        XPU_SMI_PS => xpu_smi_ps(key, &v, pid, &mut add)?,
         _ => return Err(format!("{key}: not a process query")),
     }
     Ok(found.unwrap_or(Seen::Absent))
+}
+
+// [{"gpu": 0, "process_list": [{"process_info": {"pid", "memory_usage": {"vram_mem":
+// {"value", "unit"}}, "mem_usage": {...}}} | {"process_info": "No running processes
+// detected"}]}]; the ROCm 6.2.0 changelog's sample has only `mem_usage` (all its memory).
+/// amd-smi's process list: each of the child's rows to `add`.
+fn amd_smi_process(
+    key: &str,
+    v: &Value,
+    pid: u32,
+    add: &mut dyn FnMut(Seen),
+) -> Result<(), String> {
+    let gpus = v
+        .as_array()
+        .ok_or_else(|| shape(key, "not a list of GPUs"))?;
+    for g in gpus {
+        let list = g
+            .get("process_list")
+            .and_then(Value::as_array)
+            .ok_or_else(|| shape(key, "a GPU without a process_list"))?;
+        for p in list {
+            let Some(info) = p.get("process_info").filter(|i| i.is_object()) else {
+                continue; // "No running processes detected"
+            };
+            if info.get("pid").and_then(number) != Some(pid as f64) {
+                continue;
+            }
+            let vram = info.get("memory_usage").and_then(|m| m.get("vram_mem"));
+            let mem = vram.or_else(|| info.get("mem_usage"));
+            add(match mem.and_then(amd_bytes) {
+                Some(b) => Seen::Bytes(b),
+                None => Seen::Unknown(format!(
+                    "amd-smi prints {}",
+                    mem.map(Value::to_string)
+                        .unwrap_or_else(|| "no memory".into())
+                )),
+            });
+        }
+    }
+
+    Ok(())
+}
+
+// {"system": {"PID<pid>": "<name>, <gpus>, <vram bytes>, <sdma>, <cu occupancy>"}};
+// the name may hold commas, so the numbers are read from the end.
+/// rocm-smi's KFD process list: the child's row to `add`.
+fn rocm_smi_pids(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), String> {
+    let obj = v.as_object().ok_or_else(|| shape(key, "not an object"))?;
+    // No KFD process at all: rocm-smi prints no "system" section.
+    if let Some(sys) = obj.get("system") {
+        let sys = sys
+            .as_object()
+            .ok_or_else(|| shape(key, "\"system\" is not an object"))?;
+        if let Some(row) = sys.get(&format!("PID{pid}")) {
+            let row = row.as_str().unwrap_or("");
+            let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+            let vram = fields.len().checked_sub(3).map(|i| fields[i]);
+            add(match vram.and_then(|f| f.parse::<u64>().ok()) {
+                Some(b) => Seen::Bytes(b),
+                None => Seen::Unknown(format!("rocm-smi prints {row:?}")),
+            });
+        }
+    }
+
+    Ok(())
+}
+
+// {"device_util_by_proc_list": [{"process_id", "mem_size" (kB), "shared_mem_size"}]}
+/// xpu-smi's process list: each of the child's rows to `add`.
+fn xpu_smi_ps(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), String> {
+    let list = v
+        .get("device_util_by_proc_list")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape(key, "no device_util_by_proc_list"))?;
+    for p in list {
+        if p.get("process_id").and_then(number) != Some(pid as f64) {
+            continue;
+        }
+        let mem = p.get("mem_size");
+        add(
+            match mem.and_then(number).and_then(|k| bytes_of(k, 1024.0)) {
+                Some(b) => Seen::Bytes(b),
+                None => Seen::Unknown(format!(
+                    "xpu-smi prints mem_size {}",
+                    mem.map(Value::to_string).unwrap_or_else(|| "absent".into())
+                )),
+            },
+        );
+    }
+
+    Ok(())
 }
 
 /// The device's used VRAM as the device query `key` reports it. `bdf` is the device's PCI

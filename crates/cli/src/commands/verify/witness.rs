@@ -6,7 +6,7 @@ use super::judge::ToolRun;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,14 @@ pub fn nvidia_smi(program: &Path) -> ToolRun {
     run(program, &QUERY.map(String::from))
 }
 
+/// `program arg arg`, as the record keeps it.
+fn command_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program.to_string())
+        .chain(args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Run `program args` with [`LIMIT`], stdin closed, stdout and stderr kept (at most
 /// [`MAX_OUTPUT`] bytes each, lossily decoded). Never fails: why it did not run or did not finish
 /// is in `error`.
@@ -33,10 +41,7 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| program.display().to_string());
     let mut run = ToolRun {
-        command: std::iter::once(program.display().to_string())
-            .chain(args.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" "),
+        command: command_line(&program.display().to_string(), args),
         ..ToolRun::default()
     };
     let mut child = match Command::new(program)
@@ -58,7 +63,53 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
     };
     // Read both pipes in threads so a chatty tool cannot block on a full pipe; what they read
     // so far stays readable even if a pipe never closes.
-    let read = |r: Option<Box<dyn Read + Send>>| {
+    let out = Capture::start(child.stdout.take());
+    let err = Capture::start(child.stderr.take());
+    let status = wait(&mut child);
+    if status.is_none() {
+        run.error = Some(format!(
+            "{name} did not answer within {} s (stopped; what it printed is kept)",
+            LIMIT.as_secs()
+        ));
+    }
+    let drain = Instant::now() + DRAIN;
+    while !(out.done() && err.done()) && Instant::now() < drain {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (stdout, cut_out) = out.take();
+    let (stderr, cut_err) = err.take();
+    run.exit_code = status.and_then(|s| s.code());
+    run.stdout = stdout;
+    run.stderr = stderr;
+    run.truncated = cut_out || cut_err;
+    run
+}
+
+/// Waits for the tool at most [`LIMIT`]; kills it past that (`None`).
+fn wait(child: &mut Child) -> Option<ExitStatus> {
+    let end = Instant::now() + LIMIT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// One pipe read in a thread into a bounded buffer: the bytes so far (at most [`MAX_OUTPUT`])
+/// and whether more were cut.
+struct Capture {
+    buf: Arc<Mutex<(Vec<u8>, bool)>>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+impl Capture {
+    fn start(r: Option<impl Read + Send + 'static>) -> Capture {
         let buf = Arc::new(Mutex::new((Vec::new(), false)));
         let b = buf.clone();
         let handle = std::thread::spawn(move || {
@@ -74,51 +125,18 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
                 g.1 |= n > room;
             }
         });
-        (buf, handle)
-    };
-    let out = read(
-        child
-            .stdout
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let end = Instant::now() + LIMIT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                run.error = Some(format!(
-                    "{name} did not answer within {} s (stopped; what it printed is kept)",
-                    LIMIT.as_secs()
-                ));
-                break None;
-            }
-        }
-    };
-    let drain = Instant::now() + DRAIN;
-    while !(out.1.is_finished() && err.1.is_finished()) && Instant::now() < drain {
-        std::thread::sleep(Duration::from_millis(5));
+        Capture { buf, handle }
     }
-    let take = |b: &Arc<Mutex<(Vec<u8>, bool)>>| {
-        let g = b.lock().unwrap_or_else(|p| p.into_inner());
+
+    fn done(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// What was read so far, lossily decoded, and whether it was cut.
+    fn take(&self) -> (String, bool) {
+        let g = self.buf.lock().unwrap_or_else(|p| p.into_inner());
         (String::from_utf8_lossy(&g.0).into_owned(), g.1)
-    };
-    let (stdout, cut_out) = take(&out.0);
-    let (stderr, cut_err) = take(&err.0);
-    run.exit_code = status.and_then(|s| s.code());
-    run.stdout = stdout;
-    run.stderr = stderr;
-    run.truncated = cut_out || cut_err;
-    run
+    }
 }
 
 /// The AMD and Intel tools' queries for one round, keyed by the name the record keeps them
@@ -126,14 +144,23 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
 /// the device (without it they are not asked); the process lists are read for the child's PID.
 pub fn vendor_queries(bdf: Option<&str>) -> Vec<(&'static str, &'static str, Vec<String>)> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // A process listing: `cmd`, narrowed to the device where its address is known, then the
+    // flag asking for JSON.
+    let listing = |cmd: &str, device_flag: &str, json: &str| {
+        let mut p = s(&[cmd]);
+        if let Some(b) = bdf {
+            p.extend(s(&[device_flag, b]));
+        }
+        p.push(json.into());
+        p
+    };
     let mut q = Vec::new();
     // amd-smi (ROCm 6+): `-g` takes a GPU's index, BDF or UUID.
-    let mut p = s(&["process"]);
-    if let Some(b) = bdf {
-        p.extend(s(&["--gpu", b]));
-    }
-    p.push("--json".into());
-    q.push((super::vendor::AMD_SMI_PROCESS, "amd-smi", p));
+    q.push((
+        super::vendor::AMD_SMI_PROCESS,
+        "amd-smi",
+        listing("process", "--gpu", "--json"),
+    ));
     if let Some(b) = bdf {
         q.push((
             super::vendor::AMD_SMI_METRIC,
@@ -155,12 +182,11 @@ pub fn vendor_queries(bdf: Option<&str>) -> Vec<(&'static str, &'static str, Vec
         ));
     }
     // xpu-smi: `-d` takes a device ID or a PCI BDF address.
-    let mut p = s(&["ps"]);
-    if let Some(b) = bdf {
-        p.extend(s(&["-d", b]));
-    }
-    p.push("-j".into());
-    q.push((super::vendor::XPU_SMI_PS, "xpu-smi", p));
+    q.push((
+        super::vendor::XPU_SMI_PS,
+        "xpu-smi",
+        listing("ps", "-d", "-j"),
+    ));
     if let Some(b) = bdf {
         q.push((
             super::vendor::XPU_SMI_STATS,
@@ -190,10 +216,7 @@ pub fn run_vendor(
                 scope.spawn(move || {
                     let r = match skip {
                         Some(e) => ToolRun {
-                            command: std::iter::once(program.to_string())
-                                .chain(args.iter().cloned())
-                                .collect::<Vec<_>>()
-                                .join(" "),
+                            command: command_line(program, args),
                             error: Some(if e.starts_with("not asked again") {
                                 e
                             } else {

@@ -53,24 +53,13 @@ pub fn fake_nvml() -> &'static Path {
     LIB.get_or_init(|| build_fake(&[], None))
 }
 
-/// The fake `libcuda.so.1` (`target/<profile>/libfake_cuda.so`), built once per test binary.
+#[path = "../../../../../testing/fake-cuda/built.rs"]
+mod fake_cuda_built;
+
+/// The fake `libcuda.so.1` (`target/<profile>/libfake_cuda.so`), built once per test binary
+/// (one builder for every crate's tests: testing/fake-cuda/built.rs).
 pub fn fake_cuda() -> &'static Path {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let profile = profile_dir();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "fake-cuda"])
-            .arg("--target-dir")
-            .arg(profile.parent().unwrap());
-        if profile.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        assert!(cmd.status().unwrap().success(), "building fake-cuda failed");
-        let lib = profile.join("libfake_cuda.so");
-        assert!(lib.exists(), "{} missing", lib.display());
-        lib
-    })
+    fake_cuda_built::fake_cuda_lib()
 }
 
 /// The old-driver fake (no `_v2`/`_v3` entry points, no power limit, no process utilisation).

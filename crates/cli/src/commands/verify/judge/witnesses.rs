@@ -1,0 +1,141 @@
+//! The second witnesses' verdicts: nvidia-smi's compute-apps list on the CUDA path, and the AMD
+//! and Intel tools (amd-smi, rocm-smi, xpu-smi) on either, each judged with the sources'
+//! expectations from the raw output the record keeps.
+
+use super::device::target_pci;
+use super::record::{Record, ToolRun, Verdict};
+use super::series::{judge_device, judge_process, Seen};
+
+impl Verdict {
+    /// `cannot see (why)`.
+    pub(super) fn cannot_see(source: String, why: &str, witness: bool) -> Verdict {
+        Verdict {
+            source,
+            verdict: "cannot see".into(),
+            text: format!("cannot see ({why})"),
+            witness,
+            checks: Vec::new(),
+        }
+    }
+}
+
+/// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
+/// (nvidia-smi prints MiB).
+pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
+    let out = crate::commands::verify::vendor::finished(run)?;
+    for line in out.lines().skip(1) {
+        let mut f = line.split(',').map(str::trim);
+        if f.next().and_then(|p| p.parse::<u32>().ok()) != Some(pid) {
+            continue;
+        }
+        let mem = f.next().unwrap_or("");
+        let num = mem.trim_end_matches("MiB").trim();
+        return Ok(match num.parse::<u64>() {
+            Ok(m) => Seen::Bytes(m << 20),
+            Err(_) => Seen::Unknown(format!("nvidia-smi prints {mem:?}")),
+        });
+    }
+    Ok(Seen::Absent)
+}
+
+pub(super) fn smi_not_run() -> Verdict {
+    Verdict {
+        source: "nvidia-smi".into(),
+        verdict: "not run".into(),
+        text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
+        witness: true,
+        checks: Vec::new(),
+    }
+}
+
+/// nvidia-smi's verdict on the CUDA path: the child's row in its compute-apps list, each round.
+pub(super) fn smi_verdict(rec: &Record, pid: u32) -> Verdict {
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
+    let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
+    let smi: Result<Vec<Seen>, String> = runs
+        .iter()
+        .map(|r| {
+            r.ok_or_else(|| "not run".to_string())
+                .and_then(|r| smi_seen(r, pid))
+        })
+        .collect();
+    match smi {
+        Ok(series) => judge_process("nvidia-smi", &series, n, tol + (1 << 20), true),
+        Err(why) => Verdict::cannot_see("nvidia-smi".into(), &why, true),
+    }
+}
+
+/// The AMD and Intel tools' verdicts, each beside the sources' as nvidia-smi's is: the child's
+/// memory per step (`TOOL (per process)`) and the device's used VRAM (`TOOL (device used)`),
+/// judged with the same expectations. A tool that is not installed gets one line saying so;
+/// records from before these tools were asked get none.
+pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
+    use crate::commands::verify::vendor::{device_used, process_seen, WITNESSES};
+    let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
+    let mut out = Vec::new();
+    let cannot = |source: String, why: String| Verdict::cannot_see(source, &why, true);
+    for (tool, pq, dq) in WITNESSES {
+        let runs = |q: &str| -> Vec<Option<&ToolRun>> {
+            rec.steps.iter().map(|s| s.witnesses.get(q)).collect()
+        };
+        let (pr, dr) = (runs(pq), runs(dq));
+        if pr.iter().all(Option::is_none) {
+            continue;
+        }
+        let missing = |r: &Option<&ToolRun>| {
+            r.and_then(|r| r.error.as_deref())
+                .is_some_and(|e| e.contains("is not installed"))
+        };
+        if pr.iter().all(missing) {
+            out.push(Verdict {
+                source: tool.into(),
+                verdict: "not installed".into(),
+                text: format!("not installed ({tool} is not on PATH)"),
+                witness: true,
+                checks: Vec::new(),
+            });
+            continue;
+        }
+        let series: Result<Vec<Seen>, String> = pr
+            .iter()
+            .map(|r| {
+                r.ok_or_else(|| "not run".to_string())
+                    .and_then(|r| process_seen(pq, r, pid))
+            })
+            .collect();
+        let source = format!("{tool} (per process)");
+        out.push(match series {
+            // xpu-smi prints kB, amd-smi and rocm-smi bytes: a little more room, as for nvidia-smi.
+            Ok(series) => judge_process(&source, &series, n, tol + (1 << 20), true),
+            Err(why) => cannot(source, why),
+        });
+        let source = format!("{tool} (device used)");
+        if dr.iter().all(Option::is_none) {
+            out.push(cannot(
+                source,
+                "the device's PCI address is unknown, so the tool could not be asked for it".into(),
+            ));
+            continue;
+        }
+        let used: Result<Vec<Option<u64>>, String> = rec
+            .steps
+            .iter()
+            .zip(&dr)
+            .map(|(s, r)| {
+                let r = r.ok_or_else(|| "not run".to_string())?;
+                let bdf = target_pci(rec, &s.snapshot)
+                    .ok_or_else(|| "the device's PCI address is unknown".to_string())?;
+                device_used(dq, r, &bdf).map(Some)
+            })
+            .collect();
+        out.push(match used {
+            // amd-smi prints whole MB, xpu-smi MiB with decimals.
+            Ok(used) => Verdict {
+                witness: true,
+                ..judge_device(&source, &used, n, tol + (1 << 20), false)
+            },
+            Err(why) => cannot(source, why),
+        });
+    }
+    out
+}
