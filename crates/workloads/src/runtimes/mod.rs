@@ -14,6 +14,7 @@ pub mod hf;
 pub mod lmstudio;
 pub mod ollama;
 pub mod pytorch;
+pub mod reservation;
 pub mod sglang;
 pub mod vllm;
 
