@@ -219,21 +219,7 @@ pub fn estimate(
     let tp = s.tp_size.value;
     let (weights, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
     let mut inputs = model_in.to_vec();
-    inputs.push(Input::new("tp_size", tp, s.tp_size.source.clone()));
-    inputs.push(Input::new(
-        "kv_cache_dtype",
-        &s.kv_cache_dtype.value,
-        s.kv_cache_dtype.source.clone(),
-    ));
-    match &s.mem_fraction_static {
-        Some(f) => inputs.push(Input::new("mem_fraction_static", f.value, f.source.clone())),
-        None => not_modelled.push(
-            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
-        ),
-    }
-    if let Some(c) = &s.context_length {
-        inputs.push(Input::new("context_length", c.value, c.source.clone()));
-    }
+    settings_inputs(&s, &mut inputs, &mut not_modelled);
     let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
     if let Some((b, how)) = &per_token {
         inputs.push(Input::new("KV bytes per token (per rank)", b, how.clone()));
@@ -286,6 +272,29 @@ pub fn estimate(
             not_modelled,
         },
         inputs,
+    }
+}
+
+/// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
+fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
+    inputs.push(Input::new(
+        "tp_size",
+        s.tp_size.value,
+        s.tp_size.source.clone(),
+    ));
+    inputs.push(Input::new(
+        "kv_cache_dtype",
+        &s.kv_cache_dtype.value,
+        s.kv_cache_dtype.source.clone(),
+    ));
+    match &s.mem_fraction_static {
+        Some(f) => inputs.push(Input::new("mem_fraction_static", f.value, f.source.clone())),
+        None => not_modelled.push(
+            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
+        ),
+    }
+    if let Some(c) = &s.context_length {
+        inputs.push(Input::new("context_length", c.value, c.source.clone()));
     }
 }
 
