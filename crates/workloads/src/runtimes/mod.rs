@@ -12,6 +12,7 @@
 
 pub mod hf;
 pub mod lmstudio;
+mod loopback;
 pub mod ollama;
 pub mod pytorch;
 pub mod reservation;

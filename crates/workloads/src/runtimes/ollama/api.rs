@@ -3,6 +3,7 @@
 //! figures and why-sentence lead taken from a `/api/ps` entry.
 
 use super::{ServeEnv, ENV_NAMES};
+use crate::runtimes::loopback::{answers, candidate_ports};
 use crate::runtimes::{env_get, read_environ, short_time};
 use gpuledger_model::ReportedFigure;
 use serde_json::Value;
@@ -84,35 +85,27 @@ pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<
     {
         ports.push(p);
     }
-    ports.push(11434);
-    // Each port once, in the order found (a dead one costs a timeout).
-    let mut seen = Vec::new();
-    ports.retain(|p| {
-        !seen.contains(p) && {
-            seen.push(*p);
-            true
-        }
-    });
     let mut errors = Vec::new();
-    for port in ports {
-        match crate::live::get(port, "/api/ps", timeout) {
-            Ok(r) if r.status == 200 => {
-                let version = crate::live::get(port, "/api/version", timeout)
-                    .ok()
-                    .filter(|r| r.status == 200)
-                    .and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
-                    .and_then(|v| v.get("version")?.as_str().map(str::to_string));
-                return parse_ps(&r.body)
-                    .map(|models| Ps {
-                        models,
-                        source: format!("GET http://127.0.0.1:{port}/api/ps"),
-                        version,
-                    })
-                    .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"));
+    for answer in answers(candidate_ports(ports, 11434), "/api/ps", timeout) {
+        let (port, body) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                errors.push(e);
+                continue;
             }
-            Ok(r) => errors.push(format!("port {port}: HTTP {}", r.status)),
-            Err(e) => errors.push(e),
-        }
+        };
+        let version = crate::live::get(port, "/api/version", timeout)
+            .ok()
+            .filter(|r| r.status == 200)
+            .and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
+            .and_then(|v| v.get("version")?.as_str().map(str::to_string));
+        return parse_ps(&body)
+            .map(|models| Ps {
+                models,
+                source: format!("GET http://127.0.0.1:{port}/api/ps"),
+                version,
+            })
+            .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"));
     }
     Err(format!("no /api/ps answer ({})", errors.join("; ")))
 }
