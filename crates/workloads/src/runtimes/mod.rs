@@ -262,7 +262,7 @@ fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
             j.contains("vllm.entrypoints")
                 || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
         }
-        WorkloadKind::Sglang => j.contains("sglang.launch_server") || j.contains("sglang serve"),
+        WorkloadKind::Sglang => crate::identify::names_sglang(&j),
         _ => !argv.is_empty(),
     }
 }
