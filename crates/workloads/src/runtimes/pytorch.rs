@@ -5,7 +5,7 @@
 //! probe was saved, and `PYTORCH_CUDA_ALLOC_CONF` when set. Activations, the caching allocator's
 //! reserve and any KV cache are the program's own business: named, never sized.
 
-use super::hf::gib;
+use super::hf::{gib, in_process_root};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
 use gpuledger_model::{EstimatedMemory, EvidenceKind, Workload, WorkloadKind};
@@ -30,18 +30,9 @@ pub fn model_files(w: &Workload) -> Vec<(String, String)> {
 
 /// Weights of one file: safetensors header bytes, else the file size (said so).
 fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String), String> {
-    // A path in /proc/PID/maps is the process's view; under a recorded or container root the
+    // A path in /proc/PID/maps is the process's view: under a recorded or container root the
     // process's own root (`/proc/PID/root`) reaches the same file.
-    let direct = Path::new(path);
-    let via_root = proc_root
-        .join(pid.to_string())
-        .join("root")
-        .join(path.trim_start_matches('/'));
-    let p = if direct.exists() {
-        direct.to_path_buf()
-    } else {
-        via_root
-    };
+    let p = in_process_root(proc_root, pid, Path::new(path));
     if path.ends_with(".safetensors") {
         let h = safetensors::cached_header(&p).map_err(|e| e.to_string())?;
         Ok((

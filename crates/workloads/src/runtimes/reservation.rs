@@ -4,7 +4,7 @@
 //! source ([`Src`]), the model's facts ([`ModelFacts`]), the KV bytes per token and rank
 //! ([`kv_bytes_per_token`]), the inputs every such recipe lists, and the first port that answers.
 
-use super::hf::{gib, kv_dtype_bytes_set, resolve_model, ModelConfig};
+use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, ModelConfig};
 use super::{Input, ProcessContext};
 use crate::safetensors;
 use std::path::PathBuf;
@@ -32,10 +32,12 @@ pub struct ModelFacts {
 }
 
 impl ModelFacts {
-    /// Resolve `model` for the process and read `config.json` and the safetensors headers
+    /// Resolve `model` for the process (through its own root) and read `config.json` and the safetensors headers
     /// (through the header cache).
     pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, String> {
-        let (dir, found) = resolve_model(model, ctx.cwd.as_deref(), &ctx.env)?;
+        // The process's paths are its own: a containerised server's model is under its root.
+        let seen = |p: &std::path::Path| in_process_root(ctx.proc_root, ctx.pid, p);
+        let (dir, found) = resolve_model_seen(model, ctx.cwd.as_deref(), &ctx.env, &seen)?;
         let config = ModelConfig::read(&dir)?;
         let weights = safetensors::cached_model(&dir)
             .map_err(|e| format!("cannot read the model's safetensors headers: {e}"))?;
