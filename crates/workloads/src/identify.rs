@@ -399,7 +399,7 @@ fn named_kind(
         || comm == "vllm"
         || first_arg == "vllm"
         || (base(first_arg) == "vllm" && args.get(2).is_some_and(|a| a == "serve"))
-        || lower.contains("vllm.entrypoints")
+        || names_vllm_module(lower)
         || lower.contains(" vllm serve")
     {
         return Some(WorkloadKind::Vllm);
@@ -419,10 +419,29 @@ fn named_kind(
     None
 }
 
-/// Does a command line (in lower case) start SGLang's server? The one rule, also used to find
-/// the command line whose flags the SGLang recipe reads.
-pub(crate) fn names_sglang(lower: &str) -> bool {
+/// Does a command line (in lower case) start SGLang's server?
+fn names_sglang(lower: &str) -> bool {
     lower.contains("sglang.launch_server") || lower.contains("sglang serve")
+}
+
+/// Does a command line (in lower case) run one of vLLM's entry points as a module?
+fn names_vllm_module(lower: &str) -> bool {
+    lower.contains("vllm.entrypoints")
+}
+
+/// Does a command line alone name this runtime, so that its flags are the ones a recipe reads?
+/// The runtimes' walk up from a worker process (whose title replaced its command line) asks
+/// this of each ancestor. It shares [`classify`]'s command-line rules; for vLLM it also takes
+/// any argument named `vllm` (`/usr/bin/vllm serve`, where `classify` has the process name).
+pub(crate) fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
+    let lower = argv.join(" ").to_ascii_lowercase();
+    match kind {
+        WorkloadKind::Vllm => {
+            names_vllm_module(&lower) || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
+        }
+        WorkloadKind::Sglang => names_sglang(&lower),
+        _ => !argv.is_empty(),
+    }
 }
 
 /// What in the command line supports the conclusion, in words.
@@ -818,5 +837,46 @@ mod tests {
         f.unreadable = vec!["/proc/42/maps: permission denied".into()];
         let w = identify(&f);
         assert!(w.missing.iter().any(|m| m.contains("permission denied")));
+    }
+
+    #[test]
+    fn the_ancestor_walk_and_classify_agree_on_server_command_lines() {
+        let argv = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        for (kind, line) in [
+            (
+                WorkloadKind::Vllm,
+                "python3 -m vllm.entrypoints.openai.api_server --model m",
+            ),
+            (
+                WorkloadKind::Sglang,
+                "python3 -m sglang.launch_server --model-path m",
+            ),
+        ] {
+            let a = argv(line);
+            assert!(names_runtime(kind, &a), "{line}");
+            let f = facts(
+                "/usr/bin/python3",
+                &a.iter().map(String::as_str).collect::<Vec<_>>(),
+                &[],
+            );
+            assert_eq!(identify(&f).kind, kind, "{line}");
+        }
+        // A worker's title is not its server's command line: the walk goes on to the parent.
+        assert!(!names_runtime(
+            WorkloadKind::Vllm,
+            &argv("VLLM::EngineCore")
+        ));
+        assert!(names_runtime(
+            WorkloadKind::Vllm,
+            &argv("/usr/bin/vllm serve m")
+        ));
+        assert!(!names_runtime(
+            WorkloadKind::Sglang,
+            &argv("python3 train.py")
+        ));
+        assert!(names_runtime(
+            WorkloadKind::Pytorch,
+            &argv("python3 train.py")
+        ));
     }
 }

@@ -254,19 +254,6 @@ pub struct ProcessContext<'a> {
     pub fetch: Option<(&'a [u16], Fetch<'a>)>,
 }
 
-/// Does a command line name this runtime (so its flags are the ones to read)?
-fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
-    let j = argv.join(" ").to_ascii_lowercase();
-    match kind {
-        WorkloadKind::Vllm => {
-            j.contains("vllm.entrypoints")
-                || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
-        }
-        WorkloadKind::Sglang => crate::identify::names_sglang(&j),
-        _ => !argv.is_empty(),
-    }
-}
-
 fn parent_of(proc_root: &Path, pid: u32) -> Option<u32> {
     let raw =
         read_regular_prefix(&proc_root.join(pid.to_string()).join("status"), 64 << 10).ok()?;
@@ -300,7 +287,7 @@ impl<'a> ProcessContext<'a> {
         let mut pid = p.pid;
         let mut env_pid = p.pid;
         for _ in 0..4 {
-            if names_runtime(kind, &argv) {
+            if crate::identify::names_runtime(kind, &argv) {
                 break;
             }
             let Some(pp) = parent_of(proc_root, pid) else {
@@ -308,7 +295,7 @@ impl<'a> ProcessContext<'a> {
             };
             let a = cmdline_of(proc_root, pp);
             pid = pp;
-            if names_runtime(kind, &a) {
+            if crate::identify::names_runtime(kind, &a) {
                 argv = a;
                 argv_from = Some(pp);
                 env_pid = pp;
