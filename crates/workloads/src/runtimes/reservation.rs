@@ -16,6 +16,13 @@ pub struct Src<T> {
     pub source: String,
 }
 
+impl<T: std::fmt::Display> Src<T> {
+    /// The setting as a recipe input named `name`, with its source.
+    pub fn input(&self, name: &str) -> Input {
+        Input::new(name, &self.value, self.source.clone())
+    }
+}
+
 pub(crate) fn src<T>(value: T, source: impl Into<String>) -> Src<T> {
     Src {
         value,

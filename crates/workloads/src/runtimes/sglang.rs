@@ -230,14 +230,10 @@ pub fn estimate(
         ));
     }
     if let Some(t) = &tokens {
-        inputs.push(Input::new(
-            "max_total_num_tokens",
-            t.value,
-            t.source.clone(),
-        ));
+        inputs.push(t.input("max_total_num_tokens"));
     } else if let Some(t) = &s.max_total_tokens {
         tokens = Some(t.clone());
-        inputs.push(Input::new("max_total_tokens", t.value, t.source.clone()));
+        inputs.push(t.input("max_total_tokens"));
     }
     let kv = match (&tokens, &per_token) {
         (Some(t), Some((b, _))) => Some(t.value * b),
@@ -277,24 +273,16 @@ pub fn estimate(
 
 /// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
 fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
-    inputs.push(Input::new(
-        "tp_size",
-        s.tp_size.value,
-        s.tp_size.source.clone(),
-    ));
-    inputs.push(Input::new(
-        "kv_cache_dtype",
-        &s.kv_cache_dtype.value,
-        s.kv_cache_dtype.source.clone(),
-    ));
+    inputs.push(s.tp_size.input("tp_size"));
+    inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
     match &s.mem_fraction_static {
-        Some(f) => inputs.push(Input::new("mem_fraction_static", f.value, f.source.clone())),
+        Some(f) => inputs.push(f.input("mem_fraction_static")),
         None => not_modelled.push(
             "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
         ),
     }
     if let Some(c) = &s.context_length {
-        inputs.push(Input::new("context_length", c.value, c.source.clone()));
+        inputs.push(c.input("context_length"));
     }
 }
 

@@ -162,46 +162,22 @@ fn apply_metrics(
 /// quantization only when set).
 fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     let mut inputs = vec![
-        Input::new(
-            "gpu_memory_utilization",
-            s.gpu_memory_utilization.value,
-            s.gpu_memory_utilization.source.clone(),
-        ),
-        Input::new(
-            "tensor_parallel_size",
-            s.tensor_parallel_size.value,
-            s.tensor_parallel_size.source.clone(),
-        ),
+        s.gpu_memory_utilization.input("gpu_memory_utilization"),
+        s.tensor_parallel_size.input("tensor_parallel_size"),
     ];
     let pp = &s.pipeline_parallel_size;
     if pp.value > 1 {
-        inputs.push(Input::new(
-            "pipeline_parallel_size",
-            pp.value,
-            pp.source.clone(),
-        ));
+        inputs.push(pp.input("pipeline_parallel_size"));
     }
-    inputs.push(Input::new(
-        "block_size",
-        s.block_size.value,
-        s.block_size.source.clone(),
-    ));
-    inputs.push(Input::new(
-        "kv_cache_dtype",
-        &s.kv_cache_dtype.value,
-        s.kv_cache_dtype.source.clone(),
-    ));
+    inputs.push(s.block_size.input("block_size"));
+    inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
     if let Some(m) = &s.max_model_len {
-        inputs.push(Input::new("max_model_len", m.value, m.source.clone()));
+        inputs.push(m.input("max_model_len"));
     }
     if let Some(q) = &s.quantization {
-        inputs.push(Input::new("quantization", &q.value, q.source.clone()));
+        inputs.push(q.input("quantization"));
     }
-    inputs.push(Input::new(
-        "enforce_eager",
-        s.enforce_eager.value,
-        s.enforce_eager.source.clone(),
-    ));
+    inputs.push(s.enforce_eager.input("enforce_eager"));
     inputs
 }
 
