@@ -4,11 +4,15 @@
 //!   [`lmstudio`]'s engine): where each llama.cpp context parameter comes from for them, their own
 //!   figures (`reported`), and the sentence that says why the process holds that much.
 //! - Runtimes with recipes of their own: [`vllm`] and [`sglang`] (which reserve a fraction of the
-//!   GPU by design, then fill it with weights and a KV pool) and [`pytorch`] programs (ComfyUI,
-//!   transformers scripts), where only the weight files can be known from outside; [`hf`] finds
-//!   their model folders. Each returns the snapshot's [`EstimatedMemory`] (parts it cannot know
+//!   GPU by design, then fill it with weights and a KV pool; what they share is in
+//!   [`reservation`]) and [`pytorch`] programs (ComfyUI, transformers scripts), where only the
+//!   weight files can be known from outside; [`hf`] finds their model folders (through the
+//!   process's own root). Each returns the snapshot's [`EstimatedMemory`] (parts it cannot know
 //!   are `None` and named in `not_modelled`; the runtime's own figures go in `reported`, never into
 //!   a part) plus the inputs it used, each with where it came from.
+//!
+//! This file: what is asked of a runtime's API and how ([`ask`]; the per-port loop is in
+//! `loopback`), the process context the recipes read, and the dispatch to each recipe.
 
 pub mod hf;
 pub mod lmstudio;

@@ -31,8 +31,8 @@
 //! (`context_length`, since v0.9.x), with `size`, `size_vram` and `expires_at`.
 
 //!
-//! Where each part lives: [`settings`](mod@settings) turns the runner's flags or `ollama serve`'s
-//! environment into llama.cpp's settings, [`api`] asks `/api/ps` and `/api/version`, [`names`]
+//! Where each part lives: `settings` turns the runner's flags or `ollama serve`'s
+//! environment into llama.cpp's settings, `api` asks `/api/ps` and `/api/version`, `names`
 //! finds the model's name from the manifests; this file tells the engines apart and puts the
 //! process's inputs together.
 

@@ -16,8 +16,8 @@
 //!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
 //!   `None` and the sentence says what the rest of the reservation holds.
 //!
-//! Where each part lives: [`args`] reads the command line, [`reports`] the server's `/metrics`
-//! and start-up log, [`estimate`](mod@estimate) is the recipe; what SGLang shares with it is in
+//! Where each part lives: `args` reads the command line, `reports` the server's `/metrics`
+//! and start-up log, `estimate` is the recipe; what SGLang shares with it is in
 //! [`super::reservation`].
 
 mod args;
