@@ -135,39 +135,11 @@ fn is_model_file(p: &str) -> bool {
 /// Build the workload conclusion for one process.
 pub fn identify(f: &ProcessFacts) -> Workload {
     let mut ev: Vec<Evidence> = Vec::new();
-    let mut missing: Vec<String> = Vec::new();
-    let proc_src = |what: &str| format!("/proc/{}/{what}", f.pid);
     let prog = program(f);
     let args = &f.cmdline;
     let joined = args.join(" ");
-
-    // Libraries, once per kind, naming the first file that showed it.
-    let mut libs: Vec<(Lib, String)> = Vec::new();
-    for path in &f.mapped_files {
-        let b = base(path);
-        if let Some((_, kind)) = LIBRARIES.iter().find(|(prefix, _)| b.starts_with(prefix)) {
-            if !libs.iter().any(|(k, _)| k == kind) {
-                libs.push((*kind, path.clone()));
-            }
-        }
-    }
-    // Model files: mapped (really loaded) first, then open, then named on the command line.
-    let mut model: Option<String> = None;
-    for (list, what) in [(&f.mapped_files, "maps"), (&f.open_files, "fd")] {
-        for p in list.iter().filter(|p| is_model_file(p)) {
-            if !ev
-                .iter()
-                .any(|e| e.kind == EvidenceKind::ModelFile && e.showed.ends_with(p.as_str()))
-            {
-                ev.push(Evidence {
-                    kind: EvidenceKind::ModelFile,
-                    showed: format!("model file {}", p),
-                    source: proc_src(what),
-                });
-            }
-            model.get_or_insert_with(|| p.clone());
-        }
-    }
+    let libs = libraries(&f.mapped_files);
+    let mut model = model_files(f, &mut ev);
     // For an interpreter `-m` names a module, not a model.
     let model_flags: &[&str] = if prog.starts_with("python") {
         &["--model", "--model-path"]
@@ -186,30 +158,104 @@ pub fn identify(f: &ProcessFacts) -> Workload {
         &f.mapped_files,
     );
     if !prog.is_empty() {
-        ev.insert(
-            0,
-            Evidence {
-                kind: EvidenceKind::Executable,
-                showed: match &f.exe {
-                    Some(e) => format!("executable {e}"),
-                    None => format!("process name {prog}"),
-                },
-                source: if f.exe.is_some() {
-                    proc_src("exe")
-                } else {
-                    proc_src("stat")
-                },
-            },
-        );
+        ev.insert(0, executable(f, &prog));
     }
     if let Some(why) = cmdline_signal(kind, named, args, &joined) {
         ev.push(Evidence {
             kind: EvidenceKind::Cmdline,
             showed: why,
-            source: proc_src("cmdline"),
+            source: proc_src(f, "cmdline"),
         });
     }
-    for (k, path) in &libs {
+    surroundings(f, kind, &libs, &mut ev);
+    if model.is_none() {
+        model = model_arg.clone();
+    }
+    let missing = missing(f, kind, &ev, model_arg.as_deref());
+
+    // Independent kinds of evidence that point at the conclusion.
+    let supporting = supporting_kinds(kind, named, &ev, &libs);
+    let confidence = match (kind, supporting) {
+        (WorkloadKind::Unknown, _) => Confidence::Low,
+        (_, n) if n >= 2 => Confidence::High,
+        (WorkloadKind::CudaApp | WorkloadKind::GraphicsApp, _) => Confidence::Low,
+        _ => Confidence::Medium,
+    };
+    let model = if kind.is_ai() { model } else { None };
+    Workload {
+        kind,
+        model,
+        confidence,
+        evidence: ev,
+        missing,
+    }
+}
+
+/// `/proc/PID/what` for the process: where a fact was read.
+fn proc_src(f: &ProcessFacts, what: &str) -> String {
+    format!("/proc/{}/{what}", f.pid)
+}
+
+/// Libraries, once per kind, naming the first file that showed it.
+fn libraries(mapped: &[String]) -> Vec<(Lib, String)> {
+    let mut libs: Vec<(Lib, String)> = Vec::new();
+    for path in mapped {
+        let b = base(path);
+        if let Some((_, kind)) = LIBRARIES.iter().find(|(prefix, _)| b.starts_with(prefix)) {
+            if !libs.iter().any(|(k, _)| k == kind) {
+                libs.push((*kind, path.clone()));
+            }
+        }
+    }
+    libs
+}
+
+/// Model files as evidence, each once: mapped (really loaded) first, then open. Returns the
+/// first one.
+fn model_files(f: &ProcessFacts, ev: &mut Vec<Evidence>) -> Option<String> {
+    let mut model: Option<String> = None;
+    for (list, what) in [(&f.mapped_files, "maps"), (&f.open_files, "fd")] {
+        for p in list.iter().filter(|p| is_model_file(p)) {
+            if !ev
+                .iter()
+                .any(|e| e.kind == EvidenceKind::ModelFile && e.showed.ends_with(p.as_str()))
+            {
+                ev.push(Evidence {
+                    kind: EvidenceKind::ModelFile,
+                    showed: format!("model file {}", p),
+                    source: proc_src(f, what),
+                });
+            }
+            model.get_or_insert_with(|| p.clone());
+        }
+    }
+    model
+}
+
+/// The executable (or, without one, the kernel's process name) as evidence.
+fn executable(f: &ProcessFacts, prog: &str) -> Evidence {
+    Evidence {
+        kind: EvidenceKind::Executable,
+        showed: match &f.exe {
+            Some(e) => format!("executable {e}"),
+            None => format!("process name {prog}"),
+        },
+        source: if f.exe.is_some() {
+            proc_src(f, "exe")
+        } else {
+            proc_src(f, "stat")
+        },
+    }
+}
+
+/// Evidence from around the program: its libraries, listening ports, and an Ollama parent.
+fn surroundings(
+    f: &ProcessFacts,
+    kind: WorkloadKind,
+    libs: &[(Lib, String)],
+    ev: &mut Vec<Evidence>,
+) {
+    for (k, path) in libs {
         let what = match k {
             Lib::Ggml => "llama.cpp / ggml library",
             Lib::Torch => "PyTorch CUDA library",
@@ -220,14 +266,14 @@ pub fn identify(f: &ProcessFacts) -> Workload {
         ev.push(Evidence {
             kind: EvidenceKind::Library,
             showed: format!("{what} {path}"),
-            source: proc_src("maps"),
+            source: proc_src(f, "maps"),
         });
     }
     for port in &f.listen_ports {
         ev.push(Evidence {
             kind: EvidenceKind::ListeningPort,
             showed: format!("listens on TCP port {port}"),
-            source: format!("{} + {}", proc_src("net/tcp"), proc_src("fd")),
+            source: format!("{} + {}", proc_src(f, "net/tcp"), proc_src(f, "fd")),
         });
     }
     if let Some((ppid, pname)) = &f.parent {
@@ -235,18 +281,25 @@ pub fn identify(f: &ProcessFacts) -> Workload {
             ev.push(Evidence {
                 kind: EvidenceKind::Parent,
                 showed: format!("parent {pname} (pid {ppid})"),
-                source: proc_src("stat"),
+                source: proc_src(f, "stat"),
             });
         }
     }
-    if model.is_none() {
-        model = model_arg.clone();
-    }
+}
 
+/// What an AI workload should have shown and did not (a model file; a server's port), and what
+/// could not be read.
+fn missing(
+    f: &ProcessFacts,
+    kind: WorkloadKind,
+    ev: &[Evidence],
+    model_arg: Option<&str>,
+) -> Vec<String> {
+    let mut missing = Vec::new();
     if kind.is_ai() {
         let model_seen = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile);
         if !model_seen {
-            missing.push(match &model_arg {
+            missing.push(match model_arg {
                 Some(m) => format!("model file: {m} is named on the command line but not mapped or open (not loaded yet, or read without mmap and closed)"),
                 None => "model file: none mapped or open".into(),
             });
@@ -268,25 +321,11 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     for u in &f.unreadable {
         missing.push(format!("could not read {u}"));
     }
-
-    // Independent kinds of evidence that point at the conclusion.
-    let supporting = supporting_kinds(kind, named, &ev, &libs);
-    let confidence = match (kind, supporting) {
-        (WorkloadKind::Unknown, _) => Confidence::Low,
-        (_, n) if n >= 2 => Confidence::High,
-        (WorkloadKind::CudaApp | WorkloadKind::GraphicsApp, _) => Confidence::Low,
-        _ => Confidence::Medium,
-    };
-    let model = if kind.is_ai() { model } else { None };
-    Workload {
-        kind,
-        model,
-        confidence,
-        evidence: ev,
-        missing,
-    }
+    missing
 }
 
+/// The kind, and whether the program or its command line named it (rather than only its
+/// libraries suggesting it).
 fn classify(
     prog: &str,
     comm: &str,
@@ -295,27 +334,52 @@ fn classify(
     libs: &[(Lib, String)],
     mapped: &[String],
 ) -> (WorkloadKind, bool) {
+    let lower = joined.to_ascii_lowercase();
+    if let Some(kind) = named_kind(prog, comm, args, &lower, mapped) {
+        return (kind, true);
+    }
     let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
+    if lower.contains("mlx_lm") || has(Lib::Mlx) {
+        return (WorkloadKind::Mlx, lower.contains("mlx_lm"));
+    }
+    let by_library = [
+        (Lib::Ggml, WorkloadKind::LlamaCpp),
+        (Lib::Torch, WorkloadKind::Pytorch),
+        (Lib::Cuda, WorkloadKind::CudaApp),
+        (Lib::Graphics, WorkloadKind::GraphicsApp),
+    ];
+    let kind = by_library
+        .iter()
+        .find(|(lib, _)| has(*lib))
+        .map_or(WorkloadKind::Unknown, |(_, kind)| *kind);
+    (kind, false)
+}
+
+/// The kind the program's name, process title or command line names (`lower`: the command
+/// line in lower case), checked in order: the first rule that matches wins.
+fn named_kind(
+    prog: &str,
+    comm: &str,
+    args: &[String],
+    lower: &str,
+    mapped: &[String],
+) -> Option<WorkloadKind> {
     let p = prog.trim_end_matches(".exe");
     let first_arg = args.get(1).map(String::as_str).unwrap_or("");
     if p.starts_with("llama-") || p == "llama-server" || p == "llama" {
-        return (WorkloadKind::LlamaCpp, true);
+        return Some(WorkloadKind::LlamaCpp);
     }
     if p == "ollama" {
         let runner = args.iter().any(|a| a == "runner");
-        return (
-            if runner {
-                WorkloadKind::OllamaRunner
-            } else {
-                WorkloadKind::Ollama
-            },
-            true,
-        );
+        return Some(if runner {
+            WorkloadKind::OllamaRunner
+        } else {
+            WorkloadKind::Ollama
+        });
     }
     if p == "ollama_llama_server" {
-        return (WorkloadKind::OllamaRunner, true);
+        return Some(WorkloadKind::OllamaRunner);
     }
-    let lower = joined.to_ascii_lowercase();
     let lmstudio_path = |s: &str| {
         let s = s.to_ascii_lowercase();
         s.contains("lm studio")
@@ -328,46 +392,56 @@ fn classify(
         || args.first().is_some_and(|a| lmstudio_path(a))
         || mapped.iter().any(|m| lmstudio_path(m))
     {
-        return (WorkloadKind::LmStudio, true);
+        return Some(WorkloadKind::LmStudio);
     }
     if comm.starts_with("VLLM::")
         || p == "vllm"
         || comm == "vllm"
         || first_arg == "vllm"
         || (base(first_arg) == "vllm" && args.get(2).is_some_and(|a| a == "serve"))
-        || lower.contains("vllm.entrypoints")
+        || names_vllm_module(lower)
         || lower.contains(" vllm serve")
     {
-        return (WorkloadKind::Vllm, true);
+        return Some(WorkloadKind::Vllm);
     }
-    if lower.contains("sglang.launch_server") || lower.contains("sglang serve") {
-        return (WorkloadKind::Sglang, true);
+    if names_sglang(lower) {
+        return Some(WorkloadKind::Sglang);
     }
     if BROWSERS.contains(&p) {
-        return (WorkloadKind::Browser, true);
+        return Some(WorkloadKind::Browser);
     }
     if COMPOSITORS.contains(&p) || COMPOSITORS.contains(&comm) {
-        return (WorkloadKind::Compositor, true);
+        return Some(WorkloadKind::Compositor);
     }
     if lower.contains("comfyui") {
-        return (WorkloadKind::Comfyui, true);
+        return Some(WorkloadKind::Comfyui);
     }
-    if lower.contains("mlx_lm") || has(Lib::Mlx) {
-        return (WorkloadKind::Mlx, lower.contains("mlx_lm"));
+    None
+}
+
+/// Does a command line (in lower case) start SGLang's server?
+fn names_sglang(lower: &str) -> bool {
+    lower.contains("sglang.launch_server") || lower.contains("sglang serve")
+}
+
+/// Does a command line (in lower case) run one of vLLM's entry points as a module?
+fn names_vllm_module(lower: &str) -> bool {
+    lower.contains("vllm.entrypoints")
+}
+
+/// Does a command line alone name this runtime, so that its flags are the ones a recipe reads?
+/// The runtimes' walk up from a worker process (whose title replaced its command line) asks
+/// this of each ancestor. It shares [`classify`]'s command-line rules; for vLLM it also takes
+/// any argument named `vllm` (`/usr/bin/vllm serve`, where `classify` has the process name).
+pub(crate) fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
+    let lower = argv.join(" ").to_ascii_lowercase();
+    match kind {
+        WorkloadKind::Vllm => {
+            names_vllm_module(&lower) || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
+        }
+        WorkloadKind::Sglang => names_sglang(&lower),
+        _ => !argv.is_empty(),
     }
-    if has(Lib::Ggml) {
-        return (WorkloadKind::LlamaCpp, false);
-    }
-    if has(Lib::Torch) {
-        return (WorkloadKind::Pytorch, false);
-    }
-    if has(Lib::Cuda) {
-        return (WorkloadKind::CudaApp, false);
-    }
-    if has(Lib::Graphics) {
-        return (WorkloadKind::GraphicsApp, false);
-    }
-    (WorkloadKind::Unknown, false)
 }
 
 /// What in the command line supports the conclusion, in words.
@@ -763,5 +837,46 @@ mod tests {
         f.unreadable = vec!["/proc/42/maps: permission denied".into()];
         let w = identify(&f);
         assert!(w.missing.iter().any(|m| m.contains("permission denied")));
+    }
+
+    #[test]
+    fn the_ancestor_walk_and_classify_agree_on_server_command_lines() {
+        let argv = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        for (kind, line) in [
+            (
+                WorkloadKind::Vllm,
+                "python3 -m vllm.entrypoints.openai.api_server --model m",
+            ),
+            (
+                WorkloadKind::Sglang,
+                "python3 -m sglang.launch_server --model-path m",
+            ),
+        ] {
+            let a = argv(line);
+            assert!(names_runtime(kind, &a), "{line}");
+            let f = facts(
+                "/usr/bin/python3",
+                &a.iter().map(String::as_str).collect::<Vec<_>>(),
+                &[],
+            );
+            assert_eq!(identify(&f).kind, kind, "{line}");
+        }
+        // A worker's title is not its server's command line: the walk goes on to the parent.
+        assert!(!names_runtime(
+            WorkloadKind::Vllm,
+            &argv("VLLM::EngineCore")
+        ));
+        assert!(names_runtime(
+            WorkloadKind::Vllm,
+            &argv("/usr/bin/vllm serve m")
+        ));
+        assert!(!names_runtime(
+            WorkloadKind::Sglang,
+            &argv("python3 train.py")
+        ));
+        assert!(names_runtime(
+            WorkloadKind::Pytorch,
+            &argv("python3 train.py")
+        ));
     }
 }

@@ -1,6 +1,6 @@
 //! Live state from the runtime's own HTTP answers.
 //!
-//! Probes go to 127.0.0.1 only (the port comes from the process's own listening sockets), with a
+//! Queries go to 127.0.0.1 only (the port comes from the process's own listening sockets), with a
 //! short timeout and a body limit, and are never made on the collection path: `explain` and the
 //! views ask for them on demand. A 401 is evidence (the server wants an API key), not an error;
 //! gpuledger never sends a key.
@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;
 
-/// Largest body read from a probe; model servers answer these endpoints in a few KiB.
+/// Largest body read from an answer; model servers answer these endpoints in a few KiB.
 const BODY_LIMIT: u64 = 1 << 20;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -84,18 +84,18 @@ pub fn get(port: u16, path: &str, timeout: Duration) -> Result<Reply, String> {
     Ok(Reply { status, body })
 }
 
-/// Probe the endpoints `kind` is known to serve on each of `ports`; the first port that answers
+/// Ask the endpoints `kind` is known to serve on each of `ports`; the first port that answers
 /// like that server wins. Returns the state and the evidence the answers gave.
-pub fn probe(
+pub fn query(
     kind: WorkloadKind,
     ports: &[u16],
     timeout: Duration,
 ) -> (Option<LiveState>, Vec<Evidence>) {
-    probe_with(kind, ports, &|port, path| get(port, path, timeout))
+    query_with(kind, ports, &|port, path| get(port, path, timeout))
 }
 
-/// [`probe`] over any transport (tests pass canned answers).
-pub fn probe_with(
+/// [`query`] over any transport (tests pass canned answers).
+pub fn query_with(
     kind: WorkloadKind,
     ports: &[u16],
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
@@ -117,6 +117,18 @@ pub fn probe_with(
     (None, evidence)
 }
 
+/// The body of an HTTP 200 answer to `GET path`; `None` for any other answer or none.
+fn answer(
+    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
+    port: u16,
+    path: &str,
+) -> Option<String> {
+    fetch(port, path)
+        .ok()
+        .filter(|r| r.status == 200)
+        .map(|r| r.body)
+}
+
 fn http_evidence(port: u16, path: &str, showed: String) -> Evidence {
     Evidence {
         kind: EvidenceKind::Http,
@@ -125,6 +137,8 @@ fn http_evidence(port: u16, path: &str, showed: String) -> Evidence {
     }
 }
 
+/// llama-server: `/props` (context, slots, model; a 401 means an API key), then `/slots` and
+/// `/metrics` for what is busy and how fast.
 fn llama_server(
     port: u16,
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
@@ -137,58 +151,95 @@ fn llama_server(
         ..Default::default()
     };
     match props.status {
-        200 => {
-            let v: Value = serde_json::from_str(&props.body).ok()?;
-            // Only llama-server's /props has these keys; anything else is another server.
-            let n_ctx = v
-                .pointer("/default_generation_settings/n_ctx")
-                .and_then(Value::as_u64);
-            n_ctx.or(v.get("total_slots").and_then(Value::as_u64))?;
-            st.n_ctx = n_ctx;
-            st.total_slots = v.get("total_slots").and_then(Value::as_u64);
-            st.model_path = v
-                .get("model_path")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            st.build = v
-                .get("build_info")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let mut parts = vec!["llama-server /props".to_string()];
-            if let Some(c) = st.n_ctx {
-                parts.push(format!("context {c}"));
-            }
-            if let Some(s) = st.total_slots {
-                parts.push(format!("{s} slots"));
-            }
-            if let Some(m) = &st.model_path {
-                parts.push(format!("model {m}"));
-            }
-            ev.push(http_evidence(port, "/props", parts.join(", ")));
-        }
+        200 => read_props(port, &props.body, &mut st, ev)?,
         401 => {
-            st.auth_required = true;
-            st.unavailable
-                .push("context, slots and model: the server requires an API key (HTTP 401)".into());
-            ev.push(http_evidence(
-                port,
-                "/props",
-                "HTTP 401: the server was started with an API key".into(),
-            ));
-            // /health needs no key on llama-server: it confirms what answered.
-            if let Ok(h) = fetch(port, "/health") {
-                if h.status == 200 {
-                    ev.push(http_evidence(
-                        port,
-                        "/health",
-                        "HTTP 200 (no key needed)".into(),
-                    ));
-                }
-            }
+            key_required(port, fetch, &mut st, ev);
             return Some(st);
         }
         _ => return None,
     }
+    read_slots(port, fetch, &mut st, ev);
+    match fetch(port, "/metrics") {
+        Ok(r) if r.status == 200 => {
+            st.tokens_per_second = metric(&r.body, "llamacpp:predicted_tokens_seconds")
+        }
+        Ok(r) if r.status == 501 => st
+            .unavailable
+            .push("tokens per second: metrics are off (start llama-server with --metrics)".into()),
+        Ok(r) => st.unavailable.push(format!(
+            "tokens per second: /metrics answered HTTP {}",
+            r.status
+        )),
+        Err(e) => st.unavailable.push(format!("tokens per second: {e}")),
+    }
+    Some(st)
+}
+
+/// llama-server's `/props` body into `st`; `None` when it is another server's.
+fn read_props(port: u16, body: &str, st: &mut LiveState, ev: &mut Vec<Evidence>) -> Option<()> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    // Only llama-server's /props has these keys; anything else is another server.
+    let n_ctx = v
+        .pointer("/default_generation_settings/n_ctx")
+        .and_then(Value::as_u64);
+    n_ctx.or(v.get("total_slots").and_then(Value::as_u64))?;
+    st.n_ctx = n_ctx;
+    st.total_slots = v.get("total_slots").and_then(Value::as_u64);
+    st.model_path = v
+        .get("model_path")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    st.build = v
+        .get("build_info")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut parts = vec!["llama-server /props".to_string()];
+    if let Some(c) = st.n_ctx {
+        parts.push(format!("context {c}"));
+    }
+    if let Some(s) = st.total_slots {
+        parts.push(format!("{s} slots"));
+    }
+    if let Some(m) = &st.model_path {
+        parts.push(format!("model {m}"));
+    }
+    ev.push(http_evidence(port, "/props", parts.join(", ")));
+    Some(())
+}
+
+/// `/props` answered 401: say so, and let `/health` (no key needed) confirm what answered.
+fn key_required(
+    port: u16,
+    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
+    st: &mut LiveState,
+    ev: &mut Vec<Evidence>,
+) {
+    st.auth_required = true;
+    st.unavailable
+        .push("context, slots and model: the server requires an API key (HTTP 401)".into());
+    ev.push(http_evidence(
+        port,
+        "/props",
+        "HTTP 401: the server was started with an API key".into(),
+    ));
+    if let Ok(h) = fetch(port, "/health") {
+        if h.status == 200 {
+            ev.push(http_evidence(
+                port,
+                "/health",
+                "HTTP 200 (no key needed)".into(),
+            ));
+        }
+    }
+}
+
+/// How many of llama-server's slots are busy (`/slots`; off with `--no-slots`).
+fn read_slots(
+    port: u16,
+    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
+    st: &mut LiveState,
+    ev: &mut Vec<Evidence>,
+) {
     match fetch(port, "/slots") {
         Ok(r) if r.status == 200 => {
             if let Ok(Value::Array(slots)) = serde_json::from_str::<Value>(&r.body) {
@@ -210,20 +261,6 @@ fn llama_server(
         )),
         Err(e) => st.unavailable.push(format!("slots: {e}")),
     }
-    match fetch(port, "/metrics") {
-        Ok(r) if r.status == 200 => {
-            st.tokens_per_second = metric(&r.body, "llamacpp:predicted_tokens_seconds")
-        }
-        Ok(r) if r.status == 501 => st
-            .unavailable
-            .push("tokens per second: metrics are off (start llama-server with --metrics)".into()),
-        Ok(r) => st.unavailable.push(format!(
-            "tokens per second: /metrics answered HTTP {}",
-            r.status
-        )),
-        Err(e) => st.unavailable.push(format!("tokens per second: {e}")),
-    }
-    Some(st)
 }
 
 fn ollama(
@@ -231,11 +268,8 @@ fn ollama(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
     ev: &mut Vec<Evidence>,
 ) -> Option<LiveState> {
-    let r = fetch(port, "/api/ps").ok()?;
-    if r.status != 200 {
-        return None;
-    }
-    let models = parse_ollama_ps(&r.body)?;
+    let body = answer(fetch, port, "/api/ps")?;
+    let models = parse_ollama_ps(&body)?;
     ev.push(http_evidence(
         port,
         "/api/ps",
@@ -270,12 +304,9 @@ fn lm_studio(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
     ev: &mut Vec<Evidence>,
 ) -> Option<LiveState> {
-    let r = fetch(port, "/api/v0/models").ok()?;
-    if r.status != 200 {
-        return None;
-    }
+    let body = answer(fetch, port, "/api/v0/models")?;
     // The one /api/v0/models parser: runtimes::lmstudio's.
-    let models: Vec<LoadedModel> = crate::runtimes::lmstudio::parse_models(&r.body)
+    let models: Vec<LoadedModel> = crate::runtimes::lmstudio::parse_models(&body)
         .ok()?
         .into_iter()
         .filter(|m| m.state.as_deref() == Some("loaded"))
@@ -303,13 +334,10 @@ fn vllm(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
     ev: &mut Vec<Evidence>,
 ) -> Option<LiveState> {
-    let r = fetch(port, "/metrics").ok()?;
-    if r.status != 200 || !r.body.contains("vllm:") {
-        return None;
-    }
-    let usage = metric(&r.body, "vllm:kv_cache_usage_perc")
-        .or_else(|| metric(&r.body, "vllm:gpu_cache_usage_perc"));
-    let running = metric(&r.body, "vllm:num_requests_running");
+    let body = answer(fetch, port, "/metrics").filter(|b| b.contains("vllm:"))?;
+    let usage = metric(&body, "vllm:kv_cache_usage_perc")
+        .or_else(|| metric(&body, "vllm:gpu_cache_usage_perc"));
+    let running = metric(&body, "vllm:num_requests_running");
     ev.push(http_evidence(port, "/metrics", "vLLM metrics".into()));
     Some(LiveState {
         server: "vllm".into(),
@@ -327,14 +355,13 @@ fn sglang(
     ev: &mut Vec<Evidence>,
 ) -> Option<LiveState> {
     for path in ["/get_server_info", "/server_info"] {
-        let Ok(r) = fetch(port, path) else { continue };
-        if r.status != 200 {
-            continue;
-        }
-        let Some(info) = crate::runtimes::sglang::parse_server_info(&r.body, path) else {
+        let Some(body) = answer(fetch, port, path) else {
             continue;
         };
-        let v: Value = serde_json::from_str(&r.body).unwrap_or_default();
+        let Some(info) = crate::runtimes::sglang::parse_server_info(&body, path) else {
+            continue;
+        };
+        let v: Value = serde_json::from_str(&body).unwrap_or_default();
         let model_path = v
             .get("model_path")
             .and_then(Value::as_str)
@@ -431,7 +458,7 @@ mod tests {
             ("/slots", (200, r#"[{"id":0,"is_processing":true},{"id":1,"is_processing":false},{"id":2,"is_processing":false},{"id":3,"is_processing":true}]"#)),
             ("/metrics", (200, "# HELP x\nllamacpp:prompt_tokens_seconds 10.5\nllamacpp:predicted_tokens_seconds 42.25\n")),
         ]));
-        let (st, ev) = probe_with(WorkloadKind::LlamaCpp, &[8080], &f);
+        let (st, ev) = query_with(WorkloadKind::LlamaCpp, &[8080], &f);
         let st = st.unwrap();
         assert_eq!(st.n_ctx, Some(4096));
         assert_eq!(st.total_slots, Some(4));
@@ -456,7 +483,7 @@ mod tests {
             ),
             ("/health", (200, r#"{"status":"ok"}"#)),
         ]));
-        let (st, ev) = probe_with(WorkloadKind::LlamaCpp, &[8080], &f);
+        let (st, ev) = query_with(WorkloadKind::LlamaCpp, &[8080], &f);
         let st = st.unwrap();
         assert!(st.auth_required);
         assert_eq!(st.n_ctx, None);
@@ -477,7 +504,7 @@ mod tests {
             ("/slots", (200, "[]")),
             ("/metrics", (501, "{}")),
         ]));
-        let st = probe_with(WorkloadKind::LlamaCpp, &[1], &f).0.unwrap();
+        let st = query_with(WorkloadKind::LlamaCpp, &[1], &f).0.unwrap();
         assert_eq!(st.tokens_per_second, None);
         assert!(st.unavailable.iter().any(|u| u.contains("--metrics")));
     }
@@ -485,9 +512,9 @@ mod tests {
     #[test]
     fn other_servers_on_the_port_are_not_llama() {
         let f = canned(HashMap::from([("/props", (200, r#"{"hello":"world"}"#))]));
-        assert!(probe_with(WorkloadKind::LlamaCpp, &[1], &f).0.is_none());
+        assert!(query_with(WorkloadKind::LlamaCpp, &[1], &f).0.is_none());
         let f = canned(HashMap::from([("/props", (404, "not found"))]));
-        assert!(probe_with(WorkloadKind::LlamaCpp, &[1], &f).0.is_none());
+        assert!(query_with(WorkloadKind::LlamaCpp, &[1], &f).0.is_none());
     }
 
     #[test]
@@ -502,7 +529,7 @@ mod tests {
             }
         };
         assert_eq!(
-            probe_with(WorkloadKind::LlamaCpp, &[1, 2], &f)
+            query_with(WorkloadKind::LlamaCpp, &[1, 2], &f)
                 .0
                 .unwrap()
                 .port,
@@ -514,7 +541,7 @@ mod tests {
     fn ollama_ps() {
         let body = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":6654289920,"size_vram":6654289920,"context_length":4096,"expires_at":"2026-11-29T09:00:00Z"}]}"#;
         let f = canned(HashMap::from([("/api/ps", (200, body))]));
-        let (st, ev) = probe_with(WorkloadKind::Ollama, &[11434], &f);
+        let (st, ev) = query_with(WorkloadKind::Ollama, &[11434], &f);
         let m = &st.unwrap().models[0];
         assert_eq!(m.name, "qwen3:8b");
         assert_eq!(m.vram_bytes, Some(6654289920));
@@ -531,11 +558,11 @@ mod tests {
                 r#"{"data":[{"id":"qwen3-8b","state":"loaded","max_context_length":32768},{"id":"other","state":"not-loaded"}]}"#,
             ),
         )]));
-        let st = probe_with(WorkloadKind::LmStudio, &[1234], &f).0.unwrap();
+        let st = query_with(WorkloadKind::LmStudio, &[1234], &f).0.unwrap();
         assert_eq!(st.models.len(), 1);
         assert_eq!(st.models[0].context_length, Some(32768));
         let f = canned(HashMap::from([("/metrics", (200, "vllm:num_requests_running{model_name=\"m\"} 3.0\nvllm:kv_cache_usage_perc{model_name=\"m\"} 0.25\n"))]));
-        let st = probe_with(WorkloadKind::Vllm, &[8000], &f).0.unwrap();
+        let st = query_with(WorkloadKind::Vllm, &[8000], &f).0.unwrap();
         assert_eq!(st.kv_cache_usage_ratio, Some(0.25));
         assert_eq!(st.slots_busy, Some(3));
     }
@@ -544,7 +571,7 @@ mod tests {
     fn sglang_server_info_old_and_new_paths() {
         let body = r#"{"model_path":"/m/Qwen3-8B","tp_size":1,"mem_fraction_static":0.88,"context_length":40960,"max_total_num_tokens":431000}"#;
         let f = canned(HashMap::from([("/get_server_info", (200, body))]));
-        let (st, ev) = probe_with(WorkloadKind::Sglang, &[30000], &f);
+        let (st, ev) = query_with(WorkloadKind::Sglang, &[30000], &f);
         let st = st.unwrap();
         assert_eq!(st.server, "sglang");
         assert_eq!(st.model_path.as_deref(), Some("/m/Qwen3-8B"));
@@ -554,9 +581,9 @@ mod tests {
             ("/get_server_info", (404, "")),
             ("/server_info", (200, body)),
         ]));
-        assert!(probe_with(WorkloadKind::Sglang, &[1], &f).0.is_some());
+        assert!(query_with(WorkloadKind::Sglang, &[1], &f).0.is_some());
         let f = canned(HashMap::from([("/get_server_info", (200, "{}"))]));
-        assert!(probe_with(WorkloadKind::Sglang, &[1], &f).0.is_none());
+        assert!(query_with(WorkloadKind::Sglang, &[1], &f).0.is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!
 //! Layout: llama.cpp's gguf.h / gguf.cpp (the format's reference reader and writer).
 
+mod cursor;
 mod reader;
 pub mod types;
 pub mod writer;
@@ -17,7 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use reader::{parse, read_file, MAX_LOADED_STRING};
+pub use cursor::MAX_LOADED_STRING;
+pub use reader::{parse, read_file};
 pub use types::{GgmlType, GGML_TYPES};
 
 /// `general.alignment` when the key is absent.

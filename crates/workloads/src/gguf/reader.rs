@@ -1,12 +1,15 @@
-//! The bounded, buffered header parser.
+//! The header parser: magic and version, the metadata, the tensor infos, and the checks that
+//! every tensor is aligned and inside the file. It reads through [`super::cursor`]'s bounded
+//! cursor.
 
 use std::io::{Read, Seek};
 use std::path::Path;
 
 use gpuledger_model::units::human_bytes;
 
+use super::cursor::{Src, LOAD_BUDGET_STRING_BYTES, MAX_LOADED_STRING};
 use super::{
-    GgmlType, GgufError, GgufFile, MetaArray, MetaValue, ReadOptions, TensorInfo, ValueType,
+    GgmlType, GgufError, GgufFile, MetaValue, ReadOptions, TensorInfo, ValueType,
     DEFAULT_ALIGNMENT, MAX_DIMS,
 };
 
@@ -16,343 +19,7 @@ use super::{
 const MAX_TENSORS: u64 = 1 << 16;
 const MAX_KV: u64 = 1 << 16;
 const MAX_KEY_LEN: u64 = 1 << 12;
-const MAX_STRING_LEN: u64 = 1 << 30;
 const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
-const MAX_ARRAY_DEPTH: u32 = 8;
-/// A string value longer than this is skipped (seeked over, never read) and listed in
-/// [`GgufFile::skipped`]: the values the recipes use are short, while a header may embed a whole
-/// `tokenizer.json` of several MiB that nothing here needs.
-pub const MAX_LOADED_STRING: u64 = 1 << 20;
-/// What all loaded values of one header may take together: array elements, and string bytes.
-/// Beyond it, arrays are kept as their length only and strings are skipped, so memory stays
-/// bounded by these, not by what a header declares.
-const LOAD_BUDGET_VALUES: u64 = 1 << 19;
-const LOAD_BUDGET_STRING_BYTES: u64 = 32 << 20;
-/// Bytes actually read (seeks excluded): real headers, vocabulary included, are tens of MiB.
-const MAX_HEADER_READ: u64 = 256 << 20;
-/// Buffer: large enough that skipping a vocabulary is mostly in-memory cursor moves.
-const BUF_SIZE: usize = 256 * 1024;
-
-/// A cursor over the file with its own read buffer: reading a length or skipping a token string
-/// inside the buffer is a bounds check and an add (a vocabulary is 150k–250k of them).
-struct Src<'a, R> {
-    r: R,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    /// Logical position in the file (the underlying reader is `end - start` bytes ahead).
-    pos: u64,
-    len: u64,
-    path: &'a Path,
-    /// Bytes read from `r` so far (bounded by [`MAX_HEADER_READ`]).
-    read: u64,
-    /// What is left of the load budgets.
-    values_left: u64,
-    string_bytes_left: u64,
-    /// Values skipped for their size: (key, why).
-    skipped: Vec<(String, String)>,
-}
-
-impl<'a, R: Read + Seek> Src<'a, R> {
-    fn err(&self, field: &str, msg: impl Into<String>) -> GgufError {
-        GgufError::new(self.path, field, msg)
-    }
-
-    fn remaining(&self) -> u64 {
-        self.len.saturating_sub(self.pos)
-    }
-
-    /// "... exceeds what the remaining 12 KiB of a 480 KiB file can hold".
-    fn too_big(&self, field: &str, what: String) -> GgufError {
-        let room = if self.pos == 0 {
-            format!("a {} file", human_bytes(self.len))
-        } else {
-            format!(
-                "the remaining {} of a {} file",
-                human_bytes(self.remaining()),
-                human_bytes(self.len)
-            )
-        };
-        self.err(field, format!("{what} exceeds what {room} can hold"))
-    }
-
-    fn need(&self, n: u64, field: &str) -> Result<(), GgufError> {
-        if n > self.remaining() {
-            return Err(self.err(
-                field,
-                format!(
-                    "{field}: file ends after {} bytes, {n} more needed (truncated file?)",
-                    self.len
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Make at least `n` (<= buffer size) bytes available in the buffer.
-    fn fill(&mut self, n: usize, field: &str) -> Result<(), GgufError> {
-        if self.end - self.start >= n {
-            return Ok(());
-        }
-        self.buf.copy_within(self.start..self.end, 0);
-        self.end -= self.start;
-        self.start = 0;
-        while self.end < n {
-            let got = self
-                .r
-                .read(&mut self.buf[self.end..])
-                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
-            if got == 0 {
-                return Err(self.err(field, format!("{field}: unexpected end of file")));
-            }
-            self.end += got;
-            self.count_read(got as u64, field)?;
-        }
-        Ok(())
-    }
-
-    fn bytes<const N: usize>(&mut self, field: &str) -> Result<[u8; N], GgufError> {
-        self.need(N as u64, field)?;
-        self.fill(N, field)?;
-        let mut b = [0u8; N];
-        b.copy_from_slice(&self.buf[self.start..self.start + N]);
-        self.start += N;
-        self.pos += N as u64;
-        Ok(b)
-    }
-
-    fn count_read(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
-        self.read += n;
-        if self.read > MAX_HEADER_READ {
-            return Err(self.err(
-                field,
-                format!(
-                    "{field}: the header goes on for more than {} (read so far), far beyond any real model's header",
-                    human_bytes(MAX_HEADER_READ)
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Read `n` bytes (already checked against the file and the load limits) into a new vector.
-    fn take_vec(&mut self, n: u64, field: &str) -> Result<Vec<u8>, GgufError> {
-        let n = n as usize;
-        let mut v = Vec::with_capacity(n);
-        let have = (self.end - self.start).min(n);
-        v.extend_from_slice(&self.buf[self.start..self.start + have]);
-        self.start += have;
-        if have < n {
-            // Longer than what is buffered: read the rest straight from the file.
-            self.count_read((n - have) as u64, field)?;
-            v.resize(n, 0);
-            self.r
-                .read_exact(&mut v[have..])
-                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
-        }
-        self.pos += n as u64;
-        Ok(v)
-    }
-
-    fn skip(&mut self, n: u64, field: &str) -> Result<(), GgufError> {
-        self.need(n, field)?;
-        let buffered = (self.end - self.start) as u64;
-        if n <= buffered {
-            self.start += n as usize;
-        } else {
-            let ahead =
-                i64::try_from(n - buffered).map_err(|_| self.err(field, "skip too large"))?;
-            self.start = 0;
-            self.end = 0;
-            self.r
-                .seek(std::io::SeekFrom::Current(ahead))
-                .map_err(|e| self.err(field, format!("seeking: {e}")))?;
-        }
-        self.pos += n;
-        Ok(())
-    }
-
-    fn u32(&mut self, field: &str) -> Result<u32, GgufError> {
-        Ok(u32::from_le_bytes(self.bytes(field)?))
-    }
-    fn u64(&mut self, field: &str) -> Result<u64, GgufError> {
-        Ok(u64::from_le_bytes(self.bytes(field)?))
-    }
-    fn i64(&mut self, field: &str) -> Result<i64, GgufError> {
-        Ok(i64::from_le_bytes(self.bytes(field)?))
-    }
-
-    /// Skip `count` strings (a vocabulary): the hot loop of reading a header, kept to a length
-    /// read, a bound check and a cursor move while the buffer has the bytes.
-    fn skip_strings(&mut self, count: u64, field: &str) -> Result<(), GgufError> {
-        for _ in 0..count {
-            if self.end - self.start >= 8 {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(&self.buf[self.start..self.start + 8]);
-                let n = u64::from_le_bytes(b);
-                let avail = (self.end - self.start - 8) as u64;
-                if n <= avail && n <= MAX_STRING_LEN {
-                    self.start += 8 + n as usize;
-                    self.pos += 8 + n;
-                    continue;
-                }
-            }
-            // Slow path: refill, checks and error messages.
-            let n = self.str_len(field, MAX_STRING_LEN)?;
-            self.skip(n, field)?;
-        }
-        Ok(())
-    }
-
-    /// A string's length, checked against the file and `max`.
-    fn str_len(&mut self, field: &str, max: u64) -> Result<u64, GgufError> {
-        let n = self.u64(field)?;
-        if n > self.remaining() {
-            return Err(self.too_big(field, format!("{field} length {n}")));
-        }
-        if n > max {
-            return Err(self.err(
-                field,
-                format!("{field} length {n} is above the limit of {max} bytes"),
-            ));
-        }
-        Ok(n)
-    }
-
-    fn string(&mut self, field: &str, max: u64) -> Result<String, GgufError> {
-        let n = self.str_len(field, max)?;
-        self.string_body(n, field)
-    }
-
-    fn string_body(&mut self, n: u64, field: &str) -> Result<String, GgufError> {
-        self.string_bytes_left = self.string_bytes_left.saturating_sub(n);
-        let v = self.take_vec(n, field)?;
-        // Token strings are bytes as far as GGUF is concerned; keep them readable rather than fail.
-        Ok(match String::from_utf8(v) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })
-    }
-
-    fn value_type(&mut self, field: &str) -> Result<ValueType, GgufError> {
-        let id = self.u32(field)?;
-        ValueType::from_id(id)
-            .ok_or_else(|| self.err(field, format!("{field}: unknown metadata value type {id}")))
-    }
-
-    fn value(
-        &mut self,
-        t: ValueType,
-        field: &str,
-        load: bool,
-        opts: &ReadOptions,
-        depth: u32,
-    ) -> Result<Option<MetaValue>, GgufError> {
-        Ok(match t {
-            ValueType::U8 => MetaValue::U8(self.bytes::<1>(field)?[0]),
-            ValueType::I8 => MetaValue::I8(self.bytes::<1>(field)?[0] as i8),
-            ValueType::Bool => MetaValue::Bool(self.bytes::<1>(field)?[0] != 0),
-            ValueType::U16 => MetaValue::U16(u16::from_le_bytes(self.bytes(field)?)),
-            ValueType::I16 => MetaValue::I16(i16::from_le_bytes(self.bytes(field)?)),
-            ValueType::U32 => MetaValue::U32(self.u32(field)?),
-            ValueType::I32 => MetaValue::I32(i32::from_le_bytes(self.bytes(field)?)),
-            ValueType::F32 => MetaValue::F32(f32::from_le_bytes(self.bytes(field)?)),
-            ValueType::U64 => MetaValue::U64(self.u64(field)?),
-            ValueType::I64 => MetaValue::I64(self.i64(field)?),
-            ValueType::F64 => MetaValue::F64(f64::from_le_bytes(self.bytes(field)?)),
-            ValueType::String => {
-                let n = self.str_len(field, MAX_STRING_LEN)?;
-                if !self.can_load_string(n) {
-                    // Never allocated: seek past it.
-                    self.skip(n, field)?;
-                    return Ok(None);
-                }
-                MetaValue::String(self.string_body(n, field)?)
-            }
-            ValueType::Array => MetaValue::Array(self.array(field, load, opts, depth)?),
-        }
-        .into())
-    }
-
-    fn can_load_string(&self, n: u64) -> bool {
-        n <= MAX_LOADED_STRING && n <= self.string_bytes_left
-    }
-
-    fn array(
-        &mut self,
-        field: &str,
-        load: bool,
-        opts: &ReadOptions,
-        depth: u32,
-    ) -> Result<MetaArray, GgufError> {
-        if depth >= MAX_ARRAY_DEPTH {
-            return Err(self.err(
-                field,
-                format!("{field}: arrays nested deeper than {MAX_ARRAY_DEPTH}"),
-            ));
-        }
-        let elem_type = self.value_type(field)?;
-        let len = self.u64(field)?;
-        let min = elem_type.min_size();
-        if len.checked_mul(min).is_none_or(|b| b > self.remaining()) {
-            return Err(self.too_big(
-                field,
-                format!("{field}: array of {len} {elem_type:?} elements"),
-            ));
-        }
-        let load = load && len <= opts.max_array_len && len <= self.values_left;
-        if !load {
-            self.skip_array_body(elem_type, len, field, opts, depth)?;
-            return Ok(MetaArray {
-                elem_type,
-                len,
-                values: None,
-            });
-        }
-        // len is bounded by the load budget (and by what the rest of the file can hold).
-        self.values_left -= len;
-        let mut values = Vec::with_capacity(len as usize);
-        for i in 0..len {
-            match self.value(elem_type, field, true, opts, depth + 1)? {
-                Some(v) => values.push(v),
-                None => {
-                    // A string too long to load: keep the array as its length only.
-                    self.skip_array_body(elem_type, len - i - 1, field, opts, depth)?;
-                    return Ok(MetaArray {
-                        elem_type,
-                        len,
-                        values: None,
-                    });
-                }
-            }
-        }
-        Ok(MetaArray {
-            elem_type,
-            len,
-            values: Some(values),
-        })
-    }
-
-    fn skip_array_body(
-        &mut self,
-        elem_type: ValueType,
-        len: u64,
-        field: &str,
-        opts: &ReadOptions,
-        depth: u32,
-    ) -> Result<(), GgufError> {
-        if let Some(sz) = elem_type.fixed_size() {
-            return self.skip(len * sz, field); // product checked by the caller
-        }
-        if elem_type == ValueType::String {
-            return self.skip_strings(len, field);
-        }
-        for _ in 0..len {
-            self.array(field, false, opts, depth + 1)?;
-        }
-        Ok(())
-    }
-}
 
 /// Read one GGUF file's header.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
@@ -374,19 +41,53 @@ pub fn parse<R: Read + Seek>(
     path: &Path,
     opts: &ReadOptions,
 ) -> Result<GgufFile, GgufError> {
-    let mut s = Src {
-        r,
-        buf: vec![0u8; BUF_SIZE.min(len.max(64) as usize)],
-        start: 0,
-        end: 0,
-        pos: 0,
+    let mut s = Src::new(r, len, path);
+    let version = header_version(&mut s)?;
+    let n_tensors = s.i64("tensor count")?;
+    let n_kv = s.i64("metadata count")?;
+    // A tensor info takes at least 8 (name len) + 4 (n_dims) + 4 (type) + 8 (offset) bytes.
+    check_count(&s, "tensor count", n_tensors, 24, MAX_TENSORS)?;
+    // A key/value pair: 8 (key len) + 4 (type) + 1 (smallest value).
+    check_count(&s, "metadata count", n_kv, 13, MAX_KV)?;
+
+    // Capacity from what was read, not from what the header declares.
+    let mut metadata = Vec::new();
+    for i in 0..n_kv {
+        let key = s.string(&format!("metadata key {i}"), MAX_KEY_LEN)?;
+        match metadata_value(&mut s, &key, opts)? {
+            Some(v) => metadata.push((key, v)),
+            None => {
+                let why = format!(
+                    "a string too long to load (over {} per string or {} in all); skipped unread",
+                    human_bytes(MAX_LOADED_STRING),
+                    human_bytes(LOAD_BUDGET_STRING_BYTES)
+                );
+                s.skipped.push((key, why));
+            }
+        }
+    }
+    let alignment = alignment(&s, &metadata)?;
+    let mut tensors = Vec::new();
+    for i in 0..n_tensors {
+        tensors.push(tensor_info(&mut s, i)?);
+    }
+    let data_offset = s.pos.div_ceil(alignment) * alignment;
+    check_placement(&s, &tensors, alignment, len.saturating_sub(data_offset))?;
+    let mut file = GgufFile::new(
+        path.to_path_buf(),
+        version,
         len,
-        path,
-        read: 0,
-        values_left: LOAD_BUDGET_VALUES,
-        string_bytes_left: LOAD_BUDGET_STRING_BYTES,
-        skipped: Vec::new(),
-    };
+        alignment,
+        metadata,
+        tensors,
+        data_offset,
+    );
+    file.skipped = s.skipped;
+    Ok(file)
+}
+
+/// The magic and the version: 2 or 3, little-endian.
+fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> {
     let magic: [u8; 4] = s.bytes("magic")?;
     if &magic != b"GGUF" {
         return Err(s.err(
@@ -404,134 +105,125 @@ pub fn parse<R: Read + Seek>(
         ));
     }
     match version {
-        2 | 3 => {}
-        1 => {
-            return Err(s.err(
-                "version",
-                "GGUF version 1 is no longer supported (llama.cpp rejects it too)",
-            ))
-        }
-        v => {
-            return Err(s.err(
-                "version",
-                format!("unsupported GGUF version {v} (2 and 3 are known)"),
-            ))
-        }
+        2 | 3 => Ok(version),
+        1 => Err(s.err(
+            "version",
+            "GGUF version 1 is no longer supported (llama.cpp rejects it too)",
+        )),
+        v => Err(s.err(
+            "version",
+            format!("unsupported GGUF version {v} (2 and 3 are known)"),
+        )),
     }
-    let n_tensors = s.i64("tensor count")?;
-    let n_kv = s.i64("metadata count")?;
-    // A tensor info takes at least 8 (name len) + 4 (n_dims) + 4 (type) + 8 (offset) bytes.
-    check_count(&s, "tensor count", n_tensors, 24, MAX_TENSORS)?;
-    // A key/value pair: 8 (key len) + 4 (type) + 1 (smallest value).
-    check_count(&s, "metadata count", n_kv, 13, MAX_KV)?;
+}
 
-    // Capacity from what was read, not from what the header declares.
-    let mut metadata = Vec::new();
-    for i in 0..n_kv {
-        let key = s.string(&format!("metadata key {i}"), MAX_KEY_LEN)?;
-        let field = format!("metadata '{key}'");
-        let t = s.value_type(&field)?;
-        let v = if t == ValueType::Array && opts.always_load.iter().any(|k| k == &key) {
-            let all = ReadOptions {
-                max_array_len: u64::MAX,
-                always_load: Vec::new(),
-            };
-            Some(MetaValue::Array(s.array(&field, true, &all, 0)?))
-        } else {
-            s.value(t, &field, true, opts, 0)?
+/// The value of metadata `key` (whole, for an array `opts.always_load` names); `None` for a
+/// string skipped unread.
+fn metadata_value<R: Read + Seek>(
+    s: &mut Src<'_, R>,
+    key: &str,
+    opts: &ReadOptions,
+) -> Result<Option<MetaValue>, GgufError> {
+    let field = format!("metadata '{key}'");
+    let t = s.value_type(&field)?;
+    if t == ValueType::Array && opts.always_load.iter().any(|k| k == key) {
+        let all = ReadOptions {
+            max_array_len: u64::MAX,
+            always_load: Vec::new(),
         };
-        match v {
-            Some(v) => metadata.push((key, v)),
-            None => {
-                let why = format!(
-                    "a string too long to load (over {} per string or {} in all); skipped unread",
-                    human_bytes(MAX_LOADED_STRING),
-                    human_bytes(LOAD_BUDGET_STRING_BYTES)
-                );
-                s.skipped.push((key, why));
-            }
-        }
+        Ok(Some(MetaValue::Array(s.array(&field, true, &all, 0)?)))
+    } else {
+        s.value(t, &field, true, opts, 0)
     }
+}
 
-    let alignment = match metadata.iter().find(|(k, _)| k == "general.alignment") {
-        None => DEFAULT_ALIGNMENT,
-        Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => *a as u64,
-        Some((_, v)) => {
-            return Err(s.err(
-                "general.alignment",
-                format!(
-                    "general.alignment must be a non-zero power of two stored as u32, got {v:?}"
-                ),
-            ))
-        }
-    };
-
-    let mut tensors = Vec::new();
-    for i in 0..n_tensors {
-        let name = s.string(&format!("tensor {i} name"), MAX_TENSOR_NAME_LEN)?;
-        let field = format!("tensor '{name}'");
-        let n_dims = s.u32(&format!("{field} n_dims"))?;
-        if n_dims > MAX_DIMS {
-            return Err(s.err(
-                &field,
-                format!("{field} has {n_dims} dimensions (ggml allows at most {MAX_DIMS})"),
-            ));
-        }
-        let mut dims = Vec::with_capacity(n_dims as usize);
-        for d in 0..n_dims {
-            let ne = s.i64(&format!("{field} ne[{d}]"))?;
-            if ne < 0 {
-                return Err(s.err(&field, format!("{field} ne[{d}] is negative ({ne})")));
-            }
-            dims.push(ne as u64);
-        }
-        let type_id = s.u32(&format!("{field} type"))?;
-        let ggml_type = GgmlType::from_id(type_id).ok_or_else(|| {
-            s.err(
-                &field,
-                format!("{field} has unknown ggml type id {type_id}"),
-            )
-        })?;
-        if !ggml_type.is_usable() {
-            return Err(s.err(
-                &field,
-                format!(
-                    "{field} uses ggml type {} (id {type_id}), which ggml no longer supports",
-                    ggml_type.name
-                ),
-            ));
-        }
-        let offset = s.u64(&format!("{field} offset"))?;
-        let n_elems = dims
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .filter(|&n| n <= i64::MAX as u64)
-            .ok_or_else(|| s.err(&field, format!("{field} dimensions {dims:?} overflow")))?;
-        let ne0 = dims.first().copied().unwrap_or(1);
-        if ne0 % ggml_type.block_size != 0 {
-            return Err(s.err(
-                &field,
-                format!(
-                    "{field} row length {ne0} is not a multiple of the {} block size {}",
-                    ggml_type.name, ggml_type.block_size
-                ),
-            ));
-        }
-        let n_bytes = (n_elems / ggml_type.block_size)
-            .checked_mul(ggml_type.type_size)
-            .ok_or_else(|| s.err(&field, format!("{field} size overflows")))?;
-        tensors.push(TensorInfo {
-            name,
-            dims,
-            ggml_type,
-            offset,
-            n_bytes,
-        });
+/// `general.alignment` when set (a non-zero power of two stored as u32), else the default.
+fn alignment<R: Read + Seek>(
+    s: &Src<'_, R>,
+    metadata: &[(String, MetaValue)],
+) -> Result<u64, GgufError> {
+    match metadata.iter().find(|(k, _)| k == "general.alignment") {
+        None => Ok(DEFAULT_ALIGNMENT),
+        Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => Ok(*a as u64),
+        Some((_, v)) => Err(s.err(
+            "general.alignment",
+            format!("general.alignment must be a non-zero power of two stored as u32, got {v:?}"),
+        )),
     }
+}
 
-    let data_offset = s.pos.div_ceil(alignment) * alignment;
-    let data_room = len.saturating_sub(data_offset);
-    for t in &tensors {
+/// Tensor info `i`: its name, dimensions, a type ggml still supports, its offset, and its
+/// size in bytes (whole blocks of the type, no overflow).
+fn tensor_info<R: Read + Seek>(s: &mut Src<'_, R>, i: i64) -> Result<TensorInfo, GgufError> {
+    let name = s.string(&format!("tensor {i} name"), MAX_TENSOR_NAME_LEN)?;
+    let field = format!("tensor '{name}'");
+    let n_dims = s.u32(&format!("{field} n_dims"))?;
+    if n_dims > MAX_DIMS {
+        return Err(s.err(
+            &field,
+            format!("{field} has {n_dims} dimensions (ggml allows at most {MAX_DIMS})"),
+        ));
+    }
+    let mut dims = Vec::with_capacity(n_dims as usize);
+    for d in 0..n_dims {
+        let ne = s.i64(&format!("{field} ne[{d}]"))?;
+        if ne < 0 {
+            return Err(s.err(&field, format!("{field} ne[{d}] is negative ({ne})")));
+        }
+        dims.push(ne as u64);
+    }
+    let type_id = s.u32(&format!("{field} type"))?;
+    let ggml_type = GgmlType::from_id(type_id).ok_or_else(|| {
+        s.err(
+            &field,
+            format!("{field} has unknown ggml type id {type_id}"),
+        )
+    })?;
+    if !ggml_type.is_usable() {
+        return Err(s.err(
+            &field,
+            format!(
+                "{field} uses ggml type {} (id {type_id}), which ggml no longer supports",
+                ggml_type.name
+            ),
+        ));
+    }
+    let offset = s.u64(&format!("{field} offset"))?;
+    let n_elems = dims
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .filter(|&n| n <= i64::MAX as u64)
+        .ok_or_else(|| s.err(&field, format!("{field} dimensions {dims:?} overflow")))?;
+    let ne0 = dims.first().copied().unwrap_or(1);
+    if ne0 % ggml_type.block_size != 0 {
+        return Err(s.err(
+            &field,
+            format!(
+                "{field} row length {ne0} is not a multiple of the {} block size {}",
+                ggml_type.name, ggml_type.block_size
+            ),
+        ));
+    }
+    let n_bytes = (n_elems / ggml_type.block_size)
+        .checked_mul(ggml_type.type_size)
+        .ok_or_else(|| s.err(&field, format!("{field} size overflows")))?;
+    Ok(TensorInfo {
+        name,
+        dims,
+        ggml_type,
+        offset,
+        n_bytes,
+    })
+}
+
+/// Every tensor aligned and inside the `data_room` bytes after the data offset.
+fn check_placement<R: Read + Seek>(
+    s: &Src<'_, R>,
+    tensors: &[TensorInfo],
+    alignment: u64,
+    data_room: u64,
+) -> Result<(), GgufError> {
+    for t in tensors {
         let field = format!("tensor '{}' offset", t.name);
         if t.offset % alignment != 0 {
             return Err(s.err(
@@ -551,22 +243,12 @@ pub fn parse<R: Read + Seek>(
                     t.name,
                     t.n_bytes,
                     t.offset,
-                    human_bytes(len)
+                    human_bytes(s.len)
                 ),
             ));
         }
     }
-    let mut file = GgufFile::new(
-        path.to_path_buf(),
-        version,
-        len,
-        alignment,
-        metadata,
-        tensors,
-        data_offset,
-    );
-    file.skipped = s.skipped;
-    Ok(file)
+    Ok(())
 }
 
 fn check_count<R: Read + Seek>(

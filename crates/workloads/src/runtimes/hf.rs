@@ -64,13 +64,58 @@ pub fn resolve_model(
     cwd: Option<&Path>,
     e: &[(String, String)],
 ) -> Result<(PathBuf, String), String> {
+    resolve_model_seen(model, cwd, e, &|p: &Path| p.to_path_buf())
+}
+
+/// `path` as process `pid` sees it, reached from here: through its own root
+/// (`/proc/PID/root`, another filesystem when it runs in a container) when that shows another
+/// file than the path itself; else the path as it is (a process that shares this machine's root,
+/// a recorded `/proc` without that link, or no permission to follow it), so that what is shown
+/// stays the process's own path wherever it can.
+pub fn in_process_root(proc_root: &Path, pid: u32, path: &Path) -> PathBuf {
+    let via_root = proc_root
+        .join(pid.to_string())
+        .join("root")
+        .join(path.strip_prefix("/").unwrap_or(path));
+    if via_root.exists() && !same_file(path, &via_root) {
+        via_root
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Are `a` and `b` one file (device and inode)?
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
+/// [`resolve_model`] for a process whose paths (`model`, `cwd`, the hub cache its environment
+/// names) are its own: `seen` reaches each from here (see [`in_process_root`]).
+pub fn resolve_model_seen(
+    model: &str,
+    cwd: Option<&Path>,
+    e: &[(String, String)],
+    seen: &dyn Fn(&Path) -> PathBuf,
+) -> Result<(PathBuf, String), String> {
     let p = Path::new(model);
     let local = if p.is_absolute() {
         Some(p.to_path_buf())
     } else {
         cwd.map(|c| c.join(p))
     };
-    if let Some(l) = local.filter(|l| l.exists()) {
+    if let Some(l) = local.map(|l| seen(&l)).filter(|l| l.exists()) {
         let dir = if l.is_file() {
             l.parent().map(Path::to_path_buf).unwrap_or(l)
         } else {
@@ -91,7 +136,7 @@ pub fn resolve_model(
     let (hub, how) = hub_cache(e).ok_or_else(|| {
         format!("model {model}: the process has no HOME or HF_HOME to find its hub cache")
     })?;
-    let repo = hub.join(format!("models--{}--{}", parts[0], parts[1]));
+    let repo = seen(&hub).join(format!("models--{}--{}", parts[0], parts[1]));
     let snaps = repo.join("snapshots");
     let rev = read_regular(&repo.join("refs/main"), 256)
         .ok()
@@ -315,6 +360,42 @@ mod tests {
         let (p, how) = resolve_model("Org/Tiny", None, &env).unwrap();
         assert_eq!(p, repo.join("snapshots/def"));
         assert!(how.contains("refs/main"), "{how}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+    #[test]
+    fn a_containerised_process_finds_its_model_through_its_own_root() {
+        let d = std::env::temp_dir().join(format!("gl-hf-root-{}", std::process::id()));
+        let root = d.join("4242/root");
+        std::fs::create_dir_all(root.join("models/tiny")).unwrap();
+        let snap = root.join("data/hf/hub/models--Org--Tiny/snapshots/abc");
+        std::fs::create_dir_all(&snap).unwrap();
+        let seen = |p: &Path| in_process_root(&d, 4242, p);
+        // An absolute path and one relative to the process's working directory, both its own.
+        let (p, how) = resolve_model_seen("/models/tiny", None, &[], &seen).unwrap();
+        assert_eq!(
+            (p, how.as_str()),
+            (root.join("models/tiny"), "path on the command line")
+        );
+        let (p, _) = resolve_model_seen("tiny", Some(Path::new("/models")), &[], &seen).unwrap();
+        assert_eq!(p, root.join("models/tiny"));
+        // The hub cache its environment names, inside its root.
+        let env = vec![("HF_HOME".to_string(), "/data/hf".to_string())];
+        let (p, how) = resolve_model_seen("Org/Tiny", None, &env, &seen).unwrap();
+        assert_eq!(p, snap);
+        assert!(how.contains("the only snapshot"), "{how}");
+        // A path the root does not show is taken as it is.
+        assert_eq!(
+            in_process_root(&d, 4242, Path::new("/elsewhere")),
+            PathBuf::from("/elsewhere")
+        );
+        // A process that shares this machine's root keeps its own path.
+        #[cfg(unix)]
+        {
+            std::fs::create_dir_all(d.join("4243")).unwrap();
+            std::os::unix::fs::symlink("/", d.join("4243/root")).unwrap();
+            let tiny = root.join("models/tiny");
+            assert_eq!(in_process_root(&d, 4243, &tiny), tiny);
+        }
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

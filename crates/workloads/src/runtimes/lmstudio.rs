@@ -9,6 +9,7 @@
 //! own state, not on a command line: the loaded context length is known only from its API,
 //! `GET /api/v0/models` (`loaded_context_length` of the model whose `state` is `loaded`).
 
+use super::loopback::{answers, candidate_ports};
 use super::RuntimeNotes;
 use crate::estimate::{GpuLayers, LlamaSettings, Setting, SettingSource};
 use crate::gguf::GgufModel;
@@ -73,28 +74,17 @@ pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<
     if let Ok(st) = procs.stat(p.pid) {
         ports.extend(gpuledger_sources::process_facts(&procs, st.ppid).listen_ports);
     }
-    ports.push(1234);
-    // Each port once, in the order found (a dead one costs a timeout).
-    let mut seen = Vec::new();
-    ports.retain(|p| {
-        !seen.contains(p) && {
-            seen.push(*p);
-            true
-        }
-    });
     let mut errors = Vec::new();
-    for port in ports {
-        match crate::live::get(port, "/api/v0/models", timeout) {
-            Ok(r) if r.status == 200 => match parse_models(&r.body) {
-                Ok(models) => {
-                    return Ok(Models {
-                        models,
-                        source: format!("GET http://127.0.0.1:{port}/api/v0/models"),
-                    })
-                }
-                Err(e) => errors.push(format!("port {port}: {e}")),
-            },
-            Ok(r) => errors.push(format!("port {port}: HTTP {}", r.status)),
+    for answer in answers(candidate_ports(ports, 1234), "/api/v0/models", timeout) {
+        match answer.and_then(|(port, body)| {
+            parse_models(&body)
+                .map(|models| Models {
+                    models,
+                    source: format!("GET http://127.0.0.1:{port}/api/v0/models"),
+                })
+                .map_err(|e| format!("port {port}: {e}"))
+        }) {
+            Ok(m) => return Ok(m),
             Err(e) => errors.push(e),
         }
     }

@@ -4,16 +4,22 @@
 //!   [`lmstudio`]'s engine): where each llama.cpp context parameter comes from for them, their own
 //!   figures (`reported`), and the sentence that says why the process holds that much.
 //! - Runtimes with recipes of their own: [`vllm`] and [`sglang`] (which reserve a fraction of the
-//!   GPU by design, then fill it with weights and a KV pool) and [`pytorch`] programs (ComfyUI,
-//!   transformers scripts), where only the weight files can be known from outside; [`hf`] finds
-//!   their model folders. Each returns the snapshot's [`EstimatedMemory`] (parts it cannot know
+//!   GPU by design, then fill it with weights and a KV pool; what they share is in
+//!   [`reservation`]) and [`pytorch`] programs (ComfyUI, transformers scripts), where only the
+//!   weight files can be known from outside; [`hf`] finds their model folders (through the
+//!   process's own root). Each returns the snapshot's [`EstimatedMemory`] (parts it cannot know
 //!   are `None` and named in `not_modelled`; the runtime's own figures go in `reported`, never into
 //!   a part) plus the inputs it used, each with where it came from.
+//!
+//! This file: what is asked of a runtime's API and how ([`ask`]; the per-port loop is in
+//! `loopback`), the process context the recipes read, and the dispatch to each recipe.
 
 pub mod hf;
 pub mod lmstudio;
+mod loopback;
 pub mod ollama;
 pub mod pytorch;
+pub mod reservation;
 pub mod sglang;
 pub mod vllm;
 
@@ -252,19 +258,6 @@ pub struct ProcessContext<'a> {
     pub fetch: Option<(&'a [u16], Fetch<'a>)>,
 }
 
-/// Does a command line name this runtime (so its flags are the ones to read)?
-fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
-    let j = argv.join(" ").to_ascii_lowercase();
-    match kind {
-        WorkloadKind::Vllm => {
-            j.contains("vllm.entrypoints")
-                || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
-        }
-        WorkloadKind::Sglang => j.contains("sglang.launch_server") || j.contains("sglang serve"),
-        _ => !argv.is_empty(),
-    }
-}
-
 fn parent_of(proc_root: &Path, pid: u32) -> Option<u32> {
     let raw =
         read_regular_prefix(&proc_root.join(pid.to_string()).join("status"), 64 << 10).ok()?;
@@ -298,7 +291,7 @@ impl<'a> ProcessContext<'a> {
         let mut pid = p.pid;
         let mut env_pid = p.pid;
         for _ in 0..4 {
-            if names_runtime(kind, &argv) {
+            if crate::identify::names_runtime(kind, &argv) {
                 break;
             }
             let Some(pp) = parent_of(proc_root, pid) else {
@@ -306,7 +299,7 @@ impl<'a> ProcessContext<'a> {
             };
             let a = cmdline_of(proc_root, pp);
             pid = pp;
-            if names_runtime(kind, &a) {
+            if crate::identify::names_runtime(kind, &a) {
                 argv = a;
                 argv_from = Some(pp);
                 env_pid = pp;

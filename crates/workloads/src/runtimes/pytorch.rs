@@ -5,7 +5,7 @@
 //! probe was saved, and `PYTORCH_CUDA_ALLOC_CONF` when set. Activations, the caching allocator's
 //! reserve and any KV cache are the program's own business: named, never sized.
 
-use super::hf::gib;
+use super::hf::{gib, in_process_root};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
 use gpuledger_model::{EstimatedMemory, EvidenceKind, Workload, WorkloadKind};
@@ -30,18 +30,9 @@ pub fn model_files(w: &Workload) -> Vec<(String, String)> {
 
 /// Weights of one file: safetensors header bytes, else the file size (said so).
 fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String), String> {
-    // A path in /proc/PID/maps is the process's view; under a recorded or container root the
+    // A path in /proc/PID/maps is the process's view: under a recorded or container root the
     // process's own root (`/proc/PID/root`) reaches the same file.
-    let direct = Path::new(path);
-    let via_root = proc_root
-        .join(pid.to_string())
-        .join("root")
-        .join(path.trim_start_matches('/'));
-    let p = if direct.exists() {
-        direct.to_path_buf()
-    } else {
-        via_root
-    };
+    let p = in_process_root(proc_root, pid, Path::new(path));
     if path.ends_with(".safetensors") {
         let h = safetensors::cached_header(&p).map_err(|e| e.to_string())?;
         Ok((
@@ -60,13 +51,17 @@ fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String),
     }
 }
 
-pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
-    let files = model_files(w);
-    let mut inputs = Vec::new();
+/// The weights of every file that can be read (each an input; an unreadable one is not
+/// modelled), and how many were read. An error when none could be.
+fn read_weights(
+    files: &[(String, String)],
+    ctx: &ProcessContext,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> Result<(u64, usize), String> {
     let mut weights = 0u64;
     let mut read = 0usize;
-    let mut not_modelled = Vec::new();
-    for (f, seen) in &files {
+    for (f, seen) in files {
         match file_weights(f, ctx.proc_root, ctx.pid) {
             Ok((b, how)) => {
                 weights += b;
@@ -87,6 +82,12 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             format!("no weight file could be read: {}", not_modelled.join("; "))
         });
     }
+    Ok((weights, read))
+}
+
+/// `PYTORCH_CUDA_ALLOC_CONF` as an input when set, and what the program holds beyond its
+/// weights, named as not modelled.
+fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
     let alloc_conf = ctx
         .env
         .iter()
@@ -105,6 +106,16 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
     });
     not_modelled.push("activations, gradients, optimizer state and any KV cache: the program's own, not visible from outside".into());
     not_modelled.push("whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)".into());
+}
+
+/// The recipe for a PyTorch process: the weight files it has open, the probed CUDA context,
+/// and what cannot be sized from outside, named.
+pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+    let files = model_files(w);
+    let mut inputs = Vec::new();
+    let mut not_modelled = Vec::new();
+    let (weights, read) = read_weights(&files, ctx, &mut inputs, &mut not_modelled)?;
+    allocator_inputs(ctx, &mut inputs, &mut not_modelled);
     let (overhead, overhead_source) = match &ctx.overhead {
         Some((b, label)) => (Some(*b), format!("CUDA context, {label}")),
         None => {

@@ -12,7 +12,10 @@
 //!   log (`KV Cache is allocated. #tokens: N`).
 
 use super::hf::{gib, thousands};
-use super::vllm::{kv_bytes_per_token, ModelFacts, Src};
+use super::reservation::{
+    device_total_input, first_answer, kv_bytes_per_token, model_inputs, rank_words, share_of,
+    ModelFacts, Src,
+};
 use super::{gib_bytes, number_after};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
@@ -198,6 +201,7 @@ impl SglangReport {
     }
 }
 
+/// The recipe. `device_total`: the measured size of the process's GPU.
 pub fn estimate(
     model: &ModelFacts,
     s: &SglangSettings,
@@ -209,68 +213,13 @@ pub fn estimate(
     let mut not_modelled = Vec::new();
     let mut tokens: Option<Src<u64>> = None;
     if let Some(r) = report {
-        if let (None, Some(f)) = (&s.mem_fraction_static, r.mem_fraction_static) {
-            if f > 0.0 && f <= 1.0 {
-                s.mem_fraction_static = Some(Src {
-                    value: f,
-                    source: format!("{} (mem_fraction_static)", r.source),
-                });
-            }
-        }
-        if let Some(tp) = r.tp_size.filter(|&t| t > 0) {
-            s.tp_size = Src {
-                value: tp,
-                source: format!("{} (tp_size)", r.source),
-            };
-        }
-        if let Some(d) = &r.kv_cache_dtype {
-            s.kv_cache_dtype = Src {
-                value: d.clone(),
-                source: format!("{} (kv_cache_dtype)", r.source),
-            };
-        }
-        tokens = r.max_total_num_tokens.map(|t| Src {
-            value: t,
-            source: format!("{} (max_total_num_tokens)", r.source),
-        });
+        tokens = apply_report(&mut s, r);
         reported = r.reported(&r.source);
     }
     let tp = s.tp_size.value;
-    let all = model.weights.tensor_bytes();
-    let weights = all / tp;
-    let mut inputs = vec![
-        Input::new("model", model.dir.display(), model.found.clone()),
-        Input::new(
-            "weights",
-            format!(
-                "{} in {} tensors, {} file(s){}",
-                gib(all),
-                model.weights.tensor_count(),
-                model.weights.files.len(),
-                if tp > 1 {
-                    format!(", {} per rank (÷ TP {tp})", gib(weights))
-                } else {
-                    String::new()
-                }
-            ),
-            "safetensors headers",
-        ),
-        Input::new("tp_size", tp, s.tp_size.source.clone()),
-        Input::new(
-            "kv_cache_dtype",
-            &s.kv_cache_dtype.value,
-            s.kv_cache_dtype.source.clone(),
-        ),
-    ];
-    match &s.mem_fraction_static {
-        Some(f) => inputs.push(Input::new("mem_fraction_static", f.value, f.source.clone())),
-        None => not_modelled.push(
-            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
-        ),
-    }
-    if let Some(c) = &s.context_length {
-        inputs.push(Input::new("context_length", c.value, c.source.clone()));
-    }
+    let (weights, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
+    let mut inputs = model_in.to_vec();
+    settings_inputs(&s, &mut inputs, &mut not_modelled);
     let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
     if let Some((b, how)) = &per_token {
         inputs.push(Input::new("KV bytes per token (per rank)", b, how.clone()));
@@ -281,14 +230,10 @@ pub fn estimate(
         ));
     }
     if let Some(t) = &tokens {
-        inputs.push(Input::new(
-            "max_total_num_tokens",
-            t.value,
-            t.source.clone(),
-        ));
+        inputs.push(t.input("max_total_num_tokens"));
     } else if let Some(t) = &s.max_total_tokens {
         tokens = Some(t.clone());
-        inputs.push(Input::new("max_total_tokens", t.value, t.source.clone()));
+        inputs.push(t.input("max_total_tokens"));
     }
     let kv = match (&tokens, &per_token) {
         (Some(t), Some((b, _))) => Some(t.value * b),
@@ -303,49 +248,9 @@ pub fn estimate(
         "activations and CUDA graphs: outside the static pool, in the rest of the GPU".into(),
     );
     if let Some(t) = device_total {
-        inputs.push(Input::new(
-            "device memory total",
-            t,
-            "measured (the driver)",
-        ));
+        inputs.push(device_total_input(t));
     }
-    let reservation = match (device_total, &s.mem_fraction_static) {
-        (Some(t), Some(f)) => Some((t as f64 * f.value) as u64),
-        _ => None,
-    };
-    let kv_words = match (kv, &tokens, reservation) {
-        (Some(k), Some(t), _) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
-        (_, _, Some(r)) => format!(
-            "the KV pool in what is left (at most {}; its token count is not known here)",
-            gib(r.saturating_sub(weights))
-        ),
-        _ => "the KV pool (size not known here)".into(),
-    };
-    let rank_words = if tp > 1 {
-        format!(" (rank share of {tp})")
-    } else {
-        String::new()
-    };
-    let (total, why) = match (reservation, &s.mem_fraction_static) {
-        (Some(r), Some(f)) => (
-            r,
-            format!(
-                "SGLang keeps {:.0} % of this GPU as a static pool (`--mem-fraction-static {}`{}): {} weights{rank_words}, {kv_words}; activations and CUDA graphs come on top, from the remaining {:.0} %.",
-                f.value * 100.0,
-                f.value,
-                if f.source.contains("GET") { ", from its server info" } else { "" },
-                gib(weights),
-                (1.0 - f.value) * 100.0
-            ),
-        ),
-        _ => (
-            weights + kv.unwrap_or(0),
-            format!(
-                "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
-                gib(weights)
-            ),
-        ),
-    };
+    let (total, why) = total_and_why(&s, device_total, weights, kv, tokens.as_ref());
     RuntimeEstimate {
         summary: EstimatedMemory {
             recipe: "sglang".into(),
@@ -366,6 +271,97 @@ pub fn estimate(
     }
 }
 
+/// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
+fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
+    inputs.push(s.tp_size.input("tp_size"));
+    inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
+    match &s.mem_fraction_static {
+        Some(f) => inputs.push(f.input("mem_fraction_static")),
+        None => not_modelled.push(
+            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
+        ),
+    }
+    if let Some(c) = &s.context_length {
+        inputs.push(c.input("context_length"));
+    }
+}
+
+/// Take what the server said over the command line (its fraction only when the command line
+/// has none) and return its token count with the source.
+fn apply_report(s: &mut SglangSettings, r: &SglangReport) -> Option<Src<u64>> {
+    let from = |k: &str| format!("{} ({k})", r.source);
+    if let (None, Some(f)) = (&s.mem_fraction_static, r.mem_fraction_static) {
+        if f > 0.0 && f <= 1.0 {
+            s.mem_fraction_static = Some(Src {
+                value: f,
+                source: from("mem_fraction_static"),
+            });
+        }
+    }
+    if let Some(tp) = r.tp_size.filter(|&t| t > 0) {
+        s.tp_size = Src {
+            value: tp,
+            source: from("tp_size"),
+        };
+    }
+    if let Some(d) = &r.kv_cache_dtype {
+        s.kv_cache_dtype = Src {
+            value: d.clone(),
+            source: from("kv_cache_dtype"),
+        };
+    }
+    r.max_total_num_tokens.map(|t| Src {
+        value: t,
+        source: from("max_total_num_tokens"),
+    })
+}
+
+/// The total and the sentence: the static pool when its fraction and the device's size are
+/// known, else weights and whatever KV is known.
+fn total_and_why(
+    s: &SglangSettings,
+    device_total: Option<u64>,
+    weights: u64,
+    kv: Option<u64>,
+    tokens: Option<&Src<u64>>,
+) -> (u64, String) {
+    let reservation = s
+        .mem_fraction_static
+        .as_ref()
+        .and_then(|f| share_of(device_total, f.value));
+    let kv_words = match (kv, tokens, reservation) {
+        (Some(k), Some(t), _) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
+        (_, _, Some(r)) => format!(
+            "the KV pool in what is left (at most {}; its token count is not known here)",
+            gib(r.saturating_sub(weights))
+        ),
+        _ => "the KV pool (size not known here)".into(),
+    };
+    let rank_words = rank_words(s.tp_size.value);
+    match (reservation, &s.mem_fraction_static) {
+        (Some(r), Some(f)) => (
+            r,
+            format!(
+                "SGLang keeps {:.0} % of this GPU as a static pool (`--mem-fraction-static {}`{}): {} weights{rank_words}, {kv_words}; activations and CUDA graphs come on top, from the remaining {:.0} %.",
+                f.value * 100.0,
+                f.value,
+                if f.source.contains("GET") { ", from its server info" } else { "" },
+                gib(weights),
+                (1.0 - f.value) * 100.0
+            ),
+        ),
+        _ => (
+            weights + kv.unwrap_or(0),
+            format!(
+                "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
+                gib(weights)
+            ),
+        ),
+    }
+}
+
+/// The recipe for a running process: its command line (or its server's), its model folder,
+/// and its server info when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
     let s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
         .map_err(|e| format!("cannot read SGLang's settings from its command line: {e}"))?;
@@ -374,23 +370,10 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
         .clone()
         .ok_or("the model is not named on SGLang's command line (--model-path)")?;
     let facts = ModelFacts::read(&model, ctx)?;
-    let mut report = None;
-    if let Some((ports, fetch)) = &ctx.fetch {
-        'ports: for &port in ports.iter() {
-            for path in ["/get_server_info", "/server_info"] {
-                if let Ok(r) = fetch(port, path) {
-                    if r.status == 200 {
-                        report = parse_server_info(
-                            &r.body,
-                            &format!("GET http://127.0.0.1:{port}{path}"),
-                        );
-                        if report.is_some() {
-                            break 'ports;
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let report = first_answer(
+        ctx,
+        &["/get_server_info", "/server_info"],
+        parse_server_info,
+    );
     Ok(estimate(&facts, &s, ctx.device_total, report.as_ref()))
 }

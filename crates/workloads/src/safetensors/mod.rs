@@ -237,79 +237,12 @@ pub fn parse_header(json: &[u8], file_bytes: u64, path: &Path) -> Result<Header,
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(map.len());
     for (name, t) in map {
         if name == "__metadata__" {
-            let Value::Object(m) = t else {
-                return Err(err(path, "__metadata__ is not an object"));
-            };
-            for (k, v) in m {
-                let Value::String(s) = v else {
-                    return Err(err(
-                        path,
-                        format!("__metadata__ value of {k:?} is not a string"),
-                    ));
-                };
-                metadata.insert(k, s);
-            }
+            read_metadata(t, &mut metadata, path)?;
             continue;
         }
-        let bad = |what: &str| err(path, format!("tensor {name:?}: {what}"));
-        let dname = t
-            .get("dtype")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("no dtype"))?;
-        let dtype =
-            Dtype::from_name(dname).ok_or_else(|| bad(&format!("unknown dtype {dname:?}")))?;
-        let shape: Vec<u64> = t
-            .get("shape")
-            .and_then(Value::as_array)
-            .ok_or_else(|| bad("no shape"))?
-            .iter()
-            .map(|d| {
-                d.as_u64()
-                    .ok_or_else(|| bad("a dimension is not a whole number"))
-            })
-            .collect::<Result<_, _>>()?;
-        let offs = t
-            .get("data_offsets")
-            .and_then(Value::as_array)
-            .filter(|a| a.len() == 2)
-            .ok_or_else(|| bad("data_offsets is not [begin, end]"))?;
-        let (begin, end) = match (offs[0].as_u64(), offs[1].as_u64()) {
-            (Some(b), Some(e)) if b <= e => (b, e),
-            _ => return Err(bad("data_offsets are not two ordered whole numbers")),
-        };
-        let elements = shape
-            .iter()
-            .try_fold(1u64, |acc, d| acc.checked_mul(*d))
-            .ok_or_else(|| bad("shape overflows"))?;
-        let bits = elements
-            .checked_mul(dtype.bits())
-            .ok_or_else(|| bad("size overflows"))?;
-        if bits % 8 != 0 {
-            return Err(bad(&format!(
-                "{elements} elements of {} do not fill whole bytes",
-                dtype.name()
-            )));
-        }
-        let bytes = bits / 8;
-        if end - begin != bytes {
-            return Err(bad(&format!(
-                "shape {shape:?} of {} is {bytes} bytes but data_offsets span {}",
-                dtype.name(),
-                end - begin
-            )));
-        }
-        if end > data_bytes {
-            return Err(bad(&format!(
-                "data ends at {end} but the file holds {data_bytes} data bytes (truncated)"
-            )));
-        }
+        let (tensor, begin, end) = read_tensor(name, &t, data_bytes, path)?;
         spans.push((begin, end, tensors.len()));
-        tensors.push(TensorInfo {
-            name,
-            dtype,
-            shape,
-            bytes,
-        });
+        tensors.push(tensor);
     }
     spans.sort_unstable();
     for w in spans.windows(2) {
@@ -331,6 +264,95 @@ pub fn parse_header(json: &[u8], file_bytes: u64, path: &Path) -> Result<Header,
         metadata,
         tensors,
     })
+}
+
+/// `__metadata__`: an object of strings.
+fn read_metadata(
+    t: Value,
+    metadata: &mut BTreeMap<String, String>,
+    path: &Path,
+) -> Result<(), SafetensorsError> {
+    let Value::Object(m) = t else {
+        return Err(err(path, "__metadata__ is not an object"));
+    };
+    for (k, v) in m {
+        let Value::String(s) = v else {
+            return Err(err(
+                path,
+                format!("__metadata__ value of {k:?} is not a string"),
+            ));
+        };
+        metadata.insert(k, s);
+    }
+    Ok(())
+}
+
+/// One tensor's record, checked: its dtype and shape give exactly the bytes its data offsets
+/// span, inside the `data_bytes` the file holds. Returns it with its `[begin, end)`.
+fn read_tensor(
+    name: String,
+    t: &Value,
+    data_bytes: u64,
+    path: &Path,
+) -> Result<(TensorInfo, u64, u64), SafetensorsError> {
+    let bad = |what: &str| err(path, format!("tensor {name:?}: {what}"));
+    let dname = t
+        .get("dtype")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("no dtype"))?;
+    let dtype = Dtype::from_name(dname).ok_or_else(|| bad(&format!("unknown dtype {dname:?}")))?;
+    let shape: Vec<u64> = t
+        .get("shape")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no shape"))?
+        .iter()
+        .map(|d| {
+            d.as_u64()
+                .ok_or_else(|| bad("a dimension is not a whole number"))
+        })
+        .collect::<Result<_, _>>()?;
+    let offs = t
+        .get("data_offsets")
+        .and_then(Value::as_array)
+        .filter(|a| a.len() == 2)
+        .ok_or_else(|| bad("data_offsets is not [begin, end]"))?;
+    let (begin, end) = match (offs[0].as_u64(), offs[1].as_u64()) {
+        (Some(b), Some(e)) if b <= e => (b, e),
+        _ => return Err(bad("data_offsets are not two ordered whole numbers")),
+    };
+    let elements = shape
+        .iter()
+        .try_fold(1u64, |acc, d| acc.checked_mul(*d))
+        .ok_or_else(|| bad("shape overflows"))?;
+    let bits = elements
+        .checked_mul(dtype.bits())
+        .ok_or_else(|| bad("size overflows"))?;
+    if bits % 8 != 0 {
+        return Err(bad(&format!(
+            "{elements} elements of {} do not fill whole bytes",
+            dtype.name()
+        )));
+    }
+    let bytes = bits / 8;
+    if end - begin != bytes {
+        return Err(bad(&format!(
+            "shape {shape:?} of {} is {bytes} bytes but data_offsets span {}",
+            dtype.name(),
+            end - begin
+        )));
+    }
+    if end > data_bytes {
+        return Err(bad(&format!(
+            "data ends at {end} but the file holds {data_bytes} data bytes (truncated)"
+        )));
+    }
+    let tensor = TensorInfo {
+        name,
+        dtype,
+        shape,
+        bytes,
+    };
+    Ok((tensor, begin, end))
 }
 
 /// A model: one file, or the shards a `model.safetensors.index.json` names, read as one.

@@ -14,7 +14,7 @@ use gpuledger_workloads::estimate::{
     Estimate, Setting,
 };
 use gpuledger_workloads::identify::identify;
-use gpuledger_workloads::live::{probe, LiveState};
+use gpuledger_workloads::live::{query, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
 use gpuledger_workloads::runtimes::{self, Asked, RuntimeEstimate};
@@ -160,7 +160,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 live_unavailable =
                     Some("the process listens on no TCP port we can see".to_string());
             } else {
-                let (state, ev) = probe(
+                let (state, ev) = query(
                     w.kind,
                     &p.listen_ports,
                     Duration::from_millis(args.probe_timeout_ms),

@@ -1,0 +1,170 @@
+//! Ollama's HTTP API as the recipe uses it: `GET /api/ps` (the loaded models, their sizes and
+//! context) and `GET /api/version`, asked of the `ollama serve` parent, and the runtime's own
+//! figures and why-sentence lead taken from a `/api/ps` entry.
+
+use super::{ServeEnv, ENV_NAMES};
+use crate::runtimes::loopback::{answers, candidate_ports};
+use crate::runtimes::{env_get, read_environ, short_time};
+use gpuledger_model::ReportedFigure;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// One model in Ollama's `GET /api/ps` answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PsModel {
+    pub name: String,
+    pub size: Option<u64>,
+    pub size_vram: Option<u64>,
+    pub context_length: Option<u64>,
+    pub expires_at: Option<String>,
+}
+
+/// `/api/ps` and where it was read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ps {
+    pub models: Vec<PsModel>,
+    pub source: String,
+    /// `GET /api/version` of the same server (`0.12.7`), when it answered.
+    pub version: Option<String>,
+}
+
+/// `0.13.4`, `0.13.4-rc1`, `v0.9.5` → (0, 13, 4).
+pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
+    let v = v.trim().trim_start_matches('v');
+    let core = v.split(['-', '+', ' ']).next()?;
+    let mut it = core.split('.').map(|x| x.parse::<u64>().ok());
+    Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
+}
+
+/// Parse `/api/ps` (`{"models":[{"name","size","size_vram","context_length","expires_at"}]}`).
+pub fn parse_ps(body: &str) -> Result<Vec<PsModel>, String> {
+    let v: Value =
+        serde_json::from_str(body).map_err(|e| format!("not the JSON /api/ps answers: {e}"))?;
+    let list = v
+        .get("models")
+        .and_then(Value::as_array)
+        .ok_or("no \"models\" list in the /api/ps answer")?;
+    Ok(list
+        .iter()
+        .map(|m| PsModel {
+            name: m
+                .get("name")
+                .or(m.get("model"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+            size: m.get("size").and_then(Value::as_u64),
+            // Old versions leave size_vram out when it is 0 (ollama/ollama#4840).
+            size_vram: m
+                .get("size_vram")
+                .and_then(Value::as_u64)
+                .or(m.get("size").map(|_| 0)),
+            context_length: m.get("context_length").and_then(Value::as_u64),
+            expires_at: m
+                .get("expires_at")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+        .collect())
+}
+
+/// Ask `ollama serve` (the runner's parent) for `/api/ps` on its listening ports, else on
+/// `OLLAMA_HOST`'s port, else on 11434. Loopback only, time-bounded.
+pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<Ps, String> {
+    let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
+    let ppid = procs
+        .stat(runner_pid)
+        .map_err(|e| format!("the runner's parent: {e}"))?
+        .ppid;
+    let mut ports = gpuledger_sources::process_facts(&procs, ppid).listen_ports;
+    let env = read_environ(proc_root, ppid, ENV_NAMES).unwrap_or_default();
+    if let Some(p) = env_get(&env, "OLLAMA_HOST")
+        .and_then(|h| h.rsplit(':').next())
+        .and_then(|p| p.trim_end_matches('/').parse().ok())
+    {
+        ports.push(p);
+    }
+    let mut errors = Vec::new();
+    for answer in answers(candidate_ports(ports, 11434), "/api/ps", timeout) {
+        let (port, body) = match answer {
+            Ok(a) => a,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let version = crate::live::get(port, "/api/version", timeout)
+            .ok()
+            .filter(|r| r.status == 200)
+            .and_then(|r| serde_json::from_str::<Value>(&r.body).ok())
+            .and_then(|v| v.get("version")?.as_str().map(str::to_string));
+        return parse_ps(&body)
+            .map(|models| Ps {
+                models,
+                source: format!("GET http://127.0.0.1:{port}/api/ps"),
+                version,
+            })
+            .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"));
+    }
+    Err(format!("no /api/ps answer ({})", errors.join("; ")))
+}
+
+/// The runner's model in `/api/ps`: by name (from its manifest), else the only one loaded.
+pub fn ps_entry<'a>(ps: &'a Ps, name: Option<&str>) -> Option<&'a PsModel> {
+    match name {
+        Some(n) => ps.models.iter().find(|m| m.name == n).or_else(|| {
+            // `qwen3` in a manifest path is `qwen3:latest` in /api/ps.
+            ps.models
+                .iter()
+                .find(|m| m.name.strip_suffix(":latest") == Some(n))
+        }),
+        None if ps.models.len() == 1 => ps.models.first(),
+        None => None,
+    }
+}
+
+/// The runtime's own figures from `/api/ps`, and the why sentence's lead.
+pub(super) fn reported(
+    m: &PsModel,
+    source: &str,
+    env: &ServeEnv,
+) -> (Vec<ReportedFigure>, Option<String>) {
+    let mut out = Vec::new();
+    let fig = |what: &str, bytes: Option<u64>, text: Option<String>| {
+        ReportedFigure::new(what, bytes, text, source)
+    };
+    if m.size.is_some() {
+        out.push(fig(
+            "size (Ollama's own estimate of the model's memory)",
+            m.size,
+            None,
+        ));
+    }
+    if m.size_vram.is_some() {
+        out.push(fig("size_vram", m.size_vram, None));
+    }
+    if let Some(c) = m.context_length {
+        out.push(fig(
+            "context_length",
+            None,
+            Some(format!("{c} tokens per slot")),
+        ));
+    }
+    let keep = env_get(&env.vars, "OLLAMA_KEEP_ALIVE")
+        .map(|k| format!("OLLAMA_KEEP_ALIVE={k}"))
+        .unwrap_or_else(|| "OLLAMA_KEEP_ALIVE unset: 5m".into());
+    let lead = match &m.expires_at {
+        Some(t) => {
+            let until = short_time(t);
+            out.push(fig(
+                "expires_at",
+                None,
+                Some(format!("kept loaded until {until} ({keep})")),
+            ));
+            format!("{} kept loaded until {until} ({keep})", m.name)
+        }
+        None => format!("{} loaded by Ollama", m.name),
+    };
+    (out, Some(lead))
+}

@@ -1,0 +1,396 @@
+//! The llama.cpp context settings of an Ollama llama.cpp runner, each with its source: from
+//! the runner's flags (up to v0.11.4) or, for the `/load` request engine, from `ollama serve`'s
+//! environment, `/api/ps` and the server's version.
+
+use super::{go_bool, go_flag, parse_version, Engine, PsModel, ENV_NAMES, RECIPE};
+use crate::estimate::{FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource};
+use crate::gguf::GgmlType;
+use crate::runtimes::{env_get, read_environ, RuntimeNotes};
+use std::path::Path;
+
+/// What the runner needs beyond the model: `ollama serve`'s environment and where it was read.
+#[derive(Debug, Clone, Default)]
+pub struct ServeEnv {
+    pub vars: Vec<(String, String)>,
+    /// `/proc/900/environ (ollama serve, the runner's parent)`.
+    pub source: String,
+}
+
+/// `OLLAMA_*` settings from the `ollama serve` parent's environment (the runner inherits the
+/// same environment, so its own is the fallback). Only [`ENV_NAMES`] are read.
+pub fn serve_env(proc_root: &Path, runner_pid: u32) -> ServeEnv {
+    let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
+    if let Ok(st) = procs.stat(runner_pid) {
+        if let Ok(vars) = read_environ(proc_root, st.ppid, ENV_NAMES) {
+            return ServeEnv {
+                vars,
+                source: format!(
+                    "/proc/{}/environ (ollama serve, the runner's parent)",
+                    st.ppid
+                ),
+            };
+        }
+    }
+    match read_environ(proc_root, runner_pid, ENV_NAMES) {
+        Ok(vars) => ServeEnv {
+            vars,
+            source: format!("/proc/{runner_pid}/environ (inherited from ollama serve)"),
+        },
+        Err(_) => ServeEnv::default(),
+    }
+}
+
+fn env_src(env: &ServeEnv, var: &str) -> SettingSource {
+    SettingSource::Env(format!("{var} in {}", env.source))
+}
+
+fn default(detail: &str) -> SettingSource {
+    SettingSource::Default(detail.to_string())
+}
+
+/// Ollama's boolean environment values (`strconv.ParseBool`).
+fn env_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "t" | "true" => Some(true),
+        "0" | "f" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// The cache type Ollama's runner gives llama.cpp for `OLLAMA_KV_CACHE_TYPE` / `--kv-cache-type`:
+/// q8_0 and q4_0, anything else f16.
+fn runner_cache_type(v: &str) -> GgmlType {
+    let name = match v.trim().to_ascii_lowercase().as_str() {
+        "q8_0" => "q8_0",
+        "q4_0" => "q4_0",
+        _ => "f16",
+    };
+    GgmlType::from_name(name).expect("in the type table")
+}
+
+/// llama.cpp's context settings for an Ollama llama.cpp runner, each with its source, and what
+/// the recipe cannot know about it. `ps` is the runner's model in `/api/ps`, when asked.
+pub fn settings(
+    engine: Engine,
+    argv: &[String],
+    env: &ServeEnv,
+    ps: Option<(&PsModel, &str)>,
+    version: Option<&str>,
+    n_ctx_train: Option<u64>,
+) -> Result<(LlamaSettings, RuntimeNotes), String> {
+    let mut s = LlamaSettings::default();
+    let mut notes = RuntimeNotes {
+        recipe: Some(RECIPE.to_string()),
+        ..Default::default()
+    };
+    // What Ollama's runner leaves at llama_context_default_params().
+    s.kv_unified = Setting {
+        value: Some(false),
+        source: default("Ollama's runner keeps llama.cpp's default kv_unified = false: one cache stream per slot"),
+    };
+    s.swa_full = Setting {
+        value: true,
+        source: default("Ollama's runner keeps llama.cpp's default swa_full = true: sliding-window layers hold the whole context"),
+    };
+    match engine {
+        Engine::OllamaEngine | Engine::Mlx => {
+            return Err(no_recipe(engine, argv, ps));
+        }
+        Engine::LlamaFlags => {
+            flag_sizes(argv, &mut s, &mut notes)?;
+            flag_placement(argv, &mut s)?;
+        }
+        Engine::LlamaLoadRequest => {
+            let load = LoadRequest {
+                env,
+                ps,
+                version,
+                n_ctx_train,
+            };
+            load.sizes(&mut s, &mut notes)?;
+            load.placement(&mut s, &mut notes);
+        }
+    }
+    notes.not_modelled.push(
+        "Ollama's runner builds its context with embeddings on: an output buffer of n_embd floats per slot beside the logits (host memory)".into(),
+    );
+    Ok((s, notes))
+}
+
+/// A count llama.cpp accepts (an `int32`), read from `flag`'s value.
+fn count(flag: &str, v: &str) -> Result<u64, String> {
+    v.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n <= i32::MAX as u64)
+        .ok_or_else(|| format!("{flag}: {v:?} is not a count llama.cpp accepts"))
+}
+
+/// Up to v0.11.4: slots, context and batches from the runner's flags (`--ctx-size` is already
+/// num_ctx × slots).
+fn flag_sizes(
+    argv: &[String],
+    s: &mut LlamaSettings,
+    notes: &mut RuntimeNotes,
+) -> Result<(), String> {
+    let parallel = match go_flag(argv, "parallel") {
+        Some(v) => Setting {
+            value: count("--parallel", v)?.max(1) as i64,
+            source: SettingSource::Flag("--parallel".into()),
+        },
+        None => Setting {
+            value: 1,
+            source: default("--parallel not given: the runner's default 1"),
+        },
+    };
+    let p = parallel.value as u64;
+    s.ctx_size = match go_flag(argv, "ctx-size") {
+        Some(v) => Setting {
+            value: count("--ctx-size", v)?,
+            source: SettingSource::Flag(
+                "--ctx-size (num_ctx × OLLAMA_NUM_PARALLEL: Ollama multiplies before it starts the runner)".into(),
+            ),
+        },
+        None => Setting {
+            value: 2048,
+            source: default("--ctx-size not given: the runner's default 2048"),
+        },
+    };
+    let batch = match go_flag(argv, "batch-size") {
+        Some(v) => count("--batch-size", v)?,
+        None => 512,
+    };
+    s.batch = Setting {
+        value: batch * p,
+        source: SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
+    };
+    s.ubatch = Setting {
+        value: 512,
+        source: default("the runner does not set n_ubatch: llama.cpp's default 512"),
+    };
+    s.parallel = parallel;
+    notes.slots = Some(p);
+    notes.ctx_per_slot = Some(s.ctx_size.value / p);
+    Ok(())
+}
+
+/// Up to v0.11.4: flash attention, the cache type, the layers on the GPU and mmap from the
+/// runner's flags; a tensor split is named as not modelled.
+fn flag_placement(argv: &[String], s: &mut LlamaSettings) -> Result<(), String> {
+    s.flash_attn = if go_bool(argv, "flash-attn") {
+        Setting {
+            value: FlashAttn::On,
+            source: SettingSource::Flag("--flash-attn".into()),
+        }
+    } else {
+        Setting {
+            value: FlashAttn::Off,
+            source: default("--flash-attn not given: Ollama passes it only when OLLAMA_FLASH_ATTENTION is on and the model and GPUs support it"),
+        }
+    };
+    if let Some(t) = go_flag(argv, "kv-cache-type") {
+        let ty = runner_cache_type(t);
+        for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
+            *slot = Setting {
+                value: ty,
+                source: SettingSource::Flag("--kv-cache-type".into()),
+            };
+        }
+    }
+    s.n_gpu_layers = match go_flag(argv, "n-gpu-layers") {
+        Some(v) => Setting {
+            value: GpuLayers::Count(count("--n-gpu-layers", v)? as u32),
+            source: SettingSource::Flag("--n-gpu-layers".into()),
+        },
+        None => Setting {
+            value: GpuLayers::Count(0),
+            source: default("--n-gpu-layers not given: the runner's default 0"),
+        },
+    };
+    if go_bool(argv, "no-mmap") {
+        s.mmap = Setting {
+            value: false,
+            source: SettingSource::Flag("--no-mmap".into()),
+        };
+    }
+    if let Some(ts) = go_flag(argv, "tensor-split") {
+        s.unmodelled.push(format!("--tensor-split {ts}"));
+    }
+    Ok(())
+}
+
+/// v0.11.5 to v0.29: the parameters went in the `/load` request; what shows of them is
+/// `ollama serve`'s environment, `/api/ps` and the server's version.
+struct LoadRequest<'a> {
+    env: &'a ServeEnv,
+    ps: Option<(&'a PsModel, &'a str)>,
+    version: Option<&'a str>,
+    n_ctx_train: Option<u64>,
+}
+
+impl LoadRequest<'_> {
+    /// Slots, context (num_ctx × slots) and batches.
+    fn sizes(&self, s: &mut LlamaSettings, notes: &mut RuntimeNotes) -> Result<(), String> {
+        let env = self.env;
+        let parallel = match env_get(&env.vars, "OLLAMA_NUM_PARALLEL") {
+            Some(v) => Setting {
+                value: count("OLLAMA_NUM_PARALLEL", v)?.max(1) as i64,
+                source: env_src(env, "OLLAMA_NUM_PARALLEL"),
+            },
+            None => Setting {
+                value: 1,
+                source: default("OLLAMA_NUM_PARALLEL unset: Ollama's default 1"),
+            },
+        };
+        let p = parallel.value as u64;
+        let (num_ctx, ctx_source) = self.num_ctx(p)?;
+        s.ctx_size = Setting {
+            value: num_ctx * p,
+            source: ctx_source,
+        };
+        let batch = 512.min(num_ctx);
+        s.batch = Setting {
+            value: batch * p,
+            source: default("num_batch 512 (Ollama's default; a request may set another) × slots: the runner's n_batch"),
+        };
+        s.ubatch = Setting {
+            value: batch,
+            source: default(
+                "num_batch 512 (Ollama's default, at most num_ctx): the runner's n_ubatch",
+            ),
+        };
+        s.parallel = parallel;
+        notes.slots = Some(p);
+        notes.ctx_per_slot = Some(num_ctx);
+        Ok(())
+    }
+
+    /// num_ctx: what /api/ps says it loaded, else the server's default; capped at the training
+    /// context as Ollama caps it. The source names the `p` slots it is multiplied by.
+    fn num_ctx(&self, p: u64) -> Result<(u64, SettingSource), String> {
+        let env = self.env;
+        let (mut num_ctx, ctx_from) = match self.ps.and_then(|(m, src)| Some((m.context_length?, src))) {
+            Some((c, src)) => (c, format!("context_length {c} from {src}")),
+            None => match env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH")
+                .map(|v| count("OLLAMA_CONTEXT_LENGTH", v))
+                .transpose()?
+                .filter(|&c| c > 0)
+            {
+                Some(c) => (
+                    c,
+                    format!("OLLAMA_CONTEXT_LENGTH={c} in {} (a request's num_ctx would override it: not visible without /api/ps)", env.source),
+                ),
+                None => (
+                    4096,
+                    "num_ctx not visible without /api/ps: Ollama's default 4096 assumed (since v0.15.5 it is 32768 on 24–48 GiB and 262144 on 48 GiB+ GPUs, and a request's num_ctx overrides it)".to_string(),
+                ),
+            },
+        };
+        if let Some(train) = self.n_ctx_train.filter(|&t| t > 0 && num_ctx > t) {
+            num_ctx = train; // Ollama caps num_ctx at the training context
+        }
+        let ctx_source = match (
+            self.ps.is_some_and(|(m, _)| m.context_length.is_some()),
+            env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH").is_some(),
+        ) {
+            (true, _) => SettingSource::Runtime(format!("{ctx_from}, × {p} slot(s)")),
+            (false, true) => SettingSource::Env(format!("{ctx_from}, × {p} slot(s)")),
+            (false, false) => SettingSource::Default(format!("{ctx_from}, × {p} slot(s)")),
+        };
+        Ok((num_ctx, ctx_source))
+    }
+
+    /// Flash attention, the cache type (a quantised one only with flash attention forced on),
+    /// and the layer placement (not visible: all assumed; a partial offload `/api/ps` shows is
+    /// named).
+    fn placement(&self, s: &mut LlamaSettings, notes: &mut RuntimeNotes) {
+        let env = self.env;
+        let fa_env = env_get(&env.vars, "OLLAMA_FLASH_ATTENTION").and_then(env_bool);
+        s.flash_attn = self.flash_attn(fa_env);
+        if let Some(t) = env_get(&env.vars, "OLLAMA_KV_CACHE_TYPE").filter(|t| !t.is_empty()) {
+            let ty = runner_cache_type(t);
+            if ty.is_quantized() && fa_env != Some(true) {
+                notes.not_modelled.push(format!(
+                    "OLLAMA_KV_CACHE_TYPE={t} is ignored by Ollama unless OLLAMA_FLASH_ATTENTION is on: f16 cache assumed"
+                ));
+            } else {
+                for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
+                    *slot = Setting {
+                        value: ty,
+                        source: env_src(env, "OLLAMA_KV_CACHE_TYPE"),
+                    };
+                }
+            }
+        }
+        s.n_gpu_layers = Setting {
+            value: GpuLayers::All,
+            source: default("Ollama sends its layer placement in the /load request, which is not visible: all layers assumed on the GPU"),
+        };
+        if let Some((m, src)) = self.ps {
+            if let (Some(size), Some(vram)) = (m.size, m.size_vram) {
+                if vram < size {
+                    notes.not_modelled.push(format!(
+                        "partial offload: {src} says {vram} of {size} bytes are in VRAM; the number of layers Ollama placed on the GPU is not visible, so the estimate's all-layers placement is too high"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// `OLLAMA_FLASH_ATTENTION` when set (`fa_env`), else the server version's default.
+    fn flash_attn(&self, fa_env: Option<bool>) -> Setting<FlashAttn> {
+        let version = self.version;
+        match fa_env {
+            Some(true) => Setting {
+                value: FlashAttn::On,
+                source: env_src(self.env, "OLLAMA_FLASH_ATTENTION"),
+            },
+            Some(false) => Setting {
+                value: FlashAttn::Off,
+                source: env_src(self.env, "OLLAMA_FLASH_ATTENTION"),
+            },
+            // Auto since v0.13.4 (PR #13052); before, off unless the variable was set.
+            None => match version.and_then(parse_version) {
+                Some(v) if v < (0, 13, 4) => Setting {
+                    value: FlashAttn::Off,
+                    source: SettingSource::Runtime(format!(
+                        "OLLAMA_FLASH_ATTENTION unset: off before Ollama v0.13.4; this server is {} (GET /api/version)",
+                        version.unwrap_or("?")
+                    )),
+                },
+                Some(_) => Setting {
+                    value: FlashAttn::Auto,
+                    source: SettingSource::Runtime(format!(
+                        "OLLAMA_FLASH_ATTENTION unset: Ollama v0.13.4+ asks llama.cpp for auto; this server is {} (GET /api/version)",
+                        version.unwrap_or("?")
+                    )),
+                },
+                None => Setting {
+                    value: FlashAttn::Auto,
+                    source: default("OLLAMA_FLASH_ATTENTION unset: auto since Ollama v0.13.4 (off before; the version is not known without GET /api/version)"),
+                },
+            },
+        }
+    }
+}
+
+/// Why an engine has no recipe, in words, with what the command line and `/api/ps` say.
+pub(super) fn no_recipe(engine: Engine, argv: &[String], ps: Option<(&PsModel, &str)>) -> String {
+    let what = match engine {
+        Engine::OllamaEngine => "Ollama's own Go engine (`ollama runner --ollama-engine`) allocates its weights, KV cache and graph itself; no recipe models it",
+        _ => "Ollama's MLX engine (`ollama runner --mlx-engine`): no recipe models it",
+    };
+    let mut out = format!("{what}. The command line says: {}", argv.join(" "));
+    if let Some((m, src)) = ps {
+        out.push_str(&format!(
+            "; {src} says {}: size {}, size_vram {}, context {}",
+            m.name,
+            gpuledger_model::units::human_opt(m.size),
+            gpuledger_model::units::human_opt(m.size_vram),
+            m.context_length
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "n/a".into())
+        ));
+    }
+    out
+}

@@ -1,0 +1,183 @@
+//! What the vLLM and SGLang recipes share. Both reserve a fraction of the GPU, load the weights
+//! of a Hugging Face model folder split evenly over their parallel ranks, and fill the rest with
+//! a KV pool sized per token; both answer on a loopback HTTP port. Here: settings with their
+//! source ([`Src`]), the model's facts ([`ModelFacts`]), the KV bytes per token and rank
+//! ([`kv_bytes_per_token`]), the inputs every such recipe lists, and the first port that answers.
+
+use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, ModelConfig};
+use super::{Input, ProcessContext};
+use crate::safetensors;
+use std::path::PathBuf;
+
+/// A setting and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Src<T> {
+    pub value: T,
+    pub source: String,
+}
+
+impl<T: std::fmt::Display> Src<T> {
+    /// The setting as a recipe input named `name`, with its source.
+    pub fn input(&self, name: &str) -> Input {
+        Input::new(name, &self.value, self.source.clone())
+    }
+}
+
+pub(crate) fn src<T>(value: T, source: impl Into<String>) -> Src<T> {
+    Src {
+        value,
+        source: source.into(),
+    }
+}
+
+/// The model's facts the vLLM and SGLang recipes read.
+pub struct ModelFacts {
+    pub dir: PathBuf,
+    pub found: String,
+    pub config: ModelConfig,
+    pub weights: safetensors::Model,
+}
+
+impl ModelFacts {
+    /// Resolve `model` for the process (through its own root) and read `config.json` and the safetensors headers
+    /// (through the header cache).
+    pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, String> {
+        // The process's paths are its own: a containerised server's model is under its root.
+        let seen = |p: &std::path::Path| in_process_root(ctx.proc_root, ctx.pid, p);
+        let (dir, found) = resolve_model_seen(model, ctx.cwd.as_deref(), &ctx.env, &seen)?;
+        let config = ModelConfig::read(&dir)?;
+        let weights = safetensors::cached_model(&dir)
+            .map_err(|e| format!("cannot read the model's safetensors headers: {e}"))?;
+        Ok(ModelFacts {
+            dir,
+            found,
+            config,
+            weights,
+        })
+    }
+}
+
+/// Bytes of one KV value in the cache, and where that came from.
+fn kv_element(
+    cfg: &ModelConfig,
+    kv_dtype: &Src<String>,
+    dtype: &Src<String>,
+) -> Option<(u64, String)> {
+    let model_dtype = if dtype.value != "auto" {
+        (dtype.value.clone(), dtype.source.clone())
+    } else {
+        (
+            cfg.dtype.clone().unwrap_or_else(|| "auto".into()),
+            format!("torch_dtype in {}", cfg.path.display()),
+        )
+    };
+    let b = kv_dtype_bytes_set(&kv_dtype.value, &model_dtype.0, dtype.value != "auto")?;
+    Some((
+        b,
+        if kv_dtype.value == "auto" {
+            format!(
+                "kv cache dtype auto = model dtype {} ({})",
+                model_dtype.0, model_dtype.1
+            )
+        } else {
+            format!("kv cache dtype {} ({})", kv_dtype.value, kv_dtype.source)
+        },
+    ))
+}
+
+/// Bytes of KV one token takes on one rank, and the formula in words. `None` when the cache
+/// dtype is a packed format the recipe does not size.
+pub fn kv_bytes_per_token(
+    cfg: &ModelConfig,
+    kv_dtype: &Src<String>,
+    dtype: &Src<String>,
+    tp: u64,
+    pp: u64,
+) -> Option<(u64, String)> {
+    let (elem, elem_src) = kv_element(cfg, kv_dtype, dtype)?;
+    let layers = cfg.n_layer.div_ceil(pp.max(1));
+    Some(match cfg.mla_dim {
+        Some(d) => (
+            layers * d * elem,
+            format!("MLA: {layers} layers × {d} latent values × {elem} B ({elem_src}), the same on every rank"),
+        ),
+        None => {
+            let heads = (cfg.n_kv_head / tp.max(1)).max(1);
+            (
+                layers * 2 * heads * cfg.head_dim * elem,
+                format!(
+                    "2 (K, V) × {layers} layers × {heads} KV heads per rank ({} / TP {tp}) × head size {} × {elem} B ({elem_src})",
+                    cfg.n_kv_head, cfg.head_dim
+                ),
+            )
+        }
+    })
+}
+
+/// The model folder and its weights as inputs: `split` names what the weights are divided by
+/// (`4 ranks`, `TP 4`) when `ranks > 1`. Returns the bytes per rank too.
+pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64, [Input; 2]) {
+    let all = model.weights.tensor_bytes();
+    let per_rank = all / ranks;
+    let weights = Input::new(
+        "weights",
+        format!(
+            "{} in {} tensors, {} file(s){}",
+            gib(all),
+            model.weights.tensor_count(),
+            model.weights.files.len(),
+            if ranks > 1 {
+                format!(", {} per rank (÷ {split})", gib(per_rank))
+            } else {
+                String::new()
+            }
+        ),
+        "safetensors headers",
+    );
+    let dir = Input::new("model", model.dir.display(), model.found.clone());
+    (per_rank, [dir, weights])
+}
+
+/// The measured device total as an input.
+pub(crate) fn device_total_input(total: u64) -> Input {
+    Input::new("device memory total", total, "measured (the driver)")
+}
+
+/// `fraction` of the device's `total`, when the total is known.
+pub(crate) fn share_of(total: Option<u64>, fraction: f64) -> Option<u64> {
+    total.map(|t| (t as f64 * fraction) as u64)
+}
+
+/// ` (rank share of N)` after the weights in a why sentence, when there is more than one rank.
+pub(crate) fn rank_words(ranks: u64) -> String {
+    if ranks > 1 {
+        format!(" (rank share of {ranks})")
+    } else {
+        String::new()
+    }
+}
+
+/// The first of the process's ports whose answer to one of `paths` parses, asked in order
+/// (`GET http://127.0.0.1:PORT/PATH` is the source handed to `parse`). `None` on the
+/// collection path, where nothing is asked.
+pub(crate) fn first_answer<T>(
+    ctx: &ProcessContext,
+    paths: &[&str],
+    parse: impl Fn(&str, &str) -> Option<T>,
+) -> Option<T> {
+    let (ports, fetch) = ctx.fetch.as_ref()?;
+    for &port in ports.iter() {
+        for path in paths {
+            let Ok(r) = fetch(port, path) else {
+                continue;
+            };
+            if r.status != 200 {
+                continue;
+            }
+            if let Some(t) = parse(&r.body, &format!("GET http://127.0.0.1:{port}{path}")) {
+                return Some(t);
+            }
+        }
+    }
+    None
+}

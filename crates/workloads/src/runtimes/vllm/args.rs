@@ -1,0 +1,261 @@
+//! vLLM's command line: its flags in every spelling argparse accepts, read into [`VllmSettings`]
+//! with where each value came from (the flag, or the default in vLLM's source).
+
+use super::super::reservation::{src, Src};
+
+/// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
+/// commit 002f10e0 read for this recipe). Releases before that used 0.9; when a running server
+/// answers `/metrics`, its own value replaces this default.
+pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
+/// `CacheConfig.DEFAULT_BLOCK_SIZE` (same file).
+pub const DEFAULT_BLOCK_SIZE: u64 = 16;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VllmSettings {
+    pub model: Option<String>,
+    pub gpu_memory_utilization: Src<f64>,
+    pub max_model_len: Option<Src<u64>>,
+    pub kv_cache_dtype: Src<String>,
+    pub tensor_parallel_size: Src<u64>,
+    pub pipeline_parallel_size: Src<u64>,
+    pub enforce_eager: Src<bool>,
+    pub dtype: Src<String>,
+    pub block_size: Src<u64>,
+    pub quantization: Option<Src<String>>,
+    pub kv_cache_memory_bytes: Option<Src<u64>>,
+}
+
+/// `--a_b=v`, `--a-b v` → (`--a-b`, Some(v)); vLLM's parser accepts underscores too.
+fn flag_value(argv: &[String], names: &[&str]) -> Option<(String, Option<String>)> {
+    let norm = |a: &str| {
+        if let Some(rest) = a.strip_prefix("--") {
+            format!("--{}", rest.replace('_', "-"))
+        } else {
+            a.to_string()
+        }
+    };
+    let mut found = None;
+    let mut i = 0;
+    while i < argv.len() {
+        let a = norm(&argv[i]);
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None => (a.clone(), None),
+        };
+        if names.contains(&name.as_str()) {
+            let v = inline.or_else(|| argv.get(i + 1).filter(|v| !v.starts_with("--")).cloned());
+            // The last occurrence wins, as with argparse.
+            found = Some((name, v));
+        }
+        i += 1;
+    }
+    found
+}
+
+/// `8G`, `8GiB`, `8589934592`, `1.5g` → bytes (vLLM accepts human-readable sizes).
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let mul: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "m" | "mb" => 1e6,
+        "g" | "gb" => 1e9,
+        "t" | "tb" => 1e12,
+        "ki" | "kib" => 1024.0,
+        "mi" | "mib" => (1u64 << 20) as f64,
+        "gi" | "gib" => (1u64 << 30) as f64,
+        "ti" | "tib" => (1u64 << 40) as f64,
+        _ => return None,
+    };
+    let b = n * mul;
+    (0.0..1e18).contains(&b).then_some(b as u64)
+}
+
+/// vLLM's human-readable integers: `32k` = 32,000 (lowercase: decimal), `32K` = 32,768
+/// (uppercase: binary), `1m`, `1M`, or a plain number.
+fn token_count(v: &str) -> Option<u64> {
+    let (num, mul) = match v.char_indices().last()? {
+        (i, 'k') => (&v[..i], 1_000.0),
+        (i, 'm') => (&v[..i], 1e6),
+        (i, 'K') => (&v[..i], 1024.0),
+        (i, 'M') => (&v[..i], (1u64 << 20) as f64),
+        _ => (v, 1.0),
+    };
+    let x: f64 = num.parse().ok()?;
+    let t = x * mul;
+    (t.is_finite() && (0.0..1e15).contains(&t)).then_some(t as u64)
+}
+
+/// The command line and where it was read, for the flag readers below.
+struct Args<'a> {
+    argv: &'a [String],
+    from: &'a str,
+}
+
+impl Args<'_> {
+    /// The last occurrence of one of `names`, and its value if it has one.
+    fn flag(&self, names: &[&str]) -> Option<(String, Option<String>)> {
+        flag_value(self.argv, names)
+    }
+
+    /// A flag that must have a value: `(spelling, value)`.
+    fn valued(&self, names: &[&str]) -> Result<Option<(String, String)>, String> {
+        match self.flag(names) {
+            Some((n, Some(v))) => Ok(Some((n, v))),
+            Some((n, None)) => Err(format!("{n} has no value")),
+            None => Ok(None),
+        }
+    }
+
+    /// `--flag value (where)`: the source of a value read from the command line.
+    fn source(&self, n: &str, v: &str) -> String {
+        format!("{n} {v} ({})", self.from)
+    }
+
+    fn uint(&self, names: &[&str]) -> Result<Option<Src<u64>>, String> {
+        match self.valued(names)? {
+            Some((n, v)) => {
+                let x: u64 = v
+                    .parse()
+                    .map_err(|_| format!("{n} {v:?} is not a whole number"))?;
+                Ok(Some(src(x, self.source(&n, &v))))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// A value `parse` reads (a size, a token count; `what` names it in the error).
+    fn parsed(
+        &self,
+        names: &[&str],
+        what: &str,
+        parse: fn(&str) -> Option<u64>,
+    ) -> Result<Option<Src<u64>>, String> {
+        match self.valued(names)? {
+            Some((n, v)) => Ok(Some(src(
+                parse(&v).ok_or_else(|| format!("{n} {v:?} is not {what}"))?,
+                self.source(&n, &v),
+            ))),
+            None => Ok(None),
+        }
+    }
+
+    fn text(&self, names: &[&str]) -> Result<Option<Src<String>>, String> {
+        Ok(self
+            .valued(names)?
+            .map(|(n, v)| src(v.clone(), self.source(&n, &v))))
+    }
+
+    /// `vllm serve MODEL` or `--model MODEL`.
+    fn model(&self) -> Option<String> {
+        match self.flag(&["--model"]) {
+            Some((_, Some(m))) => Some(m),
+            _ => self
+                .argv
+                .iter()
+                .position(|a| a == "serve")
+                .and_then(|i| self.argv.get(i + 1))
+                .filter(|m| !m.starts_with('-'))
+                .cloned(),
+        }
+    }
+
+    fn gpu_memory_utilization(&self) -> Result<Src<f64>, String> {
+        Ok(match self.valued(&["--gpu-memory-utilization"])? {
+            Some((n, v)) => {
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| format!("{n} {v:?} is not a number"))?;
+                if !(x > 0.0 && x <= 1.0) {
+                    return Err(format!("{n} {v} is outside (0, 1]"));
+                }
+                src(x, self.source(&n, &v))
+            }
+            None => src(
+                DEFAULT_GPU_MEMORY_UTILIZATION,
+                "default (vLLM source, vllm/config/cache.py; 0.9 in older releases)",
+            ),
+        })
+    }
+
+    /// Tensor- and pipeline-parallel sizes, neither 0.
+    fn parallel(&self) -> Result<(Src<u64>, Src<u64>), String> {
+        let tp = self
+            .uint(&["--tensor-parallel-size", "-tp"])?
+            .unwrap_or_else(|| src(1, "default"));
+        let pp = self
+            .uint(&["--pipeline-parallel-size", "-pp"])?
+            .unwrap_or_else(|| src(1, "default"));
+        if tp.value == 0 || pp.value == 0 {
+            return Err("a parallel size of 0".into());
+        }
+        Ok((tp, pp))
+    }
+
+    fn block_size(&self) -> Result<Src<u64>, String> {
+        let block_size = self.uint(&["--block-size"])?.unwrap_or_else(|| {
+            src(
+                DEFAULT_BLOCK_SIZE,
+                "default (vLLM source, CacheConfig.DEFAULT_BLOCK_SIZE)",
+            )
+        });
+        if block_size.value == 0 || block_size.value > 1 << 20 {
+            return Err(format!(
+                "--block-size {} is not a usable block size",
+                block_size.value
+            ));
+        }
+        Ok(block_size)
+    }
+
+    /// `--enforce-eager` alone means true; `--enforce-eager=false` is honoured.
+    fn enforce_eager(&self) -> Src<bool> {
+        match self.flag(&["--enforce-eager"]) {
+            Some((n, Some(v))) if v.eq_ignore_ascii_case("false") => {
+                src(false, self.source(&n, &v))
+            }
+            Some((n, _)) => src(true, format!("{n} ({})", self.from)),
+            None => src(false, "default"),
+        }
+    }
+}
+
+impl VllmSettings {
+    /// Read a vLLM command line (`vllm serve MODEL ...`, `python -m
+    /// vllm.entrypoints.openai.api_server --model MODEL ...`). `from` names where it was read.
+    pub fn from_args(argv: &[String], from: &str) -> Result<VllmSettings, String> {
+        let a = Args { argv, from };
+        let auto = |names: &[&str]| -> Result<Src<String>, String> {
+            Ok(a.text(names)?
+                .unwrap_or_else(|| src("auto".to_string(), "default")))
+        };
+        // The order settles which of several bad flags the error names.
+        let gpu_memory_utilization = a.gpu_memory_utilization()?;
+        let max_model_len = a.parsed(&["--max-model-len"], "a token count", token_count)?;
+        let (tensor_parallel_size, pipeline_parallel_size) = a.parallel()?;
+        let block_size = a.block_size()?;
+        let kv_cache_memory_bytes = a.parsed(
+            &["--kv-cache-memory-bytes", "--kv-cache-memory"],
+            "a size",
+            parse_size,
+        )?;
+        Ok(VllmSettings {
+            model: a.model(),
+            gpu_memory_utilization,
+            max_model_len,
+            kv_cache_dtype: auto(&["--kv-cache-dtype"])?,
+            tensor_parallel_size,
+            pipeline_parallel_size,
+            enforce_eager: a.enforce_eager(),
+            dtype: auto(&["--dtype"])?,
+            block_size,
+            quantization: a.text(&["--quantization", "-q"])?,
+            kv_cache_memory_bytes,
+        })
+    }
+}

@@ -1,0 +1,325 @@
+//! The vLLM recipe: the settings (the server's `/metrics` over its flags over the defaults), the
+//! weights per rank, the KV cache from the block count when it is known, and the rest of the
+//! reservation; then the sentence that says so.
+
+use super::{VllmMetrics, VllmSettings};
+use crate::runtimes::hf::{gib, thousands};
+use crate::runtimes::reservation::{
+    device_total_input, kv_bytes_per_token, model_inputs, rank_words, share_of, src, ModelFacts,
+};
+use crate::runtimes::{Input, RuntimeEstimate};
+use gpuledger_model::{EstimatedMemory, ReportedFigure};
+
+fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    if (p - p.round()).abs() < 1e-6 {
+        format!("{:.0} %", p)
+    } else {
+        format!("{:.1} %", p)
+    }
+}
+
+/// The recipe. `device_total`: the measured size of the process's GPU.
+pub fn estimate(
+    model: &ModelFacts,
+    s: &VllmSettings,
+    device_total: Option<u64>,
+    metrics: Option<&VllmMetrics>,
+) -> RuntimeEstimate {
+    let mut s = s.clone();
+    let mut reported = Vec::new();
+    let mut not_modelled = Vec::new();
+    // The server's own configuration wins over flags and defaults.
+    let blocks = metrics.and_then(|m| apply_metrics(&mut s, m, &mut reported));
+    let tp = s.tensor_parallel_size.value;
+    let pp = s.pipeline_parallel_size.value;
+    let ranks = tp * pp;
+    let (weights, model_in) = model_inputs(model, ranks, &format!("{ranks} ranks"));
+    let mut inputs = model_in.to_vec();
+    inputs.extend(settings_inputs(&s));
+    let per_block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
+    if let Some((n, src_)) = &blocks {
+        inputs.push(Input::new("num_gpu_blocks", n, src_.clone()));
+    }
+    let reservation = share_of(device_total, s.gpu_memory_utilization.value);
+    if let Some(t) = device_total {
+        inputs.push(device_total_input(t));
+    }
+    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), per_block);
+    if kv.is_none() && per_block.is_some() {
+        not_modelled.push(
+            "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
+        );
+    }
+    let rest_label = if s.enforce_eager.value {
+        "activations (no CUDA graphs: --enforce-eager)"
+    } else {
+        "activations and CUDA graphs"
+    };
+    not_modelled.push(format!(
+        "how the rest of the reservation splits into {rest_label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
+    ));
+    let parts = Parts {
+        s: &s,
+        weights,
+        kv,
+        kv_how,
+        ranks,
+        rest_label,
+    };
+    let (total, rest, why) = parts.split(reservation);
+    if reservation.is_none() && s.kv_cache_memory_bytes.is_none() {
+        not_modelled.push("the reservation: the device's total memory is not known".into());
+    }
+    let n_ctx = match (&blocks, kv) {
+        (Some((n, _)), Some(_)) => Some(n * s.block_size.value),
+        _ => None,
+    };
+    RuntimeEstimate {
+        summary: EstimatedMemory {
+            recipe: "vllm".into(),
+            model: model.dir.display().to_string(),
+            n_ctx,
+            weights_gpu_bytes: weights,
+            kv_cache_gpu_bytes: kv,
+            compute_gpu_bytes: rest,
+            compute_label: Some(format!("{rest_label} (rest of the reservation)")),
+            overhead_gpu_bytes: None,
+            overhead_source:
+                "inside the reservation (CUDA context, NCCL, cuBLAS: vLLM's non-torch memory)"
+                    .into(),
+            total_gpu_bytes: total,
+            why: Some(why),
+            reported,
+            not_modelled,
+        },
+        inputs,
+    }
+}
+
+/// Take the server's `vllm:cache_config_info` over the flags (a value out of range is passed
+/// over), note its own figures in `reported`, and return its block count with the source.
+fn apply_metrics(
+    s: &mut VllmSettings,
+    m: &VllmMetrics,
+    reported: &mut Vec<ReportedFigure>,
+) -> Option<(u64, String)> {
+    let src_of = |k: &str| format!("{} (vllm:cache_config_info {k})", m.source);
+    let c = &m.cache_config;
+    let num = |k: &str| c.get(k).and_then(|v| v.parse::<u64>().ok());
+    if let Some(u) = c
+        .get("gpu_memory_utilization")
+        .and_then(|v| v.parse::<f64>().ok())
+    {
+        if u > 0.0 && u <= 1.0 {
+            s.gpu_memory_utilization = src(u, src_of("gpu_memory_utilization"));
+        }
+    }
+    if let Some(b) = num("block_size") {
+        if b > 0 && b <= 1 << 20 {
+            s.block_size = src(b, src_of("block_size"));
+        }
+    }
+    if let Some(d) = c.get("cache_dtype") {
+        s.kv_cache_dtype = src(d.clone(), src_of("cache_dtype"));
+    }
+    let mut blocks = None;
+    if let Some(n) = num("num_gpu_blocks") {
+        blocks = Some((n, src_of("num_gpu_blocks")));
+        reported.push(ReportedFigure::new(
+            "num_gpu_blocks",
+            None,
+            Some(format!(
+                "{} blocks of {} tokens",
+                thousands(n),
+                s.block_size.value
+            )),
+            &src_of("num_gpu_blocks"),
+        ));
+    }
+    // Newer releases publish the token capacity themselves (group-aware for hybrid models,
+    // where blocks × block_size is not the capacity).
+    if let Some(t) = num("kv_cache_size_tokens") {
+        reported.push(ReportedFigure::new(
+            "KV cache size",
+            None,
+            Some(format!("{} tokens", thousands(t))),
+            &src_of("kv_cache_size_tokens"),
+        ));
+    }
+    if let Some(u) = m.kv_usage {
+        reported.push(ReportedFigure::new(
+            "KV cache in use",
+            None,
+            Some(format!("{:.1} % of the blocks", u * 100.0)),
+            &format!("{} (kv_cache_usage_perc)", m.source),
+        ));
+    }
+    blocks
+}
+
+/// The settings the recipe used, as inputs (pipeline parallelism, the context length and
+/// quantization only when set).
+fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
+    let mut inputs = vec![
+        s.gpu_memory_utilization.input("gpu_memory_utilization"),
+        s.tensor_parallel_size.input("tensor_parallel_size"),
+    ];
+    let pp = &s.pipeline_parallel_size;
+    if pp.value > 1 {
+        inputs.push(pp.input("pipeline_parallel_size"));
+    }
+    inputs.push(s.block_size.input("block_size"));
+    inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
+    if let Some(m) = &s.max_model_len {
+        inputs.push(m.input("max_model_len"));
+    }
+    if let Some(q) = &s.quantization {
+        inputs.push(q.input("quantization"));
+    }
+    inputs.push(s.enforce_eager.input("enforce_eager"));
+    inputs
+}
+
+/// KV bytes of one block on one rank (an input), or why the cache is not sized (not modelled).
+fn kv_per_block(
+    model: &ModelFacts,
+    s: &VllmSettings,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> Option<u64> {
+    let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);
+    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp);
+    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
+    let per_block = per_token
+        .as_ref()
+        .and_then(|(b, _)| b.checked_mul(s.block_size.value));
+    match &per_token {
+        Some((b, how)) => inputs.push(Input::new(
+            "KV bytes per block (per rank)",
+            format!(
+                "{} ({} per token)",
+                per_block.map_or_else(|| "too large".into(), |x| x.to_string()),
+                b
+            ),
+            format!("{how} × block {} tokens", s.block_size.value),
+        )),
+        None => not_modelled.push(format!(
+            "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
+            s.kv_cache_dtype.value
+        )),
+    }
+    if let Some(n) = &model.config.non_uniform_layers {
+        not_modelled.push(format!(
+            "per-layer KV differences: config.json has {n}; the block size counts every layer as full attention"
+        ));
+    }
+    per_block
+}
+
+/// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
+fn kv_size(
+    s: &VllmSettings,
+    blocks: Option<&(u64, String)>,
+    per_block: Option<u64>,
+) -> (Option<u64>, String) {
+    match (&s.kv_cache_memory_bytes, blocks, per_block) {
+        (Some(k), _, _) => (
+            Some(k.value),
+            format!("{} KV cache ({})", gib(k.value), k.source),
+        ),
+        (None, Some((n, _)), Some(pb)) if n.checked_mul(pb).is_some() => (
+            Some(n * pb),
+            format!(
+                "{} KV cache in {} blocks of {} tokens",
+                gib(n * pb),
+                thousands(*n),
+                s.block_size.value
+            ),
+        ),
+        _ => (None, String::new()),
+    }
+}
+
+/// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).
+fn util_words(s: &VllmSettings) -> String {
+    let src_ = &s.gpu_memory_utilization.source;
+    let from = if src_.starts_with("default") {
+        "the default"
+    } else if src_.starts_with("--") {
+        "from its command line"
+    } else if src_.contains("/metrics") {
+        "from its /metrics"
+    } else {
+        "from its start-up log"
+    };
+    format!(
+        "`--gpu-memory-utilization {}`, {from}",
+        s.gpu_memory_utilization.value
+    )
+}
+
+/// What the why sentence and the total are made of.
+struct Parts<'a> {
+    s: &'a VllmSettings,
+    weights: u64,
+    kv: Option<u64>,
+    kv_how: String,
+    ranks: u64,
+    rest_label: &'a str,
+}
+
+impl Parts<'_> {
+    /// The total, the rest of the reservation (when the KV cache is known) and the sentence:
+    /// the reservation when the device's size is known, else what is known of it; with
+    /// `--kv-cache-memory-bytes`, weights and that cache (it replaces the reservation).
+    fn split(&self, reservation: Option<u64>) -> (u64, Option<u64>, String) {
+        let Parts {
+            s,
+            weights,
+            kv,
+            kv_how,
+            ranks,
+            rest_label,
+        } = self;
+        let (weights, kv) = (*weights, *kv);
+        let util_words = util_words(s);
+        let rank_words = rank_words(*ranks);
+        let pct = percent(s.gpu_memory_utilization.value);
+        match (reservation, s.kv_cache_memory_bytes.is_some()) {
+            (Some(r), false) => {
+                let rest = kv.map(|k| r.saturating_sub(weights + k));
+                let why = match (kv, rest) {
+                    (Some(_), Some(rest)) => format!(
+                        "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
+                        gib(weights),
+                        gib(rest)
+                    ),
+                    _ => format!(
+                        "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}; the rest ({}) holds the KV cache and {rest_label} (the block count is not known here).",
+                        gib(weights),
+                        gib(r.saturating_sub(weights))
+                    ),
+                };
+                (r, rest, why)
+            }
+            (None, false) => (
+                weights + kv.unwrap_or(0),
+                None,
+                format!(
+                    "vLLM reserves {pct} of its GPU ({util_words}), but the GPU's size is not known here: {} weights{rank_words}{}.",
+                    gib(weights),
+                    if kv.is_some() { format!(", {kv_how}") } else { String::new() }
+                ),
+            ),
+            (_, true) => (
+                weights + kv.unwrap_or(0),
+                None,
+                format!(
+                    "vLLM holds {} weights{rank_words} and {kv_how}, which replaces the --gpu-memory-utilization reservation; {rest_label} come on top.",
+                    gib(weights)
+                ),
+            ),
+        }
+    }
+}

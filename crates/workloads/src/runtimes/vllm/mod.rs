@@ -1,0 +1,48 @@
+//! vLLM: a reservation by design. At start-up vLLM loads the weights, profiles one dummy forward
+//! pass (the activation peak), captures CUDA graphs (unless `--enforce-eager`), and turns what is
+//! left of `total × --gpu-memory-utilization` into KV-cache blocks. So nvidia-smi shows about
+//! that fraction of the GPU whatever the load.
+//!
+//! What the recipe knows and how:
+//! - the reservation: `--gpu-memory-utilization` (or `/metrics` `vllm:cache_config_info`) × the
+//!   device total the driver measured;
+//! - the weights: the safetensors headers of the model folder, split evenly over the tensor- and
+//!   pipeline-parallel ranks (each rank is its own process on its own GPU);
+//! - one KV block per rank: `layers × block_size × kv_heads_per_rank × (K + V head size) × dtype
+//!   bytes`, as vLLM's `AttentionSpec.page_size_bytes` sums it per layer (KV heads are split over
+//!   the TP ranks, at least one per rank); MLA models store one latent vector of
+//!   `kv_lora_rank + qk_rope_head_dim` values per token and layer, replicated on every rank;
+//! - the block count: only vLLM knows it (it comes from the profiled activation peak), so it is
+//!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
+//!   `None` and the sentence says what the rest of the reservation holds.
+//!
+//! Where each part lives: `args` reads the command line, `reports` the server's `/metrics`
+//! and start-up log, `estimate` is the recipe; what SGLang shares with it is in
+//! [`super::reservation`].
+
+mod args;
+mod estimate;
+mod reports;
+
+pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
+pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+pub use estimate::estimate;
+pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
+
+use super::reservation::first_answer;
+use super::{ProcessContext, RuntimeEstimate};
+
+/// The recipe for a running process: its command line (or its server's), its model folder,
+/// and `/metrics` when `explain` may ask.
+pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
+    let from = ctx.argv_source();
+    let s = VllmSettings::from_args(&ctx.argv, &from)
+        .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
+    let model = s
+        .model
+        .clone()
+        .ok_or("the model is not named on vLLM's command line (`vllm serve MODEL` or --model)")?;
+    let facts = ModelFacts::read(&model, ctx)?;
+    let metrics = first_answer(ctx, &["/metrics"], parse_metrics);
+    Ok(estimate(&facts, &s, ctx.device_total, metrics.as_ref()))
+}
