@@ -1,6 +1,7 @@
 //! The snapshot as aligned text a person reads at a glance: devices, then processes by memory, then
 //! the unattributed rows, then what could not be seen and why.
 
+use crate::columns::{Align, Columns};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, term_safe_text};
@@ -413,34 +414,11 @@ fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
         .iter()
         .map(|r| r.iter().map(|c| term_safe(c).into_owned()).collect())
         .collect();
-    let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut w = vec![0usize; ncol];
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    for r in &rows {
-        let mut line = String::from("  ");
-        for (i, c) in r.iter().enumerate() {
-            let pad = w[i] - c.chars().count();
-            if i + 1 == r.len() {
-                if right.get(i).copied().unwrap_or(false) {
-                    line.push_str(&" ".repeat(pad));
-                }
-                line.push_str(c);
-            } else if right.get(i).copied().unwrap_or(false) {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(c);
-                line.push_str("  ");
-            } else {
-                line.push_str(c);
-                line.push_str(&" ".repeat(pad + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let align: Vec<Align> = right
+        .iter()
+        .map(|&r| if r { Align::Right } else { Align::Left })
+        .collect();
+    out.push_str(&Columns::new(&align).indent("  ").render(&rows));
 }
 
 #[cfg(test)]

@@ -22,5 +22,5 @@ pub mod process_estimate;
 pub mod runtimes;
 pub mod safetensors;
 
-pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
+pub use estimate::{estimate, Estimate, LlamaSettings};
 pub use gguf::{GgufError, GgufModel};

@@ -13,11 +13,8 @@ mod compute;
 mod galloc;
 mod hparams;
 mod parts;
-mod render;
 mod settings;
 mod types;
-
-use serde::Serialize;
 
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
@@ -25,7 +22,6 @@ pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 use parts::{compute, kv_cache, overhead, weights};
-pub use render::{render_comparison, render_text};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
 };

@@ -64,7 +64,7 @@ pub(super) fn ledger(
 /// The runtime's ledger as text, with measured − estimated where the driver measured the process
 /// and every part of the estimate is known.
 pub(super) fn render(out: &mut String, r: &RuntimeEstimate, measured: Option<u64>) {
-    for line in runtimes::render_text(r).lines() {
+    for line in gpuledger_views::runtime_estimate::render_text(r).lines() {
         let _ = writeln!(out, "  {line}");
     }
     if let (Some(m), false) = (measured, r.summary.is_partial()) {
