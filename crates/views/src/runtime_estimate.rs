@@ -2,7 +2,7 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
-use gpuledger_model::runtime_estimate::RuntimeEstimate;
+use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::ReportedFigure;
 use std::fmt::Write;
 
@@ -57,22 +57,4 @@ fn reported_value(f: &ReportedFigure) -> String {
         (None, Some(t)) => t.clone(),
         (None, None) => "?".into(),
     }
-}
-
-/// GiB with two decimals, as the runtimes' own logs print them (`12.34 GiB`).
-fn gib(b: u64) -> String {
-    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
-}
-
-/// 27000 → `27,000`.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
