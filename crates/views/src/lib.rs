@@ -1,8 +1,8 @@
 //! Views render; they never collect. Each rendering is a pure function of model values and
 //! options, so it is tested on constructed values: the snapshot (table, JSON, CSV, Prometheus),
-//! a diff of two, the estimated ledgers ([`estimate`] for the llama.cpp recipe,
-//! [`runtime_estimate`] for vLLM/SGLang/PyTorch) and what `gpuledger probe` measured
-//! ([`cost_report`]). Text tables line up through one aligner ([`columns`]).
+//! a diff of two, the estimated ledgers ([`estimate`]: the llama.cpp recipe's, a runtime
+//! recipe's, a recorded one) and what `gpuledger probe` measured ([`cost_report`]). Text tables
+//! line up through one aligner ([`columns`]).
 
 pub mod columns;
 pub mod cost_report;
@@ -10,7 +10,6 @@ pub mod csv;
 pub mod diff;
 pub mod estimate;
 pub mod prometheus;
-pub mod runtime_estimate;
 pub mod table;
 
 // The escaping rule lives with the redaction rule in the model; views re-export it.

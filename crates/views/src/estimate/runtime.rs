@@ -2,6 +2,7 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
+use super::measured_vs_estimated;
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::ReportedFigure;
 use std::fmt::Write;
@@ -57,4 +58,19 @@ fn reported_value(f: &ReportedFigure) -> String {
         (None, Some(t)) => t.clone(),
         (None, None) => "?".into(),
     }
+}
+
+/// [`render_text`], then measured − estimated where the driver measured the process and every
+/// part of the estimate is known (a difference with a floor would mean nothing).
+pub fn render_beside_measured(r: &RuntimeEstimate, measured: Option<u64>) -> String {
+    let mut out = render_text(r);
+    if let (Some(m), false) = (measured, r.summary.is_partial()) {
+        out.push_str(&measured_vs_estimated(
+            m,
+            "(driver) ",
+            r.summary.total_gpu_bytes,
+        ));
+        out.push('\n');
+    }
+    out
 }

@@ -1,6 +1,6 @@
-//! The llama.cpp recipe's estimate as text: a header, one row per ledger line (GPU, host, what it
-//! depends on), the totals, every input with its source, then the notes; and the estimate beside
-//! llama.cpp's own log.
+//! The llama.cpp recipe's estimate as text (`gpuledger estimate`, `explain`): a header, one row
+//! per ledger line (GPU, host, what it depends on), the totals, every input with its source, then
+//! the notes; and the estimate beside llama.cpp's own log.
 
 use crate::columns::{Align, Columns};
 use gpuledger_model::llama_estimate::{Comparison, Estimate, InputSource};
