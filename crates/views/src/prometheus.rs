@@ -246,61 +246,66 @@ const DEVICE_GAUGES: [DeviceGauge; 15] = [
 /// Every device family: identity, the gauges of [`DEVICE_GAUGES`], then clocks by domain.
 fn devices(out: &mut String, devs: &[Device]) {
     let idx: Vec<String> = devs.iter().map(|d| d.index.to_string()).collect();
-    device_info(out, devs, &idx);
-    for (name, help, get) in DEVICE_GAUGES {
-        let mut f = Family::new(out, name, "gauge", help);
-        for (d, i) in devs.iter().zip(&idx) {
-            f.sample(&device_labels(d, i), get(d));
-        }
-    }
-    device_clocks(out, devs, &idx);
-}
-
-/// `gpuledger_device_info`: identity labels only, value 1.
-fn device_info(out: &mut String, devs: &[Device], idx: &[String]) {
-    let mut f = Family::new(
+    per_device(
         out,
         "gpuledger_device_info",
-        "gauge",
         "Device identity (value is always 1); other device metrics carry the device, index and name labels.",
+        devs,
+        &idx,
+        |f, d, [device, index, name]| {
+            f.sample(
+                &[
+                    device,
+                    index,
+                    name,
+                    ("vendor", Some(d.vendor.as_str())),
+                    ("pci_bus_id", d.pci_bus_id.as_deref()),
+                    ("driver_version", d.driver_version.as_deref()),
+                    ("source", Some(&d.source)),
+                ],
+                Some(Val::U(1)),
+            )
+        },
     );
-    for (d, i) in devs.iter().zip(idx) {
-        let [device, index, name] = device_labels(d, i);
-        f.sample(
-            &[
-                device,
-                index,
-                name,
-                ("vendor", Some(d.vendor.as_str())),
-                ("pci_bus_id", d.pci_bus_id.as_deref()),
-                ("driver_version", d.driver_version.as_deref()),
-                ("source", Some(&d.source)),
-            ],
-            Some(Val::U(1)),
-        );
+    for (name, help, get) in DEVICE_GAUGES {
+        per_device(out, name, help, devs, &idx, |f, d, labels| {
+            f.sample(&labels, get(d))
+        });
     }
-}
-
-/// `gpuledger_device_clock_hertz`, one series per clock domain.
-fn device_clocks(out: &mut String, devs: &[Device], idx: &[String]) {
-    let mut f = Family::new(
+    per_device(
         out,
         "gpuledger_device_clock_hertz",
-        "gauge",
         "Current clock frequency by clock domain (graphics, sm, memory).",
+        devs,
+        &idx,
+        |f, d, [a, b, c]| {
+            for (clock, mhz) in [
+                ("graphics", d.clocks.graphics_mhz),
+                ("sm", d.clocks.sm_mhz),
+                ("memory", d.clocks.memory_mhz),
+            ] {
+                f.sample(
+                    &[a, b, c, ("clock", Some(clock))],
+                    mhz.map(|m| Val::U(u64::from(m) * 1_000_000)),
+                );
+            }
+        },
     );
+}
+
+/// One gauge family over the devices: `each` writes a device's samples, given its
+/// [`device_labels`]. `idx` holds each device's index as text (labels borrow it).
+fn per_device<'d>(
+    out: &mut String,
+    name: &'static str,
+    help: &'static str,
+    devs: &'d [Device],
+    idx: &'d [String],
+    mut each: impl FnMut(&mut Family, &'d Device, [(&'static str, Option<&'d str>); 3]),
+) {
+    let mut f = Family::new(out, name, "gauge", help);
     for (d, i) in devs.iter().zip(idx) {
-        let [a, b, c] = device_labels(d, i);
-        for (clock, mhz) in [
-            ("graphics", d.clocks.graphics_mhz),
-            ("sm", d.clocks.sm_mhz),
-            ("memory", d.clocks.memory_mhz),
-        ] {
-            f.sample(
-                &[a, b, c, ("clock", Some(clock))],
-                mhz.map(|m| Val::U(u64::from(m) * 1_000_000)),
-            );
-        }
+        each(&mut f, d, device_labels(d, i));
     }
 }
 
