@@ -960,25 +960,27 @@ mod tests {
         assert!(ESTIMATED_METRICS.iter().all(|m| m.contains("_estimated_")));
     }
 
+    /// A llama.cpp estimate of 1000 + 200 + 30 bytes, plus the overhead when it is known.
+    fn estimate(overhead: Option<u64>, overhead_source: &str) -> gpuledger_model::EstimatedMemory {
+        gpuledger_model::EstimatedMemory {
+            recipe: "llama.cpp/llama-server".into(),
+            model: "/m/q.gguf".into(),
+            n_ctx: Some(4096),
+            weights_gpu_bytes: 1000,
+            kv_cache_gpu_bytes: Some(200),
+            compute_gpu_bytes: Some(30),
+            overhead_gpu_bytes: overhead,
+            overhead_source: overhead_source.into(),
+            total_gpu_bytes: 1230 + overhead.unwrap_or(0),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn estimates_are_their_own_family_and_containers_label_processes() {
         let mut s = many(2);
         s.processes[0].container = Some("docker://0123456789ab".into());
-        s.processes[0].estimate = Some(
-            gpuledger_model::EstimatedMemory {
-                recipe: "llama.cpp/llama-server".into(),
-                model: "/m/q.gguf".into(),
-                n_ctx: Some(4096),
-                weights_gpu_bytes: 1000,
-                kv_cache_gpu_bytes: Some(200),
-                compute_gpu_bytes: Some(30),
-                overhead_gpu_bytes: None,
-                overhead_source: "unknown for this backend".into(),
-                total_gpu_bytes: 1230,
-                ..Default::default()
-            }
-            .into(),
-        );
+        s.processes[0].estimate = Some(estimate(None, "unknown for this backend").into());
         let t = render_metrics(&s, &MetricsOptions::default());
         let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
         // weights, kv_cache, compute; the unknown overhead is left out, not 0.
@@ -1003,21 +1005,7 @@ mod tests {
     fn estimated_parts_sum_to_the_total_once() {
         let mut s = many(2);
         for (i, overhead) in [(0, Some(300)), (1, None)] {
-            s.processes[i].estimate = Some(
-                gpuledger_model::EstimatedMemory {
-                    recipe: "llama.cpp/llama-server".into(),
-                    model: "/m/q.gguf".into(),
-                    n_ctx: Some(4096),
-                    weights_gpu_bytes: 1000,
-                    kv_cache_gpu_bytes: Some(200),
-                    compute_gpu_bytes: Some(30),
-                    overhead_gpu_bytes: overhead,
-                    overhead_source: "test".into(),
-                    total_gpu_bytes: 1230 + overhead.unwrap_or(0),
-                    ..Default::default()
-                }
-                .into(),
-            );
+            s.processes[i].estimate = Some(estimate(overhead, "test").into());
         }
         let t = render_metrics(&s, &MetricsOptions::default());
         let mut sums = std::collections::BTreeMap::<String, u64>::new();
