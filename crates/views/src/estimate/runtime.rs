@@ -4,6 +4,7 @@
 
 use super::measured_vs_estimated;
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
+use gpuledger_model::words;
 use gpuledger_model::ReportedFigure;
 use std::fmt::Write;
 
@@ -16,11 +17,14 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         let _ = writeln!(out, "{why}");
     }
     let _ = writeln!(out, "recipe {} · model {}", s.recipe, s.model);
-    let part = |b: Option<u64>| b.map(gib).unwrap_or_else(|| "n/a (not modelled)".into());
+    let part = |b: Option<u64>| match b {
+        Some(b) => gib(b),
+        None => format!("{} (not modelled)", words::UNKNOWN),
+    };
     let compute = s.compute_label.as_deref().unwrap_or("compute");
     let overhead = match s.overhead_gpu_bytes {
         Some(b) => format!("{} ({})", gib(b), s.overhead_source),
-        None => format!("n/a ({})", s.overhead_source),
+        None => format!("{} ({})", words::UNKNOWN, s.overhead_source),
     };
     for (what, value) in [
         ("weights", gib(s.weights_gpu_bytes)),

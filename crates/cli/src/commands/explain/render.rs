@@ -137,9 +137,7 @@ fn live_section(out: &mut String, e: &Explanation) {
                     "  loaded: {} (runtime says {} in VRAM, context {})",
                     m.name,
                     human_opt(m.vram_bytes),
-                    m.context_length
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "n/a".into())
+                    gpuledger_model::words::or_unknown(m.context_length)
                 );
             }
             for u in &l.unavailable {
@@ -205,10 +203,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
     let _ = writeln!(
         out,
         "  measured (driver):    {}",
-        match est.measured_gpu_bytes {
-            Some(m) => human_opt(Some(m)),
-            None => "n/a".into(),
-        }
+        human_opt(est.measured_gpu_bytes)
     );
     if est.reported.is_empty() {
         out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
@@ -235,7 +230,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
                 "{} (recorded in the snapshot)",
                 human_opt(Some(r.total_gpu_bytes))
             ),
-            (None, None) => "n/a".into(),
+            (None, None) => gpuledger_model::words::UNKNOWN.into(),
         }
     );
     if let Some(why) = est
