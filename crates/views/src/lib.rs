@@ -11,6 +11,8 @@ pub mod diff;
 pub mod estimate;
 pub mod prometheus;
 pub mod table;
+#[cfg(test)]
+mod test_support;
 
 // The escaping rule lives with the redaction rule in the model; views re-export it.
 pub use csv::snapshot_csv;

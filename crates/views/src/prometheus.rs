@@ -548,6 +548,7 @@ fn health(out: &mut String, snap: &Snapshot, opts: &MetricsOptions) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::llama_workload;
     use gpuledger_model::*;
 
     const G0: &str = "GPU-0000";
@@ -703,16 +704,8 @@ mod tests {
     #[test]
     fn workload_and_model_labels_when_identified() {
         let mut s = sample();
-        s.processes[0].workload = Some(
-            Workload {
-                kind: WorkloadKind::LlamaCpp,
-                model: Some("/home/alice/models/Qwen3-8B-Q4_K_M.gguf".into()),
-                confidence: Confidence::High,
-                evidence: Vec::new(),
-                missing: Vec::new(),
-            }
-            .into(),
-        );
+        s.processes[0].workload =
+            Some(llama_workload("/home/alice/models/Qwen3-8B-Q4_K_M.gguf").into());
         let t = render_metrics(&s, &MetricsOptions::default());
         let want = r#"gpuledger_process_memory_bytes{device="GPU-0000",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="Qwen3-8B-Q4_K_M",source="nvml"} 17179869184"#;
         assert!(t.lines().any(|l| l == want), "{t}");

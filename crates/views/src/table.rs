@@ -419,6 +419,7 @@ fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::llama_workload;
     use gpuledger_model::*;
 
     fn snap() -> Snapshot {
@@ -506,16 +507,7 @@ mod tests {
     #[test]
     fn columns_line_up_under_their_headers() {
         let mut s = snap();
-        s.processes[1].workload = Some(
-            Workload {
-                kind: WorkloadKind::LlamaCpp,
-                model: Some("/m/Qwen3-8B.gguf".into()),
-                confidence: Confidence::High,
-                evidence: vec![],
-                missing: vec![],
-            }
-            .into(),
-        );
+        s.processes[1].workload = Some(llama_workload("/m/Qwen3-8B.gguf").into());
         let t = render_table(&s, &TableOptions::default());
         let header = t
             .lines()
