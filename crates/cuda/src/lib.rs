@@ -7,7 +7,8 @@
 //!
 //! - [`cuda`]: the driver API, loaded at run time (`libcuda.so.1` / `nvcuda.dll`);
 //! - [`probe`]: the measuring sequence and its clean-up guard;
-//! - [`report`]: the result and its table;
+//! - [`report`]: the result (its types are `gpuledger_model::probe_report`; its table is
+//!   `gpuledger_views::cost_report`);
 //! - [`store`]: saving and loading a result, its age, and the figure `estimate` uses;
 //! - [`hostmem`]: available host memory (the probe refuses sizes that do not fit);
 //! - [`signal`]: Ctrl-C sets a flag the sequence checks, so it unwinds and cleans up;

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
 
 use common::*;
-use gpuledger_cuda::report::{render_table, Method};
+use gpuledger_cuda::report::Method;
 use gpuledger_cuda::store;
 use gpuledger_cuda::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions, ProbeReport};
+use gpuledger_views::cost_report::render_table;
 
 struct FakeNvml<'f> {
     fake: &'f Fake,

@@ -1,11 +1,18 @@
 //! The domain model of gpuledger: the snapshot contract (what one collection round saw) and the
 //! accounting rules that make the books balance. Pure code: no I/O, no clocks, no platform calls, so
 //! every rule here is tested on plain values.
+//!
+//! Besides the snapshot, the model holds the data other crates produce and views render: the
+//! llama.cpp recipe's estimate ([`llama_estimate`]), a runtime recipe's estimate
+//! ([`runtime_estimate`]) and what `gpuledger probe` measured ([`probe_report`]).
 
 pub mod escape;
 pub mod files;
 pub mod ledger;
+pub mod llama_estimate;
+pub mod probe_report;
 pub mod redact;
+pub mod runtime_estimate;
 pub mod snapshot;
 pub mod time;
 pub mod units;

@@ -7,7 +7,7 @@
 //! device (`kind=process`), and one per device for what no process accounts for
 //! (`kind=unattributed`), so the books balance in a spreadsheet too.
 
-use gpuledger_model::{redact_arg_list, Snapshot};
+use gpuledger_model::{redact_arg_list, Device, Snapshot};
 
 /// Column names. One name per fact, the same in every CSV and as close to the JSON path as a
 /// flat name can be (`usage.engines.sm_percent` → `sm_percent`).
@@ -64,7 +64,9 @@ pub const SNAPSHOT_HEADER: [&str; 17] = [
     col::COMMAND,
 ];
 
-fn opt<T: ToString>(v: Option<T>) -> String {
+/// A value as a CSV field: empty when unknown, never 0. Every CSV gpuledger writes spells
+/// unknown this way (the reason goes in a `*_unavailable_reason` column).
+pub fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
@@ -97,7 +99,8 @@ fn process_row(
     row
 }
 
-/// The snapshot as CSV text.
+/// The snapshot as CSV text: per device its own row, its processes, its unattributed row; then
+/// the processes on devices the snapshot does not list.
 pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(SNAPSHOT_HEADER)?;
@@ -111,51 +114,13 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
             opt(d.memory.total_bytes),
             opt(d.memory.used_bytes),
         ];
-        let mut row = dev.to_vec();
-        row[1] = "device".into();
-        row.extend([
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            opt(d.memory.used_bytes),
-            d.source.clone(),
-            d.unavailable
-                .get("memory.used_bytes")
-                .cloned()
-                .unwrap_or_default(),
-            opt(d.utilization.gpu_percent),
-            String::new(),
-            String::new(),
-        ]);
-        w.write_record(&row)?;
+        w.write_record(device_row(&dev, d))?;
         for p in &snap.processes {
             for u in p.usage.iter().filter(|u| u.device == d.uuid) {
                 w.write_record(process_row(&dev, p, u))?;
             }
         }
-        let mut row = dev.to_vec();
-        row[1] = "unattributed".into();
-        let why = if d.ledger.over_attributed {
-            "processes add up to more than the device uses (shared memory counted twice)"
-        } else if d.ledger.unattributed_bytes.is_none() {
-            "device used memory unknown"
-        } else {
-            ""
-        };
-        row.extend([
-            String::new(),
-            String::new(),
-            "unattributed (driver/system/other users)".into(),
-            String::new(),
-            opt(d.ledger.unattributed_bytes),
-            "ledger".into(),
-            why.into(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ]);
-        w.write_record(&row)?;
+        w.write_record(unattributed_row(&dev, d))?;
     }
     // A usage on a device the snapshot does not list is still a row (device fields empty but
     // its id), not dropped.
@@ -179,6 +144,54 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
+}
+
+/// The device's own row: its leading fields, then its used memory and utilisation.
+fn device_row(dev: &[String; 7], d: &Device) -> Vec<String> {
+    let mut row = dev.to_vec();
+    row[1] = "device".into();
+    row.extend([
+        String::new(),
+        String::new(),
+        String::new(),
+        String::new(),
+        opt(d.memory.used_bytes),
+        d.source.clone(),
+        d.unavailable
+            .get("memory.used_bytes")
+            .cloned()
+            .unwrap_or_default(),
+        opt(d.utilization.gpu_percent),
+        String::new(),
+        String::new(),
+    ]);
+    row
+}
+
+/// What no process on the device accounts for, with why it is empty when it is.
+fn unattributed_row(dev: &[String; 7], d: &Device) -> Vec<String> {
+    let mut row = dev.to_vec();
+    row[1] = "unattributed".into();
+    let why = if d.ledger.over_attributed {
+        "processes add up to more than the device uses (shared memory counted twice)"
+    } else if d.ledger.unattributed_bytes.is_none() {
+        "device used memory unknown"
+    } else {
+        ""
+    };
+    row.extend([
+        String::new(),
+        String::new(),
+        "unattributed (driver/system/other users)".into(),
+        String::new(),
+        opt(d.ledger.unattributed_bytes),
+        "ledger".into(),
+        why.into(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]);
+    row
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! UUID); unchanged processes only with `--all`. Measured and estimated changes in their own
 //! sections. The comparison itself is `gpuledger_compare::diff`.
 
-use gpuledger_compare::diff::{Change, Delta, DeviceDiff, ProcessDiff, SnapshotDiff};
+use gpuledger_compare::diff::{Change, Delta, DeviceDiff, EstimateDiff, ProcessDiff, SnapshotDiff};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words;
 use std::fmt::Write;
@@ -92,6 +92,14 @@ pub fn render_diff(d: &SnapshotDiff, names: (&str, &str), opts: DiffOptions) -> 
         "gpuledger diff · {} ({}) → {} ({})",
         names.0, d.before_taken_at, names.1, d.after_taken_at
     );
+    processes_section(&mut out, d, opts);
+    devices_section(&mut out, d);
+    estimates_section(&mut out, d, opts);
+    out
+}
+
+/// The processes that changed (all with `--all`), then how many were left out.
+fn processes_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
     let changed: Vec<&ProcessDiff> = d
         .processes
         .iter()
@@ -121,32 +129,7 @@ pub fn render_diff(d: &SnapshotDiff, names: (&str, &str), opts: DiffOptions) -> 
             process_label(p),
             change_text(&p.measured, p.before.is_some(), p.after.is_some())
         );
-        // Per device only where it says more than the line above (several devices, or a source
-        // that changed).
-        let source_changed = p.usage.iter().any(|u| {
-            u.source_before.is_some()
-                && u.source_after.is_some()
-                && u.source_before != u.source_after
-        });
-        if p.usage.len() > 1 || source_changed {
-            for u in &p.usage {
-                let src = match (&u.source_before, &u.source_after) {
-                    (Some(a), Some(b)) if a != b => format!("{a} → {b}"),
-                    (Some(a), _) | (None, Some(a)) => a.clone(),
-                    (None, None) => words::UNKNOWN.into(),
-                };
-                let _ = writeln!(
-                    out,
-                    "            {}  {}  [{src}]",
-                    short_device(&d.devices, &u.device),
-                    change_text(
-                        &u.memory,
-                        u.source_before.is_some(),
-                        u.source_after.is_some()
-                    ),
-                );
-            }
-        }
+        process_devices(out, d, p);
     }
     if quiet > 0 && !opts.all {
         let _ = writeln!(
@@ -155,7 +138,38 @@ pub fn render_diff(d: &SnapshotDiff, names: (&str, &str), opts: DiffOptions) -> 
             if quiet == 1 { "" } else { "es" }
         );
     }
+}
 
+/// A process's change per device, only where it says more than its line (several devices, or
+/// a source that changed).
+fn process_devices(out: &mut String, d: &SnapshotDiff, p: &ProcessDiff) {
+    let source_changed = p.usage.iter().any(|u| {
+        u.source_before.is_some() && u.source_after.is_some() && u.source_before != u.source_after
+    });
+    if p.usage.len() <= 1 && !source_changed {
+        return;
+    }
+    for u in &p.usage {
+        let src = match (&u.source_before, &u.source_after) {
+            (Some(a), Some(b)) if a != b => format!("{a} → {b}"),
+            (Some(a), _) | (None, Some(a)) => a.clone(),
+            (None, None) => words::UNKNOWN.into(),
+        };
+        let _ = writeln!(
+            out,
+            "            {}  {}  [{src}]",
+            short_device(&d.devices, &u.device),
+            change_text(
+                &u.memory,
+                u.source_before.is_some(),
+                u.source_after.is_some()
+            ),
+        );
+    }
+}
+
+/// Each device's used and unattributed memory, before → after.
+fn devices_section(out: &mut String, d: &SnapshotDiff) {
     out.push_str("\ndevices (measured)\n");
     for dev in &d.devices {
         let (before, after) = match dev.presence {
@@ -171,35 +185,31 @@ pub fn render_diff(d: &SnapshotDiff, names: (&str, &str), opts: DiffOptions) -> 
             change_text(&dev.unattributed, before, after),
         );
     }
+}
 
+/// The estimated parts that moved (all with `--all`), apart from the measured sections.
+fn estimates_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
+    let shown = |e: &&EstimateDiff| opts.all || e.values.delta != Some(0);
     let est: Vec<&ProcessDiff> = d
         .processes
         .iter()
-        .filter(|p| {
-            p.estimated
-                .iter()
-                .any(|e| opts.all || e.values.delta != Some(0))
-        })
+        .filter(|p| p.estimated.iter().any(|e| shown(&e)))
         .collect();
-    if !est.is_empty() {
-        out.push_str("\nestimates (calculated, not measured)\n");
-        for p in est {
-            let _ = writeln!(out, "  {}", process_label(p));
-            for e in p
-                .estimated
-                .iter()
-                .filter(|e| opts.all || e.values.delta != Some(0))
-            {
-                let _ = writeln!(
-                    out,
-                    "      {:<9} {}",
-                    e.label,
-                    change_text(&e.values, true, true)
-                );
-            }
+    if est.is_empty() {
+        return;
+    }
+    out.push_str("\nestimates (calculated, not measured)\n");
+    for p in est {
+        let _ = writeln!(out, "  {}", process_label(p));
+        for e in p.estimated.iter().filter(shown) {
+            let _ = writeln!(
+                out,
+                "      {:<9} {}",
+                e.label,
+                change_text(&e.values, true, true)
+            );
         }
     }
-    out
 }
 
 #[cfg(test)]

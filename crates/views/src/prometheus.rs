@@ -24,7 +24,9 @@
 //! - Units are base units: bytes, seconds, watts, degrees Celsius, hertz; percentages become
 //!   `_ratio` in 0..=1.
 
-use gpuledger_model::{redact_arg_list, Device, Process, Snapshot, SourceState, WorkloadKind};
+use gpuledger_model::{
+    redact_arg_list, Device, Process, Snapshot, SourceState, Usage, WorkloadKind,
+};
 use std::fmt::Write;
 use std::str::FromStr;
 
@@ -210,90 +212,100 @@ fn bytes(b: Option<u64>) -> Option<Val> {
     b.map(Val::U)
 }
 
+/// The `device`, `index` and `name` labels every per-device metric carries.
+fn device_labels<'a>(d: &'a Device, index: &'a str) -> [(&'static str, Option<&'a str>); 3] {
+    [
+        ("device", Some(d.uuid.as_str())),
+        ("index", Some(index)),
+        ("name", d.name.as_deref()),
+    ]
+}
+
+/// A gauge read off a device: name, help, value (`None`: unknown, so no series).
+type DeviceGauge = (&'static str, &'static str, fn(&Device) -> Option<Val>);
+
+/// The device gauges, in exposition order.
+const DEVICE_GAUGES: [DeviceGauge; 15] = [
+    ("gpuledger_device_memory_total_bytes", "Device-local memory (VRAM) size, measured.", |d| bytes(d.memory.total_bytes)),
+    ("gpuledger_device_memory_used_bytes", "Device-local memory in use, measured.", |d| bytes(d.memory.used_bytes)),
+    ("gpuledger_device_memory_free_bytes", "Device-local memory free, measured.", |d| bytes(d.memory.free_bytes)),
+    ("gpuledger_device_memory_reserved_bytes", "Device-local memory held back by the driver/firmware, measured.", |d| bytes(d.memory.reserved_bytes)),
+    ("gpuledger_device_memory_attributed_bytes", "Sum of the known per-process memory on the device.", |d| Some(Val::U(d.ledger.attributed_bytes))),
+    ("gpuledger_device_memory_unattributed_bytes", "Used minus attributed: driver, system, processes not visible or with unknown memory. Absent when used is unknown or processes add up to more than used.", |d| bytes(d.ledger.unattributed_bytes)),
+    ("gpuledger_device_memory_over_attributed_bytes", "How far per-process memory exceeds device used (shared surfaces charged to several processes). Present only then.", |d| bytes(d.ledger.over_attributed_bytes)),
+    ("gpuledger_device_processes_memory_unknown", "Processes on the device whose memory could not be read (their share is in unattributed).", |d| Some(Val::U(u64::from(d.ledger.unknown_processes)))),
+    ("gpuledger_device_system_memory_total_bytes", "Device-visible system memory (GTT / WDDM shared) size, where reported.", |d| bytes(d.system_memory.and_then(|m| m.total_bytes))),
+    ("gpuledger_device_system_memory_used_bytes", "Device-visible system memory in use, where reported.", |d| bytes(d.system_memory.and_then(|m| m.used_bytes))),
+    ("gpuledger_device_utilization_ratio", "GPU busy over the driver's sample period (0..1).", |d| pct(d.utilization.gpu_percent)),
+    ("gpuledger_device_memory_bandwidth_utilization_ratio", "Memory controller busy (bandwidth, not occupancy) over the driver's sample period (0..1).", |d| pct(d.utilization.memory_percent)),
+    ("gpuledger_device_power_watts", "Power draw.", |d| d.power.usage_watts.map(Val::F)),
+    ("gpuledger_device_power_limit_watts", "Enforced power limit.", |d| d.power.limit_watts.map(Val::F)),
+    ("gpuledger_device_temperature_celsius", "GPU core temperature.", |d| d.temperature_c.map(|t| Val::F(f64::from(t)))),
+];
+
+/// Every device family: identity, the gauges of [`DEVICE_GAUGES`], then clocks by domain.
 fn devices(out: &mut String, devs: &[Device]) {
     let idx: Vec<String> = devs.iter().map(|d| d.index.to_string()).collect();
-    let labels = |i: usize| -> [(&str, Option<&str>); 3] {
-        let d = &devs[i];
-        [
-            ("device", Some(d.uuid.as_str())),
-            ("index", Some(idx[i].as_str())),
-            ("name", d.name.as_deref()),
-        ]
-    };
-
-    let mut f = Family::new(
+    per_device(
         out,
         "gpuledger_device_info",
-        "gauge",
         "Device identity (value is always 1); other device metrics carry the device, index and name labels.",
+        devs,
+        &idx,
+        |f, d, [device, index, name]| {
+            f.sample(
+                &[
+                    device,
+                    index,
+                    name,
+                    ("vendor", Some(d.vendor.as_str())),
+                    ("pci_bus_id", d.pci_bus_id.as_deref()),
+                    ("driver_version", d.driver_version.as_deref()),
+                    ("source", Some(&d.source)),
+                ],
+                Some(Val::U(1)),
+            )
+        },
     );
-    for (i, d) in devs.iter().enumerate() {
-        f.sample(
-            &[
-                ("device", Some(&d.uuid)),
-                ("index", Some(&idx[i])),
-                ("name", d.name.as_deref()),
-                ("vendor", Some(d.vendor.as_str())),
-                ("pci_bus_id", d.pci_bus_id.as_deref()),
-                ("driver_version", d.driver_version.as_deref()),
-                ("source", Some(&d.source)),
-            ],
-            Some(Val::U(1)),
-        );
+    for (name, help, get) in DEVICE_GAUGES {
+        per_device(out, name, help, devs, &idx, |f, d, labels| {
+            f.sample(&labels, get(d))
+        });
     }
-
-    type Get = fn(&Device) -> Option<Val>;
-    let gauges: [(&'static str, &'static str, Get); 14] = [
-        ("gpuledger_device_memory_total_bytes", "Device-local memory (VRAM) size, measured.", |d| bytes(d.memory.total_bytes)),
-        ("gpuledger_device_memory_used_bytes", "Device-local memory in use, measured.", |d| bytes(d.memory.used_bytes)),
-        ("gpuledger_device_memory_free_bytes", "Device-local memory free, measured.", |d| bytes(d.memory.free_bytes)),
-        ("gpuledger_device_memory_reserved_bytes", "Device-local memory held back by the driver/firmware, measured.", |d| bytes(d.memory.reserved_bytes)),
-        ("gpuledger_device_memory_attributed_bytes", "Sum of the known per-process memory on the device.", |d| Some(Val::U(d.ledger.attributed_bytes))),
-        ("gpuledger_device_memory_unattributed_bytes", "Used minus attributed: driver, system, processes not visible or with unknown memory. Absent when used is unknown or processes add up to more than used.", |d| bytes(d.ledger.unattributed_bytes)),
-        ("gpuledger_device_memory_over_attributed_bytes", "How far per-process memory exceeds device used (shared surfaces charged to several processes). Present only then.", |d| bytes(d.ledger.over_attributed_bytes)),
-        ("gpuledger_device_processes_memory_unknown", "Processes on the device whose memory could not be read (their share is in unattributed).", |d| Some(Val::U(u64::from(d.ledger.unknown_processes)))),
-        ("gpuledger_device_system_memory_total_bytes", "Device-visible system memory (GTT / WDDM shared) size, where reported.", |d| bytes(d.system_memory.and_then(|m| m.total_bytes))),
-        ("gpuledger_device_system_memory_used_bytes", "Device-visible system memory in use, where reported.", |d| bytes(d.system_memory.and_then(|m| m.used_bytes))),
-        ("gpuledger_device_utilization_ratio", "GPU busy over the driver's sample period (0..1).", |d| pct(d.utilization.gpu_percent)),
-        ("gpuledger_device_memory_bandwidth_utilization_ratio", "Memory controller busy (bandwidth, not occupancy) over the driver's sample period (0..1).", |d| pct(d.utilization.memory_percent)),
-        ("gpuledger_device_power_watts", "Power draw.", |d| d.power.usage_watts.map(Val::F)),
-        ("gpuledger_device_power_limit_watts", "Enforced power limit.", |d| d.power.limit_watts.map(Val::F)),
-    ];
-    for (name, help, get) in gauges {
-        let mut f = Family::new(out, name, "gauge", help);
-        for (i, d) in devs.iter().enumerate() {
-            f.sample(&labels(i), get(d));
-        }
-    }
-
-    let mut f = Family::new(
-        out,
-        "gpuledger_device_temperature_celsius",
-        "gauge",
-        "GPU core temperature.",
-    );
-    for (i, d) in devs.iter().enumerate() {
-        f.sample(&labels(i), d.temperature_c.map(|t| Val::F(f64::from(t))));
-    }
-
-    let mut f = Family::new(
+    per_device(
         out,
         "gpuledger_device_clock_hertz",
-        "gauge",
         "Current clock frequency by clock domain (graphics, sm, memory).",
+        devs,
+        &idx,
+        |f, d, [a, b, c]| {
+            for (clock, mhz) in [
+                ("graphics", d.clocks.graphics_mhz),
+                ("sm", d.clocks.sm_mhz),
+                ("memory", d.clocks.memory_mhz),
+            ] {
+                f.sample(
+                    &[a, b, c, ("clock", Some(clock))],
+                    mhz.map(|m| Val::U(u64::from(m) * 1_000_000)),
+                );
+            }
+        },
     );
-    for (i, d) in devs.iter().enumerate() {
-        let [a, b, c] = labels(i);
-        for (clock, mhz) in [
-            ("graphics", d.clocks.graphics_mhz),
-            ("sm", d.clocks.sm_mhz),
-            ("memory", d.clocks.memory_mhz),
-        ] {
-            f.sample(
-                &[a, b, c, ("clock", Some(clock))],
-                mhz.map(|m| Val::U(u64::from(m) * 1_000_000)),
-            );
-        }
+}
+
+/// One gauge family over the devices: `each` writes a device's samples, given its
+/// [`device_labels`]. `idx` holds each device's index as text (labels borrow it).
+fn per_device<'d>(
+    out: &mut String,
+    name: &'static str,
+    help: &'static str,
+    devs: &'d [Device],
+    idx: &'d [String],
+    mut each: impl FnMut(&mut Family, &'d Device, [(&'static str, Option<&'d str>); 3]),
+) {
+    let mut f = Family::new(out, name, "gauge", help);
+    for (d, i) in devs.iter().zip(idx) {
+        each(&mut f, d, device_labels(d, i));
     }
 }
 
@@ -352,82 +364,98 @@ fn workload_labels(p: &Process) -> (Option<String>, Option<String>) {
     (kind, safe(model))
 }
 
-fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
-    let chosen = selected_processes(snap, sel);
+/// The labels that say which process a series is about, built once per process and shared by
+/// every per-process family.
+struct ProcessLabels {
+    pid: String,
+    name: Option<String>,
+    user: Option<String>,
+    container: Option<String>,
+    workload: Option<String>,
+    model: Option<String>,
+}
 
-    // Labels per (process, usage), built once and shared by every per-process family.
-    struct Row {
-        device: String,
-        pid: String,
-        name: Option<String>,
-        user: Option<String>,
-        container: Option<String>,
-        workload: Option<String>,
-        model: Option<String>,
-        source: String,
-        u: usize,
-        p: usize,
-    }
-    let mut rows = Vec::new();
-    for (pi, p) in chosen.iter().enumerate() {
-        let name = safe(p.name.as_deref());
-        let user = safe(p.user.as_deref());
+impl ProcessLabels {
+    fn of(p: &Process) -> Self {
         let (workload, model) = workload_labels(p);
-        for (ui, u) in p.usage.iter().enumerate() {
-            rows.push(Row {
-                device: u.device.clone(),
-                pid: p.pid.to_string(),
-                name: name.clone(),
-                user: user.clone(),
-                container: safe(p.container.as_deref()),
-                workload: workload.clone(),
-                model: model.clone(),
-                source: u.memory_source.clone(),
-                u: ui,
-                p: pi,
-            });
+        ProcessLabels {
+            pid: p.pid.to_string(),
+            name: safe(p.name.as_deref()),
+            user: safe(p.user.as_deref()),
+            container: safe(p.container.as_deref()),
+            workload,
+            model,
         }
     }
-    fn labels(r: &Row) -> [(&'static str, Option<&str>); 8] {
+
+    /// Labels of the process's use of one device (measured families).
+    fn on_device<'a>(&'a self, u: &'a Usage) -> [(&'static str, Option<&'a str>); 8] {
         [
-            ("device", Some(r.device.as_str())),
-            ("pid", Some(r.pid.as_str())),
-            ("name", r.name.as_deref()),
-            ("user", r.user.as_deref()),
-            ("container", r.container.as_deref()),
-            ("workload", r.workload.as_deref()),
-            ("model", r.model.as_deref()),
-            ("source", Some(r.source.as_str())),
+            ("device", Some(u.device.as_str())),
+            ("pid", Some(self.pid.as_str())),
+            ("name", self.name.as_deref()),
+            ("user", self.user.as_deref()),
+            ("container", self.container.as_deref()),
+            ("workload", self.workload.as_deref()),
+            ("model", self.model.as_deref()),
+            ("source", Some(u.memory_source.as_str())),
         ]
     }
+}
 
-    type Get = fn(&gpuledger_model::Usage) -> Option<Val>;
-    let fams: [(&'static str, &'static str, Get); 4] = [
-        ("gpuledger_process_memory_bytes", "Device-local memory charged to the process, measured (source label names the counter).", |u| bytes(u.memory_bytes)),
-        ("gpuledger_process_system_memory_bytes", "Device-visible system memory (GTT / shared) charged to the process, where the source separates it.", |u| bytes(u.system_memory_bytes)),
-        ("gpuledger_process_gpu_utilization_ratio", "Share of the device's SM/compute time the process used over the last sample interval (0..1).", |u| pct(u.engines.sm_percent)),
-        ("gpuledger_process_memory_bandwidth_utilization_ratio", "Share of the device's memory-controller time the process used over the last sample interval (0..1).", |u| pct(u.engines.memory_percent)),
-    ];
-    for (name, help, get) in fams {
+/// A gauge read off a process's use of one device: name, help, value.
+type UsageGauge = (&'static str, &'static str, fn(&Usage) -> Option<Val>);
+
+/// The measured per-process gauges, in exposition order.
+const PROCESS_GAUGES: [UsageGauge; 4] = [
+    ("gpuledger_process_memory_bytes", "Device-local memory charged to the process, measured (source label names the counter).", |u| bytes(u.memory_bytes)),
+    ("gpuledger_process_system_memory_bytes", "Device-visible system memory (GTT / shared) charged to the process, where the source separates it.", |u| bytes(u.system_memory_bytes)),
+    ("gpuledger_process_gpu_utilization_ratio", "Share of the device's SM/compute time the process used over the last sample interval (0..1).", |u| pct(u.engines.sm_percent)),
+    ("gpuledger_process_memory_bandwidth_utilization_ratio", "Share of the device's memory-controller time the process used over the last sample interval (0..1).", |u| pct(u.engines.memory_percent)),
+];
+
+/// Every process family: the measured gauges per device, the estimated parts apart, then how
+/// many processes there are and how many got series.
+fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
+    let chosen = selected_processes(snap, sel);
+    let labels: Vec<ProcessLabels> = chosen.iter().map(|p| ProcessLabels::of(p)).collect();
+    for (name, help, get) in PROCESS_GAUGES {
         let mut f = Family::new(out, name, "gauge", help);
-        for r in &rows {
-            f.sample(&labels(r), get(&chosen[r.p].usage[r.u]));
+        for (p, l) in chosen.iter().zip(&labels) {
+            for u in &p.usage {
+                f.sample(&l.on_device(u), get(u));
+            }
         }
     }
+    estimated_parts(out, &chosen, &labels);
+    let n = |n: usize| Val::U(n as u64);
+    single(
+        out,
+        "gpuledger_processes",
+        "gauge",
+        "GPU processes in the snapshot.",
+        n(snap.processes.len()),
+    );
+    single(
+        out,
+        "gpuledger_processes_exported",
+        "gauge",
+        "GPU processes with per-process series in this exposition (bounded by --processes).",
+        n(chosen.len()),
+    );
+}
 
-    // The estimated ledger: its own family, never summed with the measured one. Only the parts
-    // are series, so that summing the family gives the total, once.
+/// The estimated ledger: its own family, never summed with the measured one. Only the parts
+/// are series, so that summing the family gives the total, once.
+fn estimated_parts(out: &mut String, chosen: &[&Process], labels: &[ProcessLabels]) {
     let mut f = Family::new(
         out,
         ESTIMATED_METRICS[0],
         "gauge",
         "ESTIMATED GPU memory of an AI process by component, computed by a recipe from the model file and the runtime's settings (not measured).",
     );
-    for p in chosen.iter() {
+    for (p, l) in chosen.iter().zip(labels) {
         let Some(e) = &p.estimate else { continue };
-        let pid = p.pid.to_string();
-        let (name, user) = (safe(p.name.as_deref()), safe(p.user.as_deref()));
-        let (workload, model) = workload_labels(p);
         for (component, v) in [
             ("weights", Some(e.weights_gpu_bytes)),
             ("kv_cache", e.kv_cache_gpu_bytes),
@@ -436,11 +464,11 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         ] {
             f.sample(
                 &[
-                    ("pid", Some(pid.as_str())),
-                    ("name", name.as_deref()),
-                    ("user", user.as_deref()),
-                    ("workload", workload.as_deref()),
-                    ("model", model.as_deref()),
+                    ("pid", Some(l.pid.as_str())),
+                    ("name", l.name.as_deref()),
+                    ("user", l.user.as_deref()),
+                    ("workload", l.workload.as_deref()),
+                    ("model", l.model.as_deref()),
                     ("recipe", Some(e.recipe.as_str())),
                     ("component", Some(component)),
                 ],
@@ -448,21 +476,11 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
             );
         }
     }
+}
 
-    let mut f = Family::new(
-        out,
-        "gpuledger_processes",
-        "gauge",
-        "GPU processes in the snapshot.",
-    );
-    f.sample(&[], Some(Val::U(snap.processes.len() as u64)));
-    let mut f = Family::new(
-        out,
-        "gpuledger_processes_exported",
-        "gauge",
-        "GPU processes with per-process series in this exposition (bounded by --processes).",
-    );
-    f.sample(&[], Some(Val::U(chosen.len() as u64)));
+/// A family with one unlabelled sample.
+fn single(out: &mut String, name: &'static str, kind: &'static str, help: &'static str, v: Val) {
+    Family::new(out, name, kind, help).sample(&[], Some(v));
 }
 
 fn health(out: &mut String, snap: &Snapshot, opts: &MetricsOptions) {
@@ -484,29 +502,28 @@ fn health(out: &mut String, snap: &Snapshot, opts: &MetricsOptions) {
             Some(Val::U(up)),
         );
     }
-    let mut f = Family::new(
+    single(
         out,
         "gpuledger_snapshot_replay",
         "gauge",
         "1 when the served snapshot is a recording, not the live machine.",
+        Val::U(u64::from(opts.replay)),
     );
-    f.sample(&[], Some(Val::U(u64::from(opts.replay))));
-
     let Some(c) = opts.collection else { return };
-    let mut f = Family::new(
+    single(
         out,
         "gpuledger_collection_duration_seconds",
         "gauge",
         "Wall time of the latest collection round.",
+        Val::F(c.duration_seconds),
     );
-    f.sample(&[], Some(Val::F(c.duration_seconds)));
-    let mut f = Family::new(
+    single(
         out,
         "gpuledger_collection_last_round_timestamp_seconds",
         "gauge",
         "Unix time at which the latest collection round finished.",
+        Val::F(c.last_round_unix_seconds),
     );
-    f.sample(&[], Some(Val::F(c.last_round_unix_seconds)));
     for (name, help, v) in [
         (
             "gpuledger_collection_rounds_total",
@@ -524,14 +541,14 @@ fn health(out: &mut String, snap: &Snapshot, opts: &MetricsOptions) {
             c.skipped_total,
         ),
     ] {
-        let mut f = Family::new(out, name, "counter", help);
-        f.sample(&[], Some(Val::U(v)));
+        single(out, name, "counter", help, Val::U(v));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::llama_workload;
     use gpuledger_model::*;
 
     const G0: &str = "GPU-0000";
@@ -687,16 +704,8 @@ mod tests {
     #[test]
     fn workload_and_model_labels_when_identified() {
         let mut s = sample();
-        s.processes[0].workload = Some(
-            Workload {
-                kind: WorkloadKind::LlamaCpp,
-                model: Some("/home/alice/models/Qwen3-8B-Q4_K_M.gguf".into()),
-                confidence: Confidence::High,
-                evidence: Vec::new(),
-                missing: Vec::new(),
-            }
-            .into(),
-        );
+        s.processes[0].workload =
+            Some(llama_workload("/home/alice/models/Qwen3-8B-Q4_K_M.gguf").into());
         let t = render_metrics(&s, &MetricsOptions::default());
         let want = r#"gpuledger_process_memory_bytes{device="GPU-0000",pid="4242",name="llama-server",user="alice",workload="llama-cpp",model="Qwen3-8B-Q4_K_M",source="nvml"} 17179869184"#;
         assert!(t.lines().any(|l| l == want), "{t}");
@@ -944,25 +953,27 @@ mod tests {
         assert!(ESTIMATED_METRICS.iter().all(|m| m.contains("_estimated_")));
     }
 
+    /// A llama.cpp estimate of 1000 + 200 + 30 bytes, plus the overhead when it is known.
+    fn estimate(overhead: Option<u64>, overhead_source: &str) -> gpuledger_model::EstimatedMemory {
+        gpuledger_model::EstimatedMemory {
+            recipe: "llama.cpp/llama-server".into(),
+            model: "/m/q.gguf".into(),
+            n_ctx: Some(4096),
+            weights_gpu_bytes: 1000,
+            kv_cache_gpu_bytes: Some(200),
+            compute_gpu_bytes: Some(30),
+            overhead_gpu_bytes: overhead,
+            overhead_source: overhead_source.into(),
+            total_gpu_bytes: 1230 + overhead.unwrap_or(0),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn estimates_are_their_own_family_and_containers_label_processes() {
         let mut s = many(2);
         s.processes[0].container = Some("docker://0123456789ab".into());
-        s.processes[0].estimate = Some(
-            gpuledger_model::EstimatedMemory {
-                recipe: "llama.cpp/llama-server".into(),
-                model: "/m/q.gguf".into(),
-                n_ctx: Some(4096),
-                weights_gpu_bytes: 1000,
-                kv_cache_gpu_bytes: Some(200),
-                compute_gpu_bytes: Some(30),
-                overhead_gpu_bytes: None,
-                overhead_source: "unknown for this backend".into(),
-                total_gpu_bytes: 1230,
-                ..Default::default()
-            }
-            .into(),
-        );
+        s.processes[0].estimate = Some(estimate(None, "unknown for this backend").into());
         let t = render_metrics(&s, &MetricsOptions::default());
         let est = lines_of(&t, "gpuledger_process_estimated_memory_bytes");
         // weights, kv_cache, compute; the unknown overhead is left out, not 0.
@@ -987,21 +998,7 @@ mod tests {
     fn estimated_parts_sum_to_the_total_once() {
         let mut s = many(2);
         for (i, overhead) in [(0, Some(300)), (1, None)] {
-            s.processes[i].estimate = Some(
-                gpuledger_model::EstimatedMemory {
-                    recipe: "llama.cpp/llama-server".into(),
-                    model: "/m/q.gguf".into(),
-                    n_ctx: Some(4096),
-                    weights_gpu_bytes: 1000,
-                    kv_cache_gpu_bytes: Some(200),
-                    compute_gpu_bytes: Some(30),
-                    overhead_gpu_bytes: overhead,
-                    overhead_source: "test".into(),
-                    total_gpu_bytes: 1230 + overhead.unwrap_or(0),
-                    ..Default::default()
-                }
-                .into(),
-            );
+            s.processes[i].estimate = Some(estimate(overhead, "test").into());
         }
         let t = render_metrics(&s, &MetricsOptions::default());
         let mut sums = std::collections::BTreeMap::<String, u64>::new();

@@ -1,6 +1,7 @@
 //! The snapshot as aligned text a person reads at a glance: devices, then processes by memory, then
 //! the unattributed rows, then what could not be seen and why.
 
+use crate::columns::{or_unknown_with, Align, Columns};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, term_safe_text};
@@ -95,16 +96,14 @@ fn devices_section(out: &mut String, snap: &Snapshot) {
         for d in &snap.devices {
             rows.push(vec![
                 d.index.to_string(),
-                d.name.clone().unwrap_or_else(|| "n/a".into()),
+                words::or_unknown(d.name.as_deref()),
                 memory_cell(d),
                 match d.power_state.as_deref() {
                     Some(st @ ("suspended" | "suspending")) => st.to_string(),
                     _ => pct(d.utilization.gpu_percent),
                 },
                 pct(d.utilization.memory_percent),
-                d.temperature_c
-                    .map(|t| format!("{t}°C"))
-                    .unwrap_or_else(|| "n/a".into()),
+                or_unknown_with(d.temperature_c, |t| format!("{t}°C")),
                 power_cell(d),
                 human_bytes(d.ledger.attributed_bytes),
                 unattributed_cell(d),
@@ -197,7 +196,7 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                 r.push(u.memory_source.clone());
                 // ROCm (KFD) work is invisible to fdinfo: say so rather than print n/a or 0 %.
                 r.push(if p.rocm_kfd && u.engines.sm_percent.is_none() {
-                    "n/a (kfd)".into()
+                    format!("{} (kfd)", words::UNKNOWN)
                 } else {
                     pct(u.engines.sm_percent)
                 });
@@ -225,7 +224,7 @@ fn unattributed_section(out: &mut String, snap: &Snapshot) {
                     human_bytes(over),
                     d.index
                 ),
-                (None, None) => format!("{:>10}  unattributed on GPU{}: device used memory is unknown", "n/a", d.index),
+                (None, None) => format!("{:>10}  unattributed on GPU{}: device used memory is unknown", words::UNKNOWN, d.index),
             };
             out.push_str(&line);
             out.push('\n');
@@ -344,7 +343,7 @@ fn row(cells: &[&str]) -> Vec<String> {
 }
 
 fn pct(v: Option<u32>) -> String {
-    v.map(|v| format!("{v}%")).unwrap_or_else(|| "n/a".into())
+    or_unknown_with(v, |v| format!("{v}%"))
 }
 
 fn memory_cell(d: &Device) -> String {
@@ -361,10 +360,7 @@ fn memory_cell(d: &Device) -> String {
 }
 
 fn power_cell(d: &Device) -> String {
-    let w = |v: Option<f64>| {
-        v.map(|w| format!("{w:.0} W"))
-            .unwrap_or_else(|| "n/a".into())
-    };
+    let w = |v: Option<f64>| or_unknown_with(v, |w| format!("{w:.0} W"));
     format!("{} / {}", w(d.power.usage_watts), w(d.power.limit_watts))
 }
 
@@ -372,7 +368,7 @@ fn unattributed_cell(d: &Device) -> String {
     match (d.ledger.unattributed_bytes, d.ledger.over_attributed) {
         (Some(u), _) => human_bytes(u),
         (None, true) => "over-attributed".into(),
-        (None, false) => "n/a".into(),
+        (None, false) => words::UNKNOWN.into(),
     }
 }
 
@@ -413,39 +409,17 @@ fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
         .iter()
         .map(|r| r.iter().map(|c| term_safe(c).into_owned()).collect())
         .collect();
-    let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut w = vec![0usize; ncol];
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    for r in &rows {
-        let mut line = String::from("  ");
-        for (i, c) in r.iter().enumerate() {
-            let pad = w[i] - c.chars().count();
-            if i + 1 == r.len() {
-                if right.get(i).copied().unwrap_or(false) {
-                    line.push_str(&" ".repeat(pad));
-                }
-                line.push_str(c);
-            } else if right.get(i).copied().unwrap_or(false) {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(c);
-                line.push_str("  ");
-            } else {
-                line.push_str(c);
-                line.push_str(&" ".repeat(pad + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let align: Vec<Align> = right
+        .iter()
+        .map(|&r| if r { Align::Right } else { Align::Left })
+        .collect();
+    out.push_str(&Columns::new(&align).indent("  ").render(&rows));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::llama_workload;
     use gpuledger_model::*;
 
     fn snap() -> Snapshot {
@@ -533,16 +507,7 @@ mod tests {
     #[test]
     fn columns_line_up_under_their_headers() {
         let mut s = snap();
-        s.processes[1].workload = Some(
-            Workload {
-                kind: WorkloadKind::LlamaCpp,
-                model: Some("/m/Qwen3-8B.gguf".into()),
-                confidence: Confidence::High,
-                evidence: vec![],
-                missing: vec![],
-            }
-            .into(),
-        );
+        s.processes[1].workload = Some(llama_workload("/m/Qwen3-8B.gguf").into());
         let t = render_table(&s, &TableOptions::default());
         let header = t
             .lines()

@@ -4,8 +4,9 @@
 //! - [`annotate`]: identification on the collection path, cached per process;
 //! - [`live`]: the runtime's own HTTP answers (loopback only, time-bounded, off the collection path);
 //! - [`gguf`]: the GGUF header reader (bounded, buffered, header only);
-//! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types, never
-//!   mixed with the measured snapshot;
+//! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types
+//!   (`gpuledger_model::llama_estimate`, rendered by `gpuledger_views::estimate`), never mixed
+//!   with the measured snapshot;
 //! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);
 //! - [`process_estimate`]: the recipe applied to a running process (its model, flags, env);
 //! - [`runtimes`]: runtimes beyond llama-server: Ollama's runner and LM Studio's engine (their
@@ -22,5 +23,5 @@ pub mod process_estimate;
 pub mod runtimes;
 pub mod safetensors;
 
-pub use estimate::{estimate, render_text, Estimate, LlamaSettings};
+pub use estimate::{estimate, Estimate, LlamaSettings};
 pub use gguf::{GgufError, GgufModel};

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use gpuledger_views::estimate::render_text;
 use gpuledger_workloads::estimate::{
-    estimate, render_text, Backend, CacheKind, Estimate, EstimateError, InputSource, Setting,
-    SettingSource,
+    estimate, Backend, CacheKind, Estimate, EstimateError, InputSource, Setting, SettingSource,
 };
 use gpuledger_workloads::gguf::writer::{array, GgufWriter};
 use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue, ValueType};

@@ -10,9 +10,10 @@ use crate::Global;
 use anyhow::{bail, Context};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Snapshot, Vendor};
+use gpuledger_views::estimate::{render_comparison, render_text};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, parse_llama_build, render_comparison, render_text, Backend,
-    Comparison, Estimate, LlamaSettings, Setting, SettingSource,
+    compare_with_log, estimate, parse_llama_build, Backend, Comparison, Estimate, LlamaSettings,
+    Setting, SettingSource,
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;

@@ -4,11 +4,11 @@
 
 use crate::Global;
 use anyhow::Context;
-use gpuledger_cuda::report::render_table;
 use gpuledger_cuda::{signal, store, DeviceRef, NvmlView, ProbeError, ProbeOptions};
 use gpuledger_model::units::parse_bytes;
 use gpuledger_model::{Host, Snapshot, SourceState};
 use gpuledger_sources::nvml::Nvml;
+use gpuledger_views::cost_report::render_table;
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::PathBuf;

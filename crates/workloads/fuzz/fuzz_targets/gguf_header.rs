@@ -6,7 +6,8 @@ use std::io::Cursor;
 use std::path::Path;
 
 use gpuledger_workloads::gguf::{parse, GgufModel, ReadOptions};
-use gpuledger_workloads::{estimate, render_text, LlamaSettings};
+use gpuledger_views::estimate::render_text;
+use gpuledger_workloads::{estimate, LlamaSettings};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,17 +2,7 @@
 
 use super::*;
 
-/// One line of the estimate beside the runtime's own figure for it (never merged: both shown).
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    /// `weights`, `KV cache`, `output`, `compute`.
-    pub line: &'static str,
-    pub place: &'static str,
-    pub estimated_bytes: u64,
-    /// What llama.cpp logged (MiB with two decimals, converted to bytes); `None` when the log has
-    /// no such line.
-    pub reported_bytes: Option<u64>,
-}
+pub use gpuledger_model::llama_estimate::Comparison;
 
 /// Put the estimate beside the figures llama.cpp itself logged (`parse_llama_log`), per line and
 /// device/host. The runtime's figure is the one to trust where both exist.

@@ -5,51 +5,7 @@ use serde::Serialize;
 
 use crate::gguf::{GgufModel, MetaValue};
 
-/// Where an input to the recipe came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum InputSource {
-    /// A GGUF metadata key.
-    Gguf { key: String },
-    /// The GGUF tensor table.
-    Tensors { detail: String },
-    /// A command-line flag as written.
-    Flag { flag: String },
-    /// An environment variable.
-    Env { var: String },
-    /// The running server's own answer.
-    Runtime { detail: String },
-    /// llama.cpp's default.
-    Default { detail: String },
-    /// Computed from other inputs by a llama.cpp rule.
-    Derived { rule: String },
-    /// An assumption gpuledger makes where the file and flags do not say.
-    Assumed { why: String },
-}
-
-/// One named input with its value and source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Input {
-    pub name: String,
-    pub value: String,
-    pub source: InputSource,
-}
-
-/// How llama.cpp keeps this architecture's sequence memory (`llama_model::create_memory`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheKind {
-    /// Embedding / encoder-only / diffusion models: no KV cache.
-    None,
-    /// One KV cache over all attention layers.
-    Kv,
-    /// Interleaved sliding-window: a full cache and a SWA cache.
-    Iswa,
-    /// Recurrent state only (Mamba, RWKV).
-    Recurrent,
-    /// Attention KV cache plus recurrent state.
-    Hybrid,
-}
+pub use gpuledger_model::llama_estimate::{CacheKind, Input, InputSource};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelParams {

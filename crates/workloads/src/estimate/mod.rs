@@ -18,11 +18,8 @@ mod context;
 mod galloc;
 mod hparams;
 mod parts;
-mod render;
 mod settings;
 mod types;
-
-use serde::Serialize;
 
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
@@ -31,7 +28,6 @@ pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Record, Resolved};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 use parts::{compute, kv_cache, overhead, weights};
-pub use render::{render_comparison, render_text};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
 };

@@ -290,23 +290,8 @@ pub fn kv_dtype_bytes_set(kv: &str, model_dtype: &str, dtype_set: bool) -> Optio
     }
 }
 
-/// `X.XX GiB`.
-pub fn gib(b: u64) -> String {
-    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
-}
-
-/// 27000 → `27,000`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+// How the runtime recipes write their figures; shared with views, which render their estimates.
+pub use gpuledger_model::runtime_estimate::{gib, thousands};
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,6 @@ use crate::process_estimate::ProcessInputs;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{EstimatedMemory, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
 use gpuledger_sources::regular::read_regular_prefix;
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -210,31 +209,7 @@ pub(crate) fn short_time(rfc3339: &str) -> String {
     rfc3339.to_string()
 }
 
-/// One input of a recipe and its source (`--gpu-memory-utilization`, `default (vLLM source)`,
-/// `config.json`, `GET /metrics`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Input {
-    pub name: String,
-    pub value: String,
-    pub source: String,
-}
-
-impl Input {
-    pub fn new(name: &str, value: impl ToString, source: impl Into<String>) -> Input {
-        Input {
-            name: name.into(),
-            value: value.to_string(),
-            source: source.into(),
-        }
-    }
-}
-
-/// A runtime's estimate: the snapshot's compact form and the inputs behind it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RuntimeEstimate {
-    pub summary: EstimatedMemory,
-    pub inputs: Vec<Input>,
-}
+pub use gpuledger_model::runtime_estimate::{Input, RuntimeEstimate};
 
 /// A loopback fetch (`live::get` in `explain`, canned answers in tests).
 pub type Fetch<'a> = &'a dyn Fn(u16, &str) -> Result<Reply, String>;
@@ -361,63 +336,6 @@ pub fn reported_from_log(
         WorkloadKind::Sglang => sglang::parse_log(text).reported(source),
         _ => Vec::new(),
     }
-}
-
-/// Text for `explain`: the why sentence, the parts (unknown ones said so), the runtime's own
-/// figures, what is not modelled, and the inputs with their sources.
-pub fn render_text(r: &RuntimeEstimate) -> String {
-    use std::fmt::Write;
-    let s = &r.summary;
-    let mut out = String::new();
-    if let Some(why) = &s.why {
-        let _ = writeln!(out, "{why}");
-    }
-    let _ = writeln!(out, "recipe {} · model {}", s.recipe, s.model);
-    let part = |b: Option<u64>| {
-        b.map(hf::gib)
-            .unwrap_or_else(|| "n/a (not modelled)".into())
-    };
-    let _ = writeln!(out, "  weights            {}", hf::gib(s.weights_gpu_bytes));
-    let _ = writeln!(out, "  KV cache           {}", part(s.kv_cache_gpu_bytes));
-    let _ = writeln!(
-        out,
-        "  {:<18} {}",
-        s.compute_label.as_deref().unwrap_or("compute"),
-        part(s.compute_gpu_bytes)
-    );
-    let _ = match s.overhead_gpu_bytes {
-        Some(b) => writeln!(
-            out,
-            "  overhead           {} ({})",
-            hf::gib(b),
-            s.overhead_source
-        ),
-        None => writeln!(out, "  overhead           n/a ({})", s.overhead_source),
-    };
-    let _ = writeln!(out, "  total              {}", hf::gib(s.total_gpu_bytes));
-    if let Some(c) = s.n_ctx {
-        let _ = writeln!(out, "  KV cache holds     {} tokens", hf::thousands(c));
-    }
-    if !s.reported.is_empty() {
-        out.push_str("runtime reports (its own figures, not added to either ledger):\n");
-        for f in &s.reported {
-            let v = match (&f.bytes, &f.text) {
-                (Some(b), Some(t)) => format!("{} ({t})", hf::gib(*b)),
-                (Some(b), None) => hf::gib(*b),
-                (None, Some(t)) => t.clone(),
-                (None, None) => "?".into(),
-            };
-            let _ = writeln!(out, "  {}: {v}  — {}", f.what, f.source);
-        }
-    }
-    for n in &s.not_modelled {
-        let _ = writeln!(out, "not modelled: {n}");
-    }
-    out.push_str("inputs:\n");
-    for i in &r.inputs {
-        let _ = writeln!(out, "  {} = {}  ({})", i.name, i.value, i.source);
-    }
-    out
 }
 
 #[cfg(test)]

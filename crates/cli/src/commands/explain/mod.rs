@@ -9,9 +9,9 @@ use crate::Global;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
 use gpuledger_model::{Process, ReportedFigure, Snapshot, Workload};
+use gpuledger_views::estimate::{render_comparison, render_text};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, parse_llama_build, render_comparison, render_text, Comparison,
-    Estimate, Setting,
+    compare_with_log, estimate, parse_llama_build, Comparison, Estimate, Setting,
 };
 use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{query, LiveState};

@@ -2,6 +2,9 @@
 //! state, and the estimated ledger apart, then the three side by side.
 
 use super::*;
+use gpuledger_views::estimate::measured_vs_estimated;
+use gpuledger_views::estimate::recorded::render_recorded;
+use gpuledger_views::estimate::runtime::render_beside_measured;
 
 pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     let mut out = String::new();
@@ -134,9 +137,7 @@ fn live_section(out: &mut String, e: &Explanation) {
                     "  loaded: {} (runtime says {} in VRAM, context {})",
                     m.name,
                     human_opt(m.vram_bytes),
-                    m.context_length
-                        .map(|c| c.to_string())
-                        .unwrap_or_else(|| "n/a".into())
+                    gpuledger_model::words::or_unknown(m.context_length)
                 );
             }
             for u in &l.unavailable {
@@ -158,13 +159,11 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
         "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
     });
     if let Some(r) = &est.runtime {
-        super::runtime::render(out, r, est.measured_gpu_bytes);
+        indented(out, &render_beside_measured(r, est.measured_gpu_bytes));
     }
     match (&est.estimate, &est.unavailable) {
         (Some(x), _) => {
-            for line in render_text(x).lines() {
-                let _ = writeln!(out, "  {line}");
-            }
+            indented(out, &render_text(x));
             if let (Some(m), Some(d)) = (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
             {
                 let pct = if x.total_gpu_bytes > 0 {
@@ -174,11 +173,8 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
                 };
                 let _ = writeln!(
                     out,
-                    "  measured {} vs estimated {}: the driver reports {} {} ({pct:+.1}%)",
-                    human_opt(Some(m)),
-                    human_opt(Some(x.total_gpu_bytes)),
-                    human_opt(Some(d.unsigned_abs())),
-                    if d >= 0 { "more" } else { "less" },
+                    "  {} ({pct:+.1}%)",
+                    measured_vs_estimated(m, "", x.total_gpu_bytes)
                 );
             }
         }
@@ -188,7 +184,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
         _ => {}
     }
     if let Some(r) = &est.recorded {
-        render_recorded(out, r, est.measured_gpu_bytes);
+        indented(out, &render_recorded(r, est.measured_gpu_bytes));
     }
     if let Some(r) = &est.recipe {
         let _ = writeln!(out, "  recipe: {r}");
@@ -207,10 +203,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
     let _ = writeln!(
         out,
         "  measured (driver):    {}",
-        match est.measured_gpu_bytes {
-            Some(m) => human_opt(Some(m)),
-            None => "n/a".into(),
-        }
+        human_opt(est.measured_gpu_bytes)
     );
     if est.reported.is_empty() {
         out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
@@ -237,7 +230,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
                 "{} (recorded in the snapshot)",
                 human_opt(Some(r.total_gpu_bytes))
             ),
-            (None, None) => "n/a".into(),
+            (None, None) => gpuledger_model::words::UNKNOWN.into(),
         }
     );
     if let Some(why) = est
@@ -249,55 +242,13 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
     }
     if !est.runtime_reported.is_empty() {
         out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
-        for line in render_comparison(&est.runtime_reported).lines() {
-            let _ = writeln!(out, "  {line}");
-        }
+        indented(out, &render_comparison(&est.runtime_reported));
     }
 }
 
-/// The estimate a replayed snapshot carries (the model file is on the machine it was taken on,
-/// not here): its parts as recorded, beside the measurement.
-pub(super) fn render_recorded(
-    out: &mut String,
-    r: &gpuledger_model::EstimatedMemory,
-    measured: Option<u64>,
-) {
-    let _ = writeln!(
-        out,
-        "  recorded in the snapshot when it was taken ({}, model {}{}):",
-        r.recipe,
-        r.model,
-        r.n_ctx
-            .map(|n| format!(", context {n}"))
-            .unwrap_or_default()
-    );
-    let compute = r.compute_label.as_deref().unwrap_or("compute buffers");
-    for (what, v) in [
-        ("weights", Some(r.weights_gpu_bytes)),
-        ("KV cache", r.kv_cache_gpu_bytes),
-        (compute, r.compute_gpu_bytes),
-        ("overhead", r.overhead_gpu_bytes),
-    ] {
-        let _ = writeln!(out, "    {what:<16} {:>10}", human_opt(v));
-    }
-    let _ = writeln!(
-        out,
-        "    {:<16} {:>10}",
-        "total GPU",
-        human_opt(Some(r.total_gpu_bytes))
-    );
-    if let Some(m) = measured {
-        let d = m as i64 - r.total_gpu_bytes as i64;
-        let _ = writeln!(
-            out,
-            "  measured {} vs estimated {}: the driver reports {} {}",
-            human_opt(Some(m)),
-            human_opt(Some(r.total_gpu_bytes)),
-            human_opt(Some(d.unsigned_abs())),
-            if d >= 0 { "more" } else { "less" },
-        );
-    }
-    for n in &r.not_modelled {
-        let _ = writeln!(out, "    not modelled: {n}");
+/// Each line of a view's text, two spaces in, under this section's heading.
+fn indented(out: &mut String, text: &str) {
+    for line in text.lines() {
+        let _ = writeln!(out, "  {line}");
     }
 }

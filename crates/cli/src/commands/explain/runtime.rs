@@ -1,14 +1,13 @@
 //! `explain` for runtimes with their own recipe (vLLM, SGLang, PyTorch/ComfyUI): the estimate
 //! from `gpuledger_workloads::runtimes`, with the server's loopback answers and `--log` figures
-//! beside it; the llama.cpp-based runtimes go through the recipe in `mod.rs`.
+//! beside it (its text is `gpuledger_views::estimate::runtime`); the llama.cpp-based runtimes go
+//! through the recipe in `mod.rs`.
 
 use super::Args;
 use crate::Global;
-use gpuledger_model::units::human_opt;
 use gpuledger_model::{Process, Snapshot, Workload};
 use gpuledger_workloads::live::get;
 use gpuledger_workloads::runtimes::{self, ProcessContext, RuntimeEstimate};
-use std::fmt::Write;
 use std::time::Duration;
 
 /// The runtime's ledger, or `None` when `w.kind` has no recipe here.
@@ -59,24 +58,4 @@ pub(super) fn ledger(
         }
     }
     Some(r)
-}
-
-/// The runtime's ledger as text, with measured − estimated where the driver measured the process
-/// and every part of the estimate is known.
-pub(super) fn render(out: &mut String, r: &RuntimeEstimate, measured: Option<u64>) {
-    for line in runtimes::render_text(r).lines() {
-        let _ = writeln!(out, "  {line}");
-    }
-    if let (Some(m), false) = (measured, r.summary.is_partial()) {
-        let e = r.summary.total_gpu_bytes;
-        let d = m as i64 - e as i64;
-        let _ = writeln!(
-            out,
-            "  measured {} (driver) vs estimated {}: the driver reports {} {}",
-            human_opt(Some(m)),
-            human_opt(Some(e)),
-            human_opt(Some(d.unsigned_abs())),
-            if d >= 0 { "more" } else { "less" },
-        );
-    }
 }

@@ -1,0 +1,182 @@
+//! The llama.cpp recipe's estimated ledger as data: each line (weights, KV cache, output,
+//! compute, overhead) with its inputs and their sources, and a line beside what llama.cpp itself
+//! logged. Never the snapshot's measured types. `gpuledger-workloads` computes these; views
+//! render them.
+
+use serde::Serialize;
+
+/// Where an input to the recipe came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum InputSource {
+    /// A GGUF metadata key.
+    Gguf { key: String },
+    /// The GGUF tensor table.
+    Tensors { detail: String },
+    /// A command-line flag as written.
+    Flag { flag: String },
+    /// An environment variable.
+    Env { var: String },
+    /// The running server's own answer.
+    Runtime { detail: String },
+    /// llama.cpp's default.
+    Default { detail: String },
+    /// Computed from other inputs by a llama.cpp rule.
+    Derived { rule: String },
+    /// An assumption gpuledger makes where the file and flags do not say.
+    Assumed { why: String },
+}
+
+/// One named input with its value and source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Input {
+    pub name: String,
+    pub value: String,
+    pub source: InputSource,
+}
+
+/// How llama.cpp keeps this architecture's sequence memory (`llama_model::create_memory`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheKind {
+    /// Embedding / encoder-only / diffusion models: no KV cache.
+    None,
+    /// One KV cache over all attention layers.
+    Kv,
+    /// Interleaved sliding-window: a full cache and a SWA cache.
+    Iswa,
+    /// Recurrent state only (Mamba, RWKV).
+    Recurrent,
+    /// Attention KV cache plus recurrent state.
+    Hybrid,
+}
+
+/// The estimated ledger for one model + settings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Estimate {
+    pub recipe: &'static str,
+    pub model: ModelSummary,
+    pub context: ContextEstimate,
+    pub weights: WeightsEstimate,
+    pub kv_cache: KvEstimate,
+    pub output: OutputEstimate,
+    pub compute: ComputeEstimate,
+    pub overhead: OverheadEstimate,
+    /// weights + KV + compute on the GPU, plus the overhead when it is known.
+    pub total_gpu_bytes: u64,
+    /// The same without the overhead line.
+    pub total_gpu_bytes_without_overhead: u64,
+    pub total_host_bytes: u64,
+    pub inputs: Vec<Input>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelSummary {
+    pub path: String,
+    pub architecture: String,
+    pub n_layer: u32,
+    pub files: usize,
+    pub file_bytes: u64,
+    pub tensor_bytes: u64,
+    pub cache_kind: CacheKind,
+}
+
+/// The resolved context parameters (what llama-server logs as `n_ctx`, `n_seq_max`, ...).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextEstimate {
+    pub n_ctx: u64,
+    pub n_ctx_seq: u64,
+    pub n_seq_max: u64,
+    pub kv_unified: bool,
+    pub n_batch: u64,
+    pub n_ubatch: u64,
+    pub flash_attn: bool,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WeightsEstimate {
+    pub gpu_bytes: u64,
+    pub host_bytes: u64,
+    /// Repeating layers on the GPU, and whether the output layer is.
+    pub gpu_layers: u32,
+    pub n_layer: u32,
+    pub output_on_gpu: bool,
+    /// A tied output (no `output.weight`) is a copy of `token_embd` on the output device.
+    pub tied_output_copy_bytes: u64,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KvEstimate {
+    /// K and V bytes of each layer and whether they are on the device (for the compute graph).
+    #[serde(skip)]
+    pub per_layer: Vec<(u64, u64, bool)>,
+    /// K + V (+ recurrent state), all devices.
+    pub bytes: u64,
+    pub gpu_bytes: u64,
+    pub host_bytes: u64,
+    pub k_bytes: u64,
+    pub v_bytes: u64,
+    /// K + V of the full-context cache and of the sliding-window cache (llama.cpp prints one
+    /// `size = ...` line for each).
+    pub full_bytes: u64,
+    pub swa_bytes: u64,
+    /// Cells per stream of full-context layers.
+    pub cells_full: u64,
+    /// Cells per stream of sliding-window layers (`None`: the model has none).
+    pub cells_swa: Option<u64>,
+    pub streams: u64,
+    pub layers_full: u32,
+    pub layers_swa: u32,
+    /// Recurrent state (`RS buffer`), F32, independent of the context.
+    pub recurrent_bytes: Option<u64>,
+    pub type_k: String,
+    pub type_v: String,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutputEstimate {
+    pub host_bytes: u64,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ComputeEstimate {
+    pub gpu_bytes: u64,
+    pub host_bytes: u64,
+    /// False only when every part of the figure is exact (`approximate_parts` is empty).
+    pub approximate: bool,
+    pub confidence: &'static str,
+    pub method: String,
+    /// What the figure gets exactly as llama.cpp does.
+    pub exact_parts: Vec<String>,
+    /// What it approximates, and how.
+    pub approximate_parts: Vec<String>,
+    /// The build-dependent rules, each with whether it applies and the change that introduced it.
+    pub rules: Vec<String>,
+    pub inputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OverheadEstimate {
+    /// `None` when gpuledger has no figure for this backend (unknown, not zero).
+    pub gpu_bytes: Option<u64>,
+    pub approximate: bool,
+    pub what: String,
+    pub range: Option<(u64, u64)>,
+}
+
+/// One line of the estimate beside the runtime's own figure for it (never merged: both shown).
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// `weights`, `KV cache`, `output`, `compute`.
+    pub line: &'static str,
+    pub place: &'static str,
+    pub estimated_bytes: u64,
+    /// What llama.cpp logged (MiB with two decimals, converted to bytes); `None` when the log has
+    /// no such line.
+    pub reported_bytes: Option<u64>,
+}

@@ -1,0 +1,144 @@
+//! Text columns for every text table in the views: one aligner that measures what a terminal
+//! shows (display width, so a CJK name or an emoji does not push its row out of line), and the
+//! one "value or n/a" helper for cells.
+
+use gpuledger_model::words;
+use unicode_width::UnicodeWidthStr;
+
+/// Columns a terminal uses to show `s`.
+pub fn display_width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// `f(v)`, or [`words::UNKNOWN`] when the value could not be read.
+pub fn or_unknown_with<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
+    v.map_or_else(|| words::UNKNOWN.to_string(), f)
+}
+
+/// Which side of its column a cell keeps to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// How rows of cells become lines: each column as wide as its widest cell (or `max`), cells
+/// `gap` apart, each line starting with `indent` and trimmed at the end. The last column is
+/// padded only when it keeps right (a left one has nothing after it to line up).
+#[derive(Debug, Clone)]
+pub struct Columns<'a> {
+    align: &'a [Align],
+    indent: &'a str,
+    gap: usize,
+    max: Vec<Option<usize>>,
+}
+
+impl<'a> Columns<'a> {
+    /// Columns kept as `align` says (a column past its end keeps left), two spaces apart.
+    pub fn new(align: &'a [Align]) -> Self {
+        Columns {
+            align,
+            indent: "",
+            gap: 2,
+            max: Vec::new(),
+        }
+    }
+
+    /// Text before every line (`"  "` under a section heading).
+    pub fn indent(mut self, indent: &'a str) -> Self {
+        self.indent = indent;
+        self
+    }
+
+    /// Column `i` never pads wider than `width`: one long value does not push every row right
+    /// (it overflows its own line only).
+    pub fn max_width(mut self, i: usize, width: usize) -> Self {
+        if self.max.len() <= i {
+            self.max.resize(i + 1, None);
+        }
+        self.max[i] = Some(width);
+        self
+    }
+
+    /// The rows as lines, each ending in `\n`.
+    pub fn render<S: AsRef<str>>(&self, rows: &[Vec<S>]) -> String {
+        let widths = self.widths(rows);
+        let mut out = String::new();
+        for r in rows {
+            let mut line = String::from(self.indent);
+            for (i, c) in r.iter().enumerate() {
+                let c = c.as_ref();
+                let pad = " ".repeat(widths[i].saturating_sub(display_width(c)));
+                let last = i + 1 == r.len();
+                match self.align.get(i).copied().unwrap_or(Align::Left) {
+                    Align::Right => {
+                        line.push_str(&pad);
+                        line.push_str(c);
+                    }
+                    Align::Left => {
+                        line.push_str(c);
+                        if !last {
+                            line.push_str(&pad);
+                        }
+                    }
+                }
+                if !last {
+                    line.push_str(&" ".repeat(self.gap));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    fn widths<S: AsRef<str>>(&self, rows: &[Vec<S>]) -> Vec<usize> {
+        let ncol = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let mut w = vec![0usize; ncol];
+        for r in rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(display_width(c.as_ref()));
+            }
+        }
+        for (w, max) in w.iter_mut().zip(&self.max) {
+            if let Some(m) = max {
+                *w = (*w).min(*m);
+            }
+        }
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up_by_display_width() {
+        let rows = vec![
+            vec!["name", "bytes", "note"],
+            vec!["模型", "1", "wide name"],
+            vec!["x", "12345", ""],
+        ];
+        let t = Columns::new(&[Align::Left, Align::Right])
+            .indent("  ")
+            .render(&rows);
+        assert_eq!(
+            t,
+            "  name  bytes  note\n  模型      1  wide name\n  x     12345\n"
+        );
+    }
+
+    #[test]
+    fn a_capped_column_overflows_only_its_own_line() {
+        let rows = vec![vec!["a", "long value", "x"], vec!["b", "v", "y"]];
+        let t = Columns::new(&[]).max_width(1, 3).render(&rows);
+        assert_eq!(t, "a  long value  x\nb  v    y\n");
+    }
+
+    #[test]
+    fn unknown_values_say_so() {
+        assert_eq!(or_unknown_with(None::<u8>, |x| x.to_string()), "n/a");
+        assert_eq!(or_unknown_with(Some(2), |x| format!("{x}%")), "2%");
+    }
+}

@@ -1,0 +1,226 @@
+//! The llama.cpp recipe's estimate as text (`gpuledger estimate`, `explain`): a header, one row
+//! per ledger line (GPU, host, what it depends on), the totals, every input with its source, then
+//! the notes; and the estimate beside llama.cpp's own log.
+
+use crate::columns::{Align, Columns};
+use gpuledger_model::llama_estimate::{Comparison, Estimate, InputSource};
+use gpuledger_model::units::human_bytes;
+use gpuledger_model::words;
+use std::fmt::Write;
+
+/// Render the estimate: a header, one row per line (GPU, host, what it depends on), the totals,
+/// then every input with its source, then the notes.
+pub fn render_text(e: &Estimate) -> String {
+    let mut o = header(e);
+    o.push_str(
+        &Columns::new(&[Align::Left, Align::Right, Align::Right])
+            .indent("  ")
+            .render(&ledger_rows(e)),
+    );
+    o.push_str("inputs:\n");
+    let inputs: Vec<Vec<String>> = e
+        .inputs
+        .iter()
+        .map(|i| vec![i.name.clone(), i.value.clone(), source(&i.source)])
+        .collect();
+    // A long value (a path) overflows its own line rather than pushing every source right.
+    o.push_str(
+        &Columns::new(&[])
+            .indent("  ")
+            .max_width(1, 24)
+            .render(&inputs),
+    );
+    if !e.notes.is_empty() {
+        o.push_str("notes:\n");
+        for n in &e.notes {
+            let _ = writeln!(o, "  - {n}");
+        }
+    }
+    o
+}
+
+/// The estimate beside the runtime's own figures (from `compare_with_log`).
+pub fn render_comparison(rows: &[Comparison]) -> String {
+    let mut o = String::from("estimate vs llama.cpp's own log (the log is the runtime's word):\n");
+    for r in rows {
+        let rep = r
+            .reported_bytes
+            .map(human_bytes)
+            .unwrap_or_else(|| "not in log".into());
+        let _ = writeln!(
+            o,
+            "  {:<9} {:<4}  estimated {:>10}  logged {:>10}",
+            r.line,
+            r.place,
+            human_bytes(r.estimated_bytes),
+            rep
+        );
+    }
+    o
+}
+
+/// What the model is and the context it gets.
+fn header(e: &Estimate) -> String {
+    let m = &e.model;
+    let c = &e.context;
+    format!(
+        "ESTIMATE ({}) for {}: {}, {} layers, {} in {} file{}\n\
+         context: n_ctx {} ({} per slot), {} slot{}, {} cache, n_ubatch {}, flash attention {}\n",
+        e.recipe,
+        m.path,
+        m.architecture,
+        m.n_layer,
+        human_bytes(m.file_bytes),
+        m.files,
+        plural(m.files as u64),
+        c.n_ctx,
+        c.n_ctx_seq,
+        c.n_seq_max,
+        plural(c.n_seq_max),
+        if c.kv_unified { "unified" } else { "per-slot" },
+        c.n_ubatch,
+        if c.flash_attn { "on" } else { "off" }
+    )
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The ledger's rows under their heading: line, GPU, host, details.
+fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
+    let (w, kv, c) = (&e.weights, &e.kv_cache, &e.compute);
+    let tilde = if c.approximate { "~" } else { "" };
+    vec![
+        row("line", "GPU".into(), "host".into(), "details".into()),
+        row(
+            "weights",
+            b(w.gpu_bytes),
+            b(w.host_bytes),
+            weights_detail(e),
+        ),
+        row("KV cache", b(kv.gpu_bytes), b(kv.host_bytes), kv_detail(e)),
+        row(
+            "output",
+            "-".into(),
+            b(e.output.host_bytes),
+            "logits for one token per slot (host)".into(),
+        ),
+        row(
+            "compute",
+            format!("{tilde}{}", b(c.gpu_bytes)),
+            format!("{tilde}{}", b(c.host_bytes)),
+            compute_detail(e),
+        ),
+        overhead_row(e),
+        total_row(e),
+    ]
+}
+
+fn row(line: &str, gpu: String, host: String, details: String) -> Vec<String> {
+    vec![line.into(), gpu, host, details]
+}
+
+/// Bytes, or `-` for none.
+fn b(x: u64) -> String {
+    if x == 0 {
+        "-".into()
+    } else {
+        human_bytes(x)
+    }
+}
+
+fn weights_detail(e: &Estimate) -> String {
+    let w = &e.weights;
+    let mut wd = format!(
+        "{}/{} repeating layers on GPU, output layer on {}",
+        w.gpu_layers,
+        w.n_layer,
+        if w.output_on_gpu { "GPU" } else { "host" }
+    );
+    if w.tied_output_copy_bytes > 0 {
+        let _ = write!(
+            wd,
+            ", incl. {} tied-output copy of token_embd",
+            human_bytes(w.tied_output_copy_bytes)
+        );
+    }
+    wd
+}
+
+fn kv_detail(e: &Estimate) -> String {
+    let kv = &e.kv_cache;
+    let mut kd = format!(
+        "{} cells x {} stream{} x {} full layers",
+        kv.cells_full,
+        kv.streams,
+        plural(kv.streams),
+        kv.layers_full
+    );
+    if let Some(sw) = kv.cells_swa {
+        let _ = write!(kd, " + {sw} cells x {} SWA layers", kv.layers_swa);
+    }
+    let _ = write!(kd, ", K {} / V {}", kv.type_k, kv.type_v);
+    if let Some(r) = kv.recurrent_bytes {
+        let _ = write!(kd, ", recurrent state {}", human_bytes(r));
+    }
+    kd
+}
+
+fn compute_detail(e: &Estimate) -> String {
+    let c = &e.compute;
+    if c.approximate {
+        format!(
+            "confidence {}; approximate: {}",
+            c.confidence,
+            c.approximate_parts.join("; ")
+        )
+    } else {
+        "llama.cpp's graph reservation replayed (exact for this model's layers)".into()
+    }
+}
+
+fn overhead_row(e: &Estimate) -> Vec<String> {
+    let oh = &e.overhead;
+    let gpu = match oh.gpu_bytes {
+        Some(0) => "-".into(),
+        Some(x) => format!("~{}", human_bytes(x)),
+        None => words::UNKNOWN.into(),
+    };
+    row("overhead", gpu, "-".into(), oh.what.clone())
+}
+
+fn total_row(e: &Estimate) -> Vec<String> {
+    let details = if e.overhead.gpu_bytes.is_none() {
+        "GPU total excludes the unknown overhead".into()
+    } else {
+        format!(
+            "{} without overhead",
+            human_bytes(e.total_gpu_bytes_without_overhead)
+        )
+    };
+    row(
+        "total",
+        human_bytes(e.total_gpu_bytes),
+        human_bytes(e.total_host_bytes),
+        details,
+    )
+}
+
+/// Where an input came from, in words.
+fn source(s: &InputSource) -> String {
+    match s {
+        InputSource::Gguf { key } => format!("gguf {key}"),
+        InputSource::Tensors { detail } => format!("tensors: {detail}"),
+        InputSource::Flag { flag } => format!("flag {flag}"),
+        InputSource::Env { var } => format!("env {var}"),
+        InputSource::Runtime { detail } => format!("server: {detail}"),
+        InputSource::Default { detail } => format!("default ({detail})"),
+        InputSource::Derived { rule } => format!("derived: {rule}"),
+        InputSource::Assumed { why } => format!("assumed: {why}"),
+    }
+}
