@@ -56,7 +56,9 @@ pub use outcome::*;
 use identity::identity_mismatch;
 use killer::Run;
 #[cfg(unix)]
-pub(crate) use unix::{ancestors_by, current_uid, current_user, observe_exit_by, unix_user_name};
+pub(crate) use unix::{
+    ancestors_by, current_uid, current_user, exited_by, observe_exit_by, unix_user_name,
+};
 
 /// What the user saw: the process they chose. `start_time` and `name` are re-checked before acting;
 /// `None` means "not known", and then only the PID identifies the target (the CLI fills both from a

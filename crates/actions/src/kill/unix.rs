@@ -1,5 +1,5 @@
-//! What Linux and macOS share: our UID and user name, the ancestors walk and the exit check
-//! after a pin is ready.
+//! What Linux and macOS share: our UID and user name, the ancestors walk, and the exit checks
+//! (while waiting, and after a pin is ready).
 
 use super::{Exit, InspectError, ProcInfo};
 
@@ -68,5 +68,15 @@ pub(crate) fn observe_exit_by(
             _ => return Exit::Gone(String::new()),
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Exited, from a read of its PID now: gone from the table, replaced by another process, or a
+/// zombie. An unreadable process is not called exited.
+pub(crate) fn exited_by(now: Result<ProcInfo, InspectError>, start_time: u64) -> bool {
+    match now {
+        Ok(now) => now.start_time != start_time || now.state == Some('Z'),
+        Err(InspectError::NotFound) => true,
+        Err(_) => false,
     }
 }

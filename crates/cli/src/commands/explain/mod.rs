@@ -289,16 +289,7 @@ fn estimated_ledger(
     }
     // Runtimes whose settings live in their own state (Ollama's runner, LM Studio's engine): ask
     // their API on loopback, then build the inputs from what it said.
-    let asked = if may_probe {
-        runtimes::ask(
-            p,
-            w,
-            &global.args.proc_root,
-            Duration::from_millis(args.probe_timeout_ms),
-        )
-    } else {
-        Asked::Nothing
-    };
+    let asked = ask_runtime(args, global, p, w, may_probe);
     led.runtime_api_unavailable = asked.error().map(str::to_string);
     let inputs = runtimes::inputs_for(p, w, &global.args.proc_root, vendor, &asked)
         .unwrap_or_else(|| inputs_for(p, w, &global.args.proc_root, vendor));
@@ -342,6 +333,19 @@ fn estimated_ledger(
     led.not_modelled = inputs.notes.not_modelled.clone();
     led.estimate = Some(est);
     led
+}
+
+/// What the runtime's own API on loopback says of the process, when it may be asked.
+fn ask_runtime(args: &Args, global: &Global, p: &Process, w: &Workload, may_probe: bool) -> Asked {
+    if !may_probe {
+        return Asked::Nothing;
+    }
+    runtimes::ask(
+        p,
+        w,
+        &global.args.proc_root,
+        Duration::from_millis(args.probe_timeout_ms),
+    )
 }
 
 /// Evidence that the runtime itself named the model (Ollama: read from its manifests).
