@@ -5,7 +5,7 @@
 //! the chart here is a few paths, polylines and text elements, with no dependency, output that
 //! is the same on every machine, and axis ranges the tests can read back.
 //!
-//! The SVG is drawn here; reading the recording into buckets is [`gather`] (its own module). A
+//! The SVG is drawn here; reading the recording into buckets is [`gather()`] (its own module). A
 //! long recording is reduced to at most `columns` time buckets. Within each bucket the sample
 //! where the device used the most memory stands for the bucket (so peaks survive, and the stack
 //! always adds up to the device line of the same sample); GPU % is the bucket's mean.
