@@ -320,6 +320,37 @@ fn estimate_diff(a: Option<&EstimatedMemory>, b: Option<&EstimatedMemory>) -> Ve
 /// The whole diff. Devices in `b`'s order then those only in `a`; processes sorted by the size of
 /// the change, largest first, then by PID.
 pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
+    let mut processes: Vec<ProcessDiff> = pair(a, b)
+        .into_iter()
+        .map(|(i, j, rule)| process_diff(a.processes.get(i), b.processes.get(j), rule))
+        .collect();
+    processes.sort_by_key(|d| {
+        let size = d
+            .measured
+            .delta
+            .map(|x| x.unsigned_abs())
+            .or(d.measured.before)
+            .or(d.measured.after)
+            .unwrap_or(0);
+        let pid = d
+            .after
+            .as_ref()
+            .or(d.before.as_ref())
+            .map(|s| s.pid)
+            .unwrap_or(0);
+        (std::cmp::Reverse(size), pid)
+    });
+    SnapshotDiff {
+        schema: DIFF_SCHEMA,
+        before_taken_at: a.taken_at.clone(),
+        after_taken_at: b.taken_at.clone(),
+        devices: device_diffs(a, b),
+        processes,
+    }
+}
+
+/// Devices in `b`'s order, then those only in `a`.
+fn device_diffs(a: &Snapshot, b: &Snapshot) -> Vec<DeviceDiff> {
     let mut devices = Vec::new();
     for d in &b.devices {
         let before = a.device_by_uuid(&d.uuid);
@@ -357,79 +388,56 @@ pub fn diff(a: &Snapshot, b: &Snapshot) -> SnapshotDiff {
             });
         }
     }
+    devices
+}
 
-    let mut processes: Vec<ProcessDiff> = pair(a, b)
-        .into_iter()
-        .map(|(i, j, rule)| {
-            let p = a.processes.get(i);
-            let q = b.processes.get(j);
-            let mut devs: Vec<&str> = p
-                .iter()
-                .chain(q.iter())
-                .flat_map(|x| x.usage.iter().map(|u| u.device.as_str()))
-                .collect();
-            devs.sort();
-            devs.dedup();
-            let usage = devs
-                .into_iter()
-                .map(|dev| {
-                    let ua = p.and_then(|p| usage_on(p, dev));
-                    let ub = q.and_then(|q| usage_on(q, dev));
-                    UsageDiff {
-                        device: dev.to_string(),
-                        memory: Delta::of(
-                            ua.and_then(|u| u.memory_bytes),
-                            ub.and_then(|u| u.memory_bytes),
-                        ),
-                        source_before: ua.map(|u| u.memory_source.clone()),
-                        source_after: ub.map(|u| u.memory_source.clone()),
-                    }
-                })
-                .collect();
-            let measured = Delta::of(p.and_then(measured_total), q.and_then(measured_total));
-            let (change, paired_by) = match (p, q) {
-                (Some(_), None) => (Change::Disappeared, None),
-                (None, Some(_)) => (Change::Appeared, None),
-                _ => (measured.change(), Some(rule)),
-            };
-            ProcessDiff {
-                change,
-                paired_by,
-                before: p.map(side),
-                after: q.map(side),
-                measured,
-                usage,
-                estimated: if let (Some(p), Some(q)) = (p, q) {
-                    estimate_diff(p.estimate.as_deref(), q.estimate.as_deref())
-                } else {
-                    Vec::new()
-                },
+/// One pair (or a process on one side only): `rule` counts only when both sides are there.
+fn process_diff(p: Option<&Process>, q: Option<&Process>, rule: PairRule) -> ProcessDiff {
+    let measured = Delta::of(p.and_then(measured_total), q.and_then(measured_total));
+    let (change, paired_by) = match (p, q) {
+        (Some(_), None) => (Change::Disappeared, None),
+        (None, Some(_)) => (Change::Appeared, None),
+        _ => (measured.change(), Some(rule)),
+    };
+    ProcessDiff {
+        change,
+        paired_by,
+        before: p.map(side),
+        after: q.map(side),
+        measured,
+        usage: usage_diffs(p, q),
+        estimated: if let (Some(p), Some(q)) = (p, q) {
+            estimate_diff(p.estimate.as_deref(), q.estimate.as_deref())
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Memory per device either side used, by device id.
+fn usage_diffs(p: Option<&Process>, q: Option<&Process>) -> Vec<UsageDiff> {
+    let mut devs: Vec<&str> = p
+        .iter()
+        .chain(q.iter())
+        .flat_map(|x| x.usage.iter().map(|u| u.device.as_str()))
+        .collect();
+    devs.sort();
+    devs.dedup();
+    devs.into_iter()
+        .map(|dev| {
+            let ua = p.and_then(|p| usage_on(p, dev));
+            let ub = q.and_then(|q| usage_on(q, dev));
+            UsageDiff {
+                device: dev.to_string(),
+                memory: Delta::of(
+                    ua.and_then(|u| u.memory_bytes),
+                    ub.and_then(|u| u.memory_bytes),
+                ),
+                source_before: ua.map(|u| u.memory_source.clone()),
+                source_after: ub.map(|u| u.memory_source.clone()),
             }
         })
-        .collect();
-    processes.sort_by_key(|d| {
-        let size = d
-            .measured
-            .delta
-            .map(|x| x.unsigned_abs())
-            .or(d.measured.before)
-            .or(d.measured.after)
-            .unwrap_or(0);
-        let pid = d
-            .after
-            .as_ref()
-            .or(d.before.as_ref())
-            .map(|s| s.pid)
-            .unwrap_or(0);
-        (std::cmp::Reverse(size), pid)
-    });
-    SnapshotDiff {
-        schema: DIFF_SCHEMA,
-        before_taken_at: a.taken_at.clone(),
-        after_taken_at: b.taken_at.clone(),
-        devices,
-        processes,
-    }
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,171 +5,18 @@
 //! the chart here is a few paths, polylines and text elements, with no dependency, output that
 //! is the same on every machine, and axis ranges the tests can read back.
 //!
-//! A long recording is reduced to at most `columns` time buckets. Within each bucket the sample
+//! The SVG is drawn here; reading the recording into buckets is [`gather()`] (its own module). A
+//! long recording is reduced to at most `columns` time buckets. Within each bucket the sample
 //! where the device used the most memory stands for the bucket (so peaks survive, and the stack
 //! always adds up to the device line of the same sample); GPU % is the bucket's mean.
 
-use crate::store::{Query, Reader, StoreError};
+mod gather;
+
+pub use gather::{gather, DevicePlot};
+
 use crate::time::format_ms;
 use gpuledger_model::units::human_bytes;
-use std::collections::HashMap;
 use std::fmt::Write;
-
-/// A series label and its value per bucket.
-type Labelled = (String, Vec<Option<u64>>);
-
-/// One device's chart data, bucketed.
-#[derive(Debug, Clone)]
-pub struct DevicePlot {
-    pub label: String,
-    pub uuid: String,
-    pub total_bytes: Option<u64>,
-    /// Bucket start times (Unix ms) of the representative sample, one per bucket with data.
-    pub times: Vec<i64>,
-    pub used: Vec<Option<u64>>,
-    pub gpu_percent: Vec<Option<f64>>,
-    /// Top processes, largest first: label and memory per bucket (`None` = not present or unknown).
-    pub processes: Vec<(String, Vec<Option<u64>>)>,
-    /// Sum of the other processes' known memory per bucket.
-    pub others: Vec<u64>,
-}
-
-impl DevicePlot {
-    /// Attributed to the shown processes plus the others, per bucket.
-    fn attributed(&self, i: usize) -> u64 {
-        self.processes.iter().filter_map(|(_, v)| v[i]).sum::<u64>() + self.others[i]
-    }
-}
-
-/// Read the recording and bucket it for plotting.
-pub fn gather(
-    reader: &Reader,
-    q: &Query,
-    columns: usize,
-    top: usize,
-) -> Result<Vec<DevicePlot>, StoreError> {
-    let columns = columns.clamp(10, 4000);
-    // Pass 1: device rows, to find the time span and each bucket's peak sample.
-    struct Dev {
-        label: String,
-        uuid: String,
-        total: Option<u64>,
-        rows: Vec<(i64, Option<u64>, Option<u32>)>,
-    }
-    let mut devs: Vec<Dev> = Vec::new();
-    let mut index: HashMap<u32, usize> = HashMap::new();
-    reader.for_each_device_row(q, |r| {
-        let i = *index.entry(r.device.id).or_insert_with(|| {
-            devs.push(Dev {
-                label: match &r.device.name {
-                    Some(n) => format!("GPU{} {n}", r.device.index),
-                    None => format!("GPU{}", r.device.index),
-                },
-                uuid: r.device.uuid.clone(),
-                total: r.device.total_bytes,
-                rows: Vec::new(),
-            });
-            devs.len() - 1
-        });
-        devs[i].rows.push((r.ts_ms, r.vals.used, r.vals.gpu));
-    })?;
-    let (Some(t0), Some(t1)) = (
-        devs.iter()
-            .filter_map(|d| d.rows.first())
-            .map(|r| r.0)
-            .min(),
-        devs.iter().filter_map(|d| d.rows.last()).map(|r| r.0).max(),
-    ) else {
-        return Ok(Vec::new());
-    };
-    let span = (t1 - t0).max(1);
-    let bucket_of = |ts: i64| {
-        (((ts - t0) as i128 * columns as i128 / (span as i128 + 1)) as usize).min(columns - 1)
-    };
-
-    // Per device: buckets in use, their representative sample time, used and mean GPU %.
-    let mut plots = Vec::new();
-    let mut pick: HashMap<(u32, i64), usize> = HashMap::new(); // (device id, ts) → bucket slot
-    let dev_ids: HashMap<usize, u32> = index.iter().map(|(id, i)| (*i, *id)).collect();
-    for (i, d) in devs.iter().enumerate() {
-        let mut best: Vec<Option<(i64, Option<u64>)>> = vec![None; columns];
-        let mut gpu: Vec<(f64, u32)> = vec![(0.0, 0); columns];
-        for &(ts, used, g) in &d.rows {
-            let b = bucket_of(ts);
-            let better = match best[b] {
-                None => true,
-                Some((_, cur)) => used.unwrap_or(0) > cur.unwrap_or(0),
-            };
-            if better {
-                best[b] = Some((ts, used));
-            }
-            if let Some(g) = g {
-                gpu[b].0 += g as f64;
-                gpu[b].1 += 1;
-            }
-        }
-        let mut p = DevicePlot {
-            label: d.label.clone(),
-            uuid: d.uuid.clone(),
-            total_bytes: d.total,
-            times: Vec::new(),
-            used: Vec::new(),
-            gpu_percent: Vec::new(),
-            processes: Vec::new(),
-            others: Vec::new(),
-        };
-        for (b, slot) in best.iter().enumerate() {
-            if let Some((ts, used)) = slot {
-                pick.insert((dev_ids[&i], *ts), p.times.len());
-                p.times.push(*ts);
-                p.used.push(*used);
-                p.gpu_percent
-                    .push((gpu[b].1 > 0).then(|| gpu[b].0 / gpu[b].1 as f64));
-            }
-        }
-        plots.push(p);
-    }
-
-    // Pass 2: process rows at the representative samples only.
-    let mut per_proc: HashMap<(usize, u32), Labelled> = HashMap::new();
-    reader.for_each_process_row(q, |r| {
-        let Some(&slot) = pick.get(&(r.device.id, r.ts_ms)) else {
-            return;
-        };
-        let Some(&di) = index.get(&r.device.id) else {
-            return;
-        };
-        let n = plots[di].times.len();
-        let e = per_proc.entry((di, r.process.id)).or_insert_with(|| {
-            (
-                format!(
-                    "{} ({})",
-                    r.process
-                        .name
-                        .as_deref()
-                        .unwrap_or(gpuledger_model::words::UNKNOWN),
-                    r.process.pid
-                ),
-                vec![None; n],
-            )
-        });
-        e.1[slot] = r.vals.memory_bytes;
-    })?;
-    let mut by_dev: Vec<Vec<Labelled>> = vec![Vec::new(); plots.len()];
-    for ((di, _), v) in per_proc {
-        by_dev[di].push(v);
-    }
-    for (p, mut procs) in plots.iter_mut().zip(by_dev) {
-        let peak = |v: &Vec<Option<u64>>| v.iter().flatten().copied().max().unwrap_or(0);
-        procs.sort_by(|a, b| peak(&b.1).cmp(&peak(&a.1)).then(a.0.cmp(&b.0)));
-        let rest = procs.split_off(top.min(procs.len()));
-        p.others = (0..p.times.len())
-            .map(|i| rest.iter().filter_map(|(_, v)| v[i]).sum())
-            .collect();
-        p.processes = procs;
-    }
-    Ok(plots)
-}
 
 const W: f64 = 1000.0;
 const PANEL_H: f64 = 380.0;
@@ -598,6 +445,7 @@ fn stack_layers(p: &DevicePlot) -> Vec<(String, &'static str, Vec<u64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{Query, Reader};
 
     #[test]
     fn nice_steps() {

@@ -46,31 +46,10 @@ impl Killer {
         // 3. Guard rails on what was read.
         self.check_guarded(&info, &who, opts)?;
         if info.state == Some('Z') {
-            out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
-            return Ok(End(
-                Status::Zombie,
-                format!(
-                    "{who} has already exited and is a zombie: it holds no memory; only its \
-                     parent {} can remove it from the process table (by waiting for it)",
-                    describe_parent(out.zombie_parent.as_ref())
-                ),
-            ));
+            return Ok(self.already_zombie(&info, &who, out));
         }
         if opts.dry_run {
-            // What it holds now, read by the same reader a real kill would use, so the text and
-            // the JSON of a dry run say the same.
-            if let Some(g) = gpu {
-                out.gpu_memory.before = Some(g.gpu_memory_of(pid));
-                out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
-            }
-            out.plan = self.plan(&info, opts);
-            return Ok(End(
-                Status::DryRun,
-                format!(
-                    "dry run for {who}: nothing was signalled; the plan: {}",
-                    out.plan.join("; ")
-                ),
-            ));
+            return Ok(self.dry_run(pid, &info, &who, opts, gpu, out));
         }
         let before = gpu.map(|g| g.gpu_memory_of(pid));
         // 4. Pin, then prove the pin holds the process we checked.
@@ -80,27 +59,83 @@ impl Killer {
         let exited = self.signal(run, &handle, &info, opts)?;
         // 6. and 7. Observe the end, and what the GPU memory did.
         if !exited {
-            let survivor = self.sys.survivor(pid, Signal::Forced.label());
-            let state = survivor
-                .state
-                .clone()
-                .unwrap_or_else(|| "unknown state".into());
-            out.survivor = Some(survivor);
-            out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
-            return Ok(End(
-                Status::StillAlive,
-                format!(
-                    "{who} is still alive {} ms after {} ({state}); see the remedies",
-                    opts.kill_wait.as_millis(),
-                    Signal::Forced.label()
-                ),
-            ));
+            return Ok(self.survived(pid, &who, opts, gpu, before, out));
         }
         let exit = self
             .sys
             .observe_exit(&handle, pid, info.start_time, opts.reap_wait);
         out.gpu_memory = gpu_release(gpu, pid, before, opts.release_wait, true);
-        Ok(match exit {
+        Ok(self.exited(exit, &who, out))
+    }
+
+    /// Step 3, a process that had already exited: nothing to signal, its parent named.
+    fn already_zombie(&self, info: &ProcInfo, who: &str, out: &mut Outcome) -> End {
+        out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
+        End(
+            Status::Zombie,
+            format!(
+                "{who} has already exited and is a zombie: it holds no memory; only its \
+                 parent {} can remove it from the process table (by waiting for it)",
+                describe_parent(out.zombie_parent.as_ref())
+            ),
+        )
+    }
+
+    /// A dry run ends after step 3 with the plan. What the process holds now is read by the
+    /// same reader a real kill would use, so the text and the JSON of a dry run say the same.
+    fn dry_run(
+        &self,
+        pid: u32,
+        info: &ProcInfo,
+        who: &str,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+        out: &mut Outcome,
+    ) -> End {
+        if let Some(g) = gpu {
+            out.gpu_memory.before = Some(g.gpu_memory_of(pid));
+            out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
+        }
+        out.plan = self.plan(info, opts);
+        End(
+            Status::DryRun,
+            format!(
+                "dry run for {who}: nothing was signalled; the plan: {}",
+                out.plan.join("; ")
+            ),
+        )
+    }
+
+    /// Step 6 for a process that outlived the forced signal: its state and the remedies.
+    fn survived(
+        &self,
+        pid: u32,
+        who: &str,
+        opts: &KillOptions,
+        gpu: Option<&dyn GpuMemory>,
+        before: Option<GpuMemoryReading>,
+        out: &mut Outcome,
+    ) -> End {
+        let survivor = self.sys.survivor(pid, Signal::Forced.label());
+        let state = survivor
+            .state
+            .clone()
+            .unwrap_or_else(|| "unknown state".into());
+        out.survivor = Some(survivor);
+        out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
+        End(
+            Status::StillAlive,
+            format!(
+                "{who} is still alive {} ms after {} ({state}); see the remedies",
+                opts.kill_wait.as_millis(),
+                Signal::Forced.label()
+            ),
+        )
+    }
+
+    /// Step 6 for a process that exited: gone, or a zombie until its parent reaps it.
+    fn exited(&self, exit: Exit, who: &str, out: &mut Outcome) -> End {
+        match exit {
             Exit::Gone(detail) => End(Status::Gone, format!("{who} is gone{detail}")),
             Exit::Zombie { ppid } => {
                 out.zombie_parent = ppid.map(|p| self.parent_info(p));
@@ -113,7 +148,7 @@ impl Killer {
                     ),
                 )
             }
-        })
+        }
     }
 
     /// Step 2: read the process and refuse when the PID now names another one.
@@ -257,5 +292,14 @@ impl Killer {
                 format!("PID {} ({}): {e}", info.pid, info.name),
             )),
         }
+    }
+}
+
+/// The zombie's parent as the messages name it.
+fn describe_parent(p: Option<&ParentInfo>) -> String {
+    match p {
+        Some(ParentInfo { pid, name: Some(n) }) => format!("PID {pid} ({n})"),
+        Some(ParentInfo { pid, name: None }) => format!("PID {pid}"),
+        None => "(unknown)".into(),
     }
 }

@@ -131,11 +131,7 @@ impl Sys {
     }
 
     fn exited(&self, pid: u32, start_time: u64) -> bool {
-        match self.inspect(pid) {
-            Ok(now) => now.start_time != start_time || now.state == Some('Z'),
-            Err(InspectError::NotFound) => true,
-            Err(_) => false,
-        }
+        super::exited_by(self.inspect(pid), start_time)
     }
 
     pub(crate) fn wait_exit(

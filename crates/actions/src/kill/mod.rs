@@ -15,10 +15,19 @@
 //!    its state, kernel wait channel and the remedies that exist;
 //! 7. whether the GPU memory was released, from a caller-supplied [`GpuMemory`] reader (a fresh
 //!    collection round), polled for a short while after the exit.
+//!
+//! Here: what a request and a read hold (targets, process info, signals, options). The
+//! [`Killer`] is in `killer`, the steps above in `flow`, the identity rule of step 2 in
+//! `identity`, guard rails in `guard`, outcomes in `outcome`, one backend per platform in `sys`
+//! (with `unix` for what Linux and macOS share).
 
 mod flow;
 pub mod guard;
+mod identity;
+mod killer;
 mod outcome;
+#[cfg(unix)]
+mod unix;
 
 #[cfg(target_os = "linux")]
 #[path = "linux.rs"]
@@ -41,7 +50,15 @@ use guard::{Os, Verdict};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
+pub use killer::Killer;
 pub use outcome::*;
+
+use identity::identity_mismatch;
+use killer::Run;
+#[cfg(unix)]
+pub(crate) use unix::{
+    ancestors_by, current_uid, current_user, exited_by, observe_exit_by, unix_user_name,
+};
 
 /// What the user saw: the process they chose. `start_time` and `name` are re-checked before acting;
 /// `None` means "not known", and then only the PID identifies the target (the CLI fills both from a
@@ -181,383 +198,12 @@ impl Default for KillOptions {
     }
 }
 
-/// Performs kill requests. One per program run is enough.
-pub struct Killer {
-    sys: sys::Sys,
-    self_pid: u32,
-    ancestors: Vec<u32>,
-    platform: Os,
-    filter: Option<DeliveryFilter>,
-}
-
-impl Default for Killer {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Killer {
-    /// Reads the live system.
-    pub fn new() -> Self {
-        Self::from_sys(sys::Sys::new())
-    }
-
-    /// Linux: read process identity and state under `root` instead of `/proc` (signals still go to
-    /// real PIDs). For tests of the guard rails and for recorded trees.
-    #[cfg(target_os = "linux")]
-    pub fn with_proc_root(root: impl Into<std::path::PathBuf>) -> Self {
-        Self::from_sys(sys::Sys::with_root(root.into()))
-    }
-
-    /// Linux: do not use pidfds (as on kernels before 5.3): kill(2) after a start-time re-check.
-    #[cfg(target_os = "linux")]
-    pub fn without_pidfd(mut self) -> Self {
-        self.sys.use_pidfd = false;
-        self
-    }
-
-    fn from_sys(sys: sys::Sys) -> Self {
-        let self_pid = std::process::id();
-        let ancestors = sys::ancestors(self_pid);
-        Killer {
-            sys,
-            self_pid,
-            ancestors,
-            platform: Os::current(),
-            filter: None,
-        }
-    }
-
-    /// Installs a [`DeliveryFilter`] (tests only: a real kill must deliver what it reports).
-    #[doc(hidden)]
-    pub fn with_delivery_filter(mut self, filter: DeliveryFilter) -> Self {
-        self.filter = Some(filter);
-        self
-    }
-
-    /// Our own ancestors (protected), nearest first.
-    pub fn ancestors(&self) -> &[u32] {
-        &self.ancestors
-    }
-
-    /// Reads a process's identity and state (for the confirmation prompt).
-    pub fn inspect(&self, pid: u32) -> Result<ProcInfo, InspectError> {
-        if let Some(why) = guard::invalid_pid(pid) {
-            return Err(InspectError::Other(why));
-        }
-        self.sys.inspect(pid)
-    }
-
-    /// The guard rails' verdict for a process, without acting (for the prompt).
-    pub fn verdict(&self, info: &ProcInfo) -> Verdict {
-        match guard::check_pid(info.pid, self.self_pid, &self.ancestors, self.platform) {
-            Verdict::Allowed => guard::check_info(info, self.platform),
-            other => other,
-        }
-    }
-
-    /// Kills each target in turn.
-    pub fn kill_all(
-        &self,
-        targets: &[Target],
-        opts: &KillOptions,
-        gpu: Option<&dyn GpuMemory>,
-    ) -> Vec<Outcome> {
-        targets.iter().map(|t| self.kill(t, opts, gpu)).collect()
-    }
-
-    /// Kills one target: see the module documentation for the flow.
-    pub fn kill(
-        &self,
-        target: &Target,
-        opts: &KillOptions,
-        gpu: Option<&dyn GpuMemory>,
-    ) -> Outcome {
-        let mut run = Run {
-            started: Instant::now(),
-            steps: Vec::new(),
-        };
-        let mut out = Outcome {
-            pid: target.pid,
-            name: target.name.clone(),
-            start_time: target.start_time,
-            status: Status::Error,
-            message: String::new(),
-            plan: Vec::new(),
-            steps: Vec::new(),
-            zombie_parent: None,
-            survivor: None,
-            gpu_memory: GpuRelease {
-                before: None,
-                after: None,
-                released: None,
-                detail: if gpu.is_some() {
-                    "not read: nothing was signalled".into()
-                } else {
-                    "unknown: no GPU memory reader was available".into()
-                },
-            },
-            elapsed_ms: 0,
-        };
-        self.kill_inner(target, opts, gpu, &mut run, &mut out);
-        out.steps = run.steps;
-        out.elapsed_ms = run.started.elapsed().as_millis() as u64;
-        out
-    }
-
-    /// Sends one signal through the filter, recording the step.
-    fn deliver(
-        &self,
-        run: &mut Run,
-        handle: &sys::Handle,
-        pid: u32,
-        sig: Signal,
-    ) -> Result<Sent, ActError> {
-        if let Some(filter) = &self.filter {
-            if !filter(pid, sig) {
-                run.step(
-                    sig.label(),
-                    "suppressed by the test delivery filter (not sent)".into(),
-                );
-                return Ok(Sent::Delivered(String::new()));
-            }
-        }
-        let res = self.sys.send(handle, pid, sig);
-        let text = match &res {
-            Ok(Sent::Delivered(d)) if d.is_empty() => "sent".to_string(),
-            Ok(Sent::Delivered(d)) => format!("sent {d}"),
-            Ok(Sent::NotApplicable(why)) => format!("not sent: {why}"),
-            Err(ActError::Gone) => "not sent: the process has already exited".into(),
-            Err(ActError::PermissionDenied) => "not sent: permission denied".into(),
-            Err(ActError::Os(e)) => format!("failed: {e}"),
-        };
-        run.step(sig.label(), text);
-        res
-    }
-
-    fn wait(&self, run: &mut Run, handle: &sys::Handle, pid: u32, timeout: Duration) -> bool {
-        let t = Instant::now();
-        let res = self.sys.wait_exit(handle, pid, timeout);
-        let text = match &res {
-            Ok(true) => format!("exited after {} ms", t.elapsed().as_millis()),
-            Ok(false) => format!("still running after {} ms", timeout.as_millis()),
-            Err(e) => format!("could not wait: {e}"),
-        };
-        run.step("wait", text);
-        res.unwrap_or(false)
-    }
-
-    /// Turns a delivery error into a final outcome; `None` means carry on.
-    fn permission_message(&self, info: &ProcInfo) -> String {
-        let owner = match (&info.user, info.uid) {
-            (Some(u), Some(id)) => format!("user {u} (uid {id})"),
-            (None, Some(id)) => format!("uid {id}"),
-            _ => "another user (or runs elevated)".into(),
-        };
-        format!(
-            "permission denied: PID {} ({}) belongs to {owner}, and gpuledger runs as {}; only the \
-             process's owner or an administrator may signal it. Run gpuledger as that user, or with \
-             sudo / from an elevated prompt. Nothing was signalled.",
-            info.pid,
-            info.name,
-            sys::current_user()
-        )
-    }
-
-    fn parent_info(&self, ppid: u32) -> ParentInfo {
-        ParentInfo {
-            pid: ppid,
-            name: self.sys.inspect(ppid).ok().map(|p| p.name),
-        }
-    }
-
-    fn plan(&self, info: &ProcInfo, opts: &KillOptions) -> Vec<String> {
-        let mut plan = Vec::new();
-        if !opts.force {
-            plan.push(format!(
-                "send {} to PID {} ({})",
-                Signal::Graceful.label(),
-                info.pid,
-                info.name
-            ));
-            if info.state == Some('T') {
-                plan.push(
-                    "send SIGCONT (it is stopped and cannot act on SIGTERM until continued)".into(),
-                );
-            }
-            plan.push(format!(
-                "wait up to {} ms for it to exit",
-                opts.grace.as_millis()
-            ));
-            plan.push(format!(
-                "if it has not exited, send {}",
-                Signal::Forced.label()
-            ));
-        } else {
-            plan.push(format!(
-                "send {} to PID {} ({})",
-                Signal::Forced.label(),
-                info.pid,
-                info.name
-            ));
-        }
-        if cfg!(windows) {
-            plan.push("if it survives TerminateProcess, ask WMI to terminate it".into());
-        }
-        plan.push(format!(
-            "verify it is gone within {} ms, else report it as still alive",
-            opts.kill_wait.as_millis()
-        ));
-        if let (Some(uid), Some(me)) = (info.uid, sys::current_uid()) {
-            if me != 0 && uid != me {
-                plan.push(format!(
-                    "(expect permission denied: it belongs to uid {uid}, gpuledger runs as uid {me})"
-                ));
-            }
-        }
-        plan
-    }
-}
-
-/// Our effective UID.
-#[cfg(unix)]
-pub(crate) fn current_uid() -> Option<u32> {
-    // SAFETY: geteuid cannot fail.
-    Some(unsafe { libc::geteuid() })
-}
-
-/// `alice (uid 1000)`, for permission messages.
-#[cfg(unix)]
-pub(crate) fn current_user() -> String {
-    let uid = current_uid().unwrap_or(u32::MAX);
-    match unix_user_name(uid) {
-        Some(n) => format!("{n} (uid {uid})"),
-        None => format!("uid {uid}"),
-    }
-}
-
-/// Our parent, its parent, ... up to PID 1 (bounded, and safe against a cycle in odd data).
-#[cfg(unix)]
-pub(crate) fn ancestors_by(self_pid: u32, parent_of: impl Fn(u32) -> Option<u32>) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut pid = self_pid;
-    for _ in 0..128 {
-        let Some(ppid) = parent_of(pid) else { break };
-        if ppid == 0 || out.contains(&ppid) {
-            break;
-        }
-        out.push(ppid);
-        pid = ppid;
-    }
-    out
-}
-
-/// The account name for a UID (`getpwuid_r`), `None` when it has none.
-#[cfg(unix)]
-pub(crate) fn unix_user_name(uid: u32) -> Option<String> {
-    let mut buf = vec![0 as libc::c_char; 4096];
-    // SAFETY: passwd is plain data; getpwuid_r fills it with pointers into `buf`.
-    let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut res: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: all pointers are valid for the sizes given.
-    let rc = unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut res) };
-    if rc != 0 || res.is_null() || pw.pw_name.is_null() {
-        return None;
-    }
-    // SAFETY: pw_name points into `buf`, NUL-terminated by getpwuid_r.
-    let name = unsafe { std::ffi::CStr::from_ptr(pw.pw_name) };
-    Some(name.to_string_lossy().into_owned())
-}
-
 /// How the process ended, as observed after its pin became ready.
 pub(crate) enum Exit {
     /// Reaped; the string adds detail (e.g. Windows exit code), starting with a separator.
     Gone(String),
     #[cfg_attr(windows, allow(dead_code))]
     Zombie { ppid: Option<u32> },
-}
-
-pub(super) struct Run {
-    started: Instant,
-    steps: Vec<Step>,
-}
-
-impl Run {
-    fn step(&mut self, action: &str, result: String) {
-        self.steps.push(Step {
-            action: action.into(),
-            at_ms: self.started.elapsed().as_millis() as u64,
-            result,
-        });
-    }
-}
-
-impl Outcome {
-    fn set(&mut self, status: Status, message: String) {
-        self.status = status;
-        self.message = message;
-    }
-}
-
-fn describe_parent(p: Option<&ParentInfo>) -> String {
-    match p {
-        Some(ParentInfo { pid, name: Some(n) }) => format!("PID {pid} ({n})"),
-        Some(ParentInfo { pid, name: None }) => format!("PID {pid}"),
-        None => "(unknown)".into(),
-    }
-}
-
-/// Why the process read now is not the one the user chose, if it is not.
-fn identity_mismatch(target: &Target, info: &ProcInfo) -> Option<String> {
-    if let Some(st) = target.start_time {
-        if st != info.start_time {
-            return Some(format!(
-                "its start time is {} but the process you chose started at {st}",
-                info.start_time
-            ));
-        }
-    }
-    if let Some(name) = &target.name {
-        if !names_match(name, info) {
-            return Some(format!("its name is {:?}, not {name:?}", info.name));
-        }
-    }
-    None
-}
-
-/// Names compare without case and `.exe`; Linux `comm` is cut to 15 bytes, so a 15-byte name
-/// matches a longer one it begins.
-fn names_match(wanted: &str, info: &ProcInfo) -> bool {
-    let w = guard::normalise_name(wanted);
-    std::iter::once(info.name.as_str())
-        .chain(info.exe_name.as_deref())
-        .any(|have| {
-            let h = guard::normalise_name(have);
-            h == w || (h.len() == 15 && w.starts_with(&h)) || (w.len() == 15 && h.starts_with(&w))
-        })
-}
-
-/// After the pidfd (or kill(2)) says the process ended: gone, or a zombie its parent has not reaped
-/// within `reap_wait` (checked by pid and start time, so a reused pid is "gone").
-#[cfg(unix)]
-pub(crate) fn observe_exit_by(
-    inspect: impl Fn(u32) -> Result<ProcInfo, InspectError>,
-    pid: u32,
-    start_time: u64,
-    reap_wait: std::time::Duration,
-) -> Exit {
-    let deadline = std::time::Instant::now() + reap_wait;
-    loop {
-        match inspect(pid) {
-            Ok(now) if now.start_time == start_time && now.state == Some('Z') => {
-                if std::time::Instant::now() >= deadline {
-                    return Exit::Zombie { ppid: now.ppid };
-                }
-            }
-            _ => return Exit::Gone(String::new()),
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
 }
 
 #[cfg(test)]

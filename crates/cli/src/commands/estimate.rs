@@ -9,7 +9,7 @@
 use crate::Global;
 use anyhow::{bail, Context};
 use gpuledger_model::units::human_bytes;
-use gpuledger_model::{Snapshot, Vendor};
+use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison, render_text};
 use gpuledger_workloads::estimate::{
     compare_with_log, estimate, parse_llama_build, Backend, Comparison, Estimate, LlamaSettings,
@@ -234,55 +234,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     }
     let model = GgufModel::open(&args.model)?;
 
-    let (snapshot, replay) = if opts.fit_check {
-        match global.snapshot() {
-            Ok((s, r)) => (Some(s), r),
-            Err(e) => {
-                if global.args.replay.is_some() {
-                    return Err(e);
-                }
-                (None, None)
-            }
-        }
-    } else {
-        (None, None)
-    };
+    let (snapshot, replay) = fit_snapshot(&opts, global)?;
     let device = snapshot
         .as_ref()
         .and_then(|s| s.devices.iter().find(|d| d.index == opts.device));
-    settings.backend = match (opts.backend, device) {
-        (Some(b), _) => Setting {
-            value: b,
-            source: SettingSource::Flag("--backend".into()),
-        },
-        (None, Some(d)) => Setting {
-            value: match d.vendor {
-                Vendor::Nvidia | Vendor::Amd => Backend::Cuda,
-                Vendor::Apple => Backend::Metal,
-                Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
-            },
-            source: SettingSource::Default(format!("vendor of {}", d.label())),
-        },
-        (None, None) => Setting {
-            value: Backend::Cuda,
-            source: SettingSource::Default("no device seen: cuda".into()),
-        },
-    };
+    settings.backend = backend_setting(opts.backend, device);
     let mut e = estimate(&model, &settings)?;
     crate::overhead::apply_probe(&mut e, settings.backend.value);
-    let reported = match &opts.log {
-        Some(p) => {
-            let log = parse_llama_log(&read_log(p)?);
-            if log.buffers.is_empty() {
-                bail!(
-                    "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",
-                    p.display()
-                );
-            }
-            Some(compare_with_log(&e, &log))
-        }
-        None => None,
-    };
+    let reported = opts
+        .log
+        .as_deref()
+        .map(|p| log_compared(p, &e))
+        .transpose()?;
     let fit = if !opts.fit_check {
         Fit::NotAvailable {
             reason: "fit check not requested (--no-fit-check)".into(),
@@ -308,6 +271,60 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         s
     };
     crate::commands::print(&text)
+}
+
+/// The snapshot to check the fit against: none when not asked, or when a live collection fails
+/// (the estimate stands alone); a replay that cannot be read is an error.
+fn fit_snapshot(
+    opts: &Opts,
+    global: &Global,
+) -> anyhow::Result<(Option<Snapshot>, Option<String>)> {
+    if !opts.fit_check {
+        return Ok((None, None));
+    }
+    match global.snapshot() {
+        Ok((s, r)) => Ok((Some(s), r)),
+        Err(e) => {
+            if global.args.replay.is_some() {
+                return Err(e);
+            }
+            Ok((None, None))
+        }
+    }
+}
+
+/// `--backend` when given, else the one the device's vendor uses.
+fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Backend> {
+    match (flag, device) {
+        (Some(b), _) => Setting {
+            value: b,
+            source: SettingSource::Flag("--backend".into()),
+        },
+        (None, Some(d)) => Setting {
+            value: match d.vendor {
+                Vendor::Nvidia | Vendor::Amd => Backend::Cuda,
+                Vendor::Apple => Backend::Metal,
+                Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
+            },
+            source: SettingSource::Default(format!("vendor of {}", d.label())),
+        },
+        (None, None) => Setting {
+            value: Backend::Cuda,
+            source: SettingSource::Default("no device seen: cuda".into()),
+        },
+    }
+}
+
+/// The runtime's own buffer sizes from its log (`--log`), beside the estimate.
+fn log_compared(p: &std::path::Path, e: &Estimate) -> anyhow::Result<Vec<Comparison>> {
+    let log = parse_llama_log(&read_log(p)?);
+    if log.buffers.is_empty() {
+        bail!(
+            "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",
+            p.display()
+        );
+    }
+    Ok(compare_with_log(e, &log))
 }
 
 /// Compare the estimate with what the device has free now (measured), and name who holds the rest.

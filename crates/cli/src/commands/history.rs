@@ -137,11 +137,24 @@ fn write(args: &Args, reader: &Reader, q: &Query, out: impl Write) -> anyhow::Re
     }
 }
 
-/// Errors from the writer are carried out of the row callbacks, which cannot return them.
-fn first_error(err: Option<anyhow::Error>, skipped: Skipped) -> anyhow::Result<Skipped> {
-    match err {
-        Some(e) => Err(e),
-        None => Ok(skipped),
+/// Errors from the writer, carried out of the row callbacks (which cannot return them): the
+/// first one is kept, and no row is written after it.
+#[derive(Default)]
+struct FirstError(Option<anyhow::Error>);
+
+impl FirstError {
+    /// Runs `write` unless an error came before.
+    fn keep<E: Into<anyhow::Error>>(&mut self, write: impl FnOnce() -> Result<(), E>) {
+        if self.0.is_none() {
+            self.0 = write().err().map(Into::into);
+        }
+    }
+
+    fn or(self, skipped: Skipped) -> anyhow::Result<Skipped> {
+        match self.0 {
+            Some(e) => Err(e),
+            None => Ok(skipped),
+        }
     }
 }
 
@@ -151,26 +164,18 @@ fn write_csv(
     q: &Query,
     out: impl Write,
 ) -> anyhow::Result<Skipped> {
-    let mut err: Option<anyhow::Error> = None;
+    let mut err = FirstError::default();
     let mut skipped = Skipped::default();
     if devices {
         let mut w = DeviceCsv::new(out)?;
-        reader.for_each_device_row(q, |r| {
-            if err.is_none() {
-                err = w.device_row(r).err().map(Into::into);
-            }
-        })?;
+        reader.for_each_device_row(q, |r| err.keep(|| w.device_row(r)))?;
         w.finish()?;
     } else {
         let mut w = HistoryCsv::processes(out)?;
-        skipped = reader.for_each_process_row(q, |r| {
-            if err.is_none() {
-                err = w.process_row(r).err().map(Into::into);
-            }
-        })?;
+        skipped = reader.for_each_process_row(q, |r| err.keep(|| w.process_row(r)))?;
         w.finish()?;
     }
-    first_error(err, skipped)
+    err.or(skipped)
 }
 
 /// A JSON array, one object per row, in the CSV's vocabulary (`gpuledger_views::csv::col`).
@@ -181,22 +186,18 @@ fn write_json(
     mut out: impl Write,
 ) -> anyhow::Result<Skipped> {
     use gpuledger_views::csv::col;
-    let mut err: Option<anyhow::Error> = None;
+    let mut err = FirstError::default();
     let mut skipped = Skipped::default();
     out.write_all(b"[")?;
     let mut first = true;
     let mut emit = |v: serde_json::Value, out: &mut dyn Write| {
-        if err.is_some() {
-            return;
-        }
-        let sep: &[u8] = if first { b"\n" } else { b",\n" };
-        first = false;
-        // C1 controls escaped too (serde_json leaves them raw): the output may be a terminal.
-        err = out
-            .write_all(sep)
-            .and_then(|_| out.write_all(term_safe_text(&v.to_string()).as_bytes()))
-            .err()
-            .map(Into::into);
+        err.keep(|| {
+            let sep: &[u8] = if first { b"\n" } else { b",\n" };
+            first = false;
+            // C1 controls escaped too (serde_json leaves them raw): the output may be a terminal.
+            out.write_all(sep)
+                .and_then(|_| out.write_all(term_safe_text(&v.to_string()).as_bytes()))
+        })
     };
     if devices {
         reader.for_each_device_row(q, |r| {
@@ -246,7 +247,7 @@ fn write_json(
         })?;
     }
     out.write_all(b"\n]\n")?;
-    first_error(err, skipped)
+    err.or(skipped)
 }
 
 fn write_table(
@@ -255,7 +256,7 @@ fn write_table(
     q: &Query,
     mut out: impl Write,
 ) -> anyhow::Result<Skipped> {
-    let mut err: Option<anyhow::Error> = None;
+    let mut err = FirstError::default();
     let mut skipped = Skipped::default();
     if devices {
         writeln!(
@@ -264,8 +265,8 @@ fn write_table(
             "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W"
         )?;
         reader.for_each_device_row(q, |r| {
-            if err.is_none() {
-                err = writeln!(
+            err.keep(|| {
+                writeln!(
                     out,
                     "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
                     format_ms(r.ts_ms),
@@ -279,9 +280,7 @@ fn write_table(
                         .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
                         .unwrap_or_else(|| gpuledger_model::words::UNKNOWN.into()),
                 )
-                .err()
-                .map(Into::into);
-            }
+            })
         })?;
     } else {
         writeln!(
@@ -290,8 +289,8 @@ fn write_table(
             "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
         )?;
         skipped = reader.for_each_process_row(q, |r| {
-            if err.is_none() {
-                err = writeln!(
+            err.keep(|| {
+                writeln!(
                     out,
                     "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}{}",
                     format_ms(r.ts_ms),
@@ -310,10 +309,8 @@ fn write_table(
                         .map(|x| format!("  ({})", term_safe(x)))
                         .unwrap_or_default()
                 )
-                .err()
-                .map(Into::into);
-            }
+            })
         })?;
     }
-    first_error(err, skipped)
+    err.or(skipped)
 }

@@ -150,22 +150,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 
     // What the user is about to confirm: the identity read now is what the kill re-checks.
     let first = measured.collector.borrow_mut().collect();
-    let mut targets = Vec::new();
-    for &pid in &args.pids {
-        let info = killer.inspect(pid).ok();
-        let target = info
-            .as_ref()
-            .map(Target::from_info)
-            .unwrap_or_else(|| Target::pid(pid));
-        let verdict = info.as_ref().map(|i| killer.verdict(i));
-        targets.push(Planned {
-            target,
-            info,
-            verdict,
-            memory: reading_from_snapshot(&first, pid),
-            confirmed_sensitive: args.yes_really,
-        });
-    }
+    let mut targets = plan(args, &killer, &first);
 
     if !args.yes && !args.dry_run {
         match confirm(&mut targets, &measured, args.force) {
@@ -200,22 +185,54 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .collect();
     let code = combined_exit_code(&outcomes);
 
-    let text = if args.json {
+    crate::commands::print(&report(args.json, code, &outcomes, &targets)?)?;
+    Ok(ExitCode::from(code))
+}
+
+/// Each target as the user is about to confirm it: its identity read now (what the kill
+/// re-checks), the guard rails' verdict, and its measured GPU memory.
+fn plan(args: &Args, killer: &Killer, first: &Snapshot) -> Vec<Planned> {
+    args.pids
+        .iter()
+        .map(|&pid| {
+            let info = killer.inspect(pid).ok();
+            let target = info
+                .as_ref()
+                .map(Target::from_info)
+                .unwrap_or_else(|| Target::pid(pid));
+            let verdict = info.as_ref().map(|i| killer.verdict(i));
+            Planned {
+                target,
+                info,
+                verdict,
+                memory: reading_from_snapshot(first, pid),
+                confirmed_sensitive: args.yes_really,
+            }
+        })
+        .collect()
+}
+
+/// The outcomes as JSON (`--json`) or as text, each beside the memory shown at the prompt.
+fn report(
+    json: bool,
+    code: u8,
+    outcomes: &[Outcome],
+    targets: &[Planned],
+) -> anyhow::Result<String> {
+    Ok(if json {
         let doc = KillReport {
             schema: "gpuledger.kill/1",
             exit_code: code,
-            outcomes: &outcomes,
+            outcomes,
         };
         format!("{}\n", serde_json::to_string_pretty(&doc)?)
     } else {
         outcomes
             .iter()
-            .zip(&targets)
+            .zip(targets)
             .map(|(o, t)| render(o, &t.memory))
             .collect::<String>()
-    };
-    crate::commands::print(&text)?;
-    Ok(ExitCode::from(code))
+    })
 }
 
 /// The `--json` document (field order kept as declared).

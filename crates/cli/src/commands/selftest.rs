@@ -1,7 +1,7 @@
 //! `gpuledger selftest`: each source, found or not, what it sees, what it cannot see and why.
 
 use crate::Global;
-use gpuledger_model::{Snapshot, SourceState};
+use gpuledger_model::{Device, Snapshot, SourceState, Usage};
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -58,21 +58,9 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
             if s.name == "nvml" && s.status == SourceState::Ok {
                 for d in snap.devices.iter().filter(|d| d.source == "nvml") {
                     sees.push(format!("{}: {}", d.label(), d.uuid));
-                    for (f, why) in &d.unavailable {
-                        cannot.push(format!("GPU{} {f}: {why}", d.index));
-                    }
+                    device_gaps(d, &mut cannot);
                 }
-                let mut reasons: Vec<&str> = snap
-                    .processes
-                    .iter()
-                    .flat_map(|p| &p.usage)
-                    .filter_map(|u| u.unavailable_reason.as_deref())
-                    .collect();
-                reasons.sort();
-                reasons.dedup();
-                for r in reasons {
-                    cannot.push(format!("per-process memory: {r}"));
-                }
+                process_gaps(snap, |_| true, &mut cannot);
             }
             if s.name == "drm" {
                 for d in snap
@@ -86,22 +74,9 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
                         .map(|p| format!(" ({p})"))
                         .unwrap_or_default();
                     sees.push(format!("{}: {}{state}", d.label(), d.uuid));
-                    for (f, why) in &d.unavailable {
-                        cannot.push(format!("GPU{} {f}: {why}", d.index));
-                    }
+                    device_gaps(d, &mut cannot);
                 }
-                let mut reasons: Vec<&str> = snap
-                    .processes
-                    .iter()
-                    .flat_map(|p| &p.usage)
-                    .filter(|u| u.memory_source == "fdinfo")
-                    .filter_map(|u| u.unavailable_reason.as_deref())
-                    .collect();
-                reasons.sort();
-                reasons.dedup();
-                for r in reasons {
-                    cannot.push(format!("per-process memory: {r}"));
-                }
+                process_gaps(snap, |u| u.memory_source == "fdinfo", &mut cannot);
             }
             Finding {
                 source: s.name.clone(),
@@ -111,6 +86,29 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
             }
         })
         .collect()
+}
+
+/// What a device could not report, and why.
+fn device_gaps(d: &Device, cannot: &mut Vec<String>) {
+    for (f, why) in &d.unavailable {
+        cannot.push(format!("GPU{} {f}: {why}", d.index));
+    }
+}
+
+/// Why per-process memory was unavailable, once per distinct reason, for the usages `of` keeps.
+fn process_gaps(snap: &Snapshot, of: impl Fn(&Usage) -> bool, cannot: &mut Vec<String>) {
+    let mut reasons: Vec<&str> = snap
+        .processes
+        .iter()
+        .flat_map(|p| &p.usage)
+        .filter(|u| of(u))
+        .filter_map(|u| u.unavailable_reason.as_deref())
+        .collect();
+    reasons.sort();
+    reasons.dedup();
+    for r in reasons {
+        cannot.push(format!("per-process memory: {r}"));
+    }
 }
 
 /// Whether `gpuledger probe --save` has measured this machine, and how long ago.

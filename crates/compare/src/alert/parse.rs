@@ -42,6 +42,48 @@ struct Token {
     width: usize,
 }
 
+/// The number starting at `start`, with its unit if one follows; an error as (column, width,
+/// message).
+fn number(chars: &[char], start: usize) -> Result<Token, (usize, usize, String)> {
+    let mut i = start;
+    while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+        i += 1;
+    }
+    let num: String = chars[start..i].iter().collect();
+    let n: f64 = num
+        .parse()
+        .map_err(|_| (start, i - start, format!("{num:?} is not a number")))?;
+    // A unit glued to the number, or after a space: `8GiB`, `8 GiB`, `90%`.
+    let mut j = i;
+    while j < chars.len() && chars[j] == ' ' {
+        j += 1;
+    }
+    let ustart = j;
+    while j < chars.len() && (chars[j].is_ascii_alphabetic() || chars[j] == '%') {
+        j += 1;
+    }
+    let unit: String = chars[ustart..j].iter().collect();
+    // Glued, anything is read as the unit (and rejected later if wrong); after a space,
+    // only a known unit, so `85 and ...` and `85 device.power` read as they should.
+    const UNITS: [&str; 16] = [
+        "b", "k", "kib", "m", "mib", "g", "gib", "t", "tib", "kb", "mb", "gb", "tb", "%", "c", "w",
+    ];
+    let glued = ustart == i;
+    let known = UNITS.contains(&unit.to_ascii_lowercase().as_str());
+    let next_is_ident = chars
+        .get(j)
+        .is_some_and(|c| *c == '.' || *c == '_' || c.is_ascii_digit());
+    if !unit.is_empty() && (glued || (known && !next_is_ident)) {
+        i = j;
+    }
+    let unit = if i == j { unit } else { String::new() };
+    Ok(Token {
+        tok: Tok::Number(n, unit),
+        col: start,
+        width: i - start,
+    })
+}
+
 fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
     let chars: Vec<char> = text.chars().collect();
     let err = |col: usize, width: usize, message: String| ParseError {
@@ -74,44 +116,9 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
         } else if c.is_ascii_digit()
             || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                i += 1;
-            }
-            let num: String = chars[start..i].iter().collect();
-            let n: f64 = num
-                .parse()
-                .map_err(|_| err(start, i - start, format!("{num:?} is not a number")))?;
-            // A unit glued to the number, or after a space: `8GiB`, `8 GiB`, `90%`.
-            let mut j = i;
-            while j < chars.len() && chars[j] == ' ' {
-                j += 1;
-            }
-            let ustart = j;
-            while j < chars.len() && (chars[j].is_ascii_alphabetic() || chars[j] == '%') {
-                j += 1;
-            }
-            let unit: String = chars[ustart..j].iter().collect();
-            // Glued, anything is read as the unit (and rejected later if wrong); after a space,
-            // only a known unit, so `85 and ...` and `85 device.power` read as they should.
-            const UNITS: [&str; 16] = [
-                "b", "k", "kib", "m", "mib", "g", "gib", "t", "tib", "kb", "mb", "gb", "tb", "%",
-                "c", "w",
-            ];
-            let glued = ustart == i;
-            let known = UNITS.contains(&unit.to_ascii_lowercase().as_str());
-            let next_is_ident = chars
-                .get(j)
-                .is_some_and(|c| *c == '.' || *c == '_' || c.is_ascii_digit());
-            if !unit.is_empty() && (glued || (known && !next_is_ident)) {
-                i = j;
-            }
-            let unit = if i == j { unit } else { String::new() };
-            out.push(Token {
-                tok: Tok::Number(n, unit),
-                col: start,
-                width: i - start,
-            });
+            let t = number(&chars, i).map_err(|(col, width, m)| err(col, width, m))?;
+            i = t.col + t.width;
+            out.push(t);
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
             while i < chars.len()

@@ -12,14 +12,19 @@
 //! The recorder writes each flush in one transaction (by default `record` flushes every sample);
 //! the database is in WAL mode with `synchronous = NORMAL`, so a recorder killed mid-write
 //! leaves every committed sample readable and a commit costs no fsync.
+//!
+//! Writing is `recorder`, reading rows back `reader`, a snapshot at a moment `replay`; the
+//! frame codec is [`frame`] and the one-recorder-per-file lock [`lock`].
 
 pub mod frame;
 pub mod lock;
 mod reader;
 mod recorder;
+mod replay;
 
 pub use reader::*;
 pub use recorder::*;
+pub use replay::*;
 
 use crate::time::format_ms;
 use frame::{ExtState, Extra, State, Vals, KEYFRAME_EVERY};

@@ -1,5 +1,5 @@
-//! Reading a recording back: process and device rows for a time range, and a snapshot as it was
-//! at a moment (`--replay DB --at TIME`).
+//! Reading a recording back: its devices, processes and strings, and process and device rows
+//! for a time range (a snapshot at a moment is built from these in `replay`).
 
 use super::*;
 
@@ -75,10 +75,10 @@ pub struct DeviceRow<'a> {
 
 /// Reads a recording (also while a recorder writes to it: WAL readers do not block writers).
 pub struct Reader {
-    conn: Connection,
-    path: PathBuf,
+    pub(super) conn: Connection,
+    pub(super) path: PathBuf,
     /// The recording's schema: 1 kept no extension frames and no device system memory.
-    version: i64,
+    pub(super) version: i64,
     pub devices: Vec<RecordedDevice>,
     pub processes: HashMap<u32, RecordedProcess>,
     strings: HashMap<u32, String>,
@@ -100,6 +100,135 @@ pub(super) fn check_ts(path: &Path, ts: i64) -> Result<i64> {
             "a sample is timed at Unix ms {ts}, outside the years 1970 to 9999 (a damaged recording or a wrong clock); read the samples before it with --until (or --at)"
         ),
     ))
+}
+
+fn read_devices(conn: &Connection, path: &Path) -> Result<Vec<RecordedDevice>> {
+    let e = db_err(path, "cannot read the devices table");
+    let mut st = conn
+        .prepare(
+            "SELECT id, uuid, idx, vendor, name, total_bytes, source FROM devices ORDER BY idx, id",
+        )
+        .map_err(&e)?;
+    let rows = st
+        .query_map([], |r| {
+            Ok(RecordedDevice {
+                id: col(r, 0)?,
+                uuid: col(r, 1)?,
+                index: col(r, 2)?,
+                vendor: col(r, 3)?,
+                name: col(r, 4)?,
+                total_bytes: get_u64(r, 5)?,
+                source: col(r, 6)?,
+            })
+        })
+        .map_err(&e)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&e)
+}
+
+fn read_processes(conn: &Connection, path: &Path) -> Result<HashMap<u32, RecordedProcess>> {
+    let e = db_err(path, "cannot read the processes table");
+    let mut st = conn
+        .prepare("SELECT id, pid, start_time, name, user, cmdline FROM processes")
+        .map_err(&e)?;
+    let rows = st
+        .query_map([], |r| {
+            let cmd: Option<String> = col(r, 5)?;
+            Ok(RecordedProcess {
+                id: col(r, 0)?,
+                pid: col(r, 1)?,
+                start_time: get_u64(r, 2)?,
+                name: col(r, 3)?,
+                user: col(r, 4)?,
+                cmdline: cmd.and_then(|c| serde_json::from_str(&c).ok()),
+            })
+        })
+        .map_err(&e)?;
+    rows.map(|r| r.map(|p| (p.id, p)))
+        .collect::<rusqlite::Result<HashMap<_, _>>>()
+        .map_err(&e)
+}
+
+fn read_strings(conn: &Connection, path: &Path) -> Result<HashMap<u32, String>> {
+    let e = db_err(path, "cannot read the strings table");
+    let mut st = conn.prepare("SELECT id, text FROM strings").map_err(&e)?;
+    let rows = st
+        .query_map([], |r| Ok((col::<u32>(r, 0)?, col::<String>(r, 1)?)))
+        .map_err(&e)?;
+    rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+        .map_err(&e)
+}
+
+/// Ids are ours and dense: index by id instead of hashing for every one of the millions of rows
+/// a day holds. Items filtered out are simply absent.
+fn dense<'a, T>(
+    items: impl Iterator<Item = (u32, &'a T)>,
+    path: &Path,
+) -> Result<Vec<Option<&'a T>>> {
+    let items: Vec<(u32, &T)> = items.collect();
+    let max = items.iter().map(|x| x.0).max().unwrap_or(0) as usize;
+    if max > 64 * items.len() + 65_536 {
+        return Err(fail(
+            path,
+            "corrupt recording: ids far beyond the number of rows",
+        ));
+    }
+    let mut v = vec![None; max + 1];
+    for (id, t) in items {
+        v[id as usize] = Some(t);
+    }
+    Ok(v)
+}
+
+/// The processes, devices and strings a query reads, indexed by id (see [`dense`]).
+struct Tables<'a> {
+    procs: Vec<Option<&'a RecordedProcess>>,
+    devs: Vec<Option<&'a RecordedDevice>>,
+    strings: Vec<Option<&'a String>>,
+}
+
+impl Tables<'_> {
+    fn string(&self, id: u32) -> Option<&str> {
+        self.strings
+            .get(id as usize)
+            .copied()
+            .flatten()
+            .map(String::as_str)
+    }
+}
+
+/// Hands `f` every (process, device) of the decoded state the query wants.
+fn emit(ts: i64, t: &Tables, state: &State, ext: &ExtState, f: &mut impl FnMut(&ProcRow)) {
+    for ((pid, did), v) in state {
+        let (Some(Some(p)), Some(Some(d))) =
+            (t.procs.get(*pid as usize), t.devs.get(*did as usize))
+        else {
+            continue;
+        };
+        f(&ProcRow {
+            ts_ms: ts,
+            process: p,
+            device: d,
+            vals: v,
+            source: t.string(v.source).unwrap_or("?"),
+            reason: v.reason.and_then(|id| t.string(id)),
+            extra: ext.get(&(*pid, *did)),
+            strings: &t.strings,
+        });
+    }
+}
+
+/// The error when no sample in the range could be decoded.
+fn undecodable(path: &Path, skipped: &Skipped) -> StoreError {
+    fail(
+        path,
+        format!(
+            "{} sample{} from {} to {} cannot be read: no keyframe precedes them (a damaged or edited recording)",
+            skipped.samples,
+            if skipped.samples == 1 { "" } else { "s" },
+            format_ms(skipped.first.unwrap_or_default()),
+            format_ms(skipped.last.unwrap_or_default())
+        ),
+    )
 }
 
 impl Reader {
@@ -124,57 +253,9 @@ impl Reader {
                 "not a gpuledger recording (empty or another SQLite database)",
             ));
         }
-        let e = db_err(path, "cannot read the devices table");
-        let devices = {
-            let mut st = conn
-                .prepare("SELECT id, uuid, idx, vendor, name, total_bytes, source FROM devices ORDER BY idx, id")
-                .map_err(&e)?;
-            let rows = st
-                .query_map([], |r| {
-                    Ok(RecordedDevice {
-                        id: col(r, 0)?,
-                        uuid: col(r, 1)?,
-                        index: col(r, 2)?,
-                        vendor: col(r, 3)?,
-                        name: col(r, 4)?,
-                        total_bytes: get_u64(r, 5)?,
-                        source: col(r, 6)?,
-                    })
-                })
-                .map_err(&e)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&e)?
-        };
-        let e = db_err(path, "cannot read the processes table");
-        let processes = {
-            let mut st = conn
-                .prepare("SELECT id, pid, start_time, name, user, cmdline FROM processes")
-                .map_err(&e)?;
-            let rows = st
-                .query_map([], |r| {
-                    let cmd: Option<String> = col(r, 5)?;
-                    Ok(RecordedProcess {
-                        id: col(r, 0)?,
-                        pid: col(r, 1)?,
-                        start_time: get_u64(r, 2)?,
-                        name: col(r, 3)?,
-                        user: col(r, 4)?,
-                        cmdline: cmd.and_then(|c| serde_json::from_str(&c).ok()),
-                    })
-                })
-                .map_err(&e)?;
-            rows.map(|r| r.map(|p| (p.id, p)))
-                .collect::<rusqlite::Result<HashMap<_, _>>>()
-                .map_err(&e)?
-        };
-        let e = db_err(path, "cannot read the strings table");
-        let strings = {
-            let mut st = conn.prepare("SELECT id, text FROM strings").map_err(&e)?;
-            let rows = st
-                .query_map([], |r| Ok((col::<u32>(r, 0)?, col::<String>(r, 1)?)))
-                .map_err(&e)?;
-            rows.collect::<rusqlite::Result<HashMap<_, _>>>()
-                .map_err(&e)?
-        };
+        let devices = read_devices(&conn, path)?;
+        let processes = read_processes(&conn, path)?;
+        let strings = read_strings(&conn, path)?;
         Ok(Reader {
             conn,
             path: path.to_path_buf(),
@@ -225,53 +306,7 @@ impl Reader {
     /// when nothing else in the range could be read, and otherwise counted in the result.
     pub fn for_each_process_row(&self, q: &Query, mut f: impl FnMut(&ProcRow)) -> Result<Skipped> {
         let e = db_err(&self.path, "cannot read samples");
-        let dev_filter = self.device_filter(q)?;
-        let wanted = |p: &RecordedProcess| {
-            q.pid.is_none_or(|pid| p.pid == pid)
-                && q.name.as_ref().is_none_or(|n| p.name.as_ref() == Some(n))
-        };
-        // Ids are ours and dense: index by id instead of hashing for every one of the millions
-        // of rows a day holds. Processes filtered out are simply absent.
-        fn dense<'a, T>(
-            items: impl Iterator<Item = (u32, &'a T)>,
-            path: &Path,
-        ) -> Result<Vec<Option<&'a T>>> {
-            let items: Vec<(u32, &T)> = items.collect();
-            let max = items.iter().map(|x| x.0).max().unwrap_or(0) as usize;
-            if max > 64 * items.len() + 65_536 {
-                return Err(fail(
-                    path,
-                    "corrupt recording: ids far beyond the number of rows",
-                ));
-            }
-            let mut v = vec![None; max + 1];
-            for (id, t) in items {
-                v[id as usize] = Some(t);
-            }
-            Ok(v)
-        }
-        let procs = dense(
-            self.processes
-                .iter()
-                .filter(|(_, p)| wanted(p))
-                .map(|(id, p)| (*id, p)),
-            &self.path,
-        )?;
-        let devs = dense(
-            self.devices
-                .iter()
-                .filter(|d| dev_filter.is_none_or(|f| f == d.id))
-                .map(|d| (d.id, d)),
-            &self.path,
-        )?;
-        let strings = dense(self.strings.iter().map(|(id, s)| (*id, s)), &self.path)?;
-        let string = |id: u32| {
-            strings
-                .get(id as usize)
-                .copied()
-                .flatten()
-                .map(String::as_str)
-        };
+        let t = self.tables(q)?;
         let since = q.since_ms.unwrap_or(i64::MIN);
         let until = q.until_ms.unwrap_or(i64::MAX);
         let start: Option<i64> = self
@@ -310,53 +345,65 @@ impl Reader {
                 continue;
             }
             started = true;
-            let blob = r
-                .get_ref(2)
-                .map_err(&e)?
-                .as_blob()
-                .map_err(|x| e(x.into()))?;
-            let frame_err = |fe| StoreError::Frame(fe, self.path.display().to_string());
-            frame::apply(&mut state, key, blob).map_err(frame_err)?;
-            let ext_blob = r
-                .get_ref(3)
-                .map_err(&e)?
-                .as_blob_or_null()
-                .map_err(|x| e(x.into()))?;
-            frame::apply_ext(&mut ext, key, ext_blob, &state).map_err(frame_err)?;
-            if ts < since {
-                continue;
-            }
-            for ((pid, did), v) in &state {
-                let (Some(Some(p)), Some(Some(d))) =
-                    (procs.get(*pid as usize), devs.get(*did as usize))
-                else {
-                    continue;
-                };
-                f(&ProcRow {
-                    ts_ms: ts,
-                    process: p,
-                    device: d,
-                    vals: v,
-                    source: string(v.source).unwrap_or("?"),
-                    reason: v.reason.and_then(string),
-                    extra: ext.get(&(*pid, *did)),
-                    strings: &strings,
-                });
+            self.decode(r, key, &mut state, &mut ext)?;
+            if ts >= since {
+                emit(ts, &t, &state, &ext, &mut f);
             }
         }
         if skipped.samples > 0 && !started {
-            return Err(fail(
-                &self.path,
-                format!(
-                    "{} sample{} from {} to {} cannot be read: no keyframe precedes them (a damaged or edited recording)",
-                    skipped.samples,
-                    if skipped.samples == 1 { "" } else { "s" },
-                    format_ms(skipped.first.unwrap_or_default()),
-                    format_ms(skipped.last.unwrap_or_default())
-                ),
-            ));
+            return Err(undecodable(&self.path, &skipped));
         }
         Ok(skipped)
+    }
+
+    /// The processes, devices and strings the query reads, by id.
+    fn tables(&self, q: &Query) -> Result<Tables<'_>> {
+        let dev_filter = self.device_filter(q)?;
+        let wanted = |p: &RecordedProcess| {
+            q.pid.is_none_or(|pid| p.pid == pid)
+                && q.name.as_ref().is_none_or(|n| p.name.as_ref() == Some(n))
+        };
+        Ok(Tables {
+            procs: dense(
+                self.processes
+                    .iter()
+                    .filter(|(_, p)| wanted(p))
+                    .map(|(id, p)| (*id, p)),
+                &self.path,
+            )?,
+            devs: dense(
+                self.devices
+                    .iter()
+                    .filter(|d| dev_filter.is_none_or(|f| f == d.id))
+                    .map(|d| (d.id, d)),
+                &self.path,
+            )?,
+            strings: dense(self.strings.iter().map(|(id, s)| (*id, s)), &self.path)?,
+        })
+    }
+
+    /// Applies one sample's process frame and extension frame to the running state.
+    fn decode(
+        &self,
+        r: &rusqlite::Row,
+        key: bool,
+        state: &mut State,
+        ext: &mut ExtState,
+    ) -> Result<()> {
+        let e = db_err(&self.path, "cannot read samples");
+        let blob = r
+            .get_ref(2)
+            .map_err(&e)?
+            .as_blob()
+            .map_err(|x| e(x.into()))?;
+        let frame_err = |fe| StoreError::Frame(fe, self.path.display().to_string());
+        frame::apply(state, key, blob).map_err(frame_err)?;
+        let ext_blob = r
+            .get_ref(3)
+            .map_err(&e)?
+            .as_blob_or_null()
+            .map_err(|x| e(x.into()))?;
+        frame::apply_ext(ext, key, ext_blob, state).map_err(frame_err)
     }
 
     /// Every (sample, device) in the query, in time order.
@@ -407,102 +454,6 @@ impl Reader {
         }
         Ok(())
     }
-
-    /// The recording as a snapshot at the latest sample at or before `at_ms`.
-    pub fn snapshot_at(&self, at_ms: i64) -> Result<Snapshot> {
-        let e = db_err(&self.path, "cannot read samples");
-        let ts: Option<i64> = self
-            .conn
-            .query_row("SELECT max(ts) FROM samples WHERE ts <= ?1", [at_ms], |r| {
-                r.get(0)
-            })
-            .map_err(&e)?;
-        let ts = ts.map(|t| check_ts(&self.path, t)).transpose()?;
-        let Some(ts) = ts else {
-            let range = self.range()?;
-            return Err(fail(
-                &self.path,
-                match range {
-                    Some((a, b)) => format!(
-                        "nothing recorded at or before {} (the recording covers {} to {})",
-                        format_ms(at_ms),
-                        format_ms(a),
-                        format_ms(b)
-                    ),
-                    None => "the recording has no samples yet".into(),
-                },
-            ));
-        };
-        let host: Host = self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = 'host'", [], |r| {
-                r.get::<_, String>(0)
-            })
-            .optional()
-            .map_err(&e)?
-            .and_then(|h| serde_json::from_str(&h).ok())
-            .unwrap_or_default();
-        let mut snap = Snapshot::new(format_ms(ts), host);
-        let q = Query {
-            since_ms: Some(ts),
-            until_ms: Some(ts),
-            ..Query::default()
-        };
-        self.for_each_device_row(&q, |r| {
-            let d = r.device;
-            let vendor = serde_json::from_value(serde_json::Value::String(d.vendor.clone()))
-                .unwrap_or(Vendor::Unknown);
-            let mut dev = Device::new(d.index, vendor, d.uuid.clone(), &d.source);
-            dev.name = d.name.clone();
-            dev.memory.total_bytes = d.total_bytes;
-            dev.memory.used_bytes = r.vals.used;
-            dev.memory.free_bytes = r.vals.free;
-            dev.utilization.gpu_percent = r.vals.gpu;
-            dev.utilization.memory_percent = r.vals.mem_util;
-            dev.temperature_c = r.vals.temp;
-            dev.power.usage_watts = r.vals.power_mw.map(|mw| mw as f64 / 1000.0);
-            if r.vals.sys_total.is_some() || r.vals.sys_used.is_some() {
-                dev.system_memory = Some(gpuledger_model::Memory {
-                    total_bytes: r.vals.sys_total,
-                    used_bytes: r.vals.sys_used,
-                    free_bytes: r
-                        .vals
-                        .sys_total
-                        .zip(r.vals.sys_used)
-                        .map(|(t, u)| t.saturating_sub(u)),
-                    ..Default::default()
-                });
-            }
-            snap.devices.push(dev);
-        })?;
-        let mut procs: BTreeMap<u32, Process> = BTreeMap::new();
-        self.for_each_process_row(&q, |r| {
-            let p = procs.entry(r.process.id).or_insert_with(|| {
-                let mut p = Process::new(r.process.pid);
-                p.start_time = r.process.start_time;
-                p.name = r.process.name.clone();
-                p.user = r.process.user.clone();
-                p.cmdline = r.process.cmdline.clone();
-                p
-            });
-            let mut u = Usage::new(r.device.uuid.clone(), r.source);
-            u.memory_bytes = r.vals.memory_bytes;
-            u.engines.sm_percent = r.vals.sm_percent;
-            u.unavailable_reason = r.reason.map(str::to_string);
-            u.system_memory_bytes = r.extra.and_then(|x| x.system_memory_bytes);
-            u.engines_by_type = r.engines_by_type();
-            p.usage.push(u);
-        })?;
-        snap.processes = procs.into_values().collect();
-        snap.sources.push(SourceStatus::new(
-            "recording",
-            SourceState::Ok,
-            format!("sample at {} from {}", format_ms(ts), self.path.display()),
-        ));
-        snap.notes.push(not_kept_note(self.version));
-        balance(&mut snap);
-        Ok(snap)
-    }
 }
 
 /// What [`Reader::for_each_process_row`] could not decode.
@@ -511,24 +462,4 @@ pub struct Skipped {
     pub samples: usize,
     pub first: Option<i64>,
     pub last: Option<i64>,
-}
-
-/// A replayed snapshot says what a recording does not keep, so a missing field reads as "not
-/// recorded" rather than "not measured".
-pub fn not_kept_note(version: i64) -> String {
-    let mut s = String::from(
-        "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %",
-    );
-    if version >= 2 {
-        s.push_str(", system memory and busy % per engine type");
-    }
-    s.push_str(
-        "; it does not keep workload identification, estimates, listening ports, containers, ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
-    );
-    if version < 2 {
-        s.push_str(
-            ", nor (recorded by an older gpuledger) system memory and busy % per engine type",
-        );
-    }
-    s
 }

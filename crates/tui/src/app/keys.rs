@@ -80,28 +80,31 @@ impl App {
             KeyCode::Char('e') => {
                 self.overlay = Overlay::Export(self.default_export_path());
             }
-            KeyCode::Char('C') => {
-                let next = self.theme.kind.next();
-                self.theme = Theme::new(next);
-            }
-            KeyCode::Char('m') => {
-                if self.theme.kind == ThemeKind::Mono {
-                    self.theme = Theme::new(self.theme_before_mono);
-                } else {
-                    self.theme_before_mono = self.theme.kind;
-                    self.theme = Theme::new(ThemeKind::Mono);
-                }
-            }
-            KeyCode::Char('w') => {
-                self.chart_minutes = match self.chart_minutes {
-                    1 => 5,
-                    5 => 10,
-                    _ => 1,
-                }
-            }
+            KeyCode::Char('C') => self.theme = Theme::new(self.theme.kind.next()),
+            KeyCode::Char('m') => self.toggle_mono(),
+            KeyCode::Char('w') => self.cycle_chart_window(),
             _ => {}
         }
         vec![]
+    }
+
+    /// Monochrome on, or back to the theme it replaced.
+    fn toggle_mono(&mut self) {
+        if self.theme.kind == ThemeKind::Mono {
+            self.theme = Theme::new(self.theme_before_mono);
+        } else {
+            self.theme_before_mono = self.theme.kind;
+            self.theme = Theme::new(ThemeKind::Mono);
+        }
+    }
+
+    /// The history chart's window: 1, 5, then 10 minutes, and round again.
+    fn cycle_chart_window(&mut self) {
+        self.chart_minutes = match self.chart_minutes {
+            1 => 5,
+            5 => 10,
+            _ => 1,
+        }
     }
 
     /// A key while an overlay is open: it belongs to the overlay (scroll, answer, close).
@@ -432,6 +435,28 @@ impl App {
         });
     }
 
+    /// Asks the terminator to end one process; a request is then watched until it is gone.
+    fn terminate(
+        &mut self,
+        pid: u32,
+        start_time: Option<u64>,
+        name: &str,
+        force: bool,
+        now: Instant,
+    ) -> Termination {
+        let t = self.terminator.terminate(pid, start_time, force);
+        if t == Termination::Requested {
+            self.pending.push(PendingKill {
+                pid,
+                start_time,
+                name: name.to_string(),
+                force,
+                since: now,
+            });
+        }
+        t
+    }
+
     pub(super) fn confirm_key(&mut self, mut c: Confirm, key: KeyEvent, now: Instant) {
         if !matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
             self.overlay = Overlay::None;
@@ -450,17 +475,8 @@ impl App {
         let verb = if c.force { "kill" } else { "terminate" };
         let mut others = Vec::new();
         for a in &c.also {
-            match self.terminator.terminate(a.pid, a.start_time, c.force) {
-                Termination::Requested => {
-                    self.pending.push(PendingKill {
-                        pid: a.pid,
-                        start_time: a.start_time,
-                        name: a.name.clone(),
-                        force: c.force,
-                        since: now,
-                    });
-                    others.push(format!("{} requested", a.pid));
-                }
+            match self.terminate(a.pid, a.start_time, &a.name, c.force, now) {
+                Termination::Requested => others.push(format!("{} requested", a.pid)),
                 Termination::Refused(why) | Termination::NotAvailable(why) => {
                     others.push(format!("{} not signalled: {why}", a.pid))
                 }
@@ -475,15 +491,8 @@ impl App {
             format!("; tagged PIDs {}", others.join(", "))
         };
         self.message = Some(
-            match self.terminator.terminate(c.pid, c.start_time, c.force) {
+            match self.terminate(c.pid, c.start_time, &c.name, c.force, now) {
                 Termination::Requested => {
-                    self.pending.push(PendingKill {
-                        pid: c.pid,
-                        start_time: c.start_time,
-                        name: c.name.clone(),
-                        force: c.force,
-                        since: now,
-                    });
                     format!(
                         "{verb} requested for PID {} ({}): waiting to see it gone{others}",
                         c.pid, c.name

@@ -135,95 +135,22 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
             .processes
             .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
     });
-    let now_t = dev_series.and_then(Series::last_t).unwrap_or(0.0);
-    // Until the window has filled, show what there is rather than an empty left side.
-    let first_t = dev_series
-        .and_then(|s| s.points.front())
-        .map_or(now_t, |p| p.t);
-    let span = (app.chart_minutes as f64 * 60.0)
-        .min(now_t - first_t)
-        .max(10.0);
-    let x0 = now_t - span;
-    let peak = [dev_series, proc_series]
-        .into_iter()
-        .flatten()
-        .flat_map(|s| s.points.iter().filter(|p| p.t >= x0))
-        .filter_map(|p| p.memory_bytes)
-        .max();
-    let (top, top_is_total) = memory_axis_top(peak, dev.memory.total_bytes);
-    let ymax = top as f64;
-    let pts = |s: Option<&Series>, mem: bool| -> Vec<(f64, f64)> {
-        s.map(|s| {
-            s.points
-                .iter()
-                .filter(|p| p.t >= x0)
-                .filter_map(|p| {
-                    if mem {
-                        p.memory_bytes.map(|m| (p.t, m as f64))
-                    } else {
-                        // GPU % is drawn on the memory scale and read on the right axis.
-                        p.gpu_percent.map(|g| (p.t, g as f64 / 100.0 * ymax))
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-    };
+    let w = Window::of(app, dev, dev_series, proc_series);
     let (dm, dg, pm, pg) = (
-        pts(dev_series, true),
-        pts(dev_series, false),
-        pts(proc_series, true),
-        pts(proc_series, false),
+        w.points(dev_series, true),
+        w.points(dev_series, false),
+        w.points(proc_series, true),
+        w.points(proc_series, false),
     );
     let npoints = dev_series.map_or(0, |s| s.points.len());
-    let mut sets = vec![
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.mem_line)
-            .data(&dm),
-        Dataset::default()
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.gpu_line)
-            .data(&dg),
-    ];
-    if sel.is_some() {
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Dot)
-                .graph_type(GraphType::Line)
-                .style(t.accent)
-                .data(&pm),
-        );
-        sets.push(
-            Dataset::default()
-                .marker(Marker::Bar)
-                .graph_type(GraphType::Scatter)
-                .style(t.warn)
-                .data(&pg),
-        );
-    }
-    let title = if app.replay.is_some() {
-        format!(
-            " History GPU{}: a saved snapshot is one moment, no history ",
-            dev.index
-        )
-    } else if npoints < 2 {
-        format!(" History GPU{}: builds up as rounds arrive ", dev.index)
-    } else {
-        format!(
-            " History GPU{}, last {} min (w: window) ",
-            dev.index, app.chart_minutes
-        )
-    };
-    let block = Block::bordered().title(Span::styled(title, t.title));
+    let sets = datasets(app, sel.is_some(), [&dm, &dg, &pm, &pg]);
+    let block = Block::bordered().title(Span::styled(chart_title(app, dev, npoints), t.title));
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.width < 20 || inner.height < 3 {
         return;
     }
-    let legend_h = draw_legend(f, app, dev, top_is_total, inner);
+    let legend_h = draw_legend(f, app, dev, w.top_is_total, inner);
     if inner.height < legend_h + 4 {
         return;
     }
@@ -239,18 +166,144 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         .legend_position(None)
         .x_axis(
             Axis::default()
-                .bounds([x0, now_t.max(x0 + 1.0)])
-                .labels([format!("-{}", fmt_span(span)), "now".to_string()])
+                .bounds([w.x0, w.now_t.max(w.x0 + 1.0)])
+                .labels([format!("-{}", fmt_span(w.span)), "now".to_string()])
                 .style(t.dim),
         )
         .y_axis(
             Axis::default()
-                .bounds([0.0, ymax])
-                .labels(["0".to_string(), human_bytes(top / 2), human_bytes(top)])
+                .bounds([0.0, w.ymax])
+                .labels(["0".to_string(), human_bytes(w.top / 2), human_bytes(w.top)])
                 .style(t.dim),
         );
     f.render_widget(chart, chart_area);
-    // Right axis: the plot spans the chart's rows above the two x-axis rows.
+    draw_percent_axis(f, app, inner);
+    let _ = now;
+}
+
+/// The device's memory and GPU % lines, and the selected process's when there is one.
+fn datasets<'a>(
+    app: &App,
+    selected: bool,
+    [dm, dg, pm, pg]: [&'a [(f64, f64)]; 4],
+) -> Vec<Dataset<'a>> {
+    let t = &app.theme;
+    let mut sets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.mem_line)
+            .data(dm),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.gpu_line)
+            .data(dg),
+    ];
+    if selected {
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(t.accent)
+                .data(pm),
+        );
+        sets.push(
+            Dataset::default()
+                .marker(Marker::Bar)
+                .graph_type(GraphType::Scatter)
+                .style(t.warn)
+                .data(pg),
+        );
+    }
+    sets
+}
+
+/// The chart's time window and memory scale.
+struct Window {
+    /// Left and right edges (series time, s) and their distance.
+    x0: f64,
+    now_t: f64,
+    span: f64,
+    /// The memory axis top, and whether it is the card's total.
+    top: u64,
+    top_is_total: bool,
+    ymax: f64,
+}
+
+impl Window {
+    fn of(
+        app: &App,
+        dev: &gpuledger_model::Device,
+        dev_series: Option<&Series>,
+        proc_series: Option<&Series>,
+    ) -> Window {
+        let now_t = dev_series.and_then(Series::last_t).unwrap_or(0.0);
+        // Until the window has filled, show what there is rather than an empty left side.
+        let first_t = dev_series
+            .and_then(|s| s.points.front())
+            .map_or(now_t, |p| p.t);
+        let span = (app.chart_minutes as f64 * 60.0)
+            .min(now_t - first_t)
+            .max(10.0);
+        let x0 = now_t - span;
+        let peak = [dev_series, proc_series]
+            .into_iter()
+            .flatten()
+            .flat_map(|s| s.points.iter().filter(|p| p.t >= x0))
+            .filter_map(|p| p.memory_bytes)
+            .max();
+        let (top, top_is_total) = memory_axis_top(peak, dev.memory.total_bytes);
+        Window {
+            x0,
+            now_t,
+            span,
+            top,
+            top_is_total,
+            ymax: top as f64,
+        }
+    }
+
+    /// A series' memory (`mem`) or GPU % points inside the window.
+    fn points(&self, s: Option<&Series>, mem: bool) -> Vec<(f64, f64)> {
+        s.map(|s| {
+            s.points
+                .iter()
+                .filter(|p| p.t >= self.x0)
+                .filter_map(|p| {
+                    if mem {
+                        p.memory_bytes.map(|m| (p.t, m as f64))
+                    } else {
+                        // GPU % is drawn on the memory scale and read on the right axis.
+                        p.gpu_percent.map(|g| (p.t, g as f64 / 100.0 * self.ymax))
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+}
+
+/// The title says why the chart is empty when it is (a replay, or too few rounds yet).
+fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> String {
+    if app.replay.is_some() {
+        format!(
+            " History GPU{}: a saved snapshot is one moment, no history ",
+            dev.index
+        )
+    } else if npoints < 2 {
+        format!(" History GPU{}: builds up as rounds arrive ", dev.index)
+    } else {
+        format!(
+            " History GPU{}, last {} min (w: window) ",
+            dev.index, app.chart_minutes
+        )
+    }
+}
+
+/// The GPU % axis in the strip right of the chart: the plot spans the chart's rows above the
+/// two x-axis rows.
+fn draw_percent_axis(f: &mut Frame, app: &App, inner: Rect) {
     let top_y = inner.y;
     let bottom = inner.y + inner.height.saturating_sub(3);
     let strip_x = inner.x + inner.width - 5;
@@ -260,9 +313,8 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         (bottom, "  0%"),
     ] {
         f.buffer_mut()
-            .set_string(strip_x, y, format!("┤{label}"), t.dim);
+            .set_string(strip_x, y, format!("┤{label}"), app.theme.dim);
     }
-    let _ = now;
 }
 
 /// The chart's legend, on as many rows as it needs (it is there in every state): each item

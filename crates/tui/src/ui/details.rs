@@ -2,7 +2,7 @@
 
 use super::text::*;
 use crate::app::{App, Column, Row};
-use gpuledger_model::term_safe;
+use gpuledger_model::{term_safe, EstimatedMemory, Process};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -152,27 +152,7 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
             t.estimate,
         ),
     ];
-    let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
-    match measured {
-        Some(m) if !e.is_partial() => {
-            let d = m as i64 - e.total_gpu_bytes as i64;
-            v.push(Line::styled(
-                format!(
-                    "measured  {:>10}  (driver; {} {} than estimated)",
-                    b(Some(m)),
-                    b(Some(d.unsigned_abs())),
-                    if d >= 0 { "more" } else { "less" }
-                ),
-                t.dim,
-            ));
-        }
-        // A part unknown: the estimate is a floor, no difference is stated.
-        Some(m) => v.push(Line::styled(
-            format!("measured  {:>10}  (driver)", b(Some(m))),
-            t.dim,
-        )),
-        None => {}
-    }
+    v.extend(measured_line(app, p, e));
     let compute = match &e.compute_label {
         Some(l) => format!("({l}, approximate)"),
         None => "(approximate)".into(),
@@ -189,6 +169,42 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
             b(e.overhead_gpu_bytes)
         )),
     ]);
+    v.extend(estimate_notes(app, e));
+    v
+}
+
+/// The measurement beside the estimate, with the difference when the estimate is whole.
+fn measured_line(app: &App, p: &Process, e: &EstimatedMemory) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
+    let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
+    match measured {
+        Some(m) if !e.is_partial() => {
+            let d = m as i64 - e.total_gpu_bytes as i64;
+            Some(Line::styled(
+                format!(
+                    "measured  {:>10}  (driver; {} {} than estimated)",
+                    b(Some(m)),
+                    b(Some(d.unsigned_abs())),
+                    if d >= 0 { "more" } else { "less" }
+                ),
+                t.dim,
+            ))
+        }
+        // A part unknown: the estimate is a floor, no difference is stated.
+        Some(m) => Some(Line::styled(
+            format!("measured  {:>10}  (driver)", b(Some(m))),
+            t.dim,
+        )),
+        None => None,
+    }
+}
+
+/// Below the parts: why, what is not modelled, and what the runtime itself reported.
+fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
+    let mut v = Vec::new();
     if let Some(why) = &e.why {
         v.push(Line::raw(format!("why: {}", term_safe(why))));
     }

@@ -62,50 +62,13 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     use Column::*;
     let title_w = |c: Column| width_of(c.title()) as u16;
     let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len());
-    let sources: HashSet<&str> = app
-        .rows
-        .iter()
-        .map(|r| app.usage(r).memory_source.as_str())
-        .collect();
-    let common_source = (sources.len() == 1).then(|| sources.iter().next().unwrap().to_string());
-    let src_want = if sources.len() > 1 {
-        sources
-            .iter()
-            .map(|s| width_of(s))
-            .max()
-            .unwrap_or(0)
-            .min(10) as u16
-    } else {
-        0
-    };
-
-    let pid_w = content_width(app, Pid).max(3);
-    let name_want = content_width(app, Name).clamp(4, NAME_MAX);
-    let wl_want = content_width(app, Workload).clamp(8, WORKLOAD_MAX);
-    let label_w = content_width(app, Memory).max(7);
-    let gpu_w = content_width(app, Gpu).max(4);
-    // The minimum the essential columns may shrink to on a very narrow terminal.
-    let name_min = name_want.min(8);
-    let wl_min = wl_want.min(10);
-
+    let (common_source, src_want) = memory_sources(app);
     let mut w = TableWidths {
         avail: width,
         used: 0,
     };
-    // Essentials, at their minimum. DEV is essential when there is more than one device.
-    let mut dev = ndev > 1 && w.take(3);
-    let pid = w.take(pid_w);
-    let mut name = if w.take(name_min) { name_min } else { 0 };
-    let mut wl = if w.take(wl_min) { wl_min } else { 0 };
-    let mem = w.take(label_w);
-    let gpu = w.take(gpu_w);
-    // Then NAME and WORKLOAD grow to what they hold, before any optional column exists.
-    if name > 0 {
-        name += w.grow(name_want - name);
-    }
-    if wl > 0 {
-        wl += w.grow(wl_want - wl);
-    }
+    let e = essentials(app, &mut w, ndev);
+    let mut dev = e.dev;
     // Optional columns, most useful first, each only if it fits whole.
     let mut bar_w: u16 = if w.take(4) { 4 } else { 0 };
     let src_w = if src_want > 0 && w.take(src_want) {
@@ -135,6 +98,7 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
         command += w.grow(u16::MAX);
     }
 
+    let label_w = e.label_w;
     let mem_w =
         label_w + if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
     let mut cols = Vec::new();
@@ -144,13 +108,13 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
         }
     };
     put(dev, Device, 3);
-    put(pid, Pid, pid_w);
+    put(e.pid, Pid, e.pid_w);
     put(user > 0, User, user);
-    put(true, Name, name);
-    put(true, Workload, wl);
+    put(true, Name, e.name);
+    put(true, Workload, e.wl);
     put(typ, Type, title_w(Type));
-    put(mem, Memory, mem_w);
-    put(gpu, Gpu, gpu_w);
+    put(e.mem, Memory, mem_w);
+    put(e.gpu, Gpu, e.gpu_w);
     put(cpu, Cpu, 5);
     put(rss, Rss, rss_want);
     put(ram, HostMem, 5);
@@ -162,6 +126,79 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
         label_w,
         src_w,
         common_source,
+    }
+}
+
+/// The memory source of every row when they share one (named once in the header), else the
+/// width a per-row source column wants.
+fn memory_sources(app: &App) -> (Option<String>, u16) {
+    let sources: HashSet<&str> = app
+        .rows
+        .iter()
+        .map(|r| app.usage(r).memory_source.as_str())
+        .collect();
+    let common_source = (sources.len() == 1).then(|| sources.iter().next().unwrap().to_string());
+    let src_want = if sources.len() > 1 {
+        sources
+            .iter()
+            .map(|s| width_of(s))
+            .max()
+            .unwrap_or(0)
+            .min(10) as u16
+    } else {
+        0
+    };
+    (common_source, src_want)
+}
+
+/// The columns that answer "who and why", placed first: which fit, and their widths.
+struct Essentials {
+    dev: bool,
+    pid: bool,
+    pid_w: u16,
+    name: u16,
+    wl: u16,
+    mem: bool,
+    label_w: u16,
+    gpu: bool,
+    gpu_w: u16,
+}
+
+/// Places the essentials at their minimum, then grows NAME and WORKLOAD to what they hold,
+/// before any optional column exists.
+fn essentials(app: &App, w: &mut TableWidths, ndev: usize) -> Essentials {
+    use Column::*;
+    let pid_w = content_width(app, Pid).max(3);
+    let name_want = content_width(app, Name).clamp(4, NAME_MAX);
+    let wl_want = content_width(app, Workload).clamp(8, WORKLOAD_MAX);
+    let label_w = content_width(app, Memory).max(7);
+    let gpu_w = content_width(app, Gpu).max(4);
+    // The minimum the essential columns may shrink to on a very narrow terminal.
+    let name_min = name_want.min(8);
+    let wl_min = wl_want.min(10);
+    // DEV is essential when there is more than one device.
+    let dev = ndev > 1 && w.take(3);
+    let pid = w.take(pid_w);
+    let mut name = if w.take(name_min) { name_min } else { 0 };
+    let mut wl = if w.take(wl_min) { wl_min } else { 0 };
+    let mem = w.take(label_w);
+    let gpu = w.take(gpu_w);
+    if name > 0 {
+        name += w.grow(name_want - name);
+    }
+    if wl > 0 {
+        wl += w.grow(wl_want - wl);
+    }
+    Essentials {
+        dev,
+        pid,
+        pid_w,
+        name,
+        wl,
+        mem,
+        label_w,
+        gpu,
+        gpu_w,
     }
 }
 

@@ -11,8 +11,9 @@ use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
 use gpuledger_model::{Process, ReportedFigure, Snapshot, Workload};
 use gpuledger_views::estimate::{render_comparison, render_text};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, parse_llama_build, Comparison, Estimate, Setting,
+    compare_with_log, estimate, parse_llama_build, Comparison, Estimate, LlamaSettings, Setting,
 };
+use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::identify::identify;
 use gpuledger_workloads::live::{query, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
@@ -44,7 +45,7 @@ pub struct Args {
 }
 
 /// The estimated ledger for the process, kept apart from the measured one.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct EstimatedLedger {
     #[serde(skip_serializing_if = "Option::is_none")]
     estimate: Option<Estimate>,
@@ -84,6 +85,19 @@ struct EstimatedLedger {
     recorded: Option<gpuledger_model::EstimatedMemory>,
 }
 
+impl EstimatedLedger {
+    /// vLLM, SGLang, PyTorch: the runtime's own ledger, and the difference with the measurement.
+    fn set_runtime(&mut self, r: RuntimeEstimate) {
+        // A difference with a floor (a part unknown) would mean nothing.
+        if !r.summary.is_partial() {
+            self.measured_minus_estimated_bytes = self
+                .measured_gpu_bytes
+                .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
+        }
+        self.runtime = Some(r);
+    }
+}
+
 #[derive(Serialize)]
 struct Explanation {
     pid: u32,
@@ -109,34 +123,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{}: cannot read the log", log.display()))?;
     }
     let (snap, replay) = global.snapshot()?;
-    let in_snap = snap.processes.iter().find(|p| p.pid == args.pid).cloned();
-    let mut process = in_snap.clone();
-    let mut not_measured = None;
-    if process.is_none() {
-        if replay.is_some() {
-            anyhow::bail!(
-                "pid {} is not in the replayed snapshot {}",
-                args.pid,
-                replay.unwrap_or_default()
-            );
-        }
-        // Not a GPU process by any source: still say what it is.
-        let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
-        match procs.stat(args.pid) {
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-                "no process {} in {}",
-                args.pid,
-                global.args.proc_root.display()
-            ),
-            // Malformed or unreadable: say so, with the file.
-            Err(e) => anyhow::bail!("pid {}: {e}", args.pid),
-        }
-        let mut p = Process::new(args.pid);
-        procs.fill(&mut p);
-        process = Some(p);
-        not_measured = Some("no source reports GPU memory for this process".to_string());
-    }
+    let (mut process, not_measured) = find_process(args, global, &snap, replay.as_deref())?;
     let mut workload = process
         .as_ref()
         .and_then(|p| p.workload.as_deref().cloned());
@@ -149,44 +136,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         workload = Some(identify(&facts));
     }
 
-    let (mut live, mut live_unavailable) = (None, None);
-    match (&workload, &process) {
-        _ if replay.is_some() => {
-            live_unavailable = Some("replay: the live server is not asked".to_string())
-        }
-        _ if args.no_probe => live_unavailable = Some("--no-probe given".to_string()),
-        (Some(w), Some(p)) if w.kind.is_ai() => {
-            if p.listen_ports.is_empty() {
-                live_unavailable =
-                    Some("the process listens on no TCP port we can see".to_string());
-            } else {
-                let (state, ev) = query(
-                    w.kind,
-                    &p.listen_ports,
-                    Duration::from_millis(args.probe_timeout_ms),
-                );
-                if let Some(w) = workload.as_mut() {
-                    w.evidence.extend(ev);
-                }
-                if state.is_none() {
-                    live_unavailable = Some(format!(
-                        "no {} API answered on port(s) {}",
-                        workload
-                            .as_ref()
-                            .map(|w| w.kind.label())
-                            .unwrap_or("server"),
-                        p.listen_ports
-                            .iter()
-                            .map(u16::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                live = state;
-            }
-        }
-        _ => live_unavailable = Some("not a model server".to_string()),
-    }
+    let (live, live_unavailable) =
+        live_state(args, &mut workload, process.as_ref(), replay.is_some());
 
     let estimated = match (&mut workload, &process) {
         (Some(w), Some(p)) if w.kind.is_ai() => {
@@ -228,6 +179,79 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The process as the snapshot has it; when no source measured it, read from /proc (a live
+/// snapshot only) with the reason it is not in the measured ledger.
+fn find_process(
+    args: &Args,
+    global: &Global,
+    snap: &Snapshot,
+    replay: Option<&str>,
+) -> anyhow::Result<(Option<Process>, Option<String>)> {
+    if let Some(p) = snap.processes.iter().find(|p| p.pid == args.pid) {
+        return Ok((Some(p.clone()), None));
+    }
+    if let Some(replay) = replay {
+        anyhow::bail!("pid {} is not in the replayed snapshot {replay}", args.pid);
+    }
+    // Not a GPU process by any source: still say what it is.
+    let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
+    match procs.stat(args.pid) {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            "no process {} in {}",
+            args.pid,
+            global.args.proc_root.display()
+        ),
+        // Malformed or unreadable: say so, with the file.
+        Err(e) => anyhow::bail!("pid {}: {e}", args.pid),
+    }
+    let mut p = Process::new(args.pid);
+    procs.fill(&mut p);
+    Ok((
+        Some(p),
+        Some("no source reports GPU memory for this process".to_string()),
+    ))
+}
+
+/// The model server's live state from its HTTP API on loopback (its answer's evidence added to
+/// the workload), or why there is none.
+fn live_state(
+    args: &Args,
+    workload: &mut Option<Workload>,
+    process: Option<&Process>,
+    replay: bool,
+) -> (Option<LiveState>, Option<String>) {
+    let unavailable = |why: &str| (None, Some(why.to_string()));
+    let (w, p) = match (workload.as_mut(), process) {
+        _ if replay => return unavailable("replay: the live server is not asked"),
+        _ if args.no_probe => return unavailable("--no-probe given"),
+        (Some(w), Some(p)) if w.kind.is_ai() => (w, p),
+        _ => return unavailable("not a model server"),
+    };
+    if p.listen_ports.is_empty() {
+        return unavailable("the process listens on no TCP port we can see");
+    }
+    let (state, ev) = query(
+        w.kind,
+        &p.listen_ports,
+        Duration::from_millis(args.probe_timeout_ms),
+    );
+    w.evidence.extend(ev);
+    if state.is_some() {
+        return (state, None);
+    }
+    let why = format!(
+        "no {} API answered on port(s) {}",
+        w.kind.label(),
+        p.listen_ports
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    (None, Some(why))
+}
+
 /// Read a bounded text file (logs can be large; the buffer lines come early). Only a regular
 /// file: a FIFO given as the log must not hang the command.
 fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
@@ -236,6 +260,9 @@ fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// The estimated ledger: the runtime's own where it keeps one (vLLM, SGLang, PyTorch), else the
+/// llama.cpp recipe on the inputs the process (or its runtime's API) gives, corrected by the live
+/// server's answer, with the runtime's log beside it.
 fn estimated_ledger(
     args: &Args,
     global: &Global,
@@ -245,24 +272,9 @@ fn estimated_ledger(
     snap: &Snap,
     may_probe: bool,
 ) -> EstimatedLedger {
-    let mut led = EstimatedLedger {
-        estimate: None,
-        runtime: None,
-        unavailable: None,
-        runtime_reported: Vec::new(),
-        measured_gpu_bytes: None,
-        measured_minus_estimated_bytes: None,
-        recipe: None,
-        why: None,
-        reported: Vec::new(),
-        not_modelled: Vec::new(),
-        runtime_api_unavailable: None,
-        recorded: None,
-    };
+    let mut led = EstimatedLedger::default();
     let measured: Vec<u64> = p.usage.iter().filter_map(|u| u.memory_bytes).collect();
-    if !measured.is_empty() {
-        led.measured_gpu_bytes = Some(measured.iter().sum());
-    }
+    led.measured_gpu_bytes = (!measured.is_empty()).then(|| measured.iter().sum());
     let vendor = p
         .usage
         .iter()
@@ -270,31 +282,14 @@ fn estimated_ledger(
         .map(|d| d.vendor);
     if let Some(r) = runtime::ledger(args, global, p, w, snap) {
         match r {
-            Ok(r) => {
-                // A difference with a floor (a part unknown) would mean nothing.
-                if !r.summary.is_partial() {
-                    led.measured_minus_estimated_bytes = led
-                        .measured_gpu_bytes
-                        .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
-                }
-                led.runtime = Some(r);
-            }
+            Ok(r) => led.set_runtime(r),
             Err(why) => led.unavailable = Some(why),
         }
         return led;
     }
     // Runtimes whose settings live in their own state (Ollama's runner, LM Studio's engine): ask
     // their API on loopback, then build the inputs from what it said.
-    let asked = if may_probe {
-        runtimes::ask(
-            p,
-            w,
-            &global.args.proc_root,
-            Duration::from_millis(args.probe_timeout_ms),
-        )
-    } else {
-        Asked::Nothing
-    };
+    let asked = ask_runtime(args, global, p, w, may_probe);
     led.runtime_api_unavailable = asked.error().map(str::to_string);
     let inputs = runtimes::inputs_for(p, w, &global.args.proc_root, vendor, &asked)
         .unwrap_or_else(|| inputs_for(p, w, &global.args.proc_root, vendor));
@@ -306,19 +301,8 @@ fn estimated_ledger(
         }
     };
     if let Some(name) = &inputs.notes.model_name {
-        w.evidence.push(Evidence {
-            kind: EvidenceKind::ModelFile,
-            showed: format!("the runtime names this model {name}"),
-            source: match w.kind {
-                gpuledger_model::WorkloadKind::OllamaRunner => inputs
-                    .model_path
-                    .parent()
-                    .and_then(|b| b.parent())
-                    .map(|m| format!("{}/manifests", m.display()))
-                    .unwrap_or_else(|| "Ollama manifests".into()),
-                _ => "the runtime's API".into(),
-            },
-        });
+        w.evidence
+            .push(model_named(w.kind, &inputs.model_path, name));
     }
     let (gguf, path, mut settings) = (&inputs.model, &inputs.model_path, inputs.settings.clone());
     let mut est = match estimate_inputs(&inputs) {
@@ -330,40 +314,10 @@ fn estimated_ledger(
     };
     // The server's own answer wins over flags and defaults (it may have fitted -c to memory).
     if let Some(l) = live {
-        // Its build picks the compute-buffer rules of that llama.cpp build.
-        if let Some(b) = l.build.as_deref().and_then(parse_llama_build) {
-            settings.llama_build = Setting::runtime(Some(b), "build_info from GET /props");
-            if let Ok(e2) = estimate(gguf, &settings) {
-                est = e2;
-            }
-        }
-        if let (Some(n_ctx_slot), Some(slots)) = (l.n_ctx, l.total_slots) {
-            if est.context.n_ctx_seq != n_ctx_slot || est.context.n_seq_max != slots {
-                let total = if est.context.kv_unified {
-                    n_ctx_slot
-                } else {
-                    n_ctx_slot * slots
-                };
-                settings.ctx_size =
-                    Setting::runtime(total, "n_ctx per slot × slots, from GET /props");
-                settings.parallel = Setting::runtime(slots as i64, "total_slots from GET /props");
-                if let Ok(e2) = estimate(gguf, &settings) {
-                    est = e2;
-                }
-            }
-        }
+        apply_live(l, gguf, &mut settings, &mut est);
     }
     crate::overhead::apply_probe(&mut est, settings.backend.value);
-    w.evidence.push(Evidence {
-        kind: EvidenceKind::GgufHeader,
-        showed: format!(
-            "GGUF header: architecture {}, {} layers, {}",
-            est.model.architecture,
-            est.model.n_layer,
-            human_opt(Some(est.model.file_bytes))
-        ),
-        source: path.display().to_string(),
-    });
+    w.evidence.push(gguf_evidence(&est, path));
     if let Some(log) = &args.log {
         match read_bounded(log, 64 << 20) {
             Ok(text) => led.runtime_reported = compare_with_log(&est, &parse_llama_log(&text)),
@@ -379,4 +333,77 @@ fn estimated_ledger(
     led.not_modelled = inputs.notes.not_modelled.clone();
     led.estimate = Some(est);
     led
+}
+
+/// What the runtime's own API on loopback says of the process, when it may be asked.
+fn ask_runtime(args: &Args, global: &Global, p: &Process, w: &Workload, may_probe: bool) -> Asked {
+    if !may_probe {
+        return Asked::Nothing;
+    }
+    runtimes::ask(
+        p,
+        w,
+        &global.args.proc_root,
+        Duration::from_millis(args.probe_timeout_ms),
+    )
+}
+
+/// Evidence that the runtime itself named the model (Ollama: read from its manifests).
+fn model_named(
+    kind: gpuledger_model::WorkloadKind,
+    model_path: &std::path::Path,
+    name: &str,
+) -> Evidence {
+    Evidence {
+        kind: EvidenceKind::ModelFile,
+        showed: format!("the runtime names this model {name}"),
+        source: match kind {
+            gpuledger_model::WorkloadKind::OllamaRunner => model_path
+                .parent()
+                .and_then(|b| b.parent())
+                .map(|m| format!("{}/manifests", m.display()))
+                .unwrap_or_else(|| "Ollama manifests".into()),
+            _ => "the runtime's API".into(),
+        },
+    }
+}
+
+/// The live server's build and context, where they differ from what the flags said, re-run
+/// the estimate.
+fn apply_live(l: &LiveState, gguf: &GgufModel, settings: &mut LlamaSettings, est: &mut Estimate) {
+    // Its build picks the compute-buffer rules of that llama.cpp build.
+    if let Some(b) = l.build.as_deref().and_then(parse_llama_build) {
+        settings.llama_build = Setting::runtime(Some(b), "build_info from GET /props");
+        if let Ok(e2) = estimate(gguf, settings) {
+            *est = e2;
+        }
+    }
+    if let (Some(n_ctx_slot), Some(slots)) = (l.n_ctx, l.total_slots) {
+        if est.context.n_ctx_seq != n_ctx_slot || est.context.n_seq_max != slots {
+            let total = if est.context.kv_unified {
+                n_ctx_slot
+            } else {
+                n_ctx_slot * slots
+            };
+            settings.ctx_size = Setting::runtime(total, "n_ctx per slot × slots, from GET /props");
+            settings.parallel = Setting::runtime(slots as i64, "total_slots from GET /props");
+            if let Ok(e2) = estimate(gguf, settings) {
+                *est = e2;
+            }
+        }
+    }
+}
+
+/// What the model file's header showed.
+fn gguf_evidence(est: &Estimate, path: &std::path::Path) -> Evidence {
+    Evidence {
+        kind: EvidenceKind::GgufHeader,
+        showed: format!(
+            "GGUF header: architecture {}, {} layers, {}",
+            est.model.architecture,
+            est.model.n_layer,
+            human_opt(Some(est.model.file_bytes))
+        ),
+        source: path.display().to_string(),
+    }
 }

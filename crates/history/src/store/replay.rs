@@ -1,0 +1,140 @@
+//! A recording as a snapshot as it was at a moment (`--replay DB --at TIME`), saying what a
+//! recording does not keep.
+
+use super::*;
+
+impl Reader {
+    /// The recording as a snapshot at the latest sample at or before `at_ms`.
+    pub fn snapshot_at(&self, at_ms: i64) -> Result<Snapshot> {
+        let e = db_err(&self.path, "cannot read samples");
+        let ts: Option<i64> = self
+            .conn
+            .query_row("SELECT max(ts) FROM samples WHERE ts <= ?1", [at_ms], |r| {
+                r.get(0)
+            })
+            .map_err(&e)?;
+        let ts = ts.map(|t| check_ts(&self.path, t)).transpose()?;
+        let Some(ts) = ts else {
+            return Err(self.nothing_at(at_ms)?);
+        };
+        let host = self.host()?;
+        let mut snap = Snapshot::new(format_ms(ts), host);
+        let q = Query {
+            since_ms: Some(ts),
+            until_ms: Some(ts),
+            ..Query::default()
+        };
+        self.for_each_device_row(&q, |r| snap.devices.push(device_at(r)))?;
+        let mut procs: BTreeMap<u32, Process> = BTreeMap::new();
+        self.for_each_process_row(&q, |r| {
+            let p = procs.entry(r.process.id).or_insert_with(|| {
+                let mut p = Process::new(r.process.pid);
+                p.start_time = r.process.start_time;
+                p.name = r.process.name.clone();
+                p.user = r.process.user.clone();
+                p.cmdline = r.process.cmdline.clone();
+                p
+            });
+            p.usage.push(usage_at(r));
+        })?;
+        snap.processes = procs.into_values().collect();
+        snap.sources.push(SourceStatus::new(
+            "recording",
+            SourceState::Ok,
+            format!("sample at {} from {}", format_ms(ts), self.path.display()),
+        ));
+        snap.notes.push(not_kept_note(self.version));
+        balance(&mut snap);
+        Ok(snap)
+    }
+
+    /// The recorder's host, as it recorded it.
+    fn host(&self) -> Result<Host> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'host'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .optional()
+            .map_err(db_err(&self.path, "cannot read samples"))?
+            .and_then(|h| serde_json::from_str(&h).ok())
+            .unwrap_or_default())
+    }
+
+    /// The error when no sample is at or before `at_ms`, saying what the recording covers.
+    fn nothing_at(&self, at_ms: i64) -> Result<StoreError> {
+        let range = self.range()?;
+        Ok(fail(
+            &self.path,
+            match range {
+                Some((a, b)) => format!(
+                    "nothing recorded at or before {} (the recording covers {} to {})",
+                    format_ms(at_ms),
+                    format_ms(a),
+                    format_ms(b)
+                ),
+                None => "the recording has no samples yet".into(),
+            },
+        ))
+    }
+}
+
+/// A recorded device row as the snapshot's device.
+fn device_at(r: &DeviceRow) -> Device {
+    let d = r.device;
+    let vendor = serde_json::from_value(serde_json::Value::String(d.vendor.clone()))
+        .unwrap_or(Vendor::Unknown);
+    let mut dev = Device::new(d.index, vendor, d.uuid.clone(), &d.source);
+    dev.name = d.name.clone();
+    dev.memory.total_bytes = d.total_bytes;
+    dev.memory.used_bytes = r.vals.used;
+    dev.memory.free_bytes = r.vals.free;
+    dev.utilization.gpu_percent = r.vals.gpu;
+    dev.utilization.memory_percent = r.vals.mem_util;
+    dev.temperature_c = r.vals.temp;
+    dev.power.usage_watts = r.vals.power_mw.map(|mw| mw as f64 / 1000.0);
+    if r.vals.sys_total.is_some() || r.vals.sys_used.is_some() {
+        dev.system_memory = Some(gpuledger_model::Memory {
+            total_bytes: r.vals.sys_total,
+            used_bytes: r.vals.sys_used,
+            free_bytes: r
+                .vals
+                .sys_total
+                .zip(r.vals.sys_used)
+                .map(|(t, u)| t.saturating_sub(u)),
+            ..Default::default()
+        });
+    }
+    dev
+}
+
+/// A recorded process row's use of its device, as the snapshot's usage.
+fn usage_at(r: &ProcRow) -> Usage {
+    let mut u = Usage::new(r.device.uuid.clone(), r.source);
+    u.memory_bytes = r.vals.memory_bytes;
+    u.engines.sm_percent = r.vals.sm_percent;
+    u.unavailable_reason = r.reason.map(str::to_string);
+    u.system_memory_bytes = r.extra.and_then(|x| x.system_memory_bytes);
+    u.engines_by_type = r.engines_by_type();
+    u
+}
+
+/// A replayed snapshot says what a recording does not keep, so a missing field reads as "not
+/// recorded" rather than "not measured".
+pub fn not_kept_note(version: i64) -> String {
+    let mut s = String::from(
+        "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %",
+    );
+    if version >= 2 {
+        s.push_str(", system memory and busy % per engine type");
+    }
+    s.push_str(
+        "; it does not keep workload identification, estimates, listening ports, containers, ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
+    );
+    if version < 2 {
+        s.push_str(
+            ", nor (recorded by an older gpuledger) system memory and busy % per engine type",
+        );
+    }
+    s
+}
