@@ -1,6 +1,17 @@
 //! Test support shared by the CLI's integration tests: the fake NVML library, scenario files and
-//! recorded procfs trees. Include with `mod support;`.
+//! recorded procfs trees; [`Machine`] (a scenario and a tree run together, in `machine.rs`) and
+//! helpers that read the binary's output (`output.rs`); the recorded Linux trees and the binary run on
+//! one (`trees.rs`); a prompt answered on a pty (`pty.rs`). Include with `mod support;`.
 #![allow(dead_code)]
+
+mod machine;
+mod output;
+mod pty;
+mod trees;
+pub use machine::*;
+pub use output::*;
+pub use pty::*;
+pub use trees::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -141,6 +152,25 @@ impl ProcTree {
 }
 
 impl ProcTree {
+    /// Make `ppid` the parent of `pid` (field 4 of its `stat`; [`ProcTree::add`] writes 1).
+    pub fn parent(&self, pid: u32, ppid: u32) -> &Self {
+        self.edit_stat(pid, ") S 1 ", &format!(") S {ppid} "))
+    }
+
+    /// Rename `pid` from `comm` to `new` in its `stat` (its `status` keeps `comm`).
+    pub fn rename(&self, pid: u32, comm: &str, new: &str) -> &Self {
+        self.edit_stat(pid, &format!("({comm})"), &format!("({new})"))
+    }
+
+    fn edit_stat(&self, pid: u32, from: &str, to: &str) -> &Self {
+        let stat = self.root().join(pid.to_string()).join("stat");
+        let s = std::fs::read_to_string(&stat)
+            .unwrap()
+            .replacen(from, to, 1);
+        std::fs::write(&stat, s).unwrap();
+        self
+    }
+
     /// Give `pid` mapped files (`/proc/PID/maps` lines in the kernel's format).
     pub fn maps(&self, pid: u32, paths: &[&str]) -> &Self {
         let mut text = String::new();
