@@ -68,11 +68,7 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
         &["/usr/local/bin/ollama", "serve"],
     );
     t.add(4242, "ollama", 1000, 500_000, runner_args);
-    let stat = t.root().join("4242/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen(") S 1 ", ") S 900 ", 1);
-    std::fs::write(&stat, s).unwrap();
+    t.parent(4242, 900);
     std::fs::write(
         t.root().join("900/environ"),
         "HOME=/home/alice\0OLLAMA_NUM_PARALLEL=2\0OLLAMA_CONTEXT_LENGTH=8192\0OLLAMA_KEEP_ALIVE=10m\0OLLAMA_API_KEY=SECRET-OLLAMA-KEY\0HF_TOKEN=SECRET-HF\0",
@@ -90,40 +86,53 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
     t
 }
 
+/// Stands in `runner_args` for the blob's path.
+const BLOB: &str = "<blob>";
+
+/// [`ONE_GPU`] with [`tree`]: the models folder (in the returned temp dir) and the runner started
+/// with `runner_args`, [`BLOB`] among them.
+fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
+    let d = tempfile::tempdir().unwrap();
+    let blob = models(d.path());
+    let b = blob.display().to_string();
+    let args: Vec<&str> = runner_args
+        .iter()
+        .map(|a| if *a == BLOB { b.as_str() } else { a })
+        .collect();
+    let m = Machine::new(ONE_GPU, tree(&blob, &args));
+    (d, m)
+}
+
+/// `/api/ps` answered by `ollama serve` (900, socket `inode`) while `args` run.
+fn with_ps(m: &Machine, inode: u64, args: &[&str]) -> Answered {
+    m.run_answering(900, inode, vec![("/api/ps", 200, PS)], args)
+}
+
 const PS: &str = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":7335301120,"digest":"500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41","details":{"format":"gguf","family":"qwen3"},"expires_at":"2026-12-01T14:32:10.123+01:00","size_vram":7335301120,"context_length":4096}]}"#;
 
 #[test]
 fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-        ],
-    );
-    let (port, server) = canned_http(
+    let (_d, m) = ollama(&[
+        "/usr/local/bin/ollama",
+        "runner",
+        "--model",
+        BLOB,
+        "--port",
+        "40123",
+    ]);
+    let Answered {
+        out,
+        requests: reqs,
+        port,
+    } = m.run_answering(
+        900,
+        777001,
         vec![
             ("/api/ps", 200, PS),
             ("/api/version", 200, r#"{"version":"0.12.11"}"#),
         ],
-        2,
-    );
-    procs.listen(900, port, 777001);
-    let (_s, sc) = scenario(ONE_GPU);
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
         &["explain", "4242", "--json"],
     );
-    let reqs = server.join().unwrap();
     assert_eq!(reqs.len(), 2);
     assert!(reqs[0].starts_with("GET /api/ps "), "{}", reqs[0]);
     assert!(reqs[1].starts_with("GET /api/version "), "{}", reqs[1]);
@@ -179,25 +188,15 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
 
 #[test]
 fn explain_text_and_snapshot_of_an_ollama_runner() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-        ],
-    );
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777002);
-    let (_s, sc) = scenario(ONE_GPU);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "4242"]);
-    server.join().unwrap();
+    let (_d, m) = ollama(&[
+        "/usr/local/bin/ollama",
+        "runner",
+        "--model",
+        BLOB,
+        "--port",
+        "40123",
+    ]);
+    let out = with_ps(&m, 777002, &["explain", "4242"]).out;
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
@@ -213,18 +212,8 @@ fn explain_text_and_snapshot_of_an_ollama_runner() {
 
     // The snapshot (no HTTP on the collection path): num_ctx from OLLAMA_CONTEXT_LENGTH, and the
     // estimate beside the measurement, not in it.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let v = m.json(&["snapshot", "--json"]);
+    let p = process(&v, 4242);
     assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
     let est = &p["estimate"];
     assert_eq!(est["recipe"], "ollama/runner (llama.cpp)");
@@ -241,31 +230,16 @@ fn explain_text_and_snapshot_of_an_ollama_runner() {
 
 #[test]
 fn explain_ollama_go_engine_says_no_recipe_in_words() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--ollama-engine",
-            "--model",
-            &b,
-            "--port",
-            "42059",
-        ],
-    );
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777003);
-    let (_s, sc) = scenario(ONE_GPU);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--json"],
-    ));
-    server.join().unwrap();
+    let (_d, m) = ollama(&[
+        "/usr/local/bin/ollama",
+        "runner",
+        "--ollama-engine",
+        "--model",
+        BLOB,
+        "--port",
+        "42059",
+    ]);
+    let v = json_of(&with_ps(&m, 777003, &["explain", "4242", "--json"]).out);
     let why = v["estimated"]["unavailable"].as_str().unwrap();
     assert!(
         why.contains("Go engine") && why.contains("no recipe"),
@@ -287,49 +261,30 @@ fn explain_ollama_go_engine_says_no_recipe_in_words() {
 /// llama-server recipe reads them, Ollama adds the model's name, `/api/ps` and the why.
 #[test]
 fn explain_ollama_llama_server_child() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/lib/ollama/llama-server",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-            "--host",
-            "127.0.0.1",
-            "--no-webui",
-            "--offline",
-            "-c",
-            "8192",
-            "-np",
-            "2",
-            "--log-verbosity",
-            "4",
-            "--no-log-prefix",
-            "--no-log-timestamps",
-            "--flash-attn",
-            "auto",
-        ],
-    );
+    let (_d, m) = ollama(&[
+        "/usr/local/lib/ollama/llama-server",
+        "--model",
+        BLOB,
+        "--port",
+        "40123",
+        "--host",
+        "127.0.0.1",
+        "--no-webui",
+        "--offline",
+        "-c",
+        "8192",
+        "-np",
+        "2",
+        "--log-verbosity",
+        "4",
+        "--no-log-prefix",
+        "--no-log-timestamps",
+        "--flash-attn",
+        "auto",
+    ]);
     // The process is llama-server, child of ollama.
-    let stat = procs.root().join("4242/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen("(ollama)", "(llama-server)", 1);
-    std::fs::write(&stat, s).unwrap();
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777004);
-    let (_s, sc) = scenario(ONE_GPU);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--json"],
-    ));
-    server.join().unwrap();
+    m.procs.rename(4242, "ollama", "llama-server");
+    let v = json_of(&with_ps(&m, 777004, &["explain", "4242", "--json"]).out);
     assert_eq!(v["workload"]["kind"], "llama-cpp");
     let e = &v["estimated"];
     assert_eq!(e["recipe"], "ollama/llama-server (llama.cpp)");
@@ -393,11 +348,7 @@ fn explain_lm_studio_engine() {
             "/home/alice/.lmstudio/llmster/0.0.6-1/.bundle/lib/llmworker.js",
         ],
     );
-    let stat = t.root().join("7001/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen(") S 1 ", ") S 7000 ", 1);
-    std::fs::write(&stat, s).unwrap();
+    t.parent(7001, 7000);
     let f = file.display().to_string();
     t.maps(
         7001,
@@ -417,17 +368,16 @@ fn explain_lm_studio_engine() {
     );
     // explain's generic probe asks the same endpoint on the engine's ports (none here); the
     // runtime ask goes to the parent's port.
-    let (port, server) = canned_http(vec![("/api/v0/models", 200, body)], 1);
-    t.listen(7000, port, 888001);
-    let sc_text = ONE_GPU.replace("pid=4242", "pid=7001");
-    let (_s, sc) = scenario(&sc_text);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &t.root(),
-        &["explain", "7001", "--json"],
-    ));
-    server.join().unwrap();
+    let m = Machine::new(&ONE_GPU.replace("pid=4242", "pid=7001"), t);
+    let v = json_of(
+        &m.run_answering(
+            7000,
+            888001,
+            vec![("/api/v0/models", 200, body)],
+            &["explain", "7001", "--json"],
+        )
+        .out,
+    );
     assert_eq!(v["workload"]["kind"], "lm-studio");
     let e = &v["estimated"];
     assert_eq!(e["recipe"], "lm-studio (llama.cpp engine)");
@@ -440,12 +390,7 @@ fn explain_lm_studio_engine() {
         .starts_with("meta-llama-3.1-8b-instruct loaded by LM Studio with a 4096-token context: "));
     assert!(!e["not_modelled"].as_array().unwrap().is_empty());
     // Without probes: the loaded context is unknown, said in words.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &t.root(),
-        &["explain", "7001", "--json", "--no-probe"],
-    ));
+    let v = m.json(&["explain", "7001", "--json", "--no-probe"]);
     assert!(v["estimated"]["unavailable"]
         .as_str()
         .unwrap()

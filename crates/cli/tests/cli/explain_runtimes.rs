@@ -149,20 +149,12 @@ fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
 
 fn run(pid: u32, args: &[&str]) -> String {
     let (_d, sc) = nvml_scenario(pid);
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(fake_nvml())
+    let out = on_live_proc(&sc)
         .args(args)
-        .env("FAKE_NVML_SCENARIO", &sc)
         .env("XDG_DATA_HOME", _d.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    ok_stdout(&out)
 }
 
 fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
@@ -176,13 +168,7 @@ fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
 
 fn snapshot_process(pid: u32) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(&run(pid, &["snapshot", "--json"])).unwrap();
-    v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == pid)
-        .cloned()
-        .expect("process in the snapshot")
+    process(&v, pid.into()).clone()
 }
 
 #[test]

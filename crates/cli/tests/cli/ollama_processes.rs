@@ -232,13 +232,7 @@ fn real_ollama_processes_explain_and_snapshot() {
         proc_root,
         &["snapshot", "--json"],
     ));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == s.runner)
-        .unwrap()
-        .clone();
+    let p = process(&v, u64::from(s.runner)).clone();
     assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
     assert_eq!(p["estimate"]["recipe"], "ollama/runner (llama.cpp)");
     assert_eq!(p["estimate"]["n_ctx"], 16384);
