@@ -112,12 +112,7 @@ fn a_hostile_process_neither_leaks_secrets_nor_drives_the_terminal() {
 /// The kill confirmation prompt, on a real terminal (util-linux `script`), answered "n".
 #[test]
 fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "`script` (bsdutils) is missing in CI"
-        );
-        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+    if !have_script() {
         return;
     }
     let p = Reaper(hostile_process());
@@ -128,17 +123,12 @@ fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
         env!("CARGO_BIN_EXE_gpuledger"),
         fake_nvml().display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .env("FAKE_NVML_SCENARIO", &sc)
-        .env_remove("GPULEDGER_NVML_LIB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"n\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = answer_prompt(
+        in_pty(&cmd)
+            .env("FAKE_NVML_SCENARIO", &sc)
+            .env_remove("GPULEDGER_NVML_LIB"),
+        "n",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("About to terminate"), "{text}");
     assert!(text.contains(&format!("PID {pid}")), "{text}");
