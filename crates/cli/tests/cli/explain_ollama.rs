@@ -6,9 +6,8 @@
 use crate::support::*;
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
 const MIB: u64 = 1 << 20;
 
 /// One GPU; the runner (pid 4242) holds 7 GiB on it.
@@ -17,45 +16,6 @@ driver|version=550.54.15
 device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee|pci=00000000:65:00.0|total=25757220864|used=9000000000|free=16757220864|reserved=300000000|gpu=3|mem=1|temp=38|power_mw=21000|limit_mw=450000|gfx_mhz=210|sm_mhz=210|mem_mhz=405|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16
 compute|dev=0|pid=4242|mem=7516192768
 ";
-
-/// `<dir>/models/blobs/sha256-HEX` (a GGUF header: 36 layers, 8 KV heads × 128, like the Qwen3 of
-/// ollama/ollama#12147) and the manifest that names it qwen3:8b.
-fn models(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir.join("models/blobs")).unwrap();
-    let blob = dir.join(format!("models/blobs/sha256-{HEX}"));
-    let mut w = GgufWriter::new();
-    w.kv("general.architecture", MetaValue::String("qwen3".into()));
-    for (k, v) in [
-        ("block_count", 36),
-        ("context_length", 40960),
-        ("embedding_length", 4096),
-        ("feed_forward_length", 12288),
-        ("attention.head_count", 32),
-        ("attention.head_count_kv", 8),
-        ("attention.key_length", 128),
-        ("attention.value_length", 128),
-        ("vocab_size", 151936),
-    ] {
-        w.kv(&format!("qwen3.{k}"), MetaValue::U32(v));
-    }
-    let q = GgmlType::from_name("q4_0").unwrap();
-    w.tensor("token_embd.weight", &[4096, 151936], q);
-    for il in 0..36 {
-        w.tensor(&format!("blk.{il}.attn_q.weight"), &[4096, 4096], q);
-        w.tensor(&format!("blk.{il}.attn_k.weight"), &[4096, 1024], q);
-        w.tensor(&format!("blk.{il}.attn_v.weight"), &[4096, 1024], q);
-    }
-    w.tensor("output.weight", &[4096, 151936], q);
-    w.write(&blob).unwrap();
-    let m = dir.join("models/manifests/registry.ollama.ai/library/qwen3");
-    std::fs::create_dir_all(&m).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/ollama/manifest-qwen3-8b.json"),
-        m.join("8b"),
-    )
-    .unwrap();
-    blob
-}
 
 /// `ollama serve` (900) and its runner (4242, parent 900) with `runner_args`.
 fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
@@ -93,7 +53,7 @@ const BLOB: &str = "<blob>";
 /// with `runner_args`, [`BLOB`] among them.
 fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
     let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
+    let blob = ollama_models(d.path(), true);
     let b = blob.display().to_string();
     let args: Vec<&str> = runner_args
         .iter()
@@ -105,10 +65,8 @@ fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
 
 /// `/api/ps` answered by `ollama serve` (900, socket `inode`) while `args` run.
 fn with_ps(m: &Machine, inode: u64, args: &[&str]) -> Answered {
-    m.run_answering(900, inode, vec![("/api/ps", 200, PS)], args)
+    m.run_answering(900, inode, vec![("/api/ps", 200, OLLAMA_PS)], args)
 }
-
-const PS: &str = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":7335301120,"digest":"500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41","details":{"format":"gguf","family":"qwen3"},"expires_at":"2026-12-01T14:32:10.123+01:00","size_vram":7335301120,"context_length":4096}]}"#;
 
 #[test]
 fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
@@ -128,7 +86,7 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
         900,
         777001,
         vec![
-            ("/api/ps", 200, PS),
+            ("/api/ps", 200, OLLAMA_PS),
             ("/api/version", 200, r#"{"version":"0.12.11"}"#),
         ],
         &["explain", "4242", "--json"],

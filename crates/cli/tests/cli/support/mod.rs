@@ -1,14 +1,17 @@
 //! Test support shared by the CLI's integration tests: the fake NVML library, scenario files and
 //! recorded procfs trees; [`Machine`] (a scenario and a tree run together, in `machine.rs`) and
 //! helpers that read the binary's output (`output.rs`); the recorded Linux trees and the binary run on
-//! one (`trees.rs`); a prompt answered on a pty (`pty.rs`). Include with `mod support;`.
+//! one (`trees.rs`); a prompt answered on a pty (`pty.rs`);
+//! an Ollama models folder and `/api/ps` answer (`ollama.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
 mod machine;
+mod ollama;
 mod output;
 mod pty;
 mod trees;
 pub use machine::*;
+pub use ollama::*;
 pub use output::*;
 pub use pty::*;
 pub use trees::*;
