@@ -364,12 +364,7 @@ fn comfyui_weights_from_open_files_only() {
     assert_eq!(s["kv_cache_gpu_bytes"], serde_json::Value::Null);
     assert_eq!(s["compute_gpu_bytes"], serde_json::Value::Null);
     assert_eq!(s["n_ctx"], serde_json::Value::Null);
-    let nm: Vec<&str> = s["not_modelled"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let nm: Vec<&str> = strings(&s["not_modelled"]);
     assert!(
         nm.iter()
             .any(|n| n.contains("caching allocator") && n.contains("expandable_segments:True")),

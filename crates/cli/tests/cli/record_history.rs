@@ -96,13 +96,14 @@ impl Rig {
         String::from_utf8(self.history(&["--format", "csv"]).stdout).unwrap()
     }
 
-    /// Start the binary with `args` in the background, stdout and stderr piped.
-    fn spawn(&self, args: &[&str]) -> Child {
+    /// Start `record --db DB` with `args` in the background, stdout and stderr piped.
+    fn spawn_record(&self, args: &[&str]) -> Child {
         Command::new(env!("CARGO_BIN_EXE_gpuledger"))
             .arg("--nvml-lib")
             .arg(fake_nvml())
             .arg("--proc-root")
             .arg(self.m.root())
+            .args(["record", "--db", self.dbs()])
             .args(args)
             .env("FAKE_NVML_SCENARIO", &self.m.scenario)
             .stdout(Stdio::piped())
@@ -130,14 +131,14 @@ impl Rig {
         }
     }
 
-    /// Spawn `record`, and wait until it says it is recording (the database is open): timings
+    /// Spawn `record --db DB` with `args`, and wait until it says it is recording (the database is open): timings
     /// start there, not at process start-up.
     fn spawn_recording(
         &self,
         args: &[&str],
     ) -> (Child, std::io::BufReader<std::process::ChildStderr>) {
         use std::io::BufRead;
-        let mut child = self.spawn(args);
+        let mut child = self.spawn_record(args);
         let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         err.read_line(&mut line).unwrap();
@@ -267,15 +268,7 @@ fn record_then_history_has_the_exact_values() {
 fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
     let r = Rig::new(false);
     let dbs = r.dbs();
-    let mut child = r.spawn(&[
-        "record",
-        "--db",
-        dbs,
-        "--interval",
-        "10ms",
-        "--flush-every",
-        "0s",
-    ]);
+    let mut child = r.spawn_record(&["--interval", "10ms", "--flush-every", "0s"]);
     r.wait_rows(5);
     // A second recorder on the same database is refused while the first runs.
     let second = r.run(&["record", "--db", dbs, "--count", "1"]);
@@ -304,15 +297,7 @@ fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
 fn sigterm_flushes_the_batch_and_exits_cleanly() {
     let r = Rig::new(false);
     // Flush only at stop: every row seen afterwards was written by the SIGTERM path.
-    let child = r.spawn(&[
-        "record",
-        "--db",
-        r.dbs(),
-        "--interval",
-        "20ms",
-        "--flush-every",
-        "1h",
-    ]);
+    let child = r.spawn_record(&["--interval", "20ms", "--flush-every", "1h"]);
     std::thread::sleep(Duration::from_millis(400));
     // SAFETY: signalling our own child by its pid.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
@@ -419,7 +404,7 @@ fn record_prunes_past_the_retention_at_start() {
 fn sigkill_after_3s_at_200ms_loses_at_most_one_sample() {
     let r = Rig::new(false);
     // The default --flush-every: what a user gets without asking.
-    let (mut child, _err) = r.spawn_recording(&["record", "--db", r.dbs(), "--interval", "200ms"]);
+    let (mut child, _err) = r.spawn_recording(&["--interval", "200ms"]);
     let started = Instant::now();
     std::thread::sleep(Duration::from_millis(3000));
     child.kill().unwrap(); // SIGKILL
@@ -438,8 +423,7 @@ fn sigkill_after_3s_at_200ms_loses_at_most_one_sample() {
 #[test]
 fn a_deleted_database_stops_the_recorder_with_an_error() {
     let r = Rig::new(false);
-    let (mut child, mut err) =
-        r.spawn_recording(&["record", "--db", r.dbs(), "--interval", "20ms"]);
+    let (mut child, mut err) = r.spawn_recording(&["--interval", "20ms"]);
     std::thread::sleep(Duration::from_millis(200));
     std::fs::remove_file(&r.db).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -498,8 +482,7 @@ fn far_future_sample_times_are_an_error_not_a_panic() {
     use gpuledger_history::store::Recorder;
     let r = Rig::new(false);
     let dbs = r.dbs();
-    let out = r.run(&["record", "--db", dbs, "--interval", "10ms", "--count", "2"]);
-    assert!(out.status.success());
+    r.record(&["--interval", "10ms", "--count", "2"]);
     // A sample near i64::MAX, written the way a recorder with a wild clock would.
     let snap = r.m.json(&["--replay", dbs, "snapshot", "--json"]);
     let snap: gpuledger_model::Snapshot = serde_json::from_value(snap).unwrap();
@@ -536,16 +519,7 @@ fn history_table_escapes_control_characters_from_process_names() {
         &scenario_text(1 << 30, 20_000_000_000, false),
         t,
     ));
-    let out = r.run(&[
-        "record",
-        "--db",
-        r.dbs(),
-        "--interval",
-        "10ms",
-        "--count",
-        "1",
-    ]);
-    assert!(out.status.success());
+    r.record(&["--interval", "10ms", "--count", "1"]);
     let text = String::from_utf8(r.history(&[]).stdout).unwrap();
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
     assert!(

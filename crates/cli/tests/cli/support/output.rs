@@ -35,3 +35,12 @@ pub fn ok_stdout(out: &Output) -> String {
     assert_ok(out);
     String::from_utf8(out.stdout.clone()).unwrap()
 }
+
+/// The strings of the JSON array `v` (a snapshot's `notes`, an estimate's `not_modelled`).
+pub fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect()
+}
