@@ -49,6 +49,16 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
 /// Stands in `runner_args` for the blob's path.
 const BLOB: &str = "<blob>";
 
+/// Ollama's own runner (the llama.cpp engine) on the blob.
+const RUNNER: &[&str] = &[
+    "/usr/local/bin/ollama",
+    "runner",
+    "--model",
+    BLOB,
+    "--port",
+    "40123",
+];
+
 /// [`ONE_GPU`] with [`tree`]: the models folder (in the returned temp dir) and the runner started
 /// with `runner_args`, [`BLOB`] among them.
 fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
@@ -70,14 +80,7 @@ fn with_ps(m: &Machine, inode: u64, args: &[&str]) -> Answered {
 
 #[test]
 fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
-    let (_d, m) = ollama(&[
-        "/usr/local/bin/ollama",
-        "runner",
-        "--model",
-        BLOB,
-        "--port",
-        "40123",
-    ]);
+    let (_d, m) = ollama(RUNNER);
     let Answered {
         out,
         requests: reqs,
@@ -146,14 +149,7 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
 
 #[test]
 fn explain_text_and_snapshot_of_an_ollama_runner() {
-    let (_d, m) = ollama(&[
-        "/usr/local/bin/ollama",
-        "runner",
-        "--model",
-        BLOB,
-        "--port",
-        "40123",
-    ]);
+    let (_d, m) = ollama(RUNNER);
     let out = with_ps(&m, 777002, &["explain", "4242"]).out;
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);

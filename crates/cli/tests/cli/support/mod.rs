@@ -259,26 +259,6 @@ pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -
         .expect("run gpuledger")
 }
 
-/// The `sources[]` entry named `name`.
-pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no source {name}"))
-}
-
-pub fn json_of(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "gpuledger failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
-}
-
 /// Two devices, a process on both, one in compute and graphics lists, one NOT_AVAILABLE, one
 /// that exits before its /proc entry is read (pid 9999 is not in the tree), utilisation samples.
 pub const TWO_GPUS: &str = "\

@@ -1,5 +1,5 @@
-//! Reading what the binary gave back: its exit, its stderr, and the parts of a JSON snapshot
-//! tests look up by key.
+//! Reading what the binary gave back: its exit, its stdout and stderr, JSON, and the parts of a
+//! snapshot tests look up by key.
 
 use std::process::Output;
 
@@ -18,6 +18,27 @@ pub fn stderr_of(out: &Output) -> String {
 
 pub fn stdout_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Stdout as JSON, from a run that must succeed.
+pub fn json_of(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "gpuledger failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+/// The `sources[]` entry named `name`.
+pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no source {name}"))
 }
 
 /// The `processes[]` entry with `pid`.
