@@ -1,8 +1,9 @@
-//! Test support shared by the CLI's integration tests: the fake NVML library, scenario files and
-//! recorded procfs trees; [`Machine`] (a scenario and a tree run together, in `machine.rs`) and
-//! helpers that read the binary's output (`output.rs`); the recorded Linux trees and the binary run on
-//! one (`trees.rs`); a prompt answered on a pty (`pty.rs`);
-//! an Ollama models folder and `/api/ps` answer (`ollama.rs`). Include with `mod support;`.
+//! Test support shared by the CLI's integration tests (and, by path, its benches). Here: the fake
+//! NVML library, scenario files, recorded procfs trees ([`ProcTree`]) and canned HTTP answers. In
+//! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
+//! binary's output (`output.rs`); the recorded Linux trees under fixtures/ (`trees.rs`); a prompt
+//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`). Include with
+//! `mod support;`.
 #![allow(dead_code)]
 
 mod machine;
@@ -10,11 +11,9 @@ mod ollama;
 mod output;
 mod pty;
 mod trees;
-pub use machine::*;
-pub use ollama::*;
-pub use output::*;
-pub use pty::*;
-pub use trees::*;
+// The benches include this module by path and use only part of it.
+#[allow(unused_imports)]
+pub use {machine::*, ollama::*, output::*, pty::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
