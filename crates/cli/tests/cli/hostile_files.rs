@@ -120,12 +120,7 @@ fn a_fifo_named_as_a_model_blocks_no_collector() {
 
     let out = run(&sc, &["snapshot", "--json"], "snapshot");
     let v = json_of(&out);
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"].as_u64() == Some(srv.pid() as u64))
-        .expect("the process is listed");
+    let p = process(&v, srv.pid().into());
     assert_eq!(p["workload"]["kind"], "llama-cpp", "{p}");
     assert_eq!(
         p["workload"]["model"].as_str(),

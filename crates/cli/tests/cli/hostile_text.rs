@@ -139,19 +139,12 @@ fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
 
 #[test]
 fn a_replayed_file_is_redacted_and_escaped_too() {
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
-    let mut v = json_of(&out);
+    let m = Machine::two_gpus();
+    let mut v = m.json(&["snapshot", "--json"]);
     // What a hostile or old file can hold: raw secrets, escapes in host and device names.
     v["host"]["hostname"] = "box\u{1b}]0;PWNED\u{7}".into();
     v["devices"][0]["name"] = "H200\u{1b}[2J".into();
-    let p = v["processes"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process_mut(&mut v, 4242);
     p["cmdline"] = serde_json::json!([
         "/opt/llama/llama-server",
         "--api-key",
@@ -170,7 +163,7 @@ fn a_replayed_file_is_redacted_and_escaped_too() {
         vec!["--replay", f, "explain", "4242", "--json"],
         vec!["diff", f, f],
     ] {
-        let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+        let out = m.run(&args);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),

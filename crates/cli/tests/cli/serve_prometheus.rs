@@ -78,9 +78,8 @@ fn promtool_accepts_the_exposition_and_the_deploy_files() {
     if tool("promtool").is_none() {
         return;
     }
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let served = serve(fake_nvml(), &sc, &procs.root(), &["--processes", "all"]);
+    let (_m, served) = serve_two_gpus(&["--processes", "all"]);
+    let dir = tempfile::tempdir().unwrap();
     let metrics = get(served.addr, "/metrics").body;
     // Lint clean: no output at all (promtool prints naming/unit problems).
     let (ok, out) = run_promtool(&["check", "metrics"], Some(&metrics));
@@ -193,9 +192,8 @@ fn real_prometheus_scrapes_device_and_process_series() {
         return;
     };
 
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let served = serve(fake_nvml(), &sc, &procs.root(), &["--interval", "2s"]);
+    let (m, served) = serve_two_gpus(&["--interval", "2s"]);
+    let dir = tempfile::tempdir().unwrap();
     let snap = gpuledger_model::parse_snapshot(&get(served.addr, "/api/v1/snapshot").body).unwrap();
 
     let prom_port = free_port();
@@ -348,7 +346,7 @@ fn real_prometheus_scrapes_device_and_process_series() {
     // served for one 2 s round, so 1 s scrapes cannot miss it.
     let changed = TWO_GPUS.replace("used=9000000000", "used=12345678912")
         + "util|dev=0|pid=4242|sm=61|mem=20|enc=0|dec=0|ts=10000\n";
-    std::fs::write(&sc, changed).unwrap();
+    m.set_scenario(&changed);
     wait_for(
         "the changed used value in Prometheus",
         Duration::from_secs(30),
@@ -379,18 +377,12 @@ fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
     if tool("promtool").is_none() {
         return;
     }
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let live = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (m, live) = serve_two_gpus(&[]);
+    let dir = tempfile::tempdir().unwrap();
     let mut snap: serde_json::Value =
         serde_json::from_str(&get(live.addr, "/api/v1/snapshot").body).unwrap();
     drop(live);
-    let p = snap["processes"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process_mut(&mut snap, 4242);
     p["estimate"] = serde_json::json!({
         "recipe": "llama.cpp/llama-server",
         "model": "/models/qwen3-8b-q4_k_m.gguf",
@@ -404,10 +396,8 @@ fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
     });
     let replay = dir.path().join("replay.json");
     std::fs::write(&replay, snap.to_string()).unwrap();
-    let served = serve(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
+    let served = serve_on(
+        &m,
         &["--replay", replay.to_str().unwrap(), "--processes", "all"],
     );
     let metrics = get(served.addr, "/metrics").body;

@@ -65,3 +65,13 @@ pub fn strings(v: &serde_json::Value) -> Vec<&str> {
         .map(|n| n.as_str().unwrap())
         .collect()
 }
+
+/// The `processes[]` entry with `pid`, to edit (a hostile or hand-made replay file).
+pub fn process_mut(v: &mut serde_json::Value, pid: u64) -> &mut serde_json::Value {
+    v["processes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["pid"] == pid)
+        .unwrap_or_else(|| panic!("no process {pid}"))
+}
