@@ -256,15 +256,12 @@ fn explain_ollama_llama_server_child() {
         .any(|r| r["what"] == "size_vram"));
 }
 
-/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
-/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
-/// fixtures/lmstudio).
-#[test]
-fn explain_lm_studio_engine() {
-    let d = tempfile::tempdir().unwrap();
-    let dir = d
-        .path()
-        .join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
+/// Under `root` (a stand-in for `/`): LM Studio's copy of Llama-3.1-8B (a GGUF header), and a tree with the app
+/// (7000) and its engine (7001, parent 7000): `~/.lmstudio/.internal/utils/node` running
+/// `llmworker.js`, with the GGUF and the CUDA backend mapped.
+fn lm_studio(root: &Path) -> ProcTree {
+    let dir =
+        root.join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
     let mut w = GgufWriter::new();
@@ -312,6 +309,16 @@ fn explain_lm_studio_engine() {
             &f,
         ],
     );
+    t
+}
+
+/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
+/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
+/// fixtures/lmstudio).
+#[test]
+fn explain_lm_studio_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let t = lm_studio(d.path());
     let body: &'static str = Box::leak(
         std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
