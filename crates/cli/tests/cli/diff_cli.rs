@@ -30,28 +30,25 @@ fn restart_with_new_pid_pairs_by_model_and_reports_the_growth() {
     };
     procs.add(4242, "llama-server", 1000, 500, &llama("4096"));
     procs.add(5151, "python3", 1000, 600, &["python3", "x.py"]);
+    let m = Machine::new(SCENARIO_A, procs);
     let dir = tempfile::tempdir().unwrap();
-    let (_s, sc) = scenario(SCENARIO_A);
-    let a = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
-    assert!(a.status.success());
-    std::fs::write(dir.path().join("a.json"), &a.stdout).unwrap();
+    // `snapshot --json` of the machine as it is now, saved as `name`.
+    let save = |name: &str| {
+        let out = m.run(&["snapshot", "--json"]);
+        assert!(out.status.success());
+        let path = dir.path().join(name);
+        std::fs::write(&path, &out.stdout).unwrap();
+        path
+    };
+    let a_path = save("a.json");
 
-    std::fs::remove_dir_all(procs.root().join("4242")).unwrap();
-    procs.add(4300, "llama-server", 1000, 900, &llama("8192"));
-    std::fs::write(&sc, SCENARIO_B).unwrap();
-    let b = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
-    assert!(b.status.success());
-    std::fs::write(dir.path().join("b.json"), &b.stdout).unwrap();
+    std::fs::remove_dir_all(m.root().join("4242")).unwrap();
+    m.procs.add(4300, "llama-server", 1000, 900, &llama("8192"));
+    m.set_scenario(SCENARIO_B);
+    let b_path = save("b.json");
 
-    let a_path = dir.path().join("a.json");
-    let b_path = dir.path().join("b.json");
     let args = ["diff", a_path.to_str().unwrap(), b_path.to_str().unwrap()];
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[args[0], args[1], args[2], "--json"],
-    ));
+    let v = m.json(&[args[0], args[1], args[2], "--json"]);
     assert_eq!(v["schema"], "gpuledger.diff/1");
     assert_eq!(v["devices"][0]["used"]["delta"], 87031808);
     let rows = v["processes"].as_array().unwrap();
@@ -66,8 +63,7 @@ fn restart_with_new_pid_pairs_by_model_and_reports_the_growth() {
     assert_eq!(rows[1]["change"], "unchanged");
     assert!(!v.to_string().contains("sk-SECRET"));
 
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(m.run(&args).stdout).unwrap();
     assert!(text.contains("grew      llama-server pid 4242 → 4300 [paired by name+model]  2 GiB → 2.08 GiB (+83 MiB)"), "{text}");
     // What did not change is counted, not listed (--all lists it).
     assert!(
@@ -78,17 +74,10 @@ fn restart_with_new_pid_pairs_by_model_and_reports_the_growth() {
 
 #[test]
 fn a_bad_file_is_named() {
-    let procs = ProcTree::new();
-    let (_s, sc) = scenario(SCENARIO_A);
-    let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.json");
+    let m = Machine::new(SCENARIO_A, ProcTree::new());
+    let bad = m.scenario.with_file_name("bad.json");
     std::fs::write(&bad, "{\"schema\":\"gpuledger.snapshot/9\"}").unwrap();
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["diff", bad.to_str().unwrap(), bad.to_str().unwrap()],
-    );
+    let out = m.run(&["diff", bad.to_str().unwrap(), bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.json: not a valid snapshot"), "{err}");

@@ -4,50 +4,32 @@
 
 use crate::serve_support;
 use crate::support::*;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const MIB: u64 = 1 << 20;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/linux")
-        .join(name)
-}
-
 /// Run gpuledger on a fixture with no NVML library.
 fn run(name: &str, args: &[&str]) -> Output {
-    let f = fixture(name);
-    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--proc-root")
-        .arg(f.join("proc"))
-        .arg("--sys-root")
-        .arg(f.join("sys"))
-        .arg("--nvml-lib")
-        .arg(f.join("no-nvml-here.so"))
-        .args(args)
-        .env_remove("GPULEDGER_NVML_LIB")
-        .output()
-        .expect("run gpuledger")
+    run_on_tree(&linux_fixture(name), args)
 }
 
 fn text(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(out);
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 fn usage(v: &serde_json::Value, pid: u64) -> &serde_json::Value {
-    let p = v["processes"]
+    &process(v, pid)["usage"][0]
+}
+
+/// The `devices[]` entry with `uuid`.
+fn device<'a>(v: &'a serde_json::Value, uuid: &str) -> &'a serde_json::Value {
+    v["devices"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["pid"] == pid)
-        .unwrap_or_else(|| panic!("pid {pid} missing"));
-    &p["usage"][0]
+        .find(|d| d["uuid"] == uuid)
+        .unwrap_or_else(|| panic!("no device {uuid}: {:#}", v["devices"]))
 }
 
 #[test]
@@ -75,12 +57,7 @@ fn amdgpu_desktop_json() {
         .as_str()
         .unwrap()
         .contains("second round"));
-    let drm = v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "drm")
-        .unwrap();
+    let drm = source(&v, "drm");
     assert_eq!(drm["status"], "ok");
     assert!(drm["detail"]
         .as_str()
@@ -95,22 +72,12 @@ fn apu_json_gtt_kfd_container() {
     assert_eq!(llama["memory_bytes"], 5348u64 * 1024);
     assert_eq!(llama["system_memory_bytes"], 25258000u64 * 1024);
     assert_eq!(llama["memory_source"], "fdinfo");
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 5120)
-        .unwrap();
+    let p = process(&v, 5120);
     assert_eq!(p["rocm_kfd"], true);
     assert!(p["container"].as_str().unwrap().starts_with("podman://"));
     assert!(p["usage"][0]["engines"]["sm_percent"].is_null());
     // Fields that do not apply are absent, not false/null noise.
-    let llama_p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 3001)
-        .unwrap();
+    let llama_p = process(&v, 3001);
     assert!(llama_p.get("rocm_kfd").is_none());
     assert_eq!(
         v["devices"][0]["system_ledger"]["unattributed_bytes"],
@@ -136,12 +103,7 @@ fn apu_table_shows_vram_and_gtt_columns() {
 #[test]
 fn suspended_dgpu_json() {
     let v = json_of(&run("suspended-dgpu", &["snapshot", "--json"]));
-    let d = v["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["uuid"] == "pci-0000:03:00.0")
-        .unwrap();
+    let d = device(&v, "pci-0000:03:00.0");
     assert_eq!(d["power_state"], "suspended");
     assert!(d["memory"]["used_bytes"].is_null());
     assert!(d["unavailable"]["memory.used_bytes"]
@@ -170,15 +132,8 @@ fn selftest_reports_the_drm_source() {
 fn selftest_says_why_no_drm() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("proc")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--proc-root")
-        .arg(dir.path().join("proc"))
-        .arg("--sys-root")
-        .arg(dir.path().join("sys"))
-        .arg("--nvml-lib")
-        .arg(dir.path().join("none.so"))
+    let out = on_tree(dir.path(), &dir.path().join("none.so"))
         .arg("selftest")
-        .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .unwrap();
     let t = text(&out);
@@ -188,30 +143,17 @@ fn selftest_says_why_no_drm() {
 
 #[test]
 fn nvml_device_is_not_duplicated_by_nvidia_drm() {
-    let f = fixture("nvidia-drm");
     let (_d, sc) = scenario(TWO_GPUS);
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(fake_nvml())
-        .arg("--proc-root")
-        .arg(f.join("proc"))
-        .arg("--sys-root")
-        .arg(f.join("sys"))
+    let out = on_tree(&linux_fixture("nvidia-drm"), fake_nvml())
         .args(["snapshot", "--json"])
         .env("FAKE_NVML_SCENARIO", &sc)
-        .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .unwrap();
     let v = json_of(&out);
     let devices = v["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 2, "only NVML's two devices: {devices:#?}");
     assert!(devices.iter().all(|d| d["source"] == "nvml"));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process(&v, 4242);
     assert!(
         p["usage"]
             .as_array()
@@ -221,12 +163,7 @@ fn nvml_device_is_not_duplicated_by_nvidia_drm() {
         "{p:#?}"
     );
     assert_eq!(p["name"], "llama-server");
-    let drm = v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "drm")
-        .unwrap();
+    let drm = source(&v, "drm");
     assert!(drm["detail"]
         .as_str()
         .unwrap()
@@ -238,43 +175,18 @@ fn nvml_device_is_not_duplicated_by_nvidia_drm() {
 #[test]
 fn platform_gpu_has_no_pci_bus_id_in_json_or_metrics() {
     let v = json_of(&run("panfrost-board", &["snapshot", "--json"]));
-    let gpu = v["devices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["uuid"] == "drm-fde60000.gpu")
-        .unwrap_or_else(|| panic!("{:#}", v["devices"]));
+    let gpu = device(&v, "drm-fde60000.gpu");
     assert!(gpu["pci_bus_id"].is_null(), "{gpu:#}");
     assert_eq!(usage(&v, 1400)["device"], "drm-fde60000.gpu");
 
     // The same tree served: the label set is the device's, not a PCI one.
-    let f = fixture("panfrost-board");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--proc-root")
-        .arg(f.join("proc"))
-        .arg("--sys-root")
-        .arg(f.join("sys"))
-        .arg("--nvml-lib")
-        .arg(f.join("no-nvml-here.so"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env_remove("GPULEDGER_NVML_LIB")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start gpuledger serve");
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let _guard = serve_support::Guard(child);
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-    let addr: std::net::SocketAddr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no listening line: {line:?}"))
-        .parse()
-        .unwrap();
-    let m = serve_support::get(addr, "/metrics").body;
+    let f = linux_fixture("panfrost-board");
+    let served = serve_support::start_serving(on_tree(&f, &f.join("no-nvml-here.so")).args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    let m = serve_support::get(served.addr, "/metrics").body;
     let info: Vec<&str> = m
         .lines()
         .filter(|l| l.starts_with("gpuledger_device_info{"))

@@ -6,6 +6,7 @@ use crate::support::*;
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 const GIB: u64 = 1 << 30;
 
@@ -31,23 +32,43 @@ fn big_model(dir: &Path) -> PathBuf {
     p
 }
 
+/// [`big_model`] in a temp dir of its own, and the two-GPU machine to fit it on.
+struct Bench {
+    d: tempfile::TempDir,
+    model: PathBuf,
+    m: Machine,
+}
+
+impl Bench {
+    fn new() -> Self {
+        let d = tempfile::tempdir().unwrap();
+        let model = big_model(d.path());
+        Bench {
+            d,
+            model,
+            m: Machine::two_gpus(),
+        }
+    }
+
+    /// `gpuledger estimate MODEL FLAGS` on the fake NVML.
+    fn estimate(&self, flags: &[&str]) -> Output {
+        self.estimate_with(fake_nvml(), flags)
+    }
+
+    /// `gpuledger estimate MODEL FLAGS` with the NVML library `lib`.
+    fn estimate_with(&self, lib: &Path, flags: &[&str]) -> Output {
+        let model = self.model.to_str().unwrap();
+        self.m
+            .run_with(lib, &[&["estimate", model][..], flags].concat())
+    }
+}
+
 #[test]
 fn estimate_json_with_fit_check_on_each_device() {
-    let d = tempfile::tempdir().unwrap();
-    let model = big_model(d.path());
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let m = model.to_str().unwrap();
+    let b = Bench::new();
 
     // GPU1 (RTX 4090): 16,757,220,864 B free < 16 GiB of layers + output + KV + overhead.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "estimate", m, "-c", "8192", "-np", "1", "--device", "1", "--json",
-        ],
-    ));
+    let v = json_of(&b.estimate(&["-c", "8192", "-np", "1", "--device", "1", "--json"]));
     let e = &v["estimate"];
     assert_eq!(e["context"]["n_ctx"], 8192);
     assert_eq!(e["kv_cache"]["bytes"], 16 * 8192 * 2048 * 2);
@@ -80,12 +101,7 @@ fn estimate_json_with_fit_check_on_each_device() {
     assert_eq!(fit["holders"][0]["memory_bytes"], 4294967296u64);
 
     // GPU0 (H200, 110 GB free): fits, and the backend came from the device's vendor.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["estimate", m, "-c", "8192", "--json"],
-    ));
+    let v = json_of(&b.estimate(&["-c", "8192", "--json"]));
     assert_eq!(v["fit"]["fits"], true);
     let backend = v["estimate"]["inputs"]
         .as_array()
@@ -100,28 +116,10 @@ fn estimate_json_with_fit_check_on_each_device() {
 
 #[test]
 fn estimate_text_says_when_the_fit_check_is_not_available() {
-    let d = tempfile::tempdir().unwrap();
-    let model = big_model(d.path());
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(
-        Path::new("/nonexistent/libnvidia-ml.so.1"),
-        &sc,
-        &procs.root(),
-        &[
-            "estimate",
-            model.to_str().unwrap(),
-            "-ngl",
-            "8",
-            "-ctk",
-            "q8_0",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let b = Bench::new();
+    let no_nvml = Path::new("/nonexistent/libnvidia-ml.so.1");
+    let out = b.estimate_with(no_nvml, &["-ngl", "8", "-ctk", "q8_0"]);
+    assert_ok(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     // -ngl counts the output layer first: 8 = output + the last 7 repeating layers.
     assert!(
@@ -133,12 +131,7 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
         text.contains("fit: fit check not available: no GPU found"),
         "{text}"
     );
-    let v = json_of(&gpuledger(
-        Path::new("/nonexistent/libnvidia-ml.so.1"),
-        &sc,
-        &procs.root(),
-        &["estimate", model.to_str().unwrap(), "--json"],
-    ));
+    let v = json_of(&b.estimate_with(no_nvml, &["--json"]));
     assert_eq!(v["fit"]["available"], false);
     assert!(v["fit"]["reason"]
         .as_str()
@@ -150,12 +143,7 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
     );
 
     // GPU index that does not exist
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["estimate", model.to_str().unwrap(), "--device", "7"],
-    );
+    let out = b.estimate(&["--device", "7"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("there is no GPU 7 (found GPU0 NVIDIA H200, GPU1 NVIDIA GeForce RTX 4090)"),
@@ -165,21 +153,14 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
 
 #[test]
 fn estimate_errors_name_the_file_or_flag() {
-    let d = tempfile::tempdir().unwrap();
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let junk = d.path().join("junk.gguf");
+    let b = Bench::new();
+    let junk = b.d.path().join("junk.gguf");
     std::fs::write(
         &junk,
         b"GGUF\x03\0\0\0\xff\xff\xff\xff\xff\xff\xff\x0f\0\0\0\0\0\0\0\0",
     )
     .unwrap();
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["estimate", junk.to_str().unwrap()],
-    );
+    let out = b.m.run(&["estimate", junk.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -188,36 +169,20 @@ fn estimate_errors_name_the_file_or_flag() {
         "{err}"
     );
 
-    let model = big_model(d.path());
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["estimate", model.to_str().unwrap(), "-ctk", "q9_9"],
-    );
+    let out = b.estimate(&["-ctk", "q9_9"]);
     assert_eq!(
         out.status.code(),
         Some(2),
         "a bad flag value is a usage error"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("-ctk: unsupported cache type \"q9_9\""));
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["estimate", model.to_str().unwrap(), "--frobnicate"],
-    );
+    let out = b.estimate(&["--frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option \"--frobnicate\""));
 
     // A context that does not fit llama-server's 32-bit int is refused, not wrapped to n_ctx 0.
     for (flag, v) in [("-c", "18446744073709551615"), ("-ub", "4294967296")] {
-        let out = gpuledger(
-            fake_nvml(),
-            &sc,
-            &procs.root(),
-            &["estimate", model.to_str().unwrap(), flag, v],
-        );
+        let out = b.estimate(&[flag, v]);
         assert_eq!(out.status.code(), Some(2), "{flag} {v}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -226,29 +191,16 @@ fn estimate_errors_name_the_file_or_flag() {
         );
         assert!(out.stdout.is_empty(), "no estimate is printed");
     }
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "estimate",
-            model.to_str().unwrap(),
-            "--llama-build",
-            "latest",
-        ],
-    );
+    let out = b.estimate(&["--llama-build", "latest"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--llama-build: \"latest\""));
 }
 
 #[test]
 fn estimate_shows_the_runtime_log_beside_the_estimate() {
-    let d = tempfile::tempdir().unwrap();
-    let model = big_model(d.path());
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
+    let b = Bench::new();
     // Lines in llama-server's format (build 7e4c0a9, -lv 4).
-    let log = d.path().join("server.log");
+    let log = b.d.path().join("server.log");
     std::fs::write(
         &log,
         "0.00.031.900 I load_tensors:   CPU_Mapped model buffer size =   250.00 MiB\n\
@@ -257,20 +209,8 @@ fn estimate_shows_the_runtime_log_beside_the_estimate() {
          0.00.035.094 I sched_reserve:        CUDA0 compute buffer size =   300.75 MiB\n",
     )
     .unwrap();
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "estimate",
-            model.to_str().unwrap(),
-            "-c",
-            "8192",
-            "--log",
-            log.to_str().unwrap(),
-            "--json",
-        ],
-    ));
+    let logs = log.to_str().unwrap();
+    let v = json_of(&b.estimate(&["-c", "8192", "--log", logs, "--json"]));
     let rep = v["reported"].as_array().unwrap();
     let find = |line: &str, place: &str| {
         rep.iter()
@@ -290,17 +230,7 @@ fn estimate_shows_the_runtime_log_beside_the_estimate() {
 
     // A file without buffer lines is an error that says how to get them.
     std::fs::write(&log, "hello\n").unwrap();
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "estimate",
-            model.to_str().unwrap(),
-            "--log",
-            log.to_str().unwrap(),
-        ],
-    );
+    let out = b.estimate(&["--log", logs]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("start llama-server with -lv 4"));
 }

@@ -5,8 +5,8 @@ use crate::support::*;
 
 #[test]
 fn explain_llama_server_with_evidence_and_live_state() {
-    let procs = two_gpus_procs();
-    procs.maps(
+    let m = Machine::two_gpus();
+    m.procs.maps(
         4242,
         &[
             "/opt/llama/llama-server",
@@ -14,7 +14,9 @@ fn explain_llama_server_with_evidence_and_live_state() {
             "/models/qwen3-8b-q4_k_m.gguf",
         ],
     );
-    let (port, server) = canned_http(
+    let answered = m.run_answering(
+        4242,
+        555001,
         vec![
             (
                 "/props",
@@ -28,17 +30,10 @@ fn explain_llama_server_with_evidence_and_live_state() {
             ),
             ("/metrics", 501, "{}"),
         ],
-        3,
-    );
-    procs.listen(4242, port, 555001);
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
         &["explain", "4242", "--json"],
-    ));
-    let requests = server.join().unwrap();
+    );
+    let v = json_of(&answered.out);
+    let requests = answered.requests;
     assert_eq!(requests.len(), 3);
     assert!(
         requests
@@ -85,27 +80,17 @@ fn explain_llama_server_with_evidence_and_live_state() {
 
 #[test]
 fn explain_text_and_snapshot_workload_column() {
-    let procs = two_gpus_procs();
-    procs.maps(
+    let m = Machine::two_gpus();
+    m.procs.maps(
         4242,
         &["/opt/llama/libggml-cuda.so", "/models/qwen3-8b-q4_k_m.gguf"],
     );
-    procs.maps(
+    m.procs.maps(
         5151,
         &["/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so"],
     );
-    let (_d, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--no-probe"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = m.run(&["explain", "4242", "--no-probe"]);
+    assert_ok(&out);
     let t = String::from_utf8(out.stdout).unwrap();
     assert!(t.contains("MEASURED (reported by the driver)"), "{t}");
     assert!(
@@ -120,21 +105,8 @@ fn explain_text_and_snapshot_workload_column() {
     assert!(t.contains("n/a: --no-probe given"), "{t}");
     assert!(!t.contains("SECRET1"));
 
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let p = |pid: u64| {
-        v["processes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["pid"] == pid)
-            .unwrap()
-            .clone()
-    };
+    let v = m.json(&["snapshot", "--json"]);
+    let p = |pid: u64| process(&v, pid).clone();
     assert_eq!(p(4242)["workload"]["kind"], "llama-cpp");
     assert_eq!(p(5151)["workload"]["kind"], "pytorch");
     assert_eq!(p(1200)["workload"]["kind"], "compositor");
@@ -143,30 +115,25 @@ fn explain_text_and_snapshot_workload_column() {
         p(9999)["workload"].is_null(),
         "an exited process has no facts to identify"
     );
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot"]);
-    let t = String::from_utf8(out.stdout).unwrap();
+    let t = String::from_utf8(m.run(&["snapshot"]).stdout).unwrap();
     assert!(t.contains("llama.cpp · qwen3-8b-q4_k_m"), "{t}");
 }
 
 #[test]
 fn explain_api_key_server_and_unknown_pid() {
-    let procs = two_gpus_procs();
-    let (port, server) = canned_http(
-        vec![
-            ("/props", 401, r#"{"error":{"code":401}}"#),
-            ("/health", 200, r#"{"status":"ok"}"#),
-        ],
-        2,
+    let m = Machine::two_gpus();
+    let v = json_of(
+        &m.run_answering(
+            4242,
+            555002,
+            vec![
+                ("/props", 401, r#"{"error":{"code":401}}"#),
+                ("/health", 200, r#"{"status":"ok"}"#),
+            ],
+            &["explain", "4242", "--json"],
+        )
+        .out,
     );
-    procs.listen(4242, port, 555002);
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--json"],
-    ));
-    server.join().unwrap();
     assert_eq!(v["live"]["auth_required"], true);
     assert!(v["workload"]["evidence"]
         .as_array()
@@ -174,7 +141,7 @@ fn explain_api_key_server_and_unknown_pid() {
         .iter()
         .any(|e| e["showed"].as_str().unwrap().contains("401")));
 
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "31337"]);
+    let out = m.run(&["explain", "31337"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no process 31337"));
 }

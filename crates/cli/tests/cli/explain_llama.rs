@@ -87,49 +87,36 @@ fn start(t: &Tools, model: &Path, dir: &Path, name: &str, extra: &[&str]) -> Ser
     }
 }
 
-/// `gpuledger snapshot --json` with the fake NVML charging `pid` 48 MiB.
-fn snapshot_with(pid: u32) -> serde_json::Value {
-    let (_d, sc) = scenario(&format!(
+/// The fake NVML charging the real server `pid` 48 MiB on GPU0, so measured sits beside
+/// estimated.
+fn charging(pid: u32) -> (tempfile::TempDir, PathBuf) {
+    scenario(&format!(
         "driver|version=550.54.15\ndevice|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=1000000000|free=149754820096|gpu=1|mem=1\ncompute|dev=0|pid={pid}|mem=50331648\n"
-    ));
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(fake_nvml())
-        .args(["snapshot", "--json"])
-        .env("FAKE_NVML_SCENARIO", &sc)
-        .output()
-        .unwrap();
-    json_of(&out)
+    ))
 }
 
-fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
-    // The fake NVML charges the real server 48 MiB on GPU0, so measured sits beside estimated.
-    let (_d, sc) = scenario(&format!(
-        "driver|version=550.54.15\ndevice|index=0|name=NVIDIA H200|uuid=GPU-1|total=150754820096|used=1000000000|free=149754820096|gpu=1|mem=1\ncompute|dev=0|pid={pid}|mem=50331648\n"
-    ));
-    let mut args = vec![
-        "--nvml-lib".to_string(),
-        fake_nvml().display().to_string(),
-        "explain".into(),
-        pid.to_string(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let run = |json: bool| {
-        let mut a = args.clone();
-        if json {
-            a.push("--json".into());
-        }
-        let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-            .args(&a)
-            .env("FAKE_NVML_SCENARIO", &sc)
+/// `gpuledger snapshot --json` with the fake NVML charging `pid` 48 MiB.
+fn snapshot_with(pid: u32) -> serde_json::Value {
+    let (_d, sc) = charging(pid);
+    json_of(
+        &on_live_proc(&sc)
+            .args(["snapshot", "--json"])
             .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+            .unwrap(),
+    )
+}
+
+/// `explain PID EXTRA` as JSON and as text.
+fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
+    let (_d, sc) = charging(pid);
+    let p = pid.to_string();
+    let run = |json: bool| {
+        let mut a = vec!["explain", p.as_str()];
+        a.extend(extra);
+        if json {
+            a.push("--json");
+        }
+        ok_stdout(&on_live_proc(&sc).args(&a).output().unwrap())
     };
     (serde_json::from_str(&run(true)).unwrap(), run(false))
 }
@@ -215,12 +202,7 @@ fn explain_real_llama_server() {
     // The snapshot carries the same estimate, apart from the measured usage (the snapshot's is
     // made from the command line alone, which here says the same as /props).
     let snap = snapshot_with(pid);
-    let p = snap["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == pid)
-        .unwrap();
+    let p = process(&snap, pid.into());
     assert_eq!(p["usage"][0]["memory_bytes"], 50331648);
     assert_eq!(p["estimate"]["recipe"], "llama.cpp/llama-server");
     assert_eq!(p["estimate"]["n_ctx"], 512);

@@ -6,9 +6,8 @@
 use crate::support::*;
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, MetaValue};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
 const MIB: u64 = 1 << 20;
 
 /// One GPU; the runner (pid 4242) holds 7 GiB on it.
@@ -17,45 +16,6 @@ driver|version=550.54.15
 device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee|pci=00000000:65:00.0|total=25757220864|used=9000000000|free=16757220864|reserved=300000000|gpu=3|mem=1|temp=38|power_mw=21000|limit_mw=450000|gfx_mhz=210|sm_mhz=210|mem_mhz=405|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16
 compute|dev=0|pid=4242|mem=7516192768
 ";
-
-/// `<dir>/models/blobs/sha256-HEX` (a GGUF header: 36 layers, 8 KV heads × 128, like the Qwen3 of
-/// ollama/ollama#12147) and the manifest that names it qwen3:8b.
-fn models(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir.join("models/blobs")).unwrap();
-    let blob = dir.join(format!("models/blobs/sha256-{HEX}"));
-    let mut w = GgufWriter::new();
-    w.kv("general.architecture", MetaValue::String("qwen3".into()));
-    for (k, v) in [
-        ("block_count", 36),
-        ("context_length", 40960),
-        ("embedding_length", 4096),
-        ("feed_forward_length", 12288),
-        ("attention.head_count", 32),
-        ("attention.head_count_kv", 8),
-        ("attention.key_length", 128),
-        ("attention.value_length", 128),
-        ("vocab_size", 151936),
-    ] {
-        w.kv(&format!("qwen3.{k}"), MetaValue::U32(v));
-    }
-    let q = GgmlType::from_name("q4_0").unwrap();
-    w.tensor("token_embd.weight", &[4096, 151936], q);
-    for il in 0..36 {
-        w.tensor(&format!("blk.{il}.attn_q.weight"), &[4096, 4096], q);
-        w.tensor(&format!("blk.{il}.attn_k.weight"), &[4096, 1024], q);
-        w.tensor(&format!("blk.{il}.attn_v.weight"), &[4096, 1024], q);
-    }
-    w.tensor("output.weight", &[4096, 151936], q);
-    w.write(&blob).unwrap();
-    let m = dir.join("models/manifests/registry.ollama.ai/library/qwen3");
-    std::fs::create_dir_all(&m).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/ollama/manifest-qwen3-8b.json"),
-        m.join("8b"),
-    )
-    .unwrap();
-    blob
-}
 
 /// `ollama serve` (900) and its runner (4242, parent 900) with `runner_args`.
 fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
@@ -68,11 +28,7 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
         &["/usr/local/bin/ollama", "serve"],
     );
     t.add(4242, "ollama", 1000, 500_000, runner_args);
-    let stat = t.root().join("4242/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen(") S 1 ", ") S 900 ", 1);
-    std::fs::write(&stat, s).unwrap();
+    t.parent(4242, 900);
     std::fs::write(
         t.root().join("900/environ"),
         "HOME=/home/alice\0OLLAMA_NUM_PARALLEL=2\0OLLAMA_CONTEXT_LENGTH=8192\0OLLAMA_KEEP_ALIVE=10m\0OLLAMA_API_KEY=SECRET-OLLAMA-KEY\0HF_TOKEN=SECRET-HF\0",
@@ -90,40 +46,54 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
     t
 }
 
-const PS: &str = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":7335301120,"digest":"500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41","details":{"format":"gguf","family":"qwen3"},"expires_at":"2026-12-01T14:32:10.123+01:00","size_vram":7335301120,"context_length":4096}]}"#;
+/// Stands in `runner_args` for the blob's path.
+const BLOB: &str = "<blob>";
+
+/// Ollama's own runner (the llama.cpp engine) on the blob.
+const RUNNER: &[&str] = &[
+    "/usr/local/bin/ollama",
+    "runner",
+    "--model",
+    BLOB,
+    "--port",
+    "40123",
+];
+
+/// [`ONE_GPU`] with [`tree`]: the models folder (in the returned temp dir) and the runner started
+/// with `runner_args`, [`BLOB`] among them.
+fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
+    let d = tempfile::tempdir().unwrap();
+    let blob = ollama_models(d.path(), true);
+    let b = blob.display().to_string();
+    let args: Vec<&str> = runner_args
+        .iter()
+        .map(|a| if *a == BLOB { b.as_str() } else { a })
+        .collect();
+    let m = Machine::new(ONE_GPU, tree(&blob, &args));
+    (d, m)
+}
+
+/// `/api/ps` answered by `ollama serve` (900, socket `inode`) while `args` run.
+fn with_ps(m: &Machine, inode: u64, args: &[&str]) -> Answered {
+    m.run_answering(900, inode, vec![("/api/ps", 200, OLLAMA_PS)], args)
+}
 
 #[test]
 fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-        ],
-    );
-    let (port, server) = canned_http(
+    let (_d, m) = ollama(RUNNER);
+    let Answered {
+        out,
+        requests: reqs,
+        port,
+    } = m.run_answering(
+        900,
+        777001,
         vec![
-            ("/api/ps", 200, PS),
+            ("/api/ps", 200, OLLAMA_PS),
             ("/api/version", 200, r#"{"version":"0.12.11"}"#),
         ],
-        2,
-    );
-    procs.listen(900, port, 777001);
-    let (_s, sc) = scenario(ONE_GPU);
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
         &["explain", "4242", "--json"],
     );
-    let reqs = server.join().unwrap();
     assert_eq!(reqs.len(), 2);
     assert!(reqs[0].starts_with("GET /api/ps "), "{}", reqs[0]);
     assert!(reqs[1].starts_with("GET /api/version "), "{}", reqs[1]);
@@ -179,25 +149,8 @@ fn explain_ollama_runner_shows_measured_reported_and_estimated_apart() {
 
 #[test]
 fn explain_text_and_snapshot_of_an_ollama_runner() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-        ],
-    );
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777002);
-    let (_s, sc) = scenario(ONE_GPU);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "4242"]);
-    server.join().unwrap();
+    let (_d, m) = ollama(RUNNER);
+    let out = with_ps(&m, 777002, &["explain", "4242"]).out;
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
@@ -213,18 +166,8 @@ fn explain_text_and_snapshot_of_an_ollama_runner() {
 
     // The snapshot (no HTTP on the collection path): num_ctx from OLLAMA_CONTEXT_LENGTH, and the
     // estimate beside the measurement, not in it.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let v = m.json(&["snapshot", "--json"]);
+    let p = process(&v, 4242);
     assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
     let est = &p["estimate"];
     assert_eq!(est["recipe"], "ollama/runner (llama.cpp)");
@@ -241,31 +184,16 @@ fn explain_text_and_snapshot_of_an_ollama_runner() {
 
 #[test]
 fn explain_ollama_go_engine_says_no_recipe_in_words() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/bin/ollama",
-            "runner",
-            "--ollama-engine",
-            "--model",
-            &b,
-            "--port",
-            "42059",
-        ],
-    );
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777003);
-    let (_s, sc) = scenario(ONE_GPU);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--json"],
-    ));
-    server.join().unwrap();
+    let (_d, m) = ollama(&[
+        "/usr/local/bin/ollama",
+        "runner",
+        "--ollama-engine",
+        "--model",
+        BLOB,
+        "--port",
+        "42059",
+    ]);
+    let v = json_of(&with_ps(&m, 777003, &["explain", "4242", "--json"]).out);
     let why = v["estimated"]["unavailable"].as_str().unwrap();
     assert!(
         why.contains("Go engine") && why.contains("no recipe"),
@@ -287,49 +215,30 @@ fn explain_ollama_go_engine_says_no_recipe_in_words() {
 /// llama-server recipe reads them, Ollama adds the model's name, `/api/ps` and the why.
 #[test]
 fn explain_ollama_llama_server_child() {
-    let d = tempfile::tempdir().unwrap();
-    let blob = models(d.path());
-    let b = blob.display().to_string();
-    let procs = tree(
-        &blob,
-        &[
-            "/usr/local/lib/ollama/llama-server",
-            "--model",
-            &b,
-            "--port",
-            "40123",
-            "--host",
-            "127.0.0.1",
-            "--no-webui",
-            "--offline",
-            "-c",
-            "8192",
-            "-np",
-            "2",
-            "--log-verbosity",
-            "4",
-            "--no-log-prefix",
-            "--no-log-timestamps",
-            "--flash-attn",
-            "auto",
-        ],
-    );
+    let (_d, m) = ollama(&[
+        "/usr/local/lib/ollama/llama-server",
+        "--model",
+        BLOB,
+        "--port",
+        "40123",
+        "--host",
+        "127.0.0.1",
+        "--no-webui",
+        "--offline",
+        "-c",
+        "8192",
+        "-np",
+        "2",
+        "--log-verbosity",
+        "4",
+        "--no-log-prefix",
+        "--no-log-timestamps",
+        "--flash-attn",
+        "auto",
+    ]);
     // The process is llama-server, child of ollama.
-    let stat = procs.root().join("4242/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen("(ollama)", "(llama-server)", 1);
-    std::fs::write(&stat, s).unwrap();
-    let (port, server) = canned_http(vec![("/api/ps", 200, PS)], 1);
-    procs.listen(900, port, 777004);
-    let (_s, sc) = scenario(ONE_GPU);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["explain", "4242", "--json"],
-    ));
-    server.join().unwrap();
+    m.procs.rename(4242, "ollama", "llama-server");
+    let v = json_of(&with_ps(&m, 777004, &["explain", "4242", "--json"]).out);
     assert_eq!(v["workload"]["kind"], "llama-cpp");
     let e = &v["estimated"];
     assert_eq!(e["recipe"], "ollama/llama-server (llama.cpp)");
@@ -347,15 +256,12 @@ fn explain_ollama_llama_server_child() {
         .any(|r| r["what"] == "size_vram"));
 }
 
-/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
-/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
-/// fixtures/lmstudio).
-#[test]
-fn explain_lm_studio_engine() {
-    let d = tempfile::tempdir().unwrap();
-    let dir = d
-        .path()
-        .join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
+/// Under `root` (a stand-in for `/`): LM Studio's copy of Llama-3.1-8B (a GGUF header), and a tree with the app
+/// (7000) and its engine (7001, parent 7000): `~/.lmstudio/.internal/utils/node` running
+/// `llmworker.js`, with the GGUF and the CUDA backend mapped.
+fn lm_studio(root: &Path) -> ProcTree {
+    let dir =
+        root.join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf");
     let mut w = GgufWriter::new();
@@ -393,11 +299,7 @@ fn explain_lm_studio_engine() {
             "/home/alice/.lmstudio/llmster/0.0.6-1/.bundle/lib/llmworker.js",
         ],
     );
-    let stat = t.root().join("7001/stat");
-    let s = std::fs::read_to_string(&stat)
-        .unwrap()
-        .replacen(") S 1 ", ") S 7000 ", 1);
-    std::fs::write(&stat, s).unwrap();
+    t.parent(7001, 7000);
     let f = file.display().to_string();
     t.maps(
         7001,
@@ -407,6 +309,16 @@ fn explain_lm_studio_engine() {
             &f,
         ],
     );
+    t
+}
+
+/// LM Studio's engine: `~/.lmstudio/.internal/utils/node` running `llmworker.js` with the GGUF
+/// mapped; the loaded context from `/api/v0/models` on its parent's port (the recorded answer in
+/// fixtures/lmstudio).
+#[test]
+fn explain_lm_studio_engine() {
+    let d = tempfile::tempdir().unwrap();
+    let t = lm_studio(d.path());
     let body: &'static str = Box::leak(
         std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -417,17 +329,16 @@ fn explain_lm_studio_engine() {
     );
     // explain's generic probe asks the same endpoint on the engine's ports (none here); the
     // runtime ask goes to the parent's port.
-    let (port, server) = canned_http(vec![("/api/v0/models", 200, body)], 1);
-    t.listen(7000, port, 888001);
-    let sc_text = ONE_GPU.replace("pid=4242", "pid=7001");
-    let (_s, sc) = scenario(&sc_text);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &t.root(),
-        &["explain", "7001", "--json"],
-    ));
-    server.join().unwrap();
+    let m = Machine::new(&ONE_GPU.replace("pid=4242", "pid=7001"), t);
+    let v = json_of(
+        &m.run_answering(
+            7000,
+            888001,
+            vec![("/api/v0/models", 200, body)],
+            &["explain", "7001", "--json"],
+        )
+        .out,
+    );
     assert_eq!(v["workload"]["kind"], "lm-studio");
     let e = &v["estimated"];
     assert_eq!(e["recipe"], "lm-studio (llama.cpp engine)");
@@ -440,12 +351,7 @@ fn explain_lm_studio_engine() {
         .starts_with("meta-llama-3.1-8b-instruct loaded by LM Studio with a 4096-token context: "));
     assert!(!e["not_modelled"].as_array().unwrap().is_empty());
     // Without probes: the loaded context is unknown, said in words.
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &t.root(),
-        &["explain", "7001", "--json", "--no-probe"],
-    ));
+    let v = m.json(&["explain", "7001", "--json", "--no-probe"]);
     assert!(v["estimated"]["unavailable"]
         .as_str()
         .unwrap()

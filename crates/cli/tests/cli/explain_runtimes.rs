@@ -149,20 +149,12 @@ fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
 
 fn run(pid: u32, args: &[&str]) -> String {
     let (_d, sc) = nvml_scenario(pid);
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(fake_nvml())
+    let out = on_live_proc(&sc)
         .args(args)
-        .env("FAKE_NVML_SCENARIO", &sc)
         .env("XDG_DATA_HOME", _d.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    ok_stdout(&out)
 }
 
 fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
@@ -176,13 +168,7 @@ fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
 
 fn snapshot_process(pid: u32) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(&run(pid, &["snapshot", "--json"])).unwrap();
-    v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == pid)
-        .cloned()
-        .expect("process in the snapshot")
+    process(&v, pid.into()).clone()
 }
 
 #[test]
@@ -378,12 +364,7 @@ fn comfyui_weights_from_open_files_only() {
     assert_eq!(s["kv_cache_gpu_bytes"], serde_json::Value::Null);
     assert_eq!(s["compute_gpu_bytes"], serde_json::Value::Null);
     assert_eq!(s["n_ctx"], serde_json::Value::Null);
-    let nm: Vec<&str> = s["not_modelled"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let nm: Vec<&str> = strings(&s["not_modelled"]);
     assert!(
         nm.iter()
             .any(|n| n.contains("caching allocator") && n.contains("expandable_segments:True")),

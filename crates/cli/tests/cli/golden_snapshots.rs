@@ -6,17 +6,9 @@
 
 use crate::support::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/golden")
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/linux")
-        .canonicalize()
-        .unwrap()
 }
 
 /// The JSON with what differs between runs (the clock, temp and build paths) replaced by names.
@@ -59,7 +51,7 @@ fn check(name: &str, got: &str) {
 
 #[test]
 fn every_drm_fixture_shows_what_it_showed() {
-    let root = fixtures();
+    let root = linux_fixtures();
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .unwrap()
         .flatten()
@@ -69,18 +61,7 @@ fn every_drm_fixture_shows_what_it_showed() {
     names.sort();
     assert!(names.len() >= 10, "fixtures found: {names:?}");
     for name in names {
-        let f = root.join(&name);
-        let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-            .arg("--proc-root")
-            .arg(f.join("proc"))
-            .arg("--sys-root")
-            .arg(f.join("sys"))
-            .arg("--nvml-lib")
-            .arg(f.join("no-nvml-here.so"))
-            .args(["snapshot", "--json"])
-            .env_remove("GPULEDGER_NVML_LIB")
-            .output()
-            .unwrap();
+        let out = run_on_tree(&root.join(&name), &["snapshot", "--json"]);
         assert!(
             out.status.success(),
             "{name}: {}",
@@ -126,36 +107,23 @@ fn nvml_scenarios_show_what_they_showed() {
         &t.root(),
         &["--sys-root", sys.to_str().unwrap(), "snapshot", "--json"],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     check(
         "nvml-two-gpus",
         &normalise(&out.stdout, &[(t.dir.path(), "<TREE>"), (lib, "<NVML>")]),
     );
 
-    let f = fixtures().join("nvidia-drm");
-    let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(lib)
-        .arg("--proc-root")
-        .arg(f.join("proc"))
-        .arg("--sys-root")
-        .arg(f.join("sys"))
+    let out = on_tree(&linux_fixture("nvidia-drm"), lib)
         .args(["snapshot", "--json"])
         .env("FAKE_NVML_SCENARIO", &sc)
-        .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     check(
         "nvml-nvidia-drm",
-        &normalise(&out.stdout, &[(&fixtures(), "<FIXTURES>"), (lib, "<NVML>")]),
+        &normalise(
+            &out.stdout,
+            &[(&linux_fixtures(), "<FIXTURES>"), (lib, "<NVML>")],
+        ),
     );
 }

@@ -120,12 +120,7 @@ fn a_fifo_named_as_a_model_blocks_no_collector() {
 
     let out = run(&sc, &["snapshot", "--json"], "snapshot");
     let v = json_of(&out);
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"].as_u64() == Some(srv.pid() as u64))
-        .expect("the process is listed");
+    let p = process(&v, srv.pid().into());
     assert_eq!(p["workload"]["kind"], "llama-cpp", "{p}");
     assert_eq!(
         p["workload"]["model"].as_str(),
@@ -287,22 +282,11 @@ fn sigterm_stops_record_watch_and_serve_even_when_a_round_hangs() {
 /// wrong, never as "exited during the round".
 #[test]
 fn a_malformed_proc_stat_is_named_not_called_exited() {
-    let procs = two_gpus_procs();
-    let stat = procs.root().join("4242/stat");
+    let m = Machine::two_gpus();
+    let stat = m.root().join("4242/stat");
     std::fs::write(&stat, "4242 (llama-server) S 1 4242\n").unwrap();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let v = json_of(&gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["snapshot", "--json"],
-    ));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let v = m.json(&["snapshot", "--json"]);
+    let p = process(&v, 4242);
     let why = p["metadata_unavailable"].as_str().unwrap();
     assert_eq!(
         why,
@@ -311,12 +295,7 @@ fn a_malformed_proc_stat_is_named_not_called_exited() {
             stat.display()
         )
     );
-    let notes: Vec<&str> = v["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let notes: Vec<&str> = strings(&v["notes"]);
     assert!(
         notes.iter().any(|n| n
             .starts_with("1 GPU process has a /proc entry that could not be read:")
@@ -332,7 +311,6 @@ fn a_malformed_proc_stat_is_named_not_called_exited() {
     );
 
     // explain of that PID says the same.
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["explain", "4242"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout_of(&m.run(&["explain", "4242"]));
     assert!(text.contains("is malformed"), "{text}");
 }

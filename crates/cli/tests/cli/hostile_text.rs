@@ -112,12 +112,7 @@ fn a_hostile_process_neither_leaks_secrets_nor_drives_the_terminal() {
 /// The kill confirmation prompt, on a real terminal (util-linux `script`), answered "n".
 #[test]
 fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "`script` (bsdutils) is missing in CI"
-        );
-        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+    if !have_script() {
         return;
     }
     let p = Reaper(hostile_process());
@@ -128,17 +123,12 @@ fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
         env!("CARGO_BIN_EXE_gpuledger"),
         fake_nvml().display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .env("FAKE_NVML_SCENARIO", &sc)
-        .env_remove("GPULEDGER_NVML_LIB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(b"n\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = answer_prompt(
+        in_pty(&cmd)
+            .env("FAKE_NVML_SCENARIO", &sc)
+            .env_remove("GPULEDGER_NVML_LIB"),
+        "n",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("About to terminate"), "{text}");
     assert!(text.contains(&format!("PID {pid}")), "{text}");
@@ -149,19 +139,12 @@ fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
 
 #[test]
 fn a_replayed_file_is_redacted_and_escaped_too() {
-    let procs = two_gpus_procs();
-    let (_s, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
-    let mut v = json_of(&out);
+    let m = Machine::two_gpus();
+    let mut v = m.json(&["snapshot", "--json"]);
     // What a hostile or old file can hold: raw secrets, escapes in host and device names.
     v["host"]["hostname"] = "box\u{1b}]0;PWNED\u{7}".into();
     v["devices"][0]["name"] = "H200\u{1b}[2J".into();
-    let p = v["processes"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process_mut(&mut v, 4242);
     p["cmdline"] = serde_json::json!([
         "/opt/llama/llama-server",
         "--api-key",
@@ -180,7 +163,7 @@ fn a_replayed_file_is_redacted_and_escaped_too() {
         vec!["--replay", f, "explain", "4242", "--json"],
         vec!["diff", f, f],
     ] {
-        let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+        let out = m.run(&args);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),

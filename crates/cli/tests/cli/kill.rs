@@ -4,16 +4,19 @@
 use crate::support;
 
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-fn gpuledger() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
-    // No GPU library: the memory reads must say "unknown", never 0.
-    c.env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
-    c.stdin(Stdio::null());
-    c
+/// `gpuledger kill ARGS` with no GPU library: the memory reads must say "unknown", never 0.
+fn kill(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("kill")
+        .args(args)
+        .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 /// A `sleep 30` child reaped by a thread of ours; its exit status arrives on the channel.
@@ -53,17 +56,7 @@ impl Drop for Sleeper {
 #[test]
 fn yes_json_kills_and_reports() {
     let s = Sleeper::start();
-    let out = gpuledger()
-        .args([
-            "kill",
-            &s.pid.to_string(),
-            "--yes",
-            "--json",
-            "--grace",
-            "1",
-        ])
-        .output()
-        .unwrap();
+    let out = kill(&[&s.pid.to_string(), "--yes", "--json", "--grace", "1"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -87,10 +80,7 @@ fn yes_json_kills_and_reports() {
 #[test]
 fn no_terminal_and_no_yes_refuses() {
     let s = Sleeper::start();
-    let out = gpuledger()
-        .args(["kill", &s.pid.to_string()])
-        .output()
-        .unwrap();
+    let out = kill(&[&s.pid.to_string()]);
     assert_eq!(out.status.code(), Some(4));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -103,10 +93,7 @@ fn no_terminal_and_no_yes_refuses() {
 #[test]
 fn dry_run_signals_nothing() {
     let s = Sleeper::start();
-    let out = gpuledger()
-        .args(["kill", &s.pid.to_string(), "--dry-run"])
-        .output()
-        .unwrap();
+    let out = kill(&[&s.pid.to_string(), "--dry-run"]);
     assert_eq!(out.status.code(), Some(7));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -118,37 +105,25 @@ fn dry_run_signals_nothing() {
 
 #[test]
 fn guard_rails_and_missing_processes() {
-    let out = gpuledger().args(["kill", "1", "--yes"]).output().unwrap();
+    let out = kill(&["1", "--yes"]);
     assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stdout).contains("init"));
-    let out = gpuledger()
-        .args(["kill", "4999999", "--yes"])
-        .output()
-        .unwrap();
+    let out = kill(&["4999999", "--yes"]);
     assert_eq!(out.status.code(), Some(6));
     // Our test process is gpuledger's parent.
-    let out = gpuledger()
-        .args(["kill", &std::process::id().to_string(), "--yes"])
-        .output()
-        .unwrap();
+    let out = kill(&[&std::process::id().to_string(), "--yes"]);
     assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stdout).contains("parent of gpuledger"));
 }
 
 #[test]
 fn bad_arguments() {
-    let out = gpuledger()
-        .args(["kill", "12", "--grace", "-3"])
-        .output()
-        .unwrap();
+    let out = kill(&["12", "--grace", "-3"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("between 0 and 3600"));
-    let out = gpuledger().args(["kill"]).output().unwrap();
+    let out = kill(&[]);
     assert_eq!(out.status.code(), Some(2));
-    let out = gpuledger()
-        .args(["kill", "12", "--replay", "x.json", "--yes"])
-        .output()
-        .unwrap();
+    let out = kill(&["12", "--replay", "x.json", "--yes"]);
     // Options that cannot go together: bad usage, like clap's own refusals.
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--replay"));
@@ -156,7 +131,7 @@ fn bad_arguments() {
 
 #[test]
 fn help_documents_exit_codes() {
-    let out = gpuledger().args(["kill", "--help"]).output().unwrap();
+    let out = kill(&["--help"]);
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "--yes-really",
@@ -211,22 +186,24 @@ fn gpu_sleeper(
     (dir, path, pid, rx)
 }
 
-fn gpuledger_fake(scenario: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
-    c.arg("--nvml-lib").arg(support::fake_nvml());
-    c.env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB");
-    c.stdin(Stdio::null());
-    c
+/// `gpuledger kill ARGS` with the fake NVML serving `scenario`.
+fn kill_on(scenario: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        .arg("--nvml-lib")
+        .arg(support::fake_nvml())
+        .arg("kill")
+        .args(args)
+        .env("FAKE_NVML_SCENARIO", scenario)
+        .env_remove("GPULEDGER_NVML_LIB")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 #[test]
 fn gpu_memory_release_is_verified() {
     let (_dir, scen, pid, status) = gpu_sleeper(true);
-    let out = gpuledger_fake(&scen)
-        .args(["kill", &pid.to_string(), "--yes", "--json"])
-        .output()
-        .unwrap();
+    let out = kill_on(&scen, &[&pid.to_string(), "--yes", "--json"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -254,10 +231,7 @@ fn gpu_memory_release_is_verified() {
 #[test]
 fn dry_run_shows_measured_memory() {
     let (_dir, scen, pid, status) = gpu_sleeper(true);
-    let out = gpuledger_fake(&scen)
-        .args(["kill", &pid.to_string(), "--dry-run", "--force"])
-        .output()
-        .unwrap();
+    let out = kill_on(&scen, &[&pid.to_string(), "--dry-run", "--force"]);
     assert_eq!(out.status.code(), Some(7));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("would: send SIGKILL"), "{text}");
@@ -271,10 +245,7 @@ fn dry_run_shows_measured_memory() {
     );
     // Issue 14: the JSON of the same dry run carries the same reading (it said no reader was
     // available while the text showed the measured memory).
-    let out = gpuledger_fake(&scen)
-        .args(["kill", &pid.to_string(), "--dry-run", "--json"])
-        .output()
-        .unwrap();
+    let out = kill_on(&scen, &[&pid.to_string(), "--dry-run", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mem = &v["outcomes"][0]["gpu_memory"];
     assert_eq!(
@@ -294,10 +265,7 @@ fn dry_run_shows_measured_memory() {
 #[test]
 fn gpu_memory_still_held_is_reported() {
     let (_dir, scen, pid, status) = gpu_sleeper(false);
-    let out = gpuledger_fake(&scen)
-        .args(["kill", &pid.to_string(), "--yes"])
-        .output()
-        .unwrap();
+    let out = kill_on(&scen, &[&pid.to_string(), "--yes"]);
     // The process is gone (exit 0); the memory report says the driver still lists it.
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -313,12 +281,7 @@ fn gpu_memory_still_held_is_reported() {
 /// The confirmation prompt on a real terminal (a pty from util-linux `script`).
 #[test]
 fn prompt_names_process_and_measured_memory() {
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "`script` (bsdutils) is missing in CI"
-        );
-        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+    if !support::have_script() {
         return;
     }
     for (answer, code, alive) in [("n", 4, true), ("y", 0, false)] {
@@ -328,22 +291,12 @@ fn prompt_names_process_and_measured_memory() {
             env!("CARGO_BIN_EXE_gpuledger"),
             support::fake_nvml().display()
         );
-        let mut child = Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .env("FAKE_NVML_SCENARIO", &scen)
-            .env_remove("GPULEDGER_NVML_LIB")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("{answer}\n").as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = support::answer_prompt(
+            support::in_pty(&cmd)
+                .env("FAKE_NVML_SCENARIO", &scen)
+                .env_remove("GPULEDGER_NVML_LIB"),
+            answer,
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(code), "{text}");
         assert!(text.contains(&format!("PID {pid} sleep")), "{text}");
@@ -362,12 +315,7 @@ fn prompt_names_process_and_measured_memory() {
 /// `llama-server` is identified by its executable name.
 #[test]
 fn prompt_names_workload() {
-    if Command::new("script").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "`script` (bsdutils) is missing in CI"
-        );
-        eprintln!("SKIPPED prompt test: `script` (bsdutils) is not installed");
+    if !support::have_script() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -379,16 +327,10 @@ fn prompt_names_workload() {
         env!("CARGO_BIN_EXE_gpuledger"),
         child.id()
     );
-    let mut script = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    script.stdin.take().unwrap().write_all(b"n\n").unwrap();
-    let out = script.wait_with_output().unwrap();
+    let out = support::answer_prompt(
+        support::in_pty(&cmd).env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1"),
+        "n",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     child.kill().unwrap();
     child.wait().unwrap();

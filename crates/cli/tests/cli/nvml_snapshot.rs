@@ -2,22 +2,12 @@
 
 use crate::support::*;
 
-fn snapshot_json(
-    lib: &std::path::Path,
-    sc: &std::path::Path,
-    procs: &ProcTree,
-) -> serde_json::Value {
-    json_of(&gpuledger(lib, sc, &procs.root(), &["snapshot", "--json"]))
+fn snapshot_json(m: &Machine) -> serde_json::Value {
+    m.json(&["snapshot", "--json"])
 }
 
 fn usage<'a>(v: &'a serde_json::Value, pid: u64, dev: &str) -> &'a serde_json::Value {
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == pid)
-        .unwrap_or_else(|| panic!("pid {pid} missing"));
-    p["usage"]
+    process(v, pid)["usage"]
         .as_array()
         .unwrap()
         .iter()
@@ -30,9 +20,8 @@ const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
 #[test]
 fn two_devices_processes_unknowns_and_reasons() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let m = Machine::two_gpus();
+    let v = snapshot_json(&m);
     assert_eq!(v["schema"], "gpuledger.snapshot/1");
     assert_eq!(v["host"]["hostname"], "gpu-box");
     assert_eq!(v["host"]["wsl"], false);
@@ -90,12 +79,7 @@ fn two_devices_processes_unknowns_and_reasons() {
     assert_eq!(d1["ledger"]["over_attributed"], false);
 
     // Metadata and redaction.
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process(&v, 4242);
     assert_eq!(p["name"], "llama-server");
     assert_eq!(p["user"], "alice");
     assert_eq!(p["start_time"], 500000);
@@ -107,12 +91,7 @@ fn two_devices_processes_unknowns_and_reasons() {
     assert_eq!(p["cmdline"][6], "<redacted>");
 
     // The process that exited between the NVML list and the /proc read.
-    let gone = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == 9999)
-        .unwrap();
+    let gone = process(&v, 9999);
     assert!(gone["name"].is_null());
     assert!(gone["metadata_unavailable"]
         .as_str()
@@ -123,9 +102,8 @@ fn two_devices_processes_unknowns_and_reasons() {
 
 #[test]
 fn table_reads_at_a_glance() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot"]);
+    let m = Machine::two_gpus();
+    let out = m.run(&["snapshot"]);
     assert!(out.status.success());
     let t = String::from_utf8(out.stdout).unwrap();
     assert!(t.contains("NVIDIA H200"), "{t}");
@@ -142,9 +120,8 @@ fn table_reads_at_a_glance() {
 
 #[test]
 fn old_driver_falls_back_to_unversioned_entry_points() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = snapshot_json(fake_nvml_legacy(), &sc, &procs);
+    let m = Machine::two_gpus();
+    let v = json_of(&m.run_with(fake_nvml_legacy(), &["snapshot", "--json"]));
     let d0 = &v["devices"][0];
     // nvmlDeviceGetMemoryInfo (v1) counts reserved memory in used.
     assert_eq!(d0["memory"]["used_bytes"], 40600000000u64);
@@ -171,9 +148,11 @@ fn old_driver_falls_back_to_unversioned_entry_points() {
 
 #[test]
 fn injected_errors_become_reasons() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(&format!("{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3|dev=1\nfail|fn=nvmlDeviceGetTemperature|code=15\n"));
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let m = Machine::new(
+        &format!("{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3|dev=1\nfail|fn=nvmlDeviceGetTemperature|code=15\n"),
+        two_gpus_procs(),
+    );
+    let v = snapshot_json(&m);
     assert_eq!(v["devices"][0]["power"]["usage_watts"], 215.0);
     assert!(v["devices"][1]["power"]["usage_watts"].is_null());
     assert_eq!(
@@ -188,10 +167,9 @@ fn injected_errors_become_reasons() {
 
 #[test]
 fn missing_library_is_a_clear_normal_state() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
+    let m = Machine::two_gpus();
     let missing = std::path::Path::new("/nonexistent/libnvidia-ml.so.1");
-    let out = gpuledger(missing, &sc, &procs.root(), &["snapshot", "--json"]);
+    let out = m.run_with(missing, &["snapshot", "--json"]);
     let v = json_of(&out);
     assert_eq!(v["devices"].as_array().unwrap().len(), 0);
     let nvml = source(&v, "nvml");
@@ -200,16 +178,15 @@ fn missing_library_is_a_clear_normal_state() {
         .as_str()
         .unwrap()
         .contains("/nonexistent/libnvidia-ml.so.1"));
-    let out = gpuledger(missing, &sc, &procs.root(), &["snapshot"]);
+    let out = m.run_with(missing, &["snapshot"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("No GPU found"));
 }
 
 #[test]
 fn init_failure_is_reported_with_nvml_words() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(&format!("{TWO_GPUS}init_error|code=4\n"));
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let m = Machine::new(&format!("{TWO_GPUS}init_error|code=4\n"), two_gpus_procs());
+    let v = snapshot_json(&m);
     let nvml = source(&v, "nvml");
     assert_eq!(nvml["status"], "error");
     assert!(
@@ -220,22 +197,21 @@ fn init_failure_is_reported_with_nvml_words() {
         "{nvml}"
     );
     // Driver not loaded (9) is "unavailable", not an error.
-    let (_d2, sc2) = scenario(&format!("{TWO_GPUS}init_error|code=9\n"));
-    let v = snapshot_json(fake_nvml(), &sc2, &procs);
+    m.set_scenario(&format!("{TWO_GPUS}init_error|code=9\n"));
+    let v = snapshot_json(&m);
     let nvml = source(&v, "nvml");
     assert_eq!(nvml["status"], "unavailable");
 }
 
 #[test]
 fn wsl_is_detected_and_explained() {
-    let procs = two_gpus_procs();
+    let m = Machine::two_gpus();
     std::fs::write(
-        procs.root().join("sys/kernel/osrelease"),
+        m.root().join("sys/kernel/osrelease"),
         "5.15.167.4-microsoft-standard-WSL2\n",
     )
     .unwrap();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let v = snapshot_json(&m);
     assert_eq!(v["host"]["wsl"], true);
     assert!(v["notes"]
         .as_array()
@@ -250,11 +226,11 @@ fn wsl_is_detected_and_explained() {
 
 #[test]
 fn selftest_says_what_it_sees_and_cannot() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(&format!(
-        "{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3\n"
-    ));
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["selftest"]);
+    let m = Machine::new(
+        &format!("{TWO_GPUS}fail|fn=nvmlDeviceGetPowerUsage|code=3\n"),
+        two_gpus_procs(),
+    );
+    let out = m.run(&["selftest"]);
     assert!(out.status.success());
     let t = String::from_utf8(out.stdout).unwrap();
     assert!(t.contains("[ok] nvml"), "{t}");
@@ -267,10 +243,8 @@ fn selftest_says_what_it_sees_and_cannot() {
         t.contains("cannot see: per-process memory: NVML reports"),
         "{t}"
     );
-    let out = gpuledger(
+    let out = m.run_with(
         std::path::Path::new("/nonexistent/x.so"),
-        &sc,
-        &procs.root(),
         &["selftest", "--json"],
     );
     let v = json_of(&out);
@@ -280,24 +254,13 @@ fn selftest_says_what_it_sees_and_cannot() {
 
 #[test]
 fn replay_round_trips_and_is_marked() {
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(fake_nvml(), &sc, &procs.root(), &["snapshot", "--json"]);
-    let saved = dir.path().join("snap.json");
+    let m = Machine::two_gpus();
+    let out = m.run(&["snapshot", "--json"]);
+    let saved = m.scenario.with_file_name("snap.json");
     std::fs::write(&saved, &out.stdout).unwrap();
-    let replay = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["--replay", saved.to_str().unwrap(), "snapshot", "--json"],
-    );
+    let replay = m.run(&["--replay", saved.to_str().unwrap(), "snapshot", "--json"]);
     assert_eq!(json_of(&replay), json_of(&out));
-    let t = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["--replay", saved.to_str().unwrap(), "snapshot"],
-    );
+    let t = m.run(&["--replay", saved.to_str().unwrap(), "snapshot"]);
     assert!(String::from_utf8_lossy(&t.stdout).starts_with("REPLAY of"));
 }
 
@@ -330,12 +293,11 @@ fn bad_replay_files_name_the_file_and_problem() {
 #[test]
 fn scenario_changes_are_seen_next_round() {
     // The fake re-reads its scenario, so a second invocation sees the new machine.
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    let m = Machine::two_gpus();
+    let v = snapshot_json(&m);
     assert_eq!(v["processes"].as_array().unwrap().len(), 5);
-    std::fs::write(&sc, TWO_GPUS.replace("compute|dev=0|pid=6001|mem=NA\n", "")).unwrap();
-    let v = snapshot_json(fake_nvml(), &sc, &procs);
+    m.set_scenario(&TWO_GPUS.replace("compute|dev=0|pid=6001|mem=NA\n", ""));
+    let v = snapshot_json(&m);
     assert_eq!(v["processes"].as_array().unwrap().len(), 4);
 }
 

@@ -7,13 +7,10 @@
 //! CI=true) where no Python interpreter is found.
 
 use crate::support::*;
-use gpuledger_workloads::gguf::writer::GgufWriter;
-use gpuledger_workloads::gguf::{GgmlType, MetaValue};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-const HEX: &str = "6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa";
 const MIB: u64 = 1 << 20;
 
 /// The interpreter's real file (not a shim or a link), so a copy of it runs on its own.
@@ -33,42 +30,6 @@ fn python() -> Option<PathBuf> {
         }
     }
     None
-}
-
-/// `<dir>/models`: the blob (a GGUF header with the shape of the Qwen3 in ollama/ollama#12147:
-/// 36 layers, 8 KV heads × 128) and the manifest that names it qwen3:8b.
-fn models(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir.join("models/blobs")).unwrap();
-    let blob = dir.join(format!("models/blobs/sha256-{HEX}"));
-    let mut w = GgufWriter::new();
-    w.kv("general.architecture", MetaValue::String("qwen3".into()));
-    for (k, v) in [
-        ("block_count", 36),
-        ("context_length", 40960),
-        ("embedding_length", 4096),
-        ("attention.head_count", 32),
-        ("attention.head_count_kv", 8),
-        ("attention.key_length", 128),
-        ("attention.value_length", 128),
-        ("vocab_size", 151936),
-    ] {
-        w.kv(&format!("qwen3.{k}"), MetaValue::U32(v));
-    }
-    let q = GgmlType::from_name("q4_0").unwrap();
-    w.tensor("token_embd.weight", &[4096, 151936], q);
-    for il in 0..36 {
-        w.tensor(&format!("blk.{il}.attn_k.weight"), &[4096, 1024], q);
-    }
-    w.tensor("output.weight", &[4096, 151936], q);
-    w.write(&blob).unwrap();
-    let m = dir.join("models/manifests/registry.ollama.ai/library/qwen3");
-    std::fs::create_dir_all(&m).unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/ollama/manifest-qwen3-8b.json"),
-        m.join("8b"),
-    )
-    .unwrap();
-    blob
 }
 
 /// What `ollama serve` does here: answer /api/ps and /api/version on loopback, start the runner,
@@ -96,8 +57,6 @@ runner.kill()
 runner.wait()
 "#;
 
-const PS: &str = r#"{"models":[{"name":"qwen3:8b","model":"qwen3:8b","size":7335301120,"digest":"500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41","details":{"format":"gguf","family":"qwen3"},"expires_at":"2026-12-01T14:32:10.123+01:00","size_vram":7335301120,"context_length":4096}]}"#;
-
 /// `ollama serve` and its runner, killed on drop.
 struct Serve {
     child: Child,
@@ -124,7 +83,7 @@ fn serve(exe: &Path, blob: &Path) -> Serve {
         .env("OLLAMA_CONTEXT_LENGTH", "8192")
         .env("OLLAMA_KEEP_ALIVE", "10m")
         .env("OLLAMA_API_KEY", "SECRET-OLLAMA-KEY")
-        .env("GPULEDGER_TEST_PS", PS)
+        .env("GPULEDGER_TEST_PS", OLLAMA_PS)
         .env("GPULEDGER_TEST_BLOB", blob)
         .env("GPULEDGER_TEST_EXE", exe)
         .stdin(Stdio::piped())
@@ -160,7 +119,7 @@ fn real_ollama_processes_explain_and_snapshot() {
     let exe = d.path().join("bin/ollama");
     std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
     std::fs::copy(&py, &exe).unwrap();
-    let blob = models(d.path());
+    let blob = ollama_models(d.path(), false);
     let s = serve(&exe, &blob);
     let parent = s.child.id();
     let sc_text = format!(
@@ -232,13 +191,7 @@ fn real_ollama_processes_explain_and_snapshot() {
         proc_root,
         &["snapshot", "--json"],
     ));
-    let p = v["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["pid"] == s.runner)
-        .unwrap()
-        .clone();
+    let p = process(&v, u64::from(s.runner)).clone();
     assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
     assert_eq!(p["estimate"]["recipe"], "ollama/runner (llama.cpp)");
     assert_eq!(p["estimate"]["n_ctx"], 16384);

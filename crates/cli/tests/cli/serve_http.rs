@@ -12,9 +12,7 @@ const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
 #[test]
 fn metrics_and_snapshot_from_the_fake_nvml() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let s = serve(fake_nvml(), &sc, &procs.root(), &["--interval", "1s"]);
+    let (_m, s) = serve_two_gpus(&["--interval", "1s"]);
 
     let m = get(s.addr, "/metrics");
     assert_eq!(m.status, 200);
@@ -86,9 +84,7 @@ fn metrics_and_snapshot_from_the_fake_nvml() {
 
 #[test]
 fn read_only_bad_requests_and_a_silent_client() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (_m, s) = serve_two_gpus(&[]);
     let r = raw(
         s.addr,
         b"POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
@@ -118,9 +114,7 @@ fn read_only_bad_requests_and_a_silent_client() {
 
 #[test]
 fn top_n_bounds_the_process_series() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let s = serve(fake_nvml(), &sc, &procs.root(), &["--processes", "top-1"]);
+    let (_m, s) = serve_two_gpus(&["--processes", "top-1"]);
     let m = get(s.addr, "/metrics").body;
     let pids: std::collections::BTreeSet<&str> = m
         .lines()
@@ -135,9 +129,7 @@ fn top_n_bounds_the_process_series() {
 #[cfg(unix)]
 #[test]
 fn sigterm_stops_cleanly() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let mut s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (_m, mut s) = serve_two_gpus(&[]);
     assert_eq!(get(s.addr, "/healthz").status, 200);
     let pid = s.guard.0.id().to_string();
     let t = Instant::now();
@@ -163,13 +155,12 @@ fn sigterm_stops_cleanly() {
 #[cfg(unix)]
 #[test]
 fn a_second_signal_exits_at_once() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let mut s = serve(fake_nvml(), &sc, &procs.root(), &["--interval", "100ms"]);
+    let (m, mut s) = serve_two_gpus(&["--interval", "100ms"]);
+    let sc = &m.scenario;
     // Make the next round hang, as a stuck driver call would: the fake NVML re-reads its
     // scenario file when it changes, and a FIFO that nobody writes blocks that read. A clean
     // stop waits for the round, so only the second signal can end the process.
-    std::fs::remove_file(&sc).unwrap();
+    std::fs::remove_file(sc).unwrap();
     let c = std::ffi::CString::new(sc.to_str().unwrap()).unwrap();
     // SAFETY: mkfifo on a path we own.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
@@ -207,9 +198,7 @@ fn a_second_signal_exits_at_once() {
 /// take the server offline for as long as 90 s. Probes must be answered while they stay open.
 #[test]
 fn slowloris_does_not_take_the_server_offline() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (_m, s) = serve_two_gpus(&[]);
     for n in [68, 200] {
         let attack: Vec<TcpStream> = (0..n)
             .map(|_| {
@@ -265,9 +254,7 @@ fn raise_nofile(want: u64) -> u64 {
 #[cfg(unix)]
 #[test]
 fn every_one_of_2000_simultaneous_connections_gets_an_answer() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let s = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (_m, s) = serve_two_gpus(&[]);
     // Fewer connections, proportionally, where this process cannot have 2,000 descriptors.
     let n = 2000.min(raise_nofile(2200).saturating_sub(150) as usize);
     assert!(n >= 500, "descriptor limit too low for this test: {n}");
@@ -316,26 +303,15 @@ fn every_one_of_2000_simultaneous_connections_gets_an_answer() {
 
 #[test]
 fn non_loopback_needs_allow_remote() {
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["serve", "--listen", "0.0.0.0:9835"],
-    );
+    let m = Machine::two_gpus();
+    let out = m.run(&["serve", "--listen", "0.0.0.0:9835"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("not a loopback address") && err.contains("--allow-remote"),
         "{err}"
     );
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["serve", "--interval", "10ms"],
-    );
+    let out = m.run(&["serve", "--interval", "10ms"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("minimum of 100 ms"));
 }

@@ -10,7 +10,7 @@ use crate::serve_support::*;
 use crate::support::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -78,9 +78,8 @@ fn promtool_accepts_the_exposition_and_the_deploy_files() {
     if tool("promtool").is_none() {
         return;
     }
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let served = serve(fake_nvml(), &sc, &procs.root(), &["--processes", "all"]);
+    let (_m, served) = serve_two_gpus(&["--processes", "all"]);
+    let dir = tempfile::tempdir().unwrap();
     let metrics = get(served.addr, "/metrics").body;
     // Lint clean: no output at all (promtool prints naming/unit problems).
     let (ok, out) = run_promtool(&["check", "metrics"], Some(&metrics));
@@ -182,6 +181,70 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
     }
 }
 
+/// A real Prometheus on a free loopback port scraping `target` every second, its config, data
+/// and log under a directory of the test's; killed on drop.
+struct Prometheus {
+    addr: SocketAddr,
+    log: PathBuf,
+    _guard: Guard,
+}
+
+impl Prometheus {
+    fn start(bin: &Path, target: SocketAddr, dir: &Path) -> Self {
+        let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let cfg = dir.join("prometheus.yml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+                 scrape_configs:\n  - job_name: gpuledger\n    static_configs:\n      - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let log = dir.join("prometheus.log");
+        let guard = Guard(
+            Command::new(bin)
+                .arg(format!("--config.file={}", cfg.display()))
+                .arg(format!(
+                    "--storage.tsdb.path={}",
+                    dir.join("data").display()
+                ))
+                .arg(format!("--web.listen-address={addr}"))
+                .arg("--log.level=warn")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .expect("start prometheus"),
+        );
+        Prometheus {
+            addr,
+            log,
+            _guard: guard,
+        }
+    }
+
+    /// Wait (60 s at most) until the target has been scraped twice, both times successfully.
+    fn wait_for_two_scrapes(&self) {
+        let mut last = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(r) = query(self.addr, "sum_over_time(up{job=\"gpuledger\"}[1m])") {
+                if r.len() == 1 && value_of(&r[0]) >= 2.0 {
+                    return;
+                }
+                last = r;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "Prometheus did not scrape twice within 60 s; last {last:?}\nlog:\n{}",
+                std::fs::read_to_string(&self.log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
 #[test]
 fn real_prometheus_scrapes_device_and_process_series() {
     let Some(bin) = prometheus_binary() else {
@@ -193,59 +256,13 @@ fn real_prometheus_scrapes_device_and_process_series() {
         return;
     };
 
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let served = serve(fake_nvml(), &sc, &procs.root(), &["--interval", "2s"]);
+    let (m, served) = serve_two_gpus(&["--interval", "2s"]);
+    let dir = tempfile::tempdir().unwrap();
     let snap = gpuledger_model::parse_snapshot(&get(served.addr, "/api/v1/snapshot").body).unwrap();
 
-    let prom_port = free_port();
-    let prom_addr: SocketAddr = format!("127.0.0.1:{prom_port}").parse().unwrap();
-    let cfg = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-             scrape_configs:\n  - job_name: gpuledger\n    static_configs:\n      - targets: ['{}']\n",
-            served.addr
-        ),
-    )
-    .unwrap();
-    let log = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
-    let _prom = Guard(
-        Command::new(&bin)
-            .arg(format!("--config.file={}", cfg.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={prom_addr}"))
-            .arg("--log.level=warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start prometheus"),
-    );
-    let prom_log =
-        || std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
-
-    // Two scrapes of the target, both successful.
-    let mut last = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(r) = query(prom_addr, "sum_over_time(up{job=\"gpuledger\"}[1m])") {
-            if r.len() == 1 && value_of(&r[0]) >= 2.0 {
-                break;
-            }
-            last = r;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "Prometheus did not scrape twice within 60 s; last {last:?}\nlog:\n{}",
-            prom_log()
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    let prom = Prometheus::start(&bin, served.addr, dir.path());
+    prom.wait_for_two_scrapes();
+    let prom_addr = prom.addr;
     let (_, up) = single(prom_addr, "up{job=\"gpuledger\"}");
     assert_eq!(up, 1.0);
     // Nothing was dropped by the parser: samples scraped equals what /metrics holds.
@@ -348,7 +365,7 @@ fn real_prometheus_scrapes_device_and_process_series() {
     // served for one 2 s round, so 1 s scrapes cannot miss it.
     let changed = TWO_GPUS.replace("used=9000000000", "used=12345678912")
         + "util|dev=0|pid=4242|sm=61|mem=20|enc=0|dec=0|ts=10000\n";
-    std::fs::write(&sc, changed).unwrap();
+    m.set_scenario(&changed);
     wait_for(
         "the changed used value in Prometheus",
         Duration::from_secs(30),
@@ -379,18 +396,12 @@ fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
     if tool("promtool").is_none() {
         return;
     }
-    let procs = two_gpus_procs();
-    let (dir, sc) = scenario(TWO_GPUS);
-    let live = serve(fake_nvml(), &sc, &procs.root(), &[]);
+    let (m, live) = serve_two_gpus(&[]);
+    let dir = tempfile::tempdir().unwrap();
     let mut snap: serde_json::Value =
         serde_json::from_str(&get(live.addr, "/api/v1/snapshot").body).unwrap();
     drop(live);
-    let p = snap["processes"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|p| p["pid"] == 4242)
-        .unwrap();
+    let p = process_mut(&mut snap, 4242);
     p["estimate"] = serde_json::json!({
         "recipe": "llama.cpp/llama-server",
         "model": "/models/qwen3-8b-q4_k_m.gguf",
@@ -404,10 +415,8 @@ fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
     });
     let replay = dir.path().join("replay.json");
     std::fs::write(&replay, snap.to_string()).unwrap();
-    let served = serve(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
+    let served = serve_on(
+        &m,
         &["--replay", replay.to_str().unwrap(), "--processes", "all"],
     );
     let metrics = get(served.addr, "/metrics").body;

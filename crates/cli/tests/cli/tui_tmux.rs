@@ -79,6 +79,18 @@ impl Tmux {
         a.extend_from_slice(keys);
         self.cmd(&a);
     }
+
+    /// Start session `gl`, `w`×`h`, running the shell command `cmd`.
+    fn session(&self, w: u16, h: u16, cmd: &str) {
+        let (ws, hs) = (w.to_string(), h.to_string());
+        self.cmd(&["new-session", "-d", "-s", "gl", "-x", &ws, "-y", &hs, cmd]);
+    }
+
+    /// Press `key` and wait for the binary to exit 0 (its `echo EXITED:$?`).
+    fn exit_with(&self, key: &str) -> String {
+        self.keys(&[key]);
+        self.wait_for("EXITED:0")
+    }
 }
 
 impl Drop for Tmux {
@@ -97,34 +109,31 @@ fn line_with<'a>(s: &'a str, needle: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no line with {needle:?} in\n{s}"))
 }
 
-fn start(t: &Tmux, lib: &Path, sc: &Path, root: &Path, extra: &str) {
+/// The live view, 120×40, on the fake NVML serving `sc` and the tree `root`, with `extra` options.
+fn start(t: &Tmux, sc: &Path, root: &Path, extra: &str) {
     let cmd = format!(
         "FAKE_NVML_SCENARIO='{}' NO_COLOR= '{}' --nvml-lib '{}' --proc-root '{}' {extra}; echo EXITED:$?; sleep 60",
         sc.display(),
         env!("CARGO_BIN_EXE_gpuledger"),
-        lib.display(),
+        fake_nvml().display(),
         root.display()
     );
-    t.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "gl",
-        "-x",
-        "120",
-        "-y",
-        "40",
-        &cmd,
-    ]);
+    t.session(120, 40, &cmd);
+}
+
+/// The view replaying `file` (no NVML scenario at all: nothing is collected, the file is shown),
+/// once its REPLAY title and key help are drawn.
+fn start_replay(t: &Tmux, root: &Path, file: &Path, what: &str) -> String {
+    let missing = file.with_file_name("no-scenario.txt");
+    start(t, &missing, root, &format!("--replay '{}'", file.display()));
+    t.wait(what, 15, |s| s.contains("REPLAY") && s.contains("q quit"))
 }
 
 #[test]
 fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    start(&t, lib, &sc, &procs.root(), "-d 0.2");
+    let m = Machine::two_gpus();
+    start(&t, &m.scenario, &m.root(), "-d 0.2");
 
     // Cards, books, table, ledgers.
     let s = t.wait("the first frame", 15, |s| {
@@ -163,15 +172,13 @@ fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     t.wait("help to close", 10, |s| !s.contains("Help — any"));
 
     // The machine changes: 5151 ends. The next rounds show it gone.
-    std::fs::write(
-        &sc,
-        TWO_GPUS
+    m.set_scenario(
+        &TWO_GPUS
             .lines()
             .filter(|l| !l.contains("pid=5151"))
             .collect::<Vec<_>>()
             .join("\n"),
-    )
-    .unwrap();
+    );
     t.wait("5151 to disappear", 10, |s| !s.contains("python3"));
 
     // Resize to 80×24: compact cards, nothing wider than the window.
@@ -186,40 +193,25 @@ fn live_view_in_tmux_refreshes_filters_resizes_and_quits_cleanly() {
     t.wait_for("Workload · evidence");
 
     // Quit: exit status 0 and the normal screen is back.
-    t.keys(&["q"]);
-    let s = t.wait_for("EXITED:0");
+    let s = t.exit_with("q");
     assert!(!s.contains("GPU MEM"), "alternate screen left behind:\n{s}");
 }
 
 #[test]
 fn replay_in_tmux_shows_the_marker_and_refuses_kill() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
-    let out = gpuledger(lib, &sc, &procs.root(), &["snapshot", "--json"]);
+    let m = Machine::two_gpus();
+    let out = m.run(&["snapshot", "--json"]);
     assert!(out.status.success());
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("saved.json");
     std::fs::write(&file, &out.stdout).unwrap();
-    // No NVML scenario at all: nothing is collected, the file is shown.
-    let missing = dir.path().join("no-scenario.txt");
-    start(
-        &t,
-        lib,
-        &missing,
-        &procs.root(),
-        &format!("--replay '{}'", file.display()),
-    );
-    let s = t.wait("the replayed view", 15, |s| {
-        s.contains("REPLAY") && s.contains("q quit")
-    });
+    let s = start_replay(&t, &m.root(), &file, "the replayed view");
     assert!(line_with(&s, "REPLAY").contains("saved.json"), "{s}");
     assert!(s.contains("llama-server"), "{s}");
     t.keys(&["T"]);
     t.wait_for("nothing to terminate");
-    t.keys(&["C-c"]);
-    t.wait_for("EXITED:0");
+    t.exit_with("C-c");
 }
 
 /// Field 22 of /proc/PID/stat.
@@ -232,7 +224,6 @@ fn start_time_of(pid: u32) -> u64 {
 #[test]
 fn terminate_from_the_view_ends_a_real_process_and_reports_what_the_next_round_shows() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
     // A real process to end, listed by the fake NVML with a recorded /proc entry that carries its
     // real start time (the kill re-checks the identity against the live /proc).
     let mut child = Command::new("sleep").arg("300").spawn().unwrap();
@@ -241,7 +232,7 @@ fn terminate_from_the_view_ends_a_real_process_and_reports_what_the_next_round_s
     procs.add(pid, "sleep", 0, start_time_of(pid), &["sleep", "300"]);
     let listed = format!("compute|dev=0|pid={pid}|mem=2147483648\n");
     let (_d, sc) = scenario(&format!("{TWO_GPUS}{listed}"));
-    start(&t, lib, &sc, &procs.root(), "-d 0.2");
+    start(&t, &sc, &procs.root(), "-d 0.2");
     t.wait_for("llama-server");
     t.keys(&["/", "sleep", "Enter"]);
     t.wait("the filter", 10, |s| {
@@ -269,35 +260,22 @@ fn terminate_from_the_view_ends_a_real_process_and_reports_what_the_next_round_s
     // The driver drops it: now the view reports it, from the snapshot.
     std::fs::write(&sc, TWO_GPUS).unwrap();
     t.wait_for(&format!("PID {pid} (sleep) is gone: no longer listed at"));
-    t.keys(&["q"]);
-    t.wait_for("EXITED:0");
+    t.exit_with("q");
 }
 
 #[test]
 fn a_panic_restores_the_terminal() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
+    let m = Machine::two_gpus();
     // Debug builds panic after the first frame with data when this is set (see term.rs).
     let cmd = format!(
         "RUST_BACKTRACE=0 GPULEDGER_TEST_PANIC=1 FAKE_NVML_SCENARIO='{}' '{}' --nvml-lib '{}' --proc-root '{}'; echo EXITED:$?; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 60",
-        sc.display(),
+        m.scenario.display(),
         env!("CARGO_BIN_EXE_gpuledger"),
-        lib.display(),
-        procs.root().display()
+        fake_nvml().display(),
+        m.root().display()
     );
-    t.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "gl",
-        "-x",
-        "120",
-        "-y",
-        "40",
-        &cmd,
-    ]);
+    t.session(120, 40, &cmd);
     let s = t.wait("the exit after the panic", 15, |s| {
         s.contains("EXITED:101") && s.contains("icanon")
     });
@@ -311,58 +289,25 @@ fn a_panic_restores_the_terminal() {
 #[test]
 fn replay_of_a_recording_in_tmux_shows_the_recorded_moment() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
+    let m = Machine::two_gpus();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("rec.db");
-    let out = gpuledger(
-        lib,
-        &sc,
-        &procs.root(),
-        &[
-            "record",
-            "--db",
-            db.to_str().unwrap(),
-            "--interval",
-            "20ms",
-            "--count",
-            "2",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let missing = dir.path().join("no-scenario.txt");
-    start(
-        &t,
-        lib,
-        &missing,
-        &procs.root(),
-        &format!("--replay '{}'", db.display()),
-    );
-    let s = t.wait("the replayed recording", 15, |s| {
-        s.contains("REPLAY") && s.contains("q quit")
-    });
+    let dbs = db.to_str().unwrap();
+    assert_ok(&m.run(&["record", "--db", dbs, "--interval", "20ms", "--count", "2"]));
+    let s = start_replay(&t, &m.root(), &db, "the replayed recording");
     assert!(line_with(&s, "REPLAY").contains("rec.db"), "{s}");
     assert!(s.contains("llama-server") && s.contains("python3"), "{s}");
-    t.keys(&["q"]);
-    t.wait_for("EXITED:0");
+    t.exit_with("q");
 }
 
 #[test]
 fn alerts_show_in_the_live_view() {
     let Some(t) = Tmux::new() else { return };
-    let lib = fake_nvml();
-    let procs = two_gpus_procs();
-    let (_d, sc) = scenario(TWO_GPUS);
+    let m = Machine::two_gpus();
     start(
         &t,
-        lib,
-        &sc,
-        &procs.root(),
+        &m.scenario,
+        &m.root(),
         "--alert 'device.memory.used > 30%'",
     );
     // GPU1 uses 9.0 of 25.8 GB (35 %): it fires; GPU0 (27 %) does not.
@@ -376,8 +321,7 @@ fn alerts_show_in_the_live_view() {
         !s.contains("GPU0 NVIDIA H200 ─") || !line.contains("GPU0"),
         "{s}"
     );
-    t.keys(&["q"]);
-    t.wait_for("EXITED:0");
+    t.exit_with("q");
 }
 
 #[test]
@@ -398,7 +342,6 @@ fn remote_view_shows_another_machines_snapshot_read_only() {
     let procs = two_gpus_procs();
     start(
         &t,
-        fake_nvml(),
         &missing,
         &procs.root(),
         &format!("--remote http://127.0.0.1:{port} -d 0.2"),
@@ -413,8 +356,7 @@ fn remote_view_shows_another_machines_snapshot_read_only() {
     assert!(s.contains("sample-host"), "{s}");
     t.keys(&["T"]);
     t.wait_for("read-only, nothing is terminated");
-    t.keys(&["q"]);
-    t.wait_for("EXITED:0");
+    t.exit_with("q");
 }
 
 /// Issue 14: the README's sample, as a user first sees it, at three terminal sizes. The top
@@ -432,8 +374,7 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
             env!("CARGO_BIN_EXE_gpuledger"),
             sample.display()
         );
-        let (ws, hs) = (w.to_string(), h.to_string());
-        t.cmd(&["new-session", "-d", "-s", "gl", "-x", &ws, "-y", &hs, &cmd]);
+        t.session(w, h, &cmd);
         let s = t.wait("the replayed sample", 15, |s| {
             s.contains("REPLAY") && s.contains("4242")
         });
@@ -476,7 +417,6 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
                 "{w}x{h}: estimate pane:\n{s}"
             );
         }
-        t.keys(&["q"]);
-        t.wait_for("EXITED:0");
+        t.exit_with("q");
     }
 }

@@ -1,12 +1,24 @@
 //! `gpuledger watch` end to end against the fake NVML.
 
 use crate::support::*;
+use std::process::Output;
 
 const SCENARIO: &str = "\
 device|index=0|name=NVIDIA H200|uuid=GPU-1|total=100000000000|used=95000000000|free=5000000000|temp=54
 compute|dev=0|pid=4242|mem=9663676416
 compute|dev=0|pid=5151|mem=1073741824
 ";
+
+/// `watch` with each of `alerts`, `count` rounds 20 ms apart, then `extra`.
+fn watch(m: &Machine, alerts: &[&str], count: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["watch"];
+    for a in alerts {
+        args.extend(["--alert", a]);
+    }
+    args.extend(["--interval", "20ms", "--count", count]);
+    args.extend(extra);
+    m.run(&args)
+}
 
 #[test]
 fn fires_once_per_excursion_prints_and_runs_the_hook() {
@@ -19,36 +31,19 @@ fn fires_once_per_excursion_prints_and_runs_the_hook() {
         &["llama-server", "--api-key", "sk-SECRET"],
     );
     procs.add(5151, "python3", 1000, 6, &["python3"]);
-    let (dir, sc) = scenario(SCENARIO);
-    let log = dir.path().join("hook.log");
+    let m = Machine::new(SCENARIO, procs);
+    let log = m.scenario.with_file_name("hook.log");
     let hook = format!(
         "printf '%s|%s|%s|%s|%s\\n' \"$GPULEDGER_ALERT_STATE\" \"$GPULEDGER_ALERT\" \"$GPULEDGER_PID\" \"$GPULEDGER_VALUE_PROCESS_MEMORY\" \"$GPULEDGER_PROCESS_NAME\" >> {}",
         log.display()
     );
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "watch",
-            "--alert",
-            "device.memory.used > 90%",
-            "--alert",
-            "process.memory > 8GiB",
-            "--interval",
-            "20ms",
-            "--count",
-            "4",
-            "--exec",
-            &hook,
-        ],
+    let out = watch(
+        &m,
+        &["device.memory.used > 90%", "process.memory > 8GiB"],
+        "4",
+        &["--exec", &hook],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = ok_stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     // Four samples over the thresholds: one line per alert and subject, no repeats.
     assert_eq!(lines.len(), 2, "{text}");
@@ -67,21 +62,7 @@ fn fires_once_per_excursion_prints_and_runs_the_hook() {
     assert!(!hook_log.contains("sk-SECRET"));
 
     // JSON lines.
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &[
-            "watch",
-            "--alert",
-            "process.memory > 8GiB",
-            "--interval",
-            "20ms",
-            "--count",
-            "2",
-            "--json",
-        ],
-    );
+    let out = watch(&m, &["process.memory > 8GiB"], "2", &["--json"]);
     let text = String::from_utf8(out.stdout).unwrap();
     let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(v["state"], "firing");
@@ -92,14 +73,8 @@ fn fires_once_per_excursion_prints_and_runs_the_hook() {
 
 #[test]
 fn a_bad_expression_points_at_the_token() {
-    let procs = ProcTree::new();
-    let (_d, sc) = scenario(SCENARIO);
-    let out = gpuledger(
-        fake_nvml(),
-        &sc,
-        &procs.root(),
-        &["watch", "--alert", "process.memory > 8 GiBs"],
-    );
+    let m = Machine::new(SCENARIO, ProcTree::new());
+    let out = m.run(&["watch", "--alert", "process.memory > 8 GiBs"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     // "GiBs" is not a unit, so "8" stands alone: a bare number on a byte field, refused where it
@@ -116,21 +91,10 @@ fn alert_lines_escape_control_characters_in_process_names() {
     let procs = ProcTree::new();
     procs.add(4242, "x\x1b]0;PWNED\x07\x1b[2J\u{9b}1m", 1000, 5, &["x"]);
     procs.add(5151, "python3", 1000, 6, &["python3"]);
-    let (_d, sc) = scenario(SCENARIO);
+    let m = Machine::new(SCENARIO, procs);
     for json in [false, true] {
-        let mut args = vec![
-            "watch",
-            "--alert",
-            "process.memory > 8GiB",
-            "--interval",
-            "20ms",
-            "--count",
-            "1",
-        ];
-        if json {
-            args.push("--json");
-        }
-        let out = gpuledger(fake_nvml(), &sc, &procs.root(), &args);
+        let extra: &[&str] = if json { &["--json"] } else { &[] };
+        let out = watch(&m, &["process.memory > 8GiB"], "1", extra);
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(

@@ -6,6 +6,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+
+use crate::support::{fake_nvml, Machine};
 use std::time::Duration;
 
 /// Kills and reaps the child when dropped.
@@ -26,15 +28,34 @@ pub struct Served {
 /// Start `gpuledger serve --listen 127.0.0.1:0 ARGS` on the fake NVML and wait for its
 /// "listening on" line.
 pub fn serve(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+    cmd.arg("--nvml-lib")
         .arg(lib)
         .arg("--proc-root")
         .arg(proc_root)
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB")
+        .env_remove("GPULEDGER_NVML_LIB");
+    start_serving(&mut cmd)
+}
+
+/// `serve` on `m` with the modern fake NVML.
+pub fn serve_on(m: &Machine, args: &[&str]) -> Served {
+    serve(fake_nvml(), &m.scenario, &m.root(), args)
+}
+
+/// `serve` on [`Machine::two_gpus`]; keep the machine while the server runs.
+pub fn serve_two_gpus(args: &[&str]) -> (Machine, Served) {
+    let m = Machine::two_gpus();
+    let s = serve_on(&m, args);
+    (m, s)
+}
+
+/// Start `cmd`, a `gpuledger … serve --listen 127.0.0.1:0`, and wait for its "listening on"
+/// line.
+pub fn start_serving(cmd: &mut Command) -> Served {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -1,6 +1,19 @@
-//! Test support shared by the CLI's integration tests: the fake NVML library, scenario files and
-//! recorded procfs trees. Include with `mod support;`.
+//! Test support shared by the CLI's integration tests (and, by path, its benches). Here: the fake
+//! NVML library, scenario files, recorded procfs trees ([`ProcTree`]) and canned HTTP answers. In
+//! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
+//! binary's output (`output.rs`); the recorded Linux trees under fixtures/ (`trees.rs`); a prompt
+//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`). Include with
+//! `mod support;`.
 #![allow(dead_code)]
+
+mod machine;
+mod ollama;
+mod output;
+mod pty;
+mod trees;
+// The benches include this module by path and use only part of it.
+#[allow(unused_imports)]
+pub use {machine::*, ollama::*, output::*, pty::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -130,6 +143,25 @@ impl ProcTree {
 }
 
 impl ProcTree {
+    /// Make `ppid` the parent of `pid` (field 4 of its `stat`; [`ProcTree::add`] writes 1).
+    pub fn parent(&self, pid: u32, ppid: u32) -> &Self {
+        self.edit_stat(pid, ") S 1 ", &format!(") S {ppid} "))
+    }
+
+    /// Rename `pid` from `comm` to `new` in its `stat` (its `status` keeps `comm`).
+    pub fn rename(&self, pid: u32, comm: &str, new: &str) -> &Self {
+        self.edit_stat(pid, &format!("({comm})"), &format!("({new})"))
+    }
+
+    fn edit_stat(&self, pid: u32, from: &str, to: &str) -> &Self {
+        let stat = self.root().join(pid.to_string()).join("stat");
+        let s = std::fs::read_to_string(&stat)
+            .unwrap()
+            .replacen(from, to, 1);
+        std::fs::write(&stat, s).unwrap();
+        self
+    }
+
     /// Give `pid` mapped files (`/proc/PID/maps` lines in the kernel's format).
     pub fn maps(&self, pid: u32, paths: &[&str]) -> &Self {
         let mut text = String::new();
@@ -213,26 +245,6 @@ pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -
         .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .expect("run gpuledger")
-}
-
-/// The `sources[]` entry named `name`.
-pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    v["sources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no source {name}"))
-}
-
-pub fn json_of(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "gpuledger failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 
 /// Two devices, a process on both, one in compute and graphics lists, one NOT_AVAILABLE, one
