@@ -95,6 +95,47 @@ pub struct Evidence {
     pub source: String,
 }
 
+/// The sentences of the evidence that recipes act on, written and read back here only: a recorded
+/// snapshot carries the sentence and nothing else, so a replay reads the same facts from it.
+impl Evidence {
+    const MODEL_FILE: &'static str = "model file ";
+
+    /// `model file PATH`: a model file the process has mapped or open.
+    pub fn model_file(path: &str, source: String) -> Evidence {
+        Evidence {
+            kind: EvidenceKind::ModelFile,
+            showed: format!("{}{path}", Self::MODEL_FILE),
+            source,
+        }
+    }
+
+    /// The path of [`Evidence::model_file`] evidence.
+    pub fn model_file_path(&self) -> Option<&str> {
+        (self.kind == EvidenceKind::ModelFile)
+            .then(|| self.showed.strip_prefix(Self::MODEL_FILE))
+            .flatten()
+    }
+
+    /// `parent NAME (pid N)`: the process's parent, where it says what the process is.
+    pub fn parent(name: &str, pid: u32, source: String) -> Evidence {
+        Evidence {
+            kind: EvidenceKind::Parent,
+            showed: format!("parent {name} (pid {pid})"),
+            source,
+        }
+    }
+
+    /// Name and pid of [`Evidence::parent`] evidence.
+    pub fn parent_of(&self) -> Option<(&str, u32)> {
+        if self.kind != EvidenceKind::Parent {
+            return None;
+        }
+        let rest = self.showed.strip_prefix("parent ")?.strip_suffix(')')?;
+        let (name, pid) = rest.rsplit_once(" (pid ")?;
+        Some((name, pid.parse().ok()?))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     pub kind: WorkloadKind,
@@ -227,5 +268,34 @@ mod estimate_tests {
         e.total_gpu_bytes = 1 << 30;
         assert!(e.is_partial());
         assert_eq!(e.total_text(), "≥ 1 GiB");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What recipes read back is what identification wrote, also after a snapshot's JSON round
+    /// trip (a replay), and only from evidence of the right kind.
+    #[test]
+    fn model_file_and_parent_read_back_what_was_written() {
+        let ev = vec![
+            Evidence::model_file("/m/a b (1).gguf", "/proc/7/maps".into()),
+            Evidence::parent("ollama (x)", 900, "/proc/7/stat".into()),
+            Evidence {
+                kind: EvidenceKind::Cmdline,
+                showed: "model file /not/this".into(),
+                source: "/proc/7/cmdline".into(),
+            },
+        ];
+        let back: Vec<Evidence> =
+            serde_json::from_str(&serde_json::to_string(&ev).unwrap()).unwrap();
+        assert_eq!(back, ev);
+        assert_eq!(back[0].showed, "model file /m/a b (1).gguf");
+        assert_eq!(back[0].model_file_path(), Some("/m/a b (1).gguf"));
+        assert_eq!(back[1].showed, "parent ollama (x) (pid 900)");
+        assert_eq!(back[1].parent_of(), Some(("ollama (x)", 900)));
+        assert_eq!(back[2].model_file_path(), None);
+        assert_eq!(back[0].parent_of(), None);
     }
 }

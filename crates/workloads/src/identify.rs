@@ -216,15 +216,8 @@ fn model_files(f: &ProcessFacts, ev: &mut Vec<Evidence>) -> Option<String> {
     let mut model: Option<String> = None;
     for (list, what) in [(&f.mapped_files, "maps"), (&f.open_files, "fd")] {
         for p in list.iter().filter(|p| is_model_file(p)) {
-            if !ev
-                .iter()
-                .any(|e| e.kind == EvidenceKind::ModelFile && e.showed.ends_with(p.as_str()))
-            {
-                ev.push(Evidence {
-                    kind: EvidenceKind::ModelFile,
-                    showed: format!("model file {}", p),
-                    source: proc_src(f, what),
-                });
+            if !ev.iter().any(|e| e.model_file_path() == Some(p.as_str())) {
+                ev.push(Evidence::model_file(p, proc_src(f, what)));
             }
             model.get_or_insert_with(|| p.clone());
         }
@@ -278,11 +271,7 @@ fn surroundings(
     }
     if let Some((ppid, pname)) = &f.parent {
         if kind == WorkloadKind::OllamaRunner || pname == "ollama" {
-            ev.push(Evidence {
-                kind: EvidenceKind::Parent,
-                showed: format!("parent {pname} (pid {ppid})"),
-                source: proc_src(f, "stat"),
-            });
+            ev.push(Evidence::parent(pname, *ppid, proc_src(f, "stat")));
         }
     }
 }

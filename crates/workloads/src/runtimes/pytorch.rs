@@ -8,19 +8,19 @@
 use super::hf::{gib, in_process_root};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;
-use gpuledger_model::{EstimatedMemory, EvidenceKind, Workload, WorkloadKind};
+use gpuledger_model::{EstimatedMemory, Workload, WorkloadKind};
 use std::path::Path;
 
 /// Model files the identification saw mapped or open (`/proc/PID/maps`, `/proc/PID/fd`).
 pub fn model_files(w: &Workload) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for e in &w.evidence {
-        if e.kind != EvidenceKind::ModelFile || !e.source.starts_with("/proc/") {
-            continue;
-        }
-        let Some(p) = e.showed.strip_prefix("model file ") else {
+        let Some(p) = e.model_file_path() else {
             continue;
         };
+        if !e.source.starts_with("/proc/") {
+            continue;
+        }
         if !out.iter().any(|(q, _)| q == p) {
             out.push((p.to_string(), e.source.clone()));
         }
@@ -184,11 +184,7 @@ mod tests {
             confidence: Confidence::Medium,
             evidence: files
                 .iter()
-                .map(|(p, src)| Evidence {
-                    kind: EvidenceKind::ModelFile,
-                    showed: format!("model file {p}"),
-                    source: format!("/proc/4242/{src}"),
-                })
+                .map(|(p, src)| Evidence::model_file(p, format!("/proc/4242/{src}")))
                 .collect(),
             missing: vec![],
         }

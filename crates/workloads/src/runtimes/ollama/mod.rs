@@ -203,12 +203,9 @@ fn describe(
 
 /// The `ollama` parent's pid, when identification saw one (`parent ollama (pid N)`).
 pub fn serve_parent(w: &Workload) -> Option<u32> {
-    w.evidence.iter().find_map(|e| {
-        if e.kind != gpuledger_model::EvidenceKind::Parent {
-            return None;
-        }
-        let rest = e.showed.strip_prefix("parent ollama (pid ")?;
-        rest.strip_suffix(')')?.parse().ok()
+    w.evidence.iter().find_map(|e| match e.parent_of()? {
+        ("ollama", pid) => Some(pid),
+        _ => None,
     })
 }
 
