@@ -4,12 +4,8 @@
 use crate::store::{DeviceRow, ProcRow};
 use crate::time::format_ms;
 use gpuledger_model::redact_arg_list;
-use gpuledger_views::csv::col;
+use gpuledger_views::csv::{col, opt};
 use std::io::Write;
-
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_default()
-}
 
 /// Process rows. The changing values come first and the per-process constants after them, so a
 /// row is the sample's time, two numbers, and a pre-encoded tail.

@@ -6,6 +6,7 @@ use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader, Skipped};
 use gpuledger_model::time::{format_ms, now_ms, parse_time_arg};
 use gpuledger_model::units::human_opt;
+use gpuledger_model::words::or_unknown;
 use gpuledger_views::{term_safe, term_safe_text};
 use std::io::Write;
 use std::path::PathBuf;
@@ -82,10 +83,6 @@ pub struct Args {
     /// table, csv (header row, RFC 4180, RFC 3339 times) or json (an array of rows).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-}
-
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_else(|| "n/a".into())
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -273,8 +270,8 @@ fn write_table(
                     r.device.index,
                     human_opt(r.vals.used),
                     human_opt(r.vals.free),
-                    opt(r.vals.gpu),
-                    opt(r.vals.temp),
+                    or_unknown(r.vals.gpu),
+                    or_unknown(r.vals.temp),
                     r.vals
                         .power_mw
                         .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
@@ -303,7 +300,7 @@ fn write_table(
                             .unwrap_or(gpuledger_model::words::UNKNOWN)
                     ),
                     human_opt(r.vals.memory_bytes),
-                    opt(r.vals.sm_percent),
+                    or_unknown(r.vals.sm_percent),
                     term_safe(r.source),
                     r.reason
                         .map(|x| format!("  ({})", term_safe(x)))
