@@ -5,6 +5,7 @@ mod commands;
 mod global;
 mod live_view;
 mod overhead;
+mod stop;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

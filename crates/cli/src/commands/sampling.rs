@@ -3,48 +3,10 @@
 //! Ctrl-C / SIGTERM.
 
 use gpuledger_model::Snapshot;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// How long a stop request waits for the round in progress before the process exits anyway.
-pub const STOP_GRACE: Duration = Duration::from_secs(5);
-
-/// Set by Ctrl-C / SIGTERM / SIGHUP. The handler is installed once per process.
-///
-/// The loop stops after the round in progress. A round can hang in a driver or a file read that
-/// never returns, and a stop request must still stop the command: if the process has not ended
-/// [`STOP_GRACE`] after the request (or a second request comes), it exits with status 130.
-pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    if let Some(f) = FLAG.get() {
-        return Ok(f.clone());
-    }
-    let flag = Arc::new(AtomicBool::new(false));
-    let f = flag.clone();
-    ctrlc::set_handler(move || {
-        // ctrlc runs this on its own thread, not in signal context: spawning is allowed.
-        if f.swap(true, Ordering::SeqCst) {
-            force_exit("a second stop request");
-        }
-        std::thread::spawn(|| {
-            std::thread::sleep(STOP_GRACE);
-            force_exit(&format!(
-                "the collection round in progress did not finish within {}s of the stop request",
-                STOP_GRACE.as_secs()
-            ));
-        });
-    })
-    .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C/SIGTERM handler: {e}"))?;
-    let _ = FLAG.set(flag.clone());
-    Ok(flag)
-}
-
-/// End the process now, saying why (a stop request that the normal path could not honour).
-pub fn force_exit(why: &str) -> ! {
-    eprintln!("gpuledger: stopping at once: {why}");
-    std::process::exit(130)
-}
+pub use crate::stop::stop_flag;
 
 pub struct LoopStats {
     pub rounds: u64,

@@ -69,16 +69,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     // Registered before the first round so that a Ctrl-C during it is not lost. The signal is
     // awaited on its own thread: starting waits for the first round and shutting down waits for
     // the collection thread, and either may be stuck in a round that never returns (a hung driver
-    // call). A stop request must end the process all the same, so after the grace it exits.
-    let stop = StopSignal::install()?;
+    // call). A stop request must end the process all the same: a second request, or a round
+    // still running STOP_GRACE after the first, exits at once (crate::stop).
+    crate::stop::stop_flag()?;
     let (stopped_tx, stopped_rx) = std::sync::mpsc::channel::<()>();
     std::thread::spawn(move || {
-        stop.wait();
+        crate::stop::wait_for_stop();
         let _ = stopped_tx.send(());
-        std::thread::sleep(crate::commands::sampling::STOP_GRACE);
-        crate::commands::sampling::force_exit(
-            "the collection round in progress did not finish after the stop request",
-        );
     });
 
     let cfg = ServeConfig {
@@ -102,56 +99,4 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     eprintln!("gpuledger serve: stopping");
     server.shutdown();
     Ok(ExitCode::SUCCESS)
-}
-
-/// SIGINT/SIGTERM (Ctrl-C on Windows). On Unix the main thread blocks until one arrives, so an
-/// idle server does not wake up at all, and a second signal exits immediately (status 130);
-/// elsewhere it polls a flag ten times a second.
-struct StopSignal {
-    #[cfg(unix)]
-    signals: signal_hook::iterator::Signals,
-    #[cfg(not(unix))]
-    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl StopSignal {
-    fn install() -> anyhow::Result<Self> {
-        let sigs = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
-        let err = |e: std::io::Error| anyhow::anyhow!("cannot install the signal handler: {e}");
-        #[cfg(unix)]
-        {
-            // A second signal exits at once, for when the first one cannot be acted on (e.g. a
-            // driver call hanging in the first round). Order matters: the shutdown check must be
-            // registered before the flag is set by the same signal.
-            let again = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            for sig in sigs {
-                signal_hook::flag::register_conditional_shutdown(sig, 130, again.clone())
-                    .map_err(err)?;
-                signal_hook::flag::register(sig, again.clone()).map_err(err)?;
-            }
-            Ok(StopSignal {
-                signals: signal_hook::iterator::Signals::new(sigs).map_err(err)?,
-            })
-        }
-        #[cfg(not(unix))]
-        {
-            let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            for sig in sigs {
-                signal_hook::flag::register(sig, flag.clone()).map_err(err)?;
-            }
-            Ok(StopSignal { flag })
-        }
-    }
-
-    #[cfg_attr(not(unix), allow(unused_mut))]
-    fn wait(mut self) {
-        #[cfg(unix)]
-        {
-            let _ = self.signals.forever().next();
-        }
-        #[cfg(not(unix))]
-        while !self.flag.load(std::sync::atomic::Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
 }
