@@ -377,6 +377,12 @@ mod sys {
             Ok(Root(fd))
         }
 
+        /// [`each_link`] for this directory itself.
+        #[cfg(target_os = "linux")]
+        fn links(&self, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+            links_getdents(self.0, f)
+        }
+
         /// [`each_link`] for `rel` (NUL-terminated, relative to this root).
         pub fn each_link(&self, rel: &[u8], f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
             let rel = CStr::from_bytes_with_nul(rel)
@@ -393,12 +399,7 @@ mod sys {
                 return Err(io::Error::last_os_error());
             }
             #[cfg(target_os = "linux")]
-            {
-                let r = links_getdents(fd, f);
-                // SAFETY: fd is ours and closed once.
-                unsafe { libc::close(fd) };
-                r
-            }
+            return Root(fd).links(f);
             #[cfg(not(target_os = "linux"))]
             {
                 // SAFETY: fd is an open directory; fdopendir takes ownership of it.
@@ -474,24 +475,7 @@ mod sys {
     /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink.
     pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
         #[cfg(target_os = "linux")]
-        {
-            let c = CString::new(dir.as_os_str().as_bytes())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
-            // SAFETY: valid NUL-terminated path.
-            let fd = unsafe {
-                libc::open(
-                    c.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-                )
-            };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let r = links_getdents(fd, f);
-            // SAFETY: fd is ours and closed once.
-            unsafe { libc::close(fd) };
-            r
-        }
+        return Root::open(dir)?.links(f);
         #[cfg(not(target_os = "linux"))]
         links(open(dir)?, f)
     }
