@@ -301,6 +301,14 @@ impl Round {
         &self.path
     }
 
+    /// `<root>/<pid>/<name>`, a single-record file of at most `max` bytes, read into the reused
+    /// buffer; `None` when it cannot be read.
+    fn read_small(&mut self, root: &Path, pid: u32, name: &str, max: usize) -> Option<&[u8]> {
+        self.path(root, pid, name);
+        read_into(&self.path, &mut self.buf, max, Records::One).ok()?;
+        Some(&self.buf)
+    }
+
     /// The cached value for `pid`, or `read` it (and keep it if a round is on).
     fn cached<T: Clone>(
         &mut self,
@@ -350,9 +358,8 @@ impl Round {
             |e| &mut e.uid,
             |s| &mut s.uid,
             |r| {
-                r.path(root, pid, "status");
-                read_into(&r.path, &mut r.buf, MAX_STATUS_BYTES, Records::One).ok()?;
-                super::parse_uid(&String::from_utf8_lossy(&r.buf))
+                let text = r.read_small(root, pid, "status", MAX_STATUS_BYTES)?;
+                super::parse_uid(&String::from_utf8_lossy(text))
             },
         )
     }
@@ -382,11 +389,10 @@ impl Round {
             |e| &mut e.args,
             |s| &mut s.args,
             |r| {
-                r.path(root, pid, "cmdline");
-                read_into(&r.path, &mut r.buf, MAX_CMDLINE_BYTES, Records::One).ok()?;
+                let text = r.read_small(root, pid, "cmdline", MAX_CMDLINE_BYTES)?;
                 // Redacted once here, not by each consumer each round.
                 Some(Arc::new(gpuledger_model::redact_arg_list(&split_cmdline(
-                    &r.buf,
+                    text,
                 ))))
             },
         )
@@ -399,9 +405,8 @@ impl Round {
             |e| &mut e.cgroup,
             |s| &mut s.cgroup,
             |r| {
-                r.path(root, pid, "cgroup");
-                read_into(&r.path, &mut r.buf, MAX_CGROUP_BYTES, Records::One).ok()?;
-                Some(Arc::new(String::from_utf8_lossy(&r.buf).into_owned()))
+                let text = r.read_small(root, pid, "cgroup", MAX_CGROUP_BYTES)?;
+                Some(Arc::new(String::from_utf8_lossy(text).into_owned()))
             },
         )
     }
