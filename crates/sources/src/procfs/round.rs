@@ -6,6 +6,7 @@ use super::read::{read_into, Records};
 use super::{read_stat, split_cmdline, Stat};
 use std::collections::HashMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -418,13 +419,16 @@ impl Round {
             |r| {
                 r.path(root, pid, "fd");
                 let mut links = Vec::new();
-                crate::drm::index::each_link(&r.path, |name, target| {
-                    let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) else {
-                        // Not a number, or closed between readdir and readlink: nothing to keep.
-                        return;
-                    };
-                    if links.len() < MAX_FDS {
+                crate::drm::index::each_link_until(&r.path, |name, target| {
+                    // Not a number, or closed between readdir and readlink: nothing to keep.
+                    if let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) {
                         links.push((fd, Box::from(t)));
+                    }
+                    // A full table: the remaining descriptors are not read at all.
+                    if links.len() < MAX_FDS {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(())
                     }
                 })
                 .map_err(|e| e.kind())?;
