@@ -9,6 +9,8 @@
 # Usage: scripts/bench-vs-nvitop.sh [SCALES...]   (default 50 500 2000)
 #   BEFORE=path/to/old/gpuledger  also measures an older binary the same way (before/after).
 #   RUNS=5                         runs per program and scale.
+#   NOBUILD=1                      use the release binaries already built (another cargo job can
+#                                  hold the build lock for minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
@@ -16,7 +18,7 @@ if [ $# -gt 0 ]; then SCALES=("$@"); else SCALES=(50 500 2000); fi
 RUNS=${RUNS:-5}
 
 command -v strace >/dev/null || apt_need strace
-cargo build --release --quiet -p gpuledger -p fake-nvml
+[ -n "${NOBUILD:-}" ] || cargo build --release --quiet -p gpuledger -p fake-nvml
 BIN=$PWD/target/release/gpuledger
 LIB=$PWD/target/release/libfake_nvml.so
 # nvitop loads libnvidia-ml.so.1 by name: a folder where that name is the fake.

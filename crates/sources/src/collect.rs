@@ -157,7 +157,8 @@ impl Collector {
 
     /// DRM fdinfo and sysfs, after NVML so that NVIDIA devices NVML reports are not counted
     /// again from the nvidia-drm driver's descriptors.
-    fn collect_drm(&mut self, snap: &mut Snapshot) {
+    /// `gpu_pids`: the snapshot's processes, the same list the round's prefetch read.
+    fn collect_drm(&mut self, snap: &mut Snapshot, gpu_pids: &[u32]) {
         let nvml_bus: HashSet<String> = snap
             .devices
             .iter()
@@ -165,7 +166,6 @@ impl Collector {
             .filter_map(|d| d.pci_bus_id.as_deref().map(normalise_bus_id))
             .collect();
         let now_ns = self.epoch.elapsed().as_nanos() as u64;
-        let gpu_pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
         // NVML names its processes whether or not it reports a PCI address for the device.
         let any_nvml = snap.devices.iter().any(|d| d.source == "nvml");
         let (procs, wsl) = (&self.procs, snap.host.wsl);
@@ -177,7 +177,7 @@ impl Collector {
             if uncovered || wsl || (cards.is_empty() && !any_nvml) {
                 crate::drm::Scope::All
             } else {
-                crate::drm::Scope::Only(procs, &gpu_pids)
+                crate::drm::Scope::Only(procs, gpu_pids)
             }
         });
         snap.sources.push(status);
@@ -298,7 +298,7 @@ impl Collector {
             // New GPU processes (all of them in a one-shot) are read on a few threads at once.
             let pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
             self.procs.prefetch(&pids, !self.annotators.is_empty());
-            self.collect_drm(&mut snap);
+            self.collect_drm(&mut snap, &pids);
             self.fill_from_procfs(&mut snap);
             self.containers(&mut snap);
         }

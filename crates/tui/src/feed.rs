@@ -51,7 +51,9 @@ impl RoundSource for LiveSource {
     fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>) {
         let snap = self.collector.collect();
         let pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
-        let host = self.host.sample(&pids, Instant::now());
+        let host = self
+            .host
+            .sample_after(&pids, Instant::now(), Some(self.collector.procs()));
         (snap, host)
     }
 }

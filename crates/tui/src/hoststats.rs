@@ -1,9 +1,11 @@
 //! Host CPU % and resident memory of the GPU processes, read in the collection thread.
 //!
-//! Kept cheap on purpose (docs/DESIGN.md concept 7): one read of `/proc/PID/stat` per GPU process per
-//! round, nothing else. CPU % needs two samples of the same process (same PID *and* start time), so
-//! the first round of a process says so instead of showing 0.
+//! Kept cheap on purpose (docs/DESIGN.md concept 7): one reading of `/proc/PID/stat` per GPU
+//! process per round, nothing else, and in the live view the one the collection round already
+//! made. CPU % needs two samples of the same process (same PID *and* start time), so the first
+//! round of a process says so instead of showing 0.
 
+use gpuledger_sources::procfs::{ProcReader, Stat};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -70,6 +72,17 @@ impl HostSampler {
     /// Figures for `pids` at time `now`. Forgets processes that were not asked about, so the
     /// cache never grows beyond the current GPU process list.
     pub fn sample(&mut self, pids: &[u32], now: Instant) -> HashMap<u32, HostProc> {
+        self.sample_after(pids, now, None)
+    }
+
+    /// [`HostSampler::sample`] right after a collection round of `procs` (same procfs root): the
+    /// `stat` that round read for a process is used, not read a second time.
+    pub fn sample_after(
+        &mut self,
+        pids: &[u32],
+        now: Instant,
+        procs: Option<&ProcReader>,
+    ) -> HashMap<u32, HostProc> {
         if !cfg!(target_os = "linux") {
             let why = "host CPU % and RSS are read from /proc, which this platform does not have";
             return pids
@@ -88,58 +101,108 @@ impl HostSampler {
         let mut out = HashMap::with_capacity(pids.len());
         let mut next = HashMap::with_capacity(pids.len());
         for &pid in pids {
-            let path = self.root.join(pid.to_string()).join("stat");
-            // open + read + close into a reused buffer (no size query per file).
-            let read = gpuledger_sources::procfs::read::read_into(
-                &path,
-                &mut self.buf,
-                gpuledger_sources::procfs::MAX_STAT_BYTES,
-                gpuledger_sources::procfs::read::Records::One,
-            )
-            .map(|()| String::from_utf8_lossy(&self.buf).into_owned());
-            let hp = match read {
-                Err(e) => HostProc {
+            let reading = match procs.and_then(|p| p.last_round_stat(pid)) {
+                Some(r) => Reading::from_round(r, &self.root, pid),
+                None => self.read(&stat_path(&self.root, pid)),
+            };
+            let hp = match reading {
+                Reading::Unreadable(e) => HostProc {
                     cpu_percent: None,
                     rss_bytes: None,
                     mem_percent: None,
-                    reason: Some(format!("cannot read {}: {e}", path.display())),
+                    reason: Some(format!(
+                        "cannot read {}: {e}",
+                        stat_path(&self.root, pid).display()
+                    )),
                 },
-                Ok(text) => match parse_cpu_rss(&text) {
-                    None => HostProc {
-                        cpu_percent: None,
-                        rss_bytes: None,
-                        mem_percent: None,
-                        reason: Some(format!("{} is malformed", path.display())),
-                    },
-                    Some((ticks, start, rss_pages)) => {
-                        let key = (pid, start);
-                        let cpu = self.prev.get(&key).and_then(|&(t0, at)| {
-                            let dt = now.saturating_duration_since(at).as_secs_f64();
-                            (dt > 0.0).then(|| {
-                                ticks.saturating_sub(t0) as f64 / self.ticks_per_sec / dt * 100.0
-                            })
-                        });
-                        next.insert(key, (ticks, now));
-                        let rss = rss_pages.saturating_mul(self.page_size);
-                        HostProc {
-                            cpu_percent: cpu,
-                            rss_bytes: Some(rss),
-                            mem_percent: self
-                                .mem_total
-                                .filter(|&t| t > 0)
-                                .map(|t| rss as f64 / t as f64 * 100.0),
-                            reason: cpu.is_none().then(|| {
-                                "CPU % needs two rounds: this process was first seen this round"
-                                    .to_string()
-                            }),
-                        }
+                Reading::Malformed => HostProc {
+                    cpu_percent: None,
+                    rss_bytes: None,
+                    mem_percent: None,
+                    reason: Some(format!(
+                        "{} is malformed",
+                        stat_path(&self.root, pid).display()
+                    )),
+                },
+                Reading::Stat(ticks, start, rss_pages) => {
+                    let key = (pid, start);
+                    let cpu = self.prev.get(&key).and_then(|&(t0, at)| {
+                        let dt = now.saturating_duration_since(at).as_secs_f64();
+                        (dt > 0.0).then(|| {
+                            ticks.saturating_sub(t0) as f64 / self.ticks_per_sec / dt * 100.0
+                        })
+                    });
+                    next.insert(key, (ticks, now));
+                    let rss = rss_pages.saturating_mul(self.page_size);
+                    HostProc {
+                        cpu_percent: cpu,
+                        rss_bytes: Some(rss),
+                        mem_percent: self
+                            .mem_total
+                            .filter(|&t| t > 0)
+                            .map(|t| rss as f64 / t as f64 * 100.0),
+                        reason: cpu.is_none().then(|| {
+                            "CPU % needs two rounds: this process was first seen this round"
+                                .to_string()
+                        }),
                     }
-                },
+                }
             };
             out.insert(pid, hp);
         }
         self.prev = next;
         out
+    }
+
+    /// `path` read here: open + read + close into a reused buffer (no size query per file).
+    fn read(&mut self, path: &std::path::Path) -> Reading {
+        let read = gpuledger_sources::procfs::read::read_into(
+            path,
+            &mut self.buf,
+            gpuledger_sources::procfs::MAX_STAT_BYTES,
+            gpuledger_sources::procfs::read::Records::One,
+        );
+        match read {
+            Err(e) => Reading::Unreadable(e.to_string()),
+            Ok(()) => match parse_cpu_rss(&String::from_utf8_lossy(&self.buf)) {
+                Some((ticks, start, rss)) => Reading::Stat(ticks, start, rss),
+                None => Reading::Malformed,
+            },
+        }
+    }
+}
+
+fn stat_path(root: &std::path::Path, pid: u32) -> PathBuf {
+    root.join(pid.to_string()).join("stat")
+}
+
+/// One process's `stat`, as the figures need it.
+enum Reading {
+    /// `utime + stime`, start time, RSS pages.
+    Stat(u64, u64, u64),
+    /// The file could not be read: the error, in words.
+    Unreadable(String),
+    /// Read, but not a stat line.
+    Malformed,
+}
+
+impl Reading {
+    /// The collection round's reading of `path`, told apart as [`HostSampler::read`] does: its
+    /// parser reports a malformed file as `InvalidData` naming the file.
+    fn from_round(r: std::io::Result<Stat>, root: &std::path::Path, pid: u32) -> Reading {
+        match r {
+            Ok(s) => Reading::Stat(s.utime.saturating_add(s.stime), s.start_time, s.rss_pages),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::InvalidData
+                    && e.to_string().starts_with(&format!(
+                        "{} is malformed",
+                        stat_path(root, pid).display()
+                    )) =>
+            {
+                Reading::Malformed
+            }
+            Err(e) => Reading::Unreadable(e.to_string()),
+        }
     }
 }
 
@@ -237,6 +300,49 @@ mod tests {
         std::fs::write(pdir.join("stat"), stat_line(42, "x", 900, 0, 7000, 10)).unwrap();
         let third = s.sample(&[42], t0 + Duration::from_secs(2));
         assert_eq!(third[&42].cpu_percent, None);
+    }
+
+    #[test]
+    fn the_rounds_stat_gives_the_same_figures_as_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for (pid, text) in [
+            (42, stat_line(42, "x", 100, 7, 5000, 10)),
+            (44, "44 (broken) S\n".to_string()),
+        ] {
+            std::fs::create_dir_all(dir.path().join(pid.to_string())).unwrap();
+            std::fs::write(dir.path().join(format!("{pid}/stat")), text).unwrap();
+        }
+        let pids = [42, 43, 44];
+        let procs = ProcReader::new(dir.path());
+        procs.begin_round();
+        for &p in &pids {
+            let _ = procs.stat(p);
+        }
+        procs.end_round();
+        // The file changes after the round: the round's reading is what counts.
+        std::fs::write(
+            dir.path().join("42/stat"),
+            stat_line(42, "x", 900, 0, 5000, 99),
+        )
+        .unwrap();
+        let t0 = Instant::now();
+        let from_round = HostSampler::new(dir.path()).sample_after(&pids, t0, Some(&procs));
+        std::fs::write(
+            dir.path().join("42/stat"),
+            stat_line(42, "x", 100, 7, 5000, 10),
+        )
+        .unwrap();
+        let read = HostSampler::new(dir.path()).sample(&pids, t0);
+        assert_eq!(from_round, read);
+        assert!(read[&43].reason.as_deref().unwrap().contains("cannot read"));
+        assert!(read[&44]
+            .reason
+            .as_deref()
+            .unwrap()
+            .ends_with("is malformed"));
+        // A process the round did not read is read here.
+        let more = HostSampler::new(dir.path()).sample_after(&[42, 45], t0, Some(&procs));
+        assert!(more[&45].reason.as_deref().unwrap().contains("cannot read"));
     }
 
     proptest::proptest! {

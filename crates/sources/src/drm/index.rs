@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +64,19 @@ pub struct FdIndex {
 
 /// Calls `f(name, Some(target))` for each link in `dir` (a `/proc/PID/fd`), `None` for one that
 /// vanished before its readlink; on Linux through `getdents64` and `readlinkat` as the index does.
-pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+pub fn each_link(dir: &Path, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    sys::each_link(dir, |n, t| {
+        f(n, t);
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`each_link`] until `f` breaks: the links after that are not read at all (a process with
+/// more descriptors than a reader keeps costs no `readlinkat` for the rest).
+pub(crate) fn each_link_until(
+    dir: &Path,
+    f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
+) -> io::Result<()> {
     sys::each_link(dir, f)
 }
 
@@ -244,7 +257,7 @@ impl FdIndex {
         buf.push("fd");
         let mut entry = ProcEntry::default();
         let mut seen = 0usize;
-        let res = sys::each_link(buf, |fd_name, target| {
+        let res = each_link(buf, |fd_name, target| {
             Self::note_link(&mut entry, &mut seen, fd_name, target)
         });
         buf.pop();
@@ -311,6 +324,7 @@ impl FdIndex {
 mod sys {
     use std::ffi::{CStr, CString};
     use std::io;
+    use std::ops::ControlFlow;
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -377,8 +391,22 @@ mod sys {
             Ok(Root(fd))
         }
 
+        /// [`each_link`] for this directory itself.
+        #[cfg(target_os = "linux")]
+        fn links(&self, f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>) -> io::Result<()> {
+            links_getdents(self.0, f)
+        }
+
         /// [`each_link`] for `rel` (NUL-terminated, relative to this root).
-        pub fn each_link(&self, rel: &[u8], f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+        pub fn each_link(
+            &self,
+            rel: &[u8],
+            mut f: impl FnMut(&[u8], Option<&[u8]>),
+        ) -> io::Result<()> {
+            let f = |n: &[u8], t: Option<&[u8]>| {
+                f(n, t);
+                ControlFlow::Continue(())
+            };
             let rel = CStr::from_bytes_with_nul(rel)
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad relative path"))?;
             // SAFETY: self.0 is an open directory, rel NUL-terminated.
@@ -393,12 +421,7 @@ mod sys {
                 return Err(io::Error::last_os_error());
             }
             #[cfg(target_os = "linux")]
-            {
-                let r = links_getdents(fd, f);
-                // SAFETY: fd is ours and closed once.
-                unsafe { libc::close(fd) };
-                r
-            }
+            return Root(fd).links(f);
             #[cfg(not(target_os = "linux"))]
             {
                 // SAFETY: fd is an open directory; fdopendir takes ownership of it.
@@ -417,7 +440,10 @@ mod sys {
     /// `getdents64` straight into a stack buffer: no `fstat`/`fcntl`/buffer allocation per
     /// directory as `fdopendir` does, and names are passed to `readlinkat` in place.
     #[cfg(target_os = "linux")]
-    fn links_getdents(dfd: libc::c_int, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    fn links_getdents(
+        dfd: libc::c_int,
+        mut f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
+    ) -> io::Result<()> {
         // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
         const NAME: usize = 19;
         let mut dents = [0u64; 1024]; // 8 KiB, 8-byte aligned as the kernel writes it
@@ -466,51 +492,41 @@ mod sys {
                         link.len(),
                     )
                 };
-                f(name, (r >= 0).then(|| &link[..r as usize]));
+                if f(name, (r >= 0).then(|| &link[..r as usize])).is_break() {
+                    return Ok(());
+                }
             }
         }
     }
 
-    /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink.
-    pub fn each_link(dir: &Path, f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    /// Calls `f(name, Some(target))` per symlink, `None` when it vanished before readlink, until
+    /// `f` breaks.
+    pub fn each_link(
+        dir: &Path,
+        f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
+    ) -> io::Result<()> {
         #[cfg(target_os = "linux")]
-        {
-            let c = CString::new(dir.as_os_str().as_bytes())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
-            // SAFETY: valid NUL-terminated path.
-            let fd = unsafe {
-                libc::open(
-                    c.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-                )
-            };
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let r = links_getdents(fd, f);
-            // SAFETY: fd is ours and closed once.
-            unsafe { libc::close(fd) };
-            r
-        }
+        return Root::open(dir)?.links(f);
         #[cfg(not(target_os = "linux"))]
         links(open(dir)?, f)
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>) -> io::Result<()> {
         // SAFETY: `d` is open.
         let dfd = unsafe { libc::dirfd(d.0) };
         let mut buf = [0u8; 512];
+        let mut stopped = false;
         each(&d, |name| {
             let b = name.to_bytes();
-            if b.first() == Some(&b'.') {
+            if stopped || b.first() == Some(&b'.') {
                 return;
             }
             // SAFETY: dfd is open, name NUL-terminated, buf writable for its length.
             let n =
                 unsafe { libc::readlinkat(dfd, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
             let target = (n >= 0).then(|| &buf[..n as usize]);
-            f(b, target);
+            stopped = f(b, target).is_break();
         });
         Ok(())
     }
@@ -519,6 +535,7 @@ mod sys {
 #[cfg(not(unix))]
 mod sys {
     use std::io;
+    use std::ops::ControlFlow;
     use std::path::Path;
 
     pub fn each_entry(dir: &Path, mut f: impl FnMut(&[u8])) -> io::Result<()> {
@@ -528,107 +545,24 @@ mod sys {
         Ok(())
     }
 
-    pub fn each_link(dir: &Path, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
+    pub fn each_link(
+        dir: &Path,
+        mut f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
+    ) -> io::Result<()> {
         for e in std::fs::read_dir(dir)?.flatten() {
             let t = std::fs::read_link(e.path()).ok();
             let t = t.as_ref().map(|t| t.to_string_lossy().into_owned());
-            f(
+            let flow = f(
                 e.file_name().to_string_lossy().as_bytes(),
                 t.as_deref().map(str::as_bytes),
             );
+            if flow.is_break() {
+                break;
+            }
         }
         Ok(())
     }
 }
 
 #[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-    use std::fs;
-    use std::os::unix::fs::symlink;
-
-    #[test]
-    fn classify_targets() {
-        assert_eq!(
-            classify(b"/dev/dri/renderD128"),
-            Some(FdKind::Drm("renderD128".into()))
-        );
-        assert_eq!(
-            classify(b"/dev/dri/card1"),
-            Some(FdKind::Drm("card1".into()))
-        );
-        assert_eq!(
-            classify(b"/dev/accel/accel0"),
-            Some(FdKind::Drm("accel0".into()))
-        );
-        assert_eq!(classify(b"/dev/kfd"), Some(FdKind::Kfd));
-        assert_eq!(classify(b"/dev/dxg"), Some(FdKind::Dxg));
-        assert_eq!(classify(b"/dev/dri/by-path"), None);
-        assert_eq!(classify(b"/dev/dri/card"), None);
-        assert_eq!(classify(b"socket:[1234]"), None);
-        assert_eq!(classify(b"/dev/nvidia0"), None);
-    }
-
-    #[test]
-    fn build_then_refresh_scans_only_changes() {
-        let t = tempfile::tempdir().unwrap();
-        let root = t.path();
-        let mk = |pid: u32, links: &[(u32, &str)]| {
-            let d = root.join(pid.to_string()).join("fd");
-            fs::create_dir_all(&d).unwrap();
-            for (fd, target) in links {
-                symlink(target, d.join(fd.to_string())).unwrap();
-            }
-        };
-        mk(
-            10,
-            &[
-                (0, "/dev/null"),
-                (5, "/dev/dri/renderD128"),
-                (6, "/dev/kfd"),
-            ],
-        );
-        mk(20, &[(3, "socket:[99]")]);
-        mk(30, &[(4, "/dev/dri/card0"), (7, "/dev/dri/renderD128")]);
-        fs::create_dir_all(root.join("self")).unwrap();
-        let mut idx = FdIndex::build(root).unwrap();
-        assert_eq!(idx.entries.len(), 2);
-        assert_eq!(idx.entries[&10].drm_fds, [(5, "renderD128".to_string())]);
-        assert!(idx.entries[&10].kfd);
-        assert_eq!(idx.drm_fd_count(), 3);
-        assert_eq!(idx.descriptors_seen, 6);
-
-        fs::remove_dir_all(root.join("30")).unwrap();
-        mk(25, &[(9, "/dev/dri/renderD129")]);
-        assert_eq!(idx.refresh(root).unwrap(), (1, 1));
-        assert!(!idx.entries.contains_key(&30));
-        assert_eq!(idx.entries[&25].drm_fds, [(9, "renderD129".to_string())]);
-        assert_eq!(idx.refresh(root).unwrap(), (0, 0));
-        idx.drop_fd(25, 9);
-        assert!(!idx.entries.contains_key(&25));
-    }
-
-    #[test]
-    fn an_index_of_some_pids_walks_only_those_and_follows_the_list() {
-        let t = tempfile::tempdir().unwrap();
-        let root = t.path();
-        let mk = |pid: u32, target: &str| {
-            let d = root.join(pid.to_string()).join("fd");
-            fs::create_dir_all(&d).unwrap();
-            symlink(target, d.join("5")).unwrap();
-        };
-        mk(10, "/dev/dri/renderD128");
-        mk(20, "/dev/dri/card0");
-        mk(30, "/dev/kfd");
-        let procs = crate::procfs::ProcReader::new(root);
-        procs.begin_round();
-        let mut idx = FdIndex::of_pids(&procs, &[30, 10, 10]);
-        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 30]);
-        assert_eq!(idx.descriptors_seen, 2, "pid 20 is not walked");
-        assert_eq!(procs.end_round().reads, 2);
-        procs.begin_round();
-        assert_eq!(idx.refresh_pids(&procs, &[20, 10]), (1, 1));
-        assert_eq!(idx.entries.keys().copied().collect::<Vec<_>>(), [10, 20]);
-        assert_eq!(procs.end_round().reads, 1, "only the new pid is walked");
-    }
-}
+mod tests;

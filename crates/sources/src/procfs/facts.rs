@@ -3,7 +3,8 @@
 //! read on demand and cached by the collector, never on every round.
 
 use super::ProcReader;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Facts read for one process. Paths are as the kernel reports them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,10 +55,11 @@ impl ProcReader {
         // Read on a helper thread by the round's prefetch when this is a new process.
         let maps = self.take_maps(pid).unwrap_or_else(|| {
             read_table(&dir.join("maps"), &mut buf)
-                .map(|()| std::sync::Arc::new(parse_maps(&String::from_utf8_lossy(&buf))))
+                .map(|()| Arc::new(parse_maps(&String::from_utf8_lossy(&buf))))
         });
         match maps {
-            Ok(m) => f.mapped_files = m.to_vec(),
+            // The prefetch's list is taken, so usually held only here: moved, not copied.
+            Ok(m) => f.mapped_files = Arc::try_unwrap(m).unwrap_or_else(|m| m.to_vec()),
             Err(e) => f
                 .unreadable
                 .push(format!("/proc/{pid}/maps: {}", reason(&e))),
@@ -128,7 +130,8 @@ fn reason(e: &std::io::Error) -> String {
 
 /// Distinct file-backed paths from a maps file, in first-seen order.
 pub fn parse_maps(text: &str) -> Vec<String> {
-    let mut seen = BTreeSet::new();
+    // Borrowed from `text`: one allocation per distinct path, for the list.
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for line in text.lines().take(MAX_MAP_LINES) {
         // address perms offset dev inode pathname — the path may contain spaces.
@@ -145,7 +148,7 @@ pub fn parse_maps(text: &str) -> Vec<String> {
         }
         let path = rest.trim();
         let path = path.strip_suffix(" (deleted)").unwrap_or(path);
-        if path.starts_with('/') && seen.insert(path.to_string()) {
+        if path.starts_with('/') && seen.insert(path) {
             out.push(path.to_string());
         }
     }

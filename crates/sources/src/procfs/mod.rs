@@ -4,6 +4,7 @@
 //! normal and come back as a reason, never as an error that stops the round.
 
 mod facts;
+mod kept;
 pub mod read;
 mod round;
 
@@ -78,6 +79,11 @@ pub const MAX_STAT_BYTES: usize = 4096;
 /// error whose message names the file and what is wrong, never "not found".
 pub fn read_stat(path: &Path, buf: &mut Vec<u8>) -> io::Result<Stat> {
     read::read_into(path, buf, MAX_STAT_BYTES, read::Records::One)?;
+    stat_from(path, buf)
+}
+
+/// The stat file at `path`, already read into `buf`, parsed.
+fn stat_from(path: &Path, buf: &[u8]) -> io::Result<Stat> {
     // The command name is bytes the process chose: not necessarily UTF-8.
     parse_stat(&String::from_utf8_lossy(buf)).map_err(|what| {
         io::Error::new(
@@ -102,7 +108,7 @@ impl ProcReader {
             users,
             boot_time,
             ticks_per_sec: clock_ticks(),
-            round: Mutex::new(round::Round::default()),
+            round: Mutex::new(round::Round::keeping(kept::KeptStats::for_root(root))),
         }
     }
 
@@ -194,6 +200,13 @@ impl ProcReader {
         self.with_round(|r| r.take_maps(pid))
     }
 
+    /// What the last finished round read of `/proc/<pid>/stat` (the same file at the same moment
+    /// as the round's other facts), until the next round begins; `None` when that round did not
+    /// read it: the caller reads the file itself.
+    pub fn last_round_stat(&self, pid: u32) -> Option<io::Result<Stat>> {
+        self.with_round(|r| r.last_stat(pid))
+    }
+
     /// Start a round: from now until [`ProcReader::end_round`] each file is read once.
     pub fn begin_round(&self) {
         self.with_round(|r| r.begin());
@@ -213,7 +226,6 @@ impl ProcReader {
     /// Fill `p`'s metadata. On failure `metadata_unavailable` says why, in words, and the outcome
     /// tells a process that is not there from one whose entry could not be read.
     pub fn fill(&self, p: &mut Process) -> Fill {
-        let dir = self.root.join(p.pid.to_string());
         match self.stat(p.pid) {
             Ok(st) => {
                 p.start_time = Some(st.start_time);
@@ -236,7 +248,10 @@ impl ProcReader {
                     // The message already names the file and what is wrong with it.
                     io::ErrorKind::InvalidData => (e.to_string(), Fill::Unreadable),
                     _ => (
-                        format!("could not read {}: {e}", dir.join("stat").display()),
+                        format!(
+                            "could not read {}: {e}",
+                            self.root.join(p.pid.to_string()).join("stat").display()
+                        ),
                         Fill::Unreadable,
                     ),
                 };

@@ -8,6 +8,8 @@
 //! file reports (a `/dev/zero` swapped in costs at most `max` bytes, then an error).
 
 use std::io;
+#[cfg(unix)]
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 /// How the end of a file is found.
@@ -34,8 +36,52 @@ fn too_large(max: usize) -> io::Error {
 /// prefix). `buf` keeps its capacity between calls.
 #[cfg(unix)]
 pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: usize, records: Records) -> io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
     buf.clear();
+    // The descriptor is closed at the end of the statement.
+    read_fd(open(path)?.as_raw_fd(), buf, max, records)
+}
+
+/// [`read_into`] for a single-record file, keeping the descriptor open so that a later round
+/// can read the file again with [`reread_into`].
+#[cfg(unix)]
+pub fn read_keeping(path: &Path, buf: &mut Vec<u8>, max: usize) -> io::Result<OwnedFd> {
+    buf.clear();
+    let fd = open(path)?;
+    read_fd(fd.as_raw_fd(), buf, max, Records::One)?;
+    Ok(fd)
+}
+
+/// Read a single-record file again from its start through a descriptor kept open: one `pread`
+/// where [`read_into`] costs open + read + close. A seq file made by the kernel (`stat`) is
+/// produced afresh for a read at offset 0.
+#[cfg(unix)]
+pub fn reread_into(fd: &OwnedFd, buf: &mut Vec<u8>, max: usize) -> io::Result<()> {
+    buf.clear();
+    buf.reserve(max + 1);
+    loop {
+        // SAFETY: the buffer is writable for `max + 1` bytes; len is set to what was read.
+        let n = unsafe { libc::pread(fd.as_raw_fd(), buf.as_mut_ptr().cast(), max + 1, 0) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        // SAFETY: the kernel wrote `n` bytes.
+        unsafe { buf.set_len(n as usize) };
+        return if n as usize > max {
+            Err(too_large(max))
+        } else {
+            Ok(())
+        };
+    }
+}
+
+#[cfg(unix)]
+fn open(path: &Path) -> io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
     let mut c = [0u8; 512];
     let bytes = path.as_os_str().as_bytes();
     let owned;
@@ -58,10 +104,8 @@ pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: usize, records: Records) -
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
-    let r = read_fd(fd, buf, max, records);
-    // SAFETY: fd is ours and closed once.
-    unsafe { libc::close(fd) };
-    r
+    // SAFETY: a descriptor just opened, owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 #[cfg(unix)]

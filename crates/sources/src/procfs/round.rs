@@ -1,10 +1,12 @@
 //! The per-round cache behind [`super::ProcReader`]: what each process's files said this round,
 //! read lazily (a process nobody asks about costs nothing) through one reused buffer.
 
+use super::kept::KeptStats;
 use super::read::{read_into, Records};
 use super::{read_stat, split_cmdline, Stat};
 use std::collections::HashMap;
 use std::io;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,6 +71,21 @@ struct Slow {
     cgroup: Option<Shared<String>>,
 }
 
+impl Slow {
+    /// Nothing kept yet for the process started at `start_time`, as of `read_at`.
+    fn fresh(start_time: u64, read_at: Instant, round: u64) -> Slow {
+        Slow {
+            start_time,
+            read_at,
+            round,
+            uid: None,
+            exe: None,
+            args: None,
+            cgroup: None,
+        }
+    }
+}
+
 pub(super) struct Round {
     active: bool,
     round: u64,
@@ -76,6 +93,11 @@ pub(super) struct Round {
     slow: HashMap<u32, Slow>,
     /// When the round began: the clock for [`SLOW_REFRESH`], read once per round.
     started: Instant,
+    /// The last finished round's `stat` readings, kept until the next round begins: the live
+    /// view's CPU and RSS columns take them instead of reading each file a second time.
+    last_stats: HashMap<u32, Result<Stat, Failed>>,
+    /// `stat` descriptors kept open between rounds (a live procfs only).
+    kept: KeptStats,
     buf: Vec<u8>,
     path: PathBuf,
     stats: RoundStats,
@@ -89,6 +111,8 @@ impl Default for Round {
             entries: HashMap::new(),
             slow: HashMap::new(),
             started: Instant::now(),
+            last_stats: HashMap::new(),
+            kept: KeptStats::default(),
             buf: Vec::new(),
             path: PathBuf::new(),
             stats: RoundStats::default(),
@@ -97,8 +121,17 @@ impl Default for Round {
 }
 
 impl Round {
+    /// The reader's own round, keeping `stat` descriptors as `kept` allows (helpers keep none).
+    pub fn keeping(kept: KeptStats) -> Round {
+        Round {
+            kept,
+            ..Round::default()
+        }
+    }
+
     pub fn begin(&mut self) {
         self.entries.clear();
+        self.last_stats.clear();
         self.stats = RoundStats::default();
         self.active = true;
         self.round += 1;
@@ -107,9 +140,15 @@ impl Round {
 
     pub fn end(&mut self) -> RoundStats {
         self.active = false;
-        self.entries.clear();
+        self.last_stats.clear();
+        self.last_stats.extend(
+            self.entries
+                .drain()
+                .filter_map(|(pid, e)| Some((pid, e.stat?))),
+        );
         let round = self.round;
         self.slow.retain(|_, s| s.round == round);
+        self.kept.retain_round(round);
         std::mem::take(&mut self.stats)
     }
 
@@ -149,6 +188,22 @@ impl Round {
         if maps {
             let _ = self.maps(root, pid);
         }
+    }
+
+    /// How many `stat` descriptors are kept open.
+    #[cfg(test)]
+    pub fn kept_count(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// What the last finished round read of `/proc/<pid>/stat`; `None`: it did not read it (or a
+    /// round is on).
+    pub fn last_stat(&self, pid: u32) -> Option<io::Result<Stat>> {
+        if self.active {
+            return None;
+        }
+        let r = self.last_stats.get(&pid)?;
+        Some(r.clone().map_err(|(kind, msg)| io::Error::new(kind, msg)))
     }
 
     /// Take in what a helper read (this round's own readings win).
@@ -224,26 +279,13 @@ impl Round {
         }
         let v = self.cached(pid, get, read);
         if let Some(st) = start {
-            let s = self.slow.entry(pid).or_insert_with(|| Slow {
-                start_time: st,
-                read_at: now,
-                round,
-                uid: None,
-                exe: None,
-                args: None,
-                cgroup: None,
-            });
+            let s = self
+                .slow
+                .entry(pid)
+                .or_insert_with(|| Slow::fresh(st, now, round));
             if s.start_time != st || now.duration_since(s.read_at) >= SLOW_REFRESH {
                 // Another process under this pid, or stale: start afresh.
-                *s = Slow {
-                    start_time: st,
-                    read_at: now,
-                    round,
-                    uid: None,
-                    exe: None,
-                    args: None,
-                    cgroup: None,
-                };
+                *s = Slow::fresh(st, now, round);
             }
             s.round = round;
             *get_slow(s) = Some(v.clone());
@@ -258,6 +300,14 @@ impl Round {
         self.path.push(itoa(pid).as_str());
         self.path.push(name);
         &self.path
+    }
+
+    /// `<root>/<pid>/<name>`, a single-record file of at most `max` bytes, read into the reused
+    /// buffer; `None` when it cannot be read.
+    fn read_small(&mut self, root: &Path, pid: u32, name: &str, max: usize) -> Option<&[u8]> {
+        self.path(root, pid, name);
+        read_into(&self.path, &mut self.buf, max, Records::One).ok()?;
+        Some(&self.buf)
     }
 
     /// The cached value for `pid`, or `read` it (and keep it if a round is on).
@@ -287,7 +337,16 @@ impl Round {
             |e| &mut e.stat,
             |r| {
                 r.path(root, pid, "stat");
-                read_stat(&r.path, &mut r.buf).map_err(|e| (e.kind(), e.to_string()))
+                let read = if r.active {
+                    let round = r.round;
+                    match r.kept.reread(pid, round, &r.path, &mut r.buf) {
+                        Some(read) => read,
+                        None => r.kept.read(pid, round, &r.path, &mut r.buf),
+                    }
+                } else {
+                    read_stat(&r.path, &mut r.buf)
+                };
+                read.map_err(|e| (e.kind(), e.to_string()))
             },
         )
         .map_err(|(kind, msg)| io::Error::new(kind, msg))
@@ -300,9 +359,8 @@ impl Round {
             |e| &mut e.uid,
             |s| &mut s.uid,
             |r| {
-                r.path(root, pid, "status");
-                read_into(&r.path, &mut r.buf, MAX_STATUS_BYTES, Records::One).ok()?;
-                super::parse_uid(&String::from_utf8_lossy(&r.buf))
+                let text = r.read_small(root, pid, "status", MAX_STATUS_BYTES)?;
+                super::parse_uid(&String::from_utf8_lossy(text))
             },
         )
     }
@@ -332,11 +390,10 @@ impl Round {
             |e| &mut e.args,
             |s| &mut s.args,
             |r| {
-                r.path(root, pid, "cmdline");
-                read_into(&r.path, &mut r.buf, MAX_CMDLINE_BYTES, Records::One).ok()?;
+                let text = r.read_small(root, pid, "cmdline", MAX_CMDLINE_BYTES)?;
                 // Redacted once here, not by each consumer each round.
                 Some(Arc::new(gpuledger_model::redact_arg_list(&split_cmdline(
-                    &r.buf,
+                    text,
                 ))))
             },
         )
@@ -349,9 +406,8 @@ impl Round {
             |e| &mut e.cgroup,
             |s| &mut s.cgroup,
             |r| {
-                r.path(root, pid, "cgroup");
-                read_into(&r.path, &mut r.buf, MAX_CGROUP_BYTES, Records::One).ok()?;
-                Some(Arc::new(String::from_utf8_lossy(&r.buf).into_owned()))
+                let text = r.read_small(root, pid, "cgroup", MAX_CGROUP_BYTES)?;
+                Some(Arc::new(String::from_utf8_lossy(text).into_owned()))
             },
         )
     }
@@ -363,13 +419,16 @@ impl Round {
             |r| {
                 r.path(root, pid, "fd");
                 let mut links = Vec::new();
-                crate::drm::index::each_link(&r.path, |name, target| {
-                    let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) else {
-                        // Not a number, or closed between readdir and readlink: nothing to keep.
-                        return;
-                    };
-                    if links.len() < MAX_FDS {
+                crate::drm::index::each_link_until(&r.path, |name, target| {
+                    // Not a number, or closed between readdir and readlink: nothing to keep.
+                    if let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) {
                         links.push((fd, Box::from(t)));
+                    }
+                    // A full table: the remaining descriptors are not read at all.
+                    if links.len() < MAX_FDS {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(())
                     }
                 })
                 .map_err(|e| e.kind())?;

@@ -80,14 +80,14 @@ impl App {
     }
 
     /// Sort order: unknown values always last (whatever the direction), then PID and device.
-    pub(super) fn compare(&self, a: &Row, b: &Row) -> Ordering {
-        let (va, vb) = (self.sort_value(a, self.sort), self.sort_value(b, self.sort));
+    /// `va`, `vb`: the rows' values in the sort column.
+    fn compare(&self, (va, a): (&SortVal, &Row), (vb, b): (&SortVal, &Row)) -> Ordering {
         let primary = match (va.is_known(), vb.is_known()) {
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
             (false, false) => Ordering::Equal,
             (true, true) => {
-                let o = va.cmp(&vb);
+                let o = va.cmp(vb);
                 if self.descending {
                     o.reverse()
                 } else {
@@ -140,7 +140,13 @@ impl App {
             .collect();
         let needle = self.filter.to_lowercase();
         rows.retain(|r| self.matches(r, &needle));
-        rows.sort_by(|a, b| self.compare(a, b));
+        // Each row's value once (a text column lower-cases or joins per row), not per comparison.
+        let mut keyed: Vec<(SortVal, Row)> = rows
+            .into_iter()
+            .map(|r| (self.sort_value(&r, self.sort), r))
+            .collect();
+        keyed.sort_by(|(va, a), (vb, b)| self.compare((va, a), (vb, b)));
+        let mut rows: Vec<Row> = keyed.into_iter().map(|(_, r)| r).collect();
         if self.by_device {
             // Stable: the chosen order holds within each device.
             rows.sort_by_key(|r| self.device_of(r).map_or(u32::MAX, |d| d.index));
