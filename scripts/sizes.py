@@ -19,7 +19,7 @@ for d,_,fs in os.walk(root):
         lines=open(p).read().split('\n')
         n=len(lines)
         for i,l in enumerate(lines):
-            if l.startswith('#[cfg(test)]') and i+1<n and re.match(r'mod \w+ \{',lines[i+1]):
+            if (l.startswith('#[cfg(test)]') or l.startswith('#[cfg(all(test')) and i+1<n and re.match(r'mod \w+ \{',lines[i+1]):
                 n=i;break
         files.append((n,p))
         # functions

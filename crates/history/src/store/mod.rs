@@ -13,7 +13,8 @@
 //! the database is in WAL mode with `synchronous = NORMAL`, so a recorder killed mid-write
 //! leaves every committed sample readable and a commit costs no fsync.
 //!
-//! Writing is `recorder`, reading rows back `reader`, a snapshot at a moment `replay`; the
+//! Writing is `recorder` (its SQL per table in `write`), reading rows back `reader`, a snapshot
+//! at a moment `replay`; the
 //! frame codec is [`frame`] and the one-recorder-per-file lock [`lock`].
 
 pub mod frame;
@@ -21,6 +22,7 @@ pub mod lock;
 mod reader;
 mod recorder;
 mod replay;
+mod write;
 
 pub use reader::*;
 pub use recorder::*;

@@ -1,6 +1,7 @@
 //! Writing: one recorder per database, samples added in memory and committed per sample (or
 //! batched), retention pruning.
 
+use super::write::*;
 use super::*;
 
 /// What was pruned.
@@ -12,11 +13,11 @@ pub struct Pruned {
 }
 
 pub(super) struct Pending {
-    ts: i64,
-    keyframe: bool,
-    blob: Vec<u8>,
-    ext: Option<Vec<u8>>,
-    devices: Vec<(u32, DeviceVals)>,
+    pub(super) ts: i64,
+    pub(super) keyframe: bool,
+    pub(super) blob: Vec<u8>,
+    pub(super) ext: Option<Vec<u8>>,
+    pub(super) devices: Vec<(u32, DeviceVals)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -274,23 +275,19 @@ impl Recorder {
         for d in &snap.devices {
             let id = self.device_id(d);
             dev_ids.insert(d.uuid.as_str(), id);
-            devs.push((
-                id,
-                DeviceVals {
-                    used: d.memory.used_bytes,
-                    free: d.memory.free_bytes,
-                    gpu: d.utilization.gpu_percent,
-                    mem_util: d.utilization.memory_percent,
-                    temp: d.temperature_c,
-                    power_mw: d
-                        .power
-                        .usage_watts
-                        .map(|w| (w * 1000.0).round().max(0.0) as u64),
-                    sys_total: d.system_memory.as_ref().and_then(|m| m.total_bytes),
-                    sys_used: d.system_memory.as_ref().and_then(|m| m.used_bytes),
-                },
-            ));
+            devs.push((id, device_vals(d)));
         }
+        let (state, ext) = self.process_state(snap, ts, &dev_ids);
+        self.push_frame(ts, state, ext, devs);
+    }
+
+    /// Each process's values per device, with ids for its strings; marks the processes seen.
+    fn process_state(
+        &mut self,
+        snap: &Snapshot,
+        ts: i64,
+        dev_ids: &HashMap<&str, u32>,
+    ) -> (State, ExtState) {
         let mut state = State::new();
         let mut ext = ExtState::new();
         for p in &snap.processes {
@@ -318,16 +315,25 @@ impl Recorder {
                         .map(|(name, pct)| (self.string_id(name), *pct))
                         .collect();
                     engines.sort_unstable();
-                    ext.insert(
-                        (pid, dev),
-                        Extra {
-                            system_memory_bytes: u.system_memory_bytes,
-                            engines,
-                        },
-                    );
+                    let extra = Extra {
+                        system_memory_bytes: u.system_memory_bytes,
+                        engines,
+                    };
+                    ext.insert((pid, dev), extra);
                 }
             }
         }
+        (state, ext)
+    }
+
+    /// Encode the sample as a keyframe or as a delta from the previous one, and buffer it.
+    fn push_frame(
+        &mut self,
+        ts: i64,
+        state: State,
+        ext: ExtState,
+        devices: Vec<(u32, DeviceVals)>,
+    ) {
         let keyframe = self.prev.is_none() || self.since_key + 1 >= KEYFRAME_EVERY;
         let blob = match (&self.prev, keyframe) {
             (Some(prev), false) => frame::encode_delta(prev, &state),
@@ -346,7 +352,7 @@ impl Recorder {
             keyframe,
             blob,
             ext: ext_blob,
-            devices: devs,
+            devices,
         });
     }
 
@@ -369,110 +375,46 @@ impl Recorder {
         {
             return Ok(());
         }
-        // One stat per flush: SQLite would go on writing into a deleted file's inode.
-        if self.identity.is_some() && file_identity(&self.path) != self.identity {
-            self.lost = true;
-            let n = self.pending.len();
-            self.pending.clear();
-            return Err(fail(
-                &self.path,
-                format!(
-                    "the database file was deleted or replaced while recording; stopped ({n} sample{} not written). Start `gpuledger record` again to create a new one",
-                    if n == 1 { "" } else { "s" }
-                ),
-            ));
-        }
+        self.check_file_is_ours()?;
         let path = self.path.clone();
         let e = db_err(&path, "cannot write samples");
         let tx = self.conn.transaction().map_err(&e)?;
-        {
-            let mut st = tx
-                .prepare_cached("INSERT OR REPLACE INTO strings(id, text) VALUES (?1, ?2)")
-                .map_err(&e)?;
-            for (id, s) in &self.new_strings {
-                st.execute(params![id, s]).map_err(&e)?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO devices(id, uuid, idx, vendor, name, total_bytes, source)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(&e)?;
-            for (id, d) in &self.new_devices {
-                st.execute(params![
-                    id,
-                    d.uuid,
-                    d.index,
-                    d.vendor.as_str(),
-                    d.name,
-                    i(d.memory.total_bytes),
-                    d.source
-                ])
-                .map_err(&e)?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO processes(id, pid, start_time, name, user, cmdline, first_ms, last_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-                )
-                .map_err(&e)?;
-            for (id, p, ts) in &self.new_procs {
-                // Redacted again: never store a raw secret, whoever built the snapshot.
-                let cmd = p
-                    .cmdline
-                    .as_ref()
-                    .map(|c| serde_json::to_string(&redact_arg_list(c)).unwrap_or_default());
-                st.execute(params![id, p.pid, i(p.start_time), p.name, p.user, cmd, ts])
-                    .map_err(&e)?;
-            }
-            let mut st = tx
-                .prepare_cached("UPDATE processes SET last_ms = ?2 WHERE id = ?1")
-                .map_err(&e)?;
-            for (id, ts) in &self.seen {
-                let written = self.last_written.get(id).copied().unwrap_or(i64::MIN);
-                if *ts > written && (exact || ts.saturating_sub(written) >= LAST_SEEN_STEP_MS) {
-                    st.execute(params![id, ts]).map_err(&e)?;
-                }
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO samples(ts, keyframe, procs, ext) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(&e)?;
-            let mut sd = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO device_samples(ts, device, used, free, gpu, mem_util, temp, power_mw, sys_total, sys_used)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .map_err(&e)?;
-            for s in &self.pending {
-                st.execute(params![s.ts, s.keyframe as i64, s.blob, s.ext])
-                    .map_err(&e)?;
-                for (dev, v) in &s.devices {
-                    sd.execute(params![
-                        s.ts,
-                        dev,
-                        i(v.used),
-                        i(v.free),
-                        v.gpu,
-                        v.mem_util,
-                        v.temp,
-                        i(v.power_mw),
-                        i(v.sys_total),
-                        i(v.sys_used)
-                    ])
-                    .map_err(&e)?;
-                }
-            }
-            if let Some(h) = &self.host {
-                tx.execute(
-                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('host', ?1)",
-                    params![serde_json::to_string(h).unwrap_or_default()],
-                )
-                .map_err(&e)?;
-            }
+        write_strings(&tx, &self.new_strings).map_err(&e)?;
+        write_devices(&tx, &self.new_devices).map_err(&e)?;
+        write_new_processes(&tx, &self.new_procs).map_err(&e)?;
+        write_last_seen(&tx, &self.seen, &self.last_written, exact).map_err(&e)?;
+        write_samples(&tx, &self.pending).map_err(&e)?;
+        if let Some(h) = &self.host {
+            tx.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('host', ?1)",
+                params![serde_json::to_string(h).unwrap_or_default()],
+            )
+            .map_err(&e)?;
         }
         tx.commit().map_err(&e)?;
+        self.written(exact);
+        Ok(())
+    }
+
+    /// One stat per flush: SQLite would go on writing into a deleted file's inode.
+    fn check_file_is_ours(&mut self) -> Result<()> {
+        if self.identity.is_none() || file_identity(&self.path) == self.identity {
+            return Ok(());
+        }
+        self.lost = true;
+        let n = self.pending.len();
+        self.pending.clear();
+        Err(fail(
+            &self.path,
+            format!(
+                "the database file was deleted or replaced while recording; stopped ({n} sample{} not written). Start `gpuledger record` again to create a new one",
+                if n == 1 { "" } else { "s" }
+            ),
+        ))
+    }
+
+    /// After a commit: what was written is done; the rest waits for a later flush.
+    fn written(&mut self, exact: bool) {
         self.pending.clear();
         self.new_strings.clear();
         self.new_devices.clear();
@@ -480,17 +422,15 @@ impl Recorder {
             self.last_written.insert(*id, *ts);
         }
         self.new_procs.clear();
-        // What was written is done; the rest waits for a later flush.
         let last_written = &mut self.last_written;
         self.seen.retain(|id, ts| {
             let written = last_written.entry(*id).or_insert(i64::MIN);
-            if *ts > *written && (exact || ts.saturating_sub(*written) >= LAST_SEEN_STEP_MS) {
+            if *ts > *written && due(*ts, *written, exact) {
                 *written = *ts;
                 return false;
             }
             *ts > *written
         });
-        Ok(())
     }
 
     /// Drop what is older than `cutoff_ms`. Keeps the keyframe a later delta frame depends on,
@@ -547,4 +487,27 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         let _ = self.write(true);
     }
+}
+
+/// A device's values in one sample.
+fn device_vals(d: &Device) -> DeviceVals {
+    DeviceVals {
+        used: d.memory.used_bytes,
+        free: d.memory.free_bytes,
+        gpu: d.utilization.gpu_percent,
+        mem_util: d.utilization.memory_percent,
+        temp: d.temperature_c,
+        power_mw: d
+            .power
+            .usage_watts
+            .map(|w| (w * 1000.0).round().max(0.0) as u64),
+        sys_total: d.system_memory.as_ref().and_then(|m| m.total_bytes),
+        sys_used: d.system_memory.as_ref().and_then(|m| m.used_bytes),
+    }
+}
+
+/// Whether a process's `last_ms` is written now: at stop (`exact`) whenever it moved, else in
+/// steps of [`LAST_SEEN_STEP_MS`], so a long recording does not rewrite every row every flush.
+pub(super) fn due(seen: i64, written: i64, exact: bool) -> bool {
+    exact || seen.saturating_sub(written) >= LAST_SEEN_STEP_MS
 }
