@@ -14,8 +14,7 @@
 //! leaves every committed sample readable and a commit costs no fsync.
 //!
 //! Writing is `recorder` (its SQL per table in `write`), reading rows back `reader`, a snapshot
-//! at a moment `replay`; the
-//! frame codec is [`frame`] and the one-recorder-per-file lock [`lock`].
+//! at a moment `replay`; the frame codec is [`frame`] and the one-recorder-per-file lock [`lock`].
 
 pub mod frame;
 pub mod lock;
