@@ -5,18 +5,34 @@
 use super::{procargs2_environment, redacted_lines, MAX_BYTES};
 
 pub(super) fn read_environ(pid: u32) -> Result<Vec<String>, String> {
+    // The size first (no buffer): the argument area's length plus argc. Bounded: the kernel
+    // copies only what fits, and the parser keeps the complete strings.
+    let len = procargs2(pid, None)?.min(MAX_BYTES + 4);
+    let mut buf = vec![0u8; len];
+    let len = procargs2(pid, Some(&mut buf))?;
+    buf.truncate(len);
+    let entries = procargs2_environment(&buf).map_err(|e| format!("PID {pid}: {e}"))?;
+    Ok(redacted_lines(entries))
+}
+
+/// `sysctl {CTL_KERN, KERN_PROCARGS2, pid}` into `buf` (or, without one, the size it needs):
+/// the bytes written (or needed).
+fn procargs2(pid: u32, buf: Option<&mut [u8]>) -> Result<usize, String> {
     let Ok(pid_c) = libc::c_int::try_from(pid) else {
         return Err(format!("PID {pid} is out of range"));
     };
     let mut mib = [libc::CTL_KERN, libc::KERN_PROCARGS2, pid_c];
-    // The size first (no buffer): the argument area's length plus argc.
-    let mut len: libc::size_t = 0;
-    // SAFETY: a size query; `mib` and `len` outlive the call.
+    let (ptr, mut len) = match buf {
+        Some(b) => (b.as_mut_ptr().cast::<libc::c_void>(), b.len()),
+        None => (std::ptr::null_mut(), 0),
+    };
+    // SAFETY: `ptr` is null (a size query) or holds `len` bytes; the kernel writes at most `len`
+    // and updates it. `mib` and `len` outlive the call.
     let rc = unsafe {
         libc::sysctl(
             mib.as_mut_ptr(),
             mib.len() as libc::c_uint,
-            std::ptr::null_mut(),
+            ptr,
             &mut len,
             std::ptr::null_mut(),
             0,
@@ -25,26 +41,7 @@ pub(super) fn read_environ(pid: u32) -> Result<Vec<String>, String> {
     if rc != 0 {
         return Err(sysctl_error(pid, std::io::Error::last_os_error()));
     }
-    // Bounded: the kernel copies only what fits, and the parser keeps the complete strings.
-    let mut len = len.min(MAX_BYTES + 4);
-    let mut buf = vec![0u8; len];
-    // SAFETY: `buf` holds `len` bytes; the kernel writes at most that and updates `len`.
-    let rc = unsafe {
-        libc::sysctl(
-            mib.as_mut_ptr(),
-            mib.len() as libc::c_uint,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-            std::ptr::null_mut(),
-            0,
-        )
-    };
-    if rc != 0 {
-        return Err(sysctl_error(pid, std::io::Error::last_os_error()));
-    }
-    buf.truncate(len);
-    let entries = procargs2_environment(&buf).map_err(|e| format!("PID {pid}: {e}"))?;
-    Ok(redacted_lines(entries))
+    Ok(len)
 }
 
 /// The kernel answers EINVAL (not EPERM) for another user's process, and for one that exited.
