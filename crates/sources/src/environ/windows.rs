@@ -132,17 +132,22 @@ impl Process {
         self.read_block(env, want)
     }
 
+    /// Up to `want` bytes from `start`, page by page, as UTF-16 units; stops at the first failed
+    /// read (an error only when nothing was read) or at the block's terminator (two NUL units).
     fn read_block(&self, start: u64, want: usize) -> Result<Vec<u16>, String> {
-        let mut units: Vec<u16> = Vec::new();
+        let mut bytes: Vec<u8> = Vec::new();
+        // Where the search for the terminator goes on: an even offset, each unit looked at once.
+        let mut checked = 0;
         let mut at = start;
-        let mut chunk = Vec::new();
-        while units.len() * 2 < want {
+        while bytes.len() < want {
             let page_end = (at | 0xFFF) + 1;
-            let n = ((page_end - at) as usize).min(want - units.len() * 2);
-            chunk.clear();
-            chunk.resize(n, 0u8);
-            if let Err(e) = self.read(at, &mut chunk) {
-                if units.is_empty() {
+            // At least one byte per step, so the loop ends within `want` steps.
+            let n = ((page_end - at) as usize).min(want - bytes.len());
+            let from = bytes.len();
+            bytes.resize(from + n, 0);
+            if let Err(e) = self.read(at, &mut bytes[from..]) {
+                bytes.truncate(from);
+                if from == 0 {
                     return Err(format!(
                         "reading PID {}'s environment block: {}",
                         self.pid,
@@ -151,18 +156,18 @@ impl Process {
                 }
                 break;
             }
-            let from = units.len().saturating_sub(1);
-            units.extend(
-                chunk
-                    .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]])),
-            );
-            if units[from..].windows(2).any(|w| w == [0, 0]) {
+            at = page_end;
+            while checked + 4 <= bytes.len() && bytes[checked..checked + 4] != [0; 4] {
+                checked += 2;
+            }
+            if checked + 4 <= bytes.len() {
                 break;
             }
-            at = page_end;
         }
-        Ok(units)
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect())
     }
 
     fn query<T>(&self, class: PROCESSINFOCLASS, out: &mut T, what: &str) -> Result<(), String> {
