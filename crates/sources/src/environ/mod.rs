@@ -3,7 +3,8 @@
 //! function, [`read_environ`], with one OS seam per platform:
 //!
 //! - Linux (`linux.rs`): `/proc/PID/environ` under the injectable proc root;
-//! - macOS (`macos.rs`): `sysctl {CTL_KERN, KERN_PROCARGS2, pid}`, parsed by [`procargs2_environment`];
+//! - macOS (`macos.rs`): `sysctl {CTL_KERN, KERN_PROCARGS2, pid}`, parsed by
+//!   [`procargs2_environment`];
 //! - Windows (`windows.rs`): the environment block that the PEB's process parameters point to,
 //!   read with `ReadProcessMemory` and split by [`utf16_block_entries`].
 //!

@@ -1,4 +1,6 @@
 use super::*;
+use proptest::collection::vec;
+use proptest::num;
 
 /// A `KERN_PROCARGS2` buffer laid out as xnu's `sysctl_procargsx` returns it: argc (native i32),
 /// the executable path, NUL padding to pointer alignment, the arguments, the environment, an
@@ -98,12 +100,12 @@ fn procargs2_hostile_buffers_are_refused_or_bounded() {
 
 proptest::proptest! {
     #[test]
-    fn procargs2_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+    fn procargs2_never_panics(bytes in vec(num::u8::ANY, 0..512)) {
         let _ = procargs2_environment(&bytes);
     }
 
     #[test]
-    fn utf16_block_never_panics(units in proptest::collection::vec(proptest::num::u16::ANY, 0..512)) {
+    fn utf16_block_never_panics(units in vec(num::u16::ANY, 0..512)) {
         let _ = utf16_block_entries(&units);
     }
 }
