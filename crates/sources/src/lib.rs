@@ -7,6 +7,7 @@
 //! - [`drm`] and [`sysfs`]: Linux DRM clients (`fdinfo`) and devices (`/sys/class/drm`, accel);
 //! - [`procfs`]: process metadata (name, exe, user, command line, start time) from `/proc`;
 //!   [`container`]: which container a process runs in (its cgroup);
+//! - [`environ`]: another process's environment, redacted, on Linux, macOS and Windows (`v`);
 //! - [`regular`]: opening files that others named (model paths, replays) without blocking;
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`];
 //!   [`recording`]: loading recorded rounds (the fixtures and replays of WDDM and IOKit).
@@ -41,6 +42,7 @@ pub mod collect;
 pub mod container;
 pub mod drm;
 pub mod dxg;
+pub mod environ;
 pub mod iokit;
 pub mod nvml;
 pub mod procfs;

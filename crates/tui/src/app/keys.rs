@@ -408,8 +408,8 @@ impl App {
         ));
     }
 
-    /// `v`: the selected process's environment, read now from `/proc/PID/environ` (bounded),
-    /// secrets redacted by the same rules as command lines.
+    /// `v`: the selected process's environment, read now (bounded) by the sources crate, secrets
+    /// redacted by the same rules as command lines.
     fn show_env(&mut self) {
         let Some(r) = self.selected_row().copied() else {
             return;
@@ -422,10 +422,8 @@ impl App {
             ))
         } else if let Some(url) = &self.remote {
             Err(format!("remote view of {url}: environments are not served"))
-        } else if !cfg!(target_os = "linux") {
-            Err("reading another process's environment is implemented on Linux only".into())
         } else {
-            read_environ_of(&self.proc_root, pid, p.start_time)
+            gpuledger_sources::environ::read_environ(&self.proc_root, pid, p.start_time)
         };
         self.overlay = Overlay::Env(EnvView {
             pid,
@@ -509,59 +507,4 @@ impl App {
     }
 
     // ---- export ------------------------------------------------------------------------------
-}
-
-/// [`read_environ`] of the process that was selected: refused when the PID names another process
-/// now (it exited and the number was reused), checked before and after the read.
-fn read_environ_of(
-    proc_root: &Path,
-    pid: u32,
-    start_time: Option<u64>,
-) -> Result<Vec<String>, String> {
-    let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
-    let same = || match (start_time, procs.stat(pid)) {
-        (Some(want), Ok(st)) => st.start_time == want,
-        // Nothing to compare with: the read below says whether the process is there.
-        _ => true,
-    };
-    if !same() {
-        return Err(format!(
-            "PID {pid} now names another process (the one selected has exited)"
-        ));
-    }
-    let lines = read_environ(proc_root, pid)?;
-    if !same() {
-        return Err(format!(
-            "PID {pid} now names another process (the one selected has exited)"
-        ));
-    }
-    Ok(lines)
-}
-
-/// `NAME=value` lines of `/proc/PID/environ`, sorted, each redacted; bounded to 1 MiB.
-fn read_environ(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
-    let path = proc_root.join(pid.to_string()).join("environ");
-    let raw = gpuledger_sources::regular::read_regular_prefix(&path, 1 << 20).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            format!(
-                "{}: permission denied (another user's process)",
-                path.display()
-            )
-        } else {
-            format!("{}: {e}", path.display())
-        }
-    })?;
-    let mut lines: Vec<String> = raw
-        .split(|&b| b == 0)
-        .filter(|kv| !kv.is_empty())
-        .map(|kv| {
-            let kv = String::from_utf8_lossy(kv);
-            match kv.split_once('=') {
-                Some((k, v)) => gpuledger_model::redact_env_var(k, v),
-                None => gpuledger_model::redact_text(&kv),
-            }
-        })
-        .collect();
-    lines.sort();
-    Ok(lines)
 }

@@ -1,0 +1,45 @@
+//! Linux: `/proc/PID/environ` (the environment the process started with), under an injectable
+//! proc root, read as a regular file and bounded.
+
+use std::path::Path;
+
+use super::{nul_separated_entries, redacted_lines, reused, MAX_BYTES};
+use crate::procfs::ProcReader;
+
+/// The PID-reuse check runs before and after the read: `/proc/PID/stat`'s start time must still
+/// be the one the snapshot recorded.
+pub(super) fn read_environ(
+    proc_root: &Path,
+    pid: u32,
+    start_time: Option<u64>,
+) -> Result<Vec<String>, String> {
+    let procs = ProcReader::new(proc_root);
+    let same = || match (start_time, procs.stat(pid)) {
+        (Some(want), Ok(st)) => st.start_time == want,
+        // Nothing to compare with: the read below says whether the process is there.
+        _ => true,
+    };
+    if !same() {
+        return Err(reused(pid));
+    }
+    let lines = read_lines(proc_root, pid)?;
+    if !same() {
+        return Err(reused(pid));
+    }
+    Ok(lines)
+}
+
+fn read_lines(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
+    let path = proc_root.join(pid.to_string()).join("environ");
+    let raw = crate::regular::read_regular_prefix(&path, MAX_BYTES as u64).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            format!(
+                "{}: permission denied (another user's process)",
+                path.display()
+            )
+        } else {
+            format!("{}: {e}", path.display())
+        }
+    })?;
+    Ok(redacted_lines(nul_separated_entries(&raw)))
+}

@@ -1,0 +1,155 @@
+//! Another process's environment, for the live view's `v`: `NAME=value` lines, sorted, each
+//! redacted by [`gpuledger_model::redact_env_var`], read now and bounded to [`MAX_BYTES`]. One
+//! function, [`read_environ`], with one OS seam per platform:
+//!
+//! - Linux (`linux.rs`): `/proc/PID/environ` under the injectable proc root;
+//! - macOS (`macos.rs`): `sysctl {CTL_KERN, KERN_PROCARGS2, pid}`, parsed by
+//!   [`procargs2_environment`];
+//! - Windows (`windows.rs`): the environment block that the PEB's process parameters point to,
+//!   read with `ReadProcessMemory` and split by [`utf16_block_entries`].
+//!
+//! The parsing is pure and platform-independent, so it is tested everywhere on buffers laid out
+//! like the kernels' (including truncated and hostile ones). Errors are words naming what failed.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(windows)]
+mod windows;
+
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::path::Path;
+
+/// The most bytes of an environment read: a larger one is cut (the lines that fit are shown).
+pub const MAX_BYTES: usize = 1 << 20;
+
+/// The environment of process `pid` as `NAME=value` lines, sorted, each redacted.
+///
+/// `start_time` is the process's start time as the snapshot recorded it (`Process::start_time`):
+/// when the PID now names another process (the one selected exited and the number was reused),
+/// the read is refused rather than showing a stranger's environment. Linux checks before and after
+/// the read; Windows checks on the open handle (which keeps the PID from being reused meanwhile);
+/// macOS snapshots keep no start time, so there is nothing to compare. `proc_root` is where
+/// `/proc` is (Linux only; tests point it at a recorded tree).
+pub fn read_environ(
+    proc_root: &Path,
+    pid: u32,
+    start_time: Option<u64>,
+) -> Result<Vec<String>, String> {
+    #[cfg(target_os = "linux")]
+    return linux::read_environ(proc_root, pid, start_time);
+    #[cfg(target_os = "macos")]
+    return {
+        let _ = (proc_root, start_time);
+        macos::read_environ(pid)
+    };
+    #[cfg(windows)]
+    return {
+        let _ = proc_root;
+        windows::read_environ(pid, start_time)
+    };
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    {
+        let _ = (proc_root, pid, start_time);
+        Err("reading another process's environment is not implemented on this platform".into())
+    }
+}
+
+/// The refusal when the PID names another process than the one selected.
+#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
+fn reused(pid: u32) -> String {
+    format!("PID {pid} now names another process (the one selected has exited)")
+}
+
+/// Entries (`NAME=value`, or anything else a process put there) as shown: each redacted (a
+/// secret-looking name hides its value; other values are redacted as command lines are), sorted.
+pub fn redacted_lines<'a>(entries: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<String> {
+    let mut lines: Vec<String> = entries
+        .into_iter()
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => gpuledger_model::redact_env_var(k, v),
+            None => gpuledger_model::redact_text(&kv),
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The NUL-separated entries of a Linux `environ` file (empty ones skipped), lossily decoded.
+pub fn nul_separated_entries(raw: &[u8]) -> impl Iterator<Item = Cow<'_, str>> {
+    raw.split(|&b| b == 0)
+        .filter(|kv| !kv.is_empty())
+        .map(String::from_utf8_lossy)
+}
+
+/// The environment strings of a macOS `KERN_PROCARGS2` buffer.
+///
+/// The layout is xnu's (`bsd/kern/kern_sysctl.c`, `sysctl_procargsx`, which copies the top of the
+/// process's stack as `exec_copyout_strings` in `kern_exec.c` laid it out): `argc` as a native
+/// `i32`, the executable path, NUL padding, `argc` NUL-terminated arguments, then the environment
+/// strings, NUL-terminated, until an empty string (after which come Apple's own `applev` strings,
+/// not part of the environment). A buffer cut short (the kernel copies only what fits) yields the
+/// complete strings before the cut; an entry cut mid-way is dropped. Never panics; the work is
+/// bounded by the buffer's length whatever `argc` says.
+pub fn procargs2_environment(buf: &[u8]) -> Result<Vec<Cow<'_, str>>, String> {
+    let Some((argc, rest)) = buf.split_first_chunk::<4>() else {
+        return Err(format!(
+            "KERN_PROCARGS2 buffer of {} bytes has no argument count",
+            buf.len()
+        ));
+    };
+    let argc = i32::from_ne_bytes(*argc);
+    if argc < 0 {
+        return Err(format!(
+            "KERN_PROCARGS2 argument count is negative ({argc})"
+        ));
+    }
+    let mut strings = NulTerminated(rest);
+    // The executable path; then its NUL padding (empty strings) up to argv[0], the arguments,
+    // and the environment up to its empty terminator.
+    if strings.next().is_none() {
+        return Ok(Vec::new());
+    }
+    Ok(strings
+        .skip_while(|s| s.is_empty())
+        .skip(argc as usize)
+        .take_while(|s| !s.is_empty())
+        .map(String::from_utf8_lossy)
+        .collect())
+}
+
+/// NUL-terminated strings of a buffer, in order; a last string without its NUL (cut short) is not
+/// returned. Each step consumes at least one byte, so iteration ends within the buffer's length.
+struct NulTerminated<'a>(&'a [u8]);
+
+impl<'a> Iterator for NulTerminated<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let end = self.0.iter().position(|&b| b == 0)?;
+        let (s, rest) = self.0.split_at(end);
+        self.0 = &rest[1..];
+        Some(s)
+    }
+}
+
+/// The entries of a Windows environment block: UTF-16 `NAME=value` strings, each ended by a NUL,
+/// the block ended by an empty string. A block cut short (bounded read) yields the complete
+/// entries before the cut. Unpaired surrogates are replaced, never an error.
+pub fn utf16_block_entries(block: &[u16]) -> Vec<Cow<'static, str>> {
+    let mut out = Vec::new();
+    let mut rest = block;
+    while let Some(end) = rest.iter().position(|&c| c == 0) {
+        if end == 0 {
+            break;
+        }
+        out.push(Cow::Owned(String::from_utf16_lossy(&rest[..end])));
+        rest = &rest[end + 1..];
+    }
+    out
+}
