@@ -41,7 +41,7 @@ pub struct Options {
     pub remote: Option<(String, Box<dyn feed::RoundSource>)>,
     /// Alerts evaluated on each round (see [`App::with_alerts`]).
     pub alerts: Option<app::AlertHook>,
-    /// Where process environments are read for `v` (`--proc-root`, `/proc` by default).
+    /// Where process environments are read for `v` on Linux (`--proc-root`, `/proc` by default).
     pub proc_root: std::path::PathBuf,
 }
 

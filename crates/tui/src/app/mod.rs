@@ -236,7 +236,7 @@ pub struct App {
     pub tagged: std::collections::BTreeSet<(u32, Option<u64>)>,
     /// How many characters of each command line are scrolled off to the left (h / l).
     pub command_scroll: usize,
-    /// Where process environments are read for `v` (`/proc`; tests point it elsewhere).
+    /// Where process environments are read for `v` on Linux (`/proc`; tests point it elsewhere).
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
     pub geometry: Geometry,
