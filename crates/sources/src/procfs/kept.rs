@@ -12,11 +12,13 @@ use std::io;
 use std::path::Path;
 
 /// At most this many descriptors, and at most a quarter of the descriptor limit.
+#[cfg(unix)]
 const MAX_KEPT: usize = 4096;
 
 #[derive(Default)]
 pub(super) struct KeptStats {
     /// 0: keep none (a recorded tree, another platform, a helper thread's round).
+    #[cfg_attr(not(unix), allow(dead_code))]
     limit: usize,
     /// pid → (open `stat`, the round that last read it).
     #[cfg(unix)]
@@ -79,7 +81,7 @@ impl KeptStats {
         super::read_stat(path, buf)
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     pub fn len(&self) -> usize {
         self.fds.len()
     }

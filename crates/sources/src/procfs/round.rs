@@ -191,7 +191,7 @@ impl Round {
     }
 
     /// How many `stat` descriptors are kept open.
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     pub fn kept_count(&self) -> usize {
         self.kept.len()
     }
