@@ -31,10 +31,11 @@ pub fn parse_rfc3339_ms(s: &str) -> Result<i64, String> {
 
 /// humantime reads `Z` only; accept a numeric offset (`+02:00`) by shifting to UTC.
 fn parse_with_offset(s: &str) -> Result<SystemTime, ()> {
-    if s.len() < 6 {
+    // Text the user typed: the cut may fall inside a multi-byte character.
+    let cut = s.len().checked_sub(6).ok_or(())?;
+    let (Some(body), Some(off)) = (s.get(..cut), s.get(cut..)) else {
         return Err(());
-    }
-    let (body, off) = s.split_at(s.len() - 6);
+    };
     let ob = off.as_bytes();
     if !(ob[0] == b'+' || ob[0] == b'-') || ob[3] != b':' {
         return Err(());
@@ -90,6 +91,15 @@ pub fn format_ms(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Typed text whose last six bytes start inside a character: an error, not a panic.
+    #[test]
+    fn multibyte_text_is_refused_not_a_panic() {
+        for t in ["ééé€", "2026-11-29T08:00:00é:00", "€€"] {
+            assert!(parse_rfc3339_ms(t).is_err(), "{t}");
+            assert!(parse_time_arg(t, 0).is_err(), "{t}");
+        }
+    }
 
     #[test]
     fn round_trip_and_forms() {
