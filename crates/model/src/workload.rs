@@ -185,8 +185,13 @@ pub struct EstimatedMemory {
     /// (`activations and CUDA graphs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_label: Option<String>,
-    /// Runtime overhead (CUDA context ...); `None` when no figure exists for the backend.
+    /// Runtime overhead (CUDA context ...); `None` when no figure exists for the backend, or
+    /// when [`EstimatedMemory::overhead_included`] says it is inside another part.
     pub overhead_gpu_bytes: Option<u64>,
+    /// The overhead is not a part of its own but inside the total (vLLM's reservation holds the
+    /// CUDA context): a `None` overhead is then not an unknown that makes the total a floor.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overhead_included: bool,
     /// Where the overhead figure came from (a generic figure, or this machine's probe).
     pub overhead_source: String,
     /// The sum of the known parts, or the runtime's reservation where it reserves by design (vLLM).
@@ -206,9 +211,12 @@ pub struct EstimatedMemory {
 
 impl EstimatedMemory {
     /// Whether a part is unknown (`None`): then `total_gpu_bytes` is only the known parts, a floor,
-    /// and no "measured − estimated" difference means anything.
+    /// and no "measured − estimated" difference means anything. An overhead with no figure
+    /// (llama.cpp on Vulkan or Metal) counts, unless it is inside the total.
     pub fn is_partial(&self) -> bool {
-        self.kv_cache_gpu_bytes.is_none() || self.compute_gpu_bytes.is_none()
+        self.kv_cache_gpu_bytes.is_none()
+            || self.compute_gpu_bytes.is_none()
+            || (self.overhead_gpu_bytes.is_none() && !self.overhead_included)
     }
 
     /// The total as text: `9.27 GiB`, or `≥ 4.35 GiB` when a part is unknown.
@@ -259,11 +267,18 @@ mod estimate_tests {
             weights_gpu_bytes: 1 << 30,
             kv_cache_gpu_bytes: Some(1 << 30),
             compute_gpu_bytes: Some(0),
+            overhead_gpu_bytes: Some(0),
             total_gpu_bytes: 2 << 30,
             ..Default::default()
         };
         assert!(!e.is_partial());
         assert_eq!(e.total_text(), "2 GiB");
+        // No overhead figure for the backend (llama.cpp on Vulkan): a floor too…
+        e.overhead_gpu_bytes = None;
+        assert_eq!(e.total_text(), "≥ 2 GiB");
+        // …unless the overhead is inside the total (vLLM's reservation).
+        e.overhead_included = true;
+        assert!(!e.is_partial());
         e.kv_cache_gpu_bytes = None;
         e.total_gpu_bytes = 1 << 30;
         assert!(e.is_partial());

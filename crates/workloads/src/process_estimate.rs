@@ -129,6 +129,7 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         compute_gpu_bytes: Some(e.compute.gpu_bytes),
         compute_label: None,
         overhead_gpu_bytes: e.overhead.gpu_bytes,
+        overhead_included: false,
         overhead_source: e.overhead.what.clone(),
         total_gpu_bytes: e.total_gpu_bytes,
         why: Some(why_llama(e)),

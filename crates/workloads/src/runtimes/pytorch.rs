@@ -148,6 +148,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             compute_gpu_bytes: None,
             compute_label: Some("activations and the caching allocator's reserve".into()),
             overhead_gpu_bytes: overhead,
+            overhead_included: false,
             overhead_source,
             total_gpu_bytes: weights + overhead.unwrap_or(0),
             why: Some(why),

@@ -261,6 +261,7 @@ pub fn estimate(
             compute_gpu_bytes: None,
             compute_label: Some("activations and CUDA graphs".into()),
             overhead_gpu_bytes: None,
+            overhead_included: false,
             overhead_source: "CUDA context: part of what the static pool leaves out".into(),
             total_gpu_bytes: total,
             why: Some(why),

@@ -85,6 +85,7 @@ pub fn estimate(
             compute_gpu_bytes: rest,
             compute_label: Some(format!("{rest_label} (rest of the reservation)")),
             overhead_gpu_bytes: None,
+            overhead_included: true,
             overhead_source:
                 "inside the reservation (CUDA context, NCCL, cuBLAS: vLLM's non-torch memory)"
                     .into(),
