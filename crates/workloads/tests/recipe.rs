@@ -846,3 +846,71 @@ fn absurd_head_sizes_do_not_overflow() {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
+
+#[test]
+fn kv_sizes_past_64_bits_are_an_error_naming_the_file() {
+    // Every size passes check_plausible (2^16 KV heads of 2^16): a K row is 2^33 bytes in f16,
+    // times 2^31 cells is 2^64, which used to wrap (release) or panic (debug).
+    let mut m = M::new("llama", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32)
+        .u("attention.head_count_kv", 1 << 16)
+        .u("attention.key_length", 1 << 16)
+        .u("attention.value_length", 1 << 16);
+    let g = m.open("kv-past-64-bits");
+    let err = estimate(&g, &settings("-c 2147483647 -np 1"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("kv-past-64-bits.gguf"), "{err}");
+    assert!(err.contains("beyond any device"), "{err}");
+    // The same header with a context that fits is sized as before.
+    assert!(estimate(&g, &settings("-c 4096 -np 1")).is_ok());
+
+    // The recurrent state: ~2^39 elements a layer, f32, 256 sequences, 100,000 layers.
+    let mut m = M::new("mamba", 100_000);
+    m.u("context_length", 4096)
+        .u("embedding_length", 768)
+        .u("ssm.conv_kernel", 2)
+        .u("ssm.inner_size", 1 << 20)
+        .u("ssm.state_size", 1 << 19)
+        .u("ssm.time_step_rank", 48);
+    let err = estimate(&m.open("rs-past-64-bits"), &settings("-c 4096 -np 256"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("rs-past-64-bits.gguf"), "{err}");
+    assert!(err.contains("the recurrent state"), "{err}");
+
+    // A state formula whose own product leaves 64 bits is refused as implausible.
+    let mut m = M::new("mamba", 2);
+    m.u("context_length", 4096)
+        .u("embedding_length", 768)
+        .u("ssm.inner_size", 1 << 20)
+        .u("ssm.state_size", 16);
+    m.w.kv("mamba.ssm.conv_kernel", MetaValue::U64(u64::MAX));
+    let err = estimate(&m.open("rs-formula"), &settings("-c 4096"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is not a plausible value"), "{err}");
+}
+
+#[test]
+fn cache_type_whose_block_does_not_divide_the_row_is_refused() {
+    // K rows of 40 elements (1 KV head of 40): q4_0's 32-element blocks do not divide them,
+    // which used to make every layer's K 0 bytes.
+    let mut g = llama(2, 1);
+    g.u("attention.key_length", 40)
+        .u("attention.value_length", 40);
+    let g = g.open("row-not-blocks");
+    let err = estimate(&g, &settings("-c 4096 -ctk q4_0"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("-ctk q4_0"), "{err}");
+    assert!(err.contains("row of 40 elements"), "{err}");
+    assert!(err.contains("32-element blocks"), "{err}");
+    let err = estimate(&g, &settings("-c 4096 -fa on -ctv q8_0"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("-ctv q8_0"), "{err}");
+    assert!(estimate(&g, &settings("-c 4096 -ctk f16")).is_ok());
+}

@@ -495,11 +495,16 @@ fn rs_elems(r: &mut Reader<'_>, arch: &str, n_embd: u64) -> Option<u64> {
             .opt_u64("token_shift_count", "token_shift_count")
             .unwrap_or(2);
         let head = r.opt_u64("wkv_head_size", "wkv.head_size")?;
-        return Some(shift * n_embd + n_embd * head);
+        // Saturating: the header's values are unchecked here; check_plausible refuses the result.
+        return Some(
+            shift
+                .saturating_mul(n_embd)
+                .saturating_add(n_embd.saturating_mul(head)),
+        );
     }
     if arch.starts_with("lfm2") {
         let l = r.opt_u64("shortconv_l_cache", "shortconv.l_cache")?;
-        return Some(n_embd * l.saturating_sub(1));
+        return Some(n_embd.saturating_mul(l.saturating_sub(1)));
     }
     if arch == "qwen3next" || arch == "kimi-linear" {
         r.notes.push(format!(
@@ -511,7 +516,13 @@ fn rs_elems(r: &mut Reader<'_>, arch: &str, n_embd: u64) -> Option<u64> {
     let d_inner = r.opt_u64("ssm_d_inner", "ssm.inner_size")?;
     let d_state = r.opt_u64("ssm_d_state", "ssm.state_size")?;
     let n_group = r.opt_u64("ssm_n_group", "ssm.group_count").unwrap_or(0);
-    Some(d_conv.saturating_sub(1) * (d_inner + 2 * n_group * d_state) + d_state * d_inner)
+    let conv = d_inner.saturating_add(n_group.saturating_mul(d_state).saturating_mul(2));
+    Some(
+        d_conv
+            .saturating_sub(1)
+            .saturating_mul(conv)
+            .saturating_add(d_state.saturating_mul(d_inner)),
+    )
 }
 
 #[cfg(test)]

@@ -21,6 +21,8 @@ mod parts;
 mod settings;
 mod types;
 
+use std::path::Path;
+
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
 pub use compare::{compare_with_log, Comparison};
@@ -107,7 +109,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         p.n_layer,
     );
     let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
-    let kv = kv_cache(&p, &r, s, &layer_on_gpu, type_k, type_v);
+    let kv = kv_cache(&p, &r, s, (model.path(), &layer_on_gpu), type_k, type_v)?;
     if matches!(p.cache, CacheKind::Iswa) {
         rec.setting(
             "--swa-full",
@@ -202,7 +204,9 @@ fn assemble(
             n_layer: p.n_layer,
             files: model.parts.len(),
             file_bytes: model.file_size(),
-            tensor_bytes: model.tensors().map(|t| t.n_bytes).sum(),
+            tensor_bytes: model
+                .tensors()
+                .fold(0u64, |a, t| a.saturating_add(t.n_bytes)),
             cache_kind: p.cache,
         },
         context,

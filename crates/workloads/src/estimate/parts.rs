@@ -93,6 +93,9 @@ impl Cells {
 /// The cache's bytes as the layers add them up.
 #[derive(Default)]
 struct KvSums {
+    /// Every byte below, checked against 64 bits as it is added: the other sums are parts of it,
+    /// so they cannot overflow once it did not.
+    bytes: u64,
     k_bytes: u64,
     v_bytes: u64,
     gpu: u64,
@@ -105,7 +108,13 @@ struct KvSums {
 }
 
 impl KvSums {
-    /// Layer `il` keeps `k` + `v` bytes, on the device or the host.
+    /// Count `n` more bytes in the total; `None` when the total leaves 64 bits.
+    fn add(&mut self, n: u64) -> Option<()> {
+        self.bytes = self.bytes.checked_add(n)?;
+        Some(())
+    }
+
+    /// Layer `il` keeps `k` + `v` bytes (already in the total), on the device or the host.
     fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
         self.per_layer[il] = (k, v, on_gpu);
         if on_gpu {
@@ -116,20 +125,29 @@ impl KvSums {
     }
 }
 
+/// A cache whose size leaves 64 bits: only a hostile or corrupt header claims one (each of its
+/// sizes may pass `check_plausible`, their product not).
+fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
+    EstimateError::Params(HparamError {
+        file: file.display().to_string(),
+        message: format!("the header's sizes are beyond any device: {what} exceeds 2^64 bytes"),
+    })
+}
+
 pub(super) fn kv_cache(
     p: &ModelParams,
     r: &Resolved,
     s: &LlamaSettings,
-    layer_on_gpu: &dyn Fn(u32) -> bool,
+    (file, layer_on_gpu): (&Path, &dyn Fn(u32) -> bool),
     type_k: GgmlType,
     type_v: GgmlType,
-) -> KvEstimate {
+) -> Result<KvEstimate, EstimateError> {
     let cells = Cells::of(p, r, s);
     let on_gpu = |il: usize| s.kv_offload.value && layer_on_gpu(il as u32);
-    let mut sums = attention_kv(p, r.fa, &cells, &on_gpu, (type_k, type_v));
-    let recurrent_bytes = recurrent_state(p, r, &on_gpu, &mut sums);
-    KvEstimate {
-        bytes: sums.k_bytes + sums.v_bytes + recurrent_bytes.unwrap_or(0),
+    let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
+    let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
+    Ok(KvEstimate {
+        bytes: sums.bytes,
         gpu_bytes: sums.gpu,
         host_bytes: sums.host,
         k_bytes: sums.k_bytes,
@@ -158,7 +176,21 @@ pub(super) fn kv_cache(
             "-ctv".into(),
             "-ub".into(),
         ],
-    }
+    })
+}
+
+/// Bytes of one cache row of `n` elements stored as `-ctk`/`-ctv` type `t`: llama.cpp sizes it
+/// with ggml_row_size, which needs whole blocks, so a type whose block does not divide the row
+/// is one llama.cpp cannot run (not a layer of 0 bytes).
+fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
+    t.row_bytes(n).ok_or_else(|| {
+        EstimateError::Settings(format!(
+            "{flag} {} cannot store this model's cache: layer {il}'s row of {n} elements is not a              whole number of {}'s {}-element blocks",
+            t.lower_name(),
+            t.lower_name(),
+            t.block_size
+        ))
+    })
 }
 
 /// K and V of every attention layer: its cells (full or sliding-window, per stream) times its
@@ -167,9 +199,9 @@ fn attention_kv(
     p: &ModelParams,
     fa: bool,
     cells: &Cells,
-    on_gpu: &dyn Fn(usize) -> bool,
+    (file, on_gpu): (&Path, &dyn Fn(usize) -> bool),
     (type_k, type_v): (GgmlType, GgmlType),
-) -> KvSums {
+) -> Result<KvSums, EstimateError> {
     let nl = p.n_layer as usize;
     let kv_layers = || (0..nl).filter(|&il| p.has_kv[il]);
     // V is stored transposed without flash attention; then every layer uses the widest V.
@@ -194,12 +226,18 @@ fn attention_kv(
         } else {
             v_max
         };
-        let k = type_k.row_bytes(k_el).unwrap_or(0) * n_cells;
+        let too_big = || beyond_any_device(file, &format!("layer {il}'s KV cache"));
+        let k = cache_row(type_k, k_el, "-ctk", il)?
+            .checked_mul(n_cells)
+            .ok_or_else(too_big)?;
         let v = if p.is_mla {
             0
         } else {
-            type_v.row_bytes(v_el).unwrap_or(0) * n_cells
+            cache_row(type_v, v_el, "-ctv", il)?
+                .checked_mul(n_cells)
+                .ok_or_else(too_big)?
         };
+        sums.add(k).and_then(|()| sums.add(v)).ok_or_else(too_big)?;
         sums.k_bytes += k;
         sums.v_bytes += v;
         if swa {
@@ -211,23 +249,32 @@ fn attention_kv(
         }
         sums.place(il, k, v, on_gpu(il));
     }
-    sums
+    Ok(sums)
 }
 
 /// The recurrent state (one per sequence), which lives with its layer like the KV.
 fn recurrent_state(
     p: &ModelParams,
     r: &Resolved,
-    on_gpu: &dyn Fn(usize) -> bool,
+    (file, on_gpu): (&Path, &dyn Fn(usize) -> bool),
     sums: &mut KvSums,
-) -> Option<u64> {
+) -> Result<Option<u64>, EstimateError> {
+    let Some(rs) = p.rs_elems_per_layer else {
+        return Ok(None);
+    };
     let layers = p.recurrent.iter().filter(|&&b| b).count() as u64;
-    let rb = p.rs_elems_per_layer? * 4 * r.n_seq.max(1) * layers;
+    let too_big = || beyond_any_device(file, "the recurrent state");
+    // f32 elements, one state per sequence, per recurrent layer.
+    let rb = [4, r.n_seq.max(1), layers]
+        .into_iter()
+        .try_fold(rs, u64::checked_mul)
+        .ok_or_else(too_big)?;
+    sums.add(rb).ok_or_else(too_big)?;
     let per_layer_rs = rb / layers.max(1);
     for (il, _) in p.recurrent.iter().enumerate().filter(|(_, &b)| b) {
         sums.place(il, per_layer_rs, 0, on_gpu(il));
     }
-    Some(rb)
+    Ok(Some(rb))
 }
 
 /// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
