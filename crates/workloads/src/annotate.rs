@@ -2,7 +2,7 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify;
-use crate::process_estimate::{estimate_inputs, inputs_for, runtime_estimate, summary_for};
+use crate::process_estimate::{estimate_inputs, llama_inputs, runtime_estimate, summary_for};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use gpuledger_sources::Annotate;
@@ -73,31 +73,32 @@ impl Annotate for Identifier {
                     .find_map(|u| devices.iter().find(|(id, _, _)| *id == u.device));
                 let vendor = device.map(|(_, v, _)| *v);
                 // The recipe reads only the GGUF header (about a millisecond), once per refresh.
-                let estimate = inputs_for(p, &workload, procs.root(), vendor)
-                    .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
-                    .ok()
-                    .map(|(i, mut e)| {
-                        if let Some((bytes, label)) = &self.overhead {
-                            if e_backend(&e) == crate::estimate::Backend::Cuda {
-                                e.overhead.gpu_bytes = Some(*bytes);
-                                e.overhead.what = format!("CUDA context, {label}");
-                                e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
-                            }
-                        }
-                        summary_for(&i, &e)
-                    })
-                    .or_else(|| {
-                        // vLLM, SGLang, PyTorch: headers only (cached), no HTTP here.
-                        runtime_estimate(
-                            p,
-                            &workload,
-                            procs.root(),
-                            device.and_then(|(_, _, t)| *t),
-                            self.overhead.clone(),
-                        )?
+                // Each kind has at most one recipe: llama.cpp's, else a runtime's, else none.
+                let estimate = match llama_inputs(p, &workload, procs.root(), vendor) {
+                    Some(inputs) => inputs
+                        .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
                         .ok()
-                        .map(|r| r.summary)
-                    });
+                        .map(|(i, mut e)| {
+                            if let Some((bytes, label)) = &self.overhead {
+                                if e_backend(&e) == crate::estimate::Backend::Cuda {
+                                    e.overhead.gpu_bytes = Some(*bytes);
+                                    e.overhead.what = format!("CUDA context, {label}");
+                                    e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                                }
+                            }
+                            summary_for(&i, &e)
+                        }),
+                    // vLLM, SGLang, PyTorch: headers only (cached), no HTTP here.
+                    None => runtime_estimate(
+                        p,
+                        &workload,
+                        procs.root(),
+                        device.and_then(|(_, _, t)| *t),
+                        self.overhead.clone(),
+                    )
+                    .and_then(Result::ok)
+                    .map(|r| r.summary),
+                };
                 self.cache.insert(
                     key,
                     Known {

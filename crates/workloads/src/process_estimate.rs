@@ -24,16 +24,34 @@ pub fn inputs_for(
     proc_root: &Path,
     vendor: Option<Vendor>,
 ) -> Result<ProcessInputs, String> {
+    llama_inputs(p, w, proc_root, vendor).unwrap_or_else(|| Err(no_llama_recipe(w)))
+}
+
+/// [`inputs_for`] for the collection path: `None` (no error to format on every refresh) for a
+/// process the llama.cpp recipe does not cover.
+pub fn llama_inputs(
+    p: &Process,
+    w: &Workload,
+    proc_root: &Path,
+    vendor: Option<Vendor>,
+) -> Option<Result<ProcessInputs, String>> {
     if let Some(r) = crate::runtimes::inputs_for(p, w, proc_root, vendor, &Default::default()) {
-        return r;
+        return Some(r);
     }
-    if w.kind != WorkloadKind::LlamaCpp {
-        return Err(format!(
-            "no memory recipe for {} yet (llama.cpp only)",
+    (w.kind == WorkloadKind::LlamaCpp).then(|| llama_server_inputs(p, w, proc_root, vendor))
+}
+
+/// Why a process has no llama.cpp inputs: vLLM, SGLang, PyTorch and ComfyUI have their own
+/// recipes ([`runtime_estimate`]); other kinds none.
+fn no_llama_recipe(w: &Workload) -> String {
+    if crate::runtimes::covers(w.kind) {
+        format!(
+            "not a llama.cpp process: {}'s estimate is its runtime's own recipe",
             w.kind.label()
-        ));
+        )
+    } else {
+        format!("no memory recipe for {} yet", w.kind.label())
     }
-    llama_server_inputs(p, w, proc_root, vendor)
 }
 
 /// The llama-server recipe's inputs from a llama.cpp process's own command line and
@@ -194,4 +212,35 @@ pub fn runtime_estimate(
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, proc_root, device_total);
     ctx.overhead = overhead;
     crate::runtimes::estimate_for(&ctx, w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::Confidence;
+
+    fn workload(kind: WorkloadKind, model: &str) -> Workload {
+        Workload {
+            kind,
+            model: Some(model.into()),
+            confidence: Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn runtimes_with_their_own_recipe_are_not_told_llama_cpp_only() {
+        let p = Process::new(4242);
+        let root = Path::new("/nonexistent");
+        let w = workload(WorkloadKind::Vllm, "/models/x");
+        assert!(llama_inputs(&p, &w, root, None).is_none());
+        let err = inputs_for(&p, &w, root, None).err().unwrap();
+        assert!(err.starts_with("not a llama.cpp process"), "{err}");
+        assert!(!err.contains("llama.cpp only"), "{err}");
+        let w = workload(WorkloadKind::Unknown, "/models/x");
+        assert!(llama_inputs(&p, &w, root, None).is_none());
+        let err = inputs_for(&p, &w, root, None).err().unwrap();
+        assert!(err.starts_with("no memory recipe for"), "{err}");
+    }
 }
