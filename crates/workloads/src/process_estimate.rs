@@ -73,6 +73,8 @@ pub fn llama_server_inputs(
             path = cwd.join(path);
         }
     }
+    // The path is the server's own: in a container it names a file under its root, not ours.
+    let path = crate::runtimes::hf::in_process_root(proc_root, p.pid, &path);
     let gguf =
         GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
     let argv = p.cmdline.clone().unwrap_or_default();
@@ -217,6 +219,8 @@ pub fn runtime_estimate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gguf::writer::GgufWriter;
+    use crate::gguf::MetaValue;
     use gpuledger_model::Confidence;
 
     fn workload(kind: WorkloadKind, model: &str) -> Workload {
@@ -227,6 +231,19 @@ mod tests {
             evidence: Vec::new(),
             missing: Vec::new(),
         }
+    }
+
+    /// A fake `/proc` with process 4242 whose own root holds `/models/m.gguf`, and its environment.
+    fn proc_root(name: &str, environ: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("gl-pe-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let models = d.join("4242/root/models");
+        std::fs::create_dir_all(&models).unwrap();
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String("llama".into()));
+        w.write(&models.join("m.gguf")).unwrap();
+        std::fs::write(d.join("4242/environ"), environ).unwrap();
+        d
     }
 
     #[test]
@@ -242,5 +259,20 @@ mod tests {
         assert!(llama_inputs(&p, &w, root, None).is_none());
         let err = inputs_for(&p, &w, root, None).err().unwrap();
         assert!(err.starts_with("no memory recipe for"), "{err}");
+    }
+
+    #[test]
+    fn a_containerised_llama_server_model_is_read_through_its_root() {
+        let d = proc_root("root", "");
+        let mut p = Process::new(4242);
+        p.cmdline = Some(vec![
+            "llama-server".into(),
+            "-m".into(),
+            "/models/m.gguf".into(),
+        ]);
+        let w = workload(WorkloadKind::LlamaCpp, "/models/m.gguf");
+        let i = inputs_for(&p, &w, &d, None).unwrap();
+        assert_eq!(i.model_path, d.join("4242/root/models/m.gguf"));
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }
