@@ -2,7 +2,7 @@
 //! and the settings on its own command line and environment. Shared by `explain` (which adds the
 //! server's live answers and the runtime's log) and the collection-time annotator (which caches it).
 
-use crate::estimate::{estimate, Backend, Estimate, LlamaSettings, Setting};
+use crate::estimate::{estimate, Backend, Estimate, LlamaSettings, Setting, ENV_FLAGS};
 use crate::gguf::GgufModel;
 use gpuledger_model::{EstimatedMemory, EvidenceKind, Process, Vendor, Workload, WorkloadKind};
 use std::path::{Path, PathBuf};
@@ -92,8 +92,8 @@ pub fn llama_server_inputs(
     })
 }
 
-/// llama-server's `LLAMA_ARG_*` settings from the process environment. Only those names are kept,
-/// and never one that could hold a secret.
+/// llama-server's `LLAMA_ARG_*` settings from the process environment: only the names the recipe
+/// reads ([`ENV_FLAGS`]) are kept, so no other variable (a token, a key) leaves the process.
 fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
     // Bounded: under a recorded root the file comes from anywhere.
     let path = proc_root.join(pid.to_string()).join("environ");
@@ -102,7 +102,7 @@ fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
     };
     raw.split(|&b| b == 0)
         .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| k.starts_with("LLAMA_ARG_") && !gpuledger_model::redact::is_secret_name(k))
+        .filter(|(k, _)| ENV_FLAGS.iter().any(|(name, _)| name == k))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
@@ -273,6 +273,17 @@ mod tests {
         let w = workload(WorkloadKind::LlamaCpp, "/models/m.gguf");
         let i = inputs_for(&p, &w, &d, None).unwrap();
         assert_eq!(i.model_path, d.join("4242/root/models/m.gguf"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn only_the_llama_arg_names_the_recipe_reads_are_kept() {
+        let d = proc_root(
+            "env",
+            "LLAMA_ARG_CTX_SIZE=8192\0LLAMA_ARG_HF_REPO=org/private\0LLAMA_ARG_API_KEY=s\0HOME=/\0",
+        );
+        let env = llama_env(&d, 4242);
+        assert_eq!(env, vec![("LLAMA_ARG_CTX_SIZE".into(), "8192".into())]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -32,6 +32,7 @@ pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, Model
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
+    ENV_FLAGS,
 };
 pub use types::*;
 

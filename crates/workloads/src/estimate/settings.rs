@@ -407,20 +407,11 @@ impl LlamaSettings {
     }
 
     /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
-    /// (flags win, as in llama-server).
+    /// (flags win, as in llama-server). Only [`ENV_FLAGS`] are read.
     pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         let mut args = Vec::new();
-        for (var, fl) in [
-            ("LLAMA_ARG_CTX_SIZE", "-c"),
-            ("LLAMA_ARG_N_PARALLEL", "-np"),
-            ("LLAMA_ARG_N_GPU_LAYERS", "-ngl"),
-            ("LLAMA_ARG_BATCH", "-b"),
-            ("LLAMA_ARG_UBATCH", "-ub"),
-            ("LLAMA_ARG_CACHE_TYPE_K", "-ctk"),
-            ("LLAMA_ARG_CACHE_TYPE_V", "-ctv"),
-            ("LLAMA_ARG_FLASH_ATTN", "-fa"),
-        ] {
+        for (var, fl) in ENV_FLAGS {
             if let Some(v) = get(var) {
                 args.push((var, fl, v.to_string()));
             }
@@ -455,6 +446,19 @@ impl LlamaSettings {
         Ok(())
     }
 }
+
+/// The `LLAMA_ARG_*` variables the recipe reads, with the flag each stands for: the process
+/// environment is read for these names only (no other variable is kept, secret or not).
+pub const ENV_FLAGS: [(&str, &str); 8] = [
+    ("LLAMA_ARG_CTX_SIZE", "-c"),
+    ("LLAMA_ARG_N_PARALLEL", "-np"),
+    ("LLAMA_ARG_N_GPU_LAYERS", "-ngl"),
+    ("LLAMA_ARG_BATCH", "-b"),
+    ("LLAMA_ARG_UBATCH", "-ub"),
+    ("LLAMA_ARG_CACHE_TYPE_K", "-ctk"),
+    ("LLAMA_ARG_CACHE_TYPE_V", "-ctv"),
+    ("LLAMA_ARG_FLASH_ATTN", "-fa"),
+];
 
 #[cfg(test)]
 mod tests {
