@@ -10,9 +10,9 @@ use std::time::SystemTime;
 /// Files remembered, and the header text they came from; past either the cache starts over (a
 /// machine with more model files than this open at once re-reads headers, which stays correct).
 /// The byte bound keeps a long-running collector's memory in proportion: one header may be
-/// 100 MB of JSON.
+/// [`super::MAX_HEADER_BYTES`] (100 MB) of JSON, more than this whole budget.
 const MAX_ENTRIES: usize = 4096;
-const MAX_HEADER_BYTES: u64 = 64 << 20;
+const MAX_CACHED_BYTES: u64 = 64 << 20;
 
 type Key = (PathBuf, u64, Option<SystemTime>);
 
@@ -20,6 +20,21 @@ type Key = (PathBuf, u64, Option<SystemTime>);
 struct Cache {
     headers: HashMap<Key, Header>,
     bytes: u64,
+}
+
+impl Cache {
+    /// Remember `h`, starting over when the entries or bytes would pass their bounds. A header
+    /// over the whole byte budget is not stored, and does not empty the cache for the others.
+    fn store(&mut self, key: Key, h: &Header, max_bytes: u64) {
+        if h.header_bytes > max_bytes {
+            return;
+        }
+        if self.headers.len() >= MAX_ENTRIES || self.bytes + h.header_bytes > max_bytes {
+            *self = Cache::default();
+        }
+        self.bytes += h.header_bytes;
+        self.headers.insert(key, h.clone());
+    }
 }
 
 fn cache() -> &'static Mutex<Cache> {
@@ -43,13 +58,7 @@ pub fn cached_header(path: &Path) -> Result<Header, SafetensorsError> {
     }
     let h = read_header(path)?;
     if let Ok(mut c) = cache().lock() {
-        if c.headers.len() >= MAX_ENTRIES || c.bytes + h.header_bytes > MAX_HEADER_BYTES {
-            *c = Cache::default();
-        }
-        if h.header_bytes <= MAX_HEADER_BYTES {
-            c.bytes += h.header_bytes;
-            c.headers.insert(key, h.clone());
-        }
+        c.store(key, &h, MAX_CACHED_BYTES);
     }
     Ok(h)
 }
@@ -57,4 +66,41 @@ pub fn cached_header(path: &Path) -> Result<Header, SafetensorsError> {
 /// [`super::read_model`] with every header through the cache.
 pub fn cached_model(path: &Path) -> Result<Model, SafetensorsError> {
     read_model_with(path, &|p| cached_header(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(name: &str, header_bytes: u64) -> (Key, Header) {
+        let path = PathBuf::from(name);
+        let h = Header {
+            path: path.clone(),
+            header_bytes,
+            file_bytes: header_bytes + 8,
+            metadata: Default::default(),
+            tensors: Vec::new(),
+        };
+        ((path, header_bytes + 8, None), h)
+    }
+
+    #[test]
+    fn a_header_over_the_budget_is_not_stored_and_keeps_the_others() {
+        let mut c = Cache::default();
+        let (ka, a) = header("a", 40);
+        let (kb, b) = header("b", 50);
+        c.store(ka.clone(), &a, 100);
+        c.store(kb.clone(), &b, 100);
+        // Over the whole budget: neither stored nor a reason to forget a and b.
+        let (kh, huge) = header("huge", 101);
+        c.store(kh.clone(), &huge, 100);
+        assert!(!c.headers.contains_key(&kh));
+        assert!(c.headers.contains_key(&ka) && c.headers.contains_key(&kb));
+        assert_eq!(c.bytes, 90);
+        // One that fits the budget but not beside the others starts the cache over.
+        let (kc, h) = header("c", 60);
+        c.store(kc.clone(), &h, 100);
+        assert_eq!(c.headers.len(), 1);
+        assert_eq!(c.bytes, 60);
+    }
 }
