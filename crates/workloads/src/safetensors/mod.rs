@@ -373,19 +373,6 @@ impl Model {
     pub fn tensor_count(&self) -> usize {
         self.files.iter().map(|h| h.tensors.len()).sum()
     }
-
-    /// Bytes per dtype name, for the "why" (`BF16 15.0 GiB`).
-    pub fn bytes_by_dtype(&self) -> BTreeMap<&'static str, u64> {
-        let mut m = BTreeMap::new();
-        for t in self.files.iter().flat_map(|h| &h.tensors) {
-            *m.entry(t.dtype.name()).or_insert(0) += t.bytes;
-        }
-        m
-    }
-
-    pub fn tensors(&self) -> impl Iterator<Item = &TensorInfo> {
-        self.files.iter().flat_map(|h| &h.tensors)
-    }
 }
 
 /// The index's shard file names, in order of first appearance, and its `total_size`.

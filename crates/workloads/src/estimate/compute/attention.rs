@@ -126,9 +126,7 @@ pub(super) fn mla_attention(
     let kv_lora = l.head_k.saturating_sub(rope);
     let k_mla = key("attention.key_length_mla").unwrap_or(l.head_k);
     let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
-    let nope = k_mla.saturating_sub(rope);
     let h = l.n_head;
-    let _ = nope;
     // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
     let q = g.op(h * k_mla * t * F32, &[wq, x]);
     let q_nope = g.view(q);

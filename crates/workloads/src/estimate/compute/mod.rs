@@ -75,10 +75,6 @@ const MAX_TENSOR: u128 = 1 << 44;
 /// Real models have at most a few hundred layers.
 const MAX_LAYERS: usize = 4096;
 
-fn pad_to(x: u64, n: u64) -> u64 {
-    x.div_ceil(n) * n
-}
-
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
 pub fn reserve(
     model: &GgufModel,
@@ -92,7 +88,7 @@ pub fn reserve(
     // sched_reserve: n_tokens = min(n_ctx, n_ubatch), a multiple of the sequences; one output
     // per sequence (server) or every token (older builds).
     let n_seq = r.n_seq.max(1);
-    let n_tokens = pad_to(r.n_ctx.min(r.n_ubatch).max(1), n_seq);
+    let n_tokens = super::pad(r.n_ctx.min(r.n_ubatch).max(1), n_seq);
     let n_outputs = if rules.outputs_per_seq {
         n_tokens.min(n_seq)
     } else {
