@@ -1,4 +1,7 @@
-//! The estimate beside what llama.cpp itself logged (`--log`): line by line, never summed.
+//! The estimate beside what llama.cpp itself logged (`--log`), line by line and device/host. The
+//! log's buffers are summed only where one estimated line covers several of them: the KV cache
+//! line holds the KV and the recurrent-state buffers, the output line the device and host
+//! output buffers (the estimate keeps the output on the host).
 
 use super::*;
 
