@@ -42,7 +42,8 @@ fn src_of<T>(s: &Setting<T>, flagname: &str) -> InputSource {
     }
 }
 
-/// The resolved context (llama-context.cpp constructor; server defaults, §2.1–2.2).
+/// The resolved context (llama_context's constructor in llama-context.cpp; llama-server's
+/// defaults from common/common.h `common_params` and tools/server/server.cpp `main`).
 pub(super) struct Resolved {
     pub(super) n_ctx: u64,
     pub(super) n_ctx_seq: u64,

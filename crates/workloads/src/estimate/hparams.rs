@@ -58,7 +58,8 @@ const HYBRID_ARCHS: &[&str] = &[
     "qwen3next",
     "kimi-linear",
 ];
-/// `set_swa_pattern(n)` per architecture in llama.cpp's `load_hparams` (llm-memory.md §2.5):
+/// `hparams.set_swa_pattern(n)` per architecture in llama.cpp's `llama_model::load_hparams`
+/// (llama-model.cpp; the rule is `llama_hparams::set_swa_pattern` in llama-hparams.cpp):
 /// layer `il` is SWA iff `il % n < n - 1` (the n-th, 2n-th... layer is full).
 const SWA_PATTERNS: &[(&str, u64)] = &[
     ("gemma2", 2),
@@ -488,7 +489,8 @@ fn set_pattern(layers: &mut [bool], n: u64) {
     }
 }
 
-/// `n_embd_r() + n_embd_s()` (llm-memory.md §2.7).
+/// `llama_hparams::n_embd_r() + n_embd_s()` (llama-hparams.cpp): the recurrent state's elements
+/// per layer and sequence.
 fn rs_elems(r: &mut Reader<'_>, arch: &str, n_embd: u64) -> Option<u64> {
     if arch.starts_with("rwkv") || arch == "arwkv7" {
         let shift = r
