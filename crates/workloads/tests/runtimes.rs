@@ -653,3 +653,25 @@ fn lm_studio_engine_with_the_loaded_context() {
     ));
     assert!(e.contains("MLX"), "{e}");
 }
+
+#[test]
+fn an_absurd_ps_context_length_is_an_error_not_an_overflow() {
+    let a = argv("ollama runner --model /m --port 1");
+    let ps = ollama::PsModel {
+        name: "qwen3:8b".into(),
+        size: None,
+        size_vram: None,
+        context_length: Some(u64::MAX),
+        expires_at: None,
+    };
+    let e = ollama::settings(
+        Engine::LlamaLoadRequest,
+        &a,
+        &env(&[("OLLAMA_NUM_PARALLEL", "4")]),
+        Some((&ps, "GET http://127.0.0.1:11434/api/ps")),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.contains("context_length") && e.contains("/api/ps"), "{e}");
+}

@@ -232,6 +232,13 @@ impl ModelConfig {
         }
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let mla_dim = match (num("kv_lora_rank"), num("qk_rope_head_dim")) {
+            // Bounded like head_dim, so the KV bytes per token cannot overflow.
+            (Some(r), Some(rope)) if r > 1 << 20 || rope > 1 << 20 => {
+                return Err(format!(
+                    "{}: implausible kv_lora_rank {r} / qk_rope_head_dim {rope}",
+                    path.display()
+                ));
+            }
             (Some(r), Some(rope)) => Some(r + rope),
             _ => None,
         };

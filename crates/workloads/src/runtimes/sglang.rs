@@ -236,10 +236,20 @@ pub fn estimate(
         inputs.push(t.input("max_total_tokens"));
     }
     let kv = match (&tokens, &per_token) {
-        (Some(t), Some((b, _))) => Some(t.value * b),
+        // The token count is the server's or the command line's, any u64: too large is unknown.
+        (Some(t), Some((b, _))) => {
+            let kv = t.value.checked_mul(*b);
+            if kv.is_none() {
+                not_modelled.push(format!(
+                    "the KV pool: {} tokens × {b} bytes per token does not fit in 64 bits",
+                    thousands(t.value)
+                ));
+            }
+            kv
+        }
         _ => None,
     };
-    if kv.is_none() && per_token.is_some() {
+    if kv.is_none() && tokens.is_none() && per_token.is_some() {
         not_modelled.push(
             "the KV pool's token count: SGLang sizes it at start-up from what the static pool has left after the weights; its log (KV Cache is allocated. #tokens) or /get_server_info says it".into(),
         );
@@ -352,7 +362,7 @@ fn total_and_why(
             ),
         ),
         _ => (
-            weights + kv.unwrap_or(0),
+            weights.saturating_add(kv.unwrap_or(0)),
             format!(
                 "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
                 gib(weights)

@@ -9,6 +9,10 @@ use super::super::reservation::{src, Src};
 pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
 /// `CacheConfig.DEFAULT_BLOCK_SIZE` (same file).
 pub const DEFAULT_BLOCK_SIZE: u64 = 16;
+/// The largest tensor- or pipeline-parallel size read: each rank is a GPU, and 65,536 is past
+/// any deployment; bounding both keeps `tp × pp` (the ranks the weights are split over) far
+/// inside 64 bits, where a hostile command line would otherwise overflow it.
+pub const MAX_PARALLEL: u64 = 1 << 16;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VllmSettings {
@@ -183,7 +187,7 @@ impl Args<'_> {
         })
     }
 
-    /// Tensor- and pipeline-parallel sizes, neither 0.
+    /// Tensor- and pipeline-parallel sizes, each 1 to [`MAX_PARALLEL`].
     fn parallel(&self) -> Result<(Src<u64>, Src<u64>), String> {
         let tp = self
             .uint(&["--tensor-parallel-size", "-tp"])?
@@ -191,8 +195,13 @@ impl Args<'_> {
         let pp = self
             .uint(&["--pipeline-parallel-size", "-pp"])?
             .unwrap_or_else(|| src(1, "default"));
-        if tp.value == 0 || pp.value == 0 {
-            return Err("a parallel size of 0".into());
+        for (name, p) in [("tensor", &tp), ("pipeline", &pp)] {
+            if p.value == 0 || p.value > MAX_PARALLEL {
+                return Err(format!(
+                    "{} is not a usable {name}-parallel size (1 to {MAX_PARALLEL})",
+                    p.source
+                ));
+            }
         }
         Ok((tp, pp))
     }
