@@ -353,4 +353,32 @@ mod tests {
         let env = vec![("OLLAMA_API_KEY".to_string(), "sk-123".to_string())];
         assert_eq!(env_get(&env, "OLLAMA_API_KEY"), None);
     }
+
+    #[test]
+    fn an_sglang_scheduler_title_reads_its_servers_command_line() {
+        // The scheduler's setproctitle title replaced its command line: the flags are the
+        // launching server's, one level up.
+        let root = std::env::temp_dir().join(format!("gpuledger-sgl-walk-{}", std::process::id()));
+        for (pid, ppid, cmd) in [
+            (
+                500u32,
+                1u32,
+                "python3\0-m\0sglang.launch_server\0--model-path\0/m\0--tp\02\0",
+            ),
+            (501, 500, "sglang::scheduler_TP0\0"),
+        ] {
+            let d = root.join(pid.to_string());
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("status"), format!("Name:\tx\nPPid:\t{ppid}\n")).unwrap();
+            std::fs::write(d.join("cmdline"), cmd).unwrap();
+        }
+        let mut p = Process::new(501);
+        p.cmdline = Some(vec!["sglang::scheduler_TP0".into()]);
+        let ctx = ProcessContext::read(&p, WorkloadKind::Sglang, &root, None);
+        assert_eq!(ctx.argv_from, Some(500));
+        assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
+        let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();
+        assert_eq!(s.tp_size.value, 2);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
