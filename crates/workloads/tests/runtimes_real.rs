@@ -349,6 +349,27 @@ fn vllm_command_lines_and_defaults() {
             .value
     };
     assert_eq!((k("32K"), k("1m"), k("4096")), (32768, 1_000_000, 4096));
+    assert_eq!(
+        (k("25.6k"), k("1g"), k("1G")),
+        (25_600, 1_000_000_000, 1 << 30)
+    );
+    // --kv-cache-memory-bytes is read by the same human_readable_int: case-sensitive, and
+    // GiB / GB / a fraction with a binary suffix are refused, as vLLM refuses them.
+    let b = |v: &str| {
+        VllmSettings::from_args(
+            &args(&format!("vllm serve m --kv-cache-memory-bytes {v}")),
+            "c",
+        )
+        .map(|s| s.kv_cache_memory_bytes.unwrap().value)
+    };
+    assert_eq!(b("8G"), Ok(8 << 30));
+    assert_eq!(b("8g"), Ok(8_000_000_000));
+    assert_eq!(b("1.5g"), Ok(1_500_000_000));
+    assert_eq!(b("8589934592"), Ok(8 << 30));
+    for bad in ["8GiB", "8GB", "1.5G", "1.g", ".5g", "-1", "99999999999T"] {
+        let e = b(bad).unwrap_err();
+        assert!(e.contains("--kv-cache-memory-bytes"), "{bad}: {e}");
+    }
     let e = VllmSettings::from_args(&args("vllm serve m -tp 4294967296 -pp 4294967296"), "cmd")
         .unwrap_err();
     assert!(e.contains("-tp 4294967296") && e.contains("65536"), "{e}");
@@ -424,8 +445,7 @@ fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
         .unwrap()
         .contains("(`--gpu-memory-utilization 0.92`, the default)"));
     // --kv-cache-memory-bytes replaces the reservation: weights + that cache, said so.
-    let k =
-        VllmSettings::from_args(&args("vllm serve m --kv-cache-memory-bytes 8GiB"), "c").unwrap();
+    let k = VllmSettings::from_args(&args("vllm serve m --kv-cache-memory-bytes 8G"), "c").unwrap();
     let ek = vllm::estimate(&facts, &k, Some(total), None).summary;
     assert_eq!(ek.kv_cache_gpu_bytes, Some(8 << 30));
     assert_eq!(ek.total_gpu_bytes, ek.weights_gpu_bytes + (8 << 30));
