@@ -156,13 +156,19 @@ fn flag_sizes(
             source: default("--ctx-size not given: the runner's default 2048"),
         },
     };
-    let batch = match go_flag(argv, "batch-size") {
-        Some(v) => count("--batch-size", v)?,
-        None => 512,
+    let (batch, batch_source) = match go_flag(argv, "batch-size") {
+        Some(v) => (
+            count("--batch-size", v)?,
+            SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
+        ),
+        None => (
+            512,
+            default("--batch-size not given: the runner's default 512 × --parallel (the runner's n_batch)"),
+        ),
     };
     s.batch = Setting {
         value: batch * p,
-        source: SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
+        source: batch_source,
     };
     s.ubatch = Setting {
         value: 512,
