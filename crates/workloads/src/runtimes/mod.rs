@@ -148,6 +148,15 @@ pub(crate) fn gib_bytes(g: f64) -> u64 {
     (g * (1u64 << 30) as f64) as u64
 }
 
+/// Store `v` in `slot` and note in `changed` whether that changed it: the log parsers keep a
+/// line when it changed a figure, without cloning what they have gathered per line.
+pub(crate) fn set_noting<T: PartialEq>(slot: &mut T, v: T, changed: &mut bool) {
+    if *slot != v {
+        *slot = v;
+        *changed = true;
+    }
+}
+
 /// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
 /// separators and an opening parenthesis skipped, thousands commas dropped.
 pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {

@@ -16,7 +16,7 @@ use super::reservation::{
     device_total_input, first_answer, kv_bytes_per_token, model_inputs, rank_words, share_of,
     ModelFacts, Src,
 };
-use super::{gib_bytes, number_after};
+use super::{gib_bytes, number_after, set_noting};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
@@ -149,22 +149,24 @@ pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
 pub fn parse_log(text: &str) -> SglangReport {
     let mut r = SglangReport::default();
     for line in text.lines().take(1_000_000) {
-        let before = r.clone();
+        let mut changed = false;
+        let c = &mut changed;
         if line.contains("KV Cache is allocated") {
-            r.max_total_num_tokens = number_after(line, "#tokens").map(|t| t as u64);
-            r.k_gib = number_after(line, "K size");
-            r.v_gib = number_after(line, "V size");
+            let t = number_after(line, "#tokens").map(|t| t as u64);
+            set_noting(&mut r.max_total_num_tokens, t, c);
+            set_noting(&mut r.k_gib, number_after(line, "K size"), c);
+            set_noting(&mut r.v_gib, number_after(line, "V size"), c);
         }
         if let Some(t) = number_after(line, "max_total_num_tokens") {
-            r.max_total_num_tokens = Some(t as u64);
+            set_noting(&mut r.max_total_num_tokens, Some(t as u64), c);
         }
         if line.contains("Load weight end") {
-            r.weights_gib = number_after(line, "mem usage");
+            set_noting(&mut r.weights_gib, number_after(line, "mem usage"), c);
         }
         if let Some(f) = number_after(line, "mem_fraction_static") {
-            r.mem_fraction_static = Some(f);
+            set_noting(&mut r.mem_fraction_static, Some(f), c);
         }
-        if r != before {
+        if changed {
             r.lines.push(line.trim().to_string());
         }
     }
