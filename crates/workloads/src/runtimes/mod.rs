@@ -93,7 +93,7 @@ pub fn inputs_for(
                 Asked::LmStudio(Ok(m)) => Some(m),
                 _ => None,
             };
-            Some(lmstudio::inputs_for(p, w, vendor, models))
+            Some(lmstudio::inputs_for(w, vendor, models))
         }
         _ => None,
     }
@@ -372,7 +372,7 @@ mod tests {
             (
                 500u32,
                 1u32,
-                "python3\0-m\0sglang.launch_server\0--model-path\0/m\0--tp\02\0",
+                "python3\0-m\0sglang.launch_server\0--model-path\0/m\0--tp=2\0",
             ),
             (501, 500, "sglang::scheduler_TP0\0"),
         ] {
