@@ -51,14 +51,23 @@ impl Asked {
     }
 }
 
+/// Is `w` an Ollama llama.cpp engine: its runner, or (v0.30+) the upstream llama-server that
+/// `ollama serve` started? Both are asked `/api/ps`.
+fn is_ollama(w: &Workload) -> bool {
+    match w.kind {
+        WorkloadKind::OllamaRunner => true,
+        WorkloadKind::LlamaCpp => ollama::serve_parent(w).is_some(),
+        _ => false,
+    }
+}
+
 /// Ask the runtime behind `w` for what its recipe needs (Ollama `/api/ps` from the runner's
 /// `ollama serve` parent, LM Studio `/api/v0/models`). Loopback only, `timeout` per request.
 pub fn ask(p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+    if is_ollama(w) {
+        return Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout));
+    }
     match w.kind {
-        WorkloadKind::OllamaRunner => Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout)),
-        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
-            Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout))
-        }
         WorkloadKind::LmStudio => Asked::LmStudio(lmstudio::fetch_models(proc_root, p, timeout)),
         _ => Asked::Nothing,
     }
@@ -72,22 +81,19 @@ pub fn inputs_for(
     vendor: Option<Vendor>,
     asked: &Asked,
 ) -> Option<Result<ProcessInputs, String>> {
+    if is_ollama(w) {
+        let ps = match asked {
+            Asked::OllamaPs(Ok(ps)) => Some(ps),
+            _ => None,
+        };
+        return Some(if w.kind == WorkloadKind::OllamaRunner {
+            ollama::inputs_for(p, w, proc_root, vendor, ps)
+        } else {
+            // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
+            ollama::llama_server_child(p, w, proc_root, vendor, ps)
+        });
+    }
     match w.kind {
-        WorkloadKind::OllamaRunner => {
-            let ps = match asked {
-                Asked::OllamaPs(Ok(ps)) => Some(ps),
-                _ => None,
-            };
-            Some(ollama::inputs_for(p, w, proc_root, vendor, ps))
-        }
-        // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
-        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
-            let ps = match asked {
-                Asked::OllamaPs(Ok(ps)) => Some(ps),
-                _ => None,
-            };
-            Some(ollama::llama_server_child(p, w, proc_root, vendor, ps))
-        }
         WorkloadKind::LmStudio => {
             let models = match asked {
                 Asked::LmStudio(Ok(m)) => Some(m),
