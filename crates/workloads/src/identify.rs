@@ -160,11 +160,12 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     if !prog.is_empty() {
         ev.insert(0, executable(f, &prog));
     }
-    if let Some(why) = cmdline_signal(kind, named, args, &joined) {
+    let comm = f.comm.as_deref().unwrap_or("");
+    if let Some((why, file)) = cmdline_signal(kind, named, comm, args, &joined) {
         ev.push(Evidence {
             kind: EvidenceKind::Cmdline,
             showed: why,
-            source: proc_src(f, "cmdline"),
+            source: proc_src(f, file),
         });
     }
     surroundings(f, kind, &libs, &mut ev);
@@ -393,7 +394,9 @@ fn named_kind(
     {
         return Some(WorkloadKind::Vllm);
     }
-    if names_sglang(lower) {
+    // SGLang's scheduler (the process holding the GPU) and detokenizer retitle themselves
+    // `sglang::scheduler_TP0`: setproctitle replaces the command line and the comm.
+    if names_sglang(lower) || sglang_title(comm, lower) {
         return Some(WorkloadKind::Sglang);
     }
     if BROWSERS.contains(&p) {
@@ -411,6 +414,11 @@ fn named_kind(
 /// Does a command line (in lower case) start SGLang's server?
 fn names_sglang(lower: &str) -> bool {
     lower.contains("sglang.launch_server") || lower.contains("sglang serve")
+}
+
+/// Is the process name or command line (in lower case) an SGLang process title?
+fn sglang_title(comm: &str, lower: &str) -> bool {
+    comm.starts_with("sglang::") || lower.trim_start().starts_with("sglang::")
 }
 
 /// Does a command line (in lower case) run one of vLLM's entry points as a module?
@@ -433,14 +441,36 @@ pub(crate) fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
     }
 }
 
-/// What in the command line supports the conclusion, in words.
+/// What in the command line (or, for a process title, the name in `comm`) supports the
+/// conclusion, in words, and the `/proc` file it was read from.
 fn cmdline_signal(
     kind: WorkloadKind,
     named: bool,
+    comm: &str,
     args: &[String],
     joined: &str,
-) -> Option<String> {
+) -> Option<(String, &'static str)> {
     let lower = joined.to_ascii_lowercase();
+    if kind == WorkloadKind::Sglang {
+        // Say which rule matched: the module, the console script, or a process title.
+        return Some(if lower.contains("sglang.launch_server") {
+            ("`sglang.launch_server`".into(), "cmdline")
+        } else if lower.contains("sglang serve") {
+            ("`sglang serve`".into(), "cmdline")
+        } else if sglang_title("", &lower) {
+            (
+                format!("SGLang process title `{}`", joined.trim()),
+                "cmdline",
+            )
+        } else {
+            (format!("SGLang process title `{comm}`"), "comm")
+        });
+    }
+    cmdline_words(kind, named, args, &lower).map(|w| (w, "cmdline"))
+}
+
+/// [`cmdline_signal`] for the kinds whose evidence is read from the command line alone.
+fn cmdline_words(kind: WorkloadKind, named: bool, args: &[String], lower: &str) -> Option<String> {
     let flag = |names: &[&str]| arg_value(args, names).map(str::to_string);
     match kind {
         WorkloadKind::LlamaCpp if named => {
@@ -472,7 +502,6 @@ fn cmdline_signal(
         } else {
             "vLLM engine (vllm.entrypoints or VLLM:: process title)".into()
         }),
-        WorkloadKind::Sglang => Some("`sglang.launch_server`".into()),
         WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),
         WorkloadKind::Mlx if lower.contains("mlx_lm") => Some("mlx_lm in the command line".into()),
         WorkloadKind::Pytorch if lower.contains("transformers") || lower.contains("torchrun") => {
@@ -749,6 +778,56 @@ mod tests {
     }
 
     #[test]
+    fn sglang_scheduler_title_and_what_matched() {
+        let torch = ["/v/site-packages/torch/lib/libtorch_cuda.so"];
+        // setproctitle replaced the command line and the comm: the title names SGLang.
+        let mut f = facts("/usr/bin/python3.12", &["sglang::scheduler_TP0"], &torch);
+        f.comm = Some("sglang::schedul".into());
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::Sglang);
+        let ev = |w: &Workload| {
+            w.evidence
+                .iter()
+                .find(|e| e.kind == EvidenceKind::Cmdline)
+                .map(|e| (e.showed.clone(), e.source.clone()))
+                .unwrap()
+        };
+        assert_eq!(
+            ev(&w),
+            (
+                "SGLang process title `sglang::scheduler_TP0`".into(),
+                "/proc/42/cmdline".into()
+            )
+        );
+        // The comm alone (the command line unreadable) names it too, and the evidence says so.
+        let mut f = facts("/usr/bin/python3.12", &[], &torch);
+        f.comm = Some("sglang::schedul".into());
+        let w = identify(&f);
+        assert_eq!(w.kind, WorkloadKind::Sglang);
+        assert_eq!(
+            ev(&w),
+            (
+                "SGLang process title `sglang::schedul`".into(),
+                "/proc/42/comm".into()
+            )
+        );
+        // The console script is named as such, not as the module.
+        let w = identify(&facts(
+            "/venv/bin/python3",
+            &[
+                "/venv/bin/python3",
+                "/venv/bin/sglang",
+                "serve",
+                "--model-path",
+                "m",
+            ],
+            &torch,
+        ));
+        assert_eq!(w.kind, WorkloadKind::Sglang);
+        assert_eq!(ev(&w).0, "`sglang serve`");
+    }
+
+    #[test]
     fn vllm_engine_core_by_comm() {
         let mut f = facts("/usr/bin/python3", &["python3", "x"], &[]);
         f.comm = Some("VLLM::EngineCor".into());
@@ -862,6 +941,10 @@ mod tests {
         assert!(!names_runtime(
             WorkloadKind::Sglang,
             &argv("python3 train.py")
+        ));
+        assert!(!names_runtime(
+            WorkloadKind::Sglang,
+            &argv("sglang::scheduler_TP0")
         ));
         assert!(names_runtime(
             WorkloadKind::Pytorch,

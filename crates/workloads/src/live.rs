@@ -334,9 +334,9 @@ fn vllm(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
     ev: &mut Vec<Evidence>,
 ) -> Option<LiveState> {
-    let body = answer(fetch, port, "/metrics").filter(|b| b.contains("vllm:"))?;
-    let usage = metric(&body, "vllm:kv_cache_usage_perc")
-        .or_else(|| metric(&body, "vllm:gpu_cache_usage_perc"));
+    let body = answer(fetch, port, "/metrics")?;
+    // The recipe's reader: the same "is it vLLM's" check and V1/V0 usage names.
+    let usage = crate::runtimes::vllm::parse_metrics(&body, "")?.kv_usage;
     let running = metric(&body, "vllm:num_requests_running");
     ev.push(http_evidence(port, "/metrics", "vLLM metrics".into()));
     Some(LiveState {

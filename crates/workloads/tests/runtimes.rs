@@ -653,3 +653,41 @@ fn lm_studio_engine_with_the_loaded_context() {
     ));
     assert!(e.contains("MLX"), "{e}");
 }
+
+#[test]
+fn an_absurd_ps_context_length_is_an_error_not_an_overflow() {
+    let a = argv("ollama runner --model /m --port 1");
+    let ps = ollama::PsModel {
+        name: "qwen3:8b".into(),
+        size: None,
+        size_vram: None,
+        context_length: Some(u64::MAX),
+        expires_at: None,
+    };
+    let e = ollama::settings(
+        Engine::LlamaLoadRequest,
+        &a,
+        &env(&[("OLLAMA_NUM_PARALLEL", "4")]),
+        Some((&ps, "GET http://127.0.0.1:11434/api/ps")),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.contains("context_length") && e.contains("/api/ps"), "{e}");
+}
+
+#[test]
+fn flag_runner_batch_source_says_default_without_batch_size() {
+    let a = argv("ollama runner --model /m --ctx-size 8192 --parallel 2 --port 1");
+    let (s, _) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
+    assert_eq!(s.batch.value, 1024);
+    assert!(
+        matches!(s.batch.source, SettingSource::Default(ref d) if d.contains("default 512")),
+        "{:?}",
+        s.batch.source
+    );
+    let a = argv("ollama runner --model /m --ctx-size 8192 --batch-size 256 --parallel 2");
+    let (s, _) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
+    assert_eq!(s.batch.value, 512);
+    assert!(matches!(s.batch.source, SettingSource::Flag(ref d) if d.contains("--batch-size")));
+}

@@ -335,6 +335,9 @@ fn vllm_command_lines_and_defaults() {
         "vllm serve m --gpu-memory-utilization x",
         "vllm serve m --block-size 0",
         "vllm serve m -tp 0",
+        // tp × pp would overflow 64 bits (a panic, or 0 ranks and a division by zero).
+        "vllm serve m -tp 4294967296 -pp 4294967296",
+        "vllm serve m --pipeline-parallel-size 65537",
     ] {
         assert!(VllmSettings::from_args(&args(bad), "cmd").is_err(), "{bad}");
     }
@@ -346,6 +349,30 @@ fn vllm_command_lines_and_defaults() {
             .value
     };
     assert_eq!((k("32K"), k("1m"), k("4096")), (32768, 1_000_000, 4096));
+    assert_eq!(
+        (k("25.6k"), k("1g"), k("1G")),
+        (25_600, 1_000_000_000, 1 << 30)
+    );
+    // --kv-cache-memory-bytes is read by the same human_readable_int: case-sensitive, and
+    // GiB / GB / a fraction with a binary suffix are refused, as vLLM refuses them.
+    let b = |v: &str| {
+        VllmSettings::from_args(
+            &args(&format!("vllm serve m --kv-cache-memory-bytes {v}")),
+            "c",
+        )
+        .map(|s| s.kv_cache_memory_bytes.unwrap().value)
+    };
+    assert_eq!(b("8G"), Ok(8 << 30));
+    assert_eq!(b("8g"), Ok(8_000_000_000));
+    assert_eq!(b("1.5g"), Ok(1_500_000_000));
+    assert_eq!(b("8589934592"), Ok(8 << 30));
+    for bad in ["8GiB", "8GB", "1.5G", "1.g", ".5g", "-1", "99999999999T"] {
+        let e = b(bad).unwrap_err();
+        assert!(e.contains("--kv-cache-memory-bytes"), "{bad}: {e}");
+    }
+    let e = VllmSettings::from_args(&args("vllm serve m -tp 4294967296 -pp 4294967296"), "cmd")
+        .unwrap_err();
+    assert!(e.contains("-tp 4294967296") && e.contains("65536"), "{e}");
     let e = VllmSettings::from_args(&args("vllm serve m --max-model-len"), "cmd").unwrap_err();
     assert!(e.contains("--max-model-len"), "{e}");
 }
@@ -418,8 +445,7 @@ fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
         .unwrap()
         .contains("(`--gpu-memory-utilization 0.92`, the default)"));
     // --kv-cache-memory-bytes replaces the reservation: weights + that cache, said so.
-    let k =
-        VllmSettings::from_args(&args("vllm serve m --kv-cache-memory-bytes 8GiB"), "c").unwrap();
+    let k = VllmSettings::from_args(&args("vllm serve m --kv-cache-memory-bytes 8G"), "c").unwrap();
     let ek = vllm::estimate(&facts, &k, Some(total), None).summary;
     assert_eq!(ek.kv_cache_gpu_bytes, Some(8 << 30));
     assert_eq!(ek.total_gpu_bytes, ek.weights_gpu_bytes + (8 << 30));
@@ -435,4 +461,49 @@ fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
         .iter()
         .any(|n| n.contains("total memory is not known")));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn huge_token_counts_and_mla_dims_are_unknown_or_errors_not_overflows() {
+    // SGLang's token count (--max-total-tokens or its server's answer) is any u64.
+    let c = config("sglang/qwen3-235b-a22b-fp8-config.json");
+    let facts = ModelFacts {
+        dir: "/m".into(),
+        found: "test".into(),
+        config: c,
+        weights: Model {
+            path: "/m".into(),
+            files: vec![],
+            index_total_size: None,
+        },
+    };
+    let s = SglangSettings::from_args(
+        &args("python3 -m sglang.launch_server --model /m --max-total-tokens 18446744073709551615"),
+        "test",
+    )
+    .unwrap();
+    let e = sglang::estimate(&facts, &s, Some(80 << 30), None).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, None);
+    assert!(
+        e.not_modelled.iter().any(|n| n.contains("does not fit")),
+        "{:?}",
+        e.not_modelled
+    );
+    let report = sglang::parse_server_info(
+        r#"{"max_total_num_tokens":18446744073709551615}"#,
+        "GET http://127.0.0.1:30000/get_server_info",
+    )
+    .unwrap();
+    let e = sglang::estimate(&facts, &s, None, Some(&report)).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, None);
+    // MLA's latent size comes from config.json: bounded like head_dim, the file named.
+    let e = ModelConfig::parse(
+        br#"{"num_hidden_layers":61,"num_attention_heads":128,"hidden_size":7168,"kv_lora_rank":18446744073709551615,"qk_rope_head_dim":64}"#,
+        Path::new("/m/config.json"),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("/m/config.json") && e.contains("kv_lora_rank"),
+        "{e}"
+    );
 }

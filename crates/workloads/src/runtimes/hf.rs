@@ -55,18 +55,6 @@ pub fn hub_cache(e: &[(String, String)]) -> Option<(PathBuf, String)> {
     })
 }
 
-/// Find the model folder for `model` as the runtime was given it: a folder (absolute, or relative
-/// to the process's working directory), or a hub id `ORG/NAME` in the process's hub cache
-/// (`models--ORG--NAME/snapshots/<refs/main or the only snapshot>`). Returns the folder and how
-/// it was found.
-pub fn resolve_model(
-    model: &str,
-    cwd: Option<&Path>,
-    e: &[(String, String)],
-) -> Result<(PathBuf, String), String> {
-    resolve_model_seen(model, cwd, e, &|p: &Path| p.to_path_buf())
-}
-
 /// `path` as process `pid` sees it, reached from here: through its own root
 /// (`/proc/PID/root`, another filesystem when it runs in a container) when that shows another
 /// file than the path itself; else the path as it is (a process that shares this machine's root,
@@ -101,8 +89,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// [`resolve_model`] for a process whose paths (`model`, `cwd`, the hub cache its environment
-/// names) are its own: `seen` reaches each from here (see [`in_process_root`]).
+/// Find the model folder for `model` as the runtime was given it: a folder (absolute, or relative
+/// to the process's working directory), or a hub id `ORG/NAME` in the process's hub cache
+/// (`models--ORG--NAME/snapshots/<refs/main or the only snapshot>`). Returns the folder and how
+/// it was found. The paths (`model`, `cwd`, the hub cache its environment names) are the
+/// process's own: `seen` reaches each from here (see [`in_process_root`]).
 pub fn resolve_model_seen(
     model: &str,
     cwd: Option<&Path>,
@@ -232,6 +223,13 @@ impl ModelConfig {
         }
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let mla_dim = match (num("kv_lora_rank"), num("qk_rope_head_dim")) {
+            // Bounded like head_dim, so the KV bytes per token cannot overflow.
+            (Some(r), Some(rope)) if r > 1 << 20 || rope > 1 << 20 => {
+                return Err(format!(
+                    "{}: implausible kv_lora_rank {r} / qk_rope_head_dim {rope}",
+                    path.display()
+                ));
+            }
             (Some(r), Some(rope)) => Some(r + rope),
             _ => None,
         };
@@ -267,12 +265,8 @@ impl ModelConfig {
 }
 
 /// Bytes of one element of a KV cache dtype as vLLM and SGLang name them; `auto` takes the
-/// model's dtype. `None`: a packed or scaled format the recipe does not size.
-pub fn kv_dtype_bytes(kv: &str, model_dtype: &str) -> Option<u64> {
-    kv_dtype_bytes_set(kv, model_dtype, false)
-}
-
-/// As [`kv_dtype_bytes`]; `dtype_set` says the model dtype was asked for on the command line
+/// model's dtype. `None`: a packed or scaled format the recipe does not size. `dtype_set` says
+/// the model dtype was asked for on the command line
 /// (`--dtype float32` keeps 32 bits), not read from the checkpoint's `torch_dtype` (which vLLM
 /// and SGLang run in 16 bits unless told otherwise).
 pub fn kv_dtype_bytes_set(kv: &str, model_dtype: &str, dtype_set: bool) -> Option<u64> {
@@ -339,10 +333,11 @@ mod tests {
         std::fs::create_dir_all(repo.join("snapshots/def")).unwrap();
         std::fs::create_dir_all(repo.join("refs")).unwrap();
         let env = vec![("HF_HOME".to_string(), d.display().to_string())];
-        let e = resolve_model("Org/Tiny", None, &env).unwrap_err();
+        let same = |p: &Path| p.to_path_buf();
+        let e = resolve_model_seen("Org/Tiny", None, &env, &same).unwrap_err();
         assert!(e.contains("2 snapshots"), "{e}");
         std::fs::write(repo.join("refs/main"), "def\n").unwrap();
-        let (p, how) = resolve_model("Org/Tiny", None, &env).unwrap();
+        let (p, how) = resolve_model_seen("Org/Tiny", None, &env, &same).unwrap();
         assert_eq!(p, repo.join("snapshots/def"));
         assert!(how.contains("refs/main"), "{how}");
         std::fs::remove_dir_all(&d).unwrap();

@@ -195,7 +195,6 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
 /// Everything the recipe needs for an LM Studio engine process. Without `/api/v0/models` (the
 /// collection path does not ask HTTP) the loaded context is unknown, so there is no estimate.
 pub fn inputs_for(
-    _p: &Process,
     w: &Workload,
     vendor: Option<Vendor>,
     models: Option<&Models>,

@@ -51,14 +51,23 @@ impl Asked {
     }
 }
 
+/// Is `w` an Ollama llama.cpp engine: its runner, or (v0.30+) the upstream llama-server that
+/// `ollama serve` started? Both are asked `/api/ps`.
+fn is_ollama(w: &Workload) -> bool {
+    match w.kind {
+        WorkloadKind::OllamaRunner => true,
+        WorkloadKind::LlamaCpp => ollama::serve_parent(w).is_some(),
+        _ => false,
+    }
+}
+
 /// Ask the runtime behind `w` for what its recipe needs (Ollama `/api/ps` from the runner's
 /// `ollama serve` parent, LM Studio `/api/v0/models`). Loopback only, `timeout` per request.
 pub fn ask(p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+    if is_ollama(w) {
+        return Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout));
+    }
     match w.kind {
-        WorkloadKind::OllamaRunner => Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout)),
-        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
-            Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout))
-        }
         WorkloadKind::LmStudio => Asked::LmStudio(lmstudio::fetch_models(proc_root, p, timeout)),
         _ => Asked::Nothing,
     }
@@ -72,28 +81,25 @@ pub fn inputs_for(
     vendor: Option<Vendor>,
     asked: &Asked,
 ) -> Option<Result<ProcessInputs, String>> {
+    if is_ollama(w) {
+        let ps = match asked {
+            Asked::OllamaPs(Ok(ps)) => Some(ps),
+            _ => None,
+        };
+        return Some(if w.kind == WorkloadKind::OllamaRunner {
+            ollama::inputs_for(p, w, proc_root, vendor, ps)
+        } else {
+            // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
+            ollama::llama_server_child(p, w, proc_root, vendor, ps)
+        });
+    }
     match w.kind {
-        WorkloadKind::OllamaRunner => {
-            let ps = match asked {
-                Asked::OllamaPs(Ok(ps)) => Some(ps),
-                _ => None,
-            };
-            Some(ollama::inputs_for(p, w, proc_root, vendor, ps))
-        }
-        // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
-        WorkloadKind::LlamaCpp if ollama::serve_parent(w).is_some() => {
-            let ps = match asked {
-                Asked::OllamaPs(Ok(ps)) => Some(ps),
-                _ => None,
-            };
-            Some(ollama::llama_server_child(p, w, proc_root, vendor, ps))
-        }
         WorkloadKind::LmStudio => {
             let models = match asked {
                 Asked::LmStudio(Ok(m)) => Some(m),
                 _ => None,
             };
-            Some(lmstudio::inputs_for(p, w, vendor, models))
+            Some(lmstudio::inputs_for(w, vendor, models))
         }
         _ => None,
     }
@@ -146,6 +152,15 @@ impl RuntimeNotes {
 /// A runtime's `X GiB` (binary gigabytes, as vLLM and SGLang print them) in bytes.
 pub(crate) fn gib_bytes(g: f64) -> u64 {
     (g * (1u64 << 30) as f64) as u64
+}
+
+/// Store `v` in `slot` and note in `changed` whether that changed it: the log parsers keep a
+/// line when it changed a figure, without cloning what they have gathered per line.
+pub(crate) fn set_noting<T: PartialEq>(slot: &mut T, v: T, changed: &mut bool) {
+    if *slot != v {
+        *slot = v;
+        *changed = true;
+    }
 }
 
 /// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
@@ -352,5 +367,33 @@ mod tests {
         assert_eq!(short_time("soon"), "soon");
         let env = vec![("OLLAMA_API_KEY".to_string(), "sk-123".to_string())];
         assert_eq!(env_get(&env, "OLLAMA_API_KEY"), None);
+    }
+
+    #[test]
+    fn an_sglang_scheduler_title_reads_its_servers_command_line() {
+        // The scheduler's setproctitle title replaced its command line: the flags are the
+        // launching server's, one level up.
+        let root = std::env::temp_dir().join(format!("gpuledger-sgl-walk-{}", std::process::id()));
+        for (pid, ppid, cmd) in [
+            (
+                500u32,
+                1u32,
+                "python3\0-m\0sglang.launch_server\0--model-path\0/m\0--tp=2\0",
+            ),
+            (501, 500, "sglang::scheduler_TP0\0"),
+        ] {
+            let d = root.join(pid.to_string());
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("status"), format!("Name:\tx\nPPid:\t{ppid}\n")).unwrap();
+            std::fs::write(d.join("cmdline"), cmd).unwrap();
+        }
+        let mut p = Process::new(501);
+        p.cmdline = Some(vec!["sglang::scheduler_TP0".into()]);
+        let ctx = ProcessContext::read(&p, WorkloadKind::Sglang, &root, None);
+        assert_eq!(ctx.argv_from, Some(500));
+        assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
+        let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();
+        assert_eq!(s.tp_size.value, 2);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -16,7 +16,7 @@ use super::reservation::{
     device_total_input, first_answer, kv_bytes_per_token, model_inputs, rank_words, share_of,
     ModelFacts, Src,
 };
-use super::{gib_bytes, number_after};
+use super::{gib_bytes, number_after, set_noting};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
@@ -149,22 +149,24 @@ pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
 pub fn parse_log(text: &str) -> SglangReport {
     let mut r = SglangReport::default();
     for line in text.lines().take(1_000_000) {
-        let before = r.clone();
+        let mut changed = false;
+        let c = &mut changed;
         if line.contains("KV Cache is allocated") {
-            r.max_total_num_tokens = number_after(line, "#tokens").map(|t| t as u64);
-            r.k_gib = number_after(line, "K size");
-            r.v_gib = number_after(line, "V size");
+            let t = number_after(line, "#tokens").map(|t| t as u64);
+            set_noting(&mut r.max_total_num_tokens, t, c);
+            set_noting(&mut r.k_gib, number_after(line, "K size"), c);
+            set_noting(&mut r.v_gib, number_after(line, "V size"), c);
         }
         if let Some(t) = number_after(line, "max_total_num_tokens") {
-            r.max_total_num_tokens = Some(t as u64);
+            set_noting(&mut r.max_total_num_tokens, Some(t as u64), c);
         }
         if line.contains("Load weight end") {
-            r.weights_gib = number_after(line, "mem usage");
+            set_noting(&mut r.weights_gib, number_after(line, "mem usage"), c);
         }
         if let Some(f) = number_after(line, "mem_fraction_static") {
-            r.mem_fraction_static = Some(f);
+            set_noting(&mut r.mem_fraction_static, Some(f), c);
         }
-        if r != before {
+        if changed {
             r.lines.push(line.trim().to_string());
         }
     }
@@ -236,10 +238,20 @@ pub fn estimate(
         inputs.push(t.input("max_total_tokens"));
     }
     let kv = match (&tokens, &per_token) {
-        (Some(t), Some((b, _))) => Some(t.value * b),
+        // The token count is the server's or the command line's, any u64: too large is unknown.
+        (Some(t), Some((b, _))) => {
+            let kv = t.value.checked_mul(*b);
+            if kv.is_none() {
+                not_modelled.push(format!(
+                    "the KV pool: {} tokens × {b} bytes per token does not fit in 64 bits",
+                    thousands(t.value)
+                ));
+            }
+            kv
+        }
         _ => None,
     };
-    if kv.is_none() && per_token.is_some() {
+    if kv.is_none() && tokens.is_none() && per_token.is_some() {
         not_modelled.push(
             "the KV pool's token count: SGLang sizes it at start-up from what the static pool has left after the weights; its log (KV Cache is allocated. #tokens) or /get_server_info says it".into(),
         );
@@ -352,7 +364,7 @@ fn total_and_why(
             ),
         ),
         _ => (
-            weights + kv.unwrap_or(0),
+            weights.saturating_add(kv.unwrap_or(0)),
             format!(
                 "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
                 gib(weights)

@@ -84,43 +84,55 @@ pub enum Engine {
 
 /// The runner's engine, from its arguments (argv without the program name is fine too).
 pub fn engine(argv: &[String]) -> Engine {
-    let has = |f: &str| {
+    let has = |name: &str| {
         argv.iter()
-            .any(|a| a == f || a.strip_prefix('-') == Some(f) || a.starts_with(&format!("{f}=")))
+            .any(|a| go_arg(a).is_some_and(|(n, _)| n == name))
     };
-    if has("--ollama-engine") {
+    if go_bool(argv, "ollama-engine") {
         Engine::OllamaEngine
-    } else if has("--mlx-engine") {
+    } else if go_bool(argv, "mlx-engine") {
         Engine::Mlx
-    } else if has("--ctx-size") || has("--n-gpu-layers") || has("--batch-size") {
+    } else if has("ctx-size") || has("n-gpu-layers") || has("batch-size") {
         Engine::LlamaFlags
     } else {
         Engine::LlamaLoadRequest
     }
 }
 
+/// A Go `flag` argument's name and inline value: `-name`, `--name`, `-name=v`, `--name=v`
+/// (Go's flag package refuses three dashes, and `--` ends the flags).
+fn go_arg(a: &str) -> Option<(&str, Option<&str>)> {
+    let bare = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
+    if bare.is_empty() || bare.starts_with(['-', '=']) {
+        return None;
+    }
+    Some(match bare.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (bare, None),
+    })
+}
+
 /// The value of a Go `flag` option: `--name v`, `-name v`, `--name=v`, `-name=v`.
 fn go_flag<'a>(argv: &'a [String], name: &str) -> Option<&'a str> {
     let mut it = argv.iter();
     while let Some(a) = it.next() {
-        let bare = a.trim_start_matches('-');
-        if !a.starts_with('-') {
-            continue;
-        }
-        if bare == name {
-            return it.next().map(String::as_str);
-        }
-        if let Some(v) = bare.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
-            return Some(v);
+        match go_arg(a) {
+            Some((n, Some(v))) if n == name => return Some(v),
+            Some((n, None)) if n == name => return it.next().map(String::as_str),
+            _ => {}
         }
     }
     None
 }
 
+/// A Go boolean flag: `-name`, `--name`, or `=true` (any value Go's `strconv.ParseBool` reads
+/// as true).
 fn go_bool(argv: &[String], name: &str) -> bool {
-    argv.iter().any(|a| {
-        let bare = a.trim_start_matches('-');
-        a.starts_with('-') && (bare == name || bare == format!("{name}=true"))
+    argv.iter().any(|a| match go_arg(a) {
+        Some((n, v)) if n == name => {
+            v.is_none_or(|v| matches!(v, "1" | "t" | "T" | "true" | "TRUE" | "True"))
+        }
+        _ => false,
     })
 }
 
@@ -282,5 +294,37 @@ mod tests {
         assert_eq!(go_flag(&a, "kv-cache-type"), Some("q8_0"));
         assert!(go_bool(&a, "flash-attn"));
         assert!(!go_bool(&a, "no-mmap"));
+        // Three dashes is not a Go flag; `=false` turns a boolean off.
+        let a = args("ollama runner ---ctx-size 4096 --flash-attn=false");
+        assert_eq!(go_flag(&a, "ctx-size"), None);
+        assert!(!go_bool(&a, "flash-attn"));
+    }
+
+    #[test]
+    fn engine_reads_go_flag_spellings() {
+        for (line, want) in [
+            ("ollama runner -ctx-size 2048 --model m", Engine::LlamaFlags),
+            ("ollama runner -ctx-size=2048 --model m", Engine::LlamaFlags),
+            (
+                "ollama runner --ctx-size=2048 --model m",
+                Engine::LlamaFlags,
+            ),
+            (
+                "ollama runner ---ctx-size 2048 --model m",
+                Engine::LlamaLoadRequest,
+            ),
+            (
+                "ollama runner -ollama-engine --model m",
+                Engine::OllamaEngine,
+            ),
+            (
+                "ollama runner --ollama-engine=false --model m",
+                Engine::LlamaLoadRequest,
+            ),
+            ("ollama runner --mlx-engine --model m", Engine::Mlx),
+            ("ollama runner --model m --port 1", Engine::LlamaLoadRequest),
+        ] {
+            assert_eq!(engine(&args(line)), want, "{line}");
+        }
     }
 }

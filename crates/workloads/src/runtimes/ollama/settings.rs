@@ -156,13 +156,19 @@ fn flag_sizes(
             source: default("--ctx-size not given: the runner's default 2048"),
         },
     };
-    let batch = match go_flag(argv, "batch-size") {
-        Some(v) => count("--batch-size", v)?,
-        None => 512,
+    let (batch, batch_source) = match go_flag(argv, "batch-size") {
+        Some(v) => (
+            count("--batch-size", v)?,
+            SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
+        ),
+        None => (
+            512,
+            default("--batch-size not given: the runner's default 512 × --parallel (the runner's n_batch)"),
+        ),
     };
     s.batch = Setting {
         value: batch * p,
-        source: SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
+        source: batch_source,
     };
     s.ubatch = Setting {
         value: 512,
@@ -245,6 +251,7 @@ impl LoadRequest<'_> {
         let p = parallel.value as u64;
         let (num_ctx, ctx_source) = self.num_ctx(p)?;
         s.ctx_size = Setting {
+            // Both are at most i32::MAX (count), so the product fits.
             value: num_ctx * p,
             source: ctx_source,
         };
@@ -270,7 +277,12 @@ impl LoadRequest<'_> {
     fn num_ctx(&self, p: u64) -> Result<(u64, SettingSource), String> {
         let env = self.env;
         let (mut num_ctx, ctx_from) = match self.ps.and_then(|(m, src)| Some((m.context_length?, src))) {
-            Some((c, src)) => (c, format!("context_length {c} from {src}")),
+            // /api/ps is outside input: a context llama.cpp cannot take is an error, not a product
+            // that overflows below.
+            Some((c, src)) => (
+                count(&format!("context_length from {src}"), &c.to_string())?,
+                format!("context_length {c} from {src}"),
+            ),
             None => match env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH")
                 .map(|v| count("OLLAMA_CONTEXT_LENGTH", v))
                 .transpose()?

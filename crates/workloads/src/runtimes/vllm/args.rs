@@ -9,6 +9,10 @@ use super::super::reservation::{src, Src};
 pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
 /// `CacheConfig.DEFAULT_BLOCK_SIZE` (same file).
 pub const DEFAULT_BLOCK_SIZE: u64 = 16;
+/// The largest tensor- or pipeline-parallel size read: each rank is a GPU, and 65,536 is past
+/// any deployment; bounding both keeps `tp × pp` (the ranks the weights are split over) far
+/// inside 64 bits, where a hostile command line would otherwise overflow it.
+pub const MAX_PARALLEL: u64 = 1 << 16;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct VllmSettings {
@@ -52,43 +56,54 @@ fn flag_value(argv: &[String], names: &[&str]) -> Option<(String, Option<String>
     found
 }
 
-/// `8G`, `8GiB`, `8589934592`, `1.5g` → bytes (vLLM accepts human-readable sizes).
-pub fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let mul: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kb" => 1e3,
-        "m" | "mb" => 1e6,
-        "g" | "gb" => 1e9,
-        "t" | "tb" => 1e12,
-        "ki" | "kib" => 1024.0,
-        "mi" | "mib" => (1u64 << 20) as f64,
-        "gi" | "gib" => (1u64 << 30) as f64,
-        "ti" | "tib" => (1u64 << 40) as f64,
-        _ => return None,
+/// vLLM's `human_readable_int` (`vllm/engine/arg_utils.py`), which reads both
+/// `--max-model-len` and `--kv-cache-memory-bytes`. Case matters: `k m g t` are decimal and may
+/// have a fraction (`8g` = 8×10⁹, `25.6k` = 25,600, truncated), `K M G T` are binary and whole
+/// (`8G` = 8×2³⁰; `1.5G` is refused); anything else is a plain whole number (`GiB`, `GB`: refused,
+/// as vLLM refuses them).
+fn human_int(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let digits = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    let unit = v.chars().last()?;
+    let num = &v[..v.len() - unit.len_utf8()];
+    let decimal = match unit {
+        'k' => 1e3,
+        'm' => 1e6,
+        'g' => 1e9,
+        't' => 1e12,
+        _ => 0.0,
     };
-    let b = n * mul;
-    (0.0..1e18).contains(&b).then_some(b as u64)
+    let binary = match unit {
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => 0,
+    };
+    if decimal > 0.0 {
+        let (whole, frac) = num.split_once('.').unwrap_or((num, "0"));
+        if !digits(whole) || !digits(frac) {
+            return None;
+        }
+        let x = num.parse::<f64>().ok()? * decimal;
+        // u64::MAX as f64 rounds up to 2^64: refuse from there.
+        (x.is_finite() && x < u64::MAX as f64).then_some(x as u64)
+    } else if binary > 0 {
+        digits(num).then_some(())?;
+        num.parse::<u64>().ok()?.checked_mul(1 << binary)
+    } else {
+        v.parse().ok()
+    }
 }
 
-/// vLLM's human-readable integers: `32k` = 32,000 (lowercase: decimal), `32K` = 32,768
-/// (uppercase: binary), `1m`, `1M`, or a plain number.
+/// A token count (`--max-model-len`): vLLM's human-readable integer, below 10^15.
 fn token_count(v: &str) -> Option<u64> {
-    let (num, mul) = match v.char_indices().last()? {
-        (i, 'k') => (&v[..i], 1_000.0),
-        (i, 'm') => (&v[..i], 1e6),
-        (i, 'K') => (&v[..i], 1024.0),
-        (i, 'M') => (&v[..i], (1u64 << 20) as f64),
-        _ => (v, 1.0),
-    };
-    let x: f64 = num.parse().ok()?;
-    let t = x * mul;
-    (t.is_finite() && (0.0..1e15).contains(&t)).then_some(t as u64)
+    human_int(v).filter(|&t| t < 1_000_000_000_000_000)
+}
+
+/// A byte count (`--kv-cache-memory-bytes`): vLLM's human-readable integer, below 10^18.
+pub fn parse_size(v: &str) -> Option<u64> {
+    human_int(v).filter(|&b| b < 1_000_000_000_000_000_000)
 }
 
 /// The command line and where it was read, for the flag readers below.
@@ -183,7 +198,7 @@ impl Args<'_> {
         })
     }
 
-    /// Tensor- and pipeline-parallel sizes, neither 0.
+    /// Tensor- and pipeline-parallel sizes, each 1 to [`MAX_PARALLEL`].
     fn parallel(&self) -> Result<(Src<u64>, Src<u64>), String> {
         let tp = self
             .uint(&["--tensor-parallel-size", "-tp"])?
@@ -191,8 +206,13 @@ impl Args<'_> {
         let pp = self
             .uint(&["--pipeline-parallel-size", "-pp"])?
             .unwrap_or_else(|| src(1, "default"));
-        if tp.value == 0 || pp.value == 0 {
-            return Err("a parallel size of 0".into());
+        for (name, p) in [("tensor", &tp), ("pipeline", &pp)] {
+            if p.value == 0 || p.value > MAX_PARALLEL {
+                return Err(format!(
+                    "{} is not a usable {name}-parallel size (1 to {MAX_PARALLEL})",
+                    p.source
+                ));
+            }
         }
         Ok((tp, pp))
     }

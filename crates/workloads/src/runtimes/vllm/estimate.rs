@@ -33,7 +33,8 @@ pub fn estimate(
     let blocks = metrics.and_then(|m| apply_metrics(&mut s, m, &mut reported));
     let tp = s.tensor_parallel_size.value;
     let pp = s.pipeline_parallel_size.value;
-    let ranks = tp * pp;
+    // Args::parallel bounds both; saturating keeps settings built elsewhere from overflowing.
+    let ranks = tp.saturating_mul(pp).max(1);
     let (weights, model_in) = model_inputs(model, ranks, &format!("{ranks} ranks"));
     let mut inputs = model_in.to_vec();
     inputs.extend(settings_inputs(&s));
@@ -289,7 +290,7 @@ impl Parts<'_> {
         let pct = percent(s.gpu_memory_utilization.value);
         match (reservation, s.kv_cache_memory_bytes.is_some()) {
             (Some(r), false) => {
-                let rest = kv.map(|k| r.saturating_sub(weights + k));
+                let rest = kv.map(|k| r.saturating_sub(weights.saturating_add(k)));
                 let why = match (kv, rest) {
                     (Some(_), Some(rest)) => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
@@ -305,7 +306,7 @@ impl Parts<'_> {
                 (r, rest, why)
             }
             (None, false) => (
-                weights + kv.unwrap_or(0),
+                weights.saturating_add(kv.unwrap_or(0)),
                 None,
                 format!(
                     "vLLM reserves {pct} of its GPU ({util_words}), but the GPU's size is not known here: {} weights{rank_words}{}.",
@@ -314,7 +315,7 @@ impl Parts<'_> {
                 ),
             ),
             (_, true) => (
-                weights + kv.unwrap_or(0),
+                weights.saturating_add(kv.unwrap_or(0)),
                 None,
                 format!(
                     "vLLM holds {} weights{rank_words} and {kv_how}, which replaces the --gpu-memory-utilization reservation; {rest_label} come on top.",

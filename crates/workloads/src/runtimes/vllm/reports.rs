@@ -2,7 +2,7 @@
 //! its start-up log lines, as the runtime's own figures.
 
 use crate::runtimes::hf::thousands;
-use crate::runtimes::{gib_bytes, number_after};
+use crate::runtimes::{gib_bytes, number_after, set_noting};
 use gpuledger_model::ReportedFigure;
 use std::collections::BTreeMap;
 
@@ -115,33 +115,35 @@ pub struct VllmLog {
 pub fn parse_log(text: &str) -> VllmLog {
     let mut l = VllmLog::default();
     for line in text.lines().take(1_000_000) {
-        let before = l.clone();
+        let mut changed = false;
+        let c = &mut changed;
         if let Some(n) =
             number_after(line, "GPU blocks:").or_else(|| number_after(line, "cuda blocks:"))
         {
-            l.gpu_blocks = Some(n as u64);
+            set_noting(&mut l.gpu_blocks, Some(n as u64), c);
         }
         if line.contains("GPU KV cache size:") {
-            l.kv_tokens = number_after(line, "GPU KV cache size:").map(|n| n as u64);
+            let t = number_after(line, "GPU KV cache size:").map(|n| n as u64);
+            set_noting(&mut l.kv_tokens, t, c);
         }
         if let Some(x) = number_after(line, "Available KV cache memory:")
             .or_else(|| number_after(line, "kv_cache_size"))
             .or_else(|| number_after(line, "reserved for KV Cache is"))
         {
-            l.kv_gib = Some(x);
+            set_noting(&mut l.kv_gib, Some(x), c);
         }
         if let Some(x) = number_after(line, "Model loading took")
             .or_else(|| number_after(line, "Loading model weights took"))
         {
-            l.weights_gib = Some(x);
+            set_noting(&mut l.weights_gib, Some(x), c);
         }
         if let Some(x) = number_after(line, "total_gpu_memory") {
-            l.total_gpu_gib = Some(x);
+            set_noting(&mut l.total_gpu_gib, Some(x), c);
         }
         if let Some(x) = number_after(line, "gpu_memory_utilization") {
-            l.gpu_memory_utilization = Some(x);
+            set_noting(&mut l.gpu_memory_utilization, Some(x), c);
         }
-        if l != before {
+        if changed {
             l.lines.push(line.trim().to_string());
         }
     }
