@@ -41,5 +41,17 @@ fn read_lines(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
             format!("{}: {e}", path.display())
         }
     })?;
-    Ok(redacted_lines(nul_separated_entries(&raw)))
+    Ok(redacted_lines(nul_separated_entries(whole_entries(&raw))))
+}
+
+/// A read that filled the limit may end inside an entry: keep what ends with a NUL, as macOS and
+/// Windows do, so that a cut entry (`PATH=/usr/b`) is not shown as if whole.
+fn whole_entries(raw: &[u8]) -> &[u8] {
+    if raw.len() < MAX_BYTES {
+        return raw;
+    }
+    match raw.iter().rposition(|&b| b == 0) {
+        Some(last) => &raw[..last],
+        None => &[],
+    }
 }
