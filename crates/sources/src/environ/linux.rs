@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{nul_separated_entries, redacted_lines, reused, MAX_BYTES};
-use crate::procfs::ProcReader;
+use crate::procfs::read_stat;
 
 /// The PID-reuse check runs before and after the read: `/proc/PID/stat`'s start time must still
 /// be the one the snapshot recorded.
@@ -13,8 +13,11 @@ pub(super) fn read_environ(
     pid: u32,
     start_time: Option<u64>,
 ) -> Result<Vec<String>, String> {
-    let procs = ProcReader::new(proc_root);
-    let same = || match (start_time, procs.stat(pid)) {
+    // The stat file alone, read by path: a whole process view (user table, boot time) per `v`
+    // would be read only for this.
+    let stat = proc_root.join(pid.to_string()).join("stat");
+    let mut buf = Vec::new();
+    let mut same = || match (start_time, read_stat(&stat, &mut buf)) {
         (Some(want), Ok(st)) => st.start_time == want,
         // Nothing to compare with: the read below says whether the process is there.
         _ => true,
