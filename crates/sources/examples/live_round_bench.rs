@@ -10,6 +10,7 @@
 #[cfg(target_os = "linux")]
 mod linux {
     use gpuledger_sources::procfs::read::{read_into, read_keeping, reread_into, Records};
+    use gpuledger_sources::procfs::MAX_STAT_BYTES;
     use gpuledger_sources::{Collector, SourceConfig};
     use std::path::PathBuf;
     use std::process::{Child, Command, Stdio};
@@ -23,6 +24,19 @@ mod linux {
         (tv(ru.ru_utime), tv(ru.ru_stime))
     }
 
+    /// The `sleep` children, killed however `main` ends (a failed assert or unwrap included), so
+    /// that none is left running for 100,000 s.
+    struct Kids(Vec<Child>);
+
+    impl Drop for Kids {
+        fn drop(&mut self) {
+            for k in &mut self.0 {
+                let _ = k.kill();
+                let _ = k.wait();
+            }
+        }
+    }
+
     fn ms(d: Duration, n: u32) -> f64 {
         d.as_secs_f64() * 1e3 / f64::from(n)
     }
@@ -34,24 +48,26 @@ mod linux {
             .next()
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("target/release/libfake_nvml.so"));
-        let mut kids: Vec<Child> = (0..n)
-            .map(|_| {
-                Command::new("sleep")
-                    .arg("100000")
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .expect("spawn sleep")
-            })
-            .collect();
+        let kids = Kids(
+            (0..n)
+                .map(|_| {
+                    Command::new("sleep")
+                        .arg("100000")
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .expect("spawn sleep")
+                })
+                .collect(),
+        );
         let dir = std::env::temp_dir().join(format!("live-round-bench-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut sc = String::from("driver|version=550.54.15\n");
         for i in 0..2 {
             sc.push_str(&format!("device|index={i}|name=NVIDIA H200|uuid=GPU-{i}1111111-2222-3333-4444-555555555555|pci=00000000:{:02x}:00.0|total=150754820096|used=40000000000|free=110754820096|reserved=600000000|gpu=37|mem=12|temp=54|power_mw=215000|limit_mw=700000\n", 0x18 + i));
         }
-        for (i, k) in kids.iter().enumerate() {
+        for (i, k) in kids.0.iter().enumerate() {
             sc.push_str(&format!(
                 "compute|dev={}|pid={}|mem={}\n",
                 i % 2,
@@ -87,6 +103,7 @@ mod linux {
     );
 
         let paths: Vec<PathBuf> = kids
+            .0
             .iter()
             .map(|k| PathBuf::from(format!("/proc/{}/stat", k.id())))
             .collect();
@@ -94,18 +111,18 @@ mod linux {
         let (u0, s0) = cpu();
         for _ in 0..ROUNDS {
             for p in &paths {
-                read_into(p, &mut buf, 4096, Records::One).unwrap();
+                read_into(p, &mut buf, MAX_STAT_BYTES, Records::One).unwrap();
             }
         }
         let (u1, s1) = cpu();
         let fds: Vec<_> = paths
             .iter()
-            .map(|p| read_keeping(p, &mut buf, 4096).unwrap())
+            .map(|p| read_keeping(p, &mut buf, MAX_STAT_BYTES).unwrap())
             .collect();
         let (u2, s2) = cpu();
         for _ in 0..ROUNDS {
             for fd in &fds {
-                reread_into(fd, &mut buf, 4096).unwrap();
+                reread_into(fd, &mut buf, MAX_STAT_BYTES).unwrap();
             }
         }
         let (u3, s3) = cpu();
@@ -114,10 +131,7 @@ mod linux {
         ms(u1 - u0 + (s1 - s0), ROUNDS),
         ms(u3 - u2 + (s3 - s2), ROUNDS)
     );
-        for k in &mut kids {
-            let _ = k.kill();
-            let _ = k.wait();
-        }
+        drop(kids);
         let _ = std::fs::remove_dir_all(dir);
     }
 }

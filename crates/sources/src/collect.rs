@@ -169,17 +169,19 @@ impl Collector {
         // NVML names its processes whether or not it reports a PCI address for the device.
         let any_nvml = snap.devices.iter().any(|d| d.source == "nvml");
         let (procs, wsl) = (&self.procs, snap.host.wsl);
-        let status = self.drm.collect_scoped(snap, now_ns, &nvml_bus, |cards| {
-            // Every process's descriptors only where DRM clients can be found no other way: a
-            // card NVML does not cover, no GPU source at all (a device known only from
-            // fdinfo), or WSL (the /dev/dxg holders).
-            let uncovered = cards.iter().any(|c| !nvml_bus.contains(&c.slot));
-            if uncovered || wsl || (cards.is_empty() && !any_nvml) {
-                crate::drm::Scope::All
-            } else {
-                crate::drm::Scope::Only(procs, gpu_pids)
-            }
-        });
+        let status = self
+            .drm
+            .collect_scoped(procs, snap, now_ns, &nvml_bus, |cards| {
+                // Every process's descriptors only where DRM clients can be found no other way: a
+                // card NVML does not cover, no GPU source at all (a device known only from
+                // fdinfo), or WSL (the /dev/dxg holders).
+                let uncovered = cards.iter().any(|c| !nvml_bus.contains(&c.slot));
+                if uncovered || wsl || (cards.is_empty() && !any_nvml) {
+                    crate::drm::Scope::All
+                } else {
+                    crate::drm::Scope::Only(gpu_pids)
+                }
+            });
         snap.sources.push(status);
     }
 

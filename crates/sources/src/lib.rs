@@ -71,31 +71,68 @@ pub mod recording {
             what: &'static str,
             source: serde_json::Error,
         },
-        #[error("{path}: file is {len} bytes, larger than the {max}-byte limit for a recording")]
-        TooLarge { path: String, len: u64, max: u64 },
+        #[error("{path}: larger than the {max}-byte limit for a recording")]
+        TooLarge { path: String, max: u64 },
     }
 
-    /// Parse the JSON at `path` as a `T`, refusing a file over `max` bytes.
+    /// Parse the JSON at `path` as a `T`, refusing a file over `max` bytes. The file is opened
+    /// through [`crate::regular`]: a FIFO or device given as a replay path is refused instead of
+    /// blocking or reading forever, and a file growing meanwhile cannot be read past `max`.
     pub fn load<T: serde::de::DeserializeOwned>(
         path: &Path,
         what: &'static str,
         max: u64,
     ) -> Result<T, LoadError> {
         let p = path.display().to_string();
-        let io = |source| LoadError::Io {
-            path: p.clone(),
-            source,
-        };
-        let len = std::fs::metadata(path).map_err(io)?.len();
-        if len > max {
-            return Err(LoadError::TooLarge { path: p, len, max });
-        }
-        let text = std::fs::read_to_string(path).map_err(io)?;
-        serde_json::from_str(&text).map_err(|source| LoadError::Parse {
+        let bytes = crate::regular::read_regular(path, max).map_err(|source| {
+            if crate::regular::is_too_large(&source) {
+                LoadError::TooLarge {
+                    path: p.clone(),
+                    max,
+                }
+            } else {
+                LoadError::Io {
+                    path: p.clone(),
+                    source,
+                }
+            }
+        })?;
+        serde_json::from_slice(&bytes).map_err(|source| LoadError::Parse {
             path: p,
             what,
             source,
         })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        type Any = serde_json::Value;
+
+        #[test]
+        fn over_the_limit_is_refused_naming_the_file() {
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("round.json");
+            std::fs::write(&p, "[1, 2, 3]").unwrap();
+            assert!(load::<Any>(&p, "a round", 9).is_ok());
+            let e = load::<Any>(&p, "a round", 8).unwrap_err();
+            assert!(matches!(e, LoadError::TooLarge { max: 8, .. }), "{e:?}");
+            assert!(e.to_string().contains("round.json"), "{e}");
+        }
+
+        #[cfg(unix)]
+        #[test]
+        fn a_fifo_is_refused_without_blocking() {
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("replay.json");
+            let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            // No writer exists: reading it as a file would never return.
+            let e = load::<Any>(&p, "a round", 1 << 20).unwrap_err().to_string();
+            assert!(e.contains("replay.json") && e.contains("FIFO"), "{e}");
+        }
     }
 }
 

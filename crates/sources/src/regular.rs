@@ -66,11 +66,26 @@ pub fn read_regular_prefix(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// The payload of [`read_regular`]'s refusal of a file over its limit, so that callers can tell
+/// it from an I/O error ([`is_too_large`]).
+#[derive(Debug)]
+struct TooLarge(u64);
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "larger than the limit of {} bytes", self.0)
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
 fn too_large(max: u64) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("larger than the limit of {max} bytes"),
-    )
+    io::Error::new(io::ErrorKind::InvalidData, TooLarge(max))
+}
+
+/// Whether `e` is [`read_regular`]'s refusal of a file over its limit.
+pub fn is_too_large(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<TooLarge>())
 }
 
 #[cfg(all(test, unix))]
@@ -111,6 +126,10 @@ mod tests {
         assert_eq!(read_regular(&p, 10).unwrap(), b"0123456789");
         let e = read_regular(&p, 9).unwrap_err();
         assert!(e.to_string().contains("limit of 9 bytes"), "{e}");
+        assert!(is_too_large(&e));
+        assert!(!is_too_large(
+            &read_regular(&d.path().join("none"), 9).unwrap_err()
+        ));
         assert_eq!(read_regular_prefix(&p, 4).unwrap(), b"0123");
     }
 }

@@ -4,11 +4,9 @@
 use super::clients::Client;
 use super::usage::{memory_of, rates, Agg};
 use super::{plural, DrmSource, DEDUPE_RULE};
+use crate::procfs::ProcReader;
 use gpuledger_model::{Process, Snapshot};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs;
-use std::io::Read;
-use std::path::Path;
 
 /// Per process, per device uuid: what the clients charged to it hold.
 pub(super) type Charged = BTreeMap<u32, BTreeMap<String, Agg>>;
@@ -21,6 +19,7 @@ impl DrmSource {
     /// Notes on malformed lines and on de-duplication go into `snap`.
     pub(super) fn charge(
         &mut self,
+        procs: &ProcReader,
         clients: &[Client],
         by_slot: &BTreeMap<String, String>,
         now_ns: u64,
@@ -33,7 +32,7 @@ impl DrmSource {
             let uuid = by_slot[&c.slot].clone();
             let mut holders: Vec<u32> = c.fds.iter().map(|f| f.0).collect();
             holders.dedup();
-            let owner = self.owner_of(&holders);
+            let owner = owner_of(procs, &holders);
             let key = (c.slot.clone(), c.ident());
             let (sample, rates) = rates(self.prev.get(&key), &c.info, now_ns);
             next_prev.insert(key, sample);
@@ -67,19 +66,6 @@ impl DrmSource {
         }
         snap.notes.extend(notes);
         out
-    }
-
-    /// The process charged for a client: PID 1 and systemd descriptor holders last, then the
-    /// lowest PID.
-    fn owner_of(&self, holders: &[u32]) -> u32 {
-        if holders.len() > 1 {
-            *holders
-                .iter()
-                .min_by_key(|&&p| (is_fd_store(&self.proc_root, p), p))
-                .unwrap_or(&holders[0])
-        } else {
-            holders[0]
-        }
     }
 
     /// The de-duplication rule with this round's counts, when some client needed it.
@@ -174,14 +160,29 @@ impl ProblemNotes {
     }
 }
 
+/// The process charged for a client: PID 1 and systemd descriptor holders last, then the lowest
+/// PID.
+fn owner_of(procs: &ProcReader, holders: &[u32]) -> u32 {
+    if holders.len() > 1 {
+        *holders
+            .iter()
+            .min_by_key(|&&p| (is_fd_store(procs, p), p))
+            .unwrap_or(&holders[0])
+    } else {
+        holders[0]
+    }
+}
+
 /// PID 1 and systemd's descriptor holders (logind keeps the compositor's DRM fds) hold clients
-/// that some other process really uses; amdgpu_top excludes them for the same reason.
-fn is_fd_store(proc_root: &Path, pid: u32) -> bool {
+/// that some other process really uses; amdgpu_top excludes them for the same reason. The
+/// command line comes from the round's process view: read once per round however many shared
+/// clients a process holds.
+fn is_fd_store(procs: &ProcReader, pid: u32) -> bool {
     if pid == 1 {
         return true;
     }
-    let mut raw = Vec::new();
-    let ok = fs::File::open(proc_root.join(pid.to_string()).join("cmdline"))
-        .and_then(|f| f.take(512).read_to_end(&mut raw));
-    ok.is_ok() && (raw.starts_with(b"/lib/systemd/") || raw.starts_with(b"/usr/lib/systemd/"))
+    procs.args(pid).is_some_and(|args| {
+        args.first()
+            .is_some_and(|a| a.starts_with("/lib/systemd/") || a.starts_with("/usr/lib/systemd/"))
+    })
 }

@@ -49,6 +49,18 @@ pub struct ProcEntry {
     pub dxg: bool,
 }
 
+impl ProcEntry {
+    /// Descriptor `fd`, pointing at `target`, if it is a GPU one.
+    fn note(&mut self, fd: u32, target: &[u8]) {
+        match classify(target) {
+            Some(FdKind::Drm(node)) => self.drm_fds.push((fd, node)),
+            Some(FdKind::Kfd) => self.kfd = true,
+            Some(FdKind::Dxg) => self.dxg = true,
+            None => {}
+        }
+    }
+}
+
 /// The descriptor index of a procfs tree.
 #[derive(Debug, Default)]
 pub struct FdIndex {
@@ -63,17 +75,10 @@ pub struct FdIndex {
 }
 
 /// Calls `f(name, Some(target))` for each link in `dir` (a `/proc/PID/fd`), `None` for one that
-/// vanished before its readlink; on Linux through `getdents64` and `readlinkat` as the index does.
-pub fn each_link(dir: &Path, mut f: impl FnMut(&[u8], Option<&[u8]>)) -> io::Result<()> {
-    sys::each_link(dir, |n, t| {
-        f(n, t);
-        ControlFlow::Continue(())
-    })
-}
-
-/// [`each_link`] until `f` breaks: the links after that are not read at all (a process with
-/// more descriptors than a reader keeps costs no `readlinkat` for the rest).
-pub(crate) fn each_link_until(
+/// vanished before its readlink, until `f` breaks: the links after that are not read at all (a
+/// process with more descriptors than a reader keeps costs no `readlinkat` for the rest). On
+/// Linux through `getdents64` and `readlinkat` as the index does.
+pub fn each_link(
     dir: &Path,
     f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
 ) -> io::Result<()> {
@@ -173,26 +178,19 @@ impl FdIndex {
     }
 
     fn scan_links(&mut self, procs: &crate::procfs::ProcReader, pid: u32) {
-        {
-            let mut entry = ProcEntry::default();
-            let mut seen = 0usize;
-            let res = match procs.fd_links(pid) {
-                Ok(links) => {
-                    for (fd, target) in links.iter() {
-                        seen += 1;
-                        match classify(target) {
-                            Some(FdKind::Drm(node)) => entry.drm_fds.push((*fd, node)),
-                            Some(FdKind::Kfd) => entry.kfd = true,
-                            Some(FdKind::Dxg) => entry.dxg = true,
-                            None => {}
-                        }
-                    }
-                    Ok(())
+        let mut entry = ProcEntry::default();
+        let mut seen = 0usize;
+        let res = match procs.fd_links(pid) {
+            Ok(links) => {
+                for (fd, target) in links.iter() {
+                    seen += 1;
+                    entry.note(*fd, target);
                 }
-                Err(kind) => Err(io::Error::from(kind)),
-            };
-            self.finish_pid(pid, entry, seen, res);
-        }
+                Ok(())
+            }
+            Err(kind) => Err(io::Error::from(kind)),
+        };
+        self.finish_pid(pid, entry, seen, res);
     }
 
     /// Bring the index up to date with processes that started or exited since the last scan,
@@ -265,16 +263,21 @@ impl FdIndex {
         self.finish_pid(pid, entry, seen, res);
     }
 
-    fn note_link(entry: &mut ProcEntry, seen: &mut usize, fd_name: &[u8], target: Option<&[u8]>) {
-        let Some(fd) = parse_u32(fd_name) else { return };
-        *seen += 1;
-        // `None`: gone between readdir and readlink (closed); nothing to index.
-        match target.and_then(classify) {
-            Some(FdKind::Drm(node)) => entry.drm_fds.push((fd, node)),
-            Some(FdKind::Kfd) => entry.kfd = true,
-            Some(FdKind::Dxg) => entry.dxg = true,
-            None => {}
+    /// One link of a directory walk into `entry` (the whole table is always read).
+    fn note_link(
+        entry: &mut ProcEntry,
+        seen: &mut usize,
+        fd_name: &[u8],
+        target: Option<&[u8]>,
+    ) -> ControlFlow<()> {
+        if let Some(fd) = parse_u32(fd_name) {
+            *seen += 1;
+            // `None`: gone between readdir and readlink (closed); nothing to index.
+            if let Some(t) = target {
+                entry.note(fd, t);
+            }
         }
+        ControlFlow::Continue(())
     }
 
     fn finish_pid(&mut self, pid: u32, mut entry: ProcEntry, seen: usize, res: io::Result<()>) {
@@ -327,6 +330,9 @@ mod sys {
     use std::ops::ControlFlow;
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
+
+    /// PATH_MAX: a long link target (an open model file deep in a cache) is read whole.
+    const LINK_MAX: usize = 4096;
 
     struct Dir(*mut libc::DIR);
     impl Drop for Dir {
@@ -401,12 +407,8 @@ mod sys {
         pub fn each_link(
             &self,
             rel: &[u8],
-            mut f: impl FnMut(&[u8], Option<&[u8]>),
+            f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>,
         ) -> io::Result<()> {
-            let f = |n: &[u8], t: Option<&[u8]>| {
-                f(n, t);
-                ControlFlow::Continue(())
-            };
             let rel = CStr::from_bytes_with_nul(rel)
                 .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad relative path"))?;
             // SAFETY: self.0 is an open directory, rel NUL-terminated.
@@ -446,9 +448,9 @@ mod sys {
     ) -> io::Result<()> {
         // linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name NUL-terminated.
         const NAME: usize = 19;
-        let mut dents = [0u64; 1024]; // 8 KiB, 8-byte aligned as the kernel writes it
-                                      // PATH_MAX: a long target (an open model file deep in a cache) is read whole.
-        let mut link = [0u8; 4096];
+        // 8 KiB, 8-byte aligned as the kernel writes it.
+        let mut dents = [0u64; 1024];
+        let mut link = [0u8; LINK_MAX];
         loop {
             // SAFETY: dfd is an open directory; the buffer is writable for its byte length.
             let n = unsafe {
@@ -515,7 +517,7 @@ mod sys {
     fn links(d: Dir, mut f: impl FnMut(&[u8], Option<&[u8]>) -> ControlFlow<()>) -> io::Result<()> {
         // SAFETY: `d` is open.
         let dfd = unsafe { libc::dirfd(d.0) };
-        let mut buf = [0u8; 512];
+        let mut buf = [0u8; LINK_MAX];
         let mut stopped = false;
         each(&d, |name| {
             let b = name.to_bytes();

@@ -21,6 +21,7 @@ pub mod index;
 mod status;
 mod usage;
 
+use crate::procfs::ProcReader;
 use crate::sysfs::{self, DrmCard};
 use clients::ClientKey;
 use devices::RoundDevices;
@@ -68,7 +69,7 @@ pub enum Scope<'a> {
     All,
     /// Only these processes (the GPU processes NVML or the platform named), through the round's
     /// process view: on an NVIDIA-only machine nothing else can hold a client that counts.
-    Only(&'a crate::procfs::ProcReader, &'a [u32]),
+    Only(&'a [u32]),
 }
 
 /// The DRM source, held across rounds by the collector.
@@ -83,6 +84,8 @@ pub struct DrmSource {
     prev: HashMap<ClientKey, EngineSample>,
     buf: Vec<u8>,
     pub stats: RoundStats,
+    /// The process view of [`DrmSource::collect`] (callers without a collector's own), kept.
+    own_procs: Option<ProcReader>,
 }
 
 impl DrmSource {
@@ -97,6 +100,7 @@ impl DrmSource {
             prev: HashMap::new(),
             buf: Vec::with_capacity(4096),
             stats: RoundStats::default(),
+            own_procs: None,
         }
     }
 
@@ -108,8 +112,8 @@ impl DrmSource {
         Ok(())
     }
 
-    fn update_index(&mut self, now_ns: u64, scope: Scope) -> io::Result<()> {
-        if let Scope::Only(procs, pids) = scope {
+    fn update_index(&mut self, procs: &ProcReader, now_ns: u64, scope: Scope) -> io::Result<()> {
+        if let Scope::Only(pids) = scope {
             // The same cadence as the full index: new GPU processes are scanned each round, a
             // known one's descriptors again at the next rebuild.
             let due = !self.partial
@@ -155,7 +159,13 @@ impl DrmSource {
         now_ns: u64,
         nvml_bus_ids: &HashSet<String>,
     ) -> SourceStatus {
-        self.collect_scoped(snap, now_ns, nvml_bus_ids, |_| Scope::All)
+        let procs = self
+            .own_procs
+            .take()
+            .unwrap_or_else(|| ProcReader::new(&self.proc_root));
+        let status = self.collect_scoped(&procs, snap, now_ns, nvml_bus_ids, |_| Scope::All);
+        self.own_procs = Some(procs);
+        status
     }
 
     /// [`DrmSource::collect`], walking the descriptors `scope` chooses once the DRM cards are
@@ -167,6 +177,7 @@ impl DrmSource {
     /// per-process sums merged into `snap`; the status line (`status`).
     pub fn collect_scoped<'a>(
         &mut self,
+        procs: &ProcReader,
         snap: &mut Snapshot,
         now_ns: u64,
         nvml_bus_ids: &HashSet<String>,
@@ -176,7 +187,7 @@ impl DrmSource {
         let cards = sysfs::discover(&self.sys_root)
             .map_err(|e| format!("{}: {e}", self.class_dir().display()));
         let cards_list: &[DrmCard] = cards.as_deref().unwrap_or(&[]);
-        if let Err(e) = self.update_index(now_ns, scope(cards_list)) {
+        if let Err(e) = self.update_index(procs, now_ns, scope(cards_list)) {
             return SourceStatus::new(
                 "drm",
                 SourceState::Unavailable,
@@ -187,7 +198,7 @@ impl DrmSource {
         let clients = self.read_clients(&nodes, nvml_bus_ids);
         let devices =
             RoundDevices::add(snap, cards_list, &clients, nvml_bus_ids, &self.class_dir());
-        let usage = self.charge(&clients, &devices.by_slot, now_ns, snap);
+        let usage = self.charge(procs, &clients, &devices.by_slot, now_ns, snap);
         self.merge(snap, usage);
         self.round_status(&devices.shown, &cards)
     }

@@ -74,10 +74,12 @@ pub struct DxgRound {
     pub process_query_unavailable: Option<String>,
 }
 
+/// The largest `/dev/dxg` recording loaded (a round is a few kilobytes per process).
+const MAX_RECORDING: u64 = 64 << 20;
+
+/// A recorded round; the error names the file.
 pub fn load_round(path: &Path) -> Result<DxgRound, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a /dev/dxg recording: {e}", path.display()))
+    crate::recording::load(path, "a /dev/dxg recording", MAX_RECORDING).map_err(|e| e.to_string())
 }
 
 /// Pids whose file descriptors include `/dev/dxg`, under a procfs root, and how many processes

@@ -143,3 +143,24 @@ fn finds_the_processes_holding_dev_dxg() {
     assert_eq!(unreadable, 1);
     assert_eq!(pids_with_dxg(&root.join("missing")), (vec![], 0));
 }
+
+#[test]
+fn a_bad_recording_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dxg.json");
+    std::fs::write(&p, "{\"adapters\": 3}").unwrap();
+    let e = load_round(&p).unwrap_err();
+    assert!(e.contains("dxg.json: not a /dev/dxg recording"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_recording_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dxg.json");
+    let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let e = load_round(&p).unwrap_err();
+    assert!(e.contains("dxg.json") && e.contains("FIFO"), "{e}");
+}

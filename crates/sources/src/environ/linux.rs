@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::{nul_separated_entries, redacted_lines, reused, MAX_BYTES};
-use crate::procfs::ProcReader;
+use crate::procfs::read_stat;
 
 /// The PID-reuse check runs before and after the read: `/proc/PID/stat`'s start time must still
 /// be the one the snapshot recorded.
@@ -13,8 +13,11 @@ pub(super) fn read_environ(
     pid: u32,
     start_time: Option<u64>,
 ) -> Result<Vec<String>, String> {
-    let procs = ProcReader::new(proc_root);
-    let same = || match (start_time, procs.stat(pid)) {
+    // The stat file alone, read by path: a whole process view (user table, boot time) per `v`
+    // would be read only for this.
+    let stat = proc_root.join(pid.to_string()).join("stat");
+    let mut buf = Vec::new();
+    let mut same = || match (start_time, read_stat(&stat, &mut buf)) {
         (Some(want), Ok(st)) => st.start_time == want,
         // Nothing to compare with: the read below says whether the process is there.
         _ => true,
@@ -41,5 +44,17 @@ fn read_lines(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
             format!("{}: {e}", path.display())
         }
     })?;
-    Ok(redacted_lines(nul_separated_entries(&raw)))
+    Ok(redacted_lines(nul_separated_entries(whole_entries(&raw))))
+}
+
+/// A read that filled the limit may end inside an entry: keep what ends with a NUL, as macOS and
+/// Windows do, so that a cut entry (`PATH=/usr/b`) is not shown as if whole.
+fn whole_entries(raw: &[u8]) -> &[u8] {
+    if raw.len() < MAX_BYTES {
+        return raw;
+    }
+    match raw.iter().rposition(|&b| b == 0) {
+        Some(last) => &raw[..last],
+        None => &[],
+    }
 }

@@ -205,12 +205,19 @@ mod recorded_proc {
         while raw.len() <= MAX_BYTES {
             raw.extend_from_slice(format!("V{}=x\0", raw.len()).as_bytes());
         }
+        // The limit falls inside an entry (`V1048568=x`, cut after its number).
+        assert!(raw[MAX_BYTES - 1] != 0 && raw[MAX_BYTES] != 0);
         std::fs::write(p.join("environ"), &raw).unwrap();
         let lines = read_environ(dir.path(), 7, None).unwrap();
-        // Entries and the NULs between them: no more than the limit.
-        let read: usize = lines.iter().map(|l| l.len() + 1).sum::<usize>() - 1;
-        assert!(read <= MAX_BYTES, "{read}");
-        assert!(!lines.is_empty());
+        // Only whole entries: the one the limit cuts is dropped, not shown cut short.
+        let end = raw[..MAX_BYTES].iter().rposition(|&b| b == 0).unwrap();
+        let whole = raw[..end].split(|&b| b == 0).count();
+        assert_eq!(lines.len(), whole);
+        for l in &lines {
+            let (k, v) = l.split_once('=').unwrap();
+            assert!(k.starts_with('V') && k[1..].parse::<usize>().is_ok(), "{l}");
+            assert_eq!(v, "x", "{l}");
+        }
     }
 
     #[test]

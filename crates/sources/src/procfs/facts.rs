@@ -24,9 +24,9 @@ pub struct ProcessFacts {
     pub unreadable: Vec<String>,
 }
 
-/// Bounds: a process with more mappings or descriptors than this is read only this far.
+/// Bounds: a process with more mappings than this is read only this far (its descriptors are
+/// bounded by the round's reading, `round::MAX_FDS`).
 const MAX_MAP_LINES: usize = 200_000;
-const MAX_FDS: usize = 65_536;
 
 /// `maps` and `net/tcp` are read this far (200,000 map lines are about 30 MB).
 const MAX_TABLE_BYTES: usize = 32 << 20;
@@ -68,7 +68,7 @@ impl ProcReader {
         match self.fd_links(pid) {
             Ok(links) => {
                 let mut files = BTreeSet::new();
-                for (_, target) in links.iter().take(MAX_FDS) {
+                for (_, target) in links.iter() {
                     let t = String::from_utf8_lossy(target);
                     if let Some(inode) =
                         t.strip_prefix("socket:[").and_then(|r| r.strip_suffix(']'))

@@ -7,7 +7,6 @@
 //! names, so there every round opens by path.
 
 use super::Stat;
-use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
@@ -15,24 +14,29 @@ use std::path::Path;
 #[cfg(unix)]
 const MAX_KEPT: usize = 4096;
 
+/// Nothing is kept on other platforms (no procfs): there it is empty.
 #[derive(Default)]
 pub(super) struct KeptStats {
-    /// 0: keep none (a recorded tree, another platform, a helper thread's round).
-    #[cfg_attr(not(unix), allow(dead_code))]
+    /// 0: keep none (a recorded tree, a helper thread's round).
+    #[cfg(unix)]
     limit: usize,
     /// pid → (open `stat`, the round that last read it).
     #[cfg(unix)]
-    fds: HashMap<u32, (std::os::fd::OwnedFd, u64)>,
-    #[cfg(not(unix))]
-    fds: HashMap<u32, ((), u64)>,
+    fds: std::collections::HashMap<u32, (std::os::fd::OwnedFd, u64)>,
 }
 
 impl KeptStats {
     /// Keeping for `root` when it is a live procfs (Linux), none otherwise.
     pub fn for_root(root: &Path) -> KeptStats {
-        KeptStats {
+        #[cfg(unix)]
+        return KeptStats {
             limit: if is_procfs(root) { limit() } else { 0 },
-            fds: HashMap::new(),
+            fds: Default::default(),
+        };
+        #[cfg(not(unix))]
+        {
+            let _ = root;
+            KeptStats {}
         }
     }
 
@@ -88,7 +92,10 @@ impl KeptStats {
 
     /// Close the descriptors of processes `round` did not read: gone, or no longer asked about.
     pub fn retain_round(&mut self, round: u64) {
+        #[cfg(unix)]
         self.fds.retain(|_, (_, used)| *used == round);
+        #[cfg(not(unix))]
+        let _ = round;
     }
 }
 
@@ -104,7 +111,7 @@ fn is_procfs(root: &Path) -> bool {
     (unsafe { libc::statfs(c.as_ptr(), &mut fs) }) == 0 && fs.f_type as u64 == PROC_SUPER_MAGIC
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn is_procfs(_root: &Path) -> bool {
     false
 }
@@ -118,11 +125,6 @@ fn limit() -> usize {
         return 0;
     }
     usize::try_from(rl.rlim_cur / 4).map_or(MAX_KEPT, |n| n.min(MAX_KEPT))
-}
-
-#[cfg(not(unix))]
-fn limit() -> usize {
-    0
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -419,7 +419,7 @@ impl Round {
             |r| {
                 r.path(root, pid, "fd");
                 let mut links = Vec::new();
-                crate::drm::index::each_link_until(&r.path, |name, target| {
+                crate::drm::index::each_link(&r.path, |name, target| {
                     // Not a number, or closed between readdir and readlink: nothing to keep.
                     if let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) {
                         links.push((fd, Box::from(t)));

@@ -3,7 +3,7 @@
 //! Basic Render Driver (0xF152, software); dwm.exe 1116, csrss.exe 1024, llama-server.exe 12220
 //! (CUDA), chrome.exe 4242 on both adapters, 7777 idle, 31337 new in round 2. Rounds are 1 s apart.
 
-use super::accumulate::engine_rate as engine_rate_for_tests;
+use super::accumulate::engine_rate;
 use super::counters::{paths, CounterArray, RawSample};
 use super::merge::{FIRST_ROUND, LABEL_BOTH, LABEL_DEDICATED, LABEL_LOCAL};
 use super::*;
@@ -433,27 +433,21 @@ fn engine_rates() {
         status: 0,
     };
     // 2.5 ms of 10 ms: 25 %.
-    assert_eq!(
-        engine_rate_for_tests(&s(100, 0), &s(25_100, 0), 100_000),
-        Some(25.0)
-    );
+    assert_eq!(engine_rate(&s(100, 0), &s(25_100, 0), 100_000), Some(25.0));
     // A timer counter's own time base wins over the collection timestamps.
     assert_eq!(
-        engine_rate_for_tests(&s(0, 1_000), &s(500, 2_000), 100_000),
+        engine_rate(&s(0, 1_000), &s(500, 2_000), 100_000),
         Some(50.0)
     );
     // Counter went backwards (instance reused): no rate.
-    assert_eq!(engine_rate_for_tests(&s(500, 0), &s(100, 0), 100), None);
+    assert_eq!(engine_rate(&s(500, 0), &s(100, 0), 100), None);
     // No time passed: no rate.
-    assert_eq!(engine_rate_for_tests(&s(0, 0), &s(10, 0), 0), None);
+    assert_eq!(engine_rate(&s(0, 0), &s(10, 0), 0), None);
     // More busy time than wall time (clock skew): clamped.
-    assert_eq!(
-        engine_rate_for_tests(&s(0, 0), &s(300, 0), 100),
-        Some(100.0)
-    );
+    assert_eq!(engine_rate(&s(0, 0), &s(300, 0), 100), Some(100.0));
     let mut bad = s(0, 0);
     bad.status = 0xC000_0BBA;
-    assert_eq!(engine_rate_for_tests(&bad, &s(10, 0), 100), None);
+    assert_eq!(engine_rate(&bad, &s(10, 0), 100), None);
 }
 
 #[test]
