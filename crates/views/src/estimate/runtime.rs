@@ -26,12 +26,18 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         Some(b) => format!("{} ({})", gib(b), s.overhead_source),
         None => format!("{} ({})", words::UNKNOWN, s.overhead_source),
     };
+    // A total with an unknown part is only the known parts: a floor, said as one.
+    let total = if s.is_partial() {
+        format!("≥ {}", gib(s.total_gpu_bytes))
+    } else {
+        gib(s.total_gpu_bytes)
+    };
     for (what, value) in [
         ("weights", gib(s.weights_gpu_bytes)),
         ("KV cache", part(s.kv_cache_gpu_bytes)),
         (compute, part(s.compute_gpu_bytes)),
         ("overhead", overhead),
-        ("total", gib(s.total_gpu_bytes)),
+        ("total", total),
     ] {
         let _ = writeln!(out, "  {what:<18} {value}");
     }
@@ -77,4 +83,40 @@ pub fn render_beside_measured(r: &RuntimeEstimate, measured: Option<u64>) -> Str
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::EstimatedMemory;
+
+    /// SGLang-shaped: the total is the static pool, compute unknown.
+    fn sglang(compute: Option<u64>) -> RuntimeEstimate {
+        RuntimeEstimate {
+            summary: EstimatedMemory {
+                recipe: "sglang".into(),
+                model: "m".into(),
+                weights_gpu_bytes: 4 << 30,
+                kv_cache_gpu_bytes: Some(2 << 30),
+                compute_gpu_bytes: compute,
+                overhead_gpu_bytes: Some(1 << 30),
+                total_gpu_bytes: 8 << 30,
+                ..Default::default()
+            },
+            inputs: vec![],
+        }
+    }
+
+    #[test]
+    fn a_total_with_an_unknown_part_is_a_floor() {
+        let t = render_beside_measured(&sglang(None), Some(9 << 30));
+        assert!(t.contains("  total              ≥ 8.00 GiB\n"), "{t}");
+        assert!(!t.contains("measured"), "{t}");
+        let t = render_beside_measured(&sglang(Some(1 << 30)), Some(9 << 30));
+        assert!(t.contains("  total              8.00 GiB\n"), "{t}");
+        assert!(
+            t.contains("measured 9 GiB (driver) vs estimated 8 GiB"),
+            "{t}"
+        );
+    }
 }
