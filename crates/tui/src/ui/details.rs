@@ -2,6 +2,7 @@
 
 use super::text::*;
 use crate::app::{App, Column, Row};
+use gpuledger_model::units::human_opt;
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -50,7 +51,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
         v.push(Line::from(vec![
             Span::raw(format!("{dev} {} ", u.kinds_label())),
             Span::styled(
-                fit_right(&short_bytes(u.memory_bytes), 9),
+                fit_right(&human_opt(u.memory_bytes), 9),
                 if u.memory_bytes.is_some() {
                     t.mem_line
                 } else {
@@ -73,7 +74,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
         h.and_then(|h| h.cpu_percent)
             .map(|c| format!("{c:.1}%"))
             .unwrap_or_else(|| "n/a".into()),
-        short_bytes(h.and_then(|h| h.rss_bytes)),
+        human_opt(h.and_then(|h| h.rss_bytes)),
         // The share only beside a known RSS: "n/a (n/a of RAM)" says nothing twice.
         h.and_then(|h| h.mem_percent)
             .map(|c| format!(" ({c:.1}% of RAM)"))
