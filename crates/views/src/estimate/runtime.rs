@@ -2,10 +2,9 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
-use super::measured_vs_estimated;
+use super::{measured_vs_estimated, reported_value};
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::words;
-use gpuledger_model::ReportedFigure;
 use std::fmt::Write;
 
 /// Text for `explain`: the why sentence, the parts (unknown ones said so), the runtime's own
@@ -47,7 +46,13 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
     if !s.reported.is_empty() {
         out.push_str("runtime reports (its own figures, not added to either ledger):\n");
         for f in &s.reported {
-            let _ = writeln!(out, "  {}: {}  — {}", f.what, reported_value(f), f.source);
+            let _ = writeln!(
+                out,
+                "  {}: {}  — {}",
+                f.what,
+                reported_value(f, gib),
+                f.source
+            );
         }
     }
     for n in &s.not_modelled {
@@ -58,16 +63,6 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         let _ = writeln!(out, "  {} = {}  ({})", i.name, i.value, i.source);
     }
     out
-}
-
-/// A figure the runtime reported: bytes, its own words, or both.
-fn reported_value(f: &ReportedFigure) -> String {
-    match (&f.bytes, &f.text) {
-        (Some(b), Some(t)) => format!("{} ({t})", gib(*b)),
-        (Some(b), None) => gib(*b),
-        (None, Some(t)) => t.clone(),
-        (None, None) => "?".into(),
-    }
 }
 
 /// [`render_text`], then measured − estimated where the driver measured the process and every
