@@ -12,13 +12,8 @@
 //! ledger, `gpuledger_model::EstimatedMemory`) is diffed part by part ([`ESTIMATE_PARTS`]) and
 //! shown in its own section.
 
-use gpuledger_model::{parse_snapshot, EstimatedMemory, Process, Snapshot, SnapshotError, Usage};
+use gpuledger_model::{EstimatedMemory, Process, Snapshot, Usage};
 use serde::Serialize;
-
-/// Parse a snapshot document for diffing: the snapshot reader itself (schema checked), once.
-pub fn parse_for_diff(text: &str) -> Result<Snapshot, SnapshotError> {
-    parse_snapshot(text)
-}
 
 /// The estimate's parts: the snapshot's field name (the key in the diff's JSON) and the word the
 /// views use for it.
@@ -443,7 +438,7 @@ fn usage_diffs(p: Option<&Process>, q: Option<&Process>) -> Vec<UsageDiff> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{balance, Device, Host, Vendor};
+    use gpuledger_model::{balance, parse_snapshot, Device, Host, Vendor};
 
     const MIB: u64 = 1 << 20;
 
@@ -684,8 +679,8 @@ mod tests {
         let (mut sa, mut sb) = (a.clone(), b.clone());
         sa.processes[0].estimate = Some(est(100 * MIB).into());
         sb.processes[0].estimate = Some(est(184 * MIB).into());
-        let a = parse_for_diff(&serde_json::to_string(&sa).unwrap()).unwrap();
-        let b = parse_for_diff(&serde_json::to_string(&sb).unwrap()).unwrap();
+        let a = parse_snapshot(&serde_json::to_string(&sa).unwrap()).unwrap();
+        let b = parse_snapshot(&serde_json::to_string(&sb).unwrap()).unwrap();
         let d = diff(&a, &b);
         let p = &d.processes[0];
         assert_eq!(p.measured.delta, Some(83 * MIB as i64));

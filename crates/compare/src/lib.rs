@@ -5,4 +5,4 @@
 pub mod alert;
 pub mod diff;
 
-pub use diff::{diff, parse_for_diff, SnapshotDiff};
+pub use diff::{diff, SnapshotDiff};

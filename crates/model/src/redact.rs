@@ -341,7 +341,10 @@ pub fn redact_snapshot(snap: &mut crate::Snapshot) {
         }
         if let Some(e) = &mut p.estimate {
             let e = std::sync::Arc::make_mut(e);
-            e.model = redact_text(&e.model);
+            // The recipe and the overhead's source are free text from files too.
+            for t in [&mut e.model, &mut e.recipe, &mut e.overhead_source] {
+                *t = redact_text(t);
+            }
             for t in [&mut e.why, &mut e.compute_label].into_iter().flatten() {
                 *t = redact_text(t);
             }
@@ -442,6 +445,8 @@ mod tests {
         let mut p = crate::Process::new(1);
         p.estimate = Some(std::sync::Arc::new(crate::EstimatedMemory {
             model: "https://u:hunter2@host/m.gguf".into(),
+            recipe: "vllm --api-key sk-RECIPE".into(),
+            overhead_source: "probe of https://u:pw0rd@probe/x".into(),
             why: Some("started with --api-key sk-SECRET".into()),
             reported: vec![crate::ReportedFigure::new(
                 "x",
@@ -454,7 +459,14 @@ mod tests {
         snap.processes.push(p);
         redact_snapshot(&mut snap);
         let text = serde_json::to_string(&snap).unwrap();
-        for secret in ["hunter2", "sk-SECRET", "abc123", "zzz"] {
+        for secret in [
+            "hunter2",
+            "sk-SECRET",
+            "abc123",
+            "zzz",
+            "sk-RECIPE",
+            "pw0rd",
+        ] {
             assert!(!text.contains(secret), "{secret} in {text}");
         }
     }

@@ -23,7 +23,7 @@ pub fn human_bytes(b: u64) -> String {
 
 /// Same as [`human_bytes`] for a value that may be unknown.
 pub fn human_opt(b: Option<u64>) -> String {
-    b.map(human_bytes).unwrap_or_else(|| "n/a".into())
+    crate::words::or_unknown_with(b, human_bytes)
 }
 
 /// The one duration parser for every option: a bare number of seconds (`0.5`, `15`), one decimal

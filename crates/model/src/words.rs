@@ -12,7 +12,12 @@ pub const NOTHING: &str = "—";
 
 /// `v` as text, or [`UNKNOWN`].
 pub fn or_unknown<T: Display>(v: Option<T>) -> String {
-    v.map_or_else(|| UNKNOWN.to_string(), |x| x.to_string())
+    or_unknown_with(v, |x| x.to_string())
+}
+
+/// `f(v)`, or [`UNKNOWN`] when the value could not be read.
+pub fn or_unknown_with<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
+    v.map_or_else(|| UNKNOWN.to_string(), f)
 }
 
 impl EvidenceKind {
@@ -51,6 +56,8 @@ mod tests {
     fn words_are_lower_case_text_not_enum_names() {
         assert_eq!(or_unknown(None::<u32>), "n/a");
         assert_eq!(or_unknown(Some(7)), "7");
+        assert_eq!(or_unknown_with(None::<u8>, |x| x.to_string()), "n/a");
+        assert_eq!(or_unknown_with(Some(2), |x| format!("{x}%")), "2%");
         assert_eq!(EvidenceKind::ModelFile.label(), "model file");
         assert_eq!(Confidence::High.word(), "high");
     }

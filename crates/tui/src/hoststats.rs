@@ -5,7 +5,7 @@
 //! made. CPU % needs two samples of the same process (same PID *and* start time), so the first
 //! round of a process says so instead of showing 0.
 
-use gpuledger_sources::procfs::{ProcReader, Stat};
+use gpuledger_sources::procfs::{read_stat, ProcReader};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,13 +32,6 @@ pub struct HostSampler {
     /// (pid, start time) → (utime + stime ticks, when read).
     prev: HashMap<(u32, u64), (u64, Instant)>,
     buf: Vec<u8>,
-}
-
-/// `utime + stime`, start time and RSS pages from a `/proc/PID/stat` line, through collection's
-/// one stat parser.
-pub fn parse_cpu_rss(stat: &str) -> Option<(u64, u64, u64)> {
-    let s = gpuledger_sources::procfs::parse_stat(stat).ok()?;
-    Some((s.utime.saturating_add(s.stime), s.start_time, s.rss_pages))
 }
 
 /// `MemTotal:  16318440 kB` from `/proc/meminfo`, in bytes.
@@ -101,30 +94,21 @@ impl HostSampler {
         let mut out = HashMap::with_capacity(pids.len());
         let mut next = HashMap::with_capacity(pids.len());
         for &pid in pids {
-            let reading = match procs.and_then(|p| p.last_round_stat(pid)) {
-                Some(r) => Reading::from_round(r, &self.root, pid),
-                None => self.read(&stat_path(&self.root, pid)),
+            // The round's reading where there is one; else open + read + close into a reused
+            // buffer, through collection's one stat reader.
+            let stat = match procs.and_then(|p| p.last_round_stat(pid)) {
+                Some(r) => r,
+                None => read_stat(&stat_path(&self.root, pid), &mut self.buf),
             };
-            let hp = match reading {
-                Reading::Unreadable(e) => HostProc {
+            let hp = match stat {
+                Err(e) => HostProc {
                     cpu_percent: None,
                     rss_bytes: None,
                     mem_percent: None,
-                    reason: Some(format!(
-                        "cannot read {}: {e}",
-                        stat_path(&self.root, pid).display()
-                    )),
+                    reason: Some(unreadable(&stat_path(&self.root, pid), &e)),
                 },
-                Reading::Malformed => HostProc {
-                    cpu_percent: None,
-                    rss_bytes: None,
-                    mem_percent: None,
-                    reason: Some(format!(
-                        "{} is malformed",
-                        stat_path(&self.root, pid).display()
-                    )),
-                },
-                Reading::Stat(ticks, start, rss_pages) => {
+                Ok(st) => {
+                    let (ticks, start) = (st.utime.saturating_add(st.stime), st.start_time);
                     let key = (pid, start);
                     let cpu = self.prev.get(&key).and_then(|&(t0, at)| {
                         let dt = now.saturating_duration_since(at).as_secs_f64();
@@ -133,7 +117,7 @@ impl HostSampler {
                         })
                     });
                     next.insert(key, (ticks, now));
-                    let rss = rss_pages.saturating_mul(self.page_size);
+                    let rss = st.rss_pages.saturating_mul(self.page_size);
                     HostProc {
                         cpu_percent: cpu,
                         rss_bytes: Some(rss),
@@ -153,56 +137,20 @@ impl HostSampler {
         self.prev = next;
         out
     }
-
-    /// `path` read here: open + read + close into a reused buffer (no size query per file).
-    fn read(&mut self, path: &std::path::Path) -> Reading {
-        let read = gpuledger_sources::procfs::read::read_into(
-            path,
-            &mut self.buf,
-            gpuledger_sources::procfs::MAX_STAT_BYTES,
-            gpuledger_sources::procfs::read::Records::One,
-        );
-        match read {
-            Err(e) => Reading::Unreadable(e.to_string()),
-            Ok(()) => match parse_cpu_rss(&String::from_utf8_lossy(&self.buf)) {
-                Some((ticks, start, rss)) => Reading::Stat(ticks, start, rss),
-                None => Reading::Malformed,
-            },
-        }
-    }
 }
 
 fn stat_path(root: &std::path::Path, pid: u32) -> PathBuf {
     root.join(pid.to_string()).join("stat")
 }
 
-/// One process's `stat`, as the figures need it.
-enum Reading {
-    /// `utime + stime`, start time, RSS pages.
-    Stat(u64, u64, u64),
-    /// The file could not be read: the error, in words.
-    Unreadable(String),
-    /// Read, but not a stat line.
-    Malformed,
-}
-
-impl Reading {
-    /// The collection round's reading of `path`, told apart as [`HostSampler::read`] does: its
-    /// parser reports a malformed file as `InvalidData` naming the file.
-    fn from_round(r: std::io::Result<Stat>, root: &std::path::Path, pid: u32) -> Reading {
-        match r {
-            Ok(s) => Reading::Stat(s.utime.saturating_add(s.stime), s.start_time, s.rss_pages),
-            Err(e)
-                if e.kind() == std::io::ErrorKind::InvalidData
-                    && e.to_string().starts_with(&format!(
-                        "{} is malformed",
-                        stat_path(root, pid).display()
-                    )) =>
-            {
-                Reading::Malformed
-            }
-            Err(e) => Reading::Unreadable(e.to_string()),
-        }
+/// Why a stat could not be used, naming the file: a malformed one's error already does (the
+/// parser says what is wrong), a failed read's does not.
+fn unreadable(path: &std::path::Path, e: &std::io::Error) -> String {
+    let (path, e) = (path.display().to_string(), e.to_string());
+    if e.contains(&path) {
+        e
+    } else {
+        format!("cannot read {path}: {e}")
     }
 }
 
@@ -228,6 +176,12 @@ fn page_size() -> u64 {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// `utime + stime`, start time and RSS pages, as the sampler takes them from a stat line.
+    fn parse_cpu_rss(stat: &str) -> Option<(u64, u64, u64)> {
+        let s = gpuledger_sources::procfs::parse_stat(stat).ok()?;
+        Some((s.utime.saturating_add(s.stime), s.start_time, s.rss_pages))
+    }
 
     fn stat_line(pid: u32, comm: &str, utime: u64, stime: u64, start: u64, rss: u64) -> String {
         format!("{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 100 0 0 0 {utime} {stime} 0 0 20 0 1 0 {start} 1000000 {rss} 18446744073709551615\n")
@@ -335,11 +289,14 @@ mod tests {
         let read = HostSampler::new(dir.path()).sample(&pids, t0);
         assert_eq!(from_round, read);
         assert!(read[&43].reason.as_deref().unwrap().contains("cannot read"));
-        assert!(read[&44]
-            .reason
-            .as_deref()
-            .unwrap()
-            .ends_with("is malformed"));
+        // The parser's error names the file and what is wrong, once.
+        let malformed = read[&44].reason.as_deref().unwrap();
+        let path = dir.path().join("44/stat").display().to_string();
+        assert!(
+            malformed.starts_with(&format!("{path} is malformed: ")),
+            "{malformed}"
+        );
+        assert_eq!(malformed.matches(&path).count(), 1, "{malformed}");
         // A process the round did not read is read here.
         let more = HostSampler::new(dir.path()).sample_after(&[42, 45], t0, Some(&procs));
         assert!(more[&45].reason.as_deref().unwrap().contains("cannot read"));

@@ -309,14 +309,28 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
         }
         .into(),
     );
-    let mut app = app_with(snap, t0);
+    let mut app = app_with(snap.clone(), t0);
     let (s, _) = render(&mut app, 240, 70, t0);
     assert!(s.contains("llama.cpp/llama-server · context 32768"), "{s}");
     assert!(line_with(&s, "KV cache").contains("3 GiB"), "{s}");
     assert!(line_with(&s, "overhead").contains("n/a"), "{s}");
-    // Measured 16 + 4 GiB (both devices) beside estimated 15.5 GiB, as two figures.
+    // The overhead has no figure: the total is a floor and no difference is stated.
+    assert!(line_with(&s, "total GPU").contains("≥ 15.5 GiB"), "{s}");
+    let measured = line_with(&s, "measured      20 GiB");
     assert!(
-        line_with(&s, "measured      20 GiB").contains("4.50 GiB more"),
+        measured.contains("(driver)") && !measured.contains("more"),
+        "{s}"
+    );
+    // With every part known: measured 16 + 4 GiB (both devices) beside estimated 16 GiB, as
+    // two figures.
+    let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
+    let e = std::sync::Arc::make_mut(p.estimate.as_mut().unwrap());
+    e.overhead_gpu_bytes = Some(GIB / 2);
+    e.total_gpu_bytes = 16 * GIB;
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 240, 70, t0);
+    assert!(
+        line_with(&s, "measured      20 GiB").contains("4 GiB more"),
         "{s}"
     );
 }

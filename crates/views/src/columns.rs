@@ -2,17 +2,12 @@
 //! shows (display width, so a CJK name or an emoji does not push its row out of line), and the
 //! one "value or n/a" helper for cells.
 
-use gpuledger_model::words;
+pub use gpuledger_model::words::or_unknown_with;
 use unicode_width::UnicodeWidthStr;
 
 /// Columns a terminal uses to show `s`.
 pub fn display_width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
-}
-
-/// `f(v)`, or [`words::UNKNOWN`] when the value could not be read.
-pub fn or_unknown_with<T>(v: Option<T>, f: impl FnOnce(T) -> String) -> String {
-    v.map_or_else(|| words::UNKNOWN.to_string(), f)
 }
 
 /// Which side of its column a cell keeps to.
@@ -134,11 +129,5 @@ mod tests {
         let rows = vec![vec!["a", "long value", "x"], vec!["b", "v", "y"]];
         let t = Columns::new(&[]).max_width(1, 3).render(&rows);
         assert_eq!(t, "a  long value  x\nb  v    y\n");
-    }
-
-    #[test]
-    fn unknown_values_say_so() {
-        assert_eq!(or_unknown_with(None::<u8>, |x| x.to_string()), "n/a");
-        assert_eq!(or_unknown_with(Some(2), |x| format!("{x}%")), "2%");
     }
 }

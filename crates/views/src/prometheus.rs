@@ -25,7 +25,7 @@
 //!   `_ratio` in 0..=1.
 
 use gpuledger_model::{
-    redact_arg_list, Device, Process, Snapshot, SourceState, Usage, WorkloadKind,
+    redact_arg_list, Device, EstimatedMemory, Process, Snapshot, SourceState, Usage, WorkloadKind,
 };
 use std::fmt::Write;
 use std::str::FromStr;
@@ -33,10 +33,17 @@ use std::str::FromStr;
 /// Metric names of the estimated ledger (computed by a recipe, never measured), listed so that
 /// nothing measured is ever given one of these names.
 /// `gpuledger_process_estimated_memory_bytes{pid,name,user,workload,model,recipe,component}`
-/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`: the parts, which sum to
-/// the estimate's total. The total itself is not a series of the family, or `sum by (pid)`
-/// would count every process twice (issue 16).
-pub const ESTIMATED_METRICS: &[&str] = &["gpuledger_process_estimated_memory_bytes"];
+/// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`: the known parts. The
+/// total is not a series of that family, or `sum by (pid)` would count every process twice
+/// (issue 16): it is its own family, `gpuledger_process_estimated_total_bytes`, because the
+/// parts' sum is the total only when every part is known (SGLang's total is its static pool,
+/// its known parts only weights and KV cache). `gpuledger_process_estimated_partial` is 1 when
+/// a part is unknown: the total is then a floor and the parts do not add up to it.
+pub const ESTIMATED_METRICS: &[&str] = &[
+    "gpuledger_process_estimated_memory_bytes",
+    "gpuledger_process_estimated_total_bytes",
+    "gpuledger_process_estimated_partial",
+];
 
 /// Content-Type of [`render_metrics`]'s output.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -445,37 +452,69 @@ fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
     );
 }
 
-/// The estimated ledger: its own family, never summed with the measured one. Only the parts
-/// are series, so that summing the family gives the total, once.
+/// The estimated ledger: its own families, never summed with the measured one. The parts
+/// family holds only the parts, so that summing it never counts the total as well; the total
+/// and whether it is a floor are families of their own.
 fn estimated_parts(out: &mut String, chosen: &[&Process], labels: &[ProcessLabels]) {
+    let estimated: Vec<(&EstimatedMemory, &ProcessLabels)> = chosen
+        .iter()
+        .zip(labels)
+        .filter_map(|(p, l)| Some((p.estimate.as_deref()?, l)))
+        .collect();
     let mut f = Family::new(
         out,
         ESTIMATED_METRICS[0],
         "gauge",
-        "ESTIMATED GPU memory of an AI process by component, computed by a recipe from the model file and the runtime's settings (not measured).",
+        "ESTIMATED GPU memory of an AI process by component, computed by a recipe from the model file and the runtime's settings (not measured). Unknown parts have no series: see gpuledger_process_estimated_partial.",
     );
-    for (p, l) in chosen.iter().zip(labels) {
-        let Some(e) = &p.estimate else { continue };
+    for (e, l) in &estimated {
         for (component, v) in [
             ("weights", Some(e.weights_gpu_bytes)),
             ("kv_cache", e.kv_cache_gpu_bytes),
             ("compute", e.compute_gpu_bytes),
             ("overhead", e.overhead_gpu_bytes),
         ] {
-            f.sample(
-                &[
-                    ("pid", Some(l.pid.as_str())),
-                    ("name", l.name.as_deref()),
-                    ("user", l.user.as_deref()),
-                    ("workload", l.workload.as_deref()),
-                    ("model", l.model.as_deref()),
-                    ("recipe", Some(e.recipe.as_str())),
-                    ("component", Some(component)),
-                ],
-                bytes(v),
-            );
+            let mut ls = estimate_labels(l, e);
+            ls.push(("component", Some(component)));
+            f.sample(&ls, bytes(v));
         }
     }
+    let mut f = Family::new(
+        out,
+        ESTIMATED_METRICS[1],
+        "gauge",
+        "ESTIMATED total GPU memory of an AI process (not measured): the sum of its parts, or the runtime's reservation; a floor when gpuledger_process_estimated_partial is 1.",
+    );
+    for (e, l) in &estimated {
+        f.sample(&estimate_labels(l, e), Some(Val::U(e.total_gpu_bytes)));
+    }
+    let mut f = Family::new(
+        out,
+        ESTIMATED_METRICS[2],
+        "gauge",
+        "1 when a part of the ESTIMATED memory is unknown: the estimated total is then a floor and the parts do not sum to it; 0 otherwise.",
+    );
+    for (e, l) in &estimated {
+        f.sample(
+            &estimate_labels(l, e),
+            Some(Val::U(u64::from(e.is_partial()))),
+        );
+    }
+}
+
+/// The labels every estimated series of a process carries (the parts add `component`).
+fn estimate_labels<'a>(
+    l: &'a ProcessLabels,
+    e: &'a EstimatedMemory,
+) -> Vec<(&'static str, Option<&'a str>)> {
+    vec![
+        ("pid", Some(l.pid.as_str())),
+        ("name", l.name.as_deref()),
+        ("user", l.user.as_deref()),
+        ("workload", l.workload.as_deref()),
+        ("model", l.model.as_deref()),
+        ("recipe", Some(e.recipe.as_str())),
+    ]
 }
 
 /// A family with one unlabelled sample.
@@ -993,31 +1032,53 @@ mod tests {
     }
 
     /// Issue 16: a `component="total"` series beside the parts made `sum by (pid)` count every
-    /// process twice. Summing the family per process must give the estimate's total, once.
+    /// process twice. The total is its own family, once per process; summing the parts gives it
+    /// only when no part is unknown, which the partial flag says (SGLang: total = static pool,
+    /// parts only weights and KV cache).
     #[test]
-    fn estimated_parts_sum_to_the_total_once() {
-        let mut s = many(2);
+    fn estimated_parts_sum_to_the_total_only_when_complete() {
+        let mut s = many(3);
         for (i, overhead) in [(0, Some(300)), (1, None)] {
             s.processes[i].estimate = Some(estimate(overhead, "test").into());
         }
+        let sglang = gpuledger_model::EstimatedMemory {
+            recipe: "sglang".into(),
+            weights_gpu_bytes: 1000,
+            kv_cache_gpu_bytes: Some(500),
+            compute_gpu_bytes: None,
+            overhead_gpu_bytes: None,
+            overhead_included: true,
+            total_gpu_bytes: 2000,
+            ..Default::default()
+        };
+        s.processes[2].estimate = Some(sglang.into());
         let t = render_metrics(&s, &MetricsOptions::default());
-        let mut sums = std::collections::BTreeMap::<String, u64>::new();
-        for l in lines_of(&t, "gpuledger_process_estimated_memory_bytes") {
-            assert!(!l.contains("component=\"total\""), "{l}");
-            let pid = l.split("pid=\"").nth(1).unwrap().split('"').next().unwrap();
-            let v: u64 = l.rsplit(' ').next().unwrap().parse().unwrap();
-            *sums.entry(pid.to_string()).or_default() += v;
+        let per_pid = |family: &str| {
+            let mut m = std::collections::BTreeMap::<u32, u64>::new();
+            for l in lines_of(&t, family) {
+                assert!(!l.contains("component=\"total\""), "{l}");
+                let pid = l.split("pid=\"").nth(1).unwrap().split('"').next().unwrap();
+                let v: u64 = l.rsplit(' ').next().unwrap().parse().unwrap();
+                *m.entry(pid.parse().unwrap()).or_default() += v;
+            }
+            m
+        };
+        let parts = per_pid("gpuledger_process_estimated_memory_bytes");
+        let totals = per_pid("gpuledger_process_estimated_total_bytes");
+        let partial = per_pid("gpuledger_process_estimated_partial");
+        for p in &s.processes[..3] {
+            let e = p.estimate.as_ref().unwrap();
+            assert_eq!(totals[&p.pid], e.total_gpu_bytes, "one total per process");
+            assert_eq!(partial[&p.pid], u64::from(e.is_partial()));
+            if !e.is_partial() {
+                assert_eq!(parts[&p.pid], e.total_gpu_bytes);
+            }
         }
-        let want: std::collections::BTreeMap<String, u64> = s.processes[..2]
-            .iter()
-            .map(|p| {
-                (
-                    p.pid.to_string(),
-                    p.estimate.as_ref().unwrap().total_gpu_bytes,
-                )
-            })
-            .collect();
-        assert_eq!(sums, want);
+        // The SGLang shape: flagged, and its parts fall short of the total it reports.
+        let pid = s.processes[2].pid;
+        assert_eq!((partial[&pid], parts[&pid], totals[&pid]), (1, 1500, 2000));
+        assert_eq!(partial[&s.processes[0].pid], 0);
+        assert_eq!(partial[&s.processes[1].pid], 1, "unknown overhead");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use crate::Global;
 use anyhow::Context;
-use gpuledger_compare::diff::{diff, parse_for_diff};
-use gpuledger_model::Snapshot;
+use gpuledger_compare::diff::diff;
+use gpuledger_model::{parse_snapshot, Snapshot};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,7 +24,7 @@ pub struct Args {
 
 fn load(path: &Path) -> anyhow::Result<Snapshot> {
     let text = crate::global::read_snapshot_text(path)?;
-    parse_for_diff(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
+    parse_snapshot(&text).with_context(|| format!("{}: not a valid snapshot", path.display()))
 }
 
 pub fn run(args: &Args, _global: &Global) -> anyhow::Result<ExitCode> {

@@ -18,7 +18,7 @@ pub struct DevicePlot {
     pub used: Vec<Option<u64>>,
     pub gpu_percent: Vec<Option<f64>>,
     /// Top processes, largest first: label and memory per bucket (`None` = not present or unknown).
-    pub processes: Vec<(String, Vec<Option<u64>>)>,
+    pub processes: Vec<Labelled>,
     /// Sum of the other processes' known memory per bucket.
     pub others: Vec<u64>,
 }

@@ -1,7 +1,7 @@
 //! `e`: the table as CSV, written to the data directory.
 
 use super::*;
-use gpuledger_views::csv::col;
+use gpuledger_views::csv::{col, opt};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;
 
@@ -90,30 +90,29 @@ impl App {
             col::COMMAND,
         ])
         .map_err(err)?;
-        let opt = |v: Option<String>| v.unwrap_or_default();
         for r in &self.rows {
             let p = self.process(r);
             let u = self.usage(r);
             let h = self.host.get(&p.pid);
             let dev = self.device_of(r);
             w.write_record([
-                opt(dev.map(|d| d.index.to_string())),
+                opt(dev.map(|d| d.index)),
                 dev.and_then(|d| d.name.clone())
                     .unwrap_or_else(|| u.device.clone()),
                 p.pid.to_string(),
-                opt(p.start_time.map(|v| v.to_string())),
-                opt(p.user.clone()),
-                opt(p.name.clone()),
+                opt(p.start_time),
+                opt(p.user.as_ref()),
+                opt(p.name.as_ref()),
                 opt(self.workload(p)),
                 u.kinds_label(),
-                opt(u.memory_bytes.map(|v| v.to_string())),
+                opt(u.memory_bytes),
                 u.memory_source.clone(),
-                opt(u.unavailable_reason.clone()),
-                opt(u.engines.sm_percent.map(|v| v.to_string())),
-                opt(u.engines.unavailable_reason.clone()),
+                opt(u.unavailable_reason.as_ref()),
+                opt(u.engines.sm_percent),
+                opt(u.engines.unavailable_reason.as_ref()),
                 opt(h.and_then(|h| h.cpu_percent).map(|v| format!("{v:.1}"))),
-                opt(h.and_then(|h| h.rss_bytes).map(|v| v.to_string())),
-                opt(h.and_then(|h| h.reason.clone())),
+                opt(h.and_then(|h| h.rss_bytes)),
+                opt(h.and_then(|h| h.reason.as_ref())),
                 // Command lines are stored redacted by the sources (model::redact_arg_list).
                 opt(p.cmdline.as_ref().map(|c| c.join(" "))),
             ])

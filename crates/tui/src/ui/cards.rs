@@ -2,7 +2,7 @@
 
 use crate::app::App;
 use crate::series::Series;
-use gpuledger_model::units::human_bytes;
+use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::Device;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -119,8 +119,8 @@ pub(crate) fn mem_pct(d: &Device) -> String {
 /// `18.1/24.0 GiB` when both are in the same unit, else `512 MiB/24.0 GiB`.
 pub(crate) fn used_of_total(d: &Device) -> String {
     let (u, t) = (
-        short_bytes(d.memory.used_bytes),
-        short_bytes(d.memory.total_bytes),
+        human_opt(d.memory.used_bytes),
+        human_opt(d.memory.total_bytes),
     );
     match (u.rsplit_once(' '), t.rsplit_once(' ')) {
         (Some((un, uu)), Some((tn, tu))) if uu == tu => format!("{un}/{tn} {tu}"),
@@ -199,8 +199,8 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     // Line 1: memory bar.
     let label = format!(
         " {} / {} {}",
-        short_bytes(d.memory.used_bytes),
-        short_bytes(d.memory.total_bytes),
+        human_opt(d.memory.used_bytes),
+        human_opt(d.memory.total_bytes),
         mem_pct(d)
     );
     let bw = w.saturating_sub(4 + label.chars().count());

@@ -2,7 +2,9 @@
 
 use super::text::*;
 use crate::app::{App, Column, Row};
+use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
+use gpuledger_views::estimate::{difference, reported_value};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -50,7 +52,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
         v.push(Line::from(vec![
             Span::raw(format!("{dev} {} ", u.kinds_label())),
             Span::styled(
-                fit_right(&short_bytes(u.memory_bytes), 9),
+                fit_right(&human_opt(u.memory_bytes), 9),
                 if u.memory_bytes.is_some() {
                     t.mem_line
                 } else {
@@ -73,7 +75,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
         h.and_then(|h| h.cpu_percent)
             .map(|c| format!("{c:.1}%"))
             .unwrap_or_else(|| "n/a".into()),
-        short_bytes(h.and_then(|h| h.rss_bytes)),
+        human_opt(h.and_then(|h| h.rss_bytes)),
         // The share only beside a known RSS: "n/a (n/a of RAM)" says nothing twice.
         h.and_then(|h| h.mem_percent)
             .map(|c| format!(" ({c:.1}% of RAM)"))
@@ -138,7 +140,6 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
         };
         return vec![Line::styled(why, t.dim)];
     };
-    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
     let head = match e.n_ctx {
         Some(n) => format!("{} · context {n}", e.recipe),
         None => e.recipe.clone(),
@@ -158,15 +159,18 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
         None => "(approximate)".into(),
     };
     v.extend([
-        Line::raw(format!("weights   {:>10}", b(Some(e.weights_gpu_bytes)))),
-        Line::raw(format!("KV cache  {:>10}", b(e.kv_cache_gpu_bytes))),
+        Line::raw(format!(
+            "weights   {:>10}",
+            human_opt(Some(e.weights_gpu_bytes))
+        )),
+        Line::raw(format!("KV cache  {:>10}", human_opt(e.kv_cache_gpu_bytes))),
         Line::raw(format!(
             "compute   {:>10}  {compute}",
-            b(e.compute_gpu_bytes)
+            human_opt(e.compute_gpu_bytes)
         )),
         Line::raw(format!(
             "overhead  {:>10}  (`explain` says from what)",
-            b(e.overhead_gpu_bytes)
+            human_opt(e.overhead_gpu_bytes)
         )),
     ]);
     v.extend(estimate_notes(app, e));
@@ -176,24 +180,22 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
 /// The measurement beside the estimate, with the difference when the estimate is whole.
 fn measured_line(app: &App, p: &Process, e: &EstimatedMemory) -> Option<Line<'static>> {
     let t = &app.theme;
-    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
     let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
     match measured {
         Some(m) if !e.is_partial() => {
-            let d = m as i64 - e.total_gpu_bytes as i64;
+            let (d, side) = difference(m, e.total_gpu_bytes);
             Some(Line::styled(
                 format!(
-                    "measured  {:>10}  (driver; {} {} than estimated)",
-                    b(Some(m)),
-                    b(Some(d.unsigned_abs())),
-                    if d >= 0 { "more" } else { "less" }
+                    "measured  {:>10}  (driver; {} {side} than estimated)",
+                    human_bytes(m),
+                    human_bytes(d),
                 ),
                 t.dim,
             ))
         }
         // A part unknown: the estimate is a floor, no difference is stated.
         Some(m) => Some(Line::styled(
-            format!("measured  {:>10}  (driver)", b(Some(m))),
+            format!("measured  {:>10}  (driver)", human_bytes(m)),
             t.dim,
         )),
         None => None,
@@ -203,7 +205,6 @@ fn measured_line(app: &App, p: &Process, e: &EstimatedMemory) -> Option<Line<'st
 /// Below the parts: why, what is not modelled, and what the runtime itself reported.
 fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let b = |x: Option<u64>| x.map_or("n/a".to_string(), gpuledger_model::units::human_bytes);
     let mut v = Vec::new();
     if let Some(why) = &e.why {
         v.push(Line::raw(format!("why: {}", term_safe(why))));
@@ -215,12 +216,7 @@ fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
         ));
     }
     for r in &e.reported {
-        let value = match (r.bytes, &r.text) {
-            (Some(x), Some(text)) => format!("{} · {text}", b(Some(x))),
-            (Some(x), None) => b(Some(x)),
-            (None, Some(text)) => text.clone(),
-            (None, None) => "n/a".into(),
-        };
+        let value = reported_value(r, human_bytes);
         v.push(Line::styled(
             term_safe(&format!("runtime says {}: {value}", r.what)).into_owned(),
             t.dim,

@@ -1,12 +1,10 @@
 //! Text fitting by display width: CJK and emoji take two cells, combining marks none.
 
-use gpuledger_model::units::human_bytes;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-
-/// Columns `s` takes on screen: CJK and emoji take two, combining marks none.
-pub fn width_of(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
-}
+use gpuledger_model::words::or_unknown_with;
+/// Columns `s` takes on screen: CJK and emoji take two, combining marks none (the views' one
+/// measure, so the live view and the tables agree).
+pub use gpuledger_views::columns::display_width as width_of;
+use unicode_width::UnicodeWidthChar;
 
 /// Fit `s` into `w` columns: cut with `…` or pad on the right. Counts display width, so a
 /// CJK name is cut at the right cell and the next column still lines up.
@@ -57,13 +55,9 @@ pub fn bar(frac: f64, w: usize) -> (String, String) {
     (filled, "░".repeat(w.saturating_sub(used)))
 }
 
+/// `v` with `suffix` (`42%`), or "n/a".
 pub(crate) fn opt<T: ToString>(v: Option<T>, suffix: &str) -> String {
-    v.map(|x| format!("{}{suffix}", x.to_string()))
-        .unwrap_or_else(|| "n/a".into())
-}
-
-pub(crate) fn short_bytes(b: Option<u64>) -> String {
-    b.map(human_bytes).unwrap_or_else(|| "n/a".into())
+    or_unknown_with(v, |x| format!("{}{suffix}", x.to_string()))
 }
 
 /// The end of `s` that fits `w` cells, with `…` in front when cut: the cursor end of a typed

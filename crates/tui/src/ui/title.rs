@@ -2,6 +2,7 @@
 
 use super::text::*;
 use crate::app::{fmt_interval, App};
+use gpuledger_model::units::human_opt;
 use gpuledger_model::SourceState;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -108,7 +109,7 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
                 format!(
                     "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
                     d.index,
-                    short_bytes(d.ledger.over_attributed_bytes)
+                    human_opt(d.ledger.over_attributed_bytes)
                 ),
                 true,
             ));

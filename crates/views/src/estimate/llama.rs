@@ -106,7 +106,7 @@ fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
         row("KV cache", b(kv.gpu_bytes), b(kv.host_bytes), kv_detail(e)),
         row(
             "output",
-            "-".into(),
+            words::NOTHING.into(),
             b(e.output.host_bytes),
             "logits for one token per slot (host)".into(),
         ),
@@ -125,10 +125,10 @@ fn row(line: &str, gpu: String, host: String, details: String) -> Vec<String> {
     vec![line.into(), gpu, host, details]
 }
 
-/// Bytes, or `-` for none.
+/// Bytes, or [`words::NOTHING`] for none (nothing of it there, not a failure to read).
 fn b(x: u64) -> String {
     if x == 0 {
-        "-".into()
+        words::NOTHING.into()
     } else {
         human_bytes(x)
     }
@@ -187,11 +187,11 @@ fn compute_detail(e: &Estimate) -> String {
 fn overhead_row(e: &Estimate) -> Vec<String> {
     let oh = &e.overhead;
     let gpu = match oh.gpu_bytes {
-        Some(0) => "-".into(),
+        Some(0) => words::NOTHING.into(),
         Some(x) => format!("~{}", human_bytes(x)),
         None => words::UNKNOWN.into(),
     };
-    row("overhead", gpu, "-".into(), oh.what.clone())
+    row("overhead", gpu, words::NOTHING.into(), oh.what.clone())
 }
 
 fn total_row(e: &Estimate) -> Vec<String> {
@@ -222,5 +222,17 @@ fn source(s: &InputSource) -> String {
         InputSource::Default { detail } => format!("default ({detail})"),
         InputSource::Derived { rule } => format!("derived: {rule}"),
         InputSource::Assumed { why } => format!("assumed: {why}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 14's vocabulary: a line with nothing on a side says "—", as every view does.
+    #[test]
+    fn nothing_there_is_the_views_word() {
+        assert_eq!(b(0), "—");
+        assert_eq!(b(2048), "2 KiB");
     }
 }

@@ -10,16 +10,53 @@ pub mod runtime;
 pub use llama::{render_comparison, render_text};
 
 use gpuledger_model::units::human_opt;
+use gpuledger_model::{words, ReportedFigure};
+
+/// How far the measurement is from the estimate: the distance and `more` or `less` (what the
+/// driver reports compared with the estimate).
+pub fn difference(measured: u64, estimated: u64) -> (u64, &'static str) {
+    let d = measured as i64 - estimated as i64;
+    (d.unsigned_abs(), if d >= 0 { "more" } else { "less" })
+}
 
 /// `measured M {label}vs estimated E: the driver reports D more|less` (no newline): the two
 /// figures side by side and how far apart, never one folded into the other.
 pub fn measured_vs_estimated(measured: u64, label: &str, estimated: u64) -> String {
-    let d = measured as i64 - estimated as i64;
+    let (d, side) = difference(measured, estimated);
     format!(
-        "measured {} {label}vs estimated {}: the driver reports {} {}",
+        "measured {} {label}vs estimated {}: the driver reports {} {side}",
         human_opt(Some(measured)),
         human_opt(Some(estimated)),
-        human_opt(Some(d.unsigned_abs())),
-        if d >= 0 { "more" } else { "less" },
+        human_opt(Some(d)),
     )
+}
+
+/// A figure the runtime reported, as text: its bytes (written by `bytes`, so each view keeps its
+/// unit style), its own words in brackets, or both; [`words::UNKNOWN`] when it gave neither.
+pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String) -> String {
+    match (f.bytes, &f.text) {
+        (Some(b), Some(t)) => format!("{} ({t})", bytes(b)),
+        (Some(b), None) => bytes(b),
+        (None, Some(t)) => t.clone(),
+        (None, None) => words::UNKNOWN.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reported_figure_in_words() {
+        let f = |bytes, text: Option<&str>| {
+            let r = ReportedFigure::new("x", bytes, text.map(Into::into), "s");
+            reported_value(&r, |b| format!("{b} B"))
+        };
+        assert_eq!(f(Some(5), Some("kept")), "5 B (kept)");
+        assert_eq!(f(Some(5), None), "5 B");
+        assert_eq!(f(None, Some("kept")), "kept");
+        assert_eq!(f(None, None), "n/a");
+        assert_eq!(difference(5, 7), (2, "less"));
+        assert_eq!(difference(7, 7), (0, "more"));
+    }
 }

@@ -7,8 +7,9 @@ use gpuledger_model::units::human_opt;
 use gpuledger_model::EstimatedMemory;
 use std::fmt::Write;
 
-/// The recorded parts and total, measured − estimated when the driver measured the process,
-/// then what the recipe did not model.
+/// The recorded parts and total (`≥` when a part is unknown), measured − estimated when the
+/// driver measured the process and every part is known (a difference with a floor would mean
+/// nothing), then what the recipe did not model.
 pub fn render_recorded(r: &EstimatedMemory, measured: Option<u64>) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -26,15 +27,51 @@ pub fn render_recorded(r: &EstimatedMemory, measured: Option<u64>) -> String {
         ("KV cache", r.kv_cache_gpu_bytes),
         (compute, r.compute_gpu_bytes),
         ("overhead", r.overhead_gpu_bytes),
-        ("total GPU", Some(r.total_gpu_bytes)),
     ] {
         let _ = writeln!(out, "  {what:<16} {:>10}", human_opt(v));
     }
-    if let Some(m) = measured {
+    let _ = writeln!(out, "  {:<16} {:>10}", "total GPU", r.total_text());
+    if let (Some(m), false) = (measured, r.is_partial()) {
         let _ = writeln!(out, "{}", measured_vs_estimated(m, "", r.total_gpu_bytes));
     }
     for n in &r.not_modelled {
         let _ = writeln!(out, "  not modelled: {n}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate() -> EstimatedMemory {
+        EstimatedMemory {
+            recipe: "sglang".into(),
+            model: "m".into(),
+            weights_gpu_bytes: 4 << 30,
+            kv_cache_gpu_bytes: Some(2 << 30),
+            compute_gpu_bytes: Some(1 << 30),
+            overhead_gpu_bytes: Some(1 << 30),
+            total_gpu_bytes: 8 << 30,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_complete_estimate_is_set_beside_the_measurement() {
+        let t = render_recorded(&estimate(), Some(9 << 30));
+        assert!(t.contains("  total GPU             8 GiB\n"), "{t}");
+        assert!(t.contains("measured 9 GiB vs estimated 8 GiB"), "{t}");
+    }
+
+    /// A part unknown: the total is a floor, said as one, and no difference is printed.
+    #[test]
+    fn a_partial_estimate_has_a_floor_and_no_difference() {
+        let mut e = estimate();
+        e.compute_gpu_bytes = None;
+        e.total_gpu_bytes = 7 << 30;
+        let t = render_recorded(&e, Some(9 << 30));
+        assert!(t.contains("  total GPU           ≥ 7 GiB\n"), "{t}");
+        assert!(!t.contains("measured"), "{t}");
+    }
 }

@@ -2,10 +2,9 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
-use super::measured_vs_estimated;
+use super::{measured_vs_estimated, reported_value};
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::words;
-use gpuledger_model::ReportedFigure;
 use std::fmt::Write;
 
 /// Text for `explain`: the why sentence, the parts (unknown ones said so), the runtime's own
@@ -26,12 +25,18 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         Some(b) => format!("{} ({})", gib(b), s.overhead_source),
         None => format!("{} ({})", words::UNKNOWN, s.overhead_source),
     };
+    // A total with an unknown part is only the known parts: a floor, said as one.
+    let total = if s.is_partial() {
+        format!("≥ {}", gib(s.total_gpu_bytes))
+    } else {
+        gib(s.total_gpu_bytes)
+    };
     for (what, value) in [
         ("weights", gib(s.weights_gpu_bytes)),
         ("KV cache", part(s.kv_cache_gpu_bytes)),
         (compute, part(s.compute_gpu_bytes)),
         ("overhead", overhead),
-        ("total", gib(s.total_gpu_bytes)),
+        ("total", total),
     ] {
         let _ = writeln!(out, "  {what:<18} {value}");
     }
@@ -41,7 +46,13 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
     if !s.reported.is_empty() {
         out.push_str("runtime reports (its own figures, not added to either ledger):\n");
         for f in &s.reported {
-            let _ = writeln!(out, "  {}: {}  — {}", f.what, reported_value(f), f.source);
+            let _ = writeln!(
+                out,
+                "  {}: {}  — {}",
+                f.what,
+                reported_value(f, gib),
+                f.source
+            );
         }
     }
     for n in &s.not_modelled {
@@ -52,16 +63,6 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         let _ = writeln!(out, "  {} = {}  ({})", i.name, i.value, i.source);
     }
     out
-}
-
-/// A figure the runtime reported: bytes, its own words, or both.
-fn reported_value(f: &ReportedFigure) -> String {
-    match (&f.bytes, &f.text) {
-        (Some(b), Some(t)) => format!("{} ({t})", gib(*b)),
-        (Some(b), None) => gib(*b),
-        (None, Some(t)) => t.clone(),
-        (None, None) => "?".into(),
-    }
 }
 
 /// [`render_text`], then measured − estimated where the driver measured the process and every
@@ -77,4 +78,40 @@ pub fn render_beside_measured(r: &RuntimeEstimate, measured: Option<u64>) -> Str
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::EstimatedMemory;
+
+    /// SGLang-shaped: the total is the static pool, compute unknown.
+    fn sglang(compute: Option<u64>) -> RuntimeEstimate {
+        RuntimeEstimate {
+            summary: EstimatedMemory {
+                recipe: "sglang".into(),
+                model: "m".into(),
+                weights_gpu_bytes: 4 << 30,
+                kv_cache_gpu_bytes: Some(2 << 30),
+                compute_gpu_bytes: compute,
+                overhead_gpu_bytes: Some(1 << 30),
+                total_gpu_bytes: 8 << 30,
+                ..Default::default()
+            },
+            inputs: vec![],
+        }
+    }
+
+    #[test]
+    fn a_total_with_an_unknown_part_is_a_floor() {
+        let t = render_beside_measured(&sglang(None), Some(9 << 30));
+        assert!(t.contains("  total              ≥ 8.00 GiB\n"), "{t}");
+        assert!(!t.contains("measured"), "{t}");
+        let t = render_beside_measured(&sglang(Some(1 << 30)), Some(9 << 30));
+        assert!(t.contains("  total              8.00 GiB\n"), "{t}");
+        assert!(
+            t.contains("measured 9 GiB (driver) vs estimated 8 GiB"),
+            "{t}"
+        );
+    }
 }
