@@ -427,9 +427,15 @@ fn promql_sums_of_the_estimated_family_count_each_estimate_once() {
         .filter(|l| l.starts_with("gpuledger_process_estimated_memory_bytes{"))
         .collect();
     assert_eq!(series.len(), 4, "{series:?}");
+    // Every estimated family is input to the queries below: the parts and the total.
+    let series: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("gpuledger_process_estimated_"))
+        .collect();
 
     // The exported samples as promtool unit-test input; the dashboard's estimated expression
-    // and a plain per-process sum must both give the estimate's total, once.
+    // (the total family) and a plain per-process sum of the parts must both give the
+    // estimate's total, once.
     let dash: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(deploy("grafana/gpuledger-dashboard.json")).unwrap(),
     )
