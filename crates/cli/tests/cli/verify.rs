@@ -441,6 +441,23 @@ fn a_failing_allocation_and_a_ctrl_c_release_everything() {
 }
 
 #[test]
+fn a_failing_clean_up_at_exit_fails_the_run_and_is_in_the_record() {
+    // Every step goes well; only cuCtxDestroy at exit fails (CUDA_ERROR_INVALID_VALUE).
+    let e = Env::new("fail|cuCtxDestroy_v2|1|1\n", "");
+    let out = e.verify(&["--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("clean-up at exit failed"), "{err}");
+    let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["steps"].as_array().unwrap().len(), 5, "{rec}");
+    let notes = rec["notes"].to_string();
+    assert!(
+        notes.contains("failed: its clean-up at exit failed") && notes.contains("cuCtxDestroy"),
+        "{notes}"
+    );
+}
+
+#[test]
 fn bad_sizes_are_usage_errors() {
     let e = Env::new("", "");
     for s in ["0", "lots", "5PiB"] {

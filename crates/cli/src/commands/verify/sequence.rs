@@ -52,9 +52,14 @@ pub(super) fn sequence(
     let f = w.answer("free")?;
     w.deadline += rounds.round(rec, STEPS[3], Some(f));
     w.send("exit")?;
-    w.answer("exit")?;
+    let last = w.answer("exit")?;
     w.finish();
     rounds.round(rec, STEPS[4], None);
+    // A failed clean-up (cuCtxDestroy, vkFreeMemory...) comes as step "exiting" with an error,
+    // not as an error step: answer() passes it, and it must not pass as a clean run.
+    if let Some(e) = last.error {
+        return Err(Stop::Failed(format!("its clean-up at exit failed: {e}")));
+    }
     Ok(())
 }
 
