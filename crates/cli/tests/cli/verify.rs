@@ -128,6 +128,16 @@ fn honest_fakes_pass_every_check() {
     assert!(text(&v, "nvidia-smi").starts_with("cannot see (nvidia-smi is not installed"));
     // The CUDA path ran; auto did not go on to Vulkan, and the record says why.
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // nvidia-smi missing at the first round is not looked for again at each of the others.
+    assert_eq!(j["steps"][0]["nvidia_smi"]["missing"], true);
+    for s in &j["steps"].as_array().unwrap()[1..] {
+        let e = s["nvidia_smi"]["error"].as_str().unwrap();
+        assert!(
+            e.starts_with("not asked again: nvidia-smi is not installed"),
+            "{e}"
+        );
+        assert_eq!(s["nvidia_smi"]["missing"], true);
+    }
     assert_eq!(j["path"], "cuda");
     assert_eq!(j["paths"][0]["path"], "cuda");
     assert_eq!(j["paths"][0]["ran"], true);
