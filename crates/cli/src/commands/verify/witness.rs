@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// The tools normally answer in well under a second; a hung driver must not hang verify.
 pub const LIMIT: Duration = Duration::from_secs(3);
 /// More than any process list; output past this is cut (a broken tool is not a reason to grow).
-const MAX_OUTPUT: usize = 1 << 20;
+pub(super) const MAX_OUTPUT: usize = 1 << 20;
 /// After the tool has ended (or was killed), how long its pipes may stay open: a tool that left
 /// a child of its own holding them is not waited for.
 const DRAIN: Duration = Duration::from_millis(200);
