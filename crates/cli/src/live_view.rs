@@ -162,6 +162,15 @@ impl RemoteSource {
     }
 }
 
+/// The source line shown when a round fails. The URL is `--remote` as typed and the error text
+/// may repeat it: credentials in it (`user:pass@`, `?token=`) must not reach the screen, an
+/// export or a screenshot.
+fn fetch_error(url: &str, e: &str) -> String {
+    gpuledger_model::redact_text(&format!(
+        "GET {url}: {e} (showing the last snapshot received)"
+    ))
+}
+
 impl gpuledger_tui::feed::RoundSource for RemoteSource {
     fn round(
         &mut self,
@@ -182,7 +191,7 @@ impl gpuledger_tui::feed::RoundSource for RemoteSource {
                 s.sources.push(SourceStatus::new(
                     "remote",
                     SourceState::Error,
-                    format!("GET {}: {e} (showing the last snapshot received)", self.url),
+                    fetch_error(&self.url, &e),
                 ));
                 s
             }
@@ -262,6 +271,17 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_round_does_not_show_the_remote_urls_credentials() {
+        let url = "http://alice:hunter2@gpu-box:9400/x?token=s3cr3t/api/v1/snapshot";
+        let e = format!("io: Connection refused for {url}");
+        let line = fetch_error(url, &e);
+        assert!(!line.contains("hunter2"), "{line}");
+        assert!(!line.contains("s3cr3t"), "{line}");
+        assert!(line.contains("gpu-box:9400"), "{line}");
+        assert!(line.contains("Connection refused"), "{line}");
+    }
 
     #[test]
     fn remote_keeps_the_last_snapshot_and_says_why_when_the_server_goes_away() {

@@ -58,7 +58,7 @@ pub fn wait_for_stop() {
 }
 
 /// End the process now, saying why (a stop request that the normal path could not honour).
-pub fn force_exit(why: &str) -> ! {
+fn force_exit(why: &str) -> ! {
     eprintln!("gpuledger: stopping at once: {why}");
     std::process::exit(130)
 }

@@ -445,7 +445,8 @@ impl Runner<'_, '_> {
     }
 }
 
-fn frac(v: u64, (n, d): (u64, u64)) -> u64 {
+/// `v × n / d` for a fraction `(n, d)` such as [`VRAM_FRACTION`], without overflow.
+pub fn frac(v: u64, (n, d): (u64, u64)) -> u64 {
     (v as u128 * n as u128 / d as u128) as u64
 }
 
@@ -541,7 +542,7 @@ fn check_host(opts: &ProbeOptions<'_>) -> Result<u64, ProbeError> {
 }
 
 /// The device `ordinal`, checked against the driver's count, and what the report says of it.
-fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(CuDevice, DeviceInfo), ProbeError> {
+pub(crate) fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(CuDevice, DeviceInfo), ProbeError> {
     let count = cuda
         .device_count()
         .map_err(ProbeError::step("counting devices"))?;

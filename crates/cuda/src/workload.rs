@@ -83,26 +83,18 @@ impl crate::step::Steps for CudaSteps<'_> {
     }
 }
 
+/// The probe's device opening (count, ordinal check, name, UUID, total), after `cuInit`, as the
+/// child reports it.
 fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(i32, ChildDevice), String> {
-    let e = |x: crate::cuda::CudaError| x.to_string();
-    cuda.init().map_err(e)?;
-    let count = cuda.device_count().map_err(e)?;
-    if count <= 0 {
-        return Err("the CUDA driver reports no devices".into());
-    }
-    if ordinal < 0 || ordinal >= count {
-        return Err(format!(
-            "there is no CUDA device {ordinal}: the driver reports {count}"
-        ));
-    }
-    let d = cuda.device(ordinal).map_err(e)?;
+    cuda.init().map_err(|e| e.to_string())?;
+    let (d, info) = crate::probe::open_device(cuda, ordinal).map_err(|e| e.to_string())?;
     Ok((
         d,
         ChildDevice {
-            ordinal,
-            name: cuda.device_name(d).map_err(e)?,
-            uuid: cuda.device_uuid(d).map_err(e)?,
-            total_bytes: cuda.device_total_mem(d).map_err(e)?,
+            ordinal: info.ordinal,
+            name: info.name,
+            uuid: info.uuid,
+            total_bytes: info.total_bytes,
             cuda_lib: cuda.path().to_string(),
             cuda_version: cuda.driver_version().ok().map(cuda_version_string),
             vulkan: None,

@@ -35,13 +35,6 @@ fn c_text(r: Result<&CStr, std::ffi::FromBytesUntilNulError>) -> Option<String> 
         .filter(|s| !s.is_empty())
 }
 
-/// NVML's spelling of a device UUID (`GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`): NVIDIA's Vulkan
-/// driver reports the same 16 bytes as its `deviceUUID`, so this finds the device in NVML's list.
-/// The spelling is CUDA's binding's (one owner).
-pub fn nvml_uuid(bytes: &[u8; 16]) -> String {
-    gpuledger_cuda::cuda::format_uuid(bytes)
-}
-
 /// The DEVICE_LOCAL memory type to allocate from, among those `allowed` (a bit per type): the one
 /// on the largest DEVICE_LOCAL heap, and on that heap the one with the fewest other properties
 /// (plain VRAM before the host-visible BAR window). `None` when the device has none.
@@ -217,7 +210,9 @@ fn identify(
     }
     let hex: String = id.device_uuid.iter().map(|b| format!("{b:02x}")).collect();
     dev.device_uuid = Some(hex);
-    (p.vendor_id == 0x10de).then(|| nvml_uuid(&id.device_uuid))
+    // NVIDIA's Vulkan driver reports the same 16 bytes as CUDA: NVML's spelling (`GPU-...`),
+    // the CUDA binding's, finds the device in NVML's list.
+    (p.vendor_id == 0x10de).then(|| gpuledger_cuda::cuda::format_uuid(&id.device_uuid))
 }
 
 /// The memory type and heap the allocation comes from, noted in `dev`.
@@ -340,14 +335,5 @@ mod tests {
         assert_eq!(pick_memory_type(&p, u32::MAX), Some(0));
         let none = props(&[(0, F::HOST_VISIBLE)], &[(1 << 30, false)]);
         assert_eq!(pick_memory_type(&none, u32::MAX), None);
-    }
-
-    #[test]
-    fn nvidia_device_uuid_in_nvml_spelling() {
-        let b: [u8; 16] = [
-            0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
-            0x88, 0x99,
-        ];
-        assert_eq!(nvml_uuid(&b), "GPU-aabbccdd-eeff-0011-2233-445566778899");
     }
 }

@@ -21,7 +21,6 @@ use gpuledger_cuda::step::{serve, Steps};
 use gpuledger_cuda::workload::StepReport;
 
 use crate::device::{budget, choose, Chosen};
-pub use crate::device::{nvml_uuid, pick_memory_type};
 use crate::held::{allocate, create_device, open, Held};
 
 /// This process's resident memory (`VmRSS` in /proc/self/status); `None` elsewhere.

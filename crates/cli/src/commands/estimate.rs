@@ -142,15 +142,6 @@ struct JsonOut<'a> {
     reported: Option<&'a [Comparison]>,
 }
 
-/// Read a llama.cpp log (bounded: logs of a loaded server are small; the buffer lines come first).
-/// Only a regular file: a FIFO given as `--log` must not hang the command.
-fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
-    const MAX: u64 = 64 << 20;
-    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 struct Opts {
     log: Option<PathBuf>,
     llama_build: Option<u64>,
@@ -317,7 +308,7 @@ fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Ba
 
 /// The runtime's own buffer sizes from its log (`--log`), beside the estimate.
 fn log_compared(p: &std::path::Path, e: &Estimate) -> anyhow::Result<Vec<Comparison>> {
-    let log = parse_llama_log(&read_log(p)?);
+    let log = parse_llama_log(&super::read_log(p)?);
     if log.buffers.is_empty() {
         bail!(
             "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",

@@ -31,3 +31,15 @@ pub fn print(text: &str) -> anyhow::Result<ExitCode> {
         _ => Ok(ExitCode::SUCCESS),
     }
 }
+
+/// The most of a runtime log (`--log`) that is read: logs of a loaded server are small, and the
+/// lines that matter (buffer sizes) come first.
+const MAX_LOG: u64 = 64 << 20;
+
+/// Read a runtime log given with `--log`, bounded by [`MAX_LOG`]. Only a regular file: a FIFO
+/// given as the log must not hang the command.
+pub fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX_LOG)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

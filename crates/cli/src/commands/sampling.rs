@@ -6,7 +6,7 @@ use gpuledger_model::Snapshot;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-pub use crate::stop::stop_flag;
+use crate::stop::stop_flag;
 
 pub struct LoopStats {
     pub rounds: u64,

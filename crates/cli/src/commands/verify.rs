@@ -274,7 +274,13 @@ fn finish(
             anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
         Err(Stop::Failed(why)) => {
-            rec.notes.push(format!("stopped early: {why}"));
+            // After the last round the workload ran to the end; only its clean-up failed.
+            let when = if rec.steps.len() < judge::STEPS.len() {
+                "stopped early"
+            } else {
+                "failed"
+            };
+            rec.notes.push(format!("{when}: {why}"));
             emit(args, &rec)?;
             anyhow::bail!("the workload failed: {why}; everything it held was released");
         }

@@ -128,6 +128,16 @@ fn honest_fakes_pass_every_check() {
     assert!(text(&v, "nvidia-smi").starts_with("cannot see (nvidia-smi is not installed"));
     // The CUDA path ran; auto did not go on to Vulkan, and the record says why.
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // nvidia-smi missing at the first round is not looked for again at each of the others.
+    assert_eq!(j["steps"][0]["nvidia_smi"]["missing"], true);
+    for s in &j["steps"].as_array().unwrap()[1..] {
+        let e = s["nvidia_smi"]["error"].as_str().unwrap();
+        assert!(
+            e.starts_with("not asked again: nvidia-smi is not installed"),
+            "{e}"
+        );
+        assert_eq!(s["nvidia_smi"]["missing"], true);
+    }
     assert_eq!(j["path"], "cuda");
     assert_eq!(j["paths"][0]["path"], "cuda");
     assert_eq!(j["paths"][0]["ran"], true);
@@ -438,6 +448,23 @@ fn a_failing_allocation_and_a_ctrl_c_release_everything() {
     );
     assert!(e.log().contains("alloc|device"), "it had allocated");
     e.assert_released();
+}
+
+#[test]
+fn a_failing_clean_up_at_exit_fails_the_run_and_is_in_the_record() {
+    // Every step goes well; only cuCtxDestroy at exit fails (CUDA_ERROR_INVALID_VALUE).
+    let e = Env::new("fail|cuCtxDestroy_v2|1|1\n", "");
+    let out = e.verify(&["--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("clean-up at exit failed"), "{err}");
+    let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["steps"].as_array().unwrap().len(), 5, "{rec}");
+    let notes = rec["notes"].to_string();
+    assert!(
+        notes.contains("failed: its clean-up at exit failed") && notes.contains("cuCtxDestroy"),
+        "{notes}"
+    );
 }
 
 #[test]

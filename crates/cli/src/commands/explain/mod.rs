@@ -252,14 +252,6 @@ fn live_state(
     (None, Some(why))
 }
 
-/// Read a bounded text file (logs can be large; the buffer lines come early). Only a regular
-/// file: a FIFO given as the log must not hang the command.
-fn read_bounded(path: &std::path::Path, max: u64) -> anyhow::Result<String> {
-    let bytes = gpuledger_sources::regular::read_regular_prefix(path, max)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 /// The estimated ledger: the runtime's own where it keeps one (vLLM, SGLang, PyTorch), else the
 /// llama.cpp recipe on the inputs the process (or its runtime's API) gives, corrected by the live
 /// server's answer, with the runtime's log beside it.
@@ -319,7 +311,7 @@ fn estimated_ledger(
     crate::overhead::apply_probe(&mut est, settings.backend.value);
     w.evidence.push(gguf_evidence(&est, path));
     if let Some(log) = &args.log {
-        match read_bounded(log, 64 << 20) {
+        match super::read_log(log) {
             Ok(text) => led.runtime_reported = compare_with_log(&est, &parse_llama_log(&text)),
             Err(e) => w.missing.push(format!("runtime log: {e:#}")),
         }

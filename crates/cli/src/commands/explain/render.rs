@@ -128,14 +128,15 @@ fn live_section(out: &mut String, e: &Explanation) {
             if let Some(t) = l.tokens_per_second {
                 let _ = writeln!(out, "  tokens per second: {t:.1}");
             }
+            // The path and the names come from the runtime's HTTP API: escape control bytes.
             if let Some(m) = &l.model_path {
-                let _ = writeln!(out, "  model: {m}");
+                let _ = writeln!(out, "  model: {}", gpuledger_views::term_safe(m));
             }
             for m in &l.models {
                 let _ = writeln!(
                     out,
                     "  loaded: {} (runtime says {} in VRAM, context {})",
-                    m.name,
+                    gpuledger_views::term_safe(&m.name),
                     human_opt(m.vram_bytes),
                     gpuledger_model::words::or_unknown(m.context_length)
                 );
@@ -149,6 +150,15 @@ fn live_section(out: &mut String, e: &Explanation) {
         }
         (None, None) => {}
     }
+}
+
+/// " (+N.N%)": measured − estimated as a share of the estimate; nothing for an estimate of 0
+/// bytes (there is no share of nothing, and "+0.0%" would read as a perfect match).
+fn percent_off(d: i64, estimated: u64) -> String {
+    if estimated == 0 {
+        return String::new();
+    }
+    format!(" ({:+.1}%)", d as f64 * 100.0 / estimated as f64)
 }
 
 /// The estimated ledger, apart from the measured one.
@@ -166,15 +176,11 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
             indented(out, &render_text(x));
             if let (Some(m), Some(d)) = (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
             {
-                let pct = if x.total_gpu_bytes > 0 {
-                    d as f64 * 100.0 / x.total_gpu_bytes as f64
-                } else {
-                    0.0
-                };
                 let _ = writeln!(
                     out,
-                    "  {} ({pct:+.1}%)",
-                    measured_vs_estimated(m, "", x.total_gpu_bytes)
+                    "  {}{}",
+                    measured_vs_estimated(m, "", x.total_gpu_bytes),
+                    percent_off(d, x.total_gpu_bytes)
                 );
             }
         }
@@ -250,5 +256,45 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
 fn indented(out: &mut String, text: &str) {
     for line in text.lines() {
         let _ = writeln!(out, "  {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_percentage_of_an_estimate_of_nothing() {
+        assert_eq!(percent_off(50, 1000), " (+5.0%)");
+        assert_eq!(percent_off(-50, 1000), " (-5.0%)");
+        assert_eq!(percent_off(4096, 0), "");
+    }
+
+    #[test]
+    fn the_runtimes_model_path_and_names_are_escaped() {
+        let e = Explanation {
+            pid: 1,
+            process: None,
+            not_measured: None,
+            workload: None,
+            live: Some(gpuledger_workloads::live::LiveState {
+                server: "ollama".into(),
+                port: 11434,
+                model_path: Some("/m/x.gguf\n  loaded: forged\u{1b}[2J".into()),
+                models: vec![gpuledger_workloads::live::LoadedModel {
+                    name: "llama\u{1b}]0;pwned\u{7}\nfake line".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            live_unavailable: None,
+            estimated: None,
+            replay: false,
+        };
+        let mut out = String::new();
+        live_section(&mut out, &e);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(!out.contains("\n  loaded: forged"), "{out:?}");
+        assert!(!out.contains("\nfake line"), "{out:?}");
     }
 }

@@ -48,7 +48,7 @@ pub(super) fn ledger(
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;
     if let (Ok(est), Some(log)) = (&mut r, &args.log) {
-        match super::read_bounded(log, 64 << 20) {
+        match crate::commands::read_log(log) {
             Ok(text) => est.summary.reported.extend(runtimes::reported_from_log(
                 w.kind,
                 &text,

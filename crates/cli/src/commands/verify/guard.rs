@@ -2,16 +2,15 @@
 //! (or want --yes) above 10 % or where the room is unknown.
 
 use super::Args;
+use gpuledger_cuda::probe::{frac, VRAM_FRACTION};
 use gpuledger_model::units::human_bytes;
 use std::io::IsTerminal;
 
-/// The workload may not ask for more than this share of the device's free memory, even with --yes.
-const MAX_FRACTION: (u64, u64) = (9, 10);
+/// The workload may not ask for more than this share of the device's free memory, even with
+/// --yes: the probe's limit, one number for both.
+const MAX_FRACTION: (u64, u64) = VRAM_FRACTION;
 /// Above this share of free memory, ask first.
 const ASK_FRACTION: (u64, u64) = (1, 10);
-fn frac(v: u64, (n, d): (u64, u64)) -> u64 {
-    (v as u128 * n as u128 / d as u128) as u64
-}
 
 /// What the guard rails measure the allocation against.
 #[derive(Clone, Copy)]

@@ -298,6 +298,16 @@ mod tests {
         assert!(judge_device("d", &[None; 5], N, TOLERANCE, false)
             .text
             .starts_with("cannot see"));
+        // A reading missing at one step: off there, by an amount nobody knows (not "by 0 B").
+        let gap = [Some(g), Some(g + C), None, Some(g + C), Some(g)];
+        assert_eq!(
+            judge_device("d", &gap, N, TOLERANCE, false).text,
+            "off at allocated"
+        );
+        let un = [Some(g), Some(g), None, Some(g), Some(g)];
+        assert!(judge_device("u", &un, N, TOLERANCE, true)
+            .text
+            .starts_with("off at allocated ("));
     }
 
     #[test]
@@ -385,6 +395,21 @@ mod tests {
             verdicts: Vec::new(),
             notes: Vec::new(),
         }
+    }
+
+    #[test]
+    fn resident_memory_missing_at_a_step_is_off_there_by_no_made_up_amount() {
+        let mut rec = vulkan_record("0000:03:00.0", [None; 5]);
+        let m = 100u64 << 20;
+        for (s, rss) in rec.steps.iter_mut().zip([m, m, m + N, m, m]) {
+            s.child = Some(gpuledger_cuda::workload::StepReport {
+                rss_bytes: Some(rss),
+                ..Default::default()
+            });
+        }
+        assert_eq!(judge_rss(&rec).text, "ok");
+        rec.steps[3].child.as_mut().unwrap().rss_bytes = None;
+        assert_eq!(judge_rss(&rec).text, "off at freed");
     }
 
     fn text_of<'a>(v: &'a [Verdict], source: &str) -> &'a str {

@@ -28,6 +28,23 @@ pub fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
 }
 
 /// `gpuledger --replay RECORD.json verify`: re-derive the verdicts from the saved readings.
+/// Records saved before `ToolRun` had `missing` and `timed_out` say so only in `error`, in
+/// the runner's own words: read those once here, so they replay to the verdicts they were saved
+/// with ("not installed" rather than "cannot see").
+fn flag_old_tool_runs(rec: &mut Record) {
+    for s in &mut rec.steps {
+        for r in s.nvidia_smi.iter_mut().chain(s.witnesses.values_mut()) {
+            let Some(e) = r.error.as_deref() else {
+                continue;
+            };
+            if !(r.missing || r.timed_out) {
+                r.missing = e.ends_with("is not installed (not on PATH)");
+                r.timed_out = e.contains(" did not answer within ");
+            }
+        }
+    }
+}
+
 pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let text = crate::global::read_snapshot_text(path)?;
     let mut rec: Record = serde_json::from_str(&text)
@@ -39,6 +56,7 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
             rec.schema
         );
     }
+    flag_old_tool_runs(&mut rec);
     let stored = std::mem::take(&mut rec.verdicts);
     rec.verdicts = judge::judge(&rec);
     rec.verdicts.extend(not_implemented());
@@ -154,5 +172,25 @@ fn device_line(d: &ChildDevice) -> String {
             v.pci_bus_id.as_deref().unwrap_or("not reported"),
             v.api_version
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_from_before_the_flags_get_them_from_their_words() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/verify/fake-nvml-double-count.json");
+        let mut rec: Record =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let smi = |rec: &Record| rec.steps[0].nvidia_smi.clone().unwrap();
+        assert!(
+            !smi(&rec).missing,
+            "the committed record predates the flags"
+        );
+        flag_old_tool_runs(&mut rec);
+        assert!(smi(&rec).missing && !smi(&rec).timed_out);
     }
 }

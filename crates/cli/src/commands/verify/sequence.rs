@@ -52,9 +52,14 @@ pub(super) fn sequence(
     let f = w.answer("free")?;
     w.deadline += rounds.round(rec, STEPS[3], Some(f));
     w.send("exit")?;
-    w.answer("exit")?;
+    let last = w.answer("exit")?;
     w.finish();
     rounds.round(rec, STEPS[4], None);
+    // A failed clean-up (cuCtxDestroy, vkFreeMemory...) comes as step "exiting" with an error,
+    // not as an error step: answer() passes it, and it must not pass as a clean run.
+    if let Some(e) = last.error {
+        return Err(Stop::Failed(format!("its clean-up at exit failed: {e}")));
+    }
     Ok(())
 }
 
@@ -131,7 +136,10 @@ impl Rounds<'_> {
         let (snapshot, settle_reads) = self.settle(rec, name);
         let asked = Instant::now();
         // nvidia-smi's compute-apps list is the CUDA path's witness only.
-        let smi = (self.api == Api::Cuda).then(|| witness::nvidia_smi(&self.args.nvidia_smi));
+        let smi = (self.api == Api::Cuda).then(|| {
+            let earlier = rec.steps.iter().filter_map(|s| s.nvidia_smi.as_ref());
+            witness::nvidia_smi(&self.args.nvidia_smi, earlier)
+        });
         // The AMD and Intel tools, where installed, on either path (not on a CPU device).
         let witnesses = if judge::cpu_device(rec).is_some() {
             Default::default()

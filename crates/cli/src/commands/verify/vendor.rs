@@ -4,6 +4,7 @@
 //! from); output that is not that shape is a reason, never a panic, and stays raw in the record.
 
 use super::judge::{Seen, ToolRun};
+use gpuledger_model::units::human_bytes;
 use serde_json::Value;
 
 pub const AMD_SMI_PROCESS: &str = "amd-smi process";
@@ -53,9 +54,12 @@ fn json(query: &str, run: &ToolRun) -> Result<Value, String> {
     let out = finished(run)?;
     serde_json::from_str(out).map_err(|e| {
         let cut = if run.truncated {
-            ", and it was cut at 1 MiB"
+            format!(
+                ", and it was cut at {}",
+                human_bytes(super::witness::MAX_OUTPUT as u64)
+            )
         } else {
-            ""
+            String::new()
         };
         format!("{query}: not the JSON its documentation shows ({e}{cut}); its output is kept raw in the record")
     })
@@ -84,7 +88,7 @@ fn amd_bytes(v: &Value) -> Option<u64> {
         "GB" => MIB * 1024.0,
         _ => return None,
     };
-    (n >= 0.0).then(|| (n * scale).round() as u64)
+    bytes_of(n, scale)
 }
 
 fn bytes_of(n: f64, scale: f64) -> Option<u64> {
@@ -287,6 +291,15 @@ pub fn device_used(key: &str, run: &ToolRun, bdf: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amd_bytes_refuses_what_is_not_a_finite_size() {
+        let v = |value: &str| serde_json::json!({"value": value, "unit": "MB"});
+        assert_eq!(amd_bytes(&v("2")), Some(2 << 20));
+        for bad in ["inf", "NaN", "-1"] {
+            assert_eq!(amd_bytes(&v(bad)), None, "{bad}");
+        }
+    }
 
     fn fixture(name: &str) -> ToolRun {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

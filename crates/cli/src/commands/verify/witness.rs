@@ -13,15 +13,16 @@ use std::time::{Duration, Instant};
 /// The tools normally answer in well under a second; a hung driver must not hang verify.
 pub const LIMIT: Duration = Duration::from_secs(3);
 /// More than any process list; output past this is cut (a broken tool is not a reason to grow).
-const MAX_OUTPUT: usize = 1 << 20;
+pub(super) const MAX_OUTPUT: usize = 1 << 20;
 /// After the tool has ended (or was killed), how long its pipes may stay open: a tool that left
 /// a child of its own holding them is not waited for.
 const DRAIN: Duration = Duration::from_millis(200);
 
 pub const QUERY: [&str; 2] = ["--query-compute-apps=pid,used_memory", "--format=csv"];
 
-pub fn nvidia_smi(program: &Path) -> ToolRun {
-    run(program, &QUERY.map(String::from))
+/// nvidia-smi's compute-apps list, under the same "not asked again" rule as the other tools.
+pub fn nvidia_smi<'a>(program: &Path, earlier: impl IntoIterator<Item = &'a ToolRun>) -> ToolRun {
+    run_unless_gone(program, &QUERY.map(String::from), earlier)
 }
 
 /// `program arg arg`, as the record keeps it.
@@ -54,6 +55,7 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             run.error = Some(format!("{name} is not installed (not on PATH)"));
+            run.missing = true;
             return run;
         }
         Err(e) => {
@@ -67,6 +69,7 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
     let err = Capture::start(child.stderr.take());
     let status = wait(&mut child);
     if status.is_none() {
+        run.timed_out = true;
         run.error = Some(format!(
             "{name} did not answer within {} s (stopped; what it printed is kept)",
             LIMIT.as_secs()
@@ -199,7 +202,7 @@ pub fn vendor_queries(bdf: Option<&str>) -> Vec<(&'static str, &'static str, Vec
 
 /// Run the vendor queries of one round side by side (a round waits for the slowest, at most
 /// [`LIMIT`]). A query whose tool was not installed or did not answer in an earlier round is
-/// not asked again (`earlier`): it is recorded as such, so a hung tool costs [`LIMIT`] once.
+/// not asked again (`earlier`): see [`run_unless_gone`].
 pub fn run_vendor(
     bdf: Option<&str>,
     earlier: &[&BTreeMap<String, ToolRun>],
@@ -209,27 +212,78 @@ pub fn run_vendor(
         let handles: Vec<_> = queries
             .iter()
             .map(|(key, program, args)| {
-                let skip = earlier.iter().find_map(|m| {
-                    let e = m.get(*key)?.error.as_ref()?;
-                    (e.contains("not installed") || e.contains("did not answer")).then(|| e.clone())
-                });
+                let before = earlier.iter().filter_map(|m| m.get(*key));
                 scope.spawn(move || {
-                    let r = match skip {
-                        Some(e) => ToolRun {
-                            command: command_line(program, args),
-                            error: Some(if e.starts_with("not asked again") {
-                                e
-                            } else {
-                                format!("not asked again: {e}")
-                            }),
-                            ..ToolRun::default()
-                        },
-                        None => run(Path::new(program), args),
-                    };
-                    (key.to_string(), r)
+                    (
+                        key.to_string(),
+                        run_unless_gone(Path::new(program), args, before),
+                    )
                 })
             })
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     })
+}
+
+/// Run `program args`, unless an earlier round found the tool not installed or hung: then a run
+/// that says so without asking, so a hung tool costs [`LIMIT`] once, not once a round.
+fn run_unless_gone<'a>(
+    program: &Path,
+    args: &[String],
+    earlier: impl IntoIterator<Item = &'a ToolRun>,
+) -> ToolRun {
+    let Some(gone) = earlier.into_iter().find(|r| r.missing || r.timed_out) else {
+        return run(program, args);
+    };
+    let why = gone.error.clone().unwrap_or_default();
+    ToolRun {
+        command: command_line(&program.display().to_string(), args),
+        error: Some(if why.starts_with("not asked again") {
+            why
+        } else {
+            format!("not asked again: {why}")
+        }),
+        missing: gone.missing,
+        timed_out: gone.timed_out,
+        ..ToolRun::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_tool_is_marked_so_and_not_asked_again() {
+        let args = ["--version".to_string()];
+        let first = run(Path::new("/nonexistent/gpuledger-no-such-tool"), &args);
+        assert!(first.missing && !first.timed_out, "{first:?}");
+        let again = run_unless_gone(Path::new("gpuledger-no-such-tool"), &args, [&first]);
+        assert!(again.missing, "{again:?}");
+        let why = again.error.clone().unwrap();
+        assert!(why.starts_with("not asked again: "), "{why}");
+        // A third round keeps one "not asked again", not two.
+        let third = run_unless_gone(Path::new("gpuledger-no-such-tool"), &args, [&first, &again]);
+        assert_eq!(third.error, again.error);
+    }
+
+    #[test]
+    fn the_flags_decide_not_the_words_of_the_error() {
+        let hung = ToolRun {
+            timed_out: true,
+            error: Some("stopped".into()),
+            ..ToolRun::default()
+        };
+        let r = run_unless_gone(Path::new("/nonexistent/tool"), &[], [&hung]);
+        assert!(r.timed_out && !r.missing, "{r:?}");
+        assert_eq!(r.error.as_deref(), Some("not asked again: stopped"));
+        // An error that only reads like "not installed" (the tool ran and said so) is asked again.
+        let said = ToolRun {
+            error: Some("exited with Some(1): driver is not installed".into()),
+            ..ToolRun::default()
+        };
+        let r = run_unless_gone(Path::new("/nonexistent/tool"), &[], [&said]);
+        assert!(r.missing, "ran again, and found missing this time: {r:?}");
+        assert!(!r.error.unwrap().starts_with("not asked again"));
+    }
 }

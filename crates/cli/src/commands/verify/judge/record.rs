@@ -87,6 +87,13 @@ pub struct ToolRun {
     pub stderr: String,
     /// Why it did not run or did not finish (not installed, timed out).
     pub error: Option<String>,
+    /// The tool is not installed (not on PATH): what decides "not installed" and "not asked
+    /// again", rather than the words of `error`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub missing: bool,
+    /// The tool did not answer within the limit and was stopped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
     /// Whether stdout or stderr was cut at the bound on what is kept.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,

@@ -83,10 +83,14 @@ impl Checks {
         );
     }
 
-    /// The first step that is off and by how much (0 where unknown).
-    fn off_by(&self) -> Option<(&str, u64)> {
+    /// "off by N at STEP", or "off at STEP" where a reading is missing (a made-up "by 0 B"
+    /// would read as a measurement); `None` where every check is ok.
+    fn off_text(&self) -> Option<String> {
         let (step, by) = self.first_off.as_ref()?;
-        Some((step, by.unwrap_or(0)))
+        let by = by
+            .map(|b| format!(" by {}", human_bytes(b)))
+            .unwrap_or_default();
+        Some(format!("off{by} at {step}"))
     }
 
     fn verdict(self, source: &str, (verdict, text): (&str, String), witness: bool) -> Verdict {
@@ -135,14 +139,11 @@ pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: b
     } else if series.iter().all(|s| s.bytes().is_none()) {
         let why = unknown.unwrap_or_default();
         ("cannot see", format!("cannot see ({why})"))
-    } else if let Some((step, by)) = &c.first_off {
-        let by = by
-            .map(|b| format!(" by {}", human_bytes(b)))
-            .unwrap_or_default();
+    } else if let Some(off) = c.off_text() {
         let why = explain(series, n, tol)
             .map(|w| format!(" ({w})"))
             .unwrap_or_default();
-        ("off", format!("off{by} at {step}{why}"))
+        ("off", format!("{off}{why}"))
     } else {
         ("ok", "ok".into())
     };
@@ -207,13 +208,13 @@ pub fn judge_device(
             "the device's used memory is unknown"
         };
         ("cannot see", format!("cannot see ({why})"))
-    } else if let Some((step, by)) = c.off_by() {
+    } else if let Some(off) = c.off_text() {
         let why = if unattributed {
             " (the per-process figures do not account for the child's memory as they should)"
         } else {
             ""
         };
-        ("off", format!("off by {} at {step}{why}", human_bytes(by)))
+        ("off", format!("{off}{why}"))
     } else {
         ("ok", "ok".into())
     };
@@ -249,8 +250,8 @@ pub fn judge_rss(rec: &Record) -> Verdict {
             "cannot see",
             "cannot see (the workload reported no resident memory: only read on Linux)".into(),
         )
-    } else if let Some((step, by)) = c.off_by() {
-        ("off", format!("off by {} at {step}", human_bytes(by)))
+    } else if let Some(off) = c.off_text() {
+        ("off", off)
     } else {
         ("ok", "ok".into())
     };

@@ -82,10 +82,7 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
         if pr.iter().all(Option::is_none) {
             continue;
         }
-        let missing = |r: &Option<&ToolRun>| {
-            r.and_then(|r| r.error.as_deref())
-                .is_some_and(|e| e.contains("is not installed"))
-        };
+        let missing = |r: &Option<&ToolRun>| r.is_some_and(|r| r.missing);
         if pr.iter().all(missing) {
             out.push(Verdict {
                 source: tool.into(),
