@@ -101,6 +101,11 @@ fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
             let mut it = t.split_whitespace().map(|x| x.parse::<u32>().unwrap());
             f.port = it.next().unwrap() as u16;
             f.engine = it.next().unwrap();
+            if let Some((_, title)) = env.iter().find(|(k, _)| *k == "FAKE_CHILD_COMM") {
+                // READY comes after the engine child set its title (the kernel keeps 15 bytes).
+                let comm = std::fs::read_to_string(format!("/proc/{}/comm", f.engine)).unwrap();
+                assert_eq!(comm.trim_end(), &title[..title.len().min(15)]);
+            }
             return f;
         }
         assert!(
