@@ -154,11 +154,7 @@ fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
 
 fn run(pid: u32, args: &[&str]) -> String {
     let (_d, sc) = nvml_scenario(pid);
-    let out = on_live_proc(&sc)
-        .args(args)
-        .env("XDG_DATA_HOME", _d.path())
-        .output()
-        .unwrap();
+    let out = on_live_proc(&sc).args(args).output().unwrap();
     ok_stdout(&out)
 }
 

@@ -32,7 +32,8 @@ impl Tmux {
     }
 
     fn cmd(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
+        // The server, started by the first command, passes this environment to the binary.
+        let out = isolate(&mut Command::new("tmux"))
             .arg("-S")
             .arg(&self.sock)
             .args(args)
