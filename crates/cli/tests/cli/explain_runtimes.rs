@@ -16,23 +16,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn python() -> Option<PathBuf> {
-    let ok = Command::new("python3")
-        .arg("-c")
-        .arg("import http.server, mmap")
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "python3 is required under CI"
-        );
-        eprintln!("skipped: no python3");
-        return None;
-    }
-    Some("python3".into())
-}
-
 /// A running stand-in runtime, killed on drop (its engine child exits when it goes).
 struct Fake {
     child: Child,

@@ -2,18 +2,19 @@
 //! NVML library, scenario files, recorded procfs trees ([`ProcTree`]) and canned HTTP answers. In
 //! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
 //! binary's output (`output.rs`); the recorded Linux trees under fixtures/ (`trees.rs`); a prompt
-//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`). Include with
-//! `mod support;`.
+//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); a Python interpreter for
+//! stand-in servers (`python.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
 mod machine;
 mod ollama;
 mod output;
 mod pty;
+mod python;
 mod trees;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
-pub use {machine::*, ollama::*, output::*, pty::*, trees::*};
+pub use {machine::*, ollama::*, output::*, pty::*, python::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
