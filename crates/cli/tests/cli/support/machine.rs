@@ -81,11 +81,11 @@ pub struct Answered {
 impl Machine {
     /// Run `args` while `pid` listens on loopback (socket `inode`) and answers `answers`, one
     /// request each; the server has finished when this returns.
-    pub fn run_answering(
+    pub fn run_answering<B: AsRef<str> + Send + 'static>(
         &self,
         pid: u32,
         inode: u64,
-        answers: Vec<(&'static str, u16, &'static str)>,
+        answers: Vec<(&'static str, u16, B)>,
         args: &[&str],
     ) -> Answered {
         let n = answers.len();

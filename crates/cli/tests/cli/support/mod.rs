@@ -194,8 +194,9 @@ impl ProcTree {
 }
 
 /// Serve canned HTTP answers on 127.0.0.1 (path → (status, body)) for `n` requests, in a thread.
-pub fn canned_http(
-    answers: Vec<(&'static str, u16, &'static str)>,
+/// A body is a literal or a `String` read from a fixture.
+pub fn canned_http<B: AsRef<str> + Send + 'static>(
+    answers: Vec<(&'static str, u16, B)>,
     n: usize,
 ) -> (u16, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{Read, Write};
@@ -212,7 +213,7 @@ pub fn canned_http(
             let (status, body) = answers
                 .iter()
                 .find(|(p, _, _)| *p == path)
-                .map(|(_, s, b)| (*s, *b))
+                .map(|(_, s, b)| (*s, b.as_ref()))
                 .unwrap_or((404, "not found"));
             let _ = write!(
                 s,
