@@ -74,6 +74,11 @@ ms() { # command...: wall milliseconds of one run, output discarded
 median() { tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 gl() { "$1" --nvml-lib "$LIB" snapshot --json; }
 nv() { LD_LIBRARY_PATH=$LIBDIR "$NVITOP" -1; }
+must() { # WHAT COMMAND...: one run, output discarded; a failure stops the script, naming WHAT
+    local what=$1
+    shift
+    "$@" >/dev/null || { echo "bench-vs-nvitop: $what failed (its errors are above)" >&2; exit 1; }
+}
 syscalls() { # binary N: syscalls of one snapshot per GPU process
     strace -f -c -o "$D/strace.txt" "$1" --nvml-lib "$LIB" snapshot --json >/dev/null 2>&1 || true
     awk -v n="$2" '$NF == "total" { printf "%d syscalls, %.1f per GPU process", $4, $4 / n }' "$D/strace.txt"
@@ -83,8 +88,11 @@ echo "gpuledger $(git rev-parse --short HEAD) vs nvitop $("$NVITOP" --version | 
 for n in "${SCALES[@]}"; do
     spawn "$n"
     scenario "$n"
-    gl "$BIN" >/dev/null # warm the page cache for both before timing
-    nv >/dev/null 2>&1 || true
+    # One checked run of each before timing: it warms the page cache, and a program that fails
+    # stops the script here (the timed runs below ignore the exit status).
+    must "gpuledger ($BIN)" gl "$BIN"
+    must "nvitop" nv
+    [ -z "${BEFORE:-}" ] || must "BEFORE ($BEFORE)" gl "$BEFORE"
     a=() b=() c=()
     for ((r = 0; r < RUNS; r++)); do
         a+=("$(ms gl "$BIN")")
@@ -105,6 +113,8 @@ done
 
 spawn 2000
 scenario 1
+must "gpuledger ($BIN)" gl "$BIN"
+[ -z "${BEFORE:-}" ] || must "BEFORE ($BEFORE)" gl "$BEFORE"
 a=() c=()
 for ((r = 0; r < RUNS; r++)); do
     a+=("$(ms gl "$BIN")")

@@ -5,6 +5,7 @@
 //! CPU per sample = (child CPU for N samples − child CPU for 1 sample) / (N − 1), which takes
 //! process start-up and database opening out of the per-sample figure.
 
+mod common;
 #[path = "../tests/cli/support/mod.rs"]
 mod support;
 
@@ -12,11 +13,8 @@ use std::process::Command;
 use std::time::Duration;
 
 fn children_cpu() -> Duration {
-    // SAFETY: getrusage fills the struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(ru.ru_utime) + tv(ru.ru_stime)
+    let (user, sys) = common::cpu_split(libc::RUSAGE_CHILDREN);
+    user + sys
 }
 
 fn main() {

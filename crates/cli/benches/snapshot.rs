@@ -9,6 +9,7 @@
 //! through descriptors kept open (`cargo run --release -p gpuledger-sources --example
 //! live_round_bench` measures that).
 
+mod common;
 #[path = "../tests/cli/support/mod.rs"]
 mod support;
 
@@ -127,11 +128,7 @@ fn cpu_time() -> Duration {
 
 /// (user, kernel) CPU time of this process.
 fn cpu_split() -> (Duration, Duration) {
-    // SAFETY: getrusage fills the struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (tv(ru.ru_utime), tv(ru.ru_stime))
+    common::cpu_split(libc::RUSAGE_SELF)
 }
 
 /// 500 GPU processes with maps, descriptors and a cgroup, 2 devices, identification attached.

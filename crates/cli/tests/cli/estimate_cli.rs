@@ -114,6 +114,21 @@ fn estimate_json_with_fit_check_on_each_device() {
     assert_eq!(backend["source"]["kind"], "default");
 }
 
+/// A CUDA estimate run by the tests has the recipe's own overhead, whatever probe this machine
+/// saved (`probe_cli::a_probe_saved_on_this_machine_does_not_reach_the_tests` runs this with one).
+#[test]
+fn estimate_overhead_is_the_recipes_own() {
+    let b = Bench::new();
+    let v = json_of(&b.estimate(&["-c", "8192", "--json"]));
+    let o = &v["estimate"]["overhead"];
+    let what = o["what"].as_str().unwrap();
+    assert!(
+        what.starts_with("CUDA context, kernels and cuBLAS workspace") && !what.contains("probe"),
+        "{o}"
+    );
+    assert_eq!(o["approximate"], true, "{o}");
+}
+
 #[test]
 fn estimate_text_says_when_the_fit_check_is_not_available() {
     let b = Bench::new();

@@ -319,14 +319,10 @@ fn lm_studio(root: &Path) -> ProcTree {
 fn explain_lm_studio_engine() {
     let d = tempfile::tempdir().unwrap();
     let t = lm_studio(d.path());
-    let body: &'static str = Box::leak(
-        std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../fixtures/lmstudio/api-v0-models.json"),
-        )
-        .unwrap()
-        .into_boxed_str(),
-    );
+    let body = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lmstudio/api-v0-models.json"),
+    )
+    .unwrap();
     // explain's generic probe asks the same endpoint on the engine's ports (none here); the
     // runtime ask goes to the parent's port.
     let m = Machine::new(&ONE_GPU.replace("pid=4242", "pid=7001"), t);

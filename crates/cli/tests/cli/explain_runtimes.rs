@@ -16,23 +16,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn python() -> Option<PathBuf> {
-    let ok = Command::new("python3")
-        .arg("-c")
-        .arg("import http.server, mmap")
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "python3 is required under CI"
-        );
-        eprintln!("skipped: no python3");
-        return None;
-    }
-    Some("python3".into())
-}
-
 /// A running stand-in runtime, killed on drop (its engine child exits when it goes).
 struct Fake {
     child: Child,
@@ -101,6 +84,11 @@ fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
             let mut it = t.split_whitespace().map(|x| x.parse::<u32>().unwrap());
             f.port = it.next().unwrap() as u16;
             f.engine = it.next().unwrap();
+            if let Some((_, title)) = env.iter().find(|(k, _)| *k == "FAKE_CHILD_COMM") {
+                // READY comes after the engine child set its title (the kernel keeps 15 bytes).
+                let comm = std::fs::read_to_string(format!("/proc/{}/comm", f.engine)).unwrap();
+                assert_eq!(comm.trim_end(), &title[..title.len().min(15)]);
+            }
             return f;
         }
         assert!(
@@ -149,11 +137,7 @@ fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
 
 fn run(pid: u32, args: &[&str]) -> String {
     let (_d, sc) = nvml_scenario(pid);
-    let out = on_live_proc(&sc)
-        .args(args)
-        .env("XDG_DATA_HOME", _d.path())
-        .output()
-        .unwrap();
+    let out = on_live_proc(&sc).args(args).output().unwrap();
     ok_stdout(&out)
 }
 

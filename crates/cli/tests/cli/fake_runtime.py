@@ -45,13 +45,23 @@ def main():
     child = 0
     title = os.environ.get("FAKE_CHILD_COMM")
     if title:
+        # The child says so on a pipe once its title is set: READY (below) must not come before
+        # the title the test looks for.
+        r, w = os.pipe()
         code = (
             "import os, time\n"
-            f"open('/proc/self/comm', 'w').write({title!r})\n"
+            "with open('/proc/self/comm', 'w') as f:\n"
+            f"    f.write({title!r})\n"
+            f"os.write({w}, b'1')\n"
+            f"os.close({w})\n"
             "ppid = os.getppid()\n"
             "while os.getppid() == ppid: time.sleep(0.2)\n"
         )
-        child = subprocess.Popen([sys.executable, "-c", code]).pid
+        child = subprocess.Popen([sys.executable, "-c", code], pass_fds=(w,)).pid
+        os.close(w)
+        if os.read(r, 1) != b"1":
+            sys.exit("fake_runtime: the engine child exited before setting its title")
+        os.close(r)
     ready = os.environ["FAKE_READY"]
     with open(ready + ".tmp", "w") as f:
         f.write(f"{srv.server_address[1]} {child}")

@@ -35,18 +35,49 @@ fn check(name: &str, got: &str) {
     let want = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (GOLDEN_UPDATE=1 records it)", path.display()));
     if want != got {
-        let (i, (w, g)) = want
-            .lines()
-            .zip(got.lines())
-            .enumerate()
-            .find(|(_, (w, g))| w != g)
-            .unwrap_or((0, ("<length differs>", "<length differs>")));
         panic!(
-            "{name}: snapshot differs from {} at line {}:\n  want: {w}\n  got:  {g}",
+            "{name}: snapshot differs from {} {}",
             path.display(),
-            i + 1
+            first_difference(&want, got)
         );
     }
+}
+
+/// Where `got` first differs from `want`: a line number and both lines, one of them possibly the
+/// end of the file (when one text is a prefix of the other).
+fn first_difference(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let end = "<end of file>";
+    match (0..w.len().max(g.len())).find(|&i| w.get(i) != g.get(i)) {
+        Some(i) => format!(
+            "at line {}:\n  want: {}\n  got:  {}",
+            i + 1,
+            w.get(i).unwrap_or(&end),
+            g.get(i).unwrap_or(&end)
+        ),
+        None => "in line endings or the final newline only".into(),
+    }
+}
+
+#[test]
+fn a_mismatch_names_its_first_differing_line() {
+    assert_eq!(
+        first_difference("a\nb\nc\n", "a\nB\nc\n"),
+        "at line 2:\n  want: b\n  got:  B"
+    );
+    // One a prefix of the other: the line after the shorter one, not line 1.
+    assert_eq!(
+        first_difference("a\nb\n", "a\nb\nc\n"),
+        "at line 3:\n  want: <end of file>\n  got:  c"
+    );
+    assert_eq!(
+        first_difference("a\nb\nc\n", "a\n"),
+        "at line 2:\n  want: b\n  got:  <end of file>"
+    );
+    assert_eq!(
+        first_difference("a\n", "a"),
+        "in line endings or the final newline only"
+    );
 }
 
 #[test]

@@ -41,13 +41,10 @@ fn finish(mut child: Child, what: &str) -> Output {
     }
 }
 
+/// The binary on the live /proc with its output piped, not started.
 fn gpuledger_cmd(scenario: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
-    c.arg("--nvml-lib")
-        .arg(fake_nvml())
-        .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB")
-        .stdin(Stdio::null())
+    let mut c = on_live_proc(scenario);
+    c.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     c

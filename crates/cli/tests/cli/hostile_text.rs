@@ -60,12 +60,8 @@ fn scenario_for(pid: u32) -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn run(sc: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(fake_nvml())
+    on_live_proc(sc)
         .args(args)
-        .env("FAKE_NVML_SCENARIO", sc)
-        .env_remove("GPULEDGER_NVML_LIB")
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -124,9 +120,7 @@ fn the_kill_prompt_shows_neither_secrets_nor_escapes() {
         fake_nvml().display()
     );
     let out = answer_prompt(
-        in_pty(&cmd)
-            .env("FAKE_NVML_SCENARIO", &sc)
-            .env_remove("GPULEDGER_NVML_LIB"),
+        isolate(&mut in_pty(&cmd)).env("FAKE_NVML_SCENARIO", &sc),
         "n",
     );
     let text = String::from_utf8_lossy(&out.stdout);

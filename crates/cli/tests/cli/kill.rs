@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// `gpuledger kill ARGS` with no GPU library: the memory reads must say "unknown", never 0.
 fn kill(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+    support::gpuledger_command()
         .arg("kill")
         .args(args)
         .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1")
@@ -188,13 +188,9 @@ fn gpu_sleeper(
 
 /// `gpuledger kill ARGS` with the fake NVML serving `scenario`.
 fn kill_on(scenario: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
-        .arg(support::fake_nvml())
+    support::on_live_proc(scenario)
         .arg("kill")
         .args(args)
-        .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB")
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -292,9 +288,7 @@ fn prompt_names_process_and_measured_memory() {
             support::fake_nvml().display()
         );
         let out = support::answer_prompt(
-            support::in_pty(&cmd)
-                .env("FAKE_NVML_SCENARIO", &scen)
-                .env_remove("GPULEDGER_NVML_LIB"),
+            support::isolate(&mut support::in_pty(&cmd)).env("FAKE_NVML_SCENARIO", &scen),
             answer,
         );
         let text = String::from_utf8_lossy(&out.stdout);
@@ -328,7 +322,8 @@ fn prompt_names_workload() {
         child.id()
     );
     let out = support::answer_prompt(
-        support::in_pty(&cmd).env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1"),
+        support::isolate(&mut support::in_pty(&cmd))
+            .env("GPULEDGER_NVML_LIB", "/nonexistent/libnvidia-ml.so.1"),
         "n",
     );
     let text = String::from_utf8_lossy(&out.stdout);

@@ -4,7 +4,7 @@
 
 #![cfg(unix)]
 
-use crate::support::fake_cuda;
+use crate::support::{fake_cuda, gpuledger_command};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -38,7 +38,7 @@ impl Env {
 
     fn run(&self, args: &[&str]) -> Output {
         let lib = fake_cuda();
-        Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        gpuledger_command()
             .arg("--proc-root")
             .arg(self.dir.path().join("proc"))
             .arg("--nvml-lib")
@@ -51,9 +51,6 @@ impl Env {
             .env("FAKE_CUDA_SCENARIO", self.dir.path().join("scenario.txt"))
             .env("FAKE_CUDA_LOG", self.dir.path().join("calls.log"))
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env_remove("GPULEDGER_PROBE_FILE")
-            .env_remove("GPULEDGER_CUDA_LIB")
-            .env_remove("GPULEDGER_NVML_LIB")
             .output()
             .unwrap()
     }
@@ -230,12 +227,11 @@ fn errors_are_clear() {
 fn selftest_reports_the_saved_result_and_its_age() {
     let env = Env::new("linux.txt", "", 16 << 30);
     let selftest = |env: &Env| {
-        let out = Command::new(env!("CARGO_BIN_EXE_gpuledger"))
+        let out = gpuledger_command()
             .arg("--proc-root")
             .arg(env.dir.path().join("proc"))
             .args(["--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "selftest"])
             .env("XDG_DATA_HOME", env.dir.path().join("data"))
-            .env_remove("GPULEDGER_PROBE_FILE")
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
@@ -257,4 +253,32 @@ fn selftest_reports_the_saved_result_and_its_age() {
     let t = selftest(&env);
     assert!(t.contains("[ERROR] probe"), "{t}");
     assert!(t.contains("not a gpuledger probe result"), "{t}");
+}
+
+/// Review finding: the tests' runs of the binary read this machine's saved probe
+/// (`$GPULEDGER_PROBE_FILE`, else the data folder), so a developer who had run `probe --save` got
+/// other totals in the estimate tests. An estimate test, run again by this test binary with a
+/// saved probe at either place, still sees the recipe's own overhead.
+#[test]
+fn a_probe_saved_on_this_machine_does_not_reach_the_tests() {
+    let env = Env::new("linux.txt", "", 16 << 30);
+    assert!(env.run(&["--sizes", "8MiB", "--save"]).status.success());
+    let data = env.dir.path().join("data");
+    let probe = data.join("gpuledger/probe.json");
+    assert!(probe.is_file());
+    let test = "estimate_cli::estimate_overhead_is_the_recipes_own";
+    for (var, value) in [("GPULEDGER_PROBE_FILE", &probe), ("XDG_DATA_HOME", &data)] {
+        // A child test process: this one's environment stays as it is for the other tests.
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([test, "--exact", "--nocapture"])
+            .env(var, value)
+            .output()
+            .unwrap();
+        let t = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            out.status.success() && t.contains("1 passed"),
+            "{var}={}: {t}",
+            value.display()
+        );
+    }
 }

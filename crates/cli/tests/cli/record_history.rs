@@ -4,7 +4,7 @@
 
 use crate::support::*;
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const G: &str = "GPU-11111111-2222-3333-4444-555555555555";
@@ -98,14 +98,9 @@ impl Rig {
 
     /// Start `record --db DB` with `args` in the background, stdout and stderr piped.
     fn spawn_record(&self, args: &[&str]) -> Child {
-        Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-            .arg("--nvml-lib")
-            .arg(fake_nvml())
-            .arg("--proc-root")
-            .arg(self.m.root())
-            .args(["record", "--db", self.dbs()])
+        self.m
+            .command(&["record", "--db", self.dbs()])
             .args(args)
-            .env("FAKE_NVML_SCENARIO", &self.m.scenario)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -32,7 +32,8 @@ impl Tmux {
     }
 
     fn cmd(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
+        // The server, started by the first command, passes this environment to the binary.
+        let out = isolate(&mut Command::new("tmux"))
             .arg("-S")
             .arg(&self.sock)
             .args(args)
@@ -328,14 +329,11 @@ fn alerts_show_in_the_live_view() {
 fn remote_view_shows_another_machines_snapshot_read_only() {
     let Some(t) = Tmux::new() else { return };
     // Another machine's `gpuledger serve`, as far as the view can tell: its snapshot endpoint.
-    let body: &'static str = Box::leak(
-        std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../examples/sample-snapshot.json"
-        ))
-        .unwrap()
-        .into_boxed_str(),
-    );
+    let body = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/sample-snapshot.json"
+    ))
+    .unwrap();
     let (port, _server) = canned_http(vec![("/api/v1/snapshot", 200, body)], 200);
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-scenario.txt");

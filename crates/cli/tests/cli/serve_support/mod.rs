@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use crate::support::{fake_nvml, Machine};
+use crate::support::{fake_nvml, gpuledger_on, Machine};
 use std::time::Duration;
 
 /// Kills and reaps the child when dropped.
@@ -28,15 +28,8 @@ pub struct Served {
 /// Start `gpuledger serve --listen 127.0.0.1:0 ARGS` on the fake NVML and wait for its
 /// "listening on" line.
 pub fn serve(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -> Served {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
-    cmd.arg("--nvml-lib")
-        .arg(lib)
-        .arg("--proc-root")
-        .arg(proc_root)
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB");
+    let mut cmd = gpuledger_on(lib, scenario, proc_root);
+    cmd.args(["serve", "--listen", "127.0.0.1:0"]).args(args);
     start_serving(&mut cmd)
 }
 

@@ -1,9 +1,12 @@
 //! A fake machine for one test: a fake-NVML scenario file and a recorded procfs tree kept alive
 //! together, with the binary run against both, so a test names only the arguments it is about.
 
-use super::{fake_nvml, gpuledger, json_of, scenario, two_gpus_procs, ProcTree, TWO_GPUS};
+use super::{
+    fake_nvml, gpuledger_command, gpuledger_on, json_of, scenario, two_gpus_procs, ProcTree,
+    TWO_GPUS,
+};
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 pub struct Machine {
     pub procs: ProcTree,
@@ -43,7 +46,22 @@ impl Machine {
 
     /// Run the binary with another NVML library (the legacy fake, a missing one).
     pub fn run_with(&self, lib: &Path, args: &[&str]) -> Output {
-        gpuledger(lib, &self.scenario, &self.root(), args)
+        self.command_with(lib, args)
+            .output()
+            .expect("run gpuledger")
+    }
+
+    /// The binary on this machine with the modern fake NVML and `args`, not started (to pipe its
+    /// output or run it in the background).
+    pub fn command(&self, args: &[&str]) -> Command {
+        self.command_with(fake_nvml(), args)
+    }
+
+    /// [`Machine::command`] with another NVML library.
+    pub fn command_with(&self, lib: &Path, args: &[&str]) -> Command {
+        let mut c = gpuledger_on(lib, &self.scenario, &self.root());
+        c.args(args);
+        c
     }
 
     /// Run the binary, require success and parse its stdout as JSON.
@@ -63,11 +81,11 @@ pub struct Answered {
 impl Machine {
     /// Run `args` while `pid` listens on loopback (socket `inode`) and answers `answers`, one
     /// request each; the server has finished when this returns.
-    pub fn run_answering(
+    pub fn run_answering<B: AsRef<str> + Send + 'static>(
         &self,
         pid: u32,
         inode: u64,
-        answers: Vec<(&'static str, u16, &'static str)>,
+        answers: Vec<(&'static str, u16, B)>,
         args: &[&str],
     ) -> Answered {
         let n = answers.len();
@@ -85,11 +103,10 @@ impl Machine {
 
 /// The binary on this machine's own /proc (tests of real processes), with the fake NVML serving
 /// `scenario`.
-pub fn on_live_proc(scenario: &Path) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+pub fn on_live_proc(scenario: &Path) -> Command {
+    let mut c = gpuledger_command();
     c.arg("--nvml-lib")
         .arg(fake_nvml())
-        .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB");
+        .env("FAKE_NVML_SCENARIO", scenario);
     c
 }

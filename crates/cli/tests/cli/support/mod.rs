@@ -2,18 +2,19 @@
 //! NVML library, scenario files, recorded procfs trees ([`ProcTree`]) and canned HTTP answers. In
 //! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
 //! binary's output (`output.rs`); the recorded Linux trees under fixtures/ (`trees.rs`); a prompt
-//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`). Include with
-//! `mod support;`.
+//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); a Python interpreter for
+//! stand-in servers (`python.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
 mod machine;
 mod ollama;
 mod output;
 mod pty;
+mod python;
 mod trees;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
-pub use {machine::*, ollama::*, output::*, pty::*, trees::*};
+pub use {machine::*, ollama::*, output::*, pty::*, python::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -193,8 +194,9 @@ impl ProcTree {
 }
 
 /// Serve canned HTTP answers on 127.0.0.1 (path → (status, body)) for `n` requests, in a thread.
-pub fn canned_http(
-    answers: Vec<(&'static str, u16, &'static str)>,
+/// A body is a literal or a `String` read from a fixture.
+pub fn canned_http<B: AsRef<str> + Send + 'static>(
+    answers: Vec<(&'static str, u16, B)>,
     n: usize,
 ) -> (u16, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{Read, Write};
@@ -211,7 +213,7 @@ pub fn canned_http(
             let (status, body) = answers
                 .iter()
                 .find(|(p, _, _)| *p == path)
-                .map(|(_, s, b)| (*s, *b))
+                .map(|(_, s, b)| (*s, b.as_ref()))
                 .unwrap_or((404, "not found"));
             let _ = write!(
                 s,
@@ -233,16 +235,61 @@ pub fn scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, p)
 }
 
-/// Run the real `gpuledger` binary with the fake NVML serving `scenario`.
-pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gpuledger"))
-        .arg("--nvml-lib")
+/// Keep `cmd`, a run of the binary (directly, or under `script` or `tmux`), off this machine's own
+/// setup: the caller's `GPULEDGER_NVML_LIB` / `GPULEDGER_CUDA_LIB`, and a saved probe result.
+/// `gpuledger probe --save` writes one (`$GPULEDGER_PROBE_FILE`, else the data folder under
+/// `$XDG_DATA_HOME` or `$HOME`) that every CUDA estimate then uses, so a developer's own probe
+/// would change the totals the tests expect. A test that wants a probe sets these after this.
+pub fn isolate(cmd: &mut Command) -> &mut Command {
+    let home = empty_home();
+    cmd.env_remove("GPULEDGER_NVML_LIB")
+        .env_remove("GPULEDGER_CUDA_LIB")
+        .env_remove("GPULEDGER_PROBE_FILE")
+        .env("XDG_DATA_HOME", home)
+        // What the data folder follows where XDG_DATA_HOME is not read (macOS).
+        .env("HOME", home)
+}
+
+/// The HOME and XDG_DATA_HOME of every run: `target/<profile>/cli-tests-home`, with no
+/// `gpuledger` data folder in it (one left by an earlier run is removed once per test binary).
+fn empty_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = profile_dir().join("cli-tests-home");
+        match std::fs::remove_dir_all(home.join("gpuledger")) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                panic!("{}: {e}", home.join("gpuledger").display())
+            }
+            _ => {}
+        }
+        std::fs::create_dir_all(&home).unwrap();
+        home
+    })
+}
+
+/// The binary, [`isolate`]d.
+pub fn gpuledger_command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+    isolate(&mut c);
+    c
+}
+
+/// The binary on the procfs tree `proc_root` with the NVML library `lib` (a fake serving
+/// `scenario`), [`isolate`]d; add the arguments.
+pub fn gpuledger_on(lib: &Path, scenario: &Path, proc_root: &Path) -> Command {
+    let mut c = gpuledger_command();
+    c.arg("--nvml-lib")
         .arg(lib)
         .arg("--proc-root")
         .arg(proc_root)
+        .env("FAKE_NVML_SCENARIO", scenario);
+    c
+}
+
+/// Run the real `gpuledger` binary with the fake NVML serving `scenario`.
+pub fn gpuledger(lib: &Path, scenario: &Path, proc_root: &Path, args: &[&str]) -> Output {
+    gpuledger_on(lib, scenario, proc_root)
         .args(args)
-        .env("FAKE_NVML_SCENARIO", scenario)
-        .env_remove("GPULEDGER_NVML_LIB")
         .output()
         .expect("run gpuledger")
 }

@@ -19,16 +19,15 @@ pub fn linux_fixture(name: &str) -> PathBuf {
 }
 
 /// The binary on the tree `dir` (`dir/proc`, `dir/sys`) with the NVML library `lib` (a path
-/// that does not exist: no NVML), the caller's `GPULEDGER_NVML_LIB` ignored.
+/// that does not exist: no NVML), [`isolate`](super::isolate)d.
 pub fn on_tree(dir: &Path, lib: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_gpuledger"));
+    let mut c = super::gpuledger_command();
     c.arg("--proc-root")
         .arg(dir.join("proc"))
         .arg("--sys-root")
         .arg(dir.join("sys"))
         .arg("--nvml-lib")
-        .arg(lib)
-        .env_remove("GPULEDGER_NVML_LIB");
+        .arg(lib);
     c
 }
 
