@@ -50,6 +50,10 @@ pub struct Collector {
     /// Monotonic origin for engine rates.
     epoch: Instant,
     last_round: crate::procfs::RoundStats,
+    /// Looked at on the first round (neither changes while gpuledger runs): is the procfs root
+    /// there, and is gpuledger in a PID namespace of its own.
+    procfs_present: std::sync::OnceLock<bool>,
+    own_pid_namespace: std::sync::OnceLock<Option<String>>,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -129,6 +133,8 @@ impl Collector {
             drm,
             epoch: Instant::now(),
             last_round: Default::default(),
+            procfs_present: Default::default(),
+            own_pid_namespace: Default::default(),
         }
     }
 
@@ -189,12 +195,15 @@ impl Collector {
     fn containers(&self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
             if p.container.is_none() {
-                p.container = self
-                    .procs
-                    .with_cgroup(p.pid, |text| text.and_then(container::container_id));
+                p.container = self.procs.container(p.pid);
             }
         }
-        if let Some(why) = container::own_pid_namespace(self.procs.root()) {
+        // Asked once: a process does not change its own PID namespace.
+        let root = self.procs.root();
+        let own = self
+            .own_pid_namespace
+            .get_or_init(|| container::own_pid_namespace(root));
+        if let Some(why) = own {
             snap.notes.push(format!(
                 "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
             ));
@@ -225,12 +234,15 @@ impl Collector {
             snap.processes.len(),
             if snap.processes.len() == 1 { "" } else { "es" },
         );
-        let state =
-            if self.procs.root().join("self").exists() || self.procs.root().join("stat").exists() {
-                SourceState::Ok
-            } else {
-                SourceState::Unavailable
-            };
+        let root = self.procs.root();
+        let present = *self
+            .procfs_present
+            .get_or_init(|| root.join("self").exists() || root.join("stat").exists());
+        let state = if present {
+            SourceState::Ok
+        } else {
+            SourceState::Unavailable
+        };
         snap.sources
             .push(SourceStatus::new("procfs", state, detail));
         if let Some(first) = unreadable.first() {

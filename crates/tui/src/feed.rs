@@ -26,11 +26,40 @@ pub struct Update {
 /// Something that produces rounds; the real one is [`LiveSource`], tests use slow fakes.
 pub trait RoundSource: Send + 'static {
     fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>);
+
+    /// Which processes' host figures the view needs from now on (a source without host figures
+    /// ignores it).
+    fn host_need(&mut self, _need: HostNeed) {}
 }
 
 impl RoundSource for Box<dyn RoundSource> {
     fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>) {
         (**self).round()
+    }
+
+    fn host_need(&mut self, need: HostNeed) {
+        (**self).host_need(need)
+    }
+}
+
+/// Whose host CPU % and RSS a round reads (one `stat` each): every process when the view sorts
+/// by one of those columns, else only the processes it shows (docs/DESIGN.md concept 7: the
+/// cost of a round follows what is on screen, not how many GPU processes there are).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HostNeed {
+    /// Before the first frame, and when sorting by CPU %, RSS or %MEM.
+    #[default]
+    All,
+    /// These pids, sorted.
+    Pids(Vec<u32>),
+}
+
+impl HostNeed {
+    fn wants(&self, pid: u32) -> bool {
+        match self {
+            HostNeed::All => true,
+            HostNeed::Pids(p) => p.binary_search(&pid).is_ok(),
+        }
     }
 }
 
@@ -38,28 +67,43 @@ impl RoundSource for Box<dyn RoundSource> {
 pub struct LiveSource {
     collector: Collector,
     host: HostSampler,
+    need: HostNeed,
 }
 
 impl LiveSource {
     pub fn new(collector: Collector) -> Self {
         let host = HostSampler::new(collector.config.proc_root.clone());
-        LiveSource { collector, host }
+        LiveSource {
+            collector,
+            host,
+            need: HostNeed::All,
+        }
     }
 }
 
 impl RoundSource for LiveSource {
     fn round(&mut self) -> (Snapshot, HashMap<u32, HostProc>) {
         let snap = self.collector.collect();
-        let pids: Vec<u32> = snap.processes.iter().map(|p| p.pid).collect();
+        let pids: Vec<u32> = snap
+            .processes
+            .iter()
+            .map(|p| p.pid)
+            .filter(|&p| self.need.wants(p))
+            .collect();
         let host = self
             .host
             .sample_after(&pids, Instant::now(), Some(self.collector.procs()));
         (snap, host)
     }
+
+    fn host_need(&mut self, need: HostNeed) {
+        self.need = need;
+    }
 }
 
 enum Ctl {
     Interval(Duration),
+    HostNeed(HostNeed),
     Quit,
 }
 
@@ -90,6 +134,11 @@ impl Feed {
 
     pub fn set_interval(&self, d: Duration) {
         let _ = self.ctl.send(Ctl::Interval(d.max(MIN_INTERVAL)));
+    }
+
+    /// Read host figures for `need` from the next round on.
+    pub fn set_host_need(&self, need: HostNeed) {
+        let _ = self.ctl.send(Ctl::HostNeed(need));
     }
 }
 
@@ -149,6 +198,7 @@ fn collect_loop(
                     // Apply at once: a shorter interval should not wait out the old one.
                     deadline = start + interval;
                 }
+                Ok(Ctl::HostNeed(n)) => source.host_need(n),
                 Ok(Ctl::Quit) | Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => break,
             }

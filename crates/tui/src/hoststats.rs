@@ -1,8 +1,8 @@
 //! Host CPU % and resident memory of the GPU processes, read in the collection thread.
 //!
-//! Kept cheap on purpose (docs/DESIGN.md concept 7): one reading of `/proc/PID/stat` per GPU
-//! process per round, nothing else, and in the live view the one the collection round already
-//! made. CPU % needs two samples of the same process (same PID *and* start time), so the first
+//! Kept cheap on purpose (docs/DESIGN.md concept 7): one reading of `/proc/PID/stat` per process
+//! the view shows per round (see [`crate::feed::HostNeed`]), nothing else, and in the live view
+//! the one the collection round already made where it made one. CPU % needs two samples of the same process (same PID *and* start time), so the first
 //! round of a process says so instead of showing 0.
 
 use gpuledger_sources::procfs::{read_stat, ProcReader};
@@ -94,10 +94,10 @@ impl HostSampler {
         let mut out = HashMap::with_capacity(pids.len());
         let mut next = HashMap::with_capacity(pids.len());
         for &pid in pids {
-            // The round's reading where there is one; else open + read + close into a reused
-            // buffer, through collection's one stat reader.
-            let stat = match procs.and_then(|p| p.last_round_stat(pid)) {
-                Some(r) => r,
+            // The round's reading where it read one; else a fresh one (one `pread` where the
+            // collector keeps the descriptor), through collection's one stat reader.
+            let stat = match procs {
+                Some(p) => p.last_round_stat(pid).unwrap_or_else(|| p.fresh_stat(pid)),
                 None => read_stat(&stat_path(&self.root, pid), &mut self.buf),
             };
             let hp = match stat {

@@ -69,6 +69,8 @@ fn event_loop(
     let mut dirty = true;
     // What the title showed last time for the stale age, to redraw once a second while stale.
     let mut shown_stale: Option<u64> = None;
+    // What the feed was last told to read host figures for.
+    let mut sent_need = crate::feed::HostNeed::All;
     loop {
         let now = Instant::now();
         if let Some(feed) = feed {
@@ -91,6 +93,13 @@ fn event_loop(
             terminal.draw(|f| drawn = Some(ui::draw(f, app, now)))?;
             if let Some(g) = drawn {
                 app.geometry = g;
+            }
+            if let Some(feed) = feed {
+                let need = app.host_need();
+                if need != sent_need {
+                    feed.set_host_need(need.clone());
+                    sent_need = need;
+                }
             }
             dirty = false;
             // Test seam (debug builds only): prove the panic hook restores the terminal.

@@ -1485,3 +1485,49 @@ fn command_lines_scroll_sideways() {
         "{back}"
     );
 }
+
+/// A round reads host figures for what the view shows: the rows drawn, a page either side and
+/// the selection, unless the sort needs every row's figure.
+#[test]
+fn host_figures_are_asked_for_the_rows_on_screen_unless_sorting_by_them() {
+    use gpuledger_tui::feed::HostNeed;
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    let first = s.processes.len() as u32;
+    for i in 0..200u32 {
+        let u = usage(
+            "GPU-0",
+            Some(u64::from(1000 - i) << 20),
+            None,
+            &[UsageKind::Compute],
+        );
+        s.processes
+            .push(proc(50_000 + i, &format!("w{i}"), "u", 1, vec![u]));
+    }
+    balance(&mut s);
+    let mut app = app_with(s, t0);
+    render(&mut app, 120, 40, t0);
+    let HostNeed::Pids(want) = app.host_need() else {
+        panic!("sorted by memory, yet every row was asked for");
+    };
+    let drawn = app.geometry.body_rows;
+    assert!(drawn > 5, "{drawn}");
+    // The first page and the one below it (nothing above the top): far fewer than 200 + first.
+    assert!(
+        want.len() <= 2 * drawn + 1 && want.len() >= drawn,
+        "{} pids for {drawn} rows",
+        want.len()
+    );
+    assert!(want.len() < (200 + first) as usize);
+    let shown = pids(&app);
+    for p in &shown[..drawn.min(shown.len())] {
+        assert!(want.binary_search(p).is_ok(), "drawn pid {p} not asked for");
+    }
+    // The last row is neither drawn nor near: not asked for; the view says why it has no CPU %.
+    let last = *shown.last().unwrap();
+    assert!(want.binary_search(&last).is_err());
+    assert!(app.host_missing().contains("rows on screen"));
+    // Sorting by CPU % needs every row's figure.
+    app.sort = Column::Cpu;
+    assert_eq!(app.host_need(), HostNeed::All);
+}

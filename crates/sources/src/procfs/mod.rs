@@ -5,6 +5,7 @@
 
 mod facts;
 mod kept;
+pub use kept::STAT_REFRESH;
 pub mod read;
 mod round;
 
@@ -118,9 +119,18 @@ impl ProcReader {
 
     /// `/proc/<pid>/stat`. A file that is there but cannot be parsed is an `InvalidData` error
     /// whose message names the file and what is wrong, never "not found": the process did not
-    /// exit, its entry (or a recorded tree) is broken.
+    /// exit, its entry (or a recorded tree) is broken. In a live round, a process watched since
+    /// an earlier round gives that round's reading (same process, not exited; name and parent at
+    /// most [`kept::STAT_REFRESH`] old): for CPU times and RSS use [`ProcReader::fresh_stat`].
     pub fn stat(&self, pid: u32) -> io::Result<Stat> {
         self.with_round(|r| r.stat(&self.root, pid))
+    }
+
+    /// `/proc/<pid>/stat` read now, for figures that change every moment (CPU times, RSS): in a
+    /// live round [`ProcReader::stat`] may give a watched process's reading of up to
+    /// [`kept::STAT_REFRESH`] ago. One `pread` where the descriptor is kept.
+    pub fn fresh_stat(&self, pid: u32) -> io::Result<Stat> {
+        self.with_round(|r| r.fresh_stat(&self.root, pid))
     }
 
     /// The real UID from `/proc/<pid>/status`.
@@ -143,13 +153,15 @@ impl ProcReader {
 
     /// The text of `/proc/<pid>/cgroup`.
     pub fn cgroup(&self, pid: u32) -> Option<String> {
-        self.with_cgroup(pid, |c| c.map(str::to_string))
+        self.with_round(|r| r.cgroup(&self.root, pid))
+            .map(|c| c.as_ref().clone())
     }
 
-    /// `f` on the text of `/proc/<pid>/cgroup`, without copying it (a warm round keeps it).
-    pub fn with_cgroup<T>(&self, pid: u32, f: impl FnOnce(Option<&str>) -> T) -> T {
-        let c = self.with_round(|r| r.cgroup(&self.root, pid));
-        f(c.as_deref().map(String::as_str))
+    /// The container id in `/proc/<pid>/cgroup` ([`crate::container::container_id`]), parsed
+    /// once per process, not every round.
+    pub fn container(&self, pid: u32) -> Option<String> {
+        self.with_round(|r| r.container(&self.root, pid))
+            .map(|c| c.as_ref().clone())
     }
 
     /// The descriptor table: (number, link target) per open descriptor.
@@ -163,8 +175,14 @@ impl ProcReader {
     /// With few new processes this does nothing: they are read lazily as before.
     pub fn prefetch(&self, pids: &[u32], maps: bool) {
         let (todo, template) = self.with_round(|r| (r.unknown(pids), r.helper()));
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+        if todo.len() < 2 * PREFETCH_MIN_PER_THREAD {
+            return;
+        }
+        // Asked once: std reads the cgroup's CPU quota files each time.
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cores =
+            *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = cores
             .min(PREFETCH_THREADS)
             .min(todo.len() / PREFETCH_MIN_PER_THREAD);
         if threads < 2 {
@@ -231,9 +249,15 @@ impl ProcReader {
                 p.start_time = Some(st.start_time);
                 p.ppid = Some(st.ppid);
                 p.name = Some(st.comm);
-                if let (Some(bt), true) = (self.boot_time, self.ticks_per_sec > 0) {
-                    p.started_at = Some(rfc3339(bt + st.start_time / self.ticks_per_sec));
-                }
+                let (boot, ticks) = (self.boot_time, self.ticks_per_sec);
+                let text = || {
+                    Some(rfc3339(
+                        boot? + st.start_time / (ticks > 0).then_some(ticks)?,
+                    ))
+                };
+                p.started_at = self
+                    .with_round(|r| r.started_at(&self.root, p.pid, text))
+                    .map(|t| t.as_ref().clone());
             }
             Err(e) => {
                 let (why, fill) = match e.kind() {

@@ -50,10 +50,14 @@ type Shared<T> = Option<Arc<T>>;
 struct Entry {
     /// The error kept as kind and message (an `io::Error` cannot be cloned).
     stat: Option<Result<Stat, Failed>>,
+    /// `stat` was read this round (not a watched process's kept reading).
+    stat_read: bool,
     uid: Option<Option<u32>>,
     exe: Option<Shared<String>>,
     args: Option<Shared<Vec<String>>>,
     cgroup: Option<Shared<String>>,
+    container: Option<Shared<String>>,
+    started_at: Option<Shared<String>>,
     fds: Option<Result<FdLinks, io::ErrorKind>>,
     /// File paths from `maps` (identification's), only when a prefetch read them.
     maps: Option<MapsRead>,
@@ -69,6 +73,9 @@ struct Slow {
     exe: Option<Shared<String>>,
     args: Option<Shared<Vec<String>>>,
     cgroup: Option<Shared<String>>,
+    /// Parsed from `cgroup`, and the start time as text: kept, not made again every round.
+    container: Option<Shared<String>>,
+    started_at: Option<Shared<String>>,
 }
 
 impl Slow {
@@ -82,6 +89,8 @@ impl Slow {
             exe: None,
             args: None,
             cgroup: None,
+            container: None,
+            started_at: None,
         }
     }
 }
@@ -130,6 +139,7 @@ impl Round {
     }
 
     pub fn begin(&mut self) {
+        self.kept.begin_round();
         self.entries.clear();
         self.last_stats.clear();
         self.stats = RoundStats::default();
@@ -141,9 +151,11 @@ impl Round {
     pub fn end(&mut self) -> RoundStats {
         self.active = false;
         self.last_stats.clear();
+        // Only what was read this round: a watched process's kept reading has old CPU times.
         self.last_stats.extend(
             self.entries
                 .drain()
+                .filter(|(_, e)| e.stat_read)
                 .filter_map(|(pid, e)| Some((pid, e.stat?))),
         );
         let round = self.round;
@@ -194,6 +206,12 @@ impl Round {
     #[cfg(all(test, target_os = "linux"))]
     pub fn kept_count(&self) -> usize {
         self.kept.len()
+    }
+
+    /// How many processes are watched for their exit.
+    #[cfg(all(test, target_os = "linux"))]
+    pub fn watched_count(&self) -> usize {
+        self.kept.watched()
     }
 
     /// What the last finished round read of `/proc/<pid>/stat`; `None`: it did not read it (or a
@@ -332,14 +350,25 @@ impl Round {
     }
 
     pub fn stat(&mut self, root: &Path, pid: u32) -> io::Result<Stat> {
-        self.cached(
+        if self.active {
+            if let Some(st) = self.kept.current(pid, self.round, self.started) {
+                // Watched and not exited: its reading stands (no `stat_read`).
+                let e = self.entries.entry(pid).or_default();
+                if e.stat.is_none() {
+                    e.stat = Some(Ok(st.clone()));
+                }
+                self.stats.hits += 1;
+                return Ok(st);
+            }
+        }
+        let r = self.cached(
             pid,
             |e| &mut e.stat,
             |r| {
                 r.path(root, pid, "stat");
                 let read = if r.active {
-                    let round = r.round;
-                    match r.kept.reread(pid, round, &r.path, &mut r.buf) {
+                    let (round, now) = (r.round, r.started);
+                    match r.kept.reread(pid, round, now, &r.path, &mut r.buf) {
                         Some(read) => read,
                         None => r.kept.read(pid, round, &r.path, &mut r.buf),
                     }
@@ -348,8 +377,23 @@ impl Round {
                 };
                 read.map_err(|e| (e.kind(), e.to_string()))
             },
-        )
-        .map_err(|(kind, msg)| io::Error::new(kind, msg))
+        );
+        if self.active {
+            if let Some(e) = self.entries.get_mut(&pid) {
+                e.stat_read = true;
+            }
+        }
+        r.map_err(|(kind, msg)| io::Error::new(kind, msg))
+    }
+
+    /// `/proc/<pid>/stat` as it is now, whatever the round kept: through the kept descriptor
+    /// when there is one (one `pread`), else by path.
+    pub fn fresh_stat(&mut self, root: &Path, pid: u32) -> io::Result<Stat> {
+        self.path(root, pid, "stat");
+        match self.kept.fresh(pid, &self.path, &mut self.buf) {
+            Some(read) => read,
+            None => read_stat(&self.path, &mut self.buf),
+        }
     }
 
     pub fn uid(&mut self, root: &Path, pid: u32) -> Option<u32> {
@@ -409,6 +453,36 @@ impl Round {
                 let text = r.read_small(root, pid, "cgroup", MAX_CGROUP_BYTES)?;
                 Some(Arc::new(String::from_utf8_lossy(text).into_owned()))
             },
+        )
+    }
+
+    /// The container id in `cgroup` ([`crate::container::container_id`]).
+    pub fn container(&mut self, root: &Path, pid: u32) -> Shared<String> {
+        self.slow_cached(
+            root,
+            pid,
+            |e| &mut e.container,
+            |s| &mut s.container,
+            |r| {
+                let text = r.cgroup(root, pid)?;
+                crate::container::container_id(&text).map(Arc::new)
+            },
+        )
+    }
+
+    /// `text(start time)`, kept with the process: the start time does not change.
+    pub fn started_at(
+        &mut self,
+        root: &Path,
+        pid: u32,
+        text: impl FnOnce() -> Option<String>,
+    ) -> Shared<String> {
+        self.slow_cached(
+            root,
+            pid,
+            |e| &mut e.started_at,
+            |s| &mut s.started_at,
+            |_| text().map(Arc::new),
         )
     }
 

@@ -112,7 +112,10 @@ impl App {
                 opt(u.engines.unavailable_reason.as_ref()),
                 opt(h.and_then(|h| h.cpu_percent).map(|v| format!("{v:.1}"))),
                 opt(h.and_then(|h| h.rss_bytes)),
-                opt(h.and_then(|h| h.reason.as_ref())),
+                match h {
+                    Some(h) => opt(h.reason.as_ref()),
+                    None => self.host_missing().to_string(),
+                },
                 // Command lines are stored redacted by the sources (model::redact_arg_list).
                 opt(p.cmdline.as_ref().map(|c| c.join(" "))),
             ])

@@ -422,6 +422,40 @@ impl App {
 
     // ---- rows --------------------------------------------------------------------------------
 
+    /// Why a process has no host figures at all.
+    pub fn host_missing(&self) -> &'static str {
+        if self.replay.is_some() {
+            "a saved snapshot has no host CPU/RSS figures"
+        } else if self.remote.is_some() {
+            "the remote server does not send host CPU/RSS figures"
+        } else if self.host.is_empty() {
+            "not sampled yet"
+        } else {
+            "not read: host CPU/RSS are read for the rows on screen and a page either side (sort by CPU %, RSS or %MEM to read every row)"
+        }
+    }
+
+    /// Whose host figures the next rounds should read: every process when sorting by a host
+    /// column, else the rows drawn in the last frame, a page either side (so that scrolling
+    /// finds them read), and the selected one.
+    pub fn host_need(&self) -> crate::feed::HostNeed {
+        if matches!(self.sort, Column::Cpu | Column::Rss | Column::HostMem) {
+            return crate::feed::HostNeed::All;
+        }
+        let g = &self.geometry;
+        let page = g.body_rows.max(1);
+        let from = g.offset.saturating_sub(page).min(self.rows.len());
+        let to = g.offset.saturating_add(2 * page).min(self.rows.len());
+        let mut pids: Vec<u32> = self.rows[from..to]
+            .iter()
+            .chain(self.selected_row())
+            .map(|r| self.process(r).pid)
+            .collect();
+        pids.sort_unstable();
+        pids.dedup();
+        crate::feed::HostNeed::Pids(pids)
+    }
+
     pub fn process(&self, row: &Row) -> &Process {
         &self.snapshot.as_ref().unwrap().processes[row.proc_idx]
     }
@@ -497,16 +531,7 @@ impl App {
             ));
         }
         match self.host.get(&p.pid) {
-            None => v.push((
-                "CPU %, RSS".into(),
-                if self.replay.is_some() {
-                    "a saved snapshot has no host CPU/RSS figures".into()
-                } else if self.remote.is_some() {
-                    "the remote server does not send host CPU/RSS figures".into()
-                } else {
-                    "not sampled yet".into()
-                },
-            )),
+            None => v.push(("CPU %, RSS".into(), self.host_missing().into())),
             Some(h) if h.cpu_percent.is_none() || h.rss_bytes.is_none() => v.push((
                 "CPU %, RSS".into(),
                 h.reason.clone().unwrap_or_else(|| "not read".into()),
