@@ -48,6 +48,12 @@ fn percentile(v: &mut [Duration], p: f64) -> Duration {
 #[allow(clippy::zombie_processes)] // reaped by wait4 below, to read the child's peak RSS
 fn main() {
     let lib = support::fake_nvml();
+    // `cargo bench -p gpuledger --bench snapshot -- live-view`: only the real-/proc round (to
+    // profile it).
+    if std::env::args().any(|a| a == "live-view") {
+        live_view_round_real_proc(lib);
+        return;
+    }
     let tree = support::ProcTree::new();
     for i in 0..50u32 {
         let pid = 20_000 + i;
@@ -119,6 +125,7 @@ fn main() {
         max_rss_kb as f64 / 1024.0
     );
     live_round_500(lib);
+    live_view_round_real_proc(lib);
 }
 
 fn cpu_time() -> Duration {
@@ -195,4 +202,56 @@ fn live_round_500(lib: &std::path::Path) {
         cold.reads as f64 / N as f64,
         cold_cpu.as_secs_f64() * 1e3
     );
+}
+
+/// The live view's round as it runs on a host: the collector with identification, plus host CPU %
+/// and RSS for the rows a 40-line terminal shows and a page either side (`feed::HostNeed`), on the
+/// real /proc with 500 idle processes that the fake NVML lists.
+fn live_view_round_real_proc(lib: &std::path::Path) {
+    use gpuledger_tui::feed::{HostNeed, LiveSource, RoundSource};
+    const N: usize = 500;
+    let kids = common::Sleepers::start(N);
+    let pids = kids.pids();
+    let (_d, sc) = support::scenario(&common::scenario_for(&pids));
+    std::env::set_var("FAKE_NVML_SCENARIO", &sc);
+    let c = Collector::new(SourceConfig {
+        nvml_lib: Some(lib.to_path_buf()),
+        ..SourceConfig::default()
+    })
+    .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()));
+    let mut live = LiveSource::new(c);
+    let (first, _) = live.round();
+    assert_eq!(first.processes.len(), N, "the fake NVML must list every process");
+    // What a 40-line view asks for: ~35 rows drawn, a page either side of the top one.
+    let mut shown: Vec<u32> = pids[..70].to_vec();
+    shown.sort_unstable();
+    live.host_need(HostNeed::Pids(shown));
+    for _ in 0..2 {
+        live.round();
+    }
+    const ROUNDS: u32 = 200;
+    let (u0, s0) = cpu_split();
+    for _ in 0..ROUNDS {
+        std::hint::black_box(live.round());
+    }
+    let (u1, s1) = cpu_split();
+    let (user, sys) = ((u1 - u0) / ROUNDS, (s1 - s0) / ROUNDS);
+    println!(
+        "live-view round on the real /proc, {N} processes, identification and host figures for 70 rows, warm: {:.3} ms CPU ({:.3} user, {:.3} kernel; target <= 1 ms)",
+        (user + sys).as_secs_f64() * 1e3,
+        user.as_secs_f64() * 1e3,
+        sys.as_secs_f64() * 1e3,
+    );
+    live.host_need(HostNeed::All);
+    live.round();
+    let (u0, s0) = cpu_split();
+    for _ in 0..ROUNDS {
+        std::hint::black_box(live.round());
+    }
+    let (u1, s1) = cpu_split();
+    println!(
+        "  the same, sorted by CPU % (host figures for all {N}): {:.3} ms CPU",
+        ((u1 - u0 + (s1 - s0)) / ROUNDS).as_secs_f64() * 1e3
+    );
+    drop(kids);
 }
