@@ -79,6 +79,19 @@ must() { # WHAT COMMAND...: one run, output discarded; a failure stops the scrip
     shift
     "$@" >/dev/null || { echo "bench-vs-nvitop: $what failed (its errors are above)" >&2; exit 1; }
 }
+must_quiet() { # WHAT COMMAND...: like must, and a traceback or ERROR/CRITICAL line on stderr also
+    # stops the script: the program took an error path (e.g. an NVML function the fake lacks)
+    # that a real driver would not make it take, so its timings would not be comparable.
+    local what=$1 rc=0
+    shift
+    "$@" >/dev/null 2>"$D/stderr.txt" || rc=$?
+    cat "$D/stderr.txt" >&2
+    [ "$rc" -eq 0 ] || { echo "bench-vs-nvitop: $what failed (its errors are above)" >&2; exit 1; }
+    if grep -qE 'Traceback|ERROR|CRITICAL' "$D/stderr.txt"; then
+        echo "bench-vs-nvitop: $what reported errors (above): the figures would not be comparable" >&2
+        exit 1
+    fi
+}
 syscalls() { # binary N: syscalls of one snapshot per GPU process
     strace -f -c -o "$D/strace.txt" "$1" --nvml-lib "$LIB" snapshot --json >/dev/null 2>&1 || true
     awk -v n="$2" '$NF == "total" { printf "%d syscalls, %.1f per GPU process", $4, $4 / n }' "$D/strace.txt"
@@ -89,9 +102,10 @@ for n in "${SCALES[@]}"; do
     spawn "$n"
     scenario "$n"
     # One checked run of each before timing: it warms the page cache, and a program that fails
-    # stops the script here (the timed runs below ignore the exit status).
+    # stops the script here (the timed runs below ignore the exit status), as does nvitop logging
+    # an error.
     must "gpuledger ($BIN)" gl "$BIN"
-    must "nvitop" nv
+    must_quiet "nvitop" nv
     [ -z "${BEFORE:-}" ] || must "BEFORE ($BEFORE)" gl "$BEFORE"
     a=() b=() c=()
     for ((r = 0; r < RUNS; r++)); do

@@ -21,6 +21,8 @@ const INSUFFICIENT_SIZE: Ret = 7;
 #[derive(Default, Clone)]
 struct Scenario {
     driver: Option<String>,
+    /// `driver|cuda=…`: what nvmlSystemGetCudaDriverVersion reports, if not derived from `version`.
+    cuda: Option<c_int>,
     init_error: Option<Ret>,
     devices: Vec<HashMap<String, String>>,
     procs: Vec<ProcRow>,
@@ -57,6 +59,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     key: None,
     scenario: Scenario {
         driver: None,
+        cuda: None,
         init_error: None,
         devices: Vec::new(),
         procs: Vec::new(),
@@ -88,7 +91,10 @@ fn parse(text: &str) -> Scenario {
             .collect();
         let num = |k: &str| kv.get(k).and_then(|v| v.parse::<u64>().ok());
         match kind.as_str() {
-            "driver" => s.driver = kv.get("version").cloned(),
+            "driver" => {
+                s.driver = kv.get("version").cloned();
+                s.cuda = num("cuda").map(|c| c as c_int);
+            }
             "init_error" => s.init_error = num("code").map(|c| c as Ret),
             "device" => s.devices.push(kv),
             "compute" | "graphics" | "mps" => {
@@ -333,6 +339,74 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(buf: *mut c_char, len: c_uin
     }
 }
 
+/// What nvmlSystemGetCudaDriverVersion reports when the scenario names no driver version (or
+/// one older than any CUDA 11 driver): CUDA 12.4, what the 550 driver of the H200 scenarios
+/// (scripts/bench-vs-nvitop.sh, the README's example) supports.
+const DEFAULT_CUDA: c_int = 12040;
+
+/// The CUDA version (1000 × major + 10 × minor) a Linux driver supports, from its branch (the
+/// version's first number): the branch each CUDA release shipped with. A branch newer than the
+/// table answers its newest entry.
+fn cuda_of_driver(version: &str) -> Option<c_int> {
+    const BRANCHES: &[(u32, c_int)] = &[
+        (450, 11000),
+        (455, 11010),
+        (460, 11020),
+        (465, 11030),
+        (470, 11040),
+        (495, 11050),
+        (510, 11060),
+        (515, 11070),
+        (520, 11080),
+        (525, 12000),
+        (530, 12010),
+        (535, 12020),
+        (545, 12030),
+        (550, 12040),
+        (555, 12050),
+        (560, 12060),
+        (565, 12070),
+        (570, 12080),
+        (575, 12090),
+        (580, 13000),
+    ];
+    let branch: u32 = version.split('.').next()?.trim().parse().ok()?;
+    BRANCHES
+        .iter()
+        .rev()
+        .find(|(b, _)| branch >= *b)
+        .map(|(_, c)| *c)
+}
+
+unsafe fn cuda_version(func: &str, out: *mut c_int) -> Ret {
+    with(|st| {
+        if let Some(rc) = injected(st, func, None) {
+            return rc;
+        }
+        if out.is_null() {
+            return INVALID_ARGUMENT;
+        }
+        *out = st
+            .scenario
+            .cuda
+            .or_else(|| st.scenario.driver.as_deref().and_then(cuda_of_driver))
+            .unwrap_or(DEFAULT_CUDA);
+        SUCCESS
+    })
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(out: *mut c_int) -> Ret {
+    cuda_version("nvmlSystemGetCudaDriverVersion", out)
+}
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(out: *mut c_int) -> Ret {
+    cuda_version("nvmlSystemGetCudaDriverVersion_v2", out)
+}
+
 unsafe fn count(func: &str, out: *mut c_uint) -> Ret {
     with(|st| {
         if !st.initialised {
@@ -573,6 +647,168 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
 pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(h: *mut c_void, out: *mut c_uint) -> Ret {
     device("nvmlDeviceGetMaxPcieLinkWidth", h, |d, _| {
         put_u32(out, field(d, "pcie_max_width"))
+    })
+}
+
+// What tools such as nvitop read besides what gpuledger reads. Unless the scenario says otherwise
+// (README.md), each answers as an H200 SXM on a Linux data-centre driver does.
+
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
+    h: *mut c_void,
+    out: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetPowerManagementLimit", h, |d, _| {
+        put_u32(out, field(d, "limit_mw"))
+    })
+}
+
+/// `nvmlComputeMode_t`: NVML_COMPUTEMODE_DEFAULT (0) unless `compute_mode=`.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetComputeMode(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetComputeMode", h, |d, _| {
+        put_u32(out, Some(field(d, "compute_mode").unwrap_or(0)))
+    })
+}
+
+/// `nvmlEnableState_t`: NVML_FEATURE_DISABLED (0) unless `display_active=` (no display is
+/// attached to a data-centre GPU).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetDisplayActive", h, |d, _| {
+        put_u32(out, Some(field(d, "display_active").unwrap_or(0)))
+    })
+}
+
+/// `nvmlEnableState_t`: NVML_FEATURE_ENABLED (1) unless `persistence=` (data-centre machines run
+/// the persistence daemon).
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetPersistenceMode", h, |d, _| {
+        put_u32(out, Some(field(d, "persistence").unwrap_or(1)))
+    })
+}
+
+/// `nvmlPstates_t`: P0 (0) unless `pstate=`.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetPerformanceState", h, |d, _| {
+        put_u32(out, Some(field(d, "pstate").unwrap_or(0)))
+    })
+}
+
+/// Percent; NOT_SUPPORTED unless `fan=`, as on a passively cooled H200 SXM.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceGetFanSpeed", h, |d, _| {
+        put_u32(out, field(d, "fan"))
+    })
+}
+
+/// Windows only (WDDM/TCC/MCDM): a Linux driver answers NOT_SUPPORTED.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
+    h: *mut c_void,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetDriverModel", h, |_, _| {
+        if current.is_null() || pending.is_null() {
+            return INVALID_ARGUMENT;
+        }
+        NOT_SUPPORTED
+    })
+}
+
+/// `errorType` 0 corrected, 1 uncorrected; `counterType` 0 volatile, 1 aggregate (both counters
+/// give the same count). 0 unless `ecc_corrected=` / `ecc_uncorrected=`.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
+    h: *mut c_void,
+    error_type: c_uint,
+    counter_type: c_uint,
+    out: *mut c_ulonglong,
+) -> Ret {
+    device("nvmlDeviceGetTotalEccErrors", h, |d, _| {
+        let key = match error_type {
+            0 => "ecc_corrected",
+            1 => "ecc_uncorrected",
+            _ => return INVALID_ARGUMENT,
+        };
+        if counter_type > 1 || out.is_null() {
+            return INVALID_ARGUMENT;
+        }
+        *out = field(d, key).unwrap_or(0);
+        SUCCESS
+    })
+}
+
+/// The sampling period a real driver reports with encoder/decoder utilisation (µs).
+const CODEC_SAMPLING_US: c_uint = 167_000;
+
+unsafe fn codec_util(
+    func: &str,
+    key: &str,
+    h: *mut c_void,
+    util: *mut c_uint,
+    period: *mut c_uint,
+) -> Ret {
+    device(func, h, |d, _| {
+        if util.is_null() || period.is_null() {
+            return INVALID_ARGUMENT;
+        }
+        *util = field(d, key).unwrap_or(0) as c_uint;
+        *period = CODEC_SAMPLING_US;
+        SUCCESS
+    })
+}
+
+/// Percent, 0 unless `enc=`.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
+    h: *mut c_void,
+    util: *mut c_uint,
+    period: *mut c_uint,
+) -> Ret {
+    codec_util("nvmlDeviceGetEncoderUtilization", "enc", h, util, period)
+}
+
+/// Percent, 0 unless `dec=`.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
+    h: *mut c_void,
+    util: *mut c_uint,
+    period: *mut c_uint,
+) -> Ret {
+    codec_util("nvmlDeviceGetDecoderUtilization", "dec", h, util, period)
+}
+
+/// MIG capable but off: current and pending NVML_DEVICE_MIG_DISABLE (0). The fake has no MIG
+/// device handles, so MIG cannot be turned on.
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetMigMode(
+    h: *mut c_void,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> Ret {
+    device("nvmlDeviceGetMigMode", h, |_, _| {
+        if current.is_null() || pending.is_null() {
+            return INVALID_ARGUMENT;
+        }
+        *current = 0;
+        *pending = 0;
+        SUCCESS
+    })
+}
+
+/// Every handle the fake gives out is a whole GPU's.
+#[cfg(not(feature = "legacy"))]
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(h: *mut c_void, out: *mut c_uint) -> Ret {
+    device("nvmlDeviceIsMigDeviceHandle", h, |_, _| {
+        put_u32(out, Some(0))
     })
 }
 
