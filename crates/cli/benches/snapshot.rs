@@ -14,6 +14,11 @@ mod common;
 mod support;
 
 use gpuledger_sources::{Collector, SourceConfig};
+
+/// The binary's allocator, so that the in-process figures are the binary's.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::time::{Duration, Instant};
 
 fn scenario_text() -> String {
@@ -51,7 +56,7 @@ fn main() {
     // `cargo bench -p gpuledger --bench snapshot -- live-view`: only the real-/proc round (to
     // profile it).
     if std::env::args().any(|a| a == "live-view") {
-        live_view_round_real_proc(lib);
+        live_view_round_real_proc(lib, false);
         return;
     }
     let tree = support::ProcTree::new();
@@ -125,7 +130,7 @@ fn main() {
         max_rss_kb as f64 / 1024.0
     );
     live_round_500(lib);
-    live_view_round_real_proc(lib);
+    live_view_round_real_proc(lib, true);
 }
 
 fn cpu_time() -> Duration {
@@ -206,8 +211,9 @@ fn live_round_500(lib: &std::path::Path) {
 
 /// The live view's round as it runs on a host: the collector with identification, plus host CPU %
 /// and RSS for the rows a 40-line terminal shows and a page either side (`feed::HostNeed`), on the
-/// real /proc with 500 idle processes that the fake NVML lists.
-fn live_view_round_real_proc(lib: &std::path::Path) {
+/// real /proc with 500 idle processes that the fake NVML lists; `all`: then also sorted by CPU %
+/// (host figures for every row).
+fn live_view_round_real_proc(lib: &std::path::Path, all: bool) {
     use gpuledger_tui::feed::{HostNeed, LiveSource, RoundSource};
     const N: usize = 500;
     let kids = common::Sleepers::start(N);
@@ -221,7 +227,11 @@ fn live_view_round_real_proc(lib: &std::path::Path) {
     .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()));
     let mut live = LiveSource::new(c);
     let (first, _) = live.round();
-    assert_eq!(first.processes.len(), N, "the fake NVML must list every process");
+    assert_eq!(
+        first.processes.len(),
+        N,
+        "the fake NVML must list every process"
+    );
     // What a 40-line view asks for: ~35 rows drawn, a page either side of the top one.
     let mut shown: Vec<u32> = pids[..70].to_vec();
     shown.sort_unstable();
@@ -242,6 +252,9 @@ fn live_view_round_real_proc(lib: &std::path::Path) {
         user.as_secs_f64() * 1e3,
         sys.as_secs_f64() * 1e3,
     );
+    if !all {
+        return;
+    }
     live.host_need(HostNeed::All);
     live.round();
     let (u0, s0) = cpu_split();

@@ -52,7 +52,11 @@ pub fn scenario_for(pids: &[u32]) -> String {
         s.push_str(&format!("device|index={i}|name=NVIDIA H200|uuid=GPU-{i}1111111-2222-3333-4444-555555555555|pci=00000000:{:02x}:00.0|total=150754820096|used=40000000000|free=110754820096|gpu=37|mem=12|temp=54|power_mw=215000|limit_mw=700000\n", 0x18 + i));
     }
     for (i, pid) in pids.iter().enumerate() {
-        s.push_str(&format!("compute|dev={}|pid={pid}|mem={}\n", i % 2, 256u64 << 20));
+        s.push_str(&format!(
+            "compute|dev={}|pid={pid}|mem={}\n",
+            i % 2,
+            256u64 << 20
+        ));
     }
     s
 }
