@@ -4,13 +4,14 @@
 use crate::identify::identify;
 use crate::process_estimate::{estimate_inputs, llama_inputs, runtime_estimate, summary_for};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
-use gpuledger_sources::procfs::ProcReader;
+use gpuledger_sources::procfs::{staggered, ProcReader};
 use gpuledger_sources::Annotate;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Re-read a process's facts this often: a server can load a model or open a port after start.
+/// Re-read a process's facts at most this long after the last reading (at least half of it,
+/// spread by pid: see [`staggered`]): a server can load a model or open a port after start.
 const REFRESH: Duration = Duration::from_secs(30);
 
 /// A process: its pid and start time (a reused pid has another start time).
@@ -63,7 +64,7 @@ impl Annotate for Identifier {
             let fresh = self
                 .cache
                 .get(&key)
-                .is_some_and(|k| now.duration_since(k.at) < REFRESH);
+                .is_some_and(|k| now.duration_since(k.at) < staggered(p.pid, REFRESH));
             if !fresh {
                 let facts = gpuledger_sources::process_facts(procs, p.pid);
                 let workload = identify(&facts);

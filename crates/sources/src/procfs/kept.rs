@@ -89,7 +89,7 @@ impl KeptStats {
         {
             let k = self.fds.get_mut(&pid)?;
             let w = k.watched.as_ref()?;
-            if now.saturating_duration_since(w.read_at) >= refresh_after(pid) {
+            if now.saturating_duration_since(w.read_at) >= super::staggered(pid, STAT_REFRESH) {
                 return None;
             }
             k.used = round;
@@ -228,14 +228,6 @@ impl KeptStats {
         #[cfg(not(unix))]
         let _ = round;
     }
-}
-
-/// When a watched reading of `pid` is read again: between half of [`STAT_REFRESH`] and all of
-/// it, by pid, so that a few hundred processes started together spread their re-reads.
-fn refresh_after(pid: u32) -> Duration {
-    let half = STAT_REFRESH / 2;
-    let spread = half.as_millis() as u64;
-    half + Duration::from_millis(u64::from(pid).wrapping_mul(2_654_435_761) % spread.max(1))
 }
 
 #[cfg(target_os = "linux")]

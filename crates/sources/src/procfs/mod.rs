@@ -18,6 +18,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// Prefetch threads at most, and the fewest new processes worth a thread: /proc reads are
 /// syscall-bound, and below this a thread costs more than it saves.
@@ -75,6 +76,15 @@ pub const PF_KTHREAD: u64 = 0x0020_0000;
 
 /// Longest `/proc/PID/stat` accepted (a real one is about 300 bytes; comm is at most 64).
 pub const MAX_STAT_BYTES: usize = 4096;
+
+/// How long something read of `pid` is kept when it is re-read every `period`: between half of
+/// `period` and all of it, by pid, so that hundreds of processes first seen in the same round
+/// (every one, when a view starts) are not all read again in one later round.
+pub fn staggered(pid: u32, period: Duration) -> Duration {
+    let half = period / 2;
+    let spread = (half.as_millis() as u64).max(1);
+    half + Duration::from_millis(u64::from(pid).wrapping_mul(2_654_435_761) % spread)
+}
 
 /// Read and parse one stat file. A file that is there but cannot be parsed is an `InvalidData`
 /// error whose message names the file and what is wrong, never "not found".
@@ -462,6 +472,16 @@ pub fn rfc3339(unix: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn staggered_rereads_spread_over_the_second_half_of_the_period() {
+        let period = Duration::from_secs(30);
+        let ds: Vec<Duration> = (1000..1500).map(|p| staggered(p, period)).collect();
+        assert!(ds.iter().all(|d| *d >= period / 2 && *d <= period));
+        // 500 consecutive pids (a view's first round) land in many different seconds.
+        let secs: std::collections::HashSet<u64> = ds.iter().map(|d| d.as_secs()).collect();
+        assert!(secs.len() >= 14, "{secs:?}");
+    }
 
     #[test]
     fn stat_with_hostile_comm() {
