@@ -226,6 +226,7 @@ pub struct Process {
     pub started_at: Option<String>,
     pub name: Option<String>,
     pub exe: Option<String>,
+    /// The effective user (Linux: the owner of `/proc/PID`), as ps, top and htop show it.
     pub user: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<u32>,

@@ -2,7 +2,8 @@
 //! (`gpuledger_sources::procfs`); what only the kill flow needs is here. Pure functions over
 //! text, so they are tested (and property-tested) on any input.
 
-// `/proc/PID/stat` and the real UID: the one reader and parser, shared with collection.
+// `/proc/PID/stat` and the effective UID (the user the table shows): the one reader and parser,
+// shared with collection.
 pub use gpuledger_sources::procfs::{parse_stat, parse_uid as parse_status_uid, Stat, PF_KTHREAD};
 
 /// The thread-group (process) ID from `/proc/PID/status` (`Tgid:`): differs from the ID read

@@ -60,16 +60,16 @@ impl Kept {
 }
 
 impl KeptStats {
-    /// Keeping for `root` when it is a live procfs (Linux), none otherwise.
-    pub fn for_root(root: &Path) -> KeptStats {
+    /// Keeping for a live procfs (`live`, see [`is_procfs`]), none for a recorded tree.
+    pub fn new(live: bool) -> KeptStats {
         #[cfg(unix)]
         return KeptStats {
-            limit: if is_procfs(root) { limit() } else { 0 },
+            limit: if live { limit() } else { 0 },
             ..KeptStats::default()
         };
         #[cfg(not(unix))]
         {
-            let _ = root;
+            let _ = live;
             KeptStats::default()
         }
     }
@@ -345,8 +345,9 @@ mod watch {
     }
 }
 
+/// `root` is a live procfs (Linux), not a recorded tree.
 #[cfg(target_os = "linux")]
-fn is_procfs(root: &Path) -> bool {
+pub(super) fn is_procfs(root: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     const PROC_SUPER_MAGIC: u64 = 0x9fa0;
     let Ok(c) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
@@ -357,8 +358,8 @@ fn is_procfs(root: &Path) -> bool {
     (unsafe { libc::statfs(c.as_ptr(), &mut fs) }) == 0 && fs.f_type as u64 == PROC_SUPER_MAGIC
 }
 
-#[cfg(all(unix, not(target_os = "linux")))]
-fn is_procfs(_root: &Path) -> bool {
+#[cfg(not(target_os = "linux"))]
+pub(super) fn is_procfs(_root: &Path) -> bool {
     false
 }
 
@@ -503,6 +504,6 @@ mod tests {
     fn a_recorded_tree_keeps_nothing() {
         let d = tempfile::tempdir().unwrap();
         assert!(!super::is_procfs(d.path()));
-        assert_eq!(super::KeptStats::for_root(d.path()).limit, 0);
+        assert_eq!(super::KeptStats::new(super::is_procfs(d.path())).limit, 0);
     }
 }

@@ -114,12 +114,13 @@ impl ProcReader {
         let boot_time = fs::read_to_string(root.join("stat"))
             .ok()
             .and_then(|t| parse_btime(&t));
+        let live = kept::is_procfs(root);
         ProcReader {
             root: root.to_path_buf(),
             users,
             boot_time,
             ticks_per_sec: clock_ticks(),
-            round: Mutex::new(round::Round::keeping(kept::KeptStats::for_root(root))),
+            round: Mutex::new(round::Round::keeping(kept::KeptStats::new(live), live)),
         }
     }
 
@@ -143,7 +144,10 @@ impl ProcReader {
         self.with_round(|r| r.fresh_stat(&self.root, pid))
     }
 
-    /// The real UID from `/proc/<pid>/status`.
+    /// The effective UID, as ps, top and htop show it: on a live procfs the owner of the
+    /// `/proc/<pid>` directory (one `statx`; the kernel gives that directory the effective uid
+    /// even for a non-dumpable process, whose files it gives to root), else from
+    /// `/proc/<pid>/status`.
     pub fn uid(&self, pid: u32) -> Option<u32> {
         self.with_round(|r| r.uid(&self.root, pid))
     }
@@ -395,12 +399,12 @@ pub fn parse_stat(text: &str) -> Result<Stat, String> {
     })
 }
 
-/// The real UID from `/proc/PID/status` (`Uid:\treal\teffective\tsaved\tfs`).
+/// The effective UID from `/proc/PID/status` (`Uid:\treal\teffective\tsaved\tfs`).
 pub fn parse_uid(status: &str) -> Option<u32> {
     status
         .lines()
         .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|r| r.split_ascii_whitespace().next())
+        .and_then(|r| r.split_ascii_whitespace().nth(1))
         .and_then(|s| s.parse().ok())
 }
 
@@ -575,6 +579,29 @@ mod tests {
             parse_uid("Name:\tx\nUid:\t1000\t1000\t1000\t1000\n"),
             Some(1000)
         );
+        // A setuid program: real 1000, effective 0. ps, top and htop show the effective one.
+        assert_eq!(parse_uid("Uid:\t1000\t0\t0\t0\n"), Some(0));
+    }
+
+    /// On the live /proc the user comes from the owner of /proc/PID (one statx), and it is the
+    /// effective uid, as from `status`.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn live_uid_is_the_effective_one_without_reading_status() {
+        let root = Path::new("/proc");
+        if !kept::is_procfs(root) {
+            return;
+        }
+        let me = std::process::id();
+        // SAFETY: geteuid cannot fail.
+        let euid = unsafe { libc::geteuid() };
+        let r = ProcReader::new(root);
+        assert_eq!(r.uid(me), Some(euid));
+        let status = std::fs::read_to_string(format!("/proc/{me}/status")).unwrap();
+        assert_eq!(parse_uid(&status), Some(euid));
+        r.begin_round();
+        assert_eq!(r.uid(me), Some(euid));
+        r.end_round();
     }
 
     proptest::proptest! {

@@ -97,6 +97,9 @@ impl Slow {
 
 pub(super) struct Round {
     active: bool,
+    /// The root is a live procfs (not a recorded tree): the owner of `/proc/<pid>` is the
+    /// process's effective uid.
+    live: bool,
     round: u64,
     entries: HashMap<u32, Entry>,
     slow: HashMap<u32, Slow>,
@@ -116,6 +119,7 @@ impl Default for Round {
     fn default() -> Self {
         Round {
             active: false,
+            live: false,
             round: 0,
             entries: HashMap::new(),
             slow: HashMap::new(),
@@ -131,9 +135,10 @@ impl Default for Round {
 
 impl Round {
     /// The reader's own round, keeping `stat` descriptors as `kept` allows (helpers keep none).
-    pub fn keeping(kept: KeptStats) -> Round {
+    pub fn keeping(kept: KeptStats, live: bool) -> Round {
         Round {
             kept,
+            live,
             ..Round::default()
         }
     }
@@ -180,6 +185,7 @@ impl Round {
     pub fn helper(&self) -> Round {
         Round {
             active: true,
+            live: self.live,
             round: self.round,
             started: self.started,
             ..Round::default()
@@ -403,6 +409,12 @@ impl Round {
             |e| &mut e.uid,
             |s| &mut s.uid,
             |r| {
+                #[cfg(unix)]
+                if r.live {
+                    use std::os::unix::fs::MetadataExt;
+                    r.path(root, pid, ".");
+                    return std::fs::metadata(&r.path).ok().map(|m| m.uid());
+                }
                 let text = r.read_small(root, pid, "status", MAX_STATUS_BYTES)?;
                 super::parse_uid(&String::from_utf8_lossy(text))
             },
