@@ -13,6 +13,12 @@ use std::time::{Duration, Instant};
 /// Re-read a process's facts at most this long after the last reading (at least half of it,
 /// spread by pid: see [`staggered`]): a server can load a model or open a port after start.
 const REFRESH: Duration = Duration::from_secs(30);
+/// A process whose facts said the same thing twice in a row waits twice as long for the next
+/// reading, up to this; a change in its GPU memory (a model loaded or freed) re-reads at once.
+const MAX_REFRESH: Duration = Duration::from_secs(300);
+/// Never re-read sooner than this, whatever the memory does (a training job's allocator can grow
+/// for minutes: one reading per round would cost a `maps` read of thousands of lines each time).
+const MIN_REFRESH: Duration = Duration::from_secs(3);
 
 /// A process: its pid and start time (a reused pid has another start time).
 type Key = (u32, Option<u64>);
@@ -23,6 +29,39 @@ struct Known {
     ports: Vec<u16>,
     estimate: Option<Arc<EstimatedMemory>>,
     at: Instant,
+    /// How long this reading stands, and the GPU memory the process held when it was made.
+    period: Duration,
+    gpu_bytes: Option<u64>,
+}
+
+impl Known {
+    /// Whether the reading still stands at `now` for a process holding `gpu_bytes`.
+    fn fresh(&self, pid: u32, now: Instant, gpu_bytes: Option<u64>) -> bool {
+        let age = now.duration_since(self.at);
+        age < MIN_REFRESH
+            || (age < staggered(pid, self.period) && !memory_moved(self.gpu_bytes, gpu_bytes))
+    }
+}
+
+/// The next period after a re-reading: longer when it concluded what the last one did.
+fn next_period(old: Option<&Known>, workload: &Workload, ports: &[u16]) -> Duration {
+    match old {
+        Some(k) if *k.workload == *workload && k.ports == ports => (k.period * 2).min(MAX_REFRESH),
+        _ => REFRESH,
+    }
+}
+
+/// A change in a process's GPU memory large enough to mean a model was loaded or freed: more than
+/// 64 MiB and more than 5 % (an allocator's breathing stays under that).
+fn memory_moved(then: Option<u64>, now: Option<u64>) -> bool {
+    match (then, now) {
+        (Some(a), Some(b)) => {
+            let d = a.abs_diff(b);
+            d > 64 << 20 && d > a.max(b) / 20
+        }
+        (None, None) => false,
+        _ => true,
+    }
 }
 
 #[derive(Default)]
@@ -61,10 +100,11 @@ impl Annotate for Identifier {
             }
             let key = (p.pid, p.start_time);
             seen.insert(key);
+            let gpu_bytes = p.usage.iter().map(|u| u.memory_bytes).sum::<Option<u64>>();
             let fresh = self
                 .cache
                 .get(&key)
-                .is_some_and(|k| now.duration_since(k.at) < staggered(p.pid, REFRESH));
+                .is_some_and(|k| k.fresh(p.pid, now, gpu_bytes));
             if !fresh {
                 let facts = gpuledger_sources::process_facts(procs, p.pid);
                 let workload = identify(&facts);
@@ -100,6 +140,7 @@ impl Annotate for Identifier {
                     .and_then(Result::ok)
                     .map(|r| r.summary),
                 };
+                let period = next_period(self.cache.get(&key), &workload, &facts.listen_ports);
                 self.cache.insert(
                     key,
                     Known {
@@ -107,6 +148,8 @@ impl Annotate for Identifier {
                         ports: facts.listen_ports,
                         estimate: estimate.map(Arc::new),
                         at: now,
+                        period,
+                        gpu_bytes,
                     },
                 );
             }
@@ -129,4 +172,60 @@ fn e_backend(e: &crate::estimate::Estimate) -> crate::estimate::Backend {
         .find(|i| i.name == "backend")
         .and_then(|i| crate::estimate::Backend::parse(&i.value))
         .unwrap_or(crate::estimate::Backend::Cuda)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_model_load_or_free_is_a_change_and_allocator_noise_is_not() {
+        assert!(!memory_moved(Some(8_000 * MIB), Some(8_040 * MIB)));
+        // 5 % of 8 GB but only 40 MiB: noise. 500 MiB: a change.
+        assert!(memory_moved(Some(8_000 * MIB), Some(8_500 * MIB)));
+        // A small process growing from 300 MiB (CUDA context) to a loaded 4 GiB model.
+        assert!(memory_moved(Some(300 * MIB), Some(4_096 * MIB)));
+        assert!(!memory_moved(Some(300 * MIB), Some(350 * MIB)));
+        assert!(memory_moved(None, Some(MIB)) && memory_moved(Some(MIB), None));
+        assert!(!memory_moved(None, None));
+    }
+
+    #[test]
+    fn a_reading_that_says_the_same_again_waits_longer_up_to_the_cap() {
+        let w = Workload {
+            kind: gpuledger_model::WorkloadKind::LlamaCpp,
+            model: Some("/m/a.gguf".into()),
+            confidence: gpuledger_model::Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+        };
+        let known = |period| Known {
+            workload: Arc::new(w.clone()),
+            ports: vec![8000],
+            estimate: None,
+            at: Instant::now(),
+            period,
+            gpu_bytes: Some(300 * MIB),
+        };
+        assert_eq!(next_period(None, &w, &[8000]), REFRESH);
+        assert_eq!(next_period(Some(&known(REFRESH)), &w, &[8000]), REFRESH * 2);
+        assert_eq!(
+            next_period(Some(&known(MAX_REFRESH)), &w, &[8000]),
+            MAX_REFRESH
+        );
+        // A port opened since: back to the short period.
+        assert_eq!(
+            next_period(Some(&known(MAX_REFRESH)), &w, &[8000, 8001]),
+            REFRESH
+        );
+        // Fresh until the period (spread by pid) ends, or at once when the memory moved.
+        let k = known(MAX_REFRESH);
+        assert!(k.fresh(42, k.at + REFRESH, Some(300 * MIB)));
+        assert!(!k.fresh(42, k.at + REFRESH, Some(4_096 * MIB)));
+        // ...but not sooner than MIN_REFRESH after the last reading.
+        assert!(k.fresh(42, k.at + MIN_REFRESH / 2, Some(4_096 * MIB)));
+        assert!(!k.fresh(42, k.at + MAX_REFRESH, Some(300 * MIB)));
+    }
 }
