@@ -411,6 +411,15 @@ mod tests {
         }
     }
 
+    /// After `pid` exited: the next round finds it gone and keeps nothing of it.
+    fn assert_gone(r: &ProcReader, pid: u32) {
+        r.begin_round();
+        let e = r.stat(pid).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound, "{e}");
+        r.end_round();
+        assert_eq!(r.with_round(|r| r.kept_count()), 0);
+    }
+
     /// A live procfs with room for `fds` kept descriptors.
     fn live(fds: usize) -> bool {
         super::is_procfs(Path::new("/proc")) && super::limit() >= fds
@@ -432,11 +441,7 @@ mod tests {
             assert_eq!(r.with_round(|r| r.kept_count()), 1);
         }
         kids.stop();
-        r.begin_round();
-        let e = r.stat(pid).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::NotFound, "{e}");
-        r.end_round();
-        assert_eq!(r.with_round(|r| r.kept_count()), 0);
+        assert_gone(&r, pid);
     }
 
     #[test]
@@ -467,11 +472,7 @@ mod tests {
         assert_eq!(r.fresh_stat(pid).unwrap().start_time, st.start_time);
 
         kids.stop();
-        r.begin_round();
-        let e = r.stat(pid).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::NotFound, "{e}");
-        r.end_round();
-        assert_eq!(r.with_round(|r| r.kept_count()), 0);
+        assert_gone(&r, pid);
     }
 
     #[test]

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long what rarely changes (user, executable, command line, cgroup) is kept across rounds
-/// for a process with the same pid and start time: identification re-reads its facts on the same
-/// cadence. `stat` is read every round, so a reused pid (another start time) is never mistaken.
+/// for a process with the same pid and start time. `stat` is read every round, or, for a process
+/// watched for its exit (`kept`), kept until it exits: either way a reused pid (another start time,
+/// or an exit seen) is never mistaken for the process that had it.
 pub const SLOW_REFRESH: Duration = Duration::from_secs(30);
 
 /// Bounds, whatever a recorded tree holds (real files are far smaller).
