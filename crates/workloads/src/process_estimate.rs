@@ -95,16 +95,8 @@ pub fn llama_server_inputs(
 /// llama-server's `LLAMA_ARG_*` settings from the process environment: only the names the recipe
 /// reads ([`ENV_FLAGS`]) are kept, so no other variable (a token, a key) leaves the process.
 fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
-    // Bounded: under a recorded root the file comes from anywhere.
-    let path = proc_root.join(pid.to_string()).join("environ");
-    let Ok(raw) = gpuledger_sources::regular::read_regular_prefix(&path, 1 << 20) else {
-        return Vec::new();
-    };
-    raw.split(|&b| b == 0)
-        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| ENV_FLAGS.iter().any(|(name, _)| name == k))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    let names: Vec<&str> = ENV_FLAGS.iter().map(|(name, _)| *name).collect();
+    gpuledger_sources::environ::named(proc_root, pid, &names).unwrap_or_default()
 }
 
 /// Which device buffers llama.cpp uses: the backend library it loaded, else the vendor of the

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{nul_separated_entries, redacted_lines, reused, MAX_BYTES};
+use super::{nul_separated_entries, redacted_lines, reused, whole_entries, MAX_BYTES};
 use crate::procfs::read_stat;
 
 /// The PID-reuse check runs before and after the read: `/proc/PID/stat`'s start time must still
@@ -45,16 +45,4 @@ fn read_lines(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
         }
     })?;
     Ok(redacted_lines(nul_separated_entries(whole_entries(&raw))))
-}
-
-/// A read that filled the limit may end inside an entry: keep what ends with a NUL, as macOS and
-/// Windows do, so that a cut entry (`PATH=/usr/b`) is not shown as if whole.
-fn whole_entries(raw: &[u8]) -> &[u8] {
-    if raw.len() < MAX_BYTES {
-        return raw;
-    }
-    match raw.iter().rposition(|&b| b == 0) {
-        Some(last) => &raw[..last],
-        None => &[],
-    }
 }

@@ -59,6 +59,35 @@ pub fn read_environ(
     }
 }
 
+/// Only the variables named in `names` from `<proc_root>/<pid>/environ` (a recipe's settings:
+/// `LLAMA_ARG_*`, `OLLAMA_*`, `HF_HOME`, …), read as [`read_environ`] reads it: bounded to
+/// [`MAX_BYTES`], an entry cut at that bound dropped. A name that looks like a secret's is never
+/// returned whatever `names` says, so no token leaves the process through a recipe. Any platform
+/// can read a recorded tree; the error names the file.
+pub fn named(proc_root: &Path, pid: u32, names: &[&str]) -> Result<Vec<(String, String)>, String> {
+    let path = proc_root.join(pid.to_string()).join("environ");
+    let raw = crate::regular::read_regular_prefix(&path, MAX_BYTES as u64)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(whole_entries(&raw)
+        .split(|&b| b == 0)
+        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
+        .filter(|(k, _)| names.contains(k) && !gpuledger_model::redact::is_secret_name(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect())
+}
+
+/// A Linux read that filled the limit may end inside an entry: keep what ends with a NUL, as macOS
+/// and Windows do, so that a cut entry (`PATH=/usr/b`) is not taken as whole.
+fn whole_entries(raw: &[u8]) -> &[u8] {
+    if raw.len() < MAX_BYTES {
+        return raw;
+    }
+    match raw.iter().rposition(|&b| b == 0) {
+        Some(last) => &raw[..last],
+        None => &[],
+    }
+}
+
 /// The refusal when the PID names another process than the one selected.
 #[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
 fn reused(pid: u32) -> String {

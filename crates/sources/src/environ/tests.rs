@@ -227,3 +227,38 @@ mod recorded_proc {
         assert!(lines.iter().any(|l| l.starts_with("PATH=")), "{lines:?}");
     }
 }
+
+/// What recipes read: only the names asked for, never a secret-looking one, never a cut entry.
+#[test]
+fn named_gives_the_asked_variables_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("4242");
+    std::fs::create_dir_all(&p).unwrap();
+    std::fs::write(
+        p.join("environ"),
+        b"HF_HOME=/data/hf\0HF_TOKEN=hf_SECRET\0PATH=/usr/bin\0OLLAMA_NUM_PARALLEL=4\0",
+    )
+    .unwrap();
+    let got = named(
+        dir.path(),
+        4242,
+        &["HF_HOME", "HF_TOKEN", "OLLAMA_NUM_PARALLEL"],
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        [
+            ("HF_HOME".to_string(), "/data/hf".to_string()),
+            ("OLLAMA_NUM_PARALLEL".to_string(), "4".to_string())
+        ]
+    );
+    // An environment past the limit: the entry cut at the limit is not taken as whole.
+    let mut big = b"OLLAMA_NUM_PARALLEL=2\0".to_vec();
+    big.resize(MAX_BYTES - 4, b'x');
+    big.extend_from_slice(b"\0HF_HOME=/data/hf-and-more\0");
+    std::fs::write(p.join("environ"), &big).unwrap();
+    let got = named(dir.path(), 4242, &["HF_HOME", "OLLAMA_NUM_PARALLEL"]).unwrap();
+    assert_eq!(got, [("OLLAMA_NUM_PARALLEL".to_string(), "2".to_string())]);
+    let e = named(dir.path(), 4243, &["HF_HOME"]).unwrap_err();
+    assert!(e.contains("4243/environ"), "{e}");
+}

@@ -2,7 +2,7 @@
 //! process itself would use) and what its `config.json` says about attention (layers, KV heads,
 //! head size, dtype, MLA). Bounded reads; errors name the file.
 
-use gpuledger_sources::regular::{read_regular, read_regular_prefix};
+use gpuledger_sources::regular::read_regular;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -19,17 +19,9 @@ pub const ENV_NAMES: &[&str] = &[
     "PYTORCH_CUDA_ALLOC_CONF",
 ];
 
-/// `ENV_NAMES` from a process's environment.
+/// `ENV_NAMES` from a process's environment (none when it cannot be read).
 pub fn process_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
-    let Ok(raw) = read_regular_prefix(&proc_root.join(pid.to_string()).join("environ"), 1 << 20)
-    else {
-        return Vec::new();
-    };
-    raw.split(|&b| b == 0)
-        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| ENV_NAMES.contains(k))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    gpuledger_sources::environ::named(proc_root, pid, ENV_NAMES).unwrap_or_default()
 }
 
 fn env<'a>(env: &'a [(String, String)], name: &str) -> Option<&'a str> {

@@ -188,22 +188,9 @@ pub(crate) fn looks_secret(name: &str) -> bool {
     gpuledger_model::redact::is_secret_name(name)
 }
 
-/// Read `names` (and only those) from `/proc/PID/environ` under `proc_root`, bounded.
-pub(crate) fn read_environ(
-    proc_root: &std::path::Path,
-    pid: u32,
-    names: &[&str],
-) -> Result<Vec<(String, String)>, String> {
-    let path = proc_root.join(pid.to_string()).join("environ");
-    let raw = gpuledger_sources::regular::read_regular_prefix(&path, 1 << 20)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(raw
-        .split(|&b| b == 0)
-        .filter_map(|kv| std::str::from_utf8(kv).ok()?.split_once('='))
-        .filter(|(k, _)| names.contains(k) && !looks_secret(k))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect())
-}
+/// Read `names` (and only those, never a secret-looking one) from `/proc/PID/environ` under
+/// `proc_root`: the one reader, [`gpuledger_sources::environ::named`].
+pub(crate) use gpuledger_sources::environ::named as read_environ;
 
 /// `2025-08-08T00:07:26.817827822+02:00` → `2025-08-08 00:07 (+02:00)`; anything else as given.
 pub(crate) fn short_time(rfc3339: &str) -> String {
