@@ -133,7 +133,7 @@ impl Annotate for Identifier {
                     None => runtime_estimate(
                         p,
                         &workload,
-                        procs.root(),
+                        procs,
                         device.and_then(|(_, _, t)| *t),
                         self.overhead.clone(),
                     )

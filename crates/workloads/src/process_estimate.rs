@@ -196,14 +196,14 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
-    proc_root: &Path,
+    procs: &gpuledger_sources::procfs::ProcReader,
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
     }
-    let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, proc_root, device_total);
+    let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
     ctx.overhead = overhead;
     crate::runtimes::estimate_for(&ctx, w)
 }

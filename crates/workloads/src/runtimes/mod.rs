@@ -28,7 +28,7 @@ use crate::live::Reply;
 use crate::process_estimate::ProcessInputs;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{EstimatedMemory, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
-use gpuledger_sources::regular::read_regular_prefix;
+use gpuledger_sources::procfs::ProcReader;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -235,34 +235,19 @@ pub struct ProcessContext<'a> {
     pub fetch: Option<(&'a [u16], Fetch<'a>)>,
 }
 
-fn parent_of(proc_root: &Path, pid: u32) -> Option<u32> {
-    let raw =
-        read_regular_prefix(&proc_root.join(pid.to_string()).join("status"), 64 << 10).ok()?;
-    String::from_utf8_lossy(&raw)
-        .lines()
-        .find_map(|l| l.strip_prefix("PPid:"))
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&p: &u32| p > 1)
-}
-
-fn cmdline_of(proc_root: &Path, pid: u32) -> Vec<String> {
-    read_regular_prefix(&proc_root.join(pid.to_string()).join("cmdline"), 256 << 10)
-        .map(|raw| {
-            gpuledger_model::redact_arg_list(&gpuledger_sources::procfs::split_cmdline(&raw))
-        })
-        .unwrap_or_default()
-}
-
 impl<'a> ProcessContext<'a> {
     /// Read what the recipes need for `p`: its command line (or, for vLLM/SGLang worker
     /// processes whose title replaced it, the nearest ancestor's, at most 4 levels up), working
-    /// directory and the few environment names in [`hf::ENV_NAMES`].
+    /// directory and the few environment names in [`hf::ENV_NAMES`]. The ancestors' `stat` and
+    /// command lines come through `procs`, so a collection round reads each once for every
+    /// consumer.
     pub fn read(
         p: &Process,
         kind: WorkloadKind,
-        proc_root: &'a Path,
+        procs: &'a ProcReader,
         device_total: Option<u64>,
     ) -> ProcessContext<'a> {
+        let proc_root = procs.root();
         let mut argv = p.cmdline.clone().unwrap_or_default();
         let mut argv_from = None;
         let mut pid = p.pid;
@@ -271,10 +256,11 @@ impl<'a> ProcessContext<'a> {
             if crate::identify::names_runtime(kind, &argv) {
                 break;
             }
-            let Some(pp) = parent_of(proc_root, pid) else {
+            let Some(pp) = procs.stat(pid).ok().map(|s| s.ppid).filter(|&pp| pp > 1) else {
                 break;
             };
-            let a = cmdline_of(proc_root, pp);
+            // Redacted by the reader, as `p.cmdline` is.
+            let a = procs.args(pp).unwrap_or_default();
             pid = pp;
             if crate::identify::names_runtime(kind, &a) {
                 argv = a;
@@ -371,12 +357,17 @@ mod tests {
         ] {
             let d = root.join(pid.to_string());
             std::fs::create_dir_all(&d).unwrap();
-            std::fs::write(d.join("status"), format!("Name:\tx\nPPid:\t{ppid}\n")).unwrap();
+            std::fs::write(
+                d.join("stat"),
+                format!("{pid} (x) S {ppid} 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {pid} 1 2\n"),
+            )
+            .unwrap();
             std::fs::write(d.join("cmdline"), cmd).unwrap();
         }
         let mut p = Process::new(501);
         p.cmdline = Some(vec!["sglang::scheduler_TP0".into()]);
-        let ctx = ProcessContext::read(&p, WorkloadKind::Sglang, &root, None);
+        let procs = ProcReader::new(&root);
+        let ctx = ProcessContext::read(&p, WorkloadKind::Sglang, &procs, None);
         assert_eq!(ctx.argv_from, Some(500));
         assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
         let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();

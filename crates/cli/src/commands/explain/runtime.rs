@@ -39,7 +39,8 @@ pub(super) fn ledger(
         .iter()
         .find_map(|u| snap.device_by_uuid(&u.device))
         .and_then(|d| d.memory.total_bytes);
-    let mut ctx = ProcessContext::read(p, w.kind, &global.args.proc_root, device_total);
+    let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
+    let mut ctx = ProcessContext::read(p, w.kind, &procs, device_total);
     ctx.overhead = crate::overhead::probed_context();
     let timeout = Duration::from_millis(args.probe_timeout_ms);
     let fetch = move |port: u16, path: &str| get(port, path, timeout);
