@@ -36,6 +36,9 @@ pub(super) struct KeptStats {
     limit: usize,
     #[cfg(unix)]
     fds: std::collections::HashMap<u32, Kept>,
+    /// Descriptors held by `fds` (kept up to date, not summed: a round asks for every process).
+    #[cfg(unix)]
+    open: usize,
     #[cfg(target_os = "linux")]
     watch: watch::Watch,
 }
@@ -78,7 +81,7 @@ impl KeptStats {
     pub fn begin_round(&mut self) {
         #[cfg(target_os = "linux")]
         for pid in self.watch.exited() {
-            self.fds.remove(&pid);
+            self.forget(pid);
         }
     }
 
@@ -128,7 +131,7 @@ impl KeptStats {
             #[cfg(not(target_os = "linux"))]
             let _ = room;
             if super::read::reread_into(&k.stat, buf, super::MAX_STAT_BYTES).is_err() {
-                self.fds.remove(&pid);
+                self.forget(pid);
                 return None;
             }
             k.used = round;
@@ -137,7 +140,10 @@ impl KeptStats {
             if let Ok(s) = &st {
                 match (&mut k.watched, pidfd) {
                     (Some(w), _) => w.refreshed(s, now),
-                    (None, Some(fd)) => k.watched = self.watch.add(pid, fd, s, now),
+                    (None, Some(fd)) => {
+                        k.watched = self.watch.add(pid, fd, s, now);
+                        self.open += usize::from(k.watched.is_some());
+                    }
                     (None, None) => {}
                 }
             }
@@ -159,7 +165,7 @@ impl KeptStats {
         {
             let k = self.fds.get_mut(&pid)?;
             if super::read::reread_into(&k.stat, buf, super::MAX_STAT_BYTES).is_err() {
-                self.fds.remove(&pid);
+                self.forget(pid);
                 return None;
             }
             let st = super::stat_from(path, buf);
@@ -188,6 +194,8 @@ impl KeptStats {
         if self.room() >= 1 {
             let fd = super::read::read_keeping(path, buf, super::MAX_STAT_BYTES)?;
             let st = super::stat_from(path, buf)?;
+            self.forget(pid);
+            self.open += 1;
             self.fds.insert(
                 pid,
                 Kept {
@@ -206,12 +214,21 @@ impl KeptStats {
     /// Descriptors that may still be opened.
     #[cfg(unix)]
     fn room(&self) -> usize {
-        let used: usize = self.fds.values().map(Kept::descriptors).sum();
-        self.limit.saturating_sub(used)
+        self.limit.saturating_sub(self.open)
+    }
+
+    /// Close what is kept of `pid`.
+    #[cfg(unix)]
+    fn forget(&mut self, pid: u32) {
+        if let Some(k) = self.fds.remove(&pid) {
+            self.open -= k.descriptors();
+        }
     }
 
     #[cfg(all(test, target_os = "linux"))]
     pub fn len(&self) -> usize {
+        let open: usize = self.fds.values().map(Kept::descriptors).sum();
+        assert_eq!(open, self.open, "the descriptor count drifted");
         self.fds.len()
     }
 
@@ -224,7 +241,16 @@ impl KeptStats {
     /// processes.
     pub fn retain_round(&mut self, round: u64) {
         #[cfg(unix)]
-        self.fds.retain(|_, k| k.used == round);
+        {
+            let open = &mut self.open;
+            self.fds.retain(|_, k| {
+                let keep = k.used == round;
+                if !keep {
+                    *open -= k.descriptors();
+                }
+                keep
+            });
+        }
         #[cfg(not(unix))]
         let _ = round;
     }
@@ -466,6 +492,7 @@ mod tests {
         let st = r.stat(pid).unwrap();
         let s = r.end_round();
         assert_eq!((s.reads, s.hits), (0, 1), "a watched process costs no read");
+        assert_eq!(r.with_round(|r| r.kept_count()), 1);
         assert_eq!(st.comm, "sleep");
         // The round did not read it, so the live view's columns read it themselves, fresh.
         assert!(r.last_round_stat(pid).is_none());
@@ -499,6 +526,8 @@ mod tests {
         let gone = pids.iter().filter(|&&p| r.stat(p).is_err()).count();
         r.end_round();
         assert_eq!(gone, pids.len());
+        // Every descriptor closed, and counted as closed.
+        assert_eq!(r.with_round(|r| r.kept_count()), 0);
     }
 
     #[test]
