@@ -12,10 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long what rarely changes (user, executable, command line, cgroup) is kept across rounds
-/// for a process with the same pid and start time. `stat` is read every round, or, for a process
-/// watched for its exit (`kept`), kept until it exits: either way a reused pid (another start time,
-/// or an exit seen) is never mistaken for the process that had it.
-pub const SLOW_REFRESH: Duration = Duration::from_secs(30);
+/// for a process with the same pid, start time and name (between half of it and all of it, by
+/// pid: [`super::staggered`]). `stat` is read every round, or, for a process watched for its exit
+/// (`kept`), kept until it exits: either way a reused pid (another start time, or an exit seen)
+/// is never mistaken for the process that had it. A new name (`comm`) means an `exec` or a new
+/// title (`setproctitle` sets both), so it re-reads at once; the period only catches what changes
+/// without renaming (a cgroup move, a `setuid`).
+pub const SLOW_REFRESH: Duration = Duration::from_secs(300);
 
 /// Bounds, whatever a recorded tree holds (real files are far smaller).
 const MAX_STATUS_BYTES: usize = 64 << 10;
@@ -67,6 +70,8 @@ struct Entry {
 /// What rarely changes, kept across rounds per (pid, start time).
 struct Slow {
     start_time: u64,
+    /// A hash of the name (`comm`) the facts were read under.
+    name: u64,
     read_at: Instant,
     /// The round that last asked: a process no round asks about any more is forgotten.
     round: u64,
@@ -81,9 +86,10 @@ struct Slow {
 
 impl Slow {
     /// Nothing kept yet for the process started at `start_time`, as of `read_at`.
-    fn fresh(start_time: u64, read_at: Instant, round: u64) -> Slow {
+    fn fresh((start_time, name): (u64, u64), read_at: Instant, round: u64) -> Slow {
         Slow {
             start_time,
+            name,
             read_at,
             round,
             uid: None,
@@ -264,7 +270,7 @@ impl Round {
     }
 
     /// Like [`Round::cached`] for a value that rarely changes: also kept across rounds while the
-    /// process keeps its start time, for [`SLOW_REFRESH`].
+    /// process keeps its start time and name, for [`SLOW_REFRESH`].
     fn slow_cached<T: Clone>(
         &mut self,
         root: &Path,
@@ -276,22 +282,25 @@ impl Round {
         if !self.active {
             return self.cached(pid, get, read);
         }
-        // The start time alone: no clone of the whole reading per call.
-        let cached_start = self
+        // Start time and name: who the process is, without cloning the whole reading per call.
+        let who = |s: &Stat| (s.start_time, name_hash(&s.comm));
+        let cached = self
             .entries
             .get(&pid)
             .and_then(|e| e.stat.as_ref())
-            .map(|r| r.as_ref().ok().map(|s| s.start_time));
-        let start = match cached_start {
+            .map(|r| r.as_ref().ok().map(who));
+        let start = match cached {
             Some(s) => s,
-            None => self.stat(root, pid).ok().map(|s| s.start_time),
+            None => self.stat(root, pid).ok().map(|s| who(&s)),
         };
         let round = self.round;
         let now = self.started;
+        let period = super::staggered(pid, SLOW_REFRESH);
+        let same = |s: &Slow, (st, name): (u64, u64)| {
+            s.start_time == st && s.name == name && now.duration_since(s.read_at) < period
+        };
         let kept = match (start, self.slow.get_mut(&pid)) {
-            (Some(st), Some(s))
-                if s.start_time == st && now.duration_since(s.read_at) < SLOW_REFRESH =>
-            {
+            (Some(w), Some(s)) if same(s, w) => {
                 s.round = round;
                 get_slow(s).clone()
             }
@@ -308,8 +317,8 @@ impl Round {
                 .slow
                 .entry(pid)
                 .or_insert_with(|| Slow::fresh(st, now, round));
-            if s.start_time != st || now.duration_since(s.read_at) >= SLOW_REFRESH {
-                // Another process under this pid, or stale: start afresh.
+            if !same(s, st) {
+                // Another process under this pid, renamed, or stale: start afresh.
                 *s = Slow::fresh(st, now, round);
             }
             s.round = round;
@@ -526,6 +535,15 @@ impl Round {
     }
 }
 
+/// A process name as a number to compare (names are at most 64 bytes; a collision only delays a
+/// re-read to the period's end).
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
+}
+
 /// A pid as decimal text without a heap allocation.
 fn itoa(mut n: u32) -> ItoaBuf {
     let mut b = ItoaBuf([0; 10], 10);
@@ -598,7 +616,16 @@ mod tests {
         r.begin_round();
         assert_eq!(r.uid(4242), Some(1000));
         assert_eq!(r.end_round().reads, 1, "only stat is read again");
-        // ...but a reused pid (another start time) is read afresh.
+        // A new name (exec, or a title set) under the same start time: read afresh.
+        fs::write(
+            proc_dir.join("stat"),
+            "4242 (VLLM::Engine) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 98765 1 2\n",
+        )
+        .unwrap();
+        r.begin_round();
+        assert_eq!(r.uid(4242), Some(0));
+        assert_eq!(r.end_round().reads, 2, "stat, then status again");
+        // ...and a reused pid (another start time) is read afresh.
         fs::write(
             proc_dir.join("stat"),
             "4242 (other) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 99999 1 2\n",
