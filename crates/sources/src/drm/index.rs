@@ -72,7 +72,15 @@ pub struct FdIndex {
     pub unreadable: usize,
     /// Descriptors looked at in the last full build (for figures and selftest).
     pub descriptors_seen: usize,
+    /// An index of some pids ([`FdIndex::of_pids`]): when each was last walked (monotonic ns).
+    scanned_ns: std::collections::HashMap<u32, u64>,
 }
+
+/// How often a known GPU process's descriptors are walked again in an index of some pids
+/// (between half of it and all of it, by pid): to notice one that opens a DRM node of a device
+/// NVML does not cover after it was first seen. Rare (all DRM devices NVML covers are skipped
+/// anyway), so not every few seconds for every process: 500 processes cost 10 ms a walk.
+pub const RESCAN: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Calls `f(name, Some(target))` for each link in `dir` (a `/proc/PID/fd`), `None` for one that
 /// vanished before its readlink, until `f` breaks: the links after that are not read at all (a
@@ -152,29 +160,57 @@ impl FdIndex {
     /// An index of only `pids`, from their descriptor tables as the round's process view read
     /// them (the same tables identification uses): for a machine where no DRM device needs
     /// every process's descriptors walked.
-    pub fn of_pids(procs: &crate::procfs::ProcReader, pids: &[u32]) -> FdIndex {
+    pub fn of_pids(procs: &crate::procfs::ProcReader, pids: &[u32], now_ns: u64) -> FdIndex {
         let mut idx = FdIndex::default();
         let mut sorted = pids.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
         for &pid in &sorted {
             idx.scan_links(procs, pid);
+            idx.scanned_ns.insert(pid, now_ns);
         }
         idx.pids = sorted;
         idx
     }
 
     /// [`FdIndex::refresh`] for an index of only some processes ([`FdIndex::of_pids`]): `pids`
-    /// is this round's list; processes new to it are scanned, those no longer in it dropped.
+    /// is this round's list; processes new to it are scanned, those no longer in it dropped, and
+    /// a known one walked again once its [`RESCAN`] period (staggered by pid) has passed.
+    /// Returns (started, exited).
     pub fn refresh_pids(
         &mut self,
         procs: &crate::procfs::ProcReader,
         pids: &[u32],
+        now_ns: u64,
     ) -> (usize, usize) {
         let mut now = pids.to_vec();
         now.sort_unstable();
         now.dedup();
-        self.merge(now, |idx, pid| idx.scan_links(procs, pid))
+        let changed = self.merge(now, |idx, pid| {
+            idx.scan_links(procs, pid);
+            idx.scanned_ns.insert(pid, now_ns);
+        });
+        let pids = std::mem::take(&mut self.pids);
+        self.scanned_ns.retain(|p, _| pids.binary_search(p).is_ok());
+        for &pid in &pids {
+            let last = self.scanned_ns.get(&pid).copied().unwrap_or(0);
+            let due = crate::procfs::staggered(pid, RESCAN).as_nanos() as u64;
+            if now_ns.saturating_sub(last) >= due {
+                self.rescan_links(procs, pid);
+                self.scanned_ns.insert(pid, now_ns);
+            }
+        }
+        self.pids = pids;
+        changed
+    }
+
+    /// Walk a known process's descriptors again: it may have opened or closed a DRM node since.
+    fn rescan_links(&mut self, procs: &crate::procfs::ProcReader, pid: u32) {
+        // Counted once, at its first scan.
+        let (unreadable, seen) = (self.unreadable, self.descriptors_seen);
+        self.entries.remove(&pid);
+        self.scan_links(procs, pid);
+        (self.unreadable, self.descriptors_seen) = (unreadable, seen);
     }
 
     fn scan_links(&mut self, procs: &crate::procfs::ProcReader, pid: u32) {

@@ -114,19 +114,17 @@ impl DrmSource {
 
     fn update_index(&mut self, procs: &ProcReader, now_ns: u64, scope: Scope) -> io::Result<()> {
         if let Scope::Only(pids) = scope {
-            // The same cadence as the full index: new GPU processes are scanned each round, a
-            // known one's descriptors again at the next rebuild.
-            let due = !self.partial
-                || self.index.is_none()
-                || now_ns.saturating_sub(self.last_build_ns) >= self.rebuild_every_ns;
+            // New GPU processes are scanned each round, a known one's descriptors again on its
+            // own staggered cadence (index::RESCAN), never all at once.
+            let due = !self.partial || self.index.is_none();
             match &mut self.index {
                 Some(idx) if !due => {
-                    let (s, e) = idx.refresh_pids(procs, pids);
+                    let (s, e) = idx.refresh_pids(procs, pids, now_ns);
                     self.stats.started = s;
                     self.stats.exited = e;
                 }
                 _ => {
-                    self.index = Some(FdIndex::of_pids(procs, pids));
+                    self.index = Some(FdIndex::of_pids(procs, pids, now_ns));
                     self.partial = true;
                     self.last_build_ns = now_ns;
                     self.stats.rebuilt = true;
