@@ -290,38 +290,23 @@ enum Extra {
 fn amortized(live: &mut gpuledger_tui::feed::LiveSource) {
     use gpuledger_tui::feed::RoundSource;
     let interval = Duration::from_millis(100);
-    let spin = std::env::var_os("SPIN").is_some();
+    let (u0, s0) = cpu_split();
     let start = Instant::now();
     let (mut rounds, mut slowest) = (0u32, Duration::ZERO);
-    let mut cpu = Duration::ZERO;
     while start.elapsed() < Duration::from_secs(40) {
         let t = Instant::now();
-        let (a0, b0) = cpu_split();
         std::hint::black_box(live.round());
-        let (a1, b1) = cpu_split();
-        cpu += (a1 - a0) + (b1 - b0);
-        let c = (a1 - a0) + (b1 - b0);
-        if c > Duration::from_millis(2) {
-            eprintln!(
-                "t={:.1}s round {rounds}: {:.2} ms cpu, {:.2} ms wall",
-                start.elapsed().as_secs_f64(),
-                c.as_secs_f64() * 1e3,
-                t.elapsed().as_secs_f64() * 1e3
-            );
-        }
         let took = t.elapsed();
         slowest = slowest.max(took);
         rounds += 1;
-        if spin {
-            while t.elapsed() < interval {}
-        } else {
-            std::thread::sleep(interval.saturating_sub(took));
-        }
+        std::thread::sleep(interval.saturating_sub(took));
     }
-    let (u0, s0, u1, s1) = (Duration::ZERO, Duration::ZERO, cpu, Duration::ZERO);
+    let (u1, s1) = cpu_split();
     println!(
-        "  over 40 s at 100 ms ({rounds} rounds, staggered re-reads included): {:.3} ms CPU per round; slowest round {:.1} ms wall",
+        "  over 40 s at 100 ms ({rounds} rounds, staggered re-reads included): {:.3} ms CPU per round ({:.3} user, {:.3} kernel); slowest round {:.1} ms wall",
         ((u1 - u0 + (s1 - s0)) / rounds).as_secs_f64() * 1e3,
+        ((u1 - u0) / rounds).as_secs_f64() * 1e3,
+        ((s1 - s0) / rounds).as_secs_f64() * 1e3,
         slowest.as_secs_f64() * 1e3
     );
 }
