@@ -750,3 +750,48 @@ fn amd_npu_from_class_accel() {
     assert_eq!(d.source, "fdinfo");
     assert_eq!(d.vendor, gpuledger_model::Vendor::Amd);
 }
+
+/// A known process opens its first DRM node and allocates: the device's unattributed memory grows,
+/// so the index is rebuilt at the next round past MIN_REBUILD_NS instead of at the 60 s cadence;
+/// with nothing unexplained, no rebuild happens before the cadence.
+#[test]
+fn unexplained_memory_brings_the_rebuild_forward() {
+    use gpuledger_sources::drm::{DEFAULT_REBUILD_NS, MIN_REBUILD_NS};
+    let t = temp_copy("dup-fd");
+    let root = t.path();
+    let mut src = DrmSource::new(&root.join("proc"), &root.join("sys"));
+    assert_eq!(src.rebuild_every_ns, DEFAULT_REBUILD_NS);
+    drm_round(&mut src, 0);
+    assert!(src.stats.rebuilt);
+    // Nothing changes: no rebuild after MIN_REBUILD_NS.
+    drm_round(&mut src, MIN_REBUILD_NS);
+    assert!(!src.stats.rebuilt);
+
+    // pid 2100 opens another node with 512 MiB, and the device's used memory says so.
+    let p = root.join("proc");
+    std::os::unix::fs::symlink("/dev/dri/card0", p.join("2100/fd/11")).unwrap();
+    fs::copy(p.join("2100/fdinfo/5"), p.join("2100/fdinfo/11")).unwrap();
+    edit(
+        &p.join("2100/fdinfo/11"),
+        "drm-client-id:\t43",
+        "drm-client-id:\t45",
+    );
+    let used = root.join("sys/class/drm/card0/device/mem_info_vram_used");
+    let before: u64 = fs::read_to_string(&used).unwrap().trim().parse().unwrap();
+    fs::write(&used, (before + 512 * MIB).to_string()).unwrap();
+    let s = drm_round(&mut src, MIN_REBUILD_NS + 1_000_000_000);
+    assert!(
+        !src.stats.rebuilt,
+        "the round that sees the growth only notes it"
+    );
+    assert_eq!(usage(&s, 2100).memory_bytes, Some(512 * MIB));
+    let s = drm_round(&mut src, MIN_REBUILD_NS + 2_000_000_000);
+    assert!(
+        src.stats.rebuilt,
+        "brought forward by the unexplained 512 MiB"
+    );
+    assert_eq!(usage(&s, 2100).memory_bytes, Some(1024 * MIB));
+    // Explained now: no further early rebuild.
+    drm_round(&mut src, 3 * MIN_REBUILD_NS);
+    assert!(!src.stats.rebuilt);
+}
