@@ -16,9 +16,11 @@ use std::time::{Duration, Instant};
 /// pid: [`super::staggered`]). `stat` is read every round, or, for a process watched for its exit
 /// (`kept`), kept until it exits: either way a reused pid (another start time, or an exit seen)
 /// is never mistaken for the process that had it. A new name (`comm`) means an `exec` or a new
-/// title (`setproctitle` sets both), so it re-reads at once; the period only catches what changes
-/// without renaming (a cgroup move, a `setuid`).
-pub const SLOW_REFRESH: Duration = Duration::from_secs(300);
+/// title (`setproctitle` sets both), so it re-reads as soon as `stat` shows it (every round on a
+/// recorded tree, within 15-30 s for a watched process); the period catches what changes without
+/// a rename (an `exec` of a program with the same name, a cgroup move, a `setuid`), at the cost
+/// of about 8 system calls per process per period.
+pub const SLOW_REFRESH: Duration = Duration::from_secs(60);
 
 /// Bounds, whatever a recorded tree holds (real files are far smaller).
 const MAX_STATUS_BYTES: usize = 64 << 10;
