@@ -175,8 +175,11 @@ pub struct Comparison {
     /// `weights`, `KV cache`, `output`, `compute`.
     pub line: &'static str,
     pub place: &'static str,
-    pub estimated_bytes: u64,
+    /// `None` where the recipe does not model the line (`why_not_estimated` says why).
+    pub estimated_bytes: Option<u64>,
     /// What llama.cpp logged (MiB with two decimals, converted to bytes); `None` when the log has
     /// no such line.
     pub reported_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not_estimated: Option<&'static str>,
 }

@@ -44,12 +44,40 @@ pub struct BufferLine {
     pub text: String,
 }
 
+/// Where a buffer's memory is, from its buffer type's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferPlace {
+    /// Device memory (`CUDA0`, `Vulkan0`, `ROCm1`, `MTL0_Mapped`, `RPC[host:port]`).
+    Device,
+    /// Host memory llama.cpp's placement put there (`CPU`, `CPU_Mapped`, `*_Host`, `BLAS`).
+    Host,
+    /// A host copy of weights re-laid out for this CPU's kernels: ggml-cpu's "extra" buffer types
+    /// (`CPU_REPACK`, `AMX`, `CPU_KLEIDIAI`, older `CPU_AARCH64`). Which weights go there depends
+    /// on the CPU the server was built for, which no model file says, so the recipe does not model
+    /// them and a comparison keeps them apart.
+    HostRepacked,
+}
+
+/// The names of ggml-cpu's extra (repacking) buffer types, as `ggml_backend_buft_name` prints them.
+const REPACKED: [&str; 4] = ["CPU_REPACK", "AMX", "CPU_KLEIDIAI", "CPU_AARCH64"];
+
 impl BufferLine {
-    /// Whether the buffer is in device memory, by Ollama's rule: not `CPU`, `CPU_*`, `BLAS` or
-    /// `*_Host`; `Metal_Mapped` / `MTL0_Mapped` are device memory.
-    pub fn is_gpu(&self) -> bool {
+    /// Where the buffer is. Device memory by Ollama's rule: not `CPU`, `CPU_*`, `BLAS` or
+    /// `*_Host`, nor a CPU extra buffer type (`AMX` has no `CPU_` prefix); `Metal_Mapped` /
+    /// `MTL0_Mapped` are device memory.
+    pub fn place(&self) -> BufferPlace {
         let b = self.backend.as_str();
-        !(b == "CPU" || b.starts_with("CPU_") || b == "BLAS" || b.ends_with("_Host"))
+        if REPACKED.contains(&b) {
+            BufferPlace::HostRepacked
+        } else if b == "CPU" || b.starts_with("CPU_") || b == "BLAS" || b.ends_with("_Host") {
+            BufferPlace::Host
+        } else {
+            BufferPlace::Device
+        }
+    }
+    /// Whether the buffer is in device memory.
+    pub fn is_gpu(&self) -> bool {
+        self.place() == BufferPlace::Device
     }
     /// The figure in bytes (to the printed precision: ±5 KiB).
     pub fn bytes(&self) -> u64 {
@@ -102,18 +130,24 @@ pub struct LlamaLog {
 }
 
 impl LlamaLog {
-    /// Sum of the lines of one kind, split into (device, host) MiB as printed.
+    /// Sum of the lines of one kind, split into (device, host) MiB as printed. Repacked host
+    /// copies ([`BufferPlace::HostRepacked`]) are in neither: see [`LlamaLog::repacked_mib`].
     pub fn sum_mib(&self, kind: &BufferKind) -> (f64, f64) {
-        let mut g = 0.0;
-        let mut h = 0.0;
-        for b in self.buffers.iter().filter(|b| &b.kind == kind) {
-            if b.is_gpu() {
-                g += b.mib;
-            } else {
-                h += b.mib;
-            }
-        }
-        (g, h)
+        (
+            self.sum_at(kind, BufferPlace::Device),
+            self.sum_at(kind, BufferPlace::Host),
+        )
+    }
+    /// MiB of one kind held in the CPU's repacking buffer types (`CPU_REPACK`, `AMX`, ...).
+    pub fn repacked_mib(&self, kind: &BufferKind) -> f64 {
+        self.sum_at(kind, BufferPlace::HostRepacked)
+    }
+    fn sum_at(&self, kind: &BufferKind, place: BufferPlace) -> f64 {
+        self.buffers
+            .iter()
+            .filter(|b| &b.kind == kind && b.place() == place)
+            .map(|b| b.mib)
+            .sum()
     }
 }
 
@@ -294,6 +328,27 @@ load_tensors:        CUDA0 model buffer size =  4403.49 MiB
 llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (q8_0):  544.00 MiB, V (f16):  480.00 MiB
 I llama_memory_recurrent: size =    0.22 MiB (     4 cells,   3 layers,  4 seqs  0 rs_seq), R (f32):    0.04 MiB, S (f32):    0.19 MiB
 ";
+
+    /// A CPU build for a Xeon with AMX (llama.cpp issue #19184, LFM2 on CPU) and one for AVX2
+    /// (CPU_REPACK): the extra buffer types are host copies, never device memory.
+    #[test]
+    fn cpu_extra_buffer_types_are_host_copies() {
+        let l = parse_llama_log(
+            "load_tensors:          AMX model buffer size =  1325.25 MiB\n\
+             load_tensors:   CPU_Mapped model buffer size =  1186.25 MiB\n\
+             load_tensors:   CPU_REPACK model buffer size =     2.00 MiB\n\
+             load_tensors: CPU_KLEIDIAI model buffer size =     1.00 MiB\n\
+             load_tensors:        CUDA0 model buffer size =    10.00 MiB\n",
+        );
+        let places: Vec<BufferPlace> = l.buffers.iter().map(BufferLine::place).collect();
+        use BufferPlace::*;
+        assert_eq!(
+            places,
+            [HostRepacked, Host, HostRepacked, HostRepacked, Device]
+        );
+        assert_eq!(l.sum_mib(&BufferKind::Model), (10.0, 1186.25));
+        assert_eq!(l.repacked_mib(&BufferKind::Model), 1328.25);
+    }
 
     #[test]
     fn parses_buffers_kv_and_context() {

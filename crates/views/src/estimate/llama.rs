@@ -47,14 +47,18 @@ pub fn render_comparison(rows: &[Comparison]) -> String {
             .reported_bytes
             .map(human_bytes)
             .unwrap_or_else(|| "not in log".into());
+        let est = r
+            .estimated_bytes
+            .map(human_bytes)
+            .unwrap_or_else(|| "not modelled".into());
         let _ = writeln!(
             o,
             "  {:<9} {:<4}  estimated {:>10}  logged {:>10}",
-            r.line,
-            r.place,
-            human_bytes(r.estimated_bytes),
-            rep
+            r.line, r.place, est, rep
         );
+        if let Some(why) = r.why_not_estimated {
+            let _ = writeln!(o, "      ({why})");
+        }
     }
     o
 }
