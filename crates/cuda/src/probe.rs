@@ -2,7 +2,7 @@
 //! allocate device memory (the control), pinned host memory with `cuMemHostAlloc` (default
 //! flags and DEVICEMAP) and page-locked ordinary memory with `cuMemHostRegister`, reading the
 //! driver's free memory and NVML's used memory before and after each step and re-reading after
-//! each free until the memory is back. Everything allocated is held by a [`Session`] guard that
+//! each free until the memory is back. Everything allocated is held by a `Session` guard that
 //! releases it on every path out: success, error, or interruption.
 
 use std::alloc::Layout;

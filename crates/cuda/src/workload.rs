@@ -1,6 +1,6 @@
 //! The CUDA known workload `gpuledger verify` runs in a child process, in the step protocol of
 //! [`crate::step`]: a context, N bytes of device memory allocated and written with `cuMemsetD8`,
-//! freed, exit. Everything is held in the probe's clean-up guard ([`Session`]), so an error, end
+//! freed, exit. Everything is held in the probe's clean-up guard (`probe::Session`), so an error, end
 //! of input or a Ctrl-C releases the memory and the context before the process ends.
 
 use std::io::{BufRead, Write};

@@ -1,5 +1,5 @@
 //! Text from outside (process names and command lines, GGUF metadata, host and device names from
-//! a replayed file) must never drive the terminal: an `ESC ] 0 ;` in a process's argv[0] would
+//! a replayed file) must never drive the terminal: an `ESC ] 0 ;` in a process's `argv[0]` would
 //! retitle it, `ESC [ 2 J` clear it, a carriage return overwrite a line, a bidi override reorder
 //! what is read. This is the one rule for every text output: control characters become visible
 //! `\u001b`-style escapes (the JSON spelling, so JSON output stays valid JSON with the same

@@ -1,5 +1,5 @@
 //! Colours. Monochrome uses only bold / reverse / dim, so the view still reads on a terminal with
-//! no colour and under `NO_COLOR` (https://no-color.org).
+//! no colour and under `NO_COLOR` (<https://no-color.org>).
 
 use ratatui::style::{Color, Modifier, Style};
 

@@ -4,7 +4,7 @@
 //! - [`annotate`]: identification on the collection path, cached per process;
 //! - [`live`]: the runtime's own HTTP answers (loopback only, time-bounded, off the collection path);
 //! - [`gguf`]: the GGUF header reader (bounded, buffered, header only);
-//! - [`estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types
+//! - [`mod@estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types
 //!   (`gpuledger_model::llama_estimate`, rendered by `gpuledger_views::estimate`), never mixed
 //!   with the measured snapshot;
 //! - [`llama_log`]: llama.cpp's own buffer-size log lines (runtime-reported figures);

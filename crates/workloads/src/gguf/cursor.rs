@@ -12,7 +12,7 @@ use super::{GgufError, MetaArray, MetaValue, ReadOptions, ValueType};
 pub(super) const MAX_STRING_LEN: u64 = 1 << 30;
 const MAX_ARRAY_DEPTH: u32 = 8;
 /// A string value longer than this is skipped (seeked over, never read) and listed in
-/// [`GgufFile::skipped`]: the values the recipes use are short, while a header may embed a whole
+/// [`GgufFile::skipped`](super::GgufFile::skipped): the values the recipes use are short, while a header may embed a whole
 /// `tokenizer.json` of several MiB that nothing here needs.
 pub const MAX_LOADED_STRING: u64 = 1 << 20;
 /// What all loaded values of one header may take together: array elements, and string bytes.

@@ -303,7 +303,7 @@ pub fn covers(kind: WorkloadKind) -> bool {
 }
 
 /// The recipe for `w.kind`, or `None` when these runtimes do not cover it (llama.cpp has its
-/// own recipe in [`crate::estimate`]).
+/// own recipe in [`crate::estimate()`]).
 pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, String>> {
     Some(match w.kind {
         WorkloadKind::Vllm => vllm::estimate_process(ctx),
