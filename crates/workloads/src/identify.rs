@@ -4,6 +4,7 @@
 //! rule is tested on constructed facts. Each rule adds evidence; the conclusion's confidence grows
 //! with the number of independent kinds of evidence that agree.
 
+use crate::runtimes::{Seen, RUNTIMES};
 use gpuledger_model::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::ProcessFacts;
 
@@ -102,7 +103,7 @@ fn program(f: &ProcessFacts) -> String {
         .to_string()
 }
 
-fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+pub(crate) fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
     for (i, a) in args.iter().enumerate() {
         for n in names {
             if a == n {
@@ -149,19 +150,20 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     let model_arg = arg_value(args, model_flags).map(str::to_string);
 
     // The conclusion from the program and its arguments.
-    let (kind, named) = classify(
-        &prog,
-        f.comm.as_deref().unwrap_or(""),
+    let lower = joined.to_ascii_lowercase();
+    let seen = Seen {
+        prog: prog.trim_end_matches(".exe"),
+        comm: f.comm.as_deref().unwrap_or(""),
         args,
-        &joined,
-        &libs,
-        &f.mapped_files,
-    );
+        joined: &joined,
+        lower: &lower,
+        mapped: &f.mapped_files,
+    };
+    let (kind, named) = classify(&seen, &libs);
     if !prog.is_empty() {
         ev.insert(0, executable(f, &prog));
     }
-    let comm = f.comm.as_deref().unwrap_or("");
-    if let Some((why, file)) = cmdline_signal(kind, named, comm, args, &joined) {
+    if let Some((why, file)) = cmdline_signal(kind, named, &seen) {
         ev.push(Evidence {
             kind: EvidenceKind::Cmdline,
             showed: why,
@@ -316,21 +318,14 @@ fn missing(
 
 /// The kind, and whether the program or its command line named it (rather than only its
 /// libraries suggesting it).
-fn classify(
-    prog: &str,
-    comm: &str,
-    args: &[String],
-    joined: &str,
-    libs: &[(Lib, String)],
-    mapped: &[String],
-) -> (WorkloadKind, bool) {
-    let lower = joined.to_ascii_lowercase();
-    if let Some(kind) = named_kind(prog, comm, args, &lower, mapped) {
+fn classify(seen: &Seen, libs: &[(Lib, String)]) -> (WorkloadKind, bool) {
+    if let Some(kind) = named_kind(seen) {
         return (kind, true);
     }
     let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
-    if lower.contains("mlx_lm") || has(Lib::Mlx) {
-        return (WorkloadKind::Mlx, lower.contains("mlx_lm"));
+    let mlx_lm = seen.lower.contains("mlx_lm");
+    if mlx_lm || has(Lib::Mlx) {
+        return (WorkloadKind::Mlx, mlx_lm);
     }
     let by_library = [
         (Lib::Ggml, WorkloadKind::LlamaCpp),
@@ -346,172 +341,33 @@ fn classify(
 }
 
 /// The kind the program's name, process title or command line names (`lower`: the command
-/// line in lower case), checked in order: the first rule that matches wins.
-fn named_kind(
-    prog: &str,
-    comm: &str,
-    args: &[String],
-    lower: &str,
-    mapped: &[String],
-) -> Option<WorkloadKind> {
-    let p = prog.trim_end_matches(".exe");
-    let first_arg = args.get(1).map(String::as_str).unwrap_or("");
-    if p.starts_with("llama-") || p == "llama-server" || p == "llama" {
-        return Some(WorkloadKind::LlamaCpp);
-    }
-    if p == "ollama" {
-        let runner = args.iter().any(|a| a == "runner");
-        return Some(if runner {
-            WorkloadKind::OllamaRunner
-        } else {
-            WorkloadKind::Ollama
-        });
-    }
-    if p == "ollama_llama_server" {
-        return Some(WorkloadKind::OllamaRunner);
-    }
-    let lmstudio_path = |s: &str| {
-        let s = s.to_ascii_lowercase();
-        s.contains("lm studio")
-            || s.contains("lm-studio")
-            || s.contains("/.lmstudio/")
-            || s.contains("\\.lmstudio\\")
-    };
-    if p == "lms"
-        || lmstudio_path(prog)
-        || args.first().is_some_and(|a| lmstudio_path(a))
-        || mapped.iter().any(|m| lmstudio_path(m))
-    {
-        return Some(WorkloadKind::LmStudio);
-    }
-    if comm.starts_with("VLLM::")
-        || p == "vllm"
-        || comm == "vllm"
-        || first_arg == "vllm"
-        || (base(first_arg) == "vllm" && args.get(2).is_some_and(|a| a == "serve"))
-        || names_vllm_module(lower)
-        || lower.contains(" vllm serve")
-    {
-        return Some(WorkloadKind::Vllm);
-    }
-    // SGLang's scheduler (the process holding the GPU) and detokenizer retitle themselves
-    // `sglang::scheduler_TP0`: setproctitle replaces the command line and the comm.
-    if names_sglang(lower) || sglang_title(comm, lower) {
-        return Some(WorkloadKind::Sglang);
-    }
-    if BROWSERS.contains(&p) {
+/// line in lower case): the desktop's own programs first, then each runtime in
+/// [`RUNTIMES`]' order; the first that recognises the process wins.
+fn named_kind(seen: &Seen) -> Option<WorkloadKind> {
+    if BROWSERS.contains(&seen.prog) {
         return Some(WorkloadKind::Browser);
     }
-    if COMPOSITORS.contains(&p) || COMPOSITORS.contains(&comm) {
+    if COMPOSITORS.contains(&seen.prog) || COMPOSITORS.contains(&seen.comm) {
         return Some(WorkloadKind::Compositor);
     }
-    if lower.contains("comfyui") {
-        return Some(WorkloadKind::Comfyui);
-    }
-    None
-}
-
-/// Does a command line (in lower case) start SGLang's server?
-fn names_sglang(lower: &str) -> bool {
-    lower.contains("sglang.launch_server") || lower.contains("sglang serve")
-}
-
-/// Is the process name or command line (in lower case) an SGLang process title?
-fn sglang_title(comm: &str, lower: &str) -> bool {
-    comm.starts_with("sglang::") || lower.trim_start().starts_with("sglang::")
-}
-
-/// Does a command line (in lower case) run one of vLLM's entry points as a module?
-fn names_vllm_module(lower: &str) -> bool {
-    lower.contains("vllm.entrypoints")
-}
-
-/// Does a command line alone name this runtime, so that its flags are the ones a recipe reads?
-/// The runtimes' walk up from a worker process (whose title replaced its command line) asks
-/// this of each ancestor. It shares [`classify`]'s command-line rules; for vLLM it also takes
-/// any argument named `vllm` (`/usr/bin/vllm serve`, where `classify` has the process name).
-pub(crate) fn names_runtime(kind: WorkloadKind, argv: &[String]) -> bool {
-    let lower = argv.join(" ").to_ascii_lowercase();
-    match kind {
-        WorkloadKind::Vllm => {
-            names_vllm_module(&lower) || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
-        }
-        WorkloadKind::Sglang => names_sglang(&lower),
-        _ => !argv.is_empty(),
-    }
+    RUNTIMES.iter().find_map(|r| r.named(seen))
 }
 
 /// What in the command line (or, for a process title, the name in `comm`) supports the
-/// conclusion, in words, and the `/proc` file it was read from.
-fn cmdline_signal(
-    kind: WorkloadKind,
-    named: bool,
-    comm: &str,
-    args: &[String],
-    joined: &str,
-) -> Option<(String, &'static str)> {
-    let lower = joined.to_ascii_lowercase();
-    if kind == WorkloadKind::Sglang {
-        // Say which rule matched: the module, the console script, or a process title.
-        return Some(if lower.contains("sglang.launch_server") {
-            ("`sglang.launch_server`".into(), "cmdline")
-        } else if lower.contains("sglang serve") {
-            ("`sglang serve`".into(), "cmdline")
-        } else if sglang_title("", &lower) {
-            (
-                format!("SGLang process title `{}`", joined.trim()),
-                "cmdline",
-            )
-        } else {
-            (format!("SGLang process title `{comm}`"), "comm")
-        });
+/// conclusion, in words, and the `/proc` file it was read from: the runtime's own words, else
+/// those of the kinds identification names itself.
+fn cmdline_signal(kind: WorkloadKind, named: bool, seen: &Seen) -> Option<(String, &'static str)> {
+    if let Some(r) = crate::runtimes::for_kind(kind) {
+        return r.cmdline_signal(kind, named, seen);
     }
-    cmdline_words(kind, named, args, &lower).map(|w| (w, "cmdline"))
-}
-
-/// [`cmdline_signal`] for the kinds whose evidence is read from the command line alone.
-fn cmdline_words(kind: WorkloadKind, named: bool, args: &[String], lower: &str) -> Option<String> {
-    let flag = |names: &[&str]| arg_value(args, names).map(str::to_string);
-    match kind {
-        WorkloadKind::LlamaCpp if named => {
-            let mut parts = Vec::new();
-            if let Some(m) = flag(&["-m", "--model"]) {
-                parts.push(format!("model {m}"));
-            }
-            if let Some(c) = flag(&["-c", "--ctx-size"]) {
-                parts.push(format!("context {c}"));
-            }
-            if let Some(n) = flag(&["-ngl", "--n-gpu-layers", "--gpu-layers"]) {
-                parts.push(format!("{n} GPU layers"));
-            }
-            if let Some(n) = flag(&["-np", "--parallel"]) {
-                parts.push(format!("{n} slots"));
-            }
-            (!parts.is_empty()).then(|| format!("llama.cpp flags: {}", parts.join(", ")))
+    let words = match kind {
+        WorkloadKind::Mlx if seen.lower.contains("mlx_lm") => "mlx_lm in the command line",
+        WorkloadKind::Browser if seen.lower.contains("--type=gpu-process") => {
+            "browser GPU process (--type=gpu-process)"
         }
-        WorkloadKind::Ollama => args
-            .iter()
-            .any(|a| a == "serve")
-            .then(|| "`ollama serve`".to_string()),
-        WorkloadKind::OllamaRunner => Some(match flag(&["--model"]) {
-            Some(m) => format!("`ollama runner` for model {m}"),
-            None => "`ollama runner`".into(),
-        }),
-        WorkloadKind::Vllm => Some(if args.iter().any(|a| a == "serve") {
-            "`vllm serve`".into()
-        } else {
-            "vLLM engine (vllm.entrypoints or VLLM:: process title)".into()
-        }),
-        WorkloadKind::Comfyui => Some("ComfyUI in the command line".into()),
-        WorkloadKind::Mlx if lower.contains("mlx_lm") => Some("mlx_lm in the command line".into()),
-        WorkloadKind::Pytorch if lower.contains("transformers") || lower.contains("torchrun") => {
-            Some("transformers / torchrun in the command line".into())
-        }
-        WorkloadKind::Browser if lower.contains("--type=gpu-process") => {
-            Some("browser GPU process (--type=gpu-process)".into())
-        }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some((words.into(), "cmdline"))
 }
 
 fn supporting_kinds(
@@ -921,7 +777,7 @@ mod tests {
             ),
         ] {
             let a = argv(line);
-            assert!(names_runtime(kind, &a), "{line}");
+            assert!(crate::runtimes::names_argv(kind, &a), "{line}");
             let f = facts(
                 "/usr/bin/python3",
                 &a.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -930,23 +786,23 @@ mod tests {
             assert_eq!(identify(&f).kind, kind, "{line}");
         }
         // A worker's title is not its server's command line: the walk goes on to the parent.
-        assert!(!names_runtime(
+        assert!(!crate::runtimes::names_argv(
             WorkloadKind::Vllm,
             &argv("VLLM::EngineCore")
         ));
-        assert!(names_runtime(
+        assert!(crate::runtimes::names_argv(
             WorkloadKind::Vllm,
             &argv("/usr/bin/vllm serve m")
         ));
-        assert!(!names_runtime(
+        assert!(!crate::runtimes::names_argv(
             WorkloadKind::Sglang,
             &argv("python3 train.py")
         ));
-        assert!(!names_runtime(
+        assert!(!crate::runtimes::names_argv(
             WorkloadKind::Sglang,
             &argv("sglang::scheduler_TP0")
         ));
-        assert!(names_runtime(
+        assert!(crate::runtimes::names_argv(
             WorkloadKind::Pytorch,
             &argv("python3 train.py")
         ));

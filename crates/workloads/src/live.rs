@@ -7,7 +7,6 @@
 
 use gpuledger_model::{Evidence, EvidenceKind, WorkloadKind};
 use serde::Serialize;
-use serde_json::Value;
 use std::time::Duration;
 
 /// Largest body read from an answer; model servers answer these endpoints in a few KiB.
@@ -101,15 +100,11 @@ pub fn query_with(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
 ) -> (Option<LiveState>, Vec<Evidence>) {
     let mut evidence = Vec::new();
+    let Some(runtime) = crate::runtimes::for_kind(kind) else {
+        return (None, evidence);
+    };
     for &port in ports {
-        let state = match kind {
-            WorkloadKind::LlamaCpp => llama_server(port, fetch, &mut evidence),
-            WorkloadKind::Ollama => ollama(port, fetch, &mut evidence),
-            WorkloadKind::LmStudio => lm_studio(port, fetch, &mut evidence),
-            WorkloadKind::Vllm => vllm(port, fetch, &mut evidence),
-            WorkloadKind::Sglang => sglang(port, fetch, &mut evidence),
-            _ => None,
-        };
+        let state = runtime.query(port, fetch, &mut evidence);
         if state.is_some() {
             return (state, evidence);
         }
@@ -118,7 +113,7 @@ pub fn query_with(
 }
 
 /// The body of an HTTP 200 answer to `GET path`; `None` for any other answer or none.
-fn answer(
+pub(crate) fn answer(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
     port: u16,
     path: &str,
@@ -129,279 +124,12 @@ fn answer(
         .map(|r| r.body)
 }
 
-fn http_evidence(port: u16, path: &str, showed: String) -> Evidence {
+pub(crate) fn http_evidence(port: u16, path: &str, showed: String) -> Evidence {
     Evidence {
         kind: EvidenceKind::Http,
         showed,
         source: format!("GET http://127.0.0.1:{port}{path}"),
     }
-}
-
-/// llama-server: `/props` (context, slots, model; a 401 means an API key), then `/slots` and
-/// `/metrics` for what is busy and how fast.
-fn llama_server(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    ev: &mut Vec<Evidence>,
-) -> Option<LiveState> {
-    let props = fetch(port, "/props").ok()?;
-    let mut st = LiveState {
-        server: "llama-server".into(),
-        port,
-        ..Default::default()
-    };
-    match props.status {
-        200 => read_props(port, &props.body, &mut st, ev)?,
-        401 => {
-            key_required(port, fetch, &mut st, ev);
-            return Some(st);
-        }
-        _ => return None,
-    }
-    read_slots(port, fetch, &mut st, ev);
-    match fetch(port, "/metrics") {
-        Ok(r) if r.status == 200 => {
-            st.tokens_per_second = metric(&r.body, "llamacpp:predicted_tokens_seconds")
-        }
-        Ok(r) if r.status == 501 => st
-            .unavailable
-            .push("tokens per second: metrics are off (start llama-server with --metrics)".into()),
-        Ok(r) => st.unavailable.push(format!(
-            "tokens per second: /metrics answered HTTP {}",
-            r.status
-        )),
-        Err(e) => st.unavailable.push(format!("tokens per second: {e}")),
-    }
-    Some(st)
-}
-
-/// llama-server's `/props` body into `st`; `None` when it is another server's.
-fn read_props(port: u16, body: &str, st: &mut LiveState, ev: &mut Vec<Evidence>) -> Option<()> {
-    let v: Value = serde_json::from_str(body).ok()?;
-    // Only llama-server's /props has these keys; anything else is another server.
-    let n_ctx = v
-        .pointer("/default_generation_settings/n_ctx")
-        .and_then(Value::as_u64);
-    n_ctx.or(v.get("total_slots").and_then(Value::as_u64))?;
-    st.n_ctx = n_ctx;
-    st.total_slots = v.get("total_slots").and_then(Value::as_u64);
-    st.model_path = v
-        .get("model_path")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    st.build = v
-        .get("build_info")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let mut parts = vec!["llama-server /props".to_string()];
-    if let Some(c) = st.n_ctx {
-        parts.push(format!("context {c}"));
-    }
-    if let Some(s) = st.total_slots {
-        parts.push(format!("{s} slots"));
-    }
-    if let Some(m) = &st.model_path {
-        parts.push(format!("model {m}"));
-    }
-    ev.push(http_evidence(port, "/props", parts.join(", ")));
-    Some(())
-}
-
-/// `/props` answered 401: say so, and let `/health` (no key needed) confirm what answered.
-fn key_required(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    st: &mut LiveState,
-    ev: &mut Vec<Evidence>,
-) {
-    st.auth_required = true;
-    st.unavailable
-        .push("context, slots and model: the server requires an API key (HTTP 401)".into());
-    ev.push(http_evidence(
-        port,
-        "/props",
-        "HTTP 401: the server was started with an API key".into(),
-    ));
-    if let Ok(h) = fetch(port, "/health") {
-        if h.status == 200 {
-            ev.push(http_evidence(
-                port,
-                "/health",
-                "HTTP 200 (no key needed)".into(),
-            ));
-        }
-    }
-}
-
-/// How many of llama-server's slots are busy (`/slots`; off with `--no-slots`).
-fn read_slots(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    st: &mut LiveState,
-    ev: &mut Vec<Evidence>,
-) {
-    match fetch(port, "/slots") {
-        Ok(r) if r.status == 200 => {
-            if let Ok(Value::Array(slots)) = serde_json::from_str::<Value>(&r.body) {
-                let busy = slots
-                    .iter()
-                    .filter(|s| s.get("is_processing").and_then(Value::as_bool) == Some(true))
-                    .count();
-                st.slots_busy = Some(busy as u64);
-                ev.push(http_evidence(
-                    port,
-                    "/slots",
-                    format!("{busy} of {} slots busy", slots.len()),
-                ));
-            }
-        }
-        Ok(r) => st.unavailable.push(format!(
-            "slots: /slots answered HTTP {} (started with --no-slots?)",
-            r.status
-        )),
-        Err(e) => st.unavailable.push(format!("slots: {e}")),
-    }
-}
-
-fn ollama(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    ev: &mut Vec<Evidence>,
-) -> Option<LiveState> {
-    let body = answer(fetch, port, "/api/ps")?;
-    let models = parse_ollama_ps(&body)?;
-    ev.push(http_evidence(
-        port,
-        "/api/ps",
-        format!(
-            "Ollama: {} model{} loaded{}",
-            models.len(),
-            if models.len() == 1 { "" } else { "s" },
-            if models.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({})",
-                    models
-                        .iter()
-                        .map(|m| m.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        ),
-    ));
-    Some(LiveState {
-        server: "ollama".into(),
-        port,
-        models,
-        ..Default::default()
-    })
-}
-
-fn lm_studio(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    ev: &mut Vec<Evidence>,
-) -> Option<LiveState> {
-    let body = answer(fetch, port, "/api/v0/models")?;
-    // The one /api/v0/models parser: runtimes::lmstudio's.
-    let models: Vec<LoadedModel> = crate::runtimes::lmstudio::parse_models(&body)
-        .ok()?
-        .into_iter()
-        .filter(|m| m.state.as_deref() == Some("loaded"))
-        .map(|m| LoadedModel {
-            name: m.id,
-            context_length: m.loaded_context_length.or(m.max_context_length),
-            ..Default::default()
-        })
-        .collect();
-    ev.push(http_evidence(
-        port,
-        "/api/v0/models",
-        format!("LM Studio: {} model(s) loaded", models.len()),
-    ));
-    Some(LiveState {
-        server: "lm-studio".into(),
-        port,
-        models,
-        ..Default::default()
-    })
-}
-
-fn vllm(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    ev: &mut Vec<Evidence>,
-) -> Option<LiveState> {
-    let body = answer(fetch, port, "/metrics")?;
-    // The recipe's reader: the same "is it vLLM's" check and V1/V0 usage names.
-    let usage = crate::runtimes::vllm::parse_metrics(&body, "")?.kv_usage;
-    let running = metric(&body, "vllm:num_requests_running");
-    ev.push(http_evidence(port, "/metrics", "vLLM metrics".into()));
-    Some(LiveState {
-        server: "vllm".into(),
-        port,
-        kv_cache_usage_ratio: usage,
-        slots_busy: running.map(|r| r as u64),
-        ..Default::default()
-    })
-}
-
-/// SGLang's `/get_server_info` (`/server_info` in newer releases): its arguments and pool size.
-fn sglang(
-    port: u16,
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-    ev: &mut Vec<Evidence>,
-) -> Option<LiveState> {
-    for path in ["/get_server_info", "/server_info"] {
-        let Some(body) = answer(fetch, port, path) else {
-            continue;
-        };
-        let Some(info) = crate::runtimes::sglang::parse_server_info(&body, path) else {
-            continue;
-        };
-        let v: Value = serde_json::from_str(&body).unwrap_or_default();
-        let model_path = v
-            .get("model_path")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        ev.push(http_evidence(
-            port,
-            path,
-            format!(
-                "SGLang server info{}",
-                info.max_total_num_tokens
-                    .map(|t| format!(", max_total_num_tokens {t}"))
-                    .unwrap_or_default()
-            ),
-        ));
-        return Some(LiveState {
-            server: "sglang".into(),
-            port,
-            n_ctx: v.get("context_length").and_then(Value::as_u64),
-            model_path,
-            ..Default::default()
-        });
-    }
-    None
-}
-
-/// Ollama `/api/ps` as the loaded models the live state lists; the answer is read by the one
-/// `/api/ps` parser, [`crate::runtimes::ollama::parse_ps`].
-pub fn parse_ollama_ps(body: &str) -> Option<Vec<LoadedModel>> {
-    let models = crate::runtimes::ollama::parse_ps(body).ok()?;
-    Some(
-        models
-            .into_iter()
-            .map(|m| LoadedModel {
-                name: m.name,
-                size_bytes: m.size,
-                vram_bytes: m.size_vram,
-                context_length: m.context_length,
-            })
-            .collect(),
-    )
 }
 
 /// Index of the `}` closing a label set, skipping quoted values (which may contain `}`).

@@ -4,7 +4,7 @@
 
 use crate::estimate::{estimate, Backend, Estimate, LlamaSettings, Setting, ENV_FLAGS};
 use crate::gguf::GgufModel;
-use gpuledger_model::{EstimatedMemory, EvidenceKind, Process, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{EstimatedMemory, EvidenceKind, Process, Vendor, Workload};
 use std::path::{Path, PathBuf};
 
 /// What the recipe needs about the process, read once.
@@ -35,10 +35,7 @@ pub fn llama_inputs(
     proc_root: &Path,
     vendor: Option<Vendor>,
 ) -> Option<Result<ProcessInputs, String>> {
-    if let Some(r) = crate::runtimes::inputs_for(p, w, proc_root, vendor, &Default::default()) {
-        return Some(r);
-    }
-    (w.kind == WorkloadKind::LlamaCpp).then(|| llama_server_inputs(p, w, proc_root, vendor))
+    crate::runtimes::inputs_for(p, w, proc_root, vendor, &Default::default())
 }
 
 /// Why a process has no llama.cpp inputs: vLLM, SGLang, PyTorch and ComfyUI have their own
@@ -213,6 +210,7 @@ mod tests {
     use super::*;
     use crate::gguf::writer::GgufWriter;
     use crate::gguf::MetaValue;
+    use gpuledger_model::WorkloadKind;
     use gpuledger_model::Confidence;
 
     fn workload(kind: WorkloadKind, model: &str) -> Workload {

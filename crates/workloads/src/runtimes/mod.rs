@@ -11,17 +11,58 @@
 //!   are `None` and named in `not_modelled`; the runtime's own figures go in `reported`, never into
 //!   a part) plus the inputs it used, each with where it came from.
 //!
-//! This file: what is asked of a runtime's API and how ([`ask`]; the per-port loop is in
-//! `loopback`), the process context the recipes read, and the dispatch to each recipe.
+//! Each runtime lives in one folder (`llamacpp`, `ollama`, `lmstudio`, `vllm`, `sglang`,
+//! `pytorch`) holding how it is recognised, how its API is asked, and its recipe, behind the one
+//! [`Runtime`] trait; [`RUNTIMES`] registers them. Adding a runtime: a folder with a type that
+//! implements [`Runtime`], its kind in `gpuledger_model::WorkloadKind`, and one line in
+//! [`RUNTIMES`] (see the crate's README, "Adding a runtime").
+//!
+//! This file: the registry and the dispatch to it, what was asked of a runtime's API ([`Asked`];
+//! the per-port loop is in `loopback`), the process context the recipes read, and the helpers the
+//! runtimes share.
 
 pub mod hf;
+pub mod llamacpp;
 pub mod lmstudio;
 mod loopback;
 pub mod ollama;
 pub mod pytorch;
 pub mod reservation;
+mod runtime;
 pub mod sglang;
 pub mod vllm;
+
+pub use runtime::{Runtime, Seen};
+
+/// Every runtime, in the order identification tries them (the first that recognises a process
+/// wins). Adding a runtime adds one line here.
+pub static RUNTIMES: &[&dyn Runtime] = &[
+    &llamacpp::LlamaCpp,
+    &ollama::Ollama,
+    &lmstudio::LmStudio,
+    &vllm::Vllm,
+    &sglang::Sglang,
+    &pytorch::Pytorch,
+];
+
+/// The runtime that owns `kind`.
+pub fn for_kind(kind: WorkloadKind) -> Option<&'static dyn Runtime> {
+    RUNTIMES.iter().copied().find(|r| r.kinds().contains(&kind))
+}
+
+/// Whether a command line alone names the runtime of `kind` ([`Runtime::names_argv`]).
+pub(crate) fn names_argv(kind: WorkloadKind, argv: &[String]) -> bool {
+    for_kind(kind).map_or(!argv.is_empty(), |r| r.names_argv(argv))
+}
+
+/// The runtime whose settings a process runs with: its own kind's, except the upstream
+/// llama-server that `ollama serve` starts (v0.30+), which runs with Ollama's.
+fn engine_of(w: &Workload) -> Option<&'static dyn Runtime> {
+    if w.kind == WorkloadKind::LlamaCpp && ollama::serve_parent(w).is_some() {
+        return Some(&ollama::Ollama);
+    }
+    for_kind(w.kind)
+}
 
 use crate::estimate::Estimate;
 use crate::live::Reply;
@@ -51,29 +92,14 @@ impl Asked {
     }
 }
 
-/// Is `w` an Ollama llama.cpp engine: its runner, or (v0.30+) the upstream llama-server that
-/// `ollama serve` started? Both are asked `/api/ps`.
-fn is_ollama(w: &Workload) -> bool {
-    match w.kind {
-        WorkloadKind::OllamaRunner => true,
-        WorkloadKind::LlamaCpp => ollama::serve_parent(w).is_some(),
-        _ => false,
-    }
-}
-
 /// Ask the runtime behind `w` for what its recipe needs (Ollama `/api/ps` from the runner's
 /// `ollama serve` parent, LM Studio `/api/v0/models`). Loopback only, `timeout` per request.
 pub fn ask(p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
-    if is_ollama(w) {
-        return Asked::OllamaPs(ollama::fetch_ps(proc_root, p.pid, timeout));
-    }
-    match w.kind {
-        WorkloadKind::LmStudio => Asked::LmStudio(lmstudio::fetch_models(proc_root, p, timeout)),
-        _ => Asked::Nothing,
-    }
+    engine_of(w).map_or(Asked::Nothing, |r| r.ask(p, w, proc_root, timeout))
 }
 
-/// The recipe's inputs for the runtimes handled here; `None` for any other kind.
+/// The llama.cpp recipe's inputs for a process of a runtime that runs llama.cpp (llama-server,
+/// Ollama, LM Studio); `None` for any other kind.
 pub fn inputs_for(
     p: &Process,
     w: &Workload,
@@ -81,28 +107,7 @@ pub fn inputs_for(
     vendor: Option<Vendor>,
     asked: &Asked,
 ) -> Option<Result<ProcessInputs, String>> {
-    if is_ollama(w) {
-        let ps = match asked {
-            Asked::OllamaPs(Ok(ps)) => Some(ps),
-            _ => None,
-        };
-        return Some(if w.kind == WorkloadKind::OllamaRunner {
-            ollama::inputs_for(p, w, proc_root, vendor, ps)
-        } else {
-            // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
-            ollama::llama_server_child(p, w, proc_root, vendor, ps)
-        });
-    }
-    match w.kind {
-        WorkloadKind::LmStudio => {
-            let models = match asked {
-                Asked::LmStudio(Ok(m)) => Some(m),
-                _ => None,
-            };
-            Some(lmstudio::inputs_for(w, vendor, models))
-        }
-        _ => None,
-    }
+    engine_of(w)?.llama_inputs(p, w, proc_root, vendor, asked)
 }
 
 /// What a runtime adds to a recipe's estimate: never a figure of the estimate itself.
@@ -253,7 +258,7 @@ impl<'a> ProcessContext<'a> {
         let mut pid = p.pid;
         let mut env_pid = p.pid;
         for _ in 0..4 {
-            if crate::identify::names_runtime(kind, &argv) {
+            if names_argv(kind, &argv) {
                 break;
             }
             let Some(pp) = procs.stat(pid).ok().map(|s| s.ppid).filter(|&pp| pp > 1) else {
@@ -262,7 +267,7 @@ impl<'a> ProcessContext<'a> {
             // Redacted by the reader, as `p.cmdline` is.
             let a = procs.args(pp).unwrap_or_default();
             pid = pp;
-            if crate::identify::names_runtime(kind, &a) {
+            if names_argv(kind, &a) {
                 argv = a;
                 argv_from = Some(pp);
                 env_pid = pp;
@@ -294,36 +299,20 @@ impl<'a> ProcessContext<'a> {
     }
 }
 
-/// Kinds with a recipe here.
+/// Kinds whose runtime has a recipe of its own (not llama.cpp's).
 pub fn covers(kind: WorkloadKind) -> bool {
-    matches!(
-        kind,
-        WorkloadKind::Vllm | WorkloadKind::Sglang | WorkloadKind::Pytorch | WorkloadKind::Comfyui
-    )
+    for_kind(kind).is_some_and(|r| r.has_recipe())
 }
 
-/// The recipe for `w.kind`, or `None` when these runtimes do not cover it (llama.cpp has its
-/// own recipe in [`crate::estimate()`]).
+/// The recipe for `w.kind`, or `None` when no runtime has one of its own for it (llama.cpp has
+/// its recipe in [`crate::estimate()`]).
 pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, String>> {
-    Some(match w.kind {
-        WorkloadKind::Vllm => vllm::estimate_process(ctx),
-        WorkloadKind::Sglang => sglang::estimate_process(ctx),
-        WorkloadKind::Pytorch | WorkloadKind::Comfyui => pytorch::estimate_process(ctx, w),
-        _ => return None,
-    })
+    for_kind(w.kind)?.estimate(ctx, w)
 }
 
 /// The runtime's own log figures for `kind` (`explain --log`), to go beside the estimate.
-pub fn reported_from_log(
-    kind: WorkloadKind,
-    text: &str,
-    source: &str,
-) -> Vec<gpuledger_model::ReportedFigure> {
-    match kind {
-        WorkloadKind::Vllm => vllm::parse_log(text).reported(source),
-        WorkloadKind::Sglang => sglang::parse_log(text).reported(source),
-        _ => Vec::new(),
-    }
+pub fn reported_from_log(kind: WorkloadKind, text: &str, source: &str) -> Vec<ReportedFigure> {
+    for_kind(kind).map_or_else(Vec::new, |r| r.reported_from_log(text, source))
 }
 
 #[cfg(test)]

@@ -33,15 +33,20 @@
 //!
 //! Where each part lives: `settings` turns the runner's flags or `ollama serve`'s
 //! environment into llama.cpp's settings, `api` asks `/api/ps` and `/api/version`, `names`
-//! finds the model's name from the manifests; this file tells the engines apart and puts the
-//! process's inputs together.
+//! finds the model's name from the manifests, `live` shows `/api/ps` as live state, `runtime`
+//! is the [`super::Runtime`]; this file tells the engines apart and puts the process's inputs
+//! together.
 
 mod api;
+mod live;
 mod names;
+mod runtime;
 mod settings;
 
 pub use api::{fetch_ps, parse_ps, parse_version, ps_entry, Ps, PsModel};
+pub use live::loaded_models;
 pub use names::model_name_for_blob;
+pub use runtime::Ollama;
 pub use settings::{serve_env, settings, ServeEnv};
 
 use super::RuntimeNotes;

@@ -22,12 +22,15 @@
 
 mod args;
 mod estimate;
+mod live;
 mod reports;
+mod runtime;
 
 pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
 pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 pub use estimate::estimate;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
+pub use runtime::Vllm;
 
 use super::reservation::first_answer;
 use super::{ProcessContext, RuntimeEstimate};

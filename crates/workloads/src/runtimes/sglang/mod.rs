@@ -11,6 +11,11 @@
 //! - the token count (`max_total_num_tokens`): only SGLang knows it; read from its server info or
 //!   log (`KV Cache is allocated. #tokens: N`).
 
+mod live;
+mod runtime;
+
+pub use runtime::Sglang;
+
 use super::hf::{gib, thousands};
 use super::reservation::{
     device_total_input, first_answer, kv_bytes_per_token, model_inputs, rank_words, share_of,

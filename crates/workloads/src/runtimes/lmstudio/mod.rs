@@ -9,6 +9,11 @@
 //! own state, not on a command line: the loaded context length is known only from its API,
 //! `GET /api/v0/models` (`loaded_context_length` of the model whose `state` is `loaded`).
 
+mod live;
+mod runtime;
+
+pub use runtime::LmStudio;
+
 use super::loopback::{answers, candidate_ports};
 use super::RuntimeNotes;
 use crate::estimate::{GpuLayers, LlamaSettings, Setting, SettingSource};

@@ -5,6 +5,10 @@
 //! probe was saved, and `PYTORCH_CUDA_ALLOC_CONF` when set. Activations, the caching allocator's
 //! reserve and any KV cache are the program's own business: named, never sized.
 
+mod runtime;
+
+pub use runtime::Pytorch;
+
 use super::hf::{gib, in_process_root};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::safetensors;

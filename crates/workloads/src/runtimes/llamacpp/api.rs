@@ -1,0 +1,118 @@
+//! llama-server's own answers on loopback: `/props`, `/slots`, `/metrics`, `/health`.
+
+use crate::live::{http_evidence, metric, LiveState};
+use crate::runtimes::Fetch;
+use gpuledger_model::Evidence;
+use serde_json::Value;
+
+/// llama-server: `/props` (context, slots, model; a 401 means an API key), then `/slots` and
+/// `/metrics` for what is busy and how fast.
+pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+    let props = fetch(port, "/props").ok()?;
+    let mut st = LiveState {
+        server: "llama-server".into(),
+        port,
+        ..Default::default()
+    };
+    match props.status {
+        200 => read_props(port, &props.body, &mut st, ev)?,
+        401 => {
+            key_required(port, fetch, &mut st, ev);
+            return Some(st);
+        }
+        _ => return None,
+    }
+    read_slots(port, fetch, &mut st, ev);
+    match fetch(port, "/metrics") {
+        Ok(r) if r.status == 200 => {
+            st.tokens_per_second = metric(&r.body, "llamacpp:predicted_tokens_seconds")
+        }
+        Ok(r) if r.status == 501 => st
+            .unavailable
+            .push("tokens per second: metrics are off (start llama-server with --metrics)".into()),
+        Ok(r) => st.unavailable.push(format!(
+            "tokens per second: /metrics answered HTTP {}",
+            r.status
+        )),
+        Err(e) => st.unavailable.push(format!("tokens per second: {e}")),
+    }
+    Some(st)
+}
+
+/// llama-server's `/props` body into `st`; `None` when it is another server's.
+fn read_props(port: u16, body: &str, st: &mut LiveState, ev: &mut Vec<Evidence>) -> Option<()> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    // Only llama-server's /props has these keys; anything else is another server.
+    let n_ctx = v
+        .pointer("/default_generation_settings/n_ctx")
+        .and_then(Value::as_u64);
+    n_ctx.or(v.get("total_slots").and_then(Value::as_u64))?;
+    st.n_ctx = n_ctx;
+    st.total_slots = v.get("total_slots").and_then(Value::as_u64);
+    st.model_path = v
+        .get("model_path")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    st.build = v
+        .get("build_info")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut parts = vec!["llama-server /props".to_string()];
+    if let Some(c) = st.n_ctx {
+        parts.push(format!("context {c}"));
+    }
+    if let Some(s) = st.total_slots {
+        parts.push(format!("{s} slots"));
+    }
+    if let Some(m) = &st.model_path {
+        parts.push(format!("model {m}"));
+    }
+    ev.push(http_evidence(port, "/props", parts.join(", ")));
+    Some(())
+}
+
+/// `/props` answered 401: say so, and let `/health` (no key needed) confirm what answered.
+fn key_required(port: u16, fetch: Fetch, st: &mut LiveState, ev: &mut Vec<Evidence>) {
+    st.auth_required = true;
+    st.unavailable
+        .push("context, slots and model: the server requires an API key (HTTP 401)".into());
+    ev.push(http_evidence(
+        port,
+        "/props",
+        "HTTP 401: the server was started with an API key".into(),
+    ));
+    if let Ok(h) = fetch(port, "/health") {
+        if h.status == 200 {
+            ev.push(http_evidence(
+                port,
+                "/health",
+                "HTTP 200 (no key needed)".into(),
+            ));
+        }
+    }
+}
+
+/// How many of llama-server's slots are busy (`/slots`; off with `--no-slots`).
+fn read_slots(port: u16, fetch: Fetch, st: &mut LiveState, ev: &mut Vec<Evidence>) {
+    match fetch(port, "/slots") {
+        Ok(r) if r.status == 200 => {
+            if let Ok(Value::Array(slots)) = serde_json::from_str::<Value>(&r.body) {
+                let busy = slots
+                    .iter()
+                    .filter(|s| s.get("is_processing").and_then(Value::as_bool) == Some(true))
+                    .count();
+                st.slots_busy = Some(busy as u64);
+                ev.push(http_evidence(
+                    port,
+                    "/slots",
+                    format!("{busy} of {} slots busy", slots.len()),
+                ));
+            }
+        }
+        Ok(r) => st.unavailable.push(format!(
+            "slots: /slots answered HTTP {} (started with --no-slots?)",
+            r.status
+        )),
+        Err(e) => st.unavailable.push(format!("slots: {e}")),
+    }
+}

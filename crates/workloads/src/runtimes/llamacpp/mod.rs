@@ -1,0 +1,66 @@
+//! llama.cpp's own server (`llama-server`, and the other `llama-*` programs): recognised by its
+//! program name, asked through `/props`, `/slots` and `/metrics` ([`api`]), estimated by the
+//! llama.cpp recipe ([`crate::estimate()`]) from its command line and `LLAMA_ARG_*` environment.
+
+mod api;
+
+use super::{Asked, Fetch, Runtime, Seen};
+use crate::live::LiveState;
+use crate::process_estimate::ProcessInputs;
+use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use std::path::Path;
+
+pub struct LlamaCpp;
+
+impl Runtime for LlamaCpp {
+    fn kinds(&self) -> &'static [WorkloadKind] {
+        &[WorkloadKind::LlamaCpp]
+    }
+
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
+        let p = seen.prog;
+        (p.starts_with("llama-") || p == "llama").then_some(WorkloadKind::LlamaCpp)
+    }
+
+    fn cmdline_signal(
+        &self,
+        _kind: WorkloadKind,
+        named: bool,
+        seen: &Seen,
+    ) -> Option<(String, &'static str)> {
+        if !named {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if let Some(m) = seen.flag(&["-m", "--model"]) {
+            parts.push(format!("model {m}"));
+        }
+        if let Some(c) = seen.flag(&["-c", "--ctx-size"]) {
+            parts.push(format!("context {c}"));
+        }
+        if let Some(n) = seen.flag(&["-ngl", "--n-gpu-layers", "--gpu-layers"]) {
+            parts.push(format!("{n} GPU layers"));
+        }
+        if let Some(n) = seen.flag(&["-np", "--parallel"]) {
+            parts.push(format!("{n} slots"));
+        }
+        (!parts.is_empty()).then(|| (format!("llama.cpp flags: {}", parts.join(", ")), "cmdline"))
+    }
+
+    fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        api::query(port, fetch, ev)
+    }
+
+    fn llama_inputs(
+        &self,
+        p: &Process,
+        w: &Workload,
+        proc_root: &Path,
+        vendor: Option<Vendor>,
+        _asked: &Asked,
+    ) -> Option<Result<ProcessInputs, String>> {
+        Some(crate::process_estimate::llama_server_inputs(
+            p, w, proc_root, vendor,
+        ))
+    }
+}

@@ -1,0 +1,55 @@
+//! The [`Runtime`] for LM Studio: its engine helper, recognised by LM Studio's paths.
+
+use super::super::{Asked, Fetch, Runtime, Seen};
+use crate::live::LiveState;
+use crate::process_estimate::ProcessInputs;
+use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use std::path::Path;
+use std::time::Duration;
+
+pub struct LmStudio;
+
+/// A path in LM Studio's installation or its `~/.lmstudio` folder.
+fn lmstudio_path(s: &str) -> bool {
+    let s = s.to_ascii_lowercase();
+    s.contains("lm studio")
+        || s.contains("lm-studio")
+        || s.contains("/.lmstudio/")
+        || s.contains("\\.lmstudio\\")
+}
+
+impl Runtime for LmStudio {
+    fn kinds(&self) -> &'static [WorkloadKind] {
+        &[WorkloadKind::LmStudio]
+    }
+
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
+        let by_path = lmstudio_path(seen.prog)
+            || seen.args.first().is_some_and(|a| lmstudio_path(a))
+            || seen.mapped.iter().any(|m| lmstudio_path(m));
+        (seen.prog == "lms" || by_path).then_some(WorkloadKind::LmStudio)
+    }
+
+    fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        super::live::query(port, fetch, ev)
+    }
+
+    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+        Asked::LmStudio(super::fetch_models(proc_root, p, timeout))
+    }
+
+    fn llama_inputs(
+        &self,
+        _p: &Process,
+        w: &Workload,
+        _proc_root: &Path,
+        vendor: Option<Vendor>,
+        asked: &Asked,
+    ) -> Option<Result<ProcessInputs, String>> {
+        let models = match asked {
+            Asked::LmStudio(Ok(m)) => Some(m),
+            _ => None,
+        };
+        Some(super::inputs_for(w, vendor, models))
+    }
+}

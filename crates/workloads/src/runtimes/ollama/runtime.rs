@@ -1,0 +1,75 @@
+//! The [`Runtime`] for Ollama: `ollama serve`, its runner (`ollama runner`, `ollama_llama_server`)
+//! and the upstream llama-server it starts since v0.30.
+
+use super::super::{Asked, Fetch, Runtime, Seen};
+use crate::live::LiveState;
+use crate::process_estimate::ProcessInputs;
+use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use std::path::Path;
+use std::time::Duration;
+
+pub struct Ollama;
+
+impl Runtime for Ollama {
+    fn kinds(&self) -> &'static [WorkloadKind] {
+        &[WorkloadKind::Ollama, WorkloadKind::OllamaRunner]
+    }
+
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
+        match seen.prog {
+            "ollama" if seen.args.iter().any(|a| a == "runner") => Some(WorkloadKind::OllamaRunner),
+            "ollama" => Some(WorkloadKind::Ollama),
+            "ollama_llama_server" => Some(WorkloadKind::OllamaRunner),
+            _ => None,
+        }
+    }
+
+    fn cmdline_signal(
+        &self,
+        kind: WorkloadKind,
+        _named: bool,
+        seen: &Seen,
+    ) -> Option<(String, &'static str)> {
+        let words = match kind {
+            WorkloadKind::Ollama => seen
+                .args
+                .iter()
+                .any(|a| a == "serve")
+                .then(|| "`ollama serve`".to_string())?,
+            _ => match seen.flag(&["--model"]) {
+                Some(m) => format!("`ollama runner` for model {m}"),
+                None => "`ollama runner`".into(),
+            },
+        };
+        Some((words, "cmdline"))
+    }
+
+    fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        super::live::query(port, fetch, ev)
+    }
+
+    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+        Asked::OllamaPs(super::fetch_ps(proc_root, p.pid, timeout))
+    }
+
+    fn llama_inputs(
+        &self,
+        p: &Process,
+        w: &Workload,
+        proc_root: &Path,
+        vendor: Option<Vendor>,
+        asked: &Asked,
+    ) -> Option<Result<ProcessInputs, String>> {
+        let ps = match asked {
+            Asked::OllamaPs(Ok(ps)) => Some(ps),
+            _ => None,
+        };
+        Some(match w.kind {
+            WorkloadKind::OllamaRunner => super::inputs_for(p, w, proc_root, vendor, ps),
+            // Ollama v0.30+ starts upstream llama-server: its command line is llama-server's.
+            WorkloadKind::LlamaCpp => super::llama_server_child(p, w, proc_root, vendor, ps),
+            // `ollama serve` itself runs no model.
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,99 @@
+//! What every runtime answers, in one trait: how it is recognised, what its command line says,
+//! how its own API is asked, and what it adds to the estimated ledger. Each runtime implements it
+//! in its own folder; [`super::RUNTIMES`] lists them in the order identification tries them.
+
+use super::{Asked, Fetch, ProcessContext, RuntimeEstimate};
+use crate::live::LiveState;
+use crate::process_estimate::ProcessInputs;
+use gpuledger_model::{Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
+use std::path::Path;
+use std::time::Duration;
+
+/// What identification saw of a process, for a runtime to recognise itself in.
+pub struct Seen<'a> {
+    /// The program's file name without `.exe` (`llama-server`, `python3`, `ollama`).
+    pub prog: &'a str,
+    /// The kernel's process name (a title set with setproctitle: `VLLM::Worker_TP0`).
+    pub comm: &'a str,
+    pub args: &'a [String],
+    /// The command line joined with spaces, as it was, and in lower case.
+    pub joined: &'a str,
+    pub lower: &'a str,
+    pub mapped: &'a [String],
+}
+
+impl Seen<'_> {
+    /// The value of the first of `names` in the arguments (`-c 4096`, `--ctx-size=4096`).
+    pub fn flag(&self, names: &[&str]) -> Option<&str> {
+        crate::identify::arg_value(self.args, names)
+    }
+}
+
+/// One runtime. Only [`Runtime::kinds`] and [`Runtime::named`] are required: a runtime that
+/// has no API, no recipe or no log figures leaves those methods as they are.
+pub trait Runtime: Sync {
+    /// The workload kinds this runtime owns (Ollama: its server and its runner).
+    fn kinds(&self) -> &'static [WorkloadKind];
+
+    /// The kind, when the program's name, process title or command line names this runtime.
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind>;
+
+    /// Whether a command line alone names this runtime, so that its flags are the ones a recipe
+    /// reads: asked of each ancestor when a worker's title replaced its own command line.
+    fn names_argv(&self, argv: &[String]) -> bool {
+        !argv.is_empty()
+    }
+
+    /// What in the command line (or process title) supports the conclusion `kind`, in words,
+    /// and the `/proc/PID` file it was read from. `named`: the program or title named it.
+    fn cmdline_signal(
+        &self,
+        _kind: WorkloadKind,
+        _named: bool,
+        _seen: &Seen,
+    ) -> Option<(String, &'static str)> {
+        None
+    }
+
+    /// The live state from the runtime's own HTTP answers on `port` (loopback), with the
+    /// evidence they gave; `None` when what answered is not this runtime.
+    fn query(&self, _port: u16, _fetch: Fetch, _ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        None
+    }
+
+    /// Ask the runtime's API for what its recipe needs (explain only; never on collection).
+    fn ask(&self, _p: &Process, _w: &Workload, _proc_root: &Path, _timeout: Duration) -> Asked {
+        Asked::Nothing
+    }
+
+    /// The llama.cpp recipe's inputs, for a runtime that runs llama.cpp with settings of its own.
+    fn llama_inputs(
+        &self,
+        _p: &Process,
+        _w: &Workload,
+        _proc_root: &Path,
+        _vendor: Option<Vendor>,
+        _asked: &Asked,
+    ) -> Option<Result<ProcessInputs, String>> {
+        None
+    }
+
+    /// Whether the runtime has a recipe of its own ([`Runtime::estimate`]).
+    fn has_recipe(&self) -> bool {
+        false
+    }
+
+    /// The runtime's own recipe (vLLM, SGLang, PyTorch).
+    fn estimate(
+        &self,
+        _ctx: &ProcessContext,
+        _w: &Workload,
+    ) -> Option<Result<RuntimeEstimate, String>> {
+        None
+    }
+
+    /// The runtime's own figures in its log (`explain --log`), to go beside the estimate.
+    fn reported_from_log(&self, _text: &str, _source: &str) -> Vec<ReportedFigure> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,74 @@
+//! The [`Runtime`] for SGLang: its server and its scheduler processes, which retitle themselves
+//! `sglang::scheduler_TP0` (setproctitle replaces the command line and the comm).
+
+use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use crate::live::LiveState;
+use gpuledger_model::{Evidence, ReportedFigure, Workload, WorkloadKind};
+
+pub struct Sglang;
+
+/// Does a command line (in lower case) start SGLang's server?
+fn names_server(lower: &str) -> bool {
+    lower.contains("sglang.launch_server") || lower.contains("sglang serve")
+}
+
+/// Is the process name or command line (in lower case) an SGLang process title?
+fn is_title(comm: &str, lower: &str) -> bool {
+    comm.starts_with("sglang::") || lower.trim_start().starts_with("sglang::")
+}
+
+impl Runtime for Sglang {
+    fn kinds(&self) -> &'static [WorkloadKind] {
+        &[WorkloadKind::Sglang]
+    }
+
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
+        (names_server(seen.lower) || is_title(seen.comm, seen.lower))
+            .then_some(WorkloadKind::Sglang)
+    }
+
+    fn names_argv(&self, argv: &[String]) -> bool {
+        names_server(&argv.join(" ").to_ascii_lowercase())
+    }
+
+    /// Says which rule matched: the module, the console script, or a process title.
+    fn cmdline_signal(
+        &self,
+        _kind: WorkloadKind,
+        _named: bool,
+        seen: &Seen,
+    ) -> Option<(String, &'static str)> {
+        Some(if seen.lower.contains("sglang.launch_server") {
+            ("`sglang.launch_server`".into(), "cmdline")
+        } else if seen.lower.contains("sglang serve") {
+            ("`sglang serve`".into(), "cmdline")
+        } else if is_title("", seen.lower) {
+            (
+                format!("SGLang process title `{}`", seen.joined.trim()),
+                "cmdline",
+            )
+        } else {
+            (format!("SGLang process title `{}`", seen.comm), "comm")
+        })
+    }
+
+    fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        super::live::query(port, fetch, ev)
+    }
+
+    fn has_recipe(&self) -> bool {
+        true
+    }
+
+    fn estimate(
+        &self,
+        ctx: &ProcessContext,
+        _w: &Workload,
+    ) -> Option<Result<RuntimeEstimate, String>> {
+        Some(super::estimate_process(ctx))
+    }
+
+    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
+        super::parse_log(text).reported(source)
+    }
+}

@@ -1,0 +1,76 @@
+//! The [`Runtime`] for vLLM: its API server, engine core and workers (`VLLM::EngineCore`,
+//! `VLLM::Worker_TP0`: process titles that replace the command line).
+
+use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use crate::live::LiveState;
+use gpuledger_model::{Evidence, ReportedFigure, Workload, WorkloadKind};
+
+pub struct Vllm;
+
+/// Does a command line (in lower case) run one of vLLM's entry points as a module?
+fn names_module(lower: &str) -> bool {
+    lower.contains("vllm.entrypoints")
+}
+
+fn base(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+impl Runtime for Vllm {
+    fn kinds(&self) -> &'static [WorkloadKind] {
+        &[WorkloadKind::Vllm]
+    }
+
+    fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
+        let first_arg = seen.args.get(1).map(String::as_str).unwrap_or("");
+        let serve = seen.args.get(2).is_some_and(|a| a == "serve");
+        (seen.comm.starts_with("VLLM::")
+            || seen.prog == "vllm"
+            || seen.comm == "vllm"
+            || first_arg == "vllm"
+            || (base(first_arg) == "vllm" && serve)
+            || names_module(seen.lower)
+            || seen.lower.contains(" vllm serve"))
+        .then_some(WorkloadKind::Vllm)
+    }
+
+    /// Also any argument named `vllm` (`/usr/bin/vllm serve`, where `named` has the process name).
+    fn names_argv(&self, argv: &[String]) -> bool {
+        names_module(&argv.join(" ").to_ascii_lowercase())
+            || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
+    }
+
+    fn cmdline_signal(
+        &self,
+        _kind: WorkloadKind,
+        _named: bool,
+        seen: &Seen,
+    ) -> Option<(String, &'static str)> {
+        let words = if seen.args.iter().any(|a| a == "serve") {
+            "`vllm serve`"
+        } else {
+            "vLLM engine (vllm.entrypoints or VLLM:: process title)"
+        };
+        Some((words.into(), "cmdline"))
+    }
+
+    fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
+        super::live::query(port, fetch, ev)
+    }
+
+    fn has_recipe(&self) -> bool {
+        true
+    }
+
+    fn estimate(
+        &self,
+        ctx: &ProcessContext,
+        _w: &Workload,
+    ) -> Option<Result<RuntimeEstimate, String>> {
+        Some(super::estimate_process(ctx))
+    }
+
+    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
+        super::parse_log(text).reported(source)
+    }
+}
