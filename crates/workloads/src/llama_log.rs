@@ -146,8 +146,8 @@ impl LlamaLog {
         self.buffers
             .iter()
             .filter(|b| &b.kind == kind && b.place() == place)
-            .map(|b| b.mib)
-            .sum()
+            // From +0.0: `Sum` for floats starts at -0.0, which prints as "-0.00".
+            .fold(0.0, |sum, b| sum + b.mib)
     }
 }
 
@@ -348,6 +348,7 @@ I llama_memory_recurrent: size =    0.22 MiB (     4 cells,   3 layers,  4 seqs 
         );
         assert_eq!(l.sum_mib(&BufferKind::Model), (10.0, 1186.25));
         assert_eq!(l.repacked_mib(&BufferKind::Model), 1328.25);
+        assert_eq!(format!("{:.2}", l.sum_mib(&BufferKind::Compute).0), "0.00");
     }
 
     #[test]

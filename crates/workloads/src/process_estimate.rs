@@ -210,8 +210,8 @@ mod tests {
     use super::*;
     use crate::gguf::writer::GgufWriter;
     use crate::gguf::MetaValue;
-    use gpuledger_model::WorkloadKind;
     use gpuledger_model::Confidence;
+    use gpuledger_model::WorkloadKind;
 
     fn workload(kind: WorkloadKind, model: &str) -> Workload {
         Workload {

@@ -238,8 +238,9 @@ fn check(srv: &Server, dir: &Path, c: &Case) -> Checked {
 
     // Weights: within 1 % (or the log's 0.01 MiB print resolution for tiny buffers). A CPU server
     // built for a CPU with AVX2 or AMX copies some block-quantised weights into a CPU_REPACK or
-    // AMX buffer beside the mapping; the recipe does not model repacking, so those buffers are
-    // in neither sum (and said so) rather than compared.
+    // AMX buffer; the recipe does not model which (it depends on the CPU), so those buffers are
+    // in neither sum (and said so). The mapped host buffer then spans only the weights left in
+    // place, in file order: at most all host weights, and with the repacked copies at least all.
     let repack = log.repacked_mib(&BufferKind::Model);
     if repack > 0.0 {
         eprintln!("{ctx}: {repack:.2} MiB of weights repacked (CPU_REPACK/AMX): not modelled");
@@ -249,14 +250,22 @@ fn check(srv: &Server, dir: &Path, c: &Case) -> Checked {
         let est = est as f64 / MIB;
         (log_mib - est).abs() <= (0.01 * est).max(0.006)
     };
+    let host_agrees = |log_mib: f64, est: u64| {
+        if repack == 0.0 {
+            return close(log_mib, est);
+        }
+        let est = est as f64 / MIB;
+        let tol = (0.01 * est).max(0.006);
+        log_mib <= est + tol && log_mib + repack >= est - tol
+    };
     assert!(
         close(w_gpu, e.weights.gpu_bytes),
         "{ctx}: weights on GPU {w_gpu} MiB vs {}",
         e.weights.gpu_bytes as f64 / MIB
     );
     assert!(
-        close(w_host, e.weights.host_bytes),
-        "{ctx}: weights on host {w_host} MiB vs {}",
+        host_agrees(w_host, e.weights.host_bytes),
+        "{ctx}: weights on host {w_host} MiB (+{repack} MiB repacked) vs {}",
         e.weights.host_bytes as f64 / MIB
     );
     if let Some((off, of)) = log.offloaded {
@@ -284,6 +293,13 @@ fn check(srv: &Server, dir: &Path, c: &Case) -> Checked {
             );
             continue;
         };
+        if (c.line, c.place) == ("weights", "host") && repack > 0.0 {
+            assert!(
+                host_agrees(rep / MIB, est),
+                "{ctx}: compare_with_log host weights: estimated {est} vs logged {rep}"
+            );
+            continue;
+        }
         let est = est as f64;
         assert!(
             (rep - est).abs() <= (0.01 * est).max(0.011 * MIB),
@@ -627,9 +643,12 @@ const CASES: &[Case] = &[
 
 /// Block-quantised weights (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, BF16, MXFP4), fully offloaded where there
 /// is a device.
+/// Without repacking: which weights a CPU build repacks depends on the CPU (not modelled), and
+/// b11434 built for a Xeon with AMX dies with SIGSEGV in load_tensors while putting this file's
+/// block-quantised weights into its AMX buffer.
 const QUANT_CASES: &[Case] = &[Case {
     model: "llama-quant",
-    args: &["-c", "2048", "-ngl", "99"],
+    args: &["-c", "2048", "-ngl", "99", "--no-repack"],
 }];
 
 #[test]

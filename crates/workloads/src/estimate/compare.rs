@@ -52,7 +52,8 @@ pub fn compare_with_log(e: &Estimate, log: &crate::llama_log::LlamaLog) -> Vec<C
             reported_bytes: Some(mib(repacked)),
             why_not_estimated: Some(
                 "host copies re-laid out for this CPU's kernels (CPU_REPACK, AMX, CPU_KLEIDIAI): \
-                 which weights go there depends on the CPU the server was built for",
+                 which weights go there depends on the CPU the server was built for, and the \
+                 mapped host buffer then spans only the weights left in place",
             ),
         });
     }
