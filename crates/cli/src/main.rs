@@ -79,7 +79,11 @@ enum Command {
     /// What llama-server would allocate for a GGUF model with llama-server's flags (weights, KV
     /// cache, output, compute, overhead; every input with its source), and whether it fits in
     /// what is free now on a GPU.
-    #[command(after_help = commands::estimate::LONG_HELP)]
+    #[command(
+        after_help = commands::estimate::LONG_HELP,
+        override_usage = "gpuledger estimate MODEL.gguf [FLAGS]...\n       \
+                          gpuledger estimate [OPTIONS] -- llama-server -m MODEL.gguf [FLAGS]..."
+    )]
     Estimate(commands::estimate::Args),
     /// Check every data source on this machine: what it sees, what it cannot see, and why.
     #[command(after_help = EXIT_CODES)]

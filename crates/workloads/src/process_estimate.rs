@@ -2,7 +2,7 @@
 //! and the settings on its own command line and environment. Shared by `explain` (which adds the
 //! server's live answers and the runtime's log) and the collection-time annotator (which caches it).
 
-use crate::estimate::{estimate, Backend, Estimate, LlamaSettings, Setting, ENV_FLAGS};
+use crate::estimate::{env_vars, estimate, Backend, Estimate, LlamaSettings, Setting};
 use crate::gguf::GgufModel;
 use gpuledger_model::{EstimatedMemory, EvidenceKind, Process, Vendor, Workload};
 use std::path::{Path, PathBuf};
@@ -90,9 +90,10 @@ pub fn llama_server_inputs(
 }
 
 /// llama-server's `LLAMA_ARG_*` settings from the process environment: only the names the recipe
-/// reads ([`ENV_FLAGS`]) are kept, so no other variable (a token, a key) leaves the process.
+/// reads ([`env_vars`]: the variables of flags that change memory) are kept, so no other
+/// variable (a token, a key) leaves the process.
 fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
-    let names: Vec<&str> = ENV_FLAGS.iter().map(|(name, _)| *name).collect();
+    let names = env_vars();
     gpuledger_sources::environ::named(proc_root, pid, &names).unwrap_or_default()
 }
 
@@ -273,7 +274,19 @@ mod tests {
             "LLAMA_ARG_CTX_SIZE=8192\0LLAMA_ARG_HF_REPO=org/private\0LLAMA_ARG_API_KEY=s\0HOME=/\0",
         );
         let env = llama_env(&d, 4242);
-        assert_eq!(env, vec![("LLAMA_ARG_CTX_SIZE".into(), "8192".into())]);
+        // The variables of flags that change memory; never a key, never anything else.
+        assert_eq!(
+            env,
+            vec![
+                ("LLAMA_ARG_CTX_SIZE".into(), "8192".into()),
+                ("LLAMA_ARG_HF_REPO".into(), "org/private".into())
+            ]
+        );
+        // A flag the recipe does not model is named, its value not kept.
+        let mut s = LlamaSettings::default();
+        s.apply_env(&env).unwrap();
+        assert_eq!(s.ctx_size.value, 8192);
+        assert_eq!(s.unmodelled, ["LLAMA_ARG_HF_REPO (environment)"]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

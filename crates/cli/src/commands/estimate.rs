@@ -2,29 +2,31 @@
 //! what llama-server would allocate for a model with those settings, before loading it, and
 //! whether that fits in what is free now on the chosen device.
 //!
-//! The llama-server flags are read by the same parser `explain` uses on a live command line
-//! (`LlamaSettings`), so `-ngl`, `-np`, `-ctk` etc. are spelled exactly as llama-server spells them
-//! (clap cannot express multi-letter single-dash flags).
+//! The llama-server flags are read by the same flag table `explain` and snapshots use on a live
+//! command line (`LlamaSettings`, `estimate::FLAGS`), so `-ngl`, `-np`, `-ctk` etc. are spelled
+//! exactly as llama-server spells them (clap cannot express multi-letter single-dash flags), and a
+//! whole llama-server command line is accepted as written (`line`).
 
 use crate::Global;
-use anyhow::{bail, Context};
+use anyhow::bail;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison, render_text};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, parse_llama_build, Backend, Comparison, Estimate, LlamaSettings,
-    Setting, SettingSource,
+    compare_with_log, estimate, Backend, Comparison, Estimate, Setting, SettingSource,
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod line;
 
 macro_rules! flags_help {
     () => {
         "\
-llama-server flags (same names and defaults as llama-server):
+llama-server flags (same names and defaults as llama-server), read by one table made from
+llama.cpp's own list (build b11434, and older builds' flags) as for a running server:
   -c, --ctx-size N            context (0 = the model's training context; padded to 256)
   -np, --parallel N           slots (default auto: 4 slots sharing one unified cache)
   -kvu, --kv-unified          one cache shared by all slots
@@ -35,13 +37,23 @@ llama-server flags (same names and defaults as llama-server):
   -ctk, --cache-type-k T      K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1
   -ctv, --cache-type-v T      V cache type (quantised V needs flash attention)
   -fa, --flash-attn on|off|auto
+                              (a bare -fa, the switch of older builds, is on)
   --swa-full                  full-size cache for sliding-window layers
   -nkvo, --no-kv-offload      keep the KV cache on the host
   --no-mmap, -lm none         load weights into host memory instead of mapping the file
                               (-lm/--load-mode is the spelling of current builds)
-gpuledger options:
+  Every other llama-server flag is accepted, never refused: one that changes memory in a way not
+  modelled yet (-ot, --n-cpu-moe, -ts, -sm, -mg, --rpc, --fit, -md, --mmproj ...) is named in a
+  note with its value; one with no effect on memory (--host, --port, -t, --jinja, -a, --api-key
+  ...) is listed by name; an unknown one is named in a warning.
+A whole llama-server command line can follow `--` (or start at its program, llama-server or a
+path to it): its -m names the model when no MODEL.gguf comes first, LLAMA_ARG_* assignments in
+front of it are read as its environment, and every flag after it is llama-server's:
+  gpuledger estimate --json -- llama-server -m m.gguf --host 0.0.0.0 -c 8192 -fa on
+gpuledger options (before `--` or the program):
   --json                      the estimate (and fit check) as JSON
-  --device N                  GPU index for the fit check (default 0)
+  --device N                  GPU index for the fit check (default 0); a device name
+                              (--device CUDA0,CUDA1) is llama-server's own --device
   --backend cuda|vulkan|metal|cpu
                               which kind of device buffers to model (default: from the device's
                               vendor when a GPU is found, else cuda)
@@ -59,15 +71,14 @@ pub const LONG_HELP: &str = concat!(flags_help!(), "\n\n", crate::exit_codes!())
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The model (any part of a split model).
-    pub model: PathBuf,
-    /// llama-server flags and gpuledger options (see below).
+    /// The model (any part of a split model), then llama-server flags and gpuledger options; or
+    /// a whole llama-server command line after `--` (see below).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
-        value_name = "FLAGS"
+        value_name = "MODEL.gguf|FLAGS"
     )]
-    pub flags: Vec<String>,
+    pub args: Vec<String>,
 }
 
 /// Whether the estimate fits on a device, from a snapshot (measured) beside the estimate.
@@ -142,63 +153,6 @@ struct JsonOut<'a> {
     reported: Option<&'a [Comparison]>,
 }
 
-struct Opts {
-    log: Option<PathBuf>,
-    llama_build: Option<u64>,
-    json: bool,
-    device: u32,
-    backend: Option<Backend>,
-    fit_check: bool,
-}
-
-/// Take gpuledger's own options out first (`--device` is also a llama-server flag, with another
-/// meaning); the rest goes to the llama-server parser, and anything it does not know is an error.
-fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
-    let mut o = Opts {
-        log: None,
-        llama_build: None,
-        json: false,
-        device: 0,
-        backend: None,
-        fit_check: true,
-    };
-    let mut rest = Vec::new();
-    let mut it = flags.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--json" => o.json = true,
-            "--no-fit-check" => o.fit_check = false,
-            "--log" => o.log = Some(PathBuf::from(it.next().context("--log needs a file")?)),
-            "--device" => {
-                let v = it.next().context("--device needs a GPU index")?;
-                o.device = v
-                    .parse()
-                    .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
-            }
-            "--llama-build" => {
-                let v = it.next().context("--llama-build needs a build number")?;
-                o.llama_build = Some(parse_llama_build(v).with_context(|| {
-                    format!("--llama-build: {v:?} is not a llama.cpp build number (like 8123)")
-                })?);
-            }
-            "--backend" => {
-                let v = it
-                    .next()
-                    .context("--backend needs cuda, vulkan, metal or cpu")?;
-                o.backend = Some(Backend::parse(v).with_context(|| {
-                    format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
-                })?);
-            }
-            "-h" | "--help" => {
-                println!("Usage: gpuledger estimate MODEL.gguf [FLAGS]\n\n{FLAGS_HELP}");
-                std::process::exit(0);
-            }
-            _ => rest.push(a.clone()),
-        }
-    }
-    Ok((o, rest))
-}
-
 /// A flag or value that cannot be used: said once, exit status 2 (as for clap's usage errors).
 fn usage_error(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     eprintln!("gpuledger: {msg}");
@@ -206,24 +160,39 @@ fn usage_error(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    let (opts, llama_flags) = match own_options(&args.flags) {
+    let line::Line {
+        opts,
+        model,
+        mut settings,
+        warnings,
+    } = match line::read(&args.args) {
         Ok(x) => x,
         Err(e) => return usage_error(format!("{e:#}")),
     };
-    let (mut settings, unknown) = match LlamaSettings::parse_known(&llama_flags) {
-        Ok(x) => x,
-        Err(e) => return usage_error(e),
-    };
-    if let Some(u) = unknown.first() {
-        return usage_error(format!("unknown option {u:?}\n\n{FLAGS_HELP}"));
+    for w in &warnings {
+        eprintln!("gpuledger: warning: {w}");
     }
+    let Some(model_path) = model else {
+        let hf = settings
+            .unmodelled
+            .iter()
+            .any(|u| u.starts_with("-hf") || u.starts_with("--hf"));
+        return usage_error(format!(
+            "no model: give MODEL.gguf first, or llama-server's -m FILE{}\n\n{FLAGS_HELP}",
+            if hf {
+                " (-hf downloads it: name the downloaded .gguf file)"
+            } else {
+                ""
+            }
+        ));
+    };
     if let Some(b) = opts.llama_build {
         settings.llama_build = Setting {
             value: Some(b),
             source: SettingSource::Flag("--llama-build".into()),
         };
     }
-    let model = GgufModel::open(&args.model)?;
+    let model = GgufModel::open(&model_path)?;
 
     let (snapshot, replay) = fit_snapshot(&opts, global)?;
     let device = snapshot
@@ -267,7 +236,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 /// The snapshot to check the fit against: none when not asked, or when a live collection fails
 /// (the estimate stands alone); a replay that cannot be read is an error.
 fn fit_snapshot(
-    opts: &Opts,
+    opts: &line::Opts,
     global: &Global,
 ) -> anyhow::Result<(Option<Snapshot>, Option<String>)> {
     if !opts.fit_check {

@@ -11,7 +11,7 @@ use std::process::Output;
 const GIB: u64 = 1 << 30;
 
 /// A llama model with 16 GiB of F16 layer weights (a sparse file: only the header is written).
-fn big_model(dir: &Path) -> PathBuf {
+pub(crate) fn big_model(dir: &Path) -> PathBuf {
     let f16 = GgmlType::from_name("f16").unwrap();
     let mut w = GgufWriter::new();
     w.kv("general.architecture", MetaValue::String("llama".into()))
@@ -191,12 +191,23 @@ fn estimate_errors_name_the_file_or_flag() {
         "a bad flag value is a usage error"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("-ctk: unsupported cache type \"q9_9\""));
-    let out = b.estimate(&["--frobnicate"]);
+    // No model word and no -m: bad usage that says how to name it.
+    let out = b.m.run(&["estimate", "-c", "4096", "-hf", "org/repo"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option \"--frobnicate\""));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no model") && err.contains("-hf downloads it"),
+        "{err}"
+    );
 
-    // A context that does not fit llama-server's 32-bit int is refused, not wrapped to n_ctx 0.
-    for (flag, v) in [("-c", "18446744073709551615"), ("-ub", "4294967296")] {
+    // A context that does not fit llama-server's 32-bit int is refused, not wrapped to n_ctx 0;
+    // the same rule for every integer the recipe reads.
+    for (flag, v) in [
+        ("-c", "18446744073709551615"),
+        ("-ub", "4294967296"),
+        ("-ngl", "4294967296"),
+        ("--n-gpu-layers", "-4294967296"),
+    ] {
         let out = b.estimate(&[flag, v]);
         assert_eq!(out.status.code(), Some(2), "{flag} {v}");
         let err = String::from_utf8_lossy(&out.stderr);

@@ -11,6 +11,7 @@ mod cli_contract;
 mod diff_cli;
 mod drm_snapshot;
 mod estimate_cli;
+mod estimate_cmdlines;
 mod explain;
 mod explain_llama;
 mod explain_ollama;

