@@ -691,3 +691,74 @@ fn flag_runner_batch_source_says_default_without_batch_size() {
     assert_eq!(s.batch.value, 512);
     assert!(matches!(s.batch.source, SettingSource::Flag(ref d) if d.contains("--batch-size")));
 }
+
+/// Ollama v0.5's `ollama_llama_server runner` (its llama.cpp of December 2024, before per-slot
+/// cache streams): the command line of ollama/ollama#8098 (Llama 3.2 3B, 29 layers offloaded,
+/// `--ctx-size 8192 --parallel 4`) and what the same model's runner printed in #8271 (Ollama
+/// log of 2024-12-31): `n_ctx_per_seq (2048)`, `CUDA0 KV buffer size = 896.00 MiB`, `CUDA0 compute
+/// buffer size = 424.00 MiB`, `CUDA_Host compute buffer size = 22.01 MiB`. The header has Llama
+/// 3.2 3B's shape (28 layers, 3072 wide, 24 heads, 8 KV heads of 128, vocabulary 128256).
+#[test]
+fn ollama_v05_runner_has_one_unified_cache_as_its_llama_cpp_did() {
+    let d = tmp("8098");
+    let m = H {
+        arch: "llama",
+        n_layer: 28,
+        n_embd: 3072,
+        n_head: 24,
+        n_head_kv: 8,
+        head_dim: 128,
+        n_vocab: 128256,
+        n_ctx_train: 131072,
+    }
+    .write(&d.join("m.gguf"));
+    let a = argv(
+        "/usr/lib/ollama/runners/cuda_v12_avx/ollama_llama_server runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 29 --threads 104 --parallel 4 --port 38609",
+    );
+    assert_eq!(ollama::engine(&a), Engine::LlamaFlags);
+    let (s, notes) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
+    assert_eq!(s.kv_unified.value, Some(true), "{:?}", s.kv_unified.source);
+    assert!(
+        notes.not_modelled.iter().all(|n| !n.contains("not known")),
+        "{notes:?}"
+    );
+    assert!(s.llama_build.value.is_some_and(|b| b < 7780));
+    let est = run(&m, &s);
+    // (That llama.cpp printed n_ctx_per_seq = 2048 for its slots; the recipe's unified cache
+    // lets any slot use all 8192 cells, as current builds do. No buffer depends on it here.)
+    assert_eq!(est.context.n_ctx, 8192);
+    assert_eq!(est.kv_cache.streams, 1);
+    assert_eq!(est.kv_cache.gpu_bytes, 896 * MIB);
+    let (dev, host) = (
+        est.compute.gpu_bytes as f64 / MIB as f64,
+        est.compute.host_bytes as f64 / MIB as f64,
+    );
+    eprintln!("compute: device {dev:.2} MiB (logged 424.00), host {host:.2} MiB (logged 22.01)");
+    // The attention over all 8192 cells dominates: per-slot streams would give about a quarter.
+    // Both buffers come out 4 MiB above the log (not explained; the note says it is unchecked).
+    assert!(
+        (dev / 424.0 - 1.0).abs() < 0.02,
+        "device compute {dev:.2} MiB vs 424.00"
+    );
+    assert!(
+        (host - 22.01).abs() < 5.0,
+        "host compute {host:.2} MiB vs 22.01"
+    );
+    assert!(
+        notes.not_modelled.iter().any(|n| n.contains("#8271")),
+        "{notes:?}"
+    );
+
+    // A flags-era `ollama runner` of unknown version keeps per-slot streams and says what it
+    // cannot know; a known v0.7 is unified.
+    let a = argv("/usr/bin/ollama runner --model /m --ctx-size 8192 --batch-size 512 --n-gpu-layers 29 --parallel 4 --port 1");
+    let (s, notes) = ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, None, None).unwrap();
+    assert_eq!(s.kv_unified.value, Some(false));
+    assert!(
+        notes.not_modelled.iter().any(|n| n.contains("#14363")),
+        "{notes:?}"
+    );
+    let (s, _) =
+        ollama::settings(Engine::LlamaFlags, &a, &env(&[]), None, Some("0.7.1"), None).unwrap();
+    assert_eq!(s.kv_unified.value, Some(true));
+}

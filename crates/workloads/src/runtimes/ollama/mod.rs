@@ -151,15 +151,6 @@ pub fn inputs_for(
     ps: Option<&Ps>,
 ) -> Result<ProcessInputs, String> {
     let argv = p.cmdline.clone().unwrap_or_default();
-    if argv
-        .first()
-        .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(a))
-        == Some("ollama_llama_server")
-    {
-        return Err(
-            "Ollama's old `ollama_llama_server` (before v0.4): no recipe for its settings".into(),
-        );
-    }
     let eng = engine(&argv);
     let model_path = w
         .model

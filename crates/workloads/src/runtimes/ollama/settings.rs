@@ -84,10 +84,32 @@ pub fn settings(
         ..Default::default()
     };
     // What Ollama's runner leaves at llama_context_default_params().
-    s.kv_unified = Setting {
-        value: Some(false),
-        source: default("Ollama's runner keeps llama.cpp's default kv_unified = false: one cache stream per slot"),
+    s.kv_unified = match one_unified_cache(argv, version) {
+        Some(why) => Setting {
+            value: Some(true),
+            source: default(&why),
+        },
+        None => Setting {
+            value: Some(false),
+            source: default("Ollama's runner keeps llama.cpp's default kv_unified = false: one cache stream per slot"),
+        },
     };
+    if s.kv_unified.value == Some(true) {
+        // Every build-dependent rule the recipe knows came later (b7780 on), so any build of
+        // that era reads the same.
+        s.llama_build = Setting {
+            value: Some(OLD_RUNNER_BUILD),
+            source: default("a runner of 2024–mid 2025: its llama.cpp predates every build-dependent compute rule (b7780 and later)"),
+        };
+        notes.not_modelled.push(
+            "compute buffers of llama.cpp builds from before 2025-07 are checked against one public log only (ollama/ollama#8271: within 1 % on the device, 4 MiB over on the host)".into(),
+        );
+    }
+    if s.kv_unified.value == Some(false) && engine == Engine::LlamaFlags && version.is_none() {
+        notes.not_modelled.push(
+            "the runner's llama.cpp version is not known: runners whose llama.cpp predates per-slot cache streams (llama.cpp #14363, July 2025; Ollama v0.7 and earlier for certain) keep one unified cache, and their compute buffer is then several times larger".into(),
+        );
+    }
     s.swa_full = Setting {
         value: true,
         source: default("Ollama's runner keeps llama.cpp's default swa_full = true: sliding-window layers hold the whole context"),
@@ -115,6 +137,25 @@ pub fn settings(
         "Ollama's runner builds its context with embeddings on: an output buffer of n_embd floats per slot beside the logits (host memory)".into(),
     );
     Ok((s, notes))
+}
+
+/// A llama.cpp build number older than every build-dependent rule the recipe knows.
+const OLD_RUNNER_BUILD: u64 = 4000;
+
+/// Why the runner's llama.cpp keeps one unified KV cache for all slots, when it predates
+/// per-slot cache streams (llama.cpp #14363, July 2025): its attention then spans every slot's
+/// cells, so the compute buffer grows with num_ctx × slots. `ollama_llama_server` is the runner
+/// of v0.4–v0.5 (2024–early 2025); runners up to v0.7 printed one `kv_size = num_ctx × slots`
+/// cache (ollama/ollama#9362, #10738); v0.11's printed per-slot streams (#12147).
+fn one_unified_cache(argv: &[String], version: Option<&str>) -> Option<String> {
+    let program = argv
+        .first()
+        .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(a));
+    if program == Some("ollama_llama_server") {
+        return Some("Ollama v0.4–v0.5's ollama_llama_server runner: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)".into());
+    }
+    let v = version.and_then(super::parse_version)?;
+    (v < (0, 8, 0)).then(|| format!("Ollama {}: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)", version.unwrap_or_default()))
 }
 
 /// A count llama.cpp accepts (an `int32`), read from `flag`'s value.
