@@ -242,6 +242,13 @@ fn vllm_server_and_its_engine_core() {
     assert_eq!(p["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
     assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], serde_json::Value::Null);
 
+    // The engine process (the one the GPU lists): it listens on nothing, so the server it
+    // descends from is asked, and its KV cache is vLLM's own block count as on the server.
+    let (v, _) = explain(f.engine, &[]);
+    let s = &v["estimated"]["runtime"]["summary"];
+    assert_eq!(s["kv_cache_gpu_bytes"], 11915u64 * 360448, "{s}");
+    assert_eq!(s["total_gpu_bytes"], (DEVICE_TOTAL as f64 * 0.9) as u64);
+
     // The engine process: its title replaced its command line; the server's is used.
     let (v, _) = explain(f.engine, &["--no-probe"]);
     assert_eq!(v["workload"]["kind"], "vllm", "{}", v["workload"]);

@@ -288,6 +288,17 @@ impl<'a> ProcessContext<'a> {
         }
     }
 
+    /// The ports to ask the runtime's API on: the process's own, else those of the server it
+    /// descends from (an engine core, worker or scheduler listens on none; its server does).
+    pub fn api_ports(&self, own: &[u16], procs: &ProcReader) -> Vec<u16> {
+        if !own.is_empty() {
+            return own.to_vec();
+        }
+        self.argv_from
+            .map(|server| gpuledger_sources::process_facts(procs, server).listen_ports)
+            .unwrap_or_default()
+    }
+
     /// Where the command line was read, for input sources.
     pub fn argv_source(&self) -> String {
         match self.argv_from {

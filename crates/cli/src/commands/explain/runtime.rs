@@ -44,8 +44,9 @@ pub(super) fn ledger(
     ctx.overhead = crate::overhead::probed_context();
     let timeout = Duration::from_millis(args.probe_timeout_ms);
     let fetch = move |port: u16, path: &str| get(port, path, timeout);
-    if !args.no_probe && !p.listen_ports.is_empty() {
-        ctx.fetch = Some((&p.listen_ports, &fetch));
+    let ports = ctx.api_ports(&p.listen_ports, &procs);
+    if !args.no_probe && !ports.is_empty() {
+        ctx.fetch = Some((&ports, &fetch));
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;
     if let (Ok(est), Some(log)) = (&mut r, &args.log) {
