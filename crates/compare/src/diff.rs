@@ -587,6 +587,7 @@ mod tests {
             confidence: Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),
+            member: None,
         };
         let mut old = proc(10, 1, "ollama", Some(3000 * MIB), &["ollama", "runner"]);
         old.workload = Some(wl("/root/.ollama/models/blobs/sha256-abc").into());

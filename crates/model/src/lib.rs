@@ -24,5 +24,6 @@ pub use ledger::{balance, bar_fraction};
 pub use redact::{redact_arg_list, redact_env_var, redact_snapshot, redact_text};
 pub use snapshot::*;
 pub use workload::{
-    Confidence, EstimatedMemory, Evidence, EvidenceKind, ReportedFigure, Workload, WorkloadKind,
+    Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, ReportedFigure, Workload,
+    WorkloadKind,
 };

@@ -40,6 +40,25 @@ impl Snapshot {
         self.devices.iter().find(|d| d.uuid == uuid)
     }
 
+    /// The processes of the workload rooted at `root` (docs/DESIGN.md concept 7): the root, when
+    /// it holds GPU memory, and every process whose membership names it, by pid.
+    pub fn workload_group(&self, root: u32) -> Vec<&Process> {
+        let mut group: Vec<&Process> = self
+            .processes
+            .iter()
+            .filter(|p| {
+                p.pid == root
+                    || p.workload
+                        .as_ref()
+                        .and_then(|w| w.member.as_ref())
+                        .is_some_and(|m| m.root_pid == Some(root))
+            })
+            .collect();
+        group.sort_by_key(|p| p.pid);
+        group.dedup_by_key(|p| p.pid);
+        group
+    }
+
     /// Total measured memory of a process across devices (unknown values are not counted).
     pub fn process_memory(p: &Process) -> u64 {
         p.usage.iter().filter_map(|u| u.memory_bytes).sum()

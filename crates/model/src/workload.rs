@@ -147,19 +147,42 @@ pub struct Workload {
     /// Links of the chain that were looked for and not found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
+    /// The process's place in a workload of several processes, when it is one of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<Member>,
+}
+
+/// One process of a workload that runs as several (docs/DESIGN.md concept 7): an engine core or
+/// a tensor-parallel worker under vLLM's API server, SGLang's schedulers, Ollama's runner under
+/// `ollama serve`, the ranks `torchrun` starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Member {
+    /// The process the user started, or that serves the API: the workload's root; `None` when
+    /// it is not among the process's ancestors (a rank whose launcher is out of sight).
+    pub root_pid: Option<u32>,
+    /// `engine core`, `worker TP1/4`, `scheduler TP0`, `runner`, `rank 3/8`, `child`.
+    pub role: String,
+    /// How the membership was concluded, and where it was read.
+    pub evidence: String,
 }
 
 impl Workload {
-    /// `llama.cpp · Qwen3-8B-Q4_K_M` for tables.
+    /// `llama.cpp · Qwen3-8B-Q4_K_M` for tables; a member adds its role (`vLLM · Qwen2-7B ·
+    /// worker TP1/2`).
     pub fn short_label(&self) -> String {
-        match &self.model {
+        let mut label = match &self.model {
             Some(m) => {
                 let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
                 let base = base.strip_suffix(".gguf").unwrap_or(base);
                 format!("{} · {base}", self.kind.label())
             }
             None => self.kind.label().to_string(),
+        };
+        if let Some(m) = &self.member {
+            label.push_str(" · ");
+            label.push_str(&m.role);
         }
+        label
     }
 }
 

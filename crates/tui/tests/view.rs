@@ -130,6 +130,7 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
                 },
             ],
             missing: vec!["GGUF header: file not readable".into()],
+            member: None,
         }
         .into(),
     );

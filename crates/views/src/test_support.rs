@@ -10,5 +10,6 @@ pub(crate) fn llama_workload(model: &str) -> Workload {
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),
+        member: None,
     }
 }

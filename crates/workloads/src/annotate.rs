@@ -1,7 +1,7 @@
 //! Identification on the collection path, cached: facts (maps, fds, sockets) are read once per
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
-use crate::identify::identify;
+use crate::identify::identify_in;
 use crate::process_estimate::{estimate_inputs, llama_inputs, runtime_estimate, summary_for};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::{staggered, ProcReader};
@@ -107,7 +107,7 @@ impl Annotate for Identifier {
                 .is_some_and(|k| k.fresh(p.pid, now, gpu_bytes));
             if !fresh {
                 let facts = gpuledger_sources::process_facts(procs, p.pid);
-                let workload = identify(&facts);
+                let workload = identify_in(&facts, procs);
                 let device = p
                     .usage
                     .iter()
@@ -200,6 +200,7 @@ mod tests {
             confidence: gpuledger_model::Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),
+            member: None,
         };
         let known = |period| Known {
             workload: Arc::new(w.clone()),

@@ -133,7 +133,15 @@ fn is_model_file(p: &str) -> bool {
         || (b.starts_with("pytorch_model") && b.ends_with(".bin"))
 }
 
-/// Build the workload conclusion for one process.
+/// [`identify`], then the process's place in a workload of several processes
+/// ([`crate::group::join`]): what the collection path and `explain` conclude.
+pub fn identify_in(f: &ProcessFacts, procs: &gpuledger_sources::procfs::ProcReader) -> Workload {
+    let mut w = identify(f);
+    crate::group::join(f, &mut w, procs);
+    w
+}
+
+/// Build the workload conclusion for one process from its own facts.
 pub fn identify(f: &ProcessFacts) -> Workload {
     let mut ev: Vec<Evidence> = Vec::new();
     let prog = program(f);
@@ -191,6 +199,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
         confidence,
         evidence: ev,
         missing,
+        member: None,
     }
 }
 

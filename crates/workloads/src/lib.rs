@@ -16,6 +16,7 @@
 pub mod annotate;
 pub mod estimate;
 pub mod gguf;
+pub mod group;
 pub mod identify;
 pub mod live;
 pub mod llama_log;

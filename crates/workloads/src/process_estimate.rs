@@ -221,6 +221,7 @@ mod tests {
             confidence: Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),
+            member: None,
         }
     }
 

@@ -498,6 +498,7 @@ fn runner(blob: &Path) -> (Process, Workload) {
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),
+        member: None,
     };
     (p, w)
 }
@@ -613,6 +614,7 @@ fn lm_studio_engine_with_the_loaded_context() {
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),
+        member: None,
     };
     // Without the API the loaded context is unknown: no estimate, in words.
     let e = err(inputs_for(

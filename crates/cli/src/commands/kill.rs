@@ -10,7 +10,7 @@ use gpuledger_actions::kill::{
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{redact_arg_list, Snapshot, SourceState, WorkloadKind};
 use gpuledger_sources::Collector;
-use gpuledger_workloads::identify::identify;
+use gpuledger_workloads::identify::identify_in;
 use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::process::ExitCode;
@@ -337,8 +337,9 @@ fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measur
         })
         .unwrap_or_default();
     // What it is (evidence from /proc only: no network probes before a kill prompt).
-    let facts = measured.collector.borrow().procs().facts(info.pid);
-    let w = identify(&facts);
+    let collector = measured.collector.borrow();
+    let procs = collector.procs();
+    let w = identify_in(&procs.facts(info.pid), procs);
     let workload = if w.kind == WorkloadKind::Unknown {
         String::new()
     } else {

@@ -244,7 +244,22 @@ fn vllm_server_and_its_engine_core() {
 
     // The engine process (the one the GPU lists): it listens on nothing, so the server it
     // descends from is asked, and its KV cache is vLLM's own block count as on the server.
-    let (v, _) = explain(f.engine, &[]);
+    let (v, text) = explain(f.engine, &[]);
+    let member = &v["workload"]["member"];
+    assert_eq!(member["role"], "engine core", "{}", v["workload"]);
+    assert_eq!(member["root_pid"], f.child.id());
+    assert!(text.contains("engine core"), "{text}");
+    // The workload's processes as measured: the engine core holds the memory, not the server.
+    assert_eq!(v["group"]["root_pid"], f.child.id());
+    assert_eq!(v["group"]["members"][0]["pid"], f.engine);
+    assert_eq!(v["group"]["measured_gpu_bytes"], MEASURED);
+    assert!(
+        text.contains(&format!(
+            "WORKLOAD PROCESSES (rooted at pid {}",
+            f.child.id()
+        )),
+        "{text}"
+    );
     let s = &v["estimated"]["runtime"]["summary"];
     assert_eq!(s["kv_cache_gpu_bytes"], 11915u64 * 360448, "{s}");
     assert_eq!(s["total_gpu_bytes"], (DEVICE_TOTAL as f64 * 0.9) as u64);

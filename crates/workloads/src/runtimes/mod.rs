@@ -55,6 +55,15 @@ pub(crate) fn names_argv(kind: WorkloadKind, argv: &[String]) -> bool {
     for_kind(kind).map_or(!argv.is_empty(), |r| r.names_argv(argv))
 }
 
+/// A process title set with setproctitle: the name the kernel has, or a command line of one
+/// word (`VLLM::Worker_TP1`, `sglang::scheduler_TP0`).
+pub(crate) fn title_of<'a>(own: &Seen<'a>) -> Option<&'a str> {
+    match own.args {
+        [one] if one.contains("::") => Some(one.trim()),
+        _ => own.comm.contains("::").then_some(own.comm),
+    }
+}
+
 /// The runtime whose settings a process runs with: its own kind's, except the upstream
 /// llama-server that `ollama serve` starts (v0.30+), which runs with Ollama's.
 fn engine_of(w: &Workload) -> Option<&'static dyn Runtime> {

@@ -44,6 +44,12 @@ pub trait Runtime: Sync {
         !argv.is_empty()
     }
 
+    /// The process's role in its workload, from its own title (`VLLM::Worker_TP1` → `worker
+    /// TP1/2`), given the command line of the root it descends from.
+    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {
+        None
+    }
+
     /// What in the command line (or process title) supports the conclusion `kind`, in words,
     /// and the `/proc/PID` file it was read from. `named`: the program or title named it.
     fn cmdline_signal(

@@ -14,7 +14,7 @@ use gpuledger_workloads::estimate::{
     compare_with_log, estimate, parse_llama_build, Comparison, Estimate, LlamaSettings, Setting,
 };
 use gpuledger_workloads::gguf::GgufModel;
-use gpuledger_workloads::identify::identify;
+use gpuledger_workloads::identify::identify_in;
 use gpuledger_workloads::live::{query, LiveState};
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
@@ -113,7 +113,65 @@ struct Explanation {
     live_unavailable: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimated: Option<EstimatedLedger>,
+    /// The workload of several processes this one belongs to (or roots), as measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<Group>,
     replay: bool,
+}
+
+/// The processes of one workload in the snapshot, each with its role and measured memory.
+#[derive(Serialize)]
+struct Group {
+    root_pid: u32,
+    members: Vec<GroupMember>,
+    /// Σ of the members' measured memory (unknown values not counted).
+    measured_gpu_bytes: u64,
+}
+
+#[derive(Serialize)]
+struct GroupMember {
+    pid: u32,
+    role: String,
+    /// Device index and measured bytes (`None`: the source could not say).
+    usage: Vec<(Option<u32>, Option<u64>)>,
+}
+
+/// The workload `pid` belongs to or roots, when it has more than this process in the snapshot.
+fn group_of(snap: &Snapshot, pid: u32, w: Option<&Workload>) -> Option<Group> {
+    let root = w
+        .and_then(|w| w.member.as_ref())
+        .and_then(|m| m.root_pid)
+        .unwrap_or(pid);
+    let procs = snap.workload_group(root);
+    if procs.is_empty() || (procs.len() == 1 && procs[0].pid == pid && root == pid) {
+        return None;
+    }
+    let members = procs
+        .iter()
+        .map(|p| GroupMember {
+            pid: p.pid,
+            role: p
+                .workload
+                .as_ref()
+                .and_then(|w| w.member.as_ref())
+                .map_or_else(|| "root".to_string(), |m| m.role.clone()),
+            usage: p
+                .usage
+                .iter()
+                .map(|u| {
+                    (
+                        snap.device_by_uuid(&u.device).map(|d| d.index),
+                        u.memory_bytes,
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    Some(Group {
+        root_pid: root,
+        members,
+        measured_gpu_bytes: procs.iter().map(|p| Snapshot::process_memory(p)).sum(),
+    })
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -133,7 +191,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         if let Some(p) = process.as_mut() {
             p.listen_ports = facts.listen_ports.clone();
         }
-        workload = Some(identify(&facts));
+        workload = Some(identify_in(&facts, &procs));
     }
 
     let (live, live_unavailable) =
@@ -161,8 +219,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             led.recorded = p.estimate.as_deref().cloned();
         }
     }
+    let group = group_of(&snap, args.pid, workload.as_ref());
     let e = Explanation {
         pid: args.pid,
+        group,
         process,
         not_measured,
         workload,

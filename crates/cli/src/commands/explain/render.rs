@@ -2,6 +2,7 @@
 //! state, and the estimated ledger apart, then the three side by side.
 
 use super::*;
+use gpuledger_model::units::human_bytes;
 use gpuledger_views::estimate::measured_vs_estimated;
 use gpuledger_views::estimate::recorded::render_recorded;
 use gpuledger_views::estimate::runtime::render_beside_measured;
@@ -32,6 +33,7 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     }
     measured_section(&mut out, e, snap);
     identification_section(&mut out, e);
+    group_section(&mut out, e);
     live_section(&mut out, e);
     if let Some(est) = &e.estimated {
         estimated_section(&mut out, est);
@@ -97,8 +99,48 @@ fn identification_section(out: &mut String, e: &Explanation) {
             for m in &w.missing {
                 let _ = writeln!(out, "    missing: {m}");
             }
+            if let Some(m) = &w.member {
+                let _ = writeln!(out, "    [workload] {}: {}", m.role, m.evidence);
+            }
         }
         None => out.push_str("  not identified\n"),
+    }
+}
+
+/// The workload's processes as measured: which of them hold the memory, on which GPU.
+fn group_section(out: &mut String, e: &Explanation) {
+    let Some(g) = &e.group else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all)",
+        g.root_pid,
+        human_bytes(g.measured_gpu_bytes)
+    );
+    for m in &g.members {
+        let usage: Vec<String> = m
+            .usage
+            .iter()
+            .map(|(gpu, bytes)| {
+                let gpu = gpu.map_or_else(|| "GPU n/a".to_string(), |i| format!("GPU{i}"));
+                format!(
+                    "{gpu} {}",
+                    bytes.map_or_else(|| "n/a".to_string(), human_bytes)
+                )
+            })
+            .collect();
+        let usage = if usage.is_empty() {
+            "no GPU memory".to_string()
+        } else {
+            usage.join(", ")
+        };
+        let this = if m.pid == e.pid {
+            "  ← this process"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{this}", m.pid, m.role);
     }
 }
 
@@ -273,6 +315,7 @@ mod tests {
     #[test]
     fn the_runtimes_model_path_and_names_are_escaped() {
         let e = Explanation {
+            group: None,
             pid: 1,
             process: None,
             not_measured: None,

@@ -22,6 +22,12 @@ impl Runtime for LlamaCpp {
         (p.starts_with("llama-") || p == "llama").then_some(WorkloadKind::LlamaCpp)
     }
 
+    /// The upstream llama-server that `ollama serve` starts (v0.30+) is its runner.
+    fn role(&self, _own: &Seen, root_args: &[String]) -> Option<String> {
+        let arg0 = root_args.first()?;
+        (arg0.rsplit(['/', '\\']).next() == Some("ollama")).then(|| "runner".into())
+    }
+
     fn cmdline_signal(
         &self,
         _kind: WorkloadKind,

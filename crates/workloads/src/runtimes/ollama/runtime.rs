@@ -24,6 +24,10 @@ impl Runtime for Ollama {
         }
     }
 
+    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {
+        Some("runner".into())
+    }
+
     fn cmdline_signal(
         &self,
         kind: WorkloadKind,

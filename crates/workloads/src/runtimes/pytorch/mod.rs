@@ -192,6 +192,7 @@ mod tests {
                 .map(|(p, src)| Evidence::model_file(p, format!("/proc/4242/{src}")))
                 .collect(),
             missing: vec![],
+            member: None,
         }
     }
 

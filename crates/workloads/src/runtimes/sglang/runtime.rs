@@ -31,6 +31,26 @@ impl Runtime for Sglang {
         names_server(&argv.join(" ").to_ascii_lowercase())
     }
 
+    /// `sglang::scheduler_TP0` → `scheduler TP0/2` (the size from the server's `--tp-size`);
+    /// `sglang::detokenizer` → `detokenizer`.
+    fn role(&self, own: &Seen, root_args: &[String]) -> Option<String> {
+        let t = super::super::title_of(own)?.strip_prefix("sglang::")?;
+        let tp =
+            crate::identify::arg_value(root_args, &["--tp-size", "--tp", "--tensor-parallel-size"]);
+        let mut role = String::new();
+        for (i, p) in t.split('_').filter(|p| !p.is_empty()).enumerate() {
+            if i > 0 {
+                role.push(' ');
+            }
+            role.push_str(p);
+            if let (true, Some(n)) = (p.starts_with("TP"), tp) {
+                role.push('/');
+                role.push_str(n);
+            }
+        }
+        Some(role)
+    }
+
     /// Says which rule matched: the module, the console script, or a process title.
     fn cmdline_signal(
         &self,

@@ -40,6 +40,33 @@ impl Runtime for Vllm {
             || argv.iter().any(|a| a.rsplit('/').next() == Some("vllm"))
     }
 
+    /// `VLLM::EngineCore` → `engine core`; `VLLM::Worker_TP1` → `worker TP1/2` (the size from
+    /// the server's `--tensor-parallel-size`); `VLLM::Worker_PP0_TP1` → `worker PP0 TP1`.
+    fn role(&self, own: &Seen, root_args: &[String]) -> Option<String> {
+        let t = super::super::title_of(own)?.strip_prefix("VLLM::")?;
+        // The kernel's name keeps 15 bytes: `VLLM::EngineCor` where only the name was read.
+        if t.starts_with("EngineCor") {
+            return Some("engine core".into());
+        }
+        let Some(w) = t.strip_prefix("Worker") else {
+            return Some(t.to_ascii_lowercase());
+        };
+        let parts: Vec<&str> = w.split('_').filter(|p| !p.is_empty()).collect();
+        let tp = crate::identify::arg_value(root_args, &["--tensor-parallel-size", "-tp"]);
+        let mut role = String::from("worker");
+        for p in parts {
+            role.push(' ');
+            role.push_str(p);
+            if p.starts_with("TP") {
+                if let Some(n) = tp {
+                    role.push('/');
+                    role.push_str(n);
+                }
+            }
+        }
+        Some(role)
+    }
+
     fn cmdline_signal(
         &self,
         _kind: WorkloadKind,

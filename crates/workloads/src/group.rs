@@ -1,0 +1,346 @@
+//! Which workload of several processes a GPU process belongs to, and its role there: the one
+//! owner of the grouping rule (docs/DESIGN.md concept 7).
+//!
+//! Serving engines are not one process. The process the GPU lists is often not the one the user
+//! started: vLLM's `VLLM::EngineCore` and `VLLM::Worker_TP1` under its API server, SGLang's
+//! `sglang::scheduler_TP0`, Ollama's runner under `ollama serve`, a vLLM V0 engine started through
+//! Python's multiprocessing (whose command line names no runtime at all), the ranks `torchrun`
+//! starts. The rule, per GPU process:
+//!
+//! 1. Walk up its ancestors (at most [`MAX_DEPTH`]) to the nearest one whose own command line
+//!    names a runtime: that is the root (the server, `torchrun`).
+//! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
+//!    with the root's command line as evidence.
+//! 3. The role comes from the process's own title (the runtime's [`Runtime::role`]), else from the
+//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else it is the root's `child`.
+
+use crate::runtimes::{for_kind, Seen, RUNTIMES};
+use gpuledger_model::{Evidence, EvidenceKind, Member, Workload, WorkloadKind};
+use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
+
+/// How far up a process's ancestors the root is looked for (server → engine core → worker is
+/// two levels; a shell or `uv run` in between adds one or two).
+pub const MAX_DEPTH: usize = 4;
+
+/// The rank variables launchers set for each process (torchrun, accelerate, DeepSpeed); none can
+/// hold a secret.
+const RANK_VARS: &[&str] = &["RANK", "WORLD_SIZE", "LOCAL_RANK"];
+
+/// Programs and modules that start one rank per GPU.
+const LAUNCHERS: &[&str] = &[
+    "torchrun",
+    "torch.distributed.run",
+    "torch.distributed.launch",
+    "accelerate launch",
+    "deepspeed",
+];
+
+/// An ancestor's command line and name, as a runtime is recognised in them.
+struct Ancestor {
+    pid: u32,
+    comm: String,
+    args: Vec<String>,
+    joined: String,
+    lower: String,
+}
+
+impl Ancestor {
+    fn read(procs: &ProcReader, pid: u32) -> Option<(Ancestor, u32)> {
+        let stat = procs.stat(pid).ok()?;
+        let args = procs.args(pid).unwrap_or_default();
+        let joined = args.join(" ");
+        let lower = joined.to_ascii_lowercase();
+        let a = Ancestor {
+            pid,
+            comm: stat.comm,
+            args,
+            joined,
+            lower,
+        };
+        Some((a, stat.ppid))
+    }
+
+    fn seen<'a>(&'a self, prog: &'a str) -> Seen<'a> {
+        Seen {
+            prog,
+            comm: &self.comm,
+            args: &self.args,
+            joined: &self.joined,
+            lower: &self.lower,
+            mapped: &[],
+        }
+    }
+
+    /// The runtime kind this ancestor's own command line names, or a launcher's.
+    fn names(&self) -> Option<WorkloadKind> {
+        let arg0 = self.args.first().map(String::as_str).unwrap_or("");
+        let prog = arg0.rsplit(['/', '\\']).next().unwrap_or(arg0);
+        let prog = prog.trim_end_matches(".exe");
+        let kind = RUNTIMES.iter().find_map(|r| {
+            let k = r.named(&self.seen(prog))?;
+            // A title names a member, never a root; a root's command line names its runtime.
+            r.names_argv(&self.args).then_some(k)
+        });
+        kind.or_else(|| {
+            LAUNCHERS
+                .iter()
+                .any(|l| self.lower.contains(l))
+                .then_some(WorkloadKind::Pytorch)
+        })
+    }
+}
+
+/// Find the workload `w` (identified from `f` alone) belongs to, and set its membership. A
+/// process that is its own root (it started no one above it that names a runtime) is left as it
+/// is, unless a launcher's rank variables say it is a rank.
+pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
+    let root = find_root(f, procs);
+    let env = gpuledger_sources::environ::named(procs.root(), f.pid, RANK_VARS).unwrap_or_default();
+    let rank = rank_role(&env);
+    let Some((root, kind)) = root else {
+        if let Some(role) = rank {
+            w.member = Some(Member {
+                root_pid: None,
+                role,
+                evidence: format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
+            });
+        }
+        return;
+    };
+    // A PyTorch process (by its libraries) under a serving engine is that engine's.
+    if !w.kind.is_ai() || (w.kind == WorkloadKind::Pytorch && kind != WorkloadKind::Pytorch) {
+        adopt(f, w, &root, kind);
+    }
+    let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root.args));
+    let (role, how) = match (own_role, rank) {
+        (Some(role), _) => (role, format!("its title `{}`", title(f))),
+        (None, Some(role)) => (
+            role,
+            format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
+        ),
+        (None, None) => ("child".to_string(), "a descendant".to_string()),
+    };
+    w.member = Some(Member {
+        root_pid: Some(root.pid),
+        role,
+        evidence: format!(
+            "{how}; the workload's root is pid {} (`{}`), from /proc/{}/stat's parent chain",
+            root.pid,
+            short(&root.joined),
+            f.pid
+        ),
+    });
+}
+
+/// The nearest ancestor whose command line names a runtime (or a launcher), and that kind.
+fn find_root(f: &ProcessFacts, procs: &ProcReader) -> Option<(Ancestor, WorkloadKind)> {
+    let mut pid = procs.stat(f.pid).ok()?.ppid;
+    for _ in 0..MAX_DEPTH {
+        if pid <= 1 {
+            return None;
+        }
+        let (a, ppid) = Ancestor::read(procs, pid)?;
+        if let Some(kind) = a.names() {
+            return Some((a, kind));
+        }
+        pid = ppid;
+    }
+    None
+}
+
+/// A process identification could not name takes its root's runtime: a vLLM V0 engine started
+/// through multiprocessing runs `python -c "from multiprocessing.spawn import spawn_main; ..."`.
+fn adopt(f: &ProcessFacts, w: &mut Workload, root: &Ancestor, kind: WorkloadKind) {
+    w.kind = kind;
+    w.evidence.push(Evidence {
+        kind: EvidenceKind::Parent,
+        showed: format!(
+            "a descendant of pid {} `{}`, which runs {}",
+            root.pid,
+            short(&root.joined),
+            kind.label()
+        ),
+        source: format!(
+            "/proc/{}/stat parent chain, /proc/{}/cmdline",
+            f.pid, root.pid
+        ),
+    });
+}
+
+/// `rank 3/8` from a launcher's variables.
+fn rank_role(env: &[(String, String)]) -> Option<String> {
+    let get = |k: &str| {
+        env.iter()
+            .find(|(n, _)| n == k)
+            .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+    };
+    let (rank, world) = (get("RANK")?, get("WORLD_SIZE")?);
+    (rank < world).then(|| format!("rank {rank}/{world}"))
+}
+
+fn own_seen(f: &ProcessFacts) -> Seen<'_> {
+    Seen {
+        prog: "",
+        comm: f.comm.as_deref().unwrap_or(""),
+        args: &f.cmdline,
+        joined: "",
+        lower: "",
+        mapped: &f.mapped_files,
+    }
+}
+
+/// The process's title: its command line when set with setproctitle, else its name.
+fn title(f: &ProcessFacts) -> String {
+    match f.cmdline.as_slice() {
+        [one] => one.clone(),
+        _ => f.comm.clone().unwrap_or_default(),
+    }
+}
+
+/// A command line cut for a sentence.
+fn short(s: &str) -> String {
+    const MAX: usize = 80;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A recorded /proc entry: stat with its parent, the command line, and an environment.
+    fn proc_entry(root: &Path, pid: u32, ppid: u32, comm: &str, cmd: &str, env: &str) {
+        let d = root.join(pid.to_string());
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("stat"),
+            format!("{pid} ({comm}) S {ppid} 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {pid} 1 2\n"),
+        )
+        .unwrap();
+        std::fs::write(d.join("cmdline"), cmd.replace(' ', "\0") + "\0").unwrap();
+        std::fs::write(d.join("environ"), env.replace(' ', "\0")).unwrap();
+    }
+
+    fn joined(root: &Path, pid: u32) -> Workload {
+        let procs = ProcReader::new(root);
+        crate::identify::identify_in(&procs.facts(pid), &procs)
+    }
+
+    /// The process trees vLLM V1 (TP 2), vLLM V0 (multiprocessing spawn), SGLang (TP 2), Ollama
+    /// and torchrun build, with their real titles and command lines.
+    #[test]
+    fn members_of_each_runtime_get_their_root_and_role() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        // vLLM V1: API server → engine core → one worker per TP rank (titles replace argv).
+        proc_entry(
+            r,
+            100,
+            1,
+            "vllm",
+            "/usr/bin/python3 /usr/local/bin/vllm serve Qwen/Qwen2-7B --tensor-parallel-size 2",
+            "",
+        );
+        proc_entry(r, 101, 100, "VLLM::EngineCor", "VLLM::EngineCore", "");
+        // A title read from the kernel's name alone (15 bytes).
+        proc_entry(
+            r,
+            103,
+            100,
+            "VLLM::EngineCor",
+            "/usr/bin/python3 /usr/local/bin/vllm serve Qwen/Qwen2-7B",
+            "",
+        );
+        proc_entry(r, 102, 101, "VLLM::Worker_TP", "VLLM::Worker_TP1", "");
+        // vLLM V0: the engine through Python's multiprocessing, its command line names no runtime.
+        proc_entry(
+            r,
+            200,
+            1,
+            "python3",
+            "python3 -m vllm.entrypoints.openai.api_server --model /m",
+            "",
+        );
+        proc_entry(r, 201, 200, "python3", "/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, pipe_handle=7) --multiprocessing-fork", "");
+        // SGLang: the server and its schedulers.
+        proc_entry(
+            r,
+            300,
+            1,
+            "python3",
+            "python3 -m sglang.launch_server --model-path /m --tp-size 2",
+            "",
+        );
+        proc_entry(r, 301, 300, "sglang::schedul", "sglang::scheduler_TP0", "");
+        // Ollama: the runner under `ollama serve`.
+        proc_entry(r, 400, 1, "ollama", "/usr/local/bin/ollama serve", "");
+        proc_entry(
+            r,
+            401,
+            400,
+            "ollama",
+            "/usr/local/bin/ollama runner --model /b --port 4",
+            "",
+        );
+        // torchrun: one rank per GPU, told its rank in the environment.
+        proc_entry(
+            r,
+            500,
+            1,
+            "torchrun",
+            "/usr/bin/python3 /usr/local/bin/torchrun --nproc-per-node 8 train.py",
+            "",
+        );
+        proc_entry(
+            r,
+            503,
+            500,
+            "python3",
+            "/usr/bin/python3 -u train.py --lr 1e-4",
+            "RANK=3 WORLD_SIZE=8 LOCAL_RANK=3 HF_TOKEN=hf_secret ",
+        );
+        // A process on its own: no membership.
+        proc_entry(r, 600, 1, "python3", "python3 train.py", "");
+
+        let member = |pid| joined(r, pid).member.map(|m| (m.root_pid, m.role));
+        assert_eq!(member(101), Some((Some(100), "engine core".into())));
+        assert_eq!(member(102), Some((Some(100), "worker TP1/2".into())));
+        assert_eq!(member(103), Some((Some(100), "engine core".into())));
+        let v0 = joined(r, 201);
+        assert_eq!(v0.kind, WorkloadKind::Vllm, "{v0:?}");
+        assert_eq!(v0.member.as_ref().unwrap().root_pid, Some(200));
+        assert!(v0
+            .evidence
+            .iter()
+            .any(|e| e.showed.contains("a descendant of pid 200")));
+        assert_eq!(member(301), Some((Some(300), "scheduler TP0/2".into())));
+        assert_eq!(member(401), Some((Some(400), "runner".into())));
+        assert_eq!(joined(r, 401).kind, WorkloadKind::OllamaRunner);
+        assert_eq!(member(503), Some((Some(500), "rank 3/8".into())));
+        let rank = joined(r, 503).member.unwrap();
+        assert!(!rank.evidence.contains("hf_secret"), "{rank:?}");
+        assert_eq!(member(600), None);
+        // The roots themselves are no one's member.
+        assert_eq!(member(100), None);
+        assert_eq!(member(400), None);
+    }
+
+    #[test]
+    fn ranks_need_both_variables_and_a_rank_inside_the_world() {
+        let env = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            rank_role(&env(&[("RANK", "3"), ("WORLD_SIZE", "8")])).as_deref(),
+            Some("rank 3/8")
+        );
+        assert_eq!(rank_role(&env(&[("RANK", "3")])), None);
+        assert_eq!(rank_role(&env(&[("RANK", "8"), ("WORLD_SIZE", "8")])), None);
+        assert_eq!(rank_role(&env(&[("RANK", "x"), ("WORLD_SIZE", "8")])), None);
+    }
+}
