@@ -11,7 +11,7 @@
 //!    names a runtime: that is the root (the server, `torchrun`).
 //! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
 //!    with the root's command line as evidence.
-//! 3. The role comes from the process's own title (the runtime's [`Runtime::role`]), else from the
+//! 3. The role comes from the process's own title (the runtime's [`crate::runtimes::Runtime::role`]), else from the
 //!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else it is the root's `child`.
 
 use crate::runtimes::{for_kind, Seen, RUNTIMES};

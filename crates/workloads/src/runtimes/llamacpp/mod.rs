@@ -1,5 +1,5 @@
 //! llama.cpp's own server (`llama-server`, and the other `llama-*` programs): recognised by its
-//! program name, asked through `/props`, `/slots` and `/metrics` ([`api`]), estimated by the
+//! program name, asked through `/props`, `/slots` and `/metrics` (`api`), estimated by the
 //! llama.cpp recipe ([`crate::estimate()`]) from its command line and `LLAMA_ARG_*` environment.
 
 mod api;
