@@ -93,7 +93,13 @@ const SAFE_PREFIXES: &[&str] = &[
 
 /// Whether the value of variable `name` may be shown (still through the detector).
 pub fn is_safe_env_name(name: &str) -> bool {
-    SAFE_NAMES.contains(&name)
+    // Windows keeps each drive's working directory as `=C:`: a path, as `PWD` is.
+    let drive_dir = name.len() == 3
+        && name.starts_with('=')
+        && name.ends_with(':')
+        && name.as_bytes()[1].is_ascii_alphabetic();
+    drive_dir
+        || SAFE_NAMES.contains(&name)
         || (SAFE_PREFIXES
             .iter()
             .any(|p| name.starts_with(p) && name.len() > p.len())

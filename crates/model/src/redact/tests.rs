@@ -58,6 +58,7 @@ fn environment_values_only_for_safe_names() {
     assert!(!is_safe_env_name("OLLAMA_AUTH_TOKEN"));
     assert!(is_safe_env_name("LLAMA_ARG_CTX_SIZE"));
     assert!(is_safe_env_name("PWD"));
+    assert!(is_safe_env_name("=C:"));
 }
 
 fn r(args: &[&str]) -> Vec<String> {
