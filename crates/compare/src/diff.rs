@@ -709,7 +709,13 @@ mod tests {
             0,
             vec![
                 proc(10, 1, "x", Some(1), &["x", "--api-key", "sk-SECRET"]),
-                proc(11, 1, "--token=NAMESECRET", Some(1), &["mysql", "-pSECRET2"]),
+                proc(
+                    11,
+                    1,
+                    "--token=NAMESECRET",
+                    Some(1),
+                    &["mysql", "-pSECRET2"],
+                ),
             ],
         );
         let v = serde_json::to_string(&diff(&a, &b)).unwrap();
