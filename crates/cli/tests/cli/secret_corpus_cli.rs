@@ -205,14 +205,14 @@ fn the_kill_prompt_shows_no_secret_of_the_corpus() {
         children.push(Reaper(child));
     }
     let pids: Vec<String> = children.iter().map(|c| c.0.id().to_string()).collect();
-    let mut scenario = format!(
+    let mut text = format!(
         "driver|version=550.54.15\n\
          device|index=0|name=NVIDIA H200|uuid={GPU}|pci=00000000:18:00.0|total=150754820096|used=40000000000|free=110754820096\n"
     );
     for p in &pids {
-        scenario.push_str(&format!("compute|dev=0|pid={p}|mem=1048576\n"));
+        text.push_str(&format!("compute|dev=0|pid={p}|mem=1048576\n"));
     }
-    let (_d, sc) = scenario(&scenario);
+    let (_d, sc) = scenario(&text);
     let cmd = format!(
         "{} --nvml-lib {} kill {}",
         env!("CARGO_BIN_EXE_gpuledger"),
