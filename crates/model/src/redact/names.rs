@@ -22,7 +22,7 @@ pub enum Strength {
 }
 
 /// Words that contain a secret word but name no secret (counts, tokenizers, keyboards).
-const HARMLESS_WORDS: [&str; 22] = [
+const HARMLESS_WORDS: &[&str] = &[
     "tokens",
     "tokenizer",
     "tokenizers",
@@ -45,11 +45,17 @@ const HARMLESS_WORDS: [&str; 22] = [
     "authored",
     "passthrough",
     "bypass",
+    "compass",
+    "multipass",
+    "renderpass",
+    "subpass",
+    "keyring",
+    "passes",
 ];
 
 /// A last word that makes the name about the secret rather than the secret itself
 /// (`--password-file`, `--auth-type`, `--token-url`, `key_cache`, `--ssl-keyfile`).
-const HARMLESS_TAILS: [&str; 33] = [
+const HARMLESS_TAILS: &[&str] = &[
     "file",
     "files",
     "path",
@@ -83,17 +89,23 @@ const HARMLESS_TAILS: [&str; 33] = [
     "header",
     "budget",
     "expiry",
+    "stdin",
+    "env",
+    "var",
+    "variable",
 ];
 
 /// A first word that makes the name about the secret rather than the secret itself
-/// (`--max-token`, `--eos-token`, `--no-auth`, `--use-auth-token`).
-const HARMLESS_HEADS: [&str; 22] = [
+/// (`--max-token`, `--eos-token`, `--no-auth`, `--use-auth-token`, `--ask-password`,
+/// `--with-token`).
+const HARMLESS_HEADS: &[&str] = &[
     "max", "min", "num", "n", "total", "bos", "eos", "pad", "unk", "sep", "cls", "mask", "stop",
-    "special", "add", "skip", "use", "no", "enable", "disable", "allow", "require",
+    "special", "add", "skip", "use", "no", "enable", "disable", "allow", "require", "ask",
+    "prompt", "with", "without",
 ];
 
 /// Words that hint at a credential: the value goes when it looks random.
-const HINT_WORDS: [&str; 20] = [
+const HINT_WORDS: &[&str] = &[
     "session",
     "sess",
     "sid",
@@ -169,7 +181,9 @@ fn word_strength(w: &str) -> Strength {
     {
         return Strength::Strong;
     }
-    if w.contains("key") || w.contains("auth") || w == "pass" {
+    // `pass` alone or at a word's end (`DB_PASS`, redis-server's `--requirepass`), not inside
+    // one (`passthrough`, `compass` are harmless words above).
+    if w.contains("key") || w.contains("auth") || w.ends_with("pass") {
         return Strength::Weak;
     }
     if HINT_WORDS.contains(&w) {

@@ -452,7 +452,14 @@ fn names_that_only_contain_a_secret_word() {
     ] {
         assert_eq!(strength(name), Strength::Hint, "{name}");
     }
-    for name in ["--key", "-auth", "AccountKey", "Authorization", "DB_PASS"] {
+    for name in [
+        "--key",
+        "-auth",
+        "AccountKey",
+        "Authorization",
+        "DB_PASS",
+        "--requirepass",
+    ] {
         assert_eq!(strength(name), Strength::Weak, "{name}");
     }
     for name in [
@@ -592,4 +599,19 @@ fn non_ascii_before_a_separator() {
     assert_eq!(redact_text("é="), "é=");
     assert_eq!(redact_text("é_token=x1"), "é_token=<redacted>");
     assert_eq!(redact_text("ü:"), "ü:");
+}
+
+/// Switches named after a secret take no value: what follows them is shown
+/// (`docker login --password-stdin registry`, `gh auth login --with-token`); redis-server's
+/// `--requirepass X` hides X.
+#[test]
+fn switches_about_a_secret_and_requirepass() {
+    assert_eq!(
+        r(&["docker", "login", "--password-stdin", "registry.example"]),
+        ["docker", "login", "--password-stdin", "registry.example"]
+    );
+    assert_eq!(
+        r(&["redis-server", "--requirepass", "x1", "--port", "6379"]),
+        ["redis-server", "--requirepass", REDACTED, "--port", "6379"]
+    );
 }
