@@ -196,11 +196,13 @@ pub struct SnapshotDiff {
 
 pub const DIFF_SCHEMA: &str = "gpuledger.diff/1";
 
+/// One side of a process's diff. Its texts are redacted here whoever built the snapshots (the
+/// files `diff` reads are redacted on loading too).
 fn side(p: &Process) -> ProcSide {
     ProcSide {
         pid: p.pid,
         start_time: p.start_time,
-        name: p.name.clone(),
+        name: p.name.as_deref().map(gpuledger_model::redact_text),
         cmdline: p
             .cmdline
             .as_ref()
@@ -701,14 +703,25 @@ mod tests {
     }
 
     #[test]
-    fn cmdline_is_redacted_on_output() {
+    fn cmdline_and_name_are_redacted_on_output() {
         let a = snap("t0", 0, vec![]);
         let b = snap(
             "t1",
             0,
-            vec![proc(10, 1, "x", Some(1), &["x", "--api-key", "sk-SECRET"])],
+            vec![
+                proc(10, 1, "x", Some(1), &["x", "--api-key", "sk-SECRET"]),
+                proc(
+                    11,
+                    1,
+                    "--token=NAMESECRET",
+                    Some(1),
+                    &["mysql", "-pSECRET2"],
+                ),
+            ],
         );
         let v = serde_json::to_string(&diff(&a, &b)).unwrap();
-        assert!(!v.contains("sk-SECRET"), "{v}");
+        for secret in ["sk-SECRET", "NAMESECRET", "SECRET2"] {
+            assert!(!v.contains(secret), "{v}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::store::{DeviceRow, ProcRow};
 use crate::time::format_ms;
-use gpuledger_model::redact_arg_list;
+use gpuledger_model::{redact_arg_list, redact_text};
 use gpuledger_views::csv::{col, opt};
 use std::io::Write;
 
@@ -111,7 +111,7 @@ impl<W: Write> HistoryCsv<W> {
                         r.device.index.to_string(),
                         p.pid.to_string(),
                         opt(p.start_time),
-                        p.name.clone().unwrap_or_default(),
+                        p.name.as_deref().map(redact_text).unwrap_or_default(),
                         p.user.clone().unwrap_or_default(),
                         r.source.to_string(),
                         r.reason.unwrap_or("").to_string(),

@@ -21,7 +21,9 @@ pub mod workload;
 
 pub use escape::{term_safe, term_safe_text};
 pub use ledger::{balance, bar_fraction};
-pub use redact::{redact_arg_list, redact_env_var, redact_snapshot, redact_text};
+pub use redact::{
+    redact_arg_list, redact_env_var, redact_process_names, redact_snapshot, redact_text,
+};
 pub use snapshot::*;
 pub use workload::{
     Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, ReportedFigure, Workload,

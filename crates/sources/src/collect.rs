@@ -296,6 +296,11 @@ impl Collector {
                 .collect()
         });
         self.platform.collect(&mut snap, &self.config, dxg_holders);
+        // Names and paths from the platform's own sources (Windows image names, IOKit names):
+        // redacted as they enter the snapshot, as /proc's are where they are read.
+        for p in &mut snap.processes {
+            gpuledger_model::redact_process_names(p);
+        }
         let dxg_sees_processes = snap
             .processes
             .iter()

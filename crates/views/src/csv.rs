@@ -7,7 +7,7 @@
 //! device (`kind=process`), and one per device for what no process accounts for
 //! (`kind=unattributed`), so the books balance in a spreadsheet too.
 
-use gpuledger_model::{redact_arg_list, Device, Snapshot};
+use gpuledger_model::{redact_arg_list, redact_text, Device, Snapshot};
 
 /// Column names. One name per fact, the same in every CSV and as close to the JSON path as a
 /// flat name can be (`usage.engines.sm_percent` → `sm_percent`).
@@ -78,7 +78,8 @@ fn process_row(
 ) -> Vec<String> {
     let mut row = dev.to_vec();
     row[1] = "process".into();
-    // Stored redacted by the sources; a snapshot read from a file is redacted on loading.
+    // Stored redacted by the sources; a snapshot read from a file is redacted on loading; and
+    // redacted again here, whoever built the snapshot.
     let command = p
         .cmdline
         .as_ref()
@@ -87,7 +88,7 @@ fn process_row(
     row.extend([
         p.pid.to_string(),
         opt(p.start_time),
-        p.name.clone().unwrap_or_default(),
+        p.name.as_deref().map(redact_text).unwrap_or_default(),
         p.user.clone().unwrap_or_default(),
         opt(u.memory_bytes),
         u.memory_source.clone(),

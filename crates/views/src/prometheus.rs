@@ -13,7 +13,7 @@
 //!   `gpuledger_process_memory_bytes` series (its share sits in the device's unattributed bytes).
 //!   A label whose value is unknown is left out, which Prometheus treats like an empty value.
 //! - **No secrets in labels.** Command lines never appear in labels at all; the process name and
-//!   user go through [`redact_arg_list`] and are truncated to [`MAX_LABEL_CHARS`].
+//!   user go through [`redact_text`] and are truncated to [`MAX_LABEL_CHARS`].
 //! - **Bounded cardinality.** Per-process series are limited by [`ProcessSeries`] (default: the
 //!   top 50 processes by measured memory); `gpuledger_processes` and `gpuledger_processes_exported`
 //!   say how many were left out.
@@ -25,7 +25,7 @@
 //!   `_ratio` in 0..=1.
 
 use gpuledger_model::{
-    redact_arg_list, Device, EstimatedMemory, Process, Snapshot, SourceState, Usage, WorkloadKind,
+    redact_text, Device, EstimatedMemory, Process, Snapshot, SourceState, Usage, WorkloadKind,
 };
 use std::fmt::Write;
 use std::str::FromStr;
@@ -338,17 +338,10 @@ pub fn selected_processes(snap: &Snapshot, sel: ProcessSeries) -> Vec<&Process> 
     ps.into_iter().map(|(_, p)| p).collect()
 }
 
-/// Text safe for a label: secrets redacted (a process can set its own name to anything, e.g.
-/// `--api-key=...`), word by word with the command-line rules, which also cover URLs.
+/// Text safe for a label: secrets redacted by the one detector (a process can set its own name
+/// to anything: `--api-key=...`, a bare token).
 fn safe(s: Option<&str>) -> Option<String> {
-    s.map(|s| {
-        if s.contains(['=', '@', ':']) {
-            let words: Vec<String> = s.split(' ').map(str::to_string).collect();
-            redact_arg_list(&words).join(" ")
-        } else {
-            s.to_string()
-        }
-    })
+    s.map(redact_text)
 }
 
 /// `workload` is the identified kind's stable id (`llama-cpp`, `ollama`, `pytorch`, ...; absent

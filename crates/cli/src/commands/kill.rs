@@ -8,7 +8,7 @@ use gpuledger_actions::kill::{
     Killer, Outcome, ProcInfo, Status, Target,
 };
 use gpuledger_model::units::human_bytes;
-use gpuledger_model::{redact_arg_list, Snapshot, SourceState, WorkloadKind};
+use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState, WorkloadKind};
 use gpuledger_sources::Collector;
 use gpuledger_workloads::identify::identify_in;
 use std::cell::RefCell;
@@ -349,10 +349,12 @@ fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measur
             w.confidence.word()
         )
     };
+    // The name a process gave itself: redacted here too (Linux's is, where /proc is read; a
+    // platform's own process list may not be).
     format!(
         "PID {} {}{user}: {}{workload}{cmd}",
         info.pid,
-        info.name,
+        redact_text(&info.name),
         describe_reading(memory)
     )
 }

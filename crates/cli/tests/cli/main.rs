@@ -4,6 +4,8 @@
 
 #[path = "../../../../testing/llama_tools.rs"]
 mod llama_tools;
+#[path = "../../../../testing/secret_corpus.rs"]
+mod secret_corpus;
 mod serve_support;
 mod support;
 
@@ -24,6 +26,7 @@ mod nvml_snapshot;
 mod ollama_processes;
 mod probe_cli;
 mod record_history;
+mod secret_corpus_cli;
 mod serve_http;
 mod serve_prometheus;
 mod tui_tmux;

@@ -30,8 +30,8 @@ pub use replay::*;
 use crate::time::format_ms;
 use frame::{ExtState, Extra, State, Vals, KEYFRAME_EVERY};
 use gpuledger_model::{
-    balance, redact_arg_list, Device, Host, Process, Snapshot, SourceState, SourceStatus, Usage,
-    Vendor,
+    balance, redact_arg_list, redact_text, Device, Host, Process, Snapshot, SourceState,
+    SourceStatus, Usage, Vendor,
 };
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};

@@ -133,13 +133,18 @@ fn read_processes(conn: &Connection, path: &Path) -> Result<HashMap<u32, Recorde
     let rows = st
         .query_map([], |r| {
             let cmd: Option<String> = col(r, 5)?;
+            let name: Option<String> = col(r, 3)?;
+            // A recording made by an older version (or edited) may hold what today's detector
+            // hides: redacted once here, for every reader (history, replay, CSV, JSON).
             Ok(RecordedProcess {
                 id: col(r, 0)?,
                 pid: col(r, 1)?,
                 start_time: get_u64(r, 2)?,
-                name: col(r, 3)?,
+                name: name.as_deref().map(redact_text),
                 user: col(r, 4)?,
-                cmdline: cmd.and_then(|c| serde_json::from_str(&c).ok()),
+                cmdline: cmd
+                    .and_then(|c| serde_json::from_str::<Vec<String>>(&c).ok())
+                    .map(|c| redact_arg_list(&c)),
             })
         })
         .map_err(&e)?;

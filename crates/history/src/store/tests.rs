@@ -1,6 +1,9 @@
 use super::*;
 use gpuledger_model::{Engines, Host};
 
+#[path = "../../../../testing/secret_corpus.rs"]
+mod corpus;
+
 const MIB: u64 = 1 << 20;
 const T0: i64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
 
@@ -817,4 +820,84 @@ fn last_seen_is_written_every_10_s_exactly_at_stop_and_pruning_allows_for_the_la
     drop(rec);
     let r = Reader::open(&db).unwrap();
     assert_eq!(rows(&r, &Query::default()).len(), 10);
+}
+
+fn assert_no_corpus_secret(what: &str, text: &str) {
+    for c in corpus::cases() {
+        for x in &c.secrets {
+            assert!(
+                !text.contains(x.as_str()),
+                "{what}, {}: {x} in\n{text}",
+                c.what
+            );
+        }
+    }
+}
+
+/// Issue 25's corpus recorded from a snapshot nobody redacted: neither the SQLite file's bytes
+/// nor what is read back (a replayed moment, the history CSV) hold a secret.
+#[test]
+fn the_corpus_never_reaches_the_recording_or_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let ps: Vec<Process> = corpus::cases()
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut p = proc(100 + i as u32, 7, &c.args[0], Some(MIB), Some(1));
+            p.name = c.name.or(p.name);
+            p.cmdline = Some(c.args);
+            p
+        })
+        .collect();
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(&snap(600 * MIB, 10, ps), T0);
+    rec.flush().unwrap();
+    drop(rec);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_no_corpus_secret(
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+    let r = Reader::open(&db).unwrap();
+    let s = r.snapshot_at(T0).unwrap();
+    assert_eq!(s.processes.len(), corpus::cases().len());
+    assert_no_corpus_secret("replayed moment", &serde_json::to_string(&s).unwrap());
+    let mut w = crate::csv::HistoryCsv::processes(Vec::new()).unwrap();
+    r.for_each_process_row(&Query::default(), |row| w.process_row(row).unwrap())
+        .unwrap();
+    let csv = String::from_utf8(w.finish().unwrap()).unwrap();
+    assert!(csv.contains("<redacted>"), "{csv}");
+    assert_no_corpus_secret("history CSV", &csv);
+}
+
+/// A recording made by an older version holds raw names and command lines: reading redacts them.
+#[test]
+fn an_old_recording_s_secrets_are_redacted_on_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    rec.add(
+        &snap(600 * MIB, 10, vec![proc(10, 1, "a", Some(MIB), None)]),
+        T0,
+    );
+    rec.flush().unwrap();
+    drop(rec);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute(
+        "UPDATE processes SET name = ?1, cmdline = ?2",
+        params![
+            "--token=OLDSECRET1",
+            serde_json::to_string(&["mysql", "-pOLDSECRET2"]).unwrap()
+        ],
+    )
+    .unwrap();
+    drop(c);
+    let r = Reader::open(&db).unwrap();
+    let text = serde_json::to_string(&r.snapshot_at(T0).unwrap()).unwrap();
+    assert!(!text.contains("OLDSECRET"), "{text}");
+    assert!(text.contains("--token=<redacted>"), "{text}");
 }

@@ -45,7 +45,8 @@ pub(super) fn write_new_processes(
             .cmdline
             .as_ref()
             .map(|c| serde_json::to_string(&redact_arg_list(c)).unwrap_or_default());
-        st.execute(params![id, p.pid, i(p.start_time), p.name, p.user, cmd, ts])?;
+        let name = p.name.as_deref().map(redact_text);
+        st.execute(params![id, p.pid, i(p.start_time), name, p.user, cmd, ts])?;
     }
     Ok(())
 }

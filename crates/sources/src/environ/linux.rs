@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::{nul_separated_entries, redacted_lines, reused, whole_entries, MAX_BYTES};
+use super::{
+    nul_separated_entries, redacted_lines, reused, whole_entries, with_cut_note, MAX_BYTES,
+};
 use crate::procfs::read_stat;
 
 /// The PID-reuse check runs before and after the read: `/proc/PID/stat`'s start time must still
@@ -44,5 +46,6 @@ fn read_lines(proc_root: &Path, pid: u32) -> Result<Vec<String>, String> {
             format!("{}: {e}", path.display())
         }
     })?;
-    Ok(redacted_lines(nul_separated_entries(whole_entries(&raw))))
+    let lines = redacted_lines(nul_separated_entries(whole_entries(&raw)));
+    Ok(with_cut_note(lines, raw.len() >= MAX_BYTES))
 }

@@ -2,17 +2,21 @@
 //! keeps it (arguments, then the environment it started with); parsed by
 //! [`super::procargs2_environment`].
 
-use super::{procargs2_environment, redacted_lines, MAX_BYTES};
+use super::{procargs2_environment, redacted_lines, with_cut_note, MAX_BYTES};
 
 pub(super) fn read_environ(pid: u32) -> Result<Vec<String>, String> {
     // The size first (no buffer): the argument area's length plus argc. Bounded: the kernel
     // copies only what fits, and the parser keeps the complete strings.
-    let len = procargs2(pid, None)?.min(MAX_BYTES + 4);
+    let needed = procargs2(pid, None)?;
+    let len = needed.min(MAX_BYTES + 4);
     let mut buf = vec![0u8; len];
     let len = procargs2(pid, Some(&mut buf))?;
     buf.truncate(len);
     let entries = procargs2_environment(&buf).map_err(|e| format!("PID {pid}: {e}"))?;
-    Ok(redacted_lines(entries))
+    Ok(with_cut_note(
+        redacted_lines(entries),
+        needed > MAX_BYTES + 4,
+    ))
 }
 
 /// `sysctl {CTL_KERN, KERN_PROCARGS2, pid}` into `buf` (or, without one, the size it needs):

@@ -1,6 +1,7 @@
-//! Another process's environment, for the live view's `v`: `NAME=value` lines, sorted, each
-//! redacted by [`gpuledger_model::redact_env_var`], read now and bounded to [`MAX_BYTES`]. One
-//! function, [`read_environ`], with one OS seam per platform:
+//! Another process's environment, for the live view's `v`: `NAME=value` lines, sorted, values
+//! shown only for known-safe names ([`gpuledger_model::redact_env_var`]), read now and bounded to
+//! [`MAX_BYTES`] (a last line says when the environment was cut there). One function,
+//! [`read_environ`], with one OS seam per platform:
 //!
 //! - Linux (`linux.rs`): `/proc/PID/environ` under the injectable proc root;
 //! - macOS (`macos.rs`): `sysctl {CTL_KERN, KERN_PROCARGS2, pid}`, parsed by
@@ -24,10 +25,17 @@ mod tests;
 use std::borrow::Cow;
 use std::path::Path;
 
-/// The most bytes of an environment read: a larger one is cut (the lines that fit are shown).
+/// The most bytes of an environment read: a larger one is cut (the lines that fit are shown,
+/// then [`CUT_NOTE`]).
 pub const MAX_BYTES: usize = 1 << 20;
 
-/// The environment of process `pid` as `NAME=value` lines, sorted, each redacted.
+/// The last line of an environment cut at [`MAX_BYTES`]: what is not shown is said, not dropped
+/// silently.
+pub const CUT_NOTE: &str =
+    "… cut: the environment is larger than 1 MiB, and the variables past the first 1 MiB are not shown";
+
+/// The environment of process `pid` as `NAME=value` lines, sorted, values shown for safe names
+/// only; [`CUT_NOTE`] last when it was larger than [`MAX_BYTES`].
 ///
 /// `start_time` is the process's start time as the snapshot recorded it (`Process::start_time`):
 /// when the PID now names another process (the one selected exited and the number was reused),
@@ -94,18 +102,29 @@ fn reused(pid: u32) -> String {
     format!("PID {pid} now names another process (the one selected has exited)")
 }
 
-/// Entries (`NAME=value`, or anything else a process put there) as shown: each redacted (a
-/// secret-looking name hides its value; other values are redacted as command lines are), sorted.
+/// Entries (`NAME=value`, or anything else a process put there) as shown, sorted: values only
+/// for known-safe names, through the detector; an entry without a name is hidden whole.
 pub fn redacted_lines<'a>(entries: impl IntoIterator<Item = Cow<'a, str>>) -> Vec<String> {
     let mut lines: Vec<String> = entries
         .into_iter()
         .filter(|kv| !kv.is_empty())
-        .map(|kv| match kv.split_once('=') {
-            Some((k, v)) => gpuledger_model::redact_env_var(k, v),
-            None => gpuledger_model::redact_text(&kv),
-        })
+        // Windows' per-drive working directories are named `=C:`: the name's `=` is its own.
+        .map(
+            |kv| match kv.char_indices().skip(1).find(|(_, c)| *c == '=') {
+                Some((i, _)) => gpuledger_model::redact_env_var(&kv[..i], &kv[i + 1..]),
+                None => gpuledger_model::redact::HIDDEN_ENV.to_string(),
+            },
+        )
         .collect();
     lines.sort();
+    lines
+}
+
+/// `lines`, with [`CUT_NOTE`] last when the read stopped at [`MAX_BYTES`].
+fn with_cut_note(mut lines: Vec<String>, cut: bool) -> Vec<String> {
+    if cut {
+        lines.push(CUT_NOTE.to_string());
+    }
     lines
 }
 

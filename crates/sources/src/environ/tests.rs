@@ -43,7 +43,11 @@ fn procargs2_yields_the_environment_only() {
     assert_eq!(env, ENV);
     assert_eq!(
         redacted_lines(env),
-        ["HF_TOKEN=<redacted>", "LANG=C", "PATH=/usr/bin"]
+        [
+            "HF_TOKEN=<hidden: not on the safe list>",
+            "LANG=C",
+            "PATH=/usr/bin"
+        ]
     );
 }
 
@@ -125,7 +129,11 @@ fn utf16_block_splits_at_nuls_and_stops_at_the_empty_entry() {
     );
     assert_eq!(
         redacted_lines(entries),
-        ["=C:=C:\\work", "HF_TOKEN=<redacted>", "PATH=C:\\Windows"]
+        [
+            "=C:=C:\\work",
+            "HF_TOKEN=<hidden: not on the safe list>",
+            "PATH=C:\\Windows"
+        ]
     );
 }
 
@@ -146,14 +154,19 @@ fn utf16_block_cut_short_keeps_whole_entries() {
 }
 
 #[test]
-fn redacted_lines_sort_and_redact_entries_without_a_name_too() {
+fn redacted_lines_sort_and_hide_entries_without_a_name_too() {
     let lines = redacted_lines(nul_separated_entries(
-        b"Z=1\0\0DATABASE_URL=postgres://u:hunter2@db/x\0A=2\0",
+        b"LANG=C\0\0DATABASE_URL=postgres://u:hunter2@db/x\0A=2\0no name here\0",
     ));
-    assert_eq!(lines.len(), 3, "{lines:?}");
-    assert_eq!(lines[0], "A=2");
-    assert!(lines[1].starts_with("DATABASE_URL=") && !lines[1].contains("hunter2"));
-    assert_eq!(lines[2], "Z=1");
+    assert_eq!(
+        lines,
+        [
+            "<hidden: not on the safe list>",
+            "A=<hidden: not on the safe list>",
+            "DATABASE_URL=<hidden: not on the safe list>",
+            "LANG=C"
+        ]
+    );
 }
 
 /// Linux: a recorded proc tree (`/proc/PID/environ` and `stat`) under an injected root.
@@ -182,7 +195,7 @@ mod recorded_proc {
             lines,
             [
                 "CUDA_VISIBLE_DEVICES=0",
-                "HF_TOKEN=<redacted>",
+                "HF_TOKEN=<hidden: not on the safe list>",
                 "PATH=/usr/bin"
             ]
         );
@@ -197,27 +210,35 @@ mod recorded_proc {
     }
 
     #[test]
-    fn a_larger_environment_is_cut_at_the_limit() {
+    fn a_larger_environment_is_cut_at_the_limit_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("7");
         std::fs::create_dir_all(&p).unwrap();
         let mut raw = Vec::new();
         while raw.len() <= MAX_BYTES {
-            raw.extend_from_slice(format!("V{}=x\0", raw.len()).as_bytes());
+            raw.extend_from_slice(format!("CUDA_V{}=x\0", raw.len()).as_bytes());
         }
-        // The limit falls inside an entry (`V1048568=x`, cut after its number).
+        // The limit falls inside an entry (cut after its number).
         assert!(raw[MAX_BYTES - 1] != 0 && raw[MAX_BYTES] != 0);
         std::fs::write(p.join("environ"), &raw).unwrap();
-        let lines = read_environ(dir.path(), 7, None).unwrap();
+        let mut lines = read_environ(dir.path(), 7, None).unwrap();
+        // What was cut is said, last.
+        assert_eq!(lines.pop().as_deref(), Some(CUT_NOTE));
         // Only whole entries: the one the limit cuts is dropped, not shown cut short.
         let end = raw[..MAX_BYTES].iter().rposition(|&b| b == 0).unwrap();
         let whole = raw[..end].split(|&b| b == 0).count();
         assert_eq!(lines.len(), whole);
         for l in &lines {
             let (k, v) = l.split_once('=').unwrap();
-            assert!(k.starts_with('V') && k[1..].parse::<usize>().is_ok(), "{l}");
+            assert!(
+                k.starts_with("CUDA_V") && k[6..].parse::<usize>().is_ok(),
+                "{l}"
+            );
             assert_eq!(v, "x", "{l}");
         }
+        // A smaller one is not said to be cut.
+        std::fs::write(p.join("environ"), b"PATH=/bin\0").unwrap();
+        assert_eq!(read_environ(dir.path(), 7, None).unwrap(), ["PATH=/bin"]);
     }
 
     #[test]

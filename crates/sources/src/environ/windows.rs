@@ -23,7 +23,7 @@ use windows::Win32::System::Threading::{
     GetProcessTimes, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_VM_READ,
 };
 
-use super::{redacted_lines, reused, utf16_block_entries, MAX_BYTES};
+use super::{redacted_lines, reused, utf16_block_entries, with_cut_note, MAX_BYTES};
 
 /// `PEB.ProcessParameters` (64-bit layout).
 const PEB_PROCESS_PARAMETERS: u64 = 0x20;
@@ -63,7 +63,12 @@ pub(super) fn read_environ(pid: u32, start_time: Option<u64>) -> Result<Vec<Stri
         ));
     }
     let block = process.environment_block()?;
-    Ok(redacted_lines(utf16_block_entries(&block)))
+    // The read stops at the block's terminator or at the limit: at the limit, it was cut.
+    let cut = block.len() * 2 >= MAX_BYTES;
+    Ok(with_cut_note(
+        redacted_lines(utf16_block_entries(&block)),
+        cut,
+    ))
 }
 
 /// An open process handle, closed on drop.
@@ -250,7 +255,7 @@ mod tests {
                 "--test-threads=1",
             ])
             .env("GPULEDGER_ENV_TEST_CHILD", "1")
-            .env("GPULEDGER_ENV_TEST", "42")
+            .env("CUDA_GPULEDGER_ENV_TEST", "42")
             .env("HF_TOKEN", "abc")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -261,7 +266,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(20);
         let read = loop {
             match read_environ(pid, None) {
-                Ok(l) if l.iter().any(|l| l == "GPULEDGER_ENV_TEST=42") => break Ok(l),
+                Ok(l) if l.iter().any(|l| l == "CUDA_GPULEDGER_ENV_TEST=42") => break Ok(l),
                 r if Instant::now() > deadline => break r,
                 _ => std::thread::sleep(Duration::from_millis(50)),
             }
@@ -272,11 +277,13 @@ mod tests {
         let _ = child.wait();
         let lines = read.unwrap();
         assert!(
-            lines.iter().any(|l| l == "GPULEDGER_ENV_TEST=42"),
+            lines.iter().any(|l| l == "CUDA_GPULEDGER_ENV_TEST=42"),
             "{lines:?}"
         );
         assert!(
-            lines.iter().any(|l| l == "HF_TOKEN=<redacted>"),
+            lines
+                .iter()
+                .any(|l| l == "HF_TOKEN=<hidden: not on the safe list>"),
             "{lines:?}"
         );
         assert!(!lines.iter().any(|l| l.contains("=abc")), "{lines:?}");

@@ -55,7 +55,8 @@ pub enum Fill {
 /// parser for collection, the kill guard rails and the live view's CPU and RSS columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stat {
-    /// (2) without the parentheses; may itself contain spaces and `)`.
+    /// (2) without the parentheses, secrets redacted (a process names itself: `--token=X` is a
+    /// valid `comm`); may itself contain spaces and `)`.
     pub comm: String,
     /// (3)
     pub state: char,
@@ -360,7 +361,8 @@ pub fn parse_stat(text: &str) -> Result<Stat, String> {
         .rfind(')')
         .filter(|&c| c > open)
         .ok_or("no ')' closing the command name (field 2)")?;
-    let comm = text[open + 1..close].to_string();
+    // The name a process gave itself enters gpuledger here: redacted once, for every reader.
+    let comm = gpuledger_model::redact_text(&text[open + 1..close]);
     let rest: Vec<&str> = text[close + 1..].split_ascii_whitespace().collect();
     // rest[0] is field 3 (state); field N is rest[N - 3].
     let field = |n: usize, name: &str| {
@@ -486,6 +488,21 @@ mod tests {
         // 500 consecutive pids (a view's first round) land in many different seconds.
         let secs: std::collections::HashSet<u64> = ds.iter().map(|d| d.as_secs()).collect();
         assert!(secs.len() >= 14, "{secs:?}");
+    }
+
+    /// A process names itself: a title such as `--token=X` (prctl, setproctitle) or a token cut
+    /// to 15 bytes is redacted where the name is read, for every reader (collection, facts,
+    /// the kill prompt).
+    #[test]
+    fn a_secret_shaped_command_name_is_redacted_where_it_is_read() {
+        for (comm, shown) in [
+            ("--token=S3CR3Tx", "--token=<redacted>"),
+            ("ghp_AbC123dEf45", "ghp_<redacted>"),
+            ("llama-server", "llama-server"),
+        ] {
+            let s = format!("1234 ({comm}) S 1 1234 1234 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 98765 1000000 200 18446744073709551615");
+            assert_eq!(parse_stat(&s).unwrap().comm, shown);
+        }
     }
 
     #[test]

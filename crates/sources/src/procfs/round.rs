@@ -442,11 +442,10 @@ impl Round {
             |r| {
                 r.path(root, pid, "exe");
                 let t = std::fs::read_link(&r.path).ok()?;
-                Some(Arc::new(
-                    t.to_string_lossy()
-                        .trim_end_matches(" (deleted)")
-                        .to_string(),
-                ))
+                // A path is text the process chose too (a file named after a token).
+                Some(Arc::new(gpuledger_model::redact_text(
+                    t.to_string_lossy().trim_end_matches(" (deleted)"),
+                )))
             },
         )
     }

@@ -116,7 +116,8 @@ impl App {
                     Some(h) => opt(h.reason.as_ref()),
                     None => self.host_missing().to_string(),
                 },
-                // Command lines are stored redacted by the sources (model::redact_arg_list).
+                // Names and command lines are redacted as they enter a snapshot (collection, and
+                // `redact_snapshot` for every snapshot read from outside).
                 opt(p.cmdline.as_ref().map(|c| c.join(" "))),
             ])
             .map_err(err)?;

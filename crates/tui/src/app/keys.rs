@@ -408,8 +408,8 @@ impl App {
         ));
     }
 
-    /// `v`: the selected process's environment, read now (bounded) by the sources crate, secrets
-    /// redacted by the same rules as command lines.
+    /// `v`: the selected process's environment, read now (bounded) by the sources crate: values
+    /// of known-safe names only, through the detector (`gpuledger_model::redact::env`).
     fn show_env(&mut self) {
         let Some(r) = self.selected_row().copied() else {
             return;

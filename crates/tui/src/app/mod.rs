@@ -143,11 +143,13 @@ pub enum Overlay {
     Confirm(Confirm),
     /// CSV export: the path being edited.
     Export(String),
-    /// The selected process's environment, secrets redacted; `scroll` is the first line shown.
+    /// The selected process's environment (values of safe names only); `scroll` is the first
+    /// line shown.
     Env(EnvView),
 }
 
-/// What `v` shows: one process's environment as `NAME=value` lines (redacted), or why not.
+/// What `v` shows: one process's environment as `NAME=value` lines (values of safe names
+/// only), or why not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvView {
     pub pid: u32,

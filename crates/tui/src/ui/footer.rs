@@ -117,7 +117,7 @@ pub const HELP: &[(&str, &str)] = &[
         "Space",
         "tag / untag: T and K then signal every tagged process",
     ),
-    ("v", "the process's environment (secrets redacted)"),
+    ("v", "the process's environment (values of safe names only)"),
     ("h l", "scroll long command lines left / right"),
     (
         "c  o",
@@ -258,7 +258,7 @@ fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
 fn env_box(f: &mut Frame, app: &App, area: Rect, v: &EnvView) {
     let t = &app.theme;
     let title = format!(
-        " Environment of PID {} ({}) · secrets redacted ",
+        " Environment of PID {} ({}) · values of safe names only ",
         v.pid, v.name
     );
     let inner_h = area.height.saturating_sub(6).max(3);
