@@ -373,11 +373,16 @@ struct ProcessLabels {
     container: Option<String>,
     workload: Option<String>,
     model: Option<String>,
+    /// For a process of a workload of several: its role (`worker TP1/2`) and the root's pid, so
+    /// a dashboard can sum a workload's GPUs.
+    role: Option<String>,
+    workload_root: Option<String>,
 }
 
 impl ProcessLabels {
     fn of(p: &Process) -> Self {
         let (workload, model) = workload_labels(p);
+        let member = p.workload.as_ref().and_then(|w| w.member.as_ref());
         ProcessLabels {
             pid: p.pid.to_string(),
             name: safe(p.name.as_deref()),
@@ -385,11 +390,13 @@ impl ProcessLabels {
             container: safe(p.container.as_deref()),
             workload,
             model,
+            role: member.map(|m| m.role.clone()),
+            workload_root: member.and_then(|m| m.root_pid).map(|r| r.to_string()),
         }
     }
 
     /// Labels of the process's use of one device (measured families).
-    fn on_device<'a>(&'a self, u: &'a Usage) -> [(&'static str, Option<&'a str>); 8] {
+    fn on_device<'a>(&'a self, u: &'a Usage) -> [(&'static str, Option<&'a str>); 10] {
         [
             ("device", Some(u.device.as_str())),
             ("pid", Some(self.pid.as_str())),
@@ -398,6 +405,8 @@ impl ProcessLabels {
             ("container", self.container.as_deref()),
             ("workload", self.workload.as_deref()),
             ("model", self.model.as_deref()),
+            ("role", self.role.as_deref()),
+            ("workload_root", self.workload_root.as_deref()),
             ("source", Some(u.memory_source.as_str())),
         ]
     }
@@ -506,6 +515,8 @@ fn estimate_labels<'a>(
         ("user", l.user.as_deref()),
         ("workload", l.workload.as_deref()),
         ("model", l.model.as_deref()),
+        ("role", l.role.as_deref()),
+        ("workload_root", l.workload_root.as_deref()),
         ("recipe", Some(e.recipe.as_str())),
     ]
 }
@@ -745,6 +756,19 @@ mod tests {
             !t.contains("/home/alice"),
             "model paths are cut to the base name"
         );
+        // A member of a workload of several processes: its role and its root.
+        std::sync::Arc::make_mut(s.processes[0].workload.as_mut().unwrap()).member =
+            Some(gpuledger_model::Member {
+                root_pid: Some(4200),
+                role: "worker TP1/2".into(),
+                evidence: "test".into(),
+            });
+        let t = render_metrics(&s, &MetricsOptions::default());
+        assert!(
+            t.contains(r#"model="Qwen3-8B-Q4_K_M",role="worker TP1/2",workload_root="4200",source="nvml"} 17179869184"#),
+            "{t}"
+        );
+        std::sync::Arc::make_mut(s.processes[0].workload.as_mut().unwrap()).member = None;
         // An unidentified kind is no label, not "unknown".
         std::sync::Arc::make_mut(s.processes[0].workload.as_mut().unwrap()).kind =
             WorkloadKind::Unknown;
