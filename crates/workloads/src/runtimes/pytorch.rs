@@ -201,6 +201,35 @@ mod tests {
     }
 
     #[test]
+    fn open_files_whose_sizes_pass_2_to_the_64_are_an_error_naming_the_file() {
+        // Sparse files of 7 × 10^18 bytes need tmpfs (ext4 stops at 16 TiB).
+        let d = Path::new("/dev/shm").join(format!("gl-pt-huge-{}", std::process::id()));
+        if std::fs::create_dir_all(&d).is_err() {
+            eprintln!("skipped: no /dev/shm for sparse files of exabytes");
+            return;
+        }
+        let mut names = Vec::new();
+        for i in 1..=3 {
+            let p = d.join(format!("part{i}.pt"));
+            let f = std::fs::File::create(&p).unwrap();
+            if let Err(e) = f.set_len(7_000_000_000_000_000_000) {
+                eprintln!("skipped: /dev/shm holds no file that large: {e}");
+                let _ = std::fs::remove_dir_all(&d);
+                return;
+            }
+            names.push(p.display().to_string());
+        }
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "fd")).collect();
+        let r = estimate_process(&ctx(Path::new("/nonexistent-proc")), &workload(&files));
+        std::fs::remove_dir_all(&d).unwrap();
+        let e = match r {
+            Ok(r) => panic!("summed to {}", r.summary.weights_gpu_bytes),
+            Err(e) => e,
+        };
+        assert!(e.contains("part3.pt") && e.contains("2^64"), "{e}");
+    }
+
+    #[test]
     fn a_pt_file_is_sized_by_its_length_and_the_probe_is_the_overhead() {
         let d = std::env::temp_dir().join(format!("gl-pt-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
