@@ -28,6 +28,9 @@ struct Known {
     workload: Arc<Workload>,
     ports: Vec<u16>,
     estimate: Option<Arc<EstimatedMemory>>,
+    /// Model files this reading refused (a budget, a file out of its folder, not the format),
+    /// as the snapshot's notes say them.
+    skipped: Vec<String>,
     at: Instant,
     /// How long this reading stands, and the GPU memory the process held when it was made.
     period: Duration,
@@ -91,6 +94,8 @@ impl Annotate for Identifier {
             .iter()
             .map(|d| (d.uuid.clone(), d.vendor, d.memory.total_bytes))
             .collect();
+        // One budget for reading model headers, shared by the processes re-read this round.
+        let round = crate::safetensors::Round::default();
         // A set: with hundreds of processes a list's `contains` below is quadratic.
         let mut seen = std::collections::HashSet::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
@@ -136,10 +141,12 @@ impl Annotate for Identifier {
                         procs,
                         device.and_then(|(_, _, t)| *t),
                         self.overhead.clone(),
+                        Some(&round),
                     )
                     .and_then(Result::ok)
                     .map(|r| r.summary),
                 };
+                let skipped = skip_notes(p.pid, &workload, round.take_skips());
                 let period = next_period(self.cache.get(&key), &workload, &facts.listen_ports);
                 self.cache.insert(
                     key,
@@ -147,6 +154,7 @@ impl Annotate for Identifier {
                         workload: Arc::new(workload),
                         ports: facts.listen_ports,
                         estimate: estimate.map(Arc::new),
+                        skipped,
                         at: now,
                         period,
                         gpu_bytes,
@@ -158,11 +166,27 @@ impl Annotate for Identifier {
                 p.workload = Some(Arc::clone(&k.workload));
                 p.listen_ports = k.ports.clone();
                 p.estimate = k.estimate.clone();
+                snap.notes.extend(k.skipped.iter().cloned());
             }
         }
         // Forget processes that are gone (a reused PID has another start time anyway).
         self.cache.retain(|k, _| seen.contains(k));
     }
+}
+
+/// The snapshot's notes for the model files a process's reading skipped: which, and why.
+fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> Vec<String> {
+    skips
+        .into_iter()
+        .map(|s| {
+            format!(
+                "pid {pid} ({}): model not read: {}: {}",
+                w.kind.label(),
+                s.path.display(),
+                s.why
+            )
+        })
+        .collect()
 }
 
 /// The backend an estimate was made for (from its inputs).
@@ -205,6 +229,7 @@ mod tests {
             workload: Arc::new(w.clone()),
             ports: vec![8000],
             estimate: None,
+            skipped: Vec::new(),
             at: Instant::now(),
             period,
             gpu_bytes: Some(300 * MIB),

@@ -192,19 +192,22 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 
 /// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
 /// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
-/// `overhead` this machine's probed CUDA context. No HTTP: `explain` adds the server's answers.
+/// `overhead` this machine's probed CUDA context; `round` the collection round's budget for
+/// model headers (it records the models skipped). No HTTP: `explain` adds the server's answers.
 pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
     procs: &gpuledger_sources::procfs::ProcReader,
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
+    round: Option<&crate::safetensors::Round>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
     }
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
     ctx.overhead = overhead;
+    ctx.round = round;
     crate::runtimes::estimate_for(&ctx, w)
 }
 

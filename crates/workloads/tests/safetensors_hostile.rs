@@ -3,7 +3,10 @@
 //! file that is not safetensors at all), and sizes whose sum passes 2^64. Each read completes,
 //! keeps little, names what it refused and why, and never shows the bytes of a foreign file.
 
-use gpuledger_workloads::safetensors::{read_header, read_model};
+use gpuledger_workloads::confine::{ModelFolder, ProcessRoot};
+use gpuledger_workloads::safetensors::{
+    read_file_in, read_folder, read_header, read_model, Budget, HeaderCache, Round,
+};
 use std::path::{Path, PathBuf};
 
 /// The error of a read that must fail, without printing what it read when it did not.
@@ -189,7 +192,10 @@ fn huge_shard(dir: &Path, name: &str, quarter: u64) -> Option<PathBuf> {
     match f.set_len(b.len() as u64 + data) {
         Ok(()) => Some(p),
         Err(e) => {
-            eprintln!("skipped: {} cannot hold a sparse file of {data} bytes: {e}", dir.display());
+            eprintln!(
+                "skipped: {} cannot hold a sparse file of {data} bytes: {e}",
+                dir.display()
+            );
             None
         }
     }
@@ -254,10 +260,136 @@ fn a_containers_absolute_symlink_is_not_followed_on_the_host() {
         device_total: Some(24 << 30),
         overhead: None,
         fetch: None,
+        round: None,
     };
     let e = match vllm::estimate_process(&ctx) {
         Ok(r) => panic!("read the host's file: {:?}", r.summary),
         Err(e) => e,
     };
     assert!(e.contains("model.safetensors"), "{e}");
+}
+
+/// A folder of `n` links to one file with a 2 MB header.
+#[cfg(unix)]
+fn linked_folder(t: &Tmp, n: usize) -> PathBuf {
+    let m = t.0.join("model");
+    std::fs::create_dir_all(&m).unwrap();
+    std::fs::write(m.join("blob"), file(ONE_TENSOR, 2 << 20, 16)).unwrap();
+    links(&m, Path::new("blob"), n);
+    m
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_behind_many_names_is_one_small_cache_entry_parsed_once() {
+    let t = Tmp::new("cache");
+    let m = linked_folder(&t, 200);
+    let folder = ModelFolder::on_host(&m).unwrap();
+    let cache = HeaderCache::new();
+    for _ in 0..3 {
+        let model = read_folder(&folder, &Round::default(), Some(&cache)).unwrap();
+        assert_eq!((model.files.len(), model.aliases), (1, 199));
+    }
+    let s = cache.stats();
+    assert_eq!((s.entries, s.parses), (1, 1), "{s:?}");
+    // The 2 MB header is not kept: its totals are.
+    assert!(s.kept_bytes < 1024, "{s:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_skipped_model_is_recorded_in_the_round_with_its_reason() {
+    let t = Tmp::new("round-skip");
+    let m = linked_folder(&t, 4096);
+    let folder = ModelFolder::on_host(&m).unwrap();
+    let round = Round::default();
+    let cache = HeaderCache::new();
+    let e = refused(read_folder(&folder, &round, Some(&cache)), "4,096 shards");
+    assert!(e.contains("1,024 shards"), "{e}");
+    let skips = round.take_skips();
+    assert_eq!(skips.len(), 1, "{skips:?}");
+    assert_eq!(skips[0].path, m);
+    assert!(skips[0].why.contains("budget per model"), "{skips:?}");
+    // Refused before any header was read.
+    assert_eq!(cache.stats().parses, 0);
+    assert_eq!(round.parsed_bytes(), 0);
+}
+
+#[test]
+fn a_refused_file_is_remembered_and_not_read_again() {
+    let t = Tmp::new("tiny-cache");
+    let (json, data) = tiny_tensors(70_000);
+    let p = t.0.join("model.safetensors");
+    std::fs::write(&p, file(&json, 0, data)).unwrap();
+    let cache = HeaderCache::new();
+    let root = ProcessRoot::host();
+    let mut errors = Vec::new();
+    for _ in 0..3 {
+        let r = read_file_in(&root, &p, &p, &Round::default(), Some(&cache));
+        errors.push(refused(r, "tiny tensors"));
+    }
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+    let s = cache.stats();
+    assert_eq!((s.entries, s.parses), (1, 1), "{s:?}");
+    assert!(s.kept_bytes < 1024, "{s:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn each_budget_skips_with_its_reason() {
+    let t = Tmp::new("budgets");
+    let m = t.0.join("model");
+    std::fs::create_dir_all(&m).unwrap();
+    // Three distinct files of a 64 KiB header each.
+    for i in 1..=3 {
+        let name = format!("model-{i:05}-of-00003.safetensors");
+        std::fs::write(m.join(name), file(ONE_TENSOR, 64 << 10, 16)).unwrap();
+    }
+    let folder = ModelFolder::on_host(&m).unwrap();
+    let within = |b: Budget| {
+        let round = Round::new(b);
+        let e = refused(read_folder(&folder, &round, None), "over a budget");
+        (e, round.take_skips())
+    };
+    let d = Budget::default();
+    assert_eq!(
+        read_folder(&folder, &Round::new(d), None)
+            .unwrap()
+            .tensor_bytes(),
+        48
+    );
+    let (e, skips) = within(Budget {
+        model_shards: 2,
+        ..d
+    });
+    assert!(e.contains("more than 2 shards") && skips.len() == 1, "{e}");
+    let (e, _) = within(Budget {
+        model_header_bytes: 100 << 10,
+        ..d
+    });
+    assert!(
+        e.contains("budget per model") && e.contains(&m.display().to_string()),
+        "{e}"
+    );
+    let (e, _) = within(Budget {
+        file_header_bytes: 32 << 10,
+        ..d
+    });
+    assert!(
+        e.contains("model-00001-of-00003") && e.contains("per file"),
+        "{e}"
+    );
+    let (e, _) = within(Budget {
+        round_header_bytes: 100 << 10,
+        ..d
+    });
+    assert!(
+        e.contains("model-00002-of-00003") && e.contains("later round"),
+        "{e}"
+    );
+    let (e, skips) = within(Budget {
+        round_time: std::time::Duration::ZERO,
+        ..d
+    });
+    assert!(e.contains("later round") && skips.len() == 1, "{e}");
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use cursor::MAX_LOADED_STRING;
-pub use reader::{parse, read_file};
+pub use reader::{parse, read_file, MAX_TENSORS};
 pub use types::{GgmlType, GGML_TYPES};
 
 /// `general.alignment` when the key is absent.

@@ -16,7 +16,7 @@ use super::{
 /// Sane limits, far above any real model, that stop a header from asking for absurd work even
 /// when the file is large enough to "hold" it: a sparse file of a few KiB on disk can declare
 /// terabytes. The largest current models have about 1,100 tensors and 50 metadata keys.
-const MAX_TENSORS: u64 = 1 << 16;
+pub const MAX_TENSORS: u64 = 1 << 16;
 const MAX_KV: u64 = 1 << 16;
 const MAX_KEY_LEN: u64 = 1 << 12;
 const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
