@@ -92,7 +92,8 @@ fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> 
     if &magic != b"GGUF" {
         return Err(s.err(
             "magic",
-            format!("not a GGUF file (magic {magic:02x?}, expected \"GGUF\")"),
+            // Its bytes are not shown: a file of another kind may be anything.
+            "not a GGUF file (it does not start with \"GGUF\")",
         ));
     }
     let version = s.u32("version")?;
