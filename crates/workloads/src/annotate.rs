@@ -146,8 +146,17 @@ impl Annotate for Identifier {
                     .and_then(Result::ok)
                     .map(|r| r.summary),
                 };
-                let skipped = skip_notes(p.pid, &workload, round.take_skips());
-                let period = next_period(self.cache.get(&key), &workload, &facts.listen_ports);
+                let skips = round.take_skips();
+                // Skipped for this round's budget only: read again soon, not a period later.
+                let later = skips
+                    .iter()
+                    .any(|s| s.kind == crate::safetensors::ErrorKind::Round);
+                let skipped = skip_notes(p.pid, &workload, skips);
+                let period = if later {
+                    MIN_REFRESH
+                } else {
+                    next_period(self.cache.get(&key), &workload, &facts.listen_ports)
+                };
                 self.cache.insert(
                     key,
                     Known {

@@ -63,6 +63,15 @@ impl ProcessRoot {
     /// result has no symlink left in it and names the same file for the process.
     #[cfg(unix)]
     pub fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
+        // A relative path: from our working directory on our own root; from its `/` elsewhere
+        // (another process's working directory is not known here).
+        let abs;
+        let path = if path.is_relative() && !self.is_other() {
+            abs = std::path::absolute(path)?;
+            &abs
+        } else {
+            path
+        };
         let mut done = PathBuf::from("/");
         // Steps still to walk, last first.
         let mut todo: Vec<Step> = Vec::new();
@@ -242,14 +251,7 @@ impl ModelFolder {
 
     /// A folder of this machine, shown as it is named.
     pub fn on_host(dir: &Path) -> Result<ModelFolder, String> {
-        let abs = if dir.is_absolute() {
-            dir.to_path_buf()
-        } else {
-            std::env::current_dir()
-                .map_err(|e| format!("{}: {e}", dir.display()))?
-                .join(dir)
-        };
-        ModelFolder::open(ProcessRoot::host(), &abs, dir)
+        ModelFolder::open(ProcessRoot::host(), dir, dir)
     }
 
     /// How messages name the folder.

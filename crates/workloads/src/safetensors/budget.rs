@@ -46,6 +46,8 @@ impl Default for Budget {
 pub struct Skip {
     pub path: PathBuf,
     pub why: String,
+    /// [`super::ErrorKind::Round`]: skipped for this round only.
+    pub kind: super::ErrorKind,
 }
 
 /// One collection round's budget: what it has spent, and the models it skipped.
@@ -119,11 +121,12 @@ impl Round {
     }
 
     /// Record that `path` was skipped, and why (the snapshot says so).
-    pub fn note_skip(&self, path: &Path, why: &str) {
+    pub fn note_skip(&self, path: &Path, why: &str, kind: super::ErrorKind) {
         if let Ok(mut s) = self.skips.lock() {
             let skip = Skip {
                 path: path.to_path_buf(),
                 why: why.to_string(),
+                kind,
             };
             if !s.contains(&skip) {
                 s.push(skip);

@@ -141,8 +141,7 @@ fn read_model_via(
             m
         });
     }
-    let abs = std::path::absolute(path).map_err(|e| io(e.to_string()))?;
-    let h = read_file_in(&ProcessRoot::host(), &abs, path, round, cache)?;
+    let h = read_file_in(&ProcessRoot::host(), path, path, round, cache)?;
     Ok(Model {
         path: path.to_path_buf(),
         files: vec![h],
@@ -179,7 +178,7 @@ pub fn read_folder(
 fn noted<T>(r: Result<T, SafetensorsError>, round: &Round) -> Result<T, SafetensorsError> {
     if let Err(e) = &r {
         if e.kind.skips() {
-            round.note_skip(&e.path, &e.what);
+            round.note_skip(&e.path, &e.what, e.kind);
         }
     }
     r
