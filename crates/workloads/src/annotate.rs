@@ -117,41 +117,9 @@ impl Annotate for Identifier {
                     .usage
                     .iter()
                     .find_map(|u| devices.iter().find(|(id, _, _)| *id == u.device));
-                let vendor = device.map(|(_, v, _)| *v);
-                // The recipe reads only the GGUF header (about a millisecond), once per refresh.
-                // Each kind has at most one recipe: llama.cpp's, else a runtime's, else none.
-                let estimate = match llama_inputs(p, &workload, procs.root(), vendor) {
-                    Some(inputs) => inputs
-                        .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
-                        .ok()
-                        .map(|(i, mut e)| {
-                            if let Some((bytes, label)) = &self.overhead {
-                                if e_backend(&e) == crate::estimate::Backend::Cuda {
-                                    e.overhead.gpu_bytes = Some(*bytes);
-                                    e.overhead.what = format!("CUDA context, {label}");
-                                    e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
-                                }
-                            }
-                            summary_for(&i, &e)
-                        }),
-                    // vLLM, SGLang, PyTorch: headers only (cached), no HTTP here.
-                    None => runtime_estimate(
-                        p,
-                        &workload,
-                        procs,
-                        device.and_then(|(_, _, t)| *t),
-                        self.overhead.clone(),
-                        Some(&round),
-                    )
-                    .and_then(Result::ok)
-                    .map(|r| r.summary),
-                };
-                let skips = round.take_skips();
+                let estimate = self.estimate_of(p, &workload, procs, device, &round);
+                let (skipped, later) = skip_notes(p.pid, &workload, round.take_skips());
                 // Skipped for this round's budget only: read again soon, not a period later.
-                let later = skips
-                    .iter()
-                    .any(|s| s.kind == crate::safetensors::ErrorKind::Round);
-                let skipped = skip_notes(p.pid, &workload, skips);
                 let period = if later {
                     MIN_REFRESH
                 } else {
@@ -183,9 +151,55 @@ impl Annotate for Identifier {
     }
 }
 
-/// The snapshot's notes for the model files a process's reading skipped: which, and why.
-fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> Vec<String> {
-    skips
+impl Identifier {
+    /// The estimate for `p`, read now. The recipe reads only the GGUF header (about a
+    /// millisecond), once per refresh. Each kind has at most one recipe: llama.cpp's, else a
+    /// runtime's (vLLM, SGLang, PyTorch: headers only, cached, within the `round`'s budget; no
+    /// HTTP here), else none.
+    fn estimate_of(
+        &self,
+        p: &gpuledger_model::Process,
+        workload: &Workload,
+        procs: &ProcReader,
+        device: Option<&(String, gpuledger_model::Vendor, Option<u64>)>,
+        round: &crate::safetensors::Round,
+    ) -> Option<EstimatedMemory> {
+        let vendor = device.map(|(_, v, _)| *v);
+        match llama_inputs(p, workload, procs.root(), vendor) {
+            Some(inputs) => inputs
+                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
+                .ok()
+                .map(|(i, mut e)| {
+                    if let Some((bytes, label)) = &self.overhead {
+                        if e_backend(&e) == crate::estimate::Backend::Cuda {
+                            e.overhead.gpu_bytes = Some(*bytes);
+                            e.overhead.what = format!("CUDA context, {label}");
+                            e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                        }
+                    }
+                    summary_for(&i, &e)
+                }),
+            None => runtime_estimate(
+                p,
+                workload,
+                procs,
+                device.and_then(|(_, _, t)| *t),
+                self.overhead.clone(),
+                Some(round),
+            )
+            .and_then(Result::ok)
+            .map(|r| r.summary),
+        }
+    }
+}
+
+/// The snapshot's notes for the model files a process's reading skipped (which, and why), and
+/// whether one was skipped for the round's budget only.
+fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> (Vec<String>, bool) {
+    let later = skips
+        .iter()
+        .any(|s| s.kind == crate::safetensors::ErrorKind::Round);
+    let notes = skips
         .into_iter()
         .map(|s| {
             format!(
@@ -195,7 +209,8 @@ fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> V
                 s.why
             )
         })
-        .collect()
+        .collect();
+    (notes, later)
 }
 
 /// The backend an estimate was made for (from its inputs).

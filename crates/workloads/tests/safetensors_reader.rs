@@ -2,7 +2,9 @@
 //! (fixtures/safetensors, see its README) and what that package reads back from them; hostile
 //! headers give an error naming the file, never a panic; arbitrary bytes never panic.
 
-use gpuledger_workloads::safetensors::{read_header, read_model, read_tensors, MAX_HEADER_BYTES};
+use gpuledger_workloads::safetensors::{
+    parse_header, parse_tensors, read_header, read_model, read_tensors, MAX_HEADER_BYTES,
+};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -300,6 +302,28 @@ fn parse_bytes(bytes: &[u8]) -> Result<u64, String> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The walk that keeps totals and the one that keeps every tensor give the same header, or
+    /// the same error, whatever the bytes (what the fuzz target asserts too).
+    #[test]
+    fn the_two_walks_agree(at in 0usize..4448, byte in any::<u8>(), cut in 0usize..4448) {
+        let b = std::fs::read(fixtures().join("numpy.safetensors")).unwrap();
+        let n = u64::from_le_bytes(b[..8].try_into().unwrap()) as usize;
+        let mut json = b[8..8 + n].to_vec();
+        let at = at % json.len();
+        json[at] = byte;
+        json.truncate(cut.max(1));
+        let p = Path::new("x.safetensors");
+        let file = b.len() as u64;
+        match (parse_header(&json, file, p), parse_tensors(&json, file, p)) {
+            (Ok(h), Ok(all)) => {
+                prop_assert_eq!(&all.header, &h);
+                prop_assert_eq!(all.tensors.len() as u64, h.tensor_count);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(false, "the walks disagree: {:?} vs {:?}", a, b),
+        }
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
