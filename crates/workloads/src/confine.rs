@@ -19,6 +19,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// Symlinks followed in one resolution (Linux's `MAXSYMLINKS`).
+#[cfg(unix)]
 const MAX_LINKS: u32 = 40;
 
 /// Where a process's `/` is, seen from here.

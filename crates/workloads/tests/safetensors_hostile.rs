@@ -3,9 +3,12 @@
 //! file that is not safetensors at all), and sizes whose sum passes 2^64. Each read completes,
 //! keeps little, names what it refused and why, and never shows the bytes of a foreign file.
 
-use gpuledger_workloads::confine::{ModelFolder, ProcessRoot};
-use gpuledger_workloads::safetensors::{
-    read_file_in, read_folder, read_header, read_model, Budget, HeaderCache, Round,
+use gpuledger_workloads::confine::ProcessRoot;
+use gpuledger_workloads::safetensors::{read_file_in, read_header, read_model, HeaderCache, Round};
+#[cfg(unix)]
+use gpuledger_workloads::{
+    confine::ModelFolder,
+    safetensors::{read_folder, Budget},
 };
 use std::path::{Path, PathBuf};
 
@@ -46,6 +49,7 @@ fn file(json: &str, pad: usize, data: u64) -> Vec<u8> {
     b
 }
 
+#[cfg(unix)]
 const ONE_TENSOR: &str = r#"{"w":{"dtype":"U8","shape":[16],"data_offsets":[0,16]}}"#;
 
 #[cfg(unix)]
