@@ -28,6 +28,9 @@ struct Known {
     workload: Arc<Workload>,
     ports: Vec<u16>,
     estimate: Option<Arc<EstimatedMemory>>,
+    /// Model files this reading refused (a budget, a file out of its folder, not the format),
+    /// as the snapshot's notes say them.
+    skipped: Vec<String>,
     at: Instant,
     /// How long this reading stands, and the GPU memory the process held when it was made.
     period: Duration,
@@ -91,6 +94,8 @@ impl Annotate for Identifier {
             .iter()
             .map(|d| (d.uuid.clone(), d.vendor, d.memory.total_bytes))
             .collect();
+        // One budget for reading model headers, shared by the processes re-read this round.
+        let round = crate::safetensors::Round::default();
         // A set: with hundreds of processes a list's `contains` below is quadratic.
         let mut seen = std::collections::HashSet::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
@@ -112,41 +117,21 @@ impl Annotate for Identifier {
                     .usage
                     .iter()
                     .find_map(|u| devices.iter().find(|(id, _, _)| *id == u.device));
-                let vendor = device.map(|(_, v, _)| *v);
-                // The recipe reads only the GGUF header (about a millisecond), once per refresh.
-                // Each kind has at most one recipe: llama.cpp's, else a runtime's, else none.
-                let estimate = match llama_inputs(p, &workload, procs.root(), vendor) {
-                    Some(inputs) => inputs
-                        .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
-                        .ok()
-                        .map(|(i, mut e)| {
-                            if let Some((bytes, label)) = &self.overhead {
-                                if e_backend(&e) == crate::estimate::Backend::Cuda {
-                                    e.overhead.gpu_bytes = Some(*bytes);
-                                    e.overhead.what = format!("CUDA context, {label}");
-                                    e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
-                                }
-                            }
-                            summary_for(&i, &e)
-                        }),
-                    // vLLM, SGLang, PyTorch: headers only (cached), no HTTP here.
-                    None => runtime_estimate(
-                        p,
-                        &workload,
-                        procs,
-                        device.and_then(|(_, _, t)| *t),
-                        self.overhead.clone(),
-                    )
-                    .and_then(Result::ok)
-                    .map(|r| r.summary),
+                let estimate = self.estimate_of(p, &workload, procs, device, &round);
+                let (skipped, later) = skip_notes(p.pid, &workload, round.take_skips());
+                // Skipped for this round's budget only: read again soon, not a period later.
+                let period = if later {
+                    MIN_REFRESH
+                } else {
+                    next_period(self.cache.get(&key), &workload, &facts.listen_ports)
                 };
-                let period = next_period(self.cache.get(&key), &workload, &facts.listen_ports);
                 self.cache.insert(
                     key,
                     Known {
                         workload: Arc::new(workload),
                         ports: facts.listen_ports,
                         estimate: estimate.map(Arc::new),
+                        skipped,
                         at: now,
                         period,
                         gpu_bytes,
@@ -158,11 +143,74 @@ impl Annotate for Identifier {
                 p.workload = Some(Arc::clone(&k.workload));
                 p.listen_ports = k.ports.clone();
                 p.estimate = k.estimate.clone();
+                snap.notes.extend(k.skipped.iter().cloned());
             }
         }
         // Forget processes that are gone (a reused PID has another start time anyway).
         self.cache.retain(|k, _| seen.contains(k));
     }
+}
+
+impl Identifier {
+    /// The estimate for `p`, read now. The recipe reads only the GGUF header (about a
+    /// millisecond), once per refresh. Each kind has at most one recipe: llama.cpp's, else a
+    /// runtime's (vLLM, SGLang, PyTorch: headers only, cached, within the `round`'s budget; no
+    /// HTTP here), else none.
+    fn estimate_of(
+        &self,
+        p: &gpuledger_model::Process,
+        workload: &Workload,
+        procs: &ProcReader,
+        device: Option<&(String, gpuledger_model::Vendor, Option<u64>)>,
+        round: &crate::safetensors::Round,
+    ) -> Option<EstimatedMemory> {
+        let vendor = device.map(|(_, v, _)| *v);
+        match llama_inputs(p, workload, procs.root(), vendor) {
+            Some(inputs) => inputs
+                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
+                .ok()
+                .map(|(i, mut e)| {
+                    if let Some((bytes, label)) = &self.overhead {
+                        if e_backend(&e) == crate::estimate::Backend::Cuda {
+                            e.overhead.gpu_bytes = Some(*bytes);
+                            e.overhead.what = format!("CUDA context, {label}");
+                            e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                        }
+                    }
+                    summary_for(&i, &e)
+                }),
+            None => runtime_estimate(
+                p,
+                workload,
+                procs,
+                device.and_then(|(_, _, t)| *t),
+                self.overhead.clone(),
+                Some(round),
+            )
+            .and_then(Result::ok)
+            .map(|r| r.summary),
+        }
+    }
+}
+
+/// The snapshot's notes for the model files a process's reading skipped (which, and why), and
+/// whether one was skipped for the round's budget only.
+fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> (Vec<String>, bool) {
+    let later = skips
+        .iter()
+        .any(|s| s.kind == crate::safetensors::ErrorKind::Round);
+    let notes = skips
+        .into_iter()
+        .map(|s| {
+            format!(
+                "pid {pid} ({}): model not read: {}: {}",
+                w.kind.label(),
+                s.path.display(),
+                s.why
+            )
+        })
+        .collect();
+    (notes, later)
 }
 
 /// The backend an estimate was made for (from its inputs).
@@ -206,6 +254,7 @@ mod tests {
             workload: Arc::new(w.clone()),
             ports: vec![8000],
             estimate: None,
+            skipped: Vec::new(),
             at: Instant::now(),
             period,
             gpu_bytes: Some(300 * MIB),

@@ -14,6 +14,7 @@
 //! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models).
 
 pub mod annotate;
+pub mod confine;
 pub mod estimate;
 pub mod gguf;
 pub mod group;

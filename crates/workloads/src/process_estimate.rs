@@ -72,8 +72,8 @@ pub fn llama_server_inputs(
     }
     // The path is the server's own: in a container it names a file under its root, not ours.
     let path = crate::runtimes::hf::in_process_root(proc_root, p.pid, &path);
-    let gguf =
-        GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+    let gguf = GgufModel::open(&in_own_root(proc_root, p.pid, &path)?)
+        .map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
     let argv = p.cmdline.clone().unwrap_or_default();
     let (mut settings, _) = LlamaSettings::parse_known(argv.get(1..).unwrap_or(&[]))
         .map_err(|e| format!("cannot read the server's settings from its command line: {e}"))?;
@@ -86,6 +86,22 @@ pub fn llama_server_inputs(
         model: gguf,
         settings,
         notes: Default::default(),
+    })
+}
+
+/// `path` (reached through [`crate::runtimes::hf::in_process_root`]) with its links followed
+/// inside the process's own root when that is another than ours (a container): the kernel
+/// would follow an absolute link under `/proc/PID/root` from our root, to a file of the host.
+fn in_own_root(proc_root: &Path, pid: u32, path: &Path) -> Result<PathBuf, String> {
+    let (root, inner) = crate::confine::ProcessRoot::split(proc_root, pid, path);
+    if !root.is_other() {
+        return Ok(path.to_path_buf());
+    }
+    root.reached(&inner).map(|r| r.host).map_err(|e| {
+        format!(
+            "cannot read the model's GGUF header: {}: {e}",
+            path.display()
+        )
     })
 }
 
@@ -190,19 +206,22 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 
 /// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
 /// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
-/// `overhead` this machine's probed CUDA context. No HTTP: `explain` adds the server's answers.
+/// `overhead` this machine's probed CUDA context; `round` the collection round's budget for
+/// model headers (it records the models skipped). No HTTP: `explain` adds the server's answers.
 pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
     procs: &gpuledger_sources::procfs::ProcReader,
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
+    round: Option<&crate::safetensors::Round>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
     }
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
     ctx.overhead = overhead;
+    ctx.round = round;
     crate::runtimes::estimate_for(&ctx, w)
 }
 
@@ -266,6 +285,29 @@ mod tests {
         let i = inputs_for(&p, &w, &d, None).unwrap();
         assert_eq!(i.model_path, d.join("4242/root/models/m.gguf"));
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_containers_absolute_model_link_is_not_followed_on_the_host() {
+        // Inside the container /models/m.gguf -> /host-only/m.gguf names nothing; followed from
+        // the host (through /proc/PID/root, then our root) it would name the host's file.
+        let d = proc_root("link", "");
+        let host = d.join("host-only");
+        std::fs::create_dir_all(&host).unwrap();
+        std::fs::rename(d.join("4242/root/models/m.gguf"), host.join("m.gguf")).unwrap();
+        std::os::unix::fs::symlink(host.join("m.gguf"), d.join("4242/root/models/m.gguf")).unwrap();
+        let mut p = Process::new(4242);
+        p.cmdline = Some(vec![
+            "llama-server".into(),
+            "-m".into(),
+            "/models/m.gguf".into(),
+        ]);
+        let w = workload(WorkloadKind::LlamaCpp, "/models/m.gguf");
+        let r = inputs_for(&p, &w, &d, None);
+        std::fs::remove_dir_all(&d).unwrap();
+        let e = r.err().expect("the host's file was read");
+        assert!(e.contains("m.gguf"), "{e}");
     }
 
     #[test]

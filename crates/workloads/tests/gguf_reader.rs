@@ -203,6 +203,10 @@ fn hostile_array_count_is_rejected() {
 #[test]
 fn bad_magic_version_and_types_are_named() {
     assert!(err_of("magic.gguf", b"GGML\x03\0\0\0").contains("not a GGUF file"));
+    // A file of another kind: named so, its bytes never shown (not even as hex).
+    let e = err_of("shadow.gguf", b"root:*:20000:0:99999:7:::\n");
+    assert!(e.contains("not a GGUF file"), "{e}");
+    assert!(!e.contains("72, 6f") && !e.contains("root:"), "{e}");
     assert!(
         err_of("v1.gguf", &raw_header(1, 0, 0, &[])).contains("version 1 is no longer supported")
     );
@@ -333,6 +337,37 @@ fn split_models_read_as_one_from_any_part() {
     std::fs::remove_file(d.join("m-00002-of-00003.gguf")).unwrap();
     let e = GgufModel::open(&d.join("m-00001-of-00003.gguf")).unwrap_err();
     assert!(e.to_string().contains("m-00002-of-00003.gguf"), "{e}");
+}
+
+#[test]
+fn split_parts_whose_sizes_pass_4_eib_are_an_error_naming_the_part() {
+    // Sparse parts of 2 × 10^18 bytes need tmpfs (ext4 stops at 16 TiB).
+    let d = Path::new("/dev/shm").join(format!("gl-gguf-huge-{}", std::process::id()));
+    if std::fs::create_dir_all(&d).is_err() {
+        eprintln!("skipped: no /dev/shm for sparse files of exabytes");
+        return;
+    }
+    let names = [vec!["a", "b"], vec!["c"], vec!["d", "e"]];
+    for (i, ts) in names.iter().enumerate() {
+        let p = d.join(format!("m-{:05}-of-00003.gguf", i + 1));
+        split_part(i as u16, 3, ts).write(&p).unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        if let Err(e) = f.set_len(2_000_000_000_000_000_000) {
+            eprintln!("skipped: /dev/shm holds no file that large: {e}");
+            let _ = std::fs::remove_dir_all(&d);
+            return;
+        }
+    }
+    let r = GgufModel::open(&d.join("m-00001-of-00003.gguf"));
+    std::fs::remove_dir_all(&d).unwrap();
+    let e = match r {
+        Ok(m) => panic!("opened, {} parts", m.parts.len()),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("m-00003-of-00003.gguf") && e.contains("2^62"),
+        "{e}"
+    );
 }
 
 /// A file reader that counts the bytes really read (seeks are free), to check that what a header

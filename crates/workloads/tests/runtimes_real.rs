@@ -232,6 +232,7 @@ fn vllm_reservation_against_nvidia_smi_with_enforce_eager() {
             path: "/m".into(),
             files: vec![],
             index_total_size: None,
+            aliases: 0,
         },
     };
     let total = 24564u64 << 20;
@@ -275,6 +276,7 @@ fn sglang_qwen3_235b_fp8_tp4_log() {
             path: "/m".into(),
             files: vec![],
             index_total_size: None,
+            aliases: 0,
         },
     };
     let mut report = r.clone();
@@ -475,6 +477,7 @@ fn huge_token_counts_and_mla_dims_are_unknown_or_errors_not_overflows() {
             path: "/m".into(),
             files: vec![],
             index_total_size: None,
+            aliases: 0,
         },
     };
     let s = SglangSettings::from_args(

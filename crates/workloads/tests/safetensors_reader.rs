@@ -2,7 +2,9 @@
 //! (fixtures/safetensors, see its README) and what that package reads back from them; hostile
 //! headers give an error naming the file, never a panic; arbitrary bytes never panic.
 
-use gpuledger_workloads::safetensors::{read_header, read_model, MAX_HEADER_BYTES};
+use gpuledger_workloads::safetensors::{
+    parse_header, parse_tensors, read_header, read_model, read_tensors, MAX_HEADER_BYTES,
+};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -28,9 +30,27 @@ fn check_against_package(dir: &Path) {
         let Some(tensors) = want.get("tensors").and_then(Value::as_object) else {
             continue;
         };
-        let h = read_header(&dir.join(name)).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(h.file_bytes, want["file_bytes"].as_u64().unwrap(), "{name}");
+        let h = read_tensors(&dir.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            h.header.file_bytes,
+            want["file_bytes"].as_u64().unwrap(),
+            "{name}"
+        );
         assert_eq!(h.tensors.len(), tensors.len(), "{name}");
+        assert_eq!(h.header.tensor_count, tensors.len() as u64, "{name}");
+        // The totals a recipe reads agree with every tensor, per dtype too.
+        let sum: u64 = h.tensors.iter().map(|t| t.bytes).sum();
+        assert_eq!(h.header.tensor_bytes, sum, "{name}");
+        assert_eq!(h.header, read_header(&dir.join(name)).unwrap(), "{name}");
+        for (d, b) in &h.header.by_dtype {
+            let of: u64 = h
+                .tensors
+                .iter()
+                .filter(|t| t.dtype == *d)
+                .map(|t| t.bytes)
+                .sum();
+            assert_eq!(*b, of, "{name} {}", d.name());
+        }
         for (tname, t) in tensors {
             let ours = h
                 .tensors
@@ -164,7 +184,7 @@ fn hostile_headers_are_errors_naming_the_file() {
         ("short-header.safetensors", real[..40].to_vec(), "truncated"),
         (
             "json.safetensors",
-            file_with_header("{\"a\": [", 0),
+            file_with_header("{\"a\": {\"dtype\": ", 0),
             "not valid JSON",
         ),
         (
@@ -272,7 +292,7 @@ fn parse_bytes(bytes: &[u8]) -> Result<u64, String> {
         N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     std::fs::write(&p, bytes).unwrap();
-    let r = read_header(&p).map(|h| h.tensor_bytes());
+    let r = read_header(&p).map(|h| h.tensor_bytes);
     let _ = std::fs::remove_file(&p);
     r.map_err(|e| {
         assert!(e.to_string().contains(&p.display().to_string()), "{e}");
@@ -282,6 +302,28 @@ fn parse_bytes(bytes: &[u8]) -> Result<u64, String> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The walk that keeps totals and the one that keeps every tensor give the same header, or
+    /// the same error, whatever the bytes (what the fuzz target asserts too).
+    #[test]
+    fn the_two_walks_agree(at in 0usize..4448, byte in any::<u8>(), cut in 0usize..4448) {
+        let b = std::fs::read(fixtures().join("numpy.safetensors")).unwrap();
+        let n = u64::from_le_bytes(b[..8].try_into().unwrap()) as usize;
+        let mut json = b[8..8 + n].to_vec();
+        let at = at % json.len();
+        json[at] = byte;
+        json.truncate(cut.max(1));
+        let p = Path::new("x.safetensors");
+        let file = b.len() as u64;
+        match (parse_header(&json, file, p), parse_tensors(&json, file, p)) {
+            (Ok(h), Ok(all)) => {
+                prop_assert_eq!(&all.header, &h);
+                prop_assert_eq!(all.tensors.len() as u64, h.tensor_count);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(false, "the walks disagree: {:?} vs {:?}", a, b),
+        }
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {

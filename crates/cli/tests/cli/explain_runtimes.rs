@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 const DEVICE_TOTAL: u64 = 25769803776; // 24 GiB
 const MEASURED: u64 = 22548578304; // 21 GiB charged to the process
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// A running stand-in runtime, killed on drop (its engine child exits when it goes).
-struct Fake {
-    child: Child,
+pub(crate) struct Fake {
+    pub(crate) child: Child,
     port: u16,
     engine: u32,
 }
@@ -50,7 +50,7 @@ fn stage(dir: &Path) -> PathBuf {
     pk
 }
 
-fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
+pub(crate) fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]) -> Fake {
     let pk = stage(dir);
     let ready = dir.join(format!("ready-{}", args.len()));
     let _ = std::fs::remove_file(&ready);
@@ -135,13 +135,13 @@ fn nvml_scenario(pid: u32) -> (tempfile::TempDir, PathBuf) {
     ))
 }
 
-fn run(pid: u32, args: &[&str]) -> String {
+pub(crate) fn run(pid: u32, args: &[&str]) -> String {
     let (_d, sc) = nvml_scenario(pid);
     let out = on_live_proc(&sc).args(args).output().unwrap();
     ok_stdout(&out)
 }
 
-fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
+pub(crate) fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
     let p = pid.to_string();
     let mut a = vec!["explain", p.as_str()];
     a.extend(extra);

@@ -19,11 +19,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use cursor::MAX_LOADED_STRING;
-pub use reader::{parse, read_file};
+pub use reader::{parse, read_file, MAX_TENSORS};
 pub use types::{GgmlType, GGML_TYPES};
 
 /// `general.alignment` when the key is absent.
 pub const DEFAULT_ALIGNMENT: u64 = 32;
+/// The most bytes a model's files may hold together (4 EiB, far past any disk): under it the
+/// recipe's sums of sizes cannot pass 2^64.
+pub const MAX_MODEL_BYTES: u64 = 1 << 62;
 /// `GGML_MAX_DIMS`.
 pub const MAX_DIMS: u32 = 4;
 
@@ -354,7 +357,7 @@ impl GgufModel {
             .and_then(|v| v.as_u64())
             .unwrap_or(1);
         if count <= 1 {
-            return Ok(GgufModel { parts: vec![first] });
+            return GgufModel::sized(vec![first]);
         }
         let Some(s) = split else {
             return Err(GgufError::new(
@@ -393,6 +396,24 @@ impl GgufModel {
             }
             parts.push(part);
         }
+        GgufModel::sized(parts)
+    }
+
+    /// The model, when its files together stay under [`MAX_MODEL_BYTES`]: every tensor lies in
+    /// its file, so the recipe's sums (weights, a tied output's copy, padding) cannot pass 2^64.
+    /// Past it (sparse files can declare exabytes), an error naming the part that passed it.
+    fn sized(parts: Vec<GgufFile>) -> Result<GgufModel, GgufError> {
+        let mut total = 0u64;
+        for p in &parts {
+            total = total.saturating_add(p.file_size);
+            if total > MAX_MODEL_BYTES {
+                return Err(GgufError::new(
+                    &p.path,
+                    "file",
+                    "with this file the model passes 4 EiB (2^62 bytes): sizes no disk holds, not read",
+                ));
+            }
+        }
         Ok(GgufModel { parts })
     }
 
@@ -426,8 +447,11 @@ impl GgufModel {
         self.tensors().find(|t| t.name == name)
     }
 
+    /// Bytes of all parts (at most [`MAX_MODEL_BYTES`] for a model opened here).
     pub fn file_size(&self) -> u64 {
-        self.parts.iter().map(|p| p.file_size).sum()
+        self.parts
+            .iter()
+            .fold(0u64, |a, p| a.saturating_add(p.file_size))
     }
 
     pub fn path(&self) -> &Path {

@@ -16,7 +16,7 @@ use super::{
 /// Sane limits, far above any real model, that stop a header from asking for absurd work even
 /// when the file is large enough to "hold" it: a sparse file of a few KiB on disk can declare
 /// terabytes. The largest current models have about 1,100 tensors and 50 metadata keys.
-const MAX_TENSORS: u64 = 1 << 16;
+pub const MAX_TENSORS: u64 = 1 << 16;
 const MAX_KV: u64 = 1 << 16;
 const MAX_KEY_LEN: u64 = 1 << 12;
 const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
@@ -92,7 +92,8 @@ fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> 
     if &magic != b"GGUF" {
         return Err(s.err(
             "magic",
-            format!("not a GGUF file (magic {magic:02x?}, expected \"GGUF\")"),
+            // Its bytes are not shown: a file of another kind may be anything.
+            "not a GGUF file (it does not start with \"GGUF\")",
         ));
     }
     let version = s.u32("version")?;

@@ -177,8 +177,16 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// Read `DIR/config.json`.
     pub fn read(dir: &Path) -> Result<ModelConfig, String> {
-        let path = dir.join("config.json");
-        let bytes = read_regular(&path, MAX_CONFIG_BYTES)
+        Self::read_in(&crate::confine::ModelFolder::on_host(dir)?)
+    }
+
+    /// Read the folder's `config.json` (inside the process's root and the folder).
+    pub fn read_in(folder: &crate::confine::ModelFolder) -> Result<ModelConfig, String> {
+        let path = folder.shown_file("config.json");
+        let bytes = folder
+            .file("config.json")
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.read_bounded(MAX_CONFIG_BYTES).map_err(|e| e.to_string()))
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         Self::parse(&bytes, &path)
     }

@@ -247,6 +247,9 @@ pub struct ProcessContext<'a> {
     pub overhead: Option<(u64, String)>,
     /// Ports to ask and how; `None` on the collection path (no HTTP there).
     pub fetch: Option<(&'a [u16], Fetch<'a>)>,
+    /// The collection round's budget for reading model headers, shared by every process of
+    /// the round (it also records the models skipped); `None`: a budget of the recipe's own.
+    pub round: Option<&'a crate::safetensors::Round>,
 }
 
 impl<'a> ProcessContext<'a> {
@@ -294,6 +297,7 @@ impl<'a> ProcessContext<'a> {
             device_total,
             overhead: None,
             fetch: None,
+            round: None,
         }
     }
 

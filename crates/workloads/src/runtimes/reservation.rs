@@ -6,7 +6,8 @@
 
 use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, ModelConfig};
 use super::{Input, ProcessContext};
-use crate::safetensors;
+use crate::confine::{ModelFolder, ProcessRoot};
+use crate::safetensors::{self, HeaderCache};
 use std::path::PathBuf;
 
 /// A setting and where it came from.
@@ -45,8 +46,13 @@ impl ModelFacts {
         // The process's paths are its own: a containerised server's model is under its root.
         let seen = |p: &std::path::Path| in_process_root(ctx.proc_root, ctx.pid, p);
         let (dir, found) = resolve_model_seen(model, ctx.cwd.as_deref(), &ctx.env, &seen)?;
-        let config = ModelConfig::read(&dir)?;
-        let weights = safetensors::cached_model(&dir)
+        // Its files are reached inside its root and must stay in the folder.
+        let (root, inner) = ProcessRoot::split(ctx.proc_root, ctx.pid, &dir);
+        let folder = ModelFolder::open(root, &inner, &dir)?;
+        let config = ModelConfig::read_in(&folder)?;
+        let own = safetensors::Round::default();
+        let round = ctx.round.unwrap_or(&own);
+        let weights = safetensors::read_folder(&folder, round, Some(HeaderCache::global()))
             .map_err(|e| format!("cannot read the model's safetensors headers: {e}"))?;
         Ok(ModelFacts {
             dir,

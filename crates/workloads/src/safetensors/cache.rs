@@ -1,106 +1,151 @@
 //! Headers read once per file version: the collection-time annotator asks again every refresh,
-//! and a header only changes when the file does (same path, length and modification time).
+//! and a header only changes when the file does. A file is known by what it is (device and
+//! inode), not by the name it was reached through, so a thousand links to one file are one
+//! entry; its length and modification time say when it changed. A refusal that the unchanged
+//! file would earn again (not safetensors, over a budget of one file) is remembered too, so a
+//! hostile file costs one read, not one per refresh.
 
-use super::{read_header, read_model_with, Header, Model, SafetensorsError};
+use super::{err, read_open, ErrorKind, Header, Round, SafetensorsError};
 use std::collections::HashMap;
+use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::SystemTime;
 
-/// Files remembered, and the header text they came from; past either the cache starts over (a
+/// Files remembered, and the bytes their entries keep; past either the cache starts over (a
 /// machine with more model files than this open at once re-reads headers, which stays correct).
-/// The byte bound keeps a long-running collector's memory in proportion: one header may be
-/// [`super::MAX_HEADER_BYTES`] (100 MB) of JSON, more than this whole budget.
+/// An entry keeps totals, not the header: a few hundred bytes.
 const MAX_ENTRIES: usize = 4096;
-const MAX_CACHED_BYTES: u64 = 64 << 20;
+const MAX_KEPT_BYTES: u64 = 4 << 20;
 
-type Key = (PathBuf, u64, Option<SystemTime>);
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Id {
+    Node(u64, u64),
+    /// Where the platform gives no inode: the resolved path.
+    Path(PathBuf),
+}
+
+type Key = (Id, u64, Option<SystemTime>);
+
+/// What is kept of one file: its header's totals (the path left out: it is the name asked
+/// through, given back), or the refusal it earned.
+type Entry = Result<Header, (ErrorKind, String)>;
+
+/// How much the cache holds, and how many headers it has parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    pub entries: usize,
+    /// Bytes the entries keep (their own size, the per-dtype totals, refusal messages).
+    pub kept_bytes: u64,
+    /// Headers parsed since the cache was made (hits and remembered refusals cost none).
+    pub parses: u64,
+}
 
 #[derive(Default)]
-struct Cache {
-    headers: HashMap<Key, Header>,
-    bytes: u64,
+struct Inner {
+    map: HashMap<Key, Entry>,
+    stats: CacheStats,
 }
 
-impl Cache {
-    /// Remember `h`, starting over when the entries or bytes would pass their bounds. A header
-    /// over the whole byte budget is not stored, and does not empty the cache for the others.
-    fn store(&mut self, key: Key, h: &Header, max_bytes: u64) {
-        if h.header_bytes > max_bytes {
-            return;
-        }
-        if self.headers.len() >= MAX_ENTRIES || self.bytes + h.header_bytes > max_bytes {
-            *self = Cache::default();
-        }
-        self.bytes += h.header_bytes;
-        self.headers.insert(key, h.clone());
+/// Headers by file identity, bounded in entries and bytes.
+#[derive(Default)]
+pub struct HeaderCache {
+    inner: Mutex<Inner>,
+}
+
+/// Bytes one entry keeps.
+fn kept(key: &Key, e: &Entry) -> u64 {
+    let own = std::mem::size_of::<Key>() + std::mem::size_of::<Entry>();
+    let path = match &key.0 {
+        Id::Path(p) => p.as_os_str().len(),
+        Id::Node(..) => 0,
+    };
+    let extra = match e {
+        Ok(h) => h.by_dtype.len() * std::mem::size_of::<(super::Dtype, u64)>(),
+        Err((_, what)) => what.len(),
+    };
+    (own + path + extra) as u64
+}
+
+impl HeaderCache {
+    pub fn new() -> HeaderCache {
+        HeaderCache::default()
     }
-}
 
-fn cache() -> &'static Mutex<Cache> {
-    static C: OnceLock<Mutex<Cache>> = OnceLock::new();
-    C.get_or_init(Default::default)
-}
-
-/// [`read_header`] through the cache.
-pub fn cached_header(path: &Path) -> Result<Header, SafetensorsError> {
-    let md = std::fs::metadata(path).map_err(|e| SafetensorsError {
-        path: path.to_path_buf(),
-        what: format!("cannot read: {e}"),
-    })?;
-    let key = (path.to_path_buf(), md.len(), md.modified().ok());
-    if let Some(h) = cache()
-        .lock()
-        .ok()
-        .and_then(|c| c.headers.get(&key).cloned())
-    {
-        return Ok(h);
+    /// The process-wide cache the collector and `explain` use.
+    pub fn global() -> &'static HeaderCache {
+        static C: OnceLock<HeaderCache> = OnceLock::new();
+        C.get_or_init(HeaderCache::new)
     }
-    let h = read_header(path)?;
-    if let Ok(mut c) = cache().lock() {
-        c.store(key, &h, MAX_CACHED_BYTES);
+
+    pub fn stats(&self) -> CacheStats {
+        self.inner.lock().map(|i| i.stats).unwrap_or_default()
     }
-    Ok(h)
-}
 
-/// [`super::read_model`] with every header through the cache.
-pub fn cached_model(path: &Path) -> Result<Model, SafetensorsError> {
-    read_model_with(path, &|p| cached_header(p))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn header(name: &str, header_bytes: u64) -> (Key, Header) {
-        let path = PathBuf::from(name);
-        let h = Header {
-            path: path.clone(),
-            header_bytes,
-            file_bytes: header_bytes + 8,
-            metadata: Default::default(),
-            tensors: Vec::new(),
+    /// The header of the open file `f` (reached as `shown`): remembered, or read within the
+    /// round's budget and remembered with its refusal when the same file would earn it again.
+    pub(super) fn header(
+        &self,
+        f: File,
+        md: &Metadata,
+        shown: &Path,
+        round: &Round,
+    ) -> Result<Header, SafetensorsError> {
+        let id = match crate::confine::identity(md) {
+            Some((dev, ino)) => Id::Node(dev, ino),
+            None => Id::Path(shown.to_path_buf()),
         };
-        ((path, header_bytes + 8, None), h)
+        let key = (id, md.len(), md.modified().ok());
+        let known = self
+            .inner
+            .lock()
+            .ok()
+            .and_then(|i| i.map.get(&key).cloned());
+        let entry = match known {
+            Some(e) => e,
+            None => {
+                round
+                    .admit()
+                    .map_err(|w| err(shown, ErrorKind::Round, format!("skipped: {w}")))?;
+                let read = read_open(f, md.len(), shown, round.budget(), Some(round), false);
+                let entry = match read {
+                    Ok((mut h, _)) => {
+                        h.path = PathBuf::new();
+                        Ok(h)
+                    }
+                    Err(e) => Err((e.kind, e.what)),
+                };
+                self.store(key, &entry);
+                entry
+            }
+        };
+        match entry {
+            Ok(mut h) => {
+                h.path = shown.to_path_buf();
+                Ok(h)
+            }
+            Err((kind, what)) => Err(err(shown, kind, what)),
+        }
     }
 
-    #[test]
-    fn a_header_over_the_budget_is_not_stored_and_keeps_the_others() {
-        let mut c = Cache::default();
-        let (ka, a) = header("a", 40);
-        let (kb, b) = header("b", 50);
-        c.store(ka.clone(), &a, 100);
-        c.store(kb.clone(), &b, 100);
-        // Over the whole budget: neither stored nor a reason to forget a and b.
-        let (kh, huge) = header("huge", 101);
-        c.store(kh.clone(), &huge, 100);
-        assert!(!c.headers.contains_key(&kh));
-        assert!(c.headers.contains_key(&ka) && c.headers.contains_key(&kb));
-        assert_eq!(c.bytes, 90);
-        // One that fits the budget but not beside the others starts the cache over.
-        let (kc, h) = header("c", 60);
-        c.store(kc.clone(), &h, 100);
-        assert_eq!(c.headers.len(), 1);
-        assert_eq!(c.bytes, 60);
+    /// Count one parse; remember its entry unless it may change on its own (round, I/O).
+    fn store(&self, key: Key, e: &Entry) {
+        let Ok(mut i) = self.inner.lock() else {
+            return;
+        };
+        i.stats.parses += 1;
+        if let Err((kind, _)) = e {
+            if !kind.lasts() {
+                return;
+            }
+        }
+        let size = kept(&key, e);
+        if i.map.len() >= MAX_ENTRIES || i.stats.kept_bytes + size > MAX_KEPT_BYTES {
+            i.map.clear();
+            i.stats.kept_bytes = 0;
+        }
+        i.stats.kept_bytes += size;
+        i.map.insert(key, e.clone());
+        i.stats.entries = i.map.len();
     }
 }

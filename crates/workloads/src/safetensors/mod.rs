@@ -9,6 +9,19 @@
 //! each tensor's byte count (`elements × bits / 8`, checked arithmetic) against its offsets, and
 //! the offsets against the data that is really there.
 //!
+//! The files are named by other processes and may be built to hurt, so (issue 25):
+//! - the header is walked as it streams ([`parse`]) and only what a recipe needs is kept: the
+//!   tensor count and the bytes per dtype ([`Header`]); every tensor and the metadata only for
+//!   whoever asks ([`read_tensors`]);
+//! - reading costs at most a [`Budget`]: per file (header bytes, tensors), per model (shards,
+//!   header bytes), per collection round (header bytes, time); past one the model is skipped and
+//!   the [`Round`] records which and why, for the snapshot;
+//! - a model folder's files are reached inside the process's root and must stay in the folder
+//!   ([`crate::confine`]); a file behind several names is read and counted once;
+//! - bytes of a file that is not safetensors are never shown: not its first 8 bytes as a
+//!   "length", not a JSON value of the wrong type;
+//! - sums of sizes are checked: past 2^64 is an error naming the file, never a wrapped number.
+//!
 //! Why not the `safetensors` crate: its `SafeTensors::read_metadata` refuses any buffer that is
 //! not the whole file (`MetadataIncompleteBuffer`), so it needs a full read or a mapping. Its
 //! `tensor::Metadata` can be deserialised from the header bytes alone, but then the checks against
@@ -17,21 +30,54 @@
 //! One difference on purpose: the package also refuses gaps between tensors; this reader, which
 //! only sizes, accepts them (overlaps are refused).
 
-use gpuledger_sources::regular::{open_regular, read_regular};
-use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
+mod budget;
 mod cache;
-pub use cache::{cached_header, cached_model};
+mod dtype;
+mod model;
+mod parse;
+
+pub use budget::{Budget, Round, Skip};
+pub use cache::{CacheStats, HeaderCache};
+pub use dtype::Dtype;
+pub use model::{
+    cached_model, parse_index, read_file_in, read_folder, read_model, Model, MAX_INDEX_BYTES,
+};
 
 /// The largest header accepted (the `safetensors` package's own `MAX_HEADER_SIZE`).
 pub const MAX_HEADER_BYTES: u64 = 100_000_000;
-/// The largest `model.safetensors.index.json` read.
-pub const MAX_INDEX_BYTES: u64 = 64 << 20;
-/// The most shards one model may name.
-pub const MAX_SHARDS: usize = 4096;
+
+/// What kind of refusal an error is: whether the same file would be refused again (and so is
+/// remembered), whether the model is skipped for it (and the snapshot says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Not a safetensors file, or a malformed one.
+    Format,
+    /// Over a budget of one file (its header bytes, its tensors).
+    FileBudget,
+    /// Over a budget of the model, or a file leading out of the model folder.
+    Skipped,
+    /// Over the round's budget: read again on a later round.
+    Round,
+    /// Could not be read (missing, no permission): read again later.
+    Io,
+}
+
+impl ErrorKind {
+    /// The same file, unchanged, would be refused again.
+    pub fn lasts(self) -> bool {
+        matches!(self, ErrorKind::Format | ErrorKind::FileBudget)
+    }
+
+    /// A refusal of the model (or file) itself, not a failure to reach it: said in the snapshot.
+    pub fn skips(self) -> bool {
+        self != ErrorKind::Io
+    }
+}
 
 /// An error, always naming the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,111 +85,20 @@ pub const MAX_SHARDS: usize = 4096;
 pub struct SafetensorsError {
     pub path: PathBuf,
     pub what: String,
+    pub kind: ErrorKind,
 }
 
-fn err(path: &Path, what: impl Into<String>) -> SafetensorsError {
+fn err(path: &Path, kind: ErrorKind, what: impl Into<String>) -> SafetensorsError {
     SafetensorsError {
         path: path.to_path_buf(),
         what: what.into(),
+        kind,
     }
 }
 
-/// A tensor element type and its size in bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Dtype {
-    Bool,
-    U8,
-    I8,
-    F8E4M3,
-    F8E5M2,
-    F8E8M0,
-    F8E4M3Fnuz,
-    F8E5M2Fnuz,
-    F4,
-    F6E2M3,
-    F6E3M2,
-    I16,
-    U16,
-    F16,
-    BF16,
-    I32,
-    U32,
-    F32,
-    C64,
-    I64,
-    U64,
-    F64,
-}
-
-impl Dtype {
-    /// The name safetensors writes.
-    pub fn from_name(s: &str) -> Option<Dtype> {
-        Some(match s {
-            "BOOL" => Dtype::Bool,
-            "U8" => Dtype::U8,
-            "I8" => Dtype::I8,
-            "F8_E4M3" => Dtype::F8E4M3,
-            "F8_E5M2" => Dtype::F8E5M2,
-            "F8_E8M0" => Dtype::F8E8M0,
-            "F8_E4M3FNUZ" => Dtype::F8E4M3Fnuz,
-            "F8_E5M2FNUZ" => Dtype::F8E5M2Fnuz,
-            "F4" => Dtype::F4,
-            "F6_E2M3" => Dtype::F6E2M3,
-            "F6_E3M2" => Dtype::F6E3M2,
-            "I16" => Dtype::I16,
-            "U16" => Dtype::U16,
-            "F16" => Dtype::F16,
-            "BF16" => Dtype::BF16,
-            "I32" => Dtype::I32,
-            "U32" => Dtype::U32,
-            "F32" => Dtype::F32,
-            "C64" => Dtype::C64,
-            "I64" => Dtype::I64,
-            "U64" => Dtype::U64,
-            "F64" => Dtype::F64,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Dtype::Bool => "BOOL",
-            Dtype::U8 => "U8",
-            Dtype::I8 => "I8",
-            Dtype::F8E4M3 => "F8_E4M3",
-            Dtype::F8E5M2 => "F8_E5M2",
-            Dtype::F8E8M0 => "F8_E8M0",
-            Dtype::F8E4M3Fnuz => "F8_E4M3FNUZ",
-            Dtype::F8E5M2Fnuz => "F8_E5M2FNUZ",
-            Dtype::F4 => "F4",
-            Dtype::F6E2M3 => "F6_E2M3",
-            Dtype::F6E3M2 => "F6_E3M2",
-            Dtype::I16 => "I16",
-            Dtype::U16 => "U16",
-            Dtype::F16 => "F16",
-            Dtype::BF16 => "BF16",
-            Dtype::I32 => "I32",
-            Dtype::U32 => "U32",
-            Dtype::F32 => "F32",
-            Dtype::C64 => "C64",
-            Dtype::I64 => "I64",
-            Dtype::U64 => "U64",
-            Dtype::F64 => "F64",
-        }
-    }
-
-    pub fn bits(self) -> u64 {
-        match self {
-            Dtype::F4 => 4,
-            Dtype::F6E2M3 | Dtype::F6E3M2 => 6,
-            Dtype::Bool | Dtype::U8 | Dtype::I8 => 8,
-            Dtype::F8E4M3 | Dtype::F8E5M2 | Dtype::F8E8M0 => 8,
-            Dtype::F8E4M3Fnuz | Dtype::F8E5M2Fnuz => 8,
-            Dtype::I16 | Dtype::U16 | Dtype::F16 | Dtype::BF16 => 16,
-            Dtype::I32 | Dtype::U32 | Dtype::F32 => 32,
-            Dtype::C64 | Dtype::I64 | Dtype::U64 | Dtype::F64 => 64,
-        }
-    }
+/// `16 MiB`.
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", bytes >> 20)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,345 +110,201 @@ pub struct TensorInfo {
     pub bytes: u64,
 }
 
-/// One file's header.
+/// One file's header: what the recipes need from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     pub path: PathBuf,
     /// Length of the JSON header (without the 8-byte prefix).
     pub header_bytes: u64,
     pub file_bytes: u64,
-    pub metadata: BTreeMap<String, String>,
-    /// In header order is not kept by JSON objects: sorted by name.
-    pub tensors: Vec<TensorInfo>,
+    pub tensor_count: u64,
+    /// Bytes of all tensors (they do not overlap, so at most the file's data).
+    pub tensor_bytes: u64,
+    /// Bytes per dtype, by dtype.
+    pub by_dtype: Vec<(Dtype, u64)>,
 }
 
-impl Header {
-    pub fn tensor_bytes(&self) -> u64 {
-        self.tensors.iter().map(|t| t.bytes).sum()
-    }
+/// One file's header with every tensor (sorted by name) and the metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tensors {
+    pub header: Header,
+    pub tensors: Vec<TensorInfo>,
+    pub metadata: BTreeMap<String, String>,
 }
 
 /// Read the header of one `.safetensors` file (a regular file only; at most 8 + header bytes).
 pub fn read_header(path: &Path) -> Result<Header, SafetensorsError> {
-    let f = open_regular(path).map_err(|e| err(path, format!("cannot open: {e}")))?;
-    let file_bytes = f
+    let (f, len) = open(path)?;
+    read_open(f, len, path, &Budget::default(), None, false).map(|(h, _)| h)
+}
+
+/// [`read_header`] with every tensor and the metadata.
+pub fn read_tensors(path: &Path) -> Result<Tensors, SafetensorsError> {
+    let (f, len) = open(path)?;
+    let (header, all) = read_open(f, len, path, &Budget::default(), None, true)?;
+    let (tensors, metadata) = all.unwrap_or_default();
+    Ok(Tensors {
+        header,
+        tensors,
+        metadata,
+    })
+}
+
+fn open(path: &Path) -> Result<(File, u64), SafetensorsError> {
+    let f = gpuledger_sources::regular::open_regular(path)
+        .map_err(|e| err(path, ErrorKind::Io, format!("cannot open: {e}")))?;
+    let len = f
         .metadata()
-        .map_err(|e| err(path, format!("cannot stat: {e}")))?
+        .map_err(|e| err(path, ErrorKind::Io, format!("cannot stat: {e}")))?
         .len();
+    Ok((f, len))
+}
+
+type Collected = Option<(Vec<TensorInfo>, BTreeMap<String, String>)>;
+
+/// Read a header from an open file of `file_bytes` bytes, within `budget` (and the `round`'s,
+/// when there is one). `collect`: keep every tensor and the metadata too.
+pub(crate) fn read_open(
+    f: File,
+    file_bytes: u64,
+    path: &Path,
+    budget: &Budget,
+    round: Option<&Round>,
+    collect: bool,
+) -> Result<(Header, Collected), SafetensorsError> {
+    let fail = |kind, what: String| err(path, kind, what);
     let mut r = std::io::BufReader::with_capacity(64 << 10, f);
     let mut len = [0u8; 8];
     r.read_exact(&mut len).map_err(|_| {
-        err(
-            path,
+        fail(
+            ErrorKind::Format,
             format!(
                 "not a safetensors file: {file_bytes} bytes, shorter than the 8-byte header length"
             ),
         )
     })?;
     let n = u64::from_le_bytes(len);
+    // Never shown: for a file of another kind these are its first 8 bytes.
     if n > MAX_HEADER_BYTES {
-        return Err(err(
-            path,
-            format!("header length {n} bytes is over the limit of {MAX_HEADER_BYTES} bytes (not a safetensors file, or a hostile one)"),
+        return Err(fail(
+            ErrorKind::Format,
+            format!("not a safetensors file: the header length its first 8 bytes give is over the limit of {MAX_HEADER_BYTES} bytes"),
+        ));
+    }
+    let first = r
+        .fill_buf()
+        .map_err(|e| fail(ErrorKind::Io, format!("reading the header: {e}")))?
+        .first()
+        .copied();
+    if n == 0 || first != Some(b'{') {
+        return Err(fail(
+            ErrorKind::Format,
+            "not a safetensors file: its header does not start with '{'".into(),
         ));
     }
     if 8 + n > file_bytes {
-        return Err(err(
-            path,
+        return Err(fail(
+            ErrorKind::Format,
             format!("header length {n} bytes runs past the end of the file ({file_bytes} bytes): truncated"),
         ));
     }
-    let mut buf = Vec::with_capacity(n as usize);
-    (&mut r)
-        .take(n)
-        .read_to_end(&mut buf)
-        .map_err(|e| err(path, format!("reading the header: {e}")))?;
-    if buf.len() as u64 != n {
-        return Err(err(path, "the file ended inside the header (truncated)"));
+    if n > budget.file_header_bytes {
+        return Err(fail(
+            ErrorKind::FileBudget,
+            format!(
+                "skipped: its header of {n} bytes is over the budget of {} per file",
+                mib(budget.file_header_bytes)
+            ),
+        ));
     }
-    parse_header(&buf, file_bytes, path)
+    if let Some(round) = round {
+        round
+            .charge(n)
+            .map(drop)
+            .map_err(|w| fail(ErrorKind::Round, format!("skipped: {w}")))?;
+    }
+    let g = gather(file_bytes - 8 - n, budget, collect);
+    walk(
+        g,
+        serde_json::de::IoRead::new(r.take(n)),
+        n,
+        file_bytes,
+        path,
+    )
+}
+
+fn gather(data_bytes: u64, budget: &Budget, collect: bool) -> parse::Gather {
+    let g = parse::Gather::new(data_bytes, budget.file_tensors);
+    if collect {
+        g.collect()
+    } else {
+        g
+    }
+}
+
+fn walk<'de, R: serde_json::de::Read<'de>>(
+    mut g: parse::Gather,
+    r: R,
+    header_bytes: u64,
+    file_bytes: u64,
+    path: &Path,
+) -> Result<(Header, Collected), SafetensorsError> {
+    g.walk(r).map_err(|(kind, what)| err(path, kind, what))?;
+    let mut by_dtype = std::mem::take(&mut g.by_dtype);
+    by_dtype.sort_unstable();
+    let header = Header {
+        path: path.to_path_buf(),
+        header_bytes,
+        file_bytes,
+        tensor_count: g.count,
+        tensor_bytes: g.bytes,
+        by_dtype,
+    };
+    let all = g
+        .tensors
+        .take()
+        .map(|t| (t, g.metadata.take().unwrap_or_default()));
+    Ok((header, all))
 }
 
 /// Parse header bytes (the JSON after the 8-byte length) of a file of `file_bytes` bytes.
 pub fn parse_header(json: &[u8], file_bytes: u64, path: &Path) -> Result<Header, SafetensorsError> {
-    let header_bytes = json.len() as u64;
-    let text =
-        std::str::from_utf8(json).map_err(|e| err(path, format!("header is not UTF-8: {e}")))?;
-    if !text.starts_with('{') {
+    parse_slice(json, file_bytes, path, false).map(|(h, _)| h)
+}
+
+/// [`parse_header`] with every tensor and the metadata.
+pub fn parse_tensors(
+    json: &[u8],
+    file_bytes: u64,
+    path: &Path,
+) -> Result<Tensors, SafetensorsError> {
+    let (header, all) = parse_slice(json, file_bytes, path, true)?;
+    let (tensors, metadata) = all.unwrap_or_default();
+    Ok(Tensors {
+        header,
+        tensors,
+        metadata,
+    })
+}
+
+fn parse_slice(
+    json: &[u8],
+    file_bytes: u64,
+    path: &Path,
+    collect: bool,
+) -> Result<(Header, Collected), SafetensorsError> {
+    if json.first() != Some(&b'{') {
         return Err(err(
             path,
-            "header does not start with '{' (not a safetensors file)",
+            ErrorKind::Format,
+            "not a safetensors file: its header does not start with '{'",
         ));
     }
-    let v: Value = serde_json::from_str(text.trim_end_matches(' '))
-        .map_err(|e| err(path, format!("header is not valid JSON: {e}")))?;
-    let Value::Object(map) = v else {
-        return Err(err(path, "header is not a JSON object"));
-    };
-    let data_bytes = file_bytes.saturating_sub(8 + header_bytes);
-    let mut metadata = BTreeMap::new();
-    let mut tensors = Vec::with_capacity(map.len());
-    // Offsets must tile the data without overlap: checked after sorting by begin.
-    let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(map.len());
-    for (name, t) in map {
-        if name == "__metadata__" {
-            read_metadata(t, &mut metadata, path)?;
-            continue;
-        }
-        let (tensor, begin, end) = read_tensor(name, &t, data_bytes, path)?;
-        spans.push((begin, end, tensors.len()));
-        tensors.push(tensor);
-    }
-    spans.sort_unstable();
-    for w in spans.windows(2) {
-        if w[1].0 < w[0].1 {
-            return Err(err(
-                path,
-                format!(
-                    "tensors {:?} and {:?} overlap in the data",
-                    tensors[w[0].2].name, tensors[w[1].2].name
-                ),
-            ));
-        }
-    }
-    tensors.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(Header {
-        path: path.to_path_buf(),
-        header_bytes,
-        file_bytes,
-        metadata,
-        tensors,
-    })
-}
-
-/// `__metadata__`: an object of strings.
-fn read_metadata(
-    t: Value,
-    metadata: &mut BTreeMap<String, String>,
-    path: &Path,
-) -> Result<(), SafetensorsError> {
-    let Value::Object(m) = t else {
-        return Err(err(path, "__metadata__ is not an object"));
-    };
-    for (k, v) in m {
-        let Value::String(s) = v else {
-            return Err(err(
-                path,
-                format!("__metadata__ value of {k:?} is not a string"),
-            ));
-        };
-        metadata.insert(k, s);
-    }
-    Ok(())
-}
-
-/// One tensor's record, checked: its dtype and shape give exactly the bytes its data offsets
-/// span, inside the `data_bytes` the file holds. Returns it with its `[begin, end)`.
-fn read_tensor(
-    name: String,
-    t: &Value,
-    data_bytes: u64,
-    path: &Path,
-) -> Result<(TensorInfo, u64, u64), SafetensorsError> {
-    let bad = |what: &str| err(path, format!("tensor {name:?}: {what}"));
-    let dname = t
-        .get("dtype")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad("no dtype"))?;
-    let dtype = Dtype::from_name(dname).ok_or_else(|| bad(&format!("unknown dtype {dname:?}")))?;
-    let shape: Vec<u64> = t
-        .get("shape")
-        .and_then(Value::as_array)
-        .ok_or_else(|| bad("no shape"))?
-        .iter()
-        .map(|d| {
-            d.as_u64()
-                .ok_or_else(|| bad("a dimension is not a whole number"))
-        })
-        .collect::<Result<_, _>>()?;
-    let offs = t
-        .get("data_offsets")
-        .and_then(Value::as_array)
-        .filter(|a| a.len() == 2)
-        .ok_or_else(|| bad("data_offsets is not [begin, end]"))?;
-    let (begin, end) = match (offs[0].as_u64(), offs[1].as_u64()) {
-        (Some(b), Some(e)) if b <= e => (b, e),
-        _ => return Err(bad("data_offsets are not two ordered whole numbers")),
-    };
-    let elements = shape
-        .iter()
-        .try_fold(1u64, |acc, d| acc.checked_mul(*d))
-        .ok_or_else(|| bad("shape overflows"))?;
-    let bits = elements
-        .checked_mul(dtype.bits())
-        .ok_or_else(|| bad("size overflows"))?;
-    if bits % 8 != 0 {
-        return Err(bad(&format!(
-            "{elements} elements of {} do not fill whole bytes",
-            dtype.name()
-        )));
-    }
-    let bytes = bits / 8;
-    if end - begin != bytes {
-        return Err(bad(&format!(
-            "shape {shape:?} of {} is {bytes} bytes but data_offsets span {}",
-            dtype.name(),
-            end - begin
-        )));
-    }
-    if end > data_bytes {
-        return Err(bad(&format!(
-            "data ends at {end} but the file holds {data_bytes} data bytes (truncated)"
-        )));
-    }
-    let tensor = TensorInfo {
-        name,
-        dtype,
-        shape,
-        bytes,
-    };
-    Ok((tensor, begin, end))
-}
-
-/// A model: one file, or the shards a `model.safetensors.index.json` names, read as one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Model {
-    /// The file or index that was given.
-    pub path: PathBuf,
-    pub files: Vec<Header>,
-    /// `metadata.total_size` of the index, where there is one (a published figure beside ours).
-    pub index_total_size: Option<u64>,
-}
-
-impl Model {
-    pub fn tensor_bytes(&self) -> u64 {
-        self.files.iter().map(Header::tensor_bytes).sum()
-    }
-
-    pub fn tensor_count(&self) -> usize {
-        self.files.iter().map(|h| h.tensors.len()).sum()
-    }
-}
-
-/// The index's shard file names, in order of first appearance, and its `total_size`.
-pub fn parse_index(
-    bytes: &[u8],
-    path: &Path,
-) -> Result<(Vec<String>, Option<u64>), SafetensorsError> {
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|e| err(path, format!("index is not valid JSON: {e}")))?;
-    let map = v
-        .get("weight_map")
-        .and_then(Value::as_object)
-        .ok_or_else(|| err(path, "index has no weight_map object"))?;
-    let mut shards: Vec<String> = Vec::new();
-    for (tensor, file) in map {
-        let file = file
-            .as_str()
-            .ok_or_else(|| err(path, format!("weight_map[{tensor:?}] is not a file name")))?;
-        // A shard is a file beside the index: no directories, no way out of the folder.
-        let p = Path::new(file);
-        if file.is_empty()
-            || p.components().count() != 1
-            || !matches!(p.components().next(), Some(std::path::Component::Normal(_)))
-        {
-            return Err(err(
-                path,
-                format!("weight_map names {file:?}, which is not a file beside the index"),
-            ));
-        }
-        if !shards.iter().any(|s| s == file) {
-            if shards.len() == MAX_SHARDS {
-                return Err(err(
-                    path,
-                    format!("index names more than {MAX_SHARDS} shards"),
-                ));
-            }
-            shards.push(file.to_string());
-        }
-    }
-    let total = v
-        .pointer("/metadata/total_size")
-        .and_then(|t| t.as_u64().or_else(|| t.as_f64().map(|f| f as u64)));
-    Ok((shards, total))
-}
-
-/// Read a model: a `.safetensors` file, an `*.safetensors.index.json`, or a directory holding
-/// either (`model.safetensors.index.json` first, then every `*.safetensors` in it).
-pub fn read_model(path: &Path) -> Result<Model, SafetensorsError> {
-    read_model_with(path, &|p| read_header(p))
-}
-
-/// [`read_model`] with a header reader (the cache passes its own).
-pub fn read_model_with(
-    path: &Path,
-    header: &dyn Fn(&Path) -> Result<Header, SafetensorsError>,
-) -> Result<Model, SafetensorsError> {
-    let md = std::fs::metadata(path).map_err(|e| err(path, format!("cannot read: {e}")))?;
-    if md.is_dir() {
-        for name in [
-            "model.safetensors.index.json",
-            "diffusion_pytorch_model.safetensors.index.json",
-        ] {
-            let idx = path.join(name);
-            if idx.is_file() {
-                return read_index(&idx, header);
-            }
-        }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| err(path, format!("cannot list: {e}")))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-            .take(MAX_SHARDS + 1)
-            .collect();
-        if files.is_empty() {
-            return Err(err(
-                path,
-                "no model.safetensors.index.json and no *.safetensors file in this folder",
-            ));
-        }
-        if files.len() > MAX_SHARDS {
-            return Err(err(
-                path,
-                format!("more than {MAX_SHARDS} *.safetensors files"),
-            ));
-        }
-        files.sort();
-        let files = files.iter().map(|f| header(f)).collect::<Result<_, _>>()?;
-        return Ok(Model {
-            path: path.to_path_buf(),
-            files,
-            index_total_size: None,
-        });
-    }
-    if path.to_string_lossy().ends_with(".index.json") {
-        return read_index(path, header);
-    }
-    Ok(Model {
-        path: path.to_path_buf(),
-        files: vec![header(path)?],
-        index_total_size: None,
-    })
-}
-
-fn read_index(
-    idx: &Path,
-    header: &dyn Fn(&Path) -> Result<Header, SafetensorsError>,
-) -> Result<Model, SafetensorsError> {
-    let bytes = read_regular(idx, MAX_INDEX_BYTES)
-        .map_err(|e| err(idx, format!("cannot read the index: {e}")))?;
-    let (shards, total) = parse_index(&bytes, idx)?;
-    if shards.is_empty() {
-        return Err(err(idx, "index names no shard"));
-    }
-    let dir = idx.parent().unwrap_or(Path::new("."));
-    let files = shards
-        .iter()
-        .map(|s| header(&dir.join(s)))
-        .collect::<Result<_, _>>()?;
-    Ok(Model {
-        path: idx.to_path_buf(),
-        files,
-        index_total_size: total,
-    })
+    let n = json.len() as u64;
+    let g = gather(
+        file_bytes.saturating_sub(8 + n),
+        &Budget::default(),
+        collect,
+    );
+    walk(g, serde_json::de::SliceRead::new(json), n, file_bytes, path)
 }

@@ -11,7 +11,8 @@ pub use runtime::Pytorch;
 
 use super::hf::{gib, in_process_root};
 use super::{Input, ProcessContext, RuntimeEstimate};
-use crate::safetensors;
+use crate::confine::ProcessRoot;
+use crate::safetensors::{self, HeaderCache, Round};
 use gpuledger_model::{EstimatedMemory, Workload, WorkloadKind};
 use std::path::Path;
 
@@ -32,19 +33,24 @@ pub fn model_files(w: &Workload) -> Vec<(String, String)> {
     out
 }
 
-/// Weights of one file: safetensors header bytes, else the file size (said so).
-fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String), String> {
-    // A path in /proc/PID/maps is the process's view: under a recorded or container root the
-    // process's own root (`/proc/PID/root`) reaches the same file.
-    let p = in_process_root(proc_root, pid, Path::new(path));
+/// Weights of one file: safetensors header bytes, else the file size (said so). The path is the
+/// process's own (from `/proc/PID/maps` or its descriptors): it is resolved inside the process's
+/// root (`/proc/PID/root` under a recorded or container root reaches the same file), never from
+/// ours.
+fn file_weights(path: &str, ctx: &ProcessContext, round: &Round) -> Result<(u64, String), String> {
+    let seen = in_process_root(ctx.proc_root, ctx.pid, Path::new(path));
+    let (root, inner) = ProcessRoot::split(ctx.proc_root, ctx.pid, &seen);
     if path.ends_with(".safetensors") {
-        let h = safetensors::cached_header(&p).map_err(|e| e.to_string())?;
+        let cache = Some(HeaderCache::global());
+        let h = safetensors::read_file_in(&root, &inner, Path::new(path), round, cache)
+            .map_err(|e| e.to_string())?;
         Ok((
-            h.tensor_bytes(),
-            format!("{} tensors (safetensors header)", h.tensors.len()),
+            h.tensor_bytes,
+            format!("{} tensors (safetensors header)", h.tensor_count),
         ))
     } else {
-        let md = std::fs::metadata(&p).map_err(|e| format!("{path}: {e}"))?;
+        let r = root.reached(&inner).map_err(|e| format!("{path}: {e}"))?;
+        let md = std::fs::metadata(&r.host).map_err(|e| format!("{path}: {e}"))?;
         if !md.is_file() {
             return Err(format!("{path}: not a regular file"));
         }
@@ -56,19 +62,24 @@ fn file_weights(path: &str, proc_root: &Path, pid: u32) -> Result<(u64, String),
 }
 
 /// The weights of every file that can be read (each an input; an unreadable one is not
-/// modelled), and how many were read. An error when none could be.
+/// modelled), and how many were read. An error when none could be, or when their sum passes
+/// 2^64 (naming the file that made it).
 fn read_weights(
     files: &[(String, String)],
     ctx: &ProcessContext,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<String>,
 ) -> Result<(u64, usize), String> {
+    let own = Round::default();
+    let round = ctx.round.unwrap_or(&own);
     let mut weights = 0u64;
     let mut read = 0usize;
     for (f, seen) in files {
-        match file_weights(f, ctx.proc_root, ctx.pid) {
+        match file_weights(f, ctx, round) {
             Ok((b, how)) => {
-                weights += b;
+                weights = weights.checked_add(b).ok_or_else(|| {
+                    format!("{f}: with this file the open weight files pass 2^64 bytes (sizes no disk holds): not added up")
+                })?;
                 read += 1;
                 inputs.push(Input::new(
                     "weights file",
@@ -154,7 +165,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             overhead_gpu_bytes: overhead,
             overhead_included: false,
             overhead_source,
-            total_gpu_bytes: weights + overhead.unwrap_or(0),
+            total_gpu_bytes: weights.saturating_add(overhead.unwrap_or(0)),
             why: Some(why),
             reported: Vec::new(),
             not_modelled,
@@ -179,6 +190,7 @@ mod tests {
             device_total: None,
             overhead: Some((300 << 20, "measured by probe".into())),
             fetch: None,
+            round: None,
         }
     }
 
@@ -203,6 +215,35 @@ mod tests {
         assert!(e.contains("no weight file"), "{e}");
         let e = estimate_process(&ctx(root), &workload(&[("/gone/model.pt", "fd")])).unwrap_err();
         assert!(e.contains("/gone/model.pt"), "{e}");
+    }
+
+    #[test]
+    fn open_files_whose_sizes_pass_2_to_the_64_are_an_error_naming_the_file() {
+        // Sparse files of 7 × 10^18 bytes need tmpfs (ext4 stops at 16 TiB).
+        let d = Path::new("/dev/shm").join(format!("gl-pt-huge-{}", std::process::id()));
+        if std::fs::create_dir_all(&d).is_err() {
+            eprintln!("skipped: no /dev/shm for sparse files of exabytes");
+            return;
+        }
+        let mut names = Vec::new();
+        for i in 1..=3 {
+            let p = d.join(format!("part{i}.pt"));
+            let f = std::fs::File::create(&p).unwrap();
+            if let Err(e) = f.set_len(7_000_000_000_000_000_000) {
+                eprintln!("skipped: /dev/shm holds no file that large: {e}");
+                let _ = std::fs::remove_dir_all(&d);
+                return;
+            }
+            names.push(p.display().to_string());
+        }
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "fd")).collect();
+        let r = estimate_process(&ctx(Path::new("/nonexistent-proc")), &workload(&files));
+        std::fs::remove_dir_all(&d).unwrap();
+        let e = match r {
+            Ok(r) => panic!("summed to {}", r.summary.weights_gpu_bytes),
+            Err(e) => e,
+        };
+        assert!(e.contains("part3.pt") && e.contains("2^64"), "{e}");
     }
 
     #[test]
