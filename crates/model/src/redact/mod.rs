@@ -2,15 +2,15 @@
 //! process names and titles, environment values, evidence, texts read from files).
 //!
 //! The detector looks for secrets by what announces them and by their shape:
-//! - names ([`names`]): `--api-key X`, `--token=X`, `HF_TOKEN=X`, `DB_PASS=X`, `Password=X;`,
+//! - names (`names`): `--api-key X`, `--token=X`, `HF_TOKEN=X`, `DB_PASS=X`, `Password=X;`,
 //!   `"auth": {...}`, `Authorization: Bearer X`, `?access_token=X` — a name's [`Strength`] says
 //!   whether its value goes always, unless it is a path, or only when it looks random;
-//! - argument structure ([`args`]): what one argument announces about the next, and the glued
+//! - argument structure (`args`): what one argument announces about the next, and the glued
 //!   short options of common clients (curl `-HAuthorization:…`, `-uuser:X`, mysql `-pX`,
 //!   redis-cli `-a X`, `docker login -p X`), inside `sh -c "..."` strings too;
-//! - text ([`text`]): `name=value` and `name:value` pairs anywhere, JSON nested in an argument,
+//! - text (`text`): `name=value` and `name:value` pairs anywhere, JSON nested in an argument,
 //!   URL userinfo (`postgres://u:pa/X@h`), credential query and fragment keys;
-//! - shape ([`tokens`]): provider token formats (GitHub, GitLab, Slack, AWS, Google, OpenAI,
+//! - shape (`tokens`): provider token formats (GitHub, GitLab, Slack, AWS, Google, OpenAI,
 //!   Anthropic, Hugging Face, Stripe, …), JWTs, webhook URLs and PEM private keys, with no name.
 //!
 //! A redacted value becomes [`REDACTED`]; the name before it stays. Redacting twice changes
@@ -18,7 +18,7 @@
 //! they enter the snapshot; every snapshot read from outside (a replay, a recording, a remote
 //! server, a file given to `diff`) goes through [`redact_snapshot`]; and outputs that write
 //! command lines redact them again, whoever built the snapshot. The environment view shows
-//! values only for known-safe names ([`env`]).
+//! values only for known-safe names (`env`).
 
 mod args;
 pub mod env;

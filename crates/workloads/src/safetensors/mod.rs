@@ -10,7 +10,7 @@
 //! the offsets against the data that is really there.
 //!
 //! The files are named by other processes and may be built to hurt, so (issue 25):
-//! - the header is walked as it streams ([`parse`]) and only what a recipe needs is kept: the
+//! - the header is walked as it streams (`parse`) and only what a recipe needs is kept: the
 //!   tensor count and the bytes per dtype ([`Header`]); every tensor and the metadata only for
 //!   whoever asks ([`read_tensors`]);
 //! - reading costs at most a [`Budget`]: per file (header bytes, tensors), per model (shards,
