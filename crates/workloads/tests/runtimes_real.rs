@@ -191,6 +191,16 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
         e.weights_gpu_bytes + e.kv_cache_gpu_bytes.unwrap() + e.compute_gpu_bytes.unwrap(),
         e.total_gpu_bytes
     );
+    // On a 16 GiB card the same weights and blocks exceed 90 %: the estimate says it contradicts
+    // itself instead of showing "the rest (0.00 GiB)".
+    let e = vllm::estimate(&facts, &s, Some(16 << 30), Some(&metrics)).summary;
+    let why = e.why.unwrap();
+    assert!(
+        why.starts_with("The estimate contradicts itself: 14.96 GiB weights and 3.81 GiB KV cache"),
+        "{why}"
+    );
+    assert!(!why.contains("0.00 GiB"), "{why}");
+    assert_eq!(e.compute_gpu_bytes, None);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -304,6 +314,13 @@ fn sglang_qwen3_235b_fp8_tp4_log() {
             "the KV pool in what is left (at most {:.2} GiB;",
             (total as f64 * 0.93) as u64 as f64 / GIB
         )),
+        "{why}"
+    );
+    // SGLang's own 367,404 tokens on a 16 GiB card: more KV cache than the pool can hold.
+    let e = sglang::estimate(&facts, &s, Some(16 << 30), Some(&report)).summary;
+    let why = e.why.unwrap();
+    assert!(
+        why.starts_with("The estimate contradicts itself:") && why.contains("16.47 GiB KV cache"),
         "{why}"
     );
 }

@@ -357,6 +357,18 @@ fn total_and_why(
     };
     let rank_words = rank_words(s.tp_size.value);
     match (reservation, &s.mem_fraction_static) {
+        // No part may exceed the whole: say so rather than show "at most 0.00 GiB".
+        (Some(r), Some(f)) if weights.saturating_add(kv.unwrap_or(0)) > r => (
+            r,
+            format!(
+                "The estimate contradicts itself: {} weights{rank_words}{} exceed SGLang's static pool, {:.0} % of this GPU ({}, `--mem-fraction-static {}`). One input is not what SGLang used: the device, the fraction, the model folder or the KV cache's data type.",
+                gib(weights),
+                kv.map(|k| format!(" and {} KV cache", gib(k))).unwrap_or_default(),
+                f.value * 100.0,
+                gib(r),
+                f.value
+            ),
+        ),
         (Some(r), Some(f)) => (
             r,
             format!(

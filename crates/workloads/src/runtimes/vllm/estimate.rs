@@ -289,8 +289,18 @@ impl Parts<'_> {
         let rank_words = rank_words(*ranks);
         let pct = percent(s.gpu_memory_utilization.value);
         match (reservation, s.kv_cache_memory_bytes.is_some()) {
+            (Some(r), false) if weights.saturating_add(kv.unwrap_or(0)) > r => {
+                // No part may exceed the whole: say so rather than show "the rest 0.00 GiB".
+                let kv_words = kv.map(|_| format!(" and {kv_how}")).unwrap_or_default();
+                let why = format!(
+                    "The estimate contradicts itself: {} weights{rank_words}{kv_words} exceed what vLLM reserves, {pct} of this GPU ({}, {util_words}). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.",
+                    gib(weights),
+                    gib(r)
+                );
+                (r, None, why)
+            }
             (Some(r), false) => {
-                let rest = kv.map(|k| r.saturating_sub(weights.saturating_add(k)));
+                let rest = kv.map(|k| r - weights - k);
                 let why = match (kv, rest) {
                     (Some(_), Some(rest)) => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
@@ -300,7 +310,7 @@ impl Parts<'_> {
                     _ => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}; the rest ({}) holds the KV cache and {rest_label} (the block count is not known here).",
                         gib(weights),
-                        gib(r.saturating_sub(weights))
+                        gib(r - weights)
                     ),
                 };
                 (r, rest, why)
