@@ -307,6 +307,21 @@ mod tests {
 
         let member = |pid| joined(r, pid).member.map(|m| (m.root_pid, m.role));
         assert_eq!(member(101), Some((Some(100), "engine core".into())));
+        // With TP 2 the engine core runs no model; each worker carries its share.
+        let procs = ProcReader::new(r);
+        let estimate_of = |pid: u32, title: &str| {
+            let mut p = gpuledger_model::Process::new(pid);
+            p.cmdline = Some(vec![title.to_string()]);
+            let w = joined(r, pid);
+            let ctx = crate::runtimes::ProcessContext::read(&p, w.kind, &procs, Some(80 << 30));
+            for_kind(w.kind).unwrap().estimate(&ctx, &w).unwrap()
+        };
+        let e = estimate_of(101, "VLLM::EngineCore").unwrap_err();
+        assert!(e.contains("holds no model with 2 ranks"), "{e}");
+        let e = estimate_of(102, "VLLM::Worker_TP1")
+            .err()
+            .unwrap_or_default();
+        assert!(!e.contains("holds no model"), "{e}");
         assert_eq!(member(102), Some((Some(100), "worker TP1/2".into())));
         assert_eq!(member(103), Some((Some(100), "engine core".into())));
         let v0 = joined(r, 201);

@@ -89,11 +89,27 @@ impl Runtime for Vllm {
         true
     }
 
+    /// With tensor or pipeline parallelism vLLM V1's engine core runs no model: it starts one
+    /// worker per rank (`VLLM::Worker_TPn`), and each worker holds its share.
     fn estimate(
         &self,
         ctx: &ProcessContext,
-        _w: &Workload,
+        w: &Workload,
     ) -> Option<Result<RuntimeEstimate, String>> {
+        let engine_core = w.member.as_ref().is_some_and(|m| m.role == "engine core");
+        if engine_core {
+            if let Ok(s) = super::VllmSettings::from_args(&ctx.argv, &ctx.argv_source()) {
+                let ranks = s
+                    .tensor_parallel_size
+                    .value
+                    .saturating_mul(s.pipeline_parallel_size.value);
+                if ranks > 1 {
+                    return Some(Err(format!(
+                        "vLLM's engine core holds no model with {ranks} ranks (tensor × pipeline parallel): its {ranks} workers (VLLM::Worker_*) hold one share each, and each carries its own estimate"
+                    )));
+                }
+            }
+        }
         Some(super::estimate_process(ctx))
     }
 
