@@ -527,3 +527,19 @@ fn huge_token_counts_and_mla_dims_are_unknown_or_errors_not_overflows() {
         "{e}"
     );
 }
+
+/// SGLang's pools that keep one buffer per layer (MLA's, for DeepSeek) print `KV size` instead of
+/// `K size`/`V size`: the format of `MLATokenToKVPool` in sglang's
+/// `python/sglang/srt/mem_cache/memory_pool.py` (`KV Cache is allocated. #tokens: {size}, KV size:
+/// {kv_size / GB:.2f} GB`, GB = 1024³). The figures are made up; the line's shape is SGLang's.
+#[test]
+fn sglang_mla_kv_size_line_is_read() {
+    let l = sglang::parse_log(
+        "[2025-03-01 10:00:00 TP0] KV Cache is allocated. #tokens: 1293134, KV size: 83.78 GB\n",
+    );
+    assert_eq!(l.max_total_num_tokens, Some(1_293_134));
+    assert_eq!(l.kv_gib, Some(83.78));
+    let r = l.reported("log");
+    let kv = r.iter().find(|f| f.what == "KV cache (KV size)").unwrap();
+    assert_eq!(kv.bytes, Some((83.78 * GIB) as u64));
+}

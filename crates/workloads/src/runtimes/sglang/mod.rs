@@ -115,6 +115,8 @@ pub struct SglangReport {
     /// `K size: X GB, V size: Y GB` (GiB units, SGLang divides by 1024³).
     pub k_gib: Option<f64>,
     pub v_gib: Option<f64>,
+    /// `KV size: X GB` (GiB units): the one-buffer pools, MLA's (DeepSeek) among them.
+    pub kv_gib: Option<f64>,
     /// `Load weight end. ... mem usage=X GB`.
     pub weights_gib: Option<f64>,
     pub lines: Vec<String>,
@@ -161,6 +163,7 @@ pub fn parse_log(text: &str) -> SglangReport {
             set_noting(&mut r.max_total_num_tokens, t, c);
             set_noting(&mut r.k_gib, number_after(line, "K size"), c);
             set_noting(&mut r.v_gib, number_after(line, "V size"), c);
+            set_noting(&mut r.kv_gib, number_after(line, "KV size"), c);
         }
         if let Some(t) = number_after(line, "max_total_num_tokens") {
             set_noting(&mut r.max_total_num_tokens, Some(t as u64), c);
@@ -193,6 +196,8 @@ impl SglangReport {
         }
         if let (Some(k), Some(v)) = (self.k_gib, self.v_gib) {
             push("KV cache (K + V)", Some(gib_bytes(k + v)), None);
+        } else if let Some(kv) = self.kv_gib {
+            push("KV cache (KV size)", Some(gib_bytes(kv)), None);
         }
         if let Some(w) = self.weights_gib {
             push(
