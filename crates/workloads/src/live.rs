@@ -5,7 +5,7 @@
 //! views ask for them on demand. A 401 is evidence (the server wants an API key), not an error;
 //! gpuledger never sends a key.
 
-use gpuledger_model::{Evidence, EvidenceKind, WorkloadKind};
+use gpuledger_model::{Evidence, EvidenceKind};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -83,35 +83,6 @@ pub fn get(port: u16, path: &str, timeout: Duration) -> Result<Reply, String> {
     Ok(Reply { status, body })
 }
 
-/// Ask the endpoints `kind` is known to serve on each of `ports`; the first port that answers
-/// like that server wins. Returns the state and the evidence the answers gave.
-pub fn query(
-    kind: WorkloadKind,
-    ports: &[u16],
-    timeout: Duration,
-) -> (Option<LiveState>, Vec<Evidence>) {
-    query_with(kind, ports, &|port, path| get(port, path, timeout))
-}
-
-/// [`query`] over any transport (tests pass canned answers).
-pub fn query_with(
-    kind: WorkloadKind,
-    ports: &[u16],
-    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
-) -> (Option<LiveState>, Vec<Evidence>) {
-    let mut evidence = Vec::new();
-    let Some(runtime) = crate::runtimes::for_kind(kind) else {
-        return (None, evidence);
-    };
-    for &port in ports {
-        let state = runtime.query(port, fetch, &mut evidence);
-        if state.is_some() {
-            return (state, evidence);
-        }
-    }
-    (None, evidence)
-}
-
 /// The body of an HTTP 200 answer to `GET path`; `None` for any other answer or none.
 pub(crate) fn answer(
     fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
@@ -164,6 +135,8 @@ pub fn metric(text: &str, name: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtimes::query_with;
+    use gpuledger_model::WorkloadKind;
     use std::collections::HashMap;
 
     fn canned(

@@ -55,6 +55,37 @@ pub(crate) fn names_argv(kind: WorkloadKind, argv: &[String]) -> bool {
     for_kind(kind).map_or(!argv.is_empty(), |r| r.names_argv(argv))
 }
 
+/// The live state: ask the endpoints `kind` is known to serve on each of `ports`; the first port that answers
+/// like that server wins. Returns the state and the evidence the answers gave.
+pub fn query(
+    kind: WorkloadKind,
+    ports: &[u16],
+    timeout: Duration,
+) -> (Option<LiveState>, Vec<Evidence>) {
+    query_with(kind, ports, &|port, path| {
+        crate::live::get(port, path, timeout)
+    })
+}
+
+/// [`query`] over any transport (tests pass canned answers).
+pub fn query_with(
+    kind: WorkloadKind,
+    ports: &[u16],
+    fetch: &dyn Fn(u16, &str) -> Result<Reply, String>,
+) -> (Option<LiveState>, Vec<Evidence>) {
+    let mut evidence = Vec::new();
+    let Some(runtime) = for_kind(kind) else {
+        return (None, evidence);
+    };
+    for &port in ports {
+        let state = runtime.query(port, fetch, &mut evidence);
+        if state.is_some() {
+            return (state, evidence);
+        }
+    }
+    (None, evidence)
+}
+
 /// A process title set with setproctitle: the name the kernel has, or a command line of one
 /// word (`VLLM::Worker_TP1`, `sglang::scheduler_TP0`).
 pub(crate) fn title_of<'a>(own: &Seen<'a>) -> Option<&'a str> {
@@ -74,10 +105,12 @@ fn engine_of(w: &Workload) -> Option<&'static dyn Runtime> {
 }
 
 use crate::estimate::Estimate;
-use crate::live::Reply;
-use crate::process_estimate::ProcessInputs;
+use crate::live::{LiveState, Reply};
+use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::units::human_opt;
-use gpuledger_model::{EstimatedMemory, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{
+    EstimatedMemory, Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind,
+};
 use gpuledger_sources::procfs::ProcReader;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -4,7 +4,7 @@
 
 use super::{Asked, Fetch, ProcessContext, RuntimeEstimate};
 use crate::live::LiveState;
-use crate::process_estimate::ProcessInputs;
+use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 use std::time::Duration;

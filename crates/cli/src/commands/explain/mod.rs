@@ -15,9 +15,10 @@ use gpuledger_workloads::estimate::{
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::identify::identify_in;
-use gpuledger_workloads::live::{query, LiveState};
+use gpuledger_workloads::live::LiveState;
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
+use gpuledger_workloads::runtimes::query;
 use gpuledger_workloads::runtimes::{self, Asked, RuntimeEstimate};
 use render::render;
 use serde::Serialize;

@@ -3,10 +3,15 @@
 //! llama.cpp recipe ([`crate::estimate()`]) from its command line and `LLAMA_ARG_*` environment.
 
 mod api;
+mod inputs;
+
+pub(crate) use inputs::backend_of;
+#[cfg(test)]
+pub(crate) use inputs::llama_env;
+pub use inputs::{llama_server_inputs, ProcessInputs};
 
 use super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
-use crate::process_estimate::ProcessInputs;
 use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 
@@ -65,8 +70,6 @@ impl Runtime for LlamaCpp {
         vendor: Option<Vendor>,
         _asked: &Asked,
     ) -> Option<Result<ProcessInputs, String>> {
-        Some(crate::process_estimate::llama_server_inputs(
-            p, w, proc_root, vendor,
-        ))
+        Some(llama_server_inputs(p, w, proc_root, vendor))
     }
 }

@@ -18,7 +18,7 @@ use super::loopback::{answers, candidate_ports};
 use super::RuntimeNotes;
 use crate::estimate::{GpuLayers, LlamaSettings, Setting, SettingSource};
 use crate::gguf::GgufModel;
-use crate::process_estimate::ProcessInputs;
+use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{EvidenceKind, Process, ReportedFigure, Vendor, Workload};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -237,7 +237,7 @@ pub fn inputs_for(
         GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
     let (mut settings, notes) = settings(entry, &models.source)?;
     settings.model = Some(model);
-    settings.backend = crate::process_estimate::backend_of(w, vendor);
+    settings.backend = crate::runtimes::llamacpp::backend_of(w, vendor);
     Ok(ProcessInputs {
         model_path: path,
         model: gguf,

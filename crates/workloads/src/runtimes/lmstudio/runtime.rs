@@ -2,7 +2,7 @@
 
 use super::super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
-use crate::process_estimate::ProcessInputs;
+use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 use std::time::Duration;

@@ -52,7 +52,7 @@ pub use settings::{serve_env, settings, ServeEnv};
 use super::RuntimeNotes;
 use crate::estimate::SettingSource;
 use crate::gguf::GgufModel;
-use crate::process_estimate::ProcessInputs;
+use crate::runtimes::llamacpp::ProcessInputs;
 use api::reported;
 use gpuledger_model::{Process, Vendor, Workload};
 use names::cached_model_name;
@@ -177,7 +177,7 @@ pub fn inputs_for(
     let version = ps.and_then(|p| p.version.as_deref());
     let (mut settings, mut notes) = settings(eng, &argv, &env, entry, version, n_ctx_train)?;
     settings.model = Some(model_path);
-    settings.backend = crate::process_estimate::backend_of(w, vendor);
+    settings.backend = crate::runtimes::llamacpp::backend_of(w, vendor);
     notes.model_name = name.clone();
     describe(&mut notes, entry, &env, name.as_deref(), "Ollama's runner");
     Ok(ProcessInputs {
@@ -227,7 +227,7 @@ pub fn llama_server_child(
     vendor: Option<Vendor>,
     ps: Option<&Ps>,
 ) -> Result<ProcessInputs, String> {
-    let mut i = crate::process_estimate::llama_server_inputs(p, w, proc_root, vendor)?;
+    let mut i = crate::runtimes::llamacpp::llama_server_inputs(p, w, proc_root, vendor)?;
     let name = cached_model_name(&i.model_path);
     let env = serve_env(proc_root, p.pid);
     let mut notes = RuntimeNotes {
