@@ -7,7 +7,7 @@ use std::ffi::CStr;
 use ash::vk;
 use gpuledger_cuda::workload::{ChildDevice, VulkanDevice};
 
-use crate::held::{call, Held};
+use crate::call;
 
 fn version(v: u32) -> String {
     format!(
@@ -79,14 +79,14 @@ pub(crate) struct Chosen {
     budget_ext: bool,
 }
 
-/// Lists the physical devices and describes the chosen one: `choice`, or else the first that is
-/// not a CPU device, or else the first.
+/// Lists the physical devices of `inst` (created for API version `api`) and describes the chosen
+/// one: `choice`, or else the first that is not a CPU device, or else the first.
 pub(crate) fn choose(
-    held: &Held,
+    inst: &ash::Instance,
+    api: u32,
     loader: &str,
     choice: Option<i32>,
 ) -> Result<(Chosen, ChildDevice), String> {
-    let inst = &held.instance;
     // SAFETY: a query of a live instance.
     let pds =
         unsafe { inst.enumerate_physical_devices() }.map_err(call("vkEnumeratePhysicalDevices"))?;
@@ -101,7 +101,7 @@ pub(crate) fn choose(
     let labels: Vec<String> = props.iter().enumerate().map(|(i, p)| label(i, p)).collect();
     let index = pick_index(choice, &props, &labels)?;
     let (pd, p) = (pds[index], props[index]);
-    let v11 = p.api_version >= vk::API_VERSION_1_1 && held.api >= vk::API_VERSION_1_1;
+    let v11 = p.api_version >= vk::API_VERSION_1_1 && api >= vk::API_VERSION_1_1;
     let budget_ext = v11 && has_ext(inst, pd, vk::EXT_MEMORY_BUDGET_NAME);
     let mut dev = VulkanDevice {
         device_type: device_type(p.device_type).into(),
@@ -254,7 +254,7 @@ fn queue_family(inst: &ash::Instance, pd: vk::PhysicalDevice, index: usize) -> R
 }
 
 /// The heap's budget and this process's usage of it (VK_EXT_memory_budget).
-pub(crate) fn budget(held: &Held, c: &Chosen) -> Option<(u64, u64)> {
+pub(crate) fn budget(instance: &ash::Instance, c: &Chosen) -> Option<(u64, u64)> {
     if !c.budget_ext {
         return None;
     }
@@ -262,10 +262,7 @@ pub(crate) fn budget(held: &Held, c: &Chosen) -> Option<(u64, u64)> {
     let mut p2 = vk::PhysicalDeviceMemoryProperties2::default().push_next(&mut b);
     // SAFETY: the device supports VK_EXT_memory_budget (checked in `choose`) and the instance is
     // 1.1; both structures live until the call returns.
-    unsafe {
-        held.instance
-            .get_physical_device_memory_properties2(c.pd, &mut p2)
-    };
+    unsafe { instance.get_physical_device_memory_properties2(c.pd, &mut p2) };
     let h = c.heap as usize;
     Some((b.heap_budget[h], b.heap_usage[h]))
 }

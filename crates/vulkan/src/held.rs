@@ -7,17 +7,13 @@ use std::path::Path;
 
 use ash::vk;
 
+use crate::call;
 use crate::device::{pick_memory_type, Chosen};
 
 /// How long the fill may take before the step is given up (the parent allows 5 s a step).
 const FILL_TIMEOUT_NS: u64 = 4_000_000_000;
 /// The pattern written over the allocation.
 const FILL: u32 = 0xA5A5_A5A5;
-
-/// A driver call that failed, in words: `vkCreateDevice: ERROR_OUT_OF_DEVICE_MEMORY`.
-pub(crate) fn call(name: &str) -> impl Fn(vk::Result) -> String + '_ {
-    move |e| format!("{name}: {e}")
-}
 
 pub(crate) struct Alloc {
     buffer: vk::Buffer,

@@ -13,3 +13,8 @@
 mod device;
 mod held;
 pub mod workload;
+
+/// A driver call that failed, in words: `vkCreateDevice: ERROR_OUT_OF_DEVICE_MEMORY`.
+pub(crate) fn call(name: &str) -> impl Fn(ash::vk::Result) -> String + '_ {
+    move |e| format!("{name}: {e}")
+}

@@ -43,7 +43,7 @@ pub fn run_child(
     output: &mut dyn Write,
 ) -> i32 {
     let opened = open(loader).and_then(|(held, loader_name)| {
-        let (chosen, device) = choose(&held, &loader_name, choice)?;
+        let (chosen, device) = choose(&held.instance, held.api, &loader_name, choice)?;
         let heap_bytes = device.total_bytes;
         let steps = VulkanSteps {
             held,
@@ -93,7 +93,7 @@ impl Steps for VulkanSteps {
     fn measure(&self, r: &mut StepReport) {
         r.total_bytes = Some(self.heap_bytes);
         r.rss_bytes = rss();
-        if let Some((b, u)) = budget(&self.held, &self.chosen) {
+        if let Some((b, u)) = budget(&self.held.instance, &self.chosen) {
             r.free_bytes = Some(b.saturating_sub(u));
             r.heap_usage_bytes = Some(u);
         }

@@ -26,6 +26,7 @@ mod write;
 pub use reader::*;
 pub use recorder::*;
 pub use replay::*;
+pub use write::DeviceVals;
 
 use crate::time::format_ms;
 use frame::{ExtState, Extra, State, Vals, KEYFRAME_EVERY};

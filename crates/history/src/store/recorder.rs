@@ -12,27 +12,6 @@ pub struct Pruned {
     pub processes: usize,
 }
 
-pub(super) struct Pending {
-    pub(super) ts: i64,
-    pub(super) keyframe: bool,
-    pub(super) blob: Vec<u8>,
-    pub(super) ext: Option<Vec<u8>>,
-    pub(super) devices: Vec<(u32, DeviceVals)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DeviceVals {
-    pub used: Option<u64>,
-    pub free: Option<u64>,
-    pub gpu: Option<u32>,
-    pub mem_util: Option<u32>,
-    pub temp: Option<i32>,
-    pub power_mw: Option<u64>,
-    /// System memory (GTT / shared) the device uses and may use, where the source reports it.
-    pub sys_total: Option<u64>,
-    pub sys_used: Option<u64>,
-}
-
 /// (pid, start time) → (name, id): the name rides along so a lookup does not allocate.
 type ProcIdent = (u32, Option<u64>);
 
@@ -504,10 +483,4 @@ fn device_vals(d: &Device) -> DeviceVals {
         sys_total: d.system_memory.as_ref().and_then(|m| m.total_bytes),
         sys_used: d.system_memory.as_ref().and_then(|m| m.used_bytes),
     }
-}
-
-/// Whether a process's `last_ms` is written now: at stop (`exact`) whenever it moved, else in
-/// steps of [`LAST_SEEN_STEP_MS`], so a long recording does not rewrite every row every flush.
-pub(super) fn due(seen: i64, written: i64, exact: bool) -> bool {
-    exact || seen.saturating_sub(written) >= LAST_SEEN_STEP_MS
 }

@@ -1,8 +1,36 @@
 //! The recorder's writes, one function per table, each within the caller's transaction.
 
-use super::recorder::{due, Pending};
 use super::*;
 use rusqlite::Transaction;
+
+/// One device's figures in a sample, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeviceVals {
+    pub used: Option<u64>,
+    pub free: Option<u64>,
+    pub gpu: Option<u32>,
+    pub mem_util: Option<u32>,
+    pub temp: Option<i32>,
+    pub power_mw: Option<u64>,
+    /// System memory (GTT / shared) the device uses and may use, where the source reports it.
+    pub sys_total: Option<u64>,
+    pub sys_used: Option<u64>,
+}
+
+/// One sample the recorder has taken and not yet committed.
+pub(super) struct Pending {
+    pub(super) ts: i64,
+    pub(super) keyframe: bool,
+    pub(super) blob: Vec<u8>,
+    pub(super) ext: Option<Vec<u8>>,
+    pub(super) devices: Vec<(u32, DeviceVals)>,
+}
+
+/// Whether a process's `last_ms` is written now: at stop (`exact`) whenever it moved, else in
+/// steps of [`LAST_SEEN_STEP_MS`], so a long recording does not rewrite every row every flush.
+pub(super) fn due(seen: i64, written: i64, exact: bool) -> bool {
+    exact || seen.saturating_sub(written) >= LAST_SEEN_STEP_MS
+}
 
 pub(super) fn write_strings(tx: &Transaction, strings: &[(u32, String)]) -> rusqlite::Result<()> {
     let mut st = tx.prepare_cached("INSERT OR REPLACE INTO strings(id, text) VALUES (?1, ?2)")?;

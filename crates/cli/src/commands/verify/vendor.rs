@@ -56,7 +56,7 @@ fn json(query: &str, run: &ToolRun) -> Result<Value, String> {
         let cut = if run.truncated {
             format!(
                 ", and it was cut at {}",
-                human_bytes(super::witness::MAX_OUTPUT as u64)
+                human_bytes(ToolRun::MAX_OUTPUT as u64)
             )
         } else {
             String::new()

@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 
 /// The tools normally answer in well under a second; a hung driver must not hang verify.
 pub const LIMIT: Duration = Duration::from_secs(3);
-/// More than any process list; output past this is cut (a broken tool is not a reason to grow).
-pub(super) const MAX_OUTPUT: usize = 1 << 20;
 /// After the tool has ended (or was killed), how long its pipes may stay open: a tool that left
 /// a child of its own holding them is not waited for.
 const DRAIN: Duration = Duration::from_millis(200);
@@ -34,7 +32,7 @@ fn command_line(program: &str, args: &[String]) -> String {
 }
 
 /// Run `program args` with [`LIMIT`], stdin closed, stdout and stderr kept (at most
-/// [`MAX_OUTPUT`] bytes each, lossily decoded). Never fails: why it did not run or did not finish
+/// [`ToolRun::MAX_OUTPUT`] bytes each, lossily decoded). Never fails: why it did not run or did not finish
 /// is in `error`.
 pub fn run(program: &Path, args: &[String]) -> ToolRun {
     let name = program
@@ -104,7 +102,7 @@ fn wait(child: &mut Child) -> Option<ExitStatus> {
     }
 }
 
-/// One pipe read in a thread into a bounded buffer: the bytes so far (at most [`MAX_OUTPUT`])
+/// One pipe read in a thread into a bounded buffer: the bytes so far (at most [`ToolRun::MAX_OUTPUT`])
 /// and whether more were cut.
 struct Capture {
     buf: Arc<Mutex<(Vec<u8>, bool)>>,
@@ -123,7 +121,7 @@ impl Capture {
                     break;
                 }
                 let mut g = b.lock().unwrap_or_else(|p| p.into_inner());
-                let room = MAX_OUTPUT.saturating_sub(g.0.len());
+                let room = ToolRun::MAX_OUTPUT.saturating_sub(g.0.len());
                 g.0.extend_from_slice(&chunk[..n.min(room)]);
                 g.1 |= n > room;
             }

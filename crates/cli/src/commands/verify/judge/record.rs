@@ -94,9 +94,15 @@ pub struct ToolRun {
     /// The tool did not answer within the limit and was stopped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timed_out: bool,
-    /// Whether stdout or stderr was cut at the bound on what is kept.
+    /// Whether stdout or stderr was cut at the bound on what is kept ([`ToolRun::MAX_OUTPUT`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+impl ToolRun {
+    /// What is kept of each of a tool's stdout and stderr: more than any process list; output
+    /// past this is cut and `truncated` says so (a broken tool is not a reason to grow).
+    pub const MAX_OUTPUT: usize = 1 << 20;
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
