@@ -15,6 +15,8 @@ pub struct Entry {
     pub expect: Vec<(String, String)>,
     /// The flags named as changing memory but not modelled (one word each).
     pub not_modelled: Vec<String>,
+    /// The buffer-type overrides (`-ot`, `--n-cpu-moe` ...), by flag, in the order given.
+    pub overrides: Vec<String>,
     /// The flags that are not llama-server's.
     pub unknown: Vec<String>,
 }
@@ -61,6 +63,7 @@ pub fn read(root: &Path) -> Vec<Entry> {
             words: Vec::new(),
             expect: Vec::new(),
             not_modelled: Vec::new(),
+            overrides: Vec::new(),
             unknown: Vec::new(),
         };
         let mut command = String::new();
@@ -78,6 +81,8 @@ pub fn read(root: &Path) -> Vec<Entry> {
                     .collect();
             } else if let Some(v) = line.strip_prefix("# not-modelled: ") {
                 e.not_modelled = list(v);
+            } else if let Some(v) = line.strip_prefix("# overrides: ") {
+                e.overrides = list(v);
             } else if let Some(v) = line.strip_prefix("# unknown: ") {
                 e.unknown = list(v);
             } else if !line.starts_with('#') {

@@ -105,7 +105,30 @@ pub struct WeightsEstimate {
     pub output_on_gpu: bool,
     /// A tied output (no `output.weight`) is a copy of `token_embd` on the output device.
     pub tied_output_copy_bytes: u64,
+    /// The buffer-type overrides (`-ot`, `--cpu-moe`, `--n-cpu-moe`, `--n-cpu-ffn`) in the order
+    /// llama.cpp tries them, each with the tensors it placed; empty when none was given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<TensorOverrideEstimate>,
     pub inputs: Vec<String>,
+}
+
+/// One buffer-type override and what it did: llama.cpp searches each tensor's name with the
+/// overrides in order and the first that matches places the tensor, whatever its layer's place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorOverrideEstimate {
+    /// As given: `-ot exps=CPU`, `--n-cpu-moe 2`, `LLAMA_ARG_CPU_MOE=1`.
+    pub given: String,
+    /// The regular expression llama.cpp searches tensor names with (for `--n-cpu-moe N`, one per
+    /// layer below N, written once with `I`).
+    pub pattern: String,
+    /// The buffer type named: `CPU`, or a device (`CUDA0`, `Vulkan0`).
+    pub buffer_type: String,
+    /// Where that puts the tensors: `host` or `gpu`.
+    pub place: &'static str,
+    /// Tensors this override placed (not those an earlier override had already placed).
+    pub tensors: u32,
+    /// Their bytes in the file.
+    pub bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

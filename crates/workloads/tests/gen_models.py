@@ -328,6 +328,9 @@ MODELS = {
     "mamba-rs": lambda p: write_mamba(p),
     # mixture of experts (8 experts, 2 used)
     "qwen3moe-moe": lambda p: write_qwen3moe(p),
+    # experts that dominate the weights (16 of 512, 4 used: 4 MiB per expert tensor), so a copy
+    # of host experts in the device's compute buffer would show
+    "qwen3moe-wide": lambda p: write_qwen3moe(p, n_expert=16, n_used=4, n_ff_exp=512),
     # a 151,936-token vocabulary (Qwen's) on a tiny body: the logits dominate the compute buffer
     "llama-bigvocab": lambda p: write_llama(p, n_embd=64, n_head=2, n_head_kv=1, n_ff=128,
                                             n_words=151936 - 259, wtype=np.float16, ctx=4096),

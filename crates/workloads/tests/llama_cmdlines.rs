@@ -78,6 +78,17 @@ pub fn problems(e: &Entry, s: &LlamaSettings) -> Vec<String> {
             s.unmodelled
         ));
     }
+    let overrides: Vec<&str> = s
+        .overrides
+        .iter()
+        .map(|o| o.given.split(' ').next().unwrap_or(""))
+        .collect();
+    if overrides != e.overrides {
+        out.push(format!(
+            "overrides {:?}, expected {:?}",
+            s.overrides, e.overrides
+        ));
+    }
     if s.unknown != e.unknown {
         out.push(format!("unknown {:?}, expected {:?}", s.unknown, e.unknown));
     }

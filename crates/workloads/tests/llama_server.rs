@@ -177,6 +177,18 @@ fn check(srv: &Server, dir: &Path, c: &Case) -> Checked {
             bad: Vec::new(),
         };
     }
+    if srv.backend == Backend::Cpu && c.args.iter().any(|a| a.contains("=Vulkan0")) {
+        // Only the Vulkan server has that buffer type; the CPU server must refuse it.
+        assert!(
+            log_text.contains("unknown buffer type"),
+            "{ctx}: the CPU server took a device buffer type:\n{log_text}"
+        );
+        return Checked {
+            summary: format!("{ctx}: refused as expected (no Vulkan0 in a CPU build)"),
+            row: String::new(),
+            bad: Vec::new(),
+        };
+    }
     if srv.backend == Backend::Vulkan && c.model == "llama-bigvocab" {
         // lavapipe refuses the product of the 151,936-row output.weight, so llama.cpp keeps that
         // weight on the host (with -v: "tensor 'output.weight' (f16) cannot be used with
@@ -620,6 +632,72 @@ const CASES: &[Case] = &[
     Case {
         model: "qwen3moe-moe",
         args: &["-c", "2048", "-fa", "off", "-np", "2"],
+    },
+    // MoE experts placed by buffer-type overrides, tensor by tensor: kept on the host in
+    // offloaded layers (-ot, --cpu-moe, --n-cpu-moe), with -ngl partial, moved to the device
+    // from layers left on the host, the first matching pattern deciding. The weights a device
+    // computes with from the host are copied into its compute buffer (op offload).
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "4096", "-ot", "exps=CPU"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "4096", "-ot", r"blk\.0\.ffn_.*_exps=CPU"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "4096", "--cpu-moe"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "4096", "--n-cpu-moe", "1"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "2048", "-ngl", "2", "--cpu-moe"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "2048", "-ngl", "1", "-ot", "exps=CPU"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "2048", "-np", "2", "-fa", "off", "--n-cpu-moe", "2"],
+    },
+    // To the device (the CPU server refuses a buffer type it does not have).
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "2048", "-ngl", "0", "-ot", "exps=Vulkan0"],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &[
+            "-c",
+            "2048",
+            "-ngl",
+            "2",
+            "-ot",
+            r"blk\.0\.ffn_.*_exps=Vulkan0",
+        ],
+    },
+    Case {
+        model: "qwen3moe-moe",
+        args: &["-c", "2048", "-ot", r"blk\.1\.ffn_up_exps=Vulkan0,exps=CPU"],
+    },
+    // Experts of 4 MiB per tensor: the device copies host experts into its compute buffer
+    // for the ops it offloads, where the activations it frees leave room or not.
+    Case {
+        model: "qwen3moe-wide",
+        args: &["-c", "4096", "-ot", "exps=CPU"],
+    },
+    Case {
+        model: "qwen3moe-wide",
+        args: &["-c", "4096", "-ngl", "2", "--n-cpu-moe", "2"],
+    },
+    Case {
+        model: "qwen3moe-wide",
+        args: &["-c", "4096", "-ngl", "0", "-ot", "exps=Vulkan0"],
     },
     // Qwen's 151,936-token vocabulary: output buffer per slot, logits per output in the graph
     Case {

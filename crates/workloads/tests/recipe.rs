@@ -914,3 +914,161 @@ fn cache_type_whose_block_does_not_divide_the_row_is_refused() {
     assert!(err.contains("-ctv q8_0"), "{err}");
     assert!(estimate(&g, &settings("-c 4096 -ctk f16")).is_ok());
 }
+
+/// A MoE header of real proportions (128 experts of 768, 4 layers, Q8_0): 12 expert tensors of
+/// 204 MiB each.
+fn moe_model() -> GgufModel {
+    qwen3_like(
+        "qwen3moe",
+        4,
+        2048,
+        32,
+        4,
+        768,
+        151936,
+        Some((128, 8)),
+        false,
+    )
+    .open("moe-overrides")
+}
+
+/// Bytes of the expert tensors whose layer passes `keep`.
+fn expert_bytes(g: &GgufModel, keep: impl Fn(u32) -> bool) -> u64 {
+    g.tensors()
+        .filter(|t| t.name.contains("_exps."))
+        .filter(|t| keep(t.name[4..].split('.').next().unwrap().parse().unwrap()))
+        .map(|t| t.n_bytes)
+        .sum()
+}
+
+#[test]
+fn buffer_type_overrides_place_experts_tensor_by_tensor() {
+    let g = moe_model();
+    let vk = |args: &str| est_on(&g, args, Backend::Vulkan, None);
+    let all_exps = expert_bytes(&g, |_| true);
+    // Every expert tensor is a multiple of Vulkan's 64-byte alignment (CUDA would pad the rows
+    // of ffn_down_exps, 768 elements, to 512): moving one moves exactly its bytes.
+    let base = vk("-ngl 99 -lm none");
+    let e = vk("-ngl 99 -lm none --cpu-moe");
+    assert_eq!(base.weights.gpu_bytes - e.weights.gpu_bytes, all_exps);
+    assert_eq!(e.weights.host_bytes - base.weights.host_bytes, all_exps);
+    assert_eq!(e.weights.gpu_layers, 4, "-ngl still offloads the layers");
+    assert_eq!(e.kv_cache.host_bytes, 0, "the KV cache follows its layer");
+    let o = &e.weights.overrides[0];
+    assert_eq!(
+        (o.given.as_str(), o.buffer_type.as_str()),
+        ("--cpu-moe", "CPU")
+    );
+    assert_eq!((o.tensors, o.bytes, o.place), (12, all_exps, "host"));
+    let i = e.inputs.iter().find(|i| i.name == "--cpu-moe").unwrap();
+    assert_eq!(i.value, "on");
+    assert_eq!(
+        i.source,
+        InputSource::Flag {
+            flag: "--cpu-moe".into()
+        }
+    );
+    assert!(
+        !e.notes.iter().any(|n| n.contains("not modelled")),
+        "{:?}",
+        e.notes
+    );
+    assert!(
+        render_text(&e).contains("--cpu-moe: 12 tensors (2.39 GiB) on host"),
+        "{}",
+        render_text(&e)
+    );
+    // The device computes with the host's experts over a batch: each is copied into its compute
+    // buffer for the op, and a 204 MiB copy does not fit where this graph's freed activations were.
+    assert!(e.compute.gpu_bytes > base.compute.gpu_bytes + all_exps / 24);
+    assert_eq!(e.compute.host_bytes, base.compute.host_bytes);
+
+    // --n-cpu-moe N: the first N layers' experts; with -ngl 3 layers 2 and 3 are offloaded.
+    let e = vk("-ngl 99 -lm none --n-cpu-moe 2");
+    assert_eq!(base.weights.gpu_bytes - e.weights.gpu_bytes, all_exps / 2);
+    let part = vk("-ngl 3 -lm none");
+    let e = vk("-ngl 3 -lm none --n-cpu-moe 3");
+    assert_eq!(
+        part.weights.gpu_bytes - e.weights.gpu_bytes,
+        expert_bytes(&g, |il| il == 2)
+    );
+    assert_eq!(e.weights.overrides[0].tensors, 9);
+
+    // In order, the first match wins; a device buffer type brings experts of host layers.
+    let e = vk(r"-ngl 99 -lm none -ot blk\.3\.ffn_up_exps=Vulkan0 -ot exps=CPU");
+    assert_eq!(
+        base.weights.gpu_bytes - e.weights.gpu_bytes,
+        all_exps / 12 * 11
+    );
+    assert_eq!(
+        (
+            e.weights.overrides[0].tensors,
+            e.weights.overrides[1].tensors
+        ),
+        (1, 11)
+    );
+    let e = vk("-ngl 0 -lm none -ot exps=Vulkan0");
+    assert_eq!(e.weights.gpu_bytes, all_exps);
+    assert_eq!(e.kv_cache.gpu_bytes, 0);
+
+    // Mapped: the host buffer spans the file from token_embd to the last expert tensor.
+    let e = vk("-ngl 99 --cpu-moe");
+    let first = g.tensor("token_embd.weight").unwrap();
+    let last = g.tensor("blk.3.ffn_down_exps.weight").unwrap();
+    assert_eq!(
+        e.weights.host_bytes,
+        last.offset + last.n_bytes - first.offset
+    );
+}
+
+#[test]
+fn overrides_from_the_environment_come_first_and_bad_ones_are_refused_as_llama_server_does() {
+    let g = moe_model();
+    // llama.cpp reads LLAMA_ARG_* before the command line and keeps both lists.
+    let mut s = settings(r"-ngl 99 -lm none -ot blk\.0=CUDA0");
+    s.apply_env(&[("LLAMA_ARG_N_CPU_MOE".into(), "1".into())])
+        .unwrap();
+    let e = estimate(&g, &s).unwrap();
+    let given: Vec<&str> = e
+        .weights
+        .overrides
+        .iter()
+        .map(|o| o.given.as_str())
+        .collect();
+    assert_eq!(given, ["LLAMA_ARG_N_CPU_MOE=1", r"-ot blk\.0=CUDA0"]);
+    assert_eq!(
+        e.weights.overrides[0].tensors, 3,
+        "layer 0's experts on the host"
+    );
+    let i = e
+        .inputs
+        .iter()
+        .find(|i| i.name == "LLAMA_ARG_N_CPU_MOE")
+        .unwrap();
+    assert_eq!(i.value, "1");
+    // What llama-server refuses (or aborts on) is refused, naming the flag.
+    for (args, says) in [
+        ("--n-cpu-moe -1", "--n-cpu-moe: -1"),
+        ("--n-cpu-moe 4096", "more than 4095"),
+        ("-ot exps", "PATTERN=BUFFER_TYPE"),
+        ("-ot exps=", "PATTERN=BUFFER_TYPE"),
+    ] {
+        let a: Vec<String> = args.split_whitespace().map(String::from).collect();
+        let err = LlamaSettings::from_args(&a).unwrap_err();
+        assert!(err.contains(says), "{args}: {err}");
+    }
+    let mut s = settings("--n-cpu-moe 4000");
+    let err = s
+        .apply_env(&[("LLAMA_ARG_N_CPU_MOE".into(), "96".into())])
+        .unwrap_err();
+    assert!(err.contains("4096 tensor overrides"), "{err}");
+    // A pattern the regex crate cannot read: named, its tensors placed as without it.
+    let s = settings("-ot (?=x)exps=CPU");
+    assert!(s.overrides.is_empty());
+    assert!(s.unmodelled[0].starts_with("-ot (?=x)exps=CPU (placed as without it"));
+    // Matching nothing, and a device the estimate does not model, are said.
+    let e = est_on(&g, "-ot nothing=CPU,exps=CUDA1", Backend::Cuda, None);
+    let n = e.notes.join("\n");
+    assert!(n.contains("-ot nothing=CPU: matches no tensor"), "{n}");
+    assert!(n.contains("\"CUDA1\" is not the first cuda device"), "{n}");
+}

@@ -42,8 +42,15 @@ llama.cpp's own list (build b11434, and older builds' flags) as for a running se
   -nkvo, --no-kv-offload      keep the KV cache on the host
   --no-mmap, -lm none         load weights into host memory instead of mapping the file
                               (-lm/--load-mode is the spelling of current builds)
+  -ot, --override-tensor PATTERN=TYPE[,...]
+                              tensors whose name matches PATTERN (a regex) in buffer type CPU
+                              (host) or a device's (CUDA0, Vulkan0): the first match wins,
+                              whatever -ngl says of the tensor's layer; repeatable
+  -cmoe, --cpu-moe            every MoE expert tensor on the host
+  -ncmoe, --n-cpu-moe N       the expert tensors of the first N layers on the host
+  -ncffn, --n-cpu-ffn N       the dense FFN tensors of the first N layers on the host
   Every other llama-server flag is accepted, never refused: one that changes memory in a way not
-  modelled yet (-ot, --n-cpu-moe, -ts, -sm, -mg, --rpc, --fit, -md, --mmproj ...) is named in a
+  modelled yet (-ts, -sm, -mg, --rpc, --fit, -md, --mmproj ...) is named in a
   note with its value; one with no effect on memory (--host, --port, -t, --jinja, -a, --api-key
   ...) is listed by name; an unknown one is named in a warning.
 A whole llama-server command line can follow `--` (or start at its program, llama-server or a

@@ -260,3 +260,96 @@ fn estimate_shows_the_runtime_log_beside_the_estimate() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("start llama-server with -lv 4"));
 }
+
+/// A MoE model (qwen3moe) whose 18 GiB of experts do not fit GPU1: 6 layers, each with three
+/// expert tensors of 128 experts × 2048 × 2048 F16 (1 GiB each).
+fn moe_model(dir: &Path) -> PathBuf {
+    let f16 = GgmlType::from_name("f16").unwrap();
+    let f32 = GgmlType::from_name("f32").unwrap();
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("qwen3moe".into()));
+    for (k, v) in [
+        ("block_count", 6),
+        ("context_length", 32768),
+        ("embedding_length", 2048),
+        ("feed_forward_length", 6144),
+        ("attention.head_count", 32),
+        ("attention.head_count_kv", 4),
+        ("attention.key_length", 128),
+        ("attention.value_length", 128),
+        ("vocab_size", 32000),
+        ("expert_count", 128),
+        ("expert_used_count", 8),
+        ("expert_feed_forward_length", 2048),
+    ] {
+        w.kv(&format!("qwen3moe.{k}"), MetaValue::U32(v));
+    }
+    w.tensor("token_embd.weight", &[2048, 32000], f16);
+    for il in 0..6 {
+        let b = |t: &str| format!("blk.{il}.{t}");
+        w.tensor(&b("attn_norm.weight"), &[2048], f32)
+            .tensor(&b("attn_q.weight"), &[2048, 4096], f16)
+            .tensor(&b("attn_k.weight"), &[2048, 512], f16)
+            .tensor(&b("attn_v.weight"), &[2048, 512], f16)
+            .tensor(&b("attn_output.weight"), &[4096, 2048], f16)
+            .tensor(&b("ffn_norm.weight"), &[2048], f32)
+            .tensor(&b("ffn_gate_inp.weight"), &[2048, 128], f32);
+        for e in ["gate", "up", "down"] {
+            w.tensor(&b(&format!("ffn_{e}_exps.weight")), &[2048, 2048, 128], f16);
+        }
+    }
+    w.tensor("output_norm.weight", &[2048], f32)
+        .tensor("output.weight", &[2048, 32000], f16);
+    let p = dir.join("moe.gguf");
+    w.write(&p).unwrap();
+    p
+}
+
+#[test]
+fn estimate_splits_moe_weights_where_the_overrides_put_them() {
+    let d = tempfile::tempdir().unwrap();
+    let model = moe_model(d.path());
+    let m = Machine::two_gpus();
+    let model = model.to_str().unwrap();
+    let run = |flags: &[&str]| {
+        let base = [
+            "estimate", model, "-c", "4096", "-ngl", "99", "--device", "1",
+        ];
+        m.run(&[&base[..], flags].concat())
+    };
+    let all = json_of(&run(&["--json"]));
+    assert_eq!(
+        all["fit"]["fits"], false,
+        "18 GiB of experts on a 16 GiB GPU"
+    );
+    let gpu = |v: &serde_json::Value| v["estimate"]["weights"]["gpu_bytes"].as_u64().unwrap();
+    let v = json_of(&run(&["--cpu-moe", "--json"]));
+    assert_eq!(gpu(&all) - gpu(&v), 18 * GIB);
+    assert_eq!(v["fit"]["fits"], true, "with the experts on the host: {v}");
+    let o = &v["estimate"]["weights"]["overrides"][0];
+    assert_eq!(o["given"], "--cpu-moe");
+    assert_eq!(o["buffer_type"], "CPU");
+    assert_eq!(o["place"], "host");
+    assert_eq!(
+        (o["tensors"].as_u64(), o["bytes"].as_u64()),
+        (Some(18), Some(18 * GIB))
+    );
+    // --n-cpu-moe N: the experts of the first N layers; -ot in the order given.
+    let v = json_of(&run(&["--n-cpu-moe", "4", "--json"]));
+    assert_eq!(gpu(&all) - gpu(&v), 12 * GIB);
+    let v = json_of(&run(&[
+        "-ot",
+        r"blk\.5\.ffn_up_exps=CUDA0",
+        "-ot",
+        "exps=CPU",
+        "--json",
+    ]));
+    assert_eq!(gpu(&all) - gpu(&v), 17 * GIB);
+    // The text says what each override placed, and names none as not modelled.
+    let text = ok_stdout(&run(&["--n-cpu-moe", "4"]));
+    assert!(
+        text.contains("--n-cpu-moe 4: 12 tensors (12 GiB) on host"),
+        "{text}"
+    );
+    assert!(!text.contains("not modelled"), "{text}");
+}

@@ -81,8 +81,15 @@ fn estimate_accepts_flags_that_change_nothing_and_says_so() {
     let v = json_of(&out);
     let n = notes(&v).join("\n");
     assert!(
-        n.contains("changes memory, not modelled yet (the estimate may be off): -ot exps=CPU, --main-gpu 1"),
+        n.contains("changes memory, not modelled yet (the estimate may be off): --main-gpu 1"),
         "{n}"
+    );
+    // A buffer-type override is modelled: an input with its flag, and what it placed.
+    assert_eq!(input(&v, "-ot")["value"], "exps=CPU");
+    assert_eq!(input(&v, "-ot")["source"]["flag"], "-ot");
+    assert_eq!(
+        v["estimate"]["weights"]["overrides"][0]["given"],
+        "-ot exps=CPU"
     );
     assert!(
         n.contains("unknown flags, ignored") && n.contains("--frobnicate"),
@@ -186,6 +193,17 @@ fn estimate_reads_every_public_command_line_as_written() {
             if !n.contains(w.as_str()) {
                 failed.push(format!("{}: {w} not in the notes: {n}", e.source));
             }
+        }
+        let given: Vec<&str> = v["estimate"]["weights"]["overrides"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|o| o["given"].as_str()).collect())
+            .unwrap_or_default();
+        let flags: Vec<&str> = given
+            .iter()
+            .map(|g| g.split(' ').next().unwrap_or(""))
+            .collect();
+        if flags != e.overrides {
+            failed.push(format!("{}: overrides {given:?}", e.source));
         }
         let err = stderr_of(&out);
         for w in &e.unknown {

@@ -153,6 +153,18 @@ fn weights_detail(e: &Estimate) -> String {
             human_bytes(w.tied_output_copy_bytes)
         );
     }
+    // Each buffer-type override with what it placed (the first that matches a tensor wins).
+    for o in &w.overrides {
+        let _ = write!(
+            wd,
+            "; {}: {} tensor{} ({}) on {}",
+            o.given,
+            o.tensors,
+            plural(o.tensors as u64),
+            human_bytes(o.bytes),
+            if o.place == "gpu" { "GPU" } else { "host" }
+        );
+    }
     wd
 }
 

@@ -3,6 +3,7 @@
 //! the llama.cpp build's rules; each input recorded with its source, and the settings llama.cpp
 //! refuses turned into errors with its wording.
 
+use super::overrides::Placed;
 use super::*;
 
 /// The inputs and notes of an estimate, in the order they are met.
@@ -25,6 +26,11 @@ impl Record {
         self.add(name, value, src_of(s, flag))
     }
 
+    /// An input whose source is a setting's source.
+    pub(super) fn setting_source(&mut self, name: &str, value: String, source: &SettingSource) {
+        self.add(name, value, input_source(source, name))
+    }
+
     /// A flag recorded under its own name.
     fn flag<T: ToString>(&mut self, flag: &str, s: &Setting<T>) {
         self.setting(flag, s, flag, s.value.to_string())
@@ -32,7 +38,11 @@ impl Record {
 }
 
 fn src_of<T>(s: &Setting<T>, flagname: &str) -> InputSource {
-    match &s.source {
+    input_source(&s.source, flagname)
+}
+
+fn input_source(source: &SettingSource, flagname: &str) -> InputSource {
+    match source {
         SettingSource::Flag(f) => InputSource::Flag { flag: f.clone() },
         SettingSource::Env(v) => InputSource::Env { var: v.clone() },
         SettingSource::Runtime(d) => InputSource::Runtime { detail: d.clone() },
@@ -194,22 +204,48 @@ fn cache_types(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Result<(
     Ok(())
 }
 
-/// Which layers `-ngl` puts on the GPU.
+/// Which layers `-ngl` puts on the GPU, and which tensors the buffer-type overrides place
+/// whatever their layer.
 pub(super) struct Offload {
     pub(super) output_on_gpu: bool,
     /// Repeating layers on the GPU: the last `gpu_layers` of them.
     pub(super) gpu_layers: u32,
     first_gpu_layer: u32,
+    pub(super) overrides: Placed,
+    /// What each override placed (for the weights line).
+    pub(super) effects: Vec<TensorOverrideEstimate>,
 }
 
 impl Offload {
     pub(super) fn layer_on_gpu(&self, il: u32) -> bool {
         il >= self.first_gpu_layer && self.gpu_layers > 0
     }
+
+    /// Where a tensor's weights are: its layer's place (the input layer on the host), unless an
+    /// override placed it.
+    pub(super) fn tensor_on_gpu(&self, t: &TensorInfo) -> bool {
+        let layer = match place_of(t) {
+            Place::Input => false,
+            Place::Layer(il) => self.layer_on_gpu(il),
+            Place::Output => self.output_on_gpu,
+        };
+        self.overrides.on_gpu(&t.name, layer)
+    }
+
+    /// Where the output layer's copy of a tied `token_embd` is (overrides match its name too).
+    pub(super) fn tied_copy_on_gpu(&self) -> bool {
+        self.overrides
+            .on_gpu("token_embd.weight", self.output_on_gpu)
+    }
 }
 
-/// The layer placement (`--backend`, `-ngl`).
-pub(super) fn placement(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Offload {
+/// The layer placement (`--backend`, `-ngl`) and the buffer-type overrides.
+pub(super) fn placement(
+    model: &GgufModel,
+    p: &ModelParams,
+    s: &LlamaSettings,
+    rec: &mut Record,
+) -> Result<Offload, EstimateError> {
     let nl = p.n_layer;
     let backend = s.backend.value;
     let value = format!("{backend:?}").to_lowercase();
@@ -239,11 +275,14 @@ pub(super) fn placement(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) ->
     // Current llama.cpp counts the output layer first: -ngl 1 offloads only the output layer,
     // -ngl N the output layer and the last N-1 repeating layers (observed on build 7e4c0a9).
     let gpu_layers = offloaded.saturating_sub(1).min(nl);
-    Offload {
+    let (overrides, effects) = super::overrides::place(model, s, rec)?;
+    Ok(Offload {
         output_on_gpu: offloaded >= 1,
         gpu_layers,
         first_gpu_layer: nl - gpu_layers,
-    }
+        overrides,
+        effects,
+    })
 }
 
 /// The llama.cpp build whose rules apply (`--llama-build`, or the newest).

@@ -9,7 +9,8 @@
 //! on `parts::weights` (output layer offloaded first) and MLA (V is a view of K).
 //!
 //! Layout: [`estimate()`] runs the steps; `hparams` reads the model's hyper-parameters, `flags`
-//! is llama-server's flag table and `settings` what the modelled flags set, `context` resolves
+//! is llama-server's flag table and `settings` what the modelled flags set, `overrides` the
+//! buffer-type overrides (`-ot`, `--n-cpu-moe`: tensors placed by name), `context` resolves
 //! the context and the layer placement, `parts` sizes
 //! each buffer (the compute buffer through `compute`'s graph and `galloc`'s allocator replay).
 
@@ -19,6 +20,7 @@ mod context;
 mod flags;
 mod galloc;
 mod hparams;
+mod overrides;
 mod parts;
 mod settings;
 mod types;
@@ -32,6 +34,7 @@ pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Record, Resolved};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
+pub use overrides::{OverridePattern, TensorOverride, FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
@@ -99,18 +102,10 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         notes: p.notes.clone(),
     };
     let r = resolve_context(&p, s, &mut rec)?;
-    let off = placement(&p, s, &mut rec);
+    let off = placement(model, &p, s, &mut rec)?;
     let backend = s.backend.value;
     let layer_on_gpu = |il: u32| off.layer_on_gpu(il);
-    let weights = weights(
-        model,
-        backend,
-        s.mmap.value,
-        off.output_on_gpu,
-        &layer_on_gpu,
-        off.gpu_layers,
-        p.n_layer,
-    );
+    let weights = weights(model, backend, s.mmap.value, &off, p.n_layer);
     let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
     let kv = kv_cache(&p, &r, s, (model.path(), &layer_on_gpu), type_k, type_v)?;
     if matches!(p.cache, CacheKind::Iswa) {
@@ -133,7 +128,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         &kv,
         backend,
         rules,
-        (&layer_on_gpu, off.output_on_gpu),
+        &off,
         s.llama_build.value,
     );
     let overhead = overhead(backend);

@@ -2,15 +2,16 @@
 //! device), the KV cache (cells, streams, layers, types), compute buffers (the replayed graph) and
 //! the runtime overhead.
 
+use super::context::Offload;
 use super::*;
 
+/// The weights on the GPU and on the host, tensor by tensor: each where its layer is (`-ngl`)
+/// unless a buffer-type override placed it.
 pub(super) fn weights(
     model: &GgufModel,
     backend: Backend,
     mmap: bool,
-    output_on_gpu: bool,
-    layer_on_gpu: &dyn Fn(u32) -> bool,
-    gpu_layers: u32,
+    off: &Offload,
     nl: u32,
 ) -> WeightsEstimate {
     let mut gpu = 0u64;
@@ -22,43 +23,51 @@ pub(super) fn weights(
         // tensor of the file ("CPU_Mapped model buffer size").
         let mut lo = u64::MAX;
         let mut hi = 0u64;
-        for t in &part.tensors {
-            let on_gpu = match place_of(t) {
-                Place::Input => false,
-                Place::Layer(il) => layer_on_gpu(il),
-                Place::Output => output_on_gpu,
-            };
-            if on_gpu {
-                gpu += device_bytes(t, backend);
-            } else if mmap {
+        let mut host_tensor = |t: &TensorInfo, host: &mut u64| {
+            if mmap {
                 lo = lo.min(t.offset);
                 hi = hi.max(t.offset + t.n_bytes);
             } else {
-                host += pad(t.n_bytes, 32);
+                *host += pad(t.n_bytes, 32);
             }
-            if tied && output_on_gpu && t.name == "token_embd.weight" {
-                // TENSOR_DUPLICATED: the output layer gets its own copy of the embeddings.
-                tied_copy = device_bytes(t, backend);
-                gpu += tied_copy;
+        };
+        for t in &part.tensors {
+            if off.tensor_on_gpu(t) {
+                gpu += device_bytes(t, backend);
+            } else {
+                host_tensor(t, &mut host);
+            }
+            if tied && t.name == "token_embd.weight" && off.output_on_gpu {
+                // TENSOR_DUPLICATED: the output layer gets its own copy of the embeddings, on
+                // the output layer's device (or where an override of token_embd puts it).
+                if off.tied_copy_on_gpu() {
+                    tied_copy = device_bytes(t, backend);
+                    gpu += tied_copy;
+                } else {
+                    host_tensor(t, &mut host);
+                }
             }
         }
         if mmap && hi > lo {
             host += hi - lo;
         }
     }
+    let mut inputs: Vec<String> = vec![
+        "-ngl".into(),
+        "n_layer".into(),
+        "backend".into(),
+        "tensor table".into(),
+    ];
+    inputs.extend(off.effects.iter().map(|e| e.given.clone()));
     WeightsEstimate {
         gpu_bytes: gpu,
         host_bytes: host,
-        gpu_layers,
+        gpu_layers: off.gpu_layers,
         n_layer: nl,
-        output_on_gpu,
+        output_on_gpu: off.output_on_gpu,
         tied_output_copy_bytes: tied_copy,
-        inputs: vec![
-            "-ngl".into(),
-            "n_layer".into(),
-            "backend".into(),
-            "tensor table".into(),
-        ],
+        overrides: off.effects.clone(),
+        inputs,
     }
 }
 
@@ -288,7 +297,7 @@ pub(super) fn compute(
     kv: &KvEstimate,
     backend: Backend,
     rules: Rules,
-    (layer_on_gpu, output_on_gpu): (&dyn Fn(u32) -> bool, bool),
+    off: &Offload,
     build: Option<u64>,
 ) -> ComputeEstimate {
     let reserve = compute::Reserve {
@@ -301,8 +310,9 @@ pub(super) fn compute(
     };
     let place = compute::Placement {
         device: backend != Backend::Cpu,
-        layer_on_device: (0..p.n_layer).map(layer_on_gpu).collect(),
-        output_on_device: output_on_gpu,
+        layer_on_device: (0..p.n_layer).map(|il| off.layer_on_gpu(il)).collect(),
+        output_on_device: off.output_on_gpu,
+        overridden: off.overrides.all(),
         kv: kv.per_layer.clone(),
         align: compute_align(backend),
     };
@@ -327,22 +337,22 @@ pub(super) fn compute(
         );
     }
     let exact = approx.is_empty();
+    let mut exact_parts = exact_parts();
+    if !off.effects.is_empty() {
+        exact_parts.push(
+            "the weights buffer-type overrides place (-ot, --cpu-moe, --n-cpu-moe): read where \
+             they are, and host weights copied into the device's compute buffer for the ops \
+             the device takes over (32+ rows), as the scheduler copies them"
+                .into(),
+        );
+    }
     ComputeEstimate {
         gpu_bytes,
         host_bytes,
         approximate: !exact,
         confidence: if exact { "high" } else { "medium" },
         method: compute_method(&g, r, backend, build),
-        exact_parts: vec![
-            "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
-             and without flash attention, masks, dense FFN, logits)"
-                .into(),
-            "ggml-alloc's placement (best fit, in-place reuse, frees), one buffer per backend"
-                .into(),
-            "the backend scheduler's assignment, splits and input copies on a GPU build \
-             (full, partial and no offload, -nkvo)"
-                .into(),
-        ],
+        exact_parts,
         approximate_parts: approx,
         rules: rule_lines(build),
         inputs: vec![
@@ -356,6 +366,19 @@ pub(super) fn compute(
             "llama build".into(),
         ],
     }
+}
+
+/// What the compute figure always gets exactly as llama.cpp does.
+fn exact_parts() -> Vec<String> {
+    vec![
+        "the graph's tensor sizes for the llama family (norms, Q/K/V, RoPE, attention with \
+         and without flash attention, masks, dense FFN, logits)"
+            .into(),
+        "ggml-alloc's placement (best fit, in-place reuse, frees), one buffer per backend".into(),
+        "the backend scheduler's assignment, splits and input copies on a GPU build \
+         (full, partial and no offload, -nkvo)"
+            .into(),
+    ]
 }
 
 /// Buffer alignment of each backend's compute buffer types, device and host

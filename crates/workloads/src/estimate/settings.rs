@@ -10,6 +10,8 @@ use serde::Serialize;
 
 use crate::gguf::GgmlType;
 
+use super::overrides::TensorOverride;
+
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "lowercase")]
@@ -112,7 +114,10 @@ pub struct LlamaSettings {
     pub kv_offload: Setting<bool>,
     /// `--mmap` (default) / `--no-mmap`.
     pub mmap: Setting<bool>,
-    /// Flags seen that change memory in ways the recipe does not model (`-ot`, `-cmoe`, `-ts`...),
+    /// Buffer-type overrides (`-ot`, `--cpu-moe`, `--n-cpu-moe`, `--n-cpu-ffn`) in the order
+    /// llama.cpp tries them: the environment's first, then the command line's.
+    pub overrides: Vec<TensorOverride>,
+    /// Flags seen that change memory in ways the recipe does not model (`-ts`, `-sm`, `--rpc`...),
     /// each with its value.
     pub unmodelled: Vec<String>,
     /// llama-server flags seen that do not change memory (`--host`, `-t`, `--jinja`), by name
@@ -180,6 +185,7 @@ impl Default for LlamaSettings {
             swa_full: Setting::default(false, "false"),
             kv_offload: Setting::default(true, "KV follows its layer"),
             mmap: Setting::default(true, "mmap"),
+            overrides: Vec::new(),
             unmodelled: Vec::new(),
             no_effect: Vec::new(),
             unknown: Vec::new(),
@@ -192,7 +198,7 @@ impl Default for LlamaSettings {
 /// The one overflow rule: llama-server reads its integer flags into a 32-bit `int` (`std::stoi`,
 /// which refuses what does not fit), so a value outside that range is refused here too, naming
 /// the flag, rather than wrapped into a different setting.
-fn int32(flag: &str, v: &str) -> Result<i64, String> {
+pub(super) fn int32(flag: &str, v: &str) -> Result<i64, String> {
     let t = v.trim();
     let digits = t.strip_prefix('-').unwrap_or(t);
     let n: i64 = match t.parse::<i64>() {
@@ -414,6 +420,14 @@ impl LlamaSettings {
         if self.model.is_none() {
             self.model = tmp.model;
         }
+        // llama.cpp reads the variables before the command line and keeps both lists of
+        // overrides: the environment's come first.
+        for o in &mut tmp.overrides {
+            o.source = src(&o.source);
+        }
+        tmp.overrides.append(&mut self.overrides);
+        self.overrides = tmp.overrides;
+        super::overrides::check_total(&self.overrides)?;
         self.unmodelled.extend(tmp.unmodelled);
         Ok(())
     }
@@ -564,7 +578,9 @@ mod tests {
     #[test]
     fn unmodelled_placement_flags_are_reported() {
         let s = LlamaSettings::from_args(&args("-ot exps=CPU -cmoe -ts 1,1")).unwrap();
-        assert_eq!(s.unmodelled, vec!["-ot exps=CPU", "-cmoe", "-ts 1,1"]);
+        assert_eq!(s.unmodelled, vec!["-ts 1,1"]);
+        let given: Vec<&str> = s.overrides.iter().map(|o| o.given.as_str()).collect();
+        assert_eq!(given, ["-ot exps=CPU", "-cmoe"]);
     }
 
     #[test]

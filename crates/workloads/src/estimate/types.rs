@@ -6,7 +6,7 @@ use super::*;
 
 pub use gpuledger_model::llama_estimate::{
     ComputeEstimate, ContextEstimate, Estimate, KvEstimate, ModelSummary, OutputEstimate,
-    OverheadEstimate, WeightsEstimate,
+    OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
 #[derive(Debug, thiserror::Error)]

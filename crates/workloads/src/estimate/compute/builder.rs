@@ -120,6 +120,7 @@ impl<'a> Builder<'a> {
             ),
             None => (name.to_string(), self.place.output_on_device),
         };
+        let on = self.place.overridden.get(&full).copied().unwrap_or(on);
         let bytes = self.tensors.bytes(&full);
         self.g.weight(bytes, be(on))
     }
@@ -215,7 +216,8 @@ impl<'a> Builder<'a> {
         let et = self.et();
         let i = &self.inputs;
         let g = &mut self.g;
-        let tok_embd = g.weight(self.tensors.bytes("token_embd.weight"), HOST);
+        let on = self.place.overridden.get("token_embd.weight") == Some(&true);
+        let tok_embd = g.weight(self.tensors.bytes("token_embd.weight"), be(on));
         let inp = g.get_rows(et, &[tok_embd, i.tokens]);
         if let Some((mt, ms, me)) = i.mixed {
             let rows = g.get_rows(et, &[tok_embd, mt]);
@@ -450,7 +452,11 @@ impl<'a> Builder<'a> {
             self.weight(None, "output.weight")
         } else {
             let bytes = self.tensors.bytes("token_embd.weight");
-            self.g.weight(bytes, be(self.place.output_on_device))
+            let on = self.place.overridden.get("token_embd.weight");
+            self.g.weight(
+                bytes,
+                be(on.copied().unwrap_or(self.place.output_on_device)),
+            )
         };
         let logits = self.g.op(logits_bytes, &[out_w, result_norm]);
         self.g.set_output(logits);

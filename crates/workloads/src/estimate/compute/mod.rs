@@ -20,6 +20,8 @@ mod layers;
 mod rules;
 mod ssm;
 
+use std::collections::HashMap;
+
 use crate::gguf::GgufModel;
 
 use super::hparams::ModelParams;
@@ -47,6 +49,9 @@ pub struct Placement {
     /// Each repeating layer's weights on the device.
     pub layer_on_device: Vec<bool>,
     pub output_on_device: bool,
+    /// Weights a buffer-type override placed, by name: on the device or not (whatever their
+    /// layer's place).
+    pub overridden: HashMap<String, bool>,
     /// Each layer's cache: K bytes, V bytes, on the device.
     pub kv: Vec<(u64, u64, bool)>,
     /// Buffer alignment of the device's and the host's compute buffer types.

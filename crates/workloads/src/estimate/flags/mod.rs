@@ -8,9 +8,10 @@
 //! A few rows are for older builds (marked), so that their command lines still read right.
 //!
 //! Each row says what the flag does to memory:
-//! - [`Effect::Modelled`]: the recipe uses it (`-c`, `-np`, `-ngl`, `-ub`, `-ctk`, `-fa` ...);
+//! - [`Effect::Modelled`]: the recipe uses it (`-c`, `-np`, `-ngl`, `-ub`, `-ctk`, `-fa`, the
+//!   buffer-type overrides `-ot`, `--cpu-moe`, `--n-cpu-moe`, `--n-cpu-ffn` ...);
 //! - [`Effect::NotModelled`]: it changes memory in a way the recipe does not model yet
-//!   (`-ot`, `--n-cpu-moe`, `-ts`, `-sm`, `--rpc`, `--fit`, a draft model, a projector ...):
+//!   (`-ts`, `-sm`, `--rpc`, `--fit`, a draft model, a projector ...):
 //!   named with its value in a note beside the estimate, never refused;
 //! - [`Effect::NoEffect`]: accepted and listed by name as having no effect on memory (network,
 //!   threads, sampling, templates, logging); its value is never kept (`--api-key`).
@@ -374,7 +375,15 @@ mod tests {
             SettingSource::Env("LLAMA_ARG_KV_UNIFIED".into())
         );
         assert_eq!(s.flash_attn.value, FlashAttn::Off);
-        assert_eq!(s.unmodelled, ["LLAMA_ARG_N_CPU_MOE (environment)"]);
+        // Overrides from the environment are modelled, with their variable as the source;
+        // LLAMA_ARG_CPU_MOE=0 adds nothing (llama.cpp applies a switch's variable when true).
+        assert!(s.unmodelled.is_empty(), "{:?}", s.unmodelled);
+        let given: Vec<&str> = s.overrides.iter().map(|o| o.given.as_str()).collect();
+        assert_eq!(given, ["LLAMA_ARG_N_CPU_MOE=30"]);
+        assert_eq!(
+            s.overrides[0].source,
+            SettingSource::Env("LLAMA_ARG_N_CPU_MOE".into())
+        );
         let e = LlamaSettings::default()
             .apply_env(&[("LLAMA_ARG_N_GPU_LAYERS".into(), "4294967296".into())])
             .unwrap_err();
@@ -383,11 +392,11 @@ mod tests {
 
     #[test]
     fn notes_say_what_was_not_used_and_why() {
-        let n = notes(&parsed("--host h -ot exps=CPU --frobnicate -c 1"));
+        let n = notes(&parsed("--host h -ts 3,1 --frobnicate -c 1"));
         assert_eq!(
             n,
             [
-                "changes memory, not modelled yet (the estimate may be off): -ot exps=CPU",
+                "changes memory, not modelled yet (the estimate may be off): -ts 3,1",
                 "no effect on memory: --host",
                 "unknown flags, ignored (not llama-server flags of b11434 or older builds): \
                  --frobnicate",

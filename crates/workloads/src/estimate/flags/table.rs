@@ -3,6 +3,7 @@
 //! older builds.
 
 use super::{Apply, Effect, Flag, Takes};
+use crate::estimate::overrides;
 use crate::estimate::settings::apply;
 
 const fn row(
@@ -92,13 +93,30 @@ pub static FLAGS: &[Flag] = &[
     ),
     // Older builds (before -lm): --mmap / --no-mmap.
     ms(&["--mmap", "--no-mmap"], "", apply::mmap),
+    // Buffer-type overrides: tensors by name on the host or a device, MoE experts and dense
+    // FFNs of the first layers on the host (in this order: the environment's are read in it).
+    mv(
+        &["-ot", "--override-tensor"],
+        "LLAMA_ARG_OVERRIDE_TENSOR",
+        overrides::override_tensor,
+    ),
+    ms(
+        &["-cmoe", "--cpu-moe"],
+        "LLAMA_ARG_CPU_MOE",
+        overrides::cpu_moe,
+    ),
+    mv(
+        &["-ncmoe", "--n-cpu-moe"],
+        "LLAMA_ARG_N_CPU_MOE",
+        overrides::n_cpu_moe,
+    ),
+    mv(
+        &["-ncffn", "--n-cpu-ffn"],
+        "LLAMA_ARG_N_CPU_FFN",
+        overrides::n_cpu_ffn,
+    ),
     // --- change memory, not modelled yet -------------------------------------------------------
-    // Placement: buffer-type overrides, MoE experts and dense FFNs on the host, devices, splits,
-    // automatic fitting, host buffers and repacking.
-    uv(&["-ot", "--override-tensor"], "LLAMA_ARG_OVERRIDE_TENSOR"),
-    us(&["-cmoe", "--cpu-moe"], "LLAMA_ARG_CPU_MOE"),
-    uv(&["-ncmoe", "--n-cpu-moe"], "LLAMA_ARG_N_CPU_MOE"),
-    uv(&["-ncffn", "--n-cpu-ffn"], "LLAMA_ARG_N_CPU_FFN"),
+    // Placement: devices, splits, automatic fitting, host buffers and repacking.
     uv(&["-dev", "--device"], "LLAMA_ARG_DEVICE"),
     uv(&["--rpc"], "LLAMA_ARG_RPC"),
     uv(&["-sm", "--split-mode"], "LLAMA_ARG_SPLIT_MODE"),
