@@ -34,10 +34,11 @@ pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Record, Resolved};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
-pub use overrides::{OverridePattern, TensorOverride, FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
+pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
-    parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource,
+    parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
+    SettingSource, TensorOverride,
 };
 pub use types::*;
 

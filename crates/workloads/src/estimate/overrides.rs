@@ -22,9 +22,8 @@
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
-use serde::Serialize;
 
-use super::settings::{int32, LlamaSettings, SettingSource};
+use super::settings::{int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride};
 use super::*;
 
 /// `LLM_FFN_EXPS_REGEX` (b11434 `common/common.h`): the expert tensors `--cpu-moe` and
@@ -37,28 +36,6 @@ pub const FFN_DENSE: &str = r"\.ffn_(up|down|gate)\.";
 pub const MAX_OVERRIDES: u64 = 4095;
 /// What one pattern may compile to: patterns come from a process's command line.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Which tensor names an override matches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum OverridePattern {
-    /// A pattern searched anywhere in the name (`-ot`, `--cpu-moe`).
-    Regex { pattern: String },
-    /// `blk\.I` + `block` for each layer I < n (`--n-cpu-moe N`, `--n-cpu-ffn N`): n entries
-    /// of llama.cpp's list with one buffer type, kept as one.
-    FirstLayers { n: u32, block: &'static str },
-}
-
-/// One override as given.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TensorOverride {
-    pub pattern: OverridePattern,
-    /// `CPU`, or a device's buffer type (`CUDA0`, `Vulkan0`).
-    pub buffer_type: String,
-    pub source: SettingSource,
-    /// As given: `-ot exps=CPU`, `--n-cpu-moe 2`, `LLAMA_ARG_CPU_MOE=1`.
-    pub given: String,
-}
 
 impl TensorOverride {
     /// Entries of llama.cpp's list this override takes.

@@ -10,8 +10,6 @@ use serde::Serialize;
 
 use crate::gguf::GgmlType;
 
-use super::overrides::TensorOverride;
-
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "lowercase")]
@@ -374,63 +372,26 @@ pub(super) fn flash_attn_word(w: &str) -> Option<FlashAttn> {
     })
 }
 
-impl LlamaSettings {
-    /// Read llama-server's flags from an argument list (argv without or with the program name),
-    /// by the one flag table ([`FLAGS`](super::flags::FLAGS)): flags that change memory set the
-    /// settings, the others are listed (`unmodelled`, `no_effect`), unknown ones are named in
-    /// `unknown`. Only a bad value of a flag the recipe uses is an error (naming the flag).
-    pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
-        Self::parse_known(args).map(|(s, _)| s)
-    }
+/// Which tensor names an override matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OverridePattern {
+    /// A pattern searched anywhere in the name (`-ot`, `--cpu-moe`).
+    Regex { pattern: String },
+    /// `blk\.I` + `block` for each layer I < n (`--n-cpu-moe N`, `--n-cpu-ffn N`): n entries
+    /// of llama.cpp's list with one buffer type, kept as one.
+    FirstLayers { n: u32, block: &'static str },
+}
 
-    /// Like [`from_args`](Self::from_args), also returning the words that are no flag's and no
-    /// flag's value (the program name, a stray word), in order.
-    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
-        let mut s = LlamaSettings::default();
-        let rest = super::flags::parse(&mut s, args)?;
-        Ok((s, rest))
-    }
-
-    /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
-    /// (flags win, as in llama-server). Only the variables of flags that change memory are read
-    /// ([`env_vars`](super::flags::env_vars)); a value is shown only for flags not modelled.
-    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
-        let mut tmp = LlamaSettings::default();
-        super::flags::apply_env(&mut tmp, env)?;
-        let src = |f: &SettingSource| match f {
-            SettingSource::Flag(var) => SettingSource::Env(var.clone()),
-            other => other.clone(),
-        };
-        macro_rules! take {
-            ($($f:ident),*) => {$(
-                if self.$f.is_default() && !tmp.$f.is_default() {
-                    self.$f = Setting { source: src(&tmp.$f.source), value: tmp.$f.value };
-                }
-            )*};
-        }
-        take!(ctx_size, parallel, kv_unified, n_gpu_layers, batch, ubatch);
-        take!(
-            cache_type_k,
-            cache_type_v,
-            flash_attn,
-            swa_full,
-            kv_offload,
-            mmap
-        );
-        if self.model.is_none() {
-            self.model = tmp.model;
-        }
-        // llama.cpp reads the variables before the command line and keeps both lists of
-        // overrides: the environment's come first.
-        for o in &mut tmp.overrides {
-            o.source = src(&o.source);
-        }
-        tmp.overrides.append(&mut self.overrides);
-        self.overrides = tmp.overrides;
-        super::overrides::check_total(&self.overrides)?;
-        self.unmodelled.extend(tmp.unmodelled);
-        Ok(())
-    }
+/// One override as given.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TensorOverride {
+    pub pattern: OverridePattern,
+    /// `CPU`, or a device's buffer type (`CUDA0`, `Vulkan0`).
+    pub buffer_type: String,
+    pub source: SettingSource,
+    /// As given: `-ot exps=CPU`, `--n-cpu-moe 2`, `LLAMA_ARG_CPU_MOE=1`.
+    pub given: String,
 }
 
 #[cfg(test)]
