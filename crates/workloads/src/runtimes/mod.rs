@@ -95,6 +95,20 @@ pub(crate) fn title_of<'a>(own: &Seen<'a>) -> Option<&'a str> {
     }
 }
 
+/// A title's `_`-separated parts as words, a tensor-parallel rank with the size the root's
+/// flags give (`scheduler_TP0` with `--tp-size 2` → `scheduler TP0/2`).
+pub(crate) fn title_role(parts: &str, tp: Option<&str>) -> String {
+    let words: Vec<String> = parts
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| match (p.starts_with("TP"), tp) {
+            (true, Some(n)) => format!("{p}/{n}"),
+            _ => p.to_string(),
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// The runtime whose settings a process runs with: its own kind's, except the upstream
 /// llama-server that `ollama serve` starts (v0.30+), which runs with Ollama's.
 fn engine_of(w: &Workload) -> Option<&'static dyn Runtime> {

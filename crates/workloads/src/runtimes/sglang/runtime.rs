@@ -37,18 +37,7 @@ impl Runtime for Sglang {
         let t = super::super::title_of(own)?.strip_prefix("sglang::")?;
         let tp =
             crate::identify::arg_value(root_args, &["--tp-size", "--tp", "--tensor-parallel-size"]);
-        let mut role = String::new();
-        for (i, p) in t.split('_').filter(|p| !p.is_empty()).enumerate() {
-            if i > 0 {
-                role.push(' ');
-            }
-            role.push_str(p);
-            if let (true, Some(n)) = (p.starts_with("TP"), tp) {
-                role.push('/');
-                role.push_str(n);
-            }
-        }
-        Some(role)
+        Some(super::super::title_role(t, tp))
     }
 
     /// Says which rule matched: the module, the console script, or a process title.

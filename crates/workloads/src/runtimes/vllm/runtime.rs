@@ -51,20 +51,9 @@ impl Runtime for Vllm {
         let Some(w) = t.strip_prefix("Worker") else {
             return Some(t.to_ascii_lowercase());
         };
-        let parts: Vec<&str> = w.split('_').filter(|p| !p.is_empty()).collect();
         let tp = crate::identify::arg_value(root_args, &["--tensor-parallel-size", "-tp"]);
-        let mut role = String::from("worker");
-        for p in parts {
-            role.push(' ');
-            role.push_str(p);
-            if p.starts_with("TP") {
-                if let Some(n) = tp {
-                    role.push('/');
-                    role.push_str(n);
-                }
-            }
-        }
-        Some(role)
+        let parts = super::super::title_role(w, tp);
+        Some(format!("worker {parts}").trim_end().to_string())
     }
 
     fn cmdline_signal(
