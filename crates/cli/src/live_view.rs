@@ -208,7 +208,7 @@ pub enum Theme {
 
 /// The live view's refresh: the same grammar and bounds as `serve --interval` (100 ms to 1 h).
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    gpuledger_serve::parse_interval(s)
+    gpuledger_model::time::REFRESH.parse(s)
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.

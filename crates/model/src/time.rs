@@ -16,6 +16,37 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     crate::units::parse_duration_within(s, Duration::ZERO, Duration::MAX)
 }
 
+/// The bounds of an interval option, named once: every `--interval` (and the live view's `-d`)
+/// parses through one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalBounds {
+    pub min: Duration,
+    pub max: Duration,
+}
+
+/// A view's or server's refresh (`gpuledger -d`, `serve --interval`): a round costs about a
+/// millisecond, so ten a second is the most a view needs; an hour is the longest that still
+/// reads as a live view.
+pub const REFRESH: IntervalBounds = IntervalBounds {
+    min: Duration::from_millis(100),
+    max: Duration::from_secs(3600),
+};
+
+/// Sampling into a recording or for alerts (`record`, `watch`): short bursts for tests and
+/// benchmarks, up to a day between samples.
+pub const SAMPLING: IntervalBounds = IntervalBounds {
+    min: Duration::from_millis(10),
+    max: Duration::from_secs(86_400),
+};
+
+impl IntervalBounds {
+    /// Parse with the one duration grammar ([`crate::units::parse_duration_within`]) inside
+    /// these bounds.
+    pub fn parse(&self, s: &str) -> Result<Duration, String> {
+        crate::units::parse_duration_within(s, self.min, self.max)
+    }
+}
+
 /// RFC 3339 (`2026-11-29T08:00:00Z`, fractional seconds and offsets accepted) to Unix ms.
 pub fn parse_rfc3339_ms(s: &str) -> Result<i64, String> {
     let t = humantime::parse_rfc3339_weak(s.trim())

@@ -37,14 +37,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9835";
 
-/// Shortest and longest collection interval accepted.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
-pub const MAX_INTERVAL: Duration = Duration::from_secs(3600);
-
-/// Parse an interval with the one duration grammar (`5s`, `500ms`, `2m`, `1.5s`, a bare number of
-/// seconds), bounded to [`MIN_INTERVAL`]..=[`MAX_INTERVAL`].
+/// Parse `--interval` with the one duration grammar (`5s`, `500ms`, `2m`, `1.5s`, a bare number
+/// of seconds) within a refresh's bounds ([`gpuledger_model::time::REFRESH`]).
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    gpuledger_model::units::parse_duration_within(s, MIN_INTERVAL, MAX_INTERVAL)
+    gpuledger_model::time::REFRESH.parse(s)
 }
 
 #[cfg(test)]
@@ -77,7 +73,8 @@ mod interval_tests {
         #[test]
         fn never_panics_and_stays_in_bounds(s in "\\PC{0,12}") {
             if let Ok(d) = parse_interval(&s) {
-                proptest::prop_assert!(d >= MIN_INTERVAL && d <= MAX_INTERVAL);
+                let b = gpuledger_model::time::REFRESH;
+                proptest::prop_assert!(d >= b.min && d <= b.max);
             }
         }
 

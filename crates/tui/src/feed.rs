@@ -115,7 +115,7 @@ pub struct Feed {
 }
 
 /// The smallest refresh interval accepted anywhere.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+pub const MIN_INTERVAL: Duration = gpuledger_model::time::REFRESH.min;
 
 impl Feed {
     pub fn spawn(source: impl RoundSource, interval: Duration) -> Feed {

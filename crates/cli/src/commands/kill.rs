@@ -38,9 +38,10 @@ pub struct Args {
     /// Skip the graceful step: SIGKILL / TerminateProcess at once.
     #[arg(long)]
     pub force: bool,
-    /// Seconds to wait after SIGTERM / WM_CLOSE before forcing.
-    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_seconds, allow_negative_numbers = true)]
-    pub grace: f64,
+    /// How long to wait after SIGTERM / WM_CLOSE before forcing: `5s`, `500ms`, `1m` or a
+    /// number of seconds, at most an hour.
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_grace, allow_negative_numbers = true)]
+    pub grace: Duration,
     /// Do not ask: the targets are confirmed.
     #[arg(long)]
     pub yes: bool,
@@ -55,16 +56,9 @@ pub struct Args {
     pub json: bool,
 }
 
-fn parse_seconds(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !v.is_finite() || !(0.0..=3600.0).contains(&v) {
-        return Err(format!(
-            "{s}: the grace period must be between 0 and 3600 seconds"
-        ));
-    }
-    Ok(v)
+/// The grace period: the one duration grammar, 0 to an hour.
+fn parse_grace(s: &str) -> Result<Duration, String> {
+    gpuledger_model::units::parse_duration_within(s, Duration::ZERO, Duration::from_secs(3600))
 }
 
 /// GPU memory per PID from fresh collection rounds (the measured ledger).
@@ -167,7 +161,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 
     let base = KillOptions {
         force: args.force,
-        grace: Duration::from_secs_f64(args.grace),
+        grace: args.grace,
         dry_run: args.dry_run,
         ..KillOptions::default()
     };
@@ -475,10 +469,14 @@ mod tests {
 
     #[test]
     fn grace_values() {
-        assert_eq!(parse_seconds("0.5"), Ok(0.5));
-        assert!(parse_seconds("-1").unwrap_err().contains("between"));
-        assert!(parse_seconds("NaN").is_err());
-        assert!(parse_seconds("abc").unwrap_err().contains("not a number"));
+        // A bare number of seconds, as before, and the duration grammar of every other option.
+        assert_eq!(parse_grace("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_grace("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_grace("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_grace("-1").is_err());
+        assert!(parse_grace("NaN").is_err());
+        assert!(parse_grace("abc").is_err());
+        assert!(parse_grace("2h").unwrap_err().contains("maximum"));
     }
 
     #[test]

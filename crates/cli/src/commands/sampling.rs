@@ -14,13 +14,9 @@ pub struct LoopStats {
     pub skipped: u64,
 }
 
-/// Parse an interval option: at least 10 ms.
+/// Parse a sampling interval (`record`, `watch`) within [`gpuledger_model::time::SAMPLING`].
 pub fn interval_arg(s: &str) -> Result<Duration, String> {
-    let d = gpuledger_model::time::parse_duration(s)?;
-    if d < Duration::from_millis(10) {
-        return Err(format!("{s:?} is too short (at least 10ms)"));
-    }
-    Ok(d)
+    gpuledger_model::time::SAMPLING.parse(s)
 }
 
 /// Call `round` with a fresh snapshot and its Unix ms time once per `interval` until stopped,

@@ -120,7 +120,18 @@ fn guard_rails_and_missing_processes() {
 fn bad_arguments() {
     let out = kill(&["12", "--grace", "-3"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("between 0 and 3600"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--grace <DURATION>"));
+    // The one duration grammar: `5s` is a grace period like any other option's duration.
+    let out = kill(&["4999999", "--grace", "5s", "--yes"]);
+    assert_eq!(
+        out.status.code(),
+        Some(6),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = kill(&["12", "--grace", "2h"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("maximum"));
     let out = kill(&[]);
     assert_eq!(out.status.code(), Some(2));
     let out = kill(&["12", "--replay", "x.json", "--yes"]);
