@@ -119,9 +119,26 @@ pub fn format_ms(ms: i64) -> String {
     }
 }
 
+/// Unix seconds to RFC 3339 UTC (a process's start, a round's time): [`format_ms`]'s words.
+pub fn format_secs(secs: u64) -> String {
+    let ms = i64::try_from(secs)
+        .ok()
+        .and_then(|s| s.checked_mul(1000))
+        .unwrap_or(i64::MAX);
+    format_ms(ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_seconds_are_written_as_rfc3339() {
+        assert_eq!(format_secs(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_secs(1_795_940_000), "2026-11-29T08:13:20Z");
+        assert_eq!(format_secs(951_782_400), "2000-02-29T00:00:00Z");
+        assert!(format_secs(u64::MAX).starts_with("<time out of range"));
+    }
 
     /// Typed text whose last six bytes start inside a character: an error, not a panic.
     #[test]

@@ -3,8 +3,9 @@
 use crate::container;
 use crate::drm::DrmSource;
 use crate::nvml::{LoadError, Nvml};
-use crate::procfs::{rfc3339, ProcReader};
+use crate::procfs::ProcReader;
 use crate::sysfs::normalise_bus_id;
+use gpuledger_model::time::format_secs;
 use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -277,7 +278,7 @@ impl Collector {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let mut snap = Snapshot::new(rfc3339(now), self.procs.host());
+        let mut snap = Snapshot::new(format_secs(now), self.procs.host());
         // One reading of each /proc file per process for the whole round, shared by every step.
         self.procs.begin_round();
 

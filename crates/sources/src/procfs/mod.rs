@@ -267,7 +267,7 @@ impl ProcReader {
                 p.name = Some(st.comm);
                 let (boot, ticks) = (self.boot_time, self.ticks_per_sec);
                 let text = || {
-                    Some(rfc3339(
+                    Some(gpuledger_model::time::format_secs(
                         boot? + st.start_time / (ticks > 0).then_some(ticks)?,
                     ))
                 };
@@ -454,28 +454,6 @@ pub fn clock_ticks() -> u64 {
     100
 }
 
-/// RFC 3339 (UTC, seconds) for a Unix time, without a date crate: days-from-civil inverse.
-pub fn rfc3339(unix: u64) -> String {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -578,13 +556,6 @@ mod tests {
     fn cmdline_split() {
         assert_eq!(split_cmdline(b"a\0b c\0"), ["a", "b c"]);
         assert!(split_cmdline(b"").is_empty());
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_795_940_000), "2026-11-29T08:13:20Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 
     #[test]
