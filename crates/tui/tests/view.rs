@@ -1403,21 +1403,24 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
     app.handle_key(key('T'), t0);
     match &app.overlay {
         Overlay::Confirm(c) => {
-            assert_eq!(c.pid, second);
+            assert_eq!(c.pid, first);
             assert_eq!(c.also.len(), 1);
-            assert_eq!(c.also[0].pid, first);
+            assert_eq!(c.also[0].pid, second);
             assert!(c.also[0].detail.starts_with("user "), "{:?}", c.also[0]);
         }
         o => panic!("{o:?}"),
     }
     let (s, _) = render(&mut app, 120, 40, t0);
-    assert!(s.contains("and 1 tagged process(es):"), "{s}");
+    assert!(s.contains("Terminate the 2 tagged processes?"), "{s}");
     app.handle_key(key('y'), t0);
     let pids: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     assert_eq!(pids, [first, second]);
     assert!(app.tagged.is_empty());
     assert!(
-        app.message.as_deref().unwrap().contains("tagged PIDs"),
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("of the 2 tagged processes"),
         "{:?}",
         app.message
     );
@@ -1588,4 +1591,63 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
         app.overlay = Overlay::None;
         app.handle_key(code(KeyCode::Down), t0);
     }
+}
+
+/// Issue 25 D1: with tags, T / K signal the tagged rows only (as nvitop does), never the row
+/// under the cursor as well, not even one just untagged; the dialog lists exactly those.
+#[test]
+fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
+    let t0 = Instant::now();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0)
+        .with_terminator(Box::new(Recorder(calls.clone())));
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    let goto = |app: &mut App, pid: u32| {
+        app.handle_key(key('g'), t0);
+        while app.process(app.selected_row().unwrap()).pid != pid {
+            app.handle_key(code(KeyCode::Down), t0);
+        }
+    };
+    for pid in [5151, 6002, 1200] {
+        goto(&mut app, pid);
+        app.handle_key(key(' '), t0);
+    }
+    // Untag Xorg, the cursor stays on it.
+    goto(&mut app, 1200);
+    app.handle_key(key(' '), t0);
+    goto(&mut app, 1200);
+    assert_eq!(app.tagged.len(), 2);
+    app.handle_key(key('T'), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    match &app.overlay {
+        Overlay::Confirm(c) => {
+            assert!(c.warning.is_none(), "{c:?}");
+            let mut all: Vec<u32> = std::iter::once(c.pid)
+                .chain(c.also.iter().map(|a| a.pid))
+                .collect();
+            all.sort_unstable();
+            assert_eq!(all, [5151, 6002]);
+        }
+        o => panic!("{o:?}"),
+    }
+    assert!(s.contains("Terminate the 2 tagged processes?"), "{s}");
+    assert!(
+        s.contains("PID 5151 (python3)") && s.contains("PID 6002 (ollama_runner)"),
+        "{s}"
+    );
+    assert!(!s.contains("PID 1200"), "{s}");
+    app.handle_key(key('y'), t0);
+    let mut signalled: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
+    signalled.sort_unstable();
+    assert_eq!(signalled, [5151, 6002]);
+    assert!(app.tagged.is_empty());
+    // Cancelling says what was left running.
+    goto(&mut app, 5151);
+    app.handle_key(key(' '), t0);
+    app.handle_key(key('K'), t0);
+    app.handle_key(key('n'), t0);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("cancelled: the 1 tagged process left running (still tagged)")
+    );
 }

@@ -12,8 +12,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 mod export;
+mod fmt;
 mod keys;
 mod rows;
+pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
 
 /// Table columns, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,6 +124,9 @@ pub struct Confirm {
     /// Further tagged processes the same signal goes to (Space tags rows), each with the line
     /// that tells it apart.
     pub also: Vec<AlsoTarget>,
+    /// The targets are the tagged processes (this one and `also`), and only those: the row
+    /// under the cursor is not one of them unless it is tagged.
+    pub tagged: bool,
 }
 
 /// One more process of a multi-process kill.
@@ -549,49 +554,4 @@ impl App {
 /// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
 pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     gpuledger_model::files::data_dir_with(env)
-}
-
-/// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.
-pub fn unix_secs(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
-}
-
-/// Run time as nvitop and ps show it: `59:07`, `10:29:59`, `3d 04h`.
-pub fn fmt_runtime(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    if d > 0 {
-        format!("{d}d {h:02}h")
-    } else if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
-    } else {
-        format!("{m}:{s:02}")
-    }
-}
-
-pub fn fmt_interval(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
-    }
 }

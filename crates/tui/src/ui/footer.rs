@@ -115,7 +115,7 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     (
         "Space",
-        "tag / untag: T and K then signal every tagged process",
+        "tag / untag: with tags, T and K signal the tagged processes only",
     ),
     ("v", "the process's environment (values of safe names only)"),
     ("h l", "scroll long command lines left / right"),
@@ -204,28 +204,15 @@ fn details_box(f: &mut Frame, app: &App, area: Rect) {
 fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
     let t = &app.theme;
     let verb = if c.force { "Force kill" } else { "Terminate" };
-    let mut lines = vec![Line::styled(
-        format!("{verb} PID {} ({})?", c.pid, c.name),
-        t.warn,
-    )];
-    lines.push(Line::raw(term_safe(&c.detail).into_owned()));
-    lines.push(Line::raw(format!("It holds {}.", c.memory)));
-    if !c.also.is_empty() {
-        lines.push(Line::styled(
-            format!("and {} tagged process(es):", c.also.len()),
-            t.warn,
-        ));
-        const SHOWN: usize = 8;
-        for a in c.also.iter().take(SHOWN) {
-            lines.push(Line::raw(fit(
-                &term_safe(&format!("  PID {} ({}) {}", a.pid, a.name, a.detail)),
-                72,
-            )));
-        }
-        if c.also.len() > SHOWN {
-            lines.push(Line::raw(format!("  … and {} more", c.also.len() - SHOWN)));
-        }
-    }
+    let mut lines = if c.tagged {
+        tagged_lines(app, area, c, verb)
+    } else {
+        vec![
+            Line::styled(format!("{verb} PID {} ({})?", c.pid, c.name), t.warn),
+            Line::raw(term_safe(&c.detail).into_owned()),
+            Line::raw(format!("It holds {}.", c.memory)),
+        ]
+    };
     if c.stage == 2 {
         if let Some(w) = &c.warning {
             lines.push(Line::raw(""));
@@ -253,6 +240,42 @@ fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
             .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
         r,
     );
+}
+
+/// The tagged processes a confirmation signals, every one of them: one line each while they
+/// fit, then the remaining PIDs on one wrapped line.
+fn tagged_lines(app: &App, area: Rect, c: &Confirm, verb: &str) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let n = c.also.len() + 1;
+    let mut lines = vec![Line::styled(
+        format!("{verb} the {}?", tagged_count(n)),
+        t.warn,
+    )];
+    let all = std::iter::once((c.pid, &c.name, &c.detail))
+        .chain(c.also.iter().map(|a| (a.pid, &a.name, &a.detail)));
+    let room = (area.height as usize).saturating_sub(10).max(3);
+    let shown = if n <= room { n } else { room - 1 };
+    let mut rest = Vec::new();
+    for (i, (pid, name, detail)) in all.enumerate() {
+        if i < shown {
+            let l = format!("  PID {pid} ({name}) {detail}");
+            lines.push(Line::raw(fit(&term_safe(&l), 72)));
+        } else {
+            rest.push(pid.to_string());
+        }
+    }
+    if !rest.is_empty() {
+        lines.push(Line::raw(format!(
+            "  and PIDs {} ({} more)",
+            rest.join(", "),
+            rest.len()
+        )));
+    }
+    lines.push(Line::styled(
+        "Only these are signalled (the row under the cursor only if tagged).",
+        t.dim,
+    ));
+    lines
 }
 
 fn env_box(f: &mut Frame, app: &App, area: Rect, v: &EnvView) {
