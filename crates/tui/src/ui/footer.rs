@@ -115,7 +115,7 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     (
         "Space",
-        "tag / untag: with tags, T and K signal the tagged processes only",
+        "tag / untag: with tags, T / K act on tagged rows only",
     ),
     ("v", "the process's environment (values of safe names only)"),
     ("h l", "scroll long command lines left / right"),
