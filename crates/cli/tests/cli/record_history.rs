@@ -223,6 +223,22 @@ fn record_then_history_has_the_exact_values() {
         used,
         ["20000000000", "20000000000", "21000000000", "21000000000"]
     );
+    // Issue 25 D8: the index `snapshot` shows works as well as the UUID; an unknown device
+    // fails before any header is printed.
+    assert_eq!(r.history_csv(&["--devices", "--device", "0"]), dev);
+    assert_eq!(r.history_csv(&["--device", "0"]).len(), 6);
+    for fmt in ["table", "csv", "json"] {
+        let out = r.history(&["--device", "5", "--format", fmt]);
+        assert_eq!(out.status.code(), Some(1), "{fmt}");
+        assert!(out.stdout.is_empty(), "{fmt}: {}", stdout_of(&out));
+        assert!(
+            stderr_of(&out).contains(&format!(
+                "no device \"5\" in this recording (recorded: GPU0 {G})"
+            )),
+            "{}",
+            stderr_of(&out)
+        );
+    }
     assert_eq!(dev[0][7], "37");
     assert_eq!(dev[0][9], "54");
     assert_eq!(dev[0][10], "215.000");
@@ -330,8 +346,9 @@ fn snapshot_as_csv() {
         rows[1][16],
         "/opt/llama-server -m /m/q.gguf --api-key <redacted> --alias a,\"b\""
     );
+    // Issue 25 D8: an option that needs another is bad usage (it returned 1).
     let bad = m.run(&["snapshot", "--at", "1h"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     assert!(stderr_of(&bad).contains("--at needs --replay RECORDING.db"));
 }
 
@@ -377,7 +394,11 @@ fn plot_writes_an_svg_and_a_png_of_the_recording() {
     // few hundred such pixels (the frame and one line).
     assert!(dark > 2000, "{dark} dark pixels");
     let out = plot(&r.dir.path().join("c.jpg"));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error, as clap's (issue 25 D8)"
+    );
     assert!(stderr_of(&out).contains("must end in .svg or .png"));
 }
 

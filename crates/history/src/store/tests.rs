@@ -223,9 +223,30 @@ fn round_trip_exact_values_across_keyframes_and_deltas() {
         .unwrap_err();
     assert!(
         err.to_string()
-            .contains("no device \"GPU-X\" in this recording (recorded: GPU-1)"),
+            .contains("no device \"GPU-X\" in this recording (recorded: GPU0 GPU-1)"),
         "{err}"
     );
+    // Issue 25 D8: by index as well as by UUID (as `snapshot` numbers them).
+    let by = |d: &str| {
+        let mut rows = Vec::new();
+        r.for_each_device_row(
+            &Query {
+                device: Some(d.into()),
+                ..Query::default()
+            },
+            |row| rows.push(row.device.uuid.clone()),
+        )
+        .map(|_| rows)
+    };
+    assert_eq!(by("0").unwrap(), by("GPU-1").unwrap());
+    assert!(!by("0").unwrap().is_empty());
+    let err = r
+        .check(&Query {
+            device: Some("3".into()),
+            ..Query::default()
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("no device \"3\""), "{err}");
 
     // Stored command lines are redacted.
     let p = r.processes.values().find(|p| p.pid == 10).unwrap();
