@@ -292,6 +292,21 @@ fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
         "{err}"
     );
     assert!(err.contains(&format!("pid {},", child.id())), "{err}");
+    // Issue 25 C: the same file under another name (a symlink, a hard link) is refused too.
+    let sym = r.dir.path().join("sym.db");
+    let hard = r.dir.path().join("hard.db");
+    std::os::unix::fs::symlink(&r.db, &sym).unwrap();
+    std::fs::hard_link(&r.db, &hard).unwrap();
+    for other in [&sym, &hard] {
+        let out = r.run(&["record", "--db", other.to_str().unwrap(), "--count", "1"]);
+        assert_eq!(out.status.code(), Some(1), "{}", other.display());
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("another gpuledger recorder is writing"),
+            "{err}"
+        );
+        assert!(err.contains(&format!("pid {}", child.id())), "{err}");
+    }
 
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
