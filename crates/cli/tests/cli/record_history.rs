@@ -609,3 +609,48 @@ fn a_replay_of_the_apu_recording_keeps_system_memory_and_engines() {
         "{notes}"
     );
 }
+
+/// Issue 25 C: a full disk stops `record` with an error that says how many samples of the run
+/// were kept (and until when), and those are what `history` reads back. The disk is "full" at
+/// 160 KiB per file (RLIMIT_FSIZE, SIGXFSZ ignored: writes past it fail as on a full disk).
+#[test]
+fn a_full_disk_stops_the_recorder_saying_how_many_samples_were_kept() {
+    use std::os::unix::process::CommandExt;
+    let r = Rig::new(false);
+    let mut c =
+        r.m.command(&["record", "--db", r.dbs(), "--interval", "10ms"]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 160 << 10,
+                rlim_max: 160 << 10,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let kept: usize = err
+        .split("recording stopped: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of kept samples: {err}"));
+    assert!(kept > 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "recording stopped: {kept} samples of this run are kept in {}",
+            r.dbs()
+        )) && err.contains("not written"),
+        "{err}"
+    );
+    assert_eq!(
+        r.history_csv(&["--devices", "--since", "1d"]).len(),
+        kept,
+        "{err}"
+    );
+}
