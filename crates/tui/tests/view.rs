@@ -1475,26 +1475,99 @@ fn environment_view_shows_values_of_safe_names_only() {
     assert!(s.contains("n/a: ") && s.contains("environ"), "{s}");
 }
 
-/// h / l scroll long command lines, the cut marked.
+/// Issue 25 D2: at 120 columns COMMAND gets the width left and shows the program and script by
+/// name first, so two `python3` jobs with WORKLOAD unknown are told apart; h / l scroll the
+/// whole row (as nvitop's arrows do), up to the end of the longest command and no further.
 #[test]
-fn command_lines_scroll_sideways() {
+fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     let t0 = Instant::now();
-    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    let argv = |a: &[&str]| Some(a.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    s.processes[0].cmdline = argv(&[
+        "/opt/llama/llama-server",
+        "-m",
+        "/models/qwen3-8b-q4_k_m.gguf",
+        "-c",
+        "32768",
+        "--parallel",
+        "4",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8080",
+    ]);
+    s.processes[1].cmdline = argv(&[
+        "/usr/local/bin/python3",
+        "/home/bob/experiments/train.py",
+        "--config",
+        "lora.yaml",
+    ]);
+    let mut eval = proc(
+        5152,
+        "python3",
+        "bob",
+        1,
+        vec![usage(G1, Some(3 * GIB), Some(5), &[UsageKind::Compute])],
+    );
+    eval.cmdline = argv(&[
+        "/usr/local/bin/python3",
+        "/home/bob/experiments/eval.py",
+        "--checkpoint",
+        "runs/7/last.pt",
+    ]);
+    s.processes.push(eval);
+    balance(&mut s);
+    let mut app = app_with(s, t0);
     let (before, _) = render(&mut app, 120, 40, t0);
+    let row = |screen: &str, pid: &str| line_with(screen, &format!(" {pid} ")).to_string();
     assert!(
-        line_with(&before, "llama-server").contains("/usr/bin/llama-serve"),
+        row(&before, "5151").contains("python3 train.py --conf"),
         "{before}"
     );
+    assert!(
+        row(&before, "5152").contains("python3 eval.py --check"),
+        "{before}"
+    );
+    let header = line_with(&before, "COMMAND");
+    let x = header[..header.find("COMMAND").unwrap()].chars().count();
+    assert!(
+        120 - x >= 24,
+        "COMMAND is {} cells at 120 columns:\n{before}",
+        120 - x
+    );
+    // l: the whole row moves left by 8 cells, the command's end comes into view.
+    let llama = row(&before, "4242");
     app.handle_key(key('l'), t0);
     let (after, _) = render(&mut app, 120, 40, t0);
-    let row = line_with(&after, "4242");
-    assert!(row.contains("…/llama-server --ser"), "{row}");
+    let moved = after
+        .lines()
+        .find(|l| l.contains("alice") && l.contains("llama-server"))
+        .unwrap_or_else(|| panic!("{after}"));
+    // Every column up to COMMAND moved 8 cells left; COMMAND shows 8 more cells of its line.
+    let shifted: String = llama.chars().skip(8).take(x - 8).collect();
+    let shown: String = moved.chars().take(x - 8).collect();
+    assert_eq!(shown, shifted, "\n{before}\n{after}");
+    assert!(
+        !llama.contains("/models/qwen3") && moved.contains("llama-server -m /models/qwen3"),
+        "{llama}\n{moved}"
+    );
+    assert!(!moved.contains("4242"), "the PID scrolled off too: {moved}");
     app.handle_key(key('h'), t0);
     let (back, _) = render(&mut app, 120, 40, t0);
+    assert_eq!(back, before);
+    // No scrolling past the end of the longest command: one h after many l moves back at once.
+    for _ in 0..50 {
+        app.handle_key(key('l'), t0);
+        render(&mut app, 120, 40, t0);
+    }
+    let (far, _) = render(&mut app, 120, 40, t0);
     assert!(
-        line_with(&back, "4242").contains("/usr/bin/llama-serve"),
-        "{back}"
+        far.contains("--port 8080") || far.contains("last.pt"),
+        "{far}"
     );
+    app.handle_key(key('h'), t0);
+    let (less, _) = render(&mut app, 120, 40, t0);
+    assert_ne!(less, far, "h after scrolling to the end must move");
 }
 
 /// A round reads host figures for what the view shows: the rows drawn, a page either side and

@@ -71,8 +71,10 @@ impl App {
             }
             KeyCode::Char(' ') => self.toggle_tag(),
             KeyCode::Char('v') => self.show_env(),
-            KeyCode::Char('l') => self.command_scroll += 8,
-            KeyCode::Char('h') => self.command_scroll = self.command_scroll.saturating_sub(8),
+            KeyCode::Char('l') => {
+                self.row_scroll = (self.row_scroll + 8).min(self.geometry.max_scroll)
+            }
+            KeyCode::Char('h') => self.row_scroll = self.row_scroll.saturating_sub(8),
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),

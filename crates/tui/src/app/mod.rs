@@ -11,10 +11,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod command;
 mod export;
 mod fmt;
 mod keys;
 mod rows;
+pub use command::short_command;
 pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
 
 /// Table columns, in display order.
@@ -192,6 +194,8 @@ pub struct Geometry {
     pub body_y: u16,
     pub body_rows: usize,
     pub offset: usize,
+    /// How far the rows can scroll sideways: until the longest command line ends on screen.
+    pub max_scroll: u16,
 }
 
 pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];
@@ -241,8 +245,9 @@ pub struct App {
     pub export_dir: PathBuf,
     /// Processes tagged with Space (pid, start time): T/K act on all of them.
     pub tagged: std::collections::BTreeSet<(u32, Option<u64>)>,
-    /// How many characters of each command line are scrolled off to the left (h / l).
-    pub command_scroll: usize,
+    /// How many cells the table's rows are scrolled to the left (h / l), as nvitop scrolls its
+    /// rows: the whole row moves and the rest of the command lines comes into view.
+    pub row_scroll: u16,
     /// Where process environments are read for `v` on Linux (`/proc`; tests point it elsewhere).
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
@@ -290,7 +295,7 @@ impl App {
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
             tagged: Default::default(),
-            command_scroll: 0,
+            row_scroll: 0,
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
         }

@@ -58,6 +58,16 @@ impl App {
         }
     }
 
+    /// The command as the table shows it: the program and the script it runs by their file
+    /// names first ([`short_command`]); the whole line is in the details and the export.
+    pub fn command_cell(&self, row: &Row) -> String {
+        let p = self.process(row);
+        match &p.cmdline {
+            Some(c) if !c.is_empty() => short_command(c),
+            _ => self.cell_text(row, Column::Command),
+        }
+    }
+
     pub(super) fn sort_value(&self, row: &Row, col: Column) -> SortVal {
         let p = self.process(row);
         let u = self.usage(row);

@@ -118,7 +118,7 @@ pub const HELP: &[(&str, &str)] = &[
         "tag / untag: with tags, T / K act on tagged rows only",
     ),
     ("v", "the process's environment (values of safe names only)"),
-    ("h l", "scroll long command lines left / right"),
+    ("h l", "scroll the rows left / right (long command lines)"),
     (
         "c  o",
         "copy the PID (OSC 52)  /  open the executable's folder",
