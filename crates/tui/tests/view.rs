@@ -479,7 +479,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
         app.handle_key(key('j'), t0);
     }
     app.handle_key(code(KeyCode::Enter), t0);
-    assert_eq!(app.overlay, Overlay::Details);
+    assert_eq!(app.overlay, Overlay::Details(0));
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains("n/a GPU memory: NVML returned NOT_AVAILABLE"),
@@ -1723,4 +1723,53 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
         app.message.as_deref(),
         Some("cancelled: the 1 tagged process left running (still tagged)")
     );
+}
+
+/// Issue 25 D3: the details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
+/// last line: ↓ / PgDn / End move down, ↑ / PgUp / Home back, and the frame says where it is.
+#[test]
+fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    if let Some(w) = s.processes[0]
+        .workload
+        .as_mut()
+        .map(std::sync::Arc::make_mut)
+    {
+        for i in 0..12 {
+            w.missing.push(format!("evidence gap {i}"));
+        }
+        w.missing.push("THE-LAST-LINE".into());
+    }
+    let mut app = app_with(s, t0);
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 4242);
+    app.handle_key(code(KeyCode::Enter), t0);
+    let (top, _) = render(&mut app, 80, 24, t0);
+    assert!(
+        top.contains("PID 4242") && !top.contains("THE-LAST-LINE"),
+        "{top}"
+    );
+    assert!(top.contains("PgDn"), "the frame says it scrolls:\n{top}");
+    app.handle_key(code(KeyCode::PageDown), t0);
+    let (paged, _) = render(&mut app, 80, 24, t0);
+    assert_ne!(paged, top);
+    app.handle_key(code(KeyCode::End), t0);
+    let (end, _) = render(&mut app, 80, 24, t0);
+    assert!(end.contains("THE-LAST-LINE"), "{end}");
+    // Past the end is the end: one ↑ moves at once.
+    for _ in 0..30 {
+        app.handle_key(code(KeyCode::Down), t0);
+    }
+    render(&mut app, 80, 24, t0);
+    app.handle_key(code(KeyCode::Up), t0);
+    let (up, _) = render(&mut app, 80, 24, t0);
+    assert_ne!(up, end);
+    app.handle_key(code(KeyCode::Home), t0);
+    let (home, _) = render(&mut app, 80, 24, t0);
+    assert_eq!(home, top);
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    // Opened again, it starts at the top.
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert_eq!(render(&mut app, 80, 24, t0).0, top);
 }

@@ -67,7 +67,7 @@ impl App {
             KeyCode::Char('+') | KeyCode::Char('=') => return self.step_interval(true),
             KeyCode::Char('-') | KeyCode::Char('_') => return self.step_interval(false),
             KeyCode::Enter | KeyCode::Char('i') if self.selected_row().is_some() => {
-                self.overlay = Overlay::Details;
+                self.overlay = Overlay::Details(0);
             }
             KeyCode::Char(' ') => self.toggle_tag(),
             KeyCode::Char('v') => self.show_env(),
@@ -139,18 +139,31 @@ impl App {
                 v.scroll = v.scroll.min(n.saturating_sub(1));
                 self.overlay = Overlay::Env(v);
             }
-            Overlay::Details => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q')
-                ) {
-                    self.overlay = Overlay::None;
-                }
-            }
+            Overlay::Details(at) => self.details_key(at, key),
             Overlay::Confirm(c) => self.confirm_key(c, key, now),
             Overlay::Export(path) => self.export_key(path, key),
             Overlay::None => {}
         }
+    }
+
+    /// A key in the details pop-up: scroll it (as far as the last frame says there is), or
+    /// close it.
+    fn details_key(&mut self, at: u16, key: KeyEvent) {
+        let (max, page) = (self.geometry.details_max, self.geometry.details_page.max(1));
+        let at = match key.code {
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q') => {
+                self.overlay = Overlay::None;
+                return;
+            }
+            KeyCode::Down | KeyCode::Char('j') => at.saturating_add(1),
+            KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => at.saturating_add(page),
+            KeyCode::PageUp => at.saturating_sub(page),
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => max,
+            _ => at,
+        };
+        self.overlay = Overlay::Details(at.min(max));
     }
 
     /// A key while the filter is being typed: it edits the filter.

@@ -145,8 +145,9 @@ pub struct AlsoTarget {
 pub enum Overlay {
     None,
     Help,
-    /// Every value of the selected row, with the reason for each n/a.
-    Details,
+    /// Every value of the selected row, with the reason for each n/a; the first (wrapped)
+    /// line shown, for scrolling.
+    Details(u16),
     Confirm(Confirm),
     /// CSV export: the path being edited.
     Export(String),
@@ -196,6 +197,9 @@ pub struct Geometry {
     pub offset: usize,
     /// How far the rows can scroll sideways: until the longest command line ends on screen.
     pub max_scroll: u16,
+    /// How far the details pop-up can scroll (its last line at the bottom), and its page.
+    pub details_max: u16,
+    pub details_page: u16,
 }
 
 pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];

@@ -108,7 +108,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("/", "filter: PID, user, name, command, device"),
     ("t", "tree view: children under their parent"),
     ("D", "group the rows per GPU (the sort applies within each)"),
-    ("Enter i", "details, and why each n/a is unknown"),
+    (
+        "Enter i",
+        "details, why each n/a is unknown (↑↓ PgUp/PgDn scroll)",
+    ),
     (
         "T F9  /  K",
         "terminate / force kill the selected process (asks)",
@@ -134,16 +137,19 @@ pub const HELP: &[(&str, &str)] = &[
     ),
 ];
 
-pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
+/// Draws the open overlay. Returns how far the details pop-up can scroll and its page (0, 0
+/// when it is not open), for the keys.
+pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) -> (u16, u16) {
     match &app.overlay {
         Overlay::None => {}
         Overlay::Help => help_box(f, app, area),
-        Overlay::Details => details_box(f, app, area),
+        Overlay::Details(at) => return details_box(f, app, area, *at),
         Overlay::Confirm(c) => confirm_box(f, app, area, c),
         Overlay::Env(v) => env_box(f, app, area, v),
         // Export is a prompt line in the footer (see draw_footer), not a box over the table.
         Overlay::Export(_) => {}
     }
+    (0, 0)
 }
 
 fn help_box(f: &mut Frame, app: &App, area: Rect) {
@@ -172,10 +178,13 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-fn details_box(f: &mut Frame, app: &App, area: Rect) {
+/// Every value of the selected row, the estimate and the evidence, from (wrapped) line `at`:
+/// ↑↓ PgUp/PgDn Home/End scroll it when it is taller than the screen (issue 25 D3: at 80×24
+/// the evidence was cut). Returns how far it can scroll and its page.
+fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let t = &app.theme;
     let Some(row) = app.selected_row().copied() else {
-        return;
+        return (0, 0);
     };
     let mut lines = measured_lines(app, &row);
     lines.push(Line::raw(""));
@@ -187,18 +196,27 @@ fn details_box(f: &mut Frame, app: &App, area: Rect) {
     lines.push(Line::raw(""));
     lines.push(Line::styled("Workload · evidence", t.header));
     lines.extend(evidence_lines(app));
-    let r = centered(
-        area,
-        area.width.saturating_sub(4).min(110),
-        area.height.saturating_sub(2).min(lines.len() as u16 + 6),
-    );
+    let w = area.width.saturating_sub(4).min(110);
+    let para = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let total = para.line_count(w.saturating_sub(2)).min(u16::MAX as usize) as u16;
+    let r = centered(area, w, area.height.saturating_sub(2).min(total + 2));
+    let page = r.height.saturating_sub(2);
+    let max = total.saturating_sub(page);
+    let at = at.min(max);
+    let mut block = Block::bordered().title(Span::styled(" Details — Esc closes ", t.title));
+    if max > 0 {
+        block = block.title_bottom(Span::styled(
+            format!(
+                " lines {}–{} of {total} · ↑↓ PgUp/PgDn Home/End ",
+                at + 1,
+                at + page
+            ),
+            t.dim,
+        ));
+    }
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(" Details — Esc closes ", t.title))),
-        r,
-    );
+    f.render_widget(para.scroll((at, 0)).block(block), r);
+    (max, page)
 }
 
 fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {

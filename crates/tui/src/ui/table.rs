@@ -291,6 +291,7 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
         body_rows,
         offset: 0,
         max_scroll,
+        ..Geometry::default()
     };
 
     // Only the rows that can show are built: a frame with thousands of processes stays cheap.
