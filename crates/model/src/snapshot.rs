@@ -302,8 +302,9 @@ impl Process {
         }
     }
 
+    /// The name, or `n/a` when it could not be read (the one spelling of unknown).
     pub fn display_name(&self) -> &str {
-        self.name.as_deref().unwrap_or("?")
+        self.name.as_deref().unwrap_or(crate::words::UNKNOWN)
     }
 }
 

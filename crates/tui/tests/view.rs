@@ -281,8 +281,8 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
         llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16 GiB"),
         "{llama}"
     );
-    // No identification: the placeholder, not a guess.
-    assert!(line_with(&s, "python3").contains("—"));
+    // No identification: unknown (n/a), not a guess.
+    assert!(line_with(&s, "python3").contains(" n/a "));
     assert!(llama.contains("12.5") && llama.contains("3 GiB"), "{llama}");
     assert!(s.contains("History GPU0"));
     assert!(s.contains("Measured"));
@@ -1772,4 +1772,47 @@ fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
     // Opened again, it starts at the top.
     app.handle_key(code(KeyCode::Enter), t0);
     assert_eq!(render(&mut app, 80, 24, t0).0, top);
+}
+
+/// Issue 25 D6: one spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
+/// it is not drawn as an alarm (not red).
+#[test]
+fn unknowns_have_one_spelling_and_are_not_drawn_red() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    let mut hidden = Process::new(9999);
+    hidden.metadata_unavailable = Some("not visible in /proc (another PID namespace)".into());
+    hidden.usage = vec![usage(G1, Some(GIB), None, &[UsageKind::Compute])];
+    s.processes.push(hidden);
+    s.devices[1].memory.total_bytes = None;
+    balance(&mut s);
+    let mut app = app_with(s, t0);
+    let (screen, buf) = render(&mut app, 120, 40, t0);
+    let row = line_with(&screen, " 9999 ");
+    assert!(!row.contains('?') && !row.contains('—'), "{row}");
+    assert!(
+        row.matches("n/a").count() >= 4,
+        "user, name, workload, command: {row}"
+    );
+    assert!(
+        !screen.contains('?') || screen.contains("? help"),
+        "{screen}"
+    );
+    assert!(!screen.replace("? help", "").contains('?'), "{screen}");
+    // No n/a cell is red.
+    for y in 0..40 {
+        for x in 0..118 {
+            let cells: String = (x..x + 3).map(|x| buf[(x, y)].symbol()).collect();
+            if cells == "n/a" {
+                let fg = buf[(x, y)].fg;
+                assert!(
+                    !matches!(
+                        fg,
+                        ratatui::style::Color::Red | ratatui::style::Color::LightRed
+                    ),
+                    "n/a at {x},{y} drawn {fg:?}:\n{screen}"
+                );
+            }
+        }
+    }
 }

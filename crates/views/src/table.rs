@@ -180,10 +180,11 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                     p.pid.to_string(),
                     words::or_unknown(p.user.as_deref()),
                     p.display_name().to_string(),
+                    // Not identified: unknown, not "nothing applies".
                     p.workload
                         .as_ref()
                         .map(|w| w.short_label())
-                        .unwrap_or_else(|| words::NOTHING.into()),
+                        .unwrap_or_else(|| words::UNKNOWN.into()),
                     gpu,
                     u.kinds_label(),
                     human_opt(u.memory_bytes),

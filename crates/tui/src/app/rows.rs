@@ -22,7 +22,8 @@ impl App {
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
-            Column::Workload => self.workload(p).unwrap_or_else(|| words::NOTHING.into()),
+            // Not identified: unknown (`n/a`), not "nothing applies".
+            Column::Workload => self.workload(p).unwrap_or_else(|| words::UNKNOWN.into()),
             Column::Type => u.kinds_label(),
             Column::Memory => u
                 .memory_bytes

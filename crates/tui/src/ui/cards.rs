@@ -206,7 +206,8 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     let bw = w.saturating_sub(4 + label.chars().count());
     let (fill, empty) = match mem_frac(d) {
         Some(fr) => bar(fr, bw),
-        None => (String::new(), "?".repeat(bw)),
+        // Unknown is not 0: no bar at all (the label says n/a).
+        None => (String::new(), " ".repeat(bw)),
     };
     f.render_widget(
         Paragraph::new(Line::from(vec![

@@ -426,15 +426,17 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                 let u = app.usage(row);
                 match u.memory_bytes {
                     Some(b) => {
-                        let frac = app
-                            .device_of(row)
-                            .and_then(|d| bar_fraction(b, d))
-                            .unwrap_or(0.0);
-                        if bar_w > 0 {
-                            let (fill, empty) = bar(frac, bar_w as usize);
-                            spans.push(Span::styled(fill, t.bar));
-                            spans.push(Span::styled(empty, t.bar_empty));
-                            spans.push(Span::raw(" "));
+                        let frac = app.device_of(row).and_then(|d| bar_fraction(b, d));
+                        match frac {
+                            Some(frac) if bar_w > 0 => {
+                                let (fill, empty) = bar(frac, bar_w as usize);
+                                spans.push(Span::styled(fill, t.bar));
+                                spans.push(Span::styled(empty, t.bar_empty));
+                                spans.push(Span::raw(" "));
+                            }
+                            // The device's size is unknown: no share to draw (not 0).
+                            _ if bar_w > 0 => spans.push(Span::raw(" ".repeat(bar_w as usize + 1))),
+                            _ => {}
                         }
                         spans.push(Span::raw(fit_right(&human_bytes(b), label_w)));
                     }
@@ -442,7 +444,7 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                         if bar_w > 0 {
                             spans.push(Span::raw(" ".repeat(bar_w as usize + 1)));
                         }
-                        spans.push(Span::styled(fit_right("n/a", label_w), t.warn));
+                        spans.push(Span::styled(fit_right("n/a", label_w), t.dim));
                     }
                 }
                 if src_w > 0 {
@@ -467,7 +469,8 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
             | Column::Time
             | Column::Device => {
                 let s = app.cell_text(row, c);
-                let style = if s == "n/a" { t.warn } else { Style::default() };
+                // Unknown is normal, not an alarm: dim, never red.
+                let style = if s == "n/a" { t.dim } else { Style::default() };
                 spans.push(Span::styled(fit_right(&s, w), style));
             }
             Column::Command => spans.push(Span::raw(fit(&app.command_cell(row), w))),
