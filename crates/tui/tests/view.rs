@@ -226,12 +226,12 @@ fn layout_80x24_is_compact_and_complete() {
     // Memory with its %, then GPU % (never cut to "GPU 3"), then the books, each item whole.
     let g0 = line_with(&s, "GPU0 H200");
     assert!(
-        g0.contains("40/140 GiB 29% · GPU 37% · procs 27 GiB · unattr 13 GiB · 1 n/a"),
+        g0.contains("40/140 GiB 29% · GPU% 37 · procs 27 GiB · unattr 13 GiB · 1 n/a"),
         "{g0}"
     );
     let g1 = line_with(&s, "GPU1 RTX 4090");
     assert!(
-        g1.contains("6/24 GiB 25% · GPU n/a · procs 4.50 GiB · unattr 1.50 GiB"),
+        g1.contains("6/24 GiB 25% · GPU% n/a · procs 4.50 GiB · unattr 1.50 GiB"),
         "unknown utilisation is n/a: {g1}"
     );
     // Narrow table: the workload stays (it answers "why"); COMMAND is what gives way.
@@ -269,7 +269,7 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
         books.contains("unattributed 13 GiB") && books.contains("1 n/a"),
         "{books}"
     );
-    assert!(line_with(&s, "GPU 37%").contains("215/700 W"));
+    assert!(line_with(&s, "GPU% 37").contains("215/700 W"));
     let header = line_with(&s, "WORKLOAD");
     assert!(
         header.contains("GPU MEM▼ [nvml]"),
@@ -485,7 +485,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
         s.contains("n/a GPU memory: NVML returned NOT_AVAILABLE"),
         "{s}"
     );
-    assert!(s.contains("n/a GPU %: no utilisation samples"), "{s}");
+    assert!(s.contains("n/a SM%: no utilisation samples"), "{s}");
     app.handle_key(code(KeyCode::Esc), t0);
     assert_eq!(app.overlay, Overlay::None);
 }
@@ -1019,7 +1019,7 @@ fn wide_characters_are_measured_in_cells() {
     let mut app = app_with(s, t0);
     for w in [80, 120, 200] {
         let (_, buf) = render(&mut app, w, 40, t0);
-        // The column where GPU% ends on the header line equals where it ends on each row.
+        // The column where SM% ends on the header line equals where it ends on each row.
         let row_text = |y: u16| -> String {
             (0..w)
                 .map(|x| buf[(x, y)].symbol().to_string())
@@ -1031,14 +1031,14 @@ fn wide_characters_are_measured_in_cells() {
             .expect("header");
         let cells: Vec<String> = (0..w).map(|x| buf[(x, header_y)].symbol().into()).collect();
         let joined = cells.concat();
-        let pct = joined.find("GPU%").expect("GPU% header");
+        let pct = joined.find("SM%").expect("SM% header");
         // Column index of the header's "%" (cells before it are one symbol each on this line).
-        let x_pct = joined[..pct].chars().count() as u16 + 3;
+        let x_pct = joined[..pct].chars().count() as u16 + 2;
         for y in header_y + 1..header_y + 5 {
             let sym = buf[(x_pct, y)].symbol();
             assert!(
                 sym == "%" || sym == "a",
-                "{w}: row {y} does not end GPU% at x={x_pct}: {:?}",
+                "{w}: row {y} does not end SM% at x={x_pct}: {:?}",
                 row_text(y)
             );
         }
@@ -1064,7 +1064,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
         ] {
             assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
         }
-        assert!(s.contains("▄ 4242 GPU %"), "{w}x{h}:\n{s}");
+        assert!(s.contains("▄ 4242 SM%"), "{w}x{h}:\n{s}");
         // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
         assert!(
             s.contains("│50 GiB"),
@@ -1815,4 +1815,61 @@ fn unknowns_have_one_spelling_and_are_not_drawn_red() {
             }
         }
     }
+}
+
+/// Issue 25 D7: one name per metric, the snapshot table's: the memory controller's busy share
+/// is `MEM%` (it was `MBW` on the cards and `mem` in the details), a process's use is `SM%`
+/// (it was `GPU%` in the table); help says what each is; the CSV export says `sm_percent`.
+#[test]
+fn metrics_have_the_snapshot_table_s_names() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for (w, h) in [(120, 40), (80, 24), (100, 24)] {
+        let (s, _) = render(&mut app, w, h, t0);
+        assert!(!s.contains("MBW"), "{w}x{h}:\n{s}");
+        assert!(w == 80 || s.contains("MEM% 12"), "{w}x{h}:\n{s}");
+        let header = line_with(&s, "WORKLOAD");
+        assert!(
+            header.contains("SM%") && !header.contains("GPU%"),
+            "{header}"
+        );
+    }
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(s.contains("SM% 85  MEM% n/a"), "{s}");
+    assert!(s.contains("4242 SM%"), "chart legend:\n{s}");
+    app.handle_key(key('?'), t0);
+    let (help, _) = render(&mut app, 80, 24, t0);
+    assert!(help.contains("SM%") && help.contains("MEM%"), "{help}");
+}
+
+/// Issue 25 D7: an evidence line says its kind once (`• executable: executable /opt/…` and
+/// `• model file: model file /m/…` said it twice).
+#[test]
+fn evidence_lines_name_their_kind_once() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    if let Some(w) = s.processes[0]
+        .workload
+        .as_mut()
+        .map(std::sync::Arc::make_mut)
+    {
+        w.evidence = vec![
+            Evidence {
+                kind: EvidenceKind::Executable,
+                showed: "executable /opt/llama/llama-server".into(),
+                source: "/proc/4242/exe".into(),
+            },
+            Evidence::model_file("/models/q.gguf", "/proc/4242/maps".into()),
+        ];
+    }
+    let mut app = app_with(s, t0);
+    let (screen, _) = render(&mut app, 160, 60, t0);
+    assert!(
+        screen.contains("• executable: /opt/llama/llama-server"),
+        "{screen}"
+    );
+    assert!(screen.contains("• model file: /models/q.gguf"), "{screen}");
+    assert!(
+        !screen.contains("executable: executable") && !screen.contains("model file: model file")
+    );
 }

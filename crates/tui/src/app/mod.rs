@@ -65,7 +65,8 @@ impl Column {
             Column::Workload => "WORKLOAD",
             Column::Type => "TYPE",
             Column::Memory => "GPU MEM",
-            Column::Gpu => "GPU%",
+            // The process's share of the GPU: SM%, as the snapshot table names it.
+            Column::Gpu => "SM%",
             Column::Cpu => "CPU%",
             Column::Rss => "RSS",
             Column::HostMem => "RAM%",
@@ -532,7 +533,7 @@ impl App {
         }
         if u.engines.sm_percent.is_none() {
             v.push((
-                "GPU %".into(),
+                "SM%".into(),
                 u.engines
                     .unavailable_reason
                     .clone()

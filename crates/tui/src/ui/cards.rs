@@ -153,7 +153,7 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
     let l = &d.ledger;
     // The books stay one item: processes without the unattributed rest would not balance.
     let mut items = vec![
-        format!("GPU {}", opt(d.utilization.gpu_percent, "%")),
+        format!("GPU% {}", opt(d.utilization.gpu_percent, "")),
         format!(
             "procs {} · {}",
             human_bytes(l.attributed_bytes),
@@ -168,7 +168,7 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
         items.push(format!("{} n/a", l.unknown_processes));
     }
     items.extend([
-        format!("MBW {}", opt(d.utilization.memory_percent, "%")),
+        format!("MEM% {}", opt(d.utilization.memory_percent, "")),
         d.temperature_c
             .map_or("temp n/a".into(), |c| format!("{c}°C")),
         power_text(d),
@@ -220,9 +220,9 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     );
     // Line 2: utilisation, temperature, power; sparkline of GPU % to the right.
     let l2 = format!(
-        "GPU {}  MBW {}  {}  {}",
-        opt(d.utilization.gpu_percent, "%"),
-        opt(d.utilization.memory_percent, "%"),
+        "GPU% {}  MEM% {}  {}  {}",
+        opt(d.utilization.gpu_percent, ""),
+        opt(d.utilization.memory_percent, ""),
         d.temperature_c
             .map_or("temp n/a".into(), |c| format!("{c}°C")),
         power_text(d)

@@ -90,6 +90,13 @@ pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// Under the keys: what the names on screen mean (the snapshot table's names); each line fits
+/// an 80-column terminal.
+pub const HELP_NOTES: &[&str] = &[
+    "TYPE C compute, G graphics, C+G both · SM% the process's share of the GPU",
+    "MEM% memory controller busy · bars: device share · n/a = unknown, never 0",
+];
+
 /// Keys and what they do; each line fits an 80-column terminal.
 pub const HELP: &[(&str, &str)] = &[
     (
@@ -163,11 +170,10 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
             ])
         })
         .collect();
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
-        t.dim,
-    ));
+    // What the columns and cards mean, in the snapshot table's names.
+    for l in HELP_NOTES {
+        lines.push(Line::styled(*l, t.dim));
+    }
     let r = centered(area, 100, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(

@@ -358,7 +358,16 @@ fn header_row(
                 }
             }
         }
-        header.push(Cell::from(fit(&title, w as usize)));
+        // Numbers are right-aligned under a right-aligned title: the `%` ends where it ends.
+        let numeric = matches!(
+            c,
+            Column::Pid | Column::Gpu | Column::Cpu | Column::Rss | Column::HostMem | Column::Time
+        );
+        header.push(Cell::from(if numeric {
+            fit_right(&title, w as usize)
+        } else {
+            fit(&title, w as usize)
+        }));
         // Where the header cell shows once scrolled (a column scrolled off is not clickable).
         let (x0, x1) = (x.saturating_sub(scroll), (x + w).saturating_sub(scroll));
         if x1 > area.x {

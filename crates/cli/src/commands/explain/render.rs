@@ -96,7 +96,7 @@ fn identification_section(out: &mut String, e: &Explanation) {
                     out,
                     "    [{}] {}  — {}",
                     ev.kind.label(),
-                    ev.showed,
+                    ev.shown(),
                     ev.source
                 );
             }
