@@ -1390,8 +1390,8 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
         .with_terminator(Box::new(Recorder(calls.clone())));
     app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
     let first = app.process(app.selected_row().unwrap()).pid;
+    // Space tags and moves down (issue 25 D9).
     app.handle_key(key(' '), t0);
-    app.handle_key(code(KeyCode::Down), t0);
     let second = app.process(app.selected_row().unwrap()).pid;
     app.handle_key(key(' '), t0);
     assert_eq!(app.tagged.len(), 2);
@@ -1872,4 +1872,91 @@ fn evidence_lines_name_their_kind_once() {
     assert!(
         !screen.contains("executable: executable") && !screen.contains("model file: model file")
     );
+}
+
+/// Issue 25 D9: Space tags the row and moves down (as nvitop's does), so tagging a run of rows
+/// is one key per row.
+#[test]
+fn space_tags_and_moves_down() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let order = pids(&app);
+    app.handle_key(key(' '), t0);
+    app.handle_key(key(' '), t0);
+    assert_eq!(app.selected, 2);
+    let tagged: Vec<u32> = app.tagged.iter().map(|t| t.0).collect();
+    let mut want = vec![order[0], order[1]];
+    want.sort_unstable();
+    assert_eq!(tagged, want);
+    // At the last row it stays there.
+    app.handle_key(key('G'), t0);
+    app.handle_key(key(' '), t0);
+    assert_eq!(app.selected, app.rows.len() - 1);
+}
+
+/// Issue 25 D9: grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
+/// between the GPUs that costs no row.
+#[test]
+fn grouping_per_gpu_draws_a_line_between_gpus() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 6002, 6001, 4242, 1200]);
+    let (s, buf) = render(&mut app, 120, 40, t0);
+    let y_of = |needle: &str| s.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    let underlined = |y: u16| {
+        (20..60).all(|x| {
+            buf[(x, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::UNDERLINED)
+        })
+    };
+    // 6001 ends GPU0's group; 5151 is inside it; 1200 is the last row of all.
+    assert!(underlined(y_of(" 6001 ")), "{s}");
+    assert!(!underlined(y_of(" 5151 ")), "{s}");
+    assert!(!underlined(y_of(" 1200 ")), "{s}");
+    // Not grouped: no line.
+    app.handle_key(key('D'), t0);
+    let (s, buf) = render(&mut app, 120, 40, t0);
+    let y = s.lines().position(|l| l.contains(" 6001 ")).unwrap() as u16;
+    assert!(!(20..60).any(|x| buf[(x, y)]
+        .modifier
+        .contains(ratatui::style::Modifier::UNDERLINED)));
+}
+
+/// Issue 25 D10: when the table is cut, a line says how many rows are hidden and how to see
+/// them (nothing said that 22 of 40 rows were hidden at 80×24).
+#[test]
+fn a_cut_table_says_how_many_rows_are_hidden() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    for i in 0..34 {
+        s.processes.push(proc(
+            7000 + i,
+            "worker",
+            "carol",
+            1,
+            vec![usage(G0, Some(GIB / 4), Some(1), &[UsageKind::Compute])],
+        ));
+    }
+    balance(&mut s);
+    let mut app = app_with(s, t0);
+    assert_eq!(app.rows.len(), 40);
+    let (small, _) = render(&mut app, 80, 24, t0);
+    let shown = app.geometry.body_rows;
+    let line = line_with(&small, "hidden");
+    assert!(
+        line.contains(&format!("rows 1–{shown} of 40 · {} hidden", 40 - shown)),
+        "{small}"
+    );
+    // Paging moves the window; the line follows.
+    app.handle_key(code(KeyCode::End), t0);
+    let (end, _) = render(&mut app, 80, 24, t0);
+    assert!(
+        line_with(&end, "hidden").contains(&format!("rows {}–40 of 40", 41 - shown)),
+        "{end}"
+    );
+    // Every row on screen: no such line.
+    let (big, _) = render(&mut app, 200, 100, t0);
+    assert!(!big.contains("hidden ("), "{big}");
 }

@@ -453,6 +453,8 @@ impl App {
             "{} tagged: T / K signal these only (one confirmation lists them); Space again untags",
             self.tagged.len()
         ));
+        // As nvitop's Space: on to the next row, so a run of rows is one key each.
+        self.select(self.selected + 1);
     }
 
     /// `v`: the selected process's environment, read now (bounded) by the sources crate: values

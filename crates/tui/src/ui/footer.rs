@@ -125,7 +125,7 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     (
         "Space",
-        "tag / untag: with tags, T / K act on tagged rows only",
+        "tag / untag, then down; with tags T/K act on tagged only",
     ),
     ("v", "the process's environment (values of safe names only)"),
     ("h l", "scroll the rows left / right (long command lines)"),

@@ -7,7 +7,7 @@ use gpuledger_model::bar_fraction;
 use gpuledger_model::units::human_bytes;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row as TableRow, StatefulWidget, Table, TableState};
 use ratatui::Frame;
@@ -283,7 +283,14 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
         c.1 += scroll;
     }
     let (header, header_cells) = header_row(app, &lay, area, scroll);
-    let body_rows = area.height.saturating_sub(1) as usize;
+    // Rows that do not all fit leave their last line to say how many are hidden.
+    let fits = area.height.saturating_sub(1) as usize;
+    let cut = app.rows.len() > fits && fits >= 2;
+    let body_rows = if cut { fits - 1 } else { fits };
+    let table_area = Rect {
+        height: area.height.min(body_rows as u16 + 1),
+        ..area
+    };
     let mut geometry = Geometry {
         header_y: Some(area.y),
         header_cells,
@@ -295,21 +302,22 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
     };
 
     // Only the rows that can show are built: a frame with thousands of processes stays cheap.
-    let prev = app.geometry.offset;
-    let first = if app.selected < prev {
-        app.selected
-    } else if body_rows > 0 && app.selected >= prev + body_rows {
-        app.selected + 1 - body_rows
-    } else {
-        prev
-    };
-    let first = first.min(app.rows.len().saturating_sub(body_rows));
+    let first = first_shown(app, body_rows);
     let rows = app
         .rows
         .iter()
+        .enumerate()
         .skip(first)
         .take(body_rows)
-        .map(|r| TableRow::new(row_cells(app, r, &lay)));
+        .map(|(i, r)| {
+            let row = TableRow::new(row_cells(app, r, &lay));
+            // Grouped per GPU: a line under each GPU's last row (it costs no row).
+            if app.by_device && app.rows.get(i + 1).is_some_and(|n| !same_device(app, r, n)) {
+                row.style(Style::default().add_modifier(Modifier::UNDERLINED))
+            } else {
+                row
+            }
+        });
     let widths = lay.cols.iter().map(|&(_, w)| Constraint::Length(w));
     let table = Table::new(rows, widths)
         .header(TableRow::new(header).style(t.header))
@@ -319,11 +327,21 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
     let selected = (!app.rows.is_empty()).then(|| app.selected - first);
     let mut state = TableState::new().with_selected(selected);
     if scroll == 0 {
-        f.render_stateful_widget(table, area, &mut state);
+        f.render_stateful_widget(table, table_area, &mut state);
     } else {
-        draw_scrolled(f, table, &mut state, area, scroll);
+        draw_scrolled(f, table, &mut state, table_area, scroll);
     }
     geometry.offset = first;
+    if cut {
+        let y = area.y + 1 + body_rows as u16;
+        draw_hidden_line(
+            f,
+            app,
+            Rect::new(area.x, y, area.width, 1),
+            first,
+            body_rows,
+        );
+    }
     if app.rows.is_empty() {
         draw_empty(f, app, area);
     }
@@ -376,6 +394,39 @@ fn header_row(
         x += w + 1;
     }
     (header, header_cells)
+}
+
+/// The first row shown: the last frame's, moved as little as keeps the selection in view.
+fn first_shown(app: &App, body_rows: usize) -> usize {
+    let prev = app.geometry.offset;
+    let first = if app.selected < prev {
+        app.selected
+    } else if body_rows > 0 && app.selected >= prev + body_rows {
+        app.selected + 1 - body_rows
+    } else {
+        prev
+    };
+    first.min(app.rows.len().saturating_sub(body_rows))
+}
+
+/// Under a cut table: which rows are shown, how many are hidden, and how to reach them.
+fn draw_hidden_line(f: &mut Frame, app: &App, line: Rect, first: usize, body_rows: usize) {
+    let n = app.rows.len();
+    let last = (first + body_rows).min(n);
+    let text = format!(
+        "rows {}–{last} of {n} · {} hidden (PgUp/PgDn, g/G)",
+        first + 1,
+        n - (last - first)
+    );
+    f.render_widget(
+        Paragraph::new(Span::styled(fit(&text, line.width as usize), app.theme.dim)),
+        line,
+    );
+}
+
+/// Whether two rows are on the same device.
+fn same_device(app: &App, a: &Row, b: &Row) -> bool {
+    app.usage(a).device == app.usage(b).device
 }
 
 /// Why the table has no rows.
