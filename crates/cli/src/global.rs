@@ -106,9 +106,10 @@ impl Global {
             }
             None => {
                 if at.is_some() {
-                    anyhow::bail!(
-                        "--at needs --replay RECORDING.db (a `gpuledger record` database)"
-                    );
+                    return Err(crate::Usage(
+                        "--at needs --replay RECORDING.db (a `gpuledger record` database)".into(),
+                    )
+                    .into());
                 }
                 Ok((self.collector().collect(), None))
             }

@@ -234,7 +234,9 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
             (snap, Some(shown)) => Some((snap, shown)),
             (_, None) => None,
         },
-        None if args.at.is_some() => anyhow::bail!("--at needs --replay RECORDING.db"),
+        None if args.at.is_some() => {
+            return Err(crate::Usage("--at needs --replay RECORDING.db".into()).into())
+        }
         None => None,
     };
     if replay.is_some() && args.remote.is_some() {

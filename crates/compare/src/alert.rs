@@ -156,7 +156,9 @@ impl Subject {
         match self.pid {
             Some(pid) => format!(
                 "{} (pid {pid}) on {dev}",
-                self.process_name.as_deref().unwrap_or("?")
+                self.process_name
+                    .as_deref()
+                    .unwrap_or(gpuledger_model::words::UNKNOWN)
             ),
             None => dev,
         }

@@ -168,10 +168,11 @@ impl Device {
             .or_insert_with(|| reason.into());
     }
 
-    /// Short label for tables: `GPU0 NVIDIA H200`.
+    /// Short label for tables: `GPU0 NVIDIA H200`, on one line (the name may come from a
+    /// replayed file: its control characters are escaped).
     pub fn label(&self) -> String {
         match &self.name {
-            Some(n) => format!("GPU{} {}", self.index, n),
+            Some(n) => format!("GPU{} {}", self.index, crate::term_safe(n)),
             None => format!("GPU{}", self.index),
         }
     }
@@ -301,8 +302,9 @@ impl Process {
         }
     }
 
+    /// The name, or `n/a` when it could not be read (the one spelling of unknown).
     pub fn display_name(&self) -> &str {
-        self.name.as_deref().unwrap_or("?")
+        self.name.as_deref().unwrap_or(crate::words::UNKNOWN)
     }
 }
 

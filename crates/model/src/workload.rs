@@ -125,6 +125,23 @@ impl Evidence {
         }
     }
 
+    /// What the evidence showed, for a line that already names its kind (`model file: …`): a
+    /// sentence that starts with the kind's own words (`model file /m/q.gguf`, `executable
+    /// /opt/…`) does not say them twice. The stored sentence is unchanged (recipes read it).
+    pub fn shown(&self) -> &str {
+        let label = self.kind.label();
+        match self.showed.get(..label.len()) {
+            Some(head) if head.eq_ignore_ascii_case(label) => {
+                let rest = &self.showed[label.len()..];
+                match rest.strip_prefix(' ').or_else(|| rest.strip_prefix(": ")) {
+                    Some(r) if !r.is_empty() => r,
+                    _ => &self.showed,
+                }
+            }
+            _ => &self.showed,
+        }
+    }
+
     /// Name and pid of [`Evidence::parent`] evidence.
     pub fn parent_of(&self) -> Option<(&str, u32)> {
         if self.kind != EvidenceKind::Parent {
@@ -330,6 +347,26 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&ev).unwrap()).unwrap();
         assert_eq!(back, ev);
         assert_eq!(back[0].showed, "model file /m/a b (1).gguf");
+        // Shown under its kind's name, the kind's words are not said twice (issue 25 D7).
+        assert_eq!(back[0].shown(), "/m/a b (1).gguf");
+        assert_eq!(
+            back[1].shown(),
+            "parent ollama (x) (pid 900)"
+                .strip_prefix("parent ")
+                .unwrap()
+        );
+        let exe = Evidence {
+            kind: EvidenceKind::Executable,
+            showed: "executable /opt/llama-server".into(),
+            source: String::new(),
+        };
+        assert_eq!(exe.shown(), "/opt/llama-server");
+        let lib = Evidence {
+            kind: EvidenceKind::Library,
+            showed: "llama.cpp / ggml library /opt/libggml-cuda.so".into(),
+            source: String::new(),
+        };
+        assert_eq!(lib.shown(), lib.showed);
         assert_eq!(back[0].model_file_path(), Some("/m/a b (1).gguf"));
         assert_eq!(back[1].showed, "parent ollama (x) (pid 900)");
         assert_eq!(back[1].parent_of(), Some(("ollama (x)", 900)));

@@ -226,12 +226,12 @@ fn layout_80x24_is_compact_and_complete() {
     // Memory with its %, then GPU % (never cut to "GPU 3"), then the books, each item whole.
     let g0 = line_with(&s, "GPU0 H200");
     assert!(
-        g0.contains("40/140 GiB 29% · GPU 37% · procs 27 GiB · unattr 13 GiB · 1 n/a"),
+        g0.contains("40/140 GiB 29% · GPU% 37 · procs 27 GiB · unattr 13 GiB · 1 n/a"),
         "{g0}"
     );
     let g1 = line_with(&s, "GPU1 RTX 4090");
     assert!(
-        g1.contains("6/24 GiB 25% · GPU n/a · procs 4.50 GiB · unattr 1.50 GiB"),
+        g1.contains("6/24 GiB 25% · GPU% n/a · procs 4.50 GiB · unattr 1.50 GiB"),
         "unknown utilisation is n/a: {g1}"
     );
     // Narrow table: the workload stays (it answers "why"); COMMAND is what gives way.
@@ -269,7 +269,7 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
         books.contains("unattributed 13 GiB") && books.contains("1 n/a"),
         "{books}"
     );
-    assert!(line_with(&s, "GPU 37%").contains("215/700 W"));
+    assert!(line_with(&s, "GPU% 37").contains("215/700 W"));
     let header = line_with(&s, "WORKLOAD");
     assert!(
         header.contains("GPU MEM▼ [nvml]"),
@@ -281,8 +281,8 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
         llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16 GiB"),
         "{llama}"
     );
-    // No identification: the placeholder, not a guess.
-    assert!(line_with(&s, "python3").contains("—"));
+    // No identification: unknown (n/a), not a guess.
+    assert!(line_with(&s, "python3").contains(" n/a "));
     assert!(llama.contains("12.5") && llama.contains("3 GiB"), "{llama}");
     assert!(s.contains("History GPU0"));
     assert!(s.contains("Measured"));
@@ -479,13 +479,13 @@ fn unknown_values_are_na_with_reason_never_zero() {
         app.handle_key(key('j'), t0);
     }
     app.handle_key(code(KeyCode::Enter), t0);
-    assert_eq!(app.overlay, Overlay::Details);
+    assert_eq!(app.overlay, Overlay::Details(0));
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains("n/a GPU memory: NVML returned NOT_AVAILABLE"),
         "{s}"
     );
-    assert!(s.contains("n/a GPU %: no utilisation samples"), "{s}");
+    assert!(s.contains("n/a SM%: no utilisation samples"), "{s}");
     app.handle_key(code(KeyCode::Esc), t0);
     assert_eq!(app.overlay, Overlay::None);
 }
@@ -1019,7 +1019,7 @@ fn wide_characters_are_measured_in_cells() {
     let mut app = app_with(s, t0);
     for w in [80, 120, 200] {
         let (_, buf) = render(&mut app, w, 40, t0);
-        // The column where GPU% ends on the header line equals where it ends on each row.
+        // The column where SM% ends on the header line equals where it ends on each row.
         let row_text = |y: u16| -> String {
             (0..w)
                 .map(|x| buf[(x, y)].symbol().to_string())
@@ -1031,14 +1031,14 @@ fn wide_characters_are_measured_in_cells() {
             .expect("header");
         let cells: Vec<String> = (0..w).map(|x| buf[(x, header_y)].symbol().into()).collect();
         let joined = cells.concat();
-        let pct = joined.find("GPU%").expect("GPU% header");
+        let pct = joined.find("SM%").expect("SM% header");
         // Column index of the header's "%" (cells before it are one symbol each on this line).
-        let x_pct = joined[..pct].chars().count() as u16 + 3;
+        let x_pct = joined[..pct].chars().count() as u16 + 2;
         for y in header_y + 1..header_y + 5 {
             let sym = buf[(x_pct, y)].symbol();
             assert!(
                 sym == "%" || sym == "a",
-                "{w}: row {y} does not end GPU% at x={x_pct}: {:?}",
+                "{w}: row {y} does not end SM% at x={x_pct}: {:?}",
                 row_text(y)
             );
         }
@@ -1064,7 +1064,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
         ] {
             assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
         }
-        assert!(s.contains("▄ 4242 GPU %"), "{w}x{h}:\n{s}");
+        assert!(s.contains("▄ 4242 SM%"), "{w}x{h}:\n{s}");
         // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
         assert!(
             s.contains("│50 GiB"),
@@ -1390,8 +1390,8 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
         .with_terminator(Box::new(Recorder(calls.clone())));
     app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
     let first = app.process(app.selected_row().unwrap()).pid;
+    // Space tags and moves down (issue 25 D9).
     app.handle_key(key(' '), t0);
-    app.handle_key(code(KeyCode::Down), t0);
     let second = app.process(app.selected_row().unwrap()).pid;
     app.handle_key(key(' '), t0);
     assert_eq!(app.tagged.len(), 2);
@@ -1403,21 +1403,24 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
     app.handle_key(key('T'), t0);
     match &app.overlay {
         Overlay::Confirm(c) => {
-            assert_eq!(c.pid, second);
+            assert_eq!(c.pid, first);
             assert_eq!(c.also.len(), 1);
-            assert_eq!(c.also[0].pid, first);
+            assert_eq!(c.also[0].pid, second);
             assert!(c.also[0].detail.starts_with("user "), "{:?}", c.also[0]);
         }
         o => panic!("{o:?}"),
     }
     let (s, _) = render(&mut app, 120, 40, t0);
-    assert!(s.contains("and 1 tagged process(es):"), "{s}");
+    assert!(s.contains("Terminate the 2 tagged processes?"), "{s}");
     app.handle_key(key('y'), t0);
     let pids: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     assert_eq!(pids, [first, second]);
     assert!(app.tagged.is_empty());
     assert!(
-        app.message.as_deref().unwrap().contains("tagged PIDs"),
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("of the 2 tagged processes"),
         "{:?}",
         app.message
     );
@@ -1472,26 +1475,99 @@ fn environment_view_shows_values_of_safe_names_only() {
     assert!(s.contains("n/a: ") && s.contains("environ"), "{s}");
 }
 
-/// h / l scroll long command lines, the cut marked.
+/// Issue 25 D2: at 120 columns COMMAND gets the width left and shows the program and script by
+/// name first, so two `python3` jobs with WORKLOAD unknown are told apart; h / l scroll the
+/// whole row (as nvitop's arrows do), up to the end of the longest command and no further.
 #[test]
-fn command_lines_scroll_sideways() {
+fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     let t0 = Instant::now();
-    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    let argv = |a: &[&str]| Some(a.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    s.processes[0].cmdline = argv(&[
+        "/opt/llama/llama-server",
+        "-m",
+        "/models/qwen3-8b-q4_k_m.gguf",
+        "-c",
+        "32768",
+        "--parallel",
+        "4",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "8080",
+    ]);
+    s.processes[1].cmdline = argv(&[
+        "/usr/local/bin/python3",
+        "/home/bob/experiments/train.py",
+        "--config",
+        "lora.yaml",
+    ]);
+    let mut eval = proc(
+        5152,
+        "python3",
+        "bob",
+        1,
+        vec![usage(G1, Some(3 * GIB), Some(5), &[UsageKind::Compute])],
+    );
+    eval.cmdline = argv(&[
+        "/usr/local/bin/python3",
+        "/home/bob/experiments/eval.py",
+        "--checkpoint",
+        "runs/7/last.pt",
+    ]);
+    s.processes.push(eval);
+    balance(&mut s);
+    let mut app = app_with(s, t0);
     let (before, _) = render(&mut app, 120, 40, t0);
+    let row = |screen: &str, pid: &str| line_with(screen, &format!(" {pid} ")).to_string();
     assert!(
-        line_with(&before, "llama-server").contains("/usr/bin/llama-serve"),
+        row(&before, "5151").contains("python3 train.py --conf"),
         "{before}"
     );
+    assert!(
+        row(&before, "5152").contains("python3 eval.py --check"),
+        "{before}"
+    );
+    let header = line_with(&before, "COMMAND");
+    let x = header[..header.find("COMMAND").unwrap()].chars().count();
+    assert!(
+        120 - x >= 24,
+        "COMMAND is {} cells at 120 columns:\n{before}",
+        120 - x
+    );
+    // l: the whole row moves left by 8 cells, the command's end comes into view.
+    let llama = row(&before, "4242");
     app.handle_key(key('l'), t0);
     let (after, _) = render(&mut app, 120, 40, t0);
-    let row = line_with(&after, "4242");
-    assert!(row.contains("…/llama-server --ser"), "{row}");
+    let moved = after
+        .lines()
+        .find(|l| l.contains("alice") && l.contains("llama-server"))
+        .unwrap_or_else(|| panic!("{after}"));
+    // Every column up to COMMAND moved 8 cells left; COMMAND shows 8 more cells of its line.
+    let shifted: String = llama.chars().skip(8).take(x - 8).collect();
+    let shown: String = moved.chars().take(x - 8).collect();
+    assert_eq!(shown, shifted, "\n{before}\n{after}");
+    assert!(
+        !llama.contains("/models/qwen3") && moved.contains("llama-server -m /models/qwen3"),
+        "{llama}\n{moved}"
+    );
+    assert!(!moved.contains("4242"), "the PID scrolled off too: {moved}");
     app.handle_key(key('h'), t0);
     let (back, _) = render(&mut app, 120, 40, t0);
+    assert_eq!(back, before);
+    // No scrolling past the end of the longest command: one h after many l moves back at once.
+    for _ in 0..50 {
+        app.handle_key(key('l'), t0);
+        render(&mut app, 120, 40, t0);
+    }
+    let (far, _) = render(&mut app, 120, 40, t0);
     assert!(
-        line_with(&back, "4242").contains("/usr/bin/llama-serve"),
-        "{back}"
+        far.contains("--port 8080") || far.contains("last.pt"),
+        "{far}"
     );
+    app.handle_key(key('h'), t0);
+    let (less, _) = render(&mut app, 120, 40, t0);
+    assert_ne!(less, far, "h after scrolling to the end must move");
 }
 
 /// A round reads host figures for what the view shows: the rows drawn, a page either side and
@@ -1588,4 +1664,299 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
         app.overlay = Overlay::None;
         app.handle_key(code(KeyCode::Down), t0);
     }
+}
+
+/// Issue 25 D1: with tags, T / K signal the tagged rows only (as nvitop does), never the row
+/// under the cursor as well, not even one just untagged; the dialog lists exactly those.
+#[test]
+fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
+    let t0 = Instant::now();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0)
+        .with_terminator(Box::new(Recorder(calls.clone())));
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    let goto = |app: &mut App, pid: u32| {
+        app.handle_key(key('g'), t0);
+        while app.process(app.selected_row().unwrap()).pid != pid {
+            app.handle_key(code(KeyCode::Down), t0);
+        }
+    };
+    for pid in [5151, 6002, 1200] {
+        goto(&mut app, pid);
+        app.handle_key(key(' '), t0);
+    }
+    // Untag Xorg, the cursor stays on it.
+    goto(&mut app, 1200);
+    app.handle_key(key(' '), t0);
+    goto(&mut app, 1200);
+    assert_eq!(app.tagged.len(), 2);
+    app.handle_key(key('T'), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    match &app.overlay {
+        Overlay::Confirm(c) => {
+            assert!(c.warning.is_none(), "{c:?}");
+            let mut all: Vec<u32> = std::iter::once(c.pid)
+                .chain(c.also.iter().map(|a| a.pid))
+                .collect();
+            all.sort_unstable();
+            assert_eq!(all, [5151, 6002]);
+        }
+        o => panic!("{o:?}"),
+    }
+    assert!(s.contains("Terminate the 2 tagged processes?"), "{s}");
+    assert!(
+        s.contains("PID 5151 (python3)") && s.contains("PID 6002 (ollama_runner)"),
+        "{s}"
+    );
+    assert!(!s.contains("PID 1200"), "{s}");
+    app.handle_key(key('y'), t0);
+    let mut signalled: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
+    signalled.sort_unstable();
+    assert_eq!(signalled, [5151, 6002]);
+    assert!(app.tagged.is_empty());
+    // Cancelling says what was left running.
+    goto(&mut app, 5151);
+    app.handle_key(key(' '), t0);
+    app.handle_key(key('K'), t0);
+    app.handle_key(key('n'), t0);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("cancelled: the 1 tagged process left running (still tagged)")
+    );
+}
+
+/// Issue 25 D3: the details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
+/// last line: ↓ / PgDn / End move down, ↑ / PgUp / Home back, and the frame says where it is.
+#[test]
+fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    if let Some(w) = s.processes[0]
+        .workload
+        .as_mut()
+        .map(std::sync::Arc::make_mut)
+    {
+        for i in 0..12 {
+            w.missing.push(format!("evidence gap {i}"));
+        }
+        w.missing.push("THE-LAST-LINE".into());
+    }
+    let mut app = app_with(s, t0);
+    assert_eq!(app.process(app.selected_row().unwrap()).pid, 4242);
+    app.handle_key(code(KeyCode::Enter), t0);
+    let (top, _) = render(&mut app, 80, 24, t0);
+    assert!(
+        top.contains("PID 4242") && !top.contains("THE-LAST-LINE"),
+        "{top}"
+    );
+    assert!(top.contains("PgDn"), "the frame says it scrolls:\n{top}");
+    app.handle_key(code(KeyCode::PageDown), t0);
+    let (paged, _) = render(&mut app, 80, 24, t0);
+    assert_ne!(paged, top);
+    app.handle_key(code(KeyCode::End), t0);
+    let (end, _) = render(&mut app, 80, 24, t0);
+    assert!(end.contains("THE-LAST-LINE"), "{end}");
+    // Past the end is the end: one ↑ moves at once.
+    for _ in 0..30 {
+        app.handle_key(code(KeyCode::Down), t0);
+    }
+    render(&mut app, 80, 24, t0);
+    app.handle_key(code(KeyCode::Up), t0);
+    let (up, _) = render(&mut app, 80, 24, t0);
+    assert_ne!(up, end);
+    app.handle_key(code(KeyCode::Home), t0);
+    let (home, _) = render(&mut app, 80, 24, t0);
+    assert_eq!(home, top);
+    app.handle_key(code(KeyCode::Esc), t0);
+    assert_eq!(app.overlay, Overlay::None);
+    // Opened again, it starts at the top.
+    app.handle_key(code(KeyCode::Enter), t0);
+    assert_eq!(render(&mut app, 80, 24, t0).0, top);
+}
+
+/// Issue 25 D6: one spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
+/// it is not drawn as an alarm (not red).
+#[test]
+fn unknowns_have_one_spelling_and_are_not_drawn_red() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    let mut hidden = Process::new(9999);
+    hidden.metadata_unavailable = Some("not visible in /proc (another PID namespace)".into());
+    hidden.usage = vec![usage(G1, Some(GIB), None, &[UsageKind::Compute])];
+    s.processes.push(hidden);
+    s.devices[1].memory.total_bytes = None;
+    balance(&mut s);
+    let mut app = app_with(s, t0);
+    let (screen, buf) = render(&mut app, 120, 40, t0);
+    let row = line_with(&screen, " 9999 ");
+    assert!(!row.contains('?') && !row.contains('—'), "{row}");
+    assert!(
+        row.matches("n/a").count() >= 4,
+        "user, name, workload, command: {row}"
+    );
+    assert!(
+        !screen.contains('?') || screen.contains("? help"),
+        "{screen}"
+    );
+    assert!(!screen.replace("? help", "").contains('?'), "{screen}");
+    // No n/a cell is red.
+    for y in 0..40 {
+        for x in 0..118 {
+            let cells: String = (x..x + 3).map(|x| buf[(x, y)].symbol()).collect();
+            if cells == "n/a" {
+                let fg = buf[(x, y)].fg;
+                assert!(
+                    !matches!(
+                        fg,
+                        ratatui::style::Color::Red | ratatui::style::Color::LightRed
+                    ),
+                    "n/a at {x},{y} drawn {fg:?}:\n{screen}"
+                );
+            }
+        }
+    }
+}
+
+/// Issue 25 D7: one name per metric, the snapshot table's: the memory controller's busy share
+/// is `MEM%` (it was `MBW` on the cards and `mem` in the details), a process's use is `SM%`
+/// (it was `GPU%` in the table); help says what each is; the CSV export says `sm_percent`.
+#[test]
+fn metrics_have_the_snapshot_table_s_names() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for (w, h) in [(120, 40), (80, 24), (100, 24)] {
+        let (s, _) = render(&mut app, w, h, t0);
+        assert!(!s.contains("MBW"), "{w}x{h}:\n{s}");
+        assert!(w == 80 || s.contains("MEM% 12"), "{w}x{h}:\n{s}");
+        let header = line_with(&s, "WORKLOAD");
+        assert!(
+            header.contains("SM%") && !header.contains("GPU%"),
+            "{header}"
+        );
+    }
+    let (s, _) = render(&mut app, 120, 40, t0);
+    assert!(s.contains("SM% 85  MEM% n/a"), "{s}");
+    assert!(s.contains("4242 SM%"), "chart legend:\n{s}");
+    app.handle_key(key('?'), t0);
+    let (help, _) = render(&mut app, 80, 24, t0);
+    assert!(help.contains("SM%") && help.contains("MEM%"), "{help}");
+}
+
+/// Issue 25 D7: an evidence line says its kind once (`• executable: executable /opt/…` and
+/// `• model file: model file /m/…` said it twice).
+#[test]
+fn evidence_lines_name_their_kind_once() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    if let Some(w) = s.processes[0]
+        .workload
+        .as_mut()
+        .map(std::sync::Arc::make_mut)
+    {
+        w.evidence = vec![
+            Evidence {
+                kind: EvidenceKind::Executable,
+                showed: "executable /opt/llama/llama-server".into(),
+                source: "/proc/4242/exe".into(),
+            },
+            Evidence::model_file("/models/q.gguf", "/proc/4242/maps".into()),
+        ];
+    }
+    let mut app = app_with(s, t0);
+    let (screen, _) = render(&mut app, 160, 60, t0);
+    assert!(
+        screen.contains("• executable: /opt/llama/llama-server"),
+        "{screen}"
+    );
+    assert!(screen.contains("• model file: /models/q.gguf"), "{screen}");
+    assert!(
+        !screen.contains("executable: executable") && !screen.contains("model file: model file")
+    );
+}
+
+/// Issue 25 D9: Space tags the row and moves down (as nvitop's does), so tagging a run of rows
+/// is one key per row.
+#[test]
+fn space_tags_and_moves_down() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let order = pids(&app);
+    app.handle_key(key(' '), t0);
+    app.handle_key(key(' '), t0);
+    assert_eq!(app.selected, 2);
+    let tagged: Vec<u32> = app.tagged.iter().map(|t| t.0).collect();
+    let mut want = vec![order[0], order[1]];
+    want.sort_unstable();
+    assert_eq!(tagged, want);
+    // At the last row it stays there.
+    app.handle_key(key('G'), t0);
+    app.handle_key(key(' '), t0);
+    assert_eq!(app.selected, app.rows.len() - 1);
+}
+
+/// Issue 25 D9: grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
+/// between the GPUs that costs no row.
+#[test]
+fn grouping_per_gpu_draws_a_line_between_gpus() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('D'), t0);
+    assert_eq!(pids(&app), [4242, 5151, 6002, 6001, 4242, 1200]);
+    let (s, buf) = render(&mut app, 120, 40, t0);
+    let y_of = |needle: &str| s.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    let underlined = |y: u16| {
+        (20..60).all(|x| {
+            buf[(x, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::UNDERLINED)
+        })
+    };
+    // 6001 ends GPU0's group; 5151 is inside it; 1200 is the last row of all.
+    assert!(underlined(y_of(" 6001 ")), "{s}");
+    assert!(!underlined(y_of(" 5151 ")), "{s}");
+    assert!(!underlined(y_of(" 1200 ")), "{s}");
+    // Not grouped: no line.
+    app.handle_key(key('D'), t0);
+    let (s, buf) = render(&mut app, 120, 40, t0);
+    let y = s.lines().position(|l| l.contains(" 6001 ")).unwrap() as u16;
+    assert!(!(20..60).any(|x| buf[(x, y)]
+        .modifier
+        .contains(ratatui::style::Modifier::UNDERLINED)));
+}
+
+/// Issue 25 D10: when the table is cut, a line says how many rows are hidden and how to see
+/// them (nothing said that 22 of 40 rows were hidden at 80×24).
+#[test]
+fn a_cut_table_says_how_many_rows_are_hidden() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    for i in 0..34 {
+        s.processes.push(proc(
+            7000 + i,
+            "worker",
+            "carol",
+            1,
+            vec![usage(G0, Some(GIB / 4), Some(1), &[UsageKind::Compute])],
+        ));
+    }
+    balance(&mut s);
+    let mut app = app_with(s, t0);
+    assert_eq!(app.rows.len(), 40);
+    let (small, _) = render(&mut app, 80, 24, t0);
+    let shown = app.geometry.body_rows;
+    let line = line_with(&small, "hidden");
+    assert!(
+        line.contains(&format!("rows 1–{shown} of 40 · {} hidden", 40 - shown)),
+        "{small}"
+    );
+    // Paging moves the window; the line follows.
+    app.handle_key(code(KeyCode::End), t0);
+    let (end, _) = render(&mut app, 80, 24, t0);
+    assert!(
+        line_with(&end, "hidden").contains(&format!("rows {}–40 of 40", 41 - shown)),
+        "{end}"
+    );
+    // Every row on screen: no such line.
+    let (big, _) = render(&mut app, 200, 100, t0);
+    assert!(!big.contains("hidden ("), "{big}");
 }

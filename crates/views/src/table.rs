@@ -25,18 +25,20 @@ pub fn render_table(snap: &Snapshot, opts: &TableOptions) -> String {
 
 fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
     let mut out = String::new();
+    // The host name and the time come from the machine or from a replayed file: one field
+    // each, a newline in them escaped (the header stays one line).
+    let taken_at = term_safe(&snap.taken_at);
     if let Some(src) = &opts.replay {
         let _ = writeln!(
             out,
-            "REPLAY of {src} (recorded {}, not the live machine)",
-            snap.taken_at
+            "REPLAY of {} (recorded {taken_at}, not the live machine)",
+            term_safe(src)
         );
     }
     let _ = writeln!(
         out,
-        "gpuledger snapshot · {} · {}{}",
-        snap.host.hostname.as_deref().unwrap_or("unknown host"),
-        snap.taken_at,
+        "gpuledger snapshot · {} · {taken_at}{}",
+        term_safe(snap.host.hostname.as_deref().unwrap_or("unknown host")),
         if snap.host.wsl { " · WSL2" } else { "" }
     );
     out.push('\n');
@@ -178,10 +180,11 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                     p.pid.to_string(),
                     words::or_unknown(p.user.as_deref()),
                     p.display_name().to_string(),
+                    // Not identified: unknown, not "nothing applies".
                     p.workload
                         .as_ref()
                         .map(|w| w.short_label())
-                        .unwrap_or_else(|| words::NOTHING.into()),
+                        .unwrap_or_else(|| words::UNKNOWN.into()),
                     gpu,
                     u.kinds_label(),
                     human_opt(u.memory_bytes),

@@ -205,6 +205,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let device = snapshot
         .as_ref()
         .and_then(|s| s.devices.iter().find(|d| d.index == opts.device));
+    if let (Some(snap), None, true) = (&snapshot, device, opts.device_named) {
+        bail!(
+            "--device {}: {}",
+            opts.device,
+            no_such_device(snap, opts.device)
+        );
+    }
     settings.backend = backend_setting(opts.backend, device);
     let mut e = estimate(&model, &settings)?;
     crate::overhead::apply_probe(&mut e, settings.backend.value);
@@ -294,6 +301,27 @@ fn log_compared(p: &std::path::Path, e: &Estimate) -> anyhow::Result<Vec<Compari
     Ok(compare_with_log(e, &log))
 }
 
+/// Why GPU `device` is not in `snap`: no GPU at all (with what each source said), or which are.
+fn no_such_device(snap: &Snapshot, device: u32) -> String {
+    if snap.devices.is_empty() {
+        let srcs: Vec<String> = snap
+            .sources
+            .iter()
+            .map(|s| format!("{}: {}", s.name, s.detail))
+            .collect();
+        format!("no GPU found ({})", srcs.join("; "))
+    } else {
+        format!(
+            "there is no GPU {device} (found {})",
+            snap.devices
+                .iter()
+                .map(|d| d.label())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
 /// Compare the estimate with what the device has free now (measured), and name who holds the rest.
 pub fn fit_check(
     e: &Estimate,
@@ -307,23 +335,7 @@ pub fn fit_check(
         };
     };
     let Some(d) = snap.devices.iter().find(|d| d.index == device) else {
-        let why = if snap.devices.is_empty() {
-            let srcs: Vec<String> = snap
-                .sources
-                .iter()
-                .map(|s| format!("{}: {}", s.name, s.detail))
-                .collect();
-            format!("no GPU found ({})", srcs.join("; "))
-        } else {
-            format!(
-                "there is no GPU {device} (found {})",
-                snap.devices
-                    .iter()
-                    .map(|d| d.label())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
+        let why = no_such_device(snap, device);
         return Fit::NotAvailable {
             reason: format!("fit check not available: {why}"),
         };

@@ -74,8 +74,8 @@ pub struct Args {
     /// Only processes with this name.
     #[arg(long)]
     pub name: Option<String>,
-    /// Only this device (its UUID).
-    #[arg(long, value_name = "UUID")]
+    /// Only this device: its index (as `snapshot` numbers them) or its UUID.
+    #[arg(long, value_name = "INDEX|UUID")]
     pub device: Option<String>,
     /// Device rows (memory, GPU %, temperature, power) instead of process rows.
     #[arg(long, conflicts_with_all = ["pid", "name"])]
@@ -93,6 +93,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         device: args.device.clone(),
         ..range
     };
+    // A device that is not in the recording fails here, before the header is written.
+    reader.check(&q)?;
     let stdout = std::io::stdout().lock();
     let out = std::io::BufWriter::with_capacity(1 << 16, stdout);
     let result = write(args, &reader, &q, out);

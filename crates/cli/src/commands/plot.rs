@@ -13,32 +13,44 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     pub range: crate::commands::history::Range,
-    /// Only this device (its UUID).
-    #[arg(long, value_name = "UUID")]
+    /// Only this device: its index (as `snapshot` numbers them) or its UUID.
+    #[arg(long, value_name = "INDEX|UUID")]
     pub device: Option<String>,
     /// How many processes to stack by name; the rest are summed as "other processes".
     #[arg(long, default_value_t = 5)]
     pub top: usize,
     /// Output file: `.svg`, or `.png` (the same chart rasterised; its text needs a font installed,
     /// e.g. Debian's fonts-dejavu-core).
-    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    #[arg(long, value_name = "FILE.svg|FILE.png", value_parser = out_file)]
     pub out: PathBuf,
 }
 
-pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    let ext = args
-        .out
+/// Whether the chart is rasterised: from the output file's extension, `None` for another one.
+fn is_png(out: &std::path::Path) -> Option<bool> {
+    match out
         .extension()
         .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let png = match ext.as_deref() {
-        Some("svg") => false,
-        Some("png") => true,
-        _ => anyhow::bail!(
-            "{}: the output file must end in .svg or .png",
-            args.out.display()
-        ),
-    };
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("svg") => Some(false),
+        Some("png") => Some(true),
+        _ => None,
+    }
+}
+
+/// `--out` is checked when the command line is parsed: another extension is a usage error
+/// (exit 2), said before any recording is opened.
+fn out_file(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    match is_png(&p) {
+        Some(_) => Ok(p),
+        None => Err("the output file must end in .svg or .png".into()),
+    }
+}
+
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
+    let png = is_png(&args.out) == Some(true);
     let (reader, range) = args.range.open(global)?;
     let q = Query {
         device: args.device.clone(),

@@ -83,8 +83,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     });
     // Whatever ended the loop, keep what was sampled.
     let flushed = rec.flush();
-    let stats = stats?;
-    flushed?;
+    let stats = match stats.and_then(|s| flushed.map(|()| s).map_err(anyhow::Error::from)) {
+        Ok(s) => s,
+        Err(e) => return Err(e.context(stopped(&rec))),
+    };
     eprintln!(
         "gpuledger: recorded {} samples{} into {}{}",
         stats.rounds,
@@ -99,4 +101,22 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a recorder stopped by an error (a full disk, a lost file) leaves: how many samples of
+/// this run are kept, from when to when, and how many were not written.
+fn stopped(rec: &Recorder) -> String {
+    let k = rec.kept();
+    let span = match (k.first_ms, k.last_ms) {
+        (Some(a), Some(b)) => format!(" (from {} to {})", format_ms(a), format_ms(b)),
+        _ => String::new(),
+    };
+    let lost = rec.pending();
+    format!(
+        "recording stopped: {} sample{} of this run {} kept in {}{span}; {lost} not written",
+        k.samples,
+        if k.samples == 1 { "" } else { "s" },
+        if k.samples == 1 { "is" } else { "are" },
+        rec.path().display(),
+    )
 }

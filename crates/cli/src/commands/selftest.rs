@@ -148,8 +148,8 @@ fn render(snap: &Snapshot, findings: &[Finding]) -> String {
         out,
         "gpuledger {} selftest · {} · kernel {}{}",
         crate::VERSION,
-        snap.host.hostname.as_deref().unwrap_or("unknown host"),
-        snap.host.kernel.as_deref().unwrap_or("unknown"),
+        gpuledger_views::term_safe(snap.host.hostname.as_deref().unwrap_or("unknown host")),
+        gpuledger_views::term_safe(snap.host.kernel.as_deref().unwrap_or("unknown")),
         if snap.host.wsl { " · WSL2" } else { "" }
     );
     for f in findings {

@@ -175,6 +175,11 @@ fn every_command_refuses_a_bad_value_with_exit_2() {
         ],
         &["--replay", "s.json", "kill", "4242", "--dry-run"],
         &["--replay", "s.json", "probe"],
+        // Issue 25 D8: options that need another (or a known file type) returned 1.
+        &["snapshot", "--at", "10m"],
+        &["--at", "10m"],
+        &["plot", "--out", "x.gif"],
+        &["plot", "--out", "x"],
     ];
     let dir = tempfile::tempdir().unwrap();
     for args in cases {

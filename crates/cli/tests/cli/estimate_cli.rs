@@ -157,13 +157,36 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
         "no verdict without a measurement"
     );
 
-    // GPU index that does not exist
-    let out = b.estimate(&["--device", "7"]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    // Issue 25 D8: a GPU index that does not exist is an error (it returned 0), in text and
+    // JSON alike, and no estimate is printed as if it had been checked.
+    for json in [false, true] {
+        let flags: &[&str] = if json {
+            &["--device", "7", "--json"]
+        } else {
+            &["--device", "7"]
+        };
+        let out = b.estimate(flags);
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        let err = stderr_of(&out);
+        assert!(
+            err.contains(
+                "--device 7: there is no GPU 7 (found GPU0 NVIDIA H200, GPU1 NVIDIA GeForce RTX 4090)"
+            ),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "{}", stdout_of(&out));
+    }
+    // Asked for by index on a machine with no GPU at all: an error too; without --device the
+    // estimate stands alone (no GPU is a normal state).
+    let out = b.estimate_with(no_nvml, &["--device", "1"]);
+    assert_eq!(out.status.code(), Some(1));
     assert!(
-        text.contains("there is no GPU 7 (found GPU0 NVIDIA H200, GPU1 NVIDIA GeForce RTX 4090)"),
-        "{text}"
+        stderr_of(&out).contains("--device 1: no GPU found"),
+        "{}",
+        stderr_of(&out)
     );
+    // --no-fit-check asks for no device: nothing to refuse.
+    assert_ok(&b.estimate(&["--device", "7", "--no-fit-check"]));
 }
 
 #[test]

@@ -102,6 +102,15 @@ fn explain_text_and_snapshot_workload_column() {
         "{t}"
     );
     assert!(t.contains("missing: listening port"), "{t}");
+    // Issue 25 D7: an evidence line names its kind once ("[executable] executable …" and
+    // "[model file] model file …" said it twice).
+    assert!(
+        t.contains("[model file] /models/qwen3-8b-q4_k_m.gguf"),
+        "{t}"
+    );
+    for kind in ["executable", "model file", "library", "command line"] {
+        assert!(!t.contains(&format!("[{kind}] {kind}")), "{kind}: {t}");
+    }
     assert!(t.contains("n/a: --no-probe given"), "{t}");
     assert!(!t.contains("SECRET1"));
 

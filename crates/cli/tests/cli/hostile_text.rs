@@ -188,3 +188,87 @@ fn gguf_metadata_in_an_estimate_error_is_escaped() {
     assert!(err.contains("\\u001b]0;PWNED"), "{err}");
     assert_no_controls("estimate error", &err);
 }
+
+/// Issue 25 C: a raw newline in GGUF metadata (or in the model's file name) must not forge a
+/// line of `estimate`'s output or of its errors: the header line and the error stay one line.
+#[test]
+fn newlines_in_gguf_metadata_forge_no_line() {
+    use gpuledger_workloads::gguf::{writer::GgufWriter, GgmlType, MetaValue};
+    let d = tempfile::tempdir().unwrap();
+    let (_s, sc) = scenario("driver|version=550.54.15\n");
+    let forged = |text: &str| text.lines().any(|l| l.starts_with("FORGED"));
+    // An architecture nobody knows: the error names it on one line.
+    let bad = d.path().join("bad.gguf");
+    let mut w = GgufWriter::new();
+    w.kv(
+        "general.architecture",
+        MetaValue::String("x\nFORGED: fits on GPU0".into()),
+    );
+    w.write(&bad).unwrap();
+    let out = run(&sc, &["estimate", bad.to_str().unwrap()]);
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!forged(&err) && err.contains("\\u000aFORGED"), "{err}");
+    // A model that estimates, with a newline in its architecture and in its file name: the
+    // header (and every other line) is not forged.
+    let f16 = GgmlType::from_name("f16").unwrap();
+    let arch = "llama\nFORGED: 0 B";
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String(arch.into()));
+    for (k, v) in [
+        ("block_count", 2),
+        ("context_length", 4096),
+        ("embedding_length", 256),
+        ("attention.head_count", 4),
+        ("attention.head_count_kv", 4),
+        ("vocab_size", 1000),
+    ] {
+        w.kv(&format!("{arch}.{k}"), MetaValue::U32(v));
+    }
+    w.tensor("token_embd.weight", &[256, 1000], f16);
+    for il in 0..2 {
+        w.tensor(&format!("blk.{il}.ffn_up.weight"), &[256, 1024], f16);
+    }
+    let good = d.path().join("m\nFORGED.gguf");
+    w.write(&good).unwrap();
+    let out = run(&sc, &["estimate", good.to_str().unwrap(), "-c", "512"]);
+    let (text, err) = (stdout_of(&out), stderr_of(&out));
+    assert!(!forged(&text) && !forged(&err), "{text}\n{err}");
+    assert!(
+        text.contains("\\u000aFORGED") || err.contains("\\u000aFORGED"),
+        "{text}\n{err}"
+    );
+}
+
+/// Issue 25 C: a replayed file's hostname (and device name, process name) with a raw newline
+/// forges no line in any text output that shows it. (CSV quotes such a field, as RFC 4180 says:
+/// a CSV reader reads it back whole.)
+#[test]
+fn newlines_in_a_replayed_file_forge_no_line() {
+    let m = Machine::two_gpus();
+    let mut v = m.json(&["snapshot", "--json"]);
+    v["host"]["hostname"] = "box\nFORGED host line".into();
+    v["devices"][0]["name"] = "H200\nFORGED device line".into();
+    process_mut(&mut v, 4242)["name"] = "llama\nFORGED process line".into();
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("forged.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let f = file.to_str().unwrap();
+    for args in [
+        vec!["--replay", f, "snapshot"],
+        vec!["--replay", f, "snapshot", "--wide"],
+        vec!["--replay", f, "explain", "4242"],
+        vec!["diff", f, f],
+        vec!["--replay", f, "selftest"],
+    ] {
+        let out = m.run(&args);
+        for text in [stdout_of(&out), stderr_of(&out)] {
+            assert!(
+                !text.lines().any(|l| l.trim_start().starts_with("FORGED")),
+                "{args:?}:\n{text}"
+            );
+        }
+    }
+    let text = stdout_of(&m.run(&["--replay", f, "snapshot"]));
+    assert!(text.contains("box\\u000aFORGED host line"), "{text}");
+}

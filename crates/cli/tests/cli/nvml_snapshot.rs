@@ -362,3 +362,17 @@ fn utilisation_samples_hold_briefly_then_mean_idle() {
     let second = c.collect();
     assert_eq!((sm(&second, 4242), sm(&second, 5151)), (Some(85), Some(0)));
 }
+
+/// Issue 25 D6: a process whose /proc entry could not be read is `n/a` in every column the
+/// table could not fill (it was `n/a ? — n/a`).
+#[test]
+fn an_unreadable_process_is_n_a_in_one_spelling() {
+    let m = Machine::two_gpus();
+    let text = ok_stdout(&m.run(&["snapshot"]));
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("9999 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!row.contains('?') && !row.contains('—'), "{row}");
+    assert!(row.matches("n/a").count() >= 4, "{row}");
+}

@@ -223,6 +223,22 @@ fn record_then_history_has_the_exact_values() {
         used,
         ["20000000000", "20000000000", "21000000000", "21000000000"]
     );
+    // Issue 25 D8: the index `snapshot` shows works as well as the UUID; an unknown device
+    // fails before any header is printed.
+    assert_eq!(r.history_csv(&["--devices", "--device", "0"]), dev);
+    assert_eq!(r.history_csv(&["--device", "0"]).len(), 6);
+    for fmt in ["table", "csv", "json"] {
+        let out = r.history(&["--device", "5", "--format", fmt]);
+        assert_eq!(out.status.code(), Some(1), "{fmt}");
+        assert!(out.stdout.is_empty(), "{fmt}: {}", stdout_of(&out));
+        assert!(
+            stderr_of(&out).contains(&format!(
+                "no device \"5\" in this recording (recorded: GPU0 {G})"
+            )),
+            "{}",
+            stderr_of(&out)
+        );
+    }
     assert_eq!(dev[0][7], "37");
     assert_eq!(dev[0][9], "54");
     assert_eq!(dev[0][10], "215.000");
@@ -276,6 +292,21 @@ fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
         "{err}"
     );
     assert!(err.contains(&format!("pid {},", child.id())), "{err}");
+    // Issue 25 C: the same file under another name (a symlink, a hard link) is refused too.
+    let sym = r.dir.path().join("sym.db");
+    let hard = r.dir.path().join("hard.db");
+    std::os::unix::fs::symlink(&r.db, &sym).unwrap();
+    std::fs::hard_link(&r.db, &hard).unwrap();
+    for other in [&sym, &hard] {
+        let out = r.run(&["record", "--db", other.to_str().unwrap(), "--count", "1"]);
+        assert_eq!(out.status.code(), Some(1), "{}", other.display());
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("another gpuledger recorder is writing"),
+            "{err}"
+        );
+        assert!(err.contains(&format!("pid {}", child.id())), "{err}");
+    }
 
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -330,8 +361,9 @@ fn snapshot_as_csv() {
         rows[1][16],
         "/opt/llama-server -m /m/q.gguf --api-key <redacted> --alias a,\"b\""
     );
+    // Issue 25 D8: an option that needs another is bad usage (it returned 1).
     let bad = m.run(&["snapshot", "--at", "1h"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     assert!(stderr_of(&bad).contains("--at needs --replay RECORDING.db"));
 }
 
@@ -377,7 +409,11 @@ fn plot_writes_an_svg_and_a_png_of_the_recording() {
     // few hundred such pixels (the frame and one line).
     assert!(dark > 2000, "{dark} dark pixels");
     let out = plot(&r.dir.path().join("c.jpg"));
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a usage error, as clap's (issue 25 D8)"
+    );
     assert!(stderr_of(&out).contains("must end in .svg or .png"));
 }
 
@@ -571,5 +607,50 @@ fn a_replay_of_the_apu_recording_keeps_system_memory_and_engines() {
     assert!(
         notes.contains("does not keep workload identification"),
         "{notes}"
+    );
+}
+
+/// Issue 25 C: a full disk stops `record` with an error that says how many samples of the run
+/// were kept (and until when), and those are what `history` reads back. The disk is "full" at
+/// 160 KiB per file (RLIMIT_FSIZE, SIGXFSZ ignored: writes past it fail as on a full disk).
+#[test]
+fn a_full_disk_stops_the_recorder_saying_how_many_samples_were_kept() {
+    use std::os::unix::process::CommandExt;
+    let r = Rig::new(false);
+    let mut c =
+        r.m.command(&["record", "--db", r.dbs(), "--interval", "10ms"]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 160 << 10,
+                rlim_max: 160 << 10,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let kept: usize = err
+        .split("recording stopped: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of kept samples: {err}"));
+    assert!(kept > 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "recording stopped: {kept} samples of this run are kept in {}",
+            r.dbs()
+        )) && err.contains("not written"),
+        "{err}"
+    );
+    assert_eq!(
+        r.history_csv(&["--devices", "--since", "1d"]).len(),
+        kept,
+        "{err}"
     );
 }

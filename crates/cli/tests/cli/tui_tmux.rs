@@ -359,7 +359,7 @@ fn remote_view_shows_another_machines_snapshot_read_only() {
 
 /// Issue 14: the README's sample, as a user first sees it, at three terminal sizes. The top
 /// process's row says who (NAME), what (WORKLOAD, uncut from 120 columns), how much (GPU memory)
-/// and how busy (GPU %); the chart, where there is one, has its legend.
+/// and how busy (SM%); the chart, where there is one, has its legend.
 #[test]
 fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sample-snapshot.json");
@@ -391,7 +391,7 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
         assert!(row.contains(workload), "{w}x{h}: {row:?}");
         let header = line_with(&s, " NAME ");
         assert!(
-            header.contains("NAME") && header.contains("WORKLOAD") && header.contains("GPU%"),
+            header.contains("NAME") && header.contains("WORKLOAD") && header.contains("SM%"),
             "{w}x{h}: {header}"
         );
         // The title keeps its items whole: the time is shown entire or not at all.
@@ -401,8 +401,9 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
                 && (!title.contains("2026-11-29T") || title.contains("2026-11-29T09:00:00Z")),
             "{w}x{h}: {title}"
         );
-        // The device's utilisation is whole at every width (it was cut to "GPU 6").
-        assert!(s.contains("GPU 64%"), "{w}x{h}:\n{s}");
+        // The device's utilisation is whole at every width (it was cut to "GPU 6"), named as
+        // the snapshot table names it (issue 25 D7).
+        assert!(s.contains("GPU% 64"), "{w}x{h}:\n{s}");
         if h >= 40 {
             assert!(
                 s.contains("━ GPU0 memory") && s.contains("• 4242 llama-server memory"),

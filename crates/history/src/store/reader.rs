@@ -286,23 +286,44 @@ impl Reader {
         Ok(r.0.zip(r.1))
     }
 
+    /// Whether the query can be answered (its device is in the recording), before any row is
+    /// read: a caller writes its header only after this.
+    pub fn check(&self, q: &Query) -> Result<()> {
+        self.device_filter(q).map(|_| ())
+    }
+
+    /// The recorded device a query names, by UUID or by index (as `snapshot` numbers them); an
+    /// index that named several devices over the recording is ambiguous and said so.
     fn device_filter(&self, q: &Query) -> Result<Option<u32>> {
-        match &q.device {
-            None => Ok(None),
-            Some(u) => match self.devices.iter().find(|d| &d.uuid == u) {
-                Some(d) => Ok(Some(d.id)),
-                None => Err(fail(
-                    &self.path,
-                    format!(
-                        "no device {u:?} in this recording (recorded: {})",
-                        self.devices
-                            .iter()
-                            .map(|d| gpuledger_model::term_safe(&d.uuid))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )),
-            },
+        let Some(u) = &q.device else { return Ok(None) };
+        if let Some(d) = self.devices.iter().find(|d| &d.uuid == u) {
+            return Ok(Some(d.id));
+        }
+        let listed = || {
+            self.devices
+                .iter()
+                .map(|d| format!("GPU{} {}", d.index, gpuledger_model::term_safe(&d.uuid)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let by_index: Vec<&RecordedDevice> = match u.parse::<u32>() {
+            Ok(i) => self.devices.iter().filter(|d| d.index == i).collect(),
+            Err(_) => Vec::new(),
+        };
+        match by_index.as_slice() {
+            [d] => Ok(Some(d.id)),
+            [] => Err(fail(
+                &self.path,
+                format!("no device {u:?} in this recording (recorded: {})", listed()),
+            )),
+            _ => Err(fail(
+                &self.path,
+                format!(
+                    "device index {u} names several devices in this recording: give the UUID \
+                     (recorded: {})",
+                    listed()
+                ),
+            )),
         }
     }
 

@@ -43,6 +43,17 @@ pub struct Recorder {
     identity: Option<(u64, u64)>,
     /// Set once the file is found gone: nothing more is written, not even on drop.
     lost: bool,
+    /// The samples of this run committed so far.
+    kept: Kept,
+}
+
+/// The samples a recorder has committed since it was opened: how many, the first and the last
+/// time. What a stop on error (a full disk) says was kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Kept {
+    pub samples: u64,
+    pub first_ms: Option<i64>,
+    pub last_ms: Option<i64>,
 }
 
 pub(super) fn i(v: Option<u64>) -> Option<i64> {
@@ -107,6 +118,7 @@ impl Recorder {
             host: None,
             identity: file_identity(path),
             lost: false,
+            kept: Kept::default(),
         };
         r.load_ids()?;
         Ok(r)
@@ -392,8 +404,18 @@ impl Recorder {
         ))
     }
 
+    /// The samples of this run committed so far.
+    pub fn kept(&self) -> Kept {
+        self.kept
+    }
+
     /// After a commit: what was written is done; the rest waits for a later flush.
     fn written(&mut self, exact: bool) {
+        if let (Some(a), Some(b)) = (self.pending.first(), self.pending.last()) {
+            self.kept.samples += self.pending.len() as u64;
+            self.kept.first_ms.get_or_insert(a.ts);
+            self.kept.last_ms = Some(b.ts);
+        }
         self.pending.clear();
         self.new_strings.clear();
         self.new_devices.clear();

@@ -223,9 +223,30 @@ fn round_trip_exact_values_across_keyframes_and_deltas() {
         .unwrap_err();
     assert!(
         err.to_string()
-            .contains("no device \"GPU-X\" in this recording (recorded: GPU-1)"),
+            .contains("no device \"GPU-X\" in this recording (recorded: GPU0 GPU-1)"),
         "{err}"
     );
+    // Issue 25 D8: by index as well as by UUID (as `snapshot` numbers them).
+    let by = |d: &str| {
+        let mut rows = Vec::new();
+        r.for_each_device_row(
+            &Query {
+                device: Some(d.into()),
+                ..Query::default()
+            },
+            |row| rows.push(row.device.uuid.clone()),
+        )
+        .map(|_| rows)
+    };
+    assert_eq!(by("0").unwrap(), by("GPU-1").unwrap());
+    assert!(!by("0").unwrap().is_empty());
+    let err = r
+        .check(&Query {
+            device: Some("3".into()),
+            ..Query::default()
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("no device \"3\""), "{err}");
 
     // Stored command lines are redacted.
     let p = r.processes.values().find(|p| p.pid == 10).unwrap();
@@ -371,6 +392,50 @@ fn a_second_recorder_is_refused_and_the_first_can_reopen_after() {
     let r = Reader::open(&db).unwrap();
     assert_eq!(r.processes.len(), 1);
     assert_eq!(rows(&r, &Query::default()).len(), 2);
+}
+
+/// Issue 25 C: the lock is the file's, not the name's: a second recorder through a symlink or a
+/// hard link to the same database ran concurrently (once: "database disk image is malformed").
+#[test]
+#[cfg(unix)]
+fn a_second_recorder_through_a_symlink_or_hard_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let sym = dir.path().join("sym.db");
+    let hard = dir.path().join("sub").join("hard.db");
+    let rec = Recorder::open(&db).unwrap();
+    std::os::unix::fs::symlink(&db, &sym).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::hard_link(&db, &hard).unwrap();
+    for other in [&sym, &hard] {
+        let err = Recorder::open(other)
+            .err()
+            .unwrap_or_else(|| panic!("{}: a second recorder ran", other.display()))
+            .to_string();
+        assert!(
+            err.contains("another gpuledger recorder is writing to this database"),
+            "{err}"
+        );
+        // The holder is named wherever it can be found (its lock note, or the kernel's list).
+        #[cfg(target_os = "linux")]
+        assert!(
+            err.contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
+    }
+    // The name-free lock leaves no note beside the other names.
+    assert!(!dir.path().join("sub").join("hard.db.lock").exists());
+    drop(rec);
+    // Released with the recorder: either name records now, one at a time.
+    let mut by_link = Recorder::open(&hard).unwrap();
+    assert!(Recorder::open(&db).is_err());
+    by_link.add(&snap(1, 1, vec![proc(10, 1, "a", Some(1), None)]), T0);
+    by_link.flush().unwrap();
+    drop(by_link);
+    assert_eq!(
+        rows(&Reader::open(&db).unwrap(), &Query::default()).len(),
+        1
+    );
 }
 
 #[test]

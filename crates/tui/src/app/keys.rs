@@ -67,12 +67,14 @@ impl App {
             KeyCode::Char('+') | KeyCode::Char('=') => return self.step_interval(true),
             KeyCode::Char('-') | KeyCode::Char('_') => return self.step_interval(false),
             KeyCode::Enter | KeyCode::Char('i') if self.selected_row().is_some() => {
-                self.overlay = Overlay::Details;
+                self.overlay = Overlay::Details(0);
             }
             KeyCode::Char(' ') => self.toggle_tag(),
             KeyCode::Char('v') => self.show_env(),
-            KeyCode::Char('l') => self.command_scroll += 8,
-            KeyCode::Char('h') => self.command_scroll = self.command_scroll.saturating_sub(8),
+            KeyCode::Char('l') => {
+                self.row_scroll = (self.row_scroll + 8).min(self.geometry.max_scroll)
+            }
+            KeyCode::Char('h') => self.row_scroll = self.row_scroll.saturating_sub(8),
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),
@@ -137,18 +139,31 @@ impl App {
                 v.scroll = v.scroll.min(n.saturating_sub(1));
                 self.overlay = Overlay::Env(v);
             }
-            Overlay::Details => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q')
-                ) {
-                    self.overlay = Overlay::None;
-                }
-            }
+            Overlay::Details(at) => self.details_key(at, key),
             Overlay::Confirm(c) => self.confirm_key(c, key, now),
             Overlay::Export(path) => self.export_key(path, key),
             Overlay::None => {}
         }
+    }
+
+    /// A key in the details pop-up: scroll it (as far as the last frame says there is), or
+    /// close it.
+    fn details_key(&mut self, at: u16, key: KeyEvent) {
+        let (max, page) = (self.geometry.details_max, self.geometry.details_page.max(1));
+        let at = match key.code {
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('i') | KeyCode::Char('q') => {
+                self.overlay = Overlay::None;
+                return;
+            }
+            KeyCode::Down | KeyCode::Char('j') => at.saturating_add(1),
+            KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => at.saturating_add(page),
+            KeyCode::PageUp => at.saturating_sub(page),
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => max,
+            _ => at,
+        };
+        self.overlay = Overlay::Details(at.min(max));
     }
 
     /// A key while the filter is being typed: it edits the filter.
@@ -310,6 +325,9 @@ impl App {
             ));
             return;
         }
+        if !self.tagged.is_empty() {
+            return self.ask_terminate_tagged(force);
+        }
         let Some(r) = self.selected_row().copied() else {
             return;
         };
@@ -331,34 +349,66 @@ impl App {
             // Command lines are stored redacted by the sources.
             detail.push(format!("command: {}", cmd.join(" ")));
         }
-        let (pid, start_time) = (p.pid, p.start_time);
-        let memory = self.memory_summary(p);
-        let (also, refused) = self.tagged_targets((pid, start_time));
-        if let Some(why) = refused {
-            self.message = Some(why);
-            return;
-        }
         self.overlay = Overlay::Confirm(Confirm {
-            pid,
-            start_time,
+            pid: p.pid,
+            start_time: p.start_time,
             warning,
-            memory,
+            memory: self.memory_summary(p),
             detail: detail.join(" · "),
             name,
             force,
             stage: 1,
-            also,
+            also: Vec::new(),
+            tagged: false,
         });
     }
 
-    /// The tagged processes other than `first`, in table order, each with the line that tells it
-    /// apart; or why one of them may not be signalled (then nothing is).
-    fn tagged_targets(&self, first: (u32, Option<u64>)) -> (Vec<AlsoTarget>, Option<String>) {
-        let Some(snap) = self.snapshot.as_ref() else {
-            return (Vec::new(), None);
+    /// With tags, T / K ask about the tagged processes only, as nvitop does: the row under the
+    /// cursor is not added (issue 25 D1). The first is the confirmation's own, the rest `also`.
+    fn ask_terminate_tagged(&mut self, force: bool) {
+        let mut targets = match self.tagged_targets() {
+            Ok(t) => t,
+            Err(why) => {
+                self.message = Some(why);
+                return;
+            }
         };
-        let mut also = Vec::new();
-        for &(pid, st) in self.tagged.iter().filter(|t| **t != first) {
+        if targets.is_empty() {
+            return;
+        }
+        let first = targets.remove(0);
+        self.overlay = Overlay::Confirm(Confirm {
+            pid: first.pid,
+            start_time: first.start_time,
+            name: first.name,
+            memory: String::new(),
+            detail: first.detail,
+            force,
+            warning: None,
+            stage: 1,
+            also: targets,
+            tagged: true,
+        });
+    }
+
+    /// The tagged processes, in table order (then any the filter hides, by PID), each with the
+    /// line that tells it apart; or why one of them may not be signalled (then nothing is).
+    fn tagged_targets(&self) -> Result<Vec<AlsoTarget>, String> {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let mut order: Vec<(u32, Option<u64>)> = Vec::new();
+        let shown = self.rows.iter().map(|r| self.process(r));
+        for key in shown
+            .map(|p| (p.pid, p.start_time))
+            .chain(self.tagged.iter().copied())
+        {
+            if self.tagged.contains(&key) && !order.contains(&key) {
+                order.push(key);
+            }
+        }
+        let mut targets = Vec::new();
+        for (pid, st) in order {
             let Some(p) = snap
                 .processes
                 .iter()
@@ -370,15 +420,12 @@ impl App {
             if let Check::Refused(why) | Check::SecondConfirmation(why) =
                 self.terminator.check(pid, st, &name)
             {
-                return (
-                    Vec::new(),
-                    Some(format!(
-                        "tagged PID {pid} ({name}): {why}; untag it (Space) and signal it on its own"
-                    )),
-                );
+                return Err(format!(
+                    "tagged PID {pid} ({name}): {why}; untag it (Space) and signal it on its own"
+                ));
             }
             let cmd = p.cmdline.as_ref().map(|c| c.join(" ")).unwrap_or_default();
-            also.push(AlsoTarget {
+            targets.push(AlsoTarget {
                 pid,
                 start_time: st,
                 detail: format!(
@@ -390,7 +437,7 @@ impl App {
                 name,
             });
         }
-        (also, None)
+        Ok(targets)
     }
 
     fn toggle_tag(&mut self) {
@@ -403,9 +450,11 @@ impl App {
             self.tagged.insert(key);
         }
         self.message = Some(format!(
-            "{} tagged: T / K signal them all (after one confirmation); Space again untags",
+            "{} tagged: T / K signal these only (one confirmation lists them); Space again untags",
             self.tagged.len()
         ));
+        // As nvitop's Space: on to the next row, so a run of rows is one key each.
+        self.select(self.selected + 1);
     }
 
     /// `v`: the selected process's environment, read now (bounded) by the sources crate: values
@@ -458,10 +507,14 @@ impl App {
     pub(super) fn confirm_key(&mut self, mut c: Confirm, key: KeyEvent, now: Instant) {
         if !matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
             self.overlay = Overlay::None;
-            self.message = Some(format!(
-                "cancelled: PID {} ({}) left running",
-                c.pid, c.name
-            ));
+            self.message = Some(if c.tagged {
+                format!(
+                    "cancelled: the {} left running (still tagged)",
+                    crate::ui::tagged_count(c.also.len() + 1)
+                )
+            } else {
+                format!("cancelled: PID {} ({}) left running", c.pid, c.name)
+            });
             return;
         }
         if c.stage == 1 && c.warning.is_some() {
@@ -470,40 +523,50 @@ impl App {
             return;
         }
         self.overlay = Overlay::None;
+        if c.tagged {
+            return self.signal_tagged(&c, now);
+        }
         let verb = if c.force { "kill" } else { "terminate" };
-        let mut others = Vec::new();
-        for a in &c.also {
-            match self.terminate(a.pid, a.start_time, &a.name, c.force, now) {
-                Termination::Requested => others.push(format!("{} requested", a.pid)),
-                Termination::Refused(why) | Termination::NotAvailable(why) => {
-                    others.push(format!("{} not signalled: {why}", a.pid))
-                }
-            }
-        }
-        if !c.also.is_empty() {
-            self.tagged.clear();
-        }
-        let others = if others.is_empty() {
-            String::new()
-        } else {
-            format!("; tagged PIDs {}", others.join(", "))
-        };
         self.message = Some(
             match self.terminate(c.pid, c.start_time, &c.name, c.force, now) {
-                Termination::Requested => {
-                    format!(
-                        "{verb} requested for PID {} ({}): waiting to see it gone{others}",
-                        c.pid, c.name
-                    )
-                }
+                Termination::Requested => format!(
+                    "{verb} requested for PID {} ({}): waiting to see it gone",
+                    c.pid, c.name
+                ),
                 Termination::Refused(why) => {
-                    format!("{verb} PID {} ({}) refused: {why}{others}", c.pid, c.name)
+                    format!("{verb} PID {} ({}) refused: {why}", c.pid, c.name)
                 }
-                Termination::NotAvailable(why) => {
-                    format!("cannot {verb} PID {}: {why}{others}", c.pid)
-                }
+                Termination::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
             },
         );
+    }
+
+    /// Sends the confirmed signal to every tagged process (and to nothing else), then untags.
+    fn signal_tagged(&mut self, c: &Confirm, now: Instant) {
+        let verb = if c.force { "kill" } else { "terminate" };
+        let first = AlsoTarget {
+            pid: c.pid,
+            start_time: c.start_time,
+            name: c.name.clone(),
+            detail: String::new(),
+        };
+        let mut outcomes = Vec::new();
+        for a in std::iter::once(&first).chain(&c.also) {
+            outcomes.push(
+                match self.terminate(a.pid, a.start_time, &a.name, c.force, now) {
+                    Termination::Requested => format!("{} ({}) requested", a.pid, a.name),
+                    Termination::Refused(why) | Termination::NotAvailable(why) => {
+                        format!("{} ({}) not signalled: {why}", a.pid, a.name)
+                    }
+                },
+            );
+        }
+        self.tagged.clear();
+        self.message = Some(format!(
+            "{verb} of the {}: {}; waiting to see them gone",
+            crate::ui::tagged_count(outcomes.len()),
+            outcomes.join(", ")
+        ));
     }
 
     // ---- export ------------------------------------------------------------------------------

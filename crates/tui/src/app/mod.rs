@@ -11,9 +11,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod command;
 mod export;
+mod fmt;
 mod keys;
 mod rows;
+pub use command::short_command;
+pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
 
 /// Table columns, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,7 +65,8 @@ impl Column {
             Column::Workload => "WORKLOAD",
             Column::Type => "TYPE",
             Column::Memory => "GPU MEM",
-            Column::Gpu => "GPU%",
+            // The process's share of the GPU: SM%, as the snapshot table names it.
+            Column::Gpu => "SM%",
             Column::Cpu => "CPU%",
             Column::Rss => "RSS",
             Column::HostMem => "RAM%",
@@ -122,6 +127,9 @@ pub struct Confirm {
     /// Further tagged processes the same signal goes to (Space tags rows), each with the line
     /// that tells it apart.
     pub also: Vec<AlsoTarget>,
+    /// The targets are the tagged processes (this one and `also`), and only those: the row
+    /// under the cursor is not one of them unless it is tagged.
+    pub tagged: bool,
 }
 
 /// One more process of a multi-process kill.
@@ -138,8 +146,9 @@ pub struct AlsoTarget {
 pub enum Overlay {
     None,
     Help,
-    /// Every value of the selected row, with the reason for each n/a.
-    Details,
+    /// Every value of the selected row, with the reason for each n/a; the first (wrapped)
+    /// line shown, for scrolling.
+    Details(u16),
     Confirm(Confirm),
     /// CSV export: the path being edited.
     Export(String),
@@ -187,6 +196,11 @@ pub struct Geometry {
     pub body_y: u16,
     pub body_rows: usize,
     pub offset: usize,
+    /// How far the rows can scroll sideways: until the longest command line ends on screen.
+    pub max_scroll: u16,
+    /// How far the details pop-up can scroll (its last line at the bottom), and its page.
+    pub details_max: u16,
+    pub details_page: u16,
 }
 
 pub const INTERVAL_STEPS_MS: [u64; 9] = [100, 200, 500, 1000, 2000, 3000, 5000, 10000, 30000];
@@ -236,8 +250,9 @@ pub struct App {
     pub export_dir: PathBuf,
     /// Processes tagged with Space (pid, start time): T/K act on all of them.
     pub tagged: std::collections::BTreeSet<(u32, Option<u64>)>,
-    /// How many characters of each command line are scrolled off to the left (h / l).
-    pub command_scroll: usize,
+    /// How many cells the table's rows are scrolled to the left (h / l), as nvitop scrolls its
+    /// rows: the whole row moves and the rest of the command lines comes into view.
+    pub row_scroll: u16,
     /// Where process environments are read for `v` on Linux (`/proc`; tests point it elsewhere).
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
@@ -285,7 +300,7 @@ impl App {
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
             tagged: Default::default(),
-            command_scroll: 0,
+            row_scroll: 0,
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
         }
@@ -518,7 +533,7 @@ impl App {
         }
         if u.engines.sm_percent.is_none() {
             v.push((
-                "GPU %".into(),
+                "SM%".into(),
                 u.engines
                     .unavailable_reason
                     .clone()
@@ -549,49 +564,4 @@ impl App {
 /// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
 pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     gpuledger_model::files::data_dir_with(env)
-}
-
-/// `2026-11-29T09:00:00Z` (or with fractional seconds) as Unix seconds; `None` for anything else.
-pub fn unix_secs(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !s.ends_with('Z') {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
-    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
-}
-
-/// Run time as nvitop and ps show it: `59:07`, `10:29:59`, `3d 04h`.
-pub fn fmt_runtime(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    if d > 0 {
-        format!("{d}d {h:02}h")
-    } else if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
-    } else {
-        format!("{m}:{s:02}")
-    }
-}
-
-pub fn fmt_interval(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
-    }
 }

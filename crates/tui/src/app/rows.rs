@@ -22,7 +22,8 @@ impl App {
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
-            Column::Workload => self.workload(p).unwrap_or_else(|| words::NOTHING.into()),
+            // Not identified: unknown (`n/a`), not "nothing applies".
+            Column::Workload => self.workload(p).unwrap_or_else(|| words::UNKNOWN.into()),
             Column::Type => u.kinds_label(),
             Column::Memory => u
                 .memory_bytes
@@ -55,6 +56,16 @@ impl App {
                 .map(|c| c.join(" "))
                 .or_else(|| p.exe.clone())
                 .unwrap_or_else(|| "n/a".into()),
+        }
+    }
+
+    /// The command as the table shows it: the program and the script it runs by their file
+    /// names first ([`short_command`]); the whole line is in the details and the export.
+    pub fn command_cell(&self, row: &Row) -> String {
+        let p = self.process(row);
+        match &p.cmdline {
+            Some(c) if !c.is_empty() => short_command(c),
+            _ => self.cell_text(row, Column::Command),
         }
     }
 

@@ -153,7 +153,7 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
     let l = &d.ledger;
     // The books stay one item: processes without the unattributed rest would not balance.
     let mut items = vec![
-        format!("GPU {}", opt(d.utilization.gpu_percent, "%")),
+        format!("GPU% {}", opt(d.utilization.gpu_percent, "")),
         format!(
             "procs {} · {}",
             human_bytes(l.attributed_bytes),
@@ -168,7 +168,7 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
         items.push(format!("{} n/a", l.unknown_processes));
     }
     items.extend([
-        format!("MBW {}", opt(d.utilization.memory_percent, "%")),
+        format!("MEM% {}", opt(d.utilization.memory_percent, "")),
         d.temperature_c
             .map_or("temp n/a".into(), |c| format!("{c}°C")),
         power_text(d),
@@ -206,7 +206,8 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     let bw = w.saturating_sub(4 + label.chars().count());
     let (fill, empty) = match mem_frac(d) {
         Some(fr) => bar(fr, bw),
-        None => (String::new(), "?".repeat(bw)),
+        // Unknown is not 0: no bar at all (the label says n/a).
+        None => (String::new(), " ".repeat(bw)),
     };
     f.render_widget(
         Paragraph::new(Line::from(vec![
@@ -219,9 +220,9 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     );
     // Line 2: utilisation, temperature, power; sparkline of GPU % to the right.
     let l2 = format!(
-        "GPU {}  MBW {}  {}  {}",
-        opt(d.utilization.gpu_percent, "%"),
-        opt(d.utilization.memory_percent, "%"),
+        "GPU% {}  MEM% {}  {}  {}",
+        opt(d.utilization.gpu_percent, ""),
+        opt(d.utilization.memory_percent, ""),
         d.temperature_c
             .map_or("temp n/a".into(), |c| format!("{c}°C")),
         power_text(d)

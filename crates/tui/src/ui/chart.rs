@@ -111,7 +111,7 @@ pub fn chart_legend(app: &App) -> Vec<LegendItem> {
         });
         v.push(LegendItem {
             glyph: "▄",
-            label: format!("{} GPU %", p.pid),
+            label: format!("{} SM%", p.pid),
             style: t.warn,
         });
     }

@@ -61,11 +61,11 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
             ),
             Span::styled(format!(" [{}]", u.memory_source), t.dim),
             Span::raw(format!(
-                "  SM {}  mem {}  enc {}  dec {}",
-                opt(u.engines.sm_percent, "%"),
-                opt(u.engines.memory_percent, "%"),
-                opt(u.engines.encoder_percent, "%"),
-                opt(u.engines.decoder_percent, "%"),
+                "  SM% {}  MEM% {}  ENC% {}  DEC% {}",
+                opt(u.engines.sm_percent, ""),
+                opt(u.engines.memory_percent, ""),
+                opt(u.engines.encoder_percent, ""),
+                opt(u.engines.decoder_percent, ""),
             )),
         ]));
     }
@@ -245,7 +245,7 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
             for e in &w.evidence {
                 v.push(Line::from(vec![
                     Span::raw(format!("• {}: ", e.kind.label())),
-                    Span::raw(e.showed.clone()),
+                    Span::raw(e.shown().to_string()),
                     Span::styled(format!(" [{}]", e.source), t.dim),
                 ]));
             }

@@ -90,6 +90,13 @@ pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// Under the keys: what the names on screen mean (the snapshot table's names); each line fits
+/// an 80-column terminal.
+pub const HELP_NOTES: &[&str] = &[
+    "TYPE C compute, G graphics, C+G both · SM% the process's share of the GPU",
+    "MEM% memory controller busy · bars: device share · n/a = unknown, never 0",
+];
+
 /// Keys and what they do; each line fits an 80-column terminal.
 pub const HELP: &[(&str, &str)] = &[
     (
@@ -108,17 +115,20 @@ pub const HELP: &[(&str, &str)] = &[
     ("/", "filter: PID, user, name, command, device"),
     ("t", "tree view: children under their parent"),
     ("D", "group the rows per GPU (the sort applies within each)"),
-    ("Enter i", "details, and why each n/a is unknown"),
+    (
+        "Enter i",
+        "details, why each n/a is unknown (↑↓ PgUp/PgDn scroll)",
+    ),
     (
         "T F9  /  K",
         "terminate / force kill the selected process (asks)",
     ),
     (
         "Space",
-        "tag / untag: T and K then signal every tagged process",
+        "tag / untag, then down; with tags T/K act on tagged only",
     ),
     ("v", "the process's environment (values of safe names only)"),
-    ("h l", "scroll long command lines left / right"),
+    ("h l", "scroll the rows left / right (long command lines)"),
     (
         "c  o",
         "copy the PID (OSC 52)  /  open the executable's folder",
@@ -134,16 +144,19 @@ pub const HELP: &[(&str, &str)] = &[
     ),
 ];
 
-pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) {
+/// Draws the open overlay. Returns how far the details pop-up can scroll and its page (0, 0
+/// when it is not open), for the keys.
+pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) -> (u16, u16) {
     match &app.overlay {
         Overlay::None => {}
         Overlay::Help => help_box(f, app, area),
-        Overlay::Details => details_box(f, app, area),
+        Overlay::Details(at) => return details_box(f, app, area, *at),
         Overlay::Confirm(c) => confirm_box(f, app, area, c),
         Overlay::Env(v) => env_box(f, app, area, v),
         // Export is a prompt line in the footer (see draw_footer), not a box over the table.
         Overlay::Export(_) => {}
     }
+    (0, 0)
 }
 
 fn help_box(f: &mut Frame, app: &App, area: Rect) {
@@ -157,11 +170,10 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
             ])
         })
         .collect();
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "n/a = unknown, never 0 (Enter says why). Bars: share of the device.",
-        t.dim,
-    ));
+    // What the columns and cards mean, in the snapshot table's names.
+    for l in HELP_NOTES {
+        lines.push(Line::styled(*l, t.dim));
+    }
     let r = centered(area, 100, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(
@@ -172,10 +184,13 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-fn details_box(f: &mut Frame, app: &App, area: Rect) {
+/// Every value of the selected row, the estimate and the evidence, from (wrapped) line `at`:
+/// ↑↓ PgUp/PgDn Home/End scroll it when it is taller than the screen (issue 25 D3: at 80×24
+/// the evidence was cut). Returns how far it can scroll and its page.
+fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let t = &app.theme;
     let Some(row) = app.selected_row().copied() else {
-        return;
+        return (0, 0);
     };
     let mut lines = measured_lines(app, &row);
     lines.push(Line::raw(""));
@@ -187,45 +202,41 @@ fn details_box(f: &mut Frame, app: &App, area: Rect) {
     lines.push(Line::raw(""));
     lines.push(Line::styled("Workload · evidence", t.header));
     lines.extend(evidence_lines(app));
-    let r = centered(
-        area,
-        area.width.saturating_sub(4).min(110),
-        area.height.saturating_sub(2).min(lines.len() as u16 + 6),
-    );
+    let w = area.width.saturating_sub(4).min(110);
+    let para = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let total = para.line_count(w.saturating_sub(2)).min(u16::MAX as usize) as u16;
+    let r = centered(area, w, area.height.saturating_sub(2).min(total + 2));
+    let page = r.height.saturating_sub(2);
+    let max = total.saturating_sub(page);
+    let at = at.min(max);
+    let mut block = Block::bordered().title(Span::styled(" Details — Esc closes ", t.title));
+    if max > 0 {
+        block = block.title_bottom(Span::styled(
+            format!(
+                " lines {}–{} of {total} · ↑↓ PgUp/PgDn Home/End ",
+                at + 1,
+                at + page
+            ),
+            t.dim,
+        ));
+    }
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::bordered().title(Span::styled(" Details — Esc closes ", t.title))),
-        r,
-    );
+    f.render_widget(para.scroll((at, 0)).block(block), r);
+    (max, page)
 }
 
 fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
     let t = &app.theme;
     let verb = if c.force { "Force kill" } else { "Terminate" };
-    let mut lines = vec![Line::styled(
-        format!("{verb} PID {} ({})?", c.pid, c.name),
-        t.warn,
-    )];
-    lines.push(Line::raw(term_safe(&c.detail).into_owned()));
-    lines.push(Line::raw(format!("It holds {}.", c.memory)));
-    if !c.also.is_empty() {
-        lines.push(Line::styled(
-            format!("and {} tagged process(es):", c.also.len()),
-            t.warn,
-        ));
-        const SHOWN: usize = 8;
-        for a in c.also.iter().take(SHOWN) {
-            lines.push(Line::raw(fit(
-                &term_safe(&format!("  PID {} ({}) {}", a.pid, a.name, a.detail)),
-                72,
-            )));
-        }
-        if c.also.len() > SHOWN {
-            lines.push(Line::raw(format!("  … and {} more", c.also.len() - SHOWN)));
-        }
-    }
+    let mut lines = if c.tagged {
+        tagged_lines(app, area, c, verb)
+    } else {
+        vec![
+            Line::styled(format!("{verb} PID {} ({})?", c.pid, c.name), t.warn),
+            Line::raw(term_safe(&c.detail).into_owned()),
+            Line::raw(format!("It holds {}.", c.memory)),
+        ]
+    };
     if c.stage == 2 {
         if let Some(w) = &c.warning {
             lines.push(Line::raw(""));
@@ -253,6 +264,42 @@ fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
             .block(Block::bordered().title(Span::styled(format!(" {verb} "), t.warn))),
         r,
     );
+}
+
+/// The tagged processes a confirmation signals, every one of them: one line each while they
+/// fit, then the remaining PIDs on one wrapped line.
+fn tagged_lines(app: &App, area: Rect, c: &Confirm, verb: &str) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let n = c.also.len() + 1;
+    let mut lines = vec![Line::styled(
+        format!("{verb} the {}?", tagged_count(n)),
+        t.warn,
+    )];
+    let all = std::iter::once((c.pid, &c.name, &c.detail))
+        .chain(c.also.iter().map(|a| (a.pid, &a.name, &a.detail)));
+    let room = (area.height as usize).saturating_sub(10).max(3);
+    let shown = if n <= room { n } else { room - 1 };
+    let mut rest = Vec::new();
+    for (i, (pid, name, detail)) in all.enumerate() {
+        if i < shown {
+            let l = format!("  PID {pid} ({name}) {detail}");
+            lines.push(Line::raw(fit(&term_safe(&l), 72)));
+        } else {
+            rest.push(pid.to_string());
+        }
+    }
+    if !rest.is_empty() {
+        lines.push(Line::raw(format!(
+            "  and PIDs {} ({} more)",
+            rest.join(", "),
+            rest.len()
+        )));
+    }
+    lines.push(Line::styled(
+        "Only these are signalled (the row under the cursor only if tagged).",
+        t.dim,
+    ));
+    lines
 }
 
 fn env_box(f: &mut Frame, app: &App, area: Rect, v: &EnvView) {

@@ -86,11 +86,11 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), notes_area);
-    let geometry = draw_table(f, app, table);
+    let mut geometry = draw_table(f, app, table);
     if bottom_h > 0 {
         draw_bottom(f, app, bottom, now);
     }
     draw_footer(f, app, footer);
-    draw_overlay(f, app, area);
+    (geometry.details_max, geometry.details_page) = draw_overlay(f, app, area);
     geometry
 }

@@ -5,10 +5,11 @@ use crate::app::Geometry;
 use crate::app::{App, Column, Row};
 use gpuledger_model::bar_fraction;
 use gpuledger_model::units::human_bytes;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Rect};
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row as TableRow, Table, TableState};
+use ratatui::widgets::{Cell, Paragraph, Row as TableRow, StatefulWidget, Table, TableState};
 use ratatui::Frame;
 use std::collections::HashSet;
 
@@ -41,7 +42,12 @@ pub(crate) fn content_width(app: &App, c: Column) -> u16 {
             } else {
                 0
             };
-            width_of(&app.cell_text(r, c)) + indent
+            let text = if c == Column::Command {
+                app.command_cell(r)
+            } else {
+                app.cell_text(r, c)
+            };
+            width_of(&text) + indent
         })
         .max()
         .unwrap_or(0)
@@ -53,11 +59,43 @@ pub const WORKLOAD_MAX: u16 = 40;
 pub(crate) const NAME_MAX: u16 = 20;
 pub(crate) const COMMAND_MIN: u16 = 12;
 
+/// Spare width: the bar as long as the header's title with the rows' one memory source
+/// (`GPU MEM▼ [nvml]`: every number says where it came from), COMMAND up to its longest line,
+/// a longer bar (up to 10 cells), then the rest to COMMAND.
+fn spread_spare(
+    app: &App,
+    w: &mut TableWidths,
+    e: &Essentials,
+    (src_w, common_source): (u16, Option<&str>),
+    bar_w: &mut u16,
+    command: &mut u16,
+) {
+    if *bar_w > 0 {
+        if let Some(src) = common_source {
+            let title = width_of(&format!("{}▼ [{src}]", Column::Memory.title())) as u16;
+            let mem_w = e.label_w + *bar_w + 1 + if src_w > 0 { src_w + 1 } else { 0 };
+            *bar_w += w.grow(title.saturating_sub(mem_w).min(10 - *bar_w));
+        }
+    }
+    if *command > 0 {
+        let want = content_width(app, Column::Command);
+        *command += w.grow(want.saturating_sub(*command));
+    }
+    if *bar_w > 0 {
+        *bar_w += w.grow(10 - *bar_w);
+    }
+    if *command > 0 {
+        *command += w.grow(u16::MAX);
+    }
+}
+
 /// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
 /// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
 /// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
-/// TYPE, CPU%, COMMAND, RSS, RAM%, TIME; COMMAND takes what is left. The memory source is per row only when
-/// the rows' sources differ; otherwise it is named once in the header.
+/// TYPE, COMMAND, CPU%, RSS, RAM%, TIME. The width left goes to COMMAND up to its longest line
+/// (what tells two `python3` jobs apart), then to a longer bar, then to COMMAND again. Host
+/// columns are left out where no row can have them (a replay, a remote view). The memory source
+/// is per row only when the rows' sources differ; otherwise it is named once in the header.
 pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     use Column::*;
     let title_w = |c: Column| width_of(c.title()) as u16;
@@ -82,22 +120,23 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     if !dev && ndev == 1 {
         dev = w.take(3);
     }
-    let cpu = w.take(5);
     let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
+    let host_cols = app.replay.is_none() && app.remote.is_none();
+    let cpu = host_cols && w.take(5);
     let rss_want = content_width(app, Rss).max(5);
-    let rss = w.take(rss_want);
+    let rss = host_cols && w.take(rss_want);
     // RAM% and TIME only where they leave 20 cells to widen the bar and COMMAND.
-    let ram = w.fits(5 + 21) && w.take(5);
+    let ram = host_cols && w.fits(5 + 21) && w.take(5);
     let time_want = content_width(app, Time).max(4);
     let time = w.fits(time_want + 21) && w.take(time_want);
-    // Spare width: a longer bar first (up to 10 cells), then everything to COMMAND.
-    if bar_w > 0 {
-        bar_w += w.grow(10 - bar_w);
-    }
-    if command > 0 {
-        command += w.grow(u16::MAX);
-    }
-
+    spread_spare(
+        app,
+        &mut w,
+        &e,
+        (src_w, common_source.as_deref()),
+        &mut bar_w,
+        &mut command,
+    );
     let label_w = e.label_w;
     let mem_w =
         label_w + if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
@@ -233,7 +272,93 @@ impl TableWidths {
 /// (header cells, first row, offset) is returned for mouse hits and paging.
 pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
     let t = &app.theme;
-    let lay = layout_columns(app, area.width);
+    let mut lay = layout_columns(app, area.width);
+    // h / l scroll whole rows: the table is drawn with COMMAND as much wider as it is
+    // scrolled, then shown from that many cells in, up to the end of the longest command.
+    let max_scroll = lay
+        .width(Column::Command)
+        .map_or(0, |w| content_width(app, Column::Command).saturating_sub(w));
+    let scroll = app.row_scroll.min(max_scroll);
+    if let Some(c) = lay.cols.iter_mut().find(|c| c.0 == Column::Command) {
+        c.1 += scroll;
+    }
+    let (header, header_cells) = header_row(app, &lay, area, scroll);
+    // Rows that do not all fit leave their last line to say how many are hidden.
+    let fits = area.height.saturating_sub(1) as usize;
+    let cut = app.rows.len() > fits && fits >= 2;
+    let body_rows = if cut { fits - 1 } else { fits };
+    let table_area = Rect {
+        height: area.height.min(body_rows as u16 + 1),
+        ..area
+    };
+    let mut geometry = Geometry {
+        header_y: Some(area.y),
+        header_cells,
+        body_y: area.y + 1,
+        body_rows,
+        offset: 0,
+        max_scroll,
+        ..Geometry::default()
+    };
+
+    // Only the rows that can show are built: a frame with thousands of processes stays cheap.
+    let first = first_shown(app, body_rows);
+    let rows = app
+        .rows
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(body_rows)
+        .map(|(i, r)| {
+            let row = TableRow::new(row_cells(app, r, &lay));
+            // Grouped per GPU: a line under each GPU's last row (it costs no row).
+            if app.by_device && app.rows.get(i + 1).is_some_and(|n| !same_device(app, r, n)) {
+                row.style(Style::default().add_modifier(Modifier::UNDERLINED))
+            } else {
+                row
+            }
+        });
+    let widths = lay.cols.iter().map(|&(_, w)| Constraint::Length(w));
+    let table = Table::new(rows, widths)
+        .header(TableRow::new(header).style(t.header))
+        .column_spacing(1)
+        .flex(Flex::Start)
+        .row_highlight_style(t.selected);
+    let selected = (!app.rows.is_empty()).then(|| app.selected - first);
+    let mut state = TableState::new().with_selected(selected);
+    if scroll == 0 {
+        f.render_stateful_widget(table, table_area, &mut state);
+    } else {
+        draw_scrolled(f, table, &mut state, table_area, scroll);
+    }
+    geometry.offset = first;
+    if cut {
+        let y = area.y + 1 + body_rows as u16;
+        draw_hidden_line(
+            f,
+            app,
+            Rect::new(area.x, y, area.width, 1),
+            first,
+            body_rows,
+        );
+    }
+    if app.rows.is_empty() {
+        draw_empty(f, app, area);
+    }
+    geometry
+}
+
+/// Where each header cell shows on screen: from x, to x, its column (for clicks).
+type HeaderCells = Vec<(u16, u16, Column)>;
+
+/// The header's cells (the sort column marked, the one memory source named) and where each
+/// shows on screen once the rows are scrolled `scroll` cells.
+fn header_row(
+    app: &App,
+    lay: &TableLayout,
+    area: Rect,
+    scroll: u16,
+) -> (Vec<Cell<'static>>, HeaderCells) {
     let mut header = Vec::with_capacity(lay.cols.len());
     let mut header_cells = Vec::with_capacity(lay.cols.len());
     let mut x = area.x;
@@ -251,20 +376,28 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
                 }
             }
         }
-        header.push(Cell::from(fit(&title, w as usize)));
-        header_cells.push((x, x + w, c));
+        // Numbers are right-aligned under a right-aligned title: the `%` ends where it ends.
+        let numeric = matches!(
+            c,
+            Column::Pid | Column::Gpu | Column::Cpu | Column::Rss | Column::HostMem | Column::Time
+        );
+        header.push(Cell::from(if numeric {
+            fit_right(&title, w as usize)
+        } else {
+            fit(&title, w as usize)
+        }));
+        // Where the header cell shows once scrolled (a column scrolled off is not clickable).
+        let (x0, x1) = (x.saturating_sub(scroll), (x + w).saturating_sub(scroll));
+        if x1 > area.x {
+            header_cells.push((x0.max(area.x), x1.min(area.right()), c));
+        }
         x += w + 1;
     }
-    let body_rows = area.height.saturating_sub(1) as usize;
-    let mut geometry = Geometry {
-        header_y: Some(area.y),
-        header_cells,
-        body_y: area.y + 1,
-        body_rows,
-        offset: 0,
-    };
+    (header, header_cells)
+}
 
-    // Only the rows that can show are built: a frame with thousands of processes stays cheap.
+/// The first row shown: the last frame's, moved as little as keeps the selection in view.
+fn first_shown(app: &App, body_rows: usize) -> usize {
     let prev = app.geometry.offset;
     let first = if app.selected < prev {
         app.selected
@@ -273,43 +406,71 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
     } else {
         prev
     };
-    let first = first.min(app.rows.len().saturating_sub(body_rows));
-    let rows = app
-        .rows
-        .iter()
-        .skip(first)
-        .take(body_rows)
-        .map(|r| TableRow::new(row_cells(app, r, &lay)));
-    let widths = lay.cols.iter().map(|&(_, w)| Constraint::Length(w));
-    let table = Table::new(rows, widths)
-        .header(TableRow::new(header).style(t.header))
-        .column_spacing(1)
-        .flex(Flex::Start)
-        .row_highlight_style(t.selected);
-    let selected = (!app.rows.is_empty()).then(|| app.selected - first);
-    let mut state = TableState::new().with_selected(selected);
-    f.render_stateful_widget(table, area, &mut state);
-    geometry.offset = first;
-    if app.rows.is_empty() {
-        let msg = if app.snapshot.is_none() {
-            "waiting for data…".to_string()
-        } else if app.filter.is_empty() {
-            "no GPU processes listed by any source".to_string()
-        } else {
-            format!(
-                "no process matches the filter {:?} (Esc clears it)",
-                app.filter
-            )
-        };
-        let body = Rect::new(
-            area.x,
-            area.y + 1,
-            area.width,
-            area.height.saturating_sub(1),
-        );
-        f.render_widget(Paragraph::new(Span::styled(msg, t.dim)), body);
+    first.min(app.rows.len().saturating_sub(body_rows))
+}
+
+/// Under a cut table: which rows are shown, how many are hidden, and how to reach them.
+fn draw_hidden_line(f: &mut Frame, app: &App, line: Rect, first: usize, body_rows: usize) {
+    let n = app.rows.len();
+    let last = (first + body_rows).min(n);
+    let text = format!(
+        "rows {}–{last} of {n} · {} hidden (PgUp/PgDn, g/G)",
+        first + 1,
+        n - (last - first)
+    );
+    f.render_widget(
+        Paragraph::new(Span::styled(fit(&text, line.width as usize), app.theme.dim)),
+        line,
+    );
+}
+
+/// Whether two rows are on the same device.
+fn same_device(app: &App, a: &Row, b: &Row) -> bool {
+    app.usage(a).device == app.usage(b).device
+}
+
+/// Why the table has no rows.
+fn draw_empty(f: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let msg = if app.snapshot.is_none() {
+        "waiting for data…".to_string()
+    } else if app.filter.is_empty() {
+        "no GPU processes listed by any source".to_string()
+    } else {
+        format!(
+            "no process matches the filter {:?} (Esc clears it)",
+            app.filter
+        )
+    };
+    let body = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(1),
+    );
+    f.render_widget(Paragraph::new(Span::styled(msg, t.dim)), body);
+}
+
+/// Draws `table` `scroll` cells wider off screen and shows it from `scroll` cells in: the
+/// whole row moves left. A `◂` in the header's first cell says the rows are scrolled.
+fn draw_scrolled(f: &mut Frame, table: Table<'_>, state: &mut TableState, area: Rect, scroll: u16) {
+    let wide = Rect::new(0, 0, area.width.saturating_add(scroll), area.height);
+    let mut scratch = Buffer::empty(wide);
+    StatefulWidget::render(table, wide, &mut scratch, state);
+    let buf = f.buffer_mut();
+    for y in 0..area.height {
+        for x in 0..area.width.min(wide.width - scroll) {
+            let mut cell = scratch[(x + scroll, y)].clone();
+            if x == 0 && cell.symbol().is_empty() {
+                // The right half of a wide character cut at the left edge.
+                cell.set_symbol(" ");
+            }
+            buf[(area.x + x, area.y + y)] = cell;
+        }
     }
-    geometry
+    if area.width > 0 && area.height > 0 {
+        buf[(area.x, area.y)].set_symbol("◂");
+    }
 }
 
 /// One row's cells, each fitted to its column by display width.
@@ -325,15 +486,17 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                 let u = app.usage(row);
                 match u.memory_bytes {
                     Some(b) => {
-                        let frac = app
-                            .device_of(row)
-                            .and_then(|d| bar_fraction(b, d))
-                            .unwrap_or(0.0);
-                        if bar_w > 0 {
-                            let (fill, empty) = bar(frac, bar_w as usize);
-                            spans.push(Span::styled(fill, t.bar));
-                            spans.push(Span::styled(empty, t.bar_empty));
-                            spans.push(Span::raw(" "));
+                        let frac = app.device_of(row).and_then(|d| bar_fraction(b, d));
+                        match frac {
+                            Some(frac) if bar_w > 0 => {
+                                let (fill, empty) = bar(frac, bar_w as usize);
+                                spans.push(Span::styled(fill, t.bar));
+                                spans.push(Span::styled(empty, t.bar_empty));
+                                spans.push(Span::raw(" "));
+                            }
+                            // The device's size is unknown: no share to draw (not 0).
+                            _ if bar_w > 0 => spans.push(Span::raw(" ".repeat(bar_w as usize + 1))),
+                            _ => {}
                         }
                         spans.push(Span::raw(fit_right(&human_bytes(b), label_w)));
                     }
@@ -341,7 +504,7 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                         if bar_w > 0 {
                             spans.push(Span::raw(" ".repeat(bar_w as usize + 1)));
                         }
-                        spans.push(Span::styled(fit_right("n/a", label_w), t.warn));
+                        spans.push(Span::styled(fit_right("n/a", label_w), t.dim));
                     }
                 }
                 if src_w > 0 {
@@ -366,15 +529,11 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
             | Column::Time
             | Column::Device => {
                 let s = app.cell_text(row, c);
-                let style = if s == "n/a" { t.warn } else { Style::default() };
+                // Unknown is normal, not an alarm: dim, never red.
+                let style = if s == "n/a" { t.dim } else { Style::default() };
                 spans.push(Span::styled(fit_right(&s, w), style));
             }
-            Column::Command if app.command_scroll > 0 => {
-                // h / l scroll long command lines; the cut is marked.
-                let s = app.cell_text(row, c);
-                let rest: String = s.chars().skip(app.command_scroll).collect();
-                spans.push(Span::raw(fit(&format!("…{rest}"), w)));
-            }
+            Column::Command => spans.push(Span::raw(fit(&app.command_cell(row), w))),
             _ => {
                 let s = app.cell_text(row, c);
                 let style = if s == "n/a" || s == "—" {

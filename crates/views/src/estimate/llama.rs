@@ -5,7 +5,7 @@
 use crate::columns::{Align, Columns};
 use gpuledger_model::llama_estimate::{Comparison, Estimate, InputSource};
 use gpuledger_model::units::human_bytes;
-use gpuledger_model::words;
+use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
 
 /// Render the estimate: a header, one row per line (GPU, host, what it depends on), the totals,
@@ -21,7 +21,12 @@ pub fn render_text(e: &Estimate) -> String {
     let inputs: Vec<Vec<String>> = e
         .inputs
         .iter()
-        .map(|i| vec![i.name.clone(), i.value.clone(), source(&i.source)])
+        .map(|i| {
+            // Values and GGUF keys come from the model file: one field, one line.
+            [i.name.as_str(), &i.value, &source(&i.source)]
+                .map(|x| term_safe(x).into_owned())
+                .to_vec()
+        })
         .collect();
     // A long value (a path) overflows its own line rather than pushing every source right.
     o.push_str(
@@ -33,7 +38,7 @@ pub fn render_text(e: &Estimate) -> String {
     if !e.notes.is_empty() {
         o.push_str("notes:\n");
         for n in &e.notes {
-            let _ = writeln!(o, "  - {n}");
+            let _ = writeln!(o, "  - {}", term_safe(n));
         }
     }
     o
@@ -71,8 +76,8 @@ fn header(e: &Estimate) -> String {
         "ESTIMATE ({}) for {}: {}, {} layers, {} in {} file{}\n\
          context: n_ctx {} ({} per slot), {} slot{}, {} cache, n_ubatch {}, flash attention {}\n",
         e.recipe,
-        m.path,
-        m.architecture,
+        term_safe(&m.path),
+        term_safe(&m.architecture),
         m.n_layer,
         human_bytes(m.file_bytes),
         m.files,

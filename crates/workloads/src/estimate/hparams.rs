@@ -78,8 +78,14 @@ pub struct Reader<'a> {
     pub notes: Vec<String>,
 }
 
+/// `Display` is one line: the file's name and the message quote the model file (its
+/// architecture, its keys), escaped so that a newline in them forges no line of output.
 #[derive(Debug, thiserror::Error)]
-#[error("{file}: {message}")]
+#[error(
+    "{}: {}",
+    gpuledger_model::term_safe(file),
+    gpuledger_model::term_safe(message)
+)]
 pub struct HparamError {
     pub file: String,
     pub message: String,

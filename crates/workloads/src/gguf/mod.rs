@@ -318,9 +318,14 @@ pub struct GgufModel {
     pub parts: Vec<GgufFile>,
 }
 
-/// A reader error. `Display` is `"<file>: <what was wrong>"`, and the message names the field.
+/// A reader error. `Display` is `"<file>: <what was wrong>"` on one line (control characters of
+/// the file's name and of what it quotes escaped), and the message names the field.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {message}", file.display())]
+#[error(
+    "{}: {}",
+    gpuledger_model::term_safe(&file.display().to_string()),
+    gpuledger_model::term_safe(message)
+)]
 pub struct GgufError {
     pub file: PathBuf,
     /// The header field that was being read (`tensor count`, `metadata key 3`, `tensor 'x' type`).

@@ -16,6 +16,8 @@ pub(super) struct Opts {
     pub llama_build: Option<u64>,
     pub json: bool,
     pub device: u32,
+    /// `--device N` was given (not the default 0): a GPU that is not there is then an error.
+    pub device_named: bool,
     pub backend: Option<Backend>,
     pub fit_check: bool,
 }
@@ -133,6 +135,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         llama_build: None,
         json: false,
         device: 0,
+        device_named: false,
         backend: None,
         fit_check: true,
     };
@@ -155,6 +158,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                 o.device = v
                     .parse()
                     .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
+                o.device_named = true;
             }
             "--llama-build" => {
                 let v = it.next().context("--llama-build needs a build number")?;

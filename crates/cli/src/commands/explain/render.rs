@@ -14,10 +14,14 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
         out,
         "gpuledger explain {} · {} · user {}{}",
         e.pid,
-        p.map(|p| p.display_name())
-            .unwrap_or(gpuledger_model::words::UNKNOWN),
-        p.and_then(|p| p.user.as_deref())
-            .unwrap_or(gpuledger_model::words::UNKNOWN),
+        gpuledger_views::term_safe(
+            p.map(|p| p.display_name())
+                .unwrap_or(gpuledger_model::words::UNKNOWN)
+        ),
+        gpuledger_views::term_safe(
+            p.and_then(|p| p.user.as_deref())
+                .unwrap_or(gpuledger_model::words::UNKNOWN)
+        ),
         if e.replay { " · REPLAY" } else { "" }
     );
     if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
@@ -92,7 +96,7 @@ fn identification_section(out: &mut String, e: &Explanation) {
                     out,
                     "    [{}] {}  — {}",
                     ev.kind.label(),
-                    ev.showed,
+                    ev.shown(),
                     ev.source
                 );
             }
