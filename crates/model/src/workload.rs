@@ -360,7 +360,10 @@ mod estimate_tests {
             assert_eq!(v["total_is_floor"], floor, "{v}");
             assert_eq!(v["weights_gpu_bytes"], 1u64 << 30);
             assert_eq!(v["why"], "because");
-            assert!(v.get("reported").is_none(), "empty lists are still left out");
+            assert!(
+                v.get("reported").is_none(),
+                "empty lists are still left out"
+            );
             let back: EstimatedMemory = serde_json::from_value(v).unwrap();
             assert_eq!(back, e);
             e.compute_gpu_bytes = None;
