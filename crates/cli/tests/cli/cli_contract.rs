@@ -207,6 +207,7 @@ fn every_help_names_its_exit_statuses() {
         "watch",
         "plot",
         "serve",
+        "ui",
         "kill",
         "verify",
         "completions",
