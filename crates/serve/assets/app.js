@@ -364,6 +364,10 @@
   function column(cls, title, sub) {
     return add(el('section', 'col ' + cls), add(el('h4', null, title), el('small', null, ' ' + sub)));
   }
+  // One figure of a ledger column: the value large, what it is beside it.
+  function figure(value, what, cls) {
+    return add(el('p', 'fig' + (cls ? ' ' + cls : '')), el('b', null, value), el('span', null, what));
+  }
   function line(k, v, cls) {
     return add(el('p', 'kv' + (cls ? ' ' + cls : '')), el('span', 'k', k), el('span', 'v', v));
   }
@@ -394,14 +398,13 @@
 
   function estimated(p) {
     const e = p.estimate;
-    const col = column('estimated', 'Estimated', 'calculated, not measured');
+    const col = column('estimated', 'Estimated', 'by a recipe');
     if (!e) {
       const ai = p.workload && AI.includes(p.workload.kind);
-      col.append(el('p', 'hint', ai ? 'No estimate: the model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'No estimate: not an AI runtime gpuledger has a recipe for.'));
-      return col;
+      return add(col, figure(NOTHING, 'no estimate'), el('p', 'hint', ai ? 'The model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'Not an AI runtime gpuledger has a recipe for.'));
     }
-    add(col, line('total GPU', (e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), 'total'),
-      line('recipe', e.recipe + (e.n_ctx != null ? ' · context ' + e.n_ctx : '')));
+    add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), 'total GPU'),
+      el('p', 'src', e.recipe + (e.n_ctx != null ? ' · context ' + e.n_ctx : '')));
     if (e.total_is_floor) col.append(el('p', 'hint', 'A part is unknown: the total counts only the known parts.'));
     return col;
   }
@@ -409,10 +412,9 @@
   function measured(p) {
     const col = column('measured', 'Measured', 'by the driver');
     for (const u of p.usage) {
-      const v = u.memory_bytes != null ? bytes(u.memory_bytes) : NA;
-      col.append(line('GPU' + gpuLabel(u.device), v + ' · ' + u.memory_source, 'usage'));
+      add(col, figure(bytes(u.memory_bytes), 'GPU' + gpuLabel(u.device) + ' · ' + u.memory_source));
       if (u.unavailable_reason) col.append(el('p', 'hint', u.unavailable_reason));
-      for (const [src, b] of Object.entries(u.memory_by_source || {})) col.append(line('  ' + src, bytes(b)));
+      for (const [src, b] of Object.entries(u.memory_by_source || {})) col.append(el('p', 'src', src + ': ' + bytes(b)));
     }
     return col;
   }
@@ -422,9 +424,9 @@
     const figures = (p.estimate && p.estimate.reported) || [];
     for (const f of figures) {
       const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
-      add(col, line(f.what, v), el('p', 'src', f.source));
+      add(col, figure(v, f.what), el('p', 'src', f.source));
     }
-    if (!figures.length) col.append(el('p', 'hint', 'Nothing recorded. `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log with --log.'));
+    if (!figures.length) col.append(figure(NOTHING, 'nothing recorded'));
     return col;
   }
 
@@ -435,7 +437,7 @@
     add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
     const ol = el('ol');
     for (const ev of w.evidence) ol.append(add(el('li'), el('b', null, (EVIDENCE[ev.kind] || ev.kind) + ': '), document.createTextNode(ev.showed), el('span', 'src', ' — ' + ev.source)));
-    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'not found: '), document.createTextNode(m)));
+    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
     box.append(ol);
     if (w.member) box.append(el('p', 'hint', 'Part of a workload: ' + w.member.role + (w.member.root_pid != null ? ' of pid ' + w.member.root_pid : '') + ' (' + w.member.evidence + ')'));
     return box;
@@ -451,6 +453,9 @@
     const head = add(el('h3'), el('i', 'sw ' + colorClass(p.pid)), document.createTextNode(procName(p)), el('span', 'hint', ' pid ' + p.pid + ' · ' + (p.user || NA)));
     const kids = [head, el('p', 'workload', workloadLabel(p.workload))];
     kids.push(add(el('div', 'ledgers'), measured(p), reported(p), estimated(p)));
+    if (!(p.estimate && p.estimate.reported && p.estimate.reported.length)) {
+      kids.push(el('p', 'hint', 'Live server state is not in the snapshot: `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log (--log).'));
+    }
     const e = p.estimate;
     if (e) {
       kids.push(...partsBar(e));
@@ -478,18 +483,20 @@
     const pts = st.samples.map((s) => ({ t: s.t, dev: s.devices.find((x) => x.uuid === d.uuid), procs: s.processes.filter((x) => x.device === d.uuid) })).filter((x) => x.dev);
     const total = d.memory.total_bytes;
     const top = Math.max(total || 0, ...pts.map((x) => x.dev.used_bytes || 0), ...pts.flatMap((x) => x.procs.map((q) => q.memory_bytes))) || 1;
+    // From the first sample to the latest, at least ten rounds wide.
     const t1 = pts.length ? pts[pts.length - 1].t : 0;
-    const t0 = Math.min(pts.length ? pts[0].t : t1, t1 - 60000);
+    const t0 = Math.min(pts.length ? pts[0].t : t1, t1 - 10 * (st.intervalMs || 1000));
     const X = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
     const Y = (b) => T + (1 - b / top) * (H - T - B);
     const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'memory of GPU' + d.index + ' over time' });
-    for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-      g.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: Y(top * f), y2: Y(top * f) }));
-      g.append(svg('text', { x: L - 6, y: Y(top * f) + 4, 'text-anchor': 'end' }, bytes(Math.round(top * f))));
+    for (const b of ticks(top)) {
+      g.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: Y(b), y2: Y(b) }));
+      g.append(svg('text', { x: L - 6, y: Y(b) + 4, 'text-anchor': 'end' }, bytes(b)));
     }
-    const mins = Math.round((t1 - t0) / 60000);
-    g.append(svg('text', { x: L, y: H - 6 }, '−' + (mins >= 1 ? mins + ' min' : Math.round((t1 - t0) / 1000) + ' s')));
-    g.append(svg('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, pts.length ? 'latest' : 'no samples yet'));
+    const span = (t1 - t0) / 1000;
+    if (pts.length > 1) g.append(svg('text', { x: L, y: H - 6 }, '−' + (span >= 120 ? Math.round(span / 60) + ' min' : Math.round(span) + ' s')));
+    const end = pts.length > 1 ? 'latest' : pts.length ? pts[0].taken_at : 'no samples yet';
+    g.append(svg('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, end));
     if (total) {
       g.append(svg('line', { class: 'total', x1: L, x2: W - R, y1: Y(total), y2: Y(total) }));
       g.append(svg('text', { class: 'total-label', x: W - R - 4, y: Y(total) + 14, 'text-anchor': 'end' }, 'total ' + bytes(total)));
@@ -507,6 +514,17 @@
     const cap = el('figcaption', null, 'GPU' + d.index + ' ' + (d.name || '') + ' · ' + pts.length + ' sample' + (pts.length === 1 ? '' : 's'));
     if (pts.length === 1) cap.append(el('span', 'hint', st.replay ? ' — a replay holds one moment: no curve' : ' — the curve starts with the next round'));
     return add(fig, cap, g, legend);
+  }
+
+  // Grid lines at round values (1, 2, 2.5 or 5 × a power of ten, in GiB or MiB), at most five.
+  function ticks(top) {
+    const unit = top >= 2 ** 30 ? 2 ** 30 : 2 ** 20;
+    const raw = top / unit / 4;
+    const p = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((x) => x >= raw) * unit;
+    const out = [];
+    for (let b = 0; b <= top; b += step) out.push(Math.round(b));
+    return out;
   }
 
   // One polyline per run of known values: a missing value is a gap, never drawn as 0.
@@ -559,7 +577,9 @@
     renderCurves(s);
     renderNotes(s);
     st.renders++;
-    document.documentElement.dataset.renders = st.renders;
+    const root = document.documentElement.dataset;
+    root.renders = st.renders;
+    if (st.renders === 1) root.firstRenderMs = Math.round(performance.now());
   }
 
   async function tick() {
