@@ -566,16 +566,27 @@
     while (st.samples.length && st.samples[0].t < from) st.samples.shift();
   }
 
+  // A section is rebuilt only when what it shows changed: an unchanged machine costs a status
+  // line and the curves per update, not a repaint of the whole page.
+  const drawn = {};
+  function changed(section, ...data) {
+    const key = JSON.stringify(data);
+    if (drawn[section] === key) return false;
+    drawn[section] = key;
+    return true;
+  }
+
   function render() {
     const s = st.snap;
     assignColors(s);
-    renderHeader(s);
+    const colors = [...st.colors];
+    if (changed('header', s.host, st.replay, s.taken_at)) renderHeader(s);
     renderStatus();
-    renderCards(s);
-    renderTable(s);
-    renderWhy(s);
-    renderCurves(s);
-    renderNotes(s);
+    if (changed('cards', s.devices, s.processes, colors)) renderCards(s);
+    if (changed('table', s.devices, s.processes, colors, st.sort, st.filter, st.selected)) renderTable(s);
+    if (changed('why', s.devices, s.processes.find((p) => p.pid === st.selected), st.selected)) renderWhy(s);
+    if (changed('curves', st.samples.length, st.lastT, s.devices)) renderCurves(s);
+    if (changed('notes', s.notes, s.devices, s.processes, s.sources)) renderNotes(s);
     st.renders++;
     const root = document.documentElement.dataset;
     root.renders = st.renders;
@@ -592,6 +603,8 @@
       st.snap = snap;
       takeHistory(hist);
       st.failedSince = null;
+      // Hidden while the answer was on its way: drawn when the tab is shown again.
+      if (document.visibilityState === 'hidden') return;
       render();
     } catch (err) {
       st.failedSince = st.failedSince || new Date();
