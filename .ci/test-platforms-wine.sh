@@ -33,6 +33,27 @@ if [ "$status" -eq 0 ]; then
         echo "$out"
         status=1
     fi
+    # `gpuledger ui` on Windows: it starts the server and names the address (--no-open: a
+    # browser started through wine's `start` would be the host's, if any); the page answers.
+    ui_out=$(mktemp)
+    timeout 120 wine target/x86_64-pc-windows-gnu/debug/gpuledger.exe \
+        --replay examples/sample-snapshot.json ui --no-open >"$ui_out" 2>/dev/null &
+    ui_pid=$!
+    url=""
+    for _ in $(seq 1 100); do
+        url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$ui_out" | head -n 1 || true)
+        [ -n "$url" ] && break
+        sleep 0.5
+    done
+    if [ -n "$url" ] && python3 -c "import sys, urllib.request as u; b = u.urlopen(sys.argv[1], timeout=10).read(); sys.exit(0 if b'/app.js' in b else 1)" "$url"; then
+        echo "test-platforms-wine: gpuledger.exe ui under wine: serves the page at $url (ok)"
+    else
+        echo "test-platforms-wine: gpuledger.exe ui under wine: no page (said: $(cat "$ui_out"))"
+        status=1
+    fi
+    kill "$ui_pid" 2>/dev/null || true
+    wait "$ui_pid" 2>/dev/null || true
+    rm -f "$ui_out"
 fi
 wineserver -k >/dev/null 2>&1 || true
 exit "$status"

@@ -103,9 +103,21 @@ enum Command {
     /// Chart a recording (device memory, GPU %, top processes stacked) as SVG or PNG.
     #[command(after_help = EXIT_CODES)]
     Plot(commands::plot::Args),
-    /// Read-only HTTP: Prometheus metrics and the JSON snapshot, collected in the background.
+    /// Read-only HTTP: Prometheus metrics, the JSON snapshot and the browser view, collected in
+    /// the background.
     #[command(after_help = EXIT_CODES)]
     Serve(commands::serve::Args),
+    /// The browser view: serve this machine on a free loopback port and open it in the default
+    /// browser.
+    #[command(after_help = concat!(
+        "The page shows each GPU with its memory ledger, the processes (sortable, filterable;\n",
+        "keyboard: arrows and Enter), why a process holds what it holds (measured, reported by\n",
+        "the runtime, estimated, the evidence), memory curves from the server's recent samples,\n",
+        "and what could not be seen. Read-only, on 127.0.0.1 only; Ctrl-C stops it. With\n",
+        "--replay FILE the recording is shown, marked as a replay.\n\n",
+        exit_codes!()
+    ))]
+    Ui(commands::ui::Args),
     /// Terminate processes safely: graceful first, forced after a grace period, verified gone.
     ///
     /// Before acting, each process's name and start time are re-read and compared with what you
@@ -160,6 +172,7 @@ fn main() -> ExitCode {
         Some(Command::Watch(a)) => commands::watch::run(a, &global),
         Some(Command::Plot(a)) => commands::plot::run(a, &global),
         Some(Command::Serve(a)) => commands::serve::run(a, &global),
+        Some(Command::Ui(a)) => commands::ui::run(a, &global),
         Some(Command::Kill(a)) => commands::kill::run(a, &global),
         Some(Command::Verify(a)) => commands::verify::run(a, &global),
         Some(Command::VerifyWorkload(a)) => commands::verify::run_workload(a),

@@ -209,7 +209,13 @@ impl Workload {
 /// A part the recipe cannot know for this runtime is `None` and named in `not_modelled`, never
 /// filled with an invented figure (docs/DESIGN.md concept 3). `Some(x)` serialises as the bare number, so
 /// snapshots written before these fields were optional read and write unchanged.
+///
+/// The JSON adds one figure derived here, `total_is_floor` ([`EstimatedMemory::is_partial`]), so
+/// that a reader of the contract (the browser view) need not restate the rule; it is not read
+/// back (it is derived again).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+// The derives generate inherent `serialize`/`deserialize`; the trait impls below wrap them.
+#[serde(remote = "Self")]
 pub struct EstimatedMemory {
     /// Which recipe (`llama.cpp/llama-server`, `ollama/runner`, `vllm`, `pytorch`).
     pub recipe: String,
@@ -247,6 +253,34 @@ pub struct EstimatedMemory {
     /// (`the caching allocator's reserve beyond live tensors`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_modelled: Vec<String>,
+}
+
+impl Serialize for EstimatedMemory {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Fields<'a>(&'a EstimatedMemory);
+        impl Serialize for Fields<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                EstimatedMemory::serialize(self.0, s)
+            }
+        }
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            #[serde(flatten)]
+            fields: Fields<'a>,
+            total_is_floor: bool,
+        }
+        Wire {
+            fields: Fields(self),
+            total_is_floor: self.is_partial(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for EstimatedMemory {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        EstimatedMemory::deserialize(d)
+    }
 }
 
 impl EstimatedMemory {
@@ -323,6 +357,38 @@ mod estimate_tests {
         e.total_gpu_bytes = 1 << 30;
         assert!(e.is_partial());
         assert_eq!(e.total_text(), "≥ 1 GiB");
+    }
+
+    /// The JSON says whether the total is a floor, and reads back unchanged (the flag is derived
+    /// again, not read).
+    #[test]
+    fn the_json_says_when_the_total_is_a_floor() {
+        let mut e = EstimatedMemory {
+            weights_gpu_bytes: 1 << 30,
+            kv_cache_gpu_bytes: Some(1 << 30),
+            compute_gpu_bytes: Some(0),
+            overhead_gpu_bytes: Some(0),
+            total_gpu_bytes: 2 << 30,
+            why: Some("because".into()),
+            ..Default::default()
+        };
+        for floor in [false, true] {
+            let v = serde_json::to_value(&e).unwrap();
+            assert_eq!(v["total_is_floor"], floor, "{v}");
+            assert_eq!(v["weights_gpu_bytes"], 1u64 << 30);
+            assert_eq!(v["why"], "because");
+            assert!(
+                v.get("reported").is_none(),
+                "empty lists are still left out"
+            );
+            let back: EstimatedMemory = serde_json::from_value(v).unwrap();
+            assert_eq!(back, e);
+            e.compute_gpu_bytes = None;
+        }
+        // Written by an older gpuledger, without the flag: read as before.
+        let old = r#"{"recipe":"r","model":"m","n_ctx":null,"weights_gpu_bytes":1,"kv_cache_gpu_bytes":null,"compute_gpu_bytes":null,"overhead_gpu_bytes":null,"overhead_source":"","total_gpu_bytes":1}"#;
+        let e: EstimatedMemory = serde_json::from_str(old).unwrap();
+        assert!(e.is_partial());
     }
 }
 

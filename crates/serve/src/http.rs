@@ -12,6 +12,8 @@ pub struct Request {
     pub method: String,
     /// Path without the query string.
     pub path: String,
+    /// The query string (after `?`, before any `#`), empty when there is none.
+    pub query: String,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -54,10 +56,12 @@ pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
     if !target.starts_with('/') {
         return Err(HeadError::Malformed("request target must start with /"));
     }
-    let path = target.split(['?', '#']).next().unwrap_or("/");
+    let target = target.split('#').next().unwrap_or("/");
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     Ok(Request {
         method: method.to_string(),
         path: path.to_string(),
+        query: query.to_string(),
     })
 }
 
@@ -73,6 +77,13 @@ pub(crate) fn find_end(b: &[u8]) -> Option<usize> {
     }
     None
 }
+
+/// The Content-Security-Policy of every answer: the browser view may load its own script, style,
+/// icon and data and nothing else (no inline script or style, no other origin, no plug-ins), and
+/// may not be framed.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; \
+                       connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; \
+                       frame-ancestors 'none'";
 
 /// An answer, written by the connection loop. Bodies are shared: the published round's
 /// renderings are sent without copying them per request.
@@ -100,7 +111,7 @@ impl Response {
     /// Status line and headers, ending with the blank line. Every answer closes the connection.
     pub fn head_bytes(&self) -> Vec<u8> {
         let mut head = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n",
+            "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: {CSP}\r\nReferrer-Policy: no-referrer\r\n",
             self.status,
             reason(self.status),
             self.content_type,
@@ -139,6 +150,12 @@ mod tests {
         let r = parse_head(b"GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
         assert_eq!(r.method, "GET");
         assert_eq!(r.path, "/metrics");
+        assert_eq!(r.query, "x=1");
+        let r = parse_head(b"GET /api/v1/history?since=5#frag HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!(
+            (r.path.as_str(), r.query.as_str()),
+            ("/api/v1/history", "since=5")
+        );
         assert_eq!(parse_head(b"HEAD / HTTP/1.0\n\n").unwrap().method, "HEAD");
         for (bad, why) in [
             (&b"GET /metrics\r\n\r\n"[..], "METHOD TARGET VERSION"),
@@ -176,6 +193,7 @@ mod tests {
             let line = format!("GET {path}?{q} HTTP/1.1\r\n\r\n");
             let r = parse_head(line.as_bytes()).unwrap();
             proptest::prop_assert_eq!(r.path, path);
+            proptest::prop_assert_eq!(r.query, q);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `gpuledger serve`: the latest snapshot over read-only HTTP — Prometheus metrics, the JSON
-//! contract, a health check and a small index page.
+//! contract, a health check, and the browser view (a page that draws the JSON, with curves from
+//! a ring of recent samples the server keeps: [`history`], [`page`]).
 //!
 //! Shape (why it is built this way):
 //! - **One collection thread** runs a round every interval. A round that overruns makes the loop
@@ -7,7 +8,7 @@
 //!   never queued back to back. After each round it renders the metrics and the JSON once and
 //!   publishes them behind an `Arc`; a scrape only clones that `Arc` and writes bytes, so a scrape
 //!   never triggers collection and costs the same however often it comes.
-//! - **A small readiness-based server** rather than an HTTP framework: four routes, GET/HEAD
+//! - **A small readiness-based server** rather than an HTTP framework: a few routes, GET/HEAD
 //!   only, no keep-alive, no bodies. One thread (the `net` module) waits on every connection at
 //!   once and answers each request as soon as its head has arrived, so a silent or trickling client
 //!   costs a table entry, never a worker that others queue behind; each request head must
@@ -19,8 +20,10 @@
 //! - Collection and serving share nothing but the published `Arc`, so a stalled client can never
 //!   stall collection, and a slow round never delays a scrape (it serves the previous round).
 
+pub mod history;
 pub mod http;
 mod net;
+pub mod page;
 
 pub use net::RESERVED_FDS;
 
@@ -31,7 +34,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -131,7 +134,6 @@ pub enum Source {
 struct Published {
     metrics: Arc<[u8]>,
     json: Arc<[u8]>,
-    index: Arc<[u8]>,
     /// When the round finished (monotonic), for the health check.
     at: Instant,
     replay: bool,
@@ -142,6 +144,10 @@ struct Shared {
     stop: AtomicBool,
     /// A round older than this is reported unhealthy; `None` for a replay (nothing to go stale).
     stale_after: Option<Duration>,
+    /// Recent rounds, small, for the page's curves.
+    history: Mutex<history::Ring>,
+    /// The page's files, shared by every answer.
+    assets: Vec<(&'static str, &'static str, Arc<[u8]>)>,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] also stops it.
@@ -182,46 +188,9 @@ fn publish(
     Published {
         metrics: Arc::from(metrics.into_bytes()),
         json: Arc::from(json.into_bytes()),
-        index: Arc::from(index_page(snap, replay).into_bytes()),
         at: Instant::now(),
         replay: replay.is_some(),
     }
-}
-
-fn html_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-fn index_page(snap: &Snapshot, replay: Option<&str>) -> String {
-    let host = html_escape(snap.host.hostname.as_deref().unwrap_or("unknown host"));
-    let replay = match replay {
-        Some(p) => format!(
-            "<p><strong>REPLAY of {} — a recording, not the live machine.</strong></p>\n",
-            html_escape(p)
-        ),
-        None => String::new(),
-    };
-    format!(
-        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gpuledger on {host}</title></head>\n<body>\n\
-         <h1>gpuledger on {host}</h1>\n{replay}<p>Latest snapshot: {} · {} device(s) · {} GPU process(es). Read-only.</p>\n\
-         <ul>\n<li><a href=\"/metrics\">/metrics</a> — Prometheus text format</li>\n\
-         <li><a href=\"/api/v1/snapshot\">/api/v1/snapshot</a> — the snapshot as JSON (gpuledger.snapshot/1)</li>\n\
-         <li><a href=\"/healthz\">/healthz</a> — health of the collection loop</li>\n</ul>\n</body></html>\n",
-        html_escape(&snap.taken_at),
-        snap.devices.len(),
-        snap.processes.len()
-    )
 }
 
 impl Server {
@@ -234,12 +203,16 @@ impl Server {
 
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let (first_tx, first_rx) = mpsc::sync_channel::<()>(1);
-        let (initial, stale_after, live) = match source {
-            Source::Replay { snapshot, path } => (
-                publish(&snapshot, cfg.processes, None, Some(&path)),
-                None,
-                None,
-            ),
+        let (initial, ring, stale_after, live) = match source {
+            Source::Replay { snapshot, path } => {
+                // The recording's one moment, at the time it was taken.
+                let at = gpuledger_model::time::parse_rfc3339_ms(&snapshot.taken_at)
+                    .unwrap_or_else(|_| gpuledger_model::time::now_ms());
+                let mut ring = history::Ring::replay(&path);
+                ring.push(&snapshot, at);
+                let p = publish(&snapshot, cfg.processes, None, Some(&path));
+                (p, ring, None, None)
+            }
             Source::Live(factory) => (
                 // Replaced by the first round before any request is answered.
                 publish(
@@ -248,6 +221,7 @@ impl Server {
                     None,
                     None,
                 ),
+                history::Ring::live(cfg.interval),
                 Some(cfg.interval * 3 + Duration::from_secs(1)),
                 Some(factory),
             ),
@@ -256,6 +230,11 @@ impl Server {
             latest: RwLock::new(Arc::new(initial)),
             stop: AtomicBool::new(false),
             stale_after,
+            history: Mutex::new(ring),
+            assets: page::ASSETS
+                .iter()
+                .map(|&(path, ctype, body)| (path, ctype, Arc::from(body.as_bytes())))
+                .collect(),
         });
         let mut server = Server {
             addr,
@@ -356,6 +335,9 @@ fn collection_loop(
             stats.errors_total += 1;
         }
         let p = publish(&snap, cfg.processes, Some(stats), None);
+        if let Ok(mut h) = shared.history.lock() {
+            h.push(&snap, gpuledger_model::time::now_ms());
+        }
         if let Ok(mut w) = shared.latest.write() {
             *w = Arc::new(p);
         }
@@ -478,7 +460,7 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
     let mut r = match req.path.as_str() {
         "/metrics" => ok(gpuledger_views::prometheus::CONTENT_TYPE, &latest.metrics),
         "/api/v1/snapshot" => ok("application/json", &latest.json),
-        "/" => ok("text/html; charset=utf-8", &latest.index),
+        "/api/v1/history" => history_answer(&req.query, shared),
         "/healthz" => {
             let age = latest.at.elapsed();
             let health = match shared.stale_after {
@@ -492,11 +474,33 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
             };
             Response::text(if health.starts_with("ok") { 200 } else { 503 }, &health)
         }
-        _ => Response::text(
-            404,
-            "not found: try /, /metrics, /api/v1/snapshot or /healthz\n",
-        ),
+        path => match shared.assets.iter().find(|a| a.0 == path) {
+            Some((_, ctype, body)) => ok(ctype, body),
+            None => Response::text(
+                404,
+                "not found: try /, /metrics, /api/v1/snapshot, /api/v1/history or /healthz\n",
+            ),
+        },
     };
     r.head_only = head_only;
     Some(r)
+}
+
+/// `/api/v1/history?since=MS`: the ring's samples after `MS`.
+fn history_answer(query: &str, shared: &Shared) -> Response {
+    let since = match history::parse_since(query) {
+        Ok(s) => s,
+        Err(e) => return Response::text(400, &format!("bad query: {e}\n")),
+    };
+    let body = match shared.history.lock() {
+        Ok(h) => h.answer(since),
+        Err(p) => p.into_inner().answer(since),
+    };
+    Response {
+        status: 200,
+        content_type: "application/json",
+        body: Arc::from(body.into_bytes()),
+        extra_headers: Vec::new(),
+        head_only: false,
+    }
 }

@@ -129,7 +129,45 @@ fn routes_serve_the_latest_round() {
     ] {
         assert!(i.body.contains(link), "{}", i.body);
     }
-    assert!(i.body.contains("box&lt;1&gt;"), "host name is HTML-escaped");
+    // The page is static (its script draws the JSON): nothing from the machine is in it.
+    assert!(!i.body.contains("box"), "{}", i.body);
+    assert!(i.head.contains("\r\nX-Content-Type-Options: nosniff\r\n"));
+    assert!(i.head.contains(&format!(
+        "\r\nContent-Security-Policy: {}\r\n",
+        gpuledger_serve::http::CSP
+    )));
+    for (path, ctype) in [
+        ("/app.js", "text/javascript"),
+        ("/app.css", "text/css"),
+        ("/icon.svg", "image/svg+xml"),
+    ] {
+        let r = get(a, path);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            r.head.contains(&format!("Content-Type: {ctype}")),
+            "{path}: {}",
+            r.head
+        );
+    }
+    let weight: usize = ["/", "/app.js", "/app.css", "/icon.svg"]
+        .iter()
+        .map(|p| get(a, p).body.len())
+        .sum();
+    assert_eq!(weight, gpuledger_serve::page::weight());
+
+    // The ring of recent rounds, for the page's curves; `since` gives each sample once.
+    let h: serde_json::Value = serde_json::from_str(&get(a, "/api/v1/history").body).unwrap();
+    assert_eq!(h["schema"], "gpuledger.history/1");
+    assert_eq!(h["interval_ms"], 3_600_000);
+    assert_eq!(h["replay"], serde_json::Value::Null);
+    let samples = h["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 1);
+    assert_eq!(samples[0]["devices"][0]["used_bytes"], 601);
+    assert_eq!(samples[0]["processes"][0]["pid"], 42);
+    let t = samples[0]["t"].as_i64().unwrap();
+    let later = get(a, &format!("/api/v1/history?since={t}")).body;
+    assert!(later.contains("\"samples\":[]"), "{later}");
+    assert_eq!(get(a, "/api/v1/history?since=yesterday").status, 400);
 
     let hd = raw(a, b"HEAD /metrics HTTP/1.1\r\n\r\n");
     assert_eq!(hd.status, 200);
@@ -349,7 +387,17 @@ fn replay_is_served_and_labelled() {
         !m.contains("gpuledger_collection_rounds_total"),
         "no collection in a replay"
     );
-    assert!(get(a, "/").body.contains("REPLAY of rec.json"));
+    let h: serde_json::Value = serde_json::from_str(&get(a, "/api/v1/history").body).unwrap();
+    assert_eq!(
+        h["replay"], "rec.json",
+        "the page's replay banner names the file"
+    );
+    assert_eq!(h["interval_ms"], serde_json::Value::Null);
+    assert_eq!(
+        h["samples"][0]["taken_at"],
+        snap(5).taken_at,
+        "the recording's moment"
+    );
     assert!(get(a, "/healthz").body.contains("replay"));
     srv.shutdown();
 }

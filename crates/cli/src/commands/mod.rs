@@ -13,6 +13,7 @@ pub mod sampling;
 pub mod selftest;
 pub mod serve;
 pub mod snapshot;
+pub mod ui;
 pub mod verify;
 pub mod watch;
 

@@ -12,8 +12,9 @@ use std::time::Duration;
 Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
   /metrics           Prometheus text format; unknown values are absent, never 0
   /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)
+  /api/v1/history    recent samples kept in memory (?since=UNIX_MS), for the page's curves
   /healthz           200 while collection rounds keep coming, 503 when they stall
-  /                  a short page linking the above
+  /                  the browser view: devices, processes, why, curves (`gpuledger ui` opens it)
 
 Collection runs in the background every --interval; requests only read the latest round.
 With --replay FILE the recording is served as it is, marked as a replay.")]
@@ -51,7 +52,25 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         );
     }
 
-    let source = match &global.args.replay {
+    let cfg = ServeConfig {
+        listen: args.listen,
+        interval: args.interval,
+        processes: args.processes,
+        ..ServeConfig::default()
+    };
+    let replay = global.args.replay.is_some();
+    serve_until_stopped(cfg, source(global)?, |addr| {
+        eprintln!(
+            "gpuledger serve: listening on http://{addr} (/, /metrics, /api/v1/snapshot, /healthz){}",
+            if replay { " — serving a REPLAY" } else { "" }
+        )
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to serve: the replay file if one was given, else the live machine.
+pub fn source(global: &Global) -> anyhow::Result<Source> {
+    Ok(match &global.args.replay {
         Some(path) => Source::Replay {
             snapshot: Box::new(crate::global::load_snapshot(path)?),
             path: path.display().to_string(),
@@ -64,8 +83,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 Box::new(move || c.collect())
             }))
         }
-    };
+    })
+}
 
+/// Start serving, say where (`started` gets the bound address), and serve until a stop request.
+pub fn serve_until_stopped(
+    cfg: ServeConfig,
+    source: Source,
+    started: impl FnOnce(SocketAddr),
+) -> anyhow::Result<()> {
     // Registered before the first round so that a Ctrl-C during it is not lost. The signal is
     // awaited on its own thread: starting waits for the first round and shutting down waits for
     // the collection thread, and either may be stuck in a round that never returns (a hung driver
@@ -77,26 +103,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         crate::stop::wait_for_stop();
         let _ = stopped_tx.send(());
     });
-
-    let cfg = ServeConfig {
-        listen: args.listen,
-        interval: args.interval,
-        processes: args.processes,
-        ..ServeConfig::default()
-    };
-    let server = Server::start(cfg, source)
-        .map_err(|e| anyhow::anyhow!("cannot serve on {}: {e}", args.listen))?;
-    eprintln!(
-        "gpuledger serve: listening on http://{} (/metrics, /api/v1/snapshot, /healthz){}",
-        server.local_addr(),
-        if global.args.replay.is_some() {
-            " — serving a REPLAY"
-        } else {
-            ""
-        }
-    );
+    let listen = cfg.listen;
+    let server =
+        Server::start(cfg, source).map_err(|e| anyhow::anyhow!("cannot serve on {listen}: {e}"))?;
+    started(server.local_addr());
     let _ = stopped_rx.recv();
-    eprintln!("gpuledger serve: stopping");
+    eprintln!("gpuledger: stopping the server");
     server.shutdown();
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -212,6 +212,7 @@ fn every_help_names_its_exit_statuses() {
         "watch",
         "plot",
         "serve",
+        "ui",
         "kill",
         "verify",
         "completions",

@@ -8,6 +8,7 @@ mod llama_tools;
 mod secret_corpus;
 mod serve_support;
 mod support;
+mod web_support;
 
 mod cli_contract;
 mod diff_cli;
@@ -31,7 +32,9 @@ mod secret_corpus_cli;
 mod serve_http;
 mod serve_prometheus;
 mod tui_tmux;
+mod ui_cli;
 mod verify;
 mod verify_vulkan;
 mod verify_witnesses;
 mod watch_cli;
+mod web_page;

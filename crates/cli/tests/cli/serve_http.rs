@@ -78,8 +78,18 @@ fn metrics_and_snapshot_from_the_fake_nvml() {
     let h = get(s.addr, "/healthz");
     assert_eq!(h.status, 200, "{}", h.body);
     assert!(h.body.starts_with("ok"));
+    // The browser view: a static page that draws the JSON (tested in a browser in web_page.rs).
     let i = get(s.addr, "/");
-    assert!(i.body.contains("gpu-box") && i.body.contains("href=\"/metrics\""));
+    assert_eq!(i.status, 200);
+    assert!(i.head.contains("Content-Type: text/html"), "{}", i.head);
+    assert!(i.body.contains("src=\"/app.js\"") && i.body.contains("href=\"/metrics\""));
+    assert!(i
+        .head
+        .contains("\r\nContent-Security-Policy: default-src 'self';"));
+    let h = get(s.addr, "/api/v1/history");
+    let v: serde_json::Value = serde_json::from_str(&h.body).unwrap();
+    assert_eq!(v["interval_ms"], 1000);
+    assert_eq!(v["samples"][0]["devices"][0]["used_bytes"], 40000000000u64);
 }
 
 #[test]

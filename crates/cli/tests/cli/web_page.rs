@@ -1,0 +1,647 @@
+//! The browser view in a real browser (headless Chromium through chromedriver): every figure the
+//! page shows equals the JSON API's, formatted by the same rules as the terminal views; a
+//! process's why; sorting, filtering and the keyboard; the phone layout; light and dark; no
+//! console error; screenshots under `target/web-screenshots/`. Then a live server: the page
+//! follows it, stops polling while hidden, and survives the server restarting.
+
+use crate::serve_support::*;
+use crate::support::*;
+use crate::web_support::*;
+use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::{bar_fraction, Process, Snapshot};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn sample() -> PathBuf {
+    repo_root().join("examples/sample-snapshot.json")
+}
+
+/// What the page shows, read from the DOM as text.
+const READ_PAGE: &str = r#"
+const t = (e) => (e ? e.textContent : null);
+const q = (s, r) => [...(r || document).querySelectorAll(s)];
+const banner = document.getElementById('replay');
+return {
+  host: t(document.getElementById('host')),
+  banner: banner.hidden ? null : t(banner),
+  cards: q('.card').map((c) => ({
+    gpu: Number(c.dataset.gpu), title: t(c.querySelector('h3')), used: t(c.querySelector('.used')),
+    share: t(c.querySelector('.share')),
+    legend: q('.legend li', c).map((li) => [t(li.querySelector('.lab')), t(li.querySelector('.num'))]),
+    bars: q('svg.ledger rect:not(.track)', c).map((r) => [r.getAttribute('class'), Number(r.getAttribute('width'))]),
+    stats: Object.fromEntries(q('.stats div', c).map((d) => [d.className, t(d.querySelector('dd'))])),
+  })),
+  head: q('#procs thead th').filter((th) => getComputedStyle(th).display !== 'none').map((th) => t(th).replace(/ [▲▼]$/, '')),
+  sorted: q('#procs thead th').map((th) => th.getAttribute('aria-sort')),
+  source: t(document.getElementById('procs-source')),
+  rows: q('#procs tbody tr[data-key]').map((tr) => Object.fromEntries(q('td', tr).map((td) => [td.dataset.col, t(td)]))),
+  notes: q('#notes li').map(t),
+  sources: q('#sources li').map(t),
+  charts: q('figure.chart').map((f) => ({ gpu: Number(f.dataset.gpu), lines: q('polyline', f).length,
+    dots: q('circle', f).length, legend: q('li', f).map((li) => [t(li.querySelector('.lab')), t(li.querySelector('.num'))]) })),
+};"#;
+
+/// The why pane, read as text.
+const READ_WHY: &str = r#"
+const t = (e) => (e ? e.textContent : null);
+const w = document.getElementById('why');
+const figs = (s) => [...w.querySelectorAll(s + ' .fig')].map((f) => [t(f.querySelector('b')), t(f.querySelector('span'))]);
+return {
+  head: t(w.querySelector('h3')), workload: t(w.querySelector('.workload')),
+  measured: figs('.col.measured'), reported: figs('.col.reported'), estimated: figs('.col.estimated'),
+  recipe: t(w.querySelector('.col.estimated .src')), estimatedText: t(w.querySelector('.col.estimated')),
+  parts: [...w.querySelectorAll('.parts-legend li')].map((li) => [t(li.querySelector('.lab')), t(li.querySelector('.num'))]),
+  sentence: t(w.querySelector('.sentence')),
+  evidence: [...w.querySelectorAll('.evidence li')].map(t),
+  selected: [...document.querySelectorAll('#procs tr[aria-selected="true"]')].map((tr) => Number(tr.dataset.pid)),
+  focused: document.activeElement && document.activeElement.dataset ? Number(document.activeElement.dataset.pid) : null,
+};"#;
+
+fn renders(b: &Browser) -> u64 {
+    b.exec(
+        "return Number(document.documentElement.dataset.renders || 0)",
+        json!([]),
+    )
+    .as_u64()
+    .unwrap()
+}
+
+/// The page's weight: HTML + script + stylesheet + icon as served.
+fn page_weight(addr: SocketAddr) -> usize {
+    ["/", "/app.js", "/app.css", "/icon.svg"]
+        .iter()
+        .map(|p| {
+            let r = get(addr, p);
+            assert_eq!(r.status, 200, "{p}");
+            assert!(r.head.contains("X-Content-Type-Options: nosniff"));
+            assert!(r.head.contains(
+                "Content-Security-Policy: default-src 'self'; script-src 'self'; style-src 'self';"
+            ));
+            r.body.len()
+        })
+        .sum()
+}
+
+/// The table's rows as the snapshot says they must read: one per process and device, largest
+/// memory first (unknown last), then by pid.
+fn expected_rows(s: &Snapshot) -> Vec<Value> {
+    let mut rows: Vec<(&Process, &gpuledger_model::Usage)> = s
+        .processes
+        .iter()
+        .flat_map(|p| p.usage.iter().map(move |u| (p, u)))
+        .collect();
+    rows.sort_by_key(|(p, u)| {
+        (
+            std::cmp::Reverse(u.memory_bytes.map_or(-1, |b| b as i128)),
+            p.pid,
+        )
+    });
+    rows.iter()
+        .map(|(p, u)| {
+            json!({
+                "pid": p.pid.to_string(),
+                "user": p.user.clone().unwrap_or("n/a".into()),
+                "name": p.display_name(),
+                "workload": p.workload.as_ref().map_or("—".into(), |w| w.short_label()),
+                "gpu": s.device_by_uuid(&u.device).unwrap().index.to_string(),
+                "mem": human_opt(u.memory_bytes),
+                "source": u.memory_source,
+                "util": u.engines.sm_percent.map_or("n/a".into(), |v| format!("{v}%")),
+                "cmd": p.cmdline.as_ref().map(|c| c.join(" ")).or(p.exe.clone()).unwrap_or("n/a".into()),
+            })
+        })
+        .collect()
+}
+
+/// Each card: memory, the ledger bar (widths by the model's own normalisation rule), the legend
+/// with raw labels, and the device figures.
+fn check_cards(page: &Value, s: &Snapshot) {
+    let cards = page["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), s.devices.len());
+    for (c, d) in cards.iter().zip(&s.devices) {
+        assert_eq!(c["gpu"], d.index);
+        assert_eq!(
+            c["title"],
+            format!("GPU{} {}", d.index, d.name.as_deref().unwrap())
+        );
+        let (used, total) = (d.memory.used_bytes.unwrap(), d.memory.total_bytes.unwrap());
+        assert_eq!(
+            c["used"],
+            format!("{} / {}", human_bytes(used), human_bytes(total))
+        );
+        assert_eq!(
+            c["share"],
+            format!(" ({:.0}%)", used as f64 * 100.0 / total as f64)
+        );
+        let mut on: Vec<(&Process, Option<u64>)> = s
+            .processes
+            .iter()
+            .flat_map(|p| {
+                p.usage
+                    .iter()
+                    .filter(|u| u.device == d.uuid)
+                    .map(move |u| (p, u.memory_bytes))
+            })
+            .collect();
+        on.sort_by_key(|(p, b)| (std::cmp::Reverse(b.map_or(-1, |b| b as i128)), p.pid));
+        let mut legend: Vec<Value> = on
+            .iter()
+            .map(|(p, b)| json!([format!("{} ({})", p.display_name(), p.pid), human_opt(*b)]))
+            .collect();
+        legend.push(json!([
+            "unattributed (driver, system, other users, unknown processes)",
+            human_opt(d.ledger.unattributed_bytes)
+        ]));
+        assert_eq!(c["legend"], json!(legend), "GPU{} legend", d.index);
+        let bars = c["bars"].as_array().unwrap();
+        let mut want: Vec<u64> = on.iter().filter_map(|(_, b)| *b).collect();
+        want.extend(d.ledger.unattributed_bytes);
+        assert_eq!(
+            bars.len(),
+            want.len(),
+            "GPU{} bar segments: {bars:?}",
+            d.index
+        );
+        for (bar, b) in bars.iter().zip(want) {
+            let frac = bar_fraction(b, d).unwrap();
+            let w = bar[1].as_f64().unwrap() / 1000.0;
+            assert!(
+                (w - frac).abs() < 1e-4,
+                "GPU{} segment {bar}: {w} vs {frac}",
+                d.index
+            );
+        }
+        assert_eq!(bars.last().unwrap()[0], "unattr");
+        let stats = &c["stats"];
+        assert_eq!(
+            stats["gpu"],
+            format!("{}%", d.utilization.gpu_percent.unwrap())
+        );
+        assert_eq!(
+            stats["membw"],
+            format!("{}%", d.utilization.memory_percent.unwrap())
+        );
+        assert_eq!(stats["temp"], format!("{}°C", d.temperature_c.unwrap()));
+        let w = |v: Option<f64>| format!("{:.0} W", v.unwrap());
+        assert_eq!(
+            stats["power"],
+            format!("{} / {}", w(d.power.usage_watts), w(d.power.limit_watts))
+        );
+        assert_eq!(stats["attributed"], human_bytes(d.ledger.attributed_bytes));
+    }
+}
+
+/// The NOTES section of `gpuledger snapshot` on the same file: the page must say the same.
+fn table_notes() -> Vec<String> {
+    let out = gpuledger_command()
+        .arg("--replay")
+        .arg(sample())
+        .arg("snapshot")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.split("NOTES AND WHAT WAS NOT SEEN\n")
+        .nth(1)
+        .expect("a notes section")
+        .lines()
+        .map_while(|l| l.strip_prefix("  - "))
+        .map(str::to_string)
+        .collect()
+}
+
+fn check_why_of_llama(b: &Browser, p: &Process) {
+    let why = b.exec(READ_WHY, json!([]));
+    let e = p.estimate.as_ref().unwrap();
+    let w = p.workload.as_ref().unwrap();
+    assert_eq!(why["selected"], json!([p.pid]));
+    assert_eq!(
+        why["head"],
+        format!(
+            "{} pid {} · {}",
+            p.display_name(),
+            p.pid,
+            p.user.as_deref().unwrap()
+        )
+    );
+    assert_eq!(why["workload"], w.short_label());
+    let u = &p.usage[0];
+    assert_eq!(
+        why["measured"],
+        json!([[human_opt(u.memory_bytes), "GPU0 · nvml"]])
+    );
+    assert_eq!(why["reported"], json!([["—", "nothing recorded"]]), "{why}");
+    assert_eq!(why["estimated"], json!([[e.total_text(), "total GPU"]]));
+    assert_eq!(
+        why["recipe"],
+        format!("{} · context {}", e.recipe, e.n_ctx.unwrap())
+    );
+    assert_eq!(
+        why["parts"],
+        json!([
+            ["weights", human_bytes(e.weights_gpu_bytes)],
+            ["KV cache", human_opt(e.kv_cache_gpu_bytes)],
+            ["compute buffers", human_opt(e.compute_gpu_bytes)],
+            ["overhead", human_opt(e.overhead_gpu_bytes)],
+        ])
+    );
+    assert_eq!(
+        why["sentence"],
+        format!("Why: {}", e.why.as_deref().unwrap())
+    );
+    let mut evidence: Vec<String> = w
+        .evidence
+        .iter()
+        .map(|ev| format!("{}: {} — {}", ev.kind.label(), ev.showed, ev.source))
+        .collect();
+    evidence.extend(w.missing.iter().map(|m| format!("missing: {m}")));
+    assert_eq!(why["evidence"], json!(evidence));
+}
+
+/// Sorting by a heading, filtering, and the keyboard: ↓ moves, Enter shows the why.
+fn check_table_controls(b: &Browser, s: &Snapshot) {
+    let pids = |b: &Browser| -> Vec<u64> {
+        b.exec(READ_PAGE, json!([]))["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["pid"].as_str().unwrap().parse().unwrap())
+            .collect()
+    };
+    let mut all: Vec<u64> = s.processes.iter().map(|p| u64::from(p.pid)).collect();
+    all.sort();
+    b.click("#procs th button[data-key='pid']");
+    assert_eq!(
+        pids(b),
+        all.iter().rev().copied().collect::<Vec<_>>(),
+        "PID, largest first"
+    );
+    b.click("#procs th button[data-key='pid']");
+    assert_eq!(pids(b), all, "PID again: ascending");
+    b.click("#procs th button[data-key='mem']");
+    let page = b.exec(READ_PAGE, json!([]));
+    assert_eq!(page["sorted"][5], "descending", "{}", page["sorted"]);
+
+    b.keys("#filter", "alice");
+    let alice: Vec<u64> = s
+        .processes
+        .iter()
+        .filter(|p| p.user.as_deref() == Some("alice"))
+        .map(|p| u64::from(p.pid))
+        .collect();
+    let mut shown = pids(b);
+    shown.sort();
+    assert_eq!(shown, alice);
+    b.press("\u{E00C}"); // Escape clears the filter
+    assert_eq!(pids(b).len(), expected_rows(s).len());
+
+    // The first row (the largest) is clicked; ↓ moves to the second, Enter shows its why.
+    let rows = expected_rows(s);
+    b.click("#procs tbody tr[data-key]");
+    b.press("\u{E015}");
+    let second: u64 = rows[1]["pid"].as_str().unwrap().parse().unwrap();
+    let why = b.exec(READ_WHY, json!([]));
+    assert_eq!(why["focused"], second, "↓ moved the focus");
+    assert_eq!(
+        why["selected"],
+        json!([rows[0]["pid"].as_str().unwrap().parse::<u64>().unwrap()])
+    );
+    b.press("\u{E007}");
+    let why = b.exec(READ_WHY, json!([]));
+    assert_eq!(why["selected"], json!([second]));
+    assert!(
+        why["estimatedText"]
+            .as_str()
+            .unwrap()
+            .contains("no estimateNot an AI runtime"),
+        "{why}"
+    );
+}
+
+/// Console errors, CSP violations, failed loads: none (a message matching `allowed` excepted).
+fn check_console(b: &Browser, allowed: &[&str]) {
+    let log = b.log();
+    for (level, msg) in &log {
+        eprintln!("browser log: {level} {msg}");
+    }
+    let bad: Vec<_> = log
+        .iter()
+        .filter(|(level, msg)| level == "SEVERE" && !allowed.iter().any(|a| msg.contains(a)))
+        .collect();
+    assert!(bad.is_empty(), "console errors: {bad:?}");
+}
+
+#[test]
+fn the_page_shows_the_json_api_figures_in_a_real_browser() {
+    let Some(b) = browser_or_skip("the_page_shows_the_json_api_figures_in_a_real_browser") else {
+        return;
+    };
+    // From the repository root, so the page names the file as a user would type it.
+    let s = start_serving(gpuledger_command().current_dir(repo_root()).args([
+        "--replay",
+        "examples/sample-snapshot.json",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    let snap = gpuledger_model::parse_snapshot(&get(s.addr, "/api/v1/snapshot").body).unwrap();
+    let weight = page_weight(s.addr);
+    eprintln!("page weight: {weight} bytes (HTML + JS + CSS + icon, uncompressed)");
+    assert!(weight < 64 * 1024, "{weight} bytes");
+
+    b.viewport(1280, 800, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "the first render",
+        "return document.documentElement.dataset.renders >= 1",
+        WAIT,
+    );
+    let first = b.exec(
+        "return Number(document.documentElement.dataset.firstRenderMs)",
+        json!([]),
+    );
+    eprintln!("time to first render: {first} ms after navigation started");
+
+    let page = b.exec(READ_PAGE, json!([]));
+    assert_eq!(page["host"], "on sample-host");
+    let banner = page["banner"].as_str().unwrap();
+    assert_eq!(banner, "REPLAY of examples/sample-snapshot.json (recorded 2026-11-29T09:00:00Z, not the live machine)");
+    check_cards(&page, &snap);
+    // Every row reads as the snapshot says; one memory source for all: named once, in the heading.
+    assert_eq!(page["source"], " (nvml)");
+    assert_eq!(
+        page["head"],
+        json!(["PID", "USER", "NAME", "WORKLOAD", "GPU", "MEMORY", "GPU%", "COMMAND"])
+    );
+    assert_eq!(page["rows"], json!(expected_rows(&snap)));
+    assert_eq!(page["notes"], json!(table_notes()));
+    let sources: Vec<String> = snap
+        .sources
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {}: {}",
+                x.name,
+                serde_json::to_value(x.status).unwrap().as_str().unwrap(),
+                x.detail
+            )
+        })
+        .collect();
+    assert_eq!(page["sources"], json!(sources));
+    // A replay is one moment: a dot per series, no line, and the legend says so in figures.
+    let charts = page["charts"].as_array().unwrap();
+    assert_eq!(charts.len(), 2);
+    assert_eq!(charts[0]["lines"], 0);
+    assert_eq!(
+        charts[0]["legend"][0],
+        json!(["GPU0 used", human_opt(snap.devices[0].memory.used_bytes)])
+    );
+
+    // Select the llama.cpp server: its why, measured, reported and estimated side by side.
+    b.click("#procs tbody tr[data-pid='4242']");
+    check_why_of_llama(&b, snap.processes.iter().find(|p| p.pid == 4242).unwrap());
+    let dir = screenshot_dir();
+    b.screenshot(&dir.join("desktop.png"), false);
+    b.screenshot(&dir.join("desktop-full.png"), true);
+    b.color_scheme("dark");
+    b.screenshot(&dir.join("desktop-dark.png"), false);
+    b.color_scheme("light");
+
+    check_table_controls(&b, &snap);
+    b.click("#procs tbody tr[data-pid='4242']");
+
+    // A phone: nothing wider than the screen, memory and GPU % still in the table.
+    b.viewport(390, 844, true);
+    b.wait_for("the phone layout", "return window.innerWidth === 390", WAIT);
+    std::thread::sleep(Duration::from_millis(300)); // the curves are redrawn after a resize
+    let fit = b.exec(
+        r#"const w = window.innerWidth;
+           const cell = (c) => document.querySelector('#procs td[data-col="' + c + '"]').getBoundingClientRect();
+           return { page: document.documentElement.scrollWidth, w, mem: cell('mem').right, util: cell('util').right };"#,
+        json!([]),
+    );
+    assert!(
+        fit["page"].as_u64() <= fit["w"].as_u64(),
+        "wider than the phone: {fit}"
+    );
+    assert!(
+        fit["util"].as_f64().unwrap() <= 390.0,
+        "GPU % off screen: {fit}"
+    );
+    check_cards(&b.exec(READ_PAGE, json!([])), &snap);
+    b.screenshot(&dir.join("phone.png"), false);
+    b.screenshot(&dir.join("phone-full.png"), true);
+    check_console(&b, &[]);
+    eprintln!("screenshots in {}", dir.display());
+}
+
+/// A scenario line edited: GPU0's used memory.
+fn with_gpu0_used(used: u64) -> String {
+    TWO_GPUS
+        .lines()
+        .map(|l| {
+            if l.starts_with("device|index=0|") {
+                l.split('|')
+                    .map(|f| {
+                        if f.starts_with("used=") {
+                            format!("used={used}")
+                        } else {
+                            f.to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("|")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// CPU ticks (user + system) of a process, from /proc.
+#[cfg(target_os = "linux")]
+fn cpu_ticks(pid: u32) -> u64 {
+    // A process that ended meanwhile counts nothing.
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    let after = stat.rsplit_once(')').unwrap().1;
+    let f: Vec<&str> = after.split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// A process and all its descendants, from /proc.
+#[cfg(target_os = "linux")]
+fn descendants(root: u32) -> Vec<u32> {
+    let parent: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(parent.iter().filter(|&&(_, pp)| pp == p).map(|&(c, _)| c));
+        i += 1;
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_page_follows_a_live_server_pauses_when_hidden_and_survives_a_restart() {
+    let Some(b) =
+        browser_or_skip("the_page_follows_a_live_server_pauses_when_hidden_and_survives_a_restart")
+    else {
+        return;
+    };
+    let m = Machine::two_gpus();
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let serve =
+        || start_serving(&mut m.command(&["serve", "--listen", &listen, "--interval", "250ms"]));
+    let s = serve();
+    b.viewport(1280, 800, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "five samples",
+        "const m = /(\\d+) samples/.exec(document.querySelector('figure.chart')?.textContent || ''); return !!m && Number(m[1]) >= 5",
+        WAIT,
+    );
+    assert!(
+        b.exec(
+            "return document.querySelectorAll('figure.chart polyline.used').length",
+            json!([])
+        ) == 2
+    );
+    let text = b.exec("return document.body.textContent", json!([]));
+    assert!(
+        !text.as_str().unwrap().contains("SECRET"),
+        "the page shows what the API shows: redacted"
+    );
+
+    // The machine changes; the page follows at the collection interval.
+    m.set_scenario(&with_gpu0_used(60_000_000_000));
+    let want = format!("{} / ", human_bytes(60_000_000_000));
+    b.wait_for(
+        "the new used memory",
+        &format!("return document.querySelector('.card .used').textContent.startsWith('{want}')"),
+        WAIT,
+    );
+
+    // Per update: the page's main-thread work (Chromium's own metrics), the CPU of all of
+    // Chromium's processes (paint and compositing included), and serve's (a round and its answers).
+    b.cdp("Performance.enable", json!({}));
+    let main_thread = |b: &Browser| -> f64 {
+        b.cdp("Performance.getMetrics", json!({}))["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| {
+                ["ScriptDuration", "LayoutDuration", "RecalcStyleDuration"]
+                    .contains(&x["name"].as_str().unwrap())
+            })
+            .map(|x| x["value"].as_f64().unwrap())
+            .sum()
+    };
+    let chromium = |b: &Browser| {
+        descendants(b.driver_pid())
+            .into_iter()
+            .map(cpu_ticks)
+            .sum::<u64>()
+    };
+    let (r0, main0, chr0, ticks0, t0) = (
+        renders(&b),
+        main_thread(&b),
+        chromium(&b),
+        cpu_ticks(s.guard.0.id()),
+        Instant::now(),
+    );
+    std::thread::sleep(Duration::from_secs(5));
+    let (r1, main1, chr1, ticks1) = (
+        renders(&b),
+        main_thread(&b),
+        chromium(&b),
+        cpu_ticks(s.guard.0.id()),
+    );
+    let (live_secs, n) = (t0.elapsed().as_secs_f64(), (r1 - r0).max(1) as f64);
+    b.screenshot(&screenshot_dir().join("desktop-live.png"), true);
+
+    // Hidden (another tab in front): no polling, so no render; shown again: it resumes at once.
+    b.exec("window.__vis = []; document.addEventListener('visibilitychange', () => window.__vis.push([document.visibilityState, Number(document.documentElement.dataset.renders)]))", json!([]));
+    // Chromium's own cost meanwhile (the page hidden, a blank tab shown) is not the page's.
+    let first = b.hide_in_new_tab();
+    let (idle0, t1) = (chromium(&b), Instant::now());
+    std::thread::sleep(Duration::from_secs(3));
+    let idle_per_s = (chromium(&b) - idle0) as f64 * 10.0 / t1.elapsed().as_secs_f64();
+    let page = ((chr1 - chr0) as f64 * 10.0 - idle_per_s * live_secs) / n;
+    eprintln!(
+        "per update ({} renders): the page {:.1} ms of Chromium CPU (main thread: {:.1} ms script, style and layout; \
+         Chromium idle {:.0} ms/s not counted); serve {:.2} ms CPU per 250 ms round (fake NVML, 2 GPUs)",
+        r1 - r0,
+        page,
+        (main1 - main0) * 1000.0 / n,
+        idle_per_s,
+        (ticks1 - ticks0) as f64 * 10.0 / (live_secs / 0.25)
+    );
+    b.show_tab(&first);
+    let vis = b.exec("return window.__vis", json!([]));
+    assert_eq!(vis[0][0], "hidden", "{vis}");
+    assert_eq!(vis[1][0], "visible", "{vis}");
+    assert_eq!(vis[0][1], vis[1][1], "rendered while hidden: {vis}");
+    let shown_at = vis[1][1].as_u64().unwrap();
+    b.wait_for(
+        "polling again",
+        &format!("return Number(document.documentElement.dataset.renders) > {shown_at}"),
+        WAIT,
+    );
+    check_console(&b, &[]);
+
+    // serve stops: the page keeps the last snapshot and says so; serve is back: so is the page.
+    drop(s);
+    b.wait_for(
+        "the page to notice",
+        "return document.getElementById('status').classList.contains('bad')",
+        WAIT,
+    );
+    assert!(
+        b.exec(
+            "return document.querySelectorAll('.card').length",
+            json!([])
+        ) == 2,
+        "last snapshot kept"
+    );
+    let before = renders(&b);
+    let _s2 = serve();
+    b.wait_for("the page to recover", &format!("return !document.getElementById('status').classList.contains('bad') && Number(document.documentElement.dataset.renders) > {before}"), WAIT);
+    let status = b.exec(
+        "return document.getElementById('status').textContent",
+        json!([]),
+    );
+    assert!(
+        status.as_str().unwrap().starts_with("live · every 0.25 s"),
+        "{status}"
+    );
+    // While serve was away, the browser logged the refused connections, and nothing else.
+    check_console(&b, &["ERR_CONNECTION_REFUSED"]);
+}

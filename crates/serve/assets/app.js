@@ -1,0 +1,640 @@
+// gpuledger's browser view. It draws what `gpuledger serve` publishes: /api/v1/snapshot (the
+// snapshot contract) and /api/v1/history (the server's ring of recent samples). It computes no
+// accounting: unattributed, over-attribution, estimates and their floors all come from the JSON;
+// here they are only laid out. Text from the machine is only ever set as textContent.
+'use strict';
+(function () {
+  const NS = 'http://www.w3.org/2000/svg';
+  const NA = 'n/a';
+  const NOTHING = '—';
+  const PALETTE = 7; // colour slots c0..c6 (Okabe–Ito); more processes share "other"
+  const st = {
+    snap: null, samples: [], lastT: null, windowMs: 15 * 60 * 1000, intervalMs: null,
+    replay: null, sort: { key: 'mem', dir: -1 }, filter: '', selected: null, focusKey: null,
+    colors: new Map(), timer: null, failedSince: null, renders: 0, updatedAt: null,
+  };
+
+  // ---- small DOM helpers -----------------------------------------------------------------
+  const $ = (id) => document.getElementById(id);
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function add(parent, ...kids) { for (const k of kids) if (k) parent.append(k); return parent; }
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(NS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  // ---- words and numbers: the same spellings as the terminal views -------------------------
+  // Rust formats an exact tie to even (2.5 -> "2"); toFixed rounds it up. Match Rust.
+  function fixed(v, d) {
+    const s = v * 10 ** d;
+    const f = Math.floor(s);
+    if (s - f === 0.5 && f % 2 === 0) return (f / 10 ** d).toFixed(d);
+    return v.toFixed(d);
+  }
+  // gpuledger_model::units::human_bytes
+  function bytes(b) {
+    if (b == null) return NA;
+    if (b < 1024) return b + ' B';
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let v = b;
+    let i = 0;
+    while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+    const d = v >= 100 || Number.isInteger(v) ? 0 : v >= 10 ? 1 : 2;
+    return fixed(v, d) + ' ' + units[i];
+  }
+  const pct = (v) => (v == null ? NA : v + '%');
+  const watts = (v) => (v == null ? NA : fixed(v, 0) + ' W');
+  const KIND = {
+    'llama-cpp': 'llama.cpp', ollama: 'Ollama', 'ollama-runner': 'Ollama runner',
+    'lm-studio': 'LM Studio', vllm: 'vLLM', sglang: 'SGLang', pytorch: 'PyTorch', mlx: 'MLX',
+    comfyui: 'ComfyUI', browser: 'browser', compositor: 'compositor', 'cuda-app': 'CUDA app',
+    'graphics-app': 'graphics app', unknown: 'unknown',
+  };
+  const AI = ['llama-cpp', 'ollama', 'ollama-runner', 'lm-studio', 'vllm', 'sglang', 'pytorch', 'mlx', 'comfyui'];
+  const EVIDENCE = {
+    executable: 'executable', cmdline: 'command line', library: 'library', 'model-file': 'model file',
+    'listening-port': 'listening port', parent: 'parent', http: 'HTTP answer', log: 'log',
+    'gguf-header': 'GGUF header',
+  };
+  // Workload::short_label
+  function workloadLabel(w) {
+    if (!w) return NOTHING;
+    let s = KIND[w.kind] || w.kind;
+    if (w.model) {
+      let base = w.model.split(/[/\\]/).pop();
+      if (base.endsWith('.gguf')) base = base.slice(0, -5);
+      s += ' · ' + base;
+    }
+    if (w.member) s += ' · ' + w.member.role;
+    return s;
+  }
+  const procName = (p) => p.name || '?';
+  const gpuOf = (uuid) => st.snap.devices.find((d) => d.uuid === uuid);
+  const gpuLabel = (uuid) => { const d = gpuOf(uuid); return d ? String(d.index) : NA; };
+  function command(p) {
+    if (p.cmdline) return p.cmdline.join(' ');
+    return p.exe || NA;
+  }
+  const known = (p) => p.usage.reduce((a, u) => a + (u.memory_bytes || 0), 0);
+
+  // The same pid keeps its colour on the cards, in the table and on the curves.
+  function assignColors(snap) {
+    const live = new Set(snap.processes.map((p) => p.pid));
+    for (const pid of [...st.colors.keys()]) if (!live.has(pid)) st.colors.delete(pid);
+    const used = new Set(st.colors.values());
+    const byMemory = [...snap.processes].sort((a, b) => known(b) - known(a) || a.pid - b.pid);
+    for (const p of byMemory) {
+      if (st.colors.has(p.pid) || known(p) === 0) continue;
+      let slot = 0;
+      while (used.has(slot)) slot++;
+      if (slot >= PALETTE) break;
+      st.colors.set(p.pid, slot);
+      used.add(slot);
+    }
+  }
+  const colorClass = (pid) => (st.colors.has(pid) ? 'c' + st.colors.get(pid) : 'cx');
+
+  // ---- header, status, notes ---------------------------------------------------------------
+  function renderHeader(s) {
+    const h = s.host;
+    $('host').textContent = 'on ' + (h.hostname || 'unknown host') + (h.wsl ? ' · WSL2' : '');
+    document.title = 'gpuledger · ' + (h.hostname || 'unknown host');
+    const banner = $('replay');
+    banner.hidden = !st.replay;
+    if (st.replay) banner.textContent = 'REPLAY of ' + st.replay + ' (recorded ' + s.taken_at + ', not the live machine)';
+  }
+
+  function renderStatus() {
+    let text;
+    if (st.failedSince) {
+      text = 'cannot reach gpuledger serve since ' + st.failedSince.toLocaleTimeString() + ': showing the last snapshot, retrying';
+    } else if (st.replay) {
+      text = 'replay · snapshot ' + st.snap.taken_at;
+    } else {
+      text = 'live · every ' + st.intervalMs / 1000 + ' s · snapshot ' + st.snap.taken_at;
+    }
+    const s = $('status');
+    s.textContent = text;
+    s.classList.toggle('bad', !!st.failedSince);
+  }
+
+  // gpuledger_views::table's "NOTES AND WHAT WAS NOT SEEN": every null, with its reason.
+  function notes(s) {
+    const v = [...s.notes];
+    for (const d of s.devices) {
+      for (const [field, why] of Object.entries(d.unavailable || {})) v.push('GPU' + d.index + ' ' + field + ': ' + why);
+      const n = d.ledger.unknown_processes;
+      if (n > 0) v.push('GPU' + d.index + ': memory of ' + n + ' process' + (n === 1 ? ' is' : 'es is') + ' unknown; it is inside the unattributed figure');
+    }
+    for (const p of s.processes) {
+      for (const u of p.usage) {
+        if (u.unavailable_reason) v.push('pid ' + p.pid + ' (' + procName(p) + ') on GPU' + gpuLabel(u.device) + ': memory n/a: ' + u.unavailable_reason);
+        if (u.engines.unavailable_reason) v.push('pid ' + p.pid + ' engine use n/a: ' + u.engines.unavailable_reason);
+        if (u.accounting_note) v.push('pid ' + p.pid + ' (' + procName(p) + '): ' + u.accounting_note);
+      }
+      if (p.metadata_unavailable) v.push('pid ' + p.pid + ': name, user and command unknown: ' + p.metadata_unavailable);
+    }
+    return v.filter((x, i) => i === 0 || x !== v[i - 1]);
+  }
+
+  function renderNotes(s) {
+    const ul = $('notes');
+    ul.replaceChildren(...notes(s).map((n) => el('li', null, n)));
+    if (!ul.children.length) ul.append(el('li', 'hint', 'Nothing: every value was read.'));
+    $('sources').replaceChildren(...s.sources.map((x) => {
+      const li = el('li', x.status === 'error' ? 'bad' : null);
+      return add(li, el('b', null, x.name + ' ' + (x.status === 'error' ? 'ERROR' : x.status)), document.createTextNode(': ' + x.detail));
+    }));
+  }
+
+  // ---- device cards ------------------------------------------------------------------------
+  function ledgerBar(d, rows) {
+    const l = d.ledger;
+    // Ledger: bars are shares of the total, or of the processes' sum when they exceed the device.
+    const denom = l.over_attributed ? l.attributed_bytes : d.memory.total_bytes;
+    const box = svg('svg', { class: 'ledger', viewBox: '0 0 1000 24', preserveAspectRatio: 'none', role: 'img' });
+    if (!denom) {
+      box.setAttribute('aria-label', 'no bar: the device total is unknown');
+      return box;
+    }
+    box.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 24 }));
+    let x = 0;
+    const seg = (cls, b, label) => {
+      const w = Math.min(1000 - x, (b / denom) * 1000);
+      if (w <= 0) return;
+      const r = svg('rect', { class: cls, x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 24 });
+      r.append(svg('title', {}, label));
+      box.append(r);
+      x += w;
+    };
+    for (const r of rows) if (r.bytes != null) seg(colorClass(r.pid), r.bytes, r.label + ': ' + bytes(r.bytes));
+    if (l.unattributed_bytes != null) seg('unattr', l.unattributed_bytes, 'unattributed: ' + bytes(l.unattributed_bytes));
+    box.setAttribute('aria-label', 'memory ledger of GPU' + d.index);
+    return box;
+  }
+
+  function card(d, s) {
+    const m = d.memory;
+    const c = el('article', 'card');
+    c.dataset.gpu = d.index;
+    add(c, add(el('h3'), el('span', 'idx', 'GPU' + d.index), document.createTextNode(' ' + (d.name || NA))));
+    const share = m.used_bytes != null && m.total_bytes ? ' (' + fixed((m.used_bytes * 100) / m.total_bytes, 0) + '%)' : '';
+    add(c, add(el('p', 'mem'), el('span', 'used', bytes(m.used_bytes) + ' / ' + bytes(m.total_bytes)), el('span', 'share', share), el('span', 'hint', ' used')));
+    const rows = [];
+    for (const p of s.processes) {
+      for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: procName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
+    }
+    rows.sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1) || a.pid - b.pid);
+    c.append(ledgerBar(d, rows));
+    const legend = el('ul', 'legend');
+    for (const r of rows) {
+      const li = add(el('li'), el('i', 'sw ' + (r.bytes == null ? 'na' : colorClass(r.pid))), el('span', 'lab', r.label), el('span', 'num', bytes(r.bytes)));
+      li.dataset.pid = r.pid;
+      legend.append(li);
+    }
+    const l = d.ledger;
+    const un = add(el('li', 'unattributed'), el('i', 'sw unattr'), el('span', 'lab', 'unattributed (driver, system, other users, unknown processes)'),
+      el('span', 'num', l.unattributed_bytes != null ? bytes(l.unattributed_bytes) : l.over_attributed ? 'over-attributed' : NA));
+    legend.append(un);
+    c.append(legend);
+    if (l.over_attributed) {
+      c.append(el('p', 'over', 'Processes add up to ' + bytes(l.over_attributed_bytes) + ' more than the device uses (shared surfaces are charged to several processes); bars are normalised, labels are raw.'));
+    }
+    const stats = el('dl', 'stats');
+    const suspended = ['suspended', 'suspending'].includes(d.power_state);
+    for (const [k, v, cls] of [
+      ['GPU', suspended ? d.power_state : pct(d.utilization.gpu_percent), 'gpu'],
+      ['mem bw', pct(d.utilization.memory_percent), 'membw'],
+      ['temp', d.temperature_c == null ? NA : d.temperature_c + '°C', 'temp'],
+      ['power', watts(d.power.usage_watts) + ' / ' + watts(d.power.limit_watts), 'power'],
+      ['processes', bytes(l.attributed_bytes), 'attributed'],
+    ]) {
+      add(stats, add(el('div', cls), el('dt', null, k), el('dd', null, v)));
+    }
+    c.append(stats);
+    return c;
+  }
+
+  function renderCards(s) {
+    const box = $('cards');
+    box.replaceChildren(...s.devices.map((d) => card(d, s)));
+    if (!s.devices.length) box.append(el('p', 'hint', 'No GPU found. `gpuledger selftest` says what each source looked for.'));
+  }
+
+  // ---- the process table -------------------------------------------------------------------
+  const COLUMNS = [
+    { key: 'pid', label: 'PID', cls: 'mid', num: true, text: (r) => String(r.p.pid), val: (r) => r.p.pid },
+    { key: 'user', label: 'USER', cls: 'wide', text: (r) => r.p.user || NA },
+    { key: 'name', label: 'NAME', text: (r) => procName(r.p) },
+    { key: 'workload', label: 'WORKLOAD', text: (r) => workloadLabel(r.p.workload) },
+    { key: 'gpu', label: 'GPU', num: true, text: (r) => gpuLabel(r.u.device), val: (r) => { const d = gpuOf(r.u.device); return d ? d.index : -1; } },
+    { key: 'mem', label: 'MEMORY', num: true, text: (r) => bytes(r.u.memory_bytes), val: (r) => r.u.memory_bytes ?? -1 },
+    { key: 'source', label: 'SOURCE', cls: 'wide c-source', text: (r) => r.u.memory_source },
+    {
+      key: 'util', label: 'GPU%', num: true, val: (r) => r.u.engines.sm_percent ?? -1,
+      text: (r) => (r.p.rocm_kfd && r.u.engines.sm_percent == null ? NA + ' (kfd)' : pct(r.u.engines.sm_percent)),
+    },
+    { key: 'cmd', label: 'COMMAND', cls: 'wide cmd', text: (r) => command(r.p) },
+  ];
+
+  function rowsOf(s) {
+    const rows = [];
+    for (const p of s.processes) for (const u of p.usage) rows.push({ p, u, key: p.pid + '@' + u.device });
+    const f = st.filter.toLowerCase();
+    const shown = f ? rows.filter((r) => COLUMNS.some((c) => c.text(r).toLowerCase().includes(f))) : rows;
+    const col = COLUMNS.find((c) => c.key === st.sort.key);
+    const cmp = col.val ? (a, b) => col.val(a) - col.val(b) : (a, b) => col.text(a).localeCompare(col.text(b));
+    shown.sort((a, b) => st.sort.dir * cmp(a, b) || a.p.pid - b.p.pid);
+    return { shown, total: rows.length };
+  }
+
+  function renderHead() {
+    const tr = document.querySelector('#procs thead tr');
+    tr.replaceChildren(...COLUMNS.map((c) => {
+      const th = el('th', (c.cls || '') + (c.num ? ' num' : ''));
+      th.scope = 'col';
+      th.setAttribute('aria-sort', st.sort.key === c.key ? (st.sort.dir < 0 ? 'descending' : 'ascending') : 'none');
+      const b = el('button', null, c.label + (st.sort.key === c.key ? (st.sort.dir < 0 ? ' ▼' : ' ▲') : ''));
+      b.type = 'button';
+      b.dataset.key = c.key;
+      th.append(b);
+      return th;
+    }));
+  }
+
+  function renderTable(s) {
+    // One source for every row (the usual case): named once in the heading, not in each row.
+    const sources = new Set(s.processes.flatMap((p) => p.usage.map((u) => u.memory_source)));
+    $('procs').classList.toggle('same-source', sources.size === 1);
+    $('procs-source').textContent = sources.size === 1 ? ' (' + [...sources][0] + ')' : '';
+    renderHead();
+    const { shown, total } = rowsOf(s);
+    const body = document.querySelector('#procs tbody');
+    const hadFocus = body.contains(document.activeElement);
+    body.replaceChildren(...shown.map((r) => {
+      const tr = el('tr');
+      tr.dataset.key = r.key;
+      tr.dataset.pid = r.p.pid;
+      tr.tabIndex = -1;
+      tr.setAttribute('aria-selected', String(r.p.pid === st.selected));
+      for (const c of COLUMNS) {
+        const td = el('td', (c.cls || '') + (c.num ? ' num' : ''));
+        td.dataset.col = c.key;
+        if (c.key === 'name') td.append(el('i', 'sw ' + (r.u.memory_bytes == null ? 'na' : colorClass(r.p.pid))));
+        td.append(document.createTextNode(c.text(r)));
+        if (c.key === 'cmd' || c.key === 'workload') td.title = c.text(r);
+        if (c.key === 'mem' && r.u.unavailable_reason) td.title = r.u.unavailable_reason;
+        tr.append(td);
+      }
+      return tr;
+    }));
+    if (!shown.length) {
+      const tr = add(el('tr', 'empty'), el('td', 'hint', total ? 'No process matches the filter.' : 'No process holds GPU memory that the sources can see.'));
+      tr.firstChild.colSpan = COLUMNS.length;
+      body.append(tr);
+    }
+    const focusRow = body.querySelector('tr[data-key="' + CSS.escape(st.focusKey || '') + '"]') || body.querySelector('tr[data-key]');
+    if (focusRow) {
+      focusRow.tabIndex = 0;
+      if (hadFocus) focusRow.focus();
+    }
+  }
+
+  function moveFocus(tr) {
+    if (!tr || !tr.dataset.key) return;
+    for (const r of tr.parentNode.querySelectorAll('tr[tabindex="0"]')) r.tabIndex = -1;
+    tr.tabIndex = 0;
+    tr.focus();
+    st.focusKey = tr.dataset.key;
+  }
+
+  function select(tr) {
+    if (!tr || !tr.dataset.pid) return;
+    moveFocus(tr);
+    st.selected = Number(tr.dataset.pid);
+    for (const r of tr.parentNode.children) r.setAttribute('aria-selected', String(r.dataset.pid === tr.dataset.pid));
+    renderWhy(st.snap);
+  }
+
+  function wireTable() {
+    const table = $('procs');
+    table.querySelector('thead').addEventListener('click', (e) => {
+      const b = e.target.closest('button');
+      if (!b) return;
+      const col = COLUMNS.find((c) => c.key === b.dataset.key);
+      st.sort = st.sort.key === col.key ? { key: col.key, dir: -st.sort.dir } : { key: col.key, dir: col.num ? -1 : 1 };
+      renderTable(st.snap);
+    });
+    const body = table.querySelector('tbody');
+    body.addEventListener('click', (e) => select(e.target.closest('tr')));
+    body.addEventListener('keydown', (e) => {
+      const tr = e.target.closest('tr');
+      if (!tr) return;
+      const rows = [...body.querySelectorAll('tr[data-key]')];
+      const i = rows.indexOf(tr);
+      const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1, PageDown: i + 10, PageUp: i - 10 }[e.key];
+      if (to != null) {
+        moveFocus(rows[Math.max(0, Math.min(rows.length - 1, to))]);
+      } else if (e.key === 'Enter' || e.key === ' ') {
+        select(tr);
+      } else {
+        return;
+      }
+      e.preventDefault();
+    });
+    const filter = $('filter');
+    filter.addEventListener('input', () => { st.filter = filter.value.trim(); renderTable(st.snap); });
+    filter.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { filter.value = ''; st.filter = ''; renderTable(st.snap); }
+      if (e.key === 'ArrowDown' || e.key === 'Enter') { e.preventDefault(); moveFocus(body.querySelector('tr[data-key]')); }
+    });
+    document.addEventListener('keydown', (e) => {
+      if (e.key === '/' && !e.target.closest('input')) { e.preventDefault(); filter.focus(); }
+    });
+  }
+
+  // ---- why: measured, reported, estimated side by side, then the evidence --------------------
+  function column(cls, title, sub) {
+    return add(el('section', 'col ' + cls), add(el('h4', null, title), el('small', null, ' ' + sub)));
+  }
+  // One figure of a ledger column: the value large, what it is beside it.
+  function figure(value, what, cls) {
+    return add(el('p', 'fig' + (cls ? ' ' + cls : '')), el('b', null, value), el('span', null, what));
+  }
+  function line(k, v, cls) {
+    return add(el('p', 'kv' + (cls ? ' ' + cls : '')), el('span', 'k', k), el('span', 'v', v));
+  }
+
+  function partsBar(e) {
+    const parts = [
+      ['weights', e.weights_gpu_bytes, 'p0'], ['KV cache', e.kv_cache_gpu_bytes, 'p1'],
+      [e.compute_label || 'compute buffers', e.compute_gpu_bytes, 'p2'], ['overhead', e.overhead_gpu_bytes, 'p3'],
+    ];
+    const sum = parts.reduce((a, p) => a + (p[1] || 0), 0);
+    const scale = Math.max(sum, e.total_gpu_bytes) || 1;
+    const bar = svg('svg', { class: 'ledger parts', viewBox: '0 0 1000 18', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'estimated parts' });
+    bar.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 18 }));
+    let x = 0;
+    const legend = el('ul', 'legend parts-legend');
+    for (const [name, b, cls] of parts) {
+      if (b) {
+        const w = (b / scale) * 1000;
+        bar.append(add(svg('rect', { class: cls, x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 18 }), svg('title', {}, name + ': ' + bytes(b))));
+        x += w;
+      }
+      const li = add(el('li'), el('i', 'sw ' + (b == null ? 'na' : cls)), el('span', 'lab', name), el('span', 'num', bytes(b)));
+      li.dataset.part = cls;
+      legend.append(li);
+    }
+    return [bar, legend];
+  }
+
+  function estimated(p) {
+    const e = p.estimate;
+    const col = column('estimated', 'Estimated', 'by a recipe');
+    if (!e) {
+      const ai = p.workload && AI.includes(p.workload.kind);
+      return add(col, figure(NOTHING, 'no estimate'), el('p', 'hint', ai ? 'The model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'Not an AI runtime gpuledger has a recipe for.'));
+    }
+    add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), 'total GPU'),
+      el('p', 'src', e.recipe + (e.n_ctx != null ? ' · context ' + e.n_ctx : '')));
+    if (e.total_is_floor) col.append(el('p', 'hint', 'A part is unknown: the total counts only the known parts.'));
+    return col;
+  }
+
+  function measured(p) {
+    const col = column('measured', 'Measured', 'by the driver');
+    for (const u of p.usage) {
+      add(col, figure(bytes(u.memory_bytes), 'GPU' + gpuLabel(u.device) + ' · ' + u.memory_source));
+      if (u.unavailable_reason) col.append(el('p', 'hint', u.unavailable_reason));
+      for (const [src, b] of Object.entries(u.memory_by_source || {})) col.append(el('p', 'src', src + ': ' + bytes(b)));
+    }
+    return col;
+  }
+
+  function reported(p) {
+    const col = column('reported', 'Reported', 'by the runtime');
+    const figures = (p.estimate && p.estimate.reported) || [];
+    for (const f of figures) {
+      const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
+      add(col, figure(v, f.what), el('p', 'src', f.source));
+    }
+    if (!figures.length) col.append(figure(NOTHING, 'nothing recorded'));
+    return col;
+  }
+
+  function evidence(p) {
+    const w = p.workload;
+    const box = el('div', 'evidence');
+    if (!w) return add(box, el('p', 'hint', 'Not identified.'));
+    add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
+    const ol = el('ol');
+    for (const ev of w.evidence) ol.append(add(el('li'), el('b', null, (EVIDENCE[ev.kind] || ev.kind) + ': '), document.createTextNode(ev.showed), el('span', 'src', ' — ' + ev.source)));
+    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
+    box.append(ol);
+    if (w.member) box.append(el('p', 'hint', 'Part of a workload: ' + w.member.role + (w.member.root_pid != null ? ' of pid ' + w.member.root_pid : '') + ' (' + w.member.evidence + ')'));
+    return box;
+  }
+
+  function renderWhy(s) {
+    const box = $('why');
+    const p = s.processes.find((x) => x.pid === st.selected);
+    if (!p) {
+      box.replaceChildren(el('p', 'hint', st.selected == null ? 'Select a process to see its measured, reported and estimated memory and the evidence.' : 'pid ' + st.selected + ' is gone.'));
+      return;
+    }
+    const head = add(el('h3'), el('i', 'sw ' + colorClass(p.pid)), document.createTextNode(procName(p)), el('span', 'hint', ' pid ' + p.pid + ' · ' + (p.user || NA)));
+    const kids = [head, el('p', 'workload', workloadLabel(p.workload))];
+    kids.push(add(el('div', 'ledgers'), measured(p), reported(p), estimated(p)));
+    if (!(p.estimate && p.estimate.reported && p.estimate.reported.length)) {
+      kids.push(el('p', 'hint', 'Live server state is not in the snapshot: `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log (--log).'));
+    }
+    const e = p.estimate;
+    if (e) {
+      kids.push(...partsBar(e));
+      if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, 'Why: '), document.createTextNode(e.why)));
+      for (const n of e.not_modelled || []) kids.push(el('p', 'hint', 'not modelled: ' + n));
+      kids.push(el('p', 'hint', 'overhead: ' + e.overhead_source));
+    }
+    kids.push(evidence(p));
+    const facts = el('div', 'facts');
+    add(facts, line('command', command(p), 'cmd'), p.started_at && line('started', p.started_at),
+      p.container && line('container', p.container), p.listen_ports && p.listen_ports.length && line('listening', p.listen_ports.join(', ')));
+    kids.push(facts);
+    box.replaceChildren(...kids);
+  }
+
+  // ---- curves: each device's memory and its top processes over the ring --------------------
+  function chart(d) {
+    // Drawn at the size it is shown, so its text stays readable on a phone.
+    const cols = st.snap.devices.length > 1 && window.matchMedia('(min-width: 960px)').matches ? 2 : 1;
+    const W = Math.max(240, Math.floor(($('curves').clientWidth - (cols - 1) * 16) / cols) - 26);
+    const H = 190;
+    const L = 64; const R = 8; const T = 12; const B = 22;
+    const fig = el('figure', 'chart');
+    fig.dataset.gpu = d.index;
+    const pts = st.samples.map((s) => ({ t: s.t, dev: s.devices.find((x) => x.uuid === d.uuid), procs: s.processes.filter((x) => x.device === d.uuid) })).filter((x) => x.dev);
+    const total = d.memory.total_bytes;
+    const top = Math.max(total || 0, ...pts.map((x) => x.dev.used_bytes || 0), ...pts.flatMap((x) => x.procs.map((q) => q.memory_bytes))) || 1;
+    // From the first sample to the latest, at least ten rounds wide.
+    const t1 = pts.length ? pts[pts.length - 1].t : 0;
+    const t0 = Math.min(pts.length ? pts[0].t : t1, t1 - 10 * (st.intervalMs || 1000));
+    const X = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
+    const Y = (b) => T + (1 - b / top) * (H - T - B);
+    const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'memory of GPU' + d.index + ' over time' });
+    for (const b of ticks(top)) {
+      g.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: Y(b), y2: Y(b) }));
+      g.append(svg('text', { x: L - 6, y: Y(b) + 4, 'text-anchor': 'end' }, bytes(b)));
+    }
+    const span = (t1 - t0) / 1000;
+    if (pts.length > 1) g.append(svg('text', { x: L, y: H - 6 }, '−' + (span >= 120 ? Math.round(span / 60) + ' min' : Math.round(span) + ' s')));
+    const end = pts.length > 1 ? 'latest' : pts.length ? pts[0].taken_at : 'no samples yet';
+    g.append(svg('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, end));
+    if (total) {
+      g.append(svg('line', { class: 'total', x1: L, x2: W - R, y1: Y(total), y2: Y(total) }));
+      g.append(svg('text', { class: 'total-label', x: W - R - 4, y: Y(total) + 14, 'text-anchor': 'end' }, 'total ' + bytes(total)));
+    }
+    const series = [{ cls: 'used', get: (x) => x.dev.used_bytes, label: 'GPU' + d.index + ' used' }];
+    const latest = pts.length ? pts[pts.length - 1].procs.slice(0, 5) : [];
+    for (const q of latest) series.push({ cls: colorClass(q.pid), pid: q.pid, get: (x) => (x.procs.find((y) => y.pid === q.pid) || {}).memory_bytes, label: q.name + ' (' + q.pid + ')' });
+    const legend = el('ul', 'legend');
+    for (const sr of series) {
+      drawSeries(g, pts, sr, X, Y);
+      const v = pts.length ? sr.get(pts[pts.length - 1]) : null;
+      legend.append(add(el('li'), el('i', 'sw line ' + sr.cls), el('span', 'lab', sr.label), el('span', 'num', bytes(v))));
+    }
+    if (total) legend.append(add(el('li'), el('i', 'sw line total'), el('span', 'lab', 'card total'), el('span', 'num', bytes(total))));
+    const cap = el('figcaption', null, 'GPU' + d.index + ' ' + (d.name || '') + ' · ' + pts.length + ' sample' + (pts.length === 1 ? '' : 's'));
+    if (pts.length === 1) cap.append(el('span', 'hint', st.replay ? ' — a replay holds one moment: no curve' : ' — the curve starts with the next round'));
+    return add(fig, cap, g, legend);
+  }
+
+  // Grid lines at round values (1, 2, 2.5 or 5 × a power of ten, in GiB or MiB), at most five.
+  function ticks(top) {
+    const unit = top >= 2 ** 30 ? 2 ** 30 : 2 ** 20;
+    const raw = top / unit / 4;
+    const p = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((x) => x >= raw) * unit;
+    const out = [];
+    for (let b = 0; b <= top; b += step) out.push(Math.round(b));
+    return out;
+  }
+
+  // One polyline per run of known values: a missing value is a gap, never drawn as 0.
+  function drawSeries(g, pts, sr, X, Y) {
+    let run = [];
+    const flush = () => {
+      if (run.length === 1) g.append(svg('circle', { class: 'dot ' + sr.cls, cx: run[0][0], cy: run[0][1], r: 3.5 }));
+      if (run.length > 1) g.append(svg('polyline', { class: 'ln ' + sr.cls, points: run.map((p) => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join(' ') }));
+      run = [];
+    };
+    for (const x of pts) {
+      const v = sr.get(x);
+      if (v == null) flush(); else run.push([X(x.t), Y(v)]);
+    }
+    flush();
+  }
+
+  function renderCurves(s) {
+    $('curves').replaceChildren(...s.devices.map(chart));
+  }
+
+  // ---- fetching ------------------------------------------------------------------------------
+  async function getJSON(url) {
+    const r = await fetch(url, { cache: 'no-store' });
+    if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
+    return r.json();
+  }
+
+  function takeHistory(h) {
+    st.intervalMs = h.interval_ms;
+    st.windowMs = h.window_ms;
+    st.replay = h.replay;
+    const fresh = h.samples.filter((x) => st.lastT == null || x.t > st.lastT);
+    if (fresh.length) {
+      st.samples.push(...fresh);
+      st.lastT = fresh[fresh.length - 1].t;
+    }
+    const from = st.lastT - st.windowMs;
+    while (st.samples.length && st.samples[0].t < from) st.samples.shift();
+  }
+
+  // A section is rebuilt only when what it shows changed: an unchanged machine costs a status
+  // line and the curves per update, not a repaint of the whole page.
+  const drawn = {};
+  function changed(section, ...data) {
+    const key = JSON.stringify(data);
+    if (drawn[section] === key) return false;
+    drawn[section] = key;
+    return true;
+  }
+
+  function render() {
+    const s = st.snap;
+    assignColors(s);
+    const colors = [...st.colors];
+    if (changed('header', s.host, st.replay, s.taken_at)) renderHeader(s);
+    renderStatus();
+    if (changed('cards', s.devices, s.processes, colors)) renderCards(s);
+    if (changed('table', s.devices, s.processes, colors, st.sort, st.filter, st.selected)) renderTable(s);
+    if (changed('why', s.devices, s.processes.find((p) => p.pid === st.selected), st.selected)) renderWhy(s);
+    if (changed('curves', st.samples.length, st.lastT, s.devices)) renderCurves(s);
+    if (changed('notes', s.notes, s.devices, s.processes, s.sources)) renderNotes(s);
+    st.renders++;
+    const root = document.documentElement.dataset;
+    root.renders = st.renders;
+    if (st.renders === 1) root.firstRenderMs = Math.round(performance.now());
+  }
+
+  async function tick() {
+    clearTimeout(st.timer);
+    st.timer = null;
+    if (document.visibilityState === 'hidden') return;
+    try {
+      const since = st.lastT != null ? '?since=' + st.lastT : '';
+      const [snap, hist] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since)]);
+      st.snap = snap;
+      takeHistory(hist);
+      st.failedSince = null;
+      // Hidden while the answer was on its way: drawn when the tab is shown again.
+      if (document.visibilityState === 'hidden') return;
+      render();
+    } catch (err) {
+      st.failedSince = st.failedSince || new Date();
+      if (st.snap) renderStatus(); else $('status').textContent = 'cannot load the snapshot (' + err.message + '); retrying';
+      $('status').classList.add('bad');
+    }
+    schedule();
+  }
+
+  function schedule() {
+    clearTimeout(st.timer);
+    if (document.visibilityState === 'hidden') return;
+    // A replay does not change; it is re-read slowly only to notice a restarted server.
+    const every = st.failedSince ? 2000 : Math.max(200, st.intervalMs || 10000);
+    st.timer = setTimeout(tick, every);
+  }
+
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') {
+      clearTimeout(st.timer);
+      st.timer = null;
+    } else {
+      tick();
+    }
+  });
+  let resizeTimer = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { if (st.snap) renderCurves(st.snap); }, 150);
+  });
+  wireTable();
+  tick();
+})();
