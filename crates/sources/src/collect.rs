@@ -191,12 +191,27 @@ impl Collector {
         snap.sources.push(status);
     }
 
-    /// Container ids from cgroups, and a warning when gpuledger itself is in a PID namespace.
-    fn containers(&self, snap: &mut Snapshot) {
+    /// Owners from cgroups, with the user names of their uids; the container ids the snapshot
+    /// has always carried; and a warning when gpuledger itself is in a PID namespace.
+    fn owners(&self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
-            if p.container.is_none() {
-                p.container = self.procs.container(p.pid);
+            if p.owner.is_some() {
+                continue;
             }
+            let Some(owner) = self.procs.owner(p.pid) else {
+                continue;
+            };
+            let mut o = (*owner).clone();
+            if o.kind == gpuledger_model::OwnerKind::SlurmJob && o.uid.is_none() {
+                // A cgroup v2 path carries no uid: the task runs as the job's user.
+                o.uid = p.uid;
+            }
+            o.user = o.uid.and_then(|u| self.procs.user_name(u));
+            o.relabel();
+            if p.container.is_none() {
+                p.container = o.container_ref();
+            }
+            p.owner = Some(o);
         }
         // Asked once: a process does not change its own PID namespace.
         let root = self.procs.root();
@@ -319,7 +334,7 @@ impl Collector {
             self.procs.prefetch(&pids, !self.annotators.is_empty());
             self.collect_drm(&mut snap, &pids);
             self.fill_from_procfs(&mut snap);
-            self.containers(&mut snap);
+            self.owners(&mut snap);
         }
 
         for a in &mut self.annotators {
