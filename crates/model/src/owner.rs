@@ -345,7 +345,8 @@ pub fn group_key(p: &Process, by: GroupBy) -> Option<(String, String)> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Group {
     /// The grouping value (pod UID, job id, unit, user, ...); `null` for the processes that
-    /// have no such owner.
+    /// have no such owner; `""` for pods whose namespace is not known (never a namespace's
+    /// name: Kubernetes does not allow an empty one).
     pub key: Option<String>,
     pub label: String,
     /// Processes of the group on this device.
@@ -374,9 +375,14 @@ pub struct DeviceGroups {
     pub over_attributed_bytes: Option<u64>,
 }
 
+/// Schema id of [`OwnerGroups`] as JSON (`snapshot --group-by ... --json`).
+pub const GROUPS_SCHEMA: &str = "gpuledger.groups/1";
+
 /// Measured memory per owner per device (`snapshot --group-by`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OwnerGroups {
+    /// [`GROUPS_SCHEMA`].
+    pub schema: String,
     pub group_by: GroupBy,
     pub taken_at: String,
     pub devices: Vec<DeviceGroups>,
@@ -453,6 +459,7 @@ pub fn group_memory(snap: &Snapshot, by: GroupBy) -> OwnerGroups {
         notes.push(POD_NAMES_UNAVAILABLE.to_string());
     }
     OwnerGroups {
+        schema: GROUPS_SCHEMA.into(),
         group_by: by,
         taken_at: snap.taken_at.clone(),
         devices,
