@@ -21,6 +21,8 @@ pub enum Column {
     Device,
     Pid,
     User,
+    /// Who the process belongs to: a pod, a Slurm job, a container, a systemd unit.
+    Owner,
     Name,
     Workload,
     Type,
@@ -36,10 +38,11 @@ pub enum Column {
 }
 
 impl Column {
-    pub const ALL: [Column; 13] = [
+    pub const ALL: [Column; 14] = [
         Column::Device,
         Column::Pid,
         Column::User,
+        Column::Owner,
         Column::Name,
         Column::Workload,
         Column::Type,
@@ -57,6 +60,7 @@ impl Column {
             Column::Device => "DEV",
             Column::Pid => "PID",
             Column::User => "USER",
+            Column::Owner => "OWNER",
             Column::Name => "NAME",
             Column::Workload => "WORKLOAD",
             Column::Type => "TYPE",
