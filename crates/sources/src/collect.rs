@@ -5,7 +5,7 @@ use crate::drm::DrmSource;
 use crate::nvml::{LoadError, Nvml};
 use crate::procfs::{rfc3339, ProcReader};
 use crate::sysfs::normalise_bus_id;
-use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
+use gpuledger_model::{balance, OwnerKind, Snapshot, SourceState, SourceStatus};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -202,7 +202,7 @@ impl Collector {
                 continue;
             };
             let mut o = (*owner).clone();
-            if o.kind == gpuledger_model::OwnerKind::SlurmJob && o.uid.is_none() {
+            if o.kind == OwnerKind::SlurmJob && o.uid.is_none() {
                 // A cgroup v2 path carries no uid: the task runs as the job's user.
                 o.uid = p.uid;
             }
@@ -212,6 +212,18 @@ impl Collector {
                 p.container = o.container_ref();
             }
             p.owner = Some(o);
+        }
+        let pods = snap
+            .processes
+            .iter()
+            .filter(|p| p.owner.as_ref().is_some_and(|o| o.kind == OwnerKind::Pod))
+            .count();
+        if pods > 0 {
+            snap.notes.push(format!(
+                "{pods} GPU process{} in Kubernetes pods, shown by pod UID: {}",
+                if pods == 1 { " runs" } else { "es run" },
+                gpuledger_model::owner::POD_NAMES_UNAVAILABLE
+            ));
         }
         // Asked once: a process does not change its own PID namespace.
         let root = self.procs.root();

@@ -43,6 +43,14 @@ fn snapshot_json_names_the_pod_container_and_job_of_each_process() {
         (Some(1000), Some("alice"))
     );
     assert_eq!(job["label"], "job 4711 (alice)");
+    // The snapshot says once what it cannot name, and why.
+    let notes = strings(&v["notes"]);
+    assert!(
+        notes.iter().any(|n| n
+            .starts_with("4 GPU processes run in Kubernetes pods, shown by pod UID")
+            && n.contains("kubelet pod-resources API")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -163,4 +171,21 @@ fn group_by_refuses_csv_and_unknown_keys() {
         "{}",
         stderr_of(&out)
     );
+}
+
+#[test]
+fn explain_names_the_owner_and_the_cgroup_that_says_so() {
+    let m = Machine::shared_node();
+    let t = ok_stdout(&m.run(&["explain", "7002", "--no-probe"]));
+    let line = t
+        .lines()
+        .find(|l| l.contains("owner:"))
+        .unwrap_or_else(|| panic!("{t}"));
+    assert_eq!(
+        line,
+        "  owner: pod 16e6a747…/ctr 7dea796e… · cgroup /kubepods.slice/kubepods-pod16e6a747_9d40_4120_bbac_ca7cd274fdd9.slice/cri-containerd-7dea796eb5d6826a85978fa316612874aa3d576ac576495bed83d77fbc9dc744.scope"
+    );
+    assert!(t.contains("  pod name and namespace n/a: pod name and namespace need the kubelet pod-resources API"), "{t}");
+    let t = ok_stdout(&m.run(&["explain", "8001", "--no-probe"]));
+    assert!(t.contains("  owner: job 4711 (alice) · cgroup /system.slice/slurmstepd.scope/job_4711/step_0/user/task_0\n"), "{t}");
 }

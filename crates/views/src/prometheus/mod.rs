@@ -13,7 +13,7 @@
 //!   `gpuledger_process_memory_bytes` series (its share sits in the device's unattributed bytes).
 //!   A label whose value is unknown is left out, which Prometheus treats like an empty value.
 //! - **No secrets in labels.** Command lines never appear in labels at all; the process name and
-//!   user go through [`redact_text`] and are truncated to [`MAX_LABEL_CHARS`].
+//!   user go through [`gpuledger_model::redact_text`] and are truncated to [`MAX_LABEL_CHARS`].
 //! - **Bounded cardinality.** Per-process series are limited by [`ProcessSeries`] (default: the
 //!   top 50 processes by measured memory); `gpuledger_processes` and `gpuledger_processes_exported`
 //!   say how many were left out.
@@ -21,8 +21,15 @@
 //!   go to their own metrics whose names contain `estimated`
 //!   (`gpuledger_process_estimated_memory_bytes{component=...}`); no measured metric ever includes
 //!   an estimate.
+//! - **Who, not only which process.** Per-process series carry their owner's ids (`pod_uid`,
+//!   `container`, `slurm_job`, `unit`); `gpuledger_owner_memory_bytes` sums every process per
+//!   owner per device, unbounded by the process selection (`owner.rs`).
 //! - Units are base units: bytes, seconds, watts, degrees Celsius, hertz; percentages become
-//!   `_ratio` in 0..=1.
+//!   `_ratio` in 0..=1. The one exception is opt-in: `--dcgm-compat` writes dcgm-exporter's own
+//!   names and units (MiB, %), for the dashboards built on them (`dcgm.rs`).
+//!
+//! One file per family: `device`, `process`, `estimated`, `owner`, `dcgm`, `health`; `family`
+//! writes the text format.
 
 use gpuledger_model::Snapshot;
 use std::str::FromStr;
@@ -126,7 +133,7 @@ pub struct MetricsOptions {
     pub collection: Option<CollectionStats>,
     /// The snapshot is a recording, not the live machine (`gpuledger_snapshot_replay 1`).
     pub replay: bool,
-    /// Also write the dcgm-exporter-compatible device family (`DCGM_FI_DEV_*`, [`DCGM_FIELDS`]).
+    /// Also write dcgm-exporter's device family (`DCGM_FI_DEV_*`, [`dcgm_metric_names`]).
     pub dcgm_compat: bool,
 }
 
