@@ -11,9 +11,16 @@ use std::collections::BTreeMap;
 /// The family's name.
 pub const OWNER_MEMORY: &str = "gpuledger_owner_memory_bytes";
 
+/// A label read off an owner (`None`: unknown, left out).
+type OwnerLabel = fn(&Owner) -> Option<String>;
+
+/// Which series a process's usage adds to: the device's position, and the owner's kind and
+/// label (`None`: no owner read).
+type SumKey<'a> = (usize, Option<(&'a str, &'a str)>);
+
 /// The labels of one owner's series: the device, then the owner's kind, label and ids. Kept as
 /// data: the order here is the exposition's.
-const LABELS: [(&str, fn(&Owner) -> Option<String>); 8] = [
+const LABELS: [(&str, OwnerLabel); 8] = [
     ("owner_kind", |o| Some(o.kind.as_str().to_string())),
     ("owner", |o| Some(o.label.clone())),
     ("pod_uid", |o| o.pod_uid.clone()),
@@ -34,7 +41,7 @@ struct Sum<'a> {
 
 pub(super) fn owners(out: &mut String, snap: &Snapshot) {
     // (device position, owner kind and label) → sum, in device then owner order.
-    let mut sums: BTreeMap<(usize, Option<(&str, &str)>), Sum> = BTreeMap::new();
+    let mut sums: BTreeMap<SumKey, Sum> = BTreeMap::new();
     for p in &snap.processes {
         let key = p
             .owner

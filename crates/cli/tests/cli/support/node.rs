@@ -8,8 +8,11 @@ use super::{Machine, ProcTree};
 pub const NODE_G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
 pub const NODE_G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
-/// The pods: UID, QoS level, and their processes as (pid, container id, bytes on GPU0).
-pub const PODS: [(&str, &str, &[(u32, &str, u64)]); 3] = [
+/// A pod's process: pid, container id, bytes on GPU0.
+pub type PodProcess = (u32, &'static str, u64);
+
+/// The pods: UID, QoS level (empty: guaranteed), and their processes.
+pub const PODS: [(&str, &str, &[PodProcess]); 3] = [
     (
         "414cbe69-8d5a-4d9f-8ad4-6606f7f69e33",
         "burstable",
