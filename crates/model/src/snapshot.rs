@@ -261,6 +261,9 @@ pub struct Process {
     /// `containerd://<id>`, `cri-o://<id>`, `kubepods://<id>` (runtime not named in the path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
+    /// Who the process belongs to (a pod, a Slurm job, a unit, a session), from its cgroup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<crate::Owner>,
     /// The process has `/dev/kfd` open (ROCm compute): its memory shows in DRM fdinfo, but its
     /// engine time does not, so its engine figures are unknown rather than 0 %.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -294,6 +297,7 @@ impl Process {
             cmdline: None,
             metadata_unavailable: None,
             container: None,
+            owner: None,
             rocm_kfd: false,
             listen_ports: Vec::new(),
             workload: None,

@@ -94,6 +94,8 @@ pub struct ServeConfig {
     /// Time between collection rounds.
     pub interval: Duration,
     pub processes: ProcessSeries,
+    /// Also export the dcgm-exporter-compatible device family (`--dcgm-compat`).
+    pub dcgm_compat: bool,
     /// Connections that may wait for their request head at once. Beyond this, the one waiting
     /// longest is answered 503 to make room (once it has waited a quarter of
     /// `request_timeout`), otherwise the newcomer is; connections in all are bounded by twice
@@ -105,12 +107,20 @@ pub struct ServeConfig {
     pub write_timeout: Duration,
 }
 
+impl ServeConfig {
+    /// What the metrics view is asked for: the process selection and the DCGM family.
+    fn metrics(&self) -> (ProcessSeries, bool) {
+        (self.processes, self.dcgm_compat)
+    }
+}
+
 impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             listen: DEFAULT_LISTEN.parse().expect("constant address"),
             interval: Duration::from_secs(5),
             processes: ProcessSeries::default(),
+            dcgm_compat: false,
             max_connections: 1024,
             request_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(10),
@@ -170,7 +180,7 @@ fn unix_now() -> f64 {
 
 fn publish(
     snap: &Snapshot,
-    processes: ProcessSeries,
+    (processes, dcgm_compat): (ProcessSeries, bool),
     collection: Option<CollectionStats>,
     replay: Option<&str>,
 ) -> Published {
@@ -180,6 +190,7 @@ fn publish(
             processes,
             collection,
             replay: replay.is_some(),
+            dcgm_compat,
         },
     );
     let mut json = serde_json::to_string(snap)
@@ -210,14 +221,14 @@ impl Server {
                     .unwrap_or_else(|_| gpuledger_model::time::now_ms());
                 let mut ring = history::Ring::replay(&path);
                 ring.push(&snapshot, at);
-                let p = publish(&snapshot, cfg.processes, None, Some(&path));
+                let p = publish(&snapshot, cfg.metrics(), None, Some(&path));
                 (p, ring, None, None)
             }
             Source::Live(factory) => (
                 // Replaced by the first round before any request is answered.
                 publish(
                     &Snapshot::new(String::new(), Default::default()),
-                    ProcessSeries::None,
+                    (ProcessSeries::None, false),
                     None,
                     None,
                 ),
@@ -334,7 +345,7 @@ fn collection_loop(
         if snap.sources.iter().any(|s| s.status == SourceState::Error) {
             stats.errors_total += 1;
         }
-        let p = publish(&snap, cfg.processes, Some(stats), None);
+        let p = publish(&snap, cfg.metrics(), Some(stats), None);
         if let Ok(mut h) = shared.history.lock() {
             h.push(&snap, gpuledger_model::time::now_ms());
         }

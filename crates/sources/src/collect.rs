@@ -6,7 +6,7 @@ use crate::nvml::{LoadError, Nvml};
 use crate::procfs::ProcReader;
 use crate::sysfs::normalise_bus_id;
 use gpuledger_model::time::format_secs;
-use gpuledger_model::{balance, Snapshot, SourceState, SourceStatus};
+use gpuledger_model::{balance, OwnerKind, Snapshot, SourceState, SourceStatus};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -192,12 +192,39 @@ impl Collector {
         snap.sources.push(status);
     }
 
-    /// Container ids from cgroups, and a warning when gpuledger itself is in a PID namespace.
-    fn containers(&self, snap: &mut Snapshot) {
+    /// Owners from cgroups, with the user names of their uids; the container ids the snapshot
+    /// has always carried; and a warning when gpuledger itself is in a PID namespace.
+    fn owners(&self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
-            if p.container.is_none() {
-                p.container = self.procs.container(p.pid);
+            if p.owner.is_some() {
+                continue;
             }
+            let Some(owner) = self.procs.owner(p.pid) else {
+                continue;
+            };
+            let mut o = (*owner).clone();
+            if o.kind == OwnerKind::SlurmJob && o.uid.is_none() {
+                // A cgroup v2 path carries no uid: the task runs as the job's user.
+                o.uid = p.uid;
+            }
+            o.user = o.uid.and_then(|u| self.procs.user_name(u));
+            o.relabel();
+            if p.container.is_none() {
+                p.container = o.container_ref();
+            }
+            p.owner = Some(o);
+        }
+        let pods = snap
+            .processes
+            .iter()
+            .filter(|p| p.owner.as_ref().is_some_and(|o| o.kind == OwnerKind::Pod))
+            .count();
+        if pods > 0 {
+            snap.notes.push(format!(
+                "{pods} GPU process{} in Kubernetes pods, shown by pod UID: {}",
+                if pods == 1 { " runs" } else { "es run" },
+                gpuledger_model::owner::POD_NAMES_UNAVAILABLE
+            ));
         }
         // Asked once: a process does not change its own PID namespace.
         let root = self.procs.root();
@@ -320,7 +347,7 @@ impl Collector {
             self.procs.prefetch(&pids, !self.annotators.is_empty());
             self.collect_drm(&mut snap, &pids);
             self.fill_from_procfs(&mut snap);
-            self.containers(&mut snap);
+            self.owners(&mut snap);
         }
 
         for a in &mut self.annotators {

@@ -1,61 +1,9 @@
-//! Containers: which container a process runs in (from its cgroup path), and whether gpuledger
-//! itself runs inside a PID namespace (where NVML's host PIDs do not match the PIDs it can see).
+//! Whether gpuledger itself runs inside a PID namespace (where NVML's host PIDs do not match the
+//! PIDs it can see). Which container, pod or job a process runs in is its owner
+//! ([`crate::owner`]).
 
 use std::fs;
 use std::path::Path;
-
-/// Container id from the text of `/proc/<pid>/cgroup`, as `<runtime>://<64-hex id>`.
-///
-/// Recognised path shapes (cgroup v1 and v2, systemd and cgroupfs drivers):
-/// `/docker/<id>`, `docker-<id>.scope`, `libpod-<id>.scope` (podman; `libpod-conmon-` is the
-/// monitor, not the container), `cri-containerd-<id>.scope`, `crio-<id>.scope`,
-/// `/kubepods/.../pod<uid>/<id>` (runtime not named: `kubepods://`).
-pub fn container_id(cgroup: &str) -> Option<String> {
-    // v2 has one line (`0::/path`); in v1 any hierarchy names the same container. Prefer the
-    // unified line, then the first line that yields an id.
-    let mut lines: Vec<&str> = cgroup.lines().collect();
-    lines.sort_by_key(|l| !l.starts_with("0::"));
-    lines.into_iter().find_map(|l| {
-        let path = l.splitn(3, ':').nth(2)?;
-        from_path(path)
-    })
-}
-
-fn from_path(path: &str) -> Option<String> {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let kube = segs.iter().any(|s| s.starts_with("kubepods"));
-    // The innermost segment that names a container wins (podman nests `.../libpod-<id>.scope/container`).
-    for seg in segs.iter().rev() {
-        let stem = seg.strip_suffix(".scope").unwrap_or(seg);
-        for (prefix, runtime) in [
-            ("docker-", "docker"),
-            ("libpod-", "podman"),
-            ("cri-containerd-", "containerd"),
-            ("crio-", "cri-o"),
-        ] {
-            if let Some(id) = stem.strip_prefix(prefix) {
-                if is_id(id) {
-                    return Some(format!("{runtime}://{id}"));
-                }
-            }
-        }
-        if is_id(seg) {
-            let runtime = if kube {
-                "kubepods"
-            } else if segs.first() == Some(&"docker") {
-                "docker"
-            } else {
-                continue;
-            };
-            return Some(format!("{runtime}://{seg}"));
-        }
-    }
-    None
-}
-
-fn is_id(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
 
 /// `readlink /proc/self/ns/pid` on the host's initial PID namespace: the kernel's fixed
 /// `PROC_PID_INIT_INO` (0xEFFFFFFC).
@@ -100,38 +48,6 @@ pub fn own_pid_namespace(proc_root: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
-    const ID: &str = "3f4e2a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f";
-
-    #[test]
-    fn runtimes() {
-        let cases = [
-            (format!("0::/system.slice/docker-{ID}.scope\n"), "docker"),
-            (format!("12:memory:/docker/{ID}\n11:cpu:/docker/{ID}\n"), "docker"),
-            (format!("0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{ID}.scope/container\n"), "podman"),
-            (format!("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c.slice/cri-containerd-{ID}.scope\n"), "containerd"),
-            (format!("0::/kubepods.slice/kubepods-pod1b2c.slice/crio-{ID}.scope\n"), "cri-o"),
-            (format!("4:devices:/kubepods/burstable/pod0f1e2d3c-aaaa-bbbb-cccc-111122223333/{ID}\n"), "kubepods"),
-        ];
-        for (text, rt) in cases {
-            assert_eq!(container_id(&text), Some(format!("{rt}://{ID}")), "{text}");
-        }
-    }
-
-    #[test]
-    fn not_containers() {
-        assert_eq!(
-            container_id("0::/user.slice/user-1000.slice/session-2.scope\n"),
-            None
-        );
-        assert_eq!(container_id("0::/\n"), None);
-        // podman's monitor process is not the container.
-        assert_eq!(
-            container_id(&format!("0::/machine.slice/libpod-conmon-{ID}.scope\n")),
-            None
-        );
-        assert_eq!(container_id("garbage"), None);
-    }
-
     #[test]
     fn pid_namespace_detection() {
         let t = tempfile::tempdir().unwrap();
@@ -150,12 +66,5 @@ mod tests {
         std::os::unix::fs::symlink("pid:[4026532761]", root.join("self/ns/pid")).unwrap();
         let why = own_pid_namespace(root).unwrap();
         assert!(why.contains("4026532761"), "{why}");
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn never_panics(s in "(?s).{0,300}") {
-            let _ = container_id(&s);
-        }
     }
 }

@@ -6,7 +6,8 @@
 //!   [`iokit`]: macOS's accelerator registry;
 //! - [`drm`] and [`sysfs`]: Linux DRM clients (`fdinfo`) and devices (`/sys/class/drm`, accel);
 //! - [`procfs`]: process metadata (name, exe, user, command line, start time) from `/proc`;
-//!   [`container`]: which container a process runs in (its cgroup);
+//!   [`owner`]: who a process belongs to (a Kubernetes pod, a Slurm job, a container, a systemd
+//!   unit, a session), from its cgroup; [`container`]: whether gpuledger is in a PID namespace;
 //! - [`environ`]: another process's environment, redacted, on Linux, macOS and Windows (`v`);
 //! - [`regular`]: opening files that others named (model paths, replays) without blocking;
 //! - [`collect`]: one collection round that merges the sources into a [`gpuledger_model::Snapshot`];
@@ -34,7 +35,7 @@
 //! # The order of a round ([`Collector::collect`])
 //!
 //! NVML (devices, then processes) → the platform's per-process source (WDDM, IOKit or `/dev/dxg`)
-//! → DRM clients and sysfs devices → `/proc` metadata for every listed process → containers →
+//! → DRM clients and sysfs devices → `/proc` metadata for every listed process → owners →
 //! annotators (workload identification and estimates, from the workloads crate) → the books are
 //! balanced (the unattributed row). Later steps fill gaps; none undoes an earlier one.
 
@@ -45,6 +46,7 @@ pub mod dxg;
 pub mod environ;
 pub mod iokit;
 pub mod nvml;
+pub mod owner;
 pub mod procfs;
 pub mod regular;
 pub mod sysfs;

@@ -1960,3 +1960,45 @@ fn a_cut_table_says_how_many_rows_are_hidden() {
     let (big, _) = render(&mut app, 200, 100, t0);
     assert!(!big.contains("hidden ("), "{big}");
 }
+
+/// The live view's OWNER column: the pod and the Slurm job sharing the H200, found by the
+/// filter too; absent when no process has an owner beyond its user.
+#[test]
+fn owner_column_names_pods_and_jobs_and_filters_by_them() {
+    let t0 = Instant::now();
+    let plain = snapshot(40 * GIB, 9 * GIB);
+    let (s, _) = render(&mut app_with(plain.clone(), t0), 160, 40, t0);
+    assert!(!line_with(&s, "PID").contains("OWNER"), "{s}");
+
+    let mut shared = plain;
+    let mut pod = Owner::new(OwnerKind::Pod, "/kubepods.slice/x");
+    pod.pod_uid = Some("3f2a1b9c-5d6e-4f70-8a9b-0c1d2e3f4a5b".into());
+    pod.container_id = Some("9b1c0d2e".repeat(8));
+    pod.runtime = Some("containerd".into());
+    pod.relabel();
+    let mut job = Owner::new(
+        OwnerKind::SlurmJob,
+        "/system.slice/slurmstepd.scope/job_4711",
+    );
+    job.slurm_job = Some(4711);
+    job.user = Some("bob".into());
+    job.relabel();
+    shared.processes[0].owner = Some(pod);
+    shared.processes[1].owner = Some(job);
+    let mut app = app_with(shared, t0);
+    let (s, _) = render(&mut app, 160, 40, t0);
+    assert!(line_with(&s, "PID").contains("OWNER"), "{s}");
+    assert!(
+        line_with(&s, "llama-server").contains("pod 3f2a1b9c…/ctr 9b1c0d2e…"),
+        "{s}"
+    );
+    assert!(line_with(&s, "python3").contains("job 4711 (bob)"), "{s}");
+    // The column gives way before the essentials at 80 columns.
+    let (narrow, _) = render(&mut app, 80, 24, t0);
+    assert!(line_with(&narrow, "PID").contains("WORKLOAD"), "{narrow}");
+    app.handle_key(key('/'), t0);
+    for c in "job 4711".chars() {
+        app.handle_key(key(c), t0);
+    }
+    assert_eq!(pids(&app), [5151]);
+}

@@ -1,6 +1,6 @@
 //! Views render; they never collect. Each rendering is a pure function of model values and
 //! options, so it is tested on constructed values: the snapshot (table, JSON, CSV, Prometheus),
-//! a diff of two, the estimated ledgers ([`estimate`]: the llama.cpp recipe's, a runtime
+//! its memory per owner ([`groups`]), a diff of two, the estimated ledgers ([`estimate`]: the llama.cpp recipe's, a runtime
 //! recipe's, a recorded one) and what `gpuledger probe` measured ([`cost_report`]). Text tables
 //! line up through one aligner ([`columns`]).
 
@@ -9,6 +9,7 @@ pub mod cost_report;
 pub mod csv;
 pub mod diff;
 pub mod estimate;
+pub mod groups;
 pub mod prometheus;
 pub mod table;
 #[cfg(test)]
@@ -18,6 +19,7 @@ mod test_support;
 pub use csv::snapshot_csv;
 pub use diff::{render_diff, DiffOptions};
 pub use gpuledger_model::{term_safe, term_safe_text};
+pub use groups::{render_groups_json, render_groups_table};
 pub use prometheus::{render_metrics, MetricsOptions, ProcessSeries};
 pub use table::{render_table, TableOptions};
 

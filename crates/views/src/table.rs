@@ -149,12 +149,15 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
     if !procs.is_empty() {
         out.push_str("PROCESSES (measured)\n");
         // Optional columns appear only when some process has a value for them: system memory
-        // (GTT / shared, e.g. DRM fdinfo) and the container a process runs in.
+        // (GTT / shared, e.g. DRM fdinfo) and the owner (pod, Slurm job, container, unit) when
+        // one says more than the USER column does.
         let any_sys = procs
             .iter()
             .flat_map(|p| &p.usage)
             .any(|u| u.system_memory_bytes.is_some());
-        let any_container = procs.iter().any(|p| p.container.is_some());
+        let any_owner = procs.iter().any(|p| {
+            p.container.is_some() || p.owner.as_ref().is_some_and(|o| o.kind.beyond_user())
+        });
         let mut header = vec!["PID", "USER", "NAME", "WORKLOAD", "GPU", "TYPE", "MEMORY"];
         let mut right = vec![true, false, false, false, true, false, true];
         if any_sys {
@@ -163,8 +166,8 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
         }
         header.extend(["SOURCE", "SM%"]);
         right.extend([false, true]);
-        if any_container {
-            header.push("CONTAINER");
+        if any_owner {
+            header.push("OWNER");
             right.push(false);
         }
         header.push("COMMAND");
@@ -203,8 +206,8 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                 } else {
                     pct(u.engines.sm_percent)
                 });
-                if any_container {
-                    r.push(container_cell(p.container.as_deref()));
+                if any_owner {
+                    r.push(owner_cell(p));
                 }
                 r.push(command_cell(p, opts.wide));
                 rows.push(r);
@@ -375,9 +378,14 @@ fn unattributed_cell(d: &Device) -> String {
     }
 }
 
-/// `docker://<64 hex>` → `docker:8f2a6c3e1b4d` (the short id docker and podman print).
-fn container_cell(c: Option<&str>) -> String {
-    match c {
+/// The owner's short label (`pod 3f2a1b9c…/ctr 9b1c0d2e…`, `job 4711 (alice)`); for a
+/// snapshot recorded before owners, the container: `docker://<64 hex>` → `docker:8f2a6c3e1b4d`
+/// (the short id docker and podman print).
+fn owner_cell(p: &Process) -> String {
+    if let Some(o) = &p.owner {
+        return o.label.clone();
+    }
+    match p.container.as_deref() {
         None => words::NOTHING.into(),
         Some(c) => match c.split_once("://") {
             Some((rt, id)) => format!("{rt}:{}", id.chars().take(12).collect::<String>()),
@@ -552,6 +560,50 @@ mod tests {
     }
 
     #[test]
+    fn owner_column_shows_pods_jobs_and_units_not_mere_sessions() {
+        let mut s = snap();
+        let session = |p: &mut Process| {
+            let mut o = Owner::new(
+                OwnerKind::Session,
+                "/user.slice/user-1000.slice/session-3.scope",
+            );
+            o.session = Some("3".into());
+            o.relabel();
+            p.owner = Some(o);
+        };
+        for p in &mut s.processes {
+            session(p);
+        }
+        let t = render_table(&s, &TableOptions::default());
+        assert!(
+            !t.contains("OWNER"),
+            "a session says no more than USER:\n{t}"
+        );
+
+        let mut pod = Owner::new(OwnerKind::Pod, "/kubepods/burstable/pod3f2a1b9c/x");
+        pod.pod_uid = Some("3f2a1b9c-5d6e-4f70-8a9b-0c1d2e3f4a5b".into());
+        pod.container_id = Some("9b1c0d2e".repeat(8));
+        pod.runtime = Some("containerd".into());
+        pod.relabel();
+        s.processes[1].owner = Some(pod);
+        let mut job = Owner::new(
+            OwnerKind::SlurmJob,
+            "/system.slice/slurmstepd.scope/job_4711",
+        );
+        job.slurm_job = Some(4711);
+        job.user = Some("alice".into());
+        job.relabel();
+        s.processes[0].owner = Some(job);
+        let t = render_table(&s, &TableOptions::default());
+        let header = t.lines().find(|l| l.contains("PID")).unwrap();
+        assert!(header.contains("OWNER"), "{t}");
+        let row = |name: &str| t.lines().find(|l| l.contains(name)).unwrap().to_string();
+        assert!(row(" big ").contains("pod 3f2a1b9c…/ctr 9b1c0d2e…"), "{t}");
+        assert!(row(" small ").contains("job 4711 (alice)"), "{t}");
+        assert!(row(" hidden ").contains("session 3"), "{t}");
+    }
+
+    #[test]
     fn fdinfo_columns_kfd_container_and_suspended_device() {
         let mut s = snap();
         let mut d = Device::new(1, Vendor::Amd, "pci-0000:03:00.0", "sysfs");
@@ -583,7 +635,7 @@ mod tests {
         assert!(line.contains("4 GiB"), "GTT column:\n{t}");
         assert!(line.contains("n/a (kfd)"), "{line}");
         assert!(line.contains("podman:c0ffee01c0ff"), "{line}");
-        assert!(t.contains("SYS/GTT") && t.contains("CONTAINER"), "{t}");
+        assert!(t.contains("SYS/GTT") && t.contains("OWNER"), "{t}");
         // NVML rows have no system-memory figure: the "nothing applies" mark, not 0.
         let nv = t.lines().find(|l| l.contains(" big ")).unwrap();
         assert!(nv.contains(" — "), "{nv}");

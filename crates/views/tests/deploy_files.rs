@@ -64,6 +64,7 @@ fn exported() -> BTreeSet<String> {
             processes: ProcessSeries::All,
             collection: Some(CollectionStats::default()),
             replay: false,
+            dcgm_compat: false,
         },
     );
     t.lines()

@@ -28,6 +28,11 @@ pub struct Args {
     /// Which processes get per-process series: top-N by memory, all, or none.
     #[arg(long, value_name = "top-N|all|none", default_value = "top-50", value_parser = clap::value_parser!(ProcessSeries))]
     pub processes: ProcessSeries,
+    /// Also export NVIDIA dcgm-exporter's device metrics (DCGM_FI_DEV_FB_USED, _FB_FREE in MiB,
+    /// _GPU_UTIL, _MEM_COPY_UTIL, _GPU_TEMP, _POWER_USAGE, clocks) with its labels (gpu, UUID,
+    /// device, modelName, Hostname), for dashboards written for dcgm-exporter.
+    #[arg(long)]
+    pub dcgm_compat: bool,
     /// Allow listening on a non-loopback address. The endpoints have no authentication and show
     /// process names and users of this machine to anyone who can reach them.
     #[arg(long)]
@@ -56,6 +61,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         listen: args.listen,
         interval: args.interval,
         processes: args.processes,
+        dcgm_compat: args.dcgm_compat,
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();

@@ -1,7 +1,10 @@
 //! `gpuledger snapshot`: one collection round (or one moment of a replayed recording).
 
 use crate::Global;
-use gpuledger_views::{render_json, render_table, TableOptions};
+use gpuledger_model::GroupBy;
+use gpuledger_views::{
+    render_groups_json, render_groups_table, render_json, render_table, TableOptions,
+};
 use std::process::ExitCode;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +30,12 @@ pub struct Args {
     /// RFC 3339 time or a duration ago (`10m`). The latest sample at or before it is shown.
     #[arg(long, value_name = "TIME", value_parser = super::history::time_arg)]
     pub at: Option<String>,
+    /// Sum measured memory per owner on each GPU, from the processes' cgroups: pod (Kubernetes
+    /// pod UID), namespace (needs the kubelet pod-resources API: not known yet, said so),
+    /// container, job (Slurm), user, unit (systemd) or owner (any of them). Unattributed memory
+    /// stays a row of its own. A table, or JSON (gpuledger.groups/1) with --json.
+    #[arg(long, value_name = "pod|namespace|container|job|user|unit|owner", value_parser = clap::value_parser!(GroupBy))]
+    pub group_by: Option<GroupBy>,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -36,6 +45,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         (false, Some(f)) => f,
         (false, None) => Format::Table,
     };
+    if let Some(by) = args.group_by {
+        let groups = gpuledger_model::group_memory(&snap, by);
+        let text = match format {
+            Format::Json => render_groups_json(&groups),
+            Format::Csv => anyhow::bail!("--group-by prints a table or JSON (--json), not CSV"),
+            Format::Table => {
+                render_groups_table(&groups, snap.host.hostname.as_deref(), replay.as_deref())
+            }
+        };
+        return crate::commands::print(&text);
+    }
     let text = match format {
         Format::Json => render_json(&snap),
         Format::Csv => gpuledger_views::snapshot_csv(&snap)?,

@@ -26,6 +26,7 @@ mod hostile_text;
 mod kill;
 mod nvml_snapshot;
 mod ollama_processes;
+mod owners;
 mod probe_cli;
 mod record_history;
 mod secret_corpus_cli;

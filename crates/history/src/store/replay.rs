@@ -129,7 +129,7 @@ pub fn not_kept_note(version: i64) -> String {
         s.push_str(", system memory and busy % per engine type");
     }
     s.push_str(
-        "; it does not keep workload identification, estimates, listening ports, containers, ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
+        "; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
     );
     if version < 2 {
         s.push_str(

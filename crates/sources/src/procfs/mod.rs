@@ -173,11 +173,20 @@ impl ProcReader {
             .map(|c| c.as_ref().clone())
     }
 
-    /// The container id in `/proc/<pid>/cgroup` ([`crate::container::container_id`]), parsed
-    /// once per process, not every round.
+    /// The owner `/proc/<pid>/cgroup` names ([`crate::owner::owner_from_cgroup`]), parsed once
+    /// per process, not every round; user names are not filled in ([`ProcReader::user_name`]).
+    pub fn owner(&self, pid: u32) -> Option<std::sync::Arc<gpuledger_model::Owner>> {
+        self.with_round(|r| r.owner(&self.root, pid))
+    }
+
+    /// The container id in `/proc/<pid>/cgroup` (`<runtime>://<id>`), from its owner.
     pub fn container(&self, pid: u32) -> Option<String> {
-        self.with_round(|r| r.container(&self.root, pid))
-            .map(|c| c.as_ref().clone())
+        self.owner(pid).and_then(|o| o.container_ref())
+    }
+
+    /// The name of `uid` in this tree's user table (`<root>/../etc/passwd`).
+    pub fn user_name(&self, uid: u32) -> Option<String> {
+        self.users.get(&uid).cloned()
     }
 
     /// The descriptor table: (number, link target) per open descriptor.

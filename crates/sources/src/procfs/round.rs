@@ -62,7 +62,7 @@ struct Entry {
     exe: Option<Shared<String>>,
     args: Option<Shared<Vec<String>>>,
     cgroup: Option<Shared<String>>,
-    container: Option<Shared<String>>,
+    owner: Option<Shared<gpuledger_model::Owner>>,
     started_at: Option<Shared<String>>,
     fds: Option<Result<FdLinks, io::ErrorKind>>,
     /// File paths from `maps` (identification's), only when a prefetch read them.
@@ -82,7 +82,7 @@ struct Slow {
     args: Option<Shared<Vec<String>>>,
     cgroup: Option<Shared<String>>,
     /// Parsed from `cgroup`, and the start time as text: kept, not made again every round.
-    container: Option<Shared<String>>,
+    owner: Option<Shared<gpuledger_model::Owner>>,
     started_at: Option<Shared<String>>,
 }
 
@@ -98,7 +98,7 @@ impl Slow {
             exe: None,
             args: None,
             cgroup: None,
-            container: None,
+            owner: None,
             started_at: None,
         }
     }
@@ -479,16 +479,16 @@ impl Round {
         )
     }
 
-    /// The container id in `cgroup` ([`crate::container::container_id`]).
-    pub fn container(&mut self, root: &Path, pid: u32) -> Shared<String> {
+    /// The owner `cgroup` names ([`crate::owner::owner_from_cgroup`]), without user names.
+    pub fn owner(&mut self, root: &Path, pid: u32) -> Shared<gpuledger_model::Owner> {
         self.slow_cached(
             root,
             pid,
-            |e| &mut e.container,
-            |s| &mut s.container,
+            |e| &mut e.owner,
+            |s| &mut s.owner,
             |r| {
                 let text = r.cgroup(root, pid)?;
-                crate::container::container_id(&text).map(Arc::new)
+                crate::owner::owner_from_cgroup(&text).map(Arc::new)
             },
         )
     }

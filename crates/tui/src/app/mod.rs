@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+mod column;
 mod command;
 mod export;
 mod fmt;
@@ -19,79 +20,7 @@ mod rows;
 pub use command::short_command;
 pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
 
-/// Table columns, in display order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Column {
-    Device,
-    Pid,
-    User,
-    Name,
-    Workload,
-    Type,
-    Memory,
-    Gpu,
-    Cpu,
-    Rss,
-    /// RSS as a share of the host's RAM.
-    HostMem,
-    /// How long the process has run, at the snapshot's time.
-    Time,
-    Command,
-}
-
-impl Column {
-    pub const ALL: [Column; 13] = [
-        Column::Device,
-        Column::Pid,
-        Column::User,
-        Column::Name,
-        Column::Workload,
-        Column::Type,
-        Column::Memory,
-        Column::Gpu,
-        Column::Cpu,
-        Column::Rss,
-        Column::HostMem,
-        Column::Time,
-        Column::Command,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Column::Device => "DEV",
-            Column::Pid => "PID",
-            Column::User => "USER",
-            Column::Name => "NAME",
-            Column::Workload => "WORKLOAD",
-            Column::Type => "TYPE",
-            Column::Memory => "GPU MEM",
-            // The process's share of the GPU: SM%, as the snapshot table names it.
-            Column::Gpu => "SM%",
-            Column::Cpu => "CPU%",
-            Column::Rss => "RSS",
-            Column::HostMem => "RAM%",
-            Column::Time => "TIME",
-            Column::Command => "COMMAND",
-        }
-    }
-
-    /// Numbers sort largest first on the first press; text alphabetically.
-    fn default_descending(self) -> bool {
-        matches!(
-            self,
-            Column::Memory
-                | Column::Gpu
-                | Column::Cpu
-                | Column::Rss
-                | Column::HostMem
-                | Column::Time
-        )
-    }
-
-    fn index(self) -> usize {
-        Column::ALL.iter().position(|&c| c == self).unwrap()
-    }
-}
+pub use column::Column;
 
 /// One table row: one process on one device (as nvidia-smi, nvtop and nvitop list them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,6 +21,11 @@ impl App {
             Column::Pid if self.tagged.contains(&(p.pid, p.start_time)) => format!("*{}", p.pid),
             Column::Pid => p.pid.to_string(),
             Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
+            Column::Owner => p
+                .owner
+                .as_ref()
+                .map(|o| o.label.clone())
+                .unwrap_or_else(|| words::NOTHING.into()),
             Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
             // Not identified: unknown (`n/a`), not "nothing applies".
             Column::Workload => self.workload(p).unwrap_or_else(|| words::UNKNOWN.into()),
@@ -83,6 +88,7 @@ impl App {
             Column::HostMem => SortVal::Num(host.and_then(|h| h.mem_percent)),
             Column::Time => SortVal::Num(self.run_secs(p).map(|v| v as f64)),
             Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
+            Column::Owner => SortVal::Text(p.owner.as_ref().map(|o| o.label.to_lowercase())),
             Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),
             Column::Workload => SortVal::Text(self.workload(p).map(|w| w.to_lowercase())),
             Column::Type => SortVal::Text(Some(u.kinds_label())),
@@ -118,6 +124,7 @@ impl App {
         let hay = [
             Column::Pid,
             Column::User,
+            Column::Owner,
             Column::Name,
             Column::Workload,
             Column::Command,

@@ -57,6 +57,8 @@ pub(crate) fn content_width(app: &App, c: Column) -> u16 {
 /// WORKLOAD grows to its longest label up to this; `llama.cpp · Qwen3-8B-Q4_K_M` is 27.
 pub const WORKLOAD_MAX: u16 = 40;
 pub(crate) const NAME_MAX: u16 = 20;
+/// OWNER grows to its longest label up to this; `pod 3f2a1b9c…/ctr 9b1c0d2e…` is 27.
+pub(crate) const OWNER_MAX: u16 = 28;
 pub(crate) const COMMAND_MIN: u16 = 12;
 
 /// Spare width: the bar as long as the header's title with the rows' one memory source
@@ -92,10 +94,11 @@ fn spread_spare(
 /// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
 /// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
 /// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
-/// TYPE, COMMAND, CPU%, RSS, RAM%, TIME. The width left goes to COMMAND up to its longest line
-/// (what tells two `python3` jobs apart), then to a longer bar, then to COMMAND again. Host
-/// columns are left out where no row can have them (a replay, a remote view). The memory source
-/// is per row only when the rows' sources differ; otherwise it is named once in the header.
+/// OWNER (when a process has a pod, job, container or unit), TYPE, COMMAND, CPU%, RSS, RAM%,
+/// TIME. The width left goes to COMMAND up to its longest line (what tells two `python3` jobs
+/// apart), then to a longer bar, then to COMMAND again. Host columns are left out where no row
+/// can have them (a replay, a remote view). The memory source is per row only when the rows'
+/// sources differ; otherwise it is named once in the header.
 pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     use Column::*;
     let title_w = |c: Column| width_of(c.title()) as u16;
@@ -116,6 +119,13 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     };
     let user_want = content_width(app, User).clamp(4, 10);
     let user = if w.take(user_want) { user_want } else { 0 };
+    // OWNER only where some process has one that says more than USER (a pod, a job, a unit).
+    let owner_want = if any_owner(app) {
+        content_width(app, Owner).clamp(5, OWNER_MAX)
+    } else {
+        0
+    };
+    let owner = owner_want > 0 && w.take(owner_want);
     let typ = w.take(title_w(Type));
     if !dev && ndev == 1 {
         dev = w.take(3);
@@ -149,6 +159,7 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
     put(dev, Device, 3);
     put(e.pid, Pid, e.pid_w);
     put(user > 0, User, user);
+    put(owner, Owner, owner_want);
     put(true, Name, e.name);
     put(true, Workload, e.wl);
     put(typ, Type, title_w(Type));
@@ -166,6 +177,15 @@ pub fn layout_columns(app: &App, width: u16) -> TableLayout {
         src_w,
         common_source,
     }
+}
+
+/// Does some process have an owner worth a column (not only sessions and users)?
+fn any_owner(app: &App) -> bool {
+    app.snapshot.as_ref().is_some_and(|s| {
+        s.processes
+            .iter()
+            .any(|p| p.owner.as_ref().is_some_and(|o| o.kind.beyond_user()))
+    })
 }
 
 /// The memory source of every row when they share one (named once in the header), else the

@@ -35,6 +35,14 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
         let _ = writeln!(out, "  name, user and command n/a: {why}");
     }
+    if let Some(o) = p.and_then(|p| p.owner.as_ref()) {
+        // Who it belongs to, and the cgroup that says so (names from paths, escaped).
+        let line = format!("  owner: {} · cgroup {}", o.label, o.cgroup);
+        let _ = writeln!(out, "{}", gpuledger_views::term_safe(&line));
+        if let Some(why) = &o.names_unavailable_reason {
+            let _ = writeln!(out, "  pod name and namespace n/a: {why}");
+        }
+    }
     measured_section(&mut out, e, snap);
     identification_section(&mut out, e);
     group_section(&mut out, e);

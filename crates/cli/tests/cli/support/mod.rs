@@ -1,12 +1,14 @@
 //! Test support shared by the CLI's integration tests (and, by path, its benches). Here: the fake
 //! NVML library, scenario files, recorded procfs trees ([`ProcTree`]) and canned HTTP answers. In
 //! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
-//! binary's output (`output.rs`); the recorded Linux trees under fixtures/ (`trees.rs`); a prompt
+//! binary's output (`output.rs`); a shared GPU node of pods and a Slurm job (`node.rs`); the
+//! recorded Linux trees under fixtures/ (`trees.rs`); a prompt
 //! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); a Python interpreter for
 //! stand-in servers (`python.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
 mod machine;
+mod node;
 mod ollama;
 mod output;
 mod pty;
@@ -14,7 +16,7 @@ mod python;
 mod trees;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
-pub use {machine::*, ollama::*, output::*, pty::*, python::*, trees::*};
+pub use {machine::*, node::*, ollama::*, output::*, pty::*, python::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,191 @@
+//! Who uses a shared GPU (issue 28): on a recorded node with three pods time-slicing GPU0 and
+//! a Slurm job on GPU1, `snapshot` names each process's owner (JSON and table) and
+//! `--group-by` sums each pod's and the job's VRAM per GPU, unattributed kept apart. The
+//! Prometheus side, scraped by a real Prometheus, is in `serve_prometheus.rs`.
+
+use crate::support::*;
+use std::collections::BTreeMap;
+
+#[test]
+fn snapshot_json_names_the_pod_container_and_job_of_each_process() {
+    let m = Machine::shared_node();
+    let v = m.json(&["snapshot", "--json"]);
+    for (uid, qos, procs) in PODS {
+        for (pid, ctr, _) in procs {
+            let o = &process(&v, u64::from(*pid))["owner"];
+            assert_eq!(o["kind"], "pod", "{o}");
+            assert_eq!(o["pod_uid"], uid);
+            let want_qos = if qos.is_empty() { "guaranteed" } else { qos };
+            assert_eq!(o["qos_class"], want_qos);
+            assert_eq!(o["container_id"], *ctr);
+            assert_eq!(o["runtime"], "containerd");
+            assert_eq!(o["label"], format!("pod {}…/ctr {}…", &uid[..8], &ctr[..8]));
+            // Never guessed: the name and namespace are absent, with the reason.
+            assert!(o.get("namespace").is_none() && o.get("pod_name").is_none());
+            assert!(o["names_unavailable_reason"]
+                .as_str()
+                .unwrap()
+                .contains("pod-resources API"));
+            // The container field the snapshot always had, from the same parser.
+            assert_eq!(
+                process(&v, u64::from(*pid))["container"],
+                format!("containerd://{ctr}")
+            );
+        }
+    }
+    let job = &process(&v, u64::from(JOB.1))["owner"];
+    assert_eq!(job["kind"], "slurm-job");
+    assert_eq!(job["slurm_job"], JOB.0);
+    assert_eq!(job["slurm_step"], "0");
+    // cgroup v2 paths carry no uid: the task's own user is the job's.
+    assert_eq!(
+        (job["uid"].as_u64(), job["user"].as_str()),
+        (Some(1000), Some("alice"))
+    );
+    assert_eq!(job["label"], "job 4711 (alice)");
+    // The snapshot says once what it cannot name, and why.
+    let notes = strings(&v["notes"]);
+    assert!(
+        notes.iter().any(|n| n
+            .starts_with("4 GPU processes run in Kubernetes pods, shown by pod UID")
+            && n.contains("kubelet pod-resources API")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn the_table_has_an_owner_column() {
+    let m = Machine::shared_node();
+    let t = ok_stdout(&m.run(&["snapshot"]));
+    let header = t.lines().find(|l| l.contains("PID")).unwrap();
+    assert!(header.contains("OWNER"), "{t}");
+    let row = |pid: u32| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(&pid.to_string()))
+            .unwrap()
+    };
+    assert!(row(7002).contains("pod 16e6a747…/ctr 7dea796e…"), "{t}");
+    assert!(row(JOB.1).contains("job 4711 (alice)"), "{t}");
+}
+
+/// `{ key → memory_bytes }` of one device's groups.
+fn sums(dev: &serde_json::Value) -> BTreeMap<String, u64> {
+    dev["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["key"].as_str().unwrap_or("<none>").to_string(),
+                g["memory_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn group_by_pod_gives_each_pods_vram_and_keeps_unattributed_apart() {
+    let m = Machine::shared_node();
+    let g = m.json(&["snapshot", "--group-by", "pod", "--json"]);
+    assert_eq!(g["schema"], "gpuledger.groups/1");
+    assert_eq!(g["group_by"], "pod");
+    let d0 = &g["devices"][0];
+    assert_eq!(d0["device"], NODE_G0);
+    let got = sums(d0);
+    for (uid, _, procs) in PODS {
+        let want: u64 = procs.iter().map(|p| p.2).sum();
+        assert_eq!(got[uid], want, "pod {uid}: {got:?}");
+    }
+    assert_eq!(
+        got.len(),
+        3,
+        "no group for processes outside pods on GPU0: {got:?}"
+    );
+    // The pods' sums and the unattributed row add up to what the device uses.
+    let pods: u64 = got.values().sum();
+    assert_eq!(
+        pods + d0["unattributed_bytes"].as_u64().unwrap(),
+        NODE_G0_USED
+    );
+    // GPU1 has no pod: the job's task is "not in a Kubernetes pod".
+    let d1 = &g["devices"][1];
+    assert_eq!(d1["groups"][0]["key"], serde_json::Value::Null);
+    assert_eq!(d1["groups"][0]["label"], "not in a Kubernetes pod");
+    assert!(g["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("pod-resources API"));
+}
+
+#[test]
+fn group_by_job_namespace_and_owner() {
+    let m = Machine::shared_node();
+    let j = m.json(&["snapshot", "--group-by", "job", "--json"]);
+    let d1 = &j["devices"][1];
+    assert_eq!(sums(d1)["4711"], JOB.2);
+    assert_eq!(d1["groups"][0]["label"], "job 4711 (alice)");
+    assert_eq!(
+        JOB.2 + d1["unattributed_bytes"].as_u64().unwrap(),
+        NODE_G1_USED
+    );
+
+    // Namespaces are not in a cgroup path: one group that says so, never a made-up name.
+    let n = m.json(&["snapshot", "--group-by", "namespace", "--json"]);
+    let groups = n["devices"][0]["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert!(groups[0]["label"]
+        .as_str()
+        .unwrap()
+        .contains("needs the kubelet pod-resources API"));
+    assert_eq!(groups[0]["processes"], 4);
+
+    let t = ok_stdout(&m.run(&["snapshot", "--group-by", "owner"]));
+    assert!(
+        t.starts_with("gpuledger snapshot --group-by owner · gpu-box · "),
+        "{t}"
+    );
+    // The last cells of a row: processes, then the memory.
+    let tail = |needle: &str| -> String {
+        let l = t
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} in\n{t}"));
+        let cells: Vec<&str> = l.split_whitespace().collect();
+        cells[cells.len() - 3..].join(" ")
+    };
+    assert_eq!(tail("pod 16e6a747…/ctr 7dea796e…"), "1 12 GiB", "{t}");
+    assert_eq!(tail("job 4711 (alice)"), "1 6 GiB", "{t}");
+    assert!(tail("unattributed").ends_with("9.25 GiB"), "{t}");
+}
+
+#[test]
+fn group_by_refuses_csv_and_unknown_keys() {
+    let m = Machine::shared_node();
+    let out = m.run(&["snapshot", "--group-by", "pod", "--format", "csv"]);
+    assert!(!out.status.success());
+    assert!(stderr_of(&out).contains("not CSV"), "{}", stderr_of(&out));
+    let out = m.run(&["snapshot", "--group-by", "pods"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_of(&out).contains("pod, namespace, container, job, user, unit, owner"),
+        "{}",
+        stderr_of(&out)
+    );
+}
+
+#[test]
+fn explain_names_the_owner_and_the_cgroup_that_says_so() {
+    let m = Machine::shared_node();
+    let t = ok_stdout(&m.run(&["explain", "7002", "--no-probe"]));
+    let line = t
+        .lines()
+        .find(|l| l.contains("owner:"))
+        .unwrap_or_else(|| panic!("{t}"));
+    assert_eq!(
+        line,
+        "  owner: pod 16e6a747…/ctr 7dea796e… · cgroup /kubepods.slice/kubepods-pod16e6a747_9d40_4120_bbac_ca7cd274fdd9.slice/cri-containerd-7dea796eb5d6826a85978fa316612874aa3d576ac576495bed83d77fbc9dc744.scope"
+    );
+    assert!(t.contains("  pod name and namespace n/a: pod name and namespace need the kubelet pod-resources API"), "{t}");
+    let t = ok_stdout(&m.run(&["explain", "8001", "--no-probe"]));
+    assert!(t.contains("  owner: job 4711 (alice) · cgroup /system.slice/slurmstepd.scope/job_4711/step_0/user/task_0\n"), "{t}");
+}

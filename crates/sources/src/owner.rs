@@ -1,0 +1,296 @@
+//! The owner of a process from the text of `/proc/<pid>/cgroup` (one parser for the rule, and
+//! for the container id the snapshot's `container` field carries): a Kubernetes pod and its
+//! container, a Slurm job and step, a container outside Kubernetes, a systemd unit, a login
+//! session. The path shapes, each with where it was seen, are recorded under
+//! `fixtures/cgroup/` (README there).
+//!
+//! The file has one line per hierarchy, `ID:CONTROLLERS:PATH` (`proc(5)`): cgroup v2 has one,
+//! `0::/path`; v1 one per controller, which need not agree (Slurm v1 moves its tasks in the
+//! controllers it uses, leaving `name=systemd` at `slurmd.service`). Every line is read and
+//! the one naming the strongest owner wins (pod, Slurm job, container, unit or session, user),
+//! ties to the unified line, then `name=systemd`, then the first.
+//!
+//! Path shapes (systemd and cgroupfs drivers):
+//! - Kubernetes: `kubepods[-<qos>]-pod<UID with _>.slice` (systemd; a kind node prefixes
+//!   `kubelet-`) or `kubepods/[<qos>/]pod<UID>` (cgroupfs), no QoS level for `guaranteed`;
+//!   the container below it is `cri-containerd-<id>.scope`, `crio-<id>.scope`,
+//!   `docker-<id>.scope`, containerd's unconverted `<slice>:cri-containerd:<id>`, or the bare
+//!   id (cgroupfs).
+//! - Slurm: `…slurmstepd.scope/job_<id>/step_<step>/user/task_<n>` (cgroup/v2 plugin) and
+//!   `/slurm/uid_<uid>/job_<id>/step_<step>/task_<n>` (cgroup/v1 plugin).
+//! - Containers: `docker-<id>.scope`, `/docker/<id>`, `libpod-<id>.scope` (podman; its monitor
+//!   `libpod-conmon-<id>.scope` is not the container).
+//! - systemd: `<name>.service` (the innermost), `user-<uid>.slice/session-<id>.scope`,
+//!   `user@<uid>.service/…` (a user's own services and application scopes).
+//!
+//! Segments `..` are dropped: a reader in another cgroup namespace sees paths outside its root
+//! as `/../../…` (kernel `Documentation/admin-guide/cgroup-v2.rst`, "Namespace").
+
+use gpuledger_model::{redact_text, Owner, OwnerKind};
+
+/// Segments read per path; a deeper one is cut (real paths have fewer than 12).
+const MAX_SEGMENTS: usize = 64;
+
+/// The owner `cgroup` (the text of `/proc/<pid>/cgroup`) names; `None` when no line names one
+/// (the root cgroup, a bare slice, an unknown layout, garbage). The label is made without user
+/// names: the caller adds them ([`Owner::relabel`]).
+pub fn owner_from_cgroup(cgroup: &str) -> Option<Owner> {
+    let mut best: Option<(u8, u8, Owner)> = None;
+    for (n, line) in cgroup.lines().enumerate() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if !path.starts_with('/') {
+            continue;
+        }
+        let Some(owner) = from_path(path) else {
+            continue;
+        };
+        let strength = 6 - owner.kind as u8;
+        // Among equals: the unified line, then systemd's own hierarchy, then file order.
+        let line_rank = match controllers {
+            "" => 0,
+            "name=systemd" => 1,
+            _ => 2u8.saturating_add(n.min(200) as u8),
+        };
+        let better = best
+            .as_ref()
+            .is_none_or(|(s, l, _)| strength > *s || (strength == *s && line_rank < *l));
+        if better {
+            best = Some((strength, line_rank, owner));
+        }
+    }
+    best.map(|(_, _, mut o)| {
+        o.relabel();
+        o
+    })
+}
+
+/// What one path names, before user names.
+#[derive(Default)]
+struct Found {
+    pod_uid: Option<String>,
+    qos: Option<&'static str>,
+    container: Option<(&'static str, String)>,
+    job: Option<u64>,
+    step: Option<String>,
+    uid: Option<u32>,
+    session: Option<String>,
+    /// The innermost `.service` outside a user manager, then any `.scope` (`init.scope`).
+    unit: Option<String>,
+    scope: Option<String>,
+    /// Inside `user@<uid>.service`: its innermost service, or scope.
+    user_unit: Option<String>,
+    user_manager: bool,
+}
+
+fn from_path(path: &str) -> Option<Owner> {
+    let segs: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".." && *s != ".")
+        .take(MAX_SEGMENTS)
+        .collect();
+    let mut f = Found::default();
+    let kube = segs.iter().any(|s| s.contains("kubepods"));
+    let mut slurm = false;
+    for (i, seg) in segs.iter().enumerate() {
+        // containerd's `<slice>:<prefix>:<id>` (its systemd form, not converted to a path).
+        let (seg, colon) = match seg.split_once(':') {
+            Some((slice, rest)) => (slice, Some(rest)),
+            None => (*seg, None),
+        };
+        let parent = i.checked_sub(1).map(|p| segs[p]);
+        if let Some((uid, qos)) = pod_segment(seg, parent, kube) {
+            f.pod_uid = Some(uid);
+            f.qos = Some(qos);
+            // A container around the pod (a kind or minikube node) is not the pod's.
+            f.container = None;
+        }
+        // The innermost container wins (podman nests `libpod-<id>.scope/container`).
+        let colon_form = colon.and_then(|rest| {
+            let (prefix, id) = rest.split_once(':')?;
+            container_in(&format!("{prefix}-{id}.scope"))
+        });
+        if let Some(c) = colon_form.or_else(|| container_in(seg)) {
+            f.container = Some(c);
+        } else if is_id(seg) && f.pod_uid.is_some() {
+            f.container = Some(("kubepods", seg.to_ascii_lowercase()));
+        } else if is_id(seg) && parent == Some("docker") {
+            f.container = Some(("docker", seg.to_ascii_lowercase()));
+        }
+        slurm |= seg == "slurm" || seg.ends_with("slurmstepd.scope");
+        systemd_segment(&mut f, seg, slurm);
+    }
+    owner_of(f, path)
+}
+
+/// A `.slice`, `.service` or `.scope` segment: sessions, users, units; and Slurm's own
+/// `uid_`, `job_`, `step_` directories once a Slurm root was seen.
+fn systemd_segment(f: &mut Found, seg: &str, slurm: bool) {
+    if slurm {
+        if let Some(u) = seg.strip_prefix("uid_").and_then(|u| u.parse().ok()) {
+            f.uid = Some(u);
+        } else if let Some(j) = seg.strip_prefix("job_").and_then(|j| j.parse().ok()) {
+            f.job = Some(j);
+        } else if let Some(s) = seg.strip_prefix("step_").filter(|s| !s.is_empty()) {
+            f.step = Some(clean(s));
+        }
+    }
+    if let Some(u) = seg
+        .strip_prefix("user-")
+        .and_then(|s| s.strip_suffix(".slice"))
+        .and_then(|u| u.parse().ok())
+    {
+        f.uid = Some(u);
+    } else if let Some(u) = seg
+        .strip_prefix("user@")
+        .and_then(|s| s.strip_suffix(".service"))
+        .and_then(|u| u.parse().ok())
+    {
+        f.uid = Some(u);
+        f.user_manager = true;
+    } else if let Some(s) = seg
+        .strip_prefix("session-")
+        .and_then(|s| s.strip_suffix(".scope"))
+        .filter(|s| !s.is_empty())
+    {
+        f.session = Some(clean(s));
+    } else if seg.ends_with(".service") || seg.ends_with(".scope") {
+        let is_service = seg.ends_with(".service");
+        if f.user_manager {
+            if is_service
+                || f.user_unit
+                    .as_deref()
+                    .is_none_or(|u| !u.ends_with(".service"))
+            {
+                f.user_unit = Some(clean(seg));
+            }
+        } else if is_service {
+            f.unit = Some(clean(seg));
+        } else {
+            f.scope = Some(clean(seg));
+        }
+    }
+}
+
+/// The owner a path's findings make, strongest kind first.
+fn owner_of(f: Found, path: &str) -> Option<Owner> {
+    let kind = if f.pod_uid.is_some() {
+        OwnerKind::Pod
+    } else if f.job.is_some() {
+        OwnerKind::SlurmJob
+    } else if f.container.is_some() {
+        OwnerKind::Container
+    } else if f.session.is_some() {
+        OwnerKind::Session
+    } else if f.user_manager
+        && f.user_unit
+            .as_deref()
+            .is_some_and(|u| u.ends_with(".service"))
+    {
+        OwnerKind::Unit
+    } else if f.user_manager || (f.uid.is_some() && f.unit.is_none() && f.scope.is_none()) {
+        OwnerKind::User
+    } else if f.unit.is_some() || f.scope.is_some() {
+        OwnerKind::Unit
+    } else {
+        return None;
+    };
+    let mut o = Owner::new(kind, clean(path));
+    if let Some((runtime, id)) = f.container {
+        o.runtime = Some(runtime.into());
+        o.container_id = Some(id);
+    }
+    o.pod_uid = f.pod_uid;
+    o.qos_class = f.qos.map(str::to_string);
+    if kind == OwnerKind::Pod {
+        o.names_unavailable_reason = Some(gpuledger_model::owner::POD_NAMES_UNAVAILABLE.into());
+    }
+    o.slurm_job = f.job;
+    o.slurm_step = f.step.filter(|_| f.job.is_some());
+    o.uid = f.uid;
+    o.session = f.session;
+    o.unit = match kind {
+        OwnerKind::Unit if f.user_manager => f.user_unit,
+        OwnerKind::User => f.user_unit,
+        OwnerKind::Unit => f.unit.or(f.scope),
+        // A container's or a job's scope is not the owner people mean.
+        _ => None,
+    };
+    if kind == OwnerKind::Unit && !f.user_manager {
+        // A system unit's user is the process's own; the path's uid would be a slice's.
+        o.uid = None;
+    }
+    Some(o)
+}
+
+/// A pod's segment: `[kubelet-]kubepods[-<qos>]-pod<uid>.slice` (systemd driver, `-` written
+/// as `_`) or `pod<uid>` under a `kubepods` parent (cgroupfs driver). `(uid, qos class)`.
+fn pod_segment(seg: &str, parent: Option<&str>, kube: bool) -> Option<(String, &'static str)> {
+    if let Some(stem) = seg.strip_suffix(".slice") {
+        let at = stem.rfind("-pod")?;
+        let (prefix, uid) = (&stem[..at], &stem[at + 4..]);
+        let level = prefix.rsplit('-').next().unwrap_or("");
+        if !prefix.contains("kubepods") || !matches!(level, "kubepods" | "burstable" | "besteffort")
+        {
+            return None;
+        }
+        return pod_uid(&uid.replace('_', "-")).map(|u| (u, qos_of(level)));
+    }
+    let uid = seg.strip_prefix("pod").filter(|_| kube)?;
+    let parent = parent?;
+    if !matches!(
+        parent,
+        "kubepods" | "burstable" | "besteffort" | "guaranteed"
+    ) {
+        return None;
+    }
+    pod_uid(uid).map(|u| (u, qos_of(parent)))
+}
+
+fn qos_of(level: &str) -> &'static str {
+    match level {
+        "burstable" => "burstable",
+        "besteffort" => "besteffort",
+        _ => "guaranteed",
+    }
+}
+
+/// A pod UID: a UUID, or a static pod's 32-hex config hash; hex digits and dashes.
+fn pod_uid(s: &str) -> Option<String> {
+    let ok = (8..=64).contains(&s.len())
+        && s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+        && s.bytes().any(|b| b.is_ascii_hexdigit());
+    ok.then(|| s.to_ascii_lowercase())
+}
+
+/// A container segment: `<runtime prefix><64 hex>[.scope]`.
+fn container_in(seg: &str) -> Option<(&'static str, String)> {
+    let stem = seg.strip_suffix(".scope").unwrap_or(seg);
+    for (prefix, runtime) in [
+        ("docker-", "docker"),
+        ("libpod-", "podman"),
+        ("cri-containerd-", "containerd"),
+        ("crio-", "cri-o"),
+    ] {
+        if let Some(id) = stem.strip_prefix(prefix).filter(|id| is_id(id)) {
+            return Some((runtime, id.to_ascii_lowercase()));
+        }
+    }
+    None
+}
+
+fn is_id(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A name from a path, as every label is: secrets redacted (a transient unit's name is chosen
+/// by whoever started it).
+fn clean(s: &str) -> String {
+    redact_text(s)
+}
+
+#[cfg(all(test, unix))]
+mod tests;

@@ -1,0 +1,172 @@
+//! `snapshot --group-by`: measured memory per owner per device, as a table or as JSON
+//! (`gpuledger.groups/1`). The device's unattributed memory is its own row, never any owner's;
+//! a group's processes whose memory is unknown are counted beside its sum, not added to it.
+
+use crate::columns::{Align, Columns};
+use gpuledger_model::owner::{DeviceGroups, OwnerGroups};
+use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::{term_safe, term_safe_text, GroupBy};
+use std::fmt::Write;
+
+pub use gpuledger_model::owner::GROUPS_SCHEMA;
+
+/// The groups as aligned text. `replay` names the recording shown, if one is.
+pub fn render_groups_table(g: &OwnerGroups, host: Option<&str>, replay: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(src) = replay {
+        let _ = writeln!(
+            out,
+            "REPLAY of {src} (recorded {}, not the live machine)",
+            g.taken_at
+        );
+    }
+    let _ = writeln!(
+        out,
+        "gpuledger snapshot --group-by {} · {} · {}\n",
+        g.group_by,
+        host.unwrap_or("unknown host"),
+        g.taken_at
+    );
+    if g.devices.is_empty() {
+        out.push_str(
+            "No GPU found. Run `gpuledger selftest` to see what each source looked for.\n",
+        );
+    }
+    for d in &g.devices {
+        device_block(&mut out, d, g.group_by);
+    }
+    if !g.notes.is_empty() {
+        out.push_str("NOTES\n");
+        for n in &g.notes {
+            let _ = writeln!(out, "  - {n}");
+        }
+    }
+    term_safe_text(&out).into_owned()
+}
+
+fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy) {
+    let _ = writeln!(
+        out,
+        "GPU{}  {}  used {}",
+        d.index,
+        d.name.as_deref().unwrap_or("n/a"),
+        human_opt(d.used_bytes)
+    );
+    let title = by.as_str().to_uppercase();
+    let mut rows: Vec<Vec<String>> = vec![vec![title, "PROCESSES".into(), "MEMORY".into()]];
+    for grp in &d.groups {
+        let mut mem = human_bytes(grp.memory_bytes);
+        if grp.memory_unknown_processes > 0 {
+            let _ = write!(mem, " (+{} n/a)", grp.memory_unknown_processes);
+        }
+        rows.push(vec![
+            term_safe(&grp.label).into_owned(),
+            grp.processes.to_string(),
+            mem,
+        ]);
+    }
+    let (label, value) = match (d.unattributed_bytes, d.over_attributed_bytes) {
+        (Some(u), _) => (
+            "unattributed (driver, system, other users, unknown processes)",
+            human_bytes(u),
+        ),
+        (None, Some(o)) => (
+            "over-attributed (processes add up to more than the device uses)",
+            human_bytes(o),
+        ),
+        (None, None) => ("unattributed: device used memory is unknown", "n/a".into()),
+    };
+    rows.push(vec![label.into(), String::new(), value]);
+    out.push_str(
+        &Columns::new(&[Align::Left, Align::Right, Align::Right])
+            .indent("  ")
+            .max_width(0, 64)
+            .render(&rows),
+    );
+    out.push('\n');
+}
+
+/// The JSON form (schema `gpuledger.groups/1`).
+pub fn render_groups_json(g: &OwnerGroups) -> String {
+    let mut s =
+        serde_json::to_string_pretty(g).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::*;
+
+    fn snap() -> Snapshot {
+        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
+        let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+        d.name = Some("NVIDIA H200".into());
+        d.memory.used_bytes = Some(10 << 30);
+        s.devices.push(d);
+        for (pid, uid, mem) in [
+            (1, "aaaa1111-0000", Some(2u64 << 30)),
+            (2, "bbbb2222-0000", None),
+        ] {
+            let mut o = Owner::new(OwnerKind::Pod, "/kubepods/x");
+            o.pod_uid = Some(uid.into());
+            o.relabel();
+            let mut p = Process::new(pid);
+            p.owner = Some(o);
+            let mut u = Usage::new("GPU-0", "nvml");
+            u.memory_bytes = mem;
+            p.usage.push(u);
+            s.processes.push(p);
+        }
+        let mut p = Process::new(3);
+        let mut u = Usage::new("GPU-0", "nvml");
+        u.memory_bytes = Some(1 << 30);
+        p.usage.push(u);
+        s.processes.push(p);
+        balance(&mut s);
+        s
+    }
+
+    #[test]
+    fn table_keeps_unattributed_and_unknowns_apart() {
+        let g = group_memory(&snap(), GroupBy::Pod);
+        let t = render_groups_table(&g, Some("node-1"), None);
+        assert!(
+            t.starts_with("gpuledger snapshot --group-by pod · node-1 · "),
+            "{t}"
+        );
+        let line = |needle: &str| t.lines().find(|l| l.contains(needle)).unwrap().to_string();
+        assert!(
+            line("pod aaaa1111-0000").ends_with("1         2 GiB"),
+            "{t}"
+        );
+        assert!(
+            line("pod bbbb2222-0000").ends_with("1  0 B (+1 n/a)"),
+            "{t}"
+        );
+        assert!(
+            line("not in a Kubernetes pod").ends_with("1         1 GiB"),
+            "{t}"
+        );
+        assert!(line("unattributed").ends_with("7 GiB"), "{t}");
+        assert!(t.contains("NOTES\n  - pod name and namespace need the kubelet pod-resources API"));
+    }
+
+    #[test]
+    fn json_names_its_schema_and_the_grouping() {
+        let g = group_memory(&snap(), GroupBy::Namespace);
+        let v: serde_json::Value = serde_json::from_str(&render_groups_json(&g)).unwrap();
+        assert_eq!(v["schema"], GROUPS_SCHEMA);
+        assert_eq!(v["group_by"], "namespace");
+        let groups = v["devices"][0]["groups"].as_array().unwrap();
+        assert_eq!(groups[0]["key"], "");
+        assert!(groups[0]["label"]
+            .as_str()
+            .unwrap()
+            .contains("pod-resources API"));
+        assert_eq!(groups[0]["memory_unknown_processes"], 1);
+        assert_eq!(groups[1]["key"], serde_json::Value::Null);
+        assert_eq!(v["devices"][0]["unattributed_bytes"], 7u64 << 30);
+    }
+}

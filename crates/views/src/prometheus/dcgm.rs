@@ -1,0 +1,104 @@
+//! The dcgm-exporter-compatible device family (`serve --dcgm-compat`, off by default), so that
+//! dashboards and alerts written for NVIDIA's dcgm-exporter (the stock "NVIDIA DCGM Exporter
+//! Dashboard" among them) read gpuledger's device figures unchanged.
+//!
+//! Names, units, help texts and labels are dcgm-exporter's own, from NVIDIA/dcgm-exporter
+//! `etc/default-counters.csv` (the default counters: `DCGM_FI_DEV_FB_USED` and `_FB_FREE` in
+//! MiB, `DCGM_FI_DEV_GPU_UTIL` and `_MEM_COPY_UTIL` in %, `DCGM_FI_DEV_GPU_TEMP` in °C,
+//! `DCGM_FI_DEV_POWER_USAGE` in W, `DCGM_FI_DEV_SM_CLOCK` and `_MEM_CLOCK` in MHz, and
+//! `DCGM_FI_DRIVER_VERSION` as a label) and `internal/pkg/rendermetrics/render_metrics.go` (the
+//! label set: `gpu`, `UUID`, `pci_bus_id`, `device` = `nvidia<gpu>`, `modelName`, `Hostname`),
+//! as released up to 4.5.3-4.8.2; its main branch renamed `Hostname` to `hostname` after that
+//! release (commit d5e5f51, #655), which no release carries yet.
+//!
+//! What this family does not do: dcgm-exporter's Kubernetes mapping adds `pod`, `namespace` and
+//! `container` (names, from the kubelet's pod-resources API) to a device assigned to one pod;
+//! gpuledger does not query that API yet, so those labels are never set here. Per-pod memory on
+//! a shared GPU is `gpuledger_owner_memory_bytes` and the per-process `pod_uid` label instead.
+//! Profiling fields (`DCGM_FI_PROF_*`) have no source in gpuledger and are absent. Only NVIDIA
+//! devices are exported (DCGM covers nothing else); unknown values are absent, never 0.
+
+use super::family::{Family, Val};
+use gpuledger_model::{Device, Snapshot, Vendor};
+
+const MIB: u64 = 1 << 20;
+
+/// A DCGM field: name, dcgm-exporter's help text, value.
+type Field = (&'static str, &'static str, fn(&Device) -> Option<Val>);
+
+/// The fields, in dcgm-exporter's `default-counters.csv` order.
+const FIELDS: [Field; 9] = [
+    (
+        "DCGM_FI_DEV_SM_CLOCK",
+        "SM clock frequency (in MHz).",
+        |d| d.clocks.sm_mhz.map(|v| Val::U(v.into())),
+    ),
+    (
+        "DCGM_FI_DEV_MEM_CLOCK",
+        "Memory clock frequency (in MHz).",
+        |d| d.clocks.memory_mhz.map(|v| Val::U(v.into())),
+    ),
+    ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", |d| {
+        d.temperature_c.map(|v| Val::F(f64::from(v)))
+    }),
+    ("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", |d| {
+        d.power.usage_watts.map(Val::F)
+    }),
+    ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", |d| {
+        d.utilization.gpu_percent.map(|v| Val::U(v.into()))
+    }),
+    (
+        "DCGM_FI_DEV_MEM_COPY_UTIL",
+        "Memory utilization (in %).",
+        |d| d.utilization.memory_percent.map(|v| Val::U(v.into())),
+    ),
+    // DCGM reports whole MiB; bytes are cut down to them the same way.
+    (
+        "DCGM_FI_DEV_FB_FREE",
+        "Framebuffer memory free (in MiB).",
+        |d| d.memory.free_bytes.map(|b| Val::U(b / MIB)),
+    ),
+    (
+        "DCGM_FI_DEV_FB_USED",
+        "Framebuffer memory used (in MiB).",
+        |d| d.memory.used_bytes.map(|b| Val::U(b / MIB)),
+    ),
+    (
+        "DCGM_FI_DEV_FB_RESERVED",
+        "Framebuffer memory reserved (in MiB).",
+        |d| d.memory.reserved_bytes.map(|b| Val::U(b / MIB)),
+    ),
+];
+
+/// The names of the fields `--dcgm-compat` writes, in exposition order.
+pub fn dcgm_metric_names() -> impl Iterator<Item = &'static str> {
+    FIELDS.iter().map(|f| f.0)
+}
+
+/// Every DCGM field for every NVIDIA device.
+pub(super) fn dcgm(out: &mut String, snap: &Snapshot) {
+    let devs: Vec<(&Device, [String; 2])> = snap
+        .devices
+        .iter()
+        .filter(|d| d.vendor == Vendor::Nvidia)
+        .map(|d| (d, [d.index.to_string(), format!("nvidia{}", d.index)]))
+        .collect();
+    let host = snap.host.hostname.as_deref();
+    for (name, help, get) in FIELDS {
+        let mut f = Family::new(out, name, "gauge", help);
+        for (d, [gpu, device]) in &devs {
+            f.sample(
+                &[
+                    ("gpu", Some(gpu.as_str())),
+                    ("UUID", Some(d.uuid.as_str())),
+                    ("pci_bus_id", d.pci_bus_id.as_deref()),
+                    ("device", Some(device.as_str())),
+                    ("modelName", d.name.as_deref()),
+                    ("Hostname", host),
+                    ("DCGM_FI_DRIVER_VERSION", d.driver_version.as_deref()),
+                ],
+                get(d),
+            );
+        }
+    }
+}
