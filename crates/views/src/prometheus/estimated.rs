@@ -1,7 +1,7 @@
 //! The estimated ledger's families: computed by a recipe, never summed with a measured one.
 
 use super::family::{bytes, Family, Val};
-use super::process::ProcessLabels;
+use super::labels::ProcessLabels;
 use super::ESTIMATED_METRICS;
 use gpuledger_model::{EstimatedMemory, Process};
 

@@ -39,6 +39,7 @@ mod device;
 mod estimated;
 mod family;
 mod health;
+mod labels;
 mod owner;
 mod process;
 
