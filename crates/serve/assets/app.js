@@ -63,6 +63,13 @@
     'listening-port': 'listening port', parent: 'parent', http: 'HTTP answer', log: 'log',
     'gguf-header': 'GGUF header',
   };
+  // Evidence::shown: a sentence that starts with its kind's own words does not say them twice.
+  function shown(text, kind) {
+    if (text.slice(0, kind.length).toLowerCase() !== kind.toLowerCase()) return text;
+    const rest = text.slice(kind.length);
+    const r = rest.startsWith(' ') ? rest.slice(1) : rest.startsWith(': ') ? rest.slice(2) : null;
+    return r ? r : text;
+  }
   // Workload::short_label
   function workloadLabel(w) {
     if (!w) return NOTHING;
@@ -210,8 +217,8 @@
     const stats = el('dl', 'stats');
     const suspended = ['suspended', 'suspending'].includes(d.power_state);
     for (const [k, v, cls] of [
-      ['GPU', suspended ? d.power_state : pct(d.utilization.gpu_percent), 'gpu'],
-      ['mem bw', pct(d.utilization.memory_percent), 'membw'],
+      ['GPU%', suspended ? d.power_state : pct(d.utilization.gpu_percent), 'gpu'],
+      ['MEM%', pct(d.utilization.memory_percent), 'membw'],
       ['temp', d.temperature_c == null ? NA : d.temperature_c + '°C', 'temp'],
       ['power', watts(d.power.usage_watts) + ' / ' + watts(d.power.limit_watts), 'power'],
       ['processes', bytes(l.attributed_bytes), 'attributed'],
@@ -238,7 +245,7 @@
     { key: 'mem', label: 'MEMORY', num: true, text: (r) => bytes(r.u.memory_bytes), val: (r) => r.u.memory_bytes ?? -1 },
     { key: 'source', label: 'SOURCE', cls: 'wide c-source', text: (r) => r.u.memory_source },
     {
-      key: 'util', label: 'GPU%', num: true, val: (r) => r.u.engines.sm_percent ?? -1,
+      key: 'util', label: 'SM%', num: true, val: (r) => r.u.engines.sm_percent ?? -1,
       text: (r) => (r.p.rocm_kfd && r.u.engines.sm_percent == null ? NA + ' (kfd)' : pct(r.u.engines.sm_percent)),
     },
     { key: 'cmd', label: 'COMMAND', cls: 'wide cmd', text: (r) => command(r.p) },
@@ -436,7 +443,10 @@
     if (!w) return add(box, el('p', 'hint', 'Not identified.'));
     add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
     const ol = el('ol');
-    for (const ev of w.evidence) ol.append(add(el('li'), el('b', null, (EVIDENCE[ev.kind] || ev.kind) + ': '), document.createTextNode(ev.showed), el('span', 'src', ' — ' + ev.source)));
+    for (const ev of w.evidence) {
+      const kind = EVIDENCE[ev.kind] || ev.kind;
+      ol.append(add(el('li'), el('b', null, kind + ': '), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
+    }
     for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
     box.append(ol);
     if (w.member) box.append(el('p', 'hint', 'Part of a workload: ' + w.member.role + (w.member.root_pid != null ? ' of pid ' + w.member.root_pid : '') + ' (' + w.member.evidence + ')'));

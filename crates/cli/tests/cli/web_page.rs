@@ -259,7 +259,7 @@ fn check_why_of_llama(b: &Browser, p: &Process) {
     let mut evidence: Vec<String> = w
         .evidence
         .iter()
-        .map(|ev| format!("{}: {} — {}", ev.kind.label(), ev.showed, ev.source))
+        .map(|ev| format!("{}: {} — {}", ev.kind.label(), ev.shown(), ev.source))
         .collect();
     evidence.extend(w.missing.iter().map(|m| format!("missing: {m}")));
     assert_eq!(why["evidence"], json!(evidence));
@@ -378,7 +378,7 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     assert_eq!(page["source"], " (nvml)");
     assert_eq!(
         page["head"],
-        json!(["PID", "USER", "NAME", "WORKLOAD", "GPU", "MEMORY", "GPU%", "COMMAND"])
+        json!(["PID", "USER", "NAME", "WORKLOAD", "GPU", "MEMORY", "SM%", "COMMAND"])
     );
     assert_eq!(page["rows"], json!(expected_rows(&snap)));
     assert_eq!(page["notes"], json!(table_notes()));
