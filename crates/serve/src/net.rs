@@ -13,7 +13,8 @@
 //!   the request deadline (a real client sends its request within a round trip); otherwise the
 //!   newcomer is answered 503 with `Retry-After`;
 //! - at most `max_open` connections are open in all (waiting, being answered, or closing). A
-//!   connection beyond that gets its 503 written at once, without waiting, and is closed;
+//!   new connection takes the place of the answered one that has lingered longest; when none
+//!   lingers, it gets its 503 written at once, without waiting, and is closed;
 //! - descriptors: the process's soft limit is raised to its hard limit where allowed, and
 //!   [`RESERVED_FDS`] are left to collection whatever the clients do;
 //! - if accepting fails anyway (out of descriptors), new connections stay in the kernel's
@@ -303,6 +304,12 @@ impl Loop {
 
     fn admit(&mut self, stream: TcpStream) {
         if self.open >= self.limits.max_open {
+            // An answered connection only waits for its client's close: it gives its place.
+            if let Some(i) = self.longest_lingering() {
+                self.evict(i);
+            }
+        }
+        if self.open >= self.limits.max_open {
             // Beyond every budget: the answer still goes out (a fresh socket's send buffer
             // holds it), then the connection is closed without lingering.
             let mut s = stream;
@@ -346,6 +353,34 @@ impl Loop {
             .min_by_key(|&(_, at)| at)
             .filter(|&(_, at)| now.duration_since(at) >= min_wait)
             .map(|(i, _)| i)
+    }
+
+    /// The answered connection that has lingered longest for its client's close.
+    fn longest_lingering(&self) -> Option<usize> {
+        self.conns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                c.as_ref()
+                    .filter(|c| matches!(c.phase, Phase::Draining { .. }))
+                    .map(|c| (i, c.accepted))
+            })
+            .min_by_key(|&(_, at)| at)
+            .map(|(i, _)| i)
+    }
+
+    /// Close an answered connection before its linger ends: what the client sent since is read
+    /// first, so the close is a FIN rather than a reset that could cost it the answer.
+    fn evict(&mut self, i: usize) {
+        if let Some(Conn {
+            stream,
+            phase: Phase::Draining { left },
+            ..
+        }) = self.conns[i].as_mut()
+        {
+            drain(stream, left);
+        }
+        self.close(i);
     }
 
     fn refuse(&mut self, i: usize) {
