@@ -750,6 +750,37 @@ fn replay_is_marked_and_refuses_actions() {
         .contains("nothing to terminate"));
 }
 
+/// Issue 25 D5: a 30-sample recording replayed in the view drew "one moment, no history".
+#[test]
+fn a_replayed_recording_draws_its_history() {
+    let t0 = Instant::now();
+    let at = |k: u64| {
+        let mut s = snapshot((40 + k) * GIB, 9 * GIB);
+        s.taken_at = format!("2026-11-29T08:00:{k:02}Z");
+        s
+    };
+    let earlier: Vec<Snapshot> = (0..29).map(at).collect();
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay_recording(
+        earlier,
+        at(29),
+        "rec.db at 2026-11-29T08:00:29Z".into(),
+        t0,
+    );
+    assert_eq!(app.history.devices[G0].points.len(), 30);
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(5));
+    assert!(!s.contains("one moment"), "{s}");
+    assert!(s.contains("History GPU0 as recorded"), "{s}");
+    assert!(
+        s.contains("08:00:29"),
+        "the right end is the moment shown: {s}"
+    );
+    // A snapshot file is still one moment, and says so.
+    let mut one =
+        App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay(at(0), "box.json".into(), t0);
+    let (s, _) = render(&mut one, 120, 40, t0);
+    assert!(s.contains("one moment, no history"), "{s}");
+}
+
 #[test]
 fn csv_export_writes_the_rows_as_shown() {
     let t0 = Instant::now();

@@ -167,7 +167,7 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         .x_axis(
             Axis::default()
                 .bounds([w.x0, w.now_t.max(w.x0 + 1.0)])
-                .labels([format!("-{}", fmt_span(w.span)), "now".to_string()])
+                .labels([format!("-{}", fmt_span(w.span)), right_label(app)])
                 .style(t.dim),
         )
         .y_axis(
@@ -284,12 +284,18 @@ impl Window {
     }
 }
 
-/// The title says why the chart is empty when it is (a replay, or too few rounds yet).
+/// The title says why the chart is empty when it is (a replay of one moment, or too few rounds
+/// yet), and that a recording's history is recorded.
 fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> String {
-    if app.replay.is_some() {
+    if app.replay.is_some() && npoints < 2 {
         format!(
             " History GPU{}: a saved snapshot is one moment, no history ",
             dev.index
+        )
+    } else if app.replay.is_some() {
+        format!(
+            " History GPU{} as recorded, last {} min (w: window) ",
+            dev.index, app.chart_minutes
         )
     } else if npoints < 2 {
         format!(" History GPU{}: builds up as rounds arrive ", dev.index)
@@ -298,6 +304,15 @@ fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> Stri
             " History GPU{}, last {} min (w: window) ",
             dev.index, app.chart_minutes
         )
+    }
+}
+
+/// The right end of the time axis: now, or the moment a replay shows (`09:00:00`).
+fn right_label(app: &App) -> String {
+    let at = app.replay.as_ref().and(app.snapshot.as_ref());
+    match at.and_then(|s| s.taken_at.get(11..19)) {
+        Some(hms) => hms.to_string(),
+        None => "now".into(),
     }
 }
 
