@@ -331,12 +331,20 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
     let e = std::sync::Arc::make_mut(p.estimate.as_mut().unwrap());
     e.overhead_gpu_bytes = Some(GIB / 2);
     e.total_gpu_bytes = 16 * GIB;
-    let mut app = app_with(snap, t0);
+    let mut app = app_with(snap.clone(), t0);
     let (s, _) = render(&mut app, 240, 70, t0);
     assert!(
         line_with(&s, "measured      20 GiB").contains("4 GiB more"),
         "{s}"
     );
+    // Issue 25 D7: the compute figure's word comes from the estimate's own flag, the word
+    // `explain` uses for the same estimate (it said "approximate" here, "exact" there).
+    assert!(line_with(&s, "compute ").contains("(approximate)"), "{s}");
+    let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
+    std::sync::Arc::make_mut(p.estimate.as_mut().unwrap()).compute_exact = true;
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 240, 70, t0);
+    assert!(line_with(&s, "compute ").contains("(exact)"), "{s}");
 }
 
 #[test]
