@@ -816,19 +816,25 @@ fn csv_export_writes_the_rows_as_shown() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[0].starts_with(
-        "device_index,device_name,pid,start_time,user,name,workload,type,memory_bytes,"
-    ));
+    // Issue 25 D7: the snapshot CSV's columns, its time first, then the view's own.
+    let snapshot_header = gpuledger_views::csv::SNAPSHOT_HEADER.join(",");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{snapshot_header},workload,type,sm_unavailable_reason,cpu_percent,rss_bytes,host_unavailable_reason"
+        )
+    );
+    assert!(lines[0].starts_with("taken_at,kind,device_index,"));
     assert!(
-        lines[1].starts_with("0,NVIDIA H200,6002,60020,root,ollama_runner,,C,2147483648,nvml,,3,"),
+        lines[1].starts_with(
+            "2026-11-29T08:00:00Z,process,0,GPU-0000,NVIDIA H200,150323855360,42949672960,6002,60020,ollama_runner,root,2147483648,nvml,,,3,/usr/bin/ollama_runner --serve,,C,"
+        ),
         "{}",
         lines[1]
     );
     // Unknown memory: an empty cell and the reason, never 0.
     assert!(
-        lines[2].starts_with(
-            "0,NVIDIA H200,6001,60010,root,ollama,,C,,nvml,NVML returned NOT_AVAILABLE"
-        ),
+        lines[2].contains(",6001,60010,ollama,root,,nvml,NVML returned NOT_AVAILABLE"),
         "{}",
         lines[2]
     );
