@@ -250,7 +250,16 @@ fn layout_80x24_is_compact_and_complete() {
     // Key hints are whole: the line ends with a complete one, not a cut "K ki".
     let last = footer.trim_end().rsplit("  ").next().unwrap();
     assert!(
-        ["T term", "K kill", "c copy", "e export", "Enter details"].contains(&last),
+        [
+            "T term",
+            "K kill",
+            "e env",
+            "h/l scroll",
+            "x export",
+            "c copy",
+            "Enter details"
+        ]
+        .contains(&last),
         "{footer:?}"
     );
 }
@@ -789,6 +798,34 @@ fn a_replayed_recording_draws_its_history() {
     assert!(s.contains("one moment, no history"), "{s}");
 }
 
+/// Issue 25 D9: `e` is the environment as in nvitop (export moved to `x`); `h` stays the
+/// sideways scroll (h/l beside j/k), and the footer and help say so, with help on `?`.
+#[test]
+fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('e'), t0);
+    assert!(matches!(app.overlay, Overlay::Env(_)), "{:?}", app.overlay);
+    app.handle_key(code(KeyCode::Esc), t0);
+    app.handle_key(key('x'), t0);
+    assert!(
+        matches!(app.overlay, Overlay::Export(_)),
+        "{:?}",
+        app.overlay
+    );
+    app.handle_key(code(KeyCode::Esc), t0);
+    app.handle_key(code(KeyCode::Esc), t0);
+    let (s, _) = render(&mut app, 160, 40, t0);
+    let footer = line_with(&s, "q quit");
+    for k in ["? help", "e env", "h/l scroll", "x export"] {
+        assert!(footer.contains(k), "{footer}");
+    }
+    app.handle_key(key('?'), t0);
+    let (help, _) = render(&mut app, 80, 30, t0);
+    assert!(help.contains("values), nvitop's e"), "{help}");
+    assert!(help.contains("help is ? or F1, not nvitop's h"), "{help}");
+}
+
 #[test]
 fn csv_export_writes_the_rows_as_shown() {
     let t0 = Instant::now();
@@ -800,7 +837,7 @@ fn csv_export_writes_the_rows_as_shown() {
         app.handle_key(key(c), t0);
     }
     app.handle_key(code(KeyCode::Enter), t0);
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     let Overlay::Export(path) = app.overlay.clone() else {
         panic!()
     };
@@ -839,7 +876,7 @@ fn csv_export_writes_the_rows_as_shown() {
         lines[2]
     );
     // Never overwrites.
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     app.handle_key(code(KeyCode::Enter), t0);
     assert!(
         app.message
@@ -1166,7 +1203,7 @@ fn export_prompt_shows_the_text_typed_and_esc_cancels() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.export_dir = dir.path().join("data").join("gpuledger");
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     for c in "-mine".chars() {
         app.handle_key(key(c), t0);
     }
@@ -1199,7 +1236,7 @@ fn export_goes_to_the_data_directory_with_the_path_shown() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.export_dir = dir.path().join("share").join("gpuledger");
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     app.handle_key(code(KeyCode::Enter), t0);
     let msg = app.message.clone().unwrap();
     let file = app.export_dir.join("gpuledger-20261129T080000Z.csv");
@@ -1382,7 +1419,7 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
         &|_| {},
         &|a| a.message = Some("x".repeat(300)),
         &|a| {
-            a.handle_key(key('e'), t0);
+            a.handle_key(key('x'), t0);
         },
         &|a| {
             a.overlay = Overlay::Help;
