@@ -80,3 +80,61 @@ fn live_view_keys() -> String {
     let text = r.render();
     text.strip_prefix(&preamble).unwrap_or(&text).to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example command lines of every command's help text: lines that start with
+    /// `  gpuledger `, and the lines a trailing ` \` continues them on.
+    fn examples(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut continued = false;
+        for line in text.lines() {
+            if line.starts_with("  gpuledger ") || continued {
+                out.push(line.trim_end().to_string());
+                continued = line.ends_with(" \\");
+            }
+        }
+        out
+    }
+
+    fn each_command(cmd: &clap::Command, f: &mut impl FnMut(&clap::Command)) {
+        f(cmd);
+        for sub in cmd.get_subcommands() {
+            each_command(sub, f);
+        }
+    }
+
+    /// Issue 25 D9: `watch --help` broke a quoted `--exec` example across two lines. Examples
+    /// are never wrapped in an 80-column terminal: each is a line of its own in the help.
+    #[test]
+    fn help_examples_are_never_wrapped_at_80_columns() {
+        let root = crate::Cli::command().term_width(80);
+        let mut checked = 0;
+        each_command(&root, &mut |cmd| {
+            let source: String = [cmd.get_after_help(), cmd.get_after_long_help()]
+                .into_iter()
+                .flatten()
+                .map(|s| s.to_string())
+                .collect();
+            let mut c = cmd.clone().term_width(80);
+            let shown = c.render_long_help().to_string();
+            let lines: Vec<&str> = shown.lines().map(str::trim_end).collect();
+            for ex in examples(&source) {
+                assert!(
+                    ex.chars().count() <= 80,
+                    "{}: example longer than 80 columns: {ex}",
+                    cmd.get_name()
+                );
+                assert!(
+                    lines.contains(&ex.as_str()),
+                    "{}: example wrapped: {ex}\n{shown}",
+                    cmd.get_name()
+                );
+                checked += 1;
+            }
+        });
+        assert!(checked >= 3, "examples found: {checked}");
+    }
+}
