@@ -785,7 +785,7 @@ fn a_replayed_recording_draws_its_history() {
     );
     assert_eq!(app.history.devices[G0].points.len(), 30);
     let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(5));
-    assert!(!s.contains("one moment"), "{s}");
+    assert!(!s.contains("no history"), "{s}");
     assert!(s.contains("History GPU0 as recorded"), "{s}");
     assert!(
         s.contains("08:00:29"),
@@ -795,7 +795,7 @@ fn a_replayed_recording_draws_its_history() {
     let mut one =
         App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay(at(0), "box.json".into(), t0);
     let (s, _) = render(&mut one, 120, 40, t0);
-    assert!(s.contains("one moment, no history"), "{s}");
+    assert!(s.contains("GPU0: one snapshot, no history"), "{s}");
 }
 
 /// Issue 25 D9: `e` is the environment as in nvitop (export moved to `x`); `h` stays the
@@ -824,6 +824,36 @@ fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
     let (help, _) = render(&mut app, 80, 30, t0);
     assert!(help.contains("values), nvitop's e"), "{help}");
     assert!(help.contains("help is ? or F1, not nvitop's h"), "{help}");
+}
+
+/// Issue 25 D10: at 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
+/// below 32 rows). The rows a short table leaves go to the panes; a long table keeps them all.
+#[test]
+fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 100, 30, t0);
+    let blank = s.lines().filter(|l| l.trim().is_empty()).count();
+    assert!(blank <= 2, "{blank} blank rows:\n{s}");
+    assert!(s.contains("History GPU0") && s.contains("Measured"), "{s}");
+    for pid in ["4242", "5151", "6001", "6002", "1200"] {
+        assert!(line_with(&s, pid).contains(pid), "{pid}:\n{s}");
+    }
+    // 40 rows: the table takes the screen, nothing is hidden for the panes' sake.
+    let mut many = snapshot(40 * GIB, 9 * GIB);
+    for i in 0..35 {
+        many.processes.push(proc(
+            7000 + i,
+            "python3",
+            "bob",
+            1,
+            vec![usage(G1, Some(GIB / 10), Some(1), &[UsageKind::Compute])],
+        ));
+    }
+    let mut app = app_with(many, t0);
+    let (s, _) = render(&mut app, 100, 30, t0);
+    assert!(!s.contains("Measured"), "{s}");
+    assert!(s.contains("hidden"), "{s}");
 }
 
 #[test]

@@ -288,10 +288,7 @@ impl Window {
 /// yet), and that a recording's history is recorded.
 fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> String {
     if app.replay.is_some() && npoints < 2 {
-        format!(
-            " History GPU{}: a saved snapshot is one moment, no history ",
-            dev.index
-        )
+        format!(" History GPU{}: one snapshot, no history ", dev.index)
     } else if app.replay.is_some() {
         format!(
             " History GPU{} as recorded, last {} min (w: window) ",
