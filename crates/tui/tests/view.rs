@@ -856,6 +856,24 @@ fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
     assert!(s.contains("hidden"), "{s}");
 }
 
+/// Issue 25 D10: at 60–70 columns the one-line cards kept the temperature and dropped the
+/// unattributed memory. Unattributed is the product's point: kept longer than temperature.
+#[test]
+fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for w in 56..=100u16 {
+        let (s, _) = render(&mut app, w, 24, t0);
+        let card = line_with(&s, "GPU0 H200");
+        if card.contains("54°C") {
+            assert!(card.contains("unattr"), "{w} columns: {card}");
+        }
+        if (60..=70).contains(&w) {
+            assert!(card.contains("unattr 13 GiB"), "{w} columns: {card}");
+        }
+    }
+}
+
 #[test]
 fn csv_export_writes_the_rows_as_shown() {
     let t0 = Instant::now();
