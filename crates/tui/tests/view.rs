@@ -874,6 +874,35 @@ fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
     }
 }
 
+/// Issue 25 D10: a process at 0 % SM was drawn as a row of half blocks along the axis, a bar
+/// that read as load. SM % is a line like the device's GPU %.
+#[test]
+fn a_zero_percent_series_is_not_drawn_as_a_bar() {
+    let t0 = Instant::now();
+    let idle = || {
+        let mut s = snapshot(40 * GIB, 9 * GIB);
+        s.processes[0].usage[0].engines.sm_percent = Some(0);
+        s
+    };
+    let mut app = app_with(idle(), t0);
+    for i in 1..30 {
+        app.apply(update(idle()), t0 + Duration::from_secs(i));
+    }
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(29));
+    // The chart's rows: the left half, from its title to its bottom border.
+    let chart: Vec<String> = s
+        .lines()
+        .skip_while(|l| !l.contains("History GPU0"))
+        .map(|l| l.chars().take(60).collect::<String>())
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    assert!(chart.len() > 8, "{s}");
+    // The plot's rows (the legend names the series with its glyph).
+    for left in chart.iter().filter(|l| !l.contains("SM%")) {
+        assert!(!left.contains('▄') && !left.contains('█'), "{left}\n{s}");
+    }
+}
+
 #[test]
 fn csv_export_writes_the_rows_as_shown() {
     let t0 = Instant::now();
@@ -1194,7 +1223,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
         ] {
             assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
         }
-        assert!(s.contains("▄ 4242 SM%"), "{w}x{h}:\n{s}");
+        assert!(s.contains("━ 4242 SM%"), "{w}x{h}:\n{s}");
         // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
         assert!(
             s.contains("│50 GiB"),

@@ -110,7 +110,7 @@ pub fn chart_legend(app: &App) -> Vec<LegendItem> {
             style: t.accent,
         });
         v.push(LegendItem {
-            glyph: "▄",
+            glyph: "━",
             label: format!("{} SM%", p.pid),
             style: t.warn,
         });
@@ -208,10 +208,12 @@ fn datasets<'a>(
                 .style(t.accent)
                 .data(pm),
         );
+        // A line like the device's GPU %: half-block bars made a 0 % series a solid bar along
+        // the axis, read as load.
         sets.push(
             Dataset::default()
-                .marker(Marker::Bar)
-                .graph_type(GraphType::Scatter)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
                 .style(t.warn)
                 .data(pg),
         );
