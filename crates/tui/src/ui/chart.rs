@@ -144,7 +144,16 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     );
     let npoints = dev_series.map_or(0, |s| s.points.len());
     let sets = datasets(app, sel.is_some(), [&dm, &dg, &pm, &pg]);
-    let block = Block::bordered().title(Span::styled(chart_title(app, dev, npoints), t.title));
+    let mut title = chart_title(app, dev, npoints);
+    if width_of(&title) + 2 > area.width as usize {
+        // A narrow pane (80 columns split in two) gets the short form, not a cut one.
+        title = match (app.replay.is_some(), npoints < 2) {
+            (true, true) => format!(" GPU{}: no history ", dev.index),
+            (false, true) => format!(" GPU{}: history builds up ", dev.index),
+            _ => format!(" GPU{}, last {} min ", dev.index, app.chart_minutes),
+        };
+    }
+    let block = Block::bordered().title(Span::styled(title, t.title));
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.width < 20 || inner.height < 3 {

@@ -19,7 +19,7 @@ use self::cards::*;
 pub use self::{chart::*, details::*, footer::*, table::*, text::*, title::*};
 
 /// Below this size the cards become one line per device and the bottom panes are hidden,
-/// unless a short table leaves them [`BOTTOM_MIN`] rows at full width (see [`draw`]).
+/// unless a short table leaves them [`BOTTOM_MIN`] rows (80 columns or more; see [`draw`]).
 pub const COMPACT_BELOW: (u16, u16) = (100, 32);
 /// The fewest rows worth giving the bottom panes (the chart's axes and the ledgers' totals).
 pub const BOTTOM_MIN: u16 = 12;
@@ -58,14 +58,14 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     // The bottom panes take the rows the table does not need (their text wraps; blank rows
     // under a short table helped nobody), never less than their usual share. In the compact
     // layout they show only in rows a short table leaves (at 100×30 six processes left 18
-    // blank rows), at full width, and never at the cost of a table row.
+    // blank rows, at 80×24 four left 15), and never at the cost of a table row.
     let left = area
         .height
         .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + footer_h + 1);
     let bottom_h = if !compact && area.height >= 36 {
         let usual = (area.height * 2 / 5).clamp(12, 26);
         usual.max(left)
-    } else if area.width >= COMPACT_BELOW.0 && left >= BOTTOM_MIN {
+    } else if area.width >= 80 && left >= BOTTOM_MIN {
         left
     } else {
         0
