@@ -1,21 +1,42 @@
 #!/bin/bash
 # The live view beside nvitop's on one fake-NVML scenario with real processes, captured in tmux at
-# 80x24 and 120x40 (issue 14: judge what each shows first). Real processes are needed because
-# nvitop asks psutil about every PID NVML lists: small programs that pause forever, named and
-# started like the workloads they stand for. nvitop comes from PyPI in a venv under target/.
-# Usage: scripts/view-vs-nvitop.sh [OUT_DIR]   (captures go to OUT_DIR, default target/view-vs-nvitop;
-# GPULEDGER_BIN=path/to/an/older/gpuledger captures that binary instead, for before/after)
+# 80x24, 100x30 and 120x40 (issue 14: judge what each shows first). Real processes are needed
+# because nvitop asks psutil about every PID NVML lists: small programs that pause forever, named
+# and started like the workloads they stand for.
+# Usage: scripts/view-vs-nvitop.sh [OUT_DIR]   (captures go to OUT_DIR, default a new temporary
+# folder, named at the end). Nothing is written into the checkout:
+#   GPULEDGER_BIN=path/to/gpuledger  capture that binary (an older one, for before/after): nothing
+#     is built; its fake NVML is FAKE_NVML_LIB, else libfake_nvml.so beside the binary.
+#     Without it, both are built (cargo build --release, the usual target folder).
+#   NVITOP=path/to/nvitop  use that nvitop; else nvitop from PyPI in a venv in the user's cache
+#     ($XDG_CACHE_HOME/gpuledger/nvitop-venv).
+#   CAPTURE_WAIT=4  seconds each view runs before it is captured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-OUT=${1:-$ROOT/target/view-vs-nvitop}
+OUT=${1:-$(mktemp -d -t view-vs-nvitop.XXXXXX)}
 mkdir -p "$OUT"
 . scripts/common.sh
 apt_need tmux
-cargo build --release --quiet -p gpuledger -p fake-nvml
-BIN=${GPULEDGER_BIN:-$ROOT/target/release/gpuledger}
-VENV=$ROOT/target/nvitop-venv
-[ -x "$VENV/bin/nvitop" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q nvitop==1.7.2; }
+if [ -n "${GPULEDGER_BIN:-}" ]; then
+    BIN=$GPULEDGER_BIN
+    NVML=${FAKE_NVML_LIB:-$(dirname "$BIN")/libfake_nvml.so}
+else
+    cargo build --release --quiet -p gpuledger -p fake-nvml
+    TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+    BIN=$TARGET/release/gpuledger
+    NVML=${FAKE_NVML_LIB:-$TARGET/release/libfake_nvml.so}
+fi
+[ -x "$BIN" ] || { echo "view-vs-nvitop: $BIN is not an executable" >&2; exit 1; }
+[ -f "$NVML" ] || { echo "view-vs-nvitop: no fake NVML at $NVML (set FAKE_NVML_LIB)" >&2; exit 1; }
+if [ -n "${NVITOP:-}" ]; then
+    NVITOP_BIN=$NVITOP
+else
+    VENV=${XDG_CACHE_HOME:-$HOME/.cache}/gpuledger/nvitop-venv
+    [ -x "$VENV/bin/nvitop" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q nvitop==1.7.2; }
+    NVITOP_BIN=$VENV/bin/nvitop
+fi
+WAIT=${CAPTURE_WAIT:-4}
 D=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -26,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 # NVML under the name nvitop's binding loads.
 mkdir -p "$D/lib"
-cp target/release/libfake_nvml.so "$D/lib/libnvidia-ml.so.1"
+cp "$NVML" "$D/lib/libnvidia-ml.so.1"
 ln -s libnvidia-ml.so.1 "$D/lib/libnvidia-ml.so"
 printf '#include <unistd.h>\nint main(void){for(;;)pause();}\n' >"$D/pause.c"
 gcc -O1 -o "$D/pause" "$D/pause.c"
@@ -59,15 +80,16 @@ SC
 T="tmux -S $D/t.sock"
 capture() { # name width height command
     $T new-session -d -s "$1" -x "$2" -y "$3" "$4"
-    sleep 4
+    sleep "$WAIT"
     $T capture-pane -p -t "$1" >"$OUT/$1-$2x$3.txt"
     $T kill-session -t "$1"
     sleep 0.5
 }
 ENV="FAKE_NVML_SCENARIO=$D/scenario.txt LD_LIBRARY_PATH=$D/lib"
-for size in "80 24" "120 40"; do
+for size in "80 24" "100 30" "120 40"; do
     read -r w h <<<"$size"
     capture gpuledger "$w" "$h" "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1; sleep 60"
-    capture nvitop "$w" "$h" "env $ENV $VENV/bin/nvitop; sleep 60"
+    capture nvitop "$w" "$h" "env $ENV $NVITOP_BIN; sleep 60"
 done
+echo "view-vs-nvitop: captures in $OUT"
 ls "$OUT"

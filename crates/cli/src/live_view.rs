@@ -227,11 +227,36 @@ fn alert_hook(exprs: &[gpuledger_compare::alert::Expr]) -> Option<gpuledger_tui:
     }))
 }
 
+/// The samples a recording holds in the chart's window before the moment shown (none for a
+/// snapshot file), so a replay draws the history the live view had.
+fn recorded_before(
+    path: &std::path::Path,
+    shown: &gpuledger_model::Snapshot,
+) -> anyhow::Result<Vec<gpuledger_model::Snapshot>> {
+    let Ok(at) = gpuledger_model::time::parse_rfc3339_ms(&shown.taken_at) else {
+        return Ok(Vec::new());
+    };
+    if !gpuledger_history::store::is_recording(path) {
+        return Ok(Vec::new());
+    }
+    let window_ms = (gpuledger_tui::app::HISTORY_SECS * 1000.0) as i64;
+    let reader = gpuledger_history::store::Reader::open(path)?;
+    Ok(reader.snapshots_between(
+        at.saturating_sub(window_ms),
+        at.saturating_sub(1),
+        gpuledger_tui::series::PROCESS_POINTS,
+    )?)
+}
+
 pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
     // A saved snapshot or a recording (at --at, else its latest sample); never collected.
     let replay = match &global.args.replay {
-        Some(_) => match global.snapshot_at(args.at.as_deref())? {
-            (snap, Some(shown)) => Some((snap, shown)),
+        Some(path) => match global.snapshot_at(args.at.as_deref())? {
+            (snapshot, Some(name)) => Some(gpuledger_tui::Replay {
+                earlier: recorded_before(path, &snapshot)?,
+                snapshot,
+                name,
+            }),
             (_, None) => None,
         },
         None if args.at.is_some() => {

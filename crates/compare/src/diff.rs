@@ -3,6 +3,9 @@
 //! Processes are paired by rules tried in order, and every pair says which rule made it:
 //! 1. `pid+start_time`: the same process (a reused PID has another start time, so it is not paired);
 //!    when either snapshot lacks the start time, `pid+name` (same PID and same name) stands in;
+//!    when a side knows neither (its `/proc` entry could not be read: another PID namespace, a
+//!    container on a shared box), `pid+device` (same PID on a common device) pairs by what is known
+//!    — the same file twice then shows no change rather than a process gone and one appeared;
 //! 2. `name+port`: a process that is gone paired with a new one of the same name listening on a
 //!    common TCP port (a llama-server restarted with a bigger `-c` keeps its port);
 //! 3. `name+model`: same name and same model file (`workload.model` when the snapshot has it, else
@@ -72,6 +75,10 @@ pub enum PairRule {
     /// Same PID and name, start time unknown in a snapshot.
     #[serde(rename = "pid+name")]
     PidName,
+    /// Same PID on a common device, name or start time unknown in a snapshot (its `/proc` entry
+    /// could not be read).
+    #[serde(rename = "pid+device")]
+    PidDevice,
     #[serde(rename = "name+port")]
     NamePort,
     #[serde(rename = "name+model")]
@@ -83,6 +90,7 @@ impl PairRule {
         match self {
             PairRule::PidStart => "pid+start_time",
             PairRule::PidName => "pid+name",
+            PairRule::PidDevice => "pid+device",
             PairRule::NamePort => "name+port",
             PairRule::NameModel => "name+model",
         }
@@ -235,6 +243,10 @@ pub fn pair(a: &Snapshot, b: &Snapshot) -> Vec<(usize, usize, PairRule)> {
                 (Some(x), Some(y)) if x == y => Some(PairRule::PidStart),
                 (Some(_), Some(_)) => None, // PID reused by another process
                 _ if p.name.is_some() && p.name == q.name => Some(PairRule::PidName),
+                // Both names known and different: another process.
+                _ if p.name.is_some() && q.name.is_some() => None,
+                // What is known is the PID and the devices it holds memory on.
+                _ if shares_a_device(p, q) => Some(PairRule::PidDevice),
                 _ => None,
             };
             if let Some(rule) = rule {
@@ -293,6 +305,13 @@ pub fn pair(a: &Snapshot, b: &Snapshot) -> Vec<(usize, usize, PairRule)> {
         }
     }
     out
+}
+
+/// The two processes hold memory on (or are seen on) a common device.
+fn shares_a_device(p: &Process, q: &Process) -> bool {
+    p.usage
+        .iter()
+        .any(|u| q.usage.iter().any(|v| v.device == u.device))
 }
 
 fn usage_on<'a>(p: &'a Process, dev: &str) -> Option<&'a Usage> {
@@ -599,6 +618,41 @@ mod tests {
         assert_eq!(d.processes.len(), 1);
         assert_eq!(d.processes[0].paired_by, Some(PairRule::NameModel));
         assert_eq!(d.processes[0].measured.delta, Some(100 * MIB as i64));
+    }
+
+    /// A process whose `/proc` entry could not be read (no name, no start time: a container's
+    /// process on a shared box) is paired by PID and device: the same snapshot twice is no change.
+    #[test]
+    fn a_process_without_metadata_pairs_by_pid_and_device() {
+        let hidden = |mem: u64, dev: &str| {
+            let mut p = Process::new(77);
+            p.metadata_unavailable = Some("not visible in /proc (another PID namespace)".into());
+            let mut u = Usage::new(dev, "nvml");
+            u.memory_bytes = Some(mem);
+            p.usage.push(u);
+            p
+        };
+        let a = snap("t0", 0, vec![hidden(300 * MIB, "GPU-0")]);
+        let d = diff(&a, &a);
+        assert_eq!(d.processes.len(), 1, "{d:#?}");
+        assert_eq!(d.processes[0].change, Change::Unchanged);
+        assert_eq!(d.processes[0].paired_by, Some(PairRule::PidDevice));
+        // It grew: still the same process as far as anything tells.
+        let b = snap("t1", 0, vec![hidden(400 * MIB, "GPU-0")]);
+        let d = diff(&a, &b);
+        assert_eq!(d.processes.len(), 1, "{d:#?}");
+        assert_eq!(d.processes[0].change, Change::Grew);
+        // Readable in one snapshot only: the PID and device still pair it.
+        let mut known = hidden(300 * MIB, "GPU-0");
+        known.name = Some("python3".into());
+        known.start_time = Some(5);
+        let d = diff(&snap("t0", 0, vec![known]), &a);
+        assert_eq!(d.processes[0].paired_by, Some(PairRule::PidDevice));
+        // The same PID on another device only: nothing says it is the same process.
+        let other = snap("t1", 0, vec![hidden(300 * MIB, "GPU-9")]);
+        let d = diff(&a, &other);
+        assert_eq!(d.processes.len(), 2);
+        assert!(d.processes.iter().all(|p| p.paired_by.is_none()));
     }
 
     #[test]

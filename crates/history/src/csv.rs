@@ -199,6 +199,7 @@ mod tests {
                 "--password".into(),
                 "hunter2".into(),
             ]),
+            about: None,
         };
         let d = RecordedDevice {
             id: 1,

@@ -225,8 +225,13 @@ pub struct EstimatedMemory {
     pub n_ctx: Option<u64>,
     pub weights_gpu_bytes: u64,
     pub kv_cache_gpu_bytes: Option<u64>,
-    /// Compute buffers or activations: always approximate.
+    /// Compute buffers or activations: approximate unless [`EstimatedMemory::compute_exact`].
     pub compute_gpu_bytes: Option<u64>,
+    /// The compute figure is exact: llama.cpp's graph reservation replayed for this model and
+    /// build, every part of it as llama.cpp sizes it. Absent (older snapshots, other recipes):
+    /// approximate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compute_exact: bool,
     /// What the compute line holds for this runtime, where it is not llama.cpp's compute buffers
     /// (`activations and CUDA graphs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -35,7 +35,7 @@ pub struct Options {
     pub interval: Duration,
     pub theme: ThemeKind,
     /// A saved snapshot and its file name: shown with a REPLAY marker, nothing collected.
-    pub replay: Option<(Snapshot, String)>,
+    pub replay: Option<Replay>,
     pub terminator: Box<dyn Terminator>,
     /// Show another machine instead: its URL and the source of its rounds.
     pub remote: Option<(String, Box<dyn feed::RoundSource>)>,
@@ -43,6 +43,14 @@ pub struct Options {
     pub alerts: Option<app::AlertHook>,
     /// Where process environments are read for `v` on Linux (`--proc-root`, `/proc` by default).
     pub proc_root: std::path::PathBuf,
+}
+
+/// What a replay shows: a snapshot (a file, or a recording's moment), the name it is shown
+/// under, and the samples a recording holds before that moment, for the charts.
+pub struct Replay {
+    pub snapshot: Snapshot,
+    pub name: String,
+    pub earlier: Vec<Snapshot>,
 }
 
 /// Open the view. `collector` is used unless `opts.replay` is set.
@@ -60,8 +68,8 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
         app = app.with_alerts(f);
     }
     match (opts.replay, opts.remote) {
-        (Some((snap, name)), _) => {
-            app = app.replay(snap, name, now);
+        (Some(r), _) => {
+            app = app.replay_recording(r.earlier, r.snapshot, r.name, now);
             term::run(app, None)
         }
         (None, Some((url, source))) => term::run(app.remote(url), Some(source)),

@@ -243,14 +243,28 @@ fn layout_80x24_is_compact_and_complete() {
     for pid in ["4242", "5151", "6001", "6002", "1200"] {
         assert!(s.contains(pid), "{pid} missing:\n{s}");
     }
-    // No bottom panes at this size; the footer has the keys.
-    assert!(!s.contains("Measured"));
+    // The rows the whole table leaves go to the bottom panes, not blank (issue 25 D10); the
+    // footer has the keys.
+    assert!(s.contains("Measured"), "{s}");
+    assert!(
+        s.lines().filter(|l| l.trim().is_empty()).count() <= 2,
+        "{s}"
+    );
     let footer = line_with(&s, "q quit");
     assert!(footer.contains("? help"));
     // Key hints are whole: the line ends with a complete one, not a cut "K ki".
     let last = footer.trim_end().rsplit("  ").next().unwrap();
     assert!(
-        ["T term", "K kill", "c copy", "e export", "Enter details"].contains(&last),
+        [
+            "T term",
+            "K kill",
+            "e env",
+            "h/l scroll",
+            "x export",
+            "c copy",
+            "Enter details"
+        ]
+        .contains(&last),
         "{footer:?}"
     );
 }
@@ -278,12 +292,15 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     // Workload uncut, memory, host CPU / RSS.
     let llama = line_with(&s, "llama-server");
     assert!(
-        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16 GiB"),
+        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16.0 GiB"),
         "{llama}"
     );
     // No identification: unknown (n/a), not a guess.
     assert!(line_with(&s, "python3").contains(" n/a "));
-    assert!(llama.contains("12.5") && llama.contains("3 GiB"), "{llama}");
+    assert!(
+        llama.contains("12.5") && llama.contains("3.0 GiB"),
+        "{llama}"
+    );
     assert!(s.contains("History GPU0"));
     assert!(s.contains("Measured"));
     assert!(s.contains("ESTIMATE (calculated, not measured)"));
@@ -331,12 +348,20 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
     let e = std::sync::Arc::make_mut(p.estimate.as_mut().unwrap());
     e.overhead_gpu_bytes = Some(GIB / 2);
     e.total_gpu_bytes = 16 * GIB;
-    let mut app = app_with(snap, t0);
+    let mut app = app_with(snap.clone(), t0);
     let (s, _) = render(&mut app, 240, 70, t0);
     assert!(
         line_with(&s, "measured      20 GiB").contains("4 GiB more"),
         "{s}"
     );
+    // Issue 25 D7: the compute figure's word comes from the estimate's own flag, the word
+    // `explain` uses for the same estimate (it said "approximate" here, "exact" there).
+    assert!(line_with(&s, "compute ").contains("(approximate)"), "{s}");
+    let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
+    std::sync::Arc::make_mut(p.estimate.as_mut().unwrap()).compute_exact = true;
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 240, 70, t0);
+    assert!(line_with(&s, "compute ").contains("(exact)"), "{s}");
 }
 
 #[test]
@@ -468,7 +493,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
     );
     // 5151: CPU % unknown (first round) but RSS known.
     let py = line_with(&s, "python3");
-    assert!(py.contains("n/a") && py.contains("1 GiB"), "{py}");
+    assert!(py.contains("n/a") && py.contains("1.0 GiB"), "{py}");
     // Select 6001 and open the details: the reasons are there.
     let i = app
         .rows
@@ -500,14 +525,16 @@ fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     assert!(note.contains("normalised"), "{note}");
     let (wide, _) = render(&mut app, 240, 70, t0);
     assert!(wide.contains("bars normalised, labels are raw"), "{wide}");
-    // The label stays raw (16 GiB), the bar is 16/27 of 10 cells = 5.93: 5 full cells and 7/8.
-    let llama = line_with(&s, "llama-server");
-    assert!(llama.contains("16 GiB"));
-    assert!(llama.contains("█████▉░░░░"), "{llama}");
     assert!(line_with(&s, "processes 27 GiB").contains("over-attributed"));
+    // The label stays raw (16 GiB), the bar is 16/27 of 10 cells = 5.93: 5 full cells and 7/8
+    // (at a width where the bar has its 10 cells).
+    let (s, _) = render(&mut app, 140, 40, t0);
+    let llama = line_with(&s, "llama-server");
+    assert!(llama.contains("16.0 GiB"));
+    assert!(llama.contains("█████▉░░░░"), "{llama}");
     // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 10).
     let mut ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
-    let (s, _) = render(&mut ok, 120, 40, t0);
+    let (s, _) = render(&mut ok, 140, 40, t0);
     assert!(!s.contains("labels are raw"));
     assert!(line_with(&s, "llama-server").contains("█▏░░░░░░░░"));
 }
@@ -724,7 +751,7 @@ fn stale_data_is_marked_with_its_age_not_zeroed() {
     assert!(line_with(&s, "gpuledger").contains("STALE 12 s"), "{s}");
     assert!(s.contains("no new round for 12 s: a source is not answering; the values shown are from 2026-11-29T08:00:00Z"));
     // The last values are still shown.
-    assert!(line_with(&s, "llama-server").contains("16 GiB"));
+    assert!(line_with(&s, "llama-server").contains("16.0 GiB"));
 }
 
 #[test]
@@ -750,6 +777,172 @@ fn replay_is_marked_and_refuses_actions() {
         .contains("nothing to terminate"));
 }
 
+/// Issue 25 D5: a 30-sample recording replayed in the view drew "one moment, no history".
+#[test]
+fn a_replayed_recording_draws_its_history() {
+    let t0 = Instant::now();
+    let at = |k: u64| {
+        let mut s = snapshot((40 + k) * GIB, 9 * GIB);
+        s.taken_at = format!("2026-11-29T08:00:{k:02}Z");
+        s
+    };
+    let earlier: Vec<Snapshot> = (0..29).map(at).collect();
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay_recording(
+        earlier,
+        at(29),
+        "rec.db at 2026-11-29T08:00:29Z".into(),
+        t0,
+    );
+    assert_eq!(app.history.devices[G0].points.len(), 30);
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(5));
+    assert!(!s.contains("no history"), "{s}");
+    assert!(s.contains("History GPU0 as recorded"), "{s}");
+    assert!(
+        s.contains("08:00:29"),
+        "the right end is the moment shown: {s}"
+    );
+    // A snapshot file is still one moment, and says so.
+    let mut one =
+        App::new(ThemeKind::Dark, Duration::from_secs(1), t0).replay(at(0), "box.json".into(), t0);
+    let (s, _) = render(&mut one, 120, 40, t0);
+    assert!(s.contains("GPU0: one snapshot, no history"), "{s}");
+}
+
+/// Issue 25 D9: `e` is the environment as in nvitop (export moved to `x`); `h` stays the
+/// sideways scroll (h/l beside j/k), and the footer and help say so, with help on `?`.
+#[test]
+fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    app.handle_key(key('e'), t0);
+    assert!(matches!(app.overlay, Overlay::Env(_)), "{:?}", app.overlay);
+    app.handle_key(code(KeyCode::Esc), t0);
+    app.handle_key(key('x'), t0);
+    assert!(
+        matches!(app.overlay, Overlay::Export(_)),
+        "{:?}",
+        app.overlay
+    );
+    app.handle_key(code(KeyCode::Esc), t0);
+    app.handle_key(code(KeyCode::Esc), t0);
+    let (s, _) = render(&mut app, 160, 40, t0);
+    let footer = line_with(&s, "q quit");
+    for k in ["? help", "e env", "h/l scroll", "x export"] {
+        assert!(footer.contains(k), "{footer}");
+    }
+    app.handle_key(key('?'), t0);
+    let (help, _) = render(&mut app, 80, 30, t0);
+    assert!(help.contains("values), nvitop's e"), "{help}");
+    assert!(help.contains("help is ? or F1, not nvitop's h"), "{help}");
+}
+
+/// Issue 25 D10: at 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
+/// below 32 rows). The rows a short table leaves go to the panes; a long table keeps them all.
+#[test]
+fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    let (s, _) = render(&mut app, 100, 30, t0);
+    let blank = s.lines().filter(|l| l.trim().is_empty()).count();
+    assert!(blank <= 2, "{blank} blank rows:\n{s}");
+    assert!(s.contains("History GPU0") && s.contains("Measured"), "{s}");
+    for pid in ["4242", "5151", "6001", "6002", "1200"] {
+        assert!(line_with(&s, pid).contains(pid), "{pid}:\n{s}");
+    }
+    // 40 rows: the table takes the screen, nothing is hidden for the panes' sake.
+    let mut many = snapshot(40 * GIB, 9 * GIB);
+    for i in 0..35 {
+        many.processes.push(proc(
+            7000 + i,
+            "python3",
+            "bob",
+            1,
+            vec![usage(G1, Some(GIB / 10), Some(1), &[UsageKind::Compute])],
+        ));
+    }
+    let mut app = app_with(many, t0);
+    let (s, _) = render(&mut app, 100, 30, t0);
+    assert!(!s.contains("Measured"), "{s}");
+    assert!(s.contains("hidden"), "{s}");
+}
+
+/// Issue 25 D10: at 60–70 columns the one-line cards kept the temperature and dropped the
+/// unattributed memory. Unattributed is the product's point: kept longer than temperature.
+#[test]
+fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
+    for w in 56..=100u16 {
+        let (s, _) = render(&mut app, w, 24, t0);
+        let card = line_with(&s, "GPU0 H200");
+        if card.contains("54°C") {
+            assert!(card.contains("unattr"), "{w} columns: {card}");
+        }
+        if (60..=70).contains(&w) {
+            assert!(card.contains("unattr 13 GiB"), "{w} columns: {card}");
+        }
+    }
+}
+
+/// Issue 25 D10: a process at 0 % SM was drawn as a row of half blocks along the axis, a bar
+/// that read as load. SM % is a line like the device's GPU %.
+#[test]
+fn a_zero_percent_series_is_not_drawn_as_a_bar() {
+    let t0 = Instant::now();
+    let idle = || {
+        let mut s = snapshot(40 * GIB, 9 * GIB);
+        s.processes[0].usage[0].engines.sm_percent = Some(0);
+        s
+    };
+    let mut app = app_with(idle(), t0);
+    for i in 1..30 {
+        app.apply(update(idle()), t0 + Duration::from_secs(i));
+    }
+    let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(29));
+    // The chart's rows: the left half, from its title to its bottom border.
+    let chart: Vec<String> = s
+        .lines()
+        .skip_while(|l| !l.contains("History GPU0"))
+        .map(|l| l.chars().take(60).collect::<String>())
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    assert!(chart.len() > 8, "{s}");
+    // The plot's rows (the legend names the series with its glyph).
+    for left in chart.iter().filter(|l| !l.contains("SM%")) {
+        assert!(!left.contains('▄') && !left.contains('█'), "{left}\n{s}");
+    }
+}
+
+/// Issue 25 D10: one precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
+/// (0, 2 and 0 decimals) in one column. One decimal each, the points aligned.
+#[test]
+fn byte_columns_have_one_precision() {
+    let t0 = Instant::now();
+    let mut app = app_with(snapshot(40 * GIB, 9 * GIB + GIB / 2), t0);
+    let (s, _) = render(&mut app, 120, 40, t0);
+    let mut points = Vec::new();
+    for pid in ["4242", "5151", "6002", "1200"] {
+        let line = line_with(&s, &format!(" {pid} "));
+        let at = line
+            .find(" GiB")
+            .or_else(|| line.find(" MiB"))
+            .unwrap_or_else(|| panic!("{line}"));
+        let number: String = line[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+        assert_eq!(decimals, 1, "{pid}: {number:?} in {line}");
+        points.push(line[..at].chars().count() - 2);
+    }
+    points.dedup();
+    assert_eq!(points.len(), 1, "decimal points aligned: {points:?}\n{s}");
+}
+
 #[test]
 fn csv_export_writes_the_rows_as_shown() {
     let t0 = Instant::now();
@@ -761,7 +954,7 @@ fn csv_export_writes_the_rows_as_shown() {
         app.handle_key(key(c), t0);
     }
     app.handle_key(code(KeyCode::Enter), t0);
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     let Overlay::Export(path) = app.overlay.clone() else {
         panic!()
     };
@@ -777,24 +970,30 @@ fn csv_export_writes_the_rows_as_shown() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[0].starts_with(
-        "device_index,device_name,pid,start_time,user,name,workload,type,memory_bytes,"
-    ));
+    // Issue 25 D7: the snapshot CSV's columns, its time first, then the view's own.
+    let snapshot_header = gpuledger_views::csv::SNAPSHOT_HEADER.join(",");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{snapshot_header},workload,type,sm_unavailable_reason,cpu_percent,rss_bytes,host_unavailable_reason"
+        )
+    );
+    assert!(lines[0].starts_with("taken_at,kind,device_index,"));
     assert!(
-        lines[1].starts_with("0,NVIDIA H200,6002,60020,root,ollama_runner,,C,2147483648,nvml,,3,"),
+        lines[1].starts_with(
+            "2026-11-29T08:00:00Z,process,0,GPU-0000,NVIDIA H200,150323855360,42949672960,6002,60020,ollama_runner,root,2147483648,nvml,,,3,/usr/bin/ollama_runner --serve,,C,"
+        ),
         "{}",
         lines[1]
     );
     // Unknown memory: an empty cell and the reason, never 0.
     assert!(
-        lines[2].starts_with(
-            "0,NVIDIA H200,6001,60010,root,ollama,,C,,nvml,NVML returned NOT_AVAILABLE"
-        ),
+        lines[2].contains(",6001,60010,ollama,root,,nvml,NVML returned NOT_AVAILABLE"),
         "{}",
         lines[2]
     );
     // Never overwrites.
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     app.handle_key(code(KeyCode::Enter), t0);
     assert!(
         app.message
@@ -974,7 +1173,7 @@ fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
             let (s, _) = render(&mut app, w, h, t0);
             let row = s
                 .lines()
-                .find(|l| l.contains(" 4242 ") && l.contains("16 GiB"))
+                .find(|l| l.contains(" 4242 ") && l.contains("16.0 GiB"))
                 .unwrap_or_else(|| panic!("{w}x{h}: no row for 4242 on GPU0:\n{s}"));
             for want in ["llama-server", "llama.cpp · qwen3-8b-q4_k_m", "85%"] {
                 assert!(row.contains(want), "{w}x{h}: {want:?} missing in {row:?}");
@@ -1064,7 +1263,7 @@ fn chart_has_a_legend_in_every_state_and_a_scale_that_fits_the_data() {
         ] {
             assert!(s.contains(want), "{w}x{h}: legend lacks {want:?}:\n{s}");
         }
-        assert!(s.contains("▄ 4242 SM%"), "{w}x{h}:\n{s}");
+        assert!(s.contains("━ 4242 SM%"), "{w}x{h}:\n{s}");
         // 40 GiB used of 140 GiB: the axis tops at 50 GiB and the total is named.
         assert!(
             s.contains("│50 GiB"),
@@ -1121,7 +1320,7 @@ fn export_prompt_shows_the_text_typed_and_esc_cancels() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.export_dir = dir.path().join("data").join("gpuledger");
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     for c in "-mine".chars() {
         app.handle_key(key(c), t0);
     }
@@ -1154,7 +1353,7 @@ fn export_goes_to_the_data_directory_with_the_path_shown() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.export_dir = dir.path().join("share").join("gpuledger");
-    app.handle_key(key('e'), t0);
+    app.handle_key(key('x'), t0);
     app.handle_key(code(KeyCode::Enter), t0);
     let msg = app.message.clone().unwrap();
     let file = app.export_dir.join("gpuledger-20261129T080000Z.csv");
@@ -1220,8 +1419,9 @@ fn messages_expire_on_the_next_key_and_after_a_while() {
     assert!(app.message.is_some());
 }
 
-/// Issue 14 item 10: notes are cut at a word, never mid-word; a source that simply found nothing
-/// (no DRM devices on an NVIDIA machine) is plain, after what matters; cards give memory %.
+/// Issue 14 item 10: notes are cut at a word, never mid-word; cards give memory %. Issue 25 D10:
+/// a source that simply found nothing (no DRM devices on an NVIDIA machine) is not on every
+/// screen (it was, cut at 80 and 120 columns): `selftest` lists it.
 #[test]
 fn notes_are_cut_at_words_and_cards_give_memory_percent() {
     use gpuledger_tui::ui::fit_words;
@@ -1243,23 +1443,21 @@ fn notes_are_cut_at_words_and_cards_give_memory_percent() {
         "no DRM devices under /sys/class/drm and no process with a DRM node open (os error 2)",
     ));
     snap.notes.push("a note from the collector".into());
-    let mut app = app_with(snap, t0);
+    let mut app = app_with(snap.clone(), t0);
     let notes = gpuledger_tui::ui::notes(&app, t0);
-    assert!(
-        !notes.last().unwrap().1,
-        "an absent source is not a warning"
-    );
-    assert!(notes.last().unwrap().0.starts_with("drm:"));
-    for (w, h) in [(80, 24), (120, 40)] {
+    assert!(notes.iter().all(|n| !n.0.starts_with("drm:")), "{notes:?}");
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
         let (s, _) = render(&mut app, w, h, t0);
-        let note = line_with(&s, "drm: no DRM devices");
-        let note = note.trim_end();
-        assert!(
-            note.ends_with("(os error 2)") || note.ends_with(" open…") || note.ends_with("node…"),
-            "{w}x{h}: cut mid-word: {note:?}"
-        );
+        assert!(!s.contains("drm:"), "{w}x{h}:\n{s}");
         assert!(s.contains("a note from the collector"), "{w}x{h}:\n{s}");
     }
+    // With no device found at all, the same line is a warning, first.
+    let mut none = snap.clone();
+    none.devices.clear();
+    none.processes.clear();
+    let app_none = app_with(none, t0);
+    let notes = gpuledger_tui::ui::notes(&app_none, t0);
+    assert!(notes[0].0.starts_with("drm:") && notes[0].1, "{notes:?}");
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         line_with(&s, "│MEM ").contains("40 GiB / 140 GiB 29%"),
@@ -1314,7 +1512,7 @@ fn host_memory_share_is_a_column_when_there_is_room() {
     let (s, _) = render(&mut app, 200, 40, t0);
     assert!(line_with(&s, " NAME ").contains("RAM%"), "{s}");
     let row = line_with(&s, " 4242 ");
-    assert!(row.contains("3 GiB   4.7"), "{row}");
+    assert!(row.contains("3.0 GiB   4.7"), "{row}");
     assert!(
         line_with(&s, "host CPU 12.5%").contains("(4.7% of RAM)"),
         "{s}"
@@ -1337,7 +1535,7 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
         &|_| {},
         &|a| a.message = Some("x".repeat(300)),
         &|a| {
-            a.handle_key(key('e'), t0);
+            a.handle_key(key('x'), t0);
         },
         &|a| {
             a.overlay = Overlay::Help;
@@ -1521,17 +1719,18 @@ fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     let (before, _) = render(&mut app, 120, 40, t0);
     let row = |screen: &str, pid: &str| line_with(screen, &format!(" {pid} ")).to_string();
     assert!(
-        row(&before, "5151").contains("python3 train.py --conf"),
+        row(&before, "5151").contains("python3 train.py --c"),
         "{before}"
     );
     assert!(
-        row(&before, "5152").contains("python3 eval.py --check"),
+        row(&before, "5152").contains("python3 eval.py --ch"),
         "{before}"
     );
     let header = line_with(&before, "COMMAND");
     let x = header[..header.find("COMMAND").unwrap()].chars().count();
+    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`, issue 25 D10).
     assert!(
-        120 - x >= 24,
+        120 - x >= 22,
         "COMMAND is {} cells at 120 columns:\n{before}",
         120 - x
     );

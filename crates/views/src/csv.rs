@@ -64,10 +64,47 @@ pub const SNAPSHOT_HEADER: [&str; 17] = [
     col::COMMAND,
 ];
 
+/// The live view's export (`e`): the snapshot's columns, in its order, for each row shown, then
+/// what only the view has: the workload and type it shows, why SM % is unknown, and the host
+/// figures it samples. A spreadsheet that reads `snapshot --format csv` reads these too.
+pub const VIEW_EXTRA: [&str; 6] = [
+    col::WORKLOAD,
+    col::TYPE,
+    col::SM_UNAVAILABLE_REASON,
+    col::CPU_PERCENT,
+    col::RSS_BYTES,
+    col::HOST_UNAVAILABLE_REASON,
+];
+
 /// A value as a CSV field: empty when unknown, never 0. Every CSV gpuledger writes spells
 /// unknown this way (the reason goes in a `*_unavailable_reason` column).
 pub fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The first seven fields of every row: the snapshot's time, the row's kind (filled in by the
+/// row) and the device; for a device the snapshot does not list, only its id.
+fn device_fields(taken_at: &str, uuid: &str, d: Option<&Device>) -> [String; 7] {
+    [
+        taken_at.to_string(),
+        String::new(),
+        opt(d.map(|d| d.index)),
+        uuid.to_string(),
+        opt(d.and_then(|d| d.name.clone())),
+        opt(d.and_then(|d| d.memory.total_bytes)),
+        opt(d.and_then(|d| d.memory.used_bytes)),
+    ]
+}
+
+/// One process on one device as the snapshot CSV writes it (`kind=process`, the columns of
+/// [`SNAPSHOT_HEADER`]): the same row whichever CSV writes it.
+pub fn process_record(
+    snap: &Snapshot,
+    p: &gpuledger_model::Process,
+    u: &gpuledger_model::Usage,
+) -> Vec<String> {
+    let dev = device_fields(&snap.taken_at, &u.device, snap.device_by_uuid(&u.device));
+    process_row(&dev, p, u)
 }
 
 /// One process row: the device's leading fields, then the process on it.
@@ -106,15 +143,7 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(SNAPSHOT_HEADER)?;
     for d in &snap.devices {
-        let dev = [
-            snap.taken_at.clone(),
-            String::new(),
-            d.index.to_string(),
-            d.uuid.clone(),
-            d.name.clone().unwrap_or_default(),
-            opt(d.memory.total_bytes),
-            opt(d.memory.used_bytes),
-        ];
+        let dev = device_fields(&snap.taken_at, &d.uuid, Some(d));
         w.write_record(device_row(&dev, d))?;
         for p in &snap.processes {
             for u in p.usage.iter().filter(|u| u.device == d.uuid) {
@@ -131,16 +160,7 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
             .iter()
             .filter(|u| snap.device_by_uuid(&u.device).is_none())
         {
-            let dev = [
-                snap.taken_at.clone(),
-                String::new(),
-                String::new(),
-                u.device.clone(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ];
-            w.write_record(process_row(&dev, p, u))?;
+            w.write_record(process_record(snap, p, u))?;
         }
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;

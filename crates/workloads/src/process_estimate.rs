@@ -56,6 +56,7 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         weights_gpu_bytes: e.weights.gpu_bytes,
         kv_cache_gpu_bytes: Some(e.kv_cache.gpu_bytes),
         compute_gpu_bytes: Some(e.compute.gpu_bytes),
+        compute_exact: !e.compute.approximate,
         compute_label: None,
         overhead_gpu_bytes: e.overhead.gpu_bytes,
         overhead_included: false,
@@ -88,7 +89,7 @@ fn why_llama(e: &Estimate) -> String {
     };
     format!(
         "{name}: {} weights ({}/{} layers on the GPU), {} KV cache for {} tokens{slots} ({}/{}), \
-         ~{} compute buffers",
+         {}{} compute buffers",
         human_bytes(e.weights.gpu_bytes),
         e.weights.gpu_layers,
         e.weights.n_layer,
@@ -96,6 +97,8 @@ fn why_llama(e: &Estimate) -> String {
         c.n_ctx_seq,
         kv.type_k,
         kv.type_v,
+        // Approximate figures carry a tilde, as in `explain`'s ledger.
+        if e.compute.approximate { "~" } else { "" },
         human_bytes(e.compute.gpu_bytes)
     )
 }

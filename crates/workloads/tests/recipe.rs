@@ -533,7 +533,7 @@ fn text_table_shows_lines_inputs_and_sources() {
         "compute",
         "overhead",
         "total",
-        "llama.cpp's graph reservation replayed (exact for this model's layers)",
+        "exact: llama.cpp's graph reservation replayed for this model's layers",
         "32768 cells x 1 stream x 5 full layers + 4608 cells x 29 SWA layers, K q8_0 / V q8_0",
         "flag -ctk",
         "gguf gemma3.attention.sliding_window",
@@ -542,6 +542,12 @@ fn text_table_shows_lines_inputs_and_sources() {
     ] {
         assert!(s.contains(want), "missing {want:?} in\n{s}");
     }
+    // Issue 25 D7: the snapshot's summary carries the same verdict, so the live view says
+    // "exact" where `explain` does (it said "approximate", and its sentence "~").
+    assert!(!e.compute.approximate);
+    let sum = gpuledger_workloads::process_estimate::summary(&e);
+    assert!(sum.compute_exact);
+    assert!(!sum.why.unwrap().contains('~'));
 }
 
 /// A Qwen3-style model header with its full tensor table (the compute graph is read from it):

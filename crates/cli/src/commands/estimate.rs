@@ -56,7 +56,7 @@ llama.cpp's own list (build b11434, and older builds' flags) as for a running se
 A whole llama-server command line can follow `--` (or start at its program, llama-server or a
 path to it): its -m names the model when no MODEL.gguf comes first, LLAMA_ARG_* assignments in
 front of it are read as its environment, and every flag after it is llama-server's:
-  gpuledger estimate --json -- llama-server -m m.gguf --host 0.0.0.0 -c 8192 -fa on
+  gpuledger estimate --json -- llama-server -m m.gguf -c 8192 -fa on --port 8080
 gpuledger options (before `--` or the program):
   --json                      the estimate (and fit check) as JSON
   --device N                  GPU index for the fit check (default 0); a device name

@@ -273,6 +273,18 @@ fn finish(
         Err(Stop::Refused(why)) => {
             anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
+        Err(Stop::Unverifiable(why)) => {
+            let text = format!("nothing can be verified on this machine:\n  {}: {why}\n", rec.path);
+            rec.notes.push(text.trim_end().to_string());
+            rec.verdicts = not_implemented();
+            save(args, &rec)?;
+            super::print(&if args.json {
+                serde_json::to_string_pretty(&rec)? + "\n"
+            } else {
+                text
+            })?;
+            return Ok(ExitCode::from(3));
+        }
         Err(Stop::Failed(why)) => {
             // After the last round the workload ran to the end; only its clean-up failed.
             let when = if rec.steps.len() < judge::STEPS.len() {

@@ -25,8 +25,11 @@ GPULEDGER_ALERT_TIME, GPULEDGER_ALERT_TEXT, GPULEDGER_DEVICE_UUID, GPULEDGER_DEV
 GPULEDGER_PID, GPULEDGER_PROCESS_NAME and GPULEDGER_VALUE_<FIELD> set (never command lines).
 
 Examples:
-  gpuledger watch --alert 'device.memory.used > 90%' --alert 'process.memory > 8GiB' --for 30s
-  gpuledger watch --alert 'device.temperature > 85 and device.utilization.gpu < 10' --exec 'notify-send \"$GPULEDGER_ALERT_TEXT\"'"
+  gpuledger watch --alert 'device.memory.used > 90%' \\
+      --alert 'process.memory > 8GiB' --for 30s
+  gpuledger watch --for 1m \\
+      --alert 'device.temperature > 85 and device.utilization.gpu < 10' \\
+      --exec 'notify-send \"$GPULEDGER_ALERT_TEXT\"'"
     };
 }
 /// The language, then the exit statuses (`--help` shows after_long_help, not after_help).

@@ -104,6 +104,28 @@ fn man_pages_render_for_every_command() {
         let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(text.contains(".SH NAME"), "{}", p.display());
     }
+    // Issue 25 D9: the live view's keys, from the table its help draws (one source), in the
+    // printed page and in the one written into the folder.
+    let written = std::fs::read_to_string(dir.path().join("gpuledger.1")).unwrap();
+    assert_eq!(written, page);
+    let plain = page
+        .replace("\\-", "-")
+        .replace("\\*(Aq", "'")
+        .replace("\\fB", "")
+        .replace("\\fR", "");
+    let keys = plain
+        .find(".SH \"LIVE VIEW KEYS\"")
+        .expect("a LIVE VIEW KEYS section");
+    assert!(keys < plain.find(".SH VERSION").unwrap_or(usize::MAX));
+    for (k, what) in gpuledger_tui::ui::HELP {
+        assert!(
+            plain[keys..].contains(&format!("{k}\n{what}\n")),
+            "{k}: {what}\n{plain}"
+        );
+    }
+    for note in gpuledger_tui::ui::HELP_NOTES {
+        assert!(plain[keys..].contains(note), "{note}");
+    }
     // Rendered by man itself where it is installed (Debian's man-db).
     if let Ok(out) = Command::new("man")
         .arg("-l")

@@ -83,3 +83,33 @@ fn a_bad_file_is_named() {
     assert!(err.contains("bad.json: not a valid snapshot"), "{err}");
     assert!(err.contains("gpuledger.snapshot/9"), "{err}");
 }
+
+/// Issue 25 D4: a GPU process whose `/proc` entry could not be read (a container's process on a
+/// shared box) was reported by `diff a.json a.json` as both gone and appeared.
+#[test]
+fn the_same_file_twice_is_no_change_even_for_a_process_without_metadata() {
+    let procs = ProcTree::new();
+    procs.add(5151, "python3", 1000, 600, &["python3", "x.py"]);
+    // 4242 holds memory on the GPU but has no /proc entry here.
+    let m = Machine::new(SCENARIO_A, procs);
+    let dir = tempfile::tempdir().unwrap();
+    let out = m.run(&["snapshot", "--json"]);
+    assert!(out.status.success());
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, &out.stdout).unwrap();
+    let a = a.to_str().unwrap();
+
+    let v = m.json(&["diff", a, a, "--json"]);
+    let rows = v["processes"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v:#}");
+    for r in rows {
+        assert_eq!(r["change"], "unchanged", "{r:#}");
+    }
+    let hidden = rows.iter().find(|r| r["before"]["pid"] == 4242).unwrap();
+    assert_eq!(hidden["paired_by"], "pid+device");
+    let text = String::from_utf8(m.run(&["diff", a, a]).stdout).unwrap();
+    assert!(
+        !text.contains("appeared") && !text.contains("gone"),
+        "{text}"
+    );
+}

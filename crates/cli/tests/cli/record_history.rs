@@ -604,10 +604,7 @@ fn a_replay_of_the_apu_recording_keeps_system_memory_and_engines() {
     assert_eq!(rd["system_ledger"]["unattributed_bytes"], 200u64 << 20);
     // What a recording does not keep is said.
     let notes = replay["notes"].to_string();
-    assert!(
-        notes.contains("does not keep workload identification"),
-        "{notes}"
-    );
+    assert!(notes.contains("does not keep listening ports"), "{notes}");
 }
 
 /// Issue 25 C: a full disk stops `record` with an error that says how many samples of the run
@@ -653,4 +650,21 @@ fn a_full_disk_stops_the_recorder_saying_how_many_samples_were_kept() {
         kept,
         "{err}"
     );
+}
+
+/// Issue 25 D5: a replayed recording lost what the live machine's snapshot knew: the workload
+/// (WORKLOAD showed `—`, the ESTIMATE pane "not an AI runtime") and the type of use (TYPE).
+#[test]
+fn a_replayed_recording_keeps_the_workload_and_type_the_live_snapshot_had() {
+    let r = Rig::new(false);
+    let live = json_of(&r.run(&["snapshot", "--json"]));
+    let lp = process(&live, 4242);
+    assert_eq!(lp["workload"]["kind"], "llama-cpp", "{lp:#}");
+    r.record(&["--interval", "20ms", "--count", "3"]);
+    let replay = json_of(&r.run(&["--replay", r.dbs(), "snapshot", "--json"]));
+    let rp = process(&replay, 4242);
+    assert_eq!(rp["workload"], lp["workload"], "{rp:#}");
+    assert_eq!(rp["estimate"], lp["estimate"]);
+    assert_eq!(rp["usage"][0]["kinds"], lp["usage"][0]["kinds"]);
+    assert!(!replay.to_string().contains("sk-SECRET"));
 }

@@ -8,6 +8,8 @@
 //!
 //! - `samples.ext` (schema 2): the fields only some sources report (system memory, busy % per
 //!   engine type) as a second frame, NULL when nothing changed.
+//! - `processes.about` (schema 3): what the process was identified as (workload, estimate, C/G
+//!   per device) as JSON, the last one seen, rewritten when it changes ([`about`]).
 //!
 //! The recorder writes each flush in one transaction (by default `record` flushes every sample);
 //! the database is in WAL mode with `synchronous = NORMAL`, so a recorder killed mid-write
@@ -16,6 +18,7 @@
 //! Writing is `recorder` (its SQL per table in `write`), reading rows back `reader`, a snapshot
 //! at a moment `replay`; the frame codec is [`frame`] and the one-recorder-per-file lock [`lock`].
 
+pub mod about;
 pub mod frame;
 pub mod lock;
 mod reader;
@@ -46,7 +49,7 @@ pub use lock::{LockError, RecorderLock};
 const LAST_SEEN_STEP_MS: i64 = 10_000;
 
 /// The schema this build writes; the database's `user_version` after migration.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -70,6 +73,9 @@ INSERT INTO meta VALUES('application', 'gpuledger');
 ALTER TABLE samples ADD COLUMN ext BLOB;
 ALTER TABLE device_samples ADD COLUMN sys_total INTEGER;
 ALTER TABLE device_samples ADD COLUMN sys_used INTEGER;
+",
+    "
+ALTER TABLE processes ADD COLUMN about TEXT;
 ",
 ];
 

@@ -12,6 +12,8 @@ pub struct RecordedProcess {
     pub user: Option<String>,
     /// Redacted arguments.
     pub cmdline: Option<Vec<String>>,
+    /// What it was identified as, the last one recorded (schema 3; `None` before).
+    pub about: Option<super::about::About>,
 }
 
 #[derive(Debug, Clone)]
@@ -125,10 +127,17 @@ fn read_devices(conn: &Connection, path: &Path) -> Result<Vec<RecordedDevice>> {
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&e)
 }
 
-fn read_processes(conn: &Connection, path: &Path) -> Result<HashMap<u32, RecordedProcess>> {
+fn read_processes(
+    conn: &Connection,
+    path: &Path,
+    version: i64,
+) -> Result<HashMap<u32, RecordedProcess>> {
     let e = db_err(path, "cannot read the processes table");
+    let about = if version >= 3 { "about" } else { "NULL" };
     let mut st = conn
-        .prepare("SELECT id, pid, start_time, name, user, cmdline FROM processes")
+        .prepare(&format!(
+            "SELECT id, pid, start_time, name, user, cmdline, {about} FROM processes"
+        ))
         .map_err(&e)?;
     let rows = st
         .query_map([], |r| {
@@ -145,6 +154,9 @@ fn read_processes(conn: &Connection, path: &Path) -> Result<HashMap<u32, Recorde
                 cmdline: cmd
                     .and_then(|c| serde_json::from_str::<Vec<String>>(&c).ok())
                     .map(|c| redact_arg_list(&c)),
+                about: col::<Option<String>>(r, 6)?
+                    .as_deref()
+                    .and_then(super::about::About::parse),
             })
         })
         .map_err(&e)?;
@@ -259,7 +271,7 @@ impl Reader {
             ));
         }
         let devices = read_devices(&conn, path)?;
-        let processes = read_processes(&conn, path)?;
+        let processes = read_processes(&conn, path, v)?;
         let strings = read_strings(&conn, path)?;
         Ok(Reader {
             conn,

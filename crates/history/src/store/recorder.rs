@@ -34,6 +34,9 @@ pub struct Recorder {
     new_strings: Vec<(u32, String)>,
     new_devices: Vec<(u32, Device)>,
     new_procs: Vec<(u32, Process, i64)>,
+    /// Identifications (schema 3) to write, and what was last written per process row.
+    new_abouts: Vec<(u32, Option<String>)>,
+    abouts: super::about::AboutCache,
     seen: HashMap<u32, i64>,
     /// The `last_ms` each process row holds now.
     last_written: HashMap<u32, i64>,
@@ -113,6 +116,8 @@ impl Recorder {
             new_strings: Vec::new(),
             new_devices: Vec::new(),
             new_procs: Vec::new(),
+            new_abouts: Vec::new(),
+            abouts: Default::default(),
             seen: HashMap::new(),
             last_written: HashMap::new(),
             host: None,
@@ -284,6 +289,9 @@ impl Recorder {
         for p in &snap.processes {
             let pid = self.proc_id(p, ts);
             self.seen.insert(pid, ts);
+            if let Some(about) = self.abouts.changed(pid, p) {
+                self.new_abouts.push((pid, about));
+            }
             for u in &p.usage {
                 let Some(&dev) = dev_ids.get(u.device.as_str()) else {
                     continue;
@@ -362,6 +370,7 @@ impl Recorder {
         if self.lost
             || (self.pending.is_empty()
                 && self.new_procs.is_empty()
+                && self.new_abouts.is_empty()
                 && (!exact || self.seen.is_empty()))
         {
             return Ok(());
@@ -373,6 +382,7 @@ impl Recorder {
         write_strings(&tx, &self.new_strings).map_err(&e)?;
         write_devices(&tx, &self.new_devices).map_err(&e)?;
         write_new_processes(&tx, &self.new_procs).map_err(&e)?;
+        write_abouts(&tx, &self.new_abouts).map_err(&e)?;
         write_last_seen(&tx, &self.seen, &self.last_written, exact).map_err(&e)?;
         write_samples(&tx, &self.pending).map_err(&e)?;
         if let Some(h) = &self.host {
@@ -423,6 +433,7 @@ impl Recorder {
             self.last_written.insert(*id, *ts);
         }
         self.new_procs.clear();
+        self.new_abouts.clear();
         let last_written = &mut self.last_written;
         self.seen.retain(|id, ts| {
             let written = last_written.entry(*id).or_insert(i64::MIN);
@@ -471,6 +482,7 @@ impl Recorder {
         tx.commit().map_err(&e)?;
         if out.processes > 0 {
             self.load_procs()?;
+            self.abouts.clear();
         }
         // Give the freed pages back so disk use follows the retention.
         self.conn

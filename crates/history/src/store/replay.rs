@@ -37,6 +37,12 @@ impl Reader {
             });
             p.usage.push(usage_at(r));
         })?;
+        // What each was identified as, once its usage rows are there (the kinds go on them).
+        for (id, p) in procs.iter_mut() {
+            if let Some(a) = self.processes.get(id).and_then(|r| r.about.as_ref()) {
+                a.apply_to(p);
+            }
+        }
         snap.processes = procs.into_values().collect();
         snap.sources.push(SourceStatus::new(
             "recording",
@@ -46,6 +52,65 @@ impl Reader {
         snap.notes.push(not_kept_note(self.version));
         balance(&mut snap);
         Ok(snap)
+    }
+
+    /// The samples from `since_ms` to `until_ms`, at most `max` of them spread evenly over the
+    /// range (the last one always), as lean snapshots for a chart: device figures and each
+    /// process's PID, start time and use per device, no names or command lines.
+    pub fn snapshots_between(
+        &self,
+        since_ms: i64,
+        until_ms: i64,
+        max: usize,
+    ) -> Result<Vec<Snapshot>> {
+        let e = db_err(&self.path, "cannot read samples");
+        let mut st = self
+            .conn
+            .prepare("SELECT ts FROM samples WHERE ts >= ?1 AND ts <= ?2 ORDER BY ts")
+            .map_err(&e)?;
+        let all: Vec<i64> = st
+            .query_map([since_ms, until_ms], |r| r.get(0))
+            .map_err(&e)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(&e)?;
+        let (Some(&first), Some(&last)) = (all.first(), all.last()) else {
+            return Ok(Vec::new());
+        };
+        let (first, last) = (check_ts(&self.path, first)?, check_ts(&self.path, last)?);
+        let step = all.len().div_ceil(max.max(1));
+        let mut snaps: BTreeMap<i64, Snapshot> = all
+            .iter()
+            .rev()
+            .step_by(step)
+            .map(|&ts| (ts, Snapshot::new(format_ms(ts), Host::default())))
+            .collect();
+        let q = Query {
+            since_ms: Some(first),
+            until_ms: Some(last),
+            ..Query::default()
+        };
+        self.for_each_device_row(&q, |r| {
+            if let Some(s) = snaps.get_mut(&r.ts_ms) {
+                s.devices.push(device_at(r));
+            }
+        })?;
+        self.for_each_process_row(&q, |r| {
+            let Some(s) = snaps.get_mut(&r.ts_ms) else {
+                return;
+            };
+            let at = s
+                .processes
+                .iter()
+                .position(|p| p.pid == r.process.pid && p.start_time == r.process.start_time);
+            let i = at.unwrap_or_else(|| {
+                let mut p = Process::new(r.process.pid);
+                p.start_time = r.process.start_time;
+                s.processes.push(p);
+                s.processes.len() - 1
+            });
+            s.processes[i].usage.push(usage_at(r));
+        })?;
+        Ok(snaps.into_values().collect())
     }
 
     /// The recorder's host, as it recorded it.
@@ -128,13 +193,23 @@ pub fn not_kept_note(version: i64) -> String {
     if version >= 2 {
         s.push_str(", system memory and busy % per engine type");
     }
-    s.push_str(
-        "; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
-    );
+    if version >= 3 {
+        s.push_str(", and the workload, estimate and type (C/G) last identified for each process");
+        s.push_str(
+            "; it does not keep listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
+        );
+    } else {
+        s.push_str(
+            "; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
+        );
+    }
     if version < 2 {
         s.push_str(
             ", nor (recorded by an older gpuledger) system memory and busy % per engine type",
         );
+    }
+    if version < 3 {
+        s.push_str(", nor (recorded by an older gpuledger) the type (C/G) of each use");
     }
     s
 }

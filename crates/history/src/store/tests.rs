@@ -467,7 +467,7 @@ fn wrong_files_are_named_and_explained() {
         .unwrap();
     let err = Reader::open(&newer).err().unwrap().to_string();
     assert!(
-        err.contains("recorded by a newer gpuledger (schema 99; this one reads up to 2)"),
+        err.contains("recorded by a newer gpuledger (schema 99; this one reads up to 3)"),
         "{err}"
     );
     let err = Reader::open(&dir.path().join("missing.db"))
@@ -609,8 +609,8 @@ fn system_memory_and_engines_by_type_survive_a_replay() {
         assert!(s
             .notes
             .iter()
-            .any(|n| n.contains("does not keep workload identification")
-                && n.contains("system memory and busy % per engine type;")));
+            .any(|n| n.contains("does not keep listening ports")
+                && n.contains("system memory and busy % per engine type, and the workload")));
     }
     let s = r.snapshot_at(T0 + 70_000).unwrap();
     assert_eq!(s.processes[0].usage[0].system_memory_bytes, None);
@@ -965,4 +965,108 @@ fn an_old_recording_s_secrets_are_redacted_on_reading() {
     let text = serde_json::to_string(&r.snapshot_at(T0).unwrap()).unwrap();
     assert!(!text.contains("OLDSECRET"), "{text}");
     assert!(text.contains("--token=<redacted>"), "{text}");
+}
+
+/// Issue 25 D5: a replayed recording showed WORKLOAD and TYPE as `—` and no estimate for a
+/// runner the live view had estimated: the recording kept no identification at all.
+#[test]
+fn identification_survives_a_replay_the_last_one_seen() {
+    use gpuledger_model::{Confidence, EstimatedMemory, UsageKind, Workload, WorkloadKind};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    let wl = |m: &str| Workload {
+        kind: WorkloadKind::OllamaRunner,
+        model: Some(m.into()),
+        confidence: Confidence::High,
+        evidence: Vec::new(),
+        missing: Vec::new(),
+        member: None,
+    };
+    let est = |total: u64| EstimatedMemory {
+        recipe: "ollama runner".into(),
+        model: "/m/q.gguf".into(),
+        weights_gpu_bytes: total / 2,
+        total_gpu_bytes: total,
+        ..Default::default()
+    };
+    let sample = |model: &str, total: u64| {
+        let mut s = snap(
+            600 * MIB,
+            10,
+            vec![
+                proc(10, 1, "ollama", Some(5 * MIB), Some(3)),
+                proc(11, 2, "Xorg", Some(MIB), None),
+            ],
+        );
+        let p = &mut s.processes[0];
+        p.workload = Some(wl(model).into());
+        p.estimate = Some(est(total).into());
+        p.usage[0].kinds = vec![UsageKind::Compute];
+        s.processes[1].usage[0].kinds = vec![UsageKind::Graphics];
+        s
+    };
+    for k in 0..5 {
+        rec.add(&sample("/m/a.gguf", 100 * MIB), T0 + k * 1000);
+    }
+    // Identified anew (another model loaded into the same runner): the last one is kept.
+    rec.add(&sample("/m/b.gguf", 200 * MIB), T0 + 5000);
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    let s = r.snapshot_at(T0 + 5000).unwrap();
+    let p = &s.processes[0];
+    assert_eq!(
+        p.workload.as_ref().and_then(|w| w.model.as_deref()),
+        Some("/m/b.gguf")
+    );
+    assert_eq!(p.estimate.as_ref().unwrap().total_gpu_bytes, 200 * MIB);
+    assert_eq!(p.usage[0].kinds_label(), "C");
+    assert_eq!(s.processes[1].usage[0].kinds_label(), "G");
+    assert!(s.processes[1].workload.is_none());
+    assert!(s.notes[0].contains("the workload, estimate and type (C/G) last identified"));
+    // A recorder that reopens the file and sees the same identification writes nothing new;
+    // one that loses it clears it.
+    drop(r);
+    let mut rec = Recorder::open(&db).unwrap();
+    let mut s = sample("/m/b.gguf", 200 * MIB);
+    s.processes[0].workload = None;
+    s.processes[0].estimate = None;
+    rec.add(&s, T0 + 6000);
+    drop(rec);
+    let s = Reader::open(&db).unwrap().snapshot_at(T0 + 6000).unwrap();
+    assert!(s.processes[0].workload.is_none());
+    assert_eq!(s.processes[0].usage[0].kinds_label(), "C");
+}
+
+/// Issue 25 D5: the live view's chart of a replayed recording had "one moment, no history":
+/// the samples before the moment shown, for the chart, spread over the range when there are many.
+#[test]
+fn the_samples_before_a_moment_read_back_for_a_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut rec = Recorder::open(&db).unwrap();
+    for k in 0..30u64 {
+        let s = snap(
+            (100 + k) * MIB,
+            k as u32,
+            vec![proc(10, 1, "llama-server", Some(k * MIB), Some(k as u32))],
+        );
+        rec.add(&s, T0 + k as i64 * 1000);
+    }
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    let all = r.snapshots_between(T0, T0 + 29_000, 600).unwrap();
+    assert_eq!(all.len(), 30);
+    assert_eq!(all[3].devices[0].memory.used_bytes, Some(103 * MIB));
+    assert_eq!(all[3].processes[0].usage[0].memory_bytes, Some(3 * MIB));
+    assert_eq!(all[3].processes[0].usage[0].engines.sm_percent, Some(3));
+    assert_eq!(all[29].taken_at, format_ms(T0 + 29_000));
+    // Thinned to at most 10, the last sample kept.
+    let few = r.snapshots_between(T0, T0 + 20_000, 10).unwrap();
+    assert!(few.len() <= 10 && few.len() >= 7, "{}", few.len());
+    assert_eq!(few.last().unwrap().taken_at, format_ms(T0 + 20_000));
+    assert!(r
+        .snapshots_between(T0 - 9000, T0 - 1, 10)
+        .unwrap()
+        .is_empty());
 }

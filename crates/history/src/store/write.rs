@@ -79,6 +79,18 @@ pub(super) fn write_new_processes(
     Ok(())
 }
 
+/// Each process row's identification that changed (`NULL` when it went away).
+pub(super) fn write_abouts(
+    tx: &Transaction,
+    abouts: &[(u32, Option<String>)],
+) -> rusqlite::Result<()> {
+    let mut st = tx.prepare_cached("UPDATE processes SET about = ?2 WHERE id = ?1")?;
+    for (id, text) in abouts {
+        st.execute(params![id, text])?;
+    }
+    Ok(())
+}
+
 pub(super) fn write_last_seen(
     tx: &Transaction,
     seen: &HashMap<u32, i64>,

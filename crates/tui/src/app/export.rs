@@ -1,7 +1,7 @@
 //! `e`: the table as CSV, written to the data directory.
 
 use super::*;
-use gpuledger_views::csv::{col, opt};
+use gpuledger_views::csv::{opt, process_record, SNAPSHOT_HEADER, VIEW_EXTRA};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;
 
@@ -55,8 +55,9 @@ impl App {
         }
     }
 
-    /// Write the rows as shown (filter, sort, tree) to `path`. Unknown values are empty cells with
-    /// their reason in the next column, never 0. Refuses to overwrite.
+    /// Write the rows as shown (filter, sort, tree) to `path`, in `snapshot --format csv`'s
+    /// columns (the snapshot's time first) and then the view's own ([`VIEW_EXTRA`]). Unknown
+    /// values are empty cells with their reason beside them, never 0. Refuses to overwrite.
     pub fn export_csv(&self, path: &Path) -> Result<usize, String> {
         // The data directory may not exist yet on a first export.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -70,45 +71,20 @@ impl App {
             .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
         let mut w = csv::Writer::from_writer(file);
         let err = |e: csv::Error| format!("cannot export to {}: {e}", path.display());
-        w.write_record([
-            col::DEVICE_INDEX,
-            col::DEVICE_NAME,
-            col::PID,
-            col::START_TIME,
-            col::USER,
-            col::NAME,
-            col::WORKLOAD,
-            col::TYPE,
-            col::MEMORY_BYTES,
-            col::MEMORY_SOURCE,
-            col::MEMORY_UNAVAILABLE_REASON,
-            col::SM_PERCENT,
-            col::SM_UNAVAILABLE_REASON,
-            col::CPU_PERCENT,
-            col::RSS_BYTES,
-            col::HOST_UNAVAILABLE_REASON,
-            col::COMMAND,
-        ])
-        .map_err(err)?;
+        // The snapshot CSV's columns (its time first), then the view's own.
+        w.write_record(SNAPSHOT_HEADER.iter().chain(VIEW_EXTRA.iter()))
+            .map_err(err)?;
+        let Some(snap) = &self.snapshot else {
+            return Ok(0);
+        };
         for r in &self.rows {
             let p = self.process(r);
             let u = self.usage(r);
             let h = self.host.get(&p.pid);
-            let dev = self.device_of(r);
-            w.write_record([
-                opt(dev.map(|d| d.index)),
-                dev.and_then(|d| d.name.clone())
-                    .unwrap_or_else(|| u.device.clone()),
-                p.pid.to_string(),
-                opt(p.start_time),
-                opt(p.user.as_ref()),
-                opt(p.name.as_ref()),
+            let mut rec = process_record(snap, p, u);
+            rec.extend([
                 opt(self.workload(p)),
                 u.kinds_label(),
-                opt(u.memory_bytes),
-                u.memory_source.clone(),
-                opt(u.unavailable_reason.as_ref()),
-                opt(u.engines.sm_percent),
                 opt(u.engines.unavailable_reason.as_ref()),
                 opt(h.and_then(|h| h.cpu_percent).map(|v| format!("{v:.1}"))),
                 opt(h.and_then(|h| h.rss_bytes)),
@@ -116,11 +92,8 @@ impl App {
                     Some(h) => opt(h.reason.as_ref()),
                     None => self.host_missing().to_string(),
                 },
-                // Names and command lines are redacted as they enter a snapshot (collection, and
-                // `redact_snapshot` for every snapshot read from outside).
-                opt(p.cmdline.as_ref().map(|c| c.join(" "))),
-            ])
-            .map_err(err)?;
+            ]);
+            w.write_record(rec).map_err(err)?;
         }
         w.flush()
             .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;

@@ -70,7 +70,9 @@ impl App {
                 self.overlay = Overlay::Details(0);
             }
             KeyCode::Char(' ') => self.toggle_tag(),
-            KeyCode::Char('v') => self.show_env(),
+            // `e` as in nvitop (the environment is read-only, so a nvitop user's habit does what
+            // they expect); `v` as before.
+            KeyCode::Char('e') | KeyCode::Char('v') => self.show_env(),
             KeyCode::Char('l') => {
                 self.row_scroll = (self.row_scroll + 8).min(self.geometry.max_scroll)
             }
@@ -79,7 +81,7 @@ impl App {
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),
             KeyCode::Char('o') => return self.open_folder(),
-            KeyCode::Char('e') => {
+            KeyCode::Char('x') => {
                 self.overlay = Overlay::Export(self.default_export_path());
             }
             KeyCode::Char('C') => self.theme = Theme::new(self.theme.kind.next()),

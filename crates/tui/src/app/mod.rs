@@ -253,8 +253,30 @@ impl App {
     }
 
     /// Show a saved snapshot instead of the live machine.
-    pub fn replay(mut self, snap: Snapshot, name: String, now: Instant) -> App {
+    pub fn replay(self, snap: Snapshot, name: String, now: Instant) -> App {
+        self.replay_recording(Vec::new(), snap, name, now)
+    }
+
+    /// Show a moment of a recording: `earlier` are the samples it holds before that moment
+    /// (oldest first), drawn in the charts at their own times before it.
+    pub fn replay_recording(
+        mut self,
+        earlier: Vec<Snapshot>,
+        snap: Snapshot,
+        name: String,
+        now: Instant,
+    ) -> App {
         self.replay = Some(name);
+        let t = now.saturating_duration_since(self.started).as_secs_f64();
+        let ms = |s: &Snapshot| gpuledger_model::time::parse_rfc3339_ms(&s.taken_at).ok();
+        if let Some(at) = ms(&snap) {
+            for e in &earlier {
+                if let Some(before) = ms(e).filter(|&b| b < at) {
+                    self.history
+                        .push(t - (at - before) as f64 / 1000.0, e, None);
+                }
+            }
+        }
         self.apply(
             Update {
                 snapshot: snap,

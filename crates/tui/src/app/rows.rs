@@ -1,7 +1,7 @@
 //! The rows: cell text, sorting, filtering, the process tree, the selection.
 
 use super::*;
-use gpuledger_model::units::human_bytes;
+use gpuledger_model::units::bytes_one_decimal;
 use gpuledger_model::words;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -30,9 +30,10 @@ impl App {
             // Not identified: unknown (`n/a`), not "nothing applies".
             Column::Workload => self.workload(p).unwrap_or_else(|| words::UNKNOWN.into()),
             Column::Type => u.kinds_label(),
+            // One precision per column (`9.5 GiB`, `500.0 MiB`), the decimal points aligned.
             Column::Memory => u
                 .memory_bytes
-                .map(human_bytes)
+                .map(bytes_one_decimal)
                 .unwrap_or_else(|| "n/a".into()),
             Column::Gpu => u
                 .engines
@@ -45,7 +46,7 @@ impl App {
                 .unwrap_or_else(|| "n/a".into()),
             Column::Rss => host
                 .and_then(|h| h.rss_bytes)
-                .map(human_bytes)
+                .map(bytes_one_decimal)
                 .unwrap_or_else(|| "n/a".into()),
             Column::HostMem => host
                 .and_then(|h| h.mem_percent)

@@ -129,7 +129,9 @@ pub(crate) fn used_of_total(d: &Device) -> String {
 }
 
 /// One line per device. Items are placed whole, most important first (memory with its %, GPU %,
-/// the books), and one that does not fit is left out rather than cut mid-word.
+/// the books), each in its shorter form when the long one does not fit; the first that does not
+/// fit at all ends the line, so a less important item (temperature) never shows where a more
+/// important one (unattributed memory, the product's point) does not.
 pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'static>> {
     let t = &app.theme;
     let (fill, empty) = bar(mem_frac(d).unwrap_or(0.0), 6);
@@ -151,36 +153,38 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
     }
     spans.push(Span::raw(format!(" {} {}", used_of_total(d), mem_pct(d))));
     let l = &d.ledger;
-    // The books stay one item: processes without the unattributed rest would not balance.
-    let mut items = vec![
-        format!("GPU% {}", opt(d.utilization.gpu_percent, "")),
-        format!(
-            "procs {} · {}",
-            human_bytes(l.attributed_bytes),
-            match (l.unattributed_bytes, l.over_attributed) {
-                (Some(u), _) => format!("unattr {}", human_bytes(u)),
-                (None, true) => "over-attributed".into(),
-                (None, false) => "unattr n/a".into(),
-            }
-        ),
+    let unattr = match (l.unattributed_bytes, l.over_attributed) {
+        (Some(u), _) => format!("unattr {}", human_bytes(u)),
+        (None, true) => "over-attributed".into(),
+        (None, false) => "unattr n/a".into(),
+    };
+    // The books: processes and the unattributed rest together, or the rest alone when narrow.
+    let mut items: Vec<Vec<String>> = vec![
+        vec![format!("GPU% {}", opt(d.utilization.gpu_percent, ""))],
+        vec![
+            format!("procs {} · {unattr}", human_bytes(l.attributed_bytes)),
+            unattr,
+        ],
     ];
     if l.unknown_processes > 0 {
-        items.push(format!("{} n/a", l.unknown_processes));
+        items.push(vec![format!("{} n/a", l.unknown_processes)]);
     }
     items.extend([
-        format!("MEM% {}", opt(d.utilization.memory_percent, "")),
-        d.temperature_c
-            .map_or("temp n/a".into(), |c| format!("{c}°C")),
-        power_text(d),
+        vec![format!("MEM% {}", opt(d.utilization.memory_percent, ""))],
+        vec![d
+            .temperature_c
+            .map_or("temp n/a".into(), |c| format!("{c}°C"))],
+        vec![power_text(d)],
     ]);
     let mut used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
-    for item in items {
-        let piece = format!(" · {item}");
-        let w = width_of(&piece);
-        if used + w <= width as usize {
-            used += w;
-            spans.push(Span::raw(piece));
-        }
+    for forms in items {
+        let fitting = forms
+            .into_iter()
+            .map(|item| format!(" · {item}"))
+            .find(|piece| used + width_of(piece) <= width as usize);
+        let Some(piece) = fitting else { break };
+        used += width_of(&piece);
+        spans.push(Span::raw(piece));
     }
     spans
 }

@@ -110,7 +110,7 @@ pub fn chart_legend(app: &App) -> Vec<LegendItem> {
             style: t.accent,
         });
         v.push(LegendItem {
-            glyph: "▄",
+            glyph: "━",
             label: format!("{} SM%", p.pid),
             style: t.warn,
         });
@@ -144,7 +144,16 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     );
     let npoints = dev_series.map_or(0, |s| s.points.len());
     let sets = datasets(app, sel.is_some(), [&dm, &dg, &pm, &pg]);
-    let block = Block::bordered().title(Span::styled(chart_title(app, dev, npoints), t.title));
+    let mut title = chart_title(app, dev, npoints);
+    if width_of(&title) + 2 > area.width as usize {
+        // A narrow pane (80 columns split in two) gets the short form, not a cut one.
+        title = match (app.replay.is_some(), npoints < 2) {
+            (true, true) => format!(" GPU{}: no history ", dev.index),
+            (false, true) => format!(" GPU{}: history builds up ", dev.index),
+            _ => format!(" GPU{}, last {} min ", dev.index, app.chart_minutes),
+        };
+    }
+    let block = Block::bordered().title(Span::styled(title, t.title));
     let inner = block.inner(area);
     f.render_widget(block, area);
     if inner.width < 20 || inner.height < 3 {
@@ -167,7 +176,7 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         .x_axis(
             Axis::default()
                 .bounds([w.x0, w.now_t.max(w.x0 + 1.0)])
-                .labels([format!("-{}", fmt_span(w.span)), "now".to_string()])
+                .labels([format!("-{}", fmt_span(w.span)), right_label(app)])
                 .style(t.dim),
         )
         .y_axis(
@@ -208,10 +217,12 @@ fn datasets<'a>(
                 .style(t.accent)
                 .data(pm),
         );
+        // A line like the device's GPU %: half-block bars made a 0 % series a solid bar along
+        // the axis, read as load.
         sets.push(
             Dataset::default()
-                .marker(Marker::Bar)
-                .graph_type(GraphType::Scatter)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
                 .style(t.warn)
                 .data(pg),
         );
@@ -284,12 +295,15 @@ impl Window {
     }
 }
 
-/// The title says why the chart is empty when it is (a replay, or too few rounds yet).
+/// The title says why the chart is empty when it is (a replay of one moment, or too few rounds
+/// yet), and that a recording's history is recorded.
 fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> String {
-    if app.replay.is_some() {
+    if app.replay.is_some() && npoints < 2 {
+        format!(" History GPU{}: one snapshot, no history ", dev.index)
+    } else if app.replay.is_some() {
         format!(
-            " History GPU{}: a saved snapshot is one moment, no history ",
-            dev.index
+            " History GPU{} as recorded, last {} min (w: window) ",
+            dev.index, app.chart_minutes
         )
     } else if npoints < 2 {
         format!(" History GPU{}: builds up as rounds arrive ", dev.index)
@@ -298,6 +312,15 @@ fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> Stri
             " History GPU{}, last {} min (w: window) ",
             dev.index, app.chart_minutes
         )
+    }
+}
+
+/// The right end of the time axis: now, or the moment a replay shows (`09:00:00`).
+fn right_label(app: &App) -> String {
+    let at = app.replay.as_ref().and(app.snapshot.as_ref());
+    match at.and_then(|s| s.taken_at.get(11..19)) {
+        Some(hms) => hms.to_string(),
+        None => "now".into(),
     }
 }
 

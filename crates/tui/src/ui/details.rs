@@ -154,9 +154,11 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
         ),
     ];
     v.extend(measured_line(app, p, e));
+    // The same word `explain` uses, from the estimate's own flag.
+    let word = gpuledger_views::estimate::compute_precision(e.compute_exact);
     let compute = match &e.compute_label {
-        Some(l) => format!("({l}, approximate)"),
-        None => "(approximate)".into(),
+        Some(l) => format!("({l}, {word})"),
+        None => format!("({word})"),
     };
     v.extend([
         Line::raw(format!(

@@ -52,7 +52,7 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         Line::styled(m.clone(), t.warn)
     } else {
         // Whole key hints only, as many as fit: a narrow terminal drops the last ones.
-        const KEYS: [&str; 11] = [
+        const KEYS: [&str; 13] = [
             "q quit",
             "? help",
             "/ filter",
@@ -62,8 +62,10 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             "Enter details",
             "T term",
             "K kill",
+            "e env",
+            "h/l scroll",
+            "x export",
             "c copy",
-            "e export",
         ];
         let mut text = String::new();
         for k in KEYS.iter().chain(["+/- interval"].iter()) {
@@ -127,14 +129,20 @@ pub const HELP: &[(&str, &str)] = &[
         "Space",
         "tag / untag, then down; with tags T/K act on tagged only",
     ),
-    ("v", "the process's environment (values of safe names only)"),
-    ("h l", "scroll the rows left / right (long command lines)"),
+    (
+        "e v",
+        "the process's environment (safe names' values), nvitop's e",
+    ),
+    (
+        "h l",
+        "scroll rows left / right; help is ? or F1, not nvitop's h",
+    ),
     (
         "c  o",
         "copy the PID (OSC 52)  /  open the executable's folder",
     ),
     (
-        "e",
+        "x",
         "export the rows as shown to CSV (in the data directory)",
     ),
     ("+ -", "refresh interval longer / shorter (100 ms minimum)"),

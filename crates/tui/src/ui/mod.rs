@@ -18,8 +18,11 @@ mod title;
 use self::cards::*;
 pub use self::{chart::*, details::*, footer::*, table::*, text::*, title::*};
 
-/// Below this size the cards become one line per device and the bottom panes are hidden.
+/// Below this size the cards become one line per device and the bottom panes are hidden,
+/// unless a short table leaves them [`BOTTOM_MIN`] rows (80 columns or more; see [`draw`]).
 pub const COMPACT_BELOW: (u16, u16) = (100, 32);
+/// The fewest rows worth giving the bottom panes (the chart's axes and the ledgers' totals).
+pub const BOTTOM_MIN: u16 = 12;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let area = f.area();
@@ -40,17 +43,6 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let table_wants = app.rows.len().max(1) as u16 + 1;
     let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
     let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
-    // The bottom panes take the rows the table does not need (their text wraps; blank rows
-    // under a short table helped nobody), never less than their usual share.
-    let bottom_h = if !compact && area.height >= 36 {
-        let usual = (area.height * 2 / 5).clamp(12, 26);
-        let left = area
-            .height
-            .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + 2);
-        usual.max(left)
-    } else {
-        0
-    };
     // A message longer than the line (an export's full path) gets a second row, not a cut.
     let footer_h = match &app.message {
         Some(m)
@@ -62,6 +54,21 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
             2
         }
         _ => 1,
+    };
+    // The bottom panes take the rows the table does not need (their text wraps; blank rows
+    // under a short table helped nobody), never less than their usual share. In the compact
+    // layout they show only in rows a short table leaves (at 100×30 six processes left 18
+    // blank rows, at 80×24 four left 15), and never at the cost of a table row.
+    let left = area
+        .height
+        .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + footer_h + 1);
+    let bottom_h = if !compact && area.height >= 36 {
+        let usual = (area.height * 2 / 5).clamp(12, 26);
+        usual.max(left)
+    } else if area.width >= 80 && left >= BOTTOM_MIN {
+        left
+    } else {
+        0
     };
     let [title, cards, notes_area, table, bottom, footer] = Layout::vertical([
         Constraint::Length(1),

@@ -4,7 +4,7 @@ use super::text::*;
 use crate::app::Geometry;
 use crate::app::{App, Column, Row};
 use gpuledger_model::bar_fraction;
-use gpuledger_model::units::human_bytes;
+use gpuledger_model::units::bytes_one_decimal;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Rect};
 use ratatui::style::{Modifier, Style};
@@ -518,7 +518,7 @@ pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'st
                             _ if bar_w > 0 => spans.push(Span::raw(" ".repeat(bar_w as usize + 1))),
                             _ => {}
                         }
-                        spans.push(Span::raw(fit_right(&human_bytes(b), label_w)));
+                        spans.push(Span::raw(fit_right(&bytes_one_decimal(b), label_w)));
                     }
                     None => {
                         if bar_w > 0 {

@@ -115,22 +115,20 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
             ));
         }
     }
-    // A source that found nothing while another found the devices is a fact, not a warning
-    // (no DRM devices on an NVIDIA-only machine): it goes last and plain. With no device at all,
-    // or a source that failed, it is a warning and goes first.
-    let mut quiet = Vec::new();
+    // A source that is simply absent while another found the devices (no DRM devices on an
+    // NVIDIA-only machine) is not news: `gpuledger selftest` lists it, the screen does not (it
+    // took a row of every screen). With no device at all, or a source that failed, it is a
+    // warning and goes first.
     for src in &s.sources {
-        let line = format!("{}: {}", src.name, src.detail);
         match src.status {
             SourceState::Ok => {}
-            SourceState::Unavailable if !s.devices.is_empty() => quiet.push((line, false)),
-            _ => v.push((line, true)),
+            SourceState::Unavailable if !s.devices.is_empty() => {}
+            _ => v.push((format!("{}: {}", src.name, src.detail), true)),
         }
     }
     for n in &s.notes {
         v.push((n.clone(), false));
     }
-    v.extend(quiet);
     v
 }
 

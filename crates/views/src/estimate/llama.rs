@@ -194,14 +194,15 @@ fn kv_detail(e: &Estimate) -> String {
 
 fn compute_detail(e: &Estimate) -> String {
     let c = &e.compute;
+    let word = super::compute_precision(!c.approximate);
     if c.approximate {
         format!(
-            "confidence {}; approximate: {}",
+            "confidence {}; {word}: {}",
             c.confidence,
             c.approximate_parts.join("; ")
         )
     } else {
-        "llama.cpp's graph reservation replayed (exact for this model's layers)".into()
+        format!("{word}: llama.cpp's graph reservation replayed for this model's layers")
     }
 }
 

@@ -12,6 +12,16 @@ pub use llama::{render_comparison, render_text};
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{words, ReportedFigure};
 
+/// How exact an estimate's compute figure is, in the one word every view uses for it (the live
+/// view's ESTIMATE pane, `explain`, `estimate`): from the estimate's own flag.
+pub fn compute_precision(exact: bool) -> &'static str {
+    if exact {
+        "exact"
+    } else {
+        "approximate"
+    }
+}
+
 /// How far the measurement is from the estimate: the distance and `more` or `less` (what the
 /// driver reports compared with the estimate).
 pub fn difference(measured: u64, estimated: u64) -> (u64, &'static str) {

@@ -28,7 +28,12 @@ pub fn render_recorded(r: &EstimatedMemory, measured: Option<u64>) -> String {
         (compute, r.compute_gpu_bytes),
         ("overhead", r.overhead_gpu_bytes),
     ] {
-        let _ = writeln!(out, "  {what:<16} {:>10}", human_opt(v));
+        let _ = write!(out, "  {what:<16} {:>10}", human_opt(v));
+        // The compute figure's word, as the live view's ESTIMATE pane says it.
+        if what == compute && v.is_some() {
+            let _ = write!(out, "  ({})", super::compute_precision(r.compute_exact));
+        }
+        out.push('\n');
     }
     let _ = writeln!(out, "  {:<16} {:>10}", "total GPU", r.total_text());
     if let (Some(m), false) = (measured, r.is_partial()) {
@@ -62,6 +67,26 @@ mod tests {
         let t = render_recorded(&estimate(), Some(9 << 30));
         assert!(t.contains("  total GPU             8 GiB\n"), "{t}");
         assert!(t.contains("measured 9 GiB vs estimated 8 GiB"), "{t}");
+    }
+
+    /// Issue 25 D7: `explain` of a saved snapshot says how exact the compute figure is, in the
+    /// live view's word, from the estimate's own flag.
+    #[test]
+    fn the_compute_figure_says_exact_or_approximate() {
+        let mut e = estimate();
+        let t = render_recorded(&e, None);
+        assert!(
+            t.contains("  compute buffers       1 GiB  (approximate)\n"),
+            "{t}"
+        );
+        e.compute_exact = true;
+        let t = render_recorded(&e, None);
+        assert!(
+            t.contains("  compute buffers       1 GiB  (exact)\n"),
+            "{t}"
+        );
+        e.compute_gpu_bytes = None;
+        assert!(!render_recorded(&e, None).contains("(exact)"));
     }
 
     /// A part unknown: the total is a floor, said as one, and no difference is printed.

@@ -58,6 +58,9 @@ pub(super) enum Stop {
     TimedOut(&'static str),
     /// A guard rail said no before the allocation.
     Refused(String),
+    /// Known before the allocation: nothing on this device can be verified (a CPU device), and
+    /// the allocation would need the user's consent; the sentence says why.
+    Unverifiable(String),
 }
 
 impl Workload {

@@ -41,6 +41,18 @@ impl Room {
     }
 }
 
+/// Whether the allocation needs the user's consent (the question, or --yes): more than 10 % of
+/// the room, or a room that is unknown. One that does not fit at all is refused either way.
+pub(super) fn needs_consent(args: &Args, room: Room) -> bool {
+    if args.yes {
+        return false;
+    }
+    match room.bytes() {
+        None => true,
+        Some(free) => args.size <= frac(free, MAX_FRACTION) && args.size > frac(free, ASK_FRACTION),
+    }
+}
+
 /// Guard rails before the allocation: `Ok(None)` to go ahead, `Ok(Some(why))` to stop.
 pub(super) fn may_allocate(
     args: &Args,

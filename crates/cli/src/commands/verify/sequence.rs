@@ -3,7 +3,7 @@
 //! (bounded) for a release to show, and asks the witnesses.
 
 use super::child::{Stop, Workload};
-use super::guard::{may_allocate, Room};
+use super::guard::{may_allocate, needs_consent, Room};
 use super::judge::{self, Record, Step, STEPS, TOLERANCE};
 use super::witness;
 use super::{Api, Args, PathChoice};
@@ -102,6 +102,13 @@ fn confirm(args: &Args, api: Api, rec: &Record, room: Room, w: &mut Workload) ->
         .as_ref()
         .map(|d| format!("{} device {} ({})", api.title(), d.ordinal, d.name))
         .unwrap_or_else(|| "the device".into());
+    // On a CPU device nothing can be verified whatever happens next: say so rather than ask to
+    // allocate (or, with no terminal, refuse for want of --yes) first.
+    if let Some(driver) = judge::cpu_device(rec).filter(|_| needs_consent(args, room)) {
+        return Err(Stop::Unverifiable(format!(
+            "{label} is a CPU device ({driver}): its memory is the host's, which no GPU source can see; nothing was allocated (a --size within 10 % of its heap, or --yes, runs the sequence anyway, to show the allocation in the workload's own memory)"
+        )));
+    }
     // The user's time answering the question is not the workload's: it does not count against
     // its deadline.
     let asked = Instant::now();

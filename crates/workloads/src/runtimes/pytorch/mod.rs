@@ -161,6 +161,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             weights_gpu_bytes: weights,
             kv_cache_gpu_bytes: None,
             compute_gpu_bytes: None,
+            compute_exact: false,
             compute_label: Some("activations and the caching allocator's reserve".into()),
             overhead_gpu_bytes: overhead,
             overhead_included: false,

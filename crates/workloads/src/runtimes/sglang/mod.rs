@@ -281,6 +281,7 @@ pub fn estimate(
             weights_gpu_bytes: weights,
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: None,
+            compute_exact: false,
             compute_label: Some("activations and CUDA graphs".into()),
             overhead_gpu_bytes: None,
             overhead_included: false,

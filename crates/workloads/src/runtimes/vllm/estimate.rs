@@ -84,6 +84,7 @@ pub fn estimate(
             weights_gpu_bytes: weights,
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: rest,
+            compute_exact: false,
             compute_label: Some(format!("{rest_label} (rest of the reservation)")),
             overhead_gpu_bytes: None,
             overhead_included: true,
