@@ -1,17 +1,24 @@
 //! Human units. Binary prefixes throughout, as GPU memory is sized in powers of two.
 
-/// `1.50 GiB`, `512 MiB`, `12 KiB`, `17 B`.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    if b < 1024 {
-        return format!("{b} B");
-    }
+const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/// `b` in the largest binary unit it reaches: the value and the unit's index in [`UNITS`].
+fn scaled(b: u64) -> (f64, usize) {
     let mut v = b as f64;
     let mut i = 0;
     while v >= 1024.0 && i < UNITS.len() - 1 {
         v /= 1024.0;
         i += 1;
     }
+    (v, i)
+}
+
+/// `1.50 GiB`, `512 MiB`, `12 KiB`, `17 B`.
+pub fn human_bytes(b: u64) -> String {
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let (v, i) = scaled(b);
     if v >= 100.0 || (v.fract() == 0.0) {
         format!("{v:.0} {}", UNITS[i])
     } else if v >= 10.0 {
@@ -25,16 +32,10 @@ pub fn human_bytes(b: u64) -> String {
 /// column: one precision in the column, the decimal points under each other (3 significant
 /// digits gave `9.50 GiB`, `500 MiB` and `95.4 MiB` in one column).
 pub fn bytes_one_decimal(b: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     if b < 1024 {
         return format!("{b} B");
     }
-    let mut v = b as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i < UNITS.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
+    let (mut v, mut i) = scaled(b);
     // 1023.96 MiB would print as 1024.0 MiB: say 1.0 GiB.
     if (v * 10.0).round() >= 10240.0 && i < UNITS.len() - 1 {
         v /= 1024.0;
