@@ -1,7 +1,12 @@
 //! The steps of one kill, in the order of the module documentation. Each step either hands the
 //! next one what it needs or ends the kill with a status and a message ([`End`]).
 
-use super::*;
+use super::{
+    gpu_release, guard, identity_mismatch, sys, ActError, Exit, GpuMemory, GpuMemoryReading,
+    InspectError, KillOptions, Killer, Outcome, ParentInfo, ProcInfo, Run, Sent, Signal, Status,
+    Target, Verdict,
+};
+use std::time::Duration;
 
 /// How a kill ended: the status and the sentence that says it.
 pub(super) struct End(Status, String);

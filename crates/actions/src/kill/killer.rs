@@ -1,7 +1,12 @@
 //! The [`Killer`]: what it protects (its own PID and ancestors), reading a process for the
 //! prompt, and the acts the steps in `flow` use (deliver a signal, wait, say who may act).
 
-use super::*;
+use super::{
+    guard, sys, ActError, DeliveryFilter, GpuMemory, GpuRelease, InspectError, KillOptions, Os,
+    Outcome, ParentInfo, ProcInfo, Sent, Signal, Status, Step, Target, Verdict,
+};
+use std::time::Duration;
+use std::time::Instant;
 
 /// Performs kill requests. One per program run is enough.
 pub struct Killer {

@@ -45,10 +45,9 @@ mod sys;
 #[cfg(target_os = "linux")]
 pub mod procfs;
 
-use gpuledger_model::units::human_bytes;
 use guard::{Os, Verdict};
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use killer::Killer;
 pub use outcome::*;

@@ -1,7 +1,11 @@
 //! What a kill reports: its status (and exit code), the steps it took, and whether the GPU memory
 //! the process held was released.
 
-use super::*;
+use super::Signal;
+use gpuledger_model::units::human_bytes;
+use serde::Serialize;
+use std::time::Duration;
+use std::time::Instant;
 
 /// GPU memory held by a process, as a fresh collection round sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -1,7 +1,7 @@
 //! The alert language's text: tokens, the grammar, units on thresholds, and errors that point
 //! at the column.
 
-use super::*;
+use super::{parse_bytes, Cond, Expr, Field, Op, Threshold, FIELDS};
 
 /// A parse error pointing at the offending token: `column` is 1-based, in characters.
 #[derive(Debug, Clone, PartialEq, Eq)]

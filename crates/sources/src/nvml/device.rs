@@ -1,7 +1,8 @@
 //! One device's identity, memory, utilisation, clocks, power and PCIe link, each value read on
 //! its own so that one missing entry point leaves only that value unknown.
 
-use super::*;
+use super::{c_chars, ffi, missing, read_string, Device, DeviceHandle, Nvml, Return};
+use std::ffi::c_uint;
 
 impl Nvml {
     /// Every value of one device, in order: identity, memory, utilisation, sensors (temperature,

@@ -1,7 +1,10 @@
 //! The processes on a device (compute, graphics and MPS lists merged per PID) and their
 //! utilisation samples.
 
-use super::*;
+use super::{ffi, missing, DeviceHandle, Engines, Nvml, ProcList, Return, Usage, UsageKind};
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::ffi::c_uint;
 
 impl Nvml {
     /// One device's processes into `out`: the lists merged per pid ([`Nvml::merged_lists`]),

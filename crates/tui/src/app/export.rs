@@ -1,6 +1,6 @@
 //! `e`: the table as CSV, written to the data directory.
 
-use super::*;
+use super::{App, Overlay};
 use gpuledger_views::csv::{opt, process_record, SNAPSHOT_HEADER, VIEW_EXTRA};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;

@@ -1,6 +1,9 @@
 //! Keys and mouse: what each does to the state, and the effects it asks the loop to run.
 
-use super::*;
+use super::{
+    fmt_interval, fmt_runtime, AlsoTarget, App, Confirm, Effect, EnvView, Overlay, PendingKill,
+    INTERVAL_STEPS_MS,
+};
 use crate::actions::{osc52, Check, Termination};
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::units::human_bytes;

@@ -1,6 +1,6 @@
 //! The rows: cell text, sorting, filtering, the process tree, the selection.
 
-use super::*;
+use super::{fmt_runtime, short_command, App, Column, Row};
 use gpuledger_model::units::bytes_one_decimal;
 use gpuledger_model::words;
 use std::cmp::Ordering;

@@ -4,7 +4,7 @@
 //! output buffers (the estimate keeps the output on the host). Weights the CPU backend repacked
 //! (`CPU_REPACK`, `AMX`) are a row of their own that the recipe does not estimate.
 
-use super::*;
+use super::{Estimate, MIB};
 
 pub use gpuledger_model::llama_estimate::Comparison;
 

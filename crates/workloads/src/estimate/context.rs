@@ -4,7 +4,11 @@
 //! refuses turned into errors with its wording.
 
 use super::overrides::Placed;
-use super::*;
+use super::{
+    pad, place_of, Backend, EstimateError, FlashAttn, GgufModel, GpuLayers, Input, InputSource,
+    LlamaSettings, ModelParams, Place, Rules, Setting, SettingSource, TensorInfo,
+    TensorOverrideEstimate,
+};
 
 /// The inputs and notes of an estimate, in the order they are met.
 pub(super) struct Record {

@@ -25,8 +25,6 @@ mod parts;
 mod settings;
 mod types;
 
-use std::path::Path;
-
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
 pub use compare::{compare_with_log, Comparison};

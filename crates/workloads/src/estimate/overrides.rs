@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use regex::{Regex, RegexBuilder};
 
 use super::settings::{int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride};
-use super::*;
+use super::{Backend, EstimateError, GgufModel, Record, TensorOverrideEstimate};
 
 /// `LLM_FFN_EXPS_REGEX` (b11434 `common/common.h`): the expert tensors `--cpu-moe` and
 /// `--n-cpu-moe` keep on the host.

@@ -3,7 +3,12 @@
 //! the runtime overhead.
 
 use super::context::Offload;
-use super::*;
+use super::{
+    device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
+    HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
+    TensorInfo, WeightsEstimate, MIB, RULES,
+};
+use std::path::Path;
 
 /// The weights on the GPU and on the host, tensor by tensor: each where its layer is (`-ngl`)
 /// unless a buffer-type override placed it.
@@ -300,7 +305,7 @@ pub(super) fn compute(
     off: &Offload,
     build: Option<u64>,
 ) -> ComputeEstimate {
-    let reserve = compute::Reserve {
+    let reserve = super::compute::Reserve {
         n_ctx: r.n_ctx,
         n_ubatch: r.n_ubatch,
         n_seq: r.n_seq,
@@ -308,7 +313,7 @@ pub(super) fn compute(
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    let place = compute::Placement {
+    let place = super::compute::Placement {
         device: backend != Backend::Cpu,
         layer_on_device: (0..p.n_layer).map(|il| off.layer_on_gpu(il)).collect(),
         output_on_device: off.output_on_gpu,
@@ -316,7 +321,7 @@ pub(super) fn compute(
         kv: kv.per_layer.clone(),
         align: compute_align(backend),
     };
-    let g = compute::reserve(model, p, &reserve, rules, &place);
+    let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     let (gpu_bytes, host_bytes) = if backend == Backend::Cpu {
         (0, g.host_bytes)
@@ -394,7 +399,7 @@ fn compute_align(backend: Backend) -> [u64; 2] {
 
 /// How the compute figure was reached: the graph's size, the split, the build's rules.
 fn compute_method(
-    g: &compute::ComputeGraph,
+    g: &super::compute::ComputeGraph,
     r: &Resolved,
     backend: Backend,
     build: Option<u64>,

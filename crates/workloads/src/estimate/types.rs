@@ -2,7 +2,7 @@
 //! sources) live in `gpuledger_model::llama_estimate`, so views render them without this crate;
 //! they are re-exported here under their old paths.
 
-use super::*;
+use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
     ComputeEstimate, ContextEstimate, Estimate, KvEstimate, ModelSummary, OutputEstimate,

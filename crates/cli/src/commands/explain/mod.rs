@@ -22,7 +22,6 @@ use gpuledger_workloads::runtimes::query;
 use gpuledger_workloads::runtimes::{self, Asked, RuntimeEstimate};
 use render::render;
 use serde::Serialize;
-use std::fmt::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 

@@ -1,11 +1,12 @@
 //! `explain` as text: the measured ledger, what the process is (with its evidence), the live
 //! state, and the estimated ledger apart, then the three side by side.
 
-use super::*;
+use super::{human_opt, render_comparison, render_text, EstimatedLedger, Explanation, Snapshot};
 use gpuledger_model::units::human_bytes;
 use gpuledger_views::estimate::measured_vs_estimated;
 use gpuledger_views::estimate::recorded::render_recorded;
 use gpuledger_views::estimate::runtime::render_beside_measured;
+use std::fmt::Write;
 
 pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     let mut out = String::new();
