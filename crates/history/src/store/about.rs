@@ -2,9 +2,11 @@
 //! (C/G per device), kept once per process in `processes.about` and rewritten when it changes,
 //! so that a replay shows what the live view knew rather than `—` and "not an AI runtime".
 
-use super::*;
+use super::{Host, Process, Snapshot};
 use gpuledger_model::{EstimatedMemory, UsageKind, Workload};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The identification of a process as recorded: the last one seen while it ran.

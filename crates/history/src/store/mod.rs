@@ -37,8 +37,7 @@ use gpuledger_model::{
     balance, redact_arg_list, redact_text, Device, Host, Process, Snapshot, SourceState,
     SourceStatus, Usage, Vendor,
 };
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
-use std::collections::{BTreeMap, HashMap};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::path::{Path, PathBuf};
 
 pub use lock::{LockError, RecorderLock};

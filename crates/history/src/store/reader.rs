@@ -1,7 +1,15 @@
 //! Reading a recording back: its devices, processes and strings, and process and device rows
 //! for a time range (a snapshot at a moment is built from these in `replay`).
 
-use super::*;
+use super::{
+    check_file, check_version, col, db_err, fail, format_ms, frame, redact_arg_list, redact_text,
+    Connection, DeviceVals, ExtState, Extra, OpenFlags, Result, State, StoreError, Vals,
+};
+use rusqlite::params;
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::path::Path;
+use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
 pub struct RecordedProcess {

@@ -2,7 +2,15 @@
 //! batched), retention pruning.
 
 use super::write::*;
-use super::*;
+use super::{
+    check_file, db_err, fail, file_identity, format_ms, frame, get_u64, migrate, Connection,
+    Device, ExtState, Extra, Host, Process, RecorderLock, Result, Snapshot, State, Vals,
+    KEYFRAME_EVERY, LAST_SEEN_STEP_MS,
+};
+use rusqlite::params;
+use std::collections::HashMap;
+use std::path::Path;
+use std::path::PathBuf;
 
 /// What was pruned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,10 +65,6 @@ pub struct Kept {
     pub samples: u64,
     pub first_ms: Option<i64>,
     pub last_ms: Option<i64>,
-}
-
-pub(super) fn i(v: Option<u64>) -> Option<i64> {
-    v.map(|x| x.min(i64::MAX as u64) as i64)
 }
 
 impl Recorder {

@@ -1,7 +1,12 @@
 //! A recording as a snapshot as it was at a moment (`--replay DB --at TIME`), saying what a
 //! recording does not keep.
 
-use super::*;
+use super::{
+    balance, check_ts, db_err, fail, format_ms, Device, DeviceRow, Host, ProcRow, Process, Query,
+    Reader, Result, Snapshot, SourceState, SourceStatus, StoreError, Usage, Vendor,
+};
+use rusqlite::OptionalExtension;
+use std::collections::BTreeMap;
 
 impl Reader {
     /// The recording as a snapshot at the latest sample at or before `at_ms`.

@@ -1,5 +1,6 @@
 use super::*;
 use gpuledger_model::{Engines, Host};
+use rusqlite::params;
 
 #[path = "../../../../testing/secret_corpus.rs"]
 mod corpus;

@@ -1,7 +1,14 @@
 //! The recorder's writes, one function per table, each within the caller's transaction.
 
-use super::*;
+use super::{redact_arg_list, redact_text, Device, Process, LAST_SEEN_STEP_MS};
+use rusqlite::params;
 use rusqlite::Transaction;
+use std::collections::HashMap;
+
+/// A count or size as SQLite stores it: an i64, saturating.
+pub(super) fn i(v: Option<u64>) -> Option<i64> {
+    v.map(|x| x.min(i64::MAX as u64) as i64)
+}
 
 /// One device's figures in a sample, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
