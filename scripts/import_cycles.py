@@ -10,8 +10,10 @@ A path is resolved to the longest module prefix that is a file of the crate. Tes
 counted: files named `tests.rs`, `tests/` folders, and everything after a top-level
 `#[cfg(test)] mod ... {`.
 
+Also fails on a top-level `use super::*;` outside tests: a file names what it takes.
+
 Usage: scripts/import_cycles.py [CRATES_DIR]    (default: crates)
-Exit status: 0 without circles, 1 with (each circle listed), 2 on bad usage.
+Exit status: 0 without circles or glob imports, 1 with (each listed), 2 on bad usage.
 """
 import os
 import re
@@ -141,6 +143,15 @@ def cycles(edges):
     return out
 
 
+def glob_imports(files):
+    """Files whose own code (tests excluded) takes everything of its parent: `use super::*;`."""
+    return sorted(
+        path
+        for path in files.values()
+        if re.search(r"^use super::\*;", non_test_text(path), re.M)
+    )
+
+
 def main(argv):
     if len(argv) > 2:
         print(__doc__, file=sys.stderr)
@@ -149,14 +160,18 @@ def main(argv):
     if not os.path.isdir(root):
         print(f"import_cycles.py: {root}: not a folder", file=sys.stderr)
         return 2
-    found = []
+    found, globs = [], []
     for crate in sorted(os.listdir(root)):
         src = os.path.join(root, crate, "src")
         if os.path.isdir(src):
-            found.extend(cycles(edges_of(module_files(src))))
+            files = module_files(src)
+            found.extend(cycles(edges_of(files)))
+            globs.extend(glob_imports(files))
+    for path in globs:
+        print(f"{path}: a top-level `use super::*;` (name what the file takes)")
     if not found:
         print("no import circles between files")
-        return 0
+        return 1 if globs else 0
     print(f"{len(found)} import circle(s) between files (move what each shows belongs elsewhere):")
     for comp in found:
         print("  " + " <-> ".join(comp))
