@@ -217,6 +217,31 @@ fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no line with {needle:?} in\n{screen}"))
 }
 
+/// The sample's six processes at 80×24 leave 11 rows under the table: enough for the panes
+/// (they were blank below 12).
+#[test]
+fn six_processes_at_80x24_leave_their_rows_to_the_panes() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    while s.processes.len() < 6 {
+        let mut p = s.processes[0].clone();
+        p.pid += 1000 + s.processes.len() as u32;
+        s.processes.push(p);
+    }
+    s.processes.truncate(6);
+    let mut app = app_with(s, t0);
+    let (screen, _) = render(&mut app, 80, 24, t0);
+    assert!(screen.contains("Measured"), "{screen}");
+    let longest_blank = screen
+        .lines()
+        .fold((0, 0), |(run, best), l| {
+            let run = if l.trim().is_empty() { run + 1 } else { 0 };
+            (run, best.max(run))
+        })
+        .1;
+    assert!(longest_blank <= 2, "{screen}");
+}
+
 #[test]
 fn layout_80x24_is_compact_and_complete() {
     let t0 = Instant::now();

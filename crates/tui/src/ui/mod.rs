@@ -21,8 +21,9 @@ pub use self::{chart::*, details::*, footer::*, table::*, text::*, title::*};
 /// Below this size the cards become one line per device and the bottom panes are hidden,
 /// unless a short table leaves them [`BOTTOM_MIN`] rows (80 columns or more; see [`draw`]).
 pub const COMPACT_BELOW: (u16, u16) = (100, 32);
-/// The fewest rows worth giving the bottom panes (the chart's axes and the ledgers' totals).
-pub const BOTTOM_MIN: u16 = 12;
+/// The fewest rows worth giving the bottom panes: a bordered chart with its legend and a few
+/// rows of plot, the ledger pane's first lines (at 80×24 the sample's six processes leave 11).
+pub const BOTTOM_MIN: u16 = 9;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let area = f.area();
