@@ -14,8 +14,8 @@
 #    AVX-512/AVX-VNNI/AMX and dies with SIGILL elsewhere, so it is used only when a smoke test on a
 #    tiny model passes here; otherwise the reason is written down and printed, and the tests say it.
 #
-# Writes target/llama-tools/: `llama-server` (link to the source build), `arg.cpp` (llama.cpp's flag
-# table of the same source), `VERSION`, and either
+# Writes target/llama-tools/: `llama-server`, `ggml-rpc-server` and `llama-fit-params` (links to the
+# source build), `arg.cpp` (llama.cpp's flag table of the same source), `VERSION`, and either
 # `vulkan/llama-server` (the prebuilt, checked) or `vulkan.unusable` (why not). Prints the paths last.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +33,8 @@ PIN_CMAKE="cmake==4.4.5"
 CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
     -DLLAMA_BUILD_UI=OFF -DGGML_CCACHE=OFF
+    # RPC devices: ggml-rpc-server processes on 127.0.0.1 make a real multi-device split on a CPU.
+    -DGGML_RPC=ON
     # Without these, llama.cpp's CMake asks git and would number the build after gpuledger's repo.
     "-DLLAMA_BUILD_NUMBER=${SRC_VERSION%%.*}" "-DLLAMA_BUILD_COMMIT=pypi-$SRC_PKG-$SRC_VERSION")
 
@@ -64,7 +66,8 @@ cpu_flags="$(grep -m1 -E '^(flags|Features)' /proc/cpuinfo | tr ' ' '\n' | sort 
 key="$(printf '%s\n' "$SRC_VERSION" "${CMAKE_FLAGS[*]}" "$(g++ --version | head -n1)" "$cpu_flags" \
     | sha256sum | cut -c1-16)"
 BUILD="$CACHE/llama-server/$SRC_VERSION-$key"
-if [ ! -x "$BUILD/bin/llama-server" ]; then
+TARGETS=(llama-server ggml-rpc-server llama-fit-params)
+if ! (for t in "${TARGETS[@]}"; do [ -x "$BUILD/bin/$t" ] || exit 1; done); then
     log "building llama-server $SRC_VERSION for this CPU into $BUILD (about 10 minutes on 2 cores)"
     work="$CACHE/llama-server/work-$key"
     rm -rf "$work"
@@ -77,11 +80,11 @@ if [ ! -x "$BUILD/bin/llama-server" ]; then
     started=$SECONDS
     PATH="$VENV/bin:$PATH" cmake -S "$src" -B "$work/build" "${CMAKE_FLAGS[@]}" >"$work/configure.log" 2>&1 \
         || { tail -n 30 "$work/configure.log" >&2; log "configure failed (log: $work/configure.log)"; exit 1; }
-    PATH="$VENV/bin:$PATH" cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
+    PATH="$VENV/bin:$PATH" cmake --build "$work/build" --target "${TARGETS[@]}" -j "$(nproc)" >"$work/build.log" 2>&1 \
         || { tail -n 30 "$work/build.log" >&2; log "build failed (log: $work/build.log)"; exit 1; }
     rm -rf "$BUILD"
     mkdir -p "$BUILD/bin"
-    cp "$work/build/bin/llama-server" "$BUILD/bin/"
+    for t in "${TARGETS[@]}"; do cp "$work/build/bin/$t" "$BUILD/bin/"; done
     cp "$src/common/arg.cpp" "$BUILD/"
     log "built in $((SECONDS - started)) s"
     rm -rf "$work"
@@ -147,7 +150,7 @@ if ! why="$(smoke "$BUILD/bin/llama-server")"; then
     log "the llama-server built for this CPU does not run: $why"
     exit 1
 fi
-ln -sfn "$BUILD/bin/llama-server" "$TOOLS/llama-server"
+for t in "${TARGETS[@]}"; do ln -sfn "$BUILD/bin/$t" "$TOOLS/$t"; done
 ln -sfn "$BUILD/arg.cpp" "$TOOLS/arg.cpp"
 echo "$SRC_PKG $SRC_VERSION" >"$TOOLS/VERSION"
 
@@ -173,5 +176,7 @@ else
 fi
 
 echo "LLAMA_SERVER=$TOOLS/llama-server"
+echo "LLAMA_RPC_SERVER=$TOOLS/ggml-rpc-server"
+echo "LLAMA_FIT_PARAMS=$TOOLS/llama-fit-params"
 [ -e "$TOOLS/vulkan/llama-server" ] && echo "LLAMA_SERVER_VULKAN=$TOOLS/vulkan/llama-server"
 echo "GGUF_PYTHON=$VENV/bin/python"

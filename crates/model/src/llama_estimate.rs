@@ -62,6 +62,10 @@ pub struct Estimate {
     pub output: OutputEstimate,
     pub compute: ComputeEstimate,
     pub overhead: OverheadEstimate,
+    /// Each device's share when the model is cut over several (`--rpc`, `-ts`, several GPUs);
+    /// empty for one device or none. The GPU lines above are their sums.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceShare>,
     /// weights + KV + compute on the GPU, plus the overhead when it is known.
     pub total_gpu_bytes: u64,
     /// The same without the overhead line.
@@ -69,6 +73,22 @@ pub struct Estimate {
     pub total_host_bytes: u64,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
+}
+
+/// One device's part of an estimate over several devices.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceShare {
+    /// As llama.cpp names the device: `RPC0`, `CUDA1`, `Vulkan0`.
+    pub name: String,
+    /// An RPC device's server (`127.0.0.1:50052`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Repeating layers whose weights (and KV cache) are on it, and whether the output layer is.
+    pub layers: u32,
+    pub output_layer: bool,
+    pub weights_bytes: u64,
+    pub kv_bytes: u64,
+    pub compute_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

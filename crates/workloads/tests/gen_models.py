@@ -331,6 +331,11 @@ MODELS = {
     # experts that dominate the weights (16 of 512, 4 used: 4 MiB per expert tensor), so a copy
     # of host experts in the device's compute buffer would show
     "qwen3moe-wide": lambda p: write_qwen3moe(p, n_expert=16, n_used=4, n_ff_exp=512),
+    # enough layers for -ts proportions over two or three devices to give each a share
+    "llama-deep": lambda p: write_llama(p, n_layer=8),
+    # the same over a sliding-window model and a mixture of experts
+    "gemma3-deep": lambda p: write_gemma3(p, n_layer=9),
+    "qwen3moe-deep": lambda p: write_qwen3moe(p, n_layer=6),
     # a 151,936-token vocabulary (Qwen's) on a tiny body: the logits dominate the compute buffer
     "llama-bigvocab": lambda p: write_llama(p, n_embd=64, n_head=2, n_head_kv=1, n_ff=128,
                                             n_words=151936 - 259, wtype=np.float16, ctx=4096),

@@ -20,6 +20,7 @@ fn shown(s: &LlamaSettings, key: &str) -> (String, bool) {
         GpuLayers::All => "all".to_string(),
         GpuLayers::Count(n) => n.to_string(),
     };
+    let d = &s.devices;
     match key {
         "model" => (s.model.clone().unwrap_or_default(), s.model.is_some()),
         "c" => (s.ctx_size.value.to_string(), !s.ctx_size.is_default()),
@@ -43,12 +44,23 @@ fn shown(s: &LlamaSettings, key: &str) -> (String, bool) {
         "kvo" => (s.kv_offload.value.to_string(), !s.kv_offload.is_default()),
         "mmap" => (s.mmap.value.to_string(), !s.mmap.is_default()),
         "swa" => (s.swa_full.value.to_string(), !s.swa_full.is_default()),
+        "rpc" => (d.rpc.value.len().to_string(), !d.rpc.is_default()),
+        "ts" => {
+            let ts: Vec<String> = d.tensor_split.value.iter().map(|x| x.to_string()).collect();
+            (ts.join(","), !d.tensor_split.is_default())
+        }
+        "sm" => (
+            format!("{:?}", d.split_mode.value).to_lowercase(),
+            !d.split_mode.is_default(),
+        ),
+        "mg" => (d.main_gpu.value.to_string(), !d.main_gpu.is_default()),
         other => panic!("unknown expectation key {other}"),
     }
 }
 
-const KEYS: [&str; 13] = [
-    "model", "c", "np", "ngl", "b", "ub", "ctk", "ctv", "fa", "kvu", "kvo", "mmap", "swa",
+const KEYS: [&str; 17] = [
+    "model", "c", "np", "ngl", "b", "ub", "ctk", "ctv", "fa", "kvu", "kvo", "mmap", "swa", "rpc",
+    "ts", "sm", "mg",
 ];
 
 /// What differs between the settings and the entry's expectations.

@@ -1076,5 +1076,8 @@ fn overrides_from_the_environment_come_first_and_bad_ones_are_refused_as_llama_s
     let e = est_on(&g, "-ot nothing=CPU,exps=CUDA1", Backend::Cuda, None);
     let n = e.notes.join("\n");
     assert!(n.contains("-ot nothing=CPU: matches no tensor"), "{n}");
-    assert!(n.contains("\"CUDA1\" is not the first cuda device"), "{n}");
+    assert!(
+        n.contains("\"CUDA1\" is none of the devices estimated (CUDA0)"),
+        "{n}"
+    );
 }

@@ -49,8 +49,13 @@ llama.cpp's own list (build b11434, and older builds' flags) as for a running se
   -cmoe, --cpu-moe            every MoE expert tensor on the host
   -ncmoe, --n-cpu-moe N       the expert tensors of the first N layers on the host
   -ncffn, --n-cpu-ffn N       the dense FFN tensors of the first N layers on the host
+  --rpc HOST:PORT[,...]       RPC servers: one device each, first in llama.cpp's device order
+  -ts, --tensor-split N,N     layer proportions per device (default: by free memory)
+  -sm, --split-mode none|layer
+                              none: only --main-gpu's device (row and tensor not modelled)
+  -mg, --main-gpu N           the device -sm none keeps
   Every other llama-server flag is accepted, never refused: one that changes memory in a way not
-  modelled yet (-ts, -sm, -mg, --rpc, --fit, -md, --mmproj ...) is named in a
+  modelled yet (--fit, -md, --mmproj ...) is named in a
   note with its value; one with no effect on memory (--host, --port, -t, --jinja, -a, --api-key
   ...) is listed by name; an unknown one is named in a warning.
 A whole llama-server command line can follow `--` (or start at its program, llama-server or a
@@ -67,6 +72,11 @@ gpuledger options (before `--` or the program):
   --llama-build N             the llama.cpp build to follow (as `llama-server --version` prints
                               it: 8123 or b8123); compute-buffer rules changed between builds
                               (default: the newest rules)
+  --gpus N                    local GPUs llama.cpp uses (default 1); with --rpc servers (first
+                              in its device order) and -ts/-sm/-mg, the estimate shows each
+                              device's layers, weights, KV cache and compute buffer
+  --free SIZE,SIZE            free memory per device, in that order (24GiB,24GiB): without -ts
+                              llama.cpp splits the layers by it (default: evenly)
   --no-fit-check              do not look at the live machine
   --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
                               figures beside the estimate"
@@ -193,12 +203,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             }
         ));
     };
-    if let Some(b) = opts.llama_build {
-        settings.llama_build = Setting {
-            value: Some(b),
-            source: SettingSource::Flag("--llama-build".into()),
-        };
-    }
+    apply_options(&opts, &mut settings);
     let model = GgufModel::open(&model_path)?;
 
     let (snapshot, replay) = fit_snapshot(&opts, global)?;
@@ -245,6 +250,29 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         s
     };
     crate::commands::print(&text)
+}
+
+/// gpuledger's options that are settings of the recipe (not llama-server flags).
+fn apply_options(opts: &line::Opts, settings: &mut gpuledger_workloads::LlamaSettings) {
+    let flag = |f: &str| SettingSource::Flag(f.into());
+    if let Some(b) = opts.llama_build {
+        settings.llama_build = Setting {
+            value: Some(b),
+            source: flag("--llama-build"),
+        };
+    }
+    if let Some(n) = opts.gpus {
+        settings.devices.local = Setting {
+            value: n,
+            source: flag("--gpus"),
+        };
+    }
+    if !opts.free.is_empty() {
+        settings.devices.free = Setting {
+            value: opts.free.clone(),
+            source: flag("--free"),
+        };
+    }
 }
 
 /// The snapshot to check the fit against: none when not asked, or when a live collection fails

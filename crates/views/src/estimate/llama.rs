@@ -17,6 +17,7 @@ pub fn render_text(e: &Estimate) -> String {
             .indent("  ")
             .render(&ledger_rows(e)),
     );
+    o.push_str(&devices(e));
     o.push_str("inputs:\n");
     let inputs: Vec<Vec<String>> = e
         .inputs
@@ -128,6 +129,57 @@ fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
         overhead_row(e),
         total_row(e),
     ]
+}
+
+/// The model cut over several devices: each device's layers and its part of the GPU lines,
+/// which add up to the GPU column above.
+fn devices(e: &Estimate) -> String {
+    if e.devices.is_empty() {
+        return String::new();
+    }
+    let tilde = if e.compute.approximate { "~" } else { "" };
+    let mut rows = vec![[
+        "device", "layers", "weights", "KV cache", "compute", "total",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for d in &e.devices {
+        let name = match &d.endpoint {
+            Some(ep) => format!("{} ({})", d.name, term_safe(ep)),
+            None => d.name.clone(),
+        };
+        let layers = format!(
+            "{}{}",
+            d.layers,
+            if d.output_layer { " + output" } else { "" }
+        );
+        let total = d
+            .weights_bytes
+            .saturating_add(d.kv_bytes)
+            .saturating_add(d.compute_bytes);
+        rows.push(vec![
+            name,
+            layers,
+            b(d.weights_bytes),
+            b(d.kv_bytes),
+            format!("{tilde}{}", b(d.compute_bytes)),
+            format!("{tilde}{}", human_bytes(total)),
+        ]);
+    }
+    let mut o = String::from("per device (llama.cpp's device order; overhead not included):\n");
+    o.push_str(
+        &Columns::new(&[
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+        ])
+        .indent("  ")
+        .render(&rows),
+    );
+    o
 }
 
 fn row(line: &str, gpu: String, host: String, details: String) -> Vec<String> {

@@ -3,9 +3,10 @@
 //! the llama.cpp build's rules; each input recorded with its source, and the settings llama.cpp
 //! refuses turned into errors with its wording.
 
+use super::devices::Device;
 use super::overrides::Placed;
 use super::{
-    pad, place_of, Backend, EstimateError, FlashAttn, GgufModel, GpuLayers, Input, InputSource,
+    pad, place_of, EstimateError, FlashAttn, GgufModel, GpuLayers, Input, InputSource,
     LlamaSettings, ModelParams, Place, Rules, Setting, SettingSource, TensorInfo,
     TensorOverrideEstimate,
 };
@@ -218,11 +219,34 @@ pub(super) struct Offload {
     pub(super) overrides: Placed,
     /// What each override placed (for the weights line).
     pub(super) effects: Vec<TensorOverrideEstimate>,
+    /// The devices, in llama.cpp's order.
+    pub(super) devices: Vec<Device>,
+    /// The device of each repeating layer and (last) of the output layer; `None`: the host.
+    pub(super) layer_dev: Vec<Option<u8>>,
 }
 
 impl Offload {
     pub(super) fn layer_on_gpu(&self, il: u32) -> bool {
         il >= self.first_gpu_layer && self.gpu_layers > 0
+    }
+
+    /// The device of repeating layer `il` (`n_layer`: the output layer); `None`: the host.
+    pub(super) fn layer_device(&self, il: u32) -> Option<u8> {
+        self.layer_dev.get(il as usize).copied().flatten()
+    }
+
+    /// The device a tensor on the GPU is on: its layer's (the input layer's and an overridden
+    /// tensor's: the device the override names, else the first device).
+    pub(super) fn tensor_device(&self, t: &TensorInfo) -> u8 {
+        let layer = match place_of(t) {
+            Place::Input => None,
+            Place::Layer(il) => self.layer_device(il),
+            Place::Output => self.layer_device(self.layer_dev.len().saturating_sub(1) as u32),
+        };
+        self.overrides
+            .device(&t.name, &self.devices)
+            .or(layer)
+            .unwrap_or(0)
     }
 
     /// Where a tensor's weights are: its layer's place (the input layer on the host), unless an
@@ -234,6 +258,14 @@ impl Offload {
             Place::Output => self.output_on_gpu,
         };
         self.overrides.on_gpu(&t.name, layer)
+    }
+
+    /// The device of the output layer's copy of a tied `token_embd` (when on a device).
+    pub(super) fn tied_copy_device(&self) -> u8 {
+        self.overrides
+            .device("token_embd.weight", &self.devices)
+            .or(self.layer_device(self.layer_dev.len().saturating_sub(1) as u32))
+            .unwrap_or(0)
     }
 
     /// Where the output layer's copy of a tied `token_embd` is (overrides match its name too).
@@ -260,7 +292,8 @@ pub(super) fn placement(
         GpuLayers::Count(n) => n.to_string(),
     };
     rec.setting("-ngl", &s.n_gpu_layers, "-ngl", value);
-    let offloaded = if backend == Backend::Cpu {
+    let devices = super::devices::devices(s);
+    let offloaded = if devices.is_empty() {
         0
     } else {
         match s.n_gpu_layers.value {
@@ -280,13 +313,47 @@ pub(super) fn placement(
     // -ngl N the output layer and the last N-1 repeating layers (observed on build 7e4c0a9).
     let gpu_layers = offloaded.saturating_sub(1).min(nl);
     let (overrides, effects) = super::overrides::place(model, s, rec)?;
+    let (cum, note) = super::devices::splits(&s.devices, devices.len());
+    rec.notes.extend(note);
+    let layer_dev = super::devices::assign_layers(nl, offloaded, &cum);
+    record_devices(s, &devices, rec);
     Ok(Offload {
         output_on_gpu: offloaded >= 1,
         gpu_layers,
         first_gpu_layer: nl - gpu_layers,
         overrides,
         effects,
+        devices,
+        layer_dev,
     })
+}
+
+/// The device settings as inputs, when more than one device or a chosen one is in play.
+fn record_devices(s: &LlamaSettings, devices: &[Device], rec: &mut Record) {
+    let d = &s.devices;
+    if devices.len() <= 1 && d.rpc.is_default() && d.split_mode.is_default() {
+        return;
+    }
+    let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
+    rec.add(
+        "devices",
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        },
+        InputSource::Derived {
+            rule: "RPC servers first, then local GPUs; -sm none keeps --main-gpu".into(),
+        },
+    );
+    let ts: Vec<String> = d.tensor_split.value.iter().map(|x| x.to_string()).collect();
+    rec.setting("-ts", &d.tensor_split, "-ts", ts.join(","));
+    rec.setting(
+        "-sm",
+        &d.split_mode,
+        "-sm",
+        format!("{:?}", d.split_mode.value).to_lowercase(),
+    );
 }
 
 /// The llama.cpp build whose rules apply (`--llama-build`, or the newest).

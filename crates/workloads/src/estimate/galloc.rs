@@ -55,10 +55,18 @@ enum Ext {
     Other,
 }
 
-/// The GPU (`Vulkan0`, `CUDA0`): the scheduler's first, highest-priority backend.
-pub const DEVICE: u8 = 0;
-/// The host (`CPU`; its buffer is `Vulkan_Host`/`CUDA_Host` on a GPU build): the last backend.
-pub const HOST: u8 = 1;
+/// The host (`CPU`; its buffer is `Vulkan_Host`/`CUDA_Host` on a GPU build): the scheduler's
+/// last backend. Devices are numbered from 0 in llama.cpp's order, the first the
+/// highest-priority backend.
+pub const HOST: u8 = u8::MAX;
+/// A device's compute buffer type, for the replay.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceBuffer {
+    pub align: u64,
+    /// Runs ops on host weights for a large batch (`offload_op`; RPC devices do not).
+    pub offloads: bool,
+}
+
 /// `ggml_backend_vk_device_offload_op` / `ggml_backend_cuda_device_offload_op`: an op on host
 /// weights is offloaded when its batch has at least this many rows.
 const OFFLOAD_MIN_ROWS: u64 = 32;
@@ -212,23 +220,26 @@ impl Graph {
     /// The buffer size ggml-alloc reaches for this graph on one backend with this alignment.
     #[cfg(test)]
     pub fn buffer_size(&self, alignment: u64) -> u64 {
-        self.buffer_sizes([alignment, alignment], false)[HOST as usize]
+        self.buffer_sizes(&[], alignment).1
     }
 
     /// The compute buffer of each backend (`[device, host]`) when the backend scheduler runs
     /// the graph on a device and the host (`ggml_backend_sched_split_graph`, then
     /// `ggml_gallocr_reserve_n` with one buffer per backend). Without a device everything is on
     /// the host and the result is the one-buffer replay.
-    pub fn buffer_sizes(&self, aligns: [u64; 2], has_device: bool) -> [u64; 2] {
-        let seq = self.schedule(has_device);
+    pub fn buffer_sizes(&self, devices: &[DeviceBuffer], host_align: u64) -> (Vec<u64>, u64) {
+        let seq = self.schedule(devices);
         let n = seq.info.len();
         let info = &seq.info;
-        let mut a = [Alloc::new(aligns[0]), Alloc::new(aligns[1])];
+        let nd = devices.len();
+        let mut a: Vec<Alloc> = devices.iter().map(|d| Alloc::new(d.align)).collect();
+        a.push(Alloc::new(host_align));
+        let slot = |b: u8| if b == HOST { nd } else { b as usize };
         let mut children = vec![0u32; n];
         let mut views = vec![0u32; n];
         let mut addr: Vec<Option<u64>> = vec![None; n];
         for &l in &self.leafs {
-            addr[l] = Some(a[info[l].backend as usize].alloc(info[l].bytes));
+            addr[l] = Some(a[slot(info[l].backend)].alloc(info[l].bytes));
         }
         for (id, srcs) in &seq.nodes {
             if let Some(v) = info[*id].view_src {
@@ -241,7 +252,7 @@ impl Graph {
         for (id, srcs) in &seq.nodes {
             let id = *id;
             let t = &info[id];
-            let b = t.backend as usize;
+            let b = slot(t.backend);
             if !t.is_view && addr[id].is_none() {
                 let mut reused = None;
                 if t.inplace {
@@ -252,7 +263,7 @@ impl Graph {
                         if addr[p].is_some()
                             && !pt.is_view
                             && !pt.output
-                            && pt.backend as usize == b
+                            && slot(pt.backend) == b
                             && children[p] == 1
                             && views[p] == 0
                             && pt.bytes == t.bytes
@@ -275,19 +286,20 @@ impl Graph {
                             views[v] -= 1;
                             if views[v] == 0 && children[v] == 0 && !info[v].output {
                                 if let Some(x) = addr[v].take() {
-                                    a[info[v].backend as usize].free(x, info[v].bytes);
+                                    a[slot(info[v].backend)].free(x, info[v].bytes);
                                 }
                             }
                         }
                     } else if !info[p].output {
                         if let Some(x) = addr[p].take() {
-                            a[info[p].backend as usize].free(x, info[p].bytes);
+                            a[slot(info[p].backend)].free(x, info[p].bytes);
                         }
                     }
                 }
             }
         }
-        [a[0].max, a[1].max]
+        let host = a.pop().map_or(0, |h| h.max);
+        (a.iter().map(|d| d.max).collect(), host)
     }
 
     /// The backend scheduler's assignment and split of the graph (`ggml_backend_sched_split_graph`,
@@ -300,8 +312,8 @@ impl Graph {
     /// placed at the start of the split that first needs it. Each copy comes after a view of its
     /// source that nothing consumes, which keeps the source allocated to the end (ggml-alloc
     /// frees a tensor only when no view of it is left).
-    fn schedule(&self, has_device: bool) -> Seq {
-        let be = self.assign(has_device);
+    fn schedule(&self, devices: &[DeviceBuffer]) -> Seq {
+        let be = self.assign(devices);
         self.split(&be)
     }
 
@@ -312,15 +324,17 @@ impl Graph {
     }
 
     /// Passes 1 to 4: every tensor's backend.
-    fn assign(&self, has_device: bool) -> Vec<u8> {
+    fn assign(&self, devices: &[DeviceBuffer]) -> Vec<u8> {
         let mut be: Vec<Option<u8>> = self.t.iter().map(|t| t.backend).collect();
-        if !has_device {
+        if devices.is_empty() {
             be.iter_mut().for_each(|b| *b = Some(HOST));
         }
-        self.ops_on_weights(&mut be, has_device);
+        // `ggml_backend_sched_backend_from_buffer`'s op_offload: the first device that offloads.
+        let offload_to = devices.iter().position(|d| d.offloads).map(|d| d as u8);
+        self.ops_on_weights(&mut be, offload_to);
         self.expand(&mut be);
         // pass 4: views follow their source; an op still unassigned goes to the first backend.
-        let first = if has_device { DEVICE } else { HOST };
+        let first = if devices.is_empty() { HOST } else { 0 };
         for id in 0..self.t.len() {
             if be[id].is_none() {
                 be[id] = self.t[id].view_src.and_then(|r| be[r]).or(Some(first));
@@ -330,7 +344,7 @@ impl Graph {
     }
 
     /// Pass 1: an op on a weight runs where the weight is, or on the device when it offloads it.
-    fn ops_on_weights(&self, be: &mut [Option<u8>], has_device: bool) {
+    fn ops_on_weights(&self, be: &mut [Option<u8>], offload_to: Option<u8>) {
         for &id in &self.nodes {
             let t = &self.t[id];
             if !self.is_op(id) || be[id].is_some() {
@@ -341,12 +355,9 @@ impl Graph {
                 .iter()
                 .find(|&&s| self.t[s].ext == Some(Ext::Weight))
                 .and_then(|&s| be[s]);
-            be[id] = w.map(|wb| {
-                if wb == HOST && has_device && !t.pinned && t.rows >= OFFLOAD_MIN_ROWS {
-                    DEVICE
-                } else {
-                    wb
-                }
+            be[id] = w.map(|wb| match offload_to {
+                Some(d) if wb == HOST && !t.pinned && t.rows >= OFFLOAD_MIN_ROWS => d,
+                _ => wb,
             });
         }
     }

@@ -17,6 +17,7 @@
 mod compare;
 mod compute;
 mod context;
+pub mod devices;
 mod flags;
 mod galloc;
 mod hparams;
@@ -29,7 +30,7 @@ use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
-use context::{build_rules, placement, resolve_context, Record, Resolved};
+use context::{build_rules, placement, resolve_context, Offload, Record, Resolved};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
@@ -104,7 +105,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let off = placement(model, &p, s, &mut rec)?;
     let backend = s.backend.value;
     let layer_on_gpu = |il: u32| off.layer_on_gpu(il);
-    let weights = weights(model, backend, s.mmap.value, &off, p.n_layer);
+    let (weights, weights_per_dev) = weights(model, backend, s.mmap.value, &off, p.n_layer);
     let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
     let kv = kv_cache(&p, &r, s, (model.path(), &layer_on_gpu), type_k, type_v)?;
     if matches!(p.cache, CacheKind::Iswa) {
@@ -120,7 +121,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         inputs: vec!["n_vocab".into(), "-np".into()],
     };
     let rules = build_rules(s, &mut rec);
-    let compute = compute(
+    let (compute, compute_per_dev) = compute(
         model,
         &p,
         &r,
@@ -131,12 +132,14 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         s.llama_build.value,
     );
     let overhead = overhead(backend);
+    let devices = device_shares(&off, &kv, &weights_per_dev, &compute_per_dev);
     let parts = Parts {
         weights,
         kv,
         output,
         compute,
         overhead,
+        devices,
     };
     Ok(assemble(model, &p, &r, parts, rec))
 }
@@ -148,6 +151,45 @@ struct Parts {
     output: OutputEstimate,
     compute: ComputeEstimate,
     overhead: OverheadEstimate,
+    devices: Vec<DeviceShare>,
+}
+
+/// Each device's part, when there are several: its layers, its weights, the KV cache of its
+/// layers and its compute buffer.
+fn device_shares(
+    off: &Offload,
+    kv: &KvEstimate,
+    weights: &[u64],
+    compute: &[u64],
+) -> Vec<DeviceShare> {
+    if off.devices.len() <= 1 {
+        return Vec::new();
+    }
+    let n_layer = off.layer_dev.len().saturating_sub(1) as u32;
+    off.devices
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let on = |il: u32| off.layer_device(il) == Some(i as u8);
+            let kv_bytes = kv
+                .per_layer
+                .iter()
+                .enumerate()
+                .filter(|&(il, &(_, _, dev))| dev && on(il as u32))
+                .fold(0u64, |a, (_, &(k, v, _))| {
+                    a.saturating_add(k).saturating_add(v)
+                });
+            DeviceShare {
+                name: d.name.clone(),
+                endpoint: d.endpoint.clone(),
+                layers: (0..n_layer).filter(|&il| on(il)).count() as u32,
+                output_layer: on(n_layer),
+                weights_bytes: weights.get(i).copied().unwrap_or(0),
+                kv_bytes,
+                compute_bytes: compute.get(i).copied().unwrap_or(0),
+            }
+        })
+        .collect()
 }
 
 /// The estimate: the model, the context, each buffer and the totals.
@@ -164,6 +206,7 @@ fn assemble(
         output,
         compute,
         overhead,
+        devices,
     } = parts;
     let context = ContextEstimate {
         n_ctx: r.n_ctx,
@@ -212,6 +255,7 @@ fn assemble(
         output,
         compute,
         overhead,
+        devices,
         total_gpu_bytes: total_gpu,
         total_gpu_bytes_without_overhead: total_gpu_wo,
         total_host_bytes: total_host,

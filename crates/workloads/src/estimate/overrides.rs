@@ -23,8 +23,9 @@ use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
 
+use super::devices::Device;
 use super::settings::{int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride};
-use super::{Backend, EstimateError, GgufModel, Record, TensorOverrideEstimate};
+use super::{EstimateError, GgufModel, Record, TensorOverrideEstimate};
 
 /// `LLM_FFN_EXPS_REGEX` (b11434 `common/common.h`): the expert tensors `--cpu-moe` and
 /// `--n-cpu-moe` keep on the host.
@@ -212,6 +213,8 @@ pub(super) struct Placed {
     by_name: HashMap<String, usize>,
     /// Each override: on the GPU (a device's buffer type) or the host (`CPU`).
     on_gpu: Vec<bool>,
+    /// Each override's buffer type as given.
+    buffer_type: Vec<String>,
 }
 
 impl Placed {
@@ -225,48 +228,61 @@ impl Placed {
         self.by_name.get(name).map(|&i| self.on_gpu[i])
     }
 
-    /// Names of the tensors overrides placed, with their place.
-    pub(super) fn all(&self) -> HashMap<String, bool> {
+    /// The device an override put the tensor on, by the buffer type it names (`CUDA1`,
+    /// `RPC0[host:port]`), when that is one of `devices`; an override to a device buffer type
+    /// this list does not name (`Vulkan0` for a list of RPC devices) counts as the first device.
+    pub(super) fn device(&self, name: &str, devices: &[Device]) -> Option<u8> {
+        let i = *self.by_name.get(name)?;
+        if !self.on_gpu[i] {
+            return None;
+        }
+        let buft = self.buffer_type.get(i).map(String::as_str).unwrap_or("");
+        u8::try_from(names_device(buft, devices).unwrap_or(0)).ok()
+    }
+
+    /// Names of the tensors overrides placed, with their device (`None`: the host).
+    pub(super) fn all_devices(&self, devices: &[Device]) -> HashMap<String, Option<u8>> {
         self.by_name
-            .iter()
-            .map(|(n, &i)| (n.clone(), self.on_gpu[i]))
+            .keys()
+            .map(|n| (n.clone(), self.device(n, devices)))
             .collect()
     }
 }
 
-/// The devices' own buffer types of a backend's first device (`-ot ...=CUDA0`).
-fn first_device(backend: Backend) -> &'static [&'static str] {
-    match backend {
-        Backend::Cuda => &["CUDA0", "ROCm0", "MUSA0"],
-        Backend::Vulkan => &["Vulkan0"],
-        Backend::Metal => &["MTL0", "Metal"],
-        Backend::Cpu => &[],
-    }
-}
-
-/// Whether a buffer type is on the GPU, and what the estimate says about it.
-fn target(buft: &str, backend: Backend, given: &str) -> (bool, Option<String>) {
+/// Whether a buffer type is on a device, and what the estimate says about it: `CPU` is the
+/// host; a device's name (`CUDA1`, `Vulkan0`, `RPC0[host:port]`) that device.
+fn target(buft: &str, devices: &[Device], given: &str) -> (bool, Option<String>) {
     if buft == "CPU" {
         return (false, None);
     }
-    if backend == Backend::Cpu {
+    if devices.is_empty() {
         let why = format!(
             "{given}: a llama-server without a GPU backend has no buffer type {buft:?} and \
              refuses it; the estimate (backend cpu) keeps these tensors on the host"
         );
         return (false, Some(why));
     }
-    if first_device(backend).contains(&buft) {
+    if names_device(buft, devices).is_some() {
         return (true, None);
     }
+    let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
     let why = format!(
-        "{given}: {buft:?} is not the first {} device ({}); the estimate models one GPU and \
-         counts these tensors on it (several devices are not modelled; llama-server refuses a \
-         buffer type it does not list)",
-        format!("{backend:?}").to_lowercase(),
-        first_device(backend).join(" or ")
+        "{given}: {buft:?} is none of the devices estimated ({}); the estimate counts these \
+         tensors on {} (llama-server refuses a buffer type it does not list)",
+        names.join(", "),
+        names[0]
     );
     (true, Some(why))
+}
+
+/// The device a buffer type names: `CUDA1`, or an RPC server's `RPC0[host:port]`.
+fn names_device(buft: &str, devices: &[Device]) -> Option<usize> {
+    devices.iter().position(|d| {
+        buft == d.name
+            || d.endpoint
+                .as_deref()
+                .is_some_and(|e| buft.starts_with("RPC") && buft.contains(e))
+    })
 }
 
 /// Apply the overrides to every tensor of the model: record each as an input (with its source)
@@ -277,12 +293,13 @@ pub(super) fn place(
     rec: &mut Record,
 ) -> Result<(Placed, Vec<TensorOverrideEstimate>), EstimateError> {
     let mut placed = Placed::default();
+    let devices = super::devices::devices(s);
     let mut matchers = Vec::new();
     let mut effects = Vec::new();
     for o in &s.overrides {
         let m = Matcher::new(&o.pattern)
             .map_err(|why| EstimateError::Settings(format!("{}: {why}", o.given)))?;
-        let (on_gpu, note) = target(&o.buffer_type, s.backend.value, &o.given);
+        let (on_gpu, note) = target(&o.buffer_type, &devices, &o.given);
         rec.notes.extend(note);
         let name = match &o.source {
             SettingSource::Env(n) | SettingSource::Flag(n) => n.as_str(),
@@ -295,6 +312,7 @@ pub(super) fn place(
         rec.setting_source(name, value.to_string(), &o.source);
         matchers.push(m);
         placed.on_gpu.push(on_gpu);
+        placed.buffer_type.push(o.buffer_type.clone());
         effects.push(TensorOverrideEstimate {
             given: o.given.clone(),
             pattern: o.pattern_text(),

@@ -3,6 +3,7 @@
 //! the runtime overhead.
 
 use super::context::Offload;
+use super::galloc::DeviceBuffer;
 use super::{
     device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
     HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
@@ -18,11 +19,19 @@ pub(super) fn weights(
     mmap: bool,
     off: &Offload,
     nl: u32,
-) -> WeightsEstimate {
-    let mut gpu = 0u64;
+) -> (WeightsEstimate, Vec<u64>) {
+    let mut per_dev = vec![0u64; off.devices.len()];
     let mut host = 0u64;
     let tied = model.tensor("output.weight").is_none();
     let mut tied_copy = 0;
+    let on_device = |t: &TensorInfo, d: u8, per_dev: &mut [u64]| {
+        let kind = off.devices.get(d as usize).map_or(backend, |dev| dev.kind);
+        let b = device_bytes(t, kind);
+        if let Some(x) = per_dev.get_mut(d as usize) {
+            *x += b;
+        }
+        b
+    };
     for part in &model.parts {
         // With mmap the host buffer is a view of the mapping: from the first to the last host
         // tensor of the file ("CPU_Mapped model buffer size").
@@ -38,7 +47,7 @@ pub(super) fn weights(
         };
         for t in &part.tensors {
             if off.tensor_on_gpu(t) {
-                gpu += device_bytes(t, backend);
+                on_device(t, off.tensor_device(t), &mut per_dev);
             } else {
                 host_tensor(t, &mut host);
             }
@@ -46,8 +55,8 @@ pub(super) fn weights(
                 // TENSOR_DUPLICATED: the output layer gets its own copy of the embeddings, on
                 // the output layer's device (or where an override of token_embd puts it).
                 if off.tied_copy_on_gpu() {
-                    tied_copy = device_bytes(t, backend);
-                    gpu += tied_copy;
+                    let d = off.tied_copy_device();
+                    tied_copy = on_device(t, d, &mut per_dev);
                 } else {
                     host_tensor(t, &mut host);
                 }
@@ -57,6 +66,7 @@ pub(super) fn weights(
             host += hi - lo;
         }
     }
+    let gpu = per_dev.iter().fold(0u64, |a, &x| a.saturating_add(x));
     let mut inputs: Vec<String> = vec![
         "-ngl".into(),
         "n_layer".into(),
@@ -64,7 +74,7 @@ pub(super) fn weights(
         "tensor table".into(),
     ];
     inputs.extend(off.effects.iter().map(|e| e.given.clone()));
-    WeightsEstimate {
+    let w = WeightsEstimate {
         gpu_bytes: gpu,
         host_bytes: host,
         gpu_layers: off.gpu_layers,
@@ -73,7 +83,8 @@ pub(super) fn weights(
         tied_output_copy_bytes: tied_copy,
         overrides: off.effects.clone(),
         inputs,
-    }
+    };
+    (w, per_dev)
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.
@@ -304,7 +315,7 @@ pub(super) fn compute(
     rules: Rules,
     off: &Offload,
     build: Option<u64>,
-) -> ComputeEstimate {
+) -> (ComputeEstimate, Vec<u64>) {
     let reserve = super::compute::Reserve {
         n_ctx: r.n_ctx,
         n_ubatch: r.n_ubatch,
@@ -313,21 +324,14 @@ pub(super) fn compute(
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    let place = super::compute::Placement {
-        device: backend != Backend::Cpu,
-        layer_on_device: (0..p.n_layer).map(|il| off.layer_on_gpu(il)).collect(),
-        output_on_device: off.output_on_gpu,
-        overridden: off.overrides.all(),
-        kv: kv.per_layer.clone(),
-        align: compute_align(backend),
-    };
+    let place = compute_placement(p, kv, backend, off);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
-    let (gpu_bytes, host_bytes) = if backend == Backend::Cpu {
-        (0, g.host_bytes)
-    } else {
-        (g.device_bytes, g.host_bytes)
-    };
+    let gpu_bytes = g
+        .device_bytes
+        .iter()
+        .fold(0u64, |a, &x| a.saturating_add(x));
+    let host_bytes = g.host_bytes;
     if backend == Backend::Vulkan {
         // ggml_vk_graph_optimize (ggml-vulkan.cpp) reorders each split's nodes for parallelism
         // before ggml-alloc places them; the replay keeps the graph's order, which is what
@@ -351,7 +355,7 @@ pub(super) fn compute(
                 .into(),
         );
     }
-    ComputeEstimate {
+    let c = ComputeEstimate {
         gpu_bytes,
         host_bytes,
         approximate: !exact,
@@ -370,6 +374,36 @@ pub(super) fn compute(
             "n_vocab".into(),
             "llama build".into(),
         ],
+    };
+    (c, g.device_bytes)
+}
+
+/// Where the graph's weights and caches are, per device, for the scheduler's replay.
+fn compute_placement(
+    p: &ModelParams,
+    kv: &KvEstimate,
+    backend: Backend,
+    off: &Offload,
+) -> super::compute::Placement {
+    super::compute::Placement {
+        devices: off
+            .devices
+            .iter()
+            .map(|d| DeviceBuffer {
+                align: compute_align(d.kind)[0],
+                offloads: d.offloads,
+            })
+            .collect(),
+        layer_device: (0..p.n_layer).map(|il| off.layer_device(il)).collect(),
+        output_device: off.layer_device(p.n_layer),
+        overridden: off.overrides.all_devices(&off.devices),
+        kv: kv
+            .per_layer
+            .iter()
+            .enumerate()
+            .map(|(il, &(k, v, on))| (k, v, on.then(|| off.layer_device(il as u32)).flatten()))
+            .collect(),
+        host_align: compute_align(backend)[1],
     }
 }
 

@@ -90,6 +90,66 @@ impl Backend {
     }
 }
 
+/// `-sm/--split-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SplitMode {
+    None,
+    Layer,
+    Row,
+    Tensor,
+}
+
+/// The settings that choose devices and cut the model over them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceSettings {
+    /// `--rpc host:port,...`: one device per server.
+    pub rpc: Setting<Vec<String>>,
+    /// Not a llama-server flag: how many local GPUs the build sees (`estimate --gpus`, or the
+    /// GPUs a running server holds). Ignored on the CPU backend.
+    pub local: Setting<u32>,
+    pub split_mode: Setting<SplitMode>,
+    /// `-ts 3,1`: proportions per device, in device order; empty = by free memory.
+    pub tensor_split: Setting<Vec<f32>>,
+    /// `-mg`: the device `-sm none` keeps (negative: none, everything on the host).
+    pub main_gpu: Setting<i64>,
+    /// Not a llama-server flag: each device's free memory in bytes, which the default split
+    /// follows (`estimate --free`); empty = unknown, taken as equal.
+    pub free: Setting<Vec<u64>>,
+}
+
+impl Default for DeviceSettings {
+    fn default() -> Self {
+        let d = |why: &str| SettingSource::Default(why.to_string());
+        DeviceSettings {
+            rpc: Setting {
+                value: Vec::new(),
+                source: d("no RPC servers"),
+            },
+            local: Setting {
+                value: 1,
+                source: d("one local GPU"),
+            },
+            split_mode: Setting {
+                value: SplitMode::Layer,
+                source: d("layer"),
+            },
+            tensor_split: Setting {
+                value: Vec::new(),
+                source: d("by free memory"),
+            },
+            main_gpu: Setting {
+                value: 0,
+                source: d("0"),
+            },
+            free: Setting {
+                value: Vec::new(),
+                source: d("unknown"),
+            },
+        }
+    }
+}
+
 /// Everything the recipe needs from the command line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlamaSettings {
@@ -123,6 +183,8 @@ pub struct LlamaSettings {
     pub no_effect: Vec<String>,
     /// Flags that are not in llama-server's table (a typo, a fork's own flag), by name only.
     pub unknown: Vec<String>,
+    /// The devices and how the model is cut over them (`--rpc`, `-sm`, `-ts`, `-mg`).
+    pub devices: DeviceSettings,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
     /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
@@ -187,6 +249,7 @@ impl Default for LlamaSettings {
             unmodelled: Vec::new(),
             no_effect: Vec::new(),
             unknown: Vec::new(),
+            devices: DeviceSettings::default(),
             backend: Setting::default(Backend::Cuda, "cuda"),
             llama_build: Setting::default(None, "unknown: the newest rules"),
         }
@@ -196,7 +259,7 @@ impl Default for LlamaSettings {
 /// The one overflow rule: llama-server reads its integer flags into a 32-bit `int` (`std::stoi`,
 /// which refuses what does not fit), so a value outside that range is refused here too, naming
 /// the flag, rather than wrapped into a different setting.
-pub(super) fn int32(flag: &str, v: &str) -> Result<i64, String> {
+pub(crate) fn int32(flag: &str, v: &str) -> Result<i64, String> {
     let t = v.trim();
     let digits = t.strip_prefix('-').unwrap_or(t);
     let n: i64 = match t.parse::<i64>() {
@@ -538,8 +601,12 @@ mod tests {
 
     #[test]
     fn unmodelled_placement_flags_are_reported() {
-        let s = LlamaSettings::from_args(&args("-ot exps=CPU -cmoe -ts 1,1")).unwrap();
-        assert_eq!(s.unmodelled, vec!["-ts 1,1"]);
+        let s = LlamaSettings::from_args(&args("-ot exps=CPU -cmoe -ts 1,1 -sm row")).unwrap();
+        assert_eq!(s.devices.tensor_split.value, [1.0, 1.0]);
+        assert_eq!(
+            s.unmodelled,
+            vec!["-sm row: matrices split over devices (placed as -sm layer)"]
+        );
         let given: Vec<&str> = s.overrides.iter().map(|o| o.given.as_str()).collect();
         assert_eq!(given, ["-ot exps=CPU", "-cmoe"]);
     }

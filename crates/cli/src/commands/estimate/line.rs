@@ -20,6 +20,10 @@ pub(super) struct Opts {
     pub device_named: bool,
     pub backend: Option<Backend>,
     pub fit_check: bool,
+    /// `--gpus N`: local GPUs llama.cpp would use (default 1).
+    pub gpus: Option<u32>,
+    /// `--free 24GiB,24GiB`: free memory per device, in llama.cpp's device order.
+    pub free: Vec<u64>,
 }
 
 /// What the words say.
@@ -138,6 +142,8 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         device_named: false,
         backend: None,
         fit_check: true,
+        gpus: None,
+        free: Vec::new(),
     };
     let mut rest = Vec::new();
     let mut it = flags.iter().peekable();
@@ -173,6 +179,23 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                 o.backend = Some(Backend::parse(v).with_context(|| {
                     format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
                 })?);
+            }
+            "--gpus" => {
+                let v = it.next().context("--gpus needs a number of GPUs")?;
+                o.gpus = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&n| n <= 16)
+                        .with_context(|| format!("--gpus: {v:?} is not 0 to 16 GPUs"))?,
+                );
+            }
+            "--free" => {
+                let v = it.next().context("--free needs sizes, like 24GiB,24GiB")?;
+                o.free = v
+                    .split(',')
+                    .map(|x| gpuledger_model::units::parse_bytes(x.trim()))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| anyhow::anyhow!("--free: {e}"))?;
             }
             "-h" | "--help" => {
                 println!("Usage: gpuledger estimate MODEL.gguf [FLAGS]\n\n{FLAGS_HELP}");

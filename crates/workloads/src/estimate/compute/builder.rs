@@ -4,7 +4,7 @@
 
 use crate::gguf::GgufModel;
 
-use super::super::galloc::{Graph, Id, DEVICE, HOST};
+use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnWeights, Cache};
 use super::ffn::{ffn, moe};
@@ -60,12 +60,9 @@ pub(super) fn mask_bytes(layers: &[Layer], r: &Reserve, rules: Rules, t: u64) ->
     ]
 }
 
-fn be(on: bool) -> u8 {
-    if on {
-        DEVICE
-    } else {
-        HOST
-    }
+/// The scheduler's backend of a buffer on a device or (`None`) the host.
+fn be(on: Option<u8>) -> u8 {
+    on.unwrap_or(HOST)
 }
 
 impl<'a> Builder<'a> {
@@ -116,9 +113,9 @@ impl<'a> Builder<'a> {
         let (full, on) = match il {
             Some(il) => (
                 format!("blk.{il}.{name}"),
-                self.place.layer_on_device.get(il).copied().unwrap_or(false),
+                self.place.layer_device.get(il).copied().flatten(),
             ),
-            None => (name.to_string(), self.place.output_on_device),
+            None => (name.to_string(), self.place.output_device),
         };
         let on = self.place.overridden.get(&full).copied().unwrap_or(on);
         let bytes = self.tensors.bytes(&full);
@@ -216,7 +213,12 @@ impl<'a> Builder<'a> {
         let et = self.et();
         let i = &self.inputs;
         let g = &mut self.g;
-        let on = self.place.overridden.get("token_embd.weight") == Some(&true);
+        let on = self
+            .place
+            .overridden
+            .get("token_embd.weight")
+            .copied()
+            .flatten();
         let tok_embd = g.weight(self.tensors.bytes("token_embd.weight"), be(on));
         let inp = g.get_rows(et, &[tok_embd, i.tokens]);
         if let Some((mt, ms, me)) = i.mixed {
@@ -292,7 +294,7 @@ impl<'a> Builder<'a> {
         if self.p.arch != "mamba" {
             self.approximate("recurrent layers (Mamba-1's shape)");
         }
-        if self.place.device {
+        if self.place.device() {
             // Where the scheduler puts the scan, its biases and the state copies depends on
             // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
             self.approximate("recurrent layers on a GPU backend");
@@ -315,9 +317,9 @@ impl<'a> Builder<'a> {
         recurrent_block(&mut self.g, ssm, x, s_copy, t, n_seq, ws, rs)
     }
 
-    /// Layer `il`'s cache: K bytes, V bytes, on the device.
-    fn kv(&self, il: usize) -> (u64, u64, bool) {
-        self.place.kv.get(il).copied().unwrap_or((0, 0, false))
+    /// Layer `il`'s cache: K bytes, V bytes, on which device.
+    fn kv(&self, il: usize) -> (u64, u64, Option<u8>) {
+        self.place.kv.get(il).copied().unwrap_or((0, 0, None))
     }
 
     /// An attention layer's mixer, through its output projection (`wo`).
@@ -453,10 +455,8 @@ impl<'a> Builder<'a> {
         } else {
             let bytes = self.tensors.bytes("token_embd.weight");
             let on = self.place.overridden.get("token_embd.weight");
-            self.g.weight(
-                bytes,
-                be(on.copied().unwrap_or(self.place.output_on_device)),
-            )
+            self.g
+                .weight(bytes, be(on.copied().unwrap_or(self.place.output_device)))
         };
         let logits = self.g.op(logits_bytes, &[out_w, result_norm]);
         self.g.set_output(logits);

@@ -24,6 +24,7 @@ use std::collections::HashMap;
 
 use crate::gguf::GgufModel;
 
+use super::galloc::DeviceBuffer;
 use super::hparams::ModelParams;
 use builder::{mask_bytes, Builder};
 use layers::{read_layers, widest_row, Layer, Tensors};
@@ -44,25 +45,33 @@ pub struct Reserve {
 /// Where the weights and caches the graph reads are, for the backend scheduler.
 #[derive(Debug, Clone, Default)]
 pub struct Placement {
-    /// A GPU backend runs beside the host (its scheduler splits the graph between them).
-    pub device: bool,
-    /// Each repeating layer's weights on the device.
-    pub layer_on_device: Vec<bool>,
-    pub output_on_device: bool,
-    /// Weights a buffer-type override placed, by name: on the device or not (whatever their
-    /// layer's place).
-    pub overridden: HashMap<String, bool>,
-    /// Each layer's cache: K bytes, V bytes, on the device.
-    pub kv: Vec<(u64, u64, bool)>,
-    /// Buffer alignment of the device's and the host's compute buffer types.
-    pub align: [u64; 2],
+    /// The devices' compute buffer types (none: everything on the host); the scheduler splits
+    /// the graph between them and the host.
+    pub devices: Vec<DeviceBuffer>,
+    /// Each repeating layer's weights: on which device (`None`: the host).
+    pub layer_device: Vec<Option<u8>>,
+    pub output_device: Option<u8>,
+    /// Weights a buffer-type override placed, by name: on which device or the host (whatever
+    /// their layer's place).
+    pub overridden: HashMap<String, Option<u8>>,
+    /// Each layer's cache: K bytes, V bytes, on which device (`None`: the host).
+    pub kv: Vec<(u64, u64, Option<u8>)>,
+    /// Buffer alignment of the host's compute buffer type.
+    pub host_align: u64,
+}
+
+impl Placement {
+    /// A GPU backend runs beside the host.
+    pub fn device(&self) -> bool {
+        !self.devices.is_empty()
+    }
 }
 
 /// The result, with what the figure rests on.
 #[derive(Debug, Clone)]
 pub struct ComputeGraph {
-    /// The device's compute buffer (0 without a device).
-    pub device_bytes: u64,
+    /// Each device's compute buffer, in device order (empty without a device).
+    pub device_bytes: Vec<u64>,
     /// The host's compute buffer (the only one on the CPU backend).
     pub host_bytes: u64,
     pub n_tokens: u64,
@@ -119,7 +128,7 @@ pub fn reserve(
         x = b.layer(il, x);
     }
     let logits_bytes = b.output(x);
-    let [device_bytes, host_bytes] = b.g.buffer_sizes(place.align, place.device);
+    let (device_bytes, host_bytes) = b.g.buffer_sizes(&place.devices, place.host_align);
     ComputeGraph {
         device_bytes,
         host_bytes,
@@ -148,7 +157,7 @@ fn beyond_any_device(
     }
     let largest = u64::try_from(largest).unwrap_or(u64::MAX);
     Some(ComputeGraph {
-        device_bytes: if place.device { largest } else { 0 },
+        device_bytes: vec![largest; place.devices.len()],
         host_bytes: largest,
         n_tokens,
         n_outputs,

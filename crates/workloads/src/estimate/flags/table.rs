@@ -3,8 +3,8 @@
 //! older builds.
 
 use super::{Apply, Effect, Flag, Takes};
-use crate::estimate::overrides;
 use crate::estimate::settings::apply;
+use crate::estimate::{devices, overrides};
 
 const fn row(
     names: &'static [&'static str],
@@ -115,13 +115,26 @@ pub static FLAGS: &[Flag] = &[
         "LLAMA_ARG_N_CPU_FFN",
         overrides::n_cpu_ffn,
     ),
+    // Several devices: RPC servers, the split mode, the proportions, the main device.
+    mv(&["--rpc"], "LLAMA_ARG_RPC", devices::rpc),
+    mv(
+        &["-sm", "--split-mode"],
+        "LLAMA_ARG_SPLIT_MODE",
+        devices::split_mode,
+    ),
+    mv(
+        &["-ts", "--tensor-split"],
+        "LLAMA_ARG_TENSOR_SPLIT",
+        devices::tensor_split,
+    ),
+    mv(
+        &["-mg", "--main-gpu"],
+        "LLAMA_ARG_MAIN_GPU",
+        devices::main_gpu,
+    ),
     // --- change memory, not modelled yet -------------------------------------------------------
     // Placement: devices, splits, automatic fitting, host buffers and repacking.
     uv(&["-dev", "--device"], "LLAMA_ARG_DEVICE"),
-    uv(&["--rpc"], "LLAMA_ARG_RPC"),
-    uv(&["-sm", "--split-mode"], "LLAMA_ARG_SPLIT_MODE"),
-    uv(&["-ts", "--tensor-split"], "LLAMA_ARG_TENSOR_SPLIT"),
-    uv(&["-mg", "--main-gpu"], "LLAMA_ARG_MAIN_GPU"),
     uv(&["-fit", "--fit"], "LLAMA_ARG_FIT"),
     uv(&["-fitt", "--fit-target"], "LLAMA_ARG_FIT_TARGET"),
     uv(&["-fitc", "--fit-ctx"], "LLAMA_ARG_FIT_CTX"),
