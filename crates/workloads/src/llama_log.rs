@@ -223,8 +223,9 @@ fn parse_buffer_line(line: &str) -> Option<BufferLine> {
     let i = line.find(" buffer size = ")?;
     let mib = parse_mib(&line[i + " buffer size = ".len()..])?;
     let head = &line[..i];
-    // "<...> component: BACKEND kind words"
-    let colon = head.rfind(':')?;
+    // "<...> component: BACKEND kind words"; an RPC device's name holds a colon of its own
+    // (`RPC0[127.0.0.1:50052]`), never followed by a space.
+    let colon = head.rfind(": ")?;
     let component = head[..colon].split_whitespace().last()?.to_string();
     let mut words = head[colon + 1..].split_whitespace();
     let backend = words.next()?.to_string();
@@ -349,6 +350,21 @@ I llama_memory_recurrent: size =    0.22 MiB (     4 cells,   3 layers,  4 seqs 
         assert_eq!(l.sum_mib(&BufferKind::Model), (10.0, 1186.25));
         assert_eq!(l.repacked_mib(&BufferKind::Model), 1328.25);
         assert_eq!(format!("{:.2}", l.sum_mib(&BufferKind::Compute).0), "0.00");
+    }
+
+    #[test]
+    fn rpc_device_names_keep_their_endpoint() {
+        // llama-server b11434 over two ggml-rpc-servers (crates/workloads/tests/llama_devices.rs).
+        let l = parse_llama_log(
+            "0.00.021.895 I load_tensors: RPC0[127.0.0.1:35749] model buffer size =     1.52 MiB\n\
+             0.00.027.113 I llama_kv_cache: RPC0[127.0.0.1:38573] KV buffer size =     0.88 MiB\n",
+        );
+        assert_eq!(l.buffers.len(), 2);
+        assert_eq!(l.buffers[0].component, "load_tensors");
+        assert_eq!(l.buffers[0].backend, "RPC0[127.0.0.1:35749]");
+        assert_eq!(l.buffers[1].backend, "RPC0[127.0.0.1:38573]");
+        assert_eq!(l.buffers[1].kind, BufferKind::Kv);
+        assert!(l.buffers.iter().all(BufferLine::is_gpu));
     }
 
     #[test]

@@ -10,10 +10,8 @@
 
 #![cfg(target_os = "linux")]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
@@ -23,7 +21,7 @@ use gpuledger_workloads::LlamaSettings;
 
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use llama_tools::LlamaTools;
+use llama_tools::{run_until_loaded, server_build, LlamaTools};
 
 const MIB: f64 = 1024.0 * 1024.0;
 const LVP_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
@@ -72,10 +70,7 @@ fn run_server(srv: &Server, model: &Path, args: &[&str]) -> String {
             "--no-warmup",
         ])
         .args(args)
-        .env("LD_LIBRARY_PATH", bin_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("LD_LIBRARY_PATH", bin_dir);
     if srv.backend == Backend::Vulkan {
         cmd.env("VK_ICD_FILENAMES", LVP_ICD)
             .env("GGML_VK_VISIBLE_DEVICES", "0");
@@ -83,55 +78,7 @@ fn run_server(srv: &Server, model: &Path, args: &[&str]) -> String {
             cmd.env("GGML_VK_DISABLE_GRAPH_OPTIMIZE", "1");
         }
     }
-    let mut child = cmd.spawn().expect("spawn llama-server");
-    // Read both pipes on threads; the log goes to stderr in this build.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let tx2 = tx.clone();
-    std::thread::spawn(move || pump(&mut out, tx));
-    std::thread::spawn(move || pump(&mut err, tx2));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut log = String::new();
-    while Instant::now() < deadline {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(chunk) => log.push_str(&chunk),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(_) => break,
-        }
-        if log.contains("server is listening")
-            || log.contains("listening on http")
-            || log.contains("exiting due to")
-        {
-            break;
-        }
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(100)) {
-        log.push_str(&chunk);
-    }
-    log
-}
-
-fn pump(r: &mut dyn Read, tx: std::sync::mpsc::Sender<String>) {
-    let mut buf = [0u8; 8192];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => {
-                if tx
-                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
-                    .is_err()
-                {
-                    return;
-                }
-            }
-        }
-    }
+    run_until_loaded(&mut cmd)
 }
 
 fn mib2(bytes: u64) -> String {
@@ -424,18 +371,6 @@ const APPROX_TOLERANCE: f64 = 0.15;
 /// relative error of up to ~8 % on these tiny models, far less on real ones, where the weights'
 /// activations are a small part of a compute buffer dominated by masks, scores and logits).
 const VK_REORDER_TOLERANCE: f64 = 0.10;
-
-/// The build number from llama.cpp's `build: 8123 (7e4c0a9) with ...` (older) or
-/// `build 11434 (pypi-...) with ...` (current) line, if it has one.
-fn server_build(log: &str) -> Option<u64> {
-    log.lines()
-        .filter(|l| l.contains(" with "))
-        .find_map(|l| {
-            let rest = l.split("build").nth(1)?;
-            gpuledger_workloads::estimate::parse_llama_build(rest.trim_start_matches([':', ' ']))
-        })
-        .filter(|&b| b > 0)
-}
 
 #[test]
 fn server_build_lines_old_and_new() {

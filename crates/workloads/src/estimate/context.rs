@@ -5,6 +5,7 @@
 
 use super::devices::Device;
 use super::overrides::Placed;
+use super::settings::SplitMode;
 use super::{
     pad, place_of, EstimateError, FlashAttn, GgufModel, GpuLayers, Input, InputSource,
     LlamaSettings, ModelParams, Place, Rules, Setting, SettingSource, TensorInfo,
@@ -223,6 +224,10 @@ pub(super) struct Offload {
     pub(super) devices: Vec<Device>,
     /// The device of each repeating layer and (last) of the output layer; `None`: the host.
     pub(super) layer_dev: Vec<Option<u8>>,
+    /// llama_context's conditions for pipeline parallelism hold (several devices, every layer
+    /// offloaded, -sm layer, KV with its layers, no buffer-type overrides); whether the devices
+    /// support it is the build's rule.
+    pub(super) pipeline: bool,
 }
 
 impl Offload {
@@ -317,6 +322,11 @@ pub(super) fn placement(
     rec.notes.extend(note);
     let layer_dev = super::devices::assign_layers(nl, offloaded, &cum);
     record_devices(s, &devices, rec);
+    let pipeline = devices.len() > 1
+        && offloaded > nl
+        && s.devices.split_mode.value == SplitMode::Layer
+        && s.kv_offload.value
+        && s.overrides.is_empty();
     Ok(Offload {
         output_on_gpu: offloaded >= 1,
         gpu_layers,
@@ -325,6 +335,7 @@ pub(super) fn placement(
         effects,
         devices,
         layer_dev,
+        pipeline,
     })
 }
 

@@ -324,7 +324,7 @@ pub(super) fn compute(
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    let place = compute_placement(p, kv, backend, off);
+    let place = compute_placement(p, kv, backend, off, rules);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     let gpu_bytes = g
@@ -360,7 +360,7 @@ pub(super) fn compute(
         host_bytes,
         approximate: !exact,
         confidence: if exact { "high" } else { "medium" },
-        method: compute_method(&g, r, backend, build),
+        method: compute_method(&g, r, &place, build),
         exact_parts,
         approximate_parts: approx,
         rules: rule_lines(build),
@@ -384,7 +384,10 @@ fn compute_placement(
     kv: &KvEstimate,
     backend: Backend,
     off: &Offload,
+    rules: Rules,
 ) -> super::compute::Placement {
+    let rpc = off.devices.iter().any(|d| d.endpoint.is_some());
+    let pipeline = off.pipeline && (!rpc || rules.rpc_pipeline);
     super::compute::Placement {
         devices: off
             .devices
@@ -404,6 +407,8 @@ fn compute_placement(
             .map(|(il, &(k, v, on))| (k, v, on.then(|| off.layer_device(il as u32)).flatten()))
             .collect(),
         host_align: compute_align(backend)[1],
+        n_copies: if pipeline { 4 } else { 1 },
+        full_offload: off.layer_dev.iter().all(Option::is_some),
     }
 }
 
@@ -435,16 +440,24 @@ fn compute_align(backend: Backend) -> [u64; 2] {
 fn compute_method(
     g: &super::compute::ComputeGraph,
     r: &Resolved,
-    backend: Backend,
+    place: &super::compute::Placement,
     build: Option<u64>,
 ) -> String {
-    let split = if backend == Backend::Cpu {
-        "one CPU buffer holds the whole graph"
+    let mut split = if !place.device() {
+        "one CPU buffer holds the whole graph".to_string()
     } else {
-        "the backend scheduler's split replayed: ops on the device's weights (and host \
-         weights' ops over 32+ rows, offloaded) on the device, the token lookup and what \
+        "the backend scheduler's split replayed: ops on a device's weights (and host \
+         weights' ops over 32+ rows, offloaded) on that device, the token lookup and what \
          writes host caches on the host, a copy of each tensor read across"
+            .to_string()
     };
+    if place.n_copies > 1 {
+        split.push_str(&format!(
+            "; pipeline parallelism (several devices, the whole model offloaded): {} copies \
+             of every input, kept for the whole graph",
+            place.n_copies
+        ));
+    }
     let mut method = format!(
         "ggml-alloc replayed over the worst-case graph: {} tokens ({} sequences), {} output \
          rows (logits {:.2} MiB), attention masks {:.2} MiB; {split}",

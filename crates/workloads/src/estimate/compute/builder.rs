@@ -31,6 +31,10 @@ pub(super) struct Builder<'a> {
     /// Tokens the nodes being written carry (n_outputs from the last layer's output selection).
     cur_t: u64,
     inputs: Inputs,
+    /// llama_context's graph callback fixes each layer's norms on the layer's device when the
+    /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
+    /// on the previous layer's device).
+    pin_norms: bool,
 }
 
 /// The graph inputs the layers read.
@@ -94,6 +98,7 @@ impl<'a> Builder<'a> {
             approx: Vec::new(),
             cur_t: n_tokens,
             inputs: Inputs::default(),
+            pin_norms: place.full_offload || n_tokens < 32,
         }
     }
 
@@ -224,7 +229,7 @@ impl<'a> Builder<'a> {
         if let Some((mt, ms, me)) = i.mixed {
             let rows = g.get_rows(et, &[tok_embd, mt]);
             let dup = g.op(et, &[me]);
-            g.view_with(dup, &[rows, ms]); // set_rows into the copy: keeps the copy alive
+            g.set_rows(dup, &[rows, ms]); // into the copy: keeps the copy alive
         }
         if let Some(s) = i.scale_rows {
             g.inplace(et, &[inp, s])
@@ -241,6 +246,7 @@ impl<'a> Builder<'a> {
         let l = &layers[il];
         let et = self.et();
         let norm = self.g.inplace(et, &[inp]);
+        self.pin_norm(il, norm);
         let w = self.weight(Some(il), "attn_norm.weight");
         let normed = self.g.inplace(et, &[norm, w]);
         let mut attn_out = if l.recurrent {
@@ -284,8 +290,17 @@ impl<'a> Builder<'a> {
     fn norm(&mut self, il: usize, x: Id, weight: &str) -> Id {
         let et = self.et();
         let n = self.g.inplace(et, &[x]);
+        self.pin_norm(il, n);
         let w = self.weight(Some(il), weight);
         self.g.inplace(et, &[n, w])
+    }
+
+    /// A layer's norm (`cb(cur, "norm", il)`) on the layer's device, when llama.cpp fixes it.
+    fn pin_norm(&mut self, il: usize, n: Id) {
+        if self.pin_norms {
+            let d = self.place.layer_device.get(il).copied().flatten();
+            self.g.pin(n, be(d));
+        }
     }
 
     /// A recurrent layer's mixer (Mamba-1's block).

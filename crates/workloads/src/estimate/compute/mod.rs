@@ -58,6 +58,11 @@ pub struct Placement {
     pub kv: Vec<(u64, u64, Option<u8>)>,
     /// Buffer alignment of the host's compute buffer type.
     pub host_align: u64,
+    /// Copies of each graph and split input the scheduler keeps: 4 with pipeline parallelism
+    /// (`GGML_SCHED_MAX_COPIES`), else 1.
+    pub n_copies: u64,
+    /// Every layer and the output layer are on devices (`-ngl` > n_layer).
+    pub full_offload: bool,
 }
 
 impl Placement {
@@ -128,7 +133,8 @@ pub fn reserve(
         x = b.layer(il, x);
     }
     let logits_bytes = b.output(x);
-    let (device_bytes, host_bytes) = b.g.buffer_sizes(&place.devices, place.host_align);
+    let (device_bytes, host_bytes) =
+        b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);
     ComputeGraph {
         device_bytes,
         host_bytes,

@@ -47,6 +47,16 @@ pub const RULES: &[RuleInfo] = &[
                  the PR was not identified",
         build_verified: false,
     },
+    RuleInfo {
+        name: "rpc-pipeline: RPC devices report async compute and events, so a model offloaded \
+               whole over several devices runs with pipeline parallelism (4 copies of every \
+               input)",
+        since_build: 11434,
+        change: "b10434's llama-server over two ggml-rpc-servers logs \"sched copies = 1\", \
+                 b11434's \"pipeline parallelism enabled\" and 4 copies; the PR was not \
+                 identified",
+        build_verified: false,
+    },
 ];
 
 /// Which build-dependent rules apply.
@@ -56,6 +66,7 @@ pub struct Rules {
     pub f16_fa_mask: bool,
     pub outputs_per_seq: bool,
     pub mixed_input: bool,
+    pub rpc_pipeline: bool,
 }
 
 impl Rules {
@@ -67,6 +78,7 @@ impl Rules {
             f16_fa_mask: has(1),
             outputs_per_seq: has(2),
             mixed_input: has(3),
+            rpc_pipeline: has(4),
         }
     }
 }
