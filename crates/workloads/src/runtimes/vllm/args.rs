@@ -27,6 +27,8 @@ pub struct VllmSettings {
     pub block_size: Src<u64>,
     pub quantization: Option<Src<String>>,
     pub kv_cache_memory_bytes: Option<Src<u64>>,
+    /// `--disable-hybrid-kv-cache-manager`: every layer in one KV group, windowed or not.
+    pub disable_hybrid_kv_cache_manager: bool,
 }
 
 /// `--a_b=v`, `--a-b v` → (`--a-b`, Some(v)); vLLM's parser accepts underscores too.
@@ -276,6 +278,9 @@ impl VllmSettings {
             block_size,
             quantization: a.text(&["--quantization", "-q"])?,
             kv_cache_memory_bytes,
+            disable_hybrid_kv_cache_manager: a
+                .flag(&["--disable-hybrid-kv-cache-manager"])
+                .is_some_and(|(_, v)| !v.is_some_and(|v| v.eq_ignore_ascii_case("false"))),
         })
     }
 }

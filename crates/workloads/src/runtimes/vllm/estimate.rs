@@ -2,6 +2,7 @@
 //! weights per rank, the KV cache from the block count when it is known, and the rest of the
 //! reservation; then the sentence that says so.
 
+use super::groups::KvGroups;
 use super::{VllmMetrics, VllmSettings};
 use crate::runtimes::hf::{gib, thousands};
 use crate::runtimes::reservation::{
@@ -38,7 +39,7 @@ pub fn estimate(
     let (weights, model_in) = model_inputs(model, ranks, &format!("{ranks} ranks"));
     let mut inputs = model_in.to_vec();
     inputs.extend(settings_inputs(&s));
-    let per_block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
+    let block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
     if let Some((n, src_)) = &blocks {
         inputs.push(Input::new("num_gpu_blocks", n, src_.clone()));
     }
@@ -46,8 +47,8 @@ pub fn estimate(
     if let Some(t) = device_total {
         inputs.push(device_total_input(t));
     }
-    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), per_block);
-    if kv.is_none() && per_block.is_some() {
+    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), block);
+    if kv.is_none() && block.is_some() {
         not_modelled.push(
             "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
         );
@@ -72,8 +73,8 @@ pub fn estimate(
     if reservation.is_none() && s.kv_cache_memory_bytes.is_none() {
         not_modelled.push("the reservation: the device's total memory is not known".into());
     }
-    let n_ctx = match (&blocks, kv) {
-        (Some((n, _)), Some(_)) => Some(n * s.block_size.value),
+    let n_ctx = match (&blocks, kv, block) {
+        (Some((n, _)), Some(_), Some(b)) => Some(tokens(*n, b, &s)),
         _ => None,
     };
     RuntimeEstimate {
@@ -184,64 +185,111 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     inputs
 }
 
-/// KV bytes of one block on one rank (an input), or why the cache is not sized (not modelled).
+/// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV
+/// group's layers for a hybrid model) and the groups a token takes a slot in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Block {
+    bytes: u64,
+    groups: u64,
+}
+
+/// One block on one rank (an input), or why the cache is not sized (not modelled).
 fn kv_per_block(
     model: &ModelFacts,
     s: &VllmSettings,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<String>,
-) -> Option<u64> {
+) -> Option<Block> {
     let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);
-    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp);
-    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
-    let per_block = per_token
-        .as_ref()
-        .and_then(|(b, _)| b.checked_mul(s.block_size.value));
-    match &per_token {
-        Some((b, how)) => inputs.push(Input::new(
-            "KV bytes per block (per rank)",
-            format!(
-                "{} ({} per token)",
-                per_block.map_or_else(|| "too large".into(), |x| x.to_string()),
-                b
-            ),
-            format!("{how} × block {} tokens", s.block_size.value),
-        )),
-        None => not_modelled.push(format!(
+    let Some((per_token, how)) =
+        kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp)
+    else {
+        not_modelled.push(format!(
             "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
             s.kv_cache_dtype.value
-        )),
-    }
-    if let Some(n) = &model.config.non_uniform_layers {
-        not_modelled.push(format!(
-            "per-layer KV differences: config.json has {n}; the block size counts every layer as full attention"
         ));
-    }
-    per_block
+        return None;
+    };
+    let bs = s.block_size.value;
+    let layers = model.config.n_layer.div_ceil(pp.max(1));
+    let groups = match (&model.config.layers, s.disable_hybrid_kv_cache_manager) {
+        (Some(l), false) => match KvGroups::of(l, pp) {
+            Ok(g) => g.map(|g| (g, l.source.clone())),
+            Err(e) => {
+                not_modelled.push(format!("the KV cache: {e}"));
+                return None;
+            }
+        },
+        _ => None,
+    };
+    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
+    let (tensors, n_groups, words) = match &groups {
+        Some((g, src_)) => (
+            g.group_size,
+            g.groups,
+            format!(
+                " ÷ {layers} layers × {} layers per KV group ({} groups; {src_})",
+                g.group_size, g.groups
+            ),
+        ),
+        None => (layers, 1, String::new()),
+    };
+    let bytes = (per_token / layers.max(1))
+        .checked_mul(tensors)
+        .and_then(|b| b.checked_mul(bs));
+    inputs.push(Input::new(
+        "KV bytes per block (per rank)",
+        format!(
+            "{} ({} per token over all layers)",
+            bytes.map_or_else(|| "too large".into(), |x| x.to_string()),
+            per_token
+        ),
+        format!("{how}{words} × block {bs} tokens"),
+    ));
+    bytes.map(|bytes| Block {
+        bytes,
+        groups: n_groups,
+    })
 }
 
 /// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
 fn kv_size(
     s: &VllmSettings,
     blocks: Option<&(u64, String)>,
-    per_block: Option<u64>,
+    block: Option<Block>,
 ) -> (Option<u64>, String) {
-    match (&s.kv_cache_memory_bytes, blocks, per_block) {
+    match (&s.kv_cache_memory_bytes, blocks, block) {
         (Some(k), _, _) => (
             Some(k.value),
             format!("{} KV cache ({})", gib(k.value), k.source),
         ),
-        (None, Some((n, _)), Some(pb)) if n.checked_mul(pb).is_some() => (
-            Some(n * pb),
-            format!(
-                "{} KV cache in {} blocks of {} tokens",
-                gib(n * pb),
-                thousands(*n),
-                s.block_size.value
-            ),
-        ),
+        (None, Some((n, _)), Some(b)) if n.checked_mul(b.bytes).is_some() => {
+            let groups = if b.groups > 1 {
+                format!(
+                    ", {} tokens over {} KV groups",
+                    thousands(tokens(*n, b, s)),
+                    b.groups
+                )
+            } else {
+                String::new()
+            };
+            (
+                Some(n * b.bytes),
+                format!(
+                    "{} KV cache in {} blocks of {} tokens{groups}",
+                    gib(n * b.bytes),
+                    thousands(*n),
+                    s.block_size.value
+                ),
+            )
+        }
         _ => (None, String::new()),
     }
+}
+
+/// The tokens `n` blocks hold, as vLLM prints them: a token takes a slot in every group.
+fn tokens(n: u64, b: Block, s: &VllmSettings) -> u64 {
+    (n / b.groups.max(1)).saturating_mul(s.block_size.value)
 }
 
 /// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).

@@ -12,6 +12,8 @@
 //!   bytes`, as vLLM's `AttentionSpec.page_size_bytes` sums it per layer (KV heads are split over
 //!   the TP ranks, at least one per rank); MLA models store one latent vector of
 //!   `kv_lora_rank + qk_rope_head_dim` values per token and layer, replicated on every rank;
+//!   a model that mixes full-attention and sliding-window layers spans one KV group's layers per
+//!   block, not all of them ([`KvGroups`], `groups`);
 //! - the block count: only vLLM knows it (it comes from the profiled activation peak), so it is
 //!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
 //!   `None` and the sentence says what the rest of the reservation holds.
@@ -22,6 +24,7 @@
 
 mod args;
 mod estimate;
+mod groups;
 mod live;
 mod reports;
 mod runtime;
@@ -29,6 +32,7 @@ mod runtime;
 pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
 pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 pub use estimate::estimate;
+pub use groups::KvGroups;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
 pub use runtime::Vllm;
 
