@@ -17,6 +17,7 @@ fn fixture(p: &str) -> PathBuf {
 fn facts(config: &str) -> ModelFacts {
     let path = fixture(config);
     ModelFacts {
+        gguf: None,
         dir: "/google/gemma-3-27b-it".into(),
         found: "test".into(),
         config: ModelConfig::parse(&std::fs::read(&path).unwrap(), &path).unwrap(),
@@ -122,6 +123,7 @@ fn layer_kinds_from_config_json() {
     let l = c.layers.clone().unwrap();
     assert_eq!((l.full, l.other), (1, 3));
     let m = ModelFacts {
+        gguf: None,
         config: c,
         ..facts("vllm/gemma-3-27b-it-config.json")
     };
@@ -134,4 +136,53 @@ fn layer_kinds_from_config_json() {
         "{:?}",
         e.not_modelled
     );
+}
+
+#[test]
+fn vllm_serving_a_gguf_file_takes_weights_and_shape_from_its_header() {
+    use gpuledger_workloads::gguf::writer::GgufWriter;
+    use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue};
+    // vLLM's GGUF example (docs, "GGUF"): `vllm serve ./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf
+    // --tokenizer TinyLlama/TinyLlama-1.1B-Chat-v1.0`. The header is rebuilt with TinyLlama's
+    // shape (fixtures/vllm/tinyllama-1.1b-chat-config.json: 22 layers, 32 heads, 4 KV heads,
+    // 2048 wide); the file's 668 MB of data are sparse.
+    let s = settings(
+        "vllm serve ./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf --tokenizer TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+    );
+    assert!(vllm::serves_gguf(s.model.as_deref().unwrap(), None));
+    let q = |n| GgmlType::from_name(n).unwrap();
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("llama".into()))
+        .kv("llama.block_count", MetaValue::U32(22))
+        .kv("llama.attention.head_count", MetaValue::U32(32))
+        .kv("llama.attention.head_count_kv", MetaValue::U32(4))
+        .kv("llama.embedding_length", MetaValue::U32(2048))
+        .kv("llama.context_length", MetaValue::U32(2048))
+        .tensor("token_embd.weight", &[2048, 32000], q("Q4_K"));
+    for l in 0..22 {
+        for (t, d) in [
+            ("attn_q", [2048u64, 2048]),
+            ("attn_k", [2048, 256]),
+            ("attn_v", [2048, 256]),
+            ("attn_output", [2048, 2048]),
+            ("ffn_gate", [2048, 5632]),
+            ("ffn_up", [2048, 5632]),
+            ("ffn_down", [5632, 2048]),
+        ] {
+            w.tensor(&format!("blk.{l}.{t}.weight"), &d, q("Q4_K"));
+        }
+    }
+    w.tensor("output.weight", &[2048, 32000], q("Q6_K"));
+    let path = std::env::temp_dir().join(format!("gl-vllm-gguf-{}.gguf", std::process::id()));
+    w.write(&path).unwrap();
+    let g = GgufModel::open(&path).unwrap();
+    let m = vllm::gguf_facts(&g, Path::new("./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf")).unwrap();
+    let header_bytes: u64 = g.tensors().map(|t| t.n_bytes).sum();
+    let e = vllm::estimate(&m, &s, Some(24 << 30), Some(&blocks(11_915))).summary;
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(e.weights_gpu_bytes, header_bytes);
+    // The KV block is the one TinyLlama's config.json gives (22 × 2 × 4 × 64 × 2 B × 16).
+    assert_eq!(e.kv_cache_gpu_bytes, Some(11_915 * 360_448));
+    let why = e.why.unwrap();
+    assert!(!why.contains("config.json"), "{why}");
 }

@@ -24,6 +24,7 @@
 
 mod args;
 mod estimate;
+mod gguf;
 mod groups;
 mod live;
 mod reports;
@@ -32,6 +33,7 @@ mod runtime;
 pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
 pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 pub use estimate::estimate;
+pub use gguf::{facts as gguf_facts, serves_gguf};
 pub use groups::KvGroups;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
 pub use runtime::Vllm;
@@ -49,7 +51,12 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
         .model
         .clone()
         .ok_or("the model is not named on vLLM's command line (`vllm serve MODEL` or --model)")?;
-    let facts = ModelFacts::read(&model, ctx)?;
+    let quantization = s.quantization.as_ref().map(|q| q.value.as_str());
+    let facts = if gguf::serves_gguf(&model, quantization) {
+        gguf::read(&model, ctx)?
+    } else {
+        ModelFacts::read(&model, ctx)?
+    };
     let metrics = first_answer(ctx, &["/metrics"], parse_metrics);
     Ok(estimate(&facts, &s, ctx.device_total, metrics.as_ref()))
 }
