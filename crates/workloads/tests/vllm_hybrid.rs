@@ -186,3 +186,55 @@ fn vllm_serving_a_gguf_file_takes_weights_and_shape_from_its_header() {
     let why = e.why.unwrap();
     assert!(!why.contains("config.json"), "{why}");
 }
+
+#[test]
+fn quantised_moe_weights_are_a_floor_in_words() {
+    // gpt-oss-120b (config.json: 36 layers alternating sliding/full, 128 MXFP4 experts):
+    // vLLM printed "Model loading took 65.9651 GiB" on an H100 (vllm-project/vllm#23278), the
+    // checkpoint is 60.8 GiB: the file's bytes are a floor.
+    let types: Vec<&str> = (0..36)
+        .map(|i| {
+            if i % 2 == 0 {
+                "\"sliding_attention\""
+            } else {
+                "\"full_attention\""
+            }
+        })
+        .collect();
+    let json = format!(
+        r#"{{"model_type":"gpt_oss","num_hidden_layers":36,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"num_local_experts":128,"sliding_window":128,"layer_types":[{}],"quantization_config":{{"quant_method":"mxfp4"}}}}"#,
+        types.join(",")
+    );
+    let c = ModelConfig::parse(json.as_bytes(), Path::new("c.json")).unwrap();
+    assert_eq!(c.moe_experts, Some(128));
+    let m = ModelFacts {
+        gguf: None,
+        config: c,
+        ..facts("vllm/gemma-3-27b-it-config.json")
+    };
+    let e = vllm::estimate(
+        &m,
+        &settings("vllm serve openai/gpt-oss-120b"),
+        Some(80 << 30),
+        None,
+    )
+    .summary;
+    let why = e.why.unwrap();
+    assert!(why.contains(": ≥ 0.00 GiB weights"), "{why}");
+    assert!(
+        e.not_modelled
+            .iter()
+            .any(|n| n.contains("128 mxfp4 experts") && n.contains("a floor, not exact")),
+        "{:?}",
+        e.not_modelled
+    );
+    // A dense model's weights stay a plain figure.
+    let e = vllm::estimate(
+        &facts("vllm/gemma-3-27b-it-config.json"),
+        &settings("vllm serve /m"),
+        Some(80 << 30),
+        None,
+    )
+    .summary;
+    assert!(!e.why.unwrap().contains('≥'));
+}

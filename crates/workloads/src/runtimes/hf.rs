@@ -170,6 +170,8 @@ pub struct ModelConfig {
     pub mla_dim: Option<u64>,
     pub quant_method: Option<String>,
     pub max_position_embeddings: Option<u64>,
+    /// Routed experts per MoE layer (`num_local_experts`, `num_experts`, `n_routed_experts`).
+    pub moe_experts: Option<u64>,
     /// Which layers attend over a sliding window (or otherwise), when not every layer is full
     /// attention; `None`: every layer is.
     pub layers: Option<LayerKinds>,
@@ -344,6 +346,10 @@ impl ModelConfig {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             max_position_embeddings: num("max_position_embeddings"),
+            moe_experts: num("num_local_experts")
+                .or_else(|| num("num_experts"))
+                .or_else(|| num("n_routed_experts"))
+                .filter(|&n| n > 1),
             layers,
         })
     }

@@ -53,17 +53,15 @@ pub fn estimate(
             "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
         );
     }
-    let rest_label = if s.enforce_eager.value {
-        "activations (no CUDA graphs: --enforce-eager)"
-    } else {
-        "activations and CUDA graphs"
-    };
-    not_modelled.push(format!(
-        "how the rest of the reservation splits into {rest_label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
-    ));
+    let rest_label = rest_label(&s, &mut not_modelled);
+    let weights_floor = quantised_moe(model, &s);
+    if let Some(floor) = &weights_floor {
+        not_modelled.push(floor.clone());
+    }
     let parts = Parts {
         s: &s,
         weights,
+        weights_floor: weights_floor.is_some(),
         kv,
         kv_how,
         ranks,
@@ -99,6 +97,20 @@ pub fn estimate(
         },
         inputs,
     }
+}
+
+/// What the rest of the reservation holds besides weights and KV, noting that its split is not
+/// modelled.
+fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> &'static str {
+    let label = if s.enforce_eager.value {
+        "activations (no CUDA graphs: --enforce-eager)"
+    } else {
+        "activations and CUDA graphs"
+    };
+    not_modelled.push(format!(
+        "how the rest of the reservation splits into {label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
+    ));
+    label
 }
 
 /// Take the server's `vllm:cache_config_info` over the flags (a value out of range is passed
@@ -183,6 +195,23 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     }
     inputs.push(s.enforce_eager.input("enforce_eager"));
     inputs
+}
+
+/// Why the weights figure is a floor, for a MoE model whose experts are quantised (MXFP4 in
+/// gpt-oss, FP8, INT4): vLLM repacks such experts for its fused-MoE kernels (Marlin, Triton,
+/// FlashInfer), padding their dimensions to the kernels' tiles, so what it holds can exceed the
+/// file's tensor bytes (gpt-oss-120b: "Model loading took 65.9651 GiB", vllm-project/vllm#23278,
+/// against 60.8 GiB of files).
+fn quantised_moe(model: &ModelFacts, s: &VllmSettings) -> Option<String> {
+    let experts = model.config.moe_experts?;
+    let q = model
+        .config
+        .quant_method
+        .clone()
+        .or_else(|| s.quantization.as_ref().map(|q| q.value.clone()))?;
+    Some(format!(
+        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact"
+    ))
 }
 
 /// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV
@@ -314,6 +343,8 @@ fn util_words(s: &VllmSettings) -> String {
 struct Parts<'a> {
     s: &'a VllmSettings,
     weights: u64,
+    /// The weights figure is the files' size, which vLLM's kernels may exceed.
+    weights_floor: bool,
     kv: Option<u64>,
     kv_how: String,
     ranks: u64,
@@ -328,12 +359,20 @@ impl Parts<'_> {
         let Parts {
             s,
             weights,
+            weights_floor,
             kv,
             kv_how,
             ranks,
             rest_label,
         } = self;
         let (weights, kv) = (*weights, *kv);
+        let gib_w = |w: u64| {
+            if *weights_floor {
+                format!("≥ {}", gib(w))
+            } else {
+                gib(w)
+            }
+        };
         let util_words = util_words(s);
         let rank_words = rank_words(*ranks);
         let pct = percent(s.gpu_memory_utilization.value);
@@ -343,7 +382,7 @@ impl Parts<'_> {
                 let kv_words = kv.map(|_| format!(" and {kv_how}")).unwrap_or_default();
                 let why = format!(
                     "The estimate contradicts itself: {} weights{rank_words}{kv_words} exceed what vLLM reserves, {pct} of this GPU ({}, {util_words}). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.",
-                    gib(weights),
+                    gib_w(weights),
                     gib(r)
                 );
                 (r, None, why)
@@ -353,12 +392,12 @@ impl Parts<'_> {
                 let why = match (kv, rest) {
                     (Some(_), Some(rest)) => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
-                        gib(weights),
+                        gib_w(weights),
                         gib(rest)
                     ),
                     _ => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}; the rest ({}) holds the KV cache and {rest_label} (the block count is not known here).",
-                        gib(weights),
+                        gib_w(weights),
                         gib(r - weights)
                     ),
                 };
@@ -369,7 +408,7 @@ impl Parts<'_> {
                 None,
                 format!(
                     "vLLM reserves {pct} of its GPU ({util_words}), but the GPU's size is not known here: {} weights{rank_words}{}.",
-                    gib(weights),
+                    gib_w(weights),
                     if kv.is_some() { format!(", {kv_how}") } else { String::new() }
                 ),
             ),
@@ -378,7 +417,7 @@ impl Parts<'_> {
                 None,
                 format!(
                     "vLLM holds {} weights{rank_words} and {kv_how}, which replaces the --gpu-memory-utilization reservation; {rest_label} come on top.",
-                    gib(weights)
+                    gib_w(weights)
                 ),
             ),
         }

@@ -102,6 +102,7 @@ fn config(g: &GgufModel, shown: &Path) -> Result<ModelConfig, String> {
         mla_dim: None,
         quant_method: Some("gguf".into()),
         max_position_embeddings: num("context_length"),
+        moe_experts: num("expert_count"),
         layers: layers(arch, n_layer, num("attention.sliding_window").is_some()),
     })
 }
