@@ -4,8 +4,8 @@
 use super::super::reservation::{src, Src};
 
 /// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
-/// commit 002f10e0 read for this recipe). Releases before that used 0.9; when a running server
-/// answers `/metrics`, its own value replaces this default.
+/// commit 002f10e0 read for this recipe) since v0.21.0; 0.9 before (see `version`, which takes
+/// the default from the release that runs). A running server's `/metrics` value replaces it.
 pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
 /// `CacheConfig.DEFAULT_BLOCK_SIZE` (same file).
 pub const DEFAULT_BLOCK_SIZE: u64 = 16;
@@ -193,10 +193,7 @@ impl Args<'_> {
                 }
                 src(x, self.source(&n, &v))
             }
-            None => src(
-                DEFAULT_GPU_MEMORY_UTILIZATION,
-                "default (vLLM source, vllm/config/cache.py; 0.9 in older releases)",
-            ),
+            None => super::version::default_utilization(None),
         })
     }
 

@@ -29,6 +29,7 @@ mod groups;
 mod live;
 mod reports;
 mod runtime;
+mod version;
 
 pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
 pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
@@ -37,6 +38,7 @@ pub use gguf::{facts as gguf_facts, serves_gguf};
 pub use groups::KvGroups;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
 pub use runtime::Vllm;
+pub use version::{default_utilization, DEFAULT_092_SINCE};
 
 use super::reservation::first_answer;
 use super::{ProcessContext, RuntimeEstimate};
@@ -45,8 +47,12 @@ use super::{ProcessContext, RuntimeEstimate};
 /// and `/metrics` when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
     let from = ctx.argv_source();
-    let s = VllmSettings::from_args(&ctx.argv, &from)
+    let mut s = VllmSettings::from_args(&ctx.argv, &from)
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
+    if s.gpu_memory_utilization.source.starts_with("default") {
+        // The default changed in v0.21.0: take the one of the release that runs.
+        s.gpu_memory_utilization = default_utilization(version::running(ctx).as_ref());
+    }
     let model = s
         .model
         .clone()
