@@ -218,8 +218,15 @@ fn percent_off(d: i64, estimated: u64) -> String {
 
 /// The estimated ledger, apart from the measured one.
 fn estimated_section(out: &mut String, est: &EstimatedLedger) {
-    out.push_str(if est.runtime.is_some() {
+    // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
+    let from_gguf = est
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.inputs.iter().any(|i| i.source == "GGUF header"));
+    out.push_str(if est.runtime.is_some() && !from_gguf {
         "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+    } else if est.runtime.is_some() {
+        "\nESTIMATED (computed from the GGUF header and the runtime's settings; not measured)\n"
     } else {
         "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
     });
