@@ -253,6 +253,13 @@ fn vllm_server_and_its_engine_core() {
     assert_eq!(v["group"]["root_pid"], f.child.id());
     assert_eq!(v["group"]["members"][0]["pid"], f.engine);
     assert_eq!(v["group"]["measured_gpu_bytes"], MEASURED);
+    // Beside it, the member's estimated share from the collection round (flags only: 0.5).
+    assert_eq!(
+        v["group"]["members"][0]["estimated_gpu_bytes"],
+        DEVICE_TOTAL / 2
+    );
+    assert_eq!(v["group"]["estimated_gpu_bytes"], DEVICE_TOTAL / 2);
+    assert!(text.contains("(estimated share 12 GiB)"), "{text}");
     assert!(
         text.contains(&format!(
             "WORKLOAD PROCESSES (rooted at pid {}",

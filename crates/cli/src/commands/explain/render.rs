@@ -125,9 +125,13 @@ fn group_section(out: &mut String, e: &Explanation) {
     let Some(g) = &e.group else {
         return;
     };
+    let estimated = g
+        .estimated_gpu_bytes
+        .map(|b| format!(", {} estimated in all", human_bytes(b)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all)",
+        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all{estimated})",
         g.root_pid,
         human_bytes(g.measured_gpu_bytes)
     );
@@ -153,7 +157,12 @@ fn group_section(out: &mut String, e: &Explanation) {
         } else {
             ""
         };
-        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{this}", m.pid, m.role);
+        // Each member's estimated share beside its own measured memory.
+        let share = m
+            .estimated_gpu_bytes
+            .map(|b| format!("  (estimated share {})", human_bytes(b)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{share}{this}", m.pid, m.role);
     }
 }
 
