@@ -310,6 +310,30 @@ mod tests {
         crate::identify::identify_in(&procs.facts(pid), &procs)
     }
 
+    /// LM Studio: the app (an AppImage here) runs the model in its `node` helper, the process
+    /// nvidia-smi lists as `…/.lmstudio/.internal/utils/node` (lmstudio-bug-tracker#940).
+    #[test]
+    fn lm_studios_node_helper_is_its_engine() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        proc_entry(r, 600, 1, "lm-studio", "/tmp/.mount_LM-StuX1/lm-studio", "");
+        proc_entry(
+            r,
+            601,
+            600,
+            "node",
+            "/home/u/.lmstudio/.internal/utils/node",
+            "",
+        );
+        let w = joined(r, 601);
+        assert_eq!(w.kind, WorkloadKind::LmStudio);
+        let m = w.member.unwrap();
+        assert_eq!(
+            (m.root_pid, m.role.as_str()),
+            (Some(600), "engine (node helper)")
+        );
+    }
+
     /// llama.cpp over RPC: `rpc-server -p 50052` started apart from the llama-server whose
     /// `--rpc 127.0.0.1:50052` uses it (llama.cpp's tools/rpc README setup).
     #[test]
