@@ -9,13 +9,18 @@
 //! 2. `name+port`: a process that is gone paired with a new one of the same name listening on a
 //!    common TCP port (a llama-server restarted with a bigger `-c` keeps its port);
 //! 3. `name+model`: same name and same model file (`workload.model` when the snapshot has it, else
-//!    the `-m`/`--model` argument of the command line), compared by file name.
+//!    the `-m`/`--model` argument of the command line), compared by file name;
+//! 4. `workload+role`: a member of a workload of several processes (a vLLM worker, an SGLang
+//!    scheduler) paired with the new member of the same name, runtime, role and model under a
+//!    restarted root: a server restarted with new PIDs is the same workload. The members of one
+//!    root before all pair with members of one root after; when two roots after could take them
+//!    (two like servers on one machine), they are left unpaired rather than guessed.
 //!
 //! Measured values and estimated breakdowns are kept apart: a process's `estimate` (the estimated
 //! ledger, `gpuledger_model::EstimatedMemory`) is diffed part by part ([`ESTIMATE_PARTS`]) and
 //! shown in its own section.
 
-use gpuledger_model::{EstimatedMemory, Process, Snapshot, Usage};
+use gpuledger_model::{EstimatedMemory, Process, Snapshot, Usage, WorkloadKind};
 use serde::Serialize;
 
 /// The estimate's parts: the snapshot's field name (the key in the diff's JSON) and the word the
@@ -83,6 +88,8 @@ pub enum PairRule {
     NamePort,
     #[serde(rename = "name+model")]
     NameModel,
+    #[serde(rename = "workload+role")]
+    WorkloadRole,
 }
 
 impl PairRule {
@@ -93,6 +100,7 @@ impl PairRule {
             PairRule::PidDevice => "pid+device",
             PairRule::NamePort => "name+port",
             PairRule::NameModel => "name+model",
+            PairRule::WorkloadRole => "workload+role",
         }
     }
 }
@@ -293,7 +301,13 @@ pub fn pair(a: &Snapshot, b: &Snapshot) -> Vec<(usize, usize, PairRule)> {
         }
     }
 
-    // Unpaired: disappeared (only in a) and appeared (only in b), as sentinel indices.
+    pair_members(pa, pb, &mut used_a, &mut used_b, &mut out);
+    push_unpaired(&used_a, &used_b, &mut out);
+    out
+}
+
+/// Unpaired: disappeared (only in a) and appeared (only in b), as sentinel indices.
+fn push_unpaired(used_a: &[bool], used_b: &[bool], out: &mut Vec<(usize, usize, PairRule)>) {
     for (i, u) in used_a.iter().enumerate() {
         if !u {
             out.push((i, usize::MAX, PairRule::PidStart));
@@ -304,7 +318,59 @@ pub fn pair(a: &Snapshot, b: &Snapshot) -> Vec<(usize, usize, PairRule)> {
             out.push((usize::MAX, j, PairRule::PidStart));
         }
     }
-    out
+}
+
+/// A member's runtime, role and root, and its model by file name.
+fn member_key(p: &Process) -> Option<(WorkloadKind, &str, u32, Option<String>)> {
+    let w = p.workload.as_ref()?;
+    let m = w.member.as_ref()?;
+    Some((w.kind, m.role.as_str(), m.root_pid?, model_of(p)))
+}
+
+/// Rule 4: members of a restarted workload, root by root (see the module's doc).
+fn pair_members(
+    pa: &[Process],
+    pb: &[Process],
+    used_a: &mut [bool],
+    used_b: &mut [bool],
+    out: &mut Vec<(usize, usize, PairRule)>,
+) {
+    let mut roots: Vec<(u32, u32)> = Vec::new();
+    for i in 0..pa.len() {
+        let Some((kind, role, root_a, model)) = member_key(&pa[i]).filter(|_| !used_a[i]) else {
+            continue;
+        };
+        let like = |j: usize| {
+            !used_b[j]
+                && pb[j].name == pa[i].name
+                && member_key(&pb[j])
+                    .is_some_and(|(k, r, _, m)| k == kind && r == role && m == model)
+        };
+        let candidates: Vec<usize> = (0..pb.len()).filter(|&j| like(j)).collect();
+        let root_b = |j: usize| member_key(&pb[j]).map(|k| k.2);
+        let chosen = match roots.iter().find(|(a, _)| *a == root_a) {
+            Some(&(_, rb)) => candidates.iter().copied().find(|&j| root_b(j) == Some(rb)),
+            None => {
+                let mut rbs: Vec<u32> = candidates.iter().filter_map(|&j| root_b(j)).collect();
+                rbs.sort_unstable();
+                rbs.dedup();
+                // A root after that another root before already took is not this one's.
+                rbs.retain(|rb| !roots.iter().any(|(_, b)| b == rb));
+                match rbs.as_slice() {
+                    [rb] => {
+                        roots.push((root_a, *rb));
+                        candidates.iter().copied().find(|&j| root_b(j) == Some(*rb))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        if let Some(j) = chosen {
+            used_a[i] = true;
+            used_b[j] = true;
+            out.push((i, j, PairRule::WorkloadRole));
+        }
+    }
 }
 
 /// The two processes hold memory on (or are seen on) a common device.
@@ -495,6 +561,67 @@ mod tests {
                     && p.before.as_ref().map(|s| s.pid) == pid_before
             })
             .unwrap_or_else(|| panic!("no row {pid_before:?} → {pid_after:?}: {d:#?}"))
+    }
+
+    /// A vLLM tensor-parallel worker of the server at `root`.
+    fn worker(pid: u32, root: u32, rank: u32, mem: u64) -> Process {
+        let mut p = proc(pid, pid as u64, "VLLM::Worker_TP", Some(mem), &[]);
+        p.cmdline = Some(vec![format!("VLLM::Worker_TP{rank}")]);
+        p.workload = Some(std::sync::Arc::new(gpuledger_model::Workload {
+            kind: WorkloadKind::Vllm,
+            model: None,
+            confidence: gpuledger_model::Confidence::High,
+            evidence: vec![],
+            missing: vec![],
+            member: Some(gpuledger_model::Member {
+                root_pid: Some(root),
+                role: format!("worker TP{rank}/2"),
+                evidence: "test".into(),
+            }),
+        }));
+        p
+    }
+
+    #[test]
+    fn a_restarted_servers_workers_pair_by_role() {
+        // vLLM TP 2 restarted: server 100 → 200, workers 101/102 → 201/202 (new PIDs, no
+        // ports, no model on their titles): each worker pairs with the one of its rank.
+        let a = snap(
+            "2026-11-29T08:00:00Z",
+            0,
+            vec![
+                worker(101, 100, 0, 500 * MIB),
+                worker(102, 100, 1, 500 * MIB),
+            ],
+        );
+        let b = snap(
+            "2026-11-29T09:00:00Z",
+            0,
+            vec![
+                worker(202, 200, 1, 600 * MIB),
+                worker(201, 200, 0, 600 * MIB),
+            ],
+        );
+        let d = diff(&a, &b);
+        for (after, before) in [(201, 101), (202, 102)] {
+            let p = find(&d, Some(after), Some(before));
+            assert_eq!(p.paired_by, Some(PairRule::WorkloadRole));
+            assert_eq!(p.change, Change::Grew);
+        }
+        // Two like servers after: which one is the restarted one cannot be told, so nothing
+        // is guessed.
+        let b = snap(
+            "2026-11-29T09:00:00Z",
+            0,
+            vec![
+                worker(201, 200, 0, 600 * MIB),
+                worker(202, 200, 1, 600 * MIB),
+                worker(301, 300, 0, 600 * MIB),
+                worker(302, 300, 1, 600 * MIB),
+            ],
+        );
+        let d = diff(&a, &b);
+        assert!(d.processes.iter().all(|p| p.paired_by.is_none()), "{d:#?}");
     }
 
     #[test]

@@ -242,7 +242,7 @@ fn unattributed_section(out: &mut String, snap: &Snapshot) {
 /// The estimated ledger, in its own section after every measured figure: what a recipe computed
 /// from the model file and settings, beside the process's measured total, never summed with it.
 fn estimated_section(out: &mut String, snap: &Snapshot) {
-    let with: Vec<&gpuledger_model::Process> = snap
+    let with: Vec<&Process> = snap
         .processes
         .iter()
         .filter(|p| p.estimate.is_some())
@@ -252,15 +252,20 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
     }
     out.push_str("ESTIMATED (calculated from the model file and settings; not measured, not in the totals above)\n");
     let mut rows = vec![row(&[
-        "PID", "NAME", "RECIPE", "CONTEXT", "WEIGHTS", "KV CACHE", "COMPUTE", "OVERHEAD", "TOTAL",
-        "MEASURED",
+        "PID", "NAME", "ROLE", "GPU", "RECIPE", "CONTEXT", "WEIGHTS", "KV CACHE", "COMPUTE",
+        "OVERHEAD", "TOTAL", "MEASURED",
     ])];
-    for p in with {
+    for p in &with {
         let Some(e) = &p.estimate else { continue };
         let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
         rows.push(vec![
             p.pid.to_string(),
             p.display_name().to_string(),
+            p.workload
+                .as_ref()
+                .and_then(|w| Some(w.member.as_ref()?.role.clone()))
+                .unwrap_or_else(|| "-".into()),
+            gpus_of(snap, p),
             e.recipe.clone(),
             words::or_unknown(e.n_ctx),
             human_bytes(e.weights_gpu_bytes),
@@ -271,8 +276,14 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
             human_opt(measured),
         ]);
     }
-    let right = [true, false, false, true, true, true, true, true, true, true];
+    let right = [
+        true, false, false, false, false, true, true, true, true, true, true, true,
+    ];
     align(out, &rows, &right);
+    for line in group_lines(&with) {
+        out.push_str(&term_safe(&line));
+        out.push('\n');
+    }
     let whys: Vec<String> = snap
         .processes
         .iter()
@@ -291,6 +302,72 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
     out.push_str(
         "  (`gpuledger explain PID` shows each part's inputs and where they came from)\n\n",
     );
+}
+
+/// The GPUs the driver measured the process on (`GPU0,GPU1`), `-` where none.
+fn gpus_of(snap: &Snapshot, p: &Process) -> String {
+    let gpus: Vec<String> = p
+        .usage
+        .iter()
+        .filter_map(|u| snap.device_by_uuid(&u.device))
+        .map(|d| format!("GPU{}", d.index))
+        .collect();
+    if gpus.is_empty() {
+        "-".into()
+    } else {
+        gpus.join(",")
+    }
+}
+
+/// One line per workload whose estimate is split over several members (tensor-parallel
+/// workers, ranks): the group's estimated total beside the sum of its members' measured memory.
+/// Each member's own share sits on its row, beside its own GPU's measured memory.
+fn group_lines(with: &[&Process]) -> Vec<String> {
+    let root_of = |p: &Process| {
+        p.workload
+            .as_ref()
+            .and_then(|w| w.member.as_ref()?.root_pid)
+            .unwrap_or(p.pid)
+    };
+    let mut roots: Vec<u32> = with.iter().map(|p| root_of(p)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let mut out = Vec::new();
+    for r in roots {
+        let members: Vec<&&Process> = with.iter().filter(|p| root_of(p) == r).collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let estimated: u64 = members
+            .iter()
+            .filter_map(|p| p.estimate.as_ref())
+            .fold(0u64, |a, e| a.saturating_add(e.total_gpu_bytes));
+        let measured: Option<u64> = members
+            .iter()
+            .flat_map(|p| p.usage.iter().map(|u| u.memory_bytes))
+            .sum();
+        let label = members[0]
+            .workload
+            .as_ref()
+            .map(|w| {
+                let mut w = (**w).clone();
+                w.member = None;
+                w.short_label()
+            })
+            .unwrap_or_default();
+        // A member's total with an unknown part is a floor, and so is the sum.
+        let floor = members
+            .iter()
+            .any(|p| p.estimate.as_ref().is_some_and(|e| e.is_partial()));
+        out.push(format!(
+            "  group of pid {r} ({label}): {} members, estimated {}{} in all beside {} measured",
+            members.len(),
+            if floor { "≥ " } else { "" },
+            human_bytes(estimated),
+            human_opt(measured)
+        ));
+    }
+    out
 }
 
 /// Everything that is null in this snapshot, with its reason.
@@ -472,6 +549,52 @@ mod tests {
         }
         balance(&mut s);
         s
+    }
+
+    #[test]
+    fn tensor_parallel_workers_carry_their_share_beside_their_own_gpu() {
+        // vLLM TP 2: the API server holds no GPU memory; VLLM::Worker_TP0/1 each hold one GPU
+        // and carry the rank's estimate.
+        let mut s = snap();
+        s.processes.clear();
+        let mut d = Device::new(1, Vendor::Nvidia, "GPU-B", "nvml");
+        d.memory.total_bytes = Some(100 << 30);
+        s.devices.push(d);
+        for (pid, gpu, mem) in [(41u32, "GPU-A", 88u64 << 30), (42, "GPU-B", 87 << 30)] {
+            let mut p = Process::new(pid);
+            p.name = Some(format!("VLLM::Worker_TP{}", pid - 41));
+            let mut w = llama_workload("Qwen2-72B");
+            w.kind = WorkloadKind::Vllm;
+            w.member = Some(Member {
+                root_pid: Some(40),
+                role: format!("worker TP{}/2", pid - 41),
+                evidence: "test".into(),
+            });
+            p.workload = Some(std::sync::Arc::new(w));
+            p.estimate = Some(std::sync::Arc::new(EstimatedMemory {
+                recipe: "vllm".into(),
+                total_gpu_bytes: 90 << 30,
+                weights_gpu_bytes: 68 << 30,
+                overhead_included: true,
+                ..Default::default()
+            }));
+            let mut u = Usage::new(gpu, "nvml");
+            u.memory_bytes = Some(mem);
+            p.usage.push(u);
+            s.processes.push(p);
+        }
+        balance(&mut s);
+        let t = render_table(&s, &TableOptions::default());
+        let row = t
+            .lines()
+            .find(|l| l.contains("VLLM::Worker_TP1") && l.contains("vllm"))
+            .unwrap();
+        assert!(row.contains("worker TP1/2") && row.contains("GPU1"), "{t}");
+        assert!(row.contains("90 GiB") && row.contains("87 GiB"), "{t}");
+        assert!(
+            t.contains("group of pid 40 (vLLM · Qwen2-72B): 2 members, estimated ≥ 180 GiB in all beside 175 GiB measured"),
+            "{t}"
+        );
     }
 
     #[test]

@@ -94,6 +94,10 @@ impl Ancestor {
 /// process that is its own root (it started no one above it that names a runtime) is left as it
 /// is, unless a launcher's rank variables say it is a rank.
 pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
+    if w.kind == WorkloadKind::LlamaCpp && is_rpc_server(f) {
+        w.member = Some(rpc_device(f, procs));
+        return;
+    }
     let root = find_root(f, procs);
     let env = gpuledger_sources::environ::named(procs.root(), f.pid, RANK_VARS).unwrap_or_default();
     let rank = rank_role(&env);
@@ -130,6 +134,83 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
             f.pid
         ),
     });
+}
+
+/// The programs llama.cpp's RPC backend runs as (`tools/rpc`; packaged as `llama-rpc-server` or
+/// `ggml-rpc-server`).
+const RPC_SERVERS: &[&str] = &["rpc-server", "llama-rpc-server", "ggml-rpc-server"];
+
+/// Is this llama.cpp's `rpc-server`?
+fn is_rpc_server(f: &ProcessFacts) -> bool {
+    let arg0 = f.cmdline.first().map(String::as_str).unwrap_or("");
+    let prog = arg0.rsplit(['/', '\\']).next().unwrap_or(arg0);
+    let prog = prog.trim_end_matches(".exe");
+    RPC_SERVERS.contains(&prog) || f.comm.as_deref().is_some_and(|c| RPC_SERVERS.contains(&c))
+}
+
+/// An `rpc-server` is a device of the llama-server whose `--rpc` list names a port it listens on
+/// (`--rpc 127.0.0.1:50052,192.168.1.7:50052`): that server is its root, though not its parent
+/// (the two are started apart and meet over TCP). The process table is scanned for it only when
+/// an rpc-server holds GPU memory; a client on another machine is out of sight, and said so.
+fn rpc_device(f: &ProcessFacts, procs: &ProcReader) -> Member {
+    let local = |host: &str| {
+        matches!(
+            host,
+            "127.0.0.1" | "localhost" | "::1" | "[::1]" | "0.0.0.0"
+        )
+    };
+    let names_port = |args: &[String]| {
+        let list = args
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| match a.strip_prefix("--rpc") {
+                Some("") => args.get(i + 1).map(String::as_str),
+                Some(v) => v.strip_prefix('='),
+                None => None,
+            })?;
+        list.split(',').find_map(|ep| {
+            let (host, port) = ep.trim().rsplit_once(':')?;
+            let port: u16 = port.parse().ok()?;
+            (local(host) && f.listen_ports.contains(&port)).then_some(port)
+        })
+    };
+    let client = procs.pids().ok().and_then(|pids| {
+        pids.into_iter()
+            .filter(|&p| p != f.pid)
+            .take(100_000)
+            .find_map(|p| {
+                let comm = procs.stat(p).ok()?.comm;
+                if !comm.starts_with("llama-") {
+                    return None;
+                }
+                let args = procs.args(p)?;
+                names_port(&args).map(|port| (p, port))
+            })
+    });
+    let (root_pid, evidence) = match client {
+        Some((p, port)) => (
+            Some(p),
+            format!("pid {p}'s --rpc names 127.0.0.1:{port}, where this rpc-server listens (/proc/{p}/cmdline, /proc/{}/net/tcp)", f.pid),
+        ),
+        None => (
+            None,
+            format!(
+                "no llama-server on this machine names its port{} in --rpc: its client is elsewhere or gone",
+                match f.listen_ports.as_slice() {
+                    [] => String::new(),
+                    ports => format!(
+                        " ({})",
+                        ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+                    ),
+                }
+            ),
+        ),
+    };
+    Member {
+        root_pid,
+        role: "rpc device".into(),
+        evidence,
+    }
 }
 
 /// The nearest ancestor whose command line names a runtime (or a launcher), and that kind.
@@ -227,6 +308,72 @@ mod tests {
     fn joined(root: &Path, pid: u32) -> Workload {
         let procs = ProcReader::new(root);
         crate::identify::identify_in(&procs.facts(pid), &procs)
+    }
+
+    /// LM Studio: the app (an AppImage here) runs the model in its `node` helper, the process
+    /// nvidia-smi lists as `…/.lmstudio/.internal/utils/node` (lmstudio-bug-tracker#940).
+    #[test]
+    fn lm_studios_node_helper_is_its_engine() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        proc_entry(r, 600, 1, "lm-studio", "/tmp/.mount_LM-StuX1/lm-studio", "");
+        proc_entry(
+            r,
+            601,
+            600,
+            "node",
+            "/home/u/.lmstudio/.internal/utils/node",
+            "",
+        );
+        let w = joined(r, 601);
+        assert_eq!(w.kind, WorkloadKind::LmStudio);
+        let m = w.member.unwrap();
+        assert_eq!(
+            (m.root_pid, m.role.as_str()),
+            (Some(600), "engine (node helper)")
+        );
+    }
+
+    /// llama.cpp over RPC: `rpc-server -p 50052` started apart from the llama-server whose
+    /// `--rpc 127.0.0.1:50052` uses it (llama.cpp's tools/rpc README setup).
+    #[test]
+    fn an_rpc_server_is_a_device_of_the_llama_server_that_names_its_port() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        proc_entry(
+            r,
+            300,
+            1,
+            "llama-server",
+            "/opt/llama.cpp/build/bin/llama-server -m /models/q.gguf -ngl 99 --rpc 192.168.88.10:50052,127.0.0.1:50052",
+            "",
+        );
+        proc_entry(
+            r,
+            400,
+            1,
+            "rpc-server",
+            "/opt/llama.cpp/build/bin/rpc-server -p 50052",
+            "",
+        );
+        let procs = ProcReader::new(r);
+        let mut f = procs.facts(400);
+        f.listen_ports = vec![50052];
+        let w = crate::identify::identify_in(&f, &procs);
+        assert_eq!(w.kind, WorkloadKind::LlamaCpp);
+        let m = w.member.clone().unwrap();
+        assert_eq!((m.root_pid, m.role.as_str()), (Some(300), "rpc device"));
+        assert!(m.evidence.contains("127.0.0.1:50052"), "{}", m.evidence);
+        assert!(
+            w.short_label().ends_with("· rpc device"),
+            "{}",
+            w.short_label()
+        );
+        // Listening on a port no local llama-server names: a device of a client out of sight.
+        f.listen_ports = vec![50053];
+        let m = crate::identify::identify_in(&f, &procs).member.unwrap();
+        assert_eq!((m.root_pid, m.role.as_str()), (None, "rpc device"));
+        assert!(m.evidence.contains("(50053)"), "{}", m.evidence);
     }
 
     /// The process trees vLLM V1 (TP 2), vLLM V0 (multiprocessing spawn), SGLang (TP 2), Ollama

@@ -158,6 +158,7 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
 
     // The whole ledger, with the log's figures standing in for /metrics.
     let facts = ModelFacts {
+        gguf: None,
         dir: dir.clone(),
         found: "test".into(),
         config: ModelConfig::read(&dir).unwrap(),
@@ -235,6 +236,7 @@ fn vllm_reservation_against_nvidia_smi_with_enforce_eager() {
     )
     .unwrap();
     let facts = ModelFacts {
+        gguf: None,
         dir: "/m".into(),
         found: "test".into(),
         config: config("vllm/llama-3.1-8b-instruct-config.json"),
@@ -279,6 +281,7 @@ fn sglang_qwen3_235b_fp8_tp4_log() {
     .unwrap();
     assert_eq!(s.tp_size.value, 4);
     let facts = ModelFacts {
+        gguf: None,
         dir: "/path/to/Qwen3-235B-A22B-FP8".into(),
         found: "test".into(),
         config: c,
@@ -434,6 +437,7 @@ fn metrics_labels_and_mla() {
 fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
     let dir = llama_31_8b_dir("tp");
     let facts = ModelFacts {
+        gguf: None,
         dir: dir.clone(),
         found: "test".into(),
         config: ModelConfig::read(&dir).unwrap(),
@@ -487,6 +491,7 @@ fn huge_token_counts_and_mla_dims_are_unknown_or_errors_not_overflows() {
     // SGLang's token count (--max-total-tokens or its server's answer) is any u64.
     let c = config("sglang/qwen3-235b-a22b-fp8-config.json");
     let facts = ModelFacts {
+        gguf: None,
         dir: "/m".into(),
         found: "test".into(),
         config: c,

@@ -21,6 +21,8 @@ pub(crate) struct Fake {
     pub(crate) child: Child,
     port: u16,
     engine: u32,
+    /// Every titled child, in the order FAKE_CHILD_COMM names them.
+    pub(crate) engines: Vec<u32>,
 }
 
 impl Drop for Fake {
@@ -77,17 +79,21 @@ pub(crate) fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]
         child,
         port: 0,
         engine: 0,
+        engines: Vec::new(),
     };
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(t) = std::fs::read_to_string(&ready) {
             let mut it = t.split_whitespace().map(|x| x.parse::<u32>().unwrap());
             f.port = it.next().unwrap() as u16;
-            f.engine = it.next().unwrap();
-            if let Some((_, title)) = env.iter().find(|(k, _)| *k == "FAKE_CHILD_COMM") {
-                // READY comes after the engine child set its title (the kernel keeps 15 bytes).
-                let comm = std::fs::read_to_string(format!("/proc/{}/comm", f.engine)).unwrap();
-                assert_eq!(comm.trim_end(), &title[..title.len().min(15)]);
+            f.engines = it.collect();
+            f.engine = f.engines[0];
+            if let Some((_, titles)) = env.iter().find(|(k, _)| *k == "FAKE_CHILD_COMM") {
+                // READY comes after each child set its title (the kernel keeps 15 bytes).
+                for (title, pid) in titles.split(',').zip(&f.engines) {
+                    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
+                    assert_eq!(comm.trim_end(), &title[..title.len().min(15)]);
+                }
             }
             return f;
         }
@@ -253,6 +259,13 @@ fn vllm_server_and_its_engine_core() {
     assert_eq!(v["group"]["root_pid"], f.child.id());
     assert_eq!(v["group"]["members"][0]["pid"], f.engine);
     assert_eq!(v["group"]["measured_gpu_bytes"], MEASURED);
+    // Beside it, the member's estimated share from the collection round (flags only: 0.5).
+    assert_eq!(
+        v["group"]["members"][0]["estimated_gpu_bytes"],
+        DEVICE_TOTAL / 2
+    );
+    assert_eq!(v["group"]["estimated_gpu_bytes"], DEVICE_TOTAL / 2);
+    assert!(text.contains("(estimated share 12 GiB)"), "{text}");
     assert!(
         text.contains(&format!(
             "WORKLOAD PROCESSES (rooted at pid {}",
@@ -518,4 +531,104 @@ fn vllm_console_script_with_a_hub_model_and_its_log() {
     // Only the hub-cache names were read from the environment: no token anywhere.
     let all = format!("{v}{text}");
     assert!(!all.contains("hf_notarealsecret"), "a secret leaked");
+}
+
+#[test]
+fn vllm_tensor_parallel_workers_each_carry_their_share_on_their_own_gpu() {
+    // `--tensor-parallel-size 2`: the API server holds no GPU memory; its two workers
+    // (VLLM::Worker_TP0/1, titles that replace their command lines) hold one GPU each.
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_dir(dir.path());
+    let f = start(
+        dir.path(),
+        &py,
+        &[
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            m.to_str().unwrap(),
+            "--tensor-parallel-size",
+            "2",
+            "--gpu-memory-utilization",
+            "0.5",
+        ],
+        &[(
+            "FAKE_CHILD_COMM",
+            "VLLM::Worker_TP0,VLLM::Worker_TP1".into(),
+        )],
+    );
+    let (server, w0, w1) = (f.child.id(), f.engines[0], f.engines[1]);
+    let second = MEASURED - (1 << 30);
+    let (_d, sc) = scenario(&format!(
+        "driver|version=550.54.15\n\
+         device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-1|total={DEVICE_TOTAL}|used={MEASURED}|free={}|gpu=1|mem=1\n\
+         device|index=1|name=NVIDIA GeForce RTX 4090|uuid=GPU-2|total={DEVICE_TOTAL}|used={second}|free={}|gpu=1|mem=1\n\
+         compute|dev=0|pid={w0}|mem={MEASURED}\ncompute|dev=1|pid={w1}|mem={second}\n",
+        DEVICE_TOTAL - MEASURED,
+        DEVICE_TOTAL - second
+    ));
+    let table = ok_stdout(&on_live_proc(&sc).args(["snapshot"]).output().unwrap());
+    let est = &table[table.find("ESTIMATED").expect(&table)..];
+    let row = |pid: u32| {
+        est.lines()
+            .find(|l| l.trim_start().starts_with(&pid.to_string()))
+            .unwrap_or_else(|| panic!("{table}"))
+            .to_string()
+    };
+    // Each worker: its role, its own GPU, its rank's share (half of 24 GiB × 0.5 each) beside
+    // that GPU's measured memory.
+    assert!(
+        row(w0).contains("worker TP0/2") && row(w0).contains("GPU0"),
+        "{table}"
+    );
+    assert!(
+        row(w1).contains("worker TP1/2") && row(w1).contains("GPU1"),
+        "{table}"
+    );
+    assert!(
+        row(w1).contains("12 GiB") && row(w1).contains("20 GiB"),
+        "{table}"
+    );
+    // The group: the workers' estimated shares (floors: the KV block count is not known
+    // without asking the server) beside the sum of what their GPUs measured.
+    assert!(
+        est.contains(&format!(
+            "group of pid {server} (vLLM): 2 members, estimated ≥ 24 GiB in all beside 41 GiB measured"
+        )),
+        "{table}"
+    );
+
+    // JSON: each worker's estimate is its rank's share of the weights.
+    let out = on_live_proc(&sc)
+        .args(["snapshot", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok_stdout(&out)).unwrap();
+    let p1 = process(&v, w1.into());
+    assert_eq!(p1["workload"]["member"]["role"], "worker TP1/2", "{p1}");
+    assert_eq!(p1["workload"]["member"]["root_pid"], server);
+    assert_eq!(p1["estimate"]["weights_gpu_bytes"], package_total() / 2);
+    assert_eq!(p1["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
+    assert_eq!(p1["usage"][0]["memory_bytes"], second);
+
+    // explain on one worker: the whole group, each member's share beside its own GPU.
+    let text = ok_stdout(
+        &on_live_proc(&sc)
+            .args(["explain", &w1.to_string(), "--no-probe"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        text.contains(&format!("WORKLOAD PROCESSES (rooted at pid {server}; 41 GiB measured in all, 24 GiB estimated in all)")),
+        "{text}"
+    );
+    assert!(
+        text.contains("worker TP0/2     GPU0 21 GiB  (estimated share 12 GiB)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("worker TP1/2     GPU1 20 GiB  (estimated share 12 GiB)  ← this process"),
+        "{text}"
+    );
 }

@@ -5,8 +5,10 @@ recorded HTTP answers on a loopback port of its own, maps or opens the files it 
 can start an engine child whose title is `VLLM::EngineCore`, like vLLM's V1 engine.
 
 Environment: FAKE_ROUTES (JSON path -> file with the recorded body), FAKE_MAP / FAKE_OPEN
-(os.pathsep-separated files to mmap / keep open), FAKE_CHILD_COMM (title of a child to start),
-FAKE_READY (file to write "port child_pid" into once listening).
+(os.pathsep-separated files to mmap / keep open), FAKE_CHILD_COMM (title of a child to start;
+several titles separated by commas start one child each, as vLLM's tensor-parallel workers
+`VLLM::Worker_TP0,VLLM::Worker_TP1`), FAKE_READY (file to write "port child_pid..." into once
+listening).
 """
 import http.server
 import json
@@ -42,9 +44,8 @@ def main():
             pass
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    child = 0
-    title = os.environ.get("FAKE_CHILD_COMM")
-    if title:
+    children = []
+    for title in filter(None, os.environ.get("FAKE_CHILD_COMM", "").split(",")):
         # The child says so on a pipe once its title is set: READY (below) must not come before
         # the title the test looks for.
         r, w = os.pipe()
@@ -57,14 +58,21 @@ def main():
             "ppid = os.getppid()\n"
             "while os.getppid() == ppid: time.sleep(0.2)\n"
         )
-        child = subprocess.Popen([sys.executable, "-c", code], pass_fds=(w,)).pid
+        # The title is the child's whole command line too, as setproctitle leaves it (argv is
+        # the title alone; the script comes on stdin), and its kernel name (15 bytes kept).
+        c = subprocess.Popen(
+            [title], executable=sys.executable, stdin=subprocess.PIPE, pass_fds=(w,)
+        )
+        c.stdin.write(code.encode())
+        c.stdin.close()
+        children.append(c.pid)
         os.close(w)
         if os.read(r, 1) != b"1":
             sys.exit("fake_runtime: the engine child exited before setting its title")
         os.close(r)
     ready = os.environ["FAKE_READY"]
     with open(ready + ".tmp", "w") as f:
-        f.write(f"{srv.server_address[1]} {child}")
+        f.write(" ".join(str(x) for x in [srv.server_address[1]] + (children or [0])))
     os.rename(ready + ".tmp", ready)
     srv.serve_forever()
 

@@ -55,12 +55,15 @@ pub(super) fn estimated_parts(out: &mut String, chosen: &[&Process], labels: &[P
     }
 }
 
-/// The labels every estimated series of a process carries (the parts add `component`).
+/// The labels every estimated series of a process carries (the parts add `component`): the
+/// measured families' `device` too when the process holds one device, so a member's estimated
+/// share joins its own GPU's measured memory on `(pid, device)`.
 pub(super) fn estimate_labels<'a>(
     l: &'a ProcessLabels,
     e: &'a EstimatedMemory,
 ) -> Vec<(&'static str, Option<&'a str>)> {
     vec![
+        ("device", l.only_device.as_deref()),
         ("pid", Some(l.pid.as_str())),
         ("name", l.name.as_deref()),
         ("user", l.user.as_deref()),

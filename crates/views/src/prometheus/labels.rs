@@ -41,6 +41,9 @@ pub(super) struct ProcessLabels {
     /// a dashboard can sum a workload's GPUs.
     pub(super) role: Option<String>,
     pub(super) workload_root: Option<String>,
+    /// The one device the process was measured on, which its estimate is then a share of (a
+    /// tensor-parallel worker's GPU); `None` for several or none.
+    pub(super) only_device: Option<String>,
 }
 
 impl ProcessLabels {
@@ -62,6 +65,10 @@ impl ProcessLabels {
             model,
             role: member.map(|m| m.role.clone()),
             workload_root: member.and_then(|m| m.root_pid).map(|r| r.to_string()),
+            only_device: match p.usage.as_slice() {
+                [u] => Some(u.device.clone()),
+                _ => None,
+            },
         }
     }
 

@@ -742,3 +742,49 @@ fn dcgm_compat_leaves_other_vendors_out() {
     );
     assert!(!t.contains("DCGM_"), "{t}");
 }
+
+#[test]
+fn a_members_estimate_names_the_gpu_it_is_a_share_of() {
+    // vLLM TP 2: each worker holds one GPU and carries its rank's estimate; the estimate's
+    // `device` joins it to that GPU's measured series.
+    let mut s = sample();
+    s.processes.clear();
+    for (pid, dev) in [(41u32, G0), (42, G1)] {
+        let mut p = proc_(pid, "VLLM::Worker_TP", None, &[(dev, Some(1 << 30))]);
+        let mut w = llama_workload("Qwen2-72B");
+        w.kind = WorkloadKind::Vllm;
+        w.member = Some(gpuledger_model::Member {
+            root_pid: Some(40),
+            role: format!("worker TP{}/2", pid - 41),
+            evidence: "test".into(),
+        });
+        p.workload = Some(w.into());
+        p.estimate = Some(estimate(Some(1), "test").into());
+        s.processes.push(p);
+    }
+    // A process on two GPUs: its estimate is of both, so no one device is named.
+    let mut both = proc_(50, "llama-server", None, &[(G0, Some(1)), (G1, Some(1))]);
+    both.estimate = Some(estimate(Some(1), "test").into());
+    s.processes.push(both);
+    let t = render_metrics(&s, &MetricsOptions::default());
+    let totals = lines_of(&t, "gpuledger_process_estimated_total_bytes");
+    let of = |pid: &str| {
+        totals
+            .iter()
+            .find(|l| l.contains(&format!("pid=\"{pid}\"")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        of("42").starts_with(&format!(
+            "gpuledger_process_estimated_total_bytes{{device=\"{G1}\",pid=\"42\""
+        )),
+        "{totals:?}"
+    );
+    assert!(
+        of("42").contains(r#"role="worker TP1/2",workload_root="40""#),
+        "{totals:?}"
+    );
+    assert!(of("41").contains(&format!("device=\"{G0}\"")), "{totals:?}");
+    assert!(!of("50").contains("device="), "{totals:?}");
+}

@@ -170,8 +170,103 @@ pub struct ModelConfig {
     pub mla_dim: Option<u64>,
     pub quant_method: Option<String>,
     pub max_position_embeddings: Option<u64>,
-    /// Hybrid or windowed attention the recipe counts as full attention on every layer.
-    pub non_uniform_layers: Option<String>,
+    /// Routed experts per MoE layer (`num_local_experts`, `num_experts`, `n_routed_experts`).
+    pub moe_experts: Option<u64>,
+    /// Which layers attend over a sliding window (or otherwise), when not every layer is full
+    /// attention; `None`: every layer is.
+    pub layers: Option<LayerKinds>,
+}
+
+/// How many layers of each attention kind a model has, and where that was read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerKinds {
+    pub full: u64,
+    pub sliding: u64,
+    /// Layers of any other kind (linear attention, Mamba, chunked local): count and names.
+    pub other: u64,
+    pub other_names: Vec<String>,
+    /// `layer_types in config.json`, `gemma3: sliding_window_pattern 6 (transformers' default)`.
+    pub source: String,
+}
+
+impl LayerKinds {
+    /// Read from `config.json` (`v`: the language model's part): `layer_types` when listed,
+    /// else the rule of the model family (Gemma 2 and 3, Qwen's `max_window_layers`, every layer
+    /// windowed when `sliding_window` is set alone, as in Mistral).
+    fn read(v: &Value, top: &Value, n_layer: u64) -> Option<LayerKinds> {
+        let kinds = |full: u64, sliding: u64, source: String| LayerKinds {
+            full,
+            sliding,
+            other: 0,
+            other_names: Vec::new(),
+            source,
+        };
+        if let Some(types) = v.get("layer_types").and_then(Value::as_array) {
+            let mut k = kinds(0, 0, "layer_types in config.json".into());
+            for t in types.iter().take(100_000) {
+                match t.as_str().unwrap_or("?") {
+                    "full_attention" => k.full += 1,
+                    "sliding_attention" => k.sliding += 1,
+                    other => {
+                        k.other += 1;
+                        if !k.other_names.iter().any(|n| n == other) {
+                            k.other_names.push(other.to_string());
+                        }
+                    }
+                }
+            }
+            return Some(k);
+        }
+        let model_type = v
+            .get("model_type")
+            .or_else(|| top.get("model_type"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let window = v.get("sliding_window").and_then(Value::as_u64);
+        let windowed =
+            window.is_some() && v.get("use_sliding_window").and_then(Value::as_bool) != Some(false);
+        if model_type.starts_with("gemma3") {
+            // transformers' Gemma3TextConfig: layer i is windowed unless (i + 1) % pattern == 0.
+            let (pattern, how) = match v.get("sliding_window_pattern").and_then(Value::as_u64) {
+                Some(p) if p > 0 => (
+                    p,
+                    format!("gemma3: sliding_window_pattern {p} in config.json"),
+                ),
+                _ => (
+                    6,
+                    "gemma3: sliding_window_pattern 6 (transformers' default)".to_string(),
+                ),
+            };
+            let full = n_layer / pattern;
+            return Some(kinds(full, n_layer - full, how));
+        }
+        if model_type.starts_with("gemma2") {
+            // vLLM's Gemma 2: even layers windowed, odd layers full.
+            let sliding = n_layer.div_ceil(2);
+            return Some(kinds(
+                n_layer - sliding,
+                sliding,
+                "gemma2: every other layer windowed".into(),
+            ));
+        }
+        if !windowed {
+            return None;
+        }
+        match v.get("max_window_layers").and_then(Value::as_u64) {
+            // Qwen 2/3: layers from max_window_layers on are windowed.
+            Some(m) if model_type.starts_with("qwen") => {
+                let full = m.min(n_layer);
+                (full < n_layer).then(|| {
+                    kinds(
+                        full,
+                        n_layer - full,
+                        format!("use_sliding_window with max_window_layers {m}"),
+                    )
+                })
+            }
+            _ => Some(kinds(0, n_layer, "sliding_window on every layer".into())),
+        }
+    }
 }
 
 impl ModelConfig {
@@ -233,15 +328,7 @@ impl ModelConfig {
             (Some(r), Some(rope)) => Some(r + rope),
             _ => None,
         };
-        let non_uniform_layers = if v.get("layer_types").is_some() {
-            Some("layer_types (hybrid or sliding-window layers)".to_string())
-        } else if num("sliding_window").is_some()
-            && v.get("use_sliding_window").and_then(Value::as_bool) != Some(false)
-        {
-            Some("sliding_window".to_string())
-        } else {
-            None
-        };
+        let layers = LayerKinds::read(v, &top, n_layer);
         Ok(ModelConfig {
             path: path.to_path_buf(),
             model_type: s(v, "model_type").or_else(|| s(&top, "model_type")),
@@ -259,7 +346,11 @@ impl ModelConfig {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             max_position_embeddings: num("max_position_embeddings"),
-            non_uniform_layers,
+            moe_experts: num("num_local_experts")
+                .or_else(|| num("num_experts"))
+                .or_else(|| num("n_routed_experts"))
+                .filter(|&n| n > 1),
+            layers,
         })
     }
 }

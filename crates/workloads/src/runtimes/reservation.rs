@@ -37,6 +37,16 @@ pub struct ModelFacts {
     pub found: String,
     pub config: ModelConfig,
     pub weights: safetensors::Model,
+    /// The weights of a GGUF file (vLLM's `--quantization gguf`), in place of safetensors.
+    pub gguf: Option<GgufWeights>,
+}
+
+/// A GGUF file's tensors as the weights: bytes, tensor count and file parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GgufWeights {
+    pub bytes: u64,
+    pub tensors: u64,
+    pub parts: u64,
 }
 
 impl ModelFacts {
@@ -59,6 +69,7 @@ impl ModelFacts {
             found,
             config,
             weights,
+            gguf: None,
         })
     }
 }
@@ -123,22 +134,28 @@ pub fn kv_bytes_per_token(
 /// The model folder and its weights as inputs: `split` names what the weights are divided by
 /// (`4 ranks`, `TP 4`) when `ranks > 1`. Returns the bytes per rank too.
 pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64, [Input; 2]) {
-    let all = model.weights.tensor_bytes();
-    let per_rank = all / ranks;
+    let (all, count, files, source) = match &model.gguf {
+        Some(g) => (g.bytes, g.tensors, g.parts, "GGUF header"),
+        None => (
+            model.weights.tensor_bytes(),
+            model.weights.tensor_count(),
+            model.weights.files.len() as u64,
+            "safetensors headers",
+        ),
+    };
+    let per_rank = all / ranks.max(1);
     let weights = Input::new(
         "weights",
         format!(
-            "{} in {} tensors, {} file(s){}",
+            "{} in {count} tensors, {files} file(s){}",
             gib(all),
-            model.weights.tensor_count(),
-            model.weights.files.len(),
             if ranks > 1 {
                 format!(", {} per rank (÷ {split})", gib(per_rank))
             } else {
                 String::new()
             }
         ),
-        "safetensors headers",
+        source,
     );
     let dir = Input::new("model", model.dir.display(), model.found.clone());
     (per_rank, [dir, weights])

@@ -126,6 +126,10 @@ struct Group {
     members: Vec<GroupMember>,
     /// Σ of the members' measured memory (unknown values not counted).
     measured_gpu_bytes: u64,
+    /// Σ of the members' estimated totals (each member's share, from the collection round);
+    /// `None` when no member carries an estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_gpu_bytes: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -134,6 +138,9 @@ struct GroupMember {
     role: String,
     /// Device index and measured bytes (`None`: the source could not say).
     usage: Vec<(Option<u32>, Option<u64>)>,
+    /// This member's estimated share (its recipe's total; a floor when a part is unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_gpu_bytes: Option<u64>,
 }
 
 /// The workload `pid` belongs to or roots, when it has more than this process in the snapshot.
@@ -165,12 +172,18 @@ fn group_of(snap: &Snapshot, pid: u32, w: Option<&Workload>) -> Option<Group> {
                     )
                 })
                 .collect(),
+            estimated_gpu_bytes: p.estimate.as_ref().map(|e| e.total_gpu_bytes),
         })
-        .collect();
+        .collect::<Vec<GroupMember>>();
+    let estimated = members
+        .iter()
+        .filter_map(|m| m.estimated_gpu_bytes)
+        .reduce(|a, b| a.saturating_add(b));
     Some(Group {
         root_pid: root,
         members,
         measured_gpu_bytes: procs.iter().map(|p| Snapshot::process_memory(p)).sum(),
+        estimated_gpu_bytes: estimated,
     })
 }
 

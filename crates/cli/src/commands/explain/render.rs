@@ -125,9 +125,13 @@ fn group_section(out: &mut String, e: &Explanation) {
     let Some(g) = &e.group else {
         return;
     };
+    let estimated = g
+        .estimated_gpu_bytes
+        .map(|b| format!(", {} estimated in all", human_bytes(b)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all)",
+        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all{estimated})",
         g.root_pid,
         human_bytes(g.measured_gpu_bytes)
     );
@@ -153,7 +157,12 @@ fn group_section(out: &mut String, e: &Explanation) {
         } else {
             ""
         };
-        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{this}", m.pid, m.role);
+        // Each member's estimated share beside its own measured memory.
+        let share = m
+            .estimated_gpu_bytes
+            .map(|b| format!("  (estimated share {})", human_bytes(b)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{share}{this}", m.pid, m.role);
     }
 }
 
@@ -218,8 +227,15 @@ fn percent_off(d: i64, estimated: u64) -> String {
 
 /// The estimated ledger, apart from the measured one.
 fn estimated_section(out: &mut String, est: &EstimatedLedger) {
-    out.push_str(if est.runtime.is_some() {
+    // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
+    let from_gguf = est
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.inputs.iter().any(|i| i.source == "GGUF header"));
+    out.push_str(if est.runtime.is_some() && !from_gguf {
         "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+    } else if est.runtime.is_some() {
+        "\nESTIMATED (computed from the GGUF header and the runtime's settings; not measured)\n"
     } else {
         "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
     });

@@ -24,7 +24,9 @@ impl Runtime for LlamaCpp {
 
     fn named(&self, seen: &Seen) -> Option<WorkloadKind> {
         let p = seen.prog;
-        (p.starts_with("llama-") || p == "llama").then_some(WorkloadKind::LlamaCpp)
+        // `rpc-server` (llama.cpp's RPC backend) is a device of a llama-server: `group` says whose.
+        (p.starts_with("llama-") || p == "llama" || p == "rpc-server" || p == "ggml-rpc-server")
+            .then_some(WorkloadKind::LlamaCpp)
     }
 
     /// The upstream llama-server that `ollama serve` starts (v0.30+) is its runner.
@@ -70,6 +72,9 @@ impl Runtime for LlamaCpp {
         vendor: Option<Vendor>,
         _asked: &Asked,
     ) -> Option<Result<ProcessInputs, String>> {
+        if w.member.as_ref().is_some_and(|m| m.role == "rpc device") {
+            return Some(Err("an rpc-server holds the layers (weights and their KV cache) its llama-server sends it over RPC, as that server splits the model between its devices: the share is not modelled here; `explain` the llama-server for the whole model".into()));
+        }
         Some(llama_server_inputs(p, w, proc_root, vendor))
     }
 }

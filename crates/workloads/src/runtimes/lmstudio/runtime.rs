@@ -30,6 +30,23 @@ impl Runtime for LmStudio {
         (seen.prog == "lms" || by_path).then_some(WorkloadKind::LmStudio)
     }
 
+    /// The `node` helper LM Studio (or its headless `llmster`) runs models in,
+    /// `~/.lmstudio/.internal/utils/node`, the process nvidia-smi charges
+    /// (lmstudio-ai/lmstudio-bug-tracker#940), is its engine; the app is the root.
+    fn role(&self, own: &Seen, _root_args: &[String]) -> Option<String> {
+        let arg0 = own
+            .args
+            .first()
+            .map(String::as_str)
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let helper = arg0.replace('\\', "/");
+        let helper = helper.trim_end_matches(".exe");
+        helper
+            .ends_with("/.lmstudio/.internal/utils/node")
+            .then(|| "engine (node helper)".into())
+    }
+
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
     }

@@ -4,8 +4,8 @@
 use super::super::reservation::{src, Src};
 
 /// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
-/// commit 002f10e0 read for this recipe). Releases before that used 0.9; when a running server
-/// answers `/metrics`, its own value replaces this default.
+/// commit 002f10e0 read for this recipe) since v0.21.0; 0.9 before (see `version`, which takes
+/// the default from the release that runs). A running server's `/metrics` value replaces it.
 pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.92;
 /// `CacheConfig.DEFAULT_BLOCK_SIZE` (same file).
 pub const DEFAULT_BLOCK_SIZE: u64 = 16;
@@ -27,6 +27,8 @@ pub struct VllmSettings {
     pub block_size: Src<u64>,
     pub quantization: Option<Src<String>>,
     pub kv_cache_memory_bytes: Option<Src<u64>>,
+    /// `--disable-hybrid-kv-cache-manager`: every layer in one KV group, windowed or not.
+    pub disable_hybrid_kv_cache_manager: bool,
 }
 
 /// `--a_b=v`, `--a-b v` → (`--a-b`, Some(v)); vLLM's parser accepts underscores too.
@@ -191,10 +193,7 @@ impl Args<'_> {
                 }
                 src(x, self.source(&n, &v))
             }
-            None => src(
-                DEFAULT_GPU_MEMORY_UTILIZATION,
-                "default (vLLM source, vllm/config/cache.py; 0.9 in older releases)",
-            ),
+            None => super::version::default_utilization(None),
         })
     }
 
@@ -276,6 +275,9 @@ impl VllmSettings {
             block_size,
             quantization: a.text(&["--quantization", "-q"])?,
             kv_cache_memory_bytes,
+            disable_hybrid_kv_cache_manager: a
+                .flag(&["--disable-hybrid-kv-cache-manager"])
+                .is_some_and(|(_, v)| !v.is_some_and(|v| v.eq_ignore_ascii_case("false"))),
         })
     }
 }

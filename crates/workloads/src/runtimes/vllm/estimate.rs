@@ -2,6 +2,7 @@
 //! weights per rank, the KV cache from the block count when it is known, and the rest of the
 //! reservation; then the sentence that says so.
 
+use super::groups::KvGroups;
 use super::{VllmMetrics, VllmSettings};
 use crate::runtimes::hf::{gib, thousands};
 use crate::runtimes::reservation::{
@@ -38,7 +39,7 @@ pub fn estimate(
     let (weights, model_in) = model_inputs(model, ranks, &format!("{ranks} ranks"));
     let mut inputs = model_in.to_vec();
     inputs.extend(settings_inputs(&s));
-    let per_block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
+    let block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
     if let Some((n, src_)) = &blocks {
         inputs.push(Input::new("num_gpu_blocks", n, src_.clone()));
     }
@@ -46,23 +47,21 @@ pub fn estimate(
     if let Some(t) = device_total {
         inputs.push(device_total_input(t));
     }
-    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), per_block);
-    if kv.is_none() && per_block.is_some() {
+    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), block);
+    if kv.is_none() && block.is_some() {
         not_modelled.push(
             "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
         );
     }
-    let rest_label = if s.enforce_eager.value {
-        "activations (no CUDA graphs: --enforce-eager)"
-    } else {
-        "activations and CUDA graphs"
-    };
-    not_modelled.push(format!(
-        "how the rest of the reservation splits into {rest_label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
-    ));
+    let rest_label = rest_label(&s, &mut not_modelled);
+    let weights_floor = quantised_moe(model, &s);
+    if let Some(floor) = &weights_floor {
+        not_modelled.push(floor.clone());
+    }
     let parts = Parts {
         s: &s,
         weights,
+        weights_floor: weights_floor.is_some(),
         kv,
         kv_how,
         ranks,
@@ -72,8 +71,8 @@ pub fn estimate(
     if reservation.is_none() && s.kv_cache_memory_bytes.is_none() {
         not_modelled.push("the reservation: the device's total memory is not known".into());
     }
-    let n_ctx = match (&blocks, kv) {
-        (Some((n, _)), Some(_)) => Some(n * s.block_size.value),
+    let n_ctx = match (&blocks, kv, block) {
+        (Some((n, _)), Some(_), Some(b)) => Some(tokens(*n, b, &s)),
         _ => None,
     };
     RuntimeEstimate {
@@ -98,6 +97,20 @@ pub fn estimate(
         },
         inputs,
     }
+}
+
+/// What the rest of the reservation holds besides weights and KV, noting that its split is not
+/// modelled.
+fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> &'static str {
+    let label = if s.enforce_eager.value {
+        "activations (no CUDA graphs: --enforce-eager)"
+    } else {
+        "activations and CUDA graphs"
+    };
+    not_modelled.push(format!(
+        "how the rest of the reservation splits into {label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
+    ));
+    label
 }
 
 /// Take the server's `vllm:cache_config_info` over the flags (a value out of range is passed
@@ -184,64 +197,128 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     inputs
 }
 
-/// KV bytes of one block on one rank (an input), or why the cache is not sized (not modelled).
+/// Why the weights figure is a floor, for a MoE model whose experts are quantised (MXFP4 in
+/// gpt-oss, FP8, INT4): vLLM repacks such experts for its fused-MoE kernels (Marlin, Triton,
+/// FlashInfer), padding their dimensions to the kernels' tiles, so what it holds can exceed the
+/// file's tensor bytes (gpt-oss-120b: "Model loading took 65.9651 GiB", vllm-project/vllm#23278,
+/// against 60.8 GiB of files).
+fn quantised_moe(model: &ModelFacts, s: &VllmSettings) -> Option<String> {
+    let experts = model.config.moe_experts?;
+    let q = model
+        .config
+        .quant_method
+        .clone()
+        .or_else(|| s.quantization.as_ref().map(|q| q.value.clone()))?;
+    Some(format!(
+        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact"
+    ))
+}
+
+/// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV
+/// group's layers for a hybrid model) and the groups a token takes a slot in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Block {
+    bytes: u64,
+    groups: u64,
+}
+
+/// One block on one rank (an input), or why the cache is not sized (not modelled).
 fn kv_per_block(
     model: &ModelFacts,
     s: &VllmSettings,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<String>,
-) -> Option<u64> {
+) -> Option<Block> {
     let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);
-    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp);
-    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
-    let per_block = per_token
-        .as_ref()
-        .and_then(|(b, _)| b.checked_mul(s.block_size.value));
-    match &per_token {
-        Some((b, how)) => inputs.push(Input::new(
-            "KV bytes per block (per rank)",
-            format!(
-                "{} ({} per token)",
-                per_block.map_or_else(|| "too large".into(), |x| x.to_string()),
-                b
-            ),
-            format!("{how} × block {} tokens", s.block_size.value),
-        )),
-        None => not_modelled.push(format!(
+    let Some((per_token, how)) =
+        kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp)
+    else {
+        not_modelled.push(format!(
             "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
             s.kv_cache_dtype.value
-        )),
-    }
-    if let Some(n) = &model.config.non_uniform_layers {
-        not_modelled.push(format!(
-            "per-layer KV differences: config.json has {n}; the block size counts every layer as full attention"
         ));
-    }
-    per_block
+        return None;
+    };
+    let bs = s.block_size.value;
+    let layers = model.config.n_layer.div_ceil(pp.max(1));
+    let groups = match (&model.config.layers, s.disable_hybrid_kv_cache_manager) {
+        (Some(l), false) => match KvGroups::of(l, pp) {
+            Ok(g) => g.map(|g| (g, l.source.clone())),
+            Err(e) => {
+                not_modelled.push(format!("the KV cache: {e}"));
+                return None;
+            }
+        },
+        _ => None,
+    };
+    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
+    let (tensors, n_groups, words) = match &groups {
+        Some((g, src_)) => (
+            g.group_size,
+            g.groups,
+            format!(
+                " ÷ {layers} layers × {} layers per KV group ({} groups; {src_})",
+                g.group_size, g.groups
+            ),
+        ),
+        None => (layers, 1, String::new()),
+    };
+    let bytes = (per_token / layers.max(1))
+        .checked_mul(tensors)
+        .and_then(|b| b.checked_mul(bs));
+    inputs.push(Input::new(
+        "KV bytes per block (per rank)",
+        format!(
+            "{} ({} per token over all layers)",
+            bytes.map_or_else(|| "too large".into(), |x| x.to_string()),
+            per_token
+        ),
+        format!("{how}{words} × block {bs} tokens"),
+    ));
+    bytes.map(|bytes| Block {
+        bytes,
+        groups: n_groups,
+    })
 }
 
 /// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
 fn kv_size(
     s: &VllmSettings,
     blocks: Option<&(u64, String)>,
-    per_block: Option<u64>,
+    block: Option<Block>,
 ) -> (Option<u64>, String) {
-    match (&s.kv_cache_memory_bytes, blocks, per_block) {
+    match (&s.kv_cache_memory_bytes, blocks, block) {
         (Some(k), _, _) => (
             Some(k.value),
             format!("{} KV cache ({})", gib(k.value), k.source),
         ),
-        (None, Some((n, _)), Some(pb)) if n.checked_mul(pb).is_some() => (
-            Some(n * pb),
-            format!(
-                "{} KV cache in {} blocks of {} tokens",
-                gib(n * pb),
-                thousands(*n),
-                s.block_size.value
-            ),
-        ),
+        (None, Some((n, _)), Some(b)) if n.checked_mul(b.bytes).is_some() => {
+            let groups = if b.groups > 1 {
+                format!(
+                    ", {} tokens over {} KV groups",
+                    thousands(tokens(*n, b, s)),
+                    b.groups
+                )
+            } else {
+                String::new()
+            };
+            (
+                Some(n * b.bytes),
+                format!(
+                    "{} KV cache in {} blocks of {} tokens{groups}",
+                    gib(n * b.bytes),
+                    thousands(*n),
+                    s.block_size.value
+                ),
+            )
+        }
         _ => (None, String::new()),
     }
+}
+
+/// The tokens `n` blocks hold, as vLLM prints them: a token takes a slot in every group.
+fn tokens(n: u64, b: Block, s: &VllmSettings) -> u64 {
+    (n / b.groups.max(1)).saturating_mul(s.block_size.value)
 }
 
 /// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).
@@ -266,6 +343,8 @@ fn util_words(s: &VllmSettings) -> String {
 struct Parts<'a> {
     s: &'a VllmSettings,
     weights: u64,
+    /// The weights figure is the files' size, which vLLM's kernels may exceed.
+    weights_floor: bool,
     kv: Option<u64>,
     kv_how: String,
     ranks: u64,
@@ -280,12 +359,20 @@ impl Parts<'_> {
         let Parts {
             s,
             weights,
+            weights_floor,
             kv,
             kv_how,
             ranks,
             rest_label,
         } = self;
         let (weights, kv) = (*weights, *kv);
+        let gib_w = |w: u64| {
+            if *weights_floor {
+                format!("≥ {}", gib(w))
+            } else {
+                gib(w)
+            }
+        };
         let util_words = util_words(s);
         let rank_words = rank_words(*ranks);
         let pct = percent(s.gpu_memory_utilization.value);
@@ -295,7 +382,7 @@ impl Parts<'_> {
                 let kv_words = kv.map(|_| format!(" and {kv_how}")).unwrap_or_default();
                 let why = format!(
                     "The estimate contradicts itself: {} weights{rank_words}{kv_words} exceed what vLLM reserves, {pct} of this GPU ({}, {util_words}). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.",
-                    gib(weights),
+                    gib_w(weights),
                     gib(r)
                 );
                 (r, None, why)
@@ -305,12 +392,12 @@ impl Parts<'_> {
                 let why = match (kv, rest) {
                     (Some(_), Some(rest)) => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
-                        gib(weights),
+                        gib_w(weights),
                         gib(rest)
                     ),
                     _ => format!(
                         "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}; the rest ({}) holds the KV cache and {rest_label} (the block count is not known here).",
-                        gib(weights),
+                        gib_w(weights),
                         gib(r - weights)
                     ),
                 };
@@ -321,7 +408,7 @@ impl Parts<'_> {
                 None,
                 format!(
                     "vLLM reserves {pct} of its GPU ({util_words}), but the GPU's size is not known here: {} weights{rank_words}{}.",
-                    gib(weights),
+                    gib_w(weights),
                     if kv.is_some() { format!(", {kv_how}") } else { String::new() }
                 ),
             ),
@@ -330,7 +417,7 @@ impl Parts<'_> {
                 None,
                 format!(
                     "vLLM holds {} weights{rank_words} and {kv_how}, which replaces the --gpu-memory-utilization reservation; {rest_label} come on top.",
-                    gib(weights)
+                    gib_w(weights)
                 ),
             ),
         }

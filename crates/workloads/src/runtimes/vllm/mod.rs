@@ -12,6 +12,8 @@
 //!   bytes`, as vLLM's `AttentionSpec.page_size_bytes` sums it per layer (KV heads are split over
 //!   the TP ranks, at least one per rank); MLA models store one latent vector of
 //!   `kv_lora_rank + qk_rope_head_dim` values per token and layer, replicated on every rank;
+//!   a model that mixes full-attention and sliding-window layers spans one KV group's layers per
+//!   block, not all of them ([`KvGroups`], `groups`);
 //! - the block count: only vLLM knows it (it comes from the profiled activation peak), so it is
 //!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
 //!   `None` and the sentence says what the rest of the reservation holds.
@@ -22,15 +24,21 @@
 
 mod args;
 mod estimate;
+mod gguf;
+mod groups;
 mod live;
 mod reports;
 mod runtime;
+mod version;
 
 pub use super::reservation::{kv_bytes_per_token, ModelFacts, Src};
 pub use args::{parse_size, VllmSettings, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 pub use estimate::estimate;
+pub use gguf::{facts as gguf_facts, serves_gguf};
+pub use groups::KvGroups;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
 pub use runtime::Vllm;
+pub use version::{default_utilization, DEFAULT_092_SINCE};
 
 use super::reservation::first_answer;
 use super::{ProcessContext, RuntimeEstimate};
@@ -39,13 +47,22 @@ use super::{ProcessContext, RuntimeEstimate};
 /// and `/metrics` when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
     let from = ctx.argv_source();
-    let s = VllmSettings::from_args(&ctx.argv, &from)
+    let mut s = VllmSettings::from_args(&ctx.argv, &from)
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
+    if s.gpu_memory_utilization.source.starts_with("default") {
+        // The default changed in v0.21.0: take the one of the release that runs.
+        s.gpu_memory_utilization = default_utilization(version::running(ctx).as_ref());
+    }
     let model = s
         .model
         .clone()
         .ok_or("the model is not named on vLLM's command line (`vllm serve MODEL` or --model)")?;
-    let facts = ModelFacts::read(&model, ctx)?;
+    let quantization = s.quantization.as_ref().map(|q| q.value.as_str());
+    let facts = if gguf::serves_gguf(&model, quantization) {
+        gguf::read(&model, ctx)?
+    } else {
+        ModelFacts::read(&model, ctx)?
+    };
     let metrics = first_answer(ctx, &["/metrics"], parse_metrics);
     Ok(estimate(&facts, &s, ctx.device_total, metrics.as_ref()))
 }

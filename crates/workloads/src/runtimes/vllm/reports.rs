@@ -95,7 +95,8 @@ pub fn parse_metrics(body: &str, source: &str) -> Option<VllmMetrics> {
 /// The figures vLLM prints at start-up (V0 and V1 wordings).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VllmLog {
-    /// `# GPU blocks: N` (V0; `# cuda blocks: N` in later V0).
+    /// `# GPU blocks: N` (V0; `# cuda blocks: N` in later V0; V1's API server logs
+    /// `num_gpu_blocks is: N`).
     pub gpu_blocks: Option<u64>,
     /// `GPU KV cache size: N tokens` (V1).
     pub kv_tokens: Option<u64>,
@@ -117,8 +118,10 @@ pub fn parse_log(text: &str) -> VllmLog {
     for line in text.lines().take(1_000_000) {
         let mut changed = false;
         let c = &mut changed;
-        if let Some(n) =
-            number_after(line, "GPU blocks:").or_else(|| number_after(line, "cuda blocks:"))
+        // V1's API server: `vllm cache_config_info with initialization after num_gpu_blocks is: N`.
+        if let Some(n) = number_after(line, "GPU blocks:")
+            .or_else(|| number_after(line, "cuda blocks:"))
+            .or_else(|| number_after(line, "num_gpu_blocks is:"))
         {
             set_noting(&mut l.gpu_blocks, Some(n as u64), c);
         }

@@ -1,0 +1,158 @@
+//! Which vLLM runs, for the defaults that changed between releases: the server's `GET /version`
+//! answer, else the `vllm-X.dist-info` beside the `vllm` package the process mapped.
+//!
+//! `--gpu-memory-utilization` defaulted to 0.9 from vLLM's first releases until v0.21.0, which
+//! turned CUDA-graph memory profiling on by default and raised the default to 0.92 to match
+//! (vllm-project/vllm#38284; start-up logs of v0.21+ say "CUDA graph memory profiling is enabled
+//! (default since v0.21.0). The current --gpu-memory-utilization=0.9200").
+
+use crate::runtimes::hf::in_process_root;
+use crate::runtimes::reservation::{first_answer, src, Src};
+use crate::runtimes::ProcessContext;
+use gpuledger_sources::regular::read_regular;
+
+/// The release that raised the default to 0.92.
+pub const DEFAULT_092_SINCE: (u64, u64, u64) = (0, 21, 0);
+
+/// `0.11.0`, `0.11.1rc2.dev141+g38f225c2a` → (major, minor, patch).
+pub fn parse(v: &str) -> Option<(u64, u64, u64)> {
+    let mut it = v.trim().trim_start_matches('v').split('.');
+    let num = |s: Option<&str>| -> Option<u64> {
+        let s = s?;
+        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        s[..end].parse().ok()
+    };
+    Some((
+        num(it.next())?,
+        num(it.next())?,
+        num(it.next()).unwrap_or(0),
+    ))
+}
+
+/// The version and where it was read.
+pub fn running(ctx: &ProcessContext) -> Option<(String, String)> {
+    let from_api = first_answer(ctx, &["/version"], |body, source| {
+        let v: serde_json::Value = serde_json::from_str(body).ok()?;
+        let s = v.get("version")?.as_str()?.to_string();
+        parse(&s).map(|_| (s, source.to_string()))
+    });
+    from_api.or_else(|| installed(ctx))
+}
+
+/// The `vllm-X.dist-info` folder beside the `vllm` package whose files the process mapped.
+fn installed(ctx: &ProcessContext) -> Option<(String, String)> {
+    let maps_path = ctx.proc_root.join(ctx.pid.to_string()).join("maps");
+    let maps = read_regular(&maps_path, 64 << 20).ok()?;
+    let mapped = gpuledger_sources::procfs::parse_maps(&String::from_utf8_lossy(&maps));
+    let pkg = mapped.iter().find_map(|m| {
+        let i = m.find("-packages/vllm/")?;
+        Some(m[..i + "-packages/".len()].to_string())
+    })?;
+    let site = in_process_root(ctx.proc_root, ctx.pid, std::path::Path::new(&pkg));
+    std::fs::read_dir(&site)
+        .ok()?
+        .take(100_000)
+        .filter_map(|e| e.ok())
+        .find_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let v = name.strip_prefix("vllm-")?.strip_suffix(".dist-info")?;
+            parse(v).map(|_| {
+                (
+                    v.to_string(),
+                    format!("{pkg}{name} (the package the process mapped)"),
+                )
+            })
+        })
+}
+
+/// `--gpu-memory-utilization`'s default for the version that runs (the flag and `/metrics` win).
+pub fn default_utilization(version: Option<&(String, String)>) -> Src<f64> {
+    match version.and_then(|(v, from)| Some((parse(v)?, v, from))) {
+        Some((n, v, from)) if n < DEFAULT_092_SINCE => src(
+            0.9,
+            format!("default of vLLM {v} ({from}): 0.9 before v0.21.0"),
+        ),
+        Some((_, v, from)) => src(
+            0.92,
+            format!("default of vLLM {v} ({from}): 0.92 since v0.21.0"),
+        ),
+        None => src(
+            0.92,
+            "default since vLLM v0.21.0 (0.9 before; the running version is not known here)",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{default_utilization, parse, running};
+    use crate::live::Reply;
+    use crate::runtimes::ProcessContext;
+
+    fn ctx<'a>(
+        root: &'a std::path::Path,
+        fetch: Option<(&'a [u16], super::super::super::Fetch<'a>)>,
+    ) -> ProcessContext<'a> {
+        ProcessContext {
+            pid: 4242,
+            proc_root: root,
+            argv: vec![],
+            argv_from: None,
+            cwd: None,
+            env: vec![],
+            device_total: None,
+            overhead: None,
+            fetch,
+            round: None,
+        }
+    }
+
+    #[test]
+    fn the_version_from_the_api_else_the_mapped_package() {
+        let d = std::env::temp_dir().join(format!("gl-vllm-ver-{}", std::process::id()));
+        let site = d.join("venv/lib/python3.12/site-packages");
+        std::fs::create_dir_all(site.join("vllm-0.11.0.dist-info")).unwrap();
+        std::fs::create_dir_all(d.join("4242")).unwrap();
+        std::fs::write(
+            d.join("4242/maps"),
+            format!(
+                "7f00-7f10 r-xp 00000000 08:01 123 {}/vllm/_C.abi3.so\n",
+                site.display()
+            ),
+        )
+        .unwrap();
+        let (v, from) = running(&ctx(&d, None)).unwrap();
+        assert_eq!(v, "0.11.0");
+        assert!(from.contains("vllm-0.11.0.dist-info"), "{from}");
+        // The server's own answer wins (vLLM's `/version`: {"version": "..."}).
+        let fetch = |_: u16, path: &str| -> Result<Reply, String> {
+            match path {
+                "/version" => Ok(Reply {
+                    status: 200,
+                    body: r#"{"version":"0.21.1"}"#.into(),
+                }),
+                _ => Err("no".into()),
+            }
+        };
+        let (v, from) = running(&ctx(&d, Some((&[8000], &fetch)))).unwrap();
+        assert_eq!(
+            (v.as_str(), from.as_str()),
+            ("0.21.1", "GET http://127.0.0.1:8000/version")
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn the_default_follows_the_version() {
+        assert_eq!(parse("0.11.1rc2.dev141+g38f225c2a"), Some((0, 11, 1)));
+        assert_eq!(parse("v0.21.0"), Some((0, 21, 0)));
+        assert_eq!(parse("main"), None);
+        let v = |s: &str| Some((s.to_string(), "GET /version".to_string()));
+        assert_eq!(default_utilization(v("0.11.0").as_ref()).value, 0.9);
+        assert_eq!(default_utilization(v("0.20.2").as_ref()).value, 0.9);
+        assert_eq!(default_utilization(v("0.21.0").as_ref()).value, 0.92);
+        let d = default_utilization(None);
+        assert_eq!(d.value, 0.92);
+        assert!(d.source.contains("not known"), "{}", d.source);
+    }
+}

@@ -1,0 +1,240 @@
+//! vLLM's KV cache for models that mix full-attention and sliding-window layers, against the
+//! figures vLLM printed (fixtures/vllm/README.md cites each source).
+
+use gpuledger_workloads::runtimes::hf::ModelConfig;
+use gpuledger_workloads::runtimes::vllm::{self, parse_log, ModelFacts, VllmMetrics, VllmSettings};
+use gpuledger_workloads::safetensors::Model;
+use std::path::{Path, PathBuf};
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+fn fixture(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(p)
+}
+
+fn facts(config: &str) -> ModelFacts {
+    let path = fixture(config);
+    ModelFacts {
+        gguf: None,
+        dir: "/google/gemma-3-27b-it".into(),
+        found: "test".into(),
+        config: ModelConfig::parse(&std::fs::read(&path).unwrap(), &path).unwrap(),
+        weights: Model {
+            path: "/google/gemma-3-27b-it".into(),
+            files: vec![],
+            index_total_size: None,
+            aliases: 0,
+        },
+    }
+}
+
+fn settings(cmd: &str) -> VllmSettings {
+    let argv: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+    VllmSettings::from_args(&argv, "test").unwrap()
+}
+
+fn blocks(n: u64) -> VllmMetrics {
+    VllmMetrics {
+        cache_config: [("num_gpu_blocks".to_string(), n.to_string())].into(),
+        kv_usage: None,
+        source: "log".into(),
+    }
+}
+
+#[test]
+fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
+    // vLLM 0.11.0rc2 serving google/gemma-3-27b-it (62 layers: 10 full, 52 windowed).
+    let log =
+        parse_log(&std::fs::read_to_string(fixture("vllm/gemma-3-27b-it-rocm-v0.11.log")).unwrap());
+    assert_eq!(log.gpu_blocks, Some(89_994));
+    assert_eq!(log.kv_tokens, Some(205_696));
+    let printed_gib = log.kv_gib.unwrap();
+    assert_eq!(printed_gib, 109.86);
+
+    let m = facts("vllm/gemma-3-27b-it-config.json");
+    let l = m.config.layers.clone().unwrap();
+    assert_eq!((l.full, l.sliding), (10, 52), "{}", l.source);
+
+    let s = settings("vllm serve /google/gemma-3-27b-it --max-model-len 4096");
+    let e = vllm::estimate(&m, &s, None, Some(&blocks(89_994))).summary;
+    // The KV cache from vLLM's block count is its printed available KV memory, to 0.01 GiB
+    // (every layer counted would be 6.2× that: 681 GiB).
+    let kv = e.kv_cache_gpu_bytes.unwrap();
+    assert_eq!(format!("{:.2}", kv as f64 / GIB), "109.86");
+    // The tokens are vLLM's own count: blocks ÷ 7 groups × 16.
+    assert_eq!(e.n_ctx, Some(205_696));
+    let why = e.why.unwrap();
+    assert!(why.contains("205,696 tokens over 7 KV groups"), "{why}");
+
+    // From the printed memory alone, vLLM's rule gives the printed token count.
+    let page = 16 * 16 * 128 * 2 * 2; // block × KV heads × head size × (K, V) × bf16
+    let from_memory = (printed_gib * GIB) as u64 / page / 10;
+    assert_eq!(from_memory / 7 * 16, 205_696);
+
+    // A second public log, medgemma-27b-it (the same text model) at 0.95 of a 96 GB card:
+    // "Available KV cache memory: 35.31 GiB", "GPU KV cache size: 66,112 tokens".
+    assert_eq!((35.31 * GIB) as u64 / page / 10 / 7 * 16, 66_112);
+
+    // With the hybrid manager off, every layer is in the one group: the plain rule.
+    let s = settings(
+        "vllm serve /google/gemma-3-27b-it --max-model-len 4096 --disable-hybrid-kv-cache-manager",
+    );
+    let e = vllm::estimate(&m, &s, None, Some(&blocks(1000))).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, Some(1000 * 62 * page));
+    assert_eq!(e.n_ctx, Some(16_000));
+}
+
+#[test]
+fn layer_kinds_from_config_json() {
+    let parse = |j: &str| ModelConfig::parse(j.as_bytes(), Path::new("c.json")).unwrap();
+    // gpt-oss lists its layers (openai/gpt-oss-20b config.json: alternating, 24 layers).
+    let types: Vec<&str> = (0..24)
+        .map(|i| {
+            if i % 2 == 0 {
+                "\"sliding_attention\""
+            } else {
+                "\"full_attention\""
+            }
+        })
+        .collect();
+    let c = parse(&format!(
+        r#"{{"model_type":"gpt_oss","num_hidden_layers":24,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"sliding_window":128,"layer_types":[{}]}}"#,
+        types.join(",")
+    ));
+    let l = c.layers.unwrap();
+    assert_eq!((l.full, l.sliding, l.other), (12, 12, 0));
+    // Qwen2 with the window off (its published configs say so) is full attention throughout.
+    let c = parse(
+        r#"{"model_type":"qwen2","num_hidden_layers":28,"num_attention_heads":28,"num_key_value_heads":4,"hidden_size":3584,"sliding_window":131072,"use_sliding_window":false,"max_window_layers":28}"#,
+    );
+    assert_eq!(c.layers, None);
+    // Gemma 2: every other layer windowed.
+    let c = parse(
+        r#"{"model_type":"gemma2","num_hidden_layers":46,"num_attention_heads":32,"num_key_value_heads":16,"head_dim":128,"sliding_window":4096}"#,
+    );
+    let l = c.layers.unwrap();
+    assert_eq!((l.full, l.sliding), (23, 23));
+    // Linear-attention layers are named, and the KV cache is then said to be unmodelled.
+    let c = parse(
+        r#"{"model_type":"qwen3_next","num_hidden_layers":4,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"layer_types":["linear_attention","linear_attention","linear_attention","full_attention"]}"#,
+    );
+    let l = c.layers.clone().unwrap();
+    assert_eq!((l.full, l.other), (1, 3));
+    let m = ModelFacts {
+        gguf: None,
+        config: c,
+        ..facts("vllm/gemma-3-27b-it-config.json")
+    };
+    let e = vllm::estimate(&m, &settings("vllm serve /m"), None, Some(&blocks(10))).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, None);
+    assert!(
+        e.not_modelled
+            .iter()
+            .any(|n| n.contains("linear_attention")),
+        "{:?}",
+        e.not_modelled
+    );
+}
+
+#[test]
+fn vllm_serving_a_gguf_file_takes_weights_and_shape_from_its_header() {
+    use gpuledger_workloads::gguf::writer::GgufWriter;
+    use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue};
+    // vLLM's GGUF example (docs, "GGUF"): `vllm serve ./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf
+    // --tokenizer TinyLlama/TinyLlama-1.1B-Chat-v1.0`. The header is rebuilt with TinyLlama's
+    // shape (fixtures/vllm/tinyllama-1.1b-chat-config.json: 22 layers, 32 heads, 4 KV heads,
+    // 2048 wide); the file's 668 MB of data are sparse.
+    let s = settings(
+        "vllm serve ./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf --tokenizer TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+    );
+    assert!(vllm::serves_gguf(s.model.as_deref().unwrap(), None));
+    let q = |n| GgmlType::from_name(n).unwrap();
+    let mut w = GgufWriter::new();
+    w.kv("general.architecture", MetaValue::String("llama".into()))
+        .kv("llama.block_count", MetaValue::U32(22))
+        .kv("llama.attention.head_count", MetaValue::U32(32))
+        .kv("llama.attention.head_count_kv", MetaValue::U32(4))
+        .kv("llama.embedding_length", MetaValue::U32(2048))
+        .kv("llama.context_length", MetaValue::U32(2048))
+        .tensor("token_embd.weight", &[2048, 32000], q("Q4_K"));
+    for l in 0..22 {
+        for (t, d) in [
+            ("attn_q", [2048u64, 2048]),
+            ("attn_k", [2048, 256]),
+            ("attn_v", [2048, 256]),
+            ("attn_output", [2048, 2048]),
+            ("ffn_gate", [2048, 5632]),
+            ("ffn_up", [2048, 5632]),
+            ("ffn_down", [5632, 2048]),
+        ] {
+            w.tensor(&format!("blk.{l}.{t}.weight"), &d, q("Q4_K"));
+        }
+    }
+    w.tensor("output.weight", &[2048, 32000], q("Q6_K"));
+    let path = std::env::temp_dir().join(format!("gl-vllm-gguf-{}.gguf", std::process::id()));
+    w.write(&path).unwrap();
+    let g = GgufModel::open(&path).unwrap();
+    let m = vllm::gguf_facts(&g, Path::new("./tinyllama-1.1b-chat-v1.0.Q4_K_M.gguf")).unwrap();
+    let header_bytes: u64 = g.tensors().map(|t| t.n_bytes).sum();
+    let e = vllm::estimate(&m, &s, Some(24 << 30), Some(&blocks(11_915))).summary;
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(e.weights_gpu_bytes, header_bytes);
+    // The KV block is the one TinyLlama's config.json gives (22 × 2 × 4 × 64 × 2 B × 16).
+    assert_eq!(e.kv_cache_gpu_bytes, Some(11_915 * 360_448));
+    let why = e.why.unwrap();
+    assert!(!why.contains("config.json"), "{why}");
+}
+
+#[test]
+fn quantised_moe_weights_are_a_floor_in_words() {
+    // gpt-oss-120b (config.json: 36 layers alternating sliding/full, 128 MXFP4 experts):
+    // vLLM printed "Model loading took 65.9651 GiB" on an H100 (vllm-project/vllm#23278), the
+    // checkpoint is 60.8 GiB: the file's bytes are a floor.
+    let types: Vec<&str> = (0..36)
+        .map(|i| {
+            if i % 2 == 0 {
+                "\"sliding_attention\""
+            } else {
+                "\"full_attention\""
+            }
+        })
+        .collect();
+    let json = format!(
+        r#"{{"model_type":"gpt_oss","num_hidden_layers":36,"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"num_local_experts":128,"sliding_window":128,"layer_types":[{}],"quantization_config":{{"quant_method":"mxfp4"}}}}"#,
+        types.join(",")
+    );
+    let c = ModelConfig::parse(json.as_bytes(), Path::new("c.json")).unwrap();
+    assert_eq!(c.moe_experts, Some(128));
+    let m = ModelFacts {
+        gguf: None,
+        config: c,
+        ..facts("vllm/gemma-3-27b-it-config.json")
+    };
+    let e = vllm::estimate(
+        &m,
+        &settings("vllm serve openai/gpt-oss-120b"),
+        Some(80 << 30),
+        None,
+    )
+    .summary;
+    let why = e.why.unwrap();
+    assert!(why.contains(": ≥ 0.00 GiB weights"), "{why}");
+    assert!(
+        e.not_modelled
+            .iter()
+            .any(|n| n.contains("128 mxfp4 experts") && n.contains("a floor, not exact")),
+        "{:?}",
+        e.not_modelled
+    );
+    // A dense model's weights stay a plain figure.
+    let e = vllm::estimate(
+        &facts("vllm/gemma-3-27b-it-config.json"),
+        &settings("vllm serve /m"),
+        Some(80 << 30),
+        None,
+    )
+    .summary;
+    assert!(!e.why.unwrap().contains('≥'));
+}
