@@ -156,3 +156,56 @@ pub fn run_until_loaded(cmd: &mut std::process::Command) -> String {
     }
     log
 }
+
+/// RPC servers that stop when dropped.
+#[allow(dead_code)]
+pub struct RpcServers {
+    children: Vec<std::process::Child>,
+    pub endpoints: Vec<String>,
+}
+
+impl Drop for RpcServers {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Start `n` RPC servers on free loopback ports and wait until each accepts connections.
+#[allow(dead_code)]
+pub fn start_rpc(bin: &Path, n: usize) -> RpcServers {
+    let mut s = RpcServers {
+        children: Vec::new(),
+        endpoints: Vec::new(),
+    };
+    for _ in 0..n {
+        // A port the kernel just handed out and released: free unless raced.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(bin)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string(), "-t", "1"])
+            .env("LD_LIBRARY_PATH", bin.parent().unwrap())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn ggml-rpc-server");
+        s.children.push(child);
+        s.endpoints.push(format!("127.0.0.1:{port}"));
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    for e in &s.endpoints {
+        while std::net::TcpStream::connect(e).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "ggml-rpc-server at {e} never listened"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    s
+}

@@ -66,6 +66,9 @@ pub struct Estimate {
     /// empty for one device or none. The GPU lines above are their sums.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<DeviceShare>,
+    /// What `--fit` chose, when replayed (the lines above are for those settings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitReplay>,
     /// weights + KV + compute on the GPU, plus the overhead when it is known.
     pub total_gpu_bytes: u64,
     /// The same without the overhead line.
@@ -73,6 +76,33 @@ pub struct Estimate {
     pub total_host_bytes: u64,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
+}
+
+/// What llama.cpp's `--fit` would choose (`common_fit_params`), replayed with the recipe as its
+/// memory projection.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitReplay {
+    /// `unchanged` (everything keeps its margin), `fitted`, `partly replayed` (a step llama.cpp
+    /// takes next is not replayed: `reason` says which), or `failed` (llama.cpp gives up and
+    /// loads with the settings reached: `reason` says why).
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// What llama.cpp would log on the way (`common_params_fit_impl`), in its words.
+    pub steps: Vec<String>,
+    pub n_ctx: u64,
+    /// `None`: left to llama.cpp's default (every layer).
+    pub n_gpu_layers: Option<u32>,
+    /// Layers per device (several devices).
+    pub tensor_split: Vec<u32>,
+    /// Buffer-type overrides chosen (`PATTERN=CPU`).
+    pub overrides: Vec<String>,
+    /// The llama-server flags that pin these settings.
+    pub flags: String,
+    /// The inputs: free memory of each device (the host's total without one), and the margin
+    /// to leave (`--fit-target`).
+    pub free_bytes: Vec<u64>,
+    pub margin_bytes: Vec<u64>,
 }
 
 /// One device's part of an estimate over several devices.

@@ -333,6 +333,9 @@ MODELS = {
     "qwen3moe-wide": lambda p: write_qwen3moe(p, n_expert=16, n_used=4, n_ff_exp=512),
     # enough layers for -ts proportions over two or three devices to give each a share
     "llama-deep": lambda p: write_llama(p, n_layer=8),
+    # layers of ~18 MiB, so that --fit's layer choices stand clear of free memory's drift
+    "llama-wide": lambda p: write_llama(p, n_layer=8, n_embd=1024, n_head=8, n_head_kv=4,
+                                        n_ff=2048, wtype=np.float16),
     # the same over a sliding-window model and a mixture of experts
     "gemma3-deep": lambda p: write_gemma3(p, n_layer=9),
     "qwen3moe-deep": lambda p: write_qwen3moe(p, n_layer=6),

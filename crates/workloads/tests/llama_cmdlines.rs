@@ -54,13 +54,14 @@ fn shown(s: &LlamaSettings, key: &str) -> (String, bool) {
             !d.split_mode.is_default(),
         ),
         "mg" => (d.main_gpu.value.to_string(), !d.main_gpu.is_default()),
+        "fit" => (s.fit.enabled.value.to_string(), !s.fit.enabled.is_default()),
         other => panic!("unknown expectation key {other}"),
     }
 }
 
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "model", "c", "np", "ngl", "b", "ub", "ctk", "ctv", "fa", "kvu", "kvo", "mmap", "swa", "rpc",
-    "ts", "sm", "mg",
+    "ts", "sm", "mg", "fit",
 ];
 
 /// What differs between the settings and the entry's expectations.

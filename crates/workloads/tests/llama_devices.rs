@@ -8,10 +8,8 @@
 
 #![cfg(target_os = "linux")]
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting};
 use gpuledger_workloads::gguf::GgufModel;
@@ -20,60 +18,9 @@ use gpuledger_workloads::{Estimate, LlamaSettings};
 
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use llama_tools::{run_until_loaded, server_build, LlamaTools};
+use llama_tools::{run_until_loaded, server_build, start_rpc, LlamaTools};
 
 const MIB: f64 = 1024.0 * 1024.0;
-
-/// RPC servers that stop when dropped.
-struct RpcServers {
-    children: Vec<Child>,
-    endpoints: Vec<String>,
-}
-
-impl Drop for RpcServers {
-    fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// Start `n` RPC servers on free loopback ports and wait until each accepts connections.
-fn start_rpc(bin: &Path, n: usize) -> RpcServers {
-    let mut s = RpcServers {
-        children: Vec::new(),
-        endpoints: Vec::new(),
-    };
-    for _ in 0..n {
-        // A port the kernel just handed out and released: free unless raced.
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(bin)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string(), "-t", "1"])
-            .env("LD_LIBRARY_PATH", bin.parent().unwrap())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn ggml-rpc-server");
-        s.children.push(child);
-        s.endpoints.push(format!("127.0.0.1:{port}"));
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    for e in &s.endpoints {
-        while std::net::TcpStream::connect(e).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "ggml-rpc-server at {e} never listened"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-    s
-}
 
 struct Case {
     model: &'static str,

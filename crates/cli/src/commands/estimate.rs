@@ -54,8 +54,16 @@ llama.cpp's own list (build b11434, and older builds' flags) as for a running se
   -sm, --split-mode none|layer
                               none: only --main-gpu's device (row and tensor not modelled)
   -mg, --main-gpu N           the device -sm none keeps
+  -fit, --fit on|off          fit an unset -c and -ngl to free memory before loading (llama.cpp's
+                              default: on). Replayed when each device's free memory is known
+                              (--free, or the live GPU): the estimate is for what it would pick,
+                              and shows the flags that pin it
+  -fitt, --fit-target MiB[,MiB...]
+                              free memory --fit leaves on each device (default 1024)
+  -fitc, --fit-ctx N          the smallest context --fit may pick (default 4096; -c 0 asks for
+                              the full context)
   Every other llama-server flag is accepted, never refused: one that changes memory in a way not
-  modelled yet (--fit, -md, --mmproj ...) is named in a
+  modelled yet (-md, --mmproj, -sm row ...) is named in a
   note with its value; one with no effect on memory (--host, --port, -t, --jinja, -a, --api-key
   ...) is listed by name; an unknown one is named in a warning.
 A whole llama-server command line can follow `--` (or start at its program, llama-server or a
@@ -75,8 +83,9 @@ gpuledger options (before `--` or the program):
   --gpus N                    local GPUs llama.cpp uses (default 1); with --rpc servers (first
                               in its device order) and -ts/-sm/-mg, the estimate shows each
                               device's layers, weights, KV cache and compute buffer
-  --free SIZE,SIZE            free memory per device, in that order (24GiB,24GiB): without -ts
-                              llama.cpp splits the layers by it (default: evenly)
+  --free SIZE,SIZE            free memory per device, in that order (24GiB,24GiB): --fit's
+                              budget, and without -ts llama.cpp splits the layers by it (default:
+                              evenly); with no device (cpu), the host's total memory
   --no-fit-check              do not look at the live machine
   --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
                               figures beside the estimate"
@@ -218,7 +227,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         );
     }
     settings.backend = backend_setting(opts.backend, device);
+    let (settings, replay_fit, fit_note) = fitted(&model, settings, &opts, device)?;
     let mut e = estimate(&model, &settings)?;
+    e.fit = replay_fit;
+    e.notes.extend(fit_note);
     crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = opts
         .log
@@ -250,6 +262,46 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         s
     };
     crate::commands::print(&text)
+}
+
+/// llama-server's `--fit` (on by default) replayed for the free memory of each device: from
+/// `--free`, else the live device's. Returns the settings it chose, the replay, or a note saying
+/// why it was not replayed.
+fn fitted(
+    model: &GgufModel,
+    settings: gpuledger_workloads::LlamaSettings,
+    opts: &line::Opts,
+    device: Option<&Device>,
+) -> anyhow::Result<(
+    gpuledger_workloads::LlamaSettings,
+    Option<gpuledger_workloads::estimate::FitReplay>,
+    Option<String>,
+)> {
+    use gpuledger_workloads::estimate::{fit, FreeMemory};
+    if !settings.fit.enabled.value {
+        return Ok((settings, None, None));
+    }
+    let live = device.and_then(|d| d.memory.free_bytes);
+    let free = FreeMemory {
+        devices: if opts.free.is_empty() {
+            live.into_iter().collect()
+        } else {
+            opts.free.clone()
+        },
+        host_total: opts.free.first().copied(),
+    };
+    match fit(model, &settings, &free)? {
+        Some((r, s)) => Ok((s, Some(r), None)),
+        None => Ok((
+            settings,
+            None,
+            Some(
+                "--fit on (llama-server's default) not replayed: free memory of each device is \
+                 not known here (give --free SIZE,... in llama.cpp's device order)"
+                    .into(),
+            ),
+        )),
+    }
 }
 
 /// gpuledger's options that are settings of the recipe (not llama-server flags).

@@ -68,7 +68,10 @@ fn estimate_json_with_fit_check_on_each_device() {
     let b = Bench::new();
 
     // GPU1 (RTX 4090): 16,757,220,864 B free < 16 GiB of layers + output + KV + overhead.
-    let v = json_of(&b.estimate(&["-c", "8192", "-np", "1", "--device", "1", "--json"]));
+    // --fit off: the settings as given (the replay is the next test's).
+    let v = json_of(&b.estimate(&[
+        "-c", "8192", "-np", "1", "--device", "1", "--fit", "off", "--json",
+    ]));
     let e = &v["estimate"];
     assert_eq!(e["context"]["n_ctx"], 8192);
     assert_eq!(e["kv_cache"]["bytes"], 16 * 8192 * 2048 * 2);
@@ -112,6 +115,53 @@ fn estimate_json_with_fit_check_on_each_device() {
         .clone();
     assert_eq!(backend["value"], "cuda");
     assert_eq!(backend["source"]["kind"], "default");
+}
+
+/// llama-server's --fit (on by default) replayed on the live device: GPU1 has 16,757,220,864 B
+/// free, the model at -c 8192 needs more, so layers stay on the host until 1 GiB is left.
+#[test]
+fn estimate_replays_fit_on_the_live_device() {
+    let b = Bench::new();
+    let v = json_of(&b.estimate(&["-c", "8192", "-np", "1", "--device", "1", "--json"]));
+    let e = &v["estimate"];
+    let f = &e["fit"];
+    assert_eq!(f["status"], "fitted", "{f}");
+    assert_eq!(f["free_bytes"][0], 16757220864u64);
+    assert_eq!(f["margin_bytes"][0], 1024 * 1024 * 1024);
+    let ngl = f["n_gpu_layers"].as_u64().unwrap();
+    assert!((1..17).contains(&ngl), "{f}");
+    assert_eq!(f["flags"], format!("-c 8192 -ngl {ngl}"));
+    // The estimate is for the chosen settings, within the margin without the overhead
+    // (llama.cpp's projection does not know the CUDA context: its margin covers it).
+    assert_eq!(e["context"]["n_ctx"], 8192);
+    let used = e["total_gpu_bytes_without_overhead"].as_u64().unwrap();
+    assert!(used <= 16757220864 - 1024 * 1024 * 1024, "{used}");
+    // One more layer would not have fitted.
+    let more = json_of(&b.estimate(&[
+        "-c",
+        "8192",
+        "-np",
+        "1",
+        "--device",
+        "1",
+        "--fit",
+        "off",
+        "-ngl",
+        &(ngl + 1).to_string(),
+        "--json",
+    ]));
+    let more = more["estimate"]["total_gpu_bytes_without_overhead"]
+        .as_u64()
+        .unwrap();
+    assert!(more > 16757220864 - 1024 * 1024 * 1024, "{more}");
+    // In words, with the flags that pin the choice.
+    let text = String::from_utf8(
+        b.estimate(&["-c", "8192", "-np", "1", "--device", "1"])
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("--fit replayed (fitted)"), "{text}");
+    assert!(text.contains(&format!("-> -c 8192 -ngl {ngl}")), "{text}");
 }
 
 /// A CUDA estimate run by the tests has the recipe's own overhead, whatever probe this machine

@@ -69,8 +69,8 @@ fn estimate_accepts_flags_that_change_nothing_and_says_so() {
         "--frobnicate",
         "--api-key",
         "sk-SECRET",
-        "--fit-target",
-        "1024",
+        "--mmproj",
+        "mm.gguf",
         "--json",
     ]);
     let err = stderr_of(&out);
@@ -81,7 +81,7 @@ fn estimate_accepts_flags_that_change_nothing_and_says_so() {
     let v = json_of(&out);
     let n = notes(&v).join("\n");
     assert!(
-        n.contains("changes memory, not modelled yet (the estimate may be off): --fit-target 1024"),
+        n.contains("changes memory, not modelled yet (the estimate may be off): --mmproj mm.gguf"),
         "{n}"
     );
     // A buffer-type override is modelled: an input with its flag, and what it placed.

@@ -18,6 +18,7 @@ pub fn render_text(e: &Estimate) -> String {
             .render(&ledger_rows(e)),
     );
     o.push_str(&devices(e));
+    o.push_str(&fit(e));
     o.push_str("inputs:\n");
     let inputs: Vec<Vec<String>> = e
         .inputs
@@ -129,6 +130,30 @@ fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
         overhead_row(e),
         total_row(e),
     ]
+}
+
+/// What llama.cpp's `--fit` would choose, replayed: its outcome, the flags that pin it, and its
+/// steps in llama.cpp's words.
+fn fit(e: &Estimate) -> String {
+    let Some(f) = &e.fit else {
+        return String::new();
+    };
+    let free: Vec<String> = f.free_bytes.iter().map(|&b| human_bytes(b)).collect();
+    let margin: Vec<String> = f.margin_bytes.iter().map(|&b| human_bytes(b)).collect();
+    let mut o = format!(
+        "--fit replayed ({}): for {} free, leaving {} -> {}\n",
+        f.status,
+        free.join(", "),
+        margin.join(", "),
+        term_safe(&f.flags)
+    );
+    if let Some(r) = &f.reason {
+        let _ = writeln!(o, "  {}", term_safe(r));
+    }
+    for s in &f.steps {
+        let _ = writeln!(o, "  {}", term_safe(s));
+    }
+    o
 }
 
 /// The model cut over several devices: each device's layers and its part of the GPU lines,

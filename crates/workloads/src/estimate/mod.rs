@@ -18,6 +18,7 @@ mod compare;
 mod compute;
 mod context;
 pub mod devices;
+mod fit;
 mod flags;
 mod galloc;
 mod hparams;
@@ -31,6 +32,7 @@ use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Offload, Record, Resolved};
+pub use fit::{fit, FreeMemory};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
@@ -256,6 +258,7 @@ fn assemble(
         compute,
         overhead,
         devices,
+        fit: None,
         total_gpu_bytes: total_gpu,
         total_gpu_bytes_without_overhead: total_gpu_wo,
         total_host_bytes: total_host,

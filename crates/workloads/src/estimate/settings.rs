@@ -150,6 +150,29 @@ impl Default for DeviceSettings {
     }
 }
 
+/// `--fit`: llama.cpp fits unset settings (`-c`, `-ngl`, `-ts`, expert placement) to free
+/// memory before loading (`common_fit_params`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitSettings {
+    /// `-fit on|off` (on by default in builds that have it).
+    pub enabled: Setting<bool>,
+    /// `-fitt MiB,...`: free memory to leave on each device (one value: every device).
+    pub target_mib: Setting<Vec<u64>>,
+    /// `-fitc N`: the smallest context fitting may choose; `u32::MAX` when `-c 0` asks for the
+    /// full training context.
+    pub min_ctx: Setting<u32>,
+}
+
+impl Default for FitSettings {
+    fn default() -> Self {
+        FitSettings {
+            enabled: Setting::default(true, "on"),
+            target_mib: Setting::default(vec![1024], "1024 MiB per device"),
+            min_ctx: Setting::default(4096, "4096"),
+        }
+    }
+}
+
 /// Everything the recipe needs from the command line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlamaSettings {
@@ -185,6 +208,7 @@ pub struct LlamaSettings {
     pub unknown: Vec<String>,
     /// The devices and how the model is cut over them (`--rpc`, `-sm`, `-ts`, `-mg`).
     pub devices: DeviceSettings,
+    pub fit: FitSettings,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
     /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
@@ -250,6 +274,7 @@ impl Default for LlamaSettings {
             no_effect: Vec::new(),
             unknown: Vec::new(),
             devices: DeviceSettings::default(),
+            fit: FitSettings::default(),
             backend: Setting::default(Backend::Cuda, "cuda"),
             llama_build: Setting::default(None, "unknown: the newest rules"),
         }
@@ -339,6 +364,36 @@ pub(super) mod apply {
     }
     pub fn ctx_size(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
         s.ctx_size = from_flag(count(f, value(f, v)?)?, f);
+        if s.ctx_size.value == 0 {
+            // arg.cpp: an explicit -c 0 asks for the full context; --fit may not shrink it.
+            s.fit.min_ctx = from_flag(u32::MAX, f);
+        }
+        Ok(())
+    }
+    /// `-fit on|off` (a bare `--fit`: on).
+    pub fn fit(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        s.fit.enabled = from_flag(v.map_or(Ok(true), |w| switch(f, Some(w)))?, f);
+        Ok(())
+    }
+    /// `-fitt 1024` or `-fitt 512,2048`: MiB per device.
+    pub fn fit_target(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let v = value(f, v)?;
+        let mib = v
+            .split(',')
+            .map(|x| count(f, x.trim()))
+            .collect::<Result<Vec<u64>, _>>()?;
+        if mib.is_empty() || mib.len() > 16 {
+            return Err(format!("{f}: {v:?} is not 1 to 16 sizes in MiB"));
+        }
+        s.fit.target_mib = from_flag(mib, f);
+        Ok(())
+    }
+    pub fn fit_ctx(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+        let n = count(f, value(f, v)?)?;
+        s.fit.min_ctx = from_flag(
+            u32::try_from(n).map_err(|_| too_big(f, v.unwrap_or("")))?,
+            f,
+        );
         Ok(())
     }
     pub fn parallel(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {

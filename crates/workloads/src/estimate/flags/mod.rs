@@ -341,7 +341,7 @@ mod tests {
     fn harmless_flags_are_listed_by_name_and_values_never_kept() {
         let s = parsed(
             "llama-server -m m.gguf --host 0.0.0.0 --port 8080 -t 8 --jinja -v -a my-model \
-             --api-key sk-SECRET-1 --hf-token hf_SECRET2 --fit-target 1024 -c 4096",
+             --api-key sk-SECRET-1 --hf-token hf_SECRET2 --mmproj mm.gguf -c 4096",
         );
         assert_eq!(
             s.no_effect,
@@ -356,7 +356,7 @@ mod tests {
                 "--hf-token"
             ]
         );
-        assert_eq!(s.unmodelled, ["--fit-target 1024"]);
+        assert_eq!(s.unmodelled, ["--mmproj mm.gguf"]);
         assert_eq!(s.ctx_size.value, 4096);
         let json = serde_json::to_string(&s).unwrap();
         assert!(!json.contains("SECRET"), "{json}");
@@ -391,8 +391,8 @@ mod tests {
         assert!(e.contains("-ngl needs a value"), "{e}");
         let s = parsed("-c 512 --port");
         assert_eq!(s.no_effect, ["--port"]);
-        let s = parsed("-c 512 -fitt");
-        assert_eq!(s.unmodelled, ["-fitt"]);
+        let s = parsed("-c 512 --mmproj");
+        assert_eq!(s.unmodelled, ["--mmproj"]);
         let e = LlamaSettings::from_args(&args("-c 512 -ts")).unwrap_err();
         assert!(e.contains("-ts needs a value"), "{e}");
     }
@@ -453,11 +453,11 @@ mod tests {
 
     #[test]
     fn notes_say_what_was_not_used_and_why() {
-        let n = notes(&parsed("--host h -fitt 512 --frobnicate -c 1"));
+        let n = notes(&parsed("--host h --mmproj m.gguf --frobnicate -c 1"));
         assert_eq!(
             n,
             [
-                "changes memory, not modelled yet (the estimate may be off): -fitt 512",
+                "changes memory, not modelled yet (the estimate may be off): --mmproj m.gguf",
                 "no effect on memory: --host",
                 "unknown flags, ignored (not llama-server flags of b11434 or older builds): \
                  --frobnicate",

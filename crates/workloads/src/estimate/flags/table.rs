@@ -132,12 +132,22 @@ pub static FLAGS: &[Flag] = &[
         "LLAMA_ARG_MAIN_GPU",
         devices::main_gpu,
     ),
+    // Fitting unset settings to free memory (replayed when free memory is known).
+    row(
+        &["-fit", "--fit"],
+        "LLAMA_ARG_FIT",
+        Takes::OptionalValue,
+        Effect::Modelled(apply::fit),
+    ),
+    mv(
+        &["-fitt", "--fit-target"],
+        "LLAMA_ARG_FIT_TARGET",
+        apply::fit_target,
+    ),
+    mv(&["-fitc", "--fit-ctx"], "LLAMA_ARG_FIT_CTX", apply::fit_ctx),
     // --- change memory, not modelled yet -------------------------------------------------------
     // Placement: devices, splits, automatic fitting, host buffers and repacking.
     uv(&["-dev", "--device"], "LLAMA_ARG_DEVICE"),
-    uv(&["-fit", "--fit"], "LLAMA_ARG_FIT"),
-    uv(&["-fitt", "--fit-target"], "LLAMA_ARG_FIT_TARGET"),
-    uv(&["-fitc", "--fit-ctx"], "LLAMA_ARG_FIT_CTX"),
     us(&["--repack", "-nr", "--no-repack"], "LLAMA_ARG_REPACK"),
     us(&["--no-host"], "LLAMA_ARG_NO_HOST"),
     us(&["--op-offload", "--no-op-offload"], ""),
