@@ -10,6 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
+use ratatui::style::Style;
 use ratatui::Terminal;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -207,7 +208,7 @@ fn code(c: KeyCode) -> KeyEvent {
 }
 
 fn pids(app: &App) -> Vec<u32> {
-    app.rows.iter().map(|r| app.process(r).pid).collect()
+    app.table.rows.iter().map(|r| app.process(r).pid).collect()
 }
 
 fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
@@ -435,17 +436,20 @@ fn sorting_by_columns_keeps_unknown_last() {
     // Memory, largest first; 6001's unknown memory last, not as 0 at the bottom by accident.
     assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
     app.set_sort(Column::Memory); // same column: reverse
-    assert!(!app.descending);
+    assert!(!app.table.descending);
     assert_eq!(pids(&app), [1200, 6002, 4242, 5151, 4242, 6001]);
     app.set_sort(Column::Pid);
     assert_eq!(pids(&app), [1200, 4242, 4242, 5151, 6001, 6002]);
     app.set_sort(Column::Name);
-    assert_eq!(app.process(&app.rows[0]).display_name(), "llama-server");
+    assert_eq!(
+        app.process(&app.table.rows[0]).display_name(),
+        "llama-server"
+    );
     // Keys: `s` moves to the next column (Name → Workload), `r` reverses.
     app.handle_key(key('s'), t0);
-    assert_eq!(app.sort, Column::Workload);
+    assert_eq!(app.table.sort, Column::Workload);
     app.set_sort(Column::Cpu);
-    assert!(app.descending);
+    assert!(app.table.descending);
     // Only 4242 has a CPU figure: it is first, the unknowns follow.
     assert_eq!(pids(&app)[..2], [4242, 4242]);
     let (s, _) = render(&mut app, 120, 40, t0);
@@ -468,7 +472,7 @@ fn header_click_sorts() {
         row: y,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.sort, Column::Pid);
+    assert_eq!(app.table.sort, Column::Pid);
     assert_eq!(pids(&app)[0], 1200);
 }
 
@@ -484,8 +488,8 @@ fn filter_by_typing() {
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "Enter keep").contains("filter: OLLAMA"));
     app.handle_key(code(KeyCode::Enter), t0);
-    assert!(!app.filter_editing);
-    assert_eq!(app.filter, "OLLAMA");
+    assert!(!app.table.filter_editing);
+    assert_eq!(app.table.filter, "OLLAMA");
     // Filter by user, then by device name.
     app.handle_key(key('/'), t0);
     for _ in 0..6 {
@@ -496,8 +500,8 @@ fn filter_by_typing() {
     }
     assert_eq!(pids(&app), [4242, 1200]);
     app.handle_key(code(KeyCode::Esc), t0);
-    assert!(app.filter.is_empty());
-    assert_eq!(app.rows.len(), 6);
+    assert!(app.table.filter.is_empty());
+    assert_eq!(app.table.rows.len(), 6);
     // Nothing matches: the table says so.
     app.handle_key(key('/'), t0);
     app.handle_key(key('z'), t0);
@@ -521,6 +525,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
     assert!(py.contains("n/a") && py.contains("1.0 GiB"), "{py}");
     // Select 6001 and open the details: the reasons are there.
     let i = app
+        .table
         .rows
         .iter()
         .position(|r| app.process(r).pid == 6001)
@@ -570,13 +575,13 @@ fn selection_follows_the_process_when_the_order_moves() {
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.handle_key(key('j'), t0); // 5151, second row
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.table.selected, 1);
     // 5151 grows to 30 GiB: it moves to the top, the selection goes with it.
     app.apply(
         update(snapshot(60 * GIB, 30 * GIB)),
         t0 + Duration::from_secs(1),
     );
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.table.selected, 0);
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
     let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(1));
     assert!(s.contains("PID 5151"));
@@ -585,8 +590,8 @@ fn selection_follows_the_process_when_the_order_moves() {
     gone.processes.retain(|p| p.pid != 5151);
     balance(&mut gone);
     app.apply(update(gone), t0 + Duration::from_secs(2));
-    assert_eq!(app.selected, 0);
-    assert_eq!(app.rows.len(), 5);
+    assert_eq!(app.table.selected, 0);
+    assert_eq!(app.table.rows.len(), 5);
 }
 
 #[test]
@@ -596,7 +601,7 @@ fn tree_view_puts_children_under_parents() {
     app.handle_key(key('t'), t0);
     // Roots by memory, 6002 (child of 6001) right after 6001, even though it has more memory.
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
-    assert_eq!(app.rows[5].depth, 1);
+    assert_eq!(app.table.rows[5].depth, 1);
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
     assert!(s.contains(" tree "));
@@ -655,6 +660,7 @@ fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailab
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let i = app
+        .table
         .rows
         .iter()
         .position(|r| app.process(r).pid == 1200)
@@ -1107,7 +1113,7 @@ fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
         row: y,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.selected, 4);
+    assert_eq!(app.table.selected, 4);
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 1200);
     app.handle_mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
@@ -1617,7 +1623,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
     app.handle_key(key(' '), t0);
     let second = app.process(app.selected_row().unwrap()).pid;
     app.handle_key(key(' '), t0);
-    assert_eq!(app.tagged.len(), 2);
+    assert_eq!(app.table.tagged.len(), 2);
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains(&format!("*{first}")) && s.contains(&format!("*{second}")),
@@ -1638,7 +1644,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
     app.handle_key(key('y'), t0);
     let pids: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     assert_eq!(pids, [first, second]);
-    assert!(app.tagged.is_empty());
+    assert!(app.table.tagged.is_empty());
     assert!(
         app.message
             .as_deref()
@@ -1836,7 +1842,7 @@ fn host_figures_are_asked_for_the_rows_on_screen_unless_sorting_by_them() {
     assert!(want.binary_search(&last).is_err());
     assert!(app.host_missing().contains("rows on screen"));
     // Sorting by CPU % needs every row's figure.
-    app.sort = Column::Cpu;
+    app.table.sort = Column::Cpu;
     assert_eq!(app.host_need(), HostNeed::All);
 }
 
@@ -1876,7 +1882,7 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
     let (table, _) = render(&mut app, 200, 60, t0);
     check("table", &table);
     assert!(table.contains("<redacted>"), "{table}");
-    for _ in 0..app.rows.len() {
+    for _ in 0..app.table.rows.len() {
         app.handle_key(code(KeyCode::Enter), t0);
         let (details, _) = render(&mut app, 200, 60, t0);
         check("details", &details);
@@ -1913,7 +1919,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     goto(&mut app, 1200);
     app.handle_key(key(' '), t0);
     goto(&mut app, 1200);
-    assert_eq!(app.tagged.len(), 2);
+    assert_eq!(app.table.tagged.len(), 2);
     app.handle_key(key('T'), t0);
     let (s, _) = render(&mut app, 120, 40, t0);
     match &app.overlay {
@@ -1937,7 +1943,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     let mut signalled: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     signalled.sort_unstable();
     assert_eq!(signalled, [5151, 6002]);
-    assert!(app.tagged.is_empty());
+    assert!(app.table.tagged.is_empty());
     // Cancelling says what was left running.
     goto(&mut app, 5151);
     app.handle_key(key(' '), t0);
@@ -2107,15 +2113,15 @@ fn space_tags_and_moves_down() {
     let order = pids(&app);
     app.handle_key(key(' '), t0);
     app.handle_key(key(' '), t0);
-    assert_eq!(app.selected, 2);
-    let tagged: Vec<u32> = app.tagged.iter().map(|t| t.0).collect();
+    assert_eq!(app.table.selected, 2);
+    let tagged: Vec<u32> = app.table.tagged.iter().map(|t| t.0).collect();
     let mut want = vec![order[0], order[1]];
     want.sort_unstable();
     assert_eq!(tagged, want);
     // At the last row it stays there.
     app.handle_key(key('G'), t0);
     app.handle_key(key(' '), t0);
-    assert_eq!(app.selected, app.rows.len() - 1);
+    assert_eq!(app.table.selected, app.table.rows.len() - 1);
 }
 
 /// Issue 25 D9: grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
@@ -2165,7 +2171,7 @@ fn a_cut_table_says_how_many_rows_are_hidden() {
     }
     balance(&mut s);
     let mut app = app_with(s, t0);
-    assert_eq!(app.rows.len(), 40);
+    assert_eq!(app.table.rows.len(), 40);
     let (small, _) = render(&mut app, 80, 24, t0);
     let shown = app.geometry.body_rows;
     let line = line_with(&small, "hidden");
@@ -2225,4 +2231,30 @@ fn owner_column_names_pods_and_jobs_and_filters_by_them() {
         app.handle_key(key(c), t0);
     }
     assert_eq!(pids(&app), [5151]);
+}
+
+/// The style of a cell comes from whether its value is known, not from its text: a process
+/// really named `n/a` is drawn plain, an unknown name dim.
+#[test]
+fn unknown_cells_are_dim_by_data_not_by_their_text() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[1].name = Some("n/a".into());
+    s.processes[2].name = None;
+    let mut app = app_with(s, t0);
+    let (screen, buf) = render(&mut app, 120, 40, t0);
+    let dim = app.theme.dim;
+    assert_ne!(dim.fg, Style::default().fg, "the theme's dim has a colour");
+    let header_y = screen.lines().position(|l| l.contains("WORKLOAD")).unwrap();
+    let x = screen.lines().nth(header_y).unwrap().find("NAME").unwrap() as u16;
+    let style_of = |pid: &str| {
+        let y = screen.lines().position(|l| l.contains(pid)).unwrap() as u16;
+        assert_eq!(
+            &screen.lines().nth(y as usize).unwrap()[x as usize..x as usize + 3],
+            "n/a"
+        );
+        buf[(x, y)].style()
+    };
+    assert_eq!(style_of(" 6001 ").fg, dim.fg, "{screen}");
+    assert_ne!(style_of(" 5151 ").fg, dim.fg, "{screen}");
 }

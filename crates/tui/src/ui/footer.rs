@@ -40,11 +40,11 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             "Enter writes (never overwrites) · Esc cancels",
             area.width,
         )
-    } else if app.filter_editing {
+    } else if app.table.filter_editing {
         prompt_line(
             app,
             "filter:",
-            &app.filter,
+            &app.table.filter,
             "Enter keep · Esc clear",
             area.width,
         )
