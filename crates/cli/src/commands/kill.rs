@@ -10,6 +10,7 @@ use gpuledger_actions::kill::{
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState, WorkloadKind};
 use gpuledger_sources::Collector;
+use gpuledger_views::kill::{render_kill, KillStep, KillText};
 use gpuledger_workloads::identify::identify_in;
 use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Read, Write};
@@ -370,33 +371,27 @@ fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
 fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
     // The plan is listed line by line below, so the message's inline copy is left out.
     let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
-    let mut s = format!("{head}\n");
-    for p in &o.plan {
-        s.push_str(&format!("  would: {p}\n"));
-    }
-    for st in &o.steps {
-        s.push_str(&format!(
-            "  {:>6} ms  {:<16} {}\n",
-            st.at_ms, st.action, st.result
-        ));
-    }
-    if let Some(sv) = &o.survivor {
-        if let Some(w) = &sv.wchan {
-            s.push_str(&format!("  waiting in: {w}\n"));
-        }
-        for r in &sv.remedies {
-            s.push_str(&format!("  remedy: {r}\n"));
-        }
-    }
-    if o.status == Status::DryRun {
+    let survivor = o.survivor.as_ref();
+    render_kill(&KillText {
+        head,
+        plan: &o.plan,
+        steps: o
+            .steps
+            .iter()
+            .map(|st| KillStep {
+                at_ms: st.at_ms,
+                action: &st.action,
+                result: &st.result,
+            })
+            .collect(),
+        waiting_in: survivor.and_then(|sv| sv.wchan.as_deref()),
+        remedies: survivor.map_or(&[], |sv| &sv.remedies),
         // The reading the outcome carries (its JSON says the same), else the confirmation's.
-        let now = o.gpu_memory.before.as_ref().unwrap_or(memory_now);
-        s.push_str(&format!("  now: {}\n", describe_reading(now)));
-    }
-    if o.status.is_gone() || o.status == Status::StillAlive {
-        s.push_str(&format!("  GPU memory: {}\n", o.gpu_memory.detail));
-    }
-    s
+        now: (o.status == Status::DryRun)
+            .then(|| describe_reading(o.gpu_memory.before.as_ref().unwrap_or(memory_now))),
+        gpu_memory: (o.status.is_gone() || o.status == Status::StillAlive)
+            .then_some(o.gpu_memory.detail.as_str()),
+    })
 }
 
 #[cfg(test)]
