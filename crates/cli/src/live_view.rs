@@ -38,9 +38,9 @@ impl Terminator for ActionsTerminator {
         match self.killer.verdict(&info) {
             Verdict::Refused(why) => Check::Refused(why),
             Verdict::NeedsSecondConfirmation(why) => Check::SecondConfirmation(why),
-            // Shells are not the actions crate's concern but are the view's: ask twice.
+            // The guard read the process's own names; the listed one is asked about too.
             Verdict::Allowed => match session_critical(pid, name) {
-                Some(why) => Check::SecondConfirmation(why.to_string()),
+                Some(why) => Check::SecondConfirmation(why),
                 None => Check::Allowed,
             },
         }

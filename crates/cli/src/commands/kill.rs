@@ -24,8 +24,8 @@ Exit status:
   2  bad command-line usage
   3  a target is still alive after SIGKILL / TerminateProcess (see the remedies)
   4  refused: a guard rail (PID 1, kernel thread, gpuledger or its parents, critical system
-     process), a display server without --yes-really, declined at the prompt, or no terminal
-     to ask on and no --yes
+     process), a display server or session shell without --yes-really, declined at the
+     prompt, or no terminal to ask on and no --yes
   5  permission denied: another user's (or an elevated) process
   6  no such process, or the PID now names a different process (skipped)
   7  dry run: nothing was signalled
@@ -46,7 +46,8 @@ pub struct Args {
     /// Do not ask: the targets are confirmed.
     #[arg(long)]
     pub yes: bool,
-    /// The second confirmation needed for display servers, compositors and desktop shells.
+    /// The second confirmation needed for display servers, compositors, desktop shells and
+    /// session shells (a login shell, sshd, tmux, screen).
     #[arg(long)]
     pub yes_really: bool,
     /// Say what would be done; signal nothing.
