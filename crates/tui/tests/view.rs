@@ -20,24 +20,20 @@ use std::time::{Duration, Instant};
 #[path = "../../../testing/secret_corpus.rs"]
 mod corpus;
 
-const GIB: u64 = 1 << 30;
+use gpuledger_model::test_support::{self, GIB};
 const G0: &str = "GPU-0000";
 const G1: &str = "GPU-1111";
 
 fn proc(pid: u32, name: &str, user: &str, ppid: u32, usage: Vec<Usage>) -> Process {
-    let mut p = Process::new(pid);
-    p.start_time = Some(pid as u64 * 10);
-    p.name = Some(name.into());
+    let mut p = test_support::named_process(pid, name, usage);
     p.user = Some(user.into());
     p.ppid = Some(ppid);
     p.cmdline = Some(vec![format!("/usr/bin/{name}"), "--serve".into()]);
-    p.usage = usage;
     p
 }
 
 fn usage(dev: &str, mem: Option<u64>, sm: Option<u32>, kinds: &[UsageKind]) -> Usage {
-    let mut u = Usage::new(dev, "nvml");
-    u.memory_bytes = mem;
+    let mut u = test_support::usage(dev, mem);
     if mem.is_none() {
         u.unavailable_reason = Some("NVML returned NOT_AVAILABLE for this process".into());
     }
@@ -60,19 +56,15 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
             wsl: false,
         },
     );
-    let mut d0 = Device::new(0, Vendor::Nvidia, G0, "nvml");
+    let mut d0 = test_support::device(0, G0, Some(140 * GIB), Some(used0));
     d0.name = Some("NVIDIA H200".into());
-    d0.memory.total_bytes = Some(140 * GIB);
-    d0.memory.used_bytes = Some(used0);
     d0.utilization.gpu_percent = Some(37);
     d0.utilization.memory_percent = Some(12);
     d0.temperature_c = Some(54);
     d0.power.usage_watts = Some(215.0);
     d0.power.limit_watts = Some(700.0);
-    let mut d1 = Device::new(1, Vendor::Nvidia, G1, "nvml");
+    let mut d1 = test_support::device(1, G1, Some(24 * GIB), Some(6 * GIB));
     d1.name = Some("NVIDIA GeForce RTX 4090".into());
-    d1.memory.total_bytes = Some(24 * GIB);
-    d1.memory.used_bytes = Some(6 * GIB);
     d1.mark_unavailable("temperature_c", "not supported");
     s.devices = vec![d0, d1];
     use UsageKind::*;

@@ -398,10 +398,11 @@ fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{Device, Host, Process, SourceStatus, Usage, Vendor};
+    use gpuledger_model::test_support::{device, process, snapshot, usage};
+    use gpuledger_model::SourceStatus;
 
     fn snap() -> Snapshot {
-        Snapshot::new("2026-11-29T00:00:00Z".into(), Host::default())
+        snapshot("2026-11-29T00:00:00Z", vec![], vec![])
     }
 
     #[test]
@@ -418,16 +419,10 @@ mod tests {
         assert!(
             matches!(reading_from_snapshot(&s, 5), GpuMemoryReading::Unknown { reason } if reason.contains("libnvidia-ml"))
         );
-        s.devices
-            .push(Device::new(0, Vendor::Nvidia, "GPU-1", "nvml"));
+        s.devices.push(device(0, "GPU-1", None, None));
         assert_eq!(reading_from_snapshot(&s, 5), GpuMemoryReading::NotListed);
-        let mut p = Process::new(5);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.memory_bytes = Some(1 << 30);
-        p.usage.push(u);
-        let mut u2 = Usage::new("GPU-2", "nvml");
-        u2.memory_bytes = Some(1 << 20);
-        p.usage.push(u2);
+        let mut p = process(5, "GPU-1", Some(1 << 30));
+        p.usage.push(usage("GPU-2", Some(1 << 20)));
         s.processes.push(p);
         assert_eq!(
             reading_from_snapshot(&s, 5),
@@ -435,11 +430,9 @@ mod tests {
                 bytes: (1 << 30) + (1 << 20)
             }
         );
-        let mut q = Process::new(6);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.unavailable_reason =
+        let mut q = process(6, "GPU-1", None);
+        q.usage[0].unavailable_reason =
             Some("NVML reports per-process memory as not available under WDDM".into());
-        q.usage.push(u);
         s.processes.push(q);
         assert!(
             matches!(reading_from_snapshot(&s, 6), GpuMemoryReading::Unknown { reason } if reason.contains("WDDM"))

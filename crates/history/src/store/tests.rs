@@ -1,18 +1,17 @@
 use super::*;
-use gpuledger_model::{Engines, Host};
+use gpuledger_model::test_support::{device, process, snapshot};
+use gpuledger_model::Engines;
 use rusqlite::params;
 
 #[path = "../../../../testing/secret_corpus.rs"]
 mod corpus;
 
-const MIB: u64 = 1 << 20;
+use gpuledger_model::test_support::MIB;
 const T0: i64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
 
 fn dev(used: u64, gpu: u32) -> Device {
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+    let mut d = device(0, "GPU-1", Some(1000 * MIB), Some(used));
     d.name = Some("NVIDIA H200".into());
-    d.memory.total_bytes = Some(1000 * MIB);
-    d.memory.used_bytes = Some(used);
     d.memory.free_bytes = Some(1000 * MIB - used);
     d.utilization.gpu_percent = Some(gpu);
     d.temperature_c = Some(50);
@@ -21,7 +20,7 @@ fn dev(used: u64, gpu: u32) -> Device {
 }
 
 fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> Process {
-    let mut p = Process::new(pid);
+    let mut p = process(pid, "GPU-1", mem);
     p.start_time = Some(start);
     p.name = Some(name.into());
     p.user = Some("alice".into());
@@ -31,8 +30,7 @@ fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> 
         "sk-SECRET".into(),
         "a,\"b\"".into(),
     ]);
-    let mut u = Usage::new("GPU-1", "nvml");
-    u.memory_bytes = mem;
+    let u = &mut p.usage[0];
     if mem.is_none() {
         u.unavailable_reason = Some("not available under WDDM".into());
     }
@@ -40,16 +38,12 @@ fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> 
         sm_percent: sm,
         ..Engines::default()
     };
-    p.usage.push(u);
     p
 }
 
 fn snap(used: u64, gpu: u32, procs: Vec<Process>) -> Snapshot {
-    let mut s = Snapshot::new("x".into(), Host::default());
+    let mut s = snapshot("x", vec![dev(used, gpu)], procs);
     s.host.hostname = Some("gpu-box".into());
-    s.devices.push(dev(used, gpu));
-    s.processes = procs;
-    balance(&mut s);
     s
 }
 
