@@ -377,7 +377,7 @@ mod tests {
         assert!(parse_interval("fast")
             .unwrap_err()
             .contains("not a duration"));
-        // Issue 20: `-d 1m` was refused while `serve --interval 1m` was accepted.
+        // `-d 1m` was refused while `serve --interval 1m` was accepted.
         assert_eq!(parse_interval("1m").unwrap(), Duration::from_secs(60));
         assert!(parse_interval("NaN").is_err());
         assert!(parse_interval("99999").unwrap_err().contains("maximum"));

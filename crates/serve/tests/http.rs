@@ -270,7 +270,7 @@ fn beyond_the_connection_bound_a_flood_gets_503_and_old_waiters_make_room() {
     srv.shutdown();
 }
 
-/// Issue 25 C: clients that keep their socket a while after reading the whole answer (pooled
+/// Clients that keep their socket a while after reading the whole answer (pooled
 /// HTTP clients do) filled every place with answered connections lingering for the client's
 /// close, and new requests got 503 (1.4–7.3 % of 10,000 at 20 clients). An answered connection
 /// gives its place to a new one.
@@ -523,7 +523,7 @@ fn still_open(conns: &[TcpStream]) -> usize {
         .count()
 }
 
-/// Issue 16, hostile item 4: silent connections used to queue behind 4 workers, each holding
+/// Silent connections used to queue behind 4 workers, each holding
 /// one for the whole request deadline, so probes waited minutes. Requests are now read as they
 /// arrive, whatever else is open.
 #[test]
@@ -582,7 +582,7 @@ fn raise_nofile(want: u64) -> u64 {
     want
 }
 
-/// Issue 16, hostile item 10: under many simultaneous connections every one gets an answer
+/// Under many simultaneous connections every one gets an answer
 /// (200, or 503 with Retry-After), none is closed silently.
 #[test]
 fn every_simultaneous_connection_gets_an_answer() {

@@ -261,7 +261,7 @@ fn layout_80x24_is_compact_and_complete() {
     for pid in ["4242", "5151", "6001", "6002", "1200"] {
         assert!(s.contains(pid), "{pid} missing:\n{s}");
     }
-    // The rows the whole table leaves go to the bottom panes, not blank (issue 25 D10); the
+    // The rows the whole table leaves go to the bottom panes, not blank; the
     // footer has the keys.
     assert!(s.contains("Measured"), "{s}");
     assert!(
@@ -372,7 +372,7 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
         line_with(&s, "measured      20 GiB").contains("4 GiB more"),
         "{s}"
     );
-    // Issue 25 D7: the compute figure's word comes from the estimate's own flag, the word
+    // The compute figure's word comes from the estimate's own flag, the word
     // `explain` uses for the same estimate (it said "approximate" here, "exact" there).
     assert!(line_with(&s, "compute ").contains("(approximate)"), "{s}");
     let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
@@ -800,7 +800,7 @@ fn replay_is_marked_and_refuses_actions() {
         .contains("nothing to terminate"));
 }
 
-/// Issue 25 D5: a 30-sample recording replayed in the view drew "one moment, no history".
+/// A 30-sample recording replayed in the view drew "one moment, no history".
 #[test]
 fn a_replayed_recording_draws_its_history() {
     let t0 = Instant::now();
@@ -831,7 +831,7 @@ fn a_replayed_recording_draws_its_history() {
     assert!(s.contains("GPU0: one snapshot, no history"), "{s}");
 }
 
-/// Issue 25 D9: `e` is the environment as in nvitop (export moved to `x`); `h` stays the
+/// `e` is the environment as in nvitop (export moved to `x`); `h` stays the
 /// sideways scroll (h/l beside j/k), and the footer and help say so, with help on `?`.
 #[test]
 fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
@@ -859,7 +859,7 @@ fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
     assert!(help.contains("help is ? or F1, not nvitop's h"), "{help}");
 }
 
-/// Issue 25 D10: at 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
+/// At 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
 /// below 32 rows). The rows a short table leaves go to the panes; a long table keeps them all.
 #[test]
 fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
@@ -889,7 +889,7 @@ fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
     assert!(s.contains("hidden"), "{s}");
 }
 
-/// Issue 25 D10: at 60–70 columns the one-line cards kept the temperature and dropped the
+/// At 60–70 columns the one-line cards kept the temperature and dropped the
 /// unattributed memory. Unattributed is the product's point: kept longer than temperature.
 #[test]
 fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
@@ -907,7 +907,7 @@ fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
     }
 }
 
-/// Issue 25 D10: a process at 0 % SM was drawn as a row of half blocks along the axis, a bar
+/// A process at 0 % SM was drawn as a row of half blocks along the axis, a bar
 /// that read as load. SM % is a line like the device's GPU %.
 #[test]
 fn a_zero_percent_series_is_not_drawn_as_a_bar() {
@@ -936,7 +936,7 @@ fn a_zero_percent_series_is_not_drawn_as_a_bar() {
     }
 }
 
-/// Issue 25 D10: one precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
+/// One precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
 /// (0, 2 and 0 decimals) in one column. One decimal each, the points aligned.
 #[test]
 fn byte_columns_have_one_precision() {
@@ -993,7 +993,7 @@ fn csv_export_writes_the_rows_as_shown() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    // Issue 25 D7: the snapshot CSV's columns, its time first, then the view's own.
+    // The snapshot CSV's columns, its time first, then the view's own.
     let snapshot_header = gpuledger_views::csv::SNAPSHOT_HEADER.join(",");
     assert_eq!(
         lines[0],
@@ -1185,7 +1185,7 @@ fn open_folder_names_the_process_or_says_why_not() {
     );
 }
 
-/// Issue 14: whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
+/// Whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
 /// and how much (GPU memory, GPU %): those columns are placed before SOURCE, COMMAND and RSS.
 #[test]
 fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
@@ -1442,7 +1442,7 @@ fn messages_expire_on_the_next_key_and_after_a_while() {
     assert!(app.message.is_some());
 }
 
-/// Issue 14 item 10: notes are cut at a word, never mid-word; cards give memory %. Issue 25 D10:
+/// Notes are cut at a word, never mid-word; cards give memory %.
 /// a source that simply found nothing (no DRM devices on an NVIDIA machine) is not on every
 /// screen (it was, cut at 80 and 120 columns): `selftest` lists it.
 #[test]
@@ -1583,7 +1583,7 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
     }
 }
 
-/// Issue 14 item 10: a short table leaves no block of blank rows; the panes below take them.
+/// A short table leaves no block of blank rows; the panes below take them.
 #[test]
 fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
     let t0 = Instant::now();
@@ -1601,7 +1601,7 @@ fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
     }
 }
 
-/// Issue 14 (what nvitop users expect): Space tags processes and one confirmation signals them
+/// What nvitop users expect: Space tags processes and one confirmation signals them
 /// all, each named with what tells it apart; a tag follows its process, not the PID.
 #[test]
 fn tagged_processes_are_signalled_together_after_one_confirmation() {
@@ -1611,7 +1611,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
         .with_terminator(Box::new(Recorder(calls.clone())));
     app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
     let first = app.process(app.selected_row().unwrap()).pid;
-    // Space tags and moves down (issue 25 D9).
+    // Space tags and moves down.
     app.handle_key(key(' '), t0);
     let second = app.process(app.selected_row().unwrap()).pid;
     app.handle_key(key(' '), t0);
@@ -1648,7 +1648,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
 }
 
 /// `v`: the environment, read now: values only for known-safe names (through the detector),
-/// `<hidden: not on the safe list>` for every other, whatever the name (issue 25's corpus).
+/// `<hidden: not on the safe list>` for every other, whatever the name (the secret corpus).
 #[test]
 #[cfg(target_os = "linux")]
 fn environment_view_shows_values_of_safe_names_only() {
@@ -1696,7 +1696,7 @@ fn environment_view_shows_values_of_safe_names_only() {
     assert!(s.contains("n/a: ") && s.contains("environ"), "{s}");
 }
 
-/// Issue 25 D2: at 120 columns COMMAND gets the width left and shows the program and script by
+/// At 120 columns COMMAND gets the width left and shows the program and script by
 /// name first, so two `python3` jobs with WORKLOAD unknown are told apart; h / l scroll the
 /// whole row (as nvitop's arrows do), up to the end of the longest command and no further.
 #[test]
@@ -1751,7 +1751,7 @@ fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     );
     let header = line_with(&before, "COMMAND");
     let x = header[..header.find("COMMAND").unwrap()].chars().count();
-    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`, issue 25 D10).
+    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`).
     assert!(
         120 - x >= 22,
         "COMMAND is {} cells at 120 columns:\n{before}",
@@ -1838,7 +1838,7 @@ fn host_figures_are_asked_for_the_rows_on_screen_unless_sorting_by_them() {
     assert_eq!(app.host_need(), HostNeed::All);
 }
 
-/// The live view on issue 25's corpus: a snapshot as it reaches the view (collection redacts,
+/// The live view on the secret corpus: a snapshot as it reaches the view (collection redacts,
 /// every snapshot read from outside goes through `redact_snapshot`), drawn as the table, the
 /// details pop-up and the kill confirmation of each process: no secret shows.
 #[test]
@@ -1888,7 +1888,7 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
     }
 }
 
-/// Issue 25 D1: with tags, T / K signal the tagged rows only (as nvitop does), never the row
+/// With tags, T / K signal the tagged rows only (as nvitop does), never the row
 /// under the cursor as well, not even one just untagged; the dialog lists exactly those.
 #[test]
 fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
@@ -1947,7 +1947,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     );
 }
 
-/// Issue 25 D3: the details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
+/// The details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
 /// last line: ↓ / PgDn / End move down, ↑ / PgUp / Home back, and the frame says where it is.
 #[test]
 fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
@@ -1996,7 +1996,7 @@ fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
     assert_eq!(render(&mut app, 80, 24, t0).0, top);
 }
 
-/// Issue 25 D6: one spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
+/// One spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
 /// it is not drawn as an alarm (not red).
 #[test]
 fn unknowns_have_one_spelling_and_are_not_drawn_red() {
@@ -2039,7 +2039,7 @@ fn unknowns_have_one_spelling_and_are_not_drawn_red() {
     }
 }
 
-/// Issue 25 D7: one name per metric, the snapshot table's: the memory controller's busy share
+/// One name per metric, the snapshot table's: the memory controller's busy share
 /// is `MEM%` (it was `MBW` on the cards and `mem` in the details), a process's use is `SM%`
 /// (it was `GPU%` in the table); help says what each is; the CSV export says `sm_percent`.
 #[test]
@@ -2064,7 +2064,7 @@ fn metrics_have_the_snapshot_table_s_names() {
     assert!(help.contains("SM%") && help.contains("MEM%"), "{help}");
 }
 
-/// Issue 25 D7: an evidence line says its kind once (`• executable: executable /opt/…` and
+/// An evidence line says its kind once (`• executable: executable /opt/…` and
 /// `• model file: model file /m/…` said it twice).
 #[test]
 fn evidence_lines_name_their_kind_once() {
@@ -2096,7 +2096,7 @@ fn evidence_lines_name_their_kind_once() {
     );
 }
 
-/// Issue 25 D9: Space tags the row and moves down (as nvitop's does), so tagging a run of rows
+/// Space tags the row and moves down (as nvitop's does), so tagging a run of rows
 /// is one key per row.
 #[test]
 fn space_tags_and_moves_down() {
@@ -2116,7 +2116,7 @@ fn space_tags_and_moves_down() {
     assert_eq!(app.table.selected, app.table.rows.len() - 1);
 }
 
-/// Issue 25 D9: grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
+/// Grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
 /// between the GPUs that costs no row.
 #[test]
 fn grouping_per_gpu_draws_a_line_between_gpus() {
@@ -2146,7 +2146,7 @@ fn grouping_per_gpu_draws_a_line_between_gpus() {
         .contains(ratatui::style::Modifier::UNDERLINED)));
 }
 
-/// Issue 25 D10: when the table is cut, a line says how many rows are hidden and how to see
+/// When the table is cut, a line says how many rows are hidden and how to see
 /// them (nothing said that 22 of 40 rows were hidden at 80×24).
 #[test]
 fn a_cut_table_says_how_many_rows_are_hidden() {

@@ -240,7 +240,7 @@ mod tests {
         assert_eq!(signed_bytes(None), "n/a");
     }
 
-    /// Issue 14: changes lead, unchanged rows are counted (listed with --all), a new process is
+    /// Changes lead, unchanged rows are counted (listed with --all), a new process is
     /// `absent →` (not `n/a →`), devices are named as in the table.
     #[test]
     fn changes_first_absent_is_not_unknown_and_all_lists_the_rest() {

@@ -1,4 +1,4 @@
-//! Issue 25's secret corpus through every view: the table, JSON, CSV, the Prometheus exposition
+//! The secret corpus through every view: the table, JSON, CSV, the Prometheus exposition
 //! and the diff. A snapshot reaches a view redacted (collection redacts, every snapshot read from
 //! outside goes through `redact_snapshot`); the CSV and Prometheus views redact the process's
 //! texts again themselves, so they are also given the raw snapshot.

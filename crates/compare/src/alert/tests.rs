@@ -217,7 +217,7 @@ proptest::proptest! {
     }
 }
 
-/// Issue 14: a unitless threshold on a byte field is refused with the two readings spelled out.
+/// A unitless threshold on a byte field is refused with the two readings spelled out.
 #[test]
 fn bare_numbers_on_memory_fields_are_refused_with_a_hint() {
     let e = parse("device.memory.used > 90").unwrap_err().to_string();

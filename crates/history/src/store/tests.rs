@@ -221,7 +221,7 @@ fn round_trip_exact_values_across_keyframes_and_deltas() {
             .contains("no device \"GPU-X\" in this recording (recorded: GPU0 GPU-1)"),
         "{err}"
     );
-    // Issue 25 D8: by index as well as by UUID (as `snapshot` numbers them).
+    // By index as well as by UUID (as `snapshot` numbers them).
     let by = |d: &str| {
         let mut rows = Vec::new();
         r.for_each_device_row(
@@ -389,7 +389,7 @@ fn a_second_recorder_is_refused_and_the_first_can_reopen_after() {
     assert_eq!(rows(&r, &Query::default()).len(), 2);
 }
 
-/// Issue 25 C: the lock is the file's, not the name's: a second recorder through a symlink or a
+/// The lock is the file's, not the name's: a second recorder through a symlink or a
 /// hard link to the same database ran concurrently (once: "database disk image is malformed").
 #[test]
 #[cfg(unix)]
@@ -894,7 +894,7 @@ fn assert_no_corpus_secret(what: &str, text: &str) {
     }
 }
 
-/// Issue 25's corpus recorded from a snapshot nobody redacted: neither the SQLite file's bytes
+/// The secret corpus recorded from a snapshot nobody redacted: neither the SQLite file's bytes
 /// nor what is read back (a replayed moment, the history CSV) hold a secret.
 #[test]
 fn the_corpus_never_reaches_the_recording_or_history() {
@@ -962,7 +962,7 @@ fn an_old_recording_s_secrets_are_redacted_on_reading() {
     assert!(text.contains("--token=<redacted>"), "{text}");
 }
 
-/// Issue 25 D5: a replayed recording showed WORKLOAD and TYPE as `—` and no estimate for a
+/// A replayed recording showed WORKLOAD and TYPE as `—` and no estimate for a
 /// runner the live view had estimated: the recording kept no identification at all.
 #[test]
 fn identification_survives_a_replay_the_last_one_seen() {
@@ -1033,7 +1033,7 @@ fn identification_survives_a_replay_the_last_one_seen() {
     assert_eq!(s.processes[0].usage[0].kinds_label(), "C");
 }
 
-/// Issue 25 D5: the live view's chart of a replayed recording had "one moment, no history":
+/// The live view's chart of a replayed recording had "one moment, no history":
 /// the samples before the moment shown, for the chart, spread over the range when there are many.
 #[test]
 fn the_samples_before_a_moment_read_back_for_a_chart() {

@@ -369,7 +369,7 @@ impl App {
     }
 
     /// With tags, T / K ask about the tagged processes only, as nvitop does: the row under the
-    /// cursor is not added (issue 25 D1). The first is the confirmation's own, the rest `also`.
+    /// cursor is not added. The first is the confirmation's own, the rest `also`.
     fn ask_terminate_tagged(&mut self, force: bool) {
         let mut targets = match self.tagged_targets() {
             Ok(t) => t,

@@ -51,8 +51,8 @@ pub use process::selected_processes;
 /// nothing measured is ever given one of these names.
 /// `gpuledger_process_estimated_memory_bytes{pid,name,user,workload,model,recipe,component}`
 /// with `component` one of `weights`, `kv_cache`, `compute`, `overhead`: the known parts. The
-/// total is not a series of that family, or `sum by (pid)` would count every process twice
-/// (issue 16): it is its own family, `gpuledger_process_estimated_total_bytes`, because the
+/// total is not a series of that family, or `sum by (pid)` would count every process twice:
+/// it is its own family, `gpuledger_process_estimated_total_bytes`, because the
 /// parts' sum is the total only when every part is known (SGLang's total is its static pool,
 /// its known parts only weights and KV cache). `gpuledger_process_estimated_partial` is 1 when
 /// a part is unknown: the total is then a floor and the parts do not add up to it.

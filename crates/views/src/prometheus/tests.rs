@@ -453,7 +453,7 @@ fn estimates_are_their_own_family_and_containers_label_processes() {
     );
 }
 
-/// Issue 16: a `component="total"` series beside the parts made `sum by (pid)` count every
+/// A `component="total"` series beside the parts made `sum by (pid)` count every
 /// process twice. The total is its own family, once per process; summing the parts gives it
 /// only when no part is unknown, which the partial flag says (SGLang: total = static pool,
 /// parts only weights and KV cache).
