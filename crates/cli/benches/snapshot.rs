@@ -2,7 +2,7 @@
 //!
 //! Targets from the foundation issue: a warm collection round (NVML with 2 devices and 50
 //! processes through the fake library, procfs metadata for them) ≤ 2 ms; the whole
-//! `gpuledger snapshot --json` process ≤ 30 ms; its peak RSS ≤ 15 MB. Issue 13: a warm live-view
+//! `gpuledger snapshot --json` process ≤ 30 ms; its peak RSS ≤ 15 MB. A warm live-view
 //! round (identification attached, as the live view, `record` and `serve` run it) with 500
 //! processes ≤ 1 ms CPU; the /proc files it reads per process. The tree here is a recorded one,
 //! whose `stat` files are opened by path every round; on the live /proc a round reads them

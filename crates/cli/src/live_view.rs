@@ -38,9 +38,9 @@ impl Terminator for ActionsTerminator {
         match self.killer.verdict(&info) {
             Verdict::Refused(why) => Check::Refused(why),
             Verdict::NeedsSecondConfirmation(why) => Check::SecondConfirmation(why),
-            // Shells are not the actions crate's concern but are the view's: ask twice.
+            // The guard read the process's own names; the listed one is asked about too.
             Verdict::Allowed => match session_critical(pid, name) {
-                Some(why) => Check::SecondConfirmation(why.to_string()),
+                Some(why) => Check::SecondConfirmation(why),
                 None => Check::Allowed,
             },
         }
@@ -377,7 +377,7 @@ mod tests {
         assert!(parse_interval("fast")
             .unwrap_err()
             .contains("not a duration"));
-        // Issue 20: `-d 1m` was refused while `serve --interval 1m` was accepted.
+        // `-d 1m` was refused while `serve --interval 1m` was accepted.
         assert_eq!(parse_interval("1m").unwrap(), Duration::from_secs(60));
         assert!(parse_interval("NaN").is_err());
         assert!(parse_interval("99999").unwrap_err().contains("maximum"));

@@ -462,36 +462,30 @@ mod tests {
 
     fn recording() -> (tempfile::TempDir, std::path::PathBuf) {
         use crate::store::Recorder;
-        use gpuledger_model::{balance, Device, Host, Process, Snapshot, Usage, Vendor};
-        const GIB: u64 = 1 << 30;
+        use gpuledger_model::test_support::{device, process, snapshot, GIB};
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("h.db");
         let mut rec = Recorder::open(&db).unwrap();
         // 10 minutes at 1 s: llama grows 10 → 30 GiB, a <weird> & process holds 5 GiB, two
         // small ones; the device total is 80 GiB and used peaks at 60 GiB.
         for k in 0..600u64 {
-            let mut s = Snapshot::new("t".into(), Host::default());
-            let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+            let used = 20 * GIB + k * 40 * GIB / 599;
+            let mut d = device(0, "GPU-1", Some(80 * GIB), Some(used));
             d.name = Some("NVIDIA H100".into());
-            d.memory.total_bytes = Some(80 * GIB);
-            d.memory.used_bytes = Some(20 * GIB + k * 40 * GIB / 599);
             d.utilization.gpu_percent = Some((k % 100) as u32);
-            s.devices.push(d);
-            for (pid, name, mem) in [
+            let procs = [
                 (1, "llama-server", 10 * GIB + k * 20 * GIB / 599),
                 (2, "<weird> &", 5 * GIB),
                 (3, "a", GIB),
                 (4, "b", GIB / 2),
-            ] {
-                let mut p = Process::new(pid);
+            ]
+            .map(|(pid, name, mem)| {
+                let mut p = process(pid, "GPU-1", Some(mem));
                 p.start_time = Some(1);
                 p.name = Some(name.into());
-                let mut u = Usage::new("GPU-1", "nvml");
-                u.memory_bytes = Some(mem);
-                p.usage.push(u);
-                s.processes.push(p);
-            }
-            balance(&mut s);
+                p
+            });
+            let s = snapshot("t", vec![d], procs.into());
             rec.add(&s, 1_795_939_200_000 + k as i64 * 1000);
         }
         rec.flush().unwrap();

@@ -66,25 +66,16 @@ pub fn bar_fraction(value: u64, dev: &Device) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::snapshot::*;
+    use crate::test_support::{device, process, snapshot};
 
     fn snap(used: Option<u64>, values: &[Option<u64>]) -> Snapshot {
-        let mut s = Snapshot::new("t".into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "A", "nvml");
-        d.memory.total_bytes = Some(1000);
-        d.memory.used_bytes = used;
-        s.devices.push(d);
-        let mut other = Device::new(1, Vendor::Nvidia, "B", "nvml");
-        other.memory.used_bytes = Some(7);
-        s.devices.push(other);
-        for (i, v) in values.iter().enumerate() {
-            let mut p = Process::new(i as u32 + 1);
-            let mut u = Usage::new("A", "nvml");
-            u.memory_bytes = *v;
-            p.usage.push(u);
-            s.processes.push(p);
-        }
-        balance(&mut s);
-        s
+        let a = device(0, "A", Some(1000), used);
+        let b = device(1, "B", None, Some(7));
+        let procs = (1..)
+            .zip(values)
+            .map(|(pid, v)| process(pid, "A", *v))
+            .collect();
+        snapshot("t", vec![a, b], procs)
     }
 
     #[test]

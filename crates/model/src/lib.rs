@@ -15,6 +15,8 @@ pub mod probe_report;
 pub mod redact;
 pub mod runtime_estimate;
 pub mod snapshot;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod time;
 pub mod units;
 pub mod words;

@@ -418,7 +418,7 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&ev).unwrap()).unwrap();
         assert_eq!(back, ev);
         assert_eq!(back[0].showed, "model file /m/a b (1).gguf");
-        // Shown under its kind's name, the kind's words are not said twice (issue 25 D7).
+        // Shown under its kind's name, the kind's words are not said twice.
         assert_eq!(back[0].shown(), "/m/a b (1).gguf");
         assert_eq!(
             back[1].shown(),

@@ -150,22 +150,16 @@ fn sample(snap: &Snapshot, at_ms: i64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{Device, Host, Process, Vendor};
+    use gpuledger_model::test_support::{device, process, snapshot, TAKEN_AT};
 
     fn snap(used: u64, procs: u32) -> Snapshot {
-        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-A", "nvml");
-        d.memory.total_bytes = Some(1000);
-        d.memory.used_bytes = Some(used);
-        s.devices.push(d);
-        for pid in 1..=procs {
-            let mut p = Process::new(pid);
-            let mut u = Usage::new("GPU-A", "nvml");
-            u.memory_bytes = (pid != 3).then_some(u64::from(pid) * 10);
-            p.usage.push(u);
-            s.processes.push(p);
-        }
-        s
+        let procs =
+            (1..=procs).map(|pid| process(pid, "GPU-A", (pid != 3).then_some(u64::from(pid) * 10)));
+        snapshot(
+            TAKEN_AT,
+            vec![device(0, "GPU-A", Some(1000), Some(used))],
+            procs.collect(),
+        )
     }
 
     fn samples(answer: &str) -> Vec<Value> {

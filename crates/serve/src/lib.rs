@@ -16,7 +16,7 @@
 //!   answered `503` with `Retry-After` (never closed without an answer while descriptors last),
 //!   within fixed bounds on connections and descriptors. tiny_http was considered: its task
 //!   pool starts a thread per busy connection and it has no deadline for a whole request head;
-//!   a thread pool of our own serialised queued connections behind slow ones (issue 16).
+//!   a thread pool of our own serialised queued connections behind slow ones.
 //! - Collection and serving share nothing but the published `Arc`, so a stalled client can never
 //!   stall collection, and a slow round never delays a scrape (it serves the previous round).
 

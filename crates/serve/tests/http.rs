@@ -1,6 +1,7 @@
 //! The server on 127.0.0.1 with an ephemeral port, fed constructed snapshots: routes, methods,
 //! malformed and slow clients, floods, and the collection loop's independence from requests.
 
+use gpuledger_model::test_support;
 use gpuledger_model::*;
 use gpuledger_serve::{ServeConfig, Server, Source};
 use gpuledger_views::ProcessSeries;
@@ -11,24 +12,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn snap(round: u64) -> Snapshot {
-    let mut s = Snapshot::new(
-        format!("2026-11-29T08:00:{:02}Z", round % 60),
-        Host::default(),
+    let mut p = test_support::process(42, "GPU-A", Some(100));
+    p.name = Some("llama-server".into());
+    let mut s = test_support::snapshot(
+        &format!("2026-11-29T08:00:{:02}Z", round % 60),
+        vec![test_support::device(
+            0,
+            "GPU-A",
+            Some(1000),
+            Some(600 + round),
+        )],
+        vec![p],
     );
     s.host.hostname = Some("box<1>".into());
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-A", "nvml");
-    d.memory.total_bytes = Some(1000);
-    d.memory.used_bytes = Some(600 + round);
-    s.devices.push(d);
-    let mut p = Process::new(42);
-    p.name = Some("llama-server".into());
-    let mut u = Usage::new("GPU-A", "nvml");
-    u.memory_bytes = Some(100);
-    p.usage.push(u);
-    s.processes.push(p);
     s.sources
         .push(SourceStatus::new("nvml", SourceState::Ok, "1 device"));
-    balance(&mut s);
     s
 }
 
@@ -272,7 +270,7 @@ fn beyond_the_connection_bound_a_flood_gets_503_and_old_waiters_make_room() {
     srv.shutdown();
 }
 
-/// Issue 25 C: clients that keep their socket a while after reading the whole answer (pooled
+/// Clients that keep their socket a while after reading the whole answer (pooled
 /// HTTP clients do) filled every place with answered connections lingering for the client's
 /// close, and new requests got 503 (1.4–7.3 % of 10,000 at 20 clients). An answered connection
 /// gives its place to a new one.
@@ -525,7 +523,7 @@ fn still_open(conns: &[TcpStream]) -> usize {
         .count()
 }
 
-/// Issue 16, hostile item 4: silent connections used to queue behind 4 workers, each holding
+/// Silent connections used to queue behind 4 workers, each holding
 /// one for the whole request deadline, so probes waited minutes. Requests are now read as they
 /// arrive, whatever else is open.
 #[test]
@@ -584,7 +582,7 @@ fn raise_nofile(want: u64) -> u64 {
     want
 }
 
-/// Issue 16, hostile item 10: under many simultaneous connections every one gets an answer
+/// Under many simultaneous connections every one gets an answer
 /// (200, or 503 with Retry-After), none is closed silently.
 #[test]
 fn every_simultaneous_connection_gets_an_answer() {

@@ -656,7 +656,7 @@ fn wsl_dxg_holders_are_counted_not_measured() {
     );
 }
 
-/// Issue 16 §3: a platform (non-PCI) GPU was reported with its platform device name as a PCI
+/// A platform (non-PCI) GPU was reported with its platform device name as a PCI
 /// bus id and a `pci-` uuid from sysfs, and with a `drm-` identity from fdinfo alone. One
 /// identity, from one rule, and no PCI bus id for a device that is not on PCI. The trees are
 /// made from Documentation/gpu/panfrost.rst and panthor.rst (fixtures/linux/README.md).
@@ -720,7 +720,7 @@ fn platform_gpu_from_fdinfo_alone_is_not_pci_either() {
     assert!(s.devices.iter().all(|d| d.pci_bus_id.is_none()));
 }
 
-/// Issue 16 §3: the AMD NPU's driver names itself `amdxdna_accel_driver` in fdinfo (a real dump,
+/// The AMD NPU's driver names itself `amdxdna_accel_driver` in fdinfo (a real dump,
 /// nokyan/resources#417) and lives under /sys/class/accel, which was not read: the NPU showed
 /// as an fdinfo-only device of unknown vendor.
 #[test]

@@ -1,5 +1,7 @@
-//! The seam to the kill mechanism (its own crate, wired by the lead), plus the small actions the
-//! view does itself (clipboard through OSC 52).
+//! The seam to the kill mechanism: the [`Terminator`] trait the view asks through (the
+//! `gpuledger` binary passes one backed by `gpuledger_actions`, see its `live_view.rs`), the
+//! session-critical rule the view shares with `gpuledger kill`, and the small actions the view
+//! does itself (clipboard through OSC 52).
 
 use base64::Engine;
 
@@ -32,7 +34,7 @@ pub trait Terminator {
     /// The guard rails, before asking. The default knows display servers, compositors and shells.
     fn check(&self, pid: u32, _start_time: Option<u64>, name: &str) -> Check {
         match session_critical(pid, name) {
-            Some(why) => Check::SecondConfirmation(why.to_string()),
+            Some(why) => Check::SecondConfirmation(why),
             None => Check::Allowed,
         }
     }
@@ -46,7 +48,8 @@ pub trait Terminator {
     }
 }
 
-/// The default until the actions crate is wired in: says so, sends nothing.
+/// The view's default when no kill mechanism is given (tests, a remote or replayed view): says
+/// so, sends nothing.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoTerminator;
 
@@ -57,33 +60,14 @@ impl Terminator for NoTerminator {
 }
 
 /// Processes whose end takes the user's session with it: they need a second confirmation. Returns
-/// what ending it would do, in words.
-pub fn session_critical(pid: u32, name: &str) -> Option<&'static str> {
-    const SHELLS: &[&str] = &[
-        "bash",
-        "zsh",
-        "fish",
-        "sh",
-        "dash",
-        "ksh",
-        "tcsh",
-        "nu",
-        "login",
-        "sshd",
-        "tmux: server",
-        "tmux",
-        "screen",
-    ];
+/// what ending it would do, in words. The rules are the kill guard's own table
+/// (`gpuledger_actions::kill::guard::SESSION_RULES`), so the view and `gpuledger kill` agree.
+pub fn session_critical(pid: u32, name: &str) -> Option<String> {
     if pid == 1 {
-        return Some("PID 1 is the init system: ending it brings the whole machine down");
+        return Some("PID 1 is the init system: ending it brings the whole machine down".into());
     }
-    if gpuledger_actions::kill::guard::is_display_server(name) {
-        return Some("it is the display server / compositor: ending it closes the graphical session and every window in it");
-    }
-    if SHELLS.contains(&name) {
-        return Some("it is a shell or session process: ending it can close your terminal session and what runs in it");
-    }
-    None
+    gpuledger_actions::kill::guard::session_rule([name])
+        .map(|(rule, _)| format!("it {}", rule.ends))
 }
 
 /// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
@@ -114,8 +98,8 @@ mod tests {
         assert!(session_critical(77, "zsh").unwrap().contains("shell"));
         assert!(session_critical(1, "systemd").is_some());
         assert_eq!(session_critical(4242, "llama-server"), None);
-        // Issue 20: the live view and `gpuledger kill` share one list (picom, gamescope and sddm
-        // were asked about twice in the view and once on the command line).
+        // The live view and `gpuledger kill` share one list (picom, gamescope and sddm were once
+        // asked about twice in the view and once on the command line).
         for n in ["picom", "gamescope", "sddm", "Hyprland", "xorg"] {
             assert!(session_critical(900, n).is_some(), "{n}");
             assert!(gpuledger_actions::kill::guard::is_display_server(n), "{n}");

@@ -139,22 +139,15 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::*;
+    use gpuledger_model::test_support::{device, process, snapshot};
 
     fn snap(pids: &[u32], used: u64) -> Snapshot {
-        let mut s = Snapshot::new("t".into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "G", "nvml");
-        d.memory.used_bytes = Some(used);
-        s.devices.push(d);
-        for &pid in pids {
-            let mut p = Process::new(pid);
+        let procs = pids.iter().map(|&pid| {
+            let mut p = process(pid, "G", Some(u64::from(pid)));
             p.start_time = Some(1);
-            let mut u = Usage::new("G", "nvml");
-            u.memory_bytes = Some(pid as u64);
-            p.usage.push(u);
-            s.processes.push(p);
-        }
-        s
+            p
+        });
+        snapshot("t", vec![device(0, "G", None, Some(used))], procs.collect())
     }
 
     #[test]

@@ -10,6 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
+use ratatui::style::Style;
 use ratatui::Terminal;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,24 +20,20 @@ use std::time::{Duration, Instant};
 #[path = "../../../testing/secret_corpus.rs"]
 mod corpus;
 
-const GIB: u64 = 1 << 30;
+use gpuledger_model::test_support::{self, GIB};
 const G0: &str = "GPU-0000";
 const G1: &str = "GPU-1111";
 
 fn proc(pid: u32, name: &str, user: &str, ppid: u32, usage: Vec<Usage>) -> Process {
-    let mut p = Process::new(pid);
-    p.start_time = Some(pid as u64 * 10);
-    p.name = Some(name.into());
+    let mut p = test_support::named_process(pid, name, usage);
     p.user = Some(user.into());
     p.ppid = Some(ppid);
     p.cmdline = Some(vec![format!("/usr/bin/{name}"), "--serve".into()]);
-    p.usage = usage;
     p
 }
 
 fn usage(dev: &str, mem: Option<u64>, sm: Option<u32>, kinds: &[UsageKind]) -> Usage {
-    let mut u = Usage::new(dev, "nvml");
-    u.memory_bytes = mem;
+    let mut u = test_support::usage(dev, mem);
     if mem.is_none() {
         u.unavailable_reason = Some("NVML returned NOT_AVAILABLE for this process".into());
     }
@@ -59,19 +56,15 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
             wsl: false,
         },
     );
-    let mut d0 = Device::new(0, Vendor::Nvidia, G0, "nvml");
+    let mut d0 = test_support::device(0, G0, Some(140 * GIB), Some(used0));
     d0.name = Some("NVIDIA H200".into());
-    d0.memory.total_bytes = Some(140 * GIB);
-    d0.memory.used_bytes = Some(used0);
     d0.utilization.gpu_percent = Some(37);
     d0.utilization.memory_percent = Some(12);
     d0.temperature_c = Some(54);
     d0.power.usage_watts = Some(215.0);
     d0.power.limit_watts = Some(700.0);
-    let mut d1 = Device::new(1, Vendor::Nvidia, G1, "nvml");
+    let mut d1 = test_support::device(1, G1, Some(24 * GIB), Some(6 * GIB));
     d1.name = Some("NVIDIA GeForce RTX 4090".into());
-    d1.memory.total_bytes = Some(24 * GIB);
-    d1.memory.used_bytes = Some(6 * GIB);
     d1.mark_unavailable("temperature_c", "not supported");
     s.devices = vec![d0, d1];
     use UsageKind::*;
@@ -207,7 +200,7 @@ fn code(c: KeyCode) -> KeyEvent {
 }
 
 fn pids(app: &App) -> Vec<u32> {
-    app.rows.iter().map(|r| app.process(r).pid).collect()
+    app.table.rows.iter().map(|r| app.process(r).pid).collect()
 }
 
 fn line_with<'a>(screen: &'a str, needle: &str) -> &'a str {
@@ -268,7 +261,7 @@ fn layout_80x24_is_compact_and_complete() {
     for pid in ["4242", "5151", "6001", "6002", "1200"] {
         assert!(s.contains(pid), "{pid} missing:\n{s}");
     }
-    // The rows the whole table leaves go to the bottom panes, not blank (issue 25 D10); the
+    // The rows the whole table leaves go to the bottom panes, not blank; the
     // footer has the keys.
     assert!(s.contains("Measured"), "{s}");
     assert!(
@@ -379,7 +372,7 @@ fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
         line_with(&s, "measured      20 GiB").contains("4 GiB more"),
         "{s}"
     );
-    // Issue 25 D7: the compute figure's word comes from the estimate's own flag, the word
+    // The compute figure's word comes from the estimate's own flag, the word
     // `explain` uses for the same estimate (it said "approximate" here, "exact" there).
     assert!(line_with(&s, "compute ").contains("(approximate)"), "{s}");
     let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
@@ -435,17 +428,20 @@ fn sorting_by_columns_keeps_unknown_last() {
     // Memory, largest first; 6001's unknown memory last, not as 0 at the bottom by accident.
     assert_eq!(pids(&app), [4242, 5151, 4242, 6002, 1200, 6001]);
     app.set_sort(Column::Memory); // same column: reverse
-    assert!(!app.descending);
+    assert!(!app.table.descending);
     assert_eq!(pids(&app), [1200, 6002, 4242, 5151, 4242, 6001]);
     app.set_sort(Column::Pid);
     assert_eq!(pids(&app), [1200, 4242, 4242, 5151, 6001, 6002]);
     app.set_sort(Column::Name);
-    assert_eq!(app.process(&app.rows[0]).display_name(), "llama-server");
+    assert_eq!(
+        app.process(&app.table.rows[0]).display_name(),
+        "llama-server"
+    );
     // Keys: `s` moves to the next column (Name → Workload), `r` reverses.
     app.handle_key(key('s'), t0);
-    assert_eq!(app.sort, Column::Workload);
+    assert_eq!(app.table.sort, Column::Workload);
     app.set_sort(Column::Cpu);
-    assert!(app.descending);
+    assert!(app.table.descending);
     // Only 4242 has a CPU figure: it is first, the unknowns follow.
     assert_eq!(pids(&app)[..2], [4242, 4242]);
     let (s, _) = render(&mut app, 120, 40, t0);
@@ -468,7 +464,7 @@ fn header_click_sorts() {
         row: y,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.sort, Column::Pid);
+    assert_eq!(app.table.sort, Column::Pid);
     assert_eq!(pids(&app)[0], 1200);
 }
 
@@ -484,8 +480,8 @@ fn filter_by_typing() {
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "Enter keep").contains("filter: OLLAMA"));
     app.handle_key(code(KeyCode::Enter), t0);
-    assert!(!app.filter_editing);
-    assert_eq!(app.filter, "OLLAMA");
+    assert!(!app.table.filter_editing);
+    assert_eq!(app.table.filter, "OLLAMA");
     // Filter by user, then by device name.
     app.handle_key(key('/'), t0);
     for _ in 0..6 {
@@ -496,8 +492,8 @@ fn filter_by_typing() {
     }
     assert_eq!(pids(&app), [4242, 1200]);
     app.handle_key(code(KeyCode::Esc), t0);
-    assert!(app.filter.is_empty());
-    assert_eq!(app.rows.len(), 6);
+    assert!(app.table.filter.is_empty());
+    assert_eq!(app.table.rows.len(), 6);
     // Nothing matches: the table says so.
     app.handle_key(key('/'), t0);
     app.handle_key(key('z'), t0);
@@ -521,6 +517,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
     assert!(py.contains("n/a") && py.contains("1.0 GiB"), "{py}");
     // Select 6001 and open the details: the reasons are there.
     let i = app
+        .table
         .rows
         .iter()
         .position(|r| app.process(r).pid == 6001)
@@ -570,13 +567,13 @@ fn selection_follows_the_process_when_the_order_moves() {
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     app.handle_key(key('j'), t0); // 5151, second row
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
-    assert_eq!(app.selected, 1);
+    assert_eq!(app.table.selected, 1);
     // 5151 grows to 30 GiB: it moves to the top, the selection goes with it.
     app.apply(
         update(snapshot(60 * GIB, 30 * GIB)),
         t0 + Duration::from_secs(1),
     );
-    assert_eq!(app.selected, 0);
+    assert_eq!(app.table.selected, 0);
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 5151);
     let (s, _) = render(&mut app, 120, 40, t0 + Duration::from_secs(1));
     assert!(s.contains("PID 5151"));
@@ -585,8 +582,8 @@ fn selection_follows_the_process_when_the_order_moves() {
     gone.processes.retain(|p| p.pid != 5151);
     balance(&mut gone);
     app.apply(update(gone), t0 + Duration::from_secs(2));
-    assert_eq!(app.selected, 0);
-    assert_eq!(app.rows.len(), 5);
+    assert_eq!(app.table.selected, 0);
+    assert_eq!(app.table.rows.len(), 5);
 }
 
 #[test]
@@ -596,7 +593,7 @@ fn tree_view_puts_children_under_parents() {
     app.handle_key(key('t'), t0);
     // Roots by memory, 6002 (child of 6001) right after 6001, even though it has more memory.
     assert_eq!(pids(&app), [4242, 4242, 5151, 1200, 6001, 6002]);
-    assert_eq!(app.rows[5].depth, 1);
+    assert_eq!(app.table.rows[5].depth, 1);
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(line_with(&s, "6002").contains("└─ollama_runner"), "{s}");
     assert!(s.contains(" tree "));
@@ -655,6 +652,7 @@ fn kill_of_a_compositor_needs_two_confirmations_and_default_build_says_unavailab
     let t0 = Instant::now();
     let mut app = app_with(snapshot(40 * GIB, 9 * GIB), t0);
     let i = app
+        .table
         .rows
         .iter()
         .position(|r| app.process(r).pid == 1200)
@@ -802,7 +800,7 @@ fn replay_is_marked_and_refuses_actions() {
         .contains("nothing to terminate"));
 }
 
-/// Issue 25 D5: a 30-sample recording replayed in the view drew "one moment, no history".
+/// A 30-sample recording replayed in the view drew "one moment, no history".
 #[test]
 fn a_replayed_recording_draws_its_history() {
     let t0 = Instant::now();
@@ -833,7 +831,7 @@ fn a_replayed_recording_draws_its_history() {
     assert!(s.contains("GPU0: one snapshot, no history"), "{s}");
 }
 
-/// Issue 25 D9: `e` is the environment as in nvitop (export moved to `x`); `h` stays the
+/// `e` is the environment as in nvitop (export moved to `x`); `h` stays the
 /// sideways scroll (h/l beside j/k), and the footer and help say so, with help on `?`.
 #[test]
 fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
@@ -861,7 +859,7 @@ fn e_shows_the_environment_as_in_nvitop_and_h_scrolling_is_said() {
     assert!(help.contains("help is ? or F1, not nvitop's h"), "{help}");
 }
 
-/// Issue 25 D10: at 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
+/// At 100×30 a short table left 14–18 blank rows (the bottom panes are hidden
 /// below 32 rows). The rows a short table leaves go to the panes; a long table keeps them all.
 #[test]
 fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
@@ -891,7 +889,7 @@ fn a_short_table_at_100x30_leaves_its_rows_to_the_panes_not_blank() {
     assert!(s.contains("hidden"), "{s}");
 }
 
-/// Issue 25 D10: at 60–70 columns the one-line cards kept the temperature and dropped the
+/// At 60–70 columns the one-line cards kept the temperature and dropped the
 /// unattributed memory. Unattributed is the product's point: kept longer than temperature.
 #[test]
 fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
@@ -909,7 +907,7 @@ fn narrow_cards_keep_unattributed_memory_longer_than_temperature() {
     }
 }
 
-/// Issue 25 D10: a process at 0 % SM was drawn as a row of half blocks along the axis, a bar
+/// A process at 0 % SM was drawn as a row of half blocks along the axis, a bar
 /// that read as load. SM % is a line like the device's GPU %.
 #[test]
 fn a_zero_percent_series_is_not_drawn_as_a_bar() {
@@ -938,7 +936,7 @@ fn a_zero_percent_series_is_not_drawn_as_a_bar() {
     }
 }
 
-/// Issue 25 D10: one precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
+/// One precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
 /// (0, 2 and 0 decimals) in one column. One decimal each, the points aligned.
 #[test]
 fn byte_columns_have_one_precision() {
@@ -995,7 +993,7 @@ fn csv_export_writes_the_rows_as_shown() {
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
-    // Issue 25 D7: the snapshot CSV's columns, its time first, then the view's own.
+    // The snapshot CSV's columns, its time first, then the view's own.
     let snapshot_header = gpuledger_views::csv::SNAPSHOT_HEADER.join(",");
     assert_eq!(
         lines[0],
@@ -1107,7 +1105,7 @@ fn clicking_a_row_selects_it_and_theme_and_window_keys_cycle() {
         row: y,
         modifiers: KeyModifiers::NONE,
     });
-    assert_eq!(app.selected, 4);
+    assert_eq!(app.table.selected, 4);
     assert_eq!(app.process(app.selected_row().unwrap()).pid, 1200);
     app.handle_mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
@@ -1187,7 +1185,7 @@ fn open_folder_names_the_process_or_says_why_not() {
     );
 }
 
-/// Issue 14: whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
+/// Whatever the width, the top process's row says who (NAME), what (WORKLOAD, uncut)
 /// and how much (GPU memory, GPU %): those columns are placed before SOURCE, COMMAND and RSS.
 #[test]
 fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
@@ -1444,7 +1442,7 @@ fn messages_expire_on_the_next_key_and_after_a_while() {
     assert!(app.message.is_some());
 }
 
-/// Issue 14 item 10: notes are cut at a word, never mid-word; cards give memory %. Issue 25 D10:
+/// Notes are cut at a word, never mid-word; cards give memory %.
 /// a source that simply found nothing (no DRM devices on an NVIDIA machine) is not on every
 /// screen (it was, cut at 80 and 120 columns): `selftest` lists it.
 #[test]
@@ -1585,7 +1583,7 @@ fn no_size_panics_with_prompts_messages_and_overlays() {
     }
 }
 
-/// Issue 14 item 10: a short table leaves no block of blank rows; the panes below take them.
+/// A short table leaves no block of blank rows; the panes below take them.
 #[test]
 fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
     let t0 = Instant::now();
@@ -1603,7 +1601,7 @@ fn a_short_table_gives_its_spare_rows_to_the_panes_below() {
     }
 }
 
-/// Issue 14 (what nvitop users expect): Space tags processes and one confirmation signals them
+/// What nvitop users expect: Space tags processes and one confirmation signals them
 /// all, each named with what tells it apart; a tag follows its process, not the PID.
 #[test]
 fn tagged_processes_are_signalled_together_after_one_confirmation() {
@@ -1613,11 +1611,11 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
         .with_terminator(Box::new(Recorder(calls.clone())));
     app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
     let first = app.process(app.selected_row().unwrap()).pid;
-    // Space tags and moves down (issue 25 D9).
+    // Space tags and moves down.
     app.handle_key(key(' '), t0);
     let second = app.process(app.selected_row().unwrap()).pid;
     app.handle_key(key(' '), t0);
-    assert_eq!(app.tagged.len(), 2);
+    assert_eq!(app.table.tagged.len(), 2);
     let (s, _) = render(&mut app, 120, 40, t0);
     assert!(
         s.contains(&format!("*{first}")) && s.contains(&format!("*{second}")),
@@ -1638,7 +1636,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
     app.handle_key(key('y'), t0);
     let pids: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     assert_eq!(pids, [first, second]);
-    assert!(app.tagged.is_empty());
+    assert!(app.table.tagged.is_empty());
     assert!(
         app.message
             .as_deref()
@@ -1650,7 +1648,7 @@ fn tagged_processes_are_signalled_together_after_one_confirmation() {
 }
 
 /// `v`: the environment, read now: values only for known-safe names (through the detector),
-/// `<hidden: not on the safe list>` for every other, whatever the name (issue 25's corpus).
+/// `<hidden: not on the safe list>` for every other, whatever the name (the secret corpus).
 #[test]
 #[cfg(target_os = "linux")]
 fn environment_view_shows_values_of_safe_names_only() {
@@ -1698,7 +1696,7 @@ fn environment_view_shows_values_of_safe_names_only() {
     assert!(s.contains("n/a: ") && s.contains("environ"), "{s}");
 }
 
-/// Issue 25 D2: at 120 columns COMMAND gets the width left and shows the program and script by
+/// At 120 columns COMMAND gets the width left and shows the program and script by
 /// name first, so two `python3` jobs with WORKLOAD unknown are told apart; h / l scroll the
 /// whole row (as nvitop's arrows do), up to the end of the longest command and no further.
 #[test]
@@ -1753,7 +1751,7 @@ fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     );
     let header = line_with(&before, "COMMAND");
     let x = header[..header.find("COMMAND").unwrap()].chars().count();
-    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`, issue 25 D10).
+    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`).
     assert!(
         120 - x >= 22,
         "COMMAND is {} cells at 120 columns:\n{before}",
@@ -1836,11 +1834,11 @@ fn host_figures_are_asked_for_the_rows_on_screen_unless_sorting_by_them() {
     assert!(want.binary_search(&last).is_err());
     assert!(app.host_missing().contains("rows on screen"));
     // Sorting by CPU % needs every row's figure.
-    app.sort = Column::Cpu;
+    app.table.sort = Column::Cpu;
     assert_eq!(app.host_need(), HostNeed::All);
 }
 
-/// The live view on issue 25's corpus: a snapshot as it reaches the view (collection redacts,
+/// The live view on the secret corpus: a snapshot as it reaches the view (collection redacts,
 /// every snapshot read from outside goes through `redact_snapshot`), drawn as the table, the
 /// details pop-up and the kill confirmation of each process: no secret shows.
 #[test]
@@ -1876,7 +1874,7 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
     let (table, _) = render(&mut app, 200, 60, t0);
     check("table", &table);
     assert!(table.contains("<redacted>"), "{table}");
-    for _ in 0..app.rows.len() {
+    for _ in 0..app.table.rows.len() {
         app.handle_key(code(KeyCode::Enter), t0);
         let (details, _) = render(&mut app, 200, 60, t0);
         check("details", &details);
@@ -1890,7 +1888,7 @@ fn the_live_view_shows_no_secret_of_the_corpus() {
     }
 }
 
-/// Issue 25 D1: with tags, T / K signal the tagged rows only (as nvitop does), never the row
+/// With tags, T / K signal the tagged rows only (as nvitop does), never the row
 /// under the cursor as well, not even one just untagged; the dialog lists exactly those.
 #[test]
 fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
@@ -1913,7 +1911,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     goto(&mut app, 1200);
     app.handle_key(key(' '), t0);
     goto(&mut app, 1200);
-    assert_eq!(app.tagged.len(), 2);
+    assert_eq!(app.table.tagged.len(), 2);
     app.handle_key(key('T'), t0);
     let (s, _) = render(&mut app, 120, 40, t0);
     match &app.overlay {
@@ -1937,7 +1935,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     let mut signalled: Vec<u32> = calls.borrow().iter().map(|c| c.0).collect();
     signalled.sort_unstable();
     assert_eq!(signalled, [5151, 6002]);
-    assert!(app.tagged.is_empty());
+    assert!(app.table.tagged.is_empty());
     // Cancelling says what was left running.
     goto(&mut app, 5151);
     app.handle_key(key(' '), t0);
@@ -1949,7 +1947,7 @@ fn with_tags_only_the_tagged_rows_are_signalled_and_listed() {
     );
 }
 
-/// Issue 25 D3: the details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
+/// The details pop-up (Enter) scrolls, so at 80×24 the evidence can be read to its
 /// last line: ↓ / PgDn / End move down, ↑ / PgUp / Home back, and the frame says where it is.
 #[test]
 fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
@@ -1998,7 +1996,7 @@ fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
     assert_eq!(render(&mut app, 80, 24, t0).0, top);
 }
 
-/// Issue 25 D6: one spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
+/// One spelling for unknown, `n/a` (never `?` or `—` for a value not read), and
 /// it is not drawn as an alarm (not red).
 #[test]
 fn unknowns_have_one_spelling_and_are_not_drawn_red() {
@@ -2041,7 +2039,7 @@ fn unknowns_have_one_spelling_and_are_not_drawn_red() {
     }
 }
 
-/// Issue 25 D7: one name per metric, the snapshot table's: the memory controller's busy share
+/// One name per metric, the snapshot table's: the memory controller's busy share
 /// is `MEM%` (it was `MBW` on the cards and `mem` in the details), a process's use is `SM%`
 /// (it was `GPU%` in the table); help says what each is; the CSV export says `sm_percent`.
 #[test]
@@ -2066,7 +2064,7 @@ fn metrics_have_the_snapshot_table_s_names() {
     assert!(help.contains("SM%") && help.contains("MEM%"), "{help}");
 }
 
-/// Issue 25 D7: an evidence line says its kind once (`• executable: executable /opt/…` and
+/// An evidence line says its kind once (`• executable: executable /opt/…` and
 /// `• model file: model file /m/…` said it twice).
 #[test]
 fn evidence_lines_name_their_kind_once() {
@@ -2098,7 +2096,7 @@ fn evidence_lines_name_their_kind_once() {
     );
 }
 
-/// Issue 25 D9: Space tags the row and moves down (as nvitop's does), so tagging a run of rows
+/// Space tags the row and moves down (as nvitop's does), so tagging a run of rows
 /// is one key per row.
 #[test]
 fn space_tags_and_moves_down() {
@@ -2107,18 +2105,18 @@ fn space_tags_and_moves_down() {
     let order = pids(&app);
     app.handle_key(key(' '), t0);
     app.handle_key(key(' '), t0);
-    assert_eq!(app.selected, 2);
-    let tagged: Vec<u32> = app.tagged.iter().map(|t| t.0).collect();
+    assert_eq!(app.table.selected, 2);
+    let tagged: Vec<u32> = app.table.tagged.iter().map(|t| t.0).collect();
     let mut want = vec![order[0], order[1]];
     want.sort_unstable();
     assert_eq!(tagged, want);
     // At the last row it stays there.
     app.handle_key(key('G'), t0);
     app.handle_key(key(' '), t0);
-    assert_eq!(app.selected, app.rows.len() - 1);
+    assert_eq!(app.table.selected, app.table.rows.len() - 1);
 }
 
-/// Issue 25 D9: grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
+/// Grouped per GPU (`D`), the last row of each GPU's group is underlined: a line
 /// between the GPUs that costs no row.
 #[test]
 fn grouping_per_gpu_draws_a_line_between_gpus() {
@@ -2148,7 +2146,7 @@ fn grouping_per_gpu_draws_a_line_between_gpus() {
         .contains(ratatui::style::Modifier::UNDERLINED)));
 }
 
-/// Issue 25 D10: when the table is cut, a line says how many rows are hidden and how to see
+/// When the table is cut, a line says how many rows are hidden and how to see
 /// them (nothing said that 22 of 40 rows were hidden at 80×24).
 #[test]
 fn a_cut_table_says_how_many_rows_are_hidden() {
@@ -2165,7 +2163,7 @@ fn a_cut_table_says_how_many_rows_are_hidden() {
     }
     balance(&mut s);
     let mut app = app_with(s, t0);
-    assert_eq!(app.rows.len(), 40);
+    assert_eq!(app.table.rows.len(), 40);
     let (small, _) = render(&mut app, 80, 24, t0);
     let shown = app.geometry.body_rows;
     let line = line_with(&small, "hidden");
@@ -2225,4 +2223,30 @@ fn owner_column_names_pods_and_jobs_and_filters_by_them() {
         app.handle_key(key(c), t0);
     }
     assert_eq!(pids(&app), [5151]);
+}
+
+/// The style of a cell comes from whether its value is known, not from its text: a process
+/// really named `n/a` is drawn plain, an unknown name dim.
+#[test]
+fn unknown_cells_are_dim_by_data_not_by_their_text() {
+    let t0 = Instant::now();
+    let mut s = snapshot(40 * GIB, 9 * GIB);
+    s.processes[1].name = Some("n/a".into());
+    s.processes[2].name = None;
+    let mut app = app_with(s, t0);
+    let (screen, buf) = render(&mut app, 120, 40, t0);
+    let dim = app.theme.dim;
+    assert_ne!(dim.fg, Style::default().fg, "the theme's dim has a colour");
+    let header_y = screen.lines().position(|l| l.contains("WORKLOAD")).unwrap();
+    let x = screen.lines().nth(header_y).unwrap().find("NAME").unwrap() as u16;
+    let style_of = |pid: &str| {
+        let y = screen.lines().position(|l| l.contains(pid)).unwrap() as u16;
+        assert_eq!(
+            &screen.lines().nth(y as usize).unwrap()[x as usize..x as usize + 3],
+            "n/a"
+        );
+        buf[(x, y)].style()
+    };
+    assert_eq!(style_of(" 6001 ").fg, dim.fg, "{screen}");
+    assert_ne!(style_of(" 5151 ").fg, dim.fg, "{screen}");
 }

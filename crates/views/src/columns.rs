@@ -26,6 +26,7 @@ pub struct Columns<'a> {
     indent: &'a str,
     gap: usize,
     max: Vec<Option<usize>>,
+    min: Vec<usize>,
 }
 
 impl<'a> Columns<'a> {
@@ -36,12 +37,29 @@ impl<'a> Columns<'a> {
             indent: "",
             gap: 2,
             max: Vec::new(),
+            min: Vec::new(),
         }
     }
 
     /// Text before every line (`"  "` under a section heading).
     pub fn indent(mut self, indent: &'a str) -> Self {
         self.indent = indent;
+        self
+    }
+
+    /// Cells `gap` spaces apart (two unless set).
+    pub fn gap(mut self, gap: usize) -> Self {
+        self.gap = gap;
+        self
+    }
+
+    /// Column `i` is at least `width` wide, whatever its cells: rows rendered one at a time
+    /// (a table streamed as it is read) line up with each other and their header.
+    pub fn min_width(mut self, i: usize, width: usize) -> Self {
+        if self.min.len() <= i {
+            self.min.resize(i + 1, 0);
+        }
+        self.min[i] = width;
         self
     }
 
@@ -100,6 +118,9 @@ impl<'a> Columns<'a> {
                 *w = (*w).min(*m);
             }
         }
+        for (w, min) in w.iter_mut().zip(&self.min) {
+            *w = (*w).max(*min);
+        }
         w
     }
 }
@@ -122,6 +143,20 @@ mod tests {
             t,
             "  name  bytes  note\n  模型      1  wide name\n  x     12345\n"
         );
+    }
+
+    #[test]
+    fn rows_rendered_one_at_a_time_line_up_at_their_minimum_widths() {
+        let cols = Columns::new(&[Align::Left, Align::Right])
+            .gap(1)
+            .min_width(0, 4)
+            .min_width(1, 5);
+        let head = cols.render(&[vec!["ab", "n"]]);
+        let row = cols.render(&[vec!["模", "123"]]);
+        let long = cols.render(&[vec!["abcdef", "1"]]);
+        assert_eq!(head, "ab       n\n");
+        assert_eq!(row, "模     123\n");
+        assert_eq!(long, "abcdef     1\n");
     }
 
     #[test]

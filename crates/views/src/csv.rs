@@ -218,17 +218,13 @@ fn unattributed_row(dev: &[String; 7], d: &Device) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{balance, Device, Host, Process, Usage, Vendor};
+    use gpuledger_model::test_support::{device, process, snapshot, TAKEN_AT};
 
     #[test]
     fn quoting_of_commas_quotes_and_unknowns() {
-        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+        let mut d = device(0, "GPU-1", Some(1000), Some(700));
         d.name = Some("NVIDIA H200".into());
-        d.memory.total_bytes = Some(1000);
-        d.memory.used_bytes = Some(700);
-        s.devices.push(d);
-        let mut p = Process::new(42);
+        let mut p = process(42, "GPU-1", Some(500));
         p.start_time = Some(77);
         p.name = Some("python3".into());
         p.cmdline = Some(vec![
@@ -237,14 +233,7 @@ mod tests {
             "print(\"a,b\")".into(),
             "--token=hf_SECRET".into(),
         ]);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.memory_bytes = Some(500);
-        p.usage.push(u);
-        s.processes.push(p);
-        let mut q = Process::new(43);
-        q.usage.push(Usage::new("GPU-1", "nvml"));
-        s.processes.push(q);
-        balance(&mut s);
+        let s = snapshot(TAKEN_AT, vec![d], vec![p, process(43, "GPU-1", None)]);
         let text = snapshot_csv(&s).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], SNAPSHOT_HEADER.join(","));
@@ -275,12 +264,7 @@ mod tests {
     /// A usage on a device the snapshot does not list is a row, not dropped.
     #[test]
     fn a_usage_on_an_unlisted_device_is_kept() {
-        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-        let mut p = Process::new(7);
-        let mut u = Usage::new("GPU-gone", "nvml");
-        u.memory_bytes = Some(42);
-        p.usage.push(u);
-        s.processes.push(p);
+        let s = snapshot(TAKEN_AT, vec![], vec![process(7, "GPU-gone", Some(42))]);
         let text = snapshot_csv(&s).unwrap();
         assert!(
             text.lines().any(

@@ -216,33 +216,21 @@ fn estimates_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
 mod tests {
     use super::*;
     use gpuledger_compare::diff;
-    use gpuledger_model::{
-        balance, Device, EstimatedMemory, Host, Process, Snapshot, Usage, Vendor,
-    };
-
-    const MIB: u64 = 1 << 20;
+    use gpuledger_model::test_support::{device, process, snapshot, MIB};
+    use gpuledger_model::{EstimatedMemory, Process, Snapshot};
 
     fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, args: &[&str]) -> Process {
-        let mut p = Process::new(pid);
+        let mut p = process(pid, "GPU-0", mem);
         p.start_time = Some(start);
         p.name = Some(name.into());
         p.cmdline = Some(args.iter().map(|s| s.to_string()).collect());
-        let mut u = Usage::new("GPU-0", "nvml");
-        u.memory_bytes = mem;
-        p.usage.push(u);
         p
     }
 
     fn snap(taken: &str, procs: Vec<Process>) -> Snapshot {
-        let mut s = Snapshot::new(taken.into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+        let mut d = device(0, "GPU-0", Some(10_000 * MIB), Some(5_000 * MIB));
         d.name = Some("NVIDIA H200".into());
-        d.memory.total_bytes = Some(10_000 * MIB);
-        d.memory.used_bytes = Some(5_000 * MIB);
-        s.devices.push(d);
-        s.processes = procs;
-        balance(&mut s);
-        s
+        snapshot(taken, vec![d], procs)
     }
 
     #[test]
@@ -252,7 +240,7 @@ mod tests {
         assert_eq!(signed_bytes(None), "n/a");
     }
 
-    /// Issue 14: changes lead, unchanged rows are counted (listed with --all), a new process is
+    /// Changes lead, unchanged rows are counted (listed with --all), a new process is
     /// `absent →` (not `n/a →`), devices are named as in the table.
     #[test]
     fn changes_first_absent_is_not_unknown_and_all_lists_the_rest() {

@@ -1,19 +1,24 @@
 //! Views render; they never collect. Each rendering is a pure function of model values and
 //! options, so it is tested on constructed values: the snapshot (table, JSON, CSV, Prometheus),
 //! its memory per owner ([`groups`]), a diff of two, the estimated ledgers ([`estimate`]: the llama.cpp recipe's, a runtime
-//! recipe's, a recorded one) and what `gpuledger probe` measured ([`cost_report`]). Text tables
-//! line up through one aligner ([`columns`]).
+//! recipe's, a recorded one) and what `gpuledger probe` measured ([`cost_report`]); and the
+//! commands' reports: a recording ([`history`]), a fit check ([`fit`]), a kill ([`kill`]), a
+//! verification ([`verify`]). Text tables line up through one aligner ([`columns`]).
 
 pub mod columns;
 pub mod cost_report;
 pub mod csv;
 pub mod diff;
 pub mod estimate;
+pub mod fit;
 pub mod groups;
+pub mod history;
+pub mod kill;
 pub mod prometheus;
 pub mod table;
 #[cfg(test)]
 mod test_support;
+pub mod verify;
 
 // The escaping rule lives with the redaction rule in the model; views re-export it.
 pub use csv::snapshot_csv;

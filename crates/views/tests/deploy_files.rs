@@ -1,6 +1,7 @@
 //! The files in deploy/ refer only to metrics gpuledger exports (or has reserved for estimates),
 //! so the dashboard cannot silently drift from the exposition.
 
+use gpuledger_model::test_support;
 use gpuledger_model::*;
 use gpuledger_views::prometheus::{
     render_metrics, CollectionStats, MetricsOptions, ProcessSeries, ESTIMATED_METRICS,
@@ -16,8 +17,8 @@ fn deploy(rel: &str) -> PathBuf {
 
 /// A snapshot where every value the exposition can carry is known.
 fn rich() -> Snapshot {
-    let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+    let mut s = test_support::snapshot(test_support::TAKEN_AT, vec![], vec![]);
+    let mut d = test_support::device(0, "GPU-0", None, None);
     d.name = Some("X".into());
     d.pci_bus_id = Some("0000:01:00.0".into());
     d.driver_version = Some("550".into());
@@ -40,15 +41,13 @@ fn rich() -> Snapshot {
     d2.memory.used_bytes = Some(5);
     s.devices.push(d2);
     for (dev, mem) in [("GPU-0", 10), ("GPU-1", 10)] {
-        let mut p = Process::new(1);
+        let mut p = test_support::process(1, dev, Some(mem));
         p.name = Some("n".into());
         p.user = Some("u".into());
-        let mut u = Usage::new(dev, "nvml");
-        u.memory_bytes = Some(mem);
+        let u = &mut p.usage[0];
         u.system_memory_bytes = Some(1);
         u.engines.sm_percent = Some(1);
         u.engines.memory_percent = Some(1);
-        p.usage.push(u);
         s.processes.push(p);
     }
     s.sources

@@ -1,4 +1,4 @@
-//! Issue 25's secret corpus through every view: the table, JSON, CSV, the Prometheus exposition
+//! The secret corpus through every view: the table, JSON, CSV, the Prometheus exposition
 //! and the diff. A snapshot reaches a view redacted (collection redacts, every snapshot read from
 //! outside goes through `redact_snapshot`); the CSV and Prometheus views redact the process's
 //! texts again themselves, so they are also given the raw snapshot.
@@ -6,31 +6,22 @@
 #[path = "../../../testing/secret_corpus.rs"]
 mod corpus;
 
+use gpuledger_model::test_support;
 use gpuledger_model::*;
 use gpuledger_views::*;
 
 fn raw_snapshot(pid0: u32) -> Snapshot {
-    let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-    let mut d = Device::new(
-        0,
-        Vendor::Nvidia,
-        "GPU-11111111-2222-3333-4444-555555555555",
-        "nvml",
-    );
+    const UUID: &str = "GPU-11111111-2222-3333-4444-555555555555";
+    let mut d = test_support::device(0, UUID, Some(150 << 30), Some(100 << 30));
     d.name = Some("NVIDIA H200".into());
-    d.memory.total_bytes = Some(150 << 30);
-    d.memory.used_bytes = Some(100 << 30);
-    s.devices.push(d);
+    let mut s = test_support::snapshot(test_support::TAKEN_AT, vec![d], vec![]);
     for (i, c) in corpus::cases().into_iter().enumerate() {
-        let mut p = Process::new(pid0 + i as u32);
+        let mut p = test_support::process(pid0 + i as u32, UUID, Some((i as u64 + 1) << 20));
         p.start_time = Some(1000 + i as u64);
         p.name = Some(c.name.unwrap_or_else(|| c.args[0].clone()));
         p.exe = Some(c.args[0].clone());
         p.user = Some("alice".into());
         p.cmdline = Some(c.args);
-        let mut u = Usage::new("GPU-11111111-2222-3333-4444-555555555555", "nvml");
-        u.memory_bytes = Some((i as u64 + 1) << 20);
-        p.usage.push(u);
         s.processes.push(p);
     }
     balance(&mut s);

@@ -88,6 +88,68 @@ pub const DISPLAY_SERVERS: &[&str] = &[
     "windowserver",
 ];
 
+/// Shells, login programs and the session multiplexers and daemons a terminal session hangs
+/// from: ending one can close the user's terminal (or remote) session and everything running in
+/// it. Login shells (`-bash` in `ps`) have the shell's own name as their process name.
+pub const SESSION_SHELLS: &[&str] = &[
+    "bash",
+    "zsh",
+    "fish",
+    "sh",
+    "dash",
+    "ksh",
+    "tcsh",
+    "nu",
+    "login",
+    "sshd",
+    "tmux: server",
+    "tmux",
+    "screen",
+];
+
+/// A rule that asks for a second confirmation: the processes it covers, by name (any of the
+/// process's names, normalised by [`normalise_name`]), and what ending one does.
+#[derive(Debug)]
+pub struct SessionRule {
+    /// The rule's name, for tests and messages.
+    pub rule: &'static str,
+    pub names: &'static [&'static str],
+    /// What ending such a process does, in words (`... {name} ...` follows the process name).
+    pub ends: &'static str,
+}
+
+/// The session-critical rules, in the order they are asked: the one table `gpuledger kill` and
+/// the live view both go through ([`session_rule`]).
+pub const SESSION_RULES: [SessionRule; 2] = [
+    SessionRule {
+        rule: "display server",
+        names: DISPLAY_SERVERS,
+        ends: "looks like a display server, compositor or desktop shell: killing it ends the \
+               graphical session and every window in it",
+    },
+    SessionRule {
+        rule: "session shell",
+        names: SESSION_SHELLS,
+        ends: "is a shell or session process (a login shell, sshd, tmux, screen): ending it can \
+               close your terminal session and what runs in it",
+    },
+];
+
+/// The first rule of [`SESSION_RULES`] that covers a process with any of these `names`, with
+/// the name it matched.
+pub fn session_rule<'a>(
+    names: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<(&'static SessionRule, String)> {
+    SESSION_RULES.iter().find_map(|r| {
+        names
+            .clone()
+            .into_iter()
+            .map(normalise_name)
+            .find(|n| r.names.contains(&n.as_str()))
+            .map(|n| (r, n))
+    })
+}
+
 /// True when `name` (any case, with or without a directory or `.exe`) is in [`DISPLAY_SERVERS`].
 pub fn is_display_server(name: &str) -> bool {
     DISPLAY_SERVERS.contains(&normalise_name(name).as_str())
@@ -104,9 +166,12 @@ pub fn normalise_name(name: &str) -> String {
 }
 
 fn names_of(info: &ProcInfo) -> impl Iterator<Item = String> + '_ {
-    std::iter::once(info.name.as_str())
-        .chain(info.exe_name.as_deref())
-        .map(normalise_name)
+    raw_names(info).map(normalise_name)
+}
+
+/// The process name and the executable's (comm can be renamed or truncated).
+fn raw_names(info: &ProcInfo) -> impl Iterator<Item = &str> + Clone + '_ {
+    std::iter::once(info.name.as_str()).chain(info.exe_name.as_deref())
 }
 
 /// PIDs that cannot name a single process: 0 (the caller's process group for kill(2), the idle
@@ -175,14 +240,12 @@ pub fn check_info(info: &ProcInfo, platform: Os) -> Verdict {
             ));
         }
     }
-    if let Some(n) = names_of(info).find(|n| DISPLAY_SERVERS.contains(&n.as_str())) {
-        return Verdict::NeedsSecondConfirmation(format!(
-            "{} looks like a display server, compositor or desktop shell ({n}): killing it ends the \
-             graphical session and every window in it",
-            info.name
-        ));
+    match session_rule(raw_names(info)) {
+        Some((rule, n)) => {
+            Verdict::NeedsSecondConfirmation(format!("{} ({n}) {}", info.name, rule.ends))
+        }
+        None => Verdict::Allowed,
     }
-    Verdict::Allowed
 }
 
 #[cfg(test)]
@@ -288,6 +351,55 @@ mod tests {
             check_info(&info("gnome-shell-calendar"), Os::Linux),
             Verdict::Allowed
         );
+    }
+
+    /// One case per rule of [`SESSION_RULES`]: each asks twice, and says what it is.
+    #[test]
+    fn each_session_rule_asks_twice_and_says_why() {
+        let cases = [
+            ("display server", "Xorg", "graphical session"),
+            ("session shell", "zsh", "terminal session"),
+        ];
+        assert_eq!(cases.len(), SESSION_RULES.len(), "a case per rule");
+        for (rule, name, says) in cases {
+            let (r, _) = session_rule([name]).unwrap();
+            assert_eq!(r.rule, rule);
+            match check_info(&info(name), Os::Linux) {
+                Verdict::NeedsSecondConfirmation(why) => assert!(why.contains(says), "{why}"),
+                v => panic!("{name}: {v:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn session_shells_by_process_or_executable_name() {
+        for n in [
+            "bash",
+            "-bash",
+            "sshd",
+            "tmux: server",
+            "screen",
+            "login",
+            "fish",
+        ] {
+            let n = n.trim_start_matches('-');
+            assert!(
+                matches!(
+                    check_info(&info(n), Os::Linux),
+                    Verdict::NeedsSecondConfirmation(w) if w.contains("shell or session")
+                ),
+                "{n}"
+            );
+        }
+        let mut i = info("renamed");
+        i.exe_name = Some("/usr/bin/zsh".into());
+        assert!(matches!(
+            check_info(&i, Os::Linux),
+            Verdict::NeedsSecondConfirmation(_)
+        ));
+        // A name that merely contains a shell's is not one.
+        assert_eq!(check_info(&info("bashtop"), Os::Linux), Verdict::Allowed);
+        assert_eq!(check_info(&info("sleep"), Os::Linux), Verdict::Allowed);
     }
 
     #[test]

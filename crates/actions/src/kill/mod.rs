@@ -5,7 +5,7 @@
 //! 2. read the process (name, start-time token, state, owner) and compare with the identity the user
 //!    saw: a different start time or name means the PID now names another process, so we skip it;
 //! 3. guard rails on what we read (kernel threads, critical Windows processes refused; display
-//!    servers and compositors only with a second confirmation);
+//!    servers, compositors and session shells only with a second confirmation);
 //! 4. pin the process (Linux: a pidfd; Windows: a process handle), then re-read its start time: with
 //!    the pin held a match proves the signals below reach the process we checked;
 //! 5. graceful (SIGTERM, plus SIGCONT for a stopped process; Windows: WM_CLOSE to its top-level
@@ -179,7 +179,8 @@ pub struct KillOptions {
     pub release_wait: Duration,
     /// Describe, signal nothing.
     pub dry_run: bool,
-    /// The second confirmation for display servers and compositors (`--yes-really`).
+    /// The second confirmation for display servers, compositors and session shells
+    /// (`--yes-really`).
     pub confirmed_sensitive: bool,
 }
 

@@ -106,7 +106,7 @@ mod tests {
         }
     }
 
-    /// Issue 25 D9: `watch --help` broke a quoted `--exec` example across two lines. Examples
+    /// `watch --help` broke a quoted `--exec` example across two lines. Examples
     /// are never wrapped in an 80-column terminal: each is a line of its own in the help.
     #[test]
     fn help_examples_are_never_wrapped_at_80_columns() {

@@ -9,9 +9,9 @@
 
 use crate::Global;
 use anyhow::bail;
-use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison, render_text};
+use gpuledger_views::fit::{render_fit, Fit, Holder};
 use gpuledger_workloads::estimate::{
     compare_with_log, estimate, Backend, Comparison, Estimate, Setting, SettingSource,
 };
@@ -105,69 +105,6 @@ pub struct Args {
         value_name = "MODEL.gguf|FLAGS"
     )]
     pub args: Vec<String>,
-}
-
-/// Whether the estimate fits on a device, from a snapshot (measured) beside the estimate.
-/// JSON: `{"available": true, "device": ..., "fits": ...}` or `{"available": false, "reason": ...}`.
-#[derive(Debug)]
-pub enum Fit {
-    Checked {
-        device: String,
-        free_bytes: u64,
-        total_bytes: Option<u64>,
-        needed_bytes: u64,
-        /// The overhead line was unknown and is not in `needed_bytes`.
-        overhead_unknown: bool,
-        fits: bool,
-        /// Processes holding memory on the device, largest first (measured).
-        holders: Vec<Holder>,
-        unattributed_bytes: Option<u64>,
-        replay: Option<String>,
-    },
-    NotAvailable {
-        reason: String,
-    },
-}
-
-impl Serialize for Fit {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let v = match self {
-            Fit::NotAvailable { reason } => {
-                serde_json::json!({ "available": false, "reason": reason })
-            }
-            Fit::Checked {
-                device,
-                free_bytes,
-                total_bytes,
-                needed_bytes,
-                overhead_unknown,
-                fits,
-                holders,
-                unattributed_bytes,
-                replay,
-            } => serde_json::json!({
-                "available": true,
-                "device": device,
-                "free_bytes": free_bytes,
-                "total_bytes": total_bytes,
-                "needed_bytes": needed_bytes,
-                "overhead_unknown": overhead_unknown,
-                "fits": fits,
-                "holders": holders,
-                "unattributed_bytes": unattributed_bytes,
-                "replay": replay,
-            }),
-        };
-        v.serialize(s)
-    }
-}
-
-#[derive(Debug, Serialize)]
-pub struct Holder {
-    pub pid: u32,
-    pub name: String,
-    pub memory_bytes: Option<u64>,
-    pub source: String,
 }
 
 #[derive(Serialize)]
@@ -457,68 +394,5 @@ pub fn fit_check(
         holders,
         unattributed_bytes: d.ledger.unattributed_bytes,
         replay,
-    }
-}
-
-fn render_fit(f: &Fit) -> String {
-    match f {
-        Fit::NotAvailable { reason } => format!("fit: {reason}\n"),
-        Fit::Checked {
-            device,
-            free_bytes,
-            total_bytes,
-            needed_bytes,
-            overhead_unknown,
-            fits,
-            holders,
-            unattributed_bytes,
-            replay,
-        } => {
-            let mut s = String::new();
-            if let Some(r) = replay {
-                s.push_str(&format!("fit (REPLAY of {r}, not the live machine):\n"));
-            }
-            s.push_str(&format!(
-                "fit on {device}: needs ~{} (estimated{}), {} free of {} (measured) -> {}\n",
-                human_bytes(*needed_bytes),
-                if *overhead_unknown {
-                    ", overhead unknown"
-                } else {
-                    ""
-                },
-                human_bytes(*free_bytes),
-                total_bytes.map(human_bytes).unwrap_or_else(|| "n/a".into()),
-                if *fits {
-                    format!("fits, {} to spare", human_bytes(free_bytes - needed_bytes))
-                } else {
-                    format!(
-                        "does NOT fit, short by {}",
-                        human_bytes(needed_bytes - free_bytes)
-                    )
-                }
-            ));
-            if !holders.is_empty() || unattributed_bytes.is_some() {
-                s.push_str("held now by:\n");
-                for h in holders {
-                    s.push_str(&format!(
-                        "  {:>8}  {:<20} {}\n",
-                        h.pid,
-                        h.name,
-                        h.memory_bytes
-                            .map(human_bytes)
-                            .unwrap_or_else(|| "n/a".into())
-                    ));
-                }
-                if let Some(u) = unattributed_bytes {
-                    s.push_str(&format!(
-                        "  {:>8}  {:<20} {}\n",
-                        "-",
-                        "unattributed",
-                        human_bytes(*u)
-                    ));
-                }
-            }
-            s
-        }
     }
 }

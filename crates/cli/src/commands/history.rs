@@ -5,9 +5,8 @@ use crate::Global;
 use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader, Skipped};
 use gpuledger_model::time::{format_ms, now_ms, parse_time_arg};
-use gpuledger_model::units::human_opt;
-use gpuledger_model::words::or_unknown;
-use gpuledger_views::{term_safe, term_safe_text};
+use gpuledger_views::history;
+use gpuledger_views::term_safe_text;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -258,56 +257,36 @@ fn write_table(
     let mut err = FirstError::default();
     let mut skipped = Skipped::default();
     if devices {
-        writeln!(
-            out,
-            "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
-            "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W"
-        )?;
+        out.write_all(history::device_header().as_bytes())?;
         reader.for_each_device_row(q, |r| {
             err.keep(|| {
-                writeln!(
-                    out,
-                    "{:<24} {:>4} {:>11} {:>11} {:>5} {:>5} {:>8}",
-                    format_ms(r.ts_ms),
-                    r.device.index,
-                    human_opt(r.vals.used),
-                    human_opt(r.vals.free),
-                    or_unknown(r.vals.gpu),
-                    or_unknown(r.vals.temp),
-                    r.vals
-                        .power_mw
-                        .map(|mw| format!("{:.1}", mw as f64 / 1000.0))
-                        .unwrap_or_else(|| gpuledger_model::words::UNKNOWN.into()),
-                )
+                let line = history::device_line(&history::DeviceLine {
+                    time: format_ms(r.ts_ms),
+                    index: r.device.index,
+                    used: r.vals.used,
+                    free: r.vals.free,
+                    gpu_percent: r.vals.gpu,
+                    temperature_c: r.vals.temp,
+                    power_mw: r.vals.power_mw,
+                });
+                out.write_all(line.as_bytes())
             })
         })?;
     } else {
-        writeln!(
-            out,
-            "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}",
-            "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE"
-        )?;
+        out.write_all(history::process_header().as_bytes())?;
         skipped = reader.for_each_process_row(q, |r| {
             err.keep(|| {
-                writeln!(
-                    out,
-                    "{:<24} {:>4} {:>8} {:<16} {:>11} {:>5} {:<6}{}",
-                    format_ms(r.ts_ms),
-                    r.device.index,
-                    r.process.pid,
-                    term_safe(
-                        r.process
-                            .name
-                            .as_deref()
-                            .unwrap_or(gpuledger_model::words::UNKNOWN)
-                    ),
-                    human_opt(r.vals.memory_bytes),
-                    or_unknown(r.vals.sm_percent),
-                    term_safe(r.source),
-                    r.reason
-                        .map(|x| format!("  ({})", term_safe(x)))
-                        .unwrap_or_default()
-                )
+                let line = history::process_line(&history::ProcessLine {
+                    time: format_ms(r.ts_ms),
+                    index: r.device.index,
+                    pid: r.process.pid,
+                    name: r.process.name.as_deref(),
+                    memory_bytes: r.vals.memory_bytes,
+                    sm_percent: r.vals.sm_percent,
+                    source: r.source,
+                    reason: r.reason,
+                });
+                out.write_all(line.as_bytes())
             })
         })?;
     }

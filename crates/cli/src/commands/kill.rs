@@ -10,6 +10,7 @@ use gpuledger_actions::kill::{
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState, WorkloadKind};
 use gpuledger_sources::Collector;
+use gpuledger_views::kill::{render_kill, KillStep, KillText};
 use gpuledger_workloads::identify::identify_in;
 use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Read, Write};
@@ -23,8 +24,8 @@ Exit status:
   2  bad command-line usage
   3  a target is still alive after SIGKILL / TerminateProcess (see the remedies)
   4  refused: a guard rail (PID 1, kernel thread, gpuledger or its parents, critical system
-     process), a display server without --yes-really, declined at the prompt, or no terminal
-     to ask on and no --yes
+     process), a display server or session shell without --yes-really, declined at the
+     prompt, or no terminal to ask on and no --yes
   5  permission denied: another user's (or an elevated) process
   6  no such process, or the PID now names a different process (skipped)
   7  dry run: nothing was signalled
@@ -45,7 +46,8 @@ pub struct Args {
     /// Do not ask: the targets are confirmed.
     #[arg(long)]
     pub yes: bool,
-    /// The second confirmation needed for display servers, compositors and desktop shells.
+    /// The second confirmation needed for display servers, compositors, desktop shells and
+    /// session shells (a login shell, sshd, tmux, screen).
     #[arg(long)]
     pub yes_really: bool,
     /// Say what would be done; signal nothing.
@@ -370,42 +372,37 @@ fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
 fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
     // The plan is listed line by line below, so the message's inline copy is left out.
     let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
-    let mut s = format!("{head}\n");
-    for p in &o.plan {
-        s.push_str(&format!("  would: {p}\n"));
-    }
-    for st in &o.steps {
-        s.push_str(&format!(
-            "  {:>6} ms  {:<16} {}\n",
-            st.at_ms, st.action, st.result
-        ));
-    }
-    if let Some(sv) = &o.survivor {
-        if let Some(w) = &sv.wchan {
-            s.push_str(&format!("  waiting in: {w}\n"));
-        }
-        for r in &sv.remedies {
-            s.push_str(&format!("  remedy: {r}\n"));
-        }
-    }
-    if o.status == Status::DryRun {
+    let survivor = o.survivor.as_ref();
+    render_kill(&KillText {
+        head,
+        plan: &o.plan,
+        steps: o
+            .steps
+            .iter()
+            .map(|st| KillStep {
+                at_ms: st.at_ms,
+                action: &st.action,
+                result: &st.result,
+            })
+            .collect(),
+        waiting_in: survivor.and_then(|sv| sv.wchan.as_deref()),
+        remedies: survivor.map_or(&[], |sv| &sv.remedies),
         // The reading the outcome carries (its JSON says the same), else the confirmation's.
-        let now = o.gpu_memory.before.as_ref().unwrap_or(memory_now);
-        s.push_str(&format!("  now: {}\n", describe_reading(now)));
-    }
-    if o.status.is_gone() || o.status == Status::StillAlive {
-        s.push_str(&format!("  GPU memory: {}\n", o.gpu_memory.detail));
-    }
-    s
+        now: (o.status == Status::DryRun)
+            .then(|| describe_reading(o.gpu_memory.before.as_ref().unwrap_or(memory_now))),
+        gpu_memory: (o.status.is_gone() || o.status == Status::StillAlive)
+            .then_some(o.gpu_memory.detail.as_str()),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{Device, Host, Process, SourceStatus, Usage, Vendor};
+    use gpuledger_model::test_support::{device, process, snapshot, usage};
+    use gpuledger_model::SourceStatus;
 
     fn snap() -> Snapshot {
-        Snapshot::new("2026-11-29T00:00:00Z".into(), Host::default())
+        snapshot("2026-11-29T00:00:00Z", vec![], vec![])
     }
 
     #[test]
@@ -422,16 +419,10 @@ mod tests {
         assert!(
             matches!(reading_from_snapshot(&s, 5), GpuMemoryReading::Unknown { reason } if reason.contains("libnvidia-ml"))
         );
-        s.devices
-            .push(Device::new(0, Vendor::Nvidia, "GPU-1", "nvml"));
+        s.devices.push(device(0, "GPU-1", None, None));
         assert_eq!(reading_from_snapshot(&s, 5), GpuMemoryReading::NotListed);
-        let mut p = Process::new(5);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.memory_bytes = Some(1 << 30);
-        p.usage.push(u);
-        let mut u2 = Usage::new("GPU-2", "nvml");
-        u2.memory_bytes = Some(1 << 20);
-        p.usage.push(u2);
+        let mut p = process(5, "GPU-1", Some(1 << 30));
+        p.usage.push(usage("GPU-2", Some(1 << 20)));
         s.processes.push(p);
         assert_eq!(
             reading_from_snapshot(&s, 5),
@@ -439,11 +430,9 @@ mod tests {
                 bytes: (1 << 30) + (1 << 20)
             }
         );
-        let mut q = Process::new(6);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.unavailable_reason =
+        let mut q = process(6, "GPU-1", None);
+        q.usage[0].unavailable_reason =
             Some("NVML reports per-process memory as not available under WDDM".into());
-        q.usage.push(u);
         s.processes.push(q);
         assert!(
             matches!(reading_from_snapshot(&s, 6), GpuMemoryReading::Unknown { reason } if reason.contains("WDDM"))

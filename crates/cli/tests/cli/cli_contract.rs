@@ -104,7 +104,7 @@ fn man_pages_render_for_every_command() {
         let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(text.contains(".SH NAME"), "{}", p.display());
     }
-    // Issue 25 D9: the live view's keys, from the table its help draws (one source), in the
+    // The live view's keys, from the table its help draws (one source), in the
     // printed page and in the one written into the folder.
     let written = std::fs::read_to_string(dir.path().join("gpuledger.1")).unwrap();
     assert_eq!(written, page);
@@ -197,7 +197,7 @@ fn every_command_refuses_a_bad_value_with_exit_2() {
         ],
         &["--replay", "s.json", "kill", "4242", "--dry-run"],
         &["--replay", "s.json", "probe"],
-        // Issue 25 D8: options that need another (or a known file type) returned 1.
+        // Options that need another (or a known file type) returned 1.
         &["snapshot", "--at", "10m"],
         &["--at", "10m"],
         &["plot", "--out", "x.gif"],

@@ -84,7 +84,7 @@ fn a_bad_file_is_named() {
     assert!(err.contains("gpuledger.snapshot/9"), "{err}");
 }
 
-/// Issue 25 D4: a GPU process whose `/proc` entry could not be read (a container's process on a
+/// A GPU process whose `/proc` entry could not be read (a container's process on a
 /// shared box) was reported by `diff a.json a.json` as both gone and appeared.
 #[test]
 fn the_same_file_twice_is_no_change_even_for_a_process_without_metadata() {

@@ -170,7 +170,7 @@ fn nvml_device_is_not_duplicated_by_nvidia_drm() {
         .contains("1 client on NVIDIA devices skipped"));
 }
 
-/// Issue 16 §3: a platform GPU (panfrost on an RK3568) is not on PCI: no `pci_bus_id` in the
+/// A platform GPU (panfrost on an RK3568) is not on PCI: no `pci_bus_id` in the
 /// JSON, none in the Prometheus `gpuledger_device_info` labels, and a `drm-` identity there too.
 #[test]
 fn platform_gpu_has_no_pci_bus_id_in_json_or_metrics() {

@@ -207,7 +207,7 @@ fn estimate_text_says_when_the_fit_check_is_not_available() {
         "no verdict without a measurement"
     );
 
-    // Issue 25 D8: a GPU index that does not exist is an error (it returned 0), in text and
+    // A GPU index that does not exist is an error (it returned 0), in text and
     // JSON alike, and no estimate is printed as if it had been checked.
     for json in [false, true] {
         let flags: &[&str] = if json {

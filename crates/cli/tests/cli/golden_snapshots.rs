@@ -1,6 +1,6 @@
 //! What a snapshot shows must not change when collection gets cheaper: the `snapshot --json` of
 //! every recorded fixture and of the NVML scenarios is compared with a golden file recorded from
-//! the code before the collection rework (issue 13). `GOLDEN_UPDATE=1` rewrites the files, for a
+//! the code before the collection rework. `GOLDEN_UPDATE=1` rewrites the files, for a
 //! deliberate change of what is shown; review the diff then.
 #![cfg(target_os = "linux")]
 

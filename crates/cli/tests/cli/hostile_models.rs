@@ -1,4 +1,4 @@
-//! Model folders built to hurt, named by a running vLLM stand-in (issue 25 B): a snapshot over
+//! Model folders built to hurt, named by a running vLLM stand-in: a snapshot over
 //! them completes, says which model it skipped and why, shows no weights figure for it (unknown,
 //! not 0), and never prints bytes of a file that is not the format expected.
 

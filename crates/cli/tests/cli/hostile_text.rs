@@ -189,7 +189,7 @@ fn gguf_metadata_in_an_estimate_error_is_escaped() {
     assert_no_controls("estimate error", &err);
 }
 
-/// Issue 25 C: a raw newline in GGUF metadata (or in the model's file name) must not forge a
+/// A raw newline in GGUF metadata (or in the model's file name) must not forge a
 /// line of `estimate`'s output or of its errors: the header line and the error stay one line.
 #[test]
 fn newlines_in_gguf_metadata_forge_no_line() {
@@ -240,7 +240,7 @@ fn newlines_in_gguf_metadata_forge_no_line() {
     );
 }
 
-/// Issue 25 C: a replayed file's hostname (and device name, process name) with a raw newline
+/// A replayed file's hostname (and device name, process name) with a raw newline
 /// forges no line in any text output that shows it. (CSV quotes such a field, as RFC 4180 says:
 /// a CSV reader reads it back whole.)
 #[test]

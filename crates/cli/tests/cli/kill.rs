@@ -250,7 +250,7 @@ fn dry_run_shows_measured_memory() {
         text.contains("now: 1.50 GiB GPU memory (measured)"),
         "{text}"
     );
-    // Issue 14: the JSON of the same dry run carries the same reading (it said no reader was
+    // The JSON of the same dry run carries the same reading (it said no reader was
     // available while the text showed the measured memory).
     let out = kill_on(&scen, &[&pid.to_string(), "--dry-run", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

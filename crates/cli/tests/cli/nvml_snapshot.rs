@@ -363,7 +363,7 @@ fn utilisation_samples_hold_briefly_then_mean_idle() {
     assert_eq!((sm(&second, 4242), sm(&second, 5151)), (Some(85), Some(0)));
 }
 
-/// Issue 25 D6: a process whose /proc entry could not be read is `n/a` in every column the
+/// A process whose /proc entry could not be read is `n/a` in every column the
 /// table could not fill (it was `n/a ? — n/a`).
 #[test]
 fn an_unreadable_process_is_n_a_in_one_spelling() {

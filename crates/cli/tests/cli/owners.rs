@@ -1,4 +1,4 @@
-//! Who uses a shared GPU (issue 28): on a recorded node with three pods time-slicing GPU0 and
+//! Who uses a shared GPU: on a recorded node with three pods time-slicing GPU0 and
 //! a Slurm job on GPU1, `snapshot` names each process's owner (JSON and table) and
 //! `--group-by` sums each pod's and the job's VRAM per GPU, unattributed kept apart. The
 //! Prometheus side, scraped by a real Prometheus, is in `serve_prometheus.rs`.

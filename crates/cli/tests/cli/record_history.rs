@@ -223,7 +223,7 @@ fn record_then_history_has_the_exact_values() {
         used,
         ["20000000000", "20000000000", "21000000000", "21000000000"]
     );
-    // Issue 25 D8: the index `snapshot` shows works as well as the UUID; an unknown device
+    // The index `snapshot` shows works as well as the UUID; an unknown device
     // fails before any header is printed.
     assert_eq!(r.history_csv(&["--devices", "--device", "0"]), dev);
     assert_eq!(r.history_csv(&["--device", "0"]).len(), 6);
@@ -292,7 +292,7 @@ fn sigkill_mid_run_leaves_a_readable_database_and_no_stale_lock() {
         "{err}"
     );
     assert!(err.contains(&format!("pid {},", child.id())), "{err}");
-    // Issue 25 C: the same file under another name (a symlink, a hard link) is refused too.
+    // The same file under another name (a symlink, a hard link) is refused too.
     let sym = r.dir.path().join("sym.db");
     let hard = r.dir.path().join("hard.db");
     std::os::unix::fs::symlink(&r.db, &sym).unwrap();
@@ -361,7 +361,7 @@ fn snapshot_as_csv() {
         rows[1][16],
         "/opt/llama-server -m /m/q.gguf --api-key <redacted> --alias a,\"b\""
     );
-    // Issue 25 D8: an option that needs another is bad usage (it returned 1).
+    // An option that needs another is bad usage (it returned 1).
     let bad = m.run(&["snapshot", "--at", "1h"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr_of(&bad).contains("--at needs --replay RECORDING.db"));
@@ -409,11 +409,7 @@ fn plot_writes_an_svg_and_a_png_of_the_recording() {
     // few hundred such pixels (the frame and one line).
     assert!(dark > 2000, "{dark} dark pixels");
     let out = plot(&r.dir.path().join("c.jpg"));
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "a usage error, as clap's (issue 25 D8)"
-    );
+    assert_eq!(out.status.code(), Some(2), "a usage error, as clap's");
     assert!(stderr_of(&out).contains("must end in .svg or .png"));
 }
 
@@ -607,7 +603,7 @@ fn a_replay_of_the_apu_recording_keeps_system_memory_and_engines() {
     assert!(notes.contains("does not keep listening ports"), "{notes}");
 }
 
-/// Issue 25 C: a full disk stops `record` with an error that says how many samples of the run
+/// A full disk stops `record` with an error that says how many samples of the run
 /// were kept (and until when), and those are what `history` reads back. The disk is "full" at
 /// 160 KiB per file (RLIMIT_FSIZE, SIGXFSZ ignored: writes past it fail as on a full disk).
 #[test]
@@ -652,7 +648,7 @@ fn a_full_disk_stops_the_recorder_saying_how_many_samples_were_kept() {
     );
 }
 
-/// Issue 25 D5: a replayed recording lost what the live machine's snapshot knew: the workload
+/// A replayed recording lost what the live machine's snapshot knew: the workload
 /// (WORKLOAD showed `—`, the ESTIMATE pane "not an AI runtime") and the type of use (TYPE).
 #[test]
 fn a_replayed_recording_keeps_the_workload_and_type_the_live_snapshot_had() {

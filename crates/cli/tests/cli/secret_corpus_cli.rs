@@ -1,4 +1,4 @@
-//! Issue 25's secret corpus end to end through the real binary: processes whose command lines and
+//! The secret corpus end to end through the real binary: processes whose command lines and
 //! names hold every shape and provider format, on a recorded /proc with the fake NVML, through the
 //! table, JSON, CSV, `explain`, `record` (the SQLite file's bytes), `history` in each format, a
 //! replay of the recording and of a snapshot file holding raw secrets, `diff` (text and

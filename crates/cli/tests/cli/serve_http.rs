@@ -204,7 +204,7 @@ fn a_second_signal_exits_at_once() {
     assert_eq!(status.code(), Some(130));
 }
 
-/// Issue 16, hostile item 4: 68 (and 200) connections that send one byte and go silent used to
+/// 68 (and 200) connections that send one byte and go silent used to
 /// take the server offline for as long as 90 s. Probes must be answered while they stay open.
 #[test]
 fn slowloris_does_not_take_the_server_offline() {
@@ -258,7 +258,7 @@ fn raise_nofile(want: u64) -> u64 {
     }
 }
 
-/// Issue 16, hostile item 10: 2,000 simultaneous connections left 1,867 closed without a word.
+/// 2,000 simultaneous connections left 1,867 closed without a word.
 /// The design (deploy/README.md): every connection gets an answer — 200, or 503 with
 /// `Retry-After: 1` when the server is past its connection bound.
 #[cfg(unix)]

@@ -387,7 +387,7 @@ fn real_prometheus_scrapes_device_and_process_series() {
     );
 }
 
-/// Issue 16 §3: `gpuledger_process_estimated_memory_bytes` carried a `component="total"` series
+/// `gpuledger_process_estimated_memory_bytes` carried a `component="total"` series
 /// beside the parts, so `sum by (pid)` — and the dashboard's estimated line, which sums the
 /// family — counted every estimate twice. Evaluated by promtool's own PromQL engine on the
 /// series the server exports for a replayed snapshot that carries an estimate.
@@ -495,7 +495,7 @@ const DCGM_DASHBOARD_QUERIES: [&str; 7] = [
     "DCGM_FI_DEV_FB_USED{instance=~\".*\", gpu=~\".*\"}",
 ];
 
-/// Issue 28: a recorded node with three pods time-slicing GPU0 and a Slurm job on GPU1,
+/// A recorded node with three pods time-slicing GPU0 and a Slurm job on GPU1,
 /// scraped by a real Prometheus. Each pod's and the job's VRAM comes out of PromQL, from the
 /// per-process series and from the per-owner family alike; `sum by (pod_uid)` plus the
 /// unattributed bytes is the device's used memory; `--dcgm-compat` answers dcgm-exporter's

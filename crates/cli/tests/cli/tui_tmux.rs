@@ -358,7 +358,7 @@ fn remote_view_shows_another_machines_snapshot_read_only() {
     t.exit_with("q");
 }
 
-/// Issue 14: the README's sample, as a user first sees it, at three terminal sizes. The top
+/// The README's sample, as a user first sees it, at three terminal sizes. The top
 /// process's row says who (NAME), what (WORKLOAD, uncut from 120 columns), how much (GPU memory)
 /// and how busy (SM%); the chart, where there is one, has its legend.
 #[test]
@@ -403,7 +403,7 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
             "{w}x{h}: {title}"
         );
         // The device's utilisation is whole at every width (it was cut to "GPU 6"), named as
-        // the snapshot table names it (issue 25 D7).
+        // the snapshot table names it.
         assert!(s.contains("GPU% 64"), "{w}x{h}:\n{s}");
         if h >= 40 {
             assert!(
@@ -421,7 +421,7 @@ fn readme_sample_shows_the_answer_at_80x24_120x40_and_200x60() {
     }
 }
 
-/// Issue 25 C: `scripts/view-vs-nvitop.sh` ran `cargo build` and wrote into the checkout even
+/// `scripts/view-vs-nvitop.sh` ran `cargo build` and wrote into the checkout even
 /// when given a binary. Given GPULEDGER_BIN, FAKE_NVML_LIB and NVITOP it builds nothing (a
 /// `cargo` on PATH that fails would say), captures that binary, and writes only to OUT_DIR.
 #[test]

@@ -272,8 +272,8 @@ fn a_saved_vulkan_record_replays_and_a_changed_reading_is_caught() {
         .contains("differ from the saved ones"));
 }
 
-/// Guard rails measured against lavapipe's heap (it reports no memory budget). Issue 25 C:
-/// more than 10 % of it was first refused for want of --yes (exit 1, no terminal to ask on),
+/// Guard rails measured against lavapipe's heap (it reports no memory budget).
+/// More than 10 % of it was first refused for want of --yes (exit 1, no terminal to ask on),
 /// and only with --yes did verify say that nothing can be verified on a CPU device (exit 3):
 /// that is decided first now, before any question, and nothing is allocated. More than 90 % is
 /// refused even with --yes.

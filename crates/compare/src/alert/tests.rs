@@ -1,18 +1,12 @@
 use super::*;
-use gpuledger_model::{balance, Device, Host, Process, Usage, Vendor};
-
-const GIB: u64 = 1 << 30;
+use gpuledger_model::test_support::{device, process, snapshot, GIB};
 
 fn snap(used_pct: Option<u64>, procs: &[(u32, Option<u64>)]) -> Snapshot {
-    let mut s = Snapshot::new("t".into(), Host::default());
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+    let mut d = device(0, "GPU-1", Some(100 * GIB), used_pct.map(|p| p * GIB));
     d.name = Some("NVIDIA H200".into());
-    d.memory.total_bytes = Some(100 * GIB);
-    d.memory.used_bytes = used_pct.map(|p| p * GIB);
     d.temperature_c = Some(70);
-    s.devices.push(d);
-    for (pid, mem) in procs {
-        let mut p = Process::new(*pid);
+    let procs = procs.iter().map(|&(pid, mem)| {
+        let mut p = process(pid, "GPU-1", mem);
         p.start_time = Some(1);
         p.name = Some("llama-server".into());
         p.cmdline = Some(vec![
@@ -20,13 +14,9 @@ fn snap(used_pct: Option<u64>, procs: &[(u32, Option<u64>)]) -> Snapshot {
             "--api-key".into(),
             "sk-SECRET".into(),
         ]);
-        let mut u = Usage::new("GPU-1", "nvml");
-        u.memory_bytes = *mem;
-        p.usage.push(u);
-        s.processes.push(p);
-    }
-    balance(&mut s);
-    s
+        p
+    });
+    snapshot("t", vec![d], procs.collect())
 }
 
 #[test]
@@ -227,7 +217,7 @@ proptest::proptest! {
     }
 }
 
-/// Issue 14: a unitless threshold on a byte field is refused with the two readings spelled out.
+/// A unitless threshold on a byte field is refused with the two readings spelled out.
 #[test]
 fn bare_numbers_on_memory_fields_are_refused_with_a_hint() {
     let e = parse("device.memory.used > 90").unwrap_err().to_string();

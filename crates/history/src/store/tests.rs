@@ -1,18 +1,17 @@
 use super::*;
-use gpuledger_model::{Engines, Host};
+use gpuledger_model::test_support::{device, process, snapshot};
+use gpuledger_model::Engines;
 use rusqlite::params;
 
 #[path = "../../../../testing/secret_corpus.rs"]
 mod corpus;
 
-const MIB: u64 = 1 << 20;
+use gpuledger_model::test_support::MIB;
 const T0: i64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
 
 fn dev(used: u64, gpu: u32) -> Device {
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
+    let mut d = device(0, "GPU-1", Some(1000 * MIB), Some(used));
     d.name = Some("NVIDIA H200".into());
-    d.memory.total_bytes = Some(1000 * MIB);
-    d.memory.used_bytes = Some(used);
     d.memory.free_bytes = Some(1000 * MIB - used);
     d.utilization.gpu_percent = Some(gpu);
     d.temperature_c = Some(50);
@@ -21,7 +20,7 @@ fn dev(used: u64, gpu: u32) -> Device {
 }
 
 fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> Process {
-    let mut p = Process::new(pid);
+    let mut p = process(pid, "GPU-1", mem);
     p.start_time = Some(start);
     p.name = Some(name.into());
     p.user = Some("alice".into());
@@ -31,8 +30,7 @@ fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> 
         "sk-SECRET".into(),
         "a,\"b\"".into(),
     ]);
-    let mut u = Usage::new("GPU-1", "nvml");
-    u.memory_bytes = mem;
+    let u = &mut p.usage[0];
     if mem.is_none() {
         u.unavailable_reason = Some("not available under WDDM".into());
     }
@@ -40,16 +38,12 @@ fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, sm: Option<u32>) -> 
         sm_percent: sm,
         ..Engines::default()
     };
-    p.usage.push(u);
     p
 }
 
 fn snap(used: u64, gpu: u32, procs: Vec<Process>) -> Snapshot {
-    let mut s = Snapshot::new("x".into(), Host::default());
+    let mut s = snapshot("x", vec![dev(used, gpu)], procs);
     s.host.hostname = Some("gpu-box".into());
-    s.devices.push(dev(used, gpu));
-    s.processes = procs;
-    balance(&mut s);
     s
 }
 
@@ -227,7 +221,7 @@ fn round_trip_exact_values_across_keyframes_and_deltas() {
             .contains("no device \"GPU-X\" in this recording (recorded: GPU0 GPU-1)"),
         "{err}"
     );
-    // Issue 25 D8: by index as well as by UUID (as `snapshot` numbers them).
+    // By index as well as by UUID (as `snapshot` numbers them).
     let by = |d: &str| {
         let mut rows = Vec::new();
         r.for_each_device_row(
@@ -395,7 +389,7 @@ fn a_second_recorder_is_refused_and_the_first_can_reopen_after() {
     assert_eq!(rows(&r, &Query::default()).len(), 2);
 }
 
-/// Issue 25 C: the lock is the file's, not the name's: a second recorder through a symlink or a
+/// The lock is the file's, not the name's: a second recorder through a symlink or a
 /// hard link to the same database ran concurrently (once: "database disk image is malformed").
 #[test]
 #[cfg(unix)]
@@ -900,7 +894,7 @@ fn assert_no_corpus_secret(what: &str, text: &str) {
     }
 }
 
-/// Issue 25's corpus recorded from a snapshot nobody redacted: neither the SQLite file's bytes
+/// The secret corpus recorded from a snapshot nobody redacted: neither the SQLite file's bytes
 /// nor what is read back (a replayed moment, the history CSV) hold a secret.
 #[test]
 fn the_corpus_never_reaches_the_recording_or_history() {
@@ -968,7 +962,7 @@ fn an_old_recording_s_secrets_are_redacted_on_reading() {
     assert!(text.contains("--token=<redacted>"), "{text}");
 }
 
-/// Issue 25 D5: a replayed recording showed WORKLOAD and TYPE as `—` and no estimate for a
+/// A replayed recording showed WORKLOAD and TYPE as `—` and no estimate for a
 /// runner the live view had estimated: the recording kept no identification at all.
 #[test]
 fn identification_survives_a_replay_the_last_one_seen() {
@@ -1039,7 +1033,7 @@ fn identification_survives_a_replay_the_last_one_seen() {
     assert_eq!(s.processes[0].usage[0].kinds_label(), "C");
 }
 
-/// Issue 25 D5: the live view's chart of a replayed recording had "one moment, no history":
+/// The live view's chart of a replayed recording had "one moment, no history":
 /// the samples before the moment shown, for the chart, spread over the range when there are many.
 #[test]
 fn the_samples_before_a_moment_read_back_for_a_chart() {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{balance, Device, Usage, Vendor};
+use crate::test_support::{device, process, snapshot};
 
 const UID: &str = "3f2a1b9c-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 const CTR: &str = "9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
@@ -107,12 +107,10 @@ fn group_by_parses_and_names_every_choice() {
 /// Three pods time-slicing GPU0 (one pod has two processes, one of unknown memory), a Slurm
 /// job on GPU1, a process with no owner on GPU0.
 fn node() -> Snapshot {
-    let mut s = Snapshot::new("t".into(), Default::default());
-    for (i, uuid, used) in [(0, "GPU-0", 10_000), (1, "GPU-1", 5_000)] {
-        let mut d = Device::new(i, Vendor::Nvidia, uuid, "nvml");
-        d.memory.used_bytes = Some(used);
-        s.devices.push(d);
-    }
+    let devices = vec![
+        device(0, "GPU-0", None, Some(10_000)),
+        device(1, "GPU-1", None, Some(5_000)),
+    ];
     let uids = ["aaaaaaaa-0000", "bbbbbbbb-0000", "cccccccc-0000"];
     let procs: [(u32, &str, Option<u64>, Option<Owner>); 6] = [
         (10, "GPU-0", Some(1_000), Some(pod(uids[0], Some(CTR)))),
@@ -127,17 +125,13 @@ fn node() -> Snapshot {
         ),
         (30, "GPU-0", Some(500), None),
     ];
-    for (pid, dev, mem, owner) in procs {
-        let mut p = Process::new(pid);
+    let procs = procs.map(|(pid, dev, mem, owner)| {
+        let mut p = process(pid, dev, mem);
         p.user = Some(if pid == 20 { "alice" } else { "root" }.into());
         p.owner = owner;
-        let mut u = Usage::new(dev, "nvml");
-        u.memory_bytes = mem;
-        p.usage.push(u);
-        s.processes.push(p);
-    }
-    balance(&mut s);
-    s
+        p
+    });
+    snapshot("t", devices, procs.into())
 }
 
 #[test]

@@ -323,7 +323,7 @@ fn secret_never_survives_any_form() {
     }
 }
 
-/// Issue 25's corpus: every shape and provider format, through the argument-list rules, as a
+/// The secret corpus: every shape and provider format, through the argument-list rules, as a
 /// process name, as free text and through a loaded snapshot's JSON: no secret survives.
 #[test]
 fn the_corpus_leaves_no_secret_anywhere() {

@@ -7,8 +7,7 @@ use crate::wddm::apply;
 use gpuledger_model::{Host, Snapshot, UsageKind};
 use std::path::PathBuf;
 
-const GIB: u64 = 1 << 30;
-const MIB: u64 = 1 << 20;
+use gpuledger_model::test_support::{self, GIB, MIB};
 
 fn fixture(name: &str) -> DxgRound {
     load_round(
@@ -20,10 +19,7 @@ fn fixture(name: &str) -> DxgRound {
 }
 
 fn nvml() -> Device {
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-wsl", "nvml");
-    d.memory.total_bytes = Some(24 * GIB);
-    d.memory.used_bytes = Some(9 * GIB + 100 * MIB);
-    d
+    test_support::device(0, "GPU-wsl", Some(24 * GIB), Some(9 * GIB + 100 * MIB))
 }
 
 #[test]

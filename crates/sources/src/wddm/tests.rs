@@ -10,8 +10,7 @@ use super::*;
 use gpuledger_model::{Device, Host, Process, Snapshot, Usage, UsageKind, Vendor};
 use std::path::PathBuf;
 
-const MIB: u64 = 1 << 20;
-const GIB: u64 = 1 << 30;
+use gpuledger_model::test_support::{self, GIB, MIB};
 const NV: &str = "wddm-luid-0x00000000_0x0000C85A";
 const IN: &str = "wddm-luid-0x00000000_0x0000D3EC";
 
@@ -198,11 +197,14 @@ fn nothing_readable_is_an_unavailable_source() {
 }
 
 fn nvml_device() -> Device {
-    let mut d = Device::new(0, Vendor::Nvidia, "GPU-5f0c", "nvml");
+    let mut d = test_support::device(
+        0,
+        "GPU-5f0c",
+        Some(25_757_220_864),
+        Some(7 * GIB + 512 * MIB),
+    );
     d.name = Some("NVIDIA GeForce RTX 4090".into());
     d.pci_bus_id = Some("00000000:01:00.0".into());
-    d.memory.total_bytes = Some(25_757_220_864);
-    d.memory.used_bytes = Some(7 * GIB + 512 * MIB);
     d.utilization.gpu_percent = Some(55);
     d.temperature_c = Some(61);
     d
@@ -221,11 +223,8 @@ fn nvml_snapshot() -> Snapshot {
     llama.usage.push(u);
     s.processes.push(llama);
     // A process NVML does measure, for less than WDDM's resident figure... and one for more.
-    let mut chrome = Process::new(4242);
+    let mut chrome = test_support::process(4242, "GPU-5f0c", Some(280 * MIB));
     chrome.name = Some("chrome.exe".into());
-    let mut u = Usage::new("GPU-5f0c", "nvml");
-    u.memory_bytes = Some(280 * MIB);
-    chrome.usage.push(u);
     s.processes.push(chrome);
     let mut dwm = Process::new(1116);
     dwm.name = Some("dwm.exe".into());

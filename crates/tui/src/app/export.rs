@@ -77,7 +77,7 @@ impl App {
         let Some(snap) = &self.snapshot else {
             return Ok(0);
         };
-        for r in &self.rows {
+        for r in &self.table.rows {
             let p = self.process(r);
             let u = self.usage(r);
             let h = self.host.get(&p.pid);
@@ -97,6 +97,6 @@ impl App {
         }
         w.flush()
             .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
-        Ok(self.rows.len())
+        Ok(self.table.rows.len())
     }
 }

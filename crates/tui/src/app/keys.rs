@@ -24,7 +24,7 @@ impl App {
             self.overlay_key(key, now);
             return vec![];
         }
-        if self.filter_editing {
+        if self.table.filter_editing {
             self.filter_key(key);
             return vec![];
         }
@@ -36,8 +36,8 @@ impl App {
             KeyCode::Char('q') => return vec![Effect::Quit],
             KeyCode::Esc => {
                 if had_message {
-                } else if !self.filter.is_empty() {
-                    self.filter.clear();
+                } else if !self.table.filter.is_empty() {
+                    self.table.filter.clear();
                     self.rebuild();
                 } else {
                     return vec![Effect::Quit];
@@ -45,26 +45,26 @@ impl App {
             }
             KeyCode::Char('?') | KeyCode::F(1) => self.overlay = Overlay::Help,
             KeyCode::Char('/') => {
-                self.filter_editing = true;
+                self.table.filter_editing = true;
             }
-            KeyCode::Down | KeyCode::Char('j') => self.select(self.selected + 1),
-            KeyCode::Up | KeyCode::Char('k') => self.select(self.selected.saturating_sub(1)),
-            KeyCode::PageDown => self.select(self.selected + page),
-            KeyCode::PageUp => self.select(self.selected.saturating_sub(page)),
+            KeyCode::Down | KeyCode::Char('j') => self.select(self.table.selected + 1),
+            KeyCode::Up | KeyCode::Char('k') => self.select(self.table.selected.saturating_sub(1)),
+            KeyCode::PageDown => self.select(self.table.selected + page),
+            KeyCode::PageUp => self.select(self.table.selected.saturating_sub(page)),
             KeyCode::Home | KeyCode::Char('g') => self.select(0),
             KeyCode::End | KeyCode::Char('G') => self.select(usize::MAX),
             KeyCode::Char('s') | KeyCode::Char('>') | KeyCode::Right => self.cycle_sort(true),
             KeyCode::Char('<') | KeyCode::Left => self.cycle_sort(false),
             KeyCode::Char('r') | KeyCode::Char('I') => {
-                self.descending = !self.descending;
+                self.table.descending = !self.table.descending;
                 self.rebuild();
             }
             KeyCode::Char('D') => {
-                self.by_device = !self.by_device;
+                self.table.by_device = !self.table.by_device;
                 self.rebuild();
             }
             KeyCode::Char('t') => {
-                self.tree = !self.tree;
+                self.table.tree = !self.table.tree;
                 self.rebuild();
             }
             KeyCode::Char('+') | KeyCode::Char('=') => return self.step_interval(true),
@@ -77,9 +77,9 @@ impl App {
             // they expect); `v` as before.
             KeyCode::Char('e') | KeyCode::Char('v') => self.show_env(),
             KeyCode::Char('l') => {
-                self.row_scroll = (self.row_scroll + 8).min(self.geometry.max_scroll)
+                self.table.row_scroll = (self.table.row_scroll + 8).min(self.geometry.max_scroll)
             }
-            KeyCode::Char('h') => self.row_scroll = self.row_scroll.saturating_sub(8),
+            KeyCode::Char('h') => self.table.row_scroll = self.table.row_scroll.saturating_sub(8),
             KeyCode::Char('T') | KeyCode::F(9) => self.ask_terminate(false),
             KeyCode::Char('K') => self.ask_terminate(true),
             KeyCode::Char('c') => return self.copy_pid(),
@@ -174,18 +174,18 @@ impl App {
     /// A key while the filter is being typed: it edits the filter.
     fn filter_key(&mut self, key: KeyEvent) {
         match key.code {
-            KeyCode::Enter => self.filter_editing = false,
+            KeyCode::Enter => self.table.filter_editing = false,
             KeyCode::Esc => {
-                self.filter.clear();
-                self.filter_editing = false;
+                self.table.filter.clear();
+                self.table.filter_editing = false;
                 self.rebuild();
             }
             KeyCode::Backspace => {
-                self.filter.pop();
+                self.table.filter.pop();
                 self.rebuild();
             }
             KeyCode::Char(ch) => {
-                self.filter.push(ch);
+                self.table.filter.push(ch);
                 self.rebuild();
             }
             _ => {}
@@ -209,13 +209,13 @@ impl App {
                     }
                 } else if m.row >= g.body_y && ((m.row - g.body_y) as usize) < g.body_rows {
                     let i = g.offset + (m.row - g.body_y) as usize;
-                    if i < self.rows.len() {
+                    if i < self.table.rows.len() {
                         self.select(i);
                     }
                 }
             }
-            MouseEventKind::ScrollDown => self.select(self.selected + 1),
-            MouseEventKind::ScrollUp => self.select(self.selected.saturating_sub(1)),
+            MouseEventKind::ScrollDown => self.select(self.table.selected + 1),
+            MouseEventKind::ScrollUp => self.select(self.table.selected.saturating_sub(1)),
             _ => {}
         }
     }
@@ -330,7 +330,7 @@ impl App {
             ));
             return;
         }
-        if !self.tagged.is_empty() {
+        if !self.table.tagged.is_empty() {
             return self.ask_terminate_tagged(force);
         }
         let Some(r) = self.selected_row().copied() else {
@@ -369,7 +369,7 @@ impl App {
     }
 
     /// With tags, T / K ask about the tagged processes only, as nvitop does: the row under the
-    /// cursor is not added (issue 25 D1). The first is the confirmation's own, the rest `also`.
+    /// cursor is not added. The first is the confirmation's own, the rest `also`.
     fn ask_terminate_tagged(&mut self, force: bool) {
         let mut targets = match self.tagged_targets() {
             Ok(t) => t,
@@ -403,12 +403,12 @@ impl App {
             return Ok(Vec::new());
         };
         let mut order: Vec<(u32, Option<u64>)> = Vec::new();
-        let shown = self.rows.iter().map(|r| self.process(r));
+        let shown = self.table.rows.iter().map(|r| self.process(r));
         for key in shown
             .map(|p| (p.pid, p.start_time))
-            .chain(self.tagged.iter().copied())
+            .chain(self.table.tagged.iter().copied())
         {
-            if self.tagged.contains(&key) && !order.contains(&key) {
+            if self.table.tagged.contains(&key) && !order.contains(&key) {
                 order.push(key);
             }
         }
@@ -451,15 +451,15 @@ impl App {
         };
         let p = self.process(&r);
         let key = (p.pid, p.start_time);
-        if !self.tagged.remove(&key) {
-            self.tagged.insert(key);
+        if !self.table.tagged.remove(&key) {
+            self.table.tagged.insert(key);
         }
         self.message = Some(format!(
             "{} tagged: T / K signal these only (one confirmation lists them); Space again untags",
-            self.tagged.len()
+            self.table.tagged.len()
         ));
         // As nvitop's Space: on to the next row, so a run of rows is one key each.
-        self.select(self.selected + 1);
+        self.select(self.table.selected + 1);
     }
 
     /// `v`: the selected process's environment, read now (bounded) by the sources crate: values
@@ -566,7 +566,7 @@ impl App {
                 },
             );
         }
-        self.tagged.clear();
+        self.table.tagged.clear();
         self.message = Some(format!(
             "{verb} of the {}: {}; waiting to see them gone",
             crate::ui::tagged_count(outcomes.len()),

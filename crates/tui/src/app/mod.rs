@@ -17,10 +17,12 @@ mod export;
 mod fmt;
 mod keys;
 mod rows;
+mod table;
 pub use command::short_command;
 pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
 
-pub use column::Column;
+pub use column::{Align, CellValue, Column, ColumnSpec, Priority, Shown, SortVal, Width, COLUMNS};
+pub use table::ProcessTable;
 
 /// One table row: one process on one device (as nvidia-smi, nvtop and nvitop list them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,16 +145,8 @@ pub const HISTORY_SECS: f64 = 600.0;
 pub struct App {
     pub snapshot: Option<Snapshot>,
     pub host: HashMap<u32, HostProc>,
-    pub rows: Vec<Row>,
-    pub selected: usize,
-    selected_key: Option<RowKey>,
-    pub sort: Column,
-    pub descending: bool,
-    pub filter: String,
-    pub filter_editing: bool,
-    pub tree: bool,
-    /// Rows grouped per GPU (as nvitop lists them), the sort applying within each device.
-    pub by_device: bool,
+    /// The process table: rows, selection, sort, filter, tree, tags, scroll.
+    pub table: ProcessTable,
     pub interval: Duration,
     pub overlay: Overlay,
     pub theme: Theme,
@@ -177,11 +171,6 @@ pub struct App {
     /// Minutes shown in the history chart.
     pub chart_minutes: u32,
     pub export_dir: PathBuf,
-    /// Processes tagged with Space (pid, start time): T/K act on all of them.
-    pub tagged: std::collections::BTreeSet<(u32, Option<u64>)>,
-    /// How many cells the table's rows are scrolled to the left (h / l), as nvitop scrolls its
-    /// rows: the whole row moves and the rest of the command lines comes into view.
-    pub row_scroll: u16,
     /// Where process environments are read for `v` on Linux (`/proc`; tests point it elsewhere).
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
@@ -196,15 +185,7 @@ impl App {
         App {
             snapshot: None,
             host: HashMap::new(),
-            rows: Vec::new(),
-            selected: 0,
-            selected_key: None,
-            sort: Column::Memory,
-            descending: true,
-            filter: String::new(),
-            filter_editing: false,
-            tree: false,
-            by_device: false,
+            table: ProcessTable::default(),
             interval: interval.max(MIN_INTERVAL),
             overlay: Overlay::None,
             theme: Theme::new(theme),
@@ -228,8 +209,6 @@ impl App {
             active_alerts: Vec::new(),
             chart_minutes: 10,
             export_dir: PathBuf::from("."),
-            tagged: Default::default(),
-            row_scroll: 0,
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
         }
@@ -293,6 +272,7 @@ impl App {
     pub fn apply(&mut self, upd: Update, now: Instant) {
         let t = now.saturating_duration_since(self.started).as_secs_f64();
         let keep = self
+            .table
             .selected_key
             .as_ref()
             .map(|k| (k.pid, k.start_time, k.device.clone()));
@@ -305,7 +285,7 @@ impl App {
             self.active_alerts = f(&upd.snapshot);
         }
         // A tag names a process, not a PID: one that is gone is untagged.
-        self.tagged.retain(|(pid, st)| {
+        self.table.tagged.retain(|(pid, st)| {
             upd.snapshot
                 .processes
                 .iter()
@@ -407,14 +387,14 @@ impl App {
     /// column, else the rows drawn in the last frame, a page either side (so that scrolling
     /// finds them read), and the selected one.
     pub fn host_need(&self) -> crate::feed::HostNeed {
-        if matches!(self.sort, Column::Cpu | Column::Rss | Column::HostMem) {
+        if self.table.sort.spec().shown == Shown::HostFigures {
             return crate::feed::HostNeed::All;
         }
         let g = &self.geometry;
         let page = g.body_rows.max(1);
-        let from = g.offset.saturating_sub(page).min(self.rows.len());
-        let to = g.offset.saturating_add(2 * page).min(self.rows.len());
-        let mut pids: Vec<u32> = self.rows[from..to]
+        let from = g.offset.saturating_sub(page).min(self.table.rows.len());
+        let to = g.offset.saturating_add(2 * page).min(self.table.rows.len());
+        let mut pids: Vec<u32> = self.table.rows[from..to]
             .iter()
             .chain(self.selected_row())
             .map(|r| self.process(r).pid)
@@ -438,8 +418,22 @@ impl App {
             .device_by_uuid(&self.usage(row).device)
     }
 
+    /// The host figures (CPU, RSS) of a row's process, where they were read.
+    pub fn host_of(&self, row: &Row) -> Option<&HostProc> {
+        self.host.get(&self.process(row).pid)
+    }
+
+    /// The whole command line (or the executable's path), as the details and the filter see it.
+    pub fn command_line(&self, row: &Row) -> Option<String> {
+        let p = self.process(row);
+        p.cmdline
+            .as_ref()
+            .map(|c| c.join(" "))
+            .or_else(|| p.exe.clone())
+    }
+
     pub fn selected_row(&self) -> Option<&Row> {
-        self.rows.get(self.selected)
+        self.table.rows.get(self.table.selected)
     }
 
     /// The workload label (`llama.cpp · Qwen3-8B-Q4_K_M`) when identification named one.

@@ -1,100 +1,23 @@
 //! The rows: cell text, sorting, filtering, the process tree, the selection.
 
-use super::{fmt_runtime, short_command, App, Column, Row};
-use gpuledger_model::units::bytes_one_decimal;
+use super::{App, CellValue, Column, Row, SortVal, COLUMNS};
 use gpuledger_model::words;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 impl App {
-    /// The text of a cell, as shown (and exported). Unknown values are `n/a`, never 0.
-    pub fn cell_text(&self, row: &Row, col: Column) -> String {
-        let p = self.process(row);
-        let u = self.usage(row);
-        let host = self.host.get(&p.pid);
-        match col {
-            Column::Device => self
-                .device_of(row)
-                .map(|d| d.index.to_string())
-                .unwrap_or_else(|| words::UNKNOWN.into()),
-            // A tagged process (Space) is marked where the eye looks for which process it is.
-            Column::Pid if self.tagged.contains(&(p.pid, p.start_time)) => format!("*{}", p.pid),
-            Column::Pid => p.pid.to_string(),
-            Column::User => p.user.clone().unwrap_or_else(|| "n/a".into()),
-            Column::Owner => p
-                .owner
-                .as_ref()
-                .map(|o| o.label.clone())
-                .unwrap_or_else(|| words::NOTHING.into()),
-            Column::Name => p.name.clone().unwrap_or_else(|| "n/a".into()),
-            // Not identified: unknown (`n/a`), not "nothing applies".
-            Column::Workload => self.workload(p).unwrap_or_else(|| words::UNKNOWN.into()),
-            Column::Type => u.kinds_label(),
-            // One precision per column (`9.5 GiB`, `500.0 MiB`), the decimal points aligned.
-            Column::Memory => u
-                .memory_bytes
-                .map(bytes_one_decimal)
-                .unwrap_or_else(|| "n/a".into()),
-            Column::Gpu => u
-                .engines
-                .sm_percent
-                .map(|v| format!("{v}%"))
-                .unwrap_or_else(|| "n/a".into()),
-            Column::Cpu => host
-                .and_then(|h| h.cpu_percent)
-                .map(|v| format!("{v:.1}"))
-                .unwrap_or_else(|| "n/a".into()),
-            Column::Rss => host
-                .and_then(|h| h.rss_bytes)
-                .map(bytes_one_decimal)
-                .unwrap_or_else(|| "n/a".into()),
-            Column::HostMem => host
-                .and_then(|h| h.mem_percent)
-                .map(|v| format!("{v:.1}"))
-                .unwrap_or_else(|| "n/a".into()),
-            Column::Time => self
-                .run_secs(p)
-                .map(fmt_runtime)
-                .unwrap_or_else(|| "n/a".into()),
-            Column::Command => p
-                .cmdline
-                .as_ref()
-                .map(|c| c.join(" "))
-                .or_else(|| p.exe.clone())
-                .unwrap_or_else(|| "n/a".into()),
-        }
+    /// A cell's value, from its column's spec: known, unknown (`n/a`), or nothing applies.
+    pub fn cell(&self, row: &Row, col: Column) -> CellValue {
+        (col.spec().cell)(self, row)
     }
 
-    /// The command as the table shows it: the program and the script it runs by their file
-    /// names first ([`short_command`]); the whole line is in the details and the export.
-    pub fn command_cell(&self, row: &Row) -> String {
-        let p = self.process(row);
-        match &p.cmdline {
-            Some(c) if !c.is_empty() => short_command(c),
-            _ => self.cell_text(row, Column::Command),
-        }
+    /// The text of a cell, as shown. Unknown values are `n/a`, never 0.
+    pub fn cell_text(&self, row: &Row, col: Column) -> String {
+        self.cell(row, col).text().to_string()
     }
 
     pub(super) fn sort_value(&self, row: &Row, col: Column) -> SortVal {
-        let p = self.process(row);
-        let u = self.usage(row);
-        let host = self.host.get(&p.pid);
-        match col {
-            Column::Device => SortVal::Num(self.device_of(row).map(|d| d.index as f64)),
-            Column::Pid => SortVal::Num(Some(p.pid as f64)),
-            Column::Memory => SortVal::Num(u.memory_bytes.map(|v| v as f64)),
-            Column::Gpu => SortVal::Num(u.engines.sm_percent.map(f64::from)),
-            Column::Cpu => SortVal::Num(host.and_then(|h| h.cpu_percent)),
-            Column::Rss => SortVal::Num(host.and_then(|h| h.rss_bytes).map(|v| v as f64)),
-            Column::HostMem => SortVal::Num(host.and_then(|h| h.mem_percent)),
-            Column::Time => SortVal::Num(self.run_secs(p).map(|v| v as f64)),
-            Column::User => SortVal::Text(p.user.as_ref().map(|s| s.to_lowercase())),
-            Column::Owner => SortVal::Text(p.owner.as_ref().map(|o| o.label.to_lowercase())),
-            Column::Name => SortVal::Text(p.name.as_ref().map(|s| s.to_lowercase())),
-            Column::Workload => SortVal::Text(self.workload(p).map(|w| w.to_lowercase())),
-            Column::Type => SortVal::Text(Some(u.kinds_label())),
-            Column::Command => SortVal::Text(p.cmdline.as_ref().map(|c| c.join(" "))),
-        }
+        (col.spec().sort)(self, row)
     }
 
     /// Sort order: unknown values always last (whatever the direction), then PID and device.
@@ -106,7 +29,7 @@ impl App {
             (false, false) => Ordering::Equal,
             (true, true) => {
                 let o = va.cmp(vb);
-                if self.descending {
+                if self.table.descending {
                     o.reverse()
                 } else {
                     o
@@ -122,16 +45,20 @@ impl App {
         if needle.is_empty() {
             return true;
         }
+        // The whole command line, not the shortened one the table shows.
         let hay = [
             Column::Pid,
             Column::User,
             Column::Owner,
             Column::Name,
             Column::Workload,
-            Column::Command,
         ]
         .iter()
         .map(|&c| self.cell_text(row, c))
+        .chain(Some(
+            self.command_line(row)
+                .unwrap_or_else(|| words::UNKNOWN.into()),
+        ))
         .chain(self.device_of(row).map(|d| d.label()))
         .collect::<Vec<_>>()
         .join(" ")
@@ -142,7 +69,7 @@ impl App {
     /// Rebuild the row list from the snapshot: filter, sort, tree; then find the selection again.
     pub fn rebuild(&mut self) {
         let Some(snap) = &self.snapshot else {
-            self.rows.clear();
+            self.table.rows.clear();
             return;
         };
         let mut rows: Vec<Row> = snap
@@ -157,23 +84,23 @@ impl App {
                 })
             })
             .collect();
-        let needle = self.filter.to_lowercase();
+        let needle = self.table.filter.to_lowercase();
         rows.retain(|r| self.matches(r, &needle));
         // Each row's value once (a text column lower-cases or joins per row), not per comparison.
         let mut keyed: Vec<(SortVal, Row)> = rows
             .into_iter()
-            .map(|r| (self.sort_value(&r, self.sort), r))
+            .map(|r| (self.sort_value(&r, self.table.sort), r))
             .collect();
         keyed.sort_by(|(va, a), (vb, b)| self.compare((va, a), (vb, b)));
         let mut rows: Vec<Row> = keyed.into_iter().map(|(_, r)| r).collect();
-        if self.by_device {
+        if self.table.by_device {
             // Stable: the chosen order holds within each device.
             rows.sort_by_key(|r| self.device_of(r).map_or(u32::MAX, |d| d.index));
         }
-        if self.tree {
+        if self.table.tree {
             rows = self.treeify(rows);
         }
-        self.rows = rows;
+        self.table.rows = rows;
         self.reselect();
     }
 
@@ -242,75 +169,54 @@ impl App {
     }
 
     pub(super) fn reselect(&mut self) {
-        if self.rows.is_empty() {
-            self.selected = 0;
+        if self.table.rows.is_empty() {
+            self.table.selected = 0;
             return;
         }
-        if let Some(key) = self.selected_key.clone() {
-            let exact = self.rows.iter().position(|r| self.key_of(r) == key);
+        if let Some(key) = self.table.selected_key.clone() {
+            let exact = self.table.rows.iter().position(|r| self.key_of(r) == key);
             let same_proc = || {
-                self.rows.iter().position(|r| {
+                self.table.rows.iter().position(|r| {
                     let p = self.process(r);
                     p.pid == key.pid && p.start_time == key.start_time
                 })
             };
             if let Some(i) = exact.or_else(same_proc) {
-                self.selected = i;
+                self.table.selected = i;
             }
         }
-        self.selected = self.selected.min(self.rows.len() - 1);
-        self.selected_key = Some(self.key_of(&self.rows[self.selected]));
+        self.table.selected = self.table.selected.min(self.table.rows.len() - 1);
+        self.table.selected_key = Some(self.key_of(&self.table.rows[self.table.selected]));
     }
 
     pub(super) fn select(&mut self, i: usize) {
-        if self.rows.is_empty() {
+        if self.table.rows.is_empty() {
             return;
         }
-        self.selected = i.min(self.rows.len() - 1);
-        self.selected_key = Some(self.key_of(&self.rows[self.selected]));
+        self.table.selected = i.min(self.table.rows.len() - 1);
+        self.table.selected_key = Some(self.key_of(&self.table.rows[self.table.selected]));
     }
 
     pub fn set_sort(&mut self, col: Column) {
-        if self.sort == col {
-            self.descending = !self.descending;
+        if self.table.sort == col {
+            self.table.descending = !self.table.descending;
         } else {
-            self.sort = col;
-            self.descending = col.default_descending();
+            self.table.sort = col;
+            self.table.descending = col.spec().descending;
         }
         self.rebuild();
     }
 
     pub(super) fn cycle_sort(&mut self, forward: bool) {
-        let n = Column::ALL.len();
-        let i = self.sort.index();
+        let n = COLUMNS.len();
+        let i = self.table.sort.index();
         let j = if forward {
             (i + 1) % n
         } else {
             (i + n - 1) % n
         };
-        self.sort = Column::ALL[j];
-        self.descending = self.sort.default_descending();
+        self.table.sort = COLUMNS[j].column;
+        self.table.descending = COLUMNS[j].descending;
         self.rebuild();
-    }
-
-    // ---- keys --------------------------------------------------------------------------------
-}
-
-#[derive(Debug, Clone, PartialEq, PartialOrd)]
-pub(super) enum SortVal {
-    Num(Option<f64>),
-    Text(Option<String>),
-}
-
-impl SortVal {
-    pub(super) fn is_known(&self) -> bool {
-        match self {
-            SortVal::Num(v) => v.is_some(),
-            SortVal::Text(v) => v.is_some(),
-        }
-    }
-
-    pub(super) fn cmp(&self, other: &SortVal) -> Ordering {
-        self.partial_cmp(other).unwrap_or(Ordering::Equal)
     }
 }

@@ -1,8 +1,9 @@
 //! The details panes: measured facts, the estimated ledger (apart), the evidence chain.
 
 use super::text::*;
-use crate::app::{App, Column, Row};
+use crate::app::{App, Row};
 use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::words;
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
 use gpuledger_views::estimate::{difference, reported_value};
 use ratatui::layout::Rect;
@@ -86,7 +87,7 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     }
     v.push(Line::raw(format!(
         "cmd {}",
-        app.cell_text(r, Column::Command)
+        words::or_unknown(app.command_line(r).as_deref())
     )));
     for (what, why) in app.unknown_reasons() {
         v.push(Line::styled(format!("n/a {what}: {why}"), t.dim));

@@ -40,11 +40,11 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             "Enter writes (never overwrites) · Esc cancels",
             area.width,
         )
-    } else if app.filter_editing {
+    } else if app.table.filter_editing {
         prompt_line(
             app,
             "filter:",
-            &app.filter,
+            &app.table.filter,
             "Enter keep · Esc clear",
             area.width,
         )
@@ -193,7 +193,7 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
 }
 
 /// Every value of the selected row, the estimate and the evidence, from (wrapped) line `at`:
-/// ↑↓ PgUp/PgDn Home/End scroll it when it is taller than the screen (issue 25 D3: at 80×24
+/// ↑↓ PgUp/PgDn Home/End scroll it when it is taller than the screen (at 80×24
 /// the evidence was cut). Returns how far it can scroll and its page.
 fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let t = &app.theme;

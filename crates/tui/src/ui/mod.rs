@@ -41,14 +41,14 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     };
     let notes = notes(app, now);
     // Compact: as many note lines as the table leaves free (at least one, at most three).
-    let table_wants = app.rows.len().max(1) as u16 + 1;
+    let table_wants = app.table.rows.len().max(1) as u16 + 1;
     let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
     let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
     // A message longer than the line (an export's full path) gets a second row, not a cut.
     let footer_h = match &app.message {
         Some(m)
             if app.overlay == Overlay::None
-                && !app.filter_editing
+                && !app.table.filter_editing
                 && width_of(m) > area.width as usize
                 && area.height >= 10 =>
         {

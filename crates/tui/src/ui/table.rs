@@ -1,10 +1,8 @@
 //! The process table: column layout by what matters first, drawn with ratatui's `Table`.
 
 use super::text::*;
-use crate::app::Geometry;
-use crate::app::{App, Column, Row};
+use crate::app::{Align, App, Column, ColumnSpec, Geometry, Priority, Row, Shown, Width, COLUMNS};
 use gpuledger_model::bar_fraction;
-use gpuledger_model::units::bytes_one_decimal;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Rect};
 use ratatui::style::{Modifier, Style};
@@ -34,32 +32,24 @@ impl TableLayout {
 
 /// Longest display width of a column's cells (tree indentation included for NAME).
 pub(crate) fn content_width(app: &App, c: Column) -> u16 {
-    app.rows
+    app.table
+        .rows
         .iter()
         .map(|r| {
-            let indent = if c == Column::Name && r.depth > 0 {
+            let indent = if c == TREE_COLUMN && r.depth > 0 {
                 2 * r.depth as usize
             } else {
                 0
             };
-            let text = if c == Column::Command {
-                app.command_cell(r)
-            } else {
-                app.cell_text(r, c)
-            };
-            width_of(&text) + indent
+            width_of(app.cell(r, c).text()) + indent
         })
         .max()
         .unwrap_or(0)
         .min(u16::MAX as usize) as u16
 }
 
-/// WORKLOAD grows to its longest label up to this; `llama.cpp · Qwen3-8B-Q4_K_M` is 27.
-pub const WORKLOAD_MAX: u16 = 40;
-pub(crate) const NAME_MAX: u16 = 20;
-/// OWNER grows to its longest label up to this; `pod 3f2a1b9c…/ctr 9b1c0d2e…` is 27.
-pub(crate) const OWNER_MAX: u16 = 28;
-pub(crate) const COMMAND_MIN: u16 = 12;
+/// The column the process tree indents (`└─`).
+const TREE_COLUMN: Column = Column::Name;
 
 /// Spare width: the bar as long as the header's title with the rows' one memory source
 /// (`GPU MEM▼ [nvml]`: every number says where it came from), COMMAND up to its longest line,
@@ -67,7 +57,7 @@ pub(crate) const COMMAND_MIN: u16 = 12;
 fn spread_spare(
     app: &App,
     w: &mut TableWidths,
-    e: &Essentials,
+    label_w: u16,
     (src_w, common_source): (u16, Option<&str>),
     bar_w: &mut u16,
     command: &mut u16,
@@ -75,7 +65,7 @@ fn spread_spare(
     if *bar_w > 0 {
         if let Some(src) = common_source {
             let title = width_of(&format!("{}▼ [{src}]", Column::Memory.title())) as u16;
-            let mem_w = e.label_w + *bar_w + 1 + if src_w > 0 { src_w + 1 } else { 0 };
+            let mem_w = label_w + *bar_w + 1 + if src_w > 0 { src_w + 1 } else { 0 };
             *bar_w += w.grow(title.saturating_sub(mem_w).min(10 - *bar_w));
         }
     }
@@ -91,85 +81,104 @@ fn spread_spare(
     }
 }
 
-/// Column widths for a table `width` wide, from what the rows hold. What answers "who and why"
-/// comes first: PID, NAME, WORKLOAD, GPU MEM and GPU% are placed before anything else and grow
-/// to their content (WORKLOAD up to [`WORKLOAD_MAX`]); then, while there is room, the bar, USER,
-/// OWNER (when a process has a pod, job, container or unit), TYPE, COMMAND, CPU%, RSS, RAM%,
-/// TIME. The width left goes to COMMAND up to its longest line (what tells two `python3` jobs
-/// apart), then to a longer bar, then to COMMAND again. Host columns are left out where no row
-/// can have them (a replay, a remote view). The memory source is per row only when the rows'
-/// sources differ; otherwise it is named once in the header.
+/// The width a column wants: its content's within its spec's bounds.
+fn wanted(app: &App, spec: &ColumnSpec) -> u16 {
+    let Width { min, max, .. } = spec.width;
+    if min == max {
+        min
+    } else {
+        content_width(app, spec.column).clamp(min, max)
+    }
+}
+
+/// Whether the column can have values in this view at all.
+fn shown(app: &App, spec: &ColumnSpec) -> bool {
+    match spec.shown {
+        Shown::Always => true,
+        Shown::HostFigures => app.replay.is_none() && app.remote.is_none(),
+        Shown::SomeOwner => any_owner(app),
+    }
+}
+
+/// Column widths for a table `width` wide, from the column specs and what the rows hold. The
+/// essential columns (what answers "who and why") are placed first at their narrow width and
+/// grown to their content; then the memory bar and source; then the optional columns by rank,
+/// each only whole and where it leaves what its spec asks. The width left goes to COMMAND up
+/// to its longest line (what tells two `python3` jobs apart), then to a longer bar, then to
+/// COMMAND again. The memory source is per row only when the rows' sources differ; otherwise
+/// it is named once in the header.
 pub fn layout_columns(app: &App, width: u16) -> TableLayout {
-    use Column::*;
-    let title_w = |c: Column| width_of(c.title()) as u16;
     let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len());
     let (common_source, src_want) = memory_sources(app);
     let mut w = TableWidths {
         avail: width,
         used: 0,
     };
-    let e = essentials(app, &mut w, ndev);
-    let mut dev = e.dev;
-    // Optional columns, most useful first, each only if it fits whole.
+    let mut widths = [0u16; COLUMNS.len()];
+    let essential = |s: &ColumnSpec| match s.priority {
+        Priority::Essential => true,
+        Priority::PerDevice { .. } => ndev > 1,
+        Priority::Optional { .. } => false,
+    };
+    // Essentials in display order at their narrow width, then grown to what they hold.
+    let mut wants = [0u16; COLUMNS.len()];
+    for (i, s) in COLUMNS.iter().enumerate().filter(|(_, s)| essential(s)) {
+        wants[i] = wanted(app, s);
+        let least = wants[i].min(s.width.narrow);
+        if w.take(least) {
+            widths[i] = least;
+        }
+    }
+    for (i, _) in COLUMNS.iter().enumerate().filter(|(_, s)| essential(s)) {
+        if widths[i] > 0 {
+            widths[i] += w.grow(wants[i] - widths[i]);
+        }
+    }
+    let label_w = wants[Column::Memory.index()];
     let mut bar_w: u16 = if w.take(4) { 4 } else { 0 };
     let src_w = if src_want > 0 && w.take(src_want) {
         src_want
     } else {
         0
     };
-    let user_want = content_width(app, User).clamp(4, 10);
-    let user = if w.take(user_want) { user_want } else { 0 };
-    // OWNER only where some process has one that says more than USER (a pod, a job, a unit).
-    let owner_want = if any_owner(app) {
-        content_width(app, Owner).clamp(5, OWNER_MAX)
-    } else {
-        0
-    };
-    let owner = owner_want > 0 && w.take(owner_want);
-    let typ = w.take(title_w(Type));
-    if !dev && ndev == 1 {
-        dev = w.take(3);
+    // Optional columns, lowest rank first, each only if it fits whole.
+    let mut optional: Vec<(u8, u16, usize)> = COLUMNS
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s.priority {
+            Priority::Optional { rank, leave } => Some((rank, leave, i)),
+            Priority::PerDevice { rank } if ndev == 1 => Some((rank, 0, i)),
+            _ => None,
+        })
+        .collect();
+    optional.sort_unstable();
+    for (_, leave, i) in optional {
+        if !shown(app, &COLUMNS[i]) {
+            continue;
+        }
+        let want = wanted(app, &COLUMNS[i]);
+        if want > 0 && w.fits(want + leave) && w.take(want) {
+            widths[i] = want;
+        }
     }
-    let mut command = if w.take(COMMAND_MIN) { COMMAND_MIN } else { 0 };
-    let host_cols = app.replay.is_none() && app.remote.is_none();
-    let cpu = host_cols && w.take(5);
-    let rss_want = content_width(app, Rss).max(5);
-    let rss = host_cols && w.take(rss_want);
-    // RAM% and TIME only where they leave 20 cells to widen the bar and COMMAND.
-    let ram = host_cols && w.fits(5 + 21) && w.take(5);
-    let time_want = content_width(app, Time).max(4);
-    let time = w.fits(time_want + 21) && w.take(time_want);
+    let mut command = widths[Column::Command.index()];
     spread_spare(
         app,
         &mut w,
-        &e,
+        label_w,
         (src_w, common_source.as_deref()),
         &mut bar_w,
         &mut command,
     );
-    let label_w = e.label_w;
-    let mem_w =
-        label_w + if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
-    let mut cols = Vec::new();
-    let mut put = |on: bool, c: Column, cw: u16| {
-        if on && cw > 0 {
-            cols.push((c, cw));
-        }
-    };
-    put(dev, Device, 3);
-    put(e.pid, Pid, e.pid_w);
-    put(user > 0, User, user);
-    put(owner, Owner, owner_want);
-    put(true, Name, e.name);
-    put(true, Workload, e.wl);
-    put(typ, Type, title_w(Type));
-    put(e.mem, Memory, mem_w);
-    put(e.gpu, Gpu, e.gpu_w);
-    put(cpu, Cpu, 5);
-    put(rss, Rss, rss_want);
-    put(ram, HostMem, 5);
-    put(time, Time, time_want);
-    put(true, Command, command);
+    widths[Column::Command.index()] = command;
+    if widths[Column::Memory.index()] > 0 {
+        widths[Column::Memory.index()] +=
+            if bar_w > 0 { bar_w + 1 } else { 0 } + if src_w > 0 { src_w + 1 } else { 0 };
+    }
+    let cols = Column::all()
+        .zip(widths)
+        .filter(|&(_, cw)| cw > 0)
+        .collect();
     TableLayout {
         cols,
         bar_w,
@@ -192,6 +201,7 @@ fn any_owner(app: &App) -> bool {
 /// width a per-row source column wants.
 fn memory_sources(app: &App) -> (Option<String>, u16) {
     let sources: HashSet<&str> = app
+        .table
         .rows
         .iter()
         .map(|r| app.usage(r).memory_source.as_str())
@@ -208,57 +218,6 @@ fn memory_sources(app: &App) -> (Option<String>, u16) {
         0
     };
     (common_source, src_want)
-}
-
-/// The columns that answer "who and why", placed first: which fit, and their widths.
-struct Essentials {
-    dev: bool,
-    pid: bool,
-    pid_w: u16,
-    name: u16,
-    wl: u16,
-    mem: bool,
-    label_w: u16,
-    gpu: bool,
-    gpu_w: u16,
-}
-
-/// Places the essentials at their minimum, then grows NAME and WORKLOAD to what they hold,
-/// before any optional column exists.
-fn essentials(app: &App, w: &mut TableWidths, ndev: usize) -> Essentials {
-    use Column::*;
-    let pid_w = content_width(app, Pid).max(3);
-    let name_want = content_width(app, Name).clamp(4, NAME_MAX);
-    let wl_want = content_width(app, Workload).clamp(8, WORKLOAD_MAX);
-    let label_w = content_width(app, Memory).max(7);
-    let gpu_w = content_width(app, Gpu).max(4);
-    // The minimum the essential columns may shrink to on a very narrow terminal.
-    let name_min = name_want.min(8);
-    let wl_min = wl_want.min(10);
-    // DEV is essential when there is more than one device.
-    let dev = ndev > 1 && w.take(3);
-    let pid = w.take(pid_w);
-    let mut name = if w.take(name_min) { name_min } else { 0 };
-    let mut wl = if w.take(wl_min) { wl_min } else { 0 };
-    let mem = w.take(label_w);
-    let gpu = w.take(gpu_w);
-    if name > 0 {
-        name += w.grow(name_want - name);
-    }
-    if wl > 0 {
-        wl += w.grow(wl_want - wl);
-    }
-    Essentials {
-        dev,
-        pid,
-        pid_w,
-        name,
-        wl,
-        mem,
-        label_w,
-        gpu,
-        gpu_w,
-    }
 }
 
 /// Width bookkeeping for [`layout_columns`]: each column costs its width plus one separator.
@@ -298,14 +257,14 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
     let max_scroll = lay
         .width(Column::Command)
         .map_or(0, |w| content_width(app, Column::Command).saturating_sub(w));
-    let scroll = app.row_scroll.min(max_scroll);
+    let scroll = app.table.row_scroll.min(max_scroll);
     if let Some(c) = lay.cols.iter_mut().find(|c| c.0 == Column::Command) {
         c.1 += scroll;
     }
     let (header, header_cells) = header_row(app, &lay, area, scroll);
     // Rows that do not all fit leave their last line to say how many are hidden.
     let fits = area.height.saturating_sub(1) as usize;
-    let cut = app.rows.len() > fits && fits >= 2;
+    let cut = app.table.rows.len() > fits && fits >= 2;
     let body_rows = if cut { fits - 1 } else { fits };
     let table_area = Rect {
         height: area.height.min(body_rows as u16 + 1),
@@ -321,30 +280,15 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
         ..Geometry::default()
     };
 
-    // Only the rows that can show are built: a frame with thousands of processes stays cheap.
     let first = first_shown(app, body_rows);
-    let rows = app
-        .rows
-        .iter()
-        .enumerate()
-        .skip(first)
-        .take(body_rows)
-        .map(|(i, r)| {
-            let row = TableRow::new(row_cells(app, r, &lay));
-            // Grouped per GPU: a line under each GPU's last row (it costs no row).
-            if app.by_device && app.rows.get(i + 1).is_some_and(|n| !same_device(app, r, n)) {
-                row.style(Style::default().add_modifier(Modifier::UNDERLINED))
-            } else {
-                row
-            }
-        });
+    let rows = shown_rows(app, &lay, first, body_rows);
     let widths = lay.cols.iter().map(|&(_, w)| Constraint::Length(w));
     let table = Table::new(rows, widths)
         .header(TableRow::new(header).style(t.header))
         .column_spacing(1)
         .flex(Flex::Start)
         .row_highlight_style(t.selected);
-    let selected = (!app.rows.is_empty()).then(|| app.selected - first);
+    let selected = (!app.table.rows.is_empty()).then(|| app.table.selected - first);
     let mut state = TableState::new().with_selected(selected);
     if scroll == 0 {
         f.render_stateful_widget(table, table_area, &mut state);
@@ -362,10 +306,31 @@ pub(crate) fn draw_table(f: &mut Frame, app: &App, area: Rect) -> Geometry {
             body_rows,
         );
     }
-    if app.rows.is_empty() {
+    if app.table.rows.is_empty() {
         draw_empty(f, app, area);
     }
     geometry
+}
+
+/// The `n` rows from `first` as table rows. Only the rows that can show are built: a frame
+/// with thousands of processes stays cheap.
+fn shown_rows(app: &App, lay: &TableLayout, first: usize, n: usize) -> Vec<TableRow<'static>> {
+    let rows = &app.table.rows;
+    rows.iter()
+        .enumerate()
+        .skip(first)
+        .take(n)
+        .map(|(i, r)| {
+            let row = TableRow::new(row_cells(app, r, lay));
+            // Grouped per GPU: a line under each GPU's last row (it costs no row).
+            let last_of_device = rows.get(i + 1).is_some_and(|n| !same_device(app, r, n));
+            if app.table.by_device && last_of_device {
+                row.style(Style::default().add_modifier(Modifier::UNDERLINED))
+            } else {
+                row
+            }
+        })
+        .collect()
 }
 
 /// Where each header cell shows on screen: from x, to x, its column (for clicks).
@@ -384,8 +349,8 @@ fn header_row(
     let mut x = area.x;
     for &(c, w) in &lay.cols {
         let mut title = c.title().to_string();
-        if c == app.sort {
-            title.push(if app.descending { '▼' } else { '▲' });
+        if c == app.table.sort {
+            title.push(if app.table.descending { '▼' } else { '▲' });
         }
         if c == Column::Memory {
             // One source for every row: say it once here rather than on each row.
@@ -396,16 +361,7 @@ fn header_row(
                 }
             }
         }
-        // Numbers are right-aligned under a right-aligned title: the `%` ends where it ends.
-        let numeric = matches!(
-            c,
-            Column::Pid | Column::Gpu | Column::Cpu | Column::Rss | Column::HostMem | Column::Time
-        );
-        header.push(Cell::from(if numeric {
-            fit_right(&title, w as usize)
-        } else {
-            fit(&title, w as usize)
-        }));
+        header.push(Cell::from(aligned(&title, w as usize, c.spec().align)));
         // Where the header cell shows once scrolled (a column scrolled off is not clickable).
         let (x0, x1) = (x.saturating_sub(scroll), (x + w).saturating_sub(scroll));
         if x1 > area.x {
@@ -419,19 +375,19 @@ fn header_row(
 /// The first row shown: the last frame's, moved as little as keeps the selection in view.
 fn first_shown(app: &App, body_rows: usize) -> usize {
     let prev = app.geometry.offset;
-    let first = if app.selected < prev {
-        app.selected
-    } else if body_rows > 0 && app.selected >= prev + body_rows {
-        app.selected + 1 - body_rows
+    let first = if app.table.selected < prev {
+        app.table.selected
+    } else if body_rows > 0 && app.table.selected >= prev + body_rows {
+        app.table.selected + 1 - body_rows
     } else {
         prev
     };
-    first.min(app.rows.len().saturating_sub(body_rows))
+    first.min(app.table.rows.len().saturating_sub(body_rows))
 }
 
 /// Under a cut table: which rows are shown, how many are hidden, and how to reach them.
 fn draw_hidden_line(f: &mut Frame, app: &App, line: Rect, first: usize, body_rows: usize) {
-    let n = app.rows.len();
+    let n = app.table.rows.len();
     let last = (first + body_rows).min(n);
     let text = format!(
         "rows {}–{last} of {n} · {} hidden (PgUp/PgDn, g/G)",
@@ -454,12 +410,12 @@ fn draw_empty(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let msg = if app.snapshot.is_none() {
         "waiting for data…".to_string()
-    } else if app.filter.is_empty() {
+    } else if app.table.filter.is_empty() {
         "no GPU processes listed by any source".to_string()
     } else {
         format!(
             "no process matches the filter {:?} (Esc clears it)",
-            app.filter
+            app.table.filter
         )
     };
     let body = Rect::new(
@@ -493,78 +449,74 @@ fn draw_scrolled(f: &mut Frame, table: Table<'_>, state: &mut TableState, area: 
     }
 }
 
-/// One row's cells, each fitted to its column by display width.
+/// `s` fitted to `w` cells on the column's side.
+fn aligned(s: &str, w: usize, align: Align) -> String {
+    match align {
+        Align::Left => fit(s, w),
+        Align::Right => fit_right(s, w),
+    }
+}
+
+/// One row's cells, each fitted to its column by display width; unknown values dim (normal,
+/// not an alarm: never red).
 pub(crate) fn row_cells(app: &App, row: &Row, lay: &TableLayout) -> Vec<Cell<'static>> {
     let t = &app.theme;
-    let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
     let mut cells = Vec::with_capacity(lay.cols.len());
     for &(c, w) in &lay.cols {
-        let w = w as usize;
-        let mut spans = Vec::with_capacity(4);
-        match c {
-            Column::Memory => {
-                let u = app.usage(row);
-                match u.memory_bytes {
-                    Some(b) => {
-                        let frac = app.device_of(row).and_then(|d| bar_fraction(b, d));
-                        match frac {
-                            Some(frac) if bar_w > 0 => {
-                                let (fill, empty) = bar(frac, bar_w as usize);
-                                spans.push(Span::styled(fill, t.bar));
-                                spans.push(Span::styled(empty, t.bar_empty));
-                                spans.push(Span::raw(" "));
-                            }
-                            // The device's size is unknown: no share to draw (not 0).
-                            _ if bar_w > 0 => spans.push(Span::raw(" ".repeat(bar_w as usize + 1))),
-                            _ => {}
-                        }
-                        spans.push(Span::raw(fit_right(&bytes_one_decimal(b), label_w)));
-                    }
-                    None => {
-                        if bar_w > 0 {
-                            spans.push(Span::raw(" ".repeat(bar_w as usize + 1)));
-                        }
-                        spans.push(Span::styled(fit_right("n/a", label_w), t.dim));
-                    }
-                }
-                if src_w > 0 {
-                    spans.push(Span::styled(
-                        format!(" {}", fit(&u.memory_source, src_w)),
-                        t.dim,
-                    ));
-                }
-            }
-            Column::Name if row.depth > 0 => {
-                let prefix = format!("{}└─", "  ".repeat(row.depth as usize - 1));
-                spans.push(Span::raw(fit(
-                    &format!("{prefix}{}", app.cell_text(row, c)),
-                    w,
-                )));
-            }
-            Column::Pid
-            | Column::Gpu
-            | Column::Cpu
-            | Column::Rss
-            | Column::HostMem
-            | Column::Time
-            | Column::Device => {
-                let s = app.cell_text(row, c);
-                // Unknown is normal, not an alarm: dim, never red.
-                let style = if s == "n/a" { t.dim } else { Style::default() };
-                spans.push(Span::styled(fit_right(&s, w), style));
-            }
-            Column::Command => spans.push(Span::raw(fit(&app.command_cell(row), w))),
-            _ => {
-                let s = app.cell_text(row, c);
-                let style = if s == "n/a" || s == "—" {
-                    t.dim
-                } else {
-                    Style::default()
-                };
-                spans.push(Span::styled(fit(&s, w), style));
-            }
+        if c == Column::Memory {
+            cells.push(Cell::from(Line::from(memory_spans(app, row, lay))));
+            continue;
         }
-        cells.push(Cell::from(Line::from(spans)));
+        let v = app.cell(row, c);
+        let style = if v.is_known() {
+            Style::default()
+        } else {
+            t.dim
+        };
+        let text = if c == TREE_COLUMN && row.depth > 0 {
+            format!("{}└─{}", "  ".repeat(row.depth as usize - 1), v.text())
+        } else {
+            v.text().to_string()
+        };
+        let span = Span::styled(aligned(&text, w as usize, c.spec().align), style);
+        cells.push(Cell::from(Line::from(span)));
     }
     cells
+}
+
+/// GPU MEM's cell: the bar of the device's memory, the byte label, the source when the rows'
+/// sources differ.
+fn memory_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
+    let mut spans = Vec::with_capacity(4);
+    let u = app.usage(row);
+    let frac = u
+        .memory_bytes
+        .and_then(|b| app.device_of(row).and_then(|d| bar_fraction(b, d)));
+    match frac {
+        Some(frac) if bar_w > 0 => {
+            let (fill, empty) = bar(frac, bar_w as usize);
+            spans.push(Span::styled(fill, t.bar));
+            spans.push(Span::styled(empty, t.bar_empty));
+            spans.push(Span::raw(" "));
+        }
+        // Unknown memory, or the device's size is unknown: no share to draw (not 0).
+        _ if bar_w > 0 => spans.push(Span::raw(" ".repeat(bar_w as usize + 1))),
+        _ => {}
+    }
+    let v = app.cell(row, Column::Memory);
+    let style = if v.is_known() {
+        Style::default()
+    } else {
+        t.dim
+    };
+    spans.push(Span::styled(fit_right(v.text(), label_w), style));
+    if src_w > 0 {
+        spans.push(Span::styled(
+            format!(" {}", fit(&u.memory_source, src_w)),
+            t.dim,
+        ));
+    }
+    spans
 }

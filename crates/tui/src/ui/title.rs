@@ -46,19 +46,22 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     spans.push(Span::styled(
         format!(
             " sort {} {} ",
-            app.sort.title(),
-            if app.descending { "▼" } else { "▲" }
+            app.table.sort.title(),
+            if app.table.descending { "▼" } else { "▲" }
         ),
         t.dim,
     ));
-    if app.by_device {
+    if app.table.by_device {
         spans.push(Span::styled(" per GPU ", t.accent));
     }
-    if app.tree {
+    if app.table.tree {
         spans.push(Span::styled(" tree ", t.accent));
     }
-    if !app.filter.is_empty() {
-        spans.push(Span::styled(format!(" filter: {} ", app.filter), t.accent));
+    if !app.table.filter.is_empty() {
+        spans.push(Span::styled(
+            format!(" filter: {} ", app.table.filter),
+            t.accent,
+        ));
     }
     spans.push(Span::styled(" ? help ", t.dim));
     // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time

@@ -328,7 +328,7 @@ fn source(s: &InputSource) -> String {
 mod tests {
     use super::*;
 
-    /// Issue 14's vocabulary: a line with nothing on a side says "—", as every view does.
+    /// A line with nothing on a side says "—", as every view does.
     #[test]
     fn nothing_there_is_the_views_word() {
         assert_eq!(b(0), "—");

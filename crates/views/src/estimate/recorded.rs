@@ -69,7 +69,7 @@ mod tests {
         assert!(t.contains("measured 9 GiB vs estimated 8 GiB"), "{t}");
     }
 
-    /// Issue 25 D7: `explain` of a saved snapshot says how exact the compute figure is, in the
+    /// `explain` of a saved snapshot says how exact the compute figure is, in the
     /// live view's word, from the estimate's own flag.
     #[test]
     fn the_compute_figure_says_exact_or_approximate() {

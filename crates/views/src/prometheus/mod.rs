@@ -52,9 +52,9 @@ pub use process::selected_processes;
 /// `gpuledger_process_estimated_memory_bytes{device,pid,name,user,workload,model,role,
 /// workload_root,recipe,component}` (`device` when the process holds one GPU: a tensor-parallel
 /// worker's share joins that GPU's measured memory; `role`/`workload_root` for a member of a
-/// workload of several) with `component` one of `weights`, `kv_cache`, `compute`, `overhead`: the known parts. The
-/// total is not a series of that family, or `sum by (pid)` would count every process twice
-/// (issue 16): it is its own family, `gpuledger_process_estimated_total_bytes`, because the
+/// workload of several) with `component` one of `weights`, `kv_cache`, `compute`, `overhead`:
+/// the known parts. The total is not a series of that family, or `sum by (pid)` would count
+/// every process twice: it is its own family, `gpuledger_process_estimated_total_bytes`, as the
 /// parts' sum is the total only when every part is known (SGLang's total is its static pool,
 /// its known parts only weights and KV cache). `gpuledger_process_estimated_partial` is 1 when
 /// a part is unknown: the total is then a floor and the parts do not add up to it.

@@ -1,6 +1,7 @@
 use super::family::safe;
 use super::*;
 use crate::test_support::llama_workload;
+use gpuledger_model::test_support::{device, snapshot, usage, TAKEN_AT};
 use gpuledger_model::*;
 
 const G0: &str = "GPU-0000";
@@ -15,11 +16,7 @@ fn proc_(pid: u32, name: &str, user: Option<&str>, mem: &[(&str, Option<u64>)]) 
         "--api-key".into(),
         REDACTED_IN_SNAPSHOT.into(),
     ]);
-    for (dev, m) in mem {
-        let mut u = Usage::new(*dev, "nvml");
-        u.memory_bytes = *m;
-        p.usage.push(u);
-    }
+    p.usage = mem.iter().map(|&(dev, m)| usage(dev, m)).collect();
     p
 }
 
@@ -28,8 +25,8 @@ fn proc_(pid: u32, name: &str, user: Option<&str>, mem: &[(&str, Option<u64>)]) 
 const REDACTED_IN_SNAPSHOT: &str = "CMDLINE-MARKER";
 
 fn sample() -> Snapshot {
-    let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-    let mut d = Device::new(0, Vendor::Nvidia, G0, "nvml");
+    let mut s = snapshot(TAKEN_AT, vec![], vec![]);
+    let mut d = device(0, G0, None, None);
     d.name = Some("NVIDIA H200".into());
     d.memory = Memory {
         total_bytes: Some(150_754_820_096),
@@ -45,8 +42,7 @@ fn sample() -> Snapshot {
     d.clocks.sm_mhz = Some(1980);
     s.devices.push(d);
     // Second device: nothing but the total is known.
-    let mut d1 = Device::new(1, Vendor::Nvidia, G1, "nvml");
-    d1.memory.total_bytes = Some(25_757_220_864);
+    let mut d1 = device(1, G1, Some(25_757_220_864), None);
     d1.mark_unavailable("power.usage_watts", "not supported");
     s.devices.push(d1);
 
@@ -457,7 +453,7 @@ fn estimates_are_their_own_family_and_containers_label_processes() {
     );
 }
 
-/// Issue 16: a `component="total"` series beside the parts made `sum by (pid)` count every
+/// A `component="total"` series beside the parts made `sum by (pid)` count every
 /// process twice. The total is its own family, once per process; summing the parts gives it
 /// only when no part is unknown, which the partial flag says (SGLang: total = static pool,
 /// parts only weights and KV cache).

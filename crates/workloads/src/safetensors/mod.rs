@@ -9,7 +9,7 @@
 //! each tensor's byte count (`elements × bits / 8`, checked arithmetic) against its offsets, and
 //! the offsets against the data that is really there.
 //!
-//! The files are named by other processes and may be built to hurt, so (issue 25):
+//! The files are named by other processes and may be built to hurt, so:
 //! - the header is walked as it streams (`parse`) and only what a recipe needs is kept: the
 //!   tensor count and the bytes per dtype ([`Header`]); every tensor and the metadata only for
 //!   whoever asks ([`read_tensors`]);

@@ -4,7 +4,7 @@ use super::judge::{self, Record, SCHEMA};
 use super::{exit_for, not_implemented, Args};
 use anyhow::Context;
 use gpuledger_cuda::workload::ChildDevice;
-use gpuledger_model::units::human_bytes;
+use gpuledger_views::verify::{render_verify, VerdictLine, VerifyDevice, VerifyReport};
 use std::process::ExitCode;
 
 pub fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
@@ -88,90 +88,53 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 fn render(rec: &Record, replay: Option<&str>) -> String {
-    let mut s = String::new();
-    if let Some(p) = replay {
-        s.push_str(&format!("REPLAY of {p} (recorded {})\n", rec.taken_at));
-    }
-    let dev = rec
-        .device
-        .as_ref()
-        .map(device_line)
-        .unwrap_or_else(|| "?".into());
-    s.push_str(&format!(
-        "gpuledger verify: {} allocated and written by PID {} on {dev}\n",
-        human_bytes(rec.size_bytes),
-        rec.child_pid.map(|p| p.to_string()).unwrap_or("?".into())
-    ));
-    for p in &rec.paths {
-        s.push_str(&format!("  path {}: {}\n", p.path, p.why));
-    }
-    if let Some(why) = judge::target_uuid(rec)
-        .ok()
-        .and_then(|u| judge::system_ledger(rec, &u))
-    {
-        s.push_str(&format!("  judged on system memory (GTT): {why}\n"));
-    }
-    if let Some(driver) = judge::cpu_device(rec) {
-        s.push_str(&format!(
-            "expected: nothing any source can see: {driver} is a CPU device, its memory is the host's (no VRAM, no GPU counter).\n\n"
-        ));
-    } else {
-        s.push_str(&format!(
-        "expected: the child absent, then listed with a context, +{0} when it allocates, -{0} when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance {1} (2 MiB allocation granularity plus driver bookkeeping).\n\n",
-        human_bytes(rec.size_bytes),
-        human_bytes(rec.tolerance_bytes)
-    ));
-    }
-    let w = rec
-        .verdicts
-        .iter()
-        .map(|v| v.source.len())
-        .max()
-        .unwrap_or(10);
-    for v in &rec.verdicts {
-        s.push_str(&format!(
-            "  {:w$}  {}{}\n",
-            v.source,
-            v.text,
-            if v.witness
-                && !["not implemented", "not run", "not installed"].contains(&v.verdict.as_str())
-            {
-                "  [second witness]"
-            } else {
-                ""
-            }
-        ));
-    }
-    for n in &rec.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    s
+    render_verify(&VerifyReport {
+        replay: replay.map(|p| (p, rec.taken_at.as_str())),
+        size_bytes: rec.size_bytes,
+        tolerance_bytes: rec.tolerance_bytes,
+        child_pid: rec.child_pid,
+        device: rec.device.as_ref().map(verify_device),
+        paths: rec
+            .paths
+            .iter()
+            .map(|p| (p.path.as_str(), p.why.as_str()))
+            .collect(),
+        system_ledger: judge::target_uuid(rec)
+            .ok()
+            .and_then(|u| judge::system_ledger(rec, &u)),
+        cpu_device: judge::cpu_device(rec),
+        verdicts: rec
+            .verdicts
+            .iter()
+            .map(|v| VerdictLine {
+                source: &v.source,
+                verdict: &v.verdict,
+                text: &v.text,
+                witness: v.witness,
+            })
+            .collect(),
+        notes: &rec.notes,
+    })
 }
 
-/// `CUDA device 0 NVIDIA H200 (GPU-…), CUDA 12.4`, or the Vulkan device with its type, driver
-/// and PCI address.
-fn device_line(d: &ChildDevice) -> String {
+/// The workload's device as the report names it.
+fn verify_device(d: &ChildDevice) -> VerifyDevice<'_> {
     match &d.vulkan {
-        None => format!(
-            "CUDA device {} {} ({}), CUDA {}",
-            d.ordinal,
-            d.name,
-            d.uuid.as_deref().unwrap_or("no UUID"),
-            d.cuda_version.as_deref().unwrap_or("?")
-        ),
-        Some(v) => format!(
-            "Vulkan device {} {} ({}{}, PCI {}), Vulkan {}",
-            d.ordinal,
-            d.name,
-            v.device_type,
-            [&v.driver_name, &v.driver_info]
-                .iter()
-                .filter_map(|x| x.as_deref())
-                .map(|x| format!(", {x}"))
-                .collect::<String>(),
-            v.pci_bus_id.as_deref().unwrap_or("not reported"),
-            v.api_version
-        ),
+        None => VerifyDevice::Cuda {
+            ordinal: d.ordinal,
+            name: &d.name,
+            uuid: d.uuid.as_deref(),
+            cuda_version: d.cuda_version.as_deref(),
+        },
+        Some(v) => VerifyDevice::Vulkan {
+            ordinal: d.ordinal,
+            name: &d.name,
+            device_type: &v.device_type,
+            driver_name: v.driver_name.as_deref(),
+            driver_info: v.driver_info.as_deref(),
+            pci_bus_id: v.pci_bus_id.as_deref(),
+            api_version: &v.api_version,
+        },
     }
 }
 

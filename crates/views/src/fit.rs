@@ -1,0 +1,196 @@
+//! `gpuledger estimate`'s fit check: whether an estimate fits in what a device has free now
+//! (measured), and who holds that memory. Its JSON shape and its text.
+
+use crate::columns::{or_unknown_with, Align, Columns};
+use gpuledger_model::term_safe;
+use gpuledger_model::units::human_bytes;
+use serde::Serialize;
+
+/// Whether the estimate fits on a device, from a snapshot (measured) beside the estimate.
+/// JSON: `{"available": true, "device": ..., "fits": ...}` or `{"available": false, "reason": ...}`.
+#[derive(Debug)]
+pub enum Fit {
+    Checked {
+        device: String,
+        free_bytes: u64,
+        total_bytes: Option<u64>,
+        needed_bytes: u64,
+        /// The overhead line was unknown and is not in `needed_bytes`.
+        overhead_unknown: bool,
+        fits: bool,
+        /// Processes holding memory on the device, largest first (measured).
+        holders: Vec<Holder>,
+        unattributed_bytes: Option<u64>,
+        replay: Option<String>,
+    },
+    NotAvailable {
+        reason: String,
+    },
+}
+
+impl Serialize for Fit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = match self {
+            Fit::NotAvailable { reason } => {
+                serde_json::json!({ "available": false, "reason": reason })
+            }
+            Fit::Checked {
+                device,
+                free_bytes,
+                total_bytes,
+                needed_bytes,
+                overhead_unknown,
+                fits,
+                holders,
+                unattributed_bytes,
+                replay,
+            } => serde_json::json!({
+                "available": true,
+                "device": device,
+                "free_bytes": free_bytes,
+                "total_bytes": total_bytes,
+                "needed_bytes": needed_bytes,
+                "overhead_unknown": overhead_unknown,
+                "fits": fits,
+                "holders": holders,
+                "unattributed_bytes": unattributed_bytes,
+                "replay": replay,
+            }),
+        };
+        v.serialize(s)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Holder {
+    pub pid: u32,
+    pub name: String,
+    pub memory_bytes: Option<u64>,
+    pub source: String,
+}
+
+/// The fit as text: the verdict, then who holds the device's memory now.
+pub fn render_fit(f: &Fit) -> String {
+    match f {
+        Fit::NotAvailable { reason } => format!("fit: {reason}\n"),
+        Fit::Checked {
+            device,
+            free_bytes,
+            total_bytes,
+            needed_bytes,
+            overhead_unknown,
+            fits,
+            holders,
+            unattributed_bytes,
+            replay,
+        } => {
+            let mut s = String::new();
+            if let Some(r) = replay {
+                s.push_str(&format!("fit (REPLAY of {r}, not the live machine):\n"));
+            }
+            s.push_str(&format!(
+                "fit on {device}: needs ~{} (estimated{}), {} free of {} (measured) -> {}\n",
+                human_bytes(*needed_bytes),
+                if *overhead_unknown {
+                    ", overhead unknown"
+                } else {
+                    ""
+                },
+                human_bytes(*free_bytes),
+                or_unknown_with(*total_bytes, human_bytes),
+                if *fits {
+                    format!("fits, {} to spare", human_bytes(free_bytes - needed_bytes))
+                } else {
+                    format!(
+                        "does NOT fit, short by {}",
+                        human_bytes(needed_bytes - free_bytes)
+                    )
+                }
+            ));
+            if !holders.is_empty() || unattributed_bytes.is_some() {
+                s.push_str("held now by:\n");
+                let mut rows: Vec<[String; 3]> = holders
+                    .iter()
+                    .map(|h| {
+                        [
+                            h.pid.to_string(),
+                            term_safe(&h.name).into_owned(),
+                            or_unknown_with(h.memory_bytes, human_bytes),
+                        ]
+                    })
+                    .collect();
+                if let Some(u) = unattributed_bytes {
+                    rows.push(["-".into(), "unattributed".into(), human_bytes(*u)]);
+                }
+                let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+                s.push_str(
+                    &Columns::new(&[Align::Right, Align::Left, Align::Right])
+                        .indent("  ")
+                        .render(&rows),
+                );
+            }
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn holders_line_up_with_the_unattributed_row() {
+        let f = Fit::Checked {
+            device: "GPU0 NVIDIA H200".into(),
+            free_bytes: 100 * GIB,
+            total_bytes: Some(140 * GIB),
+            needed_bytes: 20 * GIB,
+            overhead_unknown: false,
+            fits: true,
+            holders: vec![
+                Holder {
+                    pid: 4242,
+                    name: "llama-server".into(),
+                    memory_bytes: Some(16 * GIB),
+                    source: "nvml".into(),
+                },
+                Holder {
+                    pid: 77,
+                    name: "x".into(),
+                    memory_bytes: None,
+                    source: "nvml".into(),
+                },
+            ],
+            unattributed_bytes: Some(GIB / 2),
+            replay: None,
+        };
+        let s = render_fit(&f);
+        assert!(s.contains("-> fits, 80 GiB to spare"), "{s}");
+        let lines: Vec<&str> = s
+            .lines()
+            .skip_while(|l| *l != "held now by:")
+            .skip(1)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "  4242  llama-server   16 GiB",
+                "    77  x                 n/a",
+                "     -  unattributed  512 MiB",
+            ],
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn json_says_whether_a_fit_was_checked() {
+        let f = Fit::NotAvailable {
+            reason: "no device".into(),
+        };
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["available"], false);
+        assert_eq!(render_fit(&f), "fit: no device\n");
+    }
+}
