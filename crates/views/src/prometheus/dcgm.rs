@@ -13,8 +13,9 @@
 //!
 //! What this family does not do: dcgm-exporter's Kubernetes mapping adds `pod`, `namespace` and
 //! `container` (names, from the kubelet's pod-resources API) to a device assigned to one pod;
-//! gpuledger does not query that API yet, so those labels are never set here. Per-pod memory on
-//! a shared GPU is `gpuledger_owner_memory_bytes` and the per-process `pod_uid` label instead.
+//! gpuledger names pods from the same API (per process, `owner::kube` in the sources) but does
+//! not add those labels to this device family yet. Per-pod memory on a shared GPU is
+//! `gpuledger_owner_memory_bytes` and the per-process `namespace`/`pod` labels instead.
 //! Profiling fields (`DCGM_FI_PROF_*`) have no source in gpuledger and are absent. Only NVIDIA
 //! devices are exported (DCGM covers nothing else); unknown values are absent, never 0.
 

@@ -742,3 +742,31 @@ fn dcgm_compat_leaves_other_vendors_out() {
     );
     assert!(!t.contains("DCGM_"), "{t}");
 }
+
+#[test]
+fn pods_the_kubelet_named_carry_namespace_pod_and_container_name() {
+    let mut s = shared_node();
+    let o = s.processes[0].owner.as_mut().unwrap();
+    o.namespace = Some("team-a".into());
+    o.pod_name = Some("chat-0".into());
+    o.container_name = Some("vllm".into());
+    o.relabel();
+    let t = render_metrics(&s, &MetricsOptions::default());
+    let mem = lines_of(&t, "gpuledger_process_memory_bytes");
+    let named = mem.iter().find(|l| l.contains("pid=\"10\"")).unwrap();
+    for want in [
+        "namespace=\"team-a\"",
+        "pod=\"chat-0\"",
+        "container_name=\"vllm\"",
+    ] {
+        assert!(named.contains(want), "{named}");
+    }
+    let unnamed = mem.iter().find(|l| l.contains("pid=\"11\"")).unwrap();
+    assert!(!unnamed.contains("namespace="), "{unnamed}");
+    let sums = lines_of(&t, OWNER_MEMORY);
+    let sum = sums.iter().find(|l| l.contains("pod=\"chat-0\"")).unwrap();
+    assert!(
+        sum.contains("namespace=\"team-a\"") && sum.contains("owner=\"team-a/chat-0/vllm\""),
+        "{sum}"
+    );
+}
