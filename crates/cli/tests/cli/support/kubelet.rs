@@ -58,12 +58,21 @@ impl Kubelet {
     /// The node's kubelet: each container assigned one time-slicing replica of GPU0 but the
     /// second container of the third pod, which has no GPU.
     pub fn start(py: &Path) -> Kubelet {
+        Kubelet::start_without(py, None)
+    }
+
+    /// The same, with pod `gone` (an index into `PODS`) deleted: the kubelet neither lists it
+    /// nor keeps its log links, while its processes still hold GPU memory.
+    pub fn start_without(py: &Path, gone: Option<usize>) -> Kubelet {
         let dir = tempfile::tempdir().unwrap();
         let logs = dir.path().join("containers");
         std::fs::create_dir(&logs).unwrap();
         let mut pods = Vec::new();
         let mut replica = 0;
-        for ((uid, _, procs), (ns, pod, names)) in PODS.iter().zip(POD_NAMES) {
+        for (i, ((uid, _, procs), (ns, pod, names))) in PODS.iter().zip(POD_NAMES).enumerate() {
+            if gone == Some(i) {
+                continue;
+            }
             let mut containers = Vec::new();
             for ((_, ctr, _), name) in procs.iter().zip(names.iter()) {
                 let target = format!("/var/log/pods/{ns}_{pod}_{uid}/{name}/0.log");
