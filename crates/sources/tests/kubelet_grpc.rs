@@ -6,7 +6,7 @@
 #![cfg(unix)]
 
 use gpuledger_model::{Owner, OwnerKind, Process, Snapshot, Usage};
-use gpuledger_sources::owner::kube::{container_log_names, name_pods, query, Listing};
+use gpuledger_sources::owner::kube::{container_log_names, name_pods, query, KubeNames, Listing};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -239,7 +239,10 @@ fn garbage_is_not_a_grpc_answer() {
     let Some(py) = python_or_skip() else { return };
     let server = serve(&py, "garbage");
     let (e, took) = fails(&server.socket, Duration::from_secs(2));
-    assert!(e.contains("not a gRPC answer"), "{e}");
+    assert!(
+        e.contains("not a gRPC answer: the server did not start with HTTP/2 SETTINGS"),
+        "{e}"
+    );
     assert!(took < Duration::from_secs(1), "{took:?}");
 }
 
@@ -258,4 +261,42 @@ fn a_grpc_error_status_is_reported_with_its_message() {
     let (e, _) = fails(&server.socket, Duration::from_secs(2));
     assert!(e.contains("gRPC status 12 (unimplemented)"), "{e}");
     assert!(e.contains("List is off on this kubelet"), "{e}");
+}
+
+#[test]
+fn a_hanging_kubelet_costs_one_round_its_deadline_then_is_not_asked_again_at_once() {
+    let Some(py) = python_or_skip() else { return };
+    let server = serve(&py, "hang");
+    let mut k = KubeNames::new(server.socket.clone(), "/nonexistent".into());
+    let mut s = node();
+    let t = Instant::now();
+    k.apply(&mut s);
+    let first = t.elapsed();
+    assert!(
+        first >= Duration::from_millis(1_900) && first < Duration::from_secs(3),
+        "{first:?}"
+    );
+    let status = s.sources.iter().find(|x| x.name == "kubelet").unwrap();
+    assert!(
+        status.detail.contains("no answer within 2000 ms"),
+        "{}",
+        status.detail
+    );
+    let why = s.processes[0]
+        .owner
+        .as_ref()
+        .unwrap()
+        .names_unavailable_reason
+        .clone();
+    assert!(why.unwrap().contains("no answer within 2000 ms"));
+    // The next rounds reuse the failure (and its reason) instead of waiting again.
+    let mut s = node();
+    let t = Instant::now();
+    k.apply(&mut s);
+    assert!(
+        t.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(s.sources.iter().any(|x| x.name == "kubelet"));
 }

@@ -33,8 +33,11 @@ pub const DEADLINE: Duration = Duration::from_secs(2);
 pub const MAX_MESSAGE: usize = 16 << 20;
 /// How long a listing is reused while every pod it must name is in it.
 pub const REFRESH: Duration = Duration::from_secs(30);
-/// The least time between two questions, even when a new pod appears or the last one failed.
+/// The least time between two questions, even when a new pod appears or the last one failed;
+/// doubled after each failure in a row up to [`MAX_GAP`], so that a kubelet that hangs costs a
+/// round its [`DEADLINE`] rarely, not every round (docs/DESIGN.md concept 8).
 const MIN_GAP: Duration = Duration::from_secs(5);
+const MAX_GAP: Duration = Duration::from_secs(300);
 /// Log links read per round at most.
 const MAX_LOG_LINKS: usize = 100_000;
 
@@ -302,6 +305,8 @@ pub struct KubeNames {
     pub socket: PathBuf,
     pub container_logs: PathBuf,
     last: Option<(Instant, Result<Listing, String>)>,
+    /// Failed questions in a row.
+    failures: u32,
 }
 
 impl KubeNames {
@@ -310,6 +315,7 @@ impl KubeNames {
             socket,
             container_logs,
             last: None,
+            failures: 0,
         }
     }
 
@@ -341,11 +347,20 @@ impl KubeNames {
             None => true,
             Some((at, r)) => {
                 let age = at.elapsed();
-                age >= REFRESH || (age >= MIN_GAP && !r.as_ref().is_ok_and(listed_all))
+                let gap = retry_gap(self.failures);
+                match r {
+                    Ok(l) => age >= REFRESH || (age >= gap && !listed_all(l)),
+                    Err(_) => age >= gap,
+                }
             }
         };
         if stale {
             let r = query(&self.socket, DEADLINE, MAX_MESSAGE);
+            self.failures = if r.is_ok() {
+                0
+            } else {
+                self.failures.saturating_add(1)
+            };
             self.last = Some((Instant::now(), r));
         }
         let Some((_, listing)) = &self.last else {
@@ -358,6 +373,13 @@ impl KubeNames {
         );
         snap.sources.push(status(listing, named, unnamed));
     }
+}
+
+/// The wait before asking again after `failures` failed questions in a row.
+fn retry_gap(failures: u32) -> Duration {
+    MIN_GAP
+        .saturating_mul(1u32 << failures.saturating_sub(1).min(8))
+        .min(MAX_GAP)
 }
 
 fn status(listing: &Result<Listing, String>, named: usize, unnamed: usize) -> SourceStatus {
@@ -388,5 +410,59 @@ fn status(listing: &Result<Listing, String>, named: usize, unnamed: usize) -> So
             SourceState::Unavailable,
             format!("{e}; {named} GPU processes named from container log links, {unnamed} by pod UID only"),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_link_names_split_on_underscores_and_need_a_full_id() {
+        let id = "a".repeat(64);
+        let (got, n) =
+            parse_log_name(&format!("chat-7d9f-x2k4p_team-a_vllm-sidecar-{id}.log")).unwrap();
+        assert_eq!(got, id);
+        assert_eq!(
+            (n.pod.as_str(), n.namespace.as_str()),
+            ("chat-7d9f-x2k4p", "team-a")
+        );
+        assert_eq!(n.container, "vllm-sidecar");
+        for bad in [
+            format!("chat_team-a_vllm-{}.log", "a".repeat(63)),
+            format!("chat_team-a_vllm-{id}.txt"),
+            format!("chat_team-a-vllm-{id}.log"),
+            format!("chat_team_a_vllm-{id}.log"),
+            format!("_team-a_vllm-{id}.log"),
+        ] {
+            assert!(parse_log_name(&bad).is_none(), "{bad}");
+        }
+        let target = Path::new("/var/log/pods/team-a_chat_1234-abcd/vllm/0.log");
+        let n = parse_log_name(&format!("chat_team-a_vllm-{id}.log"))
+            .unwrap()
+            .1;
+        assert_eq!(
+            uid_from_pod_log_dir(target, &n).as_deref(),
+            Some("1234-abcd")
+        );
+        let other = Path::new("/var/log/pods/team-b_chat_1234-abcd/vllm/0.log");
+        assert_eq!(uid_from_pod_log_dir(other, &n), None);
+    }
+
+    #[test]
+    fn device_ids_name_a_gpu_itself_or_its_time_slicing_replicas() {
+        let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
+        assert!(id_names_gpu(g, g));
+        assert!(id_names_gpu(&format!("{g}::3"), g));
+        assert!(id_names_gpu(&g.to_lowercase(), g));
+        assert!(!id_names_gpu(&format!("{g}3"), g));
+        assert!(!id_names_gpu("GPU-5c9e", g));
+        assert!(!id_names_gpu("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c", g));
+    }
+
+    #[test]
+    fn failures_back_off_to_five_minutes() {
+        let gaps: Vec<u64> = (0..12).map(|f| retry_gap(f).as_secs()).collect();
+        assert_eq!(gaps, [5, 5, 10, 20, 40, 80, 160, 300, 300, 300, 300, 300]);
     }
 }
