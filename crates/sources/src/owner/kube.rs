@@ -300,7 +300,7 @@ fn device_join(
 }
 
 /// Asks the kubelet across rounds: reuses a listing while it names every pod, and never asks
-/// more often than every [`MIN_GAP`].
+/// more often than every 5 s, backing off after failures (`retry_gap`).
 pub struct KubeNames {
     pub socket: PathBuf,
     pub container_logs: PathBuf,
