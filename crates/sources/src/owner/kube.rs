@@ -22,7 +22,7 @@
 
 use super::h2::{CallError, Conn};
 use super::proto::{self, Devices, Pod};
-use gpuledger_model::{OwnerKind, Snapshot, SourceState, SourceStatus};
+use gpuledger_model::{redact_text, OwnerKind, Snapshot, SourceState, SourceStatus};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -202,10 +202,11 @@ pub fn name_pods(
         };
         match found {
             Ok(f) => {
-                o.namespace = Some(f.namespace);
-                o.pod_name = Some(f.pod);
-                o.container_name = f.container;
-                o.assigned_devices = f.devices;
+                // Names pass the same secret redaction as every name read from the machine.
+                o.namespace = Some(redact_text(&f.namespace));
+                o.pod_name = Some(redact_text(&f.pod));
+                o.container_name = f.container.as_deref().map(redact_text);
+                o.assigned_devices = f.devices.iter().map(|d| redact_text(d)).collect();
                 o.names_unavailable_reason = None;
                 named += 1;
             }
