@@ -58,6 +58,36 @@ impl OwnerKind {
 pub const POD_NAMES_UNAVAILABLE: &str =
     "pod name and namespace come from the kubelet, which was not asked; the pod UID is from the cgroup path";
 
+/// A device the kubelet assigned to a container (its pod-resources `List`), kept per snapshot so
+/// that a view can name the pod a GPU was given to (dcgm-exporter's Kubernetes labels), idle or
+/// not. Only assignments naming one of the snapshot's devices are kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceAssignment {
+    /// The device plugin's resource (`nvidia.com/gpu`) and its id for the device.
+    pub resource: String,
+    pub device_id: String,
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+}
+
+impl DeviceAssignment {
+    /// Does this assignment give (part of) GPU `uuid`?
+    pub fn names_gpu(&self, uuid: &str) -> bool {
+        device_id_names_gpu(&self.device_id, uuid)
+    }
+}
+
+/// Does a device plugin's id name GPU `uuid`: the GPU itself (NVIDIA's plugin names a GPU by
+/// its UUID) or one of its time-slicing replicas (`<UUID>::<n>`)? One rule for every join of
+/// kubelet devices to measured GPUs.
+pub fn device_id_names_gpu(id: &str, uuid: &str) -> bool {
+    id.eq_ignore_ascii_case(uuid)
+        || id
+            .get(..uuid.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(uuid) && id[uuid.len()..].starts_with("::"))
+}
+
 /// The owner of a process, read from `/proc/PID/cgroup`. Every id is what the path says;
 /// nothing is looked up elsewhere but the user name of a uid (from the same machine's
 /// `/etc/passwd`).

@@ -245,9 +245,28 @@ fn with_the_kubelet_each_pod_on_the_shared_gpu_is_named_and_namespaces_sum() {
         kubelet_source["detail"]
             .as_str()
             .unwrap()
-            .starts_with("3 pods listed, 4 allocatable GPU device ids; 4 GPU processes named"),
+            .starts_with("4 pods listed, 5 allocatable GPU device ids; 4 GPU processes named"),
         "{kubelet_source}"
     );
+
+    // Which container each GPU (replica) was given to, idle ones included.
+    let assigned: Vec<(String, String)> = v["device_assignments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let who = format!(
+                "{}/{}/{}",
+                a["namespace"].as_str().unwrap(),
+                a["pod"].as_str().unwrap(),
+                a["container"].as_str().unwrap()
+            );
+            (a["device_id"].as_str().unwrap().to_string(), who)
+        })
+        .collect();
+    assert_eq!(assigned.len(), 4, "{assigned:?}");
+    assert!(assigned.contains(&(format!("{NODE_G0}::2"), "team-b/embedder-0/tei".into())));
+    assert!(assigned.contains(&(NODE_G1.into(), "team-c/render-0/blender".into())));
 
     let args = with(&["snapshot", "--group-by", "namespace", "--json"]);
     let g = m.json(&args.iter().map(String::as_str).collect::<Vec<_>>());

@@ -673,7 +673,7 @@ fn real_prometheus_answers_every_namespace_panel_and_namespaces_add_up() {
     let kubelet = Kubelet::start_without(&py, Some(1));
     let m = Machine::shared_node();
     let mut args: Vec<String> = kubelet.args();
-    args.extend(["--interval", "1s", "--processes", "all"].map(String::from));
+    args.extend(["--interval", "1s", "--processes", "all", "--dcgm-compat"].map(String::from));
     let served = serve_on(&m, &args.iter().map(String::as_str).collect::<Vec<_>>());
     let dir = tempfile::tempdir().unwrap();
     let prom = Prometheus::start(&bin, served.addr, dir.path());
@@ -718,6 +718,20 @@ fn real_prometheus_answers_every_namespace_panel_and_namespaces_add_up() {
         assert!(unattributed > 0.0);
         assert_eq!(total, used as f64 - unattributed, "{dev}");
     }
+    // dcgm-exporter's pod labels: GPU1 was given whole to one (idle) pod; GPU0 is shared by
+    // three, so it names none.
+    let (labels, _) = single(p, "DCGM_FI_DEV_FB_USED{gpu=\"1\"}");
+    let (ns, pod, ctr) = IDLE_POD;
+    assert_eq!(
+        (
+            labels["namespace"].as_str(),
+            labels["pod"].as_str(),
+            labels["container"].as_str()
+        ),
+        (Some(ns), Some(pod), Some(ctr))
+    );
+    let (labels, _) = single(p, "DCGM_FI_DEV_FB_USED{gpu=\"0\"}");
+    assert!(labels.get("pod").is_none(), "{labels}");
     // The kubelet answered; the deleted pod is the one series without a name.
     assert_eq!(single(p, "gpuledger_source_up{source=\"kubelet\"}").1, 1.0);
     let (labels, v) = single(

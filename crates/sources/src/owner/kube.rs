@@ -22,7 +22,10 @@
 
 use super::h2::{CallError, Conn};
 use super::proto::{self, Devices, Pod};
-use gpuledger_model::{redact_text, OwnerKind, Snapshot, SourceState, SourceStatus};
+use gpuledger_model::owner::device_id_names_gpu;
+use gpuledger_model::{
+    redact_text, DeviceAssignment, OwnerKind, Snapshot, SourceState, SourceStatus,
+};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -126,14 +129,6 @@ fn uid_from_pod_log_dir(target: &Path, n: &LogName) -> Option<String> {
     let dir = target.parent()?.parent()?.file_name()?.to_str()?;
     let uid = dir.strip_prefix(&format!("{}_{}_", n.namespace, n.pod))?;
     Some(uid.to_ascii_lowercase())
-}
-
-/// Does a device-plugin id name the GPU `uuid` (itself, a time-slicing replica, or MIG)?
-fn id_names_gpu(id: &str, uuid: &str) -> bool {
-    id.eq_ignore_ascii_case(uuid)
-        || id
-            .get(..uuid.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(uuid) && id[uuid.len()..].starts_with("::"))
 }
 
 fn assigned(c: &proto::Container) -> Vec<String> {
@@ -270,7 +265,7 @@ fn device_join(
                 gpus.iter().all(|g| {
                     c.devices
                         .iter()
-                        .any(|d| d.device_ids.iter().any(|id| id_names_gpu(id, g)))
+                        .any(|d| d.device_ids.iter().any(|id| device_id_names_gpu(id, g)))
                 })
             })
             .collect();
@@ -328,7 +323,9 @@ impl KubeNames {
             .iter()
             .filter_map(|p| p.owner.as_ref()?.pod_uid.clone())
             .collect();
-        if uids.is_empty() {
+        // A node with pods asks even with no GPU process in one: its GPUs' assignments are
+        // still worth knowing (an idle pod holding a whole GPU).
+        if uids.is_empty() && !self.socket.exists() {
             return;
         }
         let logs = container_log_names(&self.container_logs);
@@ -372,8 +369,38 @@ impl KubeNames {
             listing.as_ref().map_err(String::as_str),
             logs.as_ref().map_err(String::as_str),
         );
+        if let Ok(l) = listing {
+            snap.device_assignments = assignments(l, snap);
+        }
         snap.sources.push(status(listing, named, unnamed));
     }
+}
+
+/// The device-plugin assignments of the listing that name one of the snapshot's GPUs.
+fn assignments(l: &Listing, snap: &Snapshot) -> Vec<DeviceAssignment> {
+    let mut out = Vec::new();
+    for p in &l.pods {
+        for c in &p.containers {
+            for d in &c.devices {
+                for id in &d.device_ids {
+                    if snap
+                        .devices
+                        .iter()
+                        .any(|g| device_id_names_gpu(id, &g.uuid))
+                    {
+                        out.push(DeviceAssignment {
+                            resource: redact_text(&d.resource_name),
+                            device_id: redact_text(id),
+                            namespace: redact_text(&p.namespace),
+                            pod: redact_text(&p.name),
+                            container: redact_text(&c.name),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The wait before asking again after `failures` failed questions in a row.
@@ -453,12 +480,15 @@ mod tests {
     #[test]
     fn device_ids_name_a_gpu_itself_or_its_time_slicing_replicas() {
         let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
-        assert!(id_names_gpu(g, g));
-        assert!(id_names_gpu(&format!("{g}::3"), g));
-        assert!(id_names_gpu(&g.to_lowercase(), g));
-        assert!(!id_names_gpu(&format!("{g}3"), g));
-        assert!(!id_names_gpu("GPU-5c9e", g));
-        assert!(!id_names_gpu("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c", g));
+        assert!(device_id_names_gpu(g, g));
+        assert!(device_id_names_gpu(&format!("{g}::3"), g));
+        assert!(device_id_names_gpu(&g.to_lowercase(), g));
+        assert!(!device_id_names_gpu(&format!("{g}3"), g));
+        assert!(!device_id_names_gpu("GPU-5c9e", g));
+        assert!(!device_id_names_gpu(
+            "MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c",
+            g
+        ));
     }
 
     #[test]

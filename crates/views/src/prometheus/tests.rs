@@ -770,3 +770,41 @@ fn pods_the_kubelet_named_carry_namespace_pod_and_container_name() {
         "{sum}"
     );
 }
+
+#[test]
+fn dcgm_compat_names_the_one_container_a_gpu_was_assigned_and_none_on_a_shared_gpu() {
+    let assign = |id: &str, pod: &str, ctr: &str| gpuledger_model::DeviceAssignment {
+        resource: "nvidia.com/gpu".into(),
+        device_id: id.into(),
+        namespace: "team-a".into(),
+        pod: pod.into(),
+        container: ctr.into(),
+    };
+    let opts = MetricsOptions {
+        dcgm_compat: true,
+        ..Default::default()
+    };
+    let mut s = sample();
+    s.device_assignments = vec![assign("GPU-0000", "render-0", "blender")];
+    let t = render_metrics(&s, &opts);
+    let fb = lines_of(&t, "DCGM_FI_DEV_FB_USED");
+    assert!(
+        fb[0].contains(r#",pod="render-0",namespace="team-a",container="blender"} "#),
+        "{fb:?}"
+    );
+    // Two replicas of the same GPU to two pods: shared, so no pod is named.
+    s.device_assignments = vec![
+        assign("GPU-0000::0", "chat-0", "vllm"),
+        assign("GPU-0000::1", "chat-1", "vllm"),
+    ];
+    let t = render_metrics(&s, &opts);
+    let fb = lines_of(&t, "DCGM_FI_DEV_FB_USED");
+    assert!(!fb[0].contains("pod="), "{fb:?}");
+    // Two replicas to one container: still that container's alone.
+    s.device_assignments = vec![
+        assign("GPU-0000::0", "chat-0", "vllm"),
+        assign("GPU-0000::1", "chat-0", "vllm"),
+    ];
+    let t = render_metrics(&s, &opts);
+    assert!(lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains(r#"pod="chat-0""#));
+}

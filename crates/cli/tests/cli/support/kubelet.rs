@@ -2,7 +2,7 @@
 //! grpcio, from the published proto) on a unix socket, and the container log links the
 //! kubelet makes, naming the node's pods (`node.rs`).
 
-use super::node::{NODE_G0, PODS};
+use super::node::{NODE_G0, NODE_G1, PODS};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,6 +13,9 @@ pub const POD_NAMES: [(&str, &str, &[&str]); 3] = [
     ("team-b", "notebook-alice-0", &["jupyter"]),
     ("team-b", "embedder-0", &["tei", "tokenizer"]),
 ];
+
+/// A pod with GPU1 to itself and no process on it: namespace, name, container.
+pub const IDLE_POD: (&str, &str, &str) = ("team-c", "render-0", "blender");
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -56,7 +59,7 @@ impl Drop for Kubelet {
 
 impl Kubelet {
     /// The node's kubelet: each container assigned one time-slicing replica of GPU0 but the
-    /// second container of the third pod, which has no GPU.
+    /// second container of the third pod, which has no GPU; and [`IDLE_POD`] with GPU1.
     pub fn start(py: &Path) -> Kubelet {
         Kubelet::start_without(py, None)
     }
@@ -89,7 +92,11 @@ impl Kubelet {
             }
             pods.push(serde_json::json!({"name": pod, "namespace": ns, "containers": containers}));
         }
-        let ids: Vec<String> = (0..4).map(|n| format!("{NODE_G0}::{n}")).collect();
+        // An idle pod given GPU1 whole (no process of it runs yet).
+        pods.push(serde_json::json!({"name": IDLE_POD.1, "namespace": IDLE_POD.0, "containers": [
+            {"name": IDLE_POD.2, "devices": [{"resource_name": "nvidia.com/gpu", "device_ids": [NODE_G1]}]}]}));
+        let mut ids: Vec<String> = (0..4).map(|n| format!("{NODE_G0}::{n}")).collect();
+        ids.push(NODE_G1.into());
         let node = serde_json::json!({"pods": pods, "allocatable": [
             {"resource_name": "nvidia.com/gpu", "device_ids": ids}]});
         let node_file = dir.path().join("node.json");
