@@ -83,6 +83,7 @@ fn main() {
         proc_root: tree.root(),
         sys_root: "/nonexistent".into(),
         nvml_lib: Some(lib.to_path_buf()),
+        ..SourceConfig::default()
     });
     let first = c.collect();
     assert_eq!(
@@ -187,6 +188,7 @@ fn live_round_500(lib: &std::path::Path) {
         proc_root: tree.root(),
         sys_root: "/nonexistent".into(),
         nvml_lib: Some(lib.to_path_buf()),
+        ..SourceConfig::default()
     })
     .with_annotator(Box::new(gpuledger_workloads::annotate::Identifier::new()));
     let cold_cpu = cpu_time();

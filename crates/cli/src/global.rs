@@ -34,6 +34,29 @@ pub struct GlobalArgs {
         env = "GPULEDGER_NVML_LIB"
     )]
     pub nvml_lib: Option<PathBuf>,
+    /// The kubelet's pod-resources socket, asked for the names of pods and the devices their
+    /// containers were assigned (Kubernetes nodes; a GPU process in a pod keeps its UID when
+    /// the socket is absent or does not answer within 2 s).
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "PATH",
+        env = "GPULEDGER_KUBELET_SOCKET",
+        default_value = gpuledger_sources::owner::DEFAULT_KUBELET_SOCKET
+    )]
+    pub kubelet_socket: PathBuf,
+    /// The kubelet's container log links (`<pod>_<namespace>_<container>-<id>.log`), which
+    /// join a process's container id to its pod's name.
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Where to read from",
+        value_name = "DIR",
+        env = "GPULEDGER_CONTAINER_LOGS",
+        default_value = gpuledger_sources::owner::DEFAULT_CONTAINER_LOGS
+    )]
+    pub container_logs: PathBuf,
     /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) or a recording (the database
     /// of `gpuledger record`; pick the moment with `snapshot --at`) instead of the live machine.
     /// The output is marked as a replay.
@@ -60,6 +83,8 @@ impl Global {
             proc_root: self.args.proc_root.clone(),
             sys_root: self.args.sys_root.clone(),
             nvml_lib: self.args.nvml_lib.clone(),
+            kubelet_socket: self.args.kubelet_socket.clone(),
+            container_logs: self.args.container_logs.clone(),
         }
     }
 

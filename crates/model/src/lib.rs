@@ -24,7 +24,7 @@ pub mod workload;
 
 pub use escape::{term_safe, term_safe_text};
 pub use ledger::{balance, bar_fraction};
-pub use owner::{group_memory, GroupBy, Owner, OwnerGroups, OwnerKind};
+pub use owner::{group_memory, DeviceAssignment, GroupBy, Owner, OwnerGroups, OwnerKind};
 pub use redact::{
     redact_arg_list, redact_env_var, redact_process_names, redact_snapshot, redact_text,
 };

@@ -4,9 +4,9 @@
 //! rule); here are its shape, the short label every view shows, and the per-owner sums of
 //! `snapshot --group-by` ([`group_memory`]).
 //!
-//! What a cgroup path cannot say stays unknown: a pod's name and namespace are not in it (the
-//! kubelet's pod-resources API has them, which gpuledger does not query yet), so a pod is named
-//! by its UID, and grouping by namespace says why it cannot.
+//! What a cgroup path cannot say comes from the kubelet (`gpuledger-sources`' `owner::kube`): a
+//! pod's name, namespace and container name, and the devices its container was assigned. When
+//! the kubelet cannot be asked, a pod is named by its UID, and grouping by namespace says why.
 
 use crate::{Process, Snapshot};
 use serde::{Deserialize, Serialize};
@@ -53,9 +53,40 @@ impl OwnerKind {
     }
 }
 
-/// Why a pod's name and namespace are unknown: said wherever they would be shown.
+/// Why a pod's name and namespace are unknown before the kubelet was asked (the cgroup path has
+/// only the UID); the kubelet lookup replaces it with its own reason, or clears it.
 pub const POD_NAMES_UNAVAILABLE: &str =
-    "pod name and namespace need the kubelet pod-resources API, which gpuledger does not query yet; the pod UID is from the cgroup path";
+    "pod name and namespace come from the kubelet, which was not asked; the pod UID is from the cgroup path";
+
+/// A device the kubelet assigned to a container (its pod-resources `List`), kept per snapshot so
+/// that a view can name the pod a GPU was given to (dcgm-exporter's Kubernetes labels), idle or
+/// not. Only assignments naming one of the snapshot's devices are kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceAssignment {
+    /// The device plugin's resource (`nvidia.com/gpu`) and its id for the device.
+    pub resource: String,
+    pub device_id: String,
+    pub namespace: String,
+    pub pod: String,
+    pub container: String,
+}
+
+impl DeviceAssignment {
+    /// Does this assignment give (part of) GPU `uuid`?
+    pub fn names_gpu(&self, uuid: &str) -> bool {
+        device_id_names_gpu(&self.device_id, uuid)
+    }
+}
+
+/// Does a device plugin's id name GPU `uuid`: the GPU itself (NVIDIA's plugin names a GPU by
+/// its UUID) or one of its time-slicing replicas (`<UUID>::<n>`)? One rule for every join of
+/// kubelet devices to measured GPUs.
+pub fn device_id_names_gpu(id: &str, uuid: &str) -> bool {
+    id.eq_ignore_ascii_case(uuid)
+        || id
+            .get(..uuid.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(uuid) && id[uuid.len()..].starts_with("::"))
+}
 
 /// The owner of a process, read from `/proc/PID/cgroup`. Every id is what the path says;
 /// nothing is looked up elsewhere but the user name of a uid (from the same machine's
@@ -77,6 +108,14 @@ pub struct Owner {
     pub namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_name: Option<String>,
+    /// The container's name in the pod spec (from the kubelet, like the pod's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_name: Option<String>,
+    /// The devices the kubelet assigned to the container (pod-resources API), as
+    /// `<resource>=<device id>` (`nvidia.com/gpu=GPU-…::2` for a time-slicing replica) or
+    /// `dra:<driver>/<pool>/<device>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assigned_devices: Vec<String>,
     /// Why `namespace` and `pod_name` are unknown ([`POD_NAMES_UNAVAILABLE`]), for a pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub names_unavailable_reason: Option<String>,
@@ -129,6 +168,8 @@ impl Owner {
             qos_class: None,
             namespace: None,
             pod_name: None,
+            container_name: None,
+            assigned_devices: Vec::new(),
             names_unavailable_reason: None,
             container_id: None,
             runtime: None,
@@ -170,9 +211,10 @@ impl Owner {
                     (Some(ns), Some(name)) => format!("{ns}/{name}"),
                     _ => format!("pod {}", short(self.pod_uid.as_deref().unwrap_or("?"), 8)),
                 };
-                match &self.container_id {
-                    Some(id) => format!("{pod}/ctr {}", short(id, 8)),
-                    None => pod,
+                match (&self.container_name, &self.container_id) {
+                    (Some(name), _) => format!("{pod}/{name}"),
+                    (None, Some(id)) => format!("{pod}/ctr {}", short(id, 8)),
+                    (None, None) => pod,
                 }
             }
             OwnerKind::SlurmJob => with_who(format!(
@@ -281,7 +323,7 @@ impl FromStr for GroupBy {
 
 /// The label of the one group every pod of unknown namespace falls in.
 pub const NAMESPACE_UNKNOWN: &str =
-    "namespace unknown: needs the kubelet pod-resources API (not queried yet)";
+    "namespace unknown (the kubelet could not name the pod; see notes)";
 
 /// The group `p` falls in under `by`: `(key, label)`, or `None` when it has no such owner.
 pub fn group_key(p: &Process, by: GroupBy) -> Option<(String, String)> {
@@ -291,7 +333,8 @@ pub fn group_key(p: &Process, by: GroupBy) -> Option<(String, String)> {
             let o = o.filter(|o| o.kind == OwnerKind::Pod)?;
             let uid = o.pod_uid.clone()?;
             let label = match (&o.namespace, &o.pod_name) {
-                (Some(ns), Some(n)) => format!("{ns}/{n} ({uid})"),
+                // The UID kept short: a pod re-created under the same name is another pod.
+                (Some(ns), Some(n)) => format!("{ns}/{n} ({})", short(&uid, 8)),
                 _ => format!("pod {uid}"),
             };
             Some((uid, label))
@@ -449,14 +492,20 @@ pub fn group_memory(snap: &Snapshot, by: GroupBy) -> OwnerGroups {
         .processes
         .iter()
         .any(|p| p.owner.as_ref().is_some_and(|o| o.kind == OwnerKind::Pod));
-    let names_unknown = snap.processes.iter().any(|p| {
-        p.owner
-            .as_ref()
-            .is_some_and(|o| o.kind == OwnerKind::Pod && o.namespace.is_none())
-    });
-    let mut notes = Vec::new();
-    if pods && names_unknown && matches!(by, GroupBy::Pod | GroupBy::Namespace) {
-        notes.push(POD_NAMES_UNAVAILABLE.to_string());
+    let mut notes: Vec<String> = Vec::new();
+    if pods && matches!(by, GroupBy::Pod | GroupBy::Namespace) {
+        for p in &snap.processes {
+            let Some(o) = p.owner.as_ref().filter(|o| o.kind == OwnerKind::Pod) else {
+                continue;
+            };
+            if o.namespace.is_none() {
+                let why = o.names_unavailable_reason.as_deref();
+                let why = why.unwrap_or(POD_NAMES_UNAVAILABLE).to_string();
+                if !notes.contains(&why) {
+                    notes.push(why);
+                }
+            }
+        }
     }
     OwnerGroups {
         schema: GROUPS_SCHEMA.into(),

@@ -21,6 +21,9 @@ pub struct Snapshot {
     /// Things this round could not see, in words a user can act on.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// On a Kubernetes node: which container the kubelet assigned each GPU (or a replica of it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_assignments: Vec<crate::owner::DeviceAssignment>,
 }
 
 impl Snapshot {
@@ -33,6 +36,7 @@ impl Snapshot {
             processes: Vec::new(),
             sources: Vec::new(),
             notes: Vec::new(),
+            device_assignments: Vec::new(),
         }
     }
 

@@ -19,6 +19,10 @@ pub struct SourceConfig {
     pub sys_root: PathBuf,
     /// Explicit NVML library; `None` searches the platform's usual names.
     pub nvml_lib: Option<PathBuf>,
+    /// The kubelet's pod-resources socket, and its container log links (pod names; see
+    /// `owner::kube`).
+    pub kubelet_socket: PathBuf,
+    pub container_logs: PathBuf,
 }
 
 impl Default for SourceConfig {
@@ -27,6 +31,8 @@ impl Default for SourceConfig {
             proc_root: PathBuf::from("/proc"),
             sys_root: PathBuf::from("/sys"),
             nvml_lib: None,
+            kubelet_socket: PathBuf::from(crate::owner::DEFAULT_KUBELET_SOCKET),
+            container_logs: PathBuf::from(crate::owner::DEFAULT_CONTAINER_LOGS),
         }
     }
 }
@@ -55,6 +61,9 @@ pub struct Collector {
     /// there, and is gpuledger in a PID namespace of its own.
     procfs_present: std::sync::OnceLock<bool>,
     own_pid_namespace: std::sync::OnceLock<Option<String>>,
+    /// Pod names from the kubelet, kept between rounds.
+    #[cfg(unix)]
+    kube: crate::owner::kube::KubeNames,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -125,6 +134,11 @@ impl Collector {
         let nvml = Nvml::load(config.nvml_lib.as_deref());
         let procs = ProcReader::new(&config.proc_root);
         let drm = DrmSource::new(&config.proc_root, &config.sys_root);
+        #[cfg(unix)]
+        let kube = crate::owner::kube::KubeNames::new(
+            config.kubelet_socket.clone(),
+            config.container_logs.clone(),
+        );
         Collector {
             config,
             nvml,
@@ -136,6 +150,8 @@ impl Collector {
             last_round: Default::default(),
             procfs_present: Default::default(),
             own_pid_namespace: Default::default(),
+            #[cfg(unix)]
+            kube,
         }
     }
 
@@ -194,7 +210,7 @@ impl Collector {
 
     /// Owners from cgroups, with the user names of their uids; the container ids the snapshot
     /// has always carried; and a warning when gpuledger itself is in a PID namespace.
-    fn owners(&self, snap: &mut Snapshot) {
+    fn owners(&mut self, snap: &mut Snapshot) {
         for p in &mut snap.processes {
             if p.owner.is_some() {
                 continue;
@@ -214,16 +230,24 @@ impl Collector {
             }
             p.owner = Some(o);
         }
-        let pods = snap
+        #[cfg(unix)]
+        self.kube.apply(snap);
+        let unnamed: Vec<&str> = snap
             .processes
             .iter()
-            .filter(|p| p.owner.as_ref().is_some_and(|o| o.kind == OwnerKind::Pod))
-            .count();
-        if pods > 0 {
+            .filter_map(|p| p.owner.as_ref().filter(|o| o.kind == OwnerKind::Pod))
+            .filter(|o| o.namespace.is_none())
+            .map(|o| {
+                o.names_unavailable_reason
+                    .as_deref()
+                    .unwrap_or(gpuledger_model::owner::POD_NAMES_UNAVAILABLE)
+            })
+            .collect();
+        if let Some(why) = unnamed.first() {
             snap.notes.push(format!(
-                "{pods} GPU process{} in Kubernetes pods, shown by pod UID: {}",
-                if pods == 1 { " runs" } else { "es run" },
-                gpuledger_model::owner::POD_NAMES_UNAVAILABLE
+                "{} GPU process{} in Kubernetes pods shown by pod UID: {why}",
+                unnamed.len(),
+                if unnamed.len() == 1 { "" } else { "es" },
             ));
         }
         // Asked once: a process does not change its own PID namespace.

@@ -28,6 +28,11 @@
 
 use gpuledger_model::{redact_text, Owner, OwnerKind};
 
+/// The kubelet's pod-resources socket (its `--pod-resources-endpoint` default) and its
+/// container log links: where pod names come from (`kube`).
+pub const DEFAULT_KUBELET_SOCKET: &str = "/var/lib/kubelet/pod-resources/kubelet.sock";
+pub const DEFAULT_CONTAINER_LOGS: &str = "/var/log/containers";
+
 /// Segments read per path; a deeper one is cut (real paths have fewer than 12).
 const MAX_SEGMENTS: usize = 64;
 
@@ -291,6 +296,18 @@ fn is_id(s: &str) -> bool {
 fn clean(s: &str) -> String {
     redact_text(s)
 }
+
+// The kubelet's names for pods (a gRPC client of its unix socket).
+#[cfg(unix)]
+mod connect;
+#[cfg(unix)]
+mod grpc_error;
+#[cfg(unix)]
+mod h2;
+#[cfg(unix)]
+pub mod kube;
+#[cfg(unix)]
+mod proto;
 
 #[cfg(all(test, unix))]
 mod tests;

@@ -25,6 +25,8 @@ fn config(root: &Path) -> SourceConfig {
         sys_root: root.join("sys"),
         // No NVML here: these machines have none.
         nvml_lib: Some(root.join("no-such-libnvidia-ml.so")),
+        kubelet_socket: root.join("no-kubelet.sock"),
+        container_logs: root.join("no-container-logs"),
     }
 }
 

@@ -150,7 +150,10 @@ mod tests {
             "{t}"
         );
         assert!(line("unattributed").ends_with("7 GiB"), "{t}");
-        assert!(t.contains("NOTES\n  - pod name and namespace need the kubelet pod-resources API"));
+        assert!(
+            t.contains("NOTES\n  - pod name and namespace come from the kubelet"),
+            "{t}"
+        );
     }
 
     #[test]
@@ -164,7 +167,7 @@ mod tests {
         assert!(groups[0]["label"]
             .as_str()
             .unwrap()
-            .contains("pod-resources API"));
+            .contains("the kubelet could not name the pod"));
         assert_eq!(groups[0]["memory_unknown_processes"], 1);
         assert_eq!(groups[1]["key"], serde_json::Value::Null);
         assert_eq!(v["devices"][0]["unattributed_bytes"], 7u64 << 30);

@@ -31,7 +31,8 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = super::history::time_arg)]
     pub at: Option<String>,
     /// Sum measured memory per owner on each GPU, from the processes' cgroups: pod (Kubernetes
-    /// pod UID), namespace (needs the kubelet pod-resources API: not known yet, said so),
+    /// pod UID), namespace (named by the kubelet: --kubelet-socket, --container-logs; when it
+    /// cannot say, one group that says why),
     /// container, job (Slurm), user, unit (systemd) or owner (any of them). Unattributed memory
     /// stays a row of its own. A table, or JSON (gpuledger.groups/1) with --json.
     #[arg(long, value_name = "pod|namespace|container|job|user|unit|owner", value_parser = clap::value_parser!(GroupBy))]

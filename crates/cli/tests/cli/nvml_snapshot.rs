@@ -349,6 +349,7 @@ fn utilisation_samples_hold_briefly_then_mean_idle() {
         proc_root: procs.root(),
         sys_root: "/nonexistent".into(),
         nvml_lib: Some(fake_nvml().to_path_buf()),
+        ..SourceConfig::default()
     });
     let sm = |s: &gpuledger_model::Snapshot, pid: u32| {
         s.processes.iter().find(|p| p.pid == pid).unwrap().usage[0]

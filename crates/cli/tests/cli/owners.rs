@@ -20,12 +20,15 @@ fn snapshot_json_names_the_pod_container_and_job_of_each_process() {
             assert_eq!(o["container_id"], *ctr);
             assert_eq!(o["runtime"], "containerd");
             assert_eq!(o["label"], format!("pod {}…/ctr {}…", &uid[..8], &ctr[..8]));
-            // Never guessed: the name and namespace are absent, with the reason.
+            // Never guessed: the name and namespace are absent, with the reason (this node
+            // has no kubelet socket).
             assert!(o.get("namespace").is_none() && o.get("pod_name").is_none());
-            assert!(o["names_unavailable_reason"]
-                .as_str()
-                .unwrap()
-                .contains("pod-resources API"));
+            let why = o["names_unavailable_reason"].as_str().unwrap();
+            assert!(why.starts_with("pod UID only: "), "{why}");
+            assert!(
+                why.contains("kubelet pod-resources API: no socket at"),
+                "{why}"
+            );
             // The container field the snapshot always had, from the same parser.
             assert_eq!(
                 process(&v, u64::from(*pid))["container"],
@@ -47,8 +50,8 @@ fn snapshot_json_names_the_pod_container_and_job_of_each_process() {
     let notes = strings(&v["notes"]);
     assert!(
         notes.iter().any(|n| n
-            .starts_with("4 GPU processes run in Kubernetes pods, shown by pod UID")
-            && n.contains("kubelet pod-resources API")),
+            .starts_with("4 GPU processes in Kubernetes pods shown by pod UID: pod UID only")
+            && n.contains("kubelet pod-resources API: no socket at")),
         "{notes:?}"
     );
 }
@@ -114,7 +117,7 @@ fn group_by_pod_gives_each_pods_vram_and_keeps_unattributed_apart() {
     assert!(g["notes"][0]
         .as_str()
         .unwrap()
-        .contains("pod-resources API"));
+        .contains("kubelet pod-resources API: no socket at"));
 }
 
 #[test]
@@ -136,7 +139,7 @@ fn group_by_job_namespace_and_owner() {
     assert!(groups[0]["label"]
         .as_str()
         .unwrap()
-        .contains("needs the kubelet pod-resources API"));
+        .contains("the kubelet could not name the pod"));
     assert_eq!(groups[0]["processes"], 4);
 
     let t = ok_stdout(&m.run(&["snapshot", "--group-by", "owner"]));
@@ -185,7 +188,113 @@ fn explain_names_the_owner_and_the_cgroup_that_says_so() {
         line,
         "  owner: pod 16e6a747…/ctr 7dea796e… · cgroup /kubepods.slice/kubepods-pod16e6a747_9d40_4120_bbac_ca7cd274fdd9.slice/cri-containerd-7dea796eb5d6826a85978fa316612874aa3d576ac576495bed83d77fbc9dc744.scope"
     );
-    assert!(t.contains("  pod name and namespace n/a: pod name and namespace need the kubelet pod-resources API"), "{t}");
+    assert!(
+        t.contains("  pod name and namespace n/a: pod UID only: container log links unreadable"),
+        "{t}"
+    );
     let t = ok_stdout(&m.run(&["explain", "8001", "--no-probe"]));
     assert!(t.contains("  owner: job 4711 (alice) · cgroup /system.slice/slurmstepd.scope/job_4711/step_0/user/task_0\n"), "{t}");
+}
+
+/// The node with its kubelet (a real gRPC server of the pod-resources v1 proto, and the
+/// container log links): every pod on the time-sliced GPU gets its namespace, name and
+/// container, its assigned replica, and `--group-by namespace` sums per namespace.
+#[cfg(unix)]
+#[test]
+fn with_the_kubelet_each_pod_on_the_shared_gpu_is_named_and_namespaces_sum() {
+    let Some(py) = grpc_python() else { return };
+    let kubelet = Kubelet::start(&py);
+    let m = Machine::shared_node();
+    let with = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = kubelet.args();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let args = with(&["snapshot", "--json"]);
+    let v = m.json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut replica = 0;
+    for ((uid, _, procs), (ns, pod, names)) in PODS.iter().zip(POD_NAMES) {
+        for ((pid, _, _), name) in procs.iter().zip(names.iter()) {
+            let o = &process(&v, u64::from(*pid))["owner"];
+            assert_eq!(o["pod_uid"], *uid);
+            assert_eq!(o["label"], format!("{ns}/{pod}/{name}"), "{o}");
+            assert_eq!(
+                (o["namespace"].as_str(), o["pod_name"].as_str()),
+                (Some(ns), Some(pod))
+            );
+            assert!(o.get("names_unavailable_reason").is_none(), "{o}");
+            if *name == "tokenizer" {
+                assert!(o.get("assigned_devices").is_none(), "{o}");
+            } else {
+                assert_eq!(
+                    o["assigned_devices"][0],
+                    format!("nvidia.com/gpu={NODE_G0}::{replica}")
+                );
+                replica += 1;
+            }
+        }
+    }
+    let kubelet_source = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "kubelet")
+        .expect("a kubelet source status");
+    assert_eq!(kubelet_source["status"], "ok", "{kubelet_source}");
+    assert!(
+        kubelet_source["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("4 pods listed, 5 allocatable GPU device ids; 4 GPU processes named"),
+        "{kubelet_source}"
+    );
+
+    // Which container each GPU (replica) was given to, idle ones included.
+    let assigned: Vec<(String, String)> = v["device_assignments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let who = format!(
+                "{}/{}/{}",
+                a["namespace"].as_str().unwrap(),
+                a["pod"].as_str().unwrap(),
+                a["container"].as_str().unwrap()
+            );
+            (a["device_id"].as_str().unwrap().to_string(), who)
+        })
+        .collect();
+    assert_eq!(assigned.len(), 4, "{assigned:?}");
+    assert!(assigned.contains(&(format!("{NODE_G0}::2"), "team-b/embedder-0/tei".into())));
+    assert!(assigned.contains(&(NODE_G1.into(), "team-c/render-0/blender".into())));
+
+    let args = with(&["snapshot", "--group-by", "namespace", "--json"]);
+    let g = m.json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let d0 = &g["devices"][0];
+    let got = sums(d0);
+    let of = |i: usize| -> u64 { PODS[i].2.iter().map(|p| p.2).sum() };
+    assert_eq!(got["team-a"], of(0), "{got:?}");
+    assert_eq!(got["team-b"], of(1) + of(2), "{got:?}");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(
+        got.values().sum::<u64>() + d0["unattributed_bytes"].as_u64().unwrap(),
+        NODE_G0_USED
+    );
+    assert!(g.get("notes").is_none(), "{g}");
+
+    let args = with(&["snapshot", "--group-by", "pod"]);
+    let t = ok_stdout(&m.run(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+    assert!(t.contains("\n  team-b/embedder-0 (1e597579…)  "), "{t}");
+    let args = with(&["explain", "7001", "--no-probe"]);
+    let t = ok_stdout(&m.run(&args.iter().map(String::as_str).collect::<Vec<_>>()));
+    assert!(
+        t.contains("  owner: team-a/chat-7d9f8b6c5d-x2k4p/vllm · cgroup /kubepods.slice/"),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "  devices the kubelet assigned: nvidia.com/gpu={NODE_G0}::0\n"
+        )),
+        "{t}"
+    );
 }

@@ -182,7 +182,47 @@ fn namespaces_are_never_invented() {
     assert_eq!(d0.groups[0].label, NAMESPACE_UNKNOWN);
     assert_eq!(d0.groups[0].memory_bytes, 6_000);
     assert_eq!(d0.groups[0].processes, 4);
-    assert!(g.notes[0].contains("pod-resources API"));
+    assert_eq!(g.notes, vec![POD_NAMES_UNAVAILABLE.to_string()]);
+}
+
+#[test]
+fn kubelet_names_make_the_label_and_group_by_namespace() {
+    let mut s = node();
+    let mut named = 0;
+    for p in &mut s.processes {
+        let Some(o) = p.owner.as_mut().filter(|o| o.kind == OwnerKind::Pod) else {
+            continue;
+        };
+        if o.pod_uid.as_deref() == Some("cccccccc-0000") {
+            o.namespace = Some("ml".into());
+            o.pod_name = Some("train-0".into());
+            o.container_name = Some("trainer".into());
+            o.names_unavailable_reason = None;
+            o.relabel();
+            named += 1;
+        } else {
+            o.names_unavailable_reason = Some("kubelet: connection refused".into());
+        }
+    }
+    assert!(named > 0);
+    let c = s
+        .processes
+        .iter()
+        .find_map(|p| p.owner.as_ref().filter(|o| o.namespace.is_some()));
+    assert_eq!(c.unwrap().label, "ml/train-0/trainer");
+    let g = group_memory(&s, GroupBy::Namespace);
+    let d0 = &g.devices[0];
+    let ml = d0
+        .groups
+        .iter()
+        .find(|g| g.key.as_deref() == Some("ml"))
+        .unwrap();
+    assert_eq!(
+        (ml.label.as_str(), ml.memory_bytes),
+        ("namespace ml", 3_000)
+    );
+    // The others keep their UID, and the reason the kubelet gave is the note, said once.
+    assert_eq!(g.notes, vec!["kubelet: connection refused".to_string()]);
 }
 
 #[test]

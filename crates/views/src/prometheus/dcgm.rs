@@ -11,10 +11,13 @@
 //! as released up to 4.5.3-4.8.2; its main branch renamed `Hostname` to `hostname` after that
 //! release (commit d5e5f51, #655), which no release carries yet.
 //!
-//! What this family does not do: dcgm-exporter's Kubernetes mapping adds `pod`, `namespace` and
-//! `container` (names, from the kubelet's pod-resources API) to a device assigned to one pod;
-//! gpuledger does not query that API yet, so those labels are never set here. Per-pod memory on
-//! a shared GPU is `gpuledger_owner_memory_bytes` and the per-process `pod_uid` label instead.
+//! Kubernetes: like dcgm-exporter's default mapping, a GPU the kubelet assigned to one container
+//! (the snapshot's `device_assignments`, from its pod-resources API) gets that container's
+//! `pod`, `namespace` and `container` labels. A GPU shared by several containers (time-slicing
+//! replicas `<UUID>::<n>`) gets none: dcgm-exporter's default mode would name whichever it
+//! listed last, and its `KubernetesVirtualGPUs` mode repeats the device's figures once per pod,
+//! which a sum would count several times. Per-pod memory on a shared GPU is
+//! `gpuledger_owner_memory_bytes` and the per-process `namespace`/`pod` labels instead.
 //! Profiling fields (`DCGM_FI_PROF_*`) have no source in gpuledger and are absent. Only NVIDIA
 //! devices are exported (DCGM covers nothing else); unknown values are absent, never 0.
 
@@ -75,18 +78,37 @@ pub fn dcgm_metric_names() -> impl Iterator<Item = &'static str> {
     FIELDS.iter().map(|f| f.0)
 }
 
+/// The one container the kubelet assigned GPU `uuid` to: `[pod, namespace, container]`, or
+/// `None` when none or several were.
+fn sole_container(snap: &Snapshot, uuid: &str) -> Option<[String; 3]> {
+    let mut found: Option<[&str; 3]> = None;
+    for a in snap.device_assignments.iter().filter(|a| a.names_gpu(uuid)) {
+        let this = [a.pod.as_str(), a.namespace.as_str(), a.container.as_str()];
+        match found {
+            Some(f) if f != this => return None,
+            _ => found = Some(this),
+        }
+    }
+    found.map(|f| f.map(str::to_string))
+}
+
 /// Every DCGM field for every NVIDIA device.
 pub(super) fn dcgm(out: &mut String, snap: &Snapshot) {
-    let devs: Vec<(&Device, [String; 2])> = snap
+    type Names = Option<[String; 3]>;
+    let devs: Vec<(&Device, [String; 2], Names)> = snap
         .devices
         .iter()
         .filter(|d| d.vendor == Vendor::Nvidia)
-        .map(|d| (d, [d.index.to_string(), format!("nvidia{}", d.index)]))
+        .map(|d| {
+            let ids = [d.index.to_string(), format!("nvidia{}", d.index)];
+            (d, ids, sole_container(snap, &d.uuid))
+        })
         .collect();
     let host = snap.host.hostname.as_deref();
     for (name, help, get) in FIELDS {
         let mut f = Family::new(out, name, "gauge", help);
-        for (d, [gpu, device]) in &devs {
+        for (d, [gpu, device], names) in &devs {
+            let name = |i: usize| names.as_ref().map(|n| n[i].as_str());
             f.sample(
                 &[
                     ("gpu", Some(gpu.as_str())),
@@ -96,6 +118,9 @@ pub(super) fn dcgm(out: &mut String, snap: &Snapshot) {
                     ("modelName", d.name.as_deref()),
                     ("Hostname", host),
                     ("DCGM_FI_DRIVER_VERSION", d.driver_version.as_deref()),
+                    ("pod", name(0)),
+                    ("namespace", name(1)),
+                    ("container", name(2)),
                 ],
                 get(d),
             );

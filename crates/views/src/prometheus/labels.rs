@@ -33,6 +33,10 @@ pub(super) struct ProcessLabels {
     pub(super) container: Option<String>,
     /// Its owner's ids (from the cgroup): the pod, the Slurm job, the systemd unit.
     pub(super) pod_uid: Option<String>,
+    /// The pod's namespace, name and container name, when the kubelet named them.
+    pub(super) namespace: Option<String>,
+    pub(super) pod: Option<String>,
+    pub(super) container_name: Option<String>,
     pub(super) slurm_job: Option<String>,
     pub(super) unit: Option<String>,
     pub(super) workload: Option<String>,
@@ -57,6 +61,9 @@ impl ProcessLabels {
             user: safe(p.user.as_deref()),
             container: safe(p.container.as_deref()),
             pod_uid: owner.and_then(|o| o.pod_uid.clone()),
+            namespace: owner.and_then(|o| safe(o.namespace.as_deref())),
+            pod: owner.and_then(|o| safe(o.pod_name.as_deref())),
+            container_name: owner.and_then(|o| safe(o.container_name.as_deref())),
             slurm_job: owner.and_then(|o| o.slurm_job).map(|j| j.to_string()),
             unit: owner
                 .filter(|o| o.kind == OwnerKind::Unit)
@@ -73,7 +80,7 @@ impl ProcessLabels {
     }
 
     /// Labels of the process's use of one device (measured families).
-    pub(super) fn on_device<'a>(&'a self, u: &'a Usage) -> [(&'static str, Option<&'a str>); 13] {
+    pub(super) fn on_device<'a>(&'a self, u: &'a Usage) -> [(&'static str, Option<&'a str>); 16] {
         [
             ("device", Some(u.device.as_str())),
             ("pid", Some(self.pid.as_str())),
@@ -81,6 +88,9 @@ impl ProcessLabels {
             ("user", self.user.as_deref()),
             ("container", self.container.as_deref()),
             ("pod_uid", self.pod_uid.as_deref()),
+            ("namespace", self.namespace.as_deref()),
+            ("pod", self.pod.as_deref()),
+            ("container_name", self.container_name.as_deref()),
             ("slurm_job", self.slurm_job.as_deref()),
             ("unit", self.unit.as_deref()),
             ("workload", self.workload.as_deref()),

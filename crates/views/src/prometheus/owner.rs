@@ -20,10 +20,13 @@ type SumKey<'a> = (usize, Option<(&'a str, &'a str)>);
 
 /// The labels of one owner's series: the device, then the owner's kind, label and ids. Kept as
 /// data: the order here is the exposition's.
-const LABELS: [(&str, OwnerLabel); 8] = [
+const LABELS: [(&str, OwnerLabel); 11] = [
     ("owner_kind", |o| Some(o.kind.as_str().to_string())),
     ("owner", |o| Some(o.label.clone())),
     ("pod_uid", |o| o.pod_uid.clone()),
+    ("namespace", |o| o.namespace.clone()),
+    ("pod", |o| o.pod_name.clone()),
+    ("container_name", |o| o.container_name.clone()),
     ("qos_class", |o| o.qos_class.clone()),
     ("container", |o| o.container_ref()),
     ("slurm_job", |o| o.slurm_job.map(|j| j.to_string())),

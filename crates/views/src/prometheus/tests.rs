@@ -784,3 +784,69 @@ fn a_members_estimate_names_the_gpu_it_is_a_share_of() {
     assert!(of("41").contains(&format!("device=\"{G0}\"")), "{totals:?}");
     assert!(!of("50").contains("device="), "{totals:?}");
 }
+
+#[test]
+fn pods_the_kubelet_named_carry_namespace_pod_and_container_name() {
+    let mut s = shared_node();
+    let o = s.processes[0].owner.as_mut().unwrap();
+    o.namespace = Some("team-a".into());
+    o.pod_name = Some("chat-0".into());
+    o.container_name = Some("vllm".into());
+    o.relabel();
+    let t = render_metrics(&s, &MetricsOptions::default());
+    let mem = lines_of(&t, "gpuledger_process_memory_bytes");
+    let named = mem.iter().find(|l| l.contains("pid=\"10\"")).unwrap();
+    for want in [
+        "namespace=\"team-a\"",
+        "pod=\"chat-0\"",
+        "container_name=\"vllm\"",
+    ] {
+        assert!(named.contains(want), "{named}");
+    }
+    let unnamed = mem.iter().find(|l| l.contains("pid=\"11\"")).unwrap();
+    assert!(!unnamed.contains("namespace="), "{unnamed}");
+    let sums = lines_of(&t, OWNER_MEMORY);
+    let sum = sums.iter().find(|l| l.contains("pod=\"chat-0\"")).unwrap();
+    assert!(
+        sum.contains("namespace=\"team-a\"") && sum.contains("owner=\"team-a/chat-0/vllm\""),
+        "{sum}"
+    );
+}
+
+#[test]
+fn dcgm_compat_names_the_one_container_a_gpu_was_assigned_and_none_on_a_shared_gpu() {
+    let assign = |id: &str, pod: &str, ctr: &str| gpuledger_model::DeviceAssignment {
+        resource: "nvidia.com/gpu".into(),
+        device_id: id.into(),
+        namespace: "team-a".into(),
+        pod: pod.into(),
+        container: ctr.into(),
+    };
+    let opts = MetricsOptions {
+        dcgm_compat: true,
+        ..Default::default()
+    };
+    let mut s = sample();
+    s.device_assignments = vec![assign("GPU-0000", "render-0", "blender")];
+    let t = render_metrics(&s, &opts);
+    let fb = lines_of(&t, "DCGM_FI_DEV_FB_USED");
+    assert!(
+        fb[0].contains(r#",pod="render-0",namespace="team-a",container="blender"} "#),
+        "{fb:?}"
+    );
+    // Two replicas of the same GPU to two pods: shared, so no pod is named.
+    s.device_assignments = vec![
+        assign("GPU-0000::0", "chat-0", "vllm"),
+        assign("GPU-0000::1", "chat-1", "vllm"),
+    ];
+    let t = render_metrics(&s, &opts);
+    let fb = lines_of(&t, "DCGM_FI_DEV_FB_USED");
+    assert!(!fb[0].contains("pod="), "{fb:?}");
+    // Two replicas to one container: still that container's alone.
+    s.device_assignments = vec![
+        assign("GPU-0000::0", "chat-0", "vllm"),
+        assign("GPU-0000::1", "chat-0", "vllm"),
+    ];
+    let t = render_metrics(&s, &opts);
+    assert!(lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains(r#"pod="chat-0""#));
+}

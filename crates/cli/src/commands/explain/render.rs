@@ -43,6 +43,11 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
         if let Some(why) = &o.names_unavailable_reason {
             let _ = writeln!(out, "  pod name and namespace n/a: {why}");
         }
+        if !o.assigned_devices.is_empty() {
+            let devices = o.assigned_devices.join(", ");
+            let line = format!("  devices the kubelet assigned: {devices}");
+            let _ = writeln!(out, "{}", gpuledger_views::term_safe(&line));
+        }
     }
     measured_section(&mut out, e, snap);
     identification_section(&mut out, e);

@@ -4,9 +4,11 @@
 //! binary's output (`output.rs`); a shared GPU node of pods and a Slurm job (`node.rs`); the
 //! recorded Linux trees under fixtures/ (`trees.rs`); a prompt
 //! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); a Python interpreter for
-//! stand-in servers (`python.rs`). Include with `mod support;`.
+//! stand-in servers (`python.rs`); the node's kubelet, a pod-resources gRPC server (`kubelet.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+mod kubelet;
 mod machine;
 mod node;
 mod ollama;
@@ -14,6 +16,9 @@ mod output;
 mod pty;
 mod python;
 mod trees;
+#[cfg(unix)]
+#[allow(unused_imports)]
+pub use kubelet::*;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
 pub use {machine::*, node::*, ollama::*, output::*, pty::*, python::*, trees::*};
@@ -247,6 +252,12 @@ pub fn isolate(cmd: &mut Command) -> &mut Command {
     cmd.env_remove("GPULEDGER_NVML_LIB")
         .env_remove("GPULEDGER_CUDA_LIB")
         .env_remove("GPULEDGER_PROBE_FILE")
+        // Never the machine's own kubelet: a test that wants one passes --kubelet-socket.
+        .env(
+            "GPULEDGER_KUBELET_SOCKET",
+            home.join("no-kubelet/kubelet.sock"),
+        )
+        .env("GPULEDGER_CONTAINER_LOGS", home.join("no-container-logs"))
         .env("XDG_DATA_HOME", home)
         // What the data folder follows where XDG_DATA_HOME is not read (macOS).
         .env("HOME", home)

@@ -1,0 +1,340 @@
+//! The kubelet pod-resources v1 messages gpuledger reads, decoded by hand from the protobuf
+//! wire format (the proto is `k8s.io/kubelet/pkg/apis/podresources/v1/api.proto`, kept as
+//! `fixtures/kubelet/api.proto`). Only the fields needed are kept; every other field, known or
+//! not, is skipped by its wire type, as protobuf requires of readers of newer messages.
+//!
+//! A hand-written decoder instead of prost: prost needs protoc or generated code checked in,
+//! for five small messages. Nothing here can allocate more than the message it reads: a length
+//! past the end of the buffer is an error, never a reservation.
+
+use std::fmt;
+
+/// What went wrong, with the byte offset inside the message being read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtoError(pub String);
+
+impl fmt::Display for ProtoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed protobuf: {}", self.0)
+    }
+}
+
+/// `ContainerDevices`: the devices of one resource (`nvidia.com/gpu`) given to a container.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Devices {
+    pub resource_name: String,
+    /// As the device plugin names them: a GPU UUID for NVIDIA's plugin, `<UUID>::<n>` for one
+    /// of its time-slicing replicas, a MIG device's UUID.
+    pub device_ids: Vec<String>,
+}
+
+/// `ContainerResources`: a container by name, its device-plugin devices and the devices of its
+/// DRA claims (`<driver>/<pool>/<device>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Container {
+    pub name: String,
+    pub devices: Vec<Devices>,
+    pub dra_devices: Vec<String>,
+}
+
+/// `PodResources`: a pod by name and namespace (the message has no UID).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pod {
+    pub name: String,
+    pub namespace: String,
+    pub containers: Vec<Container>,
+}
+
+/// One field: its number and value.
+enum Value<'a> {
+    Varint,
+    Bytes(&'a [u8]),
+    Fixed,
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    fn err(&self, what: &str) -> ProtoError {
+        ProtoError(format!("{what} at byte {}", self.pos))
+    }
+
+    fn varint(&mut self) -> Result<u64, ProtoError> {
+        let mut v: u64 = 0;
+        for shift in (0..70).step_by(7) {
+            let Some(&b) = self.buf.get(self.pos) else {
+                return Err(self.err("truncated varint"));
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return Err(self.err("varint longer than 64 bits"));
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err("varint longer than 10 bytes"))
+    }
+
+    fn take(&mut self, n: u64) -> Result<&'a [u8], ProtoError> {
+        let left = (self.buf.len() - self.pos) as u64;
+        if n > left {
+            return Err(self.err(&format!("length {n} past the end ({left} bytes left)")));
+        }
+        let s = &self.buf[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(s)
+    }
+
+    /// The next field, or `None` at the end of the message.
+    fn field(&mut self) -> Result<Option<(u64, Value<'a>)>, ProtoError> {
+        if self.pos >= self.buf.len() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        let (number, wire) = (key >> 3, key & 7);
+        if number == 0 {
+            return Err(self.err("field number 0"));
+        }
+        let value = match wire {
+            0 => {
+                self.varint()?;
+                Value::Varint
+            }
+            1 => {
+                self.take(8)?;
+                Value::Fixed
+            }
+            2 => {
+                let n = self.varint()?;
+                Value::Bytes(self.take(n)?)
+            }
+            5 => {
+                self.take(4)?;
+                Value::Fixed
+            }
+            // Groups (3, 4) are proto2 only; 6 and 7 do not exist.
+            w => return Err(self.err(&format!("wire type {w}"))),
+        };
+        Ok(Some((number, value)))
+    }
+}
+
+/// Calls `f` with every length-delimited field; a known field of another wire type is an error.
+fn each_bytes<'a>(
+    buf: &'a [u8],
+    what: &str,
+    known: &[u64],
+    mut f: impl FnMut(u64, &'a [u8]) -> Result<(), ProtoError>,
+) -> Result<(), ProtoError> {
+    let mut r = Reader::new(buf);
+    while let Some((n, v)) = r.field()? {
+        match v {
+            Value::Bytes(b) => f(n, b).map_err(|e| ProtoError(format!("{what}.{n}: {}", e.0)))?,
+            Value::Varint | Value::Fixed if known.contains(&n) => {
+                return Err(ProtoError(format!(
+                    "{what}: field {n} should be length-delimited"
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn string(b: &[u8]) -> Result<String, ProtoError> {
+    String::from_utf8(b.to_vec()).map_err(|_| ProtoError("a string that is not UTF-8".into()))
+}
+
+/// `ListPodResourcesResponse`.
+pub fn list_response(buf: &[u8]) -> Result<Vec<Pod>, ProtoError> {
+    let mut pods = Vec::new();
+    each_bytes(buf, "ListPodResourcesResponse", &[1], |n, b| {
+        if n == 1 {
+            pods.push(pod(b)?);
+        }
+        Ok(())
+    })?;
+    Ok(pods)
+}
+
+/// `AllocatableResourcesResponse`: the devices the kubelet can hand out.
+pub fn allocatable_response(buf: &[u8]) -> Result<Vec<Devices>, ProtoError> {
+    let mut devices = Vec::new();
+    // cpu_ids (2) are packed int64s: length-delimited, skipped like memory (3).
+    each_bytes(buf, "AllocatableResourcesResponse", &[1, 3], |n, b| {
+        if n == 1 {
+            devices.push(container_devices(b)?);
+        }
+        Ok(())
+    })?;
+    Ok(devices)
+}
+
+fn pod(buf: &[u8]) -> Result<Pod, ProtoError> {
+    let mut p = Pod::default();
+    each_bytes(buf, "PodResources", &[1, 2, 3, 5], |n, b| {
+        match n {
+            1 => p.name = string(b)?,
+            2 => p.namespace = string(b)?,
+            3 => p.containers.push(container(b)?),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(p)
+}
+
+fn container(buf: &[u8]) -> Result<Container, ProtoError> {
+    let mut c = Container::default();
+    each_bytes(buf, "ContainerResources", &[1, 2, 4, 5], |n, b| {
+        match n {
+            1 => c.name = string(b)?,
+            2 => c.devices.push(container_devices(b)?),
+            5 => c.dra_devices.extend(dynamic_resource(b)?),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+fn container_devices(buf: &[u8]) -> Result<Devices, ProtoError> {
+    let mut d = Devices::default();
+    each_bytes(buf, "ContainerDevices", &[1, 2, 3], |n, b| {
+        match n {
+            1 => d.resource_name = string(b)?,
+            2 => d.device_ids.push(string(b)?),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(d)
+}
+
+/// `DynamicResource`: its claim's devices as `<driver>/<pool>/<device>`.
+fn dynamic_resource(buf: &[u8]) -> Result<Vec<String>, ProtoError> {
+    let mut out = Vec::new();
+    each_bytes(buf, "DynamicResource", &[2, 3, 4], |n, b| {
+        if n == 4 {
+            let (mut driver, mut pool, mut device) = (String::new(), String::new(), String::new());
+            each_bytes(b, "ClaimResource", &[1, 2, 3, 4, 5], |n, b| {
+                match n {
+                    2 => driver = string(b)?,
+                    3 => pool = string(b)?,
+                    4 => device = string(b)?,
+                    _ => {}
+                }
+                Ok(())
+            })?;
+            out.push(format!("{driver}/{pool}/{device}"));
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = list_response(&bytes);
+            let _ = allocatable_response(&bytes);
+        }
+
+        #[test]
+        fn truncated_messages_never_panic(cut in 0usize..200) {
+            let msg = sample();
+            let _ = list_response(&msg[..cut.min(msg.len())]);
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut devs = Vec::new();
+        bytes(1, b"nvidia.com/gpu", &mut devs);
+        bytes(2, b"GPU-1::0", &mut devs);
+        let mut ctr = Vec::new();
+        bytes(1, b"trainer", &mut ctr);
+        bytes(2, &devs, &mut ctr);
+        let mut pod = Vec::new();
+        bytes(1, b"train-0", &mut pod);
+        bytes(2, b"ml", &mut pod);
+        bytes(3, &ctr, &mut pod);
+        let mut msg = Vec::new();
+        bytes(1, &pod, &mut msg);
+        msg
+    }
+
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    fn bytes(n: u64, b: &[u8], out: &mut Vec<u8>) {
+        varint(n << 3 | 2, out);
+        varint(b.len() as u64, out);
+        out.extend_from_slice(b);
+    }
+
+    #[test]
+    fn decodes_a_pod_and_skips_unknown_fields() {
+        let mut devs = Vec::new();
+        bytes(1, b"nvidia.com/gpu", &mut devs);
+        bytes(2, b"GPU-1::0", &mut devs);
+        bytes(2, b"GPU-1::1", &mut devs);
+        let mut ctr = Vec::new();
+        bytes(1, b"trainer", &mut ctr);
+        bytes(2, &devs, &mut ctr);
+        bytes(3, &[2, 3], &mut ctr); // packed cpu_ids
+        varint(99 << 3, &mut ctr); // an unknown varint field
+        varint(7, &mut ctr);
+        let mut pod = Vec::new();
+        bytes(1, b"train-0", &mut pod);
+        bytes(2, b"ml", &mut pod);
+        bytes(3, &ctr, &mut pod);
+        let mut msg = Vec::new();
+        bytes(1, &pod, &mut msg);
+        let pods = list_response(&msg).unwrap();
+        assert_eq!(pods.len(), 1);
+        assert_eq!(
+            (pods[0].namespace.as_str(), pods[0].name.as_str()),
+            ("ml", "train-0")
+        );
+        assert_eq!(pods[0].containers[0].name, "trainer");
+        assert_eq!(
+            pods[0].containers[0].devices[0].device_ids,
+            vec!["GPU-1::0", "GPU-1::1"]
+        );
+    }
+
+    #[test]
+    fn rejects_lengths_past_the_end_and_wrong_wire_types() {
+        // Field 1, length 200, 3 bytes present.
+        let e = list_response(&[0x0a, 0xc8, 0x01, 1, 2, 3]).unwrap_err();
+        assert!(e.0.contains("past the end"), "{e}");
+        // Field 1 as a varint.
+        let e = list_response(&[0x08, 0x01]).unwrap_err();
+        assert!(e.0.contains("length-delimited"), "{e}");
+        // A 64-bit varint overflow.
+        let e = list_response(&[
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+        ])
+        .unwrap_err();
+        assert!(e.0.contains("64 bits"), "{e}");
+    }
+}
