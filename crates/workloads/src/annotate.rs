@@ -2,7 +2,9 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify_in;
-use crate::process_estimate::{estimate_inputs, llama_inputs, runtime_estimate, summary_for};
+use crate::process_estimate::{
+    estimate_inputs, llama_inputs, replay_fit_at_load, runtime_estimate, summary_for,
+};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::{staggered, ProcReader};
 use gpuledger_sources::Annotate;
@@ -86,13 +88,23 @@ impl Identifier {
     }
 }
 
+/// A device as the annotator needs it: id, vendor, total and free memory.
+type Dev = (String, gpuledger_model::Vendor, Option<u64>, Option<u64>);
+
 impl Annotate for Identifier {
     fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader) {
         let now = Instant::now();
-        let devices: Vec<(String, gpuledger_model::Vendor, Option<u64>)> = snap
+        let devices: Vec<Dev> = snap
             .devices
             .iter()
-            .map(|d| (d.uuid.clone(), d.vendor, d.memory.total_bytes))
+            .map(|d| {
+                (
+                    d.uuid.clone(),
+                    d.vendor,
+                    d.memory.total_bytes,
+                    d.memory.free_bytes,
+                )
+            })
             .collect();
         // One budget for reading model headers, shared by the processes re-read this round.
         let round = crate::safetensors::Round::default();
@@ -116,7 +128,7 @@ impl Annotate for Identifier {
                 let device = p
                     .usage
                     .iter()
-                    .find_map(|u| devices.iter().find(|(id, _, _)| *id == u.device));
+                    .find_map(|u| devices.iter().find(|(id, ..)| *id == u.device));
                 let estimate = self.estimate_of(p, &workload, procs, device, &round);
                 let (skipped, later) = skip_notes(p.pid, &workload, round.take_skips());
                 // Skipped for this round's budget only: read again soon, not a period later.
@@ -161,12 +173,20 @@ impl Identifier {
         p: &gpuledger_model::Process,
         workload: &Workload,
         procs: &ProcReader,
-        device: Option<&(String, gpuledger_model::Vendor, Option<u64>)>,
+        device: Option<&Dev>,
         round: &crate::safetensors::Round,
     ) -> Option<EstimatedMemory> {
-        let vendor = device.map(|(_, v, _)| *v);
+        let vendor = device.map(|(_, v, ..)| *v);
         match llama_inputs(p, workload, procs.root(), vendor) {
             Some(inputs) => inputs
+                .map(|mut i| {
+                    // One device: what the server holds there is all it holds.
+                    let own = (p.usage.len() == 1)
+                        .then(|| p.usage[0].memory_bytes)
+                        .flatten();
+                    i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
+                    i
+                })
                 .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
                 .ok()
                 .map(|(i, mut e)| {
@@ -183,7 +203,7 @@ impl Identifier {
                 p,
                 workload,
                 procs,
-                device.and_then(|(_, _, t)| *t),
+                device.and_then(|(_, _, t, _)| *t),
                 self.overhead.clone(),
                 Some(round),
             )

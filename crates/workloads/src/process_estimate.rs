@@ -42,6 +42,42 @@ fn no_llama_recipe(w: &Workload) -> String {
     }
 }
 
+/// llama-server's `--fit` (on by default) chose an unset `-c`/`-ngl` at load for the memory free
+/// then. For a running server on one device that is taken as the device's free memory now plus
+/// what the server itself holds there (other processes assumed unchanged since): the fitted
+/// settings replace the unset ones, and the returned note says which inputs were used.
+pub fn replay_fit_at_load(
+    i: &mut ProcessInputs,
+    free_now: Option<u64>,
+    own: Option<u64>,
+) -> Option<String> {
+    use crate::estimate::{devices::devices, fit, FreeMemory, GpuLayers};
+    let s = &i.settings;
+    let unset = matches!(s.n_gpu_layers.value, GpuLayers::Auto) || s.ctx_size.value == 0;
+    if !s.fit.enabled.value || !unset || devices(s).len() != 1 {
+        return None;
+    }
+    let (free_now, own) = (free_now?, own?);
+    let at_load = free_now.saturating_add(own);
+    let free = FreeMemory {
+        devices: vec![at_load],
+        host_total: None,
+    };
+    let (replay, fitted) = fit(&i.model, s, &free).ok()??;
+    if replay.status == "unchanged" {
+        return None;
+    }
+    i.settings = fitted;
+    Some(format!(
+        "--fit (on by default) replayed for the memory free at load, taken as free now ({}) + \
+         this server's own ({}): {} ({})",
+        gpuledger_model::units::human_bytes(free_now),
+        gpuledger_model::units::human_bytes(own),
+        replay.flags,
+        replay.status
+    ))
+}
+
 /// Run the recipe for `inputs`.
 pub fn estimate_inputs(i: &ProcessInputs) -> Result<Estimate, String> {
     estimate(&i.model, &i.settings).map_err(|e| format!("no estimate for this model: {e}"))
@@ -240,5 +276,84 @@ mod tests {
         assert_eq!(s.ctx_size.value, 8192);
         assert_eq!(s.unmodelled, ["LLAMA_ARG_HF_REPO (environment)"]);
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A llama with 32 layers of 64 MiB (F16 4096 x 8192), for the fit replay.
+    fn fit_inputs(args: &str) -> ProcessInputs {
+        use crate::gguf::GgmlType;
+        let d = std::env::temp_dir().join(format!("gl-fit-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("fit.gguf");
+        let f16 = GgmlType::from_name("F16").unwrap();
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String("llama".into()));
+        for (k, v) in [
+            ("block_count", 32),
+            ("context_length", 32768),
+            ("embedding_length", 4096),
+            ("attention.head_count", 32),
+            ("attention.head_count_kv", 8),
+            ("vocab_size", 32000),
+        ] {
+            w.kv(&format!("llama.{k}"), MetaValue::U32(v));
+        }
+        w.tensor("token_embd.weight", &[4096, 32000], f16);
+        for il in 0..32 {
+            w.tensor(&format!("blk.{il}.attn_norm.weight"), &[4096], f16);
+            w.tensor(&format!("blk.{il}.ffn_up.weight"), &[4096, 8192], f16);
+        }
+        w.tensor("output_norm.weight", &[4096], f16);
+        w.tensor("output.weight", &[4096, 32000], f16);
+        w.write(&path).unwrap();
+        let argv: Vec<String> = args.split_whitespace().map(String::from).collect();
+        let mut settings = LlamaSettings::from_args(&argv).unwrap();
+        settings.backend =
+            crate::estimate::Setting::runtime(crate::estimate::Backend::Cuda, "test");
+        ProcessInputs {
+            model_path: path.clone(),
+            model: crate::gguf::GgufModel::open(&path).unwrap(),
+            settings,
+            notes: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_running_server_with_fit_defaults_is_estimated_as_fitted_at_load() {
+        use crate::estimate::GpuLayers;
+        const GIB: u64 = 1 << 30;
+        // 32 x 64 MiB of layers plus 500 MiB of output on a GPU that had 1.5 GiB free at load
+        // (0.5 GiB free now, the server holds 1 GiB): fewer layers, -c 8192 as given.
+        let mut i = fit_inputs("-c 8192 -np 1");
+        let note = replay_fit_at_load(&mut i, Some(GIB / 2), Some(GIB)).unwrap();
+        let GpuLayers::Count(n) = i.settings.n_gpu_layers.value else {
+            panic!("{:?}", i.settings.n_gpu_layers);
+        };
+        assert!(n < 33 && n > 0, "{n}");
+        assert!(
+            note.contains("free now (512 MiB)") && note.contains("own (1 GiB)"),
+            "{note}"
+        );
+        assert!(note.contains(&format!("-c 8192 -ngl {n}")), "{note}");
+        let e = estimate_inputs(&i).unwrap();
+        assert!(
+            e.total_gpu_bytes_without_overhead <= GIB / 2,
+            "{}",
+            e.total_gpu_bytes
+        );
+        // Everything fits: nothing to say, nothing changed.
+        let mut i = fit_inputs("-c 8192 -np 1");
+        assert!(replay_fit_at_load(&mut i, Some(40 * GIB), Some(GIB)).is_none());
+        assert_eq!(i.settings.n_gpu_layers.value, GpuLayers::Auto);
+        // -ngl and -c given, or --fit off: llama.cpp fitted nothing.
+        for args in ["-c 8192 -ngl 99", "-c 8192 --fit off"] {
+            let mut i = fit_inputs(args);
+            assert!(
+                replay_fit_at_load(&mut i, Some(GIB / 2), Some(GIB)).is_none(),
+                "{args}"
+            );
+        }
+        // Free memory not known: no replay.
+        let mut i = fit_inputs("-c 8192");
+        assert!(replay_fit_at_load(&mut i, None, Some(GIB)).is_none());
     }
 }

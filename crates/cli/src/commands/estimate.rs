@@ -214,8 +214,12 @@ fn fitted(
     Option<gpuledger_workloads::estimate::FitReplay>,
     Option<String>,
 )> {
-    use gpuledger_workloads::estimate::{fit, FreeMemory};
-    if !settings.fit.enabled.value {
+    use gpuledger_workloads::estimate::{fit, FreeMemory, FIT_SINCE_BUILD};
+    let older = settings
+        .llama_build
+        .value
+        .is_some_and(|b| b < FIT_SINCE_BUILD);
+    if !settings.fit.enabled.value || older {
         return Ok((settings, None, None));
     }
     let live = device.and_then(|d| d.memory.free_bytes);

@@ -23,6 +23,10 @@ use super::{estimate, Estimate, EstimateError, GgufModel, LlamaSettings};
 
 const MIB: i64 = 1024 * 1024;
 
+/// The first llama.cpp build that fits by default: PR #16653 (merged 2025-12-15). The number is
+/// bracketed by the merge date (b7780 was 2026-01-18), not read from a release: not verified.
+pub const FIT_SINCE_BUILD: u64 = 7400;
+
 /// What fitting needs that no flag says: each device's free memory, in llama.cpp's device order
 /// (with no device: the host's total memory).
 #[derive(Debug, Clone, Default)]
@@ -96,7 +100,8 @@ pub fn fit(
     free: &FreeMemory,
 ) -> Result<Option<(FitReplay, LlamaSettings)>, EstimateError> {
     let nd = devices(s).len();
-    if !s.fit.enabled.value || (nd > 0 && free.devices.len() < nd) {
+    let older = s.llama_build.value.is_some_and(|b| b < FIT_SINCE_BUILD);
+    if older || !s.fit.enabled.value || (nd > 0 && free.devices.len() < nd) {
         return Ok(None);
     }
     let Some(free_v) = (if nd == 0 {

@@ -181,6 +181,9 @@ pub struct RuntimeNotes {
     pub slots: Option<u64>,
     pub reported: Vec<ReportedFigure>,
     pub not_modelled: Vec<String>,
+    /// How the placement was decided when the runtime chose it itself (llama-server's `--fit`
+    /// replayed at load), appended to the why sentence.
+    pub placement: Option<String>,
 }
 
 impl RuntimeNotes {
@@ -207,6 +210,12 @@ impl RuntimeNotes {
         }
         m.reported = self.reported.clone();
         m.not_modelled = self.not_modelled.clone();
+        if let Some(p) = &self.placement {
+            m.why = Some(match m.why.take() {
+                Some(w) => format!("{w}; {p}"),
+                None => p.clone(),
+            });
+        }
     }
 }
 

@@ -358,13 +358,14 @@ fn estimated_ledger(
     led.runtime_api_unavailable = asked.error().map(str::to_string);
     let inputs = runtimes::inputs_for(p, w, &global.args.proc_root, vendor, &asked)
         .unwrap_or_else(|| inputs_for(p, w, &global.args.proc_root, vendor));
-    let inputs = match inputs {
+    let mut inputs = match inputs {
         Ok(i) => i,
         Err(why) => {
             led.unavailable = Some(why);
             return led;
         }
     };
+    let fit_note = fit_at_load(&mut inputs, p, snap);
     if let Some(name) = &inputs.notes.model_name {
         w.evidence
             .push(model_named(w.kind, &inputs.model_path, name));
@@ -382,6 +383,7 @@ fn estimated_ledger(
         apply_live(l, gguf, &mut settings, &mut est);
     }
     crate::overhead::apply_probe(&mut est, settings.backend.value);
+    est.notes.extend(fit_note);
     w.evidence.push(gguf_evidence(&est, path));
     if let Some(log) = &args.log {
         match super::read_log(log) {
@@ -398,6 +400,19 @@ fn estimated_ledger(
     led.not_modelled = inputs.notes.not_modelled.clone();
     led.estimate = Some(est);
     led
+}
+
+/// llama-server's `--fit` replayed for the memory free when the server loaded (one device).
+fn fit_at_load(
+    inputs: &mut gpuledger_workloads::process_estimate::ProcessInputs,
+    p: &Process,
+    snap: &Snapshot,
+) -> Option<String> {
+    let [u] = p.usage.as_slice() else {
+        return None;
+    };
+    let free = snap.device_by_uuid(&u.device)?.memory.free_bytes;
+    gpuledger_workloads::process_estimate::replay_fit_at_load(inputs, free, u.memory_bytes)
 }
 
 /// What the runtime's own API on loopback says of the process, when it may be asked.

@@ -193,6 +193,7 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
         not_modelled: vec![
             "LM Studio's GPU offload, flash attention, KV cache type and concurrent predictions are kept in its own settings, not visible outside it: llama.cpp's defaults (all layers, flash attention auto, f16 cache, one unified cache) are assumed".into(),
         ],
+        placement: None,
     };
     Ok((s, notes))
 }
