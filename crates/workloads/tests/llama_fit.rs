@@ -88,6 +88,26 @@ const CASES: &[Case] = &[
         args: &["-fitt", "{B}"],
         budget_mib: 5,
     },
+    // Room for every dense weight: experts move back onto the devices (step 4), the partial
+    // layer's FFN overflowing to the next device or the host.
+    Case {
+        model: "qwen3moe-deep",
+        devices: 2,
+        args: &["-fitt", "{B}"],
+        budget_mib: 9,
+    },
+    Case {
+        model: "qwen3moe-deep",
+        devices: 2,
+        args: &["-fitt", "{B}"],
+        budget_mib: 12,
+    },
+    Case {
+        model: "qwen3moe-deep",
+        devices: 1,
+        args: &["-fitt", "{B}"],
+        budget_mib: 10,
+    },
     // -ngl given: llama.cpp does not move layers.
     Case {
         model: "llama-wide",

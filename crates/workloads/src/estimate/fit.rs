@@ -13,6 +13,7 @@
 //! Not replayed (said in the outcome): step 4, which moves MoE layers' experts back onto devices
 //! with room left; a draft or MTP model fitted alongside.
 
+mod experts;
 mod layers;
 
 use gpuledger_model::llama_estimate::FitReplay;
