@@ -36,6 +36,13 @@ pub struct FreeMemory {
     pub host_total: Option<u64>,
 }
 
+/// llama.cpp's next guess by false position (an int64 quotient stored in a uint32: a negative
+/// one wraps, then is clamped).
+pub(super) fn step(delta: u32, target: i64, low: i64, high: i64) -> u32 {
+    let q = i64::from(delta) * (target - low) / (high - low);
+    (q as u32).clamp(1, delta - 1)
+}
+
 /// One projection (`common_get_device_memory_data`): bytes each device would hold, its model
 /// part, and the host's.
 struct Projection {

@@ -5,14 +5,7 @@
 
 use super::super::EstimateError;
 use super::layers::{Fraction, Ngl};
-use super::{Fit, MIB};
-
-/// llama.cpp's next guess by false position (an int64 quotient stored in a uint32: a negative
-/// one wraps, then is clamped).
-pub(super) fn step(delta: u32, target: i64, low: i64, high: i64) -> u32 {
-    let q = i64::from(delta) * (target - low) / (high - low);
-    (q as u32).clamp(1, delta - 1)
-}
+use super::{step, Fit, MIB};
 
 /// The layers per device, the memory per device, and the device each first partial layer
 /// overflows to (`None`: the host).

@@ -5,8 +5,7 @@
 use super::super::devices::devices;
 use super::super::settings::{GpuLayers, OverridePattern, Setting, SettingSource, TensorOverride};
 use super::super::{EstimateError, LlamaSettings};
-use super::experts::step;
-use super::{project, Fit, Projection, MIB};
+use super::{project, step, Fit, Projection, MIB};
 
 /// Which part of a device's first partial layer overflows (`common_layer_fraction_t`); the
 /// further partial layers overflow their experts.
