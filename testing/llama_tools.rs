@@ -31,6 +31,21 @@ fn env_path(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+impl LlamaTools {
+    /// The RPC server, or `None` (the reason printed) when it is missing outside CI.
+    #[allow(dead_code)]
+    pub fn rpc_server_or_skip(&self) -> Option<PathBuf> {
+        match &self.rpc_server {
+            Ok(p) => Some(p.clone()),
+            Err(why) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI=true and {why}"),
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                None
+            }
+        }
+    }
+}
+
 /// The tools, or `None` (with the reason printed) when they are missing outside CI.
 pub fn find(repo_root: &Path) -> Option<LlamaTools> {
     let dir = repo_root.join("target/llama-tools");
