@@ -1,7 +1,7 @@
 //! The recipe over several devices against the real thing: two or three `ggml-rpc-server`s on
 //! 127.0.0.1 (each a CPU backend served as an RPC device, built from the same llama.cpp source as
 //! llama-server by `.ci/setup-llama.sh`) and the real llama-server with `--rpc` and `-ts`, `-sm`,
-//! `-mg`, `-ngl`, `--n-cpu-moe`, `-nkvo`. Every device's `model buffer size`, `KV buffer size` and
+//! `-mg`, `-ngl`, `-ot`, `--cpu-moe`, `--n-cpu-moe`, `-nkvo`. Every device's `model buffer size`, `KV buffer size` and
 //! `compute buffer size` line is compared with the estimate's share for that device: weights and
 //! KV cache to the printed 0.01 MiB, compute within 10 % (and counted where exact), the host's
 //! buffers as in the one-device test, and whether llama.cpp chose pipeline parallelism.
@@ -81,6 +81,23 @@ const CASES: &[Case] = &[
         model: "qwen3moe-deep",
         devices: 2,
         args: &["-ngl", "99", "-ts", "1,1", "--n-cpu-moe", "2"],
+    },
+    Case {
+        model: "qwen3moe-deep",
+        devices: 2,
+        args: &["-ngl", "99", "-ts", "2,1", "--cpu-moe"],
+    },
+    Case {
+        model: "qwen3moe-deep",
+        devices: 3,
+        args: &[
+            "-ngl",
+            "99",
+            "-ts",
+            "1,1,1",
+            "-ot",
+            r"blk\.[0-2]\.ffn_.*_exps=CPU",
+        ],
     },
 ];
 
