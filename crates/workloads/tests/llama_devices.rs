@@ -1,8 +1,8 @@
 //! The recipe over several devices against the real thing: two or three `ggml-rpc-server`s on
 //! 127.0.0.1 (each a CPU backend served as an RPC device, built from the same llama.cpp source as
 //! llama-server by `.ci/setup-llama.sh`) and the real llama-server with `--rpc` and `-ts`, `-sm`,
-//! `-mg`, `-ngl`, `-ot`, `--cpu-moe`, `--n-cpu-moe`, `-nkvo`. Every device's `model buffer size`, `KV buffer size` and
-//! `compute buffer size` line is compared with the estimate's share for that device: weights and
+//! `-mg`, `-ngl`, `-ot`, `--cpu-moe`, `--n-cpu-moe`, `-nkvo`. Every device's `model buffer size`,
+//! `KV buffer size` and `compute buffer size` line is compared with the estimate's share for that device: weights and
 //! KV cache to the printed 0.01 MiB, compute within 10 % (and counted where exact), the host's
 //! buffers as in the one-device test, and whether llama.cpp chose pipeline parallelism.
 
