@@ -63,6 +63,52 @@ impl Snapshot {
         group
     }
 
+    /// Each workload of two or more processes among `with` (tensor-parallel workers, ranks),
+    /// by root pid: the members' estimates summed beside their measured memory summed.
+    pub fn group_totals(with: &[&Process]) -> Vec<GroupTotals> {
+        let root_of = |p: &Process| {
+            p.workload
+                .as_ref()
+                .and_then(|w| w.member.as_ref()?.root_pid)
+                .unwrap_or(p.pid)
+        };
+        let mut roots: Vec<u32> = with.iter().map(|p| root_of(p)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let mut out = Vec::new();
+        for r in roots {
+            let members: Vec<&Process> = with.iter().copied().filter(|p| root_of(p) == r).collect();
+            if members.len() < 2 {
+                continue;
+            }
+            let label = members[0]
+                .workload
+                .as_ref()
+                .map(|w| {
+                    let mut w = (**w).clone();
+                    w.member = None;
+                    w.short_label()
+                })
+                .unwrap_or_default();
+            let estimates = members.iter().filter_map(|p| p.estimate.as_ref());
+            out.push(GroupTotals {
+                root_pid: r,
+                label,
+                members: members.iter().map(|p| p.pid).collect(),
+                estimated_bytes: estimates
+                    .clone()
+                    .fold(0u64, |a, e| a.saturating_add(e.total_gpu_bytes)),
+                // A member's total with an unknown part is a floor, and so is the sum.
+                estimated_is_floor: estimates.clone().any(|e| e.is_partial()),
+                measured_bytes: members
+                    .iter()
+                    .flat_map(|p| p.usage.iter().map(|u| u.memory_bytes))
+                    .sum(),
+            });
+        }
+        out
+    }
+
     /// Total measured memory of a process across devices (unknown values are not counted).
     pub fn process_memory(p: &Process) -> u64 {
         p.usage.iter().filter_map(|u| u.memory_bytes).sum()
@@ -540,4 +586,19 @@ mod tests {
         u.kinds = vec![UsageKind::Compute, UsageKind::Graphics];
         assert_eq!(u.kinds_label(), "C+G");
     }
+}
+
+/// A workload of several processes in one line: its members' estimated shares summed beside
+/// their measured memory summed (never added to each other).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupTotals {
+    pub root_pid: u32,
+    /// `vLLM · Qwen2-72B`.
+    pub label: String,
+    pub members: Vec<u32>,
+    pub estimated_bytes: u64,
+    /// A member's estimate has an unknown part: the sum is a floor.
+    pub estimated_is_floor: bool,
+    /// `None` when a member's memory is unknown.
+    pub measured_bytes: Option<u64>,
 }

@@ -30,8 +30,22 @@ pub use table::{render_table, TableOptions};
 
 /// The JSON contract: the snapshot itself, pretty-printed.
 pub fn render_json(snap: &gpuledger_model::Snapshot) -> String {
+    /// The snapshot, then its workloads of several processes in one place each (derived, like
+    /// `total_is_floor`).
+    #[derive(serde::Serialize)]
+    struct WithGroups<'a> {
+        #[serde(flatten)]
+        snap: &'a gpuledger_model::Snapshot,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        workload_groups: Vec<gpuledger_model::GroupTotals>,
+    }
+    let all: Vec<&gpuledger_model::Process> = snap.processes.iter().collect();
+    let out = WithGroups {
+        snap,
+        workload_groups: gpuledger_model::Snapshot::group_totals(&all),
+    };
     let mut s =
-        serde_json::to_string_pretty(snap).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+        serde_json::to_string_pretty(&out).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     s.push('\n');
     s
 }

@@ -323,51 +323,20 @@ fn gpus_of(snap: &Snapshot, p: &Process) -> String {
 /// workers, ranks): the group's estimated total beside the sum of its members' measured memory.
 /// Each member's own share sits on its row, beside its own GPU's measured memory.
 fn group_lines(with: &[&Process]) -> Vec<String> {
-    let root_of = |p: &Process| {
-        p.workload
-            .as_ref()
-            .and_then(|w| w.member.as_ref()?.root_pid)
-            .unwrap_or(p.pid)
-    };
-    let mut roots: Vec<u32> = with.iter().map(|p| root_of(p)).collect();
-    roots.sort_unstable();
-    roots.dedup();
-    let mut out = Vec::new();
-    for r in roots {
-        let members: Vec<&&Process> = with.iter().filter(|p| root_of(p) == r).collect();
-        if members.len() < 2 {
-            continue;
-        }
-        let estimated: u64 = members
-            .iter()
-            .filter_map(|p| p.estimate.as_ref())
-            .fold(0u64, |a, e| a.saturating_add(e.total_gpu_bytes));
-        let measured: Option<u64> = members
-            .iter()
-            .flat_map(|p| p.usage.iter().map(|u| u.memory_bytes))
-            .sum();
-        let label = members[0]
-            .workload
-            .as_ref()
-            .map(|w| {
-                let mut w = (**w).clone();
-                w.member = None;
-                w.short_label()
-            })
-            .unwrap_or_default();
-        // A member's total with an unknown part is a floor, and so is the sum.
-        let floor = members
-            .iter()
-            .any(|p| p.estimate.as_ref().is_some_and(|e| e.is_partial()));
-        out.push(format!(
-            "  group of pid {r} ({label}): {} members, estimated {}{} in all beside {} measured",
-            members.len(),
-            if floor { "≥ " } else { "" },
-            human_bytes(estimated),
-            human_opt(measured)
-        ));
-    }
-    out
+    Snapshot::group_totals(with)
+        .iter()
+        .map(|g| {
+            format!(
+                "  group of pid {} ({}): {} members, estimated {}{} in all beside {} measured",
+                g.root_pid,
+                g.label,
+                g.members.len(),
+                if g.estimated_is_floor { "≥ " } else { "" },
+                human_bytes(g.estimated_bytes),
+                human_opt(g.measured_bytes)
+            )
+        })
+        .collect()
 }
 
 /// Everything that is null in this snapshot, with its reason.

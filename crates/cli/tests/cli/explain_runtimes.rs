@@ -611,6 +611,13 @@ fn vllm_tensor_parallel_workers_each_carry_their_share_on_their_own_gpu() {
     assert_eq!(p1["estimate"]["weights_gpu_bytes"], package_total() / 2);
     assert_eq!(p1["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
     assert_eq!(p1["usage"][0]["memory_bytes"], second);
+    // The group in one place: the members' shares summed beside their measured memory.
+    let g = &v["workload_groups"][0];
+    assert_eq!(g["root_pid"], server, "{g}");
+    assert_eq!(g["members"].as_array().unwrap().len(), 2, "{g}");
+    assert_eq!(g["estimated_bytes"], DEVICE_TOTAL, "{g}");
+    assert_eq!(g["estimated_is_floor"], true, "{g}");
+    assert!(g["measured_bytes"].as_u64().unwrap() > second, "{g}");
 
     // explain on one worker: the whole group, each member's share beside its own GPU.
     let text = ok_stdout(
