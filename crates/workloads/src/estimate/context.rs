@@ -84,14 +84,7 @@ pub(super) fn resolve_context(
     };
     let (n_seq, unified) = sequences(s, rec);
     check_sizes(c, n_seq, s)?;
-    let mut n_ctx = pad(c, 256);
-    let n_ctx_seq;
-    if unified {
-        n_ctx_seq = n_ctx;
-    } else {
-        n_ctx_seq = pad(n_ctx / n_seq, 256);
-        n_ctx = n_ctx_seq * n_seq;
-    }
+    let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, s);
     let n_batch = c.min(s.batch.value);
     let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
         n_batch
@@ -112,6 +105,30 @@ pub(super) fn resolve_context(
         n_ubatch,
         fa,
     })
+}
+
+/// The context's cells and the cells per stream, padded as the build pads them.
+fn context_cells(c: u64, n_seq: u64, unified: bool, s: &LlamaSettings) -> (u64, u64) {
+    let rules = Rules::for_build(s.llama_build.value);
+    // llama_context reads -fa before the cache exists: auto counts as on there.
+    let p = rules.kv_pad(s.flash_attn.value != FlashAttn::Off);
+    if rules.kv_pad_256 {
+        // llama_context's constructor: n_ctx, then n_ctx_seq, each padded to 256.
+        let n_ctx = pad(c, p);
+        if unified {
+            return (n_ctx, n_ctx);
+        }
+        let n_ctx_seq = pad(n_ctx / n_seq, p);
+        return (n_ctx_seq * n_seq, n_ctx_seq);
+    }
+    // Before PR #17046: llama_model::create_memory sizes each stream as
+    // GGML_PAD(ceil(n_ctx / n_seq), n_pad) (n_pad = 1 after PR #16812).
+    if unified {
+        let n_ctx = pad(c, p);
+        return (n_ctx, n_ctx);
+    }
+    let n_ctx_seq = pad(c.div_ceil(n_seq), p);
+    (n_ctx_seq * n_seq, n_ctx_seq)
 }
 
 /// Sequences (`-np`) and whether they share one cache (`-kvu`).
