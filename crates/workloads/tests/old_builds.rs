@@ -44,8 +44,9 @@ fn model(name: &str, arch: &str, keys: &[(&str, u64)], n_layer: u32, n_embd: u64
     GgufModel::open(&p).unwrap()
 }
 
-/// A llama-like model: 4 layers, 32 heads of 128, 8 KV heads.
-fn llama() -> GgufModel {
+/// A llama-like model: 4 layers, 32 heads of 128, 8 KV heads; `name` keeps the file of one
+/// test apart from the others' (they run in parallel).
+fn llama(name: &str) -> GgufModel {
     let keys = [
         ("context_length", 131072),
         ("embedding_length", 4096),
@@ -53,7 +54,7 @@ fn llama() -> GgufModel {
         ("attention.head_count_kv", 8),
         ("vocab_size", 32000),
     ];
-    model("llama-old-builds", "llama", &keys, 4, 4096)
+    model(name, "llama", &keys, 4, 4096)
 }
 
 /// The estimate of `args` under the rules of llama.cpp build `build` (`--llama-build`).
@@ -89,14 +90,29 @@ fn since(name: &str) -> u64 {
 
 #[test]
 fn kv_cells_are_padded_as_each_build_pads_them() {
-    let m = llama();
+    let m = llama("llama-padding");
     let unpadded = since("kv-unpadded");
     let pad256 = since("kv-pad-256");
     assert!(unpadded < pad256);
+    // The official release binaries under wine, -c 1100 -np 1 (fixtures/llama-logs/README.md):
+    // b5990, b6332, b6792 1120 cells with -fa off and 1280 with -fa on; b6900, b6916, b6957
+    // 1100 either way; b7058 1280 either way.
+    for (b, off, on) in [
+        (5990, 1120, 1280),
+        (6332, 1120, 1280),
+        (6792, 1120, 1280),
+        (6900, 1100, 1100),
+        (6916, 1100, 1100),
+        (6957, 1100, 1100),
+        (7058, 1280, 1280),
+    ] {
+        let c = |fa: &str| cells(&m, &format!("-c 1100 -np 1 -fa {fa}"), Some(b));
+        assert_eq!((c("off"), c("on")), ((off, 1), (on, 1)), "b{b}");
+    }
     let one = "-c 70000 -np 1";
     // PR #7257 .. #16812: 32 cells with -fa off, 256 with -fa on or auto (auto counts as on
     // when the cache is created).
-    for b in [6000, unpadded - 1] {
+    for b in [6332, unpadded - 1] {
         assert_eq!(cells(&m, &format!("{one} -fa off"), Some(b)), (70016, 1));
         assert_eq!(cells(&m, &format!("{one} -fa on"), Some(b)), (70144, 1));
         assert_eq!(cells(&m, &format!("{one} -fa auto"), Some(b)), (70144, 1));
@@ -112,33 +128,48 @@ fn kv_cells_are_padded_as_each_build_pads_them() {
         assert_eq!(cells(&m, &format!("{one} -fa on"), b), (70144, 1));
     }
     // The bytes follow the cells: 4 layers x 8 heads x 128 x (K + V) x f16.
-    let e = est(&m, &format!("{one} -fa off"), Some(6000));
+    let e = est(&m, &format!("{one} -fa off"), Some(6332));
     assert_eq!(e.kv_cache.bytes, 70016 * 4 * 8 * 128 * 2 * 2);
 }
 
 #[test]
 fn per_slot_caches_pad_each_stream_as_the_build_does() {
-    let m = llama();
-    let three = "-c 70000 -np 3";
-    // Before #16812: ceil(70000 / 3) = 23334, padded to 32 (-fa off) or 256.
-    assert_eq!(
-        cells(&m, &format!("{three} -fa off"), Some(6000)),
-        (23360, 3)
-    );
-    assert_eq!(
-        cells(&m, &format!("{three} -fa on"), Some(6000)),
-        (23552, 3)
-    );
-    // Between #16812 and #17046: ceil(70000 / 3), unpadded.
-    let b = since("kv-unpadded");
-    assert_eq!(cells(&m, &format!("{three} -fa on"), Some(b)), (23334, 3));
-    // Since #17046: n_ctx padded to 70144 first, then 70144 / 3 = 23381 padded to 256.
-    assert_eq!(cells(&m, &format!("{three} -fa off"), None), (23552, 3));
+    let m = llama("llama-streams");
+    // The release binaries under wine, -c 1100 -np 3: b5990 one shared stream of 1120 cells
+    // (ggml_cpy writes force a unified cache); b6332 and b6792 ceil(1100 / 3) = 367 padded to
+    // 384 (-fa off) or 512; b6900, b6916 367; b6957 1100 / 3 rounded down, 366; b7058
+    // 1100 -> 1280, 1280 / 3 = 426 -> 512.
+    for (b, off, on) in [
+        (5990, (1120, 1), (1280, 1)),
+        (6332, (384, 3), (512, 3)),
+        (6792, (384, 3), (512, 3)),
+        (6900, (367, 3), (367, 3)),
+        (6916, (367, 3), (367, 3)),
+        (6957, (366, 3), (366, 3)),
+        (7058, (512, 3), (512, 3)),
+    ] {
+        let c = |fa: &str| cells(&m, &format!("-c 1100 -np 3 -fa {fa}"), Some(b));
+        assert_eq!((c("off"), c("on")), (off, on), "b{b}");
+    }
+    let e = est(&m, "-c 1100 -np 3", Some(5990));
+    assert!(e.notes.iter().any(|n| n.contains("kv_unified forced")));
+    // -np 1: 1 slot up to b6916 ("1/1 seqs"), 4 unified slots at b6957 and b7058 ("4/1 seqs"),
+    // 1 again once -np has an auto value; no -np: 1 slot before that, 4 unified after.
+    let slots = |args: &str, b: u64| est(&m, args, Some(b)).context.n_seq_max;
+    assert_eq!(slots("-c 1100 -np 1", 6916), 1);
+    assert_eq!(slots("-c 1100 -np 1", 6957), 4);
+    assert_eq!(slots("-c 1100 -np 1", 7058), 4);
+    assert_eq!(slots("-c 1100 -np 1 -kvu", 7058), 1);
+    let np_auto = since("np-auto");
+    assert_eq!(slots("-c 1100 -np 1", np_auto), 1);
+    assert_eq!(slots("-c 1100", 6916), 1);
+    assert_eq!(slots("-c 1100", np_auto), 4);
     // -kvu: one stream of the whole context.
     assert_eq!(
-        cells(&m, "-c 70000 -np 3 -kvu -fa off", Some(6000)),
+        cells(&m, "-c 70000 -np 3 -kvu -fa off", Some(6332)),
         (70016, 1)
     );
+    let b = since("kv-unpadded");
     assert_eq!(cells(&m, "-c 70000 -np 3 -kvu", Some(b)), (70000, 1));
 }
 
@@ -151,23 +182,34 @@ fn sliding_window_cache_follows_the_same_history() {
         ("attention.head_count_kv", 4),
         ("attention.key_length", 256),
         ("attention.value_length", 256),
-        ("attention.sliding_window", 1024),
+        ("attention.sliding_window", 128),
         ("vocab_size", 262144),
     ];
     let g = model("gemma3-old-builds", "gemma3", &keys, 12, 2560);
-    // -np 1 -ub 300: the window is 1024 + 300 = 1324 cells.
-    let swa = |args: &str, b: Option<u64>| est(&g, args, b).kv_cache.cells_swa;
-    let a = "-c 32768 -np 1 -ub 300";
-    assert_eq!(swa(&format!("{a} -fa off"), Some(6000)), Some(1344));
-    assert_eq!(swa(&format!("{a} -fa on"), Some(6000)), Some(1536));
-    let unpadded = since("kv-unpadded");
-    assert_eq!(swa(&format!("{a} -fa on"), Some(unpadded)), Some(1324));
-    assert_eq!(swa(&format!("{a} -fa off"), None), Some(1536));
+    // The release binaries under wine, gemma3 with a window of 128, -c 4000 -np 1 -ub 300:
+    // the window is 128 + 300 = 428 cells; b5990, b6332, b6792 448 (-fa off) / 512 (on),
+    // b6900 428; the full cache 4000 / 4096, 4000.
+    let kv = |fa: &str, b: u64| {
+        let e = est(&g, &format!("-c 4000 -np 1 -ub 300 -fa {fa}"), Some(b));
+        (e.kv_cache.cells_full, e.kv_cache.cells_swa)
+    };
+    for b in [5990, 6332, 6792] {
+        assert_eq!(kv("off", b), (4000, Some(448)), "b{b}");
+        assert_eq!(kv("on", b), (4096, Some(512)), "b{b}");
+    }
+    assert_eq!(kv("off", 6900), (4000, Some(428)));
+    assert_eq!(kv("on", 6900), (4000, Some(428)));
+    // From b6957 llama-server turns -np 1 into 4 unified slots: the window is 128 x 4 + 300.
+    assert_eq!(kv("off", 6957), (4000, Some(812)));
+    assert_eq!(kv("on", 6957), (4000, Some(812)));
+    assert_eq!(kv("off", 7058), (4096, Some(1024)));
+    assert_eq!(kv("on", 7058), (4096, Some(1024)));
     // Never more than the full cache, which is padded first in every era.
-    let small = "-c 1000 -np 1 -ub 300";
-    assert_eq!(swa(&format!("{small} -fa off"), Some(6000)), Some(1024));
-    assert_eq!(swa(&format!("{small} -fa on"), Some(unpadded)), Some(1000));
-    assert_eq!(swa(small, None), Some(1024));
+    let swa = |args: &str, b: Option<u64>| est(&g, args, b).kv_cache.cells_swa;
+    let small = "-c 400 -np 1 -ub 300";
+    assert_eq!(swa(&format!("{small} -fa off"), Some(6332)), Some(416));
+    assert_eq!(swa(&format!("{small} -fa on"), Some(6900)), Some(400));
+    assert_eq!(swa(small, None), Some(512));
 }
 
 #[test]
@@ -178,7 +220,9 @@ fn kv_write_index_inputs_exist_from_their_build_on() {
     // Without flash attention V is transposed and v_idxs holds one I64 per element of a
     // ubatch's V rows: 512 x 8 heads x 128 x 8 B = 4 MiB, the k_idxs 512 x 8 B; the builds that
     // write with ggml_cpy have neither input.
-    let m = llama();
+    let m = llama("llama-kv-writes");
+    // The release binaries under wine on gen_models.py's llama-gqa: CPU compute 11.94 MiB at
+    // b5990, 12.20 MiB at b6332 (the estimate gives the same two figures).
     let before = est(&m, "-c 4096 -np 1 -fa off", Some(idxs - 1));
     let after = est(&m, "-c 4096 -np 1 -fa off", Some(idxs));
     let grown = after.compute.host_bytes - before.compute.host_bytes;

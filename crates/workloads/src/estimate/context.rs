@@ -82,7 +82,17 @@ pub(super) fn resolve_context(
     } else {
         s.ctx_size.value
     };
-    let (n_seq, unified) = sequences(s, rec);
+    let (n_seq, mut unified) = sequences(s, rec);
+    if !unified && !Rules::for_build(s.llama_build.value).kv_set_rows {
+        // llama_context before rule kv-write-idxs: "non-unified KV cache requires
+        // ggml_set_rows() - forcing unified KV cache".
+        unified = true;
+        rec.notes.push(
+            "kv_unified forced to true: this llama.cpp build writes the KV cache with ggml_cpy \
+             and gives every sequence one shared cache (rule kv-write-idxs not yet)"
+                .into(),
+        );
+    }
     check_sizes(c, n_seq, s)?;
     let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, s);
     let n_batch = c.min(s.batch.value);
@@ -127,18 +137,41 @@ fn context_cells(c: u64, n_seq: u64, unified: bool, s: &LlamaSettings) -> (u64, 
         let n_ctx = pad(c, p);
         return (n_ctx, n_ctx);
     }
-    let n_ctx_seq = pad(c.div_ceil(n_seq), p);
+    // PR #16736 moved the split into llama_context: n_ctx / n_seq, rounded down.
+    let per = if rules.server_unified_slots {
+        c / n_seq
+    } else {
+        c.div_ceil(n_seq)
+    };
+    let n_ctx_seq = pad(per, p);
     (n_ctx_seq * n_seq, n_ctx_seq)
 }
 
 /// Sequences (`-np`) and whether they share one cache (`-kvu`).
 fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
-    let (n_seq, unified) = if s.parallel.value < 0 {
+    let rules = Rules::for_build(s.llama_build.value);
+    let (n_seq, unified) = if s.parallel.value < 0 && rules.np_auto {
         // llama-server: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true";
         // an explicit -no-kvu keeps the per-slot caches.
         (4, s.kv_unified.value.unwrap_or(true))
     } else {
-        (s.parallel.value as u64, s.kv_unified.value.unwrap_or(false))
+        // Before -np auto (rule np-auto) the default was 1 slot.
+        let n = s.parallel.value.max(1) as u64;
+        if n == 1
+            && rules.server_unified_slots
+            && !rules.np_auto
+            && s.kv_unified.value != Some(true)
+        {
+            rec.notes.push(
+                "-np 1 became 4 slots sharing one unified cache: this llama.cpp build's \
+                 llama-server does so unless -kvu is given (\"setting n_parallel = 4 and \
+                 kv_unified = true\"; not with a draft model, which is not modelled here)"
+                    .into(),
+            );
+            (4, true)
+        } else {
+            (n, s.kv_unified.value.unwrap_or(false))
+        }
     };
     rec.flag("-np", &s.parallel);
     rec.add(

@@ -19,13 +19,15 @@ pub const RULES: &[RuleInfo] = &[
     RuleInfo {
         name: "kv-write-idxs: KV writes go through ggml_set_rows with two I64 index inputs per \
                cache (k_idxs, v_idxs; v_idxs one per element of the row when V is transposed); \
-               before, ggml_cpy into a view of the cache at the write head, without inputs",
+               before, ggml_cpy into a view of the cache at the write head, without inputs, \
+               and llama_context forced one unified cache for all sequences",
         since_build: 6060,
         change: "PR #14959 (llama: enable LLAMA_SET_ROWS=1 by default, merged early 2025-08; \
                  the set_rows path of PR #14285 was opt-in before; LLAMA_SET_ROWS=0 kept the \
-                 old path until PR #15505). Bracketed: after b5937 (xllamacpp's update of \
-                 2025-07-20), before b6119 (a public log of 2025-08-08); b6060 is taken from \
-                 the merge date",
+                 old path until PR #15505). Bracketed by the official release binaries run \
+                 under wine: b5990 without (1 stream for -np 3, CPU compute 11.94 MiB), b6332 \
+                 with (3 streams, 12.20 MiB: the +0.26 MiB of the indices); b6060 is taken \
+                 from the merge date",
         build_verified: false,
     },
     RuleInfo {
@@ -33,21 +35,43 @@ pub const RULES: &[RuleInfo] = &[
                ceil(n_ctx / n_seq) cells; a sliding-window cache min(n_ctx, n_swa + n_ubatch)); \
                before, both were padded to 256 cells with flash attention on or auto at context \
                creation and to 32 with -fa off",
-        since_build: 6880,
+        since_build: 6875,
         change: "PR #16812 (memory: remove KV cache size padding, merged 2025-10-28); the \
-                 32/256 padding dates from PR #7257 (2024-05). Source checked: llama.cpp as \
-                 vendored in xllamacpp 0.2.3 (b6751) pads, in xllamacpp 0.2.4 (uploaded \
-                 2025-11-01) does not; b6880 is taken from the merge date",
+                 32/256 padding dates from PR #7257 (2024-05). Bracketed by the official \
+                 release binaries run under wine: b6792 pads (-c 1100: 1120 cells with -fa off, \
+                 1280 with -fa on), b6900 does not (1100); b6875 is taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "server-unified-slots: llama-server without -kvu turns -np 1 (its default then) \
+               into 4 slots sharing one unified cache, and llama_context gives each stream \
+               n_ctx / n_seq cells, rounded down (before: ceil(n_ctx / n_seq) in create_memory)",
+        since_build: 6930,
+        change: "PR #16736 (server: support unified cache across slots, merged 2025-11). \
+                 Bracketed by the official release binaries run under wine: b6916 without \
+                 (-np 1: 1 slot; -c 1100 -np 3: 367 cells a stream), b6957 with (\"setting \
+                 n_parallel = 4 and kv_unified = true\", 4/1 seqs; 366 cells); b6930 is \
+                 taken from the merge date",
         build_verified: false,
     },
     RuleInfo {
         name: "kv-pad-256: n_ctx (and n_ctx_seq without -kvu) padded to 256 cells in \
                llama_context, the sliding-window cache to 256 too, whatever -fa says",
-        since_build: 6990,
+        since_build: 6970,
         change: "PR #17046 (kv-cache: pad the cache size to 256 for performance, merged \
-                 2025-11-07, a partial revert of #16812). Source checked: xllamacpp 0.2.4 \
-                 (2025-11-01) is without, xllamacpp 0.2.5 (uploaded 2025-11-19) with; b6990 \
-                 is taken from the merge date",
+                 2025-11-07, a partial revert of #16812). Bracketed by the official release \
+                 binaries run under wine: b6957 without (-c 1100: 1100 cells), b7058 with \
+                 (1280); b6970 is taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "np-auto: -np defaults to -1 = auto (4 slots, unified cache unless -no-kvu); an \
+               explicit -np 1 keeps one slot",
+        since_build: 7410,
+        change: "PR #17997 (arg: clarify auto kvu/np being set on server, 2025-12-13/15). \
+                 Bracketed by llama.cpp as vendored in xllamacpp: b7376 (0.2.7) still turns \
+                 n_parallel == 1 into 4, b7551 (0.2.8) has n_parallel = -1 (auto) by \
+                 default; b7410 is taken from the merge date",
         build_verified: false,
     },
     RuleInfo {
@@ -98,7 +122,9 @@ pub const RULES: &[RuleInfo] = &[
 pub struct Rules {
     pub kv_set_rows: bool,
     pub kv_unpadded: bool,
+    pub server_unified_slots: bool,
     pub kv_pad_256: bool,
+    pub np_auto: bool,
     pub embd_input: bool,
     pub f16_fa_mask: bool,
     pub outputs_per_seq: bool,
@@ -113,12 +139,14 @@ impl Rules {
         Rules {
             kv_set_rows: has(0),
             kv_unpadded: has(1),
-            kv_pad_256: has(2),
-            embd_input: has(3),
-            f16_fa_mask: has(4),
-            outputs_per_seq: has(5),
-            mixed_input: has(6),
-            rpc_pipeline: has(7),
+            server_unified_slots: has(2),
+            kv_pad_256: has(3),
+            np_auto: has(4),
+            embd_input: has(5),
+            f16_fa_mask: has(6),
+            outputs_per_seq: has(7),
+            mixed_input: has(8),
+            rpc_pipeline: has(9),
         }
     }
 
