@@ -109,6 +109,13 @@ fn kv_cells_are_padded_as_each_build_pads_them() {
         let c = |fa: &str| cells(&m, &format!("-c 1100 -np 1 -fa {fa}"), Some(b));
         assert_eq!((c("off"), c("on")), ((off, 1), (on, 1)), "b{b}");
     }
+    // Without -fa: b5990 ran with flash attention off (its default before -fa auto), 1120
+    // cells; from rule fa-auto on, auto pads like on.
+    assert_eq!(cells(&m, "-c 1100 -np 1", Some(5990)), (1120, 1));
+    let fa_auto = since("fa-auto");
+    assert_eq!(cells(&m, "-c 1100 -np 1", Some(fa_auto - 1)), (1120, 1));
+    assert_eq!(cells(&m, "-c 1100 -np 1", Some(fa_auto)), (1280, 1));
+    assert!(!est(&m, "-c 1100 -np 1", Some(5990)).context.flash_attn);
     let one = "-c 70000 -np 1";
     // PR #7257 .. #16812: 32 cells with -fa off, 256 with -fa on or auto (auto counts as on
     // when the cache is created).

@@ -94,7 +94,9 @@ pub(super) fn resolve_context(
         );
     }
     check_sizes(c, n_seq, s)?;
-    let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, s);
+    // Flash attention is read before the cache exists (its padding depends on it).
+    let fa = flash_attn(s, rec);
+    let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
     let n_batch = c.min(s.batch.value);
     let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
         n_batch
@@ -103,7 +105,6 @@ pub(super) fn resolve_context(
     });
     rec.flag("-b", &s.batch);
     rec.flag("-ub", &s.ubatch);
-    let fa = flash_attn(s, rec);
     cache_types(p, s, rec)?;
     rec.notes.extend(super::flags::notes(s));
     Ok(Resolved {
@@ -118,10 +119,11 @@ pub(super) fn resolve_context(
 }
 
 /// The context's cells and the cells per stream, padded as the build pads them.
-fn context_cells(c: u64, n_seq: u64, unified: bool, s: &LlamaSettings) -> (u64, u64) {
+/// `fa`: flash attention on or auto (llama_context reads -fa before the cache exists: auto
+/// counts as on there).
+fn context_cells(c: u64, n_seq: u64, unified: bool, fa: bool, s: &LlamaSettings) -> (u64, u64) {
     let rules = Rules::for_build(s.llama_build.value);
-    // llama_context reads -fa before the cache exists: auto counts as on there.
-    let p = rules.kv_pad(s.flash_attn.value != FlashAttn::Off);
+    let p = rules.kv_pad(fa);
     if rules.kv_pad_256 {
         // llama_context's constructor: n_ctx, then n_ctx_seq, each padded to 256.
         let n_ctx = pad(c, p);
@@ -214,6 +216,17 @@ fn check_sizes(c: u64, n_seq: u64, s: &LlamaSettings) -> Result<(), EstimateErro
 
 /// `-fa`: auto resolves to enabled (every layer's KV sits with its layer).
 fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
+    let default = matches!(s.flash_attn.source, SettingSource::Default(_));
+    if default && !Rules::for_build(s.llama_build.value).fa_auto {
+        rec.add(
+            "flash_attn",
+            "disabled".into(),
+            InputSource::Default {
+                detail: "off: this llama.cpp build predates -fa auto (rule fa-auto)".into(),
+            },
+        );
+        return false;
+    }
     let fa = match s.flash_attn.value {
         FlashAttn::On => true,
         FlashAttn::Off => false,

@@ -5,9 +5,9 @@
 use super::context::Offload;
 use super::galloc::DeviceBuffer;
 use super::{
-    device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, FlashAttn, GgmlType,
-    GgufModel, HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved,
-    Rules, TensorInfo, WeightsEstimate, MIB, RULES,
+    device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
+    HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
+    TensorInfo, WeightsEstimate, MIB, RULES,
 };
 use std::path::Path;
 
@@ -105,7 +105,7 @@ impl Cells {
             } else {
                 let window = p.n_swa * if r.unified { r.n_seq } else { 1 } + r.n_ubatch;
                 let rules = Rules::for_build(s.llama_build.value);
-                rules.swa_cells(full, window, s.flash_attn.value != FlashAttn::Off)
+                rules.swa_cells(full, window, r.fa)
             }
         });
         Cells {

@@ -31,6 +31,18 @@ pub const RULES: &[RuleInfo] = &[
         build_verified: false,
     },
     RuleInfo {
+        name: "fa-auto: -fa defaults to auto (flash attention where the device supports it; \
+               the cache padded as with -fa on); before, flash attention was off unless -fa \
+               was given",
+        since_build: 6320,
+        change: "PR #15434 (llama: use FA + max. GPU layers by default, merged 2025-08-30/31). \
+                 Bracketed by the official release binaries run under wine: b5990 without (-fa \
+                 a switch, flash_attn = 0 by default), b6332 with (flash_attn_type auto by \
+                 default); b6320 is taken from the merge date. Its -ngl default (max layers) \
+                 is not modelled by this rule",
+        build_verified: false,
+    },
+    RuleInfo {
         name: "kv-unpadded: the KV cache keeps the context as given (per stream \
                ceil(n_ctx / n_seq) cells; a sliding-window cache min(n_ctx, n_swa + n_ubatch)); \
                before, both were padded to 256 cells with flash attention on or auto at context \
@@ -121,6 +133,7 @@ pub const RULES: &[RuleInfo] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     pub kv_set_rows: bool,
+    pub fa_auto: bool,
     pub kv_unpadded: bool,
     pub server_unified_slots: bool,
     pub kv_pad_256: bool,
@@ -135,18 +148,22 @@ pub struct Rules {
 impl Rules {
     /// The rules of llama.cpp build `build`; `None` = the newest rules.
     pub fn for_build(build: Option<u64>) -> Rules {
-        let has = |i: usize| build.is_none_or(|b| b >= RULES[i].since_build);
+        let has = |name: &str| {
+            let rule = RULES.iter().find(|r| r.name.starts_with(name));
+            build.is_none_or(|b| rule.is_some_and(|r| b >= r.since_build))
+        };
         Rules {
-            kv_set_rows: has(0),
-            kv_unpadded: has(1),
-            server_unified_slots: has(2),
-            kv_pad_256: has(3),
-            np_auto: has(4),
-            embd_input: has(5),
-            f16_fa_mask: has(6),
-            outputs_per_seq: has(7),
-            mixed_input: has(8),
-            rpc_pipeline: has(9),
+            kv_set_rows: has("kv-write-idxs:"),
+            fa_auto: has("fa-auto:"),
+            kv_unpadded: has("kv-unpadded:"),
+            server_unified_slots: has("server-unified-slots:"),
+            kv_pad_256: has("kv-pad-256:"),
+            np_auto: has("np-auto:"),
+            embd_input: has("embeddings-input:"),
+            f16_fa_mask: has("f16-fa-mask:"),
+            outputs_per_seq: has("outputs-per-sequence:"),
+            mixed_input: has("mixed-batch-input:"),
+            rpc_pipeline: has("rpc-pipeline:"),
         }
     }
 
