@@ -152,10 +152,11 @@ fn context_cells(c: u64, n_seq: u64, unified: bool, fa: bool, s: &LlamaSettings)
 /// Sequences (`-np`) and whether they share one cache (`-kvu`).
 fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
     let rules = Rules::for_build(s.llama_build.value);
-    let (n_seq, unified) = if s.parallel.value < 0 && rules.np_auto {
+    let (n_seq, unified, why) = if s.parallel.value < 0 && rules.np_auto {
         // llama-server: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true";
         // an explicit -no-kvu keeps the per-slot caches.
-        (4, s.kv_unified.value.unwrap_or(true))
+        let u = s.kv_unified.value.unwrap_or(true);
+        (4, u, "unified because -np is auto")
     } else {
         // Before -np auto (rule np-auto) the default was 1 slot.
         let n = s.parallel.value.max(1) as u64;
@@ -170,9 +171,19 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
                  kv_unified = true\"; not with a draft model, which is not modelled here)"
                     .into(),
             );
-            (4, true)
+            (
+                4,
+                true,
+                "unified: llama-server turned -np 1 into 4 unified slots",
+            )
         } else {
-            (n, s.kv_unified.value.unwrap_or(false))
+            let u = s.kv_unified.value.unwrap_or(false);
+            let why = if s.parallel.value < 0 {
+                "1 slot: this llama.cpp build has no -np auto (rule np-auto)"
+            } else {
+                "per-slot caches when -np is given"
+            };
+            (n, u, why)
         }
     };
     rec.flag("-np", &s.parallel);
@@ -180,13 +191,7 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
         "kv_unified",
         unified.to_string(),
         match &s.kv_unified.source {
-            SettingSource::Default(_) => InputSource::Default {
-                detail: if s.parallel.value < 0 {
-                    "unified because -np is auto".into()
-                } else {
-                    "per-slot caches when -np is given".into()
-                },
-            },
+            SettingSource::Default(_) => InputSource::Default { detail: why.into() },
             _ => src_of(&s.kv_unified, "-kvu"),
         },
     );
