@@ -82,16 +82,21 @@ pub(super) fn resolve_context(
     } else {
         s.ctx_size.value
     };
-    let (n_seq, unified) = sequences(s, rec);
-    check_sizes(c, n_seq, s)?;
-    let mut n_ctx = pad(c, 256);
-    let n_ctx_seq;
-    if unified {
-        n_ctx_seq = n_ctx;
-    } else {
-        n_ctx_seq = pad(n_ctx / n_seq, 256);
-        n_ctx = n_ctx_seq * n_seq;
+    let (n_seq, mut unified) = sequences(s, rec);
+    if !unified && !Rules::for_build(s.llama_build.value).kv_set_rows {
+        // llama_context before rule kv-write-idxs: "non-unified KV cache requires
+        // ggml_set_rows() - forcing unified KV cache".
+        unified = true;
+        rec.notes.push(
+            "kv_unified forced to true: this llama.cpp build writes the KV cache with ggml_cpy \
+             and gives every sequence one shared cache (rule kv-write-idxs not yet)"
+                .into(),
+        );
     }
+    check_sizes(c, n_seq, s)?;
+    // Flash attention is read before the cache exists (its padding depends on it).
+    let fa = flash_attn(s, rec);
+    let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
     let n_batch = c.min(s.batch.value);
     let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
         n_batch
@@ -100,7 +105,6 @@ pub(super) fn resolve_context(
     });
     rec.flag("-b", &s.batch);
     rec.flag("-ub", &s.ubatch);
-    let fa = flash_attn(s, rec);
     cache_types(p, s, rec)?;
     rec.notes.extend(super::flags::notes(s));
     Ok(Resolved {
@@ -114,27 +118,80 @@ pub(super) fn resolve_context(
     })
 }
 
+/// The context's cells and the cells per stream, padded as the build pads them.
+/// `fa`: flash attention on or auto (llama_context reads -fa before the cache exists: auto
+/// counts as on there).
+fn context_cells(c: u64, n_seq: u64, unified: bool, fa: bool, s: &LlamaSettings) -> (u64, u64) {
+    let rules = Rules::for_build(s.llama_build.value);
+    let p = rules.kv_pad(fa);
+    if rules.kv_pad_256 {
+        // llama_context's constructor: n_ctx, then n_ctx_seq, each padded to 256.
+        let n_ctx = pad(c, p);
+        if unified {
+            return (n_ctx, n_ctx);
+        }
+        let n_ctx_seq = pad(n_ctx / n_seq, p);
+        return (n_ctx_seq * n_seq, n_ctx_seq);
+    }
+    // Before PR #17046: llama_model::create_memory sizes each stream as
+    // GGML_PAD(ceil(n_ctx / n_seq), n_pad) (n_pad = 1 after PR #16812).
+    if unified {
+        let n_ctx = pad(c, p);
+        return (n_ctx, n_ctx);
+    }
+    // PR #16736 moved the split into llama_context: n_ctx / n_seq, rounded down.
+    let per = if rules.server_unified_slots {
+        c / n_seq
+    } else {
+        c.div_ceil(n_seq)
+    };
+    let n_ctx_seq = pad(per, p);
+    (n_ctx_seq * n_seq, n_ctx_seq)
+}
+
 /// Sequences (`-np`) and whether they share one cache (`-kvu`).
 fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
-    let (n_seq, unified) = if s.parallel.value < 0 {
+    let rules = Rules::for_build(s.llama_build.value);
+    let (n_seq, unified, why) = if s.parallel.value < 0 && rules.np_auto {
         // llama-server: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true";
         // an explicit -no-kvu keeps the per-slot caches.
-        (4, s.kv_unified.value.unwrap_or(true))
+        let u = s.kv_unified.value.unwrap_or(true);
+        (4, u, "unified because -np is auto")
     } else {
-        (s.parallel.value as u64, s.kv_unified.value.unwrap_or(false))
+        // Before -np auto (rule np-auto) the default was 1 slot.
+        let n = s.parallel.value.max(1) as u64;
+        if n == 1
+            && rules.server_unified_slots
+            && !rules.np_auto
+            && s.kv_unified.value != Some(true)
+        {
+            rec.notes.push(
+                "-np 1 became 4 slots sharing one unified cache: this llama.cpp build's \
+                 llama-server does so unless -kvu is given (\"setting n_parallel = 4 and \
+                 kv_unified = true\"; not with a draft model, which is not modelled here)"
+                    .into(),
+            );
+            (
+                4,
+                true,
+                "unified: llama-server turned -np 1 into 4 unified slots",
+            )
+        } else {
+            let u = s.kv_unified.value.unwrap_or(false);
+            let why = if s.parallel.value < 0 {
+                "1 slot: this llama.cpp build has no -np auto (rule np-auto)"
+            } else {
+                "per-slot caches when -np is given"
+            };
+            (n, u, why)
+        }
     };
     rec.flag("-np", &s.parallel);
     rec.add(
         "kv_unified",
         unified.to_string(),
         match &s.kv_unified.source {
-            SettingSource::Default(_) => InputSource::Default {
-                detail: if s.parallel.value < 0 {
-                    "unified because -np is auto".into()
-                } else {
-                    "per-slot caches when -np is given".into()
-                },
-            },
+            SettingSource::Default(_) => InputSource::Default { detail: why.into() },
             _ => src_of(&s.kv_unified, "-kvu"),
         },
     );
@@ -164,6 +221,17 @@ fn check_sizes(c: u64, n_seq: u64, s: &LlamaSettings) -> Result<(), EstimateErro
 
 /// `-fa`: auto resolves to enabled (every layer's KV sits with its layer).
 fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
+    let default = matches!(s.flash_attn.source, SettingSource::Default(_));
+    if default && !Rules::for_build(s.llama_build.value).fa_auto {
+        rec.add(
+            "flash_attn",
+            "disabled".into(),
+            InputSource::Default {
+                detail: "off: this llama.cpp build predates -fa auto (rule fa-auto)".into(),
+            },
+        );
+        return false;
+    }
     let fa = match s.flash_attn.value {
         FlashAttn::On => true,
         FlashAttn::Off => false,

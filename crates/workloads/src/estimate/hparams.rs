@@ -332,8 +332,12 @@ impl Reader<'_> {
             );
         } else if self.m.get(&self.key("attention.kv_lora_rank")).is_some() {
             self.notes.push(
-                "kv_lora_rank present without *_mla lengths: an older conversion whose cache holds \
-                 full per-head K/V (several times larger than an MLA conversion)"
+                "kv_lora_rank present without *_mla lengths: an older conversion (no split \
+                 attn_k_b/attn_v_b, one attn_kv_b) that llama.cpp runs without MLA, its cache \
+                 holding full per-head K/V (several times larger than an MLA conversion; the KV \
+                 cache line is sized so). Approximate: the compute buffer is modelled with the \
+                 standard attention's tensors (attn_q/attn_k/attn_v), not this file's \
+                 attn_kv_a_mqa + attn_kv_b decompression"
                     .into(),
             );
         }

@@ -104,7 +104,8 @@ impl Cells {
                 full
             } else {
                 let window = p.n_swa * if r.unified { r.n_seq } else { 1 } + r.n_ubatch;
-                pad(full.min(window), 256)
+                let rules = Rules::for_build(s.llama_build.value);
+                rules.swa_cells(full, window, r.fa)
             }
         });
         Cells {
@@ -327,6 +328,9 @@ pub(super) fn compute(
     let place = compute_placement(p, kv, backend, off, rules);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
+    if let Some(why) = legacy_latent(model, p) {
+        approx.push(why);
+    }
     let gpu_bytes = g
         .device_bytes
         .iter()
@@ -472,6 +476,19 @@ fn compute_method(
         None => "; newest rules (no llama.cpp build given)".into(),
     });
     method
+}
+
+/// A deepseek2-style file with a latent (`kv_lora_rank`) but no MLA lengths: llama.cpp runs it
+/// as multi-head attention, decompressing K and V with `attn_kv_b` (the KV line is sized so);
+/// the graph replay has no such attention and uses the standard one's shape.
+fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
+    let key = format!("{}.attention.kv_lora_rank", p.arch);
+    (!p.is_mla && model.get(&key).is_some()).then(|| {
+        "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
+         *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
+         and V per head with attn_kv_b; the replay writes the standard attention's shape"
+            .into()
+    })
 }
 
 /// Each build-dependent rule: whether it applies to `build`, what it is, where it came from.

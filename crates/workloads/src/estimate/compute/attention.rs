@@ -21,14 +21,24 @@ pub(super) struct AttnWeights {
     pub(super) cache_backend: u8,
 }
 
-/// One cache's per-ubatch inputs: K and V row indices, the mask, and its F16 cast (older
-/// builds with flash attention make it once, at the first layer that reads it).
+/// One cache's per-ubatch inputs: K and V row indices (none in builds that write the cache
+/// with ggml_cpy, before rule kv-write-idxs), the mask, and its F16 cast (older builds with
+/// flash attention make it once, at the first layer that reads it).
 #[derive(Clone, Copy)]
 pub(super) struct Cache {
-    pub(super) k_idx: Id,
-    pub(super) v_idx: Id,
+    pub(super) k_idx: Option<Id>,
+    pub(super) v_idx: Option<Id>,
     pub(super) mask: Id,
     pub(super) cast: Option<Id>,
+}
+
+/// The write of `src` into the cache: `ggml_set_rows` reading its row indices, or (builds before
+/// rule kv-write-idxs) `ggml_cpy` into a view of the cache, which reads no index.
+fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
+    match idx {
+        Some(i) => g.external(&[src, i], Some(cache_backend)),
+        None => g.external(&[src], Some(cache_backend)),
+    };
 }
 
 /// Self-attention with the KV store (`build_attn` + `build_attn_mha`), up to the attention output
@@ -40,7 +50,7 @@ pub(super) fn attention(
     w: &AttnWeights,
     x: Id,
     pos: Id,
-    (k_idx, v_idx, mask): (Id, Id, Id),
+    (k_idx, v_idx, mask): (Option<Id>, Option<Id>, Id),
     r: &Reserve,
     t: u64,
     scale_q: bool,
@@ -83,11 +93,12 @@ pub(super) fn attention(
         let k_mm = g.op(kb, &[w.k, x]);
         (rope(g, kb, k_mm, kn), v)
     };
-    // set_rows into the cache (external memory): runs where the cache is.
+    // set_rows (or, in older builds, cpy) into the cache (external memory): runs where the
+    // cache is.
     let kv = g.view(k);
-    g.external(&[kv, k_idx], Some(w.cache_backend));
+    write_cache(g, kv, k_idx, w.cache_backend);
     let vv = g.view(v);
-    g.external(&[vv, v_idx], Some(w.cache_backend));
+    write_cache(g, vv, v_idx, w.cache_backend);
     let qv = g.view(q);
     let qp = g.view(qv);
     if r.fa {
@@ -116,7 +127,7 @@ pub(super) fn mla_attention(
     (l, [wq, wk_b, wkv_a, wv_b], k_cache, cache_be): (&Layer, [Id; 4], Id, u8),
     x: Id,
     pos: Id,
-    (k_idx, mask): (Id, Id),
+    (k_idx, mask): (Option<Id>, Id),
     r: &Reserve,
     t: u64,
 ) -> Id {
@@ -146,7 +157,7 @@ pub(super) fn mla_attention(
     let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
-    g.external(&[kv, k_idx], Some(cache_be));
+    write_cache(g, kv, k_idx, cache_be);
     let qv = g.view(q_cur);
     let qp = g.view(qv);
     let lat = if r.fa {

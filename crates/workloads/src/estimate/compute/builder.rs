@@ -193,12 +193,14 @@ impl<'a> Builder<'a> {
         let mut caches: [Option<Cache>; 2] = [None, None];
         for swa in order {
             if let Some(bytes) = masks[swa as usize] {
-                let k_idx = self.g.input(t * 8);
+                // No index inputs where the cache is written with ggml_cpy (rule kv-write-idxs).
+                let set_rows = self.rules.kv_set_rows;
+                let k_idx = set_rows.then(|| self.g.input(t * 8));
                 // MLA caches only K (V is a view of it): no V indices.
                 let v_idx = if self.p.is_mla {
                     k_idx
                 } else {
-                    self.g.input(v_idx_max(swa))
+                    set_rows.then(|| self.g.input(v_idx_max(swa)))
                 };
                 let mask = self.g.input(bytes);
                 caches[swa as usize] = Some(Cache {

@@ -17,6 +17,76 @@ pub struct RuleInfo {
 /// Every build-dependent rule, oldest first.
 pub const RULES: &[RuleInfo] = &[
     RuleInfo {
+        name: "kv-write-idxs: KV writes go through ggml_set_rows with two I64 index inputs per \
+               cache (k_idxs, v_idxs; v_idxs one per element of the row when V is transposed); \
+               before, ggml_cpy into a view of the cache at the write head, without inputs, \
+               and llama_context forced one unified cache for all sequences",
+        since_build: 6060,
+        change: "PR #14959 (llama: enable LLAMA_SET_ROWS=1 by default, merged early 2025-08; \
+                 the set_rows path of PR #14285 was opt-in before; LLAMA_SET_ROWS=0 kept the \
+                 old path until PR #15505). Bracketed by the official release binaries run \
+                 under wine: b5990 without (1 stream for -np 3, CPU compute 11.94 MiB), b6332 \
+                 with (3 streams, 12.20 MiB: the +0.26 MiB of the indices); b6060 is taken \
+                 from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "fa-auto: -fa defaults to auto (flash attention where the device supports it; \
+               the cache padded as with -fa on); before, flash attention was off unless -fa \
+               was given",
+        since_build: 6320,
+        change: "PR #15434 (llama: use FA + max. GPU layers by default, merged 2025-08-30/31). \
+                 Bracketed by the official release binaries run under wine: b5990 without (-fa \
+                 a switch, flash_attn = 0 by default), b6332 with (flash_attn_type auto by \
+                 default); b6320 is taken from the merge date. Its -ngl default (max layers) \
+                 is not modelled by this rule",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "kv-unpadded: the KV cache keeps the context as given (per stream \
+               ceil(n_ctx / n_seq) cells; a sliding-window cache min(n_ctx, n_swa + n_ubatch)); \
+               before, both were padded to 256 cells with flash attention on or auto at context \
+               creation and to 32 with -fa off",
+        since_build: 6875,
+        change: "PR #16812 (memory: remove KV cache size padding, merged 2025-10-28); the \
+                 32/256 padding dates from PR #7257 (2024-05). Bracketed by the official \
+                 release binaries run under wine: b6792 pads (-c 1100: 1120 cells with -fa off, \
+                 1280 with -fa on), b6900 does not (1100); b6875 is taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "server-unified-slots: llama-server without -kvu turns -np 1 (its default then) \
+               into 4 slots sharing one unified cache, and llama_context gives each stream \
+               n_ctx / n_seq cells, rounded down (before: ceil(n_ctx / n_seq) in create_memory)",
+        since_build: 6930,
+        change: "PR #16736 (server: support unified cache across slots, merged 2025-11). \
+                 Bracketed by the official release binaries run under wine: b6916 without \
+                 (-np 1: 1 slot; -c 1100 -np 3: 367 cells a stream), b6957 with (\"setting \
+                 n_parallel = 4 and kv_unified = true\", 4/1 seqs; 366 cells); b6930 is \
+                 taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "kv-pad-256: n_ctx (and n_ctx_seq without -kvu) padded to 256 cells in \
+               llama_context, the sliding-window cache to 256 too, whatever -fa says",
+        since_build: 6970,
+        change: "PR #17046 (kv-cache: pad the cache size to 256 for performance, merged \
+                 2025-11-07, a partial revert of #16812). Bracketed by the official release \
+                 binaries run under wine: b6957 without (-c 1100: 1100 cells), b7058 with \
+                 (1280); b6970 is taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
+        name: "np-auto: -np defaults to -1 = auto (4 slots, unified cache unless -no-kvu); an \
+               explicit -np 1 keeps one slot",
+        since_build: 7410,
+        change: "PR #17997 (arg: clarify auto kvu/np being set on server, 2025-12-13/15). \
+                 Bracketed by llama.cpp as vendored in xllamacpp: b7376 (0.2.7) still turns \
+                 n_parallel == 1 into 4, b7551 (0.2.8) has n_parallel = -1 (auto) by \
+                 default; b7410 is taken from the merge date",
+        build_verified: false,
+    },
+    RuleInfo {
         name: "embeddings-input: the graph keeps an F32 n_embd × n_tokens input for vector \
                embeddings beside the token path",
         since_build: 7780,
@@ -62,6 +132,12 @@ pub const RULES: &[RuleInfo] = &[
 /// Which build-dependent rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
+    pub kv_set_rows: bool,
+    pub fa_auto: bool,
+    pub kv_unpadded: bool,
+    pub server_unified_slots: bool,
+    pub kv_pad_256: bool,
+    pub np_auto: bool,
     pub embd_input: bool,
     pub f16_fa_mask: bool,
     pub outputs_per_seq: bool,
@@ -72,13 +148,48 @@ pub struct Rules {
 impl Rules {
     /// The rules of llama.cpp build `build`; `None` = the newest rules.
     pub fn for_build(build: Option<u64>) -> Rules {
-        let has = |i: usize| build.is_none_or(|b| b >= RULES[i].since_build);
+        let has = |name: &str| {
+            let rule = RULES.iter().find(|r| r.name.starts_with(name));
+            build.is_none_or(|b| rule.is_some_and(|r| b >= r.since_build))
+        };
         Rules {
-            embd_input: has(0),
-            f16_fa_mask: has(1),
-            outputs_per_seq: has(2),
-            mixed_input: has(3),
-            rpc_pipeline: has(4),
+            kv_set_rows: has("kv-write-idxs:"),
+            fa_auto: has("fa-auto:"),
+            kv_unpadded: has("kv-unpadded:"),
+            server_unified_slots: has("server-unified-slots:"),
+            kv_pad_256: has("kv-pad-256:"),
+            np_auto: has("np-auto:"),
+            embd_input: has("embeddings-input:"),
+            f16_fa_mask: has("f16-fa-mask:"),
+            outputs_per_seq: has("outputs-per-sequence:"),
+            mixed_input: has("mixed-batch-input:"),
+            rpc_pipeline: has("rpc-pipeline:"),
+        }
+    }
+
+    /// Cells the context is padded to. `fa_at_creation`: flash attention on or auto when the
+    /// cache is created (llama_context sets `cparams.flash_attn` from `-fa` != off before
+    /// create_memory, so auto pads like on even where it later resolves to off).
+    pub fn kv_pad(&self, fa_at_creation: bool) -> u64 {
+        match (self.kv_pad_256, self.kv_unpadded, fa_at_creation) {
+            (true, _, _) => 256,
+            (false, true, _) => 1,
+            (false, false, true) => 256,
+            (false, false, false) => 32,
+        }
+    }
+
+    /// Cells per stream of a sliding-window cache beside a full cache of `full` cells:
+    /// the window (`n_swa` per sequence of the stream, plus a micro-batch), never more than
+    /// the full cache, padded as this build pads (llama_kv_cache_iswa's constructor).
+    pub fn swa_cells(&self, full: u64, window: u64, fa_at_creation: bool) -> u64 {
+        let pad = self.kv_pad(fa_at_creation);
+        if self.kv_pad_256 {
+            // GGML_PAD(min(size_base, window), 256)
+            super::super::pad(full.min(window), pad)
+        } else {
+            // min(size_base, GGML_PAD(window, n_pad)); n_pad is 1 after PR #16812
+            full.min(super::super::pad(window, pad))
         }
     }
 }
