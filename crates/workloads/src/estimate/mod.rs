@@ -105,45 +105,51 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     };
     let r = resolve_context(&p, s, &mut rec)?;
     let off = placement(model, &p, s, &mut rec)?;
-    let backend = s.backend.value;
-    let layer_on_gpu = |il: u32| off.layer_on_gpu(il);
-    let (weights, weights_per_dev) = weights(model, backend, s.mmap.value, &off, p.n_layer);
-    let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
-    let kv = kv_cache(&p, &r, s, (model.path(), &layer_on_gpu), type_k, type_v)?;
     if matches!(p.cache, CacheKind::Iswa) {
-        rec.setting(
-            "--swa-full",
-            &s.swa_full,
-            "--swa-full",
-            s.swa_full.value.to_string(),
-        );
+        let value = s.swa_full.value.to_string();
+        rec.setting("--swa-full", &s.swa_full, "--swa-full", value);
     }
+    let rules = build_rules(s, &mut rec);
+    let plan = Plan {
+        model,
+        p,
+        s,
+        r,
+        off,
+        rules,
+    };
+    let (weights, weights_per_dev) = weights(&plan);
+    let kv = kv_cache(&plan)?;
     let output = OutputEstimate {
-        host_bytes: p.n_vocab.saturating_mul(r.n_seq).saturating_mul(4),
+        host_bytes: plan
+            .p
+            .n_vocab
+            .saturating_mul(plan.r.n_seq)
+            .saturating_mul(4),
         inputs: vec!["n_vocab".into(), "-np".into()],
     };
-    let rules = build_rules(s, &mut rec);
-    let (compute, compute_per_dev) = compute(
-        model,
-        &p,
-        &r,
-        &kv,
-        backend,
-        rules,
-        &off,
-        s.llama_build.value,
-    );
-    let overhead = overhead(backend);
-    let devices = device_shares(&off, &kv, &weights_per_dev, &compute_per_dev);
+    let (compute, compute_per_dev) = compute(&plan, &kv);
+    let devices = device_shares(&plan.off, &kv, &weights_per_dev, &compute_per_dev);
     let parts = Parts {
         weights,
         kv,
         output,
         compute,
-        overhead,
+        overhead: overhead(s.backend.value),
         devices,
     };
-    Ok(assemble(model, &p, &r, parts, rec))
+    Ok(assemble(&plan, parts, rec))
+}
+
+/// One estimate's inputs, resolved once and passed whole through the recipe: the model and its
+/// hyper-parameters, the settings, the context, the placement and the build's rules.
+struct Plan<'a> {
+    model: &'a GgufModel,
+    p: ModelParams,
+    s: &'a LlamaSettings,
+    r: Resolved,
+    off: Offload,
+    rules: Rules,
 }
 
 /// The sized buffers of an estimate.
@@ -195,13 +201,8 @@ fn device_shares(
 }
 
 /// The estimate: the model, the context, each buffer and the totals.
-fn assemble(
-    model: &GgufModel,
-    p: &ModelParams,
-    r: &Resolved,
-    parts: Parts,
-    rec: Record,
-) -> Estimate {
+fn assemble(plan: &Plan, parts: Parts, rec: Record) -> Estimate {
+    let (model, p, r) = (plan.model, &plan.p, &plan.r);
     let Parts {
         weights,
         kv,

@@ -4,6 +4,7 @@
 
 use super::context::Offload;
 use super::galloc::DeviceBuffer;
+use super::Plan;
 use super::{
     device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
     HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
@@ -13,13 +14,9 @@ use std::path::Path;
 
 /// The weights on the GPU and on the host, tensor by tensor: each where its layer is (`-ngl`)
 /// unless a buffer-type override placed it.
-pub(super) fn weights(
-    model: &GgufModel,
-    backend: Backend,
-    mmap: bool,
-    off: &Offload,
-    nl: u32,
-) -> (WeightsEstimate, Vec<u64>) {
+pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
+    let (model, off, nl) = (plan.model, &plan.off, plan.p.n_layer);
+    let (backend, mmap) = (plan.s.backend.value, plan.s.mmap.value);
     let mut per_dev = vec![0u64; off.devices.len()];
     let mut host = 0u64;
     let tied = model.tensor("output.weight").is_none();
@@ -160,16 +157,12 @@ fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
     })
 }
 
-pub(super) fn kv_cache(
-    p: &ModelParams,
-    r: &Resolved,
-    s: &LlamaSettings,
-    (file, layer_on_gpu): (&Path, &dyn Fn(u32) -> bool),
-    type_k: GgmlType,
-    type_v: GgmlType,
-) -> Result<KvEstimate, EstimateError> {
+pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
+    let (p, r, s) = (&plan.p, &plan.r, plan.s);
+    let file = plan.model.path();
+    let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
     let cells = Cells::of(p, r, s);
-    let on_gpu = |il: usize| s.kv_offload.value && layer_on_gpu(il as u32);
+    let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
     let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
     let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
     Ok(KvEstimate {
@@ -306,17 +299,9 @@ fn recurrent_state(
 /// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
 /// ggml-alloc allocates it (see `compute`), split between the device and the host the way the
 /// backend scheduler splits it.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn compute(
-    model: &GgufModel,
-    p: &ModelParams,
-    r: &Resolved,
-    kv: &KvEstimate,
-    backend: Backend,
-    rules: Rules,
-    off: &Offload,
-    build: Option<u64>,
-) -> (ComputeEstimate, Vec<u64>) {
+pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64>) {
+    let (model, p, r, off, rules) = (plan.model, &plan.p, &plan.r, &plan.off, plan.rules);
+    let (backend, build) = (plan.s.backend.value, plan.s.llama_build.value);
     let reserve = super::compute::Reserve {
         n_ctx: r.n_ctx,
         n_ubatch: r.n_ubatch,

@@ -32,6 +32,24 @@ pub(super) struct Cache {
     pub(super) cast: Option<Id>,
 }
 
+/// The layer being written: its shapes, its input, the positions, what the graph is reserved for
+/// and the tokens it carries now.
+pub(super) struct Step<'a> {
+    pub(super) l: &'a Layer,
+    pub(super) x: Id,
+    pub(super) pos: Id,
+    pub(super) r: &'a Reserve,
+    pub(super) t: u64,
+}
+
+/// How the attention is written: Gemma scales the queries, sliding-window models write K before
+/// V, and `n_kv` cells are attended.
+pub(super) struct AttnShape {
+    pub(super) scale_q: bool,
+    pub(super) k_before_v: bool,
+    pub(super) n_kv: u64,
+}
+
 /// The write of `src` into the cache: `ggml_set_rows` reading its row indices, or (builds before
 /// rule kv-write-idxs) `ggml_cpy` into a view of the cache, which reads no index.
 fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
@@ -43,20 +61,19 @@ fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
 
 /// Self-attention with the KV store (`build_attn` + `build_attn_mha`), up to the attention output
 /// (before `wo`).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn attention(
     g: &mut Graph,
-    l: &Layer,
+    step: &Step,
     w: &AttnWeights,
-    x: Id,
-    pos: Id,
     (k_idx, v_idx, mask): (Option<Id>, Option<Id>, Id),
-    r: &Reserve,
-    t: u64,
-    scale_q: bool,
-    k_before_v: bool,
-    n_kv: u64,
+    shape: &AttnShape,
 ) -> Id {
+    let Step { l, x, pos, r, t } = *step;
+    let AttnShape {
+        scale_q,
+        k_before_v,
+        n_kv,
+    } = *shape;
     let qb = l.n_head * l.head_k * t * F32;
     let kb = l.n_head_kv * l.head_k * t * F32;
     let vb = l.n_head_kv * l.head_v * t * F32;
@@ -119,18 +136,14 @@ pub(super) fn attention(
 
 /// Multi-head latent attention (deepseek2 with `wk_b`/`wv_b`): the cache holds the compressed
 /// latent; Q is absorbed into it and the output decompressed with `wv_b`. Written coarsely.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn mla_attention(
     g: &mut Graph,
-    model: &GgufModel,
-    p: &ModelParams,
-    (l, [wq, wk_b, wkv_a, wv_b], k_cache, cache_be): (&Layer, [Id; 4], Id, u8),
-    x: Id,
-    pos: Id,
+    (model, p): (&GgufModel, &ModelParams),
+    step: &Step,
+    ([wq, wk_b, wkv_a, wv_b], k_cache, cache_be): ([Id; 4], Id, u8),
     (k_idx, mask): (Option<Id>, Id),
-    r: &Reserve,
-    t: u64,
 ) -> Id {
+    let Step { l, x, pos, r, t } = *step;
     let arch = p.arch.as_str();
     let key = |k: &str| model.get(&format!("{arch}.{k}")).and_then(|v| v.as_u64());
     let rope = key("rope.dimension_count").unwrap_or(0);

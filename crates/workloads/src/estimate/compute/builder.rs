@@ -6,7 +6,7 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, mla_attention, AttnWeights, Cache};
+use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
 use super::ffn::{ffn, moe};
 use super::layers::{Layer, Tensors};
 use super::ssm::{recurrent_block, ssm_of};
@@ -69,18 +69,29 @@ fn be(on: Option<u8>) -> u8 {
     on.unwrap_or(HOST)
 }
 
+/// What every step of the graph reads, resolved once: the model, its parameters and layers, what
+/// the graph is reserved for, the build's rules and where weights and caches are.
+pub(super) struct Scope<'a> {
+    pub(super) model: &'a GgufModel,
+    pub(super) p: &'a ModelParams,
+    pub(super) r: &'a Reserve,
+    pub(super) rules: Rules,
+    pub(super) place: &'a Placement,
+    pub(super) tensors: &'a Tensors<'a>,
+    pub(super) layers: &'a [Layer],
+}
+
 impl<'a> Builder<'a> {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        model: &'a GgufModel,
-        p: &'a ModelParams,
-        r: &'a Reserve,
-        rules: Rules,
-        place: &'a Placement,
-        tensors: &'a Tensors<'a>,
-        layers: &'a [Layer],
-        (n_tokens, n_outputs): (u64, u64),
-    ) -> Self {
+    pub(super) fn new(scope: Scope<'a>, (n_tokens, n_outputs): (u64, u64)) -> Self {
+        let Scope {
+            model,
+            p,
+            r,
+            rules,
+            place,
+            tensors,
+            layers,
+        } = scope;
         let mut g = Graph::default();
         g.rows = n_tokens;
         Builder {
@@ -331,7 +342,7 @@ impl<'a> Builder<'a> {
         let rs = self.g.cache_view(0, be(kv_dev));
         let ssm = ssm_of(self.model, self.p);
         let (t, n_seq) = (self.cur_t, self.n_seq);
-        recurrent_block(&mut self.g, ssm, x, s_copy, t, n_seq, ws, rs)
+        recurrent_block(&mut self.g, ssm, (x, t), (s_copy, n_seq), ws, rs)
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.
@@ -362,10 +373,10 @@ impl<'a> Builder<'a> {
                 ],
             );
             let kc = self.g.cache_view(kv_k, be(kv_dev));
-            let (model, p) = (self.model, self.p);
-            let layer = (l, ws, kc, be(kv_dev));
+            let step = Step { l, x, pos, r, t };
             let idx = (cache.k_idx, cache.mask);
-            mla_attention(&mut self.g, model, p, layer, x, pos, idx, r, t)
+            let on = (ws, kc, be(kv_dev));
+            mla_attention(&mut self.g, (self.model, self.p), &step, on, idx)
         } else {
             // With an F32 mask and flash attention, older builds cast it once to F16.
             if r.fa && !self.rules.f16_fa_mask && cache.cast.is_none() {
@@ -401,20 +412,12 @@ impl<'a> Builder<'a> {
             };
             let k_before_v = l.swa || self.p.cache == CacheKind::Iswa;
             let idx = (cache.k_idx, cache.v_idx, mask);
-            let gemma = self.gemma;
-            attention(
-                &mut self.g,
-                l,
-                &aw,
-                x,
-                pos,
-                idx,
-                r,
-                t,
-                gemma,
+            let shape = AttnShape {
+                scale_q: self.gemma,
                 k_before_v,
                 n_kv,
-            )
+            };
+            attention(&mut self.g, &Step { l, x, pos, r, t }, &aw, idx, &shape)
         };
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();

@@ -26,7 +26,7 @@ use crate::gguf::GgufModel;
 
 use super::galloc::DeviceBuffer;
 use super::hparams::ModelParams;
-use builder::{mask_bytes, Builder};
+use builder::{mask_bytes, Builder, Scope};
 use layers::{read_layers, widest_row, Layer, Tensors};
 pub use rules::{RuleInfo, Rules, RULES};
 
@@ -117,16 +117,16 @@ pub fn reserve(
         return g;
     }
     let masks = mask_bytes(&layers, r, rules, n_tokens);
-    let mut b = Builder::new(
+    let scope = Scope {
         model,
         p,
         r,
         rules,
         place,
-        &tensors,
-        &layers,
-        (n_tokens, n_outputs),
-    );
+        tensors: &tensors,
+        layers: &layers,
+    };
+    let mut b = Builder::new(scope, (n_tokens, n_outputs));
     b.inputs(masks);
     let mut x = b.embeddings();
     for il in 0..layers.len() {

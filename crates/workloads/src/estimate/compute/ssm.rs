@@ -33,14 +33,11 @@ pub(super) fn ssm_of(model: &GgufModel, p: &ModelParams) -> Ssm {
 /// A Mamba-1 block (`build_mamba_layer`): the conv state gathered per sequence and joined to the
 /// projected input, the causal convolution, the selective scan, the gated output projection.
 /// Other recurrent architectures (Mamba-2, RWKV) are counted with the same shape.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn recurrent_block(
     g: &mut Graph,
     m: Ssm,
-    x: Id,
-    s_copy: Id,
-    t: u64,
-    n_seq: u64,
+    (x, t): (Id, u64),
+    (s_copy, n_seq): (Id, u64),
     [w_in, w_conv, w_x, w_dt, w_out]: [Id; 5],
     rs: Id,
 ) -> Id {
