@@ -1004,7 +1004,8 @@ fn csv_export_writes_the_rows_as_shown() {
     assert!(lines[0].starts_with("taken_at,kind,device_index,"));
     assert!(
         lines[1].starts_with(
-            "2026-11-29T08:00:00Z,process,0,GPU-0000,NVIDIA H200,150323855360,42949672960,6002,60020,ollama_runner,root,2147483648,nvml,,,3,/usr/bin/ollama_runner --serve,,C,"
+            // ... command, owner (none), then the view's workload (none) and type.
+            "2026-11-29T08:00:00Z,process,0,GPU-0000,NVIDIA H200,150323855360,42949672960,6002,60020,ollama_runner,root,2147483648,nvml,,,3,/usr/bin/ollama_runner --serve,,,C,"
         ),
         "{}",
         lines[1]

@@ -42,9 +42,12 @@ pub mod col {
     pub const RSS_BYTES: &str = "rss_bytes";
     pub const HOST_UNAVAILABLE_REASON: &str = "host_unavailable_reason";
     pub const COMMAND: &str = "command";
+    /// Who the process belongs to beyond its user (`owner.label`: `ns/pod/container`,
+    /// `job 4711 (alice)`, `unit ollama.service`). Last, so that older readers' positions hold.
+    pub const OWNER: &str = "owner";
 }
 
-pub const SNAPSHOT_HEADER: [&str; 17] = [
+pub const SNAPSHOT_HEADER: [&str; 18] = [
     col::TAKEN_AT,
     col::KIND,
     col::DEVICE_INDEX,
@@ -62,6 +65,7 @@ pub const SNAPSHOT_HEADER: [&str; 17] = [
     col::GPU_PERCENT,
     col::SM_PERCENT,
     col::COMMAND,
+    col::OWNER,
 ];
 
 /// The live view's export (`e`): the snapshot's columns, in its order, for each row shown, then
@@ -133,6 +137,10 @@ fn process_row(
         String::new(),
         opt(u.engines.sm_percent),
         command,
+        p.owner
+            .as_ref()
+            .map(|o| redact_text(&o.label))
+            .unwrap_or_default(),
     ]);
     row
 }
@@ -185,6 +193,7 @@ fn device_row(dev: &[String; 7], d: &Device) -> Vec<String> {
         opt(d.utilization.gpu_percent),
         String::new(),
         String::new(),
+        String::new(),
     ]);
     row
 }
@@ -208,6 +217,7 @@ fn unattributed_row(dev: &[String; 7], d: &Device) -> Vec<String> {
         opt(d.ledger.unattributed_bytes),
         "ledger".into(),
         why.into(),
+        String::new(),
         String::new(),
         String::new(),
         String::new(),
@@ -239,20 +249,20 @@ mod tests {
         assert_eq!(lines[0], SNAPSHOT_HEADER.join(","));
         assert_eq!(
             lines[1],
-            "2026-11-29T08:00:00Z,device,0,GPU-1,NVIDIA H200,1000,700,,,,,700,nvml,,,,"
+            "2026-11-29T08:00:00Z,device,0,GPU-1,NVIDIA H200,1000,700,,,,,700,nvml,,,,,"
         );
         assert_eq!(
             lines[2],
-            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,42,77,python3,,500,nvml,,,,\"python3 -c print(\"\"a,b\"\") --token=<redacted>\""
+            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,42,77,python3,,500,nvml,,,,\"python3 -c print(\"\"a,b\"\") --token=<redacted>\","
         );
         // Unknown memory is an empty field, not 0.
         assert_eq!(
             lines[3],
-            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,43,,,,,nvml,,,,"
+            "2026-11-29T08:00:00Z,process,0,GPU-1,NVIDIA H200,1000,700,43,,,,,nvml,,,,,"
         );
         assert_eq!(
             lines[4],
-            "2026-11-29T08:00:00Z,unattributed,0,GPU-1,NVIDIA H200,1000,700,,,unattributed (driver/system/other users),,200,ledger,,,,"
+            "2026-11-29T08:00:00Z,unattributed,0,GPU-1,NVIDIA H200,1000,700,,,unattributed (driver/system/other users),,200,ledger,,,,,"
         );
         assert_eq!(lines.len(), 5);
         // And a CSV reader gets the command line back intact.
@@ -262,6 +272,35 @@ mod tests {
     }
 
     /// A usage on a device the snapshot does not list is a row, not dropped.
+    #[test]
+    fn the_owner_is_the_last_column_of_a_process_row_and_empty_elsewhere() {
+        use gpuledger_model::{Owner, OwnerKind};
+        let mut p = process(7, "GPU-1", Some(42));
+        let mut o = Owner::new(OwnerKind::Pod, "/kubepods/pod1234");
+        o.namespace = Some("team-a".into());
+        o.pod_name = Some("chat-0".into());
+        o.relabel();
+        let label = o.label.clone();
+        p.owner = Some(o);
+        let s = snapshot(
+            TAKEN_AT,
+            vec![device(0, "GPU-1", Some(1000), Some(700))],
+            vec![p],
+        );
+        let text = snapshot_csv(&s).unwrap();
+        let mut r = ::csv::Reader::from_reader(text.as_bytes());
+        assert_eq!(r.headers().unwrap().iter().next_back(), Some(col::OWNER));
+        let rows: Vec<::csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        let owner_of = |kind: &str| {
+            let row = rows.iter().find(|x| &x[1] == kind).unwrap();
+            row[row.len() - 1].to_string()
+        };
+        assert!(label.contains("chat-0"), "{label}");
+        assert_eq!(owner_of("process"), label);
+        assert_eq!(owner_of("device"), "");
+        assert_eq!(owner_of("unattributed"), "");
+    }
+
     #[test]
     fn a_usage_on_an_unlisted_device_is_kept() {
         let s = snapshot(TAKEN_AT, vec![], vec![process(7, "GPU-gone", Some(42))]);

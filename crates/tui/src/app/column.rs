@@ -205,7 +205,7 @@ pub const COLUMNS: [ColumnSpec; 14] = [
             None => CellValue::Nothing,
         },
         sort: |a, r| text(a.process(r).owner.as_ref().map(|o| o.label.as_str())),
-        csv: None,
+        csv: Some(col::OWNER),
     },
     ColumnSpec {
         column: Column::Name,
