@@ -8,6 +8,7 @@
 //! process ([`explain`]) and what `gpuledger probe` measured ([`probe_report`]).
 
 pub mod escape;
+pub mod estimate_input;
 pub mod explain;
 pub mod files;
 pub mod ledger;

@@ -9,6 +9,7 @@ use crate::estimate::recorded::render_recorded;
 use crate::estimate::runtime::render_beside_measured;
 use crate::estimate::{render_comparison, render_text};
 use crate::term_safe;
+use gpuledger_model::estimate_input::InputSource;
 use gpuledger_model::explain::{EstimatedLedger, Explanation};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{words, Snapshot};
@@ -257,10 +258,11 @@ fn percent_off(d: i64, estimated: u64) -> String {
 /// The estimated ledger, apart from the measured one.
 fn estimated_section(out: &mut String, est: &EstimatedLedger) {
     // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
-    let from_gguf = est
-        .runtime
-        .as_ref()
-        .is_some_and(|r| r.inputs.iter().any(|i| i.source == "GGUF header"));
+    let from_gguf = est.runtime.as_ref().is_some_and(|r| {
+        r.inputs.iter().any(
+            |i| matches!(&i.source, InputSource::Tensors { detail } if detail == "GGUF header"),
+        )
+    });
     out.push_str(if est.runtime.is_some() && !from_gguf {
         "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
     } else if est.runtime.is_some() {
