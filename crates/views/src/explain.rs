@@ -420,6 +420,37 @@ mod tests {
     }
 
     #[test]
+    fn a_runtime_serving_a_gguf_file_says_its_weights_come_from_the_header() {
+        use gpuledger_model::estimate_input::Input;
+        use gpuledger_model::runtime_estimate::RuntimeEstimate;
+        let weights = |detail: &str| {
+            let source = InputSource::Tensors {
+                detail: detail.into(),
+            };
+            let mut est = EstimatedLedger::default();
+            est.set_runtime(RuntimeEstimate {
+                summary: Default::default(),
+                inputs: vec![Input::new("weights", "1.00 GiB", source)],
+            });
+            let mut out = String::new();
+            estimated_section(&mut out, &est);
+            out
+        };
+        let gguf = weights("GGUF header");
+        assert!(
+            gguf.starts_with(
+                "\nESTIMATED (computed from the GGUF header and the runtime's settings"
+            ),
+            "{gguf}"
+        );
+        let st = weights("safetensors headers");
+        assert!(
+            st.starts_with("\nESTIMATED (computed from config.json, safetensors headers"),
+            "{st}"
+        );
+    }
+
+    #[test]
     fn side_by_side_figures_line_up_under_their_labels() {
         let est = EstimatedLedger {
             measured_gpu_bytes: Some(7 << 30),
