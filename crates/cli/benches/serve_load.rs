@@ -11,6 +11,7 @@
 //!
 //! Bounded: every loop has a fixed count.
 
+use gpuledger_model::test_support as ts;
 use gpuledger_model::*;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -26,53 +27,51 @@ impl Drop for Guard {
 }
 
 fn snapshot() -> Snapshot {
-    let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
+    let uuid = |i: u32| format!("GPU-{i:08x}-0000-0000-0000-000000000000");
+    let devices = (0..4u32)
+        .map(|i| {
+            let mut d = ts::device(i, &uuid(i), None, None);
+            d.name = Some("NVIDIA H200".into());
+            d.memory = Memory {
+                total_bytes: Some(150_754_820_096),
+                used_bytes: Some(100_000_000_000),
+                free_bytes: Some(50_754_820_096),
+                reserved_bytes: Some(600_000_000),
+            };
+            d.utilization.gpu_percent = Some(50 + i);
+            d.utilization.memory_percent = Some(20);
+            d.temperature_c = Some(60);
+            d.power.usage_watts = Some(400.5);
+            d.power.limit_watts = Some(700.0);
+            d.clocks.graphics_mhz = Some(1980);
+            d.clocks.sm_mhz = Some(1980);
+            d.clocks.memory_mhz = Some(3201);
+            d
+        })
+        .collect();
+    let processes = (0..200u32)
+        .map(|pid| {
+            let memory = Some(100_000_000 + u64::from(pid) * 1_000_000);
+            let mut p = ts::process(10_000 + pid, &uuid(pid % 4), memory);
+            p.name = Some(format!("worker-{pid}"));
+            p.user = Some(format!("user{}", pid % 7));
+            p.cmdline = Some(vec![
+                "python3".into(),
+                "train.py".into(),
+                "--token".into(),
+                "<redacted>".into(),
+            ]);
+            let u = &mut p.usage[0];
+            u.kinds = vec![UsageKind::Compute];
+            u.engines.sm_percent = Some(pid % 100);
+            u.engines.memory_percent = Some(pid % 50);
+            p
+        })
+        .collect();
+    let mut s = ts::snapshot(ts::TAKEN_AT, devices, processes);
     s.host.hostname = Some("bench".into());
-    for i in 0..4u32 {
-        let mut d = Device::new(
-            i,
-            Vendor::Nvidia,
-            format!("GPU-{i:08x}-0000-0000-0000-000000000000"),
-            "nvml",
-        );
-        d.name = Some("NVIDIA H200".into());
-        d.memory = Memory {
-            total_bytes: Some(150_754_820_096),
-            used_bytes: Some(100_000_000_000),
-            free_bytes: Some(50_754_820_096),
-            reserved_bytes: Some(600_000_000),
-        };
-        d.utilization.gpu_percent = Some(50 + i);
-        d.utilization.memory_percent = Some(20);
-        d.temperature_c = Some(60);
-        d.power.usage_watts = Some(400.5);
-        d.power.limit_watts = Some(700.0);
-        d.clocks.graphics_mhz = Some(1980);
-        d.clocks.sm_mhz = Some(1980);
-        d.clocks.memory_mhz = Some(3201);
-        s.devices.push(d);
-    }
-    for pid in 0..200u32 {
-        let mut p = Process::new(10_000 + pid);
-        p.name = Some(format!("worker-{pid}"));
-        p.user = Some(format!("user{}", pid % 7));
-        p.cmdline = Some(vec![
-            "python3".into(),
-            "train.py".into(),
-            "--token".into(),
-            "<redacted>".into(),
-        ]);
-        let mut u = Usage::new(s.devices[(pid % 4) as usize].uuid.clone(), "nvml");
-        u.memory_bytes = Some(100_000_000 + u64::from(pid) * 1_000_000);
-        u.kinds = vec![UsageKind::Compute];
-        u.engines.sm_percent = Some(pid % 100);
-        u.engines.memory_percent = Some(pid % 50);
-        p.usage.push(u);
-        s.processes.push(p);
-    }
     s.sources
         .push(SourceStatus::new("nvml", SourceState::Ok, "4 devices"));
-    balance(&mut s);
     s
 }
 

@@ -525,32 +525,23 @@ fn usage_diffs(p: Option<&Process>, q: Option<&Process>) -> Vec<UsageDiff> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpuledger_model::{balance, parse_snapshot, Device, Host, Vendor};
+    use gpuledger_model::parse_snapshot;
+    use gpuledger_model::test_support::{device, named_process, process, snapshot, usage, MIB};
 
-    const MIB: u64 = 1 << 20;
-
+    /// `name` (pid `pid`, started at `start`, run as `args`) holding `mem` on GPU-0.
     fn proc(pid: u32, start: u64, name: &str, mem: Option<u64>, args: &[&str]) -> Process {
-        let mut p = Process::new(pid);
+        let mut p = named_process(pid, name, vec![usage("GPU-0", mem)]);
         p.start_time = Some(start);
-        p.name = Some(name.into());
         p.cmdline = Some(args.iter().map(|s| s.to_string()).collect());
-        let mut u = Usage::new("GPU-0", "nvml");
-        u.memory_bytes = mem;
-        p.usage.push(u);
         p
     }
 
+    /// GPU-0 (10,000 MiB, `used` of it used) running `procs`, taken at `taken`.
     fn snap(taken: &str, used: u64, procs: Vec<Process>) -> Snapshot {
-        let mut s = Snapshot::new(taken.into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+        let mut d = device(0, "GPU-0", Some(10_000 * MIB), Some(used));
         d.name = Some("Test".into());
-        d.memory.total_bytes = Some(10_000 * MIB);
-        d.memory.used_bytes = Some(used);
         d.memory.free_bytes = Some(10_000 * MIB - used);
-        s.devices.push(d);
-        s.processes = procs;
-        balance(&mut s);
-        s
+        snapshot(taken, vec![d], procs)
     }
 
     fn find(d: &SnapshotDiff, pid_after: Option<u32>, pid_before: Option<u32>) -> &ProcessDiff {
@@ -752,11 +743,8 @@ mod tests {
     #[test]
     fn a_process_without_metadata_pairs_by_pid_and_device() {
         let hidden = |mem: u64, dev: &str| {
-            let mut p = Process::new(77);
+            let mut p = process(77, dev, Some(mem));
             p.metadata_unavailable = Some("not visible in /proc (another PID namespace)".into());
-            let mut u = Usage::new(dev, "nvml");
-            u.memory_bytes = Some(mem);
-            p.usage.push(u);
             p
         };
         let a = snap("t0", 0, vec![hidden(300 * MIB, "GPU-0")]);
@@ -814,9 +802,7 @@ mod tests {
     fn a_device_that_becomes_known_is_not_growth() {
         let two = |second: Option<u64>| {
             let mut p = proc(10, 1, "x", Some(100 * MIB), &[]);
-            let mut u = Usage::new("GPU-9", "nvml");
-            u.memory_bytes = second;
-            p.usage.push(u);
+            p.usage.push(usage("GPU-9", second));
             p
         };
         let d = diff(

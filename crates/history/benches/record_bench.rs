@@ -17,10 +17,10 @@
 
 use gpuledger_history::csv::HistoryCsv;
 use gpuledger_history::store::{Query, Reader, Recorder};
-use gpuledger_model::{balance, Device, Host, Process, Snapshot, Usage, Vendor};
+use gpuledger_model::test_support::{self as ts, MIB};
+use gpuledger_model::{balance, Snapshot};
 use std::time::{Duration, Instant};
 
-const MIB: u64 = 1 << 20;
 const T0: i64 = 1_795_939_200_000;
 
 fn cpu_time() -> Duration {
@@ -32,35 +32,27 @@ fn cpu_time() -> Duration {
 }
 
 fn machine(n: u32) -> Snapshot {
-    let mut s = Snapshot::new("x".into(), Host::default());
-    let mut d = Device::new(
-        0,
-        Vendor::Nvidia,
-        "GPU-11111111-2222-3333-4444-555555555555",
-        "nvml",
-    );
+    const GPU: &str = "GPU-11111111-2222-3333-4444-555555555555";
+    let mut d = ts::device(0, GPU, Some(150_754_820_096), None);
     d.name = Some("NVIDIA H200".into());
-    d.memory.total_bytes = Some(150_754_820_096);
-    s.devices.push(d);
-    for i in 0..n {
-        let mut p = Process::new(10_000 + i);
-        p.start_time = Some(1_000_000 + i as u64);
-        p.name = Some(format!("worker-{i}"));
-        p.user = Some("alice".into());
-        p.cmdline = Some(vec![
-            "/usr/bin/python3".into(),
-            "-m".into(),
-            "vllm.entrypoints.openai.api_server".into(),
-            "--model".into(),
-            format!("/models/model-{i}"),
-        ]);
-        let mut u = Usage::new("GPU-11111111-2222-3333-4444-555555555555", "nvml");
-        u.memory_bytes = Some(256 * MIB + i as u64 * MIB);
-        u.engines.sm_percent = Some(0);
-        p.usage.push(u);
-        s.processes.push(p);
-    }
-    s
+    let processes = (0..n)
+        .map(|i| {
+            let mut p = ts::process(10_000 + i, GPU, Some(256 * MIB + i as u64 * MIB));
+            p.start_time = Some(1_000_000 + i as u64);
+            p.name = Some(format!("worker-{i}"));
+            p.user = Some("alice".into());
+            p.cmdline = Some(vec![
+                "/usr/bin/python3".into(),
+                "-m".into(),
+                "vllm.entrypoints.openai.api_server".into(),
+                "--model".into(),
+                format!("/models/model-{i}"),
+            ]);
+            p.usage[0].engines.sm_percent = Some(0);
+            p
+        })
+        .collect();
+    ts::snapshot("x", vec![d], processes)
 }
 
 /// Advance the machine to sample `k`: `busy` processes change SM % every sample and memory every

@@ -4,11 +4,15 @@
 //!
 //! Besides the snapshot, the model holds the data other crates produce and views render: the
 //! llama.cpp recipe's estimate ([`llama_estimate`]), a runtime recipe's estimate
-//! ([`runtime_estimate`]) and what `gpuledger probe` measured ([`probe_report`]).
+//! ([`runtime_estimate`]), a model server's live state ([`live`]), what `explain` knows of one
+//! process ([`explain`]) and what `gpuledger probe` measured ([`probe_report`]).
 
 pub mod escape;
+pub mod estimate_input;
+pub mod explain;
 pub mod files;
 pub mod ledger;
+pub mod live;
 pub mod llama_estimate;
 pub mod owner;
 pub mod probe_report;

@@ -3,37 +3,8 @@
 //! logged. Never the snapshot's measured types. `gpuledger-workloads` computes these; views
 //! render them.
 
+pub use crate::estimate_input::{Input, InputSource};
 use serde::Serialize;
-
-/// Where an input to the recipe came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum InputSource {
-    /// A GGUF metadata key.
-    Gguf { key: String },
-    /// The GGUF tensor table.
-    Tensors { detail: String },
-    /// A command-line flag as written.
-    Flag { flag: String },
-    /// An environment variable.
-    Env { var: String },
-    /// The running server's own answer.
-    Runtime { detail: String },
-    /// llama.cpp's default.
-    Default { detail: String },
-    /// Computed from other inputs by a llama.cpp rule.
-    Derived { rule: String },
-    /// An assumption gpuledger makes where the file and flags do not say.
-    Assumed { why: String },
-}
-
-/// One named input with its value and source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Input {
-    pub name: String,
-    pub value: String,
-    pub source: InputSource,
-}
 
 /// How llama.cpp keeps this architecture's sequence memory (`llama_model::create_memory`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,29 +1,12 @@
 //! A runtime recipe's estimate (vLLM, SGLang, PyTorch): the snapshot's compact
-//! [`EstimatedMemory`] and the inputs behind it, each with where it came from, and how its
+//! [`EstimatedMemory`] and the inputs behind it, each with where it came from (the one
+//! [`Input`] type every recipe uses), and how its
 //! figures are written ([`gib`], [`thousands`]) in the recipes' sentences and in the rendering.
 //! `gpuledger-workloads` computes it; views render it.
 
+use crate::estimate_input::Input;
 use crate::EstimatedMemory;
 use serde::Serialize;
-
-/// One input of a recipe and its source (`--gpu-memory-utilization`, `default (vLLM source)`,
-/// `config.json`, `GET /metrics`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Input {
-    pub name: String,
-    pub value: String,
-    pub source: String,
-}
-
-impl Input {
-    pub fn new(name: &str, value: impl ToString, source: impl Into<String>) -> Input {
-        Input {
-            name: name.into(),
-            value: value.to_string(),
-            source: source.into(),
-        }
-    }
-}
 
 /// A runtime's estimate: the snapshot's compact form and the inputs behind it.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -5,6 +5,7 @@
 //!   computed from the point size, and this process's RSS growth (target for the whole view:
 //!   ≤ 25 MB).
 
+use gpuledger_model::test_support as ts;
 use gpuledger_model::*;
 use gpuledger_tui::feed::Update;
 use gpuledger_tui::hoststats::HostProc;
@@ -16,50 +17,43 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 fn snapshot(nproc: u32, round: u64) -> Snapshot {
-    let mut s = Snapshot::new(
-        format!("2026-11-29T08:00:{:02}Z", round % 60),
-        Host::default(),
-    );
-    for i in 0..3 {
-        let mut d = Device::new(i, Vendor::Nvidia, format!("GPU-{i}"), "nvml");
-        d.name = Some("NVIDIA H200".into());
-        d.memory.total_bytes = Some(140 << 30);
-        d.memory.used_bytes = Some((100 << 30) + round * 1000);
-        d.utilization.gpu_percent = Some((round % 100) as u32);
-        d.utilization.memory_percent = Some(12);
-        d.temperature_c = Some(60);
-        d.power.usage_watts = Some(300.0);
-        d.power.limit_watts = Some(700.0);
-        s.devices.push(d);
-    }
-    for pid in 0..nproc {
-        let mut p = Process::new(10_000 + pid);
-        p.start_time = Some(pid as u64);
-        p.name = Some(format!("worker-{pid}"));
-        p.user = Some("alice".into());
-        p.ppid = Some(if pid % 10 == 0 {
-            1
-        } else {
-            10_000 + pid - pid % 10
-        });
-        p.cmdline = Some(vec![
-            "python3".into(),
-            "train.py".into(),
-            format!("--rank={pid}"),
-        ]);
-        let mut u = Usage::new(format!("GPU-{}", pid % 3), "nvml");
-        u.memory_bytes = if pid % 50 == 7 {
-            None
-        } else {
-            Some(((pid as u64 * 7919) % 997) << 20)
-        };
-        u.engines.sm_percent = Some(pid % 100);
-        u.kinds = vec![UsageKind::Compute];
-        p.usage.push(u);
-        s.processes.push(p);
-    }
-    balance(&mut s);
-    s
+    let devices = (0..3)
+        .map(|i| {
+            let used = (100 << 30) + round * 1000;
+            let mut d = ts::device(i, &format!("GPU-{i}"), Some(140 << 30), Some(used));
+            d.name = Some("NVIDIA H200".into());
+            d.utilization.gpu_percent = Some((round % 100) as u32);
+            d.utilization.memory_percent = Some(12);
+            d.temperature_c = Some(60);
+            d.power.usage_watts = Some(300.0);
+            d.power.limit_watts = Some(700.0);
+            d
+        })
+        .collect();
+    let processes = (0..nproc)
+        .map(|pid| {
+            let memory = (pid % 50 != 7).then_some(((pid as u64 * 7919) % 997) << 20);
+            let mut u = ts::usage(&format!("GPU-{}", pid % 3), memory);
+            u.engines.sm_percent = Some(pid % 100);
+            u.kinds = vec![UsageKind::Compute];
+            let mut p = ts::named_process(10_000 + pid, &format!("worker-{pid}"), vec![u]);
+            p.start_time = Some(pid as u64);
+            p.user = Some("alice".into());
+            p.ppid = Some(if pid % 10 == 0 {
+                1
+            } else {
+                10_000 + pid - pid % 10
+            });
+            p.cmdline = Some(vec![
+                "python3".into(),
+                "train.py".into(),
+                format!("--rank={pid}"),
+            ]);
+            p
+        })
+        .collect();
+    let taken_at = format!("2026-11-29T08:00:{:02}Z", round % 60);
+    ts::snapshot(&taken_at, devices, processes)
 }
 
 fn host(n: u32) -> HashMap<u32, HostProc> {

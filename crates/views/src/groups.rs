@@ -97,35 +97,30 @@ pub fn render_groups_json(g: &OwnerGroups) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_model::test_support::{device, process, snapshot, TAKEN_AT};
     use gpuledger_model::*;
 
+    /// One H200 (10 GiB used): two processes of pods (2 GiB, and memory unknown) and one of no
+    /// pod (1 GiB).
     fn snap() -> Snapshot {
-        let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-0", "nvml");
+        let mut d = device(0, "GPU-0", None, Some(10 << 30));
         d.name = Some("NVIDIA H200".into());
-        d.memory.used_bytes = Some(10 << 30);
-        s.devices.push(d);
-        for (pid, uid, mem) in [
+        let mut procs: Vec<Process> = [
             (1, "aaaa1111-0000", Some(2u64 << 30)),
             (2, "bbbb2222-0000", None),
-        ] {
+        ]
+        .into_iter()
+        .map(|(pid, uid, mem)| {
             let mut o = Owner::new(OwnerKind::Pod, "/kubepods/x");
             o.pod_uid = Some(uid.into());
             o.relabel();
-            let mut p = Process::new(pid);
+            let mut p = process(pid, "GPU-0", mem);
             p.owner = Some(o);
-            let mut u = Usage::new("GPU-0", "nvml");
-            u.memory_bytes = mem;
-            p.usage.push(u);
-            s.processes.push(p);
-        }
-        let mut p = Process::new(3);
-        let mut u = Usage::new("GPU-0", "nvml");
-        u.memory_bytes = Some(1 << 30);
-        p.usage.push(u);
-        s.processes.push(p);
-        balance(&mut s);
-        s
+            p
+        })
+        .collect();
+        procs.push(process(3, "GPU-0", Some(1 << 30)));
+        snapshot(TAKEN_AT, vec![d], procs)
     }
 
     #[test]

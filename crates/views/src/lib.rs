@@ -2,14 +2,15 @@
 //! options, so it is tested on constructed values: the snapshot (table, JSON, CSV, Prometheus),
 //! its memory per owner ([`groups`]), a diff of two, the estimated ledgers ([`estimate`]: the llama.cpp recipe's, a runtime
 //! recipe's, a recorded one) and what `gpuledger probe` measured ([`cost_report`]); and the
-//! commands' reports: a recording ([`history`]), a fit check ([`fit`]), a kill ([`kill`]), a
-//! verification ([`verify`]). Text tables line up through one aligner ([`columns`]).
+//! commands' reports: one process explained ([`explain`]), a recording ([`history`]), a fit check
+//! ([`fit`]), a kill ([`kill`]), a verification ([`verify`]). Text tables line up through one aligner ([`columns`]).
 
 pub mod columns;
 pub mod cost_report;
 pub mod csv;
 pub mod diff;
 pub mod estimate;
+pub mod explain;
 pub mod fit;
 pub mod groups;
 pub mod history;

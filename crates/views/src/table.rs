@@ -477,46 +477,39 @@ fn align(out: &mut String, rows: &[Vec<String>], right: &[bool]) {
 mod tests {
     use super::*;
     use crate::test_support::llama_workload;
+    use gpuledger_model::test_support::{
+        device, named_process, process, snapshot, usage, TAKEN_AT,
+    };
     use gpuledger_model::*;
 
+    /// One H200 (100 GiB, 20 GiB used) with three processes whose command lines were redacted:
+    /// `small` (1 GiB), `big` (16 GiB) and `hidden` (memory unknown under WDDM).
     fn snap() -> Snapshot {
-        let mut s = Snapshot::new(
-            "2026-11-29T08:00:00Z".into(),
-            Host {
-                hostname: Some("box".into()),
-                os: "linux".into(),
-                kernel: None,
-                wsl: false,
-            },
-        );
-        let mut d = Device::new(0, Vendor::Nvidia, "GPU-A", "nvml");
+        let mut d = device(0, "GPU-A", Some(100 << 30), Some(20 << 30));
         d.name = Some("NVIDIA H200".into());
-        d.memory.total_bytes = Some(100 << 30);
-        d.memory.used_bytes = Some(20 << 30);
         d.utilization.gpu_percent = Some(37);
         d.mark_unavailable(
             "power.usage_watts",
             "nvmlDeviceGetPowerUsage: Not Supported",
         );
-        s.devices.push(d);
-        for (pid, name, mem) in [
+        let procs = [
             (10, "small", Some(1u64 << 30)),
             (20, "big", Some(16 << 30)),
             (30, "hidden", None),
-        ] {
-            let mut p = Process::new(pid);
-            p.name = Some(name.into());
-            p.cmdline = Some(vec![name.into(), "--api-key".into(), "<redacted>".into()]);
-            let mut u = Usage::new("GPU-A", "nvml");
-            u.memory_bytes = mem;
+        ]
+        .map(|(pid, name, mem)| {
+            let mut u = usage("GPU-A", mem);
             u.kinds = vec![UsageKind::Compute];
             if mem.is_none() {
                 u.unavailable_reason = Some("not available under WDDM".into());
             }
-            p.usage.push(u);
-            s.processes.push(p);
-        }
-        balance(&mut s);
+            let mut p = named_process(pid, name, vec![u]);
+            p.cmdline = Some(vec![name.into(), "--api-key".into(), "<redacted>".into()]);
+            p
+        });
+        let mut s = snapshot(TAKEN_AT, vec![d], procs.into());
+        s.host.hostname = Some("box".into());
+        s.host.os = "linux".into();
         s
     }
 
@@ -526,11 +519,9 @@ mod tests {
         // and carry the rank's estimate.
         let mut s = snap();
         s.processes.clear();
-        let mut d = Device::new(1, Vendor::Nvidia, "GPU-B", "nvml");
-        d.memory.total_bytes = Some(100 << 30);
-        s.devices.push(d);
+        s.devices.push(device(1, "GPU-B", Some(100 << 30), None));
         for (pid, gpu, mem) in [(41u32, "GPU-A", 88u64 << 30), (42, "GPU-B", 87 << 30)] {
-            let mut p = Process::new(pid);
+            let mut p = process(pid, gpu, Some(mem));
             p.name = Some(format!("VLLM::Worker_TP{}", pid - 41));
             let mut w = llama_workload("Qwen2-72B");
             w.kind = WorkloadKind::Vllm;
@@ -547,9 +538,6 @@ mod tests {
                 overhead_included: true,
                 ..Default::default()
             }));
-            let mut u = Usage::new(gpu, "nvml");
-            u.memory_bytes = Some(mem);
-            p.usage.push(u);
             s.processes.push(p);
         }
         balance(&mut s);

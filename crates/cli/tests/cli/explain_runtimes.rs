@@ -288,9 +288,10 @@ fn vllm_server_and_its_engine_core() {
         .iter()
         .find(|i| i["name"] == "gpu_memory_utilization")
         .unwrap()["source"]
-        .as_str()
-        .unwrap()
-        .to_string();
+        .clone();
+    // The one input type: a flag, written with where it was read.
+    assert_eq!(src["kind"], "flag", "{src}");
+    let src = src["flag"].as_str().unwrap().to_string();
     assert!(
         src.contains(&format!(
             "/proc/{}/cmdline (the parent server",
@@ -394,7 +395,8 @@ fn comfyui_weights_from_open_files_only() {
     assert!(inputs
         .iter()
         .any(|i| i["value"].as_str().unwrap().contains("file size")
-            && i["source"].as_str().unwrap().ends_with("/fd")));
+            && i["source"]["kind"] == "file"
+            && i["source"]["detail"].as_str().unwrap().ends_with("/fd")));
     assert!(text.contains("ComfyUI has"), "{text}");
 }
 
@@ -507,10 +509,11 @@ fn vllm_console_script_with_a_hub_model_and_its_log() {
         .unwrap();
     assert_eq!(model["value"], snap.display().to_string());
     assert!(
-        model["source"]
-            .as_str()
-            .unwrap()
-            .contains("HF_HOME/hub), refs/main = fe8a4ea1"),
+        model["source"]["kind"] == "file"
+            && model["source"]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("HF_HOME/hub), refs/main = fe8a4ea1"),
         "{model}"
     );
     assert_eq!(

@@ -2,8 +2,9 @@
 //! per ledger line (GPU, host, what it depends on), the totals, every input with its source, then
 //! the notes; and the estimate beside llama.cpp's own log.
 
+use super::input_source;
 use crate::columns::{Align, Columns};
-use gpuledger_model::llama_estimate::{Comparison, Estimate, InputSource};
+use gpuledger_model::llama_estimate::{Comparison, Estimate};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
@@ -25,7 +26,7 @@ pub fn render_text(e: &Estimate) -> String {
         .iter()
         .map(|i| {
             // Values and GGUF keys come from the model file: one field, one line.
-            [i.name.as_str(), &i.value, &source(&i.source)]
+            [i.name.as_str(), &i.value, &input_source(&i.source)]
                 .map(|x| term_safe(x).into_owned())
                 .to_vec()
         })
@@ -308,20 +309,6 @@ fn total_row(e: &Estimate) -> Vec<String> {
         human_bytes(e.total_host_bytes),
         details,
     )
-}
-
-/// Where an input came from, in words.
-fn source(s: &InputSource) -> String {
-    match s {
-        InputSource::Gguf { key } => format!("gguf {key}"),
-        InputSource::Tensors { detail } => format!("tensors: {detail}"),
-        InputSource::Flag { flag } => format!("flag {flag}"),
-        InputSource::Env { var } => format!("env {var}"),
-        InputSource::Runtime { detail } => format!("server: {detail}"),
-        InputSource::Default { detail } => format!("default ({detail})"),
-        InputSource::Derived { rule } => format!("derived: {rule}"),
-        InputSource::Assumed { why } => format!("assumed: {why}"),
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod runtime;
 
 pub use llama::{render_comparison, render_text};
 
+use gpuledger_model::estimate_input::InputSource;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{words, ReportedFigure};
 
@@ -49,6 +50,22 @@ pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String) -> Stri
         (Some(b), None) => bytes(b),
         (None, Some(t)) => t.clone(),
         (None, None) => words::UNKNOWN.into(),
+    }
+}
+
+/// Where an input came from, in words (every recipe's inputs).
+pub fn input_source(s: &InputSource) -> String {
+    match s {
+        InputSource::Gguf { key } => format!("gguf {key}"),
+        InputSource::Tensors { detail } => format!("tensors: {detail}"),
+        InputSource::Flag { flag } => format!("flag {flag}"),
+        InputSource::Env { var } => format!("env {var}"),
+        InputSource::Runtime { detail } => format!("server: {detail}"),
+        InputSource::Default { detail } => format!("default ({detail})"),
+        InputSource::Derived { rule } => format!("derived: {rule}"),
+        InputSource::Assumed { why } => format!("assumed: {why}"),
+        InputSource::File { detail } => format!("file: {detail}"),
+        InputSource::Measured { detail } => format!("measured: {detail}"),
     }
 }
 

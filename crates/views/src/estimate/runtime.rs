@@ -2,7 +2,7 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
-use super::{measured_vs_estimated, reported_value};
+use super::{input_source, measured_vs_estimated, reported_value};
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::words;
 use std::fmt::Write;
@@ -60,7 +60,13 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
     }
     out.push_str("inputs:\n");
     for i in &r.inputs {
-        let _ = writeln!(out, "  {} = {}  ({})", i.name, i.value, i.source);
+        let _ = writeln!(
+            out,
+            "  {} = {}  ({})",
+            i.name,
+            i.value,
+            input_source(&i.source)
+        );
     }
     out
 }
@@ -100,6 +106,33 @@ mod tests {
             },
             inputs: vec![],
         }
+    }
+
+    #[test]
+    fn inputs_say_where_they_came_from_in_the_words_of_every_recipe() {
+        use gpuledger_model::estimate_input::{Input, InputSource};
+        let mut r = sglang(None);
+        r.inputs = vec![
+            Input::new(
+                "mem_fraction_static",
+                0.8,
+                InputSource::Flag {
+                    flag: "--mem-fraction-static 0.8 (/proc/7/cmdline)".into(),
+                },
+            ),
+            Input::new(
+                "device memory total",
+                80u64 << 30,
+                InputSource::Measured {
+                    detail: "the driver".into(),
+                },
+            ),
+        ];
+        let t = render_text(&r);
+        assert!(
+            t.ends_with("inputs:\n  mem_fraction_static = 0.8  (flag --mem-fraction-static 0.8 (/proc/7/cmdline))\n  device memory total = 85899345920  (measured: the driver)\n"),
+            "{t}"
+        );
     }
 
     #[test]

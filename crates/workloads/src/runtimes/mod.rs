@@ -281,7 +281,8 @@ pub(crate) fn short_time(rfc3339: &str) -> String {
     rfc3339.to_string()
 }
 
-pub use gpuledger_model::runtime_estimate::{Input, RuntimeEstimate};
+pub use gpuledger_model::estimate_input::{Input, InputSource};
+pub use gpuledger_model::runtime_estimate::RuntimeEstimate;
 
 /// A loopback fetch (`live::get` in `explain`, canned answers in tests).
 pub type Fetch<'a> = &'a dyn Fn(u16, &str) -> Result<Reply, String>;

@@ -5,7 +5,7 @@
 //! ([`kv_bytes_per_token`]), the inputs every such recipe lists, and the first port that answers.
 
 use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, ModelConfig};
-use super::{Input, ProcessContext};
+use super::{Input, InputSource, ProcessContext};
 use crate::confine::{ModelFolder, ProcessRoot};
 use crate::safetensors::{self, HeaderCache};
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Src<T> {
     pub value: T,
-    pub source: String,
+    pub source: InputSource,
 }
 
 impl<T: std::fmt::Display> Src<T> {
@@ -24,10 +24,31 @@ impl<T: std::fmt::Display> Src<T> {
     }
 }
 
-pub(crate) fn src<T>(value: T, source: impl Into<String>) -> Src<T> {
-    Src {
-        value,
-        source: source.into(),
+pub(crate) fn src<T>(value: T, source: InputSource) -> Src<T> {
+    Src { value, source }
+}
+
+/// A flag as written and where it was read: `--max-model-len 2048 (/proc/7/cmdline)`.
+pub(crate) fn flag(written: String) -> InputSource {
+    InputSource::Flag { flag: written }
+}
+
+/// The runtime's default, and what says so.
+pub(crate) fn default(detail: impl Into<String>) -> InputSource {
+    InputSource::Default {
+        detail: detail.into(),
+    }
+}
+
+/// Computed by the recipe from other inputs, and how.
+pub(crate) fn derived(rule: String) -> InputSource {
+    InputSource::Derived { rule }
+}
+
+/// The running server's own answer (its API or its log), and which.
+pub(crate) fn runtime(detail: impl Into<String>) -> InputSource {
+    InputSource::Runtime {
+        detail: detail.into(),
     }
 }
 
@@ -81,7 +102,7 @@ fn kv_element(
     dtype: &Src<String>,
 ) -> Option<(u64, String)> {
     let model_dtype = if dtype.value != "auto" {
-        (dtype.value.clone(), dtype.source.clone())
+        (dtype.value.clone(), dtype.source.detail().to_string())
     } else {
         (
             cfg.dtype.clone().unwrap_or_else(|| "auto".into()),
@@ -97,7 +118,11 @@ fn kv_element(
                 model_dtype.0, model_dtype.1
             )
         } else {
-            format!("kv cache dtype {} ({})", kv_dtype.value, kv_dtype.source)
+            format!(
+                "kv cache dtype {} ({})",
+                kv_dtype.value,
+                kv_dtype.source.detail()
+            )
         },
     ))
 }
@@ -155,15 +180,23 @@ pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64,
                 String::new()
             }
         ),
-        source,
+        InputSource::Tensors {
+            detail: source.into(),
+        },
     );
-    let dir = Input::new("model", model.dir.display(), model.found.clone());
+    let found = InputSource::File {
+        detail: model.found.clone(),
+    };
+    let dir = Input::new("model", model.dir.display(), found);
     (per_rank, [dir, weights])
 }
 
 /// The measured device total as an input.
 pub(crate) fn device_total_input(total: u64) -> Input {
-    Input::new("device memory total", total, "measured (the driver)")
+    let driver = InputSource::Measured {
+        detail: "the driver".into(),
+    };
+    Input::new("device memory total", total, driver)
 }
 
 /// `fraction` of the device's `total`, when the total is known.

@@ -2,16 +2,16 @@
 //! it is and the evidence for it, its live server state, and (for AI runtimes) the estimate beside
 //! the measurement, each in its own block.
 
-mod render;
 mod runtime;
 
 use crate::Global;
+use gpuledger_model::explain::{group_of, EstimatedLedger, Explanation};
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
-use gpuledger_model::{Process, ReportedFigure, Snapshot, Workload};
-use gpuledger_views::estimate::{render_comparison, render_text};
+use gpuledger_model::{Process, Snapshot, Workload};
+use gpuledger_views::explain::{render_explain, render_explain_json};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, parse_llama_build, Comparison, Estimate, LlamaSettings, Setting,
+    compare_with_log, estimate, parse_llama_build, Estimate, LlamaSettings, Setting,
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::identify::identify_in;
@@ -19,9 +19,7 @@ use gpuledger_workloads::live::LiveState;
 use gpuledger_workloads::llama_log::parse_llama_log;
 use gpuledger_workloads::process_estimate::{estimate_inputs, inputs_for};
 use gpuledger_workloads::runtimes::query;
-use gpuledger_workloads::runtimes::{self, Asked, RuntimeEstimate};
-use render::render;
-use serde::Serialize;
+use gpuledger_workloads::runtimes::{self, Asked};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -42,149 +40,6 @@ pub struct Args {
     /// beside the estimate.
     #[arg(long, value_name = "FILE")]
     pub log: Option<std::path::PathBuf>,
-}
-
-/// The estimated ledger for the process, kept apart from the measured one.
-#[derive(Serialize, Default)]
-struct EstimatedLedger {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimate: Option<Estimate>,
-    /// vLLM, SGLang, PyTorch: the runtime's ledger (parts, why, reported figures, inputs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runtime: Option<RuntimeEstimate>,
-    /// Why there is no estimate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unavailable: Option<String>,
-    /// What the runtime itself logged for each line (`--log`), beside the estimate.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    runtime_reported: Vec<Comparison>,
-    /// Measured (driver) total for the process across devices, and measured − estimated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measured_gpu_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measured_minus_estimated_bytes: Option<i64>,
-    /// The recipe as the runtime runs it (`ollama/runner (llama.cpp)`), where not llama-server's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recipe: Option<String>,
-    /// One plain sentence: why this much.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    why: Option<String>,
-    /// The runtime's own figures (Ollama `/api/ps`, LM Studio `/api/v0/models`): beside the
-    /// estimate and the measurement, never added to either.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    reported: Vec<ReportedFigure>,
-    /// What holds memory and no recipe sizes here, in words.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    not_modelled: Vec<String>,
-    /// Why the runtime's own API gave nothing, when it was asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runtime_api_unavailable: Option<String>,
-    /// A replay whose model file is not on this machine: the estimate the snapshot recorded when
-    /// it was taken (the recipe ran then, on that machine).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recorded: Option<gpuledger_model::EstimatedMemory>,
-}
-
-impl EstimatedLedger {
-    /// vLLM, SGLang, PyTorch: the runtime's own ledger, and the difference with the measurement.
-    fn set_runtime(&mut self, r: RuntimeEstimate) {
-        // A difference with a floor (a part unknown) would mean nothing.
-        if !r.summary.is_partial() {
-            self.measured_minus_estimated_bytes = self
-                .measured_gpu_bytes
-                .map(|m| m as i64 - r.summary.total_gpu_bytes as i64);
-        }
-        self.runtime = Some(r);
-    }
-}
-
-#[derive(Serialize)]
-struct Explanation {
-    pid: u32,
-    /// The process as the snapshot has it (measured usage per device, metadata).
-    process: Option<Process>,
-    /// Why the process is not in the measured ledger, when it is not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    not_measured: Option<String>,
-    workload: Option<Workload>,
-    live: Option<LiveState>,
-    /// Why there is no live state.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    live_unavailable: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated: Option<EstimatedLedger>,
-    /// The workload of several processes this one belongs to (or roots), as measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    group: Option<Group>,
-    replay: bool,
-}
-
-/// The processes of one workload in the snapshot, each with its role and measured memory.
-#[derive(Serialize)]
-struct Group {
-    root_pid: u32,
-    members: Vec<GroupMember>,
-    /// Σ of the members' measured memory (unknown values not counted).
-    measured_gpu_bytes: u64,
-    /// Σ of the members' estimated totals (each member's share, from the collection round);
-    /// `None` when no member carries an estimate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_gpu_bytes: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct GroupMember {
-    pid: u32,
-    role: String,
-    /// Device index and measured bytes (`None`: the source could not say).
-    usage: Vec<(Option<u32>, Option<u64>)>,
-    /// This member's estimated share (its recipe's total; a floor when a part is unknown).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_gpu_bytes: Option<u64>,
-}
-
-/// The workload `pid` belongs to or roots, when it has more than this process in the snapshot.
-fn group_of(snap: &Snapshot, pid: u32, w: Option<&Workload>) -> Option<Group> {
-    let root = w
-        .and_then(|w| w.member.as_ref())
-        .and_then(|m| m.root_pid)
-        .unwrap_or(pid);
-    let procs = snap.workload_group(root);
-    if procs.is_empty() || (procs.len() == 1 && procs[0].pid == pid && root == pid) {
-        return None;
-    }
-    let members = procs
-        .iter()
-        .map(|p| GroupMember {
-            pid: p.pid,
-            role: p
-                .workload
-                .as_ref()
-                .and_then(|w| w.member.as_ref())
-                .map_or_else(|| "root".to_string(), |m| m.role.clone()),
-            usage: p
-                .usage
-                .iter()
-                .map(|u| {
-                    (
-                        snap.device_by_uuid(&u.device).map(|d| d.index),
-                        u.memory_bytes,
-                    )
-                })
-                .collect(),
-            estimated_gpu_bytes: p.estimate.as_ref().map(|e| e.total_gpu_bytes),
-        })
-        .collect::<Vec<GroupMember>>();
-    let estimated = members
-        .iter()
-        .filter_map(|m| m.estimated_gpu_bytes)
-        .reduce(|a, b| a.saturating_add(b));
-    Some(Group {
-        root_pid: root,
-        members,
-        measured_gpu_bytes: procs.iter().map(|p| Snapshot::process_memory(p)).sum(),
-        estimated_gpu_bytes: estimated,
-    })
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -245,9 +100,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         replay: replay.is_some(),
     };
     if args.json {
-        crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&e)?))?;
+        crate::commands::print(&render_explain_json(&e))?;
     } else {
-        crate::commands::print(&render(&e, &snap))?;
+        crate::commands::print(&render_explain(&e, &snap))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ mod runtime;
 pub use runtime::Pytorch;
 
 use super::hf::{gib, in_process_root};
-use super::{Input, ProcessContext, RuntimeEstimate};
+use super::{Input, InputSource, ProcessContext, RuntimeEstimate};
 use crate::confine::ProcessRoot;
 use crate::safetensors::{self, HeaderCache, Round};
 use gpuledger_model::{EstimatedMemory, Workload, WorkloadKind};
@@ -84,7 +84,9 @@ fn read_weights(
                 inputs.push(Input::new(
                     "weights file",
                     format!("{f}: {}, {how}", gib(b)),
-                    seen.clone(),
+                    InputSource::File {
+                        detail: seen.clone(),
+                    },
                 ));
             }
             Err(e) => not_modelled.push(format!("weights in {f}: {e}")),
@@ -112,7 +114,9 @@ fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled:
         inputs.push(Input::new(
             "PYTORCH_CUDA_ALLOC_CONF",
             a,
-            format!("/proc/{}/environ", ctx.pid),
+            InputSource::Env {
+                var: format!("PYTORCH_CUDA_ALLOC_CONF in /proc/{}/environ", ctx.pid),
+            },
         ));
     }
     not_modelled.push(match &alloc_conf {

@@ -18,11 +18,11 @@ pub use runtime::Sglang;
 
 use super::hf::{gib, thousands};
 use super::reservation::{
-    device_total_input, first_answer, kv_bytes_per_token, model_inputs, rank_words, share_of,
-    ModelFacts, Src,
+    default, derived, device_total_input, first_answer, flag, kv_bytes_per_token, model_inputs,
+    rank_words, runtime, share_of, ModelFacts, Src,
 };
 use super::{gib_bytes, number_after, set_noting};
-use super::{Input, ProcessContext, RuntimeEstimate};
+use super::{Input, InputSource, ProcessContext, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
 
@@ -55,13 +55,13 @@ fn value(argv: &[String], names: &[&str]) -> Option<(String, String)> {
     found
 }
 
-fn s<T>(value: T, source: String) -> Src<T> {
+fn s<T>(value: T, source: InputSource) -> Src<T> {
     Src { value, source }
 }
 
 impl SglangSettings {
     pub fn from_args(argv: &[String], from: &str) -> Result<SglangSettings, String> {
-        let fs = |n: &str, v: &str| format!("{n} {v} ({from})");
+        let fs = |n: &str, v: &str| flag(format!("{n} {v} ({from})"));
         let uint = |names: &[&str]| -> Result<Option<Src<u64>>, String> {
             value(argv, names)
                 .map(|(n, v)| {
@@ -83,14 +83,14 @@ impl SglangSettings {
             })
             .transpose()?;
         let tp_size = uint(&["--tp-size", "--tp", "--tensor-parallel-size"])?
-            .unwrap_or_else(|| s(1, "default".into()));
+            .unwrap_or_else(|| s(1, default("SGLang's")));
         if tp_size.value == 0 {
             return Err("--tp-size 0".into());
         }
         let text = |names: &[&str]| {
             value(argv, names)
                 .map(|(n, v)| s(v.clone(), fs(&n, &v)))
-                .unwrap_or_else(|| s("auto".into(), "default".into()))
+                .unwrap_or_else(|| s("auto".into(), default("SGLang's")))
         };
         Ok(SglangSettings {
             model: value(argv, &["--model-path", "--model"]).map(|(_, v)| v),
@@ -232,15 +232,7 @@ pub fn estimate(
     let (weights, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
     let mut inputs = model_in.to_vec();
     settings_inputs(&s, &mut inputs, &mut not_modelled);
-    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
-    if let Some((b, how)) = &per_token {
-        inputs.push(Input::new("KV bytes per token (per rank)", b, how.clone()));
-    } else {
-        not_modelled.push(format!(
-            "the KV cache: cache dtype {:?} is not sized by this recipe",
-            s.kv_cache_dtype.value
-        ));
-    }
+    let per_token = per_token_input(model, &s, &mut inputs, &mut not_modelled);
     if let Some(t) = &tokens {
         inputs.push(t.input("max_total_num_tokens"));
     } else if let Some(t) = &s.max_total_tokens {
@@ -295,6 +287,31 @@ pub fn estimate(
     }
 }
 
+/// Bytes of KV one token takes on one rank, as an input with its formula, or not modelled (a
+/// packed cache dtype).
+fn per_token_input(
+    model: &ModelFacts,
+    s: &SglangSettings,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> Option<(u64, String)> {
+    let tp = s.tp_size.value;
+    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
+    if let Some((b, how)) = &per_token {
+        inputs.push(Input::new(
+            "KV bytes per token (per rank)",
+            b,
+            derived(how.clone()),
+        ));
+    } else {
+        not_modelled.push(format!(
+            "the KV cache: cache dtype {:?} is not sized by this recipe",
+            s.kv_cache_dtype.value
+        ));
+    }
+    per_token
+}
+
 /// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
 fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
     inputs.push(s.tp_size.input("tp_size"));
@@ -313,7 +330,7 @@ fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &m
 /// Take what the server said over the command line (its fraction only when the command line
 /// has none) and return its token count with the source.
 fn apply_report(s: &mut SglangSettings, r: &SglangReport) -> Option<Src<u64>> {
-    let from = |k: &str| format!("{} ({k})", r.source);
+    let from = |k: &str| runtime(format!("{} ({k})", r.source));
     if let (None, Some(f)) = (&s.mem_fraction_static, r.mem_fraction_static) {
         if f > 0.0 && f <= 1.0 {
             s.mem_fraction_static = Some(Src {
@@ -381,7 +398,7 @@ fn total_and_why(
                 "SGLang keeps {:.0} % of this GPU as a static pool (`--mem-fraction-static {}`{}): {} weights{rank_words}, {kv_words}; activations and CUDA graphs come on top, from the remaining {:.0} %.",
                 f.value * 100.0,
                 f.value,
-                if f.source.contains("GET") { ", from its server info" } else { "" },
+                if f.source.detail().contains("GET") { ", from its server info" } else { "" },
                 gib(weights),
                 (1.0 - f.value) * 100.0
             ),

@@ -1,7 +1,8 @@
 //! vLLM's command line: its flags in every spelling argparse accepts, read into [`VllmSettings`]
 //! with where each value came from (the flag, or the default in vLLM's source).
 
-use super::super::reservation::{src, Src};
+use super::super::reservation::{default, flag, src, Src};
+use gpuledger_model::estimate_input::InputSource;
 
 /// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
 /// commit 002f10e0 read for this recipe) since v0.21.0; 0.9 before (see `version`, which takes
@@ -130,8 +131,8 @@ impl Args<'_> {
     }
 
     /// `--flag value (where)`: the source of a value read from the command line.
-    fn source(&self, n: &str, v: &str) -> String {
-        format!("{n} {v} ({})", self.from)
+    fn source(&self, n: &str, v: &str) -> InputSource {
+        flag(format!("{n} {v} ({})", self.from))
     }
 
     fn uint(&self, names: &[&str]) -> Result<Option<Src<u64>>, String> {
@@ -201,15 +202,15 @@ impl Args<'_> {
     fn parallel(&self) -> Result<(Src<u64>, Src<u64>), String> {
         let tp = self
             .uint(&["--tensor-parallel-size", "-tp"])?
-            .unwrap_or_else(|| src(1, "default"));
+            .unwrap_or_else(|| src(1, default("vLLM's")));
         let pp = self
             .uint(&["--pipeline-parallel-size", "-pp"])?
-            .unwrap_or_else(|| src(1, "default"));
+            .unwrap_or_else(|| src(1, default("vLLM's")));
         for (name, p) in [("tensor", &tp), ("pipeline", &pp)] {
             if p.value == 0 || p.value > MAX_PARALLEL {
                 return Err(format!(
                     "{} is not a usable {name}-parallel size (1 to {MAX_PARALLEL})",
-                    p.source
+                    p.source.detail()
                 ));
             }
         }
@@ -220,7 +221,7 @@ impl Args<'_> {
         let block_size = self.uint(&["--block-size"])?.unwrap_or_else(|| {
             src(
                 DEFAULT_BLOCK_SIZE,
-                "default (vLLM source, CacheConfig.DEFAULT_BLOCK_SIZE)",
+                default("vLLM source, CacheConfig.DEFAULT_BLOCK_SIZE"),
             )
         });
         if block_size.value == 0 || block_size.value > 1 << 20 {
@@ -238,8 +239,8 @@ impl Args<'_> {
             Some((n, Some(v))) if v.eq_ignore_ascii_case("false") => {
                 src(false, self.source(&n, &v))
             }
-            Some((n, _)) => src(true, format!("{n} ({})", self.from)),
-            None => src(false, "default"),
+            Some((n, _)) => src(true, flag(format!("{n} ({})", self.from))),
+            None => src(false, default("vLLM's")),
         }
     }
 }
@@ -251,7 +252,7 @@ impl VllmSettings {
         let a = Args { argv, from };
         let auto = |names: &[&str]| -> Result<Src<String>, String> {
             Ok(a.text(names)?
-                .unwrap_or_else(|| src("auto".to_string(), "default")))
+                .unwrap_or_else(|| src("auto".to_string(), default("vLLM's"))))
         };
         // The order settles which of several bad flags the error names.
         let gpu_memory_utilization = a.gpu_memory_utilization()?;

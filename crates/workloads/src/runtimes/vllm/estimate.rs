@@ -6,9 +6,10 @@ use super::groups::KvGroups;
 use super::{VllmMetrics, VllmSettings};
 use crate::runtimes::hf::{gib, thousands};
 use crate::runtimes::reservation::{
-    device_total_input, kv_bytes_per_token, model_inputs, rank_words, share_of, src, ModelFacts,
+    derived, device_total_input, kv_bytes_per_token, model_inputs, rank_words, runtime, share_of,
+    src, ModelFacts,
 };
-use crate::runtimes::{Input, RuntimeEstimate};
+use crate::runtimes::{Input, InputSource, RuntimeEstimate};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 
 fn percent(x: f64) -> String {
@@ -119,8 +120,9 @@ fn apply_metrics(
     s: &mut VllmSettings,
     m: &VllmMetrics,
     reported: &mut Vec<ReportedFigure>,
-) -> Option<(u64, String)> {
-    let src_of = |k: &str| format!("{} (vllm:cache_config_info {k})", m.source);
+) -> Option<(u64, InputSource)> {
+    let from = |k: &str| format!("{} (vllm:cache_config_info {k})", m.source);
+    let src_of = |k: &str| runtime(from(k));
     let c = &m.cache_config;
     let num = |k: &str| c.get(k).and_then(|v| v.parse::<u64>().ok());
     if let Some(u) = c
@@ -150,7 +152,7 @@ fn apply_metrics(
                 thousands(n),
                 s.block_size.value
             )),
-            &src_of("num_gpu_blocks"),
+            &from("num_gpu_blocks"),
         ));
     }
     // Newer releases publish the token capacity themselves (group-aware for hybrid models,
@@ -160,7 +162,7 @@ fn apply_metrics(
             "KV cache size",
             None,
             Some(format!("{} tokens", thousands(t))),
-            &src_of("kv_cache_size_tokens"),
+            &from("kv_cache_size_tokens"),
         ));
     }
     if let Some(u) = m.kv_usage {
@@ -273,7 +275,7 @@ fn kv_per_block(
             bytes.map_or_else(|| "too large".into(), |x| x.to_string()),
             per_token
         ),
-        format!("{how}{words} × block {bs} tokens"),
+        derived(format!("{how}{words} × block {bs} tokens")),
     ));
     bytes.map(|bytes| Block {
         bytes,
@@ -284,13 +286,13 @@ fn kv_per_block(
 /// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
 fn kv_size(
     s: &VllmSettings,
-    blocks: Option<&(u64, String)>,
+    blocks: Option<&(u64, InputSource)>,
     block: Option<Block>,
 ) -> (Option<u64>, String) {
     match (&s.kv_cache_memory_bytes, blocks, block) {
         (Some(k), _, _) => (
             Some(k.value),
-            format!("{} KV cache ({})", gib(k.value), k.source),
+            format!("{} KV cache ({})", gib(k.value), k.source.detail()),
         ),
         (None, Some((n, _)), Some(b)) if n.checked_mul(b.bytes).is_some() => {
             let groups = if b.groups > 1 {
@@ -323,15 +325,11 @@ fn tokens(n: u64, b: Block, s: &VllmSettings) -> u64 {
 
 /// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).
 fn util_words(s: &VllmSettings) -> String {
-    let src_ = &s.gpu_memory_utilization.source;
-    let from = if src_.starts_with("default") {
-        "the default"
-    } else if src_.starts_with("--") {
-        "from its command line"
-    } else if src_.contains("/metrics") {
-        "from its /metrics"
-    } else {
-        "from its start-up log"
+    let from = match &s.gpu_memory_utilization.source {
+        InputSource::Default { .. } => "the default",
+        InputSource::Flag { .. } => "from its command line",
+        InputSource::Runtime { detail } if detail.contains("/metrics") => "from its /metrics",
+        _ => "from its start-up log",
     };
     format!(
         "`--gpu-memory-utilization {}`, {from}",

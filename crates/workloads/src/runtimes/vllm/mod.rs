@@ -41,7 +41,7 @@ pub use runtime::Vllm;
 pub use version::{default_utilization, DEFAULT_092_SINCE};
 
 use super::reservation::first_answer;
-use super::{ProcessContext, RuntimeEstimate};
+use super::{InputSource, ProcessContext, RuntimeEstimate};
 
 /// The recipe for a running process: its command line (or its server's), its model folder,
 /// and `/metrics` when `explain` may ask.
@@ -49,7 +49,7 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     let from = ctx.argv_source();
     let mut s = VllmSettings::from_args(&ctx.argv, &from)
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
-    if s.gpu_memory_utilization.source.starts_with("default") {
+    if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
         // The default changed in v0.21.0: take the one of the release that runs.
         s.gpu_memory_utilization = default_utilization(version::running(ctx).as_ref());
     }

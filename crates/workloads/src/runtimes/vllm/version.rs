@@ -7,7 +7,7 @@
 //! (default since v0.21.0). The current --gpu-memory-utilization=0.9200").
 
 use crate::runtimes::hf::in_process_root;
-use crate::runtimes::reservation::{first_answer, src, Src};
+use crate::runtimes::reservation::{default, first_answer, src, Src};
 use crate::runtimes::ProcessContext;
 use gpuledger_sources::regular::read_regular;
 
@@ -70,15 +70,15 @@ pub fn default_utilization(version: Option<&(String, String)>) -> Src<f64> {
     match version.and_then(|(v, from)| Some((parse(v)?, v, from))) {
         Some((n, v, from)) if n < DEFAULT_092_SINCE => src(
             0.9,
-            format!("default of vLLM {v} ({from}): 0.9 before v0.21.0"),
+            default(format!("vLLM {v} ({from}): 0.9 before v0.21.0")),
         ),
         Some((_, v, from)) => src(
             0.92,
-            format!("default of vLLM {v} ({from}): 0.92 since v0.21.0"),
+            default(format!("vLLM {v} ({from}): 0.92 since v0.21.0")),
         ),
         None => src(
             0.92,
-            "default since vLLM v0.21.0 (0.9 before; the running version is not known here)",
+            default("since vLLM v0.21.0 (0.9 before; the running version is not known here)"),
         ),
     }
 }
@@ -153,6 +153,6 @@ mod tests {
         assert_eq!(default_utilization(v("0.21.0").as_ref()).value, 0.92);
         let d = default_utilization(None);
         assert_eq!(d.value, 0.92);
-        assert!(d.source.contains("not known"), "{}", d.source);
+        assert!(d.source.detail().contains("not known"), "{:?}", d.source);
     }
 }

@@ -1,37 +1,43 @@
-//! `explain` as text: the measured ledger, what the process is (with its evidence), the live
-//! state, and the estimated ledger apart, then the three side by side.
+//! `gpuledger explain PID` as text: the measured ledger, what the process is (with its
+//! evidence), the live state, and the estimated ledger apart, then the three side by side. The
+//! workload's processes and the side-by-side figures line up through the one aligner
+//! ([`Columns`]).
 
-use super::{human_opt, render_comparison, render_text, EstimatedLedger, Explanation, Snapshot};
-use gpuledger_model::units::human_bytes;
-use gpuledger_views::estimate::measured_vs_estimated;
-use gpuledger_views::estimate::recorded::render_recorded;
-use gpuledger_views::estimate::runtime::render_beside_measured;
+use crate::columns::{Align, Columns};
+use crate::estimate::measured_vs_estimated;
+use crate::estimate::recorded::render_recorded;
+use crate::estimate::runtime::render_beside_measured;
+use crate::estimate::{render_comparison, render_text};
+use crate::term_safe;
+use gpuledger_model::estimate_input::InputSource;
+use gpuledger_model::explain::{EstimatedLedger, Explanation};
+use gpuledger_model::units::{human_bytes, human_opt};
+use gpuledger_model::{words, Snapshot};
 use std::fmt::Write;
 
-pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
+/// The report as JSON (the explanation itself, pretty-printed).
+pub fn render_explain_json(e: &Explanation) -> String {
+    let mut s =
+        serde_json::to_string_pretty(e).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+/// The whole report; `snap` names the devices the process's memory is on.
+pub fn render_explain(e: &Explanation, snap: &Snapshot) -> String {
     let mut out = String::new();
     let p = e.process.as_ref();
     let _ = writeln!(
         out,
         "gpuledger explain {} · {} · user {}{}",
         e.pid,
-        gpuledger_views::term_safe(
-            p.map(|p| p.display_name())
-                .unwrap_or(gpuledger_model::words::UNKNOWN)
-        ),
-        gpuledger_views::term_safe(
-            p.and_then(|p| p.user.as_deref())
-                .unwrap_or(gpuledger_model::words::UNKNOWN)
-        ),
+        term_safe(p.map(|p| p.display_name()).unwrap_or(words::UNKNOWN)),
+        term_safe(p.and_then(|p| p.user.as_deref()).unwrap_or(words::UNKNOWN)),
         if e.replay { " · REPLAY" } else { "" }
     );
     if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
         // One line whatever the process put in its arguments.
-        let _ = writeln!(
-            out,
-            "  command: {}",
-            gpuledger_views::term_safe(&cmd.join(" "))
-        );
+        let _ = writeln!(out, "  command: {}", term_safe(&cmd.join(" ")));
     }
     if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
         let _ = writeln!(out, "  name, user and command n/a: {why}");
@@ -39,14 +45,14 @@ pub(super) fn render(e: &Explanation, snap: &Snapshot) -> String {
     if let Some(o) = p.and_then(|p| p.owner.as_ref()) {
         // Who it belongs to, and the cgroup that says so (names from paths, escaped).
         let line = format!("  owner: {} · cgroup {}", o.label, o.cgroup);
-        let _ = writeln!(out, "{}", gpuledger_views::term_safe(&line));
+        let _ = writeln!(out, "{}", term_safe(&line));
         if let Some(why) = &o.names_unavailable_reason {
             let _ = writeln!(out, "  pod name and namespace n/a: {why}");
         }
         if !o.assigned_devices.is_empty() {
             let devices = o.assigned_devices.join(", ");
             let line = format!("  devices the kubelet assigned: {devices}");
-            let _ = writeln!(out, "{}", gpuledger_views::term_safe(&line));
+            let _ = writeln!(out, "{}", term_safe(&line));
         }
     }
     measured_section(&mut out, e, snap);
@@ -140,35 +146,54 @@ fn group_section(out: &mut String, e: &Explanation) {
         g.root_pid,
         human_bytes(g.measured_gpu_bytes)
     );
-    for m in &g.members {
-        let usage: Vec<String> = m
-            .usage
-            .iter()
-            .map(|(gpu, bytes)| {
-                let gpu = gpu.map_or_else(|| "GPU n/a".to_string(), |i| format!("GPU{i}"));
+    let rows: Vec<Vec<String>> = g
+        .members
+        .iter()
+        .map(|m| {
+            let this = if m.pid == e.pid {
+                "  ← this process"
+            } else {
+                ""
+            };
+            vec![
+                m.pid.to_string(),
+                term_safe(&m.role).into_owned(),
                 format!(
-                    "{gpu} {}",
-                    bytes.map_or_else(|| "n/a".to_string(), human_bytes)
-                )
-            })
-            .collect();
-        let usage = if usage.is_empty() {
-            "no GPU memory".to_string()
-        } else {
-            usage.join(", ")
-        };
-        let this = if m.pid == e.pid {
-            "  ← this process"
-        } else {
-            ""
-        };
-        // Each member's estimated share beside its own measured memory.
-        let share = m
-            .estimated_gpu_bytes
-            .map(|b| format!("  (estimated share {})", human_bytes(b)))
-            .unwrap_or_default();
-        let _ = writeln!(out, "  {:>7}  {:<16} {usage}{share}{this}", m.pid, m.role);
+                    "{}{}{this}",
+                    member_usage(&m.usage),
+                    member_share(m.estimated_gpu_bytes)
+                ),
+            ]
+        })
+        .collect();
+    // A pid of up to 7 digits; roles 15 columns wide unless a longer one widens them all.
+    let cols = Columns::new(&[Align::Right, Align::Left])
+        .indent("  ")
+        .min_width(0, 7)
+        .min_width(1, 15);
+    out.push_str(&cols.render(&rows));
+}
+
+/// `GPU0 21 GiB, GPU1 n/a`, or `no GPU memory`.
+fn member_usage(usage: &[(Option<u32>, Option<u64>)]) -> String {
+    if usage.is_empty() {
+        return "no GPU memory".to_string();
     }
+    usage
+        .iter()
+        .map(|(gpu, bytes)| {
+            let gpu = gpu.map_or_else(|| "GPU n/a".to_string(), |i| format!("GPU{i}"));
+            format!("{gpu} {}", human_opt(*bytes))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each member's estimated share beside its own measured memory.
+fn member_share(estimated: Option<u64>) -> String {
+    estimated
+        .map(|b| format!("  (estimated share {})", human_bytes(b)))
+        .unwrap_or_default()
 }
 
 /// The runtime's own API, asked on loopback (or why not).
@@ -199,15 +224,15 @@ fn live_section(out: &mut String, e: &Explanation) {
             }
             // The path and the names come from the runtime's HTTP API: escape control bytes.
             if let Some(m) = &l.model_path {
-                let _ = writeln!(out, "  model: {}", gpuledger_views::term_safe(m));
+                let _ = writeln!(out, "  model: {}", term_safe(m));
             }
             for m in &l.models {
                 let _ = writeln!(
                     out,
                     "  loaded: {} (runtime says {} in VRAM, context {})",
-                    gpuledger_views::term_safe(&m.name),
+                    term_safe(&m.name),
                     human_opt(m.vram_bytes),
-                    gpuledger_model::words::or_unknown(m.context_length)
+                    words::or_unknown(m.context_length)
                 );
             }
             for u in &l.unavailable {
@@ -233,10 +258,11 @@ fn percent_off(d: i64, estimated: u64) -> String {
 /// The estimated ledger, apart from the measured one.
 fn estimated_section(out: &mut String, est: &EstimatedLedger) {
     // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
-    let from_gguf = est
-        .runtime
-        .as_ref()
-        .is_some_and(|r| r.inputs.iter().any(|i| i.source == "GGUF header"));
+    let from_gguf = est.runtime.as_ref().is_some_and(|r| {
+        r.inputs.iter().any(
+            |i| matches!(&i.source, InputSource::Tensors { detail } if detail == "GGUF header"),
+        )
+    });
     out.push_str(if est.runtime.is_some() && !from_gguf {
         "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
     } else if est.runtime.is_some() {
@@ -282,45 +308,43 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
 /// Measured, reported and estimated side by side, never added; then the runtime's log lines.
 fn side_by_side(out: &mut String, est: &EstimatedLedger) {
     out.push_str("\nSIDE BY SIDE (never added together)\n");
-    let _ = writeln!(
-        out,
-        "  measured (driver):    {}",
-        human_opt(est.measured_gpu_bytes)
-    );
+    let mut rows = vec![vec![
+        "measured (driver):".to_string(),
+        human_opt(est.measured_gpu_bytes),
+    ]];
     if est.reported.is_empty() {
-        out.push_str("  reported (runtime):   n/a (the runtime publishes no figure here)\n");
+        rows.push(vec![
+            "reported (runtime):".into(),
+            "n/a (the runtime publishes no figure here)".into(),
+        ]);
     }
     for r in &est.reported {
         let what = match (r.bytes, &r.text) {
-            (Some(b), _) => format!("{} {}", r.what, human_opt(Some(b))),
+            (Some(b), _) => format!("{} {}", r.what, human_bytes(b)),
             (None, Some(t)) => format!("{}: {t}", r.what),
             (None, None) => r.what.clone(),
         };
-        let _ = writeln!(
-            out,
-            "  reported (runtime):   {}  — {}",
-            gpuledger_views::term_safe(&what),
-            r.source
-        );
+        rows.push(vec![
+            "reported (runtime):".into(),
+            format!("{}  — {}", term_safe(&what), r.source),
+        ]);
     }
-    let _ = writeln!(
-        out,
-        "  estimated (recipe):   {}",
-        match (&est.estimate, &est.recorded) {
-            (Some(x), _) => human_opt(Some(x.total_gpu_bytes)),
-            (None, Some(r)) => format!(
-                "{} (recorded in the snapshot)",
-                human_opt(Some(r.total_gpu_bytes))
-            ),
-            (None, None) => gpuledger_model::words::UNKNOWN.into(),
-        }
-    );
+    let estimated = match (&est.estimate, &est.recorded) {
+        (Some(x), _) => human_bytes(x.total_gpu_bytes),
+        (None, Some(r)) => format!(
+            "{} (recorded in the snapshot)",
+            human_bytes(r.total_gpu_bytes)
+        ),
+        (None, None) => words::UNKNOWN.into(),
+    };
+    rows.push(vec!["estimated (recipe):".into(), estimated]);
+    out.push_str(&Columns::new(&[]).indent("  ").gap(3).render(&rows));
     if let Some(why) = est
         .why
         .as_ref()
         .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
     {
-        let _ = writeln!(out, "  why: {}", gpuledger_views::term_safe(why));
+        let _ = writeln!(out, "  why: {}", term_safe(why));
     }
     if !est.runtime_reported.is_empty() {
         out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
@@ -338,6 +362,107 @@ fn indented(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_model::explain::{Group, GroupMember};
+    use gpuledger_model::live::{LiveState, LoadedModel};
+
+    fn explanation(pid: u32) -> Explanation {
+        Explanation {
+            group: None,
+            pid,
+            process: None,
+            not_measured: None,
+            workload: None,
+            live: None,
+            live_unavailable: None,
+            estimated: None,
+            replay: false,
+        }
+    }
+
+    fn member(pid: u32, role: &str, gib: Option<u64>) -> GroupMember {
+        GroupMember {
+            pid,
+            role: role.into(),
+            usage: gib.map(|g| (Some(0), Some(g << 30))).into_iter().collect(),
+            estimated_gpu_bytes: None,
+        }
+    }
+
+    #[test]
+    fn workload_processes_keep_their_columns_and_a_long_role_widens_them_all() {
+        let mut e = explanation(20);
+        e.group = Some(Group {
+            root_pid: 10,
+            members: vec![
+                member(10, "root", None),
+                member(20, "worker TP0/2", Some(21)),
+            ],
+            measured_gpu_bytes: 21 << 30,
+            estimated_gpu_bytes: None,
+        });
+        let mut out = String::new();
+        group_section(&mut out, &e);
+        assert!(
+            out.ends_with(
+                "       10  root             no GPU memory\n       20  worker TP0/2     GPU0 21 GiB  ← this process\n"
+            ),
+            "{out}"
+        );
+        e.group.as_mut().unwrap().members[0].role = "engine (node helper)".into();
+        let mut out = String::new();
+        group_section(&mut out, &e);
+        assert!(
+            out.ends_with(
+                "       10  engine (node helper)  no GPU memory\n       20  worker TP0/2          GPU0 21 GiB  ← this process\n"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_runtime_serving_a_gguf_file_says_its_weights_come_from_the_header() {
+        use gpuledger_model::estimate_input::Input;
+        use gpuledger_model::runtime_estimate::RuntimeEstimate;
+        let weights = |detail: &str| {
+            let source = InputSource::Tensors {
+                detail: detail.into(),
+            };
+            let mut est = EstimatedLedger::default();
+            est.set_runtime(RuntimeEstimate {
+                summary: Default::default(),
+                inputs: vec![Input::new("weights", "1.00 GiB", source)],
+            });
+            let mut out = String::new();
+            estimated_section(&mut out, &est);
+            out
+        };
+        let gguf = weights("GGUF header");
+        assert!(
+            gguf.starts_with(
+                "\nESTIMATED (computed from the GGUF header and the runtime's settings"
+            ),
+            "{gguf}"
+        );
+        let st = weights("safetensors headers");
+        assert!(
+            st.starts_with("\nESTIMATED (computed from config.json, safetensors headers"),
+            "{st}"
+        );
+    }
+
+    #[test]
+    fn side_by_side_figures_line_up_under_their_labels() {
+        let est = EstimatedLedger {
+            measured_gpu_bytes: Some(7 << 30),
+            ..EstimatedLedger::default()
+        };
+        let mut out = String::new();
+        side_by_side(&mut out, &est);
+        assert_eq!(
+            out,
+            "\nSIDE BY SIDE (never added together)\n  measured (driver):    7 GiB\n  reported (runtime):   n/a (the runtime publishes no figure here)\n  estimated (recipe):   n/a\n"
+        );
+    }
 
     #[test]
     fn no_percentage_of_an_estimate_of_nothing() {
@@ -349,24 +474,17 @@ mod tests {
     #[test]
     fn the_runtimes_model_path_and_names_are_escaped() {
         let e = Explanation {
-            group: None,
-            pid: 1,
-            process: None,
-            not_measured: None,
-            workload: None,
-            live: Some(gpuledger_workloads::live::LiveState {
+            live: Some(LiveState {
                 server: "ollama".into(),
                 port: 11434,
                 model_path: Some("/m/x.gguf\n  loaded: forged\u{1b}[2J".into()),
-                models: vec![gpuledger_workloads::live::LoadedModel {
+                models: vec![LoadedModel {
                     name: "llama\u{1b}]0;pwned\u{7}\nfake line".into(),
                     ..Default::default()
                 }],
                 ..Default::default()
             }),
-            live_unavailable: None,
-            estimated: None,
-            replay: false,
+            ..explanation(1)
         };
         let mut out = String::new();
         live_section(&mut out, &e);

@@ -1,0 +1,90 @@
+//! An estimate's inputs, each with where it came from: one type for every recipe (llama.cpp's
+//! and the runtimes' own: vLLM, SGLang, PyTorch), so `explain --json` and `estimate --json`
+//! write a source the same way whichever recipe ran.
+
+use serde::Serialize;
+
+/// Where an input to a recipe came from. In JSON: `{"kind": "flag", "flag": "-c 4096"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum InputSource {
+    /// A GGUF metadata key.
+    Gguf { key: String },
+    /// The model's tensor table (a GGUF file's, or the safetensors headers).
+    Tensors { detail: String },
+    /// A command-line flag as written (and, for a runtime recipe, where it was read).
+    Flag { flag: String },
+    /// An environment variable.
+    Env { var: String },
+    /// The running server's own answer.
+    Runtime { detail: String },
+    /// The runtime's default.
+    Default { detail: String },
+    /// Computed from other inputs by the runtime's rule.
+    Derived { rule: String },
+    /// An assumption gpuledger makes where the file and flags do not say.
+    Assumed { why: String },
+    /// A file other than the model's tensors: `config.json`, an open file, where a model folder
+    /// was found.
+    File { detail: String },
+    /// What a driver measured (the device's memory total).
+    Measured { detail: String },
+}
+
+impl InputSource {
+    /// The words inside the source, without its kind: `--max-model-len 2048 (/proc/7/cmdline)`
+    /// for a flag. A recipe's sentences quote it where they say where a value came from.
+    pub fn detail(&self) -> &str {
+        match self {
+            InputSource::Gguf { key } => key,
+            InputSource::Flag { flag } => flag,
+            InputSource::Env { var } => var,
+            InputSource::Derived { rule } => rule,
+            InputSource::Assumed { why } => why,
+            InputSource::Tensors { detail }
+            | InputSource::Runtime { detail }
+            | InputSource::Default { detail }
+            | InputSource::File { detail }
+            | InputSource::Measured { detail } => detail,
+        }
+    }
+}
+
+/// One named input with its value and source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Input {
+    pub name: String,
+    pub value: String,
+    pub source: InputSource,
+}
+
+impl Input {
+    pub fn new(name: &str, value: impl ToString, source: InputSource) -> Input {
+        Input {
+            name: name.into(),
+            value: value.to_string(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_is_written_with_its_kind() {
+        let i = Input::new(
+            "device memory total",
+            80u64 << 30,
+            InputSource::Measured {
+                detail: "the driver".into(),
+            },
+        );
+        let v = serde_json::to_value(&i).unwrap();
+        assert_eq!(v["value"], "85899345920");
+        assert_eq!(v["source"]["kind"], "measured");
+        assert_eq!(v["source"]["detail"], "the driver");
+        assert_eq!(i.source.detail(), "the driver");
+    }
+}
