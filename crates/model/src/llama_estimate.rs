@@ -77,12 +77,12 @@ pub struct FitReplay {
 }
 
 /// One device's part of an estimate over several devices.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct DeviceShare {
     /// As llama.cpp names the device: `RPC0`, `CUDA1`, `Vulkan0`.
     pub name: String,
     /// An RPC device's server (`127.0.0.1:50052`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// Repeating layers whose weights (and KV cache) are on it, and whether the output layer is.
     pub layers: u32,

@@ -258,6 +258,11 @@ pub struct EstimatedMemory {
     /// (`the caching allocator's reserve beyond live tensors`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_modelled: Vec<String>,
+    /// A llama.cpp model cut over several devices: each device's part. The GPU figures above are
+    /// this process's own devices'; an RPC device's part is the estimate of the `rpc-server`
+    /// process that serves it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub device_shares: Vec<crate::llama_estimate::DeviceShare>,
 }
 
 impl Serialize for EstimatedMemory {

@@ -158,6 +158,7 @@ impl Annotate for Identifier {
                 snap.notes.extend(k.skipped.iter().cloned());
             }
         }
+        rpc_shares(snap);
         // Forget processes that are gone (a reused PID has another start time anyway).
         self.cache.retain(|k, _| seen.contains(k));
     }
@@ -210,6 +211,37 @@ impl Identifier {
             .and_then(Result::ok)
             .map(|r| r.summary),
         }
+    }
+}
+
+/// An `rpc-server` serving a device of a llama-server here carries that device's part of the
+/// server's estimate (by the port its `--rpc` names).
+fn rpc_shares(snap: &mut Snapshot) {
+    let shares: Vec<(usize, EstimatedMemory)> = snap
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.estimate.is_none())
+        .filter_map(|(i, p)| {
+            let m = p.workload.as_ref()?.member.as_ref()?;
+            let root = m.root_pid.filter(|_| m.role == "rpc device")?;
+            let of = snap
+                .processes
+                .iter()
+                .find(|r| r.pid == root)?
+                .estimate
+                .as_ref()?;
+            let d = of.device_shares.iter().find(|d| {
+                d.endpoint
+                    .as_deref()
+                    .and_then(|e| e.rsplit(':').next()?.parse::<u16>().ok())
+                    .is_some_and(|port| p.listen_ports.contains(&port))
+            })?;
+            Some((i, crate::process_estimate::rpc_share(root, of, d)))
+        })
+        .collect();
+    for (i, e) in shares {
+        snap.processes[i].estimate = Some(Arc::new(e));
     }
 }
 
@@ -297,5 +329,86 @@ mod tests {
         // ...but not sooner than MIN_REFRESH after the last reading.
         assert!(k.fresh(42, k.at + MIN_REFRESH / 2, Some(4_096 * MIB)));
         assert!(!k.fresh(42, k.at + MAX_REFRESH, Some(300 * MIB)));
+    }
+
+    /// llama-server over a local GPU and an rpc-server on this machine: the server's own
+    /// estimate is its local device's part, the rpc-server's the RPC device's.
+    #[test]
+    fn an_rpc_server_carries_its_devices_part_of_the_servers_estimate() {
+        use crate::estimate::{estimate, Backend, Setting};
+        use crate::gguf::writer::GgufWriter;
+        use crate::gguf::{GgmlType, GgufModel, MetaValue};
+        use gpuledger_model::test_support::{process, snapshot, TAKEN_AT};
+        use gpuledger_model::{Confidence, Member, Workload, WorkloadKind};
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("m.gguf");
+        let f16 = GgmlType::from_name("F16").unwrap();
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String("llama".into()));
+        for (k, v) in [
+            ("block_count", 8),
+            ("context_length", 4096),
+            ("embedding_length", 1024),
+            ("attention.head_count", 8),
+            ("attention.head_count_kv", 8),
+            ("vocab_size", 1000),
+        ] {
+            w.kv(&format!("llama.{k}"), MetaValue::U32(v));
+        }
+        w.tensor("token_embd.weight", &[1024, 1000], f16);
+        for il in 0..8 {
+            w.tensor(&format!("blk.{il}.ffn_up.weight"), &[1024, 4096], f16);
+        }
+        w.tensor("output.weight", &[1024, 1000], f16);
+        w.write(&path).unwrap();
+        let args: Vec<String> = "-c 4096 -ngl 99 -ts 1,1 --rpc 127.0.0.1:50052"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let mut s = crate::LlamaSettings::from_args(&args).unwrap();
+        s.backend = Setting::runtime(Backend::Cuda, "test");
+        let e = estimate(&GgufModel::open(&path).unwrap(), &s).unwrap();
+        assert_eq!(e.devices.len(), 2);
+        let (rpc, local) = (&e.devices[0], &e.devices[1]);
+        let m = crate::process_estimate::summary(&e);
+        assert_eq!(m.weights_gpu_bytes, local.weights_bytes);
+        assert_eq!(m.kv_cache_gpu_bytes, Some(local.kv_bytes));
+        assert!(m.total_gpu_bytes < e.total_gpu_bytes);
+        let member = |root, role: &str| Workload {
+            kind: WorkloadKind::LlamaCpp,
+            model: None,
+            confidence: Confidence::High,
+            evidence: Vec::new(),
+            missing: Vec::new(),
+            member: Some(Member {
+                root_pid: root,
+                role: role.into(),
+                evidence: "test".into(),
+            }),
+        };
+        let mut server = process(300, "GPU-0", Some(1 << 30));
+        server.estimate = Some(Arc::new(m));
+        let mut rpc_proc = process(400, "GPU-1", Some(1 << 30));
+        rpc_proc.workload = Some(Arc::new(member(Some(300), "rpc device")));
+        rpc_proc.listen_ports = vec![50052];
+        // Another rpc-server, on a port this llama-server does not name: nothing to carry.
+        let mut other = process(401, "GPU-1", Some(1 << 30));
+        other.workload = Some(Arc::new(member(Some(300), "rpc device")));
+        other.listen_ports = vec![50053];
+        let mut snap = snapshot(TAKEN_AT, vec![], vec![server, rpc_proc, other]);
+        rpc_shares(&mut snap);
+        let got = snap.processes[1].estimate.as_ref().unwrap();
+        assert_eq!(got.weights_gpu_bytes, rpc.weights_bytes);
+        assert_eq!(got.kv_cache_gpu_bytes, Some(rpc.kv_bytes));
+        assert_eq!(got.compute_gpu_bytes, Some(rpc.compute_bytes));
+        assert!(
+            got.why.as_deref().unwrap().starts_with("RPC0 of pid 300"),
+            "{got:?}"
+        );
+        assert!(
+            got.is_partial(),
+            "the rpc-server's own overhead is not known"
+        );
+        assert!(snap.processes[2].estimate.is_none());
     }
 }

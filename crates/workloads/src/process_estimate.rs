@@ -83,24 +83,79 @@ pub fn estimate_inputs(i: &ProcessInputs) -> Result<Estimate, String> {
     estimate(&i.model, &i.settings).map_err(|e| format!("no estimate for this model: {e}"))
 }
 
-/// The compact form a snapshot carries.
+/// The compact form a snapshot carries. Over several devices the GPU figures are this process's
+/// own devices' (an RPC device's part is held by its `rpc-server`, whose estimate it becomes).
 pub fn summary(e: &Estimate) -> EstimatedMemory {
+    let local: Vec<_> = e.devices.iter().filter(|d| d.endpoint.is_none()).collect();
+    let (weights, kv, compute) = if e.devices.is_empty() {
+        (
+            e.weights.gpu_bytes,
+            e.kv_cache.gpu_bytes,
+            e.compute.gpu_bytes,
+        )
+    } else {
+        local.iter().fold((0u64, 0u64, 0u64), |(w, k, c), d| {
+            (w + d.weights_bytes, k + d.kv_bytes, c + d.compute_bytes)
+        })
+    };
+    let overhead = e
+        .overhead
+        .gpu_bytes
+        .filter(|_| e.devices.is_empty() || !local.is_empty());
     EstimatedMemory {
         recipe: e.recipe.to_string(),
         model: e.model.path.clone(),
         n_ctx: Some(e.context.n_ctx),
-        weights_gpu_bytes: e.weights.gpu_bytes,
-        kv_cache_gpu_bytes: Some(e.kv_cache.gpu_bytes),
-        compute_gpu_bytes: Some(e.compute.gpu_bytes),
+        weights_gpu_bytes: weights,
+        kv_cache_gpu_bytes: Some(kv),
+        compute_gpu_bytes: Some(compute),
         compute_exact: !e.compute.approximate,
         compute_label: None,
-        overhead_gpu_bytes: e.overhead.gpu_bytes,
+        overhead_gpu_bytes: overhead,
         overhead_included: false,
         overhead_source: e.overhead.what.clone(),
-        total_gpu_bytes: e.total_gpu_bytes,
+        total_gpu_bytes: weights + kv + compute + overhead.unwrap_or(0),
         why: Some(why_llama(e)),
         reported: Vec::new(),
         not_modelled: Vec::new(),
+        device_shares: e.devices.clone(),
+    }
+}
+
+/// An RPC device's part of a llama.cpp estimate, as the estimate of the `rpc-server` process
+/// that serves it (`root` is the llama-server's pid).
+pub fn rpc_share(
+    root: u32,
+    of: &EstimatedMemory,
+    d: &gpuledger_model::llama_estimate::DeviceShare,
+) -> EstimatedMemory {
+    let total = d.weights_bytes + d.kv_bytes + d.compute_bytes;
+    EstimatedMemory {
+        recipe: of.recipe.clone(),
+        model: of.model.clone(),
+        n_ctx: of.n_ctx,
+        weights_gpu_bytes: d.weights_bytes,
+        kv_cache_gpu_bytes: Some(d.kv_bytes),
+        compute_gpu_bytes: Some(d.compute_bytes),
+        compute_exact: of.compute_exact,
+        compute_label: None,
+        overhead_gpu_bytes: None,
+        overhead_included: false,
+        overhead_source: "the rpc-server's own backend: not estimated".into(),
+        total_gpu_bytes: total,
+        why: Some(format!(
+            "{} of pid {root}'s model: {} layers{}",
+            d.name,
+            d.layers,
+            if d.output_layer {
+                " and the output layer"
+            } else {
+                ""
+            }
+        )),
+        reported: Vec::new(),
+        not_modelled: vec!["the rpc-server's backend context (its CUDA or Vulkan overhead)".into()],
+        device_shares: Vec::new(),
     }
 }
 

@@ -174,6 +174,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             why: Some(why),
             reported: Vec::new(),
             not_modelled,
+            device_shares: Vec::new(),
         },
         inputs,
     })

@@ -95,6 +95,7 @@ pub fn estimate(
             why: Some(why),
             reported,
             not_modelled,
+            device_shares: Vec::new(),
         },
         inputs,
     }
