@@ -135,10 +135,20 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         kv,
         output,
         compute,
-        overhead: overhead(s.backend.value),
+        overhead: overhead_for(&plan),
         devices,
     };
     Ok(assemble(&plan, parts, rec))
+}
+
+/// The runtime overhead line: the local backend's; a CPU build's RPC devices carry their own on
+/// their servers.
+fn overhead_for(plan: &Plan) -> OverheadEstimate {
+    let mut o = overhead(plan.s.backend.value);
+    if plan.s.backend.value == Backend::Cpu && !plan.off.devices.is_empty() {
+        o.what = "no local GPU: each RPC device's backend context is on its own server".into();
+    }
+    o
 }
 
 /// One estimate's inputs, resolved once and passed whole through the recipe: the model and its
