@@ -32,6 +32,22 @@ fn env_path(name: &str) -> Option<PathBuf> {
 }
 
 impl LlamaTools {
+    /// Write the models `names` of `crates/workloads/tests/gen_models.py` (all of them when
+    /// empty) into `dir` with the `gguf` writer, and return `dir`.
+    #[allow(dead_code)]
+    pub fn gen_models(&self, dir: PathBuf, names: &[&str]) -> PathBuf {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/tests/gen_models.py");
+        let st = std::process::Command::new(&self.python)
+            .arg(&script)
+            .arg(&dir)
+            .args(names)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("run gen_models.py");
+        assert!(st.success(), "gen_models.py failed");
+        dir
+    }
+
     /// The RPC server, or `None` (the reason printed) when it is missing outside CI.
     #[allow(dead_code)]
     pub fn rpc_server_or_skip(&self) -> Option<PathBuf> {

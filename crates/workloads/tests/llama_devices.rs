@@ -9,7 +9,7 @@
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting};
 use gpuledger_workloads::gguf::GgufModel;
@@ -102,16 +102,10 @@ const CASES: &[Case] = &[
 ];
 
 fn gen_models(t: &LlamaTools) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-device-models");
-    let st = Command::new(&t.python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models.py"))
-        .arg(&dir)
-        .args(["llama-deep", "gemma3-deep", "qwen3moe-deep"])
-        .stdout(Stdio::null())
-        .status()
-        .expect("run gen_models.py");
-    assert!(st.success(), "gen_models.py failed");
-    dir
+    t.gen_models(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-device-models"),
+        &["llama-deep", "gemma3-deep", "qwen3moe-deep"],
+    )
 }
 
 /// The device a buffer line is on: `RPC0[127.0.0.1:PORT]` names its server.

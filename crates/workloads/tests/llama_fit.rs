@@ -8,7 +8,7 @@
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use gpuledger_workloads::estimate::{fit, Backend, FreeMemory, Setting};
 use gpuledger_workloads::gguf::GgufModel;
@@ -129,16 +129,10 @@ fn total_memory() -> u64 {
 }
 
 fn gen_models(t: &LlamaTools) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-fit-models");
-    let st = Command::new(&t.python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models.py"))
-        .arg(&dir)
-        .args(["llama-deep", "llama-wide", "qwen3moe-deep"])
-        .stdout(Stdio::null())
-        .status()
-        .expect("run gen_models.py");
-    assert!(st.success(), "gen_models.py failed");
-    dir
+    t.gen_models(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-fit-models"),
+        &["llama-deep", "llama-wide", "qwen3moe-deep"],
+    )
 }
 
 /// What the server loaded: context, offloaded layers, model MiB per RPC device, whether its

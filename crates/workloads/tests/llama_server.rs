@@ -11,7 +11,7 @@
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
@@ -40,15 +40,10 @@ struct Server<'a> {
 }
 
 fn gen_models(t: &LlamaTools) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-models");
-    let st = Command::new(&t.python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models.py"))
-        .arg(&dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run gen_models.py");
-    assert!(st.success(), "gen_models.py failed");
-    dir
+    t.gen_models(
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-models"),
+        &[],
+    )
 }
 
 /// Start llama-server on an ephemeral loopback port, wait until it has loaded (or failed), stop it,
