@@ -80,9 +80,11 @@ gpuledger options (before `--` or the program):
   --llama-build N             the llama.cpp build to follow (as `llama-server --version` prints
                               it: 8123 or b8123); compute-buffer rules changed between builds
                               (default: the newest rules)
-  --gpus N                    local GPUs llama.cpp uses (default 1); with --rpc servers (first
-                              in its device order) and -ts/-sm/-mg, the estimate shows each
-                              device's layers, weights, KV cache and compute buffer
+  --gpus N                    local GPUs llama.cpp uses, from --device on (default 1, though
+                              llama-server uses every GPU it sees: a note says when this machine
+                              has more); with --rpc servers (first in its device order) and
+                              -ts/-sm/-mg, the estimate shows each device's layers, weights, KV
+                              cache and compute buffer, and reads their free memory live
   --free SIZE,SIZE            free memory per device, in that order (24GiB,24GiB): --fit's
                               budget, and without -ts llama.cpp splits the layers by it (default:
                               evenly); with no device (cpu), the host's total memory
@@ -136,18 +138,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         eprintln!("gpuledger: warning: {w}");
     }
     let Some(model_path) = model else {
-        let hf = settings
-            .unmodelled
-            .iter()
-            .any(|u| u.starts_with("-hf") || u.starts_with("--hf"));
-        return usage_error(format!(
-            "no model: give MODEL.gguf first, or llama-server's -m FILE{}\n\n{FLAGS_HELP}",
-            if hf {
-                " (-hf downloads it: name the downloaded .gguf file)"
-            } else {
-                ""
-            }
-        ));
+        return no_model(&settings);
     };
     apply_options(&opts, &mut settings);
     let model = GgufModel::open(&model_path)?;
@@ -164,10 +155,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         );
     }
     settings.backend = backend_setting(opts.backend, device);
-    let (settings, replay_fit, fit_note) = fitted(&model, settings, &opts, device)?;
+    let (live_free, gpus_note) = live_free(snapshot.as_ref(), &opts, device);
+    if opts.free.is_empty() && live_free.len() > 1 {
+        settings.devices.free = Setting {
+            value: live_free.clone(),
+            source: SettingSource::Runtime("the live GPUs' free memory".into()),
+        };
+    }
+    let (settings, replay_fit, fit_note) = fitted(&model, settings, &opts, &live_free)?;
     let mut e = estimate(&model, &settings)?;
     e.fit = replay_fit;
     e.notes.extend(fit_note);
+    e.notes.extend(gpus_note);
     crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = opts
         .log
@@ -201,6 +200,58 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     crate::commands::print(&text)
 }
 
+/// No model named: say how to name one (and that `-hf` downloads rather than names a file).
+fn no_model(settings: &gpuledger_workloads::LlamaSettings) -> anyhow::Result<ExitCode> {
+    let hf = settings
+        .unmodelled
+        .iter()
+        .any(|u| u.starts_with("-hf") || u.starts_with("--hf"));
+    usage_error(format!(
+        "no model: give MODEL.gguf first, or llama-server's -m FILE{}\n\n{FLAGS_HELP}",
+        if hf {
+            " (-hf downloads it: name the downloaded .gguf file)"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The live GPUs' free memory in index order for the estimate's local GPUs: the chosen device's,
+/// or with `--gpus N` that of N GPUs of its vendor from it on (an unknown one ends the list).
+/// With one GPU estimated on a machine that has more of that vendor, a note says that llama-server
+/// would use them all.
+fn live_free(
+    snap: Option<&Snapshot>,
+    opts: &line::Opts,
+    device: Option<&Device>,
+) -> (Vec<u64>, Option<String>) {
+    let (Some(snap), Some(d)) = (snap, device) else {
+        return (Vec::new(), None);
+    };
+    let same: Vec<&Device> = snap
+        .devices
+        .iter()
+        .filter(|x| x.vendor == d.vendor && x.index >= d.index)
+        .collect();
+    let n = opts.gpus.unwrap_or(1) as usize;
+    let free: Vec<u64> = same
+        .iter()
+        .take(n)
+        .map_while(|x| x.memory.free_bytes)
+        .collect();
+    let all = snap.devices.iter().filter(|x| x.vendor == d.vendor).count();
+    let note = (opts.gpus.is_none() && !opts.device_named && all > 1).then(|| {
+        format!(
+            "this machine has {all} GPUs of this kind and llama-server uses every one it sees \
+             (layers split by free memory): this estimate is for GPU{} alone; --gpus {all} \
+             estimates the split (in index order, which is CUDA's with \
+             CUDA_DEVICE_ORDER=PCI_BUS_ID)",
+            d.index
+        )
+    });
+    (free, note)
+}
+
 /// llama-server's `--fit` (on by default) replayed for the free memory of each device: from
 /// `--free`, else the live device's. Returns the settings it chose, the replay, or a note saying
 /// why it was not replayed.
@@ -208,7 +259,7 @@ fn fitted(
     model: &GgufModel,
     settings: gpuledger_workloads::LlamaSettings,
     opts: &line::Opts,
-    device: Option<&Device>,
+    live: &[u64],
 ) -> anyhow::Result<(
     gpuledger_workloads::LlamaSettings,
     Option<gpuledger_workloads::estimate::FitReplay>,
@@ -222,10 +273,9 @@ fn fitted(
     if !settings.fit.enabled.value || older {
         return Ok((settings, None, None));
     }
-    let live = device.and_then(|d| d.memory.free_bytes);
     let free = FreeMemory {
         devices: if opts.free.is_empty() {
-            live.into_iter().collect()
+            live.to_vec()
         } else {
             opts.free.clone()
         },
@@ -387,7 +437,19 @@ pub fn fit_check(
         })
         .collect();
     holders.sort_by_key(|h| std::cmp::Reverse(h.memory_bytes));
-    let needed = e.total_gpu_bytes;
+    // Over several devices, this device's part (the first local one: the estimate's devices
+    // start at the chosen GPU).
+    let needed = match e.devices.iter().find(|s| s.endpoint.is_none()) {
+        Some(s) => [
+            s.weights_bytes,
+            s.kv_bytes,
+            s.compute_bytes,
+            e.overhead.gpu_bytes.unwrap_or(0),
+        ]
+        .iter()
+        .fold(0u64, |a, &x| a.saturating_add(x)),
+        None => e.total_gpu_bytes,
+    };
     Fit::Checked {
         device: d.label(),
         free_bytes: free,

@@ -164,6 +164,54 @@ fn estimate_replays_fit_on_the_live_device() {
     assert!(text.contains(&format!("-> -c 8192 -ngl {ngl}")), "{text}");
 }
 
+/// Two NVIDIA GPUs: llama-server would use both. One GPU is estimated unless --gpus says more,
+/// and a note says so; --gpus 2 splits the layers by the live GPUs' free memory (110 GB and
+/// 16.7 GB) and the fit check is GPU0's part.
+#[test]
+fn estimate_on_a_machine_with_two_gpus_says_llama_server_would_use_both() {
+    let b = Bench::new();
+    let v = json_of(&b.estimate(&["-c", "8192", "--fit", "off", "--json"]));
+    let notes: Vec<&str> = v["estimate"]["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("this machine has 2 GPUs") && n.contains("--gpus 2")),
+        "{notes:?}"
+    );
+    assert!(v["estimate"].get("devices").is_none());
+    let v = json_of(&b.estimate(&["-c", "8192", "--fit", "off", "--gpus", "2", "--json"]));
+    let d = v["estimate"]["devices"].as_array().unwrap();
+    assert_eq!(d.len(), 2, "{d:?}");
+    let layers: Vec<u64> = d.iter().map(|x| x["layers"].as_u64().unwrap()).collect();
+    // 17 entries (16 layers + output) cut at the free-memory share 110/(110+16.7) = 0.87.
+    assert!(layers[0] > layers[1] && layers[1] >= 1, "{layers:?}");
+    let share0: u64 = ["weights_bytes", "kv_bytes", "compute_bytes"]
+        .iter()
+        .map(|k| d[0][k].as_u64().unwrap())
+        .sum();
+    let overhead = v["estimate"]["overhead"]["gpu_bytes"].as_u64().unwrap_or(0);
+    assert_eq!(v["fit"]["needed_bytes"], share0 + overhead);
+    assert!(!notes_of(&v)
+        .iter()
+        .any(|n| n.contains("this machine has 2 GPUs")));
+}
+
+fn notes_of(v: &serde_json::Value) -> Vec<String> {
+    v["estimate"]["notes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A CUDA estimate run by the tests has the recipe's own overhead, whatever probe this machine
 /// saved (`probe_cli::a_probe_saved_on_this_machine_does_not_reach_the_tests` runs this with one).
 #[test]
