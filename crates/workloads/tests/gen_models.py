@@ -193,9 +193,11 @@ def write_qwen3moe(path, *, n_layer=2, n_embd=128, n_head=4, n_head_kv=2, head_d
 
 
 def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=32, nope=32,
-                    v_head=32, n_ff=256, ctx=2048, n_words=1700):
-    """MLA as the current converter writes it: head_count_kv 1, key_length kv_lora+rope,
-    value_length kv_lora, *_mla lengths for the decompressed heads, split k_b / v_b tensors."""
+                    v_head=32, n_ff=256, ctx=2048, n_words=1700, legacy=False):
+    """deepseek2 as the current converter writes it, with multi-head latent attention (split
+    attn_k_b / attn_v_b, one KV head of kv_lora + rope); `legacy`: an older conversion without
+    MLA (head_count_kv = head_count, key_length nope+rope, value_length v_head, no *_mla lengths,
+    one unsplit attn_kv_b), which llama.cpp runs as multi-head attention with full per-head K/V."""
     arch = "deepseek2"
     w = gguf.GGUFWriter(path, arch)
     w.add_string("general.name", os.path.basename(path))
@@ -205,11 +207,16 @@ def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=3
     w.add_uint32(f"{arch}.embedding_length", n_embd)
     w.add_uint32(f"{arch}.feed_forward_length", n_ff)
     w.add_uint32(f"{arch}.attention.head_count", n_head)
-    w.add_uint32(f"{arch}.attention.head_count_kv", 1)
-    w.add_uint32(f"{arch}.attention.key_length", kv_lora + rope)
-    w.add_uint32(f"{arch}.attention.value_length", kv_lora)
-    w.add_uint32(f"{arch}.attention.key_length_mla", nope + rope)
-    w.add_uint32(f"{arch}.attention.value_length_mla", v_head)
+    if legacy:
+        w.add_uint32(f"{arch}.attention.head_count_kv", n_head)
+        w.add_uint32(f"{arch}.attention.key_length", nope + rope)
+        w.add_uint32(f"{arch}.attention.value_length", v_head)
+    else:
+        w.add_uint32(f"{arch}.attention.head_count_kv", 1)
+        w.add_uint32(f"{arch}.attention.key_length", kv_lora + rope)
+        w.add_uint32(f"{arch}.attention.value_length", kv_lora)
+        w.add_uint32(f"{arch}.attention.key_length_mla", nope + rope)
+        w.add_uint32(f"{arch}.attention.value_length_mla", v_head)
     w.add_uint32(f"{arch}.attention.kv_lora_rank", kv_lora)
     w.add_uint32(f"{arch}.attention.q_lora_rank", 0)
     w.add_uint32(f"{arch}.rope.dimension_count", rope)
@@ -228,11 +235,14 @@ def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=3
         w.add_tensor(p + "attn_q.weight", mat(n_head * (nope + rope), n_embd))
         w.add_tensor(p + "attn_kv_a_mqa.weight", mat(kv_lora + rope, n_embd))
         w.add_tensor(p + "attn_kv_a_norm.weight", vec(kv_lora))
-        # k_b: per head [nope, kv_lora] ; v_b: per head [kv_lora, v_head]  (ne order)
-        w.add_tensor(p + "attn_k_b.weight",
-                     (RNG.standard_normal((n_head, kv_lora, nope)) * 0.02).astype(np.float32))
-        w.add_tensor(p + "attn_v_b.weight",
-                     (RNG.standard_normal((n_head, v_head, kv_lora)) * 0.02).astype(np.float32))
+        if legacy:
+            w.add_tensor(p + "attn_kv_b.weight", mat(n_head * (nope + v_head), kv_lora))
+        else:
+            # k_b: per head [nope, kv_lora] ; v_b: per head [kv_lora, v_head]  (ne order)
+            w.add_tensor(p + "attn_k_b.weight",
+                         (RNG.standard_normal((n_head, kv_lora, nope)) * 0.02).astype(np.float32))
+            w.add_tensor(p + "attn_v_b.weight",
+                         (RNG.standard_normal((n_head, v_head, kv_lora)) * 0.02).astype(np.float32))
         w.add_tensor(p + "attn_output.weight", mat(n_embd, n_head * v_head))
         w.add_tensor(p + "ffn_norm.weight", vec(n_embd))
         w.add_tensor(p + "ffn_gate.weight", mat(n_ff, n_embd))
@@ -242,51 +252,6 @@ def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=3
     w.add_tensor("output.weight", mat(n_vocab, n_embd))
     finish(w)
 
-
-def write_deepseek2_legacy(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=32, nope=32,
-                           v_head=32, n_ff=256, ctx=2048, n_words=1700):
-    """An older deepseek2 conversion without MLA: head_count_kv = head_count, key_length
-    nope+rope, value_length v_head, no *_mla lengths, one unsplit attn_kv_b. llama.cpp runs it
-    as multi-head attention with full per-head K/V in the cache."""
-    arch = "deepseek2"
-    w = gguf.GGUFWriter(path, arch)
-    w.add_string("general.name", os.path.basename(path))
-    n_vocab = add_spm_vocab(w, n_words)
-    w.add_uint32(f"{arch}.block_count", n_layer)
-    w.add_uint32(f"{arch}.context_length", ctx)
-    w.add_uint32(f"{arch}.embedding_length", n_embd)
-    w.add_uint32(f"{arch}.feed_forward_length", n_ff)
-    w.add_uint32(f"{arch}.attention.head_count", n_head)
-    w.add_uint32(f"{arch}.attention.head_count_kv", n_head)
-    w.add_uint32(f"{arch}.attention.key_length", nope + rope)
-    w.add_uint32(f"{arch}.attention.value_length", v_head)
-    w.add_uint32(f"{arch}.attention.kv_lora_rank", kv_lora)
-    w.add_uint32(f"{arch}.attention.q_lora_rank", 0)
-    w.add_uint32(f"{arch}.rope.dimension_count", rope)
-    w.add_uint32(f"{arch}.leading_dense_block_count", n_layer)
-    w.add_uint32(f"{arch}.expert_feed_forward_length", n_ff)
-    w.add_uint32(f"{arch}.expert_count", 0)
-    w.add_uint32(f"{arch}.expert_shared_count", 0)
-    w.add_float32(f"{arch}.expert_weights_scale", 1.0)
-    w.add_float32(f"{arch}.attention.layer_norm_rms_epsilon", 1e-6)
-    w.add_float32(f"{arch}.rope.freq_base", 10000.0)
-    w.add_uint32("general.file_type", 0)
-    w.add_tensor("token_embd.weight", mat(n_vocab, n_embd))
-    for il in range(n_layer):
-        p = f"blk.{il}."
-        w.add_tensor(p + "attn_norm.weight", vec(n_embd))
-        w.add_tensor(p + "attn_q.weight", mat(n_head * (nope + rope), n_embd))
-        w.add_tensor(p + "attn_kv_a_mqa.weight", mat(kv_lora + rope, n_embd))
-        w.add_tensor(p + "attn_kv_a_norm.weight", vec(kv_lora))
-        w.add_tensor(p + "attn_kv_b.weight", mat(n_head * (nope + v_head), kv_lora))
-        w.add_tensor(p + "attn_output.weight", mat(n_embd, n_head * v_head))
-        w.add_tensor(p + "ffn_norm.weight", vec(n_embd))
-        w.add_tensor(p + "ffn_gate.weight", mat(n_ff, n_embd))
-        w.add_tensor(p + "ffn_up.weight", mat(n_ff, n_embd))
-        w.add_tensor(p + "ffn_down.weight", mat(n_embd, n_ff))
-    w.add_tensor("output_norm.weight", vec(n_embd))
-    w.add_tensor("output.weight", mat(n_vocab, n_embd))
-    finish(w)
 
 
 def write_mamba(path, *, n_layer=3, n_embd=128, d_conv=4, d_inner=256, d_state=16, dt_rank=8,
@@ -389,7 +354,7 @@ MODELS = {
     "llama-bigvocab": lambda p: write_llama(p, n_embd=64, n_head=2, n_head_kv=1, n_ff=128,
                                             n_words=151936 - 259, wtype=np.float16, ctx=4096),
     # an older deepseek2 conversion without MLA (unsplit attn_kv_b): full per-head K/V
-    "deepseek2-legacy": lambda p: write_deepseek2_legacy(p),
+    "deepseek2-legacy": lambda p: write_deepseek2(p, legacy=True),
 }
 
 
