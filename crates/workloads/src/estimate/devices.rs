@@ -108,6 +108,12 @@ pub fn splits(s: &DeviceSettings, n: usize) -> (Vec<f32>, Option<String>) {
          llama.cpp does for devices with equal free memory"
             .to_string()
     });
+    // Nothing to go by (every share 0, or free memory all unknown as 0): evenly, not NaN.
+    let raw = if raw.iter().sum::<f32>() > 0.0 {
+        raw
+    } else {
+        vec![1.0; n]
+    };
     let mut sum = 0.0f32;
     let mut cum: Vec<f32> = raw
         .iter()
@@ -232,6 +238,14 @@ mod tests {
         assert_eq!(&l[..4], &[None; 4]);
         // Five offloaded (4 layers + output) split evenly: 0/5, 1/5, 2/5 < 0.5 on the first.
         assert_eq!(&l[4..], &[Some(0), Some(0), Some(0), Some(1), Some(1)]);
+    }
+
+    #[test]
+    fn free_memory_of_zero_everywhere_splits_evenly_not_into_nan() {
+        let mut s = DeviceSettings::default();
+        s.free.value = vec![0, 0];
+        let (cum, _) = splits(&s, 2);
+        assert_eq!(cum, vec![0.5, 1.0]);
     }
 
     #[test]
