@@ -40,7 +40,9 @@ if [ "$status" -eq 0 ]; then
         --replay examples/sample-snapshot.json ui --no-open >"$ui_out" 2>/dev/null &
     ui_pid=$!
     url=""
-    for _ in $(seq 1 100); do
+    # Up to the whole 120 s: wine's first start of a process can take most of a minute on a
+    # loaded 2-core machine (one CI run saw no address within 50 s; the rerun took 10 s).
+    for _ in $(seq 1 230); do
         url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$ui_out" | head -n 1 || true)
         [ -n "$url" ] && break
         sleep 0.5
