@@ -3,6 +3,7 @@
 use anyhow::Context;
 use gpuledger_model::{parse_snapshot, Snapshot};
 use gpuledger_sources::{Collector, SourceConfig};
+use gpuledger_workloads::asking::Asking;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -57,6 +58,12 @@ pub struct GlobalArgs {
         default_value = gpuledger_sources::owner::DEFAULT_CONTAINER_LOGS
     )]
     pub container_logs: PathBuf,
+    /// Do not ask model servers' own HTTP APIs on loopback (llama-server /props, vLLM /metrics,
+    /// SGLang /get_server_info, Ollama /api/ps, LM Studio /api/v0/models). Without it,
+    /// `explain` and `snapshot` ask them while they collect, and the live view, `serve`, `watch`
+    /// and `record` ask from a background thread (the answers show a round or two later).
+    #[arg(long, global = true, help_heading = "Where to read from")]
+    pub no_probe: bool,
     /// Show a saved snapshot (JSON from `gpuledger snapshot --json`) or a recording (the database
     /// of `gpuledger record`; pick the moment with `snapshot --at`) instead of the live machine.
     /// The output is marked as a replay.
@@ -88,10 +95,27 @@ impl Global {
         }
     }
 
-    /// The sources, with workload identification attached to each round.
+    /// The sources, with workload identification attached to each round; runtimes' APIs are
+    /// not asked (see [`Global::asking_collector`]).
     pub fn collector(&self) -> Collector {
+        self.collector_with(Asking::Off)
+    }
+
+    /// [`Global::collector`] whose rounds ask the runtimes' own APIs (unless `--no-probe`):
+    /// inline for a command of one round, in the background for one of many.
+    pub fn asking_collector(&self, many_rounds: bool) -> Collector {
+        let t = gpuledger_workloads::asking::TIMEOUT;
+        self.collector_with(match (self.args.no_probe, many_rounds) {
+            (true, _) => Asking::Off,
+            (false, true) => Asking::Background(t),
+            (false, false) => Asking::Inline(t),
+        })
+    }
+
+    fn collector_with(&self, asking: Asking) -> Collector {
         let identify = gpuledger_workloads::annotate::Identifier::new()
-            .with_overhead(crate::overhead::probed_context());
+            .with_overhead(crate::overhead::probed_context())
+            .asking(asking);
         Collector::new(self.source_config()).with_annotator(Box::new(identify))
     }
 
@@ -136,7 +160,7 @@ impl Global {
                     )
                     .into());
                 }
-                Ok((self.collector().collect(), None))
+                Ok((self.asking_collector(false).collect(), None))
             }
         }
     }

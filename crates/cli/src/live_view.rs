@@ -291,7 +291,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
         alerts: alert_hook(&args.alerts),
         proc_root: global.args.proc_root.clone(),
     };
-    gpuledger_tui::run(opts, || global.collector())?;
+    gpuledger_tui::run(opts, || global.asking_collector(true))?;
     Ok(ExitCode::SUCCESS)
 }
 

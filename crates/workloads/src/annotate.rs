@@ -2,9 +2,7 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify_in;
-use crate::process_estimate::{
-    estimate_inputs, llama_inputs, replay_fit_at_load, runtime_estimate, summary_for,
-};
+use crate::process_estimate::{estimate_process, Dev};
 use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
 use gpuledger_sources::procfs::{staggered, ProcReader};
 use gpuledger_sources::Annotate;
@@ -22,14 +20,16 @@ const MAX_REFRESH: Duration = Duration::from_secs(300);
 /// for minutes: one reading per round would cost a `maps` read of thousands of lines each time).
 const MIN_REFRESH: Duration = Duration::from_secs(3);
 
-/// A process: its pid and start time (a reused pid has another start time).
-type Key = (u32, Option<u64>);
+use crate::asking::{Asking, Background, Job, Key};
 
 /// What was concluded about one process, and when its facts were read.
 struct Known {
     workload: Arc<Workload>,
     ports: Vec<u16>,
     estimate: Option<Arc<EstimatedMemory>>,
+    /// The estimate with the runtime's own answers, from the background asker (kept across
+    /// re-readings until the next answer: a view does not flip back to the flags' floor).
+    answered: Option<Arc<EstimatedMemory>>,
     /// Model files this reading refused (a budget, a file out of its folder, not the format),
     /// as the snapshot's notes say them.
     skipped: Vec<String>,
@@ -74,6 +74,8 @@ pub struct Identifier {
     cache: HashMap<Key, Known>,
     /// This machine's measured runtime overhead (a saved probe): bytes and its label.
     overhead: Option<(u64, String)>,
+    asking: Asking,
+    background: Option<Background>,
 }
 
 impl Identifier {
@@ -86,10 +88,13 @@ impl Identifier {
         self.overhead = overhead;
         self
     }
-}
 
-/// A device as the annotator needs it: id, vendor, total and free memory.
-type Dev = (String, gpuledger_model::Vendor, Option<u64>, Option<u64>);
+    /// Ask the runtimes' own APIs (see [`crate::asking`]).
+    pub fn asking(mut self, asking: Asking) -> Self {
+        self.asking = asking;
+        self
+    }
+}
 
 impl Annotate for Identifier {
     fn annotate(&mut self, snap: &mut Snapshot, procs: &ProcReader) {
@@ -108,6 +113,7 @@ impl Annotate for Identifier {
             .collect();
         // One budget for reading model headers, shared by the processes re-read this round.
         let round = crate::safetensors::Round::default();
+        let mut answers = self.answers(procs);
         // A set: with hundreds of processes a list's `contains` below is quadratic.
         let mut seen = std::collections::HashSet::with_capacity(snap.processes.len());
         for p in &mut snap.processes {
@@ -129,6 +135,7 @@ impl Annotate for Identifier {
                     .usage
                     .iter()
                     .find_map(|u| devices.iter().find(|(id, ..)| *id == u.device));
+                p.listen_ports.clone_from(&facts.listen_ports);
                 let estimate = self.estimate_of(p, &workload, procs, device, &round);
                 let (skipped, later) = skip_notes(p.pid, &workload, round.take_skips());
                 // Skipped for this round's budget only: read again soon, not a period later.
@@ -143,6 +150,7 @@ impl Annotate for Identifier {
                         workload: Arc::new(workload),
                         ports: facts.listen_ports,
                         estimate: estimate.map(Arc::new),
+                        answered: self.cache.get(&key).and_then(|k| k.answered.clone()),
                         skipped,
                         at: now,
                         period,
@@ -150,67 +158,73 @@ impl Annotate for Identifier {
                     },
                 );
             }
-            if let Some(k) = self.cache.get(&key) {
+            if let Some(k) = self.cache.get_mut(&key) {
+                if let Some(a) = answers.remove(&key) {
+                    k.answered = a.map(Arc::new);
+                }
                 // Shared, not copied: the snapshot's JSON is the same.
                 p.workload = Some(Arc::clone(&k.workload));
                 p.listen_ports = k.ports.clone();
-                p.estimate = k.estimate.clone();
+                p.estimate = k.answered.clone().or_else(|| k.estimate.clone());
                 snap.notes.extend(k.skipped.iter().cloned());
             }
         }
         rpc_shares(snap);
         // Forget processes that are gone (a reused PID has another start time anyway).
         self.cache.retain(|k, _| seen.contains(k));
+        if let Some(b) = &mut self.background {
+            b.retain(&seen);
+        }
     }
 }
 
 impl Identifier {
-    /// The estimate for `p`, read now. The recipe reads only the GGUF header (about a
-    /// millisecond), once per refresh. Each kind has at most one recipe: llama.cpp's, else a
-    /// runtime's (vLLM, SGLang, PyTorch: headers only, cached, within the `round`'s budget; no
-    /// HTTP here), else none.
+    /// The background asker's answers since the last round (starting it on the first round).
+    fn answers(&mut self, procs: &ProcReader) -> HashMap<Key, Option<EstimatedMemory>> {
+        match (self.asking, &mut self.background) {
+            (Asking::Background(_), Some(b)) => b.take(),
+            (Asking::Background(_), None) => {
+                self.background = Some(Background::new(procs.root().to_path_buf()));
+                HashMap::new()
+            }
+            _ => HashMap::new(),
+        }
+    }
+
+    /// The estimate for `p`, read now, with the runtime's answers when asked inline; a job for
+    /// the background asker when it asks there.
     fn estimate_of(
-        &self,
+        &mut self,
         p: &gpuledger_model::Process,
         workload: &Workload,
         procs: &ProcReader,
         device: Option<&Dev>,
         round: &crate::safetensors::Round,
     ) -> Option<EstimatedMemory> {
-        let vendor = device.map(|(_, v, ..)| *v);
-        match llama_inputs(p, workload, procs.root(), vendor) {
-            Some(inputs) => inputs
-                .map(|mut i| {
-                    // One device: what the server holds there is all it holds.
-                    let own = (p.usage.len() == 1)
-                        .then(|| p.usage[0].memory_bytes)
-                        .flatten();
-                    i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
-                    i
-                })
-                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
-                .ok()
-                .map(|(i, mut e)| {
-                    if let Some((bytes, label)) = &self.overhead {
-                        if e_backend(&e) == crate::estimate::Backend::Cuda {
-                            e.overhead.gpu_bytes = Some(*bytes);
-                            e.overhead.what = format!("CUDA context, {label}");
-                            e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
-                        }
-                    }
-                    summary_for(&i, &e)
-                }),
-            None => runtime_estimate(
-                p,
-                workload,
-                procs,
-                device.and_then(|(_, _, t, _)| *t),
-                self.overhead.clone(),
-                Some(round),
-            )
-            .and_then(Result::ok)
-            .map(|r| r.summary),
+        let may = crate::asking::may_ask(p, workload, procs);
+        let inline = match (self.asking, may) {
+            (Asking::Inline(t), Ok(true)) => Some(t),
+            _ => None,
+        };
+        let overhead = self.overhead.clone();
+        let mut e = estimate_process(p, workload, procs, device, round, overhead, inline);
+        match (self.asking, may, &mut self.background) {
+            (_, Err(note), _) => {
+                if let Some(e) = e.as_mut() {
+                    e.not_modelled.push(note.into());
+                }
+            }
+            (Asking::Background(timeout), Ok(true), Some(b)) => b.submit(Job {
+                key: (p.pid, p.start_time),
+                process: p.clone(),
+                workload: workload.clone(),
+                device: device.cloned(),
+                overhead: self.overhead.clone(),
+                timeout,
+            }),
+            _ => {}
         }
+        e
     }
 }
 
@@ -265,15 +279,6 @@ fn skip_notes(pid: u32, w: &Workload, skips: Vec<crate::safetensors::Skip>) -> (
     (notes, later)
 }
 
-/// The backend an estimate was made for (from its inputs).
-fn e_backend(e: &crate::estimate::Estimate) -> crate::estimate::Backend {
-    e.inputs
-        .iter()
-        .find(|i| i.name == "backend")
-        .and_then(|i| crate::estimate::Backend::parse(&i.value))
-        .unwrap_or(crate::estimate::Backend::Cuda)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +308,7 @@ mod tests {
             member: None,
         };
         let known = |period| Known {
+            answered: None,
             workload: Arc::new(w.clone()),
             ports: vec![8000],
             estimate: None,

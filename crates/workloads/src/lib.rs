@@ -2,6 +2,7 @@
 //!
 //! - [`identify`]: evidence chains from executable, command line, libraries, model files, ports;
 //! - [`annotate`]: identification on the collection path, cached per process;
+//! - [`asking`]: the runtimes' own APIs asked on collection (inline, or in the background);
 //! - [`live`]: the runtime's own HTTP answers (loopback only, time-bounded, off the collection path);
 //! - [`gguf`]: the GGUF header reader (bounded, buffered, header only);
 //! - [`mod@estimate`]: the llama.cpp memory recipe — the *estimated* ledger, in its own types
@@ -14,6 +15,7 @@
 //! - [`safetensors`]: the safetensors header reader (header only, bounded, sharded models).
 
 pub mod annotate;
+pub mod asking;
 pub mod confine;
 pub mod estimate;
 pub mod gguf;

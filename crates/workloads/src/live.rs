@@ -1,8 +1,8 @@
 //! Live state from the runtime's own HTTP answers.
 //!
 //! Queries go to 127.0.0.1 only (the port comes from the process's own listening sockets), with a
-//! short timeout and a body limit, and are never made on the collection path: `explain` and the
-//! views ask for them on demand. A 401 is evidence (the server wants an API key), not an error;
+//! short timeout and a body limit. `explain` asks on demand; a collection round asks only through
+//! [`crate::asking`] (inline for a one-round command, else in the background). A 401 is evidence (the server wants an API key), not an error;
 //! gpuledger never sends a key.
 
 pub use gpuledger_model::live::{LiveState, LoadedModel};

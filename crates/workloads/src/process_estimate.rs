@@ -4,8 +4,11 @@
 
 use crate::estimate::{estimate, Estimate};
 pub use crate::runtimes::llamacpp::{llama_server_inputs, ProcessInputs};
+use crate::runtimes::Asked;
 use gpuledger_model::{EstimatedMemory, Process, Vendor, Workload};
+use gpuledger_sources::procfs::ProcReader;
 use std::path::Path;
+use std::time::Duration;
 
 /// Gather the model and settings of a llama.cpp process. `vendor` is the vendor of the device the
 /// process was measured on, if any. Errors say, in words, which link is missing.
@@ -204,7 +207,8 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 /// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
 /// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
 /// `overhead` this machine's probed CUDA context; `round` the collection round's budget for
-/// model headers (it records the models skipped). No HTTP: `explain` adds the server's answers.
+/// model headers (it records the models skipped); `ask`: the loopback timeout per request when
+/// the server's own answers are to be asked (else flags and files only).
 pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
@@ -212,6 +216,7 @@ pub fn runtime_estimate(
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
     round: Option<&crate::safetensors::Round>,
+    ask: Option<std::time::Duration>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
@@ -219,7 +224,81 @@ pub fn runtime_estimate(
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
     ctx.overhead = overhead;
     ctx.round = round;
+    let fetch = move |port: u16, path: &str| crate::live::get(port, path, ask.unwrap_or_default());
+    let ports = match ask {
+        Some(_) => ctx.api_ports(&p.listen_ports, procs),
+        None => Vec::new(),
+    };
+    if !ports.is_empty() {
+        ctx.fetch = Some((&ports, &fetch));
+    }
     crate::runtimes::estimate_for(&ctx, w)
+}
+
+/// A device as the collection path needs it: id, vendor, total and free memory.
+pub type Dev = (String, Vendor, Option<u64>, Option<u64>);
+
+/// The estimate for `p`. The recipe reads only the GGUF header (about a millisecond), once per
+/// refresh. Each kind has at most one recipe: llama.cpp's, else a runtime's (vLLM, SGLang,
+/// PyTorch: headers only, cached, within the `round`'s budget), else none. `ask`: ask the
+/// runtime's API on loopback with this timeout per request (never on the collection thread
+/// unless the command asked for it inline).
+pub fn estimate_process(
+    p: &gpuledger_model::Process,
+    workload: &Workload,
+    procs: &ProcReader,
+    device: Option<&Dev>,
+    round: &crate::safetensors::Round,
+    overhead: Option<(u64, String)>,
+    ask: Option<Duration>,
+) -> Option<EstimatedMemory> {
+    let vendor = device.map(|(_, v, ..)| *v);
+    let asked = ask.map_or(Asked::Nothing, |t| {
+        crate::runtimes::ask(p, workload, procs.root(), t)
+    });
+    match crate::runtimes::inputs_for(p, workload, procs.root(), vendor, &asked) {
+        Some(inputs) => inputs
+            .map(|mut i| {
+                // One device: what the server holds there is all it holds.
+                let own = (p.usage.len() == 1)
+                    .then(|| p.usage[0].memory_bytes)
+                    .flatten();
+                i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
+                i
+            })
+            .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
+            .ok()
+            .map(|(i, mut e)| {
+                if let Some((bytes, label)) = &overhead {
+                    if e_backend(&e) == crate::estimate::Backend::Cuda {
+                        e.overhead.gpu_bytes = Some(*bytes);
+                        e.overhead.what = format!("CUDA context, {label}");
+                        e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                    }
+                }
+                summary_for(&i, &e)
+            }),
+        None => runtime_estimate(
+            p,
+            workload,
+            procs,
+            device.and_then(|(_, _, t, _)| *t),
+            overhead,
+            Some(round),
+            ask,
+        )
+        .and_then(Result::ok)
+        .map(|r| r.summary),
+    }
+}
+
+/// The backend an estimate was made for (from its inputs).
+fn e_backend(e: &crate::estimate::Estimate) -> crate::estimate::Backend {
+    e.inputs
+        .iter()
+        .find(|i| i.name == "backend")
+        .and_then(|i| crate::estimate::Backend::parse(&i.value))
+        .unwrap_or(crate::estimate::Backend::Cuda)
 }
 
 #[cfg(test)]

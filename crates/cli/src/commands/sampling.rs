@@ -28,7 +28,7 @@ pub fn run(
     mut round: impl FnMut(&Snapshot, i64) -> anyhow::Result<()>,
 ) -> anyhow::Result<LoopStats> {
     let stop = stop_flag()?;
-    let mut collector = global.collector();
+    let mut collector = global.asking_collector(true);
     let mut stats = LoopStats {
         rounds: 0,
         skipped: 0,

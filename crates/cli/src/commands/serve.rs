@@ -85,7 +85,7 @@ pub fn source(global: &Global) -> anyhow::Result<Source> {
             // The collector (with workload identification) is built on the collection thread.
             let args = global.args.clone();
             Source::Live(Box::new(move || {
-                let mut c = Global::new(args).collector();
+                let mut c = Global::new(args).asking_collector(true);
                 Box::new(move || c.collect())
             }))
         }

@@ -256,10 +256,8 @@ fn explain_ollama_llama_server_child() {
         .any(|r| r["what"] == "size_vram"));
 }
 
-/// Under `root` (a stand-in for `/`): LM Studio's copy of Llama-3.1-8B (a GGUF header), and a tree with the app
-/// (7000) and its engine (7001, parent 7000): `~/.lmstudio/.internal/utils/node` running
-/// `llmworker.js`, with the GGUF and the CUDA backend mapped.
-fn lm_studio(root: &Path) -> ProcTree {
+/// Under `root` (a stand-in for `/`): LM Studio's copy of Llama-3.1-8B (a GGUF header).
+pub(crate) fn lm_studio_model(root: &Path) -> std::path::PathBuf {
     let dir =
         root.join("home/alice/.lmstudio/models/lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF");
     std::fs::create_dir_all(&dir).unwrap();
@@ -280,6 +278,14 @@ fn lm_studio(root: &Path) -> ProcTree {
     w.tensor("token_embd.weight", &[4096, 128256], q);
     w.tensor("output.weight", &[4096, 128256], q);
     w.write(&file).unwrap();
+    file
+}
+
+/// [`lm_studio_model`], and a tree with the app (7000) and its engine (7001, parent 7000):
+/// `~/.lmstudio/.internal/utils/node` running `llmworker.js`, with the GGUF and the CUDA backend
+/// mapped.
+fn lm_studio(root: &Path) -> ProcTree {
+    let file = lm_studio_model(root);
     let node = "/home/alice/.lmstudio/.internal/utils/node";
     let t = ProcTree::new();
     t.add(

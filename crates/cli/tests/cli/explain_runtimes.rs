@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const DEVICE_TOTAL: u64 = 25769803776; // 24 GiB
-const MEASURED: u64 = 22548578304; // 21 GiB charged to the process
+pub(crate) const DEVICE_TOTAL: u64 = 25769803776; // 24 GiB
+pub(crate) const MEASURED: u64 = 22548578304; // 21 GiB charged to the process
 
 pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -33,7 +33,7 @@ impl Drop for Fake {
 }
 
 /// The packages and script paths the real command lines name, each running fake_runtime.main().
-fn stage(dir: &Path) -> PathBuf {
+pub(crate) fn stage(dir: &Path) -> PathBuf {
     let pk = dir.join("pkgs");
     let run = "import fake_runtime\nfake_runtime.main()\n";
     for (p, body) in [
@@ -110,7 +110,7 @@ pub(crate) fn start(dir: &Path, py: &Path, args: &[&str], env: &[(&str, String)]
 }
 
 /// A model folder: TinyLlama's published config.json and the package-written shards + index.
-fn model_dir(dir: &Path) -> PathBuf {
+pub(crate) fn model_dir(dir: &Path) -> PathBuf {
     let m = dir.join("TinyLlama-1.1B-Chat-v1.0");
     std::fs::create_dir_all(&m).unwrap();
     std::fs::copy(
@@ -156,8 +156,10 @@ pub(crate) fn explain(pid: u32, extra: &[&str]) -> (serde_json::Value, String) {
     (serde_json::from_str(&run(pid, &a)).unwrap(), text)
 }
 
-fn snapshot_process(pid: u32) -> serde_json::Value {
-    let v: serde_json::Value = serde_json::from_str(&run(pid, &["snapshot", "--json"])).unwrap();
+fn snapshot_process(pid: u32, extra: &[&str]) -> serde_json::Value {
+    let mut a = vec!["snapshot", "--json"];
+    a.extend(extra);
+    let v: serde_json::Value = serde_json::from_str(&run(pid, &a)).unwrap();
     process(&v, pid.into()).clone()
 }
 
@@ -242,9 +244,16 @@ fn vllm_server_and_its_engine_core() {
         .iter()
         .any(|n| n.as_str().unwrap().contains("block count")));
 
-    // The collection path (no HTTP): the snapshot carries the same ledger from the flags.
-    let p = snapshot_process(f.child.id());
+    // The collection path asks /metrics as explain does: the snapshot carries the same ledger.
+    let p = snapshot_process(f.child.id(), &[]);
     assert_eq!(p["estimate"]["recipe"], "vllm", "{p}");
+    assert_eq!(
+        p["estimate"]["total_gpu_bytes"],
+        (DEVICE_TOTAL as f64 * 0.9) as u64
+    );
+    assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], 11915u64 * 360448);
+    // --no-probe: the flags alone, and the KV cache is not invented.
+    let p = snapshot_process(f.child.id(), &["--no-probe"]);
     assert_eq!(p["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
     assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], serde_json::Value::Null);
 
@@ -259,13 +268,12 @@ fn vllm_server_and_its_engine_core() {
     assert_eq!(v["group"]["root_pid"], f.child.id());
     assert_eq!(v["group"]["members"][0]["pid"], f.engine);
     assert_eq!(v["group"]["measured_gpu_bytes"], MEASURED);
-    // Beside it, the member's estimated share from the collection round (flags only: 0.5).
-    assert_eq!(
-        v["group"]["members"][0]["estimated_gpu_bytes"],
-        DEVICE_TOTAL / 2
-    );
-    assert_eq!(v["group"]["estimated_gpu_bytes"], DEVICE_TOTAL / 2);
-    assert!(text.contains("(estimated share 12 GiB)"), "{text}");
+    // Beside it, the member's estimated share from the collection round, which asked the
+    // server's /metrics too (0.9 of the GPU).
+    let reserved = (DEVICE_TOTAL as f64 * 0.9) as u64;
+    assert_eq!(v["group"]["members"][0]["estimated_gpu_bytes"], reserved);
+    assert_eq!(v["group"]["estimated_gpu_bytes"], reserved);
+    assert!(text.contains("(estimated share 21.6 GiB)"), "{text}");
     assert!(
         text.contains(&format!(
             "WORKLOAD PROCESSES (rooted at pid {}",

@@ -10,6 +10,7 @@ mod serve_support;
 mod support;
 mod web_support;
 
+mod asking_runtimes;
 mod cli_contract;
 mod diff_cli;
 mod drm_snapshot;

@@ -158,7 +158,8 @@ fn real_ollama_processes_explain_and_snapshot() {
         format!("GET http://127.0.0.1:{}/api/ps", s.port)
     );
 
-    // The collection path: no HTTP; num_ctx from OLLAMA_CONTEXT_LENGTH in the parent's environ.
+    // The collection path asks /api/ps too: the runner's row carries the same context and
+    // the runtime's own size_vram beside the estimate.
     let v = json_of(&gpuledger(
         fake_nvml(),
         &sc,
@@ -168,7 +169,26 @@ fn real_ollama_processes_explain_and_snapshot() {
     let p = process(&v, u64::from(s.runner)).clone();
     assert_eq!(p["usage"][0]["memory_bytes"], 7516192768u64);
     assert_eq!(p["estimate"]["recipe"], "ollama/runner (llama.cpp)");
+    assert_eq!(p["estimate"]["n_ctx"], 8192, "{p}");
+    assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], 2 * 576 * MIB);
+    let reported = p["estimate"]["reported"].as_array().unwrap();
+    assert!(
+        reported
+            .iter()
+            .any(|r| r["what"] == "size_vram" && r["bytes"] == 7335301120u64),
+        "{p}"
+    );
+    assert!(!serde_json::to_string(&v).unwrap().contains("SECRET"));
+
+    // --no-probe: no HTTP; num_ctx from OLLAMA_CONTEXT_LENGTH in the parent's environ.
+    let v = json_of(&gpuledger(
+        fake_nvml(),
+        &sc,
+        proc_root,
+        &["snapshot", "--json", "--no-probe"],
+    ));
+    let p = process(&v, u64::from(s.runner)).clone();
     assert_eq!(p["estimate"]["n_ctx"], 16384);
     assert_eq!(p["estimate"]["kv_cache_gpu_bytes"], 2 * 2 * 576 * MIB);
-    assert!(!serde_json::to_string(&v).unwrap().contains("SECRET"));
+    assert!(p["estimate"].get("reported").is_none(), "{p}");
 }

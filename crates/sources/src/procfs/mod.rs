@@ -39,6 +39,8 @@ pub struct ProcReader {
     boot_time: Option<u64>,
     ticks_per_sec: u64,
     round: Mutex<round::Round>,
+    /// Whether the root is this machine's procfs (not a recorded tree).
+    live: bool,
 }
 
 /// What [`ProcReader::fill`] found.
@@ -123,11 +125,26 @@ impl ProcReader {
             boot_time,
             ticks_per_sec: clock_ticks(),
             round: Mutex::new(round::Round::keeping(kept::KeptStats::new(live), live)),
+            live,
         }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Whether the root is this machine's own procfs: a recorded tree's processes and ports are
+    /// another moment, or another machine.
+    pub fn is_live(&self) -> bool {
+        self.live
+    }
+
+    /// Whether `pid` shares our network namespace, so that its loopback ports are ours to ask
+    /// (`/proc/PID/ns/net` against `/proc/self/ns/net`); `None` when either cannot be read (a
+    /// process of another user without the capability to see its namespaces).
+    pub fn shares_our_network(&self, pid: u32) -> Option<bool> {
+        let ns = |who: &str| fs::read_link(self.root.join(who).join("ns/net")).ok();
+        Some(ns(&pid.to_string())? == ns("self")?)
     }
 
     /// `/proc/<pid>/stat`. A file that is there but cannot be parsed is an `InvalidData` error

@@ -129,7 +129,7 @@ use gpuledger_sources::procfs::ProcReader;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// What was asked of a runtime's own API (explain asks; the collection path never does).
+/// What was asked of a runtime's own API (explain, and collection through [`crate::asking`]).
 #[derive(Debug, Clone, Default)]
 pub enum Asked {
     #[default]
@@ -146,6 +146,11 @@ impl Asked {
             _ => None,
         }
     }
+}
+
+/// Whether the recipe for `w` reads its runtime's own API (vLLM, SGLang, Ollama, LM Studio).
+pub fn reads_api(w: &Workload) -> bool {
+    engine_of(w).is_some_and(|r| r.reads_api())
 }
 
 /// Ask the runtime behind `w` for what its recipe needs (Ollama `/api/ps` from the runner's

@@ -67,7 +67,13 @@ pub trait Runtime: Sync {
         None
     }
 
-    /// Ask the runtime's API for what its recipe needs (explain only; never on collection).
+    /// Whether this runtime's recipe reads its own API ([`Runtime::ask`], or the context's
+    /// `fetch`): collection asks only these.
+    fn reads_api(&self) -> bool {
+        false
+    }
+
+    /// Ask the runtime's API for what its recipe needs.
     fn ask(&self, _p: &Process, _w: &Workload, _proc_root: &Path, _timeout: Duration) -> Asked {
         Asked::Nothing
     }

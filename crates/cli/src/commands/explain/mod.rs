@@ -30,9 +30,6 @@ pub struct Args {
     /// Print the explanation as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Do not ask the process's HTTP API (llama-server /props, Ollama /api/ps, ...) on loopback.
-    #[arg(long)]
-    pub no_probe: bool,
     /// Time limit for each loopback HTTP probe, in milliseconds.
     #[arg(long, default_value_t = 500, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub probe_timeout_ms: u64,
@@ -62,12 +59,12 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         workload = Some(identify_in(&facts, &procs));
     }
 
-    let (live, live_unavailable) =
-        live_state(args, &mut workload, process.as_ref(), replay.is_some());
+    let refusal = probe_refusal(global, args.pid, replay.is_some());
+    let (live, live_unavailable) = live_state(args, refusal, &mut workload, process.as_ref());
 
     let estimated = match (&mut workload, &process) {
         (Some(w), Some(p)) if w.kind.is_ai() => {
-            let may_probe = replay.is_none() && !args.no_probe;
+            let may_probe = refusal.is_none();
             Some(estimated_ledger(
                 args,
                 global,
@@ -141,18 +138,30 @@ fn find_process(
     ))
 }
 
+/// Why the process's own API is not asked, or `None` when it may be: the same rule as
+/// collection's ([`gpuledger_workloads::asking`]).
+fn probe_refusal(global: &Global, pid: u32, replay: bool) -> Option<&'static str> {
+    if replay {
+        return Some("replay: the live server is not asked");
+    }
+    if global.args.no_probe {
+        return Some("--no-probe given");
+    }
+    let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
+    gpuledger_workloads::asking::other_network(&procs, pid)
+}
+
 /// The model server's live state from its HTTP API on loopback (its answer's evidence added to
 /// the workload), or why there is none.
 fn live_state(
     args: &Args,
+    refusal: Option<&str>,
     workload: &mut Option<Workload>,
     process: Option<&Process>,
-    replay: bool,
 ) -> (Option<LiveState>, Option<String>) {
     let unavailable = |why: &str| (None, Some(why.to_string()));
     let (w, p) = match (workload.as_mut(), process) {
-        _ if replay => return unavailable("replay: the live server is not asked"),
-        _ if args.no_probe => return unavailable("--no-probe given"),
+        _ if refusal.is_some() => return unavailable(refusal.unwrap_or_default()),
         (Some(w), Some(p)) if w.kind.is_ai() => (w, p),
         _ => return unavailable("not a model server"),
     };
@@ -200,7 +209,7 @@ fn estimated_ledger(
         .iter()
         .find_map(|u| snap.device_by_uuid(&u.device))
         .map(|d| d.vendor);
-    if let Some(r) = runtime::ledger(args, global, p, w, snap) {
+    if let Some(r) = runtime::ledger(args, global, p, w, snap, may_probe) {
         match r {
             Ok(r) => led.set_runtime(r),
             Err(why) => led.unavailable = Some(why),

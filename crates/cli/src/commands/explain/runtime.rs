@@ -17,6 +17,7 @@ pub(super) fn ledger(
     p: &Process,
     w: &Workload,
     snap: &Snapshot,
+    may_probe: bool,
 ) -> Option<Result<RuntimeEstimate, String>> {
     if !runtimes::covers(w.kind) {
         return None;
@@ -45,7 +46,7 @@ pub(super) fn ledger(
     let timeout = Duration::from_millis(args.probe_timeout_ms);
     let fetch = move |port: u16, path: &str| get(port, path, timeout);
     let ports = ctx.api_ports(&p.listen_ports, &procs);
-    if !args.no_probe && !ports.is_empty() {
+    if may_probe && !ports.is_empty() {
         ctx.fetch = Some((&ports, &fetch));
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;

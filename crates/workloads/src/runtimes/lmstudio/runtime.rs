@@ -47,6 +47,10 @@ impl Runtime for LmStudio {
             .then(|| "engine (node helper)".into())
     }
 
+    fn reads_api(&self) -> bool {
+        true
+    }
+
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
     }

@@ -61,6 +61,10 @@ impl Runtime for Sglang {
         })
     }
 
+    fn reads_api(&self) -> bool {
+        true
+    }
+
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
     }

@@ -70,6 +70,10 @@ impl Runtime for Vllm {
         Some((words.into(), "cmdline"))
     }
 
+    fn reads_api(&self) -> bool {
+        true
+    }
+
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
     }
