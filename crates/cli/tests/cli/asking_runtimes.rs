@@ -4,7 +4,7 @@
 //! answers (tests/cli/fake_runtime.py), the fake NVML charging them, the real /proc.
 
 use crate::explain_ollama::lm_studio_model;
-use crate::explain_runtimes::{model_dir, repo, start, DEVICE_TOTAL, MEASURED};
+use crate::explain_runtimes::{model_dir, repo, start, Fake, DEVICE_TOTAL, MEASURED};
 use crate::serve_support::{get, start_serving};
 use crate::support::*;
 use std::os::unix::process::CommandExt;
@@ -19,6 +19,32 @@ fn one_gpu(pid: u32) -> (tempfile::TempDir, std::path::PathBuf) {
         "driver|version=550.54.15\ndevice|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-1|total={DEVICE_TOTAL}|used={MEASURED}|free={}|gpu=1|mem=1\ncompute|dev=0|pid={pid}|mem={MEASURED}\n",
         DEVICE_TOTAL - MEASURED
     ))
+}
+
+/// A vLLM API server (`--gpu-memory-utilization 0.5` on its command line) answering the
+/// recorded `/metrics` of a vLLM run (utilisation 0.9, 11,915 blocks), with children titled
+/// `children` (comma-separated; none when empty).
+fn vllm_with_metrics(dir: &Path, py: &Path, children: &str) -> Fake {
+    let m = model_dir(dir);
+    let metrics = repo().join("fixtures/vllm/tinyllama-cpu-v0-metrics.txt");
+    let routes = format!("{{\"/metrics\": {:?}}}", metrics.display().to_string());
+    let mut env = vec![("FAKE_ROUTES", routes)];
+    if !children.is_empty() {
+        env.push(("FAKE_CHILD_COMM", children.into()));
+    }
+    start(
+        dir,
+        py,
+        &[
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            m.to_str().unwrap(),
+            "--gpu-memory-utilization",
+            "0.5",
+        ],
+        &env,
+    )
 }
 
 /// The process `pid` in serve's `/api/v1/snapshot` once its estimate knows the KV cache, or
@@ -41,25 +67,7 @@ fn served_until_kv(addr: std::net::SocketAddr, pid: u32, deadline: Duration) -> 
 fn serve_shows_the_engine_core_with_the_servers_metrics_asked_in_the_background() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let m = model_dir(dir.path());
-    let metrics = repo().join("fixtures/vllm/tinyllama-cpu-v0-metrics.txt");
-    let routes = format!("{{\"/metrics\": {:?}}}", metrics.display().to_string());
-    let f = start(
-        dir.path(),
-        &py,
-        &[
-            "-m",
-            "vllm.entrypoints.openai.api_server",
-            "--model",
-            m.to_str().unwrap(),
-            "--gpu-memory-utilization",
-            "0.5",
-        ],
-        &[
-            ("FAKE_ROUTES", routes),
-            ("FAKE_CHILD_COMM", "VLLM::EngineCore".into()),
-        ],
-    );
+    let f = vllm_with_metrics(dir.path(), &py, "VLLM::EngineCore");
     let (_d, sc) = one_gpu(f.engines[0]);
     let s = start_serving(on_live_proc(&sc).args([
         "serve",
@@ -101,22 +109,7 @@ fn serve_shows_the_engine_core_with_the_servers_metrics_asked_in_the_background(
 fn serve_with_no_probe_never_asks() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let m = model_dir(dir.path());
-    let metrics = repo().join("fixtures/vllm/tinyllama-cpu-v0-metrics.txt");
-    let routes = format!("{{\"/metrics\": {:?}}}", metrics.display().to_string());
-    let f = start(
-        dir.path(),
-        &py,
-        &[
-            "-m",
-            "vllm.entrypoints.openai.api_server",
-            "--model",
-            m.to_str().unwrap(),
-            "--gpu-memory-utilization",
-            "0.5",
-        ],
-        &[("FAKE_ROUTES", routes)],
-    );
+    let f = vllm_with_metrics(dir.path(), &py, "");
     let (_d, sc) = one_gpu(f.child.id());
     let s = start_serving(on_live_proc(&sc).args([
         "serve",
