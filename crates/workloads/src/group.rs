@@ -71,11 +71,16 @@ impl Ancestor {
         }
     }
 
-    /// The runtime kind this ancestor's own command line names, or a launcher's.
-    fn names(&self) -> Option<WorkloadKind> {
+    /// The program's file name, without `.exe`.
+    fn prog(&self) -> &str {
         let arg0 = self.args.first().map(String::as_str).unwrap_or("");
         let prog = arg0.rsplit(['/', '\\']).next().unwrap_or(arg0);
-        let prog = prog.trim_end_matches(".exe");
+        prog.trim_end_matches(".exe")
+    }
+
+    /// The runtime kind this ancestor's own command line names, or a launcher's.
+    fn names(&self) -> Option<WorkloadKind> {
+        let prog = self.prog();
         let kind = RUNTIMES.iter().find_map(|r| {
             let k = r.named(&self.seen(prog))?;
             // A title names a member, never a root; a root's command line names its runtime.
@@ -114,6 +119,10 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
     // A PyTorch process (by its libraries) under a serving engine is that engine's.
     if !w.kind.is_ai() || (w.kind == WorkloadKind::Pytorch && kind != WorkloadKind::Pytorch) {
         adopt(f, w, &root, kind);
+    }
+    // A worker whose title replaced its command line serves the model its root names.
+    if w.model.is_none() && w.kind.is_ai() {
+        w.model = crate::runtimes::model_arg(kind, root.prog(), &root.args);
     }
     let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root.args));
     let (role, how) = match (own_role, rank) {
@@ -470,6 +479,12 @@ mod tests {
             .unwrap_or_default();
         assert!(!e.contains("holds no model"), "{e}");
         assert_eq!(member(102), Some((Some(100), "worker TP1/2".into())));
+        // The worker's title named no model: it serves its root's (`vllm serve MODEL`).
+        assert_eq!(
+            joined(r, 102).short_label(),
+            "vLLM · Qwen2-7B · worker TP1/2"
+        );
+        assert_eq!(joined(r, 301).model.as_deref(), Some("/m"));
         assert_eq!(member(103), Some((Some(100), "engine core".into())));
         let v0 = joined(r, 201);
         assert_eq!(v0.kind, WorkloadKind::Vllm, "{v0:?}");

@@ -4,7 +4,7 @@
 //! rule is tested on constructed facts. Each rule adds evidence; the conclusion's confidence grows
 //! with the number of independent kinds of evidence that agree.
 
-use crate::runtimes::{Seen, RUNTIMES};
+use crate::runtimes::{for_kind, Seen, RUNTIMES};
 use gpuledger_model::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::ProcessFacts;
 
@@ -149,13 +149,6 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     let joined = args.join(" ");
     let libs = libraries(&f.mapped_files);
     let mut model = model_files(f, &mut ev);
-    // For an interpreter `-m` names a module, not a model.
-    let model_flags: &[&str] = if prog.starts_with("python") {
-        &["--model", "--model-path"]
-    } else {
-        &["-m", "--model"]
-    };
-    let model_arg = arg_value(args, model_flags).map(str::to_string);
 
     // The conclusion from the program and its arguments.
     let lower = joined.to_ascii_lowercase();
@@ -168,6 +161,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
         mapped: &f.mapped_files,
     };
     let (kind, named) = classify(&seen, &libs);
+    let model_arg = crate::runtimes::model_arg(kind, &prog, args);
     if !prog.is_empty() {
         ev.insert(0, executable(f, &prog));
     }
@@ -366,7 +360,7 @@ fn named_kind(seen: &Seen) -> Option<WorkloadKind> {
 /// conclusion, in words, and the `/proc` file it was read from: the runtime's own words, else
 /// those of the kinds identification names itself.
 fn cmdline_signal(kind: WorkloadKind, named: bool, seen: &Seen) -> Option<(String, &'static str)> {
-    if let Some(r) = crate::runtimes::for_kind(kind) {
+    if let Some(r) = for_kind(kind) {
         return r.cmdline_signal(kind, named, seen);
     }
     let words = match kind {

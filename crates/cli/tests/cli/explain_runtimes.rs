@@ -605,7 +605,7 @@ fn vllm_tensor_parallel_workers_each_carry_their_share_on_their_own_gpu() {
     // without asking the server) beside the sum of what their GPUs measured.
     assert!(
         est.contains(&format!(
-            "group of pid {server} (vLLM): 2 members, estimated ≥ 24 GiB in all beside 41 GiB measured"
+            "group of pid {server} (vLLM · TinyLlama-1.1B-Chat-v1.0): 2 members, estimated ≥ 24 GiB in all beside 41 GiB measured"
         )),
         "{table}"
     );

@@ -32,7 +32,7 @@ mod runtime;
 pub mod sglang;
 pub mod vllm;
 
-pub use runtime::{Runtime, Seen};
+pub use runtime::{model_arg, Runtime, Seen};
 
 /// Every runtime, in the order identification tries them (the first that recognises a process
 /// wins). Adding a runtime adds one line here.

@@ -44,6 +44,12 @@ pub trait Runtime: Sync {
         !argv.is_empty()
     }
 
+    /// The model a command line names where the common flags (`--model`, `-m`) do not say it
+    /// (`vllm serve MODEL`).
+    fn model_in_args(&self, _args: &[String]) -> Option<String> {
+        None
+    }
+
     /// The process's role in its workload, from its own title (`VLLM::Worker_TP1` → `worker
     /// TP1/2`), given the command line of the root it descends from.
     fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {
@@ -108,4 +114,18 @@ pub trait Runtime: Sync {
     fn reported_from_log(&self, _text: &str, _source: &str) -> Vec<ReportedFigure> {
         Vec::new()
     }
+}
+
+/// The model a command line names (`--model`, `--model-path`; `-m` too unless the program is
+/// an interpreter, for which `-m` names a module; else where runtime `kind` puts it, as
+/// `vllm serve MODEL` does).
+pub fn model_arg(kind: WorkloadKind, prog: &str, args: &[String]) -> Option<String> {
+    let flags: &[&str] = if prog.starts_with("python") {
+        &["--model", "--model-path"]
+    } else {
+        &["-m", "--model"]
+    };
+    crate::identify::arg_value(args, flags)
+        .map(str::to_string)
+        .or_else(|| super::for_kind(kind)?.model_in_args(args))
 }

@@ -70,6 +70,10 @@ impl Runtime for Vllm {
         Some((words.into(), "cmdline"))
     }
 
+    fn model_in_args(&self, args: &[String]) -> Option<String> {
+        super::VllmSettings::from_args(args, "").ok()?.model
+    }
+
     fn reads_api(&self) -> bool {
         true
     }
