@@ -691,8 +691,15 @@ fn llama_server_over_rpc_servers_is_one_workload() {
         server_p["estimate"]["total_gpu_bytes"],
         whole["total_gpu_bytes"]
     );
-    // The members' parts add up to the server's whole estimate.
+    // The members' parts add up to the server's whole estimate, and the snapshot's group says
+    // so: rooted at the server, three members.
     assert_eq!(sum, whole["total_gpu_bytes"].as_u64().unwrap(), "{whole}");
+    let g = snap["workload_groups"]
+        .as_array()
+        .and_then(|gs| gs.iter().find(|g| g["root_pid"] == spid))
+        .unwrap_or_else(|| panic!("{}", snap["workload_groups"]));
+    assert_eq!(g["members"].as_array().unwrap().len(), 3, "{g}");
+    assert_eq!(g["estimated_bytes"], whole["total_gpu_bytes"], "{g}");
 
     // snapshot's table: each rpc-server's role; explain on one: the group, rooted at the server.
     let table = ok_stdout(&gpuledger(fake_nvml(), &sc, proc_root, &["snapshot"]));
