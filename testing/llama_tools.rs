@@ -195,6 +195,14 @@ pub struct RpcServers {
     pub endpoints: Vec<String>,
 }
 
+impl RpcServers {
+    /// The servers' process ids, in the order of `endpoints`.
+    #[allow(dead_code)]
+    pub fn pids(&self) -> Vec<u32> {
+        self.children.iter().map(std::process::Child::id).collect()
+    }
+}
+
 impl Drop for RpcServers {
     fn drop(&mut self) {
         for c in &mut self.children {

@@ -25,6 +25,7 @@ mod hostile_files;
 mod hostile_models;
 mod hostile_text;
 mod kill;
+mod llama_trees;
 mod nvml_snapshot;
 mod ollama_processes;
 mod owners;

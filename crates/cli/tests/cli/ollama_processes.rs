@@ -1,101 +1,36 @@
-//! An Ollama runner as real processes, read through the real /proc: a copy of the Python
-//! interpreter named `ollama` plays `ollama serve` (its environment holds Ollama's settings and a
-//! secret; it answers `/api/ps` and `/api/version` on a loopback port) and starts a second copy as
-//! `ollama … runner --model <blob> --port 40123`. The fake NVML lists the runner's memory;
-//! `explain` and `snapshot` must find the model through the manifest, the settings in the parent's
-//! environment, the context in `/api/ps`, and keep the three figures apart. Skipped (failed under
-//! CI=true) where no Python interpreter is found.
+//! An Ollama runner as real processes, read through the real /proc: `ollama serve` (its
+//! environment holds Ollama's settings and a secret; it answers `/api/ps` and `/api/version` on a
+//! loopback port) and its `ollama runner --model <blob> --port N` of v0.11.5–v0.29 (the load
+//! parameters go in the `/load` request), stand-ins with the real command lines
+//! ([`ollama_tree`]). The fake NVML lists the runner's memory; `explain` and `snapshot` must find
+//! the model through the manifest, the settings in the parent's environment, the context in
+//! `/api/ps`, and keep the three figures apart. Skipped (failed under CI=true) where no Python
+//! interpreter is found.
 
 use crate::support::*;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 const MIB: u64 = 1 << 20;
 
-/// What `ollama serve` does here: answer /api/ps and /api/version on loopback, start the runner,
-/// print "port runner-pid", live until stdin closes.
-const SERVE: &str = r#"
-import http.server, os, subprocess, sys, threading
-PS = os.environ["GPULEDGER_TEST_PS"].encode()
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = {"/api/ps": PS, "/api/version": b'{"version":"0.12.11"}'}.get(self.path, b"")
-        self.send_response(200 if body else 404)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-srv = http.server.HTTPServer(("127.0.0.1", 0), H)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
-runner = subprocess.Popen(
-    ["ollama", "-c", "import time; time.sleep(120)", "runner", "--model", os.environ["GPULEDGER_TEST_BLOB"], "--port", "40123"],
-    executable=os.environ["GPULEDGER_TEST_EXE"], stdin=subprocess.DEVNULL)
-print(srv.server_port, runner.pid, flush=True)
-sys.stdin.read()
-runner.kill()
-runner.wait()
-"#;
-
-/// `ollama serve` and its runner, killed on drop.
-struct Serve {
-    child: Child,
-    port: u16,
-    runner: u32,
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(self.runner.to_string()).status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(exe: &Path, blob: &Path) -> Serve {
-    let mut child = Command::new(exe)
-        .arg0("ollama")
-        .args(["-c", SERVE, "serve"])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", "/nonexistent")
-        .env("OLLAMA_NUM_PARALLEL", "2")
-        .env("OLLAMA_CONTEXT_LENGTH", "8192")
-        .env("OLLAMA_KEEP_ALIVE", "10m")
-        .env("OLLAMA_API_KEY", "SECRET-OLLAMA-KEY")
-        .env("GPULEDGER_TEST_PS", OLLAMA_PS)
-        .env("GPULEDGER_TEST_BLOB", blob)
-        .env("GPULEDGER_TEST_EXE", exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start the `ollama serve` stand-in");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let mut it = line.split_whitespace().map(|x| x.parse::<u32>().unwrap());
-    let (port, runner) = (it.next().unwrap() as u16, it.next().unwrap());
-    Serve {
-        child,
-        port,
-        runner,
-    }
-}
-
-use std::os::unix::process::CommandExt;
+/// Ollama 0.12.11: `ollama runner --model BLOB --port N` (`llm/server.go` at that tag), two
+/// slots and an 8192-token default context in serve's environment, 4096 tokens loaded
+/// (`/api/ps`).
+const V012: Gen = Gen {
+    version: "0.12.11",
+    program: "bin/ollama",
+    args: "runner --model {blob} --port {port}",
+    env: &[
+        ("OLLAMA_NUM_PARALLEL", "2"),
+        ("OLLAMA_CONTEXT_LENGTH", "8192"),
+    ],
+    ps_context: Some(4096),
+};
 
 #[test]
 fn real_ollama_processes_explain_and_snapshot() {
     let Some(py) = python() else { return };
-    let d = tempfile::tempdir().unwrap();
-    let exe = d.path().join("bin/ollama");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    std::fs::copy(&py, &exe).unwrap();
-    let blob = ollama_models(d.path(), false);
-    let s = serve(&exe, &blob);
-    let parent = s.child.id();
+    let s = ollama_tree(&py, &V012);
+    let parent = s.serve.id();
     let sc_text = format!(
         "driver|version=550.54.15\n\
          device|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee|pci=00000000:65:00.0|total=25757220864|used=9000000000|free=16757220864|reserved=300000000|gpu=3|mem=1|temp=38|power_mw=21000|limit_mw=450000|gfx_mhz=210|sm_mhz=210|mem_mhz=405|pcie_gen=4|pcie_width=16|pcie_max_gen=4|pcie_max_width=16\n\
@@ -152,7 +87,7 @@ fn real_ollama_processes_explain_and_snapshot() {
         .iter()
         .find(|r| r["what"] == "size_vram")
         .unwrap();
-    assert_eq!(vram["bytes"], 7335301120u64);
+    assert_eq!(vram["bytes"], PS_SIZE);
     assert_eq!(
         vram["source"],
         format!("GET http://127.0.0.1:{}/api/ps", s.port)

@@ -230,14 +230,14 @@ pub const COLUMNS: [ColumnSpec; 14] = [
         // `llama.cpp · Qwen3-8B-Q4_K_M` is 27.
         width: Width {
             min: 8,
-            max: 40,
+            max: WORKLOAD_MAX,
             narrow: 10,
         },
         align: Align::Left,
         descending: false,
         shown: Shown::Always,
         // Not identified: unknown (`n/a`), not "nothing applies".
-        cell: |a, r| CellValue::from_opt(a.workload(a.process(r))),
+        cell: |a, r| CellValue::from_opt(a.process(r).workload.as_ref().map(|w| workload_cell(w))),
         sort: |a, r| text(a.workload(a.process(r)).as_deref()),
         csv: Some(col::WORKLOAD),
     },
@@ -404,6 +404,32 @@ impl SortVal {
     }
 }
 
+/// The workload column's widest.
+const WORKLOAD_MAX: u16 = 40;
+
+/// The workload cell: its label, the model's part cut (`…`) so that the whole fits
+/// [`WORKLOAD_MAX`] and a member's role (`· runner`, `· rpc device`, `· worker TP1/2`) stays in
+/// sight; a label cut at its end lost exactly that (`llama.cpp · sha256-6a0746a1ec1aef3e7ec5…`).
+fn workload_cell(w: &gpuledger_model::Workload) -> String {
+    use gpuledger_views::columns::display_width;
+    let full = w.short_label();
+    let max = usize::from(WORKLOAD_MAX);
+    let Some(m) = w.member.as_ref().filter(|_| display_width(&full) > max) else {
+        return full;
+    };
+    let tail = format!(" · {}", m.role);
+    let head = full.strip_suffix(&tail).unwrap_or(&full);
+    let room = max.saturating_sub(display_width(&tail) + 1);
+    let mut cut = String::new();
+    for ch in head.chars() {
+        if display_width(&cut) + display_width(ch.encode_utf8(&mut [0; 4])) > room {
+            break;
+        }
+        cut.push(ch);
+    }
+    format!("{}…{tail}", cut.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,5 +461,35 @@ mod tests {
         assert!(CellValue::Known("n/a".into()).is_known());
         assert!(!CellValue::Unknown.is_known());
         assert_eq!(CellValue::Nothing.text(), words::NOTHING);
+    }
+
+    /// A member's role survives a long model name (an Ollama blob); a label that fits is whole.
+    #[test]
+    fn the_workload_cell_keeps_a_members_role() {
+        use gpuledger_model::{Confidence, Member, Workload, WorkloadKind};
+        use gpuledger_views::columns::display_width;
+        let mut w = Workload {
+            kind: WorkloadKind::LlamaCpp,
+            model: Some(
+                "/m/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa"
+                    .into(),
+            ),
+            confidence: Confidence::High,
+            evidence: vec![],
+            missing: vec![],
+            member: Some(Member {
+                root_pid: Some(1),
+                role: "rpc device".into(),
+                evidence: String::new(),
+            }),
+        };
+        let cell = workload_cell(&w);
+        assert_eq!(cell, "llama.cpp · sha256-6a0746a… · rpc device");
+        assert_eq!(display_width(&cell), usize::from(WORKLOAD_MAX));
+        w.model = Some("/m/Qwen3-8B.gguf".into());
+        assert_eq!(workload_cell(&w), "llama.cpp · Qwen3-8B · rpc device");
+        w.member = None;
+        w.model = Some(format!("/m/{}.gguf", "x".repeat(60)));
+        assert_eq!(workload_cell(&w), w.short_label());
     }
 }

@@ -3,7 +3,7 @@
 //! submodules: [`Machine`], a scenario and a tree run together (`machine.rs`); reading the
 //! binary's output (`output.rs`); a shared GPU node of pods and a Slurm job (`node.rs`); the
 //! recorded Linux trees under fixtures/ (`trees.rs`); a prompt
-//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); a Python interpreter for
+//! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); `ollama serve` and its runner as real processes (`ollama_tree.rs`); a Python interpreter for
 //! stand-in servers (`python.rs`); the node's kubelet, a pod-resources gRPC server (`kubelet.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
@@ -12,6 +12,7 @@ mod kubelet;
 mod machine;
 mod node;
 mod ollama;
+mod ollama_tree;
 mod output;
 mod pty;
 mod python;
@@ -21,7 +22,7 @@ mod trees;
 pub use kubelet::*;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
-pub use {machine::*, node::*, ollama::*, output::*, pty::*, python::*, trees::*};
+pub use {machine::*, node::*, ollama::*, ollama_tree::*, output::*, pty::*, python::*, trees::*};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -119,8 +119,9 @@ pub fn settings(
             return Err(no_recipe(engine, argv, ps));
         }
         Engine::LlamaFlags => {
-            flag_sizes(argv, &mut s, &mut notes)?;
-            flag_placement(argv, &mut s)?;
+            let cpp = cpp_server(argv, version);
+            flag_sizes(argv, cpp, &mut s, &mut notes)?;
+            flag_placement(argv, cpp, &mut s, &mut notes)?;
         }
         Engine::LlamaLoadRequest => {
             let load = LoadRequest {
@@ -152,10 +153,27 @@ fn one_unified_cache(argv: &[String], version: Option<&str>) -> Option<String> {
         .first()
         .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(a));
     if program == Some("ollama_llama_server") {
-        return Some("Ollama v0.4–v0.5's ollama_llama_server runner: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)".into());
+        return Some("Ollama's ollama_llama_server (the C++ server up to v0.3, the Go runner of v0.4–v0.5): its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)".into());
     }
     let v = version.and_then(super::parse_version)?;
     (v < (0, 8, 0)).then(|| format!("Ollama {}: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)", version.unwrap_or_default()))
+}
+
+/// Is this Ollama's C++ `ollama_llama_server` (llama.cpp's server example in `llm/ext_server`,
+/// up to v0.3.x), which takes `--batch-size` as llama.cpp's n_batch and honours `--memory-f32`?
+/// v0.4.0 to v0.5.1 ran the Go runner under the same name with the same flags (`llm/server.go`
+/// at v0.3.14 and v0.4.0); from v0.5.2 it is started as `ollama_llama_server runner`. `None`:
+/// the same command line, and the server's version (`GET /api/version`) is not known.
+fn cpp_server(argv: &[String], version: Option<&str>) -> Option<bool> {
+    let program = argv
+        .first()
+        .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(a));
+    if program != Some("ollama_llama_server") || argv.get(1).is_some_and(|a| a == "runner") {
+        return Some(false);
+    }
+    version
+        .and_then(super::parse_version)
+        .map(|v| v < (0, 4, 0))
 }
 
 /// A count llama.cpp accepts (an `int32`), read from `flag`'s value.
@@ -171,6 +189,7 @@ fn count(flag: &str, v: &str) -> Result<u64, String> {
 /// num_ctx × slots).
 fn flag_sizes(
     argv: &[String],
+    cpp: Option<bool>,
     s: &mut LlamaSettings,
     notes: &mut RuntimeNotes,
 ) -> Result<(), String> {
@@ -207,9 +226,19 @@ fn flag_sizes(
             default("--batch-size not given: the runner's default 512 × --parallel (the runner's n_batch)"),
         ),
     };
-    s.batch = Setting {
-        value: batch * p,
-        source: batch_source,
+    s.batch = match cpp {
+        Some(false) => Setting {
+            value: batch * p,
+            source: batch_source,
+        },
+        Some(true) => Setting {
+            value: batch,
+            source: SettingSource::Flag("--batch-size (Ollama v0.3's C++ ollama_llama_server: llama.cpp's server takes it as n_batch, not × --parallel)".into()),
+        },
+        None => Setting {
+            value: batch * p,
+            source: SettingSource::Flag("--batch-size × --parallel (the Go runner's n_batch; Ollama v0.3's C++ ollama_llama_server, started with the same flags, takes --batch-size alone: the version is not known here; n_ubatch, and so the buffers, are the same either way)".into()),
+        },
     };
     s.ubatch = Setting {
         value: 512,
@@ -223,7 +252,12 @@ fn flag_sizes(
 
 /// Up to v0.11.4: flash attention, the cache type, the layers on the GPU and mmap from the
 /// runner's flags; a tensor split is named as not modelled.
-fn flag_placement(argv: &[String], s: &mut LlamaSettings) -> Result<(), String> {
+fn flag_placement(
+    argv: &[String],
+    cpp: Option<bool>,
+    s: &mut LlamaSettings,
+    notes: &mut RuntimeNotes,
+) -> Result<(), String> {
     s.flash_attn = if go_bool(argv, "flash-attn") {
         Setting {
             value: FlashAttn::On,
@@ -235,6 +269,23 @@ fn flag_placement(argv: &[String], s: &mut LlamaSettings) -> Result<(), String> 
             source: default("--flash-attn not given: Ollama passes it only when OLLAMA_FLASH_ATTENTION is on and the model and GPUs support it"),
         }
     };
+    // `--memory-f32` (Ollama passed it for the option f16_kv false up to v0.4): an f32 cache in
+    // the C++ server; the Go runner accepts and ignores it (`runner.go` at v0.4.0).
+    if go_bool(argv, "memory-f32") {
+        match cpp {
+            Some(true) => {
+                let f32 = GgmlType::from_name("f32").expect("in the type table");
+                for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
+                    *slot = Setting {
+                        value: f32,
+                        source: SettingSource::Flag("--memory-f32 (Ollama v0.3's C++ server: an f32 KV cache)".into()),
+                    };
+                }
+            }
+            Some(false) => {}
+            None => notes.not_modelled.push("--memory-f32: an f32 KV cache (twice the f16 one) under Ollama v0.3's C++ ollama_llama_server, ignored by the Go runner of v0.4 on; the version is not known here, so f16 is assumed".into()),
+        }
+    }
     if let Some(t) = go_flag(argv, "kv-cache-type") {
         let ty = runner_cache_type(t);
         for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
@@ -446,4 +497,67 @@ pub(super) fn no_recipe(engine: Engine, argv: &[String], ps: Option<(&PsModel, &
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    fn flags(line: &str, version: Option<&str>) -> (LlamaSettings, RuntimeNotes) {
+        settings(
+            Engine::LlamaFlags,
+            &args(line),
+            &ServeEnv::default(),
+            None,
+            version,
+            None,
+        )
+        .unwrap()
+    }
+
+    /// The command line `llm/server.go` builds at v0.3.14 (the C++ server) and at v0.4.0 (the Go
+    /// runner under the same name): only the server's version tells them apart.
+    const V03_LINE: &str = "/tmp/ollama1/runners/cuda_v12/ollama_llama_server --model /b --ctx-size 8192 --batch-size 512 --embedding --n-gpu-layers 37 --threads 8 --memory-f32 --parallel 4 --port 1";
+
+    #[test]
+    fn the_cpp_server_of_v0_3_takes_batch_size_as_n_batch_and_honours_memory_f32() {
+        let (s, _) = flags(V03_LINE, Some("0.3.14"));
+        assert_eq!(s.batch.value, 512);
+        assert_eq!(s.cache_type_k.value, GgmlType::from_name("f32").unwrap());
+        assert_eq!(s.cache_type_v.value, GgmlType::from_name("f32").unwrap());
+        // v0.4.0's Go runner: n_batch = --batch-size × --parallel, --memory-f32 ignored.
+        let (s, _) = flags(V03_LINE, Some("0.4.0"));
+        assert_eq!(s.batch.value, 2048);
+        assert_eq!(s.cache_type_k.value, GgmlType::from_name("f16").unwrap());
+        // Version unknown: the Go runner's reading, and both differences said in words.
+        let (s, notes) = flags(V03_LINE, None);
+        assert_eq!(s.batch.value, 2048);
+        let SettingSource::Flag(src) = &s.batch.source else {
+            panic!("{:?}", s.batch.source)
+        };
+        assert!(src.contains("version is not known"), "{src}");
+        assert!(
+            notes
+                .not_modelled
+                .iter()
+                .any(|n| n.starts_with("--memory-f32")),
+            "{:?}",
+            notes.not_modelled
+        );
+        // `ollama_llama_server runner` (v0.5.2 on) and `ollama runner` are the Go runner.
+        let (s, notes) = flags(
+            &V03_LINE.replace(
+                "ollama_llama_server --model",
+                "ollama_llama_server runner --model",
+            ),
+            None,
+        );
+        assert_eq!(s.batch.value, 2048);
+        assert_eq!(s.cache_type_k.value, GgmlType::from_name("f16").unwrap());
+        assert!(!notes.not_modelled.iter().any(|n| n.contains("memory-f32")));
+    }
 }
