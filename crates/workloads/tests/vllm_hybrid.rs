@@ -58,6 +58,8 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
         parse_log(&std::fs::read_to_string(fixture("vllm/gemma-3-27b-it-rocm-v0.11.log")).unwrap());
     assert_eq!(log.gpu_blocks, Some(89_994));
     assert_eq!(log.kv_tokens, Some(205_696));
+    assert_eq!(log.concurrency, Some((4096, 50.05)));
+    assert_eq!(log.version.as_deref(), Some("0.11.0rc2.dev98+g393de22d2"));
     let printed_gib = log.kv_gib.unwrap();
     assert_eq!(printed_gib, 109.86);
 
@@ -65,11 +67,8 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
     let l = m.config.layers.clone().unwrap();
     assert_eq!((l.full, l.sliding), (10, 52), "{}", l.source);
 
-    let s = at(
-        "0.11.0rc2.dev98",
-        "the log's banner",
-        "vllm serve /google/gemma-3-27b-it --max-model-len 4096",
-    );
+    let mut s = settings("vllm serve /google/gemma-3-27b-it --max-model-len 4096");
+    s.version = log.version.clone().map(|v| (v, "the log".to_string()));
     let e = vllm::estimate(&m, &s, None, Some(&blocks(89_994))).summary;
     // The KV cache from vLLM's block count is its printed available KV memory, to 0.01 GiB
     // (every layer counted would be 6.2× that: 681 GiB).
