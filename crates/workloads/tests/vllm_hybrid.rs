@@ -208,9 +208,18 @@ fn the_token_rule_assumed_is_said_and_what_it_lacks_is_named() {
         &at(v, "test", &format!("{cmd} --kv-transfer-config {{}}")),
         Some(48 << 30),
         Some(&blocks(100)),
-    )
-    .summary;
-    assert_eq!(e.kv_cache_gpu_bytes, Some(100 * 62 * 16 * 16 * 128 * 2 * 2));
+    );
+    assert_eq!(
+        e.summary.kv_cache_gpu_bytes,
+        Some(100 * 62 * 16 * 16 * 128 * 2 * 2)
+    );
+    assert!(
+        e.inputs
+            .iter()
+            .any(|i| i.name == "hybrid KV cache manager" && i.value.starts_with("off")),
+        "{:?}",
+        e.inputs
+    );
     let forced = format!("{cmd} --kv-transfer-config {{}} --no-disable-hybrid-kv-cache-manager");
     let e = vllm::estimate(
         &m,

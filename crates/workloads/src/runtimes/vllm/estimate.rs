@@ -250,7 +250,7 @@ fn kv_per_block(
     let bs = s.block_size.value;
     let layers = model.config.n_layer.div_ceil(pp.max(1));
     let kinds = model.config.layers.as_ref();
-    let groups = match (kinds, hybrid_on(s, rules, kinds, not_modelled)) {
+    let groups = match (kinds, hybrid_on(s, rules, kinds, inputs)) {
         (Some(l), true) => match KvGroups::of(l, pp) {
             Ok(g) => g.map(|g| (g, l.source.clone())),
             Err(e) => {
@@ -315,12 +315,12 @@ fn layout(groups: Option<&KvGroups>, kinds: Option<&LayerKinds>) -> Layout {
 /// Whether vLLM groups a hybrid model's layers here: its release has the hybrid KV cache manager
 /// and nothing turned it off (`--disable-hybrid-kv-cache-manager`, or `--kv-transfer-config`
 /// without `--no-disable-hybrid-kv-cache-manager`: vLLM turns it off for KV connectors by
-/// itself, from 0.9.1 on). Says so in `not_modelled` when it matters for this model.
+/// itself, from 0.9.1 on). An input says so when it matters for this model.
 fn hybrid_on(
     s: &VllmSettings,
     rules: &KvRules,
     kinds: Option<&LayerKinds>,
-    not_modelled: &mut Vec<String>,
+    inputs: &mut Vec<Input>,
 ) -> bool {
     let hybrid_model = kinds.is_some_and(|l| l.full > 0 && l.sliding > 0);
     if !rules.hybrid_groups || s.disable_hybrid_kv_cache_manager {
@@ -328,7 +328,11 @@ fn hybrid_on(
     }
     if s.kv_transfer_config && !s.hybrid_kv_cache_manager_forced {
         if hybrid_model {
-            not_modelled.push("the KV groups: --kv-transfer-config turns vLLM's hybrid KV cache manager off (every layer a full-context page) unless --no-disable-hybrid-kv-cache-manager; the estimate follows that".into());
+            inputs.push(Input::new(
+                "hybrid KV cache manager",
+                "off (every layer a full-context page)",
+                derived("--kv-transfer-config turns it off unless --no-disable-hybrid-kv-cache-manager (vLLM 0.9.1 on)".into()),
+            ));
         }
         return false;
     }
