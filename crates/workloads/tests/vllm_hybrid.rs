@@ -3,6 +3,7 @@
 
 use gpuledger_workloads::runtimes::hf::ModelConfig;
 use gpuledger_workloads::runtimes::vllm::{self, parse_log, ModelFacts, VllmMetrics, VllmSettings};
+use gpuledger_workloads::runtimes::InputSource;
 use gpuledger_workloads::safetensors::Model;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,13 @@ fn settings(cmd: &str) -> VllmSettings {
     VllmSettings::from_args(&argv, "test").unwrap()
 }
 
+/// `settings` for a known vLLM release (`from`: where the version was read).
+fn at(version: &str, from: &str, cmd: &str) -> VllmSettings {
+    let mut s = settings(cmd);
+    s.version = Some((version.to_string(), from.to_string()));
+    s
+}
+
 fn blocks(n: u64) -> VllmMetrics {
     VllmMetrics {
         cache_config: [("num_gpu_blocks".to_string(), n.to_string())].into(),
@@ -50,6 +58,8 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
         parse_log(&std::fs::read_to_string(fixture("vllm/gemma-3-27b-it-rocm-v0.11.log")).unwrap());
     assert_eq!(log.gpu_blocks, Some(89_994));
     assert_eq!(log.kv_tokens, Some(205_696));
+    assert_eq!(log.concurrency, Some((4096, 50.05)));
+    assert_eq!(log.version.as_deref(), Some("0.11.0rc2.dev98+g393de22d2"));
     let printed_gib = log.kv_gib.unwrap();
     assert_eq!(printed_gib, 109.86);
 
@@ -57,7 +67,8 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
     let l = m.config.layers.clone().unwrap();
     assert_eq!((l.full, l.sliding), (10, 52), "{}", l.source);
 
-    let s = settings("vllm serve /google/gemma-3-27b-it --max-model-len 4096");
+    let mut s = settings("vllm serve /google/gemma-3-27b-it --max-model-len 4096");
+    s.version = log.version.clone().map(|v| (v, "the log".to_string()));
     let e = vllm::estimate(&m, &s, None, Some(&blocks(89_994))).summary;
     // The KV cache from vLLM's block count is its printed available KV memory, to 0.01 GiB
     // (every layer counted would be 6.2× that: 681 GiB).
@@ -78,12 +89,148 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
     assert_eq!((35.31 * GIB) as u64 / page / 10 / 7 * 16, 66_112);
 
     // With the hybrid manager off, every layer is in the one group: the plain rule.
-    let s = settings(
+    let s = at(
+        "0.11.0",
+        "test",
         "vllm serve /google/gemma-3-27b-it --max-model-len 4096 --disable-hybrid-kv-cache-manager",
     );
     let e = vllm::estimate(&m, &s, None, Some(&blocks(1000))).summary;
     assert_eq!(e.kv_cache_gpu_bytes, Some(1000 * 62 * page));
     assert_eq!(e.n_ctx, Some(16_000));
+}
+
+#[test]
+fn gemma3_before_v0_9_1_gives_every_layer_a_full_context_page() {
+    // vllm-project/vllm#15676 (cpwan, 2025-04-07): google/gemma-3-27b-it, TP 2, on vLLM 0.8.2
+    // (the log's kv_cache_utils.py:566/569 are 0.8.2's lines): "GPU KV cache size: 54,048
+    // tokens", "Maximum concurrency for 4,096 tokens per request: 13.20x". Before the hybrid KV
+    // cache manager (0.9.1) V1 made every layer full attention: one group, blocks × 16 tokens,
+    // and the concurrency is tokens ÷ max_model_len.
+    let m = facts("vllm/gemma-3-27b-it-config.json");
+    let cmd = "vllm serve google/gemma-3-27b-it --tensor-parallel-size 2 --max-model-len 4096";
+    let n = 54_048 / 16;
+    let e = vllm::estimate(&m, &at("0.8.2", "the log", cmd), None, Some(&blocks(n))).summary;
+    assert_eq!(e.n_ctx, Some(54_048));
+    assert_eq!(format!("{:.2}", 54_048.0 / 4096.0), "13.20");
+    // A block spans all 62 layers: 16 tokens × 8 KV heads per rank × 128 × (K, V) × bf16.
+    let page = 16 * 8 * 128 * 2 * 2;
+    assert_eq!(e.kv_cache_gpu_bytes, Some(n * 62 * page));
+    // The release with the hybrid manager would have grouped the same blocks: 7 groups of 10
+    // layers and 3,378 ÷ 7 × 16 tokens, not what 0.8.2 printed.
+    let e = vllm::estimate(&m, &at("0.9.1", "test", cmd), None, Some(&blocks(n))).summary;
+    assert_eq!(e.kv_cache_gpu_bytes, Some(n * 10 * page));
+    assert_eq!(e.n_ctx, Some(n / 7 * 16));
+}
+
+#[test]
+fn medgemma_fp8_on_v0_26_prints_concurrency_times_length() {
+    // A public deployment note (fixtures/vllm/README.md): fhai50032/medgemma-auto-fp8 (MedGemma
+    // 27B, the Gemma-3-27B text model) on one L40S with vllm/vllm-openai:v0.26.0-cu129:
+    // "KV pool 10.56 GiB = 188,347 tokens", "Concurrency @ 64K 2.87 (vLLM's own `Maximum
+    // concurrency` line)", and "Add 8 padding layers". The block count is not printed; every
+    // count whose memory vLLM would print as 10.56 GiB is tried.
+    let m = facts("vllm/gemma-3-27b-it-config.json");
+    let cmd = "vllm serve fhai50032/medgemma-auto-fp8 --served-model-name medgemma-27b-fp8 --attention-backend TRITON_ATTN --kv-cache-dtype fp8_e4m3 --max-model-len 65536 --gpu-memory-utilization 0.92 --max-num-seqs 4 --dtype bfloat16 --host 0.0.0.0 --port 8000";
+    let s = at(
+        "0.26.0",
+        "the image tag vllm/vllm-openai:v0.26.0-cu129",
+        cmd,
+    );
+    // The L40S: "GPU 0 has a total capacity of 44.53 GiB" (the same note), under 70 GiB, so
+    // vllm serve's max_num_batched_tokens is 2048, and async scheduling keeps two batches in
+    // flight: a windowed group holds cdiv(1023 + 4096, 16) + 1 = 321 blocks, the full group
+    // 65536 ÷ 16 = 4096, one request 4096 + 6 × 321 = 6,022.
+    let l40s = (44.53 * GIB) as u64;
+    // A block of one KV group: 10 layers × 16 tokens × 16 KV heads × 128 × (K, V) × 1 B (fp8).
+    let block = 10 * 16 * 16 * 128 * 2;
+    let printed = |n: u64| format!("{:.2}", (n * block) as f64 / GIB) == "10.56";
+    let candidates: Vec<u64> = (17_000..17_600).filter(|&n| printed(n)).collect();
+    assert_eq!(candidates.len(), 16, "{candidates:?}");
+    let mut hits = Vec::new();
+    for &n in &candidates {
+        let e = vllm::estimate(&m, &s, Some(l40s), Some(&blocks(n))).summary;
+        assert_eq!(e.kv_cache_gpu_bytes, Some(n * block));
+        if e.n_ctx == Some(188_347) {
+            hits.push(n);
+        }
+    }
+    assert_eq!(hits, vec![17_307]);
+    assert_eq!(format!("{:.2}", 17_307.0 / 6022.0), "2.87");
+    // The rule of 0.20.0 and before (blocks ÷ 7 groups × 16) prints no such count.
+    let old = at("0.20.0", "test", cmd);
+    let e = vllm::estimate(&m, &old, Some(l40s), Some(&blocks(17_307))).summary;
+    assert_eq!(e.n_ctx, Some(17_307 / 7 * 16));
+    assert_ne!(e.n_ctx, Some(188_347));
+}
+
+#[test]
+fn the_token_rule_assumed_is_said_and_what_it_lacks_is_named() {
+    let m = facts("vllm/gemma-3-27b-it-config.json");
+    let cmd = "vllm serve /google/gemma-3-27b-it --max-model-len 65536";
+    // No version known: the newest rules, said to be assumed in the inputs.
+    let e = vllm::estimate(&m, &settings(cmd), Some(48 << 30), Some(&blocks(17_307)));
+    let rule = e
+        .inputs
+        .iter()
+        .find(|i| i.name == "vLLM KV rules")
+        .expect("the KV rules are an input");
+    assert!(
+        matches!(rule.source, InputSource::Assumed { .. }),
+        "{rule:?}"
+    );
+    assert!(
+        rule.value.contains("max concurrency × max_model_len"),
+        "{rule:?}"
+    );
+    assert!(e.summary.n_ctx.is_some());
+    // Without the GPU's size, vLLM's default max_num_batched_tokens is not known: said.
+    let e = vllm::estimate(&m, &settings(cmd), None, Some(&blocks(17_307))).summary;
+    assert_eq!(e.n_ctx, None);
+    assert!(
+        e.not_modelled
+            .iter()
+            .any(|n| n.contains("max_num_batched_tokens")),
+        "{:?}",
+        e.not_modelled
+    );
+    // Given on the command line, it is taken (here with async scheduling off: one batch).
+    let s = settings(&format!(
+        "{cmd} --max-num-batched-tokens 8192 --no-async-scheduling"
+    ));
+    let e = vllm::estimate(&m, &s, None, Some(&blocks(17_307))).summary;
+    // 4096 + 6 × (cdiv(1023 + 8192, 16) + 1) = 4096 + 6 × 577.
+    let per_request = 4096.0 + 6.0 * 577.0;
+    assert_eq!(e.n_ctx, Some((17_307.0 / per_request * 65536.0) as u64));
+    // A KV connector turns vLLM's hybrid manager off unless it is forced on.
+    let v = "0.26.0";
+    let e = vllm::estimate(
+        &m,
+        &at(v, "test", &format!("{cmd} --kv-transfer-config {{}}")),
+        Some(48 << 30),
+        Some(&blocks(100)),
+    );
+    assert_eq!(
+        e.summary.kv_cache_gpu_bytes,
+        Some(100 * 62 * 16 * 16 * 128 * 2 * 2)
+    );
+    assert!(
+        e.inputs
+            .iter()
+            .any(|i| i.name == "hybrid KV cache manager" && i.value.starts_with("off")),
+        "{:?}",
+        e.inputs
+    );
+    let forced = format!("{cmd} --kv-transfer-config {{}} --no-disable-hybrid-kv-cache-manager");
+    let e = vllm::estimate(
+        &m,
+        &at(v, "test", &forced),
+        Some(48 << 30),
+        Some(&blocks(100)),
+    );
+    assert_eq!(
+        e.summary.kv_cache_gpu_bytes,
+        Some(100 * 10 * 16 * 16 * 128 * 2 * 2)
+    );
 }
 
 #[test]

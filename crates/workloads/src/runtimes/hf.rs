@@ -185,6 +185,9 @@ pub struct LayerKinds {
     /// Layers of any other kind (linear attention, Mamba, chunked local): count and names.
     pub other: u64,
     pub other_names: Vec<String>,
+    /// The windowed layers' `sliding_window` (tokens) where config.json gives it: vLLM sizes a
+    /// windowed group's per-request blocks from it.
+    pub window: Option<u64>,
     /// `layer_types in config.json`, `gemma3: sliding_window_pattern 6 (transformers' default)`.
     pub source: String,
 }
@@ -194,11 +197,13 @@ impl LayerKinds {
     /// else the rule of the model family (Gemma 2 and 3, Qwen's `max_window_layers`, every layer
     /// windowed when `sliding_window` is set alone, as in Mistral).
     fn read(v: &Value, top: &Value, n_layer: u64) -> Option<LayerKinds> {
+        let window = v.get("sliding_window").and_then(Value::as_u64);
         let kinds = |full: u64, sliding: u64, source: String| LayerKinds {
             full,
             sliding,
             other: 0,
             other_names: Vec::new(),
+            window,
             source,
         };
         if let Some(types) = v.get("layer_types").and_then(Value::as_array) {
@@ -222,7 +227,6 @@ impl LayerKinds {
             .or_else(|| top.get("model_type"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let window = v.get("sliding_window").and_then(Value::as_u64);
         let windowed =
             window.is_some() && v.get("use_sliding_window").and_then(Value::as_bool) != Some(false);
         if model_type.starts_with("gemma3") {

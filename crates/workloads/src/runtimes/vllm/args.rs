@@ -30,6 +30,17 @@ pub struct VllmSettings {
     pub kv_cache_memory_bytes: Option<Src<u64>>,
     /// `--disable-hybrid-kv-cache-manager`: every layer in one KV group, windowed or not.
     pub disable_hybrid_kv_cache_manager: bool,
+    /// `--no-disable-hybrid-kv-cache-manager`: the groups kept even where vLLM would turn them
+    /// off by itself (`--kv-transfer-config`).
+    pub hybrid_kv_cache_manager_forced: bool,
+    /// `--kv-transfer-config` given: vLLM turns the hybrid KV cache manager off unless forced.
+    pub kv_transfer_config: bool,
+    /// `--max-num-batched-tokens`: a windowed group's per-request blocks depend on it.
+    pub max_num_batched_tokens: Option<Src<u64>>,
+    /// `--async-scheduling` / `--no-async-scheduling` when written (vLLM turns it on by default).
+    pub async_scheduling: Option<bool>,
+    /// The vLLM release that runs and where it was read (`version::running`); not a flag.
+    pub version: Option<(String, String)>,
 }
 
 /// `--a_b=v`, `--a-b v` → (`--a-b`, Some(v)); vLLM's parser accepts underscores too.
@@ -233,6 +244,28 @@ impl Args<'_> {
         Ok(block_size)
     }
 
+    /// A boolean flag as argparse's `BooleanOptionalAction` reads it: `--x` (or `--x=true`) is
+    /// true, `--no-x` (or `--x=false`) false, the last one written wins; `None` when absent.
+    fn switch(&self, name: &str) -> Option<bool> {
+        let no = format!("--no-{}", name.trim_start_matches("--"));
+        let mut last = None;
+        for a in self.argv {
+            let a = match a.strip_prefix("--") {
+                Some(rest) => format!("--{}", rest.replace('_', "-")),
+                None => continue,
+            };
+            let (n, v) = a
+                .split_once('=')
+                .map_or((a.as_str(), None), |(n, v)| (n, Some(v)));
+            if n == name {
+                last = Some(!v.is_some_and(|v| v.eq_ignore_ascii_case("false")));
+            } else if n == no {
+                last = Some(false);
+            }
+        }
+        last
+    }
+
     /// `--enforce-eager` alone means true; `--enforce-eager=false` is honoured.
     fn enforce_eager(&self) -> Src<bool> {
         match self.flag(&["--enforce-eager"]) {
@@ -276,9 +309,14 @@ impl VllmSettings {
             block_size,
             quantization: a.text(&["--quantization", "-q"])?,
             kv_cache_memory_bytes,
-            disable_hybrid_kv_cache_manager: a
-                .flag(&["--disable-hybrid-kv-cache-manager"])
-                .is_some_and(|(_, v)| !v.is_some_and(|v| v.eq_ignore_ascii_case("false"))),
+            disable_hybrid_kv_cache_manager: a.switch("--disable-hybrid-kv-cache-manager")
+                == Some(true),
+            hybrid_kv_cache_manager_forced: a.switch("--disable-hybrid-kv-cache-manager")
+                == Some(false),
+            kv_transfer_config: a.flag(&["--kv-transfer-config"]).is_some(),
+            max_num_batched_tokens: a.uint(&["--max-num-batched-tokens"])?,
+            async_scheduling: a.switch("--async-scheduling"),
+            version: None,
         })
     }
 }

@@ -2,9 +2,11 @@
 //! weights per rank, the KV cache from the block count when it is known, and the rest of the
 //! reservation; then the sentence that says so.
 
+use super::capacity::{self, Layout, Request};
 use super::groups::KvGroups;
+use super::version::{kv_rules, KvRules, TokenRule};
 use super::{VllmMetrics, VllmSettings};
-use crate::runtimes::hf::{gib, thousands};
+use crate::runtimes::hf::{gib, thousands, LayerKinds};
 use crate::runtimes::reservation::{
     derived, device_total_input, kv_bytes_per_token, model_inputs, rank_words, runtime, share_of,
     src, ModelFacts,
@@ -40,15 +42,15 @@ pub fn estimate(
     let (weights, model_in) = model_inputs(model, ranks, &format!("{ranks} ranks"));
     let mut inputs = model_in.to_vec();
     inputs.extend(settings_inputs(&s));
-    let block = kv_per_block(model, &s, &mut inputs, &mut not_modelled);
-    if let Some((n, src_)) = &blocks {
-        inputs.push(Input::new("num_gpu_blocks", n, src_.clone()));
-    }
+    let t = Tokens {
+        s: &s,
+        model,
+        rules: &kv_rules(s.version.as_ref()),
+        device_total,
+    };
+    let (block, n_ctx) = t.block_and_tokens(blocks.as_ref(), &mut inputs, &mut not_modelled);
     let reservation = share_of(device_total, s.gpu_memory_utilization.value);
-    if let Some(t) = device_total {
-        inputs.push(device_total_input(t));
-    }
-    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), block);
+    let (kv, kv_how) = kv_size(&s, blocks.as_ref(), block, n_ctx);
     if kv.is_none() && block.is_some() {
         not_modelled.push(
             "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
@@ -72,10 +74,7 @@ pub fn estimate(
     if reservation.is_none() && s.kv_cache_memory_bytes.is_none() {
         not_modelled.push("the reservation: the device's total memory is not known".into());
     }
-    let n_ctx = match (&blocks, kv, block) {
-        (Some((n, _)), Some(_), Some(b)) => Some(tokens(*n, b, &s)),
-        _ => None,
-    };
+    let n_ctx = n_ctx.filter(|_| kv.is_some());
     RuntimeEstimate {
         summary: EstimatedMemory {
             recipe: "vllm".into(),
@@ -218,20 +217,26 @@ fn quantised_moe(model: &ModelFacts, s: &VllmSettings) -> Option<String> {
 }
 
 /// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV
-/// group's layers for a hybrid model) and the groups a token takes a slot in.
+/// group's layers for a hybrid model) and the groups a request takes blocks in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Block {
     bytes: u64,
-    groups: u64,
+    layout: Layout,
 }
 
 /// One block on one rank (an input), or why the cache is not sized (not modelled).
 fn kv_per_block(
     model: &ModelFacts,
     s: &VllmSettings,
+    rules: &KvRules,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<String>,
 ) -> Option<Block> {
+    inputs.push(Input::new(
+        "vLLM KV rules",
+        &rules.words,
+        rules.source.clone(),
+    ));
     let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);
     let Some((per_token, how)) =
         kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp)
@@ -244,8 +249,9 @@ fn kv_per_block(
     };
     let bs = s.block_size.value;
     let layers = model.config.n_layer.div_ceil(pp.max(1));
-    let groups = match (&model.config.layers, s.disable_hybrid_kv_cache_manager) {
-        (Some(l), false) => match KvGroups::of(l, pp) {
+    let kinds = model.config.layers.as_ref();
+    let groups = match (kinds, hybrid_on(s, rules, kinds, inputs)) {
+        (Some(l), true) => match KvGroups::of(l, pp) {
             Ok(g) => g.map(|g| (g, l.source.clone())),
             Err(e) => {
                 not_modelled.push(format!("the KV cache: {e}"));
@@ -278,10 +284,59 @@ fn kv_per_block(
         ),
         derived(format!("{how}{words} × block {bs} tokens")),
     ));
-    bytes.map(|bytes| Block {
-        bytes,
-        groups: n_groups,
-    })
+    let layout = layout(groups.as_ref().map(|(g, _)| g), kinds);
+    debug_assert!(n_groups == 1 || n_groups == layout.full_groups + layout.sliding_groups);
+    bytes.map(|bytes| Block { bytes, layout })
+}
+
+/// The groups one request takes blocks in, by kind.
+fn layout(groups: Option<&KvGroups>, kinds: Option<&LayerKinds>) -> Layout {
+    match (groups, kinds) {
+        (Some(g), Some(l)) => Layout {
+            full_groups: l.full.div_ceil(g.group_size),
+            sliding_groups: l.sliding.div_ceil(g.group_size),
+            window: l.window,
+        },
+        // One kind of layer: every layer windowed alike (Mistral) stays a windowed group;
+        // otherwise (or mixed kinds in one group) every layer is a full-attention one.
+        (_, Some(l)) if l.full == 0 && l.sliding > 0 && l.other == 0 => Layout {
+            full_groups: 0,
+            sliding_groups: 1,
+            window: l.window,
+        },
+        _ => Layout {
+            full_groups: 1,
+            sliding_groups: 0,
+            window: None,
+        },
+    }
+}
+
+/// Whether vLLM groups a hybrid model's layers here: its release has the hybrid KV cache manager
+/// and nothing turned it off (`--disable-hybrid-kv-cache-manager`, or `--kv-transfer-config`
+/// without `--no-disable-hybrid-kv-cache-manager`: vLLM turns it off for KV connectors by
+/// itself, from 0.9.1 on). An input says so when it matters for this model.
+fn hybrid_on(
+    s: &VllmSettings,
+    rules: &KvRules,
+    kinds: Option<&LayerKinds>,
+    inputs: &mut Vec<Input>,
+) -> bool {
+    let hybrid_model = kinds.is_some_and(|l| l.full > 0 && l.sliding > 0);
+    if !rules.hybrid_groups || s.disable_hybrid_kv_cache_manager {
+        return false;
+    }
+    if s.kv_transfer_config && !s.hybrid_kv_cache_manager_forced {
+        if hybrid_model {
+            inputs.push(Input::new(
+                "hybrid KV cache manager",
+                "off (every layer a full-context page)",
+                derived("--kv-transfer-config turns it off unless --no-disable-hybrid-kv-cache-manager (vLLM 0.9.1 on)".into()),
+            ));
+        }
+        return false;
+    }
+    true
 }
 
 /// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
@@ -289,6 +344,7 @@ fn kv_size(
     s: &VllmSettings,
     blocks: Option<&(u64, InputSource)>,
     block: Option<Block>,
+    tokens: Option<u64>,
 ) -> (Option<u64>, String) {
     match (&s.kv_cache_memory_bytes, blocks, block) {
         (Some(k), _, _) => (
@@ -296,14 +352,12 @@ fn kv_size(
             format!("{} KV cache ({})", gib(k.value), k.source.detail()),
         ),
         (None, Some((n, _)), Some(b)) if n.checked_mul(b.bytes).is_some() => {
-            let groups = if b.groups > 1 {
-                format!(
-                    ", {} tokens over {} KV groups",
-                    thousands(tokens(*n, b, s)),
-                    b.groups
-                )
-            } else {
-                String::new()
+            let n_groups = b.layout.full_groups + b.layout.sliding_groups;
+            let groups = match tokens {
+                Some(t) if n_groups > 1 => {
+                    format!(", {} tokens over {n_groups} KV groups", thousands(t))
+                }
+                _ => String::new(),
             };
             (
                 Some(n * b.bytes),
@@ -319,9 +373,92 @@ fn kv_size(
     }
 }
 
-/// The tokens `n` blocks hold, as vLLM prints them: a token takes a slot in every group.
-fn tokens(n: u64, b: Block, s: &VllmSettings) -> u64 {
-    (n / b.groups.max(1)).saturating_mul(s.block_size.value)
+/// What vLLM's printed token count depends on besides the blocks.
+struct Tokens<'a> {
+    s: &'a VllmSettings,
+    model: &'a ModelFacts,
+    rules: &'a KvRules,
+    device_total: Option<u64>,
+}
+
+impl Tokens<'_> {
+    /// One block (an input) and the tokens `blocks` of them hold as vLLM prints them, with the
+    /// block count and the device's size as inputs.
+    fn block_and_tokens(
+        &self,
+        blocks: Option<&(u64, InputSource)>,
+        inputs: &mut Vec<Input>,
+        not_modelled: &mut Vec<String>,
+    ) -> (Option<Block>, Option<u64>) {
+        let block = kv_per_block(self.model, self.s, self.rules, inputs, not_modelled);
+        if let Some((n, src_)) = blocks {
+            inputs.push(Input::new("num_gpu_blocks", n, src_.clone()));
+        }
+        if let Some(t) = self.device_total {
+            inputs.push(device_total_input(t));
+        }
+        let n_ctx =
+            (blocks.zip(block)).and_then(|((n, _), b)| self.count(*n, b, inputs, not_modelled));
+        (block, n_ctx)
+    }
+
+    /// The tokens `n` blocks hold as the release that runs prints them (`GPU KV cache size`),
+    /// noting the inputs it took; `None`, said in `not_modelled`, where one is not known.
+    fn count(
+        &self,
+        n: u64,
+        b: Block,
+        inputs: &mut Vec<Input>,
+        not_modelled: &mut Vec<String>,
+    ) -> Option<u64> {
+        let s = self.s;
+        let max_model_len = match (&s.max_model_len, self.model.config.max_position_embeddings) {
+            (Some(m), _) => Some(m.value),
+            (None, Some(p)) if self.rules.tokens == TokenRule::Concurrency => {
+                inputs.push(Input::new(
+                    "max_model_len",
+                    p,
+                    InputSource::Assumed {
+                        why: format!("vLLM's default, the model's max_position_embeddings ({}); rope scaling can change it", self.model.config.path.display()),
+                    },
+                ));
+                Some(p)
+            }
+            _ => None,
+        };
+        let needs_in_flight = self.rules.tokens == TokenRule::Concurrency
+            && b.layout.sliding_groups > 0
+            && b.layout
+                .window
+                .zip(max_model_len)
+                .is_some_and(|(w, l)| w < l);
+        let in_flight = if needs_in_flight {
+            match capacity::in_flight(s, self.rules, self.device_total) {
+                Ok(x) => {
+                    inputs.push(x.input("tokens in flight (a windowed group's reserve)"));
+                    Some(x.value)
+                }
+                Err(e) => {
+                    not_modelled.push(format!("vLLM's printed KV token count: {e}"));
+                    return None;
+                }
+            }
+        } else {
+            None
+        };
+        let r = Request {
+            block_size: s.block_size.value,
+            max_model_len,
+            in_flight,
+        };
+        match capacity::tokens(self.rules.tokens, n, &b.layout, &r) {
+            Ok((t, _)) => Some(t),
+            Err(e) => {
+                not_modelled.push(format!("vLLM's printed KV token count: {e}"));
+                None
+            }
+        }
+    }
 }
 
 /// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).

@@ -103,13 +103,13 @@ fn config(g: &GgufModel, shown: &Path) -> Result<ModelConfig, String> {
         quant_method: Some("gguf".into()),
         max_position_embeddings: num("context_length"),
         moe_experts: num("expert_count"),
-        layers: layers(arch, n_layer, num("attention.sliding_window").is_some()),
+        layers: layers(arch, n_layer, num("attention.sliding_window")),
     })
 }
 
 /// Gemma 2 and 3 as vLLM lays them out; another architecture with a window is named as a
 /// kind the recipe does not size.
-fn layers(arch: &str, n: u64, windowed: bool) -> Option<LayerKinds> {
+fn layers(arch: &str, n: u64, window: Option<u64>) -> Option<LayerKinds> {
     let kinds = |full: u64, sliding: u64, other: u64, source: &str| LayerKinds {
         full,
         sliding,
@@ -119,6 +119,7 @@ fn layers(arch: &str, n: u64, windowed: bool) -> Option<LayerKinds> {
         } else {
             vec![]
         },
+        window,
         source: source.into(),
     };
     match arch {
@@ -129,7 +130,7 @@ fn layers(arch: &str, n: u64, windowed: bool) -> Option<LayerKinds> {
             0,
             "gemma2: every other layer windowed",
         )),
-        _ if windowed => Some(kinds(0, 0, n, "GGUF attention.sliding_window")),
+        _ if window.is_some() => Some(kinds(0, 0, n, "GGUF attention.sliding_window")),
         _ => None,
     }
 }

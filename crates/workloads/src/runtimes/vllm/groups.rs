@@ -10,12 +10,14 @@
 //! `group_size` tensors of `num_blocks × page` (a page: one block of one layer), so
 //! `num_blocks = available // page // group_size` and the KV cache is
 //! `num_blocks × group_size × page`, not `num_blocks × layers × page`. The token count vLLM
-//! prints is `num_blocks // groups × block_size`.
+//! prints depends on the release (`capacity`).
 //!
 //! A model whose layers are all of one kind (every layer full, or every layer windowed with one
-//! window, as Mistral) is one group of all its layers: the plain rule. This holds for the
-//! releases with the hybrid KV cache manager (the gemma-3-27b log in fixtures/vllm is
-//! 0.11.0rc2); `--disable-hybrid-kv-cache-manager` turns every layer back into one group.
+//! window, as Mistral) is one group of all its layers: the plain rule. This holds from v0.9.1,
+//! the first release with the hybrid KV cache manager (`version::HYBRID_KV_SINCE`; the
+//! gemma-3-27b log in fixtures/vllm is 0.11.0rc2); before it, and with
+//! `--disable-hybrid-kv-cache-manager` (or `--kv-transfer-config`, which turns the manager off
+//! unless `--no-disable-hybrid-kv-cache-manager`), every layer is in one group.
 
 use crate::runtimes::hf::LayerKinds;
 
@@ -76,6 +78,7 @@ mod tests {
             sliding,
             other: 0,
             other_names: vec![],
+            window: Some(1024),
             source: "test".into(),
         }
     }

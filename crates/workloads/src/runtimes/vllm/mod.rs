@@ -16,13 +16,17 @@
 //!   block, not all of them ([`KvGroups`], `groups`);
 //! - the block count: only vLLM knows it (it comes from the profiled activation peak), so it is
 //!   read from `/metrics` (`num_gpu_blocks`) or the start-up log; without it the KV cache stays
-//!   `None` and the sentence says what the rest of the reservation holds.
+//!   `None` and the sentence says what the rest of the reservation holds;
+//! - the tokens those blocks hold, counted as the release that runs prints them (`GPU KV cache
+//!   size`, `capacity`), with the rules of that release (`version`): the newest rules, said to
+//!   be assumed, when the version is not known.
 //!
 //! Where each part lives: `args` reads the command line, `reports` the server's `/metrics`
 //! and start-up log, `estimate` is the recipe; what SGLang shares with it is in
 //! [`super::reservation`].
 
 mod args;
+mod capacity;
 mod estimate;
 mod gguf;
 mod groups;
@@ -38,7 +42,10 @@ pub use gguf::{facts as gguf_facts, serves_gguf};
 pub use groups::KvGroups;
 pub use reports::{labels, parse_log, parse_metrics, VllmLog, VllmMetrics};
 pub use runtime::Vllm;
-pub use version::{default_utilization, DEFAULT_092_SINCE};
+pub use version::{
+    default_utilization, kv_rules, KvRules, TokenRule, CAPACITY_TOKENS_SINCE, DEFAULT_092_SINCE,
+    HYBRID_KV_SINCE, IN_FLIGHT_SINCE,
+};
 
 use super::reservation::first_answer;
 use super::{InputSource, ProcessContext, RuntimeEstimate};
@@ -49,9 +56,10 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     let from = ctx.argv_source();
     let mut s = VllmSettings::from_args(&ctx.argv, &from)
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
+    // Defaults and KV rules changed between releases: take those of the release that runs.
+    s.version = version::running(ctx);
     if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
-        // The default changed in v0.21.0: take the one of the release that runs.
-        s.gpu_memory_utilization = default_utilization(version::running(ctx).as_ref());
+        s.gpu_memory_utilization = default_utilization(s.version.as_ref());
     }
     let model = s
         .model

@@ -109,6 +109,11 @@ pub struct VllmLog {
     pub total_gpu_gib: Option<f64>,
     /// `gpu_memory_utilization (X)` / `gpu_memory_utilization=X`.
     pub gpu_memory_utilization: Option<f64>,
+    /// `Maximum concurrency for M tokens per request: X.XXx`: (M, X).
+    pub concurrency: Option<(u64, f64)>,
+    /// The release: `vLLM API server version X`, `Initializing a V1 LLM engine (vX) with
+    /// config` (V0: `an LLM engine (vX)`). The KV rules depend on it (`version`).
+    pub version: Option<String>,
     /// The lines the figures came from, as printed.
     pub lines: Vec<String>,
 }
@@ -146,11 +151,34 @@ pub fn parse_log(text: &str) -> VllmLog {
         if let Some(x) = number_after(line, "gpu_memory_utilization") {
             set_noting(&mut l.gpu_memory_utilization, Some(x), c);
         }
+        if let (Some(m), Some(x)) = (
+            number_after(line, "Maximum concurrency for"),
+            number_after(line, "tokens per request:"),
+        ) {
+            set_noting(&mut l.concurrency, Some((m as u64, x)), c);
+        }
+        if let Some(v) = log_version(line) {
+            set_noting(&mut l.version, Some(v), c);
+        }
         if changed {
             l.lines.push(line.trim().to_string());
         }
     }
     l
+}
+
+/// The release a start-up line names, when it is a version vLLM's numbering reads.
+fn log_version(line: &str) -> Option<String> {
+    let v = if let Some(i) = line.find("LLM engine (v") {
+        let rest = &line[i + "LLM engine (v".len()..];
+        &rest[..rest.find(')')?]
+    } else {
+        let i = line.find("API server version ")?;
+        line[i + "API server version ".len()..]
+            .split_whitespace()
+            .next()?
+    };
+    super::version::parse(v).map(|_| v.to_string())
 }
 
 impl VllmLog {
@@ -176,6 +204,16 @@ impl VllmLog {
                 Some(format!("{} tokens", thousands(t))),
             );
         }
+        if let Some((m, x)) = self.concurrency {
+            push(
+                "maximum concurrency",
+                None,
+                Some(format!("{x:.2}x at {} tokens per request", thousands(m))),
+            );
+        }
+        if let Some(v) = &self.version {
+            push("vLLM version", None, Some(v.clone()));
+        }
         if let (Some(t), Some(u)) = (self.total_gpu_gib, self.gpu_memory_utilization) {
             push(
                 "reservation",
@@ -186,5 +224,36 @@ impl VllmLog {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_log;
+
+    #[test]
+    fn the_release_and_the_concurrency_from_start_up_lines() {
+        // Verbatim from public logs (fixtures/vllm/README.md): a V1 engine on 0.28.1rc1
+        // (SmolVLM on the CPU backend, its one-line KV report), a V0 engine
+        // (vllm-project/vllm#10517), an API server (the gemma-3 fixture's 0.11.0rc2).
+        let v1 = "INFO 09-06 20:23:31 [core.py:123] Initializing a V1 LLM engine (v0.28.1rc1.dev453+ga1541f574.d20260906) with config: model='/m'\nINFO 09-06 20:23:33 [kv_cache_utils.py:2312] GPU KV cache size: 23,296 tokens, Maximum concurrency for 4,096 tokens per request: 5.69x";
+        let l = parse_log(v1);
+        assert_eq!(
+            l.version.as_deref(),
+            Some("0.28.1rc1.dev453+ga1541f574.d20260906")
+        );
+        assert_eq!(l.kv_tokens, Some(23_296));
+        assert_eq!(l.concurrency, Some((4096, 5.69)));
+        let v0 = "Initializing an LLM engine (v0.5.4) with config";
+        assert_eq!(parse_log(v0).version.as_deref(), Some("0.5.4"));
+        let api = "(APIServer pid=8) INFO 09-25 13:38:14 [api_server.py:1822] vLLM API server version 0.11.0rc2.dev98+g393de22d2";
+        assert_eq!(
+            parse_log(api).version.as_deref(),
+            Some("0.11.0rc2.dev98+g393de22d2")
+        );
+        // Not a version vLLM's numbering reads: nothing.
+        assert_eq!(parse_log("vLLM API server version main").version, None);
+        let r = parse_log(v1).reported("log");
+        assert!(r.iter().any(|f| f.what == "vLLM version"), "{r:?}");
     }
 }

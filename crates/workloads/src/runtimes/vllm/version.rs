@@ -5,14 +5,106 @@
 //! turned CUDA-graph memory profiling on by default and raised the default to 0.92 to match
 //! (vllm-project/vllm#38284; start-up logs of v0.21+ say "CUDA graph memory profiling is enabled
 //! (default since v0.21.0). The current --gpu-memory-utilization=0.9200").
+//!
+//! The KV rules below were read from the released sources (the PyPI sdists of every release
+//! from 0.8.0 to 0.33.0, `vllm/v1/core/kv_cache_utils.py` and `vllm/v1/kv_cache_interface.py`),
+//! each gate at the first release whose source has the new rule.
 
 use crate::runtimes::hf::in_process_root;
-use crate::runtimes::reservation::{default, first_answer, src, Src};
-use crate::runtimes::ProcessContext;
+use crate::runtimes::reservation::{default, derived, first_answer, src, Src};
+use crate::runtimes::{InputSource, ProcessContext};
 use gpuledger_sources::regular::read_regular;
 
 /// The release that raised the default to 0.92.
 pub const DEFAULT_092_SINCE: (u64, u64, u64) = (0, 21, 0);
+
+/// The first release whose V1 engine groups a hybrid model's layers (the hybrid KV cache
+/// manager: `_get_kv_cache_config_uniform_page_size`, `--disable-hybrid-kv-cache-manager`).
+/// Before it V1 gave every layer a full-context page: 0.8.0–0.8.2's model runner made a
+/// `FullAttentionSpec` of every layer, 0.8.3–0.9.0.1's `unify_hybrid_kv_cache_specs` turned each
+/// `SlidingWindowSpec` into one when full layers were present.
+pub const HYBRID_KV_SINCE: (u64, u64, u64) = (0, 9, 1);
+/// The first release that prints `GPU KV cache size` as `int(max_concurrency × max_model_len)`
+/// (`_report_kv_cache_config`, "Sourcing this from the concurrency calculation handles hybrid
+/// layouts correctly"; proposed as vllm-project/vllm#38364 and #40694). 0.20.0 and before:
+/// `num_blocks // len(kv_cache_groups) × block_size`.
+pub const CAPACITY_TOKENS_SINCE: (u64, u64, u64) = (0, 20, 1);
+/// The first release whose windowed groups reserve for every batch in flight
+/// (`VllmConfig.max_in_flight_tokens` = concurrent batches × `max_num_batched_tokens`, two
+/// batches under async scheduling); 0.20.1–0.25.x: one `max_num_batched_tokens`.
+pub const IN_FLIGHT_SINCE: (u64, u64, u64) = (0, 26, 0);
+
+/// How vLLM counts the tokens it prints as `GPU KV cache size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenRule {
+    /// `num_blocks // groups × block_size` (V1 before 0.20.1).
+    PerGroup,
+    /// `int(num_blocks / blocks_per_request × max_model_len)`, `blocks_per_request` summed
+    /// over the groups for one request of `max_model_len` tokens (0.20.1 on).
+    Concurrency,
+}
+
+/// The KV rules of the release that runs, and the words that say which and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KvRules {
+    /// The hybrid KV cache manager groups a hybrid model's layers.
+    pub hybrid_groups: bool,
+    pub tokens: TokenRule,
+    /// A windowed group reserves for every batch in flight, not one.
+    pub in_flight: bool,
+    /// Where the rules came from: the version that runs, or assumed when it is not known.
+    pub source: InputSource,
+    /// The rules in words, for the estimate's inputs.
+    pub words: String,
+}
+
+/// The KV rules for the version that runs; the newest rules read, said to be assumed, when the
+/// version is not known.
+pub fn kv_rules(version: Option<&(String, String)>) -> KvRules {
+    let known = version.and_then(|(v, from)| Some((parse(v)?, v, from)));
+    let n = known.as_ref().map_or((u64::MAX, 0, 0), |k| k.0);
+    let hybrid_groups = n >= HYBRID_KV_SINCE;
+    let tokens = if n >= CAPACITY_TOKENS_SINCE {
+        TokenRule::Concurrency
+    } else {
+        TokenRule::PerGroup
+    };
+    let in_flight = n >= IN_FLIGHT_SINCE;
+    let mut words = vec![if hybrid_groups {
+        "a hybrid model's layers in KV groups (the hybrid KV cache manager, since v0.9.1)"
+    } else {
+        "every layer a full-context page (no hybrid KV cache manager before v0.9.1)"
+    }];
+    words.push(match tokens {
+        TokenRule::Concurrency => {
+            "GPU KV cache size = int(max concurrency × max_model_len) (since v0.20.1)"
+        }
+        TokenRule::PerGroup => {
+            "GPU KV cache size = blocks ÷ KV groups × block size (before v0.20.1)"
+        }
+    });
+    if tokens == TokenRule::Concurrency {
+        words.push(if in_flight {
+            "a windowed group holds window − 1 + the tokens of every batch in flight (since v0.26.0)"
+        } else {
+            "a windowed group holds window − 1 + max_num_batched_tokens (before v0.26.0)"
+        });
+    }
+    let words = words.join("; ");
+    let source = match known {
+        Some((_, v, from)) => derived(format!("vLLM {v} ({from})")),
+        None => InputSource::Assumed {
+            why: "the running vLLM version is not known here: the rules of the newest releases read (v0.26.0 to v0.33.0) are assumed".into(),
+        },
+    };
+    KvRules {
+        hybrid_groups,
+        tokens,
+        in_flight,
+        source,
+        words,
+    }
+}
 
 /// `0.11.0`, `0.11.1rc2.dev141+g38f225c2a` → (major, minor, patch).
 pub fn parse(v: &str) -> Option<(u64, u64, u64)> {
@@ -85,7 +177,7 @@ pub fn default_utilization(version: Option<&(String, String)>) -> Src<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{default_utilization, parse, running};
+    use super::{default_utilization, kv_rules, parse, running, TokenRule};
     use crate::live::Reply;
     use crate::runtimes::ProcessContext;
 
@@ -154,5 +246,34 @@ mod tests {
         let d = default_utilization(None);
         assert_eq!(d.value, 0.92);
         assert!(d.source.detail().contains("not known"), "{:?}", d.source);
+    }
+
+    #[test]
+    fn the_kv_rules_follow_the_version() {
+        let v = |s: &str| Some((s.to_string(), "GET /version".to_string()));
+        let r = |s: &str| {
+            let k = kv_rules(v(s).as_ref());
+            (k.hybrid_groups, k.tokens, k.in_flight)
+        };
+        use TokenRule::{Concurrency, PerGroup};
+        assert_eq!(r("0.9.0.1"), (false, PerGroup, false));
+        assert_eq!(r("0.9.1"), (true, PerGroup, false));
+        assert_eq!(r("0.20.0"), (true, PerGroup, false));
+        assert_eq!(r("0.20.1"), (true, Concurrency, false));
+        assert_eq!(r("0.25.1"), (true, Concurrency, false));
+        assert_eq!(r("0.26.0"), (true, Concurrency, true));
+        let k = kv_rules(v("0.11.0rc2").as_ref());
+        assert!(k.source.detail().contains("vLLM 0.11.0rc2 (GET /version)"));
+        // Unknown: the newest rules, said to be assumed.
+        let k = kv_rules(None);
+        assert_eq!(
+            (k.hybrid_groups, k.tokens, k.in_flight),
+            (true, Concurrency, true)
+        );
+        assert!(matches!(
+            k.source,
+            crate::runtimes::InputSource::Assumed { .. }
+        ));
+        assert!(k.source.detail().contains("not known"), "{:?}", k.source);
     }
 }
