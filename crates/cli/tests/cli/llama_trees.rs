@@ -111,8 +111,8 @@ fn look(t: &Tree) -> (tempfile::TempDir, PathBuf, Value, String, Value) {
 }
 
 /// What the collection round estimates for one generation (the one place per scenario where
-/// the snapshot's estimate is asserted: the lead's inline `/api/ps` may later change the
-/// figures it reads from the server's settings): the recipe, the context and its slots.
+/// the snapshot's estimate is asserted; `snapshot` asks serve's `/api/ps` as explain does):
+/// the recipe, the context and its slots.
 struct Est {
     recipe: &'static str,
     n_ctx: u64,
@@ -170,10 +170,21 @@ fn check(g: &Gen, kind: &str, est: Option<Est>) -> Value {
                 1 => "1 slot".to_string(),
                 n => format!("{n} slots"),
             };
+            // The lead as explain's: /api/ps said until when the model stays loaded.
             assert!(
-                why.starts_with("qwen3:8b loaded by Ollama's")
-                    && why.ends_with(&format!("for {} tokens × {slots}", e.n_ctx / e.slots)),
+                why.starts_with(
+                    "qwen3:8b kept loaded until 2026-12-01 14:32 (+01:00) (OLLAMA_KEEP_ALIVE=10m): "
+                ) && why.ends_with(&format!("for {} tokens × {slots}", e.n_ctx / e.slots)),
                 "{ctx}: {why}"
+            );
+            // Ollama's own figure beside it, as the runtime reported it.
+            assert!(
+                pe["reported"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r["what"] == "size_vram" && r["bytes"] == PS_SIZE),
+                "{ctx}: {pe}"
             );
             let est_row = row("ESTIMATED").unwrap_or_else(|| panic!("{ctx}:\n{table}"));
             assert!(
