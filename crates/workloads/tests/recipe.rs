@@ -661,6 +661,20 @@ fn compute_matches_the_llama_server_built_from_current_source() {
     assert!(e.inputs.iter().any(|i| i.name == "llama build"
         && i.value == "newest rules"
         && matches!(&i.source, InputSource::Assumed { why } if why.contains("newest rules"))));
+    // A build a runtime assumed (Ollama's old runners) is named with the runtime's reason, not
+    // called the newest rules.
+    let mut s = settings("-c 4096");
+    s.llama_build = Setting {
+        value: Some(4000),
+        source: SettingSource::Default("a runner of 2024".into()),
+    };
+    let e = estimate(&q, &s).unwrap();
+    let b = e.inputs.iter().find(|i| i.name == "llama build").unwrap();
+    assert_eq!(b.value, "b4000");
+    assert!(
+        matches!(&b.source, InputSource::Assumed { why } if why == "a runner of 2024"),
+        "{b:?}"
+    );
     // The prebuilt b10434 (7e4c0a9) had no mixed-batch embeddings input: 30.01 MiB.
     let e = est_on(&q, "-c 4096", Backend::Cpu, Some(10434));
     assert_eq!(mib2(e.compute.host_bytes), "30.01");

@@ -442,6 +442,10 @@ pub(super) fn build_rules(s: &LlamaSettings, rec: &mut Record) -> Rules {
         "llama build",
         build.map_or_else(|| "newest rules".into(), |b| format!("b{b}")),
         match &s.llama_build.source {
+            // A runtime's own assumption (Ollama's old runners) says why in its own words.
+            SettingSource::Default(why) if build.is_some() => {
+                InputSource::Assumed { why: why.clone() }
+            }
             SettingSource::Default(_) => InputSource::Assumed {
                 why: "no llama.cpp build given (--llama-build or the server's /props \
                       build_info): the newest rules are used"
