@@ -561,6 +561,7 @@ mod tests {
         p.workload = Some(std::sync::Arc::new(gpuledger_model::Workload {
             kind: WorkloadKind::Vllm,
             model: None,
+            model_name: None,
             confidence: gpuledger_model::Confidence::High,
             evidence: vec![],
             missing: vec![],
@@ -723,6 +724,7 @@ mod tests {
         let wl = |m: &str| Workload {
             kind: WorkloadKind::OllamaRunner,
             model: Some(m.into()),
+            model_name: None,
             confidence: Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),

@@ -159,6 +159,10 @@ pub struct Workload {
     /// Model file or name, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The runtime's own name for the model (`qwen3:8b` for the blob an Ollama runner loads),
+    /// when it names it otherwise than the file; views show it instead of the file's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
     pub confidence: Confidence,
     pub evidence: Vec<Evidence>,
     /// Links of the chain that were looked for and not found.
@@ -184,15 +188,21 @@ pub struct Member {
 }
 
 impl Workload {
+    /// The model as views name it: the runtime's name, else the file's name without `.gguf`.
+    pub fn model_shown(&self) -> Option<&str> {
+        if let Some(n) = &self.model_name {
+            return Some(n);
+        }
+        let m = self.model.as_deref()?;
+        let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
+        Some(base.strip_suffix(".gguf").unwrap_or(base))
+    }
+
     /// `llama.cpp · Qwen3-8B-Q4_K_M` for tables; a member adds its role (`vLLM · Qwen2-7B ·
     /// worker TP1/2`).
     pub fn short_label(&self) -> String {
-        let mut label = match &self.model {
-            Some(m) => {
-                let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
-                let base = base.strip_suffix(".gguf").unwrap_or(base);
-                format!("{} · {base}", self.kind.label())
-            }
+        let mut label = match self.model_shown() {
+            Some(m) => format!("{} · {m}", self.kind.label()),
             None => self.kind.label().to_string(),
         };
         if let Some(m) = &self.member {

@@ -112,6 +112,7 @@ fn snapshot(used0: u64, python_mem: u64) -> Snapshot {
         Workload {
             kind: WorkloadKind::LlamaCpp,
             model: Some("/models/qwen3-8b-q4_k_m.gguf".into()),
+            model_name: None,
             confidence: Confidence::High,
             evidence: vec![
                 Evidence {

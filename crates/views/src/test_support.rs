@@ -7,6 +7,7 @@ pub(crate) fn llama_workload(model: &str) -> Workload {
     Workload {
         kind: WorkloadKind::LlamaCpp,
         model: Some(model.into()),
+        model_name: None,
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),

@@ -302,6 +302,7 @@ mod tests {
         let w = Workload {
             kind: gpuledger_model::WorkloadKind::LlamaCpp,
             model: Some("/m/a.gguf".into()),
+            model_name: None,
             confidence: gpuledger_model::Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),
@@ -383,6 +384,7 @@ mod tests {
         let member = |root, role: &str| Workload {
             kind: WorkloadKind::LlamaCpp,
             model: None,
+            model_name: None,
             confidence: Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),

@@ -138,6 +138,7 @@ fn is_model_file(p: &str) -> bool {
 pub fn identify_in(f: &ProcessFacts, procs: &gpuledger_sources::procfs::ProcReader) -> Workload {
     let mut w = identify(f);
     crate::group::join(f, &mut w, procs);
+    w.model_name = crate::runtimes::model_name(&w);
     w
 }
 
@@ -190,6 +191,7 @@ pub fn identify(f: &ProcessFacts) -> Workload {
     Workload {
         kind,
         model,
+        model_name: None,
         confidence,
         evidence: ev,
         missing,

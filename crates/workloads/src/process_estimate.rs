@@ -316,6 +316,7 @@ mod tests {
         Workload {
             kind,
             model: Some(model.into()),
+            model_name: None,
             confidence: Confidence::High,
             evidence: Vec::new(),
             missing: Vec::new(),

@@ -495,6 +495,7 @@ fn runner(blob: &Path) -> (Process, Workload) {
     let w = Workload {
         kind: WorkloadKind::OllamaRunner,
         model: Some(blob.display().to_string()),
+        model_name: None,
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),
@@ -611,6 +612,7 @@ fn lm_studio_engine_with_the_loaded_context() {
     let w = Workload {
         kind: WorkloadKind::LmStudio,
         model: Some(file.display().to_string()),
+        model_name: None,
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),
@@ -644,6 +646,7 @@ fn lm_studio_engine_with_the_loaded_context() {
     // An MLX model: named as unmodelled.
     let w_mlx = Workload {
         model: Some("/home/a/.lmstudio/models/mlx-community/Qwen3-8B-4bit".into()),
+        model_name: None,
         ..w.clone()
     };
     let e = err(inputs_for(

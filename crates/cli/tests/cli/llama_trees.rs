@@ -152,7 +152,9 @@ fn check(g: &Gen, kind: &str, est: Option<Est>) -> Value {
             .map(str::to_string)
     };
     let measured = row("PROCESSES (measured)").expect(&table);
-    assert!(measured.contains("· runner"), "{ctx}:\n{table}");
+    // The model by the name Ollama's manifest gives its blob, not the blob's digest.
+    assert!(measured.contains("· qwen3:8b · runner"), "{ctx}:\n{table}");
+    assert_eq!(p["workload"]["model_name"], "qwen3:8b", "{ctx}: {p}");
 
     // ---- The estimate, as the collection round makes it. ----
     match &est {
@@ -485,10 +487,13 @@ fn ollama_tree_in_the_live_view() {
     }) else {
         return;
     };
-    // The table's row (the first line naming the pid): the role survives the long blob name.
+    // The table's row (the first line naming the pid): the model by Ollama's name for it, and
+    // the role.
     let row = s.lines().find(|l| l.contains(&pid)).unwrap();
     assert!(
-        row.contains("llama-server") && row.contains("· runner ") && row.contains("7.0 GiB"),
+        row.contains("llama-server")
+            && row.contains("llama.cpp · qwen3:8b · runner ")
+            && row.contains("7.0 GiB"),
         "{s}"
     );
     assert!(!s.contains("SECRET"), "{s}");

@@ -973,6 +973,7 @@ fn identification_survives_a_replay_the_last_one_seen() {
     let wl = |m: &str| Workload {
         kind: WorkloadKind::OllamaRunner,
         model: Some(m.into()),
+        model_name: None,
         confidence: Confidence::High,
         evidence: Vec::new(),
         missing: Vec::new(),

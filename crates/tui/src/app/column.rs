@@ -474,6 +474,7 @@ mod tests {
                 "/m/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa"
                     .into(),
             ),
+            model_name: None,
             confidence: Confidence::High,
             evidence: vec![],
             missing: vec![],

@@ -17,11 +17,7 @@ pub(super) fn workload_labels(p: &Process) -> (Option<String>, Option<String>) {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string)),
     };
-    let model = w.model.as_deref().map(|m| {
-        let base = m.rsplit(['/', '\\']).next().unwrap_or(m);
-        base.strip_suffix(".gguf").unwrap_or(base)
-    });
-    (kind, safe(model))
+    (kind, safe(w.model_shown()))
 }
 
 /// The labels that say which process a series is about, built once per process and shared by

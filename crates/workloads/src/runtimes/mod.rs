@@ -148,6 +148,11 @@ impl Asked {
     }
 }
 
+/// The runtime's own name for the model `w` serves (`qwen3:8b`), for views.
+pub fn model_name(w: &Workload) -> Option<String> {
+    engine_of(w)?.model_name(w)
+}
+
 /// Whether the recipe for `w` reads its runtime's own API (vLLM, SGLang, Ollama, LM Studio).
 pub fn reads_api(w: &Workload) -> bool {
     engine_of(w).is_some_and(|r| r.reads_api())

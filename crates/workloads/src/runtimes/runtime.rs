@@ -50,6 +50,12 @@ pub trait Runtime: Sync {
         None
     }
 
+    /// The runtime's own name for the model `w` serves, when it names it otherwise than the
+    /// file (`qwen3:8b` for an Ollama blob).
+    fn model_name(&self, _w: &Workload) -> Option<String> {
+        None
+    }
+
     /// The process's role in its workload, from its own title (`VLLM::Worker_TP1` → `worker
     /// TP1/2`), given the command line of the root it descends from.
     fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {

@@ -48,6 +48,10 @@ impl Runtime for Ollama {
         Some((words, "cmdline"))
     }
 
+    fn model_name(&self, w: &Workload) -> Option<String> {
+        super::names::cached_model_name(std::path::Path::new(w.model.as_deref()?))
+    }
+
     fn reads_api(&self) -> bool {
         true
     }

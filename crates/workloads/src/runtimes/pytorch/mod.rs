@@ -204,6 +204,7 @@ mod tests {
         Workload {
             kind: WorkloadKind::Pytorch,
             model: None,
+            model_name: None,
             confidence: Confidence::Medium,
             evidence: files
                 .iter()
