@@ -12,7 +12,9 @@
 //! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
 //!    with the root's command line as evidence.
 //! 3. The role comes from the process's own title (the runtime's [`crate::runtimes::Runtime::role`]), else from the
-//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else it is the root's `child`.
+//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else, for vLLM's untitled
+//!    multiprocessing children (V0), from their place in the tree ([`MpPlace`]), else it is the
+//!    root's `child`.
 
 use crate::runtimes::{for_kind, Seen, RUNTIMES};
 use gpuledger_model::{Evidence, EvidenceKind, Member, Workload, WorkloadKind};
@@ -611,6 +613,9 @@ mod tests {
     /// or spawn (`vllm serve` sets VLLM_WORKER_MULTIPROC_METHOD=spawn); with
     /// `--disable-frontend-multiprocessing` the server itself is the engine and its workers are
     /// its forks. V1 before titles: the engine core runs no model, all n ranks are its children.
+    /// A real V0 TP 2 log (vllm-project/vllm#12664) shows it: NCCL rank 0 on cudaDev 0 in the
+    /// engine's pid, rank 1 on cudaDev 1 in `(VllmWorkerProcess pid=…)`, beside the frontend's
+    /// "Waiting for output from MQLLMEngine".
     #[test]
     fn untitled_multiprocessing_children_of_vllm_take_their_rank_from_the_tree() {
         let spawn = |fd: u32| {
