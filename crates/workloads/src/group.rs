@@ -12,7 +12,9 @@
 //! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
 //!    with the root's command line as evidence.
 //! 3. The role comes from the process's own title (the runtime's [`crate::runtimes::Runtime::role`]), else from the
-//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else it is the root's `child`.
+//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else, for vLLM's untitled
+//!    multiprocessing children (V0), from their place in the tree ([`MpPlace`]), else it is the
+//!    root's `child`.
 
 use crate::runtimes::{for_kind, Seen, RUNTIMES};
 use gpuledger_model::{Evidence, EvidenceKind, Member, Workload, WorkloadKind};
@@ -131,7 +133,10 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
             role,
             format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
         ),
-        (None, None) => ("child".to_string(), "a descendant".to_string()),
+        (None, None) => match mp_role(f, w.kind, &root, procs) {
+            Some(found) => found,
+            None => ("child".to_string(), "a descendant".to_string()),
+        },
     };
     w.member = Some(Member {
         root_pid: Some(root.pid),
@@ -255,6 +260,106 @@ fn adopt(f: &ProcessFacts, w: &mut Workload, root: &Ancestor, kind: WorkloadKind
             f.pid, root.pid
         ),
     });
+}
+
+/// Where an untitled Python multiprocessing child sits under its root: how vLLM V0 (and V1
+/// before its processes had titles) lays out its ranks, read from the process tree alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MpPlace {
+    /// A spawned child of the root (vLLM V0's `MQLLMEngine`, V1's engine core) that started
+    /// `workers` multiprocessing children of its own.
+    Engine { workers: usize },
+    /// The `index`th (from 0, in start order) of `of` multiprocessing children of an engine, or
+    /// of the root itself when the root runs the engine (`under_root`: forks of the server).
+    Worker {
+        index: usize,
+        of: usize,
+        under_root: bool,
+    },
+}
+
+/// The marker of a child that Python's multiprocessing started with `spawn` (its command line is
+/// `python -c "from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5,
+/// pipe_handle=7)" --multiprocessing-fork`); a `fork` child keeps its parent's command line.
+const SPAWN_MAIN: &str = "from multiprocessing.spawn import spawn_main";
+
+fn is_mp_child(args: &[String], parent_args: &[String]) -> bool {
+    args.iter().any(|a| a.starts_with(SPAWN_MAIN)) || (!args.is_empty() && args == parent_args)
+}
+
+/// The multiprocessing children of `parent` (whose command line is `parent_args`), in the order
+/// they started (start time, then pid). Python's resource tracker, also a child, is not one.
+fn mp_children(procs: &ProcReader, parent: u32, parent_args: &[String]) -> Vec<u32> {
+    let mut kids: Vec<(u64, u32)> = procs
+        .pids()
+        .unwrap_or_default()
+        .into_iter()
+        .take(100_000)
+        .filter_map(|p| {
+            let st = procs.stat(p).ok()?;
+            (st.ppid == parent && is_mp_child(&procs.args(p)?, parent_args))
+                .then_some((st.start_time, p))
+        })
+        .collect();
+    kids.sort_unstable();
+    kids.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A role for a process with no title and no rank variables, from its place among the
+/// multiprocessing children under its root, as its runtime reads that place.
+fn mp_role(
+    f: &ProcessFacts,
+    kind: WorkloadKind,
+    root: &Ancestor,
+    procs: &ProcReader,
+) -> Option<(String, String)> {
+    if kind != WorkloadKind::Vllm {
+        return None;
+    }
+    let parent = procs.stat(f.pid).ok()?.ppid;
+    let parent_args = procs.args(parent).unwrap_or_default();
+    if !is_mp_child(&f.cmdline, &parent_args) {
+        return None;
+    }
+    let place = if parent == root.pid {
+        if f.cmdline == root.args {
+            let kids = mp_children(procs, parent, &parent_args);
+            let index = kids.iter().position(|&p| p == f.pid)?;
+            MpPlace::Worker {
+                index,
+                of: kids.len(),
+                under_root: true,
+            }
+        } else {
+            MpPlace::Engine {
+                workers: mp_children(procs, f.pid, &f.cmdline).len(),
+            }
+        }
+    } else {
+        let grand = procs.stat(parent).ok()?.ppid;
+        if grand != root.pid || !is_mp_child(&parent_args, &root.args) {
+            return None;
+        }
+        let kids = mp_children(procs, parent, &parent_args);
+        let index = kids.iter().position(|&p| p == f.pid)?;
+        MpPlace::Worker {
+            index,
+            of: kids.len(),
+            under_root: false,
+        }
+    };
+    let role = crate::runtimes::vllm::Vllm::multiprocessing_role(place, &root.args)?;
+    let how = match place {
+        MpPlace::Engine { workers } => format!(
+            "a multiprocessing child of the server with {workers} multiprocessing children of its own (/proc/*/stat parents, /proc/{}/cmdline)",
+            f.pid
+        ),
+        MpPlace::Worker { index, of, .. } => format!(
+            "multiprocessing child {} of {of} that pid {parent} started, in start order (/proc/*/stat)",
+            index + 1
+        ),
+    };
+    Some((role, how))
 }
 
 /// `rank 3/8` from a launcher's variables.
@@ -503,6 +608,120 @@ mod tests {
         // The roots themselves are no one's member.
         assert_eq!(member(100), None);
         assert_eq!(member(400), None);
+    }
+
+    /// A recorded /proc entry whose arguments may hold spaces (a `-c` program), started at
+    /// `start` clock ticks after boot.
+    fn proc_argv(root: &Path, pid: u32, ppid: u32, start: u64, argv: &[&str]) {
+        proc_entry(root, pid, ppid, "python3", "x", "");
+        let d = root.join(pid.to_string());
+        std::fs::write(d.join("cmdline"), argv.join("\0") + "\0").unwrap();
+        std::fs::write(
+            d.join("stat"),
+            format!("{pid} (python3) S {ppid} 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 {start} 1 2\n"),
+        )
+        .unwrap();
+    }
+
+    /// vLLM V0's trees (v0.6/v0.7): the API server spawns its engine (`MQLLMEngine`, which runs
+    /// rank 0), the engine starts ranks 1..n-1 with fork (their command line is the engine's)
+    /// or spawn (`vllm serve` sets VLLM_WORKER_MULTIPROC_METHOD=spawn); with
+    /// `--disable-frontend-multiprocessing` the server itself is the engine and its workers are
+    /// its forks. V1 before titles: the engine core runs no model, all n ranks are its children.
+    /// A real V0 TP 2 log (vllm-project/vllm#12664) shows it: NCCL rank 0 on cudaDev 0 in the
+    /// engine's pid, rank 1 on cudaDev 1 in `(VllmWorkerProcess pid=…)`, beside the frontend's
+    /// "Waiting for output from MQLLMEngine".
+    #[test]
+    fn untitled_multiprocessing_children_of_vllm_take_their_rank_from_the_tree() {
+        let spawn = |fd: u32| {
+            format!("from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, pipe_handle={fd})")
+        };
+        let tracker = "from multiprocessing.resource_tracker import main;main(5)";
+        struct Case {
+            name: &'static str,
+            server: &'static str,
+            /// (pid, parent, spawned with this pipe handle, else a fork of the parent), in the
+            /// order they started
+            tree: &'static [(u32, u32, Option<u32>)],
+            want: &'static [(u32, Option<&'static str>)],
+        }
+        let cases = [
+            Case {
+                name: "V0 TP2, python -m (engine spawned, worker forked)",
+                server: "python3 -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 2",
+                tree: &[(11, 10, Some(7)), (12, 11, None)],
+                want: &[(11, Some("engine TP0/2")), (12, Some("worker TP1/2"))],
+            },
+            Case {
+                // Pids wrapped: the start order, not the pid order, is the rank order.
+                name: "V0 TP4, vllm serve (workers spawned, pids out of start order)",
+                server: "/usr/bin/python3 /usr/local/bin/vllm serve /m -tp 4",
+                tree: &[(11, 10, Some(7)), (14, 11, Some(9)), (12, 11, Some(10)), (13, 11, Some(11))],
+                want: &[(11, Some("engine TP0/4")), (14, Some("worker TP1/4")), (12, Some("worker TP2/4")), (13, Some("worker TP3/4"))],
+            },
+            Case {
+                name: "V0 TP1: the engine alone",
+                server: "python3 -m vllm.entrypoints.openai.api_server --model /m",
+                tree: &[(11, 10, Some(7))],
+                want: &[(11, Some("engine"))],
+            },
+            Case {
+                name: "V0 TP2 --disable-frontend-multiprocessing: the server's fork",
+                server: "python3 -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 2 --disable-frontend-multiprocessing",
+                tree: &[(11, 10, None)],
+                want: &[(11, Some("worker TP1/2"))],
+            },
+            Case {
+                name: "V1 TP2 before titles: the engine core and two workers",
+                server: "/usr/bin/python3 /usr/local/bin/vllm serve /m --tensor-parallel-size 2",
+                tree: &[(11, 10, Some(7)), (12, 11, Some(9)), (13, 11, Some(10))],
+                want: &[(11, Some("engine core")), (12, Some("worker TP0/2")), (13, Some("worker TP1/2"))],
+            },
+            Case {
+                name: "TP4 with two workers: not a layout vLLM makes",
+                server: "python3 -m vllm.entrypoints.openai.api_server --model /m --tensor-parallel-size 4",
+                tree: &[(11, 10, Some(7)), (12, 11, None), (13, 11, None)],
+                want: &[(11, None), (12, None)],
+            },
+        ];
+        for c in cases {
+            let t = tempfile::tempdir().unwrap();
+            let r = t.path();
+            let server: Vec<&str> = c.server.split(' ').collect();
+            proc_argv(r, 10, 1, 100, &server);
+            // Python's resource tracker, the server's child too: never a rank.
+            proc_argv(r, 19, 10, 101, &["/usr/bin/python3", "-c", tracker]);
+            let mut argv: std::collections::HashMap<u32, Vec<String>> = Default::default();
+            argv.insert(10, server.iter().map(|a| a.to_string()).collect());
+            for (start, &(pid, parent, fd)) in (200..).zip(c.tree) {
+                let a: Vec<String> = match fd {
+                    Some(fd) => [
+                        "/usr/bin/python3".into(),
+                        "-c".into(),
+                        spawn(fd),
+                        "--multiprocessing-fork".into(),
+                    ]
+                    .into(),
+                    None => argv[&parent].clone(),
+                };
+                let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+                proc_argv(r, pid, parent, start, &refs);
+                argv.insert(pid, a);
+            }
+            for &(pid, want) in c.want {
+                let w = joined(r, pid);
+                assert_eq!(w.kind, WorkloadKind::Vllm, "{}: {w:?}", c.name);
+                let m = w.member.unwrap();
+                assert_eq!(m.root_pid, Some(10), "{}", c.name);
+                assert_eq!(
+                    m.role,
+                    want.unwrap_or("child"),
+                    "{}: pid {pid}: {}",
+                    c.name,
+                    m.evidence
+                );
+            }
+        }
     }
 
     #[test]

@@ -32,10 +32,12 @@ impl Drop for Fake {
     }
 }
 
-/// The packages and script paths the real command lines name, each running fake_runtime.main().
+/// The packages and script paths the real command lines name, each running fake_runtime.main()
+/// under a `__main__` guard (multiprocessing's spawn imports the main module again); a
+/// `train.py` that runs one rank of the `torchrun` stand-in.
 pub(crate) fn stage(dir: &Path) -> PathBuf {
     let pk = dir.join("pkgs");
-    let run = "import fake_runtime\nfake_runtime.main()\n";
+    let run = "import fake_runtime\nif __name__ == \"__main__\":\n    fake_runtime.main()\n";
     for (p, body) in [
         ("vllm/__init__.py", ""),
         ("vllm/entrypoints/__init__.py", ""),
@@ -44,6 +46,7 @@ pub(crate) fn stage(dir: &Path) -> PathBuf {
         ("sglang/__init__.py", ""),
         ("sglang/launch_server.py", run),
         ("ComfyUI/main.py", run),
+        ("train.py", "import fake_runtime\nfake_runtime.rank()\n"),
     ] {
         let f = pk.join(p);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
@@ -126,7 +129,7 @@ pub(crate) fn model_dir(dir: &Path) -> PathBuf {
 }
 
 /// The sharded fixture's tensor bytes, as the safetensors package wrote them.
-fn package_total() -> u64 {
+pub(crate) fn package_total() -> u64 {
     let v: serde_json::Value = serde_json::from_slice(
         &std::fs::read(repo().join("fixtures/safetensors/expected.json")).unwrap(),
     )

@@ -41,3 +41,4 @@ mod verify_vulkan;
 mod verify_witnesses;
 mod watch_cli;
 mod web_page;
+mod workload_trees;

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Tmux {
+pub(crate) struct Tmux {
     sock: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl Tmux {
-    fn new() -> Option<Tmux> {
+    pub(crate) fn new() -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!(
@@ -31,7 +31,7 @@ impl Tmux {
         })
     }
 
-    fn cmd(&self, args: &[&str]) -> String {
+    pub(crate) fn cmd(&self, args: &[&str]) -> String {
         // The server, started by the first command, passes this environment to the binary.
         let out = isolate(&mut Command::new("tmux"))
             .arg("-S")
@@ -47,12 +47,12 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.cmd(&["capture-pane", "-p", "-t", "gl"])
     }
 
     /// Poll the screen until `pred` holds; fail with the last screen after `secs`.
-    fn wait(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + Duration::from_secs(secs);
         loop {
             let s = self.screen();
@@ -71,24 +71,24 @@ impl Tmux {
         }
     }
 
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         self.wait(text, 15, |s| s.contains(text))
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut a = vec!["send-keys", "-t", "gl"];
         a.extend_from_slice(keys);
         self.cmd(&a);
     }
 
     /// Start session `gl`, `w`×`h`, running the shell command `cmd`.
-    fn session(&self, w: u16, h: u16, cmd: &str) {
+    pub(crate) fn session(&self, w: u16, h: u16, cmd: &str) {
         let (ws, hs) = (w.to_string(), h.to_string());
         self.cmd(&["new-session", "-d", "-s", "gl", "-x", &ws, "-y", &hs, cmd]);
     }
 
     /// Press `key` and wait for the binary to exit 0 (its `echo EXITED:$?`).
-    fn exit_with(&self, key: &str) -> String {
+    pub(crate) fn exit_with(&self, key: &str) -> String {
         self.keys(&[key]);
         self.wait_for("EXITED:0")
     }
@@ -104,7 +104,7 @@ impl Drop for Tmux {
     }
 }
 
-fn line_with<'a>(s: &'a str, needle: &str) -> &'a str {
+pub(crate) fn line_with<'a>(s: &'a str, needle: &str) -> &'a str {
     s.lines()
         .find(|l| l.contains(needle))
         .unwrap_or_else(|| panic!("no line with {needle:?} in\n{s}"))

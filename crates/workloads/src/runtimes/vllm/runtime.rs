@@ -2,6 +2,7 @@
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
 use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use crate::group::MpPlace;
 use crate::live::LiveState;
 use gpuledger_model::{Evidence, ReportedFigure, Workload, WorkloadKind};
 
@@ -14,6 +15,50 @@ fn names_module(lower: &str) -> bool {
 
 fn base(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+impl Vllm {
+    /// The role of an untitled multiprocessing child (see [`MpPlace`]), for `n` ranks (tensor ×
+    /// pipeline parallel, from the root's flags). vLLM V0 runs rank 0 in its engine process and
+    /// starts ranks 1..n-1 as its children, one after the other
+    /// (`MultiprocessingDistributedExecutor`); V1 before its processes had titles runs no model
+    /// in the engine core and starts all n ranks as its children. Any other count is not a
+    /// layout vLLM makes: no role is guessed.
+    pub fn multiprocessing_role(place: MpPlace, root_args: &[String]) -> Option<String> {
+        let flag = |names: &[&str]| crate::identify::arg_value(root_args, names);
+        let tp_flag = flag(&["--tensor-parallel-size", "-tp"]);
+        let tp: usize = tp_flag.map_or(Some(1), |v| v.parse().ok())?;
+        let pp: usize =
+            flag(&["--pipeline-parallel-size", "-pp"]).map_or(Some(1), |v| v.parse().ok())?;
+        let ranks = tp.checked_mul(pp)?.max(1);
+        let rank_words = |r: usize| {
+            let parts = if pp > 1 {
+                format!("PP{}_TP{}", r / tp, r % tp)
+            } else {
+                format!("TP{r}")
+            };
+            super::super::title_role(&parts, tp_flag)
+        };
+        match place {
+            MpPlace::Engine { workers } if workers + 1 == ranks => Some(if ranks == 1 {
+                "engine".to_string()
+            } else {
+                format!("engine {}", rank_words(0))
+            }),
+            MpPlace::Engine { workers } if workers == ranks && ranks > 1 => {
+                Some("engine core".into())
+            }
+            MpPlace::Worker { index, of, .. } if of + 1 == ranks => {
+                Some(format!("worker {}", rank_words(index + 1)))
+            }
+            MpPlace::Worker {
+                index,
+                of,
+                under_root: false,
+            } if of == ranks && ranks > 1 => Some(format!("worker {}", rank_words(index))),
+            _ => None,
+        }
+    }
 }
 
 impl Runtime for Vllm {
