@@ -34,6 +34,6 @@ pub use redact::{
 };
 pub use snapshot::*;
 pub use workload::{
-    Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, ReportedFigure, Workload,
-    WorkloadKind,
+    Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, NoEstimate, ReportedFigure,
+    Workload, WorkloadKind,
 };

@@ -330,6 +330,10 @@ pub struct Process {
     /// shared like `workload`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<std::sync::Arc<crate::EstimatedMemory>>,
+    /// Why an AI process has no estimate, and what its runtime reported of it meanwhile (an
+    /// Ollama engine no recipe models still has `/api/ps`'s figures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_estimate: Option<std::sync::Arc<crate::NoEstimate>>,
     pub usage: Vec<Usage>,
 }
 
@@ -352,6 +356,7 @@ impl Process {
             listen_ports: Vec::new(),
             workload: None,
             estimate: None,
+            no_estimate: None,
             usage: Vec::new(),
         }
     }

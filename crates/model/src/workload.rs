@@ -324,6 +324,15 @@ impl EstimatedMemory {
     }
 }
 
+/// Why an AI process has no estimated ledger, in words, and the figures its runtime published
+/// about it all the same (never an estimate: views show them as the runtime's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoEstimate {
+    pub why: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reported: Vec<ReportedFigure>,
+}
+
 /// One figure a runtime published about its own memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedFigure {

@@ -329,6 +329,35 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     assert!(s.contains("PID 4242"), "{s}");
 }
 
+/// A process no recipe models (Ollama's Go engine): the pane gives collection's reason and the
+/// runtime's own figures, labelled as the runtime's, never as an estimate.
+#[test]
+fn estimate_pane_without_a_recipe_shows_why_and_what_the_runtime_reported() {
+    let t0 = Instant::now();
+    let mut snap = snapshot(40 * GIB, 9 * GIB);
+    let p = snap.processes.iter_mut().find(|p| p.pid == 4242).unwrap();
+    p.no_estimate = Some(
+        gpuledger_model::NoEstimate {
+            why: "Ollama's own Go engine allocates its weights itself; no recipe models it".into(),
+            reported: vec![gpuledger_model::ReportedFigure::new(
+                "size_vram",
+                Some(7335301120),
+                None,
+                "GET http://127.0.0.1:11434/api/ps",
+            )],
+        }
+        .into(),
+    );
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 240, 70, t0);
+    assert!(
+        line_with(&s, "runtime reports size_vram").contains("6.83 GiB"),
+        "{s}"
+    );
+    assert!(s.contains("no estimate: Ollama's own Go engine"), "{s}");
+    assert!(!s.contains("could not be read"), "{s}");
+}
+
 #[test]
 fn estimate_pane_shows_the_recipe_apart_from_the_measurement() {
     let t0 = Instant::now();

@@ -2,6 +2,7 @@
 //! the unattributed rows, then what could not be seen and why.
 
 use crate::columns::{or_unknown_with, Align, Columns};
+use crate::estimate::reported_value;
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, term_safe_text};
@@ -247,7 +248,8 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
         .iter()
         .filter(|p| p.estimate.is_some())
         .collect();
-    if with.is_empty() {
+    let reported = reported_without_estimate(snap);
+    if with.is_empty() && reported.is_empty() {
         return;
     }
     out.push_str("ESTIMATED (calculated from the model file and settings; not measured, not in the totals above)\n");
@@ -279,7 +281,9 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
     let right = [
         true, false, false, false, false, true, true, true, true, true, true, true,
     ];
-    align(out, &rows, &right);
+    if !with.is_empty() {
+        align(out, &rows, &right);
+    }
     for line in group_lines(&with) {
         out.push_str(&term_safe(&line));
         out.push('\n');
@@ -295,13 +299,36 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
             ))
         })
         .collect();
-    for w in whys {
+    for w in whys.into_iter().chain(reported) {
         out.push_str(&term_safe(&w));
         out.push('\n');
     }
     out.push_str(
         "  (`gpuledger explain PID` shows each part's inputs and where they came from)\n\n",
     );
+}
+
+/// AI processes no recipe could estimate whose runtime reported figures of them all the same
+/// (an Ollama engine gpuledger does not model): why, and what the runtime said, as its own.
+fn reported_without_estimate(snap: &Snapshot) -> Vec<String> {
+    snap.processes
+        .iter()
+        .filter_map(|p| {
+            let n = p.no_estimate.as_ref().filter(|n| !n.reported.is_empty())?;
+            let figures: Vec<String> = n
+                .reported
+                .iter()
+                .map(|r| format!("{} {}", r.what, reported_value(r, human_bytes)))
+                .collect();
+            Some(format!(
+                "  {} {}: no estimate; the runtime reports {} ({})",
+                p.pid,
+                p.display_name(),
+                figures.join(", "),
+                n.reported[0].source
+            ))
+        })
+        .collect()
 }
 
 /// The GPUs the driver measured the process on (`GPU0,GPU1`), `-` where none.

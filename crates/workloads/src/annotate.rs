@@ -2,8 +2,8 @@
 //! process and refreshed on a slow cadence, never every round (docs/DESIGN.md concept 7).
 
 use crate::identify::identify_in;
-use crate::process_estimate::{estimate_process, Dev};
-use gpuledger_model::{EstimatedMemory, Snapshot, Workload};
+use crate::process_estimate::{estimate_process, Dev, Outcome};
+use gpuledger_model::{EstimatedMemory, NoEstimate, Snapshot, Workload};
 use gpuledger_sources::procfs::{staggered, ProcReader};
 use gpuledger_sources::Annotate;
 use std::collections::HashMap;
@@ -22,14 +22,38 @@ const MIN_REFRESH: Duration = Duration::from_secs(3);
 
 use crate::asking::{Asking, Background, Job, Key};
 
+/// What a process's rows show of the estimated ledger: the estimate, or why there is none (with
+/// what the runtime reported), shared with each round's snapshot.
+#[derive(Clone, Default)]
+struct Shown {
+    estimate: Option<Arc<EstimatedMemory>>,
+    no_estimate: Option<Arc<NoEstimate>>,
+}
+
+impl From<Outcome> for Shown {
+    fn from(o: Outcome) -> Shown {
+        match o {
+            Some(Ok(e)) => Shown {
+                estimate: Some(Arc::new(e)),
+                no_estimate: None,
+            },
+            Some(Err(n)) => Shown {
+                estimate: None,
+                no_estimate: Some(Arc::new(n)),
+            },
+            None => Shown::default(),
+        }
+    }
+}
+
 /// What was concluded about one process, and when its facts were read.
 struct Known {
     workload: Arc<Workload>,
     ports: Vec<u16>,
-    estimate: Option<Arc<EstimatedMemory>>,
+    estimate: Shown,
     /// The estimate with the runtime's own answers, from the background asker (kept across
     /// re-readings until the next answer: a view does not flip back to the flags' floor).
-    answered: Option<Arc<EstimatedMemory>>,
+    answered: Option<Shown>,
     /// Model files this reading refused (a budget, a file out of its folder, not the format),
     /// as the snapshot's notes say them.
     skipped: Vec<String>,
@@ -40,6 +64,15 @@ struct Known {
 }
 
 impl Known {
+    /// Put what was concluded on the process's row (shared, not copied: the JSON is the same).
+    fn show(&self, p: &mut gpuledger_model::Process) {
+        p.workload = Some(Arc::clone(&self.workload));
+        p.listen_ports = self.ports.clone();
+        let shown = self.answered.as_ref().unwrap_or(&self.estimate);
+        p.estimate = shown.estimate.clone();
+        p.no_estimate = shown.no_estimate.clone();
+    }
+
     /// Whether the reading still stands at `now` for a process holding `gpu_bytes`.
     fn fresh(&self, pid: u32, now: Instant, gpu_bytes: Option<u64>) -> bool {
         let age = now.duration_since(self.at);
@@ -149,7 +182,7 @@ impl Annotate for Identifier {
                     Known {
                         workload: Arc::new(workload),
                         ports: facts.listen_ports,
-                        estimate: estimate.map(Arc::new),
+                        estimate: estimate.into(),
                         answered: self.cache.get(&key).and_then(|k| k.answered.clone()),
                         skipped,
                         at: now,
@@ -160,12 +193,9 @@ impl Annotate for Identifier {
             }
             if let Some(k) = self.cache.get_mut(&key) {
                 if let Some(a) = answers.remove(&key) {
-                    k.answered = a.map(Arc::new);
+                    k.answered = Some(a.into());
                 }
-                // Shared, not copied: the snapshot's JSON is the same.
-                p.workload = Some(Arc::clone(&k.workload));
-                p.listen_ports = k.ports.clone();
-                p.estimate = k.answered.clone().or_else(|| k.estimate.clone());
+                k.show(p);
                 snap.notes.extend(k.skipped.iter().cloned());
             }
         }
@@ -180,7 +210,7 @@ impl Annotate for Identifier {
 
 impl Identifier {
     /// The background asker's answers since the last round (starting it on the first round).
-    fn answers(&mut self, procs: &ProcReader) -> HashMap<Key, Option<EstimatedMemory>> {
+    fn answers(&mut self, procs: &ProcReader) -> HashMap<Key, Outcome> {
         match (self.asking, &mut self.background) {
             (Asking::Background(_), Some(b)) => b.take(),
             (Asking::Background(_), None) => {
@@ -200,7 +230,7 @@ impl Identifier {
         procs: &ProcReader,
         device: Option<&Dev>,
         round: &crate::safetensors::Round,
-    ) -> Option<EstimatedMemory> {
+    ) -> Outcome {
         let may = crate::asking::may_ask(p, workload, procs);
         let inline = match (self.asking, may) {
             (Asking::Inline(t), Ok(true)) => Some(t),
@@ -209,11 +239,11 @@ impl Identifier {
         let overhead = self.overhead.clone();
         let mut e = estimate_process(p, workload, procs, device, round, overhead, inline);
         match (self.asking, may, &mut self.background) {
-            (_, Err(note), _) => {
-                if let Some(e) = e.as_mut() {
-                    e.not_modelled.push(note.into());
-                }
-            }
+            (_, Err(note), _) => match e.as_mut() {
+                Some(Ok(e)) => e.not_modelled.push(note.into()),
+                Some(Err(n)) => n.why = format!("{}; {note}", n.why),
+                None => {}
+            },
             (Asking::Background(timeout), Ok(true), Some(b)) => b.submit(Job {
                 key: (p.pid, p.start_time),
                 process: p.clone(),
@@ -256,6 +286,8 @@ fn rpc_shares(snap: &mut Snapshot) {
         .collect();
     for (i, e) in shares {
         snap.processes[i].estimate = Some(Arc::new(e));
+        // Its own recipe found no model (an rpc-server loads none): the share replaces that.
+        snap.processes[i].no_estimate = None;
     }
 }
 
@@ -312,7 +344,7 @@ mod tests {
             answered: None,
             workload: Arc::new(w.clone()),
             ports: vec![8000],
-            estimate: None,
+            estimate: Shown::default(),
             skipped: Vec::new(),
             at: Instant::now(),
             period,

@@ -10,7 +10,8 @@
 //! own `/proc` (a recorded tree's ports are another moment), only on loopback and only in our own
 //! network namespace (a container's 127.0.0.1 is not ours).
 
-use gpuledger_model::{EstimatedMemory, Process, Workload};
+use crate::process_estimate::Outcome;
+use gpuledger_model::{Process, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -69,7 +70,7 @@ pub(crate) type Key = (u32, Option<u64>);
 pub(crate) struct Background {
     proc_root: PathBuf,
     tx: Option<Sender<Job>>,
-    done: Arc<Mutex<HashMap<Key, Option<EstimatedMemory>>>>,
+    done: Arc<Mutex<HashMap<Key, Outcome>>>,
     queued: HashSet<Key>,
 }
 
@@ -100,9 +101,9 @@ impl Background {
         let _ = tx.send(job);
     }
 
-    /// The answers that came since the last call: per process, its estimate with the answers
-    /// (`None`: the API gave nothing the recipe could use).
-    pub fn take(&mut self) -> HashMap<Key, Option<EstimatedMemory>> {
+    /// The answers that came since the last call: per process, its estimate with the answers,
+    /// or why there is none.
+    pub fn take(&mut self) -> HashMap<Key, Outcome> {
         let got = std::mem::take(&mut *self.done.lock().unwrap_or_else(|e| e.into_inner()));
         for k in got.keys() {
             self.queued.remove(k);
@@ -116,11 +117,7 @@ impl Background {
     }
 }
 
-fn work(
-    root: &std::path::Path,
-    rx: &Receiver<Job>,
-    done: &Mutex<HashMap<Key, Option<EstimatedMemory>>>,
-) {
+fn work(root: &std::path::Path, rx: &Receiver<Job>, done: &Mutex<HashMap<Key, Outcome>>) {
     for job in rx {
         // A reader of its own: the collection thread's reader is busy with the next round.
         let procs = ProcReader::new(root);

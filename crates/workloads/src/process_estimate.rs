@@ -5,7 +5,7 @@
 use crate::estimate::{estimate, Estimate};
 pub use crate::runtimes::llamacpp::{llama_server_inputs, ProcessInputs};
 use crate::runtimes::Asked;
-use gpuledger_model::{EstimatedMemory, Process, Vendor, Workload};
+use gpuledger_model::{EstimatedMemory, NoEstimate, Process, Vendor, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use std::path::Path;
 use std::time::Duration;
@@ -235,14 +235,18 @@ pub fn runtime_estimate(
     crate::runtimes::estimate_for(&ctx, w)
 }
 
+/// The estimate for a process, or why there is none; `None` when no recipe applies.
+pub type Outcome = Option<Result<EstimatedMemory, NoEstimate>>;
+
 /// A device as the collection path needs it: id, vendor, total and free memory.
 pub type Dev = (String, Vendor, Option<u64>, Option<u64>);
 
-/// The estimate for `p`. The recipe reads only the GGUF header (about a millisecond), once per
-/// refresh. Each kind has at most one recipe: llama.cpp's, else a runtime's (vLLM, SGLang,
-/// PyTorch: headers only, cached, within the `round`'s budget), else none. `ask`: ask the
-/// runtime's API on loopback with this timeout per request (never on the collection thread
-/// unless the command asked for it inline).
+/// The estimate for `p`, or why there is none (with what its runtime reported meanwhile);
+/// `None` when no recipe applies to its kind. The recipe reads only the GGUF header (about a
+/// millisecond), once per refresh. Each kind has at most one recipe: llama.cpp's, else a
+/// runtime's (vLLM, SGLang, PyTorch: headers only, cached, within the `round`'s budget), else
+/// none. `ask`: ask the runtime's API on loopback with this timeout per request (never on the
+/// collection thread unless the command asked for it inline).
 pub fn estimate_process(
     p: &gpuledger_model::Process,
     workload: &Workload,
@@ -251,33 +255,39 @@ pub fn estimate_process(
     round: &crate::safetensors::Round,
     overhead: Option<(u64, String)>,
     ask: Option<Duration>,
-) -> Option<EstimatedMemory> {
+) -> Outcome {
     let vendor = device.map(|(_, v, ..)| *v);
     let asked = ask.map_or(Asked::Nothing, |t| {
         crate::runtimes::ask(p, workload, procs.root(), t)
     });
+    let without = |why: String| NoEstimate {
+        why,
+        reported: crate::runtimes::reported(p, workload, procs.root(), &asked),
+    };
     match crate::runtimes::inputs_for(p, workload, procs.root(), vendor, &asked) {
-        Some(inputs) => inputs
-            .map(|mut i| {
-                // One device: what the server holds there is all it holds.
-                let own = (p.usage.len() == 1)
-                    .then(|| p.usage[0].memory_bytes)
-                    .flatten();
-                i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
-                i
-            })
-            .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
-            .ok()
-            .map(|(i, mut e)| {
-                if let Some((bytes, label)) = &overhead {
-                    if e_backend(&e) == crate::estimate::Backend::Cuda {
-                        e.overhead.gpu_bytes = Some(*bytes);
-                        e.overhead.what = format!("CUDA context, {label}");
-                        e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+        Some(inputs) => Some(
+            inputs
+                .map(|mut i| {
+                    // One device: what the server holds there is all it holds.
+                    let own = (p.usage.len() == 1)
+                        .then(|| p.usage[0].memory_bytes)
+                        .flatten();
+                    i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
+                    i
+                })
+                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
+                .map(|(i, mut e)| {
+                    if let Some((bytes, label)) = &overhead {
+                        if e_backend(&e) == crate::estimate::Backend::Cuda {
+                            e.overhead.gpu_bytes = Some(*bytes);
+                            e.overhead.what = format!("CUDA context, {label}");
+                            e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
+                        }
                     }
-                }
-                summary_for(&i, &e)
-            }),
+                    summary_for(&i, &e)
+                })
+                .map_err(without),
+        ),
         None => runtime_estimate(
             p,
             workload,
@@ -287,8 +297,7 @@ pub fn estimate_process(
             Some(round),
             ask,
         )
-        .and_then(Result::ok)
-        .map(|r| r.summary),
+        .map(|r| r.map(|r| r.summary).map_err(without)),
     }
 }
 

@@ -198,7 +198,25 @@ fn check(g: &Gen, kind: &str, est: Option<Est>) -> Value {
         }
         None => {
             assert!(p["estimate"].is_null(), "{ctx}: no figure is invented: {p}");
-            assert!(!table.contains("ESTIMATED"), "{ctx}:\n{table}");
+            // Why, in words, and Ollama's own figure beside it: the runtime's, not an estimate.
+            let ne = &p["no_estimate"];
+            assert!(
+                ne["why"].as_str().unwrap().contains("no recipe models it"),
+                "{ctx}: {p}"
+            );
+            assert!(
+                ne["reported"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r["what"] == "size_vram" && r["bytes"] == PS_SIZE),
+                "{ctx}: {ne}"
+            );
+            let row = row("ESTIMATED").unwrap_or_else(|| panic!("{ctx}:\n{table}"));
+            assert!(
+                row.contains("no estimate") && row.contains("size_vram 6.83 GiB"),
+                "{ctx}: {row}"
+            );
         }
     }
 
@@ -245,6 +263,13 @@ fn check(g: &Gen, kind: &str, est: Option<Est>) -> Value {
                 "{ctx}: {why}"
             );
             assert!(e.get("estimate").is_none(), "{ctx}: {e}");
+            // The side by side holds Ollama's figure, not "publishes no figure".
+            assert!(
+                e["reported"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|r| r["what"] == "size_vram")),
+                "{ctx}: {e}"
+            );
         }
     }
     // explain's text: the group, rooted at serve, with this process's role and share.

@@ -127,12 +127,11 @@ pub(crate) fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
+/// Why a process has no estimate (the reason collection found), and what its runtime reported
+/// of it meanwhile, as the runtime's figures.
+fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let Some(p) = app.selected_row().map(|r| app.process(r)) else {
-        return vec![Line::styled("no process selected", t.dim)];
-    };
-    let Some(e) = &p.estimate else {
+    let Some(n) = &p.no_estimate else {
         let why = match &p.workload {
             Some(w) if w.kind.is_ai() => {
                 "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)"
@@ -140,6 +139,29 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
             _ => "no estimate: not an AI runtime gpuledger has a recipe for",
         };
         return vec![Line::styled(why, t.dim)];
+    };
+    let mut v: Vec<Line<'static>> = n
+        .reported
+        .iter()
+        .map(|r| {
+            let value = reported_value(r, human_bytes);
+            Line::raw(term_safe(&format!("runtime reports {} {value}", r.what)).into_owned())
+        })
+        .collect();
+    v.push(Line::styled(
+        format!("no estimate: {}", term_safe(&n.why)),
+        t.dim,
+    ));
+    v
+}
+
+pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let Some(p) = app.selected_row().map(|r| app.process(r)) else {
+        return vec![Line::styled("no process selected", t.dim)];
+    };
+    let Some(e) = &p.estimate else {
+        return no_estimate_lines(app, p);
     };
     let head = match e.n_ctx {
         Some(n) => format!("{} · context {n}", e.recipe),

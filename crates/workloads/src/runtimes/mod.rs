@@ -153,6 +153,11 @@ pub fn model_name(w: &Workload) -> Option<String> {
     engine_of(w)?.model_name(w)
 }
 
+/// What the runtime's answers report of a process no recipe could estimate.
+pub fn reported(p: &Process, w: &Workload, proc_root: &Path, asked: &Asked) -> Vec<ReportedFigure> {
+    engine_of(w).map_or_else(Vec::new, |r| r.reported(p, w, proc_root, asked))
+}
+
 /// Whether the recipe for `w` reads its runtime's own API (vLLM, SGLang, Ollama, LM Studio).
 pub fn reads_api(w: &Workload) -> bool {
     engine_of(w).is_some_and(|r| r.reads_api())

@@ -79,6 +79,18 @@ pub trait Runtime: Sync {
         None
     }
 
+    /// What the runtime's answers (`asked`) report of `p`, for a process no recipe could
+    /// estimate (Ollama's `/api/ps` for a Go-engine runner): shown as the runtime's figures.
+    fn reported(
+        &self,
+        _p: &Process,
+        _w: &Workload,
+        _proc_root: &Path,
+        _asked: &Asked,
+    ) -> Vec<ReportedFigure> {
+        Vec::new()
+    }
+
     /// Whether this runtime's recipe reads its own API ([`Runtime::ask`], or the context's
     /// `fetch`): collection asks only these.
     fn reads_api(&self) -> bool {

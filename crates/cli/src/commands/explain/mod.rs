@@ -226,6 +226,8 @@ fn estimated_ledger(
         Ok(i) => i,
         Err(why) => {
             led.unavailable = Some(why);
+            // No recipe, but the runtime's own figures still go beside the measurement.
+            led.reported = runtimes::reported(p, w, &global.args.proc_root, &asked);
             return led;
         }
     };

@@ -54,7 +54,7 @@ use crate::estimate::SettingSource;
 use crate::gguf::GgufModel;
 use crate::runtimes::llamacpp::ProcessInputs;
 use api::reported;
-use gpuledger_model::{Process, Vendor, Workload};
+use gpuledger_model::{Process, ReportedFigure, Vendor, Workload};
 use names::cached_model_name;
 use settings::no_recipe;
 use std::path::{Path, PathBuf};
@@ -206,6 +206,23 @@ fn describe(
         None => {
             notes.why_lead = Some(format!("{} loaded by {loader}", name.unwrap_or("a model")));
         }
+    }
+}
+
+/// `/api/ps`'s figures for the model `p` serves, from its name (`w.model_name`, else the
+/// manifest that lists the blob its command line names).
+pub fn reported_for(p: &Process, w: &Workload, proc_root: &Path, ps: &Ps) -> Vec<ReportedFigure> {
+    let argv = p.cmdline.clone().unwrap_or_default();
+    let name = w.model_name.clone().or_else(|| {
+        let path = w
+            .model
+            .clone()
+            .or_else(|| go_flag(&argv, "model").map(str::to_string))?;
+        cached_model_name(Path::new(&path))
+    });
+    match ps_entry(ps, name.as_deref()) {
+        Some(m) => reported(m, &ps.source, &serve_env(proc_root, p.pid)).0,
+        None => Vec::new(),
     }
 }
 

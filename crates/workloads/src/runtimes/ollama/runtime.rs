@@ -4,7 +4,7 @@
 use super::super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
-use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 use std::time::Duration;
 
@@ -50,6 +50,19 @@ impl Runtime for Ollama {
 
     fn model_name(&self, w: &Workload) -> Option<String> {
         super::names::cached_model_name(std::path::Path::new(w.model.as_deref()?))
+    }
+
+    fn reported(
+        &self,
+        p: &Process,
+        w: &Workload,
+        proc_root: &Path,
+        asked: &Asked,
+    ) -> Vec<ReportedFigure> {
+        match asked {
+            Asked::OllamaPs(Ok(ps)) => super::reported_for(p, w, proc_root, ps),
+            _ => Vec::new(),
+        }
     }
 
     fn reads_api(&self) -> bool {
