@@ -74,7 +74,9 @@
   function workloadLabel(w) {
     if (!w) return NOTHING;
     let s = KIND[w.kind] || w.kind;
-    if (w.model) {
+    if (w.model_name) {
+      s += ' · ' + w.model_name;
+    } else if (w.model) {
       let base = w.model.split(/[/\\]/).pop();
       if (base.endsWith('.gguf')) base = base.slice(0, -5);
       s += ' · ' + base;
@@ -408,7 +410,8 @@
     const col = column('estimated', 'Estimated', 'by a recipe');
     if (!e) {
       const ai = p.workload && AI.includes(p.workload.kind);
-      return add(col, figure(NOTHING, 'no estimate'), el('p', 'hint', ai ? 'The model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'Not an AI runtime gpuledger has a recipe for.'));
+      const why = p.no_estimate ? p.no_estimate.why : ai ? 'The model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'Not an AI runtime gpuledger has a recipe for.';
+      return add(col, figure(NOTHING, 'no estimate'), el('p', 'hint', why));
     }
     add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), 'total GPU'),
       el('p', 'src', e.recipe + (e.n_ctx != null ? ' · context ' + e.n_ctx : '')));
@@ -426,9 +429,12 @@
     return col;
   }
 
+  // What the runtime said of the process: beside its estimate, or alone where no recipe applies.
+  const runtimeFigures = (p) => (p.estimate ? p.estimate.reported : p.no_estimate && p.no_estimate.reported) || [];
+
   function reported(p) {
     const col = column('reported', 'Reported', 'by the runtime');
-    const figures = (p.estimate && p.estimate.reported) || [];
+    const figures = runtimeFigures(p);
     for (const f of figures) {
       const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
       add(col, figure(v, f.what), el('p', 'src', f.source));
@@ -463,8 +469,8 @@
     const head = add(el('h3'), el('i', 'sw ' + colorClass(p.pid)), document.createTextNode(procName(p)), el('span', 'hint', ' pid ' + p.pid + ' · ' + (p.user || NA)));
     const kids = [head, el('p', 'workload', workloadLabel(p.workload))];
     kids.push(add(el('div', 'ledgers'), measured(p), reported(p), estimated(p)));
-    if (!(p.estimate && p.estimate.reported && p.estimate.reported.length)) {
-      kids.push(el('p', 'hint', 'Live server state is not in the snapshot: `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log (--log).'));
+    if (!runtimeFigures(p).length) {
+      kids.push(el('p', 'hint', 'No figure from the runtime here (not asked with --no-probe, or no answer): `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log (--log).'));
     }
     const e = p.estimate;
     if (e) {

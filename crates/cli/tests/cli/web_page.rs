@@ -442,6 +442,49 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     eprintln!("screenshots in {}", dir.display());
 }
 
+/// An AI process no recipe models (Ollama's Go engine): the page gives collection's reason and
+/// the runtime's own figures, in the Reported column, never as an estimate.
+#[test]
+fn a_process_without_an_estimate_shows_why_and_the_runtimes_figures() {
+    let Some(b) =
+        browser_or_skip("a_process_without_an_estimate_shows_why_and_the_runtimes_figures")
+    else {
+        return;
+    };
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(sample()).unwrap()).unwrap();
+    let p = process_mut(&mut v, 4242);
+    p.as_object_mut().unwrap().remove("estimate");
+    p["no_estimate"] = json!({
+        "why": "Ollama's own Go engine allocates its weights, KV cache and graph itself; no recipe models it",
+        "reported": [{"what": "size_vram", "bytes": 7335301120u64, "source": "GET http://127.0.0.1:11434/api/ps"}],
+    });
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("go-engine.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let s = start_serving(gpuledger_command().args(["--replay"]).arg(&file).args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    b.viewport(1280, 800, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "the first render",
+        "return document.documentElement.dataset.renders >= 1",
+        WAIT,
+    );
+    b.click("#procs tbody tr[data-pid='4242']");
+    let why = b.exec(READ_WHY, json!([]));
+    assert_eq!(why["reported"], json!([["6.83 GiB", "size_vram"]]), "{why}");
+    let text = why["estimatedText"].as_str().unwrap();
+    assert!(
+        text.contains("no estimate") && text.contains("no recipe models it"),
+        "{why}"
+    );
+    b.screenshot(&screenshot_dir().join("no-estimate.png"), false);
+    check_console(&b, &[]);
+}
+
 /// A scenario line edited: GPU0's used memory.
 fn with_gpu0_used(used: u64) -> String {
     TWO_GPUS
