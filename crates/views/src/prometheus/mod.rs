@@ -42,10 +42,12 @@ mod health;
 mod labels;
 mod owner;
 mod process;
+mod reported;
 
 pub use dcgm::dcgm_metric_names;
 pub use owner::OWNER_MEMORY;
 pub use process::selected_processes;
+pub use reported::RUNTIME_REPORTED;
 
 /// Metric names of the estimated ledger (computed by a recipe, never measured), listed so that
 /// nothing measured is ever given one of these names.

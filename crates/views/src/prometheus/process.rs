@@ -52,6 +52,7 @@ pub(super) fn processes(out: &mut String, snap: &Snapshot, sel: ProcessSeries) {
         }
     }
     super::estimated::estimated_parts(out, &chosen, &labels);
+    super::reported::runtime_reported(out, &chosen, &labels);
     let n = |n: usize| Val::U(n as u64);
     single(
         out,

@@ -850,3 +850,36 @@ fn dcgm_compat_names_the_one_container_a_gpu_was_assigned_and_none_on_a_shared_g
     let t = render_metrics(&s, &opts);
     assert!(lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains(r#"pod="chat-0""#));
 }
+
+/// What a runtime reported is its own family: Ollama's size_vram for a Go-engine runner that
+/// has no estimate, and a figure both a log and an API reported once per process.
+#[test]
+fn runtime_reported_figures_are_their_own_family_once_per_name() {
+    let mut s = many(2);
+    let fig = |what: &str, b: Option<u64>| {
+        ReportedFigure::new(what, b, None, "GET http://127.0.0.1:11434/api/ps")
+    };
+    s.processes[0].no_estimate = Some(
+        NoEstimate {
+            why: "no recipe models it".into(),
+            reported: vec![fig("size_vram", Some(7335301120)), fig("expires_at", None)],
+        }
+        .into(),
+    );
+    let mut e = estimate(Some(300), "test");
+    e.reported = vec![fig("KV cache", Some(4096)), fig("KV cache", Some(4097))];
+    s.processes[1].estimate = Some(e.into());
+    let t = render_metrics(&s, &MetricsOptions::default());
+    let lines = lines_of(&t, RUNTIME_REPORTED);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let pid0 = format!("pid=\"{}\"", s.processes[0].pid);
+    let vram = lines.iter().find(|l| l.contains(&pid0)).unwrap();
+    assert!(
+        vram.contains("what=\"size_vram\"") && vram.ends_with(" 7335301120"),
+        "{vram}"
+    );
+    let pid1 = format!("pid=\"{}\"", s.processes[1].pid);
+    let kv = lines.iter().find(|l| l.contains(&pid1)).unwrap();
+    assert!(kv.ends_with(" 4096"), "the first of a name: {kv}");
+    assert!(!RUNTIME_REPORTED.contains("estimated"), "not an estimate");
+}
