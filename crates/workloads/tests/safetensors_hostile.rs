@@ -265,6 +265,7 @@ fn a_containers_absolute_symlink_is_not_followed_on_the_host() {
         overhead: None,
         fetch: None,
         round: None,
+        log_version: None,
     };
     let e = match vllm::estimate_process(&ctx) {
         Ok(r) => panic!("read the host's file: {:?}", r.summary),

@@ -505,7 +505,17 @@ fn vllm_console_script_with_a_hub_model_and_its_log() {
             ("HF_TOKEN", "hf_notarealsecret0123456789".into()),
         ],
     );
-    let log = repo().join("fixtures/vllm/llama-3.1-8b-rtx3090-v0.log");
+    // The recorded log, after the start-up line vLLM's API server prints first (its release).
+    let log = dir.path().join("vllm.log");
+    std::fs::write(
+        &log,
+        format!(
+            "INFO 12-01 10:00:00 api_server.py:712] vLLM API server version 0.8.2\n{}",
+            std::fs::read_to_string(repo().join("fixtures/vllm/llama-3.1-8b-rtx3090-v0.log"))
+                .unwrap()
+        ),
+    )
+    .unwrap();
     let (v, text) = explain(
         f.child.id(),
         &["--no-probe", "--log", log.to_str().unwrap()],
@@ -542,6 +552,18 @@ fn vllm_console_script_with_a_hub_model_and_its_log() {
     assert!(rep
         .iter()
         .any(|f| f["what"] == "GPU blocks" && f["text"] == "1,952"));
+    // The release the log names picks vLLM's KV rules (no /version asked, no package mapped).
+    let rules = r["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "vLLM KV rules")
+        .unwrap();
+    let src = rules["source"].to_string();
+    assert!(
+        src.contains("0.8.2") && src.contains("the log given with --log"),
+        "{rules}"
+    );
     // Only the hub-cache names were read from the environment: no token anywhere.
     let all = format!("{v}{text}");
     assert!(!all.contains("hf_notarealsecret"), "a secret leaked");

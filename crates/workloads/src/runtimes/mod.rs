@@ -322,6 +322,8 @@ pub struct ProcessContext<'a> {
     /// The collection round's budget for reading model headers, shared by every process of
     /// the round (it also records the models skipped); `None`: a budget of the recipe's own.
     pub round: Option<&'a crate::safetensors::Round>,
+    /// The runtime's release as the log given to `explain --log` names it, and where.
+    pub log_version: Option<(String, String)>,
 }
 
 impl<'a> ProcessContext<'a> {
@@ -370,6 +372,7 @@ impl<'a> ProcessContext<'a> {
             overhead: None,
             fetch: None,
             round: None,
+            log_version: None,
         }
     }
 
@@ -409,6 +412,11 @@ pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<Runtime
 /// The runtime's own log figures for `kind` (`explain --log`), to go beside the estimate.
 pub fn reported_from_log(kind: WorkloadKind, text: &str, source: &str) -> Vec<ReportedFigure> {
     for_kind(kind).map_or_else(Vec::new, |r| r.reported_from_log(text, source))
+}
+
+/// The runtime's release as its log names it, for rules that depend on it (vLLM's KV rules).
+pub fn version_in_log(kind: WorkloadKind, text: &str) -> Option<String> {
+    for_kind(kind)?.version_in_log(text)
 }
 
 #[cfg(test)]

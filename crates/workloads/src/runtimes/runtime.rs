@@ -128,6 +128,11 @@ pub trait Runtime: Sync {
         None
     }
 
+    /// The runtime's release as its log names it (`explain --log`), when its rules depend on it.
+    fn version_in_log(&self, _text: &str) -> Option<String> {
+        None
+    }
+
     /// The runtime's own figures in its log (`explain --log`), to go beside the estimate.
     fn reported_from_log(&self, _text: &str, _source: &str) -> Vec<ReportedFigure> {
         Vec::new()

@@ -49,15 +49,24 @@ pub(super) fn ledger(
     if may_probe && !ports.is_empty() {
         ctx.fetch = Some((&ports, &fetch));
     }
+    // The log is read once: the release it names picks the runtime's rules (when the server
+    // does not say), and its figures go beside the estimate.
+    let log = args.log.as_ref().map(|l| {
+        let read = crate::commands::read_log(l).map_err(|e| format!("runtime log {e:#}"));
+        (l.display().to_string(), read)
+    });
+    if let Some((name, Ok(text))) = &log {
+        ctx.log_version = runtimes::version_in_log(w.kind, text)
+            .map(|v| (v, format!("{name} (the log given with --log)")));
+    }
     let mut r = runtimes::estimate_for(&ctx, w)?;
-    if let (Ok(est), Some(log)) = (&mut r, &args.log) {
-        match crate::commands::read_log(log) {
-            Ok(text) => est.summary.reported.extend(runtimes::reported_from_log(
-                w.kind,
-                &text,
-                &log.display().to_string(),
-            )),
-            Err(e) => est.summary.not_modelled.push(format!("runtime log {e:#}")),
+    if let (Ok(est), Some((name, read))) = (&mut r, log) {
+        match read {
+            Ok(text) => est
+                .summary
+                .reported
+                .extend(runtimes::reported_from_log(w.kind, &text, &name)),
+            Err(e) => est.summary.not_modelled.push(e),
         }
     }
     Some(r)

@@ -197,6 +197,7 @@ mod tests {
             overhead: Some((300 << 20, "measured by probe".into())),
             fetch: None,
             round: None,
+            log_version: None,
         }
     }
 

@@ -158,4 +158,8 @@ impl Runtime for Vllm {
     fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
         super::parse_log(text).reported(source)
     }
+
+    fn version_in_log(&self, text: &str) -> Option<String> {
+        super::parse_log(text).version
+    }
 }

@@ -128,7 +128,11 @@ pub fn running(ctx: &ProcessContext) -> Option<(String, String)> {
         let s = v.get("version")?.as_str()?.to_string();
         parse(&s).map(|_| (s, source.to_string()))
     });
-    from_api.or_else(|| installed(ctx))
+    // Then the log of this run, if one was given; then the package the process mapped (which
+    // may have been upgraded under a running server).
+    from_api
+        .or_else(|| ctx.log_version.clone())
+        .or_else(|| installed(ctx))
 }
 
 /// The `vllm-X.dist-info` folder beside the `vllm` package whose files the process mapped.
@@ -196,6 +200,7 @@ mod tests {
             overhead: None,
             fetch,
             round: None,
+            log_version: None,
         }
     }
 
@@ -216,6 +221,10 @@ mod tests {
         let (v, from) = running(&ctx(&d, None)).unwrap();
         assert_eq!(v, "0.11.0");
         assert!(from.contains("vllm-0.11.0.dist-info"), "{from}");
+        // A log of this run, given to explain --log, names the release the run had.
+        let mut c = ctx(&d, None);
+        c.log_version = Some(("0.8.2".into(), "vllm.log (--log)".into()));
+        assert_eq!(running(&c).unwrap().0, "0.8.2");
         // The server's own answer wins (vLLM's `/version`: {"version": "..."}).
         let fetch = |_: u16, path: &str| -> Result<Reply, String> {
             match path {
