@@ -21,6 +21,7 @@ const MAX_REFRESH: Duration = Duration::from_secs(300);
 const MIN_REFRESH: Duration = Duration::from_secs(3);
 
 use crate::asking::{Asking, Background, Job, Key};
+use crate::live::Asker;
 
 /// What a process's rows show of the estimated ledger: the estimate, or why there is none (with
 /// what the runtime reported), shared with each round's snapshot.
@@ -146,6 +147,7 @@ impl Annotate for Identifier {
             .collect();
         // One budget for reading model headers, shared by the processes re-read this round.
         let round = crate::safetensors::Round::default();
+        let asker = self.asking.round_asker();
         let mut answers = self.answers(procs);
         // A set: with hundreds of processes a list's `contains` below is quadratic.
         let mut seen = std::collections::HashSet::with_capacity(snap.processes.len());
@@ -169,7 +171,8 @@ impl Annotate for Identifier {
                     .iter()
                     .find_map(|u| devices.iter().find(|(id, ..)| *id == u.device));
                 p.listen_ports.clone_from(&facts.listen_ports);
-                let estimate = self.estimate_of(p, &workload, procs, device, &round);
+                let estimate =
+                    self.estimate_of(p, &workload, procs, device, &round, asker.as_ref());
                 let (skipped, later) = skip_notes(p.pid, &workload, round.take_skips());
                 // Skipped for this round's budget only: read again soon, not a period later.
                 let period = if later {
@@ -230,12 +233,10 @@ impl Identifier {
         procs: &ProcReader,
         device: Option<&Dev>,
         round: &crate::safetensors::Round,
+        asker: Option<&Asker>,
     ) -> Outcome {
         let may = crate::asking::may_ask(p, workload, procs);
-        let inline = match (self.asking, may) {
-            (Asking::Inline(t), Ok(true)) => Some(t),
-            _ => None,
-        };
+        let inline = asker.filter(|_| may == Ok(true));
         let overhead = self.overhead.clone();
         let mut e = estimate_process(p, workload, procs, device, round, overhead, inline);
         match (self.asking, may, &mut self.background) {

@@ -10,6 +10,7 @@
 //! own `/proc` (a recorded tree's ports are another moment), only on loopback and only in our own
 //! network namespace (a container's 127.0.0.1 is not ours).
 
+use crate::live::Asker;
 use crate::process_estimate::Outcome;
 use gpuledger_model::{Process, Workload};
 use gpuledger_sources::procfs::ProcReader;
@@ -29,6 +30,16 @@ pub enum Asking {
     Inline(Duration),
     /// From a background thread; the answer is used from a later round on.
     Background(Duration),
+}
+
+impl Asking {
+    /// One round's loopback answers, each request made once: asked inline only.
+    pub fn round_asker(self) -> Option<Asker> {
+        match self {
+            Asking::Inline(t) => Some(Asker::new(t)),
+            _ => None,
+        }
+    }
 }
 
 /// The timeout each loopback request gets unless a command says otherwise (`explain`'s default).
@@ -129,7 +140,7 @@ fn work(root: &std::path::Path, rx: &Receiver<Job>, done: &Mutex<HashMap<Key, Ou
             job.device.as_ref(),
             &round,
             job.overhead,
-            Some(job.timeout),
+            Some(&Asker::new(job.timeout)),
         );
         done.lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -7,6 +7,8 @@
 
 pub use gpuledger_model::live::{LiveState, LoadedModel};
 use gpuledger_model::{Evidence, EvidenceKind};
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Largest body read from an answer; model servers answer these endpoints in a few KiB.
@@ -40,6 +42,39 @@ pub fn get(port: u16, path: &str, timeout: Duration) -> Result<Reply, String> {
         .read_to_string()
         .map_err(|e| format!("GET {url}: reading the body: {e}"))?;
     Ok(Reply { status, body })
+}
+
+/// Loopback requests of one round (or one background job), each asked once: the eight workers
+/// of one vLLM server ask its `/metrics` once, and a server that does not answer costs one
+/// timeout per path, not one per worker.
+pub struct Asker {
+    pub timeout: Duration,
+    answers: Mutex<HashMap<(u16, String), Result<Reply, String>>>,
+}
+
+impl Asker {
+    pub fn new(timeout: Duration) -> Asker {
+        Asker {
+            timeout,
+            answers: Mutex::default(),
+        }
+    }
+
+    /// `GET http://127.0.0.1:port/path`, or what the same request answered earlier.
+    pub fn get(&self, port: u16, path: &str) -> Result<Reply, String> {
+        let key = (port, path.to_string());
+        if let Some(a) = self.lock().get(&key) {
+            return a.clone();
+        }
+        // Not held across the request: another thread may ask another port meanwhile.
+        let a = get(port, path, self.timeout);
+        self.lock().insert(key, a.clone());
+        a
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u16, String), Result<Reply, String>>> {
+        self.answers.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The body of an HTTP 200 answer to `GET path`; `None` for any other answer or none.
@@ -284,5 +319,24 @@ mod tests {
         assert!(r.is_err());
         assert!(start.elapsed() < Duration::from_secs(3));
         drop(l);
+    }
+
+    /// The workers of one server ask it once per round: a silent server costs one timeout per
+    /// path, not one per worker.
+    #[test]
+    fn a_rounds_asker_asks_each_path_once() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let asker = Asker::new(Duration::from_millis(200));
+        let start = std::time::Instant::now();
+        for _ in 0..8 {
+            assert!(asker.get(port, "/metrics").is_err());
+        }
+        assert!(asker.get(port, "/version").is_err());
+        // Two timeouts (two paths), not nine.
+        assert!(start.elapsed() < Duration::from_millis(1500), "{:?}", start.elapsed());
+        l.set_nonblocking(true).unwrap();
+        let accepted = std::iter::from_fn(|| l.accept().ok()).count();
+        assert_eq!(accepted, 2, "one connection per path");
     }
 }

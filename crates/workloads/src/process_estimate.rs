@@ -8,7 +8,6 @@ use crate::runtimes::Asked;
 use gpuledger_model::{EstimatedMemory, NoEstimate, Process, Vendor, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use std::path::Path;
-use std::time::Duration;
 
 /// Gather the model and settings of a llama.cpp process. `vendor` is the vendor of the device the
 /// process was measured on, if any. Errors say, in words, which link is missing.
@@ -207,8 +206,8 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 /// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
 /// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
 /// `overhead` this machine's probed CUDA context; `round` the collection round's budget for
-/// model headers (it records the models skipped); `ask`: the loopback timeout per request when
-/// the server's own answers are to be asked (else flags and files only).
+/// model headers (it records the models skipped); `ask`: the loopback requests of this round,
+/// when the server's own answers are to be asked (else flags and files only).
 pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
@@ -216,7 +215,7 @@ pub fn runtime_estimate(
     device_total: Option<u64>,
     overhead: Option<(u64, String)>,
     round: Option<&crate::safetensors::Round>,
-    ask: Option<std::time::Duration>,
+    ask: Option<&crate::live::Asker>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
@@ -224,11 +223,11 @@ pub fn runtime_estimate(
     let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
     ctx.overhead = overhead;
     ctx.round = round;
-    let fetch = move |port: u16, path: &str| crate::live::get(port, path, ask.unwrap_or_default());
-    let ports = match ask {
-        Some(_) => ctx.api_ports(&p.listen_ports, procs),
-        None => Vec::new(),
+    let Some(asker) = ask else {
+        return crate::runtimes::estimate_for(&ctx, w);
     };
+    let fetch = |port: u16, path: &str| asker.get(port, path);
+    let ports = ctx.api_ports(&p.listen_ports, procs);
     if !ports.is_empty() {
         ctx.fetch = Some((&ports, &fetch));
     }
@@ -245,7 +244,7 @@ pub type Dev = (String, Vendor, Option<u64>, Option<u64>);
 /// `None` when no recipe applies to its kind. The recipe reads only the GGUF header (about a
 /// millisecond), once per refresh. Each kind has at most one recipe: llama.cpp's, else a
 /// runtime's (vLLM, SGLang, PyTorch: headers only, cached, within the `round`'s budget), else
-/// none. `ask`: ask the runtime's API on loopback with this timeout per request (never on the
+/// none. `ask`: ask the runtime's API on loopback through this round's requests (never on the
 /// collection thread unless the command asked for it inline).
 pub fn estimate_process(
     p: &gpuledger_model::Process,
@@ -254,11 +253,11 @@ pub fn estimate_process(
     device: Option<&Dev>,
     round: &crate::safetensors::Round,
     overhead: Option<(u64, String)>,
-    ask: Option<Duration>,
+    ask: Option<&crate::live::Asker>,
 ) -> Outcome {
     let vendor = device.map(|(_, v, ..)| *v);
-    let asked = ask.map_or(Asked::Nothing, |t| {
-        crate::runtimes::ask(p, workload, procs.root(), t)
+    let asked = ask.map_or(Asked::Nothing, |a| {
+        crate::runtimes::ask(p, workload, procs.root(), a.timeout)
     });
     let without = |why: String| NoEstimate {
         why,
