@@ -334,7 +334,11 @@ mod tests {
         }
         assert!(asker.get(port, "/version").is_err());
         // Two timeouts (two paths), not nine.
-        assert!(start.elapsed() < Duration::from_millis(1500), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            start.elapsed()
+        );
         l.set_nonblocking(true).unwrap();
         let accepted = std::iter::from_fn(|| l.accept().ok()).count();
         assert_eq!(accepted, 2, "one connection per path");

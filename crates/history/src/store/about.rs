@@ -3,7 +3,7 @@
 //! so that a replay shows what the live view knew rather than `—` and "not an AI runtime".
 
 use super::{Host, Process, Snapshot};
-use gpuledger_model::{EstimatedMemory, UsageKind, Workload};
+use gpuledger_model::{EstimatedMemory, NoEstimate, UsageKind, Workload};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -16,6 +16,9 @@ pub struct About {
     pub workload: Option<Arc<Workload>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<Arc<EstimatedMemory>>,
+    /// Why an AI process had no estimate, and what its runtime reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_estimate: Option<Arc<NoEstimate>>,
     /// Device UUID → compute / graphics / MPS, as the TYPE column shows them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kinds: BTreeMap<String, Vec<UsageKind>>,
@@ -31,19 +34,25 @@ impl About {
             .filter(|u| !u.kinds.is_empty())
             .map(|u| (u.device.clone(), u.kinds.clone()))
             .collect();
-        if p.workload.is_none() && p.estimate.is_none() && kinds.is_empty() {
+        if p.workload.is_none()
+            && p.estimate.is_none()
+            && p.no_estimate.is_none()
+            && kinds.is_empty()
+        {
             return None;
         }
         let mut one = Snapshot::new(String::new(), Host::default());
         let mut q = Process::new(p.pid);
         q.workload = p.workload.clone();
         q.estimate = p.estimate.clone();
+        q.no_estimate = p.no_estimate.clone();
         one.processes.push(q);
         gpuledger_model::redact_snapshot(&mut one);
         let q = one.processes.pop()?;
         serde_json::to_string(&About {
             workload: q.workload,
             estimate: q.estimate,
+            no_estimate: q.no_estimate,
             kinds,
         })
         .ok()
@@ -59,6 +68,7 @@ impl About {
     pub fn apply_to(&self, p: &mut Process) {
         p.workload = self.workload.clone();
         p.estimate = self.estimate.clone();
+        p.no_estimate = self.no_estimate.clone();
         for u in &mut p.usage {
             if let Some(k) = self.kinds.get(&u.device) {
                 u.kinds = k.clone();
@@ -79,6 +89,7 @@ pub(super) struct AboutCache {
 struct Seen {
     workload: Option<Arc<Workload>>,
     estimate: Option<Arc<EstimatedMemory>>,
+    no_estimate: Option<Arc<NoEstimate>>,
     kinds: u64,
     text: u64,
 }
@@ -108,7 +119,10 @@ impl AboutCache {
         );
         let before = self.seen.get(&id);
         if before.is_some_and(|s| {
-            s.kinds == kinds && same(&s.workload, &p.workload) && same(&s.estimate, &p.estimate)
+            s.kinds == kinds
+                && same(&s.workload, &p.workload)
+                && same(&s.estimate, &p.estimate)
+                && same(&s.no_estimate, &p.no_estimate)
         }) {
             return None;
         }
@@ -120,6 +134,7 @@ impl AboutCache {
             Seen {
                 workload: p.workload.clone(),
                 estimate: p.estimate.clone(),
+                no_estimate: p.no_estimate.clone(),
                 kinds,
                 text: h,
             },

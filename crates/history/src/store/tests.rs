@@ -1032,6 +1032,28 @@ fn identification_survives_a_replay_the_last_one_seen() {
     let s = Reader::open(&db).unwrap().snapshot_at(T0 + 6000).unwrap();
     assert!(s.processes[0].workload.is_none());
     assert_eq!(s.processes[0].usage[0].kinds_label(), "C");
+    // An AI process without an estimate: the reason and the runtime's figure are kept too.
+    let mut rec = Recorder::open(&db).unwrap();
+    let mut s = sample("/m/c.gguf", 0);
+    s.processes[0].estimate = None;
+    s.processes[0].no_estimate = Some(
+        gpuledger_model::NoEstimate {
+            why: "no recipe models it".into(),
+            reported: vec![gpuledger_model::ReportedFigure::new(
+                "size_vram",
+                Some(7 * MIB),
+                None,
+                "GET /api/ps",
+            )],
+        }
+        .into(),
+    );
+    rec.add(&s, T0 + 7000);
+    drop(rec);
+    let r = Reader::open(&db).unwrap();
+    let s7 = r.snapshot_at(T0 + 7000).unwrap();
+    let n = s7.processes[0].no_estimate.as_ref().expect("kept");
+    assert_eq!(n.reported[0].bytes, Some(7 * MIB));
 }
 
 /// The live view's chart of a replayed recording had "one moment, no history":
