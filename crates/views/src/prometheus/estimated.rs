@@ -62,15 +62,7 @@ pub(super) fn estimate_labels<'a>(
     l: &'a ProcessLabels,
     e: &'a EstimatedMemory,
 ) -> Vec<(&'static str, Option<&'a str>)> {
-    vec![
-        ("device", l.only_device.as_deref()),
-        ("pid", Some(l.pid.as_str())),
-        ("name", l.name.as_deref()),
-        ("user", l.user.as_deref()),
-        ("workload", l.workload.as_deref()),
-        ("model", l.model.as_deref()),
-        ("role", l.role.as_deref()),
-        ("workload_root", l.workload_root.as_deref()),
-        ("recipe", Some(e.recipe.as_str())),
-    ]
+    let mut ls = l.of_process();
+    ls.push(("recipe", Some(e.recipe.as_str())));
+    ls
 }

@@ -96,4 +96,20 @@ impl ProcessLabels {
             ("source", Some(u.memory_source.as_str())),
         ]
     }
+
+    /// Labels of a figure about the whole process (estimated, or reported by its runtime): its
+    /// one device when it holds one, so that a member's figure joins its own GPU's measured
+    /// memory on `(pid, device)`; each family adds its own last label.
+    pub(super) fn of_process(&self) -> Vec<(&'static str, Option<&str>)> {
+        vec![
+            ("device", self.only_device.as_deref()),
+            ("pid", Some(self.pid.as_str())),
+            ("name", self.name.as_deref()),
+            ("user", self.user.as_deref()),
+            ("workload", self.workload.as_deref()),
+            ("model", self.model.as_deref()),
+            ("role", self.role.as_deref()),
+            ("workload_root", self.workload_root.as_deref()),
+        ]
+    }
 }

@@ -30,17 +30,8 @@ pub(super) fn runtime_reported(out: &mut String, chosen: &[&Process], labels: &[
                 continue;
             }
             seen.push(&r.what);
-            let ls = [
-                ("device", l.only_device.as_deref()),
-                ("pid", Some(l.pid.as_str())),
-                ("name", l.name.as_deref()),
-                ("user", l.user.as_deref()),
-                ("workload", l.workload.as_deref()),
-                ("model", l.model.as_deref()),
-                ("role", l.role.as_deref()),
-                ("workload_root", l.workload_root.as_deref()),
-                ("what", Some(r.what.as_str())),
-            ];
+            let mut ls = l.of_process();
+            ls.push(("what", Some(r.what.as_str())));
             f.sample(&ls, bytes(r.bytes));
         }
     }
