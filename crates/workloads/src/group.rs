@@ -106,10 +106,16 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
         return;
     }
     let root = find_root(f, procs);
-    let env = gpuledger_sources::environ::named(procs.root(), f.pid, RANK_VARS).unwrap_or_default();
-    let rank = rank_role(&env);
+    // The environment is read only where a rank can matter: an AI process (a launcher's rank
+    // without a runtime above it) or a process under a runtime's root whose title names no role.
+    // A browser or a compositor costs no `environ` read (collection reads it for every process
+    // it is asked about).
+    let rank = || {
+        let env = gpuledger_sources::environ::named(procs.root(), f.pid, RANK_VARS);
+        rank_role(&env.unwrap_or_default())
+    };
     let Some((root, kind)) = root else {
-        if let Some(role) = rank {
+        if let Some(role) = w.kind.is_ai().then(rank).flatten() {
             w.member = Some(Member {
                 root_pid: None,
                 role,
@@ -127,6 +133,7 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
         w.model = crate::runtimes::model_arg(kind, root.prog(), &root.args);
     }
     let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root.args));
+    let rank = if own_role.is_none() { rank() } else { None };
     let (role, how) = match (own_role, rank) {
         (Some(role), _) => (role, format!("its title `{}`", title(f))),
         (None, Some(role)) => (

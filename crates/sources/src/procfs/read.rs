@@ -16,8 +16,9 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Records {
     /// A file the kernel produces in one piece (`single_open` seq files: `stat`, `status`,
-    /// `cgroup`, `fdinfo/N`; and `cmdline`, whose read loops until the buffer is full): a short
-    /// read is the end, so no extra `read` returning 0 is needed (procps reads them the same way).
+    /// `cgroup`, `fdinfo/N`; and `cmdline` and `environ`, whose reads loop until the buffer is
+    /// full): a short read is the end, so no extra `read` returning 0 is needed (procps reads
+    /// them the same way).
     One,
     /// A multi-record seq file (`maps`, `net/tcp`): a read can stop at a page boundary before
     /// the end, so read until 0.
