@@ -178,7 +178,7 @@ def glob_imports(files):
         for m in USE.finditer(code):
             if "*" in m.group(1):
                 line = code.count("\n", 0, m.start()) + 1
-                found.append(f"{path}:{line}: `use {' '.join(m.group(1).split())}`")
+                found.append(f"{path}:{line}: glob import `{' '.join(m.group(1).split())}`")
     return found
 
 
@@ -214,7 +214,7 @@ def main(argv):
         found += [[files[m] for m in comp] for comp in cycles(counted(all_arrows))]
         globs += glob_imports(files)
     for g in globs:
-        print(f"{g}: a glob import (name what the file takes or re-exports)")
+        print(f"{g} (name what the file takes or re-exports)")
     if not found:
         print("no import circles between files")
         return 1 if globs else 0
