@@ -16,15 +16,14 @@
 //!
 //! Here: the arguments, the choice of path and the record's outcome. The child process is
 //! `child`'s, the steps and collection rounds `sequence`'s, the guard rails before the
-//! allocation `guard`'s, the verdicts `judge`'s (sources) and `vendor`'s / `witness`'s (vendor
-//! tools), the output and the saved record `report`'s.
+//! allocation `guard`'s, the verdicts `judge`'s (sources and vendor tools), running the vendor
+//! tools `witness`'s, the output and the saved record `report`'s.
 
 mod child;
 mod guard;
 mod judge;
 mod report;
 mod sequence;
-mod vendor;
 mod witness;
 
 use crate::Global;
