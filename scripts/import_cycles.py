@@ -15,8 +15,8 @@ Test code is not read: test modules (`#[cfg(test)] mod x { ... }`, braces matche
 stand), files a `#[cfg(test)] mod x;` line names, `tests.rs` files and `tests/` folders.
 
 Usage: scripts/import_cycles.py [--graph] [CRATES_DIR]    (default: crates)
-  --graph  also print each crate's arrows: all, those to an ancestor (exempt), and those that
-           run back up to a shallower module outside the file's own ancestry.
+  --graph  also print each crate's arrows: all, back up to an ancestor (exempt), down to a
+           descendant, across to a sibling or cousin.
 Exit status: 0 without circles or glob imports, 1 with (each listed), 2 on bad usage.
 """
 import os
@@ -186,9 +186,9 @@ def graph_figures(crate, all_arrows):
     """One line of figures about a crate's arrows."""
     flat = [(m, t) for m, ts in all_arrows.items() for t in ts]
     up = sum(1 for m, t in flat if is_ancestor(t, m))
-    back_up = sum(1 for m, t in flat if not is_ancestor(t, m) and len(t) < len(m))
-    return (f"{crate}: {len(flat)} arrows between files, {up} to an ancestor (exempt), "
-            f"{back_up} back up to a shallower module outside the file's ancestry")
+    down = sum(1 for m, t in flat if is_ancestor(m, t))
+    return (f"{crate}: {len(flat)} arrows between files: {up} back up to an ancestor (exempt), "
+            f"{down} down to a descendant, {len(flat) - up - down} across to a sibling or cousin")
 
 
 def main(argv):

@@ -65,10 +65,18 @@ def _comment_end(text, i):
     return i
 
 
+# Where a comment or a literal can start; everything between is code, skipped in one step.
+LITERAL_START = re.compile(r"""//|/\*|["']|(?<![\w])b?r#*"|(?<![\w])b'""")
+
+
 def mask(text):
     """The text with comments and the contents of string and char literals blanked."""
     chars, i = list(text), 0
     while i < len(text):
+        m = LITERAL_START.search(text, i)
+        if not m:
+            break
+        i = m.start()
         c = text[i]
         end = None
         if text.startswith(("//", "/*"), i):
