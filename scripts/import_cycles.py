@@ -1,116 +1,143 @@
 #!/usr/bin/env python3
-"""File-level import circles inside each crate: CI fails when one file's `use` reaches another
-that reaches back (directly or through others).
+"""File-level import circles inside each crate, and glob imports: CI fails on either.
 
-A file imports another when it names an item in it through `crate::...`, `super::...` or
-`self::...` paths (in `use` lines or in code). A module and its own descendants are one unit
-(mod.rs's types used by its children, its children's functions by mod.rs), so only imports
-between modules that are not ancestor and descendant count.
-A path is resolved to the longest module prefix that is a file of the crate. Test code is not
-counted: files named `tests.rs`, `tests/` folders, and everything after a top-level
-`#[cfg(test)] mod ... {`.
+A file imports another when it names an item in it by path: `crate::a::b`, `super::x`,
+`self::x`, or `child::x` for one of its own child modules, in `use` trees (groups expanded) and in
+code. A path is resolved to the longest module prefix that is a file of the crate. Every such
+arrow counts except one: a module's import of its own ancestor's items (the `use super::X` facade
+idiom, where a parent's types and re-exports serve its children). So a parent that calls into a
+child which reaches a sibling or cousin that reaches back to the parent is a circle.
 
-Also fails on a top-level `use super::*;` outside tests: a file names what it takes.
+Glob imports (`use x::*`, `pub use x::*`, `use E::*`) fail too: a file names what it takes and
+what it re-exports.
 
-Usage: scripts/import_cycles.py [CRATES_DIR]    (default: crates)
+Test code is not read: test modules (`#[cfg(test)] mod x { ... }`, braces matched, wherever they
+stand), files a `#[cfg(test)] mod x;` line names, `tests.rs` files and `tests/` folders.
+
+Usage: scripts/import_cycles.py [--graph] [CRATES_DIR]    (default: crates)
+  --graph  also print each crate's arrows: all, back up to an ancestor (exempt), down to a
+           descendant, across to a sibling or cousin.
 Exit status: 0 without circles or glob imports, 1 with (each listed), 2 on bad usage.
 """
 import os
 import re
 import sys
 
-PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+|::\{)")
-USE_GROUP = re.compile(r"\buse\s+(crate|super|self)::\{([^;]*)\};", re.S)
-TEST_MODULE = re.compile(r"^#\[cfg\((all\()?test")
+import rust_source
+
+USE = re.compile(r"\buse\s+([^;]*);")
+PATH = re.compile(r"(?<![\w:])([A-Za-z_]\w*)((?:\s*::\s*[A-Za-z_]\w*)+)")
+USE_TOKEN = re.compile(r"::|[{},*]|[A-Za-z_]\w*")
 
 
 def module_files(src):
-    """Map module path (tuple) -> file, for one crate's src folder."""
+    """Map module path (tuple) -> file, for one crate's src folder, test files left out."""
+    found = []
+    for folder, dirs, names in os.walk(src):
+        dirs.sort()
+        found += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".rs")]
+    tests = rust_source.test_files(found, src)
     files = {}
-    for folder, _, names in os.walk(src):
-        for name in names:
-            if not name.endswith(".rs"):
-                continue
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, src)[:-3].split(os.sep)
-            if rel[-1] in ("mod", "lib", "main"):
-                rel = rel[:-1]
-            if "tests" in rel or (rel and rel[-1] == "tests"):
-                continue
-            files[tuple(rel)] = path
+    for path in found:
+        if path in tests:
+            continue
+        rel = os.path.relpath(path, src)[:-3].split(os.sep)
+        if rel[-1] in ("mod", "lib", "main"):
+            rel = rel[:-1]
+        files[tuple(rel)] = path
     return files
 
 
-def non_test_text(path):
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    for i, line in enumerate(lines[:-1]):
-        if TEST_MODULE.match(line) and re.match(r"mod \w+ \{", lines[i + 1]):
-            return "\n".join(lines[:i])
-    return "\n".join(lines)
+def use_paths(tree):
+    """Every full path a `use` tree names: `a::{b, c::{d, e as f}}` -> a::b, a::c::d, a::c::e;
+    a glob ends its path with `*`."""
+    tokens = USE_TOKEN.findall(tree)
+    out = []
+
+    def walk(i, prefix):
+        path = list(prefix)
+        while i < len(tokens):
+            t = tokens[i]
+            if t == "{":
+                i += 1
+                while i < len(tokens) and tokens[i] != "}":
+                    i = walk(i, path)
+                    if i < len(tokens) and tokens[i] == ",":
+                        i += 1
+                return i + 1
+            if t in (",", "}"):
+                break
+            if t == "as":
+                i += 2  # the alias names nothing of the target
+                continue
+            if t != "::":
+                path.append(t)
+            i += 1
+        if len(path) > len(prefix):
+            out.append(path)
+        return i
+
+    i = 0
+    while i < len(tokens):
+        i = walk(i, [])
+        i += 1 if i < len(tokens) and tokens[i] == "," else 0
+    return out
 
 
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return "\n".join(line.split("//", 1)[0] for line in text.split("\n"))
+def paths_in(code, mod, files):
+    """Every path in a file's masked code that can name a file of the crate."""
+    for m in USE.finditer(code):
+        yield from use_paths(m.group(1))
+    code = USE.sub("", code)
+    for m in PATH.finditer(code):
+        head = m.group(1)
+        if head in ("crate", "super", "self") or mod + (head,) in files:
+            yield [head] + [w.strip() for w in m.group(2).split("::") if w.strip()]
 
 
-def resolve(start, words, files):
-    """The file a path starting at module `start` names (longest module prefix)."""
-    mod = list(start)
+def resolve(mod, words, files):
+    """The module (tuple) a path written in module `mod` names: the longest prefix that is a
+    file of the crate; None for paths outside the crate."""
+    if words[0] == "crate":
+        target, words = [], words[1:]
+    elif words[0] in ("super", "self") or mod + (words[0],) in files:
+        target = list(mod)
+    else:
+        return None
     for w in words:
         if w == "super":
-            if not mod:
+            if not target:
                 return None
-            mod.pop()
-        elif w == "self":
-            continue
-        else:
-            mod.append(w)
-    while mod and tuple(mod) not in files:
-        mod.pop()
-    return files.get(tuple(mod)) if mod else files.get(())
+            target.pop()
+        elif w != "self":
+            target.append(w)
+    while target and tuple(target) not in files:
+        target.pop()
+    return tuple(target)
 
 
-def paths_in(text):
-    """Every `crate::a::b` / `super::x` path, group imports expanded."""
-    for m in USE_GROUP.finditer(text):
-        for item in m.group(2).split(","):
-            item = item.strip().split(" as ")[0].strip()
-            if item and item != "*":
-                yield [m.group(1)] + [p for p in item.split("::") if p not in ("{", "}")]
-    for m in PATH.finditer(text):
-        rest = m.group(2)
-        if rest == "::{":
-            continue
-        yield [m.group(1)] + [p for p in rest.split("::") if p]
+def is_ancestor(a, b):
+    """Whether module a is a strict ancestor of module b."""
+    return len(a) < len(b) and b[: len(a)] == a
 
 
-def edges_of(files):
-    edges = {path: set() for path in files.values()}
+def arrows(files):
+    """module -> the modules its file names items of (itself left out)."""
+    out = {}
     for mod, path in files.items():
-        text = strip_comments(non_test_text(path))
-        for words in paths_in(text):
-            head = words[0]
-            start = () if head == "crate" else mod
-            # `super::` in a file is relative to the file's own module.
-            target = resolve(start, words if head != "crate" else words[1:], files)
-            if target and target != path and not related(path, target, files):
-                edges[path].add(target)
-    return edges
+        code, _ = rust_source.read(path)
+        targets = {resolve(mod, words, files) for words in paths_in(code, mod, files)}
+        out[mod] = {t for t in targets if t is not None and t != mod}
+    return out
 
 
-def related(a, b, files):
-    """Whether one file's module is an ancestor of the other's: a module's own items and its
-    children's are one unit (mod.rs's types used by its children, its children's functions by
-    mod.rs), so only imports between unrelated modules can make a circle."""
-    by_file = {v: k for k, v in files.items()}
-    ma, mb = by_file[a], by_file[b]
-    return ma[: len(mb)] == mb or mb[: len(ma)] == ma
+def counted(all_arrows):
+    """The arrows that can make a circle: all but a module's arrows to its own ancestors."""
+    return {m: {t for t in ts if not is_ancestor(t, m)} for m, ts in all_arrows.items()}
 
 
 def cycles(edges):
-    """Strongly connected components of more than one file (Tarjan)."""
+    """Strongly connected components of more than one module (Tarjan)."""
     index, low, on, stack, out = {}, {}, set(), [], []
     counter = [0]
 
@@ -119,7 +146,7 @@ def cycles(edges):
         counter[0] += 1
         stack.append(v)
         on.add(v)
-        for w in edges[v]:
+        for w in sorted(edges[v]):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -144,31 +171,50 @@ def cycles(edges):
 
 
 def glob_imports(files):
-    """Files whose own code (tests excluded) takes everything of its parent: `use super::*;`."""
-    return sorted(
-        path
-        for path in files.values()
-        if re.search(r"^use super::\*;", non_test_text(path), re.M)
-    )
+    """`file:line: the use` of each glob import in non-test code."""
+    found = []
+    for path in sorted(files.values()):
+        code, _ = rust_source.read(path)
+        for m in USE.finditer(code):
+            if "*" in m.group(1):
+                line = code.count("\n", 0, m.start()) + 1
+                found.append(f"{path}:{line}: glob import `{' '.join(m.group(1).split())}`")
+    return found
+
+
+def graph_figures(crate, all_arrows):
+    """One line of figures about a crate's arrows."""
+    flat = [(m, t) for m, ts in all_arrows.items() for t in ts]
+    up = sum(1 for m, t in flat if is_ancestor(t, m))
+    down = sum(1 for m, t in flat if is_ancestor(m, t))
+    return (f"{crate}: {len(flat)} arrows between files: {up} back up to an ancestor (exempt), "
+            f"{down} down to a descendant, {len(flat) - up - down} across to a sibling or cousin")
 
 
 def main(argv):
-    if len(argv) > 2:
+    args = argv[1:]
+    graph = "--graph" in args
+    args = [a for a in args if a != "--graph"]
+    if len(args) > 1 or any(a.startswith("-") for a in args):
         print(__doc__, file=sys.stderr)
         return 2
-    root = argv[1] if len(argv) == 2 else "crates"
+    root = args[0] if args else "crates"
     if not os.path.isdir(root):
         print(f"import_cycles.py: {root}: not a folder", file=sys.stderr)
         return 2
     found, globs = [], []
     for crate in sorted(os.listdir(root)):
         src = os.path.join(root, crate, "src")
-        if os.path.isdir(src):
-            files = module_files(src)
-            found.extend(cycles(edges_of(files)))
-            globs.extend(glob_imports(files))
-    for path in globs:
-        print(f"{path}: a top-level `use super::*;` (name what the file takes)")
+        if not os.path.isdir(src):
+            continue
+        files = module_files(src)
+        all_arrows = arrows(files)
+        if graph:
+            print(graph_figures(crate, all_arrows))
+        found += [[files[m] for m in comp] for comp in cycles(counted(all_arrows))]
+        globs += glob_imports(files)
+    for g in globs:
+        print(f"{g} (name what the file takes or re-exports)")
     if not found:
         print("no import circles between files")
         return 1 if globs else 0

@@ -67,9 +67,23 @@ pub fn jwt(seed: u64) -> (String, [String; 2]) {
     )
 }
 
-/// Each provider's token format: (what, whole token, its secret body).
-pub fn provider_tokens() -> Vec<(&'static str, String, String)> {
-    let t = |what, prefix: &str, body: String| (what, format!("{prefix}{body}"), body);
+/// A provider's token: (what, whole token, its secret body).
+pub type Token = (&'static str, String, String);
+
+fn token(what: &'static str, prefix: &str, body: String) -> Token {
+    (what, format!("{prefix}{body}"), body)
+}
+
+/// Each provider's token format: code hosts, chat and clouds, then AI and other services.
+pub fn provider_tokens() -> Vec<Token> {
+    let mut v = host_chat_cloud_tokens();
+    v.extend(service_tokens());
+    v
+}
+
+/// GitHub, GitLab, Slack, AWS and Google.
+fn host_chat_cloud_tokens() -> Vec<Token> {
+    let t = token;
     vec![
         t("GitHub classic PAT", "ghp_", fake(101, 36, ALNUM)),
         t("GitHub OAuth", "gho_", fake(102, 36, ALNUM)),
@@ -116,6 +130,13 @@ pub fn provider_tokens() -> Vec<(&'static str, String, String)> {
         ),
         t("Google API key", "AIza", fake(119, 35, B64URL)),
         t("Google OAuth access token", "ya29.", fake(120, 60, B64URL)),
+    ]
+}
+
+/// AI providers, payments, package registries, mail and the rest.
+fn service_tokens() -> Vec<Token> {
+    let t = token;
+    vec![
         t(
             "OpenAI legacy",
             "sk-",
@@ -154,6 +175,14 @@ pub fn provider_tokens() -> Vec<(&'static str, String, String)> {
 /// option, inside a URL, a shell string and a JSON value.
 pub fn cases() -> Vec<Case> {
     let s: Vec<String> = (0..64).map(secret).collect();
+    let mut v = command_line_cases(&s);
+    v.extend(name_cases(&s));
+    v.extend(provider_cases());
+    v
+}
+
+/// Secrets on command lines: issue 25's shapes, connection strings, bare tokens, more clients.
+fn command_line_cases(s: &[String]) -> Vec<Case> {
     let (jwt_text, jwt_secrets) = jwt(7);
     let hook_t = format!("T{}", fake(11, 10, UPPER));
     let hook_x = fake(12, 24, ALNUM);
@@ -171,7 +200,7 @@ pub fn cases() -> Vec<Case> {
     );
     let account_key = format!("Zq{}+/==", fake(19, 40, B64));
     let pem_body = fake(20, 64, B64);
-    let mut v = vec![
+    vec![
         // Issue 25: curl's glued short options.
         case("curl -HAuthorization: Bearer X", &["curl", &format!("-HAuthorization: Bearer {}", s[0]), "https://api.example.com/v1"], &[&s[0]]),
         case("curl -HAuthorization:Bearer X", &["curl", &format!("-HAuthorization:Bearer {}", s[1]), "https://api.example.com/v1"], &[&s[1]]),
@@ -222,8 +251,12 @@ pub fn cases() -> Vec<Case> {
         case("redis URL with an empty user", &["app", &format!("redis://:{}@cache:6379/0", s[35])], &[&s[35]]),
         case("sig=X", &["wget", &format!("https://acct.blob.core.windows.net/c/m.gguf?sv=2024&sig={}&se=1", s[36])], &[&s[36]]),
         case("-H, Authorization: and Bearer X as separate arguments", &["curl", "-H", "Authorization:", &format!("Bearer {}", s[37])], &[&s[37]]),
-    ];
-    // Process names and titles a process gave itself.
+    ]
+}
+
+/// Process names and titles a process gave itself.
+fn name_cases(s: &[String]) -> Vec<Case> {
+    let (jwt_text, jwt_secrets) = jwt(7);
     let names = [
         (
             "title --token=X",
@@ -257,16 +290,21 @@ pub fn cases() -> Vec<Case> {
             vec![s[45].clone()],
         ),
     ];
-    for (what, name, secrets) in names {
-        v.push(Case {
+    names
+        .into_iter()
+        .map(|(what, name, secrets)| Case {
             what: what.into(),
             args: vec!["python3".into(), "worker.py".into()],
             name: Some(name),
             secrets,
-        });
-    }
-    // Each provider format: bare, after a neutral option, in a URL's userinfo, in a shell string
-    // and as a JSON value under a neutral key.
+        })
+        .collect()
+}
+
+/// Each provider format: bare, after a neutral option, in a URL's userinfo, in a shell string
+/// and as a JSON value under a neutral key.
+fn provider_cases() -> Vec<Case> {
+    let mut v = Vec::new();
     for (i, (what, token, body)) in provider_tokens().into_iter().enumerate() {
         let shell = format!("export X={token}; exec worker");
         let json = format!(r#"{{"value": "{token}"}}"#);

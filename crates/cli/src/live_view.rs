@@ -87,7 +87,7 @@ impl Terminator for ActionsTerminator {
 pub struct ViewArgs {
     /// Live view: refresh interval, in seconds (`0.5`) or with a unit (`500ms`, `2s`). Minimum
     /// 100 ms; `+`/`-` change it while running.
-    #[arg(short = 'd', long, value_name = "TIME", default_value = "1s", value_parser = parse_interval)]
+    #[arg(short = 'd', long, value_name = "TIME", default_value = "1s", value_parser = crate::flags::refresh)]
     pub interval: Duration,
     /// Live view: colour theme. `NO_COLOR` in the environment forces monochrome.
     #[arg(long, value_enum, default_value = "dark")]
@@ -97,11 +97,11 @@ pub struct ViewArgs {
     pub mono: bool,
     /// Live view with `--replay` of a recording: the moment to show (RFC 3339, or a duration
     /// ago such as `10m`); the latest sample when absent.
-    #[arg(long, value_name = "TIME", value_parser = crate::commands::history::time_arg)]
+    #[arg(long, value_name = "TIME", value_parser = crate::flags::time)]
     pub at: Option<String>,
     /// Live view: an alert expression (repeatable) shown as ALERT while it holds, e.g.
     /// 'device.memory.used > 90%' (the language of `gpuledger watch --help`).
-    #[arg(long = "alert", value_name = "EXPR", value_parser = crate::commands::watch::expr_arg)]
+    #[arg(long = "alert", value_name = "EXPR", value_parser = crate::flags::alert)]
     pub alerts: Vec<gpuledger_compare::alert::Expr>,
     /// Live view of another machine running `gpuledger serve` (e.g. http://gpu-box:9835),
     /// read-only: its snapshot is fetched every interval, nothing is collected or changed here.
@@ -204,11 +204,6 @@ impl gpuledger_tui::feed::RoundSource for RemoteSource {
 pub enum Theme {
     Dark,
     Light,
-}
-
-/// The live view's refresh: the same grammar and bounds as `serve --interval` (100 ms to 1 h).
-pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    gpuledger_model::time::REFRESH.parse(s)
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.
@@ -359,41 +354,5 @@ mod tests {
             .unwrap()
             .to_string()
             .contains("TLS"));
-    }
-
-    #[test]
-    fn intervals() {
-        assert_eq!(parse_interval("0.5").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_interval("2").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_interval("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_interval("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_interval("100ms").unwrap(), Duration::from_millis(100));
-        assert!(parse_interval("50ms")
-            .unwrap_err()
-            .contains("minimum of 100 ms"));
-        assert!(parse_interval("0")
-            .unwrap_err()
-            .contains("minimum of 100 ms"));
-        assert!(parse_interval("fast")
-            .unwrap_err()
-            .contains("not a duration"));
-        // `-d 1m` was refused while `serve --interval 1m` was accepted.
-        assert_eq!(parse_interval("1m").unwrap(), Duration::from_secs(60));
-        assert!(parse_interval("NaN").is_err());
-        assert!(parse_interval("99999").unwrap_err().contains("maximum"));
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn interval_parser_never_panics_and_keeps_the_floor(s in ".{0,20}") {
-            if let Ok(d) = parse_interval(&s) {
-                proptest::prop_assert!(d >= Duration::from_millis(100), "{:?} gave {:?}", s, d);
-            }
-        }
-
-        #[test]
-        fn interval_in_ms_round_trips(ms in 100u64..3_600_000) {
-            proptest::prop_assert_eq!(parse_interval(&format!("{ms}ms")), Ok(Duration::from_millis(ms)));
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! with its own `Args` and `run`.
 
 mod commands;
+mod flags;
 mod global;
 mod live_view;
 mod overhead;

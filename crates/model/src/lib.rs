@@ -32,7 +32,11 @@ pub use owner::{group_memory, DeviceAssignment, GroupBy, Owner, OwnerGroups, Own
 pub use redact::{
     redact_arg_list, redact_env_var, redact_process_names, redact_snapshot, redact_text,
 };
-pub use snapshot::*;
+pub use snapshot::{
+    parse_snapshot, Clocks, Device, Engines, GroupTotals, Host, Ledger, Memory, Pcie, Power,
+    Process, Snapshot, SnapshotError, SourceState, SourceStatus, Usage, UsageKind, Utilization,
+    Vendor, SCHEMA,
+};
 pub use workload::{
     Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, NoEstimate, ReportedFigure,
     Workload, WorkloadKind,

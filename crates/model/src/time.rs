@@ -39,6 +39,13 @@ pub const SAMPLING: IntervalBounds = IntervalBounds {
     max: Duration::from_secs(86_400),
 };
 
+/// `kill --grace`: how long the graceful step waits before the forced one; 0 forces at once, and
+/// an hour is longer than any process needs to shut down.
+pub const GRACE: IntervalBounds = IntervalBounds {
+    min: Duration::ZERO,
+    max: Duration::from_secs(3600),
+};
+
 impl IntervalBounds {
     /// Parse with the one duration grammar ([`crate::units::parse_duration_within`]) inside
     /// these bounds.

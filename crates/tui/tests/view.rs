@@ -1526,6 +1526,9 @@ fn run_time_column_from_the_start_time() {
     assert_eq!(unix_secs("1970-01-01T00:00:00Z"), Some(0));
     assert_eq!(unix_secs("2026-11-29T08:00:00Z"), Some(1_795_939_200));
     assert_eq!(unix_secs("2024-02-29T12:00:00.250Z"), Some(1_709_208_000));
+    // The same instant with an offset: the model's parser reads it (the view had its own that
+    // took only `Z`).
+    assert_eq!(unix_secs("2026-11-29T09:00:00+01:00"), Some(1_795_939_200));
     assert_eq!(unix_secs("2026-13-01T00:00:00Z"), None);
     assert_eq!(unix_secs("yesterday"), None);
     assert_eq!(fmt_runtime(59 * 60 + 7), "59:07");

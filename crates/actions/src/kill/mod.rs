@@ -50,7 +50,11 @@ use serde::Serialize;
 use std::time::Duration;
 
 pub use killer::Killer;
-pub use outcome::*;
+use outcome::gpu_release;
+pub use outcome::{
+    combined_exit_code, exit_code, DeliveryFilter, GpuMemory, GpuMemoryReading, GpuRelease,
+    Outcome, ParentInfo, Status, Step, Survivor,
+};
 
 use identity::identity_mismatch;
 use killer::Run;

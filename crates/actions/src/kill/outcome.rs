@@ -85,7 +85,9 @@ pub mod exit_code {
 
 impl Status {
     pub fn exit_code(self) -> u8 {
-        use exit_code::*;
+        use exit_code::{
+            ALL_GONE, DRY_RUN, ERROR, NOT_FOUND_OR_REUSED, PERMISSION_DENIED, REFUSED, STILL_ALIVE,
+        };
         match self {
             Status::Gone | Status::Zombie => ALL_GONE,
             Status::Error => ERROR,

@@ -1,14 +1,13 @@
 //! `gpuledger history`: query a recording and export it (table, CSV, JSON).
 
-use crate::commands::record::db_path;
+use crate::flags::Range;
 use crate::Global;
 use gpuledger_history::csv::{DeviceCsv, HistoryCsv};
 use gpuledger_history::store::{Query, Reader, Skipped};
-use gpuledger_model::time::{format_ms, now_ms, parse_time_arg};
+use gpuledger_model::time::format_ms;
 use gpuledger_views::history;
 use gpuledger_views::term_safe_text;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,51 +15,6 @@ pub enum Format {
     Table,
     Csv,
     Json,
-}
-
-/// Checks a time argument when the command line is parsed, so a bad one is a usage error (exit 2)
-/// before any file is opened; the value is resolved against the clock when used.
-pub fn time_arg(s: &str) -> Result<String, String> {
-    parse_time_arg(s, now_ms()).map(|_| s.to_string())
-}
-
-/// Which recording and which stretch of it: shared by `history` and `plot`.
-#[derive(clap::Args, Debug)]
-pub struct Range {
-    /// The database (default: `--replay FILE`, else the one `gpuledger record` writes).
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
-    /// From this time: RFC 3339 (2026-11-29T08:00:00Z) or a duration ago (1h, 30m, 7d).
-    #[arg(long, default_value = "1h", value_name = "TIME", value_parser = time_arg)]
-    pub since: String,
-    /// Up to this time (same forms; default now).
-    #[arg(long, value_name = "TIME", value_parser = time_arg)]
-    pub until: Option<String>,
-}
-
-impl Range {
-    /// Open the recording and a query covering the range (other filters left empty).
-    pub fn open(&self, global: &Global) -> anyhow::Result<(Reader, Query)> {
-        let path = match (&self.db, &global.args.replay) {
-            (Some(p), _) => p.clone(),
-            (None, Some(r)) => r.clone(),
-            (None, None) => db_path(&None)?,
-        };
-        let reader = Reader::open(&path)?;
-        let now = now_ms();
-        let since =
-            parse_time_arg(&self.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
-        let until = match &self.until {
-            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
-            None => None,
-        };
-        let q = Query {
-            since_ms: Some(since),
-            until_ms: until,
-            ..Query::default()
-        };
-        Ok((reader, q))
-    }
 }
 
 #[derive(clap::Args, Debug)]

@@ -41,7 +41,7 @@ pub struct Args {
     pub force: bool,
     /// How long to wait after SIGTERM / WM_CLOSE before forcing: `5s`, `500ms`, `1m` or a
     /// number of seconds, at most an hour.
-    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = parse_grace, allow_negative_numbers = true)]
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = crate::flags::grace, allow_negative_numbers = true)]
     pub grace: Duration,
     /// Do not ask: the targets are confirmed.
     #[arg(long)]
@@ -56,11 +56,6 @@ pub struct Args {
     /// Print each target's outcome as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The grace period: the one duration grammar, 0 to an hour.
-fn parse_grace(s: &str) -> Result<Duration, String> {
-    gpuledger_model::units::parse_duration_within(s, Duration::ZERO, Duration::from_secs(3600))
 }
 
 /// GPU memory per PID from fresh collection rounds (the measured ledger).
@@ -454,18 +449,6 @@ mod tests {
         assert!(!r("y\n", true));
         assert!(r("yes\n", true));
         assert!(!r("yesyesyes", true));
-    }
-
-    #[test]
-    fn grace_values() {
-        // A bare number of seconds, as before, and the duration grammar of every other option.
-        assert_eq!(parse_grace("0.5"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_grace("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_grace("1m"), Ok(Duration::from_secs(60)));
-        assert!(parse_grace("-1").is_err());
-        assert!(parse_grace("NaN").is_err());
-        assert!(parse_grace("abc").is_err());
-        assert!(parse_grace("2h").unwrap_err().contains("maximum"));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
-    pub range: crate::commands::history::Range,
+    pub range: crate::flags::Range,
     /// Only this device: its index (as `snapshot` numbers them) or its UUID.
     #[arg(long, value_name = "INDEX|UUID")]
     pub device: Option<String>,

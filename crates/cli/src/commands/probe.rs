@@ -5,7 +5,6 @@
 use crate::Global;
 use anyhow::Context;
 use gpuledger_cuda::{signal, store, DeviceRef, NvmlView, ProbeError, ProbeOptions};
-use gpuledger_model::units::parse_bytes;
 use gpuledger_model::{Host, Snapshot, SourceState};
 use gpuledger_sources::nvml::Nvml;
 use gpuledger_views::cost_report::render_table;
@@ -29,7 +28,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub device: i32,
     /// Sizes to allocate with each method, comma-separated (e.g. 256MiB,512MiB,1GiB).
-    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "256MiB,512MiB")]
+    #[arg(long, value_delimiter = ',', value_parser = crate::flags::allocation, default_value = "256MiB,512MiB")]
     pub sizes: Vec<u64>,
     /// Print the result as JSON instead of a table.
     #[arg(long)]
@@ -47,13 +46,6 @@ pub struct Args {
     /// Pause between re-reads of free memory after a free (release can be asynchronous).
     #[arg(long, default_value_t = 200, value_name = "MS")]
     pub settle_ms: u64,
-}
-
-fn parse_size(s: &str) -> Result<u64, String> {
-    match parse_bytes(s)? {
-        0 => Err(format!("{s:?}: a size must be more than 0 bytes")),
-        n => Ok(n),
-    }
 }
 
 /// NVML's device-wide used memory, through the NVML source, matched to the CUDA device by UUID

@@ -1,9 +1,9 @@
 //! `gpuledger record`: samples into the SQLite recording until stopped.
 
 use crate::commands::sampling;
+use crate::flags::db_path;
 use crate::Global;
-use anyhow::Context;
-use gpuledger_history::store::{default_db_path, Recorder};
+use gpuledger_history::store::Recorder;
 use gpuledger_model::time::{format_ms, now_ms, parse_duration};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +12,7 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Time between samples. A round that runs late skips the ticks it missed.
-    #[arg(long, default_value = "1s", value_parser = sampling::interval_arg)]
+    #[arg(long, default_value = "1s", value_parser = crate::flags::sampling)]
     pub interval: Duration,
     /// The database (default: $XDG_DATA_HOME/gpuledger/history.db, else
     /// ~/.local/share/gpuledger/history.db).
@@ -31,15 +31,6 @@ pub struct Args {
     /// Stop after this many samples (default: until Ctrl-C / SIGTERM).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
-}
-
-pub fn db_path(db: &Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    match db {
-        Some(p) => Ok(p.clone()),
-        None => default_db_path().context(
-            "no data directory: set XDG_DATA_HOME or HOME, or give the database with --db",
-        ),
-    }
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {

@@ -14,11 +14,6 @@ pub struct LoopStats {
     pub skipped: u64,
 }
 
-/// Parse a sampling interval (`record`, `watch`) within [`gpuledger_model::time::SAMPLING`].
-pub fn interval_arg(s: &str) -> Result<Duration, String> {
-    gpuledger_model::time::SAMPLING.parse(s)
-}
-
 /// Call `round` with a fresh snapshot and its Unix ms time once per `interval` until stopped,
 /// `count` rounds are done, or `round` fails.
 pub fn run(

@@ -1,7 +1,7 @@
 //! `gpuledger serve`: Prometheus metrics and the JSON snapshot over read-only HTTP.
 
 use crate::Global;
-use gpuledger_serve::{parse_interval, ServeConfig, Server, Source, DEFAULT_LISTEN};
+use gpuledger_serve::{ServeConfig, Server, Source, DEFAULT_LISTEN};
 use gpuledger_views::ProcessSeries;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
     /// Time between collection rounds (e.g. 5s, 500ms, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_interval)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = crate::flags::refresh)]
     pub interval: Duration,
     /// Which processes get per-process series: top-N by memory, all, or none.
     #[arg(long, value_name = "top-N|all|none", default_value = "top-50", value_parser = clap::value_parser!(ProcessSeries))]

@@ -28,7 +28,7 @@ pub struct Args {
     pub wide: bool,
     /// With `--replay` of a recording (a `gpuledger record` database): the moment to show, an
     /// RFC 3339 time or a duration ago (`10m`). The latest sample at or before it is shown.
-    #[arg(long, value_name = "TIME", value_parser = super::history::time_arg)]
+    #[arg(long, value_name = "TIME", value_parser = crate::flags::time)]
     pub at: Option<String>,
     /// Sum measured memory per owner on each GPU, from the processes' cgroups: pod (Kubernetes
     /// pod UID), namespace (named by the kubelet: --kubelet-socket, --container-logs; when it

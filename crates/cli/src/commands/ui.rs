@@ -5,7 +5,7 @@
 
 use crate::commands::serve::{serve_until_stopped, source};
 use crate::Global;
-use gpuledger_serve::{parse_interval, ServeConfig};
+use gpuledger_serve::ServeConfig;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Time between collection rounds; the page refreshes at the same pace (e.g. 2s, 500ms).
-    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_interval)]
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = crate::flags::refresh)]
     pub interval: Duration,
     /// Port on 127.0.0.1; 0 picks a free one.
     #[arg(long, value_name = "PORT", default_value_t = 0)]

@@ -16,15 +16,14 @@
 //!
 //! Here: the arguments, the choice of path and the record's outcome. The child process is
 //! `child`'s, the steps and collection rounds `sequence`'s, the guard rails before the
-//! allocation `guard`'s, the verdicts `judge`'s (sources) and `vendor`'s / `witness`'s (vendor
-//! tools), the output and the saved record `report`'s.
+//! allocation `guard`'s, the verdicts `judge`'s (sources and vendor tools), running the vendor
+//! tools `witness`'s, the output and the saved record `report`'s.
 
 mod child;
 mod guard;
 mod judge;
 mod report;
 mod sequence;
-mod vendor;
 mod witness;
 
 use crate::Global;
@@ -32,7 +31,6 @@ use anyhow::Context;
 pub use child::run_workload;
 use child::{Stop, Workload};
 use gpuledger_cuda::signal;
-use gpuledger_model::units::parse_bytes;
 use judge::{Machine, PathNote, Record, Verdict, SCHEMA, TOLERANCE};
 use report::{emit, replay, save};
 use sequence::sequence;
@@ -55,7 +53,7 @@ Exit status:
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// How much device memory the workload allocates and writes.
-    #[arg(long, default_value = "512MiB", value_parser = parse_size, value_name = "BYTES")]
+    #[arg(long, default_value = "512MiB", value_parser = crate::flags::allocation, value_name = "BYTES")]
     pub size: u64,
     /// The device to run the workload on: the CUDA ordinal (default 0), or the index in the
     /// Vulkan loader's list (default: the first device that is not a CPU device). Under `--path
@@ -130,14 +128,6 @@ pub struct ChildArgs {
     pub cuda_lib: Option<PathBuf>,
     #[arg(long)]
     pub vulkan_lib: Option<PathBuf>,
-}
-
-fn parse_size(s: &str) -> Result<u64, String> {
-    match parse_bytes(s)? {
-        0 => Err(format!("{s:?}: a size must be more than 0 bytes")),
-        n if n > (1 << 50) => Err(format!("{s:?}: larger than any GPU")),
-        n => Ok(n),
-    }
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {

@@ -2,7 +2,7 @@
 
 use crate::commands::sampling;
 use crate::Global;
-use gpuledger_compare::alert::{env_vars, parse, render_line, Expr, Tracker};
+use gpuledger_compare::alert::{env_vars, render_line, Expr, Tracker};
 use gpuledger_model::time::parse_duration;
 use std::io::Write;
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -35,15 +35,11 @@ Examples:
 /// The language, then the exit statuses (`--help` shows after_long_help, not after_help).
 const LONG_HELP: &str = concat!(language!(), "\n\n", crate::exit_codes!());
 
-pub fn expr_arg(s: &str) -> Result<Expr, String> {
-    parse(s).map_err(|e| e.to_string())
-}
-
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = LONG_HELP)]
 pub struct Args {
     /// An alert expression (repeatable), e.g. 'device.memory.used > 90%'. See --help.
-    #[arg(long = "alert", value_name = "EXPR", required = true, value_parser = expr_arg)]
+    #[arg(long = "alert", value_name = "EXPR", required = true, value_parser = crate::flags::alert)]
     pub alerts: Vec<Expr>,
     /// How long an expression must hold before firing, and be false before resolving.
     #[arg(long = "for", default_value = "0s", value_parser = parse_duration, value_name = "DURATION")]
@@ -56,7 +52,7 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Time between samples.
-    #[arg(long, default_value = "1s", value_parser = sampling::interval_arg)]
+    #[arg(long, default_value = "1s", value_parser = crate::flags::sampling)]
     pub interval: Duration,
     /// Stop after this many samples (default: until Ctrl-C / SIGTERM).
     #[arg(long, value_name = "N")]

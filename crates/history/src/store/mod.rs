@@ -26,9 +26,10 @@ mod recorder;
 mod replay;
 mod write;
 
-pub use reader::*;
-pub use recorder::*;
-pub use replay::*;
+use reader::{check_ts, get_u64};
+pub use reader::{DeviceRow, ProcRow, Query, Reader, RecordedDevice, RecordedProcess, Skipped};
+pub use recorder::{Kept, Pruned, Recorder};
+pub use replay::not_kept_note;
 pub use write::DeviceVals;
 
 use crate::time::format_ms;

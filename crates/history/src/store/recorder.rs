@@ -1,7 +1,10 @@
 //! Writing: one recorder per database, samples added in memory and committed per sample (or
 //! batched), retention pruning.
 
-use super::write::*;
+use super::write::{
+    due, write_abouts, write_devices, write_last_seen, write_new_processes, write_samples,
+    write_strings, DeviceVals, Pending,
+};
 use super::{
     check_file, db_err, fail, file_identity, format_ms, frame, get_u64, migrate, Connection,
     Device, ExtState, Extra, Host, Process, RecorderLock, Result, Snapshot, State, Vals,

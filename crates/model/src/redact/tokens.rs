@@ -69,7 +69,7 @@ const fn f(
     }
 }
 
-use Alphabet::*;
+use Alphabet::{Alnum, Dash, Dotted, Hex, Upper, Word};
 
 /// Longest prefixes first where one prefix starts another (`sk-ant-` before `sk-`).
 const FORMATS: &[Format] = &[

@@ -2,7 +2,7 @@
 //! NVML merge rule (both readings kept, the larger shown as `cuda+wddm`), then the books and the
 //! shared-surface notes.
 
-use super::merge::*;
+use super::merge::{WddmView, LABEL_BOTH};
 
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{balance, Process, Snapshot, Usage};

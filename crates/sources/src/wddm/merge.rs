@@ -1,7 +1,7 @@
 //! The pure half of the WDDM source: two rounds of raw counters plus the DXGI adapter list become
 //! devices and per-process usage, then merge with what NVML already put in the snapshot.
 
-use super::accumulate::*;
+use super::accumulate::{engine_rate, parsed, pct, per_luid, per_pid_luid, Acc, EngineAcc};
 use super::counters::{paths, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::{engine_class, EngineClass, Luid};
 use gpuledger_model::{

@@ -11,7 +11,7 @@ use ratatui::Frame;
 /// Cards narrower than this are laid out one per row.
 pub(crate) const CARD_MIN_WIDTH: u16 = 56;
 
-use super::text::*;
+use super::text::{bar, fit, opt, width_of};
 
 pub(crate) fn power_text(d: &Device) -> String {
     match (d.power.usage_watts, d.power.limit_watts) {

@@ -1,6 +1,7 @@
 //! The bottom panes' layout and the history chart with its legend and axes.
 
-use super::{details::*, text::*};
+use super::details::{draw_estimated, draw_evidence, draw_measured, estimate_height};
+use super::text::width_of;
 use crate::app::App;
 use crate::series::Series;
 use gpuledger_model::units::human_bytes;

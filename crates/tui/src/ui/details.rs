@@ -1,6 +1,6 @@
 //! The details panes: measured facts, the estimated ledger (apart), the evidence chain.
 
-use super::text::*;
+use super::text::{fit_right, opt};
 use crate::app::{App, Row};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;

@@ -1,6 +1,7 @@
 //! The footer (keys, prompts, messages) and the overlays (help, confirmations).
 
-use super::{details::*, text::*};
+use super::details::{estimate_lines, evidence_lines, measured_lines};
+use super::text::{fit, tagged_count, tail_fit, width_of};
 use crate::app::{App, Confirm, EnvView, Overlay};
 use gpuledger_model::term_safe;
 use ratatui::layout::Rect;

@@ -15,8 +15,17 @@ mod footer;
 mod table;
 mod text;
 mod title;
-use self::cards::*;
-pub use self::{chart::*, details::*, footer::*, table::*, text::*, title::*};
+use self::cards::{draw_cards, CARD_MIN_WIDTH};
+use self::chart::draw_bottom;
+pub use self::chart::{chart_legend, memory_axis_top, nice_ceiling, LegendItem};
+pub use self::details::{estimate_lines, evidence_lines, measured_lines};
+use self::footer::{draw_footer, draw_overlay};
+pub use self::footer::{prompt_line, HELP, HELP_NOTES};
+use self::table::draw_table;
+pub use self::table::{layout_columns, TableLayout};
+pub use self::text::{bar, fit, tagged_count, width_of};
+use self::title::draw_title;
+pub use self::title::{fit_words, notes};
 
 /// Below this size the cards become one line per device and the bottom panes are hidden,
 /// unless a short table leaves them [`BOTTOM_MIN`] rows (80 columns or more; see [`draw`]).

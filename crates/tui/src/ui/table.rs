@@ -1,6 +1,6 @@
 //! The process table: column layout by what matters first, drawn with ratatui's `Table`.
 
-use super::text::*;
+use super::text::{bar, fit, fit_right, width_of};
 use crate::app::{Align, App, Column, ColumnSpec, Geometry, Priority, Row, Shown, Width, COLUMNS};
 use gpuledger_model::bar_fraction;
 use ratatui::buffer::Buffer;

@@ -1,6 +1,6 @@
 //! The title line and the notes under it (stale data, source warnings, alerts).
 
-use super::text::*;
+use super::text::{fit, width_of};
 use crate::app::{fmt_interval, App};
 use gpuledger_model::units::human_opt;
 use gpuledger_model::SourceState;

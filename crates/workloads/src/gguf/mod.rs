@@ -50,74 +50,60 @@ impl Default for ReadOptions {
     }
 }
 
-/// Metadata value types (`enum gguf_type`).
+/// Metadata value types (`enum gguf_type`): the discriminant is the id the file stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[repr(u32)]
 pub enum ValueType {
-    U8,
-    I8,
-    U16,
-    I16,
-    U32,
-    I32,
-    F32,
-    Bool,
-    String,
-    Array,
-    U64,
-    I64,
-    F64,
+    U8 = 0,
+    I8 = 1,
+    U16 = 2,
+    I16 = 3,
+    U32 = 4,
+    I32 = 5,
+    F32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    U64 = 10,
+    I64 = 11,
+    F64 = 12,
 }
 
 impl ValueType {
+    /// Every type, in id order (`ALL[id]` has that id).
+    const ALL: [ValueType; 13] = [
+        Self::U8,
+        Self::I8,
+        Self::U16,
+        Self::I16,
+        Self::U32,
+        Self::I32,
+        Self::F32,
+        Self::Bool,
+        Self::String,
+        Self::Array,
+        Self::U64,
+        Self::I64,
+        Self::F64,
+    ];
+
     pub fn from_id(id: u32) -> Option<ValueType> {
-        use ValueType::*;
-        Some(match id {
-            0 => U8,
-            1 => I8,
-            2 => U16,
-            3 => I16,
-            4 => U32,
-            5 => I32,
-            6 => F32,
-            7 => Bool,
-            8 => String,
-            9 => Array,
-            10 => U64,
-            11 => I64,
-            12 => F64,
-            _ => return None,
-        })
+        Self::ALL.get(usize::try_from(id).ok()?).copied()
     }
 
     pub fn id(self) -> u32 {
-        use ValueType::*;
-        match self {
-            U8 => 0,
-            I8 => 1,
-            U16 => 2,
-            I16 => 3,
-            U32 => 4,
-            I32 => 5,
-            F32 => 6,
-            Bool => 7,
-            String => 8,
-            Array => 9,
-            U64 => 10,
-            I64 => 11,
-            F64 => 12,
-        }
+        self as u32
     }
 
     /// Encoded size of a fixed-size value; `None` for strings and arrays.
     pub fn fixed_size(self) -> Option<u64> {
-        use ValueType::*;
         match self {
-            U8 | I8 | Bool => Some(1),
-            U16 | I16 => Some(2),
-            U32 | I32 | F32 => Some(4),
-            U64 | I64 | F64 => Some(8),
-            String | Array => None,
+            Self::U8 | Self::I8 | Self::Bool => Some(1),
+            Self::U16 | Self::I16 => Some(2),
+            Self::U32 | Self::I32 | Self::F32 => Some(4),
+            Self::U64 | Self::I64 | Self::F64 => Some(8),
+            Self::String | Self::Array => None,
         }
     }
 
@@ -506,6 +492,19 @@ fn split_name(path: &Path) -> Option<SplitName> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_type_ids_round_trip_and_match_ggml() {
+        for id in 0..13 {
+            assert_eq!(ValueType::from_id(id).map(ValueType::id), Some(id));
+        }
+        // ggml's `enum gguf_type`: GGUF_TYPE_BOOL = 7, GGUF_TYPE_STRING = 8, GGUF_TYPE_FLOAT64 = 12.
+        assert_eq!(ValueType::from_id(7), Some(ValueType::Bool));
+        assert_eq!(ValueType::from_id(8), Some(ValueType::String));
+        assert_eq!(ValueType::from_id(12), Some(ValueType::F64));
+        assert_eq!(ValueType::from_id(13), None);
+        assert_eq!(ValueType::from_id(u32::MAX), None);
+    }
 
     #[test]
     fn split_names_parse() {

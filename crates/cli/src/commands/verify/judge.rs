@@ -6,16 +6,21 @@
 //! - `record`: the record and its parts (what is saved and replayed);
 //! - `series`: the expectations on a series of per-step readings, and the checks against them;
 //! - `device`: which device of the snapshots the workload ran on, and which memory to judge;
-//! - `witnesses`: nvidia-smi's and the AMD and Intel tools' verdicts.
+//! - `witnesses`: nvidia-smi's and the AMD and Intel tools' verdicts;
+//! - `vendor`: what the AMD and Intel tools' raw JSON says (the readings those verdicts judge).
 
 mod device;
 mod record;
 mod series;
+mod vendor;
 mod witnesses;
 
 pub use device::{cpu_device, system_ledger, target_pci, target_uuid};
-pub use record::*;
+pub use record::{Machine, PathNote, Record, Step, ToolRun, Verdict, SCHEMA, STEPS, TOLERANCE};
 pub use series::{judge_device, judge_process, judge_rss, Seen};
+pub use vendor::{
+    AMD_SMI_METRIC, AMD_SMI_PROCESS, ROCM_SMI_MEMINFO, ROCM_SMI_PIDS, XPU_SMI_PS, XPU_SMI_STATS,
+};
 #[cfg(test)]
 use witnesses::smi_seen;
 use witnesses::{smi_not_run, smi_verdict};

@@ -1,6 +1,6 @@
 //! The vendors' own tools as second witnesses (nvidia-smi, amd-smi, rocm-smi, xpu-smi): each run
 //! by one runner, with a time limit and a bound on its output, and kept raw. What they say is read
-//! in `vendor` (pure), so a saved record re-derives the same readings.
+//! in `judge::vendor` (pure), so a saved record re-derives the same readings.
 
 use super::judge::ToolRun;
 use std::collections::BTreeMap;
@@ -158,39 +158,39 @@ pub fn vendor_queries(bdf: Option<&str>) -> Vec<(&'static str, &'static str, Vec
     let mut q = Vec::new();
     // amd-smi (ROCm 6+): `-g` takes a GPU's index, BDF or UUID.
     q.push((
-        super::vendor::AMD_SMI_PROCESS,
+        super::judge::AMD_SMI_PROCESS,
         "amd-smi",
         listing("process", "--gpu", "--json"),
     ));
     if let Some(b) = bdf {
         q.push((
-            super::vendor::AMD_SMI_METRIC,
+            super::judge::AMD_SMI_METRIC,
             "amd-smi",
             s(&["metric", "--mem-usage", "--gpu", b, "--json"]),
         ));
     }
     // rocm-smi (before ROCm 6): every KFD process; every card's VRAM with its PCI address.
     q.push((
-        super::vendor::ROCM_SMI_PIDS,
+        super::judge::ROCM_SMI_PIDS,
         "rocm-smi",
         s(&["--showpids", "--json"]),
     ));
     if bdf.is_some() {
         q.push((
-            super::vendor::ROCM_SMI_MEMINFO,
+            super::judge::ROCM_SMI_MEMINFO,
             "rocm-smi",
             s(&["--showmeminfo", "vram", "--showbus", "--json"]),
         ));
     }
     // xpu-smi: `-d` takes a device ID or a PCI BDF address.
     q.push((
-        super::vendor::XPU_SMI_PS,
+        super::judge::XPU_SMI_PS,
         "xpu-smi",
         listing("ps", "-d", "-j"),
     ));
     if let Some(b) = bdf {
         q.push((
-            super::vendor::XPU_SMI_STATS,
+            super::judge::XPU_SMI_STATS,
             "xpu-smi",
             s(&["stats", "-d", b, "-j"]),
         ));

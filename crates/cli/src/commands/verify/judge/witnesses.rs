@@ -22,7 +22,7 @@ impl Verdict {
 /// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
 /// (nvidia-smi prints MiB).
 pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
-    let out = crate::commands::verify::vendor::finished(run)?;
+    let out = super::vendor::finished(run)?;
     for line in out.lines().skip(1) {
         let mut f = line.split(',').map(str::trim);
         if f.next().and_then(|p| p.parse::<u32>().ok()) != Some(pid) {
@@ -70,7 +70,7 @@ pub(super) fn smi_verdict(rec: &Record, pid: u32) -> Verdict {
 /// judged with the same expectations. A tool that is not installed gets one line saying so;
 /// records from before these tools were asked get none.
 pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
-    use crate::commands::verify::vendor::{device_used, process_seen, WITNESSES};
+    use super::vendor::{device_used, process_seen, WITNESSES};
     let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
     let mut out = Vec::new();
     let cannot = |source: String, why: String| Verdict::cannot_see(source, &why, true);

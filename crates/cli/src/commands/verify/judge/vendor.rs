@@ -3,7 +3,8 @@
 //! shapes are the tools' own (see `fixtures/verify/witnesses/README.md` for where each comes
 //! from); output that is not that shape is a reason, never a panic, and stays raw in the record.
 
-use super::judge::{Seen, ToolRun};
+use super::record::ToolRun;
+use super::series::Seen;
 use gpuledger_model::units::human_bytes;
 use serde_json::Value;
 

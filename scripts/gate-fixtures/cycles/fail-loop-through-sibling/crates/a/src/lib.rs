@@ -1,0 +1,4 @@
+//! Circle: parent -> parent/child -> sibling -> parent.
+
+mod parent;
+mod sibling;

@@ -1,0 +1,7 @@
+mod child;
+
+pub struct Item;
+
+pub fn make() -> u32 {
+    child::helper()
+}

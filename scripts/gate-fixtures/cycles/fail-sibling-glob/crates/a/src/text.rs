@@ -1,0 +1,3 @@
+pub fn width() -> usize {
+    1
+}

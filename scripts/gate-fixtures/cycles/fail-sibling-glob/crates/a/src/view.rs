@@ -1,0 +1,5 @@
+use super::text::*;
+
+pub fn render() -> usize {
+    width()
+}
