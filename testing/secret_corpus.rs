@@ -251,6 +251,17 @@ fn command_line_cases(s: &[String]) -> Vec<Case> {
         case("redis URL with an empty user", &["app", &format!("redis://:{}@cache:6379/0", s[35])], &[&s[35]]),
         case("sig=X", &["wget", &format!("https://acct.blob.core.windows.net/c/m.gguf?sv=2024&sig={}&se=1", s[36])], &[&s[36]]),
         case("-H, Authorization: and Bearer X as separate arguments", &["curl", "-H", "Authorization:", &format!("Bearer {}", s[37])], &[&s[37]]),
+        // Issue 40: the bearer family in its other spellings.
+        case("Authorization=Bearer X (one argument)", &["tool", &format!("Authorization=Bearer {}", s[46])], &[&s[46]]),
+        case("Authorization=Bearer and X as separate arguments", &["tool", "Authorization=Bearer", &s[47]], &[&s[47]]),
+        case("a bare Bearer X argument", &["python3", "client.py", &format!("Bearer {}", s[48])], &[&s[48]]),
+        case("bare Bearer and X as separate arguments", &["python3", "client.py", "bearer", &s[49]], &[&s[49]]),
+        case("--header=Authorization=Bearer X", &["curl", &format!("--header=Authorization=Bearer {}", s[50]), "http://h/"], &[&s[50]]),
+        case("Authorization = Bearer X in a shell string", &["sh", "-c", &format!("python3 c.py Authorization = Bearer {}", s[51])], &[&s[51]]),
+        case("Authorization = Bearer X as separate arguments", &["tool", "Authorization", "=", "Bearer", &s[52]], &[&s[52]]),
+        case("URL-encoded Authorization%3A%20Bearer X", &["xdg-open", &format!("https://proxy.example/fetch?h=Authorization%3A%20Bearer%20{}&u=1", s[53])], &[&s[53]]),
+        case("URL-encoded Authorization%3A+Bearer+X", &["tool", &format!("Authorization%3a+bearer+{}", s[54])], &[&s[54]]),
+        case("URL-encoded Authorization%3A%20Basic X", &["tool", &format!("--url=https://h/?x=Authorization%3A%20Basic%20{}", s[55])], &[&s[55]]),
     ]
 }
 
@@ -288,6 +299,11 @@ fn name_cases(s: &[String]) -> Vec<Case> {
             "title DB_PASS=X",
             format!("DB_PASS={}", s[45]),
             vec![s[45].clone()],
+        ),
+        (
+            "title Bearer X",
+            format!("Bearer {}", s[56]),
+            vec![s[56].clone()],
         ),
     ];
     names
@@ -359,6 +375,8 @@ pub fn harmless() -> Vec<Vec<String>> {
         vec!["sh", "-c", "exec python3 -m http.server 8000"],
         vec!["python3", "serve.py", "--model", "/models/blobs/sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
         vec!["gst-launch-1.0", "videotestsrc", "!", "nvh264enc", "!", "fakesink"],
+        // Auth scheme names as plain words (issue 40's bearer rules must not hide prose).
+        vec!["python3", "app.py", "--title", "Bearer of bad news", "--mode", "basic", "--auth-type", "Bearer"],
     ];
     t.into_iter()
         .map(|a| a.into_iter().map(String::from).collect())

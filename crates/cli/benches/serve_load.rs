@@ -79,7 +79,8 @@ fn scrape(addr: SocketAddr, path: &str) -> Result<usize, String> {
     let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok();
     s.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: b\r\nAccept-Encoding: identity\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: identity\r\n\r\n")
+            .as_bytes(),
     )
     .map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity(64 * 1024);

@@ -1,10 +1,12 @@
 //! CSV of a recording (`gpuledger history --format csv`): one row per sample and process on a
-//! device, or per sample and device, in the column vocabulary of [`gpuledger_views::csv::col`].
+//! device, or per sample and device, in the column vocabulary of [`gpuledger_views::csv::col`],
+//! through the one CSV writer ([`gpuledger_views::csv::Writer`]), which escapes control
+//! characters in every field.
 
 use crate::store::{DeviceRow, ProcRow};
 use crate::time::format_ms;
 use gpuledger_model::{redact_arg_list, redact_text};
-use gpuledger_views::csv::{col, opt};
+use gpuledger_views::csv::{col, encode_record as encode_fields, opt, Writer};
 use std::io::Write;
 
 /// Process rows. The changing values come first and the per-process constants after them, so a
@@ -37,22 +39,6 @@ pub const DEVICE_HEADER: [&str; 11] = [
     col::TEMPERATURE_C,
     col::POWER_WATTS,
 ];
-
-/// Fields quoted by the csv crate (RFC 4180), without the record terminator.
-fn encode_fields<I, F>(fields: I) -> Vec<u8>
-where
-    I: IntoIterator<Item = F>,
-    F: AsRef<[u8]>,
-{
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    // Writing into a Vec cannot fail.
-    let _ = w.write_record(fields);
-    let mut v = w.into_inner().unwrap_or_default();
-    if v.last() == Some(&b'\n') {
-        v.pop();
-    }
-    v
-}
 
 /// Streams process rows as CSV. A day holds millions of rows, so the quoting work is done once:
 /// the timestamp once per sample, the constant tail (device, process, source, reason, command)
@@ -145,12 +131,12 @@ impl<W: Write> HistoryCsv<W> {
 
 /// Device rows (one per device per sample: few enough to go through the csv writer directly).
 pub struct DeviceCsv<W: Write> {
-    w: ::csv::Writer<W>,
+    w: Writer<W>,
 }
 
 impl<W: Write> DeviceCsv<W> {
     pub fn new(out: W) -> Result<Self, ::csv::Error> {
-        let mut w = ::csv::Writer::from_writer(out);
+        let mut w = Writer::from_writer(out);
         w.write_record(DEVICE_HEADER)?;
         Ok(DeviceCsv { w })
     }
@@ -176,7 +162,7 @@ impl<W: Write> DeviceCsv<W> {
 
     pub fn finish(mut self) -> Result<W, ::csv::Error> {
         self.w.flush()?;
-        self.w.into_inner().map_err(|e| e.into_error().into())
+        self.w.into_inner()
     }
 }
 
@@ -236,5 +222,70 @@ mod tests {
         assert_eq!(lines[1], "2026-11-29T08:00:00Z,5,,GPU-1,0,42,,\"a \"\"b\"\"\",,nvml,,\"x a,b --password <redacted>\"");
         assert_eq!(lines[2], "2026-11-29T08:00:00.500Z,5,,GPU-1,0,42,,\"a \"\"b\"\"\",,nvml,,\"x a,b --password <redacted>\"");
         assert_eq!(lines.len(), 3);
+    }
+
+    /// Issue 40, item 8: a recorded name with ESC, CR and LF is escaped as `snapshot --format
+    /// csv` escapes it; device names too.
+    #[test]
+    fn control_characters_in_recorded_names_are_escaped() {
+        use crate::store::{DeviceRow, ProcRow, RecordedDevice, RecordedProcess};
+        let evil = "\u{1b}]0;PWNED\u{7}a\rb\nc";
+        let p = RecordedProcess {
+            id: 1,
+            pid: 42,
+            start_time: None,
+            name: Some(evil.into()),
+            user: None,
+            cmdline: Some(vec![evil.into()]),
+            about: None,
+        };
+        let d = RecordedDevice {
+            id: 1,
+            uuid: "GPU-1".into(),
+            index: 0,
+            vendor: "nvidia".into(),
+            name: Some(evil.into()),
+            total_bytes: None,
+            source: "nvml".into(),
+        };
+        let v = crate::store::frame::Vals {
+            memory_bytes: Some(5),
+            sm_percent: None,
+            source: 1,
+            reason: None,
+        };
+        let mut w = HistoryCsv::processes(Vec::new()).unwrap();
+        w.process_row(&ProcRow {
+            ts_ms: 1_795_939_200_000,
+            process: &p,
+            device: &d,
+            vals: &v,
+            source: "nvml",
+            reason: None,
+            extra: None,
+            strings: &[],
+        })
+        .unwrap();
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        let escaped = "\\u001b]0;PWNED\\u0007a\\u000db\\u000ac";
+        assert_eq!(text.lines().count(), 2, "{text:?}");
+        assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+        assert!(text.contains(&format!(",{escaped},")), "{text:?}");
+        // The same field as the snapshot's CSV writes it.
+        assert_eq!(
+            gpuledger_views::csv::encode_record([evil]),
+            escaped.as_bytes()
+        );
+
+        let mut w = DeviceCsv::new(Vec::new()).unwrap();
+        w.device_row(&DeviceRow {
+            ts_ms: 1_795_939_200_000,
+            device: &d,
+            vals: Default::default(),
+        })
+        .unwrap();
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+        assert!(text.contains(escaped), "{text:?}");
     }
 }

@@ -1,6 +1,7 @@
 //! Just enough HTTP/1.x for a read-only exporter: one request head (size-limited; the
 //! connection loop in `net` enforces its deadline), one answer, close. No keep-alive, so a
-//! connection never outlives its request.
+//! connection never outlives its request. Of the headers only `Host` matters (which names the
+//! server answers to: [`crate::host`]).
 
 use std::sync::Arc;
 
@@ -14,6 +15,10 @@ pub struct Request {
     pub path: String,
     /// The query string (after `?`, before any `#`), empty when there is none.
     pub query: String,
+    /// The `Host` header's value, trimmed; `None` when the request sent none.
+    pub host: Option<String>,
+    /// The request line said HTTP/1.0 (where `Host` is optional).
+    pub http10: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -26,8 +31,8 @@ pub enum HeadError {
     Malformed(&'static str),
 }
 
-/// Parse the request line of a complete head. Only the request line matters to this server;
-/// headers are ignored (there is nothing to negotiate).
+/// Parse a complete head: the request line, and of the headers `Host` (each header line is
+/// checked for shape, as a request smuggled past a proxy could hide a second `Host` in a bad one).
 pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
     let line_end = head
         .iter()
@@ -36,6 +41,13 @@ pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
     let line = head[..line_end]
         .strip_suffix(b"\r")
         .unwrap_or(&head[..line_end]);
+    let mut req = parse_request_line(line)?;
+    req.host = host_header(&head[line_end + 1..])?;
+    Ok(req)
+}
+
+/// `METHOD TARGET VERSION`.
+fn parse_request_line(line: &[u8]) -> Result<Request, HeadError> {
     let line =
         std::str::from_utf8(line).map_err(|_| HeadError::Malformed("request line is not UTF-8"))?;
     let mut parts = line.split(' ');
@@ -62,7 +74,48 @@ pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
         method: method.to_string(),
         path: path.to_string(),
         query: query.to_string(),
+        host: None,
+        http10: version == "HTTP/1.0",
     })
+}
+
+/// The one `Host` header among the header lines (up to the blank line that ends the head).
+fn host_header(headers: &[u8]) -> Result<Option<String>, HeadError> {
+    let mut host = None;
+    for line in headers.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            break;
+        }
+        if line[0] == b' ' || line[0] == b'\t' {
+            return Err(HeadError::Malformed("obsolete line folding in a header"));
+        }
+        let colon = line
+            .iter()
+            .position(|&b| b == b':')
+            .ok_or(HeadError::Malformed("a header line without a colon"))?;
+        let name = &line[..colon];
+        if !name.iter().all(|&b| is_token(b)) {
+            return Err(HeadError::Malformed(
+                "a header name with characters a name cannot hold",
+            ));
+        }
+        if !name.eq_ignore_ascii_case(b"host") {
+            continue;
+        }
+        if host.is_some() {
+            return Err(HeadError::Malformed("more than one Host header"));
+        }
+        let value = std::str::from_utf8(&line[colon + 1..])
+            .map_err(|_| HeadError::Malformed("the Host header is not ASCII"))?;
+        host = Some(value.trim_matches([' ', '\t']).to_string());
+    }
+    Ok(host)
+}
+
+/// A character of an HTTP token (RFC 9110 §5.6.2), the alphabet of header names.
+fn is_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// End of the head (`\r\n\r\n`, or `\n\n` from lenient clients): index just past it.
@@ -135,6 +188,7 @@ fn reason(status: u16) -> &'static str {
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
+        421 => "Misdirected Request",
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "Error",
@@ -166,6 +220,34 @@ mod tests {
             (b"GET http://x/ HTTP/1.1\r\n\r\n", "start with /"),
             (b"GET / HTTP/1.1 extra\r\n\r\n", "METHOD TARGET VERSION"),
             (b"\xff\xfe / HTTP/1.1\r\n\r\n", "UTF-8"),
+        ] {
+            match parse_head(bad) {
+                Err(HeadError::Malformed(m)) => assert!(m.contains(why), "{m} for {bad:?}"),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_host_header_is_read_once_and_checked_for_shape() {
+        let r =
+            parse_head(b"GET / HTTP/1.1\r\nAccept: */*\r\nhOsT:  localhost:9835 \r\n\r\n").unwrap();
+        assert_eq!(r.host.as_deref(), Some("localhost:9835"));
+        assert!(!r.http10);
+        let r = parse_head(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        assert_eq!((r.host, r.http10), (None, true));
+        // Lenient line ends; the head's end stops the scan.
+        let r = parse_head(b"GET / HTTP/1.1\nHost: a\n\nHost: b\n").unwrap();
+        assert_eq!(r.host.as_deref(), Some("a"));
+        for (bad, why) in [
+            (
+                &b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"[..],
+                "more than one Host",
+            ),
+            (b"GET / HTTP/1.1\r\nHost: a\r\n x\r\n\r\n", "folding"),
+            (b"GET / HTTP/1.1\r\nHost a\r\n\r\n", "without a colon"),
+            (b"GET / HTTP/1.1\r\nHost : a\r\n\r\n", "header name"),
+            (b"GET / HTTP/1.1\r\nHost: \xff\r\n\r\n", "not ASCII"),
         ] {
             match parse_head(bad) {
                 Err(HeadError::Malformed(m)) => assert!(m.contains(why), "{m} for {bad:?}"),

@@ -21,6 +21,7 @@
 //!   stall collection, and a slow round never delays a scrape (it serves the previous round).
 
 pub mod history;
+pub mod host;
 pub mod http;
 mod net;
 pub mod page;
@@ -46,48 +47,6 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
     gpuledger_model::time::REFRESH.parse(s)
 }
 
-#[cfg(test)]
-mod interval_tests {
-    use super::*;
-
-    #[test]
-    fn units_and_bounds() {
-        assert_eq!(parse_interval("5s"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_interval("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_interval("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_interval("1.5s"), Ok(Duration::from_millis(1500)));
-        assert_eq!(parse_interval("15"), Ok(Duration::from_secs(15)));
-        assert!(parse_interval("5h").unwrap_err().contains("maximum of 1 h"));
-        assert!(parse_interval("s").unwrap_err().contains("not a duration"));
-        assert!(parse_interval("1.2.3s")
-            .unwrap_err()
-            .contains("not a duration"));
-        assert!(parse_interval("10ms")
-            .unwrap_err()
-            .contains("minimum of 100 ms"));
-        assert!(parse_interval("2h").is_err());
-        assert!(parse_interval("99999999999999999999m")
-            .unwrap_err()
-            .contains("maximum"));
-        assert!(parse_interval("-5s").is_err());
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn never_panics_and_stays_in_bounds(s in "\\PC{0,12}") {
-            if let Ok(d) = parse_interval(&s) {
-                let b = gpuledger_model::time::REFRESH;
-                proptest::prop_assert!(d >= b.min && d <= b.max);
-            }
-        }
-
-        #[test]
-        fn millis_round_trip(ms in 100u64..3_600_000) {
-            proptest::prop_assert_eq!(parse_interval(&format!("{ms}ms")), Ok(Duration::from_millis(ms)));
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     pub listen: SocketAddr,
@@ -105,6 +64,8 @@ pub struct ServeConfig {
     pub request_timeout: Duration,
     /// Deadline for writing a whole response.
     pub write_timeout: Duration,
+    /// Names the server answers to besides its own (`--allow-host`; [`host`] says which).
+    pub allow_hosts: Vec<String>,
 }
 
 impl ServeConfig {
@@ -124,15 +85,19 @@ impl Default for ServeConfig {
             max_connections: 1024,
             request_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(10),
+            allow_hosts: Vec::new(),
         }
     }
 }
+
+/// Builds the round function on the collection thread.
+pub type Factory = Box<dyn FnOnce() -> Box<dyn FnMut() -> Snapshot> + Send>;
 
 /// Where snapshots come from.
 pub enum Source {
     /// A live collection loop. The factory runs on the collection thread and returns the round
     /// function, so the collector (library handles and all) never has to cross threads.
-    Live(Box<dyn FnOnce() -> Box<dyn FnMut() -> Snapshot> + Send>),
+    Live(Factory),
     /// A recording, served as it is (`--replay`); no collection happens.
     Replay {
         snapshot: Box<Snapshot>,
@@ -158,6 +123,8 @@ struct Shared {
     history: Mutex<history::Ring>,
     /// The page's files, shared by every answer.
     assets: Vec<(&'static str, &'static str, Arc<[u8]>)>,
+    /// The names requests may call the server by.
+    hosts: host::HostPolicy,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] also stops it.
@@ -212,31 +179,7 @@ impl Server {
         deepen_backlog(&listener);
         let addr = listener.local_addr()?;
 
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let (first_tx, first_rx) = mpsc::sync_channel::<()>(1);
-        let (initial, ring, stale_after, live) = match source {
-            Source::Replay { snapshot, path } => {
-                // The recording's one moment, at the time it was taken.
-                let at = gpuledger_model::time::parse_rfc3339_ms(&snapshot.taken_at)
-                    .unwrap_or_else(|_| gpuledger_model::time::now_ms());
-                let mut ring = history::Ring::replay(&path);
-                ring.push(&snapshot, at);
-                let p = publish(&snapshot, cfg.metrics(), None, Some(&path));
-                (p, ring, None, None)
-            }
-            Source::Live(factory) => (
-                // Replaced by the first round before any request is answered.
-                publish(
-                    &Snapshot::new(String::new(), Default::default()),
-                    (ProcessSeries::None, false),
-                    None,
-                    None,
-                ),
-                history::Ring::live(cfg.interval),
-                Some(cfg.interval * 3 + Duration::from_secs(1)),
-                Some(factory),
-            ),
-        };
+        let (initial, ring, stale_after, live) = first_state(&cfg, source);
         let shared = Arc::new(Shared {
             latest: RwLock::new(Arc::new(initial)),
             stop: AtomicBool::new(false),
@@ -246,7 +189,9 @@ impl Server {
                 .iter()
                 .map(|&(path, ctype, body)| (path, ctype, Arc::from(body.as_bytes())))
                 .collect(),
+            hosts: host::HostPolicy::new(addr, &cfg.allow_hosts),
         });
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let mut server = Server {
             addr,
             shared: shared.clone(),
@@ -255,41 +200,13 @@ impl Server {
             threads: Vec::new(),
         };
         if let Some(factory) = live {
-            let cfg2 = cfg.clone();
-            let shared2 = shared.clone();
-            server.threads.push(
-                std::thread::Builder::new()
-                    .name("gpuledger-collect".into())
-                    .spawn(move || collection_loop(cfg2, factory, shared2, first_tx, stop_rx))?,
-            );
-            // The first round is published before the first request is answered, so every
-            // response has data (connections arriving meanwhile wait in the listen backlog).
-            first_rx.recv().map_err(|_| {
-                io::Error::other("the collection thread stopped before its first round")
-            })?;
+            server
+                .threads
+                .push(start_collection(&cfg, factory, &shared, stop_rx)?);
         }
-
-        let poll = mio::Poll::new()?;
-        server.waker = Some(mio::Waker::new(poll.registry(), net::WAKER)?);
-        listener.set_nonblocking(true)?;
-        let mut listener = mio::net::TcpListener::from_std(listener);
-        poll.registry()
-            .register(&mut listener, net::LISTENER, mio::Interest::READABLE)?;
-        let limits = limits(&cfg);
-        let shared2 = shared.clone();
-        let answer: Box<net::Answer> = Box::new(move |head| answer(head, &shared2));
-        let shared3 = shared.clone();
-        let stop = Box::new(move || shared3.stop.load(Ordering::SeqCst));
-        let busy = Response {
-            extra_headers: vec![("Retry-After", "1".to_string())],
-            ..Response::text(503, "busy: too many connections, try again\n")
-        };
-        let lp = net::Loop::new(poll, listener, limits, answer, busy, stop);
-        server.threads.push(
-            std::thread::Builder::new()
-                .name("gpuledger-http".into())
-                .spawn(move || lp.run())?,
-        );
+        let (waker, http) = start_connection_loop(&cfg, listener, &shared)?;
+        server.waker = Some(waker);
+        server.threads.push(http);
         Ok(server)
     }
 
@@ -323,9 +240,87 @@ impl Drop for Server {
     }
 }
 
+/// What is served before the first round: a replay's one moment, or (live) a placeholder the
+/// first round replaces before any request is answered. Also the ring, the staleness limit, and
+/// the live source's factory.
+fn first_state(
+    cfg: &ServeConfig,
+    source: Source,
+) -> (Published, history::Ring, Option<Duration>, Option<Factory>) {
+    match source {
+        Source::Replay { snapshot, path } => {
+            // The recording's one moment, at the time it was taken.
+            let at = gpuledger_model::time::parse_rfc3339_ms(&snapshot.taken_at)
+                .unwrap_or_else(|_| gpuledger_model::time::now_ms());
+            let mut ring = history::Ring::replay(&path);
+            ring.push(&snapshot, at);
+            let p = publish(&snapshot, cfg.metrics(), None, Some(&path));
+            (p, ring, None, None)
+        }
+        Source::Live(factory) => (
+            publish(
+                &Snapshot::new(String::new(), Default::default()),
+                (ProcessSeries::None, false),
+                None,
+                None,
+            ),
+            history::Ring::live(cfg.interval),
+            Some(cfg.interval * 3 + Duration::from_secs(1)),
+            Some(factory),
+        ),
+    }
+}
+
+/// Start the collection thread and wait for its first round: it is published before the first
+/// request is answered, so every response has data (connections arriving meanwhile wait in the
+/// listen backlog).
+fn start_collection(
+    cfg: &ServeConfig,
+    factory: Factory,
+    shared: &Arc<Shared>,
+    stop: mpsc::Receiver<()>,
+) -> io::Result<JoinHandle<()>> {
+    let (first_tx, first_rx) = mpsc::sync_channel::<()>(1);
+    let (cfg, shared) = (cfg.clone(), shared.clone());
+    let t = std::thread::Builder::new()
+        .name("gpuledger-collect".into())
+        .spawn(move || collection_loop(cfg, factory, shared, first_tx, stop))?;
+    first_rx
+        .recv()
+        .map_err(|_| io::Error::other("the collection thread stopped before its first round"))?;
+    Ok(t)
+}
+
+/// Start the connection loop on `listener`: the waker that stops it, and its thread.
+fn start_connection_loop(
+    cfg: &ServeConfig,
+    listener: std::net::TcpListener,
+    shared: &Arc<Shared>,
+) -> io::Result<(mio::Waker, JoinHandle<()>)> {
+    let poll = mio::Poll::new()?;
+    let waker = mio::Waker::new(poll.registry(), net::WAKER)?;
+    listener.set_nonblocking(true)?;
+    let mut listener = mio::net::TcpListener::from_std(listener);
+    poll.registry()
+        .register(&mut listener, net::LISTENER, mio::Interest::READABLE)?;
+    let shared2 = shared.clone();
+    let answer: Box<net::Answer> = Box::new(move |head| answer(head, &shared2));
+    let shared3 = shared.clone();
+    let stop = Box::new(move || shared3.stop.load(Ordering::SeqCst));
+    let busy = Response {
+        extra_headers: vec![("Retry-After", "1".to_string())],
+        ..Response::text(503, "busy: too many connections, try again\n")
+    };
+    let lp = net::Loop::new(poll, listener, limits(cfg), answer, busy, stop);
+    let t = std::thread::Builder::new()
+        .name("gpuledger-http".into())
+        .spawn(move || lp.run())?;
+    Ok((waker, t))
+}
+
 fn collection_loop(
     cfg: ServeConfig,
-    factory: Box<dyn FnOnce() -> Box<dyn FnMut() -> Snapshot> + Send>,
+    factory: Factory,
     shared: Arc<Shared>,
     first: SyncSender<()>,
     stop: mpsc::Receiver<()>,
@@ -449,6 +444,10 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
             return Some(Response::text(400, &format!("malformed request: {m}\n")))
         }
     };
+    // Before anything else: a page that rebinds its name to this machine learns nothing.
+    if let Err(r) = shared.hosts.check(req.host.as_deref(), req.http10) {
+        return Some(Response::text(r.status, &format!("{}\n", r.reason)));
+    }
     let head_only = req.method == "HEAD";
     if req.method != "GET" && !head_only {
         return Some(Response {
@@ -515,3 +514,6 @@ fn history_answer(query: &str, shared: &Shared) -> Response {
         head_only: false,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -77,7 +77,7 @@ fn raw(addr: SocketAddr, req: &[u8]) -> Reply {
 fn get(addr: SocketAddr, path: &str) -> Reply {
     raw(
         addr,
-        format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes(),
     )
 }
 
@@ -167,7 +167,7 @@ fn routes_serve_the_latest_round() {
     assert!(later.contains("\"samples\":[]"), "{later}");
     assert_eq!(get(a, "/api/v1/history?since=yesterday").status, 400);
 
-    let hd = raw(a, b"HEAD /metrics HTTP/1.1\r\n\r\n");
+    let hd = raw(a, b"HEAD /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
     assert_eq!(hd.status, 200);
     assert!(hd.head.contains(&format!("Content-Length: {len}")));
     assert!(hd.body.is_empty());
@@ -182,7 +182,8 @@ fn read_only_unknown_paths_and_malformed_requests() {
     for m in ["POST", "PUT", "DELETE", "PATCH"] {
         let r = raw(
             a,
-            format!("{m} /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello").as_bytes(),
+            format!("{m} /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello")
+                .as_bytes(),
         );
         assert_eq!(r.status, 405, "{m}");
         assert!(r.head.contains("Allow: GET, HEAD"));
@@ -264,7 +265,8 @@ fn beyond_the_connection_bound_a_flood_gets_503_and_old_waiters_make_room() {
         r.starts_with("HTTP/1.1 503 "),
         "the oldest waiter is answered: {r}"
     );
-    late.write_all(b"GET /healthz HTTP/1.1\r\n\r\n").unwrap();
+    late.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
     let r = read_all(&mut late);
     assert!(r.starts_with("HTTP/1.1 200 "), "{r}");
     srv.shutdown();
@@ -286,7 +288,7 @@ fn answered_connections_that_linger_never_turn_new_requests_away() {
     let mut held = Vec::new();
     for i in 0..20 {
         let mut s = TcpStream::connect(a).unwrap();
-        s.write_all(b"GET /api/v1/snapshot HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.write_all(b"GET /api/v1/snapshot HTTP/1.1\r\nHost: localhost\r\n\r\n")
             .unwrap();
         let r = read_all(&mut s);
         assert!(r.starts_with("HTTP/1.1 200 "), "request {i}: {r}");
@@ -488,7 +490,8 @@ fn random_garbage_gets_bounded_answers_and_the_server_survives() {
                     "HTTP/1.1 408",
                     "HTTP/1.1 431",
                     "HTTP/1.1 405",
-                    "HTTP/1.1 404"
+                    "HTTP/1.1 404",
+                    "HTTP/1.1 421"
                 ]
                 .iter()
                 .any(|p| head.starts_with(p)),
@@ -602,7 +605,7 @@ fn every_simultaneous_connection_gets_an_answer() {
     let mut conns: Vec<TcpStream> = (0..n).map(|_| TcpStream::connect(a).unwrap()).collect();
     for s in &mut conns {
         // A refused connection may already be answered and closed: the write may fail then.
-        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\n\r\n");
+        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     }
     let (mut ok, mut busy) = (0, 0);
     for (i, s) in conns.iter_mut().enumerate() {
@@ -621,5 +624,80 @@ fn every_simultaneous_connection_gets_an_answer() {
     assert_eq!(ok + busy, n);
     assert!(ok > 0);
     assert_eq!(get(a, "/healthz").status, 200);
+    srv.shutdown();
+}
+
+/// DNS rebinding (issue 40, item 4): a page at `http://evil.example:PORT/` whose name was pointed
+/// at 127.0.0.1 sends its own name in `Host`; it gets 421 and no data, on every path. The
+/// server's own names are answered, with or without the port.
+#[test]
+fn a_rebound_name_gets_421_and_no_data() {
+    let (src, _) = counting(Duration::ZERO);
+    let srv = Server::start(cfg(), src).unwrap();
+    let a = srv.local_addr();
+    let port = a.port();
+    for path in [
+        "/api/v1/snapshot",
+        "/metrics",
+        "/",
+        "/api/v1/history",
+        "/healthz",
+    ] {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n");
+        let r = raw(a, req.as_bytes());
+        assert_eq!(r.status, 421, "{path}: {}", r.head);
+        assert!(
+            r.head.starts_with("HTTP/1.1 421 Misdirected Request"),
+            "{}",
+            r.head
+        );
+        assert!(r.head.contains("Content-Type: text/plain"), "{}", r.head);
+        assert!(r.body.contains("evil.example"), "{}", r.body);
+        assert!(
+            !r.body.contains("llama-server") && !r.body.contains("GPU-A"),
+            "{}",
+            r.body
+        );
+    }
+    for host in [
+        format!("localhost:{port}"),
+        "localhost".to_string(),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        let req = format!("GET /api/v1/snapshot HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        let r = raw(a, req.as_bytes());
+        assert_eq!(r.status, 200, "{host}");
+        assert!(r.body.contains("llama-server"), "{host}");
+    }
+    // HTTP/1.1 must name a host; HTTP/1.0 on loopback need not (old local probes).
+    assert_eq!(raw(a, b"GET /healthz HTTP/1.1\r\n\r\n").status, 400);
+    assert_eq!(raw(a, b"GET /healthz HTTP/1.0\r\n\r\n").status, 200);
+    // Two Host headers are not a way around it.
+    let two = format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nHost: evil.example\r\n\r\n");
+    assert_eq!(raw(a, two.as_bytes()).status, 400);
+    srv.shutdown();
+}
+
+/// `--allow-host NAME`: the name is answered, others still are not.
+#[test]
+fn names_given_with_allow_host_are_answered() {
+    let (src, _) = counting(Duration::ZERO);
+    let c = ServeConfig {
+        allow_hosts: vec!["gpu-box.lan".into()],
+        ..cfg()
+    };
+    let srv = Server::start(c, src).unwrap();
+    let a = srv.local_addr();
+    let ask = |host: &str| {
+        raw(
+            a,
+            format!("GET /metrics HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes(),
+        )
+        .status
+    };
+    assert_eq!(ask("gpu-box.lan:9835"), 200);
+    assert_eq!(ask("GPU-BOX.LAN"), 200);
+    assert_eq!(ask("other.lan"), 421);
     srv.shutdown();
 }

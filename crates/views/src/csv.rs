@@ -6,8 +6,66 @@
 //! The snapshot has one row per device (`kind=device`, memory = used), one per process on a
 //! device (`kind=process`), and one per device for what no process accounts for
 //! (`kind=unattributed`), so the books balance in a spreadsheet too.
+//!
+//! Every CSV gpuledger writes goes through [`Writer`] or [`encode_record`]: each field's control
+//! characters (ESC, CR, LF, C1, bidi overrides) become visible `\u001b`-style escapes, as in every
+//! other text output ([`gpuledger_model::term_safe`]), so a process that names itself
+//! `ESC]0;…` retitles no terminal a CSV is printed on, and a name never breaks its row.
 
-use gpuledger_model::{redact_arg_list, redact_text, Device, Snapshot};
+use gpuledger_model::{redact_arg_list, redact_text, term_safe, Device, Snapshot};
+use std::io::Write;
+
+/// The one CSV writer: RFC 4180 quoting (the csv crate) of fields escaped by [`term_safe`].
+pub struct Writer<W: Write> {
+    w: ::csv::Writer<W>,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn from_writer(out: W) -> Self {
+        Writer {
+            w: ::csv::Writer::from_writer(out),
+        }
+    }
+
+    /// One record, each field escaped.
+    pub fn write_record<I, F>(&mut self, fields: I) -> Result<(), ::csv::Error>
+    where
+        I: IntoIterator<Item = F>,
+        F: AsRef<str>,
+    {
+        self.w.write_record(
+            fields
+                .into_iter()
+                .map(|f| term_safe(f.as_ref()).into_owned()),
+        )
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
+
+    /// The destination, after flushing what is buffered.
+    pub fn into_inner(self) -> Result<W, ::csv::Error> {
+        self.w.into_inner().map_err(|e| e.into_error().into())
+    }
+}
+
+/// One record as bytes, without the record terminator, escaped and quoted as [`Writer`] does:
+/// for writers that encode a row's constant part once and reuse it (`history --format csv`).
+pub fn encode_record<I, F>(fields: I) -> Vec<u8>
+where
+    I: IntoIterator<Item = F>,
+    F: AsRef<str>,
+{
+    let mut w = Writer::from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    let _ = w.write_record(fields);
+    let mut v = w.into_inner().unwrap_or_default();
+    if v.last() == Some(&b'\n') {
+        v.pop();
+    }
+    v
+}
 
 /// Column names. One name per fact, the same in every CSV and as close to the JSON path as a
 /// flat name can be (`usage.engines.sm_percent` → `sm_percent`).
@@ -148,7 +206,7 @@ fn process_row(
 /// The snapshot as CSV text: per device its own row, its processes, its unattributed row; then
 /// the processes on devices the snapshot does not list.
 pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let mut w = Writer::from_writer(Vec::new());
     w.write_record(SNAPSHOT_HEADER)?;
     for d in &snap.devices {
         let dev = device_fields(&snap.taken_at, &d.uuid, Some(d));
@@ -171,7 +229,7 @@ pub fn snapshot_csv(snap: &Snapshot) -> Result<String, ::csv::Error> {
             w.write_record(process_record(snap, p, u))?;
         }
     }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    let bytes = w.into_inner()?;
     Ok(String::from_utf8(bytes).expect("csv of UTF-8 strings is UTF-8"))
 }
 
@@ -299,6 +357,29 @@ mod tests {
         assert_eq!(owner_of("process"), label);
         assert_eq!(owner_of("device"), "");
         assert_eq!(owner_of("unattributed"), "");
+    }
+
+    /// Issue 40, item 8: a recorded name with ESC, CR and LF stays one escaped field on its row.
+    #[test]
+    fn control_characters_in_a_field_are_escaped() {
+        let mut p = process(42, "GPU-1", Some(500));
+        p.name = Some("\u{1b}]0;PWNED\u{7}a\rb\nc".into());
+        let s = snapshot(
+            TAKEN_AT,
+            vec![device(0, "GPU-1", Some(1000), Some(700))],
+            vec![p],
+        );
+        let text = snapshot_csv(&s).unwrap();
+        assert!(!text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{7}'));
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.contains(",\\u001b]0;PWNED\\u0007a\\u000db\\u000ac,"),
+            "{text}"
+        );
+        assert_eq!(
+            encode_record(["a\u{1b}", "b,c", "\n"]),
+            b"a\\u001b,\"b,c\",\\u000a".to_vec()
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod annotate;
 pub mod asking;
 pub mod confine;
 pub mod estimate;
+pub mod figures;
 pub mod gguf;
 pub mod group;
 pub mod identify;

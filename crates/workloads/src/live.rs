@@ -115,6 +115,12 @@ fn label_end(s: &str) -> Option<usize> {
 
 /// First sample of `name` in Prometheus text (labels ignored).
 pub fn metric(text: &str, name: &str) -> Option<f64> {
+    metric_raw(text, name)?.parse().ok()
+}
+
+/// The value of the first sample of `name` as written (`0.25`, `NaN`, `+Inf`), for
+/// [`crate::figures`] to check.
+pub fn metric_raw<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
         let rest = l.strip_prefix(name)?;
         let rest = match rest.chars().next()? {
@@ -122,7 +128,7 @@ pub fn metric(text: &str, name: &str) -> Option<f64> {
             ' ' => rest,
             _ => return None,
         };
-        rest.split_whitespace().next()?.parse().ok()
+        rest.split_whitespace().next()
     })
 }
 
@@ -143,6 +149,70 @@ mod tests {
                     body: b.to_string(),
                 })
                 .ok_or_else(|| "connection refused".to_string())
+        }
+    }
+
+    #[test]
+    fn impossible_live_figures_are_unavailable_with_the_answer_quoted() {
+        // Issue 40, item 5: llama-server, vLLM and SGLang answering what cannot be true.
+        let f = canned(HashMap::from([
+            (
+                "/props",
+                (
+                    200,
+                    r#"{"default_generation_settings":{"n_ctx":-4096},"total_slots":18446744073709551615}"#,
+                ),
+            ),
+            ("/slots", (200, "[]")),
+            ("/metrics", (200, "llamacpp:predicted_tokens_seconds NaN\n")),
+        ]));
+        let st = query_with(WorkloadKind::LlamaCpp, &[8080], &f).0.unwrap();
+        assert_eq!(
+            (st.n_ctx, st.total_slots, st.tokens_per_second),
+            (None, None, None)
+        );
+        let u = st.unavailable.join("\n");
+        for want in [
+            "context size: the runtime answered \"-4096\": negative",
+            "slots: the runtime answered \"18446744073709551615\": more than 2^40",
+            "tokens per second: the runtime answered \"NaN\": not a finite number",
+        ] {
+            assert!(u.contains(want), "{u}");
+        }
+        let f = canned(HashMap::from([(
+            "/metrics",
+            (
+                200,
+                "vllm:kv_cache_usage_perc{engine=\"0\"} +Inf\nvllm:num_requests_running -3\n",
+            ),
+        )]));
+        let st = query_with(WorkloadKind::Vllm, &[8000], &f).0.unwrap();
+        assert_eq!((st.kv_cache_usage_ratio, st.slots_busy), (None, None));
+        let u = st.unavailable.join("\n");
+        assert!(
+            u.contains("KV cache in use: the runtime answered \"+Inf\""),
+            "{u}"
+        );
+        assert!(
+            u.contains("requests running: the runtime answered \"-3\": negative"),
+            "{u}"
+        );
+        let f = canned(HashMap::from([(
+            "/get_server_info",
+            (
+                200,
+                r#"{"max_total_num_tokens":1e300,"mem_fraction_static":1.5,"context_length":-1}"#,
+            ),
+        )]));
+        let st = query_with(WorkloadKind::Sglang, &[30000], &f).0.unwrap();
+        assert_eq!(st.n_ctx, None);
+        let u = st.unavailable.join("\n");
+        for want in [
+            "max_total_num_tokens: the runtime answered \"1e+300\"",
+            "mem_fraction_static: the runtime answered \"1.5\"",
+            "context length: the runtime answered \"-1\"",
+        ] {
+            assert!(u.contains(want), "{u}");
         }
     }
 

@@ -181,11 +181,11 @@ pub fn parse_llama_log(text: &str) -> LlamaLog {
             out.cells_swa = first_num(n);
         } else if let Some((key, val)) = context_kv(line) {
             match key {
-                "n_ctx" => out.n_ctx = val.parse().ok(),
-                "n_ctx_seq" | "n_ctx_per_seq" => out.n_ctx_seq = val.parse().ok(),
-                "n_seq_max" => out.n_seq_max = val.parse().ok(),
-                "n_batch" => out.n_batch = val.parse().ok(),
-                "n_ubatch" => out.n_ubatch = val.parse().ok(),
+                "n_ctx" => out.n_ctx = count(val),
+                "n_ctx_seq" | "n_ctx_per_seq" => out.n_ctx_seq = count(val),
+                "n_seq_max" => out.n_seq_max = count(val),
+                "n_batch" => out.n_batch = count(val),
+                "n_ubatch" => out.n_ubatch = count(val),
                 "kv_unified" => out.kv_unified = Some(val == "true" || val == "1"),
                 _ => {}
             }
@@ -201,13 +201,19 @@ fn after<'a>(line: &'a str, pat: &str) -> Option<&'a str> {
 fn first_num(s: &str) -> Option<u64> {
     s.split(|c: char| !c.is_ascii_digit())
         .find(|t| !t.is_empty())
-        .and_then(|t| t.parse().ok())
+        .and_then(count)
 }
 
+/// `12.34 MiB`; a figure that cannot be true (`NaN`, negative, past 1 PiB) drops its line
+/// ([`crate::figures`]).
 fn parse_mib(s: &str) -> Option<f64> {
     let t = s.trim().strip_suffix("MiB")?.trim();
-    let v: f64 = t.parse().ok()?;
-    v.is_finite().then_some(v)
+    crate::figures::check(t, crate::figures::Kind::Mib).ok()
+}
+
+/// A count from a context line (`n_ctx = 4096`), within what any server can have.
+fn count(s: &str) -> Option<u64> {
+    crate::figures::check_count(s).ok()
 }
 
 /// `llama_context: n_ctx = 4096` (only from the context constructor's lines).

@@ -906,6 +906,7 @@ fn ollama_runner_context_matches_llama_server() {
             size_vram: None,
             context_length: Some(n),
             expires_at: None,
+            invalid: Default::default(),
         });
         let (mut settings, _) = ollama::settings(
             c.engine,

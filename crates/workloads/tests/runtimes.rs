@@ -236,6 +236,7 @@ fn ps_context_wins_slots_multiply_and_quantised_cache_needs_flash_attention() {
         size_vram: Some(6_000_000_000),
         context_length: Some(8192),
         expires_at: Some("2026-11-29T14:32:00Z".into()),
+        invalid: Default::default(),
     };
     let e = env(&[
         ("OLLAMA_CONTEXT_LENGTH", "4096"),
@@ -533,6 +534,7 @@ fn runner_inputs_from_proc_manifest_and_ps() {
             size_vram: Some(7_000_000_000),
             context_length: Some(4096),
             expires_at: Some("2026-12-01T14:32:10.5+01:00".into()),
+            invalid: Default::default(),
         }],
         source: "GET http://127.0.0.1:11434/api/ps".into(),
         version: None,
@@ -668,6 +670,7 @@ fn an_absurd_ps_context_length_is_an_error_not_an_overflow() {
         size_vram: None,
         context_length: Some(u64::MAX),
         expires_at: None,
+        invalid: Default::default(),
     };
     let e = ollama::settings(
         Engine::LlamaLoadRequest,

@@ -174,6 +174,7 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
         .into(),
         kv_usage: None,
         source: "log".into(),
+        invalid: Default::default(),
     };
     let s = VllmSettings::from_args(
         &args("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 20000"),
@@ -458,6 +459,7 @@ fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
         cache_config: [("num_gpu_blocks".to_string(), blocks.to_string())].into(),
         kv_usage: None,
         source: "GET http://127.0.0.1:8000/metrics".into(),
+        invalid: Default::default(),
     };
     let e1 = vllm::estimate(&facts, &one, Some(total), Some(&m("1000"))).summary;
     let e2 = vllm::estimate(&facts, &two, Some(total), Some(&m("1000"))).summary;
@@ -491,6 +493,74 @@ fn vllm_tensor_parallel_ranks_and_explicit_kv_memory() {
         .not_modelled
         .iter()
         .any(|n| n.contains("total memory is not known")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 40, item 5: a `/metrics` answer whose figures cannot be true (`NaN`, `+Inf`, a
+/// 309-digit negative share, 18,446,744,073,709,551,615 blocks) is not shown as the runtime's
+/// report: each is `n/a` with the answer quoted, and the recipe runs as if it had not been said.
+#[test]
+fn vllm_metrics_that_cannot_be_true_are_unknown_not_reported() {
+    let dir = llama_31_8b_dir("bad-metrics");
+    let facts = ModelFacts {
+        gguf: None,
+        dir: dir.clone(),
+        found: "test".into(),
+        config: ModelConfig::read(&dir).unwrap(),
+        weights: read_model(&dir).unwrap(),
+    };
+    let total = 80u64 << 30;
+    let s = VllmSettings::from_args(&args("vllm serve m"), "c").unwrap();
+    let huge_negative = format!("-1{}", "0".repeat(308));
+    for (usage, blocks) in [
+        ("NaN", "1000"),
+        ("+Inf", "1000"),
+        (huge_negative.as_str(), "1000"),
+        ("0.5", "18446744073709551615"),
+    ] {
+        let body = format!(
+            "vllm:cache_config_info{{block_size=\"16\",num_gpu_blocks=\"{blocks}\"}} 1.0\nvllm:kv_cache_usage_perc{{engine=\"0\"}} {usage}\n"
+        );
+        let m = parse_metrics(&body, "GET http://127.0.0.1:8000/metrics").unwrap();
+        let e = vllm::estimate(&facts, &s, Some(total), Some(&m)).summary;
+        let shown: Vec<String> = e
+            .reported
+            .iter()
+            .map(|f| format!("{}: {}", f.what, f.text.clone().unwrap_or_default()))
+            .collect();
+        let all = shown.join("\n");
+        let digits = "0".repeat(40);
+        for never in [
+            "NaN %",
+            "inf %",
+            "18,446,744,073,709,551,615",
+            digits.as_str(),
+        ] {
+            assert!(!all.contains(never), "{usage}/{blocks}: {all}");
+        }
+        let bad = if blocks == "1000" { usage } else { blocks };
+        let quoted = &bad[..bad.len().min(32)];
+        assert!(
+            shown
+                .iter()
+                .any(|l| l.contains("n/a: the runtime answered") && l.contains(quoted)),
+            "{usage}/{blocks}: {all}"
+        );
+        if blocks == "1000" {
+            assert_eq!(m.kv_usage, None);
+            assert!(all.contains("KV cache in use: n/a"), "{all}");
+            assert!(all.contains("num_gpu_blocks: 1,000 blocks"), "{all}");
+        } else {
+            assert_eq!(m.kv_usage, Some(0.5));
+            assert!(all.contains("num_gpu_blocks: n/a"), "{all}");
+            // The recipe does not size a cache of u64::MAX blocks.
+            assert!(
+                e.kv_cache_gpu_bytes.unwrap_or(0) < total,
+                "{:?}",
+                e.kv_cache_gpu_bytes
+            );
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -48,6 +48,7 @@ fn blocks(n: u64) -> VllmMetrics {
         cache_config: [("num_gpu_blocks".to_string(), n.to_string())].into(),
         kv_usage: None,
         source: "log".into(),
+        invalid: Default::default(),
     }
 }
 

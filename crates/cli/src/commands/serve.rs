@@ -17,7 +17,14 @@ Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
   /                  the browser view: devices, processes, why, curves (`gpuledger ui` opens it)
 
 Collection runs in the background every --interval; requests only read the latest round.
-With --replay FILE the recording is served as it is, marked as a replay.")]
+With --replay FILE the recording is served as it is, marked as a replay.
+
+Names answered (the Host header; anything else gets 421 Misdirected Request, so a web page whose
+DNS name is pointed at this machine cannot read it): localhost, 127.0.0.1 (any 127/8 address),
+[::1] and the listen address, with any port, plus each --allow-host NAME. With --allow-remote on
+a non-loopback address, also any IP address (Prometheus scraping by address: a request that names
+an address cannot be a rebound page) and this machine's host name (scraping by node name); give
+other names (a DNS alias, a FQDN) with --allow-host.")]
 pub struct Args {
     /// Address to listen on. Loopback unless --allow-remote is given.
     #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
@@ -37,6 +44,10 @@ pub struct Args {
     /// process names and users of this machine to anyone who can reach them.
     #[arg(long)]
     pub allow_remote: bool,
+    /// Also answer requests that call this server NAME (a host name or an IP address, no port;
+    /// repeatable): a DNS alias, a reverse proxy's upstream name, a FQDN Prometheus scrapes.
+    #[arg(long = "allow-host", value_name = "NAME", value_parser = gpuledger_serve::host::parse_allowed)]
+    pub allow_hosts: Vec<String>,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -62,6 +73,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         processes: args.processes,
         dcgm_compat: args.dcgm_compat,
+        allow_hosts: args.allow_hosts.clone(),
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();

@@ -21,12 +21,18 @@ pub struct Args {
     /// Print the address without starting a browser.
     #[arg(long)]
     pub no_open: bool,
+    /// Also answer requests that call this server NAME (a host name or an IP address, no port;
+    /// repeatable). Without it only localhost, 127.0.0.1 and [::1] are answered (421 otherwise),
+    /// so a web page whose DNS name is pointed at 127.0.0.1 cannot read this machine's processes.
+    #[arg(long = "allow-host", value_name = "NAME", value_parser = gpuledger_serve::host::parse_allowed)]
+    pub allow_hosts: Vec<String>,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let cfg = ServeConfig {
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)),
         interval: args.interval,
+        allow_hosts: args.allow_hosts.clone(),
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();

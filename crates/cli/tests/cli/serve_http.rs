@@ -97,11 +97,14 @@ fn read_only_bad_requests_and_a_silent_client() {
     let (_m, s) = serve_two_gpus(&[]);
     let r = raw(
         s.addr,
-        b"POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}",
+        b"POST /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}",
     );
     assert_eq!(r.status, 405);
     assert!(r.head.contains("Allow: GET, HEAD"));
-    assert_eq!(raw(s.addr, b"DELETE / HTTP/1.1\r\n\r\n").status, 405);
+    assert_eq!(
+        raw(s.addr, b"DELETE / HTTP/1.1\r\nHost: localhost\r\n\r\n").status,
+        405
+    );
     assert_eq!(get(s.addr, "/api/v2/snapshot").status, 404);
     let r = raw(s.addr, b"\x16\x03\x01 hello\r\n\r\n");
     assert_eq!(r.status, 400, "{}", r.body);
@@ -278,7 +281,7 @@ fn every_one_of_2000_simultaneous_connections_gets_an_answer() {
         .collect();
     for c in &mut conns {
         // A refused connection may be answered and closed already; the answer is still there.
-        let _ = c.write_all(b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+        let _ = c.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
     }
     let (mut ok, mut busy) = (0, 0);
     for (i, c) in conns.iter_mut().enumerate() {
@@ -324,4 +327,36 @@ fn non_loopback_needs_allow_remote() {
     let out = m.run(&["serve", "--interval", "10ms"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("minimum of 100 ms"));
+}
+
+/// DNS rebinding (issue 40, item 4): `serve` answers only to its own names. A page at
+/// `http://evil.example:PORT/` rebound to 127.0.0.1 gets 421 and nothing from the machine;
+/// `localhost:PORT` is answered; `--allow-host` adds a name; a name with a port is refused.
+#[test]
+fn serve_answers_only_to_its_own_names() {
+    let (_m, s) = serve_two_gpus(&["--allow-host", "gpu-box.lan"]);
+    let port = s.addr.port();
+    let ask = |host: &str, path: &str| {
+        raw(
+            s.addr,
+            format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes(),
+        )
+    };
+    for path in ["/api/v1/snapshot", "/metrics", "/"] {
+        let r = ask(&format!("evil.example:{port}"), path);
+        assert_eq!(r.status, 421, "{path}: {}", r.head);
+        assert!(r.body.contains("--allow-host"), "{}", r.body);
+        assert!(!r.body.contains("llama-server"), "{}", r.body);
+    }
+    let r = ask(&format!("localhost:{port}"), "/api/v1/snapshot");
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("llama-server"));
+    assert_eq!(ask("gpu-box.lan", "/metrics").status, 200);
+    assert_eq!(ask("other.lan", "/metrics").status, 421);
+
+    let m = Machine::two_gpus();
+    let out = m.run(&["serve", "--allow-host", "gpu-box.lan:9835"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("without a port"), "{err}");
 }

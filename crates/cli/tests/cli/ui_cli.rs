@@ -80,6 +80,13 @@ fn ui_prints_the_address_and_opens_the_default_browser() {
     let page = get(addr, "/");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("src=\"/app.js\""));
+    // A page whose name was rebound to 127.0.0.1 reads nothing (issue 40, item 4).
+    let port = addr.port();
+    let r = raw(
+        addr,
+        format!("GET /api/v1/snapshot HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(r.status, 421, "{}", r.head);
 }
 
 #[test]

@@ -21,6 +21,12 @@ enum Next {
     Header,
     /// After curl's `-u` / `--user`: `user:password`.
     UserPass,
+    /// After a secret's name as a word of its own (`Authorization`): a lone `=` or `:` or an
+    /// auth scheme next makes the word after it the value (`Authorization = Bearer X`).
+    Name { strength: Strength },
+    /// After a bare auth scheme (`Bearer X` with no header name): the next word is hidden unless
+    /// it reads as a word of prose (`Bearer of bad news`).
+    BareScheme,
 }
 
 /// A client whose one-letter options take a password: its program names, those letters, and
@@ -108,6 +114,22 @@ fn client(word: &str) -> Option<&'static Client> {
     CLIENTS.iter().find(|c| c.names.contains(&base))
 }
 
+/// Auth schemes that, as a word of their own, announce a credential next (`Bearer X`); `token`
+/// is left out, being a common word with no credential after it.
+fn is_bare_scheme(word: &str) -> bool {
+    is_auth_scheme(word) && !word.eq_ignore_ascii_case("token")
+}
+
+/// A word of prose rather than a credential: letters only (a capital first at most), or a short
+/// number.
+fn reads_as_prose(w: &str) -> bool {
+    let rest = w
+        .strip_prefix(|c: char| c.is_ascii_uppercase())
+        .unwrap_or(w);
+    (!w.is_empty() && rest.chars().all(|c| c.is_ascii_lowercase()))
+        || (w.len() <= 4 && w.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// Option names whose value is an HTTP header (curl, wget, httpie-style tools).
 fn is_header_flag(arg: &str) -> bool {
     arg == "-H" || arg.trim_start_matches('-').eq_ignore_ascii_case("header")
@@ -136,8 +158,11 @@ fn user_pass(a: &str) -> Option<String> {
 /// An HTTP header `Name: value`: the value goes when the name carries a secret (`Authorization`,
 /// `X-Api-Key`, `Cookie`, `Proxy-Authorization`). A name alone, or with only its scheme
 /// (`Authorization: Bearer` split into words), hides the next word instead.
+/// `Authorization=Bearer X` (a header written as an assignment, `--header=Authorization=…`)
+/// counts too: the name ends at the first `:` or `=`.
 fn header(h: &str) -> (String, Next) {
-    if let Some((name, value)) = h.split_once(':') {
+    if let Some(i) = h.find([':', '=']) {
+        let (name, value) = (&h[..i], &h[i + 1..]);
         let n = name.trim();
         if is_plain_name(n) && strength(n) >= Strength::Weak {
             let v = value.trim();
@@ -148,7 +173,8 @@ fn header(h: &str) -> (String, Next) {
                 };
                 return (h.to_string(), next);
             }
-            return (format!("{name}: {REDACTED}"), Next::Plain);
+            let sep = if h.as_bytes()[i] == b':' { ": " } else { "=" };
+            return (format!("{name}{sep}{REDACTED}"), Next::Plain);
         }
     }
     (redact_value(h), Next::Plain)
@@ -202,6 +228,23 @@ impl Walker {
                     return r;
                 }
             }
+            Next::Name { strength } if matches!(a, "=" | ":") || is_auth_scheme(a) => {
+                let strength = if is_auth_scheme(a) {
+                    Strength::Strong
+                } else {
+                    strength
+                };
+                self.next = Next::Value {
+                    strength,
+                    short: false,
+                };
+                return a.to_string();
+            }
+            Next::Name { .. } => {}
+            Next::BareScheme if !a.starts_with('-') && !reads_as_prose(a) => {
+                return REDACTED.to_string();
+            }
+            Next::BareScheme => {}
         }
         self.note_program(a);
         if a.len() > 1 && a.starts_with('-') {
@@ -312,10 +355,21 @@ impl Walker {
             // A whole command line or text in one argument (`sh -c "..."`).
             return super::redact_text(a);
         }
+        if is_bare_scheme(a) {
+            self.next = Next::BareScheme;
+            return a.to_string();
+        }
+        if is_plain_name(a) && strength(a) >= Strength::Weak {
+            self.next = Next::Name {
+                strength: strength(a),
+            };
+            // The word itself may be a token whose prefix reads as a name (`github_pat_…`).
+            return redact_value(a);
+        }
         // `api_key:` (a YAML-ish or header-ish name alone, also at the end of a word such as
-        // `http.extraHeader=Authorization:`) hides what follows it; `Authorization:Bearer` keeps
-        // its scheme and hides what follows.
-        if let Some((head, rest)) = a.rsplit_once(':') {
+        // `http.extraHeader=Authorization:`) hides what follows it; `Authorization:Bearer` and
+        // `Authorization=Bearer` keep their scheme and hide what follows.
+        if let Some((head, rest)) = a.rsplit_once([':', '=']) {
             if rest.is_empty() || is_auth_scheme(rest) {
                 let st = strength(name_before(head));
                 if st > Strength::None {

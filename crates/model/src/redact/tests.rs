@@ -168,6 +168,56 @@ fn http_headers() {
     );
 }
 
+/// Issue 40: the bearer family in every spelling, each keeping its layout.
+#[test]
+fn the_bearer_family() {
+    assert_eq!(
+        r(&["tool", "Authorization=Bearer abc"]),
+        ["tool", "Authorization=Bearer <redacted>"]
+    );
+    assert_eq!(
+        r(&["tool", "Authorization=Bearer", "abc"]),
+        ["tool", "Authorization=Bearer", "<redacted>"]
+    );
+    assert_eq!(
+        r(&["curl", "--header=Authorization=Bearer abc"]),
+        ["curl", "--header=Authorization=<redacted>"]
+    );
+    assert_eq!(
+        r(&["tool", "--config=Authorization=Bearer abc"]),
+        ["tool", "--config=Authorization=Bearer <redacted>"]
+    );
+    assert_eq!(
+        redact_text("python3 c.py Authorization = Bearer abc"),
+        "python3 c.py Authorization = Bearer <redacted>"
+    );
+    assert_eq!(redact_text("Bearer abc123"), "Bearer <redacted>");
+    assert_eq!(r(&["x", "BEARER", "a1"]), ["x", "BEARER", "<redacted>"]);
+    assert_eq!(
+        r(&[
+            "open",
+            "https://h/?h=Authorization%3A%20Bearer%20abc%2Bd&u=1"
+        ]),
+        [
+            "open",
+            "https://h/?h=Authorization%3A%20Bearer%20<redacted>&u=1"
+        ]
+    );
+    assert_eq!(
+        redact_text("Authorization%3a+basic+dXNlcjpwYXNz%26x"),
+        "Authorization%3a+basic+<redacted>%26x"
+    );
+    // Scheme names as prose stay.
+    for prose in [
+        "Bearer of bad news",
+        "basic+usage",
+        "the token counts",
+        "q=basic%20setup",
+    ] {
+        assert_eq!(redact_text(prose), prose);
+    }
+}
+
 #[test]
 fn user_and_password() {
     assert_eq!(

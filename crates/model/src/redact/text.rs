@@ -15,6 +15,7 @@ pub(crate) fn redact_value(s: &str) -> String {
     let out = redact_quoted_pairs(&out);
     let out = redact_userinfo(&out);
     let out = redact_query(&out);
+    let out = redact_encoded_auth(&out);
     let out = redact_pairs(&out);
     hide_bare_tokens(&out)
 }
@@ -113,9 +114,17 @@ fn redact_pairs(s: &str) -> String {
             i += 1;
             continue;
         }
-        let (vs, ve) = value_span(s, i + 1);
-        let value = &s[vs..ve];
-        // `Authorization:Bearer X`: the scheme stays, the word walk hides what follows.
+        let (mut vs, mut ve) = value_span(s, i + 1);
+        let mut value = &s[vs..ve];
+        // `Authorization=Bearer X`: the scheme stays and the word after it goes (in a text
+        // walked as words, the walk hides it; here the text is one value).
+        if is_auth_scheme(value) && st >= Strength::Weak {
+            let next = ve + s[ve..].len() - s[ve..].trim_start_matches([' ', '\t']).len();
+            if next > ve {
+                (vs, ve) = value_span(s, next);
+                value = &s[vs..ve];
+            }
+        }
         if ve > vs && hides(st, value) && value != REDACTED && !is_auth_scheme(value) {
             out.push_str(&s[last..vs]);
             out.push_str(REDACTED);
@@ -316,6 +325,87 @@ fn redact_query(s: &str) -> String {
             last = vend;
         }
         i = vend.max(i + 1);
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// Where a URL-encoded credential starting at `vs` ends: at a delimiter, plain or encoded.
+fn credential_end(lower: &str, vs: usize) -> usize {
+    let mut ve = vs;
+    while let Some(c) = lower[ve..].chars().next() {
+        let t = &lower[ve..];
+        let plain =
+            c.is_whitespace() || matches!(c, '&' | '#' | '"' | '\'' | '`' | '<' | '>' | ';');
+        let encoded = ["%26", "%22", "%27", "%20", "%3b", "%23"]
+            .iter()
+            .any(|d| t.starts_with(d));
+        if plain || encoded {
+            break;
+        }
+        ve += c.len_utf8();
+    }
+    ve
+}
+
+/// Spaces as a URL encodes them (`%20`, `+`): the length of the run at the start of `s`.
+fn encoded_spaces(s: &str) -> usize {
+    let mut n = 0;
+    loop {
+        let rest = &s[n..];
+        if rest.starts_with('+') {
+            n += 1;
+        } else if rest.starts_with("%20") {
+            n += 3;
+        } else {
+            return n;
+        }
+    }
+}
+
+/// `Authorization%3A%20Bearer%20X`, `Bearer+X` in a URL or form: an auth scheme followed by an
+/// encoded space hides the credential after it, up to the next parameter. `Bearer` says so
+/// anywhere; the other schemes only after an `Authorization` name (`basic+usage` is prose).
+pub(crate) fn redact_encoded_auth(s: &str) -> String {
+    let lower = s.to_ascii_lowercase();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    let mut i = 0;
+    while let Some(k) = lower[i..].find(['b', 'd', 'n', 'a']) {
+        let at = i + k;
+        i = at + 1;
+        let Some(scheme) = ["bearer", "basic", "digest", "negotiate", "apikey"]
+            .into_iter()
+            .find(|w| lower[at..].starts_with(w))
+        else {
+            continue;
+        };
+        // A word starts after a non-alphanumeric or after an encoded character (`%20Bearer`).
+        let boundary = at == 0
+            || !lower.as_bytes()[at - 1].is_ascii_alphanumeric()
+            || (at >= 3 && lower.as_bytes()[at - 3] == b'%');
+        let spaces = encoded_spaces(&lower[at + scheme.len()..]);
+        if !boundary || spaces == 0 || at < last {
+            continue;
+        }
+        if scheme != "bearer" {
+            let before = lower[..at].trim_end_matches(['+', ' ']);
+            let before = before.strip_suffix("%20").unwrap_or(before);
+            let named = ["authorization%3a", "authorization:", "authorization="]
+                .iter()
+                .any(|n| before.ends_with(n));
+            if !named {
+                continue;
+            }
+        }
+        let vs = at + scheme.len() + spaces;
+        let ve = credential_end(&lower, vs);
+        if ve > vs && &s[vs..ve] != REDACTED {
+            out.push_str(&s[last..vs]);
+            out.push_str(REDACTED);
+            last = ve;
+            i = ve;
+        }
     }
     out.push_str(&s[last..]);
     out

@@ -1,7 +1,7 @@
 //! `e`: the table as CSV, written to the data directory.
 
 use super::{App, Overlay};
-use gpuledger_views::csv::{opt, process_record, SNAPSHOT_HEADER, VIEW_EXTRA};
+use gpuledger_views::csv::{opt, process_record, Writer, SNAPSHOT_HEADER, VIEW_EXTRA};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;
 
@@ -69,7 +69,8 @@ impl App {
             .create_new(true)
             .open(path)
             .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
-        let mut w = csv::Writer::from_writer(file);
+        // The one CSV writer: every field's control characters escaped, as in every CSV.
+        let mut w = Writer::from_writer(file);
         let err = |e: csv::Error| format!("cannot export to {}: {e}", path.display());
         // The snapshot CSV's columns (its time first), then the view's own.
         w.write_record(SNAPSHOT_HEADER.iter().chain(VIEW_EXTRA.iter()))

@@ -249,14 +249,16 @@ pub(crate) fn set_noting<T: PartialEq>(slot: &mut T, v: T, changed: &mut bool) {
 }
 
 /// The number after `key` in a log line (`GPU blocks: 27,000`, `#tokens: 367404`, `mem usage=14.99`):
-/// separators and an opening parenthesis skipped, thousands commas dropped.
-pub(crate) fn number_after(line: &str, key: &str) -> Option<f64> {
+/// separators and an opening parenthesis skipped, thousands commas dropped. As written, for
+/// [`crate::figures`] to check: a log line can print more digits than any figure can have.
+pub(crate) fn number_text_after(line: &str, key: &str) -> Option<String> {
     let i = line.find(key)? + key.len();
     let rest = line[i..].trim_start_matches([' ', '(', '=', ':']);
     let end = rest
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
         .unwrap_or(rest.len());
-    rest[..end].replace(',', "").parse().ok()
+    let t = rest[..end].replace(',', "");
+    (!t.is_empty()).then_some(t)
 }
 
 /// The value of `name` in a `/proc/PID/environ`-style list, never for a name that could hold a

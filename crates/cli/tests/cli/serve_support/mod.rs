@@ -98,7 +98,7 @@ pub fn raw(addr: SocketAddr, req: &[u8]) -> Reply {
 pub fn get(addr: SocketAddr, path: &str) -> Reply {
     raw(
         addr,
-        format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes(),
     )
 }
 

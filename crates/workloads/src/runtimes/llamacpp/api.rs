@@ -1,6 +1,7 @@
 //! llama-server's own answers on loopback: `/props`, `/slots`, `/metrics`, `/health`.
 
-use crate::live::{http_evidence, metric, LiveState};
+use crate::figures::{Checked, Kind, Rejected};
+use crate::live::{http_evidence, metric_raw, LiveState};
 use crate::runtimes::Fetch;
 use gpuledger_model::Evidence;
 use serde_json::Value;
@@ -25,7 +26,11 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
     read_slots(port, fetch, &mut st, ev);
     match fetch(port, "/metrics") {
         Ok(r) if r.status == 200 => {
-            st.tokens_per_second = metric(&r.body, "llamacpp:predicted_tokens_seconds")
+            let mut bad = Checked::default();
+            let raw = metric_raw(&r.body, "llamacpp:predicted_tokens_seconds");
+            st.tokens_per_second = bad.take("tokens per second", raw, Kind::Rate);
+            st.unavailable
+                .extend(bad.rejected.iter().map(Rejected::line));
         }
         Ok(r) if r.status == 501 => st
             .unavailable
@@ -43,12 +48,14 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
 fn read_props(port: u16, body: &str, st: &mut LiveState, ev: &mut Vec<Evidence>) -> Option<()> {
     let v: Value = serde_json::from_str(body).ok()?;
     // Only llama-server's /props has these keys; anything else is another server.
-    let n_ctx = v
-        .pointer("/default_generation_settings/n_ctx")
-        .and_then(Value::as_u64);
-    n_ctx.or(v.get("total_slots").and_then(Value::as_u64))?;
-    st.n_ctx = n_ctx;
-    st.total_slots = v.get("total_slots").and_then(Value::as_u64);
+    let n_ctx = v.pointer("/default_generation_settings/n_ctx");
+    let slots = v.get("total_slots");
+    n_ctx.or(slots)?;
+    let mut bad = Checked::default();
+    st.n_ctx = bad.json_count("context size", n_ctx);
+    st.total_slots = bad.json_count("slots", slots);
+    st.unavailable
+        .extend(bad.rejected.iter().map(Rejected::line));
     st.model_path = v
         .get("model_path")
         .and_then(Value::as_str)

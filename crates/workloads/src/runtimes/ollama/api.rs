@@ -3,6 +3,7 @@
 //! figures and why-sentence lead taken from a `/api/ps` entry.
 
 use super::{ServeEnv, ENV_NAMES};
+use crate::figures::{Checked, Kind};
 use crate::runtimes::loopback::{answers, candidate_ports};
 use crate::runtimes::{env_get, read_environ, short_time};
 use gpuledger_model::ReportedFigure;
@@ -18,6 +19,8 @@ pub struct PsModel {
     pub size_vram: Option<u64>,
     pub context_length: Option<u64>,
     pub expires_at: Option<String>,
+    /// Figures the answer gave that cannot be true (left out above).
+    pub invalid: Checked,
 }
 
 /// `/api/ps` and where it was read.
@@ -45,28 +48,38 @@ pub fn parse_ps(body: &str) -> Result<Vec<PsModel>, String> {
         .get("models")
         .and_then(Value::as_array)
         .ok_or("no \"models\" list in the /api/ps answer")?;
-    Ok(list
-        .iter()
-        .map(|m| PsModel {
-            name: m
-                .get("name")
-                .or(m.get("model"))
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            size: m.get("size").and_then(Value::as_u64),
-            // Old versions leave size_vram out when it is 0 (ollama/ollama#4840).
-            size_vram: m
-                .get("size_vram")
-                .and_then(Value::as_u64)
-                .or(m.get("size").map(|_| 0)),
-            context_length: m.get("context_length").and_then(Value::as_u64),
-            expires_at: m
-                .get("expires_at")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        })
-        .collect())
+    Ok(list.iter().map(ps_model).collect())
+}
+
+/// One `/api/ps` entry, its figures checked: a negative, fractional or impossible size is
+/// unknown (noted), never 0 or a wrapped number.
+fn ps_model(m: &Value) -> PsModel {
+    let mut bad = Checked::default();
+    let size = bad
+        .json("size", m.get("size"), Kind::Bytes)
+        .map(|b| b as u64);
+    let vram = m.get("size_vram");
+    let mut size_vram = bad.json("size_vram", vram, Kind::Bytes).map(|b| b as u64);
+    // Old versions leave size_vram out when it is 0 (ollama/ollama#4840).
+    if vram.is_none() && m.get("size").is_some() {
+        size_vram = Some(0);
+    }
+    PsModel {
+        name: m
+            .get("name")
+            .or(m.get("model"))
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
+        size,
+        size_vram,
+        context_length: bad.json_count("context_length", m.get("context_length")),
+        expires_at: m
+            .get("expires_at")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        invalid: bad,
+    }
 }
 
 /// Ask `ollama serve` (the runner's parent) for `/api/ps` on its listening ports, else on
@@ -151,6 +164,7 @@ pub(super) fn reported(
             Some(format!("{c} tokens per slot")),
         ));
     }
+    out.extend(m.invalid.figures(source));
     let keep = env_get(&env.vars, "OLLAMA_KEEP_ALIVE")
         .map(|k| format!("OLLAMA_KEEP_ALIVE={k}"))
         .unwrap_or_else(|| "OLLAMA_KEEP_ALIVE unset: 5m".into());
@@ -167,4 +181,49 @@ pub(super) fn reported(
         None => format!("{} loaded by Ollama", m.name),
     };
     (out, Some(lead))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 40, item 5: a negative or impossible size is unknown with the answer quoted, never
+    /// the 0 an absent `size_vram` means.
+    #[test]
+    fn impossible_sizes_are_unknown_not_zero() {
+        let ps = parse_ps(
+            r#"{"models":[{"name":"q:8b","size":-1,"size_vram":1e30,"context_length":4096}]}"#,
+        )
+        .unwrap();
+        let m = &ps[0];
+        assert_eq!(
+            (m.size, m.size_vram, m.context_length),
+            (None, None, Some(4096))
+        );
+        let (r, _) = reported(m, "GET /api/ps", &ServeEnv::default());
+        let text: Vec<String> = r
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}: {:?} {}",
+                    f.what,
+                    f.bytes,
+                    f.text.clone().unwrap_or_default()
+                )
+            })
+            .collect();
+        let all = text.join("\n");
+        assert!(
+            all.contains("size: None n/a: the runtime answered \"-1\": negative"),
+            "{all}"
+        );
+        assert!(
+            all.contains("size_vram: None n/a: the runtime answered \"1e+30\": more than 1 PiB"),
+            "{all}"
+        );
+        // Old servers leave size_vram out when it is 0: still 0.
+        let old = parse_ps(r#"{"models":[{"name":"q","size":5}]}"#).unwrap();
+        assert_eq!(old[0].size_vram, Some(0));
+        assert!(old[0].invalid.rejected.is_empty());
+    }
 }

@@ -29,11 +29,14 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
                     .unwrap_or_default()
             ),
         ));
+        let mut bad = info.invalid;
+        let n_ctx = bad.json_count("context length", v.get("context_length"));
         return Some(LiveState {
             server: "sglang".into(),
             port,
-            n_ctx: v.get("context_length").and_then(Value::as_u64),
+            n_ctx,
             model_path,
+            unavailable: bad.rejected.iter().map(|r| r.line()).collect(),
             ..Default::default()
         });
     }

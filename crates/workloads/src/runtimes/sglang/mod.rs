@@ -21,8 +21,9 @@ use super::reservation::{
     default, derived, device_total_input, first_answer, flag, kv_bytes_per_token, model_inputs,
     rank_words, runtime, share_of, ModelFacts, Src,
 };
-use super::{gib_bytes, number_after, set_noting};
+use super::{gib_bytes, number_text_after, set_noting};
 use super::{Input, InputSource, ProcessContext, RuntimeEstimate};
+use crate::figures::{Checked, Kind};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
 
@@ -121,6 +122,8 @@ pub struct SglangReport {
     pub weights_gib: Option<f64>,
     pub lines: Vec<String>,
     pub source: String,
+    /// Figures the server or its log gave that cannot be true (left out above).
+    pub invalid: Checked,
 }
 
 fn find_key<'a>(v: &'a Value, key: &str, depth: u32) -> Option<&'a Value> {
@@ -139,17 +142,22 @@ fn find_key<'a>(v: &'a Value, key: &str, depth: u32) -> Option<&'a Value> {
 /// `/get_server_info` (or `/server_info`): the server's arguments and `max_total_num_tokens`.
 pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
     let v: Value = serde_json::from_str(body).ok()?;
-    let r = SglangReport {
-        max_total_num_tokens: find_key(&v, "max_total_num_tokens", 0).and_then(Value::as_u64),
-        mem_fraction_static: find_key(&v, "mem_fraction_static", 0).and_then(Value::as_f64),
-        tp_size: find_key(&v, "tp_size", 0).and_then(Value::as_u64),
+    let tokens = find_key(&v, "max_total_num_tokens", 0);
+    let fraction = find_key(&v, "mem_fraction_static", 0);
+    // SGLang's answer has one of these; a bad value is still SGLang's answer, said as n/a.
+    tokens.or(fraction)?;
+    let mut bad = Checked::default();
+    Some(SglangReport {
+        max_total_num_tokens: bad.json_count("max_total_num_tokens", tokens),
+        mem_fraction_static: bad.json("mem_fraction_static", fraction, Kind::Fraction),
+        tp_size: bad.json_count("tp_size", find_key(&v, "tp_size", 0)),
         kv_cache_dtype: find_key(&v, "kv_cache_dtype", 0)
             .and_then(Value::as_str)
             .map(str::to_string),
         source: source.into(),
+        invalid: bad,
         ..Default::default()
-    };
-    (r.max_total_num_tokens.is_some() || r.mem_fraction_static.is_some()).then_some(r)
+    })
 }
 
 /// SGLang's start-up lines.
@@ -158,20 +166,27 @@ pub fn parse_log(text: &str) -> SglangReport {
     for line in text.lines().take(1_000_000) {
         let mut changed = false;
         let c = &mut changed;
+        let bad = &mut r.invalid;
+        let gib_of = |bad: &mut Checked, what: &str, key: &str| {
+            bad.take(what, number_text_after(line, key).as_deref(), Kind::Gib)
+        };
         if line.contains("KV Cache is allocated") {
-            let t = number_after(line, "#tokens").map(|t| t as u64);
+            let t = bad.count("#tokens", number_text_after(line, "#tokens").as_deref());
             set_noting(&mut r.max_total_num_tokens, t, c);
-            set_noting(&mut r.k_gib, number_after(line, "K size"), c);
-            set_noting(&mut r.v_gib, number_after(line, "V size"), c);
-            set_noting(&mut r.kv_gib, number_after(line, "KV size"), c);
+            set_noting(&mut r.k_gib, gib_of(bad, "K size", "K size"), c);
+            set_noting(&mut r.v_gib, gib_of(bad, "V size", "V size"), c);
+            set_noting(&mut r.kv_gib, gib_of(bad, "KV size", "KV size"), c);
         }
-        if let Some(t) = number_after(line, "max_total_num_tokens") {
-            set_noting(&mut r.max_total_num_tokens, Some(t as u64), c);
+        let t = number_text_after(line, "max_total_num_tokens");
+        if let Some(t) = bad.count("max_total_num_tokens", t.as_deref()) {
+            set_noting(&mut r.max_total_num_tokens, Some(t), c);
         }
         if line.contains("Load weight end") {
-            set_noting(&mut r.weights_gib, number_after(line, "mem usage"), c);
+            let w = gib_of(bad, "weights (Load weight end, mem usage)", "mem usage");
+            set_noting(&mut r.weights_gib, w, c);
         }
-        if let Some(f) = number_after(line, "mem_fraction_static") {
+        let f = number_text_after(line, "mem_fraction_static");
+        if let Some(f) = bad.take("mem_fraction_static", f.as_deref(), Kind::Fraction) {
             set_noting(&mut r.mem_fraction_static, Some(f), c);
         }
         if changed {
@@ -209,6 +224,7 @@ impl SglangReport {
         if let Some(f) = self.mem_fraction_static {
             push("mem_fraction_static", None, Some(f.to_string()));
         }
+        out.extend(self.invalid.figures(source));
         out
     }
 }

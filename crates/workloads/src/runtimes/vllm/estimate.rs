@@ -173,6 +173,8 @@ fn apply_metrics(
             &format!("{} (kv_cache_usage_perc)", m.source),
         ));
     }
+    // What the server answered that cannot be true: n/a, with its answer (figures::Checked).
+    reported.extend(m.invalid.figures(&m.source));
     blocks
 }
 

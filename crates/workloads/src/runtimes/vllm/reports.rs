@@ -1,8 +1,9 @@
 //! What a running vLLM says about itself: its `/metrics` (cache configuration, KV usage) and
 //! its start-up log lines, as the runtime's own figures.
 
+use crate::figures::{Checked, Kind};
 use crate::runtimes::hf::thousands;
-use crate::runtimes::{gib_bytes, number_after, set_noting};
+use crate::runtimes::{gib_bytes, number_text_after, set_noting};
 use gpuledger_model::ReportedFigure;
 use std::collections::BTreeMap;
 
@@ -16,6 +17,8 @@ pub struct VllmMetrics {
     pub kv_usage: Option<f64>,
     /// `GET http://127.0.0.1:PORT/metrics`.
     pub source: String,
+    /// Figures the server gave that cannot be true (left out above).
+    pub invalid: Checked,
 }
 
 /// Labels of a Prometheus sample line `name{a="x",b="y"} v`.
@@ -83,12 +86,30 @@ pub fn parse_metrics(body: &str, source: &str) -> Option<VllmMetrics> {
                 .collect();
         }
     }
-    let kv_usage = crate::live::metric(body, "vllm:kv_cache_usage_perc")
-        .or_else(|| crate::live::metric(body, "vllm:gpu_cache_usage_perc"));
+    let mut invalid = Checked::default();
+    // The labels the recipe reads as numbers: one that cannot be true is left out (vLLM writes
+    // `None` before its profiling has run: not known yet, nothing to say).
+    for (key, kind) in [
+        ("num_gpu_blocks", Kind::Count),
+        ("block_size", Kind::Count),
+        ("kv_cache_size_tokens", Kind::Count),
+        ("gpu_memory_utilization", Kind::Fraction),
+    ] {
+        let Some(v) = cache_config.get(key) else {
+            continue;
+        };
+        if v == "None" || v.is_empty() || invalid.take(key, Some(v), kind).is_none() {
+            cache_config.remove(key);
+        }
+    }
+    let usage = crate::live::metric_raw(body, "vllm:kv_cache_usage_perc")
+        .or_else(|| crate::live::metric_raw(body, "vllm:gpu_cache_usage_perc"));
+    let kv_usage = invalid.take("KV cache in use", usage, Kind::Fraction);
     Some(VllmMetrics {
         cache_config,
         kv_usage,
         source: source.to_string(),
+        invalid,
     })
 }
 
@@ -116,6 +137,13 @@ pub struct VllmLog {
     pub version: Option<String>,
     /// The lines the figures came from, as printed.
     pub lines: Vec<String>,
+    /// Figures the log printed that cannot be true (left out above).
+    pub invalid: Checked,
+}
+
+/// The number after the first of `keys` the line holds, as written.
+fn after_any(line: &str, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| number_text_after(line, k))
 }
 
 pub fn parse_log(text: &str) -> VllmLog {
@@ -124,38 +152,48 @@ pub fn parse_log(text: &str) -> VllmLog {
         let mut changed = false;
         let c = &mut changed;
         // V1's API server: `vllm cache_config_info with initialization after num_gpu_blocks is: N`.
-        if let Some(n) = number_after(line, "GPU blocks:")
-            .or_else(|| number_after(line, "cuda blocks:"))
-            .or_else(|| number_after(line, "num_gpu_blocks is:"))
-        {
-            set_noting(&mut l.gpu_blocks, Some(n as u64), c);
+        let bad = &mut l.invalid;
+        let blocks = after_any(line, &["GPU blocks:", "cuda blocks:", "num_gpu_blocks is:"]);
+        if let Some(n) = bad.count("GPU blocks", blocks.as_deref()) {
+            set_noting(&mut l.gpu_blocks, Some(n), c);
         }
         if line.contains("GPU KV cache size:") {
-            let t = number_after(line, "GPU KV cache size:").map(|n| n as u64);
+            let t = after_any(line, &["GPU KV cache size:"]);
+            let t = bad.count("GPU KV cache size", t.as_deref());
             set_noting(&mut l.kv_tokens, t, c);
         }
-        if let Some(x) = number_after(line, "Available KV cache memory:")
-            .or_else(|| number_after(line, "kv_cache_size"))
-            .or_else(|| number_after(line, "reserved for KV Cache is"))
-        {
+        let kv = after_any(
+            line,
+            &[
+                "Available KV cache memory:",
+                "kv_cache_size",
+                "reserved for KV Cache is",
+            ],
+        );
+        if let Some(x) = bad.take("KV cache memory", kv.as_deref(), Kind::Gib) {
             set_noting(&mut l.kv_gib, Some(x), c);
         }
-        if let Some(x) = number_after(line, "Model loading took")
-            .or_else(|| number_after(line, "Loading model weights took"))
-        {
+        let w = after_any(line, &["Model loading took", "Loading model weights took"]);
+        if let Some(x) = bad.take("model loading took", w.as_deref(), Kind::Gib) {
             set_noting(&mut l.weights_gib, Some(x), c);
         }
-        if let Some(x) = number_after(line, "total_gpu_memory") {
+        let t = after_any(line, &["total_gpu_memory"]);
+        if let Some(x) = bad.take("total_gpu_memory", t.as_deref(), Kind::Gib) {
             set_noting(&mut l.total_gpu_gib, Some(x), c);
         }
-        if let Some(x) = number_after(line, "gpu_memory_utilization") {
+        let u = after_any(line, &["gpu_memory_utilization"]);
+        if let Some(x) = bad.take("gpu_memory_utilization", u.as_deref(), Kind::Fraction) {
             set_noting(&mut l.gpu_memory_utilization, Some(x), c);
         }
+        let (m, x) = (
+            after_any(line, &["Maximum concurrency for"]),
+            after_any(line, &["tokens per request:"]),
+        );
         if let (Some(m), Some(x)) = (
-            number_after(line, "Maximum concurrency for"),
-            number_after(line, "tokens per request:"),
+            bad.count("maximum concurrency", m.as_deref()),
+            bad.take("maximum concurrency", x.as_deref(), Kind::Rate),
         ) {
-            set_noting(&mut l.concurrency, Some((m as u64, x)), c);
+            set_noting(&mut l.concurrency, Some((m, x)), c);
         }
         if let Some(v) = log_version(line) {
             set_noting(&mut l.version, Some(v), c);
@@ -214,6 +252,7 @@ impl VllmLog {
         if let Some(v) = &self.version {
             push("vLLM version", None, Some(v.clone()));
         }
+
         if let (Some(t), Some(u)) = (self.total_gpu_gib, self.gpu_memory_utilization) {
             push(
                 "reservation",
@@ -223,6 +262,7 @@ impl VllmLog {
                 )),
             );
         }
+        out.extend(self.invalid.figures(source));
         out
     }
 }
