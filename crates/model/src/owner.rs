@@ -142,6 +142,11 @@ pub struct Owner {
     /// The logind session id (`3`, `c1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// Why the path was not taken at its word: it is shaped like a pod's or a Slurm job's but
+    /// lies where such an owner cannot be (a user's delegated systemd subtree, where that user
+    /// may create any cgroup), so the process is shown as that user's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The cgroup path the owner was read from.
     pub cgroup: String,
 }
@@ -179,6 +184,7 @@ impl Owner {
             user: None,
             unit: None,
             session: None,
+            note: None,
             cgroup: cgroup.into(),
         }
     }

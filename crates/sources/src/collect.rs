@@ -230,6 +230,7 @@ impl Collector {
             }
             p.owner = Some(o);
         }
+        doubted_owners_note(snap);
         #[cfg(unix)]
         self.kube.apply(snap);
         let unnamed: Vec<&str> = snap
@@ -391,4 +392,26 @@ impl Collector {
     pub fn last_round(&self) -> crate::procfs::RoundStats {
         self.last_round
     }
+}
+
+/// One line in the snapshot's notes for the GPU processes whose cgroup looked like a pod's or a
+/// Slurm job's where none can be (the owner's `note` says which and why, `explain` shows it).
+fn doubted_owners_note(snap: &mut Snapshot) {
+    let pids: Vec<String> = snap
+        .processes
+        .iter()
+        .filter(|p| p.owner.as_ref().is_some_and(|o| o.note.is_some()))
+        .map(|p| p.pid.to_string())
+        .collect();
+    if pids.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = pids.iter().take(8).map(String::as_str).collect();
+    snap.notes.push(format!(
+        "{} GPU process{} (PID {}{}) in a pod- or job-shaped cgroup outside the kubelet's and slurmd's cgroup roots, shown as the user or unit it sits in, not as a pod or job: see `explain PID`",
+        pids.len(),
+        if pids.len() == 1 { "" } else { "es" },
+        shown.join(", "),
+        if pids.len() > shown.len() { ", …" } else { "" },
+    ));
 }
