@@ -64,6 +64,8 @@ pub struct Collector {
     /// Pod names from the kubelet, kept between rounds.
     #[cfg(unix)]
     kube: crate::owner::kube::KubeNames,
+    /// Slurm job names from their processes' environment, per job.
+    slurm: crate::owner::slurm::SlurmNames,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -152,6 +154,7 @@ impl Collector {
             own_pid_namespace: Default::default(),
             #[cfg(unix)]
             kube,
+            slurm: Default::default(),
         }
     }
 
@@ -224,6 +227,10 @@ impl Collector {
                 o.uid = p.uid;
             }
             o.user = o.uid.and_then(|u| self.procs.user_name(u));
+            if o.kind == OwnerKind::SlurmJob {
+                // Only a process already placed in a job pays for an environment read.
+                self.slurm.apply(self.procs.root(), p.pid, &mut o);
+            }
             o.relabel();
             if p.container.is_none() {
                 p.container = o.container_ref();

@@ -275,6 +275,7 @@ fn clean(s: &str) -> String {
 }
 
 mod roots;
+pub mod slurm;
 
 // The kubelet's names for pods (a gRPC client of its unix socket).
 #[cfg(unix)]
