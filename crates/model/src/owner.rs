@@ -276,7 +276,9 @@ impl Owner {
         }
         let parts: Vec<String> = [
             self.who(),
-            self.slurm_partition.as_ref().map(|p| format!("partition {p}")),
+            self.slurm_partition
+                .as_ref()
+                .map(|p| format!("partition {p}")),
             self.slurm_account.as_ref().map(|a| format!("account {a}")),
         ]
         .into_iter()

@@ -333,7 +333,11 @@ fn a_job_is_named_from_its_environment_and_a_look_alike_pod_is_its_users() {
         "job 4711 train-llama (alice, partition gpu, account ml)"
     );
     assert_eq!(
-        (&job["slurm_job_name"], &job["slurm_partition"], &job["slurm_account"]),
+        (
+            &job["slurm_job_name"],
+            &job["slurm_partition"],
+            &job["slurm_account"]
+        ),
         (&"train-llama".into(), &"gpu".into(), &"ml".into())
     );
     let from = job["slurm_source"].as_str().unwrap();
@@ -342,7 +346,10 @@ fn a_job_is_named_from_its_environment_and_a_look_alike_pod_is_its_users() {
     let spoof = &process(&v, 9001)["owner"];
     assert_eq!(spoof["kind"], "user", "{spoof}");
     assert!(spoof.get("pod_uid").is_none() && spoof.get("container_id").is_none());
-    assert!(spoof["note"].as_str().unwrap().contains("user@1001.service"));
+    assert!(spoof["note"]
+        .as_str()
+        .unwrap()
+        .contains("user@1001.service"));
     let notes = strings(&v["notes"]);
     assert!(notes.iter().any(|n| n.contains("(PID 9001)")), "{notes:?}");
     let g = m.json(&["snapshot", "--group-by", "pod", "--json"]);
@@ -350,11 +357,17 @@ fn a_job_is_named_from_its_environment_and_a_look_alike_pod_is_its_users() {
     assert_eq!(sums(d0)[PODS[0].0], PODS[0].2[0].2, "{d0}");
     let j = m.json(&["snapshot", "--group-by", "job", "--json"]);
     let label = &j["devices"][1]["groups"][0]["label"];
-    assert_eq!(label, "job 4711 train-llama (alice, partition gpu, account ml)");
+    assert_eq!(
+        label,
+        "job 4711 train-llama (alice, partition gpu, account ml)"
+    );
     for args in [vec!["snapshot"], vec!["snapshot", "--format", "csv"]] {
         let out = ok_stdout(&m.run(&args));
         assert!(out.contains("train-llama"), "{args:?}: {out}");
     }
     let out = ok_stdout(&m.run(&["explain", "9001"]));
-    assert!(out.contains("owner note: the cgroup path is shaped like a Kubernetes pod's"), "{out}");
+    assert!(
+        out.contains("owner note: the cgroup path is shaped like a Kubernetes pod's"),
+        "{out}"
+    );
 }

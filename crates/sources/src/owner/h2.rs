@@ -104,11 +104,7 @@ impl Conn {
         let window = (max_message + 5).min(0x7fff_ffff) as u32;
         let mut out = PREFACE.to_vec();
         let mut settings = Vec::new();
-        for (id, v) in [
-            (0x2u16, 0u32),
-            (0x4, window),
-            (0x6, MAX_HEADER_LIST as u32),
-        ] {
+        for (id, v) in [(0x2u16, 0u32), (0x4, window), (0x6, MAX_HEADER_LIST as u32)] {
             settings.extend_from_slice(&id.to_be_bytes());
             settings.extend_from_slice(&v.to_be_bytes());
         }
@@ -272,25 +268,7 @@ impl Conn {
                 )));
             }
             frame::HEADERS if id == stream => self.headers(flags, payload, stream, a)?,
-            frame::DATA if id == stream => {
-                let data = unpad(flags, &payload)?;
-                if a.body.len() + data.len() > self.max_message + 5 {
-                    return Err(CallError::TooLarge {
-                        bytes: (a.body.len() + data.len()) as u64,
-                        max: self.max_message,
-                    });
-                }
-                let before = a.body.len();
-                a.body.extend_from_slice(data);
-                check_prefix(&a.body, self.max_message)?;
-                if before < 5 && a.body.len() >= 5 {
-                    // One allocation of the declared size (checked against the limit above),
-                    // not a doubling to twice it.
-                    let declared = u32::from_be_bytes([a.body[1], a.body[2], a.body[3], a.body[4]]);
-                    a.body.reserve_exact((declared as usize + 5).saturating_sub(a.body.len()));
-                }
-                a.done |= flags & frame::END_STREAM != 0;
-            }
+            frame::DATA if id == stream => data(flags, &payload, a, self.max_message)?,
             frame::CONTINUATION => {
                 return Err(CallError::Protocol("a CONTINUATION out of place".into()))
             }
@@ -434,6 +412,29 @@ fn finish(mut a: Answer, max: usize) -> Result<Vec<u8>, CallError> {
     // In place: a second copy of a 16 MiB answer would double the peak.
     a.body.drain(..5);
     Ok(a.body)
+}
+
+/// A DATA frame of our stream: appended to the answer within the message limit.
+fn data(flags: u8, payload: &[u8], a: &mut Answer, max: usize) -> Result<(), CallError> {
+    let data = unpad(flags, payload)?;
+    if a.body.len() + data.len() > max + 5 {
+        return Err(CallError::TooLarge {
+            bytes: (a.body.len() + data.len()) as u64,
+            max,
+        });
+    }
+    let before = a.body.len();
+    a.body.extend_from_slice(data);
+    check_prefix(&a.body, max)?;
+    if before < 5 && a.body.len() >= 5 {
+        // One allocation of the declared size (checked against the limit above), not a
+        // doubling to twice it.
+        let declared = u32::from_be_bytes([a.body[1], a.body[2], a.body[3], a.body[4]]);
+        a.body
+            .reserve_exact((declared as usize + 5).saturating_sub(a.body.len()));
+    }
+    a.done |= flags & frame::END_STREAM != 0;
+    Ok(())
 }
 
 /// Fails as soon as the gRPC prefix declares a message over the limit.
@@ -666,7 +667,11 @@ mod tests {
             Ok(fields) => panic!("{} fields decoded, no error", fields.len()),
         };
         assert!(e.contains("SETTINGS_MAX_HEADER_LIST_SIZE"), "{e}");
-        assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
         // A real answer's head and trailers are far below it.
         let mut ok = Vec::new();
         literal(&mut ok, ":status", "200");
@@ -678,9 +683,19 @@ mod tests {
         push_frame(&mut out, frame::SETTINGS, 0, 0, &[]);
         let chunks: Vec<&[u8]> = block.chunks(MAX_FRAME).collect();
         for (i, c) in chunks.iter().enumerate() {
-            let kind = if i == 0 { frame::HEADERS } else { frame::CONTINUATION };
+            let kind = if i == 0 {
+                frame::HEADERS
+            } else {
+                frame::CONTINUATION
+            };
             let last = i + 1 == chunks.len();
-            push_frame(&mut out, kind, if last { frame::END_HEADERS } else { 0 }, 1, c);
+            push_frame(
+                &mut out,
+                kind,
+                if last { frame::END_HEADERS } else { 0 },
+                1,
+                c,
+            );
         }
         let e = call_against(&out).unwrap_err().to_string();
         assert!(e.contains("SETTINGS_MAX_HEADER_LIST_SIZE"), "{e}");

@@ -428,7 +428,10 @@ mod tests {
         // 8.4 M empty pods fit in 16 MiB (two bytes each): stop at the limit, naming it.
         let e = list_response(&repeated(LIMITS.pods + 1, 1, &[])).unwrap_err();
         assert!(e.0.contains("more than 10000 pods"), "{e}");
-        assert_eq!(list_response(&repeated(LIMITS.pods, 1, &[])).unwrap().len(), LIMITS.pods);
+        assert_eq!(
+            list_response(&repeated(LIMITS.pods, 1, &[])).unwrap().len(),
+            LIMITS.pods
+        );
         // Containers per pod, and in the whole answer (spread over pods under the per-pod limit).
         let pod = repeated(LIMITS.containers_per_pod + 1, 3, &[]);
         let e = list_response(&repeated(1, 1, &pod)).unwrap_err();

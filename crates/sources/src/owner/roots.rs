@@ -103,16 +103,12 @@ fn node_prefix(segs: &[&str]) -> usize {
 pub fn slurm_tree<'a>(segs: &[&'a str]) -> Option<SlurmTree<'a>> {
     let named = |n: &str| !n.is_empty();
     let (v1, rest) = match segs {
-        [root, rest @ ..]
-            if *root == "slurm" || root.strip_prefix("slurm_").is_some_and(named) =>
-        {
+        [root, rest @ ..] if *root == "slurm" || root.strip_prefix("slurm_").is_some_and(named) => {
             (true, rest)
         }
         ["system.slice", scope, rest @ ..]
             if *scope == "slurmstepd.scope"
-                || scope
-                    .strip_suffix("_slurmstepd.scope")
-                    .is_some_and(named) =>
+                || scope.strip_suffix("_slurmstepd.scope").is_some_and(named) =>
         {
             (false, rest)
         }
@@ -138,9 +134,10 @@ pub fn slurm_tree<'a>(segs: &[&'a str]) -> Option<SlurmTree<'a>> {
 pub fn doubt(segs: &[&str], pod: bool, job: bool) -> Option<String> {
     let pod_like = !pod && segs.iter().any(|s| s.contains("kubepods"));
     let job_like = !job
-        && segs
-            .iter()
-            .any(|s| s.strip_prefix("job_").is_some_and(|j| j.parse::<u64>().is_ok()));
+        && segs.iter().any(|s| {
+            s.strip_prefix("job_")
+                .is_some_and(|j| j.parse::<u64>().is_ok())
+        });
     let what = match (pod_like, job_like) {
         (false, false) => return None,
         (true, _) => "a Kubernetes pod's (kubepods…)",

@@ -114,7 +114,9 @@ pub fn names(job: u64, pid: u32, vars: &[(String, String)]) -> Result<JobNames, 
     .map(|(k, _)| *k)
     .collect();
     let source = match found.is_empty() {
-        true => format!("PID {pid}'s environment names the job ({job}) but not its name, partition or account"),
+        true => format!(
+            "PID {pid}'s environment names the job ({job}) but not its name, partition or account"
+        ),
         false => format!(
             "{} from /proc/{pid}/environ (its SLURM_JOB_ID matches the cgroup's job {job})",
             found.join(", ")
@@ -155,7 +157,12 @@ mod tests {
         assert_eq!(n.name.as_deref(), Some("train-llama"));
         assert_eq!(n.partition.as_deref(), Some("gpu"));
         assert_eq!(n.account, None);
-        assert!(n.source.contains("SLURM_JOB_NAME, SLURM_JOB_PARTITION from /proc/42/environ"), "{}", n.source);
+        assert!(
+            n.source
+                .contains("SLURM_JOB_NAME, SLURM_JOB_PARTITION from /proc/42/environ"),
+            "{}",
+            n.source
+        );
         // Another job's environment (a process started from that job's shell) is not this job's.
         let e = names(4712, 42, &v).unwrap_err();
         assert!(e.contains("not its cgroup's job 4712"), "{e}");
@@ -163,8 +170,14 @@ mod tests {
         // A long name is cut, a secret in it redacted.
         let long = "n".repeat(500);
         let v = vars(&[("SLURM_JOB_ID", "1"), ("SLURM_JOB_NAME", &long)]);
-        assert_eq!(names(1, 1, &v).unwrap().name.unwrap().chars().count(), MAX_CHARS + 1);
-        let v = vars(&[("SLURM_JOB_ID", "1"), ("SLURM_JOB_NAME", "run-hf_abcdefghijklmnopqrstuvwxyz0123")]);
+        assert_eq!(
+            names(1, 1, &v).unwrap().name.unwrap().chars().count(),
+            MAX_CHARS + 1
+        );
+        let v = vars(&[
+            ("SLURM_JOB_ID", "1"),
+            ("SLURM_JOB_NAME", "run-hf_abcdefghijklmnopqrstuvwxyz0123"),
+        ]);
         let name = names(1, 1, &v).unwrap().name.unwrap();
         assert!(!name.contains("abcdefghijklmnop"), "{name}");
     }

@@ -253,7 +253,11 @@ fn owners_by_position_not_by_substring() {
     ];
     for text in &pods {
         let o = owner_from_cgroup(text).unwrap();
-        assert_eq!((o.kind, o.pod_uid.as_deref()), (OwnerKind::Pod, Some(uid)), "{text}");
+        assert_eq!(
+            (o.kind, o.pod_uid.as_deref()),
+            (OwnerKind::Pod, Some(uid)),
+            "{text}"
+        );
         assert_eq!(o.note, None, "{text}");
     }
     let not_pods = [
@@ -268,10 +272,18 @@ fn owners_by_position_not_by_substring() {
     ];
     for text in &not_pods {
         let o = owner_from_cgroup(text);
-        assert!(o.as_ref().is_none_or(|o| o.kind != OwnerKind::Pod && o.pod_uid.is_none() && o.note.is_some()), "{text}: {o:?}");
+        assert!(
+            o.as_ref().is_none_or(|o| o.kind != OwnerKind::Pod
+                && o.pod_uid.is_none()
+                && o.note.is_some()),
+            "{text}: {o:?}"
+        );
     }
     let evil = owner_from_cgroup(&not_pods[0]).unwrap();
-    assert_eq!((evil.kind, evil.unit.as_deref()), (OwnerKind::Unit, Some("evil.service")));
+    assert_eq!(
+        (evil.kind, evil.unit.as_deref()),
+        (OwnerKind::Unit, Some("evil.service"))
+    );
     assert!(evil.note.unwrap().contains("kubelet's cgroup root"));
     let rootless = owner_from_cgroup(&not_pods[3]).unwrap();
     assert_eq!((rootless.kind, rootless.uid), (OwnerKind::User, Some(1000)));
@@ -285,7 +297,11 @@ fn owners_by_position_not_by_substring() {
         "4:memory:/slurm_/uid_1000/job_7/step_0\n",
     ] {
         let o = owner_from_cgroup(text);
-        assert!(o.as_ref().is_none_or(|o| o.kind != OwnerKind::SlurmJob && o.slurm_job.is_none()), "{text}: {o:?}");
+        assert!(
+            o.as_ref()
+                .is_none_or(|o| o.kind != OwnerKind::SlurmJob && o.slurm_job.is_none()),
+            "{text}: {o:?}"
+        );
     }
 }
 
