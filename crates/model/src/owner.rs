@@ -130,6 +130,17 @@ pub struct Owner {
     pub slurm_job: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm_step: Option<String>,
+    /// What an operator reads of a Slurm job: its name, partition and account, from the job's
+    /// environment (`SLURM_JOB_NAME`, `SLURM_JOB_PARTITION`, `SLURM_JOB_ACCOUNT`) of one of its
+    /// processes; `slurm_source` says which process and what came from where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_job_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_partition: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_account: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm_source: Option<String>,
     /// The owning user's uid: from the path (`user-1000.slice`, `uid_1000`), or for a Slurm job
     /// under cgroup v2 (whose path has none) the uid its task runs as.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,6 +153,11 @@ pub struct Owner {
     /// The logind session id (`3`, `c1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// Why the path was not taken at its word: it is shaped like a pod's or a Slurm job's but
+    /// lies where such an owner cannot be (a user's delegated systemd subtree, where that user
+    /// may create any cgroup), so the process is shown as that user's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The cgroup path the owner was read from.
     pub cgroup: String,
 }
@@ -175,10 +191,15 @@ impl Owner {
             runtime: None,
             slurm_job: None,
             slurm_step: None,
+            slurm_job_name: None,
+            slurm_partition: None,
+            slurm_account: None,
+            slurm_source: None,
             uid: None,
             user: None,
             unit: None,
             session: None,
+            note: None,
             cgroup: cgroup.into(),
         }
     }
@@ -217,10 +238,7 @@ impl Owner {
                     (None, None) => pod,
                 }
             }
-            OwnerKind::SlurmJob => with_who(format!(
-                "job {}",
-                self.slurm_job.map_or("?".into(), |j| j.to_string())
-            )),
+            OwnerKind::SlurmJob => self.job_label(),
             OwnerKind::Container => match &self.container_id {
                 Some(id) => format!(
                     "{}:{}",
@@ -244,6 +262,32 @@ impl Owner {
             )),
             OwnerKind::User => format!("user {}", self.who().unwrap_or_else(|| "?".into())),
         }
+    }
+
+    /// `job 4711 train-llama (alice, partition gpu, account ml)`: what is known of it.
+    fn job_label(&self) -> String {
+        let mut s = format!(
+            "job {}",
+            self.slurm_job.map_or("?".into(), |j| j.to_string())
+        );
+        if let Some(name) = &self.slurm_job_name {
+            s.push(' ');
+            s.push_str(name);
+        }
+        let parts: Vec<String> = [
+            self.who(),
+            self.slurm_partition
+                .as_ref()
+                .map(|p| format!("partition {p}")),
+            self.slurm_account.as_ref().map(|a| format!("account {a}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !parts.is_empty() {
+            s.push_str(&format!(" ({})", parts.join(", ")));
+        }
+        s
     }
 
     /// Set [`Owner::label`] from the ids.
@@ -357,11 +401,7 @@ pub fn group_key(p: &Process, by: GroupBy) -> Option<(String, String)> {
         GroupBy::Job => {
             let o = o.filter(|o| o.kind == OwnerKind::SlurmJob)?;
             let job = o.slurm_job?;
-            let label = match o.who() {
-                Some(w) => format!("job {job} ({w})"),
-                None => format!("job {job}"),
-            };
-            Some((job.to_string(), label))
+            Some((job.to_string(), o.job_label()))
         }
         GroupBy::User => {
             let u = p.user.clone().or(p.uid.map(|u| format!("uid {u}")))?;

@@ -64,6 +64,8 @@ pub struct Collector {
     /// Pod names from the kubelet, kept between rounds.
     #[cfg(unix)]
     kube: crate::owner::kube::KubeNames,
+    /// Slurm job names from their processes' environment, per job.
+    slurm: crate::owner::slurm::SlurmNames,
 }
 
 /// The per-process source of this platform, beside NVML: WDDM counters on Windows, IOKit on
@@ -152,6 +154,7 @@ impl Collector {
             own_pid_namespace: Default::default(),
             #[cfg(unix)]
             kube,
+            slurm: Default::default(),
         }
     }
 
@@ -224,12 +227,17 @@ impl Collector {
                 o.uid = p.uid;
             }
             o.user = o.uid.and_then(|u| self.procs.user_name(u));
+            if o.kind == OwnerKind::SlurmJob {
+                // Only a process already placed in a job pays for an environment read.
+                self.slurm.apply(self.procs.root(), p.pid, &mut o);
+            }
             o.relabel();
             if p.container.is_none() {
                 p.container = o.container_ref();
             }
             p.owner = Some(o);
         }
+        doubted_owners_note(snap);
         #[cfg(unix)]
         self.kube.apply(snap);
         let unnamed: Vec<&str> = snap
@@ -391,4 +399,26 @@ impl Collector {
     pub fn last_round(&self) -> crate::procfs::RoundStats {
         self.last_round
     }
+}
+
+/// One line in the snapshot's notes for the GPU processes whose cgroup looked like a pod's or a
+/// Slurm job's where none can be (the owner's `note` says which and why, `explain` shows it).
+fn doubted_owners_note(snap: &mut Snapshot) {
+    let pids: Vec<String> = snap
+        .processes
+        .iter()
+        .filter(|p| p.owner.as_ref().is_some_and(|o| o.note.is_some()))
+        .map(|p| p.pid.to_string())
+        .collect();
+    if pids.is_empty() {
+        return;
+    }
+    let shown: Vec<&str> = pids.iter().take(8).map(String::as_str).collect();
+    snap.notes.push(format!(
+        "{} GPU process{} (PID {}{}) in a pod- or job-shaped cgroup outside the kubelet's and slurmd's cgroup roots, shown as the user or unit it sits in, not as a pod or job: see `explain PID`",
+        pids.len(),
+        if pids.len() == 1 { "" } else { "es" },
+        shown.join(", "),
+        if pids.len() > shown.len() { ", …" } else { "" },
+    ));
 }

@@ -16,8 +16,13 @@
 //!   the container below it is `cri-containerd-<id>.scope`, `crio-<id>.scope`,
 //!   `docker-<id>.scope`, containerd's unconverted `<slice>:cri-containerd:<id>`, or the bare
 //!   id (cgroupfs).
-//! - Slurm: `…slurmstepd.scope/job_<id>/step_<step>/user/task_<n>` (cgroup/v2 plugin) and
-//!   `/slurm/uid_<uid>/job_<id>/step_<step>/task_<n>` (cgroup/v1 plugin).
+//! - Slurm: `/system.slice/[<node>_]slurmstepd.scope/job_<id>/step_<step>/user/task_<n>`
+//!   (cgroup/v2 plugin) and `/slurm[_<node>]/uid_<uid>/job_<id>/step_<step>/task_<n>`
+//!   (cgroup/v1 plugin).
+//!
+//! Pods and jobs are taken by position, never by a segment's name alone: their trees must
+//! start at the kubelet's or slurmd's cgroup roots (`roots`), as a user can make any cgroup
+//! inside its own delegated subtree.
 //! - Containers: `docker-<id>.scope`, `/docker/<id>`, `libpod-<id>.scope` (podman; its monitor
 //!   `libpod-conmon-<id>.scope` is not the container).
 //! - systemd: `<name>.service` (the innermost), `user-<uid>.slice/session-<id>.scope`,
@@ -89,6 +94,8 @@ struct Found {
     /// Inside `user@<uid>.service`: its innermost service, or scope.
     user_unit: Option<String>,
     user_manager: bool,
+    /// Why a pod- or job-shaped path was not taken as one.
+    note: Option<String>,
 }
 
 fn from_path(path: &str) -> Option<Owner> {
@@ -98,8 +105,17 @@ fn from_path(path: &str) -> Option<Owner> {
         .take(MAX_SEGMENTS)
         .collect();
     let mut f = Found::default();
-    let kube = segs.iter().any(|s| s.contains("kubepods"));
-    let mut slurm = false;
+    let pod = roots::pod_tree(&segs);
+    if let Some(p) = &pod {
+        f.pod_uid = Some(p.uid.clone());
+        f.qos = Some(p.qos);
+    }
+    if let Some(j) = roots::slurm_tree(&segs) {
+        f.job = Some(j.job);
+        f.step = j.step.map(clean);
+        f.uid = j.uid;
+    }
+    f.note = roots::doubt(&segs, pod.is_some(), f.job.is_some());
     for (i, seg) in segs.iter().enumerate() {
         // containerd's `<slice>:<prefix>:<id>` (its systemd form, not converted to a path).
         let (seg, colon) = match seg.split_once(':') {
@@ -107,10 +123,9 @@ fn from_path(path: &str) -> Option<Owner> {
             None => (*seg, None),
         };
         let parent = i.checked_sub(1).map(|p| segs[p]);
-        if let Some((uid, qos)) = pod_segment(seg, parent, kube) {
-            f.pod_uid = Some(uid);
-            f.qos = Some(qos);
-            // A container around the pod (a kind or minikube node) is not the pod's.
+        // A container around the pod (a kind or minikube node) is not the pod's.
+        let in_pod = pod.as_ref().is_some_and(|p| i >= p.at);
+        if pod.as_ref().is_some_and(|p| i == p.at) {
             f.container = None;
         }
         // The innermost container wins (podman nests `libpod-<id>.scope/container`).
@@ -120,29 +135,22 @@ fn from_path(path: &str) -> Option<Owner> {
         });
         if let Some(c) = colon_form.or_else(|| container_in(seg)) {
             f.container = Some(c);
-        } else if is_id(seg) && f.pod_uid.is_some() {
+        } else if is_id(seg) && in_pod {
             f.container = Some(("kubepods", seg.to_ascii_lowercase()));
         } else if is_id(seg) && parent == Some("docker") {
             f.container = Some(("docker", seg.to_ascii_lowercase()));
         }
-        slurm |= seg == "slurm" || seg.ends_with("slurmstepd.scope");
-        systemd_segment(&mut f, seg, slurm);
+        systemd_segment(&mut f, seg);
+    }
+    if f.note.is_some() {
+        // The look-alike's container id is as made up as its pod.
+        f.container = None;
     }
     owner_of(f, path)
 }
 
-/// A `.slice`, `.service` or `.scope` segment: sessions, users, units; and Slurm's own
-/// `uid_`, `job_`, `step_` directories once a Slurm root was seen.
-fn systemd_segment(f: &mut Found, seg: &str, slurm: bool) {
-    if slurm {
-        if let Some(u) = seg.strip_prefix("uid_").and_then(|u| u.parse().ok()) {
-            f.uid = Some(u);
-        } else if let Some(j) = seg.strip_prefix("job_").and_then(|j| j.parse().ok()) {
-            f.job = Some(j);
-        } else if let Some(s) = seg.strip_prefix("step_").filter(|s| !s.is_empty()) {
-            f.step = Some(clean(s));
-        }
-    }
+/// A `.slice`, `.service` or `.scope` segment: sessions, users, units.
+fn systemd_segment(f: &mut Found, seg: &str) {
     if let Some(u) = seg
         .strip_prefix("user-")
         .and_then(|s| s.strip_suffix(".slice"))
@@ -213,6 +221,7 @@ fn owner_of(f: Found, path: &str) -> Option<Owner> {
     if kind == OwnerKind::Pod {
         o.names_unavailable_reason = Some(gpuledger_model::owner::POD_NAMES_UNAVAILABLE.into());
     }
+    o.note = f.note;
     o.slurm_job = f.job;
     o.slurm_step = f.step.filter(|_| f.job.is_some());
     o.uid = f.uid;
@@ -231,40 +240,8 @@ fn owner_of(f: Found, path: &str) -> Option<Owner> {
     Some(o)
 }
 
-/// A pod's segment: `[kubelet-]kubepods[-<qos>]-pod<uid>.slice` (systemd driver, `-` written
-/// as `_`) or `pod<uid>` under a `kubepods` parent (cgroupfs driver). `(uid, qos class)`.
-fn pod_segment(seg: &str, parent: Option<&str>, kube: bool) -> Option<(String, &'static str)> {
-    if let Some(stem) = seg.strip_suffix(".slice") {
-        let at = stem.rfind("-pod")?;
-        let (prefix, uid) = (&stem[..at], &stem[at + 4..]);
-        let level = prefix.rsplit('-').next().unwrap_or("");
-        if !prefix.contains("kubepods") || !matches!(level, "kubepods" | "burstable" | "besteffort")
-        {
-            return None;
-        }
-        return pod_uid(&uid.replace('_', "-")).map(|u| (u, qos_of(level)));
-    }
-    let uid = seg.strip_prefix("pod").filter(|_| kube)?;
-    let parent = parent?;
-    if !matches!(
-        parent,
-        "kubepods" | "burstable" | "besteffort" | "guaranteed"
-    ) {
-        return None;
-    }
-    pod_uid(uid).map(|u| (u, qos_of(parent)))
-}
-
-fn qos_of(level: &str) -> &'static str {
-    match level {
-        "burstable" => "burstable",
-        "besteffort" => "besteffort",
-        _ => "guaranteed",
-    }
-}
-
 /// A pod UID: a UUID, or a static pod's 32-hex config hash; hex digits and dashes.
-fn pod_uid(s: &str) -> Option<String> {
+pub(crate) fn pod_uid(s: &str) -> Option<String> {
     let ok = (8..=64).contains(&s.len())
         && s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
         && s.bytes().any(|b| b.is_ascii_hexdigit());
@@ -272,7 +249,7 @@ fn pod_uid(s: &str) -> Option<String> {
 }
 
 /// A container segment: `<runtime prefix><64 hex>[.scope]`.
-fn container_in(seg: &str) -> Option<(&'static str, String)> {
+pub(crate) fn container_in(seg: &str) -> Option<(&'static str, String)> {
     let stem = seg.strip_suffix(".scope").unwrap_or(seg);
     for (prefix, runtime) in [
         ("docker-", "docker"),
@@ -287,7 +264,7 @@ fn container_in(seg: &str) -> Option<(&'static str, String)> {
     None
 }
 
-fn is_id(s: &str) -> bool {
+pub(crate) fn is_id(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
@@ -296,6 +273,9 @@ fn is_id(s: &str) -> bool {
 fn clean(s: &str) -> String {
     redact_text(s)
 }
+
+mod roots;
+pub mod slurm;
 
 // The kubelet's names for pods (a gRPC client of its unix socket).
 #[cfg(unix)]

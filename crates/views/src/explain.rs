@@ -47,7 +47,13 @@ pub fn render_explain(e: &Explanation, snap: &Snapshot) -> String {
         let line = format!("  owner: {} · cgroup {}", o.label, o.cgroup);
         let _ = writeln!(out, "{}", term_safe(&line));
         if let Some(why) = &o.names_unavailable_reason {
-            let _ = writeln!(out, "  pod name and namespace n/a: {why}");
+            let _ = writeln!(out, "  pod name and namespace n/a: {}", term_safe(why));
+        }
+        if let Some(from) = &o.slurm_source {
+            let _ = writeln!(out, "  Slurm job names: {}", term_safe(from));
+        }
+        if let Some(note) = &o.note {
+            let _ = writeln!(out, "  owner note: {}", term_safe(note));
         }
         if !o.assigned_devices.is_empty() {
             let devices = o.assigned_devices.join(", ");

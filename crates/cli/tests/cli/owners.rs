@@ -298,3 +298,76 @@ fn with_the_kubelet_each_pod_on_the_shared_gpu_is_named_and_namespaces_sum() {
         "{t}"
     );
 }
+
+/// The shared node, with the job's task environment as slurmd sets it, and bob's process in a
+/// pod-shaped cgroup he made in his own delegated subtree, named after pod 414cbe69's container.
+fn node_with_names_and_a_look_alike() -> Machine {
+    let procs = node_procs();
+    std::fs::write(
+        procs.root().join(JOB.1.to_string()).join("environ"),
+        "HOME=/home/alice\0SLURM_JOB_ID=4711\0SLURM_JOB_NAME=train-llama\0SLURM_JOB_USER=alice\0SLURM_JOB_PARTITION=gpu\0SLURM_JOB_ACCOUNT=ml\0",
+    )
+    .unwrap();
+    let (uid, _, procs_of) = PODS[0];
+    let slice = format!("kubepods-burstable-pod{}.slice", uid.replace('-', "_"));
+    procs.add(9001, "python3", 1001, 700_000, &["python3", "steal.py"]);
+    procs.cgroup(
+        9001,
+        &format!(
+            "0::/user.slice/user-1001.slice/user@1001.service/kubepods.slice/kubepods-burstable.slice/{slice}/cri-containerd-{}.scope\n",
+            procs_of[0].1
+        ),
+    );
+    let mut scenario = node_scenario();
+    scenario.push_str("compute|dev=0|pid=9001|mem=1073741824\n");
+    Machine::new(&scenario, procs)
+}
+
+#[test]
+fn a_job_is_named_from_its_environment_and_a_look_alike_pod_is_its_users() {
+    let m = node_with_names_and_a_look_alike();
+    let v = m.json(&["snapshot", "--json"]);
+    let job = &process(&v, u64::from(JOB.1))["owner"];
+    assert_eq!(
+        job["label"],
+        "job 4711 train-llama (alice, partition gpu, account ml)"
+    );
+    assert_eq!(
+        (
+            &job["slurm_job_name"],
+            &job["slurm_partition"],
+            &job["slurm_account"]
+        ),
+        (&"train-llama".into(), &"gpu".into(), &"ml".into())
+    );
+    let from = job["slurm_source"].as_str().unwrap();
+    assert!(from.contains(&format!("/proc/{}/environ", JOB.1)), "{from}");
+    // Bob is not billed as the pod: his own, with the reason.
+    let spoof = &process(&v, 9001)["owner"];
+    assert_eq!(spoof["kind"], "user", "{spoof}");
+    assert!(spoof.get("pod_uid").is_none() && spoof.get("container_id").is_none());
+    assert!(spoof["note"]
+        .as_str()
+        .unwrap()
+        .contains("user@1001.service"));
+    let notes = strings(&v["notes"]);
+    assert!(notes.iter().any(|n| n.contains("(PID 9001)")), "{notes:?}");
+    let g = m.json(&["snapshot", "--group-by", "pod", "--json"]);
+    let d0 = &g["devices"][0];
+    assert_eq!(sums(d0)[PODS[0].0], PODS[0].2[0].2, "{d0}");
+    let j = m.json(&["snapshot", "--group-by", "job", "--json"]);
+    let label = &j["devices"][1]["groups"][0]["label"];
+    assert_eq!(
+        label,
+        "job 4711 train-llama (alice, partition gpu, account ml)"
+    );
+    for args in [vec!["snapshot"], vec!["snapshot", "--format", "csv"]] {
+        let out = ok_stdout(&m.run(&args));
+        assert!(out.contains("train-llama"), "{args:?}: {out}");
+    }
+    let out = ok_stdout(&m.run(&["explain", "9001"]));
+    assert!(
+        out.contains("owner note: the cgroup path is shaped like a Kubernetes pod's"),
+        "{out}"
+    );
+}

@@ -38,6 +38,20 @@ fn labels_are_short_and_say_whose() {
         job(4711, Some("alice"), Some(1000)).label,
         "job 4711 (alice)"
     );
+    let mut named = job(4711, Some("alice"), Some(1000));
+    named.slurm_job_name = Some("train-llama".into());
+    named.slurm_partition = Some("gpu".into());
+    named.slurm_account = Some("ml".into());
+    named.relabel();
+    assert_eq!(
+        named.label,
+        "job 4711 train-llama (alice, partition gpu, account ml)"
+    );
+    named.user = None;
+    named.uid = None;
+    named.slurm_account = None;
+    named.relabel();
+    assert_eq!(named.label, "job 4711 train-llama (partition gpu)");
     assert_eq!(job(4711, None, Some(1000)).label, "job 4711 (uid 1000)");
     assert_eq!(job(4711, None, None).label, "job 4711");
 

@@ -15,6 +15,7 @@
 //! deadline, never a stalled refresh.
 
 pub use super::grpc_error::CallError;
+use gpuledger_model::term_safe;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -23,8 +24,13 @@ use std::time::{Duration, Instant};
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// Frames are never larger than the default SETTINGS_MAX_FRAME_SIZE, which we do not raise.
 const MAX_FRAME: usize = 16_384;
-/// One header block (HEADERS and its CONTINUATIONs), encoded and decoded.
+/// One header block (HEADERS and its CONTINUATIONs), encoded.
 const MAX_HEADER_BLOCK: usize = 64 * 1024;
+/// The decoded header list, as RFC 9113 §6.5.2 sizes it (each field's name and value plus 32
+/// octets); announced as SETTINGS_MAX_HEADER_LIST_SIZE. HPACK lets a few bytes name a large
+/// table entry again, so without it a 64 KiB block of one-byte references to a 4,000-byte
+/// literal decodes to 256 MB.
+const MAX_HEADER_LIST: usize = 64 * 1024;
 
 /// One HTTP/2 connection, with the deadline every call on it shares.
 pub struct Conn {
@@ -98,11 +104,7 @@ impl Conn {
         let window = (max_message + 5).min(0x7fff_ffff) as u32;
         let mut out = PREFACE.to_vec();
         let mut settings = Vec::new();
-        for (id, v) in [
-            (0x2u16, 0u32),
-            (0x4, window),
-            (0x6, MAX_HEADER_BLOCK as u32),
-        ] {
+        for (id, v) in [(0x2u16, 0u32), (0x4, window), (0x6, MAX_HEADER_LIST as u32)] {
             settings.extend_from_slice(&id.to_be_bytes());
             settings.extend_from_slice(&v.to_be_bytes());
         }
@@ -266,18 +268,7 @@ impl Conn {
                 )));
             }
             frame::HEADERS if id == stream => self.headers(flags, payload, stream, a)?,
-            frame::DATA if id == stream => {
-                let data = unpad(flags, &payload)?;
-                if a.body.len() + data.len() > self.max_message + 5 {
-                    return Err(CallError::TooLarge {
-                        bytes: (a.body.len() + data.len()) as u64,
-                        max: self.max_message,
-                    });
-                }
-                a.body.extend_from_slice(data);
-                check_prefix(&a.body, self.max_message)?;
-                a.done |= flags & frame::END_STREAM != 0;
-            }
+            frame::DATA if id == stream => data(flags, &payload, a, self.max_message)?,
             frame::CONTINUATION => {
                 return Err(CallError::Protocol("a CONTINUATION out of place".into()))
             }
@@ -319,14 +310,39 @@ impl Conn {
             block.extend_from_slice(&more);
             end_headers = head[4] & frame::END_HEADERS != 0;
         }
-        let fields = self
-            .hpack
-            .decode(&block)
-            .map_err(|e| CallError::Protocol(format!("undecodable HPACK header block ({e:?})")))?;
+        let fields = decode_headers(&mut self.hpack, &block)?;
         apply_headers(&fields, a)?;
         a.done |= flags & frame::END_STREAM != 0;
         Ok(())
     }
+}
+
+/// A decoded header field: name and value.
+type HeaderField = (Vec<u8>, Vec<u8>);
+
+/// Decodes a header block, refusing a list over [`MAX_HEADER_LIST`]. The whole block is still
+/// decoded (the dynamic table must stay in step with the server's), but nothing past the limit
+/// is copied: an indexed field is a borrow from the table.
+fn decode_headers(
+    hpack: &mut loona_hpack::Decoder<'static>,
+    block: &[u8],
+) -> Result<Vec<HeaderField>, CallError> {
+    let (mut fields, mut size) = (Vec::new(), 0usize);
+    hpack
+        .decode_with_cb(block, |name, value| {
+            size = size.saturating_add(name.len() + value.len() + 32);
+            if size <= MAX_HEADER_LIST {
+                fields.push((name.into_owned(), value.into_owned()));
+            }
+        })
+        .map_err(|e| CallError::Protocol(format!("undecodable HPACK header block ({e:?})")))?;
+    if size > MAX_HEADER_LIST {
+        return Err(CallError::Protocol(format!(
+            "a header list of {size} bytes decoded from a {}-byte block, over the {MAX_HEADER_LIST} bytes we announced (SETTINGS_MAX_HEADER_LIST_SIZE)",
+            block.len()
+        )));
+    }
+    Ok(fields)
 }
 
 /// The response head (`:status`, `content-type`) or trailers (`grpc-status`, `grpc-message`).
@@ -354,13 +370,15 @@ fn apply_headers(fields: &[(Vec<u8>, Vec<u8>)], a: &mut Answer) -> Result<(), Ca
                 .parse()
                 .map_err(|_| CallError::Protocol(format!("grpc-status {s:?} is not a number")))?,
         );
-        a.grpc_message = percent_decode(&get("grpc-message").unwrap_or_default());
+        // The server's words, kept on one line like every text from outside.
+        let message = percent_decode(&get("grpc-message").unwrap_or_default());
+        a.grpc_message = term_safe(&message).into_owned();
     }
     Ok(())
 }
 
 /// The gRPC message of a finished stream.
-fn finish(a: Answer, max: usize) -> Result<Vec<u8>, CallError> {
+fn finish(mut a: Answer, max: usize) -> Result<Vec<u8>, CallError> {
     match a.grpc_status {
         Some(0) => {}
         Some(code) => {
@@ -391,7 +409,32 @@ fn finish(a: Answer, max: usize) -> Result<Vec<u8>, CallError> {
             a.body.len() - 5
         )));
     }
-    Ok(a.body[5..].to_vec())
+    // In place: a second copy of a 16 MiB answer would double the peak.
+    a.body.drain(..5);
+    Ok(a.body)
+}
+
+/// A DATA frame of our stream: appended to the answer within the message limit.
+fn data(flags: u8, payload: &[u8], a: &mut Answer, max: usize) -> Result<(), CallError> {
+    let data = unpad(flags, payload)?;
+    if a.body.len() + data.len() > max + 5 {
+        return Err(CallError::TooLarge {
+            bytes: (a.body.len() + data.len()) as u64,
+            max,
+        });
+    }
+    let before = a.body.len();
+    a.body.extend_from_slice(data);
+    check_prefix(&a.body, max)?;
+    if before < 5 && a.body.len() >= 5 {
+        // One allocation of the declared size (checked against the limit above), not a
+        // doubling to twice it.
+        let declared = u32::from_be_bytes([a.body[1], a.body[2], a.body[3], a.body[4]]);
+        a.body
+            .reserve_exact((declared as usize + 5).saturating_sub(a.body.len()));
+    }
+    a.done |= flags & frame::END_STREAM != 0;
+    Ok(())
 }
 
 /// Fails as soon as the gRPC prefix declares a message over the limit.
@@ -419,6 +462,7 @@ fn goaway(payload: &[u8], stream: u32) -> Result<(), CallError> {
             .chars()
             .take(200)
             .collect();
+        let debug = term_safe(&debug);
         return Err(CallError::Protocol(format!(
             "the server closed the connection (GOAWAY, error code {code}{}{debug})",
             if debug.is_empty() { "" } else { ": " }
@@ -495,16 +539,12 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A decoded header field: name and value.
-#[cfg(test)]
-type HeaderField = (Vec<u8>, Vec<u8>);
-
-/// Decodes an HPACK block with the client's decoder settings: for the fuzz tests.
+/// Decodes an HPACK block with the client's decoder settings and bounds: for the fuzz tests.
 #[cfg(test)]
 pub(crate) fn decode_block(block: &[u8]) -> Result<Vec<HeaderField>, String> {
     let mut d = loona_hpack::Decoder::new();
     d.set_max_allowed_table_size(4096);
-    d.decode(block).map_err(|e| format!("{e:?}"))
+    decode_headers(&mut d, block).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -580,6 +620,110 @@ mod tests {
         fn random_hpack_blocks_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
             let _ = decode_block(&bytes);
         }
+
+        /// Table insertions and references mixed at random: decoded within the bound or refused.
+        #[test]
+        fn hpack_references_stay_within_the_bound(
+            ops in proptest::collection::vec((0u8..3, 0usize..4_000), 0..400),
+        ) {
+            let mut block = Vec::new();
+            for (op, n) in ops {
+                match op {
+                    0 => {
+                        block.push(0x40);
+                        hpack_int(&mut block, 1, 7, 0);
+                        block.push(b'k');
+                        hpack_int(&mut block, n, 7, 0);
+                        block.extend(std::iter::repeat_n(b'v', n));
+                    }
+                    1 => hpack_int(&mut block, 62 + n % 4, 7, 0x80),
+                    _ => hpack_int(&mut block, 1 + n % 61, 7, 0x80),
+                }
+            }
+            if let Ok(fields) = decode_block(&block) {
+                let size: usize = fields.iter().map(|(k, v)| k.len() + v.len() + 32).sum();
+                prop_assert!(size <= MAX_HEADER_LIST);
+            }
+        }
+    }
+
+    /// An HPACK bomb: one 4,000-byte literal added to the dynamic table, then one-byte
+    /// references to it (index 62, the table's first entry) filling a `len`-byte block.
+    fn hpack_bomb(len: usize) -> Vec<u8> {
+        let mut block = vec![0x40]; // literal with incremental indexing, new name
+        hpack_int(&mut block, 1, 7, 0);
+        block.push(b'x');
+        hpack_int(&mut block, 4_000, 7, 0);
+        block.extend(std::iter::repeat_n(b'a', 4_000));
+        block.resize(len, 0x80 | 62);
+        block
+    }
+
+    #[test]
+    fn the_decoded_header_list_is_bounded_by_what_we_announce() {
+        let started = Instant::now();
+        let e = match decode_block(&hpack_bomb(60 * 1024)) {
+            Err(e) => e,
+            Ok(fields) => panic!("{} fields decoded, no error", fields.len()),
+        };
+        assert!(e.contains("SETTINGS_MAX_HEADER_LIST_SIZE"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+        // A real answer's head and trailers are far below it.
+        let mut ok = Vec::new();
+        literal(&mut ok, ":status", "200");
+        literal(&mut ok, "x-long", &"a".repeat(60_000));
+        assert_eq!(decode_block(&ok).unwrap().len(), 2);
+        // Through the client: the bomb as a HEADERS frame and its CONTINUATIONs.
+        let block = hpack_bomb(MAX_HEADER_BLOCK - 1);
+        let mut out = Vec::new();
+        push_frame(&mut out, frame::SETTINGS, 0, 0, &[]);
+        let chunks: Vec<&[u8]> = block.chunks(MAX_FRAME).collect();
+        for (i, c) in chunks.iter().enumerate() {
+            let kind = if i == 0 {
+                frame::HEADERS
+            } else {
+                frame::CONTINUATION
+            };
+            let last = i + 1 == chunks.len();
+            push_frame(
+                &mut out,
+                kind,
+                if last { frame::END_HEADERS } else { 0 },
+                1,
+                c,
+            );
+        }
+        let e = call_against(&out).unwrap_err().to_string();
+        assert!(e.contains("SETTINGS_MAX_HEADER_LIST_SIZE"), "{e}");
+    }
+
+    #[test]
+    fn text_from_the_server_stays_on_one_line() {
+        let mut out = Vec::new();
+        push_frame(&mut out, frame::SETTINGS, 0, 0, &[]);
+        let mut head = Vec::new();
+        literal(&mut head, ":status", "200");
+        literal(&mut head, "content-type", "application/grpc");
+        literal(&mut head, "grpc-status", "7");
+        literal(&mut head, "grpc-message", "denied%0A[kubelet] ok%0D%1B[2J");
+        let flags = frame::END_HEADERS | frame::END_STREAM;
+        push_frame(&mut out, frame::HEADERS, flags, 1, &head);
+        let e = call_against(&out).unwrap_err().to_string();
+        assert!(!e.contains(['\n', '\r', '\u{1b}']), "{e:?}");
+        assert!(e.contains("denied\\u000a[kubelet] ok"), "{e}");
+        // GOAWAY's debug data.
+        let mut out = Vec::new();
+        push_frame(&mut out, frame::SETTINGS, 0, 0, &[]);
+        let mut goaway = vec![0, 0, 0, 0, 0, 0, 0, 2];
+        goaway.extend_from_slice(b"bye\nkubelet: all good\r");
+        push_frame(&mut out, frame::GOAWAY, 0, 0, &goaway);
+        let e = call_against(&out).unwrap_err().to_string();
+        assert!(!e.contains(['\n', '\r']), "{e:?}");
+        assert!(e.contains("bye\\u000akubelet"), "{e}");
     }
 
     #[test]

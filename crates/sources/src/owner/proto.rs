@@ -45,6 +45,73 @@ pub struct Pod {
     pub containers: Vec<Container>,
 }
 
+/// The most items one answer may hold, far above any real node (the kubelet's default
+/// `--max-pods` is 110; a GPU node has a few dozen device ids, a few hundred with
+/// time-slicing replicas). With every string at most the message's own bytes, these keep a
+/// decoded 16 MiB answer within a few tens of megabytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub pods: usize,
+    pub containers_per_pod: usize,
+    /// Containers in the whole answer.
+    pub containers: usize,
+    /// Device ids (device plugins' and DRA devices) and device lists in the whole answer.
+    pub devices: usize,
+}
+
+pub const LIMITS: Limits = Limits {
+    pods: 10_000,
+    containers_per_pod: 1_000,
+    containers: 50_000,
+    devices: 10_000,
+};
+
+/// What one answer has decoded so far, against [`Limits`].
+struct Budget {
+    limits: Limits,
+    pods: usize,
+    containers: usize,
+    devices: usize,
+}
+
+impl Budget {
+    fn new(limits: Limits) -> Self {
+        Budget {
+            limits,
+            pods: 0,
+            containers: 0,
+            devices: 0,
+        }
+    }
+
+    /// Counts one more item; an error naming the limit past it.
+    fn take(&mut self, item: Item) -> Result<(), ProtoError> {
+        let (n, max, what) = match item {
+            Item::Pod => (&mut self.pods, self.limits.pods, "pods"),
+            Item::Container => (&mut self.containers, self.limits.containers, "containers"),
+            Item::Device => (
+                &mut self.devices,
+                self.limits.devices,
+                "device ids and device lists",
+            ),
+        };
+        *n += 1;
+        if *n > max {
+            return Err(ProtoError(format!(
+                "more than {max} {what} in one answer: refused (far above any real node; the kubelet runs at most 110 pods by default)"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Item {
+    Pod,
+    Container,
+    Device,
+}
+
 /// One field: its number and value.
 enum Value<'a> {
     Varint,
@@ -156,10 +223,17 @@ fn string(b: &[u8]) -> Result<String, ProtoError> {
 
 /// `ListPodResourcesResponse`.
 pub fn list_response(buf: &[u8]) -> Result<Vec<Pod>, ProtoError> {
+    list_response_within(buf, LIMITS)
+}
+
+/// The same within other limits (tests).
+pub fn list_response_within(buf: &[u8], limits: Limits) -> Result<Vec<Pod>, ProtoError> {
+    let mut budget = Budget::new(limits);
     let mut pods = Vec::new();
     each_bytes(buf, "ListPodResourcesResponse", &[1], |n, b| {
         if n == 1 {
-            pods.push(pod(b)?);
+            budget.take(Item::Pod)?;
+            pods.push(pod(b, &mut budget)?);
         }
         Ok(())
     })?;
@@ -168,24 +242,35 @@ pub fn list_response(buf: &[u8]) -> Result<Vec<Pod>, ProtoError> {
 
 /// `AllocatableResourcesResponse`: the devices the kubelet can hand out.
 pub fn allocatable_response(buf: &[u8]) -> Result<Vec<Devices>, ProtoError> {
+    let mut budget = Budget::new(LIMITS);
     let mut devices = Vec::new();
     // cpu_ids (2) are packed int64s: length-delimited, skipped like memory (3).
     each_bytes(buf, "AllocatableResourcesResponse", &[1, 3], |n, b| {
         if n == 1 {
-            devices.push(container_devices(b)?);
+            budget.take(Item::Device)?;
+            devices.push(container_devices(b, &mut budget)?);
         }
         Ok(())
     })?;
     Ok(devices)
 }
 
-fn pod(buf: &[u8]) -> Result<Pod, ProtoError> {
+fn pod(buf: &[u8], budget: &mut Budget) -> Result<Pod, ProtoError> {
     let mut p = Pod::default();
     each_bytes(buf, "PodResources", &[1, 2, 3, 5], |n, b| {
         match n {
             1 => p.name = string(b)?,
             2 => p.namespace = string(b)?,
-            3 => p.containers.push(container(b)?),
+            3 => {
+                if p.containers.len() >= budget.limits.containers_per_pod {
+                    return Err(ProtoError(format!(
+                        "more than {} containers in one pod: refused",
+                        budget.limits.containers_per_pod
+                    )));
+                }
+                budget.take(Item::Container)?;
+                p.containers.push(container(b, budget)?);
+            }
             _ => {}
         }
         Ok(())
@@ -193,13 +278,16 @@ fn pod(buf: &[u8]) -> Result<Pod, ProtoError> {
     Ok(p)
 }
 
-fn container(buf: &[u8]) -> Result<Container, ProtoError> {
+fn container(buf: &[u8], budget: &mut Budget) -> Result<Container, ProtoError> {
     let mut c = Container::default();
     each_bytes(buf, "ContainerResources", &[1, 2, 4, 5], |n, b| {
         match n {
             1 => c.name = string(b)?,
-            2 => c.devices.push(container_devices(b)?),
-            5 => c.dra_devices.extend(dynamic_resource(b)?),
+            2 => {
+                budget.take(Item::Device)?;
+                c.devices.push(container_devices(b, budget)?);
+            }
+            5 => c.dra_devices.extend(dynamic_resource(b, budget)?),
             _ => {}
         }
         Ok(())
@@ -207,12 +295,15 @@ fn container(buf: &[u8]) -> Result<Container, ProtoError> {
     Ok(c)
 }
 
-fn container_devices(buf: &[u8]) -> Result<Devices, ProtoError> {
+fn container_devices(buf: &[u8], budget: &mut Budget) -> Result<Devices, ProtoError> {
     let mut d = Devices::default();
     each_bytes(buf, "ContainerDevices", &[1, 2, 3], |n, b| {
         match n {
             1 => d.resource_name = string(b)?,
-            2 => d.device_ids.push(string(b)?),
+            2 => {
+                budget.take(Item::Device)?;
+                d.device_ids.push(string(b)?);
+            }
             _ => {}
         }
         Ok(())
@@ -221,10 +312,11 @@ fn container_devices(buf: &[u8]) -> Result<Devices, ProtoError> {
 }
 
 /// `DynamicResource`: its claim's devices as `<driver>/<pool>/<device>`.
-fn dynamic_resource(buf: &[u8]) -> Result<Vec<String>, ProtoError> {
+fn dynamic_resource(buf: &[u8], budget: &mut Budget) -> Result<Vec<String>, ProtoError> {
     let mut out = Vec::new();
     each_bytes(buf, "DynamicResource", &[2, 3, 4], |n, b| {
         if n == 4 {
+            budget.take(Item::Device)?;
             let (mut driver, mut pool, mut device) = (String::new(), String::new(), String::new());
             each_bytes(b, "ClaimResource", &[1, 2, 3, 4, 5], |n, b| {
                 match n {
@@ -320,6 +412,96 @@ mod tests {
             pods[0].containers[0].devices[0].device_ids,
             vec!["GPU-1::0", "GPU-1::1"]
         );
+    }
+
+    /// `n` copies of field 1 holding `item`.
+    fn repeated(n: usize, field: u64, item: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            bytes(field, item, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn counts_are_bounded_as_well_as_bytes() {
+        // 8.4 M empty pods fit in 16 MiB (two bytes each): stop at the limit, naming it.
+        let e = list_response(&repeated(LIMITS.pods + 1, 1, &[])).unwrap_err();
+        assert!(e.0.contains("more than 10000 pods"), "{e}");
+        assert_eq!(
+            list_response(&repeated(LIMITS.pods, 1, &[])).unwrap().len(),
+            LIMITS.pods
+        );
+        // Containers per pod, and in the whole answer (spread over pods under the per-pod limit).
+        let pod = repeated(LIMITS.containers_per_pod + 1, 3, &[]);
+        let e = list_response(&repeated(1, 1, &pod)).unwrap_err();
+        assert!(e.0.contains("more than 1000 containers in one pod"), "{e}");
+        let pod = repeated(LIMITS.containers_per_pod, 3, &[]);
+        let n = LIMITS.containers / LIMITS.containers_per_pod + 1;
+        let e = list_response(&repeated(n, 1, &pod)).unwrap_err();
+        assert!(e.0.contains("more than 50000 containers"), "{e}");
+        // Device ids, in one list or in many.
+        let devs = repeated(LIMITS.devices + 1, 2, b"GPU-1");
+        let ctr = repeated(1, 2, &devs);
+        let e = list_response(&repeated(1, 1, &repeated(1, 3, &ctr))).unwrap_err();
+        assert!(e.0.contains("more than 10000 device ids"), "{e}");
+        let e = allocatable_response(&repeated(LIMITS.devices + 1, 1, &[])).unwrap_err();
+        assert!(e.0.contains("more than 10000 device ids"), "{e}");
+    }
+
+    /// Nested messages of random shapes: decoded or refused, never more items than the limits.
+    fn nested() -> impl Strategy<Value = Vec<u8>> {
+        let devices = proptest::collection::vec(0usize..4, 0..4).prop_map(|ids| {
+            let mut d = Vec::new();
+            bytes(1, b"nvidia.com/gpu", &mut d);
+            for i in ids {
+                bytes(2, format!("GPU-{i}::{i}").as_bytes(), &mut d);
+            }
+            d
+        });
+        let container = proptest::collection::vec(devices, 0..4).prop_map(|ds| {
+            let mut c = Vec::new();
+            bytes(1, b"c", &mut c);
+            for d in ds {
+                bytes(2, &d, &mut c);
+            }
+            c
+        });
+        let pod = proptest::collection::vec(container, 0..5).prop_map(|cs| {
+            let mut p = Vec::new();
+            bytes(1, b"p", &mut p);
+            for c in cs {
+                bytes(3, &c, &mut p);
+            }
+            p
+        });
+        proptest::collection::vec(pod, 0..8).prop_map(|ps| {
+            let mut m = Vec::new();
+            for p in ps {
+                bytes(1, &p, &mut m);
+            }
+            m
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn decoded_items_stay_within_the_limits(msg in nested(), flip in any::<(usize, u8)>()) {
+            let small = Limits { pods: 5, containers_per_pod: 3, containers: 8, devices: 12 };
+            let mut msg = msg;
+            if !msg.is_empty() {
+                let i = flip.0 % msg.len();
+                msg[i] ^= flip.1;
+            }
+            if let Ok(pods) = list_response_within(&msg, small) {
+                prop_assert!(pods.len() <= small.pods);
+                let ctrs: Vec<&Container> = pods.iter().flat_map(|p| &p.containers).collect();
+                prop_assert!(ctrs.len() <= small.containers);
+                prop_assert!(pods.iter().all(|p| p.containers.len() <= small.containers_per_pod));
+                let devs: usize = ctrs.iter().map(|c| c.devices.len() + c.devices.iter().map(|d| d.device_ids.len()).sum::<usize>() + c.dra_devices.len()).sum();
+                prop_assert!(devs <= small.devices);
+            }
+        }
     }
 
     #[test]

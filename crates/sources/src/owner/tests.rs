@@ -17,6 +17,8 @@ struct Want {
     step: Option<&'static str>,
     uid: Option<u32>,
     unit: Option<&'static str>,
+    /// Is the path's shape doubted in a note (a pod or job look-alike in a user's subtree)?
+    note: bool,
 }
 
 const NONE: Want = Want {
@@ -29,6 +31,7 @@ const NONE: Want = Want {
     step: None,
     uid: None,
     unit: None,
+    note: false,
 };
 
 fn pod(label: &'static str, uid: &'static str, qos: &'static str, rt: &'static str) -> Want {
@@ -68,6 +71,14 @@ fn other(
     }
 }
 
+/// A pod- or job-shaped cgroup a user made in its own delegated subtree: that user's, doubted.
+fn spoof(unit: Option<&'static str>) -> Want {
+    Want {
+        note: true,
+        ..other(OwnerKind::User, "user uid 1000", Some(1000), unit)
+    }
+}
+
 fn cases() -> BTreeMap<&'static str, Want> {
     use OwnerKind::*;
     BTreeMap::from([
@@ -87,6 +98,11 @@ fn cases() -> BTreeMap<&'static str, Want> {
         ("slurm-v2-multiple-slurmd-interactive", job("job 3385", 3385, "interactive", None)),
         ("slurm-v2-batch-task-special", job("job 4711", 4711, "batch", None)),
         ("slurm-v2-infinity", other(Unit, "unit slurmstepd.scope", None, Some("slurmstepd.scope"))),
+        ("slurm-v1-multiple-slurmd", job("job 2 (uid 1000)", 2, "0", Some(1000))),
+        ("spoof-user-delegated-pod-v2", spoof(Some("cri-containerd-3f4e2a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f.scope"))),
+        ("spoof-user-delegated-job-v2", spoof(Some("slurmstepd.scope"))),
+        ("spoof-user-delegated-pod-v1", spoof(None)),
+        ("spoof-user-delegated-job-v1", spoof(None)),
         ("slurm-v1-task", job("job 280678 (uid 2101171)", 280678, "interactive", Some(2101171))),
         ("systemd-service-ollama", other(Unit, "unit ollama.service", None, Some("ollama.service"))),
         ("systemd-v1-service", other(Unit, "unit ollama.service", None, Some("ollama.service"))),
@@ -138,6 +154,7 @@ fn every_fixture_names_its_owner() {
         assert_eq!(o.uid, want.uid, "{name}");
         assert_eq!(o.unit.as_deref(), want.unit, "{name}");
         assert_eq!(o.runtime.is_some(), o.container_id.is_some(), "{name}");
+        assert_eq!(o.note.is_some(), want.note, "{name}: {:?}", o.note);
         if let Some(id) = &o.container_id {
             assert!(is_id(id), "{name}: {id}");
         }
@@ -218,6 +235,72 @@ fn look_alikes_are_not_owners() {
             o.as_ref()
                 .is_none_or(|o| o.kind != OwnerKind::Pod && o.kind != OwnerKind::SlurmJob),
             "{text:?} gave {o:?}"
+        );
+    }
+}
+
+/// Pods and jobs are taken by where their tree starts (the kubelet's and slurmd's cgroup roots),
+/// never by a look-alike segment further down.
+#[test]
+fn owners_by_position_not_by_substring() {
+    let uid = "7c0ffee0-1111-4222-8333-944445555666";
+    let sd = "7c0ffee0_1111_4222_8333_944445555666";
+    let pods = [
+        // cgroupfs driver under kind's `--cgroup-root=/kubelet`.
+        format!("0::/kubelet/kubepods/burstable/pod{uid}/{ID}\n"),
+        // A node inside a systemd-driven docker container.
+        format!("0::/system.slice/docker-{ID}.scope/kubepods.slice/kubepods-pod{sd}.slice/cri-containerd-{ID}.scope\n"),
+    ];
+    for text in &pods {
+        let o = owner_from_cgroup(text).unwrap();
+        assert_eq!(
+            (o.kind, o.pod_uid.as_deref()),
+            (OwnerKind::Pod, Some(uid)),
+            "{text}"
+        );
+        assert_eq!(o.note, None, "{text}");
+    }
+    let not_pods = [
+        // Made by a system service, not under the kubelet's root.
+        format!("0::/system.slice/evil.service/kubepods/burstable/pod{uid}/{ID}\n"),
+        // A foreign slice inside the chain (systemd would name it `kubepods-…`).
+        format!("0::/kubepods.slice/evil.slice/kubepods-burstable-pod{sd}.slice/crio-{ID}.scope\n"),
+        // A pod slice under a QoS slice it does not extend.
+        format!("0::/kubepods.slice/kubepods-besteffort.slice/kubepods-burstable-pod{sd}.slice\n"),
+        // A user's rootless container shaped like a node (a user may run kind; its pods are theirs).
+        format!("0::/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{ID}.scope/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod{sd}.slice/cri-containerd-{ID}.scope\n"),
+    ];
+    for text in &not_pods {
+        let o = owner_from_cgroup(text);
+        assert!(
+            o.as_ref().is_none_or(|o| o.kind != OwnerKind::Pod
+                && o.pod_uid.is_none()
+                && o.note.is_some()),
+            "{text}: {o:?}"
+        );
+    }
+    let evil = owner_from_cgroup(&not_pods[0]).unwrap();
+    assert_eq!(
+        (evil.kind, evil.unit.as_deref()),
+        (OwnerKind::Unit, Some("evil.service"))
+    );
+    assert!(evil.note.unwrap().contains("kubelet's cgroup root"));
+    let rootless = owner_from_cgroup(&not_pods[3]).unwrap();
+    assert_eq!((rootless.kind, rootless.uid), (OwnerKind::User, Some(1000)));
+    assert!(rootless.note.unwrap().contains("user@1000.service"));
+    for text in [
+        // Slurm's tree below its root only: uid, then job (v1); job (v2).
+        "4:memory:/system.slice/slurm/uid_1000/job_7/step_0\n",
+        "0::/system.slice/other.service/slurmstepd.scope/job_7/step_0\n",
+        "0::/slurmstepd.scope/job_7/step_0\n",
+        "4:memory:/slurm/job_7/step_0\n",
+        "4:memory:/slurm_/uid_1000/job_7/step_0\n",
+    ] {
+        let o = owner_from_cgroup(text);
+        assert!(
+            o.as_ref()
+                .is_none_or(|o| o.kind != OwnerKind::SlurmJob && o.slurm_job.is_none()),
+            "{text}: {o:?}"
         );
     }
 }
