@@ -12,6 +12,8 @@ pub struct ModelParams {
     pub arch: String,
     pub n_layer: u32,
     pub n_ctx_train: u64,
+    /// `expert_count` (0: not a mixture of experts).
+    pub n_expert: u64,
     pub n_embd: u64,
     pub n_vocab: u64,
     pub n_head: Vec<u64>,
@@ -199,6 +201,11 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let nl = n_layer as usize;
     let n_ctx_train = r.req_u64("n_ctx_train", "context_length")?;
     let n_embd = r.req_u64("n_embd", "embedding_length")?;
+    // Read as llama.cpp's hparams.n_expert; not an input of the memory lines, so not recorded.
+    let n_expert =
+        r.m.get(&r.key("expert_count"))
+            .and_then(MetaValue::as_u64)
+            .unwrap_or(0);
     let n_vocab = r.vocab_size();
     let (n_head, n_head_kv) = r.heads(nl)?;
     // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
@@ -233,6 +240,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         arch,
         n_layer: n_layer as u32,
         n_ctx_train,
+        n_expert,
         n_embd,
         n_vocab,
         n_head,
