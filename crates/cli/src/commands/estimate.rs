@@ -198,31 +198,35 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         _ => Vec::new(),
     };
 
-    let text = if opts.json {
-        let mut s = serde_json::to_string_pretty(&JsonOut {
-            estimate: &e,
-            fit: &fit,
-            reported: reported.as_deref(),
-            changes: &changes,
-        })?;
-        s.push('\n');
-        s
-    } else {
-        let mut s = render_text(&e);
-        if let Some(r) = &reported {
-            s.push_str(&render_comparison(r));
-        }
-        s.push_str(&render_fit(&fit));
-        s.push_str(&render_changes(&changes));
-        s
+    let out = JsonOut {
+        estimate: &e,
+        fit: &fit,
+        reported: reported.as_deref(),
+        changes: &changes,
     };
-    crate::commands::print(&text)?;
+    crate::commands::print(&render(&out, opts.json)?)?;
     // Does not fit: a script can tell without reading the text (documented in --help).
     Ok(if short {
         ExitCode::from(DOES_NOT_FIT)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The estimate, the fit check and the changes that would fit, as JSON or text.
+fn render(out: &JsonOut, json: bool) -> anyhow::Result<String> {
+    if json {
+        let mut s = serde_json::to_string_pretty(out)?;
+        s.push('\n');
+        return Ok(s);
+    }
+    let mut s = render_text(out.estimate);
+    if let Some(r) = out.reported {
+        s.push_str(&render_comparison(r));
+    }
+    s.push_str(&render_fit(out.fit));
+    s.push_str(&render_changes(out.changes));
+    Ok(s)
 }
 
 /// No model named: say how to name one (and, for `-hf`, where llama.cpp keeps its downloads).

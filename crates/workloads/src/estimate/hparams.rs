@@ -201,11 +201,6 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let nl = n_layer as usize;
     let n_ctx_train = r.req_u64("n_ctx_train", "context_length")?;
     let n_embd = r.req_u64("n_embd", "embedding_length")?;
-    // Read as llama.cpp's hparams.n_expert; not an input of the memory lines, so not recorded.
-    let n_expert =
-        r.m.get(&r.key("expert_count"))
-            .and_then(MetaValue::as_u64)
-            .unwrap_or(0);
     let n_vocab = r.vocab_size();
     let (n_head, n_head_kv) = r.heads(nl)?;
     // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
@@ -240,7 +235,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         arch,
         n_layer: n_layer as u32,
         n_ctx_train,
-        n_expert,
+        n_expert: r.expert_count(),
         n_embd,
         n_vocab,
         n_head,
@@ -262,6 +257,12 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
 }
 
 impl Reader<'_> {
+    /// llama.cpp's `hparams.n_expert`; not an input of the memory lines, so not recorded.
+    fn expert_count(&self) -> u64 {
+        let key = self.key("expert_count");
+        self.m.get(&key).and_then(MetaValue::as_u64).unwrap_or(0)
+    }
+
     /// `block_count`, refused when no model could have it.
     fn layer_count(&mut self) -> Result<u64, HparamError> {
         let n_layer = self.req_u64("n_layer", "block_count")?;

@@ -2,12 +2,20 @@
 //! each checked by running `--fit`'s replay and the estimate again with the change (never a
 //! guess): the experts of the first N layers on the host (`--n-cpu-moe N`, MoE models), a
 //! smaller `-c`, fewer `-ngl` (when given), another GPU of the same vendor (`--device K`).
+//!
+//! The searches share a time budget: past it a check counts as not fitting, so a change shown
+//! still fits (it was checked), though a crafted model may get a less than smallest one.
+
+use std::time::{Duration, Instant};
 
 use gpuledger_model::{Device, Snapshot};
 use gpuledger_views::fit::Change;
 use gpuledger_workloads::estimate::{estimate, read_params, GpuLayers, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::LlamaSettings;
+
+/// What all the checks together may take.
+const ADVICE_TIME: Duration = Duration::from_secs(2);
 
 /// The changes to `given` (the settings before fitting) that fit GPU `device` of `snap`.
 pub(super) fn changes(
@@ -22,7 +30,12 @@ pub(super) fn changes(
     let Some(free) = d.memory.free_bytes else {
         return Vec::new();
     };
-    let c = Checker { model, free };
+    let deadline = Instant::now() + ADVICE_TIME;
+    let c = Checker {
+        model,
+        free,
+        deadline,
+    };
     let mut out = Vec::new();
     let n_layer = read_params(model).map_or(0, |p| p.n_layer);
     if read_params(model).is_ok_and(|p| p.n_expert > 0) {
@@ -80,11 +93,15 @@ fn other_gpus(c: &Checker, given: &LlamaSettings, snap: &Snapshot, d: &Device) -
 struct Checker<'a> {
     model: &'a GgufModel,
     free: u64,
+    deadline: Instant,
 }
 
 impl Checker<'_> {
     /// Bytes the settings need on the GPU after `--fit`'s replay, and the context they get.
     fn needed(&self, s: &LlamaSettings) -> Option<(u64, u64)> {
+        if Instant::now() > self.deadline {
+            return None;
+        }
         let (s, _, _) = super::fitted(self.model, s.clone()).ok()?;
         let mut e = estimate(self.model, &s).ok()?;
         crate::overhead::apply_probe(&mut e, s.backend.value);
