@@ -9,7 +9,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use gpuledger_workloads::estimate::{fit, Backend, FitOutcome, Fitting, GpuLayers, Setting};
+use gpuledger_workloads::estimate::{
+    fit, fit_cached, Backend, FitOutcome, Fitting, GpuLayers, Setting,
+};
 use gpuledger_workloads::gguf::writer::GgufWriter;
 use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue};
 use gpuledger_workloads::LlamaSettings;
@@ -158,4 +160,39 @@ fn one_estimate_timing() {
         eprintln!("{n}: {:?}", t.elapsed());
         std::fs::remove_file(path).unwrap();
     }
+}
+
+/// The collection path: a replay past its time budget stops (said in the outcome) and is
+/// remembered for the file and settings whatever the free memory, so the next round costs no
+/// projection; a replay that finished is asked again only for other free memory.
+#[test]
+fn the_collection_path_replays_a_crafted_model_once_within_its_budget() {
+    let (path, m) = deep(3000, 300_000, false);
+    let mut s = LlamaSettings::from_args(&["-c".into(), "512".into()]).unwrap();
+    s.backend = Setting::runtime(Backend::Cuda, "test");
+    s.devices.free = Setting::runtime(vec![4 << 30], "test");
+    let t = Instant::now();
+    let Fitting::Replayed(first) = fit_cached(&m, &s).unwrap() else {
+        panic!("not replayed");
+    };
+    let took = t.elapsed();
+    // An unoptimised build takes ~0.6 s per projection of 3,000 layers: the 250 ms budget
+    // stops it after its first projections (a release build may finish: then it is remembered
+    // for this free memory only).
+    eprintln!(
+        "{:?} in {took:?}, {} projections",
+        first.replay.outcome, first.replay.projections
+    );
+    s.devices.free = Setting::runtime(vec![5 << 30], "test");
+    let t = Instant::now();
+    let Fitting::Replayed(again) = fit_cached(&m, &s).unwrap() else {
+        panic!("not replayed");
+    };
+    if matches!(first.replay.outcome, FitOutcome::Stopped(_)) {
+        assert!(t.elapsed() < took / 4, "{:?} then {:?}", took, t.elapsed());
+        assert_eq!(again.replay, first.replay);
+        let why = first.replay.outcome.reason().unwrap();
+        assert!(why.contains("time budget"), "{why}");
+    }
+    std::fs::remove_file(path).unwrap();
 }

@@ -345,10 +345,14 @@ impl Fit<'_> {
             return Ok(false);
         }
         if n_ctx_max <= n_ctx_min_total {
-            let text = format!(
-                "the model's context {n_ctx_max} is not above the minimum {n_ctx_min_total} \
-                 (--fit-ctx, or -c 0 for the full context) -> no change"
-            );
+            let text = if self.s.fit.min_ctx.value == u32::MAX {
+                format!("user has requested full context size of {n_ctx_max} -> no change")
+            } else {
+                format!(
+                    "default model context size is {n_ctx_max} which is <= the min. context \
+                     size of {n_ctx_min_total} -> no change"
+                )
+            };
             self.say(FitStage::Context, text);
             return Ok(false);
         }
