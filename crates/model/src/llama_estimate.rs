@@ -53,27 +53,102 @@ pub struct Estimate {
 /// memory projection.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitReplay {
-    /// `unchanged` (everything keeps its margin), `fitted`, `partly replayed` (a step llama.cpp
-    /// takes next is not replayed: `reason` says which), or `failed` (llama.cpp gives up and
-    /// loads with the settings reached: `reason` says why).
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// What llama.cpp would log on the way (`common_params_fit_impl`), in its words.
-    pub steps: Vec<String>,
+    /// How the replay ended (`status`, and `reason` where there is one).
+    #[serde(flatten)]
+    pub outcome: FitOutcome,
+    /// What llama.cpp would log on the way (`common_params_fit_impl`), in its words, each line
+    /// with the step that logs it.
+    pub steps: Vec<FitStep>,
     pub n_ctx: u64,
     /// `None`: left to llama.cpp's default (every layer).
     pub n_gpu_layers: Option<u32>,
     /// Layers per device (several devices).
     pub tensor_split: Vec<u32>,
-    /// Buffer-type overrides chosen (`PATTERN=CPU`).
+    /// Buffer-type overrides chosen, one `PATTERN=BUFFER_TYPE` each (one `-ot` each), only
+    /// those that match a tensor of the model.
     pub overrides: Vec<String>,
-    /// The llama-server flags that pin these settings.
-    pub flags: String,
+    /// The llama-server flags that pin these settings, each runnable as written.
+    pub flags: Vec<String>,
     /// The inputs: free memory of each device (the host's total without one), and the margin
     /// to leave (`--fit-target`).
     pub free_bytes: Vec<u64>,
     pub margin_bytes: Vec<u64>,
+    /// Memory projections the replay made (each one estimate of the whole model).
+    pub projections: u32,
+    /// Tensor placements those projections made (each tensor against the overrides in force):
+    /// the replay's work, bounded to grow about linearly with the model's tensors.
+    pub placements: u64,
+    /// Each layer arrangement steps 3 and 4 tried, in order, with its projected memory: what
+    /// llama.cpp logs as "memory for test allocation by device" (tests compare them line by
+    /// line; not part of the JSON).
+    #[serde(skip)]
+    pub probes: Vec<FitProbe>,
+}
+
+/// One arrangement of layers over the devices that the replay projected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FitProbe {
+    /// Per device: layers, of which partial, and the first partial layer's overflow
+    /// (llama.cpp's `common_layer_fraction_t`: 1 attention, 2 up, 3 gate, 4 experts).
+    pub layers: Vec<(u32, u32, u8)>,
+    /// Per device, the projected bytes.
+    pub used: Vec<i64>,
+}
+
+/// How a `--fit` replay ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum FitOutcome {
+    /// Every device (or the host) keeps its margin with the settings as given.
+    Unchanged,
+    /// llama.cpp changes the unset settings to these.
+    Fitted,
+    /// llama.cpp gives up and loads with the settings reached so far (why, in its words).
+    Failed(String),
+    /// The replay stopped at its own budget before llama.cpp would (why): the settings are those
+    /// reached so far, not necessarily llama.cpp's.
+    Stopped(String),
+}
+
+impl FitOutcome {
+    /// The word a reader sees (`fitted`), as in the JSON's `status`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            FitOutcome::Unchanged => "unchanged",
+            FitOutcome::Fitted => "fitted",
+            FitOutcome::Failed(_) => "failed",
+            FitOutcome::Stopped(_) => "stopped",
+        }
+    }
+
+    /// Why it failed or stopped.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            FitOutcome::Failed(r) | FitOutcome::Stopped(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Which of `common_fit_params`'s steps logs a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FitStage {
+    /// 1: the settings as given, projected.
+    Project,
+    /// 2: a smaller context.
+    Context,
+    /// 3: layers per device.
+    Layers,
+    /// 4: MoE experts moved back onto devices.
+    Experts,
+}
+
+/// One line of the replay's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FitStep {
+    pub stage: FitStage,
+    pub text: String,
 }
 
 /// One device's part of an estimate over several devices.

@@ -69,6 +69,42 @@ pub struct Holder {
     pub source: String,
 }
 
+/// A change that makes an estimate fit, checked by estimating again with it.
+#[derive(Debug, Serialize)]
+pub struct Change {
+    /// The flags to add (or change), runnable as written: `--n-cpu-moe 12`, `-c 4096`.
+    pub flags: String,
+    /// What it does, in words.
+    pub what: String,
+    pub needed_bytes: u64,
+    pub free_bytes: u64,
+}
+
+/// The changes that would make it fit, one per line, with what each needs.
+pub fn render_changes(changes: &[Change]) -> String {
+    if changes.is_empty() {
+        return String::new();
+    }
+    let mut rows = vec![["change", "needs", "free", "what"]
+        .map(String::from)
+        .to_vec()];
+    for c in changes {
+        rows.push(vec![
+            term_safe(&c.flags).into_owned(),
+            format!("~{}", human_bytes(c.needed_bytes)),
+            human_bytes(c.free_bytes),
+            term_safe(&c.what).into_owned(),
+        ]);
+    }
+    let mut s = String::from("would fit with any one of (each checked by estimating again):\n");
+    s.push_str(
+        &Columns::new(&[Align::Left, Align::Right, Align::Right, Align::Left])
+            .indent("  ")
+            .render(&rows),
+    );
+    s
+}
+
 /// The fit as text: the verdict, then who holds the device's memory now.
 pub fn render_fit(f: &Fit) -> String {
     match f {

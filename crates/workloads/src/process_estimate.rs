@@ -47,37 +47,49 @@ fn no_llama_recipe(w: &Workload) -> String {
 /// llama-server's `--fit` (on by default) chose an unset `-c`/`-ngl` at load for the memory free
 /// then. For a running server on one device that is taken as the device's free memory now plus
 /// what the server itself holds there (other processes assumed unchanged since): the fitted
-/// settings replace the unset ones, and the returned note says which inputs were used.
+/// settings replace the unset ones, and the returned note says which inputs were used. The
+/// replay is bounded and remembered (`fit_cached`): collection never waits on a crafted model.
 pub fn replay_fit_at_load(
     i: &mut ProcessInputs,
     free_now: Option<u64>,
     own: Option<u64>,
 ) -> Option<String> {
-    use crate::estimate::{devices::devices, fit, FreeMemory, GpuLayers};
-    let s = &i.settings;
-    let unset = matches!(s.n_gpu_layers.value, GpuLayers::Auto) || s.ctx_size.value == 0;
-    if !s.fit.enabled.value || !unset || devices(s).len() != 1 {
+    use crate::estimate::{devices::devices, fit_cached, Fitting, Setting};
+    use gpuledger_model::llama_estimate::FitOutcome;
+    // The free memory known is one GPU's: the carrier is filled only for a server on one.
+    if devices(&i.settings).len() != 1 {
         return None;
     }
     let (free_now, own) = (free_now?, own?);
-    let at_load = free_now.saturating_add(own);
-    let free = FreeMemory {
-        devices: vec![at_load],
-        host_total: None,
+    let mut s = i.settings.clone();
+    s.devices.free = Setting::runtime(
+        vec![free_now.saturating_add(own)],
+        "the device's free memory now plus this server's own",
+    );
+    let Fitting::Replayed(f) = fit_cached(&i.model, &s).ok()? else {
+        return None;
     };
-    let (replay, fitted) = fit(&i.model, s, &free).ok()??;
-    if replay.status == "unchanged" {
+    let r = &f.replay;
+    let changed = f.settings.ctx_size != s.ctx_size
+        || f.settings.n_gpu_layers != s.n_gpu_layers
+        || f.settings.overrides != s.overrides;
+    if r.outcome == FitOutcome::Unchanged || !changed {
         return None;
     }
-    i.settings = fitted;
-    Some(format!(
+    let note = format!(
         "--fit (on by default) replayed for the memory free at load, taken as free now ({}) + \
-         this server's own ({}): {} ({})",
+         this server's own ({}): {} ({}{})",
         gpuledger_model::units::human_bytes(free_now),
         gpuledger_model::units::human_bytes(own),
-        replay.flags,
-        replay.status
-    ))
+        r.flags.join(" "),
+        r.outcome.word(),
+        r.outcome
+            .reason()
+            .map(|w| format!(": {w}"))
+            .unwrap_or_default()
+    );
+    i.settings = f.settings;
+    Some(note)
 }
 
 /// Run the recipe for `inputs`.

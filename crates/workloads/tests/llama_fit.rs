@@ -10,11 +10,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gpuledger_workloads::estimate::{fit, Backend, FreeMemory, Setting};
+use gpuledger_workloads::estimate::{fit, Backend, FitOutcome, Fitting, Setting};
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind};
 use gpuledger_workloads::LlamaSettings;
 
+mod fit_fixture;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
 use llama_tools::{run_until_loaded, server_build, start_rpc, LlamaTools};
@@ -117,6 +118,50 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// With `GPULEDGER_FIT_FIXTURES=DIR`: write the case's fit log lines and its model's header as
+/// text into DIR, for `fit_steps.rs` (fixtures/llama-logs/fit/).
+fn capture(c: &Case, args: &[String], total: u64, model_path: &Path, log: &str) {
+    let Some(dir) = std::env::var_os("GPULEDGER_FIT_FIXTURES").map(PathBuf::from) else {
+        return;
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = GgufModel::open(model_path).unwrap();
+    std::fs::write(
+        dir.join(format!("{}.tsv", c.model)),
+        fit_fixture::dump(&model),
+    )
+    .unwrap();
+    let mut out = format!(
+        "# model: {}\n# devices: {}\n# total_bytes: {total}\n# build: {}\n# args: {}\n",
+        c.model,
+        c.devices,
+        server_build(log).map_or("unknown".into(), |b| b.to_string()),
+        args.join(" ")
+    );
+    // The fitting's own lines (its functions' names hold "fit"), and what was loaded.
+    for line in log.lines() {
+        let func = line.split(':').next().unwrap_or("");
+        let keep = func.contains("fit")
+            || line.contains("n_ctx ")
+            || line.contains("offloaded ")
+            || line.contains("model buffer size");
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let name = format!("{}-{}dev-{}mib.log", c.model, c.devices, c.budget_mib);
+    let name = if args.iter().any(|a| a == "-c" || a == "-ngl") {
+        name.replace(
+            ".log",
+            &format!("-{}.log", args[args.len() - 2].trim_start_matches('-')),
+        )
+    } else {
+        name
+    };
+    std::fs::write(dir.join(name), out).unwrap();
+}
+
 /// The machine's memory as ggml-cpu reports it (`_SC_PHYS_PAGES` x page size = MemTotal).
 fn total_memory() -> u64 {
     let m = std::fs::read_to_string("/proc/meminfo").unwrap();
@@ -187,6 +232,7 @@ fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, c: &Case, total: u64) -> Ve
         c.model, c.devices, c.budget_mib
     ));
     std::fs::write(&log_path, &text).unwrap();
+    capture(c, &args, total, &model_path, &text);
     let real = loaded(&text, &endpoints);
     assert!(
         real.n_ctx.is_some(),
@@ -198,20 +244,19 @@ fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, c: &Case, total: u64) -> Ve
     s.backend = Setting::runtime(Backend::Cpu, "a CPU build: RPC devices only");
     s.llama_build = Setting::runtime(server_build(&text), "the server's build line");
     let model = GgufModel::open(&model_path).unwrap();
-    let free = FreeMemory {
-        devices: vec![total; c.devices],
-        host_total: Some(total),
+    // Each RPC device's free memory, or with none the host's total: one figure per device.
+    s.devices.free = Setting::runtime(vec![total; c.devices.max(1)], "the machine's memory");
+    let Fitting::Replayed(f) = fit(&model, &s).unwrap() else {
+        panic!("{ctx}: fit is on and free memory is known");
     };
-    let (replay, fitted) = fit(&model, &s, &free)
-        .unwrap()
-        .expect("fit is on and free is known");
+    let (replay, fitted) = (f.replay, f.settings);
     let e = gpuledger_workloads::estimate::estimate(&model, &fitted).unwrap();
     let mut bad = Vec::new();
-    let ours_ok = matches!(replay.status.as_str(), "fitted" | "unchanged");
+    let ours_ok = matches!(replay.outcome, FitOutcome::Fitted | FitOutcome::Unchanged);
     if ours_ok != real.fit_ok {
         bad.push(format!(
-            "{ctx}: replay {} ({:?}), server fit ok = {}",
-            replay.status, replay.reason, real.fit_ok
+            "{ctx}: replay {:?}, server fit ok = {}",
+            replay.outcome, real.fit_ok
         ));
     }
     if real.n_ctx != Some(e.context.n_ctx) {
@@ -244,7 +289,13 @@ fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, c: &Case, total: u64) -> Ve
     }
     eprintln!(
         "| {} | {} | {} MiB | {} | {:?} / {} | {:?} |",
-        c.model, c.devices, c.budget_mib, replay.flags, real.n_ctx, real.fit_ok, real.model_mib
+        c.model,
+        c.devices,
+        c.budget_mib,
+        replay.flags.join(" "),
+        real.n_ctx,
+        real.fit_ok,
+        real.model_mib
     );
     bad
 }

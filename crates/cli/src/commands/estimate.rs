@@ -11,15 +11,18 @@ use crate::Global;
 use anyhow::bail;
 use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison, render_text};
-use gpuledger_views::fit::{render_fit, Fit, Holder};
+use gpuledger_views::fit::{render_changes, render_fit, Change, Fit, Holder};
 use gpuledger_workloads::estimate::{
-    compare_with_log, estimate, Backend, Comparison, Estimate, Setting, SettingSource,
+    compare_with_log, estimate, fit, Backend, Comparison, Estimate, FitReplay, Fitting, Setting,
+    SettingSource,
 };
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::parse_llama_log;
+use gpuledger_workloads::LlamaSettings;
 use serde::Serialize;
 use std::process::ExitCode;
 
+mod advice;
 mod line;
 
 macro_rules! flags_help {
@@ -57,7 +60,7 @@ llama.cpp's own list (build b11434, and older builds' flags) as for a running se
   -fit, --fit on|off          fit an unset -c and -ngl to free memory before loading (llama.cpp's
                               default: on). Replayed when each device's free memory is known
                               (--free, or the live GPU): the estimate is for what it would pick,
-                              and shows the flags that pin it
+                              and shows the flags that pin it, one per line, each runnable
   -fitt, --fit-target MiB[,MiB...]
                               free memory --fit leaves on each device (default 1024)
   -fitc, --fit-ctx N          the smallest context --fit may pick (default 4096; -c 0 asks for
@@ -90,7 +93,10 @@ gpuledger options (before `--` or the program):
                               evenly); with no device (cpu), the host's total memory
   --no-fit-check              do not look at the live machine
   --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
-                              figures beside the estimate"
+                              figures beside the estimate
+When the estimate does not fit the checked GPU's free memory, the cheapest changes that would
+(--n-cpu-moe N, a smaller -c, fewer -ngl, another GPU) are listed, each checked by estimating
+again, and the exit status is 3."
     };
 }
 pub const FLAGS_HELP: &str = flags_help!();
@@ -116,7 +122,13 @@ struct JsonOut<'a> {
     /// The runtime's own figures beside the estimate, with `--log`.
     #[serde(skip_serializing_if = "Option::is_none")]
     reported: Option<&'a [Comparison]>,
+    /// When it does not fit: the smallest changes that would make it, each checked.
+    #[serde(skip_serializing_if = "<[Change]>::is_empty")]
+    changes: &'a [Change],
 }
+
+/// The exit status when the estimate does not fit the device's free memory.
+const DOES_NOT_FIT: u8 = 3;
 
 /// A flag or value that cannot be used: said once, exit status 2 (as for clap's usage errors).
 fn usage_error(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
@@ -155,18 +167,16 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         );
     }
     settings.backend = backend_setting(opts.backend, device);
+    let rpc_note = rpc_only(&opts, snapshot.as_ref(), &mut settings);
     let (live_free, gpus_note) = live_free(snapshot.as_ref(), &opts, device);
-    if opts.free.is_empty() && live_free.len() > 1 {
-        settings.devices.free = Setting {
-            value: live_free.clone(),
-            source: SettingSource::Runtime("the live GPUs' free memory".into()),
-        };
-    }
-    let (settings, replay_fit, fit_note) = fitted(&model, settings, &opts, &live_free)?;
+    free_carrier(&opts, &live_free, &mut settings);
+    let given = settings.clone();
+    let (settings, replay_fit, fit_note) = fitted(&model, settings)?;
     let mut e = estimate(&model, &settings)?;
     e.fit = replay_fit;
     e.notes.extend(fit_note);
     e.notes.extend(gpus_note);
+    e.notes.extend(rpc_note);
     crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = opts
         .log
@@ -180,40 +190,96 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     } else {
         fit_check(&e, snapshot.as_ref(), opts.device, replay)
     };
-
-    let text = if opts.json {
-        let mut s = serde_json::to_string_pretty(&JsonOut {
-            estimate: &e,
-            fit: &fit,
-            reported: reported.as_deref(),
-        })?;
-        s.push('\n');
-        s
-    } else {
-        let mut s = render_text(&e);
-        if let Some(r) = &reported {
-            s.push_str(&render_comparison(r));
+    let short = matches!(fit, Fit::Checked { fits: false, .. });
+    let changes = match (&fit, &snapshot) {
+        (Fit::Checked { fits: false, .. }, Some(snap)) => {
+            advice::changes(&model, &given, snap, opts.device)
         }
-        s.push_str(&render_fit(&fit));
-        s
+        _ => Vec::new(),
     };
-    crate::commands::print(&text)
+
+    let out = JsonOut {
+        estimate: &e,
+        fit: &fit,
+        reported: reported.as_deref(),
+        changes: &changes,
+    };
+    crate::commands::print(&render(&out, opts.json)?)?;
+    // Does not fit: a script can tell without reading the text (documented in --help).
+    Ok(if short {
+        ExitCode::from(DOES_NOT_FIT)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
-/// No model named: say how to name one (and that `-hf` downloads rather than names a file).
-fn no_model(settings: &gpuledger_workloads::LlamaSettings) -> anyhow::Result<ExitCode> {
+/// The estimate, the fit check and the changes that would fit, as JSON or text.
+fn render(out: &JsonOut, json: bool) -> anyhow::Result<String> {
+    if json {
+        let mut s = serde_json::to_string_pretty(out)?;
+        s.push('\n');
+        return Ok(s);
+    }
+    let mut s = render_text(out.estimate);
+    if let Some(r) = out.reported {
+        s.push_str(&render_comparison(r));
+    }
+    s.push_str(&render_fit(out.fit));
+    s.push_str(&render_changes(out.changes));
+    Ok(s)
+}
+
+/// No model named: say how to name one (and, for `-hf`, where llama.cpp keeps its downloads).
+fn no_model(settings: &LlamaSettings) -> anyhow::Result<ExitCode> {
     let hf = settings
         .unmodelled
         .iter()
-        .any(|u| u.starts_with("-hf") || u.starts_with("--hf"));
+        .any(|u| u.starts_with("-hf") || u.starts_with("--hf") || u.starts_with("LLAMA_ARG_HF"));
     usage_error(format!(
         "no model: give MODEL.gguf first, or llama-server's -m FILE{}\n\n{FLAGS_HELP}",
         if hf {
-            " (-hf downloads it: name the downloaded .gguf file)"
+            format!(
+                " (-hf downloads it: name the downloaded .gguf file)\n{}",
+                hf_cache()
+            )
         } else {
-            ""
+            String::new()
         }
     ))
+}
+
+/// Where llama.cpp keeps `-hf` downloads (`common/hf-cache.cpp`, `get_cache_directory`): the
+/// first of `LLAMA_CACHE`, `HF_HUB_CACHE`, `HUGGINGFACE_HUB_CACHE`, `HF_HOME`/hub,
+/// `XDG_CACHE_HOME`/huggingface/hub, `HOME`/.cache/huggingface/hub that is set, in the Hugging
+/// Face layout; builds before that cache kept them flat in `LLAMA_CACHE` or ~/.cache/llama.cpp.
+fn hf_cache() -> String {
+    let var = |v: &str| std::env::var(v).ok().filter(|x| !x.is_empty());
+    let rules: [(&str, &str); 6] = [
+        ("LLAMA_CACHE", ""),
+        ("HF_HUB_CACHE", ""),
+        ("HUGGINGFACE_HUB_CACHE", ""),
+        ("HF_HOME", "hub"),
+        ("XDG_CACHE_HOME", "huggingface/hub"),
+        ("HOME", ".cache/huggingface/hub"),
+    ];
+    let here = rules.iter().find_map(|(v, sub)| {
+        var(v).map(|base| {
+            let p = std::path::Path::new(&base);
+            let p = if sub.is_empty() {
+                p.into()
+            } else {
+                p.join(sub)
+            };
+            format!("{} (from ${v})", p.display())
+        })
+    });
+    format!(
+        "llama.cpp keeps -hf downloads in $LLAMA_CACHE, else the Hugging Face cache \
+         ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) as \
+         models--ORG--NAME/snapshots/COMMIT/FILE.gguf; here: {}. Builds before that cache kept \
+         them flat in $LLAMA_CACHE or ~/.cache/llama.cpp/.",
+        here.unwrap_or_else(|| "not known (no LLAMA_CACHE, HF_* or HOME set)".into())
+    )
 }
 
 /// The live GPUs' free memory in index order for the estimate's local GPUs: the chosen device's,
@@ -239,64 +305,82 @@ fn live_free(
         .take(n)
         .map_while(|x| x.memory.free_bytes)
         .collect();
-    let all = snap.devices.iter().filter(|x| x.vendor == d.vendor).count();
+    let same_vendor: Vec<String> = snap
+        .devices
+        .iter()
+        .filter(|x| x.vendor == d.vendor)
+        .map(|x| x.label())
+        .collect();
+    let all = same_vendor.len();
+    // Named one by one: a 4090 beside an A4000 are two GPUs of one vendor, not of one kind.
     let note = (opts.gpus.is_none() && !opts.device_named && all > 1).then(|| {
         format!(
-            "this machine has {all} GPUs of this kind and llama-server uses every one it sees \
-             (layers split by free memory): this estimate is for GPU{} alone; --gpus {all} \
-             estimates the split (in index order, which is CUDA's with \
+            "this machine has {all} GPUs llama-server's build for this vendor sees ({}) and it \
+             uses every one (layers split by free memory): this estimate is for GPU{} alone; \
+             --gpus {all} estimates the split (in index order, which is CUDA's with \
              CUDA_DEVICE_ORDER=PCI_BUS_ID)",
+            same_vendor.join(", "),
             d.index
         )
     });
     (free, note)
 }
 
-/// llama-server's `--fit` (on by default) replayed for the free memory of each device: from
-/// `--free`, else the live device's. Returns the settings it chose, the replay, or a note saying
-/// why it was not replayed.
-fn fitted(
+/// llama-server's `--fit` (on by default) replayed for the free memory each device has
+/// (`settings.devices.free`). Returns the settings it chose, the replay, or a note saying why it
+/// was not replayed.
+pub(super) fn fitted(
     model: &GgufModel,
-    settings: gpuledger_workloads::LlamaSettings,
-    opts: &line::Opts,
-    live: &[u64],
-) -> anyhow::Result<(
-    gpuledger_workloads::LlamaSettings,
-    Option<gpuledger_workloads::estimate::FitReplay>,
-    Option<String>,
-)> {
-    use gpuledger_workloads::estimate::{fit, FreeMemory, FIT_SINCE_BUILD};
-    let older = settings
-        .llama_build
-        .value
-        .is_some_and(|b| b < FIT_SINCE_BUILD);
-    if !settings.fit.enabled.value || older {
-        return Ok((settings, None, None));
+    settings: LlamaSettings,
+) -> anyhow::Result<(LlamaSettings, Option<FitReplay>, Option<String>)> {
+    Ok(match fit(model, &settings)? {
+        Fitting::Off => (settings, None, None),
+        Fitting::NotReplayed(why) => (settings, None, Some(why)),
+        Fitting::Replayed(f) => (f.settings, Some(f.replay), None),
+    })
+}
+
+/// The one carrier of free memory (`settings.devices.free`): `--free`, else the live GPUs',
+/// which are the devices only when llama.cpp's list has no RPC server before them and the build
+/// has a GPU backend.
+fn free_carrier(opts: &line::Opts, live: &[u64], settings: &mut LlamaSettings) {
+    if !opts.free.is_empty() || live.is_empty() {
+        return;
     }
-    let free = FreeMemory {
-        devices: if opts.free.is_empty() {
-            live.to_vec()
-        } else {
-            opts.free.clone()
-        },
-        host_total: opts.free.first().copied(),
+    if !settings.devices.rpc.value.is_empty() || settings.backend.value == Backend::Cpu {
+        return;
+    }
+    settings.devices.free = Setting {
+        value: live.to_vec(),
+        source: SettingSource::Runtime("the live GPUs' free memory".into()),
     };
-    match fit(model, &settings, &free)? {
-        Some((r, s)) => Ok((s, Some(r), None)),
-        None => Ok((
-            settings,
-            None,
-            Some(
-                "--fit on (llama-server's default) not replayed: free memory of each device is \
-                 not known here (give --free SIZE,... in llama.cpp's device order)"
-                    .into(),
-            ),
-        )),
+}
+
+/// `--rpc` on a machine where no GPU was seen: llama.cpp's devices are the RPC servers alone
+/// (no assumed local CUDA0), unless `--gpus` or `--backend` says otherwise.
+fn rpc_only(
+    opts: &line::Opts,
+    snap: Option<&Snapshot>,
+    settings: &mut LlamaSettings,
+) -> Option<String> {
+    let no_gpu = snap.is_none_or(|s| s.devices.is_empty());
+    let rpc = settings.devices.rpc.value.len();
+    if rpc == 0 || !no_gpu || opts.gpus.is_some() || opts.backend.is_some() {
+        return None;
     }
+    settings.devices.local = Setting {
+        value: 0,
+        source: SettingSource::Default("no local GPU seen: the RPC servers only".into()),
+    };
+    Some(format!(
+        "no local GPU seen: the devices are the {rpc} RPC server{} alone (--gpus N adds local \
+         GPUs after them); their buffers are modelled as CUDA's (--backend to change)",
+        if rpc == 1 { "" } else { "s" }
+    ))
 }
 
 /// gpuledger's options that are settings of the recipe (not llama-server flags).
-fn apply_options(opts: &line::Opts, settings: &mut gpuledger_workloads::LlamaSettings) {
+fn apply_options(opts: &line::Opts, settings: &mut LlamaSettings) {
     let flag = |f: &str| SettingSource::Flag(f.into());
     if let Some(b) = opts.llama_build {
         settings.llama_build = Setting {
@@ -393,6 +477,22 @@ fn no_such_device(snap: &Snapshot, device: u32) -> String {
     }
 }
 
+/// What the estimate needs on the chosen GPU: over several devices its part (the first local one:
+/// the estimate's devices start at the chosen GPU), with the overhead.
+pub(super) fn needed(e: &Estimate) -> u64 {
+    match e.devices.iter().find(|s| s.endpoint.is_none()) {
+        Some(s) => [
+            s.weights_bytes,
+            s.kv_bytes,
+            s.compute_bytes,
+            e.overhead.gpu_bytes.unwrap_or(0),
+        ]
+        .iter()
+        .fold(0u64, |a, &x| a.saturating_add(x)),
+        None => e.total_gpu_bytes,
+    }
+}
+
 /// Compare the estimate with what the device has free now (measured), and name who holds the rest.
 pub fn fit_check(
     e: &Estimate,
@@ -437,19 +537,7 @@ pub fn fit_check(
         })
         .collect();
     holders.sort_by_key(|h| std::cmp::Reverse(h.memory_bytes));
-    // Over several devices, this device's part (the first local one: the estimate's devices
-    // start at the chosen GPU).
-    let needed = match e.devices.iter().find(|s| s.endpoint.is_none()) {
-        Some(s) => [
-            s.weights_bytes,
-            s.kv_bytes,
-            s.compute_bytes,
-            e.overhead.gpu_bytes.unwrap_or(0),
-        ]
-        .iter()
-        .fold(0u64, |a, &x| a.saturating_add(x)),
-        None => e.total_gpu_bytes,
-    };
+    let needed = needed(e);
     Fit::Checked {
         device: d.label(),
         free_bytes: free,

@@ -68,10 +68,14 @@ fn estimate_json_with_fit_check_on_each_device() {
     let b = Bench::new();
 
     // GPU1 (RTX 4090): 16,757,220,864 B free < 16 GiB of layers + output + KV + overhead.
-    // --fit off: the settings as given (the replay is the next test's).
-    let v = json_of(&b.estimate(&[
-        "-c", "8192", "-np", "1", "--device", "1", "--fit", "off", "--json",
-    ]));
+    // --fit off: the settings as given (the replay is the next test's). It does not fit: exit
+    // status 3.
+    let v = json_with_status(
+        &b.estimate(&[
+            "-c", "8192", "-np", "1", "--device", "1", "--fit", "off", "--json",
+        ]),
+        3,
+    );
     let e = &v["estimate"];
     assert_eq!(e["context"]["n_ctx"], 8192);
     assert_eq!(e["kv_cache"]["bytes"], 16 * 8192 * 2048 * 2);
@@ -102,6 +106,32 @@ fn estimate_json_with_fit_check_on_each_device() {
         .collect();
     assert_eq!(pids, [4242, 9999, 1200]);
     assert_eq!(fit["holders"][0]["memory_bytes"], 4294967296u64);
+    // What would fit, each checked: fewer layers (-ngl was left to --fit, which is off), or the
+    // H200. A smaller -c does not: the layers alone are 16 GiB.
+    let flags: Vec<&str> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["flags"].as_str().unwrap())
+        .collect();
+    assert!(flags.contains(&"--device 0"), "{flags:?}");
+    assert!(!flags.iter().any(|f| f.starts_with("-c ")), "{flags:?}");
+    let ngl = flags
+        .iter()
+        .find_map(|f| f.strip_prefix("-ngl "))
+        .expect("-ngl N among the changes");
+    let with = |ngl: &str| {
+        b.estimate(&[
+            "-c", "8192", "-np", "1", "--device", "1", "--fit", "off", "-ngl", ngl, "--json",
+        ])
+    };
+    assert_eq!(json_of(&with(ngl))["fit"]["fits"], true, "-ngl {ngl}");
+    let more = (ngl.parse::<u32>().unwrap() + 1).to_string();
+    assert_eq!(
+        with(&more).status.code(),
+        Some(3),
+        "-ngl {more} is the most"
+    );
 
     // GPU0 (H200, 110 GB free): fits, and the backend came from the device's vendor.
     let v = json_of(&b.estimate(&["-c", "8192", "--json"]));
@@ -130,7 +160,10 @@ fn estimate_replays_fit_on_the_live_device() {
     assert_eq!(f["margin_bytes"][0], 1024 * 1024 * 1024);
     let ngl = f["n_gpu_layers"].as_u64().unwrap();
     assert!((1..17).contains(&ngl), "{f}");
-    assert_eq!(f["flags"], format!("-c 8192 -ngl {ngl}"));
+    assert_eq!(
+        f["flags"],
+        serde_json::json!(["-c 8192", format!("-ngl {ngl}")])
+    );
     // The estimate is for the chosen settings, within the margin without the overhead
     // (llama.cpp's projection does not know the CUDA context: its margin covers it).
     assert_eq!(e["context"]["n_ctx"], 8192);
@@ -161,7 +194,10 @@ fn estimate_replays_fit_on_the_live_device() {
     )
     .unwrap();
     assert!(text.contains("--fit replayed (fitted)"), "{text}");
-    assert!(text.contains(&format!("-> -c 8192 -ngl {ngl}")), "{text}");
+    // One flag per line, and one verdict: the first projection is not printed.
+    assert!(text.contains("\n    -c 8192\n"), "{text}");
+    assert!(text.contains(&format!("\n    -ngl {ngl}\n")), "{text}");
+    assert!(!text.contains("projected to use"), "{text}");
 }
 
 /// Two NVIDIA GPUs: llama-server would use both. One GPU is estimated unless --gpus says more,
@@ -181,6 +217,17 @@ fn estimate_on_a_machine_with_two_gpus_says_llama_server_would_use_both() {
         notes
             .iter()
             .any(|n| n.contains("this machine has 2 GPUs") && n.contains("--gpus 2")),
+        "{notes:?}"
+    );
+    // An H200 and a 4090 are two NVIDIA GPUs, not two of one kind: each is named.
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("H200") && n.contains("4090")),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("of this kind")),
         "{notes:?}"
     );
     assert!(v["estimate"].get("devices").is_none());
@@ -225,6 +272,38 @@ fn estimate_overhead_is_the_recipes_own() {
         "{o}"
     );
     assert_eq!(o["approximate"], true, "{o}");
+}
+
+/// `--rpc` on a machine with no GPU: the devices are the RPC servers alone (no assumed CUDA0),
+/// so `--free` gives one figure per server and `--fit` is replayed over them.
+#[test]
+fn rpc_servers_without_a_local_gpu_are_the_only_devices() {
+    let b = Bench::new();
+    let no_nvml = Path::new("/nonexistent/libnvidia-ml.so.1");
+    let out = b.estimate_with(
+        no_nvml,
+        &[
+            "-c",
+            "4096",
+            "--rpc",
+            "10.0.0.1:50052,10.0.0.2:50052",
+            "--free",
+            "10GiB,10GiB",
+            "--json",
+        ],
+    );
+    let v = json_of(&out);
+    let names: Vec<&str> = v["estimate"]["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["RPC0", "RPC1"]);
+    let f = &v["estimate"]["fit"];
+    assert_eq!(f["status"], "fitted", "{f}");
+    assert_eq!(f["free_bytes"], serde_json::json!([10 * GIB, 10 * GIB]));
+    assert!(notes_of(&v).iter().any(|n| n.contains("no local GPU seen")));
 }
 
 #[test]
@@ -318,6 +397,17 @@ fn estimate_errors_name_the_file_or_flag() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("no model") && err.contains("-hf downloads it"),
+        "{err}"
+    );
+    // Where llama.cpp keeps what -hf downloaded (common/hf-cache.cpp): LLAMA_CACHE first.
+    let out =
+        b.m.command(&["estimate", "-hf", "org/repo"])
+            .env("LLAMA_CACHE", "/srv/llama-cache")
+            .output()
+            .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("here: /srv/llama-cache (from $LLAMA_CACHE)") && err.contains("HF_HOME"),
         "{err}"
     );
 
@@ -438,11 +528,23 @@ fn estimate_splits_moe_weights_where_the_overrides_put_them() {
         ];
         m.run(&[&base[..], flags].concat())
     };
-    let all = json_of(&run(&["--json"]));
+    let all = json_with_status(&run(&["--json"]), 3);
     assert_eq!(
         all["fit"]["fits"], false,
         "18 GiB of experts on a 16 GiB GPU"
     );
+    // The cheapest change: the experts of the first N layers on the host, checked (18 GiB of
+    // experts over 6 layers: 3 GiB each; 16.7 GB free less the dense part and the rest).
+    let changes = all["changes"].as_array().unwrap();
+    let moe = changes
+        .iter()
+        .find_map(|c| c["flags"].as_str()?.strip_prefix("--n-cpu-moe "))
+        .expect("--n-cpu-moe N among the changes");
+    let v = json_of(&run(&["--n-cpu-moe", moe, "--json"]));
+    assert_eq!(v["fit"]["fits"], true, "--n-cpu-moe {moe}: {v}");
+    let fewer = (moe.parse::<u32>().unwrap() - 1).to_string();
+    let v = json_with_status(&run(&["--n-cpu-moe", &fewer, "--json"]), 3);
+    assert_eq!(v["fit"]["fits"], false, "--n-cpu-moe {fewer} is not enough");
     let gpu = |v: &serde_json::Value| v["estimate"]["weights"]["gpu_bytes"].as_u64().unwrap();
     let v = json_of(&run(&["--cpu-moe", "--json"]));
     assert_eq!(gpu(&all) - gpu(&v), 18 * GIB);

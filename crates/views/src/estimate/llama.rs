@@ -4,7 +4,7 @@
 
 use super::input_source;
 use crate::columns::{Align, Columns};
-use gpuledger_model::llama_estimate::{Comparison, Estimate};
+use gpuledger_model::llama_estimate::{Comparison, Estimate, FitStage};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
@@ -133,8 +133,10 @@ fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
     ]
 }
 
-/// What llama.cpp's `--fit` would choose, replayed: its outcome, the flags that pin it, and its
-/// steps in llama.cpp's words.
+/// What llama.cpp's `--fit` would choose, replayed: its outcome, the flags that pin it (one per
+/// line, each runnable), and the steps that chose them in llama.cpp's words. The projection of
+/// the settings as given is left out: the fit check below is for the settings chosen, and two
+/// verdicts a few lines apart read as a contradiction.
 fn fit(e: &Estimate) -> String {
     let Some(f) = &e.fit else {
         return String::new();
@@ -142,17 +144,19 @@ fn fit(e: &Estimate) -> String {
     let free: Vec<String> = f.free_bytes.iter().map(|&b| human_bytes(b)).collect();
     let margin: Vec<String> = f.margin_bytes.iter().map(|&b| human_bytes(b)).collect();
     let mut o = format!(
-        "--fit replayed ({}): for {} free, leaving {} -> {}\n",
-        f.status,
+        "--fit replayed ({}): for {} free, leaving {}; llama-server would load with:\n",
+        f.outcome.word(),
         free.join(", "),
         margin.join(", "),
-        term_safe(&f.flags)
     );
-    if let Some(r) = &f.reason {
+    for flag in &f.flags {
+        let _ = writeln!(o, "    {}", term_safe(flag));
+    }
+    if let Some(r) = f.outcome.reason() {
         let _ = writeln!(o, "  {}", term_safe(r));
     }
-    for s in &f.steps {
-        let _ = writeln!(o, "  {}", term_safe(s));
+    for s in f.steps.iter().filter(|s| s.stage != FitStage::Project) {
+        let _ = writeln!(o, "  {}", term_safe(&s.text));
     }
     o
 }

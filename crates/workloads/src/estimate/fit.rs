@@ -8,19 +8,33 @@
 //! 2. with `-c` unset, shrink the context by linear interpolation between the training context
 //!    and `--fit-ctx` (rounded down to 256 per stream); one device (or the host) stops here;
 //! 3. with `-ngl` unset, fill devices back to front with whole layers (MoE models: layers without
-//!    their experts, which stay on the host), by false position on the projected memory.
+//!    their experts, which stay on the host), by false position on the projected memory
+//!    (`fit/layers.rs`);
+//! 4. MoE models whose dense weights all fit: move experts back onto the devices with room left,
+//!    a partial layer's FFN overflowing to the next device or the host (`fit/experts.rs`).
 //!
-//! Not replayed (said in the outcome): step 4, which moves MoE layers' experts back onto devices
-//! with room left; a draft or MTP model fitted alongside.
+//! Not replayed (said in the outcome's flags being for the main model only): a draft or MTP
+//! model fitted alongside.
+//!
+//! Cost: each projection is one estimate (linear in the model's tensors: `--fit`'s per-layer
+//! overrides are kept as one range per device, not one pattern per layer), and the searches
+//! fall back from false position to bisection after a few guesses (see [`guess`]), so a replay
+//! makes O(devices × log layers) projections; a [`Budget`] bounds them outright.
 
+mod budget;
 mod experts;
+mod flags;
 mod layers;
 
-use gpuledger_model::llama_estimate::FitReplay;
+use std::cell::Cell;
+
+use gpuledger_model::llama_estimate::{FitOutcome, FitProbe, FitReplay, FitStage, FitStep};
+
+pub use budget::{fit_cached, Budget};
 
 use super::devices::devices;
-use super::settings::{GpuLayers, OverridePattern, Setting, SettingSource, TensorOverride};
-use super::{estimate, Estimate, EstimateError, GgufModel, LlamaSettings};
+use super::settings::{GpuLayers, Setting};
+use super::{estimate, read_params, EstimateError, GgufModel, LlamaSettings};
 
 const MIB: i64 = 1024 * 1024;
 
@@ -28,17 +42,126 @@ const MIB: i64 = 1024 * 1024;
 /// bracketed by the merge date (b7780 was 2026-01-18), not read from a release: not verified.
 pub const FIT_SINCE_BUILD: u64 = 7400;
 
-/// What fitting needs that no flag says: each device's free memory, in llama.cpp's device order
-/// (with no device: the host's total memory).
-#[derive(Debug, Clone, Default)]
-pub struct FreeMemory {
-    pub devices: Vec<u64>,
-    pub host_total: Option<u64>,
+/// Guesses by false position before the searches bisect instead.
+const FALSE_POSITION_GUESSES: u32 = 6;
+
+/// What [`fit`] did.
+#[derive(Debug, Clone)]
+pub enum Fitting {
+    /// `--fit off`, or a build older than fitting: llama.cpp fits nothing.
+    Off,
+    /// Fitting is on but cannot be replayed here (why, in words).
+    NotReplayed(String),
+    /// The replay, and the settings llama.cpp would load with.
+    Replayed(Box<Fitted>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    pub replay: FitReplay,
+    pub settings: LlamaSettings,
+}
+
+/// Replay llama.cpp's fitting for the settings `s`, with each device's free memory taken from
+/// `s.devices.free` (llama.cpp's device order; with no device, one figure: the host's total
+/// memory), within the default [`Budget`].
+pub fn fit(model: &GgufModel, s: &LlamaSettings) -> Result<Fitting, EstimateError> {
+    fit_within(model, s, &Budget::default())
+}
+
+/// [`fit`] within `budget`: past it the outcome is [`FitOutcome::Stopped`].
+pub fn fit_within(
+    model: &GgufModel,
+    s: &LlamaSettings,
+    budget: &Budget,
+) -> Result<Fitting, EstimateError> {
+    let free = match gate(s) {
+        Ok(free) => free,
+        Err(f) => return Ok(f),
+    };
+    let p = read_params(model)?;
+    let nd = devices(s).len();
+    let t = &s.fit.target_mib.value;
+    let margins = (0..nd.max(1))
+        .map(|i| {
+            t.get(if t.len() == 1 { 0 } else { i })
+                .copied()
+                .unwrap_or(1024) as i64
+                * MIB
+        })
+        .collect();
+    let mut f = Fit {
+        model,
+        s: s.clone(),
+        free,
+        margins,
+        steps: Vec::new(),
+        n_layer: p.n_layer,
+        n_ctx_train: p.n_ctx_train,
+        moe: p.n_expert > 0,
+        n_streams: 1,
+        device_names: devices(s).into_iter().map(|d| d.name).collect(),
+        budget: budget.clone(),
+        projections: Cell::new(0),
+        n_tensors: model.tensors().count() as u64,
+        placements: Cell::new(0),
+        probes: Default::default(),
+    };
+    let outcome = match f.run(nd) {
+        Ok(true) => FitOutcome::Fitted,
+        Ok(false) => FitOutcome::Unchanged,
+        Err(Halt::Abort(why)) => FitOutcome::Failed(why),
+        Err(Halt::Budget(why)) => FitOutcome::Stopped(why),
+        Err(Halt::Error(e)) => return Err(e),
+    };
+    Ok(Fitting::Replayed(Box::new(Fitted {
+        replay: f.outcome(outcome),
+        settings: f.s,
+    })))
+}
+
+/// The one place that decides whether fitting is replayed: on, a build that fits, and the free
+/// memory of every device known. Returns each device's free memory (the host's total without one).
+fn gate(s: &LlamaSettings) -> Result<Vec<i64>, Fitting> {
+    let older = s.llama_build.value.is_some_and(|b| b < FIT_SINCE_BUILD);
+    if older || !s.fit.enabled.value {
+        return Err(Fitting::Off);
+    }
+    let nd = devices(s).len();
+    let free = &s.devices.free.value;
+    if free.len() < nd.max(1) {
+        return Err(Fitting::NotReplayed(if nd == 0 {
+            "--fit on (llama-server's default) not replayed: with no device it budgets the \
+             host's total memory, which is not known here (give --free SIZE)"
+                .into()
+        } else {
+            format!(
+                "--fit on (llama-server's default) not replayed: the free memory of each of the \
+                 {nd} devices is not known here (give --free SIZE,... in llama.cpp's device \
+                 order: {})",
+                devices(s)
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }));
+    }
+    let i = |b: u64| i64::try_from(b).unwrap_or(i64::MAX);
+    Ok(free[..nd.max(1)].iter().map(|&b| i(b)).collect())
 }
 
 /// llama.cpp's next guess by false position (an int64 quotient stored in a uint32: a negative
-/// one wraps, then is clamped).
-pub(super) fn step(delta: u32, target: i64, low: i64, high: i64) -> u32 {
+/// one wraps, then is clamped); after [`FALSE_POSITION_GUESSES`] guesses, the middle.
+///
+/// Why bisecting gives llama.cpp's answer: both keep `low` fitting and `high` not fitting and
+/// stop when they are one apart, so for memory that grows with the layers placed the answer is
+/// the one boundary between them, however the guesses got there. False position on a crafted
+/// file (one huge layer) can take a guess per layer; bisection takes log2 of them.
+pub(super) fn guess(n: u32, delta: u32, target: i64, low: i64, high: i64) -> u32 {
+    if n >= FALSE_POSITION_GUESSES || high <= low {
+        return (delta / 2).clamp(1, delta - 1);
+    }
     let q = i64::from(delta) * (target - low) / (high - low);
     (q as u32).clamp(1, delta - 1)
 }
@@ -51,39 +174,20 @@ struct Projection {
     host: i64,
 }
 
-fn project(model: &GgufModel, s: &LlamaSettings) -> Result<Projection, EstimateError> {
-    let mut s = s.clone();
-    // The projection loads without mapping the file (load_mode NONE).
-    s.mmap = Setting::runtime(false, "--fit's projection loads without mmap");
-    let e = estimate(model, &s)?;
-    let n = devices(&s).len();
-    let i = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
-    let (used, model) = if !e.devices.is_empty() {
-        e.devices
-            .iter()
-            .map(|d| {
-                (
-                    i(d.weights_bytes + d.kv_bytes + d.compute_bytes),
-                    i(d.weights_bytes),
-                )
-            })
-            .unzip()
-    } else if n == 1 {
-        let w = e.weights.gpu_bytes;
-        (
-            vec![i(w + e.kv_cache.gpu_bytes + e.compute.gpu_bytes)],
-            vec![i(w)],
-        )
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    let host = i(e.weights.host_bytes + e.kv_cache.host_bytes + e.compute.host_bytes)
-        + i(e.output.host_bytes);
-    Ok(Projection { used, model, host })
+/// Why a replay ended before its last step.
+enum Halt {
+    /// llama.cpp gives up (`common_params_fit_exception`): the settings reached so far stay.
+    Abort(String),
+    /// The replay's own budget is spent.
+    Budget(String),
+    Error(EstimateError),
 }
 
-/// Why fitting stopped short (`common_params_fit_exception`): the settings reached so far stay.
-struct Abort(String);
+impl From<EstimateError> for Halt {
+    fn from(e: EstimateError) -> Self {
+        Halt::Error(e)
+    }
+}
 
 /// The replay's state: the settings being changed, and what it said on the way.
 struct Fit<'a> {
@@ -91,106 +195,96 @@ struct Fit<'a> {
     s: LlamaSettings,
     free: Vec<i64>,
     margins: Vec<i64>,
-    steps: Vec<String>,
-    hp_ngl: u32,
-    hp_nex: u64,
+    steps: Vec<FitStep>,
+    n_layer: u32,
+    n_ctx_train: u64,
+    moe: bool,
     n_streams: u64,
     device_names: Vec<String>,
-    /// Set when the replay stopped before llama.cpp would (why, in words).
-    partly: Option<String>,
-}
-
-/// Replay llama.cpp's fitting for `s` and return what it chose, with the steps in words.
-/// `Ok(None)`: fitting is off, or free memory is not known (said by the caller).
-pub fn fit(
-    model: &GgufModel,
-    s: &LlamaSettings,
-    free: &FreeMemory,
-) -> Result<Option<(FitReplay, LlamaSettings)>, EstimateError> {
-    let nd = devices(s).len();
-    let older = s.llama_build.value.is_some_and(|b| b < FIT_SINCE_BUILD);
-    if older || !s.fit.enabled.value || (nd > 0 && free.devices.len() < nd) {
-        return Ok(None);
-    }
-    let Some(free_v) = (if nd == 0 {
-        free.host_total.map(|t| vec![t as i64])
-    } else {
-        Some(free.devices[..nd].iter().map(|&b| b as i64).collect())
-    }) else {
-        return Ok(None);
-    };
-    let t = &s.fit.target_mib.value;
-    let margins = (0..nd.max(1))
-        .map(|i| {
-            t.get(if t.len() == 1 { 0 } else { i })
-                .copied()
-                .unwrap_or(1024) as i64
-                * MIB
-        })
-        .collect();
-    let arch = model.architecture().unwrap_or_default().to_string();
-    let mut f = Fit {
-        model,
-        s: s.clone(),
-        free: free_v,
-        margins,
-        steps: Vec::new(),
-        hp_ngl: model.get_u64(&format!("{arch}.block_count")).unwrap_or(0) as u32,
-        hp_nex: model.get_u64(&format!("{arch}.expert_count")).unwrap_or(0),
-        n_streams: 1,
-        device_names: devices(s).into_iter().map(|d| d.name).collect(),
-        partly: None,
-    };
-    let status = match f.run(nd)? {
-        Ok(_) if f.partly.is_some() => ("partly replayed", f.partly.clone()),
-        Ok(changed) => (if changed { "fitted" } else { "unchanged" }, None),
-        Err(Abort(why)) => ("failed", Some(why)),
-    };
-    Ok(Some((f.outcome(status), f.s)))
+    budget: Budget,
+    projections: Cell<u32>,
+    n_tensors: u64,
+    placements: Cell<u64>,
+    probes: std::cell::RefCell<Vec<FitProbe>>,
 }
 
 impl Fit<'_> {
-    fn say(&mut self, line: String) {
-        self.steps.push(line);
+    fn say(&mut self, stage: FitStage, text: String) {
+        self.steps.push(FitStep { stage, text });
     }
 
-    /// Steps 1 to 3; `Ok(changed)` on success.
-    fn run(&mut self, nd: usize) -> Result<Result<bool, Abort>, EstimateError> {
-        let first = estimate(self.model, &self.s)?;
-        let n_streams = if first.context.kv_unified {
+    /// One estimate of the model with `s`, counted against the budget.
+    fn estimate(&self, s: &LlamaSettings) -> Result<super::Estimate, Halt> {
+        let n = self.projections.get();
+        if let Some(why) = self.budget.spent(n) {
+            return Err(Halt::Budget(why));
+        }
+        self.projections.set(n + 1);
+        let per = 1 + s.overrides.len() as u64;
+        let p = self.placements.get();
+        self.placements
+            .set(p.saturating_add(self.n_tensors.saturating_mul(per)));
+        Ok(estimate(self.model, s)?)
+    }
+
+    fn project(&self, s: &LlamaSettings) -> Result<Projection, Halt> {
+        let mut s = s.clone();
+        // The projection loads without mapping the file (load_mode NONE).
+        s.mmap = Setting::runtime(false, "--fit's projection loads without mmap");
+        let e = self.estimate(&s)?;
+        let n = self.device_names.len();
+        let i = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
+        let (used, model) = if !e.devices.is_empty() {
+            e.devices
+                .iter()
+                .map(|d| {
+                    let used = d.weights_bytes + d.kv_bytes + d.compute_bytes;
+                    (i(used), i(d.weights_bytes))
+                })
+                .unzip()
+        } else if n == 1 {
+            let w = e.weights.gpu_bytes;
+            let used = w + e.kv_cache.gpu_bytes + e.compute.gpu_bytes;
+            (vec![i(used)], vec![i(w)])
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let host = i(e.weights.host_bytes + e.kv_cache.host_bytes + e.compute.host_bytes)
+            + i(e.output.host_bytes);
+        Ok(Projection { used, model, host })
+    }
+
+    /// Steps 1 to 4; `Ok(changed)` on success.
+    fn run(&mut self, nd: usize) -> Result<bool, Halt> {
+        let first = self.estimate(&self.s)?;
+        self.n_streams = if first.context.kv_unified {
             1
         } else {
             first.context.n_seq_max.max(1)
         };
-        self.n_streams = n_streams;
         let n_ctx_auto = self.s.ctx_size.value == 0;
-        let n_ctx_max = first
-            .model_ctx_train()
-            .saturating_mul(n_streams)
-            .min(u32::MAX as u64);
-        let min_ctx = self.s.fit.min_ctx.value as u64;
-        let n_ctx_min_total = min_ctx.saturating_mul(n_streams).min(u32::MAX as u64);
+        let cap = |n: u64| n.saturating_mul(self.n_streams).min(u32::MAX as u64);
+        let n_ctx_max = cap(self.n_ctx_train);
+        let n_ctx_min_total = cap(self.s.fit.min_ctx.value as u64);
         if n_ctx_auto {
             self.set_ctx(n_ctx_max);
         }
-        let full = project(self.model, &self.s)?;
+        let full = self.project(&self.s)?;
         if self.margins_met(&full, nd) {
-            return Ok(Ok(n_ctx_auto));
+            return Ok(n_ctx_auto);
         }
         let reduced = self.reduce_context(&full, nd, n_ctx_auto, (n_ctx_max, n_ctx_min_total))?;
         if reduced && nd <= 1 {
-            return Ok(Ok(true));
+            return Ok(true);
         }
         if nd == 0 {
-            return Ok(Err(Abort(
+            return Err(Halt::Abort(
                 "was unable to fit model into system memory by reducing context".into(),
-            )));
+            ));
         }
-        if let Err(a) = self.may_place(nd) {
-            return Ok(Err(a));
-        }
+        self.may_place(nd)?;
         self.fill_layers(nd)?;
-        Ok(Ok(true))
+        Ok(true)
     }
 
     fn set_ctx(&mut self, n: u64) {
@@ -201,21 +295,23 @@ impl Fit<'_> {
     fn margins_met(&mut self, p: &Projection, nd: usize) -> bool {
         if nd == 0 {
             let left = self.free[0] - p.host;
-            self.say(format!(
+            let text = format!(
                 "projected to use {} MiB of host memory vs. {} MiB of total host memory",
                 p.host / MIB,
                 self.free[0] / MIB
-            ));
+            );
+            self.say(FitStage::Project, text);
             return left >= self.margins[0];
         }
         let used: i64 = p.used.iter().sum();
         let free: i64 = self.free.iter().sum();
-        self.say(format!(
+        let text = format!(
             "projected to use {} MiB of device memory vs. {} MiB of free device memory",
             used / MIB,
             free / MIB
-        ));
-        (0..nd).all(|i| self.free[i] - p.used[i] >= self.margins[i])
+        );
+        self.say(FitStage::Project, text);
+        (0..nd).all(|i| self.free[i] - p.used.get(i).copied().unwrap_or(0) >= self.margins[i])
     }
 
     /// Step 2: a smaller context when `-c` was not given. Returns whether the context alone is
@@ -226,51 +322,56 @@ impl Fit<'_> {
         nd: usize,
         n_ctx_auto: bool,
         (n_ctx_max, n_ctx_min_total): (u64, u64),
-    ) -> Result<bool, EstimateError> {
+    ) -> Result<bool, Halt> {
         let sum_free: i64 = self.free.iter().sum();
         let sum_margin: i64 = self.margins.iter().sum();
-        let sum_used = if nd == 0 {
-            full.host
-        } else {
-            full.used.iter().sum()
+        let total = |p: &Projection| {
+            if nd == 0 {
+                p.host
+            } else {
+                p.used.iter().sum()
+            }
         };
+        let sum_used = total(full);
         if sum_free - sum_used - sum_margin >= 0 {
             return Ok(false);
         }
         if !n_ctx_auto {
-            self.say(format!(
+            let text = format!(
                 "context size set by user to {} -> no change",
                 self.s.ctx_size.value
-            ));
+            );
+            self.say(FitStage::Context, text);
             return Ok(false);
         }
         if n_ctx_max <= n_ctx_min_total {
-            self.say(format!(
-                "the model's context {n_ctx_max} is not above the minimum {n_ctx_min_total} \
-                 (--fit-ctx, or -c 0 for the full context) -> no change"
-            ));
+            let text = if self.s.fit.min_ctx.value == u32::MAX {
+                format!("user has requested full context size of {n_ctx_max} -> no change")
+            } else {
+                format!(
+                    "default model context size is {n_ctx_max} which is <= the min. context \
+                     size of {n_ctx_min_total} -> no change"
+                )
+            };
+            self.say(FitStage::Context, text);
             return Ok(false);
         }
         let mut target = sum_free - sum_margin;
         if nd > 1 {
             // Whole layers (dense) or tensors (MoE, ~1/3 layer) per device waste some room.
             let model: i64 = full.model.iter().sum();
-            let per_layer = model / i64::from(self.hp_ngl.max(1));
-            target -= (nd as i64 + 1) * per_layer / if self.hp_nex == 0 { 2 } else { 6 };
+            let per_layer = model / i64::from(self.n_layer.max(1));
+            target -= (nd as i64 + 1) * per_layer / if self.moe { 6 } else { 2 };
         }
         self.set_ctx(n_ctx_min_total);
-        let min = project(self.model, &self.s)?;
-        let used_min = if nd == 0 {
-            min.host
-        } else {
-            min.used.iter().sum()
-        };
+        let used_min = total(&self.project(&self.s)?);
         if target <= used_min {
-            self.say(format!(
+            let text = format!(
                 "context size reduced from {n_ctx_max} to {n_ctx_min_total} -> need {} MiB less \
                  memory in total",
                 (sum_used - used_min) / MIB
-            ));
+            );
+            self.say(FitStage::Context, text);
             return Ok(false);
         }
         let span = (n_ctx_max - n_ctx_min_total) as i64;
@@ -278,93 +379,47 @@ impl Fit<'_> {
         let align = 256 * self.n_streams as i64;
         n = (n - n % align).max(n_ctx_min_total as i64);
         self.set_ctx(n as u64);
-        self.say(format!("context size reduced from {n_ctx_max} to {n}"));
+        let text = format!("context size reduced from {n_ctx_max} to {n}");
+        self.say(FitStage::Context, text);
         Ok(true)
     }
 
     /// What llama.cpp requires before it moves layers: nothing the user placed.
-    fn may_place(&self, nd: usize) -> Result<(), Abort> {
+    fn may_place(&self, nd: usize) -> Result<(), Halt> {
+        let abort = |why: &str| Err(Halt::Abort(why.into()));
         if !matches!(self.s.n_gpu_layers.value, GpuLayers::Auto) {
-            return Err(Abort("n_gpu_layers already set by user, abort".into()));
+            return abort("n_gpu_layers already set by user, abort");
         }
         let d = &self.s.devices;
         if nd > 1 && d.tensor_split.value.iter().any(|&x| x != 0.0) {
-            return Err(Abort(
-                "model_params::tensor_split already set by user, abort".into(),
-            ));
+            return abort("model_params::tensor_split already set by user, abort");
         }
         if !self.s.overrides.is_empty() {
-            return Err(Abort(
-                "model_params::tensor_buft_overrides already set by user, abort".into(),
-            ));
+            return abort("model_params::tensor_buft_overrides already set by user, abort");
         }
         Ok(())
     }
 
     /// The outcome in the estimate's terms, with the flags that pin it.
-    fn outcome(&self, (status, reason): (&str, Option<String>)) -> FitReplay {
+    fn outcome(&self, outcome: FitOutcome) -> FitReplay {
         let n_gpu_layers = match self.s.n_gpu_layers.value {
             GpuLayers::Count(n) => Some(n),
             _ => None,
         };
-        let ts: Vec<u32> = self
-            .s
-            .devices
-            .tensor_split
-            .value
-            .iter()
-            .map(|&x| x as u32)
-            .collect();
-        let overrides: Vec<String> = self.s.overrides.iter().map(override_text).collect();
-        let mut flags = format!("-c {}", self.s.ctx_size.value);
-        if let Some(n) = n_gpu_layers {
-            flags.push_str(&format!(" -ngl {n}"));
-        }
-        if ts.len() > 1
-            && matches!(
-                self.s.devices.tensor_split.source,
-                SettingSource::Runtime(_)
-            )
-        {
-            let t: Vec<String> = ts.iter().map(u32::to_string).collect();
-            flags.push_str(&format!(" -ts {}", t.join(",")));
-        }
-        if !overrides.is_empty() {
-            flags.push_str(&format!(" -ot \"{}\"", overrides.join(",")));
-        }
+        let pinned = flags::pinned(self.model, &self.s);
         FitReplay {
-            status: status.to_string(),
-            reason,
+            outcome,
             steps: self.steps.clone(),
             n_ctx: self.s.ctx_size.value,
             n_gpu_layers,
-            tensor_split: ts,
-            overrides,
-            flags,
+            tensor_split: pinned.tensor_split,
+            overrides: pinned.overrides,
+            flags: pinned.flags,
             free_bytes: self.free.iter().map(|&b| b.max(0) as u64).collect(),
             margin_bytes: self.margins.iter().map(|&b| b.max(0) as u64).collect(),
+            projections: self.projections.get(),
+            placements: self.placements.get(),
+            probes: self.probes.borrow().clone(),
         }
-    }
-}
-
-fn override_text(o: &TensorOverride) -> String {
-    match &o.pattern {
-        OverridePattern::Regex { pattern } => format!("{pattern}={}", o.buffer_type),
-        OverridePattern::FirstLayers { n, block } => format!("first {n} layers' {block}"),
-    }
-}
-
-/// The `n_ctx_train` an estimate read.
-trait CtxTrain {
-    fn model_ctx_train(&self) -> u64;
-}
-
-impl CtxTrain for Estimate {
-    fn model_ctx_train(&self) -> u64 {
-        self.inputs
-            .iter()
-            .find(|i| i.name == "n_ctx_train")
-            .and_then(|i| i.value.parse().ok())
-            .unwrap_or(self.context.n_ctx)
     }
 }

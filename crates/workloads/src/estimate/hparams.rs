@@ -12,6 +12,8 @@ pub struct ModelParams {
     pub arch: String,
     pub n_layer: u32,
     pub n_ctx_train: u64,
+    /// `expert_count` (0: not a mixture of experts).
+    pub n_expert: u64,
     pub n_embd: u64,
     pub n_vocab: u64,
     pub n_head: Vec<u64>,
@@ -233,6 +235,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         arch,
         n_layer: n_layer as u32,
         n_ctx_train,
+        n_expert: r.expert_count(),
         n_embd,
         n_vocab,
         n_head,
@@ -254,6 +257,12 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
 }
 
 impl Reader<'_> {
+    /// llama.cpp's `hparams.n_expert`; not an input of the memory lines, so not recorded.
+    fn expert_count(&self) -> u64 {
+        let key = self.key("expert_count");
+        self.m.get(&key).and_then(MetaValue::as_u64).unwrap_or(0)
+    }
+
     /// `block_count`, refused when no model could have it.
     fn layer_count(&mut self) -> Result<u64, HparamError> {
         let n_layer = self.req_u64("n_layer", "block_count")?;

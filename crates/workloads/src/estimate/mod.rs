@@ -32,7 +32,7 @@ use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Offload, Record, Resolved};
-pub use fit::{fit, FreeMemory, FIT_SINCE_BUILD};
+pub use fit::{fit, fit_cached, fit_within, Budget, Fitted, Fitting, FIT_SINCE_BUILD};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};

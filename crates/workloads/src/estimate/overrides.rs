@@ -43,7 +43,7 @@ impl TensorOverride {
     fn entries(&self) -> u64 {
         match self.pattern {
             OverridePattern::Regex { .. } => 1,
-            OverridePattern::FirstLayers { n, .. } => n as u64,
+            OverridePattern::Layers { from, to, .. } => u64::from(to.saturating_sub(from)),
         }
     }
 
@@ -51,8 +51,11 @@ impl TensorOverride {
     pub fn pattern_text(&self) -> String {
         match &self.pattern {
             OverridePattern::Regex { pattern } => pattern.clone(),
-            OverridePattern::FirstLayers { n, block } => {
-                format!(r"blk\.I{block} for each layer I < {n}")
+            OverridePattern::Layers { from: 0, to, block } => {
+                format!(r"blk\.I{block} for each layer I < {to}")
+            }
+            OverridePattern::Layers { from, to, block } => {
+                format!(r"blk\.I{block} for each layer {from} <= I < {to}")
             }
         }
     }
@@ -165,7 +168,11 @@ fn first_layers(
     if n == 0 {
         return Ok(());
     }
-    let pattern = OverridePattern::FirstLayers { n: n as u32, block };
+    let pattern = OverridePattern::Layers {
+        from: 0,
+        to: n as u32,
+        block: block.to_string(),
+    };
     push(s, f, to_cpu(f, v, pattern))
 }
 
@@ -180,17 +187,18 @@ pub fn n_cpu_ffn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), 
 /// An override's pattern, compiled.
 enum Matcher {
     Search(Regex),
-    /// `blk\.(I)` + block, with I < n: the union of llama.cpp's n patterns (a layer number is
-    /// read as written, so `blk.05.` matches none of them, as in llama.cpp).
-    FirstLayers(u64, Regex),
+    /// `blk\.(I)` + block, with I in the range: the union of llama.cpp's patterns, one per
+    /// layer (a layer number is read as written, so `blk.05.` matches none of them, as in
+    /// llama.cpp).
+    Layers(std::ops::Range<u64>, Regex),
 }
 
 impl Matcher {
     fn new(p: &OverridePattern) -> Result<Matcher, String> {
         Ok(match p {
             OverridePattern::Regex { pattern } => Matcher::Search(compile(pattern)?),
-            OverridePattern::FirstLayers { n, block } => Matcher::FirstLayers(
-                *n as u64,
+            OverridePattern::Layers { from, to, block } => Matcher::Layers(
+                u64::from(*from)..u64::from(*to),
                 compile(&format!(r"blk\.(0|[1-9][0-9]*){block}"))?,
             ),
         })
@@ -199,11 +207,17 @@ impl Matcher {
     fn is_match(&self, name: &str) -> bool {
         match self {
             Matcher::Search(re) => re.is_match(name),
-            Matcher::FirstLayers(n, re) => re
+            Matcher::Layers(range, re) => re
                 .captures_iter(name)
-                .any(|c| c[1].parse::<u64>().is_ok_and(|i| i < *n)),
+                .any(|c| c[1].parse::<u64>().is_ok_and(|i| range.contains(&i))),
         }
     }
+}
+
+/// Whether `pattern` matches any tensor of the model (a pattern that cannot be compiled matches
+/// none).
+pub(super) fn matches_any(model: &GgufModel, pattern: &OverridePattern) -> bool {
+    Matcher::new(pattern).is_ok_and(|m| model.tensors().any(|t| m.is_match(&t.name)))
 }
 
 /// Where the overrides put the tensors they match.
@@ -376,9 +390,10 @@ mod tests {
 
     #[test]
     fn first_layers_is_the_union_of_llama_cpps_per_layer_patterns() {
-        let two = m(OverridePattern::FirstLayers {
-            n: 2,
-            block: FFN_EXPS,
+        let two = m(OverridePattern::Layers {
+            from: 0,
+            to: 2,
+            block: FFN_EXPS.into(),
         });
         assert!(two.is_match("blk.0.ffn_up_exps.weight"));
         assert!(two.is_match("blk.1.ffn_down_exps.weight"));
@@ -388,13 +403,24 @@ mod tests {
         assert!(!two.is_match("blk.10.ffn_up_exps.weight"));
         assert!(!two.is_match("blk.01.ffn_up_exps.weight"));
         assert!(!two.is_match("blk.1.attn_q.weight"));
-        let huge = m(OverridePattern::FirstLayers {
-            n: 4095,
-            block: FFN_DENSE,
+        let huge = m(OverridePattern::Layers {
+            from: 0,
+            to: 4095,
+            block: FFN_DENSE.into(),
         });
         assert!(huge.is_match("blk.4094.ffn_up.weight"));
         assert!(!huge.is_match("blk.99999999999999999999999.ffn_up.weight"));
         assert!(!huge.is_match("blk.1.ffn_up_exps.weight"));
+        // --fit's layers from 3 on: neither 2 nor 5.
+        let mid = m(OverridePattern::Layers {
+            from: 3,
+            to: 5,
+            block: FFN_EXPS.into(),
+        });
+        assert!(!mid.is_match("blk.2.ffn_up_exps.weight"));
+        assert!(mid.is_match("blk.3.ffn_up_exps.weight"));
+        assert!(mid.is_match("blk.4.ffn_gate_exps.weight"));
+        assert!(!mid.is_match("blk.5.ffn_up_exps.weight"));
     }
 
     #[test]

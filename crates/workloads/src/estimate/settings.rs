@@ -496,9 +496,10 @@ pub(super) fn flash_attn_word(w: &str) -> Option<FlashAttn> {
 pub enum OverridePattern {
     /// A pattern searched anywhere in the name (`-ot`, `--cpu-moe`).
     Regex { pattern: String },
-    /// `blk\.I` + `block` for each layer I < n (`--n-cpu-moe N`, `--n-cpu-ffn N`): n entries
-    /// of llama.cpp's list with one buffer type, kept as one.
-    FirstLayers { n: u32, block: &'static str },
+    /// `blk\.I` + `block` for each layer I in `from..to` (`--n-cpu-moe N` and `--n-cpu-ffn N`
+    /// from 0; `--fit`'s overflowing layers): one entry of llama.cpp's list per layer, with one
+    /// buffer type, kept as one so that matching costs one search per tensor, not one per layer.
+    Layers { from: u32, to: u32, block: String },
 }
 
 /// One override as given.

@@ -5,8 +5,9 @@
 use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitReplay, KvEstimate, ModelSummary,
-    OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
+    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitOutcome, FitProbe, FitReplay,
+    FitStage, FitStep, KvEstimate, ModelSummary, OutputEstimate, OverheadEstimate,
+    TensorOverrideEstimate, WeightsEstimate,
 };
 
 #[derive(Debug, thiserror::Error)]

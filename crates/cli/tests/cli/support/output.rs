@@ -31,6 +31,18 @@ pub fn json_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 
+/// The JSON on stdout of a run that exited with `code` (3: `estimate` does not fit).
+pub fn json_with_status(out: &Output, code: i32) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "gpuledger: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
 /// The `sources[]` entry named `name`.
 pub fn source<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     v["sources"]

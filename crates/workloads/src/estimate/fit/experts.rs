@@ -3,9 +3,9 @@
 //! try one more layer of which only a part overflows (up, gate or attention only), to the next
 //! device or the host.
 
-use super::super::EstimateError;
 use super::layers::{Fraction, Ngl};
-use super::{step, Fit, MIB};
+use super::{guess, Fit, Halt, MIB};
+use gpuledger_model::llama_estimate::FitStage;
 
 /// The layers per device, the memory per device, and the device each first partial layer
 /// overflows to (`None`: the host).
@@ -18,7 +18,7 @@ impl Fit<'_> {
         ngl: Vec<Ngl>,
         mem: Vec<i64>,
         targets: &[i64],
-    ) -> Result<(Vec<Ngl>, Vec<Option<usize>>), EstimateError> {
+    ) -> Result<(Vec<Ngl>, Vec<Option<usize>>), Halt> {
         let nd = ngl.len();
         let mut dense_start = (0..nd)
             .rev()
@@ -30,19 +30,26 @@ impl Fit<'_> {
         while id <= dense_start && dense_start < nd {
             dense_start = self.convert(&mut st, id, dense_start, targets)?;
             dense_start = self.one_more_layer(&mut st, id, dense_start, targets)?;
-            let (ngl, mem, _) = &st;
-            let line = format!(
-                "  - {}: {} layers ({} overflowing), {} MiB used, {} MiB free",
-                self.device_names[id],
-                ngl[id].n_layer,
-                ngl[id].n_part,
-                mem[id] / MIB,
-                (self.free[id] - mem[id]) / MIB
-            );
-            self.say(line);
+            self.say_device(&st, id);
             id += 1;
         }
+        // The devices the conversion left as they were, as llama.cpp lists them too.
+        for id in dense_start.saturating_add(1)..nd {
+            self.say_device(&st, id);
+        }
         Ok((st.0, st.2))
+    }
+
+    fn say_device(&mut self, (ngl, mem, _): &State, id: usize) {
+        let text = format!(
+            "  - {}: {} layers ({} overflowing), {} MiB used, {} MiB free",
+            self.device_names[id],
+            ngl[id].n_layer,
+            ngl[id].n_part,
+            mem[id] / MIB,
+            (self.free[id] - mem[id]) / MIB
+        );
+        self.say(FitStage::Experts, text);
     }
 
     /// Turn dense-only layers from `dense_start` on into whole layers of device `id`, as many
@@ -53,7 +60,7 @@ impl Fit<'_> {
         id: usize,
         mut dense_start: usize,
         targets: &[i64],
-    ) -> Result<usize, EstimateError> {
+    ) -> Result<usize, Halt> {
         let nd = ngl.len();
         let mut high = ngl.clone();
         for jd in dense_start..nd {
@@ -68,8 +75,10 @@ impl Fit<'_> {
             return Ok(nd - 1);
         }
         let mut delta = high[id].n_full() - ngl[id].n_full();
+        let mut guesses = 0;
         while delta > 1 {
-            let n = step(delta, targets[id], mem[id], mem_high[id]);
+            let n = guess(guesses, delta, targets[id], mem[id], mem_high[id]);
+            guesses += 1;
             let mut test = ngl.clone();
             let mut start = dense_start;
             let mut done = 0;
@@ -103,7 +112,7 @@ impl Fit<'_> {
         id: usize,
         dense_start: usize,
         targets: &[i64],
-    ) -> Result<usize, EstimateError> {
+    ) -> Result<usize, Halt> {
         let nd = ngl.len();
         let min_left = u32::from(id == nd - 1);
         if ngl.get(dense_start).is_none_or(|n| n.n_layer <= min_left) {

@@ -4,22 +4,23 @@
 
 use super::super::devices::devices;
 use super::super::settings::{GpuLayers, OverridePattern, Setting, SettingSource, TensorOverride};
-use super::super::{EstimateError, LlamaSettings};
-use super::{project, step, Fit, Projection, MIB};
+use super::super::LlamaSettings;
+use super::{guess, Fit, Halt, MIB};
+use gpuledger_model::llama_estimate::{FitProbe, FitStage};
 
 /// Which part of a device's first partial layer overflows (`common_layer_fraction_t`); the
 /// further partial layers overflow their experts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) enum Fraction {
     /// The FFN: only attention stays.
-    Attn,
+    Attn = 1,
     /// The FFN but its up projection.
-    Up,
+    Up = 2,
     /// The down projection.
-    Gate,
+    Gate = 3,
     /// The experts.
     #[default]
-    Moe,
+    Moe = 4,
 }
 
 /// Layers a device takes: `n_layer` in all, of which `n_part` overflow part of themselves.
@@ -36,30 +37,32 @@ impl Ngl {
     }
 }
 
-/// llama.cpp's pattern for a part of layer `il` (`get_overflow_pattern`); the experts of every
-/// layer with `None`.
-fn pattern(il: Option<u32>, f: Fraction) -> String {
-    let layer = il.map_or(r"\d+".to_string(), |i| i.to_string());
-    let part = match f {
-        Fraction::Attn => r"ffn_(gate|up|gate_up|down).*",
-        Fraction::Up => r"ffn_(gate|gate_up|down).*",
-        Fraction::Gate => r"ffn_down.*",
-        Fraction::Moe => r"ffn_(up|down|gate_up|gate)_(ch|)exps",
-    };
-    format!(r"blk\.{layer}\.{part}")
-}
+/// The source of every setting `--fit` chose.
+pub(super) const FIT_SOURCE: &str = "--fit";
 
-fn to_buffer(pattern: String, buffer_type: String) -> TensorOverride {
-    TensorOverride {
-        given: format!("--fit: -ot {pattern}={buffer_type}"),
-        pattern: OverridePattern::Regex { pattern },
-        buffer_type,
-        source: SettingSource::Runtime("--fit".into()),
+/// What follows `blk\.I` in llama.cpp's pattern for a part of a layer (`get_overflow_pattern`).
+fn block(f: Fraction) -> &'static str {
+    match f {
+        Fraction::Attn => r"\.ffn_(gate|up|gate_up|down).*",
+        Fraction::Up => r"\.ffn_(gate|gate_up|down).*",
+        Fraction::Gate => r"\.ffn_down.*",
+        Fraction::Moe => r"\.ffn_(up|down|gate_up|gate)_(ch|)exps",
     }
 }
 
-fn to_cpu(pattern: String) -> TensorOverride {
-    to_buffer(pattern, "CPU".into())
+/// The part `f` of layers `from..to` to `buffer_type`: one entry per layer in llama.cpp's list.
+fn to_buffer(from: u32, to: u32, f: Fraction, buffer_type: String) -> TensorOverride {
+    let pattern = OverridePattern::Layers {
+        from,
+        to,
+        block: block(f).into(),
+    };
+    TensorOverride {
+        given: format!("--fit: layers {from}..{to} {}={buffer_type}", block(f)),
+        pattern,
+        buffer_type,
+        source: SettingSource::Runtime(FIT_SOURCE.into()),
+    }
 }
 
 impl Fit<'_> {
@@ -67,22 +70,24 @@ impl Fit<'_> {
     pub(super) fn settings_for(&self, ngl: &[Ngl], overflow_to: &[Option<usize>]) -> LlamaSettings {
         let mut s = self.s.clone();
         let total: u32 = ngl.iter().map(|n| n.n_layer).sum();
-        s.n_gpu_layers = Setting::runtime(GpuLayers::Count(total), "--fit");
+        s.n_gpu_layers = Setting::runtime(GpuLayers::Count(total), FIT_SOURCE);
         if ngl.len() > 1 {
             let ts = ngl.iter().map(|n| n.n_layer as f32).collect();
-            s.devices.tensor_split = Setting::runtime(ts, "--fit");
+            s.devices.tensor_split = Setting::runtime(ts, FIT_SOURCE);
         }
-        let mut il0 = (self.hp_ngl + 1).saturating_sub(total);
+        let mut il0 = (self.n_layer + 1).saturating_sub(total);
         s.overrides.clear();
         for (id, n) in ngl.iter().enumerate() {
             il0 += n.n_full();
-            for il in il0..il0 + n.n_part {
-                s.overrides.push(if il == il0 {
-                    let to = overflow_to.get(id).copied().flatten();
-                    to_buffer(pattern(Some(il), n.overflow), self.buffer_type(to))
-                } else {
-                    to_cpu(pattern(Some(il), Fraction::Moe))
-                });
+            if n.n_part > 0 {
+                let to = overflow_to.get(id).copied().flatten();
+                s.overrides
+                    .push(to_buffer(il0, il0 + 1, n.overflow, self.buffer_type(to)));
+                if n.n_part > 1 {
+                    let end = il0 + n.n_part;
+                    s.overrides
+                        .push(to_buffer(il0 + 1, end, Fraction::Moe, "CPU".into()));
+                }
             }
             il0 += n.n_part;
         }
@@ -105,23 +110,31 @@ impl Fit<'_> {
         &self,
         ngl: &[Ngl],
         overflow_to: &[Option<usize>],
-    ) -> Result<Vec<i64>, EstimateError> {
-        Ok(project(self.model, &self.settings_for(ngl, overflow_to))?.used)
+    ) -> Result<Vec<i64>, Halt> {
+        let used = self.project(&self.settings_for(ngl, overflow_to))?.used;
+        self.probes.borrow_mut().push(FitProbe {
+            layers: ngl
+                .iter()
+                .map(|n| (n.n_layer, n.n_part, n.overflow as u8))
+                .collect(),
+            used: used.clone(),
+        });
+        Ok(used)
     }
 
     /// Free memory left over all devices with every expert on the host (MoE models).
-    fn surplus_with_experts_on_host(&self) -> Result<i64, EstimateError> {
+    fn surplus_with_experts_on_host(&self) -> Result<i64, Halt> {
         let mut s = self.s.clone();
-        s.overrides = vec![to_cpu(pattern(None, Fraction::Moe))];
-        let p: Projection = project(self.model, &s)?;
+        s.overrides = vec![to_buffer(0, self.n_layer, Fraction::Moe, "CPU".into())];
+        let p = self.project(&s)?;
         Ok((0..p.used.len())
             .map(|i| self.free[i] - p.used[i] - self.margins[i])
             .sum())
     }
 
     /// Step 3, then the settings it chose.
-    pub(super) fn fill_layers(&mut self, nd: usize) -> Result<(), EstimateError> {
-        let moe = self.hp_nex > 0;
+    pub(super) fn fill_layers(&mut self, nd: usize) -> Result<(), Halt> {
+        let moe = self.moe;
         let surplus = if moe {
             self.surplus_with_experts_on_host()?
         } else {
@@ -134,7 +147,7 @@ impl Fit<'_> {
         for id in (0..nd).rev() {
             let assigned: u32 = ngl[id + 1..].iter().map(|n| n.n_layer).sum();
             let mut high = ngl.clone();
-            high[id].n_layer = self.hp_ngl + 1 - assigned;
+            high[id].n_layer = self.n_layer + 1 - assigned;
             if moe {
                 high[id].n_part = high[id].n_layer - u32::from(id == nd - 1);
             }
@@ -142,8 +155,10 @@ impl Fit<'_> {
                 let mut mem_high = self.memory_for(&high, &cpu)?;
                 if mem_high[id] > targets[id] {
                     let mut delta = high[id].n_layer - ngl[id].n_layer;
+                    let mut guesses = 0;
                     while delta > 1 {
-                        let step = step(delta, targets[id], mem[id], mem_high[id]);
+                        let step = guess(guesses, delta, targets[id], mem[id], mem_high[id]);
+                        guesses += 1;
                         let mut test = ngl.clone();
                         test[id].n_layer += step;
                         if moe {
@@ -166,13 +181,14 @@ impl Fit<'_> {
                     (ngl, mem) = (high, mem_high);
                 }
             }
-            let name = self.device_names[id].clone();
-            self.say(format!(
-                "  - {name}: {} layers, {} MiB used, {} MiB free",
+            let text = format!(
+                "  - {}: {} layers, {} MiB used, {} MiB free",
+                self.device_names[id],
                 ngl[id].n_layer,
                 mem[id] / MIB,
                 (self.free[id] - mem[id]) / MIB
-            ));
+            );
+            self.say(FitStage::Layers, text);
         }
         if moe && surplus > 0 {
             let (ngl, overflow_to) = self.experts_to_devices(ngl, mem, &targets)?;

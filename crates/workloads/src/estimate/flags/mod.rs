@@ -222,6 +222,14 @@ impl LlamaSettings {
         Ok((s, rest))
     }
 
+    /// These settings with more of llama-server's flags, as if written after them (`estimate`
+    /// checks a change it suggests this way).
+    pub fn with_flags(&self, args: &[String]) -> Result<LlamaSettings, String> {
+        let mut s = self.clone();
+        parse(&mut s, args)?;
+        Ok(s)
+    }
+
     /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
     /// (flags win, as in llama-server). Only the variables of flags that change memory are read
     /// ([`env_vars`]); a value is shown only for flags not modelled.
