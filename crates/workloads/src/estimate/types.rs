@@ -5,7 +5,7 @@
 use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitReplay, KvEstimate, ModelSummary,
+    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitReplay, IndexerCache, KvEstimate, ModelSummary,
     OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
