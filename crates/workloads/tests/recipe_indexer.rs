@@ -83,7 +83,10 @@ fn deepseek32_keeps_a_one_head_indexer_key_per_token_and_layer() {
     let kv = &e.kv_cache;
     // MLA: K only, 576 f16 per token and layer.
     assert_eq!(kv.k_bytes, 4 * 4096 * 576 * 2);
-    let ix = kv.indexer.as_ref().expect("deepseek32 has an indexer cache");
+    let ix = kv
+        .indexer
+        .as_ref()
+        .expect("deepseek32 has an indexer cache");
     assert_eq!(ix.kind, "dsa");
     // llama_kv_cache_dsa: one head of indexer_head_size, -ctk's type, no V (the model is MLA).
     assert_eq!(ix.k_bytes, 4 * 4096 * 128 * 2);
@@ -96,7 +99,10 @@ fn deepseek32_keeps_a_one_head_indexer_key_per_token_and_layer() {
     assert_eq!(two.kv_cache.indexer.as_ref().unwrap().bytes, 2 * ix.bytes);
     // -ctk q8_0 (with -ctv q8_0, as MLA requires) stores the indexer's keys as q8_0 too.
     let q8 = est(&g, "-c 4096 -np 1 -ctk q8_0 -ctv q8_0");
-    assert_eq!(q8.kv_cache.indexer.as_ref().unwrap().k_bytes, 4 * 4096 * 136);
+    assert_eq!(
+        q8.kv_cache.indexer.as_ref().unwrap().k_bytes,
+        4 * 4096 * 136
+    );
     // The indexer's graph is not replayed: the compute line says so.
     assert!(e.compute.approximate);
     assert!(e
@@ -158,7 +164,10 @@ fn glm_dsa_indexes_the_layers_its_types_name() {
     let err = estimate(&m.open("glm-short"), &LlamaSettings::from_args(&a).unwrap())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("glm-dsa.attention.indexer.types has 2 entries"), "{err}");
+    assert!(
+        err.contains("glm-dsa.attention.indexer.types has 2 entries"),
+        "{err}"
+    );
 }
 
 fn minimax_m3() -> M {
@@ -181,7 +190,11 @@ fn minimax_m3() -> M {
 #[test]
 fn minimax_m3_indexer_keeps_k_and_a_one_head_v_on_its_sparse_layers() {
     let e = est(&minimax_m3().open("mm3"), "-c 4096 -np 1");
-    let ix = e.kv_cache.indexer.as_ref().expect("minimax-m3 has an indexer cache");
+    let ix = e
+        .kv_cache
+        .indexer
+        .as_ref()
+        .expect("minimax-m3 has an indexer cache");
     assert_eq!(ix.kind, "msa");
     // llama_kv_cache_msa: the model is not MLA, so llama_kv_cache gives the indexer a V too.
     assert_eq!(ix.layers, 2, "the leading dense layer keeps none");
@@ -255,7 +268,10 @@ fn gemma3n_per_layer_embeddings_stay_on_the_host() {
         .map(|n| g.tensor(n).unwrap().n_bytes)
         .sum();
     assert!(e.weights.gpu_bytes >= on_gpu);
-    assert!(e.weights.gpu_bytes < ple, "the per-layer table is not on the GPU");
+    assert!(
+        e.weights.gpu_bytes < ple,
+        "the per-layer table is not on the GPU"
+    );
     // AltUp, LAuReL and the per-layer inputs are not in the graph replay: said, not hidden.
     assert!(e.compute.approximate);
     let parts = e.compute.approximate_parts.join(" | ");

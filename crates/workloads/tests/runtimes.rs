@@ -225,7 +225,10 @@ fn flag_runner_with_flash_attention_and_q8_cache() {
     // The printed output buffer holds logits and embeddings: the runner turns embeddings on
     // (llama/llama.go NewContextParams), so (151936 + 5120) × 4 bytes = 0.60 MiB, as printed.
     assert_eq!(est.output.host_bytes, (151936 + 5120) * 4);
-    assert_eq!(format!("{:.2}", est.output.host_bytes as f64 / 1048576.0), "0.60");
+    assert_eq!(
+        format!("{:.2}", est.output.host_bytes as f64 / 1048576.0),
+        "0.60"
+    );
     assert!(!notes.not_modelled.iter().any(|n| n.contains("embeddings")));
 }
 

@@ -158,7 +158,11 @@ fn context_size(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> u64 {
         let detail = "llama-bench's default test: -p 512 + -n 128 + -d 0 (give -c for another \
                       n_prompt + n_gen + n_depth)"
             .into();
-        rec.add("n_ctx (llama-bench)", "640".into(), InputSource::Default { detail });
+        rec.add(
+            "n_ctx (llama-bench)",
+            "640".into(),
+            InputSource::Default { detail },
+        );
         return 640;
     }
     if s.tool.value == Tool::Mtmd {

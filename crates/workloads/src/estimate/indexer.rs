@@ -127,7 +127,11 @@ pub fn read(
                 source: InputSource::Derived { rule: detail },
             });
             let from = lead as usize;
-            has_kv.iter().enumerate().map(|(il, &kv)| kv && il >= from).collect()
+            has_kv
+                .iter()
+                .enumerate()
+                .map(|(il, &kv)| kv && il >= from)
+                .collect()
         }
         _ => has_kv.to_vec(),
     };
@@ -191,11 +195,7 @@ fn glm_full_layers(
         value: format!("{n} of {nl}"),
         source,
     });
-    Ok(full
-        .iter()
-        .zip(has_kv)
-        .map(|(&f, &kv)| f && kv)
-        .collect())
+    Ok(full.iter().zip(has_kv).map(|(&f, &kv)| f && kv).collect())
 }
 
 #[cfg(test)]

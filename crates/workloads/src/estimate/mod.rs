@@ -36,8 +36,8 @@ pub use compute::{RuleInfo, Rules, RULES};
 use context::{build_rules, placement, resolve_context, Offload, Record, Resolved};
 pub use fit::{fit, FreeMemory, FIT_SINCE_BUILD};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
-pub use indexer::{IndexerKind, IndexerParams};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
+pub use indexer::{IndexerKind, IndexerParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
@@ -75,10 +75,13 @@ fn place_of(t: &TensorInfo) -> Place {
         // LLM_TENSOR_LAYER_INPUT in llm_tensor_info_mapping (llama-arch.cpp): the input layer's
         // buffer types (the host); gemma4 may even read per_layer_token_embd lazily from the
         // file (TENSOR_READ_LAZY, a CPU buffer too).
-        "token_embd" | "token_embd_norm" | "position_embd" | "token_types"
-        | "per_layer_token_embd" | "masked_embd_centroids" | "masked_embd_ordering" => {
-            Place::Input
-        }
+        "token_embd"
+        | "token_embd_norm"
+        | "position_embd"
+        | "token_types"
+        | "per_layer_token_embd"
+        | "masked_embd_centroids"
+        | "masked_embd_ordering" => Place::Input,
         // Repeating-layer tensors without a block number, created as layer 0's
         // (models/gemma3n.cpp, models/gemma4.cpp: `tn(..., "weight", 0)`).
         "per_layer_model_proj" | "per_layer_proj_norm" => Place::Layer(0),
@@ -122,7 +125,12 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         rec.setting("--swa-full", &s.swa_full, "--swa-full", value);
     }
     if s.output_embeddings.value {
-        rec.setting("embeddings", &s.output_embeddings, "embeddings", "true".into());
+        rec.setting(
+            "embeddings",
+            &s.output_embeddings,
+            "embeddings",
+            "true".into(),
+        );
     }
     let rules = build_rules(s, &mut rec);
     let plan = Plan {
@@ -221,7 +229,10 @@ fn device_shares(
                 .enumerate()
                 .filter(|&(il, &(_, _, dev))| dev && on(il as u32))
                 .fold(0u64, |a, (il, &(k, v, _))| {
-                    let ix = kv.indexer.as_ref().and_then(|c| c.per_layer.get(il).copied());
+                    let ix = kv
+                        .indexer
+                        .as_ref()
+                        .and_then(|c| c.per_layer.get(il).copied());
                     a.saturating_add(k)
                         .saturating_add(v)
                         .saturating_add(ix.unwrap_or(0))

@@ -7,8 +7,8 @@ use super::galloc::DeviceBuffer;
 use super::Plan;
 use super::{
     device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
-    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
-    TensorInfo, WeightsEstimate, MIB, RULES,
+    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams,
+    OverheadEstimate, Resolved, Rules, TensorInfo, WeightsEstimate, MIB, RULES,
 };
 use std::path::Path;
 
@@ -165,7 +165,14 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
     let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
     let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
     let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
-    let indexer = indexer_cache(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v), &mut sums)?;
+    let indexer = indexer_cache(
+        p,
+        r.fa,
+        &cells,
+        (file, &on_gpu),
+        (type_k, type_v),
+        &mut sums,
+    )?;
     Ok(KvEstimate {
         bytes: sums.bytes,
         gpu_bytes: sums.gpu,

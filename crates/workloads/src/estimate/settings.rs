@@ -113,7 +113,10 @@ impl Tool {
     /// `/opt/llama/llama-bench`, `llama-mtmd-cli.exe`).
     pub fn parse(s: &str) -> Option<Tool> {
         let name = s.rsplit(['/', '\\']).next().unwrap_or(s);
-        let name = name.strip_suffix(".exe").unwrap_or(name).to_ascii_lowercase();
+        let name = name
+            .strip_suffix(".exe")
+            .unwrap_or(name)
+            .to_ascii_lowercase();
         Some(match name.as_str() {
             "server" | "llama-server" => Tool::Server,
             "cli" | "llama-cli" | "main" | "llama-completion" => Tool::Cli,

@@ -5,8 +5,8 @@
 use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitReplay, IndexerCache, KvEstimate, ModelSummary,
-    OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
+    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitReplay, IndexerCache, KvEstimate,
+    ModelSummary, OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
 #[derive(Debug, thiserror::Error)]
