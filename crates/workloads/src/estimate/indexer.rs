@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::gguf::{GgufModel, MetaValue};
 
-use super::hparams::{Input, InputSource};
+use gpuledger_model::llama_estimate::{Input, InputSource};
 
 /// Which indexer cache llama.cpp builds for the architecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

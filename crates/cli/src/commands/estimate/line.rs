@@ -199,14 +199,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                     format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
                 })?);
             }
-            "--tool" => {
-                let v = it
-                    .next()
-                    .context("--tool needs server, cli, mtmd or bench")?;
-                o.tool = Some(Tool::parse(v).with_context(|| {
-                    format!("--tool: {v:?} is not server, cli, mtmd, bench or a llama.cpp program")
-                })?);
-            }
+            "--tool" => o.tool = Some(tool_option(it.next())?),
             "--gpus" => {
                 let v = it.next().context("--gpus needs a number of GPUs")?;
                 o.gpus = Some(
@@ -232,6 +225,14 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         }
     }
     Ok((o, rest))
+}
+
+/// `--tool`'s value: a tool's short name or a llama.cpp program's.
+fn tool_option(v: Option<&String>) -> anyhow::Result<Tool> {
+    let v = v.context("--tool needs server, cli, mtmd or bench")?;
+    Tool::parse(v).with_context(|| {
+        format!("--tool: {v:?} is not server, cli, mtmd, bench or a llama.cpp program")
+    })
 }
 
 #[cfg(test)]
