@@ -251,9 +251,30 @@ pub struct KvEstimate {
     pub layers_swa: u32,
     /// Recurrent state (`RS buffer`), F32, independent of the context.
     pub recurrent_bytes: Option<u64>,
+    /// The sparse-attention indexer's key (and, for MSA, value) cache, in `bytes` and in the
+    /// device/host split but not in `k_bytes`/`v_bytes`/`full_bytes` (llama.cpp prints it as a
+    /// cache of its own). Absent for models without an indexer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub indexer: Option<IndexerCache>,
     pub type_k: String,
     pub type_v: String,
     pub inputs: Vec<String>,
+}
+
+/// A sparse-attention indexer cache (llama.cpp's `llama_kv_cache_dsa` / `llama_kv_cache_msa`).
+#[derive(Debug, Clone, Serialize)]
+pub struct IndexerCache {
+    /// `dsa` (keys only) or `msa` (keys and a one-head value).
+    pub kind: &'static str,
+    pub bytes: u64,
+    pub k_bytes: u64,
+    pub v_bytes: u64,
+    pub layers: u32,
+    /// Elements of one indexer key per token and layer (`attention.indexer.key_length`).
+    pub head_size: u64,
+    /// Bytes per layer (0 where the layer keeps none), for the device shares.
+    #[serde(skip)]
+    pub per_layer: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -222,9 +222,14 @@ fn flag_runner_with_flash_attention_and_q8_cache() {
     assert_eq!(est.kv_cache.cells_full, 16384);
     // q8_0: 34 bytes per 32 values.
     assert_eq!(est.kv_cache.bytes, 16384 * 40 * 2048 * 34 / 32);
-    // The printed output buffer holds logits and embeddings ((151936 + 5120) × 4 bytes = 0.60
-    // MiB): the recipe's output line is llama-server's (logits only), and the note says so.
-    assert!(notes.not_modelled.iter().any(|n| n.contains("embeddings")));
+    // The printed output buffer holds logits and embeddings: the runner turns embeddings on
+    // (llama/llama.go NewContextParams), so (151936 + 5120) × 4 bytes = 0.60 MiB, as printed.
+    assert_eq!(est.output.host_bytes, (151936 + 5120) * 4);
+    assert_eq!(
+        format!("{:.2}", est.output.host_bytes as f64 / 1048576.0),
+        "0.60"
+    );
+    assert!(!notes.not_modelled.iter().any(|n| n.contains("embeddings")));
 }
 
 #[test]

@@ -80,6 +80,12 @@ gpuledger options (before `--` or the program):
   --backend cuda|vulkan|metal|cpu
                               which kind of device buffers to model (default: from the device's
                               vendor when a GPU is found, else cuda)
+  --tool server|cli|mtmd|bench
+                              the llama.cpp program that runs the model (or its name:
+                              llama-cli, llama-mtmd-cli, llama-bench); default server. The
+                              one-sequence tools get 1 sequence (-np) and no unified cache
+                              instead of the server's 4 auto slots; bench a context of 640
+                              (its default -p 512 -n 128) unless -c is given
   --llama-build N             the llama.cpp build to follow (as `llama-server --version` prints
                               it: 8123 or b8123); compute-buffer rules changed between builds
                               (default: the newest rules)
@@ -386,6 +392,12 @@ fn apply_options(opts: &line::Opts, settings: &mut LlamaSettings) {
         settings.llama_build = Setting {
             value: Some(b),
             source: flag("--llama-build"),
+        };
+    }
+    if let Some(t) = opts.tool {
+        settings.tool = Setting {
+            value: t,
+            source: flag("--tool"),
         };
     }
     if let Some(n) = opts.gpus {

@@ -271,6 +271,16 @@ fn kv_detail(e: &Estimate) -> String {
     if let Some(r) = kv.recurrent_bytes {
         let _ = write!(kd, ", recurrent state {}", human_bytes(r));
     }
+    if let Some(ix) = &kv.indexer {
+        // llama.cpp's sparse-attention indexer: its own cache beside the attention's.
+        let _ = write!(
+            kd,
+            ", incl. {} indexer cache ({} layers, {} per key)",
+            human_bytes(ix.bytes),
+            ix.layers,
+            ix.head_size
+        );
+    }
     kd
 }
 

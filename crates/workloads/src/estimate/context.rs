@@ -9,7 +9,7 @@ use super::settings::SplitMode;
 use super::{
     pad, place_of, EstimateError, FlashAttn, GgufModel, GpuLayers, Input, InputSource,
     LlamaSettings, ModelParams, Place, Rules, Setting, SettingSource, TensorInfo,
-    TensorOverrideEstimate,
+    TensorOverrideEstimate, Tool,
 };
 
 /// The inputs and notes of an estimate, in the order they are met.
@@ -77,12 +77,12 @@ pub(super) fn resolve_context(
     rec: &mut Record,
 ) -> Result<Resolved, EstimateError> {
     rec.flag("-c", &s.ctx_size);
-    let c = if s.ctx_size.value == 0 {
-        p.n_ctx_train
+    let c = context_size(p, s, rec);
+    let (n_seq, mut unified) = if s.tool.value == Tool::Server {
+        sequences(s, rec)
     } else {
-        s.ctx_size.value
+        tool_sequences(s, rec)
     };
-    let (n_seq, mut unified) = sequences(s, rec);
     if !unified && !Rules::for_build(s.llama_build.value).kv_set_rows {
         // llama_context before rule kv-write-idxs: "non-unified KV cache requires
         // ggml_set_rows() - forcing unified KV cache".
@@ -147,6 +147,60 @@ fn context_cells(c: u64, n_seq: u64, unified: bool, fa: bool, s: &LlamaSettings)
     };
     let n_ctx_seq = pad(per, p);
     (n_ctx_seq * n_seq, n_ctx_seq)
+}
+
+/// The context asked for: `-c`, its 0 = the training context, and llama-bench's own sum when
+/// no `-c` is given (tools/llama-bench: `cparams.n_ctx = n_prompt + n_gen + n_depth`).
+fn context_size(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> u64 {
+    let prog = s.tool.value.program();
+    rec.setting("tool", &s.tool, "--tool", prog.into());
+    if s.tool.value == Tool::Bench && matches!(s.ctx_size.source, SettingSource::Default(_)) {
+        let detail = "llama-bench's default test: -p 512 + -n 128 + -d 0 (give -c for another \
+                      n_prompt + n_gen + n_depth)"
+            .into();
+        rec.add(
+            "n_ctx (llama-bench)",
+            "640".into(),
+            InputSource::Default { detail },
+        );
+        return 640;
+    }
+    if s.tool.value == Tool::Mtmd {
+        rec.notes.push(
+            "llama-mtmd-cli also loads the multimodal projector (--mmproj) with its own weights \
+             and compute buffer: not in this estimate"
+                .into(),
+        );
+    }
+    if s.ctx_size.value == 0 {
+        p.n_ctx_train
+    } else {
+        s.ctx_size.value
+    }
+}
+
+/// A one-sequence tool's sequences: `-np` as given, else 1 (common_params' `n_parallel`; the
+/// auto slots are llama-server's), one shared cache only with `-kvu`; none of llama-server's
+/// slot rules (older servers' "-np 1 became 4 unified slots" included).
+fn tool_sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
+    let prog = s.tool.value.program();
+    let n = s.parallel.value.max(1) as u64;
+    let n_src = match &s.parallel.source {
+        SettingSource::Default(_) => InputSource::Default {
+            detail: format!("{prog}: one sequence (common_params n_parallel = 1)"),
+        },
+        _ => src_of(&s.parallel, "-np"),
+    };
+    rec.add("-np", n.to_string(), n_src);
+    let u = s.kv_unified.value.unwrap_or(false);
+    let u_src = match &s.kv_unified.source {
+        SettingSource::Default(_) => InputSource::Default {
+            detail: format!("{prog}: kv_unified = false (common_params)"),
+        },
+        _ => src_of(&s.kv_unified, "-kvu"),
+    };
+    rec.add("kv_unified", u.to_string(), u_src);
+    (n, u)
 }
 
 /// Sequences (`-np`) and whether they share one cache (`-kvu`).

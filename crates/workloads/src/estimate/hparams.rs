@@ -28,6 +28,8 @@ pub struct ModelParams {
     /// Recurrent state elements per layer (r + s), when the formula for the arch is known.
     pub rs_elems_per_layer: Option<u64>,
     pub is_mla: bool,
+    /// The sparse-attention indexer's key cache (`indexer.rs`), where the architecture has one.
+    pub indexer: Option<super::indexer::IndexerParams>,
     pub cache: CacheKind,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
@@ -226,6 +228,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let cache = cache_kind(&arch, any_swa);
     let recurrent = r.recurrent_layers(cache, &n_head_kv);
     let has_kv = r.kv_layers(cache, &recurrent, &n_head_kv);
+    let indexer = r.indexer(&has_kv, n_ctx_train)?;
     let rs_elems_per_layer = if recurrent.iter().any(|&b| b) {
         rs_elems(&mut r, &arch, n_embd)
     } else {
@@ -248,6 +251,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         recurrent,
         rs_elems_per_layer,
         is_mla,
+        indexer,
         cache,
         inputs: std::mem::take(&mut r.inputs),
         notes: std::mem::take(&mut r.notes),
@@ -457,6 +461,17 @@ impl Reader<'_> {
                     && n_head_kv[il] > 0
             })
             .collect()
+    }
+
+    /// The sparse-attention indexer's cache, where the architecture has one (`indexer.rs`).
+    fn indexer(
+        &mut self,
+        has_kv: &[bool],
+        n_ctx_train: u64,
+    ) -> Result<Option<super::indexer::IndexerParams>, HparamError> {
+        let (m, arch) = (self.m, self.arch.clone());
+        let (inputs, notes) = (&mut self.inputs, &mut self.notes);
+        super::indexer::read(m, &arch, has_kv, n_ctx_train, inputs, notes).map_err(|e| self.err(e))
     }
 
     /// Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that

@@ -21,7 +21,9 @@ pub mod devices;
 mod fit;
 mod flags;
 mod galloc;
+mod graph_gaps;
 mod hparams;
+mod indexer;
 mod overrides;
 mod parts;
 mod settings;
@@ -35,11 +37,12 @@ use context::{build_rules, placement, resolve_context, Offload, Record, Resolved
 pub use fit::{fit, fit_cached, fit_within, Budget, Fitted, Fitting, FIT_SINCE_BUILD};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
+pub use indexer::{IndexerKind, IndexerParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
 use parts::{compute, kv_cache, overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
-    SettingSource, TensorOverride,
+    SettingSource, TensorOverride, Tool,
 };
 pub use types::*;
 
@@ -69,7 +72,19 @@ fn place_of(t: &TensorInfo) -> Place {
     }
     let stem = t.name.split('.').next().unwrap_or("");
     match stem {
-        "token_embd" | "token_embd_norm" | "position_embd" | "token_types" => Place::Input,
+        // LLM_TENSOR_LAYER_INPUT in llm_tensor_info_mapping (llama-arch.cpp): the input layer's
+        // buffer types (the host); gemma4 may even read per_layer_token_embd lazily from the
+        // file (TENSOR_READ_LAZY, a CPU buffer too).
+        "token_embd"
+        | "token_embd_norm"
+        | "position_embd"
+        | "token_types"
+        | "per_layer_token_embd"
+        | "masked_embd_centroids"
+        | "masked_embd_ordering" => Place::Input,
+        // Repeating-layer tensors without a block number, created as layer 0's
+        // (models/gemma3n.cpp, models/gemma4.cpp: `tn(..., "weight", 0)`).
+        "per_layer_model_proj" | "per_layer_proj_norm" => Place::Layer(0),
         _ => Place::Output,
     }
 }
@@ -109,6 +124,14 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         let value = s.swa_full.value.to_string();
         rec.setting("--swa-full", &s.swa_full, "--swa-full", value);
     }
+    if s.output_embeddings.value {
+        rec.setting(
+            "embeddings",
+            &s.output_embeddings,
+            "embeddings",
+            "true".into(),
+        );
+    }
     let rules = build_rules(s, &mut rec);
     let plan = Plan {
         model,
@@ -120,14 +143,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     };
     let (weights, weights_per_dev) = weights(&plan);
     let kv = kv_cache(&plan)?;
-    let output = OutputEstimate {
-        host_bytes: plan
-            .p
-            .n_vocab
-            .saturating_mul(plan.r.n_seq)
-            .saturating_mul(4),
-        inputs: vec!["n_vocab".into(), "-np".into()],
-    };
+    let output = output(&plan);
     let (compute, compute_per_dev) = compute(&plan, &kv);
     let devices = device_shares(&plan.off, &kv, &weights_per_dev, &compute_per_dev);
     let parts = Parts {
@@ -139,6 +155,24 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         devices,
     };
     Ok(assemble(&plan, parts, rec))
+}
+
+/// The output buffer: F32 logits (and embeddings where the context keeps them) for
+/// `max(n_outputs, n_seq_max)` rows, reserved at context creation (llama_context::output_reserve).
+fn output(plan: &Plan) -> OutputEstimate {
+    let emb = plan.s.output_embeddings.value;
+    let row = plan
+        .p
+        .n_vocab
+        .saturating_add(if emb { plan.p.n_embd } else { 0 });
+    let mut inputs = vec!["n_vocab".into(), "-np".into()];
+    if emb {
+        inputs.push("embeddings (n_embd)".into());
+    }
+    OutputEstimate {
+        host_bytes: row.saturating_mul(plan.r.n_seq).saturating_mul(4),
+        inputs,
+    }
 }
 
 /// The runtime overhead line: the local backend's; a CPU build's RPC devices carry their own on
@@ -194,8 +228,14 @@ fn device_shares(
                 .iter()
                 .enumerate()
                 .filter(|&(il, &(_, _, dev))| dev && on(il as u32))
-                .fold(0u64, |a, (_, &(k, v, _))| {
-                    a.saturating_add(k).saturating_add(v)
+                .fold(0u64, |a, (il, &(k, v, _))| {
+                    let ix = kv
+                        .indexer
+                        .as_ref()
+                        .and_then(|c| c.per_layer.get(il).copied());
+                    a.saturating_add(k)
+                        .saturating_add(v)
+                        .saturating_add(ix.unwrap_or(0))
                 });
             DeviceShare {
                 name: d.name.clone(),

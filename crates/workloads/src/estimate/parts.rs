@@ -7,8 +7,8 @@ use super::galloc::DeviceBuffer;
 use super::Plan;
 use super::{
     device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
-    HparamError, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
-    TensorInfo, WeightsEstimate, MIB, RULES,
+    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams,
+    OverheadEstimate, Resolved, Rules, TensorInfo, WeightsEstimate, MIB, RULES,
 };
 use std::path::Path;
 
@@ -165,6 +165,14 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
     let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
     let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
     let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
+    let indexer = indexer_cache(
+        p,
+        r.fa,
+        &cells,
+        (file, &on_gpu),
+        (type_k, type_v),
+        &mut sums,
+    )?;
     Ok(KvEstimate {
         bytes: sums.bytes,
         gpu_bytes: sums.gpu,
@@ -179,6 +187,7 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
         layers_full: sums.layers_full,
         layers_swa: sums.layers_swa,
         recurrent_bytes,
+        indexer,
         type_k: type_k.lower_name(),
         type_v: type_v.lower_name(),
         per_layer: sums.per_layer,
@@ -271,6 +280,63 @@ fn attention_kv(
     Ok(sums)
 }
 
+/// The sparse-attention indexer's cache (`indexer.rs`): the main cache's cells and streams,
+/// `-ctk`/`-ctv` rows of its one-head K (and MSA's V), with its layer like the KV. Counted in the
+/// totals and the device/host split, not in the per-layer K/V the compute graph reads.
+fn indexer_cache(
+    p: &ModelParams,
+    fa: bool,
+    cells: &Cells,
+    (file, on_gpu): (&Path, &dyn Fn(usize) -> bool),
+    (type_k, type_v): (GgmlType, GgmlType),
+    sums: &mut KvSums,
+) -> Result<Option<IndexerCache>, EstimateError> {
+    let Some(ix) = &p.indexer else {
+        return Ok(None);
+    };
+    let nl = p.n_layer as usize;
+    let v_max = p.head_v.iter().copied().max().unwrap_or(0);
+    let n_cells = cells.full * cells.streams;
+    let too_big = || beyond_any_device(file, "the indexer cache");
+    let mut c = IndexerCache {
+        kind: match ix.kind {
+            IndexerKind::Dsa => "dsa",
+            IndexerKind::Msa => "msa",
+        },
+        bytes: 0,
+        k_bytes: 0,
+        v_bytes: 0,
+        layers: 0,
+        head_size: ix.head_size,
+        per_layer: vec![0; nl],
+    };
+    for il in (0..nl).filter(|&il| ix.layers.get(il).copied().unwrap_or(false)) {
+        let (k_el, v_el) = ix.row_elems(p.head_v[il], v_max, fa);
+        let k = cache_row(type_k, k_el, "-ctk", il)?
+            .checked_mul(n_cells)
+            .ok_or_else(too_big)?;
+        let v = if v_el == 0 {
+            0
+        } else {
+            cache_row(type_v, v_el, "-ctv", il)?
+                .checked_mul(n_cells)
+                .ok_or_else(too_big)?
+        };
+        sums.add(k).and_then(|()| sums.add(v)).ok_or_else(too_big)?;
+        if on_gpu(il) {
+            sums.gpu += k + v;
+        } else {
+            sums.host += k + v;
+        }
+        c.k_bytes += k;
+        c.v_bytes += v;
+        c.bytes += k + v;
+        c.layers += 1;
+        c.per_layer[il] = k + v;
+    }
+    Ok(Some(c))
+}
+
 /// The recurrent state (one per sequence), which lives with its layer like the KV.
 fn recurrent_state(
     p: &ModelParams,
@@ -316,6 +382,7 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     if let Some(why) = legacy_latent(model, p) {
         approx.push(why);
     }
+    approx.extend(super::graph_gaps::missing_parts(model, p));
     let gpu_bytes = g
         .device_bytes
         .iter()

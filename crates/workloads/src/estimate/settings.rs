@@ -90,6 +90,54 @@ impl Backend {
     }
 }
 
+/// Which llama.cpp program runs the model: the slots and their cache are llama-server's rules,
+/// the one-sequence tools keep common_params' defaults (common/arg.cpp
+/// `common_params_parser_init`: only LLAMA_EXAMPLE_SERVER sets `n_parallel = -1`, auto).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tool {
+    /// llama-server: `-np` auto = 4 slots sharing one unified cache.
+    Server,
+    /// llama-cli: b11434 runs llama-server's code in-process (tools/cli/cli-server.h) with the
+    /// CLI's parameters, one sequence by default; older builds' own main loop, one sequence too.
+    Cli,
+    /// llama-mtmd-cli (and the older llava/gemma3/qwen2vl CLIs): one sequence; the projector
+    /// (`--mmproj`) is not modelled.
+    Mtmd,
+    /// llama-bench: one sequence, a context of n_prompt + n_gen + n_depth (512 + 128 + 0).
+    Bench,
+}
+
+impl Tool {
+    /// `server`, `cli`, `mtmd`, `bench`, or a program's name or path (`llama-cli`,
+    /// `/opt/llama/llama-bench`, `llama-mtmd-cli.exe`).
+    pub fn parse(s: &str) -> Option<Tool> {
+        let name = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        let name = name
+            .strip_suffix(".exe")
+            .unwrap_or(name)
+            .to_ascii_lowercase();
+        Some(match name.as_str() {
+            "server" | "llama-server" => Tool::Server,
+            "cli" | "llama-cli" | "main" | "llama-completion" => Tool::Cli,
+            "mtmd" | "llama-mtmd-cli" | "llama-llava-cli" | "llama-gemma3-cli"
+            | "llama-qwen2vl-cli" | "llama-minicpmv-cli" => Tool::Mtmd,
+            "bench" | "llama-bench" => Tool::Bench,
+            _ => return None,
+        })
+    }
+
+    /// The program's name.
+    pub fn program(self) -> &'static str {
+        match self {
+            Tool::Server => "llama-server",
+            Tool::Cli => "llama-cli",
+            Tool::Mtmd => "llama-mtmd-cli",
+            Tool::Bench => "llama-bench",
+        }
+    }
+}
+
 /// `-sm/--split-mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -211,6 +259,11 @@ pub struct LlamaSettings {
     pub fit: FitSettings,
     /// Not a llama-server flag: which backend the GPU buffers use.
     pub backend: Setting<Backend>,
+    /// Not a llama-server flag: the program that runs the model (`--tool`, or a process's).
+    pub tool: Setting<Tool>,
+    /// The context keeps embeddings beside the logits (`llama_context_params.embeddings`): the
+    /// output buffer then holds n_embd more floats per output row. Ollama's runner sets it.
+    pub output_embeddings: Setting<bool>,
     /// Not a llama-server flag: the llama.cpp build (`bNNNN`, as `llama-server --version` or
     /// `/props` `build_info` say) whose rules to follow; `None` = the newest rules.
     pub llama_build: Setting<Option<u64>>,
@@ -276,6 +329,8 @@ impl Default for LlamaSettings {
             devices: DeviceSettings::default(),
             fit: FitSettings::default(),
             backend: Setting::default(Backend::Cuda, "cuda"),
+            tool: Setting::default(Tool::Server, "llama-server"),
+            output_embeddings: Setting::default(false, "logits only"),
             llama_build: Setting::default(None, "unknown: the newest rules"),
         }
     }

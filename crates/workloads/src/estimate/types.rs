@@ -6,7 +6,7 @@ use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
     ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitOutcome, FitProbe, FitReplay,
-    FitStage, FitStep, KvEstimate, ModelSummary, OutputEstimate, OverheadEstimate,
+    FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate, OverheadEstimate,
     TensorOverrideEstimate, WeightsEstimate,
 };
 

@@ -5,7 +5,7 @@
 //! in front of the program read as its environment (`LLAMA_ARG_*`).
 
 use anyhow::Context;
-use gpuledger_workloads::estimate::{parse_llama_build, Backend, LlamaSettings};
+use gpuledger_workloads::estimate::{parse_llama_build, Backend, LlamaSettings, Tool};
 use std::path::PathBuf;
 
 use super::FLAGS_HELP;
@@ -19,6 +19,8 @@ pub(super) struct Opts {
     /// `--device N` was given (not the default 0): a GPU that is not there is then an error.
     pub device_named: bool,
     pub backend: Option<Backend>,
+    /// `--tool cli|server|mtmd|bench` (or a program's name): whose sequence rules apply.
+    pub tool: Option<Tool>,
     pub fit_check: bool,
     /// `--gpus N`: local GPUs llama.cpp would use (default 1).
     pub gpus: Option<u32>,
@@ -60,6 +62,10 @@ pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
         flags.extend(theirs.cloned());
     }
     let (mut settings, stray) = LlamaSettings::parse_known(&flags).map_err(anyhow::Error::msg)?;
+    if let Some(t) = program_tool(args, after_dashes) {
+        let source = format!("the command line's program, {}", t.program());
+        settings.tool = gpuledger_workloads::estimate::Setting::runtime(t, &source);
+    }
     let mut warnings = Vec::new();
     let (llama_env, other_env): (Vec<_>, Vec<_>) = env
         .iter()
@@ -112,14 +118,26 @@ fn split(args: &[String]) -> (&[String], Option<&[String]>, bool) {
     }
 }
 
-/// `llama-server`, `./build/bin/llama-server`, `D:\llama\llama-server.exe`.
+/// `llama-server`, `./build/bin/llama-cli`, `D:\llama\llama-server.exe`: a llama.cpp tool.
 fn is_program(a: &str) -> bool {
     let name = a
         .rsplit(['/', '\\'])
         .next()
         .unwrap_or(a)
         .to_ascii_lowercase();
-    !a.starts_with('-') && (name == "llama-server" || name == "llama-server.exe")
+    !a.starts_with('-') && name.starts_with("llama-") && Tool::parse(&name).is_some()
+}
+
+/// The program a pasted command line starts with (`llama-cli ...`, or any first word after
+/// `--`), when it is a llama.cpp tool.
+fn program_tool(args: &[String], after_dashes: bool) -> Option<Tool> {
+    let word = if after_dashes {
+        let i = args.iter().position(|a| a == "--")?;
+        args[i + 1..].iter().find(|a| !is_assignment(a))?
+    } else {
+        args.iter().find(|a| is_program(a))?
+    };
+    Tool::parse(word)
 }
 
 /// `NAME=value` in front of a command (`CUDA_VISIBLE_DEVICES=0`, `LLAMA_ARG_CTX_SIZE=8192`).
@@ -141,6 +159,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         device: 0,
         device_named: false,
         backend: None,
+        tool: None,
         fit_check: true,
         gpus: None,
         free: Vec::new(),
@@ -180,6 +199,7 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                     format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
                 })?);
             }
+            "--tool" => o.tool = Some(tool_option(it.next())?),
             "--gpus" => {
                 let v = it.next().context("--gpus needs a number of GPUs")?;
                 o.gpus = Some(
@@ -205,6 +225,14 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         }
     }
     Ok((o, rest))
+}
+
+/// `--tool`'s value: a tool's short name or a llama.cpp program's.
+fn tool_option(v: Option<&String>) -> anyhow::Result<Tool> {
+    let v = v.context("--tool needs server, cli, mtmd or bench")?;
+    Tool::parse(v).with_context(|| {
+        format!("--tool: {v:?} is not server, cli, mtmd, bench or a llama.cpp program")
+    })
 }
 
 #[cfg(test)]
@@ -234,6 +262,22 @@ mod tests {
         }
         let l = read(&words("-- llama-server -m x.gguf")).unwrap();
         assert_eq!(l.model, Some(PathBuf::from("x.gguf")));
+    }
+
+    #[test]
+    fn the_tool_from_the_option_or_the_pasted_program() {
+        let l = read(&words("m.gguf --tool cli -c 512")).unwrap();
+        assert_eq!(l.opts.tool, Some(Tool::Cli));
+        for (line, tool) in [
+            ("-- /opt/llama/llama-bench -m x.gguf", Tool::Bench),
+            ("llama-mtmd-cli -m x.gguf -c 512", Tool::Mtmd),
+            ("-- llama-server -m x.gguf", Tool::Server),
+        ] {
+            let l = read(&words(line)).unwrap();
+            assert_eq!(l.settings.tool.value, tool, "{line}");
+            assert_eq!(l.model, Some(PathBuf::from("x.gguf")), "{line}");
+        }
+        assert!(read(&words("m.gguf --tool kobold")).is_err());
     }
 
     #[test]

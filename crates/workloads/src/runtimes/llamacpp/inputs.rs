@@ -2,7 +2,7 @@
 //! its root), its flags and `LLAMA_ARG_*` environment, and the backend it runs. Ollama and LM
 //! Studio build the same inputs with settings of their own.
 
-use crate::estimate::{env_vars, Backend, LlamaSettings, Setting};
+use crate::estimate::{env_vars, Backend, LlamaSettings, Setting, Tool};
 use crate::gguf::GgufModel;
 use gpuledger_model::{EvidenceKind, Process, Vendor, Workload};
 use std::path::{Path, PathBuf};
@@ -46,6 +46,11 @@ pub fn llama_server_inputs(
         .apply_env(&llama_env(proc_root, p.pid))
         .map_err(|e| format!("cannot read the server's LLAMA_ARG_* settings: {e}"))?;
     settings.backend = backend_of(w, vendor);
+    // The program decides the sequence rules: llama-cli and llama-bench are not servers.
+    if let Some(t) = argv.first().and_then(|a| Tool::parse(a)) {
+        let source = format!("the process's program, {}", t.program());
+        settings.tool = Setting::runtime(t, &source);
+    }
     Ok(ProcessInputs {
         model_path: path,
         model: gguf,

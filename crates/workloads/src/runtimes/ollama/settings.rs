@@ -134,9 +134,13 @@ pub fn settings(
             load.placement(&mut s, &mut notes);
         }
     }
-    notes.not_modelled.push(
-        "Ollama's runner builds its context with embeddings on: an output buffer of n_embd floats per slot beside the logits (host memory)".into(),
-    );
+    // llama/llama.go `NewContextParams` (the Go runner from v0.4 on, github.com/ollama/ollama):
+    // `params.embeddings = C.bool(true)`, so llama_context::output_reserve keeps n_embd floats
+    // per output row beside the logits (ollama/ollama#10738: (151936 + 5120) × 4 = 0.60 MiB).
+    s.output_embeddings = Setting {
+        value: true,
+        source: default("Ollama's runner creates its context with embeddings on (llama/llama.go NewContextParams): the output buffer holds n_embd floats per slot beside the logits"),
+    };
     Ok((s, notes))
 }
 

@@ -1,0 +1,50 @@
+//! Parts of an architecture's compute graph that the replay (`compute`) does not build, named
+//! from the tensors that need them, so the compute line says it is approximate and why instead
+//! of passing a partial graph off as exact.
+
+use crate::gguf::GgufModel;
+
+use super::hparams::ModelParams;
+use super::indexer::IndexerKind;
+
+/// One sentence per graph part the replay leaves out for this model.
+pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(ix) = &p.indexer {
+        out.push(match ix.kind {
+            // models/deepseek32.cpp, models/glm-dsa.cpp: the lightning indexer scores every
+            // cached position per indexer head, then the top-k mask feeds the MLA attention.
+            IndexerKind::Dsa => format!(
+                "the DSA lightning indexer ({} heads of {} over every cached position, its \
+                 top-k selection and sparse mask): not in the replay, so the compute buffer \
+                 can be several times larger than estimated at long context",
+                ix.n_head, ix.head_size
+            ),
+            // models/minimax-m3.cpp: block scores over the indexer cache, block top-k and
+            // the local-block bias before the attention.
+            IndexerKind::Msa => format!(
+                "the MSA block indexer ({} heads of {}, block scores, block top-k and \
+                 local-block bias): not in the replay",
+                ix.n_head, ix.head_size
+            ),
+        });
+    }
+    // models/gemma3n.cpp: AltUp keeps n_altup copies of the hidden state through every layer
+    // (predict / correct), LAuReL adds a low-rank residual, and the per-layer inputs project
+    // per_layer_token_embd rows into every layer; gemma4's per-layer inputs likewise.
+    if model.tensor("altup_proj.weight").is_some() {
+        out.push(
+            "Gemma 3n's AltUp (several copies of the hidden state through every layer) and \
+             LAuReL blocks: not in the replay, which builds one hidden state per layer"
+                .into(),
+        );
+    }
+    if model.tensor("per_layer_token_embd.weight").is_some() {
+        out.push(
+            "the per-layer input embeddings (per_layer_token_embd rows looked up on the host, \
+             projected by per_layer_model_proj and fed to every layer): not in the replay"
+                .into(),
+        );
+    }
+    out
+}
