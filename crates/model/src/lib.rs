@@ -35,5 +35,5 @@ pub use redact::{
 pub use snapshot::*;
 pub use workload::{
     Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, NoEstimate, ReportedFigure,
-    Workload, WorkloadKind,
+    RoleKind, Workload, WorkloadKind,
 };

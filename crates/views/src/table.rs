@@ -555,6 +555,7 @@ mod tests {
             w.member = Some(Member {
                 root_pid: Some(40),
                 role: format!("worker TP{}/2", pid - 41),
+                role_kind: gpuledger_model::RoleKind::Worker,
                 evidence: "test".into(),
             });
             p.workload = Some(std::sync::Arc::new(w));

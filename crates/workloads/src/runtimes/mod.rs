@@ -26,6 +26,7 @@ pub mod llamacpp;
 pub mod lmstudio;
 mod loopback;
 pub mod ollama;
+mod pyargs;
 pub mod pytorch;
 pub mod reservation;
 mod runtime;
@@ -48,6 +49,19 @@ pub static RUNTIMES: &[&dyn Runtime] = &[
 /// The runtime that owns `kind`.
 pub fn for_kind(kind: WorkloadKind) -> Option<&'static dyn Runtime> {
     RUNTIMES.iter().copied().find(|r| r.kinds().contains(&kind))
+}
+
+/// The command line as the runtime of `kind` reads it ([`Runtime::read_args`]).
+pub(crate) fn read_args(
+    kind: WorkloadKind,
+    argv: &[String],
+    proc_root: &Path,
+    pid: u32,
+) -> (Vec<String>, Option<String>) {
+    for_kind(kind).map_or_else(
+        || (argv.to_vec(), None),
+        |r| r.read_args(argv, proc_root, pid),
+    )
 }
 
 /// Whether a command line alone names the runtime of `kind` ([`Runtime::names_argv`]).
@@ -324,6 +338,11 @@ pub struct ProcessContext<'a> {
     pub round: Option<&'a crate::safetensors::Round>,
     /// The runtime's release as the log given to `explain --log` names it, and where.
     pub log_version: Option<(String, String)>,
+    /// What of the command line could not be read (vLLM's `--config FILE`), in words.
+    pub argv_note: Option<String>,
+    /// The process's own title when one replaced its command line (`sglang::scheduler_PP1_TP0`,
+    /// `VLLM::Worker_PP1_TP0`): its rank in the workload.
+    pub title: Option<String>,
 }
 
 impl<'a> ProcessContext<'a> {
@@ -361,10 +380,17 @@ impl<'a> ProcessContext<'a> {
             }
         }
         let cwd = std::fs::read_link(proc_root.join(env_pid.to_string()).join("cwd")).ok();
+        let title = match p.cmdline.as_deref() {
+            Some([one]) if one.contains("::") => Some(one.trim().to_string()),
+            _ => None,
+        };
+        let (argv, argv_note) = read_args(kind, &argv, proc_root, env_pid);
         ProcessContext {
+            title,
             pid: p.pid,
             proc_root,
             argv,
+            argv_note,
             argv_from,
             cwd,
             env: hf::process_env(proc_root, p.pid),
