@@ -402,15 +402,20 @@ impl<'a> ProcessContext<'a> {
         }
     }
 
-    /// The ports to ask the runtime's API on: the process's own, else those of the server it
-    /// descends from (an engine core, worker or scheduler listens on none; its server does).
+    /// The ports to ask the runtime's API on: those of the server a titled process (engine
+    /// core, worker, scheduler) descends from first, then its own. A vLLM worker listens on a
+    /// dozen internal ports of its own (NCCL, ZMQ) where no API answers; its server's port does.
     pub fn api_ports(&self, own: &[u16], procs: &ProcReader) -> Vec<u16> {
-        if !own.is_empty() {
-            return own.to_vec();
-        }
-        self.argv_from
+        let mut ports = self
+            .argv_from
             .map(|server| gpuledger_sources::process_facts(procs, server).listen_ports)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        for p in own {
+            if !ports.contains(p) {
+                ports.push(*p);
+            }
+        }
+        ports
     }
 
     /// Where the command line was read, for input sources.
@@ -491,6 +496,10 @@ mod tests {
         assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
         let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();
         assert_eq!(s.tp_size.value, 2);
+        // Its own title is kept: the recipe reads its rank (a pipeline stage) from it.
+        assert_eq!(ctx.title.as_deref(), Some("sglang::scheduler_TP0"));
+        // The server's ports (none recorded here) come before its own.
+        assert_eq!(ctx.api_ports(&[7], &procs), vec![7]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -163,18 +163,8 @@ pub fn estimate(
     let (per_tp, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
     let mut inputs = model_in.to_vec();
     settings_inputs(&s, &mut inputs, &mut not_modelled);
-    let n_layer = model.config.n_layer;
-    let st = parallel::stage(n_layer, s.pp_size.value, s.stage);
-    if let Some(words) = &st.words {
-        inputs.push(Input::new(
-            "pipeline stage",
-            st.layers,
-            derived(words.clone()),
-        ));
-    }
-    let (weights, notes) = parallel::weights(per_tp, n_layer, &st, &s);
-    not_modelled.extend(notes);
-    let per_token = per_token_input(model, &s, st.layers, &mut inputs, &mut not_modelled);
+    let (weights, layers) = rank_share(model, &s, per_tp, &mut inputs, &mut not_modelled);
+    let per_token = per_token_input(model, &s, layers, &mut inputs, &mut not_modelled);
     if let Some(t) = &tokens {
         inputs.push(t.input("max_total_num_tokens"));
     } else if let Some(t) = &s.max_total_tokens {
@@ -228,6 +218,29 @@ pub fn estimate(
         },
         inputs,
     }
+}
+
+/// One rank's weights and the layers it holds KV for: its pipeline stage's share (an input
+/// saying which stage), with what is not sized exactly named.
+fn rank_share(
+    model: &ModelFacts,
+    s: &SglangSettings,
+    per_tp: u64,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> (u64, u64) {
+    let n_layer = model.config.n_layer;
+    let st = parallel::stage(n_layer, s.pp_size.value, s.stage);
+    if let Some(words) = &st.words {
+        inputs.push(Input::new(
+            "pipeline stage",
+            st.layers,
+            derived(words.clone()),
+        ));
+    }
+    let (weights, notes) = parallel::weights(per_tp, n_layer, &st, s);
+    not_modelled.extend(notes);
+    (weights, st.layers)
 }
 
 /// Bytes of KV one token takes on one rank, as an input with its formula, or not modelled (a
