@@ -568,6 +568,7 @@ mod tests {
             member: Some(gpuledger_model::Member {
                 root_pid: Some(root),
                 role: format!("worker TP{rank}/2"),
+                role_kind: gpuledger_model::RoleKind::Worker,
                 evidence: "test".into(),
             }),
         }));

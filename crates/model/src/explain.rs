@@ -109,6 +109,17 @@ pub struct GroupMember {
     pub estimated_gpu_bytes: Option<u64>,
 }
 
+/// A process's role in its group: its member role, else what the root is to its workload (the
+/// server the user started, or a launcher), never `root`, which reads like the user root.
+fn role_in_group(p: &Process) -> String {
+    let w = p.workload.as_ref();
+    match w.and_then(|w| w.member.as_ref()) {
+        Some(m) => m.role.clone(),
+        None if w.is_some_and(|w| w.kind == crate::WorkloadKind::Pytorch) => "launcher".into(),
+        None => "server".into(),
+    }
+}
+
 /// The workload `pid` belongs to or roots, when it has more than this process in the snapshot.
 pub fn group_of(snap: &Snapshot, pid: u32, w: Option<&Workload>) -> Option<Group> {
     let root = w
@@ -123,11 +134,7 @@ pub fn group_of(snap: &Snapshot, pid: u32, w: Option<&Workload>) -> Option<Group
         .iter()
         .map(|p| GroupMember {
             pid: p.pid,
-            role: p
-                .workload
-                .as_ref()
-                .and_then(|w| w.member.as_ref())
-                .map_or_else(|| "root".to_string(), |m| m.role.clone()),
+            role: role_in_group(p),
             usage: p
                 .usage
                 .iter()

@@ -39,5 +39,5 @@ pub use snapshot::{
 };
 pub use workload::{
     Confidence, EstimatedMemory, Evidence, EvidenceKind, Member, NoEstimate, ReportedFigure,
-    Workload, WorkloadKind,
+    RoleKind, Workload, WorkloadKind,
 };

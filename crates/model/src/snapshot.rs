@@ -95,9 +95,11 @@ impl Snapshot {
                 root_pid: r,
                 label,
                 members: members.iter().map(|p| p.pid).collect(),
+                // No member estimated: unknown, not 0.
                 estimated_bytes: estimates
                     .clone()
-                    .fold(0u64, |a, e| a.saturating_add(e.total_gpu_bytes)),
+                    .map(|e| e.total_gpu_bytes)
+                    .reduce(|a, b| a.saturating_add(b)),
                 // A member's total with an unknown part is a floor, and so is the sum.
                 estimated_is_floor: estimates.clone().any(|e| e.is_partial()),
                 measured_bytes: members
@@ -525,6 +527,36 @@ pub fn parse_snapshot(text: &str) -> Result<Snapshot, SnapshotError> {
 mod tests {
     use super::*;
 
+    /// A vLLM server and its worker, neither estimated: the group's estimate is unknown (null,
+    /// `n/a`), never 0 bytes marked exact.
+    #[test]
+    fn a_group_with_no_estimate_is_unknown_not_zero() {
+        let proc_of = |pid: u32, root: Option<u32>| {
+            let mut p = Process::new(pid);
+            p.workload = Some(std::sync::Arc::new(crate::Workload {
+                kind: crate::WorkloadKind::Vllm,
+                model: None,
+                model_name: None,
+                confidence: crate::Confidence::High,
+                evidence: Vec::new(),
+                missing: Vec::new(),
+                member: root.map(|r| crate::Member {
+                    root_pid: Some(r),
+                    role: "worker TP0/2".into(),
+                    role_kind: crate::RoleKind::Worker,
+                    evidence: String::new(),
+                }),
+            }));
+            p
+        };
+        let (server, worker) = (proc_of(10, None), proc_of(11, Some(10)));
+        let g = Snapshot::group_totals(&[&server, &worker]);
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].estimated_bytes, None);
+        let json = serde_json::to_value(&g[0]).unwrap();
+        assert!(json["estimated_bytes"].is_null(), "{json}");
+    }
+
     fn sample() -> Snapshot {
         let mut s = Snapshot::new("2026-11-29T08:00:00Z".into(), Host::default());
         let mut d = Device::new(0, Vendor::Nvidia, "GPU-1", "nvml");
@@ -601,7 +633,8 @@ pub struct GroupTotals {
     /// `vLLM · Qwen2-72B`.
     pub label: String,
     pub members: Vec<u32>,
-    pub estimated_bytes: u64,
+    /// The members' estimated shares summed; `None` (null) when no member carries an estimate.
+    pub estimated_bytes: Option<u64>,
     /// A member's estimate has an unknown part: the sum is a floor.
     pub estimated_is_floor: bool,
     /// `None` when a member's memory is unknown.

@@ -173,6 +173,32 @@ pub struct Workload {
     pub member: Option<Member>,
 }
 
+/// What a member does in its workload: what rules match on; [`Member::role`] is its words
+/// (`worker TP1/2`), for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleKind {
+    /// The engine that schedules the ranks (vLLM's engine core): with one rank it runs the
+    /// model itself, with several its workers do.
+    EngineCore,
+    /// An engine that runs a rank itself (vLLM V0's engine, rank 0).
+    Engine,
+    /// One tensor- or pipeline-parallel rank an engine started (vLLM's workers, SGLang's
+    /// schedulers).
+    Worker,
+    /// A process of the runtime that holds no model (SGLang's detokenizer).
+    Helper,
+    /// The process a server runs the model in (Ollama's runner, LM Studio's node helper).
+    Runner,
+    /// A rank a launcher started, by its `RANK` and `WORLD_SIZE`.
+    Rank,
+    /// llama.cpp's `rpc-server`: a device of a llama-server.
+    RpcDevice,
+    /// A descendant whose part is not known.
+    #[default]
+    Child,
+}
+
 /// One process of a workload that runs as several (docs/DESIGN.md concept 7): an engine core or
 /// a tensor-parallel worker under vLLM's API server, SGLang's schedulers, Ollama's runner under
 /// `ollama serve`, the ranks `torchrun` starts.
@@ -183,6 +209,9 @@ pub struct Member {
     pub root_pid: Option<u32>,
     /// `engine core`, `worker TP1/4`, `scheduler TP0`, `runner`, `rank 3/8`, `child`.
     pub role: String,
+    /// What the role is, for rules (never the words above).
+    #[serde(default)]
+    pub role_kind: RoleKind,
     /// How the membership was concluded, and where it was read.
     pub evidence: String,
 }

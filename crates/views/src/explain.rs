@@ -335,13 +335,25 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
             format!("{}  — {}", term_safe(&what), r.source),
         ]);
     }
-    let estimated = match (&est.estimate, &est.recorded) {
-        (Some(x), _) => human_bytes(x.total_gpu_bytes),
-        (None, Some(r)) => format!(
-            "{} (recorded in the snapshot)",
+    // The same total the estimate's own section shows: llama.cpp's, a runtime recipe's (a floor
+    // when a part is unknown), or the one the snapshot recorded.
+    let floor = |partial: bool| if partial { "≥ " } else { "" };
+    let estimated = match (&est.estimate, &est.runtime, &est.recorded) {
+        (Some(x), _, _) => human_bytes(x.total_gpu_bytes),
+        (None, Some(r), _) => format!(
+            "{}{}",
+            floor(r.summary.is_partial()),
+            human_bytes(r.summary.total_gpu_bytes)
+        ),
+        (None, None, Some(r)) => format!(
+            "{}{} (recorded in the snapshot)",
+            floor(r.is_partial()),
             human_bytes(r.total_gpu_bytes)
         ),
-        (None, None) => words::UNKNOWN.into(),
+        (None, None, None) => match &est.unavailable {
+            Some(why) => format!("{} ({})", words::UNKNOWN, term_safe(why)),
+            None => words::UNKNOWN.into(),
+        },
     };
     rows.push(vec!["estimated (recipe):".into(), estimated]);
     out.push_str(&Columns::new(&[]).indent("  ").gap(3).render(&rows));
@@ -400,7 +412,7 @@ mod tests {
         e.group = Some(Group {
             root_pid: 10,
             members: vec![
-                member(10, "root", None),
+                member(10, "server", None),
                 member(20, "worker TP0/2", Some(21)),
             ],
             measured_gpu_bytes: 21 << 30,
@@ -410,7 +422,7 @@ mod tests {
         group_section(&mut out, &e);
         assert!(
             out.ends_with(
-                "       10  root             no GPU memory\n       20  worker TP0/2     GPU0 21 GiB  ← this process\n"
+                "       10  server           no GPU memory\n       20  worker TP0/2     GPU0 21 GiB  ← this process\n"
             ),
             "{out}"
         );
@@ -468,6 +480,38 @@ mod tests {
             out,
             "\nSIDE BY SIDE (never added together)\n  measured (driver):    7 GiB\n  reported (runtime):   n/a (the runtime publishes no figure here)\n  estimated (recipe):   n/a\n"
         );
+    }
+
+    /// A vLLM worker's runtime recipe: the side-by-side line shows its total (a floor when a
+    /// part is unknown), not `n/a` under an estimate of 40 GiB.
+    #[test]
+    fn side_by_side_shows_a_runtime_recipes_total() {
+        let mut est = EstimatedLedger {
+            measured_gpu_bytes: Some(41 << 30),
+            ..EstimatedLedger::default()
+        };
+        let mut summary = gpuledger_model::EstimatedMemory {
+            total_gpu_bytes: 40 << 30,
+            kv_cache_gpu_bytes: Some(20 << 30),
+            compute_gpu_bytes: Some(1 << 30),
+            overhead_included: true,
+            ..Default::default()
+        };
+        est.set_runtime(gpuledger_model::runtime_estimate::RuntimeEstimate {
+            summary: summary.clone(),
+            inputs: Vec::new(),
+        });
+        let mut out = String::new();
+        side_by_side(&mut out, &est);
+        assert!(out.contains("estimated (recipe):   40 GiB\n"), "{out}");
+        summary.kv_cache_gpu_bytes = None;
+        est.set_runtime(gpuledger_model::runtime_estimate::RuntimeEstimate {
+            summary,
+            inputs: Vec::new(),
+        });
+        let mut out = String::new();
+        side_by_side(&mut out, &est);
+        assert!(out.contains("estimated (recipe):   ≥ 40 GiB\n"), "{out}");
     }
 
     #[test]

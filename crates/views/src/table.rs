@@ -353,13 +353,19 @@ fn group_lines(with: &[&Process]) -> Vec<String> {
     Snapshot::group_totals(with)
         .iter()
         .map(|g| {
+            let estimated = match g.estimated_bytes {
+                Some(b) => format!(
+                    "{}{}",
+                    if g.estimated_is_floor { "≥ " } else { "" },
+                    human_bytes(b)
+                ),
+                None => "n/a (no member has an estimate)".into(),
+            };
             format!(
-                "  group of pid {} ({}): {} members, estimated {}{} in all beside {} measured",
+                "  group of pid {} ({}): {} members, estimated {estimated} in all beside {} measured",
                 g.root_pid,
                 g.label,
                 g.members.len(),
-                if g.estimated_is_floor { "≥ " } else { "" },
-                human_bytes(g.estimated_bytes),
                 human_opt(g.measured_bytes)
             )
         })
@@ -555,6 +561,7 @@ mod tests {
             w.member = Some(Member {
                 root_pid: Some(40),
                 role: format!("worker TP{}/2", pid - 41),
+                role_kind: gpuledger_model::RoleKind::Worker,
                 evidence: "test".into(),
             });
             p.workload = Some(std::sync::Arc::new(w));

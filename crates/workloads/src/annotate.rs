@@ -269,7 +269,9 @@ fn rpc_shares(snap: &mut Snapshot) {
         .filter(|(_, p)| p.estimate.is_none())
         .filter_map(|(i, p)| {
             let m = p.workload.as_ref()?.member.as_ref()?;
-            let root = m.root_pid.filter(|_| m.role == "rpc device")?;
+            let root = m
+                .root_pid
+                .filter(|_| m.role_kind == gpuledger_model::RoleKind::RpcDevice)?;
             let of = snap
                 .processes
                 .iter()
@@ -424,6 +426,7 @@ mod tests {
             member: Some(Member {
                 root_pid: root,
                 role: role.into(),
+                role_kind: gpuledger_model::RoleKind::RpcDevice,
                 evidence: "test".into(),
             }),
         };

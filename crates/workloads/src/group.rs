@@ -17,7 +17,7 @@
 //!    root's `child`.
 
 use crate::runtimes::{for_kind, Seen, RUNTIMES};
-use gpuledger_model::{Evidence, EvidenceKind, Member, Workload, WorkloadKind};
+use gpuledger_model::{Evidence, EvidenceKind, Member, RoleKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 
 /// How far up a process's ancestors the root is looked for (server → engine core → worker is
@@ -119,6 +119,7 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
             w.member = Some(Member {
                 root_pid: None,
                 role,
+                role_kind: RoleKind::Rank,
                 evidence: format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
             });
         }
@@ -128,26 +129,33 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
     if !w.kind.is_ai() || (w.kind == WorkloadKind::Pytorch && kind != WorkloadKind::Pytorch) {
         adopt(f, w, &root, kind);
     }
+    // The root's command line as its runtime reads it (a vLLM `--config` file included): the
+    // same reading the recipe makes.
+    let root_args = crate::runtimes::read_args(kind, &root.args, procs.root(), root.pid).0;
     // A worker whose title replaced its command line serves the model its root names.
     if w.model.is_none() && w.kind.is_ai() {
-        w.model = crate::runtimes::model_arg(kind, root.prog(), &root.args);
+        w.model = crate::runtimes::model_arg(kind, root.prog(), &root_args);
     }
-    let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root.args));
+    let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root_args));
     let rank = if own_role.is_none() { rank() } else { None };
-    let (role, how) = match (own_role, rank) {
+    let ((role_kind, role), how) = match (own_role, rank) {
         (Some(role), _) => (role, format!("its title `{}`", title(f))),
         (None, Some(role)) => (
-            role,
+            (RoleKind::Rank, role),
             format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
         ),
-        (None, None) => match mp_role(f, w.kind, &root, procs) {
+        (None, None) => match mp_role(f, w.kind, &root, &root_args, procs) {
             Some(found) => found,
-            None => ("child".to_string(), "a descendant".to_string()),
+            None => (
+                (RoleKind::Child, "child".to_string()),
+                "a descendant".to_string(),
+            ),
         },
     };
     w.member = Some(Member {
         root_pid: Some(root.pid),
         role,
+        role_kind,
         evidence: format!(
             "{how}; the workload's root is pid {} (`{}`), from /proc/{}/stat's parent chain",
             root.pid,
@@ -230,6 +238,7 @@ fn rpc_device(f: &ProcessFacts, procs: &ProcReader) -> Member {
     Member {
         root_pid,
         role: "rpc device".into(),
+        role_kind: RoleKind::RpcDevice,
         evidence,
     }
 }
@@ -243,11 +252,30 @@ fn find_root(f: &ProcessFacts, procs: &ProcReader) -> Option<(Ancestor, Workload
         }
         let (a, ppid) = Ancestor::read(procs, pid)?;
         if let Some(kind) = a.names() {
-            return Some((a, kind));
+            return Some((topmost_fork(a, ppid, procs), kind));
         }
         pid = ppid;
     }
     None
+}
+
+/// The server itself where `a` is a fork of it (the same command line: vLLM V1's engine core
+/// forked from its API server, whose workers are forks of it in turn), at most [`MAX_DEPTH`]
+/// levels up.
+fn topmost_fork(mut a: Ancestor, mut ppid: u32, procs: &ProcReader) -> Ancestor {
+    for _ in 0..MAX_DEPTH {
+        if ppid <= 1 {
+            break;
+        }
+        match Ancestor::read(procs, ppid) {
+            Some((parent, up)) if parent.args == a.args && !a.args.is_empty() => {
+                a = parent;
+                ppid = up;
+            }
+            _ => break,
+        }
+    }
+    a
 }
 
 /// A process identification could not name takes its root's runtime: a vLLM V0 engine started
@@ -273,9 +301,10 @@ fn adopt(f: &ProcessFacts, w: &mut Workload, root: &Ancestor, kind: WorkloadKind
 /// before its processes had titles) lays out its ranks, read from the process tree alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MpPlace {
-    /// A spawned child of the root (vLLM V0's `MQLLMEngine`, V1's engine core) that started
-    /// `workers` multiprocessing children of its own.
-    Engine { workers: usize },
+    /// A child of the root (vLLM V0's `MQLLMEngine`, V1's engine core) that started `workers`
+    /// multiprocessing children of its own; `forked`: a fork of the server (its command line),
+    /// as V1 starts its engine core by default, where V0 spawns its engine.
+    Engine { workers: usize, forked: bool },
     /// The `index`th (from 0, in start order) of `of` multiprocessing children of an engine, or
     /// of the root itself when the root runs the engine (`under_root`: forks of the server).
     Worker {
@@ -318,8 +347,9 @@ fn mp_role(
     f: &ProcessFacts,
     kind: WorkloadKind,
     root: &Ancestor,
+    root_args: &[String],
     procs: &ProcReader,
-) -> Option<(String, String)> {
+) -> Option<((RoleKind, String), String)> {
     if kind != WorkloadKind::Vllm {
         return None;
     }
@@ -329,7 +359,8 @@ fn mp_role(
         return None;
     }
     let place = if parent == root.pid {
-        if f.cmdline == root.args {
+        let forked = f.cmdline == root.args;
+        if forked && crate::runtimes::vllm::Vllm::server_runs_engine(root_args) {
             let kids = mp_children(procs, parent, &parent_args);
             let index = kids.iter().position(|&p| p == f.pid)?;
             MpPlace::Worker {
@@ -340,6 +371,7 @@ fn mp_role(
         } else {
             MpPlace::Engine {
                 workers: mp_children(procs, f.pid, &f.cmdline).len(),
+                forked,
             }
         }
     } else {
@@ -355,10 +387,11 @@ fn mp_role(
             under_root: false,
         }
     };
-    let role = crate::runtimes::vllm::Vllm::multiprocessing_role(place, &root.args)?;
+    let role = crate::runtimes::vllm::Vllm::multiprocessing_role(place, root_args)?;
     let how = match place {
-        MpPlace::Engine { workers } => format!(
-            "a multiprocessing child of the server with {workers} multiprocessing children of its own (/proc/*/stat parents, /proc/{}/cmdline)",
+        MpPlace::Engine { workers, forked } => format!(
+            "a multiprocessing child{} of the server with {workers} multiprocessing children of its own (/proc/*/stat parents, /proc/{}/cmdline)",
+            if forked { " (a fork: the server's command line)" } else { "" },
             f.pid
         ),
         MpPlace::Worker { index, of, .. } => format!(
@@ -682,6 +715,36 @@ mod tests {
                 name: "V1 TP2 before titles: the engine core and two workers",
                 server: "/usr/bin/python3 /usr/local/bin/vllm serve /m --tensor-parallel-size 2",
                 tree: &[(11, 10, Some(7)), (12, 11, Some(9)), (13, 11, Some(10))],
+                want: &[(11, Some("engine core")), (12, Some("worker TP0/2")), (13, Some("worker TP1/2"))],
+            },
+            Case {
+                // The underscored spelling vLLM accepts (public command lines use it:
+                // `--enforce_eager true`, vllm-project/vllm#22303): the roles read TP 2 as the
+                // recipe does.
+                name: "V0 TP2, underscored --tensor_parallel_size",
+                server: "python3 -m vllm.entrypoints.openai.api_server --model /m --tensor_parallel_size 2",
+                tree: &[(11, 10, Some(7)), (12, 11, None)],
+                want: &[(11, Some("engine TP0/2")), (12, Some("worker TP1/2"))],
+            },
+            Case {
+                name: "V0 TP2, the model after the flags, --tensor-parallel-size=2",
+                server: "/usr/bin/python3 /usr/local/bin/vllm serve --tensor-parallel-size=2 --port 8000 /m",
+                tree: &[(11, 10, Some(7)), (12, 11, None)],
+                want: &[(11, Some("engine TP0/2")), (12, Some("worker TP1/2"))],
+            },
+            Case {
+                // vLLM 0.7 with VLLM_USE_V1=1 (vllm-project/vllm#15469 runs 0.7.2 so): the
+                // engine core, untitled, is a fork of the server under
+                // VLLM_WORKER_MULTIPROC_METHOD=fork, and runs the model itself.
+                name: "V1 TP1, the engine core forked and untitled",
+                server: "/usr/bin/python3 /usr/local/bin/vllm serve /m",
+                tree: &[(11, 10, None)],
+                want: &[(11, Some("engine core"))],
+            },
+            Case {
+                name: "V1 TP2, engine core and workers forked and untitled",
+                server: "/usr/bin/python3 /usr/local/bin/vllm serve /m -tp 2",
+                tree: &[(11, 10, None), (12, 11, None), (13, 11, None)],
                 want: &[(11, Some("engine core")), (12, Some("worker TP0/2")), (13, Some("worker TP1/2"))],
             },
             Case {

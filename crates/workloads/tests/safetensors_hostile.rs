@@ -266,6 +266,8 @@ fn a_containers_absolute_symlink_is_not_followed_on_the_host() {
         fetch: None,
         round: None,
         log_version: None,
+        argv_note: None,
+        title: None,
     };
     let e = match vllm::estimate_process(&ctx) {
         Ok(r) => panic!("read the host's file: {:?}", r.summary),

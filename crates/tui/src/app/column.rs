@@ -481,6 +481,7 @@ mod tests {
             member: Some(Member {
                 root_pid: Some(1),
                 role: "rpc device".into(),
+                role_kind: gpuledger_model::RoleKind::RpcDevice,
                 evidence: String::new(),
             }),
         };

@@ -166,6 +166,7 @@ fn workload_and_model_labels_when_identified() {
         Some(gpuledger_model::Member {
             root_pid: Some(4200),
             role: "worker TP1/2".into(),
+            role_kind: gpuledger_model::RoleKind::Worker,
             evidence: "test".into(),
         });
     let t = render_metrics(&s, &MetricsOptions::default());
@@ -752,6 +753,7 @@ fn a_members_estimate_names_the_gpu_it_is_a_share_of() {
         w.member = Some(gpuledger_model::Member {
             root_pid: Some(40),
             role: format!("worker TP{}/2", pid - 41),
+            role_kind: gpuledger_model::RoleKind::Worker,
             evidence: "test".into(),
         });
         p.workload = Some(w.into());

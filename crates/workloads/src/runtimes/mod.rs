@@ -26,6 +26,7 @@ pub mod llamacpp;
 pub mod lmstudio;
 mod loopback;
 pub mod ollama;
+mod pyargs;
 pub mod pytorch;
 pub mod reservation;
 mod runtime;
@@ -48,6 +49,19 @@ pub static RUNTIMES: &[&dyn Runtime] = &[
 /// The runtime that owns `kind`.
 pub fn for_kind(kind: WorkloadKind) -> Option<&'static dyn Runtime> {
     RUNTIMES.iter().copied().find(|r| r.kinds().contains(&kind))
+}
+
+/// The command line as the runtime of `kind` reads it ([`Runtime::read_args`]).
+pub(crate) fn read_args(
+    kind: WorkloadKind,
+    argv: &[String],
+    proc_root: &Path,
+    pid: u32,
+) -> (Vec<String>, Option<String>) {
+    for_kind(kind).map_or_else(
+        || (argv.to_vec(), None),
+        |r| r.read_args(argv, proc_root, pid),
+    )
 }
 
 /// Whether a command line alone names the runtime of `kind` ([`Runtime::names_argv`]).
@@ -326,6 +340,11 @@ pub struct ProcessContext<'a> {
     pub round: Option<&'a crate::safetensors::Round>,
     /// The runtime's release as the log given to `explain --log` names it, and where.
     pub log_version: Option<(String, String)>,
+    /// What of the command line could not be read (vLLM's `--config FILE`), in words.
+    pub argv_note: Option<String>,
+    /// The process's own title when one replaced its command line (`sglang::scheduler_PP1_TP0`,
+    /// `VLLM::Worker_PP1_TP0`): its rank in the workload.
+    pub title: Option<String>,
 }
 
 impl<'a> ProcessContext<'a> {
@@ -363,10 +382,17 @@ impl<'a> ProcessContext<'a> {
             }
         }
         let cwd = std::fs::read_link(proc_root.join(env_pid.to_string()).join("cwd")).ok();
+        let title = match p.cmdline.as_deref() {
+            Some([one]) if one.contains("::") => Some(one.trim().to_string()),
+            _ => None,
+        };
+        let (argv, argv_note) = read_args(kind, &argv, proc_root, env_pid);
         ProcessContext {
+            title,
             pid: p.pid,
             proc_root,
             argv,
+            argv_note,
             argv_from,
             cwd,
             env: hf::process_env(proc_root, p.pid),
@@ -378,15 +404,20 @@ impl<'a> ProcessContext<'a> {
         }
     }
 
-    /// The ports to ask the runtime's API on: the process's own, else those of the server it
-    /// descends from (an engine core, worker or scheduler listens on none; its server does).
+    /// The ports to ask the runtime's API on: those of the server a titled process (engine
+    /// core, worker, scheduler) descends from first, then its own. A vLLM worker listens on a
+    /// dozen internal ports of its own (NCCL, ZMQ) where no API answers; its server's port does.
     pub fn api_ports(&self, own: &[u16], procs: &ProcReader) -> Vec<u16> {
-        if !own.is_empty() {
-            return own.to_vec();
-        }
-        self.argv_from
+        let mut ports = self
+            .argv_from
             .map(|server| gpuledger_sources::process_facts(procs, server).listen_ports)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        for p in own {
+            if !ports.contains(p) {
+                ports.push(*p);
+            }
+        }
+        ports
     }
 
     /// Where the command line was read, for input sources.
@@ -467,6 +498,10 @@ mod tests {
         assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
         let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();
         assert_eq!(s.tp_size.value, 2);
+        // Its own title is kept: the recipe reads its rank (a pipeline stage) from it.
+        assert_eq!(ctx.title.as_deref(), Some("sglang::scheduler_TP0"));
+        // The server's ports (none recorded here) come before its own.
+        assert_eq!(ctx.api_ports(&[7], &procs), vec![7]);
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

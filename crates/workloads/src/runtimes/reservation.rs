@@ -128,7 +128,8 @@ fn kv_element(
 }
 
 /// Bytes of KV one token takes on one rank, and the formula in words. `None` when the cache
-/// dtype is a packed format the recipe does not size.
+/// dtype is a packed format the recipe does not size. The layers are the largest pipeline
+/// stage's (`⌈layers / pp⌉`).
 pub fn kv_bytes_per_token(
     cfg: &ModelConfig,
     kv_dtype: &Src<String>,
@@ -136,8 +137,20 @@ pub fn kv_bytes_per_token(
     tp: u64,
     pp: u64,
 ) -> Option<(u64, String)> {
-    let (elem, elem_src) = kv_element(cfg, kv_dtype, dtype)?;
     let layers = cfg.n_layer.div_ceil(pp.max(1));
+    kv_bytes_per_token_layers(cfg, kv_dtype, dtype, tp, layers)
+}
+
+/// [`kv_bytes_per_token`] for `layers` layers (one pipeline stage's) with the KV heads split
+/// over `tp` ranks (the attention's tensor-parallel size).
+pub fn kv_bytes_per_token_layers(
+    cfg: &ModelConfig,
+    kv_dtype: &Src<String>,
+    dtype: &Src<String>,
+    tp: u64,
+    layers: u64,
+) -> Option<(u64, String)> {
+    let (elem, elem_src) = kv_element(cfg, kv_dtype, dtype)?;
     Some(match cfg.mla_dim {
         Some(d) => (
             layers * d * elem,

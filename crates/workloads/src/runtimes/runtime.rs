@@ -5,7 +5,9 @@
 use super::{Asked, Fetch, ProcessContext, RuntimeEstimate};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
-use gpuledger_model::{Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{
+    Evidence, Process, ReportedFigure, RoleKind, Vendor, Workload, WorkloadKind,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -44,6 +46,18 @@ pub trait Runtime: Sync {
         !argv.is_empty()
     }
 
+    /// The command line as the runtime reads it, with the options of what it names besides
+    /// (vLLM's `--config FILE`) read as process `pid` sees them; the sentence says what could
+    /// not be read.
+    fn read_args(
+        &self,
+        argv: &[String],
+        _proc_root: &Path,
+        _pid: u32,
+    ) -> (Vec<String>, Option<String>) {
+        (argv.to_vec(), None)
+    }
+
     /// The model a command line names where the common flags (`--model`, `-m`) do not say it
     /// (`vllm serve MODEL`).
     fn model_in_args(&self, _args: &[String]) -> Option<String> {
@@ -57,8 +71,8 @@ pub trait Runtime: Sync {
     }
 
     /// The process's role in its workload, from its own title (`VLLM::Worker_TP1` → `worker
-    /// TP1/2`), given the command line of the root it descends from.
-    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {
+    /// TP1/2`), given the command line of the root it descends from: what it is, and its words.
+    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<(RoleKind, String)> {
         None
     }
 
@@ -148,7 +162,8 @@ pub fn model_arg(kind: WorkloadKind, prog: &str, args: &[String]) -> Option<Stri
     } else {
         &["-m", "--model"]
     };
-    crate::identify::arg_value(args, flags)
-        .map(str::to_string)
-        .or_else(|| super::for_kind(kind)?.model_in_args(args))
+    // The runtime's own reader first: it knows its grammar (`vllm serve --port 1 MODEL`).
+    super::for_kind(kind)
+        .and_then(|r| r.model_in_args(args))
+        .or_else(|| crate::identify::arg_value(args, flags).map(str::to_string))
 }

@@ -85,6 +85,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         }
     }
     let group = group_of(&snap, args.pid, workload.as_ref());
+    if let (Some(led), Some(g)) = (estimated.as_mut(), group.as_ref()) {
+        defer_to_group(led, g, args.pid);
+    }
     let e = Explanation {
         pid: args.pid,
         group,
@@ -102,6 +105,39 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         crate::commands::print(&render_explain(&e, &snap))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One answer per workload: a root that holds no GPU memory of its own (vLLM's API server,
+/// `ollama serve`) while members of its workload carry the estimate says so, with the group's
+/// total, instead of a recipe of its own (which would size nothing, or say there is none).
+fn defer_to_group(led: &mut EstimatedLedger, g: &gpuledger_model::explain::Group, pid: u32) {
+    let holds_none = led.measured_gpu_bytes.unwrap_or(0) == 0;
+    let others: Vec<&gpuledger_model::explain::GroupMember> = g
+        .members
+        .iter()
+        .filter(|m| m.pid != pid && m.estimated_gpu_bytes.is_some())
+        .collect();
+    let (Some(total), true, false) = (g.estimated_gpu_bytes, holds_none, others.is_empty()) else {
+        return;
+    };
+    if pid != g.root_pid {
+        return;
+    }
+    let holders = others
+        .iter()
+        .map(|m| format!("pid {} ({})", m.pid, m.role))
+        .collect::<Vec<_>>()
+        .join(", ");
+    led.estimate = None;
+    led.runtime = None;
+    led.measured_minus_estimated_bytes = None;
+    led.recipe = None;
+    led.why = None;
+    led.not_modelled.clear();
+    led.unavailable = Some(format!(
+        "this process holds no GPU memory of its own: its workload's {holders} hold the model, {} estimated in all (WORKLOAD PROCESSES)",
+        gpuledger_model::units::human_bytes(total)
+    ));
 }
 
 /// The process as the snapshot has it; when no source measured it, read from /proc (a live
@@ -351,5 +387,57 @@ fn gguf_evidence(est: &Estimate, path: &std::path::Path) -> Evidence {
             human_opt(Some(est.model.file_bytes))
         ),
         source: path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpuledger_model::explain::{Group, GroupMember};
+
+    fn member(pid: u32, role: &str, estimated: Option<u64>) -> GroupMember {
+        GroupMember {
+            pid,
+            role: role.into(),
+            usage: Vec::new(),
+            estimated_gpu_bytes: estimated,
+        }
+    }
+
+    /// A vLLM server under a TP 2 group of 2 × 80 GiB: its explain says the members hold the
+    /// model and gives the group's total, not a recipe of its own (`total ≥ 0.00 GiB`, or "no
+    /// memory recipe" for `ollama serve`).
+    #[test]
+    fn a_server_that_holds_nothing_defers_to_its_group() {
+        let g = Group {
+            root_pid: 10,
+            members: vec![
+                member(10, "server", None),
+                member(11, "worker TP0/2", Some(80 << 30)),
+                member(12, "worker TP1/2", Some(80 << 30)),
+            ],
+            measured_gpu_bytes: 150 << 30,
+            estimated_gpu_bytes: Some(160 << 30),
+        };
+        let mut led = EstimatedLedger {
+            unavailable: Some("no memory recipe for Ollama yet".into()),
+            ..EstimatedLedger::default()
+        };
+        defer_to_group(&mut led, &g, 10);
+        let why = led.unavailable.clone().unwrap();
+        assert!(
+            why.contains("pid 11 (worker TP0/2), pid 12 (worker TP1/2) hold the model, 160 GiB estimated in all"),
+            "{why}"
+        );
+        // A member, or a root that holds memory of its own, keeps its own answer.
+        let mut led = EstimatedLedger::default();
+        defer_to_group(&mut led, &g, 11);
+        assert_eq!(led.unavailable, None);
+        let mut led = EstimatedLedger {
+            measured_gpu_bytes: Some(1 << 30),
+            ..EstimatedLedger::default()
+        };
+        defer_to_group(&mut led, &g, 10);
+        assert_eq!(led.unavailable, None);
     }
 }

@@ -12,7 +12,7 @@ pub use inputs::{llama_server_inputs, ProcessInputs};
 
 use super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
-use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 
 pub struct LlamaCpp;
@@ -30,9 +30,10 @@ impl Runtime for LlamaCpp {
     }
 
     /// The upstream llama-server that `ollama serve` starts (v0.30+) is its runner.
-    fn role(&self, _own: &Seen, root_args: &[String]) -> Option<String> {
+    fn role(&self, _own: &Seen, root_args: &[String]) -> Option<(RoleKind, String)> {
         let arg0 = root_args.first()?;
-        (arg0.rsplit(['/', '\\']).next() == Some("ollama")).then(|| "runner".into())
+        (arg0.rsplit(['/', '\\']).next() == Some("ollama"))
+            .then(|| (RoleKind::Runner, "runner".into()))
     }
 
     fn cmdline_signal(
@@ -72,7 +73,10 @@ impl Runtime for LlamaCpp {
         vendor: Option<Vendor>,
         _asked: &Asked,
     ) -> Option<Result<ProcessInputs, String>> {
-        if w.member.as_ref().is_some_and(|m| m.role == "rpc device") {
+        if w.member
+            .as_ref()
+            .is_some_and(|m| m.role_kind == RoleKind::RpcDevice)
+        {
             return Some(Err("an rpc-server holds the layers (weights and their KV cache) its llama-server sends it over RPC, as that server splits the model between its devices: the share is not modelled here; `explain` the llama-server for the whole model".into()));
         }
         Some(llama_server_inputs(p, w, proc_root, vendor))

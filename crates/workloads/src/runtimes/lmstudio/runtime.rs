@@ -3,7 +3,7 @@
 use super::super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
-use gpuledger_model::{Evidence, Process, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 use std::time::Duration;
 
@@ -33,7 +33,7 @@ impl Runtime for LmStudio {
     /// The `node` helper LM Studio (or its headless `llmster`) runs models in,
     /// `~/.lmstudio/.internal/utils/node`, the process nvidia-smi charges
     /// (lmstudio-ai/lmstudio-bug-tracker#940), is its engine; the app is the root.
-    fn role(&self, own: &Seen, _root_args: &[String]) -> Option<String> {
+    fn role(&self, own: &Seen, _root_args: &[String]) -> Option<(RoleKind, String)> {
         let arg0 = own
             .args
             .first()
@@ -44,7 +44,7 @@ impl Runtime for LmStudio {
         let helper = helper.trim_end_matches(".exe");
         helper
             .ends_with("/.lmstudio/.internal/utils/node")
-            .then(|| "engine (node helper)".into())
+            .then(|| (RoleKind::Runner, "engine (node helper)".into()))
     }
 
     fn reads_api(&self) -> bool {

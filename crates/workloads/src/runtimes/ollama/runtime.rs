@@ -4,7 +4,9 @@
 use super::super::{Asked, Fetch, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
-use gpuledger_model::{Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{
+    Evidence, Process, ReportedFigure, RoleKind, Vendor, Workload, WorkloadKind,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -24,8 +26,8 @@ impl Runtime for Ollama {
         }
     }
 
-    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<String> {
-        Some("runner".into())
+    fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<(RoleKind, String)> {
+        Some((RoleKind::Runner, "runner".into()))
     }
 
     fn cmdline_signal(

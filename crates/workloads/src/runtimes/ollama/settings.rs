@@ -255,7 +255,7 @@ fn flag_sizes(
 }
 
 /// Up to v0.11.4: flash attention, the cache type, the layers on the GPU and mmap from the
-/// runner's flags; a tensor split is named as not modelled.
+/// runner's flags; a tensor split cuts the layers over the GPUs it lists.
 fn flag_placement(
     argv: &[String],
     cpp: Option<bool>,
@@ -316,7 +316,20 @@ fn flag_placement(
         };
     }
     if let Some(ts) = go_flag(argv, "tensor-split") {
-        s.unmodelled.push(format!("--tensor-split {ts}"));
+        // Ollama writes one entry per GPU it chose, the layers each gets
+        // (`llm/server.go`: `--tensor-split 8,8,8,8,8,8,7,7`, ollama#10172): the llama.cpp
+        // recipe cuts the layers over that many devices by these proportions.
+        let split = crate::estimate::devices::parse_tensor_split("--tensor-split", ts)?;
+        s.devices.local = Setting {
+            value: split.len() as u32,
+            source: SettingSource::Flag(
+                "--tensor-split (one entry per GPU Ollama chose for the runner)".into(),
+            ),
+        };
+        s.devices.tensor_split = Setting {
+            value: split,
+            source: SettingSource::Flag("--tensor-split".into()),
+        };
     }
     Ok(())
 }
@@ -526,6 +539,20 @@ mod tests {
     /// The command line `llm/server.go` builds at v0.3.14 (the C++ server) and at v0.4.0 (the Go
     /// runner under the same name): only the server's version tells them apart.
     const V03_LINE: &str = "/tmp/ollama1/runners/cuda_v12/ollama_llama_server --model /b --ctx-size 8192 --batch-size 512 --embedding --n-gpu-layers 37 --threads 8 --memory-f32 --parallel 4 --port 1";
+
+    /// The runner command line of ollama#10172 (8 GPUs): the split is the llama.cpp recipe's,
+    /// one device per entry, not a note.
+    #[test]
+    fn a_tensor_split_cuts_the_layers_over_its_gpus() {
+        let line = "/usr/local/bin/ollama runner --model /usr/share/ollama/.ollama/models/blobs/sha256-e765360bed4cbcc829a85dcb7e7cfff4fd0461a3210b555bec6bd0d2faf27b75 --ctx-size 2048 --batch-size 512 --n-gpu-layers 66 --verbose --threads 32 --parallel 1 --tensor-split 8,8,8,8,8,8,7,7 --port 44979";
+        let (s, _) = flags(line, Some("0.6.5"));
+        assert_eq!(s.devices.local.value, 8);
+        assert_eq!(
+            s.devices.tensor_split.value,
+            [8.0, 8.0, 8.0, 8.0, 8.0, 8.0, 7.0, 7.0]
+        );
+        assert!(s.unmodelled.is_empty(), "{:?}", s.unmodelled);
+    }
 
     #[test]
     fn the_cpp_server_of_v0_3_takes_batch_size_as_n_batch_and_honours_memory_f32() {

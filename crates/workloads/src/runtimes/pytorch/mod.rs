@@ -198,6 +198,8 @@ mod tests {
             fetch: None,
             round: None,
             log_version: None,
+            argv_note: None,
+            title: None,
         }
     }
 

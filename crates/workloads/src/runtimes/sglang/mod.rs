@@ -11,99 +11,24 @@
 //! - the token count (`max_total_num_tokens`): only SGLang knows it; read from its server info or
 //!   log (`KV Cache is allocated. #tokens: N`).
 
+mod args;
 mod live;
+pub mod parallel;
 mod runtime;
 
+pub use args::SglangSettings;
 pub use runtime::Sglang;
 
 use super::hf::{gib, thousands};
 use super::reservation::{
-    default, derived, device_total_input, first_answer, flag, kv_bytes_per_token, model_inputs,
-    rank_words, runtime, share_of, ModelFacts, Src,
+    derived, device_total_input, first_answer, kv_bytes_per_token_layers, model_inputs, rank_words,
+    runtime, share_of, ModelFacts, Src,
 };
 use super::{gib_bytes, number_text_after, set_noting};
-use super::{Input, InputSource, ProcessContext, RuntimeEstimate};
+use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::figures::{Checked, Kind};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct SglangSettings {
-    pub model: Option<String>,
-    pub mem_fraction_static: Option<Src<f64>>,
-    pub tp_size: Src<u64>,
-    pub kv_cache_dtype: Src<String>,
-    pub dtype: Src<String>,
-    pub context_length: Option<Src<u64>>,
-    pub max_total_tokens: Option<Src<u64>>,
-}
-
-fn value(argv: &[String], names: &[&str]) -> Option<(String, String)> {
-    let mut found = None;
-    for (i, a) in argv.iter().enumerate() {
-        let a2 = a.replace('_', "-");
-        for n in names {
-            if a2 == *n {
-                if let Some(v) = argv.get(i + 1) {
-                    found = Some((n.to_string(), v.clone()));
-                }
-            } else if let Some(v) = a2.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
-                // The value keeps its underscores: take it from the original argument.
-                found = Some((n.to_string(), a[a.len() - v.len()..].to_string()));
-            }
-        }
-    }
-    found
-}
-
-fn s<T>(value: T, source: InputSource) -> Src<T> {
-    Src { value, source }
-}
-
-impl SglangSettings {
-    pub fn from_args(argv: &[String], from: &str) -> Result<SglangSettings, String> {
-        let fs = |n: &str, v: &str| flag(format!("{n} {v} ({from})"));
-        let uint = |names: &[&str]| -> Result<Option<Src<u64>>, String> {
-            value(argv, names)
-                .map(|(n, v)| {
-                    v.parse()
-                        .map(|x| s(x, fs(&n, &v)))
-                        .map_err(|_| format!("{n} {v:?} is not a whole number"))
-                })
-                .transpose()
-        };
-        let mem_fraction_static = value(argv, &["--mem-fraction-static"])
-            .map(|(n, v)| {
-                let x: f64 = v
-                    .parse()
-                    .map_err(|_| format!("{n} {v:?} is not a number"))?;
-                if !(x > 0.0 && x <= 1.0) {
-                    return Err(format!("{n} {v} is outside (0, 1]"));
-                }
-                Ok(s(x, fs(&n, &v)))
-            })
-            .transpose()?;
-        let tp_size = uint(&["--tp-size", "--tp", "--tensor-parallel-size"])?
-            .unwrap_or_else(|| s(1, default("SGLang's")));
-        if tp_size.value == 0 {
-            return Err("--tp-size 0".into());
-        }
-        let text = |names: &[&str]| {
-            value(argv, names)
-                .map(|(n, v)| s(v.clone(), fs(&n, &v)))
-                .unwrap_or_else(|| s("auto".into(), default("SGLang's")))
-        };
-        Ok(SglangSettings {
-            model: value(argv, &["--model-path", "--model"]).map(|(_, v)| v),
-            mem_fraction_static,
-            tp_size,
-            kv_cache_dtype: text(&["--kv-cache-dtype"]),
-            dtype: text(&["--dtype"]),
-            context_length: uint(&["--context-length"])?,
-            max_total_tokens: uint(&["--max-total-tokens"])?,
-        })
-    }
-}
 
 /// What SGLang says about itself: its server info or its log.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,6 +37,9 @@ pub struct SglangReport {
     pub max_total_num_tokens: Option<u64>,
     pub mem_fraction_static: Option<f64>,
     pub tp_size: Option<u64>,
+    pub pp_size: Option<u64>,
+    pub dp_size: Option<u64>,
+    pub enable_dp_attention: Option<bool>,
     pub kv_cache_dtype: Option<String>,
     /// `K size: X GB, V size: Y GB` (GiB units, SGLang divides by 1024³).
     pub k_gib: Option<f64>,
@@ -151,6 +79,9 @@ pub fn parse_server_info(body: &str, source: &str) -> Option<SglangReport> {
         max_total_num_tokens: bad.json_count("max_total_num_tokens", tokens),
         mem_fraction_static: bad.json("mem_fraction_static", fraction, Kind::Fraction),
         tp_size: bad.json_count("tp_size", find_key(&v, "tp_size", 0)),
+        pp_size: bad.json_count("pp_size", find_key(&v, "pp_size", 0)),
+        dp_size: bad.json_count("dp_size", find_key(&v, "dp_size", 0)),
+        enable_dp_attention: find_key(&v, "enable_dp_attention", 0).and_then(Value::as_bool),
         kv_cache_dtype: find_key(&v, "kv_cache_dtype", 0)
             .and_then(Value::as_str)
             .map(str::to_string),
@@ -245,10 +176,11 @@ pub fn estimate(
         reported = r.reported(&r.source);
     }
     let tp = s.tp_size.value;
-    let (weights, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
+    let (per_tp, model_in) = model_inputs(model, tp, &format!("TP {tp}"));
     let mut inputs = model_in.to_vec();
     settings_inputs(&s, &mut inputs, &mut not_modelled);
-    let per_token = per_token_input(model, &s, &mut inputs, &mut not_modelled);
+    let (weights, layers) = rank_share(model, &s, per_tp, &mut inputs, &mut not_modelled);
+    let per_token = per_token_input(model, &s, layers, &mut inputs, &mut not_modelled);
     if let Some(t) = &tokens {
         inputs.push(t.input("max_total_num_tokens"));
     } else if let Some(t) = &s.max_total_tokens {
@@ -304,16 +236,42 @@ pub fn estimate(
     }
 }
 
+/// One rank's weights and the layers it holds KV for: its pipeline stage's share (an input
+/// saying which stage), with what is not sized exactly named.
+fn rank_share(
+    model: &ModelFacts,
+    s: &SglangSettings,
+    per_tp: u64,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> (u64, u64) {
+    let n_layer = model.config.n_layer;
+    let st = parallel::stage(n_layer, s.pp_size.value, s.stage);
+    if let Some(words) = &st.words {
+        inputs.push(Input::new(
+            "pipeline stage",
+            st.layers,
+            derived(words.clone()),
+        ));
+    }
+    let (weights, notes) = parallel::weights(per_tp, n_layer, &st, s);
+    not_modelled.extend(notes);
+    (weights, st.layers)
+}
+
 /// Bytes of KV one token takes on one rank, as an input with its formula, or not modelled (a
 /// packed cache dtype).
 fn per_token_input(
     model: &ModelFacts,
     s: &SglangSettings,
+    layers: u64,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<String>,
 ) -> Option<(u64, String)> {
-    let tp = s.tp_size.value;
-    let per_token = kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, 1);
+    // The KV heads are split over the attention's TP ranks (`tp / dp` under DP attention).
+    let tp = s.attention_tp();
+    let per_token =
+        kv_bytes_per_token_layers(&model.config, &s.kv_cache_dtype, &s.dtype, tp, layers);
     if let Some((b, how)) = &per_token {
         inputs.push(Input::new(
             "KV bytes per token (per rank)",
@@ -332,6 +290,28 @@ fn per_token_input(
 /// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
 fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
     inputs.push(s.tp_size.input("tp_size"));
+    if s.pp_size.value > 1 {
+        inputs.push(s.pp_size.input("pp_size"));
+    }
+    if s.enable_dp_attention.value {
+        inputs.push(s.enable_dp_attention.input("enable_dp_attention"));
+        inputs.push(s.dp_size.input("dp_size"));
+        inputs.push(Input::new(
+            "attention TP size",
+            s.attention_tp(),
+            derived(format!(
+                "tp_size {} / dp_size {} under DP attention (SGLang's compute_dp_attention_world_info)",
+                s.tp_size.value, s.dp_size.value
+            )),
+        ));
+    }
+    if let Some(ep) = s.ep_size.as_ref().filter(|e| e.value > 1) {
+        inputs.push(ep.input("ep_size"));
+        not_modelled.push(format!(
+            "expert parallelism (--ep-size {}): the MoE experts spread over the EP ranks instead of split by TP; the weights are all ÷ TP here",
+            ep.value
+        ));
+    }
     inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
     match &s.mem_fraction_static {
         Some(f) => inputs.push(f.input("mem_fraction_static")),
@@ -356,10 +336,23 @@ fn apply_report(s: &mut SglangSettings, r: &SglangReport) -> Option<Src<u64>> {
             });
         }
     }
-    if let Some(tp) = r.tp_size.filter(|&t| t > 0) {
-        s.tp_size = Src {
-            value: tp,
-            source: from("tp_size"),
+    let sizes = [
+        (&mut s.tp_size, r.tp_size, "tp_size"),
+        (&mut s.pp_size, r.pp_size, "pp_size"),
+        (&mut s.dp_size, r.dp_size, "dp_size"),
+    ];
+    for (slot, v, key) in sizes {
+        if let Some(v) = v.filter(|&v| v > 0 && v <= 1 << 16) {
+            *slot = Src {
+                value: v,
+                source: from(key),
+            };
+        }
+    }
+    if let Some(on) = r.enable_dp_attention {
+        s.enable_dp_attention = Src {
+            value: on,
+            source: from("enable_dp_attention"),
         };
     }
     if let Some(d) = &r.kv_cache_dtype {
@@ -433,8 +426,9 @@ fn total_and_why(
 /// The recipe for a running process: its command line (or its server's), its model folder,
 /// and its server info when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
-    let s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
+    let mut s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
         .map_err(|e| format!("cannot read SGLang's settings from its command line: {e}"))?;
+    s.stage = ctx.title.as_deref().and_then(parallel::stage_in_title);
     let model = s
         .model
         .clone()

@@ -3,7 +3,8 @@
 
 use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
-use gpuledger_model::{Evidence, ReportedFigure, Workload, WorkloadKind};
+use crate::runtimes::InputSource;
+use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
 
 pub struct Sglang;
 
@@ -31,13 +32,27 @@ impl Runtime for Sglang {
         names_server(&argv.join(" ").to_ascii_lowercase())
     }
 
-    /// `sglang::scheduler_TP0` → `scheduler TP0/2` (the size from the server's `--tp-size`);
-    /// `sglang::detokenizer` → `detokenizer`.
-    fn role(&self, own: &Seen, root_args: &[String]) -> Option<String> {
+    /// `sglang::scheduler_TP0` → `scheduler TP0/2` (the size from the server's `--tp-size`,
+    /// read as the recipe reads it); `sglang::detokenizer` → `detokenizer`.
+    fn role(&self, own: &Seen, root_args: &[String]) -> Option<(RoleKind, String)> {
         let t = super::super::title_of(own)?.strip_prefix("sglang::")?;
-        let tp =
-            crate::identify::arg_value(root_args, &["--tp-size", "--tp", "--tensor-parallel-size"]);
-        Some(super::super::title_role(t, tp))
+        let tp = super::SglangSettings::from_args(root_args, "")
+            .ok()
+            .map(|s| s.tp_size)
+            .filter(|tp| matches!(tp.source, InputSource::Flag { .. }))
+            .map(|tp| tp.value.to_string());
+        // A scheduler runs the model on its GPU; the other processes (detokenizer, the
+        // data-parallel controller) hold none.
+        let kind = if t.starts_with("scheduler") {
+            RoleKind::Worker
+        } else {
+            RoleKind::Helper
+        };
+        Some((kind, super::super::title_role(t, tp.as_deref())))
+    }
+
+    fn model_in_args(&self, args: &[String]) -> Option<String> {
+        super::SglangSettings::from_args(args, "").ok()?.model
     }
 
     /// Says which rule matched: the module, the console script, or a process title.

@@ -1,6 +1,7 @@
 //! vLLM's command line: its flags in every spelling argparse accepts, read into [`VllmSettings`]
 //! with where each value came from (the flag, or the default in vLLM's source).
 
+use super::super::pyargs;
 use super::super::reservation::{default, flag, src, Src};
 use gpuledger_model::estimate_input::InputSource;
 
@@ -15,6 +16,65 @@ pub const DEFAULT_BLOCK_SIZE: u64 = 16;
 /// inside 64 bits, where a hostile command line would otherwise overflow it.
 pub const MAX_PARALLEL: u64 = 1 << 16;
 
+/// vLLM's options that take no value (`store_true` and `BooleanOptionalAction` in
+/// `vllm/engine/arg_utils.py` and `vllm/entrypoints/openai/cli_args.py`): any other option
+/// takes the next argument as its value, so `vllm serve --trust-remote-code MODEL` names
+/// MODEL only when `--trust-remote-code` is known to be a switch. `--no-x` is one too.
+pub(crate) const SWITCHES: &[&str] = &[
+    "--allow-credentials",
+    "--async-scheduling",
+    "--calculate-kv-scales",
+    "--data-parallel-external-lb",
+    "--data-parallel-hybrid-lb",
+    "--disable-async-output-proc",
+    "--disable-cascade-attn",
+    "--disable-chunked-mm-input",
+    "--disable-custom-all-reduce",
+    "--disable-fastapi-docs",
+    "--disable-frontend-multiprocessing",
+    "--disable-hybrid-kv-cache-manager",
+    "--disable-log-requests",
+    "--disable-log-stats",
+    "--disable-mm-preprocessor-cache",
+    "--disable-sliding-window",
+    "--disable-uvicorn-access-log",
+    "--enable-auto-tool-choice",
+    "--enable-chunked-prefill",
+    "--enable-dbo",
+    "--enable-eplb",
+    "--enable-expert-parallel",
+    "--enable-force-include-usage",
+    "--enable-log-outputs",
+    "--enable-log-requests",
+    "--enable-lora",
+    "--enable-lora-bias",
+    "--enable-multimodal-encoder-data-parallel",
+    "--enable-prefix-caching",
+    "--enable-prompt-adapter",
+    "--enable-prompt-embeds",
+    "--enable-prompt-tokens-details",
+    "--enable-reasoning",
+    "--enable-request-id-headers",
+    "--enable-server-load-tracking",
+    "--enable-sleep-mode",
+    "--enable-ssl-refresh",
+    "--enable-tokenizer-info-endpoint",
+    "--enforce-eager",
+    "--exclude-tools-when-tool-choice-none",
+    "--fully-sharded-loras",
+    "--headless",
+    "--multi-step-stream-outputs",
+    "--ray-workers-use-nsight",
+    "--return-tokens-as-token-ids",
+    "--skip-mm-profiling",
+    "--skip-tokenizer-init",
+    "--trust-remote-code",
+    "--trust-request-chat-template",
+    "--use-tqdm-on-load",
+    "--use-v2-block-manager",
+    "--worker-use-ray",
+];
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct VllmSettings {
     pub model: Option<String>,
@@ -23,6 +83,12 @@ pub struct VllmSettings {
     pub kv_cache_dtype: Src<String>,
     pub tensor_parallel_size: Src<u64>,
     pub pipeline_parallel_size: Src<u64>,
+    /// `--data-parallel-size` (`-dp`): whole replicas, each with its own engine core and
+    /// `tp × pp` workers; a rank's share is the same as without it.
+    pub data_parallel_size: Src<u64>,
+    /// `--enable-expert-parallel`: MoE experts spread over `tp × dp` ranks instead of split
+    /// by TP inside each replica.
+    pub expert_parallel: bool,
     pub enforce_eager: Src<bool>,
     pub dtype: Src<String>,
     pub block_size: Src<u64>,
@@ -33,6 +99,8 @@ pub struct VllmSettings {
     /// `--no-disable-hybrid-kv-cache-manager`: the groups kept even where vLLM would turn them
     /// off by itself (`--kv-transfer-config`).
     pub hybrid_kv_cache_manager_forced: bool,
+    /// `--disable-frontend-multiprocessing`: the API server runs the engine itself (V0).
+    pub disable_frontend_multiprocessing: bool,
     /// `--kv-transfer-config` given: vLLM turns the hybrid KV cache manager off unless forced.
     pub kv_transfer_config: bool,
     /// `--max-num-batched-tokens`: a windowed group's per-request blocks depend on it.
@@ -41,33 +109,6 @@ pub struct VllmSettings {
     pub async_scheduling: Option<bool>,
     /// The vLLM release that runs and where it was read (`version::running`); not a flag.
     pub version: Option<(String, String)>,
-}
-
-/// `--a_b=v`, `--a-b v` → (`--a-b`, Some(v)); vLLM's parser accepts underscores too.
-fn flag_value(argv: &[String], names: &[&str]) -> Option<(String, Option<String>)> {
-    let norm = |a: &str| {
-        if let Some(rest) = a.strip_prefix("--") {
-            format!("--{}", rest.replace('_', "-"))
-        } else {
-            a.to_string()
-        }
-    };
-    let mut found = None;
-    let mut i = 0;
-    while i < argv.len() {
-        let a = norm(&argv[i]);
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (a.clone(), None),
-        };
-        if names.contains(&name.as_str()) {
-            let v = inline.or_else(|| argv.get(i + 1).filter(|v| !v.starts_with("--")).cloned());
-            // The last occurrence wins, as with argparse.
-            found = Some((name, v));
-        }
-        i += 1;
-    }
-    found
 }
 
 /// vLLM's `human_readable_int` (`vllm/engine/arg_utils.py`), which reads both
@@ -129,7 +170,7 @@ struct Args<'a> {
 impl Args<'_> {
     /// The last occurrence of one of `names`, and its value if it has one.
     fn flag(&self, names: &[&str]) -> Option<(String, Option<String>)> {
-        flag_value(self.argv, names)
+        pyargs::last(self.argv, names)
     }
 
     /// A flag that must have a value: `(spelling, value)`.
@@ -180,18 +221,18 @@ impl Args<'_> {
             .map(|(n, v)| src(v.clone(), self.source(&n, &v))))
     }
 
-    /// `vllm serve MODEL` or `--model MODEL`.
+    /// `vllm serve MODEL`, the positional anywhere after `serve` (argparse reads `vllm serve
+    /// --port 8000 MODEL` too), else `--model MODEL`: vLLM's `serve` prefers the positional.
     fn model(&self) -> Option<String> {
-        match self.flag(&["--model"]) {
+        let positional = self.argv.iter().position(|a| a == "serve").and_then(|i| {
+            pyargs::positionals(self.argv, i, &|n| SWITCHES.contains(&n))
+                .first()
+                .map(|m| m.to_string())
+        });
+        positional.or_else(|| match self.flag(&["--model"]) {
             Some((_, Some(m))) => Some(m),
-            _ => self
-                .argv
-                .iter()
-                .position(|a| a == "serve")
-                .and_then(|i| self.argv.get(i + 1))
-                .filter(|m| !m.starts_with('-'))
-                .cloned(),
-        }
+            _ => None,
+        })
     }
 
     fn gpu_memory_utilization(&self) -> Result<Src<f64>, String> {
@@ -209,15 +250,17 @@ impl Args<'_> {
         })
     }
 
-    /// Tensor- and pipeline-parallel sizes, each 1 to [`MAX_PARALLEL`].
-    fn parallel(&self) -> Result<(Src<u64>, Src<u64>), String> {
-        let tp = self
-            .uint(&["--tensor-parallel-size", "-tp"])?
-            .unwrap_or_else(|| src(1, default("vLLM's")));
-        let pp = self
-            .uint(&["--pipeline-parallel-size", "-pp"])?
-            .unwrap_or_else(|| src(1, default("vLLM's")));
-        for (name, p) in [("tensor", &tp), ("pipeline", &pp)] {
+    /// Tensor-, pipeline- and data-parallel sizes, each 1 to [`MAX_PARALLEL`].
+    fn parallel(&self) -> Result<[Src<u64>; 3], String> {
+        let size = |names: &[&str]| -> Result<Src<u64>, String> {
+            Ok(self
+                .uint(names)?
+                .unwrap_or_else(|| src(1, default("vLLM's"))))
+        };
+        let tp = size(&["--tensor-parallel-size", "-tp"])?;
+        let pp = size(&["--pipeline-parallel-size", "-pp"])?;
+        let dp = size(&["--data-parallel-size", "-dp"])?;
+        for (name, p) in [("tensor", &tp), ("pipeline", &pp), ("data", &dp)] {
             if p.value == 0 || p.value > MAX_PARALLEL {
                 return Err(format!(
                     "{} is not a usable {name}-parallel size (1 to {MAX_PARALLEL})",
@@ -225,7 +268,7 @@ impl Args<'_> {
                 ));
             }
         }
-        Ok((tp, pp))
+        Ok([tp, pp, dp])
     }
 
     fn block_size(&self) -> Result<Src<u64>, String> {
@@ -250,13 +293,9 @@ impl Args<'_> {
         let no = format!("--no-{}", name.trim_start_matches("--"));
         let mut last = None;
         for a in self.argv {
-            let a = match a.strip_prefix("--") {
-                Some(rest) => format!("--{}", rest.replace('_', "-")),
-                None => continue,
+            let Some((n, v)) = pyargs::split_option(a) else {
+                continue;
             };
-            let (n, v) = a
-                .split_once('=')
-                .map_or((a.as_str(), None), |(n, v)| (n, Some(v)));
             if n == name {
                 last = Some(!v.is_some_and(|v| v.eq_ignore_ascii_case("false")));
             } else if n == no {
@@ -290,7 +329,7 @@ impl VllmSettings {
         // The order settles which of several bad flags the error names.
         let gpu_memory_utilization = a.gpu_memory_utilization()?;
         let max_model_len = a.parsed(&["--max-model-len"], "a token count", token_count)?;
-        let (tensor_parallel_size, pipeline_parallel_size) = a.parallel()?;
+        let [tensor_parallel_size, pipeline_parallel_size, data_parallel_size] = a.parallel()?;
         let block_size = a.block_size()?;
         let kv_cache_memory_bytes = a.parsed(
             &["--kv-cache-memory-bytes", "--kv-cache-memory"],
@@ -304,6 +343,8 @@ impl VllmSettings {
             kv_cache_dtype: auto(&["--kv-cache-dtype"])?,
             tensor_parallel_size,
             pipeline_parallel_size,
+            data_parallel_size,
+            expert_parallel: a.switch("--enable-expert-parallel") == Some(true),
             enforce_eager: a.enforce_eager(),
             dtype: auto(&["--dtype"])?,
             block_size,
@@ -314,9 +355,47 @@ impl VllmSettings {
             hybrid_kv_cache_manager_forced: a.switch("--disable-hybrid-kv-cache-manager")
                 == Some(false),
             kv_transfer_config: a.flag(&["--kv-transfer-config"]).is_some(),
+            disable_frontend_multiprocessing: a
+                .switch("--disable-frontend-multiprocessing")
+                .unwrap_or(false),
             max_num_batched_tokens: a.uint(&["--max-num-batched-tokens"])?,
             async_scheduling: a.switch("--async-scheduling"),
             version: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VllmSettings;
+
+    fn read(cmd: &str) -> VllmSettings {
+        let argv: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+        VllmSettings::from_args(&argv, "t").unwrap()
+    }
+
+    /// `vllm serve` with the model after the flags, as argparse allows, and the spellings
+    /// vLLM's parser accepts (`--enforce_eager true` is vllm-project/vllm#22303's).
+    #[test]
+    fn the_model_and_flags_are_read_wherever_argparse_reads_them() {
+        let s = read("vllm serve --host 0.0.0.0 --port 8000 --trust-remote-code --no-enable-prefix-caching /models/qwen --tensor_parallel_size 2");
+        assert_eq!(s.model.as_deref(), Some("/models/qwen"));
+        assert_eq!(s.tensor_parallel_size.value, 2);
+        let s = read("vllm serve /mnt/general/models/Qwen3-30B-A3B-Instruct-2507-FP8 --served-model-name Qwen3-30B-A3B-Instruct-2507-FP8 --tensor-parallel-size 2 --pipeline-parallel-size 1 --gpu-memory-utilization 0.9 --port 8011 --trust-remote-code --max-model-len 64000 --enforce_eager true");
+        assert_eq!(
+            s.model.as_deref(),
+            Some("/mnt/general/models/Qwen3-30B-A3B-Instruct-2507-FP8")
+        );
+        assert!(s.enforce_eager.value);
+        assert_eq!(s.max_model_len.as_ref().map(|m| m.value), Some(64_000));
+        // The positional wins over --model, as vLLM's `serve` takes model_tag.
+        let s = read("vllm serve --model /a --pipeline_parallel_size=2 /b -dp 4");
+        assert_eq!(s.model.as_deref(), Some("/b"));
+        assert_eq!(
+            (s.pipeline_parallel_size.value, s.data_parallel_size.value),
+            (2, 4)
+        );
+        let s = read("python3 -m vllm.entrypoints.openai.api_server --model=/m --port 8000");
+        assert_eq!(s.model.as_deref(), Some("/m"));
     }
 }

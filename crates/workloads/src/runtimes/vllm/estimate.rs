@@ -57,6 +57,7 @@ pub fn estimate(
         );
     }
     let rest_label = rest_label(&s, &mut not_modelled);
+    not_modelled.extend(super::parallel::notes(&s, model.config.moe_experts));
     let weights_floor = quantised_moe(model, &s);
     if let Some(floor) = &weights_floor {
         not_modelled.push(floor.clone());
@@ -188,6 +189,10 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     let pp = &s.pipeline_parallel_size;
     if pp.value > 1 {
         inputs.push(pp.input("pipeline_parallel_size"));
+    }
+    let dp = &s.data_parallel_size;
+    if dp.value > 1 {
+        inputs.push(dp.input("data_parallel_size (replicas; a rank's share is the same)"));
     }
     inputs.push(s.block_size.input("block_size"));
     inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));

@@ -27,10 +27,12 @@
 
 mod args;
 mod capacity;
+pub mod config;
 mod estimate;
 mod gguf;
 mod groups;
 mod live;
+mod parallel;
 mod reports;
 mod runtime;
 mod version;
@@ -61,10 +63,14 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
         s.gpu_memory_utilization = default_utilization(s.version.as_ref());
     }
-    let model = s
-        .model
-        .clone()
-        .ok_or("the model is not named on vLLM's command line (`vllm serve MODEL` or --model)")?;
+    let model = s.model.clone().ok_or_else(|| {
+        let mut e = "the model is not named on vLLM's command line (`vllm serve MODEL` or --model)"
+            .to_string();
+        if let Some(note) = &ctx.argv_note {
+            e.push_str(&format!("; {note}"));
+        }
+        e
+    })?;
     let quantization = s.quantization.as_ref().map(|q| q.value.as_str());
     let facts = if gguf::serves_gguf(&model, quantization) {
         gguf::read(&model, ctx)?
@@ -72,5 +78,7 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
         ModelFacts::read(&model, ctx)?
     };
     let metrics = first_answer(ctx, &["/metrics"], parse_metrics);
-    Ok(estimate(&facts, &s, ctx.device_total, metrics.as_ref()))
+    let mut e = estimate(&facts, &s, ctx.device_total, metrics.as_ref());
+    e.summary.not_modelled.extend(ctx.argv_note.clone());
+    Ok(e)
 }

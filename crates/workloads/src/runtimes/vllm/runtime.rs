@@ -4,7 +4,8 @@
 use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
 use crate::group::MpPlace;
 use crate::live::LiveState;
-use gpuledger_model::{Evidence, ReportedFigure, Workload, WorkloadKind};
+use crate::runtimes::InputSource;
+use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
 
 pub struct Vllm;
 
@@ -17,19 +18,41 @@ fn base(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The root's tensor- and pipeline-parallel sizes as vLLM reads its command line (the one
+/// reader the recipe uses too), and the TP size when the command line gives it (`TP1/2`);
+/// `None` when the command line does not read.
+fn sizes(root_args: &[String]) -> Option<(usize, usize, Option<String>)> {
+    let s = super::VllmSettings::from_args(root_args, "").ok()?;
+    let tp = &s.tensor_parallel_size;
+    let written = matches!(tp.source, InputSource::Flag { .. }).then(|| tp.value.to_string());
+    let size = |v: u64| usize::try_from(v).ok();
+    Some((
+        size(tp.value)?,
+        size(s.pipeline_parallel_size.value)?,
+        written,
+    ))
+}
+
 impl Vllm {
+    /// Whether the API server runs the engine itself (`--disable-frontend-multiprocessing`, V0),
+    /// so that a fork of it is a rank, not an engine core.
+    pub fn server_runs_engine(root_args: &[String]) -> bool {
+        super::VllmSettings::from_args(root_args, "")
+            .is_ok_and(|s| s.disable_frontend_multiprocessing)
+    }
+
     /// The role of an untitled multiprocessing child (see [`MpPlace`]), for `n` ranks (tensor ×
     /// pipeline parallel, from the root's flags). vLLM V0 runs rank 0 in its engine process and
     /// starts ranks 1..n-1 as its children, one after the other
     /// (`MultiprocessingDistributedExecutor`); V1 before its processes had titles runs no model
     /// in the engine core and starts all n ranks as its children. Any other count is not a
     /// layout vLLM makes: no role is guessed.
-    pub fn multiprocessing_role(place: MpPlace, root_args: &[String]) -> Option<String> {
-        let flag = |names: &[&str]| crate::identify::arg_value(root_args, names);
-        let tp_flag = flag(&["--tensor-parallel-size", "-tp"]);
-        let tp: usize = tp_flag.map_or(Some(1), |v| v.parse().ok())?;
-        let pp: usize =
-            flag(&["--pipeline-parallel-size", "-pp"]).map_or(Some(1), |v| v.parse().ok())?;
+    pub fn multiprocessing_role(
+        place: MpPlace,
+        root_args: &[String],
+    ) -> Option<(RoleKind, String)> {
+        let (tp, pp, tp_written) = sizes(root_args)?;
+        let tp_flag = tp_written.as_deref();
         let ranks = tp.checked_mul(pp)?.max(1);
         let rank_words = |r: usize| {
             let parts = if pp > 1 {
@@ -40,22 +63,36 @@ impl Vllm {
             super::super::title_role(&parts, tp_flag)
         };
         match place {
-            MpPlace::Engine { workers } if workers + 1 == ranks => Some(if ranks == 1 {
-                "engine".to_string()
-            } else {
-                format!("engine {}", rank_words(0))
-            }),
-            MpPlace::Engine { workers } if workers == ranks && ranks > 1 => {
-                Some("engine core".into())
+            // V1's engine core, forked: with one rank it runs the model itself.
+            MpPlace::Engine {
+                workers: 0,
+                forked: true,
+            } if ranks == 1 => Some((RoleKind::EngineCore, "engine core".into())),
+            MpPlace::Engine {
+                workers,
+                forked: false,
+            } if workers + 1 == ranks => Some((
+                RoleKind::Engine,
+                if ranks == 1 {
+                    "engine".to_string()
+                } else {
+                    format!("engine {}", rank_words(0))
+                },
+            )),
+            MpPlace::Engine { workers, .. } if workers == ranks && ranks > 1 => {
+                Some((RoleKind::EngineCore, "engine core".into()))
             }
-            MpPlace::Worker { index, of, .. } if of + 1 == ranks => {
-                Some(format!("worker {}", rank_words(index + 1)))
-            }
+            MpPlace::Worker { index, of, .. } if of + 1 == ranks => Some((
+                RoleKind::Worker,
+                format!("worker {}", rank_words(index + 1)),
+            )),
             MpPlace::Worker {
                 index,
                 of,
                 under_root: false,
-            } if of == ranks && ranks > 1 => Some(format!("worker {}", rank_words(index))),
+            } if of == ranks && ranks > 1 => {
+                Some((RoleKind::Worker, format!("worker {}", rank_words(index))))
+            }
             _ => None,
         }
     }
@@ -87,18 +124,24 @@ impl Runtime for Vllm {
 
     /// `VLLM::EngineCore` → `engine core`; `VLLM::Worker_TP1` → `worker TP1/2` (the size from
     /// the server's `--tensor-parallel-size`); `VLLM::Worker_PP0_TP1` → `worker PP0 TP1`.
-    fn role(&self, own: &Seen, root_args: &[String]) -> Option<String> {
+    fn role(&self, own: &Seen, root_args: &[String]) -> Option<(RoleKind, String)> {
         let t = super::super::title_of(own)?.strip_prefix("VLLM::")?;
         // The kernel's name keeps 15 bytes: `VLLM::EngineCor` where only the name was read.
-        if t.starts_with("EngineCor") {
-            return Some("engine core".into());
+        if let Some(rest) = t.strip_prefix("EngineCor") {
+            // `EngineCore_DP1`: one data-parallel replica's engine core.
+            let dp = super::super::title_role(rest.trim_start_matches('e'), None);
+            let text = format!("engine core {dp}").trim_end().to_string();
+            return Some((RoleKind::EngineCore, text));
         }
         let Some(w) = t.strip_prefix("Worker") else {
-            return Some(t.to_ascii_lowercase());
+            return Some((RoleKind::Helper, t.to_ascii_lowercase()));
         };
-        let tp = crate::identify::arg_value(root_args, &["--tensor-parallel-size", "-tp"]);
-        let parts = super::super::title_role(w, tp);
-        Some(format!("worker {parts}").trim_end().to_string())
+        let tp = sizes(root_args).and_then(|(_, _, written)| written);
+        let parts = super::super::title_role(w, tp.as_deref());
+        Some((
+            RoleKind::Worker,
+            format!("worker {parts}").trim_end().to_string(),
+        ))
     }
 
     fn cmdline_signal(
@@ -113,6 +156,16 @@ impl Runtime for Vllm {
             "vLLM engine (vllm.entrypoints or VLLM:: process title)"
         };
         Some((words.into(), "cmdline"))
+    }
+
+    /// `--config FILE.yaml` read into the options it stands for (`config`).
+    fn read_args(
+        &self,
+        argv: &[String],
+        proc_root: &std::path::Path,
+        pid: u32,
+    ) -> (Vec<String>, Option<String>) {
+        super::config::expand_in_process(argv, proc_root, pid)
     }
 
     fn model_in_args(&self, args: &[String]) -> Option<String> {
@@ -138,7 +191,10 @@ impl Runtime for Vllm {
         ctx: &ProcessContext,
         w: &Workload,
     ) -> Option<Result<RuntimeEstimate, String>> {
-        let engine_core = w.member.as_ref().is_some_and(|m| m.role == "engine core");
+        let engine_core = w
+            .member
+            .as_ref()
+            .is_some_and(|m| m.role_kind == RoleKind::EngineCore);
         if engine_core {
             if let Ok(s) = super::VllmSettings::from_args(&ctx.argv, &ctx.argv_source()) {
                 let ranks = s

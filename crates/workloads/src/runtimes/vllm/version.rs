@@ -201,6 +201,8 @@ mod tests {
             fetch,
             round: None,
             log_version: None,
+            argv_note: None,
+            title: None,
         }
     }
 
