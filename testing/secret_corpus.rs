@@ -176,6 +176,7 @@ fn service_tokens() -> Vec<Token> {
 pub fn cases() -> Vec<Case> {
     let s: Vec<String> = (0..64).map(secret).collect();
     let mut v = command_line_cases(&s);
+    v.extend(bearer_cases(&s));
     v.extend(name_cases(&s));
     v.extend(provider_cases());
     v
@@ -251,17 +252,80 @@ fn command_line_cases(s: &[String]) -> Vec<Case> {
         case("redis URL with an empty user", &["app", &format!("redis://:{}@cache:6379/0", s[35])], &[&s[35]]),
         case("sig=X", &["wget", &format!("https://acct.blob.core.windows.net/c/m.gguf?sv=2024&sig={}&se=1", s[36])], &[&s[36]]),
         case("-H, Authorization: and Bearer X as separate arguments", &["curl", "-H", "Authorization:", &format!("Bearer {}", s[37])], &[&s[37]]),
-        // Issue 40: the bearer family in its other spellings.
-        case("Authorization=Bearer X (one argument)", &["tool", &format!("Authorization=Bearer {}", s[46])], &[&s[46]]),
-        case("Authorization=Bearer and X as separate arguments", &["tool", "Authorization=Bearer", &s[47]], &[&s[47]]),
-        case("a bare Bearer X argument", &["python3", "client.py", &format!("Bearer {}", s[48])], &[&s[48]]),
-        case("bare Bearer and X as separate arguments", &["python3", "client.py", "bearer", &s[49]], &[&s[49]]),
-        case("--header=Authorization=Bearer X", &["curl", &format!("--header=Authorization=Bearer {}", s[50]), "http://h/"], &[&s[50]]),
-        case("Authorization = Bearer X in a shell string", &["sh", "-c", &format!("python3 c.py Authorization = Bearer {}", s[51])], &[&s[51]]),
-        case("Authorization = Bearer X as separate arguments", &["tool", "Authorization", "=", "Bearer", &s[52]], &[&s[52]]),
-        case("URL-encoded Authorization%3A%20Bearer X", &["xdg-open", &format!("https://proxy.example/fetch?h=Authorization%3A%20Bearer%20{}&u=1", s[53])], &[&s[53]]),
-        case("URL-encoded Authorization%3A+Bearer+X", &["tool", &format!("Authorization%3a+bearer+{}", s[54])], &[&s[54]]),
-        case("URL-encoded Authorization%3A%20Basic X", &["tool", &format!("--url=https://h/?x=Authorization%3A%20Basic%20{}", s[55])], &[&s[55]]),
+    ]
+}
+
+/// Issue 40: the bearer family in its other spellings (an `Authorization` header written as an
+/// argument, a bare `Bearer X`, URL-encoded headers).
+fn bearer_cases(s: &[String]) -> Vec<Case> {
+    vec![
+        case(
+            "Authorization=Bearer X (one argument)",
+            &["tool", &format!("Authorization=Bearer {}", s[46])],
+            &[&s[46]],
+        ),
+        case(
+            "Authorization=Bearer and X as separate arguments",
+            &["tool", "Authorization=Bearer", &s[47]],
+            &[&s[47]],
+        ),
+        case(
+            "a bare Bearer X argument",
+            &["python3", "client.py", &format!("Bearer {}", s[48])],
+            &[&s[48]],
+        ),
+        case(
+            "bare Bearer and X as separate arguments",
+            &["python3", "client.py", "bearer", &s[49]],
+            &[&s[49]],
+        ),
+        case(
+            "--header=Authorization=Bearer X",
+            &[
+                "curl",
+                &format!("--header=Authorization=Bearer {}", s[50]),
+                "http://h/",
+            ],
+            &[&s[50]],
+        ),
+        case(
+            "Authorization = Bearer X in a shell string",
+            &[
+                "sh",
+                "-c",
+                &format!("python3 c.py Authorization = Bearer {}", s[51]),
+            ],
+            &[&s[51]],
+        ),
+        case(
+            "Authorization = Bearer X as separate arguments",
+            &["tool", "Authorization", "=", "Bearer", &s[52]],
+            &[&s[52]],
+        ),
+        case(
+            "URL-encoded Authorization%3A%20Bearer X",
+            &[
+                "xdg-open",
+                &format!(
+                    "https://proxy.example/fetch?h=Authorization%3A%20Bearer%20{}&u=1",
+                    s[53]
+                ),
+            ],
+            &[&s[53]],
+        ),
+        case(
+            "URL-encoded Authorization%3A+Bearer+X",
+            &["tool", &format!("Authorization%3a+bearer+{}", s[54])],
+            &[&s[54]],
+        ),
+        case(
+            "URL-encoded Authorization%3A%20Basic X",
+            &[
+                "tool",
+                &format!("--url=https://h/?x=Authorization%3A%20Basic%20{}", s[55]),
+            ],
+            &[&s[55]],
+        ),
     ]
 }
 

@@ -16,7 +16,7 @@
 //!    multiprocessing children (V0), from their place in the tree ([`MpPlace`]), else it is the
 //!    root's `child`.
 
-use crate::runtimes::{for_kind, Seen, RUNTIMES};
+use crate::runtimes::{for_kind, MpPlace, Seen, RUNTIMES};
 use gpuledger_model::{Evidence, EvidenceKind, Member, RoleKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 
@@ -295,23 +295,6 @@ fn adopt(f: &ProcessFacts, w: &mut Workload, root: &Ancestor, kind: WorkloadKind
             f.pid, root.pid
         ),
     });
-}
-
-/// Where an untitled Python multiprocessing child sits under its root: how vLLM V0 (and V1
-/// before its processes had titles) lays out its ranks, read from the process tree alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MpPlace {
-    /// A child of the root (vLLM V0's `MQLLMEngine`, V1's engine core) that started `workers`
-    /// multiprocessing children of its own; `forked`: a fork of the server (its command line),
-    /// as V1 starts its engine core by default, where V0 spawns its engine.
-    Engine { workers: usize, forked: bool },
-    /// The `index`th (from 0, in start order) of `of` multiprocessing children of an engine, or
-    /// of the root itself when the root runs the engine (`under_root`: forks of the server).
-    Worker {
-        index: usize,
-        of: usize,
-        under_root: bool,
-    },
 }
 
 /// The marker of a child that Python's multiprocessing started with `spawn` (its command line is

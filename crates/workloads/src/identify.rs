@@ -103,20 +103,6 @@ fn program(f: &ProcessFacts) -> String {
         .to_string()
 }
 
-pub(crate) fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
-    for (i, a) in args.iter().enumerate() {
-        for n in names {
-            if a == n {
-                return args.get(i + 1).map(String::as_str);
-            }
-            if let Some(v) = a.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
-                return Some(v);
-            }
-        }
-    }
-    None
-}
-
 fn is_model_file(p: &str) -> bool {
     let b = base(p);
     // A `.pth` beside Python's packages is a path-configuration file (site.py reads them at

@@ -44,7 +44,11 @@ pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
     SettingSource, TensorOverride, Tool,
 };
-pub use types::*;
+pub use types::{
+    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, EstimateError, FitOutcome, FitProbe,
+    FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate,
+    OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
+};
 
 const MIB: u64 = 1024 * 1024;
 

@@ -395,7 +395,10 @@ fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
 /// (`flags::FLAGS`). Each gets the flag as written (or the `LLAMA_ARG_*` variable) and its value:
 /// `None` for a switch given bare, `Some` for a value or a variable's text.
 pub(super) mod apply {
-    use super::*;
+    use super::{
+        cache_type, count, flash_attn_word, from_flag, int32, too_big, FlashAttn, GpuLayers,
+        LlamaSettings,
+    };
 
     fn value<'a>(f: &str, v: Option<&'a str>) -> Result<&'a str, String> {
         v.ok_or_else(|| format!("{f} needs a value"))

@@ -33,7 +33,7 @@ mod runtime;
 pub mod sglang;
 pub mod vllm;
 
-pub use runtime::{model_arg, Runtime, Seen};
+pub use runtime::{model_arg, MpPlace, Runtime, Seen};
 
 /// Every runtime, in the order identification tries them (the first that recognises a process
 /// wins). Adding a runtime adds one line here.

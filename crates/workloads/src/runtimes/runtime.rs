@@ -27,7 +27,7 @@ pub struct Seen<'a> {
 impl Seen<'_> {
     /// The value of the first of `names` in the arguments (`-c 4096`, `--ctx-size=4096`).
     pub fn flag(&self, names: &[&str]) -> Option<&str> {
-        crate::identify::arg_value(self.args, names)
+        arg_value(self.args, names)
     }
 }
 
@@ -165,5 +165,38 @@ pub fn model_arg(kind: WorkloadKind, prog: &str, args: &[String]) -> Option<Stri
     // The runtime's own reader first: it knows its grammar (`vllm serve --port 1 MODEL`).
     super::for_kind(kind)
         .and_then(|r| r.model_in_args(args))
-        .or_else(|| crate::identify::arg_value(args, flags).map(str::to_string))
+        .or_else(|| arg_value(args, flags).map(str::to_string))
+}
+
+/// The value after the first of `names` (`--flag value` or `--flag=value`): the first
+/// occurrence, as a plain reader sees it.
+fn arg_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+    for (i, a) in args.iter().enumerate() {
+        for n in names {
+            if a == n {
+                return args.get(i + 1).map(String::as_str);
+            }
+            if let Some(v) = a.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
+/// Where an untitled Python multiprocessing child sits under its root: how vLLM V0 (and V1
+/// before its processes had titles) lays out its ranks, read from the process tree alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MpPlace {
+    /// A child of the root (vLLM V0's `MQLLMEngine`, V1's engine core) that started `workers`
+    /// multiprocessing children of its own; `forked`: a fork of the server (its command line),
+    /// as V1 starts its engine core by default, where V0 spawns its engine.
+    Engine { workers: usize, forked: bool },
+    /// The `index`th (from 0, in start order) of `of` multiprocessing children of an engine, or
+    /// of the root itself when the root runs the engine (`under_root`: forks of the server).
+    Worker {
+        index: usize,
+        of: usize,
+        under_root: bool,
+    },
 }

@@ -1,8 +1,7 @@
 //! The [`Runtime`] for vLLM: its API server, engine core and workers (`VLLM::EngineCore`,
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
-use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
-use crate::group::MpPlace;
+use super::super::{Fetch, MpPlace, ProcessContext, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
