@@ -106,7 +106,24 @@ enum Command {
     Plot(commands::plot::Args),
     /// Read-only HTTP: Prometheus metrics, the JSON snapshot and the browser view, collected in
     /// the background.
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = concat!(
+        "Endpoints (GET/HEAD only; nothing on the machine can be changed through them):\n",
+        "  /metrics           Prometheus text format; unknown values are absent, never 0\n",
+        "  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)\n",
+        "  /api/v1/history    recent samples kept in memory (?since=UNIX_MS), for the page's curves\n",
+        "  /healthz           200 while collection rounds keep coming, 503 when they stall\n",
+        "  /                  the browser view: devices, processes, why, curves (`gpuledger ui`)\n\n",
+        "Collection runs in the background every --interval; requests only read the latest round.\n",
+        "With --replay FILE the recording is served as it is, marked as a replay.\n\n",
+        "Names answered (the Host header; anything else gets 421 Misdirected Request, so a web\n",
+        "page whose DNS name is pointed at this machine cannot read it): localhost, 127.0.0.1\n",
+        "(any 127/8 address), [::1] and the listen address, with any port, plus each\n",
+        "--allow-host NAME. With --allow-remote on a non-loopback address, also any IP address\n",
+        "(Prometheus and kubelet probes ask by address; a request naming an address cannot come\n",
+        "from a rebound page) and this machine's host name (scraping by node name); give other\n",
+        "names (a DNS alias, a FQDN, a reverse proxy's upstream name) with --allow-host.\n\n",
+        exit_codes!()
+    ))]
     Serve(commands::serve::Args),
     /// The browser view: serve this machine on a free loopback port and open it in the default
     /// browser.

@@ -7,24 +7,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// The endpoints and the names answered are said in `serve --help`'s closing text (main.rs).
 #[derive(clap::Args, Debug)]
-#[command(after_help = "\
-Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
-  /metrics           Prometheus text format; unknown values are absent, never 0
-  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)
-  /api/v1/history    recent samples kept in memory (?since=UNIX_MS), for the page's curves
-  /healthz           200 while collection rounds keep coming, 503 when they stall
-  /                  the browser view: devices, processes, why, curves (`gpuledger ui` opens it)
-
-Collection runs in the background every --interval; requests only read the latest round.
-With --replay FILE the recording is served as it is, marked as a replay.
-
-Names answered (the Host header; anything else gets 421 Misdirected Request, so a web page whose
-DNS name is pointed at this machine cannot read it): localhost, 127.0.0.1 (any 127/8 address),
-[::1] and the listen address, with any port, plus each --allow-host NAME. With --allow-remote on
-a non-loopback address, also any IP address (Prometheus scraping by address: a request that names
-an address cannot be a rebound page) and this machine's host name (scraping by node name); give
-other names (a DNS alias, a FQDN) with --allow-host.")]
 pub struct Args {
     /// Address to listen on. Loopback unless --allow-remote is given.
     #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]

@@ -559,7 +559,10 @@ fn history_table_escapes_control_characters_from_process_names() {
     // CSV escapes it as `snapshot --format csv` does: one writer (issue 40, item 8).
     let csv = r.history_csv_text();
     assert!(!csv.contains('\x1b') && !csv.contains('\x07'), "{csv:?}");
-    assert!(csv.contains("evil\\u001b]0;PWNED\\u0007\\u001b[2J"), "{csv}");
+    assert!(
+        csv.contains("evil\\u001b]0;PWNED\\u0007\\u001b[2J"),
+        "{csv}"
+    );
 }
 
 #[cfg(target_os = "linux")]
