@@ -279,15 +279,9 @@ pub mod slurm;
 
 // The kubelet's names for pods (a gRPC client of its unix socket).
 #[cfg(unix)]
-mod connect;
+pub mod kubelet;
 #[cfg(unix)]
-mod grpc_error;
-#[cfg(unix)]
-mod h2;
-#[cfg(unix)]
-pub mod kube;
-#[cfg(unix)]
-mod proto;
+pub use kubelet::kube;
 
 #[cfg(all(test, unix))]
 mod tests;

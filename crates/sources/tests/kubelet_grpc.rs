@@ -263,6 +263,37 @@ fn a_grpc_error_status_is_reported_with_its_message() {
     assert!(e.contains("List is off on this kubelet"), "{e}");
 }
 
+/// The kubelet's words never start a line of their own in NOTES or SOURCES: a newline in its
+/// gRPC message (sent percent-encoded by grpcio) comes out escaped, like ESC and CR.
+#[test]
+fn a_newline_from_the_kubelet_forges_no_line() {
+    let Some(py) = python_or_skip() else { return };
+    let server = serve(&py, "forged-lines");
+    let (e, _) = fails(&server.socket, Duration::from_secs(2));
+    assert!(e.contains("gRPC status 7 (permission denied)"), "{e}");
+    assert!(!e.contains(['\n', '\r', '\u{1b}']), "{e:?}");
+    assert!(e.contains("denied\\u000akubelet: 110 pods listed"), "{e}");
+    let mut k = KubeNames::new(server.socket.clone(), "/nonexistent".into());
+    let mut s = node();
+    k.apply(&mut s);
+    let status = s.sources.iter().find(|x| x.name == "kubelet").unwrap();
+    assert!(!status.detail.contains('\n'), "{:?}", status.detail);
+    // Each pod's reason (what the snapshot's NOTES quote) as well.
+    for p in &s.processes {
+        let why = p
+            .owner
+            .as_ref()
+            .unwrap()
+            .names_unavailable_reason
+            .as_ref()
+            .unwrap();
+        assert!(
+            why.contains("denied\\u000a") && !why.contains('\n'),
+            "{why:?}"
+        );
+    }
+}
+
 #[test]
 fn a_hanging_kubelet_costs_one_round_its_deadline_then_is_not_asked_again_at_once() {
     let Some(py) = python_or_skip() else { return };
