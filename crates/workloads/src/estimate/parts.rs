@@ -316,6 +316,13 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     if let Some(why) = legacy_latent(model, p) {
         approx.push(why);
     }
+    if !p.arch_known {
+        approx.push(format!(
+            "the graph of '{}', an architecture gpuledger does not know: the generic \
+             transformer's layers",
+            p.arch
+        ));
+    }
     let gpu_bytes = g
         .device_bytes
         .iter()
