@@ -276,6 +276,9 @@ fn an_unknown_architecture_is_estimated_as_a_transformer_and_says_so() {
     let text = render_text(&e);
     assert!(text.contains("APPROXIMATE"), "{text}");
     assert!(text.contains("~"), "{text}");
+    // Beside a running process too (explain, the recorded snapshot).
+    let summary = gpuledger_workloads::process_estimate::summary(&e);
+    assert!(summary.not_modelled.iter().any(|n| n.contains("'qwen9'")));
     // A known one says nothing of the kind.
     let known = est(&attention_model("llama", 4, None).open("known"), "-c 4096");
     assert!(known.model.architecture_known && known.guesses.is_empty());
