@@ -47,6 +47,10 @@ pub struct Estimate {
     pub total_host_bytes: u64,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
+    /// What the estimate fills in with a generic rule, one sentence each (also in `notes`): an
+    /// architecture the recipe's table does not know, a memory module it does not size. Not
+    /// empty: the whole estimate is approximate, and every view says so.
+    pub guesses: Vec<String>,
 }
 
 /// What llama.cpp's `--fit` would choose (`common_fit_params`), replayed with the recipe as its
@@ -176,6 +180,9 @@ pub struct ModelSummary {
     pub file_bytes: u64,
     pub tensor_bytes: u64,
     pub cache_kind: CacheKind,
+    /// Whether the architecture is in the recipe's table of llama.cpp's architectures (else the
+    /// generic transformer's rules, said in `Estimate::guesses`).
+    pub architecture_known: bool,
 }
 
 /// The resolved context parameters (what llama-server logs as `n_ctx`, `n_seq_max`, ...).

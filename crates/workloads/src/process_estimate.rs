@@ -131,7 +131,9 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         total_gpu_bytes: weights + kv + compute + overhead.unwrap_or(0),
         why: Some(why_llama(e)),
         reported: Vec::new(),
-        not_modelled: Vec::new(),
+        // What the recipe filled in with a generic rule (an unknown architecture, a memory
+        // module it does not size): said beside the process, not only in `estimate`.
+        not_modelled: e.guesses.clone(),
         device_shares: e.devices.clone(),
     }
 }

@@ -13,6 +13,7 @@ use std::fmt::Write;
 /// then every input with its source, then the notes.
 pub fn render_text(e: &Estimate) -> String {
     let mut o = header(e);
+    o.push_str(&guesses(e));
     o.push_str(
         &Columns::new(&[Align::Left, Align::Right, Align::Right])
             .indent("  ")
@@ -95,6 +96,18 @@ fn header(e: &Estimate) -> String {
     )
 }
 
+/// Where the estimate falls back on a generic rule: said before any figure, in words.
+fn guesses(e: &Estimate) -> String {
+    if e.guesses.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("APPROXIMATE: part of this model is estimated with a generic rule:\n");
+    for g in &e.guesses {
+        let _ = writeln!(o, "  - {}", term_safe(g));
+    }
+    o
+}
+
 fn plural(n: u64) -> &'static str {
     if n == 1 {
         ""
@@ -107,6 +120,8 @@ fn plural(n: u64) -> &'static str {
 fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
     let (w, kv, c) = (&e.weights, &e.kv_cache, &e.compute);
     let tilde = if c.approximate { "~" } else { "" };
+    // A generic rule in the memory's layout (an unknown architecture, an unsized module).
+    let kv_tilde = if e.guesses.is_empty() { "" } else { "~" };
     vec![
         row("line", "GPU".into(), "host".into(), "details".into()),
         row(
@@ -115,7 +130,12 @@ fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
             b(w.host_bytes),
             weights_detail(e),
         ),
-        row("KV cache", b(kv.gpu_bytes), b(kv.host_bytes), kv_detail(e)),
+        row(
+            "KV cache",
+            format!("{kv_tilde}{}", b(kv.gpu_bytes)),
+            format!("{kv_tilde}{}", b(kv.host_bytes)),
+            kv_detail(e),
+        ),
         row(
             "output",
             words::NOTHING.into(),

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::archs;
 use crate::gguf::{GgufModel, MetaValue};
 
 pub use gpuledger_model::llama_estimate::{CacheKind, Input, InputSource};
@@ -31,55 +32,32 @@ pub struct ModelParams {
     /// The sparse-attention indexer's key cache (`indexer.rs`), where the architecture has one.
     pub indexer: Option<super::indexer::IndexerParams>,
     pub cache: CacheKind,
+    /// Whether the architecture is in `archs`' table (else the generic rule, said in `guesses`).
+    pub arch_known: bool,
+    /// What the estimate fills in with a generic rule (an unknown architecture, a memory module
+    /// not modelled), one sentence each: the estimate is approximate where this is not empty.
+    pub guesses: Vec<String>,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
 }
 
-const NO_KV_ARCHS: &[&str] = &[
-    "bert",
-    "modern-bert",
-    "nomic-bert",
-    "nomic-bert-moe",
-    "neo-bert",
-    "jina-bert-v2",
-    "jina-bert-v3",
-    "gemma-embedding",
-    "t5encoder",
-    "dream",
-    "llada",
-    "llada-moe",
-];
-const RECURRENT_ARCHS: &[&str] = &["mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7"];
-const HYBRID_ARCHS: &[&str] = &[
-    "jamba",
-    "falcon-h1",
-    "plamo2",
-    "granitehybrid",
-    "lfm2",
-    "lfm2moe",
-    "nemotron_h",
-    "nemotron_h_moe",
-    "qwen3next",
-    "kimi-linear",
-];
 /// `hparams.set_swa_pattern(n)` per architecture in llama.cpp's `llama_model::load_hparams`
 /// (llama-model.cpp; the rule is `llama_hparams::set_swa_pattern` in llama-hparams.cpp):
-/// layer `il` is SWA iff `il % n < n - 1` (the n-th, 2n-th... layer is full).
+/// layer `il` is SWA iff `il % n < n - 1` (the n-th, 2n-th... layer is full). Windows an
+/// architecture forces (gemma2, llama4, smallthinker, exaone4) are `archs::forced_window`'s.
 const SWA_PATTERNS: &[(&str, u64)] = &[
-    ("gemma2", 2),
     ("gemma3", 6),
     ("gemma3n", 5),
     ("cohere2", 4),
     ("gpt-oss", 2),
-    ("exaone4", 4),
-    ("llama4", 4),
 ];
 
 pub struct Reader<'a> {
-    m: &'a GgufModel,
-    arch: String,
+    pub(super) m: &'a GgufModel,
+    pub(super) arch: String,
     pub inputs: Vec<Input>,
     pub notes: Vec<String>,
+    pub(super) guesses: Vec<String>,
 }
 
 /// `Display` is one line: the file's name and the message quote the model file (its
@@ -96,18 +74,18 @@ pub struct HparamError {
 }
 
 impl<'a> Reader<'a> {
-    fn err(&self, msg: String) -> HparamError {
+    pub(super) fn err(&self, msg: String) -> HparamError {
         HparamError {
             file: self.m.path().display().to_string(),
             message: msg,
         }
     }
 
-    fn key(&self, suffix: &str) -> String {
+    pub(super) fn key(&self, suffix: &str) -> String {
         format!("{}.{suffix}", self.arch)
     }
 
-    fn record(&mut self, name: &str, value: impl ToString, source: InputSource) {
+    pub(super) fn record(&mut self, name: &str, value: impl ToString, source: InputSource) {
         self.inputs.push(Input {
             name: name.into(),
             value: value.to_string(),
@@ -115,7 +93,7 @@ impl<'a> Reader<'a> {
         });
     }
 
-    fn opt_u64(&mut self, name: &str, suffix: &str) -> Option<u64> {
+    pub(super) fn opt_u64(&mut self, name: &str, suffix: &str) -> Option<u64> {
         let key = self.key(suffix);
         let v = self.m.get(&key)?.as_u64()?;
         self.record(name, v, InputSource::Gguf { key });
@@ -129,7 +107,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A key that may be a scalar or a per-layer array (`get_key_or_arr`).
-    fn per_layer(
+    pub(super) fn per_layer(
         &mut self,
         name: &str,
         suffix: &str,
@@ -191,6 +169,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         arch: arch.clone(),
         inputs: Vec::new(),
         notes: Vec::new(),
+        guesses: Vec::new(),
     };
     r.record(
         "architecture",
@@ -210,9 +189,9 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let hk = r.u64_or_derived("key_length", "attention.key_length", default_head);
     let hv = r.u64_or_derived("value_length", "attention.value_length", default_head);
     let is_mla = r.mla();
-    let n_swa = r.opt_u64("n_swa", "attention.sliding_window").unwrap_or(0);
-    let swa_layers = r.swa_layers(nl, n_swa)?;
-    let any_swa = swa_layers.iter().any(|&b| b);
+    let nextn = r.opt_u64("nextn_predict_layers", "nextn_predict_layers");
+    let n_trunk = nl.saturating_sub(nextn.unwrap_or(0) as usize);
+    let (n_swa, swa_layers) = r.window(nl, n_trunk)?;
     let head_k = r.head_dims(
         "key_length_swa",
         "attention.key_length_swa",
@@ -225,15 +204,9 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         hv,
         &swa_layers,
     );
-    let cache = cache_kind(&arch, any_swa);
-    let recurrent = r.recurrent_layers(cache, &n_head_kv);
-    let has_kv = r.kv_layers(cache, &recurrent, &n_head_kv);
-    let indexer = r.indexer(&has_kv, n_ctx_train)?;
-    let rs_elems_per_layer = if recurrent.iter().any(|&b| b) {
-        rs_elems(&mut r, &arch, n_embd)
-    } else {
-        None
-    };
+    let any_swa = swa_layers.iter().any(|&b| b);
+    let mem = r.memory(n_embd, n_trunk, (&n_head, &n_head_kv), any_swa)?;
+    let indexer = r.indexer(&mem.has_kv, n_ctx_train)?;
     let p = ModelParams {
         arch,
         n_layer: n_layer as u32,
@@ -247,12 +220,14 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         head_v,
         n_swa,
         swa_layers,
-        has_kv,
-        recurrent,
-        rs_elems_per_layer,
+        has_kv: mem.has_kv,
+        recurrent: mem.recurrent,
+        rs_elems_per_layer: mem.rs_elems,
         is_mla,
         indexer,
-        cache,
+        cache: mem.cache,
+        arch_known: mem.arch_known,
+        guesses: std::mem::take(&mut r.guesses),
         inputs: std::mem::take(&mut r.inputs),
         notes: std::mem::take(&mut r.notes),
     };
@@ -357,15 +332,64 @@ impl Reader<'_> {
         is_mla
     }
 
-    /// Which layers use the sliding window: the file's pattern (per-layer array or period), else
-    /// llama.cpp's pattern for the architecture; none without a window.
-    fn swa_layers(&mut self, nl: usize, n_swa: u64) -> Result<Vec<bool>, HparamError> {
-        let mut swa_layers = vec![false; nl];
-        if n_swa == 0 {
-            return Ok(swa_layers);
+    /// The window and which layers use it: a window the architecture's `load_arch_hparams` sets
+    /// or refuses (`archs::forced_window`), else the file's, with the file's pattern or
+    /// llama.cpp's for the architecture.
+    fn window(&mut self, nl: usize, n_trunk: usize) -> Result<(u64, Vec<bool>), HparamError> {
+        let file_swa = self.opt_u64("n_swa", "attention.sliding_window");
+        let arch = self.arch.clone();
+        match archs::forced_window(&arch, n_trunk as u64, file_swa) {
+            Some(None) => {
+                if file_swa.unwrap_or(0) > 0 && arch == "exaone4" {
+                    self.notes.push(format!(
+                        "exaone4 with {n_trunk} layers: llama.cpp uses no sliding window below 64 \
+                         layers (llama_model_exaone4::load_arch_hparams), whatever \
+                         attention.sliding_window says: every layer keeps the full context"
+                    ));
+                }
+                Ok((0, vec![false; nl]))
+            }
+            Some(Some(w)) => {
+                let detail = w.rule.to_string();
+                self.record("n_swa", w.n_swa, InputSource::Default { detail });
+                if w.chunked {
+                    self.notes.push(format!(
+                        "{arch}: chunked attention (LLAMA_SWA_TYPE_CHUNKED) over {} tokens; \
+                         llama.cpp sizes its cache like a sliding window's",
+                        w.n_swa
+                    ));
+                }
+                let default = Some((w.pattern, w.dense_first, w.rule.to_string()));
+                Ok((w.n_swa, self.swa_layers(nl, n_trunk, default)?))
+            }
+            None => {
+                let n_swa = file_swa.unwrap_or(0);
+                if n_swa == 0 {
+                    return Ok((0, vec![false; nl]));
+                }
+                let default = SWA_PATTERNS
+                    .iter()
+                    .find(|(a, _)| *a == arch)
+                    .map(|&(_, p)| (p, false, format!("llama.cpp's pattern for {arch}")));
+                Ok((n_swa, self.swa_layers(nl, n_trunk, default)?))
+            }
         }
+    }
+
+    /// Which layers use the sliding window (`load_swa_pattern`): the file's per-layer array or
+    /// period, else the architecture's `(period, dense_first, rule)`; the trunk's layers only
+    /// (`set_swa_pattern` leaves next-token-prediction layers full).
+    fn swa_layers(
+        &mut self,
+        nl: usize,
+        n_trunk: usize,
+        default: Option<(u64, bool, String)>,
+    ) -> Result<Vec<bool>, HparamError> {
+        let mut swa_layers = vec![false; nl];
         let arch = self.arch.clone();
         let pat_key = self.key("attention.sliding_window_pattern");
+        let dense_first = default.as_ref().is_some_and(|d| d.1);
+        let trunk = n_trunk.min(nl);
         match self.m.get(&pat_key) {
             Some(MetaValue::Array(a)) => {
                 let vals = a.values.as_ref().filter(|v| v.len() >= nl).ok_or_else(|| {
@@ -379,19 +403,15 @@ impl Reader<'_> {
             }
             Some(v) if v.as_u64().is_some() => {
                 let p = v.as_u64().unwrap_or(0);
-                set_pattern(&mut swa_layers, p);
+                set_pattern(&mut swa_layers[..trunk], p, dense_first);
                 self.record("swa_pattern", p, InputSource::Gguf { key: pat_key });
             }
-            _ => match SWA_PATTERNS.iter().find(|(a, _)| *a == arch) {
-                Some(&(_, p)) => {
-                    set_pattern(&mut swa_layers, p);
-                    self.record(
-                        "swa_pattern",
-                        format!("{} SWA : 1 full", p - 1),
-                        InputSource::Default {
-                            detail: format!("llama.cpp's pattern for {arch}"),
-                        },
-                    );
+            _ => match default {
+                Some((p, dense_first, detail)) => {
+                    set_pattern(&mut swa_layers[..trunk], p, dense_first);
+                    let first = if dense_first { ", full first" } else { "" };
+                    let shown = format!("{} SWA : 1 full{first}", p.saturating_sub(1));
+                    self.record("swa_pattern", shown, InputSource::Default { detail });
                 }
                 None => self.notes.push(format!(
                     "{arch}.attention.sliding_window is set but gpuledger does not know llama.cpp's \
@@ -412,54 +432,6 @@ impl Reader<'_> {
         swa_layers
             .iter()
             .map(|&is_swa| if is_swa { swa.unwrap_or(full) } else { full })
-            .collect()
-    }
-
-    /// Which layers are recurrent: all of a recurrent model's; a hybrid's by its
-    /// `full_attention_interval`, else those without KV heads.
-    fn recurrent_layers(&mut self, cache: CacheKind, n_head_kv: &[u64]) -> Vec<bool> {
-        let nl = n_head_kv.len();
-        match cache {
-            CacheKind::Recurrent => vec![true; nl],
-            CacheKind::Hybrid => {
-                match self.opt_u64("full_attention_interval", "full_attention_interval") {
-                    Some(iv) => (0..nl)
-                        .map(|il| iv == 0 || !(il as u64 + 1).is_multiple_of(iv))
-                        .collect(),
-                    None => n_head_kv.iter().map(|&h| h == 0).collect(),
-                }
-            }
-            _ => vec![false; nl],
-        }
-    }
-
-    /// Layers with KV: not recurrent, with KV heads, and below `n_layer_kv_from_start` (shared-KV
-    /// and next-token-prediction layers keep none).
-    fn kv_layers(&mut self, cache: CacheKind, recurrent: &[bool], n_head_kv: &[u64]) -> Vec<bool> {
-        let nl = n_head_kv.len();
-        let mut kv_from_start = nl;
-        if let Some(shared) = self.opt_u64("shared_kv_layers", "attention.shared_kv_layers") {
-            kv_from_start = nl.saturating_sub(shared as usize);
-        } else if self.arch == "gemma3n" {
-            kv_from_start = 20.min(nl);
-            self.record(
-                "n_layer_kv_from_start",
-                kv_from_start,
-                InputSource::Default {
-                    detail: "llama.cpp's value for gemma3n".into(),
-                },
-            );
-        }
-        if let Some(nextn) = self.opt_u64("nextn_predict_layers", "nextn_predict_layers") {
-            kv_from_start = kv_from_start.min(nl.saturating_sub(nextn as usize));
-        }
-        (0..nl)
-            .map(|il| {
-                cache != CacheKind::None
-                    && !recurrent[il]
-                    && il < kv_from_start
-                    && n_head_kv[il] > 0
-            })
             .collect()
     }
 
@@ -501,64 +473,18 @@ impl Reader<'_> {
     }
 }
 
-/// The kind of memory llama.cpp creates for the architecture.
-fn cache_kind(arch: &str, any_swa: bool) -> CacheKind {
-    if NO_KV_ARCHS.contains(&arch) {
-        CacheKind::None
-    } else if RECURRENT_ARCHS.contains(&arch) {
-        CacheKind::Recurrent
-    } else if HYBRID_ARCHS.contains(&arch) {
-        CacheKind::Hybrid
-    } else if any_swa {
-        CacheKind::Iswa
-    } else {
-        CacheKind::Kv
-    }
-}
-
-/// `llama_hparams::set_swa_pattern(n)` (not dense-first): SWA iff `il % n < n - 1`; 0 = all SWA.
-fn set_pattern(layers: &mut [bool], n: u64) {
+/// `llama_hparams::set_swa_pattern(n, dense_first)`: SWA iff `il % n < n - 1`, or dense first
+/// iff `il % n != 0`; 0 = all SWA.
+fn set_pattern(layers: &mut [bool], n: u64, dense_first: bool) {
     for (il, l) in layers.iter_mut().enumerate() {
-        *l = n == 0 || (il as u64 % n) < n - 1;
+        let i = il as u64;
+        *l = n == 0
+            || if dense_first {
+                !i.is_multiple_of(n)
+            } else {
+                i % n < n - 1
+            };
     }
-}
-
-/// `llama_hparams::n_embd_r() + n_embd_s()` (llama-hparams.cpp): the recurrent state's elements
-/// per layer and sequence.
-fn rs_elems(r: &mut Reader<'_>, arch: &str, n_embd: u64) -> Option<u64> {
-    if arch.starts_with("rwkv") || arch == "arwkv7" {
-        let shift = r
-            .opt_u64("token_shift_count", "token_shift_count")
-            .unwrap_or(2);
-        let head = r.opt_u64("wkv_head_size", "wkv.head_size")?;
-        // Saturating: the header's values are unchecked here; check_plausible refuses the result.
-        return Some(
-            shift
-                .saturating_mul(n_embd)
-                .saturating_add(n_embd.saturating_mul(head)),
-        );
-    }
-    if arch.starts_with("lfm2") {
-        let l = r.opt_u64("shortconv_l_cache", "shortconv.l_cache")?;
-        return Some(n_embd.saturating_mul(l.saturating_sub(1)));
-    }
-    if arch == "qwen3next" || arch == "kimi-linear" {
-        r.notes.push(format!(
-            "the recurrent-state formula for {arch} is not modelled: its RS buffer is left out"
-        ));
-        return None;
-    }
-    let d_conv = r.opt_u64("ssm_d_conv", "ssm.conv_kernel")?;
-    let d_inner = r.opt_u64("ssm_d_inner", "ssm.inner_size")?;
-    let d_state = r.opt_u64("ssm_d_state", "ssm.state_size")?;
-    let n_group = r.opt_u64("ssm_n_group", "ssm.group_count").unwrap_or(0);
-    let conv = d_inner.saturating_add(n_group.saturating_mul(d_state).saturating_mul(2));
-    Some(
-        d_conv
-            .saturating_sub(1)
-            .saturating_mul(conv)
-            .saturating_add(d_state.saturating_mul(d_inner)),
-    )
 }
 
 #[cfg(test)]
@@ -568,13 +494,13 @@ mod tests {
     #[test]
     fn gemma3_pattern_is_five_swa_then_one_full() {
         let mut l = vec![false; 12];
-        set_pattern(&mut l, 6);
+        set_pattern(&mut l, 6, false);
         assert_eq!(
             l,
             [true, true, true, true, true, false, true, true, true, true, true, false]
         );
         let mut l = vec![false; 4];
-        set_pattern(&mut l, 2);
+        set_pattern(&mut l, 2, false);
         assert_eq!(l, [true, false, true, false]);
     }
 }

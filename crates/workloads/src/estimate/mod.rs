@@ -14,6 +14,7 @@
 //! the context and the layer placement, `parts` sizes
 //! each buffer (the compute buffer through `compute`'s graph and `galloc`'s allocator replay).
 
+mod archs;
 mod compare;
 mod compute;
 mod context;
@@ -24,6 +25,7 @@ mod galloc;
 mod graph_gaps;
 mod hparams;
 mod indexer;
+mod memory;
 mod overrides;
 mod parts;
 mod settings;
@@ -120,7 +122,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
     let s = settings;
     let mut rec = Record {
         inputs: p.inputs.clone(),
-        notes: p.notes.clone(),
+        notes: p.notes.iter().chain(&p.guesses).cloned().collect(),
     };
     let r = resolve_context(&p, s, &mut rec)?;
     let off = placement(model, &p, s, &mut rec)?;
@@ -305,6 +307,7 @@ fn assemble(plan: &Plan, parts: Parts, rec: Record) -> Estimate {
                 .tensors()
                 .fold(0u64, |a, t| a.saturating_add(t.n_bytes)),
             cache_kind: p.cache,
+            architecture_known: p.arch_known,
         },
         context,
         weights,
@@ -319,5 +322,6 @@ fn assemble(plan: &Plan, parts: Parts, rec: Record) -> Estimate {
         total_host_bytes: total_host,
         inputs: rec.inputs,
         notes: rec.notes,
+        guesses: p.guesses.clone(),
     }
 }

@@ -318,9 +318,18 @@ impl<'a> Builder<'a> {
 
     /// A recurrent layer's mixer (Mamba-1's block).
     fn recurrent(&mut self, il: usize, x: Id) -> Id {
-        // Mamba-1 is written op for op; other recurrent blocks borrow its shape.
-        if self.p.arch != "mamba" {
-            self.approximate("recurrent layers (Mamba-1's shape)");
+        // Mamba-1 is written op for op; other recurrent blocks borrow its shape, named by kind.
+        match self.p.arch.as_str() {
+            "mamba" => {}
+            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
+                "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
+                 counted with Mamba-1's shape",
+            ),
+            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => self.approximate(
+                "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
+                 counted with Mamba-1's shape",
+            ),
+            _ => self.approximate("recurrent layers (Mamba-1's shape)"),
         }
         if self.place.device() {
             // Where the scheduler puts the scan, its biases and the state copies depends on
