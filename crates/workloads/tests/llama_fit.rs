@@ -151,13 +151,10 @@ fn capture(c: &Case, args: &[String], total: u64, model_path: &Path, log: &str) 
         }
     }
     let name = format!("{}-{}dev-{}mib.log", c.model, c.devices, c.budget_mib);
-    let name = if args.iter().any(|a| a == "-c" || a == "-ngl") {
-        name.replace(
-            ".log",
-            &format!("-{}.log", args[args.len() - 2].trim_start_matches('-')),
-        )
-    } else {
-        name
+    // The flag a case gives beyond the margins (-c, -ngl) names it apart.
+    let name = match c.args.iter().find(|a| ["-c", "-ngl"].contains(a)) {
+        Some(f) => name.replace(".log", &format!("-{}.log", f.trim_start_matches('-'))),
+        None => name,
     };
     std::fs::write(dir.join(name), out).unwrap();
 }
