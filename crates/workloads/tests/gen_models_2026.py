@@ -271,7 +271,8 @@ def write_smallthinker(path, *, n_layer=5, n_embd=128, n_head=4, n_head_kv=2, he
     common(m, n_layer=n_layer, n_embd=n_embd, ctx=32768)
     m.u32(feed_forward_length=n_ff_exp, attention__head_count=n_head, attention__head_count_kv=n_head_kv,
           rope__dimension_count=head, expert_count=n_expert, expert_used_count=n_used,
-          expert_feed_forward_length=n_ff_exp, attention__sliding_window=swa)
+          expert_feed_forward_length=n_ff_exp, attention__sliding_window=swa,
+          expert_gating_func=1)  # softmax: without it build_moe_ffn aborts (no gating)
     for il in range(n_layer):
         p = f"blk.{il}."
         m.t(p + "attn_norm.weight", n_embd, ones=True)

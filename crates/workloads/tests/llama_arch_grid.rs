@@ -39,11 +39,13 @@ const MODELS: &[&str] = &[
     "exaone4-30",
 ];
 
-/// Default slots (4, unified); one slot at 16k; two slots without flash attention.
+/// Default slots (4, unified); one slot at 16k; two slots without flash attention. The last
+/// gives `-c`: with `-np 2` and no `-c`, b11434 makes the context 2 × n_ctx_train (each slot the
+/// training context), which the context rules (estimate/context.rs) do not yet follow.
 const FLAG_SETS: &[&[&str]] = &[
     &[],
     &["-np", "1", "-c", "16384"],
-    &["-np", "2", "-fa", "off"],
+    &["-np", "2", "-fa", "off", "-c", "8192"],
 ];
 
 fn gen_models(t: &LlamaTools) -> PathBuf {
