@@ -92,7 +92,7 @@ def write_dsa(path, arch, *, n_layer=3, n_embd=128, n_head=4, q_lora=64, kv_lora
 
 
 def write_minimax_m3(path, *, n_layer=3, n_embd=128, n_head=4, n_head_kv=2, head_dim=32,
-                     n_ff=256, n_expert=4, n_used=2, n_ff_exp=64, idx_heads=4, idx_dim=32,
+                     n_ff=256, n_expert=4, n_used=2, n_ff_exp=64, idx_heads=2, idx_dim=32,
                      ctx=16384):
     """minimax-m3: standard GQA attention with Q/K norms, one leading dense layer, then MoE
     layers with a shared expert and the MSA block indexer (one key head cached per layer)."""

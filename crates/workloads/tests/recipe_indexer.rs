@@ -179,7 +179,7 @@ fn minimax_m3() -> M {
         .u("attention.key_length", 128)
         .u("attention.value_length", 128)
         .u("leading_dense_block_count", 1)
-        .u("attention.indexer.head_count", 16)
+        .u("attention.indexer.head_count", 8)
         .u("attention.indexer.key_length", 64)
         .u("attention.indexer.top_k", 16)
         .u("attention.indexer.block_size", 64)
