@@ -147,7 +147,8 @@ const ARCHS: &[Arch] = &[
     a("deepseek", KV),
     a("deepseek2", KV),
     a("deepseek2-ocr", KV),
-    partly("deepseek32", KV, DSA),
+    // The indexer key cache of deepseek32, glm-dsa and minimax-m3 is sized by `indexer.rs`.
+    a("deepseek32", KV),
     partly(
         "deepseek4",
         KV,
@@ -156,7 +157,7 @@ const ARCHS: &[Arch] = &[
     a("chatglm", KV),
     a("glm4", KV),
     a("glm4moe", KV),
-    partly("glm-dsa", KV, DSA),
+    a("glm-dsa", KV),
     a("bitnet", KV),
     a("t5", KV),
     a("t5encoder", KV),
@@ -213,11 +214,7 @@ const ARCHS: &[Arch] = &[
     a("minimax-01", Memory::Hybrid(ArrayOrInterval)),
     a("hrm_text", KV),
     a("minimax-m2", KV),
-    partly(
-        "minimax-m3",
-        KV,
-        "the MSA indexer's key cache (llama_kv_cache_msa)",
-    ),
+    a("minimax-m3", KV),
     a("cogvlm", KV),
     a("rnd1", NONE),
     a("pangu-embedded", KV),

@@ -10,6 +10,13 @@ use super::indexer::IndexerKind;
 /// One sentence per graph part the replay leaves out for this model.
 pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     let mut out = Vec::new();
+    if !p.arch_known {
+        out.push(format!(
+            "the graph of '{}', an architecture gpuledger does not know: the generic \
+             transformer's layers",
+            p.arch
+        ));
+    }
     if let Some(ix) = &p.indexer {
         out.push(match ix.kind {
             // models/deepseek32.cpp, models/glm-dsa.cpp: the lightning indexer scores every

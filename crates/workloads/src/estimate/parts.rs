@@ -383,13 +383,6 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
         approx.push(why);
     }
     approx.extend(super::graph_gaps::missing_parts(model, p));
-    if !p.arch_known {
-        approx.push(format!(
-            "the graph of '{}', an architecture gpuledger does not know: the generic \
-             transformer's layers",
-            p.arch
-        ));
-    }
     let gpu_bytes = g
         .device_bytes
         .iter()
