@@ -29,10 +29,17 @@ cleanup() {
     rm -rf "$D"
 }
 trap cleanup EXIT
-for ((i = 0; i < N; i++)); do
-    sleep 100000 </dev/null >/dev/null 2>&1 &
-    PIDS+=($!)
-done
+# Started by Python, whose subprocess closes every descriptor above 2: each process holds the same
+# three, whatever the shell that runs this script left open (the fd table's walk costs one call a
+# descriptor).
+mapfile -t PIDS < <(python3 -c '
+import subprocess, sys
+for _ in range(int(sys.argv[1])):
+    p = subprocess.Popen(["sleep", "100000"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(p.pid)
+' "$N")
+[ ${#PIDS[@]} -eq "$N" ] || { echo "syscall-budget: started ${#PIDS[@]} of $N processes" >&2; exit 1; }
 {
     echo "driver|version=550.54.15"
     echo "device|index=0|name=NVIDIA H200|uuid=GPU-11111111-2222-3333-4444-555555555555|pci=00000000:18:00.0|total=150754820096|used=40000000000|free=110754820096|reserved=600000000|gpu=37|mem=12|temp=54|power_mw=215000|limit_mw=700000"

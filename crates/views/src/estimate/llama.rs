@@ -17,7 +17,7 @@ pub fn render_text(e: &Estimate) -> String {
     o.push_str(
         &Columns::new(&[Align::Left, Align::Right, Align::Right])
             .indent("  ")
-            .render(&ledger_rows(e)),
+            .render(&safe_cells(ledger_rows(e))),
     );
     o.push_str(&devices(e));
     o.push_str(&fit(e));
@@ -106,6 +106,14 @@ fn guesses(e: &Estimate) -> String {
         let _ = writeln!(o, "  - {}", term_safe(g));
     }
     o
+}
+
+/// Every cell through the one escaping path: a line's details quote the model file (its
+/// architecture's name in a graph-gap sentence), which must forge no line of output.
+fn safe_cells(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    rows.into_iter()
+        .map(|r| r.iter().map(|c| term_safe(c).to_string()).collect())
+        .collect()
 }
 
 fn plural(n: u64) -> &'static str {
