@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long)]
     pub no_open: bool,
     /// Also answer requests that call this server NAME (a host name or an IP address, no port;
-    /// repeatable). Without it only localhost, 127.0.0.1 and [::1] are answered (421 otherwise),
+    /// repeatable). Without it only localhost, 127.0.0.1 and `[::1]` are answered (421 otherwise),
     /// so a web page whose DNS name is pointed at 127.0.0.1 cannot read this machine's processes.
     #[arg(long = "allow-host", value_name = "NAME", value_parser = gpuledger_serve::host::parse_allowed)]
     pub allow_hosts: Vec<String>,
