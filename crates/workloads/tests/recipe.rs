@@ -1,57 +1,21 @@
 //! Every recipe rule on generated GGUF headers (the writer leaves tensor data as a sparse hole).
 
-use std::path::{Path, PathBuf};
-
 use gpuledger_views::estimate::render_text;
 use gpuledger_workloads::estimate::{
     estimate, Backend, CacheKind, Estimate, EstimateError, InputSource, Setting, SettingSource,
 };
-use gpuledger_workloads::gguf::writer::{array, GgufWriter};
-use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue, ValueType};
+use gpuledger_workloads::gguf::writer::array;
+use gpuledger_workloads::gguf::{GgufModel, MetaValue, ValueType};
 use gpuledger_workloads::LlamaSettings;
+
+mod support {
+    pub mod header;
+}
+use support::header::M;
 
 const MIB: u64 = 1024 * 1024;
 
-fn t(n: &str) -> GgmlType {
-    GgmlType::from_name(n).unwrap()
-}
-
-struct M {
-    w: GgufWriter,
-    arch: String,
-}
-
 impl M {
-    fn new(arch: &str, n_layer: u32) -> M {
-        let mut w = GgufWriter::new();
-        w.kv("general.architecture", MetaValue::String(arch.into()));
-        let mut m = M {
-            w,
-            arch: arch.into(),
-        };
-        m.u("block_count", n_layer as u64);
-        m
-    }
-    fn u(&mut self, suffix: &str, v: u64) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        self.w.kv(&k, MetaValue::U32(v as u32));
-        self
-    }
-    fn arr(&mut self, suffix: &str, v: &[u64]) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        self.w.kv(
-            &k,
-            array(
-                ValueType::I32,
-                v.iter().map(|&x| MetaValue::I32(x as i32)).collect(),
-            ),
-        );
-        self
-    }
-    fn tensor(&mut self, name: &str, dims: &[u64], ty: &str) -> &mut Self {
-        self.w.tensor(name, dims, t(ty));
-        self
-    }
     /// A standard attention model's tensors (llama naming).
     fn llama_tensors(
         &mut self,
@@ -80,18 +44,11 @@ impl M {
         }
         self
     }
-    fn open(&self, name: &str) -> GgufModel {
-        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recipe");
-        std::fs::create_dir_all(&d).unwrap();
-        let p: PathBuf = d.join(format!("{name}.gguf"));
-        self.w.write(&p).unwrap();
-        GgufModel::open(&p).unwrap()
-    }
 }
 
 /// A llama-like model: `n_layer` layers, 32 heads of 128, `kv` KV heads, 32000 vocab.
 fn llama(n_layer: u32, kv_heads: u64) -> M {
-    let mut m = M::new("llama", n_layer);
+    let mut m = M::new("llama", n_layer.into());
     m.u("context_length", 131072)
         .u("embedding_length", 4096)
         .u("attention.head_count", 32)
@@ -186,7 +143,7 @@ fn per_layer_kv_heads_and_key_value_lengths() {
 }
 
 fn gemma3(n_layer: u32) -> M {
-    let mut m = M::new("gemma3", n_layer);
+    let mut m = M::new("gemma3", n_layer.into());
     m.u("context_length", 131072)
         .u("embedding_length", 2560)
         .u("attention.head_count", 8)
@@ -565,7 +522,7 @@ fn qwen3_like(
     tied: bool,
 ) -> M {
     let hd = 128;
-    let mut m = M::new(arch, n_layer);
+    let mut m = M::new(arch, n_layer.into());
     m.u("context_length", 40960)
         .u("embedding_length", n_embd)
         .u("feed_forward_length", n_ff)

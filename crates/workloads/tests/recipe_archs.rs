@@ -4,55 +4,15 @@
 //! architecture said to be a guess. The tiny models of the same architectures are loaded in the
 //! real llama-server by llama_arch_grid.rs.
 
-use std::path::Path;
-
 use gpuledger_views::estimate::render_text;
 use gpuledger_workloads::estimate::{estimate, CacheKind, Estimate};
-use gpuledger_workloads::gguf::writer::{array, GgufWriter};
-use gpuledger_workloads::gguf::{GgufModel, MetaValue, ValueType};
+use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::LlamaSettings;
 
-struct M {
-    w: GgufWriter,
-    arch: String,
+mod support {
+    pub mod header;
 }
-
-impl M {
-    fn new(arch: &str, n_layer: u64) -> M {
-        let mut w = GgufWriter::new();
-        w.kv("general.architecture", MetaValue::String(arch.into()));
-        let mut m = M {
-            w,
-            arch: arch.into(),
-        };
-        m.u("block_count", n_layer);
-        m
-    }
-    fn u(&mut self, suffix: &str, v: u64) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        self.w.kv(&k, MetaValue::U32(v as u32));
-        self
-    }
-    fn arr(&mut self, suffix: &str, v: &[u64]) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        let vals = v.iter().map(|&x| MetaValue::I32(x as i32)).collect();
-        self.w.kv(&k, array(ValueType::I32, vals));
-        self
-    }
-    fn bools(&mut self, suffix: &str, v: &[bool]) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        let vals = v.iter().map(|&x| MetaValue::Bool(x)).collect();
-        self.w.kv(&k, array(ValueType::Bool, vals));
-        self
-    }
-    fn open(&self, name: &str) -> GgufModel {
-        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recipe-archs");
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join(format!("{name}.gguf"));
-        self.w.write(&p).unwrap();
-        GgufModel::open(&p).unwrap()
-    }
-}
+use support::header::M;
 
 fn est(m: &GgufModel, args: &str) -> Estimate {
     let a: Vec<String> = args.split_whitespace().map(String::from).collect();

@@ -2,53 +2,15 @@
 //! Gemma 3n's host-resident per-layer embeddings, and the tools that are not llama-server, on
 //! generated GGUF headers (the writer leaves tensor data as a sparse hole).
 
-use std::path::Path;
-
 use gpuledger_workloads::estimate::{estimate, Estimate, Setting, SettingSource, Tool};
-use gpuledger_workloads::gguf::writer::{array, GgufWriter};
-use gpuledger_workloads::gguf::{GgmlType, GgufModel, MetaValue, ValueType};
+use gpuledger_workloads::gguf::writer::array;
+use gpuledger_workloads::gguf::{GgufModel, MetaValue, ValueType};
 use gpuledger_workloads::LlamaSettings;
 
-struct M {
-    w: GgufWriter,
-    arch: String,
+mod support {
+    pub mod header;
 }
-
-impl M {
-    fn new(arch: &str, n_layer: u32) -> M {
-        let mut w = GgufWriter::new();
-        w.kv("general.architecture", MetaValue::String(arch.into()));
-        let mut m = M {
-            w,
-            arch: arch.into(),
-        };
-        m.u("block_count", n_layer as u64);
-        m
-    }
-    fn u(&mut self, suffix: &str, v: u64) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        self.w.kv(&k, MetaValue::U32(v as u32));
-        self
-    }
-    fn arr(&mut self, suffix: &str, v: &[u64]) -> &mut Self {
-        let k = format!("{}.{suffix}", self.arch);
-        let vals = v.iter().map(|&x| MetaValue::I32(x as i32)).collect();
-        self.w.kv(&k, array(ValueType::I32, vals));
-        self
-    }
-    fn tensor(&mut self, name: &str, dims: &[u64], ty: &str) -> &mut Self {
-        self.w
-            .tensor(name, dims, GgmlType::from_name(ty).expect("type"));
-        self
-    }
-    fn open(&self, name: &str) -> GgufModel {
-        let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("recipe-indexer");
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join(format!("{name}.gguf"));
-        self.w.write(&p).unwrap();
-        GgufModel::open(&p).unwrap()
-    }
-}
+use support::header::M;
 
 fn est(m: &GgufModel, args: &str) -> Estimate {
     let a: Vec<String> = args.split_whitespace().map(String::from).collect();
@@ -59,7 +21,7 @@ fn est(m: &GgufModel, args: &str) -> Estimate {
 /// 64), and the lightning indexer's 64 heads of 128 (config.json: index_n_heads 64,
 /// index_head_dim 128, index_topk 2048).
 fn deepseek32(n_layer: u32) -> M {
-    let mut m = M::new("deepseek32", n_layer);
+    let mut m = M::new("deepseek32", n_layer.into());
     m.u("context_length", 163840)
         .u("embedding_length", 7168)
         .u("attention.head_count", 128)
