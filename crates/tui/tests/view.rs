@@ -794,6 +794,65 @@ fn kill_result_is_what_the_next_snapshot_shows() {
         .contains("still running 10 s after the terminate request"));
 }
 
+/// A killed process that left /proc while the driver still lists its PID has exited, but is not
+/// "gone": its memory is still held. Said so, then given up on after the verification window.
+#[test]
+fn kill_of_a_process_the_driver_still_lists_is_not_reported_gone() {
+    let t0 = Instant::now();
+    let calls = Rc::new(RefCell::new(Vec::new()));
+    let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0)
+        .with_terminator(Box::new(Recorder(calls.clone())));
+    app.apply(update(snapshot(40 * GIB, 9 * GIB)), t0);
+    app.handle_key(key('K'), t0);
+    app.handle_key(key('y'), t0);
+    assert_eq!(*calls.borrow(), [(4242, Some(42420), true)]);
+    let exited = || {
+        let mut s = snapshot(40 * GIB, 9 * GIB);
+        for p in s.processes.iter_mut().filter(|p| p.pid == 4242) {
+            p.start_time = None;
+            p.metadata_unavailable = Some("exited mid-round".into());
+        }
+        s
+    };
+    app.apply(update(exited()), t0 + Duration::from_secs(1));
+    let m = app.message.clone().unwrap();
+    assert!(
+        m.contains("PID 4242 (llama-server) has exited (exited mid-round); waiting for the driver")
+            && !m.contains("gone"),
+        "{m}"
+    );
+    app.apply(update(exited()), t0 + Duration::from_secs(11));
+    let m = app.message.clone().unwrap();
+    assert!(
+        m.contains(
+            "has exited, but the driver still lists it with GPU memory 10 s after the kill request"
+        ),
+        "{m}"
+    );
+}
+
+/// A process this machine cannot see into is not called "not an AI runtime": what it runs is
+/// unknown, and the pane says why.
+#[test]
+fn unseen_process_is_unknown_not_declared_non_ai() {
+    let t0 = Instant::now();
+    let mut snap = snapshot(40 * GIB, 9 * GIB);
+    for p in snap.processes.iter_mut().filter(|p| p.pid == 4242) {
+        p.workload = None;
+        p.estimate = None;
+        p.no_estimate = None;
+        p.metadata_unavailable = Some("not visible in /proc (another PID namespace)".into());
+    }
+    let mut app = app_with(snap, t0);
+    let (s, _) = render(&mut app, 160, 48, t0);
+    assert!(s.contains("PID 4242"), "{s}");
+    assert!(
+        s.contains("no estimate: what this process runs is unknown (not visible in /proc"),
+        "{s}"
+    );
+    assert!(!s.contains("not an AI runtime"), "{s}");
+}
+
 #[test]
 fn stale_data_is_marked_with_its_age_not_zeroed() {
     let t0 = Instant::now();

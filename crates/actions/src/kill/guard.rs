@@ -241,9 +241,15 @@ pub fn check_info(info: &ProcInfo, platform: Os) -> Verdict {
         }
     }
     match session_rule(raw_names(info)) {
-        Some((rule, n)) => {
-            Verdict::NeedsSecondConfirmation(format!("{} ({n}) {}", info.name, rule.ends))
+        // The matched name is added only when it says something the process name does not
+        // (a renamed comm whose executable is Xorg), never "Xorg (xorg)".
+        Some((rule, n)) if normalise_name(&info.name) == n => {
+            Verdict::NeedsSecondConfirmation(format!("{} {}", info.name, rule.ends))
         }
+        Some((rule, n)) => Verdict::NeedsSecondConfirmation(format!(
+            "{} (its program is {n}) {}",
+            info.name, rule.ends
+        )),
         None => Verdict::Allowed,
     }
 }
@@ -395,7 +401,12 @@ mod tests {
         i.exe_name = Some("/usr/bin/zsh".into());
         assert!(matches!(
             check_info(&i, Os::Linux),
-            Verdict::NeedsSecondConfirmation(_)
+            Verdict::NeedsSecondConfirmation(w) if w.starts_with("renamed (its program is zsh) is a shell")
+        ));
+        // The process's own name is said once, not "Xorg (xorg)".
+        assert!(matches!(
+            check_info(&info("Xorg"), Os::Linux),
+            Verdict::NeedsSecondConfirmation(w) if w.starts_with("Xorg looks like a display server")
         ));
         // A name that merely contains a shell's is not one.
         assert_eq!(check_info(&info("bashtop"), Os::Linux), Verdict::Allowed);

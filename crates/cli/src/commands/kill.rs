@@ -250,19 +250,20 @@ enum Confirm {
 /// Asks on the terminal (stdin must be one). Guard-rail refusals are not asked about: they will be
 /// refused anyway, and the outcome says why.
 fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm {
-    let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        return Confirm::No(
-            "no terminal to ask for confirmation on; pass --yes to confirm in advance".into(),
-        );
-    }
     let askable: Vec<usize> = (0..targets.len())
         .filter(|&i| {
             targets[i].info.is_some() && !matches!(targets[i].verdict, Some(Verdict::Refused(_)))
         })
         .collect();
+    // Asked first, so a PID that does not exist is reported as such, not as "no terminal".
     if askable.is_empty() {
         return Confirm::Yes; // Nothing to signal: the outcomes will say why.
+    }
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Confirm::No(
+            "no terminal to ask for confirmation on; pass --yes to confirm in advance".into(),
+        );
     }
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "About to terminate:");

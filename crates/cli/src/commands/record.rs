@@ -15,7 +15,8 @@ pub struct Args {
     #[arg(long, default_value = "1s", value_parser = crate::flags::sampling)]
     pub interval: Duration,
     /// The database (default: $XDG_DATA_HOME/gpuledger/history.db, else
-    /// ~/.local/share/gpuledger/history.db).
+    /// ~/.local/share/gpuledger/history.db, whose folder is created). A given path's folder must
+    /// exist.
     #[arg(long, value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// Keep samples this long; older ones are pruned at start and every hour.
@@ -38,6 +39,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         anyhow::bail!("record samples the live machine; it cannot record a replay");
     }
     let path = db_path(&args.db)?;
+    // Folders are made only for the default database: a typo in --db must not silently grow a
+    // new tree of folders somewhere.
+    if let Some(dir) = args.db.as_deref().and_then(|p| p.parent()) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            anyhow::bail!(
+                "--db {}: the folder {} does not exist; create it first (only the default \
+                 database's folder is created)",
+                path.display(),
+                dir.display()
+            );
+        }
+    }
     let mut rec = Recorder::open(&path)?;
     let retention_ms = args.retention.as_millis().min(i64::MAX as u128) as i64;
     let pruned = rec.prune(now_ms().saturating_sub(retention_ms))?;

@@ -110,6 +110,16 @@ fn guard_rails_and_missing_processes() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("init"));
     let out = kill(&["4999999", "--yes"]);
     assert_eq!(out.status.code(), Some(6));
+    // Without --yes and without a terminal, a PID that does not exist is reported as missing
+    // (exit 6), not refused for want of a terminal.
+    let out = kill(&["4999999"]);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(6), "{all}");
+    assert!(!all.contains("no terminal"), "{all}");
     // Our test process is gpuledger's parent.
     let out = kill(&[&std::process::id().to_string(), "--yes"]);
     assert_eq!(out.status.code(), Some(4));

@@ -671,3 +671,22 @@ fn a_replayed_recording_keeps_the_workload_and_type_the_live_snapshot_had() {
     assert_eq!(rp["usage"][0]["kinds"], lp["usage"][0]["kinds"]);
     assert!(!replay.to_string().contains("sk-SECRET"));
 }
+
+/// A mistyped `--db` folder is an error that names it; nothing is created. The default
+/// database's folder is still made (first run on a fresh machine).
+#[test]
+fn record_refuses_a_db_in_a_missing_folder() {
+    let r = Rig::new(false);
+    let nested = r.dir.path().join("a/b/c.db");
+    let out = r.run(&["record", "--db", nested.to_str().unwrap(), "--count", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(&format!(
+            "the folder {} does not exist",
+            r.dir.path().join("a/b").display()
+        )),
+        "{err}"
+    );
+    assert!(!r.dir.path().join("a").exists());
+}

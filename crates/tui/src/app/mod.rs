@@ -306,30 +306,47 @@ impl App {
         let Some(snap) = &self.snapshot else { return };
         let mut msgs = Vec::new();
         self.pending.retain(|k| {
-            let listed = snap.processes.iter().any(|p| {
-                p.pid == k.pid && (k.start_time.is_none() || p.start_time == k.start_time)
-            });
-            if !listed {
-                msgs.push(format!(
-                    "PID {} ({}) is gone: no longer listed at {} after the {} request",
-                    k.pid,
-                    k.name,
-                    snap.taken_at,
-                    if k.force { "kill" } else { "terminate" }
-                ));
-                false
-            } else if now.saturating_duration_since(k.since) >= KILL_VERIFY {
-                msgs.push(format!(
-                    "PID {} ({}) is still running {} s after the {} request",
-                    k.pid,
-                    k.name,
-                    KILL_VERIFY.as_secs(),
-                    if k.force { "kill" } else { "terminate" }
-                ));
-                false
-            } else {
-                true
-            }
+            let request = if k.force { "kill" } else { "terminate" };
+            let late = now.saturating_duration_since(k.since) >= KILL_VERIFY;
+            let (msg, keep) = match kill_seen(snap, k) {
+                KillSeen::Gone => (
+                    format!(
+                        "PID {} ({}) is gone: no longer listed at {} after the {request} request",
+                        k.pid, k.name, snap.taken_at
+                    ),
+                    false,
+                ),
+                KillSeen::ExitedHeld(_) if late => (
+                    format!(
+                        "PID {} ({}) has exited, but the driver still lists it with GPU memory {} s \
+                         after the {request} request",
+                        k.pid,
+                        k.name,
+                        KILL_VERIFY.as_secs()
+                    ),
+                    false,
+                ),
+                KillSeen::ExitedHeld(why) => (
+                    format!(
+                        "PID {} ({}) has exited ({why}); waiting for the driver to release its GPU \
+                         memory",
+                        k.pid, k.name
+                    ),
+                    true,
+                ),
+                KillSeen::Running if late => (
+                    format!(
+                        "PID {} ({}) is still running {} s after the {request} request",
+                        k.pid,
+                        k.name,
+                        KILL_VERIFY.as_secs()
+                    ),
+                    false,
+                ),
+                KillSeen::Running => return true,
+            };
+            msgs.push(msg);
+            keep
         });
         if let Some(m) = msgs.pop() {
             self.message = Some(m);
@@ -509,4 +526,28 @@ impl App {
 /// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
 pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     gpuledger_model::files::data_dir_with(env)
+}
+
+/// What a snapshot says of a process the user asked to end.
+enum KillSeen {
+    /// Not listed at all.
+    Gone,
+    /// Listed with the same start time (or none to compare).
+    Running,
+    /// Its PID is still listed by the driver but it left /proc (the reason): it exited and its
+    /// GPU memory is not released yet, so it is neither running nor gone.
+    ExitedHeld(String),
+}
+
+fn kill_seen(snap: &Snapshot, k: &PendingKill) -> KillSeen {
+    let mut seen = KillSeen::Gone;
+    for p in snap.processes.iter().filter(|p| p.pid == k.pid) {
+        if k.start_time.is_none() || p.start_time == k.start_time {
+            return KillSeen::Running;
+        }
+        if let (None, Some(why)) = (p.start_time, &p.metadata_unavailable) {
+            seen = KillSeen::ExitedHeld(why.clone());
+        }
+    }
+    seen
 }

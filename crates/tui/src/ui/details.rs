@@ -132,11 +132,16 @@ pub(crate) fn draw_evidence(f: &mut Frame, app: &App, area: Rect) {
 fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(n) = &p.no_estimate else {
-        let why = match &p.workload {
-            Some(w) if w.kind.is_ai() => {
-                "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)"
+        let why = match (&p.workload, &p.metadata_unavailable) {
+            (Some(w), _) if w.kind.is_ai() => {
+                "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)".into()
             }
-            _ => "no estimate: not an AI runtime gpuledger has a recipe for",
+            // Unseen is not "not AI": what it runs is unknown.
+            (_, Some(unseen)) => format!(
+                "no estimate: what this process runs is unknown ({})",
+                term_safe(unseen)
+            ),
+            _ => "no estimate: not an AI runtime gpuledger has a recipe for".into(),
         };
         return vec![Line::styled(why, t.dim)];
     };
