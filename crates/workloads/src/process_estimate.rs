@@ -54,7 +54,20 @@ pub fn replay_fit_at_load(
     free_now: Option<u64>,
     own: Option<u64>,
 ) -> Option<String> {
-    use crate::estimate::{devices::devices, fit_cached, Fitting, Setting};
+    replay_fit_at_load_by(i, free_now, own, crate::estimate::fit_cached)
+}
+
+/// [`replay_fit_at_load`] with the replay given (tests bound it tighter).
+fn replay_fit_at_load_by(
+    i: &mut ProcessInputs,
+    free_now: Option<u64>,
+    own: Option<u64>,
+    fit: impl Fn(
+        &crate::gguf::GgufModel,
+        &crate::LlamaSettings,
+    ) -> Result<crate::estimate::Fitting, crate::estimate::EstimateError>,
+) -> Option<String> {
+    use crate::estimate::{devices::devices, Fitting, Setting};
     use gpuledger_model::llama_estimate::FitOutcome;
     // The free memory known is one GPU's: the carrier is filled only for a server on one.
     if devices(&i.settings).len() != 1 {
@@ -66,13 +79,23 @@ pub fn replay_fit_at_load(
         vec![free_now.saturating_add(own)],
         "the device's free memory now plus this server's own",
     );
-    let Fitting::Replayed(f) = fit_cached(&i.model, &s).ok()? else {
+    let Fitting::Replayed(f) = fit(&i.model, &s).ok()? else {
         return None;
     };
     let r = &f.replay;
     let changed = f.settings.ctx_size != s.ctx_size
         || f.settings.n_gpu_layers != s.n_gpu_layers
         || f.settings.overrides != s.overrides;
+    if let (FitOutcome::Stopped(why), false) = (&r.outcome, changed) {
+        // Stopped before it changed anything: the settings stay as given, and the reader is
+        // told that --fit may have changed them, not left to think it would not.
+        return Some(format!(
+            "--fit (on by default) was not replayed to the end for the memory free at load ({}): \
+             {why}; the estimate keeps the unset settings as they are, which llama-server's \
+             --fit may have lowered",
+            gpuledger_model::units::human_bytes(free_now.saturating_add(own)),
+        ));
+    }
     if r.outcome == FitOutcome::Unchanged || !changed {
         return None;
     }
@@ -512,5 +535,29 @@ mod tests {
         // Free memory not known: no replay.
         let mut i = fit_inputs("-c 8192");
         assert!(replay_fit_at_load(&mut i, None, Some(GIB)).is_none());
+    }
+
+    /// A replay stopped by its budget before it changed anything is said, not passed over as
+    /// "everything fits" (a crafted deep model on the collection path).
+    #[test]
+    fn a_replay_stopped_by_its_budget_is_said() {
+        use crate::estimate::{fit_within, Budget, GpuLayers};
+        const GIB: u64 = 1 << 30;
+        let mut i = fit_inputs("-c 8192 -np 1");
+        let one = Budget {
+            projections: 1,
+            deadline: None,
+        };
+        let note = replay_fit_at_load_by(&mut i, Some(GIB / 2), Some(GIB), |m, s| {
+            fit_within(m, s, &one)
+        })
+        .expect("a note");
+        assert!(
+            note.contains("was not replayed to the end for the memory free at load (1.50 GiB)")
+                && note.contains("stopped after 1 memory projections")
+                && note.contains("may have lowered"),
+            "{note}"
+        );
+        assert_eq!(i.settings.n_gpu_layers.value, GpuLayers::Auto);
     }
 }

@@ -547,6 +547,26 @@ pub(crate) fn decode_block(block: &[u8]) -> Result<Vec<HeaderField>, String> {
     decode_headers(&mut d, block).map_err(|e| e.to_string())
 }
 
+/// One `List` call whose server sends `bytes` and closes (what anything on the kubelet's socket
+/// could answer), over a socket pair: the fuzz target's and the tests' way into the client.
+pub(super) fn call_against(bytes: &[u8], max_message: usize) -> Result<Vec<u8>, CallError> {
+    let (a, mut b) =
+        UnixStream::pair().map_err(|e| CallError::Connect(format!("socket pair: {e}")))?;
+    let bytes = bytes.to_vec();
+    let t = std::thread::spawn(move || {
+        let _ = b.write_all(&bytes);
+        let _ = b.shutdown(std::net::Shutdown::Write);
+        // Drain what the client sends so that its writes never block.
+        let mut sink = [0u8; 4096];
+        let _ = b.set_read_timeout(Some(Duration::from_millis(2_000)));
+        while matches!(b.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    let r = Conn::over(a, Instant::now(), Duration::from_millis(500), max_message)
+        .and_then(|mut c| c.call("/v1.PodResourcesLister/List", &[]));
+    let _ = t.join();
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -554,21 +574,7 @@ mod tests {
 
     /// A call whose server sends `bytes` and closes: always an error or an answer, no panic.
     fn call_against(bytes: &[u8]) -> Result<Vec<u8>, CallError> {
-        let (a, mut b) = UnixStream::pair().unwrap();
-        let bytes = bytes.to_vec();
-        let t = std::thread::spawn(move || {
-            let _ = b.write_all(&bytes);
-            let _ = b.shutdown(std::net::Shutdown::Write);
-            // Drain what the client sends so that its writes never block.
-            let mut sink = [0u8; 4096];
-            let _ = b.set_read_timeout(Some(Duration::from_millis(2_000)));
-            while matches!(b.read(&mut sink), Ok(n) if n > 0) {}
-        });
-        let mut c = Conn::over(a, Instant::now(), Duration::from_millis(500), 1 << 20)?;
-        let r = c.call("/v1.PodResourcesLister/List", &[]);
-        drop(c);
-        t.join().unwrap();
-        r
+        super::call_against(bytes, 1 << 20)
     }
 
     /// A well-formed server answer: SETTINGS, head, one message, trailers.
