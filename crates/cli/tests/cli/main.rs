@@ -22,6 +22,7 @@ mod explain_ollama;
 mod explain_runtimes;
 mod golden_snapshots;
 mod hostile_files;
+mod hostile_kubelet;
 mod hostile_models;
 mod hostile_text;
 mod kill;
