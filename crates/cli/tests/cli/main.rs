@@ -35,6 +35,7 @@ mod record_history;
 mod secret_corpus_cli;
 mod serve_http;
 mod serve_prometheus;
+mod slurm_real;
 mod tui_tmux;
 mod ui_cli;
 mod verify;

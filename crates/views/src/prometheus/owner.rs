@@ -20,7 +20,8 @@ type SumKey<'a> = (usize, Option<(&'a str, &'a str)>);
 
 /// The labels of one owner's series: the device, then the owner's kind, label and ids. Kept as
 /// data: the order here is the exposition's.
-const LABELS: [(&str, OwnerLabel); 11] = [
+/// The Slurm names are the job's environment's (each cut to 128 characters where read).
+const LABELS: [(&str, OwnerLabel); 14] = [
     ("owner_kind", |o| Some(o.kind.as_str().to_string())),
     ("owner", |o| Some(o.label.clone())),
     ("pod_uid", |o| o.pod_uid.clone()),
@@ -30,6 +31,9 @@ const LABELS: [(&str, OwnerLabel); 11] = [
     ("qos_class", |o| o.qos_class.clone()),
     ("container", |o| o.container_ref()),
     ("slurm_job", |o| o.slurm_job.map(|j| j.to_string())),
+    ("slurm_job_name", |o| o.slurm_job_name.clone()),
+    ("slurm_partition", |o| o.slurm_partition.clone()),
+    ("slurm_account", |o| o.slurm_account.clone()),
     ("unit", |o| o.unit.clone()),
     ("user", |o| o.user.clone()),
 ];

@@ -560,6 +560,8 @@ fn shared_node() -> Snapshot {
         o.slurm_step = Some("0".into());
         o.uid = Some(1000);
         o.user = Some("alice".into());
+        o.slurm_job_name = Some("llama \"finetune\"\n".into());
+        o.slurm_partition = Some("gpu".into());
     });
     let unit = owner(OwnerKind::Unit, |o| o.unit = Some("ollama.service".into()));
     let procs = [
@@ -656,7 +658,15 @@ fn owner_sums_add_up_to_attributed_and_count_every_process() {
         .find(|l| l.contains("slurm_job=\"4711\""))
         .unwrap();
     assert!(
-        job.contains("owner=\"job 4711 (alice)\"") && job.contains("user=\"alice\""),
+        job.contains(r#"owner="job 4711 llama \"finetune\"\n (alice, partition gpu)""#)
+            && job.contains("user=\"alice\""),
+        "{job}"
+    );
+    // What operators read of a job, escaped as every label value; unknown ones left out.
+    assert!(
+        job.contains(r#"slurm_job_name="llama \"finetune\"\n""#)
+            && job.contains("slurm_partition=\"gpu\"")
+            && !job.contains("slurm_account"),
         "{job}"
     );
     assert!(
