@@ -465,6 +465,20 @@ const CASES: &[Case] = &[
         model: "llama-gqa",
         args: &["-c", "5000", "-np", "2", "-kvu"],
     },
+    // No -c (0: the training context) with a cache per slot: every slot gets the whole training
+    // context (n_ctx = 3 x 1024); one unified cache keeps it whole, not multiplied.
+    Case {
+        model: "llama-gqa",
+        args: &["-np", "3"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-c", "0", "-np", "2", "-fa", "off"],
+    },
+    Case {
+        model: "llama-gqa",
+        args: &["-np", "3", "-kvu"],
+    },
     // n_ctx not divisible by the slots: each stream padded to 256, n_ctx rounded to match
     Case {
         model: "llama-gqa",

@@ -77,13 +77,22 @@ pub(super) fn resolve_context(
     rec: &mut Record,
 ) -> Result<Resolved, EstimateError> {
     rec.flag("-c", &s.ctx_size);
-    let c = context_size(p, s, rec);
+    let mut c = context_size(p, s, rec);
     let (n_seq, mut unified) = if s.tool.value == Tool::Server {
         sequences(s, rec)
     } else {
         tool_sequences(s, rec)
     };
-    if !unified && !Rules::for_build(s.llama_build.value).kv_set_rows {
+    let rules = Rules::for_build(s.llama_build.value);
+    if s.ctx_size.value == 0 && !unified && n_seq > 1 && rules.ctx_train_per_seq {
+        c = c.saturating_mul(n_seq);
+        rec.notes.push(format!(
+            "-c 0 (the training context) with a cache per slot: each of the {n_seq} slots gets \
+             the whole training context ({}), n_ctx = {c}",
+            p.n_ctx_train
+        ));
+    }
+    if !unified && !rules.kv_set_rows {
         // llama_context before rule kv-write-idxs: "non-unified KV cache requires
         // ggml_set_rows() - forcing unified KV cache".
         unified = true;

@@ -118,6 +118,16 @@ pub const RULES: &[RuleInfo] = &[
         build_verified: false,
     },
     RuleInfo {
+        name: "ctx-train-per-seq: with -c 0 (llama-server's default) and a cache per slot, each \
+               slot gets the whole training context: n_ctx = n_seq x n_ctx_train (before: the \
+               training context split between the slots)",
+        since_build: 11434,
+        change: "b11434's llama-server, -np 3 without -c on a model trained at 1024: \
+                 \"n_ctx = 3072\", \"n_ctx_seq = 1024\" (with -kvu, or -c 2048, the context \
+                 is split); older builds not run, the PR was not identified",
+        build_verified: false,
+    },
+    RuleInfo {
         name: "rpc-pipeline: RPC devices report async compute and events, so a model offloaded \
                whole over several devices runs with pipeline parallelism (4 copies of every \
                input)",
@@ -142,6 +152,7 @@ pub struct Rules {
     pub f16_fa_mask: bool,
     pub outputs_per_seq: bool,
     pub mixed_input: bool,
+    pub ctx_train_per_seq: bool,
     pub rpc_pipeline: bool,
 }
 
@@ -163,6 +174,7 @@ impl Rules {
             f16_fa_mask: has("f16-fa-mask:"),
             outputs_per_seq: has("outputs-per-sequence:"),
             mixed_input: has("mixed-batch-input:"),
+            ctx_train_per_seq: has("ctx-train-per-seq:"),
             rpc_pipeline: has("rpc-pipeline:"),
         }
     }
