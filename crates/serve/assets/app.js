@@ -5,13 +5,17 @@
 'use strict';
 (function () {
   const NS = 'http://www.w3.org/2000/svg';
-  const NA = 'n/a';
-  const NOTHING = '—';
+  // The text views' words (/api/v1/words, from gpuledger_views::web): read once, before the
+  // first render, so the page spells a fact as the terminal does.
+  let W = null;
+  let NA = 'n/a';
+  let NOTHING = '—';
   const PALETTE = 7; // colour slots c0..c6 (Okabe–Ito); more processes share "other"
   const st = {
     snap: null, samples: [], lastT: null, windowMs: 15 * 60 * 1000, intervalMs: null,
     replay: null, sort: { key: 'mem', dir: -1 }, filter: '', selected: null, focusKey: null,
     colors: new Map(), timer: null, failedSince: null, renders: 0, updatedAt: null,
+    open: new Set(), picked: false,
   };
 
   // ---- small DOM helpers -----------------------------------------------------------------
@@ -42,7 +46,7 @@
   function bytes(b) {
     if (b == null) return NA;
     if (b < 1024) return b + ' B';
-    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    const units = W.byte_units;
     let v = b;
     let i = 0;
     while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
@@ -51,18 +55,7 @@
   }
   const pct = (v) => (v == null ? NA : v + '%');
   const watts = (v) => (v == null ? NA : fixed(v, 0) + ' W');
-  const KIND = {
-    'llama-cpp': 'llama.cpp', ollama: 'Ollama', 'ollama-runner': 'Ollama runner',
-    'lm-studio': 'LM Studio', vllm: 'vLLM', sglang: 'SGLang', pytorch: 'PyTorch', mlx: 'MLX',
-    comfyui: 'ComfyUI', browser: 'browser', compositor: 'compositor', 'cuda-app': 'CUDA app',
-    'graphics-app': 'graphics app', unknown: 'unknown',
-  };
   const AI = ['llama-cpp', 'ollama', 'ollama-runner', 'lm-studio', 'vllm', 'sglang', 'pytorch', 'mlx', 'comfyui'];
-  const EVIDENCE = {
-    executable: 'executable', cmdline: 'command line', library: 'library', 'model-file': 'model file',
-    'listening-port': 'listening port', parent: 'parent', http: 'HTTP answer', log: 'log',
-    'gguf-header': 'GGUF header',
-  };
   // Evidence::shown: a sentence that starts with its kind's own words does not say them twice.
   function shown(text, kind) {
     if (text.slice(0, kind.length).toLowerCase() !== kind.toLowerCase()) return text;
@@ -72,8 +65,8 @@
   }
   // Workload::short_label
   function workloadLabel(w) {
-    if (!w) return NOTHING;
-    let s = KIND[w.kind] || w.kind;
+    if (!w) return NA; // not identified: unknown, as the table says
+    let s = W.kinds[w.kind] || w.kind;
     if (w.model_name) {
       s += ' · ' + w.model_name;
     } else if (w.model) {
@@ -84,7 +77,7 @@
     if (w.member) s += ' · ' + w.member.role;
     return s;
   }
-  const procName = (p) => p.name || '?';
+  const procName = (p) => p.name || NA;
   const gpuOf = (uuid) => st.snap.devices.find((d) => d.uuid === uuid);
   const gpuLabel = (uuid) => { const d = gpuOf(uuid); return d ? String(d.index) : NA; };
   function command(p) {
@@ -114,6 +107,7 @@
   function renderHeader(s) {
     const h = s.host;
     $('host').textContent = 'on ' + (h.hostname || 'unknown host') + (h.wsl ? ' · WSL2' : '');
+    $('hostinfo').textContent = [h.os, h.kernel].filter((x) => x).join(' ') + ' · host CPU and RAM: not collected';
     document.title = 'gpuledger · ' + (h.hostname || 'unknown host');
     const banner = $('replay');
     banner.hidden = !st.replay;
@@ -164,7 +158,31 @@
   }
 
   // ---- device cards ------------------------------------------------------------------------
-  function ledgerBar(d, rows) {
+  // Many processes: the largest N by name (N from the room a card has), the rest as one
+  // "others" entry, in the legend, the bar and the curves alike.
+  const MIN_PX = 3; // narrowest segment drawn on its own; narrower ones join "others"
+  function cardWidth(n) {
+    const w = $('cards').clientWidth || 800;
+    const cols = Math.max(1, Math.min(n, Math.floor((w + 12) / 352)));
+    return (w - (cols - 1) * 12) / cols;
+  }
+  function topN(width) {
+    return Math.max(4, Math.min(9, 3 * Math.floor((width - 28) / 232)));
+  }
+  // rows sorted largest first: the first n by name and the rest summed, or all when one would
+  // be left over (an "others" of one says less than its name).
+  function split(rows, n) {
+    if (rows.length <= n + 1) return { named: rows, rest: null };
+    const more = rows.slice(n);
+    const known = more.filter((r) => r.bytes != null);
+    return { named: rows.slice(0, n), rest: { count: more.length, unknown: more.length - known.length, bytes: known.reduce((a, r) => a + r.bytes, 0) } };
+  }
+  const othersLabel = (rest) => 'others (' + rest.count + ' processes' + (rest.unknown ? ', ' + rest.unknown + ' of them n/a' : '') + ')';
+
+  // The drawn widths sum to the used share: a named segment narrower than MIN_PX is widened
+  // with room taken from "others", or joins "others" when there is not enough of it; no
+  // separator is drawn on a segment too narrow to spare it, so no used memory looks free.
+  function ledgerBar(d, sp, px) {
     const l = d.ledger;
     // Ledger: bars are shares of the total, or of the processes' sum when they exceed the device.
     const denom = l.over_attributed ? l.attributed_bytes : d.memory.total_bytes;
@@ -174,22 +192,47 @@
       return box;
     }
     box.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 24 }));
+    const unit = (b) => (b / denom) * 1000;
+    const minU = (MIN_PX * 1000) / Math.max(px, 1);
+    let others = sp.rest ? unit(sp.rest.bytes) : 0;
+    let merged = 0;
+    let mergedBytes = 0;
+    const segs = [];
+    for (const r of sp.named) {
+      if (r.bytes == null) continue;
+      let w = unit(r.bytes);
+      if (w < minU && others >= minU - w) {
+        others -= minU - w;
+        w = minU;
+      } else if (w < minU) {
+        others += w;
+        merged++;
+        mergedBytes += r.bytes;
+        continue;
+      }
+      segs.push({ cls: colorClass(r.pid), w, label: r.label + ': ' + bytes(r.bytes), pid: r.pid });
+    }
+    if (others > 0) {
+      const n = (sp.rest ? sp.rest.count : 0) + merged;
+      segs.push({ cls: 'oth', w: others, label: 'others, ' + n + ' processes: ' + bytes((sp.rest ? sp.rest.bytes : 0) + mergedBytes) });
+    }
+    if (l.unattributed_bytes != null) segs.push({ cls: 'unattr', w: unit(l.unattributed_bytes), label: 'unattributed: ' + bytes(l.unattributed_bytes) });
     let x = 0;
-    const seg = (cls, b, label) => {
-      const w = Math.min(1000 - x, (b / denom) * 1000);
-      if (w <= 0) return;
-      const r = svg('rect', { class: cls, x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 24 });
-      r.append(svg('title', {}, label));
+    for (const sg of segs) {
+      const w = Math.min(1000 - x, sg.w);
+      if (w <= 0) continue;
+      const wide = (w * px) / 1000 >= 6;
+      const r = svg('rect', { class: sg.cls + (wide ? ' sep' : ''), x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 24 });
+      if (sg.pid != null) r.dataset.pid = sg.pid;
+      r.append(svg('title', {}, sg.label));
       box.append(r);
       x += w;
-    };
-    for (const r of rows) if (r.bytes != null) seg(colorClass(r.pid), r.bytes, r.label + ': ' + bytes(r.bytes));
-    if (l.unattributed_bytes != null) seg('unattr', l.unattributed_bytes, 'unattributed: ' + bytes(l.unattributed_bytes));
+    }
     box.setAttribute('aria-label', 'memory ledger of GPU' + d.index);
     return box;
   }
 
-  function card(d, s) {
+  function card(d, s, width) {
     const m = d.memory;
     const c = el('article', 'card');
     c.dataset.gpu = d.index;
@@ -201,11 +244,17 @@
       for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: procName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
     }
     rows.sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1) || a.pid - b.pid);
-    c.append(ledgerBar(d, rows));
+    const sp = split(rows, topN(width));
+    c.append(ledgerBar(d, sp, width - 28));
     const legend = el('ul', 'legend');
-    for (const r of rows) {
+    for (const r of sp.named) {
       const li = add(el('li'), el('i', 'sw ' + (r.bytes == null ? 'na' : colorClass(r.pid))), el('span', 'lab', r.label), el('span', 'num', bytes(r.bytes)));
       li.dataset.pid = r.pid;
+      legend.append(li);
+    }
+    if (sp.rest) {
+      const li = add(el('li', 'others'), el('i', 'sw oth'), el('span', 'lab', othersLabel(sp.rest)), el('span', 'num', bytes(sp.rest.bytes)));
+      li.title = 'Every process is in the table below.';
       legend.append(li);
     }
     const l = d.ledger;
@@ -228,12 +277,32 @@
       add(stats, add(el('div', cls), el('dt', null, k), el('dd', null, v)));
     }
     c.append(stats);
+    c.append(context(d));
     return c;
+  }
+
+  // What the snapshot carries about the device beyond its memory; what it does not carry is
+  // named, not left out.
+  function context(d) {
+    const mhz = (v) => (v == null ? NA : v + ' MHz');
+    const link = (g, w) => (g == null && w == null ? NA : 'gen ' + (g ?? NA) + ' ×' + (w ?? NA));
+    const k = d.clocks || {};
+    const e = d.pcie || {};
+    const dl = el('dl', 'ctx');
+    for (const [t, v] of [
+      ['driver', d.driver_version || NA], ['PCI', d.pci_bus_id || NA],
+      ['PCIe', link(e.link_gen, e.link_width) + ' (max ' + link(e.max_link_gen, e.max_link_width) + ')'],
+      ['clocks', 'SM ' + mhz(k.sm_mhz) + ' · memory ' + mhz(k.memory_mhz)],
+      ['power state', d.power_state || NA],
+    ]) add(dl, add(el('div'), el('dt', null, t), el('dd', null, v)));
+    dl.append(el('p', 'hint', 'Not collected by gpuledger yet: CUDA version, fan, P-state, ECC, MIG.'));
+    return dl;
   }
 
   function renderCards(s) {
     const box = $('cards');
-    box.replaceChildren(...s.devices.map((d) => card(d, s)));
+    const width = cardWidth(s.devices.length);
+    box.replaceChildren(...s.devices.map((d) => card(d, s, width)));
     if (!s.devices.length) box.append(el('p', 'hint', 'No GPU found. `gpuledger selftest` says what each source looked for.'));
   }
 
@@ -450,7 +519,7 @@
     add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
     const ol = el('ol');
     for (const ev of w.evidence) {
-      const kind = EVIDENCE[ev.kind] || ev.kind;
+      const kind = W.evidence[ev.kind] || ev.kind;
       ol.append(add(el('li'), el('b', null, kind + ': '), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
     }
     for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
