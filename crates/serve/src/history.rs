@@ -213,7 +213,10 @@ mod tests {
         assert!(procs.iter().all(|p| p["pid"] != 3));
         // The rest, summed for the "others" curve: every known value not in the top.
         let all: u64 = (1..=20u64).filter(|&p| p != 3).map(|p| p * 10).sum();
-        let top: u64 = procs.iter().map(|p| p["memory_bytes"].as_u64().unwrap()).sum();
+        let top: u64 = procs
+            .iter()
+            .map(|p| p["memory_bytes"].as_u64().unwrap())
+            .sum();
         assert_eq!(last["devices"][0]["others_bytes"], all - top);
         assert_eq!(last["devices"][0]["others_count"], 19 - TOP_PER_DEVICE);
     }

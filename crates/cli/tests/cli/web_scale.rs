@@ -1,0 +1,239 @@
+//! The browser view on a busy machine: 200 processes and a vLLM tensor-parallel group of four
+//! workers, replayed, at a desktop's 1440×900 and a phone's 390×844. Legends and bars keep the
+//! largest processes by name and sum the rest; the bar draws all used memory; the group is one
+//! row that unfolds to its members with their roles whole; the largest process's why is shown on
+//! load; the phone keeps PID and workload; axe-core finds no serious or critical violation.
+//! Then a live server with 200 processes: what an update costs the page and `serve`.
+
+use crate::serve_support::*;
+use crate::support::*;
+use crate::web_page::{check_cards, READ_PAGE, READ_WHY};
+use crate::web_support::axe::{axe_or_skip, serious_violations};
+use crate::web_support::cpu::per_update;
+use crate::web_support::*;
+use gpuledger_model::{
+    balance, parse_snapshot, Confidence, Member, Process, RoleKind, Snapshot, Usage, Workload,
+    WorkloadKind,
+};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(30);
+const MIB: u64 = 1 << 20;
+/// The group's API server: the workers' root, itself holding no GPU memory (not listed).
+const ROOT: u32 = 7000;
+
+fn worker(rank: u32, device: &str) -> Process {
+    let mut p = Process::new(ROOT + 1 + rank);
+    p.name = Some("VLLM::Worker_TP".into());
+    p.user = Some("carol".into());
+    p.cmdline = Some(vec!["VLLM::Worker_TP".into()]);
+    p.workload = Some(Arc::new(Workload {
+        kind: WorkloadKind::Vllm,
+        model: Some("/models/Qwen/Qwen2.5-7B-Instruct".into()),
+        model_name: None,
+        confidence: Confidence::High,
+        evidence: Vec::new(),
+        missing: Vec::new(),
+        member: Some(Member {
+            root_pid: Some(ROOT),
+            role: format!("worker TP{rank}/4"),
+            role_kind: RoleKind::Worker,
+            evidence: format!("process title VLLM::Worker_TP{rank}, child of VLLM::EngineCore"),
+        }),
+    }));
+    let mut u = Usage::new(device, "nvml");
+    u.memory_bytes = Some(1536 * MIB);
+    p.usage.push(u);
+    p
+}
+
+/// The sample snapshot with 194 more processes: four vLLM workers (TP 4, over both GPUs) and
+/// 190 small jobs of 16–63 MiB, most on GPU0; each device's used memory grows by what they
+/// hold, so its unattributed figure stays the same.
+fn busy() -> (tempfile::TempDir, PathBuf, Snapshot) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("examples/sample-snapshot.json")).unwrap();
+    let mut snap = parse_snapshot(&text).unwrap();
+    let uuid: Vec<String> = snap.devices.iter().map(|d| d.uuid.clone()).collect();
+    let mut added: Vec<Process> = (0..4).map(|r| worker(r, &uuid[r as usize % 2])).collect();
+    for i in 0..190u32 {
+        let mut p = Process::new(20_000 + i);
+        p.name = Some(format!("job-{i}"));
+        p.user = Some("dave".into());
+        p.cmdline = Some(vec!["python3".into(), format!("job{i}.py")]);
+        let mut u = Usage::new(&uuid[usize::from(i % 5 == 0)], "nvml");
+        u.memory_bytes = Some((16 + u64::from(i * 7 % 48)) * MIB);
+        p.usage.push(u);
+        added.push(p);
+    }
+    for d in &mut snap.devices {
+        let more: u64 = added
+            .iter()
+            .flat_map(|p| &p.usage)
+            .filter(|u| u.device == d.uuid)
+            .filter_map(|u| u.memory_bytes)
+            .sum();
+        let used = d.memory.used_bytes.unwrap() + more;
+        assert!(used <= d.memory.total_bytes.unwrap());
+        d.memory.used_bytes = Some(used);
+    }
+    snap.processes.extend(added);
+    balance(&mut snap);
+    assert_eq!(snap.processes.len(), 200);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("busy.json");
+    std::fs::write(&file, gpuledger_views::render_json(&snap)).unwrap();
+    (dir, file, snap)
+}
+
+/// Where the process table starts, in CSS pixels from the top of the page.
+fn table_top(b: &Browser) -> f64 {
+    b.exec(
+        "return document.getElementById('procs').getBoundingClientRect().top + window.scrollY",
+        json!([]),
+    )
+    .as_f64()
+    .unwrap()
+}
+
+fn check_axe(b: &Browser, axe: Option<&str>, at: &str) {
+    if let Some(axe) = axe {
+        let bad = serious_violations(b, axe);
+        assert!(bad.is_empty(), "axe at {at}: {:#}", json!(bad));
+    }
+}
+
+/// The group: one row (its total, its roles), unfolding to its four members, each role whole.
+fn check_group(b: &Browser, snap: &Snapshot) {
+    let read = r#"const q = (s) => [...document.querySelectorAll(s)];
+      const cells = (tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.dataset.col, td.textContent]));
+      return { groups: q('#procs tr.group').map(cells),
+               members: q('#procs tr.member').map((tr) => { const td = tr.querySelector('td[data-col="workload"]');
+                 return [cells(tr), td.scrollWidth <= td.clientWidth]; }) };"#;
+    let before = b.exec(read, json!([]));
+    let g = &before["groups"];
+    assert_eq!(g.as_array().unwrap().len(), 1, "{before}");
+    let total: u64 = (0..4).map(|_| 1536 * MIB).sum();
+    assert_eq!(g[0]["workload"], "vLLM · Qwen2.5-7B-Instruct");
+    assert_eq!(g[0]["mem"], gpuledger_model::units::human_bytes(total));
+    assert_eq!(g[0]["name"], "▸ 4 processes");
+    assert_eq!(
+        g[0]["cmd"],
+        "worker TP0/4, worker TP1/4, worker TP2/4, worker TP3/4"
+    );
+    assert_eq!(before["members"], json!([]), "folded at first");
+    b.click("#procs tr.group");
+    let after = b.exec(read, json!([]));
+    let members = after["members"].as_array().unwrap();
+    assert_eq!(members.len(), 4, "{after}");
+    for (i, m) in members.iter().enumerate() {
+        assert_eq!(m[0]["workload"], format!("worker TP{i}/4"), "{m}");
+        assert_eq!(m[1], true, "role cut off: {m}");
+    }
+    assert!(snap.processes.iter().any(|p| p.pid == ROOT + 1));
+}
+
+#[test]
+fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
+    let Some(b) =
+        browser_or_skip("two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone")
+    else {
+        return;
+    };
+    let axe = axe_or_skip("two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone");
+    let (_d, file, snap) = busy();
+    let s = start_serving(gpuledger_command().arg("--replay").arg(&file).args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    // The API's groups are snapshot --json's, from the same serialiser.
+    let api: Value = serde_json::from_str(&get(s.addr, "/api/v1/snapshot").body).unwrap();
+    let out = gpuledger_command()
+        .arg("--replay")
+        .arg(&file)
+        .args(["snapshot", "--json"])
+        .output()
+        .unwrap();
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(api["workload_groups"], cli["workload_groups"]);
+    assert_eq!(
+        api["workload_groups"][0]["members"],
+        json!([7001, 7002, 7003, 7004])
+    );
+
+    b.viewport(1440, 900, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "the first render",
+        "return document.documentElement.dataset.renders >= 1",
+        WAIT,
+    );
+    let page = b.exec(READ_PAGE, json!([]));
+    check_cards(&page, &snap);
+    for c in page["cards"].as_array().unwrap() {
+        assert!(c["legend"].as_array().unwrap().len() <= 11, "{c}");
+    }
+    // Answer first: the largest process's why, without a click.
+    let why = b.exec(READ_WHY, json!([]));
+    assert_eq!(why["selected"], json!([4242]), "{why}");
+    assert!(
+        why["head"]
+            .as_str()
+            .unwrap()
+            .starts_with("llama-server pid 4242"),
+        "{why}"
+    );
+    let top = table_top(&b);
+    eprintln!("1440×900, 200 processes: the process table starts at {top:.0} px");
+    assert!(top < 900.0, "the table is below the first screen: {top}");
+    b.screenshot(&screenshot_dir().join("busy-desktop.png"), false);
+    check_axe(&b, axe.as_deref(), "1440×900");
+    check_group(&b, &snap);
+    b.screenshot(&screenshot_dir().join("busy-desktop-group.png"), false);
+    check_axe(&b, axe.as_deref(), "1440×900, group unfolded");
+
+    b.viewport(390, 844, true);
+    b.wait_for("the phone layout", "return window.innerWidth === 390", WAIT);
+    std::thread::sleep(Duration::from_millis(400)); // cards and curves are redrawn after a resize
+    check_cards(&b.exec(READ_PAGE, json!([])), &snap);
+    let fit = b.exec(
+        r#"const cell = (c) => { const td = document.querySelector('#procs tbody tr[data-pid] td[data-col="' + c + '"]');
+             return getComputedStyle(td).display === 'none' ? null : td.getBoundingClientRect().right; };
+           return { page: document.documentElement.scrollWidth, pid: cell('pid'), workload: cell('workload'), mem: cell('mem'), util: cell('util') };"#,
+        json!([]),
+    );
+    for col in ["pid", "workload", "mem", "util"] {
+        let right = fit[col]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{col} hidden: {fit}"));
+        assert!(right <= 390.0, "{col} off screen: {fit}");
+    }
+    assert!(
+        fit["page"].as_u64().unwrap() <= 390,
+        "wider than the phone: {fit}"
+    );
+    let top = table_top(&b);
+    eprintln!("390×844, 200 processes: the process table starts at {top:.0} px");
+    assert!(
+        top < 2.0 * 844.0,
+        "the table is more than two screens down: {top}"
+    );
+    // A tap on a process brings its why into view.
+    b.click("#procs tbody tr[data-pid='5151']");
+    std::thread::sleep(Duration::from_millis(200));
+    let why_top = b.exec(
+        "return document.getElementById('h-why').getBoundingClientRect().top",
+        json!([]),
+    );
+    let why_top = why_top.as_f64().unwrap();
+    assert!(
+        (-2.0..844.0).contains(&why_top),
+        "the why is off screen after a tap: {why_top}"
+    );
+    b.screenshot(&screenshot_dir().join("busy-phone.png"), false);
+    check_axe(&b, axe.as_deref(), "390×844");
+}
