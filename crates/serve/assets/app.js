@@ -794,8 +794,10 @@
   // A section is rebuilt only when what it shows changed: an unchanged machine costs a status
   // line and the curves per update, not a repaint of the whole page.
   const drawn = {};
+  // Parts given as text (the devices, the processes) are compared as they are: at 200
+  // processes the snapshot is written to text once per update, not once per section.
   function changed(section, ...data) {
-    const key = JSON.stringify(data);
+    const key = data.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\u0001');
     if (drawn[section] === key) return false;
     drawn[section] = key;
     return true;
@@ -809,14 +811,16 @@
       const top = [...s.processes].sort((a, b) => known(b) - known(a) || a.pid - b.pid)[0];
       if (top) st.selected = top.pid;
     }
-    const colors = [...st.colors];
+    const colors = JSON.stringify([...st.colors]);
+    const devs = JSON.stringify(s.devices);
+    const procs = JSON.stringify(s.processes);
     if (changed('header', s.host, st.replay, s.taken_at)) renderHeader(s);
     renderStatus();
-    if (changed('cards', s.devices, s.processes, colors)) renderCards(s);
-    if (changed('table', s.devices, s.processes, s.workload_groups, colors, st.sort, st.filter, st.selected, [...st.open])) renderTable(s);
-    if (changed('why', s.devices, s.processes.find((p) => p.pid === st.selected), st.selected)) renderWhy(s);
-    if (changed('curves', st.samples.length, st.lastT, s.devices, st.selected)) renderCurves(s);
-    if (changed('notes', s.notes, s.devices, s.processes, s.sources)) renderNotes(s);
+    if (changed('cards', devs, procs, colors)) renderCards(s);
+    if (changed('table', devs, procs, s.workload_groups || [], colors, st.sort, st.filter, st.selected, [...st.open])) renderTable(s);
+    if (changed('why', devs, s.processes.find((p) => p.pid === st.selected) || null, st.selected)) renderWhy(s);
+    if (changed('curves', st.samples.length, st.lastT, devs, st.selected)) renderCurves(s);
+    if (changed('notes', s.notes, devs, procs, s.sources)) renderNotes(s);
     st.renders++;
     const root = document.documentElement.dataset;
     root.renders = st.renders;

@@ -222,6 +222,7 @@ fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
         top < 2.0 * 844.0,
         "the table is more than two screens down: {top}"
     );
+    b.screenshot(&screenshot_dir().join("busy-phone-full.png"), true);
     // A tap on a process brings its why into view.
     b.click("#procs tbody tr[data-pid='5151']");
     std::thread::sleep(Duration::from_millis(200));
@@ -236,4 +237,70 @@ fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
     );
     b.screenshot(&screenshot_dir().join("busy-phone.png"), false);
     check_axe(&b, axe.as_deref(), "390×844");
+}
+
+/// [`TWO_GPUS`] with 200 more processes of 16–63 MiB (40 of them on GPU1), named in procfs.
+fn busy_machine() -> Machine {
+    let mut scenario = TWO_GPUS.to_string();
+    let procs = two_gpus_procs();
+    for i in 0..200u32 {
+        let pid = 30_000 + i;
+        let mib = 16 + u64::from(i * 7 % 48);
+        scenario += &format!(
+            "compute|dev={}|pid={pid}|mem={}\n",
+            u32::from(i % 5 == 0),
+            mib * MIB
+        );
+        procs.add(
+            pid,
+            &format!("job-{i}"),
+            1000,
+            700_000 + u64::from(i),
+            &["python3", &format!("job{i}.py")],
+        );
+    }
+    Machine::new(&scenario, procs)
+}
+
+/// A live server with 200 processes more than the usual machine, every 250 ms: when the page
+/// first paints, and what each update costs the page (all of Chromium) and `serve`.
+#[cfg(target_os = "linux")]
+#[test]
+fn what_an_update_costs_with_200_processes() {
+    let Some(b) = browser_or_skip("what_an_update_costs_with_200_processes") else {
+        return;
+    };
+    let m = busy_machine();
+    let s = serve_on(&m, &["--interval", "250ms"]);
+    let procs = m.json(&["snapshot", "--json"])["processes"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(procs >= 200, "{procs} processes");
+    b.viewport(1440, 900, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "five samples",
+        "const m = /(\\d+) samples/.exec(document.querySelector('figure.chart')?.textContent || ''); return !!m && Number(m[1]) >= 5",
+        WAIT,
+    );
+    let paint = b.exec(
+        "const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint'); \
+         return [p ? Math.round(p.startTime) : null, Number(document.documentElement.dataset.firstRenderMs)]",
+        json!([]),
+    );
+    let round = Duration::from_millis(250);
+    let c = per_update(&b, s.guard.0.id(), Duration::from_secs(5), round);
+    b.show_tab(&c.hidden_tab);
+    eprintln!(
+        "{procs} processes, 1440×900: first contentful paint {} ms, first render with data {} ms; \
+         per update ({} renders): the page {:.1} ms of Chromium CPU (main thread {:.1} ms; Chromium idle \
+         {:.0} ms/s not counted); serve {:.2} ms CPU per 250 ms round",
+        paint[0], paint[1], c.renders, c.page_ms, c.main_ms, c.idle_ms_per_s, c.serve_ms
+    );
+    assert!(
+        c.renders >= 5,
+        "the page kept up with fewer than 5 of 20 rounds"
+    );
+    b.screenshot(&screenshot_dir().join("busy-live.png"), false);
 }
