@@ -6,6 +6,7 @@
 
 use crate::serve_support::*;
 use crate::support::*;
+use crate::web_support::axe::{axe_or_skip, serious_violations};
 use crate::web_support::cpu::per_update;
 use crate::web_support::*;
 use gpuledger_model::units::{human_bytes, human_opt};
@@ -364,6 +365,14 @@ fn check_table_controls(b: &Browser, s: &Snapshot) {
     );
 }
 
+/// No serious or critical accessibility violation, by axe-core (when installed).
+pub(crate) fn check_axe(b: &Browser, axe: Option<&str>, at: &str) {
+    if let Some(axe) = axe {
+        let bad = serious_violations(b, axe);
+        assert!(bad.is_empty(), "axe at {at}: {:#}", json!(bad));
+    }
+}
+
 /// Console errors, CSP violations, failed loads: none (a message matching `allowed` excepted).
 fn check_console(b: &Browser, allowed: &[&str]) {
     let log = b.log();
@@ -383,6 +392,7 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
         return;
     };
     // From the repository root, so the page names the file as a user would type it.
+    let axe = axe_or_skip("the_page_shows_the_json_api_figures_in_a_real_browser");
     let s = start_serving(gpuledger_command().current_dir(repo_root()).args([
         "--replay",
         "examples/sample-snapshot.json",
@@ -449,8 +459,10 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     let dir = screenshot_dir();
     b.screenshot(&dir.join("desktop.png"), false);
     b.screenshot(&dir.join("desktop-full.png"), true);
+    check_axe(&b, axe.as_deref(), "1280×800");
     b.color_scheme("dark");
     b.screenshot(&dir.join("desktop-dark.png"), false);
+    check_axe(&b, axe.as_deref(), "1280×800, dark");
     b.color_scheme("light");
 
     check_table_controls(&b, &snap);
@@ -476,6 +488,7 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     );
     check_cards(&b.exec(READ_PAGE, json!([])), &snap);
     b.screenshot(&dir.join("phone.png"), false);
+    check_axe(&b, axe.as_deref(), "390×844");
     b.screenshot(&dir.join("phone-full.png"), true);
     check_console(&b, &[]);
     eprintln!("screenshots in {}", dir.display());

@@ -7,8 +7,8 @@
 
 use crate::serve_support::*;
 use crate::support::*;
-use crate::web_page::{check_cards, READ_PAGE, READ_WHY};
-use crate::web_support::axe::{axe_or_skip, serious_violations};
+use crate::web_page::{check_axe, check_cards, READ_PAGE, READ_WHY};
+use crate::web_support::axe::axe_or_skip;
 use crate::web_support::cpu::per_update;
 use crate::web_support::*;
 use gpuledger_model::{
@@ -97,13 +97,6 @@ fn table_top(b: &Browser) -> f64 {
     )
     .as_f64()
     .unwrap()
-}
-
-fn check_axe(b: &Browser, axe: Option<&str>, at: &str) {
-    if let Some(axe) = axe {
-        let bad = serious_violations(b, axe);
-        assert!(bad.is_empty(), "axe at {at}: {:#}", json!(bad));
-    }
 }
 
 /// The group: one row (its total, its roles), unfolding to its four members, each role whole.
