@@ -11,6 +11,7 @@ use crate::web_page::{check_axe, check_cards, READ_PAGE, READ_WHY};
 use crate::web_support::axe::axe_or_skip;
 use crate::web_support::cpu::per_update;
 use crate::web_support::*;
+use gpuledger_model::units::human_bytes;
 use gpuledger_model::{
     balance, parse_snapshot, Confidence, Member, Process, RoleKind, Snapshot, Usage, Workload,
     WorkloadKind,
@@ -111,7 +112,7 @@ fn check_group(b: &Browser, snap: &Snapshot) {
     assert_eq!(g.as_array().unwrap().len(), 1, "{before}");
     let total: u64 = (0..4).map(|_| 1536 * MIB).sum();
     assert_eq!(g[0]["workload"], "vLLM · Qwen2.5-7B-Instruct");
-    assert_eq!(g[0]["mem"], gpuledger_model::units::human_bytes(total));
+    assert_eq!(g[0]["mem"], human_bytes(total));
     assert_eq!(g[0]["name"], "▸ 4 processes");
     assert_eq!(
         g[0]["cmd"],
@@ -255,6 +256,48 @@ fn busy_machine() -> Machine {
     Machine::new(&scenario, procs)
 }
 
+/// The curves: GPU % beside memory, the others line, the selected process (the largest, on
+/// load) bold and the rest faded, and a read-out of the moment under the pointer.
+fn check_curves(b: &Browser) {
+    let c = b.exec(
+        r#"const f = document.querySelector('figure.chart');
+           const g = f.querySelector('svg.curve');
+           const r = g.getBoundingClientRect();
+           g.dispatchEvent(new PointerEvent('pointermove', { clientX: r.right - 60, clientY: r.top + 40, bubbles: true }));
+           return { gpu: f.querySelectorAll('polyline.gpu').length, sel: [...f.querySelectorAll('polyline.sel')].length,
+                    dim: f.querySelectorAll('polyline.dim').length, others: f.querySelectorAll('polyline.oth').length,
+                    legend: [...f.querySelectorAll('li .lab')].map((x) => x.textContent),
+                    cursor: f.querySelector('line.cursor').getAttribute('visibility'),
+                    readout: f.querySelector('.readout').textContent };"#,
+        json!([]),
+    );
+    assert_eq!(c["gpu"], 1, "{c}");
+    assert_eq!(
+        c["sel"], 1,
+        "llama-server, selected on load, drawn bold: {c}"
+    );
+    assert!(c["dim"].as_u64().unwrap() >= 2, "{c}");
+    assert_eq!(c["others"], 1, "{c}");
+    assert_eq!(c["cursor"], "visible", "{c}");
+    let readout = c["readout"].as_str().unwrap();
+    // GPU0 of the scenario (TWO_GPUS): 40,000,000,000 bytes used, 37 % busy; llama-server
+    // holds 16 GiB of it.
+    let (used, llama) = (human_bytes(40_000_000_000), human_bytes(17_179_869_184));
+    assert!(readout.contains(&format!("GPU0 used {used}")), "{c}");
+    assert!(readout.contains("GPU% 37%"), "{c}");
+    assert!(
+        readout.contains(&format!("llama-server (4242) {llama}")),
+        "{c}"
+    );
+    let legend = c["legend"].as_array().unwrap();
+    assert!(
+        legend
+            .iter()
+            .any(|l| l.as_str().unwrap().starts_with("others (")),
+        "{c}"
+    );
+}
+
 /// A live server with 200 processes more than the usual machine, every 250 ms: when the page
 /// first paints, and what each update costs the page (all of Chromium) and `serve`.
 #[cfg(target_os = "linux")]
@@ -282,6 +325,7 @@ fn what_an_update_costs_with_200_processes() {
          return [p ? Math.round(p.startTime) : null, Number(document.documentElement.dataset.firstRenderMs)]",
         json!([]),
     );
+    check_curves(&b);
     let round = Duration::from_millis(250);
     let c = per_update(&b, s.guard.0.id(), Duration::from_secs(5), round);
     b.show_tab(&c.hidden_tab);
