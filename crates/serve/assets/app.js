@@ -179,6 +179,13 @@
   }
   const othersLabel = (rest) => 'others (' + rest.count + ' processes' + (rest.unknown ? ', ' + rest.unknown + ' of them n/a' : '') + ')';
 
+  // A workload's member by its runtime and role (`vLLM worker TP1/4`): its workers share one
+  // process title, and the role is what tells them apart.
+  function legendName(p) {
+    const w = p.workload;
+    return w && w.member ? (W.kinds[w.kind] || w.kind) + ' ' + w.member.role : procName(p);
+  }
+
   // The drawn widths sum to the used share: a named segment narrower than MIN_PX is widened
   // with room taken from "others", or joins "others" when there is not enough of it; no
   // separator is drawn on a segment too narrow to spare it, so no used memory looks free.
@@ -241,7 +248,7 @@
     add(c, add(el('p', 'mem'), el('span', 'used', bytes(m.used_bytes) + ' / ' + bytes(m.total_bytes)), el('span', 'share', share), el('span', 'hint', ' used')));
     const rows = [];
     for (const p of s.processes) {
-      for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: procName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
+      for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: legendName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
     }
     rows.sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1) || a.pid - b.pid);
     const sp = split(rows, topN(width));
@@ -424,7 +431,8 @@
       } else {
         td.textContent = text[c.key];
       }
-      if (c.key === 'workload') td.dataset.name = g.members.length + ' processes';
+      // On a phone, where the name column (and its button) is hidden, the row itself unfolds.
+      if (c.key === 'workload') td.dataset.name = (open ? '▾ ' : '▸ ') + g.members.length + ' processes';
       if (c.key === 'cmd') td.title = text.cmd;
       tr.append(td);
     }

@@ -186,9 +186,16 @@ fn check_legend(c: &Value, d: &gpuledger_model::Device, on: &[(&Process, Option<
     } else {
         legend.len() - 2
     };
+    // A workload's member is named by its runtime and role, the others by their names.
+    let name = |p: &Process| match p.workload.as_deref() {
+        Some(w) if w.member.is_some() => {
+            format!("{} {}", w.kind.label(), w.member.as_ref().unwrap().role)
+        }
+        _ => p.display_name().to_string(),
+    };
     let mut want: Vec<Value> = on[..named]
         .iter()
-        .map(|(p, b)| json!([format!("{} ({})", p.display_name(), p.pid), human_opt(*b)]))
+        .map(|(p, b)| json!([format!("{} ({})", name(p), p.pid), human_opt(*b)]))
         .collect();
     if named < on.len() {
         let rest = &on[named..];

@@ -184,6 +184,12 @@ fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
     let top = table_top(&b);
     eprintln!("1440×900, 200 processes: the process table starts at {top:.0} px");
     assert!(top < 900.0, "the table is below the first screen: {top}");
+    // The workload column is not cut where there is room.
+    let cut = b.exec(
+        "return [...document.querySelectorAll('#procs td[data-col=\"workload\"]')].filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent)",
+        json!([]),
+    );
+    assert_eq!(cut, json!([]), "workloads cut at 1440 px");
     b.screenshot(&screenshot_dir().join("busy-desktop.png"), false);
     check_axe(&b, axe.as_deref(), "1440×900");
     check_group(&b, &snap);
@@ -217,6 +223,11 @@ fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
         "the table is more than two screens down: {top}"
     );
     b.screenshot(&screenshot_dir().join("busy-phone-full.png"), true);
+    b.exec(
+        "document.getElementById('h-procs').scrollIntoView()",
+        json!([]),
+    );
+    b.screenshot(&screenshot_dir().join("busy-phone-table.png"), false);
     // A tap on a process brings its why into view.
     b.click("#procs tbody tr[data-pid='5151']");
     std::thread::sleep(Duration::from_millis(200));
