@@ -337,6 +337,12 @@ fn what_an_update_costs_with_200_processes() {
         json!([]),
     );
     check_curves(&b);
+    b.exec(
+        "document.getElementById('h-curves').scrollIntoView()",
+        json!([]),
+    );
+    b.screenshot(&screenshot_dir().join("busy-curves.png"), false);
+    b.exec("window.scrollTo(0, 0)", json!([]));
     let round = Duration::from_millis(250);
     let c = per_update(&b, s.guard.0.id(), Duration::from_secs(5), round);
     b.show_tab(&c.hidden_tab);
