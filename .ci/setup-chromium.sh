@@ -4,8 +4,24 @@
 # Debian 12. Fonts come from setup-fonts.sh (DejaVu), so screenshots have real glyphs.
 set -euo pipefail
 
+# axe-core (accessibility rules), pinned, run by the same test inside this Chromium. Kept in the
+# user's cache, never committed; the test reads node_modules/axe-core/axe.min.js from there.
+AXE_VERSION=4.11.0
+AXE_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/gpuledger/axe-core"
+install_axe() {
+    if ! grep -qs "\"version\": \"$AXE_VERSION\"" "$AXE_DIR/node_modules/axe-core/package.json"; then
+        if ! command -v npm >/dev/null 2>&1; then
+            apt-get install -y -qq --no-install-recommends npm >/dev/null
+        fi
+        mkdir -p "$AXE_DIR"
+        (cd "$AXE_DIR" && npm install --no-audit --no-fund --silent "axe-core@$AXE_VERSION")
+    fi
+    echo "setup-chromium: axe-core $AXE_VERSION in $AXE_DIR"
+}
+
 if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
     echo "setup-chromium: $(chromium --version 2>/dev/null | head -n1); $(chromedriver --version | head -n1)"
+    install_axe
     exit 0
 fi
 
@@ -16,3 +32,4 @@ if ! apt-cache policy chromium-driver 2>/dev/null | grep -q 'Candidate: [0-9]'; 
 fi
 apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 echo "setup-chromium: $(chromium --version 2>/dev/null | head -n1); $(chromedriver --version | head -n1)"
+install_axe

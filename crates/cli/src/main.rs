@@ -109,8 +109,9 @@ enum Command {
     #[command(after_help = concat!(
         "Endpoints (GET/HEAD only; nothing on the machine can be changed through them):\n",
         "  /metrics           Prometheus text format; unknown values are absent, never 0\n",
-        "  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1)\n",
+        "  /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1), as snapshot --json\n",
         "  /api/v1/history    recent samples kept in memory (?since=UNIX_MS), for the page's curves\n",
+        "  /api/v1/words      the text views' words and units (n/a, byte units, labels), for the page\n",
         "  /healthz           200 while collection rounds keep coming, 503 when they stall\n",
         "  /                  the browser view: devices, processes, why, curves (`gpuledger ui`)\n\n",
         "Collection runs in the background every --interval; requests only read the latest round.\n",

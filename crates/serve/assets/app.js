@@ -5,13 +5,17 @@
 'use strict';
 (function () {
   const NS = 'http://www.w3.org/2000/svg';
-  const NA = 'n/a';
-  const NOTHING = '—';
+  // The text views' words (/api/v1/words, from gpuledger_views::web): read once, before the
+  // first render, so the page spells a fact as the terminal does.
+  let W = null;
+  let NA = 'n/a';
+  let NOTHING = '—';
   const PALETTE = 7; // colour slots c0..c6 (Okabe–Ito); more processes share "other"
   const st = {
     snap: null, samples: [], lastT: null, windowMs: 15 * 60 * 1000, intervalMs: null,
     replay: null, sort: { key: 'mem', dir: -1 }, filter: '', selected: null, focusKey: null,
     colors: new Map(), timer: null, failedSince: null, renders: 0, updatedAt: null,
+    open: new Set(), picked: false,
   };
 
   // ---- small DOM helpers -----------------------------------------------------------------
@@ -42,7 +46,7 @@
   function bytes(b) {
     if (b == null) return NA;
     if (b < 1024) return b + ' B';
-    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    const units = W.byte_units;
     let v = b;
     let i = 0;
     while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
@@ -51,18 +55,7 @@
   }
   const pct = (v) => (v == null ? NA : v + '%');
   const watts = (v) => (v == null ? NA : fixed(v, 0) + ' W');
-  const KIND = {
-    'llama-cpp': 'llama.cpp', ollama: 'Ollama', 'ollama-runner': 'Ollama runner',
-    'lm-studio': 'LM Studio', vllm: 'vLLM', sglang: 'SGLang', pytorch: 'PyTorch', mlx: 'MLX',
-    comfyui: 'ComfyUI', browser: 'browser', compositor: 'compositor', 'cuda-app': 'CUDA app',
-    'graphics-app': 'graphics app', unknown: 'unknown',
-  };
   const AI = ['llama-cpp', 'ollama', 'ollama-runner', 'lm-studio', 'vllm', 'sglang', 'pytorch', 'mlx', 'comfyui'];
-  const EVIDENCE = {
-    executable: 'executable', cmdline: 'command line', library: 'library', 'model-file': 'model file',
-    'listening-port': 'listening port', parent: 'parent', http: 'HTTP answer', log: 'log',
-    'gguf-header': 'GGUF header',
-  };
   // Evidence::shown: a sentence that starts with its kind's own words does not say them twice.
   function shown(text, kind) {
     if (text.slice(0, kind.length).toLowerCase() !== kind.toLowerCase()) return text;
@@ -72,8 +65,8 @@
   }
   // Workload::short_label
   function workloadLabel(w) {
-    if (!w) return NOTHING;
-    let s = KIND[w.kind] || w.kind;
+    if (!w) return NA; // not identified: unknown, as the table says
+    let s = W.kinds[w.kind] || w.kind;
     if (w.model_name) {
       s += ' · ' + w.model_name;
     } else if (w.model) {
@@ -84,7 +77,7 @@
     if (w.member) s += ' · ' + w.member.role;
     return s;
   }
-  const procName = (p) => p.name || '?';
+  const procName = (p) => p.name || NA;
   const gpuOf = (uuid) => st.snap.devices.find((d) => d.uuid === uuid);
   const gpuLabel = (uuid) => { const d = gpuOf(uuid); return d ? String(d.index) : NA; };
   function command(p) {
@@ -114,6 +107,7 @@
   function renderHeader(s) {
     const h = s.host;
     $('host').textContent = 'on ' + (h.hostname || 'unknown host') + (h.wsl ? ' · WSL2' : '');
+    $('hostinfo').textContent = [h.os, h.kernel].filter((x) => x).join(' ') + ' · host CPU and RAM: not collected';
     document.title = 'gpuledger · ' + (h.hostname || 'unknown host');
     const banner = $('replay');
     banner.hidden = !st.replay;
@@ -164,7 +158,38 @@
   }
 
   // ---- device cards ------------------------------------------------------------------------
-  function ledgerBar(d, rows) {
+  // Many processes: the largest N by name (N from the room a card has), the rest as one
+  // "others" entry, in the legend, the bar and the curves alike.
+  const MIN_PX = 3; // narrowest segment drawn on its own; narrower ones join "others"
+  function cardWidth(n) {
+    const w = $('cards').clientWidth || 800;
+    const cols = Math.max(1, Math.min(n, Math.floor((w + 12) / 352)));
+    return (w - (cols - 1) * 12) / cols;
+  }
+  function topN(width) {
+    return Math.max(4, Math.min(9, 3 * Math.floor((width - 28) / 232)));
+  }
+  // rows sorted largest first: the first n by name and the rest summed, or all when one would
+  // be left over (an "others" of one says less than its name).
+  function split(rows, n) {
+    if (rows.length <= n + 1) return { named: rows, rest: null };
+    const more = rows.slice(n);
+    const known = more.filter((r) => r.bytes != null);
+    return { named: rows.slice(0, n), rest: { count: more.length, unknown: more.length - known.length, bytes: known.reduce((a, r) => a + r.bytes, 0) } };
+  }
+  const othersLabel = (rest) => 'others (' + rest.count + ' processes' + (rest.unknown ? ', ' + rest.unknown + ' of them n/a' : '') + ')';
+
+  // A workload's member by its runtime and role (`vLLM worker TP1/4`): its workers share one
+  // process title, and the role is what tells them apart.
+  function legendName(p) {
+    const w = p.workload;
+    return w && w.member ? (W.kinds[w.kind] || w.kind) + ' ' + w.member.role : procName(p);
+  }
+
+  // The drawn widths sum to the used share: a named segment narrower than MIN_PX is widened
+  // with room taken from "others", or joins "others" when there is not enough of it; no
+  // separator is drawn on a segment too narrow to spare it, so no used memory looks free.
+  function ledgerBar(d, sp, px) {
     const l = d.ledger;
     // Ledger: bars are shares of the total, or of the processes' sum when they exceed the device.
     const denom = l.over_attributed ? l.attributed_bytes : d.memory.total_bytes;
@@ -174,22 +199,47 @@
       return box;
     }
     box.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 24 }));
+    const unit = (b) => (b / denom) * 1000;
+    const minU = (MIN_PX * 1000) / Math.max(px, 1);
+    let others = sp.rest ? unit(sp.rest.bytes) : 0;
+    let merged = 0;
+    let mergedBytes = 0;
+    const segs = [];
+    for (const r of sp.named) {
+      if (r.bytes == null) continue;
+      let w = unit(r.bytes);
+      if (w < minU && others >= minU - w) {
+        others -= minU - w;
+        w = minU;
+      } else if (w < minU) {
+        others += w;
+        merged++;
+        mergedBytes += r.bytes;
+        continue;
+      }
+      segs.push({ cls: colorClass(r.pid), w, label: r.label + ': ' + bytes(r.bytes), pid: r.pid });
+    }
+    if (others > 0) {
+      const n = (sp.rest ? sp.rest.count : 0) + merged;
+      segs.push({ cls: 'oth', w: others, label: 'others, ' + n + ' processes: ' + bytes((sp.rest ? sp.rest.bytes : 0) + mergedBytes) });
+    }
+    if (l.unattributed_bytes != null) segs.push({ cls: 'unattr', w: unit(l.unattributed_bytes), label: 'unattributed: ' + bytes(l.unattributed_bytes) });
     let x = 0;
-    const seg = (cls, b, label) => {
-      const w = Math.min(1000 - x, (b / denom) * 1000);
-      if (w <= 0) return;
-      const r = svg('rect', { class: cls, x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 24 });
-      r.append(svg('title', {}, label));
+    for (const sg of segs) {
+      const w = Math.min(1000 - x, sg.w);
+      if (w <= 0) continue;
+      const wide = (w * px) / 1000 >= 6;
+      const r = svg('rect', { class: sg.cls + (wide ? ' sep' : ''), x: x.toFixed(2), y: 0, width: w.toFixed(2), height: 24 });
+      if (sg.pid != null) r.dataset.pid = sg.pid;
+      r.append(svg('title', {}, sg.label));
       box.append(r);
       x += w;
-    };
-    for (const r of rows) if (r.bytes != null) seg(colorClass(r.pid), r.bytes, r.label + ': ' + bytes(r.bytes));
-    if (l.unattributed_bytes != null) seg('unattr', l.unattributed_bytes, 'unattributed: ' + bytes(l.unattributed_bytes));
+    }
     box.setAttribute('aria-label', 'memory ledger of GPU' + d.index);
     return box;
   }
 
-  function card(d, s) {
+  function card(d, s, width) {
     const m = d.memory;
     const c = el('article', 'card');
     c.dataset.gpu = d.index;
@@ -198,14 +248,20 @@
     add(c, add(el('p', 'mem'), el('span', 'used', bytes(m.used_bytes) + ' / ' + bytes(m.total_bytes)), el('span', 'share', share), el('span', 'hint', ' used')));
     const rows = [];
     for (const p of s.processes) {
-      for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: procName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
+      for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: legendName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
     }
     rows.sort((a, b) => (b.bytes ?? -1) - (a.bytes ?? -1) || a.pid - b.pid);
-    c.append(ledgerBar(d, rows));
+    const sp = split(rows, topN(width));
+    c.append(ledgerBar(d, sp, st.barPx || width - 28));
     const legend = el('ul', 'legend');
-    for (const r of rows) {
+    for (const r of sp.named) {
       const li = add(el('li'), el('i', 'sw ' + (r.bytes == null ? 'na' : colorClass(r.pid))), el('span', 'lab', r.label), el('span', 'num', bytes(r.bytes)));
       li.dataset.pid = r.pid;
+      legend.append(li);
+    }
+    if (sp.rest) {
+      const li = add(el('li', 'others'), el('i', 'sw oth'), el('span', 'lab', othersLabel(sp.rest)), el('span', 'num', bytes(sp.rest.bytes)));
+      li.title = 'Every process is in the table below.';
       legend.append(li);
     }
     const l = d.ledger;
@@ -228,54 +284,159 @@
       add(stats, add(el('div', cls), el('dt', null, k), el('dd', null, v)));
     }
     c.append(stats);
+    c.append(context(d));
     return c;
+  }
+
+  // What the snapshot carries about the device beyond its memory; what it does not carry is
+  // named, not left out.
+  function context(d) {
+    const mhz = (v) => (v == null ? NA : v + ' MHz');
+    const link = (g, w) => (g == null && w == null ? NA : 'gen ' + (g ?? NA) + ' ×' + (w ?? NA));
+    const k = d.clocks || {};
+    const e = d.pcie || {};
+    const dl = el('dl', 'ctx');
+    for (const [t, v] of [
+      ['driver', d.driver_version || NA], ['PCI', d.pci_bus_id || NA],
+      ['PCIe', link(e.link_gen, e.link_width) + ' (max ' + link(e.max_link_gen, e.max_link_width) + ')'],
+      ['clocks', 'SM ' + mhz(k.sm_mhz) + ' · memory ' + mhz(k.memory_mhz)],
+      ['power state', d.power_state || NA],
+    ]) add(dl, add(el('div'), el('dt', null, t), el('dd', null, v)));
+    return add(el('div'), dl, el('p', 'hint ctx-note', 'Not collected by gpuledger yet: CUDA version, fan, P-state, ECC, MIG.'));
   }
 
   function renderCards(s) {
     const box = $('cards');
-    box.replaceChildren(...s.devices.map((d) => card(d, s)));
+    const width = cardWidth(s.devices.length);
+    box.replaceChildren(...s.devices.map((d) => card(d, s, width)));
+    // The bar's width in pixels sets the narrowest segment: drawn again once if the guess
+    // (the card less its padding) was not what the browser laid out.
+    const bar = box.querySelector('svg.ledger');
+    const real = bar ? bar.getBoundingClientRect().width : null;
+    if (real && Math.abs(real - (st.barPx || width - 28)) > 0.5) {
+      st.barPx = real;
+      box.replaceChildren(...s.devices.map((d) => card(d, s, width)));
+    }
     if (!s.devices.length) box.append(el('p', 'hint', 'No GPU found. `gpuledger selftest` says what each source looked for.'));
   }
 
   // ---- the process table -------------------------------------------------------------------
+  // Titles come from the words (gpuledger_views::web::COLUMNS, `gpuledger snapshot`'s headings).
   const COLUMNS = [
-    { key: 'pid', label: 'PID', cls: 'mid', num: true, text: (r) => String(r.p.pid), val: (r) => r.p.pid },
-    { key: 'user', label: 'USER', cls: 'wide', text: (r) => r.p.user || NA },
-    { key: 'name', label: 'NAME', text: (r) => procName(r.p) },
-    { key: 'workload', label: 'WORKLOAD', text: (r) => workloadLabel(r.p.workload) },
-    { key: 'gpu', label: 'GPU', num: true, text: (r) => gpuLabel(r.u.device), val: (r) => { const d = gpuOf(r.u.device); return d ? d.index : -1; } },
-    { key: 'mem', label: 'MEMORY', num: true, text: (r) => bytes(r.u.memory_bytes), val: (r) => r.u.memory_bytes ?? -1 },
-    { key: 'source', label: 'SOURCE', cls: 'wide c-source', text: (r) => r.u.memory_source },
+    { key: 'pid', num: true, text: (r) => String(r.p.pid), val: (r) => r.p.pid },
+    { key: 'user', cls: 'wide', text: (r) => r.p.user || NA },
+    { key: 'name', cls: 'nm', text: (r) => procName(r.p) },
+    { key: 'workload', text: (r) => (r.g ? r.p.workload.member.role : workloadLabel(r.p.workload)) },
+    { key: 'gpu', num: true, text: (r) => gpuLabel(r.u.device), val: (r) => { const d = gpuOf(r.u.device); return d ? d.index : -1; } },
+    { key: 'mem', num: true, text: (r) => bytes(r.u.memory_bytes), val: (r) => r.u.memory_bytes ?? -1 },
+    { key: 'source', cls: 'wide c-source', text: (r) => r.u.memory_source },
     {
-      key: 'util', label: 'SM%', num: true, val: (r) => r.u.engines.sm_percent ?? -1,
+      key: 'util', num: true, val: (r) => r.u.engines.sm_percent ?? -1,
       text: (r) => (r.p.rocm_kfd && r.u.engines.sm_percent == null ? NA + ' (kfd)' : pct(r.u.engines.sm_percent)),
     },
-    { key: 'cmd', label: 'COMMAND', cls: 'wide cmd', text: (r) => command(r.p) },
+    { key: 'cmd', cls: 'wide cmd', text: (r) => command(r.p) },
   ];
 
+  // A workload of several processes (`workload_groups`, as `snapshot --json` has them) is one
+  // unit of the table: a row with its total and roles, unfolding to its members' rows.
   function rowsOf(s) {
+    const groupOf = new Map();
+    for (const g of s.workload_groups || []) for (const pid of g.members) groupOf.set(pid, g);
     const rows = [];
-    for (const p of s.processes) for (const u of p.usage) rows.push({ p, u, key: p.pid + '@' + u.device });
+    for (const p of s.processes) for (const u of p.usage) rows.push({ p, u, key: p.pid + '@' + u.device, g: groupOf.get(p.pid) });
     const f = st.filter.toLowerCase();
-    const shown = f ? rows.filter((r) => COLUMNS.some((c) => c.text(r).toLowerCase().includes(f))) : rows;
+    const hit = (r) => COLUMNS.some((c) => c.text(r).toLowerCase().includes(f)) || (r.g && r.g.label.toLowerCase().includes(f));
+    const shown = f ? rows.filter(hit) : rows;
     const col = COLUMNS.find((c) => c.key === st.sort.key);
     const cmp = col.val ? (a, b) => col.val(a) - col.val(b) : (a, b) => col.text(a).localeCompare(col.text(b));
     shown.sort((a, b) => st.sort.dir * cmp(a, b) || a.p.pid - b.p.pid);
-    return { shown, total: rows.length };
+    const units = [];
+    const byGroup = new Map();
+    for (const r of shown) {
+      if (!r.g) { units.push({ rows: [r], lead: r }); continue; }
+      if (!byGroup.has(r.g)) { const un = { g: r.g, rows: [], lead: r }; byGroup.set(r.g, un); units.push(un); }
+      byGroup.get(r.g).rows.push(r);
+    }
+    // A group sorts by its total memory, otherwise by its first member in this order.
+    const memOf = (un) => (un.g ? un.g.measured_bytes ?? -1 : col.val(un.lead));
+    if (col.key === 'mem') units.sort((a, b) => st.sort.dir * (memOf(a) - memOf(b)) || a.lead.p.pid - b.lead.p.pid);
+    return { units, total: rows.length };
   }
 
+  // The heading is built once and updated in place, so a focused heading keeps its focus.
   function renderHead() {
     const tr = document.querySelector('#procs thead tr');
-    tr.replaceChildren(...COLUMNS.map((c) => {
-      const th = el('th', (c.cls || '') + (c.num ? ' num' : ''));
-      th.scope = 'col';
-      th.setAttribute('aria-sort', st.sort.key === c.key ? (st.sort.dir < 0 ? 'descending' : 'ascending') : 'none');
-      const b = el('button', null, c.label + (st.sort.key === c.key ? (st.sort.dir < 0 ? ' ▼' : ' ▲') : ''));
-      b.type = 'button';
-      b.dataset.key = c.key;
-      th.append(b);
-      return th;
-    }));
+    if (tr.children.length !== COLUMNS.length) {
+      tr.replaceChildren(...COLUMNS.map((c) => {
+        const th = el('th', (c.cls || '') + (c.num ? ' num' : ''));
+        th.scope = 'col';
+        const b = el('button');
+        b.type = 'button';
+        b.dataset.key = c.key;
+        th.append(b);
+        return th;
+      }));
+    }
+    COLUMNS.forEach((c, i) => {
+      const th = tr.children[i];
+      const on = st.sort.key === c.key;
+      th.setAttribute('aria-sort', on ? (st.sort.dir < 0 ? 'descending' : 'ascending') : 'none');
+      const text = W.columns[c.key] + (on ? (st.sort.dir < 0 ? ' ▼' : ' ▲') : '');
+      if (th.firstChild.textContent !== text) th.firstChild.textContent = text;
+    });
+  }
+
+  function processRow(r) {
+    const tr = el('tr', r.g ? 'member' : null);
+    tr.dataset.key = r.key;
+    tr.dataset.pid = r.p.pid;
+    tr.tabIndex = -1;
+    tr.setAttribute('aria-selected', String(r.p.pid === st.selected));
+    for (const c of COLUMNS) {
+      const td = el('td', (c.cls || '') + (c.num ? ' num' : ''));
+      td.dataset.col = c.key;
+      if (c.key === 'name') td.append(el('i', 'sw ' + (r.u.memory_bytes == null ? 'na' : colorClass(r.p.pid))));
+      // The phone shows the name above the workload (its own column is hidden there).
+      if (c.key === 'workload') td.dataset.name = procName(r.p);
+      td.append(document.createTextNode(c.text(r)));
+      if (c.key === 'cmd' || c.key === 'workload') td.title = r.g ? workloadLabel(r.p.workload) : c.text(r);
+      if (c.key === 'mem' && r.u.unavailable_reason) td.title = r.u.unavailable_reason;
+      tr.append(td);
+    }
+    return tr;
+  }
+
+  function groupRow(un) {
+    const g = un.g;
+    const open = st.open.has(g.root_pid);
+    const tr = el('tr', 'group');
+    tr.dataset.key = 'g' + g.root_pid;
+    tr.dataset.group = g.root_pid;
+    tr.tabIndex = -1;
+    const roles = un.rows.filter((r, i, a) => a.findIndex((x) => x.p.pid === r.p.pid) === i).map((r) => r.p.workload.member.role);
+    const gpus = [...new Set(un.rows.map((r) => gpuLabel(r.u.device)))].join(',');
+    const text = {
+      pid: String(g.root_pid), user: un.lead.p.user || NA, workload: g.label, gpu: gpus,
+      mem: bytes(g.measured_bytes), source: un.lead.u.memory_source, util: '', cmd: roles.join(', '),
+    };
+    for (const c of COLUMNS) {
+      const td = el('td', (c.cls || '') + (c.num ? ' num' : ''));
+      td.dataset.col = c.key;
+      if (c.key === 'name') {
+        const b = el('button', 'fold', (open ? '▾ ' : '▸ ') + g.members.length + ' processes');
+        b.type = 'button';
+        b.tabIndex = -1;
+        b.setAttribute('aria-expanded', String(open));
+        td.append(b);
+      } else {
+        td.textContent = text[c.key];
+      }
+      // On a phone, where the name column (and its button) is hidden, the row itself unfolds.
+      if (c.key === 'workload') td.dataset.name = (open ? '▾ ' : '▸ ') + g.members.length + ' processes';
+      if (c.key === 'cmd') td.title = text.cmd;
+      tr.append(td);
+    }
+    return tr;
   }
 
   function renderTable(s) {
@@ -284,27 +445,17 @@
     $('procs').classList.toggle('same-source', sources.size === 1);
     $('procs-source').textContent = sources.size === 1 ? ' (' + [...sources][0] + ')' : '';
     renderHead();
-    const { shown, total } = rowsOf(s);
+    const { units, total } = rowsOf(s);
     const body = document.querySelector('#procs tbody');
     const hadFocus = body.contains(document.activeElement);
-    body.replaceChildren(...shown.map((r) => {
-      const tr = el('tr');
-      tr.dataset.key = r.key;
-      tr.dataset.pid = r.p.pid;
-      tr.tabIndex = -1;
-      tr.setAttribute('aria-selected', String(r.p.pid === st.selected));
-      for (const c of COLUMNS) {
-        const td = el('td', (c.cls || '') + (c.num ? ' num' : ''));
-        td.dataset.col = c.key;
-        if (c.key === 'name') td.append(el('i', 'sw ' + (r.u.memory_bytes == null ? 'na' : colorClass(r.p.pid))));
-        td.append(document.createTextNode(c.text(r)));
-        if (c.key === 'cmd' || c.key === 'workload') td.title = c.text(r);
-        if (c.key === 'mem' && r.u.unavailable_reason) td.title = r.u.unavailable_reason;
-        tr.append(td);
-      }
-      return tr;
-    }));
-    if (!shown.length) {
+    const trs = [];
+    for (const un of units) {
+      if (!un.g) { trs.push(processRow(un.rows[0])); continue; }
+      trs.push(groupRow(un));
+      if (st.open.has(un.g.root_pid)) trs.push(...un.rows.map(processRow));
+    }
+    body.replaceChildren(...trs);
+    if (!units.length) {
       const tr = add(el('tr', 'empty'), el('td', 'hint', total ? 'No process matches the filter.' : 'No process holds GPU memory that the sources can see.'));
       tr.firstChild.colSpan = COLUMNS.length;
       body.append(tr);
@@ -324,12 +475,25 @@
     st.focusKey = tr.dataset.key;
   }
 
-  function select(tr) {
-    if (!tr || !tr.dataset.pid) return;
+  // A group row unfolds (or folds); a process row shows its why. On a narrow screen the why
+  // is below the table: a tap brings it into view.
+  function select(tr, tapped) {
+    if (!tr) return;
+    if (tr.dataset.group) {
+      moveFocus(tr);
+      const root = Number(tr.dataset.group);
+      if (!st.open.delete(root)) st.open.add(root);
+      renderTable(st.snap);
+      return;
+    }
+    if (!tr.dataset.pid) return;
     moveFocus(tr);
     st.selected = Number(tr.dataset.pid);
-    for (const r of tr.parentNode.children) r.setAttribute('aria-selected', String(r.dataset.pid === tr.dataset.pid));
+    st.picked = true;
+    for (const r of tr.parentNode.children) if (r.dataset.pid) r.setAttribute('aria-selected', String(r.dataset.pid === tr.dataset.pid));
     renderWhy(st.snap);
+    renderCurves(st.snap);
+    if (tapped && window.matchMedia('(max-width: 1100px)').matches) $('h-why').scrollIntoView({ block: 'start' });
   }
 
   function wireTable() {
@@ -342,7 +506,7 @@
       renderTable(st.snap);
     });
     const body = table.querySelector('tbody');
-    body.addEventListener('click', (e) => select(e.target.closest('tr')));
+    body.addEventListener('click', (e) => select(e.target.closest('tr'), true));
     body.addEventListener('keydown', (e) => {
       const tr = e.target.closest('tr');
       if (!tr) return;
@@ -352,7 +516,7 @@
       if (to != null) {
         moveFocus(rows[Math.max(0, Math.min(rows.length - 1, to))]);
       } else if (e.key === 'Enter' || e.key === ' ') {
-        select(tr);
+        select(tr, true);
       } else {
         return;
       }
@@ -450,7 +614,7 @@
     add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
     const ol = el('ol');
     for (const ev of w.evidence) {
-      const kind = EVIDENCE[ev.kind] || ev.kind;
+      const kind = W.evidence[ev.kind] || ev.kind;
       ol.append(add(el('li'), el('b', null, kind + ': '), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
     }
     for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
@@ -488,12 +652,37 @@
   }
 
   // ---- curves: each device's memory and its top processes over the ring --------------------
+  // Memory on the left axis; GPU % (the device's, from the same samples) dashed on the right.
+  // The selected process is drawn bold over the others; a pointer over a chart reads out the
+  // nearest sample.
+  function seriesOf(d, pts, n) {
+    const series = [{ cls: 'used', get: (x) => x.dev.used_bytes, label: 'GPU' + d.index + ' used', num: bytes }];
+    const latest = pts.length ? pts[pts.length - 1].procs : [];
+    const named = latest.slice(0, n);
+    const sel = st.selected;
+    if (sel != null && !named.some((q) => q.pid === sel)) {
+      const q = [...pts].reverse().map((x) => x.procs.find((y) => y.pid === sel)).find((y) => y);
+      if (q) named.push(q);
+    }
+    const mem = (x, pid) => (x.procs.find((y) => y.pid === pid) || {}).memory_bytes;
+    for (const q of named) series.push({ cls: colorClass(q.pid), pid: q.pid, get: (x) => mem(x, q.pid), label: q.name + ' (' + q.pid + ')', num: bytes });
+    const inTop = new Set(named.map((q) => q.pid));
+    // Others: what the sample summed beyond its top, plus its top processes not drawn here.
+    const others = (x) => (x.dev.others_bytes ?? 0) + x.procs.filter((y) => !inTop.has(y.pid)).reduce((a, y) => a + y.memory_bytes, 0);
+    const count = (x) => (x.dev.others_count ?? 0) + x.procs.filter((y) => !inTop.has(y.pid)).length;
+    if (pts.some((x) => count(x) > 0)) {
+      const last = pts[pts.length - 1];
+      series.push({ cls: 'oth', get: others, label: 'others (' + count(last) + ' processes)', num: bytes });
+    }
+    return series;
+  }
+
   function chart(d) {
     // Drawn at the size it is shown, so its text stays readable on a phone.
     const cols = st.snap.devices.length > 1 && window.matchMedia('(min-width: 960px)').matches ? 2 : 1;
     const W = Math.max(240, Math.floor(($('curves').clientWidth - (cols - 1) * 16) / cols) - 26);
     const H = 190;
-    const L = 64; const R = 8; const T = 12; const B = 22;
+    const L = 64; const R = 40; const T = 12; const B = 22;
     const fig = el('figure', 'chart');
     fig.dataset.gpu = d.index;
     const pts = st.samples.map((s) => ({ t: s.t, dev: s.devices.find((x) => x.uuid === d.uuid), procs: s.processes.filter((x) => x.device === d.uuid) })).filter((x) => x.dev);
@@ -504,32 +693,60 @@
     const t0 = Math.min(pts.length ? pts[0].t : t1, t1 - 10 * (st.intervalMs || 1000));
     const X = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
     const Y = (b) => T + (1 - b / top) * (H - T - B);
-    const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'memory of GPU' + d.index + ' over time' });
-    for (const b of ticks(top)) {
-      g.append(svg('line', { class: 'grid', x1: L, x2: W - R, y1: Y(b), y2: Y(b) }));
-      g.append(svg('text', { x: L - 6, y: Y(b) + 4, 'text-anchor': 'end' }, bytes(b)));
-    }
-    const span = (t1 - t0) / 1000;
-    if (pts.length > 1) g.append(svg('text', { x: L, y: H - 6 }, '−' + (span >= 120 ? Math.round(span / 60) + ' min' : Math.round(span) + ' s')));
-    const end = pts.length > 1 ? 'latest' : pts.length ? pts[0].taken_at : 'no samples yet';
-    g.append(svg('text', { x: W - R, y: H - 6, 'text-anchor': 'end' }, end));
-    if (total) {
-      g.append(svg('line', { class: 'total', x1: L, x2: W - R, y1: Y(total), y2: Y(total) }));
-      g.append(svg('text', { class: 'total-label', x: W - R - 4, y: Y(total) + 14, 'text-anchor': 'end' }, 'total ' + bytes(total)));
-    }
-    const series = [{ cls: 'used', get: (x) => x.dev.used_bytes, label: 'GPU' + d.index + ' used' }];
-    const latest = pts.length ? pts[pts.length - 1].procs.slice(0, 5) : [];
-    for (const q of latest) series.push({ cls: colorClass(q.pid), pid: q.pid, get: (x) => (x.procs.find((y) => y.pid === q.pid) || {}).memory_bytes, label: q.name + ' (' + q.pid + ')' });
+    const P = (v) => T + (1 - v / 100) * (H - T - B);
+    const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'memory and GPU % of GPU' + d.index + ' over time' });
+    axes(g, { W, H, L, R, B, Y, P, top, t0, t1, pts, total });
+    const series = seriesOf(d, pts, Math.min(8, topN(W)));
+    series.push({ cls: 'gpu', get: (x) => x.dev.gpu_percent, label: 'GPU%', num: pct, y: P });
+    const picked = series.some((sr) => sr.pid != null && sr.pid === st.selected);
     const legend = el('ul', 'legend');
     for (const sr of series) {
-      drawSeries(g, pts, sr, X, Y);
+      if (picked && sr.pid != null) sr.cls += sr.pid === st.selected ? ' sel' : ' dim';
+      drawSeries(g, pts, sr, X, sr.y || Y);
       const v = pts.length ? sr.get(pts[pts.length - 1]) : null;
-      legend.append(add(el('li'), el('i', 'sw line ' + sr.cls), el('span', 'lab', sr.label), el('span', 'num', bytes(v))));
+      legend.append(add(el('li'), el('i', 'sw line ' + sr.cls), el('span', 'lab', sr.label), el('span', 'num', sr.num(v))));
     }
     if (total) legend.append(add(el('li'), el('i', 'sw line total'), el('span', 'lab', 'card total'), el('span', 'num', bytes(total))));
     const cap = el('figcaption', null, 'GPU' + d.index + ' ' + (d.name || '') + ' · ' + pts.length + ' sample' + (pts.length === 1 ? '' : 's'));
     if (pts.length === 1) cap.append(el('span', 'hint', st.replay ? ' — a replay holds one moment: no curve' : ' — the curve starts with the next round'));
-    return add(fig, cap, g, legend);
+    const readout = el('p', 'readout hint', pts.length > 1 ? 'Point at the curve to read a moment.' : '');
+    hover(g, pts, series, { X, L, W, R, T, H, B }, readout);
+    return add(fig, cap, g, readout, legend);
+  }
+
+  function axes(g, a) {
+    for (const b of ticks(a.top)) {
+      g.append(svg('line', { class: 'grid', x1: a.L, x2: a.W - a.R, y1: a.Y(b), y2: a.Y(b) }));
+      g.append(svg('text', { x: a.L - 6, y: a.Y(b) + 4, 'text-anchor': 'end' }, bytes(b)));
+    }
+    for (const v of [0, 50, 100]) g.append(svg('text', { class: 'pct', x: a.W - a.R + 4, y: a.P(v) + 4 }, v + '%'));
+    const span = (a.t1 - a.t0) / 1000;
+    if (a.pts.length > 1) g.append(svg('text', { x: a.L, y: a.H - 6 }, '−' + (span >= 120 ? Math.round(span / 60) + ' min' : Math.round(span) + ' s')));
+    const end = a.pts.length > 1 ? 'latest' : a.pts.length ? a.pts[0].taken_at : 'no samples yet';
+    g.append(svg('text', { x: a.W - a.R, y: a.H - 6, 'text-anchor': 'end' }, end));
+    if (a.total) {
+      g.append(svg('line', { class: 'total', x1: a.L, x2: a.W - a.R, y1: a.Y(a.total), y2: a.Y(a.total) }));
+      g.append(svg('text', { class: 'total-label', x: a.W - a.R - 4, y: a.Y(a.total) + 14, 'text-anchor': 'end' }, 'total ' + bytes(a.total)));
+    }
+  }
+
+  // The nearest sample to the pointer: a cursor line and every series' value in words.
+  function hover(g, pts, series, a, out) {
+    if (pts.length < 2) return;
+    const cursor = svg('line', { class: 'cursor', x1: 0, x2: 0, y1: a.T, y2: a.H - a.B, visibility: 'hidden' });
+    g.append(cursor);
+    g.addEventListener('pointermove', (e) => {
+      const box = g.getBoundingClientRect();
+      const x = ((e.clientX - box.left) / box.width) * a.W;
+      let best = pts[0];
+      for (const p of pts) if (Math.abs(a.X(p.t) - x) < Math.abs(a.X(best.t) - x)) best = p;
+      cursor.setAttribute('x1', a.X(best.t));
+      cursor.setAttribute('x2', a.X(best.t));
+      cursor.setAttribute('visibility', 'visible');
+      const at = new Date(best.t).toLocaleTimeString();
+      out.textContent = at + ' · ' + series.map((sr) => sr.label + ' ' + sr.num(sr.get(best))).join(' · ');
+    });
+    g.addEventListener('pointerleave', () => cursor.setAttribute('visibility', 'hidden'));
   }
 
   // Grid lines at round values (1, 2, 2.5 or 5 × a power of ten, in GiB or MiB), at most five.
@@ -585,8 +802,10 @@
   // A section is rebuilt only when what it shows changed: an unchanged machine costs a status
   // line and the curves per update, not a repaint of the whole page.
   const drawn = {};
+  // Parts given as text (the devices, the processes) are compared as they are: at 200
+  // processes the snapshot is written to text once per update, not once per section.
   function changed(section, ...data) {
-    const key = JSON.stringify(data);
+    const key = data.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\u0001');
     if (drawn[section] === key) return false;
     drawn[section] = key;
     return true;
@@ -595,14 +814,21 @@
   function render() {
     const s = st.snap;
     assignColors(s);
-    const colors = [...st.colors];
+    // Answer first: until someone picks a process, the largest one's why is shown.
+    if (st.selected == null && !st.picked) {
+      const top = [...s.processes].sort((a, b) => known(b) - known(a) || a.pid - b.pid)[0];
+      if (top) st.selected = top.pid;
+    }
+    const colors = JSON.stringify([...st.colors]);
+    const devs = JSON.stringify(s.devices);
+    const procs = JSON.stringify(s.processes);
     if (changed('header', s.host, st.replay, s.taken_at)) renderHeader(s);
     renderStatus();
-    if (changed('cards', s.devices, s.processes, colors)) renderCards(s);
-    if (changed('table', s.devices, s.processes, colors, st.sort, st.filter, st.selected)) renderTable(s);
-    if (changed('why', s.devices, s.processes.find((p) => p.pid === st.selected), st.selected)) renderWhy(s);
-    if (changed('curves', st.samples.length, st.lastT, s.devices)) renderCurves(s);
-    if (changed('notes', s.notes, s.devices, s.processes, s.sources)) renderNotes(s);
+    if (changed('cards', devs, procs, colors)) renderCards(s);
+    if (changed('table', devs, procs, s.workload_groups || [], colors, st.sort, st.filter, st.selected, [...st.open])) renderTable(s);
+    if (changed('why', devs, s.processes.find((p) => p.pid === st.selected) || null, st.selected)) renderWhy(s);
+    if (changed('curves', st.samples.length, st.lastT, devs, st.selected)) renderCurves(s);
+    if (changed('notes', s.notes, devs, procs, s.sources)) renderNotes(s);
     st.renders++;
     const root = document.documentElement.dataset;
     root.renders = st.renders;
@@ -615,7 +841,10 @@
     if (document.visibilityState === 'hidden') return;
     try {
       const since = st.lastT != null ? '?since=' + st.lastT : '';
-      const [snap, hist] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since)]);
+      const [snap, hist, words] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words')]);
+      W = words;
+      NA = W.unknown;
+      NOTHING = W.nothing;
       st.snap = snap;
       takeHistory(hist);
       st.failedSince = null;
@@ -649,7 +878,7 @@
   let resizeTimer = null;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (st.snap) renderCurves(st.snap); }, 150);
+    resizeTimer = setTimeout(() => { st.barPx = null; if (st.snap) { renderCards(st.snap); renderCurves(st.snap); } }, 150);
   });
   wireTable();
   tick();

@@ -110,21 +110,10 @@ pub fn parse_since(query: &str) -> Result<Option<i64>, String> {
     Ok(None)
 }
 
-/// One round, small: per device its used and total memory and GPU %, and its top processes.
+/// One round, small: per device its used and total memory, GPU %, and the sum and count of the
+/// processes beyond its top; and its top processes.
 fn sample(snap: &Snapshot, at_ms: i64) -> Value {
-    let devices: Vec<Value> = snap
-        .devices
-        .iter()
-        .map(|d| {
-            json!({
-                "uuid": d.uuid,
-                "index": d.index,
-                "used_bytes": d.memory.used_bytes,
-                "total_bytes": d.memory.total_bytes,
-                "gpu_percent": d.utilization.gpu_percent,
-            })
-        })
-        .collect();
+    let mut devices = Vec::new();
     let mut processes = Vec::new();
     for d in &snap.devices {
         let mut on: Vec<(&gpuledger_model::Process, &Usage, u64)> = snap
@@ -135,6 +124,17 @@ fn sample(snap: &Snapshot, at_ms: i64) -> Value {
             .filter_map(|(p, u)| Some((p, u, u.memory_bytes?)))
             .collect();
         on.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.pid.cmp(&b.0.pid)));
+        // The processes beyond the top, as one sum: the page's "others" curve.
+        let rest = on.get(TOP_PER_DEVICE..).unwrap_or_default();
+        devices.push(json!({
+            "uuid": d.uuid,
+            "index": d.index,
+            "used_bytes": d.memory.used_bytes,
+            "total_bytes": d.memory.total_bytes,
+            "gpu_percent": d.utilization.gpu_percent,
+            "others_bytes": rest.iter().map(|x| x.2).sum::<u64>(),
+            "others_count": rest.len(),
+        }));
         for (p, _, bytes) in on.into_iter().take(TOP_PER_DEVICE) {
             processes.push(json!({
                 "pid": p.pid,
@@ -211,6 +211,14 @@ mod tests {
         // Largest first; a process whose memory is unknown is left out, not drawn as 0.
         assert_eq!(procs[0]["pid"], 20);
         assert!(procs.iter().all(|p| p["pid"] != 3));
+        // The rest, summed for the "others" curve: every known value not in the top.
+        let all: u64 = (1..=20u64).filter(|&p| p != 3).map(|p| p * 10).sum();
+        let top: u64 = procs
+            .iter()
+            .map(|p| p["memory_bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(last["devices"][0]["others_bytes"], all - top);
+        assert_eq!(last["devices"][0]["others_count"], 19 - TOP_PER_DEVICE);
     }
 
     #[test]

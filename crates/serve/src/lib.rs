@@ -125,6 +125,8 @@ struct Shared {
     assets: Vec<(&'static str, &'static str, Arc<[u8]>)>,
     /// The names requests may call the server by.
     hosts: host::HostPolicy,
+    /// `/api/v1/words`: the text views' spellings, for the page (rendered once).
+    words: Arc<[u8]>,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] also stops it.
@@ -160,9 +162,8 @@ fn publish(
             dcgm_compat,
         },
     );
-    let mut json = serde_json::to_string(snap)
-        .unwrap_or_else(|e| format!("{{\"error\":{}}}", serde_json::Value::String(e.to_string())));
-    json.push('\n');
+    // The same serialiser as `snapshot --json`, so the page gets the workload groups too.
+    let json = gpuledger_views::render_json_compact(snap);
     Published {
         metrics: Arc::from(metrics.into_bytes()),
         json: Arc::from(json.into_bytes()),
@@ -190,6 +191,7 @@ impl Server {
                 .map(|&(path, ctype, body)| (path, ctype, Arc::from(body.as_bytes())))
                 .collect(),
             hosts: host::HostPolicy::new(addr, &cfg.allow_hosts),
+            words: Arc::from(gpuledger_views::web::words_json().into_bytes()),
         });
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let mut server = Server {
@@ -471,6 +473,7 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
         "/metrics" => ok(gpuledger_views::prometheus::CONTENT_TYPE, &latest.metrics),
         "/api/v1/snapshot" => ok("application/json", &latest.json),
         "/api/v1/history" => history_answer(&req.query, shared),
+        "/api/v1/words" => ok("application/json", &shared.words),
         "/healthz" => {
             let age = latest.at.elapsed();
             let health = match shared.stale_after {
@@ -488,7 +491,7 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
             Some((_, ctype, body)) => ok(ctype, body),
             None => Response::text(
                 404,
-                "not found: try /, /metrics, /api/v1/snapshot, /api/v1/history or /healthz\n",
+                "not found: try /, /metrics, /api/v1/snapshot, /api/v1/history, /api/v1/words or /healthz\n",
             ),
         },
     };

@@ -43,4 +43,5 @@ mod verify_vulkan;
 mod verify_witnesses;
 mod watch_cli;
 mod web_page;
+mod web_scale;
 mod workload_trees;

@@ -90,6 +90,15 @@ fn metrics_and_snapshot_from_the_fake_nvml() {
     let v: serde_json::Value = serde_json::from_str(&h.body).unwrap();
     assert_eq!(v["interval_ms"], 1000);
     assert_eq!(v["samples"][0]["devices"][0]["used_bytes"], 40000000000u64);
+    // The page's words: the views' own, as JSON.
+    let w = get(s.addr, "/api/v1/words");
+    assert_eq!(w.status, 200);
+    assert!(
+        w.head.contains("Content-Type: application/json"),
+        "{}",
+        w.head
+    );
+    assert_eq!(w.body, gpuledger_views::web::words_json());
 }
 
 #[test]

@@ -6,13 +6,15 @@
 
 use crate::serve_support::*;
 use crate::support::*;
+use crate::web_support::axe::{axe_or_skip, serious_violations};
+use crate::web_support::cpu::per_update;
 use crate::web_support::*;
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{bar_fraction, Process, Snapshot};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -25,7 +27,7 @@ fn sample() -> PathBuf {
 }
 
 /// What the page shows, read from the DOM as text.
-const READ_PAGE: &str = r#"
+pub(crate) const READ_PAGE: &str = r#"
 const t = (e) => (e ? e.textContent : null);
 const q = (s, r) => [...(r || document).querySelectorAll(s)];
 const banner = document.getElementById('replay');
@@ -36,7 +38,8 @@ return {
     gpu: Number(c.dataset.gpu), title: t(c.querySelector('h3')), used: t(c.querySelector('.used')),
     share: t(c.querySelector('.share')),
     legend: q('.legend li', c).map((li) => [t(li.querySelector('.lab')), t(li.querySelector('.num'))]),
-    bars: q('svg.ledger rect:not(.track)', c).map((r) => [r.getAttribute('class'), Number(r.getAttribute('width'))]),
+    bars: q('svg.ledger rect:not(.track)', c).map((r) => [r.getAttribute('class').split(' ')[0], Number(r.getAttribute('width')), r.dataset.pid ? Number(r.dataset.pid) : null]),
+    barPx: c.querySelector('svg.ledger').getBoundingClientRect().width,
     stats: Object.fromEntries(q('.stats div', c).map((d) => [d.className, t(d.querySelector('dd'))])),
   })),
   head: q('#procs thead th').filter((th) => getComputedStyle(th).display !== 'none').map((th) => t(th).replace(/ [▲▼]$/, '')),
@@ -50,7 +53,7 @@ return {
 };"#;
 
 /// The why pane, read as text.
-const READ_WHY: &str = r#"
+pub(crate) const READ_WHY: &str = r#"
 const t = (e) => (e ? e.textContent : null);
 const w = document.getElementById('why');
 const figs = (s) => [...w.querySelectorAll(s + ' .fig')].map((f) => [t(f.querySelector('b')), t(f.querySelector('span'))]);
@@ -110,7 +113,7 @@ fn expected_rows(s: &Snapshot) -> Vec<Value> {
                 "pid": p.pid.to_string(),
                 "user": p.user.clone().unwrap_or("n/a".into()),
                 "name": p.display_name(),
-                "workload": p.workload.as_ref().map_or("—".into(), |w| w.short_label()),
+                "workload": p.workload.as_ref().map_or("n/a".into(), |w| w.short_label()),
                 "gpu": s.device_by_uuid(&u.device).unwrap().index.to_string(),
                 "mem": human_opt(u.memory_bytes),
                 "source": u.memory_source,
@@ -123,7 +126,7 @@ fn expected_rows(s: &Snapshot) -> Vec<Value> {
 
 /// Each card: memory, the ledger bar (widths by the model's own normalisation rule), the legend
 /// with raw labels, and the device figures.
-fn check_cards(page: &Value, s: &Snapshot) {
+pub(crate) fn check_cards(page: &Value, s: &Snapshot) {
     let cards = page["cards"].as_array().unwrap();
     assert_eq!(cards.len(), s.devices.len());
     for (c, d) in cards.iter().zip(&s.devices) {
@@ -152,34 +155,8 @@ fn check_cards(page: &Value, s: &Snapshot) {
             })
             .collect();
         on.sort_by_key(|(p, b)| (std::cmp::Reverse(b.map_or(-1, |b| b as i128)), p.pid));
-        let mut legend: Vec<Value> = on
-            .iter()
-            .map(|(p, b)| json!([format!("{} ({})", p.display_name(), p.pid), human_opt(*b)]))
-            .collect();
-        legend.push(json!([
-            "unattributed (driver, system, other users, unknown processes)",
-            human_opt(d.ledger.unattributed_bytes)
-        ]));
-        assert_eq!(c["legend"], json!(legend), "GPU{} legend", d.index);
-        let bars = c["bars"].as_array().unwrap();
-        let mut want: Vec<u64> = on.iter().filter_map(|(_, b)| *b).collect();
-        want.extend(d.ledger.unattributed_bytes);
-        assert_eq!(
-            bars.len(),
-            want.len(),
-            "GPU{} bar segments: {bars:?}",
-            d.index
-        );
-        for (bar, b) in bars.iter().zip(want) {
-            let frac = bar_fraction(b, d).unwrap();
-            let w = bar[1].as_f64().unwrap() / 1000.0;
-            assert!(
-                (w - frac).abs() < 1e-4,
-                "GPU{} segment {bar}: {w} vs {frac}",
-                d.index
-            );
-        }
-        assert_eq!(bars.last().unwrap()[0], "unattr");
+        check_legend(c, d, &on);
+        check_bar(c, d, &on);
         let stats = &c["stats"];
         assert_eq!(
             stats["gpu"],
@@ -197,6 +174,76 @@ fn check_cards(page: &Value, s: &Snapshot) {
         );
         assert_eq!(stats["attributed"], human_bytes(d.ledger.attributed_bytes));
     }
+}
+
+/// The legend: the largest processes by name, raw figures; the rest as one "others" line
+/// that counts and sums them; then the unattributed row.
+fn check_legend(c: &Value, d: &gpuledger_model::Device, on: &[(&Process, Option<u64>)]) {
+    let legend = c["legend"].as_array().unwrap();
+    // No others line: every process by name; otherwise all but the others and unattributed lines.
+    let named = if legend.len() == on.len() + 1 {
+        on.len()
+    } else {
+        legend.len() - 2
+    };
+    // A workload's member is named by its runtime and role, the others by their names.
+    let name = |p: &Process| match p.workload.as_deref() {
+        Some(w) if w.member.is_some() => {
+            format!("{} {}", w.kind.label(), w.member.as_ref().unwrap().role)
+        }
+        _ => p.display_name().to_string(),
+    };
+    let mut want: Vec<Value> = on[..named]
+        .iter()
+        .map(|(p, b)| json!([format!("{} ({})", name(p), p.pid), human_opt(*b)]))
+        .collect();
+    if named < on.len() {
+        let rest = &on[named..];
+        assert!(rest.len() >= 2, "an others line of one: {legend:?}");
+        let unknown = rest.iter().filter(|(_, b)| b.is_none()).count();
+        let sum: u64 = rest.iter().filter_map(|(_, b)| *b).sum();
+        let tail = if unknown > 0 {
+            format!(", {unknown} of them n/a")
+        } else {
+            String::new()
+        };
+        want.push(json!([
+            format!("others ({} processes{tail})", rest.len()),
+            human_bytes(sum)
+        ]));
+    }
+    want.push(json!([
+        "unattributed (driver, system, other users, unknown processes)",
+        human_opt(d.ledger.unattributed_bytes)
+    ]));
+    assert_eq!(c["legend"], json!(want), "GPU{} legend", d.index);
+}
+
+/// The bar: drawn widths add up to the used share within 1 px (no used memory drawn as free);
+/// a named segment is its process's share (the model's `bar_fraction`), or the minimum width
+/// when it is narrower; unattributed last.
+fn check_bar(c: &Value, d: &gpuledger_model::Device, on: &[(&Process, Option<u64>)]) {
+    let bars = c["bars"].as_array().unwrap();
+    let px = c["barPx"].as_f64().unwrap();
+    let sum: f64 = bars.iter().map(|b| b[1].as_f64().unwrap()).sum::<f64>() / 1000.0;
+    let used = bar_fraction(d.memory.used_bytes.unwrap(), d).unwrap();
+    assert!(
+        (sum - used).abs() * px <= 1.0,
+        "GPU{}: drawn {sum} of the bar, used {used}: {bars:?}",
+        d.index
+    );
+    let min = 3.0 / px;
+    for bar in bars.iter().filter(|b| !b[2].is_null()) {
+        let (_, bytes) = on.iter().find(|(p, _)| u64::from(p.pid) == bar[2]).unwrap();
+        let frac = bar_fraction(bytes.unwrap(), d).unwrap();
+        let w = bar[1].as_f64().unwrap() / 1000.0;
+        assert!(
+            (w - frac.max(min)).abs() < 1e-4,
+            "GPU{} segment {bar}: {w} vs {frac}",
+            d.index
+        );
+    }
+    assert_eq!(bars.last().unwrap()[0], "unattr");
 }
 
 /// The NOTES section of `gpuledger snapshot` on the same file: the page must say the same.
@@ -325,6 +372,14 @@ fn check_table_controls(b: &Browser, s: &Snapshot) {
     );
 }
 
+/// No serious or critical accessibility violation, by axe-core (when installed).
+pub(crate) fn check_axe(b: &Browser, axe: Option<&str>, at: &str) {
+    if let Some(axe) = axe {
+        let bad = serious_violations(b, axe);
+        assert!(bad.is_empty(), "axe at {at}: {:#}", json!(bad));
+    }
+}
+
 /// Console errors, CSP violations, failed loads: none (a message matching `allowed` excepted).
 fn check_console(b: &Browser, allowed: &[&str]) {
     let log = b.log();
@@ -344,6 +399,7 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
         return;
     };
     // From the repository root, so the page names the file as a user would type it.
+    let axe = axe_or_skip("the_page_shows_the_json_api_figures_in_a_real_browser");
     let s = start_serving(gpuledger_command().current_dir(repo_root()).args([
         "--replay",
         "examples/sample-snapshot.json",
@@ -410,8 +466,10 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     let dir = screenshot_dir();
     b.screenshot(&dir.join("desktop.png"), false);
     b.screenshot(&dir.join("desktop-full.png"), true);
+    check_axe(&b, axe.as_deref(), "1280×800");
     b.color_scheme("dark");
     b.screenshot(&dir.join("desktop-dark.png"), false);
+    check_axe(&b, axe.as_deref(), "1280×800, dark");
     b.color_scheme("light");
 
     check_table_controls(&b, &snap);
@@ -437,6 +495,7 @@ fn the_page_shows_the_json_api_figures_in_a_real_browser() {
     );
     check_cards(&b.exec(READ_PAGE, json!([])), &snap);
     b.screenshot(&dir.join("phone.png"), false);
+    check_axe(&b, axe.as_deref(), "390×844");
     b.screenshot(&dir.join("phone-full.png"), true);
     check_console(&b, &[]);
     eprintln!("screenshots in {}", dir.display());
@@ -510,46 +569,6 @@ fn with_gpu0_used(used: u64) -> String {
         + "\n"
 }
 
-/// CPU ticks (user + system) of a process, from /proc.
-#[cfg(target_os = "linux")]
-fn cpu_ticks(pid: u32) -> u64 {
-    // A process that ended meanwhile counts nothing.
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0;
-    };
-    let after = stat.rsplit_once(')').unwrap().1;
-    let f: Vec<&str> = after.split_whitespace().collect();
-    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
-}
-
-/// A process and all its descendants, from /proc.
-#[cfg(target_os = "linux")]
-fn descendants(root: u32) -> Vec<u32> {
-    let parent: Vec<(u32, u32)> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let ppid = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            Some((pid, ppid))
-        })
-        .collect();
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        let p = out[i];
-        out.extend(parent.iter().filter(|&&(_, pp)| pp == p).map(|&(c, _)| c));
-        i += 1;
-    }
-    out
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn the_page_follows_a_live_server_pauses_when_hidden_and_survives_a_restart() {
@@ -592,62 +611,40 @@ fn the_page_follows_a_live_server_pauses_when_hidden_and_survives_a_restart() {
         WAIT,
     );
 
-    // Per update: the page's main-thread work (Chromium's own metrics), the CPU of all of
-    // Chromium's processes (paint and compositing included), and serve's (a round and its answers).
-    b.cdp("Performance.enable", json!({}));
-    let main_thread = |b: &Browser| -> f64 {
-        b.cdp("Performance.getMetrics", json!({}))["metrics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|x| {
-                ["ScriptDuration", "LayoutDuration", "RecalcStyleDuration"]
-                    .contains(&x["name"].as_str().unwrap())
-            })
-            .map(|x| x["value"].as_f64().unwrap())
-            .sum()
-    };
-    let chromium = |b: &Browser| {
-        descendants(b.driver_pid())
-            .into_iter()
-            .map(cpu_ticks)
-            .sum::<u64>()
-    };
-    let (r0, main0, chr0, ticks0, t0) = (
-        renders(&b),
-        main_thread(&b),
-        chromium(&b),
-        cpu_ticks(s.guard.0.id()),
-        Instant::now(),
+    // Focus on a sort heading and the selection survive refreshes.
+    b.click("#procs tbody tr[data-pid='5151']");
+    b.exec(
+        "document.querySelector(\"#procs th button[data-key='user']\").focus()",
+        json!([]),
     );
-    std::thread::sleep(Duration::from_secs(5));
-    let (r1, main1, chr1, ticks1) = (
-        renders(&b),
-        main_thread(&b),
-        chromium(&b),
-        cpu_ticks(s.guard.0.id()),
+    let at = renders(&b);
+    b.wait_for(
+        "three refreshes",
+        &format!(
+            "return Number(document.documentElement.dataset.renders) >= {}",
+            at + 3
+        ),
+        WAIT,
     );
-    let (live_secs, n) = (t0.elapsed().as_secs_f64(), (r1 - r0).max(1) as f64);
-    b.screenshot(&screenshot_dir().join("desktop-live.png"), true);
+    let kept = b.exec(
+        "const a = document.activeElement; return [a.tagName, a.dataset.key, [...document.querySelectorAll('#procs tr[aria-selected=\"true\"]')].map((tr) => Number(tr.dataset.pid))]",
+        json!([]),
+    );
+    assert_eq!(kept, json!(["BUTTON", "user", [5151]]), "after 3 refreshes");
 
-    // Hidden (another tab in front): no polling, so no render; shown again: it resumes at once.
+    // Per update: what the page and serve cost. Hidden meanwhile (another tab in front): no
+    // polling, so no render; shown again: it resumes at once.
     b.exec("window.__vis = []; document.addEventListener('visibilitychange', () => window.__vis.push([document.visibilityState, Number(document.documentElement.dataset.renders)]))", json!([]));
-    // Chromium's own cost meanwhile (the page hidden, a blank tab shown) is not the page's.
-    let first = b.hide_in_new_tab();
-    let (idle0, t1) = (chromium(&b), Instant::now());
-    std::thread::sleep(Duration::from_secs(3));
-    let idle_per_s = (chromium(&b) - idle0) as f64 * 10.0 / t1.elapsed().as_secs_f64();
-    let page = ((chr1 - chr0) as f64 * 10.0 - idle_per_s * live_secs) / n;
+    let round = Duration::from_millis(250);
+    let c = per_update(&b, s.guard.0.id(), Duration::from_secs(5), round);
     eprintln!(
         "per update ({} renders): the page {:.1} ms of Chromium CPU (main thread: {:.1} ms script, style and layout; \
          Chromium idle {:.0} ms/s not counted); serve {:.2} ms CPU per 250 ms round (fake NVML, 2 GPUs)",
-        r1 - r0,
-        page,
-        (main1 - main0) * 1000.0 / n,
-        idle_per_s,
-        (ticks1 - ticks0) as f64 * 10.0 / (live_secs / 0.25)
+        c.renders, c.page_ms, c.main_ms, c.idle_ms_per_s, c.serve_ms
     );
+    let first = c.hidden_tab;
     b.show_tab(&first);
+    b.screenshot(&screenshot_dir().join("desktop-live.png"), true);
     let vis = b.exec("return window.__vis", json!([]));
     assert_eq!(vis[0][0], "hidden", "{vis}");
     assert_eq!(vis[1][0], "visible", "{vis}");

@@ -7,6 +7,9 @@
 //! the tests skip with the reason; with `CI=true` they fail instead.
 #![allow(dead_code)]
 
+pub mod axe;
+pub mod cpu;
+
 use crate::serve_support::{free_port, Guard};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -140,6 +143,15 @@ impl Browser {
             "POST",
             "/execute/sync",
             Some(json!({"script": script, "args": args})),
+        )
+    }
+
+    /// Run `script` asynchronously: it calls its last argument with what it returns.
+    pub fn exec_async(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/async",
+            Some(json!({"script": script, "args": []})),
         )
     }
 
