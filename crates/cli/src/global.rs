@@ -98,24 +98,33 @@ impl Global {
     /// The sources, with workload identification attached to each round; runtimes' APIs are
     /// not asked (see [`Global::asking_collector`]).
     pub fn collector(&self) -> Collector {
-        self.collector_with(Asking::Off)
+        self.collector_with(Asking::Off, false)
     }
 
     /// [`Global::collector`] whose rounds ask the runtimes' own APIs (unless `--no-probe`):
     /// inline for a command of one round, in the background for one of many.
     pub fn asking_collector(&self, many_rounds: bool) -> Collector {
         let t = gpuledger_workloads::asking::TIMEOUT;
-        self.collector_with(match (self.args.no_probe, many_rounds) {
+        let asking = match (self.args.no_probe, many_rounds) {
             (true, _) => Asking::Off,
             (false, true) => Asking::Background(t),
             (false, false) => Asking::Inline(t),
-        })
+        };
+        self.collector_with(asking, many_rounds)
     }
 
-    fn collector_with(&self, asking: Asking) -> Collector {
+    /// `many_rounds`: a live view or a server, whose later rounds read what one skipped; a
+    /// command of one round has none, so it gets the one-shot header budget.
+    fn collector_with(&self, asking: Asking, many_rounds: bool) -> Collector {
+        use gpuledger_workloads::safetensors::Budget;
         let identify = gpuledger_workloads::annotate::Identifier::new()
             .with_overhead(crate::overhead::probed_context())
-            .asking(asking);
+            .asking(asking)
+            .header_budget(if many_rounds {
+                Budget::default()
+            } else {
+                Budget::one_shot()
+            });
         Collector::new(self.source_config()).with_annotator(Box::new(identify))
     }
 

@@ -110,6 +110,8 @@ pub struct Identifier {
     overhead: Option<(u64, String)>,
     asking: Asking,
     background: Option<Background>,
+    /// What reading model headers may cost per round.
+    headers: crate::safetensors::Budget,
 }
 
 impl Identifier {
@@ -126,6 +128,12 @@ impl Identifier {
     /// Ask the runtimes' own APIs (see [`crate::asking`]).
     pub fn asking(mut self, asking: Asking) -> Self {
         self.asking = asking;
+        self
+    }
+
+    /// The budget for reading model headers in each round ([`crate::safetensors::Budget`]).
+    pub fn header_budget(mut self, budget: crate::safetensors::Budget) -> Self {
+        self.headers = budget;
         self
     }
 }
@@ -146,7 +154,7 @@ impl Annotate for Identifier {
             })
             .collect();
         // One budget for reading model headers, shared by the processes re-read this round.
-        let round = crate::safetensors::Round::default();
+        let round = crate::safetensors::Round::new(self.headers);
         let asker = self.asking.round_asker();
         let mut answers = self.answers(procs);
         // A set: with hundreds of processes a list's `contains` below is quadratic.

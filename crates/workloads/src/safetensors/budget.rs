@@ -41,6 +41,17 @@ impl Default for Budget {
     }
 }
 
+impl Budget {
+    /// A command of one round (`snapshot`, `explain`): it has no later round to read a skipped
+    /// model on, so its round may take longer; every other bound stays.
+    pub fn one_shot() -> Budget {
+        Budget {
+            round_time: Duration::from_secs(2),
+            ..Budget::default()
+        }
+    }
+}
+
 /// A model (or one file) that was not read, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skip {
