@@ -263,6 +263,9 @@ fn vllm_server_and_its_engine_core() {
     // The engine process (the one the GPU lists): it listens on nothing, so the server it
     // descends from is asked, and its KV cache is vLLM's own block count as on the server.
     let (v, text) = explain(f.engine, &[]);
+    // Its live state is its server's, asked on the server's port (a real worker's own ports are
+    // vLLM's internal sockets, which answer no HTTP).
+    assert_eq!(v["live"]["server"], "vllm", "{}", v["live_unavailable"]);
     let member = &v["workload"]["member"];
     assert_eq!(member["role"], "engine core", "{}", v["workload"]);
     assert_eq!(member["root_pid"], f.child.id());

@@ -60,7 +60,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     }
 
     let refusal = probe_refusal(global, args.pid, replay.is_some());
-    let (live, live_unavailable) = live_state(args, refusal, &mut workload, process.as_ref());
+    let ports = api_ports(
+        global,
+        workload.as_ref(),
+        process.as_ref(),
+        replay.is_some(),
+    );
+    let (live, live_unavailable) =
+        live_state(args, refusal, &mut workload, process.as_ref(), &ports);
 
     let estimated = match (&mut workload, &process) {
         (Some(w), Some(p)) if w.kind.is_ai() => {
@@ -187,6 +194,20 @@ fn probe_refusal(global: &Global, pid: u32, replay: bool) -> Option<&'static str
     gpuledger_workloads::asking::other_network(&procs, pid)
 }
 
+/// The ports to ask a process's runtime API on: its server's first when a title replaced its
+/// command line (a vLLM worker's own ports are internal), then its own; the same ports the
+/// estimate asks.
+fn api_ports(global: &Global, w: Option<&Workload>, p: Option<&Process>, replay: bool) -> Vec<u16> {
+    let (Some(w), Some(p)) = (w, p) else {
+        return Vec::new();
+    };
+    if replay {
+        return p.listen_ports.clone();
+    }
+    let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
+    runtimes::ProcessContext::read(p, w.kind, &procs, None).api_ports(&p.listen_ports, &procs)
+}
+
 /// The model server's live state from its HTTP API on loopback (its answer's evidence added to
 /// the workload), or why there is none.
 fn live_state(
@@ -194,21 +215,18 @@ fn live_state(
     refusal: Option<&str>,
     workload: &mut Option<Workload>,
     process: Option<&Process>,
+    ports: &[u16],
 ) -> (Option<LiveState>, Option<String>) {
     let unavailable = |why: &str| (None, Some(why.to_string()));
-    let (w, p) = match (workload.as_mut(), process) {
+    let w = match (workload.as_mut(), process) {
         _ if refusal.is_some() => return unavailable(refusal.unwrap_or_default()),
-        (Some(w), Some(p)) if w.kind.is_ai() => (w, p),
+        (Some(w), Some(_)) if w.kind.is_ai() => w,
         _ => return unavailable("not a model server"),
     };
-    if p.listen_ports.is_empty() {
+    if ports.is_empty() {
         return unavailable("the process listens on no TCP port we can see");
     }
-    let (state, ev) = query(
-        w.kind,
-        &p.listen_ports,
-        Duration::from_millis(args.probe_timeout_ms),
-    );
+    let (state, ev) = query(w.kind, ports, Duration::from_millis(args.probe_timeout_ms));
     w.evidence.extend(ev);
     if state.is_some() {
         return (state, None);
@@ -216,7 +234,7 @@ fn live_state(
     let why = format!(
         "no {} API answered on port(s) {}",
         w.kind.label(),
-        p.listen_ports
+        ports
             .iter()
             .map(u16::to_string)
             .collect::<Vec<_>>()
