@@ -287,7 +287,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger) {
                 let _ = writeln!(
                     out,
                     "  {}{}",
-                    measured_vs_estimated(m, "", x.total_gpu_bytes),
+                    measured_vs_estimated(m, "", x.total_gpu_bytes, Some(x.weights.gpu_bytes)),
                     percent_off(d, x.total_gpu_bytes)
                 );
             }

@@ -299,7 +299,23 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
             ))
         })
         .collect();
-    for w in whys.into_iter().chain(reported) {
+    // A large measured-vs-estimated gap, with its likely cause (the sentence explain writes).
+    let gaps = with.iter().filter_map(|p| {
+        let e = p.estimate.as_ref()?;
+        let m: u64 = p
+            .usage
+            .iter()
+            .map(|u| u.memory_bytes)
+            .sum::<Option<u64>>()?;
+        let w = Some(e.weights_gpu_bytes);
+        crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
+        Some(format!(
+            "  pid {}: {}",
+            p.pid,
+            crate::estimate::measured_vs_estimated(m, "", e.total_gpu_bytes, w)
+        ))
+    });
+    for w in whys.into_iter().chain(gaps).chain(reported) {
         out.push_str(&term_safe(&w));
         out.push('\n');
     }

@@ -5,7 +5,7 @@ use crate::app::{App, Row};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
-use gpuledger_views::estimate::{difference, reported_value};
+use gpuledger_views::estimate::{difference, gap_cause, reported_value};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -214,9 +214,12 @@ fn measured_line(app: &App, p: &Process, e: &EstimatedMemory) -> Option<Line<'st
     match measured {
         Some(m) if !e.is_partial() => {
             let (d, side) = difference(m, e.total_gpu_bytes);
+            let cause = gap_cause(m, e.total_gpu_bytes, Some(e.weights_gpu_bytes))
+                .map(|c| format!("; {c}"))
+                .unwrap_or_default();
             Some(Line::styled(
                 format!(
-                    "measured  {:>10}  (driver; {} {side} than estimated)",
+                    "measured  {:>10}  (driver; {} {side} than estimated{cause})",
                     human_bytes(m),
                     human_bytes(d),
                 ),

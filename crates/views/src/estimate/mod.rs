@@ -31,15 +31,48 @@ pub fn difference(measured: u64, estimated: u64) -> (u64, &'static str) {
 }
 
 /// `measured M {label}vs estimated E: the driver reports D more|less` (no newline): the two
-/// figures side by side and how far apart, never one folded into the other.
-pub fn measured_vs_estimated(measured: u64, label: &str, estimated: u64) -> String {
+/// figures side by side and how far apart, never one folded into the other; with the likely
+/// cause when the gap is large ([`gap_cause`]). `weights`: the estimate's weights on the GPU.
+pub fn measured_vs_estimated(
+    measured: u64,
+    label: &str,
+    estimated: u64,
+    weights: Option<u64>,
+) -> String {
     let (d, side) = difference(measured, estimated);
+    let cause = gap_cause(measured, estimated, weights)
+        .map(|c| format!("; {c}"))
+        .unwrap_or_default();
     format!(
-        "measured {} {label}vs estimated {}: the driver reports {} {side}",
+        "measured {} {label}vs estimated {}: the driver reports {} {side}{cause}",
         human_opt(Some(measured)),
         human_opt(Some(estimated)),
         human_opt(Some(d)),
     )
+}
+
+/// The likely cause of a large gap between the measurement and the estimate (10 % of the
+/// estimate and 256 MiB at least), from where the measurement falls: below the weights alone,
+/// between the weights and the total, or above the total. `None` for a small gap.
+pub fn gap_cause(measured: u64, estimated: u64, weights: Option<u64>) -> Option<&'static str> {
+    let (d, _) = difference(measured, estimated);
+    if d < (256 << 20) || d.saturating_mul(10) < estimated {
+        return None;
+    }
+    Some(match weights {
+        _ if measured > estimated => {
+            "likely allocations the recipe does not model (another model or context in the \
+             process, CUDA graphs, a larger batch) or a larger context than the settings read"
+        }
+        Some(w) if measured < w => {
+            "below the estimated weights alone: likely fewer layers on the GPU than the settings \
+             read, or the model still loading"
+        }
+        _ => {
+            "likely a smaller context, fewer slots or a smaller batch than the settings read \
+             (the runtime may have changed them at load: llama-server's --fit, Ollama's num_ctx)"
+        }
+    })
 }
 
 /// A figure the runtime reported, as text: its bytes (written by `bytes`, so each view keeps its
@@ -85,5 +118,26 @@ mod tests {
         assert_eq!(f(None, None), "n/a");
         assert_eq!(difference(5, 7), (2, "less"));
         assert_eq!(difference(7, 7), (0, "more"));
+    }
+
+    /// The issue's Ollama runner: 8.38 GiB measured, 12.4 GiB estimated of which 10.7 GiB
+    /// weights; a small gap says nothing.
+    #[test]
+    fn a_large_gap_names_its_likely_cause() {
+        const GIB: f64 = (1u64 << 30) as f64;
+        let g = |x: f64| (x * GIB) as u64;
+        let c = gap_cause(g(8.38), g(12.4), Some(g(10.7))).unwrap();
+        assert!(c.starts_with("below the estimated weights alone"), "{c}");
+        let c = gap_cause(g(11.0), g(12.4), Some(g(10.7))).unwrap();
+        assert!(c.contains("smaller context"), "{c}");
+        let c = gap_cause(g(15.0), g(12.4), Some(g(10.7))).unwrap();
+        assert!(c.contains("does not model"), "{c}");
+        assert_eq!(gap_cause(g(12.0), g(12.4), Some(g(10.7))), None);
+        assert_eq!(gap_cause(g(0.5), g(0.6), Some(g(0.4))), None);
+        let s = measured_vs_estimated(g(8.38), "", g(12.4), Some(g(10.7)));
+        assert!(
+            s.contains("reports 4.02 GiB less; below the estimated weights"),
+            "{s}"
+        );
     }
 }

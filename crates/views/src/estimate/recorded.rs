@@ -37,7 +37,11 @@ pub fn render_recorded(r: &EstimatedMemory, measured: Option<u64>) -> String {
     }
     let _ = writeln!(out, "  {:<16} {:>10}", "total GPU", r.total_text());
     if let (Some(m), false) = (measured, r.is_partial()) {
-        let _ = writeln!(out, "{}", measured_vs_estimated(m, "", r.total_gpu_bytes));
+        let _ = writeln!(
+            out,
+            "{}",
+            measured_vs_estimated(m, "", r.total_gpu_bytes, Some(r.weights_gpu_bytes))
+        );
     }
     for n in &r.not_modelled {
         let _ = writeln!(out, "  not modelled: {n}");

@@ -80,6 +80,7 @@ pub fn render_beside_measured(r: &RuntimeEstimate, measured: Option<u64>) -> Str
             m,
             "(driver) ",
             r.summary.total_gpu_bytes,
+            Some(r.summary.weights_gpu_bytes),
         ));
         out.push('\n');
     }
