@@ -10,6 +10,28 @@ pub fn display_width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
 }
 
+/// `s` cut to at most `w` columns with `…` when it is longer, never halving a wide character
+/// (a CJK name cut at an odd column ends one column short instead).
+pub fn cut_to_width(s: &str, w: usize) -> String {
+    if display_width(s) <= w {
+        return s.to_string();
+    }
+    let mut t = String::new();
+    let mut used = 0;
+    for ch in s.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + cw + 1 > w {
+            break;
+        }
+        t.push(ch);
+        used += cw;
+    }
+    if w > 0 {
+        t.push('…');
+    }
+    t
+}
+
 /// Which side of its column a cell keeps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -128,6 +150,19 @@ impl<'a> Columns<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cutting_measures_columns_not_chars() {
+        assert_eq!(cut_to_width("llama-server -m x", 9), "llama-se…");
+        // 通义千问 is 8 columns: cut to 7, the fourth character does not fit in half.
+        let c = cut_to_width("通义千问-7B-Chat.gguf", 7);
+        assert_eq!(c, "通义千…");
+        assert_eq!(display_width(&c), 7);
+        // Cut to 8: three characters and the ellipsis (7); a fourth would take 9.
+        assert_eq!(display_width(&cut_to_width("通义千问-7B-Chat.gguf", 8)), 7);
+        assert_eq!(display_width(&cut_to_width("a通义千问-7B-Chat.gguf", 8)), 8);
+        assert_eq!(cut_to_width("short", 60), "short");
+    }
 
     #[test]
     fn columns_line_up_by_display_width() {

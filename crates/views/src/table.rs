@@ -494,12 +494,10 @@ fn command_cell(p: &Process, wide: bool) -> String {
         return p.exe.clone().unwrap_or_else(|| words::UNKNOWN.into());
     };
     let s = args.join(" ");
-    if wide || s.chars().count() <= COMMAND_WIDTH {
+    if wide {
         s
     } else {
-        let mut t: String = s.chars().take(COMMAND_WIDTH - 1).collect();
-        t.push('…');
-        t
+        crate::columns::cut_to_width(&s, COMMAND_WIDTH)
     }
 }
 
@@ -670,6 +668,36 @@ mod tests {
             col(header, "COMMAND"),
             col(row, "big --api-key"),
             "\n{header}\n{row}"
+        );
+    }
+
+    /// CJK names take two columns a character: every column still starts at the same display
+    /// column on every row, and a long CJK command is cut to the command column's width.
+    #[test]
+    fn cjk_names_keep_the_columns_in_line() {
+        use crate::columns::display_width;
+        let mut s = snap();
+        s.processes[0].name = Some("通义千问".into());
+        s.processes[0].user = Some("张三".into());
+        s.processes[0].cmdline = Some(vec![format!("./通义千问-7B-Chat {}", "参数".repeat(40))]);
+        s.processes[1].workload = Some(llama_workload("/m/通义千问-7B-Chat.gguf").into());
+        let t = render_table(&s, &TableOptions::default());
+        let lines: Vec<&str> = t.lines().collect();
+        let header = lines.iter().position(|l| l.contains("WORKLOAD")).unwrap();
+        // The display column where each header starts, and where each row's cell starts.
+        let at = |line: &str, pat: &str| line.find(pat).map(|i| display_width(&line[..i]));
+        let rows = &lines[header + 1..header + 1 + s.processes.len()];
+        let source = at(lines[header], "SOURCE");
+        for row in rows {
+            assert_eq!(at(row, "nvml"), source, "\n{}\n{row}", lines[header]);
+        }
+        let cjk = rows.iter().find(|r| r.contains("张三")).unwrap();
+        assert_eq!(at(cjk, "./通义"), at(lines[header], "COMMAND"), "{cjk}");
+        // Cut to the column's 60 display columns, not 60 characters (which would be 119).
+        let command = &cjk[cjk.find("./通义").unwrap()..];
+        assert!(
+            command.ends_with('…') && display_width(command) <= 60,
+            "{command}"
         );
     }
 
