@@ -133,7 +133,7 @@ fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(n) = &p.no_estimate else {
         let why = match &p.workload {
-            Some(w) if w.kind.is_ai() => {
+            Some(w) if gpuledger_workloads::runtimes::is_ai(w.kind) => {
                 "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)"
             }
             _ => "no estimate: not an AI runtime gpuledger has a recipe for",

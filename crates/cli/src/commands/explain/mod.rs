@@ -63,7 +63,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let (live, live_unavailable) = live_state(args, refusal, &mut workload, process.as_ref());
 
     let estimated = match (&mut workload, &process) {
-        (Some(w), Some(p)) if w.kind.is_ai() => {
+        (Some(w), Some(p)) if gpuledger_workloads::runtimes::is_ai(w.kind) => {
             let may_probe = refusal.is_none();
             Some(estimated_ledger(
                 args,
@@ -198,7 +198,7 @@ fn live_state(
     let unavailable = |why: &str| (None, Some(why.to_string()));
     let (w, p) = match (workload.as_mut(), process) {
         _ if refusal.is_some() => return unavailable(refusal.unwrap_or_default()),
-        (Some(w), Some(p)) if w.kind.is_ai() => (w, p),
+        (Some(w), Some(p)) if gpuledger_workloads::runtimes::is_ai(w.kind) => (w, p),
         _ => return unavailable("not a model server"),
     };
     if p.listen_ports.is_empty() {

@@ -1,7 +1,7 @@
 //! The [`Runtime`] for SGLang: its server and its scheduler processes, which retitle themselves
 //! `sglang::scheduler_TP0` (setproctitle replaces the command line and the comm).
 
-use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use super::super::{Fetch, Library, ProcessContext, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
@@ -19,6 +19,14 @@ fn is_title(comm: &str, lower: &str) -> bool {
 }
 
 impl Runtime for Sglang {
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&crate::runtimes::pytorch::TORCH)
+    }
+
     fn kinds(&self) -> &'static [WorkloadKind] {
         &[WorkloadKind::Sglang]
     }

@@ -1,7 +1,9 @@
 //! The [`Runtime`] for vLLM: its API server, engine core and workers (`VLLM::EngineCore`,
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
-use super::super::{Fetch, MpPlace, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use super::super::{
+    Fetch, Library, MpLayout, MpPlace, ProcessContext, Runtime, RuntimeEstimate, Seen,
+};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
@@ -32,10 +34,10 @@ fn sizes(root_args: &[String]) -> Option<(usize, usize, Option<String>)> {
     ))
 }
 
-impl Vllm {
+impl MpLayout for Vllm {
     /// Whether the API server runs the engine itself (`--disable-frontend-multiprocessing`, V0),
     /// so that a fork of it is a rank, not an engine core.
-    pub fn server_runs_engine(root_args: &[String]) -> bool {
+    fn root_runs_engine(&self, root_args: &[String]) -> bool {
         super::VllmSettings::from_args(root_args, "")
             .is_ok_and(|s| s.disable_frontend_multiprocessing)
     }
@@ -46,10 +48,7 @@ impl Vllm {
     /// (`MultiprocessingDistributedExecutor`); V1 before its processes had titles runs no model
     /// in the engine core and starts all n ranks as its children. Any other count is not a
     /// layout vLLM makes: no role is guessed.
-    pub fn multiprocessing_role(
-        place: MpPlace,
-        root_args: &[String],
-    ) -> Option<(RoleKind, String)> {
+    fn role(&self, place: MpPlace, root_args: &[String]) -> Option<(RoleKind, String)> {
         let (tp, pp, tp_written) = sizes(root_args)?;
         let tp_flag = tp_written.as_deref();
         let ranks = tp.checked_mul(pp)?.max(1);
@@ -98,6 +97,18 @@ impl Vllm {
 }
 
 impl Runtime for Vllm {
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&crate::runtimes::pytorch::TORCH)
+    }
+
+    fn multiprocessing(&self) -> Option<&'static dyn MpLayout> {
+        Some(&Vllm)
+    }
+
     fn kinds(&self) -> &'static [WorkloadKind] {
         &[WorkloadKind::Vllm]
     }
