@@ -7,6 +7,7 @@
 //! ([`runtime_estimate`]), a model server's live state ([`live`]), what `explain` knows of one
 //! process ([`explain`]) and what `gpuledger probe` measured ([`probe_report`]).
 
+pub mod desktop;
 pub mod escape;
 pub mod estimate_input;
 pub mod explain;

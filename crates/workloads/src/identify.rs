@@ -5,7 +5,7 @@
 //! with the number of independent kinds of evidence that agree.
 
 use crate::runtimes::{same_library, Library, Registry, Seen, RUNTIMES};
-use gpuledger_model::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
+use gpuledger_model::{desktop, Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::ProcessFacts;
 
 /// The libraries of no runtime that still say something: a program on the CUDA (or HIP)
@@ -52,47 +52,6 @@ type Libs = Vec<(&'static Library, String)>;
 fn has(libs: &Libs, lib: &Library) -> bool {
     libs.iter().any(|(l, _)| same_library(l, lib))
 }
-
-const COMPOSITORS: &[&str] = &[
-    "Xorg",
-    "Xwayland",
-    "X",
-    "gnome-shell",
-    "kwin_wayland",
-    "kwin_x11",
-    "kwin",
-    "Hyprland",
-    "sway",
-    "weston",
-    "mutter",
-    "picom",
-    "compiz",
-    "labwc",
-    "wayfire",
-    "river",
-    "niri",
-    "cosmic-comp",
-    "dwm.exe",
-    "WindowServer",
-];
-
-const BROWSERS: &[&str] = &[
-    "chrome",
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "msedge",
-    "brave",
-    "opera",
-    "vivaldi",
-    "firefox",
-    "firefox-bin",
-    "firefox-esr",
-    "librewolf",
-    "chrome.exe",
-    "msedge.exe",
-    "firefox.exe",
-];
 
 fn base(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
@@ -327,10 +286,10 @@ fn classify(
 /// line in lower case): the desktop's own programs first, then each runtime in
 /// [`RUNTIMES`]' order; the first that recognises the process wins.
 fn named_kind(runtimes: &Registry, seen: &Seen) -> Option<WorkloadKind> {
-    if BROWSERS.contains(&seen.prog) {
+    if desktop::is_browser(seen.prog) {
         return Some(WorkloadKind::Browser);
     }
-    if COMPOSITORS.contains(&seen.prog) || COMPOSITORS.contains(&seen.comm) {
+    if desktop::is_display_server(seen.prog) || desktop::is_display_server(seen.comm) {
         return Some(WorkloadKind::Compositor);
     }
     runtimes.named(seen)
@@ -552,6 +511,16 @@ mod tests {
         assert_eq!(w.model.as_deref(), Some(r"D:\models\qwen3-8b.gguf"));
         let w = identify(&facts(r"C:\Windows\System32\dwm.exe", &[], &[]));
         assert_eq!(w.kind, WorkloadKind::Compositor);
+        // The kill guard rails' list is identification's too: a compositor it alone named
+        // (gamescope) is one here, and a browser in its Windows form is a browser.
+        let w = identify(&facts("/usr/bin/gamescope", &["gamescope"], &[]));
+        assert_eq!(w.kind, WorkloadKind::Compositor);
+        let w = identify(&facts(
+            r"C:\Program Files\Mozilla Firefox\firefox.exe",
+            &[],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Browser);
         let w = identify(&facts(
             r"C:\py\python.exe",
             &[],
