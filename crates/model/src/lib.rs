@@ -24,6 +24,7 @@ pub mod snapshot;
 pub mod test_support;
 pub mod time;
 pub mod units;
+pub mod verdict;
 pub mod words;
 pub mod workload;
 
