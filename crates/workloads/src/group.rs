@@ -518,9 +518,9 @@ mod tests {
             let ctx = crate::runtimes::ProcessContext::read(&p, w.kind, &procs, Some(80 << 30));
             RUNTIMES
                 .for_kind(w.kind)
+                .and_then(|r| r.recipe())
                 .unwrap()
                 .estimate(&ctx, &w)
-                .unwrap()
         };
         let e = estimate_of(101, "VLLM::EngineCore").unwrap_err();
         assert!(e.contains("holds no model with 2 ranks"), "{e}");

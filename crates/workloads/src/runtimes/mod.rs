@@ -38,7 +38,7 @@ pub mod sglang;
 pub mod vllm;
 
 pub use registry::{same as same_library, Registry};
-pub use runtime::{model_arg, Library, MpLayout, MpPlace, Runtime, Seen};
+pub use runtime::{model_arg, Library, MpLayout, MpPlace, Recipe, Runtime, Seen};
 
 /// Every runtime, in the order identification tries them (the first that recognises a process
 /// wins). Adding a runtime adds one line here.
@@ -441,13 +441,13 @@ impl<'a> ProcessContext<'a> {
 
 /// Kinds whose runtime has a recipe of its own (not llama.cpp's).
 pub fn covers(kind: WorkloadKind) -> bool {
-    for_kind(kind).is_some_and(|r| r.has_recipe())
+    for_kind(kind).is_some_and(|r| r.recipe().is_some())
 }
 
 /// The recipe for `w.kind`, or `None` when no runtime has one of its own for it (llama.cpp has
 /// its recipe in [`crate::estimate()`]).
 pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, String>> {
-    for_kind(w.kind)?.estimate(ctx, w)
+    Some(for_kind(w.kind)?.recipe()?.estimate(ctx, w))
 }
 
 /// The runtime's own log figures for `kind` (`explain --log`), to go beside the estimate.

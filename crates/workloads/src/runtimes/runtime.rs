@@ -49,6 +49,12 @@ impl Library {
     }
 }
 
+/// A runtime's own recipe for the estimated ledger ([`Runtime::recipe`]).
+pub trait Recipe: Sync {
+    /// The estimate for process `w`, or why there is none, in words.
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String>;
+}
+
 /// How a runtime lays out the untitled Python multiprocessing children under its root (vLLM
 /// before its processes had titles), for [`crate::group`] to name their roles.
 pub trait MpLayout: Sync {
@@ -211,17 +217,9 @@ pub trait Runtime: Sync {
         None
     }
 
-    /// Whether the runtime has a recipe of its own ([`Runtime::estimate`]).
-    fn has_recipe(&self) -> bool {
-        false
-    }
-
-    /// The runtime's own recipe (vLLM, SGLang, PyTorch).
-    fn estimate(
-        &self,
-        _ctx: &ProcessContext,
-        _w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
+    /// The runtime's own recipe (vLLM, SGLang, PyTorch), when it has one: having it is what
+    /// makes the runtime's kinds estimated by it rather than by llama.cpp's recipe.
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
         None
     }
 

@@ -1,7 +1,7 @@
 //! The [`Runtime`] for PyTorch programs (transformers scripts, torchrun) and ComfyUI: recognised
 //! by ComfyUI in the command line (plain PyTorch by its libraries, in identification).
 
-use super::super::{Library, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use super::super::{Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
 use gpuledger_model::{Workload, WorkloadKind};
 
 pub struct Pytorch;
@@ -76,15 +76,13 @@ impl Runtime for Pytorch {
         Some((words.into(), "cmdline"))
     }
 
-    fn has_recipe(&self) -> bool {
-        true
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
+        Some(&Pytorch)
     }
+}
 
-    fn estimate(
-        &self,
-        ctx: &ProcessContext,
-        w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
-        Some(super::estimate_process(ctx, w))
+impl Recipe for Pytorch {
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+        super::estimate_process(ctx, w)
     }
 }

@@ -2,7 +2,7 @@
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
 use super::super::{
-    Fetch, Library, MpLayout, MpPlace, ProcessContext, Runtime, RuntimeEstimate, Seen,
+    Fetch, Library, MpLayout, MpPlace, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen,
 };
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
@@ -190,17 +190,23 @@ impl Runtime for Vllm {
         super::live::query(port, fetch, ev)
     }
 
-    fn has_recipe(&self) -> bool {
-        true
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
+        Some(&Vllm)
     }
 
+    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
+        super::parse_log(text).reported(source)
+    }
+
+    fn version_in_log(&self, text: &str) -> Option<String> {
+        super::parse_log(text).version
+    }
+}
+
+impl Recipe for Vllm {
     /// With tensor or pipeline parallelism vLLM V1's engine core runs no model: it starts one
     /// worker per rank (`VLLM::Worker_TPn`), and each worker holds its share.
-    fn estimate(
-        &self,
-        ctx: &ProcessContext,
-        w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
         let engine_core = w
             .member
             .as_ref()
@@ -212,20 +218,12 @@ impl Runtime for Vllm {
                     .value
                     .saturating_mul(s.pipeline_parallel_size.value);
                 if ranks > 1 {
-                    return Some(Err(format!(
+                    return Err(format!(
                         "vLLM's engine core holds no model with {ranks} ranks (tensor × pipeline parallel): its {ranks} workers (VLLM::Worker_*) hold one share each, and each carries its own estimate"
-                    )));
+                    ));
                 }
             }
         }
-        Some(super::estimate_process(ctx))
-    }
-
-    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
-        super::parse_log(text).reported(source)
-    }
-
-    fn version_in_log(&self, text: &str) -> Option<String> {
-        super::parse_log(text).version
+        super::estimate_process(ctx)
     }
 }
