@@ -210,6 +210,8 @@ pub struct RuntimeNotes {
     pub recipe: Option<String>,
     /// The model's name in the runtime (`qwen3:8b`), when known.
     pub model_name: Option<String>,
+    /// Where that name was read (Ollama's manifests folder, LM Studio's API), for its evidence.
+    pub model_name_from: Option<String>,
     /// The start of the why sentence (`qwen3:8b kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`);
     /// the estimate's parts are appended.
     pub why_lead: Option<String>,
