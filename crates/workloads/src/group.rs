@@ -11,10 +11,13 @@
 //!    names a runtime: that is the root (the server, `torchrun`).
 //! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
 //!    with the root's command line as evidence.
-//! 3. The role comes from the process's own title (the runtime's [`crate::runtimes::Runtime::role`]), else from the
-//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else, for vLLM's untitled
-//!    multiprocessing children (V0), from their place in the tree ([`MpPlace`]), else it is the
-//!    root's `child`.
+//! 3. The role comes from the process's own title (the runtime's
+//!    [`crate::runtimes::Runtime::role`]), else from the rank variables a launcher sets (`RANK`,
+//!    `WORLD_SIZE`), else, for untitled multiprocessing children (vLLM V0's), from their place in
+//!    the tree ([`MpPlace`]) as the runtime's [`MpLayout`] reads it, else it is the root's `child`.
+//!
+//! Every runtime fact (what names a root, a role, a layout, a member found apart from its
+//! parents) comes from the registered runtimes ([`Registry`]); this file names none.
 
 use crate::runtimes::{MpLayout, MpPlace, Registry, Seen, RUNTIMES};
 use gpuledger_model::{Evidence, EvidenceKind, Member, RoleKind, Workload, WorkloadKind};
