@@ -32,6 +32,21 @@ pub enum InputSource {
 }
 
 impl InputSource {
+    const GGUF_HEADER: &'static str = "GGUF header";
+
+    /// The tensor table of a GGUF file's header (vLLM serving a GGUF file). Written and read
+    /// back here only ([`InputSource::is_gguf_header`]), so rewording it cannot change a rule.
+    pub fn gguf_header() -> InputSource {
+        InputSource::Tensors {
+            detail: Self::GGUF_HEADER.into(),
+        }
+    }
+
+    /// Whether this is [`InputSource::gguf_header`].
+    pub fn is_gguf_header(&self) -> bool {
+        matches!(self, InputSource::Tensors { detail } if detail == Self::GGUF_HEADER)
+    }
+
     /// The words inside the source, without its kind: `--max-model-len 2048 (/proc/7/cmdline)`
     /// for a flag. A recipe's sentences quote it where they say where a value came from.
     pub fn detail(&self) -> &str {

@@ -7,6 +7,7 @@
 //! ([`runtime_estimate`]), a model server's live state ([`live`]), what `explain` knows of one
 //! process ([`explain`]) and what `gpuledger probe` measured ([`probe_report`]).
 
+pub mod desktop;
 pub mod escape;
 pub mod estimate_input;
 pub mod explain;
@@ -23,6 +24,7 @@ pub mod snapshot;
 pub mod test_support;
 pub mod time;
 pub mod units;
+pub mod verdict;
 pub mod words;
 pub mod workload;
 

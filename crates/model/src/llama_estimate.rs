@@ -217,6 +217,15 @@ pub struct WeightsEstimate {
 
 /// One buffer-type override and what it did: llama.cpp searches each tensor's name with the
 /// overrides in order and the first that matches places the tensor, whatever its layer's place.
+/// Where a buffer-type override puts its tensors: a key the views word (`GPU`, `host`), never a
+/// label compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TensorPlace {
+    Host,
+    Gpu,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TensorOverrideEstimate {
     /// As given: `-ot exps=CPU`, `--n-cpu-moe 2`, `LLAMA_ARG_CPU_MOE=1`.
@@ -226,8 +235,8 @@ pub struct TensorOverrideEstimate {
     pub pattern: String,
     /// The buffer type named: `CPU`, or a device (`CUDA0`, `Vulkan0`).
     pub buffer_type: String,
-    /// Where that puts the tensors: `host` or `gpu`.
-    pub place: &'static str,
+    /// Where that puts the tensors (`host` or `gpu` in JSON).
+    pub place: TensorPlace,
     /// Tensors this override placed (not those an earlier override had already placed).
     pub tensors: u32,
     /// Their bytes in the file.

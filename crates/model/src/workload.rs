@@ -3,6 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// What a process is. The names are a stable format (JSON `kind`, CSV, Prometheus labels,
+/// recorded snapshots and history read them back), so each kind is listed here once with its
+/// label; everything else about a kind (whether it is AI, a server, which libraries support it)
+/// is declared by the runtime that owns it, in the workloads crate's registry
+/// (`gpuledger_workloads::runtimes::RUNTIMES`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkloadKind {
@@ -46,22 +51,6 @@ impl WorkloadKind {
             WorkloadKind::GraphicsApp => "graphics app",
             WorkloadKind::Unknown => "unknown",
         }
-    }
-
-    /// Runtimes whose memory the estimated ledger can model.
-    pub fn is_ai(self) -> bool {
-        matches!(
-            self,
-            WorkloadKind::LlamaCpp
-                | WorkloadKind::Ollama
-                | WorkloadKind::OllamaRunner
-                | WorkloadKind::LmStudio
-                | WorkloadKind::Vllm
-                | WorkloadKind::Sglang
-                | WorkloadKind::Pytorch
-                | WorkloadKind::Mlx
-                | WorkloadKind::Comfyui
-        )
     }
 }
 

@@ -9,7 +9,6 @@ use crate::estimate::recorded::render_recorded;
 use crate::estimate::runtime::render_beside_measured;
 use crate::estimate::{render_comparison, render_text};
 use crate::term_safe;
-use gpuledger_model::estimate_input::InputSource;
 use gpuledger_model::explain::{EstimatedLedger, Explanation};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{words, Snapshot};
@@ -264,11 +263,10 @@ fn percent_off(d: i64, estimated: u64) -> String {
 /// The estimated ledger, apart from the measured one.
 fn estimated_section(out: &mut String, est: &EstimatedLedger) {
     // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
-    let from_gguf = est.runtime.as_ref().is_some_and(|r| {
-        r.inputs.iter().any(
-            |i| matches!(&i.source, InputSource::Tensors { detail } if detail == "GGUF header"),
-        )
-    });
+    let from_gguf = est
+        .runtime
+        .as_ref()
+        .is_some_and(|r| r.inputs.iter().any(|i| i.source.is_gguf_header()));
     out.push_str(if est.runtime.is_some() && !from_gguf {
         "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
     } else if est.runtime.is_some() {
@@ -439,12 +437,9 @@ mod tests {
 
     #[test]
     fn a_runtime_serving_a_gguf_file_says_its_weights_come_from_the_header() {
-        use gpuledger_model::estimate_input::Input;
+        use gpuledger_model::estimate_input::{Input, InputSource};
         use gpuledger_model::runtime_estimate::RuntimeEstimate;
-        let weights = |detail: &str| {
-            let source = InputSource::Tensors {
-                detail: detail.into(),
-            };
+        let weights = |source: InputSource| {
             let mut est = EstimatedLedger::default();
             est.set_runtime(RuntimeEstimate {
                 summary: Default::default(),
@@ -454,14 +449,16 @@ mod tests {
             estimated_section(&mut out, &est);
             out
         };
-        let gguf = weights("GGUF header");
+        let gguf = weights(InputSource::gguf_header());
         assert!(
             gguf.starts_with(
                 "\nESTIMATED (computed from the GGUF header and the runtime's settings"
             ),
             "{gguf}"
         );
-        let st = weights("safetensors headers");
+        let st = weights(InputSource::Tensors {
+            detail: "safetensors headers".into(),
+        });
         assert!(
             st.starts_with("\nESTIMATED (computed from config.json, safetensors headers"),
             "{st}"

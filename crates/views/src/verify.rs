@@ -3,6 +3,7 @@
 
 use crate::columns::{Align, Columns};
 use gpuledger_model::units::human_bytes;
+use gpuledger_model::verdict::VerdictKind;
 
 /// The device the verification workload ran on, as its API names it.
 #[derive(Debug, Clone)]
@@ -31,7 +32,7 @@ pub struct VerdictLine<'a> {
     /// `nvml (per process)`, `nvidia-smi`, ...
     pub source: &'a str,
     /// `ok`, `off`, `cannot see`, `not implemented`, `not run`, `not installed`.
-    pub verdict: &'a str,
+    pub verdict: VerdictKind,
     /// The verdict in words.
     pub text: &'a str,
     /// Another tool's reading beside gpuledger's own (it does not count for the exit status).
@@ -103,8 +104,7 @@ pub fn render_verify(r: &VerifyReport) -> String {
 
 /// The verdict in words; a witness that gave a reading is marked as one.
 fn verdict_text(v: &VerdictLine) -> String {
-    let no_reading = ["not implemented", "not run", "not installed"].contains(&v.verdict);
-    if v.witness && !no_reading {
+    if v.witness && v.verdict.is_reading() {
         format!("{}  [second witness]", v.text)
     } else {
         v.text.to_string()
@@ -172,9 +172,14 @@ mod tests {
             }),
             cpu_device: Some("llvmpipe".into()),
             verdicts: vec![
-                v("nvml (per process)", "ok", "ok", false),
-                v("rocm-smi", "ok", "ok", true),
-                v("nvidia-smi", "not installed", "not installed", true),
+                v("nvml (per process)", VerdictKind::Ok, "ok", false),
+                v("rocm-smi", VerdictKind::Ok, "ok", true),
+                v(
+                    "nvidia-smi",
+                    VerdictKind::NotInstalled,
+                    "not installed",
+                    true,
+                ),
             ],
             ..VerifyReport::default()
         };

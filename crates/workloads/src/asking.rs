@@ -49,7 +49,7 @@ pub const TIMEOUT: Duration = Duration::from_millis(500);
 /// recipe reads an API, or the `/proc` is a recording), `Err` with the note to show when it is
 /// not asked for a reason the user should know.
 pub(crate) fn may_ask(p: &Process, w: &Workload, procs: &ProcReader) -> Result<bool, &'static str> {
-    if !w.kind.is_ai() || !crate::runtimes::reads_api(w) || !procs.is_live() {
+    if !crate::runtimes::is_ai(w.kind) || !crate::runtimes::reads_api(w) || !procs.is_live() {
         return Ok(false);
     }
     other_network(procs, p.pid).map_or(Ok(true), Err)

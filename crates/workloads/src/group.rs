@@ -11,12 +11,15 @@
 //!    names a runtime: that is the root (the server, `torchrun`).
 //! 2. A process identification could not name (a multiprocessing child) takes the root's runtime,
 //!    with the root's command line as evidence.
-//! 3. The role comes from the process's own title (the runtime's [`crate::runtimes::Runtime::role`]), else from the
-//!    rank variables a launcher sets (`RANK`, `WORLD_SIZE`), else, for vLLM's untitled
-//!    multiprocessing children (V0), from their place in the tree ([`MpPlace`]), else it is the
-//!    root's `child`.
+//! 3. The role comes from the process's own title (the runtime's
+//!    [`crate::runtimes::Runtime::role`]), else from the rank variables a launcher sets (`RANK`,
+//!    `WORLD_SIZE`), else, for untitled multiprocessing children (vLLM V0's), from their place in
+//!    the tree ([`MpPlace`]) as the runtime's [`MpLayout`] reads it, else it is the root's `child`.
+//!
+//! Every runtime fact (what names a root, a role, a layout, a member found apart from its
+//! parents) comes from the registered runtimes ([`Registry`]); this file names none.
 
-use crate::runtimes::{for_kind, MpPlace, Seen, RUNTIMES};
+use crate::runtimes::{MpLayout, MpPlace, Registry, Seen, RUNTIMES};
 use gpuledger_model::{Evidence, EvidenceKind, Member, RoleKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 
@@ -27,15 +30,6 @@ pub const MAX_DEPTH: usize = 4;
 /// The rank variables launchers set for each process (torchrun, accelerate, DeepSpeed); none can
 /// hold a secret.
 const RANK_VARS: &[&str] = &["RANK", "WORLD_SIZE", "LOCAL_RANK"];
-
-/// Programs and modules that start one rank per GPU.
-const LAUNCHERS: &[&str] = &[
-    "torchrun",
-    "torch.distributed.run",
-    "torch.distributed.launch",
-    "accelerate launch",
-    "deepspeed",
-];
 
 /// An ancestor's command line and name, as a runtime is recognised in them.
 struct Ancestor {
@@ -80,20 +74,9 @@ impl Ancestor {
         prog.trim_end_matches(".exe")
     }
 
-    /// The runtime kind this ancestor's own command line names, or a launcher's.
-    fn names(&self) -> Option<WorkloadKind> {
-        let prog = self.prog();
-        let kind = RUNTIMES.iter().find_map(|r| {
-            let k = r.named(&self.seen(prog))?;
-            // A title names a member, never a root; a root's command line names its runtime.
-            r.names_argv(&self.args).then_some(k)
-        });
-        kind.or_else(|| {
-            LAUNCHERS
-                .iter()
-                .any(|l| self.lower.contains(l))
-                .then_some(WorkloadKind::Pytorch)
-        })
+    /// The runtime kind this ancestor's own command line names as a root (a launcher's too).
+    fn names(&self, runtimes: &Registry) -> Option<WorkloadKind> {
+        runtimes.names_root(&self.seen(self.prog()))
     }
 }
 
@@ -101,11 +84,18 @@ impl Ancestor {
 /// process that is its own root (it started no one above it that names a runtime) is left as it
 /// is, unless a launcher's rank variables say it is a rank.
 pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
-    if w.kind == WorkloadKind::LlamaCpp && is_rpc_server(f) {
-        w.member = Some(rpc_device(f, procs));
+    join_with(&RUNTIMES, f, w, procs);
+}
+
+/// [`join`] with the runtimes of `runtimes`.
+pub fn join_with(runtimes: &Registry, f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
+    let own = runtimes.for_kind(w.kind);
+    if let Some(member) = own.and_then(|r| r.member_apart(f, procs)) {
+        w.member = Some(member);
         return;
     }
-    let root = find_root(f, procs);
+    let is_ai = runtimes.is_ai(w.kind);
+    let root = find_root(runtimes, f, procs);
     // The environment is read only where a rank can matter: an AI process (a launcher's rank
     // without a runtime above it) or a process under a runtime's root whose title names no role.
     // A browser or a compositor costs no `environ` read (collection reads it for every process
@@ -115,7 +105,7 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
         rank_role(&env.unwrap_or_default())
     };
     let Some((root, kind)) = root else {
-        if let Some(role) = w.kind.is_ai().then(rank).flatten() {
+        if let Some(role) = is_ai.then(rank).flatten() {
             w.member = Some(Member {
                 root_pid: None,
                 role,
@@ -125,18 +115,23 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
         }
         return;
     };
-    // A PyTorch process (by its libraries) under a serving engine is that engine's.
-    if !w.kind.is_ai() || (w.kind == WorkloadKind::Pytorch && kind != WorkloadKind::Pytorch) {
+    // A process known only by a framework's libraries (PyTorch) under a serving engine is that
+    // engine's.
+    let yields = own.is_some_and(|r| r.yields_to_root(w.kind)) && w.kind != kind;
+    if !is_ai || yields {
         adopt(f, w, &root, kind);
     }
+    let own = runtimes.for_kind(w.kind);
     // The root's command line as its runtime reads it (a vLLM `--config` file included): the
     // same reading the recipe makes.
-    let root_args = crate::runtimes::read_args(kind, &root.args, procs.root(), root.pid).0;
+    let root_args = runtimes
+        .read_args(kind, &root.args, procs.root(), root.pid)
+        .0;
     // A worker whose title replaced its command line serves the model its root names.
-    if w.model.is_none() && w.kind.is_ai() {
-        w.model = crate::runtimes::model_arg(kind, root.prog(), &root_args);
+    if w.model.is_none() && runtimes.is_ai(w.kind) {
+        w.model = crate::runtimes::model_arg(runtimes, kind, root.prog(), &root_args);
     }
-    let own_role = for_kind(w.kind).and_then(|r| r.role(&own_seen(f), &root_args));
+    let own_role = own.and_then(|r| r.role(&own_seen(f), &root_args));
     let rank = if own_role.is_none() { rank() } else { None };
     let ((role_kind, role), how) = match (own_role, rank) {
         (Some(role), _) => (role, format!("its title `{}`", title(f))),
@@ -144,7 +139,10 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
             (RoleKind::Rank, role),
             format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
         ),
-        (None, None) => match mp_role(f, w.kind, &root, &root_args, procs) {
+        (None, None) => match own
+            .and_then(|r| r.multiprocessing())
+            .and_then(|layout| mp_role(f, layout, &root, &root_args, procs))
+        {
             Some(found) => found,
             None => (
                 (RoleKind::Child, "child".to_string()),
@@ -165,93 +163,19 @@ pub fn join(f: &ProcessFacts, w: &mut Workload, procs: &ProcReader) {
     });
 }
 
-/// The programs llama.cpp's RPC backend runs as (`tools/rpc`; packaged as `llama-rpc-server` or
-/// `ggml-rpc-server`).
-const RPC_SERVERS: &[&str] = &["rpc-server", "llama-rpc-server", "ggml-rpc-server"];
-
-/// Is this llama.cpp's `rpc-server`?
-fn is_rpc_server(f: &ProcessFacts) -> bool {
-    let arg0 = f.cmdline.first().map(String::as_str).unwrap_or("");
-    let prog = arg0.rsplit(['/', '\\']).next().unwrap_or(arg0);
-    let prog = prog.trim_end_matches(".exe");
-    RPC_SERVERS.contains(&prog) || f.comm.as_deref().is_some_and(|c| RPC_SERVERS.contains(&c))
-}
-
-/// An `rpc-server` is a device of the llama-server whose `--rpc` list names a port it listens on
-/// (`--rpc 127.0.0.1:50052,192.168.1.7:50052`): that server is its root, though not its parent
-/// (the two are started apart and meet over TCP). The process table is scanned for it only when
-/// an rpc-server holds GPU memory; a client on another machine is out of sight, and said so.
-fn rpc_device(f: &ProcessFacts, procs: &ProcReader) -> Member {
-    let local = |host: &str| {
-        matches!(
-            host,
-            "127.0.0.1" | "localhost" | "::1" | "[::1]" | "0.0.0.0"
-        )
-    };
-    let names_port = |args: &[String]| {
-        let list = args
-            .iter()
-            .enumerate()
-            .find_map(|(i, a)| match a.strip_prefix("--rpc") {
-                Some("") => args.get(i + 1).map(String::as_str),
-                Some(v) => v.strip_prefix('='),
-                None => None,
-            })?;
-        list.split(',').find_map(|ep| {
-            let (host, port) = ep.trim().rsplit_once(':')?;
-            let port: u16 = port.parse().ok()?;
-            (local(host) && f.listen_ports.contains(&port)).then_some(port)
-        })
-    };
-    let client = procs.pids().ok().and_then(|pids| {
-        pids.into_iter()
-            .filter(|&p| p != f.pid)
-            .take(100_000)
-            .find_map(|p| {
-                let comm = procs.stat(p).ok()?.comm;
-                if !comm.starts_with("llama-") {
-                    return None;
-                }
-                let args = procs.args(p)?;
-                names_port(&args).map(|port| (p, port))
-            })
-    });
-    let (root_pid, evidence) = match client {
-        Some((p, port)) => (
-            Some(p),
-            format!("pid {p}'s --rpc names 127.0.0.1:{port}, where this rpc-server listens (/proc/{p}/cmdline, /proc/{}/net/tcp)", f.pid),
-        ),
-        None => (
-            None,
-            format!(
-                "no llama-server on this machine names its port{} in --rpc: its client is elsewhere or gone",
-                match f.listen_ports.as_slice() {
-                    [] => String::new(),
-                    ports => format!(
-                        " ({})",
-                        ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
-                    ),
-                }
-            ),
-        ),
-    };
-    Member {
-        root_pid,
-        role: "rpc device".into(),
-        role_kind: RoleKind::RpcDevice,
-        evidence,
-    }
-}
-
 /// The nearest ancestor whose command line names a runtime (or a launcher), and that kind.
-fn find_root(f: &ProcessFacts, procs: &ProcReader) -> Option<(Ancestor, WorkloadKind)> {
+fn find_root(
+    runtimes: &Registry,
+    f: &ProcessFacts,
+    procs: &ProcReader,
+) -> Option<(Ancestor, WorkloadKind)> {
     let mut pid = procs.stat(f.pid).ok()?.ppid;
     for _ in 0..MAX_DEPTH {
         if pid <= 1 {
             return None;
         }
         let (a, ppid) = Ancestor::read(procs, pid)?;
-        if let Some(kind) = a.names() {
+        if let Some(kind) = a.names(runtimes) {
             return Some((topmost_fork(a, ppid, procs), kind));
         }
         pid = ppid;
@@ -325,17 +249,14 @@ fn mp_children(procs: &ProcReader, parent: u32, parent_args: &[String]) -> Vec<u
 }
 
 /// A role for a process with no title and no rank variables, from its place among the
-/// multiprocessing children under its root, as its runtime reads that place.
+/// multiprocessing children under its root, as its runtime's `layout` reads that place.
 fn mp_role(
     f: &ProcessFacts,
-    kind: WorkloadKind,
+    layout: &dyn MpLayout,
     root: &Ancestor,
     root_args: &[String],
     procs: &ProcReader,
 ) -> Option<((RoleKind, String), String)> {
-    if kind != WorkloadKind::Vllm {
-        return None;
-    }
     let parent = procs.stat(f.pid).ok()?.ppid;
     let parent_args = procs.args(parent).unwrap_or_default();
     if !is_mp_child(&f.cmdline, &parent_args) {
@@ -343,7 +264,7 @@ fn mp_role(
     }
     let place = if parent == root.pid {
         let forked = f.cmdline == root.args;
-        if forked && crate::runtimes::vllm::Vllm::server_runs_engine(root_args) {
+        if forked && layout.root_runs_engine(root_args) {
             let kids = mp_children(procs, parent, &parent_args);
             let index = kids.iter().position(|&p| p == f.pid)?;
             MpPlace::Worker {
@@ -370,7 +291,7 @@ fn mp_role(
             under_root: false,
         }
     };
-    let role = crate::runtimes::vllm::Vllm::multiprocessing_role(place, root_args)?;
+    let role = layout.role(place, root_args)?;
     let how = match place {
         MpPlace::Engine { workers, forked } => format!(
             "a multiprocessing child{} of the server with {workers} multiprocessing children of its own (/proc/*/stat parents, /proc/{}/cmdline)",
@@ -598,7 +519,11 @@ mod tests {
             p.cmdline = Some(vec![title.to_string()]);
             let w = joined(r, pid);
             let ctx = crate::runtimes::ProcessContext::read(&p, w.kind, &procs, Some(80 << 30));
-            for_kind(w.kind).unwrap().estimate(&ctx, &w).unwrap()
+            RUNTIMES
+                .for_kind(w.kind)
+                .and_then(|r| r.recipe())
+                .unwrap()
+                .estimate(&ctx, &w)
         };
         let e = estimate_of(101, "VLLM::EngineCore").unwrap_err();
         assert!(e.contains("holds no model with 2 ranks"), "{e}");

@@ -4,90 +4,54 @@
 //! rule is tested on constructed facts. Each rule adds evidence; the conclusion's confidence grows
 //! with the number of independent kinds of evidence that agree.
 
-use crate::runtimes::{for_kind, Seen, RUNTIMES};
-use gpuledger_model::{Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
+use crate::runtimes::{same_library, Library, Registry, Seen, RUNTIMES};
+use gpuledger_model::{desktop, Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::ProcessFacts;
 
-/// Libraries whose presence says something, by file-name prefix.
-const LIBRARIES: &[(&str, Lib)] = &[
-    ("libggml-cuda", Lib::Ggml),
-    ("libggml-vulkan", Lib::Ggml),
-    ("libggml-metal", Lib::Ggml),
-    ("libggml-hip", Lib::Ggml),
-    ("libggml-base", Lib::Ggml),
-    ("libggml.so", Lib::Ggml),
-    ("libllama", Lib::Ggml),
-    ("ggml-cuda.dll", Lib::Ggml),
-    ("llama.dll", Lib::Ggml),
-    ("libtorch_cuda", Lib::Torch),
-    ("libtorch_hip", Lib::Torch),
-    ("libc10_cuda", Lib::Torch),
-    ("torch_cuda.dll", Lib::Torch),
-    ("libmlx", Lib::Mlx),
-    ("libcudart", Lib::Cuda),
-    ("libcublas", Lib::Cuda),
-    ("libnccl", Lib::Cuda),
-    ("libcuda.so", Lib::Cuda),
-    ("cudart64_", Lib::Cuda),
-    ("libamdhip64", Lib::Cuda),
-    ("libvulkan", Lib::Graphics),
-    ("libGLX_nvidia", Lib::Graphics),
-    ("libEGL_nvidia", Lib::Graphics),
-    ("libnvidia-glcore", Lib::Graphics),
-    ("libGLX_mesa", Lib::Graphics),
-    ("radeonsi_dri", Lib::Graphics),
-    ("iris_dri", Lib::Graphics),
-];
+/// The libraries of no runtime that still say something: a program on the CUDA (or HIP)
+/// runtime, a program drawing through a graphics driver. The runtimes declare their own
+/// ([`crate::runtimes::Runtime::library`]).
+static CUDA: Library = Library {
+    what: "CUDA/HIP runtime library",
+    prefixes: &[
+        "libcudart",
+        "libcublas",
+        "libnccl",
+        "libcuda.so",
+        "cudart64_",
+        "libamdhip64",
+    ],
+};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lib {
-    Ggml,
-    Torch,
-    Mlx,
-    Cuda,
-    Graphics,
+static GRAPHICS: Library = Library {
+    what: "graphics driver library",
+    prefixes: &[
+        "libvulkan",
+        "libGLX_nvidia",
+        "libEGL_nvidia",
+        "libnvidia-glcore",
+        "libGLX_mesa",
+        "radeonsi_dri",
+        "iris_dri",
+    ],
+};
+
+/// Library families a process maps, each with the kind it names when nothing else does: the
+/// runtimes' in registration order, then the plain CUDA runtime's and the graphics drivers'.
+fn families(runtimes: &Registry) -> Vec<(&'static Library, Option<WorkloadKind>)> {
+    let mut all = runtimes.libraries();
+    all.push((&CUDA, Some(WorkloadKind::CudaApp)));
+    all.push((&GRAPHICS, Some(WorkloadKind::GraphicsApp)));
+    all
 }
 
-const COMPOSITORS: &[&str] = &[
-    "Xorg",
-    "Xwayland",
-    "X",
-    "gnome-shell",
-    "kwin_wayland",
-    "kwin_x11",
-    "kwin",
-    "Hyprland",
-    "sway",
-    "weston",
-    "mutter",
-    "picom",
-    "compiz",
-    "labwc",
-    "wayfire",
-    "river",
-    "niri",
-    "cosmic-comp",
-    "dwm.exe",
-    "WindowServer",
-];
+/// The library families found in a process's maps, each once, with the first file that
+/// showed it (in map order).
+type Libs = Vec<(&'static Library, String)>;
 
-const BROWSERS: &[&str] = &[
-    "chrome",
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "msedge",
-    "brave",
-    "opera",
-    "vivaldi",
-    "firefox",
-    "firefox-bin",
-    "firefox-esr",
-    "librewolf",
-    "chrome.exe",
-    "msedge.exe",
-    "firefox.exe",
-];
+fn has(libs: &Libs, lib: &Library) -> bool {
+    libs.iter().any(|(l, _)| same_library(l, lib))
+}
 
 fn base(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
@@ -130,11 +94,17 @@ pub fn identify_in(f: &ProcessFacts, procs: &gpuledger_sources::procfs::ProcRead
 
 /// Build the workload conclusion for one process from its own facts.
 pub fn identify(f: &ProcessFacts) -> Workload {
+    identify_with(&RUNTIMES, f)
+}
+
+/// [`identify`] with the runtimes of `runtimes`.
+pub fn identify_with(runtimes: &Registry, f: &ProcessFacts) -> Workload {
     let mut ev: Vec<Evidence> = Vec::new();
     let prog = program(f);
     let args = &f.cmdline;
     let joined = args.join(" ");
-    let libs = libraries(&f.mapped_files);
+    let families = families(runtimes);
+    let libs = libraries(&f.mapped_files, &families);
     let mut model = model_files(f, &mut ev);
 
     // The conclusion from the program and its arguments.
@@ -147,33 +117,33 @@ pub fn identify(f: &ProcessFacts) -> Workload {
         lower: &lower,
         mapped: &f.mapped_files,
     };
-    let (kind, named) = classify(&seen, &libs);
-    let model_arg = crate::runtimes::model_arg(kind, &prog, args);
+    let (kind, named) = classify(runtimes, &seen, &libs, &families);
+    let model_arg = crate::runtimes::model_arg(runtimes, kind, &prog, args);
     if !prog.is_empty() {
         ev.insert(0, executable(f, &prog));
     }
-    if let Some((why, file)) = cmdline_signal(kind, named, &seen) {
+    if let Some((why, file)) = cmdline_signal(runtimes, kind, named, &seen) {
         ev.push(Evidence {
             kind: EvidenceKind::Cmdline,
             showed: why,
             source: proc_src(f, file),
         });
     }
-    surroundings(f, kind, &libs, &mut ev);
+    surroundings(runtimes, f, kind, &libs, &mut ev);
     if model.is_none() {
         model = model_arg.clone();
     }
-    let missing = missing(f, kind, &ev, model_arg.as_deref());
+    let missing = missing(runtimes, f, kind, &ev, model_arg.as_deref());
 
     // Independent kinds of evidence that point at the conclusion.
-    let supporting = supporting_kinds(kind, named, &ev, &libs);
+    let supporting = supporting_kinds(runtimes, kind, named, &ev, &libs);
     let confidence = match (kind, supporting) {
         (WorkloadKind::Unknown, _) => Confidence::Low,
         (_, n) if n >= 2 => Confidence::High,
         (WorkloadKind::CudaApp | WorkloadKind::GraphicsApp, _) => Confidence::Low,
         _ => Confidence::Medium,
     };
-    let model = if kind.is_ai() { model } else { None };
+    let model = if runtimes.is_ai(kind) { model } else { None };
     Workload {
         kind,
         model,
@@ -190,14 +160,14 @@ fn proc_src(f: &ProcessFacts, what: &str) -> String {
     format!("/proc/{}/{what}", f.pid)
 }
 
-/// Libraries, once per kind, naming the first file that showed it.
-fn libraries(mapped: &[String]) -> Vec<(Lib, String)> {
-    let mut libs: Vec<(Lib, String)> = Vec::new();
+/// Library families (of `families`), once each, naming the first file that showed it.
+fn libraries(mapped: &[String], families: &[(&'static Library, Option<WorkloadKind>)]) -> Libs {
+    let mut libs: Libs = Vec::new();
     for path in mapped {
         let b = base(path);
-        if let Some((_, kind)) = LIBRARIES.iter().find(|(prefix, _)| b.starts_with(prefix)) {
-            if !libs.iter().any(|(k, _)| k == kind) {
-                libs.push((*kind, path.clone()));
+        if let Some((lib, _)) = families.iter().find(|(l, _)| l.holds(b)) {
+            if !has(&libs, lib) {
+                libs.push((*lib, path.clone()));
             }
         }
     }
@@ -237,22 +207,16 @@ fn executable(f: &ProcessFacts, prog: &str) -> Evidence {
 
 /// Evidence from around the program: its libraries, listening ports, and an Ollama parent.
 fn surroundings(
+    runtimes: &Registry,
     f: &ProcessFacts,
     kind: WorkloadKind,
-    libs: &[(Lib, String)],
+    libs: &Libs,
     ev: &mut Vec<Evidence>,
 ) {
-    for (k, path) in libs {
-        let what = match k {
-            Lib::Ggml => "llama.cpp / ggml library",
-            Lib::Torch => "PyTorch CUDA library",
-            Lib::Mlx => "MLX library",
-            Lib::Cuda => "CUDA/HIP runtime library",
-            Lib::Graphics => "graphics driver library",
-        };
+    for (lib, path) in libs {
         ev.push(Evidence {
             kind: EvidenceKind::Library,
-            showed: format!("{what} {path}"),
+            showed: format!("{} {path}", lib.what),
             source: proc_src(f, "maps"),
         });
     }
@@ -264,7 +228,7 @@ fn surroundings(
         });
     }
     if let Some((ppid, pname)) = &f.parent {
-        if kind == WorkloadKind::OllamaRunner || pname == "ollama" {
+        if runtimes.iter().any(|r| r.parent_is_evidence(kind, pname)) {
             ev.push(Evidence::parent(pname, *ppid, proc_src(f, "stat")));
         }
     }
@@ -273,13 +237,14 @@ fn surroundings(
 /// What an AI workload should have shown and did not (a model file; a server's port), and what
 /// could not be read.
 fn missing(
+    runtimes: &Registry,
     f: &ProcessFacts,
     kind: WorkloadKind,
     ev: &[Evidence],
     model_arg: Option<&str>,
 ) -> Vec<String> {
     let mut missing = Vec::new();
-    if kind.is_ai() {
+    if runtimes.is_ai(kind) {
         let model_seen = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile);
         if !model_seen {
             missing.push(match model_arg {
@@ -287,15 +252,7 @@ fn missing(
                 None => "model file: none mapped or open".into(),
             });
         }
-        let server = matches!(
-            kind,
-            WorkloadKind::LlamaCpp
-                | WorkloadKind::Ollama
-                | WorkloadKind::LmStudio
-                | WorkloadKind::Vllm
-                | WorkloadKind::Sglang
-        );
-        if server && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
+        if runtimes.is_server(kind) && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
             missing.push(
                 "listening port: none found (not a server, or its sockets are not readable)".into(),
             );
@@ -309,82 +266,72 @@ fn missing(
 
 /// The kind, and whether the program or its command line named it (rather than only its
 /// libraries suggesting it).
-fn classify(seen: &Seen, libs: &[(Lib, String)]) -> (WorkloadKind, bool) {
-    if let Some(kind) = named_kind(seen) {
+fn classify(
+    runtimes: &Registry,
+    seen: &Seen,
+    libs: &Libs,
+    families: &[(&'static Library, Option<WorkloadKind>)],
+) -> (WorkloadKind, bool) {
+    if let Some(kind) = named_kind(runtimes, seen) {
         return (kind, true);
     }
-    let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
-    let mlx_lm = seen.lower.contains("mlx_lm");
-    if mlx_lm || has(Lib::Mlx) {
-        return (WorkloadKind::Mlx, mlx_lm);
-    }
-    let by_library = [
-        (Lib::Ggml, WorkloadKind::LlamaCpp),
-        (Lib::Torch, WorkloadKind::Pytorch),
-        (Lib::Cuda, WorkloadKind::CudaApp),
-        (Lib::Graphics, WorkloadKind::GraphicsApp),
-    ];
-    let kind = by_library
+    let kind = families
         .iter()
-        .find(|(lib, _)| has(*lib))
-        .map_or(WorkloadKind::Unknown, |(_, kind)| *kind);
+        .find_map(|(lib, kind)| kind.filter(|_| has(libs, lib)))
+        .unwrap_or(WorkloadKind::Unknown);
     (kind, false)
 }
 
 /// The kind the program's name, process title or command line names (`lower`: the command
 /// line in lower case): the desktop's own programs first, then each runtime in
 /// [`RUNTIMES`]' order; the first that recognises the process wins.
-fn named_kind(seen: &Seen) -> Option<WorkloadKind> {
-    if BROWSERS.contains(&seen.prog) {
+fn named_kind(runtimes: &Registry, seen: &Seen) -> Option<WorkloadKind> {
+    if desktop::is_browser(seen.prog) {
         return Some(WorkloadKind::Browser);
     }
-    if COMPOSITORS.contains(&seen.prog) || COMPOSITORS.contains(&seen.comm) {
+    if desktop::is_display_server(seen.prog) || desktop::is_display_server(seen.comm) {
         return Some(WorkloadKind::Compositor);
     }
-    RUNTIMES.iter().find_map(|r| r.named(seen))
+    runtimes.named(seen)
 }
 
 /// What in the command line (or, for a process title, the name in `comm`) supports the
 /// conclusion, in words, and the `/proc` file it was read from: the runtime's own words, else
 /// those of the kinds identification names itself.
-fn cmdline_signal(kind: WorkloadKind, named: bool, seen: &Seen) -> Option<(String, &'static str)> {
-    if let Some(r) = for_kind(kind) {
+fn cmdline_signal(
+    runtimes: &Registry,
+    kind: WorkloadKind,
+    named: bool,
+    seen: &Seen,
+) -> Option<(String, &'static str)> {
+    if let Some(r) = runtimes.for_kind(kind) {
         return r.cmdline_signal(kind, named, seen);
     }
-    let words = match kind {
-        WorkloadKind::Mlx if seen.lower.contains("mlx_lm") => "mlx_lm in the command line",
-        WorkloadKind::Browser if seen.lower.contains("--type=gpu-process") => {
-            "browser GPU process (--type=gpu-process)"
-        }
-        _ => return None,
-    };
-    Some((words.into(), "cmdline"))
+    (kind == WorkloadKind::Browser && seen.lower.contains("--type=gpu-process")).then(|| {
+        (
+            "browser GPU process (--type=gpu-process)".to_string(),
+            "cmdline",
+        )
+    })
 }
 
 fn supporting_kinds(
+    runtimes: &Registry,
     kind: WorkloadKind,
     named: bool,
     ev: &[Evidence],
-    libs: &[(Lib, String)],
+    libs: &Libs,
 ) -> usize {
-    let has = |k: Lib| libs.iter().any(|(l, _)| *l == k);
-    let lib_agrees = match kind {
-        WorkloadKind::LlamaCpp | WorkloadKind::OllamaRunner | WorkloadKind::LmStudio => {
-            has(Lib::Ggml)
-        }
-        WorkloadKind::Pytorch
-        | WorkloadKind::Comfyui
-        | WorkloadKind::Vllm
-        | WorkloadKind::Sglang => has(Lib::Torch),
-        WorkloadKind::Mlx => has(Lib::Mlx),
-        WorkloadKind::CudaApp => has(Lib::Cuda),
+    let agreeing: Option<&Library> = match kind {
+        WorkloadKind::CudaApp => Some(&CUDA),
         WorkloadKind::GraphicsApp | WorkloadKind::Browser | WorkloadKind::Compositor => {
-            has(Lib::Graphics)
+            Some(&GRAPHICS)
         }
-        WorkloadKind::Ollama | WorkloadKind::Unknown => false,
+        _ => runtimes.library(kind),
     };
+    let lib_agrees = agreeing.is_some_and(|lib| has(libs, lib));
     let by_name = named || ev.iter().any(|e| e.kind == EvidenceKind::Cmdline);
-    let model = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile) && kind.is_ai();
+    let model = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile) && runtimes.is_ai(kind);
     let http = ev.iter().any(|e| e.kind == EvidenceKind::Http);
     [lib_agrees, by_name, model, http]
         .iter()
@@ -564,6 +511,16 @@ mod tests {
         assert_eq!(w.model.as_deref(), Some(r"D:\models\qwen3-8b.gguf"));
         let w = identify(&facts(r"C:\Windows\System32\dwm.exe", &[], &[]));
         assert_eq!(w.kind, WorkloadKind::Compositor);
+        // The kill guard rails' list is identification's too: a compositor it alone named
+        // (gamescope) is one here, and a browser in its Windows form is a browser.
+        let w = identify(&facts("/usr/bin/gamescope", &["gamescope"], &[]));
+        assert_eq!(w.kind, WorkloadKind::Compositor);
+        let w = identify(&facts(
+            r"C:\Program Files\Mozilla Firefox\firefox.exe",
+            &[],
+            &[],
+        ));
+        assert_eq!(w.kind, WorkloadKind::Browser);
         let w = identify(&facts(
             r"C:\py\python.exe",
             &[],

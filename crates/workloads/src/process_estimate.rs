@@ -314,7 +314,8 @@ pub fn estimate_process(
                 .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
                 .map(|(i, mut e)| {
                     if let Some((bytes, label)) = &overhead {
-                        if e_backend(&e) == crate::estimate::Backend::Cuda {
+                        // The settings' backend, the key the estimate's `backend` input words.
+                        if i.settings.backend.value == crate::estimate::Backend::Cuda {
                             e.overhead.gpu_bytes = Some(*bytes);
                             e.overhead.what = format!("CUDA context, {label}");
                             e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
@@ -335,15 +336,6 @@ pub fn estimate_process(
         )
         .map(|r| r.map(|r| r.summary).map_err(without)),
     }
-}
-
-/// The backend an estimate was made for (from its inputs).
-fn e_backend(e: &crate::estimate::Estimate) -> crate::estimate::Backend {
-    e.inputs
-        .iter()
-        .find(|i| i.name == "backend")
-        .and_then(|i| crate::estimate::Backend::parse(&i.value))
-        .unwrap_or(crate::estimate::Backend::Cuda)
 }
 
 #[cfg(test)]

@@ -936,7 +936,14 @@ fn buffer_type_overrides_place_experts_tensor_by_tensor() {
         (o.given.as_str(), o.buffer_type.as_str()),
         ("--cpu-moe", "CPU")
     );
-    assert_eq!((o.tensors, o.bytes, o.place), (12, all_exps, "host"));
+    assert_eq!(
+        (o.tensors, o.bytes, o.place),
+        (
+            12,
+            all_exps,
+            gpuledger_model::llama_estimate::TensorPlace::Host
+        )
+    );
     let i = e.inputs.iter().find(|i| i.name == "--cpu-moe").unwrap();
     assert_eq!(i.value, "on");
     assert_eq!(

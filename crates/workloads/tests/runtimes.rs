@@ -524,6 +524,9 @@ fn runner_inputs_from_proc_manifest_and_ps() {
         matches!(i.settings.parallel.source, SettingSource::Env(ref s) if s.contains("/proc/900/environ"))
     );
     assert_eq!(i.notes.model_name.as_deref(), Some("qwen3:8b"));
+    // Where the name was read: the manifests beside the blobs (explain's evidence says so).
+    let from = i.notes.model_name_from.as_deref().unwrap_or_default();
+    assert!(from.ends_with("/manifests"), "{from}");
     let e = estimate(&i.model, &i.settings).unwrap();
     let why = i.notes.why(&e).unwrap();
     assert!(

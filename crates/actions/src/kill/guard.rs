@@ -54,39 +54,9 @@ pub const WINDOWS_CRITICAL: &[&str] = &[
 
 /// Display servers, compositors, desktop shells and display managers: killing one takes the user's
 /// whole session (and every unsaved window) with it, so it needs a second confirmation. The one
-/// list: `gpuledger kill` and the live view both ask through [`is_display_server`].
-pub const DISPLAY_SERVERS: &[&str] = &[
-    "x",
-    "xorg",
-    "xorg.bin",
-    "xwayland",
-    "gnome-shell",
-    "kwin_x11",
-    "kwin_wayland",
-    "hyprland",
-    "sway",
-    "weston",
-    "mutter",
-    "wayfire",
-    "labwc",
-    "niri",
-    "cosmic-comp",
-    "plasmashell",
-    "river",
-    "gamescope",
-    "cinnamon",
-    "budgie-wm",
-    "xfwm4",
-    "marco",
-    "picom",
-    "compiz",
-    "gdm-wayland-session",
-    "gdm-x-session",
-    "sddm",
-    "dwm",
-    "explorer",
-    "windowserver",
-];
+/// list, the model's (identification reads it too): `gpuledger kill` and the live view both ask
+/// through [`is_display_server`].
+pub use gpuledger_model::desktop::{is_display_server, normalise_name, DISPLAY_SERVERS};
 
 /// Shells, login programs and the session multiplexers and daemons a terminal session hangs
 /// from: ending one can close the user's terminal (or remote) session and everything running in
@@ -148,21 +118,6 @@ pub fn session_rule<'a>(
             .find(|n| r.names.contains(&n.as_str()))
             .map(|n| (r, n))
     })
-}
-
-/// True when `name` (any case, with or without a directory or `.exe`) is in [`DISPLAY_SERVERS`].
-pub fn is_display_server(name: &str) -> bool {
-    DISPLAY_SERVERS.contains(&normalise_name(name).as_str())
-}
-
-/// Lower-case, without a directory and without a trailing `.exe`: the form the lists above use.
-pub fn normalise_name(name: &str) -> String {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let lower = base.to_ascii_lowercase();
-    match lower.strip_suffix(".exe") {
-        Some(stem) => stem.to_string(),
-        None => lower,
-    }
 }
 
 fn names_of(info: &ProcInfo) -> impl Iterator<Item = String> + '_ {

@@ -31,6 +31,7 @@ use anyhow::Context;
 pub use child::run_workload;
 use child::{Stop, Workload};
 use gpuledger_cuda::signal;
+use gpuledger_model::verdict::VerdictKind;
 use judge::{Machine, PathNote, Record, Verdict, SCHEMA, TOLERANCE};
 use report::{emit, replay, save};
 use sequence::sequence;
@@ -301,7 +302,7 @@ fn not_implemented() -> Vec<Verdict> {
     .into_iter()
     .map(|(s, t)| Verdict {
         source: s.into(),
-        verdict: "not implemented".into(),
+        verdict: VerdictKind::NotImplemented,
         text: t.into(),
         witness: true,
         checks: Vec::new(),
@@ -314,7 +315,11 @@ fn not_implemented() -> Vec<Verdict> {
 fn exit_for(rec: &Record) -> ExitCode {
     if judge::cpu_device(rec).is_some() {
         ExitCode::from(3)
-    } else if rec.verdicts.iter().any(|v| !v.witness && v.verdict != "ok") {
+    } else if rec
+        .verdicts
+        .iter()
+        .any(|v| !v.witness && v.verdict != VerdictKind::Ok)
+    {
         ExitCode::from(4)
     } else {
         ExitCode::SUCCESS

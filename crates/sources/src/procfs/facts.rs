@@ -2,8 +2,10 @@
 //! files, listening TCP ports and its parent. This is the raw material of identification; it is
 //! read on demand and cached by the collector, never on every round.
 
+use super::parse::{parse_listening, parse_maps};
+use super::read::read_table;
 use super::ProcReader;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// Facts read for one process. Paths are as the kernel reports them.
@@ -23,13 +25,6 @@ pub struct ProcessFacts {
     /// What could not be read, and why (other users' maps need privileges).
     pub unreadable: Vec<String>,
 }
-
-/// Bounds: a process with more mappings than this is read only this far (its descriptors are
-/// bounded by the round's reading, `round::MAX_FDS`).
-const MAX_MAP_LINES: usize = 200_000;
-
-/// `maps` and `net/tcp` are read this far (200,000 map lines are about 30 MB).
-const MAX_TABLE_BYTES: usize = 32 << 20;
 
 impl ProcReader {
     /// Identification's facts. `stat`, `exe`, `cmdline` and the descriptor table come from the
@@ -109,15 +104,6 @@ impl ProcReader {
     }
 }
 
-/// A multi-record table, its first [`MAX_TABLE_BYTES`] when longer (the parsers stop at a
-/// bounded number of lines anyway).
-pub(super) fn read_table(path: &std::path::Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    match super::read::read_into(path, buf, MAX_TABLE_BYTES, super::read::Records::Many) {
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(()),
-        r => r,
-    }
-}
-
 fn reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::PermissionDenied => {
@@ -126,58 +112,6 @@ fn reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "process exited".into(),
         _ => e.to_string(),
     }
-}
-
-/// Distinct file-backed paths from a maps file, in first-seen order.
-pub fn parse_maps(text: &str) -> Vec<String> {
-    // Borrowed from `text`: one allocation per distinct path, for the list.
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut out = Vec::new();
-    for line in text.lines().take(MAX_MAP_LINES) {
-        // address perms offset dev inode pathname — the path may contain spaces.
-        let mut rest = line;
-        for _ in 0..5 {
-            rest = rest.trim_start();
-            match rest.find(' ') {
-                Some(i) => rest = &rest[i..],
-                None => {
-                    rest = "";
-                    break;
-                }
-            }
-        }
-        let path = rest.trim();
-        let path = path.strip_suffix(" (deleted)").unwrap_or(path);
-        if path.starts_with('/') && seen.insert(path) {
-            out.push(path.to_string());
-        }
-    }
-    out
-}
-
-/// Listening sockets from `/proc/net/tcp{,6}`: inode → local port.
-pub fn parse_listening(text: &str) -> HashMap<u64, u16> {
-    let mut m = HashMap::new();
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-        if f.len() < 10 || f[3] != "0A" {
-            continue;
-        }
-        let Some(port) = f[1]
-            .rsplit(':')
-            .next()
-            .and_then(|p| u16::from_str_radix(p, 16).ok())
-        else {
-            continue;
-        };
-        if let Ok(inode) = f[9].parse::<u64>() {
-            if inode != 0 {
-                m.insert(inode, port);
-            }
-        }
-    }
-    m
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! (name, parent, state) is at most that old; its CPU times and RSS are not current, which is why
 //! the live view's columns ask for a fresh reading ([`KeptStats::fresh`]) of the rows it shows.
 
-use super::Stat;
+use super::parse::Stat;
 use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,6 +26,15 @@ const MAX_KEPT: usize = 4096;
 /// A watched process's reading is read again after at most this long (spread over the second
 /// half by pid, so that processes started together are not all read in the same round).
 pub const STAT_REFRESH: Duration = Duration::from_secs(30);
+
+/// How long something read of `pid` is kept when it is re-read every `period`: between half of
+/// `period` and all of it, by pid, so that hundreds of processes first seen in the same round
+/// (every one, when a view starts) are not all read again in one later round.
+pub fn staggered(pid: u32, period: Duration) -> Duration {
+    let half = period / 2;
+    let spread = (half.as_millis() as u64).max(1);
+    half + Duration::from_millis(u64::from(pid).wrapping_mul(2_654_435_761) % spread)
+}
 
 /// Nothing is kept on other platforms (no procfs): there it is empty.
 #[derive(Default)]
@@ -92,7 +101,7 @@ impl KeptStats {
         {
             let k = self.fds.get_mut(&pid)?;
             let w = k.watched.as_ref()?;
-            if now.saturating_duration_since(w.read_at) >= super::staggered(pid, STAT_REFRESH) {
+            if now.saturating_duration_since(w.read_at) >= staggered(pid, STAT_REFRESH) {
                 return None;
             }
             k.used = round;
@@ -130,12 +139,12 @@ impl KeptStats {
             };
             #[cfg(not(target_os = "linux"))]
             let _ = room;
-            if super::read::reread_into(&k.stat, buf, super::MAX_STAT_BYTES).is_err() {
+            if super::read::reread_into(&k.stat, buf, super::parse::MAX_STAT_BYTES).is_err() {
                 self.forget(pid);
                 return None;
             }
             k.used = round;
-            let st = super::stat_from(path, buf);
+            let st = super::parse::stat_from(path, buf);
             #[cfg(target_os = "linux")]
             if let Ok(s) = &st {
                 match (&mut k.watched, pidfd) {
@@ -164,11 +173,11 @@ impl KeptStats {
         #[cfg(unix)]
         {
             let k = self.fds.get_mut(&pid)?;
-            if super::read::reread_into(&k.stat, buf, super::MAX_STAT_BYTES).is_err() {
+            if super::read::reread_into(&k.stat, buf, super::parse::MAX_STAT_BYTES).is_err() {
                 self.forget(pid);
                 return None;
             }
-            let st = super::stat_from(path, buf);
+            let st = super::parse::stat_from(path, buf);
             #[cfg(target_os = "linux")]
             if let (Ok(s), Some(w)) = (&st, &mut k.watched) {
                 w.refreshed(s, Instant::now());
@@ -192,8 +201,8 @@ impl KeptStats {
     ) -> io::Result<Stat> {
         #[cfg(unix)]
         if self.room() >= 1 {
-            let fd = super::read::read_keeping(path, buf, super::MAX_STAT_BYTES)?;
-            let st = super::stat_from(path, buf)?;
+            let fd = super::read::read_keeping(path, buf, super::parse::MAX_STAT_BYTES)?;
+            let st = super::parse::stat_from(path, buf)?;
             self.forget(pid);
             self.open += 1;
             self.fds.insert(
@@ -208,7 +217,7 @@ impl KeptStats {
             return Ok(st);
         }
         let _ = (pid, round);
-        super::read_stat(path, buf)
+        super::read::read_stat(path, buf)
     }
 
     /// Descriptors that may still be opened.
@@ -438,6 +447,17 @@ mod tests {
     }
 
     /// After `pid` exited: the next round finds it gone and keeps nothing of it.
+    #[test]
+    fn staggered_rereads_spread_over_the_second_half_of_the_period() {
+        let period = std::time::Duration::from_secs(30);
+        let ds: Vec<std::time::Duration> =
+            (1000..1500).map(|p| super::staggered(p, period)).collect();
+        assert!(ds.iter().all(|d| *d >= period / 2 && *d <= period));
+        // 500 consecutive pids (a view's first round) land in many different seconds.
+        let secs: std::collections::HashSet<u64> = ds.iter().map(|d| d.as_secs()).collect();
+        assert!(secs.len() >= 14, "{secs:?}");
+    }
+
     fn assert_gone(r: &ProcReader, pid: u32) {
         r.begin_round();
         let e = r.stat(pid).unwrap_err();

@@ -2,16 +2,34 @@
 //!
 //! Processes vanish mid-round and some cannot be read (other users, other namespaces): both are
 //! normal and come back as a reason, never as an error that stops the round.
+//!
+//! One way down, never back into this file: the facade ([`ProcReader`], here; `facts` adds
+//! identification's reading to it) → the round cache (`round`: each file once a round, what
+//! rarely changes kept across rounds) → a kept descriptor (`kept`: `stat` re-read with one
+//! `pread`, watched processes not read at all) or a fresh read by path (`read`, `dirs`) → the
+//! parsers (`parse`: bytes in, typed facts out). For one pid's `stat` in a live round:
+//! `ProcReader::stat` → `Round::stat` → `KeptStats::current` (watched, not exited: its reading,
+//! no system call), else `KeptStats::reread` (`pread` on the kept descriptor) or
+//! `KeptStats::read` (`read::read_keeping`, keeping the descriptor) → `parse::stat_from`.
+//! Outside a round or on a recorded tree: `Round::stat` → `read::read_stat` → `parse::stat_from`.
 
 pub mod dirs;
 mod facts;
 mod kept;
-pub use kept::STAT_REFRESH;
+pub use kept::{staggered, STAT_REFRESH};
+mod parse;
 pub mod read;
 mod round;
 
-pub use facts::{parse_listening, parse_maps, ProcessFacts};
+pub use facts::ProcessFacts;
+pub use parse::{
+    parse_listening, parse_maps, parse_stat, parse_uid, split_cmdline, Stat, MAX_STAT_BYTES,
+    PF_KTHREAD,
+};
+pub use read::read_stat;
 pub use round::{FdLinks, RoundStats};
+
+use parse::{parse_btime, parse_passwd};
 
 use gpuledger_model::Process;
 use std::collections::HashMap;
@@ -19,7 +37,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// Prefetch threads at most, and the fewest new processes worth a thread: /proc reads are
 /// syscall-bound, and below this a thread costs more than it saves.
@@ -51,61 +68,6 @@ pub enum Fill {
     NotVisible,
     /// An entry that could not be read or parsed (permissions, a malformed file).
     Unreadable,
-}
-
-/// Fields of `/proc/<pid>/stat` that gpuledger uses (proc(5) numbering in brackets): the one
-/// parser for collection, the kill guard rails and the live view's CPU and RSS columns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stat {
-    /// (2) without the parentheses, secrets redacted (a process names itself: `--token=X` is a
-    /// valid `comm`); may itself contain spaces and `)`.
-    pub comm: String,
-    /// (3)
-    pub state: char,
-    /// (4)
-    pub ppid: u32,
-    /// (9) `PF_*` flags.
-    pub flags: u64,
-    /// (14) + (15) user and system time, clock ticks.
-    pub utime: u64,
-    pub stime: u64,
-    /// (22) clock ticks after boot.
-    pub start_time: u64,
-    /// (24) resident set size, pages.
-    pub rss_pages: u64,
-}
-
-/// `PF_KTHREAD` from include/linux/sched.h.
-pub const PF_KTHREAD: u64 = 0x0020_0000;
-
-/// Longest `/proc/PID/stat` accepted (a real one is about 300 bytes; comm is at most 64).
-pub const MAX_STAT_BYTES: usize = 4096;
-
-/// How long something read of `pid` is kept when it is re-read every `period`: between half of
-/// `period` and all of it, by pid, so that hundreds of processes first seen in the same round
-/// (every one, when a view starts) are not all read again in one later round.
-pub fn staggered(pid: u32, period: Duration) -> Duration {
-    let half = period / 2;
-    let spread = (half.as_millis() as u64).max(1);
-    half + Duration::from_millis(u64::from(pid).wrapping_mul(2_654_435_761) % spread)
-}
-
-/// Read and parse one stat file. A file that is there but cannot be parsed is an `InvalidData`
-/// error whose message names the file and what is wrong, never "not found".
-pub fn read_stat(path: &Path, buf: &mut Vec<u8>) -> io::Result<Stat> {
-    read::read_into(path, buf, MAX_STAT_BYTES, read::Records::One)?;
-    stat_from(path, buf)
-}
-
-/// The stat file at `path`, already read into `buf`, parsed.
-fn stat_from(path: &Path, buf: &[u8]) -> io::Result<Stat> {
-    // The command name is bytes the process chose: not necessarily UTF-8.
-    parse_stat(&String::from_utf8_lossy(buf)).map_err(|what| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is malformed: {what}", path.display()),
-        )
-    })
 }
 
 impl ProcReader {
@@ -374,99 +336,6 @@ impl ProcReader {
     }
 }
 
-/// `/proc/<pid>/stat`: the comm field is parenthesised and may itself contain spaces and `)`, so
-/// split at the last `)`. The error says what is wrong, in words.
-pub fn parse_stat(text: &str) -> Result<Stat, String> {
-    if text.trim().is_empty() {
-        return Err("the file is empty".into());
-    }
-    let open = text
-        .find('(')
-        .ok_or("no '(' opening the command name (field 2)")?;
-    let close = text
-        .rfind(')')
-        .filter(|&c| c > open)
-        .ok_or("no ')' closing the command name (field 2)")?;
-    // The name a process gave itself enters gpuledger here: redacted once, for every reader.
-    let comm = gpuledger_model::redact_text(&text[open + 1..close]);
-    let rest: Vec<&str> = text[close + 1..].split_ascii_whitespace().collect();
-    // rest[0] is field 3 (state); field N is rest[N - 3].
-    let field = |n: usize, name: &str| {
-        rest.get(n - 3).copied().ok_or_else(|| {
-            format!(
-                "it ends after {} fields, before field {n} ({name})",
-                rest.len() + 2
-            )
-        })
-    };
-    let number = |n: usize, name: &str| -> Result<u64, String> {
-        let v = field(n, name)?;
-        v.parse()
-            .map_err(|_| format!("field {n} ({name}) is {v:?}, not a number"))
-    };
-    let state_text = field(3, "state")?;
-    let mut chars = state_text.chars();
-    let state = match (chars.next(), chars.next()) {
-        (Some(c), None) => c,
-        _ => return Err(format!("field 3 (state) is {state_text:?}, not one letter")),
-    };
-    let ppid = number(4, "parent pid")?;
-    let ppid =
-        u32::try_from(ppid).map_err(|_| format!("field 4 (parent pid) {ppid} is out of range"))?;
-    // Start time before the others: it is what every reader needs, and the error for a cut-off
-    // line names it.
-    let start_time = number(22, "start time")?;
-    Ok(Stat {
-        comm,
-        state,
-        ppid,
-        flags: number(9, "flags")?,
-        utime: number(14, "user time")?,
-        stime: number(15, "system time")?,
-        start_time,
-        rss_pages: number(24, "resident pages")?,
-    })
-}
-
-/// The effective UID from `/proc/PID/status` (`Uid:\treal\teffective\tsaved\tfs`).
-pub fn parse_uid(status: &str) -> Option<u32> {
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|r| r.split_ascii_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-}
-
-fn parse_passwd(text: &str) -> HashMap<u32, String> {
-    text.lines()
-        .filter_map(|l| {
-            let mut f = l.split(':');
-            let name = f.next()?;
-            let uid = f.nth(1)?.parse().ok()?;
-            Some((uid, name.to_string()))
-        })
-        .collect()
-}
-
-fn parse_btime(stat: &str) -> Option<u64> {
-    stat.lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// NUL-separated arguments; a trailing NUL is not an empty argument.
-pub fn split_cmdline(raw: &[u8]) -> Vec<String> {
-    let raw = raw.strip_suffix(&[0]).unwrap_or(raw);
-    if raw.is_empty() {
-        return Vec::new();
-    }
-    raw.split(|&b| b == 0)
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect()
-}
-
 /// Clock ticks per second (`sysconf(_SC_CLK_TCK)`): the unit of stat's times.
 pub fn clock_ticks() -> u64 {
     #[cfg(unix)]
@@ -483,16 +352,6 @@ pub fn clock_ticks() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn staggered_rereads_spread_over_the_second_half_of_the_period() {
-        let period = Duration::from_secs(30);
-        let ds: Vec<Duration> = (1000..1500).map(|p| staggered(p, period)).collect();
-        assert!(ds.iter().all(|d| *d >= period / 2 && *d <= period));
-        // 500 consecutive pids (a view's first round) land in many different seconds.
-        let secs: std::collections::HashSet<u64> = ds.iter().map(|d| d.as_secs()).collect();
-        assert!(secs.len() >= 14, "{secs:?}");
-    }
 
     /// A process names itself: a title such as `--token=X` (prctl, setproctitle) or a token cut
     /// to 15 bytes is redacted where the name is read, for every reader (collection, facts,

@@ -12,6 +12,8 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
+use super::parse::{stat_from, Stat, MAX_STAT_BYTES};
+
 /// How the end of a file is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Records {
@@ -160,6 +162,25 @@ pub fn read_into(path: &Path, buf: &mut Vec<u8>, max: usize, _records: Records) 
         return Err(too_large(max));
     }
     Ok(())
+}
+
+/// Read and parse one stat file. A file that is there but cannot be parsed is an `InvalidData`
+/// error whose message names the file and what is wrong, never "not found".
+pub fn read_stat(path: &Path, buf: &mut Vec<u8>) -> io::Result<Stat> {
+    read_into(path, buf, MAX_STAT_BYTES, Records::One)?;
+    stat_from(path, buf)
+}
+
+/// `maps` and `net/tcp` are read this far (200,000 map lines are about 30 MB).
+const MAX_TABLE_BYTES: usize = 32 << 20;
+
+/// A multi-record table, its first [`MAX_TABLE_BYTES`] when longer (the parsers stop at a
+/// bounded number of lines anyway).
+pub(super) fn read_table(path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
+    match read_into(path, buf, MAX_TABLE_BYTES, Records::Many) {
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Ok(()),
+        r => r,
+    }
 }
 
 #[cfg(all(test, unix))]

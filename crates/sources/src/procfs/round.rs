@@ -1,9 +1,10 @@
 //! The per-round cache behind [`super::ProcReader`]: what each process's files said this round,
 //! read lazily (a process nobody asks about costs nothing) through one reused buffer.
 
+use super::kept::staggered;
 use super::kept::KeptStats;
-use super::read::{read_into, Records};
-use super::{read_stat, split_cmdline, Stat};
+use super::parse::{parse_maps, parse_uid, split_cmdline, Stat};
+use super::read::{read_into, read_stat, read_table, Records};
 use std::collections::HashMap;
 use std::io;
 use std::ops::ControlFlow;
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 
 /// How long what rarely changes (user, executable, command line, cgroup) is kept across rounds
 /// for a process with the same pid, start time and name (between half of it and all of it, by
-/// pid: [`super::staggered`]). `stat` is read every round, or, for a process watched for its exit
+/// pid: [`staggered`]). `stat` is read every round, or, for a process watched for its exit
 /// (`kept`), kept until it exits: either way a reused pid (another start time, or an exit seen)
 /// is never mistaken for the process that had it. A new name (`comm`) means an `exec` or a new
 /// title (`setproctitle` sets both), so it re-reads as soon as `stat` shows it (every round on a
@@ -264,8 +265,8 @@ impl Round {
             |e| &mut e.maps,
             |r| {
                 r.path(root, pid, "maps");
-                super::facts::read_table(&r.path, &mut r.buf)
-                    .map(|()| Arc::new(super::parse_maps(&String::from_utf8_lossy(&r.buf))))
+                read_table(&r.path, &mut r.buf)
+                    .map(|()| Arc::new(parse_maps(&String::from_utf8_lossy(&r.buf))))
                     .map_err(|e| (e.kind(), e.to_string()))
             },
         )
@@ -297,7 +298,7 @@ impl Round {
         };
         let round = self.round;
         let now = self.started;
-        let period = super::staggered(pid, SLOW_REFRESH);
+        let period = staggered(pid, SLOW_REFRESH);
         let same = |s: &Slow, (st, name): (u64, u64)| {
             s.start_time == st && s.name == name && now.duration_since(s.read_at) < period
         };
@@ -428,7 +429,7 @@ impl Round {
                     return std::fs::metadata(&r.path).ok().map(|m| m.uid());
                 }
                 let text = r.read_small(root, pid, "status", MAX_STATUS_BYTES)?;
-                super::parse_uid(&String::from_utf8_lossy(text))
+                parse_uid(&String::from_utf8_lossy(text))
             },
         )
     }

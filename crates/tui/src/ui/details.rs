@@ -133,7 +133,7 @@ fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
     let t = &app.theme;
     let Some(n) = &p.no_estimate else {
         let why = match (&p.workload, &p.metadata_unavailable) {
-            (Some(w), _) if w.kind.is_ai() => {
+            (Some(w), _) if gpuledger_workloads::runtimes::is_ai(w.kind) => {
                 "no estimate: the model or settings could not be read (`gpuledger explain PID` says which)".into()
             }
             // Unseen is not "not AI": what it runs is unknown.

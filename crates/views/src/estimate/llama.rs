@@ -4,7 +4,7 @@
 
 use super::input_source;
 use crate::columns::{Align, Columns};
-use gpuledger_model::llama_estimate::{Comparison, Estimate, FitStage};
+use gpuledger_model::llama_estimate::{Comparison, Estimate, FitStage, TensorPlace};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
@@ -277,7 +277,10 @@ fn weights_detail(e: &Estimate) -> String {
             o.tensors,
             plural(o.tensors as u64),
             human_bytes(o.bytes),
-            if o.place == "gpu" { "GPU" } else { "host" }
+            match o.place {
+                TensorPlace::Gpu => "GPU",
+                TensorPlace::Host => "host",
+            }
         );
     }
     wd

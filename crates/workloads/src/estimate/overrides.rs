@@ -26,6 +26,7 @@ use regex::{Regex, RegexBuilder};
 use super::devices::Device;
 use super::settings::{int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride};
 use super::{EstimateError, GgufModel, Record, TensorOverrideEstimate};
+use gpuledger_model::llama_estimate::TensorPlace;
 
 /// `LLM_FFN_EXPS_REGEX` (b11434 `common/common.h`): the expert tensors `--cpu-moe` and
 /// `--n-cpu-moe` keep on the host.
@@ -331,7 +332,11 @@ pub(super) fn place(
             given: o.given.clone(),
             pattern: o.pattern_text(),
             buffer_type: o.buffer_type.clone(),
-            place: if on_gpu { "gpu" } else { "host" },
+            place: if on_gpu {
+                TensorPlace::Gpu
+            } else {
+                TensorPlace::Host
+            },
             tensors: 0,
             bytes: 0,
         });

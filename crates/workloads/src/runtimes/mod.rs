@@ -12,10 +12,12 @@
 //!   a part) plus the inputs it used, each with where it came from.
 //!
 //! Each runtime lives in one folder (`llamacpp`, `ollama`, `lmstudio`, `vllm`, `sglang`,
-//! `pytorch`) holding how it is recognised, how its API is asked, and its recipe, behind the one
-//! [`Runtime`] trait; [`RUNTIMES`] registers them. Adding a runtime: a folder with a type that
-//! implements [`Runtime`], its kind in `gpuledger_model::WorkloadKind`, and one line in
-//! [`RUNTIMES`] (see the crate's README, "Adding a runtime").
+//! `pytorch`, `mlx`) holding how it is recognised, how its API is asked, and its recipe, behind
+//! the one [`Runtime`] trait; [`RUNTIMES`] registers them, and every fact about a kind (AI or
+//! not, a server or not, its libraries, its workers' roles) is derived from that registration
+//! ([`Registry`]). Adding a runtime: a folder with a type that implements [`Runtime`] and one
+//! line in [`RUNTIMES`] (see the crate's README, "Adding a runtime"), plus its kind's name in
+//! `gpuledger_model::WorkloadKind` when no existing kind fits: the JSON name records carry.
 //!
 //! This file: the registry and the dispatch to it, what was asked of a runtime's API ([`Asked`];
 //! the per-port loop is in `loopback`), the process context the recipes read, and the helpers the
@@ -25,30 +27,39 @@ pub mod hf;
 pub mod llamacpp;
 pub mod lmstudio;
 mod loopback;
+pub mod mlx;
 pub mod ollama;
 mod pyargs;
 pub mod pytorch;
+mod registry;
 pub mod reservation;
 mod runtime;
 pub mod sglang;
 pub mod vllm;
 
-pub use runtime::{model_arg, MpPlace, Runtime, Seen};
+pub use registry::{same as same_library, Registry};
+pub use runtime::{model_arg, Library, MpLayout, MpPlace, Recipe, Runtime, Seen};
 
 /// Every runtime, in the order identification tries them (the first that recognises a process
 /// wins). Adding a runtime adds one line here.
-pub static RUNTIMES: &[&dyn Runtime] = &[
+pub static RUNTIMES: Registry = Registry(&[
     &llamacpp::LlamaCpp,
     &ollama::Ollama,
     &lmstudio::LmStudio,
     &vllm::Vllm,
     &sglang::Sglang,
     &pytorch::Pytorch,
-];
+    &mlx::Mlx,
+]);
 
 /// The runtime that owns `kind`.
 pub fn for_kind(kind: WorkloadKind) -> Option<&'static dyn Runtime> {
-    RUNTIMES.iter().copied().find(|r| r.kinds().contains(&kind))
+    RUNTIMES.for_kind(kind)
+}
+
+/// Whether `kind` is an AI workload: one a registered runtime owns ([`Registry::is_ai`]).
+pub fn is_ai(kind: WorkloadKind) -> bool {
+    RUNTIMES.is_ai(kind)
 }
 
 /// The command line as the runtime of `kind` reads it ([`Runtime::read_args`]).
@@ -58,15 +69,12 @@ pub(crate) fn read_args(
     proc_root: &Path,
     pid: u32,
 ) -> (Vec<String>, Option<String>) {
-    for_kind(kind).map_or_else(
-        || (argv.to_vec(), None),
-        |r| r.read_args(argv, proc_root, pid),
-    )
+    RUNTIMES.read_args(kind, argv, proc_root, pid)
 }
 
 /// Whether a command line alone names the runtime of `kind` ([`Runtime::names_argv`]).
 pub(crate) fn names_argv(kind: WorkloadKind, argv: &[String]) -> bool {
-    for_kind(kind).map_or(!argv.is_empty(), |r| r.names_argv(argv))
+    RUNTIMES.names_argv(kind, argv)
 }
 
 /// The live state: ask the endpoints `kind` is known to serve on each of `ports`; the first port that answers
@@ -202,6 +210,8 @@ pub struct RuntimeNotes {
     pub recipe: Option<String>,
     /// The model's name in the runtime (`qwen3:8b`), when known.
     pub model_name: Option<String>,
+    /// Where that name was read (Ollama's manifests folder, LM Studio's API), for its evidence.
+    pub model_name_from: Option<String>,
     /// The start of the why sentence (`qwen3:8b kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`);
     /// the estimate's parts are appended.
     pub why_lead: Option<String>,
@@ -433,13 +443,13 @@ impl<'a> ProcessContext<'a> {
 
 /// Kinds whose runtime has a recipe of its own (not llama.cpp's).
 pub fn covers(kind: WorkloadKind) -> bool {
-    for_kind(kind).is_some_and(|r| r.has_recipe())
+    for_kind(kind).is_some_and(|r| r.recipe().is_some())
 }
 
 /// The recipe for `w.kind`, or `None` when no runtime has one of its own for it (llama.cpp has
 /// its recipe in [`crate::estimate()`]).
 pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, String>> {
-    for_kind(w.kind)?.estimate(ctx, w)
+    Some(for_kind(w.kind)?.recipe()?.estimate(ctx, w))
 }
 
 /// The runtime's own log figures for `kind` (`explain --log`), to go beside the estimate.

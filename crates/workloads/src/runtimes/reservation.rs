@@ -173,12 +173,14 @@ pub fn kv_bytes_per_token_layers(
 /// (`4 ranks`, `TP 4`) when `ranks > 1`. Returns the bytes per rank too.
 pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64, [Input; 2]) {
     let (all, count, files, source) = match &model.gguf {
-        Some(g) => (g.bytes, g.tensors, g.parts, "GGUF header"),
+        Some(g) => (g.bytes, g.tensors, g.parts, InputSource::gguf_header()),
         None => (
             model.weights.tensor_bytes(),
             model.weights.tensor_count(),
             model.weights.files.len() as u64,
-            "safetensors headers",
+            InputSource::Tensors {
+                detail: "safetensors headers".into(),
+            },
         ),
     };
     let per_rank = all / ranks.max(1);
@@ -193,9 +195,7 @@ pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64,
                 String::new()
             }
         ),
-        InputSource::Tensors {
-            detail: source.into(),
-        },
+        source,
     );
     let found = InputSource::File {
         detail: model.found.clone(),

@@ -2,12 +2,14 @@
 //! how its own API is asked, and what it adds to the estimated ledger. Each runtime implements it
 //! in its own folder; [`super::RUNTIMES`] lists them in the order identification tries them.
 
-use super::{Asked, Fetch, ProcessContext, RuntimeEstimate};
+use super::{Asked, Fetch, ProcessContext, Registry, RuntimeEstimate};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_model::Member;
 use gpuledger_model::{
     Evidence, Process, ReportedFigure, RoleKind, Vendor, Workload, WorkloadKind,
 };
+use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 use std::path::Path;
 use std::time::Duration;
 
@@ -31,14 +33,101 @@ impl Seen<'_> {
     }
 }
 
+/// A family of libraries whose presence in a process's maps says something (libggml: llama.cpp),
+/// by file-name prefix. Declared as a `static` by the runtime (or, for the plain CUDA runtime and
+/// graphics drivers, by identification) that owns it: families are told apart by address.
+pub struct Library {
+    /// What a mapped file of the family shows, in the evidence (`llama.cpp / ggml library`).
+    pub what: &'static str,
+    pub prefixes: &'static [&'static str],
+}
+
+impl Library {
+    /// Whether `file` (a file name, no folder) is one of this family's.
+    pub fn holds(&self, file: &str) -> bool {
+        self.prefixes.iter().any(|p| file.starts_with(p))
+    }
+}
+
+/// A runtime's own recipe for the estimated ledger ([`Runtime::recipe`]).
+pub trait Recipe: Sync {
+    /// The estimate for process `w`, or why there is none, in words.
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String>;
+}
+
+/// How a runtime lays out the untitled Python multiprocessing children under its root (vLLM
+/// before its processes had titles), for [`crate::group`] to name their roles.
+pub trait MpLayout: Sync {
+    /// Whether the root runs the engine itself (vLLM's `--disable-frontend-multiprocessing`),
+    /// so that a fork of it is a rank, not an engine.
+    fn root_runs_engine(&self, root_args: &[String]) -> bool;
+
+    /// The role of a child at `place`, given the root's command line; `None` when the place is
+    /// not one the runtime makes (no role is guessed).
+    fn role(&self, place: MpPlace, root_args: &[String]) -> Option<(RoleKind, String)>;
+}
+
 /// One runtime. Only [`Runtime::kinds`] and [`Runtime::named`] are required: a runtime that
-/// has no API, no recipe or no log figures leaves those methods as they are.
+/// has no API, no recipe or no log figures leaves those methods as they are. Everything the rest
+/// of the crate knows of a runtime (that its kinds are AI, which are servers, what libraries
+/// support it, how its workers are laid out) comes from here, through [`super::RUNTIMES`].
 pub trait Runtime: Sync {
-    /// The workload kinds this runtime owns (Ollama: its server and its runner).
+    /// The workload kinds this runtime owns (Ollama: its server and its runner). Every kind a
+    /// runtime owns is an AI workload: the estimated ledger may model it.
     fn kinds(&self) -> &'static [WorkloadKind];
 
     /// The kind, when the program's name, process title or command line names this runtime.
     fn named(&self, seen: &Seen) -> Option<WorkloadKind>;
+
+    /// Whether a process of `kind` serves an API, so that listening on no port is worth saying
+    /// (Ollama's server is one, its runner is not).
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        false
+    }
+
+    /// The libraries a process of `kind` maps when it is what it seems (libggml for a
+    /// llama-server, libtorch for vLLM): a second, independent kind of evidence.
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        None
+    }
+
+    /// The kind the runtime's libraries alone name, when nothing names the program (a program
+    /// embedding libllama is llama.cpp; one mapping libtorch is PyTorch).
+    fn named_by_library(&self) -> Option<WorkloadKind> {
+        None
+    }
+
+    /// The kind an ancestor's command line names as the root of a workload (the server a worker
+    /// descends from, a launcher that starts one rank per GPU). A title names a member, never a
+    /// root: by default, what [`Runtime::named`] names where [`Runtime::names_argv`] agrees.
+    fn names_root(&self, seen: &Seen) -> Option<WorkloadKind> {
+        let kind = self.named(seen)?;
+        self.names_argv(seen.args).then_some(kind)
+    }
+
+    /// Whether a process of `kind` found under another runtime's root is that runtime's (a
+    /// process known only by its PyTorch libraries, under vLLM, is vLLM's).
+    fn yields_to_root(&self, _kind: WorkloadKind) -> bool {
+        false
+    }
+
+    /// Whether the process's parent, named `parent`, is evidence for `kind` (an Ollama runner's
+    /// `ollama serve`).
+    fn parent_is_evidence(&self, _kind: WorkloadKind, _parent: &str) -> bool {
+        false
+    }
+
+    /// The process's place in a workload it joins otherwise than through its ancestors
+    /// (llama.cpp's `rpc-server`, which a llama-server reaches over TCP); `None`: the ancestors
+    /// say.
+    fn member_apart(&self, _f: &ProcessFacts, _procs: &ProcReader) -> Option<Member> {
+        None
+    }
+
+    /// How the runtime lays out untitled multiprocessing children, when it starts them.
+    fn multiprocessing(&self) -> Option<&'static dyn MpLayout> {
+        None
+    }
 
     /// Whether a command line alone names this runtime, so that its flags are the ones a recipe
     /// reads: asked of each ancestor when a worker's title replaced its own command line.
@@ -128,17 +217,9 @@ pub trait Runtime: Sync {
         None
     }
 
-    /// Whether the runtime has a recipe of its own ([`Runtime::estimate`]).
-    fn has_recipe(&self) -> bool {
-        false
-    }
-
-    /// The runtime's own recipe (vLLM, SGLang, PyTorch).
-    fn estimate(
-        &self,
-        _ctx: &ProcessContext,
-        _w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
+    /// The runtime's own recipe (vLLM, SGLang, PyTorch), when it has one: having it is what
+    /// makes the runtime's kinds estimated by it rather than by llama.cpp's recipe.
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
         None
     }
 
@@ -156,14 +237,20 @@ pub trait Runtime: Sync {
 /// The model a command line names (`--model`, `--model-path`; `-m` too unless the program is
 /// an interpreter, for which `-m` names a module; else where runtime `kind` puts it, as
 /// `vllm serve MODEL` does).
-pub fn model_arg(kind: WorkloadKind, prog: &str, args: &[String]) -> Option<String> {
+pub fn model_arg(
+    runtimes: &Registry,
+    kind: WorkloadKind,
+    prog: &str,
+    args: &[String],
+) -> Option<String> {
     let flags: &[&str] = if prog.starts_with("python") {
         &["--model", "--model-path"]
     } else {
         &["-m", "--model"]
     };
     // The runtime's own reader first: it knows its grammar (`vllm serve --port 1 MODEL`).
-    super::for_kind(kind)
+    runtimes
+        .for_kind(kind)
         .and_then(|r| r.model_in_args(args))
         .or_else(|| arg_value(args, flags).map(str::to_string))
 }

@@ -90,6 +90,21 @@ fn other_gpus(c: &Checker, given: &LlamaSettings, snap: &Snapshot, d: &Device) -
         .collect()
 }
 
+/// `at(n)` for the smallest `n` in `lo..=hi` where it is `Some`, by bisection: `at` must hold
+/// from some `n` on (every `n` above one where it holds holds too); `None` when not even at `hi`.
+fn smallest_where<T>(lo: u32, hi: u32, at: impl Fn(u32) -> Option<T>) -> Option<T> {
+    let mut best = at(hi)?;
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match at(mid) {
+            Some(b) => (best, hi) = (b, mid),
+            None => lo = mid + 1,
+        }
+    }
+    Some(best)
+}
+
 struct Checker<'a> {
     model: &'a GgufModel,
     free: u64,
@@ -112,44 +127,35 @@ impl Checker<'_> {
         self.needed(s).map(|(n, _)| n).filter(|&n| n <= self.free)
     }
 
-    /// The change with the smallest `n` in `lo..=hi` that fits (fitting grows with `n`), by
-    /// bisection.
+    /// The needed bytes and flags of `make(n)` when its settings fit.
+    fn at(
+        &self,
+        n: u32,
+        make: &impl Fn(u32) -> Option<(LlamaSettings, String)>,
+    ) -> Option<(u64, String)> {
+        make(n).and_then(|(s, f)| Some((self.fits(&s)?, f)))
+    }
+
+    /// The change with the smallest `n` in `lo..=hi` that fits (fitting grows with `n`).
     fn smallest(
         &self,
         lo: u32,
         hi: u32,
         make: impl Fn(u32) -> Option<(LlamaSettings, String)>,
     ) -> Option<Change> {
-        let at = |n: u32| make(n).and_then(|(s, f)| Some((self.fits(&s)?, f)));
-        let mut best = at(hi)?;
-        let (mut lo, mut hi) = (lo, hi);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match at(mid) {
-                Some(b) => (best, hi) = (b, mid),
-                None => lo = mid + 1,
-            }
-        }
+        let best = smallest_where(lo, hi, |n| self.at(n, &make))?;
         Some(self.change(best, "the experts of the first layers on the host"))
     }
 
-    /// The change with the largest `n` in `lo..=hi` that fits (fitting shrinks with `n`).
+    /// The change with the largest `n` in `lo..=hi` that fits (fitting shrinks with `n`): the
+    /// same bisection over `n` mirrored (`lo + hi - n`), along which fitting grows.
     fn largest(
         &self,
         lo: u32,
         hi: u32,
         make: impl Fn(u32) -> Option<(LlamaSettings, String)>,
     ) -> Option<Change> {
-        let at = |n: u32| make(n).and_then(|(s, f)| Some((self.fits(&s)?, f)));
-        let mut best = at(lo)?;
-        let (mut lo, mut hi) = (lo, hi);
-        while lo < hi {
-            let mid = hi - (hi - lo) / 2;
-            match at(mid) {
-                Some(b) => (best, lo) = (b, mid),
-                None => hi = mid - 1,
-            }
-        }
+        let best = smallest_where(lo, hi, |m| self.at(lo + hi - m, &make))?;
         Some(self.change(best, "the most that fits"))
     }
 
@@ -160,5 +166,27 @@ impl Checker<'_> {
             needed_bytes: needed,
             free_bytes: self.free,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_where;
+
+    #[test]
+    fn the_bisection_finds_the_edge_both_ways() {
+        // Fitting from 7 on: the smallest is 7.
+        assert_eq!(smallest_where(1, 20, |n| (n >= 7).then_some(n)), Some(7));
+        // Fitting up to 13, searched mirrored (as `largest` does): the largest is 13.
+        let (lo, hi) = (1, 20);
+        let mirrored = |m: u32| {
+            let n = lo + hi - m;
+            (n <= 13).then_some(n)
+        };
+        assert_eq!(smallest_where(lo, hi, mirrored), Some(13));
+        // Everything fits, nothing fits, a range of one.
+        assert_eq!(smallest_where(0, 9, Some), Some(0));
+        assert_eq!(smallest_where(0, 9, |_| None::<u32>), None);
+        assert_eq!(smallest_where(5, 5, Some), Some(5));
     }
 }

@@ -70,7 +70,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         live_state(args, refusal, &mut workload, process.as_ref(), &ports);
 
     let estimated = match (&mut workload, &process) {
-        (Some(w), Some(p)) if w.kind.is_ai() => {
+        (Some(w), Some(p)) if gpuledger_workloads::runtimes::is_ai(w.kind) => {
             let may_probe = refusal.is_none();
             Some(estimated_ledger(
                 args,
@@ -220,7 +220,7 @@ fn live_state(
     let unavailable = |why: &str| (None, Some(why.to_string()));
     let w = match (workload.as_mut(), process) {
         _ if refusal.is_some() => return unavailable(refusal.unwrap_or_default()),
-        (Some(w), Some(_)) if w.kind.is_ai() => w,
+        (Some(w), Some(_)) if gpuledger_workloads::runtimes::is_ai(w.kind) => w,
         _ => return unavailable("not a model server"),
     };
     if ports.is_empty() {
@@ -288,7 +288,7 @@ fn estimated_ledger(
     let fit_note = fit_at_load(&mut inputs, p, snap);
     if let Some(name) = &inputs.notes.model_name {
         w.evidence
-            .push(model_named(w.kind, &inputs.model_path, name));
+            .push(model_named(name, inputs.notes.model_name_from.as_deref()));
     }
     let (gguf, path, mut settings) = (&inputs.model, &inputs.model_path, inputs.settings.clone());
     let mut est = match estimate_inputs(&inputs) {
@@ -348,23 +348,12 @@ fn ask_runtime(args: &Args, global: &Global, p: &Process, w: &Workload, may_prob
     )
 }
 
-/// Evidence that the runtime itself named the model (Ollama: read from its manifests).
-fn model_named(
-    kind: gpuledger_model::WorkloadKind,
-    model_path: &std::path::Path,
-    name: &str,
-) -> Evidence {
+/// Evidence that the runtime itself named the model, and where its name was read.
+fn model_named(name: &str, from: Option<&str>) -> Evidence {
     Evidence {
         kind: EvidenceKind::ModelFile,
         showed: format!("the runtime names this model {name}"),
-        source: match kind {
-            gpuledger_model::WorkloadKind::OllamaRunner => model_path
-                .parent()
-                .and_then(|b| b.parent())
-                .map(|m| format!("{}/manifests", m.display()))
-                .unwrap_or_else(|| "Ollama manifests".into()),
-            _ => "the runtime's API".into(),
-        },
+        source: from.unwrap_or("the runtime's API").to_string(),
     }
 }
 

@@ -25,6 +25,7 @@ pub use vendor::{
 use witnesses::smi_seen;
 use witnesses::{smi_not_run, smi_verdict};
 
+use gpuledger_model::verdict::VerdictKind;
 use gpuledger_model::{Snapshot, Usage};
 
 /// The child's usage rows on the device in one round.
@@ -130,7 +131,7 @@ fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
         .into_iter()
         .map(|source| Verdict {
             source,
-            verdict: "cannot see".into(),
+            verdict: VerdictKind::CannotSee,
             text: text.clone(),
             witness: false,
             checks: Vec::new(),
@@ -253,7 +254,7 @@ mod tests {
             Seen::Absent,
         ];
         let v = judge_process("nvml", &s, N, TOLERANCE, false);
-        assert_eq!(v.verdict, "off");
+        assert_eq!(v.verdict, VerdictKind::Off);
         assert!(
             v.text.starts_with("off by 4.00 MiB at allocated"),
             "{}",
@@ -446,7 +447,7 @@ mod tests {
         // Another PCI address: no reading can be matched, never a pass.
         let v = judge(&vulkan_record("0000:04:00.0", honest));
         assert_eq!(v.len(), 1);
-        assert_eq!(v[0].verdict, "cannot see");
+        assert_eq!(v[0].verdict, VerdictKind::CannotSee);
         assert!(
             v[0].text.contains("no source reports the Vulkan device 0 (AMD Radeon RX 7600 (RADV NAVI33); PCI 0000:04:00.0"),
             "{}",
@@ -529,7 +530,7 @@ mod tests {
         };
         let v = judge(&rec);
         assert_eq!(v.len(), 1);
-        assert_eq!(v[0].verdict, "cannot see");
+        assert_eq!(v[0].verdict, VerdictKind::CannotSee);
         assert!(!v[0].witness);
     }
 }

@@ -4,6 +4,7 @@ use super::judge::{self, Record, SCHEMA};
 use super::{exit_for, not_implemented, Args};
 use anyhow::Context;
 use gpuledger_cuda::workload::ChildDevice;
+use gpuledger_model::verdict::VerdictKind;
 use gpuledger_views::verify::{render_verify, VerdictLine, VerifyDevice, VerifyReport};
 use std::process::ExitCode;
 
@@ -63,8 +64,8 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let changed: Vec<String> = rec
         .verdicts
         .iter()
-        // "not implemented" is what this build lacks, not a reading: it may change between builds.
-        .filter(|v| v.verdict != "not implemented")
+        // What this build lacks is not a reading: it may change between builds.
+        .filter(|v| v.verdict != VerdictKind::NotImplemented)
         .filter(|v| {
             !stored
                 .iter()
@@ -108,7 +109,7 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
             .iter()
             .map(|v| VerdictLine {
                 source: &v.source,
-                verdict: &v.verdict,
+                verdict: v.verdict,
                 text: &v.text,
                 witness: v.witness,
             })

@@ -4,18 +4,37 @@
 
 mod api;
 mod inputs;
+mod rpc;
 
 pub(crate) use inputs::backend_of;
 #[cfg(test)]
 pub(crate) use inputs::llama_env;
 pub use inputs::{llama_server_inputs, ProcessInputs};
 
-use super::{Asked, Fetch, Runtime, Seen};
+use super::{Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
-use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
+use gpuledger_model::{Evidence, Member, Process, RoleKind, Vendor, Workload, WorkloadKind};
+use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 use std::path::Path;
 
 pub struct LlamaCpp;
+
+/// llama.cpp's libraries (ggml and its backends, libllama): what llama-server maps, and what the
+/// runtimes built on llama.cpp (Ollama's runner, LM Studio) map too.
+pub static GGML: Library = Library {
+    what: "llama.cpp / ggml library",
+    prefixes: &[
+        "libggml-cuda",
+        "libggml-vulkan",
+        "libggml-metal",
+        "libggml-hip",
+        "libggml-base",
+        "libggml.so",
+        "libllama",
+        "ggml-cuda.dll",
+        "llama.dll",
+    ],
+};
 
 impl Runtime for LlamaCpp {
     fn kinds(&self) -> &'static [WorkloadKind] {
@@ -27,6 +46,23 @@ impl Runtime for LlamaCpp {
         // `rpc-server` (llama.cpp's RPC backend) is a device of a llama-server: `group` says whose.
         (p.starts_with("llama-") || p == "llama" || p == "rpc-server" || p == "ggml-rpc-server")
             .then_some(WorkloadKind::LlamaCpp)
+    }
+
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&GGML)
+    }
+
+    fn named_by_library(&self) -> Option<WorkloadKind> {
+        Some(WorkloadKind::LlamaCpp)
+    }
+
+    /// An `rpc-server` is a device of the llama-server that names it in `--rpc`.
+    fn member_apart(&self, f: &ProcessFacts, procs: &ProcReader) -> Option<Member> {
+        rpc::is_rpc_server(f).then(|| rpc::rpc_device(f, procs))
     }
 
     /// The upstream llama-server that `ollama serve` starts (v0.30+) is its runner.

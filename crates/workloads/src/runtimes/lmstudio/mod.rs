@@ -172,6 +172,7 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
     let notes = RuntimeNotes {
         recipe: Some(RECIPE.to_string()),
         model_name: Some(entry.id.clone()),
+        model_name_from: Some("LM Studio's /api/v0/models".into()),
         why_lead: Some(format!(
             "{} loaded by LM Studio with a {ctx}-token context",
             entry.id

@@ -1,6 +1,6 @@
 //! The [`Runtime`] for LM Studio: its engine helper, recognised by LM Studio's paths.
 
-use super::super::{Asked, Fetch, Runtime, Seen};
+use super::super::{Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
@@ -19,6 +19,15 @@ fn lmstudio_path(s: &str) -> bool {
 }
 
 impl Runtime for LmStudio {
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    /// Its engine is llama.cpp.
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&crate::runtimes::llamacpp::GGML)
+    }
+
     fn kinds(&self) -> &'static [WorkloadKind] {
         &[WorkloadKind::LmStudio]
     }

@@ -55,7 +55,7 @@ use crate::gguf::GgufModel;
 use crate::runtimes::llamacpp::ProcessInputs;
 use api::reported;
 use gpuledger_model::{Process, ReportedFigure, Vendor, Workload};
-use names::cached_model_name;
+use names::{cached_model_name, manifests_of};
 use settings::no_recipe;
 use std::path::{Path, PathBuf};
 
@@ -179,6 +179,7 @@ pub fn inputs_for(
     settings.model = Some(model_path);
     settings.backend = crate::runtimes::llamacpp::backend_of(w, vendor);
     notes.model_name = name.clone();
+    notes.model_name_from = Some(manifests_of(&path));
     describe(&mut notes, entry, &env, name.as_deref(), "Ollama's runner");
     Ok(ProcessInputs {
         model_path: path,
@@ -250,6 +251,7 @@ pub fn llama_server_child(
     let mut notes = RuntimeNotes {
         recipe: Some("ollama/llama-server (llama.cpp)".into()),
         model_name: name.clone(),
+        model_name_from: Some(manifests_of(&i.model_path)),
         ..Default::default()
     };
     let entry = ps.and_then(|ps| ps_entry(ps, name.as_deref()).map(|m| (m, ps.source.as_str())));

@@ -59,6 +59,14 @@ pub fn model_name_for_blob(blob: &Path) -> Result<Option<String>, String> {
     }
 }
 
+/// Where [`model_name_for_blob`] reads a blob's name: the manifests folder beside its blobs.
+pub(super) fn manifests_of(blob: &Path) -> String {
+    blob.parent()
+        .and_then(|b| b.parent())
+        .map(|m| format!("{}/manifests", m.display()))
+        .unwrap_or_else(|| "Ollama manifests".into())
+}
+
 /// [`model_name_for_blob`], remembered for a while: the collection path asks every refresh, and a
 /// manifests folder can hold thousands of files; a pull that adds a name shows within minutes.
 pub(super) fn cached_model_name(blob: &Path) -> Option<String> {

@@ -1,7 +1,7 @@
 //! The [`Runtime`] for Ollama: `ollama serve`, its runner (`ollama runner`, `ollama_llama_server`)
 //! and the upstream llama-server it starts since v0.30.
 
-use super::super::{Asked, Fetch, Runtime, Seen};
+use super::super::{Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{
@@ -24,6 +24,20 @@ impl Runtime for Ollama {
             "ollama_llama_server" => Some(WorkloadKind::OllamaRunner),
             _ => None,
         }
+    }
+
+    fn is_server(&self, kind: WorkloadKind) -> bool {
+        kind == WorkloadKind::Ollama
+    }
+
+    /// Its runner is llama.cpp (the server loads no model itself).
+    fn library(&self, kind: WorkloadKind) -> Option<&'static Library> {
+        (kind == WorkloadKind::OllamaRunner).then_some(&crate::runtimes::llamacpp::GGML)
+    }
+
+    /// A runner's parent, and any process under `ollama serve`.
+    fn parent_is_evidence(&self, kind: WorkloadKind, parent: &str) -> bool {
+        kind == WorkloadKind::OllamaRunner || parent == "ollama"
     }
 
     fn role(&self, _own: &Seen, _root_args: &[String]) -> Option<(RoleKind, String)> {

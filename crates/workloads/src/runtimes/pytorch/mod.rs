@@ -7,7 +7,7 @@
 
 mod runtime;
 
-pub use runtime::Pytorch;
+pub use runtime::{Pytorch, TORCH};
 
 use super::hf::{gib, in_process_root};
 use super::{Input, InputSource, ProcessContext, RuntimeEstimate};

@@ -1,7 +1,7 @@
 //! The [`Runtime`] for SGLang: its server and its scheduler processes, which retitle themselves
 //! `sglang::scheduler_TP0` (setproctitle replaces the command line and the comm).
 
-use super::super::{Fetch, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use super::super::{Fetch, Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
@@ -19,6 +19,14 @@ fn is_title(comm: &str, lower: &str) -> bool {
 }
 
 impl Runtime for Sglang {
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&crate::runtimes::pytorch::TORCH)
+    }
+
     fn kinds(&self) -> &'static [WorkloadKind] {
         &[WorkloadKind::Sglang]
     }
@@ -84,19 +92,17 @@ impl Runtime for Sglang {
         super::live::query(port, fetch, ev)
     }
 
-    fn has_recipe(&self) -> bool {
-        true
-    }
-
-    fn estimate(
-        &self,
-        ctx: &ProcessContext,
-        _w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
-        Some(super::estimate_process(ctx))
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
+        Some(&Sglang)
     }
 
     fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
         super::parse_log(text).reported(source)
+    }
+}
+
+impl Recipe for Sglang {
+    fn estimate(&self, ctx: &ProcessContext, _w: &Workload) -> Result<RuntimeEstimate, String> {
+        super::estimate_process(ctx)
     }
 }

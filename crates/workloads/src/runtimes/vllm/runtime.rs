@@ -1,7 +1,9 @@
 //! The [`Runtime`] for vLLM: its API server, engine core and workers (`VLLM::EngineCore`,
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
-use super::super::{Fetch, MpPlace, ProcessContext, Runtime, RuntimeEstimate, Seen};
+use super::super::{
+    Fetch, Library, MpLayout, MpPlace, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen,
+};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
@@ -32,10 +34,10 @@ fn sizes(root_args: &[String]) -> Option<(usize, usize, Option<String>)> {
     ))
 }
 
-impl Vllm {
+impl MpLayout for Vllm {
     /// Whether the API server runs the engine itself (`--disable-frontend-multiprocessing`, V0),
     /// so that a fork of it is a rank, not an engine core.
-    pub fn server_runs_engine(root_args: &[String]) -> bool {
+    fn root_runs_engine(&self, root_args: &[String]) -> bool {
         super::VllmSettings::from_args(root_args, "")
             .is_ok_and(|s| s.disable_frontend_multiprocessing)
     }
@@ -46,10 +48,7 @@ impl Vllm {
     /// (`MultiprocessingDistributedExecutor`); V1 before its processes had titles runs no model
     /// in the engine core and starts all n ranks as its children. Any other count is not a
     /// layout vLLM makes: no role is guessed.
-    pub fn multiprocessing_role(
-        place: MpPlace,
-        root_args: &[String],
-    ) -> Option<(RoleKind, String)> {
+    fn role(&self, place: MpPlace, root_args: &[String]) -> Option<(RoleKind, String)> {
         let (tp, pp, tp_written) = sizes(root_args)?;
         let tp_flag = tp_written.as_deref();
         let ranks = tp.checked_mul(pp)?.max(1);
@@ -98,6 +97,18 @@ impl Vllm {
 }
 
 impl Runtime for Vllm {
+    fn is_server(&self, _kind: WorkloadKind) -> bool {
+        true
+    }
+
+    fn library(&self, _kind: WorkloadKind) -> Option<&'static Library> {
+        Some(&crate::runtimes::pytorch::TORCH)
+    }
+
+    fn multiprocessing(&self) -> Option<&'static dyn MpLayout> {
+        Some(&Vllm)
+    }
+
     fn kinds(&self) -> &'static [WorkloadKind] {
         &[WorkloadKind::Vllm]
     }
@@ -179,17 +190,23 @@ impl Runtime for Vllm {
         super::live::query(port, fetch, ev)
     }
 
-    fn has_recipe(&self) -> bool {
-        true
+    fn recipe(&self) -> Option<&'static dyn Recipe> {
+        Some(&Vllm)
     }
 
+    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
+        super::parse_log(text).reported(source)
+    }
+
+    fn version_in_log(&self, text: &str) -> Option<String> {
+        super::parse_log(text).version
+    }
+}
+
+impl Recipe for Vllm {
     /// With tensor or pipeline parallelism vLLM V1's engine core runs no model: it starts one
     /// worker per rank (`VLLM::Worker_TPn`), and each worker holds its share.
-    fn estimate(
-        &self,
-        ctx: &ProcessContext,
-        w: &Workload,
-    ) -> Option<Result<RuntimeEstimate, String>> {
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
         let engine_core = w
             .member
             .as_ref()
@@ -201,20 +218,12 @@ impl Runtime for Vllm {
                     .value
                     .saturating_mul(s.pipeline_parallel_size.value);
                 if ranks > 1 {
-                    return Some(Err(format!(
+                    return Err(format!(
                         "vLLM's engine core holds no model with {ranks} ranks (tensor × pipeline parallel): its {ranks} workers (VLLM::Worker_*) hold one share each, and each carries its own estimate"
-                    )));
+                    ));
                 }
             }
         }
-        Some(super::estimate_process(ctx))
-    }
-
-    fn reported_from_log(&self, text: &str, source: &str) -> Vec<ReportedFigure> {
-        super::parse_log(text).reported(source)
-    }
-
-    fn version_in_log(&self, text: &str) -> Option<String> {
-        super::parse_log(text).version
+        super::estimate_process(ctx)
     }
 }

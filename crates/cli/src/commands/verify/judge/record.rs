@@ -3,6 +3,7 @@
 //! and the verdicts themselves.
 
 use gpuledger_cuda::workload::{ChildDevice, StepReport};
+use gpuledger_model::verdict::VerdictKind;
 use gpuledger_model::Snapshot;
 use serde::{Deserialize, Serialize};
 
@@ -109,8 +110,7 @@ impl ToolRun {
 pub struct Verdict {
     /// `nvml (per process)`, `nvml (device used)`, `unattributed`, `nvidia-smi`, ...
     pub source: String,
-    /// `ok`, `off`, `cannot see`, `not implemented`.
-    pub verdict: String,
+    pub verdict: VerdictKind,
     /// The verdict in words: `ok`, `off by 300 MiB at context (why)`, `cannot see (why)`.
     pub text: String,
     /// Whether this is gpuledger's own reading (counts for the exit status) or a witness.

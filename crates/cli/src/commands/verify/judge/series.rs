@@ -5,6 +5,7 @@
 
 use super::record::{Check, Record, Verdict, STEPS};
 use gpuledger_model::units::human_bytes;
+use gpuledger_model::verdict::VerdictKind;
 
 /// One source's view of the child at one step.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,10 +94,15 @@ impl Checks {
         Some(format!("off{by} at {step}"))
     }
 
-    fn verdict(self, source: &str, (verdict, text): (&str, String), witness: bool) -> Verdict {
+    fn verdict(
+        self,
+        source: &str,
+        (verdict, text): (VerdictKind, String),
+        witness: bool,
+    ) -> Verdict {
         Verdict {
             source: source.into(),
-            verdict: verdict.into(),
+            verdict,
             text,
             witness,
             checks: self.list,
@@ -135,17 +141,17 @@ pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: b
     });
     let outcome = if series.iter().all(|s| !present(s)) {
         let why = "it never listed the child process";
-        ("cannot see", format!("cannot see ({why})"))
+        (VerdictKind::CannotSee, format!("cannot see ({why})"))
     } else if series.iter().all(|s| s.bytes().is_none()) {
         let why = unknown.unwrap_or_default();
-        ("cannot see", format!("cannot see ({why})"))
+        (VerdictKind::CannotSee, format!("cannot see ({why})"))
     } else if let Some(off) = c.off_text() {
         let why = explain(series, n, tol)
             .map(|w| format!(" ({w})"))
             .unwrap_or_default();
-        ("off", format!("{off}{why}"))
+        (VerdictKind::Off, format!("{off}{why}"))
     } else {
-        ("ok", "ok".into())
+        (VerdictKind::Ok, "ok".into())
     };
     c.verdict(source, outcome, witness)
 }
@@ -207,16 +213,16 @@ pub fn judge_device(
         } else {
             "the device's used memory is unknown"
         };
-        ("cannot see", format!("cannot see ({why})"))
+        (VerdictKind::CannotSee, format!("cannot see ({why})"))
     } else if let Some(off) = c.off_text() {
         let why = if unattributed {
             " (the per-process figures do not account for the child's memory as they should)"
         } else {
             ""
         };
-        ("off", format!("{off}{why}"))
+        (VerdictKind::Off, format!("{off}{why}"))
     } else {
-        ("ok", "ok".into())
+        (VerdictKind::Ok, "ok".into())
     };
     c.verdict(source, outcome, false)
 }
@@ -247,13 +253,13 @@ pub fn judge_rss(rec: &Record) -> Verdict {
     }
     let outcome = if rss("allocated").is_none() {
         (
-            "cannot see",
+            VerdictKind::CannotSee,
             "cannot see (the workload reported no resident memory: only read on Linux)".into(),
         )
     } else if let Some(off) = c.off_text() {
-        ("off", off)
+        (VerdictKind::Off, off)
     } else {
-        ("ok", "ok".into())
+        (VerdictKind::Ok, "ok".into())
     };
     c.verdict("host memory (the child's RSS)", outcome, true)
 }

@@ -5,13 +5,14 @@
 use super::device::target_pci;
 use super::record::{Record, ToolRun, Verdict};
 use super::series::{judge_device, judge_process, Seen};
+use gpuledger_model::verdict::VerdictKind;
 
 impl Verdict {
     /// `cannot see (why)`.
     pub(super) fn cannot_see(source: String, why: &str, witness: bool) -> Verdict {
         Verdict {
             source,
-            verdict: "cannot see".into(),
+            verdict: VerdictKind::CannotSee,
             text: format!("cannot see ({why})"),
             witness,
             checks: Vec::new(),
@@ -41,7 +42,7 @@ pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
 pub(super) fn smi_not_run() -> Verdict {
     Verdict {
         source: "nvidia-smi".into(),
-        verdict: "not run".into(),
+        verdict: VerdictKind::NotRun,
         text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
         witness: true,
         checks: Vec::new(),
@@ -86,7 +87,7 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
         if pr.iter().all(missing) {
             out.push(Verdict {
                 source: tool.into(),
-                verdict: "not installed".into(),
+                verdict: VerdictKind::NotInstalled,
                 text: format!("not installed ({tool} is not on PATH)"),
                 witness: true,
                 checks: Vec::new(),
