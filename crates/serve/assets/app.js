@@ -645,7 +645,8 @@
     }
     kids.push(evidence(p));
     const facts = el('div', 'facts');
-    add(facts, line('command', command(p), 'cmd'), p.started_at && line('started', p.started_at),
+    // Who owns it: the pod, the Slurm job (with its name, user and partition), the unit.
+    add(facts, line('command', command(p), 'cmd'), p.owner && line('owner', p.owner.label), p.started_at && line('started', p.started_at),
       p.container && line('container', p.container), p.listen_ports && p.listen_ports.length && line('listening', p.listen_ports.join(', ')));
     kids.push(facts);
     box.replaceChildren(...kids);

@@ -4,6 +4,8 @@
 
 use crate::serve_support::{get, start_serving};
 use crate::support::{on_live_proc, Slurm};
+use crate::web_support::browser_or_skip;
+use std::time::Duration;
 
 #[test]
 fn a_real_slurm_job_is_named_in_every_view() {
@@ -93,4 +95,18 @@ fn a_real_slurm_job_is_named_in_every_view() {
     ] {
         assert!(line.contains(&want), "{want} in {line}");
     }
+
+    // The page: the job's process, selected as the largest, names its owner in the why panel.
+    let Some(b) = browser_or_skip("a_real_slurm_job_is_named_in_every_view") else {
+        return;
+    };
+    b.goto(&format!("http://{}/", served.addr));
+    b.wait_for(
+        "the owner in the why panel",
+        &format!(
+            "return (document.getElementById('why')?.textContent || '').includes({:?})",
+            label
+        ),
+        Duration::from_secs(20),
+    );
 }
