@@ -6,6 +6,7 @@
 pub mod dirs;
 mod facts;
 mod kept;
+pub mod nvidia_gpus;
 pub use kept::STAT_REFRESH;
 pub mod read;
 mod round;
