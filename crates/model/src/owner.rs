@@ -81,26 +81,24 @@ impl DeviceAssignment {
     pub fn names_gpu(&self, uuid: &str) -> bool {
         match &self.gpu {
             Some(g) => g.eq_ignore_ascii_case(uuid),
-            None => device_id_names_gpu(&self.device_id, uuid, None),
+            None => device_id_names_gpu(&self.device_id, uuid, None, &[]),
         }
     }
 }
 
-/// Does a device plugin's id name (part of) the GPU with this `uuid` and device node
-/// `/dev/nvidia<minor>` (`None`: not known)? One rule for every join of kubelet devices to
-/// measured GPUs. The forms:
-/// - NVIDIA's device plugin: the GPU's UUID, or `<UUID>::<n>`, one of its time-slicing or MPS
-///   replicas (its MIG devices are named by their own `MIG-…` UUIDs, which name no GPU here);
+/// Does a device plugin's id name (part of) the GPU with this `uuid`, device node
+/// `/dev/nvidia<minor>` (`None`: not known) and MIG devices `mig` (their UUIDs)? One rule for
+/// every join of kubelet devices to measured GPUs. The forms:
+/// - NVIDIA's device plugin: the GPU's UUID or one of its MIG devices' (`MIG-…`), either
+///   followed by `::<n>` for one of its time-slicing or MPS replicas;
 /// - GKE's device plugin: the device node, `nvidia<N>`, and its shares: `nvidia<N>/vgpu<n>`
 ///   (time-sharing), `nvidia<N>/gi<g>` (a MIG GPU instance), `nvidia<N>/gi<g>/vgpu<n>`.
-pub fn device_id_names_gpu(id: &str, uuid: &str, minor: Option<u32>) -> bool {
+pub fn device_id_names_gpu(id: &str, uuid: &str, minor: Option<u32>, mig: &[String]) -> bool {
     if let Some(n) = gke_device_node(id) {
         return minor == Some(n);
     }
-    id.eq_ignore_ascii_case(uuid)
-        || id
-            .get(..uuid.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(uuid) && id[uuid.len()..].starts_with("::"))
+    let device = id.split_once("::").map_or(id, |(d, _)| d);
+    device.eq_ignore_ascii_case(uuid) || mig.iter().any(|m| device.eq_ignore_ascii_case(m))
 }
 
 /// The device node number of a GKE device id, or `None` when `id` is not one.

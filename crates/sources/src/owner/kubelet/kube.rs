@@ -12,9 +12,10 @@
 //!    DNS labels or subdomains, without `_`, so the name splits unambiguously. Then
 //!    pod-resources adds the container's devices by (namespace, pod, container name).
 //! 2. without those links: the GPUs the process holds memory on (NVML's UUIDs) against the
-//!    device ids pod-resources lists (NVIDIA's device plugin names a GPU by its UUID, a
-//!    time-slicing replica `<UUID>::<n>`; GKE's by its device node, `nvidia<N>[/gi<g>][/vgpu<n>]`,
-//!    matched through the driver's `/proc/driver/nvidia/gpus`). Taken only when exactly one
+//!    device ids pod-resources lists (NVIDIA's device plugin names a GPU by its UUID or, with
+//!    MIG on, by its MIG devices' UUIDs (from NVML), a time-slicing replica `<UUID>::<n>`;
+//!    GKE's by its device node, `nvidia<N>[/gi<g>][/vgpu<n>]`, matched through the driver's
+//!    `/proc/driver/nvidia/gpus`). Taken only when exactly one
 //!    listed pod was assigned those GPUs and exactly one pod UID on the node uses them (the MPS
 //!    daemon's own pod, which holds memory on every GPU it serves, is no user); on a GPU shared
 //!    by several pods this cannot tell them apart, and says so.
@@ -235,30 +236,33 @@ fn unnamed_reason(
     }
 }
 
-/// The device node number (`/dev/nvidia<N>`) of each GPU of a snapshot, by UUID, from the
-/// driver's list: GKE's device ids name GPUs by it.
+/// What device plugins name each GPU of a snapshot by, besides its UUID: its device node
+/// number (`/dev/nvidia<N>`, from the driver's list: GKE's ids) and its MIG devices' UUIDs
+/// (from NVML: NVIDIA's plugin with MIG on), by the GPU's UUID.
 #[derive(Debug, Clone, Default)]
 pub struct DeviceNodes {
-    minors: HashMap<String, u32>,
+    gpus: HashMap<String, (Option<u32>, Vec<String>)>,
 }
 
 impl DeviceNodes {
     pub fn new(snap: &Snapshot, driver: &[DriverGpu]) -> Self {
-        let minors = snap
+        let gpus = snap
             .devices
             .iter()
-            .filter_map(|d| {
-                let m = minor_of(driver, &d.uuid, d.pci_bus_id.as_deref())?;
-                Some((d.uuid.to_ascii_lowercase(), m))
+            .map(|d| {
+                let minor = minor_of(driver, &d.uuid, d.pci_bus_id.as_deref());
+                (d.uuid.to_ascii_lowercase(), (minor, d.mig_devices.clone()))
             })
             .collect();
-        DeviceNodes { minors }
+        DeviceNodes { gpus }
     }
 
     /// Does device-plugin `id` name (part of) GPU `uuid`?
     pub fn names(&self, id: &str, uuid: &str) -> bool {
-        let minor = self.minors.get(&uuid.to_ascii_lowercase()).copied();
-        device_id_names_gpu(id, uuid, minor)
+        match self.gpus.get(&uuid.to_ascii_lowercase()) {
+            Some((minor, mig)) => device_id_names_gpu(id, uuid, *minor, mig),
+            None => device_id_names_gpu(id, uuid, None, &[]),
+        }
     }
 }
 
@@ -478,8 +482,8 @@ fn assignments(
 }
 
 /// What the status says about assigned NVIDIA ids that name no GPU of the snapshot: MIG
-/// devices (named by their own UUIDs, which gpuledger does not enumerate) and GKE's device
-/// nodes when the driver's list was unreadable; nothing when all matched.
+/// devices NVML did not list under any GPU, and GKE's device nodes the driver's list did not
+/// give; nothing when all matched.
 fn unmatched_words(unmatched: &[String], driver: &Result<Vec<DriverGpu>, String>) -> String {
     let mig = unmatched.iter().filter(|id| id.starts_with("MIG-")).count();
     let node = unmatched
@@ -489,7 +493,7 @@ fn unmatched_words(unmatched: &[String], driver: &Result<Vec<DriverGpu>, String>
     let mut out = String::new();
     if mig > 0 {
         out.push_str(&format!(
-            "; {mig} MIG device ids not matched to a GPU (MIG instances are not enumerated)"
+            "; {mig} MIG device ids not matched to a GPU (NVML lists no such MIG device: MIG off, or a driver without the MIG calls)"
         ));
     }
     if node > 0 {
@@ -582,7 +586,7 @@ mod tests {
     #[test]
     fn device_ids_name_a_gpu_itself_or_its_time_slicing_replicas() {
         let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
-        let names = |id: &str| device_id_names_gpu(id, g, None);
+        let names = |id: &str| device_id_names_gpu(id, g, None, &[]);
         assert!(names(g));
         assert!(names(&format!("{g}::3")));
         assert!(names(&g.to_lowercase()));
@@ -590,6 +594,35 @@ mod tests {
         assert!(!names("GPU-5c9e"));
         assert!(!names("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"));
         assert!(!names("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c::1"));
+    }
+
+    /// NVIDIA's plugin with MIG on hands out MIG devices, `MIG-<UUID>` (MIG strategy single or
+    /// mixed), `MIG-<UUID>::<n>` when time-sliced: they name the GPU NVML lists them under.
+    #[test]
+    fn mig_device_ids_name_their_parent_gpu() {
+        let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
+        let mig = [
+            "MIG-0b3c1d2e-4f5a-5b6c-8d7e-9f0a1b2c3d4e".to_string(),
+            "MIG-1c4d2e3f-5a6b-5c7d-9e8f-0a1b2c3d4e5f".to_string(),
+        ];
+        for id in [
+            mig[1].clone(),
+            format!("{}::3", mig[0]),
+            mig[0].to_lowercase(),
+        ] {
+            assert!(device_id_names_gpu(&id, g, None, &mig), "{id}");
+            assert!(!device_id_names_gpu(&id, g, None, &[]), "{id}");
+        }
+        assert!(!device_id_names_gpu("MIG-0b3c1d2e", g, None, &mig));
+        assert!(device_id_names_gpu(g, g, None, &mig));
+        // Through a snapshot: the MIG devices NVML listed under the GPU.
+        let mut snap = Snapshot::new("2026-12-02T00:00:00Z".into(), Default::default());
+        let mut d = gpuledger_model::Device::new(0, gpuledger_model::Vendor::Nvidia, g, "nvml");
+        d.mig_devices = mig.to_vec();
+        snap.devices.push(d);
+        let nodes = DeviceNodes::new(&snap, &[]);
+        assert!(nodes.names(&format!("{}::0", mig[1]), g));
+        assert!(!nodes.names(&mig[1], "GPU-other"));
     }
 
     /// GKE's device plugin names a GPU by its device node (the forms its GPU sharing and MIG
@@ -605,9 +638,9 @@ mod tests {
             "nvidia2/gi3",
             "nvidia2/gi3/vgpu0",
         ] {
-            assert!(device_id_names_gpu(id, g, Some(2)), "{id}");
-            assert!(!device_id_names_gpu(id, g, Some(0)), "{id}");
-            assert!(!device_id_names_gpu(id, g, None), "{id}");
+            assert!(device_id_names_gpu(id, g, Some(2), &[]), "{id}");
+            assert!(!device_id_names_gpu(id, g, Some(0), &[]), "{id}");
+            assert!(!device_id_names_gpu(id, g, None, &[]), "{id}");
         }
         for bad in [
             "nvidia",
@@ -619,7 +652,7 @@ mod tests {
             "nvidia2x",
             "nvidiactl",
         ] {
-            assert!(!device_id_names_gpu(bad, g, Some(2)), "{bad}");
+            assert!(!device_id_names_gpu(bad, g, Some(2), &[]), "{bad}");
         }
     }
 
