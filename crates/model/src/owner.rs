@@ -69,23 +69,57 @@ pub struct DeviceAssignment {
     pub namespace: String,
     pub pod: String,
     pub container: String,
+    /// The UUID of the GPU the id names, as the kubelet source resolved it ([`device_id_names_gpu`]
+    /// with the GPU's device node): needed where the id is not the UUID (GKE's `nvidia<N>`).
+    /// Absent in snapshots recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
 }
 
 impl DeviceAssignment {
     /// Does this assignment give (part of) GPU `uuid`?
     pub fn names_gpu(&self, uuid: &str) -> bool {
-        device_id_names_gpu(&self.device_id, uuid)
+        match &self.gpu {
+            Some(g) => g.eq_ignore_ascii_case(uuid),
+            None => device_id_names_gpu(&self.device_id, uuid, None, &[]),
+        }
     }
 }
 
-/// Does a device plugin's id name GPU `uuid`: the GPU itself (NVIDIA's plugin names a GPU by
-/// its UUID) or one of its time-slicing replicas (`<UUID>::<n>`)? One rule for every join of
-/// kubelet devices to measured GPUs.
-pub fn device_id_names_gpu(id: &str, uuid: &str) -> bool {
-    id.eq_ignore_ascii_case(uuid)
-        || id
-            .get(..uuid.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(uuid) && id[uuid.len()..].starts_with("::"))
+/// Does a device plugin's id name (part of) the GPU with this `uuid`, device node
+/// `/dev/nvidia<minor>` (`None`: not known) and MIG devices `mig` (their UUIDs)? One rule for
+/// every join of kubelet devices to measured GPUs. The forms:
+/// - NVIDIA's device plugin: the GPU's UUID or one of its MIG devices' (`MIG-…`), either
+///   followed by `::<n>` for one of its time-slicing or MPS replicas;
+/// - GKE's device plugin: the device node, `nvidia<N>`, and its shares: `nvidia<N>/vgpu<n>`
+///   (time-sharing), `nvidia<N>/gi<g>` (a MIG GPU instance), `nvidia<N>/gi<g>/vgpu<n>`.
+pub fn device_id_names_gpu(id: &str, uuid: &str, minor: Option<u32>, mig: &[String]) -> bool {
+    if let Some(n) = gke_device_node(id) {
+        return minor == Some(n);
+    }
+    let device = id.split_once("::").map_or(id, |(d, _)| d);
+    device.eq_ignore_ascii_case(uuid) || mig.iter().any(|m| device.eq_ignore_ascii_case(m))
+}
+
+/// The device node number of a GKE device id, or `None` when `id` is not one.
+fn gke_device_node(id: &str) -> Option<u32> {
+    fn number(s: &str) -> Option<u32> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        s.parse().ok()
+    }
+    let mut parts = id.split('/');
+    let node = number(parts.next()?.strip_prefix("nvidia")?)?;
+    let rest: Vec<&str> = parts.collect();
+    let share = |p: &str, prefix: &str| p.strip_prefix(prefix).and_then(number).is_some();
+    let ok = match rest.as_slice() {
+        [] => true,
+        [a] => share(a, "vgpu") || share(a, "gi"),
+        [a, b] => share(a, "gi") && share(b, "vgpu"),
+        _ => false,
+    };
+    ok.then_some(node)
 }
 
 /// The owner of a process, read from `/proc/PID/cgroup`. Every id is what the path says;

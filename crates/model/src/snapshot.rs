@@ -156,6 +156,10 @@ pub struct Device {
     /// Stable identity; per-process usage refers to devices by this value.
     pub uuid: String,
     pub pci_bus_id: Option<String>,
+    /// The UUIDs of its MIG devices (`MIG-…`) when MIG is on: NVIDIA's device plugin hands
+    /// these out instead of the GPU's own UUID.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mig_devices: Vec<String>,
     pub driver_version: Option<String>,
     /// Device-local memory (VRAM; dedicated memory under WDDM).
     pub memory: Memory,
@@ -196,6 +200,7 @@ impl Device {
             name: None,
             uuid: uuid.into(),
             pci_bus_id: None,
+            mig_devices: Vec::new(),
             driver_version: None,
             memory: Memory::default(),
             system_memory: None,

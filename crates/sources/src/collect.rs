@@ -140,7 +140,8 @@ impl Collector {
         let kube = crate::owner::kube::KubeNames::new(
             config.kubelet_socket.clone(),
             config.container_logs.clone(),
-        );
+        )
+        .with_proc_root(config.proc_root.clone());
         Collector {
             config,
             nvml,

@@ -6,7 +6,9 @@
 #![cfg(unix)]
 
 use gpuledger_model::{Owner, OwnerKind, Process, Snapshot, Usage};
-use gpuledger_sources::owner::kube::{container_log_names, name_pods, query, KubeNames, Listing};
+use gpuledger_sources::owner::kube::{
+    container_log_names, name_pods, query, DeviceNodes, KubeNames, Listing,
+};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -169,7 +171,7 @@ fn log_links_name_each_pod_on_a_shared_gpu_and_the_kubelet_adds_its_devices() {
     }
     let links = container_log_names(logs.path()).unwrap();
     let mut s = node();
-    let (named, unnamed) = name_pods(&mut s, Ok(&l), Ok(&links));
+    let (named, unnamed) = name_pods(&mut s, Ok(&l), Ok(&links), &DeviceNodes::default());
     assert_eq!((named, unnamed), (4, 0));
     let o = |i: usize| s.processes[i].owner.clone().unwrap();
     assert_eq!(o(0).label, "team-a/llm-chat-7d9f8b6c5d-x2k4p/vllm");
@@ -191,7 +193,12 @@ fn without_log_links_a_shared_gpu_keeps_its_pods_by_uid_and_says_why() {
     let Some(py) = python_or_skip() else { return };
     let l = listing(&py);
     let mut s = node();
-    let (named, unnamed) = name_pods(&mut s, Ok(&l), Err("/nonexistent: not found"));
+    let (named, unnamed) = name_pods(
+        &mut s,
+        Ok(&l),
+        Err("/nonexistent: not found"),
+        &DeviceNodes::default(),
+    );
     assert_eq!((named, unnamed), (1, 3));
     let o = s.processes[0].owner.clone().unwrap();
     assert!(o.label.starts_with("pod 11111111"), "{}", o.label);

@@ -4,6 +4,7 @@
 #![cfg_attr(feature = "legacy", allow(dead_code))]
 
 mod extras;
+mod mig;
 mod processes;
 mod scenario;
 
@@ -267,6 +268,9 @@ pub unsafe extern "C" fn nvmlDeviceGetName(h: *mut c_void, buf: *mut c_char, len
 
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUUID(h: *mut c_void, buf: *mut c_char, len: c_uint) -> Ret {
+    if mig::mig_handle(h).is_some() {
+        return mig::mig_uuid(h, buf, len);
+    }
     device("nvmlDeviceGetUUID", h, |d, _| match d.get("uuid") {
         Some(n) => put_str(buf, len, n),
         None => NOT_SUPPORTED,

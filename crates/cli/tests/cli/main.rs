@@ -34,6 +34,7 @@ mod probe_cli;
 mod record_history;
 mod secret_corpus_cli;
 mod serve_http;
+mod serve_monitors;
 mod serve_prometheus;
 mod slurm_real;
 mod tui_tmux;

@@ -146,6 +146,32 @@ fn old_driver_falls_back_to_unversioned_entry_points() {
         .contains("nvmlDeviceGetProcessUtilization"));
 }
 
+/// MIG on GPU0: its MIG devices' UUIDs are read through NVML's MIG calls (the kubelet's
+/// device ids name them); GPU1, without MIG, has none, and neither has an old driver's
+/// library, which lacks the calls.
+#[test]
+fn mig_devices_are_listed_under_their_gpu() {
+    let m = Machine::two_gpus();
+    let (a, b) = (
+        "MIG-0b3c1d2e-4f5a-5b6c-8d7e-9f0a1b2c3d4e",
+        "MIG-1c4d2e3f-5a6b-5c7d-9e8f-0a1b2c3d4e5f",
+    );
+    m.set_scenario(&TWO_GPUS.replacen(
+        &format!("uuid={G0}|"),
+        &format!("uuid={G0}|mig={a},{b}|"),
+        1,
+    ));
+    let v = snapshot_json(&m);
+    assert_eq!(v["devices"][0]["mig_devices"], serde_json::json!([a, b]));
+    assert!(
+        v["devices"][1].get("mig_devices").is_none(),
+        "{}",
+        v["devices"][1]
+    );
+    let v = json_of(&m.run_with(fake_nvml_legacy(), &["snapshot", "--json"]));
+    assert!(v["devices"][0].get("mig_devices").is_none());
+}
+
 #[test]
 fn injected_errors_become_reasons() {
     let m = Machine::new(

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
 const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
-fn prometheus_binary() -> Option<PathBuf> {
+pub(crate) fn prometheus_binary() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("PROMETHEUS_BIN") {
         return Some(PathBuf::from(p));
     }
@@ -67,7 +67,7 @@ fn run_promtool(args: &[&str], stdin: Option<&str>) -> (bool, String) {
     (out.status.success(), text)
 }
 
-fn deploy(rel: &str) -> PathBuf {
+pub(crate) fn deploy(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../deploy")
         .join(rel)
@@ -171,7 +171,7 @@ fn http10_get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
 }
 
 /// Instant query through Prometheus's HTTP API: the result vector, or None while unavailable.
-fn query(prom: SocketAddr, q: &str) -> Option<Vec<serde_json::Value>> {
+pub(crate) fn query(prom: SocketAddr, q: &str) -> Option<Vec<serde_json::Value>> {
     let (status, body) = http10_get(prom, &format!("/api/v1/query?query={}", url_encode(q)))?;
     if status != 200 {
         return None;
@@ -183,12 +183,12 @@ fn query(prom: SocketAddr, q: &str) -> Option<Vec<serde_json::Value>> {
     v["data"]["result"].as_array().cloned()
 }
 
-fn value_of(sample: &serde_json::Value) -> f64 {
+pub(crate) fn value_of(sample: &serde_json::Value) -> f64 {
     sample["value"][1].as_str().unwrap().parse().unwrap()
 }
 
 /// The single value of `q`, waiting (bounded) until Prometheus has it.
-fn single(prom: SocketAddr, q: &str) -> (serde_json::Value, f64) {
+pub(crate) fn single(prom: SocketAddr, q: &str) -> (serde_json::Value, f64) {
     let r = query(prom, q).unwrap_or_default();
     assert_eq!(r.len(), 1, "{q} gave {r:?}");
     (r[0]["metric"].clone(), value_of(&r[0]))
@@ -204,24 +204,30 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
 
 /// A real Prometheus on a free loopback port scraping `target` every second, its config, data
 /// and log under a directory of the test's; killed on drop.
-struct Prometheus {
-    addr: SocketAddr,
+pub(crate) struct Prometheus {
+    pub(crate) addr: SocketAddr,
     log: PathBuf,
     _guard: Guard,
 }
 
 impl Prometheus {
     fn start(bin: &Path, target: SocketAddr, dir: &Path) -> Self {
+        let job = serde_json::json!({
+            "job_name": "gpuledger",
+            "static_configs": [{"targets": [target.to_string()]}],
+        });
+        Self::start_jobs(bin, &[job], dir)
+    }
+
+    /// Prometheus scraping every second with these `scrape_configs` entries (JSON is YAML).
+    pub(crate) fn start_jobs(bin: &Path, jobs: &[serde_json::Value], dir: &Path) -> Self {
         let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
         let cfg = dir.join("prometheus.yml");
-        std::fs::write(
-            &cfg,
-            format!(
-                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-                 scrape_configs:\n  - job_name: gpuledger\n    static_configs:\n      - targets: ['{target}']\n"
-            ),
-        )
-        .unwrap();
+        let config = serde_json::json!({
+            "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+            "scrape_configs": jobs,
+        });
+        std::fs::write(&cfg, config.to_string()).unwrap();
         let log = dir.join("prometheus.log");
         let guard = Guard(
             Command::new(bin)
@@ -247,11 +253,18 @@ impl Prometheus {
 
     /// Wait (60 s at most) until the target has been scraped twice, both times successfully.
     fn wait_for_two_scrapes(&self) {
+        self.wait_for_two_scrapes_of("gpuledger", 1);
+    }
+
+    /// Wait (60 s at most) until each of the `targets` of `job` has been scraped twice, both
+    /// times successfully.
+    pub(crate) fn wait_for_two_scrapes_of(&self, job: &str, targets: usize) {
         let mut last = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(60);
+        let q = format!("sum_over_time(up{{job=\"{job}\"}}[1m])");
         loop {
-            if let Some(r) = query(self.addr, "sum_over_time(up{job=\"gpuledger\"}[1m])") {
-                if r.len() == 1 && value_of(&r[0]) >= 2.0 {
+            if let Some(r) = query(self.addr, &q) {
+                if r.len() == targets && r.iter().all(|s| value_of(s) >= 2.0) {
                     return;
                 }
                 last = r;

@@ -9,6 +9,7 @@ impl Nvml {
     /// power), clocks, PCIe link.
     pub(super) fn fill_device(&self, h: DeviceHandle, dev: &mut Device) {
         self.fill_identity(h, dev);
+        self.fill_mig(h, dev);
         self.fill_memory(h, dev);
         self.fill_utilization(h, dev);
         self.fill_sensors(h, dev);
@@ -38,6 +39,33 @@ impl Nvml {
             }
         } else {
             dev.mark_unavailable("pci_bus_id", missing("nvmlDeviceGetPciInfo_v3"));
+        }
+    }
+
+    /// The UUIDs of the GPU's MIG devices (none when MIG is unsupported or off, where NVML
+    /// counts 0 slots or says not supported). Only the kubelet's device ids need them, so a
+    /// failure leaves the list empty without a note.
+    fn fill_mig(&self, h: DeviceHandle, dev: &mut Device) {
+        let (Some(max), Some(by_index), Some(uuid)) =
+            (self.api.mig_max, self.api.mig_by_index, self.api.uuid)
+        else {
+            return;
+        };
+        let mut slots: c_uint = 0;
+        // SAFETY: out-pointer to an unsigned int.
+        if unsafe { max(h, &mut slots) } != ffi::SUCCESS {
+            return;
+        }
+        // An A100/H100 has 7 slots; the bound keeps a lying library from costing the round.
+        for i in 0..slots.min(64) {
+            let mut mig: DeviceHandle = std::ptr::null_mut();
+            // SAFETY: out-pointer to a device handle; an empty slot answers NOT_FOUND.
+            if unsafe { by_index(h, i, &mut mig) } != ffi::SUCCESS {
+                continue;
+            }
+            if let Ok(u) = read_string(|b, l| unsafe { uuid(mig, b, l) }) {
+                dev.mig_devices.push(u);
+            }
         }
     }
 

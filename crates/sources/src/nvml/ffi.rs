@@ -107,6 +107,7 @@ type FnHandle = unsafe extern "C" fn(c_uint, *mut DeviceHandle) -> Return;
 type FnDevStr = unsafe extern "C" fn(DeviceHandle, *mut c_char, c_uint) -> Return;
 type FnDevU32 = unsafe extern "C" fn(DeviceHandle, *mut c_uint) -> Return;
 type FnDevArgU32 = unsafe extern "C" fn(DeviceHandle, c_uint, *mut c_uint) -> Return;
+type FnDevHandle = unsafe extern "C" fn(DeviceHandle, c_uint, *mut DeviceHandle) -> Return;
 type FnMem = unsafe extern "C" fn(DeviceHandle, *mut Memory) -> Return;
 type FnMemV2 = unsafe extern "C" fn(DeviceHandle, *mut MemoryV2) -> Return;
 type FnUtil = unsafe extern "C" fn(DeviceHandle, *mut Utilization) -> Return;
@@ -130,6 +131,9 @@ pub struct Api {
     pub name: Option<FnDevStr>,
     pub uuid: Option<FnDevStr>,
     pub pci_info: Option<FnPci>,
+    /// MIG devices: how many slots a GPU has, and the handle of the one in a slot.
+    pub mig_max: Option<FnDevU32>,
+    pub mig_by_index: Option<FnDevHandle>,
     pub memory_v2: Option<FnMemV2>,
     pub memory: Option<FnMem>,
     pub utilization: Option<FnUtil>,
@@ -208,6 +212,8 @@ impl Api {
                 uuid: sym(lib, "nvmlDeviceGetUUID"),
                 pci_info: first(lib, &["nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"])
                     .map(|p| p.0),
+                mig_max: sym(lib, "nvmlDeviceGetMaxMigDeviceCount"),
+                mig_by_index: sym(lib, "nvmlDeviceGetMigDeviceHandleByIndex"),
                 memory_v2: sym(lib, "nvmlDeviceGetMemoryInfo_v2"),
                 memory: sym(lib, "nvmlDeviceGetMemoryInfo"),
                 utilization: sym(lib, "nvmlDeviceGetUtilizationRates"),

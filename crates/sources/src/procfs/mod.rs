@@ -17,6 +17,7 @@ pub mod dirs;
 mod facts;
 mod kept;
 pub use kept::{staggered, STAT_REFRESH};
+pub mod nvidia_gpus;
 mod parse;
 pub mod read;
 mod round;

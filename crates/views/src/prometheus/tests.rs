@@ -833,6 +833,7 @@ fn dcgm_compat_names_the_one_container_a_gpu_was_assigned_and_none_on_a_shared_g
         namespace: "team-a".into(),
         pod: pod.into(),
         container: ctr.into(),
+        gpu: None,
     };
     let opts = MetricsOptions {
         dcgm_compat: true,
@@ -861,6 +862,15 @@ fn dcgm_compat_names_the_one_container_a_gpu_was_assigned_and_none_on_a_shared_g
     ];
     let t = render_metrics(&s, &opts);
     assert!(lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains(r#"pod="chat-0""#));
+    // GKE's device-node id, resolved to its GPU by the kubelet source: named like a UUID.
+    let mut gke = assign("nvidia0/vgpu0", "chat-2", "vllm");
+    s.device_assignments = vec![gke.clone()];
+    let t = render_metrics(&s, &opts);
+    assert!(!lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains("pod="));
+    gke.gpu = Some("GPU-0000".into());
+    s.device_assignments = vec![gke];
+    let t = render_metrics(&s, &opts);
+    assert!(lines_of(&t, "DCGM_FI_DEV_FB_USED")[0].contains(r#"pod="chat-2""#));
 }
 
 /// What a runtime reported is its own family: Ollama's size_vram for a Go-engine runner that

@@ -57,13 +57,18 @@ pub fn start_serving(cmd: &mut Command) -> Served {
     let stderr = child.stderr.take().unwrap();
     let guard = Guard(child);
     let mut lines = BufReader::new(stderr);
+    // The listening line, after the warning a non-loopback listen prints first.
     let mut line = String::new();
-    lines.read_line(&mut line).unwrap();
+    let mut seen = String::new();
+    while lines.read_line(&mut line).unwrap() > 0 && !line.contains("http://") {
+        seen.push_str(&line);
+        line.clear();
+    }
     let addr = line
         .split("http://")
         .nth(1)
         .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no listening line from gpuledger serve: {line:?}"))
+        .unwrap_or_else(|| panic!("no listening line from gpuledger serve: {seen:?}{line:?}"))
         .parse()
         .unwrap();
     // Keep draining stderr so the child never blocks on a full pipe.

@@ -12,16 +12,20 @@
 //!    DNS labels or subdomains, without `_`, so the name splits unambiguously. Then
 //!    pod-resources adds the container's devices by (namespace, pod, container name).
 //! 2. without those links: the GPUs the process holds memory on (NVML's UUIDs) against the
-//!    device ids pod-resources lists (NVIDIA's device plugin names a GPU by its UUID, a
-//!    time-slicing replica `<UUID>::<n>`). Taken only when exactly one listed pod was assigned
-//!    those GPUs and exactly one pod UID on the node uses them; on a GPU shared by several pods
-//!    this cannot tell them apart, and says so.
+//!    device ids pod-resources lists (NVIDIA's device plugin names a GPU by its UUID or, with
+//!    MIG on, by its MIG devices' UUIDs (from NVML), a time-slicing replica `<UUID>::<n>`;
+//!    GKE's by its device node, `nvidia<N>[/gi<g>][/vgpu<n>]`, matched through the driver's
+//!    `/proc/driver/nvidia/gpus`). Taken only when exactly one
+//!    listed pod was assigned those GPUs and exactly one pod UID on the node uses them (the MPS
+//!    daemon's own pod, which holds memory on every GPU it serves, is no user); on a GPU shared
+//!    by several pods this cannot tell them apart, and says so.
 //!
 //! Asked only when some GPU process is in a pod, at most once per [`REFRESH`] unless a pod not
 //! yet named appears, and always within [`DEADLINE`].
 
 use super::h2::{CallError, Conn};
 use super::proto::{self, Devices, Pod};
+use crate::procfs::nvidia_gpus::{driver_gpus, minor_of, DriverGpu};
 use gpuledger_model::owner::device_id_names_gpu;
 use gpuledger_model::{
     redact_text, DeviceAssignment, OwnerKind, Snapshot, SourceState, SourceStatus,
@@ -160,8 +164,9 @@ pub fn name_pods(
     snap: &mut Snapshot,
     listing: Result<&Listing, &str>,
     logs: Result<&HashMap<String, LogName>, &str>,
+    nodes: &DeviceNodes,
 ) -> (usize, usize) {
-    let by_gpu = device_join(snap, listing.ok());
+    let by_gpu = device_join(snap, listing.ok(), nodes);
     let (mut named, mut unnamed) = (0, 0);
     for p in &mut snap.processes {
         let Some(o) = p.owner.as_mut().filter(|o| o.kind == OwnerKind::Pod) else {
@@ -231,10 +236,55 @@ fn unnamed_reason(
     }
 }
 
+/// What device plugins name each GPU of a snapshot by, besides its UUID: its device node
+/// number (`/dev/nvidia<N>`, from the driver's list: GKE's ids) and its MIG devices' UUIDs
+/// (from NVML: NVIDIA's plugin with MIG on), by the GPU's UUID.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceNodes {
+    gpus: HashMap<String, (Option<u32>, Vec<String>)>,
+}
+
+impl DeviceNodes {
+    pub fn new(snap: &Snapshot, driver: &[DriverGpu]) -> Self {
+        let gpus = snap
+            .devices
+            .iter()
+            .map(|d| {
+                let minor = minor_of(driver, &d.uuid, d.pci_bus_id.as_deref());
+                (d.uuid.to_ascii_lowercase(), (minor, d.mig_devices.clone()))
+            })
+            .collect();
+        DeviceNodes { gpus }
+    }
+
+    /// Does device-plugin `id` name (part of) GPU `uuid`?
+    pub fn names(&self, id: &str, uuid: &str) -> bool {
+        match self.gpus.get(&uuid.to_ascii_lowercase()) {
+            Some((minor, mig)) => device_id_names_gpu(id, uuid, *minor, mig),
+            None => device_id_names_gpu(id, uuid, None, &[]),
+        }
+    }
+}
+
+/// The MPS daemons (`nvidia-cuda-mps-control` and the `nvidia-cuda-mps-server` it starts) hold
+/// memory on every GPU they serve, in the pod of NVIDIA's MPS control daemon: that pod is not a
+/// user sharing the GPU. The kernel's name is cut to 15 bytes, so the executable's counts too.
+fn is_mps_daemon(p: &gpuledger_model::Process) -> bool {
+    let exe = p
+        .exe
+        .as_deref()
+        .and_then(|e| Path::new(e).file_name()?.to_str());
+    matches!(
+        exe,
+        Some("nvidia-cuda-mps-control" | "nvidia-cuda-mps-server")
+    ) || p.name.as_deref() == Some("nvidia-cuda-mps")
+}
+
 /// Pod UID → names by the GPUs its processes use (join 2 in the module comment).
 fn device_join(
     snap: &Snapshot,
     listing: Option<&Listing>,
+    nodes: &DeviceNodes,
 ) -> HashMap<String, Result<Found, String>> {
     let mut out = HashMap::new();
     let Some(l) = listing else {
@@ -243,7 +293,7 @@ fn device_join(
     // GPU UUID → pod UIDs using it; pod UID → GPU UUIDs.
     let mut uids_of: HashMap<&str, HashSet<&str>> = HashMap::new();
     let mut gpus_of: HashMap<&str, HashSet<&str>> = HashMap::new();
-    for p in &snap.processes {
+    for p in snap.processes.iter().filter(|p| !is_mps_daemon(p)) {
         let Some(uid) = p.owner.as_ref().and_then(|o| o.pod_uid.as_deref()) else {
             continue;
         };
@@ -265,7 +315,7 @@ fn device_join(
                 gpus.iter().all(|g| {
                     c.devices
                         .iter()
-                        .any(|d| d.device_ids.iter().any(|id| device_id_names_gpu(id, g)))
+                        .any(|d| d.device_ids.iter().any(|id| nodes.names(id, g)))
                 })
             })
             .collect();
@@ -300,7 +350,11 @@ fn device_join(
 pub struct KubeNames {
     pub socket: PathBuf,
     pub container_logs: PathBuf,
+    /// Where the driver's GPU list is read (`<root>/driver/nvidia/gpus`); `None`: not read.
+    pub proc_root: Option<PathBuf>,
     last: Option<(Instant, Result<Listing, String>)>,
+    /// The driver's GPUs, read with each new listing.
+    driver: Result<Vec<DriverGpu>, String>,
     /// Failed questions in a row.
     failures: u32,
 }
@@ -310,9 +364,17 @@ impl KubeNames {
         KubeNames {
             socket,
             container_logs,
+            proc_root: None,
             last: None,
+            driver: Err("not read".into()),
             failures: 0,
         }
+    }
+
+    /// Also match GKE's device ids, through the driver's GPU list under `proc_root`.
+    pub fn with_proc_root(mut self, proc_root: PathBuf) -> Self {
+        self.proc_root = Some(proc_root);
+        self
     }
 
     /// Names the snapshot's pods and says how it went as the `kubelet` source (nothing when no
@@ -360,45 +422,88 @@ impl KubeNames {
                 self.failures.saturating_add(1)
             };
             self.last = Some((Instant::now(), r));
+            self.driver = match &self.proc_root {
+                Some(root) => driver_gpus(root),
+                None => Err("no procfs root given".into()),
+            };
         }
         let Some((_, listing)) = &self.last else {
             return;
         };
+        let nodes = DeviceNodes::new(snap, self.driver.as_deref().unwrap_or_default());
         let (named, unnamed) = name_pods(
             snap,
             listing.as_ref().map_err(String::as_str),
             logs.as_ref().map_err(String::as_str),
+            &nodes,
         );
+        let mut st = status(listing, named, unnamed);
         if let Ok(l) = listing {
-            snap.device_assignments = assignments(l, snap);
+            let (kept, unmatched) = assignments(l, snap, &nodes);
+            snap.device_assignments = kept;
+            st.detail
+                .push_str(&unmatched_words(&unmatched, &self.driver));
         }
-        snap.sources.push(status(listing, named, unnamed));
+        snap.sources.push(st);
     }
 }
 
-/// The device-plugin assignments of the listing that name one of the snapshot's GPUs.
-fn assignments(l: &Listing, snap: &Snapshot) -> Vec<DeviceAssignment> {
-    let mut out = Vec::new();
+/// The device-plugin assignments of the listing that name one of the snapshot's GPUs, and the
+/// GPU-looking ids that name none of them (said in the source's status).
+fn assignments(
+    l: &Listing,
+    snap: &Snapshot,
+    nodes: &DeviceNodes,
+) -> (Vec<DeviceAssignment>, Vec<String>) {
+    let (mut out, mut unmatched) = (Vec::new(), Vec::new());
     for p in &l.pods {
         for c in &p.containers {
             for d in &c.devices {
                 for id in &d.device_ids {
-                    if snap
-                        .devices
-                        .iter()
-                        .any(|g| device_id_names_gpu(id, &g.uuid))
-                    {
-                        out.push(DeviceAssignment {
-                            resource: redact_text(&d.resource_name),
-                            device_id: redact_text(id),
-                            namespace: redact_text(&p.namespace),
-                            pod: redact_text(&p.name),
-                            container: redact_text(&c.name),
-                        });
-                    }
+                    let Some(g) = snap.devices.iter().find(|g| nodes.names(id, &g.uuid)) else {
+                        if d.resource_name.starts_with("nvidia.com/") {
+                            unmatched.push(id.clone());
+                        }
+                        continue;
+                    };
+                    out.push(DeviceAssignment {
+                        resource: redact_text(&d.resource_name),
+                        device_id: redact_text(id),
+                        namespace: redact_text(&p.namespace),
+                        pod: redact_text(&p.name),
+                        container: redact_text(&c.name),
+                        gpu: Some(g.uuid.clone()),
+                    });
                 }
             }
         }
+    }
+    (out, unmatched)
+}
+
+/// What the status says about assigned NVIDIA ids that name no GPU of the snapshot: MIG
+/// devices NVML did not list under any GPU, and GKE's device nodes the driver's list did not
+/// give; nothing when all matched.
+fn unmatched_words(unmatched: &[String], driver: &Result<Vec<DriverGpu>, String>) -> String {
+    let mig = unmatched.iter().filter(|id| id.starts_with("MIG-")).count();
+    let node = unmatched
+        .iter()
+        .filter(|id| id.starts_with("nvidia"))
+        .count();
+    let mut out = String::new();
+    if mig > 0 {
+        out.push_str(&format!(
+            "; {mig} MIG device ids not matched to a GPU (NVML lists no such MIG device: MIG off, or a driver without the MIG calls)"
+        ));
+    }
+    if node > 0 {
+        let why = match driver {
+            Err(e) => format!("the driver's GPU list is unreadable: {}", redact_text(e)),
+            Ok(_) => "no GPU with that device node".into(),
+        };
+        out.push_str(&format!(
+            "; {node} device-node ids (GKE) not matched ({why})"
+        ));
     }
     out
 }
@@ -444,6 +549,7 @@ fn status(listing: &Result<Listing, String>, named: usize, unnamed: usize) -> So
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_model::{Process, Usage};
 
     #[test]
     fn log_link_names_split_on_underscores_and_need_a_full_id() {
@@ -480,15 +586,215 @@ mod tests {
     #[test]
     fn device_ids_name_a_gpu_itself_or_its_time_slicing_replicas() {
         let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
-        assert!(device_id_names_gpu(g, g));
-        assert!(device_id_names_gpu(&format!("{g}::3"), g));
-        assert!(device_id_names_gpu(&g.to_lowercase(), g));
-        assert!(!device_id_names_gpu(&format!("{g}3"), g));
-        assert!(!device_id_names_gpu("GPU-5c9e", g));
-        assert!(!device_id_names_gpu(
-            "MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c",
-            g
-        ));
+        let names = |id: &str| device_id_names_gpu(id, g, None, &[]);
+        assert!(names(g));
+        assert!(names(&format!("{g}::3")));
+        assert!(names(&g.to_lowercase()));
+        assert!(!names(&format!("{g}3")));
+        assert!(!names("GPU-5c9e"));
+        assert!(!names("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"));
+        assert!(!names("MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c::1"));
+    }
+
+    /// NVIDIA's plugin with MIG on hands out MIG devices, `MIG-<UUID>` (MIG strategy single or
+    /// mixed), `MIG-<UUID>::<n>` when time-sliced: they name the GPU NVML lists them under.
+    #[test]
+    fn mig_device_ids_name_their_parent_gpu() {
+        let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
+        let mig = [
+            "MIG-0b3c1d2e-4f5a-5b6c-8d7e-9f0a1b2c3d4e".to_string(),
+            "MIG-1c4d2e3f-5a6b-5c7d-9e8f-0a1b2c3d4e5f".to_string(),
+        ];
+        for id in [
+            mig[1].clone(),
+            format!("{}::3", mig[0]),
+            mig[0].to_lowercase(),
+        ] {
+            assert!(device_id_names_gpu(&id, g, None, &mig), "{id}");
+            assert!(!device_id_names_gpu(&id, g, None, &[]), "{id}");
+        }
+        assert!(!device_id_names_gpu("MIG-0b3c1d2e", g, None, &mig));
+        assert!(device_id_names_gpu(g, g, None, &mig));
+        // Through a snapshot: the MIG devices NVML listed under the GPU.
+        let mut snap = Snapshot::new("2026-12-02T00:00:00Z".into(), Default::default());
+        let mut d = gpuledger_model::Device::new(0, gpuledger_model::Vendor::Nvidia, g, "nvml");
+        d.mig_devices = mig.to_vec();
+        snap.devices.push(d);
+        let nodes = DeviceNodes::new(&snap, &[]);
+        assert!(nodes.names(&format!("{}::0", mig[1]), g));
+        assert!(!nodes.names(&mig[1], "GPU-other"));
+    }
+
+    /// GKE's device plugin names a GPU by its device node (the forms its GPU sharing and MIG
+    /// partitions use, as dcgm-exporter 4.5.3's tests list them): `nvidia0`, `nvidia0/vgpu1`,
+    /// `nvidia0/gi3`, `nvidia0/gi3/vgpu0`. They name the GPU whose node is /dev/nvidia<N>,
+    /// and nothing when that node is not known.
+    #[test]
+    fn gke_device_ids_name_the_gpu_of_their_device_node() {
+        let g = "GPU-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c";
+        for id in [
+            "nvidia2",
+            "nvidia2/vgpu1",
+            "nvidia2/gi3",
+            "nvidia2/gi3/vgpu0",
+        ] {
+            assert!(device_id_names_gpu(id, g, Some(2), &[]), "{id}");
+            assert!(!device_id_names_gpu(id, g, Some(0), &[]), "{id}");
+            assert!(!device_id_names_gpu(id, g, None, &[]), "{id}");
+        }
+        for bad in [
+            "nvidia",
+            "nvidia2/",
+            "nvidia2/vgpu",
+            "nvidia2/vgpu1/gi3",
+            "nvidia2/gi3/vgpu0/x",
+            "nvidia-2",
+            "nvidia2x",
+            "nvidiactl",
+        ] {
+            assert!(!device_id_names_gpu(bad, g, Some(2), &[]), "{bad}");
+        }
+    }
+
+    fn pod_gpu_process(pid: u32, uid: &str, gpu: &str, exe: Option<&str>) -> Process {
+        let cgroup = format!(
+            "0::/kubepods.slice/kubepods-pod{}.slice/cri-containerd-{}.scope\n",
+            uid.replace('-', "_"),
+            "c".repeat(64)
+        );
+        let mut p = Process::new(pid);
+        p.owner = crate::owner::owner_from_cgroup(&cgroup);
+        p.exe = exe.map(str::to_string);
+        p.name = exe.map(|e| e.rsplit('/').next().unwrap().chars().take(15).collect());
+        let mut u = Usage::new(gpu, "nvml");
+        u.memory_bytes = Some(1 << 30);
+        p.usage.push(u);
+        p
+    }
+
+    fn pod(ns: &str, name: &str, ids: &[&str]) -> Pod {
+        Pod {
+            name: name.into(),
+            namespace: ns.into(),
+            containers: vec![proto::Container {
+                name: "main".into(),
+                devices: vec![Devices {
+                    resource_name: "nvidia.com/gpu".into(),
+                    device_ids: ids.iter().map(|s| s.to_string()).collect(),
+                }],
+                dra_devices: Vec::new(),
+            }],
+        }
+    }
+
+    /// A GKE node: GPU-B at /dev/nvidia1 time-shared (`nvidia1/vgpu0`), one pod using it; the
+    /// driver's list gives the node numbers. Without that list the GKE ids name nothing and
+    /// the status says why.
+    #[test]
+    fn a_gke_shared_gpu_names_its_one_pod_through_the_drivers_list() {
+        let (a, b) = (
+            "GPU-aaaaaaaa-0000-4000-8000-000000000000",
+            "GPU-bbbbbbbb-0000-4000-8000-000000000000",
+        );
+        let mut snap = Snapshot::new("2026-12-02T00:00:00Z".into(), Default::default());
+        for (i, u) in [a, b].into_iter().enumerate() {
+            let mut d =
+                gpuledger_model::Device::new(i as u32, gpuledger_model::Vendor::Nvidia, u, "nvml");
+            d.pci_bus_id = Some(format!("00000000:{:02x}:00.0", 0x18 + i));
+            snap.devices.push(d);
+        }
+        let uid = "11111111-0000-4000-8000-000000000001";
+        snap.processes = vec![pod_gpu_process(7, uid, b, Some("/usr/bin/python3"))];
+        let listing = Listing {
+            pods: vec![
+                pod("team-a", "chat-0", &["nvidia1/vgpu0"]),
+                pod("team-b", "idle-0", &["nvidia0/gi2/vgpu1"]),
+            ],
+            allocatable: Ok(Vec::new()),
+        };
+        // The driver numbers the nodes by its own order: GPU-B is nvidia1, by its UUID; GPU-A
+        // is found by its PCI address.
+        let driver = [
+            DriverGpu {
+                uuid: Some(b.into()),
+                bus: None,
+                minor: 1,
+            },
+            DriverGpu {
+                uuid: None,
+                bus: Some("0000:18:00.0".into()),
+                minor: 0,
+            },
+        ];
+        let nodes = DeviceNodes::new(&snap, &driver);
+        let mut named = snap.clone();
+        assert_eq!(
+            name_pods(&mut named, Ok(&listing), Err("none"), &nodes),
+            (1, 0)
+        );
+        let o = named.processes[0].owner.as_ref().unwrap();
+        assert_eq!(
+            (o.namespace.as_deref(), o.pod_name.as_deref()),
+            (Some("team-a"), Some("chat-0"))
+        );
+        let (kept, unmatched) = assignments(&listing, &snap, &nodes);
+        let gpus: Vec<_> = kept
+            .iter()
+            .map(|k| (k.pod.as_str(), k.gpu.as_deref()))
+            .collect();
+        assert_eq!(gpus, [("chat-0", Some(b)), ("idle-0", Some(a))]);
+        assert!(kept[0].names_gpu(b) && !kept[0].names_gpu(a));
+        assert!(unmatched.is_empty());
+
+        let none = DeviceNodes::new(&snap, &[]);
+        let mut unnamed = snap.clone();
+        assert_eq!(
+            name_pods(&mut unnamed, Ok(&listing), Err("none"), &none),
+            (0, 1)
+        );
+        let (kept, unmatched) = assignments(&listing, &snap, &none);
+        assert!(kept.is_empty());
+        let words = unmatched_words(
+            &unmatched,
+            &Err("/proc/driver/nvidia/gpus: not found".into()),
+        );
+        assert_eq!(
+            words,
+            "; 2 device-node ids (GKE) not matched (the driver's GPU list is unreadable: /proc/driver/nvidia/gpus: not found)"
+        );
+        let mig = ["MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c::0".to_string()];
+        assert!(unmatched_words(&mig, &Ok(Vec::new())).contains("1 MIG device ids not matched"));
+    }
+
+    /// MPS: the control daemon's pod runs nvidia-cuda-mps-server, which holds memory on the
+    /// GPU it serves; the one client pod is still the GPU's only user, so the devices name it.
+    #[test]
+    fn the_mps_daemons_pod_is_not_a_sharer() {
+        let g = "GPU-aaaaaaaa-0000-4000-8000-000000000000";
+        let mut snap = Snapshot::new("2026-12-02T00:00:00Z".into(), Default::default());
+        let client = "11111111-0000-4000-8000-000000000001";
+        let daemon = "22222222-0000-4000-8000-000000000002";
+        snap.processes = vec![
+            pod_gpu_process(7, client, g, Some("/usr/bin/python3")),
+            pod_gpu_process(8, daemon, g, Some("/usr/bin/nvidia-cuda-mps-server")),
+        ];
+        let listing = Listing {
+            pods: vec![pod("team-a", "train-0", &[&format!("{g}::0")])],
+            allocatable: Ok(Vec::new()),
+        };
+        let nodes = DeviceNodes::default();
+        let mut s = snap.clone();
+        let (named, _) = name_pods(&mut s, Ok(&listing), Err("none"), &nodes);
+        assert_eq!(named, 1);
+        assert_eq!(
+            s.processes[0].owner.as_ref().unwrap().pod_name.as_deref(),
+            Some("train-0")
+        );
+        // The same server not recognised (another name): two pod UIDs share the GPU, no name.
+        snap.processes[1].exe = Some("/usr/bin/some-server".into());
+        snap.processes[1].name = Some("some-server".into());
+        let (named, _) = name_pods(&mut snap, Ok(&listing), Err("none"), &nodes);
+        assert_eq!(named, 0);
     }
 
     #[test]
