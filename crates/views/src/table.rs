@@ -242,6 +242,28 @@ fn unattributed_section(out: &mut String, snap: &Snapshot) {
 
 /// The estimated ledger, in its own section after every measured figure: what a recipe computed
 /// from the model file and settings, beside the process's measured total, never summed with it.
+/// A large measured-vs-estimated gap of each process, with its likely cause (the sentence
+/// explain writes).
+fn gap_lines(with: &[&Process]) -> Vec<String> {
+    with.iter()
+        .filter_map(|p| {
+            let e = p.estimate.as_ref()?;
+            let m: u64 = p
+                .usage
+                .iter()
+                .map(|u| u.memory_bytes)
+                .sum::<Option<u64>>()?;
+            let w = Some(e.weights_gpu_bytes);
+            crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
+            Some(format!(
+                "  pid {}: {}",
+                p.pid,
+                crate::estimate::measured_vs_estimated(m, "", e.total_gpu_bytes, w)
+            ))
+        })
+        .collect()
+}
+
 fn estimated_section(out: &mut String, snap: &Snapshot) {
     let with: Vec<&Process> = snap
         .processes
@@ -299,23 +321,7 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
             ))
         })
         .collect();
-    // A large measured-vs-estimated gap, with its likely cause (the sentence explain writes).
-    let gaps = with.iter().filter_map(|p| {
-        let e = p.estimate.as_ref()?;
-        let m: u64 = p
-            .usage
-            .iter()
-            .map(|u| u.memory_bytes)
-            .sum::<Option<u64>>()?;
-        let w = Some(e.weights_gpu_bytes);
-        crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
-        Some(format!(
-            "  pid {}: {}",
-            p.pid,
-            crate::estimate::measured_vs_estimated(m, "", e.total_gpu_bytes, w)
-        ))
-    });
-    for w in whys.into_iter().chain(gaps).chain(reported) {
+    for w in whys.into_iter().chain(gap_lines(&with)).chain(reported) {
         out.push_str(&term_safe(&w));
         out.push('\n');
     }
