@@ -28,7 +28,7 @@
 //!   `_ratio` in 0..=1. The one exception is opt-in: `--dcgm-compat` writes dcgm-exporter's own
 //!   names and units (MiB, %), for the dashboards built on them (`dcgm.rs`).
 //!
-//! One file per family: `device`, `process`, `estimated`, `owner`, `dcgm`, `health`; `family`
+//! One file per family: `device`, `process`, `estimated`, `owner`, `workload`, `dcgm`, `health`; `family`
 //! writes the text format.
 
 use gpuledger_model::Snapshot;
@@ -43,11 +43,13 @@ mod labels;
 mod owner;
 mod process;
 mod reported;
+mod workload;
 
 pub use dcgm::dcgm_metric_names;
 pub use owner::OWNER_MEMORY;
 pub use process::selected_processes;
 pub use reported::RUNTIME_REPORTED;
+pub use workload::{WORKLOAD_ESTIMATED, WORKLOAD_MEMORY};
 
 /// Metric names of the estimated ledger (computed by a recipe, never measured), listed so that
 /// nothing measured is ever given one of these names.
@@ -148,6 +150,7 @@ pub fn render_metrics(snap: &Snapshot, opts: &MetricsOptions) -> String {
     device::devices(&mut out, &snap.devices);
     process::processes(&mut out, snap, opts.processes);
     owner::owners(&mut out, snap);
+    workload::workloads(&mut out, snap);
     if opts.dcgm_compat {
         dcgm::dcgm(&mut out, snap);
     }

@@ -905,3 +905,51 @@ fn runtime_reported_figures_are_their_own_family_once_per_name() {
     assert!(kv.ends_with(" 4096"), "the first of a name: {kv}");
     assert!(!RUNTIME_REPORTED.contains("estimated"), "not an estimate");
 }
+
+/// A workload of several processes is one series with the total `snapshot --json`'s
+/// `workload_groups` carries; with no member estimate the estimated family is absent, not 0.
+#[test]
+fn a_workload_of_several_processes_is_one_series_with_the_jsons_total() {
+    let mut s = sample();
+    for (i, p) in s.processes.iter_mut().enumerate() {
+        for u in p.usage.iter_mut() {
+            u.memory_bytes.get_or_insert(1 << 30);
+        }
+        let mut w: gpuledger_model::Workload = llama_workload("/m/Qwen3-8B.gguf");
+        w.member = Some(gpuledger_model::Member {
+            root_pid: Some(4200),
+            role: format!("worker TP{i}/2"),
+            role_kind: gpuledger_model::RoleKind::Worker,
+            evidence: "test".into(),
+        });
+        p.workload = Some(w.into());
+    }
+    let all: Vec<&gpuledger_model::Process> = s.processes.iter().collect();
+    let g = &gpuledger_model::Snapshot::group_totals(&all)[0];
+    let t = render_metrics(&s, &MetricsOptions::default());
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("gpuledger_workload_memory_bytes{"))
+        .unwrap_or_else(|| panic!("{t}"));
+    assert!(
+        line.starts_with(
+            r#"gpuledger_workload_memory_bytes{workload_root="4200",workload_label=""#
+        ) && line.contains(&format!(r#",members="{}"}}"#, g.members.len())),
+        "{line}"
+    );
+    match g.measured_bytes {
+        Some(b) => assert!(line.ends_with(&format!(" {b}")), "{line}"),
+        None => panic!("the sample's memory is known: {g:?}"),
+    }
+    assert!(
+        !t.contains("gpuledger_workload_estimated_memory_bytes"),
+        "{t}"
+    );
+    // A member's memory unknown: the sum is unknown, so no series (not a partial sum).
+    s.processes[1].usage[0].memory_bytes = None;
+    let t = render_metrics(&s, &MetricsOptions::default());
+    assert!(!t.contains("gpuledger_workload_memory_bytes{"), "{t}");
+    // A single process is not a workload of several.
+    let t = render_metrics(&sample(), &MetricsOptions::default());
+    assert!(!t.contains("gpuledger_workload_"), "{t}");
+}
