@@ -10,19 +10,6 @@ if command -v prometheus >/dev/null 2>&1; then
     exit 0
 fi
 
-export DEBIAN_FRONTEND=noninteractive
-# Refresh the lists only when apt does not know the package yet (fresh machine).
-if ! apt-cache policy prometheus 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    apt-get update -qq
-fi
-# Keep the package's service from starting during install (no init system in CI anyway).
-policy=/usr/sbin/policy-rc.d
-created_policy=0
-if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod +x "$policy"
-    created_policy=1
-fi
-trap '[ "$created_policy" = 1 ] && rm -f "$policy"' EXIT
-apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+. "$(dirname "$0")/../scripts/common.sh"
+apt_install_no_start prometheus
 echo "setup-prometheus: $(prometheus --version 2>&1 | head -n1)"

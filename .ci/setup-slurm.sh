@@ -11,17 +11,6 @@ if command -v sbatch >/dev/null 2>&1 && [ -x /usr/sbin/slurmd ] && [ -x /usr/sbi
     exit 0
 fi
 
-export DEBIAN_FRONTEND=noninteractive
-if ! apt-cache policy slurmd 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-    apt-get update -qq
-fi
-policy=/usr/sbin/policy-rc.d
-created_policy=0
-if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod +x "$policy"
-    created_policy=1
-fi
-trap '[ "$created_policy" = 1 ] && rm -f "$policy"' EXIT
-apt-get install -y -qq --no-install-recommends munge slurmd slurmctld slurm-client >/dev/null
+. "$(dirname "$0")/../scripts/common.sh"
+apt_install_no_start slurmd munge slurmctld slurm-client
 echo "setup-slurm: $(dpkg-query -W -f '${Version}' slurmd) (slurmd)"

@@ -9,7 +9,7 @@
 //! Needs Prometheus (`.ci/setup-prometheus.sh`) and the gRPC Python (`.ci/setup-grpc.sh`, for the
 //! stand-in kubelet and PyYAML); skips with the reason without them, except under CI.
 
-use crate::serve_prometheus::{deploy, prometheus_binary, query, single, Prometheus};
+use crate::serve_prometheus::{deploy, prometheus_or_skip, query, single, Prometheus};
 use crate::serve_support::*;
 use crate::support::*;
 use std::net::SocketAddr;
@@ -120,13 +120,7 @@ fn by_namespace(p: SocketAddr, job: &str) -> Vec<(String, f64)> {
 #[cfg(unix)]
 #[test]
 fn the_monitors_keep_each_process_namespace_where_a_default_scrape_files_all_under_gpuledgers() {
-    let Some(bin) = prometheus_binary() else {
-        let msg = "prometheus not installed (run .ci/setup-prometheus.sh)";
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{msg}: required in CI"
-        );
-        eprintln!("SKIPPED: {msg}");
+    let Some(bin) = prometheus_or_skip("the_monitors_keep_each_process_namespace_where_a_default_scrape_files_all_under_gpuledgers") else {
         return;
     };
     let Some(py) = grpc_python() else { return };

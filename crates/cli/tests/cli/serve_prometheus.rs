@@ -17,7 +17,22 @@ use std::time::{Duration, Instant};
 const G0: &str = "GPU-11111111-2222-3333-4444-555555555555";
 const G1: &str = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
-pub(crate) fn prometheus_binary() -> Option<PathBuf> {
+/// The Prometheus binary for `test`, or `None` after saying why it is skipped (a failure in CI,
+/// which installs it).
+pub(crate) fn prometheus_or_skip(test: &str) -> Option<PathBuf> {
+    let found = prometheus_binary();
+    if found.is_none() {
+        let msg = "prometheus not installed (run .ci/setup-prometheus.sh)";
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{msg}: required in CI"
+        );
+        eprintln!("SKIPPED {test}: {msg}");
+    }
+    found
+}
+
+fn prometheus_binary() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("PROMETHEUS_BIN") {
         return Some(PathBuf::from(p));
     }
@@ -281,12 +296,7 @@ impl Prometheus {
 
 #[test]
 fn real_prometheus_scrapes_device_and_process_series() {
-    let Some(bin) = prometheus_binary() else {
-        let msg = "prometheus not installed (run .ci/setup-prometheus.sh)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg}: required in CI");
-        }
-        eprintln!("SKIPPED real_prometheus_scrapes_device_and_process_series: {msg}");
+    let Some(bin) = prometheus_or_skip("real_prometheus_scrapes_device_and_process_series") else {
         return;
     };
 
@@ -536,14 +546,9 @@ const DCGM_DASHBOARD_QUERIES: [&str; 7] = [
 /// names, units and labels.
 #[test]
 fn real_prometheus_gives_each_pods_and_the_jobs_vram_on_a_shared_node() {
-    let Some(bin) = prometheus_binary() else {
-        let msg = "prometheus not installed (run .ci/setup-prometheus.sh)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg}: required in CI");
-        }
-        eprintln!(
-            "SKIPPED real_prometheus_gives_each_pods_and_the_jobs_vram_on_a_shared_node: {msg}"
-        );
+    let Some(bin) =
+        prometheus_or_skip("real_prometheus_gives_each_pods_and_the_jobs_vram_on_a_shared_node")
+    else {
         return;
     };
     let m = Machine::shared_node();
@@ -672,13 +677,9 @@ fn promtool_accepts_the_owner_families_and_only_dcgms_own_label_style() {
 #[cfg(unix)]
 #[test]
 fn real_prometheus_answers_every_namespace_panel_and_namespaces_add_up() {
-    let Some(bin) = prometheus_binary() else {
-        let msg = "prometheus not installed (run .ci/setup-prometheus.sh)";
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{msg}: required in CI"
-        );
-        eprintln!("SKIPPED: {msg}");
+    let Some(bin) =
+        prometheus_or_skip("real_prometheus_answers_every_namespace_panel_and_namespaces_add_up")
+    else {
         return;
     };
     let Some(py) = grpc_python() else { return };

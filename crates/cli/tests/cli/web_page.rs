@@ -7,7 +7,7 @@
 use crate::serve_support::*;
 use crate::support::*;
 use crate::web_support::axe::{axe_or_skip, serious_violations};
-use crate::web_support::cpu::per_update;
+use crate::web_support::cpu::{per_update, renders};
 use crate::web_support::*;
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{bar_fraction, Process, Snapshot};
@@ -67,15 +67,6 @@ return {
   selected: [...document.querySelectorAll('#procs tr[aria-selected="true"]')].map((tr) => Number(tr.dataset.pid)),
   focused: document.activeElement && document.activeElement.dataset ? Number(document.activeElement.dataset.pid) : null,
 };"#;
-
-fn renders(b: &Browser) -> u64 {
-    b.exec(
-        "return Number(document.documentElement.dataset.renders || 0)",
-        json!([]),
-    )
-    .as_u64()
-    .unwrap()
-}
 
 /// The page's weight: HTML + script + stylesheet + icon as served.
 fn page_weight(addr: SocketAddr) -> usize {

@@ -107,11 +107,4 @@ pub fn get(addr: SocketAddr, path: &str) -> Reply {
     )
 }
 
-/// A free loopback port (bound then released; good enough for a test's own daemon).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+pub use crate::support::free_port;

@@ -374,3 +374,12 @@ pub fn two_gpus_procs() -> ProcTree {
     t.add(1200, "Xorg", 0, 1_000, &["/usr/lib/xorg/Xorg", ":0"]);
     t
 }
+
+/// A free loopback port (bound then released): for a server a test starts on its own port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

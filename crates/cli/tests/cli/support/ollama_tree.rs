@@ -2,6 +2,7 @@
 //! (`ollama_tree.py` beside the tests): for llama_trees.rs (every runner generation) and
 //! ollama_processes.rs.
 
+use super::free_port;
 use super::ollama_models;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
@@ -143,13 +144,4 @@ pub fn wait_until(ok: impl Fn() -> bool) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-}
-
-/// A free loopback port (bound then released), for the runner's `--port`.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

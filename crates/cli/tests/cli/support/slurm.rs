@@ -39,14 +39,6 @@ fn skip(why: String) -> Option<Slurm> {
     None
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Slurm {
     /// Starts munged, slurmctld and slurmd with a one-node cluster (partition `gpu`), and waits
     /// until the node is idle.
@@ -210,8 +202,8 @@ fn write_conf(d: &Path, node: &str) {
         dpid = p("slurmd.pid"),
         ctldlog = p("slurmctld.log"),
         dlog = p("slurmd.log"),
-        ctld = free_port(),
-        slurmd = free_port(),
+        ctld = super::free_port(),
+        slurmd = super::free_port(),
     );
     std::fs::write(d.join("slurm.conf"), conf).unwrap();
     // This machine mixes cgroup v1 controllers with a v2 mount, which slurm's cgroup/v2 plugin

@@ -61,7 +61,8 @@ fn chromium(b: &Browser) -> u64 {
     descendants(b.driver_pid()).into_iter().map(cpu_ticks).sum()
 }
 
-fn renders(b: &Browser) -> u64 {
+/// How many times the page has rendered (its own counter, `data-renders`).
+pub fn renders(b: &Browser) -> u64 {
     b.exec(
         "return Number(document.documentElement.dataset.renders || 0)",
         json!([]),
