@@ -221,6 +221,12 @@ impl App {
     }
 
     pub(super) fn step_interval(&mut self, longer: bool) -> Vec<Effect> {
+        if let Some(src) = &self.replay {
+            self.message = Some(format!(
+                "replay of {src}: nothing is refreshed, so there is no interval to change"
+            ));
+            return vec![];
+        }
         let cur = self.interval.as_millis() as u64;
         let next = if longer {
             INTERVAL_STEPS_MS.iter().copied().find(|&s| s > cur)
@@ -446,6 +452,11 @@ impl App {
     }
 
     fn toggle_tag(&mut self) {
+        // Tags only choose what T / K signal, which act on this machine's live processes.
+        if let Some(why) = self.not_live() {
+            self.message = Some(format!("{why}: nothing to tag for T / K"));
+            return;
+        }
         let Some(r) = self.selected_row().copied() else {
             return;
         };

@@ -390,11 +390,8 @@ impl App {
         if self.table.sort.spec().shown == Shown::HostFigures {
             return crate::feed::HostNeed::All;
         }
-        let g = &self.geometry;
-        let page = g.body_rows.max(1);
-        let from = g.offset.saturating_sub(page).min(self.table.rows.len());
-        let to = g.offset.saturating_add(2 * page).min(self.table.rows.len());
-        let mut pids: Vec<u32> = self.table.rows[from..to]
+        let mut pids: Vec<u32> = self
+            .near_rows()
             .iter()
             .chain(self.selected_row())
             .map(|r| self.process(r).pid)
@@ -402,6 +399,31 @@ impl App {
         pids.sort_unstable();
         pids.dedup();
         crate::feed::HostNeed::Pids(pids)
+    }
+
+    /// Why keys that act on this machine's live processes (T, K, Space, e, o) do nothing here:
+    /// a replay shows a recording, a remote view another machine. `None` on the live machine.
+    pub fn not_live(&self) -> Option<String> {
+        match (&self.replay, &self.remote) {
+            (Some(src), _) => Some(format!("replay of {src}")),
+            (None, Some(url)) => Some(format!("remote view of {url}")),
+            (None, None) => None,
+        }
+    }
+
+    /// The rows within a page of those on screen (the page before, the page shown, the page
+    /// after): what a frame measures column widths over and whose host figures a round reads,
+    /// so that both cost what is on screen, not how many processes there are. Every row before
+    /// the first frame has placed the table.
+    pub fn near_rows(&self) -> &[Row] {
+        let g = &self.geometry;
+        let rows = &self.table.rows;
+        if g.body_rows == 0 {
+            return rows;
+        }
+        let from = g.offset.saturating_sub(g.body_rows).min(rows.len());
+        let to = g.offset.saturating_add(2 * g.body_rows).min(rows.len());
+        &rows[from..to]
     }
 
     pub fn process(&self, row: &Row) -> &Process {
