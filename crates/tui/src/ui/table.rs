@@ -30,10 +30,11 @@ impl TableLayout {
     }
 }
 
-/// Longest display width of a column's cells (tree indentation included for NAME).
+/// Longest display width of a column's cells (tree indentation included for NAME), over the
+/// rows near the screen ([`App::near_rows`]): with hundreds of processes, formatting every
+/// row's cells each frame was most of a frame's cost.
 pub(crate) fn content_width(app: &App, c: Column) -> u16 {
-    app.table
-        .rows
+    app.near_rows()
         .iter()
         .map(|r| {
             let indent = if c == TREE_COLUMN && r.depth > 0 {
