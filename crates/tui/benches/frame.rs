@@ -144,6 +144,7 @@ fn main() {
                 host: host(500),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             t0 + Duration::from_secs(r),
         );
@@ -190,6 +191,7 @@ fn main() {
                 host: host(500),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             t0 + Duration::from_secs(200 + i as u64),
         );

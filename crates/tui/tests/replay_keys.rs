@@ -45,6 +45,7 @@ fn live(t0: Instant) -> App {
             host: Default::default(),
             took: Duration::ZERO,
             dropped: 0,
+            machine: None,
         },
         t0,
     );

@@ -166,6 +166,7 @@ fn update(s: Snapshot) -> Update {
         host: host(),
         took: Duration::from_millis(3),
         dropped: 0,
+        machine: None,
     }
 }
 

@@ -145,6 +145,8 @@ pub const HISTORY_SECS: f64 = 600.0;
 pub struct App {
     pub snapshot: Option<Snapshot>,
     pub host: HashMap<u32, HostProc>,
+    /// The host's CPU % and RAM (live view of this machine only: a snapshot does not hold them).
+    pub machine: Option<crate::hostwide::Machine>,
     /// The process table: rows, selection, sort, filter, tree, tags, scroll.
     pub table: ProcessTable,
     pub interval: Duration,
@@ -185,6 +187,7 @@ impl App {
         App {
             snapshot: None,
             host: HashMap::new(),
+            machine: None,
             table: ProcessTable::default(),
             interval: interval.max(MIN_INTERVAL),
             overlay: Overlay::None,
@@ -262,6 +265,7 @@ impl App {
                 host: HashMap::new(),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             now,
         );
@@ -281,6 +285,7 @@ impl App {
         self.last_round = Some(upd.took);
         self.dropped_rounds += upd.dropped;
         self.host = upd.host;
+        self.machine = upd.machine;
         if let Some(f) = self.alerts.as_mut() {
             self.active_alerts = f(&upd.snapshot);
         }

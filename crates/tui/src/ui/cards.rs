@@ -10,6 +10,9 @@ use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
 use ratatui::Frame;
 /// Cards narrower than this are laid out one per row.
 pub(crate) const CARD_MIN_WIDTH: u16 = 56;
+/// A card's rows: its border, memory, utilisation, the books, and the device's context (clocks,
+/// PCIe link).
+pub(crate) const CARD_HEIGHT: u16 = 6;
 
 use super::text::{bar, fit, opt, width_of};
 
@@ -94,7 +97,7 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
     }
     let n = snap.devices.len() as u16;
     let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, n);
-    let rows = area.height / 5;
+    let rows = area.height / CARD_HEIGHT;
     let w = area.width / per_row;
     for (i, d) in snap.devices.iter().enumerate() {
         let (r, c) = (i as u16 / per_row, i as u16 % per_row);
@@ -106,7 +109,7 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
         } else {
             w
         };
-        let rect = Rect::new(area.x + c * w, area.y + r * 5, width, 5);
+        let rect = Rect::new(area.x + c * w, area.y + r * CARD_HEIGHT, width, CARD_HEIGHT);
         draw_card(f, app, d, rect);
     }
 }
@@ -176,6 +179,12 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
             .map_or("temp n/a".into(), |c| format!("{c}°C"))],
         vec![power_text(d)],
     ]);
+    // The context last: it shows where a wide terminal leaves room for it.
+    items.extend(
+        gpuledger_views::context::device_items(d)
+            .into_iter()
+            .map(|i| vec![i]),
+    );
     let mut used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
     for forms in items {
         let fitting = forms
@@ -187,6 +196,20 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
         spans.push(Span::raw(piece));
     }
     spans
+}
+
+/// Whole items joined by ` · ` up to `w` columns: the first that does not fit ends the line.
+pub(crate) fn fit_items(items: &[String], w: usize) -> String {
+    let mut line = String::new();
+    for item in items {
+        let sep = if line.is_empty() { "" } else { " · " };
+        if width_of(&line) + sep.len() + width_of(item) > w {
+            break;
+        }
+        line.push_str(sep);
+        line.push_str(item);
+    }
+    line
 }
 
 pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
@@ -233,6 +256,14 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     );
     // Line 3: the books; sparkline of memory used to the right.
     let l3 = books_text(d);
+    // Line 4: the device's context, as many whole items as fit.
+    if inner.height >= 4 {
+        let context = fit_items(&gpuledger_views::context::device_items(d), w);
+        f.render_widget(
+            Paragraph::new(Span::styled(context, t.dim)),
+            Rect::new(inner.x, inner.y + 3, inner.width, 1),
+        );
+    }
     let series = app.history.devices.get(&d.uuid);
     for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {
         let y = inner.y + 1 + i as u16;

@@ -15,7 +15,7 @@ mod footer;
 mod table;
 mod text;
 mod title;
-use self::cards::{draw_cards, CARD_MIN_WIDTH};
+use self::cards::{draw_cards, CARD_HEIGHT, CARD_MIN_WIDTH};
 use self::chart::draw_bottom;
 pub use self::chart::{chart_legend, memory_axis_top, nice_ceiling, LegendItem};
 pub use self::details::{estimate_lines, evidence_lines, measured_lines};
@@ -46,7 +46,7 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     } else {
         let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, ndev);
         let rows = ndev.div_ceil(per_row);
-        (rows * 5).min(area.height / 3)
+        (rows * CARD_HEIGHT).min(area.height / 3)
     };
     let notes = notes(app, now);
     // Compact: as many note lines as the table leaves free (at least one, at most three).

@@ -2,7 +2,7 @@
 
 use super::text::{fit, width_of};
 use crate::app::{fmt_interval, App};
-use gpuledger_model::units::human_opt;
+use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::SourceState;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -43,6 +43,16 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     if app.replay.is_none() {
         spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
     }
+    if let Some(m) = &app.machine {
+        spans.push(Span::raw(format!(" {} ", machine_text(m))));
+    }
+    if let Some(driver) = app
+        .snapshot
+        .as_ref()
+        .and_then(|s| gpuledger_views::context::driver_item(&s.devices))
+    {
+        spans.push(Span::styled(format!(" {driver} "), t.dim));
+    }
     spans.push(Span::styled(
         format!(
             " sort {} {} ",
@@ -81,6 +91,19 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         }
     }
     f.render_widget(Paragraph::new(Line::from(kept)), area);
+}
+
+/// `CPU 12% RAM 31.2/125 GiB`: the host as nvitop's header shows it, `n/a` where unread.
+pub fn machine_text(m: &crate::hostwide::Machine) -> String {
+    let cpu = m
+        .cpu_percent
+        .map_or_else(|| "n/a".to_string(), |c| format!("{c:.0}%"));
+    let ram = match (m.mem_used_bytes, m.mem_total_bytes) {
+        (Some(u), Some(t)) => format!("{}/{}", human_bytes(u), human_bytes(t)),
+        (None, Some(t)) => format!("n/a/{}", human_bytes(t)),
+        _ => "n/a".to_string(),
+    };
+    format!("CPU {cpu} RAM {ram}")
 }
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
