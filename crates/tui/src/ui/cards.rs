@@ -6,13 +6,18 @@ use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::Device;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Wrap};
 use ratatui::Frame;
 /// Cards narrower than this are laid out one per row.
 pub(crate) const CARD_MIN_WIDTH: u16 = 56;
 /// A card's rows: its border, memory, utilisation, the books, and the device's context (clocks,
 /// PCIe link).
 pub(crate) const CARD_HEIGHT: u16 = 6;
+/// Said once, on the cards' line (the snapshot's own note saying the same is not repeated).
+pub(crate) const NO_GPU: &str = "no GPU found (see `gpuledger selftest`)";
+/// What to run to see the view with a machine in it.
+pub(crate) const SAMPLE_HINT: &str =
+    "a sample machine: gpuledger --replay examples/sample-snapshot.json";
 
 use super::text::{bar, fit, opt, width_of};
 
@@ -67,11 +72,13 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
         return;
     };
     if snap.devices.is_empty() {
+        let line = if app.remote.is_some() || app.replay.is_some() {
+            NO_GPU.to_string()
+        } else {
+            format!("{NO_GPU}; {SAMPLE_HINT}")
+        };
         f.render_widget(
-            Paragraph::new(Span::styled(
-                "no GPU found (see `gpuledger selftest`)",
-                t.warn,
-            )),
+            Paragraph::new(Span::styled(line, t.warn)).wrap(Wrap { trim: true }),
             area,
         );
         return;

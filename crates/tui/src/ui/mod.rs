@@ -33,14 +33,27 @@ pub const COMPACT_BELOW: (u16, u16) = (100, 32);
 /// The fewest rows worth giving the bottom panes: a bordered chart with its legend and a few
 /// rows of plot, the ledger pane's first lines (at 80×24 the sample's six processes leave 11).
 pub const BOTTOM_MIN: u16 = 9;
+/// The fewest rows for the estimate pane alone (its border and two lines), drawn where the
+/// table leaves fewer than [`BOTTOM_MIN`] (at 80×24 nine processes left eight blank rows).
+pub const BOTTOM_MIN_SHORT: u16 = 4;
 
 pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let area = f.area();
     let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
     let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
 
+    // Nothing to show at all (no device, no process): the rows go to saying why, not to empty
+    // panes.
+    let nothing = app
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.devices.is_empty() && s.processes.is_empty());
     let cards_h = if ndev == 0 {
-        1
+        if nothing && area.width < 110 {
+            2
+        } else {
+            1
+        }
     } else if compact {
         ndev.min((area.height / 4).max(1))
     } else {
@@ -52,7 +65,11 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     // Compact: as many note lines as the table leaves free (at least one, at most three).
     let table_wants = app.table.rows.len().max(1) as u16 + 1;
     let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
-    let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
+    let notes_h = if nothing {
+        (notes.len() as u16).min(spare.max(1))
+    } else {
+        (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 })
+    };
     // A message longer than the line (an export's full path) gets a second row, not a cut.
     let footer_h = match &app.message {
         Some(m)
@@ -72,10 +89,13 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let left = area
         .height
         .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + footer_h + 1);
-    let bottom_h = if !compact && area.height >= 36 {
+    let bottom_h = if nothing {
+        0
+    } else if !compact && area.height >= 36 {
         let usual = (area.height * 2 / 5).clamp(12, 26);
         usual.max(left)
-    } else if area.width >= 80 && left >= BOTTOM_MIN {
+    } else if area.width >= 80 && left >= BOTTOM_MIN_SHORT {
+        // Fewer rows than the chart needs still hold the estimate pane (chart::draw_bottom).
         left
     } else {
         0

@@ -153,6 +153,10 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
         }
     }
     for n in &s.notes {
+        // The cards' line already says no GPU was found (with what to try instead).
+        if s.devices.is_empty() && n.starts_with("no GPU found") {
+            continue;
+        }
         v.push((n.clone(), false));
     }
     v
