@@ -219,6 +219,15 @@ pub(crate) fn fit_items(items: &[String], w: usize) -> String {
     line
 }
 
+/// A card's fourth line: the device's context, as many whole items as fit.
+fn draw_context(f: &mut Frame, app: &App, d: &Device, line: Rect) {
+    let context = fit_items(
+        &gpuledger_views::context::device_items(d),
+        line.width as usize,
+    );
+    f.render_widget(Paragraph::new(Span::styled(context, app.theme.dim)), line);
+}
+
 pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     let t = &app.theme;
     let block = Block::default()
@@ -263,13 +272,8 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     );
     // Line 3: the books; sparkline of memory used to the right.
     let l3 = books_text(d);
-    // Line 4: the device's context, as many whole items as fit.
     if inner.height >= 4 {
-        let context = fit_items(&gpuledger_views::context::device_items(d), w);
-        f.render_widget(
-            Paragraph::new(Span::styled(context, t.dim)),
-            Rect::new(inner.x, inner.y + 3, inner.width, 1),
-        );
+        draw_context(f, app, d, Rect::new(inner.x, inner.y + 3, inner.width, 1));
     }
     let series = app.history.devices.get(&d.uuid);
     for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {

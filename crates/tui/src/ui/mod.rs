@@ -37,18 +37,11 @@ pub const BOTTOM_MIN: u16 = 9;
 /// table leaves fewer than [`BOTTOM_MIN`] (at 80×24 nine processes left eight blank rows).
 pub const BOTTOM_MIN_SHORT: u16 = 4;
 
-pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
-    let area = f.area();
-    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
-    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
-
-    // Nothing to show at all (no device, no process): the rows go to saying why, not to empty
-    // panes.
-    let nothing = app
-        .snapshot
-        .as_ref()
-        .is_some_and(|s| s.devices.is_empty() && s.processes.is_empty());
-    let cards_h = if ndev == 0 {
+/// The cards' rows: one line per device when compact, else bordered cards (at most a third
+/// of the screen); without devices one line, two when nothing at all was found (the line says
+/// what to try, which wraps on a narrow terminal).
+fn cards_height(area: ratatui::layout::Rect, ndev: u16, compact: bool, nothing: bool) -> u16 {
+    if ndev == 0 {
         if nothing && area.width < 110 {
             2
         } else {
@@ -60,18 +53,12 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
         let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, ndev);
         let rows = ndev.div_ceil(per_row);
         (rows * CARD_HEIGHT).min(area.height / 3)
-    };
-    let notes = notes(app, now);
-    // Compact: as many note lines as the table leaves free (at least one, at most three).
-    let table_wants = app.table.rows.len().max(1) as u16 + 1;
-    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
-    let notes_h = if nothing {
-        (notes.len() as u16).min(spare.max(1))
-    } else {
-        (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 })
-    };
-    // A message longer than the line (an export's full path) gets a second row, not a cut.
-    let footer_h = match &app.message {
+    }
+}
+
+/// A message longer than the line (an export's full path) gets a second row, not a cut.
+fn footer_height(app: &App, area: ratatui::layout::Rect) -> u16 {
+    match &app.message {
         Some(m)
             if app.overlay == Overlay::None
                 && !app.table.filter_editing
@@ -81,7 +68,31 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
             2
         }
         _ => 1,
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
+    let area = f.area();
+    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
+
+    // Nothing to show at all (no device, no process): the rows go to saying why, not to empty
+    // panes.
+    let nothing = app
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.devices.is_empty() && s.processes.is_empty());
+    let cards_h = cards_height(area, ndev, compact, nothing);
+    let notes = notes(app, now);
+    // Compact: as many note lines as the table leaves free (at least one, at most three).
+    let table_wants = app.table.rows.len().max(1) as u16 + 1;
+    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
+    let notes_h = if nothing {
+        (notes.len() as u16).min(spare.max(1))
+    } else {
+        (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 })
     };
+    let footer_h = footer_height(app, area);
     // The bottom panes take the rows the table does not need (their text wraps; blank rows
     // under a short table helped nobody), never less than their usual share. In the compact
     // layout they show only in rows a short table leaves (at 100×30 six processes left 18

@@ -43,16 +43,7 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     if app.replay.is_none() {
         spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
     }
-    if let Some(m) = &app.machine {
-        spans.push(Span::raw(format!(" {} ", machine_text(m))));
-    }
-    if let Some(driver) = app
-        .snapshot
-        .as_ref()
-        .and_then(|s| gpuledger_views::context::driver_item(&s.devices))
-    {
-        spans.push(Span::styled(format!(" {driver} "), t.dim));
-    }
+    spans.extend(context_spans(app));
     spans.push(Span::styled(
         format!(
             " sort {} {} ",
@@ -91,6 +82,22 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         }
     }
     f.render_widget(Paragraph::new(Line::from(kept)), area);
+}
+
+/// The host's CPU and RAM (live only: a snapshot does not hold them) and the driver.
+fn context_spans(app: &App) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    if let Some(m) = &app.machine {
+        spans.push(Span::raw(format!(" {} ", machine_text(m))));
+    }
+    if let Some(driver) = app
+        .snapshot
+        .as_ref()
+        .and_then(|s| gpuledger_views::context::driver_item(&s.devices))
+    {
+        spans.push(Span::styled(format!(" {driver} "), app.theme.dim));
+    }
+    spans
 }
 
 /// `CPU 12% RAM 31.2/125 GiB`: the host as nvitop's header shows it, `n/a` where unread.
