@@ -14,7 +14,8 @@
 #   COST=200  instead of the captures: that many GPU processes (pausing programs, alternating over
 #     the 2 devices), and each view runs COST_SECS (30) seconds at 1 s in a 120x40 tmux; its CPU
 #     ticks (utime+stime of the process and its threads, /proc/PID/stat) are printed with the ratio.
-#     The two alternate ROUNDS (2) times, so a shared machine's load weighs on both alike.
+#     The two alternate ROUNDS (2) times, so a shared machine's load weighs on both alike;
+#     BEFORE=path/to/older/gpuledger joins the alternation (before/after in one run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -112,7 +113,13 @@ if [ -n "${COST:-}" ]; then
     for ((r = 0; r < ${ROUNDS:-2}; r++)); do
         g=$(cost gpuledger "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
         n=$(cost nvitop "env $ENV $NVITOP_BIN")
-        echo "$COST GPU processes, ${COST_SECS:-30} s at 1 s: gpuledger $g ticks, nvitop $n ticks, ratio $(awk -v g="$g" -v n="$n" 'BEGIN { printf "%.1fx", n / (g > 0 ? g : 1) }') (1 tick = 1/$(getconf CLK_TCK) s; load $(cut -d' ' -f1-3 /proc/loadavg))"
+        ratio() { awk -v g="$1" -v n="$n" 'BEGIN { printf "%.1fx", n / (g > 0 ? g : 1) }'; }
+        line="$COST GPU processes, ${COST_SECS:-30} s at 1 s: gpuledger $g ticks, nvitop $n ticks, ratio $(ratio "$g")"
+        if [ -n "${BEFORE:-}" ]; then
+            b=$(cost before "env $ENV $BEFORE --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
+            line="$line; before: $b ticks ($(ratio "$b"))"
+        fi
+        echo "$line (1 tick = 1/$(getconf CLK_TCK) s; load $(cut -d' ' -f1-3 /proc/loadavg))"
     done
     exit 0
 fi

@@ -73,6 +73,7 @@ impl App {
                 self.overlay = Overlay::Details(0);
             }
             KeyCode::Char(' ') => self.toggle_tag(),
+            KeyCode::Char('f') => self.toggle_group_fold(),
             // `e` as in nvitop (the environment is read-only, so a nvitop user's habit does what
             // they expect); `v` as before.
             KeyCode::Char('e') | KeyCode::Char('v') => self.show_env(),
@@ -342,6 +343,9 @@ impl App {
         let Some(r) = self.selected_row().copied() else {
             return;
         };
+        if let Some(root) = r.group {
+            return self.ask_terminate_group(root, force);
+        }
         let p = self.process(&r);
         let name = p.display_name().to_string();
         let warning = match self.terminator.check(p.pid, p.start_time, &name) {

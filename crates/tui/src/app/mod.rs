@@ -15,11 +15,13 @@ mod column;
 mod command;
 mod export;
 mod fmt;
+mod groups;
 mod keys;
 mod rows;
 mod table;
 pub use command::short_command;
 pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
+pub use groups::root_of;
 
 pub use column::{Align, CellValue, Column, ColumnSpec, Priority, Shown, SortVal, Width, COLUMNS};
 pub use table::ProcessTable;
@@ -31,6 +33,9 @@ pub struct Row {
     pub usage_idx: usize,
     /// Tree depth (0 outside tree view).
     pub depth: u16,
+    /// In tree view, the row standing for a workload group (its root's PID): the cells are the
+    /// group's, `proc_idx` / `usage_idx` its first member's.
+    pub group: Option<u32>,
 }
 
 /// What identifies a row across refreshes: the process (PID + start time) and the device.
@@ -311,8 +316,11 @@ impl App {
         let Some(snap) = &self.snapshot else { return };
         let mut msgs = Vec::new();
         self.pending.retain(|k| {
+            // A workload's root is gone when its members are too (the API server of a vLLM
+            // group holds no GPU memory and is not listed; its workers are).
             let listed = snap.processes.iter().any(|p| {
-                p.pid == k.pid && (k.start_time.is_none() || p.start_time == k.start_time)
+                (p.pid == k.pid && (k.start_time.is_none() || p.start_time == k.start_time))
+                    || (p.pid != k.pid && root_of(p) == k.pid)
             });
             if !listed {
                 msgs.push(format!(
@@ -476,6 +484,13 @@ impl App {
     }
 
     fn key_of(&self, row: &Row) -> RowKey {
+        if let Some(root) = row.group {
+            return RowKey {
+                pid: root,
+                start_time: None,
+                device: "group".into(),
+            };
+        }
         let p = self.process(row);
         RowKey {
             pid: p.pid,

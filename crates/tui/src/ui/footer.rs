@@ -143,7 +143,10 @@ pub const HELP: &[(&str, &str)] = &[
         "sort by next / previous column; r reverses the order",
     ),
     ("/", "filter: PID, user, name, command, device"),
-    ("t", "tree view: children under their parent"),
+    (
+        "t  f",
+        "tree view: children under their parent; f folds a group",
+    ),
     ("D", "group the rows per GPU (the sort applies within each)"),
     (
         "Enter i",
@@ -230,7 +233,11 @@ fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let Some(row) = app.selected_row().copied() else {
         return (0, 0);
     };
-    let mut lines = measured_lines(app, &row);
+    let mut lines = match row.group {
+        Some(root) => super::details::group_lines(app, root),
+        None => Vec::new(),
+    };
+    lines.extend(measured_lines(app, &row));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "ESTIMATE (calculated, not measured)",

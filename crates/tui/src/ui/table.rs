@@ -492,8 +492,10 @@ fn memory_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
     let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
     let mut spans = Vec::with_capacity(4);
     let u = app.usage(row);
+    // A workload group's total spans several devices: no one device's share to draw.
     let frac = u
         .memory_bytes
+        .filter(|_| row.group.is_none())
         .and_then(|b| app.device_of(row).and_then(|d| bar_fraction(b, d)));
     match frac {
         Some(frac) if bar_w > 0 => {
