@@ -392,19 +392,25 @@ impl App {
         } else if self.host.is_empty() {
             "not sampled yet"
         } else {
-            "not read: host CPU/RSS are read for the rows on screen and a page either side (sort by CPU %, RSS or %MEM to read every row)"
+            "not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)"
         }
     }
 
     /// Whose host figures the next rounds should read: every process when sorting by a host
-    /// column, else the rows drawn in the last frame, a page either side (so that scrolling
-    /// finds them read), and the selected one.
+    /// column, else the rows drawn in the last frame and the selected one. (A page either side
+    /// too tripled the `stat` reads of a round at 200 processes; a row scrolled into view has
+    /// its figures from the next round on.)
     pub fn host_need(&self) -> crate::feed::HostNeed {
         if self.table.sort.spec().shown == Shown::HostFigures {
             return crate::feed::HostNeed::All;
         }
-        let mut pids: Vec<u32> = self
-            .near_rows()
+        let g = &self.geometry;
+        let rows = &self.table.rows;
+        let shown = match g.body_rows {
+            0 => rows.as_slice(),
+            n => &rows[g.offset.min(rows.len())..g.offset.saturating_add(n).min(rows.len())],
+        };
+        let mut pids: Vec<u32> = shown
             .iter()
             .chain(self.selected_row())
             .map(|r| self.process(r).pid)
@@ -425,8 +431,8 @@ impl App {
     }
 
     /// The rows within a page of those on screen (the page before, the page shown, the page
-    /// after): what a frame measures column widths over and whose host figures a round reads,
-    /// so that both cost what is on screen, not how many processes there are. Every row before
+    /// after): what a frame measures column widths over, so that a frame costs what is on
+    /// screen, not how many processes there are, and paging keeps the widths. Every row before
     /// the first frame has placed the table.
     pub fn near_rows(&self) -> &[Row] {
         let g = &self.geometry;
