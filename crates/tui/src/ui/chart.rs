@@ -137,8 +137,7 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     let proc_series = sel.and_then(|r| {
         let p = app.process(&r);
         app.history
-            .processes
-            .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
+            .process(p.pid, p.start_time, &app.usage(&r).device)
     });
     let w = Window::of(app, dev, dev_series, proc_series);
     let (dm, dg, pm, pg) = (
