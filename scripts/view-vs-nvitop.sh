@@ -11,6 +11,11 @@
 #   NVITOP=path/to/nvitop  use that nvitop; else nvitop from PyPI in a venv in the user's cache
 #     ($XDG_CACHE_HOME/gpuledger/nvitop-venv).
 #   CAPTURE_WAIT=4  seconds each view runs before it is captured.
+#   COST=200  instead of the captures: that many GPU processes (pausing programs, alternating over
+#     the 2 devices), and each view runs COST_SECS (30) seconds at 1 s in a 120x40 tmux; its CPU
+#     ticks (utime+stime of the process and its threads, /proc/PID/stat) are printed with the ratio.
+#     The two alternate ROUNDS (2) times, so a shared machine's load weighs on both alike;
+#     BEFORE=path/to/older/gpuledger joins the alternation (before/after in one run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -57,7 +62,7 @@ if [ -x target/llama-venv/bin/python ]; then
 fi
 run() { # name args...: a pausing program under that name, its PID appended to PIDS
     local name=$1; shift
-    cp "$D/pause" "$D/bin/$name"
+    [ -e "$D/bin/$name" ] || cp "$D/pause" "$D/bin/$name"
     "$D/bin/$name" "$@" >/dev/null 2>&1 &
     PIDS+=($!)
 }
@@ -78,6 +83,46 @@ util|dev=0|pid=$LLAMA|sm=71|mem=38|enc=0|dec=0|ts=10
 util|dev=1|pid=$TRAIN|sm=12|mem=4|enc=0|dec=0|ts=10
 SC
 T="tmux -S $D/t.sock"
+ticks() { awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
+cost() { # name command: CPU ticks of the view (the pane's process) over COST_SECS
+    $T new-session -d -s "$1" -x 120 -y 40 "exec $2"
+    sleep 3
+    local pid t0 t1
+    pid=$($T list-panes -t "$1" -F '#{pane_pid}')
+    t0=$(ticks "$pid")
+    sleep "${COST_SECS:-30}"
+    t1=$(ticks "$pid")
+    # Where they went: each live thread's ticks since it started, by name (to stderr).
+    for t in /proc/"$pid"/task/*; do
+        printf '%s=%s ' "$(cat "$t/comm")" "$(ticks "$pid/task/${t##*/}")"
+    done >&2
+    echo >&2
+    $T kill-session -t "$1"
+    sleep 0.5
+    echo $((t1 - t0))
+}
+if [ -n "${COST:-}" ]; then
+    for ((i = 0; i < COST; i++)); do run "python3" -m "worker$i"; done
+    {
+        head -3 "$D/scenario.txt"
+        for ((i = 4; i < ${#PIDS[@]}; i++)); do
+            echo "compute|dev=$((i % 2))|pid=${PIDS[$i]}|mem=$(((256 + i) << 20))"
+        done
+    } >"$D/cost.txt"
+    ENV="FAKE_NVML_SCENARIO=$D/cost.txt LD_LIBRARY_PATH=$D/lib"
+    for ((r = 0; r < ${ROUNDS:-2}; r++)); do
+        g=$(cost gpuledger "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
+        n=$(cost nvitop "env $ENV $NVITOP_BIN")
+        ratio() { awk -v g="$1" -v n="$n" 'BEGIN { printf "%.1fx", n / (g > 0 ? g : 1) }'; }
+        line="$COST GPU processes, ${COST_SECS:-30} s at 1 s: gpuledger $g ticks, nvitop $n ticks, ratio $(ratio "$g")"
+        if [ -n "${BEFORE:-}" ]; then
+            b=$(cost before "env $ENV $BEFORE --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
+            line="$line; before: $b ticks ($(ratio "$b"))"
+        fi
+        echo "$line (1 tick = 1/$(getconf CLK_TCK) s; load $(cut -d' ' -f1-3 /proc/loadavg))"
+    done
+    exit 0
+fi
 capture() { # name width height command
     $T new-session -d -s "$1" -x "$2" -y "$3" "$4"
     sleep "$WAIT"

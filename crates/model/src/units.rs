@@ -28,22 +28,6 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
-/// Bytes with one decimal whatever their size (`9.5 GiB`, `500.0 MiB`, `95.4 MiB`), for a table
-/// column: one precision in the column, the decimal points under each other (3 significant
-/// digits gave `9.50 GiB`, `500 MiB` and `95.4 MiB` in one column).
-pub fn bytes_one_decimal(b: u64) -> String {
-    if b < 1024 {
-        return format!("{b} B");
-    }
-    let (mut v, mut i) = scaled(b);
-    // 1023.96 MiB would print as 1024.0 MiB: say 1.0 GiB.
-    if (v * 10.0).round() >= 10240.0 && i < UNITS.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    format!("{v:.1} {}", UNITS[i])
-}
-
 /// Same as [`human_bytes`] for a value that may be unknown.
 pub fn human_opt(b: Option<u64>) -> String {
     crate::words::or_unknown_with(b, human_bytes)
@@ -153,16 +137,6 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_decimal_whatever_the_size() {
-        assert_eq!(bytes_one_decimal(17), "17 B");
-        assert_eq!(bytes_one_decimal(16 << 30), "16.0 GiB");
-        assert_eq!(bytes_one_decimal(10200547328), "9.5 GiB");
-        assert_eq!(bytes_one_decimal(500 << 20), "500.0 MiB");
-        assert_eq!(bytes_one_decimal(100_000_000), "95.4 MiB");
-        assert_eq!(bytes_one_decimal((1 << 30) - 1), "1.0 GiB");
-    }
 
     #[test]
     fn human() {

@@ -128,7 +128,7 @@ fn main() {
     println!(
         "history after 600 rounds (10 min at 1 s), 500 processes: {} device + {} process series, {} points × {} B = {:.2} MB of points; RSS grew {:.2} MB",
         h.devices.len(),
-        h.processes.len(),
+        h.process_series(),
         pts,
         std::mem::size_of::<Point>(),
         (pts * std::mem::size_of::<Point>()) as f64 / 1e6,
@@ -144,6 +144,7 @@ fn main() {
                 host: host(500),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             t0 + Duration::from_secs(r),
         );
@@ -190,6 +191,7 @@ fn main() {
                 host: host(500),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             t0 + Duration::from_secs(200 + i as u64),
         );

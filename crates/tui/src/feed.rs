@@ -4,6 +4,7 @@
 //! the next one wait for the following tick: late rounds are skipped, never queued back to back.
 
 use crate::hoststats::{HostProc, HostSampler};
+use crate::hostwide::{Machine, MachineSampler};
 use gpuledger_model::Snapshot;
 use gpuledger_sources::Collector;
 use std::collections::HashMap;
@@ -21,6 +22,8 @@ pub struct Update {
     pub took: Duration,
     /// Rounds dropped since the previous delivered one (UI busy).
     pub dropped: u64,
+    /// The host's CPU % and RAM, where the source reads this machine.
+    pub machine: Option<Machine>,
 }
 
 /// Something that produces rounds; the real one is [`LiveSource`], tests use slow fakes.
@@ -30,6 +33,11 @@ pub trait RoundSource: Send + 'static {
     /// Which processes' host figures the view needs from now on (a source without host figures
     /// ignores it).
     fn host_need(&mut self, _need: HostNeed) {}
+
+    /// The host as a whole after a round (`None`: the rounds come from elsewhere).
+    fn machine(&mut self) -> Option<Machine> {
+        None
+    }
 }
 
 impl RoundSource for Box<dyn RoundSource> {
@@ -39,6 +47,10 @@ impl RoundSource for Box<dyn RoundSource> {
 
     fn host_need(&mut self, need: HostNeed) {
         (**self).host_need(need)
+    }
+
+    fn machine(&mut self) -> Option<Machine> {
+        (**self).machine()
     }
 }
 
@@ -67,15 +79,18 @@ impl HostNeed {
 pub struct LiveSource {
     collector: Collector,
     host: HostSampler,
+    machine: MachineSampler,
     need: HostNeed,
 }
 
 impl LiveSource {
     pub fn new(collector: Collector) -> Self {
         let host = HostSampler::new(collector.config.proc_root.clone());
+        let machine = MachineSampler::new(collector.config.proc_root.clone());
         LiveSource {
             collector,
             host,
+            machine,
             need: HostNeed::All,
         }
     }
@@ -98,6 +113,10 @@ impl RoundSource for LiveSource {
 
     fn host_need(&mut self, need: HostNeed) {
         self.need = need;
+    }
+
+    fn machine(&mut self) -> Option<Machine> {
+        Some(self.machine.sample())
     }
 }
 
@@ -174,12 +193,14 @@ fn collect_loop(
     loop {
         let start = Instant::now();
         let (snapshot, host) = source.round();
+        let machine = source.machine();
         let end = Instant::now();
         let upd = Update {
             snapshot,
             host,
             took: end - start,
             dropped,
+            machine,
         };
         match tx.try_send(upd) {
             Ok(()) => dropped = 0,

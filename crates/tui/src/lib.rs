@@ -9,6 +9,7 @@
 //!   `TestBackend`);
 //! - [`feed`]: the collection thread (the UI never collects; slow rounds are skipped);
 //! - [`hoststats`]: host CPU % and RSS of GPU processes, read in that thread;
+//! - [`hostwide`]: the host's CPU % and RAM in use for the header, read there too;
 //! - [`series`]: bounded ring buffers for charts and sparklines;
 //! - [`actions`]: the [`actions::Terminator`] seam to the kill mechanism, clipboard;
 //! - [`term`]: the terminal loop, restored on quit and on panic.
@@ -17,6 +18,7 @@ pub mod actions;
 pub mod app;
 pub mod feed;
 pub mod hoststats;
+pub mod hostwide;
 pub mod series;
 pub mod term;
 pub mod theme;

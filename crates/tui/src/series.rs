@@ -55,7 +55,12 @@ pub struct History {
     /// Seconds kept.
     pub window: f64,
     pub devices: HashMap<String, Series>,
-    pub processes: HashMap<ProcKey, Series>,
+    /// Per device (its UUID), then per process (PID, start time): a round finds each series
+    /// without building a key (at 200 processes, cloning and hashing a device string per row
+    /// was most of applying a round).
+    processes: HashMap<String, HashMap<(u32, Option<u64>), Series>>,
+    /// Process series held, over every device (bounded by [`MAX_PROCESS_SERIES`]).
+    nprocesses: usize,
 }
 
 impl History {
@@ -64,7 +69,18 @@ impl History {
             window: window_secs,
             devices: HashMap::new(),
             processes: HashMap::new(),
+            nprocesses: 0,
         }
+    }
+
+    /// The series of process `pid` (started at `start`) on the device with UUID `device`.
+    pub fn process(&self, pid: u32, start: Option<u64>, device: &str) -> Option<&Series> {
+        self.processes.get(device)?.get(&(pid, start))
+    }
+
+    /// How many process series are held.
+    pub fn process_series(&self) -> usize {
+        self.nprocesses
     }
 
     /// Add one round seen at `t` seconds. At [`MAX_PROCESS_SERIES`], processes without a series
@@ -84,40 +100,58 @@ impl History {
         }
         for p in &snap.processes {
             for u in &p.usage {
-                let key = (p.pid, p.start_time, u.device.clone());
-                if !self.processes.contains_key(&key) && self.processes.len() >= MAX_PROCESS_SERIES
+                let point = Point {
+                    t,
+                    memory_bytes: u.memory_bytes,
+                    gpu_percent: u.engines.sm_percent,
+                };
+                let key = (p.pid, p.start_time);
+                if let Some(s) = self
+                    .processes
+                    .get_mut(u.device.as_str())
+                    .and_then(|d| d.get_mut(&key))
                 {
-                    if keep != Some(&key) {
+                    s.push(point, self.window, PROCESS_POINTS);
+                    continue;
+                }
+                if self.nprocesses >= MAX_PROCESS_SERIES {
+                    let kept = keep.is_some_and(|k| (k.0, k.1) == key && k.2 == u.device);
+                    if !kept {
                         continue;
                     }
                     self.evict_oldest();
                 }
-                self.processes.entry(key).or_default().push(
-                    Point {
-                        t,
-                        memory_bytes: u.memory_bytes,
-                        gpu_percent: u.engines.sm_percent,
-                    },
-                    self.window,
-                    PROCESS_POINTS,
-                );
+                let mut s = Series::default();
+                s.push(point, self.window, PROCESS_POINTS);
+                self.processes
+                    .entry(u.device.clone())
+                    .or_default()
+                    .insert(key, s);
+                self.nprocesses += 1;
             }
         }
         let window = self.window;
-        self.processes
-            .retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
+        for d in self.processes.values_mut() {
+            d.retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
+        }
+        self.processes.retain(|_, d| !d.is_empty());
+        self.nprocesses = self.processes.values().map(HashMap::len).sum();
         self.devices
             .retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
     }
 
     fn evict_oldest(&mut self) {
-        if let Some(k) = self
+        let oldest = self
             .processes
             .iter()
-            .min_by(|a, b| a.1.last_t().partial_cmp(&b.1.last_t()).unwrap())
-            .map(|(k, _)| k.clone())
-        {
-            self.processes.remove(&k);
+            .flat_map(|(dev, d)| d.iter().map(move |(k, s)| (dev, *k, s.last_t())))
+            .min_by(|a, b| a.2.partial_cmp(&b.2).unwrap())
+            .map(|(dev, k, _)| (dev.clone(), k));
+        if let Some((dev, k)) = oldest {
+            if let Some(d) = self.processes.get_mut(&dev) {
+                d.remove(&k);
+                self.nprocesses -= 1;
+            }
         }
     }
 
@@ -127,6 +161,7 @@ impl History {
             + self
                 .processes
                 .values()
+                .flat_map(HashMap::values)
                 .map(|s| s.points.len())
                 .sum::<usize>()
     }
@@ -167,7 +202,7 @@ mod tests {
             h.push(i as f64 * 0.1, &snap(&[1], 5), None);
         }
         assert_eq!(
-            h.processes[&(1, Some(1), "G".into())].points.len(),
+            h.process(1, Some(1), "G").unwrap().points.len(),
             PROCESS_POINTS
         );
     }
@@ -178,18 +213,18 @@ mod tests {
         let many: Vec<u32> = (1..=(MAX_PROCESS_SERIES as u32 + 40)).collect();
         h.push(0.0, &snap(&many[..MAX_PROCESS_SERIES], 1), None);
         h.push(1.0, &snap(&many, 1), None);
-        assert_eq!(h.processes.len(), MAX_PROCESS_SERIES);
+        assert_eq!(h.process_series(), MAX_PROCESS_SERIES);
         // Full: the 40 newcomers get no series, the first ones keep theirs (two points each).
         let last = many[MAX_PROCESS_SERIES + 39];
-        assert!(!h.processes.contains_key(&(last, Some(1), "G".into())));
-        assert_eq!(h.processes[&(1, Some(1), "G".into())].points.len(), 2);
+        assert!(h.process(last, Some(1), "G").is_none());
+        assert_eq!(h.process(1, Some(1), "G").unwrap().points.len(), 2);
         // Except the one the view is showing, which takes the stalest slot.
         let keep = (last, Some(1), "G".to_string());
         h.push(2.0, &snap(&many, 1), Some(&keep));
-        assert_eq!(h.processes.len(), MAX_PROCESS_SERIES);
-        assert!(h.processes.contains_key(&keep));
+        assert_eq!(h.process_series(), MAX_PROCESS_SERIES);
+        assert!(h.process(last, Some(1), "G").is_some());
         // Gone for longer than the window: dropped.
         h.push(20.0, &snap(&[1], 1), None);
-        assert_eq!(h.processes.len(), 1);
+        assert_eq!(h.process_series(), 1);
     }
 }

@@ -166,6 +166,7 @@ fn update(s: Snapshot) -> Update {
         host: host(),
         took: Duration::from_millis(3),
         dropped: 0,
+        machine: None,
     }
 }
 
@@ -311,13 +312,13 @@ fn layout_120x40_has_cards_table_chart_and_ledgers() {
     // Workload uncut, memory, host CPU / RSS.
     let llama = line_with(&s, "llama-server");
     assert!(
-        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains("16.0 GiB"),
+        llama.contains("llama.cpp · qwen3-8b-q4_k_m") && llama.contains(" 16 GiB"),
         "{llama}"
     );
     // No identification: unknown (n/a), not a guess.
     assert!(line_with(&s, "python3").contains(" n/a "));
     assert!(
-        llama.contains("12.5") && llama.contains("3.0 GiB"),
+        llama.contains("12.5") && llama.contains(" 3 GiB"),
         "{llama}"
     );
     assert!(s.contains("History GPU0"));
@@ -544,7 +545,7 @@ fn unknown_values_are_na_with_reason_never_zero() {
     );
     // 5151: CPU % unknown (first round) but RSS known.
     let py = line_with(&s, "python3");
-    assert!(py.contains("n/a") && py.contains("1.0 GiB"), "{py}");
+    assert!(py.contains("n/a") && py.contains(" 1 GiB"), "{py}");
     // Select 6001 and open the details: the reasons are there.
     let i = app
         .table
@@ -582,7 +583,7 @@ fn over_attribution_normalises_bars_and_says_labels_are_raw() {
     // (at a width where the bar has its 10 cells).
     let (s, _) = render(&mut app, 140, 40, t0);
     let llama = line_with(&s, "llama-server");
-    assert!(llama.contains("16.0 GiB"));
+    assert!(llama.contains(" 16 GiB"));
     assert!(llama.contains("█████▉░░░░"), "{llama}");
     // A balanced snapshot has no such note, and the bar is a share of the total (16/140 of 10).
     let mut ok = app_with(snapshot(40 * GIB, 9 * GIB), t0);
@@ -863,7 +864,7 @@ fn stale_data_is_marked_with_its_age_not_zeroed() {
     assert!(line_with(&s, "gpuledger").contains("STALE 12 s"), "{s}");
     assert!(s.contains("no new round for 12 s: a source is not answering; the values shown are from 2026-11-29T08:00:00Z"));
     // The last values are still shown.
-    assert!(line_with(&s, "llama-server").contains("16.0 GiB"));
+    assert!(line_with(&s, "llama-server").contains(" 16 GiB"));
 }
 
 #[test]
@@ -1025,34 +1026,26 @@ fn a_zero_percent_series_is_not_drawn_as_a_bar() {
     }
 }
 
-/// One precision per column: GPU MEM showed `16 GiB`, `9.50 GiB`, `512 MiB`
-/// (0, 2 and 0 decimals) in one column. One decimal each, the points aligned.
+/// The table writes a figure as every other view does (issue 37: `8.4 GiB` here, `8.38 GiB` in
+/// `snapshot`): the views' one byte formatting, right-aligned so the units line up.
 #[test]
-fn byte_columns_have_one_precision() {
+fn byte_columns_write_the_figures_as_the_other_views_do() {
     let t0 = Instant::now();
-    let mut app = app_with(snapshot(40 * GIB, 9 * GIB + GIB / 2), t0);
+    let python = 8 * GIB + 410 * (1 << 20);
+    let mut app = app_with(snapshot(40 * GIB, python), t0);
     let (s, _) = render(&mut app, 120, 40, t0);
-    let mut points = Vec::new();
-    for pid in ["4242", "5151", "6002", "1200"] {
+    let same = gpuledger_model::units::human_bytes(python);
+    assert_eq!(same, "8.40 GiB");
+    let mut ends = Vec::new();
+    for (pid, label) in [("4242", " 16 GiB"), ("5151", " 8.40 GiB")] {
         let line = line_with(&s, &format!(" {pid} "));
         let at = line
-            .find(" GiB")
-            .or_else(|| line.find(" MiB"))
-            .unwrap_or_else(|| panic!("{line}"));
-        let number: String = line[..at]
-            .chars()
-            .rev()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect::<String>()
-            .chars()
-            .rev()
-            .collect();
-        let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
-        assert_eq!(decimals, 1, "{pid}: {number:?} in {line}");
-        points.push(line[..at].chars().count() - 2);
+            .find(label)
+            .unwrap_or_else(|| panic!("{pid}: no {label:?} in {line}"));
+        ends.push(line[..at + label.len()].chars().count());
     }
-    points.dedup();
-    assert_eq!(points.len(), 1, "decimal points aligned: {points:?}\n{s}");
+    ends.dedup();
+    assert_eq!(ends.len(), 1, "units aligned: {ends:?}\n{s}");
 }
 
 #[test]
@@ -1286,7 +1279,7 @@ fn every_width_from_80_to_240_shows_name_workload_memory_and_gpu_percent() {
             let (s, _) = render(&mut app, w, h, t0);
             let row = s
                 .lines()
-                .find(|l| l.contains(" 4242 ") && l.contains("16.0 GiB"))
+                .find(|l| l.contains(" 4242 ") && l.contains(" 16 GiB"))
                 .unwrap_or_else(|| panic!("{w}x{h}: no row for 4242 on GPU0:\n{s}"));
             for want in ["llama-server", "llama.cpp · qwen3-8b-q4_k_m", "85%"] {
                 assert!(row.contains(want), "{w}x{h}: {want:?} missing in {row:?}");
@@ -1628,7 +1621,7 @@ fn host_memory_share_is_a_column_when_there_is_room() {
     let (s, _) = render(&mut app, 200, 40, t0);
     assert!(line_with(&s, " NAME ").contains("RAM%"), "{s}");
     let row = line_with(&s, " 4242 ");
-    assert!(row.contains("3.0 GiB   4.7"), "{row}");
+    assert!(row.contains(" 3 GiB   4.7"), "{row}");
     assert!(
         line_with(&s, "host CPU 12.5%").contains("(4.7% of RAM)"),
         "{s}"
@@ -1844,7 +1837,7 @@ fn command_gets_the_width_left_and_h_l_scroll_the_whole_row() {
     );
     let header = line_with(&before, "COMMAND");
     let x = header[..header.find("COMMAND").unwrap()].chars().count();
-    // 22 cells at least: the byte columns have one precision (RSS `1.0 GiB`).
+    // 22 cells at least.
     assert!(
         120 - x >= 22,
         "COMMAND is {} cells at 120 columns:\n{before}",
@@ -1911,18 +1904,17 @@ fn host_figures_are_asked_for_the_rows_on_screen_unless_sorting_by_them() {
     };
     let drawn = app.geometry.body_rows;
     assert!(drawn > 5, "{drawn}");
-    // The first page and the one below it (nothing above the top): far fewer than 200 + first.
-    assert!(
-        want.len() <= 2 * drawn + 1 && want.len() >= drawn,
-        "{} pids for {drawn} rows",
-        want.len()
-    );
-    assert!(want.len() < (200 + first) as usize);
+    // The rows drawn (the selected one among them), no more: far fewer than 200 + first.
     let shown = pids(&app);
+    let mut on_screen = shown[..drawn.min(shown.len())].to_vec();
+    on_screen.sort_unstable();
+    on_screen.dedup();
+    assert_eq!(want, on_screen, "{} pids for {drawn} rows", want.len());
+    assert!(want.len() < (200 + first) as usize);
     for p in &shown[..drawn.min(shown.len())] {
         assert!(want.binary_search(p).is_ok(), "drawn pid {p} not asked for");
     }
-    // The last row is neither drawn nor near: not asked for; the view says why it has no CPU %.
+    // The last row is not drawn: not asked for; the view says why it has no CPU %.
     let last = *shown.last().unwrap();
     assert!(want.binary_search(&last).is_err());
     assert!(app.host_missing().contains("rows on screen"));

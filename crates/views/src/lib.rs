@@ -6,6 +6,7 @@
 //! ([`fit`]), a kill ([`kill`]), a verification ([`verify`]). Text tables line up through one aligner ([`columns`]).
 
 pub mod columns;
+pub mod context;
 pub mod cost_report;
 pub mod csv;
 pub mod diff;

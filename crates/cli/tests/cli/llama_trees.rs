@@ -518,7 +518,7 @@ fn ollama_tree_in_the_live_view() {
     assert!(
         row.contains("llama-server")
             && row.contains("llama.cpp · qwen3:8b · runner ")
-            && row.contains("7.0 GiB"),
+            && row.contains(" 7 GiB"),
         "{s}"
     );
     assert!(!s.contains("SECRET"), "{s}");

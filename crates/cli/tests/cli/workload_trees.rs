@@ -430,6 +430,21 @@ fn live_view_shows_the_roles_of_vllm_tp4_workers() {
         "{s}"
     );
     assert!(s.lines().all(|l| l.chars().count() <= 120), "{s}");
+    // Tree view: the workload is one row under its root (the API server, no GPU process), with
+    // the workers' total; f unfolds it to them.
+    tm.keys(&["t"]);
+    let s = tm.wait("the group's row", 10, |s| s.contains("▸ 4 processes"));
+    let group = line_with(&s, "▸ 4 processes");
+    assert!(group.contains(&format!(" {} ", t.root)), "{group}\n{s}");
+    assert!(group.contains(t.label), "{group}\n{s}");
+    let total = gpuledger_model::units::human_bytes(measured_sum(&t));
+    assert!(group.contains(&total), "{group}: {total}\n{s}");
+    assert!(!s.contains("worker TP1/4"), "folded:\n{s}");
+    tm.keys(&["f"]);
+    let s = tm.wait("the unfolded group", 10, |s| s.contains("▾ 4 processes"));
+    for m in &t.members {
+        assert!(line_with(&s, &m.pid.to_string()).contains(m.role), "{s}");
+    }
     tm.exit_with("q");
 }
 

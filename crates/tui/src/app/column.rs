@@ -4,7 +4,7 @@
 //! the data it reads; the layout, header, cells, sorting and sort keys all read the spec.
 
 use super::{fmt_runtime, short_command, App, Row};
-use gpuledger_model::units::bytes_one_decimal;
+use gpuledger_model::units::human_bytes;
 use gpuledger_model::words;
 use gpuledger_views::csv::col;
 use std::cmp::Ordering;
@@ -262,8 +262,9 @@ pub const COLUMNS: [ColumnSpec; 14] = [
         align: Align::Left,
         descending: true,
         shown: Shown::Always,
-        // One precision per column (`9.5 GiB`, `500.0 MiB`), the decimal points aligned.
-        cell: |a, r| CellValue::from_opt(a.usage(r).memory_bytes.map(bytes_one_decimal)),
+        // The views' one byte formatting (`8.38 GiB`, `16 GiB`, `455 MiB`): the same figure as
+        // `snapshot`, `explain` and the cards write; right-aligned, so the units line up.
+        cell: |a, r| CellValue::from_opt(a.usage(r).memory_bytes.map(human_bytes)),
         sort: |a, r| num(a.usage(r).memory_bytes.map(|v| v as f64)),
         csv: Some(col::MEMORY_BYTES),
     },
@@ -306,13 +307,7 @@ pub const COLUMNS: [ColumnSpec; 14] = [
         align: Align::Right,
         descending: true,
         shown: Shown::HostFigures,
-        cell: |a, r| {
-            CellValue::from_opt(
-                a.host_of(r)
-                    .and_then(|h| h.rss_bytes)
-                    .map(bytes_one_decimal),
-            )
-        },
+        cell: |a, r| CellValue::from_opt(a.host_of(r).and_then(|h| h.rss_bytes).map(human_bytes)),
         sort: |a, r| num(a.host_of(r).and_then(|h| h.rss_bytes).map(|v| v as f64)),
         csv: Some(col::RSS_BYTES),
     },

@@ -73,6 +73,7 @@ impl App {
                 self.overlay = Overlay::Details(0);
             }
             KeyCode::Char(' ') => self.toggle_tag(),
+            KeyCode::Char('f') => self.toggle_group_fold(),
             // `e` as in nvitop (the environment is read-only, so a nvitop user's habit does what
             // they expect); `v` as before.
             KeyCode::Char('e') | KeyCode::Char('v') => self.show_env(),
@@ -221,6 +222,12 @@ impl App {
     }
 
     pub(super) fn step_interval(&mut self, longer: bool) -> Vec<Effect> {
+        if let Some(src) = &self.replay {
+            self.message = Some(format!(
+                "replay of {src}: nothing is refreshed, so there is no interval to change"
+            ));
+            return vec![];
+        }
         let cur = self.interval.as_millis() as u64;
         let next = if longer {
             INTERVAL_STEPS_MS.iter().copied().find(|&s| s > cur)
@@ -336,6 +343,9 @@ impl App {
         let Some(r) = self.selected_row().copied() else {
             return;
         };
+        if let Some(root) = r.group {
+            return self.ask_terminate_group(root, force);
+        }
         let p = self.process(&r);
         let name = p.display_name().to_string();
         let warning = match self.terminator.check(p.pid, p.start_time, &name) {
@@ -446,6 +456,11 @@ impl App {
     }
 
     fn toggle_tag(&mut self) {
+        // Tags only choose what T / K signal, which act on this machine's live processes.
+        if let Some(why) = self.not_live() {
+            self.message = Some(format!("{why}: nothing to tag for T / K"));
+            return;
+        }
         let Some(r) = self.selected_row().copied() else {
             return;
         };

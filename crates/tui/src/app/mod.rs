@@ -15,11 +15,13 @@ mod column;
 mod command;
 mod export;
 mod fmt;
+mod groups;
 mod keys;
 mod rows;
 mod table;
 pub use command::short_command;
 pub use fmt::{fmt_interval, fmt_runtime, unix_secs};
+pub use groups::root_of;
 
 pub use column::{Align, CellValue, Column, ColumnSpec, Priority, Shown, SortVal, Width, COLUMNS};
 pub use table::ProcessTable;
@@ -31,6 +33,9 @@ pub struct Row {
     pub usage_idx: usize,
     /// Tree depth (0 outside tree view).
     pub depth: u16,
+    /// In tree view, the row standing for a workload group (its root's PID): the cells are the
+    /// group's, `proc_idx` / `usage_idx` its first member's.
+    pub group: Option<u32>,
 }
 
 /// What identifies a row across refreshes: the process (PID + start time) and the device.
@@ -145,6 +150,8 @@ pub const HISTORY_SECS: f64 = 600.0;
 pub struct App {
     pub snapshot: Option<Snapshot>,
     pub host: HashMap<u32, HostProc>,
+    /// The host's CPU % and RAM (live view of this machine only: a snapshot does not hold them).
+    pub machine: Option<crate::hostwide::Machine>,
     /// The process table: rows, selection, sort, filter, tree, tags, scroll.
     pub table: ProcessTable,
     pub interval: Duration,
@@ -185,6 +192,7 @@ impl App {
         App {
             snapshot: None,
             host: HashMap::new(),
+            machine: None,
             table: ProcessTable::default(),
             interval: interval.max(MIN_INTERVAL),
             overlay: Overlay::None,
@@ -262,6 +270,7 @@ impl App {
                 host: HashMap::new(),
                 took: Duration::ZERO,
                 dropped: 0,
+                machine: None,
             },
             now,
         );
@@ -281,6 +290,7 @@ impl App {
         self.last_round = Some(upd.took);
         self.dropped_rounds += upd.dropped;
         self.host = upd.host;
+        self.machine = upd.machine;
         if let Some(f) = self.alerts.as_mut() {
             self.active_alerts = f(&upd.snapshot);
         }
@@ -396,22 +406,25 @@ impl App {
         } else if self.host.is_empty() {
             "not sampled yet"
         } else {
-            "not read: host CPU/RSS are read for the rows on screen and a page either side (sort by CPU %, RSS or %MEM to read every row)"
+            "not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)"
         }
     }
 
     /// Whose host figures the next rounds should read: every process when sorting by a host
-    /// column, else the rows drawn in the last frame, a page either side (so that scrolling
-    /// finds them read), and the selected one.
+    /// column, else the rows drawn in the last frame and the selected one. (A page either side
+    /// too tripled the `stat` reads of a round at 200 processes; a row scrolled into view has
+    /// its figures from the next round on.)
     pub fn host_need(&self) -> crate::feed::HostNeed {
         if self.table.sort.spec().shown == Shown::HostFigures {
             return crate::feed::HostNeed::All;
         }
         let g = &self.geometry;
-        let page = g.body_rows.max(1);
-        let from = g.offset.saturating_sub(page).min(self.table.rows.len());
-        let to = g.offset.saturating_add(2 * page).min(self.table.rows.len());
-        let mut pids: Vec<u32> = self.table.rows[from..to]
+        let rows = &self.table.rows;
+        let shown = match g.body_rows {
+            0 => rows.as_slice(),
+            n => &rows[g.offset.min(rows.len())..g.offset.saturating_add(n).min(rows.len())],
+        };
+        let mut pids: Vec<u32> = shown
             .iter()
             .chain(self.selected_row())
             .map(|r| self.process(r).pid)
@@ -419,6 +432,31 @@ impl App {
         pids.sort_unstable();
         pids.dedup();
         crate::feed::HostNeed::Pids(pids)
+    }
+
+    /// Why keys that act on this machine's live processes (T, K, Space, e, o) do nothing here:
+    /// a replay shows a recording, a remote view another machine. `None` on the live machine.
+    pub fn not_live(&self) -> Option<String> {
+        match (&self.replay, &self.remote) {
+            (Some(src), _) => Some(format!("replay of {src}")),
+            (None, Some(url)) => Some(format!("remote view of {url}")),
+            (None, None) => None,
+        }
+    }
+
+    /// The rows within a page of those on screen (the page before, the page shown, the page
+    /// after): what a frame measures column widths over, so that a frame costs what is on
+    /// screen, not how many processes there are, and paging keeps the widths. Every row before
+    /// the first frame has placed the table.
+    pub fn near_rows(&self) -> &[Row] {
+        let g = &self.geometry;
+        let rows = &self.table.rows;
+        if g.body_rows == 0 {
+            return rows;
+        }
+        let from = g.offset.saturating_sub(g.body_rows).min(rows.len());
+        let to = g.offset.saturating_add(2 * g.body_rows).min(rows.len());
+        &rows[from..to]
     }
 
     pub fn process(&self, row: &Row) -> &Process {
@@ -466,6 +504,13 @@ impl App {
     }
 
     fn key_of(&self, row: &Row) -> RowKey {
+        if let Some(root) = row.group {
+            return RowKey {
+                pid: root,
+                start_time: None,
+                device: "group".into(),
+            };
+        }
         let p = self.process(row);
         RowKey {
             pid: p.pid,
@@ -540,6 +585,15 @@ enum KillSeen {
 }
 
 fn kill_seen(snap: &Snapshot, k: &PendingKill) -> KillSeen {
+    // A workload's root is running while its members are (the API server of a vLLM group
+    // holds no GPU memory and is not listed; its workers are).
+    if snap
+        .processes
+        .iter()
+        .any(|p| p.pid != k.pid && root_of(p) == k.pid)
+    {
+        return KillSeen::Running;
+    }
     let mut seen = KillSeen::Gone;
     for p in snap.processes.iter().filter(|p| p.pid == k.pid) {
         if k.start_time.is_none() || p.start_time == k.start_time {

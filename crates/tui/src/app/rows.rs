@@ -8,6 +8,9 @@ use std::collections::{HashMap, HashSet};
 impl App {
     /// A cell's value, from its column's spec: known, unknown (`n/a`), or nothing applies.
     pub fn cell(&self, row: &Row, col: Column) -> CellValue {
+        if let Some(v) = row.group.and_then(|root| self.group_cell(root, col)) {
+            return v;
+        }
         (col.spec().cell)(self, row)
     }
 
@@ -81,6 +84,7 @@ impl App {
                     proc_idx: pi,
                     usage_idx: ui,
                     depth: 0,
+                    group: None,
                 })
             })
             .collect();
@@ -99,6 +103,9 @@ impl App {
         }
         if self.table.tree {
             rows = self.treeify(rows);
+            rows = self.fold_groups(rows);
+        } else {
+            self.table.groups.clear();
         }
         self.table.rows = rows;
         self.reselect();

@@ -22,6 +22,9 @@ pub struct ProcessTable {
     /// How many cells the rows are scrolled to the left (h / l), as nvitop scrolls its rows:
     /// the whole row moves and the rest of the command lines comes into view.
     pub row_scroll: u16,
+    /// Tree view: the workload groups of the last rebuild, and those unfolded (root PIDs).
+    pub groups: Vec<gpuledger_model::GroupTotals>,
+    pub unfolded: BTreeSet<u32>,
 }
 
 impl Default for ProcessTable {
@@ -39,6 +42,8 @@ impl Default for ProcessTable {
             by_device: false,
             tagged: BTreeSet::new(),
             row_scroll: 0,
+            groups: Vec::new(),
+            unfolded: BTreeSet::new(),
         }
     }
 }

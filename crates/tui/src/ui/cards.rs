@@ -6,10 +6,18 @@ use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::Device;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Wrap};
 use ratatui::Frame;
 /// Cards narrower than this are laid out one per row.
 pub(crate) const CARD_MIN_WIDTH: u16 = 56;
+/// A card's rows: its border, memory, utilisation, the books, and the device's context (clocks,
+/// PCIe link).
+pub(crate) const CARD_HEIGHT: u16 = 6;
+/// Said once, on the cards' line (the snapshot's own note saying the same is not repeated).
+pub(crate) const NO_GPU: &str = "no GPU found (see `gpuledger selftest`)";
+/// What to run to see the view with a machine in it.
+pub(crate) const SAMPLE_HINT: &str =
+    "a sample machine: gpuledger --replay examples/sample-snapshot.json";
 
 use super::text::{bar, fit, opt, width_of};
 
@@ -64,11 +72,13 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
         return;
     };
     if snap.devices.is_empty() {
+        let line = if app.remote.is_some() || app.replay.is_some() {
+            NO_GPU.to_string()
+        } else {
+            format!("{NO_GPU}; {SAMPLE_HINT}")
+        };
         f.render_widget(
-            Paragraph::new(Span::styled(
-                "no GPU found (see `gpuledger selftest`)",
-                t.warn,
-            )),
+            Paragraph::new(Span::styled(line, t.warn)).wrap(Wrap { trim: true }),
             area,
         );
         return;
@@ -94,7 +104,7 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
     }
     let n = snap.devices.len() as u16;
     let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, n);
-    let rows = area.height / 5;
+    let rows = area.height / CARD_HEIGHT;
     let w = area.width / per_row;
     for (i, d) in snap.devices.iter().enumerate() {
         let (r, c) = (i as u16 / per_row, i as u16 % per_row);
@@ -106,7 +116,7 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
         } else {
             w
         };
-        let rect = Rect::new(area.x + c * w, area.y + r * 5, width, 5);
+        let rect = Rect::new(area.x + c * w, area.y + r * CARD_HEIGHT, width, CARD_HEIGHT);
         draw_card(f, app, d, rect);
     }
 }
@@ -176,6 +186,12 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
             .map_or("temp n/a".into(), |c| format!("{c}°C"))],
         vec![power_text(d)],
     ]);
+    // The context last: it shows where a wide terminal leaves room for it.
+    items.extend(
+        gpuledger_views::context::device_items(d)
+            .into_iter()
+            .map(|i| vec![i]),
+    );
     let mut used: usize = spans.iter().map(|s| width_of(&s.content)).sum();
     for forms in items {
         let fitting = forms
@@ -187,6 +203,29 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
         spans.push(Span::raw(piece));
     }
     spans
+}
+
+/// Whole items joined by ` · ` up to `w` columns: the first that does not fit ends the line.
+pub(crate) fn fit_items(items: &[String], w: usize) -> String {
+    let mut line = String::new();
+    for item in items {
+        let sep = if line.is_empty() { "" } else { " · " };
+        if width_of(&line) + sep.len() + width_of(item) > w {
+            break;
+        }
+        line.push_str(sep);
+        line.push_str(item);
+    }
+    line
+}
+
+/// A card's fourth line: the device's context, as many whole items as fit.
+fn draw_context(f: &mut Frame, app: &App, d: &Device, line: Rect) {
+    let context = fit_items(
+        &gpuledger_views::context::device_items(d),
+        line.width as usize,
+    );
+    f.render_widget(Paragraph::new(Span::styled(context, app.theme.dim)), line);
 }
 
 pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
@@ -233,6 +272,9 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     );
     // Line 3: the books; sparkline of memory used to the right.
     let l3 = books_text(d);
+    if inner.height >= 4 {
+        draw_context(f, app, d, Rect::new(inner.x, inner.y + 3, inner.width, 1));
+    }
     let series = app.history.devices.get(&d.uuid);
     for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {
         let y = inner.y + 1 + i as u16;

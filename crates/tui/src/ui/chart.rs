@@ -14,7 +14,11 @@ use ratatui::Frame;
 use std::time::Instant;
 
 pub(crate) fn draw_bottom(f: &mut Frame, app: &App, area: Rect, now: Instant) {
-    if area.width >= 200 {
+    if area.height < super::BOTTOM_MIN {
+        // Too few rows for a chart: the estimate (the "why" of the selected process), whole
+        // width, which no other pane on screen shows.
+        draw_estimated(f, app, area);
+    } else if area.width >= 200 {
         let [c, m, r] = Layout::horizontal([
             Constraint::Percentage(44),
             Constraint::Percentage(31),
@@ -133,8 +137,7 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     let proc_series = sel.and_then(|r| {
         let p = app.process(&r);
         app.history
-            .processes
-            .get(&(p.pid, p.start_time, app.usage(&r).device.clone()))
+            .process(p.pid, p.start_time, &app.usage(&r).device)
     });
     let w = Window::of(app, dev, dev_series, proc_series);
     let (dm, dg, pm, pg) = (

@@ -29,6 +29,47 @@ pub(crate) fn draw_measured(f: &mut Frame, app: &App, area: Rect) {
 }
 
 /// The measured ledger of the selected process, one line per fact.
+/// The details of a workload group's row: the group (root, measured total beside the members'
+/// estimated shares summed, never added together), each member with its role and memory; then
+/// the first member's own details follow.
+pub fn group_lines(app: &App, root: u32) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let (Some(g), Some(snap)) = (app.group(root), app.snapshot.as_ref()) else {
+        return Vec::new();
+    };
+    let est = match g.estimated_bytes {
+        Some(b) if g.estimated_is_floor => format!("≥ {}", human_bytes(b)),
+        Some(b) => human_bytes(b),
+        None => "n/a (no member carries an estimate)".into(),
+    };
+    let mut v = vec![
+        Line::from(vec![
+            Span::styled(format!("Workload group {} ", term_safe(&g.label)), t.title),
+            Span::raw(format!("root PID {root} · {} processes", g.members.len())),
+        ]),
+        Line::raw(format!(
+            "measured {} (driver) · estimated {est} (calculated)",
+            human_opt(g.measured_bytes)
+        )),
+    ];
+    for p in snap.processes.iter().filter(|p| g.members.contains(&p.pid)) {
+        let role = p.workload.as_ref().and_then(|w| w.member.as_ref());
+        let mem: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
+        v.push(Line::raw(format!(
+            "  PID {} {}  {}",
+            p.pid,
+            role.map_or("member", |m| m.role.as_str()),
+            human_opt(mem)
+        )));
+    }
+    v.push(Line::styled(
+        "T / K signal the root; below, the first member's own details",
+        t.dim,
+    ));
+    v.push(Line::raw(""));
+    v
+}
+
 pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
     let t = &app.theme;
     let p = app.process(r);

@@ -52,7 +52,8 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     } else if let Some(m) = &app.message {
         Line::styled(m.clone(), t.warn)
     } else {
-        // Whole key hints only, as many as fit: a narrow terminal drops the last ones.
+        // Whole key hints only, as many as fit: a narrow terminal drops the last ones. A
+        // replay or a remote view does not offer what acts on this machine (LIVE_KEYS).
         const KEYS: [&str; 13] = [
             "q quit",
             "? help",
@@ -69,7 +70,13 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             "c copy",
         ];
         let mut text = String::new();
-        for k in KEYS.iter().chain(["+/- interval"].iter()) {
+        let live = app.not_live().is_none();
+        let interval = app.replay.is_none().then_some(&"+/- interval");
+        let keys = KEYS
+            .iter()
+            .filter(|k| live || !acts_live(k))
+            .chain(interval);
+        for k in keys {
             let sep = if text.is_empty() { "" } else { "  " };
             if width_of(&text) + sep.len() + width_of(k) > area.width as usize {
                 break;
@@ -100,6 +107,26 @@ pub const HELP_NOTES: &[&str] = &[
     "MEM% memory controller busy · bars: device share · n/a = unknown, never 0",
 ];
 
+/// The keys that act on this machine's live processes (the first word of a footer hint or a
+/// help line): not offered in a replay or a remote view (pressed there, they say why not).
+pub const LIVE_KEYS: &[&str] = &["T", "K", "e", "Space", "o"];
+
+/// Whether a footer hint or help line names a key of [`LIVE_KEYS`].
+fn acts_live(keys: &str) -> bool {
+    keys.split_whitespace()
+        .next()
+        .is_some_and(|k| LIVE_KEYS.contains(&k))
+}
+
+/// What the help says instead of the keys a replay or a remote view leaves out.
+fn not_live_help(app: &App) -> Option<String> {
+    let why = app.not_live()?;
+    let interval = if app.replay.is_some() { ", + -" } else { "" };
+    Some(format!(
+        "{why}: T K Space e o{interval} act on the live machine, not here"
+    ))
+}
+
 /// Keys and what they do; each line fits an 80-column terminal.
 pub const HELP: &[(&str, &str)] = &[
     (
@@ -116,7 +143,10 @@ pub const HELP: &[(&str, &str)] = &[
         "sort by next / previous column; r reverses the order",
     ),
     ("/", "filter: PID, user, name, command, device"),
-    ("t", "tree view: children under their parent"),
+    (
+        "t  f",
+        "tree view: children under their parent; f folds a group",
+    ),
     ("D", "group the rows per GPU (the sort applies within each)"),
     (
         "Enter i",
@@ -138,10 +168,8 @@ pub const HELP: &[(&str, &str)] = &[
         "h l",
         "scroll rows left / right; help is ? or F1, not nvitop's h",
     ),
-    (
-        "c  o",
-        "copy the PID (OSC 52)  /  open the executable's folder",
-    ),
+    ("c", "copy the PID (OSC 52)"),
+    ("o", "open the executable's folder in the file manager"),
     (
         "x",
         "export the rows as shown to CSV (in the data directory)",
@@ -170,8 +198,11 @@ pub(crate) fn draw_overlay(f: &mut Frame, app: &App, area: Rect) -> (u16, u16) {
 
 fn help_box(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    let live = app.not_live().is_none();
     let mut lines: Vec<Line> = HELP
         .iter()
+        .filter(|(k, _)| live || !acts_live(k))
+        .filter(|(k, _)| app.replay.is_none() || *k != "+ -")
         .map(|(k, d)| {
             Line::from(vec![
                 Span::styled(format!("{k:>18}  "), t.header),
@@ -179,6 +210,7 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
             ])
         })
         .collect();
+    lines.extend(not_live_help(app).map(|l| Line::styled(l, t.warn)));
     // What the columns and cards mean, in the snapshot table's names.
     for l in HELP_NOTES {
         lines.push(Line::styled(*l, t.dim));
@@ -201,7 +233,11 @@ fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let Some(row) = app.selected_row().copied() else {
         return (0, 0);
     };
-    let mut lines = measured_lines(app, &row);
+    let mut lines = match row.group {
+        Some(root) => super::details::group_lines(app, root),
+        None => Vec::new(),
+    };
+    lines.extend(measured_lines(app, &row));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "ESTIMATE (calculated, not measured)",

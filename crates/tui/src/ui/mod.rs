@@ -15,7 +15,7 @@ mod footer;
 mod table;
 mod text;
 mod title;
-use self::cards::{draw_cards, CARD_MIN_WIDTH};
+use self::cards::{draw_cards, CARD_HEIGHT, CARD_MIN_WIDTH};
 use self::chart::draw_bottom;
 pub use self::chart::{chart_legend, memory_axis_top, nice_ceiling, LegendItem};
 pub use self::details::{estimate_lines, evidence_lines, measured_lines};
@@ -33,28 +33,32 @@ pub const COMPACT_BELOW: (u16, u16) = (100, 32);
 /// The fewest rows worth giving the bottom panes: a bordered chart with its legend and a few
 /// rows of plot, the ledger pane's first lines (at 80×24 the sample's six processes leave 11).
 pub const BOTTOM_MIN: u16 = 9;
+/// The fewest rows for the estimate pane alone (its border and two lines), drawn where the
+/// table leaves fewer than [`BOTTOM_MIN`] (at 80×24 nine processes left eight blank rows).
+pub const BOTTOM_MIN_SHORT: u16 = 4;
 
-pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
-    let area = f.area();
-    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
-    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
-
-    let cards_h = if ndev == 0 {
-        1
+/// The cards' rows: one line per device when compact, else bordered cards (at most a third
+/// of the screen); without devices one line, two when nothing at all was found (the line says
+/// what to try, which wraps on a narrow terminal).
+fn cards_height(area: ratatui::layout::Rect, ndev: u16, compact: bool, nothing: bool) -> u16 {
+    if ndev == 0 {
+        if nothing && area.width < 110 {
+            2
+        } else {
+            1
+        }
     } else if compact {
         ndev.min((area.height / 4).max(1))
     } else {
         let per_row = (area.width / CARD_MIN_WIDTH).clamp(1, ndev);
         let rows = ndev.div_ceil(per_row);
-        (rows * 5).min(area.height / 3)
-    };
-    let notes = notes(app, now);
-    // Compact: as many note lines as the table leaves free (at least one, at most three).
-    let table_wants = app.table.rows.len().max(1) as u16 + 1;
-    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
-    let notes_h = (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 });
-    // A message longer than the line (an export's full path) gets a second row, not a cut.
-    let footer_h = match &app.message {
+        (rows * CARD_HEIGHT).min(area.height / 3)
+    }
+}
+
+/// A message longer than the line (an export's full path) gets a second row, not a cut.
+fn footer_height(app: &App, area: ratatui::layout::Rect) -> u16 {
+    match &app.message {
         Some(m)
             if app.overlay == Overlay::None
                 && !app.table.filter_editing
@@ -64,7 +68,31 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
             2
         }
         _ => 1,
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
+    let area = f.area();
+    let compact = area.width < COMPACT_BELOW.0 || area.height < COMPACT_BELOW.1;
+    let ndev = app.snapshot.as_ref().map_or(0, |s| s.devices.len()) as u16;
+
+    // Nothing to show at all (no device, no process): the rows go to saying why, not to empty
+    // panes.
+    let nothing = app
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.devices.is_empty() && s.processes.is_empty());
+    let cards_h = cards_height(area, ndev, compact, nothing);
+    let notes = notes(app, now);
+    // Compact: as many note lines as the table leaves free (at least one, at most three).
+    let table_wants = app.table.rows.len().max(1) as u16 + 1;
+    let spare = area.height.saturating_sub(1 + cards_h + table_wants + 2);
+    let notes_h = if nothing {
+        (notes.len() as u16).min(spare.max(1))
+    } else {
+        (notes.len() as u16).min(if compact { spare.clamp(1, 3) } else { 3 })
     };
+    let footer_h = footer_height(app, area);
     // The bottom panes take the rows the table does not need (their text wraps; blank rows
     // under a short table helped nobody), never less than their usual share. In the compact
     // layout they show only in rows a short table leaves (at 100×30 six processes left 18
@@ -72,10 +100,13 @@ pub fn draw(f: &mut Frame, app: &App, now: Instant) -> Geometry {
     let left = area
         .height
         .saturating_sub(1 + cards_h + notes_h + table_wants.max(3) + footer_h + 1);
-    let bottom_h = if !compact && area.height >= 36 {
+    let bottom_h = if nothing {
+        0
+    } else if !compact && area.height >= 36 {
         let usual = (area.height * 2 / 5).clamp(12, 26);
         usual.max(left)
-    } else if area.width >= 80 && left >= BOTTOM_MIN {
+    } else if area.width >= 80 && left >= BOTTOM_MIN_SHORT {
+        // Fewer rows than the chart needs still hold the estimate pane (chart::draw_bottom).
         left
     } else {
         0

@@ -30,10 +30,11 @@ impl TableLayout {
     }
 }
 
-/// Longest display width of a column's cells (tree indentation included for NAME).
+/// Longest display width of a column's cells (tree indentation included for NAME), over the
+/// rows near the screen ([`App::near_rows`]): with hundreds of processes, formatting every
+/// row's cells each frame was most of a frame's cost.
 pub(crate) fn content_width(app: &App, c: Column) -> u16 {
-    app.table
-        .rows
+    app.near_rows()
         .iter()
         .map(|r| {
             let indent = if c == TREE_COLUMN && r.depth > 0 {
@@ -491,8 +492,10 @@ fn memory_spans(app: &App, row: &Row, lay: &TableLayout) -> Vec<Span<'static>> {
     let (bar_w, label_w, src_w) = (lay.bar_w, lay.label_w as usize, lay.src_w as usize);
     let mut spans = Vec::with_capacity(4);
     let u = app.usage(row);
+    // A workload group's total spans several devices: no one device's share to draw.
     let frac = u
         .memory_bytes
+        .filter(|_| row.group.is_none())
         .and_then(|b| app.device_of(row).and_then(|d| bar_fraction(b, d)));
     match frac {
         Some(frac) if bar_w > 0 => {

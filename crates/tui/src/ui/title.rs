@@ -2,7 +2,7 @@
 
 use super::text::{fit, width_of};
 use crate::app::{fmt_interval, App};
-use gpuledger_model::units::human_opt;
+use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::SourceState;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -43,6 +43,7 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     if app.replay.is_none() {
         spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
     }
+    spans.extend(context_spans(app));
     spans.push(Span::styled(
         format!(
             " sort {} {} ",
@@ -81,6 +82,35 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         }
     }
     f.render_widget(Paragraph::new(Line::from(kept)), area);
+}
+
+/// The host's CPU and RAM (live only: a snapshot does not hold them) and the driver.
+fn context_spans(app: &App) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    if let Some(m) = &app.machine {
+        spans.push(Span::raw(format!(" {} ", machine_text(m))));
+    }
+    if let Some(driver) = app
+        .snapshot
+        .as_ref()
+        .and_then(|s| gpuledger_views::context::driver_item(&s.devices))
+    {
+        spans.push(Span::styled(format!(" {driver} "), app.theme.dim));
+    }
+    spans
+}
+
+/// `CPU 12% RAM 31.2/125 GiB`: the host as nvitop's header shows it, `n/a` where unread.
+pub fn machine_text(m: &crate::hostwide::Machine) -> String {
+    let cpu = m
+        .cpu_percent
+        .map_or_else(|| "n/a".to_string(), |c| format!("{c:.0}%"));
+    let ram = match (m.mem_used_bytes, m.mem_total_bytes) {
+        (Some(u), Some(t)) => format!("{}/{}", human_bytes(u), human_bytes(t)),
+        (None, Some(t)) => format!("n/a/{}", human_bytes(t)),
+        _ => "n/a".to_string(),
+    };
+    format!("CPU {cpu} RAM {ram}")
 }
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
@@ -130,6 +160,10 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
         }
     }
     for n in &s.notes {
+        // The cards' line already says no GPU was found (with what to try instead).
+        if s.devices.is_empty() && n.starts_with("no GPU found") {
+            continue;
+        }
         v.push((n.clone(), false));
     }
     v
