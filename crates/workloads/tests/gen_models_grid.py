@@ -54,9 +54,10 @@ def ffn(m, p, kind="gated", n_ff=FF):
 
 def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), qk_norm=None,
           bias=False, ffn_kind="gated", tied=False, eps="rms", u32=None, f32=None, layer=None,
-          hkv=HKV, fused_qkv=False):
+          hkv=HKV, fused_qkv=False, arr=None, norm_bias=False, output_bias=False):
     """A transformer of `n_layer` attention + FFN layers: `norms` names the per-layer norm weights,
-    `layer(m, p, il)` adds what an architecture has beyond them."""
+    `layer(m, p, il)` adds what an architecture has beyond them; `norm_bias`: layer norms with
+    biases."""
     m = Model(path, arch)
     m.u32(block_count=n_layer, context_length=ctx, embedding_length=E, feed_forward_length=FF,
           attention__head_count=H, attention__head_count_kv=hkv, attention__key_length=D,
@@ -67,14 +68,22 @@ def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), q
     m.u32(**(u32 or {}))
     for k, v in (f32 or {}).items():
         m.f32(k, v)
+    for k, v in (arr or {}).items():
+        m.arr(k, v)
     m.t("token_embd.weight", E, m.n_vocab)
     m.t("output_norm.weight", E, ones=True)
+    if norm_bias:
+        m.t("output_norm.bias", E)
     if not tied:
         m.t("output.weight", E, m.n_vocab)
+    if output_bias:
+        m.t("output.bias", m.n_vocab)
     for il in range(n_layer):
         p = f"blk.{il}."
         for n in norms:
             m.t(p + n + ".weight", E, ones=True)
+            if norm_bias:
+                m.t(p + n + ".bias", E)
         attn(m, p, qk_norm=qk_norm, bias=bias, hkv=hkv, fused=fused_qkv)
         if layer:
             layer(m, p, il)
@@ -95,6 +104,16 @@ def experts(n_expert=4, n_used=2, n_ff_exp=64, shared=0, probs_b=False, dense_le
         if probs_b:
             m.t(p + "exp_probs_b.bias", n_expert)
     return f
+
+
+def out_bias(m, p, il):
+    """A bias on the attention output, then the gated FFN (pangu-embedded)."""
+    m.t(p + "attn_output.bias", E)
+    ffn(m, p)
+
+
+# The multimodal rope's sections (rope.dimension_sections), which the vl models require.
+MROPE = {"rope.dimension_sections": [4, 2, 2, 0]}
 
 
 def moe_keys(n_expert=4, n_used=2, n_ff_exp=64, **more):
@@ -366,6 +385,21 @@ MODELS = {
                                      "post_ffw_norm")),
     "exaone": lambda p: dense(p, "exaone", tied=True),
     "internlm2": lambda p: dense(p, "internlm2"),
+    "baichuan": lambda p: dense(p, "baichuan"),
+    "xverse": lambda p: dense(p, "xverse"),
+    "orion": lambda p: dense(p, "orion", eps="ln", norm_bias=True),
+    "nanbeige": lambda p: dense(p, "nanbeige"),
+    "pangu-embedded": lambda p: dense(p, "pangu-embedded", layer=out_bias),
+    "minicpm": lambda p: dense(p, "minicpm"),
+    "qwen2vl": lambda p: dense(p, "qwen2vl", arr=MROPE),
+    "qwen3vl": lambda p: dense(p, "qwen3vl", qk_norm="head", arr=MROPE),
+    "maincoder": lambda p: dense(p, "maincoder", qk_norm="head"),
+    "qwen3vlmoe": lambda p: dense(p, "qwen3vlmoe", qk_norm="head", u32=moe_keys(), arr=MROPE,
+                                  layer=experts()),
+    "mellum": lambda p: dense(p, "mellum", qk_norm="head", u32=moe_keys(), layer=experts()),
+    "phimoe": lambda p: dense(p, "phimoe", u32=moe_keys(), norm_bias=True, output_bias=True,
+                              layer=lambda m, q, il: (m.t(q + "attn_output.bias", E),
+                                                      experts(n_ff_exp=FF)(m, q, il))),
     "mamba2": write_mamba2,
     "granitehybrid": write_granitehybrid,
     "jamba": write_jamba,
