@@ -54,12 +54,13 @@ def ffn(m, p, kind="gated", n_ff=FF):
 
 def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), qk_norm=None,
           bias=False, ffn_kind="gated", tied=False, eps="rms", u32=None, f32=None, layer=None,
-          hkv=HKV, fused_qkv=False, arr=None, norm_bias=False, output_bias=False):
+          hkv=HKV, fused_qkv=False, arr=None, norm_bias=False, output_bias=False,
+          output_norm=True, flags=(), n_ff=FF):
     """A transformer of `n_layer` attention + FFN layers: `norms` names the per-layer norm weights,
     `layer(m, p, il)` adds what an architecture has beyond them; `norm_bias`: layer norms with
     biases."""
     m = Model(path, arch)
-    m.u32(block_count=n_layer, context_length=ctx, embedding_length=E, feed_forward_length=FF,
+    m.u32(block_count=n_layer, context_length=ctx, embedding_length=E, feed_forward_length=n_ff,
           attention__head_count=H, attention__head_count_kv=hkv, attention__key_length=D,
           attention__value_length=D, rope__dimension_count=D)
     m.f32("attention.layer_norm_rms_epsilon" if eps == "rms" else "attention.layer_norm_epsilon",
@@ -70,9 +71,12 @@ def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), q
         m.f32(k, v)
     for k, v in (arr or {}).items():
         m.arr(k, v)
+    for k in flags:
+        m.w.add_bool(f"{arch}.{k}", True)
     m.t("token_embd.weight", E, m.n_vocab)
-    m.t("output_norm.weight", E, ones=True)
-    if norm_bias:
+    if output_norm:
+        m.t("output_norm.weight", E, ones=True)
+    if output_norm and norm_bias:
         m.t("output_norm.bias", E)
     if not tied:
         m.t("output.weight", E, m.n_vocab)
@@ -110,6 +114,16 @@ def out_bias(m, p, il):
     """A bias on the attention output, then the gated FFN (pangu-embedded)."""
     m.t(p + "attn_output.bias", E)
     ffn(m, p)
+
+
+def biased(kind="up", fused_qkv=False, **sizes):
+    """A `layer` callback for the GPT-style families: the FFN (`kind`) and the bias tensors
+    llama.cpp requires, named by `sizes` (tensor name -> length)."""
+    def f(m, p, il):
+        ffn(m, p, kind)
+        for name, n in sizes.items():
+            m.t(p + name.replace("__", ".") + ".bias", n)
+    return f
 
 
 # The multimodal rope's sections (rope.dimension_sections), which the vl models require.
@@ -400,6 +414,32 @@ MODELS = {
     "phimoe": lambda p: dense(p, "phimoe", u32=moe_keys(), norm_bias=True, output_bias=True,
                               layer=lambda m, q, il: (m.t(q + "attn_output.bias", E),
                                                       experts(n_ff_exp=FF)(m, q, il))),
+    "gemma": lambda p: dense(p, "gemma", tied=True),
+    "deci": lambda p: dense(p, "deci"),
+    "plamo": lambda p: dense(p, "plamo", norms=("attn_norm",)),
+    "chatglm": lambda p: dense(p, "chatglm", ffn_kind="fused"),
+    "olmo": lambda p: dense(p, "olmo", norms=(), eps="ln", output_norm=False),
+    "stablelm": lambda p: dense(p, "stablelm", eps="ln", norm_bias=True),
+    "mpt": lambda p: dense(p, "mpt", norms=("attn_norm", "ffn_norm"), eps="ln", tied=True,
+                           fused_qkv=True, ffn_kind="up"),
+    # qwen's FFN is half the file's feed_forward_length (llama_model_qwen::load_arch_tensors)
+    "qwen": lambda p: dense(p, "qwen", fused_qkv=True, hkv=H, n_ff=2 * FF,
+                            layer=biased("gated", attn_qkv=D * 3 * H)),
+    "starcoder2": lambda p: dense(p, "starcoder2", eps="ln", norm_bias=True, tied=True,
+                                  layer=biased(attn_output=E, ffn_down=E, ffn_up=FF)),
+    "phi2": lambda p: dense(p, "phi2", norms=("attn_norm",), eps="ln", norm_bias=True,
+                            output_bias=True, layer=biased(attn_output=E, ffn_down=E, ffn_up=FF)),
+    "falcon": lambda p: dense(p, "falcon", norms=("attn_norm",), eps="ln", norm_bias=True,
+                              fused_qkv=True, tied=True, layer=biased()),
+    "gptneox": lambda p: dense(p, "gptneox", eps="ln", norm_bias=True, fused_qkv=True,
+                               flags=("use_parallel_residual",),
+                               layer=biased(attn_qkv=D * (H + 2 * HKV), attn_output=E,
+                                            ffn_down=E, ffn_up=FF)),
+    "codeshell": lambda p: dense(p, "codeshell", eps="ln", norm_bias=True,
+                                 layer=biased(attn_output=E, ffn_down=E, ffn_up=FF)),
+    "nemotron": lambda p: dense(p, "nemotron", eps="ln", norm_bias=True, ffn_kind="up"),
+    "bailingmoe": lambda p: dense(p, "bailingmoe", u32=moe_keys(expert_shared_count=1),
+                                  layer=experts(shared=64)),
     "mamba2": write_mamba2,
     "granitehybrid": write_granitehybrid,
     "jamba": write_jamba,
