@@ -55,7 +55,7 @@ def ffn(m, p, kind="gated", n_ff=FF):
 def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), qk_norm=None,
           bias=False, ffn_kind="gated", tied=False, eps="rms", u32=None, f32=None, layer=None,
           hkv=HKV, fused_qkv=False, arr=None, norm_bias=False, output_bias=False,
-          output_norm=True, flags=(), n_ff=FF):
+          output_norm=True, flags=(), n_ff=FF, pos_embd=False, embd_norm=False):
     """A transformer of `n_layer` attention + FFN layers: `norms` names the per-layer norm weights,
     `layer(m, p, il)` adds what an architecture has beyond them; `norm_bias`: layer norms with
     biases."""
@@ -74,6 +74,11 @@ def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), q
     for k in flags:
         m.w.add_bool(f"{arch}.{k}", True)
     m.t("token_embd.weight", E, m.n_vocab)
+    if pos_embd:  # learned positions, one row per training position (gpt2, starcoder)
+        m.t("position_embd.weight", E, ctx)
+    if embd_norm:  # a layer norm on the embeddings (bloom)
+        m.t("token_embd_norm.weight", E, ones=True)
+        m.t("token_embd_norm.bias", E)
     if output_norm:
         m.t("output_norm.weight", E, ones=True)
     if output_norm and norm_bias:
@@ -124,6 +129,14 @@ def biased(kind="up", fused_qkv=False, **sizes):
         for name, n in sizes.items():
             m.t(p + name.replace("__", ".") + ".bias", n)
     return f
+
+
+
+def gpt_style(path, arch, **kw):
+    """GPT-2-style: layer norms with biases, one fused, biased attn_qkv (as many KV heads as
+    heads), biased projections, an ungated FFN, the output tied to the embeddings."""
+    return dense(path, arch, eps="ln", norm_bias=True, fused_qkv=True, hkv=H, tied=True, ctx=2048,
+                 layer=biased(attn_qkv=3 * D * H, attn_output=E, ffn_down=E, ffn_up=FF), **kw)
 
 
 # The multimodal rope's sections (rope.dimension_sections), which the vl models require.
@@ -440,6 +453,12 @@ MODELS = {
     "nemotron": lambda p: dense(p, "nemotron", eps="ln", norm_bias=True, ffn_kind="up"),
     "bailingmoe": lambda p: dense(p, "bailingmoe", u32=moe_keys(expert_shared_count=1),
                                   layer=experts(shared=64)),
+    "gpt2": lambda p: gpt_style(p, "gpt2", pos_embd=True),
+    "starcoder": lambda p: gpt_style(p, "starcoder", pos_embd=True),
+    "bloom": lambda p: gpt_style(p, "bloom", embd_norm=True),
+    "refact": lambda p: dense(p, "refact"),
+    "jais2": lambda p: dense(p, "jais2", eps="ln", norm_bias=True,
+                             layer=biased(attn_output=E, ffn_down=E, ffn_up=FF)),
     "mamba2": write_mamba2,
     "granitehybrid": write_granitehybrid,
     "jamba": write_jamba,
