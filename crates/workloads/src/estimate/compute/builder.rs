@@ -384,15 +384,18 @@ impl<'a> Builder<'a> {
         self.place.kv.get(il).copied().unwrap_or((0, 0, None))
     }
 
-    /// build_qkv with one fused matmul (`attn_qkv`): Q/K/V are views of its rows, copied where a
-    /// norm or rope needs them contiguous; the replay writes three projections and says so.
-    fn note_fused_qkv(&mut self, il: usize) {
-        if self
-            .model
-            .tensor(&format!("blk.{il}.attn_qkv.weight"))
-            .is_some()
-        {
+    /// Attention parts the replay does not write, said where the layer's tensors need them:
+    /// build_qkv with one fused matmul (`attn_qkv`: Q/K/V as views of its rows, copied where a
+    /// norm or rope needs them contiguous), and an output gate (`attn_gate`: a sigmoid of its
+    /// own projection times the attention, as in models/afmoe.cpp).
+    fn note_unreplayed_attention(&mut self, il: usize) {
+        let has = |t: &str| self.model.tensor(&format!("blk.{il}.{t}")).is_some();
+        let (fused, gate) = (has("attn_qkv.weight"), has("attn_gate.weight"));
+        if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
+        }
+        if gate {
+            self.approximate("the attention output gate (attn_gate): not in the replay");
         }
     }
 
@@ -407,7 +410,7 @@ impl<'a> Builder<'a> {
             .pos
             .expect("positions exist when a layer has attention");
         let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
-        self.note_fused_qkv(il);
+        self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
             self.approximate("MLA attention");
             let ws = self.weights(
