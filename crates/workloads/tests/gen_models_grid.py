@@ -283,13 +283,15 @@ def write_jamba(path, kinds="MM*M", d_conv=4, d_inner=256, d_state=16, dt_rank=8
     m.finish()
 
 
-def write_lfm2(path, kinds="CC*C*C", l_cache=3):
+def write_lfm2(path, kinds="CC*C*C", l_cache=3, arch="lfm2"):
     """lfm2: short-convolution layers where the KV heads are 0 (state: n_embd × (l_cache - 1)),
-    attention with per-head Q/K norms elsewhere, a dense FFN everywhere; its output norm is
-    named token_embd_norm."""
+    attention with per-head Q/K norms elsewhere, a dense FFN everywhere (lfm2moe: experts after
+    the first layer); its output norm is named token_embd_norm."""
     kv = [HKV if k == "*" else 0 for k in kinds]
-    m = base(path, "lfm2", len(kinds), kv, output_norm="token_embd_norm")
+    m = base(path, arch, len(kinds), kv, output_norm="token_embd_norm")
     m.u32(shortconv__l_cache=l_cache)
+    if arch == "lfm2moe":
+        m.u32(**moe_keys(leading_dense_block_count=1, expert_gating_func=2))
     for il, k in enumerate(kinds):
         p = f"blk.{il}."
         m.t(p + "attn_norm.weight", E, ones=True)
@@ -300,7 +302,47 @@ def write_lfm2(path, kinds="CC*C*C", l_cache=3):
             m.t(p + "shortconv.in_proj.weight", E, 3 * E)
             m.t(p + "shortconv.out_proj.weight", E, E)
         m.t(p + "ffn_norm.weight", E, ones=True)
-        ffn(m, p)
+        if arch == "lfm2moe":
+            experts(probs_b=True, dense_lead=1)(m, p, il)
+        else:
+            ffn(m, p)
+    m.finish()
+
+
+def write_plamo2(path, kinds="MM*M", d_conv=4, d_inner=256, d_state=16, n_head=8):
+    """plamo2: Mamba layers where the KV heads are 0 (their dt/B/C norms and per-head dt),
+    attention with a fused QKV and per-head Q/K norms elsewhere; post norms and a fused gate+up
+    FFN in every layer; several norms have no .weight suffix (llama_model_plamo2)."""
+    kv = [HKV if k == "*" else 0 for k in kinds]
+    m = base(path, "plamo2", len(kinds), kv)
+    m.u32(ssm__conv_kernel=d_conv, ssm__inner_size=d_inner, ssm__state_size=d_state,
+          ssm__time_step_rank=n_head, ssm__group_count=0, attention__key_length=D,
+          attention__value_length=D)
+    dt = max(64, E // 16)
+    for il, k in enumerate(kinds):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        if k == "*":
+            m.t(p + "attn_qkv.weight", E, D * (H + 2 * HKV))
+            m.t(p + "attn_q_norm.weight", D, H, ones=True)
+            m.t(p + "attn_k_norm.weight", D, HKV, ones=True)
+            m.t(p + "attn_output.weight", D * H, E)
+        else:
+            m.t(p + "ssm_in.weight", E, 2 * d_inner)
+            m.t(p + "ssm_conv1d.weight", d_conv, d_inner)
+            m.t(p + "ssm_x.weight", d_inner, dt + 2 * d_state)
+            m.t(p + "ssm_dt.weight", dt, n_head)
+            m.t(p + "ssm_dt.bias", n_head)
+            m.t(p + "ssm_a", n_head)
+            m.t(p + "ssm_d", n_head)
+            m.t(p + "ssm_out.weight", d_inner, E)
+            m.t(p + "ssm_dt_norm", dt, ones=True)
+            m.t(p + "ssm_b_norm", d_state, ones=True)
+            m.t(p + "ssm_c_norm", d_state, ones=True)
+        m.t(p + "post_attention_norm", E, ones=True)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        ffn(m, p, "fused")
+        m.t(p + "post_ffw_norm", E, ones=True)
     m.finish()
 
 
@@ -352,6 +394,42 @@ def write_rwkv6(path, n_layer=3, head=32, mix=16, decay=32):
         m.t(p + "channel_mix_key.weight", E, FF)
         m.t(p + "channel_mix_value.weight", FF, E)
         m.t(p + "channel_mix_receptance.weight", E, E)
+    m.finish()
+
+
+
+def write_rwkv7(path, n_layer=3, head=32, lora=16):
+    """rwkv7: LoRA-ranked decay / in-context rate / value mix / gate, a 6-way fused lerp; the
+    state as RWKV-6's (llama_model_rwkv7::load_arch_tensors)."""
+    m = Model(path, "rwkv7")
+    m.u32(block_count=n_layer, context_length=8192, embedding_length=E, feed_forward_length=FF,
+          wkv__head_size=head, attention__decay_lora_rank=lora, attention__iclr_lora_rank=lora,
+          attention__value_residual_mix_lora_rank=lora, attention__gate_lora_rank=lora,
+          token_shift_count=2, attention__head_count=0)
+    m.f32("attention.layer_norm_epsilon", 1e-5)
+    m.t("token_embd.weight", E, m.n_vocab)
+    for n in ("token_embd_norm", "output_norm"):
+        m.t(n + ".weight", E, ones=True)
+        m.t(n + ".bias", E)
+    m.t("output.weight", E, m.n_vocab)
+    for il in range(n_layer):
+        p = f"blk.{il}."
+        for n in ("attn_norm", "attn_norm_2", "time_mix_ln"):
+            m.t(p + n + ".weight", E, ones=True)
+            m.t(p + n + ".bias", E)
+        for x in "wavg":
+            if x != "g":
+                m.t(p + f"time_mix_{x}0.weight", E)
+            m.t(p + f"time_mix_{x}1.weight", E, lora)
+            m.t(p + f"time_mix_{x}2.weight", lora, E)
+        m.t(p + "time_mix_lerp_fused.weight", E, 1, 1, 6)
+        for n in ("k_k", "k_a", "r_k"):
+            m.t(p + f"time_mix_{n}.weight", E)
+        for n in ("key", "value", "receptance", "output"):
+            m.t(p + f"time_mix_{n}.weight", E, E)
+        m.t(p + "channel_mix_lerp_k.weight", E, 1, 1)
+        m.t(p + "channel_mix_key.weight", E, FF)
+        m.t(p + "channel_mix_value.weight", FF, E)
     m.finish()
 
 
@@ -487,12 +565,24 @@ MODELS = {
                                                expert_shared_feed_forward_length=64,
                                                leading_dense_block_count=1),
                                   layer=experts(shared=64, dense_lead=1)),
+    # afmoe: gated attention (attn_gate), pre and post norms, a window every 4th layer full
+    "afmoe": lambda p: dense(p, "afmoe", qk_norm="head",
+                             norms=("attn_norm", "post_attention_norm", "ffn_norm",
+                                    "post_ffw_norm"),
+                             u32=moe_keys(attention__sliding_window=512, expert_shared_count=1,
+                                          leading_dense_block_count=1),
+                             layer=lambda m, q, il: (m.t(q + "attn_gate.weight", E, D * H),
+                                                     experts(shared=64, probs_b=True,
+                                                             dense_lead=1)(m, q, il))),
     "mamba2": write_mamba2,
     "granitehybrid": write_granitehybrid,
     "jamba": write_jamba,
     "lfm2": write_lfm2,
     "falcon-h1": write_falcon_h1,
     "rwkv6": write_rwkv6,
+    "rwkv7": write_rwkv7,
+    "lfm2moe": lambda p: write_lfm2(p, arch="lfm2moe"),
+    "plamo2": write_plamo2,
 }
 
 

@@ -88,12 +88,16 @@ const MODELS: &[&str] = &[
     "granite_swa",
     "exaone-moe",
     "cohere2moe",
+    "afmoe",
     "mamba2",
     "granitehybrid",
     "jamba",
     "lfm2",
     "falcon-h1",
     "rwkv6",
+    "rwkv7",
+    "lfm2moe",
+    "plamo2",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -130,6 +134,10 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("jamba", "recurrent layers (Mamba-1's shape)"),
     ("lfm2", "short-convolution layers"),
     ("rwkv6", "RWKV time-mix"),
+    ("rwkv7", "RWKV time-mix"),
+    ("lfm2moe", "short-convolution layers"),
+    ("plamo2", "recurrent layers (Mamba-1's shape)"),
+    ("afmoe", "attention output gate"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised
