@@ -350,6 +350,10 @@ impl<'a> Builder<'a> {
                 "LFM2's short-convolution layers (build_shortconv_block): counted with \
                  Mamba-1's shape",
             ),
+            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
+            "minimax-01" => self.approximate(
+                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
+            ),
             a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
                 "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
                  Mamba-1's shape",
