@@ -433,6 +433,30 @@ def write_rwkv7(path, n_layer=3, head=32, lora=16):
     m.finish()
 
 
+
+def write_minimax01(path, n_layer=4, interval=2):
+    """minimax-01: lightning (linear) attention layers, recurrent, where the layer is not every
+    `interval`-th (fused QKV, a gate and a norm of their own), softmax attention elsewhere,
+    experts everywhere (llama_model_minimax_01::load_arch_tensors)."""
+    m = base(path, "minimax-01", n_layer, [HKV] * n_layer)
+    m.u32(full_attention_interval=interval, attention__key_length=D, attention__value_length=D,
+          **moe_keys(n_ff_exp=FF))
+    m.f32("residual_scale", 1.0)
+    for il in range(n_layer):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        if (il + 1) % interval:
+            m.t(p + "attn_norm_2.weight", D * H, ones=True)
+            m.t(p + "attn_qkv.weight", E, 3 * D * H)
+            m.t(p + "attn_gate.weight", E, D * H)
+            m.t(p + "attn_output.weight", D * H, E)
+        else:
+            attn(m, p)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        moe(m, p, E, FF, 4)
+    m.finish()
+
+
 MODELS = {
     "qwen2": lambda p: dense(p, "qwen2", bias=True),
     "qwen3": lambda p: dense(p, "qwen3", qk_norm="head"),
@@ -583,6 +607,7 @@ MODELS = {
     "rwkv7": write_rwkv7,
     "lfm2moe": lambda p: write_lfm2(p, arch="lfm2moe"),
     "plamo2": write_plamo2,
+    "minimax-01": write_minimax01,
 }
 
 

@@ -98,6 +98,7 @@ const MODELS: &[&str] = &[
     "rwkv7",
     "lfm2moe",
     "plamo2",
+    "minimax-01",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -138,6 +139,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("lfm2moe", "short-convolution layers"),
     ("plamo2", "recurrent layers (Mamba-1's shape)"),
     ("afmoe", "attention output gate"),
+    ("minimax-01", "lightning (linear) attention layers"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised
