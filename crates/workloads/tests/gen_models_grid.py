@@ -598,6 +598,9 @@ MODELS = {
                              layer=lambda m, q, il: (m.t(q + "attn_gate.weight", E, D * H),
                                                      experts(shared=64, probs_b=True,
                                                              dense_lead=1)(m, q, il))),
+    # both load with llama_model_hunyuan_vl's rules (hunyuan_vl: its text decoder)
+    "hunyuan-dense": lambda p: dense(p, "hunyuan-dense", qk_norm="head"),
+    "hunyuan_vl": lambda p: dense(p, "hunyuan_vl", qk_norm="head"),
     "mamba2": write_mamba2,
     "granitehybrid": write_granitehybrid,
     "jamba": write_jamba,

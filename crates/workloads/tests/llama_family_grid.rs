@@ -89,6 +89,8 @@ const MODELS: &[&str] = &[
     "exaone-moe",
     "cohere2moe",
     "afmoe",
+    "hunyuan-dense",
+    "hunyuan_vl",
     "mamba2",
     "granitehybrid",
     "jamba",
