@@ -7,49 +7,17 @@ hybrids (mamba2, rwkv6, rwkv7, lfm2, falcon-h1, granitehybrid, jamba).
 
 Each file has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
 (src/models/<arch>.cpp) require, nothing optional; tensors in ggml's order (ne0 first). The writer
-and vocabulary are gen_models_2026.py's.
+and vocabulary are gen_models_2026.py's, the shared layer pieces grid_layers.py's, the recurrent
+models grid_recurrent.py's.
 
 usage: gen_models_grid.py OUT_DIR [NAME ...]      (no NAME: all)
 """
 import os
 import sys
 
-from gen_models_2026 import Model, common, moe
-
-E, H, HKV, D, FF = 128, 4, 2, 32, 256  # n_embd, heads, KV heads, head size, FFN width
-
-
-def attn(m, p, *, qk_norm=None, bias=False, hkv=HKV, fused=False):
-    """Separate Q/K/V (or one fused attn_qkv) and the output (create_tensor_qkv); Q/K norms per
-    head (`head`) or over the whole projection (`full`, olmo2)."""
-    if fused:
-        m.t(p + "attn_qkv.weight", E, D * (H + 2 * hkv))
-    else:
-        m.t(p + "attn_q.weight", E, D * H)
-        m.t(p + "attn_k.weight", E, D * hkv)
-        m.t(p + "attn_v.weight", E, D * hkv)
-    if bias:
-        m.t(p + "attn_q.bias", D * H)
-        m.t(p + "attn_k.bias", D * hkv)
-        m.t(p + "attn_v.bias", D * hkv)
-    m.t(p + "attn_output.weight", D * H, E)
-    if qk_norm == "head":
-        m.t(p + "attn_q_norm.weight", D, ones=True)
-        m.t(p + "attn_k_norm.weight", D, ones=True)
-    elif qk_norm == "embd":  # olmoe: both over n_embd
-        m.t(p + "attn_q_norm.weight", E, ones=True)
-        m.t(p + "attn_k_norm.weight", E, ones=True)
-    elif qk_norm == "full":
-        m.t(p + "attn_q_norm.weight", D * H, ones=True)
-        m.t(p + "attn_k_norm.weight", D * hkv, ones=True)
-
-
-def ffn(m, p, kind="gated", n_ff=FF):
-    """`gated` gate/up/down, `up` up/down only, `fused` one up of 2 × n_ff (phi3, glm4)."""
-    if kind == "gated":
-        m.t(p + "ffn_gate.weight", E, n_ff)
-    m.t(p + "ffn_up.weight", E, 2 * n_ff if kind == "fused" else n_ff)
-    m.t(p + "ffn_down.weight", n_ff, E)
+import grid_recurrent
+from gen_models_2026 import Model, moe
+from grid_layers import D, E, FF, H, HKV, attn, experts, ffn, moe_keys
 
 
 def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), qk_norm=None,
@@ -102,19 +70,6 @@ def dense(path, arch, *, n_layer=4, ctx=8192, norms=("attn_norm", "ffn_norm"), q
     return m
 
 
-def experts(n_expert=4, n_used=2, n_ff_exp=64, shared=0, probs_b=False, dense_lead=0):
-    """A `layer` callback: MoE FFN (after `dense_lead` dense layers), with a shared expert of
-    `shared` width and the router's bias (`exp_probs_b`) where the architecture wants them."""
-    def f(m, p, il):
-        if il < dense_lead:
-            ffn(m, p)
-            return
-        moe(m, p, E, n_ff_exp, n_expert, shared=shared)
-        if probs_b:
-            m.t(p + "exp_probs_b.bias", n_expert)
-    return f
-
-
 def out_bias(m, p, il):
     """A bias on the attention output, then the gated FFN (pangu-embedded)."""
     m.t(p + "attn_output.bias", E)
@@ -141,11 +96,6 @@ def gpt_style(path, arch, **kw):
 
 # The multimodal rope's sections (rope.dimension_sections), which the vl models require.
 MROPE = {"rope.dimension_sections": [4, 2, 2, 0]}
-
-
-def moe_keys(n_expert=4, n_used=2, n_ff_exp=64, **more):
-    return dict(expert_count=n_expert, expert_used_count=n_used,
-                expert_feed_forward_length=n_ff_exp, **more)
 
 
 def write_apertus(path):
@@ -207,20 +157,6 @@ def mamba2_mixer(m, p, *, d_conv=4, d_inner=256, d_state=64, n_group=2, n_head=8
 def ssm_keys(m, *, d_conv=4, d_inner=256, d_state=64, n_group=2, n_head=8):
     m.u32(ssm__conv_kernel=d_conv, ssm__inner_size=d_inner, ssm__state_size=d_state,
           ssm__time_step_rank=n_head, ssm__group_count=n_group)
-
-
-def base(path, arch, n_layer, kv, *, n_ff=FF, ctx=8192, output_norm="output_norm"):
-    """The keys and tensors outside the layers; `kv` the KV heads per layer (0: recurrent)."""
-    m = Model(path, arch)
-    m.u32(block_count=n_layer, context_length=ctx, embedding_length=E, feed_forward_length=n_ff,
-          attention__head_count=H, rope__dimension_count=D)
-    m.arr("attention.head_count_kv", kv)
-    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
-    m.f32("rope.freq_base", 10000.0)
-    m.t("token_embd.weight", E, m.n_vocab)
-    m.t(output_norm + ".weight", E, ones=True)
-    m.t("output.weight", E, m.n_vocab)
-    return m
 
 
 def write_mamba2(path, n_layer=3):
@@ -601,17 +537,8 @@ MODELS = {
     # both load with llama_model_hunyuan_vl's rules (hunyuan_vl: its text decoder)
     "hunyuan-dense": lambda p: dense(p, "hunyuan-dense", qk_norm="head"),
     "hunyuan_vl": lambda p: dense(p, "hunyuan_vl", qk_norm="head"),
-    "mamba2": write_mamba2,
-    "granitehybrid": write_granitehybrid,
-    "jamba": write_jamba,
-    "lfm2": write_lfm2,
-    "falcon-h1": write_falcon_h1,
-    "rwkv6": write_rwkv6,
-    "rwkv7": write_rwkv7,
-    "lfm2moe": lambda p: write_lfm2(p, arch="lfm2moe"),
-    "plamo2": write_plamo2,
-    "minimax-01": write_minimax01,
 }
+MODELS.update(grid_recurrent.MODELS)
 
 
 def main():
