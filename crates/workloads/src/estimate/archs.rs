@@ -309,6 +309,9 @@ pub(super) fn forced_window(
                 "llama_model_exaone4::load_arch_hparams: 64 layers",
             )
         })),
+        // llama_model_phi3::load_arch_hparams: a window in the file is switched off
+        // (LLAMA_SWA_TYPE_NONE, set_swa_pattern(1)): every layer keeps the full context.
+        "phi3" => Some(None),
         // llama_model_gemma2::load_arch_hparams: 4096 unless the file gives one.
         "gemma2" => Some(Some(w(
             file_swa.unwrap_or(4096),

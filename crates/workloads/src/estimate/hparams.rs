@@ -41,15 +41,28 @@ pub struct ModelParams {
     pub notes: Vec<String>,
 }
 
-/// `hparams.set_swa_pattern(n)` per architecture in llama.cpp's `llama_model::load_hparams`
-/// (llama-model.cpp; the rule is `llama_hparams::set_swa_pattern` in llama-hparams.cpp):
-/// layer `il` is SWA iff `il % n < n - 1` (the n-th, 2n-th... layer is full). Windows an
-/// architecture forces (gemma2, llama4, smallthinker, exaone4) are `archs::forced_window`'s.
-const SWA_PATTERNS: &[(&str, u64)] = &[
-    ("gemma3", 6),
-    ("gemma3n", 5),
-    ("cohere2", 4),
-    ("gpt-oss", 2),
+/// `load_swa_pattern(ml, n, dense_first)` per architecture, where the file sets a window, in
+/// b11434's `load_arch_hparams` (src/models/<arch>.cpp; the rule is
+/// `llama_hparams::set_swa_pattern` in llama-hparams.cpp): layer `il` is SWA iff
+/// `il % n < n - 1` (the n-th, 2n-th... layer is full), or with `dense_first` iff `il % n != 0`.
+/// Windows an architecture forces (gemma2, llama4, smallthinker, exaone4) are
+/// `archs::forced_window`'s.
+const SWA_PATTERNS: &[(&str, u64, bool)] = &[
+    ("gemma3", 6, false),
+    ("gemma3n", 5, false),
+    ("cohere2", 4, false),
+    // llama_model_cohere2moe::load_arch_hparams: load_swa_pattern(ml, 4, true)
+    ("cohere2moe", 4, true),
+    ("gpt-oss", 2, false),
+    // exaone-moe, olmo2, mellum, afmoe, muse-glimmer: load_swa_pattern(ml, 4)
+    ("exaone-moe", 4, false),
+    ("olmo2", 4, false),
+    ("mellum", 4, false),
+    ("afmoe", 4, false),
+    ("muse-glimmer", 4, false),
+    // llama_model_laguna::load_arch_hparams: full at il % 4 == 0
+    ("laguna", 4, true),
+    ("plamo3", 8, false),
 ];
 
 pub struct Reader<'a> {
@@ -347,6 +360,13 @@ impl Reader<'_> {
                          attention.sliding_window says: every layer keeps the full context"
                     ));
                 }
+                if file_swa.unwrap_or(0) > 0 && arch == "phi3" {
+                    self.notes.push(
+                        "phi3: llama.cpp switches the file's sliding window off \
+                         (llama_model_phi3::load_arch_hparams): every layer keeps the full context"
+                            .into(),
+                    );
+                }
                 Ok((0, vec![false; nl]))
             }
             Some(Some(w)) => {
@@ -369,8 +389,8 @@ impl Reader<'_> {
                 }
                 let default = SWA_PATTERNS
                     .iter()
-                    .find(|(a, _)| *a == arch)
-                    .map(|&(_, p)| (p, false, format!("llama.cpp's pattern for {arch}")));
+                    .find(|(a, _, _)| *a == arch)
+                    .map(|&(_, p, first)| (p, first, format!("llama.cpp's pattern for {arch}")));
                 Ok((n_swa, self.swa_layers(nl, n_trunk, default)?))
             }
         }

@@ -7,7 +7,7 @@ use crate::gguf::GgufModel;
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
-use super::ffn::{ffn, moe};
+use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
 use super::ssm::{recurrent_block, ssm_of};
 use super::{Placement, Reserve, Rules, F32};
@@ -262,7 +262,16 @@ impl<'a> Builder<'a> {
         self.pin_norm(il, norm);
         let w = self.weight(Some(il), "attn_norm.weight");
         let normed = self.g.inplace(et, &[norm, w]);
-        let mut attn_out = if l.recurrent {
+        let mut attn_out = if l.recurrent && l.has_kv {
+            // models/falcon-h1.cpp: attention and a Mamba-2 mixer side by side, each on its
+            // own build_norm of the layer input, summed.
+            let a = self.attention(il, normed);
+            let norm2 = self.g.inplace(et, &[inp]);
+            let w2 = self.weight(Some(il), "attn_norm.weight");
+            let normed2 = self.g.inplace(et, &[norm2, w2]);
+            let s = self.recurrent(il, normed2);
+            self.g.op(et, &[a, s])
+        } else if l.recurrent {
             self.recurrent(il, normed)
         } else if l.has_kv {
             self.attention(il, normed)
@@ -329,6 +338,26 @@ impl<'a> Builder<'a> {
                 "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
                  counted with Mamba-1's shape",
             ),
+            // models/mamba-base.cpp build_mamba2_layer: grouped B/C, SSM_SCAN over heads, the
+            // gated group RMS norm.
+            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => self
+                .approximate(
+                    "Mamba-2 layers (build_mamba2_layer: grouped B/C, per-head scan, gated group \
+                     norm): counted with Mamba-1's shape",
+                ),
+            // models/lfm2.cpp build_shortconv_block: in_proj to 3 × n_embd, a depthwise conv.
+            "lfm2" | "lfm2moe" => self.approximate(
+                "LFM2's short-convolution layers (build_shortconv_block): counted with \
+                 Mamba-1's shape",
+            ),
+            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
+            "minimax-01" => self.approximate(
+                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
+            ),
+            a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
+                "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
+                 Mamba-1's shape",
+            ),
             _ => self.approximate("recurrent layers (Mamba-1's shape)"),
         }
         if self.place.device() {
@@ -359,6 +388,21 @@ impl<'a> Builder<'a> {
         self.place.kv.get(il).copied().unwrap_or((0, 0, None))
     }
 
+    /// Attention parts the replay does not write, said where the layer's tensors need them:
+    /// build_qkv with one fused matmul (`attn_qkv`: Q/K/V as views of its rows, copied where a
+    /// norm or rope needs them contiguous), and an output gate (`attn_gate`: a sigmoid of its
+    /// own projection times the attention, as in models/afmoe.cpp).
+    fn note_unreplayed_attention(&mut self, il: usize) {
+        let has = |t: &str| self.model.tensor(&format!("blk.{il}.{t}")).is_some();
+        let (fused, gate) = (has("attn_qkv.weight"), has("attn_gate.weight"));
+        if fused {
+            self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
+        }
+        if gate {
+            self.approximate("the attention output gate (attn_gate): not in the replay");
+        }
+    }
+
     /// An attention layer's mixer, through its output projection (`wo`).
     fn attention(&mut self, il: usize, x: Id) -> Id {
         let layers = self.layers;
@@ -370,6 +414,7 @@ impl<'a> Builder<'a> {
             .pos
             .expect("positions exist when a layer has attention");
         let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
+        self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
             self.approximate("MLA attention");
             let ws = self.weights(
@@ -453,7 +498,7 @@ impl<'a> Builder<'a> {
             moe(&mut self.g, e, n, t, shape, ws)
         } else {
             let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
-            ffn(&mut self.g, e, n, t, l.n_ff, l.gated, ws)
+            ffn(&mut self.g, e, n, t, l.n_ff, l.glu, ws)
         };
         if l.shared_ff > 0 {
             let ws = self.weights(
@@ -464,7 +509,7 @@ impl<'a> Builder<'a> {
                     "ffn_down_shexp.weight",
                 ],
             );
-            let s = ffn(&mut self.g, e, n, t, l.shared_ff, true, ws);
+            let s = ffn(&mut self.g, e, n, t, l.shared_ff, Glu::Gate, ws);
             out = self.g.inplace(self.et(), &[out, s]);
         }
         out

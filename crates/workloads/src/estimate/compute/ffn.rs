@@ -4,22 +4,39 @@
 use super::super::galloc::{Graph, Id};
 use super::F32;
 
-/// A dense FFN (`build_ffn`): gate and up, the GLU, down.
+/// How a dense FFN makes its activation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum Glu {
+    /// Separate gate and up projections, then the GLU.
+    #[default]
+    Gate,
+    /// One up projection of 2 × n_ff that the GLU splits in halves (phi3, glm4: `build_ffn`
+    /// with no gate and `LLM_FFN_SWIGLU`, `ggml_swiglu` on the fused rows).
+    Fused,
+    /// No GLU: up, the activation in place, down.
+    None,
+}
+
+/// A dense FFN (`build_ffn`): gate and up, the GLU, down. `n_ff` is the up projection's width.
 pub(super) fn ffn(
     g: &mut Graph,
     e: u64,
     x: Id,
     t: u64,
     n_ff: u64,
-    gated: bool,
+    glu: Glu,
     [w_gate, w_up, w_down]: [Id; 3],
 ) -> Id {
     let fb = n_ff * t * F32;
-    if gated {
+    if glu == Glu::Gate {
         let gate = g.op(fb, &[w_gate, x]);
         let up = g.op(fb, &[w_up, x]);
         let glu = g.op(fb, &[gate, up]);
         g.op(e * t * F32, &[w_down, glu])
+    } else if glu == Glu::Fused {
+        let up = g.op(fb, &[w_up, x]);
+        let half = g.op(fb / 2, &[up]);
+        g.op(e * t * F32, &[w_down, half])
     } else {
         let up = g.op(fb, &[w_up, x]);
         let act = g.inplace(fb, &[up]);

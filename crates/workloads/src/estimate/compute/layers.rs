@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use crate::gguf::GgufModel;
 
 use super::super::hparams::{CacheKind, ModelParams};
+use super::ffn::Glu;
 
 /// The model's tensors by name: shapes (for layer shapes) and bytes (for the weights the graph
 /// reads).
@@ -54,8 +55,9 @@ pub(super) struct Layer {
     pub(super) n_head_kv: u64,
     pub(super) head_k: u64,
     pub(super) head_v: u64,
+    /// The up projection's width (2 × n_ff where it is fused with the gate).
     pub(super) n_ff: u64,
-    pub(super) gated: bool,
+    pub(super) glu: Glu,
     pub(super) qk_norm: bool,
     pub(super) post_attn_norm: bool,
     pub(super) post_ffw_norm: bool,
@@ -72,6 +74,21 @@ impl Layer {
     /// output is the residual sum after the mixer.
     pub(super) fn mixer_only(&self) -> bool {
         self.recurrent && self.n_ff == 0 && self.moe.is_none()
+    }
+}
+
+/// A layer's GLU: a gate tensor, or an up projection twice as wide as the down projection's
+/// input (the fused gate + up of phi3 and glm4), or none.
+fn glu_of(tensors: &Tensors, il: usize) -> Glu {
+    let b = |t: &str| format!("blk.{il}.{t}");
+    if tensors.has(&b("ffn_gate.weight")) || tensors.has(&b("ffn_gate_exps.weight")) {
+        return Glu::Gate;
+    }
+    let up = tensors.dim(&b("ffn_up.weight"), 1);
+    let down_in = tensors.dim(&b("ffn_down.weight"), 0);
+    match (up, down_in) {
+        (Some(u), Some(d)) if d > 0 && u == 2 * d => Glu::Fused,
+        _ => Glu::None,
     }
 }
 
@@ -95,8 +112,7 @@ pub(super) fn read_layers(model: &GgufModel, p: &ModelParams, tensors: &Tensors)
                 head_k: p.head_k[il],
                 head_v: p.head_v[il],
                 n_ff: tensors.dim(&b("ffn_up.weight"), 1).unwrap_or(0),
-                gated: tensors.has(&b("ffn_gate.weight"))
-                    || tensors.has(&b("ffn_gate_exps.weight")),
+                glu: glu_of(tensors, il),
                 qk_norm: tensors.has(&b("attn_q_norm.weight")),
                 post_attn_norm: tensors.has(&b("post_attention_norm.weight")),
                 post_ffw_norm: tensors.has(&b("post_ffw_norm.weight")),
