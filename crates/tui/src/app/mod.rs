@@ -7,6 +7,7 @@ use crate::hoststats::HostProc;
 use crate::series::History;
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::{Device, Process, Snapshot, Usage};
+use kills::{kill_seen, KillSeen};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ mod export;
 mod fmt;
 mod groups;
 mod keys;
+mod kills;
 mod rows;
 mod table;
 pub use command::short_command;
@@ -571,37 +573,4 @@ impl App {
 /// XDG_DATA_HOME is invalid by the XDG rules and ignored. `None` when nothing is set.
 pub fn data_dir_with(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     gpuledger_model::files::data_dir_with(env)
-}
-
-/// What a snapshot says of a process the user asked to end.
-enum KillSeen {
-    /// Not listed at all.
-    Gone,
-    /// Listed with the same start time (or none to compare).
-    Running,
-    /// Its PID is still listed by the driver but it left /proc (the reason): it exited and its
-    /// GPU memory is not released yet, so it is neither running nor gone.
-    ExitedHeld(String),
-}
-
-fn kill_seen(snap: &Snapshot, k: &PendingKill) -> KillSeen {
-    // A workload's root is running while its members are (the API server of a vLLM group
-    // holds no GPU memory and is not listed; its workers are).
-    if snap
-        .processes
-        .iter()
-        .any(|p| p.pid != k.pid && root_of(p) == k.pid)
-    {
-        return KillSeen::Running;
-    }
-    let mut seen = KillSeen::Gone;
-    for p in snap.processes.iter().filter(|p| p.pid == k.pid) {
-        if k.start_time.is_none() || p.start_time == k.start_time {
-            return KillSeen::Running;
-        }
-        if let (None, Some(why)) = (p.start_time, &p.metadata_unavailable) {
-            seen = KillSeen::ExitedHeld(why.clone());
-        }
-    }
-    seen
 }
