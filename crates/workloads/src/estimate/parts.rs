@@ -396,8 +396,8 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
             "the Vulkan device buffer: Vulkan reorders each split's nodes for parallelism \
              (ggml_vk_graph_optimize), which changes which tensors are alive together; the \
              replay keeps the graph's order (exact with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1; \
-             with the reordering up to one n_embd × n_ubatch activation over, within 10 % \
-             on the test grid)"
+             with the reordering up to one n_embd × n_ubatch F32 activation off: on the test \
+             grid within 10 %, or that one activation for a small buffer)"
                 .into(),
         );
     }
