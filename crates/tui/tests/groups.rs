@@ -7,11 +7,12 @@ use gpuledger_model::test_support::{self, GIB};
 use gpuledger_model::{Confidence, Member, RoleKind, Snapshot, Workload, WorkloadKind};
 use gpuledger_tui::app::{Column, Overlay};
 use gpuledger_tui::{App, Check, Termination, Terminator, ThemeKind};
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod support;
+use support::{key, screen};
 
 const SERVER: u32 = 100;
 
@@ -72,22 +73,6 @@ impl Terminator for Asked {
     fn terminate(&self, _pid: u32, _start_time: Option<u64>, _force: bool) -> Termination {
         Termination::Requested
     }
-}
-
-fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    let mut drawn = None;
-    term.draw(|f| drawn = Some(gpuledger_tui::ui::draw(f, app, now)))
-        .unwrap();
-    app.geometry = drawn.unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
-}
-
-fn key(c: char) -> KeyEvent {
-    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
 }
 
 fn tree_app(t0: Instant, asked: Asked) -> App {

@@ -2,30 +2,10 @@
 //! to try instead (issue 37).
 
 use gpuledger_tui::{App, ThemeKind};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use std::time::{Duration, Instant};
 
-fn sample() -> gpuledger_model::Snapshot {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/sample-snapshot.json"
-    ))
-    .unwrap();
-    gpuledger_model::parse_snapshot(&text).unwrap()
-}
-
-fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    let mut drawn = None;
-    term.draw(|f| drawn = Some(gpuledger_tui::ui::draw(f, app, now)))
-        .unwrap();
-    app.geometry = drawn.unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
-}
+mod support;
+use support::{sample, screen};
 
 fn live(snap: gpuledger_model::Snapshot, t0: Instant) -> App {
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
