@@ -33,9 +33,9 @@ const MODELS: &[&str] = &[
     "exaone4-30",
 ];
 
-/// Default slots (4, unified); one slot at 16k; two slots without flash attention. The last
-/// gives `-c`: with `-np 2` and no `-c`, b11434 makes the context 2 × n_ctx_train (each slot the
-/// training context), which the context rules (estimate/context.rs) do not yet follow.
+/// Default slots (4, unified); one slot at 16k; two slots without flash attention, with `-c`
+/// (without it every slot gets the training context, rule `ctx-train-per-seq`, checked in
+/// llama_server.rs).
 const FLAG_SETS: &[&[&str]] = &[
     &[],
     &["-np", "1", "-c", "16384"],
