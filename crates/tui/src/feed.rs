@@ -138,11 +138,21 @@ pub const MIN_INTERVAL: Duration = gpuledger_model::time::REFRESH.min;
 
 impl Feed {
     pub fn spawn(source: impl RoundSource, interval: Duration) -> Feed {
+        Feed::spawn_waking(source, interval, || ())
+    }
+
+    /// As [`Feed::spawn`], and call `wake` after each round it hands over, so the UI can sleep
+    /// until there is something to draw instead of waking on a timer to look.
+    pub fn spawn_waking(
+        source: impl RoundSource,
+        interval: Duration,
+        wake: impl Fn() + Send + 'static,
+    ) -> Feed {
         let (tx, rx) = mpsc::sync_channel(1);
         let (ctl, ctl_rx) = mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("gpuledger-collect".into())
-            .spawn(move || collect_loop(source, interval.max(MIN_INTERVAL), tx, ctl_rx))
+            .spawn(move || collect_loop(source, interval.max(MIN_INTERVAL), tx, ctl_rx, wake))
             .expect("spawn collection thread");
         Feed {
             rx,
@@ -188,6 +198,7 @@ fn collect_loop(
     mut interval: Duration,
     tx: SyncSender<Update>,
     ctl: Receiver<Ctl>,
+    wake: impl Fn(),
 ) {
     let mut dropped = 0u64;
     loop {
@@ -203,7 +214,10 @@ fn collect_loop(
             machine,
         };
         match tx.try_send(upd) {
-            Ok(()) => dropped = 0,
+            Ok(()) => {
+                dropped = 0;
+                wake();
+            }
             Err(TrySendError::Full(_)) => dropped += 1,
             Err(TrySendError::Disconnected(_)) => return,
         }
