@@ -9,7 +9,7 @@ use gpuledger_model::time::format_secs;
 use gpuledger_model::{balance, OwnerKind, Snapshot, SourceState, SourceStatus};
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Where the sources read from. Defaults are the live machine; tests and post-mortems point them at
 /// recorded trees and fake libraries.
@@ -46,6 +46,9 @@ pub trait Annotate: Send {
 
 /// Holds the sources open between rounds: loading NVML and reading the user table are done once,
 /// not per round.
+/// How long the host's name and kernel are reused between rounds.
+const HOST_REREAD: Duration = Duration::from_secs(30);
+
 pub struct Collector {
     pub config: SourceConfig,
     nvml: Result<Nvml, LoadError>,
@@ -61,6 +64,8 @@ pub struct Collector {
     /// there, and is gpuledger in a PID namespace of its own.
     procfs_present: std::sync::OnceLock<bool>,
     own_pid_namespace: std::sync::OnceLock<Option<String>>,
+    /// The host's name and kernel, and when they were read (see [`HOST_REREAD`]).
+    host: Option<(Instant, gpuledger_model::Host)>,
     /// Pod names from the kubelet, kept between rounds.
     #[cfg(unix)]
     kube: crate::owner::kube::KubeNames,
@@ -152,6 +157,7 @@ impl Collector {
             epoch: Instant::now(),
             last_round: Default::default(),
             procfs_present: Default::default(),
+            host: None,
             own_pid_namespace: Default::default(),
             #[cfg(unix)]
             kube,
@@ -332,13 +338,26 @@ impl Collector {
         }
     }
 
+    /// The host's name and kernel: two file reads that change once in a machine's life, so a
+    /// live view reads them every [`HOST_REREAD`], not every round.
+    fn host(&mut self) -> gpuledger_model::Host {
+        match &self.host {
+            Some((at, h)) if at.elapsed() < HOST_REREAD => h.clone(),
+            _ => {
+                let h = self.procs.host();
+                self.host = Some((Instant::now(), h.clone()));
+                h
+            }
+        }
+    }
+
     /// One round. Never fails: what a source could not see is recorded in the snapshot.
     pub fn collect(&mut self) -> Snapshot {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let mut snap = Snapshot::new(format_secs(now), self.procs.host());
+        let mut snap = Snapshot::new(format_secs(now), self.host());
         // One reading of each /proc file per process for the whole round, shared by every step.
         self.procs.begin_round();
 

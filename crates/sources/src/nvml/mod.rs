@@ -226,6 +226,7 @@ impl Nvml {
             snap.devices.push(dev);
         }
         let nprocs = per_proc.len();
+        snap.processes.reserve(nprocs);
         for (pid, usage) in per_proc {
             let mut p = Process::new(pid);
             p.usage = usage;
