@@ -34,7 +34,7 @@ pub use budget::{fit_cached, Budget};
 
 use super::devices::devices;
 use super::settings::{GpuLayers, Setting};
-use super::{estimate, read_params, EstimateError, GgufModel, LlamaSettings};
+use super::{estimate_as, read_params, EstimateError, GgufModel, LlamaSettings, Sizing};
 
 const MIB: i64 = 1024 * 1024;
 
@@ -224,7 +224,7 @@ impl Fit<'_> {
         let p = self.placements.get();
         self.placements
             .set(p.saturating_add(self.n_tensors.saturating_mul(per)));
-        Ok(estimate(self.model, s)?)
+        Ok(estimate_as(self.model, s, Sizing::FitProjection)?)
     }
 
     fn project(&self, s: &LlamaSettings) -> Result<Projection, Halt> {

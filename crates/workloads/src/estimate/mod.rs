@@ -118,6 +118,28 @@ fn device_bytes(t: &TensorInfo, backend: Backend) -> u64 {
 /// Estimate what llama-server allocates for `model` with `settings`: read the hyper-parameters,
 /// resolve the context and the placement, then size each buffer and add them up.
 pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate, EstimateError> {
+    estimate_as(model, settings, Sizing::Load)
+}
+
+/// How llama.cpp sizes the compute buffers it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sizing {
+    /// Loading a context: `ggml_backend_sched_reserve` keeps the backends the graph's build
+    /// pinned (a layer's `norm` on its layer's device, with full offload or under 32 tokens).
+    Load,
+    /// `--fit`'s projection (a `no_alloc` model): the prompt pass is sized by
+    /// `ggml_backend_sched_reserve_size`, which resets the scheduler after the graph was built,
+    /// so those pins are gone and each layer's first norm runs on the previous layer's device
+    /// (ggml-backend.cpp and llama-context.cpp's `graph_reserve`, b11434).
+    FitProjection,
+}
+
+/// [`estimate`], sized as llama.cpp sizes it for `how`.
+pub(super) fn estimate_as(
+    model: &GgufModel,
+    settings: &LlamaSettings,
+    how: Sizing,
+) -> Result<Estimate, EstimateError> {
     let p = read_params(model)?;
     let s = settings;
     let mut rec = Record {
@@ -146,6 +168,7 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         r,
         off,
         rules,
+        how,
     };
     let (weights, weights_per_dev) = weights(&plan);
     let kv = kv_cache(&plan)?;
@@ -200,6 +223,7 @@ struct Plan<'a> {
     r: Resolved,
     off: Offload,
     rules: Rules,
+    how: Sizing,
 }
 
 /// The sized buffers of an estimate.

@@ -376,7 +376,8 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };
-    let place = compute_placement(p, kv, backend, off, rules);
+    let mut place = compute_placement(p, kv, backend, off, rules);
+    place.keeps_pins = plan.how == super::Sizing::Load;
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     if let Some(why) = legacy_latent(model, p) {
@@ -465,6 +466,7 @@ fn compute_placement(
         host_align: compute_align(backend)[1],
         n_copies: if pipeline { 4 } else { 1 },
         full_offload: off.layer_dev.iter().all(Option::is_some),
+        keeps_pins: true,
     }
 }
 

@@ -63,6 +63,9 @@ pub struct Placement {
     pub n_copies: u64,
     /// Every layer and the output layer are on devices (`-ngl` > n_layer).
     pub full_offload: bool,
+    /// The scheduler keeps the backends the graph's build pinned (not in `--fit`'s projection:
+    /// see `Sizing`).
+    pub keeps_pins: bool,
 }
 
 impl Placement {
