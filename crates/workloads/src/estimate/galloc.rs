@@ -121,6 +121,14 @@ impl Graph {
         self.view_with(src, &[])
     }
 
+    /// A strided view of `src` that shows `shown` bytes (`ggml_nbytes`: the last element's end;
+    /// what a copy of it to another backend takes).
+    pub fn view_showing(&mut self, src: Id, shown: u64) -> Id {
+        let id = self.view_with(src, &[]);
+        self.t[id].shown = shown;
+        id
+    }
+
     /// `set_rows` into `dst`, a tensor of this graph, from `srcs`: a view of `dst` for the
     /// allocator, an op for the scheduler (it runs on a backend, which copies what it reads).
     pub fn set_rows(&mut self, dst: Id, srcs: &[Id]) -> Id {

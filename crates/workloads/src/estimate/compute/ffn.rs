@@ -57,7 +57,8 @@ pub(super) fn moe(
     let logits = g.op(n_expert * t * F32, &[w_inp, x]);
     let probs = g.inplace(n_expert * t * F32, &[logits]);
     let order = g.op(n_expert * t * 4, &[probs]);
-    let sel = g.view(order);
+    // ggml_argsort_top_k: the first n_used of each token's n_expert indices, a strided view.
+    let sel = g.view_showing(order, 4 * (n_used + t.saturating_sub(1) * n_expert));
     let pv = g.view(probs);
     let w = g.op(n_used * t * F32, &[pv, sel]);
     let fb = ff * n_used * t * F32;
