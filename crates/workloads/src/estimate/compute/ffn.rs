@@ -62,8 +62,11 @@ pub(super) fn moe(
     let pv = g.view(probs);
     let w = g.op(n_used * t * F32, &[pv, sel]);
     let fb = ff * n_used * t * F32;
-    let up = g.op(fb, &[w_up, x, sel]);
-    let gate = g.op(fb, &[w_gate, x, sel]);
+    // The experts read `x` reshaped to [n_embd, 1, t]: a tensor of its own for the scheduler,
+    // copied apart from `x` when the experts run elsewhere than the router.
+    let xr = g.view(x);
+    let up = g.op(fb, &[w_up, xr, sel]);
+    let gate = g.op(fb, &[w_gate, xr, sel]);
     let glu = g.op(fb, &[gate, up]);
     let down = g.op(e * n_used * t * F32, &[w_down, glu, sel]);
     let weighted = g.inplace(e * n_used * t * F32, &[down, w]);
