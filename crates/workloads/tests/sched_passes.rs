@@ -255,7 +255,7 @@ fn each_reserve_pass_splits_and_sizes_as_llama_server_printed() {
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
         .collect();
     logs.sort();
-    assert!(logs.len() >= 7, "{} sched logs", logs.len());
+    assert!(logs.len() >= 8, "{} sched logs", logs.len());
     let mut bad = Vec::new();
     for p in &logs {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();

@@ -43,7 +43,7 @@ pub struct Reserve {
 }
 
 /// Where the weights and caches the graph reads are, for the backend scheduler.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Placement {
     /// The devices' compute buffer types (none: everything on the host); the scheduler splits
     /// the graph between them and the host.
