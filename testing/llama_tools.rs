@@ -219,12 +219,18 @@ pub fn start_rpc(bin: &Path, n: usize) -> RpcServers {
         children: Vec::new(),
         endpoints: Vec::new(),
     };
-    for _ in 0..n {
-        // A port the kernel just handed out and released: free unless raced.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+    // Ports the kernel just handed out, all held until every one is chosen (released one by
+    // one, the kernel may hand the same port out twice) and released before the servers bind
+    // them: free unless another program races for them.
+    let held: Vec<std::net::TcpListener> = (0..n)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let ports: Vec<u16> = held
+        .iter()
+        .map(|l| l.local_addr().expect("a bound port").port())
+        .collect();
+    drop(held);
+    for port in ports {
         let child = std::process::Command::new(bin)
             .args(["-H", "127.0.0.1", "-p", &port.to_string(), "-t", "1"])
             .env("LD_LIBRARY_PATH", bin.parent().unwrap())

@@ -1,7 +1,9 @@
 //! `--fit` replayed: what llama.cpp's `common_fit_params` (common/fit.cpp, b11434) chooses for an
 //! unset `-c` and `-ngl` from each device's free memory and the `--fit-target` margins. llama.cpp
 //! projects each candidate by loading the model without allocating (`no_alloc`, no mmap) and
-//! reading the buffers' sizes; the replay asks the recipe for the same buffers.
+//! reading the buffers' sizes; the replay asks the recipe for the same buffers, sized as that
+//! projection sizes them (`Sizing::FitProjection`: its prompt pass loses the norms' pinned
+//! backends, so with full offload each device holding a later layer copies one more input).
 //!
 //! Steps, as llama.cpp takes them:
 //! 1. project the settings as given; stop when every device keeps its margin;
@@ -34,7 +36,7 @@ pub use budget::{fit_cached, Budget};
 
 use super::devices::devices;
 use super::settings::{GpuLayers, Setting};
-use super::{estimate, read_params, EstimateError, GgufModel, LlamaSettings};
+use super::{estimate_as, read_params, EstimateError, GgufModel, LlamaSettings, Sizing};
 
 const MIB: i64 = 1024 * 1024;
 
@@ -224,7 +226,7 @@ impl Fit<'_> {
         let p = self.placements.get();
         self.placements
             .set(p.saturating_add(self.n_tensors.saturating_mul(per)));
-        Ok(estimate(self.model, s)?)
+        Ok(estimate_as(self.model, s, Sizing::FitProjection)?)
     }
 
     fn project(&self, s: &LlamaSettings) -> Result<Projection, Halt> {

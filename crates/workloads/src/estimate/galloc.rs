@@ -20,6 +20,8 @@
 
 mod sched;
 
+pub use sched::Split;
+
 /// One tensor of the graph.
 #[derive(Debug, Clone, Default)]
 struct Tensor {
@@ -119,6 +121,14 @@ impl Graph {
     /// A view (reshape, permute, view) of `src`: no memory of its own.
     pub fn view(&mut self, src: Id) -> Id {
         self.view_with(src, &[])
+    }
+
+    /// A strided view of `src` that shows `shown` bytes (`ggml_nbytes`: the last element's end;
+    /// what a copy of it to another backend takes).
+    pub fn view_showing(&mut self, src: Id, shown: u64) -> Id {
+        let id = self.view_with(src, &[]);
+        self.t[id].shown = shown;
+        id
     }
 
     /// `set_rows` into `dst`, a tensor of this graph, from `srcs`: a view of `dst` for the
@@ -238,7 +248,7 @@ impl Graph {
     /// The buffer size ggml-alloc reaches for this graph on one backend with this alignment.
     #[cfg(test)]
     pub fn buffer_size(&self, alignment: u64) -> u64 {
-        self.buffer_sizes(&[], alignment, 1).1
+        self.buffer_sizes(&[], alignment, 1).host
     }
 
     /// The compute buffer of each backend (`[device, host]`) when the backend scheduler runs
@@ -250,15 +260,13 @@ impl Graph {
         devices: &[DeviceBuffer],
         host_align: u64,
         n_copies: u64,
-    ) -> (Vec<u64>, u64) {
+    ) -> Buffers {
         let mut seq = self.schedule(devices);
-        let n = seq.info.len();
-        let nd = devices.len();
+        let (n, nd) = (seq.info.len(), devices.len());
         let mut a: Vec<Alloc> = devices.iter().map(|d| Alloc::new(d.align)).collect();
         a.push(Alloc::new(host_align));
         let slot = |b: u8| if b == HOST { nd } else { b as usize };
-        let mut children = vec![0u32; n];
-        let mut views = vec![0u32; n];
+        let (mut children, mut views) = (vec![0u32; n], vec![0u32; n]);
         let mut addr: Vec<Option<u64>> = vec![None; n];
         self.place_first(&mut seq, &mut a, &mut addr, n_copies, slot);
         let info = &seq.info;
@@ -319,8 +327,13 @@ impl Graph {
                 }
             }
         }
-        let host = a.pop().map_or(0, |h| h.max);
-        (a.iter().map(|d| d.max).collect(), host)
+        let (host, splits) = (a.pop().map_or(0, |h| h.max), seq.splits);
+        let devices = a.iter().map(|d| d.max).collect();
+        Buffers {
+            devices,
+            host,
+            splits,
+        }
     }
 
     /// What ggml-alloc places before any node: the graph inputs; with pipeline parallelism
@@ -350,6 +363,14 @@ impl Graph {
             }
         }
     }
+}
+
+/// What the replay of one graph gives: each device's compute buffer and the host's, and the
+/// scheduler's splits.
+pub struct Buffers {
+    pub devices: Vec<u64>,
+    pub host: u64,
+    pub splits: Vec<Split>,
 }
 
 /// `ggml_dyn_tallocr` with one chunk: free blocks sorted by offset, the last one the open tail.

@@ -17,6 +17,7 @@
 mod archs;
 mod compare;
 mod compute;
+mod compute_line;
 mod context;
 pub mod devices;
 mod fit;
@@ -35,13 +36,15 @@ use crate::gguf::{GgmlType, GgufModel, TensorInfo};
 
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
+use compute_line::compute;
+pub use compute_line::{sched_passes, SchedPass, SchedSplit};
 use context::{build_rules, placement, resolve_context, Offload, Record, Resolved};
 pub use fit::{fit, fit_cached, fit_within, Budget, Fitted, Fitting, FIT_SINCE_BUILD};
 pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_BUILDS};
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use indexer::{IndexerKind, IndexerParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
-use parts::{compute, kv_cache, overhead, weights};
+use parts::{kv_cache, overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
     SettingSource, TensorOverride, Tool,
@@ -118,8 +121,52 @@ fn device_bytes(t: &TensorInfo, backend: Backend) -> u64 {
 /// Estimate what llama-server allocates for `model` with `settings`: read the hyper-parameters,
 /// resolve the context and the placement, then size each buffer and add them up.
 pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate, EstimateError> {
+    estimate_as(model, settings, Sizing::Load)
+}
+
+/// How llama.cpp sizes the compute buffers it reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sizing {
+    /// Loading a context: `ggml_backend_sched_reserve` keeps the backends the graph's build
+    /// pinned (a layer's `norm` on its layer's device, with full offload or under 32 tokens).
+    Load,
+    /// `--fit`'s projection (a `no_alloc` model): the prompt pass is sized by
+    /// `ggml_backend_sched_reserve_size`, which resets the scheduler after the graph was built,
+    /// so those pins are gone and each layer's first norm runs on the previous layer's device
+    /// (ggml-backend.cpp and llama-context.cpp's `graph_reserve`, b11434).
+    FitProjection,
+}
+
+/// [`estimate`], sized as llama.cpp sizes it for `how`.
+pub(super) fn estimate_as(
+    model: &GgufModel,
+    settings: &LlamaSettings,
+    how: Sizing,
+) -> Result<Estimate, EstimateError> {
+    let (plan, rec) = plan(model, settings, how)?;
+    let (weights, weights_per_dev) = weights(&plan);
+    let kv = kv_cache(&plan)?;
+    let output = output(&plan);
+    let (compute, compute_per_dev) = compute(&plan, &kv);
+    let devices = device_shares(&plan.off, &kv, &weights_per_dev, &compute_per_dev);
+    let parts = Parts {
+        weights,
+        kv,
+        output,
+        compute,
+        overhead: overhead_for(&plan),
+        devices,
+    };
+    Ok(assemble(&plan, parts, rec))
+}
+
+/// The estimate's inputs resolved once: hyper-parameters, context, placement, rules.
+fn plan<'a>(
+    model: &'a GgufModel,
+    s: &'a LlamaSettings,
+    how: Sizing,
+) -> Result<(Plan<'a>, Record), EstimateError> {
     let p = read_params(model)?;
-    let s = settings;
     let mut rec = Record {
         inputs: p.inputs.clone(),
         notes: p.notes.iter().chain(&p.guesses).cloned().collect(),
@@ -146,21 +193,9 @@ pub fn estimate(model: &GgufModel, settings: &LlamaSettings) -> Result<Estimate,
         r,
         off,
         rules,
+        how,
     };
-    let (weights, weights_per_dev) = weights(&plan);
-    let kv = kv_cache(&plan)?;
-    let output = output(&plan);
-    let (compute, compute_per_dev) = compute(&plan, &kv);
-    let devices = device_shares(&plan.off, &kv, &weights_per_dev, &compute_per_dev);
-    let parts = Parts {
-        weights,
-        kv,
-        output,
-        compute,
-        overhead: overhead_for(&plan),
-        devices,
-    };
-    Ok(assemble(&plan, parts, rec))
+    Ok((plan, rec))
 }
 
 /// The output buffer: F32 logits (and embeddings where the context keeps them) for
@@ -200,6 +235,7 @@ struct Plan<'a> {
     r: Resolved,
     off: Offload,
     rules: Rules,
+    how: Sizing,
 }
 
 /// The sized buffers of an estimate.

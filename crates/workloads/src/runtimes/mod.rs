@@ -38,7 +38,7 @@ pub mod sglang;
 pub mod vllm;
 
 pub use registry::{same as same_library, Registry};
-pub use runtime::{model_arg, Library, MpLayout, MpPlace, Recipe, Runtime, Seen};
+pub use runtime::{model_arg, Api, AskApi, Library, MpLayout, MpPlace, Recipe, Runtime, Seen};
 
 /// Every runtime, in the order identification tries them (the first that recognises a process
 /// wins). Adding a runtime adds one line here.
@@ -182,13 +182,16 @@ pub fn reported(p: &Process, w: &Workload, proc_root: &Path, asked: &Asked) -> V
 
 /// Whether the recipe for `w` reads its runtime's own API (vLLM, SGLang, Ollama, LM Studio).
 pub fn reads_api(w: &Workload) -> bool {
-    engine_of(w).is_some_and(|r| r.reads_api())
+    engine_of(w).is_some_and(|r| r.api().is_some())
 }
 
 /// Ask the runtime behind `w` for what its recipe needs (Ollama `/api/ps` from the runner's
 /// `ollama serve` parent, LM Studio `/api/v0/models`). Loopback only, `timeout` per request.
 pub fn ask(p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
-    engine_of(w).map_or(Asked::Nothing, |r| r.ask(p, w, proc_root, timeout))
+    match engine_of(w).and_then(|r| r.api()) {
+        Some(Api::Ask(a)) => a.ask(p, w, proc_root, timeout),
+        Some(Api::Fetch(_)) | None => Asked::Nothing,
+    }
 }
 
 /// The llama.cpp recipe's inputs for a process of a runtime that runs llama.cpp (llama-server,

@@ -55,6 +55,22 @@ pub trait Recipe: Sync {
     fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String>;
 }
 
+/// What a runtime's recipe reads from the runtime's own HTTP API (loopback only).
+pub enum Api<'a> {
+    /// Asked by the runtime before the estimate, the answer handed to its recipe (Ollama's
+    /// `/api/ps` from the runner's parent server, LM Studio's `/api/v0/models`).
+    Ask(&'a dyn AskApi),
+    /// Read by the recipe itself through the context's `fetch`, on these paths of the process's
+    /// own ports (vLLM's `/metrics`, SGLang's `/get_server_info`).
+    Fetch(&'static [&'static str]),
+}
+
+/// The asking half of [`Api::Ask`].
+pub trait AskApi: Sync {
+    /// Ask the runtime's API for what its recipe needs.
+    fn ask(&self, p: &Process, w: &Workload, proc_root: &Path, timeout: Duration) -> Asked;
+}
+
 /// How a runtime lays out the untitled Python multiprocessing children under its root (vLLM
 /// before its processes had titles), for [`crate::group`] to name their roles.
 pub trait MpLayout: Sync {
@@ -194,15 +210,10 @@ pub trait Runtime: Sync {
         Vec::new()
     }
 
-    /// Whether this runtime's recipe reads its own API ([`Runtime::ask`], or the context's
-    /// `fetch`): collection asks only these.
-    fn reads_api(&self) -> bool {
-        false
-    }
-
-    /// Ask the runtime's API for what its recipe needs.
-    fn ask(&self, _p: &Process, _w: &Workload, _proc_root: &Path, _timeout: Duration) -> Asked {
-        Asked::Nothing
+    /// What this runtime's recipe reads from the runtime's own API, declared once: collection
+    /// asks only runtimes that declare one, and asks them through it.
+    fn api(&self) -> Option<Api<'_>> {
+        None
     }
 
     /// The llama.cpp recipe's inputs, for a runtime that runs llama.cpp with settings of its own.

@@ -109,7 +109,7 @@ impl<'a> Builder<'a> {
             approx: Vec::new(),
             cur_t: n_tokens,
             inputs: Inputs::default(),
-            pin_norms: place.full_offload || n_tokens < 32,
+            pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
 

@@ -57,12 +57,16 @@ pub(super) fn moe(
     let logits = g.op(n_expert * t * F32, &[w_inp, x]);
     let probs = g.inplace(n_expert * t * F32, &[logits]);
     let order = g.op(n_expert * t * 4, &[probs]);
-    let sel = g.view(order);
+    // ggml_argsort_top_k: the first n_used of each token's n_expert indices, a strided view.
+    let sel = g.view_showing(order, 4 * (n_used + t.saturating_sub(1) * n_expert));
     let pv = g.view(probs);
     let w = g.op(n_used * t * F32, &[pv, sel]);
     let fb = ff * n_used * t * F32;
-    let up = g.op(fb, &[w_up, x, sel]);
-    let gate = g.op(fb, &[w_gate, x, sel]);
+    // The experts read `x` reshaped to [n_embd, 1, t]: a tensor of its own for the scheduler,
+    // copied apart from `x` when the experts run elsewhere than the router.
+    let xr = g.view(x);
+    let up = g.op(fb, &[w_up, xr, sel]);
+    let gate = g.op(fb, &[w_gate, xr, sel]);
     let glu = g.op(fb, &[gate, up]);
     let down = g.op(e * n_used * t * F32, &[w_down, glu, sel]);
     let weighted = g.inplace(e * n_used * t * F32, &[down, w]);

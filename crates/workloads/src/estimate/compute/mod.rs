@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use crate::gguf::GgufModel;
 
-use super::galloc::DeviceBuffer;
+use super::galloc::{DeviceBuffer, Split};
 use super::hparams::ModelParams;
 use builder::{mask_bytes, Builder, Scope};
 use layers::{read_layers, widest_row, Layer, Tensors};
@@ -43,7 +43,7 @@ pub struct Reserve {
 }
 
 /// Where the weights and caches the graph reads are, for the backend scheduler.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Placement {
     /// The devices' compute buffer types (none: everything on the host); the scheduler splits
     /// the graph between them and the host.
@@ -63,6 +63,9 @@ pub struct Placement {
     pub n_copies: u64,
     /// Every layer and the output layer are on devices (`-ngl` > n_layer).
     pub full_offload: bool,
+    /// The scheduler keeps the backends the graph's build pinned (not in `--fit`'s projection:
+    /// see `Sizing`).
+    pub keeps_pins: bool,
 }
 
 impl Placement {
@@ -86,6 +89,8 @@ pub struct ComputeGraph {
     pub mask_bytes: u64,
     /// Parts of the graph written coarsely (MoE routing, MLA, recurrent): empty when exact.
     pub approximate_parts: Vec<&'static str>,
+    /// The backend scheduler's splits of the graph, in order.
+    pub splits: Vec<Split>,
 }
 
 const F32: u64 = 4;
@@ -133,16 +138,17 @@ pub fn reserve(
         x = b.layer(il, x);
     }
     let logits_bytes = b.output(x);
-    let (device_bytes, host_bytes) =
+    let buffers =
         b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);
     ComputeGraph {
-        device_bytes,
-        host_bytes,
+        device_bytes: buffers.devices,
+        host_bytes: buffers.host,
         n_tokens,
         n_outputs,
         logits_bytes,
         mask_bytes: masks[0].unwrap_or(0) + masks[1].unwrap_or(0),
         approximate_parts: b.approx,
+        splits: buffers.splits,
     }
 }
 
@@ -173,5 +179,6 @@ fn beyond_any_device(
             "not replayed: the header claims tensors or layers beyond any device (the figure \
              is the largest single tensor)",
         ],
+        splits: Vec::new(),
     })
 }

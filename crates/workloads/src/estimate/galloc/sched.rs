@@ -108,6 +108,7 @@ impl Graph {
                 info,
                 nodes: Vec::new(),
                 copies: Vec::new(),
+                splits: Vec::new(),
             },
             pending: Vec::new(),
             inputs: Vec::new(),
@@ -124,7 +125,7 @@ impl Graph {
                     .iter()
                     .any(|&x| self.t[x].ext == Some(Ext::Weight) && s.seq.info[x].backend != b);
                 if cur != Some(b) || (!s.inputs.is_empty() && weight_elsewhere) {
-                    s.close();
+                    s.close(cur);
                     cur = Some(b);
                 }
                 for x in srcs.iter_mut() {
@@ -135,7 +136,7 @@ impl Graph {
             }
             s.pending.push((id, srcs));
         }
-        s.close();
+        s.close(cur);
         s.seq
     }
 }
@@ -170,14 +171,19 @@ impl Splitter {
         })
     }
 
-    /// Close the open split: each copy after a view of its source that nothing consumes, then
-    /// the split's nodes.
-    fn close(&mut self) {
+    /// Close the open split (on `backend`; `None` before the first op): each copy after a view
+    /// of its source that nothing consumes, then the split's nodes.
+    fn close(&mut self, backend: Option<u8>) {
         let Seq {
             info,
             nodes,
             copies,
+            splits,
         } = &mut self.seq;
+        if let Some(backend) = backend {
+            let inputs = self.inputs.iter().map(|&(_, c)| info[c].bytes).collect();
+            splits.push(Split { backend, inputs });
+        }
         for (src, cpy) in self.inputs.drain(..) {
             copies.push(cpy);
             let dep = info.len();
@@ -213,4 +219,14 @@ pub(super) struct Seq {
     pub(super) nodes: Vec<(Id, Vec<Id>)>,
     /// The splits' input copies, in split order.
     pub(super) copies: Vec<Id>,
+    pub(super) splits: Vec<Split>,
+}
+
+/// One split of the scheduled graph, as `GGML_SCHED_DEBUG` prints it (`## SPLIT #i: backend #
+/// n inputs: ...`): its backend ([`HOST`] or a device) and the bytes of each input it copies from
+/// another backend, in the order the split first reads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub backend: u8,
+    pub inputs: Vec<u64>,
 }

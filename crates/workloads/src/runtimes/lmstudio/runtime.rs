@@ -1,6 +1,6 @@
 //! The [`Runtime`] for LM Studio: its engine helper, recognised by LM Studio's paths.
 
-use super::super::{Asked, Fetch, Library, Runtime, Seen};
+use super::super::{Api, AskApi, Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
@@ -56,16 +56,12 @@ impl Runtime for LmStudio {
             .then(|| (RoleKind::Runner, "engine (node helper)".into()))
     }
 
-    fn reads_api(&self) -> bool {
-        true
+    fn api(&self) -> Option<Api<'_>> {
+        Some(Api::Ask(self))
     }
 
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
-    }
-
-    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
-        Asked::LmStudio(super::fetch_models(proc_root, p, timeout))
     }
 
     fn llama_inputs(
@@ -81,5 +77,12 @@ impl Runtime for LmStudio {
             _ => None,
         };
         Some(super::inputs_for(w, vendor, models))
+    }
+}
+
+/// LM Studio's `/api/v0/models`: the loaded model's context.
+impl AskApi for LmStudio {
+    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+        Asked::LmStudio(super::fetch_models(proc_root, p, timeout))
     }
 }

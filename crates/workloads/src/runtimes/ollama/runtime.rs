@@ -1,7 +1,7 @@
 //! The [`Runtime`] for Ollama: `ollama serve`, its runner (`ollama runner`, `ollama_llama_server`)
 //! and the upstream llama-server it starts since v0.30.
 
-use super::super::{Asked, Fetch, Library, Runtime, Seen};
+use super::super::{Api, AskApi, Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
 use gpuledger_model::{
@@ -81,16 +81,12 @@ impl Runtime for Ollama {
         }
     }
 
-    fn reads_api(&self) -> bool {
-        true
+    fn api(&self) -> Option<Api<'_>> {
+        Some(Api::Ask(self))
     }
 
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
         super::live::query(port, fetch, ev)
-    }
-
-    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
-        Asked::OllamaPs(super::fetch_ps(proc_root, p.pid, timeout))
     }
 
     fn llama_inputs(
@@ -112,5 +108,12 @@ impl Runtime for Ollama {
             // `ollama serve` itself runs no model.
             _ => return None,
         })
+    }
+}
+
+/// Ollama's `/api/ps`, asked of the runner's parent server: the loaded model's context and split.
+impl AskApi for Ollama {
+    fn ask(&self, p: &Process, _w: &Workload, proc_root: &Path, timeout: Duration) -> Asked {
+        Asked::OllamaPs(super::fetch_ps(proc_root, p.pid, timeout))
     }
 }

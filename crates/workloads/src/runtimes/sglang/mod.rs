@@ -30,6 +30,10 @@ use crate::figures::{Checked, Kind};
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
 
+/// The paths of SGLang's API its recipe reads (the runtime's [`Api`](super::Api) declaration):
+/// the server's settings and token capacity, under the newer name first.
+const SERVER_INFO: &[&str] = &["/get_server_info", "/server_info"];
+
 /// What SGLang says about itself: its server info or its log.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SglangReport {
@@ -434,10 +438,6 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
         .clone()
         .ok_or("the model is not named on SGLang's command line (--model-path)")?;
     let facts = ModelFacts::read(&model, ctx)?;
-    let report = first_answer(
-        ctx,
-        &["/get_server_info", "/server_info"],
-        parse_server_info,
-    );
+    let report = first_answer(ctx, SERVER_INFO, parse_server_info);
     Ok(estimate(&facts, &s, ctx.device_total, report.as_ref()))
 }

@@ -1,7 +1,7 @@
 //! The [`Runtime`] for SGLang: its server and its scheduler processes, which retitle themselves
 //! `sglang::scheduler_TP0` (setproctitle replaces the command line and the comm).
 
-use super::super::{Fetch, Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
+use super::super::{Api, Fetch, Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
@@ -84,8 +84,8 @@ impl Runtime for Sglang {
         })
     }
 
-    fn reads_api(&self) -> bool {
-        true
+    fn api(&self) -> Option<Api<'_>> {
+        Some(Api::Fetch(super::SERVER_INFO))
     }
 
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {

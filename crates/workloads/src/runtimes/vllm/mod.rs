@@ -50,6 +50,12 @@ pub use version::{
 };
 
 use super::reservation::first_answer;
+
+/// The paths of vLLM's API its recipe reads (the runtime's [`Api`](super::Api) declaration):
+/// the KV cache's blocks and the release.
+const METRICS: &str = "/metrics";
+const VERSION_PATH: &str = "/version";
+const API_PATHS: &[&str] = &[METRICS, VERSION_PATH];
 use super::{InputSource, ProcessContext, RuntimeEstimate};
 
 /// The recipe for a running process: its command line (or its server's), its model folder,
@@ -77,7 +83,7 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     } else {
         ModelFacts::read(&model, ctx)?
     };
-    let metrics = first_answer(ctx, &["/metrics"], parse_metrics);
+    let metrics = first_answer(ctx, &[METRICS], parse_metrics);
     let mut e = estimate(&facts, &s, ctx.device_total, metrics.as_ref());
     e.summary.not_modelled.extend(ctx.argv_note.clone());
     Ok(e)

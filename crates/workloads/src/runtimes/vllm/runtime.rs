@@ -2,7 +2,7 @@
 //! `VLLM::Worker_TP0`: process titles that replace the command line).
 
 use super::super::{
-    Fetch, Library, MpLayout, MpPlace, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen,
+    Api, Fetch, Library, MpLayout, MpPlace, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen,
 };
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
@@ -182,8 +182,8 @@ impl Runtime for Vllm {
         super::VllmSettings::from_args(args, "").ok()?.model
     }
 
-    fn reads_api(&self) -> bool {
-        true
+    fn api(&self) -> Option<Api<'_>> {
+        Some(Api::Fetch(super::API_PATHS))
     }
 
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {

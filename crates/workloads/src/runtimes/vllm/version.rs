@@ -123,7 +123,7 @@ pub fn parse(v: &str) -> Option<(u64, u64, u64)> {
 
 /// The version and where it was read.
 pub fn running(ctx: &ProcessContext) -> Option<(String, String)> {
-    let from_api = first_answer(ctx, &["/version"], |body, source| {
+    let from_api = first_answer(ctx, &[super::VERSION_PATH], |body, source| {
         let v: serde_json::Value = serde_json::from_str(body).ok()?;
         let s = v.get("version")?.as_str()?.to_string();
         parse(&s).map(|_| (s, source.to_string()))
