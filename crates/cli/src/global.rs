@@ -74,15 +74,32 @@ pub struct GlobalArgs {
         value_name = "FILE"
     )]
     pub replay: Option<PathBuf>,
+    /// The language people read: en, zh-CN (Simplified Chinese) or zh-TW (Traditional, also
+    /// for Hong Kong and Macau); `--lang list` or `--lang` alone lists them. Without it:
+    /// LC_ALL, LC_MESSAGES, LANG, then the Windows display language. JSON, CSV, metrics and
+    /// recordings are the same in every language.
+    #[arg(
+        long,
+        global = true,
+        value_name = "LANG",
+        num_args = 0..=1,
+        default_missing_value = "list"
+    )]
+    pub lang: Option<String>,
 }
 
 pub struct Global {
     pub args: GlobalArgs,
+    /// The language of the text reports ([`gpuledger_lang::choose`]); English until main sets it.
+    pub lang: gpuledger_lang::Lang,
 }
 
 impl Global {
     pub fn new(args: GlobalArgs) -> Self {
-        Global { args }
+        Global {
+            args,
+            lang: gpuledger_lang::Lang::En,
+        }
     }
 
     pub fn source_config(&self) -> SourceConfig {

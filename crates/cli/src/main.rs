@@ -178,7 +178,21 @@ impl std::error::Error for Usage {}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let global = Global::new(cli.global);
+    let lang = match cli.global.lang.as_deref() {
+        Some("list") => {
+            print!("{}", gpuledger_lang::list());
+            return ExitCode::SUCCESS;
+        }
+        flag => gpuledger_lang::choose(flag),
+    };
+    let mut global = Global::new(cli.global);
+    global.lang = match lang {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("gpuledger: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Explain(a)) => commands::explain::run(a, &global),

@@ -65,6 +65,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             &TableOptions {
                 replay,
                 wide: args.wide,
+                lang: global.lang,
             },
         ),
     };
