@@ -1,0 +1,199 @@
+//! The language changes what people read, never what programs read: the same snapshot under
+//! `--lang en|zh-CN|zh-TW`, `LANG=zh_CN.UTF-8` and `LC_ALL=zh_HK.UTF-8` gives byte-identical
+//! `--json`, `--format csv` and `/metrics`, while the table is in the chosen language with its
+//! columns in line for CJK names.
+
+use crate::serve_support::*;
+use crate::support::*;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn sample() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/sample-snapshot.json")
+}
+
+/// Each way of choosing a language: command-line arguments before the command, and one
+/// locale variable.
+const CHOICES: [(&[&str], Option<(&str, &str)>); 6] = [
+    (&[], None),
+    (&["--lang", "en"], None),
+    (&["--lang", "zh-CN"], None),
+    (&["--lang", "zh-TW"], None),
+    (&[], Some(("LANG", "zh_CN.UTF-8"))),
+    (&[], Some(("LC_ALL", "zh_HK.UTF-8"))),
+];
+
+/// The binary replaying `file`, in a plain English locale unless the choice says otherwise.
+fn command(file: &std::path::Path, choice: &(&[&str], Option<(&str, &str)>)) -> Command {
+    let mut c = gpuledger_command();
+    for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        c.env_remove(v);
+    }
+    if let Some((k, v)) = choice.1 {
+        c.env(k, v);
+    }
+    c.arg("--replay").arg(file).args(choice.0);
+    c
+}
+
+fn stdout_of(mut c: Command, args: &[&str]) -> String {
+    let out = c.args(args).output().expect("run gpuledger");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn json_and_csv_are_the_same_in_every_language() {
+    let file = sample();
+    for args in [
+        &["snapshot", "--json"][..],
+        &["snapshot", "--format", "csv"],
+    ] {
+        let english = stdout_of(command(&file, &CHOICES[0]), args);
+        assert!(english.len() > 1000, "{english}");
+        for choice in &CHOICES[1..] {
+            let got = stdout_of(command(&file, choice), args);
+            assert!(got == english, "{args:?} under {choice:?} differs");
+        }
+    }
+}
+
+#[test]
+fn metrics_are_the_same_in_every_language() {
+    let file = sample();
+    let mut english: Option<String> = None;
+    for choice in &CHOICES {
+        let mut c = command(&file, choice);
+        c.args(["serve", "--listen", "127.0.0.1:0"]);
+        let served = start_serving(&mut c);
+        let reply = get(served.addr, "/metrics");
+        assert_eq!(reply.status, 200);
+        assert!(reply.body.contains("gpuledger_device_memory_used_bytes"));
+        match &english {
+            None => english = Some(reply.body),
+            Some(e) => assert!(reply.body == *e, "/metrics under {choice:?} differs"),
+        }
+    }
+}
+
+#[test]
+fn the_table_speaks_the_chosen_language() {
+    let file = sample();
+    let table = |i: usize| stdout_of(command(&file, &CHOICES[i]), &["snapshot"]);
+    let en = table(0);
+    assert!(
+        en.contains("\nDEVICES\n") && en.contains("unattributed on GPU0"),
+        "{en}"
+    );
+    assert_eq!(table(1), en);
+    for (i, heading, unattributed) in [
+        (2, "设备", "GPU0 上未归属"),
+        (4, "设备", "GPU0 上未归属"),
+        (3, "裝置", "GPU0 上未歸屬"),
+        (5, "裝置", "GPU0 上未歸屬"),
+    ] {
+        let t = table(i);
+        assert!(
+            t.contains(&format!("\n{heading}\n")) && t.contains(unattributed),
+            "{:?}:\n{t}",
+            CHOICES[i]
+        );
+        assert!(!t.contains("DEVICES") && !t.contains("NOTES AND"), "{t}");
+    }
+}
+
+#[test]
+fn an_unknown_language_is_a_usage_error_and_lang_alone_lists_them() {
+    let out = gpuledger_command()
+        .args(["--lang", "xx", "snapshot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown language 'xx'"), "{err}");
+    for args in [&["--lang"][..], &["--lang", "list"]] {
+        let out = gpuledger_command().args(args).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("zh-CN") && text.contains("繁體中文"),
+            "{text}"
+        );
+    }
+}
+
+/// The sample with a CJK user, process name and model file: in zh-CN every row's cells start
+/// at the display column of their header (columns measured with unicode-width, as terminals
+/// count them).
+#[test]
+fn cjk_names_line_up_under_chinese_headers() {
+    use unicode_width::UnicodeWidthStr;
+    let mut snap: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sample()).unwrap()).unwrap();
+    for p in snap["processes"].as_array_mut().unwrap() {
+        if p["pid"] == 4242 {
+            p["name"] = "通义千问服务".into();
+            p["user"] = "张三".into();
+            p["workload"]["model"] = "/models/通义千问-7B-Chat.gguf".into();
+            p["cmdline"] =
+                serde_json::json!(["./通义千问服务", "-m", "/models/通义千问-7B-Chat.gguf"]);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cjk.json");
+    std::fs::write(&file, snap.to_string()).unwrap();
+    let t = stdout_of(command(&file, &CHOICES[2]), &["snapshot"]);
+    let lines: Vec<&str> = t.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.contains("工作负载"))
+        .unwrap_or_else(|| panic!("{t}"));
+    let col = |line: &str, pat: &str| line.find(pat).map(|i| line[..i].width());
+    let rows: Vec<&str> = lines[head + 1..]
+        .iter()
+        .take_while(|l| !l.is_empty())
+        .copied()
+        .collect();
+    assert_eq!(rows.len(), 6, "{t}");
+    assert!(rows
+        .iter()
+        .any(|r| r.contains("张三") && r.contains("通义千问服务")));
+    // Where each column's cells start on a row: the source (`nvml` on every row), the
+    // workload (the label the sample has there) and the command (after two spaces).
+    let workload = |r: &str| {
+        ["llama.cpp", "compositor", "browser", "unknown", "Ollama"]
+            .iter()
+            .find_map(|w| col(r, &format!("  {w}")))
+            .map(|c| c + 2)
+    };
+    let command = |r: &str| {
+        ["/", "./", "python3 train"]
+            .iter()
+            .find_map(|c| col(r, &format!("  {c}")))
+            .map(|c| c + 2)
+    };
+    for r in &rows {
+        assert_eq!(
+            col(r, "nvml"),
+            col(lines[head], "来源"),
+            "\n{}\n{r}",
+            lines[head]
+        );
+        assert_eq!(
+            workload(r),
+            col(lines[head], "工作负载"),
+            "\n{}\n{r}",
+            lines[head]
+        );
+        assert_eq!(
+            command(r),
+            col(lines[head], "命令"),
+            "\n{}\n{r}",
+            lines[head]
+        );
+    }
+}
