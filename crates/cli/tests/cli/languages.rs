@@ -12,9 +12,14 @@ fn sample() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/sample-snapshot.json")
 }
 
-/// Each way of choosing a language: command-line arguments before the command, and one
-/// locale variable.
-const CHOICES: [(&[&str], Option<(&str, &str)>); 6] = [
+/// A way of choosing a language: command-line arguments before the command, and one locale
+/// variable.
+type Choice = (
+    &'static [&'static str],
+    Option<(&'static str, &'static str)>,
+);
+
+const CHOICES: [Choice; 6] = [
     (&[], None),
     (&["--lang", "en"], None),
     (&["--lang", "zh-CN"], None),
@@ -24,7 +29,7 @@ const CHOICES: [(&[&str], Option<(&str, &str)>); 6] = [
 ];
 
 /// The binary replaying `file`, in a plain English locale unless the choice says otherwise.
-fn command(file: &std::path::Path, choice: &(&[&str], Option<(&str, &str)>)) -> Command {
+fn command(file: &std::path::Path, choice: &Choice) -> Command {
     let mut c = gpuledger_command();
     for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
         c.env_remove(v);
