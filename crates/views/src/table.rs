@@ -275,7 +275,7 @@ fn gap_lines(with: &[&Process], lang: Lang) -> Vec<String> {
                 .sum::<Option<u64>>()?;
             let w = Some(e.weights_gpu_bytes);
             crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
-            let text = crate::estimate::measured_vs_estimated(m, "", e.total_gpu_bytes, w);
+            let text = crate::estimate::measured_vs_estimated_in(lang, m, "", e.total_gpu_bytes, w);
             Some(format!("  {}", pid_says(lang, p.pid, &text)))
         })
         .collect()
