@@ -5,9 +5,9 @@
 
 use crate::columns::{Align, Columns};
 use crate::estimate::measured_vs_estimated_in;
-use crate::estimate::recorded::render_recorded;
-use crate::estimate::runtime::render_beside_measured;
-use crate::estimate::{render_comparison, render_text};
+use crate::estimate::recorded::render_recorded_in;
+use crate::estimate::runtime::render_beside_measured_in;
+use crate::estimate::{render_comparison_in, render_text_in};
 use crate::term_safe;
 use gpuledger_lang::{Lang, Value};
 use gpuledger_model::explain::{EstimatedLedger, Explanation};
@@ -369,11 +369,14 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
     };
     heading(out, lang, key);
     if let Some(r) = &est.runtime {
-        indented(out, &render_beside_measured(r, est.measured_gpu_bytes));
+        indented(
+            out,
+            &render_beside_measured_in(r, est.measured_gpu_bytes, lang),
+        );
     }
     match (&est.estimate, &est.unavailable) {
         (Some(x), _) => {
-            indented(out, &render_text(x));
+            indented(out, &render_text_in(x, lang));
             if let (Some(m), Some(d)) = (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
             {
                 let _ = writeln!(
@@ -396,7 +399,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
         _ => {}
     }
     if let Some(r) = &est.recorded {
-        indented(out, &render_recorded(r, est.measured_gpu_bytes));
+        indented(out, &render_recorded_in(r, est.measured_gpu_bytes, lang));
     }
     if let Some(r) = &est.recipe {
         say(out, lang, "report-explain-recipe", &[("recipe", r.into())]);
@@ -483,7 +486,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
     }
     if !est.runtime_reported.is_empty() {
         heading(out, lang, "report-explain-runtime-reported");
-        indented(out, &render_comparison(&est.runtime_reported));
+        indented(out, &render_comparison_in(&est.runtime_reported, lang));
     }
 }
 

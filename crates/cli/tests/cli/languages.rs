@@ -202,3 +202,50 @@ fn cjk_names_line_up_under_chinese_headers() {
         );
     }
 }
+
+/// `gpuledger estimate` on the fake two-GPU machine: the JSON and the exit status (3: does not
+/// fit) are the same in every language; the text says the verdict in the chosen one.
+#[test]
+fn estimate_json_and_exit_status_are_the_same_in_every_language() {
+    let d = tempfile::tempdir().unwrap();
+    let model = crate::estimate_cli::big_model(d.path());
+    let m = Machine::two_gpus();
+    let run = |choice: &Choice, json: bool| {
+        let mut args = vec![
+            "estimate",
+            model.to_str().unwrap(),
+            "-c",
+            "8192",
+            "-np",
+            "1",
+        ];
+        args.extend(["--device", "1", "--fit", "off"]);
+        if json {
+            args.push("--json");
+        }
+        let mut c = m.command(&[choice.0, &args[..]].concat());
+        for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            c.env_remove(v);
+        }
+        if let Some((k, v)) = choice.1 {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (code, english) = run(&CHOICES[0], true);
+    assert_eq!(code, Some(3), "{english}");
+    for choice in &CHOICES[1..] {
+        assert!(run(choice, true) == (code, english.clone()), "{choice:?}");
+    }
+    let text = |i: usize| run(&CHOICES[i], false).1;
+    assert!(text(0).contains("does NOT fit, short by"), "{}", text(0));
+    for (i, says) in [
+        (2, "放不下，还差"),
+        (4, "放不下，还差"),
+        (3, "放不下，還差"),
+    ] {
+        let t = text(i);
+        assert!(t.contains(says) && t.contains("KV 缓存") == (i != 3), "{t}");
+    }
+}

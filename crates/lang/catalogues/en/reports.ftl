@@ -131,3 +131,106 @@ report-explain-recorded = { $bytes } (recorded in the snapshot)
 report-explain-estimated-recipe = estimated (recipe):
 report-explain-why = why: { $why }
 report-explain-runtime-reported = RUNTIME-REPORTED (the runtime's own log, beside the estimate)
+
+## estimate: the llama.cpp recipe's ledger (`gpuledger estimate`, explain)
+report-est-header = ESTIMATE ({ $recipe }) for { $path }: { $arch }, { $layers } layers, { $size } in { $files ->
+        [one] { $files } file
+       *[other] { $files } files
+    }
+report-est-context = context: n_ctx { $n_ctx } ({ $per_slot } per slot), { $slots ->
+        [one] { $slots } slot
+       *[other] { $slots } slots
+    }, { $cache } cache, n_ubatch { $ubatch }, flash attention { $flash }
+report-est-cache-unified = unified
+report-est-cache-per-slot = per-slot
+report-est-on = on
+report-est-off = off
+report-est-approximate = APPROXIMATE: part of this model is estimated with a generic rule:
+report-est-col-line = line
+report-est-col-host = host
+report-est-col-details = details
+report-est-weights = weights
+report-est-kv-cache = KV cache
+report-est-output = output
+report-est-output-detail = logits for one token per slot (host)
+report-est-compute = compute
+report-est-overhead = overhead
+report-est-total = total
+report-est-weights-detail = { $gpu_layers }/{ $layers } repeating layers on GPU, output layer on { $place ->
+        [gpu] GPU
+       *[host] host
+    }
+report-est-tied-copy = , incl. { $size } tied-output copy of token_embd
+report-est-override = ; { $given }: { $count ->
+        [one] { $count } tensor
+       *[other] { $count } tensors
+    } ({ $size }) on { $place ->
+        [gpu] GPU
+       *[host] host
+    }
+report-est-kv-detail = { $cells } cells x { $streams ->
+        [one] { $streams } stream
+       *[other] { $streams } streams
+    } x { $layers } full layers
+report-est-kv-swa = + { $cells } cells x { $layers } SWA layers
+report-est-kv-recurrent = , recurrent state { $size }
+report-est-kv-indexer = , incl. { $size } indexer cache ({ $layers } layers, { $head } per key)
+report-precision-exact = exact
+report-precision-approximate = approximate
+report-est-compute-approximate = confidence { $confidence }; { $word }: { $parts }
+report-est-compute-exact = { $word }: llama.cpp's graph reservation replayed for this model's layers
+report-est-total-no-overhead = GPU total excludes the unknown overhead
+report-est-total-without-overhead = { $size } without overhead
+report-est-col-device = device
+report-est-col-layers = layers
+report-est-plus-output = + output
+report-est-per-device = per device (llama.cpp's device order; overhead not included):
+report-fit-unchanged = unchanged
+report-fit-fitted = fitted
+report-fit-failed = failed
+report-fit-stopped = stopped
+report-est-fit = --fit replayed ({ $outcome }): for { $free } free, leaving { $margin }; llama-server would load with:
+report-est-inputs = inputs:
+report-est-notes = notes:
+report-source-gguf = gguf { $detail }
+report-source-tensors = tensors: { $detail }
+report-source-flag = flag { $detail }
+report-source-env = env { $detail }
+report-source-server = server: { $detail }
+report-source-default = default ({ $detail })
+report-source-derived = derived: { $detail }
+report-source-assumed = assumed: { $detail }
+report-source-file = file: { $detail }
+report-source-measured = measured: { $detail }
+report-cmp-heading = estimate vs llama.cpp's own log (the log is the runtime's word):
+report-cmp-estimated = estimated
+report-cmp-logged = logged
+report-cmp-not-in-log = not in log
+report-cmp-not-modelled = not modelled
+
+## estimate: whether it fits in what a GPU has free now
+report-fit-na = fit: { $reason }
+report-fit-replay = fit (REPLAY of { $file }, not the live machine):
+report-fit-on = fit on { $device }: needs ~{ $needed } (estimated), { $free } free of { $total } (measured) -> { $verdict }
+report-fit-on-overhead-unknown = fit on { $device }: needs ~{ $needed } (estimated, overhead unknown), { $free } free of { $total } (measured) -> { $verdict }
+report-fit-fits = fits, { $size } to spare
+report-fit-short = does NOT fit, short by { $size }
+report-fit-held-by = held now by:
+report-fit-unattributed = unattributed
+report-fit-changes = would fit with any one of (each checked by estimating again):
+report-fit-col-change = change
+report-fit-col-needs = needs
+report-fit-col-free = free
+report-fit-col-what = what
+
+## explain: an estimate recorded in a snapshot, and a runtime recipe's (vLLM, SGLang, PyTorch)
+report-recorded = recorded in the snapshot when it was taken ({ $recipe }, model { $model }):
+report-recorded-context = recorded in the snapshot when it was taken ({ $recipe }, model { $model }, context { $context }):
+report-recorded-compute-buffers = compute buffers
+report-recorded-total-gpu = total GPU
+report-runtime-recipe-model = recipe { $recipe } · model { $model }
+report-runtime-not-modelled = n/a (not modelled)
+report-runtime-kv-holds = KV cache holds
+report-runtime-tokens = { $n } tokens
+report-runtime-reports = runtime reports (its own figures, not added to either ledger):
+report-runtime-driver = (driver)

@@ -126,3 +126,94 @@ report-explain-recorded = { $bytes }（快照中记录的值）
 report-explain-estimated-recipe = 估算（估算方法）：
 report-explain-why = 依据：{ $why }
 report-explain-runtime-reported = 运行时报告（运行时自己的日志，与估算并列）
+
+## estimate：llama.cpp 估算方法的账目（`gpuledger estimate`、explain）
+report-est-header = 估算（{ $recipe }）：{ $path }：{ $arch }，{ $layers } 层，{ $size }，共 { $files } 个文件
+report-est-context = 上下文：n_ctx { $n_ctx }（每个槽位 { $per_slot }），{ $slots } 个槽位，{ $cache }缓存，n_ubatch { $ubatch }，flash attention { $flash }
+report-est-cache-unified = 统一
+report-est-cache-per-slot = 按槽位分配的
+report-est-on = 开
+report-est-off = 关
+report-est-approximate = 近似：此模型的部分内容是用通用规则估算的：
+report-est-col-line = 项目
+report-est-col-host = 主机
+report-est-col-details = 说明
+report-est-weights = 权重
+report-est-kv-cache = KV 缓存
+report-est-output = 输出
+report-est-output-detail = 每个槽位一个 token 的 logits（主机内存）
+report-est-compute = 计算缓冲区
+report-est-overhead = 额外开销
+report-est-total = 合计
+report-est-weights-detail = { $gpu_layers }/{ $layers } 个重复层在 GPU 上，输出层{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主机内存中
+    }
+report-est-tied-copy = ，含 token_embd 的绑定输出副本 { $size }
+report-est-override = ；{ $given }：{ $count } 个张量（{ $size }）{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主机内存中
+    }
+report-est-kv-detail = { $cells } 个单元 x { $streams } 个流 x { $layers } 个全注意力层
+report-est-kv-swa = + { $cells } 个单元 x { $layers } 个 SWA 层
+report-est-kv-recurrent = ，循环状态 { $size }
+report-est-kv-indexer = ，含索引器缓存 { $size }（{ $layers } 层，每个键 { $head }）
+report-precision-exact = 精确
+report-precision-approximate = 近似
+report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }
+report-est-compute-exact = { $word }：按此模型的层重放了 llama.cpp 的计算图预留
+report-est-total-no-overhead = GPU 合计不含未知的额外开销
+report-est-total-without-overhead = 不含额外开销为 { $size }
+report-est-col-device = 设备
+report-est-col-layers = 层数
+report-est-plus-output = + 输出层
+report-est-per-device = 按设备（llama.cpp 的设备顺序；不含额外开销）：
+report-fit-unchanged = 未改变
+report-fit-fitted = 已适配
+report-fit-failed = 失败
+report-fit-stopped = 已停止
+report-est-fit = 重放了 --fit（{ $outcome }）：空闲 { $free }，预留 { $margin }；llama-server 会以如下参数加载：
+report-est-inputs = 输入：
+report-est-notes = 备注：
+report-source-gguf = gguf { $detail }
+report-source-tensors = 张量：{ $detail }
+report-source-flag = 参数 { $detail }
+report-source-env = 环境变量 { $detail }
+report-source-server = 服务：{ $detail }
+report-source-default = 默认值（{ $detail }）
+report-source-derived = 推导：{ $detail }
+report-source-assumed = 假定：{ $detail }
+report-source-file = 文件：{ $detail }
+report-source-measured = 实测：{ $detail }
+report-cmp-heading = 估算值与 llama.cpp 自身日志的对比（日志是运行时自己给出的数字）：
+report-cmp-estimated = 估算
+report-cmp-logged = 日志
+report-cmp-not-in-log = 日志中没有
+report-cmp-not-modelled = 未纳入估算
+
+## estimate：能否放进 GPU 当前的空闲显存
+report-fit-na = 能否放下：{ $reason }
+report-fit-replay = 能否放下（回放 { $file }，不是本机的实时数据）：
+report-fit-on = 能否放进 { $device }：需要约 { $needed }（估算），空闲 { $free }，总量 { $total }（实测）-> { $verdict }
+report-fit-on-overhead-unknown = 能否放进 { $device }：需要约 { $needed }（估算，额外开销未知），空闲 { $free }，总量 { $total }（实测）-> { $verdict }
+report-fit-fits = 放得下，还剩 { $size }
+report-fit-short = 放不下，还差 { $size }
+report-fit-held-by = 目前占用者：
+report-fit-unattributed = 未归属
+report-fit-changes = 任选以下一项修改即可放下（每项都重新估算验证过）：
+report-fit-col-change = 修改
+report-fit-col-needs = 需要
+report-fit-col-free = 空闲
+report-fit-col-what = 作用
+
+## explain：快照中记录的估算，以及运行时估算方法（vLLM、SGLang、PyTorch）的估算
+report-recorded = 采集快照时记录的估算（{ $recipe }，模型 { $model }）：
+report-recorded-context = 采集快照时记录的估算（{ $recipe }，模型 { $model }，上下文 { $context }）：
+report-recorded-compute-buffers = 计算缓冲区
+report-recorded-total-gpu = GPU 合计
+report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-not-modelled = n/a（未纳入估算）
+report-runtime-kv-holds = KV 缓存容量
+report-runtime-tokens = { $n } 个 token
+report-runtime-reports = 运行时报告（运行时自己的数字，不计入任何一本账）：
+report-runtime-driver = （驱动）

@@ -127,3 +127,94 @@ report-explain-recorded = { $bytes }（快照中記錄的值）
 report-explain-estimated-recipe = 估算（估算方法）：
 report-explain-why = 依據：{ $why }
 report-explain-runtime-reported = 執行環境回報（執行環境本身的日誌，與估算並列）
+
+## estimate：llama.cpp 估算方法的帳目（`gpuledger estimate`、explain）
+report-est-header = 估算（{ $recipe }）：{ $path }：{ $arch }，{ $layers } 層，{ $size }，共 { $files } 個檔案
+report-est-context = 上下文：n_ctx { $n_ctx }（每個槽位 { $per_slot }），{ $slots } 個槽位，{ $cache }快取，n_ubatch { $ubatch }，flash attention { $flash }
+report-est-cache-unified = 統一
+report-est-cache-per-slot = 依槽位配置的
+report-est-on = 開
+report-est-off = 關
+report-est-approximate = 近似：此模型有部分內容是以通用規則估算的：
+report-est-col-line = 項目
+report-est-col-host = 主機
+report-est-col-details = 說明
+report-est-weights = 權重
+report-est-kv-cache = KV 快取
+report-est-output = 輸出
+report-est-output-detail = 每個槽位一個 token 的 logits（主機記憶體）
+report-est-compute = 計算緩衝區
+report-est-overhead = 額外開銷
+report-est-total = 合計
+report-est-weights-detail = { $gpu_layers }/{ $layers } 個重複層在 GPU 上，輸出層{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主機記憶體中
+    }
+report-est-tied-copy = ，含 token_embd 的綁定輸出副本 { $size }
+report-est-override = ；{ $given }：{ $count } 個張量（{ $size }）{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主機記憶體中
+    }
+report-est-kv-detail = { $cells } 個單元 x { $streams } 個串流 x { $layers } 個全注意力層
+report-est-kv-swa = + { $cells } 個單元 x { $layers } 個 SWA 層
+report-est-kv-recurrent = ，循環狀態 { $size }
+report-est-kv-indexer = ，含索引器快取 { $size }（{ $layers } 層，每個鍵 { $head }）
+report-precision-exact = 精確
+report-precision-approximate = 近似
+report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }
+report-est-compute-exact = { $word }：依此模型的層重播了 llama.cpp 的計算圖預留
+report-est-total-no-overhead = GPU 合計不含未知的額外開銷
+report-est-total-without-overhead = 不含額外開銷為 { $size }
+report-est-col-device = 裝置
+report-est-col-layers = 層數
+report-est-plus-output = + 輸出層
+report-est-per-device = 依裝置（llama.cpp 的裝置順序；不含額外開銷）：
+report-fit-unchanged = 未變更
+report-fit-fitted = 已調整
+report-fit-failed = 失敗
+report-fit-stopped = 已停止
+report-est-fit = 重播了 --fit（{ $outcome }）：可用 { $free }，保留 { $margin }；llama-server 會以下列參數載入：
+report-est-inputs = 輸入：
+report-est-notes = 附註：
+report-source-gguf = gguf { $detail }
+report-source-tensors = 張量：{ $detail }
+report-source-flag = 參數 { $detail }
+report-source-env = 環境變數 { $detail }
+report-source-server = 伺服器：{ $detail }
+report-source-default = 預設值（{ $detail }）
+report-source-derived = 推導：{ $detail }
+report-source-assumed = 假設：{ $detail }
+report-source-file = 檔案：{ $detail }
+report-source-measured = 實測：{ $detail }
+report-cmp-heading = 估算值與 llama.cpp 本身日誌的對照（日誌是執行環境自己給出的數字）：
+report-cmp-estimated = 估算
+report-cmp-logged = 日誌
+report-cmp-not-in-log = 日誌中沒有
+report-cmp-not-modelled = 未納入估算
+
+## estimate：能否放進 GPU 目前可用的顯示記憶體
+report-fit-na = 能否放入：{ $reason }
+report-fit-replay = 能否放入（重播 { $file }，並非本機的即時資料）：
+report-fit-on = 能否放入 { $device }：需要約 { $needed }（估算），可用 { $free }，總量 { $total }（實測）-> { $verdict }
+report-fit-on-overhead-unknown = 能否放入 { $device }：需要約 { $needed }（估算，額外開銷不明），可用 { $free }，總量 { $total }（實測）-> { $verdict }
+report-fit-fits = 放得下，尚餘 { $size }
+report-fit-short = 放不下，還差 { $size }
+report-fit-held-by = 目前佔用者：
+report-fit-unattributed = 未歸屬
+report-fit-changes = 任選下列一項修改即可放入（每項都已重新估算驗證）：
+report-fit-col-change = 修改
+report-fit-col-needs = 需要
+report-fit-col-free = 可用
+report-fit-col-what = 作用
+
+## explain：快照中記錄的估算，以及執行環境估算方法（vLLM、SGLang、PyTorch）的估算
+report-recorded = 擷取快照時記錄的估算（{ $recipe }，模型 { $model }）：
+report-recorded-context = 擷取快照時記錄的估算（{ $recipe }，模型 { $model }，上下文 { $context }）：
+report-recorded-compute-buffers = 計算緩衝區
+report-recorded-total-gpu = GPU 合計
+report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-not-modelled = n/a（未納入估算）
+report-runtime-kv-holds = KV 快取容量
+report-runtime-tokens = { $n } 個 token
+report-runtime-reports = 執行環境回報（執行環境自己的數字，不計入任何一本帳）：
+report-runtime-driver = （驅動程式）

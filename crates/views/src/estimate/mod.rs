@@ -7,7 +7,7 @@ pub mod llama;
 pub mod recorded;
 pub mod runtime;
 
-pub use llama::{render_comparison, render_text};
+pub use llama::{render_comparison, render_comparison_in, render_text, render_text_in};
 
 use gpuledger_lang::Lang;
 use gpuledger_model::estimate_input::InputSource;
@@ -18,11 +18,17 @@ use std::sync::OnceLock;
 /// How exact an estimate's compute figure is, in the one word every view uses for it (the live
 /// view's ESTIMATE pane, `explain`, `estimate`): from the estimate's own flag.
 pub fn compute_precision(exact: bool) -> &'static str {
-    if exact {
-        "exact"
+    static EN: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+    EN[usize::from(exact)].get_or_init(|| compute_precision_in(exact, Lang::En))
+}
+
+/// [`compute_precision`]'s word in `lang`.
+pub fn compute_precision_in(exact: bool, lang: Lang) -> String {
+    lang.t(if exact {
+        "report-precision-exact"
     } else {
-        "approximate"
-    }
+        "report-precision-approximate"
+    })
 }
 
 /// How far the measurement is from the estimate: the distance and `more` or `less` (what the
@@ -117,18 +123,24 @@ pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String) -> Stri
 
 /// Where an input came from, in words (every recipe's inputs).
 pub fn input_source(s: &InputSource) -> String {
-    match s {
-        InputSource::Gguf { key } => format!("gguf {key}"),
-        InputSource::Tensors { detail } => format!("tensors: {detail}"),
-        InputSource::Flag { flag } => format!("flag {flag}"),
-        InputSource::Env { var } => format!("env {var}"),
-        InputSource::Runtime { detail } => format!("server: {detail}"),
-        InputSource::Default { detail } => format!("default ({detail})"),
-        InputSource::Derived { rule } => format!("derived: {rule}"),
-        InputSource::Assumed { why } => format!("assumed: {why}"),
-        InputSource::File { detail } => format!("file: {detail}"),
-        InputSource::Measured { detail } => format!("measured: {detail}"),
-    }
+    input_source_in(s, Lang::En)
+}
+
+/// [`input_source`] in `lang`: the kind of source in words, its key, flag or detail as it is.
+pub fn input_source_in(s: &InputSource, lang: Lang) -> String {
+    let (key, detail) = match s {
+        InputSource::Gguf { key } => ("report-source-gguf", key),
+        InputSource::Tensors { detail } => ("report-source-tensors", detail),
+        InputSource::Flag { flag } => ("report-source-flag", flag),
+        InputSource::Env { var } => ("report-source-env", var),
+        InputSource::Runtime { detail } => ("report-source-server", detail),
+        InputSource::Default { detail } => ("report-source-default", detail),
+        InputSource::Derived { rule } => ("report-source-derived", rule),
+        InputSource::Assumed { why } => ("report-source-assumed", why),
+        InputSource::File { detail } => ("report-source-file", detail),
+        InputSource::Measured { detail } => ("report-source-measured", detail),
+    };
+    lang.t_args(key, &[("detail", detail.as_str().into())])
 }
 
 #[cfg(test)]
