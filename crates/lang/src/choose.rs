@@ -7,15 +7,21 @@ use crate::Lang;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownLang(pub String);
 
+impl UnknownLang {
+    /// The error in `lang` (the language the locale chose, since the flag's is unknown).
+    pub fn message(&self, lang: Lang) -> String {
+        let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.code()).collect();
+        let args = [
+            ("lang", self.0.as_str().into()),
+            ("known", codes.join(", ").into()),
+        ];
+        lang.t_args("cli-unknown-lang", &args)
+    }
+}
+
 impl std::fmt::Display for UnknownLang {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.code()).collect();
-        write!(
-            f,
-            "unknown language '{}': one of {} (`gpuledger --lang list`)",
-            self.0,
-            codes.join(", ")
-        )
+        f.write_str(&self.message(Lang::En))
     }
 }
 

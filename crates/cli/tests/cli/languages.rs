@@ -249,3 +249,41 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
         assert!(t.contains(says) && t.contains("KV 缓存") == (i != 3), "{t}");
     }
 }
+
+/// `--help`'s summaries, headings and exit statuses in the chosen language, from the flag or
+/// the locale; English is clap's own text whatever LANG says when --lang en is given.
+#[test]
+fn help_speaks_the_chosen_language() {
+    let help = |choice: &Choice, args: &[&str]| {
+        let mut c = gpuledger_command();
+        for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            c.env_remove(v);
+        }
+        if let Some((k, v)) = choice.1 {
+            c.env(k, v);
+        }
+        let out = c.args(choice.0).args(args).output().unwrap();
+        assert!(out.status.success(), "{choice:?} {args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let en = help(&CHOICES[0], &["--help"]);
+    assert!(
+        en.contains("\nCommands:\n  snapshot     One collection round"),
+        "{en}"
+    );
+    assert_eq!(
+        help(
+            &(&["--lang", "en"], Some(("LANG", "zh_CN.UTF-8"))),
+            &["--help"]
+        ),
+        en
+    );
+    let cn = help(&CHOICES[2], &["--help"]);
+    assert!(cn.contains("\n命令:\n  snapshot     采集一轮数据"), "{cn}");
+    assert!(cn.contains("数据读取位置:"), "{cn}");
+    let tw = help(&CHOICES[5], &["snapshot", "--help"]);
+    assert!(
+        tw.contains("擷取一輪資料") && tw.contains("結束狀態：\n  0  成功"),
+        "{tw}"
+    );
+}
