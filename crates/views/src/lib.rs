@@ -27,7 +27,7 @@ pub mod web;
 pub use csv::snapshot_csv;
 pub use diff::{render_diff, DiffOptions};
 pub use gpuledger_model::{term_safe, term_safe_text};
-pub use groups::{render_groups_json, render_groups_table};
+pub use groups::{render_groups_json, render_groups_table, render_groups_table_in};
 pub use prometheus::{render_metrics, MetricsOptions, ProcessSeries};
 pub use table::{render_table, TableOptions};
 

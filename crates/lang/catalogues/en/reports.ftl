@@ -234,3 +234,19 @@ report-runtime-kv-holds = KV cache holds
 report-runtime-tokens = { $n } tokens
 report-runtime-reports = runtime reports (its own figures, not added to either ledger):
 report-runtime-driver = (driver)
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  used { $used }
+report-groups-by-pod = POD
+report-groups-by-namespace = NAMESPACE
+report-groups-by-container = CONTAINER
+report-groups-by-job = JOB
+report-groups-by-user = USER
+report-groups-by-unit = UNIT
+report-groups-by-owner = OWNER
+report-groups-col-processes = PROCESSES
+report-groups-unattributed = unattributed (driver, system, other users, unknown processes)
+report-groups-over-attributed = over-attributed (processes add up to more than the device uses)
+report-groups-unattributed-unknown = unattributed: device used memory is unknown
+report-groups-notes = NOTES

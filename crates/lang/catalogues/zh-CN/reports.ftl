@@ -217,3 +217,19 @@ report-runtime-kv-holds = KV 缓存容量
 report-runtime-tokens = { $n } 个 token
 report-runtime-reports = 运行时报告（运行时自己的数字，不计入任何一本账）：
 report-runtime-driver = （驱动）
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  已用 { $used }
+report-groups-by-pod = Pod
+report-groups-by-namespace = 命名空间
+report-groups-by-container = 容器
+report-groups-by-job = 作业
+report-groups-by-user = 用户
+report-groups-by-unit = systemd 单元
+report-groups-by-owner = 所属
+report-groups-col-processes = 进程数
+report-groups-unattributed = 未归属（驱动、系统、其他用户、未知进程）
+report-groups-over-attributed = 超额归属（各进程之和超过设备实际用量）
+report-groups-unattributed-unknown = 未归属：设备已用显存未知
+report-groups-notes = 备注

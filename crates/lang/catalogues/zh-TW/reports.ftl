@@ -218,3 +218,19 @@ report-runtime-kv-holds = KV 快取容量
 report-runtime-tokens = { $n } 個 token
 report-runtime-reports = 執行環境回報（執行環境自己的數字，不計入任何一本帳）：
 report-runtime-driver = （驅動程式）
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  已用 { $used }
+report-groups-by-pod = Pod
+report-groups-by-namespace = 命名空間
+report-groups-by-container = 容器
+report-groups-by-job = 作業
+report-groups-by-user = 使用者
+report-groups-by-unit = systemd 單元
+report-groups-by-owner = 所屬
+report-groups-col-processes = 處理程序數
+report-groups-unattributed = 未歸屬（驅動程式、系統、其他使用者、未知處理程序）
+report-groups-over-attributed = 超額歸屬（各處理程序加總超過裝置實際用量）
+report-groups-unattributed-unknown = 未歸屬：裝置已用的顯示記憶體不明
+report-groups-notes = 附註
