@@ -83,10 +83,15 @@ pub struct GlobalArgs {
         global = true,
         value_name = "LANG",
         num_args = 0..=1,
-        default_missing_value = "list"
+        default_missing_value = "list",
+        env = LANG_VAR
     )]
     pub lang: Option<String>,
 }
+
+/// `--lang` from the environment, before the locale variables (scripts and tests that must
+/// not depend on the user's locale).
+pub const LANG_VAR: &str = "GPULEDGER_LANG";
 
 pub struct Global {
     pub args: GlobalArgs,

@@ -43,7 +43,7 @@ const COMMON_EXIT_CODES: [&str; 10] = [
 ];
 
 /// The language `--help` speaks, read before clap parses (its help is printed while parsing):
-/// `--lang X` or `--lang=X`, else the locale. An unknown `--lang` is English here; the parse
+/// `--lang X` or `--lang=X`, else `GPULEDGER_LANG`, else the locale. An unknown `--lang` is English here; the parse
 /// after reports it.
 pub fn from_args(args: &[OsString]) -> Lang {
     let mut flag = None;
@@ -58,6 +58,7 @@ pub fn from_args(args: &[OsString]) -> Lang {
                 .filter(|v| !v.starts_with('-'));
         }
     }
+    let flag = flag.or_else(|| std::env::var(crate::global::LANG_VAR).ok());
     match flag.as_deref() {
         Some("list") | None => gpuledger_lang::choose(None),
         Some(f) => gpuledger_lang::choose(Some(f)),

@@ -1,7 +1,7 @@
 //! The language changes what people read, never what programs read: the same snapshot under
-//! `--lang en|zh-CN|zh-TW`, `LANG=zh_CN.UTF-8` and `LC_ALL=zh_HK.UTF-8` gives byte-identical
-//! `--json`, `--format csv` and `/metrics`, while the table is in the chosen language with its
-//! columns in line for CJK names.
+//! `--lang en|zh-CN|zh-TW`, `LANG=zh_CN.UTF-8`, `LC_ALL=zh_HK.UTF-8` and `GPULEDGER_LANG=zh-TW`
+//! gives byte-identical `--json`, `--format csv` and `/metrics`, while the table is in the chosen
+//! language with its columns in line for CJK names.
 
 use crate::serve_support::*;
 use crate::support::*;
@@ -19,19 +19,21 @@ type Choice = (
     Option<(&'static str, &'static str)>,
 );
 
-const CHOICES: [Choice; 6] = [
+const CHOICES: [Choice; 7] = [
     (&[], None),
     (&["--lang", "en"], None),
     (&["--lang", "zh-CN"], None),
     (&["--lang", "zh-TW"], None),
     (&[], Some(("LANG", "zh_CN.UTF-8"))),
     (&[], Some(("LC_ALL", "zh_HK.UTF-8"))),
+    (&[], Some(("GPULEDGER_LANG", "zh-TW"))),
 ];
 
-/// The binary replaying `file`, in a plain English locale unless the choice says otherwise.
+/// The binary replaying `file`, with no language set (not even the English `isolate` asks for)
+/// unless the choice sets one.
 fn command(file: &std::path::Path, choice: &Choice) -> Command {
     let mut c = gpuledger_command();
-    for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+    for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
         c.env_remove(v);
     }
     if let Some((k, v)) = choice.1 {
@@ -100,6 +102,7 @@ fn the_table_speaks_the_chosen_language() {
         (4, "设备", "GPU0 上未归属"),
         (3, "裝置", "GPU0 上未歸屬"),
         (5, "裝置", "GPU0 上未歸屬"),
+        (6, "裝置", "GPU0 上未歸屬"),
     ] {
         let t = table(i);
         assert!(
@@ -224,7 +227,7 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
             args.push("--json");
         }
         let mut c = m.command(&[choice.0, &args[..]].concat());
-        for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
             c.env_remove(v);
         }
         if let Some((k, v)) = choice.1 {
@@ -256,7 +259,7 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
 fn help_speaks_the_chosen_language() {
     let help = |choice: &Choice, args: &[&str]| {
         let mut c = gpuledger_command();
-        for v in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
             c.env_remove(v);
         }
         if let Some((k, v)) = choice.1 {
