@@ -71,7 +71,12 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
                 SourceState::Unavailable => "report-source-unavailable",
                 SourceState::Error => "report-source-error",
             });
-            format!("  {:<8} {st}: {}", s.name, s.detail)
+            let args = [("state", st.into()), ("detail", s.detail.as_str().into())];
+            format!(
+                "  {:<8} {}",
+                s.name,
+                lang.t_args("report-source-line", &args)
+            )
         })
         .collect();
     if !sources.is_empty() {

@@ -74,6 +74,7 @@ report-sources = SOURCES
 report-source-ok = ok
 report-source-unavailable = unavailable
 report-source-error = ERROR
+report-source-line = { $state }: { $detail }
 
 ## a measurement beside an estimate (snapshot, explain, estimate); $label ends in a space or is empty
 report-vs-more = measured { $measured } { $label }vs estimated { $estimated }: the driver reports { $difference } more

@@ -69,6 +69,7 @@ report-sources = 数据源
 report-source-ok = 正常
 report-source-unavailable = 不可用
 report-source-error = 错误
+report-source-line = { $state }：{ $detail }
 
 ## 实测值与估算值并列（snapshot、explain、estimate）；$label 为空或以空格结尾
 report-vs-more = 实测 { $measured } { $label }对比估算 { $estimated }：驱动报告的比估算多 { $difference }

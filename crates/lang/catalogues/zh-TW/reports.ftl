@@ -70,6 +70,7 @@ report-sources = 資料來源
 report-source-ok = 正常
 report-source-unavailable = 無法使用
 report-source-error = 錯誤
+report-source-line = { $state }：{ $detail }
 
 ## 實測值與估算值並列（snapshot、explain、estimate）；$label 為空或以空格結尾
 report-vs-more = 實測 { $measured } { $label }對比估算 { $estimated }：驅動程式回報的比估算多 { $difference }
