@@ -175,7 +175,7 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
                 gpuledger_model::Confidence::Low => "report-confidence-low",
             });
             let args = [
-                ("label", w.short_label().into()),
+                ("label", crate::labels::workload_label(w, lang).into()),
                 ("confidence", confidence.into()),
             ];
             say(out, lang, "report-explain-identified", &args);

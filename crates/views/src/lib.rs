@@ -16,6 +16,7 @@ pub mod fit;
 pub mod groups;
 pub mod history;
 pub mod kill;
+pub mod labels;
 pub mod prometheus;
 pub mod table;
 #[cfg(test)]

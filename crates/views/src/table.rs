@@ -187,7 +187,7 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                     // Not identified: unknown, not "nothing applies".
                     p.workload
                         .as_ref()
-                        .map(|w| w.short_label())
+                        .map(|w| crate::labels::workload_label(w, lang))
                         .unwrap_or_else(|| words::UNKNOWN.into()),
                     gpu,
                     u.kinds_label(),

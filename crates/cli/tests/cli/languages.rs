@@ -173,7 +173,7 @@ fn cjk_names_line_up_under_chinese_headers() {
     // Where each column's cells start on a row: the source (`nvml` on every row), the
     // workload (the label the sample has there) and the command (after two spaces).
     let workload = |r: &str| {
-        ["llama.cpp", "compositor", "browser", "unknown", "Ollama"]
+        ["llama.cpp", "窗口合成器", "浏览器", "未识别", "Ollama"]
             .iter()
             .find_map(|w| col(r, &format!("  {w}")))
             .map(|c| c + 2)

@@ -251,3 +251,11 @@ report-groups-unattributed = unattributed (driver, system, other users, unknown 
 report-groups-over-attributed = over-attributed (processes add up to more than the device uses)
 report-groups-unattributed-unknown = unattributed: device used memory is unknown
 report-groups-notes = NOTES
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = browser
+report-kind-compositor = compositor
+report-kind-cuda-app = CUDA app
+report-kind-graphics-app = graphics app
+report-kind-ollama-runner = Ollama runner
+report-kind-unknown = unknown

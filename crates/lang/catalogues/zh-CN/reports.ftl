@@ -234,3 +234,11 @@ report-groups-unattributed = 未归属（驱动、系统、其他用户、未知
 report-groups-over-attributed = 超额归属（各进程之和超过设备实际用量）
 report-groups-unattributed-unknown = 未归属：设备已用显存未知
 report-groups-notes = 备注
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = 浏览器
+report-kind-compositor = 窗口合成器
+report-kind-cuda-app = CUDA 程序
+report-kind-graphics-app = 图形程序
+report-kind-ollama-runner = Ollama 运行器
+report-kind-unknown = 未识别

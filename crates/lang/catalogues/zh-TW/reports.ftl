@@ -235,3 +235,11 @@ report-groups-unattributed = 未歸屬（驅動程式、系統、其他使用者
 report-groups-over-attributed = 超額歸屬（各處理程序加總超過裝置實際用量）
 report-groups-unattributed-unknown = 未歸屬：裝置已用的顯示記憶體不明
 report-groups-notes = 附註
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = 瀏覽器
+report-kind-compositor = 視窗合成器
+report-kind-cuda-app = CUDA 程式
+report-kind-graphics-app = 圖形程式
+report-kind-ollama-runner = Ollama 執行器
+report-kind-unknown = 未辨識
