@@ -183,7 +183,7 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
                 let _ = writeln!(
                     out,
                     "    [{}] {}  — {}",
-                    ev.kind.label(),
+                    crate::labels::evidence_label(ev.kind, lang),
                     ev.shown(),
                     ev.source
                 );
@@ -193,7 +193,8 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
                 let _ = writeln!(out, "    {missing}");
             }
             if let Some(m) = &w.member {
-                let _ = writeln!(out, "    [workload] {}: {}", m.role, m.evidence);
+                let word = lang.t("report-evidence-workload");
+                let _ = writeln!(out, "    [{word}] {}: {}", m.role, m.evidence);
             }
         }
         None => say(out, lang, "report-explain-not-identified", &[]),

@@ -4,7 +4,7 @@
 //! is said in the language.
 
 use gpuledger_lang::Lang;
-use gpuledger_model::{Workload, WorkloadKind};
+use gpuledger_model::{EvidenceKind, Workload, WorkloadKind};
 
 /// The catalogue key of a kind that is a word rather than a product's name.
 fn kind_key(kind: WorkloadKind) -> Option<&'static str> {
@@ -29,6 +29,21 @@ pub fn workload_label(w: &Workload, lang: Lang) -> String {
             None => label,
         },
     }
+}
+
+/// How a kind of evidence is named (`executable`, `model file`) in `lang`.
+pub fn evidence_label(kind: EvidenceKind, lang: Lang) -> String {
+    lang.t(match kind {
+        EvidenceKind::Executable => "report-evidence-executable",
+        EvidenceKind::Cmdline => "report-evidence-cmdline",
+        EvidenceKind::Library => "report-evidence-library",
+        EvidenceKind::ModelFile => "report-evidence-model-file",
+        EvidenceKind::ListeningPort => "report-evidence-listening-port",
+        EvidenceKind::Parent => "report-evidence-parent",
+        EvidenceKind::Http => "report-evidence-http",
+        EvidenceKind::Log => "report-evidence-log",
+        EvidenceKind::GgufHeader => "report-evidence-gguf-header",
+    })
 }
 
 #[cfg(test)]
@@ -59,6 +74,33 @@ mod tests {
             if let Some(key) = kind_key(k) {
                 assert_eq!(Lang::En.t(key), k.label(), "{k:?}");
             }
+        }
+    }
+
+    #[test]
+    fn english_evidence_and_confidence_words_are_the_models() {
+        use EvidenceKind::*;
+        let all = [
+            Executable,
+            Cmdline,
+            Library,
+            ModelFile,
+            ListeningPort,
+            Parent,
+            Http,
+            Log,
+            GgufHeader,
+        ];
+        for k in all {
+            assert_eq!(evidence_label(k, Lang::En), k.label(), "{k:?}");
+        }
+        use gpuledger_model::Confidence;
+        for (c, key) in [
+            (Confidence::High, "report-confidence-high"),
+            (Confidence::Medium, "report-confidence-medium"),
+            (Confidence::Low, "report-confidence-low"),
+        ] {
+            assert_eq!(Lang::En.t(key), c.word());
         }
     }
 

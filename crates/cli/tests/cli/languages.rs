@@ -56,10 +56,14 @@ fn stdout_of(mut c: Command, args: &[&str]) -> String {
 #[test]
 fn json_and_csv_are_the_same_in_every_language() {
     let file = sample();
-    for args in [
+    // snapshot's JSON and CSV, --group-by's JSON and explain's JSON.
+    let outputs = [
         &["snapshot", "--json"][..],
         &["snapshot", "--format", "csv"],
-    ] {
+        &["snapshot", "--group-by", "user", "--json"],
+        &["explain", "4242", "--json"],
+    ];
+    for args in outputs {
         let english = stdout_of(command(&file, &CHOICES[0]), args);
         assert!(english.len() > 1000, "{english}");
         for choice in &CHOICES[1..] {
@@ -112,6 +116,11 @@ fn the_table_speaks_the_chosen_language() {
         );
         assert!(!t.contains("DEVICES") && !t.contains("NOTES AND"), "{t}");
     }
+    let explain = |i: usize| stdout_of(command(&file, &CHOICES[i]), &["explain", "4242"]);
+    assert!(explain(0).contains("\nWHAT IT IS (identification, with evidence)\n"));
+    assert!(explain(2)
+        .contains("\n这是什么（识别结果及依据）\n  llama.cpp · Qwen3-8B-Q4_K_M（可信度：高）"));
+    assert!(explain(6).contains("\n並列對照（三者從不相加）\n  實測（驅動程式）："));
 }
 
 #[test]

@@ -259,3 +259,15 @@ report-kind-cuda-app = CUDA app
 report-kind-graphics-app = graphics app
 report-kind-ollama-runner = Ollama runner
 report-kind-unknown = unknown
+
+## explain: the kinds of evidence
+report-evidence-executable = executable
+report-evidence-cmdline = command line
+report-evidence-library = library
+report-evidence-model-file = model file
+report-evidence-listening-port = listening port
+report-evidence-parent = parent
+report-evidence-http = HTTP answer
+report-evidence-log = log
+report-evidence-gguf-header = GGUF header
+report-evidence-workload = workload

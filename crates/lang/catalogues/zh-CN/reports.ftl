@@ -242,3 +242,15 @@ report-kind-cuda-app = CUDA 程序
 report-kind-graphics-app = 图形程序
 report-kind-ollama-runner = Ollama 运行器
 report-kind-unknown = 未识别
+
+## explain: the kinds of evidence
+report-evidence-executable = 可执行文件
+report-evidence-cmdline = 命令行
+report-evidence-library = 库
+report-evidence-model-file = 模型文件
+report-evidence-listening-port = 监听端口
+report-evidence-parent = 父进程
+report-evidence-http = HTTP 响应
+report-evidence-log = 日志
+report-evidence-gguf-header = GGUF 文件头
+report-evidence-workload = 工作负载

@@ -243,3 +243,15 @@ report-kind-cuda-app = CUDA 程式
 report-kind-graphics-app = 圖形程式
 report-kind-ollama-runner = Ollama 執行器
 report-kind-unknown = 未辨識
+
+## explain: the kinds of evidence
+report-evidence-executable = 執行檔
+report-evidence-cmdline = 命令列
+report-evidence-library = 函式庫
+report-evidence-model-file = 模型檔案
+report-evidence-listening-port = 監聽連接埠
+report-evidence-parent = 父處理程序
+report-evidence-http = HTTP 回應
+report-evidence-log = 日誌
+report-evidence-gguf-header = GGUF 檔頭
+report-evidence-workload = 工作負載
