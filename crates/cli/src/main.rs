@@ -191,7 +191,10 @@ fn main() -> ExitCode {
     };
     let mut global = Global::new(cli.global);
     global.lang = match lang {
-        Ok(l) => l,
+        Ok(l) => {
+            global::set_error_lang(l);
+            l
+        }
         Err(e) => {
             // Said in the locale's language: the flag's is unknown.
             let lang = gpuledger_lang::choose(None).unwrap_or_default();

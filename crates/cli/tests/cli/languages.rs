@@ -124,7 +124,7 @@ fn the_table_speaks_the_chosen_language() {
 }
 
 #[test]
-fn an_unknown_language_is_a_usage_error_and_lang_alone_lists_them() {
+fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lists_them() {
     let out = gpuledger_command()
         .args(["--lang", "xx", "snapshot"])
         .output()
@@ -132,6 +132,20 @@ fn an_unknown_language_is_a_usage_error_and_lang_alone_lists_them() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown language 'xx'"), "{err}");
+    // A common error in the chosen language; the OS's own words and the exit status unchanged.
+    let missing = gpuledger_command()
+        .args([
+            "--lang",
+            "zh-TW",
+            "--replay",
+            "/no/such/snapshot.json",
+            "snapshot",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("/no/such/snapshot.json：無法讀取："), "{err}");
     for args in [&["--lang"][..], &["--lang", "list"]] {
         let out = gpuledger_command().args(args).output().unwrap();
         assert!(out.status.success());

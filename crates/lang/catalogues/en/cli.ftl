@@ -30,3 +30,11 @@ cli-exit-codes =
       1  an error: unreadable or invalid input file, failed output
       2  bad command-line usage
 cli-unknown-lang = unknown language '{ $lang }': one of { $known } (`gpuledger --lang list`)
+
+## common errors (reading a --replay file)
+cli-err-cannot-read = { $path }: cannot read: { $error }
+cli-err-too-large = { $path }: too large for a snapshot ({ $error })
+cli-err-not-utf8 = { $path }: not a snapshot: not UTF-8 text ({ $error })
+cli-err-not-snapshot = { $path }: not a valid snapshot
+cli-err-at-needs-replay = --at needs --replay RECORDING.db (a `gpuledger record` database)
+cli-err-at-snapshot-file = --at picks a moment of a recording, but { $path } is a snapshot file

@@ -29,3 +29,11 @@ cli-exit-codes =
       1  出错：输入文件无法读取或无效，输出失败
       2  命令行用法错误
 cli-unknown-lang = 未知的语言“{ $lang }”：可选 { $known }（`gpuledger --lang list`）
+
+## common errors (reading a --replay file)
+cli-err-cannot-read = { $path }：无法读取：{ $error }
+cli-err-too-large = { $path }：作为快照文件太大（{ $error }）
+cli-err-not-utf8 = { $path }：不是快照：不是 UTF-8 文本（{ $error }）
+cli-err-not-snapshot = { $path }：不是有效的快照
+cli-err-at-needs-replay = --at 需要配合 --replay RECORDING.db（`gpuledger record` 录制的数据库）使用
+cli-err-at-snapshot-file = --at 用于选择录制中的某个时刻，但 { $path } 是快照文件

@@ -29,3 +29,11 @@ cli-exit-codes =
       1  發生錯誤：輸入檔案無法讀取或無效，輸出失敗
       2  命令列用法錯誤
 cli-unknown-lang = 未知的語言「{ $lang }」：可選 { $known }（`gpuledger --lang list`）
+
+## common errors (reading a --replay file)
+cli-err-cannot-read = { $path }：無法讀取：{ $error }
+cli-err-too-large = { $path }：作為快照檔案太大（{ $error }）
+cli-err-not-utf8 = { $path }：不是快照：不是 UTF-8 文字（{ $error }）
+cli-err-not-snapshot = { $path }：不是有效的快照
+cli-err-at-needs-replay = --at 必須搭配 --replay RECORDING.db（`gpuledger record` 錄製的資料庫）使用
+cli-err-at-snapshot-file = --at 用於選擇錄製中的某個時刻，但 { $path } 是快照檔案
