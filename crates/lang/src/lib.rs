@@ -6,7 +6,8 @@
 //!   the Windows user's UI language), [`from_accept_language`] for the browser page.
 //! - The words: [`Lang::t`] and [`Lang::t_args`] format a message of the Fluent catalogues in
 //!   `catalogues/<lang>/<area>.ftl` (compiled in), plural and number forms by the language's
-//!   rules; [`catalogue_json`] gives one area's messages to the page.
+//!   rules; [`catalogue_json`] gives one area's messages to the page, [`languages_json`] the
+//!   languages for its switch.
 //!
 //! Keys are named by area (`report-…`, `cli-…`, `tui-…`, `page-…`), one file per area, so each
 //! part of the program keeps its own file.
@@ -67,6 +68,15 @@ impl std::fmt::Display for Lang {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.code())
     }
+}
+
+/// The languages for the page's switch: `[{"code":"en","name":"English"}, ...]`.
+pub fn languages_json() -> String {
+    let all: Vec<serde_json::Value> = Lang::ALL
+        .iter()
+        .map(|l| serde_json::json!({ "code": l.code(), "name": l.native_name() }))
+        .collect();
+    serde_json::Value::Array(all).to_string()
 }
 
 /// `gpuledger --lang list`: one line per language, its tag and its own name.

@@ -2,7 +2,7 @@
 //! else, every key used by the program, each translation with the same values as English, and
 //! every file valid Fluent.
 
-use gpuledger_lang::{catalogue_json, keys, sources, Area, Lang, AREAS};
+use gpuledger_lang::{catalogue_json, keys, languages_json, sources, Area, Lang, AREAS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -180,4 +180,11 @@ fn the_page_gets_an_area_as_json_with_placeholders() {
         json.as_object().unwrap().len(),
         keys(Lang::En, Area::Reports).len()
     );
+}
+
+#[test]
+fn the_page_gets_the_languages_for_its_switch() {
+    let v: serde_json::Value = serde_json::from_str(&languages_json()).unwrap();
+    assert_eq!(v[1]["code"], "zh-CN");
+    assert_eq!(v[2]["name"], "繁體中文");
 }
