@@ -132,6 +132,16 @@ fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lis
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown language 'xx'"), "{err}");
+    // selftest's frame in the chosen language on this machine (the sources' findings as written).
+    let selftest = gpuledger_command()
+        .args(["--lang", "zh-CN", "selftest"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&selftest.stdout);
+    assert!(
+        text.contains(" 自检 · ") && text.contains("\n[正常] procfs\n  能看到："),
+        "{text}"
+    );
     // A common error in the chosen language; the OS's own words and the exit status unchanged.
     let missing = gpuledger_command()
         .args([

@@ -271,3 +271,12 @@ report-evidence-http = HTTP answer
 report-evidence-log = log
 report-evidence-gguf-header = GGUF header
 report-evidence-workload = workload
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } selftest · { $host } · kernel { $kernel }
+report-selftest-title-wsl = gpuledger { $version } selftest · { $host } · kernel { $kernel } · WSL2
+report-selftest-ok = ok
+report-selftest-not-found = not found
+report-selftest-error = ERROR
+report-selftest-sees = sees: { $what }
+report-selftest-cannot-see = cannot see: { $what }

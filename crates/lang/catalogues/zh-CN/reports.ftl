@@ -254,3 +254,12 @@ report-evidence-http = HTTP 响应
 report-evidence-log = 日志
 report-evidence-gguf-header = GGUF 文件头
 report-evidence-workload = 工作负载
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } 自检 · { $host } · 内核 { $kernel }
+report-selftest-title-wsl = gpuledger { $version } 自检 · { $host } · 内核 { $kernel } · WSL2
+report-selftest-ok = 正常
+report-selftest-not-found = 未找到
+report-selftest-error = 错误
+report-selftest-sees = 能看到：{ $what }
+report-selftest-cannot-see = 看不到：{ $what }

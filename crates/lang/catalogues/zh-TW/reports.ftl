@@ -255,3 +255,12 @@ report-evidence-http = HTTP 回應
 report-evidence-log = 日誌
 report-evidence-gguf-header = GGUF 檔頭
 report-evidence-workload = 工作負載
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } 自我檢測 · { $host } · 核心 { $kernel }
+report-selftest-title-wsl = gpuledger { $version } 自我檢測 · { $host } · 核心 { $kernel } · WSL2
+report-selftest-ok = 正常
+report-selftest-not-found = 找不到
+report-selftest-error = 錯誤
+report-selftest-sees = 看得到：{ $what }
+report-selftest-cannot-see = 看不到：{ $what }
