@@ -142,6 +142,23 @@ fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lis
         text.contains(" 自检 · ") && text.contains("\n[正常] procfs\n  能看到："),
         "{text}"
     );
+    // diff: its JSON the same, its text in the language.
+    let sample = sample();
+    let diff = |lang: &str, json: bool| {
+        let mut c = gpuledger_command();
+        c.args(["--lang", lang, "diff"]).arg(&sample).arg(&sample);
+        if json {
+            c.arg("--json");
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    assert_eq!(diff("zh-TW", true), diff("en", true));
+    assert!(diff("en", false).contains("\nprocesses (measured)\n  no process changed\n"));
+    let tw = diff("zh-TW", false);
+    assert!(
+        tw.contains("\n處理程序（實測）\n  沒有處理程序發生變化\n"),
+        "{tw}"
+    );
     // A common error in the chosen language; the OS's own words and the exit status unchanged.
     let missing = gpuledger_command()
         .args([

@@ -280,3 +280,24 @@ report-selftest-not-found = not found
 report-selftest-error = ERROR
 report-selftest-sees = sees: { $what }
 report-selftest-cannot-see = cannot see: { $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before } ({ $before_taken }) → { $after } ({ $after_taken })
+report-diff-absent = absent
+report-diff-appeared = appeared
+report-diff-gone = gone
+report-diff-grew = grew
+report-diff-shrank = shrank
+report-diff-unchanged = unchanged
+report-diff-unknown = unknown
+report-diff-processes = processes (measured)
+report-diff-no-processes = none in either snapshot
+report-diff-none-changed = no process changed
+report-diff-paired-by = paired by { $rule }
+report-diff-quiet = ({ $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } unchanged or unknown; --all lists them)
+report-diff-devices = devices (measured)
+report-diff-device = { $device }  used { $used }  unattributed { $unattributed }
+report-diff-estimates = estimates (calculated, not measured)

@@ -263,3 +263,21 @@ report-selftest-not-found = 未找到
 report-selftest-error = 错误
 report-selftest-sees = 能看到：{ $what }
 report-selftest-cannot-see = 看不到：{ $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before }（{ $before_taken }）→ { $after }（{ $after_taken }）
+report-diff-absent = 不存在
+report-diff-appeared = 新出现
+report-diff-gone = 已消失
+report-diff-grew = 增加
+report-diff-shrank = 减少
+report-diff-unchanged = 未变
+report-diff-unknown = 未知
+report-diff-processes = 进程（实测）
+report-diff-no-processes = 两个快照里都没有进程
+report-diff-none-changed = 没有进程发生变化
+report-diff-paired-by = 按 { $rule } 配对
+report-diff-quiet = （另有 { $count } 个进程未变或未知；--all 会全部列出）
+report-diff-devices = 设备（实测）
+report-diff-device = { $device }  已用 { $used }  未归属 { $unattributed }
+report-diff-estimates = 估算（计算得出，不是实测）

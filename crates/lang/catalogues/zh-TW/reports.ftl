@@ -264,3 +264,21 @@ report-selftest-not-found = 找不到
 report-selftest-error = 錯誤
 report-selftest-sees = 看得到：{ $what }
 report-selftest-cannot-see = 看不到：{ $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before }（{ $before_taken }）→ { $after }（{ $after_taken }）
+report-diff-absent = 不存在
+report-diff-appeared = 新出現
+report-diff-gone = 已消失
+report-diff-grew = 增加
+report-diff-shrank = 減少
+report-diff-unchanged = 未變
+report-diff-unknown = 不明
+report-diff-processes = 處理程序（實測）
+report-diff-no-processes = 兩個快照中都沒有處理程序
+report-diff-none-changed = 沒有處理程序發生變化
+report-diff-paired-by = 依 { $rule } 配對
+report-diff-quiet = （另有 { $count } 個處理程序未變或不明；--all 會全部列出）
+report-diff-devices = 裝置（實測）
+report-diff-device = { $device }  已用 { $used }  未歸屬 { $unattributed }
+report-diff-estimates = 估算（計算得出，並非實測）
