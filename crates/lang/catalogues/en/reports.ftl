@@ -301,3 +301,9 @@ report-diff-quiet = ({ $count ->
 report-diff-devices = devices (measured)
 report-diff-device = { $device }  used { $used }  unattributed { $unattributed }
 report-diff-estimates = estimates (calculated, not measured)
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = TIME
+report-history-col-used = USED
+report-history-col-free = FREE
+report-history-col-power-w = POWER W

@@ -281,3 +281,9 @@ report-diff-quiet = （另有 { $count } 个进程未变或未知；--all 会全
 report-diff-devices = 设备（实测）
 report-diff-device = { $device }  已用 { $used }  未归属 { $unattributed }
 report-diff-estimates = 估算（计算得出，不是实测）
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = 时间
+report-history-col-used = 已用
+report-history-col-free = 空闲
+report-history-col-power-w = 功耗 W

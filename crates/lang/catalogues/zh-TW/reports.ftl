@@ -282,3 +282,9 @@ report-diff-quiet = （另有 { $count } 個處理程序未變或不明；--all 
 report-diff-devices = 裝置（實測）
 report-diff-device = { $device }  已用 { $used }  未歸屬 { $unattributed }
 report-diff-estimates = 估算（計算得出，並非實測）
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = 時間
+report-history-col-used = 已用
+report-history-col-free = 可用
+report-history-col-power-w = 功率 W
