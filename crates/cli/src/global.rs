@@ -74,15 +74,57 @@ pub struct GlobalArgs {
         value_name = "FILE"
     )]
     pub replay: Option<PathBuf>,
+    /// The language people read: en, zh-CN (Simplified Chinese) or zh-TW (Traditional, also
+    /// for Hong Kong and Macau); `--lang list` or `--lang` alone lists them. Without it:
+    /// LC_ALL, LC_MESSAGES, LANG, then the Windows display language. JSON, CSV, metrics and
+    /// recordings are the same in every language.
+    #[arg(
+        long,
+        global = true,
+        value_name = "LANG",
+        num_args = 0..=1,
+        default_missing_value = "list",
+        env = LANG_VAR
+    )]
+    pub lang: Option<String>,
+}
+
+/// `--lang` from the environment, before the locale variables (scripts and tests that must
+/// not depend on the user's locale).
+pub const LANG_VAR: &str = "GPULEDGER_LANG";
+
+/// The language of the error messages written below, where no [`Global`] is at hand (the
+/// snapshot readers diff, serve and verify share); set once by main from [`Global::lang`].
+static ERROR_LANG: std::sync::OnceLock<gpuledger_lang::Lang> = std::sync::OnceLock::new();
+
+/// Say error messages in `lang` from now on (main, once).
+pub fn set_error_lang(lang: gpuledger_lang::Lang) {
+    let _ = ERROR_LANG.set(lang);
+}
+
+/// An error message of cli.ftl in the chosen language.
+fn error(key: &str, args: &[(&str, gpuledger_lang::Value<'_>)]) -> anyhow::Error {
+    let lang = ERROR_LANG.get().copied().unwrap_or_default();
+    anyhow::anyhow!("{}", lang.t_args(key, args))
+}
+
+/// A path as a message's value.
+fn shown(path: &std::path::Path) -> gpuledger_lang::Value<'static> {
+    path.display().to_string().into()
 }
 
 pub struct Global {
     pub args: GlobalArgs,
+    /// The language of the text reports ([`gpuledger_lang::choose`]); English until main sets it.
+    pub lang: gpuledger_lang::Lang,
 }
 
 impl Global {
     pub fn new(args: GlobalArgs) -> Self {
-        Global { args }
+        Global {
+            args,
+            lang: gpuledger_lang::Lang::En,
+        }
     }
 
     pub fn source_config(&self) -> SourceConfig {
@@ -154,20 +196,15 @@ impl Global {
             }
             Some(path) => {
                 if at.is_some() {
-                    anyhow::bail!(
-                        "--at picks a moment of a recording, but {} is a snapshot file",
-                        path.display()
-                    );
+                    return Err(error("cli-err-at-snapshot-file", &[("path", shown(path))]));
                 }
                 let shown = path.display().to_string();
                 Ok((load_snapshot(path)?, Some(shown)))
             }
             None => {
                 if at.is_some() {
-                    return Err(crate::Usage(
-                        "--at needs --replay RECORDING.db (a `gpuledger record` database)".into(),
-                    )
-                    .into());
+                    let message = error("cli-err-at-needs-replay", &[]).to_string();
+                    return Err(crate::Usage(message).into());
                 }
                 Ok((self.asking_collector(false).collect(), None))
             }
@@ -179,7 +216,7 @@ impl Global {
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     let text = read_snapshot_text(path)?;
     let mut snap = parse_snapshot(&text)
-        .with_context(|| format!("{}: not a valid snapshot", path.display()))?;
+        .with_context(|| error("cli-err-not-snapshot", &[("path", shown(path))]).to_string())?;
     // A file can hold anything: secrets are redacted on every input path, not only at collection.
     gpuledger_model::redact_snapshot(&mut snap);
     Ok(snap)
@@ -191,25 +228,34 @@ pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
 pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
     const MAX: u64 = 256 << 20;
     let bytes = gpuledger_sources::regular::read_regular(path, MAX).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            anyhow::anyhow!("{}: too large for a snapshot ({e})", path.display())
+        let key = if e.kind() == std::io::ErrorKind::InvalidData {
+            "cli-err-too-large"
         } else {
-            anyhow::anyhow!("{}: cannot read: {e}", path.display())
-        }
+            "cli-err-cannot-read"
+        };
+        error(
+            key,
+            &[("path", shown(path)), ("error", e.to_string().into())],
+        )
     })?;
-    String::from_utf8(bytes)
-        .map_err(|e| anyhow::anyhow!("{}: not a snapshot: not UTF-8 text ({e})", path.display()))
+    String::from_utf8(bytes).map_err(|e| {
+        let args = [("path", shown(path)), ("error", e.to_string().into())];
+        error("cli-err-not-utf8", &args)
+    })
 }
 
 /// A replay file is a recording when it starts with the SQLite header. Anything but a regular
 /// file is refused here, before SQLite or the JSON reader opens it.
 fn is_recording(path: &std::path::Path) -> anyhow::Result<bool> {
     use std::io::Read;
-    let f = gpuledger_sources::regular::open_regular(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    let cannot_read = |e: std::io::Error| {
+        error(
+            "cli-err-cannot-read",
+            &[("path", shown(path)), ("error", e.to_string().into())],
+        )
+    };
+    let f = gpuledger_sources::regular::open_regular(path).map_err(cannot_read)?;
     let mut head = Vec::with_capacity(16);
-    f.take(16)
-        .read_to_end(&mut head)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    f.take(16).read_to_end(&mut head).map_err(cannot_read)?;
     Ok(head == b"SQLite format 3\0")
 }

@@ -4,11 +4,12 @@
 mod commands;
 mod flags;
 mod global;
+mod help_lang;
 mod live_view;
 mod overhead;
 mod stop;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 pub use global::Global;
@@ -177,8 +178,30 @@ impl std::fmt::Display for Usage {
 impl std::error::Error for Usage {}
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let global = Global::new(cli.global);
+    // --help is printed while clap parses: its language is read from the arguments first.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = help_lang::localise(Cli::command(), help_lang::from_args(&args));
+    let cli = Cli::from_arg_matches(&command.get_matches_from(args)).unwrap_or_else(|e| e.exit());
+    let lang = match cli.global.lang.as_deref() {
+        Some("list") => {
+            print!("{}", gpuledger_lang::list());
+            return ExitCode::SUCCESS;
+        }
+        flag => gpuledger_lang::choose(flag),
+    };
+    let mut global = Global::new(cli.global);
+    global.lang = match lang {
+        Ok(l) => {
+            global::set_error_lang(l);
+            l
+        }
+        Err(e) => {
+            // Said in the locale's language: the flag's is unknown.
+            let lang = gpuledger_lang::choose(None).unwrap_or_default();
+            eprintln!("gpuledger: {}", e.message(lang));
+            return ExitCode::from(2);
+        }
+    };
     let result = match &cli.command {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a, &global),
         Some(Command::Explain(a)) => commands::explain::run(a, &global),

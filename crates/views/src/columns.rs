@@ -10,6 +10,12 @@ pub fn display_width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
 }
 
+/// `s` padded with spaces to `w` display columns (`format!("{s:<w$}")` counts chars, which
+/// puts a CJK label one column short per character).
+pub fn pad_end(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(display_width(s))))
+}
+
 /// `s` cut to at most `w` columns with `…` when it is longer, never halving a wide character
 /// (a CJK name cut at an odd column ends one column short instead).
 pub fn cut_to_width(s: &str, w: usize) -> String {
@@ -150,6 +156,14 @@ impl<'a> Columns<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padding_counts_display_columns() {
+        assert_eq!(pad_end("weights", 10), "weights   ");
+        assert_eq!(pad_end("权重", 10), "权重      ");
+        assert_eq!(display_width(&pad_end("KV 缓存", 16)), 16);
+        assert_eq!(pad_end("a long label", 4), "a long label");
+    }
 
     #[test]
     fn cutting_measures_columns_not_chars() {

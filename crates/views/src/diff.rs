@@ -1,8 +1,11 @@
 //! `gpuledger diff` as text: what changed first, in the table's units and names (`GPU0`, not a
 //! UUID); unchanged processes only with `--all`. Measured and estimated changes in their own
-//! sections. The comparison itself is `gpuledger_compare::diff`.
+//! sections. The comparison itself is `gpuledger_compare::diff`. The words come from the
+//! language's catalogue; the pairing rules' names (`pid+start`) stay as the JSON writes them.
 
+use crate::columns::pad_end;
 use gpuledger_compare::diff::{Change, Delta, DeviceDiff, EstimateDiff, ProcessDiff, SnapshotDiff};
+use gpuledger_lang::Lang;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words;
 use std::fmt::Write;
@@ -12,6 +15,8 @@ use std::fmt::Write;
 pub struct DiffOptions {
     /// List unchanged (and unknown) processes too, not only their count.
     pub all: bool,
+    /// The language of the words.
+    pub lang: Lang,
 }
 
 /// `+83 MiB`, `-1.50 GiB`, `±0 B`, `n/a`.
@@ -26,37 +31,37 @@ pub fn signed_bytes(d: Option<i64>) -> String {
 
 /// A value that was read, or "n/a" when it could not be (a side where the process was not listed
 /// is `absent`, which is not the same as unknown).
-fn side_value(v: Option<u64>, present: bool) -> String {
+fn side_value(v: Option<u64>, present: bool, lang: Lang) -> String {
     match (present, v) {
-        (false, _) => "absent".into(),
+        (false, _) => lang.t("report-diff-absent"),
         (true, Some(b)) => human_bytes(b),
         (true, None) => words::UNKNOWN.into(),
     }
 }
 
 /// `before → after (delta)`, saying `absent` for a side where the thing was not there.
-fn change_text(d: &Delta, before_present: bool, after_present: bool) -> String {
+fn change_text(d: &Delta, before_present: bool, after_present: bool, lang: Lang) -> String {
     let delta = match (before_present, after_present) {
         (true, true) => signed_bytes(d.delta),
-        (false, _) => "appeared".into(),
-        (_, false) => "gone".into(),
+        (false, _) => lang.t("report-diff-appeared"),
+        (_, false) => lang.t("report-diff-gone"),
     };
     format!(
         "{} → {} ({delta})",
-        side_value(d.before, before_present),
-        side_value(d.after, after_present)
+        side_value(d.before, before_present, lang),
+        side_value(d.after, after_present, lang)
     )
 }
 
-fn change_word(c: Change) -> &'static str {
-    match c {
-        Change::Appeared => "appeared",
-        Change::Disappeared => "gone",
-        Change::Grew => "grew",
-        Change::Shrank => "shrank",
-        Change::Unchanged => "unchanged",
-        Change::Unknown => "unknown",
-    }
+fn change_word(c: Change, lang: Lang) -> String {
+    lang.t(match c {
+        Change::Appeared => "report-diff-appeared",
+        Change::Disappeared => "report-diff-gone",
+        Change::Grew => "report-diff-grew",
+        Change::Shrank => "report-diff-shrank",
+        Change::Unchanged => "report-diff-unchanged",
+        Change::Unknown => "report-diff-unknown",
+    })
 }
 
 /// `GPU0` for a device UUID the diff knows, else the UUID itself.
@@ -87,30 +92,33 @@ fn process_label(p: &ProcessDiff) -> String {
 /// The diff as text. `names` are the two files as the user gave them.
 pub fn render_diff(d: &SnapshotDiff, names: (&str, &str), opts: DiffOptions) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "gpuledger diff · {} ({}) → {} ({})",
-        names.0, d.before_taken_at, names.1, d.after_taken_at
-    );
+    let args = [
+        ("before", names.0.into()),
+        ("before_taken", d.before_taken_at.as_str().into()),
+        ("after", names.1.into()),
+        ("after_taken", d.after_taken_at.as_str().into()),
+    ];
+    let _ = writeln!(out, "{}", opts.lang.t_args("report-diff-title", &args));
     processes_section(&mut out, d, opts);
-    devices_section(&mut out, d);
+    devices_section(&mut out, d, opts.lang);
     estimates_section(&mut out, d, opts);
     out
 }
 
 /// The processes that changed (all with `--all`), then how many were left out.
 fn processes_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
+    let lang = opts.lang;
     let changed: Vec<&ProcessDiff> = d
         .processes
         .iter()
         .filter(|p| !matches!(p.change, Change::Unchanged | Change::Unknown))
         .collect();
     let quiet = d.processes.len() - changed.len();
-    out.push_str("\nprocesses (measured)\n");
+    let _ = writeln!(out, "\n{}", lang.t("report-diff-processes"));
     if d.processes.is_empty() {
-        out.push_str("  none in either snapshot\n");
+        let _ = writeln!(out, "  {}", lang.t("report-diff-no-processes"));
     } else if changed.is_empty() {
-        out.push_str("  no process changed\n");
+        let _ = writeln!(out, "  {}", lang.t("report-diff-none-changed"));
     }
     let shown: Vec<&ProcessDiff> = if opts.all {
         d.processes.iter().collect()
@@ -120,29 +128,29 @@ fn processes_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
     for p in &shown {
         let rule = p
             .paired_by
-            .map(|r| format!(" [paired by {}]", r.as_str()))
+            .map(|r| {
+                let rule = lang.t_args("report-diff-paired-by", &[("rule", r.as_str().into())]);
+                format!(" [{rule}]")
+            })
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {:<9} {}{rule}  {}",
-            change_word(p.change),
+            "  {} {}{rule}  {}",
+            pad_end(&change_word(p.change, lang), 9),
             process_label(p),
-            change_text(&p.measured, p.before.is_some(), p.after.is_some())
+            change_text(&p.measured, p.before.is_some(), p.after.is_some(), lang)
         );
-        process_devices(out, d, p);
+        process_devices(out, d, p, lang);
     }
     if quiet > 0 && !opts.all {
-        let _ = writeln!(
-            out,
-            "  ({quiet} process{} unchanged or unknown; --all lists them)",
-            if quiet == 1 { "" } else { "es" }
-        );
+        let args = [("count", (quiet as u64).into())];
+        let _ = writeln!(out, "  {}", lang.t_args("report-diff-quiet", &args));
     }
 }
 
 /// A process's change per device, only where it says more than its line (several devices, or
 /// a source that changed).
-fn process_devices(out: &mut String, d: &SnapshotDiff, p: &ProcessDiff) {
+fn process_devices(out: &mut String, d: &SnapshotDiff, p: &ProcessDiff, lang: Lang) {
     let source_changed = p.usage.iter().any(|u| {
         u.source_before.is_some() && u.source_after.is_some() && u.source_before != u.source_after
     });
@@ -162,28 +170,31 @@ fn process_devices(out: &mut String, d: &SnapshotDiff, p: &ProcessDiff) {
             change_text(
                 &u.memory,
                 u.source_before.is_some(),
-                u.source_after.is_some()
+                u.source_after.is_some(),
+                lang
             ),
         );
     }
 }
 
 /// Each device's used and unattributed memory, before → after.
-fn devices_section(out: &mut String, d: &SnapshotDiff) {
-    out.push_str("\ndevices (measured)\n");
+fn devices_section(out: &mut String, d: &SnapshotDiff, lang: Lang) {
+    let _ = writeln!(out, "\n{}", lang.t("report-diff-devices"));
     for dev in &d.devices {
         let (before, after) = match dev.presence {
             "appeared" => (false, true),
             "disappeared" => (true, false),
             _ => (true, true),
         };
-        let _ = writeln!(
-            out,
-            "  {}  used {}  unattributed {}",
-            dev.label,
-            change_text(&dev.used, before, after),
-            change_text(&dev.unattributed, before, after),
-        );
+        let args = [
+            ("device", dev.label.as_str().into()),
+            ("used", change_text(&dev.used, before, after, lang).into()),
+            (
+                "unattributed",
+                change_text(&dev.unattributed, before, after, lang).into(),
+            ),
+        ];
+        let _ = writeln!(out, "  {}", lang.t_args("report-diff-device", &args));
     }
 }
 
@@ -198,7 +209,7 @@ fn estimates_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
     if est.is_empty() {
         return;
     }
-    out.push_str("\nestimates (calculated, not measured)\n");
+    let _ = writeln!(out, "\n{}", opts.lang.t("report-diff-estimates"));
     for p in est {
         let _ = writeln!(out, "  {}", process_label(p));
         for e in p.estimated.iter().filter(shown) {
@@ -206,7 +217,7 @@ fn estimates_section(out: &mut String, d: &SnapshotDiff, opts: DiffOptions) {
                 out,
                 "      {:<9} {}",
                 e.label,
-                change_text(&e.values, true, true)
+                change_text(&e.values, true, true, opts.lang)
             );
         }
     }
@@ -278,7 +289,14 @@ mod tests {
         assert!(!t.contains("GPU-0"), "{t}");
         // The devices come after the processes: the answer first.
         assert!(t.find("devices (measured)").unwrap() > new.unwrap(), "{t}");
-        let all = render_diff(&d, ("a", "b"), DiffOptions { all: true });
+        let all = render_diff(
+            &d,
+            ("a", "b"),
+            DiffOptions {
+                all: true,
+                ..DiffOptions::default()
+            },
+        );
         assert!(
             all.contains(
                 "unchanged steady pid 11 [paired by pid+start_time]  5 MiB → 5 MiB (±0 B)"
@@ -314,7 +332,14 @@ mod tests {
             !t.contains("weights"),
             "unchanged parts only with --all: {t}"
         );
-        let all = render_diff(&d, ("a", "b"), DiffOptions { all: true });
+        let all = render_diff(
+            &d,
+            ("a", "b"),
+            DiffOptions {
+                all: true,
+                ..DiffOptions::default()
+            },
+        );
         assert!(all.contains("weights   800 MiB → 800 MiB (±0 B)"), "{all}");
     }
 }

@@ -4,15 +4,26 @@
 //! ([`Columns`]).
 
 use crate::columns::{Align, Columns};
-use crate::estimate::measured_vs_estimated;
-use crate::estimate::recorded::render_recorded;
-use crate::estimate::runtime::render_beside_measured;
-use crate::estimate::{render_comparison, render_text};
+use crate::estimate::measured_vs_estimated_in;
+use crate::estimate::recorded::render_recorded_in;
+use crate::estimate::runtime::render_beside_measured_in;
+use crate::estimate::{render_comparison_in, render_text_in};
 use crate::term_safe;
+use gpuledger_lang::{Lang, Value};
 use gpuledger_model::explain::{EstimatedLedger, Explanation};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{words, Snapshot};
 use std::fmt::Write;
+
+/// `"  " + the message` on a line of its own.
+fn say(out: &mut String, lang: Lang, key: &str, args: &[(&str, Value<'_>)]) {
+    let _ = writeln!(out, "  {}", lang.t_args(key, args));
+}
+
+/// A section's heading, after an empty line.
+fn heading(out: &mut String, lang: Lang, key: &str) {
+    let _ = writeln!(out, "\n{}", lang.t(key));
+}
 
 /// The report as JSON (the explanation itself, pretty-printed).
 pub fn render_explain_json(e: &Explanation) -> String {
@@ -22,59 +33,103 @@ pub fn render_explain_json(e: &Explanation) -> String {
     s
 }
 
-/// The whole report; `snap` names the devices the process's memory is on.
-pub fn render_explain(e: &Explanation, snap: &Snapshot) -> String {
+/// The whole report in `lang`; `snap` names the devices the process's memory is on.
+pub fn render_explain(e: &Explanation, snap: &Snapshot, lang: Lang) -> String {
     let mut out = String::new();
     let p = e.process.as_ref();
-    let _ = writeln!(
-        out,
-        "gpuledger explain {} · {} · user {}{}",
-        e.pid,
-        term_safe(p.map(|p| p.display_name()).unwrap_or(words::UNKNOWN)),
-        term_safe(p.and_then(|p| p.user.as_deref()).unwrap_or(words::UNKNOWN)),
-        if e.replay { " · REPLAY" } else { "" }
-    );
+    let args = [
+        ("pid", e.pid.to_string().into()),
+        (
+            "name",
+            term_safe(p.map(|p| p.display_name()).unwrap_or(words::UNKNOWN)).into(),
+        ),
+        (
+            "user",
+            term_safe(p.and_then(|p| p.user.as_deref()).unwrap_or(words::UNKNOWN)).into(),
+        ),
+    ];
+    let title = if e.replay {
+        "report-explain-title-replay"
+    } else {
+        "report-explain-title"
+    };
+    let _ = writeln!(out, "{}", lang.t_args(title, &args));
     if let Some(cmd) = p.and_then(|p| p.cmdline.as_ref()) {
         // One line whatever the process put in its arguments.
-        let _ = writeln!(out, "  command: {}", term_safe(&cmd.join(" ")));
+        let command = term_safe(&cmd.join(" ")).into_owned();
+        say(
+            &mut out,
+            lang,
+            "report-explain-command",
+            &[("command", command.into())],
+        );
     }
     if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
-        let _ = writeln!(out, "  name, user and command n/a: {why}");
+        say(
+            &mut out,
+            lang,
+            "report-explain-metadata-na",
+            &[("reason", why.into())],
+        );
     }
     if let Some(o) = p.and_then(|p| p.owner.as_ref()) {
-        // Who it belongs to, and the cgroup that says so (names from paths, escaped).
-        let line = format!("  owner: {} · cgroup {}", o.label, o.cgroup);
-        let _ = writeln!(out, "{}", term_safe(&line));
-        if let Some(why) = &o.names_unavailable_reason {
-            let _ = writeln!(out, "  pod name and namespace n/a: {}", term_safe(why));
-        }
-        if let Some(from) = &o.slurm_source {
-            let _ = writeln!(out, "  Slurm job names: {}", term_safe(from));
-        }
-        if let Some(note) = &o.note {
-            let _ = writeln!(out, "  owner note: {}", term_safe(note));
-        }
-        if !o.assigned_devices.is_empty() {
-            let devices = o.assigned_devices.join(", ");
-            let line = format!("  devices the kubelet assigned: {devices}");
-            let _ = writeln!(out, "{}", term_safe(&line));
-        }
+        owner_lines(&mut out, o, lang);
     }
-    measured_section(&mut out, e, snap);
-    identification_section(&mut out, e);
-    group_section(&mut out, e);
-    live_section(&mut out, e);
+    measured_section(&mut out, e, snap, lang);
+    identification_section(&mut out, e, lang);
+    group_section(&mut out, e, lang);
+    live_section(&mut out, e, lang);
     if let Some(est) = &e.estimated {
-        estimated_section(&mut out, est);
-        side_by_side(&mut out, est);
+        estimated_section(&mut out, est, lang);
+        side_by_side(&mut out, est, lang);
     }
     out
 }
 
+/// Who the process belongs to, and the cgroup that says so (names from paths, escaped).
+fn owner_lines(out: &mut String, o: &gpuledger_model::Owner, lang: Lang) {
+    let safe = |s: &str| -> Value<'static> { term_safe(s).into_owned().into() };
+    let args = [("label", safe(&o.label)), ("cgroup", safe(&o.cgroup))];
+    say(out, lang, "report-explain-owner", &args);
+    if let Some(why) = &o.names_unavailable_reason {
+        say(
+            out,
+            lang,
+            "report-explain-pod-names-na",
+            &[("reason", safe(why))],
+        );
+    }
+    if let Some(from) = &o.slurm_source {
+        say(
+            out,
+            lang,
+            "report-explain-slurm-names",
+            &[("source", safe(from))],
+        );
+    }
+    if let Some(note) = &o.note {
+        say(
+            out,
+            lang,
+            "report-explain-owner-note",
+            &[("note", safe(note))],
+        );
+    }
+    if !o.assigned_devices.is_empty() {
+        let devices = safe(&o.assigned_devices.join(", "));
+        say(
+            out,
+            lang,
+            "report-explain-kubelet-devices",
+            &[("devices", devices)],
+        );
+    }
+}
+
 /// What the driver reported, per device.
-fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot) {
+fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot, lang: Lang) {
     let p = e.process.as_ref();
-    out.push_str("\nMEASURED (reported by the driver)\n");
+    heading(out, lang, "report-explain-measured");
     match (&e.not_measured, p) {
         (Some(why), _) => {
             let _ = writeln!(out, "  {why}");
@@ -97,7 +152,11 @@ fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot) {
                 }
                 out.push('\n');
                 if let Some(r) = &u.unavailable_reason {
-                    let _ = writeln!(out, "    memory n/a: {r}");
+                    let _ = writeln!(
+                        out,
+                        "    {}",
+                        lang.t_args("report-explain-memory-na", &[("reason", r.into())])
+                    );
                 }
             }
         }
@@ -106,67 +165,72 @@ fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot) {
 }
 
 /// What the process is, with every piece of evidence and every missing link.
-fn identification_section(out: &mut String, e: &Explanation) {
-    out.push_str("\nWHAT IT IS (identification, with evidence)\n");
+fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
+    heading(out, lang, "report-explain-what-it-is");
     match &e.workload {
         Some(w) => {
-            let _ = writeln!(
-                out,
-                "  {} (confidence {})",
-                w.short_label(),
-                w.confidence.word()
-            );
+            let confidence = lang.t(match w.confidence {
+                gpuledger_model::Confidence::High => "report-confidence-high",
+                gpuledger_model::Confidence::Medium => "report-confidence-medium",
+                gpuledger_model::Confidence::Low => "report-confidence-low",
+            });
+            let args = [
+                ("label", crate::labels::workload_label(w, lang).into()),
+                ("confidence", confidence.into()),
+            ];
+            say(out, lang, "report-explain-identified", &args);
             for ev in &w.evidence {
                 let _ = writeln!(
                     out,
                     "    [{}] {}  — {}",
-                    ev.kind.label(),
+                    crate::labels::evidence_label(ev.kind, lang),
                     ev.shown(),
                     ev.source
                 );
             }
             for m in &w.missing {
-                let _ = writeln!(out, "    missing: {m}");
+                let missing = lang.t_args("report-explain-missing", &[("what", m.into())]);
+                let _ = writeln!(out, "    {missing}");
             }
             if let Some(m) = &w.member {
-                let _ = writeln!(out, "    [workload] {}: {}", m.role, m.evidence);
+                let word = lang.t("report-evidence-workload");
+                let _ = writeln!(out, "    [{word}] {}: {}", m.role, m.evidence);
             }
         }
-        None => out.push_str("  not identified\n"),
+        None => say(out, lang, "report-explain-not-identified", &[]),
     }
 }
 
 /// The workload's processes as measured: which of them hold the memory, on which GPU.
-fn group_section(out: &mut String, e: &Explanation) {
+fn group_section(out: &mut String, e: &Explanation, lang: Lang) {
     let Some(g) = &e.group else {
         return;
     };
-    let estimated = g
-        .estimated_gpu_bytes
-        .map(|b| format!(", {} estimated in all", human_bytes(b)))
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "\nWORKLOAD PROCESSES (rooted at pid {}; {} measured in all{estimated})",
-        g.root_pid,
-        human_bytes(g.measured_gpu_bytes)
-    );
+    let mut args = vec![
+        ("pid", g.root_pid.to_string().into()),
+        ("measured", human_bytes(g.measured_gpu_bytes).into()),
+    ];
+    let key = match g.estimated_gpu_bytes {
+        Some(b) => {
+            args.push(("estimated", human_bytes(b).into()));
+            "report-explain-workload-estimated"
+        }
+        None => "report-explain-workload",
+    };
+    let _ = writeln!(out, "\n{}", lang.t_args(key, &args));
+    let this = format!("  {}", lang.t("report-explain-this-process"));
     let rows: Vec<Vec<String>> = g
         .members
         .iter()
         .map(|m| {
-            let this = if m.pid == e.pid {
-                "  ← this process"
-            } else {
-                ""
-            };
+            let this = if m.pid == e.pid { this.as_str() } else { "" };
             vec![
                 m.pid.to_string(),
                 term_safe(&m.role).into_owned(),
                 format!(
                     "{}{}{this}",
-                    member_usage(&m.usage),
-                    member_share(m.estimated_gpu_bytes)
+                    member_usage(&m.usage, lang),
+                    member_share(m.estimated_gpu_bytes, lang)
                 ),
             ]
         })
@@ -180,9 +244,9 @@ fn group_section(out: &mut String, e: &Explanation) {
 }
 
 /// `GPU0 21 GiB, GPU1 n/a`, or `no GPU memory`.
-fn member_usage(usage: &[(Option<u32>, Option<u64>)]) -> String {
+fn member_usage(usage: &[(Option<u32>, Option<u64>)], lang: Lang) -> String {
     if usage.is_empty() {
-        return "no GPU memory".to_string();
+        return lang.t("report-explain-no-gpu-memory");
     }
     usage
         .iter()
@@ -195,58 +259,88 @@ fn member_usage(usage: &[(Option<u32>, Option<u64>)]) -> String {
 }
 
 /// Each member's estimated share beside its own measured memory.
-fn member_share(estimated: Option<u64>) -> String {
+fn member_share(estimated: Option<u64>, lang: Lang) -> String {
     estimated
-        .map(|b| format!("  (estimated share {})", human_bytes(b)))
+        .map(|b| {
+            let share = lang.t_args("report-explain-share", &[("bytes", human_bytes(b).into())]);
+            format!("  {share}")
+        })
         .unwrap_or_default()
 }
 
 /// The runtime's own API, asked on loopback (or why not).
-fn live_section(out: &mut String, e: &Explanation) {
-    out.push_str("\nLIVE STATE (the runtime's own API, loopback only)\n");
+fn live_section(out: &mut String, e: &Explanation, lang: Lang) {
+    heading(out, lang, "report-explain-live");
+    let na = |out: &mut String, why: &str| {
+        say(out, lang, "report-explain-na", &[("reason", why.into())])
+    };
     match (&e.live, &e.live_unavailable) {
         (Some(l), _) => {
-            let _ = writeln!(out, "  {} on 127.0.0.1:{}", l.server, l.port);
+            let args = [
+                ("server", l.server.as_str().into()),
+                ("port", l.port.to_string().into()),
+            ];
+            say(out, lang, "report-explain-live-server", &args);
             if l.auth_required {
-                out.push_str(
-                    "  the server requires an API key (HTTP 401); gpuledger does not send one\n",
-                );
+                say(out, lang, "report-explain-auth", &[]);
             }
             if let Some(c) = l.n_ctx {
-                let _ = writeln!(out, "  context size: {c}");
+                say(
+                    out,
+                    lang,
+                    "report-explain-context-size",
+                    &[("n", c.to_string().into())],
+                );
             }
             match (l.slots_busy, l.total_slots) {
                 (Some(b), Some(t)) => {
-                    let _ = writeln!(out, "  slots: {b} busy of {t}");
+                    let args = [
+                        ("busy", b.to_string().into()),
+                        ("total", t.to_string().into()),
+                    ];
+                    say(out, lang, "report-explain-slots-busy", &args);
                 }
                 (None, Some(t)) => {
-                    let _ = writeln!(out, "  slots: {t}");
+                    say(
+                        out,
+                        lang,
+                        "report-explain-slots",
+                        &[("total", t.to_string().into())],
+                    );
                 }
                 _ => {}
             }
             if let Some(t) = l.tokens_per_second {
-                let _ = writeln!(out, "  tokens per second: {t:.1}");
+                let rate = format!("{t:.1}");
+                say(
+                    out,
+                    lang,
+                    "report-explain-tokens-per-second",
+                    &[("rate", rate.into())],
+                );
             }
             // The path and the names come from the runtime's HTTP API: escape control bytes.
             if let Some(m) = &l.model_path {
-                let _ = writeln!(out, "  model: {}", term_safe(m));
-            }
-            for m in &l.models {
-                let _ = writeln!(
+                say(
                     out,
-                    "  loaded: {} (runtime says {} in VRAM, context {})",
-                    term_safe(&m.name),
-                    human_opt(m.vram_bytes),
-                    words::or_unknown(m.context_length)
+                    lang,
+                    "report-explain-model",
+                    &[("path", term_safe(m).into())],
                 );
             }
+            for m in &l.models {
+                let args = [
+                    ("name", term_safe(&m.name).into()),
+                    ("vram", human_opt(m.vram_bytes).into()),
+                    ("context", words::or_unknown(m.context_length).into()),
+                ];
+                say(out, lang, "report-explain-loaded", &args);
+            }
             for u in &l.unavailable {
-                let _ = writeln!(out, "  n/a: {u}");
+                na(out, u);
             }
         }
-        (None, Some(why)) => {
-            let _ = writeln!(out, "  n/a: {why}");
-        }
+        (None, Some(why)) => na(out, why),
         (None, None) => {}
     }
 }
@@ -261,65 +355,86 @@ fn percent_off(d: i64, estimated: u64) -> String {
 }
 
 /// The estimated ledger, apart from the measured one.
-fn estimated_section(out: &mut String, est: &EstimatedLedger) {
+fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
     // vLLM serving a GGUF file reads its header, not config.json (its weights input says so).
     let from_gguf = est
         .runtime
         .as_ref()
         .is_some_and(|r| r.inputs.iter().any(|i| i.source.is_gguf_header()));
-    out.push_str(if est.runtime.is_some() && !from_gguf {
-        "\nESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)\n"
+    let key = if est.runtime.is_some() && !from_gguf {
+        "report-explain-estimated-config"
     } else if est.runtime.is_some() {
-        "\nESTIMATED (computed from the GGUF header and the runtime's settings; not measured)\n"
+        "report-explain-estimated-gguf-runtime"
     } else {
-        "\nESTIMATED (computed from the GGUF header and the server's settings; not measured)\n"
-    });
+        "report-explain-estimated-gguf-server"
+    };
+    heading(out, lang, key);
     if let Some(r) = &est.runtime {
-        indented(out, &render_beside_measured(r, est.measured_gpu_bytes));
+        indented(
+            out,
+            &render_beside_measured_in(r, est.measured_gpu_bytes, lang),
+        );
     }
     match (&est.estimate, &est.unavailable) {
         (Some(x), _) => {
-            indented(out, &render_text(x));
+            indented(out, &render_text_in(x, lang));
             if let (Some(m), Some(d)) = (est.measured_gpu_bytes, est.measured_minus_estimated_bytes)
             {
                 let _ = writeln!(
                     out,
                     "  {}{}",
-                    measured_vs_estimated(m, "", x.total_gpu_bytes, Some(x.weights.gpu_bytes)),
+                    measured_vs_estimated_in(
+                        lang,
+                        m,
+                        "",
+                        x.total_gpu_bytes,
+                        Some(x.weights.gpu_bytes)
+                    ),
                     percent_off(d, x.total_gpu_bytes)
                 );
             }
         }
         (None, Some(why)) if est.recorded.is_none() => {
-            let _ = writeln!(out, "  n/a: {why}");
+            say(out, lang, "report-explain-na", &[("reason", why.into())]);
         }
         _ => {}
     }
     if let Some(r) = &est.recorded {
-        indented(out, &render_recorded(r, est.measured_gpu_bytes));
+        indented(out, &render_recorded_in(r, est.measured_gpu_bytes, lang));
     }
     if let Some(r) = &est.recipe {
-        let _ = writeln!(out, "  recipe: {r}");
+        say(out, lang, "report-explain-recipe", &[("recipe", r.into())]);
     }
     for n in &est.not_modelled {
-        let _ = writeln!(out, "  not modelled: {n}");
+        say(
+            out,
+            lang,
+            "report-explain-not-modelled",
+            &[("what", n.into())],
+        );
     }
     if let Some(why) = &est.runtime_api_unavailable {
-        let _ = writeln!(out, "  runtime API n/a: {why}");
+        say(
+            out,
+            lang,
+            "report-explain-runtime-api-na",
+            &[("reason", why.into())],
+        );
     }
 }
 
 /// Measured, reported and estimated side by side, never added; then the runtime's log lines.
-fn side_by_side(out: &mut String, est: &EstimatedLedger) {
-    out.push_str("\nSIDE BY SIDE (never added together)\n");
+fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
+    heading(out, lang, "report-explain-side-by-side");
     let mut rows = vec![vec![
-        "measured (driver):".to_string(),
+        lang.t("report-explain-measured-driver"),
         human_opt(est.measured_gpu_bytes),
     ]];
+    let reported = lang.t("report-explain-reported-runtime");
     if est.reported.is_empty() {
         rows.push(vec![
-            "reported (runtime):".into(),
-            "n/a (the runtime publishes no figure here)".into(),
+            reported.clone(),
+            lang.t("report-explain-reported-none"),
         ]);
     }
     for r in &est.reported {
@@ -329,7 +444,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
             (None, None) => r.what.clone(),
         };
         rows.push(vec![
-            "reported (runtime):".into(),
+            reported.clone(),
             format!("{}  — {}", term_safe(&what), r.source),
         ]);
     }
@@ -343,28 +458,36 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger) {
             floor(r.summary.is_partial()),
             human_bytes(r.summary.total_gpu_bytes)
         ),
-        (None, None, Some(r)) => format!(
-            "{}{} (recorded in the snapshot)",
-            floor(r.is_partial()),
-            human_bytes(r.total_gpu_bytes)
-        ),
+        (None, None, Some(r)) => {
+            let bytes = format!(
+                "{}{}",
+                floor(r.is_partial()),
+                human_bytes(r.total_gpu_bytes)
+            );
+            lang.t_args("report-explain-recorded", &[("bytes", bytes.into())])
+        }
         (None, None, None) => match &est.unavailable {
             Some(why) => format!("{} ({})", words::UNKNOWN, term_safe(why)),
             None => words::UNKNOWN.into(),
         },
     };
-    rows.push(vec!["estimated (recipe):".into(), estimated]);
+    rows.push(vec![lang.t("report-explain-estimated-recipe"), estimated]);
     out.push_str(&Columns::new(&[]).indent("  ").gap(3).render(&rows));
     if let Some(why) = est
         .why
         .as_ref()
         .or(est.recorded.as_ref().and_then(|r| r.why.as_ref()))
     {
-        let _ = writeln!(out, "  why: {}", term_safe(why));
+        say(
+            out,
+            lang,
+            "report-explain-why",
+            &[("why", term_safe(why).into())],
+        );
     }
     if !est.runtime_reported.is_empty() {
-        out.push_str("\nRUNTIME-REPORTED (the runtime's own log, beside the estimate)\n");
-        indented(out, &render_comparison(&est.runtime_reported));
+        heading(out, lang, "report-explain-runtime-reported");
+        indented(out, &render_comparison_in(&est.runtime_reported, lang));
     }
 }
 
@@ -417,7 +540,7 @@ mod tests {
             estimated_gpu_bytes: None,
         });
         let mut out = String::new();
-        group_section(&mut out, &e);
+        group_section(&mut out, &e, Lang::En);
         assert!(
             out.ends_with(
                 "       10  server           no GPU memory\n       20  worker TP0/2     GPU0 21 GiB  ← this process\n"
@@ -426,7 +549,7 @@ mod tests {
         );
         e.group.as_mut().unwrap().members[0].role = "engine (node helper)".into();
         let mut out = String::new();
-        group_section(&mut out, &e);
+        group_section(&mut out, &e, Lang::En);
         assert!(
             out.ends_with(
                 "       10  engine (node helper)  no GPU memory\n       20  worker TP0/2          GPU0 21 GiB  ← this process\n"
@@ -446,7 +569,7 @@ mod tests {
                 inputs: vec![Input::new("weights", "1.00 GiB", source)],
             });
             let mut out = String::new();
-            estimated_section(&mut out, &est);
+            estimated_section(&mut out, &est, Lang::En);
             out
         };
         let gguf = weights(InputSource::gguf_header());
@@ -472,7 +595,7 @@ mod tests {
             ..EstimatedLedger::default()
         };
         let mut out = String::new();
-        side_by_side(&mut out, &est);
+        side_by_side(&mut out, &est, Lang::En);
         assert_eq!(
             out,
             "\nSIDE BY SIDE (never added together)\n  measured (driver):    7 GiB\n  reported (runtime):   n/a (the runtime publishes no figure here)\n  estimated (recipe):   n/a\n"
@@ -499,7 +622,7 @@ mod tests {
             inputs: Vec::new(),
         });
         let mut out = String::new();
-        side_by_side(&mut out, &est);
+        side_by_side(&mut out, &est, Lang::En);
         assert!(out.contains("estimated (recipe):   40 GiB\n"), "{out}");
         summary.kv_cache_gpu_bytes = None;
         est.set_runtime(gpuledger_model::runtime_estimate::RuntimeEstimate {
@@ -507,7 +630,7 @@ mod tests {
             inputs: Vec::new(),
         });
         let mut out = String::new();
-        side_by_side(&mut out, &est);
+        side_by_side(&mut out, &est, Lang::En);
         assert!(out.contains("estimated (recipe):   ≥ 40 GiB\n"), "{out}");
     }
 
@@ -534,7 +657,7 @@ mod tests {
             ..explanation(1)
         };
         let mut out = String::new();
-        live_section(&mut out, &e);
+        live_section(&mut out, &e, Lang::En);
         assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
         assert!(!out.contains("\n  loaded: forged"), "{out:?}");
         assert!(!out.contains("\nfake line"), "{out:?}");

@@ -2,6 +2,7 @@
 //! (measured), and who holds that memory. Its JSON shape and its text.
 
 use crate::columns::{or_unknown_with, Align, Columns};
+use gpuledger_lang::Lang;
 use gpuledger_model::term_safe;
 use gpuledger_model::units::human_bytes;
 use serde::Serialize;
@@ -82,12 +83,22 @@ pub struct Change {
 
 /// The changes that would make it fit, one per line, with what each needs.
 pub fn render_changes(changes: &[Change]) -> String {
+    render_changes_in(changes, Lang::En)
+}
+
+/// [`render_changes`] in `lang`.
+pub fn render_changes_in(changes: &[Change], lang: Lang) -> String {
     if changes.is_empty() {
         return String::new();
     }
-    let mut rows = vec![["change", "needs", "free", "what"]
-        .map(String::from)
-        .to_vec()];
+    let mut rows = vec![[
+        "report-fit-col-change",
+        "report-fit-col-needs",
+        "report-fit-col-free",
+        "report-fit-col-what",
+    ]
+    .map(|k| lang.t(k))
+    .to_vec()];
     for c in changes {
         rows.push(vec![
             term_safe(&c.flags).into_owned(),
@@ -96,7 +107,7 @@ pub fn render_changes(changes: &[Change]) -> String {
             term_safe(&c.what).into_owned(),
         ]);
     }
-    let mut s = String::from("would fit with any one of (each checked by estimating again):\n");
+    let mut s = format!("{}\n", lang.t("report-fit-changes"));
     s.push_str(
         &Columns::new(&[Align::Left, Align::Right, Align::Right, Align::Left])
             .indent("  ")
@@ -107,8 +118,16 @@ pub fn render_changes(changes: &[Change]) -> String {
 
 /// The fit as text: the verdict, then who holds the device's memory now.
 pub fn render_fit(f: &Fit) -> String {
+    render_fit_in(f, Lang::En)
+}
+
+/// [`render_fit`] in `lang`.
+pub fn render_fit_in(f: &Fit, lang: Lang) -> String {
     match f {
-        Fit::NotAvailable { reason } => format!("fit: {reason}\n"),
+        Fit::NotAvailable { reason } => {
+            let reason = reason.as_str().into();
+            format!("{}\n", lang.t_args("report-fit-na", &[("reason", reason)]))
+        }
         Fit::Checked {
             device,
             free_bytes,
@@ -122,29 +141,31 @@ pub fn render_fit(f: &Fit) -> String {
         } => {
             let mut s = String::new();
             if let Some(r) = replay {
-                s.push_str(&format!("fit (REPLAY of {r}, not the live machine):\n"));
+                let replay = lang.t_args("report-fit-replay", &[("file", r.as_str().into())]);
+                s.push_str(&format!("{replay}\n"));
             }
-            s.push_str(&format!(
-                "fit on {device}: needs ~{} (estimated{}), {} free of {} (measured) -> {}\n",
-                human_bytes(*needed_bytes),
-                if *overhead_unknown {
-                    ", overhead unknown"
-                } else {
-                    ""
-                },
-                human_bytes(*free_bytes),
-                or_unknown_with(*total_bytes, human_bytes),
-                if *fits {
-                    format!("fits, {} to spare", human_bytes(free_bytes - needed_bytes))
-                } else {
-                    format!(
-                        "does NOT fit, short by {}",
-                        human_bytes(needed_bytes - free_bytes)
-                    )
-                }
-            ));
+            let verdict = if *fits {
+                let spare = human_bytes(free_bytes - needed_bytes);
+                lang.t_args("report-fit-fits", &[("size", spare.into())])
+            } else {
+                let short = human_bytes(needed_bytes - free_bytes);
+                lang.t_args("report-fit-short", &[("size", short.into())])
+            };
+            let key = if *overhead_unknown {
+                "report-fit-on-overhead-unknown"
+            } else {
+                "report-fit-on"
+            };
+            let args = [
+                ("device", device.as_str().into()),
+                ("needed", human_bytes(*needed_bytes).into()),
+                ("free", human_bytes(*free_bytes).into()),
+                ("total", or_unknown_with(*total_bytes, human_bytes).into()),
+                ("verdict", verdict.into()),
+            ];
+            s.push_str(&format!("{}\n", lang.t_args(key, &args)));
             if !holders.is_empty() || unattributed_bytes.is_some() {
-                s.push_str("held now by:\n");
+                s.push_str(&format!("{}\n", lang.t("report-fit-held-by")));
                 let mut rows: Vec<[String; 3]> = holders
                     .iter()
                     .map(|h| {
@@ -156,7 +177,11 @@ pub fn render_fit(f: &Fit) -> String {
                     })
                     .collect();
                 if let Some(u) = unattributed_bytes {
-                    rows.push(["-".into(), "unattributed".into(), human_bytes(*u)]);
+                    rows.push([
+                        "-".into(),
+                        lang.t("report-fit-unattributed"),
+                        human_bytes(*u),
+                    ]);
                 }
                 let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
                 s.push_str(

@@ -3,40 +3,47 @@
 //! a group's processes whose memory is unknown are counted beside its sum, not added to it.
 
 use crate::columns::{Align, Columns};
+use gpuledger_lang::{Lang, Value};
 use gpuledger_model::owner::{DeviceGroups, OwnerGroups};
 use gpuledger_model::units::{human_bytes, human_opt};
-use gpuledger_model::{term_safe, term_safe_text, GroupBy};
+use gpuledger_model::{term_safe, term_safe_text, words, GroupBy};
 use std::fmt::Write;
 
 pub use gpuledger_model::owner::GROUPS_SCHEMA;
 
 /// The groups as aligned text. `replay` names the recording shown, if one is.
 pub fn render_groups_table(g: &OwnerGroups, host: Option<&str>, replay: Option<&str>) -> String {
+    render_groups_table_in(g, host, replay, Lang::En)
+}
+
+/// [`render_groups_table`] in `lang`.
+pub fn render_groups_table_in(
+    g: &OwnerGroups,
+    host: Option<&str>,
+    replay: Option<&str>,
+    lang: Lang,
+) -> String {
     let mut out = String::new();
+    let taken = || -> Value<'_> { g.taken_at.as_str().into() };
     if let Some(src) = replay {
-        let _ = writeln!(
-            out,
-            "REPLAY of {src} (recorded {}, not the live machine)",
-            g.taken_at
-        );
+        let args = [("file", src.into()), ("taken", taken())];
+        let _ = writeln!(out, "{}", lang.t_args("report-replay", &args));
     }
-    let _ = writeln!(
-        out,
-        "gpuledger snapshot --group-by {} · {} · {}\n",
-        g.group_by,
-        host.unwrap_or("unknown host"),
-        g.taken_at
-    );
+    let unknown_host = lang.t("report-unknown-host");
+    let args = [
+        ("by", g.group_by.as_str().into()),
+        ("host", host.unwrap_or(&unknown_host).into()),
+        ("taken", taken()),
+    ];
+    let _ = writeln!(out, "{}\n", lang.t_args("report-groups-title", &args));
     if g.devices.is_empty() {
-        out.push_str(
-            "No GPU found. Run `gpuledger selftest` to see what each source looked for.\n",
-        );
+        let _ = writeln!(out, "{}", lang.t("report-no-gpu"));
     }
     for d in &g.devices {
-        device_block(&mut out, d, g.group_by);
+        device_block(&mut out, d, g.group_by, lang);
     }
     if !g.notes.is_empty() {
-        out.push_str("NOTES\n");
+        let _ = writeln!(out, "{}", lang.t("report-groups-notes"));
         for n in &g.notes {
             let _ = writeln!(out, "  - {n}");
         }
@@ -44,20 +51,40 @@ pub fn render_groups_table(g: &OwnerGroups, host: Option<&str>, replay: Option<&
     term_safe_text(&out).into_owned()
 }
 
-fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy) {
-    let _ = writeln!(
-        out,
-        "GPU{}  {}  used {}",
-        d.index,
-        d.name.as_deref().unwrap_or("n/a"),
-        human_opt(d.used_bytes)
-    );
-    let title = by.as_str().to_uppercase();
-    let mut rows: Vec<Vec<String>> = vec![vec![title, "PROCESSES".into(), "MEMORY".into()]];
+/// The first column's heading: what the rows are grouped by.
+fn by_heading(by: GroupBy, lang: Lang) -> String {
+    lang.t(match by {
+        GroupBy::Pod => "report-groups-by-pod",
+        GroupBy::Namespace => "report-groups-by-namespace",
+        GroupBy::Container => "report-groups-by-container",
+        GroupBy::Job => "report-groups-by-job",
+        GroupBy::User => "report-groups-by-user",
+        GroupBy::Unit => "report-groups-by-unit",
+        GroupBy::Owner => "report-groups-by-owner",
+    })
+}
+
+fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy, lang: Lang) {
+    let args = [
+        ("gpu", d.index.to_string().into()),
+        ("name", d.name.as_deref().unwrap_or(words::UNKNOWN).into()),
+        ("used", human_opt(d.used_bytes).into()),
+    ];
+    let _ = writeln!(out, "{}", lang.t_args("report-groups-device", &args));
+    let mut rows: Vec<Vec<String>> = vec![vec![
+        by_heading(by, lang),
+        lang.t("report-groups-col-processes"),
+        lang.t("report-col-memory"),
+    ]];
     for grp in &d.groups {
         let mut mem = human_bytes(grp.memory_bytes);
         if grp.memory_unknown_processes > 0 {
-            let _ = write!(mem, " (+{} n/a)", grp.memory_unknown_processes);
+            let _ = write!(
+                mem,
+                " (+{} {})",
+                grp.memory_unknown_processes,
+                words::UNKNOWN
+            );
         }
         rows.push(vec![
             term_safe(&grp.label).into_owned(),
@@ -66,17 +93,11 @@ fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy) {
         ]);
     }
     let (label, value) = match (d.unattributed_bytes, d.over_attributed_bytes) {
-        (Some(u), _) => (
-            "unattributed (driver, system, other users, unknown processes)",
-            human_bytes(u),
-        ),
-        (None, Some(o)) => (
-            "over-attributed (processes add up to more than the device uses)",
-            human_bytes(o),
-        ),
-        (None, None) => ("unattributed: device used memory is unknown", "n/a".into()),
+        (Some(u), _) => ("report-groups-unattributed", human_bytes(u)),
+        (None, Some(o)) => ("report-groups-over-attributed", human_bytes(o)),
+        (None, None) => ("report-groups-unattributed-unknown", words::UNKNOWN.into()),
     };
-    rows.push(vec![label.into(), String::new(), value]);
+    rows.push(vec![lang.t(label), String::new(), value]);
     out.push_str(
         &Columns::new(&[Align::Left, Align::Right, Align::Right])
             .indent("  ")

@@ -3,6 +3,7 @@
 //! wider than its column moves only its own line. Lined up by the one aligner ([`Columns`]).
 
 use crate::columns::{Align, Columns};
+use gpuledger_lang::Lang;
 use gpuledger_model::term_safe;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::words::{or_unknown, or_unknown_with, UNKNOWN};
@@ -49,9 +50,21 @@ fn columns<'a>(align: &'a [Align], widths: &[usize]) -> Columns<'a> {
 }
 
 pub fn device_header() -> String {
-    columns(&DEVICE_ALIGN, &DEVICE_WIDTHS).render(&[vec![
-        "TIME", "GPU", "USED", "FREE", "GPU%", "TEMP", "POWER W",
-    ]])
+    device_header_in(Lang::En)
+}
+
+/// [`device_header`] in `lang` (the columns keep their widths by display width).
+pub fn device_header_in(lang: Lang) -> String {
+    let keys = [
+        "report-history-col-time",
+        "report-col-gpu",
+        "report-history-col-used",
+        "report-history-col-free",
+        "report-col-gpu-pct",
+        "report-col-temp",
+        "report-history-col-power-w",
+    ];
+    columns(&DEVICE_ALIGN, &DEVICE_WIDTHS).render(&[keys.map(|k| lang.t(k)).to_vec()])
 }
 
 pub fn device_line(d: &DeviceLine) -> String {
@@ -67,9 +80,21 @@ pub fn device_line(d: &DeviceLine) -> String {
 }
 
 pub fn process_header() -> String {
-    columns(&PROCESS_ALIGN, &PROCESS_WIDTHS).render(&[vec![
-        "TIME", "GPU", "PID", "NAME", "MEMORY", "SM%", "SOURCE",
-    ]])
+    process_header_in(Lang::En)
+}
+
+/// [`process_header`] in `lang`.
+pub fn process_header_in(lang: Lang) -> String {
+    let keys = [
+        "report-history-col-time",
+        "report-col-gpu",
+        "report-col-pid",
+        "report-col-name",
+        "report-col-memory",
+        "report-col-sm-pct",
+        "report-col-source",
+    ];
+    columns(&PROCESS_ALIGN, &PROCESS_WIDTHS).render(&[keys.map(|k| lang.t(k)).to_vec()])
 }
 
 /// Names, sources and reasons come from the recording: escaped, so a control character in a
@@ -94,6 +119,22 @@ pub fn process_line(p: &ProcessLine) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Chinese headings take two columns a character: the columns still start where the rows'
+    /// do (the English header's places), and the header is as wide.
+    #[test]
+    fn chinese_headers_keep_the_columns() {
+        use crate::columns::display_width;
+        let at = |h: &str, pat: &str| h.find(pat).map(|i| display_width(&h[..i]));
+        for lang in [Lang::ZhCn, Lang::ZhTw] {
+            let (en, zh) = (device_header(), device_header_in(lang));
+            assert_eq!(display_width(&en), display_width(&zh), "{en}{zh}");
+            assert_eq!(at(&en, "GPU%"), at(&zh, "GPU%"), "{en}{zh}");
+            let (en, zh) = (process_header(), process_header_in(lang));
+            assert_eq!(at(&en, "PID"), at(&zh, "PID"), "{en}{zh}");
+            assert_eq!(at(&en, "SM%"), at(&zh, "SM%"), "{en}{zh}");
+        }
+    }
 
     #[test]
     fn device_lines_line_up_under_their_header() {

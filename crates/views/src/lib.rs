@@ -16,6 +16,7 @@ pub mod fit;
 pub mod groups;
 pub mod history;
 pub mod kill;
+pub mod labels;
 pub mod prometheus;
 pub mod table;
 #[cfg(test)]
@@ -27,7 +28,7 @@ pub mod web;
 pub use csv::snapshot_csv;
 pub use diff::{render_diff, DiffOptions};
 pub use gpuledger_model::{term_safe, term_safe_text};
-pub use groups::{render_groups_json, render_groups_table};
+pub use groups::{render_groups_json, render_groups_table, render_groups_table_in};
 pub use prometheus::{render_metrics, MetricsOptions, ProcessSeries};
 pub use table::{render_table, TableOptions};
 

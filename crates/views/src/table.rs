@@ -3,6 +3,7 @@
 
 use crate::columns::{or_unknown_with, Align, Columns};
 use crate::estimate::reported_value;
+pub use gpuledger_lang::Lang;
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, term_safe_text};
@@ -15,6 +16,8 @@ pub struct TableOptions {
     pub replay: Option<String>,
     /// Do not shorten command lines.
     pub wide: bool,
+    /// The language of the words (figures, names and the sources' own reasons stay as they are).
+    pub lang: Lang,
 }
 
 const COMMAND_WIDTH: usize = 60;
@@ -28,30 +31,32 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
     let mut out = String::new();
     // The host name and the time come from the machine or from a replayed file: one field
     // each, a newline in them escaped (the header stays one line).
+    let lang = opts.lang;
     let taken_at = term_safe(&snap.taken_at);
     if let Some(src) = &opts.replay {
-        let _ = writeln!(
-            out,
-            "REPLAY of {} (recorded {taken_at}, not the live machine)",
-            term_safe(src)
-        );
+        let file = term_safe(src);
+        let args = [("file", (&*file).into()), ("taken", (&*taken_at).into())];
+        let _ = writeln!(out, "{}", lang.t_args("report-replay", &args));
     }
-    let _ = writeln!(
-        out,
-        "gpuledger snapshot · {} · {taken_at}{}",
-        term_safe(snap.host.hostname.as_deref().unwrap_or("unknown host")),
-        if snap.host.wsl { " · WSL2" } else { "" }
-    );
+    let unknown_host = lang.t("report-unknown-host");
+    let host = term_safe(snap.host.hostname.as_deref().unwrap_or(&unknown_host));
+    let args = [("host", (&*host).into()), ("taken", (&*taken_at).into())];
+    let title = if snap.host.wsl {
+        "report-title-wsl"
+    } else {
+        "report-title"
+    };
+    let _ = writeln!(out, "{}", lang.t_args(title, &args));
     out.push('\n');
 
-    devices_section(&mut out, snap);
+    devices_section(&mut out, snap, lang);
     processes_section(&mut out, snap, opts);
-    unattributed_section(&mut out, snap);
-    estimated_section(&mut out, snap);
+    unattributed_section(&mut out, snap, lang);
+    estimated_section(&mut out, snap, lang);
 
-    let cannot = cannot_see(snap);
+    let cannot = cannot_see(snap, lang);
     if !cannot.is_empty() {
-        out.push_str("NOTES AND WHAT WAS NOT SEEN\n");
+        let _ = writeln!(out, "{}", lang.t("report-notes"));
         for c in cannot {
             let _ = writeln!(out, "  - {c}");
         }
@@ -61,16 +66,21 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
         .sources
         .iter()
         .map(|s| {
-            let st = match s.status {
-                SourceState::Ok => "ok",
-                SourceState::Unavailable => "unavailable",
-                SourceState::Error => "ERROR",
-            };
-            format!("  {:<8} {st}: {}", s.name, s.detail)
+            let st = lang.t(match s.status {
+                SourceState::Ok => "report-source-ok",
+                SourceState::Unavailable => "report-source-unavailable",
+                SourceState::Error => "report-source-error",
+            });
+            let args = [("state", st.into()), ("detail", s.detail.as_str().into())];
+            format!(
+                "  {:<8} {}",
+                s.name,
+                lang.t_args("report-source-line", &args)
+            )
         })
         .collect();
     if !sources.is_empty() {
-        out.push_str("SOURCES\n");
+        let _ = writeln!(out, "{}", lang.t("report-sources"));
         out.push_str(&sources.join("\n"));
         out.push('\n');
     }
@@ -78,44 +88,46 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
 }
 
 /// Devices: memory with the books balanced, utilisation, temperature, power.
-fn devices_section(out: &mut String, snap: &Snapshot) {
+fn devices_section(out: &mut String, snap: &Snapshot, lang: Lang) {
     if snap.devices.is_empty() {
-        out.push_str(
-            "No GPU found. Run `gpuledger selftest` to see what each source looked for.\n",
-        );
+        let _ = writeln!(out, "{}", lang.t("report-no-gpu"));
     } else {
-        out.push_str("DEVICES\n");
-        let mut rows = vec![row(&[
-            "GPU",
-            "NAME",
-            "MEMORY USED / TOTAL",
-            "GPU%",
-            "MEM%",
-            "TEMP",
-            "POWER / LIMIT",
-            "PROCESSES",
-            "UNATTRIBUTED",
-        ])];
+        let _ = writeln!(out, "{}", lang.t("report-devices"));
+        let mut rows = vec![row(
+            lang,
+            &[
+                "report-col-gpu",
+                "report-col-name",
+                "report-col-memory-used-total",
+                "report-col-gpu-pct",
+                "report-col-mem-pct",
+                "report-col-temp",
+                "report-col-power-limit",
+                "report-col-processes",
+                "report-col-unattributed",
+            ],
+        )];
         for d in &snap.devices {
             rows.push(vec![
                 d.index.to_string(),
                 words::or_unknown(d.name.as_deref()),
                 memory_cell(d),
                 match d.power_state.as_deref() {
-                    Some(st @ ("suspended" | "suspending")) => st.to_string(),
+                    Some("suspended") => lang.t("report-power-suspended"),
+                    Some("suspending") => lang.t("report-power-suspending"),
                     _ => pct(d.utilization.gpu_percent),
                 },
                 pct(d.utilization.memory_percent),
                 or_unknown_with(d.temperature_c, |t| format!("{t}°C")),
                 power_cell(d),
                 human_bytes(d.ledger.attributed_bytes),
-                unattributed_cell(d),
+                unattributed_cell(d, lang),
             ]);
             if let Some(sm) = &d.system_memory {
                 let sl = d.system_ledger.unwrap_or_default();
                 rows.push(vec![
                     String::new(),
-                    "  system memory (GTT)".into(),
+                    format!("  {}", lang.t("report-system-memory-gtt")),
                     format!(
                         "{} / {}",
                         human_opt(sm.used_bytes),
@@ -148,7 +160,8 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
             .then(a.pid.cmp(&b.pid))
     });
     if !procs.is_empty() {
-        out.push_str("PROCESSES (measured)\n");
+        let lang = opts.lang;
+        let _ = writeln!(out, "{}", lang.t("report-processes-measured"));
         // Optional columns appear only when some process has a value for them: system memory
         // (GTT / shared, e.g. DRM fdinfo) and the owner (pod, Slurm job, container, unit) when
         // one says more than the USER column does.
@@ -159,21 +172,8 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
         let any_owner = procs.iter().any(|p| {
             p.container.is_some() || p.owner.as_ref().is_some_and(|o| o.kind.beyond_user())
         });
-        let mut header = vec!["PID", "USER", "NAME", "WORKLOAD", "GPU", "TYPE", "MEMORY"];
-        let mut right = vec![true, false, false, false, true, false, true];
-        if any_sys {
-            header.push("SYS/GTT");
-            right.push(true);
-        }
-        header.extend(["SOURCE", "SM%"]);
-        right.extend([false, true]);
-        if any_owner {
-            header.push("OWNER");
-            right.push(false);
-        }
-        header.push("COMMAND");
-        right.push(false);
-        let mut rows = vec![row(&header)];
+        let (header, right) = process_columns(any_sys, any_owner);
+        let mut rows = vec![row(lang, &header)];
         for p in procs {
             for u in &p.usage {
                 let gpu = snap
@@ -187,7 +187,7 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
                     // Not identified: unknown, not "nothing applies".
                     p.workload
                         .as_ref()
-                        .map(|w| w.short_label())
+                        .map(|w| crate::labels::workload_label(w, lang))
                         .unwrap_or_else(|| words::UNKNOWN.into()),
                     gpu,
                     u.kinds_label(),
@@ -219,20 +219,45 @@ fn processes_section(out: &mut String, snap: &Snapshot, opts: &TableOptions) {
     }
 }
 
+/// The process table's column keys and which keep right: the optional ones only when needed.
+fn process_columns(any_sys: bool, any_owner: bool) -> (Vec<&'static str>, Vec<bool>) {
+    let mut header = vec![
+        "report-col-pid",
+        "report-col-user",
+        "report-col-name",
+        "report-col-workload",
+        "report-col-gpu",
+        "report-col-type",
+        "report-col-memory",
+    ];
+    let mut right = vec![true, false, false, false, true, false, true];
+    if any_sys {
+        header.push("report-col-sys-gtt");
+        right.push(true);
+    }
+    header.extend(["report-col-source", "report-col-sm-pct"]);
+    right.extend([false, true]);
+    if any_owner {
+        header.push("report-col-owner");
+        right.push(false);
+    }
+    header.push("report-col-command");
+    right.push(false);
+    (header, right)
+}
+
 /// What no process accounts for, per device (or that processes add up to more).
-fn unattributed_section(out: &mut String, snap: &Snapshot) {
+fn unattributed_section(out: &mut String, snap: &Snapshot, lang: Lang) {
     if !snap.devices.is_empty() {
         for d in &snap.devices {
             let l = &d.ledger;
-            let line = match (l.unattributed_bytes, l.over_attributed_bytes) {
-                (Some(u), _) => format!("{:>10}  unattributed on GPU{} (driver, system, other users, unknown processes)", human_bytes(u), d.index),
-                (None, Some(over)) => format!(
-                    "{:>10}  over-attributed on GPU{}: processes add up to more than the device uses (shared surfaces are charged to several processes); bars are normalised, labels are raw",
-                    human_bytes(over),
-                    d.index
-                ),
-                (None, None) => format!("{:>10}  unattributed on GPU{}: device used memory is unknown", words::UNKNOWN, d.index),
+            let (figure, key) = match (l.unattributed_bytes, l.over_attributed_bytes) {
+                (Some(u), _) => (human_bytes(u), "report-unattributed-on"),
+                (None, Some(over)) => (human_bytes(over), "report-over-attributed-on"),
+                (None, None) => (words::UNKNOWN.into(), "report-unattributed-unknown"),
             };
+            let words = lang.t_args(key, &[("gpu", d.index.to_string().into())]);
+            let line = format!("{figure:>10}  {words}");
             out.push_str(&line);
             out.push('\n');
         }
@@ -244,7 +269,7 @@ fn unattributed_section(out: &mut String, snap: &Snapshot) {
 /// from the model file and settings, beside the process's measured total, never summed with it.
 /// A large measured-vs-estimated gap of each process, with its likely cause (the sentence
 /// explain writes).
-fn gap_lines(with: &[&Process]) -> Vec<String> {
+fn gap_lines(with: &[&Process], lang: Lang) -> Vec<String> {
     with.iter()
         .filter_map(|p| {
             let e = p.estimate.as_ref()?;
@@ -255,30 +280,46 @@ fn gap_lines(with: &[&Process]) -> Vec<String> {
                 .sum::<Option<u64>>()?;
             let w = Some(e.weights_gpu_bytes);
             crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
-            Some(format!(
-                "  pid {}: {}",
-                p.pid,
-                crate::estimate::measured_vs_estimated(m, "", e.total_gpu_bytes, w)
-            ))
+            let text = crate::estimate::measured_vs_estimated_in(lang, m, "", e.total_gpu_bytes, w);
+            Some(format!("  {}", pid_says(lang, p.pid, &text)))
         })
         .collect()
 }
 
-fn estimated_section(out: &mut String, snap: &Snapshot) {
+/// `pid 42: text`, in the language's order.
+fn pid_says(lang: Lang, pid: u32, text: &str) -> String {
+    let args = [("pid", pid.to_string().into()), ("text", text.into())];
+    lang.t_args("report-pid-says", &args)
+}
+
+fn estimated_section(out: &mut String, snap: &Snapshot, lang: Lang) {
     let with: Vec<&Process> = snap
         .processes
         .iter()
         .filter(|p| p.estimate.is_some())
         .collect();
-    let reported = reported_without_estimate(snap);
+    let reported = reported_without_estimate(snap, lang);
     if with.is_empty() && reported.is_empty() {
         return;
     }
-    out.push_str("ESTIMATED (calculated from the model file and settings; not measured, not in the totals above)\n");
-    let mut rows = vec![row(&[
-        "PID", "NAME", "ROLE", "GPU", "RECIPE", "CONTEXT", "WEIGHTS", "KV CACHE", "COMPUTE",
-        "OVERHEAD", "TOTAL", "MEASURED",
-    ])];
+    let _ = writeln!(out, "{}", lang.t("report-estimated"));
+    let mut rows = vec![row(
+        lang,
+        &[
+            "report-col-pid",
+            "report-col-name",
+            "report-col-role",
+            "report-col-gpu",
+            "report-col-recipe",
+            "report-col-context",
+            "report-col-weights",
+            "report-col-kv-cache",
+            "report-col-compute",
+            "report-col-overhead",
+            "report-col-total",
+            "report-col-measured",
+        ],
+    )];
     for p in &with {
         let Some(e) = &p.estimate else { continue };
         let measured: Option<u64> = p.usage.iter().map(|u| u.memory_bytes).sum();
@@ -306,7 +347,7 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
     if !with.is_empty() {
         align(out, &rows, &right);
     }
-    for line in group_lines(&with) {
+    for line in group_lines(&with, lang) {
         out.push_str(&term_safe(&line));
         out.push('\n');
     }
@@ -314,25 +355,24 @@ fn estimated_section(out: &mut String, snap: &Snapshot) {
         .processes
         .iter()
         .filter_map(|p| {
-            Some(format!(
-                "  pid {}: {}",
-                p.pid,
-                p.estimate.as_ref()?.why.as_ref()?
-            ))
+            let why = p.estimate.as_ref()?.why.as_ref()?;
+            Some(format!("  {}", pid_says(lang, p.pid, why)))
         })
         .collect();
-    for w in whys.into_iter().chain(gap_lines(&with)).chain(reported) {
+    for w in whys
+        .into_iter()
+        .chain(gap_lines(&with, lang))
+        .chain(reported)
+    {
         out.push_str(&term_safe(&w));
         out.push('\n');
     }
-    out.push_str(
-        "  (`gpuledger explain PID` shows each part's inputs and where they came from)\n\n",
-    );
+    let _ = writeln!(out, "  {}\n", lang.t("report-explain-hint"));
 }
 
 /// AI processes no recipe could estimate whose runtime reported figures of them all the same
 /// (an Ollama engine gpuledger does not model): why, and what the runtime said, as its own.
-fn reported_without_estimate(snap: &Snapshot) -> Vec<String> {
+fn reported_without_estimate(snap: &Snapshot, lang: Lang) -> Vec<String> {
     snap.processes
         .iter()
         .filter_map(|p| {
@@ -342,12 +382,15 @@ fn reported_without_estimate(snap: &Snapshot) -> Vec<String> {
                 .iter()
                 .map(|r| format!("{} {}", r.what, reported_value(r, human_bytes)))
                 .collect();
+            let args = [
+                ("pid", p.pid.to_string().into()),
+                ("name", p.display_name().into()),
+                ("figures", figures.join(", ").into()),
+                ("source", n.reported[0].source.as_str().into()),
+            ];
             Some(format!(
-                "  {} {}: no estimate; the runtime reports {} ({})",
-                p.pid,
-                p.display_name(),
-                figures.join(", "),
-                n.reported[0].source
+                "  {}",
+                lang.t_args("report-reported-no-estimate", &args)
             ))
         })
         .collect()
@@ -371,7 +414,7 @@ fn gpus_of(snap: &Snapshot, p: &Process) -> String {
 /// One line per workload whose estimate is split over several members (tensor-parallel
 /// workers, ranks): the group's estimated total beside the sum of its members' measured memory.
 /// Each member's own share sits on its row, beside its own GPU's measured memory.
-fn group_lines(with: &[&Process]) -> Vec<String> {
+fn group_lines(with: &[&Process], lang: Lang) -> Vec<String> {
     Snapshot::group_totals(with)
         .iter()
         .map(|g| {
@@ -381,72 +424,66 @@ fn group_lines(with: &[&Process]) -> Vec<String> {
                     if g.estimated_is_floor { "≥ " } else { "" },
                     human_bytes(b)
                 ),
-                None => "n/a (no member has an estimate)".into(),
+                None => lang.t("report-group-no-estimate"),
             };
-            format!(
-                "  group of pid {} ({}): {} members, estimated {estimated} in all beside {} measured",
-                g.root_pid,
-                g.label,
-                g.members.len(),
-                human_opt(g.measured_bytes)
-            )
+            let args = [
+                ("pid", g.root_pid.to_string().into()),
+                ("label", g.label.as_str().into()),
+                ("members", g.members.len().into()),
+                ("estimated", estimated.into()),
+                ("measured", human_opt(g.measured_bytes).into()),
+            ];
+            format!("  {}", lang.t_args("report-group", &args))
         })
         .collect()
 }
 
 /// Everything that is null in this snapshot, with its reason.
-fn cannot_see(snap: &Snapshot) -> Vec<String> {
+fn cannot_see(snap: &Snapshot, lang: Lang) -> Vec<String> {
     let mut v: Vec<String> = snap.notes.clone();
     for d in &snap.devices {
         for (field, why) in &d.unavailable {
             v.push(format!("GPU{} {field}: {why}", d.index));
         }
         if d.ledger.unknown_processes > 0 {
-            v.push(format!(
-                "GPU{}: memory of {} process{} unknown; it is inside the unattributed figure",
-                d.index,
-                d.ledger.unknown_processes,
-                if d.ledger.unknown_processes == 1 {
-                    " is"
-                } else {
-                    "es is"
-                }
-            ));
+            let args = [
+                ("gpu", d.index.to_string().into()),
+                ("count", d.ledger.unknown_processes.into()),
+            ];
+            v.push(lang.t_args("report-unknown-processes", &args));
         }
     }
     for p in &snap.processes {
+        let pid = || ("pid", p.pid.to_string().into());
+        let name = || ("name", p.display_name().into());
         for u in &p.usage {
             if let Some(r) = &u.unavailable_reason {
                 let gpu = snap
                     .device_by_uuid(&u.device)
                     .map(|d| d.index.to_string())
                     .unwrap_or_else(|| words::UNKNOWN.into());
-                v.push(format!(
-                    "pid {} ({}) on GPU{gpu}: memory n/a: {r}",
-                    p.pid,
-                    p.display_name()
-                ));
+                let args = [pid(), name(), ("gpu", gpu.into()), ("reason", r.into())];
+                v.push(lang.t_args("report-memory-na", &args));
             }
             if let Some(r) = &u.engines.unavailable_reason {
-                v.push(format!("pid {} engine use n/a: {r}", p.pid));
+                v.push(lang.t_args("report-engines-na", &[pid(), ("reason", r.into())]));
             }
             if let Some(n) = &u.accounting_note {
-                v.push(format!("pid {} ({}): {n}", p.pid, p.display_name()));
+                let args = [pid(), name(), ("note", n.into())];
+                v.push(lang.t_args("report-process-note", &args));
             }
         }
         if let Some(r) = &p.metadata_unavailable {
-            v.push(format!(
-                "pid {}: name, user and command unknown: {r}",
-                p.pid
-            ));
+            v.push(lang.t_args("report-metadata-na", &[pid(), ("reason", r.into())]));
         }
     }
     v.dedup();
     v
 }
 
-fn row(cells: &[&str]) -> Vec<String> {
-    cells.iter().map(|s| s.to_string()).collect()
+/// A header row: each key's words in the language.
+fn row(lang: Lang, keys: &[&str]) -> Vec<String> {
+    keys.iter().map(|k| lang.t(k)).collect()
 }
 
 fn pct(v: Option<u32>) -> String {
@@ -471,10 +508,10 @@ fn power_cell(d: &Device) -> String {
     format!("{} / {}", w(d.power.usage_watts), w(d.power.limit_watts))
 }
 
-fn unattributed_cell(d: &Device) -> String {
+fn unattributed_cell(d: &Device, lang: Lang) -> String {
     match (d.ledger.unattributed_bytes, d.ledger.over_attributed) {
         (Some(u), _) => human_bytes(u),
-        (None, true) => "over-attributed".into(),
+        (None, true) => lang.t("report-over-attributed"),
         (None, false) => words::UNKNOWN.into(),
     }
 }
@@ -638,7 +675,7 @@ mod tests {
             &s,
             &TableOptions {
                 replay: Some("x.json".into()),
-                wide: false,
+                ..TableOptions::default()
             },
         );
         assert!(t.starts_with("REPLAY of x.json"), "{t}");
@@ -716,8 +753,8 @@ mod tests {
         let t = render_table(
             &s,
             &TableOptions {
-                replay: None,
                 wide: true,
+                ..TableOptions::default()
             },
         );
         assert!(t.contains(&"x".repeat(200)));

@@ -79,7 +79,14 @@ fn no_view_shows_a_secret_of_the_corpus() {
         ("raw", raw_snapshot(1000), raw_snapshot(5000)),
     ] {
         let d = gpuledger_compare::diff::diff(&a, &b);
-        let text = render_diff(&d, ("a.json", "b.json"), DiffOptions { all: true });
+        let text = render_diff(
+            &d,
+            ("a.json", "b.json"),
+            DiffOptions {
+                all: true,
+                ..DiffOptions::default()
+            },
+        );
         assert_no_secret(&format!("diff of {what} snapshots"), &text);
         assert_no_secret(
             &format!("diff --json of {what} snapshots"),

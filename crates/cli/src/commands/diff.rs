@@ -21,7 +21,7 @@ pub struct Args {
     pub all: bool,
 }
 
-pub fn run(args: &Args, _global: &Global) -> anyhow::Result<ExitCode> {
+pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     // Read as every snapshot file is: bounded, and redacted (a file can hold anything).
     let a = load_snapshot(&args.before)?;
     let b = load_snapshot(&args.after)?;
@@ -35,7 +35,10 @@ pub fn run(args: &Args, _global: &Global) -> anyhow::Result<ExitCode> {
                 &args.before.display().to_string(),
                 &args.after.display().to_string(),
             ),
-            gpuledger_views::DiffOptions { all: args.all },
+            gpuledger_views::DiffOptions {
+                all: args.all,
+                lang: global.lang,
+            },
         )
     };
     crate::commands::print(&text)

@@ -10,8 +10,8 @@
 use crate::Global;
 use anyhow::bail;
 use gpuledger_model::{Device, Snapshot, Vendor};
-use gpuledger_views::estimate::{render_comparison, render_text};
-use gpuledger_views::fit::{render_changes, render_fit, Change, Fit, Holder};
+use gpuledger_views::estimate::{render_comparison_in, render_text_in};
+use gpuledger_views::fit::{render_changes_in, render_fit_in, Change, Fit, Holder};
 use gpuledger_workloads::estimate::{
     compare_with_log, estimate, fit, Backend, Comparison, Estimate, FitReplay, Fitting, Setting,
     SettingSource,
@@ -210,7 +210,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         reported: reported.as_deref(),
         changes: &changes,
     };
-    crate::commands::print(&render(&out, opts.json)?)?;
+    crate::commands::print(&render(&out, opts.json, global.lang)?)?;
     // Does not fit: a script can tell without reading the text (documented in --help).
     Ok(if short {
         ExitCode::from(DOES_NOT_FIT)
@@ -220,18 +220,18 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
 }
 
 /// The estimate, the fit check and the changes that would fit, as JSON or text.
-fn render(out: &JsonOut, json: bool) -> anyhow::Result<String> {
+fn render(out: &JsonOut, json: bool, lang: gpuledger_lang::Lang) -> anyhow::Result<String> {
     if json {
         let mut s = serde_json::to_string_pretty(out)?;
         s.push('\n');
         return Ok(s);
     }
-    let mut s = render_text(out.estimate);
+    let mut s = render_text_in(out.estimate, lang);
     if let Some(r) = out.reported {
-        s.push_str(&render_comparison(r));
+        s.push_str(&render_comparison_in(r, lang));
     }
-    s.push_str(&render_fit(out.fit));
-    s.push_str(&render_changes(out.changes));
+    s.push_str(&render_fit_in(out.fit, lang));
+    s.push_str(&render_changes_in(out.changes, lang));
     Ok(s)
 }
 

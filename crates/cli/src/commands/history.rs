@@ -50,7 +50,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     reader.check(&q)?;
     let stdout = std::io::stdout().lock();
     let out = std::io::BufWriter::with_capacity(1 << 16, stdout);
-    let result = write(args, &reader, &q, out);
+    let result = write(args, &reader, &q, out, global.lang);
     match result {
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e),
@@ -81,11 +81,17 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// Writes the rows; returns what could not be decoded, for a warning.
-fn write(args: &Args, reader: &Reader, q: &Query, out: impl Write) -> anyhow::Result<Skipped> {
+fn write(
+    args: &Args,
+    reader: &Reader,
+    q: &Query,
+    out: impl Write,
+    lang: gpuledger_lang::Lang,
+) -> anyhow::Result<Skipped> {
     match args.format {
         Format::Csv => write_csv(args.devices, reader, q, out),
         Format::Json => write_json(args.devices, reader, q, out),
-        Format::Table => write_table(args.devices, reader, q, out),
+        Format::Table => write_table(args.devices, reader, q, out, lang),
     }
 }
 
@@ -207,11 +213,12 @@ fn write_table(
     reader: &Reader,
     q: &Query,
     mut out: impl Write,
+    lang: gpuledger_lang::Lang,
 ) -> anyhow::Result<Skipped> {
     let mut err = FirstError::default();
     let mut skipped = Skipped::default();
     if devices {
-        out.write_all(history::device_header().as_bytes())?;
+        out.write_all(history::device_header_in(lang).as_bytes())?;
         reader.for_each_device_row(q, |r| {
             err.keep(|| {
                 let line = history::device_line(&history::DeviceLine {
@@ -227,7 +234,7 @@ fn write_table(
             })
         })?;
     } else {
-        out.write_all(history::process_header().as_bytes())?;
+        out.write_all(history::process_header_in(lang).as_bytes())?;
         skipped = reader.for_each_process_row(q, |r| {
             err.keep(|| {
                 let line = history::process_line(&history::ProcessLine {

@@ -1,6 +1,7 @@
 //! `gpuledger selftest`: each source, found or not, what it sees, what it cannot see and why.
 
 use crate::Global;
+use gpuledger_lang::Lang;
 use gpuledger_model::{Device, Snapshot, SourceState, Usage};
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -40,7 +41,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if args.json {
         crate::commands::print(&format!("{}\n", serde_json::to_string_pretty(&findings)?))?;
     } else {
-        crate::commands::print(&render(&snap, &findings))?;
+        crate::commands::print(&render(&snap, &findings, global.lang))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -142,32 +143,40 @@ fn probe_finding() -> Finding {
     }
 }
 
-fn render(snap: &Snapshot, findings: &[Finding]) -> String {
+fn render(snap: &Snapshot, findings: &[Finding], lang: Lang) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "gpuledger {} selftest · {} · kernel {}{}",
-        crate::VERSION,
-        gpuledger_views::term_safe(snap.host.hostname.as_deref().unwrap_or("unknown host")),
-        gpuledger_views::term_safe(snap.host.kernel.as_deref().unwrap_or("unknown")),
-        if snap.host.wsl { " · WSL2" } else { "" }
-    );
+    let unknown_host = lang.t("report-unknown-host");
+    let host = gpuledger_views::term_safe(snap.host.hostname.as_deref().unwrap_or(&unknown_host));
+    let kernel = gpuledger_views::term_safe(snap.host.kernel.as_deref().unwrap_or("unknown"));
+    let args = [
+        ("version", crate::VERSION.into()),
+        ("host", (&*host).into()),
+        ("kernel", (&*kernel).into()),
+    ];
+    let title = if snap.host.wsl {
+        "report-selftest-title-wsl"
+    } else {
+        "report-selftest-title"
+    };
+    let _ = writeln!(out, "{}", lang.t_args(title, &args));
     for f in findings {
-        let mark = match f.status {
-            SourceState::Ok => "ok",
-            SourceState::Unavailable => "not found",
-            SourceState::Error => "ERROR",
-        };
+        let mark = lang.t(match f.status {
+            SourceState::Ok => "report-selftest-ok",
+            SourceState::Unavailable => "report-selftest-not-found",
+            SourceState::Error => "report-selftest-error",
+        });
         let _ = writeln!(out, "\n[{mark}] {}", f.source);
         for s in &f.sees {
-            let _ = writeln!(out, "  sees: {s}");
+            let line = lang.t_args("report-selftest-sees", &[("what", s.into())]);
+            let _ = writeln!(out, "  {line}");
         }
         for c in &f.cannot_see {
-            let _ = writeln!(out, "  cannot see: {c}");
+            let line = lang.t_args("report-selftest-cannot-see", &[("what", c.into())]);
+            let _ = writeln!(out, "  {line}");
         }
     }
     if !snap.notes.is_empty() {
-        out.push_str("\nnotes:\n");
+        let _ = writeln!(out, "\n{}", lang.t("report-est-notes"));
         for n in &snap.notes {
             let _ = writeln!(out, "  - {n}");
         }

@@ -3,7 +3,7 @@
 use crate::Global;
 use gpuledger_model::GroupBy;
 use gpuledger_views::{
-    render_groups_json, render_groups_table, render_json, render_table, TableOptions,
+    render_groups_json, render_groups_table_in, render_json, render_table, TableOptions,
 };
 use std::process::ExitCode;
 
@@ -52,7 +52,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             Format::Json => render_groups_json(&groups),
             Format::Csv => anyhow::bail!("--group-by prints a table or JSON (--json), not CSV"),
             Format::Table => {
-                render_groups_table(&groups, snap.host.hostname.as_deref(), replay.as_deref())
+                let host = snap.host.hostname.as_deref();
+                render_groups_table_in(&groups, host, replay.as_deref(), global.lang)
             }
         };
         return crate::commands::print(&text);
@@ -65,6 +66,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             &TableOptions {
                 replay,
                 wide: args.wide,
+                lang: global.lang,
             },
         ),
     };

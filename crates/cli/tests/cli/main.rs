@@ -26,6 +26,7 @@ mod hostile_kubelet;
 mod hostile_models;
 mod hostile_text;
 mod kill;
+mod languages;
 mod llama_trees;
 mod nvml_snapshot;
 mod ollama_processes;

@@ -1,10 +1,12 @@
 //! The llama.cpp recipe's estimate as text (`gpuledger estimate`, `explain`): a header, one row
 //! per ledger line (GPU, host, what it depends on), the totals, every input with its source, then
-//! the notes; and the estimate beside llama.cpp's own log.
+//! the notes; and the estimate beside llama.cpp's own log. The words come from the language's
+//! catalogue; the figures, flags and GGUF keys are the same in every language.
 
-use super::input_source;
+use super::input_source_in;
 use crate::columns::{Align, Columns};
-use gpuledger_model::llama_estimate::{Comparison, Estimate, FitStage, TensorPlace};
+use gpuledger_lang::Lang;
+use gpuledger_model::llama_estimate::{Comparison, Estimate, FitOutcome, FitStage, TensorPlace};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
@@ -12,22 +14,27 @@ use std::fmt::Write;
 /// Render the estimate: a header, one row per line (GPU, host, what it depends on), the totals,
 /// then every input with its source, then the notes.
 pub fn render_text(e: &Estimate) -> String {
-    let mut o = header(e);
-    o.push_str(&guesses(e));
+    render_text_in(e, Lang::En)
+}
+
+/// [`render_text`] in `lang`.
+pub fn render_text_in(e: &Estimate, lang: Lang) -> String {
+    let mut o = header(e, lang);
+    o.push_str(&guesses(e, lang));
     o.push_str(
         &Columns::new(&[Align::Left, Align::Right, Align::Right])
             .indent("  ")
-            .render(&safe_cells(ledger_rows(e))),
+            .render(&safe_cells(ledger_rows(e, lang))),
     );
-    o.push_str(&devices(e));
-    o.push_str(&fit(e));
-    o.push_str("inputs:\n");
+    o.push_str(&devices(e, lang));
+    o.push_str(&fit(e, lang));
+    let _ = writeln!(o, "{}", lang.t("report-est-inputs"));
     let inputs: Vec<Vec<String>> = e
         .inputs
         .iter()
         .map(|i| {
             // Values and GGUF keys come from the model file: one field, one line.
-            [i.name.as_str(), &i.value, &input_source(&i.source)]
+            [i.name.as_str(), &i.value, &input_source_in(&i.source, lang)]
                 .map(|x| term_safe(x).into_owned())
                 .to_vec()
         })
@@ -40,7 +47,7 @@ pub fn render_text(e: &Estimate) -> String {
             .render(&inputs),
     );
     if !e.notes.is_empty() {
-        o.push_str("notes:\n");
+        let _ = writeln!(o, "{}", lang.t("report-est-notes"));
         for n in &e.notes {
             let _ = writeln!(o, "  - {}", term_safe(n));
         }
@@ -50,19 +57,25 @@ pub fn render_text(e: &Estimate) -> String {
 
 /// The estimate beside the runtime's own figures (from `compare_with_log`).
 pub fn render_comparison(rows: &[Comparison]) -> String {
-    let mut o = String::from("estimate vs llama.cpp's own log (the log is the runtime's word):\n");
+    render_comparison_in(rows, Lang::En)
+}
+
+/// [`render_comparison`] in `lang`.
+pub fn render_comparison_in(rows: &[Comparison], lang: Lang) -> String {
+    let mut o = format!("{}\n", lang.t("report-cmp-heading"));
+    let (estimated, logged) = (lang.t("report-cmp-estimated"), lang.t("report-cmp-logged"));
     for r in rows {
         let rep = r
             .reported_bytes
             .map(human_bytes)
-            .unwrap_or_else(|| "not in log".into());
+            .unwrap_or_else(|| lang.t("report-cmp-not-in-log"));
         let est = r
             .estimated_bytes
             .map(human_bytes)
-            .unwrap_or_else(|| "not modelled".into());
+            .unwrap_or_else(|| lang.t("report-cmp-not-modelled"));
         let _ = writeln!(
             o,
-            "  {:<9} {:<4}  estimated {:>10}  logged {:>10}",
+            "  {:<9} {:<4}  {estimated} {:>10}  {logged} {:>10}",
             r.line, r.place, est, rep
         );
         if let Some(why) = r.why_not_estimated {
@@ -73,35 +86,50 @@ pub fn render_comparison(rows: &[Comparison]) -> String {
 }
 
 /// What the model is and the context it gets.
-fn header(e: &Estimate) -> String {
+fn header(e: &Estimate, lang: Lang) -> String {
     let m = &e.model;
     let c = &e.context;
+    let model = [
+        ("recipe", e.recipe.to_string().into()),
+        ("path", term_safe(&m.path).into_owned().into()),
+        ("arch", term_safe(&m.architecture).into_owned().into()),
+        ("layers", m.n_layer.to_string().into()),
+        ("size", human_bytes(m.file_bytes).into()),
+        ("files", (m.files as u64).into()),
+    ];
+    let on_off = |on: bool| {
+        lang.t(if on {
+            "report-est-on"
+        } else {
+            "report-est-off"
+        })
+    };
+    let cache = if c.kv_unified {
+        "report-est-cache-unified"
+    } else {
+        "report-est-cache-per-slot"
+    };
+    let context = [
+        ("n_ctx", c.n_ctx.to_string().into()),
+        ("per_slot", c.n_ctx_seq.to_string().into()),
+        ("slots", c.n_seq_max.into()),
+        ("cache", lang.t(cache).into()),
+        ("ubatch", c.n_ubatch.to_string().into()),
+        ("flash", on_off(c.flash_attn).into()),
+    ];
     format!(
-        "ESTIMATE ({}) for {}: {}, {} layers, {} in {} file{}\n\
-         context: n_ctx {} ({} per slot), {} slot{}, {} cache, n_ubatch {}, flash attention {}\n",
-        e.recipe,
-        term_safe(&m.path),
-        term_safe(&m.architecture),
-        m.n_layer,
-        human_bytes(m.file_bytes),
-        m.files,
-        plural(m.files as u64),
-        c.n_ctx,
-        c.n_ctx_seq,
-        c.n_seq_max,
-        plural(c.n_seq_max),
-        if c.kv_unified { "unified" } else { "per-slot" },
-        c.n_ubatch,
-        if c.flash_attn { "on" } else { "off" }
+        "{}\n{}\n",
+        lang.t_args("report-est-header", &model),
+        lang.t_args("report-est-context", &context)
     )
 }
 
 /// Where the estimate falls back on a generic rule: said before any figure, in words.
-fn guesses(e: &Estimate) -> String {
+fn guesses(e: &Estimate, lang: Lang) -> String {
     if e.guesses.is_empty() {
         return String::new();
     }
-    let mut o = String::from("APPROXIMATE: part of this model is estimated with a generic rule:\n");
+    let mut o = format!("{}\n", lang.t("report-est-approximate"));
     for g in &e.guesses {
         let _ = writeln!(o, "  - {}", term_safe(g));
     }
@@ -116,67 +144,69 @@ fn safe_cells(rows: Vec<Vec<String>>) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn plural(n: u64) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// The ledger's rows under their heading: line, GPU, host, details.
-fn ledger_rows(e: &Estimate) -> Vec<Vec<String>> {
+fn ledger_rows(e: &Estimate, lang: Lang) -> Vec<Vec<String>> {
     let (w, kv, c) = (&e.weights, &e.kv_cache, &e.compute);
     let tilde = if c.approximate { "~" } else { "" };
-    // A generic rule in the memory's layout (an unknown architecture, an unsized module).
     let kv_tilde = if e.guesses.is_empty() { "" } else { "~" };
+    let t = |k: &str| lang.t(k);
     vec![
-        row("line", "GPU".into(), "host".into(), "details".into()),
-        row(
-            "weights",
+        vec![
+            t("report-est-col-line"),
+            t("report-col-gpu"),
+            t("report-est-col-host"),
+            t("report-est-col-details"),
+        ],
+        vec![
+            t("report-est-weights"),
             b(w.gpu_bytes),
             b(w.host_bytes),
-            weights_detail(e),
-        ),
-        row(
-            "KV cache",
+            weights_detail(e, lang),
+        ],
+        vec![
+            t("report-est-kv-cache"),
             format!("{kv_tilde}{}", b(kv.gpu_bytes)),
             format!("{kv_tilde}{}", b(kv.host_bytes)),
-            kv_detail(e),
-        ),
-        row(
-            "output",
+            kv_detail(e, lang),
+        ],
+        vec![
+            t("report-est-output"),
             words::NOTHING.into(),
             b(e.output.host_bytes),
-            "logits for one token per slot (host)".into(),
-        ),
-        row(
-            "compute",
+            t("report-est-output-detail"),
+        ],
+        vec![
+            t("report-est-compute"),
             format!("{tilde}{}", b(c.gpu_bytes)),
             format!("{tilde}{}", b(c.host_bytes)),
-            compute_detail(e),
-        ),
-        overhead_row(e),
-        total_row(e),
+            compute_detail(e, lang),
+        ],
+        overhead_row(e, lang),
+        total_row(e, lang),
     ]
 }
 
-/// What llama.cpp's `--fit` would choose, replayed: its outcome, the flags that pin it (one per
-/// line, each runnable), and the steps that chose them in llama.cpp's words. The projection of
-/// the settings as given is left out: the fit check below is for the settings chosen, and two
-/// verdicts a few lines apart read as a contradiction.
-fn fit(e: &Estimate) -> String {
+/// `fitted`, `failed`...: the `--fit` outcome in words.
+fn outcome_word(f: &FitOutcome, lang: Lang) -> String {
+    lang.t(match f {
+        FitOutcome::Unchanged => "report-fit-unchanged",
+        FitOutcome::Fitted => "report-fit-fitted",
+        FitOutcome::Failed(_) => "report-fit-failed",
+        FitOutcome::Stopped(_) => "report-fit-stopped",
+    })
+}
+
+fn fit(e: &Estimate, lang: Lang) -> String {
     let Some(f) = &e.fit else {
         return String::new();
     };
     let free: Vec<String> = f.free_bytes.iter().map(|&b| human_bytes(b)).collect();
     let margin: Vec<String> = f.margin_bytes.iter().map(|&b| human_bytes(b)).collect();
-    let mut o = format!(
-        "--fit replayed ({}): for {} free, leaving {}; llama-server would load with:\n",
-        f.outcome.word(),
-        free.join(", "),
-        margin.join(", "),
-    );
+    let args = [
+        ("outcome", outcome_word(&f.outcome, lang).into()),
+        ("free", free.join(", ").into()),
+        ("margin", margin.join(", ").into()),
+    ];
+    let mut o = format!("{}\n", lang.t_args("report-est-fit", &args));
     for flag in &f.flags {
         let _ = writeln!(o, "    {}", term_safe(flag));
     }
@@ -189,42 +219,42 @@ fn fit(e: &Estimate) -> String {
     o
 }
 
-/// The model cut over several devices: each device's layers and its part of the GPU lines,
-/// which add up to the GPU column above.
-fn devices(e: &Estimate) -> String {
+fn devices(e: &Estimate, lang: Lang) -> String {
     if e.devices.is_empty() {
         return String::new();
     }
     let tilde = if e.compute.approximate { "~" } else { "" };
     let mut rows = vec![[
-        "device", "layers", "weights", "KV cache", "compute", "total",
+        "report-est-col-device",
+        "report-est-col-layers",
+        "report-est-weights",
+        "report-est-kv-cache",
+        "report-est-compute",
+        "report-est-total",
     ]
-    .map(String::from)
+    .map(|k| lang.t(k))
     .to_vec()];
+    let plus_output = format!(" {}", lang.t("report-est-plus-output"));
     for d in &e.devices {
         let name = match &d.endpoint {
             Some(ep) => format!("{} ({})", d.name, term_safe(ep)),
             None => d.name.clone(),
         };
-        let layers = format!(
-            "{}{}",
-            d.layers,
-            if d.output_layer { " + output" } else { "" }
-        );
+        let output = if d.output_layer { &plus_output[..] } else { "" };
         let total = d
             .weights_bytes
             .saturating_add(d.kv_bytes)
             .saturating_add(d.compute_bytes);
         rows.push(vec![
             name,
-            layers,
+            format!("{}{output}", d.layers),
             b(d.weights_bytes),
             b(d.kv_bytes),
             format!("{tilde}{}", b(d.compute_bytes)),
             format!("{tilde}{}", human_bytes(total)),
         ]);
     }
-    let mut o = String::from("per device (llama.cpp's device order; overhead not included):\n");
+    let mut o = format!("{}\n", lang.t("report-est-per-device"));
     o.push_str(
         &Columns::new(&[
             Align::Left,
@@ -240,11 +270,6 @@ fn devices(e: &Estimate) -> String {
     o
 }
 
-fn row(line: &str, gpu: String, host: String, details: String) -> Vec<String> {
-    vec![line.into(), gpu, host, details]
-}
-
-/// Bytes, or [`words::NOTHING`] for none (nothing of it there, not a failure to read).
 fn b(x: u64) -> String {
     if x == 0 {
         words::NOTHING.into()
@@ -253,107 +278,120 @@ fn b(x: u64) -> String {
     }
 }
 
-fn weights_detail(e: &Estimate) -> String {
-    let w = &e.weights;
-    let mut wd = format!(
-        "{}/{} repeating layers on GPU, output layer on {}",
-        w.gpu_layers,
-        w.n_layer,
-        if w.output_on_gpu { "GPU" } else { "host" }
-    );
-    if w.tied_output_copy_bytes > 0 {
-        let _ = write!(
-            wd,
-            ", incl. {} tied-output copy of token_embd",
-            human_bytes(w.tied_output_copy_bytes)
-        );
+/// A tensor's place as the catalogue's selectors name it (`gpu`, `host`).
+fn place(p: TensorPlace) -> &'static str {
+    match p {
+        TensorPlace::Gpu => "gpu",
+        TensorPlace::Host => "host",
     }
-    // Each buffer-type override with what it placed (the first that matches a tensor wins).
+}
+
+fn weights_detail(e: &Estimate, lang: Lang) -> String {
+    let w = &e.weights;
+    let output = if w.output_on_gpu {
+        TensorPlace::Gpu
+    } else {
+        TensorPlace::Host
+    };
+    let args = [
+        ("gpu_layers", w.gpu_layers.to_string().into()),
+        ("layers", w.n_layer.to_string().into()),
+        ("place", place(output).into()),
+    ];
+    let mut wd = lang.t_args("report-est-weights-detail", &args);
+    if w.tied_output_copy_bytes > 0 {
+        let size = human_bytes(w.tied_output_copy_bytes);
+        wd.push_str(&lang.t_args("report-est-tied-copy", &[("size", size.into())]));
+    }
     for o in &w.overrides {
-        let _ = write!(
-            wd,
-            "; {}: {} tensor{} ({}) on {}",
-            o.given,
-            o.tensors,
-            plural(o.tensors as u64),
-            human_bytes(o.bytes),
-            match o.place {
-                TensorPlace::Gpu => "GPU",
-                TensorPlace::Host => "host",
-            }
-        );
+        let args = [
+            ("given", o.given.as_str().into()),
+            ("count", (o.tensors as u64).into()),
+            ("size", human_bytes(o.bytes).into()),
+            ("place", place(o.place).into()),
+        ];
+        wd.push_str(&lang.t_args("report-est-override", &args));
     }
     wd
 }
 
-fn kv_detail(e: &Estimate) -> String {
+fn kv_detail(e: &Estimate, lang: Lang) -> String {
     let kv = &e.kv_cache;
-    let mut kd = format!(
-        "{} cells x {} stream{} x {} full layers",
-        kv.cells_full,
-        kv.streams,
-        plural(kv.streams),
-        kv.layers_full
-    );
+    let args = [
+        ("cells", kv.cells_full.to_string().into()),
+        ("streams", kv.streams.into()),
+        ("layers", kv.layers_full.to_string().into()),
+    ];
+    let mut kd = lang.t_args("report-est-kv-detail", &args);
     if let Some(sw) = kv.cells_swa {
-        let _ = write!(kd, " + {sw} cells x {} SWA layers", kv.layers_swa);
+        let args = [
+            ("cells", sw.to_string().into()),
+            ("layers", kv.layers_swa.to_string().into()),
+        ];
+        let _ = write!(kd, " {}", lang.t_args("report-est-kv-swa", &args));
     }
     let _ = write!(kd, ", K {} / V {}", kv.type_k, kv.type_v);
     if let Some(r) = kv.recurrent_bytes {
-        let _ = write!(kd, ", recurrent state {}", human_bytes(r));
+        let args = [("size", human_bytes(r).into())];
+        kd.push_str(&lang.t_args("report-est-kv-recurrent", &args));
     }
     if let Some(ix) = &kv.indexer {
-        // llama.cpp's sparse-attention indexer: its own cache beside the attention's.
-        let _ = write!(
-            kd,
-            ", incl. {} indexer cache ({} layers, {} per key)",
-            human_bytes(ix.bytes),
-            ix.layers,
-            ix.head_size
-        );
+        let args = [
+            ("size", human_bytes(ix.bytes).into()),
+            ("layers", ix.layers.to_string().into()),
+            ("head", ix.head_size.to_string().into()),
+        ];
+        kd.push_str(&lang.t_args("report-est-kv-indexer", &args));
     }
     kd
 }
 
-fn compute_detail(e: &Estimate) -> String {
+fn compute_detail(e: &Estimate, lang: Lang) -> String {
     let c = &e.compute;
-    let word = super::compute_precision(!c.approximate);
+    let word = super::compute_precision_in(!c.approximate, lang);
     if c.approximate {
-        format!(
-            "confidence {}; {word}: {}",
-            c.confidence,
-            c.approximate_parts.join("; ")
-        )
+        let args = [
+            ("confidence", c.confidence.into()),
+            ("word", word.into()),
+            ("parts", c.approximate_parts.join("; ").into()),
+        ];
+        lang.t_args("report-est-compute-approximate", &args)
     } else {
-        format!("{word}: llama.cpp's graph reservation replayed for this model's layers")
+        lang.t_args("report-est-compute-exact", &[("word", word.into())])
     }
 }
 
-fn overhead_row(e: &Estimate) -> Vec<String> {
+fn overhead_row(e: &Estimate, lang: Lang) -> Vec<String> {
     let oh = &e.overhead;
     let gpu = match oh.gpu_bytes {
         Some(0) => words::NOTHING.into(),
         Some(x) => format!("~{}", human_bytes(x)),
         None => words::UNKNOWN.into(),
     };
-    row("overhead", gpu, words::NOTHING.into(), oh.what.clone())
+    vec![
+        lang.t("report-est-overhead"),
+        gpu,
+        words::NOTHING.into(),
+        oh.what.clone(),
+    ]
 }
 
-fn total_row(e: &Estimate) -> Vec<String> {
+fn total_row(e: &Estimate, lang: Lang) -> Vec<String> {
     let details = if e.overhead.gpu_bytes.is_none() {
-        "GPU total excludes the unknown overhead".into()
+        lang.t("report-est-total-no-overhead")
     } else {
-        format!(
-            "{} without overhead",
-            human_bytes(e.total_gpu_bytes_without_overhead)
+        let size = human_bytes(e.total_gpu_bytes_without_overhead);
+        lang.t_args(
+            "report-est-total-without-overhead",
+            &[("size", size.into())],
         )
     };
-    row(
-        "total",
+    vec![
+        lang.t("report-est-total"),
         human_bytes(e.total_gpu_bytes),
         human_bytes(e.total_host_bytes),
         details,
-    )
+    ]
 }
 
 #[cfg(test)]

@@ -7,20 +7,28 @@ pub mod llama;
 pub mod recorded;
 pub mod runtime;
 
-pub use llama::{render_comparison, render_text};
+pub use llama::{render_comparison, render_comparison_in, render_text, render_text_in};
 
+use gpuledger_lang::Lang;
 use gpuledger_model::estimate_input::InputSource;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{words, ReportedFigure};
+use std::sync::OnceLock;
 
 /// How exact an estimate's compute figure is, in the one word every view uses for it (the live
 /// view's ESTIMATE pane, `explain`, `estimate`): from the estimate's own flag.
 pub fn compute_precision(exact: bool) -> &'static str {
-    if exact {
-        "exact"
+    static EN: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+    EN[usize::from(exact)].get_or_init(|| compute_precision_in(exact, Lang::En))
+}
+
+/// [`compute_precision`]'s word in `lang`.
+pub fn compute_precision_in(exact: bool, lang: Lang) -> String {
+    lang.t(if exact {
+        "report-precision-exact"
     } else {
-        "approximate"
-    }
+        "report-precision-approximate"
+    })
 }
 
 /// How far the measurement is from the estimate: the distance and `more` or `less` (what the
@@ -39,39 +47,66 @@ pub fn measured_vs_estimated(
     estimated: u64,
     weights: Option<u64>,
 ) -> String {
+    measured_vs_estimated_in(Lang::En, measured, label, estimated, weights)
+}
+
+/// [`measured_vs_estimated`] in `lang`.
+pub fn measured_vs_estimated_in(
+    lang: Lang,
+    measured: u64,
+    label: &str,
+    estimated: u64,
+    weights: Option<u64>,
+) -> String {
     let (d, side) = difference(measured, estimated);
-    let cause = gap_cause(measured, estimated, weights)
-        .map(|c| format!("; {c}"))
-        .unwrap_or_default();
-    format!(
-        "measured {} {label}vs estimated {}: the driver reports {} {side}{cause}",
-        human_opt(Some(measured)),
-        human_opt(Some(estimated)),
-        human_opt(Some(d)),
-    )
+    let args = [
+        ("measured", human_opt(Some(measured)).into()),
+        ("label", label.into()),
+        ("estimated", human_opt(Some(estimated)).into()),
+        ("difference", human_opt(Some(d)).into()),
+    ];
+    let key = if side == "more" {
+        "report-vs-more"
+    } else {
+        "report-vs-less"
+    };
+    let text = lang.t_args(key, &args);
+    match gap_cause_key(measured, estimated, weights) {
+        Some(cause) => {
+            let args = [("text", text.into()), ("cause", lang.t(cause).into())];
+            lang.t_args("report-vs-with-cause", &args)
+        }
+        None => text,
+    }
 }
 
 /// The likely cause of a large gap between the measurement and the estimate (10 % of the
 /// estimate and 256 MiB at least), from where the measurement falls: below the weights alone,
-/// between the weights and the total, or above the total. `None` for a small gap.
+/// between the weights and the total, or above the total. `None` for a small gap. In English;
+/// [`gap_cause_key`] names the sentence for another language.
 pub fn gap_cause(measured: u64, estimated: u64, weights: Option<u64>) -> Option<&'static str> {
+    static EN: [OnceLock<String>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let key = gap_cause_key(measured, estimated, weights)?;
+    let i = GAP_CAUSES.iter().position(|k| *k == key)?;
+    Some(EN[i].get_or_init(|| Lang::En.t(key)))
+}
+
+const GAP_CAUSES: [&str; 3] = [
+    "report-gap-above-estimate",
+    "report-gap-below-weights",
+    "report-gap-between",
+];
+
+/// The catalogue key of [`gap_cause`]'s sentence.
+pub fn gap_cause_key(measured: u64, estimated: u64, weights: Option<u64>) -> Option<&'static str> {
     let (d, _) = difference(measured, estimated);
     if d < (256 << 20) || d.saturating_mul(10) < estimated {
         return None;
     }
     Some(match weights {
-        _ if measured > estimated => {
-            "likely allocations the recipe does not model (another model or context in the \
-             process, CUDA graphs, a larger batch) or a larger context than the settings read"
-        }
-        Some(w) if measured < w => {
-            "below the estimated weights alone: likely fewer layers on the GPU than the settings \
-             read, or the model still loading"
-        }
-        _ => {
-            "likely a smaller context, fewer slots or a smaller batch than the settings read \
-             (the runtime may have changed them at load: llama-server's --fit, Ollama's num_ctx)"
-        }
+        _ if measured > estimated => GAP_CAUSES[0],
+        Some(w) if measured < w => GAP_CAUSES[1],
+        _ => GAP_CAUSES[2],
     })
 }
 
@@ -88,18 +123,24 @@ pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String) -> Stri
 
 /// Where an input came from, in words (every recipe's inputs).
 pub fn input_source(s: &InputSource) -> String {
-    match s {
-        InputSource::Gguf { key } => format!("gguf {key}"),
-        InputSource::Tensors { detail } => format!("tensors: {detail}"),
-        InputSource::Flag { flag } => format!("flag {flag}"),
-        InputSource::Env { var } => format!("env {var}"),
-        InputSource::Runtime { detail } => format!("server: {detail}"),
-        InputSource::Default { detail } => format!("default ({detail})"),
-        InputSource::Derived { rule } => format!("derived: {rule}"),
-        InputSource::Assumed { why } => format!("assumed: {why}"),
-        InputSource::File { detail } => format!("file: {detail}"),
-        InputSource::Measured { detail } => format!("measured: {detail}"),
-    }
+    input_source_in(s, Lang::En)
+}
+
+/// [`input_source`] in `lang`: the kind of source in words, its key, flag or detail as it is.
+pub fn input_source_in(s: &InputSource, lang: Lang) -> String {
+    let (key, detail) = match s {
+        InputSource::Gguf { key } => ("report-source-gguf", key),
+        InputSource::Tensors { detail } => ("report-source-tensors", detail),
+        InputSource::Flag { flag } => ("report-source-flag", flag),
+        InputSource::Env { var } => ("report-source-env", var),
+        InputSource::Runtime { detail } => ("report-source-server", detail),
+        InputSource::Default { detail } => ("report-source-default", detail),
+        InputSource::Derived { rule } => ("report-source-derived", rule),
+        InputSource::Assumed { why } => ("report-source-assumed", why),
+        InputSource::File { detail } => ("report-source-file", detail),
+        InputSource::Measured { detail } => ("report-source-measured", detail),
+    };
+    lang.t_args(key, &[("detail", detail.as_str().into())])
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! is on the machine the snapshot was taken on, not here): its parts as recorded, beside the
 //! measurement.
 
-use super::measured_vs_estimated;
+use super::measured_vs_estimated_in;
+use crate::columns::pad_end;
+use gpuledger_lang::Lang;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::EstimatedMemory;
 use std::fmt::Write;
@@ -11,40 +13,52 @@ use std::fmt::Write;
 /// driver measured the process and every part is known (a difference with a floor would mean
 /// nothing), then what the recipe did not model.
 pub fn render_recorded(r: &EstimatedMemory, measured: Option<u64>) -> String {
+    render_recorded_in(r, measured, Lang::En)
+}
+
+/// [`render_recorded`] in `lang`.
+pub fn render_recorded_in(r: &EstimatedMemory, measured: Option<u64>, lang: Lang) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "recorded in the snapshot when it was taken ({}, model {}{}):",
-        r.recipe,
-        r.model,
-        r.n_ctx
-            .map(|n| format!(", context {n}"))
-            .unwrap_or_default()
-    );
-    let compute = r.compute_label.as_deref().unwrap_or("compute buffers");
+    let mut args = vec![
+        ("recipe", r.recipe.as_str().into()),
+        ("model", r.model.as_str().into()),
+    ];
+    let key = match r.n_ctx {
+        Some(n) => {
+            args.push(("context", n.to_string().into()));
+            "report-recorded-context"
+        }
+        None => "report-recorded",
+    };
+    let _ = writeln!(out, "{}", lang.t_args(key, &args));
+    let compute = r
+        .compute_label
+        .clone()
+        .unwrap_or_else(|| lang.t("report-recorded-compute-buffers"));
     for (what, v) in [
-        ("weights", Some(r.weights_gpu_bytes)),
-        ("KV cache", r.kv_cache_gpu_bytes),
-        (compute, r.compute_gpu_bytes),
-        ("overhead", r.overhead_gpu_bytes),
+        (lang.t("report-est-weights"), Some(r.weights_gpu_bytes)),
+        (lang.t("report-est-kv-cache"), r.kv_cache_gpu_bytes),
+        (compute.clone(), r.compute_gpu_bytes),
+        (lang.t("report-est-overhead"), r.overhead_gpu_bytes),
     ] {
-        let _ = write!(out, "  {what:<16} {:>10}", human_opt(v));
+        let _ = write!(out, "  {} {:>10}", pad_end(&what, 16), human_opt(v));
         // The compute figure's word, as the live view's ESTIMATE pane says it.
         if what == compute && v.is_some() {
-            let _ = write!(out, "  ({})", super::compute_precision(r.compute_exact));
+            let word = super::compute_precision_in(r.compute_exact, lang);
+            let _ = write!(out, "  ({word})");
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "  {:<16} {:>10}", "total GPU", r.total_text());
+    let total = pad_end(&lang.t("report-recorded-total-gpu"), 16);
+    let _ = writeln!(out, "  {total} {:>10}", r.total_text());
     if let (Some(m), false) = (measured, r.is_partial()) {
-        let _ = writeln!(
-            out,
-            "{}",
-            measured_vs_estimated(m, "", r.total_gpu_bytes, Some(r.weights_gpu_bytes))
-        );
+        let w = Some(r.weights_gpu_bytes);
+        let line = measured_vs_estimated_in(lang, m, "", r.total_gpu_bytes, w);
+        let _ = writeln!(out, "{line}");
     }
     for n in &r.not_modelled {
-        let _ = writeln!(out, "  not modelled: {n}");
+        let line = lang.t_args("report-explain-not-modelled", &[("what", n.into())]);
+        let _ = writeln!(out, "  {line}");
     }
     out
 }

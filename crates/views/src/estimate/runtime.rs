@@ -2,7 +2,9 @@
 //! the parts (unknown ones said so), the runtime's own figures, what is not modelled, and the
 //! inputs with their sources.
 
-use super::{input_source, measured_vs_estimated, reported_value};
+use super::{input_source_in, measured_vs_estimated_in, reported_value};
+use crate::columns::pad_end;
+use gpuledger_lang::Lang;
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
 use gpuledger_model::words;
 use std::fmt::Write;
@@ -10,17 +12,29 @@ use std::fmt::Write;
 /// Text for `explain`: the why sentence, the parts (unknown ones said so), the runtime's own
 /// figures, what is not modelled, and the inputs with their sources.
 pub fn render_text(r: &RuntimeEstimate) -> String {
+    render_text_in(r, Lang::En)
+}
+
+/// [`render_text`] in `lang`.
+pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
     let s = &r.summary;
     let mut out = String::new();
     if let Some(why) = &s.why {
         let _ = writeln!(out, "{why}");
     }
-    let _ = writeln!(out, "recipe {} · model {}", s.recipe, s.model);
+    let args = [
+        ("recipe", s.recipe.as_str().into()),
+        ("model", s.model.as_str().into()),
+    ];
+    let _ = writeln!(out, "{}", lang.t_args("report-runtime-recipe-model", &args));
     let part = |b: Option<u64>| match b {
         Some(b) => gib(b),
-        None => format!("{} (not modelled)", words::UNKNOWN),
+        None => lang.t("report-runtime-not-modelled"),
     };
-    let compute = s.compute_label.as_deref().unwrap_or("compute");
+    let compute = s
+        .compute_label
+        .clone()
+        .unwrap_or_else(|| lang.t("report-est-compute"));
     let overhead = match s.overhead_gpu_bytes {
         Some(b) => format!("{} ({})", gib(b), s.overhead_source),
         None => format!("{} ({})", words::UNKNOWN, s.overhead_source),
@@ -32,19 +46,21 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         gib(s.total_gpu_bytes)
     };
     for (what, value) in [
-        ("weights", gib(s.weights_gpu_bytes)),
-        ("KV cache", part(s.kv_cache_gpu_bytes)),
+        (lang.t("report-est-weights"), gib(s.weights_gpu_bytes)),
+        (lang.t("report-est-kv-cache"), part(s.kv_cache_gpu_bytes)),
         (compute, part(s.compute_gpu_bytes)),
-        ("overhead", overhead),
-        ("total", total),
+        (lang.t("report-est-overhead"), overhead),
+        (lang.t("report-est-total"), total),
     ] {
-        let _ = writeln!(out, "  {what:<18} {value}");
+        let _ = writeln!(out, "  {} {value}", pad_end(&what, 18));
     }
     if let Some(c) = s.n_ctx {
-        let _ = writeln!(out, "  KV cache holds     {} tokens", thousands(c));
+        let holds = pad_end(&lang.t("report-runtime-kv-holds"), 18);
+        let tokens = lang.t_args("report-runtime-tokens", &[("n", thousands(c).into())]);
+        let _ = writeln!(out, "  {holds} {tokens}");
     }
     if !s.reported.is_empty() {
-        out.push_str("runtime reports (its own figures, not added to either ledger):\n");
+        let _ = writeln!(out, "{}", lang.t("report-runtime-reports"));
         for f in &s.reported {
             let _ = writeln!(
                 out,
@@ -56,16 +72,17 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
         }
     }
     for n in &s.not_modelled {
-        let _ = writeln!(out, "not modelled: {n}");
+        let line = lang.t_args("report-explain-not-modelled", &[("what", n.into())]);
+        let _ = writeln!(out, "{line}");
     }
-    out.push_str("inputs:\n");
+    let _ = writeln!(out, "{}", lang.t("report-est-inputs"));
     for i in &r.inputs {
         let _ = writeln!(
             out,
             "  {} = {}  ({})",
             i.name,
             i.value,
-            input_source(&i.source)
+            input_source_in(&i.source, lang)
         );
     }
     out
@@ -74,11 +91,18 @@ pub fn render_text(r: &RuntimeEstimate) -> String {
 /// [`render_text`], then measured − estimated where the driver measured the process and every
 /// part of the estimate is known (a difference with a floor would mean nothing).
 pub fn render_beside_measured(r: &RuntimeEstimate, measured: Option<u64>) -> String {
-    let mut out = render_text(r);
+    render_beside_measured_in(r, measured, Lang::En)
+}
+
+/// [`render_beside_measured`] in `lang`.
+pub fn render_beside_measured_in(r: &RuntimeEstimate, measured: Option<u64>, lang: Lang) -> String {
+    let mut out = render_text_in(r, lang);
     if let (Some(m), false) = (measured, r.summary.is_partial()) {
-        out.push_str(&measured_vs_estimated(
+        let driver = format!("{} ", lang.t("report-runtime-driver"));
+        out.push_str(&measured_vs_estimated_in(
+            lang,
             m,
-            "(driver) ",
+            &driver,
             r.summary.total_gpu_bytes,
             Some(r.summary.weights_gpu_bytes),
         ));

@@ -109,7 +109,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if args.json {
         crate::commands::print(&render_explain_json(&e))?;
     } else {
-        crate::commands::print(&render_explain(&e, &snap))?;
+        crate::commands::print(&render_explain(&e, &snap, global.lang))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -249,7 +249,8 @@ pub fn scenario(text: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Keep `cmd`, a run of the binary (directly, or under `script` or `tmux`), off this machine's own
-/// setup: the caller's `GPULEDGER_NVML_LIB` / `GPULEDGER_CUDA_LIB`, and a saved probe result.
+/// setup: the caller's `GPULEDGER_NVML_LIB` / `GPULEDGER_CUDA_LIB`, its locale (English is
+/// asked for with `GPULEDGER_LANG`), and a saved probe result.
 /// `gpuledger probe --save` writes one (`$GPULEDGER_PROBE_FILE`, else the data folder under
 /// `$XDG_DATA_HOME` or `$HOME`) that every CUDA estimate then uses, so a developer's own probe
 /// would change the totals the tests expect. A test that wants a probe sets these after this.
@@ -265,6 +266,8 @@ pub fn isolate(cmd: &mut Command) -> &mut Command {
         )
         .env("GPULEDGER_CONTAINER_LOGS", home.join("no-container-logs"))
         .env("XDG_DATA_HOME", home)
+        // English whatever the developer's locale: tests compare the English text.
+        .env("GPULEDGER_LANG", "en")
         // What the data folder follows where XDG_DATA_HOME is not read (macOS).
         .env("HOME", home)
 }

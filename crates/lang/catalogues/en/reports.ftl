@@ -1,0 +1,309 @@
+# The text reports (`gpuledger snapshot` and the other commands' output), English: the reference
+# every other language follows key for key. Leading spaces and column padding are the program's;
+# the words, their order and plurals are here.
+
+## snapshot: header
+report-replay = REPLAY of { $file } (recorded { $taken }, not the live machine)
+report-title = gpuledger snapshot · { $host } · { $taken }
+report-title-wsl = gpuledger snapshot · { $host } · { $taken } · WSL2
+report-unknown-host = unknown host
+report-no-gpu = No GPU found. Run `gpuledger selftest` to see what each source looked for.
+
+## snapshot: devices
+report-devices = DEVICES
+report-col-gpu = GPU
+report-col-name = NAME
+report-col-memory-used-total = MEMORY USED / TOTAL
+report-col-gpu-pct = GPU%
+report-col-mem-pct = MEM%
+report-col-temp = TEMP
+report-col-power-limit = POWER / LIMIT
+report-col-processes = PROCESSES
+report-col-unattributed = UNATTRIBUTED
+report-system-memory-gtt = system memory (GTT)
+report-power-suspended = suspended
+report-power-suspending = suspending
+report-over-attributed = over-attributed
+
+## snapshot: processes
+report-processes-measured = PROCESSES (measured)
+report-col-pid = PID
+report-col-user = USER
+report-col-workload = WORKLOAD
+report-col-type = TYPE
+report-col-memory = MEMORY
+report-col-sys-gtt = SYS/GTT
+report-col-source = SOURCE
+report-col-sm-pct = SM%
+report-col-owner = OWNER
+report-col-command = COMMAND
+
+## snapshot: the unattributed rows (after the figure, which the program right-aligns)
+report-unattributed-on = unattributed on GPU{ $gpu } (driver, system, other users, unknown processes)
+report-over-attributed-on = over-attributed on GPU{ $gpu }: processes add up to more than the device uses (shared surfaces are charged to several processes); bars are normalised, labels are raw
+report-unattributed-unknown = unattributed on GPU{ $gpu }: device used memory is unknown
+
+## snapshot: the estimated ledger
+report-estimated = ESTIMATED (calculated from the model file and settings; not measured, not in the totals above)
+report-col-role = ROLE
+report-col-recipe = RECIPE
+report-col-context = CONTEXT
+report-col-weights = WEIGHTS
+report-col-kv-cache = KV CACHE
+report-col-compute = COMPUTE
+report-col-overhead = OVERHEAD
+report-col-total = TOTAL
+report-col-measured = MEASURED
+report-pid-says = pid { $pid }: { $text }
+report-reported-no-estimate = { $pid } { $name }: no estimate; the runtime reports { $figures } ({ $source })
+report-group = group of pid { $pid } ({ $label }): { $members } members, estimated { $estimated } in all beside { $measured } measured
+report-group-no-estimate = n/a (no member has an estimate)
+report-explain-hint = (`gpuledger explain PID` shows each part's inputs and where they came from)
+
+## snapshot: notes and sources
+report-notes = NOTES AND WHAT WAS NOT SEEN
+report-unknown-processes = GPU{ $gpu }: memory of { $count ->
+        [one] { $count } process is
+       *[other] { $count } processes is
+    } unknown; it is inside the unattributed figure
+report-memory-na = pid { $pid } ({ $name }) on GPU{ $gpu }: memory n/a: { $reason }
+report-engines-na = pid { $pid } engine use n/a: { $reason }
+report-process-note = pid { $pid } ({ $name }): { $note }
+report-metadata-na = pid { $pid }: name, user and command unknown: { $reason }
+report-sources = SOURCES
+report-source-ok = ok
+report-source-unavailable = unavailable
+report-source-error = ERROR
+report-source-line = { $state }: { $detail }
+
+## a measurement beside an estimate (snapshot, explain, estimate); $label ends in a space or is empty
+report-vs-more = measured { $measured } { $label }vs estimated { $estimated }: the driver reports { $difference } more
+report-vs-less = measured { $measured } { $label }vs estimated { $estimated }: the driver reports { $difference } less
+report-vs-with-cause = { $text }; { $cause }
+report-gap-above-estimate = likely allocations the recipe does not model (another model or context in the process, CUDA graphs, a larger batch) or a larger context than the settings read
+report-gap-below-weights = below the estimated weights alone: likely fewer layers on the GPU than the settings read, or the model still loading
+report-gap-between = likely a smaller context, fewer slots or a smaller batch than the settings read (the runtime may have changed them at load: llama-server's --fit, Ollama's num_ctx)
+
+## explain (headings follow an empty line; the other lines are indented by the program)
+report-explain-title = gpuledger explain { $pid } · { $name } · user { $user }
+report-explain-title-replay = gpuledger explain { $pid } · { $name } · user { $user } · REPLAY
+report-explain-command = command: { $command }
+report-explain-metadata-na = name, user and command n/a: { $reason }
+report-explain-owner = owner: { $label } · cgroup { $cgroup }
+report-explain-pod-names-na = pod name and namespace n/a: { $reason }
+report-explain-slurm-names = Slurm job names: { $source }
+report-explain-owner-note = owner note: { $note }
+report-explain-kubelet-devices = devices the kubelet assigned: { $devices }
+report-explain-measured = MEASURED (reported by the driver)
+report-explain-memory-na = memory n/a: { $reason }
+report-explain-what-it-is = WHAT IT IS (identification, with evidence)
+report-explain-identified = { $label } (confidence { $confidence })
+report-confidence-high = high
+report-confidence-medium = medium
+report-confidence-low = low
+report-explain-missing = missing: { $what }
+report-explain-not-identified = not identified
+report-explain-workload = WORKLOAD PROCESSES (rooted at pid { $pid }; { $measured } measured in all)
+report-explain-workload-estimated = WORKLOAD PROCESSES (rooted at pid { $pid }; { $measured } measured in all, { $estimated } estimated in all)
+report-explain-this-process = ← this process
+report-explain-no-gpu-memory = no GPU memory
+report-explain-share = (estimated share { $bytes })
+report-explain-live = LIVE STATE (the runtime's own API, loopback only)
+report-explain-live-server = { $server } on 127.0.0.1:{ $port }
+report-explain-auth = the server requires an API key (HTTP 401); gpuledger does not send one
+report-explain-context-size = context size: { $n }
+report-explain-slots-busy = slots: { $busy } busy of { $total }
+report-explain-slots = slots: { $total }
+report-explain-tokens-per-second = tokens per second: { $rate }
+report-explain-model = model: { $path }
+report-explain-loaded = loaded: { $name } (runtime says { $vram } in VRAM, context { $context })
+report-explain-na = n/a: { $reason }
+report-explain-estimated-config = ESTIMATED (computed from config.json, safetensors headers and the runtime's settings; not measured)
+report-explain-estimated-gguf-runtime = ESTIMATED (computed from the GGUF header and the runtime's settings; not measured)
+report-explain-estimated-gguf-server = ESTIMATED (computed from the GGUF header and the server's settings; not measured)
+report-explain-recipe = recipe: { $recipe }
+report-explain-not-modelled = not modelled: { $what }
+report-explain-runtime-api-na = runtime API n/a: { $reason }
+report-explain-side-by-side = SIDE BY SIDE (never added together)
+report-explain-measured-driver = measured (driver):
+report-explain-reported-runtime = reported (runtime):
+report-explain-reported-none = n/a (the runtime publishes no figure here)
+report-explain-recorded = { $bytes } (recorded in the snapshot)
+report-explain-estimated-recipe = estimated (recipe):
+report-explain-why = why: { $why }
+report-explain-runtime-reported = RUNTIME-REPORTED (the runtime's own log, beside the estimate)
+
+## estimate: the llama.cpp recipe's ledger (`gpuledger estimate`, explain)
+report-est-header = ESTIMATE ({ $recipe }) for { $path }: { $arch }, { $layers } layers, { $size } in { $files ->
+        [one] { $files } file
+       *[other] { $files } files
+    }
+report-est-context = context: n_ctx { $n_ctx } ({ $per_slot } per slot), { $slots ->
+        [one] { $slots } slot
+       *[other] { $slots } slots
+    }, { $cache } cache, n_ubatch { $ubatch }, flash attention { $flash }
+report-est-cache-unified = unified
+report-est-cache-per-slot = per-slot
+report-est-on = on
+report-est-off = off
+report-est-approximate = APPROXIMATE: part of this model is estimated with a generic rule:
+report-est-col-line = line
+report-est-col-host = host
+report-est-col-details = details
+report-est-weights = weights
+report-est-kv-cache = KV cache
+report-est-output = output
+report-est-output-detail = logits for one token per slot (host)
+report-est-compute = compute
+report-est-overhead = overhead
+report-est-total = total
+report-est-weights-detail = { $gpu_layers }/{ $layers } repeating layers on GPU, output layer on { $place ->
+        [gpu] GPU
+       *[host] host
+    }
+report-est-tied-copy = , incl. { $size } tied-output copy of token_embd
+report-est-override = ; { $given }: { $count ->
+        [one] { $count } tensor
+       *[other] { $count } tensors
+    } ({ $size }) on { $place ->
+        [gpu] GPU
+       *[host] host
+    }
+report-est-kv-detail = { $cells } cells x { $streams ->
+        [one] { $streams } stream
+       *[other] { $streams } streams
+    } x { $layers } full layers
+report-est-kv-swa = + { $cells } cells x { $layers } SWA layers
+report-est-kv-recurrent = , recurrent state { $size }
+report-est-kv-indexer = , incl. { $size } indexer cache ({ $layers } layers, { $head } per key)
+report-precision-exact = exact
+report-precision-approximate = approximate
+report-est-compute-approximate = confidence { $confidence }; { $word }: { $parts }
+report-est-compute-exact = { $word }: llama.cpp's graph reservation replayed for this model's layers
+report-est-total-no-overhead = GPU total excludes the unknown overhead
+report-est-total-without-overhead = { $size } without overhead
+report-est-col-device = device
+report-est-col-layers = layers
+report-est-plus-output = + output
+report-est-per-device = per device (llama.cpp's device order; overhead not included):
+report-fit-unchanged = unchanged
+report-fit-fitted = fitted
+report-fit-failed = failed
+report-fit-stopped = stopped
+report-est-fit = --fit replayed ({ $outcome }): for { $free } free, leaving { $margin }; llama-server would load with:
+report-est-inputs = inputs:
+report-est-notes = notes:
+report-source-gguf = gguf { $detail }
+report-source-tensors = tensors: { $detail }
+report-source-flag = flag { $detail }
+report-source-env = env { $detail }
+report-source-server = server: { $detail }
+report-source-default = default ({ $detail })
+report-source-derived = derived: { $detail }
+report-source-assumed = assumed: { $detail }
+report-source-file = file: { $detail }
+report-source-measured = measured: { $detail }
+report-cmp-heading = estimate vs llama.cpp's own log (the log is the runtime's word):
+report-cmp-estimated = estimated
+report-cmp-logged = logged
+report-cmp-not-in-log = not in log
+report-cmp-not-modelled = not modelled
+
+## estimate: whether it fits in what a GPU has free now
+report-fit-na = fit: { $reason }
+report-fit-replay = fit (REPLAY of { $file }, not the live machine):
+report-fit-on = fit on { $device }: needs ~{ $needed } (estimated), { $free } free of { $total } (measured) -> { $verdict }
+report-fit-on-overhead-unknown = fit on { $device }: needs ~{ $needed } (estimated, overhead unknown), { $free } free of { $total } (measured) -> { $verdict }
+report-fit-fits = fits, { $size } to spare
+report-fit-short = does NOT fit, short by { $size }
+report-fit-held-by = held now by:
+report-fit-unattributed = unattributed
+report-fit-changes = would fit with any one of (each checked by estimating again):
+report-fit-col-change = change
+report-fit-col-needs = needs
+report-fit-col-free = free
+report-fit-col-what = what
+
+## explain: an estimate recorded in a snapshot, and a runtime recipe's (vLLM, SGLang, PyTorch)
+report-recorded = recorded in the snapshot when it was taken ({ $recipe }, model { $model }):
+report-recorded-context = recorded in the snapshot when it was taken ({ $recipe }, model { $model }, context { $context }):
+report-recorded-compute-buffers = compute buffers
+report-recorded-total-gpu = total GPU
+report-runtime-recipe-model = recipe { $recipe } · model { $model }
+report-runtime-not-modelled = n/a (not modelled)
+report-runtime-kv-holds = KV cache holds
+report-runtime-tokens = { $n } tokens
+report-runtime-reports = runtime reports (its own figures, not added to either ledger):
+report-runtime-driver = (driver)
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  used { $used }
+report-groups-by-pod = POD
+report-groups-by-namespace = NAMESPACE
+report-groups-by-container = CONTAINER
+report-groups-by-job = JOB
+report-groups-by-user = USER
+report-groups-by-unit = UNIT
+report-groups-by-owner = OWNER
+report-groups-col-processes = PROCESSES
+report-groups-unattributed = unattributed (driver, system, other users, unknown processes)
+report-groups-over-attributed = over-attributed (processes add up to more than the device uses)
+report-groups-unattributed-unknown = unattributed: device used memory is unknown
+report-groups-notes = NOTES
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = browser
+report-kind-compositor = compositor
+report-kind-cuda-app = CUDA app
+report-kind-graphics-app = graphics app
+report-kind-ollama-runner = Ollama runner
+report-kind-unknown = unknown
+
+## explain: the kinds of evidence
+report-evidence-executable = executable
+report-evidence-cmdline = command line
+report-evidence-library = library
+report-evidence-model-file = model file
+report-evidence-listening-port = listening port
+report-evidence-parent = parent
+report-evidence-http = HTTP answer
+report-evidence-log = log
+report-evidence-gguf-header = GGUF header
+report-evidence-workload = workload
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } selftest · { $host } · kernel { $kernel }
+report-selftest-title-wsl = gpuledger { $version } selftest · { $host } · kernel { $kernel } · WSL2
+report-selftest-ok = ok
+report-selftest-not-found = not found
+report-selftest-error = ERROR
+report-selftest-sees = sees: { $what }
+report-selftest-cannot-see = cannot see: { $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before } ({ $before_taken }) → { $after } ({ $after_taken })
+report-diff-absent = absent
+report-diff-appeared = appeared
+report-diff-gone = gone
+report-diff-grew = grew
+report-diff-shrank = shrank
+report-diff-unchanged = unchanged
+report-diff-unknown = unknown
+report-diff-processes = processes (measured)
+report-diff-no-processes = none in either snapshot
+report-diff-none-changed = no process changed
+report-diff-paired-by = paired by { $rule }
+report-diff-quiet = ({ $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } unchanged or unknown; --all lists them)
+report-diff-devices = devices (measured)
+report-diff-device = { $device }  used { $used }  unattributed { $unattributed }
+report-diff-estimates = estimates (calculated, not measured)
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = TIME
+report-history-col-used = USED
+report-history-col-free = FREE
+report-history-col-power-w = POWER W

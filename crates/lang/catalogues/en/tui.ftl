@@ -1,0 +1,2 @@
+# The live view (crates/tui), en: keys start with tui-. Not translated yet; the next change
+# adds its messages here (English first, then zh-CN and zh-TW key for key).

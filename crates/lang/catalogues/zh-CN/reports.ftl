@@ -1,0 +1,289 @@
+# 文本报告（`gpuledger snapshot` 及其他命令的输出），简体中文。术语见 crates/lang/GLOSSARY.md。
+
+## snapshot：标题
+report-replay = 回放 { $file }（录制于 { $taken }，不是本机的实时数据）
+report-title = gpuledger 快照 · { $host } · { $taken }
+report-title-wsl = gpuledger 快照 · { $host } · { $taken } · WSL2
+report-unknown-host = 未知主机
+report-no-gpu = 未发现 GPU。运行 `gpuledger selftest` 查看每个数据源查找了什么。
+
+## snapshot：设备
+report-devices = 设备
+report-col-gpu = GPU
+report-col-name = 名称
+report-col-memory-used-total = 显存 已用 / 总量
+report-col-gpu-pct = GPU%
+report-col-mem-pct = 显存%
+report-col-temp = 温度
+report-col-power-limit = 功耗 / 上限
+report-col-processes = 进程合计
+report-col-unattributed = 未归属
+report-system-memory-gtt = 系统内存（GTT）
+report-power-suspended = 已休眠
+report-power-suspending = 正在休眠
+report-over-attributed = 超额归属
+
+## snapshot：进程
+report-processes-measured = 进程（实测）
+report-col-pid = PID
+report-col-user = 用户
+report-col-workload = 工作负载
+report-col-type = 类型
+report-col-memory = 显存
+report-col-sys-gtt = 系统内存/GTT
+report-col-source = 来源
+report-col-sm-pct = SM%
+report-col-owner = 所属
+report-col-command = 命令
+
+## snapshot：未归属的行
+report-unattributed-on = GPU{ $gpu } 上未归属（驱动、系统、其他用户、未知进程）
+report-over-attributed-on = GPU{ $gpu } 超额归属：各进程之和超过设备实际用量（共享的显存表面会同时计入多个进程）；条形图按比例缩放，标签为原始数值
+report-unattributed-unknown = GPU{ $gpu } 上未归属：设备已用显存未知
+
+## snapshot：估算账目
+report-estimated = 估算（根据模型文件和启动参数计算；不是实测值，不计入上面的合计）
+report-col-role = 角色
+report-col-recipe = 估算方法
+report-col-context = 上下文
+report-col-weights = 权重
+report-col-kv-cache = KV 缓存
+report-col-compute = 计算缓冲区
+report-col-overhead = 额外开销
+report-col-total = 合计
+report-col-measured = 实测
+report-pid-says = PID { $pid }：{ $text }
+report-reported-no-estimate = { $pid } { $name }：无法估算；运行时自己报告了 { $figures }（{ $source }）
+report-group = PID { $pid } 的进程组（{ $label }）：共 { $members } 个成员，估算合计 { $estimated }，实测 { $measured }
+report-group-no-estimate = n/a（没有任何成员有估算）
+report-explain-hint = （`gpuledger explain PID` 会列出每一部分的输入及其来源）
+
+## snapshot：备注与数据源
+report-notes = 备注及未能看到的内容
+report-unknown-processes = GPU{ $gpu }：有 { $count } 个进程的显存未知，已计入未归属的数值
+report-memory-na = PID { $pid }（{ $name }）在 GPU{ $gpu } 上的显存为 n/a：{ $reason }
+report-engines-na = PID { $pid } 的引擎占用为 n/a：{ $reason }
+report-process-note = PID { $pid }（{ $name }）：{ $note }
+report-metadata-na = PID { $pid } 的名称、用户和命令未知：{ $reason }
+report-sources = 数据源
+report-source-ok = 正常
+report-source-unavailable = 不可用
+report-source-error = 错误
+report-source-line = { $state }：{ $detail }
+
+## 实测值与估算值并列（snapshot、explain、estimate）；$label 为空或以空格结尾
+report-vs-more = 实测 { $measured } { $label }对比估算 { $estimated }：驱动报告的比估算多 { $difference }
+report-vs-less = 实测 { $measured } { $label }对比估算 { $estimated }：驱动报告的比估算少 { $difference }
+report-vs-with-cause = { $text }；{ $cause }
+report-gap-above-estimate = 可能有估算方法未涵盖的分配（进程里还有别的模型或上下文、CUDA graphs、更大的批次），或实际上下文比读到的设置更大
+report-gap-below-weights = 比估算的权重本身还少：可能放到 GPU 上的层数比读到的设置少，或模型仍在加载
+report-gap-between = 可能上下文更小、槽位更少或批次比读到的设置更小（运行时可能在加载时调整过：llama-server 的 --fit、Ollama 的 num_ctx）
+
+## explain（标题前空一行；其余各行由程序缩进）
+report-explain-title = gpuledger explain { $pid } · { $name } · 用户 { $user }
+report-explain-title-replay = gpuledger explain { $pid } · { $name } · 用户 { $user } · 回放
+report-explain-command = 命令：{ $command }
+report-explain-metadata-na = 名称、用户和命令为 n/a：{ $reason }
+report-explain-owner = 所属：{ $label } · cgroup { $cgroup }
+report-explain-pod-names-na = Pod 名称和命名空间为 n/a：{ $reason }
+report-explain-slurm-names = Slurm 作业名称来自：{ $source }
+report-explain-owner-note = 所属备注：{ $note }
+report-explain-kubelet-devices = kubelet 分配的设备：{ $devices }
+report-explain-measured = 实测（由驱动报告）
+report-explain-memory-na = 显存为 n/a：{ $reason }
+report-explain-what-it-is = 这是什么（识别结果及依据）
+report-explain-identified = { $label }（可信度：{ $confidence }）
+report-confidence-high = 高
+report-confidence-medium = 中
+report-confidence-low = 低
+report-explain-missing = 缺少：{ $what }
+report-explain-not-identified = 未能识别
+report-explain-workload = 工作负载的进程（根进程 PID { $pid }；实测合计 { $measured }）
+report-explain-workload-estimated = 工作负载的进程（根进程 PID { $pid }；实测合计 { $measured }，估算合计 { $estimated }）
+report-explain-this-process = ← 即此进程
+report-explain-no-gpu-memory = 未占用显存
+report-explain-share = （估算份额 { $bytes }）
+report-explain-live = 实时状态（运行时自身的 API，仅限本机回环地址）
+report-explain-live-server = { $server }，位于 127.0.0.1:{ $port }
+report-explain-auth = 该服务需要 API 密钥（HTTP 401）；gpuledger 不会发送密钥
+report-explain-context-size = 上下文大小：{ $n }
+report-explain-slots-busy = 槽位：{ $total } 个中 { $busy } 个忙碌
+report-explain-slots = 槽位：{ $total }
+report-explain-tokens-per-second = 每秒 token 数：{ $rate }
+report-explain-model = 模型：{ $path }
+report-explain-loaded = 已加载：{ $name }（运行时报告占用显存 { $vram }，上下文 { $context }）
+report-explain-na = n/a：{ $reason }
+report-explain-estimated-config = 估算（根据 config.json、safetensors 文件头和运行时设置计算；不是实测值）
+report-explain-estimated-gguf-runtime = 估算（根据 GGUF 文件头和运行时设置计算；不是实测值）
+report-explain-estimated-gguf-server = 估算（根据 GGUF 文件头和服务的启动参数计算；不是实测值）
+report-explain-recipe = 估算方法：{ $recipe }
+report-explain-not-modelled = 未纳入估算：{ $what }
+report-explain-runtime-api-na = 运行时 API 为 n/a：{ $reason }
+report-explain-side-by-side = 并列对比（三者从不相加）
+report-explain-measured-driver = 实测（驱动）：
+report-explain-reported-runtime = 报告（运行时）：
+report-explain-reported-none = n/a（运行时在这里不公布数值）
+report-explain-recorded = { $bytes }（快照中记录的值）
+report-explain-estimated-recipe = 估算（估算方法）：
+report-explain-why = 依据：{ $why }
+report-explain-runtime-reported = 运行时报告（运行时自己的日志，与估算并列）
+
+## estimate：llama.cpp 估算方法的账目（`gpuledger estimate`、explain）
+report-est-header = 估算（{ $recipe }）：{ $path }：{ $arch }，{ $layers } 层，{ $size }，共 { $files } 个文件
+report-est-context = 上下文：n_ctx { $n_ctx }（每个槽位 { $per_slot }），{ $slots } 个槽位，{ $cache }缓存，n_ubatch { $ubatch }，flash attention { $flash }
+report-est-cache-unified = 统一
+report-est-cache-per-slot = 按槽位分配的
+report-est-on = 开
+report-est-off = 关
+report-est-approximate = 近似：此模型的部分内容是用通用规则估算的：
+report-est-col-line = 项目
+report-est-col-host = 主机
+report-est-col-details = 说明
+report-est-weights = 权重
+report-est-kv-cache = KV 缓存
+report-est-output = 输出
+report-est-output-detail = 每个槽位一个 token 的 logits（主机内存）
+report-est-compute = 计算缓冲区
+report-est-overhead = 额外开销
+report-est-total = 合计
+report-est-weights-detail = { $gpu_layers }/{ $layers } 个重复层在 GPU 上，输出层{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主机内存中
+    }
+report-est-tied-copy = ，含 token_embd 的绑定输出副本 { $size }
+report-est-override = ；{ $given }：{ $count } 个张量（{ $size }）{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主机内存中
+    }
+report-est-kv-detail = { $cells } 个单元 x { $streams } 个流 x { $layers } 个全注意力层
+report-est-kv-swa = + { $cells } 个单元 x { $layers } 个 SWA 层
+report-est-kv-recurrent = ，循环状态 { $size }
+report-est-kv-indexer = ，含索引器缓存 { $size }（{ $layers } 层，每个键 { $head }）
+report-precision-exact = 精确
+report-precision-approximate = 近似
+report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }
+report-est-compute-exact = { $word }：按此模型的层重放了 llama.cpp 的计算图预留
+report-est-total-no-overhead = GPU 合计不含未知的额外开销
+report-est-total-without-overhead = 不含额外开销为 { $size }
+report-est-col-device = 设备
+report-est-col-layers = 层数
+report-est-plus-output = + 输出层
+report-est-per-device = 按设备（llama.cpp 的设备顺序；不含额外开销）：
+report-fit-unchanged = 未改变
+report-fit-fitted = 已适配
+report-fit-failed = 失败
+report-fit-stopped = 已停止
+report-est-fit = 重放了 --fit（{ $outcome }）：空闲 { $free }，预留 { $margin }；llama-server 会以如下参数加载：
+report-est-inputs = 输入：
+report-est-notes = 备注：
+report-source-gguf = gguf { $detail }
+report-source-tensors = 张量：{ $detail }
+report-source-flag = 参数 { $detail }
+report-source-env = 环境变量 { $detail }
+report-source-server = 服务：{ $detail }
+report-source-default = 默认值（{ $detail }）
+report-source-derived = 推导：{ $detail }
+report-source-assumed = 假定：{ $detail }
+report-source-file = 文件：{ $detail }
+report-source-measured = 实测：{ $detail }
+report-cmp-heading = 估算值与 llama.cpp 自身日志的对比（日志是运行时自己给出的数字）：
+report-cmp-estimated = 估算
+report-cmp-logged = 日志
+report-cmp-not-in-log = 日志中没有
+report-cmp-not-modelled = 未纳入估算
+
+## estimate：能否放进 GPU 当前的空闲显存
+report-fit-na = 能否放下：{ $reason }
+report-fit-replay = 能否放下（回放 { $file }，不是本机的实时数据）：
+report-fit-on = 能否放进 { $device }：需要约 { $needed }（估算），空闲 { $free }，总量 { $total }（实测）-> { $verdict }
+report-fit-on-overhead-unknown = 能否放进 { $device }：需要约 { $needed }（估算，额外开销未知），空闲 { $free }，总量 { $total }（实测）-> { $verdict }
+report-fit-fits = 放得下，还剩 { $size }
+report-fit-short = 放不下，还差 { $size }
+report-fit-held-by = 目前占用者：
+report-fit-unattributed = 未归属
+report-fit-changes = 任选以下一项修改即可放下（每项都重新估算验证过）：
+report-fit-col-change = 修改
+report-fit-col-needs = 需要
+report-fit-col-free = 空闲
+report-fit-col-what = 作用
+
+## explain：快照中记录的估算，以及运行时估算方法（vLLM、SGLang、PyTorch）的估算
+report-recorded = 采集快照时记录的估算（{ $recipe }，模型 { $model }）：
+report-recorded-context = 采集快照时记录的估算（{ $recipe }，模型 { $model }，上下文 { $context }）：
+report-recorded-compute-buffers = 计算缓冲区
+report-recorded-total-gpu = GPU 合计
+report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-not-modelled = n/a（未纳入估算）
+report-runtime-kv-holds = KV 缓存容量
+report-runtime-tokens = { $n } 个 token
+report-runtime-reports = 运行时报告（运行时自己的数字，不计入任何一本账）：
+report-runtime-driver = （驱动）
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  已用 { $used }
+report-groups-by-pod = Pod
+report-groups-by-namespace = 命名空间
+report-groups-by-container = 容器
+report-groups-by-job = 作业
+report-groups-by-user = 用户
+report-groups-by-unit = systemd 单元
+report-groups-by-owner = 所属
+report-groups-col-processes = 进程数
+report-groups-unattributed = 未归属（驱动、系统、其他用户、未知进程）
+report-groups-over-attributed = 超额归属（各进程之和超过设备实际用量）
+report-groups-unattributed-unknown = 未归属：设备已用显存未知
+report-groups-notes = 备注
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = 浏览器
+report-kind-compositor = 窗口合成器
+report-kind-cuda-app = CUDA 程序
+report-kind-graphics-app = 图形程序
+report-kind-ollama-runner = Ollama 运行器
+report-kind-unknown = 未识别
+
+## explain: the kinds of evidence
+report-evidence-executable = 可执行文件
+report-evidence-cmdline = 命令行
+report-evidence-library = 库
+report-evidence-model-file = 模型文件
+report-evidence-listening-port = 监听端口
+report-evidence-parent = 父进程
+report-evidence-http = HTTP 响应
+report-evidence-log = 日志
+report-evidence-gguf-header = GGUF 文件头
+report-evidence-workload = 工作负载
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } 自检 · { $host } · 内核 { $kernel }
+report-selftest-title-wsl = gpuledger { $version } 自检 · { $host } · 内核 { $kernel } · WSL2
+report-selftest-ok = 正常
+report-selftest-not-found = 未找到
+report-selftest-error = 错误
+report-selftest-sees = 能看到：{ $what }
+report-selftest-cannot-see = 看不到：{ $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before }（{ $before_taken }）→ { $after }（{ $after_taken }）
+report-diff-absent = 不存在
+report-diff-appeared = 新出现
+report-diff-gone = 已消失
+report-diff-grew = 增加
+report-diff-shrank = 减少
+report-diff-unchanged = 未变
+report-diff-unknown = 未知
+report-diff-processes = 进程（实测）
+report-diff-no-processes = 两个快照里都没有进程
+report-diff-none-changed = 没有进程发生变化
+report-diff-paired-by = 按 { $rule } 配对
+report-diff-quiet = （另有 { $count } 个进程未变或未知；--all 会全部列出）
+report-diff-devices = 设备（实测）
+report-diff-device = { $device }  已用 { $used }  未归属 { $unattributed }
+report-diff-estimates = 估算（计算得出，不是实测）
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = 时间
+report-history-col-used = 已用
+report-history-col-free = 空闲
+report-history-col-power-w = 功耗 W

@@ -1,0 +1,290 @@
+# 文字報告（`gpuledger snapshot` 及其他指令的輸出），繁體中文（臺灣用語，香港與澳門亦使用）。
+# 術語見 crates/lang/GLOSSARY.md。
+
+## snapshot：標題
+report-replay = 重播 { $file }（錄製於 { $taken }，並非本機的即時資料）
+report-title = gpuledger 快照 · { $host } · { $taken }
+report-title-wsl = gpuledger 快照 · { $host } · { $taken } · WSL2
+report-unknown-host = 未知主機
+report-no-gpu = 找不到 GPU。請執行 `gpuledger selftest`，查看各個資料來源找了哪些地方。
+
+## snapshot：裝置
+report-devices = 裝置
+report-col-gpu = GPU
+report-col-name = 名稱
+report-col-memory-used-total = 記憶體 已用 / 總量
+report-col-gpu-pct = GPU%
+report-col-mem-pct = 記憶體%
+report-col-temp = 溫度
+report-col-power-limit = 功率 / 上限
+report-col-processes = 處理程序合計
+report-col-unattributed = 未歸屬
+report-system-memory-gtt = 系統記憶體（GTT）
+report-power-suspended = 已休眠
+report-power-suspending = 正在休眠
+report-over-attributed = 超額歸屬
+
+## snapshot：處理程序
+report-processes-measured = 處理程序（實測）
+report-col-pid = PID
+report-col-user = 使用者
+report-col-workload = 工作負載
+report-col-type = 類型
+report-col-memory = 記憶體
+report-col-sys-gtt = 系統記憶體/GTT
+report-col-source = 來源
+report-col-sm-pct = SM%
+report-col-owner = 所屬
+report-col-command = 指令
+
+## snapshot：未歸屬的列
+report-unattributed-on = GPU{ $gpu } 上未歸屬（驅動程式、系統、其他使用者、未知處理程序）
+report-over-attributed-on = GPU{ $gpu } 超額歸屬：各處理程序加總超過裝置實際用量（共用的記憶體表面會同時計入多個處理程序）；長條圖依比例縮放，標籤為原始數值
+report-unattributed-unknown = GPU{ $gpu } 上未歸屬：裝置已用的顯示記憶體不明
+
+## snapshot：估算帳目
+report-estimated = 估算（依模型檔案與啟動參數計算；並非實測值，不計入上方的合計）
+report-col-role = 角色
+report-col-recipe = 估算方法
+report-col-context = 上下文
+report-col-weights = 權重
+report-col-kv-cache = KV 快取
+report-col-compute = 計算緩衝區
+report-col-overhead = 額外開銷
+report-col-total = 合計
+report-col-measured = 實測
+report-pid-says = PID { $pid }：{ $text }
+report-reported-no-estimate = { $pid } { $name }：無法估算；執行環境自行回報了 { $figures }（{ $source }）
+report-group = PID { $pid } 的處理程序群組（{ $label }）：共 { $members } 個成員，估算合計 { $estimated }，實測 { $measured }
+report-group-no-estimate = n/a（沒有任何成員有估算值）
+report-explain-hint = （`gpuledger explain PID` 會列出每個部分的輸入及其來源）
+
+## snapshot：附註與資料來源
+report-notes = 附註及無法看到的項目
+report-unknown-processes = GPU{ $gpu }：有 { $count } 個處理程序的顯示記憶體不明，已計入未歸屬的數值
+report-memory-na = PID { $pid }（{ $name }）在 GPU{ $gpu } 上的顯示記憶體為 n/a：{ $reason }
+report-engines-na = PID { $pid } 的引擎使用率為 n/a：{ $reason }
+report-process-note = PID { $pid }（{ $name }）：{ $note }
+report-metadata-na = PID { $pid } 的名稱、使用者與指令不明：{ $reason }
+report-sources = 資料來源
+report-source-ok = 正常
+report-source-unavailable = 無法使用
+report-source-error = 錯誤
+report-source-line = { $state }：{ $detail }
+
+## 實測值與估算值並列（snapshot、explain、estimate）；$label 為空或以空格結尾
+report-vs-more = 實測 { $measured } { $label }對比估算 { $estimated }：驅動程式回報的比估算多 { $difference }
+report-vs-less = 實測 { $measured } { $label }對比估算 { $estimated }：驅動程式回報的比估算少 { $difference }
+report-vs-with-cause = { $text }；{ $cause }
+report-gap-above-estimate = 可能有估算方法未涵蓋的配置（處理程序中還有其他模型或上下文、CUDA graphs、更大的批次），或實際上下文比讀到的設定更大
+report-gap-below-weights = 比估算的權重本身還少：可能放到 GPU 上的層數比讀到的設定少，或模型仍在載入
+report-gap-between = 可能上下文更小、槽位更少或批次比讀到的設定更小（執行環境可能在載入時調整過：llama-server 的 --fit、Ollama 的 num_ctx）
+
+## explain（標題前空一行；其餘各行由程式縮排）
+report-explain-title = gpuledger explain { $pid } · { $name } · 使用者 { $user }
+report-explain-title-replay = gpuledger explain { $pid } · { $name } · 使用者 { $user } · 重播
+report-explain-command = 指令：{ $command }
+report-explain-metadata-na = 名稱、使用者與指令為 n/a：{ $reason }
+report-explain-owner = 所屬：{ $label } · cgroup { $cgroup }
+report-explain-pod-names-na = Pod 名稱與命名空間為 n/a：{ $reason }
+report-explain-slurm-names = Slurm 作業名稱來自：{ $source }
+report-explain-owner-note = 所屬附註：{ $note }
+report-explain-kubelet-devices = kubelet 指派的裝置：{ $devices }
+report-explain-measured = 實測（由驅動程式回報）
+report-explain-memory-na = 顯示記憶體為 n/a：{ $reason }
+report-explain-what-it-is = 這是什麼（辨識結果及依據）
+report-explain-identified = { $label }（可信度：{ $confidence }）
+report-confidence-high = 高
+report-confidence-medium = 中
+report-confidence-low = 低
+report-explain-missing = 缺少：{ $what }
+report-explain-not-identified = 無法辨識
+report-explain-workload = 工作負載的處理程序（根處理程序 PID { $pid }；實測合計 { $measured }）
+report-explain-workload-estimated = 工作負載的處理程序（根處理程序 PID { $pid }；實測合計 { $measured }，估算合計 { $estimated }）
+report-explain-this-process = ← 即此處理程序
+report-explain-no-gpu-memory = 未使用顯示記憶體
+report-explain-share = （估算份額 { $bytes }）
+report-explain-live = 即時狀態（執行環境本身的 API，僅限本機迴路位址）
+report-explain-live-server = { $server }，位於 127.0.0.1:{ $port }
+report-explain-auth = 此伺服器需要 API 金鑰（HTTP 401）；gpuledger 不會傳送金鑰
+report-explain-context-size = 上下文大小：{ $n }
+report-explain-slots-busy = 槽位：{ $total } 個中有 { $busy } 個忙碌
+report-explain-slots = 槽位：{ $total }
+report-explain-tokens-per-second = 每秒 token 數：{ $rate }
+report-explain-model = 模型：{ $path }
+report-explain-loaded = 已載入：{ $name }（執行環境回報使用顯示記憶體 { $vram }，上下文 { $context }）
+report-explain-na = n/a：{ $reason }
+report-explain-estimated-config = 估算（依 config.json、safetensors 檔頭與執行環境設定計算；並非實測值）
+report-explain-estimated-gguf-runtime = 估算（依 GGUF 檔頭與執行環境設定計算；並非實測值）
+report-explain-estimated-gguf-server = 估算（依 GGUF 檔頭與伺服器的啟動參數計算；並非實測值）
+report-explain-recipe = 估算方法：{ $recipe }
+report-explain-not-modelled = 未納入估算：{ $what }
+report-explain-runtime-api-na = 執行環境 API 為 n/a：{ $reason }
+report-explain-side-by-side = 並列對照（三者從不相加）
+report-explain-measured-driver = 實測（驅動程式）：
+report-explain-reported-runtime = 回報（執行環境）：
+report-explain-reported-none = n/a（執行環境在此不公布數值）
+report-explain-recorded = { $bytes }（快照中記錄的值）
+report-explain-estimated-recipe = 估算（估算方法）：
+report-explain-why = 依據：{ $why }
+report-explain-runtime-reported = 執行環境回報（執行環境本身的日誌，與估算並列）
+
+## estimate：llama.cpp 估算方法的帳目（`gpuledger estimate`、explain）
+report-est-header = 估算（{ $recipe }）：{ $path }：{ $arch }，{ $layers } 層，{ $size }，共 { $files } 個檔案
+report-est-context = 上下文：n_ctx { $n_ctx }（每個槽位 { $per_slot }），{ $slots } 個槽位，{ $cache }快取，n_ubatch { $ubatch }，flash attention { $flash }
+report-est-cache-unified = 統一
+report-est-cache-per-slot = 依槽位配置的
+report-est-on = 開
+report-est-off = 關
+report-est-approximate = 近似：此模型有部分內容是以通用規則估算的：
+report-est-col-line = 項目
+report-est-col-host = 主機
+report-est-col-details = 說明
+report-est-weights = 權重
+report-est-kv-cache = KV 快取
+report-est-output = 輸出
+report-est-output-detail = 每個槽位一個 token 的 logits（主機記憶體）
+report-est-compute = 計算緩衝區
+report-est-overhead = 額外開銷
+report-est-total = 合計
+report-est-weights-detail = { $gpu_layers }/{ $layers } 個重複層在 GPU 上，輸出層{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主機記憶體中
+    }
+report-est-tied-copy = ，含 token_embd 的綁定輸出副本 { $size }
+report-est-override = ；{ $given }：{ $count } 個張量（{ $size }）{ $place ->
+        [gpu] 在 GPU 上
+       *[host] 在主機記憶體中
+    }
+report-est-kv-detail = { $cells } 個單元 x { $streams } 個串流 x { $layers } 個全注意力層
+report-est-kv-swa = + { $cells } 個單元 x { $layers } 個 SWA 層
+report-est-kv-recurrent = ，循環狀態 { $size }
+report-est-kv-indexer = ，含索引器快取 { $size }（{ $layers } 層，每個鍵 { $head }）
+report-precision-exact = 精確
+report-precision-approximate = 近似
+report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }
+report-est-compute-exact = { $word }：依此模型的層重播了 llama.cpp 的計算圖預留
+report-est-total-no-overhead = GPU 合計不含未知的額外開銷
+report-est-total-without-overhead = 不含額外開銷為 { $size }
+report-est-col-device = 裝置
+report-est-col-layers = 層數
+report-est-plus-output = + 輸出層
+report-est-per-device = 依裝置（llama.cpp 的裝置順序；不含額外開銷）：
+report-fit-unchanged = 未變更
+report-fit-fitted = 已調整
+report-fit-failed = 失敗
+report-fit-stopped = 已停止
+report-est-fit = 重播了 --fit（{ $outcome }）：可用 { $free }，保留 { $margin }；llama-server 會以下列參數載入：
+report-est-inputs = 輸入：
+report-est-notes = 附註：
+report-source-gguf = gguf { $detail }
+report-source-tensors = 張量：{ $detail }
+report-source-flag = 參數 { $detail }
+report-source-env = 環境變數 { $detail }
+report-source-server = 伺服器：{ $detail }
+report-source-default = 預設值（{ $detail }）
+report-source-derived = 推導：{ $detail }
+report-source-assumed = 假設：{ $detail }
+report-source-file = 檔案：{ $detail }
+report-source-measured = 實測：{ $detail }
+report-cmp-heading = 估算值與 llama.cpp 本身日誌的對照（日誌是執行環境自己給出的數字）：
+report-cmp-estimated = 估算
+report-cmp-logged = 日誌
+report-cmp-not-in-log = 日誌中沒有
+report-cmp-not-modelled = 未納入估算
+
+## estimate：能否放進 GPU 目前可用的顯示記憶體
+report-fit-na = 能否放入：{ $reason }
+report-fit-replay = 能否放入（重播 { $file }，並非本機的即時資料）：
+report-fit-on = 能否放入 { $device }：需要約 { $needed }（估算），可用 { $free }，總量 { $total }（實測）-> { $verdict }
+report-fit-on-overhead-unknown = 能否放入 { $device }：需要約 { $needed }（估算，額外開銷不明），可用 { $free }，總量 { $total }（實測）-> { $verdict }
+report-fit-fits = 放得下，尚餘 { $size }
+report-fit-short = 放不下，還差 { $size }
+report-fit-held-by = 目前佔用者：
+report-fit-unattributed = 未歸屬
+report-fit-changes = 任選下列一項修改即可放入（每項都已重新估算驗證）：
+report-fit-col-change = 修改
+report-fit-col-needs = 需要
+report-fit-col-free = 可用
+report-fit-col-what = 作用
+
+## explain：快照中記錄的估算，以及執行環境估算方法（vLLM、SGLang、PyTorch）的估算
+report-recorded = 擷取快照時記錄的估算（{ $recipe }，模型 { $model }）：
+report-recorded-context = 擷取快照時記錄的估算（{ $recipe }，模型 { $model }，上下文 { $context }）：
+report-recorded-compute-buffers = 計算緩衝區
+report-recorded-total-gpu = GPU 合計
+report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-not-modelled = n/a（未納入估算）
+report-runtime-kv-holds = KV 快取容量
+report-runtime-tokens = { $n } 個 token
+report-runtime-reports = 執行環境回報（執行環境自己的數字，不計入任何一本帳）：
+report-runtime-driver = （驅動程式）
+
+## snapshot --group-by
+report-groups-title = gpuledger snapshot --group-by { $by } · { $host } · { $taken }
+report-groups-device = GPU{ $gpu }  { $name }  已用 { $used }
+report-groups-by-pod = Pod
+report-groups-by-namespace = 命名空間
+report-groups-by-container = 容器
+report-groups-by-job = 作業
+report-groups-by-user = 使用者
+report-groups-by-unit = systemd 單元
+report-groups-by-owner = 所屬
+report-groups-col-processes = 處理程序數
+report-groups-unattributed = 未歸屬（驅動程式、系統、其他使用者、未知處理程序）
+report-groups-over-attributed = 超額歸屬（各處理程序加總超過裝置實際用量）
+report-groups-unattributed-unknown = 未歸屬：裝置已用的顯示記憶體不明
+report-groups-notes = 附註
+
+## what a process is (the model's kinds that are words, not product names)
+report-kind-browser = 瀏覽器
+report-kind-compositor = 視窗合成器
+report-kind-cuda-app = CUDA 程式
+report-kind-graphics-app = 圖形程式
+report-kind-ollama-runner = Ollama 執行器
+report-kind-unknown = 未辨識
+
+## explain: the kinds of evidence
+report-evidence-executable = 執行檔
+report-evidence-cmdline = 命令列
+report-evidence-library = 函式庫
+report-evidence-model-file = 模型檔案
+report-evidence-listening-port = 監聽連接埠
+report-evidence-parent = 父處理程序
+report-evidence-http = HTTP 回應
+report-evidence-log = 日誌
+report-evidence-gguf-header = GGUF 檔頭
+report-evidence-workload = 工作負載
+
+## selftest (the sources' own findings stay as they wrote them)
+report-selftest-title = gpuledger { $version } 自我檢測 · { $host } · 核心 { $kernel }
+report-selftest-title-wsl = gpuledger { $version } 自我檢測 · { $host } · 核心 { $kernel } · WSL2
+report-selftest-ok = 正常
+report-selftest-not-found = 找不到
+report-selftest-error = 錯誤
+report-selftest-sees = 看得到：{ $what }
+report-selftest-cannot-see = 看不到：{ $what }
+
+## diff
+report-diff-title = gpuledger diff · { $before }（{ $before_taken }）→ { $after }（{ $after_taken }）
+report-diff-absent = 不存在
+report-diff-appeared = 新出現
+report-diff-gone = 已消失
+report-diff-grew = 增加
+report-diff-shrank = 減少
+report-diff-unchanged = 未變
+report-diff-unknown = 不明
+report-diff-processes = 處理程序（實測）
+report-diff-no-processes = 兩個快照中都沒有處理程序
+report-diff-none-changed = 沒有處理程序發生變化
+report-diff-paired-by = 依 { $rule } 配對
+report-diff-quiet = （另有 { $count } 個處理程序未變或不明；--all 會全部列出）
+report-diff-devices = 裝置（實測）
+report-diff-device = { $device }  已用 { $used }  未歸屬 { $unattributed }
+report-diff-estimates = 估算（計算得出，並非實測）
+
+## history (its table's columns; the rows are figures)
+report-history-col-time = 時間
+report-history-col-used = 已用
+report-history-col-free = 可用
+report-history-col-power-w = 功率 W

@@ -1,0 +1,117 @@
+//! The model's own words for what a process is (`browser`, `compositor`, `unknown`) in the
+//! reader's language. Product names (llama.cpp, vLLM, Ollama) stay as they are; the label is
+//! still composed by the model ([`Workload::short_label`]: kind · model · role), only its kind
+//! is said in the language.
+
+use gpuledger_lang::Lang;
+use gpuledger_model::{EvidenceKind, Workload, WorkloadKind};
+
+/// The catalogue key of a kind that is a word rather than a product's name.
+fn kind_key(kind: WorkloadKind) -> Option<&'static str> {
+    Some(match kind {
+        WorkloadKind::Browser => "report-kind-browser",
+        WorkloadKind::Compositor => "report-kind-compositor",
+        WorkloadKind::CudaApp => "report-kind-cuda-app",
+        WorkloadKind::GraphicsApp => "report-kind-graphics-app",
+        WorkloadKind::OllamaRunner => "report-kind-ollama-runner",
+        WorkloadKind::Unknown => "report-kind-unknown",
+        _ => return None,
+    })
+}
+
+/// [`Workload::short_label`] with its kind in `lang` (unchanged in English).
+pub fn workload_label(w: &Workload, lang: Lang) -> String {
+    let label = w.short_label();
+    match (lang, kind_key(w.kind)) {
+        (Lang::En, _) | (_, None) => label,
+        (_, Some(key)) => match label.strip_prefix(w.kind.label()) {
+            Some(rest) => format!("{}{rest}", lang.t(key)),
+            None => label,
+        },
+    }
+}
+
+/// How a kind of evidence is named (`executable`, `model file`) in `lang`.
+pub fn evidence_label(kind: EvidenceKind, lang: Lang) -> String {
+    lang.t(match kind {
+        EvidenceKind::Executable => "report-evidence-executable",
+        EvidenceKind::Cmdline => "report-evidence-cmdline",
+        EvidenceKind::Library => "report-evidence-library",
+        EvidenceKind::ModelFile => "report-evidence-model-file",
+        EvidenceKind::ListeningPort => "report-evidence-listening-port",
+        EvidenceKind::Parent => "report-evidence-parent",
+        EvidenceKind::Http => "report-evidence-http",
+        EvidenceKind::Log => "report-evidence-log",
+        EvidenceKind::GgufHeader => "report-evidence-gguf-header",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The English catalogue says what the model says, so English output cannot change.
+    #[test]
+    fn english_kinds_are_the_models_labels() {
+        use WorkloadKind::*;
+        let all = [
+            LlamaCpp,
+            Ollama,
+            OllamaRunner,
+            LmStudio,
+            Vllm,
+            Sglang,
+            Pytorch,
+            Mlx,
+            Comfyui,
+            Browser,
+            Compositor,
+            CudaApp,
+            GraphicsApp,
+            Unknown,
+        ];
+        for k in all {
+            if let Some(key) = kind_key(k) {
+                assert_eq!(Lang::En.t(key), k.label(), "{k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn english_evidence_and_confidence_words_are_the_models() {
+        use EvidenceKind::*;
+        let all = [
+            Executable,
+            Cmdline,
+            Library,
+            ModelFile,
+            ListeningPort,
+            Parent,
+            Http,
+            Log,
+            GgufHeader,
+        ];
+        for k in all {
+            assert_eq!(evidence_label(k, Lang::En), k.label(), "{k:?}");
+        }
+        use gpuledger_model::Confidence;
+        for (c, key) in [
+            (Confidence::High, "report-confidence-high"),
+            (Confidence::Medium, "report-confidence-medium"),
+            (Confidence::Low, "report-confidence-low"),
+        ] {
+            assert_eq!(Lang::En.t(key), c.word());
+        }
+    }
+
+    #[test]
+    fn the_kind_is_translated_and_the_rest_kept() {
+        let mut w = crate::test_support::llama_workload("/m/Qwen3-8B.gguf");
+        assert_eq!(workload_label(&w, Lang::ZhCn), w.short_label());
+        w.kind = WorkloadKind::Compositor;
+        w.model = None;
+        assert_eq!(workload_label(&w, Lang::En), "compositor");
+        assert_eq!(workload_label(&w, Lang::ZhCn), "窗口合成器");
+        assert_eq!(workload_label(&w, Lang::ZhTw), "視窗合成器");
+    }
+}
