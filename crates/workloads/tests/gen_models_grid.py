@@ -15,6 +15,7 @@ usage: gen_models_grid.py OUT_DIR [NAME ...]      (no NAME: all)
 import os
 import sys
 
+import grid_more
 import grid_recurrent
 from gen_models_2026 import Model, moe
 from grid_layers import D, E, FF, H, HKV, attn, experts, ffn, moe_keys
@@ -287,6 +288,7 @@ MODELS = {
     "hunyuan_vl": lambda p: dense(p, "hunyuan_vl", qk_norm="head"),
 }
 MODELS.update(grid_recurrent.MODELS)
+MODELS.update(grid_more.MODELS)
 
 
 def main():

@@ -1,0 +1,125 @@
+"""More architectures for the family grid (gen_models_grid.py takes MODELS from here): Gemma 4
+(per-layer sliding-window pattern and head sizes, KV shared by the last layers, per-layer input
+embeddings, its MoE variant), the multi-head latent attention variants (minicpm3, plm, mistral4),
+nextn (MTP) layers (glm4moe with nextn_predict_layers), nemotron_h_moe, dbrx, grok and arctic.
+
+Each writer has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
+(src/models/<arch>.cpp) require; shapes in ggml's order (ne0 first)."""
+import gen_models
+from gen_models_2026 import Model, moe
+from grid_layers import E, FF, H, HKV, ffn, moe_keys
+
+# Gemma 4's layer kinds: SWA layers with heads of 32, full layers with heads of 64.
+G4_PATTERN = [True, True, False, True, False, True, False]
+G4_D_SWA, G4_D_FULL, G4_PLE = 32, 64, 16
+
+
+def write_gemma4(path, *, shared=2, n_expert=0, ple=True, n_ff=None):
+    """gemma4 (llama_model_gemma4): a per-layer SWA pattern, full layers with bigger heads and
+    proportional rope factors (one `rope_freqs`, shared), the last `shared` layers reusing earlier
+    layers' KV (no K projection), per-layer input embeddings (`ple`) and, with `n_expert`, a
+    shared MLP beside the experts (26B-A4B)."""
+    nl = len(G4_PATTERN)
+    m = Model(path, "gemma4")
+    n_ff = n_ff or [FF] * nl
+    m.u32(block_count=nl, context_length=8192, embedding_length=E, attention__head_count=H,
+          attention__head_count_kv=HKV, attention__key_length=G4_D_FULL,
+          attention__value_length=G4_D_FULL, attention__key_length_swa=G4_D_SWA,
+          attention__value_length_swa=G4_D_SWA, rope__dimension_count=G4_D_FULL,
+          rope__dimension_count_swa=G4_D_SWA, attention__sliding_window=512,
+          attention__shared_kv_layers=shared,
+          embedding_length_per_layer_input=G4_PLE if ple else 0)
+    m.arr("feed_forward_length", n_ff)
+    m.arr("attention.sliding_window_pattern", G4_PATTERN)
+    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
+    m.f32("rope.freq_base", 1000000.0)
+    m.f32("rope.freq_base_swa", 10000.0)
+    m.f32("final_logit_softcapping", 30.0)
+    if n_expert:
+        m.u32(**moe_keys(n_expert=n_expert))
+    m.t("token_embd.weight", E, m.n_vocab)
+    if ple:
+        m.t("per_layer_token_embd.weight", G4_PLE * nl, m.n_vocab)
+        m.t("per_layer_model_proj.weight", E, G4_PLE * nl)
+        m.t("per_layer_proj_norm.weight", G4_PLE, ones=True)
+    m.t("output_norm.weight", E, ones=True)
+    first_full = True
+    for il, swa in enumerate(G4_PATTERN):
+        p, d = f"blk.{il}.", G4_D_SWA if swa else G4_D_FULL
+        has_kv = il < nl - shared
+        m.t(p + "attn_norm.weight", E, ones=True)
+        m.t(p + "attn_q.weight", E, d * H)
+        if has_kv:
+            m.t(p + "attn_k.weight", E, d * HKV)
+            m.t(p + "attn_v.weight", E, d * HKV)
+            m.t(p + "attn_k_norm.weight", d, ones=True)
+        m.t(p + "attn_output.weight", d * H, E)
+        m.t(p + "attn_q_norm.weight", d, ones=True)
+        m.t(p + "post_attention_norm.weight", E, ones=True)
+        m.t(p + "layer_output_scale.weight", 1, ones=True)
+        if not swa and first_full:
+            m.t("rope_freqs.weight", d // 2, ones=True)
+            first_full = False
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        ffn(m, p, n_ff=n_ff[il])
+        m.t(p + "post_ffw_norm.weight", E, ones=True)
+        if n_expert:
+            moe(m, p, E, 64, n_expert)
+            m.t(p + "ffn_gate_inp.scale", E, ones=True)
+            for n in ("pre_ffw_norm_2", "post_ffw_norm_1", "post_ffw_norm_2"):
+                m.t(p + n + ".weight", E, ones=True)
+        if ple:
+            m.t(p + "inp_gate.weight", E, G4_PLE)
+            m.t(p + "proj.weight", G4_PLE, E)
+            m.t(p + "post_norm.weight", E, ones=True)
+    m.finish()
+
+
+# The LoRA-ranked attention of minicpm3 / plm: heads of NOPE + ROPE for K, V_HEAD for V.
+NOPE, ROPE, V_HEAD, Q_LORA, KV_LORA = 48, 16, 32, 64, 64  # K heads of 64: q8_0 blocks fit
+
+
+def write_lora_attn(path, arch):
+    """minicpm3 (llama_model_minicpm3): Q through a rank-Q_LORA projection, K and V decompressed
+    from a rank-KV_LORA latent (attn_kv_a_mqa + attn_kv_b) into ordinary per-head K/V, cached as
+    such (head_count_kv = head_count); plm (llama_model_plm): the same without the Q LoRA, an
+    ungated FFN and the output tied to the embeddings."""
+    m = Model(path, arch)
+    m.u32(block_count=4, context_length=8192, embedding_length=E, feed_forward_length=FF,
+          attention__head_count=H, attention__key_length=NOPE + ROPE,
+          attention__value_length=V_HEAD, rope__dimension_count=ROPE,
+          attention__kv_lora_rank=KV_LORA)
+    if arch == "minicpm3":
+        m.u32(attention__q_lora_rank=Q_LORA)
+    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
+    m.f32("rope.freq_base", 10000.0)
+    m.t("token_embd.weight", E, m.n_vocab)
+    m.t("output_norm.weight", E, ones=True)
+    for il in range(4):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        if arch == "minicpm3":
+            m.t(p + "attn_q_a_norm.weight", Q_LORA, ones=True)
+            m.t(p + "attn_q_a.weight", E, Q_LORA)
+            m.t(p + "attn_q_b.weight", Q_LORA, H * (NOPE + ROPE))
+        else:
+            m.t(p + "attn_q.weight", E, H * (NOPE + ROPE))
+        m.t(p + "attn_kv_a_norm.weight", KV_LORA, ones=True)
+        m.t(p + "attn_kv_a_mqa.weight", E, KV_LORA + ROPE)
+        m.t(p + "attn_kv_b.weight", KV_LORA, H * (NOPE + V_HEAD))
+        m.t(p + "attn_output.weight", H * V_HEAD, E)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        ffn(m, p, "gated" if arch == "minicpm3" else "up")
+    m.finish()
+
+
+MODELS = {
+    # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
+    "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
+    # 26B-A4B/31B-like: no per-layer inputs, no shared KV; the MoE variant with a shared MLP
+    "gemma4-moe": lambda p: write_gemma4(p, shared=0, ple=False, n_expert=4),
+    "minicpm3": lambda p: write_lora_attn(p, "minicpm3"),
+    "plm": lambda p: write_lora_attn(p, "plm"),
+    # mistral4 (Mistral Small 4) is deepseek2's MLA with its own architecture name
+    "mistral4": lambda p: gen_models.write_deepseek2(p, n_layer=4, ctx=8192, arch="mistral4"),
+}
