@@ -7,7 +7,7 @@ Each writer has the keys and tensor shapes b11434's `load_arch_hparams` / `load_
 (src/models/<arch>.cpp) require; shapes in ggml's order (ne0 first)."""
 import gen_models
 from gen_models_2026 import Model, moe
-from grid_layers import E, FF, H, HKV, ffn, moe_keys
+from grid_layers import E, FF, H, HKV, experts, ffn, moe_keys
 
 # Gemma 4's layer kinds: SWA layers with heads of 32, full layers with heads of 64.
 G4_PATTERN = [True, True, False, True, False, True, False]
@@ -113,6 +113,25 @@ def write_lora_attn(path, arch):
     m.finish()
 
 
+def gen_models_grid():
+    """gen_models_grid.py, which imports this file (its `dense` writer, imported late)."""
+    import gen_models_grid as g
+    return g
+
+
+def nextn_layer(inner, n_trunk):
+    """A `layer` callback: `inner`'s layer, and for the layers from `n_trunk` on (the file's
+    nextn_predict_layers), the MTP block's own tensors (llama_model_glm4_moe::load_arch_tensors:
+    eh_proj, enorm, hnorm, shared_head_norm)."""
+    def f(m, p, il):
+        inner(m, p, il)
+        if il >= n_trunk:
+            m.t(p + "nextn.eh_proj.weight", 2 * E, E)
+            for n in ("enorm", "hnorm", "shared_head_norm"):
+                m.t(p + f"nextn.{n}.weight", E, ones=True)
+    return f
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -120,6 +139,11 @@ MODELS = {
     "gemma4-moe": lambda p: write_gemma4(p, shared=0, ple=False, n_expert=4),
     "minicpm3": lambda p: write_lora_attn(p, "minicpm3"),
     "plm": lambda p: write_lora_attn(p, "plm"),
+    # glm4moe with one MTP (nextn) layer after its 4 trunk layers (GLM-4.5's layout)
+    "glm4moe-nextn": lambda p: gen_models_grid().dense(
+        p, "glm4moe", n_layer=5, norms=("attn_norm", "post_attention_norm"),
+        u32=moe_keys(expert_shared_count=1, leading_dense_block_count=1, nextn_predict_layers=1),
+        layer=nextn_layer(experts(shared=64, probs_b=True, dense_lead=1), 4)),
     # mistral4 (Mistral Small 4) is deepseek2's MLA with its own architecture name
     "mistral4": lambda p: gen_models.write_deepseek2(p, n_layer=4, ctx=8192, arch="mistral4"),
 }

@@ -106,6 +106,7 @@ const MODELS: &[&str] = &[
     "minicpm3",
     "plm",
     "mistral4",
+    "glm4moe-nextn",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -152,6 +153,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("minicpm3", "latent-projected attention"),
     ("plm", "latent-projected attention"),
     ("mistral4", "MLA attention"),
+    ("glm4moe-nextn", "MoE routing"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised

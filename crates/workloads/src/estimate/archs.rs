@@ -242,6 +242,37 @@ const ARCHS: &[Arch] = &[
     a("pockettts", KV),
 ];
 
+/// The architectures whose `load_arch_tensors` skips the tensors of the next-token-prediction
+/// (nextn / MTP) layers unless the model is loaded for MTP drafting (src/models/<arch>.cpp:
+/// `mtp_flags |= TENSOR_SKIP` when `!ml.load_mtp`; llama-server sets `load_mtp` only with
+/// `--spec-type draft-mtp`, common.cpp `common_model_params_to_llama`). mistral4 takes
+/// deepseek2's. The others (bailingmoe2, exaone-moe, exaone4...) load those tensors, unused.
+const SKIPS_MTP_TENSORS: &[&str] = &[
+    "bailingmoe3",
+    "cohere2moe",
+    "deepseek2",
+    "deepseek32",
+    "deepseek4",
+    "glm-dsa",
+    "glm4moe",
+    "glm5-next",
+    "hy_v3",
+    "mimo2",
+    "mistral4",
+    "nemotron_h",
+    "nemotron_h_moe",
+    "qwen35",
+    "qwen35moe",
+    "qwen3next",
+    "qwen4exp",
+    "step35",
+];
+
+/// Whether llama-server leaves the MTP layers' tensors of this architecture unloaded.
+pub(super) fn skips_mtp_tensors(arch: &str) -> bool {
+    SKIPS_MTP_TENSORS.contains(&arch)
+}
+
 /// The architecture's entry, or `None` for one llama.cpp b11434 does not know.
 pub(super) fn lookup(name: &str) -> Option<&'static Arch> {
     ARCHS.iter().find(|a| a.name == name)

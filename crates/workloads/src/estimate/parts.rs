@@ -6,9 +6,9 @@ use super::context::Offload;
 use super::galloc::DeviceBuffer;
 use super::Plan;
 use super::{
-    device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, GgufModel,
-    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams,
-    OverheadEstimate, Resolved, Rules, TensorInfo, WeightsEstimate, MIB, RULES,
+    device_bytes, pad, Backend, CacheKind, ComputeEstimate, EstimateError, GgmlType, HparamError,
+    IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved,
+    Rules, TensorInfo, WeightsEstimate, MIB, RULES,
 };
 use std::path::Path;
 
@@ -43,6 +43,9 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
             }
         };
         for t in &part.tensors {
+            if mtp_skipped(&plan.p, t) {
+                continue;
+            }
             if off.tensor_on_gpu(t) {
                 on_device(t, off.tensor_device(t), &mut per_dev);
             } else {
@@ -82,6 +85,14 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
         inputs,
     };
     (w, per_dev)
+}
+
+/// A tensor of an MTP layer llama-server does not load (`ModelParams::mtp_skipped_from`).
+fn mtp_skipped(p: &ModelParams, t: &TensorInfo) -> bool {
+    match (p.mtp_skipped_from, super::place_of(t)) {
+        (Some(from), super::Place::Layer(il)) => il >= from,
+        _ => false,
+    }
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.
@@ -379,9 +390,6 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     let place = compute_placement(p, kv, backend, off, rules);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
-    if let Some(why) = legacy_latent(model, p) {
-        approx.push(why);
-    }
     approx.extend(super::graph_gaps::missing_parts(model, p));
     let gpu_bytes = g
         .device_bytes
@@ -528,31 +536,6 @@ fn compute_method(
         None => "; newest rules (no llama.cpp build given)".into(),
     });
     method
-}
-
-/// A deepseek2-style file with a latent (`kv_lora_rank`) but no MLA lengths: llama.cpp runs it
-/// as multi-head attention, decompressing K and V with `attn_kv_b` (the KV line is sized so);
-/// the graph replay has no such attention and uses the standard one's shape.
-/// minicpm3 and plm are built that way by design (models/minicpm3.cpp, models/plm.cpp: the
-/// latent `attn_kv_a_mqa` output decompressed by `attn_kv_b`, K/V cached per head).
-fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
-    let key = format!("{}.attention.kv_lora_rank", p.arch);
-    if p.is_mla || model.get(&key).is_none() {
-        return None;
-    }
-    Some(if matches!(p.arch.as_str(), "minicpm3" | "plm") {
-        format!(
-            "{}'s latent-projected attention (K and V decompressed per head from a \
-             kv_lora_rank latent by attn_kv_b, then cached as ordinary K/V): the replay writes \
-             the standard attention's shape without the decompression's intermediate tensors",
-            p.arch
-        )
-    } else {
-        "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
-         *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
-         and V per head with attn_kv_b; the replay writes the standard attention's shape"
-            .into()
-    })
 }
 
 /// Each build-dependent rule: whether it applies to `build`, what it is, where it came from.
