@@ -6,8 +6,8 @@ nextn (MTP) layers (glm4moe with nextn_predict_layers), nemotron_h_moe, dbrx, gr
 Each writer has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
 (src/models/<arch>.cpp) require; shapes in ggml's order (ne0 first)."""
 import gen_models
-from gen_models_2026 import Model, moe
-from grid_layers import E, FF, H, HKV, experts, ffn, moe_keys
+from gen_models_2026 import Model, common, moe
+from grid_layers import D, E, FF, H, HKV, attn, experts, ffn, moe_keys
 
 # Gemma 4's layer kinds: SWA layers with heads of 32, full layers with heads of 64.
 G4_PATTERN = [True, True, False, True, False, True, False]
@@ -132,6 +132,74 @@ def nextn_layer(inner, n_trunk):
     return f
 
 
+def write_nemotron_h_moe(path, latent=0):
+    """nemotron_h_moe (llama_model_nemotron_h::load_arch_tensors): nemotron_h's Mamba-2 (M) and
+    attention (*) layers, its FFN layers (E) mixtures of ungated experts with a router bias and
+    an ungated shared expert; `latent`: the experts work in a smaller width (moe_latent_size,
+    ffn_latent_down / ffn_latent_up around them, Nemotron 3 Super)."""
+    kinds, d_inner, d_state, n_group, n_ssm_head, d_conv = "MEM*EMEM", 256, 64, 2, 8, 4
+    m = Model(path, "nemotron_h_moe")
+    common(m, n_layer=len(kinds), n_embd=E)
+    m.u32(attention__head_count=H, attention__key_length=D, attention__value_length=D,
+          rope__dimension_count=D, ssm__conv_kernel=d_conv, ssm__inner_size=d_inner,
+          ssm__state_size=d_state, ssm__group_count=n_group, ssm__time_step_rank=n_ssm_head,
+          **moe_keys(expert_shared_feed_forward_length=128))
+    if latent:
+        m.u32(moe_latent_size=latent)
+    m.f32("attention.layer_norm_epsilon", 1e-5)
+    m.arr("attention.head_count_kv", [HKV if k == "*" else 0 for k in kinds])
+    m.arr("feed_forward_length", [FF if k == "E" else 0 for k in kinds])
+    conv, w = d_inner + 2 * n_group * d_state, latent or E
+    for il, k in enumerate(kinds):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        if k == "M":
+            m.t(p + "ssm_in.weight", E, 2 * d_inner + 2 * n_group * d_state + n_ssm_head)
+            m.t(p + "ssm_conv1d.weight", d_conv, conv)
+            m.t(p + "ssm_conv1d.bias", conv)
+            m.t(p + "ssm_dt.bias", n_ssm_head)
+            m.t(p + "ssm_a", 1, n_ssm_head)
+            m.t(p + "ssm_d", 1, n_ssm_head)
+            m.t(p + "ssm_norm.weight", d_inner // n_group, n_group, ones=True)
+            m.t(p + "ssm_out.weight", d_inner, E)
+        elif k == "*":
+            attn(m, p)
+        else:
+            m.t(p + "ffn_gate_inp.weight", E, 4)
+            m.t(p + "exp_probs_b.bias", 4)
+            if latent:
+                m.t(p + "ffn_latent_down.weight", E, latent)
+                m.t(p + "ffn_latent_up.weight", latent, E)
+            m.t(p + "ffn_down_exps.weight", 64, w, 4)
+            m.t(p + "ffn_up_exps.weight", w, 64, 4)
+            m.t(p + "ffn_down_shexp.weight", 128, E)
+            m.t(p + "ffn_up_shexp.weight", E, 128)
+    m.finish()
+
+
+def dbrx_layer(m, p, il):
+    """dbrx (llama_model_dbrx): a norm after the attention output, experts of n_ff."""
+    m.t(p + "attn_output_norm.weight", E, ones=True)
+    moe(m, p, E, FF, 4)
+
+
+def arctic_layer(m, p, il):
+    """arctic (llama_model_arctic): a dense FFN of n_embd beside experts of n_ff, with their own
+    norm (ffn_norm_exps)."""
+    ffn(m, p, n_ff=E)
+    m.t(p + "ffn_norm_exps.weight", E, ones=True)
+    moe(m, p, E, FF, 4)
+
+
+def grok_layer(m, p, il):
+    """grok (llama_model_grok, Grok-2's layout): a norm after the attention output, a dense FFN
+    beside the experts, a norm after both (layer_output_norm)."""
+    m.t(p + "attn_output_norm.weight", E, ones=True)
+    ffn(m, p)
+    moe(m, p, E, 64, 4)
+    m.t(p + "layer_output_norm.weight", E, ones=True)
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -144,6 +212,16 @@ MODELS = {
         p, "glm4moe", n_layer=5, norms=("attn_norm", "post_attention_norm"),
         u32=moe_keys(expert_shared_count=1, leading_dense_block_count=1, nextn_predict_layers=1),
         layer=nextn_layer(experts(shared=64, probs_b=True, dense_lead=1), 4)),
+    "nemotron_h_moe": lambda p: write_nemotron_h_moe(p),
+    "nemotron_h_moe-latent": lambda p: write_nemotron_h_moe(p, latent=64),
+    # dbrx: a fused Q/K/V of n_embd + 2 n_embd_gqa, layer norms, clamp_kqv required
+    "dbrx": lambda p: gen_models_grid().dense(
+        p, "dbrx", eps="ln", norms=("attn_norm",), fused_qkv=True, layer=dbrx_layer,
+        u32=moe_keys(n_ff_exp=FF), f32={"attention.clamp_kqv": 8.0}),
+    "arctic": lambda p: gen_models_grid().dense(p, "arctic", u32=moe_keys(n_ff_exp=FF),
+                                                layer=arctic_layer),
+    "grok": lambda p: gen_models_grid().dense(p, "grok", layer=grok_layer,
+                                              u32=moe_keys(n_ff_exp=64)),
     # mistral4 (Mistral Small 4) is deepseek2's MLA with its own architecture name
     "mistral4": lambda p: gen_models.write_deepseek2(p, n_layer=4, ctx=8192, arch="mistral4"),
 }
