@@ -200,6 +200,46 @@ def grok_layer(m, p, il):
     m.t(p + "layer_output_norm.weight", E, ones=True)
 
 
+def write_mimo2(path):
+    """mimo2 (llama_model_mimo2, MiMo-V2-Flash's layout): a sliding-window pattern array, KV
+    heads per layer (fewer on the window layers), attention sinks, a dense first layer then
+    experts with a router bias, one nextn (MTP) layer after the 5 trunk layers."""
+    pattern = [False, True, True, True, False, True]
+    kv = [HKV if not w else 1 for w in pattern]
+    m = Model(path, "mimo2")
+    m.u32(block_count=len(pattern), context_length=8192, embedding_length=E,
+          feed_forward_length=FF, attention__key_length=D, attention__value_length=D,
+          rope__dimension_count=D, attention__sliding_window=512, nextn_predict_layers=1,
+          **moe_keys())
+    m.arr("attention.head_count", [H] * len(pattern))
+    m.arr("attention.head_count_kv", kv)
+    m.arr("attention.sliding_window_pattern", pattern)
+    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
+    m.f32("rope.freq_base", 10000.0)
+    m.t("token_embd.weight", E, m.n_vocab)
+    m.t("output_norm.weight", E, ones=True)
+    m.t("output.weight", E, m.n_vocab)
+    for il, swa in enumerate(pattern):
+        p = f"blk.{il}."
+        attn(m, p, hkv=kv[il])
+        m.t(p + "attn_norm.weight", E, ones=True)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        if swa:
+            m.t(p + "attn_sinks.weight", H)
+        experts(probs_b=True, dense_lead=1)(m, p, il)
+        if il == len(pattern) - 1:
+            nextn_layer(lambda *a: None, il)(m, p, il)
+    m.finish()
+
+
+def hy_v3_layer(m, p, il):
+    """hy_v3's layer: a dense first layer, then experts with a shared one and a router bias
+    named without `.bias` (llama_model_hy_v3::load_block: `tn(LLM_TENSOR_FFN_EXP_PROBS_B, i)`)."""
+    experts(shared=64, dense_lead=1)(m, p, il)
+    if il >= 1:
+        m.t(p + "exp_probs_b", 4)
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -222,6 +262,12 @@ MODELS = {
                                                 layer=arctic_layer),
     "grok": lambda p: gen_models_grid().dense(p, "grok", layer=grok_layer,
                                               u32=moe_keys(n_ff_exp=64)),
+    "mimo2": write_mimo2,
+    # hy_v3: one MTP layer, whose FFN and experts llama.cpp loads though it skips its attention
+    "hy_v3": lambda p: gen_models_grid().dense(
+        p, "hy_v3", n_layer=5, qk_norm="head",
+        u32=moe_keys(expert_shared_feed_forward_length=64, nextn_predict_layers=1),
+        layer=nextn_layer(hy_v3_layer, 4)),
     # mistral4 (Mistral Small 4) is deepseek2's MLA with its own architecture name
     "mistral4": lambda p: gen_models.write_deepseek2(p, n_layer=4, ctx=8192, arch="mistral4"),
 }

@@ -112,6 +112,8 @@ const MODELS: &[&str] = &[
     "dbrx",
     "arctic",
     "grok",
+    "mimo2",
+    "hy_v3",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -164,6 +166,8 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("dbrx", "fused Q/K/V projection"),
     ("arctic", "MoE routing"),
     ("grok", "MoE routing"),
+    ("mimo2", "MoE routing"),
+    ("hy_v3", "MoE routing"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised

@@ -235,12 +235,18 @@ fn an_unknown_architecture_is_estimated_as_a_transformer_and_says_so() {
     assert!(json["guesses"][0].as_str().unwrap().contains("qwen9"));
     // The compute names the unknown graph too, in the JSON and the text.
     let parts = json["compute"]["approximate_parts"].to_string();
-    assert!(parts.contains("'qwen9', an architecture gpuledger does not know"), "{parts}");
+    assert!(
+        parts.contains("'qwen9', an architecture gpuledger does not know"),
+        "{parts}"
+    );
     let text = render_text(&e);
     assert!(text.contains("APPROXIMATE"), "{text}");
     assert!(text.contains("~"), "{text}");
     assert!(text.contains("'qwen9' is not in"), "{text}");
-    assert!(text.contains("an architecture gpuledger does not know"), "{text}");
+    assert!(
+        text.contains("an architecture gpuledger does not know"),
+        "{text}"
+    );
     // Beside a running process too (explain, the recorded snapshot).
     let summary = gpuledger_workloads::process_estimate::summary(&e);
     assert!(summary.not_modelled.iter().any(|n| n.contains("'qwen9'")));

@@ -89,10 +89,15 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
 
 /// A tensor of an MTP layer llama-server does not load (`ModelParams::mtp_skipped_from`).
 fn mtp_skipped(p: &ModelParams, t: &TensorInfo) -> bool {
-    match (p.mtp_skipped_from, super::place_of(t)) {
-        (Some(from), super::Place::Layer(il)) => il >= from,
-        _ => false,
-    }
+    let (Some(from), super::Place::Layer(il)) = (p.mtp_skipped_from, super::place_of(t)) else {
+        return false;
+    };
+    let rest = t.name.splitn(3, '.').nth(2).unwrap_or("");
+    let stem = rest
+        .strip_suffix(".weight")
+        .or_else(|| rest.strip_suffix(".bias"))
+        .unwrap_or(rest);
+    il >= from && !super::archs::mtp_tensor_loads(&p.arch, stem)
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.
