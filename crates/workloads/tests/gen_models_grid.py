@@ -8,7 +8,8 @@ hybrids (mamba2, rwkv6, rwkv7, lfm2, falcon-h1, granitehybrid, jamba).
 Each file has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
 (src/models/<arch>.cpp) require, nothing optional; tensors in ggml's order (ne0 first). The writer
 and vocabulary are gen_models_2026.py's, the shared layer pieces grid_layers.py's, the recurrent
-models grid_recurrent.py's.
+models grid_recurrent.py's, gemma4, the latent-attention variants, MTP layers, nemotron_h_moe,
+dbrx, arctic, grok, mimo2 and hy_v3 grid_more.py's.
 
 usage: gen_models_grid.py OUT_DIR [NAME ...]      (no NAME: all)
 """

@@ -9,6 +9,8 @@
 //! gemma3n). Which of b11434's architectures none of them loads, and why: the table in
 //! fixtures/llama-logs/README.md.
 //!
+//! `GPULEDGER_GRID_ONLY=gemma4,grok` runs only those models (for working on one architecture).
+//!
 //! Needs `.ci/setup-llama.sh` (see testing/llama_tools.rs): skipped with a reason when the tools
 //! are missing, failed under `CI=true`.
 
