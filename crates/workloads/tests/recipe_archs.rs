@@ -267,3 +267,29 @@ fn a_memory_module_not_sized_is_named() {
         e.guesses
     );
 }
+
+#[test]
+fn plm_with_flash_attention_is_said_to_abort_and_grok_runs_without_it() {
+    let plm = attention_model("plm", 4, None).open("plm");
+    let e = est(&plm, "-c 4096");
+    assert!(
+        e.notes.iter().any(|n| n.contains("aborts plm")),
+        "{:?}",
+        e.notes
+    );
+    let e = est(&plm, "-c 4096 -fa off");
+    assert!(!e.notes.iter().any(|n| n.contains("aborts plm")));
+    // llama_init_from_model forces grok's flash attention off: the default is the -fa off
+    // estimate, and a quantised V cache (which needs flash attention) is refused.
+    let grok = attention_model("grok", 4, None).open("grok");
+    let auto = est(&grok, "-c 4096");
+    let off = est(&grok, "-c 4096 -fa off");
+    assert_eq!(auto.compute.host_bytes, off.compute.host_bytes);
+    assert!(auto
+        .notes
+        .iter()
+        .any(|n| n.contains("forces it off for grok")));
+    let settings = LlamaSettings::from_args(&["-ctv".into(), "q8_0".into()]).unwrap();
+    let err = estimate(&grok, &settings).unwrap_err().to_string();
+    assert!(err.contains("forces off for grok"), "{err}");
+}

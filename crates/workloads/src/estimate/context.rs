@@ -105,6 +105,16 @@ pub(super) fn resolve_context(
     check_sizes(c, n_seq, s)?;
     // Flash attention is read before the cache exists (its padding depends on it).
     let fa = flash_attn(s, rec) && !grok_forces_fa_off(p, s, rec);
+    if fa && p.arch == "plm" {
+        // models/plm.cpp hands build_attn a 2-D V; llama_kv_cache::cpy_v's flash-attention
+        // path flattens it wrongly and ggml_set_rows asserts (seen with b11434).
+        rec.notes.push(
+            "llama.cpp b11434 aborts plm with flash attention (GGML_ASSERT in ggml_set_rows, \
+             from llama_kv_cache::cpy_v): run it with -fa off; this estimate is for the \
+             settings as given"
+                .into(),
+        );
+    }
     let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
     let n_batch = c.min(s.batch.value);
     let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
