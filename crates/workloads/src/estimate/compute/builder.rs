@@ -9,7 +9,7 @@ use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
-use super::ssm::{recurrent_block, ssm_of};
+use super::ssm::{mamba2_block, recurrent_block, ssm_of};
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -338,13 +338,10 @@ impl<'a> Builder<'a> {
                 "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
                  counted with Mamba-1's shape",
             ),
-            // models/mamba-base.cpp build_mamba2_layer: grouped B/C, SSM_SCAN over heads, the
-            // gated group RMS norm.
-            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => self
-                .approximate(
-                    "Mamba-2 layers (build_mamba2_layer: grouped B/C, per-head scan, gated group \
-                     norm): counted with Mamba-1's shape",
-                ),
+            // models/mamba-base.cpp build_mamba2_layer, replayed op for op (ssm.rs).
+            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => {
+                return self.mamba2(il, x)
+            }
             // models/lfm2.cpp build_shortconv_block: in_proj to 3 × n_embd, a depthwise conv.
             "lfm2" | "lfm2moe" => self.approximate(
                 "LFM2's short-convolution layers (build_shortconv_block): counted with \
@@ -381,6 +378,42 @@ impl<'a> Builder<'a> {
         let ssm = ssm_of(self.model, self.p);
         let (t, n_seq) = (self.cur_t, self.n_seq);
         recurrent_block(&mut self.g, ssm, (x, t), (s_copy, n_seq), ws, rs)
+    }
+
+    /// A Mamba-2 layer's mixer (`build_mamba2_layer`).
+    fn mamba2(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let has_norm = self
+            .model
+            .tensor(&format!("blk.{il}.ssm_norm.weight"))
+            .is_some();
+        let ws = self.weights(
+            il,
+            [
+                "ssm_in.weight",
+                "ssm_conv1d.weight",
+                "ssm_conv1d.bias",
+                "ssm_dt.bias",
+                "ssm_d",
+                "ssm_norm.weight",
+                "ssm_out.weight",
+            ],
+        );
+        let (_, _, kv_dev) = self.kv(il);
+        let rs = self.g.cache_view(0, be(kv_dev));
+        let ssm = ssm_of(self.model, self.p);
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        mamba2_block(
+            &mut self.g,
+            ssm,
+            (x, t),
+            (s_copy, n_seq),
+            ws,
+            (rs, has_norm),
+        )
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.

@@ -1,5 +1,5 @@
-//! Recurrent (state-space) layers: the Mamba-1 block op for op, which other recurrent
-//! architectures borrow the shape of.
+//! Recurrent (state-space) layers: the Mamba-1 and Mamba-2 blocks op for op; other recurrent
+//! architectures borrow Mamba-1's shape.
 
 use crate::gguf::GgufModel;
 
@@ -13,7 +13,10 @@ pub(super) struct Ssm {
     d_conv: u64,
     d_inner: u64,
     d_state: u64,
+    /// Mamba-1's time-step rank; Mamba-2's head count (`ssm_dt_rank`).
     dt_rank: u64,
+    /// Mamba-2's groups of B and C (`ssm.group_count`).
+    n_group: u64,
 }
 
 pub(super) fn ssm_of(model: &GgufModel, p: &ModelParams) -> Ssm {
@@ -27,6 +30,7 @@ pub(super) fn ssm_of(model: &GgufModel, p: &ModelParams) -> Ssm {
         d_inner: key("ssm.inner_size").unwrap_or(2 * p.n_embd),
         d_state: key("ssm.state_size").unwrap_or(16),
         dt_rank: key("ssm.time_step_rank").unwrap_or(p.n_embd.div_ceil(16)),
+        n_group: key("ssm.group_count").unwrap_or(1).max(1),
     }
 }
 
@@ -77,4 +81,72 @@ pub(super) fn recurrent_block(
     let gated = g.op(di * t * F32, &[z, y]);
     let out = g.op(g.bytes(x), &[w_out, gated]); // ssm_out: back to n_embd × n_tokens
     g.view(out)
+}
+
+/// A Mamba-2 block (models/mamba-base.cpp `build_mamba2_layer`, one rollback slot): the conv
+/// states gathered per sequence (`build_rs`), one input projection split into z, xBC and dt,
+/// the causal convolution over xBC, the per-head scan (its states copied back into the cache),
+/// y + x·D, the SwiGLU gate with z, the grouped RMS norm (where `ssm_norm` exists) and the
+/// output projection. Weights: `[ssm_in, ssm_conv1d, ssm_conv1d.bias, ssm_dt.bias, ssm_d,
+/// ssm_norm, ssm_out]`.
+pub(super) fn mamba2_block(
+    g: &mut Graph,
+    m: Ssm,
+    (x, t): (Id, u64),
+    (s_copy, n_seq): (Id, u64),
+    [w_in, w_conv, w_conv_b, w_dt_b, w_d, w_norm, w_out]: [Id; 7],
+    (rs, has_norm): (Id, bool),
+) -> Id {
+    let (di, ds, nh) = (m.d_inner, m.d_state, m.dt_rank);
+    let xbc = di + 2 * m.n_group * ds;
+    let rs_be = Some(g.backend_of(rs));
+    // build_rs: get_rows of every sequence's conv state; the extra states copied back.
+    let conv_all = g.op((m.d_conv - 1).max(1) * xbc * n_seq * F32, &[rs, s_copy]);
+    let conv = g.view(conv_all);
+    let extra = g.view(conv);
+    g.external(&[extra], rs_be);
+    let zx = g.op((2 * di + 2 * m.n_group * ds + nh) * t * F32, &[w_in, x]);
+    let zx = g.view(zx); // reshape_3d
+    let (z, xbc_in, dt) = (g.view(zx), g.view(zx), g.view(zx));
+    let conv = g.view(conv); // reshape_3d
+    let xbc_t = g.view(xbc_in); // transpose
+    let conv_x = g.op(
+        ((m.d_conv - 1) + t / n_seq) * xbc * n_seq * F32,
+        &[conv, xbc_t],
+    );
+    let last = g.view(conv_x);
+    g.external(&[last], rs_be); // the last d_conv - 1 columns into the cache
+    let c = g.op(xbc * t * F32, &[conv_x, w_conv]); // ssm_conv
+    let c = g.inplace(xbc * t * F32, &[c, w_conv_b]);
+    let c = g.inplace(xbc * t * F32, &[c]); // silu
+    let (xv, bv, cv) = (g.view(c), g.view(c), g.view(c));
+    let dt = g.op(nh * t * F32, &[dt]); // cont
+    let dt = g.inplace(nh * t * F32, &[dt, w_dt_b]);
+    // build_rs with get_ssm_rows: get_rows over s_copy's tail (n_rs - 1 = n_seq - 1 rows in
+    // the reserve, whose memory is full), the scan reading the ubatch's states from the cache,
+    // then a zero-row copy of the extra states (n_rs - n_seqs).
+    let gathered = (n_seq > 1).then(|| g.op(ds * di * (n_seq - 1) * F32, &[rs, s_copy]));
+    let scan = g.op(
+        di * t * F32 + ds * di * n_seq * F32,
+        &[rs, xv, dt, bv, cv, s_copy],
+    );
+    if let Some(a) = gathered {
+        let extra = g.view(a);
+        g.external(&[extra], rs_be);
+    }
+    let states = g.view(scan);
+    g.external(&[states], rs_be);
+    let y = g.view(scan);
+    // ggml_swiglu_split(ggml_cont(z), y + x·D): the graph visits the cont first.
+    let z = g.op(di * t * F32, &[z]);
+    let xd = g.inplace(di * t * F32, &[xv, w_d]); // x * D
+    let y = g.inplace(di * t * F32, &[y, xd]);
+    let mut y = g.op(di * t * F32, &[z, y]); // swiglu_split
+    if has_norm {
+        let r = g.view(y); // reshape_4d into groups
+        let n = g.inplace(di * t * F32, &[r]); // rms_norm
+        y = g.inplace(di * t * F32, &[n, w_norm]);
+    }
+    let y = g.view(y); // reshape_2d
+    g.op(g.bytes(x), &[w_out, y])
 }
