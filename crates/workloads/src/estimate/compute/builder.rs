@@ -9,7 +9,7 @@ use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
-use super::ssm::{mamba2_block, recurrent_block, ssm_of};
+use super::ssm::{mamba2_block, recurrent_block, shortconv_block, ssm_of};
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -342,11 +342,8 @@ impl<'a> Builder<'a> {
             "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => {
                 return self.mamba2(il, x)
             }
-            // models/lfm2.cpp build_shortconv_block: in_proj to 3 × n_embd, a depthwise conv.
-            "lfm2" | "lfm2moe" => self.approximate(
-                "LFM2's short-convolution layers (build_shortconv_block): counted with \
-                 Mamba-1's shape",
-            ),
+            // models/lfm2.cpp build_shortconv_block, replayed op for op (ssm.rs).
+            "lfm2" | "lfm2moe" => return self.shortconv(il, x),
             // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
             "minimax-01" => self.approximate(
                 "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
@@ -414,6 +411,29 @@ impl<'a> Builder<'a> {
             ws,
             (rs, has_norm),
         )
+    }
+
+    /// An LFM2 short-convolution layer's mixer (`build_shortconv_block`).
+    fn shortconv(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let key = format!("{}.shortconv.l_cache", self.p.arch);
+        let l_cache = self.model.get(&key).and_then(|v| v.as_u64()).unwrap_or(3);
+        let ws = self.weights(
+            il,
+            [
+                "shortconv.in_proj.weight",
+                "shortconv.conv.weight",
+                "shortconv.out_proj.weight",
+            ],
+        );
+        let (_, _, kv_dev) = self.kv(il);
+        let rs = self.g.cache_view(0, be(kv_dev));
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        let d = (l_cache.max(2) - 1, self.p.n_embd);
+        shortconv_block(&mut self.g, d, (x, t), (s_copy, n_seq), ws, rs)
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.

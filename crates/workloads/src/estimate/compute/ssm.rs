@@ -1,5 +1,5 @@
-//! Recurrent (state-space) layers: the Mamba-1 and Mamba-2 blocks op for op; other recurrent
-//! architectures borrow Mamba-1's shape.
+//! Recurrent (state-space) layers: the Mamba-1 and Mamba-2 blocks and LFM2's short
+//! convolution op for op; other recurrent architectures borrow Mamba-1's shape.
 
 use crate::gguf::GgufModel;
 
@@ -149,4 +149,36 @@ pub(super) fn mamba2_block(
     }
     let y = g.view(y); // reshape_2d
     g.op(g.bytes(x), &[w_out, y])
+}
+
+/// LFM2's short-convolution block (models/lfm2.cpp `build_shortconv_block`, causal, one
+/// rollback slot): the conv state gathered first (`build_rs` expands it), in_proj to B, C, x,
+/// B·x prepended with the state, the state written back, the depthwise conv, C · conv, out_proj.
+/// `d_conv`: `shortconv.l_cache - 1`; weights `[in_proj, conv, out_proj]`.
+pub(super) fn shortconv_block(
+    g: &mut Graph,
+    (d_conv, n_embd): (u64, u64),
+    (x, t): (Id, u64),
+    (s_copy, n_seq): (Id, u64),
+    [w_in, w_conv, w_out]: [Id; 3],
+    rs: Id,
+) -> Id {
+    let rs_be = Some(g.backend_of(rs));
+    let conv_all = g.op(d_conv * n_embd * n_seq * F32, &[rs, s_copy]);
+    let conv = g.view(conv_all);
+    let extra = g.view(conv);
+    g.external(&[extra], rs_be);
+    let xr = g.view(x); // reshape_3d
+    let bcx = g.op(3 * n_embd * t * F32, &[w_in, xr]);
+    let (b, c, xv) = (g.view(bcx), g.view(bcx), g.view(bcx));
+    let bx = g.inplace(n_embd * t * F32, &[b, xv]);
+    let bx = g.view(bx); // transpose
+    let conv = g.view(conv); // reshape_3d
+    let cat = g.op((d_conv + t / n_seq) * n_embd * n_seq * F32, &[conv, bx]);
+    let snap = g.view(cat);
+    g.external(&[snap], rs_be);
+    let co = g.op(n_embd * t * F32, &[cat, w_conv]); // ssm_conv
+    let y = g.inplace(n_embd * t * F32, &[c, co]);
+    let y = g.op(n_embd * t * F32, &[w_out, y]);
+    g.view(y) // reshape_2d
 }
