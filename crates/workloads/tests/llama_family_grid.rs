@@ -148,7 +148,6 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("bloom", "fused Q/K/V projection"),
     ("jamba", "recurrent layers (Mamba-1's shape)"),
     ("rwkv6", "RWKV time-mix"),
-    ("rwkv7", "RWKV time-mix"),
     ("lfm2moe", "MoE routing"),
     ("plamo2", "recurrent layers (Mamba-1's shape)"),
     ("afmoe", "attention output gate"),

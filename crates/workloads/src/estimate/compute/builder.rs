@@ -9,7 +9,6 @@ use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
-use super::ssm::{mamba2_block, recurrent_block, shortconv_block, ssm_of};
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -29,8 +28,10 @@ pub(super) struct Builder<'a> {
     /// Parts of the graph written coarsely, in the order first met.
     pub(super) approx: Vec<&'static str>,
     /// Tokens the nodes being written carry (n_outputs from the last layer's output selection).
-    cur_t: u64,
-    inputs: Inputs,
+    pub(super) cur_t: u64,
+    pub(super) inputs: Inputs,
+    /// RWKV-7's first layer's value, which every later layer reads (`rwkv.rs`).
+    pub(super) v_first: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -39,17 +40,17 @@ pub(super) struct Builder<'a> {
 
 /// The graph inputs the layers read.
 #[derive(Default)]
-struct Inputs {
+pub(super) struct Inputs {
     tokens: Id,
     /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
     mixed: Option<(Id, Id, Id)>,
     /// Gemma's per-row embedding scale.
     scale_rows: Option<Id>,
     pos: Option<Id>,
-    s_copy: Option<Id>,
+    pub(super) s_copy: Option<Id>,
     /// The full cache's and the sliding-window cache's inputs.
     caches: [Option<Cache>; 2],
-    out_ids: Id,
+    pub(super) out_ids: Id,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -109,23 +110,24 @@ impl<'a> Builder<'a> {
             approx: Vec::new(),
             cur_t: n_tokens,
             inputs: Inputs::default(),
+            v_first: None,
             pin_norms: place.full_offload || n_tokens < 32,
         }
     }
 
     /// Bytes of an n_embd row per current token.
-    fn et(&self) -> u64 {
+    pub(super) fn et(&self) -> u64 {
         self.p.n_embd * self.cur_t * F32
     }
 
-    fn approximate(&mut self, part: &'static str) {
+    pub(super) fn approximate(&mut self, part: &'static str) {
         if !self.approx.contains(&part) {
             self.approx.push(part);
         }
     }
 
     /// A weight of layer `il` (None: the output layer) where the scheduler sees it.
-    fn weight(&mut self, il: Option<usize>, name: &str) -> Id {
+    pub(super) fn weight(&mut self, il: Option<usize>, name: &str) -> Id {
         let (full, on) = match il {
             Some(il) => (
                 format!("blk.{il}.{name}"),
@@ -138,7 +140,7 @@ impl<'a> Builder<'a> {
         self.g.weight(bytes, be(on))
     }
 
-    fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
+    pub(super) fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
         names.map(|n| self.weight(Some(il), n))
     }
 
@@ -255,6 +257,9 @@ impl<'a> Builder<'a> {
 
     /// One repeating layer: norm, mixer, (last layer) output selection, FFN, residuals.
     pub(super) fn layer(&mut self, il: usize, inp: Id) -> Id {
+        if self.p.arch == "rwkv7" {
+            return self.rwkv7_layer(il, inp);
+        }
         let layers = self.layers;
         let l = &layers[il];
         let et = self.et();
@@ -325,115 +330,10 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A recurrent layer's mixer (Mamba-1's block).
-    fn recurrent(&mut self, il: usize, x: Id) -> Id {
-        // Mamba-1 is written op for op; other recurrent blocks borrow its shape, named by kind.
-        match self.p.arch.as_str() {
-            "mamba" => {}
-            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
-                "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
-                 counted with Mamba-1's shape",
-            ),
-            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => self.approximate(
-                "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
-                 counted with Mamba-1's shape",
-            ),
-            // models/mamba-base.cpp build_mamba2_layer, replayed op for op (ssm.rs).
-            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => {
-                return self.mamba2(il, x)
-            }
-            // models/lfm2.cpp build_shortconv_block, replayed op for op (ssm.rs).
-            "lfm2" | "lfm2moe" => return self.shortconv(il, x),
-            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
-            "minimax-01" => self.approximate(
-                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
-            ),
-            a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
-                "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
-                 Mamba-1's shape",
-            ),
-            _ => self.approximate("recurrent layers (Mamba-1's shape)"),
-        }
-        if self.place.device() {
-            // Where the scheduler puts the scan, its biases and the state copies depends on
-            // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
-            self.approximate("recurrent layers on a GPU backend");
-        }
-        let s_copy = self.inputs.s_copy.expect("recurrent state input");
-        let ws = self.weights(
-            il,
-            [
-                "ssm_in.weight",
-                "ssm_conv1d.weight",
-                "ssm_x.weight",
-                "ssm_dt.weight",
-                "ssm_out.weight",
-            ],
-        );
+    /// Layer `il`'s recurrent state, in the cache's buffer.
+    pub(super) fn state_view(&mut self, il: usize) -> Id {
         let (_, _, kv_dev) = self.kv(il);
-        let rs = self.g.cache_view(0, be(kv_dev));
-        let ssm = ssm_of(self.model, self.p);
-        let (t, n_seq) = (self.cur_t, self.n_seq);
-        recurrent_block(&mut self.g, ssm, (x, t), (s_copy, n_seq), ws, rs)
-    }
-
-    /// A Mamba-2 layer's mixer (`build_mamba2_layer`).
-    fn mamba2(&mut self, il: usize, x: Id) -> Id {
-        if self.place.device() {
-            self.approximate("recurrent layers on a GPU backend");
-        }
-        let s_copy = self.inputs.s_copy.expect("recurrent state input");
-        let has_norm = self
-            .model
-            .tensor(&format!("blk.{il}.ssm_norm.weight"))
-            .is_some();
-        let ws = self.weights(
-            il,
-            [
-                "ssm_in.weight",
-                "ssm_conv1d.weight",
-                "ssm_conv1d.bias",
-                "ssm_dt.bias",
-                "ssm_d",
-                "ssm_norm.weight",
-                "ssm_out.weight",
-            ],
-        );
-        let (_, _, kv_dev) = self.kv(il);
-        let rs = self.g.cache_view(0, be(kv_dev));
-        let ssm = ssm_of(self.model, self.p);
-        let (t, n_seq) = (self.cur_t, self.n_seq);
-        mamba2_block(
-            &mut self.g,
-            ssm,
-            (x, t),
-            (s_copy, n_seq),
-            ws,
-            (rs, has_norm),
-        )
-    }
-
-    /// An LFM2 short-convolution layer's mixer (`build_shortconv_block`).
-    fn shortconv(&mut self, il: usize, x: Id) -> Id {
-        if self.place.device() {
-            self.approximate("recurrent layers on a GPU backend");
-        }
-        let s_copy = self.inputs.s_copy.expect("recurrent state input");
-        let key = format!("{}.shortconv.l_cache", self.p.arch);
-        let l_cache = self.model.get(&key).and_then(|v| v.as_u64()).unwrap_or(3);
-        let ws = self.weights(
-            il,
-            [
-                "shortconv.in_proj.weight",
-                "shortconv.conv.weight",
-                "shortconv.out_proj.weight",
-            ],
-        );
-        let (_, _, kv_dev) = self.kv(il);
-        let rs = self.g.cache_view(0, be(kv_dev));
-        let (t, n_seq) = (self.cur_t, self.n_seq);
-        let d = (l_cache.max(2) - 1, self.p.n_embd);
-        shortconv_block(&mut self.g, d, (x, t), (s_copy, n_seq), ws, rs)
+        self.g.cache_view(0, be(kv_dev))
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.

@@ -18,6 +18,7 @@ mod builder;
 mod ffn;
 mod layers;
 mod rules;
+mod rwkv;
 mod ssm;
 
 use std::collections::HashMap;

@@ -5,6 +5,7 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id};
 use super::super::hparams::ModelParams;
+use super::builder::Builder;
 use super::F32;
 
 /// Recurrent-state sizes of a Mamba-1 layer (`ssm.*` keys).
@@ -181,4 +182,114 @@ pub(super) fn shortconv_block(
     let y = g.inplace(n_embd * t * F32, &[c, co]);
     let y = g.op(n_embd * t * F32, &[w_out, y]);
     g.view(y) // reshape_2d
+}
+
+impl Builder<'_> {
+    /// A recurrent layer's mixer (Mamba-1's block).
+    pub(super) fn recurrent(&mut self, il: usize, x: Id) -> Id {
+        // Mamba-1 is written op for op; other recurrent blocks borrow its shape, named by kind.
+        match self.p.arch.as_str() {
+            "mamba" => {}
+            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
+                "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
+                 counted with Mamba-1's shape",
+            ),
+            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => self.approximate(
+                "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
+                 counted with Mamba-1's shape",
+            ),
+            // models/mamba-base.cpp build_mamba2_layer, replayed op for op (ssm.rs).
+            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => {
+                return self.mamba2(il, x)
+            }
+            // models/lfm2.cpp build_shortconv_block, replayed op for op (ssm.rs).
+            "lfm2" | "lfm2moe" => return self.shortconv(il, x),
+            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
+            "minimax-01" => self.approximate(
+                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
+            ),
+            a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
+                "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
+                 Mamba-1's shape",
+            ),
+            _ => self.approximate("recurrent layers (Mamba-1's shape)"),
+        }
+        if self.place.device() {
+            // Where the scheduler puts the scan, its biases and the state copies depends on
+            // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let ws = self.weights(
+            il,
+            [
+                "ssm_in.weight",
+                "ssm_conv1d.weight",
+                "ssm_x.weight",
+                "ssm_dt.weight",
+                "ssm_out.weight",
+            ],
+        );
+        let rs = self.state_view(il);
+        let ssm = ssm_of(self.model, self.p);
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        recurrent_block(&mut self.g, ssm, (x, t), (s_copy, n_seq), ws, rs)
+    }
+
+    /// A Mamba-2 layer's mixer (`build_mamba2_layer`).
+    pub(super) fn mamba2(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let has_norm = self
+            .model
+            .tensor(&format!("blk.{il}.ssm_norm.weight"))
+            .is_some();
+        let ws = self.weights(
+            il,
+            [
+                "ssm_in.weight",
+                "ssm_conv1d.weight",
+                "ssm_conv1d.bias",
+                "ssm_dt.bias",
+                "ssm_d",
+                "ssm_norm.weight",
+                "ssm_out.weight",
+            ],
+        );
+        let rs = self.state_view(il);
+        let ssm = ssm_of(self.model, self.p);
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        mamba2_block(
+            &mut self.g,
+            ssm,
+            (x, t),
+            (s_copy, n_seq),
+            ws,
+            (rs, has_norm),
+        )
+    }
+
+    /// An LFM2 short-convolution layer's mixer (`build_shortconv_block`).
+    pub(super) fn shortconv(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let key = format!("{}.shortconv.l_cache", self.p.arch);
+        let l_cache = self.model.get(&key).and_then(|v| v.as_u64()).unwrap_or(3);
+        let ws = self.weights(
+            il,
+            [
+                "shortconv.in_proj.weight",
+                "shortconv.conv.weight",
+                "shortconv.out_proj.weight",
+            ],
+        );
+        let rs = self.state_view(il);
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        let d = (l_cache.max(2) - 1, self.p.n_embd);
+        shortconv_block(&mut self.g, d, (x, t), (s_copy, n_seq), ws, rs)
+    }
 }
