@@ -240,6 +240,38 @@ def hy_v3_layer(m, p, il):
         m.t(p + "exp_probs_b", 4)
 
 
+def write_step35(path):
+    """step35 (llama_model_step35): a sliding-window pattern array, KV heads per layer, per-head
+    Q/K norms and a head-wise attention gate, a dense first layer then experts with a router
+    bias and a shared expert, one MTP block after the 4 trunk layers whose norms, gate, FFN and
+    experts load though its attention is skipped (load_block_mtp)."""
+    pattern = [False, True, True, True, False]
+    kv = [HKV if not w else 1 for w in pattern]
+    m = Model(path, "step35")
+    m.u32(block_count=len(pattern), context_length=8192, embedding_length=E,
+          feed_forward_length=FF, attention__key_length=D, attention__value_length=D,
+          rope__dimension_count=D, attention__sliding_window=512, nextn_predict_layers=1,
+          **moe_keys(expert_shared_feed_forward_length=64))
+    m.arr("attention.head_count", [H] * len(pattern))
+    m.arr("attention.head_count_kv", kv)
+    m.arr("attention.sliding_window_pattern", pattern)
+    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
+    m.f32("rope.freq_base", 10000.0)
+    m.t("token_embd.weight", E, m.n_vocab)
+    m.t("output_norm.weight", E, ones=True)
+    m.t("output.weight", E, m.n_vocab)
+    for il in range(len(pattern)):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        attn(m, p, hkv=kv[il], qk_norm="head")
+        m.t(p + "attn_gate.weight", E, H)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        experts(shared=64, probs_b=True, dense_lead=1)(m, p, il)
+        if il == len(pattern) - 1:
+            nextn_layer(lambda *a: None, il)(m, p, il)
+    m.finish()
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -263,6 +295,7 @@ MODELS = {
     "grok": lambda p: gen_models_grid().dense(p, "grok", layer=grok_layer,
                                               u32=moe_keys(n_ff_exp=64)),
     "mimo2": write_mimo2,
+    "step35": write_step35,
     # hy_v3: one MTP layer, whose FFN and experts llama.cpp loads though it skips its attention
     "hy_v3": lambda p: gen_models_grid().dense(
         p, "hy_v3", n_layer=5, qk_norm="head",

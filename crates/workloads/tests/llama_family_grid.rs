@@ -116,6 +116,7 @@ const MODELS: &[&str] = &[
     "grok",
     "mimo2",
     "hy_v3",
+    "step35",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -165,6 +166,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("grok", "MoE routing"),
     ("mimo2", "MoE routing"),
     ("hy_v3", "MoE routing"),
+    ("step35", "MoE routing"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised
@@ -178,8 +180,8 @@ const FLAG_SETS: &[&[&str]] = &[
 
 /// Models llama.cpp b11434 cannot run with flash attention (on by default on the CPU): plm's
 /// graph hands `build_attn` a 2-D V, which the non-transposed V cache's `cpy_v` (llama-kv-cache.cpp)
-/// flattens wrongly (`GGML_ASSERT(a->ne[0] == b->ne[0])` in ggml_set_rows), an abort the
-/// estimate does not predict. They run every flag set with `-fa off` (the quantised V cache
+/// flattens wrongly (`GGML_ASSERT(a->ne[0] == b->ne[0])` in ggml_set_rows); the estimate
+/// says so in a note. They run every flag set with `-fa off` (the quantised V cache
 /// then refused by both, as grok's is: llama.cpp forces its flash attention off).
 const FA_BROKEN: &[&str] = &["plm"];
 
