@@ -153,7 +153,6 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("plamo2", "recurrent layers (Mamba-1's shape)"),
     ("afmoe", "attention output gate"),
     ("minimax-01", "lightning (linear) attention layers"),
-    ("gemma4", "per-layer input embeddings"),
     ("gemma4-moe", "MoE routing"),
     ("minicpm3", "latent-projected attention"),
     ("plm", "latent-projected attention"),

@@ -46,7 +46,8 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                 .into(),
         );
     }
-    if model.tensor("per_layer_token_embd.weight").is_some() {
+    // gemma4's are replayed (compute/ple.rs); gemma3n's feed its AltUp stream.
+    if p.arch != "gemma4" && model.tensor("per_layer_token_embd.weight").is_some() {
         out.push(
             "the per-layer input embeddings (per_layer_token_embd rows looked up on the host, \
              projected by per_layer_model_proj and fed to every layer): not in the replay"

@@ -32,10 +32,24 @@ pub(super) struct Builder<'a> {
     pub(super) inputs: Inputs,
     /// RWKV-7's first layer's value, which every later layer reads (`rwkv.rs`).
     pub(super) v_first: Option<Id>,
+    /// Gemma 4's per-layer inputs (`ple.rs`).
+    pub(super) ple: Option<Ple>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
     pin_norms: bool,
+}
+
+/// Gemma 4's per-layer inputs while the layers are written (`ple.rs`).
+pub(super) struct Ple {
+    /// `n_embd_per_layer`.
+    pub(super) width: u64,
+    /// The looked-up rows, scaled (until the projection adds them).
+    pub(super) rows: Id,
+    /// The projected sum, once layer 0 needs it.
+    pub(super) all: Option<Id>,
+    /// The scaled token embeddings the projection reads.
+    pub(super) embd: Id,
 }
 
 /// The graph inputs the layers read.
@@ -111,6 +125,7 @@ impl<'a> Builder<'a> {
             cur_t: n_tokens,
             inputs: Inputs::default(),
             v_first: None,
+            ple: None,
             pin_norms: place.full_offload || n_tokens < 32,
         }
     }
@@ -306,11 +321,12 @@ impl<'a> Builder<'a> {
         if l.post_ffw_norm {
             ffn_out = self.norm(il, ffn_out, "post_ffw_norm.weight");
         }
-        if l.mixer_only() {
+        let out = if l.mixer_only() {
             ffn_inp
         } else {
             self.g.inplace(et, &[ffn_out, ffn_inp])
-        }
+        };
+        self.per_layer_embedding(il, out)
     }
 
     /// An RMS norm and its weight (in place on `x`).

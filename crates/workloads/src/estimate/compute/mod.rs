@@ -17,6 +17,7 @@ mod attention;
 mod builder;
 mod ffn;
 mod layers;
+mod ple;
 mod rules;
 mod rwkv;
 mod ssm;
@@ -130,6 +131,7 @@ pub fn reserve(
     let mut b = Builder::new(scope, (n_tokens, n_outputs));
     b.inputs(masks);
     let mut x = b.embeddings();
+    b.per_layer_inputs(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }
