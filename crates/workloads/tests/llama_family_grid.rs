@@ -148,7 +148,6 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("starcoder", "fused Q/K/V projection"),
     ("bloom", "fused Q/K/V projection"),
     ("jamba", "recurrent layers (Mamba-1's shape)"),
-    ("rwkv6", "RWKV time-mix"),
     ("lfm2moe", "MoE routing"),
     ("plamo2", "recurrent layers (Mamba-1's shape)"),
     ("afmoe", "attention output gate"),

@@ -32,6 +32,8 @@ pub(super) struct Builder<'a> {
     pub(super) inputs: Inputs,
     /// RWKV-7's first layer's value, which every later layer reads (`rwkv.rs`).
     pub(super) v_first: Option<Id>,
+    /// The next RWKV layer's state gathers, written before this layer's channel mix.
+    pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
@@ -125,6 +127,7 @@ impl<'a> Builder<'a> {
             cur_t: n_tokens,
             inputs: Inputs::default(),
             v_first: None,
+            rwkv_gathered: None,
             ple: None,
             pin_norms: place.full_offload || n_tokens < 32,
         }
@@ -272,8 +275,8 @@ impl<'a> Builder<'a> {
 
     /// One repeating layer: norm, mixer, (last layer) output selection, FFN, residuals.
     pub(super) fn layer(&mut self, il: usize, inp: Id) -> Id {
-        if self.p.arch == "rwkv7" {
-            return self.rwkv7_layer(il, inp);
+        if matches!(self.p.arch.as_str(), "rwkv6" | "rwkv7") {
+            return self.rwkv_layer(il, inp);
         }
         let layers = self.layers;
         let l = &layers[il];
