@@ -123,16 +123,16 @@ pub(super) fn mamba2_block(
     let (xv, bv, cv) = (g.view(c), g.view(c), g.view(c));
     let dt = g.op(nh * t * F32, &[dt]); // cont
     let dt = g.inplace(nh * t * F32, &[dt, w_dt_b]);
-    // build_rs with get_ssm_rows: get_rows over s_copy's tail (n_rs - 1 = n_seq - 1 rows in
-    // the reserve, whose memory is full), the scan reading the ubatch's states from the cache,
-    // then a zero-row copy of the extra states (n_rs - n_seqs).
-    let gathered = (n_seq > 1).then(|| g.op(ds * di * (n_seq - 1) * F32, &[rs, s_copy]));
+    // build_rs with get_ssm_rows: the scan reading the ubatch's states from the cache is
+    // expanded first; then the extra states' copy, whose get_rows over s_copy's tail has
+    // n_rs - 1 = n_seq - 1 rows in the reserve (the memory is full) (GGML_SCHED_DEBUG order).
     let scan = g.op(
         di * t * F32 + ds * di * n_seq * F32,
         &[rs, xv, dt, bv, cv, s_copy],
     );
-    if let Some(a) = gathered {
-        let extra = g.view(a);
+    if n_seq > 1 {
+        let gathered = g.op(ds * di * (n_seq - 1) * F32, &[rs, s_copy]);
+        let extra = g.view(gathered);
         g.external(&[extra], rs_be);
     }
     let states = g.view(scan);
