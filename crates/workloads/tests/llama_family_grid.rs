@@ -151,7 +151,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("lfm2moe", "MoE routing"),
     ("plamo2", "recurrent layers (Mamba-1's shape)"),
     ("afmoe", "attention output gate"),
-    ("minimax-01", "lightning (linear) attention layers"),
+    ("minimax-01", "MoE routing"),
     ("gemma4-moe", "MoE routing"),
     ("minicpm3", "latent-projected attention"),
     ("plm", "latent-projected attention"),

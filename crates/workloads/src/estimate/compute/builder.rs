@@ -67,6 +67,8 @@ pub(super) struct Inputs {
     /// The full cache's and the sliding-window cache's inputs.
     caches: [Option<Cache>; 2],
     pub(super) out_ids: Id,
+    /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
+    pub(super) lightning: Option<[Id; 4]>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -186,6 +188,7 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let caches = self.cache_inputs(masks);
         let out_ids = self.g.input(self.n_outputs * 4);
+        let lightning = self.lightning_inputs();
         self.inputs = Inputs {
             tokens,
             mixed,
@@ -194,6 +197,7 @@ impl<'a> Builder<'a> {
             s_copy,
             caches,
             out_ids,
+            lightning,
         };
     }
 

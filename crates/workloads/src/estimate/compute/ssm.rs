@@ -204,10 +204,8 @@ impl Builder<'_> {
             }
             // models/lfm2.cpp build_shortconv_block, replayed op for op (ssm.rs).
             "lfm2" | "lfm2moe" => return self.shortconv(il, x),
-            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
-            "minimax-01" => self.approximate(
-                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
-            ),
+            // models/minimax-01.cpp, replayed op for op (`lightning`).
+            "minimax-01" => return self.lightning(il, x),
             a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
                 "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
                  Mamba-1's shape",
@@ -291,5 +289,94 @@ impl Builder<'_> {
         let (t, n_seq) = (self.cur_t, self.n_seq);
         let d = (l_cache.max(2) - 1, self.p.n_embd);
         shortconv_block(&mut self.g, d, (x, t), (s_copy, n_seq), ws, rs)
+    }
+
+    /// MiniMax-01's inputs (`llm_graph_input_la`, models/minimax-01.cpp): slopes per head, q and
+    /// k decays per head and token, and the diagonal decay, n_seq_tokens² per head. The graph is
+    /// reserved for one sequence (llama_context::sched_reserve, TAG_RESERVE_DIAG_DECAY), so
+    /// n_seq_tokens is the whole micro-batch.
+    pub(super) fn lightning_inputs(&mut self) -> Option<[Id; 4]> {
+        if self.p.arch != "minimax-01" {
+            return None;
+        }
+        let (h, t) = (self.p.n_head.first().copied().unwrap_or(1), self.cur_t);
+        Some([h * 4, h * t * 4, h * t * 4, t * t * h * 4].map(|b| self.g.input(b)))
+    }
+
+    /// A MiniMax-01 lightning-attention layer (models/minimax-01.cpp), in the graph's order: the
+    /// state gathers, the fused QKV (SiLU), the decayed inter-block product with the old state,
+    /// the intra-block scores times the diagonal decay (n_seq_tokens² per head), the new state
+    /// written back, the permuted output's RMS norm, the sigmoid gate and the projection.
+    fn lightning(&mut self, il: usize, x: Id) -> Id {
+        let (Some([slopes, q_in, k_in, diag_in]), Some(s_copy)) =
+            (self.inputs.lightning, self.inputs.s_copy)
+        else {
+            return x;
+        };
+        if self.place.device() {
+            self.approximate("recurrent layers on a GPU backend");
+        }
+        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
+        let h = self.p.n_head.get(il).copied().unwrap_or(1);
+        let d = self.p.head_k.get(il).copied().unwrap_or(1);
+        let hd = h * d * t * F32;
+        let s_elems = d * d * h;
+        let r_elems = self
+            .p
+            .rs_elems_per_layer
+            .unwrap_or(s_elems)
+            .saturating_sub(s_elems);
+        let rs = self.state_view(il);
+        let rs_be = Some(self.g.backend_of(rs));
+        let mut kv_old = rs;
+        for size in [r_elems, s_elems] {
+            // build_rs: get_rows over every sequence's state, the extra ones copied back
+            let all = self.g.op(size * ns * F32, &[rs, s_copy]);
+            kv_old = self.g.view(all);
+            let extra = self.g.view(all);
+            self.g.external(&[extra], rs_be);
+        }
+        let [w_qkv, w_norm2, w_gate, w_out] = self.weights(
+            il,
+            [
+                "attn_qkv.weight",
+                "attn_norm_2.weight",
+                "attn_gate.weight",
+                "attn_output.weight",
+            ],
+        );
+        let qkv = self.g.op(3 * hd, &[w_qkv, x]);
+        let qkv = self.g.inplace(3 * hd, &[qkv]); // silu
+        let (q, k, v) = (self.g.view(qkv), self.g.view(qkv), self.g.view(qkv));
+        let q_decay = self.g.op(h * t * F32, &[q_in]); // scale
+        let q_decay = self.g.inplace(h * t * F32, &[q_decay]); // exp
+        let q_s = self.g.inplace(hd, &[q, q_decay]);
+        let none_diag = self.g.op(hd, &[kv_old, q_s]);
+        let v_trans = self.g.op(hd, &[v]); // cont(permute)
+        let qk = self.g.op(t * t * h * F32, &[k, q]);
+        let diag = self.g.op(t * t * h * F32, &[diag_in]); // scale
+        let diag = self.g.inplace(t * t * h * F32, &[diag]); // exp
+        let qk = self.g.inplace(t * t * h * F32, &[qk, diag]);
+        let diag_part = self.g.op(hd, &[v_trans, qk]);
+        let out = self.g.inplace(hd, &[none_diag, diag_part]);
+        // the new state: the old one decayed per block plus k·v of this block
+        let rate = self.g.op(h * F32, &[slopes]); // slope_rate
+        let block = self.g.op(h * F32, &[rate]); // scale
+        let block = self.g.inplace(h * F32, &[block]); // exp
+        let old_s = self.g.op(s_elems * F32, &[kv_old, block]);
+        let k_decay = self.g.op(h * t * F32, &[k_in]); // scale
+        let k_decay = self.g.inplace(h * t * F32, &[k_decay]); // exp
+        let kd = self.g.inplace(hd, &[k, k_decay]);
+        let kd = self.g.op(hd, &[kd]); // cont(permute)
+        let kv_cur = self.g.op(s_elems * F32, &[kd, v_trans]);
+        let kv_new = self.g.inplace(s_elems * F32, &[old_s, kv_cur]);
+        self.g.external(&[kv_new], rs_be);
+        let out = self.g.op(hd, &[out]); // cont(permute)
+        let out = self.g.inplace(hd, &[out]); // rms_norm
+        let out = self.g.inplace(hd, &[out, w_norm2]);
+        let g = self.g.op(hd, &[w_gate, x]);
+        let g = self.g.inplace(hd, &[g]); // sigmoid
+        let y = self.g.inplace(hd, &[g, out]);
+        self.g.op(e * t * F32, &[w_out, y])
     }
 }
