@@ -16,6 +16,7 @@
 mod attention;
 mod builder;
 mod ffn;
+mod gdn;
 mod layers;
 mod ple;
 mod rules;

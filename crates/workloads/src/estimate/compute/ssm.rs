@@ -188,6 +188,9 @@ impl Builder<'_> {
     /// A recurrent layer's mixer (Mamba-1's block).
     pub(super) fn recurrent(&mut self, il: usize, x: Id) -> Id {
         // Mamba-1 is written op for op; other recurrent blocks borrow its shape, named by kind.
+        if self.is_gdn(il) {
+            return self.gated_delta_net(il, x);
+        }
         match self.p.arch.as_str() {
             "mamba" => {}
             "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
