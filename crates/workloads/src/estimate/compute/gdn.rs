@@ -1,5 +1,7 @@
-//! Qwen3.5's Gated DeltaNet layers (models/qwen35.cpp `build_layer_attn_linear`, qwen35moe
-//! alike), in the order GGML_SCHED_DEBUG=2 lists b11434's nodes: the conv state gathered, the
+//! The Gated DeltaNet layers of Qwen3.5 (models/qwen35.cpp `build_layer_attn_linear`, qwen35moe
+//! alike) and Qwen3-Next (models/qwen3next.cpp: one ssm_in projection to Q, K, V and z copied
+//! out and joined, one ssm_ba to the decay and beta, Q and K repeated to the value heads), in
+//! the order GGML_SCHED_DEBUG=2 lists b11434's nodes: the conv state gathered, the
 //! fused Q/K/V projection joined to it and the last columns written back, the recurrent state
 //! gathered, the causal convolution, Q and K L2-normed, the decay gate (softplus) and beta, the
 //! fused GATED_DELTA_NET kernel (output and new state in one tensor, the state written back),
@@ -14,9 +16,12 @@ use super::F32;
 impl Builder<'_> {
     /// Whether layer `il` is a Gated DeltaNet layer this replay writes (qwen35's tensors).
     pub(super) fn is_gdn(&self, il: usize) -> bool {
-        matches!(self.p.arch.as_str(), "qwen35" | "qwen35moe")
-            && self.tensors.contains(&format!("blk.{il}.attn_qkv.weight"))
-            && self.tensors.contains(&format!("blk.{il}.ssm_beta.weight"))
+        let has = |n: &str| self.tensors.contains(&format!("blk.{il}.{n}.weight"));
+        match self.p.arch.as_str() {
+            "qwen35" | "qwen35moe" => has("attn_qkv") && has("ssm_beta"),
+            "qwen3next" => has("ssm_in") && has("ssm_ba"),
+            _ => false,
+        }
     }
 
     fn ssm_key(&self, key: &str) -> u64 {
@@ -33,7 +38,9 @@ impl Builder<'_> {
         if self.place.device() {
             self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
         }
-        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
+        // qwen3next repeats Q and K to the value heads; qwen35's fused kernel broadcasts them
+        let next = self.p.arch == "qwen3next";
+        let (t, ns) = (self.cur_t, self.n_seq);
         let (di, ds) = (self.ssm_key("inner_size"), self.ssm_key("state_size"));
         let (n_k, n_v) = (self.ssm_key("group_count"), self.ssm_key("time_step_rank"));
         let kernel = self.ssm_key("conv_kernel");
@@ -42,16 +49,18 @@ impl Builder<'_> {
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let rs = self.state_view(il);
         let rs_be = Some(self.g.backend_of(rs));
-        let [w_qkv, w_conv, w_alpha, w_dt, w_a, w_beta, w_z, w_norm, w_out] = self.weights(
+        let w_in = if next {
+            "ssm_in.weight"
+        } else {
+            "attn_qkv.weight"
+        };
+        let [w_qkv, w_conv, w_dt, w_a, w_norm, w_out] = self.weights(
             il,
             [
-                "attn_qkv.weight",
+                w_in,
                 "ssm_conv1d.weight",
-                "ssm_alpha.weight",
                 "ssm_dt.bias",
                 "ssm_a",
-                "ssm_beta.weight",
-                "attn_gate.weight",
                 "ssm_norm.weight",
                 "ssm_out.weight",
             ],
@@ -61,7 +70,7 @@ impl Builder<'_> {
         let conv = self.g.view(conv_all);
         let extra = self.g.view(conv_all);
         self.g.external(&[extra], rs_be);
-        let qkv = self.g.op(ch * t * F32, &[w_qkv, x]);
+        let (qkv, mixed) = self.gdn_projection(x, w_qkv, (ch, di, n_k * ds * t * F32));
         let qkv_t = self.g.view(qkv); // transpose
         let conv_in = self
             .g
@@ -77,29 +86,95 @@ impl Builder<'_> {
         let c = self.g.inplace(ch * t * F32, &[c]); // silu
         let (q, k, v) = (self.g.view(c), self.g.view(c), self.g.view(c));
         let qk = n_k * ds * t * F32;
-        let q = self.g.op(qk, &[q]); // build_gdn_l2_norm: rms_norm of the view
-        let q = self.g.inplace(qk, &[q]); // scale
-        let k = self.g.op(qk, &[k]);
-        let k = self.g.inplace(qk, &[k]);
+        let repeat = next && n_k != n_v;
+        let [q, k] = [q, k].map(|y| {
+            let y = self.g.op(qk, &[y]); // build_gdn_l2_norm: rms_norm of the view
+            let y = self.g.inplace(qk, &[y]); // scale
+            if repeat {
+                self.g.op(ds * n_v * t * F32, &[y]) // repeat to the value heads
+            } else {
+                y
+            }
+        });
         let vt = n_v * t * F32;
-        let alpha = self.g.op(vt, &[w_alpha, x]);
-        let alpha = self.g.inplace(vt, &[alpha, w_dt]);
-        let alpha = self.g.inplace(vt, &[alpha]); // softplus
-        let gate = self.g.inplace(vt, &[alpha, w_a]);
-        let beta = self.g.op(vt, &[w_beta, x]);
-        let beta = self.g.inplace(vt, &[beta]); // sigmoid
+        let (gate, beta) = self.gdn_gate_beta(il, x, (w_dt, w_a), vt);
         let out_bytes = (head_v * n_v * t + head_v * head_v * n_v * ns) * F32;
         let gdn = self.g.op(out_bytes, &[q, k, v, gate, beta, state]);
         let new_state = self.g.view(gdn);
         self.g.external(&[new_state], rs_be);
         let out = self.g.view(gdn);
-        // build_norm_gated: rms_norm(output) · ssm_norm · silu(z)
+        self.gdn_output(il, (x, out, mixed), (w_norm, w_out), di)
+    }
+
+    /// build_norm_gated — rms_norm(output) · ssm_norm · silu(z), z copied out of the projection
+    /// (qwen3next) or projected by attn_gate (qwen35) — then ssm_out.
+    fn gdn_output(
+        &mut self,
+        il: usize,
+        (x, out, mixed): (Id, Id, Option<Id>),
+        (w_norm, w_out): (Id, Id),
+        di: u64,
+    ) -> Id {
+        let (e, t) = (self.p.n_embd, self.cur_t);
         let n = self.g.op(di * t * F32, &[out]);
         let n = self.g.inplace(di * t * F32, &[n, w_norm]);
-        let z = self.g.op(di * t * F32, &[w_z, x]);
+        let z = match mixed {
+            Some(m) => {
+                let zv = self.g.view(m);
+                self.g.op(di * t * F32, &[zv]) // cont
+            }
+            None => {
+                let w_z = self.weight(Some(il), "attn_gate.weight");
+                self.g.op(di * t * F32, &[w_z, x])
+            }
+        };
         let z = self.g.inplace(di * t * F32, &[z]); // silu
         let y = self.g.inplace(di * t * F32, &[n, z]);
         let y = self.g.view(y); // reshape
         self.g.op(e * t * F32, &[w_out, y])
+    }
+
+    /// The projection feeding the convolution (`ch` channels): attn_qkv (qwen35), or ssm_in to
+    /// Q, K, V and z with Q, K (`qk` bytes each) and V copied out and joined (qwen3next, whose
+    /// projection is returned too: z is read from it at the end).
+    fn gdn_projection(&mut self, x: Id, w: Id, (ch, di, qk): (u64, u64, u64)) -> (Id, Option<Id>) {
+        let t = self.cur_t;
+        if self.p.arch != "qwen3next" {
+            return (self.g.op(ch * t * F32, &[w, x]), None);
+        }
+        let mixed = self.g.op((ch + di) * t * F32, &[w, x]);
+        let (qv, kv, vv) = (self.g.view(mixed), self.g.view(mixed), self.g.view(mixed));
+        let q = self.g.op(qk, &[qv]);
+        let k = self.g.op(qk, &[kv]);
+        let qk = self.g.op(2 * qk, &[q, k]);
+        let v = self.g.op(di * t * F32, &[vv]);
+        (self.g.op(ch * t * F32, &[qk, v]), Some(mixed))
+    }
+
+    /// The decay gate (softplus of alpha plus dt, times A) and beta (a sigmoid): from ssm_alpha
+    /// and ssm_beta (qwen35), or copied out of one ssm_ba projection (qwen3next).
+    fn gdn_gate_beta(&mut self, il: usize, x: Id, (w_dt, w_a): (Id, Id), vt: u64) -> (Id, Id) {
+        let (alpha, beta_in) = if self.p.arch == "qwen3next" {
+            let w_ba = self.weight(Some(il), "ssm_ba.weight");
+            let ba = self.g.op(2 * vt, &[w_ba, x]);
+            let (av, bv) = (self.g.view(ba), self.g.view(ba));
+            let a = self.g.op(vt, &[av]); // cont
+            (a, Some(bv))
+        } else {
+            let w_alpha = self.weight(Some(il), "ssm_alpha.weight");
+            (self.g.op(vt, &[w_alpha, x]), None)
+        };
+        let alpha = self.g.inplace(vt, &[alpha, w_dt]);
+        let alpha = self.g.inplace(vt, &[alpha]); // softplus
+        let gate = self.g.inplace(vt, &[alpha, w_a]);
+        let beta = match beta_in {
+            Some(bv) => self.g.op(vt, &[bv]), // cont
+            None => {
+                let w_beta = self.weight(Some(il), "ssm_beta.weight");
+                self.g.op(vt, &[w_beta, x])
+            }
+        };
+        let beta = self.g.inplace(vt, &[beta]); // sigmoid
+        (gate, beta)
     }
 }
