@@ -15,6 +15,133 @@ use super::F32;
 
 impl Builder<'_> {
     /// Whether layer `il` is a Gated DeltaNet layer this replay writes (qwen35's tensors).
+    /// Whether layer `il` is a KDA layer this replay writes (kimi-linear's tensors).
+    pub(super) fn is_kda(&self, il: usize) -> bool {
+        self.p.arch == "kimi-linear"
+            && self
+                .tensors
+                .contains(&format!("blk.{il}.ssm_conv1d_q.weight"))
+            && self.tensors.contains(&format!("blk.{il}.ssm_f_b.weight"))
+    }
+
+    /// Tensor `blk.{il}.{name}`'s last dimension (1 where the file has none).
+    fn last_dim(&self, il: usize, name: &str) -> u64 {
+        self.model
+            .tensor(&format!("blk.{il}.{name}"))
+            .and_then(|t| t.dims.last().copied())
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// A Kimi delta attention (KDA) mixer (models/kimi-linear.cpp), in GGML_SCHED_DEBUG's node
+    /// order: the three conv states gathered, Q, K and V each projected, joined to its state and
+    /// the last columns written back, the recurrent state gathered, each causal convolution
+    /// (SiLU; Q and K L2-normed), the decay from ssm_f_a / ssm_f_b (softplus, times A), beta, the
+    /// fused GATED_DELTA_NET kernel, the output copied out, RMS-normed and gated by
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. The graph is reserved for one sequence
+    /// (llama_context::sched_reserve, TAG_RESERVE_DIAG_DECAY): the micro-batch is one sequence's
+    /// tokens, while the gathers read every sequence's state.
+    pub(super) fn kda(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
+        }
+        let (t, ns) = (self.cur_t, self.n_seq);
+        let d_conv = self
+            .model
+            .tensor(&format!("blk.{il}.ssm_conv1d_q.weight"))
+            .and_then(|w| w.dims.first().copied())
+            .unwrap_or(4)
+            .max(2);
+        let di = self.last_dim(il, "ssm_conv1d_q.weight");
+        let h = self.last_dim(il, "ssm_beta.weight");
+        let (fa, ga) = (
+            self.last_dim(il, "ssm_f_a.weight"),
+            self.last_dim(il, "ssm_g_a.weight"),
+        );
+        let head = di / h;
+        let dt = di * t * F32;
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let rs = self.state_view(il);
+        let rs_be = Some(self.g.backend_of(rs));
+        let conv_all = self.g.op((d_conv - 1) * di * 3 * ns * F32, &[rs, s_copy]);
+        let conv = self.g.view(conv_all);
+        let extra = self.g.view(conv_all);
+        self.g.external(&[extra], rs_be);
+        let joined = ["q", "k", "v"].map(|c| {
+            let w = self.weight(Some(il), &format!("attn_{c}.weight"));
+            let p = self.g.op(dt, &[w, x]);
+            let pt = self.g.view(p); // reshape, transpose
+            let cv = self.g.view(conv);
+            let cat = self.g.op((d_conv - 1 + t) * di * F32, &[cv, pt]);
+            let last = self.g.view(cat);
+            self.g.external(&[last], rs_be);
+            cat
+        });
+        let s_all = self.g.op(head * head * h * ns * F32, &[rs, s_copy]);
+        let state = self.g.view(s_all);
+        let extra = self.g.view(s_all);
+        self.g.external(&[extra], rs_be);
+        let [q, k, v] = [0, 1, 2].map(|i| {
+            let c = ["q", "k", "v"][i];
+            let w = self.weight(Some(il), &format!("ssm_conv1d_{c}.weight"));
+            let y = self.g.op(dt, &[joined[i], w]); // ssm_conv
+            let y = self.g.inplace(dt, &[y]); // silu
+            if i == 2 {
+                return y;
+            }
+            let y = self.g.op(dt, &[y]); // l2 norm (rms_norm of the reshaped view)
+            self.g.inplace(dt, &[y]) // scale
+        });
+        let [f_a, f_b, w_dt, w_a, w_beta] = self.weights(
+            il,
+            [
+                "ssm_f_a.weight",
+                "ssm_f_b.weight",
+                "ssm_dt.bias",
+                "ssm_a",
+                "ssm_beta.weight",
+            ],
+        );
+        let g1 = self.g.op(fa * t * F32, &[f_a, x]);
+        let g1 = self.g.op(dt, &[f_b, g1]);
+        let g1 = self.g.inplace(dt, &[g1, w_dt]);
+        let g1 = self.g.inplace(dt, &[g1]); // softplus
+        let g1 = self.g.inplace(dt, &[g1, w_a]);
+        let beta = self.g.op(h * t * F32, &[w_beta, x]);
+        let beta = self.g.inplace(h * t * F32, &[beta]); // sigmoid
+        let gdn = self
+            .g
+            .op(dt + head * head * h * F32, &[q, k, v, g1, beta, state]);
+        let new_state = self.g.view(gdn);
+        self.g.external(&[new_state], rs_be);
+        self.kda_output(il, x, gdn, (dt, ga))
+    }
+
+    /// KDA's output: copied out of the kernel's result, RMS-normed, gated by
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), copied again and projected.
+    fn kda_output(&mut self, il: usize, x: Id, gdn: Id, (dt, ga): (u64, u64)) -> Id {
+        let (e, t) = (self.p.n_embd, self.cur_t);
+        let out = self.g.view(gdn);
+        let out = self.g.op(dt, &[out]); // cont
+        let [w_norm, g_a, g_b, w_out] = self.weights(
+            il,
+            [
+                "ssm_norm.weight",
+                "ssm_g_a.weight",
+                "ssm_g_b.weight",
+                "attn_output.weight",
+            ],
+        );
+        let n = self.g.inplace(dt, &[out]); // rms_norm
+        let n = self.g.inplace(dt, &[n, w_norm]);
+        let g2 = self.g.op(ga * t * F32, &[g_a, x]);
+        let g2 = self.g.op(dt, &[g_b, g2]);
+        let g2 = self.g.inplace(dt, &[g2]); // sigmoid
+        let y = self.g.inplace(dt, &[n, g2]);
+        let y = self.g.op(dt, &[y]); // cont
+        self.g.op(e * t * F32, &[w_out, y])
+    }
+
     pub(super) fn is_gdn(&self, il: usize) -> bool {
         let has = |n: &str| self.tensors.contains(&format!("blk.{il}.{n}.weight"));
         match self.p.arch.as_str() {

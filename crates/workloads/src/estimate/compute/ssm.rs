@@ -191,6 +191,9 @@ impl Builder<'_> {
         if self.is_gdn(il) {
             return self.gated_delta_net(il, x);
         }
+        if self.is_kda(il) {
+            return self.kda(il, x);
+        }
         match self.p.arch.as_str() {
             "mamba" => {}
             "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
