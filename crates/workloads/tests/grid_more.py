@@ -272,6 +272,13 @@ def write_step35(path):
     m.finish()
 
 
+def bitnet_layer(m, p, il):
+    """bitnet (llama_model_bitnet): sub-norms inside the attention and the FFN."""
+    m.t(p + "attn_sub_norm.weight", E, ones=True)
+    m.t(p + "ffn_sub_norm.weight", FF, ones=True)
+    ffn(m, p)
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -295,6 +302,12 @@ MODELS = {
     "grok": lambda p: gen_models_grid().dense(p, "grok", layer=grok_layer,
                                               u32=moe_keys(n_ff_exp=64)),
     "mimo2": write_mimo2,
+    # jais: layer norms with biases, one fused biased attn_qkv, a gated FFN with biases, ALiBi
+    "jais": lambda p: gen_models_grid().dense(
+        p, "jais", eps="ln", norm_bias=True, fused_qkv=True, hkv=H,
+        layer=gen_models_grid().biased("gated", attn_qkv=3 * E, attn_output=E, ffn_down=E,
+                                       ffn_gate=FF, ffn_up=FF)),
+    "bitnet": lambda p: gen_models_grid().dense(p, "bitnet", tied=True, layer=bitnet_layer),
     "step35": write_step35,
     # hy_v3: one MTP layer, whose FFN and experts llama.cpp loads though it skips its attention
     "hy_v3": lambda p: gen_models_grid().dense(

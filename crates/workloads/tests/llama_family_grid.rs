@@ -117,6 +117,8 @@ const MODELS: &[&str] = &[
     "mimo2",
     "hy_v3",
     "step35",
+    "jais",
+    "bitnet",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -165,6 +167,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("mimo2", "MoE routing"),
     ("hy_v3", "MoE routing"),
     ("step35", "MoE routing"),
+    ("jais", "fused Q/K/V projection"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised
