@@ -279,6 +279,39 @@ def bitnet_layer(m, p, il):
     ffn(m, p)
 
 
+def write_openelm(path):
+    """openelm (llama_model_openelm): heads, KV heads and FFN width per layer, one fused qkv,
+    per-head Q/K norms, the output tied to the embeddings."""
+    heads, kv, ff = [2, 4, 4, 4], [1, 2, 2, 1], [128, 256, 256, 384]
+    m = Model(path, "openelm")
+    m.u32(block_count=len(heads), context_length=8192, embedding_length=E,
+          attention__key_length=D, attention__value_length=D, rope__dimension_count=D)
+    m.arr("attention.head_count", heads)
+    m.arr("attention.head_count_kv", kv)
+    m.arr("feed_forward_length", ff)
+    m.f32("attention.layer_norm_rms_epsilon", 1e-6)
+    m.f32("rope.freq_base", 10000.0)
+    m.t("token_embd.weight", E, m.n_vocab)
+    m.t("output_norm.weight", E, ones=True)
+    for il in range(len(heads)):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", E, ones=True)
+        m.t(p + "attn_qkv.weight", E, (heads[il] + 2 * kv[il]) * D)
+        m.t(p + "attn_q_norm.weight", D, ones=True)
+        m.t(p + "attn_k_norm.weight", D, ones=True)
+        m.t(p + "attn_output.weight", heads[il] * D, E)
+        m.t(p + "ffn_norm.weight", E, ones=True)
+        ffn(m, p, n_ff=ff[il])
+    m.finish()
+
+
+def plamo3_layer(m, p, il):
+    """plamo3 (llama_model_plamo3): post norms named without `.weight`, a fused gate+up FFN."""
+    m.t(p + "post_attention_norm", E, ones=True)
+    m.t(p + "post_ffw_norm", E, ones=True)
+    ffn(m, p, "fused")
+
+
 MODELS = {
     # E2B/E4B-like: per-layer inputs, the last 2 layers sharing KV, wider FFNs in the shared ones
     "gemma4": lambda p: write_gemma4(p, n_ff=[FF] * 5 + [2 * FF] * 2),
@@ -308,6 +341,9 @@ MODELS = {
         layer=gen_models_grid().biased("gated", attn_qkv=3 * E, attn_output=E, ffn_down=E,
                                        ffn_gate=FF, ffn_up=FF)),
     "bitnet": lambda p: gen_models_grid().dense(p, "bitnet", tied=True, layer=bitnet_layer),
+    "openelm": write_openelm,
+    "plamo3": lambda p: gen_models_grid().dense(p, "plamo3", fused_qkv=True, qk_norm="head",
+                                                layer=plamo3_layer),
     "step35": write_step35,
     # hy_v3: one MTP layer, whose FFN and experts llama.cpp loads though it skips its attention
     "hy_v3": lambda p: gen_models_grid().dense(

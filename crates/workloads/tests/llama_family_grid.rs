@@ -119,6 +119,8 @@ const MODELS: &[&str] = &[
     "step35",
     "jais",
     "bitnet",
+    "openelm",
+    "plamo3",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -168,6 +170,8 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("hy_v3", "MoE routing"),
     ("step35", "MoE routing"),
     ("jais", "fused Q/K/V projection"),
+    ("openelm", "fused Q/K/V projection"),
+    ("plamo3", "fused Q/K/V projection"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised
