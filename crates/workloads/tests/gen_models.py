@@ -193,12 +193,12 @@ def write_qwen3moe(path, *, n_layer=2, n_embd=128, n_head=4, n_head_kv=2, head_d
 
 
 def write_deepseek2(path, *, n_layer=2, n_embd=128, n_head=4, kv_lora=64, rope=32, nope=32,
-                    v_head=32, n_ff=256, ctx=2048, n_words=1700, legacy=False):
+                    v_head=32, n_ff=256, ctx=2048, n_words=1700, legacy=False, arch="deepseek2"):
     """deepseek2 as the current converter writes it, with multi-head latent attention (split
     attn_k_b / attn_v_b, one KV head of kv_lora + rope); `legacy`: an older conversion without
     MLA (head_count_kv = head_count, key_length nope+rope, value_length v_head, no *_mla lengths,
-    one unsplit attn_kv_b), which llama.cpp runs as multi-head attention with full per-head K/V."""
-    arch = "deepseek2"
+    one unsplit attn_kv_b), which llama.cpp runs as multi-head attention with full per-head K/V.
+    `arch`: mistral4 loads and runs as deepseek2 (llama_model_mistral4 derives from it)."""
     w = gguf.GGUFWriter(path, arch)
     w.add_string("general.name", os.path.basename(path))
     n_vocab = add_spm_vocab(w, n_words)

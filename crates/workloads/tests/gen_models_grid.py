@@ -8,13 +8,15 @@ hybrids (mamba2, rwkv6, rwkv7, lfm2, falcon-h1, granitehybrid, jamba).
 Each file has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
 (src/models/<arch>.cpp) require, nothing optional; tensors in ggml's order (ne0 first). The writer
 and vocabulary are gen_models_2026.py's, the shared layer pieces grid_layers.py's, the recurrent
-models grid_recurrent.py's.
+models grid_recurrent.py's, gemma4, the latent-attention variants, MTP layers, nemotron_h_moe,
+dbrx, arctic, grok, mimo2 and hy_v3 grid_more.py's.
 
 usage: gen_models_grid.py OUT_DIR [NAME ...]      (no NAME: all)
 """
 import os
 import sys
 
+import grid_more
 import grid_recurrent
 from gen_models_2026 import Model, moe
 from grid_layers import D, E, FF, H, HKV, attn, experts, ffn, moe_keys
@@ -287,6 +289,7 @@ MODELS = {
     "hunyuan_vl": lambda p: dense(p, "hunyuan_vl", qk_norm="head"),
 }
 MODELS.update(grid_recurrent.MODELS)
+MODELS.update(grid_more.MODELS)
 
 
 def main():

@@ -233,9 +233,20 @@ fn an_unknown_architecture_is_estimated_as_a_transformer_and_says_so() {
     let json = serde_json::to_value(&e).unwrap();
     assert_eq!(json["model"]["architecture_known"], false);
     assert!(json["guesses"][0].as_str().unwrap().contains("qwen9"));
+    // The compute names the unknown graph too, in the JSON and the text.
+    let parts = json["compute"]["approximate_parts"].to_string();
+    assert!(
+        parts.contains("'qwen9', an architecture gpuledger does not know"),
+        "{parts}"
+    );
     let text = render_text(&e);
     assert!(text.contains("APPROXIMATE"), "{text}");
     assert!(text.contains("~"), "{text}");
+    assert!(text.contains("'qwen9' is not in"), "{text}");
+    assert!(
+        text.contains("an architecture gpuledger does not know"),
+        "{text}"
+    );
     // Beside a running process too (explain, the recorded snapshot).
     let summary = gpuledger_workloads::process_estimate::summary(&e);
     assert!(summary.not_modelled.iter().any(|n| n.contains("'qwen9'")));
@@ -255,4 +266,30 @@ fn a_memory_module_not_sized_is_named() {
         "{:?}",
         e.guesses
     );
+}
+
+#[test]
+fn plm_with_flash_attention_is_said_to_abort_and_grok_runs_without_it() {
+    let plm = attention_model("plm", 4, None).open("plm");
+    let e = est(&plm, "-c 4096");
+    assert!(
+        e.notes.iter().any(|n| n.contains("aborts plm")),
+        "{:?}",
+        e.notes
+    );
+    let e = est(&plm, "-c 4096 -fa off");
+    assert!(!e.notes.iter().any(|n| n.contains("aborts plm")));
+    // llama_init_from_model forces grok's flash attention off: the default is the -fa off
+    // estimate, and a quantised V cache (which needs flash attention) is refused.
+    let grok = attention_model("grok", 4, None).open("grok");
+    let auto = est(&grok, "-c 4096");
+    let off = est(&grok, "-c 4096 -fa off");
+    assert_eq!(auto.compute.host_bytes, off.compute.host_bytes);
+    assert!(auto
+        .notes
+        .iter()
+        .any(|n| n.contains("forces it off for grok")));
+    let settings = LlamaSettings::from_args(&["-ctv".into(), "q8_0".into()]).unwrap();
+    let err = estimate(&grok, &settings).unwrap_err().to_string();
+    assert!(err.contains("forces off for grok"), "{err}");
 }

@@ -242,6 +242,80 @@ const ARCHS: &[Arch] = &[
     a("pockettts", KV),
 ];
 
+/// The architectures whose `load_arch_tensors` skips the tensors of the next-token-prediction
+/// (nextn / MTP) layers unless the model is loaded for MTP drafting (src/models/<arch>.cpp:
+/// `mtp_flags |= TENSOR_SKIP` when `!ml.load_mtp`; llama-server sets `load_mtp` only with
+/// `--spec-type draft-mtp`, common.cpp `common_model_params_to_llama`). mistral4 takes
+/// deepseek2's. The others (bailingmoe2, exaone-moe, exaone4...) load those tensors, unused.
+const SKIPS_MTP_TENSORS: &[&str] = &[
+    "bailingmoe3",
+    "cohere2moe",
+    "deepseek2",
+    "deepseek32",
+    "deepseek4",
+    "glm-dsa",
+    "glm4moe",
+    "glm5-next",
+    "hy_v3",
+    "mimo2",
+    "mistral4",
+    "nemotron_h",
+    "nemotron_h_moe",
+    "qwen35",
+    "qwen35moe",
+    "qwen3next",
+    "qwen4exp",
+    "step35",
+];
+
+/// Whether llama-server leaves the MTP layers' tensors of this architecture unloaded.
+pub(super) fn skips_mtp_tensors(arch: &str) -> bool {
+    SKIPS_MTP_TENSORS.contains(&arch)
+}
+
+/// Whether an MTP layer's tensor (`stem`: its name after `blk.N.`, without `.weight`/`.bias`)
+/// loads all the same: created `TENSOR_NOT_REQUIRED` without the skip flag in the
+/// architecture's `load_arch_tensors`.
+pub(super) fn mtp_tensor_loads(arch: &str, stem: &str) -> bool {
+    const HEAD: &[&str] = &[
+        "nextn.embed_tokens",
+        "nextn.shared_head_head",
+        "nextn.shared_head_norm",
+    ];
+    const FFN: &[&str] = &[
+        "ffn_gate",
+        "ffn_up",
+        "ffn_down",
+        "ffn_gate_inp",
+        "exp_probs_b",
+        "ffn_gate_exps",
+        "ffn_up_exps",
+        "ffn_down_exps",
+        "ffn_gate_up_exps",
+        "ffn_gate_shexp",
+        "ffn_up_shexp",
+        "ffn_down_shexp",
+    ];
+    match arch {
+        // llama_model_cohere2moe::load_arch_tensors: the nextn head's optional tensors.
+        "cohere2moe" => HEAD.contains(&stem),
+        // llama_model_deepseek32 / glm_dsa: the router bias of every layer.
+        "deepseek32" | "glm-dsa" => stem == "exp_probs_b",
+        // llama_model_hy_v3::load_block: the FFN and experts of every block, the nextn head.
+        "hy_v3" => HEAD.contains(&stem) || FFN.contains(&stem),
+        // llama_model_step35::load_block_mtp: all but the norms, attention and nextn wiring.
+        "step35" => {
+            HEAD.contains(&stem)
+                || FFN.contains(&stem)
+                || matches!(
+                    stem,
+                    "attn_q_norm" | "attn_k_norm" | "attn_gate" | "rope_freqs"
+                )
+        }
+        _ => false,
+    }
+}
+
 /// The architecture's entry, or `None` for one llama.cpp b11434 does not know.
 pub(super) fn lookup(name: &str) -> Option<&'static Arch> {
     ARCHS.iter().find(|a| a.name == name)

@@ -19,9 +19,6 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     let (reserve, place) = graph_for(plan, kv);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
-    if let Some(why) = legacy_latent(model, p) {
-        approx.push(why);
-    }
     approx.extend(super::graph_gaps::missing_parts(model, p));
     let gpu_bytes = g
         .device_bytes
@@ -190,19 +187,6 @@ fn compute_method(
         None => "; newest rules (no llama.cpp build given)".into(),
     });
     method
-}
-
-/// A deepseek2-style file with a latent (`kv_lora_rank`) but no MLA lengths: llama.cpp runs it
-/// as multi-head attention, decompressing K and V with `attn_kv_b` (the KV line is sized so);
-/// the graph replay has no such attention and uses the standard one's shape.
-fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
-    let key = format!("{}.attention.kv_lora_rank", p.arch);
-    (!p.is_mla && model.get(&key).is_some()).then(|| {
-        "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
-         *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
-         and V per head with attn_kv_b; the replay writes the standard attention's shape"
-            .into()
-    })
 }
 
 /// Each build-dependent rule: whether it applies to `build`, what it is, where it came from.

@@ -104,7 +104,17 @@ pub(super) fn resolve_context(
     }
     check_sizes(c, n_seq, s)?;
     // Flash attention is read before the cache exists (its padding depends on it).
-    let fa = flash_attn(s, rec);
+    let fa = flash_attn(s, rec) && !grok_forces_fa_off(p, s, rec);
+    if fa && p.arch == "plm" {
+        // models/plm.cpp hands build_attn a 2-D V; llama_kv_cache::cpy_v's flash-attention
+        // path flattens it wrongly and ggml_set_rows asserts (seen with b11434).
+        rec.notes.push(
+            "llama.cpp b11434 aborts plm with flash attention (GGML_ASSERT in ggml_set_rows, \
+             from llama_kv_cache::cpy_v): run it with -fa off; this estimate is for the \
+             settings as given"
+                .into(),
+        );
+    }
     let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
     let n_batch = c.min(s.batch.value);
     let n_ubatch = n_batch.min(if s.ubatch.value == 0 {
@@ -316,6 +326,20 @@ fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
     fa
 }
 
+/// llama_init_from_model (llama-context.cpp): "flash_attn is not compatible with Grok - forcing
+/// off", whatever -fa says.
+fn grok_forces_fa_off(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> bool {
+    if p.arch != "grok" || s.flash_attn.value == FlashAttn::Off {
+        return false;
+    }
+    rec.notes.push(
+        "flash attention off: llama.cpp forces it off for grok (llama_init_from_model), \
+         whatever -fa says"
+            .into(),
+    );
+    true
+}
+
 /// The cache types (`-ctk`, `-ctv`) and the combinations llama.cpp refuses at context creation
 /// (same wording as its error lines).
 fn cache_types(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Result<(), EstimateError> {
@@ -323,6 +347,13 @@ fn cache_types(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Result<(
     let type_v = s.cache_type_v.value;
     rec.setting("-ctk", &s.cache_type_k, "-ctk", type_k.lower_name());
     rec.setting("-ctv", &s.cache_type_v, "-ctv", type_v.lower_name());
+    if type_v.is_quantized() && p.arch == "grok" {
+        return Err(EstimateError::Settings(format!(
+            "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \
+             enabled, which llama.cpp forces off for grok",
+            type_v.lower_name()
+        )));
+    }
     if type_v.is_quantized() && s.flash_attn.value == FlashAttn::Off {
         return Err(EstimateError::Settings(format!(
             "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \

@@ -9,7 +9,7 @@ use super::indexer::IndexerKind;
 
 /// One sentence per graph part the replay leaves out for this model.
 pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = legacy_latent(model, p).into_iter().collect();
     if !p.arch_known {
         out.push(format!(
             "the graph of '{}', an architecture gpuledger does not know: the generic \
@@ -46,7 +46,8 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                 .into(),
         );
     }
-    if model.tensor("per_layer_token_embd.weight").is_some() {
+    // gemma4's are replayed (compute/ple.rs); gemma3n's feed its AltUp stream.
+    if p.arch != "gemma4" && model.tensor("per_layer_token_embd.weight").is_some() {
         out.push(
             "the per-layer input embeddings (per_layer_token_embd rows looked up on the host, \
              projected by per_layer_model_proj and fed to every layer): not in the replay"
@@ -54,4 +55,29 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
         );
     }
     out
+}
+
+/// A deepseek2-style file with a latent (`kv_lora_rank`) but no MLA lengths: llama.cpp runs it
+/// as multi-head attention, decompressing K and V with `attn_kv_b` (the KV line is sized so);
+/// the graph replay has no such attention and uses the standard one's shape.
+/// minicpm3 and plm are built that way by design (models/minicpm3.cpp, models/plm.cpp: the
+/// latent `attn_kv_a_mqa` output decompressed by `attn_kv_b`, K/V cached per head).
+fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
+    let key = format!("{}.attention.kv_lora_rank", p.arch);
+    if p.is_mla || model.get(&key).is_none() {
+        return None;
+    }
+    Some(if matches!(p.arch.as_str(), "minicpm3" | "plm") {
+        format!(
+            "{}'s latent-projected attention (K and V decompressed per head from a \
+             kv_lora_rank latent by attn_kv_b, then cached as ordinary K/V): the replay writes \
+             the standard attention's shape without the decompression's intermediate tensors",
+            p.arch
+        )
+    } else {
+        "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
+         *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
+         and V per head with attn_kv_b; the replay writes the standard attention's shape"
+            .into()
+    })
 }

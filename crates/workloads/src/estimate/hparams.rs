@@ -25,6 +25,9 @@ pub struct ModelParams {
     pub n_swa: u64,
     pub swa_layers: Vec<bool>,
     pub has_kv: Vec<bool>,
+    /// The first next-token-prediction (MTP) layer whose tensors llama-server does not load
+    /// (`archs::skips_mtp_tensors`); `None` where every layer's tensors load.
+    pub mtp_skipped_from: Option<u32>,
     pub recurrent: Vec<bool>,
     /// Recurrent state elements per layer (r + s), when the formula for the arch is known.
     pub rs_elems_per_layer: Option<u64>,
@@ -220,6 +223,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let any_swa = swa_layers.iter().any(|&b| b);
     let mem = r.memory(n_embd, n_trunk, (&n_head, &n_head_kv), any_swa)?;
     let indexer = r.indexer(&mem.has_kv, n_ctx_train)?;
+    let mtp_skipped_from = r.mtp_skipped(nl, n_trunk);
     let p = ModelParams {
         arch,
         n_layer: n_layer as u32,
@@ -234,6 +238,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         n_swa,
         swa_layers,
         has_kv: mem.has_kv,
+        mtp_skipped_from,
         recurrent: mem.recurrent,
         rs_elems_per_layer: mem.rs_elems,
         is_mla,
@@ -313,6 +318,22 @@ impl Reader<'_> {
         let rule = "n_embd / head_count".into();
         self.record(name, default_head, InputSource::Derived { rule });
         default_head
+    }
+
+    /// The trunk's end where the architecture leaves its nextn layers' tensors unloaded.
+    fn mtp_skipped(&mut self, nl: usize, n_trunk: usize) -> Option<u32> {
+        if n_trunk >= nl || !archs::skips_mtp_tensors(&self.arch) {
+            return None;
+        }
+        self.notes.push(format!(
+            "{} next-token-prediction (MTP) layer(s) after layer {}: {}'s load_arch_tensors \
+             skips their tensors without --spec-type draft-mtp (TENSOR_SKIP), so they are left \
+             out of the weights; nor does the cache or the graph have them",
+            nl - n_trunk,
+            n_trunk - 1,
+            self.arch
+        ));
+        Some(n_trunk as u32)
     }
 
     /// Whether the cache is MLA's compressed latent (both `*_mla` lengths given), with a note

@@ -41,6 +41,9 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
             }
         };
         for t in &part.tensors {
+            if mtp_skipped(&plan.p, t) {
+                continue;
+            }
             if off.tensor_on_gpu(t) {
                 on_device(t, off.tensor_device(t), &mut per_dev);
             } else {
@@ -80,6 +83,19 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
         inputs,
     };
     (w, per_dev)
+}
+
+/// A tensor of an MTP layer llama-server does not load (`ModelParams::mtp_skipped_from`).
+fn mtp_skipped(p: &ModelParams, t: &TensorInfo) -> bool {
+    let (Some(from), super::Place::Layer(il)) = (p.mtp_skipped_from, super::place_of(t)) else {
+        return false;
+    };
+    let rest = t.name.splitn(3, '.').nth(2).unwrap_or("");
+    let stem = rest
+        .strip_suffix(".weight")
+        .or_else(|| rest.strip_suffix(".bias"))
+        .unwrap_or(rest);
+    il >= from && !super::archs::mtp_tensor_loads(&p.arch, stem)
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.

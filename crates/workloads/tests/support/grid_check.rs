@@ -59,6 +59,9 @@ pub struct Run {
     /// What the estimate says its compute leaves approximate (empty where it calls it exact).
     #[allow(dead_code)] // read by llama_family_grid.rs, not by llama_arch_grid.rs
     pub approximate: Vec<String>,
+    /// Whether llama-server and the estimate both refused the settings.
+    #[allow(dead_code)] // read by llama_family_grid.rs, not by llama_arch_grid.rs
+    pub refused: bool,
 }
 
 pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
@@ -68,15 +71,6 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
     std::fs::write(&log_path, &text).unwrap();
     let ctx = format!("{model} {args:?} (log: {})", log_path.display());
     let log = parse_llama_log(&text);
-    if log.n_ctx.is_none() {
-        return Run {
-            row: format!("| {model} | {args:?} | did not load | | | | | |"),
-            bad: vec![format!(
-                "{ctx}: llama-server did not load the model:\n{text}"
-            )],
-            approximate: Vec::new(),
-        };
-    }
     let owned: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let mut settings = LlamaSettings::from_args(&owned).unwrap();
     settings.backend = Setting {
@@ -87,7 +81,39 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
         value: server_build(&text),
         source: SettingSource::Runtime("the server's build line".into()),
     };
-    let e = estimate(&GgufModel::open(&path).unwrap(), &settings).unwrap();
+    let estimated = estimate(&GgufModel::open(&path).unwrap(), &settings);
+    if log.n_ctx.is_none() {
+        // Settings llama.cpp refuses: the estimate must refuse them too.
+        let refused = estimated.is_err();
+        let (row, bad) = match estimated {
+            Err(e) => (format!("refused by both: {e}"), vec![]),
+            Ok(_) => (
+                "did not load".to_string(),
+                vec![format!(
+                    "{ctx}: llama-server did not load the model, the estimate did:\n{text}"
+                )],
+            ),
+        };
+        return Run {
+            row: format!("| {model} | {args:?} | {row} | | | | |"),
+            bad,
+            approximate: Vec::new(),
+            refused,
+        };
+    }
+    let e = match estimated {
+        Ok(e) => e,
+        Err(e) => {
+            return Run {
+                row: format!("| {model} | {args:?} | estimate refused | | | | |"),
+                bad: vec![format!(
+                    "{ctx}: llama-server loaded, the estimate refused: {e}"
+                )],
+                approximate: Vec::new(),
+                refused: false,
+            }
+        }
+    };
     let mut bad = Vec::new();
     compare_memory(&log, &e, &mut bad);
     let (w_gpu, w_host) = log.sum_mib(&BufferKind::Model);
@@ -127,6 +153,7 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
         ),
         bad: bad.into_iter().map(|b| format!("{ctx}: {b}")).collect(),
         approximate: e.compute.approximate_parts.iter().map(|p| p.to_string()).collect(),
+        refused: false,
     }
 }
 

@@ -9,7 +9,6 @@ use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
-use super::ssm::{recurrent_block, ssm_of};
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -29,27 +28,47 @@ pub(super) struct Builder<'a> {
     /// Parts of the graph written coarsely, in the order first met.
     pub(super) approx: Vec<&'static str>,
     /// Tokens the nodes being written carry (n_outputs from the last layer's output selection).
-    cur_t: u64,
-    inputs: Inputs,
+    pub(super) cur_t: u64,
+    pub(super) inputs: Inputs,
+    /// RWKV-7's first layer's value, which every later layer reads (`rwkv.rs`).
+    pub(super) v_first: Option<Id>,
+    /// The next RWKV layer's state gathers, written before this layer's channel mix.
+    pub(super) rwkv_gathered: Option<[Id; 2]>,
+    /// Gemma 4's per-layer inputs (`ple.rs`).
+    pub(super) ple: Option<Ple>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
     pin_norms: bool,
 }
 
+/// Gemma 4's per-layer inputs while the layers are written (`ple.rs`).
+pub(super) struct Ple {
+    /// `n_embd_per_layer`.
+    pub(super) width: u64,
+    /// The looked-up rows, scaled (until the projection adds them).
+    pub(super) rows: Id,
+    /// The projected sum, once layer 0 needs it.
+    pub(super) all: Option<Id>,
+    /// The scaled token embeddings the projection reads.
+    pub(super) embd: Id,
+}
+
 /// The graph inputs the layers read.
 #[derive(Default)]
-struct Inputs {
+pub(super) struct Inputs {
     tokens: Id,
     /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
     mixed: Option<(Id, Id, Id)>,
     /// Gemma's per-row embedding scale.
     scale_rows: Option<Id>,
     pos: Option<Id>,
-    s_copy: Option<Id>,
+    pub(super) s_copy: Option<Id>,
     /// The full cache's and the sliding-window cache's inputs.
     caches: [Option<Cache>; 2],
-    out_ids: Id,
+    pub(super) out_ids: Id,
+    /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
+    pub(super) lightning: Option<[Id; 4]>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -109,23 +128,26 @@ impl<'a> Builder<'a> {
             approx: Vec::new(),
             cur_t: n_tokens,
             inputs: Inputs::default(),
+            v_first: None,
+            rwkv_gathered: None,
+            ple: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
 
     /// Bytes of an n_embd row per current token.
-    fn et(&self) -> u64 {
+    pub(super) fn et(&self) -> u64 {
         self.p.n_embd * self.cur_t * F32
     }
 
-    fn approximate(&mut self, part: &'static str) {
+    pub(super) fn approximate(&mut self, part: &'static str) {
         if !self.approx.contains(&part) {
             self.approx.push(part);
         }
     }
 
     /// A weight of layer `il` (None: the output layer) where the scheduler sees it.
-    fn weight(&mut self, il: Option<usize>, name: &str) -> Id {
+    pub(super) fn weight(&mut self, il: Option<usize>, name: &str) -> Id {
         let (full, on) = match il {
             Some(il) => (
                 format!("blk.{il}.{name}"),
@@ -138,7 +160,7 @@ impl<'a> Builder<'a> {
         self.g.weight(bytes, be(on))
     }
 
-    fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
+    pub(super) fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
         names.map(|n| self.weight(Some(il), n))
     }
 
@@ -166,6 +188,7 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let caches = self.cache_inputs(masks);
         let out_ids = self.g.input(self.n_outputs * 4);
+        let lightning = self.lightning_inputs();
         self.inputs = Inputs {
             tokens,
             mixed,
@@ -174,6 +197,7 @@ impl<'a> Builder<'a> {
             s_copy,
             caches,
             out_ids,
+            lightning,
         };
     }
 
@@ -255,6 +279,9 @@ impl<'a> Builder<'a> {
 
     /// One repeating layer: norm, mixer, (last layer) output selection, FFN, residuals.
     pub(super) fn layer(&mut self, il: usize, inp: Id) -> Id {
+        if matches!(self.p.arch.as_str(), "rwkv6" | "rwkv7") {
+            return self.rwkv_layer(il, inp);
+        }
         let layers = self.layers;
         let l = &layers[il];
         let et = self.et();
@@ -301,11 +328,12 @@ impl<'a> Builder<'a> {
         if l.post_ffw_norm {
             ffn_out = self.norm(il, ffn_out, "post_ffw_norm.weight");
         }
-        if l.mixer_only() {
+        let out = if l.mixer_only() {
             ffn_inp
         } else {
             self.g.inplace(et, &[ffn_out, ffn_inp])
-        }
+        };
+        self.per_layer_embedding(il, out)
     }
 
     /// An RMS norm and its weight (in place on `x`).
@@ -325,62 +353,10 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// A recurrent layer's mixer (Mamba-1's block).
-    fn recurrent(&mut self, il: usize, x: Id) -> Id {
-        // Mamba-1 is written op for op; other recurrent blocks borrow its shape, named by kind.
-        match self.p.arch.as_str() {
-            "mamba" => {}
-            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
-                "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
-                 counted with Mamba-1's shape",
-            ),
-            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => self.approximate(
-                "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
-                 counted with Mamba-1's shape",
-            ),
-            // models/mamba-base.cpp build_mamba2_layer: grouped B/C, SSM_SCAN over heads, the
-            // gated group RMS norm.
-            "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => self
-                .approximate(
-                    "Mamba-2 layers (build_mamba2_layer: grouped B/C, per-head scan, gated group \
-                     norm): counted with Mamba-1's shape",
-                ),
-            // models/lfm2.cpp build_shortconv_block: in_proj to 3 × n_embd, a depthwise conv.
-            "lfm2" | "lfm2moe" => self.approximate(
-                "LFM2's short-convolution layers (build_shortconv_block): counted with \
-                 Mamba-1's shape",
-            ),
-            // models/minimax-01.cpp: fused QKV, a decayed linear-attention state, a gate.
-            "minimax-01" => self.approximate(
-                "MiniMax-01's lightning (linear) attention layers: counted with Mamba-1's shape",
-            ),
-            a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
-                "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
-                 Mamba-1's shape",
-            ),
-            _ => self.approximate("recurrent layers (Mamba-1's shape)"),
-        }
-        if self.place.device() {
-            // Where the scheduler puts the scan, its biases and the state copies depends on
-            // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
-            self.approximate("recurrent layers on a GPU backend");
-        }
-        let s_copy = self.inputs.s_copy.expect("recurrent state input");
-        let ws = self.weights(
-            il,
-            [
-                "ssm_in.weight",
-                "ssm_conv1d.weight",
-                "ssm_x.weight",
-                "ssm_dt.weight",
-                "ssm_out.weight",
-            ],
-        );
+    /// Layer `il`'s recurrent state, in the cache's buffer.
+    pub(super) fn state_view(&mut self, il: usize) -> Id {
         let (_, _, kv_dev) = self.kv(il);
-        let rs = self.g.cache_view(0, be(kv_dev));
-        let ssm = ssm_of(self.model, self.p);
-        let (t, n_seq) = (self.cur_t, self.n_seq);
-        recurrent_block(&mut self.g, ssm, (x, t), (s_copy, n_seq), ws, rs)
+        self.g.cache_view(0, be(kv_dev))
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.

@@ -16,8 +16,11 @@
 mod attention;
 mod builder;
 mod ffn;
+mod gdn;
 mod layers;
+mod ple;
 mod rules;
+mod rwkv;
 mod ssm;
 
 use std::collections::HashMap;
@@ -134,6 +137,7 @@ pub fn reserve(
     let mut b = Builder::new(scope, (n_tokens, n_outputs));
     b.inputs(masks);
     let mut x = b.embeddings();
+    b.per_layer_inputs(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }

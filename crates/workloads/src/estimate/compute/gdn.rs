@@ -1,0 +1,307 @@
+//! The Gated DeltaNet layers of Qwen3.5 (models/qwen35.cpp `build_layer_attn_linear`, qwen35moe
+//! alike) and Qwen3-Next (models/qwen3next.cpp: one ssm_in projection to Q, K, V and z copied
+//! out and joined, one ssm_ba to the decay and beta, Q and K repeated to the value heads), in
+//! the order GGML_SCHED_DEBUG=2 lists b11434's nodes: the conv state gathered, the
+//! fused Q/K/V projection joined to it and the last columns written back, the recurrent state
+//! gathered, the causal convolution, Q and K L2-normed, the decay gate (softplus) and beta, the
+//! fused GATED_DELTA_NET kernel (output and new state in one tensor, the state written back),
+//! the gated RMS norm with z and the output projection. The fused kernel is the one the CPU runs
+//! (`fused_gdn_ch`, resolved by llama_context's probe); a device without it runs the chunked
+//! graph instead, which this replay does not write.
+
+use super::super::galloc::Id;
+use super::builder::Builder;
+use super::F32;
+
+impl Builder<'_> {
+    /// Whether layer `il` is a Gated DeltaNet layer this replay writes (qwen35's tensors).
+    /// Whether layer `il` is a KDA layer this replay writes (kimi-linear's tensors).
+    pub(super) fn is_kda(&self, il: usize) -> bool {
+        self.p.arch == "kimi-linear"
+            && self
+                .tensors
+                .contains(&format!("blk.{il}.ssm_conv1d_q.weight"))
+            && self.tensors.contains(&format!("blk.{il}.ssm_f_b.weight"))
+    }
+
+    /// Tensor `blk.{il}.{name}`'s last dimension (1 where the file has none).
+    fn last_dim(&self, il: usize, name: &str) -> u64 {
+        self.model
+            .tensor(&format!("blk.{il}.{name}"))
+            .and_then(|t| t.dims.last().copied())
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// A Kimi delta attention (KDA) mixer (models/kimi-linear.cpp), in GGML_SCHED_DEBUG's node
+    /// order: the three conv states gathered, Q, K and V each projected, joined to its state and
+    /// the last columns written back, the recurrent state gathered, each causal convolution
+    /// (SiLU; Q and K L2-normed), the decay from ssm_f_a / ssm_f_b (softplus, times A), beta, the
+    /// fused GATED_DELTA_NET kernel, the output copied out, RMS-normed and gated by
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. The graph is reserved for one sequence
+    /// (llama_context::sched_reserve, TAG_RESERVE_DIAG_DECAY): the micro-batch is one sequence's
+    /// tokens, while the gathers read every sequence's state.
+    pub(super) fn kda(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
+        }
+        let (t, ns) = (self.cur_t, self.n_seq);
+        let d_conv = self
+            .model
+            .tensor(&format!("blk.{il}.ssm_conv1d_q.weight"))
+            .and_then(|w| w.dims.first().copied())
+            .unwrap_or(4)
+            .max(2);
+        let di = self.last_dim(il, "ssm_conv1d_q.weight");
+        let h = self.last_dim(il, "ssm_beta.weight");
+        let (fa, ga) = (
+            self.last_dim(il, "ssm_f_a.weight"),
+            self.last_dim(il, "ssm_g_a.weight"),
+        );
+        let head = di / h;
+        let dt = di * t * F32;
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let rs = self.state_view(il);
+        let rs_be = Some(self.g.backend_of(rs));
+        let conv_all = self.g.op((d_conv - 1) * di * 3 * ns * F32, &[rs, s_copy]);
+        let conv = self.g.view(conv_all);
+        let extra = self.g.view(conv_all);
+        self.g.external(&[extra], rs_be);
+        let joined = ["q", "k", "v"].map(|c| {
+            let w = self.weight(Some(il), &format!("attn_{c}.weight"));
+            let p = self.g.op(dt, &[w, x]);
+            let pt = self.g.view(p); // reshape, transpose
+            let cv = self.g.view(conv);
+            let cat = self.g.op((d_conv - 1 + t) * di * F32, &[cv, pt]);
+            let last = self.g.view(cat);
+            self.g.external(&[last], rs_be);
+            cat
+        });
+        let s_all = self.g.op(head * head * h * ns * F32, &[rs, s_copy]);
+        let state = self.g.view(s_all);
+        let extra = self.g.view(s_all);
+        self.g.external(&[extra], rs_be);
+        let [q, k, v] = [0, 1, 2].map(|i| {
+            let c = ["q", "k", "v"][i];
+            let w = self.weight(Some(il), &format!("ssm_conv1d_{c}.weight"));
+            let y = self.g.op(dt, &[joined[i], w]); // ssm_conv
+            let y = self.g.inplace(dt, &[y]); // silu
+            if i == 2 {
+                return y;
+            }
+            let y = self.g.op(dt, &[y]); // l2 norm (rms_norm of the reshaped view)
+            self.g.inplace(dt, &[y]) // scale
+        });
+        let [f_a, f_b, w_dt, w_a, w_beta] = self.weights(
+            il,
+            [
+                "ssm_f_a.weight",
+                "ssm_f_b.weight",
+                "ssm_dt.bias",
+                "ssm_a",
+                "ssm_beta.weight",
+            ],
+        );
+        let g1 = self.g.op(fa * t * F32, &[f_a, x]);
+        let g1 = self.g.op(dt, &[f_b, g1]);
+        let g1 = self.g.inplace(dt, &[g1, w_dt]);
+        let g1 = self.g.inplace(dt, &[g1]); // softplus
+        let g1 = self.g.inplace(dt, &[g1, w_a]);
+        let beta = self.g.op(h * t * F32, &[w_beta, x]);
+        let beta = self.g.inplace(h * t * F32, &[beta]); // sigmoid
+        let gdn = self
+            .g
+            .op(dt + head * head * h * F32, &[q, k, v, g1, beta, state]);
+        let new_state = self.g.view(gdn);
+        self.g.external(&[new_state], rs_be);
+        self.kda_output(il, x, gdn, (dt, ga))
+    }
+
+    /// KDA's output: copied out of the kernel's result, RMS-normed, gated by
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), copied again and projected.
+    fn kda_output(&mut self, il: usize, x: Id, gdn: Id, (dt, ga): (u64, u64)) -> Id {
+        let (e, t) = (self.p.n_embd, self.cur_t);
+        let out = self.g.view(gdn);
+        let out = self.g.op(dt, &[out]); // cont
+        let [w_norm, g_a, g_b, w_out] = self.weights(
+            il,
+            [
+                "ssm_norm.weight",
+                "ssm_g_a.weight",
+                "ssm_g_b.weight",
+                "attn_output.weight",
+            ],
+        );
+        let n = self.g.inplace(dt, &[out]); // rms_norm
+        let n = self.g.inplace(dt, &[n, w_norm]);
+        let g2 = self.g.op(ga * t * F32, &[g_a, x]);
+        let g2 = self.g.op(dt, &[g_b, g2]);
+        let g2 = self.g.inplace(dt, &[g2]); // sigmoid
+        let y = self.g.inplace(dt, &[n, g2]);
+        let y = self.g.op(dt, &[y]); // cont
+        self.g.op(e * t * F32, &[w_out, y])
+    }
+
+    pub(super) fn is_gdn(&self, il: usize) -> bool {
+        let has = |n: &str| self.tensors.contains(&format!("blk.{il}.{n}.weight"));
+        match self.p.arch.as_str() {
+            "qwen35" | "qwen35moe" => has("attn_qkv") && has("ssm_beta"),
+            "qwen3next" => has("ssm_in") && has("ssm_ba"),
+            _ => false,
+        }
+    }
+
+    fn ssm_key(&self, key: &str) -> u64 {
+        let k = format!("{}.ssm.{key}", self.p.arch);
+        self.model
+            .get(&k)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// One Gated DeltaNet mixer on the normed input `x`.
+    pub(super) fn gated_delta_net(&mut self, il: usize, x: Id) -> Id {
+        if self.place.device() {
+            self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
+        }
+        // qwen3next repeats Q and K to the value heads; qwen35's fused kernel broadcasts them
+        let next = self.p.arch == "qwen3next";
+        let (t, ns) = (self.cur_t, self.n_seq);
+        let (di, ds) = (self.ssm_key("inner_size"), self.ssm_key("state_size"));
+        let (n_k, n_v) = (self.ssm_key("group_count"), self.ssm_key("time_step_rank"));
+        let kernel = self.ssm_key("conv_kernel");
+        let head_v = di / n_v;
+        let ch = di + 2 * n_k * ds;
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let rs = self.state_view(il);
+        let rs_be = Some(self.g.backend_of(rs));
+        let w_in = if next {
+            "ssm_in.weight"
+        } else {
+            "attn_qkv.weight"
+        };
+        let [w_qkv, w_conv, w_dt, w_a, w_norm, w_out] = self.weights(
+            il,
+            [
+                w_in,
+                "ssm_conv1d.weight",
+                "ssm_dt.bias",
+                "ssm_a",
+                "ssm_norm.weight",
+                "ssm_out.weight",
+            ],
+        );
+        // build_conv_state: the conv states gathered (build_rs), the extra ones copied back.
+        let conv_all = self.g.op((kernel - 1) * ch * ns * F32, &[rs, s_copy]);
+        let conv = self.g.view(conv_all);
+        let extra = self.g.view(conv_all);
+        self.g.external(&[extra], rs_be);
+        let (qkv, mixed) = self.gdn_projection(x, w_qkv, (ch, di, n_k * ds * t * F32));
+        let qkv_t = self.g.view(qkv); // transpose
+        let conv_in = self
+            .g
+            .op((kernel - 1 + t / ns) * ch * ns * F32, &[conv, qkv_t]);
+        let last = self.g.view(conv_in);
+        self.g.external(&[last], rs_be); // conv_state_update
+                                         // build_rs over the recurrent state (head_v² per value head and sequence).
+        let s_all = self.g.op(head_v * head_v * n_v * ns * F32, &[rs, s_copy]);
+        let state = self.g.view(s_all);
+        let extra = self.g.view(s_all);
+        self.g.external(&[extra], rs_be);
+        let c = self.g.op(ch * t * F32, &[conv_in, w_conv]); // ssm_conv
+        let c = self.g.inplace(ch * t * F32, &[c]); // silu
+        let (q, k, v) = (self.g.view(c), self.g.view(c), self.g.view(c));
+        let qk = n_k * ds * t * F32;
+        let repeat = next && n_k != n_v;
+        let [q, k] = [q, k].map(|y| {
+            let y = self.g.op(qk, &[y]); // build_gdn_l2_norm: rms_norm of the view
+            let y = self.g.inplace(qk, &[y]); // scale
+            if repeat {
+                self.g.op(ds * n_v * t * F32, &[y]) // repeat to the value heads
+            } else {
+                y
+            }
+        });
+        let vt = n_v * t * F32;
+        let (gate, beta) = self.gdn_gate_beta(il, x, (w_dt, w_a), vt);
+        let out_bytes = (head_v * n_v * t + head_v * head_v * n_v * ns) * F32;
+        let gdn = self.g.op(out_bytes, &[q, k, v, gate, beta, state]);
+        let new_state = self.g.view(gdn);
+        self.g.external(&[new_state], rs_be);
+        let out = self.g.view(gdn);
+        self.gdn_output(il, (x, out, mixed), (w_norm, w_out), di)
+    }
+
+    /// build_norm_gated — rms_norm(output) · ssm_norm · silu(z), z copied out of the projection
+    /// (qwen3next) or projected by attn_gate (qwen35) — then ssm_out.
+    fn gdn_output(
+        &mut self,
+        il: usize,
+        (x, out, mixed): (Id, Id, Option<Id>),
+        (w_norm, w_out): (Id, Id),
+        di: u64,
+    ) -> Id {
+        let (e, t) = (self.p.n_embd, self.cur_t);
+        let n = self.g.op(di * t * F32, &[out]);
+        let n = self.g.inplace(di * t * F32, &[n, w_norm]);
+        let z = match mixed {
+            Some(m) => {
+                let zv = self.g.view(m);
+                self.g.op(di * t * F32, &[zv]) // cont
+            }
+            None => {
+                let w_z = self.weight(Some(il), "attn_gate.weight");
+                self.g.op(di * t * F32, &[w_z, x])
+            }
+        };
+        let z = self.g.inplace(di * t * F32, &[z]); // silu
+        let y = self.g.inplace(di * t * F32, &[n, z]);
+        let y = self.g.view(y); // reshape
+        self.g.op(e * t * F32, &[w_out, y])
+    }
+
+    /// The projection feeding the convolution (`ch` channels): attn_qkv (qwen35), or ssm_in to
+    /// Q, K, V and z with Q, K (`qk` bytes each) and V copied out and joined (qwen3next, whose
+    /// projection is returned too: z is read from it at the end).
+    fn gdn_projection(&mut self, x: Id, w: Id, (ch, di, qk): (u64, u64, u64)) -> (Id, Option<Id>) {
+        let t = self.cur_t;
+        if self.p.arch != "qwen3next" {
+            return (self.g.op(ch * t * F32, &[w, x]), None);
+        }
+        let mixed = self.g.op((ch + di) * t * F32, &[w, x]);
+        let (qv, kv, vv) = (self.g.view(mixed), self.g.view(mixed), self.g.view(mixed));
+        let q = self.g.op(qk, &[qv]);
+        let k = self.g.op(qk, &[kv]);
+        let qk = self.g.op(2 * qk, &[q, k]);
+        let v = self.g.op(di * t * F32, &[vv]);
+        (self.g.op(ch * t * F32, &[qk, v]), Some(mixed))
+    }
+
+    /// The decay gate (softplus of alpha plus dt, times A) and beta (a sigmoid): from ssm_alpha
+    /// and ssm_beta (qwen35), or copied out of one ssm_ba projection (qwen3next).
+    fn gdn_gate_beta(&mut self, il: usize, x: Id, (w_dt, w_a): (Id, Id), vt: u64) -> (Id, Id) {
+        let (alpha, beta_in) = if self.p.arch == "qwen3next" {
+            let w_ba = self.weight(Some(il), "ssm_ba.weight");
+            let ba = self.g.op(2 * vt, &[w_ba, x]);
+            let (av, bv) = (self.g.view(ba), self.g.view(ba));
+            let a = self.g.op(vt, &[av]); // cont
+            (a, Some(bv))
+        } else {
+            let w_alpha = self.weight(Some(il), "ssm_alpha.weight");
+            (self.g.op(vt, &[w_alpha, x]), None)
+        };
+        let alpha = self.g.inplace(vt, &[alpha, w_dt]);
+        let alpha = self.g.inplace(vt, &[alpha]); // softplus
+        let gate = self.g.inplace(vt, &[alpha, w_a]);
+        let beta = match beta_in {
+            Some(bv) => self.g.op(vt, &[bv]), // cont
+            None => {
+                let w_beta = self.weight(Some(il), "ssm_beta.weight");
+                self.g.op(vt, &[w_beta, x])
+            }
+        };
+        let beta = self.g.inplace(vt, &[beta]); // sigmoid
+        (gate, beta)
+    }
+}
