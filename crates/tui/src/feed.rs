@@ -123,6 +123,8 @@ impl RoundSource for LiveSource {
 enum Ctl {
     Interval(Duration),
     HostNeed(HostNeed),
+    /// A round the view is done with, dropped where it was allocated.
+    Recycle(Box<Snapshot>),
     Quit,
 }
 
@@ -163,6 +165,13 @@ impl Feed {
 
     pub fn set_interval(&self, d: Duration) {
         let _ = self.ctl.send(Ctl::Interval(d.max(MIN_INTERVAL)));
+    }
+
+    /// Hand back a round the view has replaced, to be freed by the collection thread that
+    /// allocated it: the allocator then frees locally, instead of the view freeing thousands of
+    /// another thread's blocks and that thread collecting them on its next allocations.
+    pub fn recycle(&self, old: Snapshot) {
+        let _ = self.ctl.send(Ctl::Recycle(Box::new(old)));
     }
 
     /// Read host figures for `need` from the next round on.
@@ -234,6 +243,7 @@ fn collect_loop(
                     deadline = start + interval;
                 }
                 Ok(Ctl::HostNeed(n)) => source.host_need(n),
+                Ok(Ctl::Recycle(old)) => drop(old),
                 Ok(Ctl::Quit) | Err(RecvTimeoutError::Disconnected) => return,
                 Err(RecvTimeoutError::Timeout) => break,
             }

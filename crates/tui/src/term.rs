@@ -155,7 +155,9 @@ impl Loop<'_> {
         if let Some(feed) = self.feed {
             // Only the newest round matters; older ones were already dropped by the feed.
             while let Ok(upd) = feed.rx.try_recv() {
-                app.apply(upd, now);
+                if let Some(old) = app.apply(upd, now) {
+                    feed.recycle(old);
+                }
                 self.dirty = true;
             }
         }

@@ -279,8 +279,9 @@ impl App {
         self
     }
 
-    /// A new round arrived.
-    pub fn apply(&mut self, upd: Update, now: Instant) {
+    /// A new round arrived. Returns the round it replaces, for the caller to hand back to the
+    /// thread that built it ([`crate::feed::Feed::recycle`]).
+    pub fn apply(&mut self, upd: Update, now: Instant) -> Option<Snapshot> {
         let t = now.saturating_duration_since(self.started).as_secs_f64();
         let keep = self
             .table
@@ -303,13 +304,14 @@ impl App {
                 .iter()
                 .any(|p| p.pid == *pid && p.start_time == *st)
         });
-        self.snapshot = Some(upd.snapshot);
+        let old = self.snapshot.replace(upd.snapshot);
         // What the kill mechanism found out on its own (refusals, permission): shown as it said.
         if let Some(m) = self.terminator.poll_messages().pop() {
             self.message = Some(m);
         }
         self.verify_kills(now);
         self.rebuild();
+        old
     }
 
     /// Trust facts, not return values: a kill is reported done only when a snapshot no longer
