@@ -623,6 +623,28 @@
     return box;
   }
 
+  // A large measured-vs-estimated gap (`estimate_gaps`: the server finds it and its likely
+  // cause as the text views do), in their own sentences (`gap` of /api/v1/words, whose values
+  // are left as {$name}).
+  const fill = (text, values) => text.replace(/\{\$(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  function gapSentence(g) {
+    const G = W.gap;
+    const text = fill(g.side === 'more' ? G.more : G.less, { measured: bytes(g.measured_bytes), label: '',
+      estimated: bytes(g.estimated_bytes), difference: bytes(Math.abs(g.measured_bytes - g.estimated_bytes)) });
+    return fill(G.with_cause, { text, cause: G.causes[g.cause] || g.cause });
+  }
+
+  function gapLines(s, p) {
+    const gaps = s.estimate_gaps || [];
+    const out = [];
+    const own = gaps.find((g) => g.pid === p.pid);
+    if (own) out.push(el('p', 'gap', gapSentence(own)));
+    const grp = (s.workload_groups || []).find((g) => g.members.includes(p.pid));
+    const of = grp && gaps.find((g) => g.root_pid === grp.root_pid);
+    if (of) out.push(el('p', 'gap', fill(W.gap.workload, { count: String(grp.members.length), text: gapSentence(of) })));
+    return out;
+  }
+
   function renderWhy(s) {
     const box = $('why');
     const p = s.processes.find((x) => x.pid === st.selected);
@@ -643,6 +665,7 @@
       for (const n of e.not_modelled || []) kids.push(el('p', 'hint', 'not modelled: ' + n));
       kids.push(el('p', 'hint', 'overhead: ' + e.overhead_source));
     }
+    kids.push(...gapLines(s, p));
     kids.push(evidence(p));
     const facts = el('div', 'facts');
     // Who owns it: the pod, the Slurm job (with its name, user and partition), the unit.

@@ -158,6 +158,20 @@ pub fn process_facts(procs: &procfs::ProcReader, pid: u32) -> procfs::ProcessFac
     }
 }
 
+/// The parent of `pid` on this machine: `/proc/PID/stat`'s on Linux, the process snapshot's
+/// (`CreateToolhelp32Snapshot`) on Windows. `None` when it cannot be read (exited, not visible).
+pub fn parent_pid(procs: &procfs::ProcReader, pid: u32) -> Option<u32> {
+    #[cfg(windows)]
+    {
+        let _ = procs;
+        wddm::facts::parent_of(pid).map(|(ppid, _)| ppid)
+    }
+    #[cfg(not(windows))]
+    {
+        procs.stat(pid).ok().map(|s| s.ppid)
+    }
+}
+
 /// macOS: the executable path (`proc_pidpath`); loaded libraries and ports are not read yet, and
 /// the facts say so, so identification lists them as missing links.
 #[cfg(target_os = "macos")]

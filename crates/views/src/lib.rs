@@ -32,21 +32,26 @@ pub use groups::{render_groups_json, render_groups_table, render_groups_table_in
 pub use prometheus::{render_metrics, MetricsOptions, ProcessSeries};
 pub use table::{render_table, TableOptions};
 
-/// The snapshot, then its workloads of several processes in one place each (derived, like
-/// `total_is_floor`): what `snapshot --json` and `serve`'s `/api/v1/snapshot` both write.
+/// The snapshot, then its workloads of several processes in one place each and its large
+/// measured-vs-estimated gaps (derived, like `total_is_floor`): what `snapshot --json` and `serve`'s `/api/v1/snapshot` both write.
 #[derive(serde::Serialize)]
 struct WithGroups<'a> {
     #[serde(flatten)]
     snap: &'a gpuledger_model::Snapshot,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     workload_groups: Vec<gpuledger_model::GroupTotals>,
+    /// Large measured-vs-estimated gaps, of processes and of workloads, with their likely cause.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    estimate_gaps: Vec<estimate::gaps::EstimateGap>,
 }
 
 fn with_groups(snap: &gpuledger_model::Snapshot) -> WithGroups<'_> {
     let all: Vec<&gpuledger_model::Process> = snap.processes.iter().collect();
+    let workload_groups = gpuledger_model::Snapshot::group_totals(&all);
     WithGroups {
         snap,
-        workload_groups: gpuledger_model::Snapshot::group_totals(&all),
+        estimate_gaps: estimate::gaps::gaps(&all, &workload_groups),
+        workload_groups,
     }
 }
 

@@ -272,15 +272,9 @@ fn unattributed_section(out: &mut String, snap: &Snapshot, lang: Lang) {
 fn gap_lines(with: &[&Process], lang: Lang) -> Vec<String> {
     with.iter()
         .filter_map(|p| {
-            let e = p.estimate.as_ref()?;
-            let m: u64 = p
-                .usage
-                .iter()
-                .map(|u| u.memory_bytes)
-                .sum::<Option<u64>>()?;
-            let w = Some(e.weights_gpu_bytes);
-            crate::estimate::gap_cause(m, e.total_gpu_bytes, w).filter(|_| !e.is_partial())?;
-            let text = crate::estimate::measured_vs_estimated_in(lang, m, "", e.total_gpu_bytes, w);
+            let g = crate::estimate::gaps::process_gap(p)?;
+            let (m, e, w) = (g.measured_bytes, g.estimated_bytes, Some(g.weights_bytes));
+            let text = crate::estimate::measured_vs_estimated_in(lang, m, "", e, w);
             Some(format!("  {}", pid_says(lang, p.pid, &text)))
         })
         .collect()

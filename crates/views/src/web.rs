@@ -3,6 +3,8 @@
 //! copy of a spelling (its snapshot is [`crate::render_json_compact`], `snapshot --json`'s). The page still lays numbers out itself (it runs in the browser), by the rule of
 //! [`human_bytes`], with the unit names given here.
 
+use crate::estimate::{gaps, GAP_CAUSES};
+use gpuledger_lang::Lang;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words::{NOTHING, UNKNOWN};
 use gpuledger_model::{EvidenceKind, WorkloadKind};
@@ -98,6 +100,25 @@ fn labels<K: serde::Serialize + Copy>(all: &[K], label: impl Fn(K) -> &'static s
     Value::Object(m)
 }
 
+/// How the page writes a large measured-vs-estimated gap (`estimate_gaps` of the snapshot), in
+/// `lang`: the text views' own sentences (`report-vs-more`, `report-vs-less`,
+/// `report-vs-with-cause`) with their values left as `{$name}` for the page to fill in, a
+/// workload's sum (`page-gap-workload`), and each cause's words by the code the snapshot
+/// carries.
+pub fn gap_words(lang: Lang) -> Value {
+    let causes: Map<String, Value> = GAP_CAUSES
+        .iter()
+        .map(|k| (gaps::code(k).to_string(), Value::from(lang.t(k))))
+        .collect();
+    json!({
+        "more": lang.t("report-vs-more"),
+        "less": lang.t("report-vs-less"),
+        "with_cause": lang.t("report-vs-with-cause"),
+        "workload": lang.t("page-gap-workload"),
+        "causes": causes,
+    })
+}
+
 /// `/api/v1/words`: the spellings the page shares with the text views.
 pub fn words_json() -> String {
     // The unit names, read off the formatter itself: 1 KiB, 1 MiB ... as human_bytes writes them.
@@ -119,6 +140,7 @@ pub fn words_json() -> String {
         "kinds": labels(&KINDS, WorkloadKind::label),
         "evidence": labels(&EVIDENCE, EvidenceKind::label),
         "columns": columns,
+        "gap": gap_words(Lang::En),
     });
     let mut s = v.to_string();
     s.push('\n');
@@ -142,5 +164,11 @@ mod tests {
         assert_eq!(v["kinds"].as_object().unwrap().len(), KINDS.len());
         assert_eq!(v["evidence"]["gguf-header"], "GGUF header");
         assert_eq!(v["columns"]["util"], "SM%");
+        assert_eq!(v["gap"]["causes"].as_object().unwrap().len(), 3);
+        assert_eq!(
+            v["gap"]["causes"]["below-weights"],
+            Lang::En.t("report-gap-below-weights")
+        );
+        assert!(v["gap"]["less"].as_str().unwrap().contains("{$measured}"));
     }
 }

@@ -8,7 +8,9 @@
 //! and `record` ask from one background thread and take the answer in a later round, keeping the
 //! last one meanwhile. Only runtimes whose recipe reads its API are asked, only on this machine's
 //! own `/proc` (a recorded tree's ports are another moment), only on loopback and only in our own
-//! network namespace (a container's 127.0.0.1 is not ours).
+//! network namespace (a container's 127.0.0.1 is not ours). On Windows the ports and the parent
+//! come from the OS (the TCP owner tables, a process snapshot), so it is asked there too; a
+//! process in another network compartment (a Windows container) is not told apart there.
 
 use crate::live::Asker;
 use crate::process_estimate::Outcome;

@@ -535,6 +535,77 @@ fn a_process_without_an_estimate_shows_why_and_the_runtimes_figures() {
     check_console(&b, &[]);
 }
 
+/// A large measured-vs-estimated gap, in the Ollama figures (8.38 GiB measured against
+/// a 12.4 GiB estimate whose weights alone are 10.7 GiB) set on the sample's process: the why
+/// pane writes the sentence and likely cause that `gpuledger snapshot` writes for it, the
+/// server having found both (`estimate_gaps`, the words' `gap`), none re-derived in the page.
+#[test]
+fn a_large_gap_is_written_with_its_cause_as_the_table_writes_it() {
+    let Some(b) = browser_or_skip("a_large_gap_is_written_with_its_cause_as_the_table_writes_it")
+    else {
+        return;
+    };
+    const GIB: f64 = (1u64 << 30) as f64;
+    let g = |x: f64| (x * GIB) as u64;
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(sample()).unwrap()).unwrap();
+    let p = process_mut(&mut v, 4242);
+    p["usage"][0]["memory_bytes"] = json!(g(8.38));
+    let e = &mut p["estimate"];
+    let rest = e["compute_gpu_bytes"].as_u64().unwrap() + e["overhead_gpu_bytes"].as_u64().unwrap();
+    e["weights_gpu_bytes"] = json!(g(10.7));
+    e["kv_cache_gpu_bytes"] = json!(g(12.4) - g(10.7) - rest);
+    e["total_gpu_bytes"] = json!(g(12.4));
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("gap.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    // What the table writes for it: the one sentence every text view shares.
+    let out = gpuledger_command()
+        .arg("--replay")
+        .arg(&file)
+        .arg("snapshot")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let table = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  pid 4242: "))
+        .find(|l| l.starts_with("measured "))
+        .unwrap_or_else(|| panic!("no gap line in the table:\n{text}"))
+        .to_string();
+    assert!(
+        table.contains("below the estimated weights alone"),
+        "{table}"
+    );
+    let s = start_serving(gpuledger_command().args(["--replay"]).arg(&file).args([
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+    ]));
+    b.viewport(1280, 800, false);
+    b.goto(&format!("http://{}/", s.addr));
+    b.wait_for(
+        "the first render",
+        "return document.documentElement.dataset.renders >= 1",
+        WAIT,
+    );
+    b.click("#procs tbody tr[data-pid='4242']");
+    let gaps = b.exec(
+        "return [...document.querySelectorAll('#why .gap')].map((e) => e.textContent);",
+        json!([]),
+    );
+    assert_eq!(gaps, json!([table]));
+    // A process with a small gap shows none.
+    b.click("#procs tbody tr[data-pid='5151']");
+    let gaps = b.exec(
+        "return document.querySelectorAll('#why .gap').length;",
+        json!([]),
+    );
+    assert_eq!(gaps, json!(0));
+    b.click("#procs tbody tr[data-pid='4242']");
+    b.screenshot(&screenshot_dir().join("gap.png"), false);
+    check_console(&b, &[]);
+}
+
 /// A scenario line edited: GPU0's used memory.
 fn with_gpu0_used(used: u64) -> String {
     TWO_GPUS

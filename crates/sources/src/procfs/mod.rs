@@ -97,9 +97,10 @@ impl ProcReader {
     }
 
     /// Whether the root is this machine's own procfs: a recorded tree's processes and ports are
-    /// another moment, or another machine.
+    /// another moment, or another machine. On Windows a process's facts (ports included) come
+    /// from the OS itself, never from this root ([`crate::process_facts`]), so they are live.
     pub fn is_live(&self) -> bool {
-        self.live
+        cfg!(windows) || self.live
     }
 
     /// Whether `pid` shares our network namespace, so that its loopback ports are ours to ask

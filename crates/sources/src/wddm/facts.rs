@@ -3,6 +3,7 @@
 //! Read on demand and cached by the caller, never on every round.
 
 use super::apply::image_base_name;
+use super::tcp_table::{self, Family};
 use crate::procfs::ProcessFacts;
 use std::mem::size_of;
 use windows::core::PWSTR;
@@ -109,7 +110,7 @@ fn image_and_modules(pid: u32, f: &mut ProcessFacts) {
 }
 
 /// The parent's pid and image name, from a process snapshot.
-fn parent_of(pid: u32) -> Option<(u32, String)> {
+pub(crate) fn parent_of(pid: u32) -> Option<(u32, String)> {
     // SAFETY: a snapshot handle, closed below; entries are plain structs with dwSize set.
     let snap = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) }.ok()?;
     let mut entries: Vec<(u32, u32, String)> = Vec::new();
@@ -133,44 +134,26 @@ fn parent_of(pid: u32) -> Option<(u32, String)> {
 
 /// TCP ports `pid` listens on (IPv4 and IPv6), from the owner-PID listener tables.
 fn listening_ports(pid: u32) -> Vec<u16> {
-    let mut ports: Vec<u16> = listeners()
-        .into_iter()
-        .filter(|(_, owner)| *owner == pid)
-        .map(|(port, _)| port)
-        .collect();
-    ports.sort_unstable();
-    ports.dedup();
-    ports
+    tcp_table::ports_of(&listeners(), pid)
 }
 
-/// Every listening TCP socket: (port, owning pid).
-fn listeners() -> Vec<(u16, u32)> {
+/// Every listening TCP socket: (port, owning pid), read by [`tcp_table::listeners`].
+pub(crate) fn listeners() -> Vec<(u16, u32)> {
     let mut out = Vec::new();
-    for family in [AF_INET.0 as u32, AF_INET6.0 as u32] {
-        let Some(table) = tcp_table(family) else {
-            continue;
-        };
-        // A u32 row count, then the rows (MIB_TCPROW_OWNER_PID / MIB_TCP6ROW_OWNER_PID), read by
-        // offset so no alignment is assumed.
-        let count = u32::from_ne_bytes(table[..4].try_into().unwrap_or([0; 4])) as usize;
-        let (row_size, pid_at, port_at) = if family == AF_INET.0 as u32 {
-            (size_of::<MIB_TCPROW_OWNER_PID>(), 20, 8)
-        } else {
-            (size_of::<MIB_TCP6ROW_OWNER_PID>(), 52, 20)
-        };
-        for i in 0..count {
-            let at = 4 + i * row_size;
-            let Some(row) = table.get(at..at + row_size) else {
-                break;
-            };
-            let owner = u32::from_ne_bytes(row[pid_at..pid_at + 4].try_into().unwrap());
-            // dwLocalPort holds the port in network byte order in its low 16 bits.
-            let raw = u32::from_ne_bytes(row[port_at..port_at + 4].try_into().unwrap());
-            out.push((u16::from_be(raw as u16), owner));
+    for (family, f) in [(AF_INET.0, Family::V4), (AF_INET6.0, Family::V6)] {
+        if let Some(table) = tcp_table(family as u32) {
+            out.extend(tcp_table::listeners(&table, f));
         }
     }
     out
 }
+
+// The parser's row sizes are the SDK's structures' (checked wherever this compiles).
+const _: () = assert!(size_of::<MIB_TCPROW_OWNER_PID>() == tcp_table::row_size(Family::V4));
+const _: () = assert!(size_of::<MIB_TCP6ROW_OWNER_PID>() == tcp_table::row_size(Family::V6));
+
+/// The most bytes one table is read into, as `/proc/net/tcp` is on Linux: past it, no ports.
+const MAX_TABLE_BYTES: u32 = 32 << 20;
 
 fn tcp_table(family: u32) -> Option<Vec<u8>> {
     let mut size = 0u32;
@@ -186,6 +169,9 @@ fn tcp_table(family: u32) -> Option<Vec<u8>> {
         )
     };
     for _ in 0..3 {
+        if size > MAX_TABLE_BYTES {
+            return None;
+        }
         let mut buf = vec![0u8; size as usize + 1024];
         let mut len = buf.len() as u32;
         // SAFETY: `buf` has `len` bytes.
@@ -241,5 +227,10 @@ mod tests {
                 "{ours:?}"
             );
         }
+        // The runtimes' APIs are asked on Windows: the facts are this machine's, whatever the
+        // procfs root, and a runner's parent (Ollama's server) is found without /proc.
+        let procs = crate::procfs::ProcReader::new(std::path::Path::new("/proc"));
+        assert!(procs.is_live());
+        assert!(crate::parent_pid(&procs, me).is_some_and(|pp| pp != me));
     }
 }

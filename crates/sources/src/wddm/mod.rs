@@ -11,6 +11,7 @@
 //!   back to Dedicated/Shared), engine rates between two rounds (counters summed in
 //!   `accumulate`), the busiest engine per adapter, adapter → NVML device by PCI address;
 //! - `apply`: the view merged into a snapshot (the NVML merge rule, shared-surface notes);
+//! - [`tcp_table`]: the TCP owner tables' bytes (listening port → owning pid), pure;
 //! - `os` (Windows only): one persistent PDH query and DXGI enumeration — `WddmSource`.
 //!
 //! Entry points: on Windows `WddmSource::new()?` then, each refresh,
@@ -22,6 +23,7 @@ pub mod apply;
 pub mod counters;
 pub mod instance;
 pub mod merge;
+pub mod tcp_table;
 
 #[cfg(windows)]
 pub mod facts;

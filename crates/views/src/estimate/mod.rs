@@ -3,6 +3,7 @@
 //! recorded snapshot carries ([`recorded`]); here, the one sentence that puts an estimate beside
 //! the driver's measurement.
 
+pub mod gaps;
 pub mod llama;
 pub mod recorded;
 pub mod runtime;
@@ -91,7 +92,9 @@ pub fn gap_cause(measured: u64, estimated: u64, weights: Option<u64>) -> Option<
     Some(EN[i].get_or_init(|| Lang::En.t(key)))
 }
 
-const GAP_CAUSES: [&str; 3] = [
+/// The catalogue keys of the likely causes, `report-gap-` then the code that `snapshot --json`
+/// writes in `estimate_gaps[].cause` ([`gaps`]).
+pub const GAP_CAUSES: [&str; 3] = [
     "report-gap-above-estimate",
     "report-gap-below-weights",
     "report-gap-between",

@@ -76,8 +76,8 @@ pub fn parse_models(body: &str) -> Result<Vec<LmsModel>, String> {
 pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<Models, String> {
     let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
     let mut ports = p.listen_ports.clone();
-    if let Ok(st) = procs.stat(p.pid) {
-        ports.extend(gpuledger_sources::process_facts(&procs, st.ppid).listen_ports);
+    if let Some(ppid) = gpuledger_sources::parent_pid(&procs, p.pid) {
+        ports.extend(gpuledger_sources::process_facts(&procs, ppid).listen_ports);
     }
     let mut errors = Vec::new();
     for answer in answers(candidate_ports(ports, 1234), "/api/v0/models", timeout) {

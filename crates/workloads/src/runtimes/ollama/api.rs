@@ -86,10 +86,8 @@ fn ps_model(m: &Value) -> PsModel {
 /// `OLLAMA_HOST`'s port, else on 11434. Loopback only, time-bounded.
 pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<Ps, String> {
     let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
-    let ppid = procs
-        .stat(runner_pid)
-        .map_err(|e| format!("the runner's parent: {e}"))?
-        .ppid;
+    let ppid = gpuledger_sources::parent_pid(&procs, runner_pid)
+        .ok_or_else(|| format!("the runner's parent (pid {runner_pid}): not readable"))?;
     let mut ports = gpuledger_sources::process_facts(&procs, ppid).listen_ports;
     let env = read_environ(proc_root, ppid, ENV_NAMES).unwrap_or_default();
     if let Some(p) = env_get(&env, "OLLAMA_HOST")

@@ -20,14 +20,11 @@ pub struct ServeEnv {
 /// same environment, so its own is the fallback). Only [`ENV_NAMES`] are read.
 pub fn serve_env(proc_root: &Path, runner_pid: u32) -> ServeEnv {
     let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
-    if let Ok(st) = procs.stat(runner_pid) {
-        if let Ok(vars) = read_environ(proc_root, st.ppid, ENV_NAMES) {
+    if let Some(ppid) = gpuledger_sources::parent_pid(&procs, runner_pid) {
+        if let Ok(vars) = read_environ(proc_root, ppid, ENV_NAMES) {
             return ServeEnv {
                 vars,
-                source: format!(
-                    "/proc/{}/environ (ollama serve, the runner's parent)",
-                    st.ppid
-                ),
+                source: format!("/proc/{ppid}/environ (ollama serve, the runner's parent)"),
             };
         }
     }
