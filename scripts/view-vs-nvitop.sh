@@ -16,6 +16,11 @@
 #     ticks (utime+stime of the process and its threads, /proc/PID/stat) are printed with the ratio.
 #     The two alternate ROUNDS (2) times, so a shared machine's load weighs on both alike;
 #     BEFORE=path/to/older/gpuledger joins the alternation (before/after in one run).
+#     PROFILE=perf: gpuledger's window is also sampled by `perf record` (call graphs, into
+#     OUT/perf.data; build with `--profile profiling` and pass it as GPULEDGER_BIN for symbols);
+#     PROFILE=strace: its system calls counted by `strace -c -f` instead (OUT/strace.txt). Either
+#     slows the view: read the ticks of such a run for where they go, not for the ratio.
+#     VIEW_INTERVAL=1: the refresh the views run at (a shorter one gathers more samples).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -90,7 +95,13 @@ cost() { # name command: CPU ticks of the view (the pane's process) over COST_SE
     local pid t0 t1
     pid=$($T list-panes -t "$1" -F '#{pane_pid}')
     t0=$(ticks "$pid")
-    sleep "${COST_SECS:-30}"
+    case "${PROFILE:-}:$1" in
+    perf:gpuledger) perf record -q -F 1999 -g --call-graph dwarf,16384 -o "$OUT/perf.data" \
+        -p "$pid" -- sleep "${COST_SECS:-30}" >/dev/null 2>&1 ;;
+    strace:gpuledger) timeout -s INT "${COST_SECS:-30}" strace -c -f -p "$pid" \
+        -o "$OUT/strace.txt" >/dev/null 2>&1 || true ;;
+    *) sleep "${COST_SECS:-30}" ;;
+    esac
     t1=$(ticks "$pid")
     # Where they went: each live thread's ticks since it started, by name (to stderr).
     for t in /proc/"$pid"/task/*; do
@@ -111,12 +122,12 @@ if [ -n "${COST:-}" ]; then
     } >"$D/cost.txt"
     ENV="FAKE_NVML_SCENARIO=$D/cost.txt LD_LIBRARY_PATH=$D/lib"
     for ((r = 0; r < ${ROUNDS:-2}; r++)); do
-        g=$(cost gpuledger "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
+        g=$(cost gpuledger "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d ${VIEW_INTERVAL:-1}")
         n=$(cost nvitop "env $ENV $NVITOP_BIN")
         ratio() { awk -v g="$1" -v n="$n" 'BEGIN { printf "%.1fx", n / (g > 0 ? g : 1) }'; }
-        line="$COST GPU processes, ${COST_SECS:-30} s at 1 s: gpuledger $g ticks, nvitop $n ticks, ratio $(ratio "$g")"
+        line="$COST GPU processes, ${COST_SECS:-30} s at ${VIEW_INTERVAL:-1} s: gpuledger $g ticks, nvitop $n ticks, ratio $(ratio "$g")"
         if [ -n "${BEFORE:-}" ]; then
-            b=$(cost before "env $ENV $BEFORE --nvml-lib $D/lib/libnvidia-ml.so.1 -d 1")
+            b=$(cost before "env $ENV $BEFORE --nvml-lib $D/lib/libnvidia-ml.so.1 -d ${VIEW_INTERVAL:-1}")
             line="$line; before: $b ticks ($(ratio "$b"))"
         fi
         echo "$line (1 tick = 1/$(getconf CLK_TCK) s; load $(cut -d' ' -f1-3 /proc/loadavg))"
