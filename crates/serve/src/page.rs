@@ -163,7 +163,11 @@ mod tests {
     #[test]
     fn the_page_stays_small() {
         for lang in Lang::ALL {
-            assert!(weight_in(lang) < 64 * 1024, "{lang}: {} bytes", weight_in(lang));
+            assert!(
+                weight_in(lang) < 64 * 1024,
+                "{lang}: {} bytes",
+                weight_in(lang)
+            );
         }
     }
 
