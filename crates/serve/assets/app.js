@@ -58,7 +58,7 @@
   const fillIn = (text, args) => text.replace(/\{\$(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
   const say = (key, args) => fillIn(W.page[key] || key, args);
   // A label before its text: "Why: …", "原因：…" (a full-width colon holds its own space).
-  const labelled = (key) => { const s = say(key); return s.endsWith('：') ? s : s + ' '; };
+  const labelled = (key, args) => { const s = say(key, args); return s.endsWith('：') ? s : s + ' '; };
   // The notes: the same messages as `gpuledger snapshot` writes (words.notes).
   const N = (key, args) => fillIn(W.notes[key], args);
   const pct = (v) => (v == null ? NA : v + '%');
@@ -161,8 +161,10 @@
     ul.replaceChildren(...notes(s).map((n) => el('li', null, n)));
     if (!ul.children.length) ul.append(el('li', 'hint', say('page-notes-nothing')));
     $('sources').replaceChildren(...s.sources.map((x) => {
+      // `gpuledger snapshot`'s SOURCES line: the name, then its state and detail in words.
       const li = el('li', x.status === 'error' ? 'bad' : null);
-      return add(li, el('b', null, x.name + ' ' + (x.status === 'error' ? 'ERROR' : x.status)), document.createTextNode(': ' + x.detail));
+      const line = N('source_line', { state: W.source_states[x.status] || x.status, detail: x.detail });
+      return add(li, el('b', null, x.name), document.createTextNode(' ' + line));
     }));
   }
 
@@ -624,7 +626,7 @@
     const ol = el('ol');
     for (const ev of w.evidence) {
       const kind = W.evidence[ev.kind] || ev.kind;
-      ol.append(add(el('li'), el('b', null, kind + ': '), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
+      ol.append(add(el('li'), el('b', null, labelled('page-evidence-kind', { kind })), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
     }
     for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, labelled('page-missing')), document.createTextNode(m)));
     box.append(ol);

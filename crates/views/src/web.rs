@@ -9,7 +9,7 @@ use crate::labels::{evidence_label, kind_label};
 use gpuledger_lang::{catalogue_json, languages_json, Area, Lang};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words::{NOTHING, UNKNOWN};
-use gpuledger_model::{Confidence, EvidenceKind, WorkloadKind};
+use gpuledger_model::{Confidence, EvidenceKind, SourceState, WorkloadKind};
 use serde_json::{json, Map, Value};
 
 /// Every workload kind, for the page's table of labels. The match below fails to compile when
@@ -102,7 +102,7 @@ fn labels<K: serde::Serialize + Copy>(all: &[K], label: impl Fn(K) -> String) ->
     Value::Object(m)
 }
 
-/// The notes `gpuledger snapshot` writes under NOTES AND WHAT WAS NOT SEEN, as the table's own
+/// The notes `gpuledger snapshot` writes under NOTES AND WHAT WAS NOT SEEN (and a source's line), as the table's own
 /// messages with their values left as `{$name}` for the page to fill in. `unknown_one` is the
 /// whole sentence for one process (its number chooses the form); `unknown_other` any other count.
 fn note_templates(lang: Lang) -> Value {
@@ -116,6 +116,7 @@ fn note_templates(lang: Lang) -> Value {
         "engines_na": lang.t_args("report-engines-na", &[v("pid"), v("reason")]),
         "process_note": lang.t_args("report-process-note", &[v("pid"), v("name"), v("note")]),
         "metadata_na": lang.t_args("report-metadata-na", &[v("pid"), v("reason")]),
+        "source_line": lang.t_args("report-source-line", &[v("state"), v("detail")]),
     })
 }
 
@@ -153,6 +154,13 @@ pub fn words_json_in(lang: Lang) -> String {
                 Confidence::High => "report-confidence-high",
                 Confidence::Medium => "report-confidence-medium",
                 Confidence::Low => "report-confidence-low",
+            })
+        }),
+        "source_states": labels(&[SourceState::Ok, SourceState::Unavailable, SourceState::Error], |st| {
+            lang.t(match st {
+                SourceState::Ok => "report-source-ok",
+                SourceState::Unavailable => "report-source-unavailable",
+                SourceState::Error => "report-source-error",
             })
         }),
         "notes": note_templates(lang),
@@ -213,7 +221,9 @@ mod tests {
         assert_eq!(cn["kinds"]["cuda-app"], "CUDA 程序");
         assert_eq!(cn["confidence"]["high"], "高");
         assert_eq!(en["confidence"]["medium"], "medium");
+        assert_eq!(en["source_states"]["error"], "ERROR");
         let tw: Value = serde_json::from_str(&words_json_in(Lang::ZhTw)).unwrap();
+        assert_eq!(tw["notes"]["source_line"], "{$state}：{$detail}");
         assert_eq!(tw["languages"][2]["name"], "繁體中文");
     }
 }

@@ -129,6 +129,16 @@ fn check(page: &Value, lang: Lang, at: &str) {
     ] {
         assert!(!body.contains(english), "{at}: still English: {english}");
     }
+    // The sources, as `gpuledger snapshot` words them in the language.
+    let ok = lang.t("report-source-ok");
+    let line = lang.t_args(
+        "report-source-line",
+        &[("state", ok.into()), ("detail", "".into())],
+    );
+    assert!(
+        body.contains(&format!("nvml {line}")),
+        "{at}: no `nvml {line}`"
+    );
     for cjk in ["张三", "通义千问"] {
         assert!(body.contains(cjk), "{at}: {cjk} not shown");
     }

@@ -81,6 +81,7 @@ page-part-overhead = overhead
 page-parts-label = estimated parts
 page-not-identified = Not identified.
 page-evidence = Evidence
+page-evidence-kind = { $kind }:
 page-confidence = confidence { $level }
 page-missing = missing:
 page-member = Part of a workload: { $role } ({ $evidence })

@@ -80,6 +80,7 @@ page-part-overhead = 额外开销
 page-parts-label = 估算的各部分
 page-not-identified = 未识别。
 page-evidence = 依据
+page-evidence-kind = { $kind }：
 page-confidence = 可信度 { $level }
 page-missing = 缺少：
 page-member = 属于一个工作负载：{ $role }（{ $evidence }）

@@ -80,6 +80,7 @@ page-part-overhead = 額外開銷
 page-parts-label = 估算的各部分
 page-not-identified = 未辨識。
 page-evidence = 依據
+page-evidence-kind = { $kind }：
 page-confidence = 可信度 { $level }
 page-missing = 缺少：
 page-member = 屬於一個工作負載：{ $role }（{ $evidence }）
