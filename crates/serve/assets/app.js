@@ -53,6 +53,14 @@
     const d = v >= 100 || Number.isInteger(v) ? 0 : v >= 10 ? 1 : 2;
     return fixed(v, d) + ' ' + units[i];
   }
+  // The page's own sentences: `page-…` messages of gpuledger_lang's catalogues, sent in the
+  // page's language with /api/v1/words; a message's `{$name}` values are filled in here.
+  const fillIn = (text, args) => text.replace(/\{\$(\w+)\}/g, (m, k) => (args && k in args ? String(args[k]) : m));
+  const say = (key, args) => fillIn(W.page[key] || key, args);
+  // A label before its text: "Why: …", "原因：…" (a full-width colon holds its own space).
+  const labelled = (key, args) => { const s = say(key, args); return s.endsWith('：') ? s : s + ' '; };
+  // The notes: the same messages as `gpuledger snapshot` writes (words.notes).
+  const N = (key, args) => fillIn(W.notes[key], args);
   const pct = (v) => (v == null ? NA : v + '%');
   const watts = (v) => (v == null ? NA : fixed(v, 0) + ' W');
   const AI = ['llama-cpp', 'ollama', 'ollama-runner', 'lm-studio', 'vllm', 'sglang', 'pytorch', 'mlx', 'comfyui'];
@@ -106,22 +114,23 @@
   // ---- header, status, notes ---------------------------------------------------------------
   function renderHeader(s) {
     const h = s.host;
-    $('host').textContent = 'on ' + (h.hostname || 'unknown host') + (h.wsl ? ' · WSL2' : '');
-    $('hostinfo').textContent = [h.os, h.kernel].filter((x) => x).join(' ') + ' · host CPU and RAM: not collected';
-    document.title = 'gpuledger · ' + (h.hostname || 'unknown host');
+    const host = h.hostname || say('page-unknown-host');
+    $('host').textContent = say('page-on-host', { host }) + (h.wsl ? ' · WSL2' : '');
+    $('hostinfo').textContent = [h.os, h.kernel].filter((x) => x).join(' ') + ' · ' + say('page-host-not-collected');
+    document.title = 'gpuledger · ' + host;
     const banner = $('replay');
     banner.hidden = !st.replay;
-    if (st.replay) banner.textContent = 'REPLAY of ' + st.replay + ' (recorded ' + s.taken_at + ', not the live machine)';
+    if (st.replay) banner.textContent = say('page-replay-banner', { path: st.replay, at: s.taken_at });
   }
 
   function renderStatus() {
     let text;
     if (st.failedSince) {
-      text = 'cannot reach gpuledger serve since ' + st.failedSince.toLocaleTimeString() + ': showing the last snapshot, retrying';
+      text = say('page-status-failed', { time: st.failedSince.toLocaleTimeString(document.documentElement.lang) });
     } else if (st.replay) {
-      text = 'replay · snapshot ' + st.snap.taken_at;
+      text = say('page-status-replay', { at: st.snap.taken_at });
     } else {
-      text = 'live · every ' + st.intervalMs / 1000 + ' s · snapshot ' + st.snap.taken_at;
+      text = say('page-status-live', { seconds: st.intervalMs / 1000, at: st.snap.taken_at });
     }
     const s = $('status');
     s.textContent = text;
@@ -134,15 +143,15 @@
     for (const d of s.devices) {
       for (const [field, why] of Object.entries(d.unavailable || {})) v.push('GPU' + d.index + ' ' + field + ': ' + why);
       const n = d.ledger.unknown_processes;
-      if (n > 0) v.push('GPU' + d.index + ': memory of ' + n + ' process' + (n === 1 ? ' is' : 'es is') + ' unknown; it is inside the unattributed figure');
+      if (n > 0) v.push(N(n === 1 ? 'unknown_one' : 'unknown_other', { gpu: d.index, count: n }));
     }
     for (const p of s.processes) {
       for (const u of p.usage) {
-        if (u.unavailable_reason) v.push('pid ' + p.pid + ' (' + procName(p) + ') on GPU' + gpuLabel(u.device) + ': memory n/a: ' + u.unavailable_reason);
-        if (u.engines.unavailable_reason) v.push('pid ' + p.pid + ' engine use n/a: ' + u.engines.unavailable_reason);
-        if (u.accounting_note) v.push('pid ' + p.pid + ' (' + procName(p) + '): ' + u.accounting_note);
+        if (u.unavailable_reason) v.push(N('memory_na', { pid: p.pid, name: procName(p), gpu: gpuLabel(u.device), reason: u.unavailable_reason }));
+        if (u.engines.unavailable_reason) v.push(N('engines_na', { pid: p.pid, reason: u.engines.unavailable_reason }));
+        if (u.accounting_note) v.push(N('process_note', { pid: p.pid, name: procName(p), note: u.accounting_note }));
       }
-      if (p.metadata_unavailable) v.push('pid ' + p.pid + ': name, user and command unknown: ' + p.metadata_unavailable);
+      if (p.metadata_unavailable) v.push(N('metadata_na', { pid: p.pid, reason: p.metadata_unavailable }));
     }
     return v.filter((x, i) => i === 0 || x !== v[i - 1]);
   }
@@ -150,10 +159,12 @@
   function renderNotes(s) {
     const ul = $('notes');
     ul.replaceChildren(...notes(s).map((n) => el('li', null, n)));
-    if (!ul.children.length) ul.append(el('li', 'hint', 'Nothing: every value was read.'));
+    if (!ul.children.length) ul.append(el('li', 'hint', say('page-notes-nothing')));
     $('sources').replaceChildren(...s.sources.map((x) => {
+      // `gpuledger snapshot`'s SOURCES line: the name, then its state and detail in words.
       const li = el('li', x.status === 'error' ? 'bad' : null);
-      return add(li, el('b', null, x.name + ' ' + (x.status === 'error' ? 'ERROR' : x.status)), document.createTextNode(': ' + x.detail));
+      const line = N('source_line', { state: W.source_states[x.status] || x.status, detail: x.detail });
+      return add(li, el('b', null, x.name), document.createTextNode(' ' + line));
     }));
   }
 
@@ -177,7 +188,7 @@
     const known = more.filter((r) => r.bytes != null);
     return { named: rows.slice(0, n), rest: { count: more.length, unknown: more.length - known.length, bytes: known.reduce((a, r) => a + r.bytes, 0) } };
   }
-  const othersLabel = (rest) => 'others (' + rest.count + ' processes' + (rest.unknown ? ', ' + rest.unknown + ' of them n/a' : '') + ')';
+  const othersLabel = (rest) => (rest.unknown ? say('page-others-na', { count: rest.count, na: rest.unknown }) : say('page-others', { count: rest.count }));
 
   // A workload's member by its runtime and role (`vLLM worker TP1/4`): its workers share one
   // process title, and the role is what tells them apart.
@@ -195,7 +206,7 @@
     const denom = l.over_attributed ? l.attributed_bytes : d.memory.total_bytes;
     const box = svg('svg', { class: 'ledger', viewBox: '0 0 1000 24', preserveAspectRatio: 'none', role: 'img' });
     if (!denom) {
-      box.setAttribute('aria-label', 'no bar: the device total is unknown');
+      box.setAttribute('aria-label', say('page-bar-no-total'));
       return box;
     }
     box.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 24 }));
@@ -221,9 +232,9 @@
     }
     if (others > 0) {
       const n = (sp.rest ? sp.rest.count : 0) + merged;
-      segs.push({ cls: 'oth', w: others, label: 'others, ' + n + ' processes: ' + bytes((sp.rest ? sp.rest.bytes : 0) + mergedBytes) });
+      segs.push({ cls: 'oth', w: others, label: say('page-bar-others', { count: n, bytes: bytes((sp.rest ? sp.rest.bytes : 0) + mergedBytes) }) });
     }
-    if (l.unattributed_bytes != null) segs.push({ cls: 'unattr', w: unit(l.unattributed_bytes), label: 'unattributed: ' + bytes(l.unattributed_bytes) });
+    if (l.unattributed_bytes != null) segs.push({ cls: 'unattr', w: unit(l.unattributed_bytes), label: say('page-bar-unattributed', { bytes: bytes(l.unattributed_bytes) }) });
     let x = 0;
     for (const sg of segs) {
       const w = Math.min(1000 - x, sg.w);
@@ -235,7 +246,7 @@
       box.append(r);
       x += w;
     }
-    box.setAttribute('aria-label', 'memory ledger of GPU' + d.index);
+    box.setAttribute('aria-label', say('page-bar-label', { gpu: d.index }));
     return box;
   }
 
@@ -245,7 +256,7 @@
     c.dataset.gpu = d.index;
     add(c, add(el('h3'), el('span', 'idx', 'GPU' + d.index), document.createTextNode(' ' + (d.name || NA))));
     const share = m.used_bytes != null && m.total_bytes ? ' (' + fixed((m.used_bytes * 100) / m.total_bytes, 0) + '%)' : '';
-    add(c, add(el('p', 'mem'), el('span', 'used', bytes(m.used_bytes) + ' / ' + bytes(m.total_bytes)), el('span', 'share', share), el('span', 'hint', ' used')));
+    add(c, add(el('p', 'mem'), el('span', 'used', bytes(m.used_bytes) + ' / ' + bytes(m.total_bytes)), el('span', 'share', share), el('span', 'hint', ' ' + say('page-card-used'))));
     const rows = [];
     for (const p of s.processes) {
       for (const u of p.usage) if (u.device === d.uuid) rows.push({ pid: p.pid, label: legendName(p) + ' (' + p.pid + ')', bytes: u.memory_bytes });
@@ -261,25 +272,25 @@
     }
     if (sp.rest) {
       const li = add(el('li', 'others'), el('i', 'sw oth'), el('span', 'lab', othersLabel(sp.rest)), el('span', 'num', bytes(sp.rest.bytes)));
-      li.title = 'Every process is in the table below.';
+      li.title = say('page-others-title');
       legend.append(li);
     }
     const l = d.ledger;
-    const un = add(el('li', 'unattributed'), el('i', 'sw unattr'), el('span', 'lab', 'unattributed (driver, system, other users, unknown processes)'),
-      el('span', 'num', l.unattributed_bytes != null ? bytes(l.unattributed_bytes) : l.over_attributed ? 'over-attributed' : NA));
+    const un = add(el('li', 'unattributed'), el('i', 'sw unattr'), el('span', 'lab', say('page-unattributed')),
+      el('span', 'num', l.unattributed_bytes != null ? bytes(l.unattributed_bytes) : l.over_attributed ? say('page-over-attributed') : NA));
     legend.append(un);
     c.append(legend);
     if (l.over_attributed) {
-      c.append(el('p', 'over', 'Processes add up to ' + bytes(l.over_attributed_bytes) + ' more than the device uses (shared surfaces are charged to several processes); bars are normalised, labels are raw.'));
+      c.append(el('p', 'over', say('page-over-attributed-note', { bytes: bytes(l.over_attributed_bytes) })));
     }
     const stats = el('dl', 'stats');
     const suspended = ['suspended', 'suspending'].includes(d.power_state);
     for (const [k, v, cls] of [
       ['GPU%', suspended ? d.power_state : pct(d.utilization.gpu_percent), 'gpu'],
-      ['MEM%', pct(d.utilization.memory_percent), 'membw'],
-      ['temp', d.temperature_c == null ? NA : d.temperature_c + '°C', 'temp'],
-      ['power', watts(d.power.usage_watts) + ' / ' + watts(d.power.limit_watts), 'power'],
-      ['processes', bytes(l.attributed_bytes), 'attributed'],
+      [say('page-stat-mem-pct'), pct(d.utilization.memory_percent), 'membw'],
+      [say('page-stat-temp'), d.temperature_c == null ? NA : d.temperature_c + '°C', 'temp'],
+      [say('page-stat-power'), watts(d.power.usage_watts) + ' / ' + watts(d.power.limit_watts), 'power'],
+      [say('page-stat-processes'), bytes(l.attributed_bytes), 'attributed'],
     ]) {
       add(stats, add(el('div', cls), el('dt', null, k), el('dd', null, v)));
     }
@@ -297,12 +308,12 @@
     const e = d.pcie || {};
     const dl = el('dl', 'ctx');
     for (const [t, v] of [
-      ['driver', d.driver_version || NA], ['PCI', d.pci_bus_id || NA],
-      ['PCIe', link(e.link_gen, e.link_width) + ' (max ' + link(e.max_link_gen, e.max_link_width) + ')'],
-      ['clocks', 'SM ' + mhz(k.sm_mhz) + ' · memory ' + mhz(k.memory_mhz)],
-      ['power state', d.power_state || NA],
+      [say('page-ctx-driver'), d.driver_version || NA], ['PCI', d.pci_bus_id || NA],
+      ['PCIe', say('page-ctx-link', { now: link(e.link_gen, e.link_width), max: link(e.max_link_gen, e.max_link_width) })],
+      [say('page-ctx-clocks'), say('page-ctx-clock-values', { sm: mhz(k.sm_mhz), memory: mhz(k.memory_mhz) })],
+      [say('page-ctx-power-state'), d.power_state || NA],
     ]) add(dl, add(el('div'), el('dt', null, t), el('dd', null, v)));
-    return add(el('div'), dl, el('p', 'hint ctx-note', 'Not collected by gpuledger yet: CUDA version, fan, P-state, ECC, MIG.'));
+    return add(el('div'), dl, el('p', 'hint ctx-note', say('page-ctx-not-collected')));
   }
 
   function renderCards(s) {
@@ -317,7 +328,7 @@
       st.barPx = real;
       box.replaceChildren(...s.devices.map((d) => card(d, s, width)));
     }
-    if (!s.devices.length) box.append(el('p', 'hint', 'No GPU found. `gpuledger selftest` says what each source looked for.'));
+    if (!s.devices.length) box.append(el('p', 'hint', say('page-no-gpu')));
   }
 
   // ---- the process table -------------------------------------------------------------------
@@ -423,7 +434,7 @@
       const td = el('td', (c.cls || '') + (c.num ? ' num' : ''));
       td.dataset.col = c.key;
       if (c.key === 'name') {
-        const b = el('button', 'fold', (open ? '▾ ' : '▸ ') + g.members.length + ' processes');
+        const b = el('button', 'fold', (open ? '▾ ' : '▸ ') + say('page-group-members', { count: g.members.length }));
         b.type = 'button';
         b.tabIndex = -1;
         b.setAttribute('aria-expanded', String(open));
@@ -432,7 +443,7 @@
         td.textContent = text[c.key];
       }
       // On a phone, where the name column (and its button) is hidden, the row itself unfolds.
-      if (c.key === 'workload') td.dataset.name = (open ? '▾ ' : '▸ ') + g.members.length + ' processes';
+      if (c.key === 'workload') td.dataset.name = (open ? '▾ ' : '▸ ') + say('page-group-members', { count: g.members.length });
       if (c.key === 'cmd') td.title = text.cmd;
       tr.append(td);
     }
@@ -456,7 +467,7 @@
     }
     body.replaceChildren(...trs);
     if (!units.length) {
-      const tr = add(el('tr', 'empty'), el('td', 'hint', total ? 'No process matches the filter.' : 'No process holds GPU memory that the sources can see.'));
+      const tr = add(el('tr', 'empty'), el('td', 'hint', total ? say('page-table-no-match') : say('page-table-empty')));
       tr.firstChild.colSpan = COLUMNS.length;
       body.append(tr);
     }
@@ -547,12 +558,12 @@
 
   function partsBar(e) {
     const parts = [
-      ['weights', e.weights_gpu_bytes, 'p0'], ['KV cache', e.kv_cache_gpu_bytes, 'p1'],
-      [e.compute_label || 'compute buffers', e.compute_gpu_bytes, 'p2'], ['overhead', e.overhead_gpu_bytes, 'p3'],
+      [say('page-part-weights'), e.weights_gpu_bytes, 'p0'], [say('page-part-kv-cache'), e.kv_cache_gpu_bytes, 'p1'],
+      [e.compute_label || say('page-part-compute'), e.compute_gpu_bytes, 'p2'], [say('page-part-overhead'), e.overhead_gpu_bytes, 'p3'],
     ];
     const sum = parts.reduce((a, p) => a + (p[1] || 0), 0);
     const scale = Math.max(sum, e.total_gpu_bytes) || 1;
-    const bar = svg('svg', { class: 'ledger parts', viewBox: '0 0 1000 18', preserveAspectRatio: 'none', role: 'img', 'aria-label': 'estimated parts' });
+    const bar = svg('svg', { class: 'ledger parts', viewBox: '0 0 1000 18', preserveAspectRatio: 'none', role: 'img', 'aria-label': say('page-parts-label') });
     bar.append(svg('rect', { class: 'track', x: 0, y: 0, width: 1000, height: 18 }));
     let x = 0;
     const legend = el('ul', 'legend parts-legend');
@@ -571,20 +582,20 @@
 
   function estimated(p) {
     const e = p.estimate;
-    const col = column('estimated', 'Estimated', 'by a recipe');
+    const col = column('estimated', say('page-col-estimated'), say('page-col-estimated-by'));
     if (!e) {
       const ai = p.workload && AI.includes(p.workload.kind);
-      const why = p.no_estimate ? p.no_estimate.why : ai ? 'The model or settings could not be read (`gpuledger explain ' + p.pid + '` says which).' : 'Not an AI runtime gpuledger has a recipe for.';
-      return add(col, figure(NOTHING, 'no estimate'), el('p', 'hint', why));
+      const why = p.no_estimate ? p.no_estimate.why : ai ? say('page-no-estimate-unread', { pid: p.pid }) : say('page-no-recipe');
+      return add(col, figure(NOTHING, say('page-no-estimate')), el('p', 'hint', why));
     }
-    add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), 'total GPU'),
-      el('p', 'src', e.recipe + (e.n_ctx != null ? ' · context ' + e.n_ctx : '')));
-    if (e.total_is_floor) col.append(el('p', 'hint', 'A part is unknown: the total counts only the known parts.'));
+    add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), say('page-total-gpu')),
+      el('p', 'src', e.recipe + (e.n_ctx != null ? ' · ' + say('page-context', { n: e.n_ctx }) : '')));
+    if (e.total_is_floor) col.append(el('p', 'hint', say('page-floor')));
     return col;
   }
 
   function measured(p) {
-    const col = column('measured', 'Measured', 'by the driver');
+    const col = column('measured', say('page-col-measured'), say('page-col-measured-by'));
     for (const u of p.usage) {
       add(col, figure(bytes(u.memory_bytes), 'GPU' + gpuLabel(u.device) + ' · ' + u.memory_source));
       if (u.unavailable_reason) col.append(el('p', 'hint', u.unavailable_reason));
@@ -597,29 +608,32 @@
   const runtimeFigures = (p) => (p.estimate ? p.estimate.reported : p.no_estimate && p.no_estimate.reported) || [];
 
   function reported(p) {
-    const col = column('reported', 'Reported', 'by the runtime');
+    const col = column('reported', say('page-col-reported'), say('page-col-reported-by'));
     const figures = runtimeFigures(p);
     for (const f of figures) {
       const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
       add(col, figure(v, f.what), el('p', 'src', f.source));
     }
-    if (!figures.length) col.append(figure(NOTHING, 'nothing recorded'));
+    if (!figures.length) col.append(figure(NOTHING, say('page-nothing-recorded')));
     return col;
   }
 
   function evidence(p) {
     const w = p.workload;
     const box = el('div', 'evidence');
-    if (!w) return add(box, el('p', 'hint', 'Not identified.'));
-    add(box, add(el('h4', null, 'Evidence'), el('small', null, ' confidence ' + w.confidence)));
+    if (!w) return add(box, el('p', 'hint', say('page-not-identified')));
+    add(box, add(el('h4', null, say('page-evidence')), el('small', null, ' ' + say('page-confidence', { level: W.confidence[w.confidence] || w.confidence }))));
     const ol = el('ol');
     for (const ev of w.evidence) {
       const kind = W.evidence[ev.kind] || ev.kind;
-      ol.append(add(el('li'), el('b', null, kind + ': '), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
+      ol.append(add(el('li'), el('b', null, labelled('page-evidence-kind', { kind })), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
     }
-    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, 'missing: '), document.createTextNode(m)));
+    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, labelled('page-missing')), document.createTextNode(m)));
     box.append(ol);
-    if (w.member) box.append(el('p', 'hint', 'Part of a workload: ' + w.member.role + (w.member.root_pid != null ? ' of pid ' + w.member.root_pid : '') + ' (' + w.member.evidence + ')'));
+    if (w.member) {
+      const m = { role: w.member.role, pid: w.member.root_pid, evidence: w.member.evidence };
+      box.append(el('p', 'hint', m.pid != null ? say('page-member-of', m) : say('page-member', m)));
+    }
     return box;
   }
 
@@ -649,28 +663,29 @@
     const box = $('why');
     const p = s.processes.find((x) => x.pid === st.selected);
     if (!p) {
-      box.replaceChildren(el('p', 'hint', st.selected == null ? 'Select a process to see its measured, reported and estimated memory and the evidence.' : 'pid ' + st.selected + ' is gone.'));
+      box.replaceChildren(el('p', 'hint', st.selected == null ? say('page-why-select') : say('page-gone', { pid: st.selected })));
       return;
     }
-    const head = add(el('h3'), el('i', 'sw ' + colorClass(p.pid)), document.createTextNode(procName(p)), el('span', 'hint', ' pid ' + p.pid + ' · ' + (p.user || NA)));
+    const head = add(el('h3'), el('i', 'sw ' + colorClass(p.pid)), document.createTextNode(procName(p)), el('span', 'hint', ' ' + say('page-why-pid', { pid: p.pid, user: p.user || NA })));
     const kids = [head, el('p', 'workload', workloadLabel(p.workload))];
     kids.push(add(el('div', 'ledgers'), measured(p), reported(p), estimated(p)));
     if (!runtimeFigures(p).length) {
-      kids.push(el('p', 'hint', 'No figure from the runtime here (not asked with --no-probe, or no answer): `gpuledger explain ' + p.pid + '` asks a running server (/props, /api/ps, /metrics) and reads its log (--log).'));
+      kids.push(el('p', 'hint', say('page-no-runtime-figure', { pid: p.pid })));
     }
     const e = p.estimate;
     if (e) {
       kids.push(...partsBar(e));
-      if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, 'Why: '), document.createTextNode(e.why)));
-      for (const n of e.not_modelled || []) kids.push(el('p', 'hint', 'not modelled: ' + n));
-      kids.push(el('p', 'hint', 'overhead: ' + e.overhead_source));
+      if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, labelled('page-why-label')), document.createTextNode(e.why)));
+      for (const n of e.not_modelled || []) kids.push(el('p', 'hint', say('page-not-modelled', { what: n })));
+      kids.push(el('p', 'hint', say('page-overhead-source', { source: e.overhead_source })));
     }
     kids.push(...gapLines(s, p));
     kids.push(evidence(p));
     const facts = el('div', 'facts');
     // Who owns it: the pod, the Slurm job (with its name, user and partition), the unit.
-    add(facts, line('command', command(p), 'cmd'), p.owner && line('owner', p.owner.label), p.started_at && line('started', p.started_at),
-      p.container && line('container', p.container), p.listen_ports && p.listen_ports.length && line('listening', p.listen_ports.join(', ')));
+    add(facts, line(say('page-fact-command'), command(p), 'cmd'), p.owner && line(say('page-fact-owner'), p.owner.label),
+      p.started_at && line(say('page-fact-started'), p.started_at), p.container && line(say('page-fact-container'), p.container),
+      p.listen_ports && p.listen_ports.length && line(say('page-fact-listening'), p.listen_ports.join(', ')));
     kids.push(facts);
     box.replaceChildren(...kids);
   }
@@ -680,7 +695,7 @@
   // The selected process is drawn bold over the others; a pointer over a chart reads out the
   // nearest sample.
   function seriesOf(d, pts, n) {
-    const series = [{ cls: 'used', get: (x) => x.dev.used_bytes, label: 'GPU' + d.index + ' used', num: bytes }];
+    const series = [{ cls: 'used', get: (x) => x.dev.used_bytes, label: say('page-curve-used', { gpu: d.index }), num: bytes }];
     const latest = pts.length ? pts[pts.length - 1].procs : [];
     const named = latest.slice(0, n);
     const sel = st.selected;
@@ -696,7 +711,7 @@
     const count = (x) => (x.dev.others_count ?? 0) + x.procs.filter((y) => !inTop.has(y.pid)).length;
     if (pts.some((x) => count(x) > 0)) {
       const last = pts[pts.length - 1];
-      series.push({ cls: 'oth', get: others, label: 'others (' + count(last) + ' processes)', num: bytes });
+      series.push({ cls: 'oth', get: others, label: say('page-others', { count: count(last) }), num: bytes });
     }
     return series;
   }
@@ -718,7 +733,7 @@
     const X = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
     const Y = (b) => T + (1 - b / top) * (H - T - B);
     const P = (v) => T + (1 - v / 100) * (H - T - B);
-    const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': 'memory and GPU % of GPU' + d.index + ' over time' });
+    const g = svg('svg', { class: 'curve', viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': say('page-curve-label', { gpu: d.index }) });
     axes(g, { W, H, L, R, B, Y, P, top, t0, t1, pts, total });
     const series = seriesOf(d, pts, Math.min(8, topN(W)));
     series.push({ cls: 'gpu', get: (x) => x.dev.gpu_percent, label: 'GPU%', num: pct, y: P });
@@ -730,10 +745,11 @@
       const v = pts.length ? sr.get(pts[pts.length - 1]) : null;
       legend.append(add(el('li'), el('i', 'sw line ' + sr.cls), el('span', 'lab', sr.label), el('span', 'num', sr.num(v))));
     }
-    if (total) legend.append(add(el('li'), el('i', 'sw line total'), el('span', 'lab', 'card total'), el('span', 'num', bytes(total))));
-    const cap = el('figcaption', null, 'GPU' + d.index + ' ' + (d.name || '') + ' · ' + pts.length + ' sample' + (pts.length === 1 ? '' : 's'));
-    if (pts.length === 1) cap.append(el('span', 'hint', st.replay ? ' — a replay holds one moment: no curve' : ' — the curve starts with the next round'));
-    const readout = el('p', 'readout hint', pts.length > 1 ? 'Point at the curve to read a moment.' : '');
+    if (total) legend.append(add(el('li'), el('i', 'sw line total'), el('span', 'lab', say('page-curve-card-total')), el('span', 'num', bytes(total))));
+    const samples = pts.length === 1 ? say('page-curve-one-sample') : say('page-curve-samples', { count: pts.length });
+    const cap = el('figcaption', null, 'GPU' + d.index + ' ' + (d.name || '') + ' · ' + samples);
+    if (pts.length === 1) cap.append(el('span', 'hint', ' — ' + (st.replay ? say('page-curve-replay') : say('page-curve-next-round'))));
+    const readout = el('p', 'readout hint', pts.length > 1 ? say('page-curve-point') : '');
     hover(g, pts, series, { X, L, W, R, T, H, B }, readout);
     return add(fig, cap, g, readout, legend);
   }
@@ -745,12 +761,12 @@
     }
     for (const v of [0, 50, 100]) g.append(svg('text', { class: 'pct', x: a.W - a.R + 4, y: a.P(v) + 4 }, v + '%'));
     const span = (a.t1 - a.t0) / 1000;
-    if (a.pts.length > 1) g.append(svg('text', { x: a.L, y: a.H - 6 }, '−' + (span >= 120 ? Math.round(span / 60) + ' min' : Math.round(span) + ' s')));
-    const end = a.pts.length > 1 ? 'latest' : a.pts.length ? a.pts[0].taken_at : 'no samples yet';
+    if (a.pts.length > 1) g.append(svg('text', { x: a.L, y: a.H - 6 }, span >= 120 ? say('page-ago-min', { n: Math.round(span / 60) }) : say('page-ago-s', { n: Math.round(span) })));
+    const end = a.pts.length > 1 ? say('page-latest') : a.pts.length ? a.pts[0].taken_at : say('page-no-samples');
     g.append(svg('text', { x: a.W - a.R, y: a.H - 6, 'text-anchor': 'end' }, end));
     if (a.total) {
       g.append(svg('line', { class: 'total', x1: a.L, x2: a.W - a.R, y1: a.Y(a.total), y2: a.Y(a.total) }));
-      g.append(svg('text', { class: 'total-label', x: a.W - a.R - 4, y: a.Y(a.total) + 14, 'text-anchor': 'end' }, 'total ' + bytes(a.total)));
+      g.append(svg('text', { class: 'total-label', x: a.W - a.R - 4, y: a.Y(a.total) + 14, 'text-anchor': 'end' }, say('page-curve-total', { bytes: bytes(a.total) })));
     }
   }
 
@@ -767,7 +783,7 @@
       cursor.setAttribute('x1', a.X(best.t));
       cursor.setAttribute('x2', a.X(best.t));
       cursor.setAttribute('visibility', 'visible');
-      const at = new Date(best.t).toLocaleTimeString();
+      const at = new Date(best.t).toLocaleTimeString(document.documentElement.lang);
       out.textContent = at + ' · ' + series.map((sr) => sr.label + ' ' + sr.num(sr.get(best))).join(' · ');
     });
     g.addEventListener('pointerleave', () => cursor.setAttribute('visibility', 'hidden'));
@@ -865,7 +881,8 @@
     if (document.visibilityState === 'hidden') return;
     try {
       const since = st.lastT != null ? '?since=' + st.lastT : '';
-      const [snap, hist, words] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words')]);
+      const [snap, hist, words] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words?lang=' + encodeURIComponent(LANG))]);
+      if (!W) languageSwitch(words);
       W = words;
       NA = W.unknown;
       NOTHING = W.nothing;
@@ -877,7 +894,7 @@
       render();
     } catch (err) {
       st.failedSince = st.failedSince || new Date();
-      if (st.snap) renderStatus(); else $('status').textContent = 'cannot load the snapshot (' + err.message + '); retrying';
+      if (st.snap) renderStatus(); else $('status').textContent = W ? say('page-status-cannot-load', { error: err.message }) : err.message;
       $('status').classList.add('bad');
     }
     schedule();
@@ -904,6 +921,26 @@
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => { st.barPx = null; if (st.snap) { renderCards(st.snap); renderCurves(st.snap); } }, 150);
   });
+  // ---- language: the server wrote the page in it (the `lang` query, the browser's languages,
+  // or its --lang); a choice made on the switch is remembered and asked for by name.
+  const LANG = document.documentElement.lang;
+  const KEPT = 'gpuledger.lang';
+  function languageSwitch(words) {
+    const sel = $('lang');
+    sel.replaceChildren(...words.languages.map((l) => { const o = el('option', null, l.name); o.value = l.code; o.lang = l.code; return o; }));
+    sel.value = LANG;
+    sel.addEventListener('change', () => {
+      try { localStorage.setItem(KEPT, sel.value); } catch (e) { /* storage refused: this visit only */ }
+      location.search = '?lang=' + encodeURIComponent(sel.value);
+    });
+  }
+  let kept = null;
+  try { kept = localStorage.getItem(KEPT); } catch (e) { /* no storage: the browser's languages */ }
+  if (kept && kept !== LANG && !new URLSearchParams(location.search).has('lang')) {
+    location.replace('?lang=' + encodeURIComponent(kept));
+    return;
+  }
+
   wireTable();
   tick();
 })();

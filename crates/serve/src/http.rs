@@ -1,7 +1,7 @@
 //! Just enough HTTP/1.x for a read-only exporter: one request head (size-limited; the
 //! connection loop in `net` enforces its deadline), one answer, close. No keep-alive, so a
 //! connection never outlives its request. Of the headers only `Host` matters (which names the
-//! server answers to: [`crate::host`]).
+//! server answers to: [`crate::host`]), and `Accept-Language` (the page's language).
 
 use std::sync::Arc;
 
@@ -19,6 +19,8 @@ pub struct Request {
     pub host: Option<String>,
     /// The request line said HTTP/1.0 (where `Host` is optional).
     pub http10: bool,
+    /// The `Accept-Language` header's value (the last one sent), for the page's language.
+    pub accept_language: Option<String>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -42,7 +44,7 @@ pub fn parse_head(head: &[u8]) -> Result<Request, HeadError> {
         .strip_suffix(b"\r")
         .unwrap_or(&head[..line_end]);
     let mut req = parse_request_line(line)?;
-    req.host = host_header(&head[line_end + 1..])?;
+    (req.host, req.accept_language) = headers(&head[line_end + 1..])?;
     Ok(req)
 }
 
@@ -76,12 +78,15 @@ fn parse_request_line(line: &[u8]) -> Result<Request, HeadError> {
         query: query.to_string(),
         host: None,
         http10: version == "HTTP/1.0",
+        accept_language: None,
     })
 }
 
-/// The one `Host` header among the header lines (up to the blank line that ends the head).
-fn host_header(headers: &[u8]) -> Result<Option<String>, HeadError> {
+/// The one `Host` header among the header lines (up to the blank line that ends the head), and
+/// `Accept-Language`.
+fn headers(headers: &[u8]) -> Result<(Option<String>, Option<String>), HeadError> {
     let mut host = None;
+    let mut accept_language = None;
     for line in headers.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.is_empty() {
@@ -100,6 +105,13 @@ fn host_header(headers: &[u8]) -> Result<Option<String>, HeadError> {
                 "a header name with characters a name cannot hold",
             ));
         }
+        if name.eq_ignore_ascii_case(b"accept-language") {
+            // Not ASCII: no language gpuledger knows, so none.
+            accept_language = std::str::from_utf8(&line[colon + 1..])
+                .ok()
+                .map(|v| v.trim_matches([' ', '\t']).to_string());
+            continue;
+        }
         if !name.eq_ignore_ascii_case(b"host") {
             continue;
         }
@@ -110,7 +122,7 @@ fn host_header(headers: &[u8]) -> Result<Option<String>, HeadError> {
             .map_err(|_| HeadError::Malformed("the Host header is not ASCII"))?;
         host = Some(value.trim_matches([' ', '\t']).to_string());
     }
-    Ok(host)
+    Ok((host, accept_language))
 }
 
 /// A character of an HTTP token (RFC 9110 §5.6.2), the alphabet of header names.
@@ -234,6 +246,9 @@ mod tests {
             parse_head(b"GET / HTTP/1.1\r\nAccept: */*\r\nhOsT:  localhost:9835 \r\n\r\n").unwrap();
         assert_eq!(r.host.as_deref(), Some("localhost:9835"));
         assert!(!r.http10);
+        assert_eq!(r.accept_language, None);
+        let r = parse_head(b"GET / HTTP/1.1\r\naccept-language: zh-TW,zh;q=0.9\r\n\r\n").unwrap();
+        assert_eq!(r.accept_language.as_deref(), Some("zh-TW,zh;q=0.9"));
         let r = parse_head(b"GET / HTTP/1.0\r\n\r\n").unwrap();
         assert_eq!((r.host, r.http10), (None, true));
         // Lenient line ends; the head's end stops the scan.

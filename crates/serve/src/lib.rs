@@ -28,6 +28,7 @@ pub mod page;
 
 pub use net::RESERVED_FDS;
 
+use gpuledger_lang::Lang;
 use gpuledger_model::{Snapshot, SourceState};
 use gpuledger_views::prometheus::{render_metrics, CollectionStats, MetricsOptions, ProcessSeries};
 use http::{HeadError, Response};
@@ -66,6 +67,9 @@ pub struct ServeConfig {
     pub write_timeout: Duration,
     /// Names the server answers to besides its own (`--allow-host`; [`host`] says which).
     pub allow_hosts: Vec<String>,
+    /// The page's language when neither its switch nor the browser names one gpuledger has
+    /// (`--lang`; [`page::choose_lang`]). The machine endpoints never change with it.
+    pub lang: Lang,
 }
 
 impl ServeConfig {
@@ -86,6 +90,7 @@ impl Default for ServeConfig {
             request_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(10),
             allow_hosts: Vec::new(),
+            lang: Lang::En,
         }
     }
 }
@@ -125,8 +130,11 @@ struct Shared {
     assets: Vec<(&'static str, &'static str, Arc<[u8]>)>,
     /// The names requests may call the server by.
     hosts: host::HostPolicy,
-    /// `/api/v1/words`: the text views' spellings, for the page (rendered once).
-    words: Arc<[u8]>,
+    /// `/` and `/api/v1/words` in each language of [`Lang::ALL`], in its order (rendered once).
+    html: Vec<Arc<[u8]>>,
+    words: Vec<Arc<[u8]>>,
+    /// The server's language (`--lang`), the page's when the request names none gpuledger has.
+    lang: Lang,
 }
 
 /// A running server. Dropping it without [`Server::shutdown`] also stops it.
@@ -191,7 +199,15 @@ impl Server {
                 .map(|&(path, ctype, body)| (path, ctype, Arc::from(body.as_bytes())))
                 .collect(),
             hosts: host::HostPolicy::new(addr, &cfg.allow_hosts),
-            words: Arc::from(gpuledger_views::web::words_json().into_bytes()),
+            html: Lang::ALL
+                .iter()
+                .map(|l| Arc::from(page::html_in(*l).into_bytes()))
+                .collect(),
+            words: Lang::ALL
+                .iter()
+                .map(|l| Arc::from(gpuledger_views::web::words_json_in(*l).into_bytes()))
+                .collect(),
+            lang: cfg.lang,
         });
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let mut server = Server {
@@ -473,7 +489,8 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
         "/metrics" => ok(gpuledger_views::prometheus::CONTENT_TYPE, &latest.metrics),
         "/api/v1/snapshot" => ok("application/json", &latest.json),
         "/api/v1/history" => history_answer(&req.query, shared),
-        "/api/v1/words" => ok("application/json", &shared.words),
+        "/" => in_language(&req, shared, "text/html; charset=utf-8", &shared.html),
+        "/api/v1/words" => in_language(&req, shared, "application/json", &shared.words),
         "/healthz" => {
             let age = latest.at.elapsed();
             let health = match shared.stale_after {
@@ -497,6 +514,27 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
     };
     r.head_only = head_only;
     Some(r)
+}
+
+/// One of the answers written in each language: the request's ([`page::choose_lang`]).
+fn in_language(
+    req: &http::Request,
+    shared: &Shared,
+    content_type: &'static str,
+    each: &[Arc<[u8]>],
+) -> Response {
+    let lang = page::choose_lang(&req.query, req.accept_language.as_deref(), shared.lang);
+    let i = Lang::ALL.iter().position(|l| *l == lang).unwrap_or(0);
+    Response {
+        status: 200,
+        content_type,
+        body: each[i].clone(),
+        extra_headers: vec![
+            ("Content-Language", lang.code().to_string()),
+            ("Vary", "Accept-Language".to_string()),
+        ],
+        head_only: false,
+    }
 }
 
 /// `/api/v1/history?since=MS`: the ring's samples after `MS`.

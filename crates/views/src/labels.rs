@@ -19,6 +19,14 @@ fn kind_key(kind: WorkloadKind) -> Option<&'static str> {
     })
 }
 
+/// How a kind is named in `lang`: a product's name as it is, a word (`browser`) translated.
+pub fn kind_label(kind: WorkloadKind, lang: Lang) -> String {
+    match (lang, kind_key(kind)) {
+        (Lang::En, _) | (_, None) => kind.label().to_string(),
+        (_, Some(key)) => lang.t(key),
+    }
+}
+
 /// [`Workload::short_label`] with its kind in `lang` (unchanged in English).
 pub fn workload_label(w: &Workload, lang: Lang) -> String {
     let label = w.short_label();

@@ -58,6 +58,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         processes: args.processes,
         dcgm_compat: args.dcgm_compat,
         allow_hosts: args.allow_hosts.clone(),
+        lang: global.lang,
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();

@@ -33,6 +33,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         listen: SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)),
         interval: args.interval,
         allow_hosts: args.allow_hosts.clone(),
+        lang: global.lang,
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();

@@ -44,6 +44,7 @@ mod verify;
 mod verify_vulkan;
 mod verify_witnesses;
 mod watch_cli;
+mod web_lang;
 mod web_page;
 mod web_scale;
 mod workload_trees;

@@ -28,7 +28,13 @@ fn which(name: &str) -> Option<PathBuf> {
 /// `Some(driver)`, or `None` after printing why the browser tests cannot run here (a failure
 /// under `CI=true`, where `.ci/setup-chromium.sh` installed both programs).
 pub fn browser_or_skip(test: &str) -> Option<Browser> {
-    match Browser::start() {
+    browser_in_or_skip(test, "en-US")
+}
+
+/// [`browser_or_skip`] with a browser whose languages (`Accept-Language`, `navigator.languages`)
+/// are `langs` (`zh-TW,zh`).
+pub fn browser_in_or_skip(test: &str, langs: &str) -> Option<Browser> {
+    match Browser::start(langs) {
         Ok(b) => Some(b),
         Err(why) => {
             let msg = format!("{test}: skipped: {why} (install with .ci/setup-chromium.sh)");
@@ -49,7 +55,7 @@ pub struct Browser {
 }
 
 impl Browser {
-    fn start() -> Result<Browser, String> {
+    fn start(langs: &str) -> Result<Browser, String> {
         let driver = which("chromedriver").ok_or("chromedriver not found on PATH")?;
         let chromium = ["chromium", "chromium-browser", "google-chrome"]
             .iter()
@@ -87,7 +93,9 @@ impl Browser {
                 "binary": chromium,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                          "--hide-scrollbars", "--window-size=1280,800", "--force-device-scale-factor=1",
-                         "--lang=en-US", "--no-first-run", "--disable-extensions"],
+                         format!("--lang={}", langs.split(',').next().unwrap_or("en-US")),
+                         format!("--accept-lang={langs}"), "--no-first-run", "--disable-extensions"],
+                "prefs": {"intl.accept_languages": langs},
             },
             "goog:loggingPrefs": {"browser": "ALL"},
         }}});
