@@ -639,13 +639,12 @@
 
   // A large measured-vs-estimated gap (`estimate_gaps`: the server finds it and its likely
   // cause as the text views do), in their own sentences (`gap` of /api/v1/words, whose values
-  // are left as {$name}).
-  const fill = (text, values) => text.replace(/\{\$(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
+  // are left as {$name}, filled by fillIn).
   function gapSentence(g) {
     const G = W.gap;
-    const text = fill(g.side === 'more' ? G.more : G.less, { measured: bytes(g.measured_bytes), label: '',
+    const text = fillIn(g.side === 'more' ? G.more : G.less, { measured: bytes(g.measured_bytes), label: '',
       estimated: bytes(g.estimated_bytes), difference: bytes(Math.abs(g.measured_bytes - g.estimated_bytes)) });
-    return fill(G.with_cause, { text, cause: G.causes[g.cause] || g.cause });
+    return fillIn(G.with_cause, { text, cause: G.causes[g.cause] || g.cause });
   }
 
   function gapLines(s, p) {
@@ -655,7 +654,7 @@
     if (own) out.push(el('p', 'gap', gapSentence(own)));
     const grp = (s.workload_groups || []).find((g) => g.members.includes(p.pid));
     const of = grp && gaps.find((g) => g.root_pid === grp.root_pid);
-    if (of) out.push(el('p', 'gap', fill(W.gap.workload, { count: String(grp.members.length), text: gapSentence(of) })));
+    if (of) out.push(el('p', 'gap', fillIn(W.gap.workload, { count: String(grp.members.length), text: gapSentence(of) })));
     return out;
   }
 
