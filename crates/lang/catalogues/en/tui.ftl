@@ -1,2 +1,130 @@
-# The live view (crates/tui), en: keys start with tui-. Not translated yet; the next change
-# adds its messages here (English first, then zh-CN and zh-TW key for key).
+# The live view (crates/tui), en: keys start with tui-. The reference: zh-CN and zh-TW have the
+# same keys with the same values. Padding around a message is added by the code.
+
+## Title line and the notes under it
+tui-title-replay = REPLAY {$src}
+tui-title-remote = REMOTE {$url} (read-only)
+tui-title-stale = STALE {$secs} s
+tui-title-collecting = collecting the first round…
+tui-title-every = every {$interval}
+tui-title-sort = sort {$column} {$arrow}
+tui-title-per-gpu = per GPU
+tui-title-tree = tree
+tui-title-filter = filter: {$filter}
+tui-title-help = ? help
+tui-note-alert = ALERT {$alert}
+tui-note-stale-nothing = no new round for {$secs} s: a source is not answering; nothing collected yet
+tui-note-stale-from = no new round for {$secs} s: a source is not answering; the values shown are from {$time}
+tui-note-over-attributed = GPU{$gpu}: processes sum to {$bytes} over device used (shared memory counted in each) · bars normalised, labels are raw
+tui-not-live-replay = replay of {$src}
+tui-not-live-remote = remote view of {$url}
+
+## Device cards
+tui-cards-waiting = waiting for the first collection round…
+tui-no-gpu = no GPU found (see `gpuledger selftest`)
+tui-no-gpu-sample = no GPU found (see `gpuledger selftest`); a sample machine: gpuledger --replay examples/sample-snapshot.json
+tui-cards-more = +{$n} more devices: enlarge the terminal, or see `gpuledger snapshot`
+tui-card-mem = MEM
+tui-temp-na = temp n/a
+tui-power-no-limit = {$watts} W / limit n/a
+tui-power-na = power n/a
+tui-books-processes = processes {$bytes}
+tui-books-unattributed = unattributed {$bytes}
+tui-books-unattributed-na = unattributed n/a
+tui-books-over = over-attributed (shared)
+tui-compact-procs = procs {$bytes} · {$unattr}
+tui-compact-unattr = unattr {$bytes}
+tui-compact-unattr-na = unattr n/a
+tui-compact-over = over-attributed
+
+## The process table
+tui-col-dev = DEV
+tui-col-pid = PID
+tui-col-user = USER
+tui-col-owner = OWNER
+tui-col-name = NAME
+tui-col-workload = WORKLOAD
+tui-col-type = TYPE
+tui-col-memory = GPU MEM
+tui-col-sm = SM%
+tui-col-cpu = CPU%
+tui-col-rss = RSS
+tui-col-ram = RAM%
+tui-col-time = TIME
+tui-col-command = COMMAND
+tui-table-hidden = rows {$first}–{$last} of {$n} · {$hidden} hidden (PgUp/PgDn, g/G)
+tui-table-waiting = waiting for data…
+tui-table-none = no GPU processes listed by any source
+tui-table-no-match = no process matches the filter {$filter} (Esc clears it)
+
+## The footer: keys and prompts
+tui-key-quit = quit
+tui-key-help = help
+tui-key-filter = filter
+tui-key-sort = sort
+tui-key-reverse = reverse
+tui-key-tree = tree
+tui-key-details = details
+tui-key-term = term
+tui-key-kill = kill
+tui-key-env = env
+tui-key-scroll = scroll
+tui-key-export = export
+tui-key-copy = copy
+tui-key-interval = interval
+tui-prompt-export = Export CSV to:
+tui-prompt-export-hint = Enter writes (never overwrites) · Esc cancels
+tui-prompt-filter = filter:
+tui-prompt-filter-hint = Enter keep · Esc clear
+
+## The help screen
+tui-help-title = Help — any of ? F1 Esc closes
+tui-help-quit = quit (Esc first clears a filter or a message)
+tui-help-help = this help
+tui-help-move = move; the selection follows its process
+tui-help-sort = sort by next / previous column; r reverses the order
+tui-help-filter = filter: PID, user, name, command, device
+tui-help-tree = tree view: children under their parent; f folds a group
+tui-help-per-gpu = group the rows per GPU (the sort applies within each)
+tui-help-details = details, why each n/a is unknown (↑↓ PgUp/PgDn scroll)
+tui-help-kill = terminate / force kill the selected process (asks)
+tui-help-tag = tag / untag, then down; with tags T/K act on tagged only
+tui-help-env = the process's environment (safe names' values), nvitop's e
+tui-help-scroll = scroll rows left / right; help is ? or F1, not nvitop's h
+tui-help-copy = copy the PID (OSC 52)
+tui-help-open = open the executable's folder in the file manager
+tui-help-export = export the rows as shown to CSV (in the data directory)
+tui-help-interval = refresh interval longer / shorter (100 ms minimum)
+tui-help-window = history window 1/5/10 min  /  theme  /  monochrome
+tui-help-not-live = {$why}: T K Space e o{$keys} act on the live machine, not here
+tui-help-note-type = TYPE C compute, G graphics, C+G both · SM% the process's share of the GPU
+tui-help-note-mem = MEM% memory controller busy · bars: device share · n/a = unknown, never 0
+
+## Details, kill confirmation, environment
+tui-details-title = Details — Esc closes
+tui-details-lines = lines {$from}–{$to} of {$total} · ↑↓ PgUp/PgDn Home/End
+tui-details-estimate = ESTIMATE (calculated, not measured)
+tui-details-evidence = Workload · evidence
+tui-kill-term = Terminate
+tui-kill-force = Force kill
+tui-confirm-term = Terminate PID {$pid} ({$name})?
+tui-confirm-force = Force kill PID {$pid} ({$name})?
+tui-confirm-holds = It holds {$memory}.
+tui-confirm-second = SECOND CONFIRMATION: {$name} {$warning}.
+tui-confirm-really-term = Really terminate it? y = yes, anything else = no
+tui-confirm-really-force = Really force kill it? y = yes, anything else = no
+tui-confirm-yes-no = y = yes, anything else = no
+tui-confirm-tagged-term = Terminate the { $n ->
+    [one] {$n} tagged process
+   *[other] {$n} tagged processes
+  }?
+tui-confirm-tagged-force = Force kill the { $n ->
+    [one] {$n} tagged process
+   *[other] {$n} tagged processes
+  }?
+tui-confirm-and-pids = and PIDs {$pids} ({$more} more)
+tui-confirm-only-these = Only these are signalled (the row under the cursor only if tagged).
+tui-env-title = Environment of PID {$pid} ({$name}) · values of safe names only
+tui-env-empty = (empty environment)
+tui-env-scroll = {$from}–{$to} of {$total} · ↑↓ PgUp/PgDn scroll · any other key closes
+tui-env-closes = any key closes

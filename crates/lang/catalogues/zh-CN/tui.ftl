@@ -1,2 +1,124 @@
-# The live view (crates/tui), zh-CN: keys start with tui-. Not translated yet; the next change
-# adds its messages here (English first, then zh-CN and zh-TW key for key).
+# The live view (crates/tui), zh-CN: keys start with tui-, the same keys and values as en/tui.ftl.
+# Terms from GLOSSARY.md (显存, 进程, 估算, 未归属, 回放); figures and key names stay as written.
+
+## Title line and the notes under it
+tui-title-replay = 回放 {$src}
+tui-title-remote = 远程 {$url}（只读）
+tui-title-stale = 数据过时 {$secs} 秒
+tui-title-collecting = 正在采集第一轮…
+tui-title-every = 每 {$interval} 刷新
+tui-title-sort = 排序 {$column} {$arrow}
+tui-title-per-gpu = 按 GPU 分组
+tui-title-tree = 树状
+tui-title-filter = 筛选：{$filter}
+tui-title-help = ? 帮助
+tui-note-alert = 告警 {$alert}
+tui-note-stale-nothing = {$secs} 秒内没有新一轮数据：某个数据源没有响应；尚未采集到任何数据
+tui-note-stale-from = {$secs} 秒内没有新一轮数据：某个数据源没有响应；显示的是 {$time} 的数值
+tui-note-over-attributed = GPU{$gpu}：各进程之和比设备已用显存多 {$bytes}（共享内存在每个进程中都计入）· 条形已归一化，标签为原始值
+tui-not-live-replay = {$src} 的回放
+tui-not-live-remote = {$url} 的远程视图
+
+## Device cards
+tui-cards-waiting = 正在等待第一轮采集…
+tui-no-gpu = 未找到 GPU（原因见 `gpuledger selftest`）
+tui-no-gpu-sample = 未找到 GPU（原因见 `gpuledger selftest`）；示例机器：gpuledger --replay examples/sample-snapshot.json
+tui-cards-more = 还有 {$n} 个设备：请放大终端，或运行 `gpuledger snapshot`
+tui-card-mem = 显存
+tui-temp-na = 温度 n/a
+tui-power-no-limit = {$watts} W / 功耗上限 n/a
+tui-power-na = 功耗 n/a
+tui-books-processes = 进程 {$bytes}
+tui-books-unattributed = 未归属 {$bytes}
+tui-books-unattributed-na = 未归属 n/a
+tui-books-over = 超额归属（共享）
+tui-compact-procs = 进程 {$bytes} · {$unattr}
+tui-compact-unattr = 未归属 {$bytes}
+tui-compact-unattr-na = 未归属 n/a
+tui-compact-over = 超额归属
+
+## The process table
+tui-col-dev = 设备
+tui-col-pid = PID
+tui-col-user = 用户
+tui-col-owner = 所属
+tui-col-name = 名称
+tui-col-workload = 工作负载
+tui-col-type = 类型
+tui-col-memory = 显存
+tui-col-sm = SM%
+tui-col-cpu = CPU%
+tui-col-rss = RSS
+tui-col-ram = 内存%
+tui-col-time = 时长
+tui-col-command = 命令
+tui-table-hidden = 第 {$first}–{$last} 行，共 {$n} 行 · {$hidden} 行未显示（PgUp/PgDn、g/G）
+tui-table-waiting = 正在等待数据…
+tui-table-none = 没有任何数据源列出使用 GPU 的进程
+tui-table-no-match = 没有进程匹配筛选条件 {$filter}（按 Esc 清除）
+
+## The footer: keys and prompts
+tui-key-quit = 退出
+tui-key-help = 帮助
+tui-key-filter = 筛选
+tui-key-sort = 排序
+tui-key-reverse = 反向
+tui-key-tree = 树状
+tui-key-details = 详情
+tui-key-term = 终止
+tui-key-kill = 强制终止
+tui-key-env = 环境
+tui-key-scroll = 滚动
+tui-key-export = 导出
+tui-key-copy = 复制
+tui-key-interval = 间隔
+tui-prompt-export = 导出 CSV 到：
+tui-prompt-export-hint = Enter 写入（不会覆盖）· Esc 取消
+tui-prompt-filter = 筛选：
+tui-prompt-filter-hint = Enter 保留 · Esc 清除
+
+## The help screen
+tui-help-title = 帮助 — 按 ? F1 或 Esc 关闭
+tui-help-quit = 退出（Esc 会先清除筛选条件或消息）
+tui-help-help = 本帮助
+tui-help-move = 移动；选中项跟随其进程
+tui-help-sort = 按下一列 / 上一列排序；r 反转顺序
+tui-help-filter = 筛选：PID、用户、名称、命令、设备
+tui-help-tree = 树状视图：子进程列在父进程下；f 折叠一组
+tui-help-per-gpu = 按 GPU 分组显示各行（排序在组内进行）
+tui-help-details = 详情，以及每个 n/a 为何未知（↑↓ PgUp/PgDn 滚动）
+tui-help-kill = 终止 / 强制终止选中的进程（会先确认）
+tui-help-tag = 标记 / 取消标记并下移；有标记时 T/K 只作用于已标记的进程
+tui-help-env = 进程的环境变量（只显示安全变量的值），即 nvitop 的 e
+tui-help-scroll = 左右滚动各行；帮助是 ? 或 F1，不是 nvitop 的 h
+tui-help-copy = 复制 PID（OSC 52）
+tui-help-open = 在文件管理器中打开可执行文件所在的文件夹
+tui-help-export = 把当前显示的各行导出为 CSV（保存在数据目录中）
+tui-help-interval = 延长 / 缩短刷新间隔（最短 100 ms）
+tui-help-window = 历史窗口 1/5/10 分钟  /  主题  /  单色
+tui-help-not-live = {$why}：T K Space e o{$keys} 作用于实时运行的机器，在这里不可用
+tui-help-note-type = 类型：C 计算，G 图形，C+G 两者都有 · SM%：进程占用 GPU 的份额
+tui-help-note-mem = MEM%：显存控制器繁忙程度 · 条形：占设备的份额 · n/a = 未知，绝不是 0
+
+## Details, kill confirmation, environment
+tui-details-title = 详情 — 按 Esc 关闭
+tui-details-lines = 第 {$from}–{$to} 行，共 {$total} 行 · ↑↓ PgUp/PgDn Home/End
+tui-details-estimate = 估算（计算所得，不是实测）
+tui-details-evidence = 工作负载 · 证据
+tui-kill-term = 终止
+tui-kill-force = 强制终止
+tui-confirm-term = 终止 PID {$pid}（{$name}）？
+tui-confirm-force = 强制终止 PID {$pid}（{$name}）？
+tui-confirm-holds = 它占用 {$memory}。
+tui-confirm-second = 二次确认：{$name} {$warning}。
+tui-confirm-really-term = 确定要终止它吗？y = 是，其他任意键 = 否
+tui-confirm-really-force = 确定要强制终止它吗？y = 是，其他任意键 = 否
+tui-confirm-yes-no = y = 是，其他任意键 = 否
+tui-confirm-tagged-term = 终止已标记的 {$n} 个进程？
+tui-confirm-tagged-force = 强制终止已标记的 {$n} 个进程？
+tui-confirm-and-pids = 以及 PID {$pids}（另外 {$more} 个）
+tui-confirm-only-these = 只向这些进程发送信号（光标所在行仅在已标记时才包括在内）。
+tui-env-title = PID {$pid}（{$name}）的环境变量 · 只显示安全变量的值
+tui-env-empty = （环境变量为空）
+tui-env-scroll = 第 {$from}–{$to} 个，共 {$total} 个 · ↑↓ PgUp/PgDn 滚动 · 按其他任意键关闭
+tui-env-closes = 按任意键关闭

@@ -1,2 +1,124 @@
-# The live view (crates/tui), zh-TW: keys start with tui-. Not translated yet; the next change
-# adds its messages here (English first, then zh-CN and zh-TW key for key).
+# The live view (crates/tui), zh-TW: keys start with tui-, the same keys and values as en/tui.ftl.
+# Taiwan usage from GLOSSARY.md (顯示記憶體 / 記憶體, 處理程序, 使用者, 指令, 重播, 檔案).
+
+## Title line and the notes under it
+tui-title-replay = 重播 {$src}
+tui-title-remote = 遠端 {$url}（唯讀）
+tui-title-stale = 資料過時 {$secs} 秒
+tui-title-collecting = 正在收集第一輪資料…
+tui-title-every = 每 {$interval} 更新
+tui-title-sort = 排序 {$column} {$arrow}
+tui-title-per-gpu = 依 GPU 分組
+tui-title-tree = 樹狀
+tui-title-filter = 篩選：{$filter}
+tui-title-help = ? 說明
+tui-note-alert = 警示 {$alert}
+tui-note-stale-nothing = {$secs} 秒內沒有新一輪資料：某個資料來源沒有回應；尚未收集到任何資料
+tui-note-stale-from = {$secs} 秒內沒有新一輪資料：某個資料來源沒有回應；顯示的是 {$time} 的數值
+tui-note-over-attributed = GPU{$gpu}：各處理程序加總比裝置已用記憶體多 {$bytes}（共用記憶體在每個處理程序中都計入）· 長條已正規化，標籤為原始值
+tui-not-live-replay = {$src} 的重播
+tui-not-live-remote = {$url} 的遠端檢視
+
+## Device cards
+tui-cards-waiting = 正在等待第一輪收集…
+tui-no-gpu = 找不到 GPU（原因見 `gpuledger selftest`）
+tui-no-gpu-sample = 找不到 GPU（原因見 `gpuledger selftest`）；範例機器：gpuledger --replay examples/sample-snapshot.json
+tui-cards-more = 還有 {$n} 個裝置：請放大終端機視窗，或執行 `gpuledger snapshot`
+tui-card-mem = 記憶體
+tui-temp-na = 溫度 n/a
+tui-power-no-limit = {$watts} W / 功耗上限 n/a
+tui-power-na = 功耗 n/a
+tui-books-processes = 處理程序 {$bytes}
+tui-books-unattributed = 未歸屬 {$bytes}
+tui-books-unattributed-na = 未歸屬 n/a
+tui-books-over = 超額歸屬（共用）
+tui-compact-procs = 處理程序 {$bytes} · {$unattr}
+tui-compact-unattr = 未歸屬 {$bytes}
+tui-compact-unattr-na = 未歸屬 n/a
+tui-compact-over = 超額歸屬
+
+## The process table
+tui-col-dev = 裝置
+tui-col-pid = PID
+tui-col-user = 使用者
+tui-col-owner = 所屬
+tui-col-name = 名稱
+tui-col-workload = 工作負載
+tui-col-type = 類型
+tui-col-memory = 記憶體
+tui-col-sm = SM%
+tui-col-cpu = CPU%
+tui-col-rss = RSS
+tui-col-ram = RAM%
+tui-col-time = 時間
+tui-col-command = 指令
+tui-table-hidden = 第 {$first}–{$last} 列，共 {$n} 列 · {$hidden} 列未顯示（PgUp/PgDn、g/G）
+tui-table-waiting = 正在等待資料…
+tui-table-none = 沒有任何資料來源列出使用 GPU 的處理程序
+tui-table-no-match = 沒有處理程序符合篩選條件 {$filter}（按 Esc 清除）
+
+## The footer: keys and prompts
+tui-key-quit = 離開
+tui-key-help = 說明
+tui-key-filter = 篩選
+tui-key-sort = 排序
+tui-key-reverse = 反向
+tui-key-tree = 樹狀
+tui-key-details = 詳細資料
+tui-key-term = 終止
+tui-key-kill = 強制終止
+tui-key-env = 環境
+tui-key-scroll = 捲動
+tui-key-export = 匯出
+tui-key-copy = 複製
+tui-key-interval = 間隔
+tui-prompt-export = 匯出 CSV 至：
+tui-prompt-export-hint = Enter 寫入（絕不覆寫）· Esc 取消
+tui-prompt-filter = 篩選：
+tui-prompt-filter-hint = Enter 保留 · Esc 清除
+
+## The help screen
+tui-help-title = 說明 — 按 ? F1 或 Esc 關閉
+tui-help-quit = 離開（Esc 會先清除篩選條件或訊息）
+tui-help-help = 本說明
+tui-help-move = 移動；選取項目跟著它的處理程序
+tui-help-sort = 依下一欄 / 上一欄排序；r 反轉順序
+tui-help-filter = 篩選：PID、使用者、名稱、指令、裝置
+tui-help-tree = 樹狀檢視：子處理程序列在父處理程序下；f 摺疊一組
+tui-help-per-gpu = 依 GPU 分組顯示各列（排序在組內進行）
+tui-help-details = 詳細資料，以及每個 n/a 為何未知（↑↓ PgUp/PgDn 捲動）
+tui-help-kill = 終止 / 強制終止選取的處理程序（會先確認）
+tui-help-tag = 標記 / 取消標記並下移；有標記時 T/K 只作用於已標記者
+tui-help-env = 處理程序的環境變數（只顯示安全變數的值），即 nvitop 的 e
+tui-help-scroll = 左右捲動各列；說明是 ? 或 F1，不是 nvitop 的 h
+tui-help-copy = 複製 PID（OSC 52）
+tui-help-open = 在檔案總管中開啟執行檔所在的資料夾
+tui-help-export = 將目前顯示的各列匯出為 CSV（存於資料目錄）
+tui-help-interval = 延長 / 縮短更新間隔（最短 100 ms）
+tui-help-window = 歷史視窗 1/5/10 分鐘  /  佈景主題  /  單色
+tui-help-not-live = {$why}：T K Space e o{$keys} 作用於即時執行的機器，此處無法使用
+tui-help-note-type = 類型：C 運算，G 圖形，C+G 兩者皆有 · SM%：處理程序佔用 GPU 的比例
+tui-help-note-mem = MEM%：記憶體控制器忙碌程度 · 長條：佔裝置的比例 · n/a = 未知，絕不是 0
+
+## Details, kill confirmation, environment
+tui-details-title = 詳細資料 — 按 Esc 關閉
+tui-details-lines = 第 {$from}–{$to} 行，共 {$total} 行 · ↑↓ PgUp/PgDn Home/End
+tui-details-estimate = 估算（計算所得，不是實測）
+tui-details-evidence = 工作負載 · 證據
+tui-kill-term = 終止
+tui-kill-force = 強制終止
+tui-confirm-term = 終止 PID {$pid}（{$name}）？
+tui-confirm-force = 強制終止 PID {$pid}（{$name}）？
+tui-confirm-holds = 它佔用 {$memory}。
+tui-confirm-second = 再次確認：{$name} {$warning}。
+tui-confirm-really-term = 確定要終止它嗎？y = 是，其他任意鍵 = 否
+tui-confirm-really-force = 確定要強制終止它嗎？y = 是，其他任意鍵 = 否
+tui-confirm-yes-no = y = 是，其他任意鍵 = 否
+tui-confirm-tagged-term = 終止已標記的 {$n} 個處理程序？
+tui-confirm-tagged-force = 強制終止已標記的 {$n} 個處理程序？
+tui-confirm-and-pids = 以及 PID {$pids}（另外 {$more} 個）
+tui-confirm-only-these = 只會對這些處理程序送出訊號（游標所在列只在已標記時才包含在內）。
+tui-env-title = PID {$pid}（{$name}）的環境變數 · 只顯示安全變數的值
+tui-env-empty = （環境變數為空）
+tui-env-scroll = 第 {$from}–{$to} 個，共 {$total} 個 · ↑↓ PgUp/PgDn 捲動 · 按其他任意鍵關閉
+tui-env-closes = 按任意鍵關閉

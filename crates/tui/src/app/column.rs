@@ -375,6 +375,26 @@ impl Column {
         self.spec().title
     }
 
+    /// The header in `lang` (English: [`Column::title`]).
+    pub fn title_in(self, lang: gpuledger_lang::Lang) -> String {
+        lang.t(match self {
+            Column::Device => "tui-col-dev",
+            Column::Pid => "tui-col-pid",
+            Column::User => "tui-col-user",
+            Column::Owner => "tui-col-owner",
+            Column::Name => "tui-col-name",
+            Column::Workload => "tui-col-workload",
+            Column::Type => "tui-col-type",
+            Column::Memory => "tui-col-memory",
+            Column::Gpu => "tui-col-sm",
+            Column::Cpu => "tui-col-cpu",
+            Column::Rss => "tui-col-rss",
+            Column::HostMem => "tui-col-ram",
+            Column::Time => "tui-col-time",
+            Column::Command => "tui-col-command",
+        })
+    }
+
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -428,6 +448,13 @@ fn workload_cell(w: &gpuledger_model::Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_headers_are_the_specs_titles() {
+        for c in Column::all() {
+            assert_eq!(c.title_in(gpuledger_lang::Lang::En), c.title());
+        }
+    }
 
     #[test]
     fn specs_are_in_the_enum_order() {

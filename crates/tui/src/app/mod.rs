@@ -184,6 +184,8 @@ pub struct App {
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
     pub geometry: Geometry,
+    /// The language of the words on screen (figures, names and key names are not translated).
+    pub lang: gpuledger_lang::Lang,
 }
 
 /// Evaluates alerts on a round and returns those active, one line each.
@@ -221,6 +223,7 @@ impl App {
             export_dir: PathBuf::from("."),
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
+            lang: gpuledger_lang::Lang::En,
         }
     }
 
@@ -440,8 +443,14 @@ impl App {
     /// a replay shows a recording, a remote view another machine. `None` on the live machine.
     pub fn not_live(&self) -> Option<String> {
         match (&self.replay, &self.remote) {
-            (Some(src), _) => Some(format!("replay of {src}")),
-            (None, Some(url)) => Some(format!("remote view of {url}")),
+            (Some(src), _) => Some(
+                self.lang
+                    .t_args("tui-not-live-replay", &[("src", src.as_str().into())]),
+            ),
+            (None, Some(url)) => Some(
+                self.lang
+                    .t_args("tui-not-live-remote", &[("url", url.as_str().into())]),
+            ),
             (None, None) => None,
         }
     }

@@ -13,22 +13,35 @@ use std::time::Instant;
 
 pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     let t = &app.theme;
+    let lang = app.lang;
     let mut spans = vec![Span::styled(" gpuledger ", t.title)];
     if let Some(src) = &app.replay {
         spans.push(Span::styled(
-            format!(" REPLAY {src} "),
+            format!(
+                " {} ",
+                lang.t_args("tui-title-replay", &[("src", src.as_str().into())])
+            ),
             t.warn.add_modifier(Modifier::REVERSED),
         ));
     }
     if let Some(url) = &app.remote {
         spans.push(Span::styled(
-            format!(" REMOTE {url} (read-only) "),
+            format!(
+                " {} ",
+                lang.t_args("tui-title-remote", &[("url", url.as_str().into())])
+            ),
             t.warn.add_modifier(Modifier::REVERSED),
         ));
     }
     if let Some(age) = app.stale_age(now) {
         spans.push(Span::styled(
-            format!(" STALE {} s ", age.as_secs()),
+            format!(
+                " {} ",
+                lang.t_args(
+                    "tui-title-stale",
+                    &[("secs", age.as_secs().to_string().into())]
+                )
+            ),
             t.warn.add_modifier(Modifier::REVERSED),
         ));
     }
@@ -38,33 +51,60 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         }
         spans.push(Span::styled(format!(" {} ", s.taken_at), t.dim));
     } else {
-        spans.push(Span::styled(" collecting the first round… ", t.dim));
+        spans.push(Span::styled(
+            format!(" {} ", lang.t("tui-title-collecting")),
+            t.dim,
+        ));
     }
     if app.replay.is_none() {
-        spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
+        let every = lang.t_args(
+            "tui-title-every",
+            &[("interval", fmt_interval(app.interval).into())],
+        );
+        spans.push(Span::raw(format!(" {every} ")));
     }
     spans.extend(context_spans(app));
     spans.push(Span::styled(
         format!(
-            " sort {} {} ",
-            app.table.sort.title(),
-            if app.table.descending { "▼" } else { "▲" }
+            " {} ",
+            lang.t_args(
+                "tui-title-sort",
+                &[
+                    ("column", app.table.sort.title_in(lang).into()),
+                    ("arrow", if app.table.descending { "▼" } else { "▲" }.into()),
+                ]
+            )
         ),
         t.dim,
     ));
     if app.table.by_device {
-        spans.push(Span::styled(" per GPU ", t.accent));
-    }
-    if app.table.tree {
-        spans.push(Span::styled(" tree ", t.accent));
-    }
-    if !app.table.filter.is_empty() {
         spans.push(Span::styled(
-            format!(" filter: {} ", app.table.filter),
+            format!(" {} ", lang.t("tui-title-per-gpu")),
             t.accent,
         ));
     }
-    spans.push(Span::styled(" ? help ", t.dim));
+    if app.table.tree {
+        spans.push(Span::styled(
+            format!(" {} ", lang.t("tui-title-tree")),
+            t.accent,
+        ));
+    }
+    if !app.table.filter.is_empty() {
+        spans.push(Span::styled(
+            format!(
+                " {} ",
+                lang.t_args(
+                    "tui-title-filter",
+                    &[("filter", app.table.filter.as_str().into())]
+                )
+            ),
+            t.accent,
+        ));
+    }
+    spans.push(Span::styled(
+        format!(" {} ", lang.t("tui-title-help")),
+        t.dim,
+    ));
     // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time
     // before it shows half of it). The first two (name, REPLAY/REMOTE marker) are always kept.
     let w = area.width as usize;
@@ -118,20 +158,28 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     let mut v: Vec<(String, bool)> = app
         .active_alerts
         .iter()
-        .map(|a| (format!("ALERT {a}"), true))
+        .map(|a| {
+            let alert = app
+                .lang
+                .t_args("tui-note-alert", &[("alert", a.as_str().into())]);
+            (alert, true)
+        })
         .collect();
     if let Some(age) = app.stale_age(now) {
+        let secs = age.as_secs().to_string();
         v.push((
-            format!(
-                "no new round for {} s: a source is not answering; {}",
-                age.as_secs(),
-                app.snapshot
-                    .as_ref()
-                    .map_or("nothing collected yet".to_string(), |s| format!(
-                        "the values shown are from {}",
-                        s.taken_at
-                    ))
-            ),
+            match &app.snapshot {
+                None => app
+                    .lang
+                    .t_args("tui-note-stale-nothing", &[("secs", secs.into())]),
+                Some(s) => app.lang.t_args(
+                    "tui-note-stale-from",
+                    &[
+                        ("secs", secs.into()),
+                        ("time", s.taken_at.to_string().into()),
+                    ],
+                ),
+            },
             true,
         ));
     }
@@ -139,10 +187,12 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     for d in &s.devices {
         if d.ledger.over_attributed {
             v.push((
-                format!(
-                    "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
-                    d.index,
-                    human_opt(d.ledger.over_attributed_bytes)
+                app.lang.t_args(
+                    "tui-note-over-attributed",
+                    &[
+                        ("gpu", d.index.to_string().into()),
+                        ("bytes", human_opt(d.ledger.over_attributed_bytes).into()),
+                    ],
                 ),
                 true,
             ));
