@@ -142,6 +142,7 @@ tui-det-who = {$name}  user {$user}  ppid {$ppid}
 tui-det-started = started {$time}
 tui-det-host = host CPU {$cpu}  RSS {$rss} [procfs]
 tui-det-host-ram = host CPU {$cpu}  RSS {$rss} ({$ram}% of RAM) [procfs]
+tui-det-na = n/a {$what}: {$why}
 tui-det-exe = exe {$exe}
 tui-det-cmd = cmd {$cmd}
 tui-det-no-estimate-unread = no estimate: the model or settings could not be read (`gpuledger explain PID` says which)
@@ -173,3 +174,34 @@ tui-det-missing = missing: {$what}
 tui-det-not-identified-saved = not identified in this saved snapshot
 tui-det-not-identified = not identified: no evidence pointed to a known runtime
 tui-det-live-state = live server state: not shown here yet (gpuledger explain PID)
+
+## The history chart
+tui-chart-history = History
+tui-chart-one-snapshot = History GPU{$gpu}: one snapshot, no history
+tui-chart-recorded = History GPU{$gpu} as recorded, last {$minutes} min (w: window)
+tui-chart-building = History GPU{$gpu}: builds up as rounds arrive
+tui-chart-last = History GPU{$gpu}, last {$minutes} min (w: window)
+tui-chart-short-none = GPU{$gpu}: no history
+tui-chart-short-building = GPU{$gpu}: history builds up
+tui-chart-short-last = GPU{$gpu}, last {$minutes} min
+tui-chart-now = now
+tui-chart-gpu-memory = GPU{$gpu} memory
+tui-chart-gpu-percent = GPU{$gpu} % (right)
+tui-chart-process-memory = {$who} memory
+tui-chart-total-off-scale = card total {$bytes} (off scale)
+tui-chart-top-is-total = top = card total {$bytes}
+tui-chart-total-na = card total n/a
+
+## Why a value is n/a (the details pane; the sources' own reasons stay as they came)
+tui-na-what-metadata = name, user, command
+tui-na-what-memory = GPU memory
+tui-na-what-workload = workload
+tui-na-what-host = CPU %, RSS
+tui-na-no-value = {$source} gave no value and no reason
+tui-na-no-samples = no per-process utilisation samples
+tui-na-not-identified = not identified: no evidence pointed to a known runtime (see the evidence pane)
+tui-na-not-read = not read
+tui-na-host-replay = a saved snapshot has no host CPU/RSS figures
+tui-na-host-remote = the remote server does not send host CPU/RSS figures
+tui-na-host-not-sampled = not sampled yet
+tui-na-host-off-screen = not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)

@@ -136,6 +136,7 @@ tui-det-who = {$name}  用户 {$user}  父进程 {$ppid}
 tui-det-started = 启动于 {$time}
 tui-det-host = 主机 CPU {$cpu}  RSS {$rss} [procfs]
 tui-det-host-ram = 主机 CPU {$cpu}  RSS {$rss}（占内存 {$ram}%）[procfs]
+tui-det-na = n/a {$what}：{$why}
 tui-det-exe = 可执行文件 {$exe}
 tui-det-cmd = 命令行 {$cmd}
 tui-det-no-estimate-unread = 无估算：无法读取模型或设置（`gpuledger explain PID` 会说明是哪一项）
@@ -167,3 +168,34 @@ tui-det-missing = 缺少：{$what}
 tui-det-not-identified-saved = 在这份保存的快照中未识别
 tui-det-not-identified = 未识别：没有证据指向已知的运行时
 tui-det-live-state = 服务的实时状态：这里暂不显示（见 gpuledger explain PID）
+
+## The history chart
+tui-chart-history = 历史
+tui-chart-one-snapshot = GPU{$gpu} 历史：只有一份快照，没有历史
+tui-chart-recorded = GPU{$gpu} 历史（录制数据），最近 {$minutes} 分钟（w：时间窗口）
+tui-chart-building = GPU{$gpu} 历史：随着每轮数据到来逐渐积累
+tui-chart-last = GPU{$gpu} 历史，最近 {$minutes} 分钟（w：时间窗口）
+tui-chart-short-none = GPU{$gpu}：没有历史
+tui-chart-short-building = GPU{$gpu}：历史积累中
+tui-chart-short-last = GPU{$gpu}，最近 {$minutes} 分钟
+tui-chart-now = 现在
+tui-chart-gpu-memory = GPU{$gpu} 显存
+tui-chart-gpu-percent = GPU{$gpu} %（右轴）
+tui-chart-process-memory = {$who} 显存
+tui-chart-total-off-scale = 显卡总量 {$bytes}（超出刻度）
+tui-chart-top-is-total = 顶部 = 显卡总量 {$bytes}
+tui-chart-total-na = 显卡总量 n/a
+
+## Why a value is n/a (the details pane; the sources' own reasons stay as they came)
+tui-na-what-metadata = 名称、用户、命令
+tui-na-what-memory = 显存
+tui-na-what-workload = 工作负载
+tui-na-what-host = CPU %、RSS
+tui-na-no-value = {$source} 既没有给出数值，也没有给出原因
+tui-na-no-samples = 没有按进程的利用率采样
+tui-na-not-identified = 未识别：没有证据指向已知的运行时（见证据面板）
+tui-na-not-read = 未读取
+tui-na-host-replay = 保存的快照中没有主机 CPU/RSS 数据
+tui-na-host-remote = 远程服务不发送主机 CPU/RSS 数据
+tui-na-host-not-sampled = 尚未采样
+tui-na-host-off-screen = 未读取：只读取屏幕上各行的主机 CPU/RSS（按 CPU %、RSS 或 %MEM 排序可读取所有行）

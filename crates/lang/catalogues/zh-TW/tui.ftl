@@ -136,6 +136,7 @@ tui-det-who = {$name}  使用者 {$user}  父處理程序 {$ppid}
 tui-det-started = 啟動於 {$time}
 tui-det-host = 主機 CPU {$cpu}  RSS {$rss} [procfs]
 tui-det-host-ram = 主機 CPU {$cpu}  RSS {$rss}（佔記憶體 {$ram}%）[procfs]
+tui-det-na = n/a {$what}：{$why}
 tui-det-exe = 執行檔 {$exe}
 tui-det-cmd = 命令列 {$cmd}
 tui-det-no-estimate-unread = 無估算：無法讀取模型或設定（`gpuledger explain PID` 會說明是哪一項）
@@ -167,3 +168,34 @@ tui-det-missing = 缺少：{$what}
 tui-det-not-identified-saved = 在這份儲存的快照中未辨識
 tui-det-not-identified = 未辨識：沒有證據指向已知的執行環境
 tui-det-live-state = 伺服器即時狀態：此處尚未顯示（見 gpuledger explain PID）
+
+## The history chart
+tui-chart-history = 歷史
+tui-chart-one-snapshot = GPU{$gpu} 歷史：只有一份快照，沒有歷史
+tui-chart-recorded = GPU{$gpu} 歷史（錄製資料），最近 {$minutes} 分鐘（w：時間視窗）
+tui-chart-building = GPU{$gpu} 歷史：隨著每輪資料到來逐漸累積
+tui-chart-last = GPU{$gpu} 歷史，最近 {$minutes} 分鐘（w：時間視窗）
+tui-chart-short-none = GPU{$gpu}：沒有歷史
+tui-chart-short-building = GPU{$gpu}：歷史累積中
+tui-chart-short-last = GPU{$gpu}，最近 {$minutes} 分鐘
+tui-chart-now = 現在
+tui-chart-gpu-memory = GPU{$gpu} 記憶體
+tui-chart-gpu-percent = GPU{$gpu} %（右軸）
+tui-chart-process-memory = {$who} 記憶體
+tui-chart-total-off-scale = 顯示卡總量 {$bytes}（超出刻度）
+tui-chart-top-is-total = 頂端 = 顯示卡總量 {$bytes}
+tui-chart-total-na = 顯示卡總量 n/a
+
+## Why a value is n/a (the details pane; the sources' own reasons stay as they came)
+tui-na-what-metadata = 名稱、使用者、指令
+tui-na-what-memory = 顯示記憶體
+tui-na-what-workload = 工作負載
+tui-na-what-host = CPU %、RSS
+tui-na-no-value = {$source} 既沒有提供數值，也沒有提供原因
+tui-na-no-samples = 沒有各處理程序的使用率取樣
+tui-na-not-identified = 未辨識：沒有證據指向已知的執行環境（見證據窗格）
+tui-na-not-read = 未讀取
+tui-na-host-replay = 儲存的快照中沒有主機 CPU/RSS 數據
+tui-na-host-remote = 遠端伺服器不傳送主機 CPU/RSS 數據
+tui-na-host-not-sampled = 尚未取樣
+tui-na-host-off-screen = 未讀取：只讀取畫面上各列的主機 CPU/RSS（依 CPU %、RSS 或 %MEM 排序可讀取所有列）

@@ -6,6 +6,7 @@ use crate::feed::{Update, MIN_INTERVAL};
 use crate::hoststats::HostProc;
 use crate::series::History;
 use crate::theme::{Theme, ThemeKind};
+use gpuledger_lang::Lang;
 use gpuledger_model::{Device, Process, Snapshot, Usage};
 use kills::{kill_seen, KillSeen};
 use std::collections::HashMap;
@@ -185,7 +186,7 @@ pub struct App {
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
     pub geometry: Geometry,
     /// The language of the words on screen (figures, names and key names are not translated).
-    pub lang: gpuledger_lang::Lang,
+    pub lang: Lang,
 }
 
 /// Evaluates alerts on a round and returns those active, one line each.
@@ -223,7 +224,7 @@ impl App {
             export_dir: PathBuf::from("."),
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
-            lang: gpuledger_lang::Lang::En,
+            lang: Lang::En,
         }
     }
 
@@ -402,16 +403,21 @@ impl App {
 
     // ---- rows --------------------------------------------------------------------------------
 
-    /// Why a process has no host figures at all.
-    pub fn host_missing(&self) -> &'static str {
+    /// Why a process has no host figures at all, in English (the CSV export's words).
+    pub fn host_missing(&self) -> String {
+        Lang::En.t(self.host_missing_key())
+    }
+
+    /// The catalogue key of [`App::host_missing`]'s sentence.
+    fn host_missing_key(&self) -> &'static str {
         if self.replay.is_some() {
-            "a saved snapshot has no host CPU/RSS figures"
+            "tui-na-host-replay"
         } else if self.remote.is_some() {
-            "the remote server does not send host CPU/RSS figures"
+            "tui-na-host-remote"
         } else if self.host.is_empty() {
-            "not sampled yet"
+            "tui-na-host-not-sampled"
         } else {
-            "not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)"
+            "tui-na-host-off-screen"
         }
     }
 
@@ -537,16 +543,19 @@ impl App {
         };
         let p = self.process(r);
         let u = self.usage(r);
+        let l = self.lang;
         let mut v = Vec::new();
+        // The sources' own reasons are kept as they came; only this view's words are translated.
         if let Some(m) = &p.metadata_unavailable {
-            v.push(("name, user, command".into(), m.clone()));
+            v.push((l.t("tui-na-what-metadata"), m.clone()));
         }
         if u.memory_bytes.is_none() {
+            let source = [("source", u.memory_source.as_str().into())];
             v.push((
-                "GPU memory".into(),
+                l.t("tui-na-what-memory"),
                 u.unavailable_reason
                     .clone()
-                    .unwrap_or_else(|| format!("{} gave no value and no reason", u.memory_source)),
+                    .unwrap_or_else(|| l.t_args("tui-na-no-value", &source)),
             ));
         }
         if u.engines.sm_percent.is_none() {
@@ -555,21 +564,17 @@ impl App {
                 u.engines
                     .unavailable_reason
                     .clone()
-                    .unwrap_or_else(|| "no per-process utilisation samples".into()),
+                    .unwrap_or_else(|| l.t("tui-na-no-samples")),
             ));
         }
         if self.workload(p).is_none() {
-            v.push((
-                "workload".into(),
-                "not identified: no evidence pointed to a known runtime (see the evidence pane)"
-                    .into(),
-            ));
+            v.push((l.t("tui-na-what-workload"), l.t("tui-na-not-identified")));
         }
         match self.host.get(&p.pid) {
-            None => v.push(("CPU %, RSS".into(), self.host_missing().into())),
+            None => v.push((l.t("tui-na-what-host"), l.t(self.host_missing_key()))),
             Some(h) if h.cpu_percent.is_none() || h.rss_bytes.is_none() => v.push((
-                "CPU %, RSS".into(),
-                h.reason.clone().unwrap_or_else(|| "not read".into()),
+                l.t("tui-na-what-host"),
+                h.reason.clone().unwrap_or_else(|| l.t("tui-na-not-read")),
             )),
             _ => {}
         }

@@ -144,7 +144,8 @@ pub fn measured_lines(app: &App, r: &Row) -> Vec<Line<'static>> {
         lang.t_args("tui-det-cmd", &[("cmd", cmd.into())]),
     ));
     for (what, why) in app.unknown_reasons() {
-        v.push(Line::styled(format!("n/a {what}: {why}"), t.dim));
+        let args = [("what", what.into()), ("why", why.into())];
+        v.push(Line::styled(lang.t_args("tui-det-na", &args), t.dim));
     }
     v
 }
