@@ -205,3 +205,64 @@ tui-na-host-replay = a saved snapshot has no host CPU/RSS figures
 tui-na-host-remote = the remote server does not send host CPU/RSS figures
 tui-na-host-not-sampled = not sampled yet
 tui-na-host-off-screen = not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)
+
+## Messages on the footer line
+tui-list-separator = {", "}
+tui-msg-replay-no-interval = replay of {$src}: nothing is refreshed, so there is no interval to change
+tui-msg-refresh-every = refresh every {$interval}
+tui-msg-longest-interval = {$interval} is the longest interval
+tui-msg-shortest-interval = 100 ms is the shortest interval
+tui-msg-copied = PID {$pid} sent to the clipboard (OSC 52: works where the terminal allows it)
+tui-msg-folder-elsewhere = the executable's folder is on the other machine
+tui-msg-opening-folder = opening {$dir} (folder of {$name} pid {$pid}) in the file manager
+tui-msg-exe-not-readable = not readable: another user's process?
+tui-msg-exe-unknown = pid {$pid}: the executable's path is unknown ({$why})
+tui-msg-remote-no-kill = remote view of {$url}: read-only, nothing is terminated from here
+tui-msg-replay-no-kill = replay of {$src}: nothing to terminate (this is a recording)
+tui-msg-will-not-end = will not end PID {$pid} ({$name}): {$why}
+tui-msg-nothing-to-tag = {$why}: nothing to tag for T / K
+tui-msg-tagged = {$n} tagged: T / K signal these only (one confirmation lists them); Space again untags
+tui-msg-tagged-refused = tagged PID {$pid} ({$name}): {$why}; untag it (Space) and signal it on its own
+tui-msg-replay-no-env = replay of {$src}: a snapshot does not keep environments
+tui-msg-remote-no-env = remote view of {$url}: environments are not served
+tui-msg-cancelled = cancelled: PID {$pid} ({$name}) left running
+tui-msg-cancelled-tagged = cancelled: the { $n ->
+    [one] {$n} tagged process
+   *[other] {$n} tagged processes
+  } left running (still tagged)
+tui-msg-term-requested = terminate requested for PID {$pid} ({$name}): waiting to see it gone
+tui-msg-kill-requested = kill requested for PID {$pid} ({$name}): waiting to see it gone
+tui-msg-term-refused = terminate PID {$pid} ({$name}) refused: {$why}
+tui-msg-kill-refused = kill PID {$pid} ({$name}) refused: {$why}
+tui-msg-term-cannot = cannot terminate PID {$pid}: {$why}
+tui-msg-kill-cannot = cannot kill PID {$pid}: {$why}
+tui-msg-outcome-requested = {$pid} ({$name}) requested
+tui-msg-outcome-not-signalled = {$pid} ({$name}) not signalled: {$why}
+tui-msg-tagged-term-sent = terminate of the { $n ->
+    [one] {$n} tagged process
+   *[other] {$n} tagged processes
+  }: {$outcomes}; waiting to see them gone
+tui-msg-tagged-kill-sent = kill of the { $n ->
+    [one] {$n} tagged process
+   *[other] {$n} tagged processes
+  }: {$outcomes}; waiting to see them gone
+tui-msg-term-gone = PID {$pid} ({$name}) is gone: no longer listed at {$time} after the terminate request
+tui-msg-kill-gone = PID {$pid} ({$name}) is gone: no longer listed at {$time} after the kill request
+tui-msg-term-held = PID {$pid} ({$name}) has exited, but the driver still lists it with GPU memory {$secs} s after the terminate request
+tui-msg-kill-held = PID {$pid} ({$name}) has exited, but the driver still lists it with GPU memory {$secs} s after the kill request
+tui-msg-term-running = PID {$pid} ({$name}) is still running {$secs} s after the terminate request
+tui-msg-kill-running = PID {$pid} ({$name}) is still running {$secs} s after the kill request
+tui-msg-exited-waiting = PID {$pid} ({$name}) has exited ({$why}); waiting for the driver to release its GPU memory
+tui-msg-fold-needs-tree = f folds workload groups in the tree view: t first
+tui-msg-nothing-to-unfold = not a workload of several processes: nothing to unfold
+tui-msg-export-cancelled = export cancelled
+tui-msg-export-no-name = export: type a file name first (Esc cancels)
+tui-msg-exported = exported {$n} rows to {$path}
+tui-group-root-name = {$label} (workload root)
+tui-confirm-user = user {$user}
+tui-confirm-running = running {$time}
+tui-confirm-command = command: {$cmd}
+tui-confirm-memory-on = {$bytes} on {$dev}
+tui-confirm-memory-unknown = unknown memory on {$dev}
+tui-confirm-no-memory = no GPU memory listed
+tui-confirm-tagged-detail = user {$user} · {$memory} · {$cmd}

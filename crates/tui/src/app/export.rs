@@ -25,10 +25,10 @@ impl App {
         match key.code {
             KeyCode::Esc => {
                 self.overlay = Overlay::None;
-                self.message = Some("export cancelled".into());
+                self.message = Some(self.lang.t("tui-msg-export-cancelled"));
             }
             KeyCode::Enter if path.trim().is_empty() => {
-                self.message = Some("export: type a file name first (Esc cancels)".into());
+                self.message = Some(self.lang.t("tui-msg-export-no-name"));
                 self.overlay = Overlay::Export(path);
             }
             KeyCode::Enter => {
@@ -38,7 +38,8 @@ impl App {
                         let shown = std::fs::canonicalize(&path)
                             .map(|p| p.display().to_string())
                             .unwrap_or(path);
-                        format!("exported {n} rows to {shown}")
+                        let args = [("n", n.into()), ("path", shown.into())];
+                        self.lang.t_args("tui-msg-exported", &args)
                     }
                     Err(e) => e,
                 });

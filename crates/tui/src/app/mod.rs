@@ -322,41 +322,45 @@ impl App {
         let Some(snap) = &self.snapshot else { return };
         let mut msgs = Vec::new();
         self.pending.retain(|k| {
-            let request = if k.force { "kill" } else { "terminate" };
+            let l = self.lang;
+            // The request's name comes in the sentence (`kill` / `terminate`), not spliced in.
+            let (gone, held, running) = if k.force {
+                (
+                    "tui-msg-kill-gone",
+                    "tui-msg-kill-held",
+                    "tui-msg-kill-running",
+                )
+            } else {
+                (
+                    "tui-msg-term-gone",
+                    "tui-msg-term-held",
+                    "tui-msg-term-running",
+                )
+            };
+            let args = |more: (&'static str, String)| {
+                [
+                    ("pid", k.pid.to_string().into()),
+                    ("name", k.name.as_str().into()),
+                    ("secs", KILL_VERIFY.as_secs().to_string().into()),
+                    (more.0, more.1.into()),
+                ]
+            };
             let late = now.saturating_duration_since(k.since) >= KILL_VERIFY;
             let (msg, keep) = match kill_seen(snap, k) {
                 KillSeen::Gone => (
-                    format!(
-                        "PID {} ({}) is gone: no longer listed at {} after the {request} request",
-                        k.pid, k.name, snap.taken_at
-                    ),
+                    l.t_args(gone, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::ExitedHeld(_) if late => (
-                    format!(
-                        "PID {} ({}) has exited, but the driver still lists it with GPU memory {} s \
-                         after the {request} request",
-                        k.pid,
-                        k.name,
-                        KILL_VERIFY.as_secs()
-                    ),
+                    l.t_args(held, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::ExitedHeld(why) => (
-                    format!(
-                        "PID {} ({}) has exited ({why}); waiting for the driver to release its GPU \
-                         memory",
-                        k.pid, k.name
-                    ),
+                    l.t_args("tui-msg-exited-waiting", &args(("why", why))),
                     true,
                 ),
                 KillSeen::Running if late => (
-                    format!(
-                        "PID {} ({}) is still running {} s after the {request} request",
-                        k.pid,
-                        k.name,
-                        KILL_VERIFY.as_secs()
-                    ),
+                    l.t_args(running, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::Running => return true,
