@@ -266,3 +266,7 @@ tui-confirm-memory-on = {$bytes} on {$dev}
 tui-confirm-memory-unknown = unknown memory on {$dev}
 tui-confirm-no-memory = no GPU memory listed
 tui-confirm-tagged-detail = user {$user} · {$memory} · {$cmd}
+tui-msg-export-failed = cannot export to {$path}: {$error}
+tui-confirm-group-memory = {$bytes} measured over its {$n} processes
+tui-confirm-group-unknown = unknown memory
+tui-confirm-group-detail = the root is signalled and the runtime ends its members: {$members}

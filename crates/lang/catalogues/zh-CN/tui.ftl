@@ -251,3 +251,7 @@ tui-confirm-memory-on = {$dev} 上 {$bytes}
 tui-confirm-memory-unknown = {$dev} 上显存未知
 tui-confirm-no-memory = 没有列出显存占用
 tui-confirm-tagged-detail = 用户 {$user} · {$memory} · {$cmd}
+tui-msg-export-failed = 无法导出到 {$path}：{$error}
+tui-confirm-group-memory = 其 {$n} 个进程实测共 {$bytes}
+tui-confirm-group-unknown = 显存未知
+tui-confirm-group-detail = 信号发给根进程，由运行时结束各成员：{$members}

@@ -251,3 +251,7 @@ tui-confirm-memory-on = {$dev} 上 {$bytes}
 tui-confirm-memory-unknown = {$dev} 上記憶體未知
 tui-confirm-no-memory = 沒有列出顯示記憶體用量
 tui-confirm-tagged-detail = 使用者 {$user} · {$memory} · {$cmd}
+tui-msg-export-failed = 無法匯出到 {$path}：{$error}
+tui-confirm-group-memory = 其 {$n} 個處理程序實測共 {$bytes}
+tui-confirm-group-unknown = 記憶體未知
+tui-confirm-group-detail = 訊號送給根處理程序，由執行環境結束各成員：{$members}

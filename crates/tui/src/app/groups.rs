@@ -180,15 +180,26 @@ impl App {
             pid: root,
             start_time,
             name,
-            memory: format!(
-                "{} measured over its {} processes",
-                g.measured_bytes
-                    .map_or("unknown memory".into(), human_bytes),
-                g.members.len()
+            memory: self.lang.t_args(
+                "tui-confirm-group-memory",
+                &[
+                    (
+                        "bytes",
+                        g.measured_bytes
+                            .map_or(self.lang.t("tui-confirm-group-unknown"), human_bytes)
+                            .into(),
+                    ),
+                    ("n", g.members.len().to_string().into()),
+                ],
             ),
-            detail: format!(
-                "the root is signalled and the runtime ends its members: {}",
-                members.join(", ")
+            detail: self.lang.t_args(
+                "tui-confirm-group-detail",
+                &[(
+                    "members",
+                    members
+                        .join(self.lang.t("tui-list-separator").as_str())
+                        .into(),
+                )],
             ),
             force,
             warning,

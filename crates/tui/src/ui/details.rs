@@ -6,7 +6,7 @@ use gpuledger_lang::Lang;
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::words;
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
-use gpuledger_views::columns::pad_end;
+use gpuledger_views::columns::{display_width as width_of, pad_end};
 use gpuledger_views::estimate::{compute_precision_in, difference, gap_cause_key, reported_value};
 use gpuledger_views::labels::{evidence_label, workload_label};
 use ratatui::layout::Rect;
@@ -300,7 +300,10 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
 /// A ledger line: its label in ten columns (by display width, so a CJK label lines up too),
 /// then the figure right-aligned in ten.
 fn ledger_line(lang: Lang, key: &str, figure: &str) -> String {
-    format!("{}{figure:>10}", pad_end(&lang.t(key), 10))
+    let label = lang.t(key);
+    // At least one blank after a label of ten columns or more (none is, in English).
+    let w = 10.max(width_of(&label) + 1);
+    format!("{}{figure:>10}", pad_end(&label, w))
 }
 
 /// The measurement beside the estimate, with the difference when the estimate is whole.
