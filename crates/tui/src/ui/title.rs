@@ -5,106 +5,18 @@ use crate::app::{fmt_interval, App};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::SourceState;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use std::time::Instant;
 
 pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
-    let t = &app.theme;
-    let lang = app.lang;
-    let mut spans = vec![Span::styled(" gpuledger ", t.title)];
-    if let Some(src) = &app.replay {
-        spans.push(Span::styled(
-            format!(
-                " {} ",
-                lang.t_args("tui-title-replay", &[("src", src.as_str().into())])
-            ),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(url) = &app.remote {
-        spans.push(Span::styled(
-            format!(
-                " {} ",
-                lang.t_args("tui-title-remote", &[("url", url.as_str().into())])
-            ),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(age) = app.stale_age(now) {
-        spans.push(Span::styled(
-            format!(
-                " {} ",
-                lang.t_args(
-                    "tui-title-stale",
-                    &[("secs", age.as_secs().to_string().into())]
-                )
-            ),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(s) = &app.snapshot {
-        if let Some(h) = &s.host.hostname {
-            spans.push(Span::raw(format!(" {h} ")));
-        }
-        spans.push(Span::styled(format!(" {} ", s.taken_at), t.dim));
-    } else {
-        spans.push(Span::styled(
-            format!(" {} ", lang.t("tui-title-collecting")),
-            t.dim,
-        ));
-    }
-    if app.replay.is_none() {
-        let every = lang.t_args(
-            "tui-title-every",
-            &[("interval", fmt_interval(app.interval).into())],
-        );
-        spans.push(Span::raw(format!(" {every} ")));
-    }
+    let mut spans = vec![Span::styled(" gpuledger ", app.theme.title)];
+    spans.extend(marker_spans(app, now));
+    spans.extend(moment_spans(app));
     spans.extend(context_spans(app));
-    spans.push(Span::styled(
-        format!(
-            " {} ",
-            lang.t_args(
-                "tui-title-sort",
-                &[
-                    ("column", app.table.sort.title_in(lang).into()),
-                    ("arrow", if app.table.descending { "▼" } else { "▲" }.into()),
-                ]
-            )
-        ),
-        t.dim,
-    ));
-    if app.table.by_device {
-        spans.push(Span::styled(
-            format!(" {} ", lang.t("tui-title-per-gpu")),
-            t.accent,
-        ));
-    }
-    if app.table.tree {
-        spans.push(Span::styled(
-            format!(" {} ", lang.t("tui-title-tree")),
-            t.accent,
-        ));
-    }
-    if !app.table.filter.is_empty() {
-        spans.push(Span::styled(
-            format!(
-                " {} ",
-                lang.t_args(
-                    "tui-title-filter",
-                    &[("filter", app.table.filter.as_str().into())]
-                )
-            ),
-            t.accent,
-        ));
-    }
-    spans.push(Span::styled(
-        format!(" {} ", lang.t("tui-title-help")),
-        t.dim,
-    ));
+    spans.extend(table_spans(app));
     // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time
     // before it shows half of it). The first two (name, REPLAY/REMOTE marker) are always kept.
     let w = area.width as usize;
@@ -122,6 +34,75 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         }
     }
     f.render_widget(Paragraph::new(Line::from(kept)), area);
+}
+
+/// One title item: the message padded with a blank each side.
+fn item(text: String, style: Style) -> Span<'static> {
+    Span::styled(format!(" {text} "), style)
+}
+
+/// What is not this machine live, reversed: REPLAY, REMOTE, STALE.
+fn marker_spans(app: &App, now: Instant) -> Vec<Span<'static>> {
+    let (lang, style) = (app.lang, app.theme.warn.add_modifier(Modifier::REVERSED));
+    let mut spans = Vec::new();
+    if let Some(src) = &app.replay {
+        let args = [("src", src.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-replay", &args), style));
+    }
+    if let Some(url) = &app.remote {
+        let args = [("url", url.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-remote", &args), style));
+    }
+    if let Some(age) = app.stale_age(now) {
+        let args = [("secs", age.as_secs().to_string().into())];
+        spans.push(item(lang.t_args("tui-title-stale", &args), style));
+    }
+    spans
+}
+
+/// The host and the snapshot's time (or that the first round is coming), and the interval.
+fn moment_spans(app: &App) -> Vec<Span<'static>> {
+    let (lang, t) = (app.lang, &app.theme);
+    let mut spans = Vec::new();
+    if let Some(s) = &app.snapshot {
+        if let Some(h) = &s.host.hostname {
+            spans.push(Span::raw(format!(" {h} ")));
+        }
+        spans.push(item(s.taken_at.clone(), t.dim));
+    } else {
+        spans.push(item(lang.t("tui-title-collecting"), t.dim));
+    }
+    if app.replay.is_none() {
+        let args = [("interval", fmt_interval(app.interval).into())];
+        spans.push(item(
+            lang.t_args("tui-title-every", &args),
+            Style::default(),
+        ));
+    }
+    spans
+}
+
+/// How the table is shown (sort, per GPU, tree, filter), then where the help is.
+fn table_spans(app: &App) -> Vec<Span<'static>> {
+    let (lang, t) = (app.lang, &app.theme);
+    let arrow = if app.table.descending { "▼" } else { "▲" };
+    let sort = [
+        ("column", app.table.sort.title_in(lang).into()),
+        ("arrow", arrow.into()),
+    ];
+    let mut spans = vec![item(lang.t_args("tui-title-sort", &sort), t.dim)];
+    if app.table.by_device {
+        spans.push(item(lang.t("tui-title-per-gpu"), t.accent));
+    }
+    if app.table.tree {
+        spans.push(item(lang.t("tui-title-tree"), t.accent));
+    }
+    if !app.table.filter.is_empty() {
+        let args = [("filter", app.table.filter.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-filter", &args), t.accent));
+    }
+    spans.push(item(lang.t("tui-title-help"), t.dim));
+    spans
 }
 
 /// The host's CPU and RAM (live only: a snapshot does not hold them) and the driver.
