@@ -11,6 +11,7 @@ tui-title-sort = sort {$column} {$arrow}
 tui-title-per-gpu = per GPU
 tui-title-tree = tree
 tui-title-filter = filter: {$filter}
+tui-title-machine = CPU {$cpu} RAM {$ram}
 tui-title-help = ? help
 tui-note-alert = ALERT {$alert}
 tui-note-stale-nothing = no new round for {$secs} s: a source is not answering; nothing collected yet

@@ -11,6 +11,7 @@ tui-title-sort = 排序 {$column} {$arrow}
 tui-title-per-gpu = 按 GPU 分组
 tui-title-tree = 树状
 tui-title-filter = 筛选：{$filter}
+tui-title-machine = CPU {$cpu} 内存 {$ram}
 tui-title-help = ? 帮助
 tui-note-alert = 告警 {$alert}
 tui-note-stale-nothing = {$secs} 秒内没有新一轮数据：某个数据源没有响应；尚未采集到任何数据

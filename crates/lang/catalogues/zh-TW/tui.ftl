@@ -11,6 +11,7 @@ tui-title-sort = 排序 {$column} {$arrow}
 tui-title-per-gpu = 依 GPU 分組
 tui-title-tree = 樹狀
 tui-title-filter = 篩選：{$filter}
+tui-title-machine = CPU {$cpu} 系統記憶體 {$ram}
 tui-title-help = ? 說明
 tui-note-alert = 警示 {$alert}
 tui-note-stale-nothing = {$secs} 秒內沒有新一輪資料：某個資料來源沒有回應；尚未收集到任何資料

@@ -109,7 +109,7 @@ fn table_spans(app: &App) -> Vec<Span<'static>> {
 fn context_spans(app: &App) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     if let Some(m) = &app.machine {
-        spans.push(Span::raw(format!(" {} ", machine_text(m))));
+        spans.push(Span::raw(format!(" {} ", machine_text(app.lang, m))));
     }
     if let Some(driver) = app
         .snapshot
@@ -122,7 +122,7 @@ fn context_spans(app: &App) -> Vec<Span<'static>> {
 }
 
 /// `CPU 12% RAM 31.2/125 GiB`: the host as nvitop's header shows it, `n/a` where unread.
-pub fn machine_text(m: &crate::hostwide::Machine) -> String {
+pub fn machine_text(lang: gpuledger_lang::Lang, m: &crate::hostwide::Machine) -> String {
     let cpu = m
         .cpu_percent
         .map_or_else(|| "n/a".to_string(), |c| format!("{c:.0}%"));
@@ -131,7 +131,10 @@ pub fn machine_text(m: &crate::hostwide::Machine) -> String {
         (None, Some(t)) => format!("n/a/{}", human_bytes(t)),
         _ => "n/a".to_string(),
     };
-    format!("CPU {cpu} RAM {ram}")
+    lang.t_args(
+        "tui-title-machine",
+        &[("cpu", cpu.into()), ("ram", ram.into())],
+    )
 }
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
