@@ -228,3 +228,66 @@ fn chinese_cards_help_and_ledger_labels_align() {
     assert!(screen.contains("說明 — 按 ? F1 或 Esc 關閉"), "{screen}");
     assert!(screen.contains("n/a = 未知，絕不是 0"), "{screen}");
 }
+
+/// The character that starts at display column `col` of `line` (`None` inside a wide one).
+fn at_column(line: &str, col: usize) -> Option<char> {
+    let mut x = 0;
+    for c in line.chars() {
+        if x == col {
+            return Some(c);
+        }
+        x += c.to_string().width();
+        if x > col {
+            return None;
+        }
+    }
+    None
+}
+
+#[test]
+fn chinese_filter_prompt_and_kill_confirmation_stay_in_their_box() {
+    let t0 = Instant::now();
+    let mut app = live(Lang::ZhCn, t0);
+    app.handle_key(support::key('/'), t0);
+    for c in "通义千问".chars() {
+        app.handle_key(support::key(c), t0);
+    }
+    let (buf, _) = draw(&mut app, 80, 24, t0);
+    let footer = text(&buf, 23, 0, 80);
+    assert!(
+        footer.starts_with(" 筛选： 通义千问█  Enter 保留 · Esc 清除"),
+        "{footer:?}"
+    );
+    assert_eq!(app.table.rows.len(), 1, "only the server matches");
+    app.handle_key(
+        ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Enter),
+        t0,
+    );
+    // K on the CJK row: the question names it whole, inside the box's borders.
+    app.handle_key(support::key('K'), t0);
+    let (buf, _) = draw(&mut app, 80, 24, t0);
+    let lines: Vec<String> = (0..24).map(|y| text(&buf, y, 0, 80)).collect();
+    let all = lines.join("\n");
+    let top = lines
+        .iter()
+        .find(|l| l.contains("┌ 强制终止 "))
+        .unwrap_or_else(|| panic!("{all}"));
+    // The box's corners, in display columns.
+    let start = top.find("┌ 强制终止 ").unwrap();
+    let left = top[..start].width();
+    let right = left + top[start..][..top[start..].find('┐').unwrap()].width();
+    assert_eq!(at_column(top, right), Some('┐'), "{all}");
+    for want in [
+        format!("强制终止 PID 4242（{SERVER}）？"),
+        "用户 张三".to_string(),
+        "y = 是，其他任意键 = 否".to_string(),
+    ] {
+        let l = lines
+            .iter()
+            .find(|l| l.contains(&want))
+            .unwrap_or_else(|| panic!("{want}:\n{all}"));
+        // The line's text between the box's borders, at the border's display columns.
+        assert_eq!(at_column(l, left), Some('│'), "{want}:\n{all}");
+        assert_eq!(at_column(l, right), Some('│'), "{want}:\n{all}");
+    }
+}

@@ -276,8 +276,11 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     // The same word `explain` uses, from the estimate's own flag.
     let word = compute_precision_in(e.compute_exact, lang);
     let compute = match &e.compute_label {
-        Some(l) => format!("({l}, {word})"),
-        None => format!("({word})"),
+        Some(l) => lang.t_args(
+            "tui-det-compute-labelled",
+            &[("label", l.as_str().into()), ("word", word.into())],
+        ),
+        None => lang.t_args("tui-det-compute-word", &[("word", word.into())]),
     };
     let part = |key: &str, b: Option<u64>| ledger_line(lang, key, &human_opt(b));
     v.extend([
@@ -390,7 +393,13 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
             }
             for e in &w.evidence {
                 v.push(Line::from(vec![
-                    Span::raw(format!("• {}: ", evidence_label(e.kind, lang))),
+                    Span::raw(format!(
+                        "• {}",
+                        lang.t_args(
+                            "tui-det-evidence-kind",
+                            &[("kind", evidence_label(e.kind, lang).into())]
+                        )
+                    )),
                     Span::raw(e.shown().to_string()),
                     Span::styled(format!(" [{}]", e.source), t.dim),
                 ]));
