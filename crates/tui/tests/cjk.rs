@@ -291,3 +291,41 @@ fn chinese_filter_prompt_and_kill_confirmation_stay_in_their_box() {
         assert_eq!(at_column(l, right), Some('│'), "{want}:\n{all}");
     }
 }
+
+#[test]
+fn no_gpu_hint_in_chinese_is_said_once_and_wraps_whole() {
+    let t0 = Instant::now();
+    let mut snap = sample();
+    snap.devices.clear();
+    snap.processes.clear();
+    // The sources' own note (English, data) is not repeated under the cards' line.
+    snap.notes = vec!["no GPU found by any source (see `gpuledger selftest`)".into()];
+    for (lang, said) in [(Lang::ZhCn, "未找到 GPU"), (Lang::ZhTw, "找不到 GPU")] {
+        for (w, h) in [(80u16, 24u16), (120, 40)] {
+            let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
+            app.lang = lang;
+            app.apply(
+                gpuledger_tui::feed::Update {
+                    snapshot: snap.clone(),
+                    host: Default::default(),
+                    took: Duration::ZERO,
+                    dropped: 0,
+                    machine: None,
+                },
+                t0,
+            );
+            let (buf, _) = draw(&mut app, w, h, t0);
+            let screen: String = (0..h).map(|y| text(&buf, y, 0, w) + "\n").collect();
+            assert_eq!(screen.matches(said).count(), 1, "{lang} {w}x{h}:\n{screen}");
+            assert!(
+                !screen.contains("no GPU found"),
+                "{lang} {w}x{h}:\n{screen}"
+            );
+            let flat: String = screen.split_whitespace().collect();
+            assert!(
+                flat.contains("gpuledger--replayexamples/sample-snapshot.json"),
+                "{lang} {w}x{h}:\n{screen}"
+            );
+        }
+    }
+}
