@@ -285,6 +285,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
         }),
         alerts: alert_hook(&args.alerts),
         proc_root: global.args.proc_root.clone(),
+        lang: global.lang,
     };
     gpuledger_tui::run(opts, || global.asking_collector(true))?;
     Ok(ExitCode::SUCCESS)

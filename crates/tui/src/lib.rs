@@ -45,6 +45,8 @@ pub struct Options {
     pub alerts: Option<app::AlertHook>,
     /// Where process environments are read for `v` on Linux (`--proc-root`, `/proc` by default).
     pub proc_root: std::path::PathBuf,
+    /// The language of the view's words (`--lang`, `GPULEDGER_LANG`, the locale).
+    pub lang: gpuledger_lang::Lang,
 }
 
 /// What a replay shows: a snapshot (a file, or a recording's moment), the name it is shown
@@ -61,6 +63,7 @@ pub fn run(opts: Options, collector: impl FnOnce() -> Collector) -> std::io::Res
     let theme = ThemeKind::resolve(opts.theme, std::env::var("NO_COLOR").ok().as_deref());
     let mut app = App::new(theme, opts.interval, now).with_terminator(opts.terminator);
     app.proc_root = opts.proc_root;
+    app.lang = opts.lang;
     // Exports go to the data directory (shown in the prompt and in the message), not wherever
     // the view happened to be started.
     if let Some(dir) = app::data_dir_with(|k| std::env::var_os(k)) {

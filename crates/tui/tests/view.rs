@@ -639,7 +639,8 @@ fn help_overlay_and_interval_keys() {
     assert!(s.contains("Help"), "{s}");
     // The whole help fits 80×24, unwrapped: every entry and the closing note.
     for (_, what) in gpuledger_tui::ui::HELP {
-        assert!(s.contains(what), "{what:?} missing:\n{s}");
+        let what = gpuledger_lang::Lang::En.t(what);
+        assert!(s.contains(&what), "{what:?} missing:\n{s}");
     }
     assert!(s.contains("n/a = unknown, never 0"), "{s}");
     // q closes the help, it does not quit.

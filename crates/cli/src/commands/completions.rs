@@ -58,7 +58,8 @@ fn main_page(cmd: clap::Command) -> anyhow::Result<String> {
 }
 
 /// The live view's keys and what the names on screen mean, written from the table its help
-/// (`?`) draws (`gpuledger_tui::ui::HELP`), so the man page and the view cannot disagree.
+/// (`?`) draws (`gpuledger_tui::ui::HELP`, message keys of the English catalogue), so the man
+/// page and the view cannot disagree.
 fn live_view_keys() -> String {
     use roff::{bold, roman, Roff};
     let mut r = Roff::new();
@@ -66,14 +67,15 @@ fn live_view_keys() -> String {
     r.text([roman(
         "The live view (gpuledger with no sub-command) answers these keys; ? or F1 shows them there.",
     )]);
+    let en = gpuledger_lang::Lang::En;
     for (keys, what) in gpuledger_tui::ui::HELP {
         r.control("TP", []);
         r.text([bold(*keys)]);
-        r.text([roman(*what)]);
+        r.text([roman(en.t(what))]);
     }
     for note in gpuledger_tui::ui::HELP_NOTES {
         r.control("PP", []);
-        r.text([roman(*note)]);
+        r.text([roman(en.t(note))]);
     }
     // Both renderings start with the same preamble; the page has it already.
     let preamble = Roff::new().render();

@@ -117,14 +117,17 @@ fn man_pages_render_for_every_command() {
         .find(".SH \"LIVE VIEW KEYS\"")
         .expect("a LIVE VIEW KEYS section");
     assert!(keys < plain.find(".SH VERSION").unwrap_or(usize::MAX));
+    let en = gpuledger_lang::Lang::En;
     for (k, what) in gpuledger_tui::ui::HELP {
+        let what = en.t(what);
         assert!(
             plain[keys..].contains(&format!("{k}\n{what}\n")),
             "{k}: {what}\n{plain}"
         );
     }
     for note in gpuledger_tui::ui::HELP_NOTES {
-        assert!(plain[keys..].contains(note), "{note}");
+        let note = en.t(note);
+        assert!(plain[keys..].contains(&note), "{note}");
     }
     // Rendered by man itself where it is installed (Debian's man-db).
     if let Ok(out) = Command::new("man")

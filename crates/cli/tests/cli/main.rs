@@ -39,6 +39,7 @@ mod serve_monitors;
 mod serve_prometheus;
 mod slurm_real;
 mod tui_tmux;
+mod tui_tmux_cjk;
 mod ui_cli;
 mod verify;
 mod verify_vulkan;

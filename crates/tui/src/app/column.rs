@@ -237,7 +237,15 @@ pub const COLUMNS: [ColumnSpec; 14] = [
         descending: false,
         shown: Shown::Always,
         // Not identified: unknown (`n/a`), not "nothing applies".
-        cell: |a, r| CellValue::from_opt(a.process(r).workload.as_ref().map(|w| workload_cell(w))),
+        // Its kind in the reader's language where it is a word (`browser`), not a product name.
+        cell: |a, r| {
+            CellValue::from_opt(
+                a.process(r)
+                    .workload
+                    .as_ref()
+                    .map(|w| workload_cell(w, a.lang)),
+            )
+        },
         sort: |a, r| text(a.workload(a.process(r)).as_deref()),
         csv: Some(col::WORKLOAD),
     },
@@ -375,6 +383,26 @@ impl Column {
         self.spec().title
     }
 
+    /// The header in `lang` (English: [`Column::title`]).
+    pub fn title_in(self, lang: gpuledger_lang::Lang) -> String {
+        lang.t(match self {
+            Column::Device => "tui-col-dev",
+            Column::Pid => "tui-col-pid",
+            Column::User => "tui-col-user",
+            Column::Owner => "tui-col-owner",
+            Column::Name => "tui-col-name",
+            Column::Workload => "tui-col-workload",
+            Column::Type => "tui-col-type",
+            Column::Memory => "tui-col-memory",
+            Column::Gpu => "tui-col-sm",
+            Column::Cpu => "tui-col-cpu",
+            Column::Rss => "tui-col-rss",
+            Column::HostMem => "tui-col-ram",
+            Column::Time => "tui-col-time",
+            Column::Command => "tui-col-command",
+        })
+    }
+
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -405,9 +433,9 @@ const WORKLOAD_MAX: u16 = 40;
 /// The workload cell: its label, the model's part cut (`…`) so that the whole fits
 /// [`WORKLOAD_MAX`] and a member's role (`· runner`, `· rpc device`, `· worker TP1/2`) stays in
 /// sight; a label cut at its end lost exactly that (`llama.cpp · sha256-6a0746a1ec1aef3e7ec5…`).
-fn workload_cell(w: &gpuledger_model::Workload) -> String {
+fn workload_cell(w: &gpuledger_model::Workload, lang: gpuledger_lang::Lang) -> String {
     use gpuledger_views::columns::display_width;
-    let full = w.short_label();
+    let full = gpuledger_views::labels::workload_label(w, lang);
     let max = usize::from(WORKLOAD_MAX);
     let Some(m) = w.member.as_ref().filter(|_| display_width(&full) > max) else {
         return full;
@@ -428,6 +456,13 @@ fn workload_cell(w: &gpuledger_model::Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_headers_are_the_specs_titles() {
+        for c in Column::all() {
+            assert_eq!(c.title_in(gpuledger_lang::Lang::En), c.title());
+        }
+    }
 
     #[test]
     fn specs_are_in_the_enum_order() {
@@ -480,13 +515,16 @@ mod tests {
                 evidence: String::new(),
             }),
         };
-        let cell = workload_cell(&w);
+        let cell = workload_cell(&w, gpuledger_lang::Lang::En);
         assert_eq!(cell, "llama.cpp · sha256-6a0746a… · rpc device");
         assert_eq!(display_width(&cell), usize::from(WORKLOAD_MAX));
         w.model = Some("/m/Qwen3-8B.gguf".into());
-        assert_eq!(workload_cell(&w), "llama.cpp · Qwen3-8B · rpc device");
+        assert_eq!(
+            workload_cell(&w, gpuledger_lang::Lang::En),
+            "llama.cpp · Qwen3-8B · rpc device"
+        );
         w.member = None;
         w.model = Some(format!("/m/{}.gguf", "x".repeat(60)));
-        assert_eq!(workload_cell(&w), w.short_label());
+        assert_eq!(workload_cell(&w, gpuledger_lang::Lang::En), w.short_label());
     }
 }

@@ -25,10 +25,10 @@ impl App {
         match key.code {
             KeyCode::Esc => {
                 self.overlay = Overlay::None;
-                self.message = Some("export cancelled".into());
+                self.message = Some(self.lang.t("tui-msg-export-cancelled"));
             }
             KeyCode::Enter if path.trim().is_empty() => {
-                self.message = Some("export: type a file name first (Esc cancels)".into());
+                self.message = Some(self.lang.t("tui-msg-export-no-name"));
                 self.overlay = Overlay::Export(path);
             }
             KeyCode::Enter => {
@@ -38,7 +38,8 @@ impl App {
                         let shown = std::fs::canonicalize(&path)
                             .map(|p| p.display().to_string())
                             .unwrap_or(path);
-                        format!("exported {n} rows to {shown}")
+                        let args = [("n", n.into()), ("path", shown.into())];
+                        self.lang.t_args("tui-msg-exported", &args)
                     }
                     Err(e) => e,
                 });
@@ -59,19 +60,25 @@ impl App {
     /// columns (the snapshot's time first) and then the view's own ([`VIEW_EXTRA`]). Unknown
     /// values are empty cells with their reason beside them, never 0. Refuses to overwrite.
     pub fn export_csv(&self, path: &Path) -> Result<usize, String> {
+        let failed = |e: &dyn std::fmt::Display| {
+            let args = [
+                ("path", path.display().to_string().into()),
+                ("error", e.to_string().into()),
+            ];
+            self.lang.t_args("tui-msg-export-failed", &args)
+        };
         // The data directory may not exist yet on a first export.
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| failed(&e))?;
         }
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(path)
-            .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+            .map_err(|e| failed(&e))?;
         // The one CSV writer: every field's control characters escaped, as in every CSV.
         let mut w = Writer::from_writer(file);
-        let err = |e: csv::Error| format!("cannot export to {}: {e}", path.display());
+        let err = |e: csv::Error| failed(&e);
         // The snapshot CSV's columns (its time first), then the view's own.
         w.write_record(SNAPSHOT_HEADER.iter().chain(VIEW_EXTRA.iter()))
             .map_err(err)?;
@@ -96,8 +103,7 @@ impl App {
             ]);
             w.write_record(rec).map_err(err)?;
         }
-        w.flush()
-            .map_err(|e| format!("cannot export to {}: {e}", path.display()))?;
+        w.flush().map_err(|e| failed(&e))?;
         Ok(self.table.rows.len())
     }
 }

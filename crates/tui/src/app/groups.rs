@@ -69,7 +69,7 @@ impl App {
     /// `f`: unfold the selected group to its members, or fold it back (from a member's row too).
     pub(super) fn toggle_group_fold(&mut self) {
         if !self.table.tree {
-            self.message = Some("f folds workload groups in the tree view: t first".into());
+            self.message = Some(self.lang.t("tui-msg-fold-needs-tree"));
             return;
         }
         let Some(r) = self.selected_row().copied() else {
@@ -83,7 +83,7 @@ impl App {
             })
             .filter(|root| self.group(*root).is_some());
         let Some(root) = root else {
-            self.message = Some("not a workload of several processes: nothing to unfold".into());
+            self.message = Some(self.lang.t("tui-msg-nothing-to-unfold"));
             return;
         };
         if !self.table.unfolded.remove(&root) {
@@ -147,12 +147,19 @@ impl App {
         let snap = self.snapshot.as_ref().unwrap();
         let root_proc = snap.processes.iter().find(|p| p.pid == root);
         let start_time = root_proc.and_then(|p| p.start_time);
-        let name = format!("{} (workload root)", g.label);
+        let name = self
+            .lang
+            .t_args("tui-group-root-name", &[("label", g.label.as_str().into())]);
         let warning = match self.terminator.check(root, start_time, &name) {
             Check::Allowed => None,
             Check::SecondConfirmation(why) => Some(why),
             Check::Refused(why) => {
-                self.message = Some(format!("will not end PID {root} ({name}): {why}"));
+                let args = [
+                    ("pid", root.to_string().into()),
+                    ("name", name.as_str().into()),
+                    ("why", why.into()),
+                ];
+                self.message = Some(self.lang.t_args("tui-msg-will-not-end", &args));
                 return;
             }
         };
@@ -173,15 +180,26 @@ impl App {
             pid: root,
             start_time,
             name,
-            memory: format!(
-                "{} measured over its {} processes",
-                g.measured_bytes
-                    .map_or("unknown memory".into(), human_bytes),
-                g.members.len()
+            memory: self.lang.t_args(
+                "tui-confirm-group-memory",
+                &[
+                    (
+                        "bytes",
+                        g.measured_bytes
+                            .map_or(self.lang.t("tui-confirm-group-unknown"), human_bytes)
+                            .into(),
+                    ),
+                    ("n", g.members.len().to_string().into()),
+                ],
             ),
-            detail: format!(
-                "the root is signalled and the runtime ends its members: {}",
-                members.join(", ")
+            detail: self.lang.t_args(
+                "tui-confirm-group-detail",
+                &[(
+                    "members",
+                    members
+                        .join(self.lang.t("tui-list-separator").as_str())
+                        .into(),
+                )],
             ),
             force,
             warning,

@@ -1,10 +1,10 @@
 //! Keys and mouse: what each does to the state, and the effects it asks the loop to run.
 
 use super::{
-    fmt_interval, fmt_runtime, AlsoTarget, App, Confirm, Effect, EnvView, Overlay, PendingKill,
+    fmt_interval, fmt_runtime, AlsoTarget, App, Confirm, Effect, EnvView, Overlay,
     INTERVAL_STEPS_MS,
 };
-use crate::actions::{osc52, Check, Termination};
+use crate::actions::{osc52, Check};
 use crate::theme::{Theme, ThemeKind};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words;
@@ -223,9 +223,8 @@ impl App {
 
     pub(super) fn step_interval(&mut self, longer: bool) -> Vec<Effect> {
         if let Some(src) = &self.replay {
-            self.message = Some(format!(
-                "replay of {src}: nothing is refreshed, so there is no interval to change"
-            ));
+            let src = [("src", src.as_str().into())];
+            self.message = Some(self.lang.t_args("tui-msg-replay-no-interval", &src));
             return vec![];
         }
         let cur = self.interval.as_millis() as u64;
@@ -237,14 +236,16 @@ impl App {
         match next {
             Some(ms) => {
                 self.interval = Duration::from_millis(ms);
-                self.message = Some(format!("refresh every {}", fmt_interval(self.interval)));
+                let every = [("interval", fmt_interval(self.interval).into())];
+                self.message = Some(self.lang.t_args("tui-msg-refresh-every", &every));
                 vec![Effect::SetInterval(self.interval)]
             }
             None => {
                 self.message = Some(if longer {
-                    format!("{} is the longest interval", fmt_interval(self.interval))
+                    let longest = [("interval", fmt_interval(self.interval).into())];
+                    self.lang.t_args("tui-msg-longest-interval", &longest)
                 } else {
-                    "100 ms is the shortest interval".into()
+                    self.lang.t("tui-msg-shortest-interval")
                 });
                 vec![]
             }
@@ -256,9 +257,8 @@ impl App {
             return vec![];
         };
         let pid = self.process(&r).pid;
-        self.message = Some(format!(
-            "PID {pid} sent to the clipboard (OSC 52: works where the terminal allows it)"
-        ));
+        let args = [("pid", pid.to_string().into())];
+        self.message = Some(self.lang.t_args("tui-msg-copied", &args));
         vec![Effect::Write(osc52(&pid.to_string()))]
     }
 
@@ -268,7 +268,7 @@ impl App {
             return vec![];
         };
         if self.replay.is_some() || self.remote.is_some() {
-            self.message = Some("the executable's folder is on the other machine".into());
+            self.message = Some(self.lang.t("tui-msg-folder-elsewhere"));
             return vec![];
         }
         let p = self.process(&r);
@@ -279,22 +279,21 @@ impl App {
             .map(Path::to_path_buf);
         match dir {
             Some(dir) => {
-                self.message = Some(format!(
-                    "opening {} (folder of {} pid {}) in the file manager",
-                    dir.display(),
-                    p.display_name(),
-                    p.pid
-                ));
+                let args = [
+                    ("dir", dir.display().to_string().into()),
+                    ("name", p.display_name().to_string().into()),
+                    ("pid", p.pid.to_string().into()),
+                ];
+                self.message = Some(self.lang.t_args("tui-msg-opening-folder", &args));
                 vec![Effect::OpenFolder(dir)]
             }
             None => {
-                self.message = Some(format!(
-                    "pid {}: the executable's path is unknown ({})",
-                    p.pid,
-                    p.metadata_unavailable
-                        .as_deref()
-                        .unwrap_or("not readable: another user's process?")
-                ));
+                let why = match p.metadata_unavailable.as_deref() {
+                    Some(why) => why.to_string(),
+                    None => self.lang.t("tui-msg-exe-not-readable"),
+                };
+                let args = [("pid", p.pid.to_string().into()), ("why", why.into())];
+                self.message = Some(self.lang.t_args("tui-msg-exe-unknown", &args));
                 vec![]
             }
         }
@@ -312,29 +311,32 @@ impl App {
                     .map(|d| format!("GPU{}", d.index))
                     .unwrap_or_else(|| u.device.clone());
                 match u.memory_bytes {
-                    Some(b) => format!("{} on {dev}", human_bytes(b)),
-                    None => format!("unknown memory on {dev}"),
+                    Some(b) => self.lang.t_args(
+                        "tui-confirm-memory-on",
+                        &[("bytes", human_bytes(b).into()), ("dev", dev.into())],
+                    ),
+                    None => self
+                        .lang
+                        .t_args("tui-confirm-memory-unknown", &[("dev", dev.into())]),
                 }
             })
             .collect();
         if parts.is_empty() {
-            "no GPU memory listed".into()
+            self.lang.t("tui-confirm-no-memory")
         } else {
-            parts.join(", ")
+            parts.join(self.lang.t("tui-list-separator").as_str())
         }
     }
 
     pub(super) fn ask_terminate(&mut self, force: bool) {
         if let Some(url) = &self.remote {
-            self.message = Some(format!(
-                "remote view of {url}: read-only, nothing is terminated from here"
-            ));
+            let url = [("url", url.as_str().into())];
+            self.message = Some(self.lang.t_args("tui-msg-remote-no-kill", &url));
             return;
         }
         if let Some(src) = &self.replay {
-            self.message = Some(format!(
-                "replay of {src}: nothing to terminate (this is a recording)"
-            ));
+            let src = [("src", src.as_str().into())];
+            self.message = Some(self.lang.t_args("tui-msg-replay-no-kill", &src));
             return;
         }
         if !self.table.tagged.is_empty() {
@@ -352,17 +354,26 @@ impl App {
             Check::Allowed => None,
             Check::SecondConfirmation(why) => Some(why),
             Check::Refused(why) => {
-                self.message = Some(format!("will not end PID {} ({name}): {why}", p.pid));
+                let args = [
+                    ("pid", p.pid.to_string().into()),
+                    ("name", name.as_str().into()),
+                    ("why", why.into()),
+                ];
+                self.message = Some(self.lang.t_args("tui-msg-will-not-end", &args));
                 return;
             }
         };
-        let mut detail = vec![format!("user {}", words::or_unknown(p.user.as_deref()))];
+        let l = self.lang;
+        let user = words::or_unknown(p.user.as_deref()).to_string();
+        let mut detail = vec![l.t_args("tui-confirm-user", &[("user", user.into())])];
         if let Some(secs) = self.run_secs(p) {
-            detail.push(format!("running {}", fmt_runtime(secs)));
+            let time = [("time", fmt_runtime(secs).into())];
+            detail.push(l.t_args("tui-confirm-running", &time));
         }
         if let Some(cmd) = &p.cmdline {
             // Command lines are stored redacted by the sources.
-            detail.push(format!("command: {}", cmd.join(" ")));
+            let cmd = [("cmd", cmd.join(" ").into())];
+            detail.push(l.t_args("tui-confirm-command", &cmd));
         }
         self.overlay = Overlay::Confirm(Confirm {
             pid: p.pid,
@@ -435,19 +446,27 @@ impl App {
             if let Check::Refused(why) | Check::SecondConfirmation(why) =
                 self.terminator.check(pid, st, &name)
             {
-                return Err(format!(
-                    "tagged PID {pid} ({name}): {why}; untag it (Space) and signal it on its own"
-                ));
+                let args = [
+                    ("pid", pid.to_string().into()),
+                    ("name", name.into()),
+                    ("why", why.into()),
+                ];
+                return Err(self.lang.t_args("tui-msg-tagged-refused", &args));
             }
             let cmd = p.cmdline.as_ref().map(|c| c.join(" ")).unwrap_or_default();
             targets.push(AlsoTarget {
                 pid,
                 start_time: st,
-                detail: format!(
-                    "user {} · {} · {}",
-                    words::or_unknown(p.user.as_deref()),
-                    self.memory_summary(p),
-                    cmd
+                detail: self.lang.t_args(
+                    "tui-confirm-tagged-detail",
+                    &[
+                        (
+                            "user",
+                            words::or_unknown(p.user.as_deref()).to_string().into(),
+                        ),
+                        ("memory", self.memory_summary(p).into()),
+                        ("cmd", cmd.into()),
+                    ],
                 ),
                 name,
             });
@@ -458,7 +477,10 @@ impl App {
     fn toggle_tag(&mut self) {
         // Tags only choose what T / K signal, which act on this machine's live processes.
         if let Some(why) = self.not_live() {
-            self.message = Some(format!("{why}: nothing to tag for T / K"));
+            self.message = Some(
+                self.lang
+                    .t_args("tui-msg-nothing-to-tag", &[("why", why.into())]),
+            );
             return;
         }
         let Some(r) = self.selected_row().copied() else {
@@ -469,10 +491,8 @@ impl App {
         if !self.table.tagged.remove(&key) {
             self.table.tagged.insert(key);
         }
-        self.message = Some(format!(
-            "{} tagged: T / K signal these only (one confirmation lists them); Space again untags",
-            self.table.tagged.len()
-        ));
+        let n = [("n", self.table.tagged.len().to_string().into())];
+        self.message = Some(self.lang.t_args("tui-msg-tagged", &n));
         // As nvitop's Space: on to the next row, so a run of rows is one key each.
         self.select(self.table.selected + 1);
     }
@@ -486,11 +506,11 @@ impl App {
         let p = self.process(&r);
         let (pid, name) = (p.pid, p.display_name().to_string());
         let lines = if let Some(src) = &self.replay {
-            Err(format!(
-                "replay of {src}: a snapshot does not keep environments"
-            ))
+            let src = [("src", src.as_str().into())];
+            Err(self.lang.t_args("tui-msg-replay-no-env", &src))
         } else if let Some(url) = &self.remote {
-            Err(format!("remote view of {url}: environments are not served"))
+            let url = [("url", url.as_str().into())];
+            Err(self.lang.t_args("tui-msg-remote-no-env", &url))
         } else {
             gpuledger_sources::environ::read_environ(&self.proc_root, pid, p.start_time)
         };
@@ -501,93 +521,4 @@ impl App {
             scroll: 0,
         });
     }
-
-    /// Asks the terminator to end one process; a request is then watched until it is gone.
-    fn terminate(
-        &mut self,
-        pid: u32,
-        start_time: Option<u64>,
-        name: &str,
-        force: bool,
-        now: Instant,
-    ) -> Termination {
-        let t = self.terminator.terminate(pid, start_time, force);
-        if t == Termination::Requested {
-            self.pending.push(PendingKill {
-                pid,
-                start_time,
-                name: name.to_string(),
-                force,
-                since: now,
-            });
-        }
-        t
-    }
-
-    pub(super) fn confirm_key(&mut self, mut c: Confirm, key: KeyEvent, now: Instant) {
-        if !matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
-            self.overlay = Overlay::None;
-            self.message = Some(if c.tagged {
-                format!(
-                    "cancelled: the {} left running (still tagged)",
-                    crate::ui::tagged_count(c.also.len() + 1)
-                )
-            } else {
-                format!("cancelled: PID {} ({}) left running", c.pid, c.name)
-            });
-            return;
-        }
-        if c.stage == 1 && c.warning.is_some() {
-            c.stage = 2;
-            self.overlay = Overlay::Confirm(c);
-            return;
-        }
-        self.overlay = Overlay::None;
-        if c.tagged {
-            return self.signal_tagged(&c, now);
-        }
-        let verb = if c.force { "kill" } else { "terminate" };
-        self.message = Some(
-            match self.terminate(c.pid, c.start_time, &c.name, c.force, now) {
-                Termination::Requested => format!(
-                    "{verb} requested for PID {} ({}): waiting to see it gone",
-                    c.pid, c.name
-                ),
-                Termination::Refused(why) => {
-                    format!("{verb} PID {} ({}) refused: {why}", c.pid, c.name)
-                }
-                Termination::NotAvailable(why) => format!("cannot {verb} PID {}: {why}", c.pid),
-            },
-        );
-    }
-
-    /// Sends the confirmed signal to every tagged process (and to nothing else), then untags.
-    fn signal_tagged(&mut self, c: &Confirm, now: Instant) {
-        let verb = if c.force { "kill" } else { "terminate" };
-        let first = AlsoTarget {
-            pid: c.pid,
-            start_time: c.start_time,
-            name: c.name.clone(),
-            detail: String::new(),
-        };
-        let mut outcomes = Vec::new();
-        for a in std::iter::once(&first).chain(&c.also) {
-            outcomes.push(
-                match self.terminate(a.pid, a.start_time, &a.name, c.force, now) {
-                    Termination::Requested => format!("{} ({}) requested", a.pid, a.name),
-                    Termination::Refused(why) | Termination::NotAvailable(why) => {
-                        format!("{} ({}) not signalled: {why}", a.pid, a.name)
-                    }
-                },
-            );
-        }
-        self.table.tagged.clear();
-        self.message = Some(format!(
-            "{verb} of the {}: {}; waiting to see them gone",
-            crate::ui::tagged_count(outcomes.len()),
-            outcomes.join(", ")
-        ));
-    }
-
-    // ---- export ------------------------------------------------------------------------------
 }

@@ -6,6 +6,7 @@ use crate::feed::{Update, MIN_INTERVAL};
 use crate::hoststats::HostProc;
 use crate::series::History;
 use crate::theme::{Theme, ThemeKind};
+use gpuledger_lang::Lang;
 use gpuledger_model::{Device, Process, Snapshot, Usage};
 use kills::{kill_seen, KillSeen};
 use std::collections::HashMap;
@@ -184,6 +185,8 @@ pub struct App {
     pub proc_root: PathBuf,
     /// Where the last frame put the table (set by the terminal loop from what `ui::draw` returns).
     pub geometry: Geometry,
+    /// The language of the words on screen (figures, names and key names are not translated).
+    pub lang: Lang,
 }
 
 /// Evaluates alerts on a round and returns those active, one line each.
@@ -221,6 +224,7 @@ impl App {
             export_dir: PathBuf::from("."),
             proc_root: PathBuf::from("/proc"),
             geometry: Geometry::default(),
+            lang: Lang::En,
         }
     }
 
@@ -320,41 +324,45 @@ impl App {
         let Some(snap) = &self.snapshot else { return };
         let mut msgs = Vec::new();
         self.pending.retain(|k| {
-            let request = if k.force { "kill" } else { "terminate" };
+            let l = self.lang;
+            // The request's name comes in the sentence (`kill` / `terminate`), not spliced in.
+            let (gone, held, running) = if k.force {
+                (
+                    "tui-msg-kill-gone",
+                    "tui-msg-kill-held",
+                    "tui-msg-kill-running",
+                )
+            } else {
+                (
+                    "tui-msg-term-gone",
+                    "tui-msg-term-held",
+                    "tui-msg-term-running",
+                )
+            };
+            let args = |more: (&'static str, String)| {
+                [
+                    ("pid", k.pid.to_string().into()),
+                    ("name", k.name.as_str().into()),
+                    ("secs", KILL_VERIFY.as_secs().to_string().into()),
+                    (more.0, more.1.into()),
+                ]
+            };
             let late = now.saturating_duration_since(k.since) >= KILL_VERIFY;
             let (msg, keep) = match kill_seen(snap, k) {
                 KillSeen::Gone => (
-                    format!(
-                        "PID {} ({}) is gone: no longer listed at {} after the {request} request",
-                        k.pid, k.name, snap.taken_at
-                    ),
+                    l.t_args(gone, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::ExitedHeld(_) if late => (
-                    format!(
-                        "PID {} ({}) has exited, but the driver still lists it with GPU memory {} s \
-                         after the {request} request",
-                        k.pid,
-                        k.name,
-                        KILL_VERIFY.as_secs()
-                    ),
+                    l.t_args(held, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::ExitedHeld(why) => (
-                    format!(
-                        "PID {} ({}) has exited ({why}); waiting for the driver to release its GPU \
-                         memory",
-                        k.pid, k.name
-                    ),
+                    l.t_args("tui-msg-exited-waiting", &args(("why", why))),
                     true,
                 ),
                 KillSeen::Running if late => (
-                    format!(
-                        "PID {} ({}) is still running {} s after the {request} request",
-                        k.pid,
-                        k.name,
-                        KILL_VERIFY.as_secs()
-                    ),
+                    l.t_args(running, &args(("time", snap.taken_at.clone()))),
                     false,
                 ),
                 KillSeen::Running => return true,
@@ -401,16 +409,21 @@ impl App {
 
     // ---- rows --------------------------------------------------------------------------------
 
-    /// Why a process has no host figures at all.
-    pub fn host_missing(&self) -> &'static str {
+    /// Why a process has no host figures at all, in English (the CSV export's words).
+    pub fn host_missing(&self) -> String {
+        Lang::En.t(self.host_missing_key())
+    }
+
+    /// The catalogue key of [`App::host_missing`]'s sentence.
+    fn host_missing_key(&self) -> &'static str {
         if self.replay.is_some() {
-            "a saved snapshot has no host CPU/RSS figures"
+            "tui-na-host-replay"
         } else if self.remote.is_some() {
-            "the remote server does not send host CPU/RSS figures"
+            "tui-na-host-remote"
         } else if self.host.is_empty() {
-            "not sampled yet"
+            "tui-na-host-not-sampled"
         } else {
-            "not read: host CPU/RSS are read for the rows on screen (sort by CPU %, RSS or %MEM to read every row)"
+            "tui-na-host-off-screen"
         }
     }
 
@@ -442,8 +455,14 @@ impl App {
     /// a replay shows a recording, a remote view another machine. `None` on the live machine.
     pub fn not_live(&self) -> Option<String> {
         match (&self.replay, &self.remote) {
-            (Some(src), _) => Some(format!("replay of {src}")),
-            (None, Some(url)) => Some(format!("remote view of {url}")),
+            (Some(src), _) => Some(
+                self.lang
+                    .t_args("tui-not-live-replay", &[("src", src.as_str().into())]),
+            ),
+            (None, Some(url)) => Some(
+                self.lang
+                    .t_args("tui-not-live-remote", &[("url", url.as_str().into())]),
+            ),
             (None, None) => None,
         }
     }
@@ -530,16 +549,19 @@ impl App {
         };
         let p = self.process(r);
         let u = self.usage(r);
+        let l = self.lang;
         let mut v = Vec::new();
+        // The sources' own reasons are kept as they came; only this view's words are translated.
         if let Some(m) = &p.metadata_unavailable {
-            v.push(("name, user, command".into(), m.clone()));
+            v.push((l.t("tui-na-what-metadata"), m.clone()));
         }
         if u.memory_bytes.is_none() {
+            let source = [("source", u.memory_source.as_str().into())];
             v.push((
-                "GPU memory".into(),
+                l.t("tui-na-what-memory"),
                 u.unavailable_reason
                     .clone()
-                    .unwrap_or_else(|| format!("{} gave no value and no reason", u.memory_source)),
+                    .unwrap_or_else(|| l.t_args("tui-na-no-value", &source)),
             ));
         }
         if u.engines.sm_percent.is_none() {
@@ -548,21 +570,17 @@ impl App {
                 u.engines
                     .unavailable_reason
                     .clone()
-                    .unwrap_or_else(|| "no per-process utilisation samples".into()),
+                    .unwrap_or_else(|| l.t("tui-na-no-samples")),
             ));
         }
         if self.workload(p).is_none() {
-            v.push((
-                "workload".into(),
-                "not identified: no evidence pointed to a known runtime (see the evidence pane)"
-                    .into(),
-            ));
+            v.push((l.t("tui-na-what-workload"), l.t("tui-na-not-identified")));
         }
         match self.host.get(&p.pid) {
-            None => v.push(("CPU %, RSS".into(), self.host_missing().into())),
+            None => v.push((l.t("tui-na-what-host"), l.t(self.host_missing_key()))),
             Some(h) if h.cpu_percent.is_none() || h.rss_bytes.is_none() => v.push((
-                "CPU %, RSS".into(),
-                h.reason.clone().unwrap_or_else(|| "not read".into()),
+                l.t("tui-na-what-host"),
+                h.reason.clone().unwrap_or_else(|| l.t("tui-na-not-read")),
             )),
             _ => {}
         }

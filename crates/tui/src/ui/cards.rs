@@ -13,30 +13,33 @@ pub(crate) const CARD_MIN_WIDTH: u16 = 56;
 /// A card's rows: its border, memory, utilisation, the books, and the device's context (clocks,
 /// PCIe link).
 pub(crate) const CARD_HEIGHT: u16 = 6;
-/// Said once, on the cards' line (the snapshot's own note saying the same is not repeated).
-pub(crate) const NO_GPU: &str = "no GPU found (see `gpuledger selftest`)";
-/// What to run to see the view with a machine in it.
-pub(crate) const SAMPLE_HINT: &str =
-    "a sample machine: gpuledger --replay examples/sample-snapshot.json";
-
 use super::text::{bar, fit, opt, width_of};
+use gpuledger_lang::Lang;
 
-pub(crate) fn power_text(d: &Device) -> String {
+pub(crate) fn power_text(lang: Lang, d: &Device) -> String {
     match (d.power.usage_watts, d.power.limit_watts) {
         (Some(u), Some(l)) => format!("{u:.0}/{l:.0} W"),
-        (Some(u), None) => format!("{u:.0} W / limit n/a"),
+        (Some(u), None) => {
+            lang.t_args("tui-power-no-limit", &[("watts", format!("{u:.0}").into())])
+        }
         (None, Some(l)) => format!("n/a / {l:.0} W"),
-        (None, None) => "power n/a".into(),
+        (None, None) => lang.t("tui-power-na"),
     }
 }
 
-pub(crate) fn books_text(d: &Device) -> String {
+/// `bytes` as a message's `$bytes`.
+fn bytes_arg(lang: Lang, key: &str, bytes: u64) -> String {
+    lang.t_args(key, &[("bytes", human_bytes(bytes).into())])
+}
+
+pub(crate) fn books_text(lang: Lang, d: &Device) -> String {
     let l = &d.ledger;
-    let mut s = format!("processes {}", human_bytes(l.attributed_bytes));
+    let mut s = bytes_arg(lang, "tui-books-processes", l.attributed_bytes);
+    s.push_str(" · ");
     match (l.unattributed_bytes, l.over_attributed) {
-        (Some(u), _) => s.push_str(&format!(" · unattributed {}", human_bytes(u))),
-        (None, true) => s.push_str(" · over-attributed (shared)"),
-        (None, false) => s.push_str(" · unattributed n/a"),
+        (Some(u), _) => s.push_str(&bytes_arg(lang, "tui-books-unattributed", u)),
+        (None, true) => s.push_str(&lang.t("tui-books-over")),
+        (None, false) => s.push_str(&lang.t("tui-books-unattributed-na")),
     }
     if l.unknown_processes > 0 {
         s.push_str(&format!(" · {} n/a", l.unknown_processes));
@@ -63,19 +66,18 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
     let t = &app.theme;
     let Some(snap) = &app.snapshot else {
         f.render_widget(
-            Paragraph::new(Span::styled(
-                "waiting for the first collection round…",
-                t.dim,
-            )),
+            Paragraph::new(Span::styled(app.lang.t("tui-cards-waiting"), t.dim)),
             area,
         );
         return;
     };
     if snap.devices.is_empty() {
+        // Said once, on the cards' line (the snapshot's own note saying the same is not
+        // repeated), with a sample machine to look at when this is the live machine.
         let line = if app.remote.is_some() || app.replay.is_some() {
-            NO_GPU.to_string()
+            app.lang.t("tui-no-gpu")
         } else {
-            format!("{NO_GPU}; {SAMPLE_HINT}")
+            app.lang.t("tui-no-gpu-sample")
         };
         f.render_widget(
             Paragraph::new(Span::styled(line, t.warn)).wrap(Wrap { trim: true }),
@@ -89,9 +91,9 @@ pub(crate) fn draw_cards(f: &mut Frame, app: &App, area: Rect, compact: bool) {
             let row = Rect::new(area.x, area.y + i as u16, area.width, 1);
             let line = if i + 1 == shown && snap.devices.len() > shown {
                 vec![Span::styled(
-                    format!(
-                        "+{} more devices: enlarge the terminal, or see `gpuledger snapshot`",
-                        snap.devices.len() - shown + 1
+                    app.lang.t_args(
+                        "tui-cards-more",
+                        &[("n", (snap.devices.len() - shown + 1).to_string().into())],
                     ),
                     t.dim,
                 )]
@@ -163,16 +165,23 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
     }
     spans.push(Span::raw(format!(" {} {}", used_of_total(d), mem_pct(d))));
     let l = &d.ledger;
+    let lang = app.lang;
     let unattr = match (l.unattributed_bytes, l.over_attributed) {
-        (Some(u), _) => format!("unattr {}", human_bytes(u)),
-        (None, true) => "over-attributed".into(),
-        (None, false) => "unattr n/a".into(),
+        (Some(u), _) => bytes_arg(lang, "tui-compact-unattr", u),
+        (None, true) => lang.t("tui-compact-over"),
+        (None, false) => lang.t("tui-compact-unattr-na"),
     };
     // The books: processes and the unattributed rest together, or the rest alone when narrow.
     let mut items: Vec<Vec<String>> = vec![
         vec![format!("GPU% {}", opt(d.utilization.gpu_percent, ""))],
         vec![
-            format!("procs {} · {unattr}", human_bytes(l.attributed_bytes)),
+            lang.t_args(
+                "tui-compact-procs",
+                &[
+                    ("bytes", human_bytes(l.attributed_bytes).into()),
+                    ("unattr", unattr.as_str().into()),
+                ],
+            ),
             unattr,
         ],
     ];
@@ -183,8 +192,8 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
         vec![format!("MEM% {}", opt(d.utilization.memory_percent, ""))],
         vec![d
             .temperature_c
-            .map_or("temp n/a".into(), |c| format!("{c}°C"))],
-        vec![power_text(d)],
+            .map_or(lang.t("tui-temp-na"), |c| format!("{c}°C"))],
+        vec![power_text(lang, d)],
     ]);
     // The context last: it shows where a wide terminal leaves room for it.
     items.extend(
@@ -246,7 +255,8 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
         human_opt(d.memory.total_bytes),
         mem_pct(d)
     );
-    let bw = w.saturating_sub(4 + label.chars().count());
+    let mem = format!("{} ", app.lang.t("tui-card-mem"));
+    let bw = w.saturating_sub(width_of(&mem) + width_of(&label));
     let (fill, empty) = match mem_frac(d) {
         Some(fr) => bar(fr, bw),
         // Unknown is not 0: no bar at all (the label says n/a).
@@ -254,7 +264,7 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
     };
     f.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::raw("MEM "),
+            Span::raw(mem),
             Span::styled(fill, t.bar),
             Span::styled(empty, t.bar_empty),
             Span::raw(label),
@@ -267,18 +277,18 @@ pub(crate) fn draw_card(f: &mut Frame, app: &App, d: &Device, rect: Rect) {
         opt(d.utilization.gpu_percent, ""),
         opt(d.utilization.memory_percent, ""),
         d.temperature_c
-            .map_or("temp n/a".into(), |c| format!("{c}°C")),
-        power_text(d)
+            .map_or(app.lang.t("tui-temp-na"), |c| format!("{c}°C")),
+        power_text(app.lang, d)
     );
     // Line 3: the books; sparkline of memory used to the right.
-    let l3 = books_text(d);
+    let l3 = books_text(app.lang, d);
     if inner.height >= 4 {
         draw_context(f, app, d, Rect::new(inner.x, inner.y + 3, inner.width, 1));
     }
     let series = app.history.devices.get(&d.uuid);
     for (i, (text, which)) in [(l2, 0), (l3, 1)].into_iter().enumerate() {
         let y = inner.y + 1 + i as u16;
-        let tw = text.chars().count() as u16;
+        let tw = width_of(&text) as u16;
         f.render_widget(Paragraph::new(text), Rect::new(inner.x, y, inner.width, 1));
         let spark_w = inner.width.saturating_sub(tw + 2);
         if spark_w >= 6 {

@@ -4,6 +4,7 @@ use super::details::{draw_estimated, draw_evidence, draw_measured, estimate_heig
 use super::text::width_of;
 use crate::app::App;
 use crate::series::Series;
+use gpuledger_lang::Value;
 use gpuledger_model::units::human_bytes;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -94,15 +95,17 @@ pub fn chart_legend(app: &App) -> Vec<LegendItem> {
     else {
         return vec![];
     };
+    let lang = app.lang;
+    let gpu = [("gpu", dev.index.to_string().into())];
     let mut v = vec![
         LegendItem {
             glyph: "━",
-            label: format!("GPU{} memory", dev.index),
+            label: lang.t_args("tui-chart-gpu-memory", &gpu),
             style: t.mem_line,
         },
         LegendItem {
             glyph: "━",
-            label: format!("GPU{} % (right)", dev.index),
+            label: lang.t_args("tui-chart-gpu-percent", &gpu),
             style: t.gpu_line,
         },
     ];
@@ -111,7 +114,7 @@ pub fn chart_legend(app: &App) -> Vec<LegendItem> {
         let who = format!("{} {}", p.pid, p.display_name());
         v.push(LegendItem {
             glyph: "•",
-            label: format!("{who} memory"),
+            label: lang.t_args("tui-chart-process-memory", &[("who", who.into())]),
             style: t.accent,
         });
         v.push(LegendItem {
@@ -130,7 +133,8 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
         .and_then(|r| app.device_of(&r))
         .or_else(|| app.snapshot.as_ref().and_then(|s| s.devices.first()));
     let Some(dev) = dev else {
-        f.render_widget(Block::bordered().title(" History "), area);
+        let title = format!(" {} ", app.lang.t("tui-chart-history"));
+        f.render_widget(Block::bordered().title(title), area);
         return;
     };
     let dev_series = app.history.devices.get(&dev.uuid);
@@ -151,11 +155,12 @@ pub(crate) fn draw_chart(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     let mut title = chart_title(app, dev, npoints);
     if width_of(&title) + 2 > area.width as usize {
         // A narrow pane (80 columns split in two) gets the short form, not a cut one.
-        title = match (app.replay.is_some(), npoints < 2) {
-            (true, true) => format!(" GPU{}: no history ", dev.index),
-            (false, true) => format!(" GPU{}: history builds up ", dev.index),
-            _ => format!(" GPU{}, last {} min ", dev.index, app.chart_minutes),
+        let key = match (app.replay.is_some(), npoints < 2) {
+            (true, true) => "tui-chart-short-none",
+            (false, true) => "tui-chart-short-building",
+            _ => "tui-chart-short-last",
         };
+        title = format!(" {} ", app.lang.t_args(key, &chart_args(app, dev)));
     }
     let block = Block::bordered().title(Span::styled(title, t.title));
     let inner = block.inner(area);
@@ -302,21 +307,24 @@ impl Window {
 /// The title says why the chart is empty when it is (a replay of one moment, or too few rounds
 /// yet), and that a recording's history is recorded.
 fn chart_title(app: &App, dev: &gpuledger_model::Device, npoints: usize) -> String {
-    if app.replay.is_some() && npoints < 2 {
-        format!(" History GPU{}: one snapshot, no history ", dev.index)
+    let key = if app.replay.is_some() && npoints < 2 {
+        "tui-chart-one-snapshot"
     } else if app.replay.is_some() {
-        format!(
-            " History GPU{} as recorded, last {} min (w: window) ",
-            dev.index, app.chart_minutes
-        )
+        "tui-chart-recorded"
     } else if npoints < 2 {
-        format!(" History GPU{}: builds up as rounds arrive ", dev.index)
+        "tui-chart-building"
     } else {
-        format!(
-            " History GPU{}, last {} min (w: window) ",
-            dev.index, app.chart_minutes
-        )
-    }
+        "tui-chart-last"
+    };
+    format!(" {} ", app.lang.t_args(key, &chart_args(app, dev)))
+}
+
+/// A chart title's values: the device's index and the window's minutes.
+fn chart_args(app: &App, dev: &gpuledger_model::Device) -> [(&'static str, Value<'static>); 2] {
+    [
+        ("gpu", dev.index.to_string().into()),
+        ("minutes", app.chart_minutes.to_string().into()),
+    ]
 }
 
 /// The right end of the time axis: now, or the moment a replay shows (`09:00:00`).
@@ -324,7 +332,7 @@ fn right_label(app: &App) -> String {
     let at = app.replay.as_ref().and(app.snapshot.as_ref());
     match at.and_then(|s| s.taken_at.get(11..19)) {
         Some(hms) => hms.to_string(),
-        None => "now".into(),
+        None => app.lang.t("tui-chart-now"),
     }
 }
 
@@ -355,9 +363,15 @@ fn draw_legend(
 ) -> u16 {
     let t = &app.theme;
     let total_note = match dev.memory.total_bytes {
-        Some(total) if !top_is_total => format!("card total {} (off scale)", human_bytes(total)),
-        Some(total) => format!("top = card total {}", human_bytes(total)),
-        None => "card total n/a".to_string(),
+        Some(total) => app.lang.t_args(
+            if top_is_total {
+                "tui-chart-top-is-total"
+            } else {
+                "tui-chart-total-off-scale"
+            },
+            &[("bytes", human_bytes(total).into())],
+        ),
+        None => app.lang.t("tui-chart-total-na"),
     };
     let mut items: Vec<Vec<Span>> = chart_legend(app)
         .into_iter()

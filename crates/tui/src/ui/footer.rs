@@ -1,7 +1,7 @@
 //! The footer (keys, prompts, messages) and the overlays (help, confirmations).
 
 use super::details::{estimate_lines, evidence_lines, measured_lines};
-use super::text::{fit, tagged_count, tail_fit, width_of};
+use super::text::{fit, tail_fit, width_of};
 use crate::app::{App, Confirm, EnvView, Overlay};
 use gpuledger_model::term_safe;
 use ratatui::layout::Rect;
@@ -33,20 +33,21 @@ pub fn prompt_line(app: &App, label: &str, text: &str, hint: &str, width: u16) -
 
 pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    let lang = app.lang;
     let line = if let Overlay::Export(path) = &app.overlay {
         prompt_line(
             app,
-            "Export CSV to:",
+            &lang.t("tui-prompt-export"),
             path,
-            "Enter writes (never overwrites) · Esc cancels",
+            &lang.t("tui-prompt-export-hint"),
             area.width,
         )
     } else if app.table.filter_editing {
         prompt_line(
             app,
-            "filter:",
+            &lang.t("tui-prompt-filter"),
             &app.table.filter,
-            "Enter keep · Esc clear",
+            &lang.t("tui-prompt-filter-hint"),
             area.width,
         )
     } else if let Some(m) = &app.message {
@@ -54,35 +55,37 @@ pub(crate) fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     } else {
         // Whole key hints only, as many as fit: a narrow terminal drops the last ones. A
         // replay or a remote view does not offer what acts on this machine (LIVE_KEYS).
-        const KEYS: [&str; 13] = [
-            "q quit",
-            "? help",
-            "/ filter",
-            "s sort",
-            "r reverse",
-            "t tree",
-            "Enter details",
-            "T term",
-            "K kill",
-            "e env",
-            "h/l scroll",
-            "x export",
-            "c copy",
+        // Each hint is a key and the message saying what it does.
+        const KEYS: [(&str, &str); 13] = [
+            ("q", "tui-key-quit"),
+            ("?", "tui-key-help"),
+            ("/", "tui-key-filter"),
+            ("s", "tui-key-sort"),
+            ("r", "tui-key-reverse"),
+            ("t", "tui-key-tree"),
+            ("Enter", "tui-key-details"),
+            ("T", "tui-key-term"),
+            ("K", "tui-key-kill"),
+            ("e", "tui-key-env"),
+            ("h/l", "tui-key-scroll"),
+            ("x", "tui-key-export"),
+            ("c", "tui-key-copy"),
         ];
         let mut text = String::new();
         let live = app.not_live().is_none();
-        let interval = app.replay.is_none().then_some(&"+/- interval");
+        let interval = app.replay.is_none().then_some(&("+/-", "tui-key-interval"));
         let keys = KEYS
             .iter()
-            .filter(|k| live || !acts_live(k))
+            .filter(|(k, _)| live || !acts_live(k))
             .chain(interval);
-        for k in keys {
+        for (k, what) in keys {
+            let hint = format!("{k} {}", lang.t(what));
             let sep = if text.is_empty() { "" } else { "  " };
-            if width_of(&text) + sep.len() + width_of(k) > area.width as usize {
+            if width_of(&text) + sep.len() + width_of(&hint) > area.width as usize {
                 break;
             }
             text.push_str(sep);
-            text.push_str(k);
+            text.push_str(&hint);
         }
         Line::styled(text, t.dim)
     };
@@ -100,12 +103,9 @@ pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-/// Under the keys: what the names on screen mean (the snapshot table's names); each line fits
-/// an 80-column terminal.
-pub const HELP_NOTES: &[&str] = &[
-    "TYPE C compute, G graphics, C+G both · SM% the process's share of the GPU",
-    "MEM% memory controller busy · bars: device share · n/a = unknown, never 0",
-];
+/// Under the keys: what the names on screen mean (the snapshot table's names), as message
+/// keys; each line fits an 80-column terminal.
+pub const HELP_NOTES: &[&str] = &["tui-help-note-type", "tui-help-note-mem"];
 
 /// The keys that act on this machine's live processes (the first word of a footer hint or a
 /// help line): not offered in a replay or a remote view (pressed there, they say why not).
@@ -122,63 +122,31 @@ fn acts_live(keys: &str) -> bool {
 fn not_live_help(app: &App) -> Option<String> {
     let why = app.not_live()?;
     let interval = if app.replay.is_some() { ", + -" } else { "" };
-    Some(format!(
-        "{why}: T K Space e o{interval} act on the live machine, not here"
+    Some(app.lang.t_args(
+        "tui-help-not-live",
+        &[("why", why.into()), ("keys", interval.into())],
     ))
 }
 
-/// Keys and what they do; each line fits an 80-column terminal.
+/// Keys and the message saying what they do; each line fits an 80-column terminal.
 pub const HELP: &[(&str, &str)] = &[
-    (
-        "q Esc Ctrl-C",
-        "quit (Esc first clears a filter or a message)",
-    ),
-    ("? F1", "this help"),
-    (
-        "↑↓ j k PgUp/Dn g G",
-        "move; the selection follows its process",
-    ),
-    (
-        "s > →  < ←  r",
-        "sort by next / previous column; r reverses the order",
-    ),
-    ("/", "filter: PID, user, name, command, device"),
-    (
-        "t  f",
-        "tree view: children under their parent; f folds a group",
-    ),
-    ("D", "group the rows per GPU (the sort applies within each)"),
-    (
-        "Enter i",
-        "details, why each n/a is unknown (↑↓ PgUp/PgDn scroll)",
-    ),
-    (
-        "T F9  /  K",
-        "terminate / force kill the selected process (asks)",
-    ),
-    (
-        "Space",
-        "tag / untag, then down; with tags T/K act on tagged only",
-    ),
-    (
-        "e v",
-        "the process's environment (safe names' values), nvitop's e",
-    ),
-    (
-        "h l",
-        "scroll rows left / right; help is ? or F1, not nvitop's h",
-    ),
-    ("c", "copy the PID (OSC 52)"),
-    ("o", "open the executable's folder in the file manager"),
-    (
-        "x",
-        "export the rows as shown to CSV (in the data directory)",
-    ),
-    ("+ -", "refresh interval longer / shorter (100 ms minimum)"),
-    (
-        "w  C  m",
-        "history window 1/5/10 min  /  theme  /  monochrome",
-    ),
+    ("q Esc Ctrl-C", "tui-help-quit"),
+    ("? F1", "tui-help-help"),
+    ("↑↓ j k PgUp/Dn g G", "tui-help-move"),
+    ("s > →  < ←  r", "tui-help-sort"),
+    ("/", "tui-help-filter"),
+    ("t  f", "tui-help-tree"),
+    ("D", "tui-help-per-gpu"),
+    ("Enter i", "tui-help-details"),
+    ("T F9  /  K", "tui-help-kill"),
+    ("Space", "tui-help-tag"),
+    ("e v", "tui-help-env"),
+    ("h l", "tui-help-scroll"),
+    ("c", "tui-help-copy"),
+    ("o", "tui-help-open"),
+    ("x", "tui-help-export"),
+    ("+ -", "tui-help-interval"),
+    ("w  C  m", "tui-help-window"),
 ];
 
 /// Draws the open overlay. Returns how far the details pop-up can scroll and its page (0, 0
@@ -206,21 +174,24 @@ fn help_box(f: &mut Frame, app: &App, area: Rect) {
         .map(|(k, d)| {
             Line::from(vec![
                 Span::styled(format!("{k:>18}  "), t.header),
-                Span::raw(*d),
+                Span::raw(app.lang.t(d)),
             ])
         })
         .collect();
     lines.extend(not_live_help(app).map(|l| Line::styled(l, t.warn)));
     // What the columns and cards mean, in the snapshot table's names.
     for l in HELP_NOTES {
-        lines.push(Line::styled(*l, t.dim));
+        lines.push(Line::styled(app.lang.t(l), t.dim));
     }
     let r = centered(area, 100, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::bordered().title(Span::styled(" Help — any of ? F1 Esc closes ", t.title)),
-        ),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::bordered().title(Span::styled(
+                format!(" {} ", app.lang.t("tui-help-title")),
+                t.title,
+            ))),
         r,
     );
 }
@@ -239,13 +210,10 @@ fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     };
     lines.extend(measured_lines(app, &row));
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "ESTIMATE (calculated, not measured)",
-        t.estimate,
-    ));
+    lines.push(Line::styled(app.lang.t("tui-details-estimate"), t.estimate));
     lines.extend(estimate_lines(app));
     lines.push(Line::raw(""));
-    lines.push(Line::styled("Workload · evidence", t.header));
+    lines.push(Line::styled(app.lang.t("tui-details-evidence"), t.header));
     lines.extend(evidence_lines(app));
     let w = area.width.saturating_sub(4).min(110);
     let para = Paragraph::new(lines).wrap(Wrap { trim: false });
@@ -254,16 +222,18 @@ fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
     let page = r.height.saturating_sub(2);
     let max = total.saturating_sub(page);
     let at = at.min(max);
-    let mut block = Block::bordered().title(Span::styled(" Details — Esc closes ", t.title));
+    let title = format!(" {} ", app.lang.t("tui-details-title"));
+    let mut block = Block::bordered().title(Span::styled(title, t.title));
     if max > 0 {
-        block = block.title_bottom(Span::styled(
-            format!(
-                " lines {}–{} of {total} · ↑↓ PgUp/PgDn Home/End ",
-                at + 1,
-                at + page
-            ),
-            t.dim,
-        ));
+        let lines = app.lang.t_args(
+            "tui-details-lines",
+            &[
+                ("from", (at + 1).to_string().into()),
+                ("to", (at + page).to_string().into()),
+                ("total", total.to_string().into()),
+            ],
+        );
+        block = block.title_bottom(Span::styled(format!(" {lines} "), t.dim));
     }
     f.render_widget(Clear, r);
     f.render_widget(para.scroll((at, 0)).block(block), r);
@@ -272,33 +242,51 @@ fn details_box(f: &mut Frame, app: &App, area: Rect, at: u16) -> (u16, u16) {
 
 fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
     let t = &app.theme;
-    let verb = if c.force { "Force kill" } else { "Terminate" };
-    let mut lines = if c.tagged {
-        tagged_lines(app, area, c, verb)
+    let lang = app.lang;
+    // Whole sentences per signal (the verb's place and form differ by language).
+    let (verb, ask, really) = if c.force {
+        (
+            "tui-kill-force",
+            "tui-confirm-force",
+            "tui-confirm-really-force",
+        )
     } else {
+        (
+            "tui-kill-term",
+            "tui-confirm-term",
+            "tui-confirm-really-term",
+        )
+    };
+    let verb = lang.t(verb);
+    let mut lines = if c.tagged {
+        tagged_lines(app, area, c)
+    } else {
+        let args = [
+            ("pid", c.pid.to_string().into()),
+            ("name", c.name.as_str().into()),
+        ];
+        let holds = [("memory", c.memory.as_str().into())];
         vec![
-            Line::styled(format!("{verb} PID {} ({})?", c.pid, c.name), t.warn),
+            Line::styled(lang.t_args(ask, &args), t.warn),
             Line::raw(term_safe(&c.detail).into_owned()),
-            Line::raw(format!("It holds {}.", c.memory)),
+            Line::raw(lang.t_args("tui-confirm-holds", &holds)),
         ]
     };
     if c.stage == 2 {
         if let Some(w) = &c.warning {
+            let args = [
+                ("name", c.name.as_str().into()),
+                ("warning", w.as_str().into()),
+            ];
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                format!("SECOND CONFIRMATION: {} {w}.", c.name),
+                lang.t_args("tui-confirm-second", &args),
                 t.warn,
             ));
-            lines.push(Line::styled(
-                format!(
-                    "Really {} it? y = yes, anything else = no",
-                    verb.to_lowercase()
-                ),
-                t.warn,
-            ));
+            lines.push(Line::styled(lang.t(really), t.warn));
         }
     } else {
-        lines.push(Line::raw("y = yes, anything else = no"));
+        lines.push(Line::raw(lang.t("tui-confirm-yes-no")));
     }
     // The command line may wrap onto a second row.
     let r = centered(area, 76, lines.len() as u16 + 5);
@@ -313,11 +301,16 @@ fn confirm_box(f: &mut Frame, app: &App, area: Rect, c: &Confirm) {
 
 /// The tagged processes a confirmation signals, every one of them: one line each while they
 /// fit, then the remaining PIDs on one wrapped line.
-fn tagged_lines(app: &App, area: Rect, c: &Confirm, verb: &str) -> Vec<Line<'static>> {
+fn tagged_lines(app: &App, area: Rect, c: &Confirm) -> Vec<Line<'static>> {
     let t = &app.theme;
     let n = c.also.len() + 1;
+    let ask = if c.force {
+        "tui-confirm-tagged-force"
+    } else {
+        "tui-confirm-tagged-term"
+    };
     let mut lines = vec![Line::styled(
-        format!("{verb} the {}?", tagged_count(n)),
+        app.lang.t_args(ask, &[("n", n.into())]),
         t.warn,
     )];
     let all = std::iter::once((c.pid, &c.name, &c.detail))
@@ -334,46 +327,59 @@ fn tagged_lines(app: &App, area: Rect, c: &Confirm, verb: &str) -> Vec<Line<'sta
         }
     }
     if !rest.is_empty() {
-        lines.push(Line::raw(format!(
-            "  and PIDs {} ({} more)",
-            rest.join(", "),
-            rest.len()
-        )));
+        let more = app.lang.t_args(
+            "tui-confirm-and-pids",
+            &[
+                ("pids", rest.join(", ").into()),
+                ("more", rest.len().to_string().into()),
+            ],
+        );
+        lines.push(Line::raw(format!("  {more}")));
     }
-    lines.push(Line::styled(
-        "Only these are signalled (the row under the cursor only if tagged).",
-        t.dim,
-    ));
+    lines.push(Line::styled(app.lang.t("tui-confirm-only-these"), t.dim));
     lines
 }
 
 fn env_box(f: &mut Frame, app: &App, area: Rect, v: &EnvView) {
     let t = &app.theme;
-    let title = format!(
-        " Environment of PID {} ({}) · values of safe names only ",
-        v.pid, v.name
+    let lang = app.lang;
+    let title = lang.t_args(
+        "tui-env-title",
+        &[
+            ("pid", v.pid.to_string().into()),
+            ("name", v.name.as_str().into()),
+        ],
     );
+    let title = format!(" {title} ");
     let inner_h = area.height.saturating_sub(6).max(3);
     let lines: Vec<Line> = match &v.lines {
-        Ok(l) if l.is_empty() => vec![Line::styled("(empty environment)", t.dim)],
+        Ok(l) if l.is_empty() => vec![Line::styled(lang.t("tui-env-empty"), t.dim)],
         Ok(l) => l
             .iter()
             .skip(v.scroll)
             .take(inner_h as usize)
             .map(|x| Line::raw(term_safe(x).into_owned()))
             .chain(std::iter::once(Line::styled(
-                format!(
-                    "{}–{} of {} · ↑↓ PgUp/PgDn scroll · any other key closes",
-                    (v.scroll + 1).min(l.len()),
-                    (v.scroll + inner_h as usize).min(l.len()),
-                    l.len()
+                lang.t_args(
+                    "tui-env-scroll",
+                    &[
+                        ("from", (v.scroll + 1).min(l.len()).to_string().into()),
+                        (
+                            "to",
+                            (v.scroll + inner_h as usize)
+                                .min(l.len())
+                                .to_string()
+                                .into(),
+                        ),
+                        ("total", l.len().to_string().into()),
+                    ],
                 ),
                 t.dim,
             )))
             .collect(),
         Err(why) => vec![
             Line::styled(format!("n/a: {}", term_safe(why)), t.warn),
-            Line::styled("any key closes", t.dim),
+            Line::styled(lang.t("tui-env-closes"), t.dim),
         ],
     };
     let r = centered(area, area.width.saturating_sub(4), lines.len() as u16 + 2);

@@ -23,7 +23,7 @@ use self::footer::{draw_footer, draw_overlay};
 pub use self::footer::{prompt_line, HELP, HELP_NOTES};
 use self::table::draw_table;
 pub use self::table::{layout_columns, TableLayout};
-pub use self::text::{bar, fit, tagged_count, width_of};
+pub use self::text::{bar, fit, width_of};
 use self::title::draw_title;
 pub use self::title::{fit_words, notes};
 

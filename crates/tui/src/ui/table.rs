@@ -65,7 +65,8 @@ fn spread_spare(
 ) {
     if *bar_w > 0 {
         if let Some(src) = common_source {
-            let title = width_of(&format!("{}▼ [{src}]", Column::Memory.title())) as u16;
+            let title = Column::Memory.title_in(app.lang);
+            let title = width_of(&format!("{title}▼ [{src}]")) as u16;
             let mem_w = label_w + *bar_w + 1 + if src_w > 0 { src_w + 1 } else { 0 };
             *bar_w += w.grow(title.saturating_sub(mem_w).min(10 - *bar_w));
         }
@@ -82,13 +83,15 @@ fn spread_spare(
     }
 }
 
-/// The width a column wants: its content's within its spec's bounds.
+/// The width a column wants: its content's within its spec's bounds, and never less than its
+/// header (a translated header can be wider than the English one the bounds were set for).
 fn wanted(app: &App, spec: &ColumnSpec) -> u16 {
     let Width { min, max, .. } = spec.width;
+    let header = width_of(&spec.column.title_in(app.lang)).min(u16::MAX as usize) as u16;
     if min == max {
-        min
+        min.max(header)
     } else {
-        content_width(app, spec.column).clamp(min, max)
+        content_width(app, spec.column).clamp(min, max).max(header)
     }
 }
 
@@ -349,7 +352,7 @@ fn header_row(
     let mut header_cells = Vec::with_capacity(lay.cols.len());
     let mut x = area.x;
     for &(c, w) in &lay.cols {
-        let mut title = c.title().to_string();
+        let mut title = c.title_in(app.lang);
         if c == app.table.sort {
             title.push(if app.table.descending { '▼' } else { '▲' });
         }
@@ -390,10 +393,14 @@ fn first_shown(app: &App, body_rows: usize) -> usize {
 fn draw_hidden_line(f: &mut Frame, app: &App, line: Rect, first: usize, body_rows: usize) {
     let n = app.table.rows.len();
     let last = (first + body_rows).min(n);
-    let text = format!(
-        "rows {}–{last} of {n} · {} hidden (PgUp/PgDn, g/G)",
-        first + 1,
-        n - (last - first)
+    let text = app.lang.t_args(
+        "tui-table-hidden",
+        &[
+            ("first", (first + 1).to_string().into()),
+            ("last", last.to_string().into()),
+            ("n", n.to_string().into()),
+            ("hidden", (n - (last - first)).to_string().into()),
+        ],
     );
     f.render_widget(
         Paragraph::new(Span::styled(fit(&text, line.width as usize), app.theme.dim)),
@@ -410,14 +417,13 @@ fn same_device(app: &App, a: &Row, b: &Row) -> bool {
 fn draw_empty(f: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let msg = if app.snapshot.is_none() {
-        "waiting for data…".to_string()
+        app.lang.t("tui-table-waiting")
     } else if app.table.filter.is_empty() {
-        "no GPU processes listed by any source".to_string()
+        app.lang.t("tui-table-none")
     } else {
-        format!(
-            "no process matches the filter {:?} (Esc clears it)",
-            app.table.filter
-        )
+        let filter = format!("{:?}", app.table.filter);
+        app.lang
+            .t_args("tui-table-no-match", &[("filter", filter.into())])
     };
     let body = Rect::new(
         area.x,

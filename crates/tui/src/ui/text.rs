@@ -81,8 +81,3 @@ pub(crate) fn tail_fit(s: &str, w: usize) -> String {
     }
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
-
-/// `1 tagged process`, `3 tagged processes`.
-pub fn tagged_count(n: usize) -> String {
-    format!("{n} tagged process{}", if n == 1 { "" } else { "es" })
-}

@@ -5,66 +5,18 @@ use crate::app::{fmt_interval, App};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::SourceState;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use std::time::Instant;
 
 pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
-    let t = &app.theme;
-    let mut spans = vec![Span::styled(" gpuledger ", t.title)];
-    if let Some(src) = &app.replay {
-        spans.push(Span::styled(
-            format!(" REPLAY {src} "),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(url) = &app.remote {
-        spans.push(Span::styled(
-            format!(" REMOTE {url} (read-only) "),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(age) = app.stale_age(now) {
-        spans.push(Span::styled(
-            format!(" STALE {} s ", age.as_secs()),
-            t.warn.add_modifier(Modifier::REVERSED),
-        ));
-    }
-    if let Some(s) = &app.snapshot {
-        if let Some(h) = &s.host.hostname {
-            spans.push(Span::raw(format!(" {h} ")));
-        }
-        spans.push(Span::styled(format!(" {} ", s.taken_at), t.dim));
-    } else {
-        spans.push(Span::styled(" collecting the first round… ", t.dim));
-    }
-    if app.replay.is_none() {
-        spans.push(Span::raw(format!(" every {} ", fmt_interval(app.interval))));
-    }
+    let mut spans = vec![Span::styled(" gpuledger ", app.theme.title)];
+    spans.extend(marker_spans(app, now));
+    spans.extend(moment_spans(app));
     spans.extend(context_spans(app));
-    spans.push(Span::styled(
-        format!(
-            " sort {} {} ",
-            app.table.sort.title(),
-            if app.table.descending { "▼" } else { "▲" }
-        ),
-        t.dim,
-    ));
-    if app.table.by_device {
-        spans.push(Span::styled(" per GPU ", t.accent));
-    }
-    if app.table.tree {
-        spans.push(Span::styled(" tree ", t.accent));
-    }
-    if !app.table.filter.is_empty() {
-        spans.push(Span::styled(
-            format!(" filter: {} ", app.table.filter),
-            t.accent,
-        ));
-    }
-    spans.push(Span::styled(" ? help ", t.dim));
+    spans.extend(table_spans(app));
     // Items whole, in order, skipping one that does not fit (a narrow terminal loses the time
     // before it shows half of it). The first two (name, REPLAY/REMOTE marker) are always kept.
     let w = area.width as usize;
@@ -84,11 +36,80 @@ pub(crate) fn draw_title(f: &mut Frame, app: &App, area: Rect, now: Instant) {
     f.render_widget(Paragraph::new(Line::from(kept)), area);
 }
 
+/// One title item: the message padded with a blank each side.
+fn item(text: String, style: Style) -> Span<'static> {
+    Span::styled(format!(" {text} "), style)
+}
+
+/// What is not this machine live, reversed: REPLAY, REMOTE, STALE.
+fn marker_spans(app: &App, now: Instant) -> Vec<Span<'static>> {
+    let (lang, style) = (app.lang, app.theme.warn.add_modifier(Modifier::REVERSED));
+    let mut spans = Vec::new();
+    if let Some(src) = &app.replay {
+        let args = [("src", src.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-replay", &args), style));
+    }
+    if let Some(url) = &app.remote {
+        let args = [("url", url.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-remote", &args), style));
+    }
+    if let Some(age) = app.stale_age(now) {
+        let args = [("secs", age.as_secs().to_string().into())];
+        spans.push(item(lang.t_args("tui-title-stale", &args), style));
+    }
+    spans
+}
+
+/// The host and the snapshot's time (or that the first round is coming), and the interval.
+fn moment_spans(app: &App) -> Vec<Span<'static>> {
+    let (lang, t) = (app.lang, &app.theme);
+    let mut spans = Vec::new();
+    if let Some(s) = &app.snapshot {
+        if let Some(h) = &s.host.hostname {
+            spans.push(Span::raw(format!(" {h} ")));
+        }
+        spans.push(item(s.taken_at.clone(), t.dim));
+    } else {
+        spans.push(item(lang.t("tui-title-collecting"), t.dim));
+    }
+    if app.replay.is_none() {
+        let args = [("interval", fmt_interval(app.interval).into())];
+        spans.push(item(
+            lang.t_args("tui-title-every", &args),
+            Style::default(),
+        ));
+    }
+    spans
+}
+
+/// How the table is shown (sort, per GPU, tree, filter), then where the help is.
+fn table_spans(app: &App) -> Vec<Span<'static>> {
+    let (lang, t) = (app.lang, &app.theme);
+    let arrow = if app.table.descending { "▼" } else { "▲" };
+    let sort = [
+        ("column", app.table.sort.title_in(lang).into()),
+        ("arrow", arrow.into()),
+    ];
+    let mut spans = vec![item(lang.t_args("tui-title-sort", &sort), t.dim)];
+    if app.table.by_device {
+        spans.push(item(lang.t("tui-title-per-gpu"), t.accent));
+    }
+    if app.table.tree {
+        spans.push(item(lang.t("tui-title-tree"), t.accent));
+    }
+    if !app.table.filter.is_empty() {
+        let args = [("filter", app.table.filter.as_str().into())];
+        spans.push(item(lang.t_args("tui-title-filter", &args), t.accent));
+    }
+    spans.push(item(lang.t("tui-title-help"), t.dim));
+    spans
+}
+
 /// The host's CPU and RAM (live only: a snapshot does not hold them) and the driver.
 fn context_spans(app: &App) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     if let Some(m) = &app.machine {
-        spans.push(Span::raw(format!(" {} ", machine_text(m))));
+        spans.push(Span::raw(format!(" {} ", machine_text(app.lang, m))));
     }
     if let Some(driver) = app
         .snapshot
@@ -101,7 +122,7 @@ fn context_spans(app: &App) -> Vec<Span<'static>> {
 }
 
 /// `CPU 12% RAM 31.2/125 GiB`: the host as nvitop's header shows it, `n/a` where unread.
-pub fn machine_text(m: &crate::hostwide::Machine) -> String {
+pub fn machine_text(lang: gpuledger_lang::Lang, m: &crate::hostwide::Machine) -> String {
     let cpu = m
         .cpu_percent
         .map_or_else(|| "n/a".to_string(), |c| format!("{c:.0}%"));
@@ -110,7 +131,10 @@ pub fn machine_text(m: &crate::hostwide::Machine) -> String {
         (None, Some(t)) => format!("n/a/{}", human_bytes(t)),
         _ => "n/a".to_string(),
     };
-    format!("CPU {cpu} RAM {ram}")
+    lang.t_args(
+        "tui-title-machine",
+        &[("cpu", cpu.into()), ("ram", ram.into())],
+    )
 }
 
 /// Lines under the cards: what the view cannot see or must qualify. `true` = a warning.
@@ -118,20 +142,28 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     let mut v: Vec<(String, bool)> = app
         .active_alerts
         .iter()
-        .map(|a| (format!("ALERT {a}"), true))
+        .map(|a| {
+            let alert = app
+                .lang
+                .t_args("tui-note-alert", &[("alert", a.as_str().into())]);
+            (alert, true)
+        })
         .collect();
     if let Some(age) = app.stale_age(now) {
+        let secs = age.as_secs().to_string();
         v.push((
-            format!(
-                "no new round for {} s: a source is not answering; {}",
-                age.as_secs(),
-                app.snapshot
-                    .as_ref()
-                    .map_or("nothing collected yet".to_string(), |s| format!(
-                        "the values shown are from {}",
-                        s.taken_at
-                    ))
-            ),
+            match &app.snapshot {
+                None => app
+                    .lang
+                    .t_args("tui-note-stale-nothing", &[("secs", secs.into())]),
+                Some(s) => app.lang.t_args(
+                    "tui-note-stale-from",
+                    &[
+                        ("secs", secs.into()),
+                        ("time", s.taken_at.to_string().into()),
+                    ],
+                ),
+            },
             true,
         ));
     }
@@ -139,10 +171,12 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     for d in &s.devices {
         if d.ledger.over_attributed {
             v.push((
-                format!(
-                    "GPU{}: processes sum to {} over device used (shared memory counted in each) · bars normalised, labels are raw",
-                    d.index,
-                    human_opt(d.ledger.over_attributed_bytes)
+                app.lang.t_args(
+                    "tui-note-over-attributed",
+                    &[
+                        ("gpu", d.index.to_string().into()),
+                        ("bytes", human_opt(d.ledger.over_attributed_bytes).into()),
+                    ],
                 ),
                 true,
             ));
