@@ -44,6 +44,7 @@ mod ui_cli;
 mod verify;
 mod verify_vulkan;
 mod verify_witnesses;
+mod vllm_real;
 mod watch_cli;
 mod web_lang;
 mod web_page;

@@ -443,6 +443,12 @@ mod tests {
     fn cmdline_split() {
         assert_eq!(split_cmdline(b"a\0b c\0"), ["a", "b c"]);
         assert!(split_cmdline(b"").is_empty());
+        assert_eq!(split_cmdline(b"a\0\0b\0"), ["a", "", "b"]);
+        // A title set by setproctitle, as vLLM 0.32's worker reads (the title, then the rest
+        // of the argument area as NULs): one argument, not a title and 150 empty ones.
+        let mut titled = b"VLLM::Worker_TP0".to_vec();
+        titled.resize(titled.len() + 150, 0);
+        assert_eq!(split_cmdline(&titled), ["VLLM::Worker_TP0"]);
     }
 
     #[test]

@@ -132,7 +132,14 @@ pub(super) fn parse_btime(stat: &str) -> Option<u64> {
 
 /// NUL-separated arguments; a trailing NUL is not an empty argument.
 pub fn split_cmdline(raw: &[u8]) -> Vec<String> {
-    let raw = raw.strip_suffix(&[0]).unwrap_or(raw);
+    // One NUL ends the last argument. A run of them is a process title's padding: Python's
+    // setproctitle (vLLM's `VLLM::Worker_TP0`, SGLang's) writes the title over the argument
+    // area and fills the rest with NULs, which are not empty arguments. (`prog ''` reads as
+    // `prog`: the one shape this gives up.)
+    let raw = match raw.iter().rposition(|&b| b != 0) {
+        Some(last) if raw.len() - last > 2 => &raw[..=last],
+        _ => raw.strip_suffix(&[0]).unwrap_or(raw),
+    };
     if raw.is_empty() {
         return Vec::new();
     }

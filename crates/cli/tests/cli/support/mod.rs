@@ -19,12 +19,14 @@ mod python;
 #[cfg(unix)]
 mod slurm;
 mod trees;
+mod vllm;
 #[cfg(unix)]
 #[allow(unused_imports)]
 pub use kubelet::*;
 #[cfg(unix)]
 #[allow(unused_imports)]
 pub use slurm::Slurm;
+pub use vllm::Vllm;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
 pub use {machine::*, node::*, ollama::*, ollama_tree::*, output::*, pty::*, python::*, trees::*};

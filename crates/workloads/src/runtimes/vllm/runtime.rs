@@ -223,7 +223,27 @@ impl Recipe for Vllm {
                     ));
                 }
             }
+            if let Some(worker) = worker_child(ctx.proc_root, ctx.pid) {
+                return Err(format!(
+                    "vLLM's engine core holds no model here: it started a worker process (VLLM::Worker, pid {worker}; vLLM's multiprocessing executor, as its CPU build runs even one rank) that holds the model and carries the estimate"
+                ));
+            }
         }
         super::estimate_process(ctx)
     }
+}
+
+/// A child of the engine core `pid` titled `VLLM::Worker…`, read from the kernel's list of the
+/// process's children (`task/PID/children`): with one rank, vLLM's GPU build runs the model in
+/// the engine core (its uniprocess executor), its CPU build (0.32) in a worker all the same.
+fn worker_child(proc_root: &std::path::Path, pid: u32) -> Option<u32> {
+    let list =
+        std::fs::read_to_string(proc_root.join(format!("{pid}/task/{pid}/children"))).ok()?;
+    list.split_ascii_whitespace()
+        .filter_map(|c| c.parse::<u32>().ok())
+        .take(64)
+        .find(|c| {
+            std::fs::read(proc_root.join(format!("{c}/cmdline")))
+                .is_ok_and(|t| t.starts_with(b"VLLM::Worker"))
+        })
 }
