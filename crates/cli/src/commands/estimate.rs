@@ -443,7 +443,8 @@ fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Ba
         },
         (None, Some(d)) => Setting {
             value: match d.vendor {
-                Vendor::Nvidia | Vendor::Amd => Backend::Cuda,
+                Vendor::Nvidia => Backend::Cuda,
+                Vendor::Amd => Backend::Rocm,
                 Vendor::Apple => Backend::Metal,
                 Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
             },

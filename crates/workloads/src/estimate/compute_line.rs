@@ -20,6 +20,7 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     approx.extend(super::graph_gaps::missing_parts(model, p));
+    approx.extend(super::backend_gaps::missing_parts(plan));
     let gpu_bytes = g
         .device_bytes
         .iter()
@@ -133,7 +134,7 @@ fn compute_placement(
 fn compute_align(backend: Backend) -> [u64; 2] {
     match backend {
         Backend::Cpu | Backend::Metal => [32, 32],
-        Backend::Cuda => [128, 32],
+        Backend::Cuda | Backend::Rocm => [128, 32],
         Backend::Vulkan => [64, 64],
     }
 }

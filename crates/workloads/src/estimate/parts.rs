@@ -19,10 +19,26 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
     let mut host = 0u64;
     let tied = model.tensor("output.weight").is_none();
     let mut tied_copy = 0;
-    let on_device = |t: &TensorInfo, d: u8, per_dev: &mut [u64]| {
+    // llama_model::load_tensors: with mmap, a device whose buffer type can wrap host memory
+    // (props.caps.buffer_from_host_ptr: Metal's, not CUDA's) gets one buffer per file over the
+    // mapping from its first to its last tensor (get_mapping_range): `MTL0_Mapped` then also
+    // holds whatever lies between them in the file, the host's token embeddings included.
+    let mapped = |d: u8| {
+        mmap && off
+            .devices
+            .get(d as usize)
+            .is_some_and(|dev| dev.kind == Backend::Metal && dev.endpoint.is_none())
+    };
+    let mut span: Vec<(u64, u64)> = vec![(u64::MAX, 0); off.devices.len()];
+    let on_device = |t: &TensorInfo, d: u8, per_dev: &mut [u64], span: &mut [(u64, u64)]| {
         let kind = off.devices.get(d as usize).map_or(backend, |dev| dev.kind);
         let b = device_bytes(t, kind);
-        if let Some(x) = per_dev.get_mut(d as usize) {
+        if mapped(d) {
+            if let Some((lo, hi)) = span.get_mut(d as usize) {
+                *lo = (*lo).min(t.offset);
+                *hi = (*hi).max(t.offset + t.n_bytes);
+            }
+        } else if let Some(x) = per_dev.get_mut(d as usize) {
             *x += b;
         }
         b
@@ -45,7 +61,7 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
                 continue;
             }
             if off.tensor_on_gpu(t) {
-                on_device(t, off.tensor_device(t), &mut per_dev);
+                on_device(t, off.tensor_device(t), &mut per_dev, &mut span);
             } else {
                 host_tensor(t, &mut host);
             }
@@ -54,7 +70,7 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
                 // the output layer's device (or where an override of token_embd puts it).
                 if off.tied_copy_on_gpu() {
                     let d = off.tied_copy_device();
-                    tied_copy = on_device(t, d, &mut per_dev);
+                    tied_copy = on_device(t, d, &mut per_dev, &mut span);
                 } else {
                     host_tensor(t, &mut host);
                 }
@@ -62,6 +78,10 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
         }
         if mmap && hi > lo {
             host += hi - lo;
+        }
+        for (x, (lo, hi)) in per_dev.iter_mut().zip(span.iter_mut()) {
+            *x += hi.saturating_sub(*lo);
+            (*lo, *hi) = (u64::MAX, 0);
         }
     }
     let gpu = per_dev.iter().fold(0u64, |a, &x| a.saturating_add(x));
@@ -383,6 +403,14 @@ pub(super) fn overhead(backend: Backend) -> OverheadEstimate {
             approximate: true,
             what: "CUDA context, kernels and cuBLAS workspace of the process (not a llama.cpp \
                    buffer; typically 128–512 MiB by GPU, driver and CUDA_MODULE_LOADING)"
+                .into(),
+            range: Some((128 * MIB, 512 * MIB)),
+        },
+        Backend::Rocm => OverheadEstimate {
+            gpu_bytes: Some(300 * MIB),
+            approximate: true,
+            what: "HIP context, kernels and hipBLAS workspace of the process (not a llama.cpp \
+                   buffer; CUDA's typical 128–512 MiB assumed, not measured on ROCm)"
                 .into(),
             range: Some((128 * MIB, 512 * MIB)),
         },
