@@ -205,3 +205,93 @@ fn each_backend_names_what_the_replay_does_not_model_and_only_that_backend() {
         );
     }
 }
+
+/// gpt-oss-120b's published shape (36 layers, 2880 wide, 64 heads and 8 KV heads of 64, 128
+/// experts of 2880 with 4 used, window 128 on every other layer, 201088 tokens), tensors as
+/// llama.cpp's gpt-oss loader names them; experts MXFP4, the rest BF16 as in Ollama's file.
+fn gpt_oss_120b() -> M {
+    let (e, h, hkv, d, ne, nv) = (2880u64, 64u64, 8u64, 64u64, 128u64, 201088u64);
+    let mut m = M::new("gpt-oss", 36);
+    m.u("context_length", 131072)
+        .u("embedding_length", e)
+        .u("feed_forward_length", e)
+        .u("attention.head_count", h)
+        .u("attention.head_count_kv", hkv)
+        .u("attention.key_length", d)
+        .u("attention.value_length", d)
+        .u("attention.sliding_window", 128)
+        .u("rope.dimension_count", d)
+        .u("expert_count", ne)
+        .u("expert_used_count", 4)
+        .u("expert_feed_forward_length", e)
+        .u("vocab_size", nv);
+    m.tensor("token_embd.weight", &[e, nv], "BF16");
+    for il in 0..36 {
+        let b = |t: &str| format!("blk.{il}.{t}");
+        m.tensor(&b("attn_norm.weight"), &[e], "F32")
+            .tensor(&b("attn_q.weight"), &[e, h * d], "BF16")
+            .tensor(&b("attn_q.bias"), &[h * d], "F32")
+            .tensor(&b("attn_k.weight"), &[e, hkv * d], "BF16")
+            .tensor(&b("attn_k.bias"), &[hkv * d], "F32")
+            .tensor(&b("attn_v.weight"), &[e, hkv * d], "BF16")
+            .tensor(&b("attn_v.bias"), &[hkv * d], "F32")
+            .tensor(&b("attn_output.weight"), &[h * d, e], "BF16")
+            .tensor(&b("attn_output.bias"), &[e], "F32")
+            .tensor(&b("attn_sinks.weight"), &[h], "F32")
+            .tensor(&b("post_attention_norm.weight"), &[e], "F32")
+            .tensor(&b("ffn_gate_inp.weight"), &[e, ne], "F32")
+            .tensor(&b("ffn_gate_inp.bias"), &[ne], "F32")
+            .tensor(&b("ffn_gate_exps.weight"), &[e, e, ne], "MXFP4")
+            .tensor(&b("ffn_gate_exps.bias"), &[e, ne], "F32")
+            .tensor(&b("ffn_up_exps.weight"), &[e, e, ne], "MXFP4")
+            .tensor(&b("ffn_up_exps.bias"), &[e, ne], "F32")
+            .tensor(&b("ffn_down_exps.weight"), &[e, e, ne], "MXFP4")
+            .tensor(&b("ffn_down_exps.bias"), &[e, ne], "F32");
+    }
+    m.tensor("output_norm.weight", &[e], "F32")
+        .tensor("output.weight", &[e, nv], "BF16");
+    m
+}
+
+#[test]
+fn rocm_gpt_oss_120b_matches_the_ollama_llama_server_log_and_names_the_compute_gap() {
+    // ollama/ollama#16480 (Ollama 0.30.2 starting llama-server on a Radeon 8060S, ROCm):
+    // `-c 262144 -np 2 --flash-attn on -b 1024 -ub 1024` printed
+    //   ROCm_Host  output buffer size =     1.53 MiB
+    //   ROCm0 KV buffer size =  9216.00 MiB (131072 cells, 18 layers, 2/2 seqs)
+    //   ROCm0 KV buffer size =    90.00 MiB (SWA, 1280 cells)
+    // and ollama/ollama#16416 (0.30, the same model, cache and machine) its memory breakdown:
+    //   ROCm0 ... context 9306, compute 796 MiB; Host ... compute 281 MiB.
+    let g = gpt_oss_120b().open("gpt_oss_120b");
+    let e = est(
+        &g,
+        "-c 262144 -np 2 --flash-attn on -b 1024 -ub 1024 -ngl 99",
+        Backend::Rocm,
+    );
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    assert_eq!(format!("{:.2}", mib(e.output.host_bytes)), "1.53");
+    assert_eq!(e.kv_cache.bytes, (9216 + 90) * 1024 * 1024);
+    assert_eq!(
+        (e.kv_cache.cells_full, e.kv_cache.cells_swa),
+        (131072, Some(1280))
+    );
+    let (dev, host) = (mib(e.compute.gpu_bytes), mib(e.compute.host_bytes));
+    eprintln!("gpt-oss-120b ROCm compute: device {dev:.2} MiB (log 796), host {host:.2} (log 281)");
+    // The host's compute buffer is the replay's to 10 %; the device's is 45 % under the log,
+    // which the estimate says in words (the sentence names this log and the gap).
+    assert!((host / 281.0 - 1.0).abs() < 0.10, "host {host:.2}");
+    assert!((0.5..0.6).contains(&(dev / 796.0)), "device {dev:.2}");
+    let sentence = "ROCm (the HIP build of ggml-cuda)";
+    assert!(says(&e, sentence) && e.compute.confidence != "high");
+    assert!(render_text(&e).contains(sentence), "{}", render_text(&e));
+    assert!(serde_json::to_string(&e)
+        .unwrap()
+        .contains("ollama/ollama#16416"));
+    // The same run estimated for CUDA does not carry ROCm's sentence.
+    let cuda = est(
+        &g,
+        "-c 262144 -np 2 --flash-attn on -b 1024 -ub 1024 -ngl 99",
+        Backend::Cuda,
+    );
+    assert!(!says(&cuda, sentence));
+}

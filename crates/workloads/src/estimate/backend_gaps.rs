@@ -36,11 +36,15 @@ pub(super) fn missing_parts(plan: &Plan) -> Vec<String> {
         ));
     }
     if backend == Backend::Rocm {
-        out.push(format!(
+        // ollama/ollama#16416 (Ollama 0.30 starting llama-server, ROCm, Radeon 8060S):
+        // gpt-oss-120b, -c 262144 -np 2 -fa on -ub 1024; crates/workloads/tests/backends.rs.
+        out.push(
             "ROCm (the HIP build of ggml-cuda): the replay makes the CUDA build's graph \
-             choices, not the HIP build's own: not modelled (gpt-oss-120b: compute −46 %, \
-             {SEEN})"
-        ));
+             choices, not the HIP build's own: not modelled (gpt-oss-120b at -c 262144 -np 2 \
+             -ub 1024: the device compute buffer 796 MiB in the log of ollama/ollama#16416, \
+             the replay 439 MiB, −45 %; the host's 281 MiB within 8 %)"
+                .into(),
+        );
     }
     let quant = |t: GgmlType| t.is_quantized();
     let (k, v) = (s.cache_type_k.value, s.cache_type_v.value);
