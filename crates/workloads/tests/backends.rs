@@ -295,3 +295,27 @@ fn rocm_gpt_oss_120b_matches_the_ollama_llama_server_log_and_names_the_compute_g
     );
     assert!(!says(&cuda, sentence));
 }
+
+#[test]
+fn metal_offloads_only_matrix_products_of_host_experts() {
+    // ggml_backend_metal_device_offload_op (b11434, ggml-metal.cpp): only MUL_MAT and MUL_MAT_ID
+    // over 32+ rows go to the device; CUDA's offloads any op over the batch. With gpt-oss's
+    // experts on the host, the expert biases' ADD_ID (and their activations) stay on the host.
+    let g = gpt_oss_120b().open("gpt_oss_metal_cpu_moe");
+    let args = "-c 8192 -np 1 -fa on --n-cpu-moe 36 -ngl 99";
+    let metal = est(&g, args, Backend::Metal);
+    let cuda = est(&g, args, Backend::Cuda);
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    eprintln!(
+        "gpt-oss-120b --n-cpu-moe 36: host compute Metal {:.2} MiB, CUDA {:.2} MiB; device {:.2} / {:.2}",
+        mib(metal.compute.host_bytes),
+        mib(cuda.compute.host_bytes),
+        mib(metal.compute.gpu_bytes),
+        mib(cuda.compute.gpu_bytes)
+    );
+    assert!(metal.compute.host_bytes > cuda.compute.host_bytes);
+    // Without host experts the two place the graph alike.
+    let metal = est(&g, "-c 8192 -np 1 -fa on -ngl 99", Backend::Metal);
+    let cuda = est(&g, "-c 8192 -np 1 -fa on -ngl 99", Backend::Cuda);
+    assert_eq!(metal.compute.host_bytes, cuda.compute.host_bytes);
+}

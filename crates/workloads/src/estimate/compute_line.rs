@@ -110,6 +110,7 @@ fn compute_placement(
             .map(|d| DeviceBuffer {
                 align: compute_align(d.kind)[0],
                 offloads: d.offloads,
+                offloads_matmul_only: d.kind == Backend::Metal,
             })
             .collect(),
         layer_device: (0..p.n_layer).map(|il| off.layer_device(il)).collect(),
