@@ -77,7 +77,7 @@ gpuledger options (before `--` or the program):
   --json                      the estimate (and fit check) as JSON
   --device N                  GPU index for the fit check (default 0); a device name
                               (--device CUDA0,CUDA1) is llama-server's own --device
-  --backend cuda|vulkan|metal|cpu
+  --backend cuda|rocm|vulkan|metal|cpu
                               which kind of device buffers to model (default: from the device's
                               vendor when a GPU is found, else cuda)
   --tool server|cli|mtmd|bench
@@ -443,7 +443,8 @@ fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Ba
         },
         (None, Some(d)) => Setting {
             value: match d.vendor {
-                Vendor::Nvidia | Vendor::Amd => Backend::Cuda,
+                Vendor::Nvidia => Backend::Cuda,
+                Vendor::Amd => Backend::Rocm,
                 Vendor::Apple => Backend::Metal,
                 Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
             },

@@ -20,6 +20,7 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
     let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
     approx.extend(super::graph_gaps::missing_parts(model, p));
+    approx.extend(super::backend_gaps::missing_parts(plan));
     let gpu_bytes = g
         .device_bytes
         .iter()
@@ -109,6 +110,7 @@ fn compute_placement(
             .map(|d| DeviceBuffer {
                 align: compute_align(d.kind)[0],
                 offloads: d.offloads,
+                offloads_matmul_only: d.kind == Backend::Metal,
             })
             .collect(),
         layer_device: (0..p.n_layer).map(|il| off.layer_device(il)).collect(),
@@ -133,7 +135,7 @@ fn compute_placement(
 fn compute_align(backend: Backend) -> [u64; 2] {
     match backend {
         Backend::Cpu | Backend::Metal => [32, 32],
-        Backend::Cuda => [128, 32],
+        Backend::Cuda | Backend::Rocm => [128, 32],
         Backend::Vulkan => [64, 64],
     }
 }

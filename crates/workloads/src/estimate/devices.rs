@@ -46,6 +46,7 @@ pub fn devices(s: &LlamaSettings) -> Vec<Device> {
         .collect();
     let prefix = match s.backend.value {
         Backend::Cuda => Some("CUDA"),
+        Backend::Rocm => Some("ROCm"),
         Backend::Vulkan => Some("Vulkan"),
         Backend::Metal => Some("MTL"),
         Backend::Cpu => None,

@@ -48,6 +48,9 @@ struct Tensor {
     rows: u64,
     /// The op never moves to another backend for its weight (`GET_ROWS`: not offloaded).
     pinned: bool,
+    /// A weight that no `MUL_MAT` / `MUL_MAT_ID` reads (a norm, a bias, a scale, a convolution
+    /// kernel): Metal does not offload the ops on it.
+    not_matmul: bool,
     /// A view that is an op for the scheduler (`set_rows` into a tensor of the graph).
     sched_op: bool,
 }
@@ -71,6 +74,9 @@ pub struct DeviceBuffer {
     pub align: u64,
     /// Runs ops on host weights for a large batch (`offload_op`; RPC devices do not).
     pub offloads: bool,
+    /// Offloads only matrix products (`ggml_backend_metal_device_offload_op`: `MUL_MAT` and
+    /// `MUL_MAT_ID`); CUDA's and Vulkan's offload any op over the batch.
+    pub offloads_matmul_only: bool,
 }
 
 /// `ggml_backend_vk_device_offload_op` / `ggml_backend_cuda_device_offload_op`: an op on host
@@ -185,6 +191,11 @@ impl Graph {
     /// the device when they read it from the host over a large batch (op offload), with a copy.
     pub fn weight(&mut self, bytes: u64, backend: u8) -> Id {
         self.ext(bytes, backend, Ext::Weight)
+    }
+
+    /// Mark a weight as one that no matrix product reads (see `DeviceBuffer::offloads_matmul_only`).
+    pub fn not_matmul(&mut self, weight: Id) {
+        self.t[weight].not_matmul = true;
     }
 
     /// A view of `bytes` into another buffer (the KV cache) on `backend`.

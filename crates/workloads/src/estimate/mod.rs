@@ -15,6 +15,7 @@
 //! each buffer (the compute buffer through `compute`'s graph and `galloc`'s allocator replay).
 
 mod archs;
+mod backend_gaps;
 mod compare;
 mod compute;
 mod compute_line;
@@ -101,7 +102,8 @@ fn place_of(t: &TensorInfo) -> Place {
 /// Bytes a tensor takes in a device buffer of this backend.
 fn device_bytes(t: &TensorInfo, backend: Backend) -> u64 {
     match backend {
-        Backend::Cuda => {
+        // ROCm is ggml-cuda built with HIP: the same get_alloc_size.
+        Backend::Cuda | Backend::Rocm => {
             // ggml_backend_cuda_buffer_type_get_alloc_size: quantised rows padded to 512.
             let mut size = t.n_bytes;
             let ne0 = t.ne0();

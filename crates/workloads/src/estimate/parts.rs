@@ -15,18 +15,10 @@ use std::path::Path;
 pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
     let (model, off, nl) = (plan.model, &plan.off, plan.p.n_layer);
     let (backend, mmap) = (plan.s.backend.value, plan.s.mmap.value);
-    let mut per_dev = vec![0u64; off.devices.len()];
+    let mut dev = DeviceWeights::new(off, backend, mmap);
     let mut host = 0u64;
     let tied = model.tensor("output.weight").is_none();
     let mut tied_copy = 0;
-    let on_device = |t: &TensorInfo, d: u8, per_dev: &mut [u64]| {
-        let kind = off.devices.get(d as usize).map_or(backend, |dev| dev.kind);
-        let b = device_bytes(t, kind);
-        if let Some(x) = per_dev.get_mut(d as usize) {
-            *x += b;
-        }
-        b
-    };
     for part in &model.parts {
         // With mmap the host buffer is a view of the mapping: from the first to the last host
         // tensor of the file ("CPU_Mapped model buffer size").
@@ -45,7 +37,7 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
                 continue;
             }
             if off.tensor_on_gpu(t) {
-                on_device(t, off.tensor_device(t), &mut per_dev);
+                dev.add(t, off.tensor_device(t));
             } else {
                 host_tensor(t, &mut host);
             }
@@ -54,7 +46,7 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
                 // the output layer's device (or where an override of token_embd puts it).
                 if off.tied_copy_on_gpu() {
                     let d = off.tied_copy_device();
-                    tied_copy = on_device(t, d, &mut per_dev);
+                    tied_copy = dev.add(t, d);
                 } else {
                     host_tensor(t, &mut host);
                 }
@@ -63,7 +55,9 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
         if mmap && hi > lo {
             host += hi - lo;
         }
+        dev.end_file();
     }
+    let per_dev = dev.bytes;
     let gpu = per_dev.iter().fold(0u64, |a, &x| a.saturating_add(x));
     let mut inputs: Vec<String> = vec![
         "-ngl".into(),
@@ -83,6 +77,59 @@ pub(super) fn weights(plan: &Plan) -> (WeightsEstimate, Vec<u64>) {
         inputs,
     };
     (w, per_dev)
+}
+
+/// Each device's weights buffer. llama_model::load_tensors: with mmap, a device whose buffer type
+/// can wrap host memory (props.caps.buffer_from_host_ptr: Metal's; not CUDA's nor Vulkan's at
+/// b11434) gets one buffer per file over the mapping from its first to its last tensor
+/// (get_mapping_range): `MTL0_Mapped` then also holds whatever lies between them in the file,
+/// the host's token embeddings included.
+struct DeviceWeights {
+    bytes: Vec<u64>,
+    /// Whether the device's buffer is a file range; the range of the current file.
+    mapped: Vec<bool>,
+    span: Vec<(u64, u64)>,
+    kinds: Vec<Backend>,
+    backend: Backend,
+}
+
+impl DeviceWeights {
+    fn new(off: &super::Offload, backend: Backend, mmap: bool) -> DeviceWeights {
+        let n = off.devices.len();
+        DeviceWeights {
+            bytes: vec![0; n],
+            mapped: off
+                .devices
+                .iter()
+                .map(|d| mmap && d.kind == Backend::Metal && d.endpoint.is_none())
+                .collect(),
+            span: vec![(u64::MAX, 0); n],
+            kinds: off.devices.iter().map(|d| d.kind).collect(),
+            backend,
+        }
+    }
+
+    /// Tensor `t` on device `d`: its bytes in that device's buffer type.
+    fn add(&mut self, t: &TensorInfo, d: u8) -> u64 {
+        let d = d as usize;
+        let b = device_bytes(t, self.kinds.get(d).copied().unwrap_or(self.backend));
+        if self.mapped.get(d).copied().unwrap_or(false) {
+            let (lo, hi) = &mut self.span[d];
+            *lo = (*lo).min(t.offset);
+            *hi = (*hi).max(t.offset + t.n_bytes);
+        } else if let Some(x) = self.bytes.get_mut(d) {
+            *x += b;
+        }
+        b
+    }
+
+    /// The end of a file: each mapped device's range is a buffer.
+    fn end_file(&mut self) {
+        for (x, (lo, hi)) in self.bytes.iter_mut().zip(self.span.iter_mut()) {
+            *x += hi.saturating_sub(*lo);
+            (*lo, *hi) = (u64::MAX, 0);
+        }
+    }
 }
 
 /// A tensor of an MTP layer llama-server does not load (`ModelParams::mtp_skipped_from`).
@@ -383,6 +430,14 @@ pub(super) fn overhead(backend: Backend) -> OverheadEstimate {
             approximate: true,
             what: "CUDA context, kernels and cuBLAS workspace of the process (not a llama.cpp \
                    buffer; typically 128–512 MiB by GPU, driver and CUDA_MODULE_LOADING)"
+                .into(),
+            range: Some((128 * MIB, 512 * MIB)),
+        },
+        Backend::Rocm => OverheadEstimate {
+            gpu_bytes: Some(300 * MIB),
+            approximate: true,
+            what: "HIP context, kernels and hipBLAS workspace of the process (not a llama.cpp \
+                   buffer; CUDA's typical 128–512 MiB assumed, not measured on ROCm)"
                 .into(),
             range: Some((128 * MIB, 512 * MIB)),
         },

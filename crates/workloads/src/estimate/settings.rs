@@ -72,6 +72,8 @@ pub enum FlashAttn {
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Cuda,
+    /// AMD's ROCm: the HIP build of ggml-cuda (its buffer rules), devices named `ROCm0`…
+    Rocm,
     Vulkan,
     Metal,
     /// No GPU: everything on the host.
@@ -81,7 +83,8 @@ pub enum Backend {
 impl Backend {
     pub fn parse(s: &str) -> Option<Backend> {
         Some(match s.to_ascii_lowercase().as_str() {
-            "cuda" | "rocm" | "hip" => Backend::Cuda,
+            "cuda" => Backend::Cuda,
+            "rocm" | "hip" => Backend::Rocm,
             "vulkan" => Backend::Vulkan,
             "metal" | "mtl" => Backend::Metal,
             "cpu" | "none" => Backend::Cpu,

@@ -194,9 +194,9 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
             "--backend" => {
                 let v = it
                     .next()
-                    .context("--backend needs cuda, vulkan, metal or cpu")?;
+                    .context("--backend needs cuda, rocm, vulkan, metal or cpu")?;
                 o.backend = Some(Backend::parse(v).with_context(|| {
-                    format!("--backend: {v:?} is not cuda, vulkan, metal or cpu")
+                    format!("--backend: {v:?} is not cuda, rocm, vulkan, metal or cpu")
                 })?);
             }
             "--tool" => o.tool = Some(tool_option(it.next())?),

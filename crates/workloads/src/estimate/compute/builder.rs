@@ -157,7 +157,11 @@ impl<'a> Builder<'a> {
         };
         let on = self.place.overridden.get(&full).copied().unwrap_or(on);
         let bytes = self.tensors.bytes(&full);
-        self.g.weight(bytes, be(on))
+        let w = self.g.weight(bytes, be(on));
+        if !self.tensors.read_by_matmul(&full) {
+            self.g.not_matmul(w);
+        }
+        w
     }
 
     pub(super) fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
@@ -471,7 +475,18 @@ impl<'a> Builder<'a> {
                     "ffn_down_exps.weight",
                 ],
             );
-            moe(&mut self.g, e, n, t, shape, ws)
+            // build_moe_ffn: the router's and the experts' biases (gpt-oss), each an ADD_ID.
+            let biases = [
+                "ffn_gate_inp.bias",
+                "ffn_up_exps.bias",
+                "ffn_gate_exps.bias",
+                "ffn_down_exps.bias",
+            ]
+            .map(|b| {
+                let has = self.tensors.has(&format!("blk.{il}.{b}"));
+                has.then(|| self.weight(Some(il), b))
+            });
+            moe(&mut self.g, e, n, t, shape, ws, biases)
         } else {
             let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
             ffn(&mut self.g, e, n, t, l.n_ff, l.glu, ws)

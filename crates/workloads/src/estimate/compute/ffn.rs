@@ -45,7 +45,8 @@ pub(super) fn ffn(
 }
 
 /// A mixture-of-experts FFN (`build_moe_ffn`), written coarsely: router logits and top-k, the
-/// selected experts' gate/up/GLU/down for every token, weighted and summed.
+/// selected experts' gate/up/GLU/down for every token, weighted and summed; the router's and the
+/// experts' biases where the model has them (an ADD, then ADD_IDs in place).
 pub(super) fn moe(
     g: &mut Graph,
     e: u64,
@@ -53,8 +54,12 @@ pub(super) fn moe(
     t: u64,
     (n_expert, n_used, ff): (u64, u64, u64),
     [w_inp, w_up, w_gate, w_down]: [Id; 4],
+    [b_inp, b_up, b_gate, b_down]: [Option<Id>; 4],
 ) -> Id {
-    let logits = g.op(n_expert * t * F32, &[w_inp, x]);
+    let mut logits = g.op(n_expert * t * F32, &[w_inp, x]);
+    if let Some(b) = b_inp {
+        logits = g.inplace(n_expert * t * F32, &[logits, b]);
+    }
     let probs = g.inplace(n_expert * t * F32, &[logits]);
     let order = g.op(n_expert * t * 4, &[probs]);
     // ggml_argsort_top_k: the first n_used of each token's n_expert indices, a strided view.
@@ -65,10 +70,17 @@ pub(super) fn moe(
     // The experts read `x` reshaped to [n_embd, 1, t]: a tensor of its own for the scheduler,
     // copied apart from `x` when the experts run elsewhere than the router.
     let xr = g.view(x);
+    let biased = |g: &mut Graph, cur: Id, b: Option<Id>, bytes: u64| match b {
+        Some(b) => g.inplace(bytes, &[cur, b, sel]),
+        None => cur,
+    };
     let up = g.op(fb, &[w_up, xr, sel]);
+    let up = biased(g, up, b_up, fb);
     let gate = g.op(fb, &[w_gate, xr, sel]);
+    let gate = biased(g, gate, b_gate, fb);
     let glu = g.op(fb, &[gate, up]);
     let down = g.op(e * n_used * t * F32, &[w_down, glu, sel]);
+    let down = biased(g, down, b_down, e * n_used * t * F32);
     let weighted = g.inplace(e * n_used * t * F32, &[down, w]);
     let mut acc = None;
     for _ in 0..n_used {

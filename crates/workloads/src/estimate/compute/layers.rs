@@ -34,8 +34,17 @@ impl<'a> Tensors<'a> {
         self.dims.get(name).and_then(|d| d.get(i).copied())
     }
 
-    fn has(&self, name: &str) -> bool {
+    pub(super) fn has(&self, name: &str) -> bool {
         self.dims.contains_key(name)
+    }
+
+    /// Whether a `MUL_MAT` / `MUL_MAT_ID` reads tensor `name`: a matrix of weights (two
+    /// dimensions of more than one), not a bias, a convolution kernel or a looked-up table.
+    pub(super) fn read_by_matmul(&self, name: &str) -> bool {
+        name.ends_with(".weight")
+            && self.dim(name, 1).is_some_and(|n| n > 1)
+            && !name.contains("conv1d")
+            && !name.contains("token_embd")
     }
 
     /// Bytes of tensor `name` (0 when the model has none).

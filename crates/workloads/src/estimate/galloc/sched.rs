@@ -33,7 +33,10 @@ impl Graph {
             be.iter_mut().for_each(|b| *b = Some(HOST));
         }
         // `ggml_backend_sched_backend_from_buffer`'s op_offload: the first device that offloads.
-        let offload_to = devices.iter().position(|d| d.offloads).map(|d| d as u8);
+        let offload_to = devices
+            .iter()
+            .position(|d| d.offloads)
+            .map(|d| (d as u8, devices[d].offloads_matmul_only));
         self.ops_on_weights(&mut be, offload_to);
         self.expand(&mut be);
         // pass 4: views follow their source; an op still unassigned goes to the first backend.
@@ -47,19 +50,25 @@ impl Graph {
     }
 
     /// Pass 1: an op on a weight runs where the weight is, or on the device when it offloads it.
-    fn ops_on_weights(&self, be: &mut [Option<u8>], offload_to: Option<u8>) {
+    fn ops_on_weights(&self, be: &mut [Option<u8>], offload_to: Option<(u8, bool)>) {
         for &id in &self.nodes {
             let t = &self.t[id];
             if !self.is_op(id) || be[id].is_some() {
                 continue;
             }
-            let w = t
-                .srcs
-                .iter()
-                .find(|&&s| self.t[s].ext == Some(Ext::Weight))
-                .and_then(|&s| be[s]);
-            be[id] = w.map(|wb| match offload_to {
-                Some(d) if wb == HOST && !t.pinned && t.rows >= OFFLOAD_MIN_ROWS => d,
+            let Some(&w) = t.srcs.iter().find(|&&s| self.t[s].ext == Some(Ext::Weight)) else {
+                continue;
+            };
+            let matmul = !self.t[w].not_matmul;
+            be[id] = be[w].map(|wb| match offload_to {
+                Some((d, only_mm))
+                    if wb == HOST
+                        && !t.pinned
+                        && t.rows >= OFFLOAD_MIN_ROWS
+                        && (matmul || !only_mm) =>
+                {
+                    d
+                }
                 _ => wb,
             });
         }

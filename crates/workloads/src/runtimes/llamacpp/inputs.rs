@@ -88,7 +88,7 @@ pub(crate) fn llama_env(proc_root: &Path, pid: u32) -> Vec<(String, String)> {
 pub(crate) fn backend_of(w: &Workload, vendor: Option<Vendor>) -> Setting<Backend> {
     for (lib, b) in [
         ("libggml-cuda", Backend::Cuda),
-        ("libggml-hip", Backend::Cuda),
+        ("libggml-hip", Backend::Rocm),
         ("libggml-vulkan", Backend::Vulkan),
         ("libggml-metal", Backend::Metal),
     ] {
@@ -100,9 +100,8 @@ pub(crate) fn backend_of(w: &Workload, vendor: Option<Vendor>) -> Setting<Backen
         }
     }
     match vendor {
-        Some(Vendor::Nvidia | Vendor::Amd) => {
-            Setting::runtime(Backend::Cuda, "measured on an NVIDIA/AMD device")
-        }
+        Some(Vendor::Nvidia) => Setting::runtime(Backend::Cuda, "measured on an NVIDIA device"),
+        Some(Vendor::Amd) => Setting::runtime(Backend::Rocm, "measured on an AMD device"),
         Some(Vendor::Apple) => Setting::runtime(Backend::Metal, "measured on an Apple GPU"),
         Some(_) => Setting::runtime(Backend::Vulkan, "measured on an Intel/other GPU"),
         None => LlamaSettings::default().backend,
