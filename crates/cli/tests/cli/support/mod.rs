@@ -4,7 +4,8 @@
 //! binary's output (`output.rs`); a shared GPU node of pods and a Slurm job (`node.rs`); the
 //! recorded Linux trees under fixtures/ (`trees.rs`); a prompt
 //! answered on a pty (`pty.rs`); an Ollama models folder (`ollama.rs`); `ollama serve` and its runner as real processes (`ollama_tree.rs`); a Python interpreter for
-//! stand-in servers (`python.rs`); the node's kubelet, a pod-resources gRPC server (`kubelet.rs`); a real one-node Slurm (`slurm.rs`). Include with `mod support;`.
+//! stand-in servers (`python.rs`); the node's kubelet, a pod-resources gRPC server (`kubelet.rs`); a real one-node Slurm (`slurm.rs`); the real vLLM's CPU build serving a tiny model
+//! (`vllm.rs`). Include with `mod support;`.
 #![allow(dead_code)]
 
 #[cfg(unix)]
@@ -19,6 +20,7 @@ mod python;
 #[cfg(unix)]
 mod slurm;
 mod trees;
+#[cfg(unix)]
 mod vllm;
 #[cfg(unix)]
 #[allow(unused_imports)]
@@ -26,6 +28,8 @@ pub use kubelet::*;
 #[cfg(unix)]
 #[allow(unused_imports)]
 pub use slurm::Slurm;
+#[cfg(unix)]
+#[allow(unused_imports)]
 pub use vllm::Vllm;
 // The benches include this module by path and use only part of it.
 #[allow(unused_imports)]
