@@ -44,16 +44,7 @@ fn cjk_snapshot() -> gpuledger_model::Snapshot {
 fn live(lang: Lang, t0: Instant) -> App {
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
     app.lang = lang;
-    app.apply(
-        gpuledger_tui::feed::Update {
-            snapshot: cjk_snapshot(),
-            host: Default::default(),
-            took: Duration::ZERO,
-            dropped: 0,
-            machine: None,
-        },
-        t0,
-    );
+    app.apply(support::round(cjk_snapshot()), t0);
     app
 }
 
@@ -304,16 +295,7 @@ fn no_gpu_hint_in_chinese_is_said_once_and_wraps_whole() {
         for (w, h) in [(80u16, 24u16), (120, 40)] {
             let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
             app.lang = lang;
-            app.apply(
-                gpuledger_tui::feed::Update {
-                    snapshot: snap.clone(),
-                    host: Default::default(),
-                    took: Duration::ZERO,
-                    dropped: 0,
-                    machine: None,
-                },
-                t0,
-            );
+            app.apply(support::round(snap.clone()), t0);
             let (buf, _) = draw(&mut app, w, h, t0);
             let screen: String = (0..h).map(|y| text(&buf, y, 0, w) + "\n").collect();
             assert_eq!(screen.matches(said).count(), 1, "{lang} {w}x{h}:\n{screen}");

@@ -78,16 +78,7 @@ impl Terminator for Asked {
 fn tree_app(t0: Instant, asked: Asked) -> App {
     let mut app =
         App::new(ThemeKind::Dark, Duration::from_secs(1), t0).with_terminator(Box::new(asked));
-    app.apply(
-        gpuledger_tui::feed::Update {
-            snapshot: tp4(),
-            host: Default::default(),
-            took: Duration::ZERO,
-            dropped: 0,
-            machine: None,
-        },
-        t0,
-    );
+    app.apply(support::round(tp4()), t0);
     app.handle_key(key('t'), t0);
     app
 }
@@ -172,13 +163,7 @@ fn a_kill_of_the_root_is_done_when_its_workers_are_gone_not_before() {
     let next = |procs: Vec<gpuledger_model::Process>| {
         let mut s = tp4();
         s.processes = procs;
-        gpuledger_tui::feed::Update {
-            snapshot: s,
-            host: Default::default(),
-            took: Duration::ZERO,
-            dropped: 0,
-            machine: None,
-        }
+        support::round(s)
     };
     // The server (100) is never listed; its workers still are.
     app.apply(next(tp4().processes), t0 + Duration::from_secs(1));

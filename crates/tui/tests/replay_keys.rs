@@ -14,16 +14,7 @@ fn replay(t0: Instant) -> App {
 
 fn live(t0: Instant) -> App {
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
-    app.apply(
-        gpuledger_tui::feed::Update {
-            snapshot: sample(),
-            host: Default::default(),
-            took: Duration::ZERO,
-            dropped: 0,
-            machine: None,
-        },
-        t0,
-    );
+    app.apply(support::round(sample()), t0);
     app
 }
 

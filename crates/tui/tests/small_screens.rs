@@ -9,16 +9,7 @@ use support::{sample, screen};
 
 fn live(snap: gpuledger_model::Snapshot, t0: Instant) -> App {
     let mut app = App::new(ThemeKind::Dark, Duration::from_secs(1), t0);
-    app.apply(
-        gpuledger_tui::feed::Update {
-            snapshot: snap,
-            host: Default::default(),
-            took: Duration::ZERO,
-            dropped: 0,
-            machine: None,
-        },
-        t0,
-    );
+    app.apply(support::round(snap), t0);
     app
 }
 

@@ -32,6 +32,17 @@ pub fn screen(app: &mut App, w: u16, h: u16, now: Instant) -> String {
         .collect()
 }
 
+/// `snapshot` as the collection thread hands a round over (no host figures, taken at once).
+pub fn round(snapshot: gpuledger_model::Snapshot) -> gpuledger_tui::feed::Update {
+    gpuledger_tui::feed::Update {
+        snapshot,
+        host: Default::default(),
+        took: std::time::Duration::ZERO,
+        dropped: 0,
+        machine: None,
+    }
+}
+
 pub fn key(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
 }
