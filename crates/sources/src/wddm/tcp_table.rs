@@ -1,7 +1,7 @@
 //! The bytes of Windows' TCP owner tables, as `GetExtendedTcpTable(…, TCP_TABLE_OWNER_PID_LISTENER)`
 //! fills them, read into (listening port, owning pid): the Windows counterpart of
 //! `/proc/net/tcp{,6}` joined with `/proc/PID/fd` on Linux. Pure, so it is tested on every
-//! platform; [`super::facts`] makes the call on Windows.
+//! platform; `wddm::facts` makes the call on Windows.
 //!
 //! The layouts, from Microsoft's documentation (Win32 API, iprtrmib.h / tcpmib.h):
 //! - `MIB_TCPTABLE_OWNER_PID` = `DWORD dwNumEntries; MIB_TCPROW_OWNER_PID table[ANY_SIZE]`

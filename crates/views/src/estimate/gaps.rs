@@ -15,7 +15,7 @@ pub struct EstimateGap {
     pub root_pid: Option<u32>,
     pub measured_bytes: u64,
     pub estimated_bytes: u64,
-    /// The estimated weights on the GPU (what [`gap_of`] compares a low measurement with).
+    /// The estimated weights on the GPU (what a low measurement is compared with: the cause).
     pub weights_bytes: u64,
     /// `more` or `less`: the driver reports more or less than estimated.
     pub side: &'static str,

@@ -210,7 +210,7 @@ fn rule_lines(build: Option<u64>) -> Vec<String> {
         .collect()
 }
 
-/// One split of a reserve pass: its backend ([`HOST`](super::galloc::HOST) or a device in
+/// One split of a reserve pass: its backend (`galloc::HOST`, the host, or a device in
 /// llama.cpp's order) and the bytes of each input it copies from another backend.
 pub use super::galloc::Split as SchedSplit;
 

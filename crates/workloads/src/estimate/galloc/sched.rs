@@ -232,8 +232,8 @@ pub(super) struct Seq {
 }
 
 /// One split of the scheduled graph, as `GGML_SCHED_DEBUG` prints it (`## SPLIT #i: backend #
-/// n inputs: ...`): its backend ([`HOST`] or a device) and the bytes of each input it copies from
-/// another backend, in the order the split first reads them.
+/// n inputs: ...`): its backend (`HOST`, the host, or a device) and the bytes of each input it
+/// copies from another backend, in the order the split first reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
     pub backend: u8,
