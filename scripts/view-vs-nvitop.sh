@@ -20,7 +20,9 @@
 #     OUT/perf.data; build with `--profile profiling` and pass it as GPULEDGER_BIN for symbols);
 #     PROFILE=strace: its system calls counted by `strace -c -f` instead (OUT/strace.txt). Either
 #     slows the view: read the ticks of such a run for where they go, not for the ratio.
-#     VIEW_INTERVAL=1: the refresh the views run at (a shorter one gathers more samples).
+#     VIEW_INTERVAL=1: the refresh both views run at (nvitop's `--interval`; a shorter one gathers
+#     more samples). NVITOP_INTERVAL= (empty) leaves nvitop at its default of 2 s instead, which
+#     is how the figures before round 4's third stop were taken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -123,7 +125,9 @@ if [ -n "${COST:-}" ]; then
     ENV="FAKE_NVML_SCENARIO=$D/cost.txt LD_LIBRARY_PATH=$D/lib"
     for ((r = 0; r < ${ROUNDS:-2}; r++)); do
         g=$(cost gpuledger "env $ENV $BIN --nvml-lib $D/lib/libnvidia-ml.so.1 -d ${VIEW_INTERVAL:-1}")
-        n=$(cost nvitop "env $ENV $NVITOP_BIN")
+        # nvitop refreshes its processes every 2 s by default: the same interval as ours, for
+        # the same work (NVITOP_INTERVAL= empty keeps nvitop's default, as rounds 1-4 measured).
+        n=$(cost nvitop "env $ENV $NVITOP_BIN ${NVITOP_INTERVAL---interval ${VIEW_INTERVAL:-1}}")
         ratio() { awk -v g="$1" -v n="$n" 'BEGIN { printf "%.1fx", n / (g > 0 ? g : 1) }'; }
         line="$COST GPU processes, ${COST_SECS:-30} s at ${VIEW_INTERVAL:-1} s: gpuledger $g ticks, nvitop $n ticks, ratio $(ratio "$g")"
         if [ -n "${BEFORE:-}" ]; then
