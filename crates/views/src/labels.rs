@@ -6,6 +6,73 @@
 use gpuledger_lang::Lang;
 use gpuledger_model::{EvidenceKind, Workload, WorkloadKind};
 
+/// Every workload kind (the page's table of labels, the catalogue tests). The match below fails to compile when
+/// a kind is added and not listed here.
+pub(crate) const ALL_KINDS: [WorkloadKind; 14] = [
+    WorkloadKind::LlamaCpp,
+    WorkloadKind::Ollama,
+    WorkloadKind::OllamaRunner,
+    WorkloadKind::LmStudio,
+    WorkloadKind::Vllm,
+    WorkloadKind::Sglang,
+    WorkloadKind::Pytorch,
+    WorkloadKind::Mlx,
+    WorkloadKind::Comfyui,
+    WorkloadKind::Browser,
+    WorkloadKind::Compositor,
+    WorkloadKind::CudaApp,
+    WorkloadKind::GraphicsApp,
+    WorkloadKind::Unknown,
+];
+
+#[allow(dead_code)]
+fn every_kind_is_listed(k: WorkloadKind) {
+    match k {
+        WorkloadKind::LlamaCpp
+        | WorkloadKind::Ollama
+        | WorkloadKind::OllamaRunner
+        | WorkloadKind::LmStudio
+        | WorkloadKind::Vllm
+        | WorkloadKind::Sglang
+        | WorkloadKind::Pytorch
+        | WorkloadKind::Mlx
+        | WorkloadKind::Comfyui
+        | WorkloadKind::Browser
+        | WorkloadKind::Compositor
+        | WorkloadKind::CudaApp
+        | WorkloadKind::GraphicsApp
+        | WorkloadKind::Unknown => {}
+    }
+}
+
+/// Every kind of evidence, likewise.
+pub(crate) const ALL_EVIDENCE: [EvidenceKind; 9] = [
+    EvidenceKind::Executable,
+    EvidenceKind::Cmdline,
+    EvidenceKind::Library,
+    EvidenceKind::ModelFile,
+    EvidenceKind::ListeningPort,
+    EvidenceKind::Parent,
+    EvidenceKind::Http,
+    EvidenceKind::Log,
+    EvidenceKind::GgufHeader,
+];
+
+#[allow(dead_code)]
+fn every_evidence_kind_is_listed(k: EvidenceKind) {
+    match k {
+        EvidenceKind::Executable
+        | EvidenceKind::Cmdline
+        | EvidenceKind::Library
+        | EvidenceKind::ModelFile
+        | EvidenceKind::ListeningPort
+        | EvidenceKind::Parent
+        | EvidenceKind::Http
+        | EvidenceKind::Log
+        | EvidenceKind::GgufHeader => {}
+    }
+}
+
 /// The catalogue key of a kind that is a word rather than a product's name.
 fn kind_key(kind: WorkloadKind) -> Option<&'static str> {
     Some(match kind {
@@ -61,24 +128,7 @@ mod tests {
     /// The English catalogue says what the model says, so English output cannot change.
     #[test]
     fn english_kinds_are_the_models_labels() {
-        use WorkloadKind::*;
-        let all = [
-            LlamaCpp,
-            Ollama,
-            OllamaRunner,
-            LmStudio,
-            Vllm,
-            Sglang,
-            Pytorch,
-            Mlx,
-            Comfyui,
-            Browser,
-            Compositor,
-            CudaApp,
-            GraphicsApp,
-            Unknown,
-        ];
-        for k in all {
+        for k in ALL_KINDS {
             if let Some(key) = kind_key(k) {
                 assert_eq!(Lang::En.t(key), k.label(), "{k:?}");
             }
@@ -87,19 +137,7 @@ mod tests {
 
     #[test]
     fn english_evidence_and_confidence_words_are_the_models() {
-        use EvidenceKind::*;
-        let all = [
-            Executable,
-            Cmdline,
-            Library,
-            ModelFile,
-            ListeningPort,
-            Parent,
-            Http,
-            Log,
-            GgufHeader,
-        ];
-        for k in all {
+        for k in ALL_EVIDENCE {
             assert_eq!(evidence_label(k, Lang::En), k.label(), "{k:?}");
         }
         use gpuledger_model::Confidence;

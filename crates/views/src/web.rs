@@ -6,78 +6,12 @@
 //! sentences are the `page-…` messages of `gpuledger_lang` (`"page"` in the JSON).
 
 use crate::estimate::{gaps, GAP_CAUSES};
-use crate::labels::{evidence_label, kind_label};
+use crate::labels::{evidence_label, kind_label, ALL_EVIDENCE, ALL_KINDS};
 use gpuledger_lang::{catalogue_json, languages_json, Area, Lang};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::words::{NOTHING, UNKNOWN};
-use gpuledger_model::{Confidence, EvidenceKind, SourceState, WorkloadKind};
+use gpuledger_model::{Confidence, SourceState};
 use serde_json::{json, Map, Value};
-
-/// Every workload kind, for the page's table of labels. The match below fails to compile when
-/// a kind is added and not listed here.
-const KINDS: [WorkloadKind; 14] = [
-    WorkloadKind::LlamaCpp,
-    WorkloadKind::Ollama,
-    WorkloadKind::OllamaRunner,
-    WorkloadKind::LmStudio,
-    WorkloadKind::Vllm,
-    WorkloadKind::Sglang,
-    WorkloadKind::Pytorch,
-    WorkloadKind::Mlx,
-    WorkloadKind::Comfyui,
-    WorkloadKind::Browser,
-    WorkloadKind::Compositor,
-    WorkloadKind::CudaApp,
-    WorkloadKind::GraphicsApp,
-    WorkloadKind::Unknown,
-];
-
-#[allow(dead_code)]
-fn every_kind_is_listed(k: WorkloadKind) {
-    match k {
-        WorkloadKind::LlamaCpp
-        | WorkloadKind::Ollama
-        | WorkloadKind::OllamaRunner
-        | WorkloadKind::LmStudio
-        | WorkloadKind::Vllm
-        | WorkloadKind::Sglang
-        | WorkloadKind::Pytorch
-        | WorkloadKind::Mlx
-        | WorkloadKind::Comfyui
-        | WorkloadKind::Browser
-        | WorkloadKind::Compositor
-        | WorkloadKind::CudaApp
-        | WorkloadKind::GraphicsApp
-        | WorkloadKind::Unknown => {}
-    }
-}
-
-const EVIDENCE: [EvidenceKind; 9] = [
-    EvidenceKind::Executable,
-    EvidenceKind::Cmdline,
-    EvidenceKind::Library,
-    EvidenceKind::ModelFile,
-    EvidenceKind::ListeningPort,
-    EvidenceKind::Parent,
-    EvidenceKind::Http,
-    EvidenceKind::Log,
-    EvidenceKind::GgufHeader,
-];
-
-#[allow(dead_code)]
-fn every_evidence_kind_is_listed(k: EvidenceKind) {
-    match k {
-        EvidenceKind::Executable
-        | EvidenceKind::Cmdline
-        | EvidenceKind::Library
-        | EvidenceKind::ModelFile
-        | EvidenceKind::ListeningPort
-        | EvidenceKind::Parent
-        | EvidenceKind::Http
-        | EvidenceKind::Log
-        | EvidenceKind::GgufHeader => {}
-    }
-}
 
 /// The process table's column titles, as `gpuledger snapshot` heads them (keys are the page's).
 pub const COLUMNS: [(&str, &str); 9] = [
@@ -166,8 +100,8 @@ pub fn words_json_in(lang: Lang) -> String {
         "unknown": UNKNOWN,
         "nothing": NOTHING,
         "byte_units": units,
-        "kinds": labels(&KINDS, |k| kind_label(k, lang)),
-        "evidence": labels(&EVIDENCE, |k| evidence_label(k, lang)),
+        "kinds": labels(&ALL_KINDS, |k| kind_label(k, lang)),
+        "evidence": labels(&ALL_EVIDENCE, |k| evidence_label(k, lang)),
         "columns": columns,
         "confidence": labels(&[Confidence::High, Confidence::Medium, Confidence::Low], |c| {
             lang.t(match c {
@@ -207,7 +141,7 @@ mod tests {
         );
         assert_eq!(v["kinds"]["llama-cpp"], "llama.cpp");
         assert_eq!(v["kinds"]["cuda-app"], "CUDA app");
-        assert_eq!(v["kinds"].as_object().unwrap().len(), KINDS.len());
+        assert_eq!(v["kinds"].as_object().unwrap().len(), ALL_KINDS.len());
         assert_eq!(v["evidence"]["gguf-header"], "GGUF header");
         assert_eq!(v["columns"]["util"], "SM%");
         assert_eq!(v["gap"]["causes"].as_object().unwrap().len(), 3);
