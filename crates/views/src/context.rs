@@ -7,7 +7,7 @@ use gpuledger_model::{Device, Pcie};
 
 /// `driver 550.54.15` for the devices' driver (one line for all: a machine runs one NVIDIA
 /// driver); `None` without devices. Several versions (several vendors) are listed together.
-pub fn driver_item(devices: &[Device]) -> Option<String> {
+pub fn driver_item(devices: &[Device], lang: gpuledger_lang::Lang) -> Option<String> {
     if devices.is_empty() {
         return None;
     }
@@ -16,10 +16,11 @@ pub fn driver_item(devices: &[Device]) -> Option<String> {
         .filter_map(|d| d.driver_version.as_deref())
         .collect();
     versions.dedup();
-    Some(match versions.as_slice() {
-        [] => "driver n/a".to_string(),
-        v => format!("driver {}", gpuledger_model::term_safe(&v.join("/"))),
-    })
+    let version = match versions.as_slice() {
+        [] => gpuledger_model::words::UNKNOWN.to_string(),
+        v => gpuledger_model::term_safe(&v.join("/")).into_owned(),
+    };
+    Some(lang.t_args("report-driver-item", &[("version", version.into())]))
 }
 
 /// `SM 1980 MHz`, `mem 3201 MHz`, `PCIe 4.0 x16` (with `of 5.0 x16` when the link runs below
@@ -59,6 +60,7 @@ fn pcie_item(p: &Pcie) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_lang::Lang;
     use gpuledger_model::test_support::device;
 
     #[test]
@@ -82,12 +84,22 @@ mod tests {
 
     #[test]
     fn one_driver_item_for_the_machine() {
-        assert_eq!(driver_item(&[]), None);
+        assert_eq!(driver_item(&[], Lang::En), None);
         let mut a = device(0, "GPU-0", None, None);
         let mut b = device(1, "GPU-1", None, None);
-        assert_eq!(driver_item(&[a.clone()]).as_deref(), Some("driver n/a"));
+        assert_eq!(
+            driver_item(&[a.clone()], Lang::En).as_deref(),
+            Some("driver n/a")
+        );
         a.driver_version = Some("550.54.15".into());
         b.driver_version = Some("550.54.15".into());
-        assert_eq!(driver_item(&[a, b]).as_deref(), Some("driver 550.54.15"));
+        assert_eq!(
+            driver_item(&[a.clone(), b.clone()], Lang::En).as_deref(),
+            Some("driver 550.54.15")
+        );
+        assert_eq!(
+            driver_item(&[a, b], Lang::ZhCn).as_deref(),
+            Some("驱动 550.54.15")
+        );
     }
 }

@@ -307,3 +307,6 @@ report-history-col-time = TIME
 report-history-col-used = USED
 report-history-col-free = FREE
 report-history-col-power-w = POWER W
+
+# The machine's driver in the live view's title (`n/a` when no device says).
+report-driver-item = driver { $version }

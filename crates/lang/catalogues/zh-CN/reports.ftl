@@ -287,3 +287,6 @@ report-history-col-time = 时间
 report-history-col-used = 已用
 report-history-col-free = 空闲
 report-history-col-power-w = 功耗 W
+
+# The machine's driver in the live view's title (`n/a` when no device says).
+report-driver-item = 驱动 { $version }

@@ -288,3 +288,6 @@ report-history-col-time = 時間
 report-history-col-used = 已用
 report-history-col-free = 可用
 report-history-col-power-w = 功率 W
+
+# The machine's driver in the live view's title (`n/a` when no device says).
+report-driver-item = 驅動程式 { $version }

@@ -114,7 +114,7 @@ fn context_spans(app: &App) -> Vec<Span<'static>> {
     if let Some(driver) = app
         .snapshot
         .as_ref()
-        .and_then(|s| gpuledger_views::context::driver_item(&s.devices))
+        .and_then(|s| gpuledger_views::context::driver_item(&s.devices, app.lang))
     {
         spans.push(Span::styled(format!(" {driver} "), app.theme.dim));
     }
