@@ -20,6 +20,7 @@ mod explain;
 mod explain_llama;
 mod explain_ollama;
 mod explain_runtimes;
+mod explain_vllm_mxfp4;
 mod golden_snapshots;
 mod hostile_files;
 mod hostile_kubelet;

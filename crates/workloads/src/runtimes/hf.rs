@@ -172,6 +172,10 @@ pub struct ModelConfig {
     pub max_position_embeddings: Option<u64>,
     /// Routed experts per MoE layer (`num_local_experts`, `num_experts`, `n_routed_experts`).
     pub moe_experts: Option<u64>,
+    /// `hidden_size`, and each routed expert's intermediate size (`moe_intermediate_size`,
+    /// else `intermediate_size` as gpt-oss writes it): the MoE weights' shapes.
+    pub hidden_size: Option<u64>,
+    pub moe_intermediate: Option<u64>,
     /// Which layers attend over a sliding window (or otherwise), when not every layer is full
     /// attention; `None`: every layer is.
     pub layers: Option<LayerKinds>,
@@ -354,6 +358,8 @@ impl ModelConfig {
                 .or_else(|| num("num_experts"))
                 .or_else(|| num("n_routed_experts"))
                 .filter(|&n| n > 1),
+            hidden_size: num("hidden_size"),
+            moe_intermediate: num("moe_intermediate_size").or_else(|| num("intermediate_size")),
             layers,
         })
     }

@@ -353,6 +353,8 @@ pub struct ProcessContext<'a> {
     pub round: Option<&'a crate::safetensors::Round>,
     /// The runtime's release as the log given to `explain --log` names it, and where.
     pub log_version: Option<(String, String)>,
+    /// The MXFP4 MoE kernel the log given to `explain --log` names (vLLM).
+    pub log_mxfp4_backend: Option<vllm::moe_quant::BackendSeen>,
     /// What of the command line could not be read (vLLM's `--config FILE`), in words.
     pub argv_note: Option<String>,
     /// The process's own title when one replaced its command line (`sglang::scheduler_PP1_TP0`,
@@ -414,6 +416,7 @@ impl<'a> ProcessContext<'a> {
             fetch: None,
             round: None,
             log_version: None,
+            log_mxfp4_backend: None,
         }
     }
 

@@ -58,6 +58,7 @@ pub(super) fn ledger(
     if let Some((name, Ok(text))) = &log {
         ctx.log_version = runtimes::version_in_log(w.kind, text)
             .map(|v| (v, format!("{name} (the log given with --log)")));
+        ctx.log_mxfp4_backend = runtimes::vllm::moe_quant::in_log(text, name);
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;
     if let (Ok(est), Some((name, read))) = (&mut r, log) {

@@ -213,6 +213,7 @@ pub fn estimate(
     not_modelled.push(
         "activations and CUDA graphs: outside the static pool, in the rest of the GPU".into(),
     );
+    not_modelled.extend(quantised_experts(model));
     if let Some(t) = device_total {
         inputs.push(device_total_input(t));
     }
@@ -238,6 +239,17 @@ pub fn estimate(
         },
         inputs,
     }
+}
+
+/// Quantised MoE experts (MXFP4 in gpt-oss, FP8, INT4) are repacked and padded for SGLang's
+/// MoE kernels as for vLLM's (`moe_quant` sizes vLLM's MXFP4 padding); SGLang's own padding is
+/// not sized, so the file's bytes are a floor, said in words.
+fn quantised_experts(model: &ModelFacts) -> Option<String> {
+    let experts = model.config.moe_experts?;
+    let q = model.config.quant_method.clone()?;
+    Some(format!(
+        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for SGLang's MoE kernels, which this recipe does not size, so the weights figure (the file's tensor bytes) is a floor"
+    ))
 }
 
 /// One rank's weights and the layers it holds KV for: its pipeline stage's share (an input

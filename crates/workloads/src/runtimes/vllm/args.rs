@@ -109,6 +109,8 @@ pub struct VllmSettings {
     pub async_scheduling: Option<bool>,
     /// The vLLM release that runs and where it was read (`version::running`); not a flag.
     pub version: Option<(String, String)>,
+    /// The MXFP4 MoE kernel vLLM picked, where its log or environment says (not a flag).
+    pub mxfp4_backend: Option<super::moe_quant::BackendSeen>,
 }
 
 /// vLLM's `human_readable_int` (`vllm/engine/arg_utils.py`), which reads both
@@ -361,6 +363,7 @@ impl VllmSettings {
             max_num_batched_tokens: a.uint(&["--max-num-batched-tokens"])?,
             async_scheduling: a.switch("--async-scheduling"),
             version: None,
+            mxfp4_backend: None,
         })
     }
 }

@@ -103,6 +103,8 @@ fn config(g: &GgufModel, shown: &Path) -> Result<ModelConfig, String> {
         quant_method: Some("gguf".into()),
         max_position_embeddings: num("context_length"),
         moe_experts: num("expert_count"),
+        hidden_size: num("embedding_length"),
+        moe_intermediate: num("expert_feed_forward_length"),
         layers: layers(arch, n_layer, num("attention.sliding_window")),
     })
 }

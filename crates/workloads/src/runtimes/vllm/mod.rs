@@ -32,6 +32,7 @@ mod estimate;
 mod gguf;
 mod groups;
 mod live;
+pub mod moe_quant;
 mod parallel;
 mod reports;
 mod runtime;
@@ -66,6 +67,10 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
     // Defaults and KV rules changed between releases: take those of the release that runs.
     s.version = version::running(ctx);
+    s.mxfp4_backend = ctx
+        .log_mxfp4_backend
+        .clone()
+        .or_else(|| moe_quant::from_env(&ctx.env));
     if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
         s.gpu_memory_utilization = default_utilization(s.version.as_ref());
     }
