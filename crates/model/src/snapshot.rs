@@ -148,6 +148,19 @@ impl Vendor {
     }
 }
 
+/// A CUDA compute capability, `major.minor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ComputeCapability {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl std::fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Device {
     pub index: u32,
@@ -175,6 +188,10 @@ pub struct Device {
     /// (WDDM: Task Manager's headline is the busiest engine, e.g. `3D` or `Compute_0`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busiest_engine: Option<String>,
+    /// The CUDA compute capability (`8.9`, `9.0`), where NVML reports it: which kernels a
+    /// runtime picks (vLLM's MXFP4 MoE kernel) depends on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<ComputeCapability>,
     /// Filled in by [`crate::balance`]; never by a source.
     pub ledger: Ledger,
     /// Ledger of `system_memory`, when the device has one.
@@ -210,6 +227,7 @@ impl Device {
             clocks: Clocks::default(),
             pcie: Pcie::default(),
             busiest_engine: None,
+            compute_capability: None,
             ledger: Ledger::default(),
             system_ledger: None,
             source: source.to_string(),

@@ -150,6 +150,7 @@ impl Annotate for Identifier {
                     d.vendor,
                     d.memory.total_bytes,
                     d.memory.free_bytes,
+                    d.compute_capability,
                 )
             })
             .collect();

@@ -241,7 +241,8 @@ pub fn summary_for(i: &ProcessInputs, e: &Estimate) -> EstimatedMemory {
 }
 
 /// The estimate for a runtime with its own recipe in [`crate::runtimes`] (vLLM, SGLang, PyTorch,
-/// ComfyUI); `None` for other kinds. `device_total` is the measured size of the process's GPU;
+/// ComfyUI); `None` for other kinds. `device`: the process's GPU (its measured size and CUDA
+/// compute capability);
 /// `overhead` this machine's probed CUDA context; `round` the collection round's budget for
 /// model headers (it records the models skipped); `ask`: the loopback requests of this round,
 /// when the server's own answers are to be asked (else flags and files only).
@@ -249,7 +250,7 @@ pub fn runtime_estimate(
     p: &Process,
     w: &Workload,
     procs: &gpuledger_sources::procfs::ProcReader,
-    device_total: Option<u64>,
+    device: Option<&Dev>,
     overhead: Option<(u64, String)>,
     round: Option<&crate::safetensors::Round>,
     ask: Option<&crate::live::Asker>,
@@ -257,7 +258,8 @@ pub fn runtime_estimate(
     if !crate::runtimes::covers(w.kind) {
         return None;
     }
-    let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device_total);
+    let mut ctx = crate::runtimes::ProcessContext::read(p, w.kind, procs, device.and_then(|d| d.2));
+    ctx.device_capability = device.and_then(|d| d.4);
     ctx.overhead = overhead;
     ctx.round = round;
     let Some(asker) = ask else {
@@ -274,8 +276,15 @@ pub fn runtime_estimate(
 /// The estimate for a process, or why there is none; `None` when no recipe applies.
 pub type Outcome = Option<Result<EstimatedMemory, NoEstimate>>;
 
-/// A device as the collection path needs it: id, vendor, total and free memory.
-pub type Dev = (String, Vendor, Option<u64>, Option<u64>);
+/// A device as the collection path needs it: id, vendor, total and free memory, and its CUDA
+/// compute capability (which kernels a runtime picks).
+pub type Dev = (
+    String,
+    Vendor,
+    Option<u64>,
+    Option<u64>,
+    Option<gpuledger_model::snapshot::ComputeCapability>,
+);
 
 /// The estimate for `p`, or why there is none (with what its runtime reported meanwhile);
 /// `None` when no recipe applies to its kind. The recipe reads only the GGUF header (about a
@@ -325,16 +334,8 @@ pub fn estimate_process(
                 })
                 .map_err(without),
         ),
-        None => runtime_estimate(
-            p,
-            workload,
-            procs,
-            device.and_then(|(_, _, t, _)| *t),
-            overhead,
-            Some(round),
-            ask,
-        )
-        .map(|r| r.map(|r| r.summary).map_err(without)),
+        None => runtime_estimate(p, workload, procs, device, overhead, Some(round), ask)
+            .map(|r| r.map(|r| r.summary).map_err(without)),
     }
 }
 

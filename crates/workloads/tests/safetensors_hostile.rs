@@ -266,6 +266,7 @@ fn a_containers_absolute_symlink_is_not_followed_on_the_host() {
         fetch: None,
         round: None,
         log_version: None,
+        device_capability: None,
         log_mxfp4_backend: None,
         argv_note: None,
         title: None,

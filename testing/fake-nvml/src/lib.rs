@@ -390,6 +390,30 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     })
 }
 
+/// The scenario's `cc` ("8.9"); NOT_SUPPORTED without one, as an old driver would answer.
+#[no_mangle]
+pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
+    h: *mut c_void,
+    major: *mut c_int,
+    minor: *mut c_int,
+) -> Ret {
+    device("nvmlDeviceGetCudaComputeCapability", h, |d, _| {
+        let parsed = d.get("cc").and_then(|v| {
+            let (a, b) = v.split_once('.')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        });
+        match parsed {
+            Some((a, b)) if !major.is_null() && !minor.is_null() => {
+                *major = a;
+                *minor = b;
+                SUCCESS
+            }
+            Some(_) => INVALID_ARGUMENT,
+            None => NOT_SUPPORTED,
+        }
+    })
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(h: *mut c_void, out: *mut c_uint) -> Ret {
     device("nvmlDeviceGetPowerUsage", h, |d, _| {

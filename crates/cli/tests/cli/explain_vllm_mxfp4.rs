@@ -3,11 +3,28 @@
 //! same log (kserve/kserve#4657's lines; fixtures/vllm/README.md), where the file's bytes were
 //! a floor 6.6 % under.
 
-use crate::explain_runtimes::{explain, start};
-use crate::support::python;
+use crate::explain_runtimes::{start, DEVICE_TOTAL, MEASURED};
+use crate::support::{ok_stdout, on_live_proc, python, scenario};
 
 #[path = "../../../../testing/gpt_oss.rs"]
 mod gpt_oss;
+
+/// `explain PID --json` (and its text) on a fake RTX 4090 charging `pid`; `cc`: the compute
+/// capability NVML reports (none: an old driver's NOT_SUPPORTED).
+fn explain(pid: u32, cc: Option<&str>, extra: &[&str]) -> (serde_json::Value, String) {
+    let cc = cc.map_or(String::new(), |c| format!("|cc={c}"));
+    let (_d, sc) = scenario(&format!(
+        "driver|version=550.54.15\ndevice|index=0|name=NVIDIA GeForce RTX 4090|uuid=GPU-1|total={DEVICE_TOTAL}|used={MEASURED}|free={}|gpu=1|mem=1{cc}\ncompute|dev=0|pid={pid}|mem={MEASURED}\n",
+        DEVICE_TOTAL - MEASURED
+    ));
+    let p = pid.to_string();
+    let mut a = vec!["explain", p.as_str()];
+    a.extend(extra);
+    let text = ok_stdout(&on_live_proc(&sc).args(&a).output().unwrap());
+    a.push("--json");
+    let json = ok_stdout(&on_live_proc(&sc).args(&a).output().unwrap());
+    (serde_json::from_str(&json).unwrap(), text)
+}
 
 #[test]
 fn the_kernel_named_in_the_log_sizes_gpt_oss_experts() {
@@ -74,4 +91,20 @@ fn the_kernel_named_in_the_log_sizes_gpt_oss_experts() {
         "{input}"
     );
     assert!(text.contains("Marlin"), "{text}");
+    // An RTX 4090 (8.9, as its NVML says) leaves vLLM only Marlin: the same figure, no log.
+    let (ada, _) = explain(f.child.id(), Some("8.9"), &["--no-probe"]);
+    assert_eq!(weights(&ada), weights(&v));
+    let snap = ok_stdout(
+        &on_live_proc(
+            &scenario("driver|version=550.54.15\ndevice|index=0|name=x|uuid=GPU-1|total=1|used=0|free=1|cc=8.9\n").1,
+        )
+        .args(["snapshot", "--json"])
+        .output()
+        .unwrap(),
+    );
+    let snap: serde_json::Value = serde_json::from_str(&snap).unwrap();
+    assert_eq!(
+        snap["devices"][0]["compute_capability"],
+        serde_json::json!({"major": 8, "minor": 9})
+    );
 }

@@ -2,6 +2,7 @@
 //! its own so that one missing entry point leaves only that value unknown.
 
 use super::{c_chars, ffi, missing, read_string, Device, DeviceHandle, Nvml, Return};
+use gpuledger_model::snapshot::ComputeCapability;
 use std::ffi::c_uint;
 
 impl Nvml {
@@ -29,6 +30,18 @@ impl Nvml {
             Some(Ok(n)) => dev.name = Some(n),
             Some(Err(rc)) => dev.mark_unavailable("name", self.call_err("nvmlDeviceGetName", rc)),
             None => dev.mark_unavailable("name", missing("nvmlDeviceGetName")),
+        }
+        // Optional: older drivers lack it, and only the runtimes' kernel choice needs it.
+        if let Some(f) = api.compute_capability {
+            let (mut major, mut minor) = (0, 0);
+            // SAFETY: two out-pointers to ints, as nvml.h declares.
+            if unsafe { f(h, &mut major, &mut minor) } == ffi::SUCCESS {
+                if let (Ok(major @ 1..=99), Ok(minor @ 0..=99)) =
+                    (u32::try_from(major), u32::try_from(minor))
+                {
+                    dev.compute_capability = Some(ComputeCapability { major, minor });
+                }
+            }
         }
         if let Some(f) = api.pci_info {
             let mut pci = ffi::PciInfo::default();

@@ -106,6 +106,7 @@ type FnCount = unsafe extern "C" fn(*mut c_uint) -> Return;
 type FnHandle = unsafe extern "C" fn(c_uint, *mut DeviceHandle) -> Return;
 type FnDevStr = unsafe extern "C" fn(DeviceHandle, *mut c_char, c_uint) -> Return;
 type FnDevU32 = unsafe extern "C" fn(DeviceHandle, *mut c_uint) -> Return;
+type FnDevTwoInts = unsafe extern "C" fn(DeviceHandle, *mut c_int, *mut c_int) -> Return;
 type FnDevArgU32 = unsafe extern "C" fn(DeviceHandle, c_uint, *mut c_uint) -> Return;
 type FnDevHandle = unsafe extern "C" fn(DeviceHandle, c_uint, *mut DeviceHandle) -> Return;
 type FnMem = unsafe extern "C" fn(DeviceHandle, *mut Memory) -> Return;
@@ -131,6 +132,8 @@ pub struct Api {
     pub name: Option<FnDevStr>,
     pub uuid: Option<FnDevStr>,
     pub pci_info: Option<FnPci>,
+    /// `nvmlDeviceGetCudaComputeCapability` (major, minor).
+    pub compute_capability: Option<FnDevTwoInts>,
     /// MIG devices: how many slots a GPU has, and the handle of the one in a slot.
     pub mig_max: Option<FnDevU32>,
     pub mig_by_index: Option<FnDevHandle>,
@@ -212,6 +215,7 @@ impl Api {
                 uuid: sym(lib, "nvmlDeviceGetUUID"),
                 pci_info: first(lib, &["nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"])
                     .map(|p| p.0),
+                compute_capability: sym(lib, "nvmlDeviceGetCudaComputeCapability"),
                 mig_max: sym(lib, "nvmlDeviceGetMaxMigDeviceCount"),
                 mig_by_index: sym(lib, "nvmlDeviceGetMigDeviceHandleByIndex"),
                 memory_v2: sym(lib, "nvmlDeviceGetMemoryInfo_v2"),

@@ -344,6 +344,8 @@ pub struct ProcessContext<'a> {
     pub env: Vec<(String, String)>,
     /// Measured total memory of the device the process runs on (the snapshot's device).
     pub device_total: Option<u64>,
+    /// The CUDA compute capability of that device (NVML), when known.
+    pub device_capability: Option<gpuledger_model::snapshot::ComputeCapability>,
     /// This machine's probed CUDA context cost and its label (`gpuledger probe --save`).
     pub overhead: Option<(u64, String)>,
     /// Ports to ask and how; `None` on the collection path (no HTTP there).
@@ -416,6 +418,7 @@ impl<'a> ProcessContext<'a> {
             fetch: None,
             round: None,
             log_version: None,
+            device_capability: None,
             log_mxfp4_backend: None,
         }
     }

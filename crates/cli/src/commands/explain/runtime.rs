@@ -35,13 +35,11 @@ pub(super) fn ledger(
                 .ok_or_else(|| "replay: the snapshot carries no estimate for this process".into()),
         );
     }
-    let device_total = p
-        .usage
-        .iter()
-        .find_map(|u| snap.device_by_uuid(&u.device))
-        .and_then(|d| d.memory.total_bytes);
+    let device = p.usage.iter().find_map(|u| snap.device_by_uuid(&u.device));
+    let device_total = device.and_then(|d| d.memory.total_bytes);
     let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
     let mut ctx = ProcessContext::read(p, w.kind, &procs, device_total);
+    ctx.device_capability = device.and_then(|d| d.compute_capability);
     ctx.overhead = crate::overhead::probed_context();
     let timeout = Duration::from_millis(args.probe_timeout_ms);
     let fetch = move |port: u16, path: &str| get(port, path, timeout);

@@ -198,6 +198,7 @@ mod tests {
             fetch: None,
             round: None,
             log_version: None,
+            device_capability: None,
             log_mxfp4_backend: None,
             argv_note: None,
             title: None,

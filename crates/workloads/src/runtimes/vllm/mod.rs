@@ -70,7 +70,8 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     s.mxfp4_backend = ctx
         .log_mxfp4_backend
         .clone()
-        .or_else(|| moe_quant::from_env(&ctx.env));
+        .or_else(|| moe_quant::from_env(&ctx.env))
+        .or_else(|| moe_quant::from_capability(ctx.device_capability));
     if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
         s.gpu_memory_utilization = default_utilization(s.version.as_ref());
     }

@@ -18,6 +18,7 @@
 use super::VllmSettings;
 use crate::runtimes::hf::{gib, ModelConfig};
 use crate::runtimes::{env_get, InputSource};
+use gpuledger_model::snapshot::ComputeCapability;
 
 /// vLLM's MXFP4 MoE kernel families, by the padding `create_weights` gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +116,21 @@ pub fn from_env(env: &[(String, String)]) -> Option<BackendSeen> {
         backend: Mxfp4Backend::Marlin,
         source: InputSource::Env {
             var: "VLLM_MXFP4_USE_MARLIN".into(),
+        },
+    })
+}
+
+/// The backend a GPU's compute capability leaves: below Hopper (8.0–8.9, where vLLM's
+/// `Mxfp4Config` starts) `get_mxfp4_backend` has no FlashInfer path, and triton_kernels need
+/// 9.0–10.x, so it is Marlin whatever is installed. From 9.0 on it depends on the packages.
+pub fn from_capability(cc: Option<ComputeCapability>) -> Option<BackendSeen> {
+    let cc = cc?;
+    (cc.major == 8).then(|| BackendSeen {
+        backend: Mxfp4Backend::Marlin,
+        source: InputSource::Derived {
+            rule: format!(
+                "compute capability {cc} (NVML): below 9.0 vLLM's get_mxfp4_backend has only Marlin"
+            ),
         },
     })
 }
@@ -269,6 +285,20 @@ mod tests {
             ("VLLM_USE_FLASHINFER_MOE_MXFP4_BF16", "1")
         ]))
         .is_none());
+    }
+
+    #[test]
+    fn only_a_gpu_below_hopper_settles_the_kernel() {
+        let cc = |major, minor| Some(ComputeCapability { major, minor });
+        assert_eq!(
+            from_capability(cc(8, 9)).map(|b| b.backend),
+            Some(Mxfp4Backend::Marlin)
+        );
+        assert_eq!(from_capability(cc(9, 0)), None);
+        assert_eq!(from_capability(cc(10, 0)), None);
+        // vLLM refuses MXFP4 below 8.0 (Mxfp4Config.get_min_capability).
+        assert_eq!(from_capability(cc(7, 5)), None);
+        assert_eq!(from_capability(None), None);
     }
 
     #[test]

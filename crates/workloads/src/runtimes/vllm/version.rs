@@ -201,6 +201,7 @@ mod tests {
             fetch,
             round: None,
             log_version: None,
+            device_capability: None,
             log_mxfp4_backend: None,
             argv_note: None,
             title: None,
