@@ -436,7 +436,7 @@ impl Reader<'_> {
             // (dots3note's converter writes the trunk's layers only).
             Some(MetaValue::Array(a)) => {
                 let vals = a.values.as_ref().ok_or_else(|| {
-                    self.err(format!("{pat_key} has {} entries for {nl} layers", a.len))
+                    self.err(format!("{pat_key}: {} entries, more than any model's layers", a.len))
                 })?;
                 for (il, v) in vals.iter().take(nl).enumerate() {
                     swa_layers[il] = v.as_bool().unwrap_or(false);
