@@ -286,7 +286,8 @@ pub struct IndexerCache {
     pub k_bytes: u64,
     pub v_bytes: u64,
     pub layers: u32,
-    /// Elements of one indexer key per token and layer (`attention.indexer.key_length`).
+    /// Elements cached per token and layer: one indexer key (`attention.indexer.key_length`),
+    /// times the keys of a k-pool row (glm5-next's key | gate | pooled: 3).
     pub head_size: u64,
     /// Bytes per layer (0 where the layer keeps none), for the device shares.
     #[serde(skip)]

@@ -1,15 +1,17 @@
 //! Sparse-attention indexer caches and Gemma 3n against the real thing: tiny GGUF files of
-//! deepseek32, glm-dsa, minimax-m3 and gemma3n (tests/gen_models_indexer.py, llama.cpp b11434's
-//! keys and shapes), loaded by the real llama-server over one `ggml-rpc-server` device (a CPU
-//! backend served as a GPU-like device, so device/host placement is real) in the issue's flag
-//! sets: default slots, `-np 1` at 16k, `-np 2 -no-kvu -fa off`, and a quantised cache.
+//! deepseek32, glm-dsa, minimax-m3, dots3note (DSA + sliding window), hy_v4 (with and without
+//! its indexer), glm5-next (KDA + DSA with a k-pool indexer) and gemma3n
+//! (tests/gen_models_indexer.py, llama.cpp b11434's keys and shapes), loaded by the real
+//! llama-server over one `ggml-rpc-server` device (a CPU backend served as a GPU-like device, so
+//! device/host placement is real) in the issue's flag sets: default slots, `-np 1` at 16k,
+//! `-np 2 -no-kvu -fa off`, and a quantised cache (`QUANTISED`).
 //!
 //! Compared field by field with the estimate: the context, each cache's summary line (the
-//! attention cache, the indexer's own cache, the sliding-window cache), the KV buffers on the
-//! device and the host to the printed 0.01 MiB, the weights per device within 1 %, the output
-//! buffer, and the compute buffers within 10 % unless the estimate says it is approximate (then
-//! the figures are only reported). Skips without the tools, fails under CI=true (see
-//! testing/llama_tools.rs).
+//! attention cache, the indexer's own cache, the sliding-window cache) and the recurrent state,
+//! the KV buffers on the device and the host to the printed 0.01 MiB, the weights per device
+//! within 1 %, the output buffer, and the compute buffers within 10 % unless the estimate says
+//! it is approximate (then the figures are only reported). `GPULEDGER_GRID_ONLY=a,b` runs only
+//! those models. Skips without the tools, fails under CI=true (see testing/llama_tools.rs).
 
 #![cfg(target_os = "linux")]
 
@@ -32,7 +34,28 @@ const MODELS: &[&str] = &[
     "glm-dsa-all",
     "glm-dsa-types",
     "minimax-m3-msa",
+    "dots3note-dsa-swa",
+    "hy-v4-dsa",
+    "hy-v4-full",
+    "glm5-next-kpool",
     "gemma3n-ple",
+];
+
+/// What the compute estimate must name as not replayed, for the models whose graph has a part
+/// the replay does not build (their compute is then only reported).
+const SAID_APPROXIMATE: &[(&str, &str)] = &[
+    ("dots3note-dsa-swa", "DSA lightning indexer"),
+    ("hy-v4-dsa", "DSA lightning indexer"),
+    ("hy-v4-full", "hyper-connections"),
+    ("glm5-next-kpool", "hyper-connections"),
+];
+
+/// The models also run with a q8_0 cache (the indexer's keys take `-ctk`'s type).
+const QUANTISED: &[&str] = &[
+    "deepseek32-dsa",
+    "dots3note-dsa-swa",
+    "hy-v4-dsa",
+    "glm5-next-kpool",
 ];
 
 /// The issue's flag sets (every one with the whole model on the RPC device).
@@ -113,6 +136,13 @@ fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, model: &str, flags: &[&str]
     r.context(&log, &e, &ctx);
     r.caches(&log, &e, &ctx);
     r.buffers(&log, &e, &ctx);
+    if let Some(&(_, w)) = SAID_APPROXIMATE.iter().find(|(m, _)| *m == model) {
+        let parts = &e.compute.approximate_parts;
+        r.expect(
+            parts.iter().any(|p| p.contains(w)),
+            format!("{ctx}: the compute estimate does not say \"{w}\" is approximate: {parts:?}"),
+        );
+    }
     r
 }
 
@@ -146,59 +176,71 @@ impl Row {
         );
     }
 
-    /// Each cache's summary line: the attention cache first, then the indexer's (DSA/MSA) or
-    /// the sliding-window cache (iSWA), as llama.cpp creates them.
+    /// Each cache's summary line in llama.cpp's order: the attention cache (dots3note: its DSA
+    /// layers'), the indexer's own (DSA, MSA, glm5-next's hybrid_idx), the sliding-window cache
+    /// (iSWA, dots3note's DSA-iSWA); cells, layers and MiB (the indexer's K and V too) exact; and
+    /// the recurrent state where there is one (glm5-next's KDA layers).
     fn caches(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
         let kv = &e.kv_cache;
-        let second = match (&kv.indexer, kv.cells_swa) {
-            (Some(ix), _) => Some(("indexer", ix.bytes, ix.k_bytes, ix.v_bytes, ix.layers)),
-            (None, Some(_)) => Some(("SWA", kv.swa_bytes, 0, 0, kv.layers_swa)),
-            (None, None) => None,
-        };
-        let Some(main) = log.kv_sizes.first() else {
-            self.bad.push(format!("{ctx}: no KV size line"));
-            return;
-        };
-        let p2 = |x: f64| format!("{x:.2}");
-        self.expect(
-            p2(main.mib) == p2(mib(kv.full_bytes)) && main.layers == kv.layers_full as u64,
-            format!(
-                "{ctx}: attention cache logged {:.2} MiB / {} layers, estimated {:.2} / {}",
-                main.mib,
-                main.layers,
-                mib(kv.full_bytes),
-                kv.layers_full
-            ),
-        );
-        self.cells
-            .push(format!("{:.2}/{:.2}", main.mib, mib(kv.full_bytes)));
-        match (log.kv_sizes.get(1), second) {
-            (Some(l), Some((what, bytes, k, v, layers))) => {
-                let mut ok = p2(l.mib) == p2(mib(bytes)) && l.layers == layers as u64;
-                if what == "indexer" {
-                    ok &= p2(l.k_mib) == p2(mib(k)) && p2(l.v_mib) == p2(mib(v));
-                }
-                self.expect(
-                    ok,
-                    format!(
-                        "{ctx}: {what} cache logged {l:?}, estimated {:.2} MiB / {layers} layers",
-                        mib(bytes)
-                    ),
-                );
-                self.cells
-                    .push(format!("{what} {:.2}/{:.2}", l.mib, mib(bytes)));
-            }
-            (None, None) => self.cells.push("-".into()),
-            (l, s) => self
-                .bad
-                .push(format!("{ctx}: second cache logged {l:?}, estimated {s:?}")),
+        let mut est = vec![(
+            "attention",
+            kv.cells_full,
+            kv.layers_full,
+            kv.full_bytes,
+            None,
+        )];
+        if let Some(ix) = &kv.indexer {
+            let kv_split = Some((ix.k_bytes, ix.v_bytes));
+            est.push(("indexer", kv.cells_full, ix.layers, ix.bytes, kv_split));
         }
+        if let Some(cells) = kv.cells_swa {
+            est.push(("SWA", cells, kv.layers_swa, kv.swa_bytes, None));
+        }
+        let p2 = |x: f64| format!("{x:.2}");
+        if log.kv_sizes.len() != est.len() {
+            self.bad.push(format!(
+                "{ctx}: {} cache lines logged {:?}, {} estimated",
+                log.kv_sizes.len(),
+                log.kv_sizes,
+                est.len()
+            ));
+        }
+        let mut shown = Vec::new();
+        for (l, &(what, cells, layers, bytes, split)) in log.kv_sizes.iter().zip(&est) {
+            let mut ok =
+                p2(l.mib) == p2(mib(bytes)) && l.layers == layers as u64 && l.cells == cells;
+            if let Some((k, v)) = split {
+                ok &= p2(l.k_mib) == p2(mib(k)) && p2(l.v_mib) == p2(mib(v));
+            }
+            self.expect(
+                ok,
+                format!(
+                    "{ctx}: {what} cache logged {l:?}, estimated {:.2} MiB / {cells} cells / \
+                     {layers} layers (K+V {split:?})",
+                    mib(bytes)
+                ),
+            );
+            shown.push(format!("{what} {:.2}/{:.2}", l.mib, mib(bytes)));
+        }
+        let rs_log = log.rs_sizes.first().map(|r| p2(r.mib));
+        let rs_est = kv.recurrent_bytes.map(|b| p2(mib(b)));
+        self.expect(
+            rs_log == rs_est,
+            format!("{ctx}: recurrent state logged {rs_log:?} MiB, estimated {rs_est:?}"),
+        );
+        if let (Some(l), Some(r)) = (rs_log, rs_est) {
+            shown.push(format!("RS {l}/{r}"));
+        }
+        self.cells.push(shown.join(", "));
     }
 
-    /// KV, weights, output and compute buffers on the device and the host.
+    /// KV (with the recurrent state's, which the estimate's cache line holds too), weights,
+    /// output and compute buffers on the device and the host.
     fn buffers(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
         let (kg, kh, n) = split(log, &BufferKind::Kv);
-        let tol = 0.006 * n as f64;
+        let (rg, rh, nr) = split(log, &BufferKind::Rs);
+        let (kg, kh) = (kg + rg, kh + rh);
+        let tol = 0.006 * (n + nr) as f64;
         let (ekg, ekh) = (mib(e.kv_cache.gpu_bytes), mib(e.kv_cache.host_bytes));
         self.expect(
             (kg - ekg).abs() <= tol && (kh - ekh).abs() <= tol,
@@ -251,10 +293,13 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();
-    for model in MODELS {
+    // GPULEDGER_GRID_ONLY=a,b: only those models (for working on one architecture).
+    let only = std::env::var("GPULEDGER_GRID_ONLY").unwrap_or_default();
+    let picked = |m: &&&str| only.is_empty() || only.split(',').any(|o| o == **m);
+    for model in MODELS.iter().filter(picked) {
         for flags in FLAG_SETS {
             let quantised = flags.contains(&"q8_0");
-            if quantised && !model.starts_with("deepseek32") {
+            if quantised && !QUANTISED.contains(model) {
                 continue;
             }
             let r = check(&t, &rpc_bin, &dir, model, flags);
@@ -263,7 +308,7 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
         }
     }
     eprintln!(
-        "| case | attention KV MiB (logged/est.) | second cache | weights device/host | compute device+host (logged / est.) |\n{}\n({} runs in {:.0} s)",
+        "| case | caches MiB (logged/est.) | weights device/host | compute device+host (logged / est.) |\n{}\n({} runs in {:.0} s)",
         rows.join("\n"),
         rows.len(),
         started.elapsed().as_secs_f64()

@@ -61,8 +61,6 @@ const fn partly(name: &'static str, memory: Memory, what: &'static str) -> Arch 
 use Memory::{Attention as KV, None as NONE, Recurrent as RS};
 use Recurrent::{ArrayOrInterval, Every, NoKvHeads, NoKvHeadsNoFfn};
 
-const DSA: &str = "the sparse-attention indexer's key cache (llama_kv_cache_dsa)";
-
 /// Every text architecture of llama.cpp b11434's `LLM_ARCH_NAMES` (`clip` is a vision encoder,
 /// not loaded as a model).
 const ARCHS: &[Arch] = &[
@@ -147,7 +145,8 @@ const ARCHS: &[Arch] = &[
     a("deepseek", KV),
     a("deepseek2", KV),
     a("deepseek2-ocr", KV),
-    // The indexer key cache of deepseek32, glm-dsa and minimax-m3 is sized by `indexer.rs`.
+    // The indexer key caches of deepseek32, glm-dsa, minimax-m3, dots3note, hy_v4 and glm5-next
+    // are sized by `indexer.rs` (the last three's layers by `indexer_variants.rs`).
     a("deepseek32", KV),
     partly(
         "deepseek4",
@@ -185,11 +184,7 @@ const ARCHS: &[Arch] = &[
     a("bailingmoe2", KV),
     a("bailingmoe3", Memory::Hybrid(NoKvHeads)),
     a("dots1", KV),
-    partly(
-        "dots3note",
-        KV,
-        "the indexer key cache of its DSA layers (llama_kv_cache_dsa_iswa)",
-    ),
+    a("dots3note", KV),
     a("arcee", KV),
     a("afmoe", KV),
     a("laguna", KV),
@@ -199,7 +194,7 @@ const ARCHS: &[Arch] = &[
     a("hunyuan-dense", KV),
     a("hunyuan_vl", KV),
     a("hy_v3", KV),
-    partly("hy_v4", KV, DSA),
+    a("hy_v4", KV),
     a("smollm3", KV),
     a("gpt-oss", KV),
     a("lfm2", Memory::Hybrid(NoKvHeads)),
@@ -230,11 +225,7 @@ const ARCHS: &[Arch] = &[
     a("maincoder", KV),
     a("kimi-linear", Memory::Hybrid(NoKvHeads)),
     a("kimi-k3", Memory::Hybrid(NoKvHeads)),
-    partly(
-        "glm5-next",
-        Memory::Hybrid(NoKvHeads),
-        "the indexer key cache of its DSA layers (llama_memory_hybrid_idx)",
-    ),
+    a("glm5-next", Memory::Hybrid(NoKvHeads)),
     a("talkie", KV),
     a("mellum", KV),
     a("nanbeige", KV),
@@ -246,13 +237,15 @@ const ARCHS: &[Arch] = &[
 /// (nextn / MTP) layers unless the model is loaded for MTP drafting (src/models/<arch>.cpp:
 /// `mtp_flags |= TENSOR_SKIP` when `!ml.load_mtp`; llama-server sets `load_mtp` only with
 /// `--spec-type draft-mtp`, common.cpp `common_model_params_to_llama`). mistral4 takes
-/// deepseek2's. The others (bailingmoe2, exaone-moe, exaone4...) load those tensors, unused.
+/// deepseek2's; dots3note skips them even then (no MTP graph yet: `TENSOR_SKIP` whatever
+/// `load_mtp` says). The others (bailingmoe2, exaone-moe, exaone4...) load those tensors, unused.
 const SKIPS_MTP_TENSORS: &[&str] = &[
     "bailingmoe3",
     "cohere2moe",
     "deepseek2",
     "deepseek32",
     "deepseek4",
+    "dots3note",
     "glm-dsa",
     "glm4moe",
     "glm5-next",

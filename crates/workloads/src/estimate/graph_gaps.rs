@@ -36,6 +36,15 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             ),
         });
     }
+    // models/hy-v4.cpp (iHC), glm5-next.cpp and deepseek4.cpp (mHC): every layer reads and
+    // writes `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn.
+    if model.tensor("blk.0.hc_attn_fn.weight").is_some() {
+        out.push(
+            "the hyper-connections (several residual streams mixed around every attention and \
+             FFN block by hc_attn_fn / hc_ffn_fn): not in the replay, which keeps one stream"
+                .into(),
+        );
+    }
     // models/gemma3n.cpp: AltUp keeps n_altup copies of the hidden state through every layer
     // (predict / correct), LAuReL adds a low-rank residual, and the per-layer inputs project
     // per_layer_token_embd rows into every layer; gemma4's per-layer inputs likewise.

@@ -222,7 +222,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     );
     let any_swa = swa_layers.iter().any(|&b| b);
     let mem = r.memory(n_embd, n_trunk, (&n_head, &n_head_kv), any_swa)?;
-    let indexer = r.indexer(&mem.has_kv, n_ctx_train)?;
+    let indexer = r.indexer((&mem.has_kv, n_trunk), n_ctx_train)?;
     let mtp_skipped_from = r.mtp_skipped(nl, n_trunk);
     let p = ModelParams {
         arch,
@@ -432,9 +432,11 @@ impl Reader<'_> {
         let dense_first = default.as_ref().is_some_and(|d| d.1);
         let trunk = n_trunk.min(nl);
         match self.m.get(&pat_key) {
+            // load_swa_pattern's get_arr takes any length: layers past its end are not SWA
+            // (dots3note's converter writes the trunk's layers only).
             Some(MetaValue::Array(a)) => {
-                let vals = a.values.as_ref().filter(|v| v.len() >= nl).ok_or_else(|| {
-                    self.err(format!("{pat_key} has {} entries for {nl} layers", a.len))
+                let vals = a.values.as_ref().ok_or_else(|| {
+                    self.err(format!("{pat_key}: {} entries, more than any model's layers", a.len))
                 })?;
                 for (il, v) in vals.iter().take(nl).enumerate() {
                     swa_layers[il] = v.as_bool().unwrap_or(false);
@@ -479,12 +481,12 @@ impl Reader<'_> {
     /// The sparse-attention indexer's cache, where the architecture has one (`indexer.rs`).
     fn indexer(
         &mut self,
-        has_kv: &[bool],
+        layers: (&[bool], usize),
         n_ctx_train: u64,
     ) -> Result<Option<super::indexer::IndexerParams>, HparamError> {
         let (m, arch) = (self.m, self.arch.clone());
         let (inputs, notes) = (&mut self.inputs, &mut self.notes);
-        super::indexer::read(m, &arch, has_kv, n_ctx_train, inputs, notes).map_err(|e| self.err(e))
+        super::indexer::read(m, &arch, layers, n_ctx_train, inputs, notes).map_err(|e| self.err(e))
     }
 
     /// Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that

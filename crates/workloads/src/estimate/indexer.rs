@@ -12,11 +12,15 @@
 //!   model's `n_embd_head_v` (one head), because `llama_kv_cache` allocates V whenever the hparams
 //!   are not MLA. Layers: `il >= n_layer_dense_lead` (the sparse ones).
 //!
-//! Both caches share the main cache's cells, streams and types (`-ctk`/`-ctv`); each layer's
-//! indexer cache sits with the layer (`model.dev_layer(il)`), like its KV.
+//! - `dots3note`, `hy_v4`, `glm5-next`: DSA caches whose layers and row width follow their own
+//!   rules (`indexer_variants.rs`).
+//!
+//! All share the main cache's cells, streams and types (`-ctk`/`-ctv`); each layer's indexer
+//! cache sits with the layer (`model.dev_layer(il)`), like its KV.
 
 use serde::Serialize;
 
+use super::indexer_variants as variants;
 use crate::gguf::{GgufModel, MetaValue};
 
 use gpuledger_model::llama_estimate::{Input, InputSource};
@@ -41,6 +45,9 @@ pub struct IndexerParams {
     pub n_head: u64,
     /// Which layers keep an indexer cache.
     pub layers: Vec<bool>,
+    /// `head_size`-wide keys in one cached row: glm5-next's k-pool row holds 3 (key | gate |
+    /// pooled, `indexer_kpool_row`); 1 otherwise.
+    pub kpool_row: u64,
 }
 
 impl IndexerParams {
@@ -54,7 +61,7 @@ impl IndexerParams {
             IndexerKind::Msa if fa => head_v,
             IndexerKind::Msa => v_max,
         };
-        (self.head_size, v)
+        (self.head_size.saturating_mul(self.kpool_row), v)
     }
 }
 
@@ -68,17 +75,19 @@ fn glm_5_2_default(il: usize) -> bool {
 fn kind_of(arch: &str) -> Option<IndexerKind> {
     match arch {
         "deepseek32" | "glm-dsa" => Some(IndexerKind::Dsa),
+        "dots3note" | "hy_v4" | "glm5-next" => Some(IndexerKind::Dsa),
         "minimax-m3" => Some(IndexerKind::Msa),
         _ => None,
     }
 }
 
 /// The model's indexer cache, if its architecture has one; `Err` names a key that is missing or
-/// malformed (llama.cpp refuses such a file too). `has_kv`: the trunk's attention layers.
+/// malformed (llama.cpp refuses such a file too). `has_kv`: the trunk's attention layers;
+/// `n_trunk`: `n_layer()`, the layers before the next-token-prediction ones.
 pub fn read(
     m: &GgufModel,
     arch: &str,
-    has_kv: &[bool],
+    (has_kv, n_trunk): (&[bool], usize),
     n_ctx_train: u64,
     inputs: &mut Vec<Input>,
     notes: &mut Vec<String>,
@@ -94,6 +103,9 @@ pub fn read(
         }
         return Ok(None);
     };
+    if !variants::has_cache(m, arch, inputs) {
+        return Ok(None);
+    }
     let mut get = |name: &str, s: &str| -> Result<u64, String> {
         let k = key(s);
         let v = m
@@ -115,7 +127,13 @@ pub fn read(
             key("key_length")
         ));
     }
+    let mut kpool_row = 1;
     let layers = match arch {
+        a if variants::is_variant(a) => {
+            let v = variants::read(m, arch, has_kv, n_trunk, inputs)?;
+            kpool_row = v.kpool_row;
+            v.layers
+        }
         "glm-dsa" => glm_full_layers(m, arch, has_kv, n_ctx_train, inputs)?,
         "minimax-m3" => {
             let k = format!("{arch}.leading_dense_block_count");
@@ -140,6 +158,7 @@ pub fn read(
         head_size,
         n_head,
         layers,
+        kpool_row,
     }))
 }
 
@@ -217,6 +236,7 @@ mod tests {
             head_size: 64,
             n_head: 4,
             layers: vec![true],
+            kpool_row: 1,
         };
         assert_eq!(p.row_elems(128, 256, true), (64, 128));
         assert_eq!(p.row_elems(128, 256, false), (64, 256));

@@ -27,6 +27,7 @@ mod galloc;
 mod graph_gaps;
 mod hparams;
 mod indexer;
+mod indexer_variants;
 mod memory;
 mod overrides;
 mod parts;

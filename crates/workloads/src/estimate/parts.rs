@@ -368,7 +368,7 @@ fn indexer_cache(
         k_bytes: 0,
         v_bytes: 0,
         layers: 0,
-        head_size: ix.head_size,
+        head_size: ix.head_size.saturating_mul(ix.kpool_row),
         per_layer: vec![0; nl],
     };
     for il in (0..nl).filter(|&il| ix.layers.get(il).copied().unwrap_or(false)) {
