@@ -13,19 +13,13 @@
 
 #![cfg(target_os = "linux")]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use gpuledger_workloads::estimate::{estimate, Backend, Setting};
-use gpuledger_workloads::gguf::GgufModel;
-use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
-use gpuledger_workloads::{Estimate, LlamaSettings};
-
+#[path = "support/indexer_check.rs"]
+mod indexer_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use llama_tools::{run_until_loaded, server_build, start_rpc, LlamaTools};
-
-const MIB: f64 = 1024.0 * 1024.0;
+use indexer_check::{check, gen_models, TABLE_HEAD};
 
 const MODELS: &[&str] = &[
     "deepseek32-dsa",
@@ -43,201 +37,6 @@ const FLAG_SETS: &[&[&str]] = &[
     &["-np", "1", "-c", "4096", "-ctk", "q8_0", "-ctv", "q8_0"],
 ];
 
-fn gen_models(t: &LlamaTools) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("llama-indexer-models");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gen_models_indexer.py");
-    let st = Command::new(&t.python)
-        .arg(&script)
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("run gen_models_indexer.py");
-    assert!(st.success(), "gen_models_indexer.py failed");
-    dir
-}
-
-fn mib(b: u64) -> f64 {
-    b as f64 / MIB
-}
-
-/// MiB of one kind on the RPC device and on the host.
-fn split(log: &LlamaLog, kind: &BufferKind) -> (f64, f64, usize) {
-    let lines: Vec<_> = log.buffers.iter().filter(|b| &b.kind == kind).collect();
-    let dev = lines
-        .iter()
-        .filter(|b| b.backend.starts_with("RPC"))
-        .map(|b| b.mib)
-        .sum();
-    let host = lines
-        .iter()
-        .filter(|b| !b.backend.starts_with("RPC"))
-        .map(|b| b.mib)
-        .sum();
-    (dev, host, lines.len())
-}
-
-/// Run one model with one flag set; the report row and what disagreed.
-fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, model: &str, flags: &[&str]) -> Row {
-    let rpc = start_rpc(rpc_bin, 1);
-    let path = dir.join(format!("{model}.gguf"));
-    let mut args: Vec<String> = flags.iter().map(|a| a.to_string()).collect();
-    args.extend(["-ngl", "99", "--rpc"].map(String::from));
-    args.push(rpc.endpoints[0].clone());
-    let mut cmd = Command::new(&t.server);
-    cmd.arg("-m")
-        .arg(&path)
-        .args(["--host", "127.0.0.1", "--port", "0", "-t", "2", "-lv", "4"])
-        .args(["--no-warmup", "--no-repack"])
-        .args(&args)
-        .env("LD_LIBRARY_PATH", t.server.parent().unwrap());
-    let text = run_until_loaded(&mut cmd);
-    drop(rpc);
-    let ctx = format!("{model} {flags:?}");
-    let log_path = dir.join(format!("{model}{}.log", flags.join("_")));
-    std::fs::write(&log_path, &text).unwrap();
-    if !text.contains("compute buffer size") {
-        return Row::failed(format!(
-            "{ctx}: the server did not load (log: {})",
-            log_path.display()
-        ));
-    }
-    let log = parse_llama_log(&text);
-    let mut settings = LlamaSettings::from_args(&args).unwrap();
-    settings.backend = Setting::runtime(Backend::Cpu, "a CPU build: the RPC device only");
-    settings.llama_build = Setting::runtime(server_build(&text), "the server's build line");
-    let e = estimate(&GgufModel::open(&path).unwrap(), &settings).unwrap();
-    let mut r = Row {
-        cells: vec![format!("{model} {}", flags.join(" "))],
-        bad: Vec::new(),
-    };
-    r.context(&log, &e, &ctx);
-    r.caches(&log, &e, &ctx);
-    r.buffers(&log, &e, &ctx);
-    r
-}
-
-/// One case's table row and its disagreements.
-struct Row {
-    cells: Vec<String>,
-    bad: Vec<String>,
-}
-
-impl Row {
-    fn failed(why: String) -> Row {
-        Row {
-            cells: vec![why.clone()],
-            bad: vec![why],
-        }
-    }
-
-    fn expect(&mut self, ok: bool, what: String) {
-        if !ok {
-            self.bad.push(what);
-        }
-    }
-
-    fn context(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
-        let c = &e.context;
-        let logged = (log.n_ctx, log.n_seq_max, log.kv_unified);
-        let est = (Some(c.n_ctx), Some(c.n_seq_max), Some(c.kv_unified));
-        self.expect(
-            logged == est,
-            format!("{ctx}: n_ctx/n_seq/unified logged {logged:?}, estimated {est:?}"),
-        );
-    }
-
-    /// Each cache's summary line: the attention cache first, then the indexer's (DSA/MSA) or
-    /// the sliding-window cache (iSWA), as llama.cpp creates them.
-    fn caches(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
-        let kv = &e.kv_cache;
-        let second = match (&kv.indexer, kv.cells_swa) {
-            (Some(ix), _) => Some(("indexer", ix.bytes, ix.k_bytes, ix.v_bytes, ix.layers)),
-            (None, Some(_)) => Some(("SWA", kv.swa_bytes, 0, 0, kv.layers_swa)),
-            (None, None) => None,
-        };
-        let Some(main) = log.kv_sizes.first() else {
-            self.bad.push(format!("{ctx}: no KV size line"));
-            return;
-        };
-        let p2 = |x: f64| format!("{x:.2}");
-        self.expect(
-            p2(main.mib) == p2(mib(kv.full_bytes)) && main.layers == kv.layers_full as u64,
-            format!(
-                "{ctx}: attention cache logged {:.2} MiB / {} layers, estimated {:.2} / {}",
-                main.mib,
-                main.layers,
-                mib(kv.full_bytes),
-                kv.layers_full
-            ),
-        );
-        self.cells
-            .push(format!("{:.2}/{:.2}", main.mib, mib(kv.full_bytes)));
-        match (log.kv_sizes.get(1), second) {
-            (Some(l), Some((what, bytes, k, v, layers))) => {
-                let mut ok = p2(l.mib) == p2(mib(bytes)) && l.layers == layers as u64;
-                if what == "indexer" {
-                    ok &= p2(l.k_mib) == p2(mib(k)) && p2(l.v_mib) == p2(mib(v));
-                }
-                self.expect(
-                    ok,
-                    format!(
-                        "{ctx}: {what} cache logged {l:?}, estimated {:.2} MiB / {layers} layers",
-                        mib(bytes)
-                    ),
-                );
-                self.cells
-                    .push(format!("{what} {:.2}/{:.2}", l.mib, mib(bytes)));
-            }
-            (None, None) => self.cells.push("-".into()),
-            (l, s) => self
-                .bad
-                .push(format!("{ctx}: second cache logged {l:?}, estimated {s:?}")),
-        }
-    }
-
-    /// KV, weights, output and compute buffers on the device and the host.
-    fn buffers(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
-        let (kg, kh, n) = split(log, &BufferKind::Kv);
-        let tol = 0.006 * n as f64;
-        let (ekg, ekh) = (mib(e.kv_cache.gpu_bytes), mib(e.kv_cache.host_bytes));
-        self.expect(
-            (kg - ekg).abs() <= tol && (kh - ekh).abs() <= tol,
-            format!("{ctx}: KV buffers logged {kg:.2}+{kh:.2}, estimated {ekg:.2}+{ekh:.2}"),
-        );
-        let (wg, wh, _) = split(log, &BufferKind::Model);
-        let (ewg, ewh) = (mib(e.weights.gpu_bytes), mib(e.weights.host_bytes));
-        let near = |a: f64, b: f64| (a - b).abs() <= (0.01 * b).max(0.011);
-        self.expect(
-            near(wg, ewg) && near(wh, ewh),
-            format!("{ctx}: weights logged {wg:.2}+{wh:.2}, estimated {ewg:.2}+{ewh:.2}"),
-        );
-        self.cells
-            .push(format!("{wg:.2}/{ewg:.2} host {wh:.2}/{ewh:.2}"));
-        let (og, oh, _) = split(log, &BufferKind::Output);
-        let eo = mib(e.output.host_bytes);
-        self.expect(
-            (og + oh - eo).abs() <= 0.006,
-            format!("{ctx}: output logged {:.2}, estimated {eo:.2}", og + oh),
-        );
-        let (cg, ch, _) = split(log, &BufferKind::Compute);
-        let (ecg, ech) = (mib(e.compute.gpu_bytes), mib(e.compute.host_bytes));
-        let ratio = (ecg + ech) / (cg + ch);
-        let approx = e.compute.approximate;
-        self.expect(
-            approx || (0.9..=1.1).contains(&ratio),
-            format!("{ctx}: compute logged {cg:.2}+{ch:.2}, estimated {ecg:.2}+{ech:.2} (exact?)"),
-        );
-        self.cells.push(format!(
-            "{cg:.2}+{ch:.2} / {ecg:.2}+{ech:.2} ({})",
-            if approx {
-                "stated approximate"
-            } else {
-                "exact"
-            }
-        ));
-    }
-}
-
 #[test]
 fn indexer_caches_and_gemma3n_match_the_real_server() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -247,7 +46,7 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
     let Some(rpc_bin) = t.rpc_server_or_skip() else {
         return;
     };
-    let dir = gen_models(&t);
+    let dir = gen_models(&t, "gen_models_indexer.py", "llama-indexer-models");
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();
@@ -263,7 +62,7 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
         }
     }
     eprintln!(
-        "| case | attention KV MiB (logged/est.) | second cache | weights device/host | compute device+host (logged / est.) |\n{}\n({} runs in {:.0} s)",
+        "{TABLE_HEAD}\n{}\n({} runs in {:.0} s)",
         rows.join("\n"),
         rows.len(),
         started.elapsed().as_secs_f64()

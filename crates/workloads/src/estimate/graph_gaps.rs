@@ -34,6 +34,14 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                  local-block bias): not in the replay",
                 ix.n_head, ix.head_size
             ),
+            // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
+            // the top-k blocks; hyper-connections keep hc copies of the residual stream.
+            IndexerKind::Qsa { .. } => format!(
+                "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
+                 and its hyper-connection mixers (several residual streams per layer): not in \
+                 the replay",
+                ix.n_head, ix.head_size
+            ),
         });
     }
     // models/gemma3n.cpp: AltUp keeps n_altup copies of the hidden state through every layer

@@ -30,6 +30,7 @@ mod indexer;
 mod memory;
 mod overrides;
 mod parts;
+mod qsa;
 mod settings;
 mod types;
 

@@ -363,6 +363,7 @@ fn indexer_cache(
         kind: match ix.kind {
             IndexerKind::Dsa => "dsa",
             IndexerKind::Msa => "msa",
+            IndexerKind::Qsa { .. } => "qsa",
         },
         bytes: 0,
         k_bytes: 0,
@@ -420,7 +421,23 @@ fn recurrent_state(
     for (il, _) in p.recurrent.iter().enumerate().filter(|(_, &b)| b) {
         sums.place(il, per_layer_rs, 0, on_gpu(il));
     }
-    Ok(Some(rb))
+    // qwen4exp's PLE conv history: a third f32 row per cell on its layer (`qsa::ple_state`).
+    let Some((il, elems)) = p.ple_state else {
+        return Ok(Some(rb));
+    };
+    let pb = [4, r.n_seq.max(1)]
+        .into_iter()
+        .try_fold(elems, u64::checked_mul)
+        .ok_or_else(too_big)?;
+    sums.add(pb).ok_or_else(too_big)?;
+    let (k, v, dev) = sums.per_layer[il];
+    sums.per_layer[il] = (k + pb, v, dev);
+    if on_gpu(il) {
+        sums.gpu += pb;
+    } else {
+        sums.host += pb;
+    }
+    Ok(Some(rb + pb))
 }
 
 pub(super) fn overhead(backend: Backend) -> OverheadEstimate {
