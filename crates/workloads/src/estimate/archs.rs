@@ -100,11 +100,8 @@ const ARCHS: &[Arch] = &[
     a("qwen35", Memory::Hybrid(ArrayOrInterval)),
     a("qwen35moe", Memory::Hybrid(ArrayOrInterval)),
     a("clef", NONE),
-    partly(
-        "qwen4exp",
-        Memory::Hybrid(ArrayOrInterval),
-        "the QSA indexer cache and per-layer embedding state (llama_memory_hybrid_idx)",
-    ),
+    // llama_memory_hybrid_idx: its QSA indexer cache and PLE conv history are sized by `qsa.rs`.
+    a("qwen4exp", Memory::Hybrid(ArrayOrInterval)),
     a("phi2", KV),
     a("phi3", KV),
     a("phimoe", KV),
@@ -152,7 +149,10 @@ const ARCHS: &[Arch] = &[
     partly(
         "deepseek4",
         KV,
-        "DeepSeek V4's compressed and windowed caches (llama_kv_cache_dsv4)",
+        "DeepSeek V4's caches (llama_kv_cache_dsv4): a K-only sliding-window cache kept per \
+         sequence even with a unified KV, three compressed K caches (CSA at 1/4 and HCA at \
+         1/128 of the context, and the lightning indexer's at 1/4, each padded to 256 cells) \
+         and three f32 compressor states",
     ),
     a("chatglm", KV),
     a("glm4", KV),
