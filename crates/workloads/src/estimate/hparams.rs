@@ -226,8 +226,6 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let any_swa = swa_layers.iter().any(|&b| b);
     let mem = r.memory(n_embd, n_trunk, (&n_head, &n_head_kv), any_swa)?;
     let indexer = r.indexer(&mem.has_kv, n_ctx_train)?;
-    let ple_state = r.ple_state(n_embd, &mem.recurrent)?;
-    let mtp_skipped_from = r.mtp_skipped(nl, n_trunk);
     let p = ModelParams {
         arch,
         n_layer: n_layer as u32,
@@ -242,10 +240,10 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         n_swa,
         swa_layers,
         has_kv: mem.has_kv,
-        mtp_skipped_from,
+        mtp_skipped_from: r.mtp_skipped(nl, n_trunk),
+        ple_state: r.ple_state(n_embd, &mem.recurrent)?,
         recurrent: mem.recurrent,
         rs_elems_per_layer: mem.rs_elems,
-        ple_state,
         is_mla,
         indexer,
         cache: mem.cache,

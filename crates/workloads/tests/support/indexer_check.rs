@@ -173,9 +173,15 @@ impl Row {
                     .push(format!("{what} {:.2}/{:.2}", l.mib, mib(bytes)));
             }
             (None, None) => self.cells.push("-".into()),
-            (l, s) => self
-                .bad
-                .push(format!("{ctx}: second cache logged {l:?}, estimated {s:?}")),
+            (l, s) => {
+                // One cell either way, so the table's columns stay in place.
+                let mibs = |x: Option<f64>| x.map_or("none".into(), |m| format!("{m:.2}"));
+                let est = s.map(|(_, bytes, ..)| mib(bytes));
+                self.cells
+                    .push(format!("{}/{}", mibs(l.map(|l| l.mib)), mibs(est)));
+                self.bad
+                    .push(format!("{ctx}: second cache logged {l:?}, estimated {s:?}"));
+            }
         }
     }
 
