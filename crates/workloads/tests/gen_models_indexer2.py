@@ -98,6 +98,79 @@ def write_qwen4exp(path, *, n_layer=4, n_embd=128, n_head=4, n_head_kv=2, head=3
     m.finish()
 
 
+def write_deepseek4(path, *, n_embd=128, n_head=4, head=128, q_lora=64, o_groups=2, o_lora=32,
+                    hc=4, swa=128, n_expert=4, n_used=2, n_ff_exp=64, idx_heads=8, idx_dim=64,
+                    ratios=(0, 4, 128, 4)):
+    """deepseek4 (llama_model_deepseek4::load_arch_tensors): one K head of `head` per layer
+    (sliding window `swa`), layers compressed by 4 (CSA, with the lightning indexer) or 128
+    (HCA) per `ratios`, hyper-connections of `hc` streams, MoE with a shared expert."""
+    arch = "deepseek4"
+    m = Model(path, arch)
+    n_layer = len(ratios)
+    m.u32(block_count=n_layer, context_length=16384, embedding_length=n_embd,
+          attention__head_count=n_head, attention__head_count_kv=1, attention__key_length=head,
+          attention__value_length=head, rope__dimension_count=head // 2,
+          attention__q_lora_rank=q_lora, attention__sliding_window=swa,
+          expert_count=n_expert, expert_used_count=n_used, expert_feed_forward_length=n_ff_exp,
+          expert_shared_count=1, expert_gating_func=4, attention__indexer__head_count=idx_heads,
+          attention__indexer__key_length=idx_dim, attention__indexer__top_k=16,
+          attention__output_group_count=o_groups, attention__output_lora_rank=o_lora,
+          hyper_connection__count=hc, hyper_connection__sinkhorn_iterations=2,
+          hash_layer_count=0)
+    for key, v in [("attention.layer_norm_rms_epsilon", 1e-6), ("rope.freq_base", 10000.0),
+                   ("expert_weights_scale", 1.0), ("swiglu_clamp_exp", 10.0),
+                   ("attention.compress_rope_freq_base", 160000.0),
+                   ("hyper_connection.epsilon", 1e-6)]:
+        m.f32(key, v)
+    m.w.add_bool(f"{arch}.expert_weights_norm", True)
+    m.arr("attention.compress_ratios", list(ratios))
+    hc_dim, hc_mix = hc * n_embd, (2 + hc) * hc
+    m.t("token_embd.weight", n_embd, m.n_vocab)
+    m.t("output_norm.weight", n_embd, ones=True)
+    m.t("output.weight", n_embd, m.n_vocab)
+    m.t("output_hc_fn.weight", hc_dim, hc)
+    m.t("output_hc_base.weight", hc)
+    m.t("output_hc_scale.weight", 1)
+    for il, ratio in enumerate(ratios):
+        p = f"blk.{il}."
+        m.t(p + "attn_norm.weight", n_embd, ones=True)
+        m.t(p + "attn_sinks.weight", n_head)
+        m.t(p + "attn_q_a.weight", n_embd, q_lora)
+        m.t(p + "attn_q_a_norm.weight", q_lora, ones=True)
+        m.t(p + "attn_q_b.weight", q_lora, n_head * head)
+        m.t(p + "attn_kv.weight", n_embd, head)
+        m.t(p + "attn_kv_a_norm.weight", head, ones=True)
+        m.t(p + "attn_output_a.weight", n_head * head // o_groups, o_lora, o_groups)
+        m.t(p + "attn_output_b.weight", o_groups * o_lora, n_embd)
+        for mod in ("attn", "ffn"):
+            m.t(p + f"hc_{mod}_fn.weight", hc_dim, hc_mix)
+            m.t(p + f"hc_{mod}_base.weight", hc_mix)
+            m.t(p + f"hc_{mod}_scale.weight", 3)
+        if ratio:
+            coff = 2 if ratio == 4 else 1
+            m.t(p + "attn_compressor_kv.weight", n_embd, coff * head)
+            m.t(p + "attn_compressor_gate.weight", n_embd, coff * head)
+            m.t(p + "attn_compressor_ape.weight", coff * head, ratio)
+            m.t(p + "attn_compressor_norm.weight", head, ones=True)
+        if ratio == 4:
+            m.t(p + "indexer.proj.weight", n_embd, idx_heads)
+            m.t(p + "indexer.attn_q_b.weight", q_lora, idx_heads * idx_dim)
+            m.t(p + "indexer_compressor_kv.weight", n_embd, 2 * idx_dim)
+            m.t(p + "indexer_compressor_gate.weight", n_embd, 2 * idx_dim)
+            m.t(p + "indexer_compressor_ape.weight", 2 * idx_dim, ratio)
+            m.t(p + "indexer_compressor_norm.weight", idx_dim, ones=True)
+        m.t(p + "ffn_gate_inp.weight", n_embd, n_expert)
+        m.t(p + "exp_probs_b.bias", n_expert)
+        m.t(p + "ffn_norm.weight", n_embd, ones=True)
+        m.t(p + "ffn_gate_exps.weight", n_embd, n_ff_exp, n_expert)
+        m.t(p + "ffn_down_exps.weight", n_ff_exp, n_embd, n_expert)
+        m.t(p + "ffn_up_exps.weight", n_embd, n_ff_exp, n_expert)
+        m.t(p + "ffn_gate_shexp.weight", n_embd, n_ff_exp)
+        m.t(p + "ffn_down_shexp.weight", n_ff_exp, n_embd)
+        m.t(p + "ffn_up_shexp.weight", n_embd, n_ff_exp)
+    m.finish()
+
+
 # The PLE module's shape: n-grams of 3 tokens, 2 hash heads per n-gram size (4 heads), a conv
 # kernel of 4 dilated by the n-gram size; each head's table 500 rows.
 PLE_NGRAM, PLE_PER_GRAM, PLE_CONV, PLE_ROWS = 3, 2, 4, 500
@@ -125,6 +198,8 @@ MODELS = {
     "qwen4exp-nopool": lambda p: write_qwen4exp(p, kpool=0, n_layer=6, interval=3),
     # the per-layer n-gram embedding on layer 0: its conv history is a third recurrent row
     "qwen4exp-ple": lambda p: write_qwen4exp(p, ple=0),
+    # DeepSeek V4: a raw layer, two CSA layers (with the indexer) and an HCA layer
+    "deepseek4-dsv4": lambda p: write_deepseek4(p),
 }
 
 

@@ -17,7 +17,12 @@ mod indexer_check;
 mod llama_tools;
 use indexer_check::{check, gen_models, TABLE_HEAD};
 
-const MODELS: &[&str] = &["qwen4exp-qsa", "qwen4exp-nopool", "qwen4exp-ple"];
+const MODELS: &[&str] = &[
+    "qwen4exp-qsa",
+    "qwen4exp-nopool",
+    "qwen4exp-ple",
+    "deepseek4-dsv4",
+];
 
 /// The flag sets (every one with the whole model on the RPC device).
 const FLAG_SETS: &[&[&str]] = &[

@@ -21,6 +21,7 @@ mod compute;
 mod compute_line;
 mod context;
 pub mod devices;
+mod dsv4;
 mod fit;
 mod flags;
 mod galloc;
@@ -52,9 +53,9 @@ pub use settings::{
     SettingSource, TensorOverride, Tool,
 };
 pub use types::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, EstimateError, FitOutcome, FitProbe,
-    FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate,
-    OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
+    CompressedCache, ComputeEstimate, ContextEstimate, DeviceShare, Estimate, EstimateError,
+    FitOutcome, FitProbe, FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary,
+    OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
 const MIB: u64 = 1024 * 1024;
@@ -278,7 +279,10 @@ fn device_shares(
                         .indexer
                         .as_ref()
                         .and_then(|c| c.per_layer.get(il).copied());
+                    let comp = kv.compressed.iter();
+                    let comp = comp.filter_map(|c| c.per_layer.get(il)).sum::<u64>();
                     a.saturating_add(k)
+                        .saturating_add(comp)
                         .saturating_add(v)
                         .saturating_add(ix.unwrap_or(0))
                 });

@@ -4,9 +4,9 @@
 
 use super::Plan;
 use super::{
-    device_bytes, pad, Backend, CacheKind, EstimateError, GgmlType, HparamError, IndexerCache,
-    IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
-    TensorInfo, WeightsEstimate, MIB,
+    device_bytes, dsv4, pad, Backend, CacheKind, CompressedCache, EstimateError, GgmlType,
+    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams,
+    OverheadEstimate, Resolved, Rules, TensorInfo, WeightsEstimate, MIB,
 };
 use std::path::Path;
 
@@ -224,6 +224,9 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
     let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
     let cells = Cells::of(p, r, s);
     let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
+    if p.arch == "deepseek4" {
+        return dsv4_kv(plan, cells, &on_gpu);
+    }
     let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
     let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
     let indexer = indexer_cache(
@@ -234,7 +237,27 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
         (type_k, type_v),
         &mut sums,
     )?;
-    Ok(KvEstimate {
+    Ok(kv_estimate(
+        plan,
+        sums,
+        cells,
+        recurrent_bytes,
+        indexer,
+        Vec::new(),
+    ))
+}
+
+/// The KV line from the summed caches.
+fn kv_estimate(
+    plan: &Plan,
+    sums: KvSums,
+    cells: Cells,
+    recurrent_bytes: Option<u64>,
+    indexer: Option<IndexerCache>,
+    compressed: Vec<CompressedCache>,
+) -> KvEstimate {
+    let (type_k, type_v) = (plan.s.cache_type_k.value, plan.s.cache_type_v.value);
+    KvEstimate {
         bytes: sums.bytes,
         gpu_bytes: sums.gpu,
         host_bytes: sums.host,
@@ -249,6 +272,7 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
         layers_swa: sums.layers_swa,
         recurrent_bytes,
         indexer,
+        compressed,
         type_k: type_k.lower_name(),
         type_v: type_v.lower_name(),
         per_layer: sums.per_layer,
@@ -265,7 +289,84 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
             "-ctv".into(),
             "-ub".into(),
         ],
-    })
+    }
+}
+
+/// DeepSeek V4 (`dsv4.rs`): its raw cache stands as the window cache (one stream per
+/// sequence, no full-context layer), its lightning indexer's cache as the indexer's, and the
+/// compressed caches and compressor states beside them.
+fn dsv4_kv(
+    plan: &Plan,
+    mut cells: Cells,
+    on_gpu: &dyn Fn(usize) -> bool,
+) -> Result<KvEstimate, EstimateError> {
+    let (p, r, s) = (&plan.p, &plan.r, plan.s);
+    let type_k = s.cache_type_k.value;
+    let rules = Rules::for_build(s.llama_build.value);
+    let swa_cells = |n_swa: u64| match s.swa_full.value {
+        true => r.n_ctx_seq,
+        false => rules.swa_cells(r.n_ctx_seq, n_swa + r.n_ubatch, r.fa),
+    };
+    let k_row = |n: u64, il: usize| cache_row(type_k, n, "-ctk", il);
+    let z = dsv4::Sizing {
+        n_ctx_seq: r.n_ctx_seq,
+        n_seq: r.n_seq,
+        swa_cells: &swa_cells,
+        k_row: &k_row,
+    };
+    let c = dsv4::caches(plan.model, p, &z)?;
+    let nl = p.n_layer as usize;
+    let mut sums = KvSums {
+        per_layer: vec![(0u64, 0u64, false); nl],
+        ..KvSums::default()
+    };
+    let too_big = || beyond_any_device(plan.model.path(), "DeepSeek V4's caches");
+    for (il, &k) in c.raw.per_layer.iter().enumerate().filter(|(_, &k)| k > 0) {
+        sums.add(k).ok_or_else(too_big)?;
+        (sums.k_bytes, sums.swa_bytes) = (sums.k_bytes + k, sums.swa_bytes + k);
+        sums.layers_swa += 1;
+        sums.place(il, k, 0, on_gpu(il));
+    }
+    (cells.swa, cells.streams) = (Some(c.raw.cells), r.n_seq);
+    let mut part = |x: &dsv4::Part| -> Result<CompressedCache, EstimateError> {
+        for (il, &b) in x.per_layer.iter().enumerate() {
+            sums.add(b).ok_or_else(too_big)?;
+            *(if on_gpu(il) {
+                &mut sums.gpu
+            } else {
+                &mut sums.host
+            }) += b;
+        }
+        Ok(CompressedCache {
+            name: x.name,
+            cells: x.cells,
+            layers: x.per_layer.iter().filter(|&&b| b > 0).count() as u32,
+            bytes: x.per_layer.iter().sum(),
+            per_layer: x.per_layer.clone(),
+        })
+    };
+    let lid = part(&c.lid)?;
+    let mut compressed = Vec::new();
+    for x in c.compressed.iter().chain(&c.states) {
+        compressed.push(part(x)?);
+    }
+    let indexer = IndexerCache {
+        kind: "dsv4",
+        bytes: lid.bytes,
+        k_bytes: lid.bytes,
+        v_bytes: 0,
+        layers: lid.layers,
+        head_size: c.idx_dim,
+        per_layer: lid.per_layer,
+    };
+    Ok(kv_estimate(
+        plan,
+        sums,
+        cells,
+        None,
+        Some(indexer),
+        compressed,
+    ))
 }
 
 /// Bytes of one cache row of `n` elements stored as `-ctk`/`-ctv` type `t`: llama.cpp sizes it

@@ -21,7 +21,7 @@ use super::llama_tools::{run_until_loaded, server_build, start_rpc, LlamaTools};
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// The table's heading, for the rows `check` returns.
-pub const TABLE_HEAD: &str = "| case | attention KV MiB (logged/est.) | second cache | recurrent state | weights device/host | compute device+host (logged / est.) |";
+pub const TABLE_HEAD: &str = "| case | attention KV MiB (logged/est.) | second cache | compressed caches and states | recurrent state | weights device/host | compute device+host (logged / est.) |";
 
 /// Write the models of `tests/<script>` into the test's temporary folder `<folder>`.
 pub fn gen_models(t: &LlamaTools, script: &str, folder: &str) -> PathBuf {
@@ -95,6 +95,7 @@ pub fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, model: &str, flags: &[&
     };
     r.context(&log, &e, &ctx);
     r.caches(&log, &e, &ctx);
+    r.compressed(&log, &text, &e, &ctx);
     r.recurrent(&log, &e, &ctx);
     r.buffers(&log, &e, &ctx);
     r
@@ -134,10 +135,13 @@ impl Row {
     /// the sliding-window cache (iSWA), as llama.cpp creates them.
     fn caches(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
         let kv = &e.kv_cache;
+        // DeepSeek V4's raw window cache comes second, its indexer's last (`compressed`).
         let second = match (&kv.indexer, kv.cells_swa) {
-            (Some(ix), _) => Some(("indexer", ix.bytes, ix.k_bytes, ix.v_bytes, ix.layers)),
-            (None, Some(_)) => Some(("SWA", kv.swa_bytes, 0, 0, kv.layers_swa)),
-            (None, None) => None,
+            (Some(ix), _) if kv.compressed.is_empty() => {
+                Some(("indexer", ix.bytes, ix.k_bytes, ix.v_bytes, ix.layers))
+            }
+            (_, Some(_)) => Some(("SWA", kv.swa_bytes, 0, 0, kv.layers_swa)),
+            (_, None) => None,
         };
         let Some(main) = log.kv_sizes.first() else {
             self.bad.push(format!("{ctx}: no KV size line"));
@@ -185,6 +189,72 @@ impl Row {
         }
     }
 
+    /// DeepSeek V4's compressed caches (the summary lines after the raw cache's: CSA, HCA, the
+    /// indexer's) and its compressor states (`llama_dsv4_comp_state: <name> ratio = ...,
+    /// size = X MiB`), name by name.
+    fn compressed(&mut self, log: &LlamaLog, text: &str, e: &Estimate, ctx: &str) {
+        let kv = &e.kv_cache;
+        if kv.compressed.is_empty() {
+            self.cells.push("-".into());
+            return;
+        }
+        let p2 = |x: f64| format!("{x:.2}");
+        let mut est: Vec<(String, u64, String)> = kv
+            .compressed
+            .iter()
+            .filter(|c| !c.name.ends_with("state"))
+            .map(|c| (c.name.to_string(), c.layers as u64, p2(mib(c.bytes))))
+            .collect();
+        if let Some(ix) = &kv.indexer {
+            est.push(("lid".into(), ix.layers as u64, p2(mib(ix.bytes))));
+        }
+        let logged: Vec<(String, u64, String)> = log
+            .kv_sizes
+            .iter()
+            .skip(2)
+            .zip(&est)
+            .map(|(l, (name, ..))| (name.clone(), l.layers, p2(l.mib)))
+            .collect();
+        let states_log: Vec<(String, String)> = text
+            .lines()
+            .filter_map(|l| {
+                l.split_once("llama_dsv4_comp_state: ")?
+                    .1
+                    .split_once(" ratio = ")
+            })
+            .filter_map(|(name, rest)| {
+                let size = rest.rsplit_once("size =")?.1.trim().trim_end_matches("MiB");
+                Some((format!("{name} state"), p2(size.trim().parse().ok()?)))
+            })
+            .collect();
+        let states_est: Vec<(String, String)> = kv
+            .compressed
+            .iter()
+            .filter(|c| c.name.ends_with("state"))
+            .map(|c| (c.name.to_string(), p2(mib(c.bytes))))
+            .collect();
+        self.expect(
+            logged == est && log.kv_sizes.len() == 2 + est.len(),
+            format!("{ctx}: compressed caches logged {logged:?}, estimated {est:?}"),
+        );
+        self.expect(
+            states_log == states_est,
+            format!("{ctx}: compressor states logged {states_log:?}, estimated {states_est:?}"),
+        );
+        let mut cell: Vec<String> = logged
+            .iter()
+            .zip(&est)
+            .map(|((n, _, l), (_, _, e))| format!("{n} {l}/{e}"))
+            .collect();
+        cell.extend(
+            states_log
+                .iter()
+                .zip(&states_est)
+                .map(|((n, l), (_, e))| format!("{n} {l}/{e}")),
+        );
+        self.cells.push(cell.join(", "));
+    }
+
     /// The recurrent state's summary line, where the model has one (a hybrid's).
     fn recurrent(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
         let logged = log.rs_sizes.first().map(|r| format!("{:.2}", r.mib));
@@ -204,7 +274,12 @@ impl Row {
         let (kg, kh, n) = split(log, &BufferKind::Kv);
         // The recurrent state is in the estimate's KV figures too (`recurrent_bytes`).
         let (rg, rh, nr) = split(log, &BufferKind::Rs);
-        let (kg, kh, n) = (kg + rg, kh + rh, n + nr);
+        let (mut kg, mut kh, mut n) = (kg + rg, kh + rh, n + nr);
+        // DeepSeek V4's compressor states are in the estimate's KV figures too.
+        for name in ["csa", "hca", "lid"] {
+            let (sg, sh, ns) = split(log, &BufferKind::Other(format!("DSV4 {name} state")));
+            (kg, kh, n) = (kg + sg, kh + sh, n + ns);
+        }
         let tol = 0.006 * n as f64;
         let (ekg, ekh) = (mib(e.kv_cache.gpu_bytes), mib(e.kv_cache.host_bytes));
         self.expect(
