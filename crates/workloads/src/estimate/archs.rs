@@ -146,14 +146,8 @@ const ARCHS: &[Arch] = &[
     a("deepseek2-ocr", KV),
     // The indexer key cache of deepseek32, glm-dsa and minimax-m3 is sized by `indexer.rs`.
     a("deepseek32", KV),
-    partly(
-        "deepseek4",
-        KV,
-        "DeepSeek V4's caches (llama_kv_cache_dsv4): a K-only sliding-window cache kept per \
-         sequence even with a unified KV, three compressed K caches (CSA at 1/4 and HCA at \
-         1/128 of the context, and the lightning indexer's at 1/4, each padded to 256 cells) \
-         and three f32 compressor states",
-    ),
+    // llama_kv_cache_dsv4: its raw, compressed and indexer caches and states are sized by `dsv4.rs`.
+    a("deepseek4", KV),
     a("chatglm", KV),
     a("glm4", KV),
     a("glm4moe", KV),

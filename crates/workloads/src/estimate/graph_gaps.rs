@@ -44,6 +44,18 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             ),
         });
     }
+    // models/deepseek4.cpp: hyper-connections (Sinkhorn-normalised mixing of 4 streams), the
+    // KV compressors, the lightning indexer over the compressed cache and the grouped low-rank
+    // output projection.
+    if p.arch == "deepseek4" {
+        out.push(
+            "DeepSeek V4's graph (hyper-connection mixing of 4 residual streams, the KV \
+             compressors and their states, the lightning indexer's top-k over the compressed \
+             cache, the grouped low-rank output): not in the replay, which builds a plain \
+             attention layer"
+                .into(),
+        );
+    }
     // models/gemma3n.cpp: AltUp keeps n_altup copies of the hidden state through every layer
     // (predict / correct), LAuReL adds a low-rank residual, and the per-layer inputs project
     // per_layer_token_embd rows into every layer; gemma4's per-layer inputs likewise.

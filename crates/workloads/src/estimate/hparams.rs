@@ -490,6 +490,10 @@ impl Reader<'_> {
         if arch == "qwen4exp" {
             return super::qsa::read(m, &arch, has_kv, inputs).map_err(|e| self.err(e));
         }
+        if arch == "deepseek4" {
+            // Its lightning indexer's cache is one of llama_kv_cache_dsv4's (`dsv4.rs`).
+            return Ok(None);
+        }
         super::indexer::read(m, &arch, has_kv, n_ctx_train, inputs, notes).map_err(|e| self.err(e))
     }
 
