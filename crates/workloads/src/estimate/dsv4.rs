@@ -18,7 +18,9 @@
 //! Each layer's rows sit with the layer (`model.dev_layer(il)`), like any KV.
 
 use super::hparams::ModelParams;
+use super::parts::{beyond_any_device, cache_row, kv_estimate, Cells, KvSums};
 use super::types::EstimateError;
+use super::{CompressedCache, IndexerCache, KvEstimate, Plan, Rules};
 use crate::gguf::{GgufModel, MetaValue};
 
 /// `DSV4_CSA_RATIO`, `DSV4_HCA_RATIO` (llama-kv-cache-dsv4.cpp).
@@ -154,4 +156,79 @@ fn trunk(m: &GgufModel, p: &ModelParams) -> usize {
         Some(_) if nextn > 0 => main,
         _ => nl,
     }
+}
+
+/// The KV line of a deepseek4 model: its raw cache stands as the window cache (one stream per
+/// sequence, no full-context layer), its lightning indexer's cache as the indexer's, and the
+/// compressed caches and compressor states beside them.
+pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
+    let (p, r, s) = (&plan.p, &plan.r, plan.s);
+    let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
+    let mut cells = Cells::of(p, r, s);
+    let type_k = s.cache_type_k.value;
+    let rules = Rules::for_build(s.llama_build.value);
+    let swa_cells = |n_swa: u64| match s.swa_full.value {
+        true => r.n_ctx_seq,
+        false => rules.swa_cells(r.n_ctx_seq, n_swa + r.n_ubatch, r.fa),
+    };
+    let k_row = |n: u64, il: usize| cache_row(type_k, n, "-ctk", il);
+    let z = Sizing {
+        n_ctx_seq: r.n_ctx_seq,
+        n_seq: r.n_seq,
+        swa_cells: &swa_cells,
+        k_row: &k_row,
+    };
+    let c = caches(plan.model, p, &z)?;
+    let nl = p.n_layer as usize;
+    let mut sums = KvSums {
+        per_layer: vec![(0u64, 0u64, false); nl],
+        ..KvSums::default()
+    };
+    let too_big = || beyond_any_device(plan.model.path(), "DeepSeek V4's caches");
+    for (il, &k) in c.raw.per_layer.iter().enumerate().filter(|(_, &k)| k > 0) {
+        sums.add(k).ok_or_else(too_big)?;
+        (sums.k_bytes, sums.swa_bytes) = (sums.k_bytes + k, sums.swa_bytes + k);
+        sums.layers_swa += 1;
+        sums.place(il, k, 0, on_gpu(il));
+    }
+    (cells.swa, cells.streams) = (Some(c.raw.cells), r.n_seq);
+    let mut part = |x: &Part| -> Result<CompressedCache, EstimateError> {
+        for (il, &b) in x.per_layer.iter().enumerate() {
+            sums.add(b).ok_or_else(too_big)?;
+            *(if on_gpu(il) {
+                &mut sums.gpu
+            } else {
+                &mut sums.host
+            }) += b;
+        }
+        Ok(CompressedCache {
+            name: x.name,
+            cells: x.cells,
+            layers: x.per_layer.iter().filter(|&&b| b > 0).count() as u32,
+            bytes: x.per_layer.iter().sum(),
+            per_layer: x.per_layer.clone(),
+        })
+    };
+    let lid = part(&c.lid)?;
+    let mut compressed = Vec::new();
+    for x in c.compressed.iter().chain(&c.states) {
+        compressed.push(part(x)?);
+    }
+    let indexer = IndexerCache {
+        kind: "dsv4",
+        bytes: lid.bytes,
+        k_bytes: lid.bytes,
+        v_bytes: 0,
+        layers: lid.layers,
+        head_size: c.idx_dim,
+        per_layer: lid.per_layer,
+    };
+    Ok(kv_estimate(
+        plan,
+        sums,
+        cells,
+        None,
+        Some(indexer),
+        compressed,
+    ))
 }

@@ -47,7 +47,7 @@ pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_B
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use indexer::{IndexerKind, IndexerParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
-use parts::{kv_cache, overhead, weights};
+use parts::{overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
     SettingSource, TensorOverride, Tool,
@@ -64,6 +64,15 @@ const MIB: u64 = 1024 * 1024;
 pub const RECIPE: &str = "llama.cpp/llama-server";
 
 /// Pad up to a multiple of `n`.
+/// The KV line: DeepSeek V4's own caches (`dsv4`), else the generic ones (`parts`).
+fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
+    if plan.p.arch == "deepseek4" {
+        dsv4::kv_cache(plan)
+    } else {
+        parts::kv_cache(plan)
+    }
+}
+
 fn pad(x: u64, n: u64) -> u64 {
     x.div_ceil(n) * n
 }

@@ -4,9 +4,9 @@
 
 use super::Plan;
 use super::{
-    device_bytes, dsv4, pad, Backend, CacheKind, CompressedCache, EstimateError, GgmlType,
-    HparamError, IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams,
-    OverheadEstimate, Resolved, Rules, TensorInfo, WeightsEstimate, MIB,
+    device_bytes, pad, Backend, CacheKind, CompressedCache, EstimateError, GgmlType, HparamError,
+    IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved,
+    Rules, TensorInfo, WeightsEstimate, MIB,
 };
 use std::path::Path;
 
@@ -146,14 +146,14 @@ fn mtp_skipped(p: &ModelParams, t: &TensorInfo) -> bool {
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.
-struct Cells {
-    streams: u64,
-    full: u64,
-    swa: Option<u64>,
+pub(super) struct Cells {
+    pub streams: u64,
+    pub full: u64,
+    pub swa: Option<u64>,
 }
 
 impl Cells {
-    fn of(p: &ModelParams, r: &Resolved, s: &LlamaSettings) -> Cells {
+    pub(super) fn of(p: &ModelParams, r: &Resolved, s: &LlamaSettings) -> Cells {
         let full = r.n_ctx_seq;
         let any_swa = p.cache == CacheKind::Iswa
             || (p.cache == CacheKind::Hybrid && p.swa_layers.iter().any(|&b| b));
@@ -176,30 +176,30 @@ impl Cells {
 
 /// The cache's bytes as the layers add them up.
 #[derive(Default)]
-struct KvSums {
+pub(super) struct KvSums {
     /// Every byte below, checked against 64 bits as it is added: the other sums are parts of it,
     /// so they cannot overflow once it did not.
-    bytes: u64,
-    k_bytes: u64,
-    v_bytes: u64,
-    gpu: u64,
-    host: u64,
-    layers_full: u32,
-    layers_swa: u32,
-    full_bytes: u64,
-    swa_bytes: u64,
-    per_layer: Vec<(u64, u64, bool)>,
+    pub bytes: u64,
+    pub k_bytes: u64,
+    pub v_bytes: u64,
+    pub gpu: u64,
+    pub host: u64,
+    pub layers_full: u32,
+    pub layers_swa: u32,
+    pub full_bytes: u64,
+    pub swa_bytes: u64,
+    pub per_layer: Vec<(u64, u64, bool)>,
 }
 
 impl KvSums {
     /// Count `n` more bytes in the total; `None` when the total leaves 64 bits.
-    fn add(&mut self, n: u64) -> Option<()> {
+    pub(super) fn add(&mut self, n: u64) -> Option<()> {
         self.bytes = self.bytes.checked_add(n)?;
         Some(())
     }
 
     /// Layer `il` keeps `k` + `v` bytes (already in the total), on the device or the host.
-    fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
+    pub(super) fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
         self.per_layer[il] = (k, v, on_gpu);
         if on_gpu {
             self.gpu += k + v;
@@ -211,7 +211,7 @@ impl KvSums {
 
 /// A cache whose size leaves 64 bits: only a hostile or corrupt header claims one (each of its
 /// sizes may pass `check_plausible`, their product not).
-fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
+pub(super) fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
     EstimateError::Params(HparamError {
         file: file.display().to_string(),
         message: format!("the header's sizes are beyond any device: {what} exceeds 2^64 bytes"),
@@ -224,9 +224,6 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
     let (type_k, type_v) = (s.cache_type_k.value, s.cache_type_v.value);
     let cells = Cells::of(p, r, s);
     let on_gpu = |il: usize| s.kv_offload.value && plan.off.layer_on_gpu(il as u32);
-    if p.arch == "deepseek4" {
-        return dsv4_kv(plan, cells, &on_gpu);
-    }
     let mut sums = attention_kv(p, r.fa, &cells, (file, &on_gpu), (type_k, type_v))?;
     let recurrent_bytes = recurrent_state(p, r, (file, &on_gpu), &mut sums)?;
     let indexer = indexer_cache(
@@ -248,7 +245,7 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
 }
 
 /// The KV line from the summed caches.
-fn kv_estimate(
+pub(super) fn kv_estimate(
     plan: &Plan,
     sums: KvSums,
     cells: Cells,
@@ -292,87 +289,10 @@ fn kv_estimate(
     }
 }
 
-/// DeepSeek V4 (`dsv4.rs`): its raw cache stands as the window cache (one stream per
-/// sequence, no full-context layer), its lightning indexer's cache as the indexer's, and the
-/// compressed caches and compressor states beside them.
-fn dsv4_kv(
-    plan: &Plan,
-    mut cells: Cells,
-    on_gpu: &dyn Fn(usize) -> bool,
-) -> Result<KvEstimate, EstimateError> {
-    let (p, r, s) = (&plan.p, &plan.r, plan.s);
-    let type_k = s.cache_type_k.value;
-    let rules = Rules::for_build(s.llama_build.value);
-    let swa_cells = |n_swa: u64| match s.swa_full.value {
-        true => r.n_ctx_seq,
-        false => rules.swa_cells(r.n_ctx_seq, n_swa + r.n_ubatch, r.fa),
-    };
-    let k_row = |n: u64, il: usize| cache_row(type_k, n, "-ctk", il);
-    let z = dsv4::Sizing {
-        n_ctx_seq: r.n_ctx_seq,
-        n_seq: r.n_seq,
-        swa_cells: &swa_cells,
-        k_row: &k_row,
-    };
-    let c = dsv4::caches(plan.model, p, &z)?;
-    let nl = p.n_layer as usize;
-    let mut sums = KvSums {
-        per_layer: vec![(0u64, 0u64, false); nl],
-        ..KvSums::default()
-    };
-    let too_big = || beyond_any_device(plan.model.path(), "DeepSeek V4's caches");
-    for (il, &k) in c.raw.per_layer.iter().enumerate().filter(|(_, &k)| k > 0) {
-        sums.add(k).ok_or_else(too_big)?;
-        (sums.k_bytes, sums.swa_bytes) = (sums.k_bytes + k, sums.swa_bytes + k);
-        sums.layers_swa += 1;
-        sums.place(il, k, 0, on_gpu(il));
-    }
-    (cells.swa, cells.streams) = (Some(c.raw.cells), r.n_seq);
-    let mut part = |x: &dsv4::Part| -> Result<CompressedCache, EstimateError> {
-        for (il, &b) in x.per_layer.iter().enumerate() {
-            sums.add(b).ok_or_else(too_big)?;
-            *(if on_gpu(il) {
-                &mut sums.gpu
-            } else {
-                &mut sums.host
-            }) += b;
-        }
-        Ok(CompressedCache {
-            name: x.name,
-            cells: x.cells,
-            layers: x.per_layer.iter().filter(|&&b| b > 0).count() as u32,
-            bytes: x.per_layer.iter().sum(),
-            per_layer: x.per_layer.clone(),
-        })
-    };
-    let lid = part(&c.lid)?;
-    let mut compressed = Vec::new();
-    for x in c.compressed.iter().chain(&c.states) {
-        compressed.push(part(x)?);
-    }
-    let indexer = IndexerCache {
-        kind: "dsv4",
-        bytes: lid.bytes,
-        k_bytes: lid.bytes,
-        v_bytes: 0,
-        layers: lid.layers,
-        head_size: c.idx_dim,
-        per_layer: lid.per_layer,
-    };
-    Ok(kv_estimate(
-        plan,
-        sums,
-        cells,
-        None,
-        Some(indexer),
-        compressed,
-    ))
-}
-
 /// Bytes of one cache row of `n` elements stored as `-ctk`/`-ctv` type `t`: llama.cpp sizes it
 /// with ggml_row_size, which needs whole blocks, so a type whose block does not divide the row
 /// is one llama.cpp cannot run (not a layer of 0 bytes).
-fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
+pub(super) fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
     t.row_bytes(n).ok_or_else(|| {
         EstimateError::Settings(format!(
             "{flag} {} cannot store this model's cache: layer {il}'s row of {n} elements is not a              whole number of {}'s {}-element blocks",
