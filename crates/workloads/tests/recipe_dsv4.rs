@@ -3,6 +3,7 @@
 //! 128-token window and a 128-wide indexer key (the writer leaves tensor data as a hole). The
 //! grid (llama_indexer_grid2.rs) checks the same rules against the real llama-server.
 
+use gpuledger_views::estimate::render_text;
 use gpuledger_workloads::estimate::estimate;
 use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::{Estimate, LlamaSettings};
@@ -96,6 +97,12 @@ fn every_cache_of_llama_kv_cache_dsv4_is_sized() {
             .any(|p| p.contains("DeepSeek V4's graph")),
         "{:?}",
         e.compute.approximate_parts
+    );
+    // The text names them beside the window and indexer caches.
+    let text = render_text(&e);
+    assert!(
+        text.contains("in 5 compressed caches and compressor states"),
+        "{text}"
     );
     // -ctk q8_0 stores the K caches as q8_0 (34 bytes per 32); the states stay f32.
     let q8 = est(&g, "-c 65536 -np 4 -ctk q8_0 -ctv q8_0").unwrap();
