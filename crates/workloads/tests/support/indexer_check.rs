@@ -274,12 +274,7 @@ impl Row {
         let (kg, kh, n) = split(log, &BufferKind::Kv);
         // The recurrent state is in the estimate's KV figures too (`recurrent_bytes`).
         let (rg, rh, nr) = split(log, &BufferKind::Rs);
-        let (mut kg, mut kh, mut n) = (kg + rg, kh + rh, n + nr);
-        // DeepSeek V4's compressor states are in the estimate's KV figures too.
-        for name in ["csa", "hca", "lid"] {
-            let (sg, sh, ns) = split(log, &BufferKind::Other(format!("DSV4 {name} state")));
-            (kg, kh, n) = (kg + sg, kh + sh, n + ns);
-        }
+        let (kg, kh, n) = (kg + rg, kh + rh, n + nr);
         let tol = 0.006 * n as f64;
         let (ekg, ekh) = (mib(e.kv_cache.gpu_bytes), mib(e.kv_cache.host_bytes));
         self.expect(
