@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes tiny GGUF models of qwen4exp (Gated DeltaNet layers, QSA attention layers with their
-indexer, hyper-connections, MoE with a shared expert) with the `gguf` package's writer, with the
-keys and tensor shapes llama.cpp b11434's `llama_model_qwen4exp::load_arch_hparams` /
-`load_arch_tensors` require (src/models/qwen4exp.cpp).
+indexer, hyper-connections, MoE with a shared expert) and deepseek4 (a sliding-window K cache,
+CSA/HCA compressed layers, the lightning indexer, hyper-connections) with the `gguf` package's
+writer, with the keys and tensor shapes llama.cpp b11434's `load_arch_hparams` /
+`load_arch_tensors` require (src/models/qwen4exp.cpp, src/models/deepseek4.cpp).
 
 Used by crates/workloads/tests/llama_indexer_grid2.rs. Weights are small seeded random values (the
 models only load). The writer and vocabulary are gen_models_2026.py's; tensors are given in ggml's
