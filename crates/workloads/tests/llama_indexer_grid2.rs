@@ -1,11 +1,11 @@
 //! qwen4exp's QSA indexer cache and DeepSeek V4's compressed caches against the real thing: tiny
 //! GGUF files of qwen4exp and deepseek4 (tests/gen_models_indexer2.py, llama.cpp b11434's keys
-//! and shapes) loaded by the real llama-server
-//! over one `ggml-rpc-server` device in the flag sets: default slots, `-np 1` at 16k,
-//! `-np 2 -no-kvu -fa off`, and a quantised cache. Every buffer is compared as in
-//! llama_indexer_grid.rs (support/indexer_check.rs): the attention, indexer, compressed and
-//! recurrent caches, the compressor states and the KV/RS buffers exact, weights within 1 %, compute within 10 % or stated approximate.
-//! Skips without the tools, fails under CI=true (see testing/llama_tools.rs).
+//! and shapes) loaded by the real llama-server over one `ggml-rpc-server` device in the issue's
+//! flag sets: default slots, `-np 1` at 16k, `-np 2 -no-kvu -fa off`, and a quantised cache.
+//! Every buffer is compared as in llama_indexer_grid.rs (support/indexer_check.rs): the
+//! attention, indexer, compressed and recurrent caches, the compressor states and the KV/RS
+//! buffers exact, weights within 1 %, compute within 10 % or stated approximate. Skips without
+//! the tools, fails under CI=true (see testing/llama_tools.rs).
 
 #![cfg(target_os = "linux")]
 
