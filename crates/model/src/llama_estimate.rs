@@ -272,9 +272,28 @@ pub struct KvEstimate {
     /// cache of its own). Absent for models without an indexer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub indexer: Option<IndexerCache>,
+    /// DeepSeek V4's compressed K caches and compressor states (`llama_kv_cache_dsv4`), each a
+    /// line of its own in llama.cpp's log; in `bytes` and the device/host split, not in
+    /// `k_bytes`/`full_bytes`. Empty for other models.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compressed: Vec<CompressedCache>,
     pub type_k: String,
     pub type_v: String,
     pub inputs: Vec<String>,
+}
+
+/// One of DeepSeek V4's compressed caches or compressor states.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompressedCache {
+    /// `csa`, `hca` (compressed K caches) or `csa state`, `hca state`, `lid state` (f32).
+    pub name: &'static str,
+    /// Cells per stream (compressed caches) or state rows per stream (states).
+    pub cells: u64,
+    pub layers: u32,
+    pub bytes: u64,
+    /// Bytes per layer (0 where the layer keeps none), for the device shares.
+    #[serde(skip)]
+    pub per_layer: Vec<u64>,
 }
 
 /// A sparse-attention indexer cache (llama.cpp's `llama_kv_cache_dsa` / `llama_kv_cache_msa`).

@@ -245,6 +245,9 @@ fn parse_buffer_line(line: &str) -> Option<BufferLine> {
         ["compute"] => BufferKind::Compute,
         ["output"] => BufferKind::Output,
         ["RS"] => BufferKind::Rs,
+        // DeepSeek V4's compressor states (`llama_dsv4_comp_state`, "DSV4 csa state buffer"):
+        // buffers of its KV cache module, llama_kv_cache_dsv4.
+        ["DSV4", _, "state"] => BufferKind::Kv,
         other => BufferKind::Other(other.join(" ")),
     };
     Some(BufferLine {
@@ -371,6 +374,18 @@ I llama_memory_recurrent: size =    0.22 MiB (     4 cells,   3 layers,  4 seqs 
         assert_eq!(l.buffers[1].backend, "RPC0[127.0.0.1:38573]");
         assert_eq!(l.buffers[1].kind, BufferKind::Kv);
         assert!(l.buffers.iter().all(BufferLine::is_gpu));
+    }
+
+    #[test]
+    fn deepseek4_compressor_states_count_with_the_kv_cache() {
+        // llama-server b11434 on a tiny deepseek4 (crates/workloads/tests/llama_indexer_grid2.rs).
+        let l = parse_llama_log(
+            "0.00.154.547 I llama_dsv4_comp_state:        CPU DSV4 csa state buffer size =     0.12 MiB\n\
+             0.00.153.432 I llama_kv_cache:        CPU KV buffer size =     1.00 MiB\n",
+        );
+        assert_eq!(l.buffers[0].kind, BufferKind::Kv);
+        assert_eq!(l.buffers[0].component, "llama_dsv4_comp_state");
+        assert_eq!(l.sum_mib(&BufferKind::Kv), (0.0, 1.12));
     }
 
     #[test]

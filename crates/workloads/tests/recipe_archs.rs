@@ -258,11 +258,13 @@ fn an_unknown_architecture_is_estimated_as_a_transformer_and_says_so() {
 
 #[test]
 fn a_memory_module_not_sized_is_named() {
-    let g = attention_model("deepseek4", 4, None).open("dsv4");
+    let g = attention_model("eagle3", 4, None).open("eagle3");
     let e = est(&g, "-c 4096 -np 1");
     assert!(e.model.architecture_known);
     assert!(
-        e.guesses.iter().any(|g| g.contains("llama_kv_cache_dsv4")),
+        e.guesses
+            .iter()
+            .any(|g| g.contains("a draft model's cache")),
         "{:?}",
         e.guesses
     );

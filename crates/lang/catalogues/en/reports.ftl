@@ -176,6 +176,7 @@ report-est-kv-detail = { $cells } cells x { $streams ->
 report-est-kv-swa = + { $cells } cells x { $layers } SWA layers
 report-est-kv-recurrent = , recurrent state { $size }
 report-est-kv-indexer = , incl. { $size } indexer cache ({ $layers } layers, { $head } per key)
+report-est-kv-compressed = , incl. { $size } in { $count } compressed caches and compressor states
 report-precision-exact = exact
 report-precision-approximate = approximate
 report-est-compute-approximate = confidence { $confidence }; { $word }: { $parts }

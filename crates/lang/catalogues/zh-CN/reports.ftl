@@ -159,6 +159,7 @@ report-est-kv-detail = { $cells } 个单元 x { $streams } 个流 x { $layers } 
 report-est-kv-swa = + { $cells } 个单元 x { $layers } 个 SWA 层
 report-est-kv-recurrent = ，循环状态 { $size }
 report-est-kv-indexer = ，含索引器缓存 { $size }（{ $layers } 层，每个键 { $head }）
+report-est-kv-compressed = ，含压缩缓存与压缩器状态 { $size }（{ $count } 项）
 report-precision-exact = 精确
 report-precision-approximate = 近似
 report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }

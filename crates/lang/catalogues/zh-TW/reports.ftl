@@ -160,6 +160,7 @@ report-est-kv-detail = { $cells } 個單元 x { $streams } 個串流 x { $layers
 report-est-kv-swa = + { $cells } 個單元 x { $layers } 個 SWA 層
 report-est-kv-recurrent = ，循環狀態 { $size }
 report-est-kv-indexer = ，含索引器快取 { $size }（{ $layers } 層，每個鍵 { $head }）
+report-est-kv-compressed = ，含壓縮快取與壓縮器狀態 { $size }（{ $count } 項）
 report-precision-exact = 精確
 report-precision-approximate = 近似
 report-est-compute-approximate = 可信度 { $confidence }；{ $word }：{ $parts }

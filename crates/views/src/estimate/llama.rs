@@ -343,6 +343,14 @@ fn kv_detail(e: &Estimate, lang: Lang) -> String {
         ];
         kd.push_str(&lang.t_args("report-est-kv-indexer", &args));
     }
+    if !kv.compressed.is_empty() {
+        let size: u64 = kv.compressed.iter().map(|c| c.bytes).sum();
+        let args = [
+            ("size", human_bytes(size).into()),
+            ("count", kv.compressed.len().to_string().into()),
+        ];
+        kd.push_str(&lang.t_args("report-est-kv-compressed", &args));
+    }
     kd
 }
 

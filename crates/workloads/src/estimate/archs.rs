@@ -98,11 +98,8 @@ const ARCHS: &[Arch] = &[
     a("qwen35", Memory::Hybrid(ArrayOrInterval)),
     a("qwen35moe", Memory::Hybrid(ArrayOrInterval)),
     a("clef", NONE),
-    partly(
-        "qwen4exp",
-        Memory::Hybrid(ArrayOrInterval),
-        "the QSA indexer cache and per-layer embedding state (llama_memory_hybrid_idx)",
-    ),
+    // llama_memory_hybrid_idx: its QSA indexer cache and PLE conv history are sized by `qsa.rs`.
+    a("qwen4exp", Memory::Hybrid(ArrayOrInterval)),
     a("phi2", KV),
     a("phi3", KV),
     a("phimoe", KV),
@@ -148,11 +145,8 @@ const ARCHS: &[Arch] = &[
     // The indexer key caches of deepseek32, glm-dsa, minimax-m3, dots3note, hy_v4 and glm5-next
     // are sized by `indexer.rs` (the last three's layers by `indexer_variants.rs`).
     a("deepseek32", KV),
-    partly(
-        "deepseek4",
-        KV,
-        "DeepSeek V4's compressed and windowed caches (llama_kv_cache_dsv4)",
-    ),
+    // llama_kv_cache_dsv4: its raw, compressed and indexer caches and states are sized by `dsv4.rs`.
+    a("deepseek4", KV),
     a("chatglm", KV),
     a("glm4", KV),
     a("glm4moe", KV),

@@ -34,14 +34,37 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                  local-block bias): not in the replay",
                 ix.n_head, ix.head_size
             ),
+            // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
+            // the top-k blocks; hyper-connections keep hc copies of the residual stream.
+            IndexerKind::Qsa => format!(
+                "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
+                 and its hyper-connection mixers (several residual streams per layer): not in \
+                 the replay",
+                ix.n_head, ix.head_size
+            ),
         });
     }
     // models/hy-v4.cpp (iHC), glm5-next.cpp and deepseek4.cpp (mHC): every layer reads and
     // writes `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn.
-    if model.tensor("blk.0.hc_attn_fn.weight").is_some() {
+    // deepseek4 and qwen4exp name theirs with the rest of their graph (above, below).
+    if model.tensor("blk.0.hc_attn_fn.weight").is_some()
+        && !matches!(p.arch.as_str(), "deepseek4" | "qwen4exp")
+    {
         out.push(
             "the hyper-connections (several residual streams mixed around every attention and \
              FFN block by hc_attn_fn / hc_ffn_fn): not in the replay, which keeps one stream"
+                .into(),
+        );
+    }
+    // models/deepseek4.cpp: hyper-connections (Sinkhorn-normalised mixing of 4 streams), the
+    // KV compressors, the lightning indexer over the compressed cache and the grouped low-rank
+    // output projection.
+    if p.arch == "deepseek4" {
+        out.push(
+            "DeepSeek V4's graph (hyper-connection mixing of 4 residual streams, the KV \
+             compressors and their states, the lightning indexer's top-k over the compressed \
+             cache, the grouped low-rank output): not in the replay, which builds a plain \
+             attention layer"
                 .into(),
         );
     }

@@ -31,6 +31,9 @@ pub struct ModelParams {
     pub recurrent: Vec<bool>,
     /// Recurrent state elements per layer (r + s), when the formula for the arch is known.
     pub rs_elems_per_layer: Option<u64>,
+    /// qwen4exp's PLE conv history: its layer and the elements of its extra recurrent row
+    /// (`qsa::ple_state`).
+    pub ple_state: Option<(usize, u64)>,
     pub is_mla: bool,
     /// The sparse-attention indexer's key cache (`indexer.rs`), where the architecture has one.
     pub indexer: Option<super::indexer::IndexerParams>,
@@ -223,7 +226,6 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let any_swa = swa_layers.iter().any(|&b| b);
     let mem = r.memory(n_embd, n_trunk, (&n_head, &n_head_kv), any_swa)?;
     let indexer = r.indexer((&mem.has_kv, n_trunk), n_ctx_train)?;
-    let mtp_skipped_from = r.mtp_skipped(nl, n_trunk);
     let p = ModelParams {
         arch,
         n_layer: n_layer as u32,
@@ -238,7 +240,8 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         n_swa,
         swa_layers,
         has_kv: mem.has_kv,
-        mtp_skipped_from,
+        mtp_skipped_from: r.mtp_skipped(nl, n_trunk),
+        ple_state: r.ple_state(n_embd, &mem.recurrent)?,
         recurrent: mem.recurrent,
         rs_elems_per_layer: mem.rs_elems,
         is_mla,
@@ -486,7 +489,28 @@ impl Reader<'_> {
     ) -> Result<Option<super::indexer::IndexerParams>, HparamError> {
         let (m, arch) = (self.m, self.arch.clone());
         let (inputs, notes) = (&mut self.inputs, &mut self.notes);
+        if arch == "qwen4exp" {
+            return super::qsa::read(m, &arch, layers.0, inputs).map_err(|e| self.err(e));
+        }
+        if arch == "deepseek4" {
+            // Its lightning indexer's cache is one of llama_kv_cache_dsv4's (`dsv4.rs`).
+            return Ok(None);
+        }
         super::indexer::read(m, &arch, layers, n_ctx_train, inputs, notes).map_err(|e| self.err(e))
+    }
+
+    /// qwen4exp's PLE conv history row (`qsa.rs`); other architectures have none.
+    fn ple_state(
+        &mut self,
+        n_embd: u64,
+        recurrent: &[bool],
+    ) -> Result<Option<(usize, u64)>, HparamError> {
+        if self.arch != "qwen4exp" {
+            return Ok(None);
+        }
+        let (m, arch) = (self.m, self.arch.clone());
+        super::qsa::ple_state(m, &arch, n_embd, recurrent, &mut self.inputs)
+            .map_err(|e| self.err(e))
     }
 
     /// Sizes no model has (a corrupt or hostile header): a clear error instead of arithmetic that

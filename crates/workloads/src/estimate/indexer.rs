@@ -33,6 +33,9 @@ pub enum IndexerKind {
     Dsa,
     /// `llama_kv_cache_msa`: K and a one-head V.
     Msa,
+    /// qwen4exp's `llama_memory_hybrid_idx` (`qsa.rs`): K only, `kpool_row` keys wide (raw |
+    /// pooled).
+    Qsa,
 }
 
 /// The indexer cache's shape, read from the GGUF as `load_arch_hparams` reads it.
@@ -60,6 +63,7 @@ impl IndexerParams {
             // (one head each, since the indexer's hparams have n_head_kv = 1 everywhere).
             IndexerKind::Msa if fa => head_v,
             IndexerKind::Msa => v_max,
+            IndexerKind::Qsa => 0,
         };
         (self.head_size.saturating_mul(self.kpool_row), v)
     }

@@ -21,6 +21,7 @@ mod compute;
 mod compute_line;
 mod context;
 pub mod devices;
+mod dsv4;
 mod fit;
 mod flags;
 mod galloc;
@@ -31,6 +32,7 @@ mod indexer_variants;
 mod memory;
 mod overrides;
 mod parts;
+mod qsa;
 mod settings;
 mod types;
 
@@ -46,15 +48,15 @@ pub use flags::{env_vars, find as find_flag, Effect, Flag, Takes, FLAGS, OLDER_B
 pub use hparams::{read_params, CacheKind, HparamError, Input, InputSource, ModelParams};
 pub use indexer::{IndexerKind, IndexerParams};
 pub use overrides::{FFN_DENSE, FFN_EXPS, MAX_OVERRIDES};
-use parts::{kv_cache, overhead, weights};
+use parts::{overhead, weights};
 pub use settings::{
     parse_llama_build, Backend, FlashAttn, GpuLayers, LlamaSettings, OverridePattern, Setting,
     SettingSource, TensorOverride, Tool,
 };
 pub use types::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, EstimateError, FitOutcome, FitProbe,
-    FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate,
-    OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
+    CompressedCache, ComputeEstimate, ContextEstimate, DeviceShare, Estimate, EstimateError,
+    FitOutcome, FitProbe, FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary,
+    OutputEstimate, OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
 const MIB: u64 = 1024 * 1024;
@@ -63,6 +65,15 @@ const MIB: u64 = 1024 * 1024;
 pub const RECIPE: &str = "llama.cpp/llama-server";
 
 /// Pad up to a multiple of `n`.
+/// The KV line: DeepSeek V4's own caches (`dsv4`), else the generic ones (`parts`).
+fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
+    if plan.p.arch == "deepseek4" {
+        dsv4::kv_cache(plan)
+    } else {
+        parts::kv_cache(plan)
+    }
+}
+
 fn pad(x: u64, n: u64) -> u64 {
     x.div_ceil(n) * n
 }
@@ -278,7 +289,10 @@ fn device_shares(
                         .indexer
                         .as_ref()
                         .and_then(|c| c.per_layer.get(il).copied());
+                    let comp = kv.compressed.iter();
+                    let comp = comp.filter_map(|c| c.per_layer.get(il)).sum::<u64>();
                     a.saturating_add(k)
+                        .saturating_add(comp)
                         .saturating_add(v)
                         .saturating_add(ix.unwrap_or(0))
                 });

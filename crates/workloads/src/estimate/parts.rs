@@ -4,9 +4,9 @@
 
 use super::Plan;
 use super::{
-    device_bytes, pad, Backend, CacheKind, EstimateError, GgmlType, HparamError, IndexerCache,
-    IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved, Rules,
-    TensorInfo, WeightsEstimate, MIB,
+    device_bytes, pad, Backend, CacheKind, CompressedCache, EstimateError, GgmlType, HparamError,
+    IndexerCache, IndexerKind, KvEstimate, LlamaSettings, ModelParams, OverheadEstimate, Resolved,
+    Rules, TensorInfo, WeightsEstimate, MIB,
 };
 use std::path::Path;
 
@@ -146,14 +146,14 @@ fn mtp_skipped(p: &ModelParams, t: &TensorInfo) -> bool {
 }
 
 /// Cells per stream of the full and the sliding-window cache, and the streams.
-struct Cells {
-    streams: u64,
-    full: u64,
-    swa: Option<u64>,
+pub(super) struct Cells {
+    pub streams: u64,
+    pub full: u64,
+    pub swa: Option<u64>,
 }
 
 impl Cells {
-    fn of(p: &ModelParams, r: &Resolved, s: &LlamaSettings) -> Cells {
+    pub(super) fn of(p: &ModelParams, r: &Resolved, s: &LlamaSettings) -> Cells {
         let full = r.n_ctx_seq;
         let any_swa = p.cache == CacheKind::Iswa
             || (p.cache == CacheKind::Hybrid && p.swa_layers.iter().any(|&b| b));
@@ -176,30 +176,30 @@ impl Cells {
 
 /// The cache's bytes as the layers add them up.
 #[derive(Default)]
-struct KvSums {
+pub(super) struct KvSums {
     /// Every byte below, checked against 64 bits as it is added: the other sums are parts of it,
     /// so they cannot overflow once it did not.
-    bytes: u64,
-    k_bytes: u64,
-    v_bytes: u64,
-    gpu: u64,
-    host: u64,
-    layers_full: u32,
-    layers_swa: u32,
-    full_bytes: u64,
-    swa_bytes: u64,
-    per_layer: Vec<(u64, u64, bool)>,
+    pub bytes: u64,
+    pub k_bytes: u64,
+    pub v_bytes: u64,
+    pub gpu: u64,
+    pub host: u64,
+    pub layers_full: u32,
+    pub layers_swa: u32,
+    pub full_bytes: u64,
+    pub swa_bytes: u64,
+    pub per_layer: Vec<(u64, u64, bool)>,
 }
 
 impl KvSums {
     /// Count `n` more bytes in the total; `None` when the total leaves 64 bits.
-    fn add(&mut self, n: u64) -> Option<()> {
+    pub(super) fn add(&mut self, n: u64) -> Option<()> {
         self.bytes = self.bytes.checked_add(n)?;
         Some(())
     }
 
     /// Layer `il` keeps `k` + `v` bytes (already in the total), on the device or the host.
-    fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
+    pub(super) fn place(&mut self, il: usize, k: u64, v: u64, on_gpu: bool) {
         self.per_layer[il] = (k, v, on_gpu);
         if on_gpu {
             self.gpu += k + v;
@@ -211,7 +211,7 @@ impl KvSums {
 
 /// A cache whose size leaves 64 bits: only a hostile or corrupt header claims one (each of its
 /// sizes may pass `check_plausible`, their product not).
-fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
+pub(super) fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
     EstimateError::Params(HparamError {
         file: file.display().to_string(),
         message: format!("the header's sizes are beyond any device: {what} exceeds 2^64 bytes"),
@@ -234,7 +234,27 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
         (type_k, type_v),
         &mut sums,
     )?;
-    Ok(KvEstimate {
+    Ok(kv_estimate(
+        plan,
+        sums,
+        cells,
+        recurrent_bytes,
+        indexer,
+        Vec::new(),
+    ))
+}
+
+/// The KV line from the summed caches.
+pub(super) fn kv_estimate(
+    plan: &Plan,
+    sums: KvSums,
+    cells: Cells,
+    recurrent_bytes: Option<u64>,
+    indexer: Option<IndexerCache>,
+    compressed: Vec<CompressedCache>,
+) -> KvEstimate {
+    let (type_k, type_v) = (plan.s.cache_type_k.value, plan.s.cache_type_v.value);
+    KvEstimate {
         bytes: sums.bytes,
         gpu_bytes: sums.gpu,
         host_bytes: sums.host,
@@ -249,6 +269,7 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
         layers_swa: sums.layers_swa,
         recurrent_bytes,
         indexer,
+        compressed,
         type_k: type_k.lower_name(),
         type_v: type_v.lower_name(),
         per_layer: sums.per_layer,
@@ -265,13 +286,13 @@ pub(super) fn kv_cache(plan: &Plan) -> Result<KvEstimate, EstimateError> {
             "-ctv".into(),
             "-ub".into(),
         ],
-    })
+    }
 }
 
 /// Bytes of one cache row of `n` elements stored as `-ctk`/`-ctv` type `t`: llama.cpp sizes it
 /// with ggml_row_size, which needs whole blocks, so a type whose block does not divide the row
 /// is one llama.cpp cannot run (not a layer of 0 bytes).
-fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
+pub(super) fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
     t.row_bytes(n).ok_or_else(|| {
         EstimateError::Settings(format!(
             "{flag} {} cannot store this model's cache: layer {il}'s row of {n} elements is not a              whole number of {}'s {}-element blocks",
@@ -363,6 +384,7 @@ fn indexer_cache(
         kind: match ix.kind {
             IndexerKind::Dsa => "dsa",
             IndexerKind::Msa => "msa",
+            IndexerKind::Qsa => "qsa",
         },
         bytes: 0,
         k_bytes: 0,
@@ -420,7 +442,23 @@ fn recurrent_state(
     for (il, _) in p.recurrent.iter().enumerate().filter(|(_, &b)| b) {
         sums.place(il, per_layer_rs, 0, on_gpu(il));
     }
-    Ok(Some(rb))
+    // qwen4exp's PLE conv history: a third f32 row per cell on its layer (`qsa::ple_state`).
+    let Some((il, elems)) = p.ple_state else {
+        return Ok(Some(rb));
+    };
+    let pb = [4, r.n_seq.max(1)]
+        .into_iter()
+        .try_fold(elems, u64::checked_mul)
+        .ok_or_else(too_big)?;
+    sums.add(pb).ok_or_else(too_big)?;
+    let (k, v, dev) = sums.per_layer[il];
+    sums.per_layer[il] = (k + pb, v, dev);
+    if on_gpu(il) {
+        sums.gpu += pb;
+    } else {
+        sums.host += pb;
+    }
+    Ok(Some(rb + pb))
 }
 
 pub(super) fn overhead(backend: Backend) -> OverheadEstimate {

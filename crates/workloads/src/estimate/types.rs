@@ -5,9 +5,9 @@
 use super::HparamError;
 
 pub use gpuledger_model::llama_estimate::{
-    ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitOutcome, FitProbe, FitReplay,
-    FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate, OverheadEstimate,
-    TensorOverrideEstimate, WeightsEstimate,
+    CompressedCache, ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitOutcome, FitProbe,
+    FitReplay, FitStage, FitStep, IndexerCache, KvEstimate, ModelSummary, OutputEstimate,
+    OverheadEstimate, TensorOverrideEstimate, WeightsEstimate,
 };
 
 #[derive(Debug, thiserror::Error)]
