@@ -6,6 +6,8 @@
 //! RWKV-7's 5- or 6-way lerp through a broadcast of the shift, the LoRA-ranked decay, in-context
 //! rate, value residual and gate into the WKV7 kernel; the head-wise group norm; the
 //! squared-ReLU channel mix. RWKV-7's first layer's value stays alive for every later layer.
+//! ARWKV-7 (models/arwkv7.cpp) runs RWKV-7's time mix between RMS norms, with one token shift
+//! and a gated FFN instead of the channel mix.
 
 use super::super::galloc::Id;
 use super::builder::Builder;
@@ -85,6 +87,39 @@ impl Builder<'_> {
         self.g.inplace(et, &[out, ffn_inp])
     }
 
+    /// One ARWKV-7 layer (`llama_model_arwkv7::graph`'s loop body): RWKV-7's time mix on the
+    /// RMS-normed input and its one token shift, the shift stored, then an RMS-normed gated FFN
+    /// (the outputs' rows selected before it on the last layer).
+    pub(super) fn arwkv7_layer(&mut self, il: usize, inp: Id) -> Id {
+        let et = self.et();
+        let [shift, state] = match self.rwkv_gathered.take() {
+            Some(g) => g,
+            None => self.rwkv_gather(il),
+        };
+        if il == 0 && self.place.device() {
+            self.approximate("recurrent layers on a GPU backend"); // as rwkv_layer
+        }
+        let rs_be = Some(self.g.backend_of(state));
+        let att_norm = self.norm(il, inp, "attn_norm.weight");
+        let (shift, prev) = (self.g.view(shift), self.g.view(att_norm));
+        let x_prev = self.g.op(et, &[shift, prev]); // concat
+        let cur = self.rwkv7_time_mix(il, (att_norm, x_prev), state);
+        let last = self.g.view(att_norm);
+        self.g.external(&[last], rs_be); // build_rwkv_token_shift_store
+        let mut ffn_inp = self.g.inplace(et, &[cur, inp]);
+        if il + 1 < self.layers.len() {
+            self.rwkv_gathered = Some(self.rwkv_gather(il + 1));
+        } else {
+            let (n_out, out_ids) = (self.n_outputs, self.inputs.out_ids);
+            ffn_inp = self.g.op(self.p.n_embd * n_out * F32, &[ffn_inp, out_ids]);
+            self.cur_t = n_out;
+            self.g.rows = n_out;
+        }
+        let out = self.feed_forward(il, ffn_inp);
+        let et = self.et();
+        self.g.inplace(et, &[out, ffn_inp])
+    }
+
     /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, 2 ×
     /// n_embd per sequence), then the WKV state (n_embd × head_size per sequence); the extra
     /// states copied back. Returns views of both.
@@ -94,11 +129,13 @@ impl Builder<'_> {
         let rs = self.state_view(il);
         let rs_be = Some(self.g.backend_of(rs));
         let head = match self.p.arch.as_str() {
-            "rwkv7" => self.dim_of(il, "time_mix_r_k.weight", 0),
+            "rwkv7" | "arwkv7" => self.dim_of(il, "time_mix_r_k.weight", 0),
             _ => self.dim_of(il, "time_mix_first.weight", 0),
         };
+        // ARWKV-7 keeps one token shift (no channel mix; `n_embd_r() == n_embd` asserted).
+        let shifts = if self.p.arch == "arwkv7" { 1 } else { 2 };
         let mut gathered = [0; 2];
-        for (i, size) in [2 * e, e * head.max(1)].into_iter().enumerate() {
+        for (i, size) in [shifts * e, e * head.max(1)].into_iter().enumerate() {
             let all = self.g.op(size * ns * F32, &[rs, s_copy]);
             gathered[i] = self.g.view(all);
             let extra = self.g.view(all);
@@ -332,10 +369,15 @@ impl Builder<'_> {
         let out = self.g.view(wkv);
         let st = self.g.view(wkv);
         self.g.external(&[st], rs_be);
-        let [ln, ln_b] = self.weights(il, ["time_mix_ln.weight", "time_mix_ln.bias"]);
-        let n = self.g.op(et, &[out]); // group norm
-        let n = self.g.inplace(et, &[n, ln]);
-        let cur = self.g.inplace(et, &[n, ln_b]);
+        // The head-wise group norm where the layer has its weights (ARWKV-7 has none).
+        let cur = if self.tensors.has(&format!("blk.{il}.time_mix_ln.weight")) {
+            let [ln, ln_b] = self.weights(il, ["time_mix_ln.weight", "time_mix_ln.bias"]);
+            let n = self.g.op(et, &[out]); // group norm
+            let n = self.g.inplace(et, &[n, ln]);
+            self.g.inplace(et, &[n, ln_b])
+        } else {
+            out
+        };
         let kr = self.g.inplace(et, &[k2, r]);
         let kr = self.g.inplace(et, &[kr, r_k]);
         let rk = self.g.op(et / head, &[kr]); // sum_rows
