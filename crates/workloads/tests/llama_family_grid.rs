@@ -194,7 +194,6 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("laguna", "attention output gate"),
     ("spark2_5", "attention output gate"),
     ("graniteswitch", "adapter router"),
-    ("rwkv6qwen2", "RWKV time-mix"),
     ("maple", "MoE routing"),
     ("muse-glimmer", "attention output gate"),
     ("hrm_text", "HRM's cycles"),

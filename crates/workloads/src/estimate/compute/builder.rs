@@ -286,6 +286,7 @@ impl<'a> Builder<'a> {
         match self.p.arch.as_str() {
             "rwkv6" | "rwkv7" => return self.rwkv_layer(il, inp),
             "arwkv7" => return self.arwkv7_layer(il, inp),
+            "rwkv6qwen2" => return self.qrwkv6_layer(il, inp),
             _ => {}
         }
         let layers = self.layers;

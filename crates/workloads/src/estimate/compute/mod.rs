@@ -19,6 +19,7 @@ mod ffn;
 mod gdn;
 mod layers;
 mod ple;
+mod qrwkv;
 mod rules;
 mod rwkv;
 mod ssm;

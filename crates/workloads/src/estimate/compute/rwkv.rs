@@ -15,11 +15,20 @@ use super::F32;
 
 impl Builder<'_> {
     /// Tensor `blk.{il}.{name}`'s dimension `i` (0 where the file has none).
-    fn dim_of(&self, il: usize, name: &str, i: usize) -> u64 {
+    pub(super) fn dim_of(&self, il: usize, name: &str, i: usize) -> u64 {
         self.model
             .tensor(&format!("blk.{il}.{name}"))
             .and_then(|t| t.dims.get(i).copied())
             .unwrap_or(0)
+    }
+
+    /// The file's `{arch}.{key}`, or `default` where it has none.
+    pub(super) fn wkv_key(&self, key: &str, default: u64) -> u64 {
+        let k = format!("{}.{key}", self.p.arch);
+        self.model
+            .get(&k)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(default)
     }
 
     /// `build_norm(x, w, b, LLM_NORM)`: GGML_OP_NORM (not in place), then the weight and bias.
@@ -123,17 +132,18 @@ impl Builder<'_> {
     /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, 2 ×
     /// n_embd per sequence), then the WKV state (n_embd × head_size per sequence); the extra
     /// states copied back. Returns views of both.
-    fn rwkv_gather(&mut self, il: usize) -> [Id; 2] {
+    pub(super) fn rwkv_gather(&mut self, il: usize) -> [Id; 2] {
         let (e, ns) = (self.p.n_embd, self.n_seq);
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let rs = self.state_view(il);
         let rs_be = Some(self.g.backend_of(rs));
         let head = match self.p.arch.as_str() {
             "rwkv7" | "arwkv7" => self.dim_of(il, "time_mix_r_k.weight", 0),
-            _ => self.dim_of(il, "time_mix_first.weight", 0),
+            _ => self.wkv_key("wkv.head_size", 1),
         };
-        // ARWKV-7 keeps one token shift (no channel mix; `n_embd_r() == n_embd` asserted).
-        let shifts = if self.p.arch == "arwkv7" { 1 } else { 2 };
+        // `n_embd_r() = token_shift_count × n_embd` (2 by default; 1 in ARWKV-7 and QRWKV6,
+        // which have no channel mix).
+        let shifts = self.wkv_key("token_shift_count", 2);
         let mut gathered = [0; 2];
         for (i, size) in [shifts * e, e * head.max(1)].into_iter().enumerate() {
             let all = self.g.op(size * ns * F32, &[rs, s_copy]);
@@ -178,15 +188,11 @@ impl Builder<'_> {
         }
     }
 
-    /// `build_rwkv6_time_mix` (the fused lerp; RWKV-6, not QRWKV): the lerp's LoRA (w1, tanh,
-    /// w2 over the 5 lanes), r / k / v / gate projections, the decay's LoRA, the WKV6 kernel
-    /// with its state written back, the head-wise group norm, the gate and the output.
-    fn rwkv6_time_mix(&mut self, il: usize, (cur, x_prev): (Id, Id), state: Id) -> Id {
-        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
-        let et = e * t * F32;
-        let head = self.dim_of(il, "time_mix_first.weight", 0).max(1);
-        let mix = self.dim_of(il, "time_mix_w1.weight", 1) * t * F32;
-        let decay = self.dim_of(il, "time_mix_decay_w1.weight", 1) * t * F32;
+    /// RWKV-6's token-shift lerp (the fused lerp; RWKV-6 and QRWKV6 alike): the lerp's LoRA
+    /// (w1, tanh, w2 over the 5 lanes) and its lanes as views: w, k, v, r, g.
+    pub(super) fn rwkv6_lerp(&mut self, il: usize, cur: Id, x_prev: Id) -> [Id; 5] {
+        let et = self.et();
+        let mix = self.dim_of(il, "time_mix_w1.weight", 1) * self.cur_t * F32;
         let w = |b: &mut Self, n: &str| b.weight(Some(il), &format!("time_mix_{n}.weight"));
         let sx = self.g.inplace(et, &[x_prev, cur]); // sub
         let lerp_x = w(self, "lerp_x");
@@ -210,7 +216,19 @@ impl Builder<'_> {
         let m = self.g.inplace(5 * et, &[m, sx]);
         let xxx = self.g.inplace(5 * et, &[m, cur]);
         let mut lane = || self.g.view(xxx);
-        let (xw, xk, xv, xr, xg) = (lane(), lane(), lane(), lane(), lane());
+        [lane(), lane(), lane(), lane(), lane()]
+    }
+
+    /// `build_rwkv6_time_mix` (the fused lerp; RWKV-6, not QRWKV): the lerp's LoRA (w1, tanh,
+    /// w2 over the 5 lanes), r / k / v / gate projections, the decay's LoRA, the WKV6 kernel
+    /// with its state written back, the head-wise group norm, the gate and the output.
+    fn rwkv6_time_mix(&mut self, il: usize, (cur, x_prev): (Id, Id), state: Id) -> Id {
+        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
+        let et = e * t * F32;
+        let head = self.dim_of(il, "time_mix_first.weight", 0).max(1);
+        let decay = self.dim_of(il, "time_mix_decay_w1.weight", 1) * t * F32;
+        let w = |b: &mut Self, n: &str| b.weight(Some(il), &format!("time_mix_{n}.weight"));
+        let [xw, xk, xv, xr, xg] = self.rwkv6_lerp(il, cur, x_prev);
         let (wk, wv, wr) = (w(self, "key"), w(self, "value"), w(self, "receptance"));
         let k = self.g.op(et, &[wk, xk]);
         let v = self.g.op(et, &[wv, xv]);
