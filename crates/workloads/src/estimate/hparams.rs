@@ -199,8 +199,8 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let n_embd = r.req_u64("n_embd", "embedding_length")?;
     let n_vocab = r.vocab_size();
     let (n_head, n_head_kv) = r.heads(nl)?;
-    let nl = n_head_kv.len(); // with the router layer an architecture adds
-                              // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
+    let nl = n_head_kv.len();
+    // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
     let default_head = n_embd.checked_div(n_head[0]).unwrap_or(0);
     let hk = r.u64_or_derived("key_length", "attention.key_length", default_head);
     let hv = r.u64_or_derived("value_length", "attention.value_length", default_head);

@@ -129,7 +129,7 @@ impl Builder<'_> {
         self.g.inplace(et, &[out, ffn_inp])
     }
 
-    /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, 2 ×
+    /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, shifts ×
     /// n_embd per sequence), then the WKV state (n_embd × head_size per sequence); the extra
     /// states copied back. Returns views of both.
     pub(super) fn rwkv_gather(&mut self, il: usize) -> [Id; 2] {
