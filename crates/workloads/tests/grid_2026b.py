@@ -1,6 +1,9 @@
 """The architectures the family grid added last (gen_models_grid.py takes MODELS from here): the
 KDA + MLA hybrids bailingmoe3 (Ling 2.5) and kimi-k3, grovemoe's chunk experts, laguna's per-layer
-heads with a gated attention, spark2_5's gated attention with a window pattern.
+heads with a gated attention, spark2_5's gated attention with a window pattern, talkie,
+graniteswitch's adapter router and LoRA stacks, the RWKV variants arwkv7 and rwkv6qwen2, and the
+text decoders of research and multimodal models (maple, muse-glimmer, hrm_text, cogvlm,
+paddleocr, deepseek2-ocr, chameleon with a vocabulary past its image tokens).
 
 Each writer has the keys and tensor shapes b11434's `load_arch_hparams` / `load_arch_tensors`
 (src/models/<arch>.cpp) require; shapes in ggml's order (ne0 first)."""
