@@ -9,13 +9,15 @@ Each file has the keys and tensor shapes b11434's `load_arch_hparams` / `load_ar
 (src/models/<arch>.cpp) require, nothing optional; tensors in ggml's order (ne0 first). The writer
 and vocabulary are gen_models_2026.py's, the shared layer pieces grid_layers.py's, the recurrent
 models grid_recurrent.py's, gemma4, the latent-attention variants, MTP layers, nemotron_h_moe,
-dbrx, arctic, grok, mimo2 and hy_v3 grid_more.py's.
+dbrx, arctic, grok, mimo2 and hy_v3 grid_more.py's, the KDA + MLA hybrids (bailingmoe3,
+kimi-k3), grovemoe, laguna and spark2_5 grid_2026b.py's.
 
 usage: gen_models_grid.py OUT_DIR [NAME ...]      (no NAME: all)
 """
 import os
 import sys
 
+import grid_2026b
 import grid_more
 import grid_recurrent
 from gen_models_2026 import Model, moe
@@ -290,6 +292,7 @@ MODELS = {
 }
 MODELS.update(grid_recurrent.MODELS)
 MODELS.update(grid_more.MODELS)
+MODELS.update(grid_2026b.MODELS)
 
 
 def main():

@@ -121,6 +121,22 @@ const MODELS: &[&str] = &[
     "bitnet",
     "openelm",
     "plamo3",
+    "bailingmoe3",
+    "kimi-k3",
+    "grovemoe",
+    "laguna",
+    "spark2_5",
+    "talkie",
+    "graniteswitch",
+    "arwkv7",
+    "rwkv6qwen2",
+    "maple",
+    "muse-glimmer",
+    "hrm_text",
+    "cogvlm",
+    "paddleocr",
+    "deepseek2-ocr",
+    "chameleon",
 ];
 
 /// Where the compute replay is not op for op, the words the estimate must say it with (in its
@@ -172,6 +188,17 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("jais", "fused Q/K/V projection"),
     ("openelm", "fused Q/K/V projection"),
     ("plamo3", "fused Q/K/V projection"),
+    ("bailingmoe3", "MLA attention"),
+    ("kimi-k3", "cross-layer residual attention"),
+    ("grovemoe", "MoE routing"),
+    ("laguna", "attention output gate"),
+    ("spark2_5", "attention output gate"),
+    ("graniteswitch", "adapter router"),
+    ("maple", "MoE routing"),
+    ("muse-glimmer", "attention output gate"),
+    ("hrm_text", "HRM's cycles"),
+    ("cogvlm", "fused Q/K/V projection"),
+    ("deepseek2-ocr", "MoE routing"),
 ];
 
 /// Default slots (4, unified); one slot at 16k; two slots without flash attention; a quantised

@@ -295,3 +295,21 @@ fn plm_with_flash_attention_is_said_to_abort_and_grok_runs_without_it() {
     let err = estimate(&grok, &settings).unwrap_err().to_string();
     assert!(err.contains("forces off for grok"), "{err}");
 }
+
+#[test]
+fn graniteswitch_caches_its_adapter_router_as_one_more_layer_of_one_kv_head() {
+    // Granite Switch 3B's shape (40 blocks, 32 heads of 128, 8 KV heads): llama.cpp adds the
+    // adapter router after the blocks, one head and one KV head of the same size, in the cache.
+    let mut m = M::new("graniteswitch", 40);
+    m.u("context_length", 131072)
+        .u("embedding_length", 4096)
+        .u("attention.head_count", 32)
+        .u("attention.head_count_kv", 8);
+    let e = est(&m.open("granite-switch"), "-c 4096 -np 1");
+    assert_eq!(e.kv_cache.layers_full, 41);
+    // 40 layers × 8 KV heads + the router's 1, × 128 × (K + V) × F16, per cell.
+    assert_eq!(
+        e.kv_cache.k_bytes + e.kv_cache.v_bytes,
+        4096 * (40 * 8 + 1) * 128 * 2 * 2
+    );
+}

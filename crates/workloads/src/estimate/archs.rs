@@ -227,6 +227,15 @@ const ARCHS: &[Arch] = &[
     a("pockettts", KV),
 ];
 
+/// Whether the architecture adds an attention layer after the file's blocks that holds KV but
+/// no tensors: graniteswitch's adapter router (llama_model_granite_switch::load_arch_hparams:
+/// `router_layer = n_real`, `n_layer_all = n_real + 1`, one head and one KV head of the model's
+/// head size; `create_memory` keeps it in the cache, its layer filter applying only where
+/// `router_layer < 0`).
+pub(super) fn router_layer(arch: &str) -> bool {
+    arch == "graniteswitch"
+}
+
 /// The architectures whose `load_arch_tensors` skips the tensors of the next-token-prediction
 /// (nextn / MTP) layers unless the model is loaded for MTP drafting (src/models/<arch>.cpp:
 /// `mtp_flags |= TENSOR_SKIP` when `!ml.load_mtp`; llama-server sets `load_mtp` only with

@@ -86,7 +86,32 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                 .into(),
         );
     }
+    out.extend(arch_parts(model, p));
     out
+}
+
+/// Graph parts of single architectures the replay does not write.
+fn arch_parts(model: &GgufModel, p: &ModelParams) -> Option<String> {
+    match p.arch.as_str() {
+        // models/hrm-text.cpp: the low stack runs l_cycles times and the high stack once per
+        // high cycle, each on the sum of both states; the output selection after the last.
+        "hrm_text" => Some(
+            "HRM's cycles (the low and high stacks' slots, each reading the sum of both \
+             states, the outputs selected after the last slot): the replay writes the slots \
+             as a plain stack of layers"
+                .into(),
+        ),
+        // models/kimi-k3.cpp: res_mix scores the banked layer inputs (rms_norm, sum_rows,
+        // soft_max, dsv4_hc_pre) before every attention and FFN; the routed experts run in a
+        // latent width between ffn_routed_down and ffn_routed_up.
+        "kimi-k3" if model.tensor("output_res_score.weight").is_some() => Some(
+            "Kimi-K3's cross-layer residual attention (the banked layer inputs scored and \
+             mixed before every attention and FFN) and its latent-width experts: not in the \
+             replay"
+                .into(),
+        ),
+        _ => None,
+    }
 }
 
 /// A deepseek2-style file with a latent (`kv_lora_rank`) but no MLA lengths: llama.cpp runs it

@@ -197,12 +197,12 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
             key: "general.architecture".into(),
         },
     );
-    let n_layer = r.layer_count()?;
-    let nl = n_layer as usize;
+    let nl = r.layer_count()? as usize;
     let n_ctx_train = r.req_u64("n_ctx_train", "context_length")?;
     let n_embd = r.req_u64("n_embd", "embedding_length")?;
     let n_vocab = r.vocab_size();
     let (n_head, n_head_kv) = r.heads(nl)?;
+    let nl = n_head_kv.len();
     // n_embd_head_k = n_embd / n_head() unless key_length is given (n_head() is layer 0's).
     let default_head = n_embd.checked_div(n_head[0]).unwrap_or(0);
     let hk = r.u64_or_derived("key_length", "attention.key_length", default_head);
@@ -228,7 +228,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
     let indexer = r.indexer((&mem.has_kv, n_trunk), n_ctx_train)?;
     let p = ModelParams {
         arch,
-        n_layer: n_layer as u32,
+        n_layer: nl as u32,
         n_ctx_train,
         n_expert: r.expert_count(),
         n_embd,
@@ -297,7 +297,8 @@ impl Reader<'_> {
         }
     }
 
-    /// Heads and KV heads per layer (KV heads default to the heads).
+    /// Heads and KV heads per layer (KV heads default to the heads), and the router layer's
+    /// where the architecture adds one.
     fn heads(&mut self, nl: usize) -> Result<(Vec<u64>, Vec<u64>), HparamError> {
         let n_head = self
             .per_layer("n_head", "attention.head_count", nl)?
@@ -310,6 +311,16 @@ impl Reader<'_> {
                 n_head.clone()
             }
         };
+        let (mut n_head, mut n_head_kv) = (n_head, n_head_kv);
+        if archs::router_layer(&self.arch) {
+            // One head and one KV head, after the file's blocks.
+            n_head.push(1);
+            n_head_kv.push(1);
+            let rule = "llama_model_granite_switch::load_arch_hparams: the adapter router, \
+                        one attention layer of 1 head after the blocks, held in the KV cache"
+                .into();
+            self.record("router_layer", nl, InputSource::Derived { rule });
+        }
         Ok((n_head, n_head_kv))
     }
 

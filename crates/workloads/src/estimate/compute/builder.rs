@@ -283,8 +283,11 @@ impl<'a> Builder<'a> {
 
     /// One repeating layer: norm, mixer, (last layer) output selection, FFN, residuals.
     pub(super) fn layer(&mut self, il: usize, inp: Id) -> Id {
-        if matches!(self.p.arch.as_str(), "rwkv6" | "rwkv7") {
-            return self.rwkv_layer(il, inp);
+        match self.p.arch.as_str() {
+            "rwkv6" | "rwkv7" => return self.rwkv_layer(il, inp),
+            "arwkv7" => return self.arwkv7_layer(il, inp),
+            "rwkv6qwen2" => return self.qrwkv6_layer(il, inp),
+            _ => {}
         }
         let layers = self.layers;
         let l = &layers[il];
@@ -341,7 +344,7 @@ impl<'a> Builder<'a> {
     }
 
     /// An RMS norm and its weight (in place on `x`).
-    fn norm(&mut self, il: usize, x: Id, weight: &str) -> Id {
+    pub(super) fn norm(&mut self, il: usize, x: Id, weight: &str) -> Id {
         let et = self.et();
         let n = self.g.inplace(et, &[x]);
         self.pin_norm(il, n);
@@ -459,7 +462,7 @@ impl<'a> Builder<'a> {
     }
 
     /// The FFN block: its norm, the dense FFN or the experts, the shared experts.
-    fn feed_forward(&mut self, il: usize, x: Id) -> Id {
+    pub(super) fn feed_forward(&mut self, il: usize, x: Id) -> Id {
         let layers = self.layers;
         let l = &layers[il];
         let (e, t) = (self.p.n_embd, self.cur_t);

@@ -14,14 +14,29 @@ use super::builder::Builder;
 use super::F32;
 
 impl Builder<'_> {
-    /// Whether layer `il` is a Gated DeltaNet layer this replay writes (qwen35's tensors).
-    /// Whether layer `il` is a KDA layer this replay writes (kimi-linear's tensors).
+    /// Whether layer `il` is a KDA layer this replay writes: kimi-linear's and kimi-k3's
+    /// (decay through ssm_f_a and ssm_f_b) and bailingmoe3's (one full-rank ssm_f_a;
+    /// models/bailingmoe3.cpp, whose KDA layer expands in the same order).
     pub(super) fn is_kda(&self, il: usize) -> bool {
-        self.p.arch == "kimi-linear"
-            && self
-                .tensors
-                .contains(&format!("blk.{il}.ssm_conv1d_q.weight"))
-            && self.tensors.contains(&format!("blk.{il}.ssm_f_b.weight"))
+        let has = |n: &str| self.tensors.contains(&format!("blk.{il}.{n}.weight"));
+        match self.p.arch.as_str() {
+            "kimi-linear" | "kimi-k3" => has("ssm_conv1d_q") && has("ssm_f_b"),
+            "bailingmoe3" => has("ssm_conv1d_q") && has("ssm_f_a"),
+            _ => false,
+        }
+    }
+
+    /// A low-rank pair `a` then `b` (kimi-linear's decay and output gate), or `a` alone where
+    /// the layer has no `b` (bailingmoe3's full-rank ssm_f_a / ssm_g_a, kimi-k3's ssm_g).
+    fn projection(&mut self, il: usize, x: Id, [a, b]: [&str; 2], dt: u64) -> Id {
+        let t = self.cur_t;
+        let w_a = self.weight(Some(il), a);
+        let y = self.g.op(self.last_dim(il, a) * t * F32, &[w_a, x]);
+        if !self.tensors.contains(&format!("blk.{il}.{b}")) {
+            return y;
+        }
+        let w_b = self.weight(Some(il), b);
+        self.g.op(dt, &[w_b, y])
     }
 
     /// Tensor `blk.{il}.{name}`'s last dimension (1 where the file has none).
@@ -54,10 +69,6 @@ impl Builder<'_> {
             .max(2);
         let di = self.last_dim(il, "ssm_conv1d_q.weight");
         let h = self.last_dim(il, "ssm_beta.weight");
-        let (fa, ga) = (
-            self.last_dim(il, "ssm_f_a.weight"),
-            self.last_dim(il, "ssm_g_a.weight"),
-        );
         let head = di / h;
         let dt = di * t * F32;
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
@@ -92,20 +103,12 @@ impl Builder<'_> {
             let y = self.g.op(dt, &[y]); // l2 norm (rms_norm of the reshaped view)
             self.g.inplace(dt, &[y]) // scale
         });
-        let [f_a, f_b, w_dt, w_a, w_beta] = self.weights(
-            il,
-            [
-                "ssm_f_a.weight",
-                "ssm_f_b.weight",
-                "ssm_dt.bias",
-                "ssm_a",
-                "ssm_beta.weight",
-            ],
-        );
-        let g1 = self.g.op(fa * t * F32, &[f_a, x]);
-        let g1 = self.g.op(dt, &[f_b, g1]);
+        let g1 = self.projection(il, x, ["ssm_f_a.weight", "ssm_f_b.weight"], dt);
+        let [w_dt, w_a, w_beta] = self.weights(il, ["ssm_dt.bias", "ssm_a", "ssm_beta.weight"]);
         let g1 = self.g.inplace(dt, &[g1, w_dt]);
-        let g1 = self.g.inplace(dt, &[g1]); // softplus
+        // softplus then A (kimi-linear); A, sigmoid, the lower bound's scale (the others):
+        // unary ops in place either way
+        let g1 = self.g.inplace(dt, &[g1]);
         let g1 = self.g.inplace(dt, &[g1, w_a]);
         let beta = self.g.op(h * t * F32, &[w_beta, x]);
         let beta = self.g.inplace(h * t * F32, &[beta]); // sigmoid
@@ -114,29 +117,27 @@ impl Builder<'_> {
             .op(dt + head * head * h * F32, &[q, k, v, g1, beta, state]);
         let new_state = self.g.view(gdn);
         self.g.external(&[new_state], rs_be);
-        self.kda_output(il, x, gdn, (dt, ga))
+        self.kda_output(il, x, gdn, dt)
     }
 
     /// KDA's output: copied out of the kernel's result, RMS-normed, gated by
-    /// sigmoid(ssm_g_b(ssm_g_a(x))), copied again and projected.
-    fn kda_output(&mut self, il: usize, x: Id, gdn: Id, (dt, ga): (u64, u64)) -> Id {
+    /// sigmoid(ssm_g_b(ssm_g_a(x))) (one full-rank ssm_g_a or ssm_g in bailingmoe3 and
+    /// kimi-k3), copied again and projected.
+    fn kda_output(&mut self, il: usize, x: Id, gdn: Id, dt: u64) -> Id {
         let (e, t) = (self.p.n_embd, self.cur_t);
         let out = self.g.view(gdn);
         let out = self.g.op(dt, &[out]); // cont
-        let [w_norm, g_a, g_b, w_out] = self.weights(
-            il,
-            [
-                "ssm_norm.weight",
-                "ssm_g_a.weight",
-                "ssm_g_b.weight",
-                "attn_output.weight",
-            ],
-        );
+        let w_norm = self.weight(Some(il), "ssm_norm.weight");
         let n = self.g.inplace(dt, &[out]); // rms_norm
         let n = self.g.inplace(dt, &[n, w_norm]);
-        let g2 = self.g.op(ga * t * F32, &[g_a, x]);
-        let g2 = self.g.op(dt, &[g_b, g2]);
+        let gate = if self.tensors.contains(&format!("blk.{il}.ssm_g.weight")) {
+            ["ssm_g.weight", "ssm_g_b.weight"]
+        } else {
+            ["ssm_g_a.weight", "ssm_g_b.weight"]
+        };
+        let g2 = self.projection(il, x, gate, dt);
         let g2 = self.g.inplace(dt, &[g2]); // sigmoid
+        let w_out = self.weight(Some(il), "attn_output.weight");
         let y = self.g.inplace(dt, &[n, g2]);
         let y = self.g.op(dt, &[y]); // cont
         self.g.op(e * t * F32, &[w_out, y])

@@ -19,6 +19,7 @@ mod ffn;
 mod gdn;
 mod layers;
 mod ple;
+mod qrwkv;
 mod rules;
 mod rwkv;
 mod ssm;
@@ -111,7 +112,10 @@ pub fn reserve(
     place: &Placement,
 ) -> ComputeGraph {
     let tensors = Tensors::new(model);
-    let layers = read_layers(model, p, &tensors);
+    let mut layers = read_layers(model, p, &tensors);
+    // graniteswitch's router layer has no tensors and runs before layer 0 (models/
+    // granite-switch.cpp: its one-head attention over the adapter tokens): not replayed.
+    let router = super::archs::router_layer(&p.arch) && layers.pop().is_some();
     // sched_reserve: n_tokens = min(n_ctx, n_ubatch), a multiple of the sequences; one output
     // per sequence (server) or every token (older builds).
     let n_seq = r.n_seq.max(1);
@@ -135,6 +139,12 @@ pub fn reserve(
         layers: &layers,
     };
     let mut b = Builder::new(scope, (n_tokens, n_outputs));
+    if router {
+        b.approximate(
+            "the adapter router (a one-head attention over the adapter tokens) and the \
+             per-token LoRA deltas of every projection (switch_lora): not in the replay",
+        );
+    }
     b.inputs(masks);
     let mut x = b.embeddings();
     b.per_layer_inputs(x);

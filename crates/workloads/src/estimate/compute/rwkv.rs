@@ -6,6 +6,8 @@
 //! RWKV-7's 5- or 6-way lerp through a broadcast of the shift, the LoRA-ranked decay, in-context
 //! rate, value residual and gate into the WKV7 kernel; the head-wise group norm; the
 //! squared-ReLU channel mix. RWKV-7's first layer's value stays alive for every later layer.
+//! ARWKV-7 (models/arwkv7.cpp) runs RWKV-7's time mix between RMS norms, with one token shift
+//! and a gated FFN instead of the channel mix.
 
 use super::super::galloc::Id;
 use super::builder::Builder;
@@ -13,11 +15,20 @@ use super::F32;
 
 impl Builder<'_> {
     /// Tensor `blk.{il}.{name}`'s dimension `i` (0 where the file has none).
-    fn dim_of(&self, il: usize, name: &str, i: usize) -> u64 {
+    pub(super) fn dim_of(&self, il: usize, name: &str, i: usize) -> u64 {
         self.model
             .tensor(&format!("blk.{il}.{name}"))
             .and_then(|t| t.dims.get(i).copied())
             .unwrap_or(0)
+    }
+
+    /// The file's `{arch}.{key}`, or `default` where it has none.
+    pub(super) fn wkv_key(&self, key: &str, default: u64) -> u64 {
+        let k = format!("{}.{key}", self.p.arch);
+        self.model
+            .get(&k)
+            .and_then(|v| v.as_u64())
+            .unwrap_or(default)
     }
 
     /// `build_norm(x, w, b, LLM_NORM)`: GGML_OP_NORM (not in place), then the weight and bias.
@@ -85,20 +96,56 @@ impl Builder<'_> {
         self.g.inplace(et, &[out, ffn_inp])
     }
 
-    /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, 2 ×
+    /// One ARWKV-7 layer (`llama_model_arwkv7::graph`'s loop body): RWKV-7's time mix on the
+    /// RMS-normed input and its one token shift, the shift stored, then an RMS-normed gated FFN
+    /// (the outputs' rows selected before it on the last layer).
+    pub(super) fn arwkv7_layer(&mut self, il: usize, inp: Id) -> Id {
+        let et = self.et();
+        let [shift, state] = match self.rwkv_gathered.take() {
+            Some(g) => g,
+            None => self.rwkv_gather(il),
+        };
+        if il == 0 && self.place.device() {
+            self.approximate("recurrent layers on a GPU backend"); // as rwkv_layer
+        }
+        let rs_be = Some(self.g.backend_of(state));
+        let att_norm = self.norm(il, inp, "attn_norm.weight");
+        let (shift, prev) = (self.g.view(shift), self.g.view(att_norm));
+        let x_prev = self.g.op(et, &[shift, prev]); // concat
+        let cur = self.rwkv7_time_mix(il, (att_norm, x_prev), state);
+        let last = self.g.view(att_norm);
+        self.g.external(&[last], rs_be); // build_rwkv_token_shift_store
+        let mut ffn_inp = self.g.inplace(et, &[cur, inp]);
+        if il + 1 < self.layers.len() {
+            self.rwkv_gathered = Some(self.rwkv_gather(il + 1));
+        } else {
+            let (n_out, out_ids) = (self.n_outputs, self.inputs.out_ids);
+            ffn_inp = self.g.op(self.p.n_embd * n_out * F32, &[ffn_inp, out_ids]);
+            self.cur_t = n_out;
+            self.g.rows = n_out;
+        }
+        let out = self.feed_forward(il, ffn_inp);
+        let et = self.et();
+        self.g.inplace(et, &[out, ffn_inp])
+    }
+
+    /// Layer `il`'s `build_rs` gathers: the token shifts (`build_rwkv_token_shift_load`, shifts ×
     /// n_embd per sequence), then the WKV state (n_embd × head_size per sequence); the extra
     /// states copied back. Returns views of both.
-    fn rwkv_gather(&mut self, il: usize) -> [Id; 2] {
+    pub(super) fn rwkv_gather(&mut self, il: usize) -> [Id; 2] {
         let (e, ns) = (self.p.n_embd, self.n_seq);
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let rs = self.state_view(il);
         let rs_be = Some(self.g.backend_of(rs));
         let head = match self.p.arch.as_str() {
-            "rwkv7" => self.dim_of(il, "time_mix_r_k.weight", 0),
-            _ => self.dim_of(il, "time_mix_first.weight", 0),
+            "rwkv7" | "arwkv7" => self.dim_of(il, "time_mix_r_k.weight", 0),
+            _ => self.wkv_key("wkv.head_size", 1),
         };
+        // `n_embd_r() = token_shift_count × n_embd` (2 by default; 1 in ARWKV-7 and QRWKV6,
+        // which have no channel mix).
+        let shifts = self.wkv_key("token_shift_count", 2);
         let mut gathered = [0; 2];
-        for (i, size) in [2 * e, e * head.max(1)].into_iter().enumerate() {
+        for (i, size) in [shifts * e, e * head.max(1)].into_iter().enumerate() {
             let all = self.g.op(size * ns * F32, &[rs, s_copy]);
             gathered[i] = self.g.view(all);
             let extra = self.g.view(all);
@@ -141,15 +188,11 @@ impl Builder<'_> {
         }
     }
 
-    /// `build_rwkv6_time_mix` (the fused lerp; RWKV-6, not QRWKV): the lerp's LoRA (w1, tanh,
-    /// w2 over the 5 lanes), r / k / v / gate projections, the decay's LoRA, the WKV6 kernel
-    /// with its state written back, the head-wise group norm, the gate and the output.
-    fn rwkv6_time_mix(&mut self, il: usize, (cur, x_prev): (Id, Id), state: Id) -> Id {
-        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
-        let et = e * t * F32;
-        let head = self.dim_of(il, "time_mix_first.weight", 0).max(1);
-        let mix = self.dim_of(il, "time_mix_w1.weight", 1) * t * F32;
-        let decay = self.dim_of(il, "time_mix_decay_w1.weight", 1) * t * F32;
+    /// RWKV-6's token-shift lerp (the fused lerp; RWKV-6 and QRWKV6 alike): the lerp's LoRA
+    /// (w1, tanh, w2 over the 5 lanes) and its lanes as views: w, k, v, r, g.
+    pub(super) fn rwkv6_lerp(&mut self, il: usize, cur: Id, x_prev: Id) -> [Id; 5] {
+        let et = self.et();
+        let mix = self.dim_of(il, "time_mix_w1.weight", 1) * self.cur_t * F32;
         let w = |b: &mut Self, n: &str| b.weight(Some(il), &format!("time_mix_{n}.weight"));
         let sx = self.g.inplace(et, &[x_prev, cur]); // sub
         let lerp_x = w(self, "lerp_x");
@@ -173,7 +216,19 @@ impl Builder<'_> {
         let m = self.g.inplace(5 * et, &[m, sx]);
         let xxx = self.g.inplace(5 * et, &[m, cur]);
         let mut lane = || self.g.view(xxx);
-        let (xw, xk, xv, xr, xg) = (lane(), lane(), lane(), lane(), lane());
+        [lane(), lane(), lane(), lane(), lane()]
+    }
+
+    /// `build_rwkv6_time_mix` (the fused lerp; RWKV-6, not QRWKV): the lerp's LoRA (w1, tanh,
+    /// w2 over the 5 lanes), r / k / v / gate projections, the decay's LoRA, the WKV6 kernel
+    /// with its state written back, the head-wise group norm, the gate and the output.
+    fn rwkv6_time_mix(&mut self, il: usize, (cur, x_prev): (Id, Id), state: Id) -> Id {
+        let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
+        let et = e * t * F32;
+        let head = self.dim_of(il, "time_mix_first.weight", 0).max(1);
+        let decay = self.dim_of(il, "time_mix_decay_w1.weight", 1) * t * F32;
+        let w = |b: &mut Self, n: &str| b.weight(Some(il), &format!("time_mix_{n}.weight"));
+        let [xw, xk, xv, xr, xg] = self.rwkv6_lerp(il, cur, x_prev);
         let (wk, wv, wr) = (w(self, "key"), w(self, "value"), w(self, "receptance"));
         let k = self.g.op(et, &[wk, xk]);
         let v = self.g.op(et, &[wv, xv]);
@@ -332,10 +387,15 @@ impl Builder<'_> {
         let out = self.g.view(wkv);
         let st = self.g.view(wkv);
         self.g.external(&[st], rs_be);
-        let [ln, ln_b] = self.weights(il, ["time_mix_ln.weight", "time_mix_ln.bias"]);
-        let n = self.g.op(et, &[out]); // group norm
-        let n = self.g.inplace(et, &[n, ln]);
-        let cur = self.g.inplace(et, &[n, ln_b]);
+        // The head-wise group norm where the layer has its weights (ARWKV-7 has none).
+        let cur = if self.tensors.has(&format!("blk.{il}.time_mix_ln.weight")) {
+            let [ln, ln_b] = self.weights(il, ["time_mix_ln.weight", "time_mix_ln.bias"]);
+            let n = self.g.op(et, &[out]); // group norm
+            let n = self.g.inplace(et, &[n, ln]);
+            self.g.inplace(et, &[n, ln_b])
+        } else {
+            out
+        };
         let kr = self.g.inplace(et, &[k2, r]);
         let kr = self.g.inplace(et, &[kr, r_k]);
         let rk = self.g.op(et / head, &[kr]); // sum_rows

@@ -212,7 +212,7 @@ impl Builder<'_> {
             "lfm2" | "lfm2moe" => return self.shortconv(il, x),
             // models/minimax-01.cpp, replayed op for op (`lightning`).
             "minimax-01" => return self.lightning(il, x),
-            a if a.starts_with("rwkv") || a == "arwkv7" => self.approximate(
+            a if a.starts_with("rwkv") => self.approximate(
                 "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
                  Mamba-1's shape",
             ),
