@@ -44,10 +44,19 @@ const MODELS: &[&str] = &[
 /// What the compute estimate must name as not replayed, for the models whose graph has a part
 /// the replay does not build (their compute is then only reported).
 const SAID_APPROXIMATE: &[(&str, &str)] = &[
-    ("dots3note-dsa-swa", "DSA lightning indexer"),
+    ("dots3note-dsa-swa", "MLA attention"),
     ("hy-v4-dsa", "DSA lightning indexer"),
     ("hy-v4-full", "hyper-connections"),
     ("glm5-next-kpool", "hyper-connections"),
+];
+
+/// The models whose indexer graph the replay writes (compute/dsa.rs): their compute must be
+/// within 10 % even though the estimate still calls other parts (MLA, MoE routing) approximate.
+const INDEXER_REPLAYED: &[&str] = &[
+    "deepseek32-dsa",
+    "glm-dsa-all",
+    "glm-dsa-types",
+    "dots3note-dsa-swa",
 ];
 
 /// The models also run with a q8_0 cache (the indexer's keys take `-ctk`'s type).
@@ -135,7 +144,7 @@ fn check(t: &LlamaTools, rpc_bin: &Path, dir: &Path, model: &str, flags: &[&str]
     };
     r.context(&log, &e, &ctx);
     r.caches(&log, &e, &ctx);
-    r.buffers(&log, &e, &ctx);
+    r.buffers(&log, &e, &ctx, INDEXER_REPLAYED.contains(&model));
     if let Some(&(_, w)) = SAID_APPROXIMATE.iter().find(|(m, _)| *m == model) {
         let parts = &e.compute.approximate_parts;
         r.expect(
@@ -235,8 +244,9 @@ impl Row {
     }
 
     /// KV (with the recurrent state's, which the estimate's cache line holds too), weights,
-    /// output and compute buffers on the device and the host.
-    fn buffers(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str) {
+    /// output and compute buffers on the device and the host (`within_10`: the compute within
+    /// 10 % even where the estimate says it is approximate).
+    fn buffers(&mut self, log: &LlamaLog, e: &Estimate, ctx: &str, within_10: bool) {
         let (kg, kh, n) = split(log, &BufferKind::Kv);
         let (rg, rh, nr) = split(log, &BufferKind::Rs);
         let (kg, kh) = (kg + rg, kh + rh);
@@ -266,7 +276,7 @@ impl Row {
         let ratio = (ecg + ech) / (cg + ch);
         let approx = e.compute.approximate;
         self.expect(
-            approx || (0.9..=1.1).contains(&ratio),
+            (approx && !within_10) || (0.9..=1.1).contains(&ratio),
             format!("{ctx}: compute logged {cg:.2}+{ch:.2}, estimated {ecg:.2}+{ech:.2} (exact?)"),
         );
         self.cells.push(format!(

@@ -140,8 +140,8 @@ pub(super) fn mla_attention(
     g: &mut Graph,
     (model, p): (&GgufModel, &ModelParams),
     step: &Step,
-    ([wq, wk_b, wkv_a, wv_b], k_cache, cache_be): ([Id; 4], Id, u8),
-    (k_idx, mask): (Option<Id>, Id),
+    ([wq, wk_b, wkv_a, wv_b], q_in, k_cache, cache_be): ([Id; 4], Id, Id, u8),
+    (k_idx, mask): (Option<Id>, &mut dyn FnMut(&mut Graph) -> Id),
 ) -> Id {
     let Step { l, x, pos, r, t } = *step;
     let arch = p.arch.as_str();
@@ -152,7 +152,8 @@ pub(super) fn mla_attention(
     let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
     let h = l.n_head;
     // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
-    let q = g.op(h * k_mla * t * F32, &[wq, x]);
+    // `q_in`: the normed Q latent where the model has one (attn_q_a; wq is then attn_q_b).
+    let q = g.op(h * k_mla * t * F32, &[wq, q_in]);
     let q_nope = g.view(q);
     let q_nope = g.view(q_nope);
     let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
@@ -171,6 +172,8 @@ pub(super) fn mla_attention(
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
     write_cache(g, kv, k_idx, cache_be);
+    // The mask is written here: DSA's sparse mask (dsa.rs) comes after the K cache write.
+    let mask = mask(g);
     let qv = g.view(q_cur);
     let qp = g.view(qv);
     let lat = if r.fa {

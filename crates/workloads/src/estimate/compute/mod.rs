@@ -15,6 +15,7 @@
 
 mod attention;
 mod builder;
+mod dsa;
 mod ffn;
 mod gdn;
 mod layers;
@@ -30,6 +31,7 @@ use crate::gguf::GgufModel;
 use super::galloc::{DeviceBuffer, Split};
 use super::hparams::ModelParams;
 use builder::{mask_bytes, Builder, Scope};
+pub use dsa::replayed as indexer_replayed;
 use layers::{read_layers, widest_row, Layer, Tensors};
 pub use rules::{RuleInfo, Rules, RULES};
 
