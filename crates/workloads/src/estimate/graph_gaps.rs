@@ -17,13 +17,13 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             p.arch
         ));
     }
-    // compute/dsa.rs replays deepseek32's, glm-dsa's and dots3note's indexer.
+    // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer.
     let replayed = |ix: &super::indexer::IndexerParams| {
         ix.kind == IndexerKind::Dsa && super::compute::indexer_replayed(&p.arch)
     };
     if let Some(ix) = p.indexer.as_ref().filter(|ix| !replayed(ix)) {
         out.push(match ix.kind {
-            // models/hy-v4.cpp, glm5-next.cpp: the lightning indexer scores every cached
+            // models/glm5-next.cpp: the lightning indexer scores every cached
             // position per indexer head, then the top-k mask feeds the attention.
             IndexerKind::Dsa => format!(
                 "the DSA lightning indexer ({} heads of {} over every cached position, its \

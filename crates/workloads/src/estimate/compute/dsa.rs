@@ -1,5 +1,5 @@
 //! DeepSeek sparse attention's lightning indexer as b11434 builds it (models/deepseek32.cpp,
-//! glm-dsa.cpp, dots3note.cpp, with the fused `ggml_lightning_indexer`: `cparams.fused_lid` is
+//! glm-dsa.cpp, dots3note.cpp, hy-v4.cpp, with the fused `ggml_lightning_indexer`: `cparams.fused_lid` is
 //! always on, llama_context's constructor). Per layer with an indexer: the indexer key (its own
 //! projection, LayerNorm, RoPE, the Hadamard rotation `attn_inp_k_rot`) written into the indexer
 //! cache; then, where `build_attn(llm_graph_input_attn_k_dsa *, ..., top_k, ...)` reads the mask,
@@ -7,7 +7,7 @@
 //! ([n_kv, n_tokens] F32, the largest tensor), its top-k, and the sparse mask: the MLA mask
 //! filled with -inf, the top-k positions set to 0 (`ggml_set_rows` from a zero-filled
 //! [1, top_k, n_tokens] tensor) and added to the causal mask.
-//! glm-dsa's shared-indexer layers reuse the previous full layer's top-k.
+//! glm-dsa's and hy_v4's shared-indexer layers reuse the previous full layer's top-k.
 
 use super::super::galloc::{Graph, Id};
 use super::super::indexer::IndexerKind;
@@ -15,11 +15,12 @@ use super::attention::{mla_attention, Step};
 use super::builder::Builder;
 use super::F32;
 
-/// The indexer's graph inputs (`build_attn_inp_k_dsa_impl`): the Hadamard rotation, the key
-/// rows' indices and the indexer's F16 mask.
+/// The indexer's graph inputs (`build_attn_inp_k_dsa_impl`): the Hadamard rotation (none for
+/// hy_v4, whose graph skips it: models/hy-v4.cpp `build_indexer_top_k`), the key rows' indices
+/// and the indexer's F16 mask.
 #[derive(Clone, Copy)]
 pub(super) struct LidInputs {
-    pub(super) k_rot: Id,
+    pub(super) k_rot: Option<Id>,
     pub(super) k_idx: Id,
     pub(super) mask: Id,
 }
@@ -53,8 +54,10 @@ impl SparseMask {
             Some([w_q, w_proj, cache]) => {
                 let q = g.op(hs * nh * t * F32, &[w_q, self.qr]);
                 let q = g.view(q);
-                let q = g.inplace(hs * nh * t * F32, &[q, self.pos]);
-                let q = g.op(hs * nh * t * F32, &[self.lid.k_rot, q]);
+                let mut q = g.inplace(hs * nh * t * F32, &[q, self.pos]);
+                if let Some(rot) = self.lid.k_rot {
+                    q = g.op(hs * nh * t * F32, &[rot, q]);
+                }
                 let w = g.op(nh * t * F32, &[w_proj, self.x]);
                 let w = g.view(w);
                 let w = g.inplace(nh * t * F32, &[w]); // scale by 1/sqrt(hs * nh)
@@ -80,7 +83,7 @@ impl SparseMask {
 
 /// Architectures whose indexer the replay writes (their graphs share deepseek32's indexer).
 pub fn replayed(arch: &str) -> bool {
-    matches!(arch, "deepseek32" | "glm-dsa" | "dots3note")
+    matches!(arch, "deepseek32" | "glm-dsa" | "dots3note" | "hy_v4")
 }
 
 impl Builder<'_> {
@@ -104,7 +107,8 @@ impl Builder<'_> {
             return None;
         }
         let t = self.cur_t;
-        let k_rot = self.g.input(ix.head_size * ix.head_size * F32);
+        let hadamard = self.p.arch != "hy_v4";
+        let k_rot = hadamard.then(|| self.g.input(ix.head_size * ix.head_size * F32));
         let k_idx = self.g.input(t * 8);
         // F16 whatever -fa says: the fused indexer reads an F16 mask.
         let mask = self.g.input(cells * t * 2);
@@ -129,8 +133,10 @@ impl Builder<'_> {
         let k = self.g.inplace(bytes, &[k, n_w]);
         let k = self.g.inplace(bytes, &[k, n_b]);
         let k = self.g.view(k);
-        let k = self.g.inplace(bytes, &[k, pos]);
-        let k = self.g.op(bytes, &[lid.k_rot, k]);
+        let mut k = self.g.inplace(bytes, &[k, pos]);
+        if let Some(rot) = lid.k_rot {
+            k = self.g.op(bytes, &[rot, k]);
+        }
         let kv = self.g.view(k);
         let dev = self.kv_device(il);
         self.g.external(&[kv, lid.k_idx], Some(dev));
