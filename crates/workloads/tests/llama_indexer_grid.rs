@@ -59,7 +59,13 @@ const INDEXER_REPLAYED: &[&str] = &[
     "glm-dsa-types",
     "dots3note-dsa-swa",
     "hy-v4-dsa",
+    "minimax-m3-msa",
 ];
+
+/// Flag sets run for one model only: minimax-m3 with MSA over two streams (flash attention on
+/// and one stream per sequence), where its graph loops over the streams.
+const EXTRA_FLAG_SETS: &[(&str, &[&str])] =
+    &[("minimax-m3-msa", &["-np", "2", "-no-kvu", "-c", "4096"])];
 
 /// The models also run with a q8_0 cache (the indexer's keys take `-ctk`'s type).
 const QUANTISED: &[&str] = &[
@@ -309,7 +315,8 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
     let only = std::env::var("GPULEDGER_GRID_ONLY").unwrap_or_default();
     let picked = |m: &&&str| only.is_empty() || only.split(',').any(|o| o == **m);
     for model in MODELS.iter().filter(picked) {
-        for flags in FLAG_SETS {
+        let extra = EXTRA_FLAG_SETS.iter().filter(|(m, _)| m == model);
+        for flags in FLAG_SETS.iter().chain(extra.map(|(_, f)| f)) {
             let quantised = flags.contains(&"q8_0");
             if quantised && !QUANTISED.contains(model) {
                 continue;

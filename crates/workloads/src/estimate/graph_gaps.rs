@@ -17,11 +17,10 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             p.arch
         ));
     }
-    // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer.
-    let replayed = |ix: &super::indexer::IndexerParams| {
-        ix.kind == IndexerKind::Dsa && super::compute::indexer_replayed(&p.arch)
-    };
-    if let Some(ix) = p.indexer.as_ref().filter(|ix| !replayed(ix)) {
+    // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer,
+    // compute/msa.rs minimax-m3's.
+    let replayed = super::compute::indexer_replayed(&p.arch);
+    if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(match ix.kind {
             // models/glm5-next.cpp: the lightning indexer scores every cached
             // position per indexer head, then the top-k mask feeds the attention.

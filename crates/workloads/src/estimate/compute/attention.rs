@@ -9,6 +9,11 @@ use super::super::hparams::ModelParams;
 use super::layers::Layer;
 use super::{Reserve, F32};
 
+/// Writes an attention's own core from the stored layer's Q (MiniMax-M3's sparse layers).
+pub(super) type Core<'a> = dyn FnMut(&mut Graph, Id) -> Id + 'a;
+/// Writes the mask an MLA attention reads, after its K cache write (DSA's sparse mask).
+pub(super) type MaskWriter<'a> = dyn FnMut(&mut Graph) -> Id + 'a;
+
 /// The weights and cache views one attention layer reads.
 pub(super) struct AttnWeights {
     pub(super) q: Id,
@@ -60,13 +65,14 @@ fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
 }
 
 /// Self-attention with the KV store (`build_attn` + `build_attn_mha`), up to the attention output
-/// (before `wo`).
+/// (before `wo`); `core`, given the stored layer's Q, writes the attention itself instead.
 pub(super) fn attention(
     g: &mut Graph,
     step: &Step,
     w: &AttnWeights,
     (k_idx, v_idx, mask): (Option<Id>, Option<Id>, Id),
     shape: &AttnShape,
+    core: Option<&mut Core<'_>>,
 ) -> Id {
     let Step { l, x, pos, r, t } = *step;
     let AttnShape {
@@ -116,6 +122,10 @@ pub(super) fn attention(
     write_cache(g, kv, k_idx, w.cache_backend);
     let vv = g.view(v);
     write_cache(g, vv, v_idx, w.cache_backend);
+    // MiniMax-M3's sparse layers attend their own way (msa.rs).
+    if let Some(core) = core {
+        return core(g, q);
+    }
     let qv = g.view(q);
     let qp = g.view(qv);
     if r.fa {
@@ -141,7 +151,7 @@ pub(super) fn mla_attention(
     (model, p): (&GgufModel, &ModelParams),
     step: &Step,
     ([wq, wk_b, wkv_a, wv_b], q_in, k_cache, cache_be): ([Id; 4], Id, Id, u8),
-    (k_idx, mask): (Option<Id>, &mut dyn FnMut(&mut Graph) -> Id),
+    (k_idx, mask): (Option<Id>, &mut MaskWriter<'_>),
 ) -> Id {
     let Step { l, x, pos, r, t } = *step;
     let arch = p.arch.as_str();

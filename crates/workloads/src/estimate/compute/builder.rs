@@ -6,10 +6,11 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, AttnShape, AttnWeights, Cache, Step};
+use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::dsa::LidInputs;
 use super::ffn::{ffn, moe, Glu};
 use super::layers::{Layer, Tensors};
+use super::msa::MsaInputs;
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -74,6 +75,8 @@ pub(super) struct Inputs {
     pub(super) lightning: Option<[Id; 4]>,
     /// The DSA lightning indexer's inputs (`dsa.rs`).
     pub(super) lid: Option<LidInputs>,
+    /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
+    pub(super) msa: Option<MsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -198,6 +201,7 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
         let caches = self.cache_inputs(masks);
+        let msa = self.msa_inputs();
         let out_ids = self.g.input(self.n_outputs * 4);
         let lightning = self.lightning_inputs();
         self.inputs = Inputs {
@@ -210,6 +214,7 @@ impl<'a> Builder<'a> {
             out_ids,
             lightning,
             lid,
+            msa,
         };
     }
 
@@ -444,14 +449,31 @@ impl<'a> Builder<'a> {
             } else {
                 r.cells_full
             };
-            let k_before_v = l.swa || self.p.cache == CacheKind::Iswa;
+            // MiniMax-M3's sparse layers expand Q, K, V in that order (msa.rs).
+            let msa = self.msa_prelude(il, x, pos, mask);
+            let k_before_v = l.swa || self.p.cache == CacheKind::Iswa || msa.is_some();
             let idx = (cache.k_idx, cache.v_idx, mask);
             let shape = AttnShape {
                 scale_q: self.gemma,
                 k_before_v,
                 n_kv,
             };
-            attention(&mut self.g, &Step { l, x, pos, r, t }, &aw, idx, &shape)
+            let step = Step { l, x, pos, r, t };
+            let mut mask_f32 = None;
+            let kept = &mut mask_f32;
+            let mut core = msa.map(|m| {
+                move |g: &mut Graph, q: Id| {
+                    let (o, mf) = m.build(g, q, t);
+                    *kept = mf;
+                    o
+                }
+            });
+            let core = core.as_mut().map(|c| c as &mut Core<'_>);
+            let o = attention(&mut self.g, &step, &aw, idx, &shape, core);
+            if let (Some(mf), Some(i)) = (mask_f32, self.inputs.msa.as_mut()) {
+                i.keep_mask_f32(mf);
+            }
+            o
         };
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();

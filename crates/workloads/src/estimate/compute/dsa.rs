@@ -81,8 +81,8 @@ impl SparseMask {
     }
 }
 
-/// Architectures whose indexer the replay writes (their graphs share deepseek32's indexer).
-pub fn replayed(arch: &str) -> bool {
+/// Architectures whose DSA indexer the replay writes (their graphs share deepseek32's indexer).
+pub(super) fn replayed(arch: &str) -> bool {
     matches!(arch, "deepseek32" | "glm-dsa" | "dots3note" | "hy_v4")
 }
 

@@ -19,6 +19,7 @@ mod dsa;
 mod ffn;
 mod gdn;
 mod layers;
+mod msa;
 mod ple;
 mod rules;
 mod rwkv;
@@ -31,7 +32,6 @@ use crate::gguf::GgufModel;
 use super::galloc::{DeviceBuffer, Split};
 use super::hparams::ModelParams;
 use builder::{mask_bytes, Builder, Scope};
-pub use dsa::replayed as indexer_replayed;
 use layers::{read_layers, widest_row, Layer, Tensors};
 pub use rules::{RuleInfo, Rules, RULES};
 
@@ -42,6 +42,8 @@ pub struct Reserve {
     pub n_ubatch: u64,
     pub n_seq: u64,
     pub fa: bool,
+    /// One KV stream for every sequence (`kv_unified`).
+    pub unified: bool,
     /// KV cells per stream of the full and the sliding-window cache.
     pub cells_full: u64,
     pub cells_swa: Option<u64>,
@@ -103,6 +105,12 @@ const F32: u64 = 4;
 const MAX_TENSOR: u128 = 1 << 44;
 /// Real models have at most a few hundred layers.
 const MAX_LAYERS: usize = 4096;
+
+/// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
+/// indexer ([`dsa`]) or MiniMax-M3's block indexer ([`msa`]).
+pub fn indexer_replayed(arch: &str) -> bool {
+    dsa::replayed(arch) || arch == "minimax-m3"
+}
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
 pub fn reserve(
