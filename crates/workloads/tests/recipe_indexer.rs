@@ -65,13 +65,16 @@ fn deepseek32_keeps_a_one_head_indexer_key_per_token_and_layer() {
         q8.kv_cache.indexer.as_ref().unwrap().k_bytes,
         4 * 4096 * 136
     );
-    // The indexer's graph is not replayed: the compute line says so.
-    assert!(e.compute.approximate);
-    assert!(e
+    // The indexer's graph is replayed (compute/dsa.rs): the compute line no longer names it,
+    // and a context twice as long adds at least the wider [n_kv, n_ubatch] F32 score.
+    assert!(!e
         .compute
         .approximate_parts
         .iter()
-        .any(|p| p.contains("DSA lightning indexer")));
+        .any(|p| p.contains("lightning indexer")));
+    let total = |e: &Estimate| e.compute.gpu_bytes + e.compute.host_bytes;
+    let long = est(&g, "-c 8192 -np 1");
+    assert!(total(&long) >= total(&e) + 4096 * 512 * 4);
     // -nkvo keeps it on the host with the rest of the cache.
     let host = est(&g, "-c 4096 -np 1 -nkvo");
     assert_eq!(host.kv_cache.gpu_bytes, 0);
@@ -164,11 +167,21 @@ fn minimax_m3_indexer_keeps_k_and_a_one_head_v_on_its_sparse_layers() {
     assert_eq!(ix.v_bytes, 2 * 4096 * 128 * 2);
     let main = 3 * 4096 * 8 * 128 * 2 * 2;
     assert_eq!(e.kv_cache.bytes, main + ix.bytes);
-    assert!(e
+    // MSA is replayed (compute/msa.rs) with flash attention and one sequence: each sparse
+    // layer's block mask, expanded per cell for the 8 indexer heads and 512 tokens, is gathered
+    // then transposed in F32, so 4096 more cells add at least 2 × 8 × 512 × 4096 × 4 bytes.
+    assert!(!e
         .compute
         .approximate_parts
         .iter()
         .any(|p| p.contains("MSA block indexer")));
+    let total = |e: &Estimate| e.compute.gpu_bytes + e.compute.host_bytes;
+    let g = minimax_m3().open("mm3-fa");
+    let (short, long) = (
+        est(&g, "-c 4096 -np 1 -fa on"),
+        est(&g, "-c 8192 -np 1 -fa on"),
+    );
+    assert!(total(&long) >= total(&short) + 2 * 8 * 512 * 4096 * 4);
 }
 
 #[test]
