@@ -7,10 +7,9 @@ use crate::gguf::GgufModel;
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
-use super::dsa::LidInputs;
 use super::ffn::{ffn, moe, Glu};
+use super::indexer_inputs::{LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
-use super::msa::MsaInputs;
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.

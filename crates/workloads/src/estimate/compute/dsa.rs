@@ -13,17 +13,8 @@ use super::super::galloc::{Graph, Id};
 use super::super::indexer::IndexerKind;
 use super::attention::{mla_attention, Step};
 use super::builder::Builder;
+use super::indexer_inputs::LidInputs;
 use super::F32;
-
-/// The indexer's graph inputs (`build_attn_inp_k_dsa_impl`): the Hadamard rotation (none for
-/// hy_v4, whose graph skips it: models/hy-v4.cpp `build_indexer_top_k`), the key rows' indices
-/// and the indexer's F16 mask.
-#[derive(Clone, Copy)]
-pub(super) struct LidInputs {
-    pub(super) k_rot: Option<Id>,
-    pub(super) k_idx: Id,
-    pub(super) mask: Id,
-}
 
 /// What the sparse mask of one layer reads, made before the MLA attention is written.
 pub(super) struct SparseMask {

@@ -6,18 +6,20 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks); approximate for MoE routing, MLA and other recurrent
-//! layers, whose graphs are written more coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer and MiniMax-M3's MSA);
+//! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
+//! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`] and [`ssm`]; [`rules`] holds
-//! the build-dependent rules.
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`] and [`msa`];
+//! [`rules`] holds the build-dependent rules.
 
 mod attention;
 mod builder;
 mod dsa;
 mod ffn;
 mod gdn;
+mod indexer_inputs;
 mod layers;
 mod msa;
 mod ple;

@@ -11,30 +11,8 @@
 use super::super::galloc::{Graph, Id};
 use super::super::indexer::IndexerKind;
 use super::builder::Builder;
+use super::indexer_inputs::MsaInputs;
 use super::F32;
-
-/// The MSA graph inputs (`llm_graph_input_msa`): the local-block bias, the position mask, the
-/// position → cell map and the cell → block map.
-#[derive(Clone, Copy)]
-pub(super) struct MsaInputs {
-    bias: Id,
-    pos_mask: Id,
-    pos_slot: Id,
-    cell_blk: Id,
-    /// The indexer key rows' indices.
-    k_idx: Id,
-    /// The F32 copy of the causal mask (`msa_mf`), once the first sparse layer made it.
-    mask_f32: Option<Id>,
-    /// Positions (`n_ps`, whole blocks), blocks, top-k blocks, streams.
-    shape: [u64; 4],
-}
-
-impl MsaInputs {
-    /// Keep the F32 mask copy the first sparse layer made, for the later ones.
-    pub(super) fn keep_mask_f32(&mut self, mf: Id) {
-        self.mask_f32 = Some(mf);
-    }
-}
 
 /// One sparse layer's core: what it reads besides the layer's Q view.
 pub(super) struct MsaLayer {
