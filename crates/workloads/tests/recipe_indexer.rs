@@ -21,6 +21,11 @@ fn est(m: &GgufModel, args: &str) -> Estimate {
 /// 64), and the lightning indexer's 64 heads of 128 (config.json: index_n_heads 64,
 /// index_head_dim 128, index_topk 2048).
 fn deepseek32(n_layer: u32) -> M {
+    deepseek32_heads(n_layer, 64, 128)
+}
+
+/// deepseek32 with `n_head` indexer heads of `head_size`.
+fn deepseek32_heads(n_layer: u32, n_head: u64, head_size: u64) -> M {
     let mut m = M::new("deepseek32", n_layer.into());
     m.u("context_length", 163840)
         .u("embedding_length", 7168)
@@ -31,11 +36,32 @@ fn deepseek32(n_layer: u32) -> M {
         .u("attention.key_length_mla", 192)
         .u("attention.value_length_mla", 128)
         .u("attention.kv_lora_rank", 512)
-        .u("attention.indexer.head_count", 64)
-        .u("attention.indexer.key_length", 128)
+        .u("attention.indexer.head_count", n_head)
+        .u("attention.indexer.key_length", head_size)
         .u("attention.indexer.top_k", 2048)
         .u("vocab_size", 129280);
     m
+}
+
+#[test]
+fn an_indexer_beyond_any_device_is_not_replayed() {
+    // 2^32 - 1 indexer heads of 2^16: the indexer's queries alone would be ~2^60 bytes for a
+    // 512-token batch; the replay must not do arithmetic on them (it used not to bound them).
+    let g = deepseek32_heads(2, u32::MAX.into(), 1 << 16).open("ds32-huge-indexer");
+    match estimate(
+        &g,
+        &LlamaSettings::from_args(&["-c".into(), "4096".into()]).unwrap(),
+    ) {
+        Ok(e) => assert!(
+            e.compute
+                .approximate_parts
+                .iter()
+                .any(|p| p.contains("beyond any device")),
+            "{:?}",
+            e.compute.approximate_parts
+        ),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
 }
 
 #[test]
