@@ -47,7 +47,7 @@ fn qsa_indexer_caches_match_the_real_server() {
     let mut bad = Vec::new();
     for model in MODELS {
         for flags in FLAG_SETS {
-            let r = check(&t, &rpc_bin, &dir, model, flags, None);
+            let r = check(&t, &rpc_bin, &dir, model, flags, (None, false));
             rows.push(format!("| {} |", r.cells.join(" | ")));
             bad.extend(r.bad);
         }

@@ -21,6 +21,11 @@ fn est(m: &GgufModel, args: &str) -> Estimate {
 /// 64), and the lightning indexer's 64 heads of 128 (config.json: index_n_heads 64,
 /// index_head_dim 128, index_topk 2048).
 fn deepseek32(n_layer: u32) -> M {
+    deepseek32_heads(n_layer, 64, 128)
+}
+
+/// deepseek32 with `n_head` indexer heads of `head_size`.
+fn deepseek32_heads(n_layer: u32, n_head: u64, head_size: u64) -> M {
     let mut m = M::new("deepseek32", n_layer.into());
     m.u("context_length", 163840)
         .u("embedding_length", 7168)
@@ -31,11 +36,32 @@ fn deepseek32(n_layer: u32) -> M {
         .u("attention.key_length_mla", 192)
         .u("attention.value_length_mla", 128)
         .u("attention.kv_lora_rank", 512)
-        .u("attention.indexer.head_count", 64)
-        .u("attention.indexer.key_length", 128)
+        .u("attention.indexer.head_count", n_head)
+        .u("attention.indexer.key_length", head_size)
         .u("attention.indexer.top_k", 2048)
         .u("vocab_size", 129280);
     m
+}
+
+#[test]
+fn an_indexer_beyond_any_device_is_not_replayed() {
+    // 2^32 - 1 indexer heads of 2^16: the indexer's queries alone would be ~2^60 bytes for a
+    // 512-token batch; the replay must not do arithmetic on them (it used not to bound them).
+    let g = deepseek32_heads(2, u32::MAX.into(), 1 << 16).open("ds32-huge-indexer");
+    match estimate(
+        &g,
+        &LlamaSettings::from_args(&["-c".into(), "4096".into()]).unwrap(),
+    ) {
+        Ok(e) => assert!(
+            e.compute
+                .approximate_parts
+                .iter()
+                .any(|p| p.contains("beyond any device")),
+            "{:?}",
+            e.compute.approximate_parts
+        ),
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
 }
 
 #[test]
@@ -65,13 +91,16 @@ fn deepseek32_keeps_a_one_head_indexer_key_per_token_and_layer() {
         q8.kv_cache.indexer.as_ref().unwrap().k_bytes,
         4 * 4096 * 136
     );
-    // The indexer's graph is not replayed: the compute line says so.
-    assert!(e.compute.approximate);
-    assert!(e
+    // The indexer's graph is replayed (compute/dsa.rs): the compute line no longer names it,
+    // and a context twice as long adds at least the wider [n_kv, n_ubatch] F32 score.
+    assert!(!e
         .compute
         .approximate_parts
         .iter()
-        .any(|p| p.contains("DSA lightning indexer")));
+        .any(|p| p.contains("lightning indexer")));
+    let total = |e: &Estimate| e.compute.gpu_bytes + e.compute.host_bytes;
+    let long = est(&g, "-c 8192 -np 1");
+    assert!(total(&long) >= total(&e) + 4096 * 512 * 4);
     // -nkvo keeps it on the host with the rest of the cache.
     let host = est(&g, "-c 4096 -np 1 -nkvo");
     assert_eq!(host.kv_cache.gpu_bytes, 0);
@@ -164,11 +193,21 @@ fn minimax_m3_indexer_keeps_k_and_a_one_head_v_on_its_sparse_layers() {
     assert_eq!(ix.v_bytes, 2 * 4096 * 128 * 2);
     let main = 3 * 4096 * 8 * 128 * 2 * 2;
     assert_eq!(e.kv_cache.bytes, main + ix.bytes);
-    assert!(e
+    // MSA is replayed (compute/msa.rs) with flash attention and one sequence: each sparse
+    // layer's block mask, expanded per cell for the 8 indexer heads and 512 tokens, is gathered
+    // then transposed in F32, so 4096 more cells add at least 2 × 8 × 512 × 4096 × 4 bytes.
+    assert!(!e
         .compute
         .approximate_parts
         .iter()
         .any(|p| p.contains("MSA block indexer")));
+    let total = |e: &Estimate| e.compute.gpu_bytes + e.compute.host_bytes;
+    let g = minimax_m3().open("mm3-fa");
+    let (short, long) = (
+        est(&g, "-c 4096 -np 1 -fa on"),
+        est(&g, "-c 8192 -np 1 -fa on"),
+    );
+    assert!(total(&long) >= total(&short) + 2 * 8 * 512 * 4096 * 4);
 }
 
 #[test]

@@ -84,6 +84,7 @@ pub(super) fn graph_for(
         n_ubatch: r.n_ubatch,
         n_seq: r.n_seq,
         fa: r.fa,
+        unified: r.unified,
         cells_full: kv.cells_full,
         cells_swa: kv.cells_swa,
     };

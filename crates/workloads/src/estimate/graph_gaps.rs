@@ -17,10 +17,13 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             p.arch
         ));
     }
-    if let Some(ix) = &p.indexer {
+    // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer,
+    // compute/msa.rs minimax-m3's.
+    let replayed = super::compute::indexer_replayed(&p.arch);
+    if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(match ix.kind {
-            // models/deepseek32.cpp, models/glm-dsa.cpp: the lightning indexer scores every
-            // cached position per indexer head, then the top-k mask feeds the MLA attention.
+            // models/glm5-next.cpp: the lightning indexer scores every cached
+            // position per indexer head, then the top-k mask feeds the attention.
             IndexerKind::Dsa => format!(
                 "the DSA lightning indexer ({} heads of {} over every cached position, its \
                  top-k selection and sparse mask): not in the replay, so the compute buffer \

@@ -9,6 +9,11 @@ use super::super::hparams::ModelParams;
 use super::layers::Layer;
 use super::{Reserve, F32};
 
+/// Writes an attention's own core from the stored layer's Q (MiniMax-M3's sparse layers).
+pub(super) type Core<'a> = dyn FnMut(&mut Graph, Id) -> Id + 'a;
+/// Writes the mask an MLA attention reads, after its K cache write (DSA's sparse mask).
+pub(super) type MaskWriter<'a> = dyn FnMut(&mut Graph) -> Id + 'a;
+
 /// The weights and cache views one attention layer reads.
 pub(super) struct AttnWeights {
     pub(super) q: Id,
@@ -60,13 +65,14 @@ fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
 }
 
 /// Self-attention with the KV store (`build_attn` + `build_attn_mha`), up to the attention output
-/// (before `wo`).
+/// (before `wo`); `core`, given the stored layer's Q, writes the attention itself instead.
 pub(super) fn attention(
     g: &mut Graph,
     step: &Step,
     w: &AttnWeights,
     (k_idx, v_idx, mask): (Option<Id>, Option<Id>, Id),
     shape: &AttnShape,
+    core: Option<&mut Core<'_>>,
 ) -> Id {
     let Step { l, x, pos, r, t } = *step;
     let AttnShape {
@@ -116,6 +122,10 @@ pub(super) fn attention(
     write_cache(g, kv, k_idx, w.cache_backend);
     let vv = g.view(v);
     write_cache(g, vv, v_idx, w.cache_backend);
+    // MiniMax-M3's sparse layers attend their own way (msa.rs).
+    if let Some(core) = core {
+        return core(g, q);
+    }
     let qv = g.view(q);
     let qp = g.view(qv);
     if r.fa {
@@ -140,8 +150,8 @@ pub(super) fn mla_attention(
     g: &mut Graph,
     (model, p): (&GgufModel, &ModelParams),
     step: &Step,
-    ([wq, wk_b, wkv_a, wv_b], k_cache, cache_be): ([Id; 4], Id, u8),
-    (k_idx, mask): (Option<Id>, Id),
+    ([wq, wk_b, wkv_a, wv_b], q_in, k_cache, cache_be): ([Id; 4], Id, Id, u8),
+    (k_idx, mask): (Option<Id>, &mut MaskWriter<'_>),
 ) -> Id {
     let Step { l, x, pos, r, t } = *step;
     let arch = p.arch.as_str();
@@ -152,7 +162,8 @@ pub(super) fn mla_attention(
     let v_mla = key("attention.value_length_mla").unwrap_or(l.head_v);
     let h = l.n_head;
     // Q: projection, the no-RoPE part absorbed into the latent (wk_b), the RoPE part rotated.
-    let q = g.op(h * k_mla * t * F32, &[wq, x]);
+    // `q_in`: the normed Q latent where the model has one (attn_q_a; wq is then attn_q_b).
+    let q = g.op(h * k_mla * t * F32, &[wq, q_in]);
     let q_nope = g.view(q);
     let q_nope = g.view(q_nope);
     let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
@@ -171,6 +182,8 @@ pub(super) fn mla_attention(
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
     write_cache(g, kv, k_idx, cache_be);
+    // The mask is written here: DSA's sparse mask (dsa.rs) comes after the K cache write.
+    let mask = mask(g);
     let qv = g.view(q_cur);
     let qp = g.view(qv);
     let lat = if r.fa {

@@ -6,8 +6,9 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, mla_attention, AttnShape, AttnWeights, Cache, Step};
+use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
+use super::indexer_inputs::{LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -36,6 +37,8 @@ pub(super) struct Builder<'a> {
     pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
+    /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`).
+    pub(super) dsa_top_k: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -69,6 +72,10 @@ pub(super) struct Inputs {
     pub(super) out_ids: Id,
     /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
     pub(super) lightning: Option<[Id; 4]>,
+    /// The DSA lightning indexer's inputs (`dsa.rs`).
+    pub(super) lid: Option<LidInputs>,
+    /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
+    pub(super) msa: Option<MsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -131,6 +138,7 @@ impl<'a> Builder<'a> {
             v_first: None,
             rwkv_gathered: None,
             ple: None,
+            dsa_top_k: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
@@ -190,7 +198,9 @@ impl<'a> Builder<'a> {
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
         let pos = any_kv.then(|| g.input(t * 4));
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
+        let lid = self.lid_inputs(self.r.cells_full);
         let caches = self.cache_inputs(masks);
+        let msa = self.msa_inputs();
         let out_ids = self.g.input(self.n_outputs * 4);
         let lightning = self.lightning_inputs();
         self.inputs = Inputs {
@@ -202,6 +212,8 @@ impl<'a> Builder<'a> {
             caches,
             out_ids,
             lightning,
+            lid,
+            msa,
         };
     }
 
@@ -366,6 +378,11 @@ impl<'a> Builder<'a> {
         self.g.cache_view(0, be(kv_dev))
     }
 
+    /// The backend of layer `il`'s cache.
+    pub(super) fn kv_device(&self, il: usize) -> u8 {
+        be(self.kv(il).2)
+    }
+
     /// Layer `il`'s cache: K bytes, V bytes, on which device.
     fn kv(&self, il: usize) -> (u64, u64, Option<u8>) {
         self.place.kv.get(il).copied().unwrap_or((0, 0, None))
@@ -399,21 +416,8 @@ impl<'a> Builder<'a> {
         let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
         self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
-            self.approximate("MLA attention");
-            let ws = self.weights(
-                il,
-                [
-                    "attn_q.weight",
-                    "attn_k_b.weight",
-                    "attn_kv_a_mqa.weight",
-                    "attn_v_b.weight",
-                ],
-            );
             let kc = self.g.cache_view(kv_k, be(kv_dev));
-            let step = Step { l, x, pos, r, t };
-            let idx = (cache.k_idx, cache.mask);
-            let on = (ws, kc, be(kv_dev));
-            mla_attention(&mut self.g, (self.model, self.p), &step, on, idx)
+            self.mla(il, x, (pos, kc, be(kv_dev)), (cache.k_idx, cache.mask))
         } else {
             // With an F32 mask and flash attention, older builds cast it once to F16.
             if r.fa && !self.rules.f16_fa_mask && cache.cast.is_none() {
@@ -447,14 +451,31 @@ impl<'a> Builder<'a> {
             } else {
                 r.cells_full
             };
-            let k_before_v = l.swa || self.p.cache == CacheKind::Iswa;
+            // MiniMax-M3's sparse layers expand Q, K, V in that order (msa.rs).
+            let msa = self.msa_prelude(il, x, pos, mask);
+            let k_before_v = l.swa || self.p.cache == CacheKind::Iswa || msa.is_some();
             let idx = (cache.k_idx, cache.v_idx, mask);
             let shape = AttnShape {
                 scale_q: self.gemma,
                 k_before_v,
                 n_kv,
             };
-            attention(&mut self.g, &Step { l, x, pos, r, t }, &aw, idx, &shape)
+            let step = Step { l, x, pos, r, t };
+            let mut mask_f32 = None;
+            let kept = &mut mask_f32;
+            let mut core = msa.map(|m| {
+                move |g: &mut Graph, q: Id| {
+                    let (o, mf) = m.build(g, q, t);
+                    *kept = mf;
+                    o
+                }
+            });
+            let core = core.as_mut().map(|c| c as &mut Core<'_>);
+            let o = attention(&mut self.g, &step, &aw, idx, &shape, core);
+            if let (Some(mf), Some(i)) = (mask_f32, self.inputs.msa.as_mut()) {
+                i.keep_mask_f32(mf);
+            }
+            o
         };
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();

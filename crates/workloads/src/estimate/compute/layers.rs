@@ -136,8 +136,16 @@ pub(super) fn read_layers(model: &GgufModel, p: &ModelParams, tensors: &Tensors)
 }
 
 /// The widest row (elements per token) of any tensor the graph would create: the attention
-/// scores over the cache, the heads, the FFN and expert blocks, the router, the logits.
+/// scores over the cache, the heads, the FFN and expert blocks, the router, the logits, the
+/// indexer's queries and its per-head scores over the cache (MSA's block mask per cell).
 pub(super) fn widest_row(layers: &[Layer], p: &ModelParams, cells: u128) -> u128 {
+    let indexer = p.indexer.iter().flat_map(|ix| {
+        let heads = ix.n_head as u128;
+        [
+            heads * ix.head_size as u128 * ix.kpool_row as u128,
+            cells * heads.max(1),
+        ]
+    });
     layers
         .iter()
         .flat_map(|l| {
@@ -152,6 +160,7 @@ pub(super) fn widest_row(layers: &[Layer], p: &ModelParams, cells: u128) -> u128
             ]
         })
         .chain([p.n_vocab as u128, p.n_embd as u128 * 8, cells])
+        .chain(indexer)
         .max()
         .unwrap_or(0)
 }

@@ -6,18 +6,22 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks); approximate for MoE routing, MLA and other recurrent
-//! layers, whose graphs are written more coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer and MiniMax-M3's MSA);
+//! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
+//! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`] and [`ssm`]; [`rules`] holds
-//! the build-dependent rules.
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`] and [`msa`];
+//! [`rules`] holds the build-dependent rules.
 
 mod attention;
 mod builder;
+mod dsa;
 mod ffn;
 mod gdn;
+mod indexer_inputs;
 mod layers;
+mod msa;
 mod ple;
 mod qrwkv;
 mod rules;
@@ -41,6 +45,8 @@ pub struct Reserve {
     pub n_ubatch: u64,
     pub n_seq: u64,
     pub fa: bool,
+    /// One KV stream for every sequence (`kv_unified`).
+    pub unified: bool,
     /// KV cells per stream of the full and the sliding-window cache.
     pub cells_full: u64,
     pub cells_swa: Option<u64>,
@@ -102,6 +108,12 @@ const F32: u64 = 4;
 const MAX_TENSOR: u128 = 1 << 44;
 /// Real models have at most a few hundred layers.
 const MAX_LAYERS: usize = 4096;
+
+/// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
+/// indexer ([`dsa`]) or MiniMax-M3's block indexer ([`msa`]).
+pub fn indexer_replayed(arch: &str) -> bool {
+    dsa::replayed(arch) || arch == "minimax-m3"
+}
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
 pub fn reserve(

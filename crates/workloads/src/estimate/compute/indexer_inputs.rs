@@ -1,0 +1,37 @@
+//! The sparse-attention indexers' graph inputs, kept with the builder's other inputs: the DSA
+//! lightning indexer's (`dsa.rs`) and MiniMax-M3's MSA (`msa.rs`).
+
+use super::super::galloc::Id;
+
+/// The indexer's graph inputs (`build_attn_inp_k_dsa_impl`): the Hadamard rotation (none for
+/// hy_v4, whose graph skips it: models/hy-v4.cpp `build_indexer_top_k`), the key rows' indices
+/// and the indexer's F16 mask.
+#[derive(Clone, Copy)]
+pub(super) struct LidInputs {
+    pub(super) k_rot: Option<Id>,
+    pub(super) k_idx: Id,
+    pub(super) mask: Id,
+}
+
+/// The MSA graph inputs (`llm_graph_input_msa`): the local-block bias, the position mask, the
+/// position → cell map and the cell → block map.
+#[derive(Clone, Copy)]
+pub(super) struct MsaInputs {
+    pub(super) bias: Id,
+    pub(super) pos_mask: Id,
+    pub(super) pos_slot: Id,
+    pub(super) cell_blk: Id,
+    /// The indexer key rows' indices.
+    pub(super) k_idx: Id,
+    /// The F32 copy of the causal mask (`msa_mf`), once the first sparse layer made it.
+    pub(super) mask_f32: Option<Id>,
+    /// Positions (`n_ps`, whole blocks), blocks, top-k blocks, streams.
+    pub(super) shape: [u64; 4],
+}
+
+impl MsaInputs {
+    /// Keep the F32 mask copy the first sparse layer made, for the later ones.
+    pub(super) fn keep_mask_f32(&mut self, mf: Id) {
+        self.mask_f32 = Some(mf);
+    }
+}
