@@ -355,21 +355,27 @@ fn utilisation_samples_hold_briefly_then_mean_idle() {
         return;
     }
     let procs = two_gpus_procs();
-    let now_us = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_micros() as u64;
-    let text = TWO_GPUS
-        .lines()
-        .filter(|l| !l.starts_with("util|"))
-        .collect::<Vec<_>>()
-        .join("\n")
-        + &format!(
-            "\nutil|dev=0|pid=4242|sm=85|mem=44|enc=0|dec=0|ts={}\nutil|dev=0|pid=5151|sm=10|mem=2|enc=5|dec=0|ts={}\n",
-            now_us - 200_000,
-            now_us - 1_700_000
-        );
-    let (_d, sc) = scenario(&text);
+    // The samples' times are written just before the first round (the fake re-reads its
+    // scenario each round), so only the rounds themselves, not the set-up, eat the margins.
+    let write = |now_us: u64| {
+        TWO_GPUS
+            .lines()
+            .filter(|l| !l.starts_with("util|"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + &format!(
+                "\nutil|dev=0|pid=4242|sm=85|mem=44|enc=0|dec=0|ts={}\nutil|dev=0|pid=5151|sm=10|mem=2|enc=5|dec=0|ts={}\n",
+                now_us,
+                now_us - 1_000_000
+            )
+    };
+    let now_us = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as u64
+    };
+    let (_d, sc) = scenario(&write(now_us()));
     std::env::set_var("FAKE_NVML_SCENARIO", &sc);
     let mut c = Collector::new(SourceConfig {
         proc_root: procs.root(),
@@ -382,10 +388,12 @@ fn utilisation_samples_hold_briefly_then_mean_idle() {
             .engines
             .sm_percent
     };
+    std::fs::write(&sc, write(now_us())).unwrap();
     let first = c.collect();
     assert_eq!((sm(&first, 4242), sm(&first, 5151)), (Some(85), Some(10)));
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    // No new samples: 4242's (0.7 s old) still stands, 5151's (2.2 s old) has lapsed to idle.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    // No new samples: 4242's (about 1.2 s old) still stands, 5151's (over 2.2 s old) has
+    // lapsed to idle.
     let second = c.collect();
     assert_eq!((sm(&second, 4242), sm(&second, 5151)), (Some(85), Some(0)));
 }
