@@ -2,7 +2,7 @@
 //! Traditional Chinese (`zh-TW`, also for Hong Kong and Macau). Machine-readable outputs (JSON,
 //! CSV, Prometheus, recordings, exit codes) never pass through here.
 //!
-//! - Which language: [`choose`] (the `--lang` flag, then `LC_ALL` / `LC_MESSAGES` / `LANG`, then
+//! - Which language: [`choose`] (the `--lang` flag, then GNU `LANGUAGE`, `LC_ALL` / `LC_MESSAGES` / `LANG`, then
 //!   the Windows user's UI language), [`from_accept_language`] for the browser page.
 //! - The words: [`Lang::t`] and [`Lang::t_args`] format a message of the Fluent catalogues in
 //!   `catalogues/<lang>/<area>.ftl` (compiled in), plural and number forms by the language's
@@ -55,6 +55,12 @@ impl Lang {
     /// to English, then to the key itself (never a panic; the catalogue test keeps them whole).
     pub fn t(self, key: &str) -> String {
         catalogue::format(self, key, &[])
+    }
+
+    /// The attribute `attr` of message `key` (`cli-arg-x` with `.long`), when the message has
+    /// it (in this language, else English).
+    pub fn t_attr(self, key: &str, attr: &str) -> Option<String> {
+        catalogue::format_part(self, key, Some(attr), &[])
     }
 
     /// The message `key` with its values (`&[("gpu", 0.into()), ("n", 3.into())]`): the catalogue
