@@ -103,6 +103,52 @@ fn dry_run_signals_nothing() {
     assert!(s.still_running());
 }
 
+/// The same dry run in each language: its JSON byte for byte the same (the times taken aside),
+/// its frame in the language, the kill's own sentences as written; the refusal for want of a
+/// terminal in the language too.
+#[test]
+fn dry_run_json_is_the_same_in_every_language_and_the_text_speaks_it() {
+    let s = Sleeper::start();
+    let pid = s.pid.to_string();
+    let run = |lang: &str, json: bool| {
+        let mut args = vec!["--lang", lang, pid.as_str(), "--dry-run"];
+        if json {
+            args.push("--json");
+        }
+        let out = kill(&args);
+        assert_eq!(out.status.code(), Some(7));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Times are the only figures two runs may differ in.
+    let timeless = |json: String| {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for o in v["outcomes"].as_array_mut().unwrap() {
+            o["elapsed_ms"] = 0.into();
+            for st in o["steps"].as_array_mut().unwrap() {
+                st["at_ms"] = 0.into();
+            }
+        }
+        v.to_string()
+    };
+    let english = timeless(run("en", true));
+    for lang in ["zh-CN", "zh-TW"] {
+        assert_eq!(timeless(run(lang, true)), english, "{lang}");
+    }
+    let zh = run("zh-CN", false);
+    assert!(
+        zh.contains("\n  将会：send SIGTERM") && zh.contains("\n  当前：显存未知："),
+        "{zh}"
+    );
+    let out = kill(&["--lang", "zh-TW", &pid]);
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("沒有可供確認的終端機") && err.contains("--yes"),
+        "{err}"
+    );
+    assert!(s.still_running());
+}
+
 #[test]
 fn guard_rails_and_missing_processes() {
     let out = kill(&["1", "--yes"]);

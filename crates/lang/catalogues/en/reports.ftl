@@ -310,3 +310,69 @@ report-history-col-power-w = POWER W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = driver { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = would: { $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = waiting in: { $text }
+report-kill-remedy = remedy: { $text }
+report-kill-now = now: { $text }
+report-kill-gpu-memory = GPU memory: { $text }
+report-kill-holds = { $bytes } GPU memory (measured)
+report-kill-not-listed = no measured GPU memory
+report-kill-unknown = GPU memory unknown: { $reason }
+report-kill-about-to = About to terminate:
+report-kill-target = PID { $pid } { $name }: { $memory }
+report-kill-target-user = PID { $pid } { $name }, user { $user }: { $memory }
+report-kill-target-workload = workload: { $what } ({ $confidence } confidence)
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = Terminate { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } (graceful first, forced after the grace period)? [y/N]
+report-kill-ask-forced = Terminate { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } (forced at once)? [y/N]
+report-kill-sensitive = { $why }.
+report-kill-ask-yes = Type 'yes' to kill PID { $pid } anyway:
+report-kill-no-terminal = no terminal to ask for confirmation on; pass --yes to confirm in advance; nothing was signalled
+report-kill-not-confirmed = not confirmed; nothing was signalled
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe: { $device } (CUDA device { $ordinal }), { $total } of VRAM
+report-probe-versions = driver { $driver }, CUDA { $cuda }, { $os }, measured { $at }
+report-probe-context = context cost: { $first_nvml } by NVML (first context); { $second_driver } by driver free memory, { $second_nvml } by NVML (a second context)
+report-probe-col-method = method
+report-probe-col-host-bytes = host bytes
+report-probe-col-delta-driver = VRAM delta (driver)
+report-probe-col-delta-nvml = VRAM delta (NVML)
+report-probe-col-ratio-driver = ratio (driver)
+report-probe-col-ratio-nvml = ratio (NVML)
+report-probe-col-released = released
+report-probe-method-device = cuMemAlloc (device, control)
+report-probe-method-pinned = cuMemHostAlloc (pinned)
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = yes, read { $reads }
+report-probe-not-released = NO: { $missing } still missing after { $reads } reads
+report-probe-note = note: { $text }
+report-probe-saved = saved to { $path }; estimate and explain now use it as { $label }
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = REPLAY of { $path } (recorded { $taken_at })
+report-verify-title = gpuledger verify: { $size } allocated and written by PID { $pid } on { $device }
+report-verify-path = path { $path }: { $why }
+report-verify-system-ledger = judged on system memory (GTT): { $why }
+report-verify-expected-cpu = expected: nothing any source can see: { $device } is a CPU device, its memory is the host's (no VRAM, no GPU counter).
+report-verify-expected = expected: the child absent, then listed with a context, +{ $size } when it allocates, -{ $size } when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance { $tolerance } (2 MiB allocation granularity plus driver bookkeeping).
+report-verify-second-witness = [second witness]
+report-verify-note = note: { $text }
+report-verify-no-uuid = no UUID
+report-verify-cuda-device = CUDA device { $ordinal } { $name } ({ $uuid }), CUDA { $cuda }
+report-verify-pci-unknown = not reported
+report-verify-vulkan-device = Vulkan device { $ordinal } { $name } ({ $about }, PCI { $pci }), Vulkan { $vulkan }
+report-verify-nothing = nothing can be verified on this machine:
+report-verify-needs-any = (verify needs a GPU with a CUDA or a Vulkan driver)
+report-verify-needs-cuda = (verify --path cuda needs an NVIDIA GPU and its driver; --path vulkan runs the Vulkan workload)
+report-verify-needs-vulkan = (verify --path vulkan needs the Vulkan loader and a Vulkan driver; --path cuda runs the CUDA workload)

@@ -290,3 +290,63 @@ report-history-col-power-w = 功耗 W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = 驱动 { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = 将会：{ $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = 内核中等待于：{ $text }
+report-kill-remedy = 可尝试：{ $text }
+report-kill-now = 当前：{ $text }
+report-kill-gpu-memory = 显存：{ $text }
+report-kill-holds = { $bytes } 显存（实测）
+report-kill-not-listed = 没有实测的显存占用
+report-kill-unknown = 显存未知：{ $reason }
+report-kill-about-to = 即将终止：
+report-kill-target = PID { $pid } { $name }：{ $memory }
+report-kill-target-user = PID { $pid } { $name }，用户 { $user }：{ $memory }
+report-kill-target-workload = 工作负载：{ $what }（可信度：{ $confidence }）
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = 终止 { $count } 个进程（先正常结束，宽限期过后强制结束）？[y/N]
+report-kill-ask-forced = 立即强制终止 { $count } 个进程？[y/N]
+report-kill-sensitive = { $why }。
+report-kill-ask-yes = 仍要终止 PID { $pid }，请输入 'yes'：
+report-kill-no-terminal = 没有可用于确认的终端；可用 --yes 预先确认；未发送任何信号
+report-kill-not-confirmed = 未确认；未发送任何信号
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe：{ $device }（CUDA 设备 { $ordinal }），{ $total } 显存
+report-probe-versions = 驱动 { $driver }，CUDA { $cuda }，{ $os }，测量于 { $at }
+report-probe-context = 上下文开销：NVML 测得 { $first_nvml }（第一个上下文）；按驱动的空闲显存为 { $second_driver }，NVML 测得 { $second_nvml }（第二个上下文）
+report-probe-col-method = 分配方式
+report-probe-col-host-bytes = 主机字节数
+report-probe-col-delta-driver = 显存变化（驱动）
+report-probe-col-delta-nvml = 显存变化（NVML）
+report-probe-col-ratio-driver = 比例（驱动）
+report-probe-col-ratio-nvml = 比例（NVML）
+report-probe-col-released = 已释放
+report-probe-method-device = cuMemAlloc（设备内存，对照组）
+report-probe-method-pinned = cuMemHostAlloc（锁页内存）
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = 是，读取 { $reads } 次
+report-probe-not-released = 否：读取 { $reads } 次后仍少 { $missing }
+report-probe-note = 注：{ $text }
+report-probe-saved = 已保存到 { $path }；estimate 和 explain 今后以“{ $label }”使用它
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = 回放 { $path }（记录于 { $taken_at }）
+report-verify-title = gpuledger verify：PID { $pid } 分配并写入了 { $size }，位于 { $device }
+report-verify-path = 路径 { $path }：{ $why }
+report-verify-system-ledger = 按系统内存（GTT）判定：{ $why }
+report-verify-expected-cpu = 预期：任何数据源都看不到：{ $device } 是 CPU 设备，它的内存就是主机内存（没有显存，也没有 GPU 计数器）。
+report-verify-expected = 预期：子进程起初不存在，随后带着一个上下文出现，分配时 +{ $size }，释放时 -{ $size }，退出后消失；设备已用量随之变化；未归属量不变。容差 { $tolerance }（2 MiB 分配粒度加上驱动的簿记开销）。
+report-verify-second-witness = [旁证]
+report-verify-note = 注：{ $text }
+report-verify-no-uuid = 无 UUID
+report-verify-cuda-device = CUDA 设备 { $ordinal } { $name }（{ $uuid }），CUDA { $cuda }
+report-verify-pci-unknown = 未报告
+report-verify-vulkan-device = Vulkan 设备 { $ordinal } { $name }（{ $about }，PCI { $pci }），Vulkan { $vulkan }
+report-verify-nothing = 这台机器上无法验证：
+report-verify-needs-any = （verify 需要带 CUDA 或 Vulkan 驱动的 GPU）
+report-verify-needs-cuda = （verify --path cuda 需要 NVIDIA GPU 及其驱动；--path vulkan 运行 Vulkan 工作负载）
+report-verify-needs-vulkan = （verify --path vulkan 需要 Vulkan 加载器和 Vulkan 驱动；--path cuda 运行 CUDA 工作负载）

@@ -291,3 +291,63 @@ report-history-col-power-w = 功率 W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = 驅動程式 { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = 將會：{ $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = 在核心中等待於：{ $text }
+report-kill-remedy = 可嘗試：{ $text }
+report-kill-now = 目前：{ $text }
+report-kill-gpu-memory = 顯示記憶體：{ $text }
+report-kill-holds = { $bytes } 顯示記憶體（實測）
+report-kill-not-listed = 沒有實測的顯示記憶體用量
+report-kill-unknown = 顯示記憶體未知：{ $reason }
+report-kill-about-to = 即將終止：
+report-kill-target = PID { $pid } { $name }：{ $memory }
+report-kill-target-user = PID { $pid } { $name }，使用者 { $user }：{ $memory }
+report-kill-target-workload = 工作負載：{ $what }（可信度：{ $confidence }）
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = 終止 { $count } 個處理程序（先正常結束，寬限期過後強制結束）？[y/N]
+report-kill-ask-forced = 立即強制終止 { $count } 個處理程序？[y/N]
+report-kill-sensitive = { $why }。
+report-kill-ask-yes = 若仍要終止 PID { $pid }，請輸入 'yes'：
+report-kill-no-terminal = 沒有可供確認的終端機；可用 --yes 事先確認；未送出任何訊號
+report-kill-not-confirmed = 未確認；未送出任何訊號
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe：{ $device }（CUDA 裝置 { $ordinal }），{ $total } 顯示記憶體
+report-probe-versions = 驅動程式 { $driver }，CUDA { $cuda }，{ $os }，測量於 { $at }
+report-probe-context = 上下文開銷：NVML 測得 { $first_nvml }（第一個上下文）；依驅動程式的可用記憶體為 { $second_driver }，NVML 測得 { $second_nvml }（第二個上下文）
+report-probe-col-method = 配置方式
+report-probe-col-host-bytes = 主機位元組數
+report-probe-col-delta-driver = 顯示記憶體變化（驅動程式）
+report-probe-col-delta-nvml = 顯示記憶體變化（NVML）
+report-probe-col-ratio-driver = 比例（驅動程式）
+report-probe-col-ratio-nvml = 比例（NVML）
+report-probe-col-released = 已釋放
+report-probe-method-device = cuMemAlloc（裝置記憶體，對照組）
+report-probe-method-pinned = cuMemHostAlloc（鎖定分頁記憶體）
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = 是，讀取 { $reads } 次
+report-probe-not-released = 否：讀取 { $reads } 次後仍少 { $missing }
+report-probe-note = 註：{ $text }
+report-probe-saved = 已儲存至 { $path }；estimate 與 explain 之後會以「{ $label }」使用它
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = 重播 { $path }（記錄於 { $taken_at }）
+report-verify-title = gpuledger verify：PID { $pid } 配置並寫入了 { $size }，位於 { $device }
+report-verify-path = 路徑 { $path }：{ $why }
+report-verify-system-ledger = 依系統記憶體（GTT）判定：{ $why }
+report-verify-expected-cpu = 預期：任何資料來源都看不到：{ $device } 是 CPU 裝置，它的記憶體就是主機記憶體（沒有顯示記憶體，也沒有 GPU 計數器）。
+report-verify-expected = 預期：子處理程序起初不存在，接著帶著一個上下文出現，配置時 +{ $size }，釋放時 -{ $size }，結束後消失；裝置已用量隨之變化；未歸屬量不變。容許誤差 { $tolerance }（2 MiB 配置粒度加上驅動程式的簿記開銷）。
+report-verify-second-witness = [旁證]
+report-verify-note = 註：{ $text }
+report-verify-no-uuid = 無 UUID
+report-verify-cuda-device = CUDA 裝置 { $ordinal } { $name }（{ $uuid }），CUDA { $cuda }
+report-verify-pci-unknown = 未回報
+report-verify-vulkan-device = Vulkan 裝置 { $ordinal } { $name }（{ $about }，PCI { $pci }），Vulkan { $vulkan }
+report-verify-nothing = 這台機器上無法驗證：
+report-verify-needs-any = （verify 需要具備 CUDA 或 Vulkan 驅動程式的 GPU）
+report-verify-needs-cuda = （verify --path cuda 需要 NVIDIA GPU 及其驅動程式；--path vulkan 會執行 Vulkan 工作負載）
+report-verify-needs-vulkan = （verify --path vulkan 需要 Vulkan 載入器與 Vulkan 驅動程式；--path cuda 會執行 CUDA 工作負載）
