@@ -9,16 +9,21 @@
 //!   rules; [`catalogue_json`] gives one area's messages to the page, [`languages_json`] the
 //!   languages for its switch.
 //!
+//! - Sentences written where the data is made and read in a view ([`Said`]): English in every
+//!   machine output, the reader's language in views.
+//!
 //! Keys are named by area (`report-…`, `cli-…`, `tui-…`, `page-…`), one file per area, so each
 //! part of the program keeps its own file.
 
 mod catalogue;
 mod choose;
+pub mod said;
 
 pub use catalogue::{catalogue_json, keys, sources, Area, AREAS};
 pub use choose::{choose, from_accept_language, from_locale, from_windows_langid, UnknownLang};
 /// A value put into a message (`{ $n }`): a string, or a number (which also picks the plural).
 pub use fluent_bundle::FluentValue as Value;
+pub use said::Said;
 
 /// A language gpuledger speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

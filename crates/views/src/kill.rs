@@ -1,9 +1,8 @@
 //! `gpuledger kill`'s words: the confirmation it asks for (each target with its measured GPU
 //! memory), and its report for one process: what happened in a sentence, the plan of a dry
 //! run, each step with its time and result (lined up by the one aligner, [`Columns`]), and for
-//! a survivor where it waits and what may help. The frame is in the reader's language; the
-//! sentences the kill itself wrote (its outcome, steps, plan, remedies) stay as it wrote them,
-//! in English, which is also what `--json` carries.
+//! a survivor where it waits and what may help, all in the reader's language (the kill's own
+//! sentences are handed over already said in it; `--json` carries their English).
 
 use crate::columns::{Align, Columns};
 use crate::labels::{confidence_label, workload_label};
@@ -12,30 +11,30 @@ use gpuledger_model::units::human_bytes;
 use gpuledger_model::{Workload, WorkloadKind};
 
 /// One thing done, and what happened.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct KillStep<'a> {
     /// Milliseconds after the request started.
     pub at_ms: u64,
     /// `SIGTERM`, `SIGKILL`, `wait`, ...
     pub action: &'a str,
-    pub result: &'a str,
+    pub result: String,
 }
 
-/// One target's outcome, as the text report shows it.
+/// One target's outcome, as the text report shows it (its sentences in the reader's language).
 #[derive(Debug, Clone, Default)]
 pub struct KillText<'a> {
     /// The outcome in one sentence.
-    pub head: &'a str,
+    pub head: String,
     /// A dry run: what would be done.
-    pub plan: &'a [String],
+    pub plan: Vec<String>,
     pub steps: Vec<KillStep<'a>>,
     /// The kernel function a survivor waits in.
     pub waiting_in: Option<&'a str>,
-    pub remedies: &'a [String],
+    pub remedies: Vec<String>,
     /// A dry run: the process's GPU memory now ([`reading`]).
     pub now: Option<String>,
     /// After the exit (or a survivor): what became of its GPU memory.
-    pub gpu_memory: Option<&'a str>,
+    pub gpu_memory: Option<String>,
     pub lang: Lang,
 }
 
@@ -43,7 +42,7 @@ pub fn render_kill(r: &KillText) -> String {
     let lang = r.lang;
     let line = |key: &str, v: &str| format!("  {}\n", lang.t_args(key, &[("text", v.into())]));
     let mut s = format!("{}\n", r.head);
-    for p in r.plan {
+    for p in &r.plan {
         s.push_str(&line("report-kill-would", p));
     }
     let steps: Vec<Vec<String>> = r
@@ -53,7 +52,7 @@ pub fn render_kill(r: &KillText) -> String {
             vec![
                 lang.t_args("report-kill-at-ms", &[("ms", st.at_ms.to_string().into())]),
                 st.action.to_string(),
-                st.result.to_string(),
+                st.result.clone(),
             ]
         })
         .collect();
@@ -65,13 +64,13 @@ pub fn render_kill(r: &KillText) -> String {
     if let Some(w) = r.waiting_in {
         s.push_str(&line("report-kill-waiting-in", w));
     }
-    for remedy in r.remedies {
+    for remedy in &r.remedies {
         s.push_str(&line("report-kill-remedy", remedy));
     }
     if let Some(now) = &r.now {
         s.push_str(&line("report-kill-now", now));
     }
-    if let Some(m) = r.gpu_memory {
+    if let Some(m) = &r.gpu_memory {
         s.push_str(&line("report-kill-gpu-memory", m));
     }
     s
@@ -197,20 +196,20 @@ mod tests {
 
     fn gone(lang: Lang) -> KillText<'static> {
         KillText {
-            head: "PID 4242 (llama-server) is gone",
+            head: "PID 4242 (llama-server) is gone".into(),
             steps: vec![
                 KillStep {
                     at_ms: 0,
                     action: "SIGTERM",
-                    result: "sent",
+                    result: "sent".into(),
                 },
                 KillStep {
                     at_ms: 1250,
                     action: "wait",
-                    result: "gone",
+                    result: "gone".into(),
                 },
             ],
-            gpu_memory: Some("16 GiB freed"),
+            gpu_memory: Some("16 GiB freed".into()),
             lang,
             ..KillText::default()
         }
@@ -231,7 +230,7 @@ mod tests {
     #[test]
     fn the_frame_speaks_the_language() {
         let zh = render_kill(&KillText {
-            plan: &["send SIGTERM to PID 4242 (llama-server)".to_string()],
+            plan: vec!["send SIGTERM to PID 4242 (llama-server)".to_string()],
             now: Some(reading(Reading::Holds(1 << 30), Lang::ZhCn)),
             ..gone(Lang::ZhCn)
         });

@@ -3,6 +3,7 @@
 //! nothing that closes it). Compiled in CI for aarch64-apple-darwin; never run here.
 
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use gpuledger_lang::Said;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -167,13 +168,16 @@ impl Sys {
         Survivor {
             state: state.map(|c| c.to_string()),
             wchan: None,
-            remedies: vec![
+            // Not given keys yet: said as written in every language.
+            remedies: [
                 format!(
                     "{forced} was sent but the process has not exited; it may be blocked in the \
                      kernel (e.g. waiting on the GPU driver). Wait and check again."
                 ),
-                "Restart the Mac: the remedy that always works.".into(),
-            ],
+                "Restart the Mac: the remedy that always works.".to_string(),
+            ]
+            .map(Said::verbatim)
+            .to_vec(),
         }
     }
 }

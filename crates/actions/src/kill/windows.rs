@@ -4,6 +4,7 @@
 //! TerminateProcess, and exit is verified by waiting on the handle.
 
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use gpuledger_lang::Said;
 use std::time::{Duration, Instant};
 use windows_sys::core::BOOL;
 use windows_sys::Win32::Foundation::{
@@ -299,7 +300,8 @@ impl Sys {
         Survivor {
             state: Some("running (its process handle is not signalled)".into()),
             wchan: None,
-            remedies: vec![
+            // Not given keys yet: said as written in every language.
+            remedies: [
                 format!(
                     "{forced} was accepted but the process has not exited: Windows lets it \
                      finish pending I/O first (often a driver call). Wait and check again."
@@ -311,8 +313,10 @@ impl Sys {
                 ),
                 "If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or \
                  restart Windows: the remedy that always works."
-                    .into(),
-            ],
+                    .to_string(),
+            ]
+            .map(Said::verbatim)
+            .to_vec(),
         }
     }
 }

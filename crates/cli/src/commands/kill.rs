@@ -7,7 +7,7 @@ use gpuledger_actions::kill::{
     combined_exit_code, exit_code, guard::Verdict, GpuMemory, GpuMemoryReading, KillOptions,
     Killer, Outcome, ProcInfo, Status, Target,
 };
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState};
 use gpuledger_sources::Collector;
 use gpuledger_views::kill::{self as kill_view, Declined, KillStep, KillText, Reading};
@@ -347,28 +347,34 @@ fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
 }
 
 fn render(o: &Outcome, memory_now: &GpuMemoryReading, lang: Lang) -> String {
-    // The plan is listed line by line below, so the message's inline copy is left out.
-    let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
+    let said = |s: &Said| s.in_lang(lang);
+    // A dry run's plan is listed line by line below, so its head is the outcome without it.
+    let head = if o.status == Status::DryRun {
+        let who = format!("PID {} ({})", o.pid, o.name.as_deref().unwrap_or("?"));
+        Said::new("report-kill-dry-run-head", vec![("who", who.into())]).in_lang(lang)
+    } else {
+        said(&o.message)
+    };
     let survivor = o.survivor.as_ref();
     kill_view::render_kill(&KillText {
         head,
-        plan: &o.plan,
+        plan: o.plan.iter().map(said).collect(),
         steps: o
             .steps
             .iter()
             .map(|st| KillStep {
                 at_ms: st.at_ms,
                 action: &st.action,
-                result: &st.result,
+                result: said(&st.result),
             })
             .collect(),
         waiting_in: survivor.and_then(|sv| sv.wchan.as_deref()),
-        remedies: survivor.map_or(&[], |sv| &sv.remedies),
+        remedies: survivor.map_or_else(Vec::new, |sv| sv.remedies.iter().map(said).collect()),
         // The reading the outcome carries (its JSON says the same), else the confirmation's.
         now: (o.status == Status::DryRun)
             .then(|| describe_reading(o.gpu_memory.before.as_ref().unwrap_or(memory_now), lang)),
         gpu_memory: (o.status.is_gone() || o.status == Status::StillAlive)
-            .then_some(o.gpu_memory.detail.as_str()),
+            .then(|| said(&o.gpu_memory.detail)),
         lang,
     })
 }

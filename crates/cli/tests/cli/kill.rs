@@ -104,7 +104,7 @@ fn dry_run_signals_nothing() {
 }
 
 /// The same dry run in each language: its JSON byte for byte the same (the times taken aside),
-/// its frame in the language, the kill's own sentences as written; the refusal for want of a
+/// its text in the language, the kill's own sentences included; the refusal for want of a
 /// terminal in the language too.
 #[test]
 fn dry_run_json_is_the_same_in_every_language_and_the_text_speaks_it() {
@@ -135,9 +135,21 @@ fn dry_run_json_is_the_same_in_every_language_and_the_text_speaks_it() {
         assert_eq!(timeless(run(lang, true)), english, "{lang}");
     }
     let zh = run("zh-CN", false);
+    // The frame and the kill's own sentences (head, plan) in the language; the JSON above
+    // carries them in English.
     assert!(
-        zh.contains("\n  将会：send SIGTERM") && zh.contains("\n  当前：显存未知："),
+        zh.starts_with(&format!("对 PID {pid} (sleep) 的演练：未发送任何信号\n")),
         "{zh}"
+    );
+    assert!(
+        zh.contains(&format!("\n  将会：向 PID {pid}（sleep）发送 SIGTERM\n"))
+            && zh.contains("\n  将会：最多等待 3000 ms 让它退出\n")
+            && zh.contains("\n  当前：显存未知："),
+        "{zh}"
+    );
+    assert!(
+        english.contains("\"message\":\"dry run for PID"),
+        "{english}"
     );
     let out = kill(&["--lang", "zh-TW", &pid]);
     assert_eq!(out.status.code(), Some(4));
