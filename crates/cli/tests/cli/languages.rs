@@ -560,3 +560,40 @@ fn man_pages_in_each_language() {
         }
     }
 }
+
+/// The sources' own sentences on this machine (no NVIDIA driver here, or one found): in the
+/// reader's language in selftest's text, and the same English in its JSON and the snapshot's.
+#[test]
+fn the_sources_sentences_speak_the_language_and_their_json_stays_english() {
+    let run = |lang: &str, args: &[&str]| {
+        let out = gpuledger_command()
+            .args(["--lang", lang])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sources = |lang: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&run(lang, &["snapshot", "--json"])).unwrap();
+        v["sources"].to_string()
+    };
+    let english = sources("en");
+    assert!(english.contains("\"procfs\""), "{english}");
+    assert_eq!(sources("zh-CN"), english);
+    assert_eq!(sources("zh-TW"), english);
+    let json = run("en", &["selftest", "--json"]);
+    assert_eq!(run("zh-TW", &["selftest", "--json"]), json);
+    assert!(json.contains("GPU process"), "{json}");
+    let cn = run("zh-CN", &["selftest"]);
+    assert!(cn.contains(" 个 GPU 进程中有 "), "{cn}");
+    let tw = run("zh-TW", &["selftest"]);
+    assert!(tw.contains(" 個 GPU 處理程序中有 "), "{tw}");
+    if json.contains("libnvidia-ml.so.1 not found") {
+        assert!(
+            cn.contains("看不到：未找到 libnvidia-ml.so.1（试过 "),
+            "{cn}"
+        );
+        assert!(tw.contains("找不到 libnvidia-ml.so.1（已嘗試 "), "{tw}");
+    }
+}

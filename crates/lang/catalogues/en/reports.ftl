@@ -438,3 +438,30 @@ report-kill-remedy-reboot = Reboot: the remedy that always works.
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }; { $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = unknown
+report-src-nvml-absent = NVML does not exist on this platform
+report-src-nvml-not-found = { $name } not found (tried { $tried }): no NVIDIA driver is installed, or it is not on the library path
+report-src-nvml-no-init = { $path }: not an NVML library (no nvmlInit_v2 or nvmlInit)
+report-src-nvml-init-failed = { $path }: nvmlInit failed: { $message } (NVML error { $code })
+report-src-nvml-ok = { $path } (driver { $driver }): { $count ->
+        [one] { $count } device
+       *[other] { $count } devices
+    }, { $procs ->
+        [one] { $procs } process
+       *[other] { $procs } processes
+    }
+report-src-procfs = { $root }: metadata for { $seen } of { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    }
+report-src-drm-none = no DRM devices under { $dir }{ $why } and no process with a DRM node open
+report-src-drm-only-nvml = no DRM devices besides those NVML reports; { $count ->
+        [one] { $count } client
+       *[other] { $count } clients
+    } on NVIDIA devices skipped (NVML reports them)
+report-src-drm-unreadable = { $first }; descriptors of { $count } processes not readable (permission denied; run as root to see other users)

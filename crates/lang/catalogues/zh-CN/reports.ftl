@@ -412,3 +412,18 @@ report-kill-remedy-reboot = 重启：总是有效的补救办法。
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }；{ $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = 未知
+report-src-nvml-absent = 这个平台上没有 NVML
+report-src-nvml-not-found = 未找到 { $name }（试过 { $tried }）：没有安装 NVIDIA 驱动，或者它不在库搜索路径上
+report-src-nvml-no-init = { $path }：不是 NVML 库（没有 nvmlInit_v2 或 nvmlInit）
+report-src-nvml-init-failed = { $path }：nvmlInit 失败：{ $message }（NVML 错误 { $code }）
+report-src-nvml-ok = { $path }（驱动 { $driver }）：{ $count } 个设备，{ $procs } 个进程
+report-src-procfs = { $root }：{ $count } 个 GPU 进程中有 { $seen } 个有元数据
+report-src-drm-none = { $dir } 下没有 DRM 设备{ $why }，也没有进程打开 DRM 节点
+report-src-drm-only-nvml = 除 NVML 报告的设备外没有 DRM 设备；已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
+report-src-drm-unreadable = { $first }；{ $count } 个进程的文件描述符无法读取（权限不足；以 root 运行才能看到其他用户的进程）

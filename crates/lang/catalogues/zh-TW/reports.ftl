@@ -413,3 +413,18 @@ report-kill-remedy-reboot = 重新開機：永遠有效的補救方式。
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }；{ $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = 未知
+report-src-nvml-absent = 這個平台上沒有 NVML
+report-src-nvml-not-found = 找不到 { $name }（已嘗試 { $tried }）：未安裝 NVIDIA 驅動程式，或它不在函式庫搜尋路徑上
+report-src-nvml-no-init = { $path }：不是 NVML 函式庫（沒有 nvmlInit_v2 或 nvmlInit）
+report-src-nvml-init-failed = { $path }：nvmlInit 失敗：{ $message }（NVML 錯誤 { $code }）
+report-src-nvml-ok = { $path }（驅動程式 { $driver }）：{ $count } 個裝置，{ $procs } 個處理程序
+report-src-procfs = { $root }：{ $count } 個 GPU 處理程序中有 { $seen } 個有中繼資料
+report-src-drm-none = { $dir } 下沒有 DRM 裝置{ $why }，也沒有處理程序開啟 DRM 節點
+report-src-drm-only-nvml = 除了 NVML 回報的裝置外沒有 DRM 裝置；已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
+report-src-drm-unreadable = { $first }；{ $count } 個處理程序的檔案描述元無法讀取（權限不足；以 root 執行才能看到其他使用者的處理程序）
