@@ -42,12 +42,19 @@ const COMMON_EXIT_CODES: [&str; 10] = [
     "man",
 ];
 
-/// The commands whose `--help` ends with their own exit statuses, and its key.
-const OWN_EXIT_CODES: [(&str, &str); 3] = [
+/// The commands whose `--help` ends with their own text (their exit statuses, what they read,
+/// what they answer), and its key.
+const OWN_AFTER_HELP: [(&str, &str); 6] = [
     ("kill", "cli-exit-codes-kill"),
     ("probe", "cli-exit-codes-probe"),
     ("verify", "cli-exit-codes-verify"),
+    ("estimate", "cli-after-estimate"),
+    ("serve", "cli-after-serve"),
+    ("ui", "cli-after-ui"),
 ];
+
+/// The commands whose long help (`--help`, not `-h`) ends with a longer text, and its key.
+const OWN_AFTER_LONG_HELP: [(&str, &str); 1] = [("watch", "cli-after-watch")];
 
 /// The language `--help` speaks, read before clap parses (its help is printed while parsing):
 /// `--lang X` or `--lang=X`, else `GPULEDGER_LANG`, else the locale. An unknown `--lang` is English here; the parse
@@ -95,7 +102,10 @@ pub fn localise(cmd: Command, lang: Lang) -> Command {
             if COMMON_EXIT_CODES.contains(name) {
                 sub = sub.after_help(lang.t("cli-exit-codes"));
             }
-            match OWN_EXIT_CODES.iter().find(|(n, _)| n == name) {
+            if let Some((_, key)) = OWN_AFTER_LONG_HELP.iter().find(|(n, _)| n == name) {
+                sub = sub.after_long_help(lang.t(key));
+            }
+            match OWN_AFTER_HELP.iter().find(|(n, _)| n == name) {
                 Some((_, key)) => sub.after_help(lang.t(key)),
                 None => sub,
             }
@@ -340,6 +350,19 @@ mod tests {
                 format!("\n{}", body.join("\n"))
             }
         };
+        let mut cmd = crate::Cli::command();
+        cmd.build();
+        for sub in cmd.get_subcommands() {
+            let texts = [
+                ("after", sub.get_after_help()),
+                ("after-long", sub.get_after_long_help()),
+            ];
+            for (what, text) in texts {
+                if let Some(t) = text {
+                    println!("# {} {what}\n={}", sub.get_name(), ftl(&t.to_string()));
+                }
+            }
+        }
         let mut seen = std::collections::BTreeSet::new();
         for (key, help, long) in every_argument() {
             if key.starts_with("cli-help") || key == "cli-version-flag" || !seen.insert(key.clone())
@@ -375,9 +398,20 @@ mod tests {
             let after = sub.get_after_help().map(|a| a.to_string());
             let common = after.as_deref() == Some(crate::EXIT_CODES);
             assert_eq!(common, COMMON_EXIT_CODES.contains(&name), "{name}");
-            if let Some((_, key)) = OWN_EXIT_CODES.iter().find(|(n, _)| *n == name) {
+            if let Some((_, key)) = OWN_AFTER_HELP.iter().find(|(n, _)| *n == name) {
                 assert_eq!(after, Some(Lang::En.t(key)), "{name}");
             }
+            let after_long = sub.get_after_long_help().map(|a| a.to_string());
+            match OWN_AFTER_LONG_HELP.iter().find(|(n, _)| *n == name) {
+                Some((_, key)) => assert_eq!(after_long, Some(Lang::En.t(key)), "{name}"),
+                None => assert_eq!(after_long, None, "{name}"),
+            }
+            // Every command's own text is in the catalogue: the common statuses or its own.
+            let own = OWN_AFTER_HELP.iter().any(|(n, _)| *n == name);
+            assert!(
+                common || own || after.is_none(),
+                "{name}: after-help with no key"
+            );
         }
         assert_eq!(
             Lang::En.t_args("cli-usage", &[("usage", "{usage}".into())]),

@@ -454,6 +454,10 @@ fn help_speaks_the_language_with_clap_s_own_words() {
             &["snapshot", "-h"],
             &["probe", "--help"],
             &["verify", "--help"],
+            &["estimate", "--help"],
+            &["watch", "--help"],
+            &["serve", "--help"],
+            &["ui", "--help"],
             &["help"],
         ] {
             let text = help(lang, sub);
@@ -468,6 +472,10 @@ fn help_speaks_the_language_with_clap_s_own_words() {
                 "Print version",
                 "Exit status",
                 "Before acting",
+                "llama-server flags",
+                "Alert expressions",
+                "Endpoints (",
+                "The page shows",
             ] {
                 assert!(
                     !text.contains(clap_word),

@@ -85,6 +85,137 @@ cli-exit-codes-verify =
            the vendor tool's verdict is shown but does not change the status
       130  interrupted (Ctrl-C); everything the workload allocated was released
 
+## the longer texts after some commands' --help (their exit statuses at the end)
+cli-after-estimate =
+    llama-server flags (same names and defaults as llama-server), read by one table made from
+    llama.cpp's own list (build b11434, and older builds' flags) as for a running server:
+      -c, --ctx-size N            context (0 = the model's training context; padded to 256)
+      -np, --parallel N           slots (default auto: 4 slots sharing one unified cache)
+      -kvu, --kv-unified          one cache shared by all slots
+      -no-kvu, --no-kv-unified    one cache per slot
+      -ngl, --n-gpu-layers N      layers on the GPU: a number, auto or all (default auto = all here)
+      -b, --batch-size N          logical batch (default 2048)
+      -ub, --ubatch-size N        physical batch (default 512)
+      -ctk, --cache-type-k T      K cache type: f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1
+      -ctv, --cache-type-v T      V cache type (quantised V needs flash attention)
+      -fa, --flash-attn on|off|auto
+                                  (a bare -fa, the switch of older builds, is on)
+      --swa-full                  full-size cache for sliding-window layers
+      -nkvo, --no-kv-offload      keep the KV cache on the host
+      --no-mmap, -lm none         load weights into host memory instead of mapping the file
+                                  (-lm/--load-mode is the spelling of current builds)
+      -ot, --override-tensor PATTERN=TYPE[,...]
+                                  tensors whose name matches PATTERN (a regex) in buffer type CPU
+                                  (host) or a device's (CUDA0, Vulkan0): the first match wins,
+                                  whatever -ngl says of the tensor's layer; repeatable
+      -cmoe, --cpu-moe            every MoE expert tensor on the host
+      -ncmoe, --n-cpu-moe N       the expert tensors of the first N layers on the host
+      -ncffn, --n-cpu-ffn N       the dense FFN tensors of the first N layers on the host
+      --rpc HOST:PORT[,...]       RPC servers: one device each, first in llama.cpp's device order
+      -ts, --tensor-split N,N     layer proportions per device (default: by free memory)
+      -sm, --split-mode none|layer
+                                  none: only --main-gpu's device (row and tensor not modelled)
+      -mg, --main-gpu N           the device -sm none keeps
+      -fit, --fit on|off          fit an unset -c and -ngl to free memory before loading (llama.cpp's
+                                  default: on). Replayed when each device's free memory is known
+                                  (--free, or the live GPU): the estimate is for what it would pick,
+                                  and shows the flags that pin it, one per line, each runnable
+      -fitt, --fit-target MiB[,MiB...]
+                                  free memory --fit leaves on each device (default 1024)
+      -fitc, --fit-ctx N          the smallest context --fit may pick (default 4096; -c 0 asks for
+                                  the full context)
+      Every other llama-server flag is accepted, never refused: one that changes memory in a way not
+      modelled yet (-md, --mmproj, -sm row ...) is named in a
+      note with its value; one with no effect on memory (--host, --port, -t, --jinja, -a, --api-key
+    {"  ."}..) is listed by name; an unknown one is named in a warning.
+    A whole llama-server command line can follow `--` (or start at its program, llama-server or a
+    path to it): its -m names the model when no MODEL.gguf comes first, LLAMA_ARG_* assignments in
+    front of it are read as its environment, and every flag after it is llama-server's:
+      gpuledger estimate --json -- llama-server -m m.gguf -c 8192 -fa on --port 8080
+    gpuledger options (before `--` or the program):
+      --json                      the estimate (and fit check) as JSON
+      --device N                  GPU index for the fit check (default 0); a device name
+                                  (--device CUDA0,CUDA1) is llama-server's own --device
+      --backend cuda|rocm|vulkan|metal|cpu
+                                  which kind of device buffers to model (default: from the device's
+                                  vendor when a GPU is found, else cuda)
+      --tool server|cli|mtmd|bench
+                                  the llama.cpp program that runs the model (or its name:
+                                  llama-cli, llama-mtmd-cli, llama-bench); default server. The
+                                  one-sequence tools get 1 sequence (-np) and no unified cache
+                                  instead of the server's 4 auto slots; bench a context of 640
+                                  (its default -p 512 -n 128) unless -c is given
+      --llama-build N             the llama.cpp build to follow (as `llama-server --version` prints
+                                  it: 8123 or b8123); compute-buffer rules changed between builds
+                                  (default: the newest rules)
+      --gpus N                    local GPUs llama.cpp uses, from --device on (default 1, though
+                                  llama-server uses every GPU it sees: a note says when this machine
+                                  has more); with --rpc servers (first in its device order) and
+                                  -ts/-sm/-mg, the estimate shows each device's layers, weights, KV
+                                  cache and compute buffer, and reads their free memory live
+      --free SIZE,SIZE            free memory per device, in that order (24GiB,24GiB): --fit's
+                                  budget, and without -ts llama.cpp splits the layers by it (default:
+                                  evenly); with no device (cpu), the host's total memory
+      --no-fit-check              do not look at the live machine
+      --log FILE                  llama-server's log for this model (-lv 4): show its own buffer
+                                  figures beside the estimate
+    When the estimate does not fit the checked GPU's free memory, the cheapest changes that would
+    (--n-cpu-moe N, a smaller -c, fewer -ngl, another GPU) are listed, each checked by estimating
+    again, and the exit status is 3.
+
+    { cli-exit-codes }
+cli-after-serve =
+    Endpoints (GET/HEAD only; nothing on the machine can be changed through them):
+      /metrics           Prometheus text format; unknown values are absent, never 0
+      /api/v1/snapshot   the snapshot as JSON (schema gpuledger.snapshot/1), as snapshot --json
+      /api/v1/history    recent samples kept in memory (?since=UNIX_MS), for the page's curves
+      /api/v1/words      the text views' words and units (n/a, byte units, labels), for the page
+      /healthz           200 while collection rounds keep coming, 503 when they stall
+      /                  the browser view: devices, processes, why, curves (`gpuledger ui`)
+
+    Collection runs in the background every --interval; requests only read the latest round.
+    With --replay FILE the recording is served as it is, marked as a replay.
+
+    Names answered (the Host header; anything else gets 421 Misdirected Request, so a web
+    page whose DNS name is pointed at this machine cannot read it): localhost, 127.0.0.1
+    (any 127/8 address), [::1] and the listen address, with any port, plus each
+    --allow-host NAME. With --allow-remote on a non-loopback address, also any IP address
+    (Prometheus and kubelet probes ask by address; a request naming an address cannot come
+    from a rebound page) and this machine's host name (scraping by node name); give other
+    names (a DNS alias, a FQDN, a reverse proxy's upstream name) with --allow-host.
+
+    { cli-exit-codes }
+cli-after-ui =
+    The page shows each GPU with its memory ledger, the processes (sortable, filterable;
+    keyboard: arrows and Enter), why a process holds what it holds (measured, reported by
+    the runtime, estimated, the evidence), memory curves from the server's recent samples,
+    and what could not be seen. Read-only, on 127.0.0.1 only; Ctrl-C stops it. With
+    --replay FILE the recording is shown, marked as a replay.
+
+    { cli-exit-codes }
+cli-after-watch =
+    Alert expressions: FIELD OP VALUE [and FIELD OP VALUE ...]; OP is >, >=, < or <=.
+      device.memory.used, device.memory.free, device.memory.unattributed:
+          a size (8GiB, 512MiB) or a share of the device total (90%)
+      process.memory: a size, or a share of its device's total
+      device.utilization.gpu, process.sm: percent (90 or 90%)
+      device.temperature: degrees Celsius (85)
+      device.power: watts (300)
+    A process.* field makes the alert per process per device. Unknown values never match.
+    An alert fires once when its expression has held for --for, and resolves once it has been false
+    for --for. --exec runs the command (via sh -c) with GPULEDGER_ALERT, GPULEDGER_ALERT_STATE,
+    GPULEDGER_ALERT_TIME, GPULEDGER_ALERT_TEXT, GPULEDGER_DEVICE_UUID, GPULEDGER_DEVICE_INDEX,
+    GPULEDGER_PID, GPULEDGER_PROCESS_NAME and GPULEDGER_VALUE_<FIELD> set (never command lines).
+
+    Examples:
+      gpuledger watch --alert 'device.memory.used > 90%' \
+          --alert 'process.memory > 8GiB' --for 30s
+      gpuledger watch --for 1m \
+          --alert 'device.temperature > 85 and device.utilization.gpu < 10' \
+          --exec 'notify-send "$GPULEDGER_ALERT_TEXT"'
+
+    { cli-exit-codes }
+
 ## clap's own words in --help and the man pages
 cli-usage = Usage: { $usage }
 cli-heading-options = Options

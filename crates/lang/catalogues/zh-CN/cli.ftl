@@ -82,6 +82,130 @@ cli-exit-codes-verify =
            厂商工具的判定会显示，但不影响退出状态
       130  被中断（Ctrl-C）；工作负载分配的一切都已释放
 
+## the longer texts after some commands' --help (their exit statuses at the end)
+cli-after-estimate =
+    llama-server 参数（名称和默认值与 llama-server 相同），由一张根据 llama.cpp 自己的参数列表
+    （b11434 版本，以及旧版本的参数）生成的表读取，与读取正在运行的服务时相同：
+      -c, --ctx-size N            上下文（0 = 模型训练时的上下文；补齐到 256 的倍数）
+      -np, --parallel N           槽位（默认 auto：4 个槽位共享一个统一缓存）
+      -kvu, --kv-unified          所有槽位共享一个缓存
+      -no-kvu, --no-kv-unified    每个槽位一个缓存
+      -ngl, --n-gpu-layers N      放到 GPU 上的层：数字、auto 或 all（默认 auto，这里等于 all）
+      -b, --batch-size N          逻辑批大小（默认 2048）
+      -ub, --ubatch-size N        物理批大小（默认 512）
+      -ctk, --cache-type-k T      K 缓存类型：f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1
+      -ctv, --cache-type-v T      V 缓存类型（量化的 V 需要 flash attention）
+      -fa, --flash-attn on|off|auto
+                                  （单独的 -fa 是旧版本的开关，表示 on）
+      --swa-full                  滑动窗口层使用完整大小的缓存
+      -nkvo, --no-kv-offload      KV 缓存留在主机上
+      --no-mmap, -lm none         把权重读入主机内存，而不是映射文件
+                                  （-lm/--load-mode 是当前版本的写法）
+      -ot, --override-tensor PATTERN=TYPE[,...]
+                                  名称匹配 PATTERN（正则表达式）的张量放在 CPU（主机）或某个设备
+                                  （CUDA0、Vulkan0）的缓冲区类型中：第一个匹配的规则生效，
+                                  不管 -ngl 对该张量所在的层怎么说；可重复
+      -cmoe, --cpu-moe            所有 MoE 专家张量放在主机上
+      -ncmoe, --n-cpu-moe N       前 N 层的专家张量放在主机上
+      -ncffn, --n-cpu-ffn N       前 N 层的稠密 FFN 张量放在主机上
+      --rpc HOST:PORT[,...]       RPC 服务器：每个一个设备，在 llama.cpp 的设备顺序中排在最前
+      -ts, --tensor-split N,N     每个设备分到的层的比例（默认：按空闲显存）
+      -sm, --split-mode none|layer
+                                  none：只用 --main-gpu 的设备（row 和 tensor 未建模）
+      -mg, --main-gpu N           -sm none 时使用的设备
+      -fit, --fit on|off          加载前把未设置的 -c 和 -ngl 调整到适合空闲显存（llama.cpp 的
+                                  默认值：on）。在已知每个设备的空闲显存时（--free 或实时 GPU）
+                                  重放：估算针对它会选择的值，并逐行列出固定这些值的参数，
+                                  每行都可直接运行
+      -fitt, --fit-target MiB[,MiB...]
+                                  --fit 在每个设备上留出的空闲显存（默认 1024）
+      -fitc, --fit-ctx N          --fit 可以选择的最小上下文（默认 4096；-c 0 表示要求完整上下文）
+      其他所有 llama-server 参数都接受，从不拒绝：以尚未建模的方式改变显存的参数
+      （-md、--mmproj、-sm row ……）会连同取值在注释中列出；不影响显存的参数（--host、--port、
+      -t、--jinja、-a、--api-key ……）只列出名称；未知的参数会在警告中列出。
+    完整的 llama-server 命令行可以放在 `--` 之后（或从程序名开始：llama-server 或它的路径）：
+    没有先给出 MODEL.gguf 时，由其中的 -m 指定模型；它前面的 LLAMA_ARG_* 赋值被当作它的环境变量；
+    它之后的每个参数都属于 llama-server：
+      gpuledger estimate --json -- llama-server -m m.gguf -c 8192 -fa on --port 8080
+    gpuledger 选项（放在 `--` 或程序名之前）：
+      --json                      以 JSON 输出估算（及是否放得下的检查）
+      --device N                  检查是否放得下时使用的 GPU 序号（默认 0）；设备名
+                                  （--device CUDA0,CUDA1）是 llama-server 自己的 --device
+      --backend cuda|rocm|vulkan|metal|cpu
+                                  按哪种设备缓冲区建模（默认：找到 GPU 时按其厂商，否则 cuda）
+      --tool server|cli|mtmd|bench
+                                  运行模型的 llama.cpp 程序（或其名称：llama-cli、llama-mtmd-cli、
+                                  llama-bench）；默认 server。单序列的工具只有 1 个序列（-np），
+                                  没有统一缓存，而不是服务的 4 个自动槽位；bench 的上下文为 640
+                                  （其默认 -p 512 -n 128），除非给了 -c
+      --llama-build N             要遵循的 llama.cpp 版本（与 `llama-server --version` 的输出
+                                  相同：8123 或 b8123）；计算缓冲区的规则在不同版本之间有变化
+                                  （默认：最新的规则）
+      --gpus N                    llama.cpp 使用的本地 GPU 数，从 --device 开始（默认 1，不过
+                                  llama-server 会使用它看到的所有 GPU：本机有更多 GPU 时会有注释
+                                  说明）；配合 --rpc 服务器（在其设备顺序中排在最前）以及
+                                  -ts/-sm/-mg，估算会列出每个设备的层、权重、KV 缓存和计算缓冲区，
+                                  并实时读取它们的空闲显存
+      --free SIZE,SIZE            每个设备的空闲显存，按顺序给出（24GiB,24GiB）：--fit 的预算；
+                                  没有 -ts 时 llama.cpp 按它分配各层（默认：平均分配）；没有设备
+                                  （cpu）时为主机的总内存
+      --no-fit-check              不查看正在运行的机器
+      --log FILE                  这个模型的 llama-server 日志（-lv 4）：在估算旁边显示它自己报告的
+                                  缓冲区大小
+    估算放不进所检查 GPU 的空闲显存时，会列出能放得下的最省事的改动（--n-cpu-moe N、更小的 -c、
+    更少的 -ngl、换一块 GPU），每项都重新估算核实过，退出状态为 3。
+
+    { cli-exit-codes }
+cli-after-serve =
+    端点（仅 GET/HEAD；不能通过它们改变机器上的任何东西）：
+      /metrics           Prometheus 文本格式；未知的值不输出，绝不写成 0
+      /api/v1/snapshot   JSON 格式的快照（schema gpuledger.snapshot/1），与 snapshot --json 相同
+      /api/v1/history    内存中保留的最近样本（?since=UNIX_MS），供页面画曲线
+      /api/v1/words      文本视图的用词和单位（n/a、字节单位、标签），供页面使用
+      /healthz           采集轮次持续进行时返回 200，停滞时返回 503
+      /                  浏览器视图：设备、进程、原因、曲线（`gpuledger ui`）
+
+    采集在后台每隔 --interval 进行一次；请求只读取最新一轮的结果。
+    使用 --replay FILE 时按原样提供录制内容，并标明是回放。
+
+    应答的名称（Host 请求头；其他名称返回 421 Misdirected Request，这样即使某个网页的 DNS
+    名称指向本机也读不到数据）：localhost、127.0.0.1（任何 127/8 地址）、[::1] 和监听地址，
+    端口不限，以及每个 --allow-host NAME。在非回环地址上使用 --allow-remote 时，还应答任何
+    IP 地址（Prometheus 和 kubelet 探测按地址访问；指明地址的请求不可能来自重新绑定的网页）
+    和本机的主机名（按节点名抓取）；其他名称（DNS 别名、FQDN、反向代理的上游名称）
+    用 --allow-host 指定。
+
+    { cli-exit-codes }
+cli-after-ui =
+    页面显示每块 GPU 及其显存账目、进程（可排序、可筛选；键盘：方向键和 Enter）、
+    某个进程为什么占用这么多（实测、运行时报告、估算、依据）、根据服务最近样本画出的显存曲线，
+    以及看不到的内容。只读，仅在 127.0.0.1 上；Ctrl-C 停止。使用 --replay FILE 时显示录制内容，
+    并标明是回放。
+
+    { cli-exit-codes }
+cli-after-watch =
+    告警表达式：FIELD OP VALUE [and FIELD OP VALUE ...]；OP 为 >、>=、< 或 <=。
+      device.memory.used、device.memory.free、device.memory.unattributed：
+          大小（8GiB、512MiB）或占设备总量的比例（90%）
+      process.memory：大小，或占其所在设备总量的比例
+      device.utilization.gpu、process.sm：百分比（90 或 90%）
+      device.temperature：摄氏度（85）
+      device.power：瓦（300）
+    含 process.* 字段的告警按每个设备上的每个进程分别判断。未知的值永远不匹配。
+    表达式持续成立 --for 之后告警触发一次，持续不成立 --for 之后解除一次。--exec 运行命令
+    （通过 sh -c），并设置 GPULEDGER_ALERT、GPULEDGER_ALERT_STATE、GPULEDGER_ALERT_TIME、
+    GPULEDGER_ALERT_TEXT、GPULEDGER_DEVICE_UUID、GPULEDGER_DEVICE_INDEX、GPULEDGER_PID、
+    GPULEDGER_PROCESS_NAME 和 GPULEDGER_VALUE_<FIELD>（从不包含命令行）。
+
+    示例：
+      gpuledger watch --alert 'device.memory.used > 90%' \
+          --alert 'process.memory > 8GiB' --for 30s
+      gpuledger watch --for 1m \
+          --alert 'device.temperature > 85 and device.utilization.gpu < 10' \
+          --exec 'notify-send "$GPULEDGER_ALERT_TEXT"'
+
+    { cli-exit-codes }
+
 ## clap's own words in --help and the man pages
 cli-usage = 用法：{ $usage }
 cli-heading-options = 选项

@@ -82,6 +82,130 @@ cli-exit-codes-verify =
            廠商工具的判定會顯示，但不影響結束狀態
       130  遭中斷（Ctrl-C）；工作負載配置的一切都已釋放
 
+## the longer texts after some commands' --help (their exit statuses at the end)
+cli-after-estimate =
+    llama-server 參數（名稱與預設值與 llama-server 相同），由一張依據 llama.cpp 自己的參數清單
+    （b11434 版本，以及舊版本的參數）產生的表讀取，與讀取執行中的伺服器時相同：
+      -c, --ctx-size N            上下文（0 = 模型訓練時的上下文；補齊到 256 的倍數）
+      -np, --parallel N           槽位（預設 auto：4 個槽位共用一個統一快取）
+      -kvu, --kv-unified          所有槽位共用一個快取
+      -no-kvu, --no-kv-unified    每個槽位一個快取
+      -ngl, --n-gpu-layers N      放到 GPU 上的層：數字、auto 或 all（預設 auto，在此等於 all）
+      -b, --batch-size N          邏輯批次大小（預設 2048）
+      -ub, --ubatch-size N        實體批次大小（預設 512）
+      -ctk, --cache-type-k T      K 快取類型：f32 f16 bf16 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1
+      -ctv, --cache-type-v T      V 快取類型（量化的 V 需要 flash attention）
+      -fa, --flash-attn on|off|auto
+                                  （單獨的 -fa 是舊版本的開關，表示 on）
+      --swa-full                  滑動視窗層使用完整大小的快取
+      -nkvo, --no-kv-offload      KV 快取留在主機上
+      --no-mmap, -lm none         把權重讀入主機記憶體，而不是對應檔案
+                                  （-lm/--load-mode 是目前版本的寫法）
+      -ot, --override-tensor PATTERN=TYPE[,...]
+                                  名稱符合 PATTERN（規則運算式）的張量放在 CPU（主機）或某個裝置
+                                  （CUDA0、Vulkan0）的緩衝區類型中：第一個符合的規則生效，
+                                  不論 -ngl 對該張量所在的層怎麼說；可重複指定
+      -cmoe, --cpu-moe            所有 MoE 專家張量放在主機上
+      -ncmoe, --n-cpu-moe N       前 N 層的專家張量放在主機上
+      -ncffn, --n-cpu-ffn N       前 N 層的稠密 FFN 張量放在主機上
+      --rpc HOST:PORT[,...]       RPC 伺服器：每個一個裝置，在 llama.cpp 的裝置順序中排在最前
+      -ts, --tensor-split N,N     每個裝置分到的層的比例（預設：依可用記憶體）
+      -sm, --split-mode none|layer
+                                  none：只用 --main-gpu 的裝置（row 與 tensor 未建模）
+      -mg, --main-gpu N           -sm none 時使用的裝置
+      -fit, --fit on|off          載入前把未設定的 -c 與 -ngl 調整到符合可用記憶體（llama.cpp 的
+                                  預設值：on）。在已知每個裝置的可用記憶體時（--free 或即時 GPU）
+                                  重播：估算針對它會選擇的值，並逐行列出固定這些值的參數，
+                                  每行都可直接執行
+      -fitt, --fit-target MiB[,MiB...]
+                                  --fit 在每個裝置上保留的可用記憶體（預設 1024）
+      -fitc, --fit-ctx N          --fit 可選擇的最小上下文（預設 4096；-c 0 表示要求完整上下文）
+      其他所有 llama-server 參數都接受，從不拒絕：以尚未建模的方式改變記憶體的參數
+      （-md、--mmproj、-sm row ……）會連同取值列在註記中；不影響記憶體的參數（--host、--port、
+      -t、--jinja、-a、--api-key ……）只列出名稱；未知的參數會列在警告中。
+    完整的 llama-server 命令列可以放在 `--` 之後（或從程式名稱開始：llama-server 或它的路徑）：
+    沒有先提供 MODEL.gguf 時，由其中的 -m 指定模型；它前面的 LLAMA_ARG_* 指派視為它的環境變數；
+    它之後的每個參數都屬於 llama-server：
+      gpuledger estimate --json -- llama-server -m m.gguf -c 8192 -fa on --port 8080
+    gpuledger 選項（放在 `--` 或程式名稱之前）：
+      --json                      以 JSON 輸出估算（及是否放得下的檢查）
+      --device N                  檢查是否放得下時使用的 GPU 索引（預設 0）；裝置名稱
+                                  （--device CUDA0,CUDA1）是 llama-server 自己的 --device
+      --backend cuda|rocm|vulkan|metal|cpu
+                                  依哪種裝置緩衝區建模（預設：找到 GPU 時依其廠商，否則 cuda）
+      --tool server|cli|mtmd|bench
+                                  執行模型的 llama.cpp 程式（或其名稱：llama-cli、llama-mtmd-cli、
+                                  llama-bench）；預設 server。單序列的工具只有 1 個序列（-np），
+                                  沒有統一快取，而非伺服器的 4 個自動槽位；bench 的上下文為 640
+                                  （其預設 -p 512 -n 128），除非指定了 -c
+      --llama-build N             要依循的 llama.cpp 版本（與 `llama-server --version` 的輸出
+                                  相同：8123 或 b8123）；計算緩衝區的規則在不同版本之間有變化
+                                  （預設：最新的規則）
+      --gpus N                    llama.cpp 使用的本機 GPU 數，從 --device 開始（預設 1，不過
+                                  llama-server 會使用它看到的所有 GPU：本機有更多 GPU 時會有註記
+                                  說明）；搭配 --rpc 伺服器（在其裝置順序中排在最前）以及
+                                  -ts/-sm/-mg，估算會列出每個裝置的層、權重、KV 快取與計算緩衝區，
+                                  並即時讀取它們的可用記憶體
+      --free SIZE,SIZE            每個裝置的可用記憶體，依序提供（24GiB,24GiB）：--fit 的預算；
+                                  沒有 -ts 時 llama.cpp 依它分配各層（預設：平均分配）；沒有裝置
+                                  （cpu）時為主機的總記憶體
+      --no-fit-check              不查看正在執行的機器
+      --log FILE                  這個模型的 llama-server 記錄檔（-lv 4）：在估算旁邊顯示它自己回報的
+                                  緩衝區大小
+    估算放不進所檢查 GPU 的可用顯示記憶體時，會列出能放得下的最省事的變更（--n-cpu-moe N、更小的 -c、
+    更少的 -ngl、換一張 GPU），每項都重新估算確認過，結束狀態為 3。
+
+    { cli-exit-codes }
+cli-after-serve =
+    端點（僅限 GET/HEAD；無法透過它們變更機器上的任何東西）：
+      /metrics           Prometheus 文字格式；未知的值不輸出，絕不寫成 0
+      /api/v1/snapshot   JSON 格式的快照（schema gpuledger.snapshot/1），與 snapshot --json 相同
+      /api/v1/history    記憶體中保留的最近樣本（?since=UNIX_MS），供頁面繪製曲線
+      /api/v1/words      文字檢視的用詞與單位（n/a、位元組單位、標籤），供頁面使用
+      /healthz           收集輪次持續進行時回傳 200，停滯時回傳 503
+      /                  瀏覽器檢視：裝置、處理程序、原因、曲線（`gpuledger ui`）
+
+    收集在背景每隔 --interval 進行一次；要求只讀取最新一輪的結果。
+    使用 --replay FILE 時依原樣提供錄製內容，並標示為重播。
+
+    回應的名稱（Host 標頭；其他名稱回傳 421 Misdirected Request，因此即使某個網頁的 DNS
+    名稱指向本機也讀不到資料）：localhost、127.0.0.1（任何 127/8 位址）、[::1] 與監聽位址，
+    連接埠不限，以及每個 --allow-host NAME。在非回送位址上使用 --allow-remote 時，也回應任何
+    IP 位址（Prometheus 與 kubelet 探測依位址存取；指明位址的要求不可能來自重新繫結的網頁）
+    與本機的主機名稱（依節點名稱抓取）；其他名稱（DNS 別名、FQDN、反向代理的上游名稱）
+    以 --allow-host 指定。
+
+    { cli-exit-codes }
+cli-after-ui =
+    頁面顯示每張 GPU 及其顯示記憶體帳目、處理程序（可排序、可篩選；鍵盤：方向鍵與 Enter）、
+    某個處理程序為什麼占用這麼多（實測、執行環境回報、估算、依據）、依伺服器最近樣本繪製的
+    記憶體曲線，以及看不到的內容。唯讀，僅在 127.0.0.1 上；Ctrl-C 停止。使用 --replay FILE
+    時顯示錄製內容，並標示為重播。
+
+    { cli-exit-codes }
+cli-after-watch =
+    警示運算式：FIELD OP VALUE [and FIELD OP VALUE ...]；OP 為 >、>=、< 或 <=。
+      device.memory.used、device.memory.free、device.memory.unattributed：
+          大小（8GiB、512MiB）或占裝置總量的比例（90%）
+      process.memory：大小，或占其所在裝置總量的比例
+      device.utilization.gpu、process.sm：百分比（90 或 90%）
+      device.temperature：攝氏度（85）
+      device.power：瓦特（300）
+    含 process.* 欄位的警示會依每個裝置上的每個處理程序分別判斷。未知的值永遠不符合。
+    運算式持續成立 --for 之後警示觸發一次，持續不成立 --for 之後解除一次。--exec 執行指令
+    （透過 sh -c），並設定 GPULEDGER_ALERT、GPULEDGER_ALERT_STATE、GPULEDGER_ALERT_TIME、
+    GPULEDGER_ALERT_TEXT、GPULEDGER_DEVICE_UUID、GPULEDGER_DEVICE_INDEX、GPULEDGER_PID、
+    GPULEDGER_PROCESS_NAME 與 GPULEDGER_VALUE_<FIELD>（從不包含命令列）。
+
+    範例：
+      gpuledger watch --alert 'device.memory.used > 90%' \
+          --alert 'process.memory > 8GiB' --for 30s
+      gpuledger watch --for 1m \
+          --alert 'device.temperature > 85 and device.utilization.gpu < 10' \
+          --exec 'notify-send "$GPULEDGER_ALERT_TEXT"'
+
+    { cli-exit-codes }
+
 ## clap's own words in --help and the man pages
 cli-usage = 用法：{ $usage }
 cli-heading-options = 選項
