@@ -168,16 +168,13 @@ impl Sys {
         Survivor {
             state: state.map(|c| c.to_string()),
             wchan: None,
-            // Not given keys yet: said as written in every language.
-            remedies: [
-                format!(
-                    "{forced} was sent but the process has not exited; it may be blocked in the \
-                     kernel (e.g. waiting on the GPU driver). Wait and check again."
+            remedies: vec![
+                Said::new(
+                    "report-kill-remedy-mac-blocked",
+                    vec![("signal", forced.into())],
                 ),
-                "Restart the Mac: the remedy that always works.".to_string(),
-            ]
-            .map(Said::verbatim)
-            .to_vec(),
+                Said::new("report-kill-remedy-mac-restart", vec![]),
+            ],
         }
     }
 }

@@ -300,23 +300,17 @@ impl Sys {
         Survivor {
             state: Some("running (its process handle is not signalled)".into()),
             wchan: None,
-            // Not given keys yet: said as written in every language.
-            remedies: [
-                format!(
-                    "{forced} was accepted but the process has not exited: Windows lets it \
-                     finish pending I/O first (often a driver call). Wait and check again."
+            remedies: vec![
+                Said::new(
+                    "report-kill-remedy-win-pending",
+                    vec![("signal", forced.into())],
                 ),
-                format!(
-                    "gpuledger also asked WMI (Win32_Process.Terminate) where PowerShell is \
-                     available; retry it as Administrator: Get-CimInstance Win32_Process -Filter \
-                     \"ProcessId={pid}\" | Invoke-CimMethod -MethodName Terminate"
+                Said::new(
+                    "report-kill-remedy-win-wmi",
+                    vec![("pid", pid.to_string().into())],
                 ),
-                "If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or \
-                 restart Windows: the remedy that always works."
-                    .to_string(),
-            ]
-            .map(Said::verbatim)
-            .to_vec(),
+                Said::new("report-kill-remedy-win-reset", vec![]),
+            ],
         }
     }
 }

@@ -435,6 +435,11 @@ report-kill-remedy-reload = Unload and reload the GPU driver module once nothing
 report-kill-remedy-debugger = It is stopped by a debugger: detach or end the debugger (ptrace), then kill again.
 report-kill-remedy-teardown = { $signal } was sent but the kernel has not finished tearing it down (unmapping a large address space or pinned GPU memory takes time): wait and check again with `gpuledger snapshot`.
 report-kill-remedy-reboot = Reboot: the remedy that always works.
+report-kill-remedy-win-pending = { $signal } was accepted but the process has not exited: Windows lets it finish pending I/O first (often a driver call). Wait and check again.
+report-kill-remedy-win-wmi = gpuledger also asked WMI (Win32_Process.Terminate) where PowerShell is available; retry it as Administrator: Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or restart Windows: the remedy that always works.
+report-kill-remedy-mac-blocked = { $signal } was sent but the process has not exited; it may be blocked in the kernel (e.g. waiting on the GPU driver). Wait and check again.
+report-kill-remedy-mac-restart = Restart the Mac: the remedy that always works.
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }; { $b }

@@ -409,6 +409,11 @@ report-kill-remedy-reload = 在没有其他程序使用时，卸载并重新加�
 report-kill-remedy-debugger = 它被调试器停住了：先让调试器脱离或结束调试器（ptrace），然后再终止一次。
 report-kill-remedy-teardown = { $signal } 已发送，但内核还没有拆除完它（解除映射很大的地址空间或锁定的显存需要时间）：稍等后用 `gpuledger snapshot` 再检查。
 report-kill-remedy-reboot = 重启：总是有效的补救办法。
+report-kill-remedy-win-pending = { $signal } 已被接受，但进程还没有退出：Windows 会先让它完成未决的 I/O（通常是驱动调用）。请稍等后再检查。
+report-kill-remedy-win-wmi = 在有 PowerShell 的地方，gpuledger 也请求了 WMI（Win32_Process.Terminate）；请以管理员身份重试：Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = 如果它在等待 GPU 驱动：重置图形驱动（Win+Ctrl+Shift+B），或重启 Windows：总是有效的补救办法。
+report-kill-remedy-mac-blocked = { $signal } 已发送，但进程还没有退出；它可能阻塞在内核中（例如在等待 GPU 驱动）。请稍等后再检查。
+report-kill-remedy-mac-restart = 重启 Mac：总是有效的补救办法。
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }；{ $b }

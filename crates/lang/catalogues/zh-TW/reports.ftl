@@ -410,6 +410,11 @@ report-kill-remedy-reload = 在沒有其他程式使用時，卸載並重新載�
 report-kill-remedy-debugger = 它被偵錯工具停住了：先讓偵錯工具脫離或結束偵錯工具（ptrace），再終止一次。
 report-kill-remedy-teardown = { $signal } 已送出，但核心尚未拆除完它（解除對應很大的位址空間或鎖定的顯示記憶體需要時間）：稍候再用 `gpuledger snapshot` 檢查。
 report-kill-remedy-reboot = 重新開機：永遠有效的補救方式。
+report-kill-remedy-win-pending = { $signal } 已被接受，但處理程序尚未結束：Windows 會先讓它完成擱置中的 I/O（通常是驅動程式呼叫）。請稍候再檢查。
+report-kill-remedy-win-wmi = 在有 PowerShell 的地方，gpuledger 也要求了 WMI（Win32_Process.Terminate）；請以系統管理員身分重試：Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = 若它在等待 GPU 驅動程式：重設圖形驅動程式（Win+Ctrl+Shift+B），或重新啟動 Windows：永遠有效的補救方式。
+report-kill-remedy-mac-blocked = { $signal } 已送出，但處理程序尚未結束；它可能卡在核心中（例如在等待 GPU 驅動程式）。請稍候再檢查。
+report-kill-remedy-mac-restart = 重新啟動 Mac：永遠有效的補救方式。
 
 # Sentences in a row (a dry run's plan).
 report-said-list = { $a }；{ $b }
