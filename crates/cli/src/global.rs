@@ -76,8 +76,9 @@ pub struct GlobalArgs {
     pub replay: Option<PathBuf>,
     /// The language people read: en, zh-CN (Simplified Chinese) or zh-TW (Traditional, also
     /// for Hong Kong and Macau); `--lang list` or `--lang` alone lists them. Without it:
-    /// GPULEDGER_LANG, LC_ALL, LC_MESSAGES, LANG, then the Windows display language. JSON, CSV,
-    /// metrics and recordings are the same in every language.
+    /// GPULEDGER_LANG, LANGUAGE (unless the locale is C), LC_ALL, LC_MESSAGES, LANG, then the
+    /// Windows display language. JSON, CSV, metrics and recordings are the same in every
+    /// language.
     #[arg(
         long,
         global = true,

@@ -219,7 +219,7 @@ fn main() -> ExitCode {
         Some(Command::Verify(a)) => commands::verify::run(a, &global),
         Some(Command::VerifyWorkload(a)) => commands::verify::run_workload(a),
         Some(Command::Completions(a)) => commands::completions::run(a),
-        Some(Command::Man(a)) => commands::completions::run_man(a),
+        Some(Command::Man(a)) => commands::completions::run_man(a, global.lang),
         None => live_view::run(&cli.view, &global),
     };
     match result {

@@ -10,6 +10,7 @@ use common::*;
 use gpuledger_cuda::report::Method;
 use gpuledger_cuda::store;
 use gpuledger_cuda::{run, DeviceRef, NvmlView, ProbeError, ProbeOptions, ProbeReport};
+use gpuledger_lang::Lang;
 use gpuledger_views::cost_report::render_table;
 
 struct FakeNvml<'f> {
@@ -116,7 +117,7 @@ fn wddm_like_pinned_memory_costs_vram() {
     assert_eq!(l.registrations, 2);
     assert_eq!(fake.nvml_used(0), Some(GIB), "all charges returned");
 
-    let t = render_table(&r);
+    let t = render_table(&r, Lang::En);
     assert!(t.contains("cuMemHostAlloc (pinned)"), "{t}");
     assert!(t.contains("300 MiB by NVML (first context)"), "{t}");
     assert!(t.contains("yes, read 2"), "{t}");
@@ -155,7 +156,7 @@ fn without_nvml_the_nvml_figures_are_unknown_not_zero() {
     assert!(r.rows.iter().all(|row| row.ratio_nvml.is_none()));
     assert_eq!(r.driver_version, None);
     assert!(r.notes.iter().any(|n| n.contains("no NVML view")));
-    let t = render_table(&r);
+    let t = render_table(&r, Lang::En);
     assert!(t.contains("n/a by NVML (first context)"), "{t}");
 }
 

@@ -106,20 +106,36 @@ fn bundle(lang: Lang) -> &'static Bundle {
 }
 
 pub(crate) fn format(lang: Lang, key: &str, args: &[(&str, Value<'_>)]) -> String {
+    format_part(lang, key, None, args).unwrap_or_else(|| key.to_string())
+}
+
+/// A message's value, or with `attr` one of its attributes (`.long`), in `lang`, else English.
+pub(crate) fn format_part(
+    lang: Lang,
+    key: &str,
+    attr: Option<&str>,
+    args: &[(&str, Value<'_>)],
+) -> Option<String> {
     let mut fa = FluentArgs::new();
     for (k, v) in args {
         fa.set(*k, v.clone());
     }
     for l in [lang, Lang::En] {
         let b = bundle(l);
-        if let Some(pattern) = b.get_message(key).and_then(|m| m.value()) {
+        let message = b.get_message(key);
+        let pattern = match attr {
+            None => message.and_then(|m| m.value()),
+            Some(a) => message.and_then(|m| m.get_attribute(a)).map(|a| a.value()),
+        };
+        if let Some(pattern) = pattern {
             let mut errors = Vec::new();
-            return b
-                .format_pattern(pattern, Some(&fa), &mut errors)
-                .into_owned();
+            return Some(
+                b.format_pattern(pattern, Some(&fa), &mut errors)
+                    .into_owned(),
+            );
         }
     }
-    key.to_string()
+    None
 }
 
 /// One area's messages in `lang` as a JSON object, key to text, for the page: a value stays as

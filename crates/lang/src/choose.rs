@@ -94,8 +94,8 @@ fn windows_ui_language() -> Option<Lang> {
 }
 
 /// The language to speak: `--lang` when given (an unknown one is an error, not a silent
-/// English), else the first non-empty of `LC_ALL`, `LC_MESSAGES`, `LANG` (as POSIX orders them),
-/// else the Windows user's UI language, else English.
+/// English), else GNU `LANGUAGE` (below), else the first non-empty of `LC_ALL`, `LC_MESSAGES`,
+/// `LANG` (as POSIX orders them), else the Windows user's UI language, else English.
 pub fn choose(flag: Option<&str>) -> Result<Lang, UnknownLang> {
     choose_from(flag, |k| std::env::var(k).ok(), windows_ui_language)
 }
@@ -108,10 +108,34 @@ pub(crate) fn choose_from(
     if let Some(f) = flag {
         return recognise(f).ok_or_else(|| UnknownLang(f.to_string()));
     }
-    let from_env = ["LC_ALL", "LC_MESSAGES", "LANG"]
+    let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
         .iter()
-        .find_map(|k| from_locale(&env(k)?));
-    Ok(from_env.or_else(system).unwrap_or_default())
+        .find_map(|k| env(k).filter(|v| !v.trim().is_empty()));
+    let Some(locale) = locale else {
+        return Ok(system().unwrap_or_default());
+    };
+    let language = env("LANGUAGE").and_then(|list| from_language_list(&list, &locale));
+    Ok(language
+        .or_else(|| from_locale(&locale))
+        .unwrap_or_default())
+}
+
+/// GNU gettext's `LANGUAGE` (`zh_TW:zh_CN:en`): the first entry gpuledger has a catalogue for,
+/// skipping the others. As gettext does, it is read only when the message locale is set and is
+/// not C or POSIX (`LANGUAGE` set under a C locale would otherwise translate programs the locale
+/// says to keep untranslated).
+fn from_language_list(list: &str, locale: &str) -> Option<Lang> {
+    let base = locale.split(['.', '@']).next().unwrap_or("").trim();
+    if base.eq_ignore_ascii_case("c") || base.eq_ignore_ascii_case("posix") {
+        return None;
+    }
+    list.split(':')
+        .filter(|t| !t.trim().is_empty())
+        .find_map(|t| match recognise(t)? {
+            // `C` inside the list is no language.
+            Lang::En if !t.trim().to_ascii_lowercase().starts_with("en") => None,
+            l => Some(l),
+        })
 }
 
 /// The page's language from the browser's `Accept-Language` (`zh-TW,zh;q=0.9,en;q=0.8`): the
@@ -189,6 +213,39 @@ mod tests {
         assert_eq!(
             choose_from(Some("zh-Hans-HK"), env(&[]), none),
             Ok(Lang::ZhCn)
+        );
+    }
+
+    /// GNU `LANGUAGE` comes before the locale variables, its first known entry wins, and it is
+    /// ignored when the locale is C or POSIX or unset, as gettext's `guess_category_value` does.
+    #[test]
+    fn gnu_language_list_before_the_locale_unless_it_is_c() {
+        let none = || None;
+        let tw = || Some(Lang::ZhTw);
+        let got = |vars: &[(&str, &str)]| choose_from(None, env(vars), none).unwrap();
+        let l = |list, lang| [("LANGUAGE", list), ("LANG", lang)];
+        assert_eq!(got(&l("zh_TW:zh_CN", "en_US.UTF-8")), Lang::ZhTw);
+        assert_eq!(got(&l("de:fr:zh_CN:en", "de_DE.UTF-8")), Lang::ZhCn);
+        assert_eq!(got(&l("en:zh_CN", "zh_TW.UTF-8")), Lang::En);
+        // Nothing known in the list: the locale decides.
+        assert_eq!(got(&l("de:fr", "zh_HK.UTF-8")), Lang::ZhTw);
+        assert_eq!(got(&l("", "zh_CN.UTF-8")), Lang::ZhCn);
+        assert_eq!(got(&l("C:zh_TW", "en_GB")), Lang::ZhTw);
+        // A C or POSIX locale keeps the program untranslated.
+        for c in ["C", "POSIX", "C.UTF-8"] {
+            assert_eq!(got(&l("zh_TW", c)), Lang::En, "{c}");
+        }
+        let all = [("LANGUAGE", "zh_CN"), ("LC_ALL", "C"), ("LANG", "zh_TW")];
+        assert_eq!(got(&all), Lang::En);
+        // No locale at all is C too: the system (Windows) decides, LANGUAGE does not.
+        assert_eq!(
+            choose_from(None, env(&[("LANGUAGE", "zh_CN")]), tw),
+            Ok(Lang::ZhTw)
+        );
+        // --lang still wins.
+        assert_eq!(
+            choose_from(Some("en"), env(&l("zh_TW", "zh_TW")), none),
+            Ok(Lang::En)
         );
     }
 

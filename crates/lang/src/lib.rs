@@ -2,23 +2,28 @@
 //! Traditional Chinese (`zh-TW`, also for Hong Kong and Macau). Machine-readable outputs (JSON,
 //! CSV, Prometheus, recordings, exit codes) never pass through here.
 //!
-//! - Which language: [`choose`] (the `--lang` flag, then `LC_ALL` / `LC_MESSAGES` / `LANG`, then
+//! - Which language: [`choose`] (the `--lang` flag, then GNU `LANGUAGE`, `LC_ALL` / `LC_MESSAGES` / `LANG`, then
 //!   the Windows user's UI language), [`from_accept_language`] for the browser page.
 //! - The words: [`Lang::t`] and [`Lang::t_args`] format a message of the Fluent catalogues in
 //!   `catalogues/<lang>/<area>.ftl` (compiled in), plural and number forms by the language's
 //!   rules; [`catalogue_json`] gives one area's messages to the page, [`languages_json`] the
 //!   languages for its switch.
 //!
+//! - Sentences written where the data is made and read in a view ([`Said`]): English in every
+//!   machine output, the reader's language in views.
+//!
 //! Keys are named by area (`report-…`, `cli-…`, `tui-…`, `page-…`), one file per area, so each
 //! part of the program keeps its own file.
 
 mod catalogue;
 mod choose;
+pub mod said;
 
 pub use catalogue::{catalogue_json, keys, sources, Area, AREAS};
 pub use choose::{choose, from_accept_language, from_locale, from_windows_langid, UnknownLang};
 /// A value put into a message (`{ $n }`): a string, or a number (which also picks the plural).
 pub use fluent_bundle::FluentValue as Value;
+pub use said::Said;
 
 /// A language gpuledger speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -55,6 +60,12 @@ impl Lang {
     /// to English, then to the key itself (never a panic; the catalogue test keeps them whole).
     pub fn t(self, key: &str) -> String {
         catalogue::format(self, key, &[])
+    }
+
+    /// The attribute `attr` of message `key` (`cli-arg-x` with `.long`), when the message has
+    /// it (in this language, else English).
+    pub fn t_attr(self, key: &str, attr: &str) -> Option<String> {
+        catalogue::format_part(self, key, Some(attr), &[])
     }
 
     /// The message `key` with its values (`&[("gpu", 0.into()), ("n", 3.into())]`): the catalogue

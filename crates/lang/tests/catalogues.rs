@@ -117,7 +117,8 @@ fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// A key is used when some source file of the program names it in quotes (keys are never
-/// put together from pieces, so that this test can find them).
+/// put together from pieces, so that this test can find them; the one exception, each
+/// argument's `cli-arg-…`, is checked both ways by the CLI's test).
 #[test]
 fn every_key_is_used_by_the_program() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -132,6 +133,9 @@ fn every_key_is_used_by_the_program() {
     let unused: Vec<String> = AREAS
         .iter()
         .flat_map(|a| keys(Lang::En, *a))
+        // Each argument's help is found by the argument's name; the CLI's own test
+        // (help_lang.rs) fails on an argument without a key and on a key without an argument.
+        .filter(|k| !k.starts_with("cli-arg-"))
         .filter(|k| {
             !["\"", "'", "`"]
                 .iter()

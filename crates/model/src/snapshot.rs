@@ -496,12 +496,13 @@ pub struct SourceStatus {
     /// `nvml`, `procfs`, `drm`, ...
     pub name: String,
     pub status: SourceState,
-    /// What the source saw, or why it saw nothing, in plain words.
-    pub detail: String,
+    /// What the source saw, or why it saw nothing, in plain words: English in JSON, the
+    /// reader's language in views (`detail.in_lang(lang)`) when the source gave it a key.
+    pub detail: gpuledger_lang::Said,
 }
 
 impl SourceStatus {
-    pub fn new(name: &str, status: SourceState, detail: impl Into<String>) -> Self {
+    pub fn new(name: &str, status: SourceState, detail: impl Into<gpuledger_lang::Said>) -> Self {
         SourceStatus {
             name: name.to_string(),
             status,

@@ -9,7 +9,6 @@
   // first render, so the page spells a fact as the terminal does.
   let W = null;
   let NA = 'n/a';
-  let NOTHING = '—';
   const PALETTE = 7; // colour slots c0..c6 (Okabe–Ito); more processes share "other"
   const st = {
     snap: null, samples: [], lastT: null, windowMs: 15 * 60 * 1000, intervalMs: null,
@@ -552,6 +551,11 @@
   function figure(value, what, cls) {
     return add(el('p', 'fig' + (cls ? ' ' + cls : '')), el('b', null, value), el('span', null, what));
   }
+  // A column with no figure: one message per language (English "— no estimate"; a dash glued to
+  // a Chinese phrase read as a stray mark), muted like a figure's label.
+  function nothing(key) {
+    return add(el('p', 'fig'), el('span', null, say(key)));
+  }
   function line(k, v, cls) {
     return add(el('p', 'kv' + (cls ? ' ' + cls : '')), el('span', 'k', k), el('span', 'v', v));
   }
@@ -586,7 +590,7 @@
     if (!e) {
       const ai = p.workload && AI.includes(p.workload.kind);
       const why = p.no_estimate ? p.no_estimate.why : ai ? say('page-no-estimate-unread', { pid: p.pid }) : say('page-no-recipe');
-      return add(col, figure(NOTHING, say('page-no-estimate')), el('p', 'hint', why));
+      return add(col, nothing('page-no-estimate'), el('p', 'hint', why));
     }
     add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), say('page-total-gpu')),
       el('p', 'src', e.recipe + (e.n_ctx != null ? ' · ' + say('page-context', { n: e.n_ctx }) : '')));
@@ -614,7 +618,7 @@
       const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
       add(col, figure(v, f.what), el('p', 'src', f.source));
     }
-    if (!figures.length) col.append(figure(NOTHING, say('page-nothing-recorded')));
+    if (!figures.length) col.append(nothing('page-nothing-recorded'));
     return col;
   }
 
@@ -884,7 +888,6 @@
       if (!W) languageSwitch(words);
       W = words;
       NA = W.unknown;
-      NOTHING = W.nothing;
       st.snap = snap;
       takeHistory(hist);
       st.failedSince = null;

@@ -294,12 +294,16 @@ impl Collector {
             }
         }
         let unseen_all = unseen + unreadable.len();
-        let detail = format!(
-            "{}: metadata for {} of {} GPU process{}",
-            self.procs.root().display(),
-            snap.processes.len() - unseen_all,
-            snap.processes.len(),
-            if snap.processes.len() == 1 { "" } else { "es" },
+        let detail = gpuledger_lang::Said::new(
+            "report-src-procfs",
+            vec![
+                ("root", self.procs.root().display().to_string().into()),
+                (
+                    "seen",
+                    (snap.processes.len() - unseen_all).to_string().into(),
+                ),
+                ("count", snap.processes.len().into()),
+            ],
         );
         let root = self.procs.root();
         let present = *self
@@ -363,7 +367,7 @@ impl Collector {
 
         let status = match &mut self.nvml {
             Ok(nvml) => nvml.collect(&mut snap),
-            Err(e) => SourceStatus::new("nvml", e.state(), e.to_string()),
+            Err(e) => SourceStatus::new("nvml", e.state(), e.said()),
         };
         snap.sources.push(status);
         // The DRM descriptor index (kept up to date incrementally) already knows who holds

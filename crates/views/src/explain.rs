@@ -169,11 +169,7 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
     heading(out, lang, "report-explain-what-it-is");
     match &e.workload {
         Some(w) => {
-            let confidence = lang.t(match w.confidence {
-                gpuledger_model::Confidence::High => "report-confidence-high",
-                gpuledger_model::Confidence::Medium => "report-confidence-medium",
-                gpuledger_model::Confidence::Low => "report-confidence-low",
-            });
+            let confidence = crate::labels::confidence_label(w.confidence, lang);
             let args = [
                 ("label", crate::labels::workload_label(w, lang).into()),
                 ("confidence", confidence.into()),

@@ -106,6 +106,16 @@ pub fn workload_label(w: &Workload, lang: Lang) -> String {
     }
 }
 
+/// How sure an identification is (`high`), in `lang`.
+pub fn confidence_label(c: gpuledger_model::Confidence, lang: Lang) -> String {
+    use gpuledger_model::Confidence;
+    lang.t(match c {
+        Confidence::High => "report-confidence-high",
+        Confidence::Medium => "report-confidence-medium",
+        Confidence::Low => "report-confidence-low",
+    })
+}
+
 /// How a kind of evidence is named (`executable`, `model file`) in `lang`.
 pub fn evidence_label(kind: EvidenceKind, lang: Lang) -> String {
     lang.t(match kind {

@@ -71,7 +71,9 @@ fn render_raw(snap: &Snapshot, opts: &TableOptions) -> String {
                 SourceState::Unavailable => "report-source-unavailable",
                 SourceState::Error => "report-source-error",
             });
-            let args = [("state", st.into()), ("detail", s.detail.as_str().into())];
+            // The source's own sentence, in `lang` where it has a key.
+            let detail = s.detail.in_lang(lang);
+            let args = [("state", st.into()), ("detail", detail.into())];
             format!(
                 "  {:<8} {}",
                 s.name,

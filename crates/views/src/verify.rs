@@ -1,7 +1,10 @@
 //! `gpuledger verify`'s report: what was allocated where, what each source should have seen,
-//! and each source's verdict (lined up by the one aligner, [`Columns`]).
+//! and each source's verdict (lined up by the one aligner, [`Columns`]). The frame is in the
+//! reader's language; the judge's verdicts, the paths' reasons and the notes are its own
+//! sentences, in English as the saved record (and `--json`) keeps them.
 
 use crate::columns::{Align, Columns};
+use gpuledger_lang::{Lang, Value};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::verdict::VerdictKind;
 
@@ -56,40 +59,66 @@ pub struct VerifyReport<'a> {
     pub cpu_device: Option<String>,
     pub verdicts: Vec<VerdictLine<'a>>,
     pub notes: &'a [String],
+    pub lang: Lang,
 }
 
 pub fn render_verify(r: &VerifyReport) -> String {
+    let lang = r.lang;
     let mut s = String::new();
+    let mut line = |indent: &str, key: &str, args: &[(&str, Value)]| {
+        s.push_str(indent);
+        s.push_str(&lang.t_args(key, args));
+        s.push('\n');
+    };
     if let Some((path, taken_at)) = r.replay {
-        s.push_str(&format!("REPLAY of {path} (recorded {taken_at})\n"));
+        let args = [("path", path.into()), ("taken_at", taken_at.into())];
+        line("", "report-verify-replay", &args);
     }
-    let dev = r.device.as_ref().map_or_else(|| "?".into(), device_line);
-    s.push_str(&format!(
-        "gpuledger verify: {} allocated and written by PID {} on {dev}\n",
-        human_bytes(r.size_bytes),
-        r.child_pid.map_or_else(|| "?".into(), |p| p.to_string())
-    ));
+    let dev = r
+        .device
+        .as_ref()
+        .map_or_else(|| "?".into(), |d| device_line(d, lang));
+    let size = human_bytes(r.size_bytes);
+    let pid = r.child_pid.map_or_else(|| "?".into(), |p| p.to_string());
+    let args = [
+        ("size", size.as_str().into()),
+        ("pid", pid.into()),
+        ("device", dev.into()),
+    ];
+    line("", "report-verify-title", &args);
     for (path, why) in &r.paths {
-        s.push_str(&format!("  path {path}: {why}\n"));
+        line(
+            "  ",
+            "report-verify-path",
+            &[("path", (*path).into()), ("why", (*why).into())],
+        );
     }
     if let Some(why) = &r.system_ledger {
-        s.push_str(&format!("  judged on system memory (GTT): {why}\n"));
+        line(
+            "  ",
+            "report-verify-system-ledger",
+            &[("why", why.as_str().into())],
+        );
     }
     if let Some(driver) = &r.cpu_device {
-        s.push_str(&format!(
-            "expected: nothing any source can see: {driver} is a CPU device, its memory is the host's (no VRAM, no GPU counter).\n\n"
-        ));
+        line(
+            "",
+            "report-verify-expected-cpu",
+            &[("device", driver.as_str().into())],
+        );
     } else {
-        s.push_str(&format!(
-            "expected: the child absent, then listed with a context, +{0} when it allocates, -{0} when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance {1} (2 MiB allocation granularity plus driver bookkeeping).\n\n",
-            human_bytes(r.size_bytes),
-            human_bytes(r.tolerance_bytes)
-        ));
+        let tolerance = human_bytes(r.tolerance_bytes);
+        let args = [
+            ("size", size.as_str().into()),
+            ("tolerance", tolerance.into()),
+        ];
+        line("", "report-verify-expected", &args);
     }
+    s.push('\n');
     let rows: Vec<Vec<String>> = r
         .verdicts
         .iter()
-        .map(|v| vec![v.source.to_string(), verdict_text(v)])
+        .map(|v| vec![v.source.to_string(), verdict_text(v, lang)])
         .collect();
     s.push_str(
         &Columns::new(&[Align::Left, Align::Left])
@@ -97,15 +126,45 @@ pub fn render_verify(r: &VerifyReport) -> String {
             .render(&rows),
     );
     for n in r.notes {
-        s.push_str(&format!("note: {n}\n"));
+        s.push_str(&lang.t_args("report-verify-note", &[("text", n.as_str().into())]));
+        s.push('\n');
     }
     s
 }
 
-/// The verdict in words; a witness that gave a reading is marked as one.
-fn verdict_text(v: &VerdictLine) -> String {
+/// Which workload `verify` was asked to run (`--path`), for the hint after "nothing can be
+/// verified".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    Any,
+    Cuda,
+    Vulkan,
+}
+
+/// No workload could start (or the one that did cannot be verified): each path with why, then
+/// what verify needs.
+pub fn render_unverifiable(tried: &[(&str, &str)], asked: Option<Asked>, lang: Lang) -> String {
+    let mut s = lang.t("report-verify-nothing");
+    s.push('\n');
+    for (path, why) in tried {
+        s.push_str(&format!("  {path}: {why}\n"));
+    }
+    if let Some(a) = asked {
+        s.push_str(&lang.t(match a {
+            Asked::Any => "report-verify-needs-any",
+            Asked::Cuda => "report-verify-needs-cuda",
+            Asked::Vulkan => "report-verify-needs-vulkan",
+        }));
+        s.push('\n');
+    }
+    s
+}
+
+/// The verdict in words (the judge's, English as the record keeps them); a witness that gave a
+/// reading is marked as one.
+fn verdict_text(v: &VerdictLine, lang: Lang) -> String {
     if v.witness && v.verdict.is_reading() {
-        format!("{}  [second witness]", v.text)
+        format!("{}  {}", v.text, lang.t("report-verify-second-witness"))
     } else {
         v.text.to_string()
     }
@@ -113,18 +172,23 @@ fn verdict_text(v: &VerdictLine) -> String {
 
 /// `CUDA device 0 NVIDIA H200 (GPU-…), CUDA 12.4`, or the Vulkan device with its type, driver
 /// and PCI address.
-fn device_line(d: &VerifyDevice) -> String {
+fn device_line(d: &VerifyDevice, lang: Lang) -> String {
     match d {
         VerifyDevice::Cuda {
             ordinal,
             name,
             uuid,
             cuda_version,
-        } => format!(
-            "CUDA device {ordinal} {name} ({}), CUDA {}",
-            uuid.unwrap_or("no UUID"),
-            cuda_version.unwrap_or("?")
-        ),
+        } => {
+            let uuid = uuid.map_or_else(|| lang.t("report-verify-no-uuid"), str::to_string);
+            let args = [
+                ("ordinal", ordinal.to_string().into()),
+                ("name", (*name).into()),
+                ("uuid", uuid.into()),
+                ("cuda", cuda_version.unwrap_or("?").into()),
+            ];
+            lang.t_args("report-verify-cuda-device", &args)
+        }
         VerifyDevice::Vulkan {
             ordinal,
             name,
@@ -133,15 +197,23 @@ fn device_line(d: &VerifyDevice) -> String {
             driver_info,
             pci_bus_id,
             api_version,
-        } => format!(
-            "Vulkan device {ordinal} {name} ({device_type}{}, PCI {}), Vulkan {api_version}",
-            [driver_name, driver_info]
-                .iter()
-                .filter_map(|x| **x)
-                .map(|x| format!(", {x}"))
-                .collect::<String>(),
-            pci_bus_id.unwrap_or("not reported"),
-        ),
+        } => {
+            // The type, then whatever the driver said of itself: names, not words to translate.
+            let about: Vec<&str> = [Some(*device_type), *driver_name, *driver_info]
+                .into_iter()
+                .flatten()
+                .collect();
+            let pci =
+                pci_bus_id.map_or_else(|| lang.t("report-verify-pci-unknown"), str::to_string);
+            let args = [
+                ("ordinal", ordinal.to_string().into()),
+                ("name", (*name).into()),
+                ("about", about.join(", ").into()),
+                ("pci", pci.into()),
+                ("vulkan", (*api_version).into()),
+            ];
+            lang.t_args("report-verify-vulkan-device", &args)
+        }
     }
 }
 
@@ -197,5 +269,15 @@ mod tests {
             ),
             "{s}"
         );
+        let zh = render_verify(&VerifyReport {
+            lang: Lang::ZhTw,
+            ..r
+        });
+        assert!(
+            zh.contains(" 1 GiB，位於 Vulkan 裝置 0 llvmpipe（cpu, llvmpipe，PCI 未回報），Vulkan 1.3.230\n"),
+            "{zh}"
+        );
+        assert!(zh.contains("llvmpipe 是 CPU 裝置"), "{zh}");
+        assert!(zh.contains("  rocm-smi            ok  [旁證]\n"), "{zh}");
     }
 }

@@ -6,10 +6,22 @@ use super::{
     InspectError, KillOptions, Killer, Outcome, ParentInfo, ProcInfo, Run, Sent, Signal, Status,
     Target, Verdict,
 };
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use std::time::Duration;
 
 /// How a kill ended: the status and the sentence that says it.
-pub(super) struct End(Status, String);
+pub(super) struct End(Status, Said);
+
+/// The sentence `key` with its values (the kill's words are reports.ftl's `report-kill-…`).
+fn said<const N: usize>(key: &'static str, args: [(&'static str, Arg); N]) -> Said {
+    Said::new(key, args.into())
+}
+
+/// A PID as a sentence's value.
+fn pid_arg(pid: u32) -> Arg {
+    pid.to_string().into()
+}
 
 impl Killer {
     pub(super) fn kill_inner(
@@ -38,10 +50,9 @@ impl Killer {
         if let Verdict::Refused(why) =
             guard::check_pid(pid, self.self_pid, &self.ancestors, self.platform)
         {
-            return Err(End(
-                Status::Refused,
-                format!("refused PID {pid}: {why}; nothing was signalled"),
-            ));
+            // The guard rail's reason stays as it wrote it (the live view shares it).
+            let args = [("pid", pid_arg(pid)), ("why", why.into())];
+            return Err(End(Status::Refused, said("report-kill-refused-pid", args)));
         }
         // 2. What the PID names now, and whether it is the process the user chose.
         let info = self.read_target(target)?;
@@ -76,14 +87,9 @@ impl Killer {
     /// Step 3, a process that had already exited: nothing to signal, its parent named.
     fn already_zombie(&self, info: &ProcInfo, who: &str, out: &mut Outcome) -> End {
         out.zombie_parent = info.ppid.map(|p| self.parent_info(p));
-        End(
-            Status::Zombie,
-            format!(
-                "{who} has already exited and is a zombie: it holds no memory; only its \
-                 parent {} can remove it from the process table (by waiting for it)",
-                describe_parent(out.zombie_parent.as_ref())
-            ),
-        )
+        let parent = describe_parent(out.zombie_parent.as_ref());
+        let args = [("who", who.into()), ("parent", parent)];
+        End(Status::Zombie, said("report-kill-already-zombie", args))
     }
 
     /// A dry run ends after step 3 with the plan. What the process holds now is read by the
@@ -99,16 +105,11 @@ impl Killer {
     ) -> End {
         if let Some(g) = gpu {
             out.gpu_memory.before = Some(g.gpu_memory_of(pid));
-            out.gpu_memory.detail = "read now; nothing was signalled (dry run)".into();
+            out.gpu_memory.detail = said("report-kill-dry-run-read", []);
         }
         out.plan = self.plan(info, opts);
-        End(
-            Status::DryRun,
-            format!(
-                "dry run for {who}: nothing was signalled; the plan: {}",
-                out.plan.join("; ")
-            ),
-        )
+        let args = [("who", who.into()), ("plan", Arg::List(out.plan.clone()))];
+        End(Status::DryRun, said("report-kill-dry-run", args))
     }
 
     /// Step 6 for a process that outlived the forced signal: its state and the remedies.
@@ -122,36 +123,35 @@ impl Killer {
         out: &mut Outcome,
     ) -> End {
         let survivor = self.sys.survivor(pid, Signal::Forced.label());
-        let state = survivor
-            .state
-            .clone()
-            .unwrap_or_else(|| "unknown state".into());
+        // The platform's state letter and word, as it wrote them.
+        let state: Arg = match &survivor.state {
+            Some(s) => s.as_str().into(),
+            None => said("report-kill-unknown-state", []).into(),
+        };
         out.survivor = Some(survivor);
         out.gpu_memory = gpu_release(gpu, pid, before, Duration::ZERO, false);
-        End(
-            Status::StillAlive,
-            format!(
-                "{who} is still alive {} ms after {} ({state}); see the remedies",
-                opts.kill_wait.as_millis(),
-                Signal::Forced.label()
-            ),
-        )
+        let args = [
+            ("who", who.into()),
+            ("ms", opts.kill_wait.as_millis().to_string().into()),
+            ("signal", Signal::Forced.label().into()),
+            ("state", state),
+        ];
+        End(Status::StillAlive, said("report-kill-still-alive", args))
     }
 
     /// Step 6 for a process that exited: gone, or a zombie until its parent reaps it.
     fn exited(&self, exit: Exit, who: &str, out: &mut Outcome) -> End {
         match exit {
-            Exit::Gone(detail) => End(Status::Gone, format!("{who} is gone{detail}")),
+            // The platform's detail (Windows' exit code) as it wrote it.
+            Exit::Gone(detail) => {
+                let args = [("who", who.into()), ("detail", detail.into())];
+                End(Status::Gone, said("report-kill-gone", args))
+            }
             Exit::Zombie { ppid } => {
                 out.zombie_parent = ppid.map(|p| self.parent_info(p));
-                End(
-                    Status::Zombie,
-                    format!(
-                        "{who} has exited and is now a zombie (holds no memory; counts as gone) \
-                         until its parent {} reaps it",
-                        describe_parent(out.zombie_parent.as_ref())
-                    ),
-                )
+                let parent = describe_parent(out.zombie_parent.as_ref());
+                let args = [("who", who.into()), ("parent", parent)];
+                End(Status::Zombie, said("report-kill-zombie-now", args))
             }
         }
     }
@@ -162,24 +162,27 @@ impl Killer {
         let info = self.sys.inspect(pid).map_err(|e| match e {
             InspectError::NotFound => End(
                 Status::NotFound,
-                format!("no process with PID {pid} (it may have exited already)"),
+                said("report-kill-no-such-process", [("pid", pid_arg(pid))]),
             ),
             InspectError::PermissionDenied(why) => {
-                End(Status::PermissionDenied, format!("PID {pid}: {why}"))
+                let args = [("who", format!("PID {pid}").into()), ("why", why.into())];
+                End(Status::PermissionDenied, said("report-kill-who-why", args))
             }
             InspectError::Other(why) => {
-                End(Status::Error, format!("could not read PID {pid}: {why}"))
+                let args = [("pid", pid_arg(pid)), ("why", why.into())];
+                End(Status::Error, said("report-kill-cannot-read", args))
             }
         })?;
         if let Some(why) = identity_mismatch(target, &info) {
             // `name`/`start_time` stay what the user chose; the other process is in the message.
+            let args = [
+                ("pid", pid_arg(pid)),
+                ("why", why.into()),
+                ("name", info.name.as_str().into()),
+            ];
             return Err(End(
                 Status::IdentityMismatch,
-                format!(
-                    "skipped PID {pid}: {why}, so the PID now names a different process \
-                     ({}); nothing was signalled",
-                    info.name
-                ),
+                said("report-kill-skipped-other", args),
             ));
         }
         Ok(info)
@@ -191,13 +194,16 @@ impl Killer {
             Verdict::Allowed => Ok(()),
             Verdict::Refused(why) => Err(End(
                 Status::Refused,
-                format!("refused {who}: {why}; nothing was signalled"),
+                said(
+                    "report-kill-refused",
+                    [("who", who.into()), ("why", why.into())],
+                ),
             )),
             Verdict::NeedsSecondConfirmation(why) if !opts.confirmed_sensitive => Err(End(
                 Status::NeedsConfirmation,
-                format!(
-                    "not killing {who}: {why}. Confirm a second time (--yes-really) to go \
-                     ahead; nothing was signalled"
+                said(
+                    "report-kill-needs-second",
+                    [("who", who.into()), ("why", why.into())],
                 ),
             )),
             Verdict::NeedsSecondConfirmation(_) => Ok(()),
@@ -210,7 +216,7 @@ impl Killer {
         let gone = || {
             End(
                 Status::Gone,
-                format!("{who} exited on its own before it was signalled"),
+                said("report-kill-exited-before", [("who", who.into())]),
             )
         };
         let handle = self.sys.open(pid, info).map_err(|e| match e {
@@ -218,24 +224,31 @@ impl Killer {
             ActError::PermissionDenied => {
                 End(Status::PermissionDenied, self.permission_message(info))
             }
-            ActError::Os(e) => End(Status::Error, format!("could not open {who}: {e}")),
+            ActError::Os(e) => {
+                let args = [("who", who.into()), ("error", e.to_string().into())];
+                End(Status::Error, said("report-kill-cannot-open", args))
+            }
         })?;
         match self.sys.inspect_pinned(&handle, pid) {
             Ok(now) if now.start_time == info.start_time => Ok(handle),
-            Ok(now) => Err(End(
-                Status::IdentityMismatch,
-                format!(
-                    "skipped PID {pid}: it was reused by {} between the check and the pin; \
-                     nothing was signalled",
-                    now.name
-                ),
-            )),
+            Ok(now) => {
+                let args = [("pid", pid_arg(pid)), ("name", now.name.into())];
+                Err(End(
+                    Status::IdentityMismatch,
+                    said("report-kill-reused", args),
+                ))
+            }
             Err(InspectError::NotFound) => Err(gone()),
             Err(InspectError::PermissionDenied(why)) => {
-                Err(End(Status::PermissionDenied, format!("{who}: {why}")))
+                let args = [("who", who.into()), ("why", why.into())];
+                Err(End(
+                    Status::PermissionDenied,
+                    said("report-kill-who-why", args),
+                ))
             }
             Err(InspectError::Other(e)) => {
-                Err(End(Status::Error, format!("could not re-read {who}: {e}")))
+                let args = [("who", who.into()), ("error", e.to_string().into())];
+                Err(End(Status::Error, said("report-kill-cannot-reread", args)))
             }
         }
     }
@@ -292,19 +305,20 @@ impl Killer {
             ActError::PermissionDenied => {
                 Err(End(Status::PermissionDenied, self.permission_message(info)))
             }
-            ActError::Os(e) => Err(End(
-                Status::Error,
-                format!("PID {} ({}): {e}", info.pid, info.name),
-            )),
+            ActError::Os(e) => {
+                let who = format!("PID {} ({})", info.pid, info.name);
+                let args = [("who", who.into()), ("why", e.to_string().into())];
+                Err(End(Status::Error, said("report-kill-who-why", args)))
+            }
         }
     }
 }
 
 /// The zombie's parent as the messages name it.
-fn describe_parent(p: Option<&ParentInfo>) -> String {
+fn describe_parent(p: Option<&ParentInfo>) -> Arg {
     match p {
-        Some(ParentInfo { pid, name: Some(n) }) => format!("PID {pid} ({n})"),
-        Some(ParentInfo { pid, name: None }) => format!("PID {pid}"),
-        None => "(unknown)".into(),
+        Some(ParentInfo { pid, name: Some(n) }) => format!("PID {pid} ({n})").into(),
+        Some(ParentInfo { pid, name: None }) => format!("PID {pid}").into(),
+        None => said("report-kill-parent-unknown", []).into(),
     }
 }

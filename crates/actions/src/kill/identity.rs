@@ -1,20 +1,26 @@
 //! Step 2's rule: whether the process a PID names now is the one the user chose.
 
 use super::{guard, ProcInfo, Target};
+use gpuledger_lang::Said;
 
 /// Why the process read now is not the one the user chose, if it is not.
-pub(super) fn identity_mismatch(target: &Target, info: &ProcInfo) -> Option<String> {
+pub(super) fn identity_mismatch(target: &Target, info: &ProcInfo) -> Option<Said> {
     if let Some(st) = target.start_time {
         if st != info.start_time {
-            return Some(format!(
-                "its start time is {} but the process you chose started at {st}",
-                info.start_time
-            ));
+            let args = vec![
+                ("now", info.start_time.to_string().into()),
+                ("chosen", st.to_string().into()),
+            ];
+            return Some(Said::new("report-kill-start-time-differs", args));
         }
     }
     if let Some(name) = &target.name {
         if !names_match(name, info) {
-            return Some(format!("its name is {:?}, not {name:?}", info.name));
+            let args = vec![
+                ("now", format!("{:?}", info.name).into()),
+                ("chosen", format!("{name:?}").into()),
+            ];
+            return Some(Said::new("report-kill-name-differs", args));
         }
     }
     None

@@ -5,6 +5,7 @@ use super::{
     guard, sys, ActError, DeliveryFilter, GpuMemory, GpuRelease, InspectError, KillOptions, Os,
     Outcome, ParentInfo, ProcInfo, Sent, Signal, Status, Step, Target, Verdict,
 };
+use gpuledger_lang::Said;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -109,7 +110,7 @@ impl Killer {
             name: target.name.clone(),
             start_time: target.start_time,
             status: Status::Error,
-            message: String::new(),
+            message: Said::default(),
             plan: Vec::new(),
             steps: Vec::new(),
             zombie_parent: None,
@@ -118,11 +119,14 @@ impl Killer {
                 before: None,
                 after: None,
                 released: None,
-                detail: if gpu.is_some() {
-                    "not read: nothing was signalled".into()
-                } else {
-                    "unknown: no GPU memory reader was available".into()
-                },
+                detail: Said::new(
+                    if gpu.is_some() {
+                        "report-kill-not-read"
+                    } else {
+                        "report-kill-no-reader"
+                    },
+                    vec![],
+                ),
             },
             elapsed_ms: 0,
         };
@@ -144,19 +148,29 @@ impl Killer {
             if !filter(pid, sig) {
                 run.step(
                     sig.label(),
-                    "suppressed by the test delivery filter (not sent)".into(),
+                    Said::new("report-kill-step-suppressed", vec![]),
                 );
                 return Ok(Sent::Delivered(String::new()));
             }
         }
         let res = self.sys.send(handle, pid, sig);
+        // The platform's own details (a window count, the OS's error) go in as written.
         let text = match &res {
-            Ok(Sent::Delivered(d)) if d.is_empty() => "sent".to_string(),
-            Ok(Sent::Delivered(d)) => format!("sent {d}"),
-            Ok(Sent::NotApplicable(why)) => format!("not sent: {why}"),
-            Err(ActError::Gone) => "not sent: the process has already exited".into(),
-            Err(ActError::PermissionDenied) => "not sent: permission denied".into(),
-            Err(ActError::Os(e)) => format!("failed: {e}"),
+            Ok(Sent::Delivered(d)) if d.is_empty() => Said::new("report-kill-step-sent", vec![]),
+            Ok(Sent::Delivered(d)) => Said::new(
+                "report-kill-step-sent-detail",
+                vec![("detail", d.as_str().into())],
+            ),
+            Ok(Sent::NotApplicable(why)) => Said::new(
+                "report-kill-step-not-sent",
+                vec![("why", why.as_str().into())],
+            ),
+            Err(ActError::Gone) => Said::new("report-kill-step-already-exited", vec![]),
+            Err(ActError::PermissionDenied) => Said::new("report-kill-step-permission", vec![]),
+            Err(ActError::Os(e)) => Said::new(
+                "report-kill-step-failed",
+                vec![("error", e.to_string().into())],
+            ),
         };
         run.step(sig.label(), text);
         res
@@ -171,30 +185,39 @@ impl Killer {
     ) -> bool {
         let t = Instant::now();
         let res = self.sys.wait_exit(handle, pid, timeout);
+        let ms = |d: Duration| vec![("ms", d.as_millis().to_string().into())];
         let text = match &res {
-            Ok(true) => format!("exited after {} ms", t.elapsed().as_millis()),
-            Ok(false) => format!("still running after {} ms", timeout.as_millis()),
-            Err(e) => format!("could not wait: {e}"),
+            Ok(true) => Said::new("report-kill-step-exited", ms(t.elapsed())),
+            Ok(false) => Said::new("report-kill-step-still-running", ms(timeout)),
+            Err(e) => Said::new(
+                "report-kill-step-cannot-wait",
+                vec![("error", e.to_string().into())],
+            ),
         };
         run.step("wait", text);
         res.unwrap_or(false)
     }
 
-    /// Turns a delivery error into a final outcome; `None` means carry on.
-    pub(super) fn permission_message(&self, info: &ProcInfo) -> String {
+    /// Why a process of another user (or an elevated one) cannot be signalled, and what to do.
+    pub(super) fn permission_message(&self, info: &ProcInfo) -> Said {
         let owner = match (&info.user, info.uid) {
-            (Some(u), Some(id)) => format!("user {u} (uid {id})"),
-            (None, Some(id)) => format!("uid {id}"),
-            _ => "another user (or runs elevated)".into(),
+            (Some(u), Some(id)) => Said::new(
+                "report-kill-owner-user",
+                vec![("user", u.as_str().into()), ("uid", id.to_string().into())],
+            ),
+            (None, Some(id)) => Said::new(
+                "report-kill-owner-uid",
+                vec![("uid", id.to_string().into())],
+            ),
+            _ => Said::new("report-kill-owner-other", vec![]),
         };
-        format!(
-            "permission denied: PID {} ({}) belongs to {owner}, and gpuledger runs as {}; only the \
-             process's owner or an administrator may signal it. Run gpuledger as that user, or with \
-             sudo / from an elevated prompt. Nothing was signalled.",
-            info.pid,
-            info.name,
-            sys::current_user()
-        )
+        let args = vec![
+            ("pid", info.pid.to_string().into()),
+            ("name", info.name.as_str().into()),
+            ("owner", owner.into()),
+            ("me", sys::current_user().to_string().into()),
+        ];
+        Said::new("report-kill-permission", args)
     }
 
     pub(super) fn parent_info(&self, ppid: u32) -> ParentInfo {
@@ -204,48 +227,39 @@ impl Killer {
         }
     }
 
-    pub(super) fn plan(&self, info: &ProcInfo, opts: &KillOptions) -> Vec<String> {
+    pub(super) fn plan(&self, info: &ProcInfo, opts: &KillOptions) -> Vec<Said> {
+        let send = |sig: Signal| {
+            let args = vec![
+                ("signal", sig.label().into()),
+                ("pid", info.pid.to_string().into()),
+                ("name", info.name.as_str().into()),
+            ];
+            Said::new("report-kill-plan-send", args)
+        };
+        let ms = |d: Duration| vec![("ms", d.as_millis().to_string().into())];
         let mut plan = Vec::new();
         if !opts.force {
-            plan.push(format!(
-                "send {} to PID {} ({})",
-                Signal::Graceful.label(),
-                info.pid,
-                info.name
-            ));
+            plan.push(send(Signal::Graceful));
             if info.state == Some('T') {
-                plan.push(
-                    "send SIGCONT (it is stopped and cannot act on SIGTERM until continued)".into(),
-                );
+                plan.push(Said::new("report-kill-plan-continue", vec![]));
             }
-            plan.push(format!(
-                "wait up to {} ms for it to exit",
-                opts.grace.as_millis()
-            ));
-            plan.push(format!(
-                "if it has not exited, send {}",
-                Signal::Forced.label()
-            ));
+            plan.push(Said::new("report-kill-plan-wait", ms(opts.grace)));
+            let forced = vec![("signal", Signal::Forced.label().into())];
+            plan.push(Said::new("report-kill-plan-then-force", forced));
         } else {
-            plan.push(format!(
-                "send {} to PID {} ({})",
-                Signal::Forced.label(),
-                info.pid,
-                info.name
-            ));
+            plan.push(send(Signal::Forced));
         }
         if cfg!(windows) {
-            plan.push("if it survives TerminateProcess, ask WMI to terminate it".into());
+            plan.push(Said::new("report-kill-plan-wmi", vec![]));
         }
-        plan.push(format!(
-            "verify it is gone within {} ms, else report it as still alive",
-            opts.kill_wait.as_millis()
-        ));
+        plan.push(Said::new("report-kill-plan-verify", ms(opts.kill_wait)));
         if let (Some(uid), Some(me)) = (info.uid, sys::current_uid()) {
             if me != 0 && uid != me {
-                plan.push(format!(
-                    "(expect permission denied: it belongs to uid {uid}, gpuledger runs as uid {me})"
-                ));
+                let args = vec![
+                    ("uid", uid.to_string().into()),
+                    ("me", me.to_string().into()),
+                ];
+                plan.push(Said::new("report-kill-plan-expect-denied", args));
             }
         }
         plan
@@ -258,7 +272,7 @@ pub(super) struct Run {
 }
 
 impl Run {
-    pub(super) fn step(&mut self, action: &str, result: String) {
+    pub(super) fn step(&mut self, action: &str, result: Said) {
         self.steps.push(Step {
             action: action.into(),
             at_ms: self.started.elapsed().as_millis() as u64,
@@ -268,7 +282,7 @@ impl Run {
 }
 
 impl Outcome {
-    pub(super) fn set(&mut self, status: Status, message: String) {
+    pub(super) fn set(&mut self, status: Status, message: Said) {
         self.status = status;
         self.message = message;
     }

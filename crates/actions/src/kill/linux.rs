@@ -3,6 +3,7 @@
 
 use super::procfs::{describe_state, parse_stat, parse_status_tgid, parse_status_uid, PF_KTHREAD};
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use gpuledger_lang::Said;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
@@ -217,27 +218,27 @@ impl Sys {
             .map(|w| w.trim().to_string())
             .filter(|w| !w.is_empty() && w != "0");
         let mut remedies = Vec::new();
+        let forced_arg = || vec![("signal", forced.into())];
         match state {
             Some('D') => {
-                remedies.push(format!(
-                    "It is in uninterruptible sleep{}: the kernel acts on {forced} only when that \
-                     call returns. If it waits on the GPU driver, let the GPU work finish or reset \
-                     the GPU: NVIDIA `nvidia-smi --gpu-reset -i N` (only when no other process uses \
-                     that GPU); AMD `cat /sys/kernel/debug/dri/N/amdgpu_gpu_recover` as root.",
-                    wchan.as_ref().map(|w| format!(" in {w}")).unwrap_or_default()
-                ));
-                remedies.push("Unload and reload the GPU driver module once nothing else uses it.".into());
+                let place = wchan.as_ref().map_or_else(
+                    || Said::verbatim(""),
+                    |w| {
+                        Said::new(
+                            "report-kill-remedy-wchan",
+                            vec![("wchan", w.as_str().into())],
+                        )
+                    },
+                );
+                let mut args = forced_arg();
+                args.push(("where", place.into()));
+                remedies.push(Said::new("report-kill-remedy-uninterruptible", args));
+                remedies.push(Said::new("report-kill-remedy-reload", vec![]));
             }
-            Some('t') => remedies.push(
-                "It is stopped by a debugger: detach or end the debugger (ptrace), then kill again.".into(),
-            ),
-            _ => remedies.push(format!(
-                "{forced} was sent but the kernel has not finished tearing it down (unmapping a \
-                 large address space or pinned GPU memory takes time): wait and check again with \
-                 `gpuledger snapshot`."
-            )),
+            Some('t') => remedies.push(Said::new("report-kill-remedy-debugger", vec![])),
+            _ => remedies.push(Said::new("report-kill-remedy-teardown", forced_arg())),
         }
-        remedies.push("Reboot: the remedy that always works.".into());
+        remedies.push(Said::new("report-kill-remedy-reboot", vec![]));
         Survivor {
             state: state.map(|c| format!("{c} ({})", describe_state(c))),
             wchan,

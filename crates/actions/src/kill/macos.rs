@@ -3,6 +3,7 @@
 //! nothing that closes it). Compiled in CI for aarch64-apple-darwin; never run here.
 
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use gpuledger_lang::Said;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -168,11 +169,11 @@ impl Sys {
             state: state.map(|c| c.to_string()),
             wchan: None,
             remedies: vec![
-                format!(
-                    "{forced} was sent but the process has not exited; it may be blocked in the \
-                     kernel (e.g. waiting on the GPU driver). Wait and check again."
+                Said::new(
+                    "report-kill-remedy-mac-blocked",
+                    vec![("signal", forced.into())],
                 ),
-                "Restart the Mac: the remedy that always works.".into(),
+                Said::new("report-kill-remedy-mac-restart", vec![]),
             ],
         }
     }

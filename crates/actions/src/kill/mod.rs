@@ -220,7 +220,7 @@ mod tests {
             name: None,
             start_time: None,
             status,
-            message: String::new(),
+            message: String::new().into(),
             plan: vec![],
             steps: vec![],
             zombie_parent: None,
@@ -229,7 +229,7 @@ mod tests {
                 before: None,
                 after: None,
                 released: None,
-                detail: String::new(),
+                detail: String::new().into(),
             },
             elapsed_ms: 0,
         }

@@ -2,6 +2,7 @@
 //! the process held was released.
 
 use super::Signal;
+use gpuledger_lang::Said;
 use gpuledger_model::units::human_bytes;
 use serde::Serialize;
 use std::time::Duration;
@@ -34,7 +35,7 @@ pub struct GpuRelease {
     pub after: Option<GpuMemoryReading>,
     /// `Some(true)`: held before, no longer listed after. `Some(false)`: still listed. `None`: unknown.
     pub released: Option<bool>,
-    pub detail: String,
+    pub detail: Said,
 }
 
 /// Final state of one target.
@@ -135,7 +136,7 @@ pub struct Step {
     pub action: String,
     /// Milliseconds after the request started.
     pub at_ms: u64,
-    pub result: String,
+    pub result: Said,
 }
 
 /// The parent a zombie waits for.
@@ -152,7 +153,7 @@ pub struct Survivor {
     pub state: Option<String>,
     /// The kernel function it waits in (`/proc/PID/wchan`), where readable.
     pub wchan: Option<String>,
-    pub remedies: Vec<String>,
+    pub remedies: Vec<Said>,
 }
 
 /// The outcome for one target (serialised for `--json`).
@@ -163,10 +164,10 @@ pub struct Outcome {
     pub start_time: Option<u64>,
     pub status: Status,
     /// One human sentence.
-    pub message: String,
+    pub message: Said,
     /// Dry run: what would be done.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub plan: Vec<String>,
+    pub plan: Vec<Said>,
     pub steps: Vec<Step>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zombie_parent: Option<ParentInfo>,
@@ -179,9 +180,12 @@ pub struct Outcome {
 impl Outcome {
     /// Whether any signal was actually sent.
     pub fn signalled(&self) -> bool {
-        self.steps
-            .iter()
-            .any(|s| s.action != "wait" && s.result.starts_with("sent"))
+        self.steps.iter().any(|s| {
+            matches!(
+                s.result.key(),
+                Some("report-kill-step-sent" | "report-kill-step-sent-detail")
+            )
+        })
     }
 }
 
@@ -204,7 +208,7 @@ pub(super) fn gpu_release(
             before: None,
             after: None,
             released: None,
-            detail: "unknown: no GPU memory reader was available".into(),
+            detail: Said::new("report-kill-no-reader", vec![]),
         };
     };
     let start = Instant::now();
@@ -213,34 +217,42 @@ pub(super) fn gpu_release(
         std::thread::sleep(Duration::from_millis(100).min(wait));
         after = gpu.gpu_memory_of(pid);
     }
+    let said = Said::new;
     let (released, detail) = match (&before, &after) {
         (Some(GpuMemoryReading::Holds { bytes }), GpuMemoryReading::NotListed) => (
             Some(true),
-            format!(
-                "released: it held {}, and is no longer listed",
-                human_bytes(*bytes)
+            said(
+                "report-kill-released",
+                vec![("bytes", human_bytes(*bytes).into())],
             ),
         ),
-        (Some(GpuMemoryReading::Holds { bytes: b }), GpuMemoryReading::Holds { bytes: a }) => (
-            Some(false),
-            format!(
-                "not released: it held {} before and is still listed with {} {} ms later",
-                human_bytes(*b),
-                human_bytes(*a),
-                start.elapsed().as_millis()
-            ),
-        ),
-        (Some(GpuMemoryReading::NotListed), GpuMemoryReading::NotListed) => (
-            None,
-            "it held no measured GPU memory before the kill".into(),
-        ),
+        (Some(GpuMemoryReading::Holds { bytes: b }), GpuMemoryReading::Holds { bytes: a }) => {
+            let args = vec![
+                ("before", human_bytes(*b).into()),
+                ("after", human_bytes(*a).into()),
+                ("ms", start.elapsed().as_millis().to_string().into()),
+            ];
+            (Some(false), said("report-kill-not-released", args))
+        }
+        (Some(GpuMemoryReading::NotListed), GpuMemoryReading::NotListed) => {
+            (None, said("report-kill-held-none", vec![]))
+        }
         (_, GpuMemoryReading::Unknown { reason })
-        | (Some(GpuMemoryReading::Unknown { reason }), _) => (None, format!("unknown: {reason}")),
+        | (Some(GpuMemoryReading::Unknown { reason }), _) => (
+            None,
+            said(
+                "report-kill-release-unknown",
+                vec![("reason", reason.as_str().into())],
+            ),
+        ),
         (_, GpuMemoryReading::Holds { bytes }) => (
             Some(false),
-            format!("still listed with {}", human_bytes(*bytes)),
+            said(
+                "report-kill-still-listed",
+                vec![("bytes", human_bytes(*bytes).into())],
+            ),
         ),
-        (_, GpuMemoryReading::NotListed) => (None, "not listed after the kill".into()),
+        (_, GpuMemoryReading::NotListed) => (None, said("report-kill-not-listed-after", vec![])),
     };
     GpuRelease {
         before,

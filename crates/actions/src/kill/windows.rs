@@ -4,6 +4,7 @@
 //! TerminateProcess, and exit is verified by waiting on the handle.
 
 use super::{ActError, Exit, InspectError, ProcInfo, Sent, Signal, Survivor};
+use gpuledger_lang::Said;
 use std::time::{Duration, Instant};
 use windows_sys::core::BOOL;
 use windows_sys::Win32::Foundation::{
@@ -300,18 +301,15 @@ impl Sys {
             state: Some("running (its process handle is not signalled)".into()),
             wchan: None,
             remedies: vec![
-                format!(
-                    "{forced} was accepted but the process has not exited: Windows lets it \
-                     finish pending I/O first (often a driver call). Wait and check again."
+                Said::new(
+                    "report-kill-remedy-win-pending",
+                    vec![("signal", forced.into())],
                 ),
-                format!(
-                    "gpuledger also asked WMI (Win32_Process.Terminate) where PowerShell is \
-                     available; retry it as Administrator: Get-CimInstance Win32_Process -Filter \
-                     \"ProcessId={pid}\" | Invoke-CimMethod -MethodName Terminate"
+                Said::new(
+                    "report-kill-remedy-win-wmi",
+                    vec![("pid", pid.to_string().into())],
                 ),
-                "If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or \
-                 restart Windows: the remedy that always works."
-                    .into(),
+                Said::new("report-kill-remedy-win-reset", vec![]),
             ],
         }
     }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::CommandFactory;
+use gpuledger_lang::Lang;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,53 +30,121 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     super::print(&String::from_utf8_lossy(&out))
 }
 
-pub fn run_man(a: &ManArgs) -> anyhow::Result<ExitCode> {
-    let cmd = crate::Cli::command();
-    let main = main_page(cmd.clone())?;
+/// `gpuledger man [--dir DIR]`, in `lang`: the pages are clap_mangen's (the well-kept
+/// generator clap's authors maintain, so the pages follow the same definitions that parse the
+/// command line) from the command as `--help` shows it in `lang`, their section titles in
+/// `lang` too.
+pub fn run_man(a: &ManArgs, lang: Lang) -> anyhow::Result<ExitCode> {
+    let cmd = man_command(lang);
+    let main = main_page(cmd.clone(), lang)?;
     let Some(dir) = &a.dir else {
         return super::print(&main);
     };
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    // clap_mangen names sub-command pages `gpuledger-<sub>.1` and writes the main page too;
-    // the main page is then replaced by ours, which has the live view's keys.
-    clap_mangen::generate_to(cmd.clone(), dir)
-        .with_context(|| format!("cannot write man pages into {}", dir.display()))?;
-    let path = dir.join(clap_mangen::Man::new(cmd).get_filename());
-    std::fs::write(&path, main).with_context(|| format!("cannot write {}", path.display()))?;
+    // One page per command, named as clap_mangen names them (`gpuledger-<sub>.1`); the main
+    // page is ours, which has the live view's keys.
+    for (name, page) in pages(cmd, lang)? {
+        let path = dir.join(name);
+        let text = if path.ends_with("gpuledger.1") {
+            &main
+        } else {
+            &page
+        };
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The command the pages are written from: no `help` sub-command (a page has no use for it),
+/// built, in `lang`.
+pub fn man_command(lang: Lang) -> clap::Command {
+    let mut cmd =
+        crate::help_lang::localise(crate::Cli::command().disable_help_subcommand(true), lang);
+    cmd.build();
+    cmd
+}
+
+/// Every page but the main one as clap_mangen renders it, with its file name; the main
+/// page's own is replaced by [`main_page`].
+pub fn pages(cmd: clap::Command, lang: Lang) -> anyhow::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        out.extend(pages(sub.clone(), lang)?);
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut text = Vec::new();
+    man.render(&mut text)?;
+    out.push((
+        man.get_filename(),
+        titles(&String::from_utf8_lossy(&text), lang),
+    ));
+    Ok(out)
+}
+
+/// The section titles clap_mangen writes in English, in `lang` (the options' and commands'
+/// sections are named by their help headings, already in `lang`).
+fn titles(page: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return page.to_string();
+    }
+    let sections = [
+        ("NAME", "cli-man-name"),
+        ("SYNOPSIS", "cli-man-synopsis"),
+        ("DESCRIPTION", "cli-man-description"),
+        ("EXTRA", "cli-man-extra"),
+        ("VERSION", "cli-man-version"),
+    ];
+    // Each title as the roff crate writes the control line, so that only whole title lines
+    // are matched.
+    let line = |title: &str| control("SH", title);
+    let mut out = String::with_capacity(page.len());
+    for l in page.split_inclusive('\n') {
+        match sections.iter().find(|(en, _)| line(en) == l) {
+            Some((_, key)) => out.push_str(&line(&lang.t(key))),
+            None => out.push_str(l),
+        }
+    }
+    out
+}
+
+/// One roff control line (`.SH NAME\n`), as the roff crate writes it.
+fn control(name: &str, arg: &str) -> String {
+    let preamble = roff::Roff::new().render();
+    let mut r = roff::Roff::new();
+    r.control(name, [arg]);
+    let text = r.render();
+    text.strip_prefix(&preamble).unwrap_or(&text).to_string()
+}
+
 /// `gpuledger.1`: clap's page with a LIVE VIEW KEYS section before VERSION.
-fn main_page(cmd: clap::Command) -> anyhow::Result<String> {
+fn main_page(cmd: clap::Command, lang: Lang) -> anyhow::Result<String> {
     let mut out = Vec::new();
     clap_mangen::Man::new(cmd).render(&mut out)?;
-    let page = String::from_utf8_lossy(&out).into_owned();
-    let keys = live_view_keys();
-    Ok(match page.find("\n.SH VERSION") {
+    let page = titles(&String::from_utf8_lossy(&out), lang);
+    let keys = live_view_keys(lang);
+    let version = control("SH", &lang.t("cli-man-version"));
+    Ok(match page.find(&format!("\n{version}")) {
         Some(i) => format!("{}\n{}{}", &page[..i], keys.trim_end(), &page[i..]),
         None => format!("{page}{keys}"),
     })
 }
 
 /// The live view's keys and what the names on screen mean, written from the table its help
-/// (`?`) draws (`gpuledger_tui::ui::HELP`, message keys of the English catalogue), so the man
-/// page and the view cannot disagree.
-fn live_view_keys() -> String {
+/// (`?`) draws (`gpuledger_tui::ui::HELP`, message keys of the live view's catalogue), so the
+/// man page and the view cannot disagree.
+fn live_view_keys(lang: Lang) -> String {
     use roff::{bold, roman, Roff};
     let mut r = Roff::new();
-    r.control("SH", ["LIVE VIEW KEYS"]);
-    r.text([roman(
-        "The live view (gpuledger with no sub-command) answers these keys; ? or F1 shows them there.",
-    )]);
-    let en = gpuledger_lang::Lang::En;
+    r.control("SH", [lang.t("cli-man-live-view-keys").as_str()]);
+    r.text([roman(lang.t("cli-man-live-view-intro"))]);
     for (keys, what) in gpuledger_tui::ui::HELP {
         r.control("TP", []);
         r.text([bold(*keys)]);
-        r.text([roman(en.t(what))]);
+        r.text([roman(lang.t(what))]);
     }
     for note in gpuledger_tui::ui::HELP_NOTES {
         r.control("PP", []);
-        r.text([roman(en.t(note))]);
+        r.text([roman(lang.t(note))]);
     }
     // Both renderings start with the same preamble; the page has it already.
     let preamble = Roff::new().render();

@@ -7,10 +7,10 @@ use gpuledger_actions::kill::{
     combined_exit_code, exit_code, guard::Verdict, GpuMemory, GpuMemoryReading, KillOptions,
     Killer, Outcome, ProcInfo, Status, Target,
 };
-use gpuledger_model::units::human_bytes;
-use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState, WorkloadKind};
+use gpuledger_lang::{Lang, Said};
+use gpuledger_model::{redact_arg_list, redact_text, Snapshot, SourceState};
 use gpuledger_sources::Collector;
-use gpuledger_views::kill::{render_kill, KillStep, KillText};
+use gpuledger_views::kill::{self as kill_view, Declined, KillStep, KillText, Reading};
 use gpuledger_workloads::identify::identify_in;
 use std::cell::RefCell;
 use std::io::{BufRead, IsTerminal, Read, Write};
@@ -111,28 +111,26 @@ pub fn reading_from_snapshot(snap: &Snapshot, pid: u32) -> GpuMemoryReading {
     GpuMemoryReading::NotListed
 }
 
-fn describe_reading(r: &GpuMemoryReading) -> String {
-    match r {
-        GpuMemoryReading::Holds { bytes } => {
-            format!("{} GPU memory (measured)", human_bytes(*bytes))
-        }
-        GpuMemoryReading::NotListed => "no measured GPU memory".into(),
-        GpuMemoryReading::Unknown { reason } => format!("GPU memory unknown: {reason}"),
-    }
+fn describe_reading(r: &GpuMemoryReading, lang: Lang) -> String {
+    kill_view::reading(
+        match r {
+            GpuMemoryReading::Holds { bytes } => Reading::Holds(*bytes),
+            GpuMemoryReading::NotListed => Reading::NotListed,
+            GpuMemoryReading::Unknown { reason } => Reading::Unknown(reason),
+        },
+        lang,
+    )
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(crate::Usage(
-            "kill acts on the live machine: --replay cannot be used with it".into(),
-        )
-        .into());
+        return Err(crate::Usage(global.lang.t("cli-err-kill-replay")).into());
     }
     if global.args.proc_root != std::path::Path::new("/proc") {
-        anyhow::bail!(
-            "kill acts on live processes: --proc-root {} cannot be used with it",
-            global.args.proc_root.display()
-        );
+        let root = global.args.proc_root.display().to_string();
+        anyhow::bail!(global
+            .lang
+            .t_args("cli-err-kill-proc-root", &[("path", root.into())]));
     }
     let killer = Killer::new();
     let measured = Measured {
@@ -144,13 +142,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut targets = plan(args, &killer, &first);
 
     if !args.yes && !args.dry_run {
-        match confirm(&mut targets, &measured, args.force) {
+        match confirm(&mut targets, &measured, args.force, global.lang) {
             Confirm::Yes => {}
             Confirm::No(why) => {
-                eprintln!(
-                    "gpuledger kill: {}; nothing was signalled",
-                    gpuledger_views::term_safe_text(&why)
-                );
+                eprintln!("gpuledger kill: {}", kill_view::declined(why, global.lang));
                 return Ok(ExitCode::from(exit_code::REFUSED));
             }
         }
@@ -176,7 +171,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .collect();
     let code = combined_exit_code(&outcomes);
 
-    crate::commands::print(&report(args.json, code, &outcomes, &targets)?)?;
+    let text = report(args.json, code, &outcomes, &targets, global.lang)?;
+    crate::commands::print(&text)?;
     Ok(ExitCode::from(code))
 }
 
@@ -209,6 +205,7 @@ fn report(
     code: u8,
     outcomes: &[Outcome],
     targets: &[Planned],
+    lang: Lang,
 ) -> anyhow::Result<String> {
     Ok(if json {
         let doc = KillReport {
@@ -221,7 +218,7 @@ fn report(
         outcomes
             .iter()
             .zip(targets)
-            .map(|(o, t)| render(o, &t.memory))
+            .map(|(o, t)| render(o, &t.memory, lang))
             .collect::<String>()
     })
 }
@@ -244,12 +241,12 @@ struct Planned {
 
 enum Confirm {
     Yes,
-    No(String),
+    No(Declined),
 }
 
 /// Asks on the terminal (stdin must be one). Guard-rail refusals are not asked about: they will be
 /// refused anyway, and the outcome says why.
-fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm {
+fn confirm(targets: &mut [Planned], measured: &Measured, force: bool, lang: Lang) -> Confirm {
     let askable: Vec<usize> = (0..targets.len())
         .filter(|&i| {
             targets[i].info.is_some() && !matches!(targets[i].verdict, Some(Verdict::Refused(_)))
@@ -261,44 +258,34 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm
     }
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        return Confirm::No(
-            "no terminal to ask for confirmation on; pass --yes to confirm in advance".into(),
-        );
+        return Confirm::No(Declined::NoTerminal);
     }
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "About to terminate:");
+    let _ = writeln!(err, "{}", kill_view::prompt_head(lang));
     for &i in &askable {
         let t = &targets[i];
         let info = t.info.as_ref().expect("askable targets were read");
         // Names and command lines are the process's own words: shown, never acted on.
-        let what = describe_target(info, &t.memory, measured);
+        let what = describe_target(info, &t.memory, measured, lang);
         let _ = writeln!(err, "  {}", gpuledger_views::term_safe_text(&what));
     }
-    let mode = if force {
-        "forced at once"
-    } else {
-        "graceful first, forced after the grace period"
-    };
     let _ = write!(
         err,
-        "Terminate {} process(es) ({mode})? [y/N] ",
-        askable.len()
+        "{}",
+        kill_view::prompt_question(askable.len(), force, lang)
     );
     let _ = err.flush();
     if !read_yes(&mut stdin.lock(), false) {
-        return Confirm::No("not confirmed".into());
+        return Confirm::No(Declined::NotConfirmed);
     }
     for &i in &askable {
         if let Some(Verdict::NeedsSecondConfirmation(why)) = &targets[i].verdict {
             if targets[i].confirmed_sensitive {
                 continue;
             }
-            let _ = write!(
-                err,
-                "{}.\nType 'yes' to kill PID {} anyway: ",
-                gpuledger_views::term_safe_text(why),
-                targets[i].target.pid
-            );
+            let why = gpuledger_views::term_safe_text(why);
+            let pid = targets[i].target.pid;
+            let _ = write!(err, "{}", kill_view::prompt_second(&why, pid, lang));
             let _ = err.flush();
             targets[i].confirmed_sensitive = read_yes(&mut stdin.lock(), true);
         }
@@ -306,15 +293,15 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool) -> Confirm
     Confirm::Yes
 }
 
-fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measured) -> String {
+fn describe_target(
+    info: &ProcInfo,
+    memory: &GpuMemoryReading,
+    measured: &Measured,
+    lang: Lang,
+) -> String {
     let mut p = gpuledger_model::Process::new(info.pid);
     measured.collector.borrow().procs().fill(&mut p);
-    let user = info
-        .user
-        .clone()
-        .or(p.user.clone())
-        .map(|u| format!(", user {u}"))
-        .unwrap_or_default();
+    let user = info.user.clone().or(p.user.clone());
     let cmd = p
         .cmdline
         .as_ref()
@@ -322,32 +309,26 @@ fn describe_target(info: &ProcInfo, memory: &GpuMemoryReading, measured: &Measur
         .filter(|c| !c.is_empty())
         .map(|c| {
             let short: String = c.chars().take(100).collect();
-            format!(
-                "\n      {short}{}",
-                if c.chars().count() > 100 { "…" } else { "" }
-            )
-        })
-        .unwrap_or_default();
+            let more = if c.chars().count() > 100 { "…" } else { "" };
+            format!("{short}{more}")
+        });
     // What it is (evidence from /proc only: no network probes before a kill prompt).
     let collector = measured.collector.borrow();
     let procs = collector.procs();
     let w = identify_in(&procs.facts(info.pid), procs);
-    let workload = if w.kind == WorkloadKind::Unknown {
-        String::new()
-    } else {
-        format!(
-            "\n      workload: {} ({} confidence)",
-            w.short_label(),
-            w.confidence.word()
-        )
-    };
     // The name a process gave itself: redacted here too (Linux's is, where /proc is read; a
     // platform's own process list may not be).
-    format!(
-        "PID {} {}{user}: {}{workload}{cmd}",
-        info.pid,
-        redact_text(&info.name),
-        describe_reading(memory)
+    let name = redact_text(&info.name);
+    kill_view::prompt_target(
+        &kill_view::PromptTarget {
+            pid: info.pid,
+            name: &name,
+            user: user.as_deref(),
+            memory: describe_reading(memory, lang),
+            workload: Some(&w),
+            cmdline: cmd.as_deref(),
+        },
+        lang,
     )
 }
 
@@ -365,29 +346,36 @@ fn read_yes(input: &mut impl BufRead, strict: bool) -> bool {
     }
 }
 
-fn render(o: &Outcome, memory_now: &GpuMemoryReading) -> String {
-    // The plan is listed line by line below, so the message's inline copy is left out.
-    let head = o.message.split("; the plan:").next().unwrap_or(&o.message);
+fn render(o: &Outcome, memory_now: &GpuMemoryReading, lang: Lang) -> String {
+    let said = |s: &Said| s.in_lang(lang);
+    // A dry run's plan is listed line by line below, so its head is the outcome without it.
+    let head = if o.status == Status::DryRun {
+        let who = format!("PID {} ({})", o.pid, o.name.as_deref().unwrap_or("?"));
+        Said::new("report-kill-dry-run-head", vec![("who", who.into())]).in_lang(lang)
+    } else {
+        said(&o.message)
+    };
     let survivor = o.survivor.as_ref();
-    render_kill(&KillText {
+    kill_view::render_kill(&KillText {
         head,
-        plan: &o.plan,
+        plan: o.plan.iter().map(said).collect(),
         steps: o
             .steps
             .iter()
             .map(|st| KillStep {
                 at_ms: st.at_ms,
                 action: &st.action,
-                result: &st.result,
+                result: said(&st.result),
             })
             .collect(),
         waiting_in: survivor.and_then(|sv| sv.wchan.as_deref()),
-        remedies: survivor.map_or(&[], |sv| &sv.remedies),
+        remedies: survivor.map_or_else(Vec::new, |sv| sv.remedies.iter().map(said).collect()),
         // The reading the outcome carries (its JSON says the same), else the confirmation's.
         now: (o.status == Status::DryRun)
-            .then(|| describe_reading(o.gpu_memory.before.as_ref().unwrap_or(memory_now))),
+            .then(|| describe_reading(o.gpu_memory.before.as_ref().unwrap_or(memory_now), lang)),
         gpu_memory: (o.status.is_gone() || o.status == Status::StillAlive)
-            .then_some(o.gpu_memory.detail.as_str()),
+            .then(|| said(&o.gpu_memory.detail)),
+        lang,
     })
 }
 

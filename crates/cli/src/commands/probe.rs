@@ -85,10 +85,7 @@ pub fn saved_path(explicit: Option<PathBuf>) -> Option<PathBuf> {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(crate::Usage(
-            "probe measures the live machine; it cannot run on a replay".into(),
-        )
-        .into());
+        return Err(crate::Usage(global.lang.t("cli-err-probe-replay")).into());
     }
     signal::install().context("cannot install the Ctrl-C handler")?;
 
@@ -125,7 +122,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&report)? + "\n"
     } else {
-        render_table(&report)
+        render_table(&report, global.lang)
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
@@ -137,11 +134,11 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         let path = saved_path(args.probe_file.clone()).ok_or(store::StoreError::NoDataDir)?;
         store::save(&report, &path)?;
         // On stderr, so that `--json` output stays pure JSON.
-        eprintln!(
-            "saved to {}; estimate and explain now use it as {}",
-            path.display(),
-            store::measured_overhead(&report).label
-        );
+        let args = [
+            ("path", path.display().to_string().into()),
+            ("label", store::measured_overhead(&report).label.into()),
+        ];
+        eprintln!("{}", global.lang.t_args("report-probe-saved", &args));
     }
     Ok(ExitCode::SUCCESS)
 }

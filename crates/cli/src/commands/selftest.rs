@@ -1,7 +1,7 @@
 //! `gpuledger selftest`: each source, found or not, what it sees, what it cannot see and why.
 
 use crate::Global;
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::{Device, Snapshot, SourceState, Usage};
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -17,8 +17,9 @@ pub struct Args {
 struct Finding {
     source: String,
     status: SourceState,
-    sees: Vec<String>,
-    cannot_see: Vec<String>,
+    /// A source's own sentences said in the reader's language in the text; JSON has the English.
+    sees: Vec<Said>,
+    cannot_see: Vec<Said>,
 }
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
@@ -35,7 +36,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     findings.push(Finding {
         source: "gpuledger".into(),
         status: SourceState::Ok,
-        sees: vec![format!("version {}", crate::VERSION)],
+        sees: vec![format!("version {}", crate::VERSION).into()],
         cannot_see: Vec::new(),
     });
     if args.json {
@@ -58,7 +59,7 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
             }
             if s.name == "nvml" && s.status == SourceState::Ok {
                 for d in snap.devices.iter().filter(|d| d.source == "nvml") {
-                    sees.push(format!("{}: {}", d.label(), d.uuid));
+                    sees.push(format!("{}: {}", d.label(), d.uuid).into());
                     device_gaps(d, &mut cannot);
                 }
                 process_gaps(snap, |_| true, &mut cannot);
@@ -74,7 +75,7 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
                         .as_deref()
                         .map(|p| format!(" ({p})"))
                         .unwrap_or_default();
-                    sees.push(format!("{}: {}{state}", d.label(), d.uuid));
+                    sees.push(format!("{}: {}{state}", d.label(), d.uuid).into());
                     device_gaps(d, &mut cannot);
                 }
                 process_gaps(snap, |u| u.memory_source == "fdinfo", &mut cannot);
@@ -90,14 +91,14 @@ fn findings(snap: &Snapshot) -> Vec<Finding> {
 }
 
 /// What a device could not report, and why.
-fn device_gaps(d: &Device, cannot: &mut Vec<String>) {
+fn device_gaps(d: &Device, cannot: &mut Vec<Said>) {
     for (f, why) in &d.unavailable {
-        cannot.push(format!("GPU{} {f}: {why}", d.index));
+        cannot.push(format!("GPU{} {f}: {why}", d.index).into());
     }
 }
 
 /// Why per-process memory was unavailable, once per distinct reason, for the usages `of` keeps.
-fn process_gaps(snap: &Snapshot, of: impl Fn(&Usage) -> bool, cannot: &mut Vec<String>) {
+fn process_gaps(snap: &Snapshot, of: impl Fn(&Usage) -> bool, cannot: &mut Vec<Said>) {
     let mut reasons: Vec<&str> = snap
         .processes
         .iter()
@@ -108,7 +109,7 @@ fn process_gaps(snap: &Snapshot, of: impl Fn(&Usage) -> bool, cannot: &mut Vec<S
     reasons.sort();
     reasons.dedup();
     for r in reasons {
-        cannot.push(format!("per-process memory: {r}"));
+        cannot.push(format!("per-process memory: {r}").into());
     }
 }
 
@@ -131,9 +132,9 @@ fn probe_finding() -> Finding {
         }
     };
     let (sees, cannot_see) = if state == SourceState::Ok {
-        (vec![line], Vec::new())
+        (vec![line.into()], Vec::new())
     } else {
-        (Vec::new(), vec![line])
+        (Vec::new(), vec![line.into()])
     };
     Finding {
         source: "probe".into(),
@@ -167,11 +168,12 @@ fn render(snap: &Snapshot, findings: &[Finding], lang: Lang) -> String {
         });
         let _ = writeln!(out, "\n[{mark}] {}", f.source);
         for s in &f.sees {
-            let line = lang.t_args("report-selftest-sees", &[("what", s.into())]);
+            let line = lang.t_args("report-selftest-sees", &[("what", s.in_lang(lang).into())]);
             let _ = writeln!(out, "  {line}");
         }
         for c in &f.cannot_see {
-            let line = lang.t_args("report-selftest-cannot-see", &[("what", c.into())]);
+            let what = c.in_lang(lang);
+            let line = lang.t_args("report-selftest-cannot-see", &[("what", what.into())]);
             let _ = writeln!(out, "  {line}");
         }
     }

@@ -31,7 +31,9 @@ use anyhow::Context;
 pub use child::run_workload;
 use child::{Stop, Workload};
 use gpuledger_cuda::signal;
+use gpuledger_lang::Lang;
 use gpuledger_model::verdict::VerdictKind;
+use gpuledger_views::verify::{render_unverifiable, Asked};
 use judge::{Machine, PathNote, Record, Verdict, SCHEMA, TOLERANCE};
 use report::{emit, replay, save};
 use sequence::sequence;
@@ -133,7 +135,7 @@ pub struct ChildArgs {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if let Some(path) = &global.args.replay {
-        return replay(args, path);
+        return replay(args, path, global.lang);
     }
     signal::install().context("cannot install the Ctrl-C handler")?;
     let mut collector = global.collector();
@@ -193,9 +195,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 });
             }
         }
-        return finish(args, rec, outcome, status);
+        return finish(args, rec, outcome, status, global.lang);
     }
-    nothing_started(args, tried)
+    nothing_started(args, tried, global.lang)
 }
 
 fn new_record(args: &Args, path: &str, child_pid: Option<u32>) -> Record {
@@ -221,19 +223,22 @@ fn new_record(args: &Args, path: &str, child_pid: Option<u32>) -> Record {
 }
 
 /// No path could start its workload: say why for each, in the output and in the record.
-fn nothing_started(args: &Args, tried: Vec<PathNote>) -> anyhow::Result<ExitCode> {
-    let mut text = String::from("nothing can be verified on this machine:\n");
-    for t in &tried {
-        text.push_str(&format!("  {}: {}\n", t.path, t.why));
-    }
-    text.push_str(match args.path {
-        PathChoice::Auto => "(verify needs a GPU with a CUDA or a Vulkan driver)\n",
-        PathChoice::Cuda => "(verify --path cuda needs an NVIDIA GPU and its driver; --path vulkan runs the Vulkan workload)\n",
-        PathChoice::Vulkan => "(verify --path vulkan needs the Vulkan loader and a Vulkan driver; --path cuda runs the CUDA workload)\n",
-    });
+fn nothing_started(args: &Args, tried: Vec<PathNote>, lang: Lang) -> anyhow::Result<ExitCode> {
+    let asked = match args.path {
+        PathChoice::Auto => Asked::Any,
+        PathChoice::Cuda => Asked::Cuda,
+        PathChoice::Vulkan => Asked::Vulkan,
+    };
+    let paths: Vec<(&str, &str)> = tried
+        .iter()
+        .map(|t| (t.path.as_str(), t.why.as_str()))
+        .collect();
+    let text = |lang| render_unverifiable(&paths, Some(asked), lang);
     let mut rec = new_record(args, "none", None);
-    // The record says the same, so a saved or --json run is not silent about it.
-    rec.notes.push(text.trim_end().to_string());
+    // The record says the same (in English, as all of it), so a saved or --json run is not
+    // silent about it.
+    rec.notes.push(text(Lang::En).trim_end().to_string());
+    let text = text(lang);
     rec.paths = tried;
     rec.verdicts = not_implemented();
     save(args, &rec)?;
@@ -251,6 +256,7 @@ fn finish(
     mut rec: Record,
     outcome: Result<(), Stop>,
     status: Option<std::process::ExitStatus>,
+    lang: Lang,
 ) -> anyhow::Result<ExitCode> {
     match outcome {
         Ok(()) => {}
@@ -265,8 +271,9 @@ fn finish(
             anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
         Err(Stop::Unverifiable(why)) => {
-            let text = format!("nothing can be verified on this machine:\n  {}: {why}\n", rec.path);
-            rec.notes.push(text.trim_end().to_string());
+            let text = |lang| render_unverifiable(&[(rec.path.as_str(), why.as_str())], None, lang);
+            rec.notes.push(text(Lang::En).trim_end().to_string());
+            let text = text(lang);
             rec.verdicts = not_implemented();
             save(args, &rec)?;
             super::print(&if args.json {
@@ -284,13 +291,13 @@ fn finish(
                 "failed"
             };
             rec.notes.push(format!("{when}: {why}"));
-            emit(args, &rec)?;
+            emit(args, &rec, lang)?;
             anyhow::bail!("the workload failed: {why}; everything it held was released");
         }
     }
     rec.verdicts = judge::judge(&rec);
     rec.verdicts.extend(not_implemented());
-    emit(args, &rec)?;
+    emit(args, &rec, lang)?;
     Ok(exit_for(&rec))
 }
 

@@ -103,6 +103,64 @@ fn dry_run_signals_nothing() {
     assert!(s.still_running());
 }
 
+/// The same dry run in each language: its JSON byte for byte the same (the times taken aside),
+/// its text in the language, the kill's own sentences included; the refusal for want of a
+/// terminal in the language too.
+#[test]
+fn dry_run_json_is_the_same_in_every_language_and_the_text_speaks_it() {
+    let s = Sleeper::start();
+    let pid = s.pid.to_string();
+    let run = |lang: &str, json: bool| {
+        let mut args = vec!["--lang", lang, pid.as_str(), "--dry-run"];
+        if json {
+            args.push("--json");
+        }
+        let out = kill(&args);
+        assert_eq!(out.status.code(), Some(7));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Times are the only figures two runs may differ in.
+    let timeless = |json: String| {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for o in v["outcomes"].as_array_mut().unwrap() {
+            o["elapsed_ms"] = 0.into();
+            for st in o["steps"].as_array_mut().unwrap() {
+                st["at_ms"] = 0.into();
+            }
+        }
+        v.to_string()
+    };
+    let english = timeless(run("en", true));
+    for lang in ["zh-CN", "zh-TW"] {
+        assert_eq!(timeless(run(lang, true)), english, "{lang}");
+    }
+    let zh = run("zh-CN", false);
+    // The frame and the kill's own sentences (head, plan) in the language; the JSON above
+    // carries them in English.
+    assert!(
+        zh.starts_with(&format!("对 PID {pid} (sleep) 的演练：未发送任何信号\n")),
+        "{zh}"
+    );
+    assert!(
+        zh.contains(&format!("\n  将会：向 PID {pid}（sleep）发送 SIGTERM\n"))
+            && zh.contains("\n  将会：最多等待 3000 ms 让它退出\n")
+            && zh.contains("\n  当前：显存未知："),
+        "{zh}"
+    );
+    assert!(
+        english.contains("\"message\":\"dry run for PID"),
+        "{english}"
+    );
+    let out = kill(&["--lang", "zh-TW", &pid]);
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("沒有可供確認的終端機") && err.contains("--yes"),
+        "{err}"
+    );
+    assert!(s.still_running());
+}
+
 #[test]
 fn guard_rails_and_missing_processes() {
     let out = kill(&["1", "--yes"]);

@@ -33,7 +33,13 @@ const CHOICES: [Choice; 7] = [
 /// unless the choice sets one.
 fn command(file: &std::path::Path, choice: &Choice) -> Command {
     let mut c = gpuledger_command();
-    for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+    for v in [
+        "GPULEDGER_LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_MESSAGES",
+        "LANG",
+    ] {
         c.env_remove(v);
     }
     if let Some((k, v)) = choice.1 {
@@ -184,6 +190,51 @@ fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lis
     }
 }
 
+/// A saved verify record replayed: its JSON the same in each language, its frame in the
+/// language; the judge's verdicts as it wrote them.
+#[test]
+fn verify_replays_the_same_json_in_every_language_and_speaks_the_frame() {
+    let record = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/verify/fake-nvml-double-count.json");
+    let run = |choice: &Choice, args: &[&str]| {
+        let out = command(&record, choice).args(args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let english = run(&CHOICES[0], &["verify", "--json"]);
+    assert!(english.contains("\"verdicts\""), "{english}");
+    for choice in &CHOICES[1..] {
+        assert!(run(choice, &["verify", "--json"]) == english, "{choice:?}");
+    }
+    let en = run(&CHOICES[0], &["verify"]);
+    assert!(
+        en.contains("\ngpuledger verify: ") && en.contains("\nexpected: the child absent"),
+        "{en}"
+    );
+    let cn = run(&CHOICES[4], &["verify"]);
+    assert!(
+        cn.contains("\ngpuledger verify：PID ") && cn.contains("\n预期：子进程起初不存在"),
+        "{cn}"
+    );
+    let tw = run(&CHOICES[3], &["verify"]);
+    assert!(
+        tw.starts_with("重播 ") && tw.contains("位於 CUDA 裝置 0 "),
+        "{tw}"
+    );
+}
+
+/// GNU `LANGUAGE` picks the language before `LANG`, unless the locale is C.
+#[test]
+fn gnu_language_comes_before_lang_unless_the_locale_is_c() {
+    let file = sample();
+    let table = |language: &str, lang: &str| {
+        let mut c = command(&file, &CHOICES[0]);
+        c.env("LANGUAGE", language).env("LANG", lang);
+        stdout_of(c, &["snapshot"])
+    };
+    assert!(table("de:zh_TW:zh_CN", "en_US.UTF-8").contains("\n裝置\n"));
+    assert!(table("zh_TW", "C").contains("\nDEVICES\n"));
+}
+
 /// The sample with a CJK user, process name and model file: in zh-CN every row's cells start
 /// at the display column of their header (columns measured with unicode-width, as terminals
 /// count them).
@@ -277,7 +328,13 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
             args.push("--json");
         }
         let mut c = m.command(&[choice.0, &args[..]].concat());
-        for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+        for v in [
+            "GPULEDGER_LANG",
+            "LANGUAGE",
+            "LC_ALL",
+            "LC_MESSAGES",
+            "LANG",
+        ] {
             c.env_remove(v);
         }
         if let Some((k, v)) = choice.1 {
@@ -309,7 +366,13 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
 fn help_speaks_the_chosen_language() {
     let help = |choice: &Choice, args: &[&str]| {
         let mut c = gpuledger_command();
-        for v in ["GPULEDGER_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+        for v in [
+            "GPULEDGER_LANG",
+            "LANGUAGE",
+            "LC_ALL",
+            "LC_MESSAGES",
+            "LANG",
+        ] {
             c.env_remove(v);
         }
         if let Some((k, v)) = choice.1 {
@@ -339,4 +402,206 @@ fn help_speaks_the_chosen_language() {
         tw.contains("擷取一輪資料") && tw.contains("結束狀態：\n  0  成功"),
         "{tw}"
     );
+}
+
+/// `--help` of every command in each language: clap's own words too (usage, options, defaults,
+/// the help flag), nothing left in English of what clap adds; English unchanged.
+#[test]
+fn help_speaks_the_language_with_clap_s_own_words() {
+    let help = |lang: &str, args: &[&str]| {
+        let out = gpuledger_command()
+            .args(["--lang", lang])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let en = help("en", &["kill", "--help"]);
+    for english in ["Usage:", "Options:", "[default: 3s]", "Print help"] {
+        assert!(en.contains(english), "{english}\n{en}");
+    }
+    for (lang, words) in [
+        (
+            "zh-CN",
+            [
+                "用法：gpuledger kill",
+                // clap puts an ASCII colon after every heading it writes.
+                "选项:",
+                "[默认值：3s]",
+                "显示帮助",
+                "跳过正常结束这一步",
+            ],
+        ),
+        (
+            "zh-TW",
+            [
+                "用法：gpuledger kill",
+                "選項:",
+                "[預設值：3s]",
+                "顯示說明",
+                "略過正常結束的步驟",
+            ],
+        ),
+    ] {
+        let kill = help(lang, &["kill", "--help"]);
+        for w in words {
+            assert!(kill.contains(w), "{lang}: {w}\n{kill}");
+        }
+        for sub in [
+            &["--help"][..],
+            &["kill", "--help"],
+            &["snapshot", "-h"],
+            &["probe", "--help"],
+            &["verify", "--help"],
+            &["estimate", "--help"],
+            &["watch", "--help"],
+            &["serve", "--help"],
+            &["ui", "--help"],
+            &["help"],
+        ] {
+            let text = help(lang, sub);
+            for clap_word in [
+                "Usage:",
+                "Options:",
+                "Arguments:",
+                "[default:",
+                "[env:",
+                "[possible values:",
+                "Print help",
+                "Print version",
+                "Exit status",
+                "Before acting",
+                "llama-server flags",
+                "Alert expressions",
+                "Endpoints (",
+                "The page shows",
+            ] {
+                assert!(
+                    !text.contains(clap_word),
+                    "{lang} {sub:?}: {clap_word}\n{text}"
+                );
+            }
+        }
+    }
+}
+
+/// `gpuledger man --lang X --dir D`: every page in the language (section titles, the options'
+/// help, clap's words), the main page with the live view's keys in it; `man -l` renders them
+/// where man is installed.
+#[test]
+fn man_pages_in_each_language() {
+    for (lang, name, options, kill_force, keys) in [
+        (
+            "zh-CN",
+            "名称",
+            "选项",
+            "跳过正常结束这一步",
+            "实时视图按键",
+        ),
+        (
+            "zh-TW",
+            "名稱",
+            "選項",
+            "略過正常結束的步驟",
+            "即時檢視按鍵",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = gpuledger_command()
+            .args(["--lang", lang, "man", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut pages = 0;
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            let path = e.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            pages += 1;
+            assert!(
+                text.contains(&format!(".SH {name}\n")),
+                "{}",
+                path.display()
+            );
+            assert!(
+                text.contains(&format!(".SH {options}\n")),
+                "{}",
+                path.display()
+            );
+            for english in [
+                ".SH NAME",
+                ".SH SYNOPSIS",
+                ".SH OPTIONS",
+                "Print help",
+                "[default:",
+            ] {
+                assert!(!text.contains(english), "{}: {english}", path.display());
+            }
+        }
+        assert!(pages >= 17, "{pages} pages");
+        let kill = std::fs::read_to_string(dir.path().join("gpuledger-kill.1")).unwrap();
+        assert!(kill.contains(kill_force), "{kill}");
+        let main = std::fs::read_to_string(dir.path().join("gpuledger.1")).unwrap();
+        assert!(main.contains(&format!(".SH {keys}\n")), "{main}");
+        let printed = gpuledger_command()
+            .args(["--lang", lang, "man"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(printed.stdout).unwrap(), main);
+        if let Ok(out) = Command::new("man")
+            .arg("-l")
+            .arg(dir.path().join("gpuledger-kill.1"))
+            .env("MANWIDTH", "80")
+            .env("MAN_KEEP_FORMATTING", "0")
+            .env("LANG", "C.UTF-8")
+            .output()
+        {
+            if out.status.success() {
+                let text = String::from_utf8_lossy(&out.stdout);
+                assert!(text.contains(kill_force), "{text}");
+            }
+        }
+    }
+}
+
+/// The sources' own sentences on this machine (no NVIDIA driver here, or one found): in the
+/// reader's language in selftest's text, and the same English in its JSON and the snapshot's.
+#[test]
+fn the_sources_sentences_speak_the_language_and_their_json_stays_english() {
+    let run = |lang: &str, args: &[&str]| {
+        let out = gpuledger_command()
+            .args(["--lang", lang])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let sources = |lang: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&run(lang, &["snapshot", "--json"])).unwrap();
+        v["sources"].to_string()
+    };
+    let english = sources("en");
+    assert!(english.contains("\"procfs\""), "{english}");
+    assert_eq!(sources("zh-CN"), english);
+    assert_eq!(sources("zh-TW"), english);
+    let json = run("en", &["selftest", "--json"]);
+    assert_eq!(run("zh-TW", &["selftest", "--json"]), json);
+    assert!(json.contains("GPU process"), "{json}");
+    let cn = run("zh-CN", &["selftest"]);
+    assert!(cn.contains(" 个 GPU 进程中有 "), "{cn}");
+    let tw = run("zh-TW", &["selftest"]);
+    assert!(tw.contains(" 個 GPU 處理程序中有 "), "{tw}");
+    if json.contains("libnvidia-ml.so.1 not found") {
+        assert!(
+            cn.contains("看不到：未找到 libnvidia-ml.so.1（试过 "),
+            "{cn}"
+        );
+        assert!(tw.contains("找不到 libnvidia-ml.so.1（已嘗試 "), "{tw}");
+    }
 }

@@ -170,6 +170,36 @@ fn linux_like_table() {
     assert!(env.outstanding().is_empty());
 }
 
+/// The JSON is the same in each language (the time of measuring aside); the table's words are
+/// the language's and its figures the same.
+#[test]
+fn json_is_the_same_in_every_language_and_the_table_speaks_it() {
+    let env = Env::new("linux.txt", "", 16 << 30);
+    let json = |lang: &str| {
+        let out = env.run(&["--sizes", "1GiB", "--json", "--lang", lang]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["measured_at"] = "".into();
+        v.to_string()
+    };
+    let english = json("en");
+    assert_eq!(json("zh-CN"), english);
+    assert_eq!(json("zh-TW"), english);
+    let out = env.run(&["--sizes", "1GiB", "--lang", "zh-TW"]);
+    let t = text(&out.stdout);
+    assert!(t.contains("NVIDIA H200（CUDA 裝置 0）"), "{t}");
+    assert!(
+        t.contains("\n上下文開銷：NVML 測得 500 MiB（第一個上下文）"),
+        "{t}"
+    );
+    let row = t
+        .lines()
+        .find(|l| l.starts_with("cuMemHostAlloc（鎖定分頁記憶體）"))
+        .unwrap_or_else(|| panic!("{t}"));
+    assert!(row.ends_with("  是，讀取 1 次"), "{row}");
+    assert!(env.outstanding().is_empty());
+}
+
 #[test]
 fn ctrl_c_releases_everything_and_exits_130() {
     let env = Env::new("wddm.txt", "sigint|cuMemHostRegister_v2|1\n", 16 << 30);

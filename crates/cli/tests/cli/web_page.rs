@@ -275,7 +275,12 @@ fn check_why_of_llama(b: &Browser, p: &Process) {
         why["measured"],
         json!([[human_opt(u.memory_bytes), "GPU0 · nvml"]])
     );
-    assert_eq!(why["reported"], json!([["—", "nothing recorded"]]), "{why}");
+    // One message per language, the dash inside the English one (no figure).
+    assert_eq!(
+        why["reported"],
+        json!([[null, "— nothing recorded"]]),
+        "{why}"
+    );
     assert_eq!(why["estimated"], json!([[e.total_text(), "total GPU"]]));
     assert_eq!(
         why["recipe"],

@@ -311,3 +311,163 @@ report-history-col-power-w = POWER W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = driver { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = would: { $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = waiting in: { $text }
+report-kill-remedy = remedy: { $text }
+report-kill-now = now: { $text }
+report-kill-gpu-memory = GPU memory: { $text }
+report-kill-holds = { $bytes } GPU memory (measured)
+report-kill-not-listed = no measured GPU memory
+report-kill-unknown = GPU memory unknown: { $reason }
+report-kill-about-to = About to terminate:
+report-kill-target = PID { $pid } { $name }: { $memory }
+report-kill-target-user = PID { $pid } { $name }, user { $user }: { $memory }
+report-kill-target-workload = workload: { $what } ({ $confidence } confidence)
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = Terminate { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } (graceful first, forced after the grace period)? [y/N]
+report-kill-ask-forced = Terminate { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } (forced at once)? [y/N]
+report-kill-sensitive = { $why }.
+report-kill-ask-yes = Type 'yes' to kill PID { $pid } anyway:
+report-kill-no-terminal = no terminal to ask for confirmation on; pass --yes to confirm in advance; nothing was signalled
+report-kill-not-confirmed = not confirmed; nothing was signalled
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe: { $device } (CUDA device { $ordinal }), { $total } of VRAM
+report-probe-versions = driver { $driver }, CUDA { $cuda }, { $os }, measured { $at }
+report-probe-context = context cost: { $first_nvml } by NVML (first context); { $second_driver } by driver free memory, { $second_nvml } by NVML (a second context)
+report-probe-col-method = method
+report-probe-col-host-bytes = host bytes
+report-probe-col-delta-driver = VRAM delta (driver)
+report-probe-col-delta-nvml = VRAM delta (NVML)
+report-probe-col-ratio-driver = ratio (driver)
+report-probe-col-ratio-nvml = ratio (NVML)
+report-probe-col-released = released
+report-probe-method-device = cuMemAlloc (device, control)
+report-probe-method-pinned = cuMemHostAlloc (pinned)
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = yes, read { $reads }
+report-probe-not-released = NO: { $missing } still missing after { $reads } reads
+report-probe-note = note: { $text }
+report-probe-saved = saved to { $path }; estimate and explain now use it as { $label }
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = REPLAY of { $path } (recorded { $taken_at })
+report-verify-title = gpuledger verify: { $size } allocated and written by PID { $pid } on { $device }
+report-verify-path = path { $path }: { $why }
+report-verify-system-ledger = judged on system memory (GTT): { $why }
+report-verify-expected-cpu = expected: nothing any source can see: { $device } is a CPU device, its memory is the host's (no VRAM, no GPU counter).
+report-verify-expected = expected: the child absent, then listed with a context, +{ $size } when it allocates, -{ $size } when it frees, gone after it exits; device used moving with it; unattributed not moving. Tolerance { $tolerance } (2 MiB allocation granularity plus driver bookkeeping).
+report-verify-second-witness = [second witness]
+report-verify-note = note: { $text }
+report-verify-no-uuid = no UUID
+report-verify-cuda-device = CUDA device { $ordinal } { $name } ({ $uuid }), CUDA { $cuda }
+report-verify-pci-unknown = not reported
+report-verify-vulkan-device = Vulkan device { $ordinal } { $name } ({ $about }, PCI { $pci }), Vulkan { $vulkan }
+report-verify-nothing = nothing can be verified on this machine:
+report-verify-needs-any = (verify needs a GPU with a CUDA or a Vulkan driver)
+report-verify-needs-cuda = (verify --path cuda needs an NVIDIA GPU and its driver; --path vulkan runs the Vulkan workload)
+report-verify-needs-vulkan = (verify --path vulkan needs the Vulkan loader and a Vulkan driver; --path cuda runs the CUDA workload)
+
+## kill: the sentences the kill writes (its outcome, steps, plan, remedies); --json carries the English
+report-kill-refused-pid = refused PID { $pid }: { $why }; nothing was signalled
+report-kill-already-zombie = { $who } has already exited and is a zombie: it holds no memory; only its parent { $parent } can remove it from the process table (by waiting for it)
+report-kill-parent-unknown = (unknown)
+report-kill-dry-run-read = read now; nothing was signalled (dry run)
+report-kill-dry-run = dry run for { $who }: nothing was signalled; the plan: { $plan }
+report-kill-dry-run-head = dry run for { $who }: nothing was signalled
+report-kill-unknown-state = unknown state
+report-kill-still-alive = { $who } is still alive { $ms } ms after { $signal } ({ $state }); see the remedies
+report-kill-gone = { $who } is gone{ $detail }
+report-kill-zombie-now = { $who } has exited and is now a zombie (holds no memory; counts as gone) until its parent { $parent } reaps it
+report-kill-no-such-process = no process with PID { $pid } (it may have exited already)
+report-kill-who-why = { $who }: { $why }
+report-kill-cannot-read = could not read PID { $pid }: { $why }
+report-kill-skipped-other = skipped PID { $pid }: { $why }, so the PID now names a different process ({ $name }); nothing was signalled
+report-kill-start-time-differs = its start time is { $now } but the process you chose started at { $chosen }
+report-kill-name-differs = its name is { $now }, not { $chosen }
+report-kill-refused = refused { $who }: { $why }; nothing was signalled
+report-kill-needs-second = not killing { $who }: { $why }. Confirm a second time (--yes-really) to go ahead; nothing was signalled
+report-kill-exited-before = { $who } exited on its own before it was signalled
+report-kill-cannot-open = could not open { $who }: { $error }
+report-kill-reused = skipped PID { $pid }: it was reused by { $name } between the check and the pin; nothing was signalled
+report-kill-cannot-reread = could not re-read { $who }: { $error }
+report-kill-not-read = not read: nothing was signalled
+report-kill-no-reader = unknown: no GPU memory reader was available
+report-kill-step-suppressed = suppressed by the test delivery filter (not sent)
+report-kill-step-sent = sent
+report-kill-step-sent-detail = sent { $detail }
+report-kill-step-not-sent = not sent: { $why }
+report-kill-step-already-exited = not sent: the process has already exited
+report-kill-step-permission = not sent: permission denied
+report-kill-step-failed = failed: { $error }
+report-kill-step-exited = exited after { $ms } ms
+report-kill-step-still-running = still running after { $ms } ms
+report-kill-step-cannot-wait = could not wait: { $error }
+report-kill-owner-user = user { $user } (uid { $uid })
+report-kill-owner-uid = uid { $uid }
+report-kill-owner-other = another user (or runs elevated)
+report-kill-permission = permission denied: PID { $pid } ({ $name }) belongs to { $owner }, and gpuledger runs as { $me }; only the process's owner or an administrator may signal it. Run gpuledger as that user, or with sudo / from an elevated prompt. Nothing was signalled.
+report-kill-plan-send = send { $signal } to PID { $pid } ({ $name })
+report-kill-plan-continue = send SIGCONT (it is stopped and cannot act on SIGTERM until continued)
+report-kill-plan-wait = wait up to { $ms } ms for it to exit
+report-kill-plan-then-force = if it has not exited, send { $signal }
+report-kill-plan-wmi = if it survives TerminateProcess, ask WMI to terminate it
+report-kill-plan-verify = verify it is gone within { $ms } ms, else report it as still alive
+report-kill-plan-expect-denied = (expect permission denied: it belongs to uid { $uid }, gpuledger runs as uid { $me })
+report-kill-released = released: it held { $bytes }, and is no longer listed
+report-kill-not-released = not released: it held { $before } before and is still listed with { $after } { $ms } ms later
+report-kill-held-none = it held no measured GPU memory before the kill
+report-kill-release-unknown = unknown: { $reason }
+report-kill-still-listed = still listed with { $bytes }
+report-kill-not-listed-after = not listed after the kill
+report-kill-remedy-uninterruptible = It is in uninterruptible sleep{ $where }: the kernel acts on { $signal } only when that call returns. If it waits on the GPU driver, let the GPU work finish or reset the GPU: NVIDIA `nvidia-smi --gpu-reset -i N` (only when no other process uses that GPU); AMD `cat /sys/kernel/debug/dri/N/amdgpu_gpu_recover` as root.
+report-kill-remedy-wchan = { " " }in { $wchan }
+report-kill-remedy-reload = Unload and reload the GPU driver module once nothing else uses it.
+report-kill-remedy-debugger = It is stopped by a debugger: detach or end the debugger (ptrace), then kill again.
+report-kill-remedy-teardown = { $signal } was sent but the kernel has not finished tearing it down (unmapping a large address space or pinned GPU memory takes time): wait and check again with `gpuledger snapshot`.
+report-kill-remedy-reboot = Reboot: the remedy that always works.
+report-kill-remedy-win-pending = { $signal } was accepted but the process has not exited: Windows lets it finish pending I/O first (often a driver call). Wait and check again.
+report-kill-remedy-win-wmi = gpuledger also asked WMI (Win32_Process.Terminate) where PowerShell is available; retry it as Administrator: Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = If it waits on the GPU driver: reset the graphics driver (Win+Ctrl+Shift+B), or restart Windows: the remedy that always works.
+report-kill-remedy-mac-blocked = { $signal } was sent but the process has not exited; it may be blocked in the kernel (e.g. waiting on the GPU driver). Wait and check again.
+report-kill-remedy-mac-restart = Restart the Mac: the remedy that always works.
+
+# Sentences in a row (a dry run's plan).
+report-said-list = { $a }; { $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = unknown
+report-src-nvml-absent = NVML does not exist on this platform
+report-src-nvml-not-found = { $name } not found (tried { $tried }): no NVIDIA driver is installed, or it is not on the library path
+report-src-nvml-no-init = { $path }: not an NVML library (no nvmlInit_v2 or nvmlInit)
+report-src-nvml-init-failed = { $path }: nvmlInit failed: { $message } (NVML error { $code })
+report-src-nvml-ok = { $path } (driver { $driver }): { $count ->
+        [one] { $count } device
+       *[other] { $count } devices
+    }, { $procs ->
+        [one] { $procs } process
+       *[other] { $procs } processes
+    }
+report-src-procfs = { $root }: metadata for { $seen } of { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    }
+report-src-drm-none = no DRM devices under { $dir }{ $why } and no process with a DRM node open
+report-src-drm-only-nvml = no DRM devices besides those NVML reports; { $count ->
+        [one] { $count } client
+       *[other] { $count } clients
+    } on NVIDIA devices skipped (NVML reports them)
+report-src-drm-unreadable = { $first }; descriptors of { $count } processes not readable (permission denied; run as root to see other users)

@@ -291,3 +291,145 @@ report-history-col-power-w = 功耗 W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = 驱动 { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = 将会：{ $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = 内核中等待于：{ $text }
+report-kill-remedy = 可尝试：{ $text }
+report-kill-now = 当前：{ $text }
+report-kill-gpu-memory = 显存：{ $text }
+report-kill-holds = { $bytes } 显存（实测）
+report-kill-not-listed = 没有实测的显存占用
+report-kill-unknown = 显存未知：{ $reason }
+report-kill-about-to = 即将终止：
+report-kill-target = PID { $pid } { $name }：{ $memory }
+report-kill-target-user = PID { $pid } { $name }，用户 { $user }：{ $memory }
+report-kill-target-workload = 工作负载：{ $what }（可信度：{ $confidence }）
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = 终止 { $count } 个进程（先正常结束，宽限期过后强制结束）？[y/N]
+report-kill-ask-forced = 立即强制终止 { $count } 个进程？[y/N]
+report-kill-sensitive = { $why }。
+report-kill-ask-yes = 仍要终止 PID { $pid }，请输入 'yes'：
+report-kill-no-terminal = 没有可用于确认的终端；可用 --yes 预先确认；未发送任何信号
+report-kill-not-confirmed = 未确认；未发送任何信号
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe：{ $device }（CUDA 设备 { $ordinal }），{ $total } 显存
+report-probe-versions = 驱动 { $driver }，CUDA { $cuda }，{ $os }，测量于 { $at }
+report-probe-context = 上下文开销：NVML 测得 { $first_nvml }（第一个上下文）；按驱动的空闲显存为 { $second_driver }，NVML 测得 { $second_nvml }（第二个上下文）
+report-probe-col-method = 分配方式
+report-probe-col-host-bytes = 主机字节数
+report-probe-col-delta-driver = 显存变化（驱动）
+report-probe-col-delta-nvml = 显存变化（NVML）
+report-probe-col-ratio-driver = 比例（驱动）
+report-probe-col-ratio-nvml = 比例（NVML）
+report-probe-col-released = 已释放
+report-probe-method-device = cuMemAlloc（设备内存，对照组）
+report-probe-method-pinned = cuMemHostAlloc（锁页内存）
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = 是，读取 { $reads } 次
+report-probe-not-released = 否：读取 { $reads } 次后仍少 { $missing }
+report-probe-note = 注：{ $text }
+report-probe-saved = 已保存到 { $path }；estimate 和 explain 今后以“{ $label }”使用它
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = 回放 { $path }（记录于 { $taken_at }）
+report-verify-title = gpuledger verify：PID { $pid } 分配并写入了 { $size }，位于 { $device }
+report-verify-path = 路径 { $path }：{ $why }
+report-verify-system-ledger = 按系统内存（GTT）判定：{ $why }
+report-verify-expected-cpu = 预期：任何数据源都看不到：{ $device } 是 CPU 设备，它的内存就是主机内存（没有显存，也没有 GPU 计数器）。
+report-verify-expected = 预期：子进程起初不存在，随后带着一个上下文出现，分配时 +{ $size }，释放时 -{ $size }，退出后消失；设备已用量随之变化；未归属量不变。容差 { $tolerance }（2 MiB 分配粒度加上驱动的簿记开销）。
+report-verify-second-witness = [旁证]
+report-verify-note = 注：{ $text }
+report-verify-no-uuid = 无 UUID
+report-verify-cuda-device = CUDA 设备 { $ordinal } { $name }（{ $uuid }），CUDA { $cuda }
+report-verify-pci-unknown = 未报告
+report-verify-vulkan-device = Vulkan 设备 { $ordinal } { $name }（{ $about }，PCI { $pci }），Vulkan { $vulkan }
+report-verify-nothing = 这台机器上无法验证：
+report-verify-needs-any = （verify 需要带 CUDA 或 Vulkan 驱动的 GPU）
+report-verify-needs-cuda = （verify --path cuda 需要 NVIDIA GPU 及其驱动；--path vulkan 运行 Vulkan 工作负载）
+report-verify-needs-vulkan = （verify --path vulkan 需要 Vulkan 加载器和 Vulkan 驱动；--path cuda 运行 CUDA 工作负载）
+
+## kill: the sentences the kill writes (its outcome, steps, plan, remedies); --json carries the English
+report-kill-refused-pid = 拒绝终止 PID { $pid }：{ $why }；未发送任何信号
+report-kill-already-zombie = { $who } 已经退出，是僵尸进程：它不占用内存；只有它的父进程 { $parent } 能把它从进程表中移除（通过等待它）
+report-kill-parent-unknown = （未知）
+report-kill-dry-run-read = 刚刚读取；未发送任何信号（演练）
+report-kill-dry-run = 对 { $who } 的演练：未发送任何信号；计划：{ $plan }
+report-kill-dry-run-head = 对 { $who } 的演练：未发送任何信号
+report-kill-unknown-state = 状态未知
+report-kill-still-alive = { $signal } 之后 { $ms } ms，{ $who } 仍然存活（{ $state }）；见可尝试的补救办法
+report-kill-gone = { $who } 已结束{ $detail }
+report-kill-zombie-now = { $who } 已退出，现在是僵尸进程（不占用内存；算作已结束），直到它的父进程 { $parent } 回收它
+report-kill-no-such-process = 没有 PID 为 { $pid } 的进程（它可能已经退出）
+report-kill-who-why = { $who }：{ $why }
+report-kill-cannot-read = 无法读取 PID { $pid }：{ $why }
+report-kill-skipped-other = 已跳过 PID { $pid }：{ $why }，所以这个 PID 现在指向另一个进程（{ $name }）；未发送任何信号
+report-kill-start-time-differs = 它的启动时间是 { $now }，而你选择的进程启动于 { $chosen }
+report-kill-name-differs = 它的名称是 { $now }，不是 { $chosen }
+report-kill-refused = 拒绝终止 { $who }：{ $why }；未发送任何信号
+report-kill-needs-second = 不终止 { $who }：{ $why }。需要再次确认（--yes-really）才能继续；未发送任何信号
+report-kill-exited-before = { $who } 在发送信号之前已自行退出
+report-kill-cannot-open = 无法打开 { $who }：{ $error }
+report-kill-reused = 已跳过 PID { $pid }：在检查和锁定之间它被 { $name } 重用了；未发送任何信号
+report-kill-cannot-reread = 无法重新读取 { $who }：{ $error }
+report-kill-not-read = 未读取：未发送任何信号
+report-kill-no-reader = 未知：没有可用的显存读取方式
+report-kill-step-suppressed = 被测试用的投递过滤器拦下（未发送）
+report-kill-step-sent = 已发送
+report-kill-step-sent-detail = 已发送 { $detail }
+report-kill-step-not-sent = 未发送：{ $why }
+report-kill-step-already-exited = 未发送：进程已经退出
+report-kill-step-permission = 未发送：权限不足
+report-kill-step-failed = 失败：{ $error }
+report-kill-step-exited = { $ms } ms 后退出
+report-kill-step-still-running = { $ms } ms 后仍在运行
+report-kill-step-cannot-wait = 无法等待：{ $error }
+report-kill-owner-user = 用户 { $user }（uid { $uid }）
+report-kill-owner-uid = uid { $uid }
+report-kill-owner-other = 其他用户（或以提升的权限运行）
+report-kill-permission = 权限不足：PID { $pid }（{ $name }）属于 { $owner }，而 gpuledger 以 { $me } 身份运行；只有进程的所有者或管理员能向它发送信号。请以该用户身份运行 gpuledger，或使用 sudo / 在提升权限的提示符下运行。未发送任何信号。
+report-kill-plan-send = 向 PID { $pid }（{ $name }）发送 { $signal }
+report-kill-plan-continue = 发送 SIGCONT（它处于停止状态，继续运行之前无法响应 SIGTERM）
+report-kill-plan-wait = 最多等待 { $ms } ms 让它退出
+report-kill-plan-then-force = 如果它还没有退出，发送 { $signal }
+report-kill-plan-wmi = 如果它在 TerminateProcess 之后仍然存活，请求 WMI 终止它
+report-kill-plan-verify = 确认它在 { $ms } ms 内结束，否则报告它仍然存活
+report-kill-plan-expect-denied = （预计权限不足：它属于 uid { $uid }，gpuledger 以 uid { $me } 运行）
+report-kill-released = 已释放：它原先占用 { $bytes }，现在已不再列出
+report-kill-not-released = 未释放：它原先占用 { $before }，{ $ms } ms 后仍列出 { $after }
+report-kill-held-none = 终止之前它没有实测的显存占用
+report-kill-release-unknown = 未知：{ $reason }
+report-kill-still-listed = 仍列出 { $bytes }
+report-kill-not-listed-after = 终止之后不再列出
+report-kill-remedy-uninterruptible = 它处于不可中断睡眠{ $where }：只有该调用返回后，内核才会处理 { $signal }。如果它在等待 GPU 驱动，请让 GPU 上的工作完成，或重置 GPU：NVIDIA 用 `nvidia-smi --gpu-reset -i N`（仅当没有其他进程使用该 GPU 时）；AMD 以 root 运行 `cat /sys/kernel/debug/dri/N/amdgpu_gpu_recover`。
+report-kill-remedy-wchan = （位于 { $wchan }）
+report-kill-remedy-reload = 在没有其他程序使用时，卸载并重新加载 GPU 驱动模块。
+report-kill-remedy-debugger = 它被调试器停住了：先让调试器脱离或结束调试器（ptrace），然后再终止一次。
+report-kill-remedy-teardown = { $signal } 已发送，但内核还没有拆除完它（解除映射很大的地址空间或锁定的显存需要时间）：稍等后用 `gpuledger snapshot` 再检查。
+report-kill-remedy-reboot = 重启：总是有效的补救办法。
+report-kill-remedy-win-pending = { $signal } 已被接受，但进程还没有退出：Windows 会先让它完成未决的 I/O（通常是驱动调用）。请稍等后再检查。
+report-kill-remedy-win-wmi = 在有 PowerShell 的地方，gpuledger 也请求了 WMI（Win32_Process.Terminate）；请以管理员身份重试：Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = 如果它在等待 GPU 驱动：重置图形驱动（Win+Ctrl+Shift+B），或重启 Windows：总是有效的补救办法。
+report-kill-remedy-mac-blocked = { $signal } 已发送，但进程还没有退出；它可能阻塞在内核中（例如在等待 GPU 驱动）。请稍等后再检查。
+report-kill-remedy-mac-restart = 重启 Mac：总是有效的补救办法。
+
+# Sentences in a row (a dry run's plan).
+report-said-list = { $a }；{ $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = 未知
+report-src-nvml-absent = 这个平台上没有 NVML
+report-src-nvml-not-found = 未找到 { $name }（试过 { $tried }）：没有安装 NVIDIA 驱动，或者它不在库搜索路径上
+report-src-nvml-no-init = { $path }：不是 NVML 库（没有 nvmlInit_v2 或 nvmlInit）
+report-src-nvml-init-failed = { $path }：nvmlInit 失败：{ $message }（NVML 错误 { $code }）
+report-src-nvml-ok = { $path }（驱动 { $driver }）：{ $count } 个设备，{ $procs } 个进程
+report-src-procfs = { $root }：{ $count } 个 GPU 进程中有 { $seen } 个有元数据
+report-src-drm-none = { $dir } 下没有 DRM 设备{ $why }，也没有进程打开 DRM 节点
+report-src-drm-only-nvml = 除 NVML 报告的设备外没有 DRM 设备；已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
+report-src-drm-unreadable = { $first }；{ $count } 个进程的文件描述符无法读取（权限不足；以 root 运行才能看到其他用户的进程）

@@ -292,3 +292,145 @@ report-history-col-power-w = 功率 W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = 驅動程式 { $version }
+
+## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
+report-kill-would = 將會：{ $text }
+report-kill-at-ms = { $ms } ms
+report-kill-waiting-in = 在核心中等待於：{ $text }
+report-kill-remedy = 可嘗試：{ $text }
+report-kill-now = 目前：{ $text }
+report-kill-gpu-memory = 顯示記憶體：{ $text }
+report-kill-holds = { $bytes } 顯示記憶體（實測）
+report-kill-not-listed = 沒有實測的顯示記憶體用量
+report-kill-unknown = 顯示記憶體未知：{ $reason }
+report-kill-about-to = 即將終止：
+report-kill-target = PID { $pid } { $name }：{ $memory }
+report-kill-target-user = PID { $pid } { $name }，使用者 { $user }：{ $memory }
+report-kill-target-workload = 工作負載：{ $what }（可信度：{ $confidence }）
+# The answers stay y / yes in every language (what the program reads).
+report-kill-ask-graceful = 終止 { $count } 個處理程序（先正常結束，寬限期過後強制結束）？[y/N]
+report-kill-ask-forced = 立即強制終止 { $count } 個處理程序？[y/N]
+report-kill-sensitive = { $why }。
+report-kill-ask-yes = 若仍要終止 PID { $pid }，請輸入 'yes'：
+report-kill-no-terminal = 沒有可供確認的終端機；可用 --yes 事先確認；未送出任何訊號
+report-kill-not-confirmed = 未確認；未送出任何訊號
+
+## probe (its notes are the probe's own sentences)
+report-probe-title = gpuledger probe：{ $device }（CUDA 裝置 { $ordinal }），{ $total } 顯示記憶體
+report-probe-versions = 驅動程式 { $driver }，CUDA { $cuda }，{ $os }，測量於 { $at }
+report-probe-context = 上下文開銷：NVML 測得 { $first_nvml }（第一個上下文）；依驅動程式的可用記憶體為 { $second_driver }，NVML 測得 { $second_nvml }（第二個上下文）
+report-probe-col-method = 配置方式
+report-probe-col-host-bytes = 主機位元組數
+report-probe-col-delta-driver = 顯示記憶體變化（驅動程式）
+report-probe-col-delta-nvml = 顯示記憶體變化（NVML）
+report-probe-col-ratio-driver = 比例（驅動程式）
+report-probe-col-ratio-nvml = 比例（NVML）
+report-probe-col-released = 已釋放
+report-probe-method-device = cuMemAlloc（裝置記憶體，對照組）
+report-probe-method-pinned = cuMemHostAlloc（鎖定分頁記憶體）
+report-probe-method-devicemap = cuMemHostAlloc DEVICEMAP
+report-probe-method-register = cuMemHostRegister
+report-probe-released = 是，讀取 { $reads } 次
+report-probe-not-released = 否：讀取 { $reads } 次後仍少 { $missing }
+report-probe-note = 註：{ $text }
+report-probe-saved = 已儲存至 { $path }；estimate 與 explain 之後會以「{ $label }」使用它
+
+## verify (the verdicts, the paths' reasons and the notes are the judge's own sentences)
+report-verify-replay = 重播 { $path }（記錄於 { $taken_at }）
+report-verify-title = gpuledger verify：PID { $pid } 配置並寫入了 { $size }，位於 { $device }
+report-verify-path = 路徑 { $path }：{ $why }
+report-verify-system-ledger = 依系統記憶體（GTT）判定：{ $why }
+report-verify-expected-cpu = 預期：任何資料來源都看不到：{ $device } 是 CPU 裝置，它的記憶體就是主機記憶體（沒有顯示記憶體，也沒有 GPU 計數器）。
+report-verify-expected = 預期：子處理程序起初不存在，接著帶著一個上下文出現，配置時 +{ $size }，釋放時 -{ $size }，結束後消失；裝置已用量隨之變化；未歸屬量不變。容許誤差 { $tolerance }（2 MiB 配置粒度加上驅動程式的簿記開銷）。
+report-verify-second-witness = [旁證]
+report-verify-note = 註：{ $text }
+report-verify-no-uuid = 無 UUID
+report-verify-cuda-device = CUDA 裝置 { $ordinal } { $name }（{ $uuid }），CUDA { $cuda }
+report-verify-pci-unknown = 未回報
+report-verify-vulkan-device = Vulkan 裝置 { $ordinal } { $name }（{ $about }，PCI { $pci }），Vulkan { $vulkan }
+report-verify-nothing = 這台機器上無法驗證：
+report-verify-needs-any = （verify 需要具備 CUDA 或 Vulkan 驅動程式的 GPU）
+report-verify-needs-cuda = （verify --path cuda 需要 NVIDIA GPU 及其驅動程式；--path vulkan 會執行 Vulkan 工作負載）
+report-verify-needs-vulkan = （verify --path vulkan 需要 Vulkan 載入器與 Vulkan 驅動程式；--path cuda 會執行 CUDA 工作負載）
+
+## kill: the sentences the kill writes (its outcome, steps, plan, remedies); --json carries the English
+report-kill-refused-pid = 拒絕終止 PID { $pid }：{ $why }；未送出任何訊號
+report-kill-already-zombie = { $who } 已經結束，是殭屍處理程序：它不占用記憶體；只有它的父處理程序 { $parent } 能把它從處理程序表中移除（藉由等待它）
+report-kill-parent-unknown = （未知）
+report-kill-dry-run-read = 剛剛讀取；未送出任何訊號（試執行）
+report-kill-dry-run = 對 { $who } 的試執行：未送出任何訊號；計畫：{ $plan }
+report-kill-dry-run-head = 對 { $who } 的試執行：未送出任何訊號
+report-kill-unknown-state = 狀態未知
+report-kill-still-alive = { $signal } 之後 { $ms } ms，{ $who } 仍然存活（{ $state }）；請見可嘗試的補救方式
+report-kill-gone = { $who } 已結束{ $detail }
+report-kill-zombie-now = { $who } 已結束，現在是殭屍處理程序（不占用記憶體；視為已結束），直到它的父處理程序 { $parent } 回收它
+report-kill-no-such-process = 沒有 PID 為 { $pid } 的處理程序（它可能已經結束）
+report-kill-who-why = { $who }：{ $why }
+report-kill-cannot-read = 無法讀取 PID { $pid }：{ $why }
+report-kill-skipped-other = 已略過 PID { $pid }：{ $why }，因此這個 PID 現在指向另一個處理程序（{ $name }）；未送出任何訊號
+report-kill-start-time-differs = 它的啟動時間是 { $now }，但你選擇的處理程序啟動於 { $chosen }
+report-kill-name-differs = 它的名稱是 { $now }，不是 { $chosen }
+report-kill-refused = 拒絕終止 { $who }：{ $why }；未送出任何訊號
+report-kill-needs-second = 不終止 { $who }：{ $why }。需要第二次確認（--yes-really）才能繼續；未送出任何訊號
+report-kill-exited-before = { $who } 在送出訊號之前已自行結束
+report-kill-cannot-open = 無法開啟 { $who }：{ $error }
+report-kill-reused = 已略過 PID { $pid }：在檢查與鎖定之間它被 { $name } 重複使用；未送出任何訊號
+report-kill-cannot-reread = 無法重新讀取 { $who }：{ $error }
+report-kill-not-read = 未讀取：未送出任何訊號
+report-kill-no-reader = 未知：沒有可用的顯示記憶體讀取方式
+report-kill-step-suppressed = 遭測試用的傳送過濾器攔下（未送出）
+report-kill-step-sent = 已送出
+report-kill-step-sent-detail = 已送出 { $detail }
+report-kill-step-not-sent = 未送出：{ $why }
+report-kill-step-already-exited = 未送出：處理程序已經結束
+report-kill-step-permission = 未送出：權限不足
+report-kill-step-failed = 失敗：{ $error }
+report-kill-step-exited = { $ms } ms 後結束
+report-kill-step-still-running = { $ms } ms 後仍在執行
+report-kill-step-cannot-wait = 無法等待：{ $error }
+report-kill-owner-user = 使用者 { $user }（uid { $uid }）
+report-kill-owner-uid = uid { $uid }
+report-kill-owner-other = 其他使用者（或以提高的權限執行）
+report-kill-permission = 權限不足：PID { $pid }（{ $name }）屬於 { $owner }，而 gpuledger 以 { $me } 身分執行；只有處理程序的擁有者或系統管理員能對它送出訊號。請以該使用者身分執行 gpuledger，或使用 sudo / 在提高權限的命令提示字元中執行。未送出任何訊號。
+report-kill-plan-send = 對 PID { $pid }（{ $name }）送出 { $signal }
+report-kill-plan-continue = 送出 SIGCONT（它處於停止狀態，繼續執行之前無法回應 SIGTERM）
+report-kill-plan-wait = 最多等待 { $ms } ms 讓它結束
+report-kill-plan-then-force = 若它尚未結束，送出 { $signal }
+report-kill-plan-wmi = 若它在 TerminateProcess 之後仍然存活，要求 WMI 終止它
+report-kill-plan-verify = 確認它在 { $ms } ms 內結束，否則回報它仍然存活
+report-kill-plan-expect-denied = （預期權限不足：它屬於 uid { $uid }，gpuledger 以 uid { $me } 執行）
+report-kill-released = 已釋放：它原本占用 { $bytes }，現在已不再列出
+report-kill-not-released = 未釋放：它原本占用 { $before }，{ $ms } ms 後仍列出 { $after }
+report-kill-held-none = 終止之前它沒有實測的顯示記憶體用量
+report-kill-release-unknown = 未知：{ $reason }
+report-kill-still-listed = 仍列出 { $bytes }
+report-kill-not-listed-after = 終止之後不再列出
+report-kill-remedy-uninterruptible = 它處於不可中斷的睡眠{ $where }：只有該呼叫返回後，核心才會處理 { $signal }。若它在等待 GPU 驅動程式，請讓 GPU 上的工作完成，或重設 GPU：NVIDIA 使用 `nvidia-smi --gpu-reset -i N`（僅在沒有其他處理程序使用該 GPU 時）；AMD 以 root 執行 `cat /sys/kernel/debug/dri/N/amdgpu_gpu_recover`。
+report-kill-remedy-wchan = （位於 { $wchan }）
+report-kill-remedy-reload = 在沒有其他程式使用時，卸載並重新載入 GPU 驅動程式模組。
+report-kill-remedy-debugger = 它被偵錯工具停住了：先讓偵錯工具脫離或結束偵錯工具（ptrace），再終止一次。
+report-kill-remedy-teardown = { $signal } 已送出，但核心尚未拆除完它（解除對應很大的位址空間或鎖定的顯示記憶體需要時間）：稍候再用 `gpuledger snapshot` 檢查。
+report-kill-remedy-reboot = 重新開機：永遠有效的補救方式。
+report-kill-remedy-win-pending = { $signal } 已被接受，但處理程序尚未結束：Windows 會先讓它完成擱置中的 I/O（通常是驅動程式呼叫）。請稍候再檢查。
+report-kill-remedy-win-wmi = 在有 PowerShell 的地方，gpuledger 也要求了 WMI（Win32_Process.Terminate）；請以系統管理員身分重試：Get-CimInstance Win32_Process -Filter "ProcessId={ $pid }" | Invoke-CimMethod -MethodName Terminate
+report-kill-remedy-win-reset = 若它在等待 GPU 驅動程式：重設圖形驅動程式（Win+Ctrl+Shift+B），或重新啟動 Windows：永遠有效的補救方式。
+report-kill-remedy-mac-blocked = { $signal } 已送出，但處理程序尚未結束；它可能卡在核心中（例如在等待 GPU 驅動程式）。請稍候再檢查。
+report-kill-remedy-mac-restart = 重新啟動 Mac：永遠有效的補救方式。
+
+# Sentences in a row (a dry run's plan).
+report-said-list = { $a }；{ $b }
+
+# Sentences in a row, joined by report-said-list (a source's finding and the problems it met).
+report-said-row = { $items }
+
+## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
+report-src-unknown = 未知
+report-src-nvml-absent = 這個平台上沒有 NVML
+report-src-nvml-not-found = 找不到 { $name }（已嘗試 { $tried }）：未安裝 NVIDIA 驅動程式，或它不在函式庫搜尋路徑上
+report-src-nvml-no-init = { $path }：不是 NVML 函式庫（沒有 nvmlInit_v2 或 nvmlInit）
+report-src-nvml-init-failed = { $path }：nvmlInit 失敗：{ $message }（NVML 錯誤 { $code }）
+report-src-nvml-ok = { $path }（驅動程式 { $driver }）：{ $count } 個裝置，{ $procs } 個處理程序
+report-src-procfs = { $root }：{ $count } 個 GPU 處理程序中有 { $seen } 個有中繼資料
+report-src-drm-none = { $dir } 下沒有 DRM 裝置{ $why }，也沒有處理程序開啟 DRM 節點
+report-src-drm-only-nvml = 除了 NVML 回報的裝置外沒有 DRM 裝置；已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
+report-src-drm-unreadable = { $first }；{ $count } 個處理程序的檔案描述元無法讀取（權限不足；以 root 執行才能看到其他使用者的處理程序）

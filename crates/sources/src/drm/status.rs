@@ -3,6 +3,7 @@
 
 use super::{plural, DrmSource};
 use crate::sysfs::DrmCard;
+use gpuledger_lang::Said;
 use gpuledger_model::{SourceState, SourceStatus};
 
 impl DrmSource {
@@ -55,26 +56,23 @@ impl DrmSource {
 
     /// Unavailable: no device and no client, with what explains it.
     fn nothing_seen(&self, cards: &Result<Vec<DrmCard>, String>) -> SourceStatus {
+        // The system's own error words, as it gave them.
         let why = match cards {
             Ok(_) => String::new(),
             Err(e) => format!(" ({e})"),
         };
-        let mut detail = format!(
-            "no DRM devices under {}{why} and no process with a DRM node open",
-            self.class_dir().display()
+        let dir = self.class_dir().display().to_string();
+        let mut detail = Said::new(
+            "report-src-drm-none",
+            vec![("dir", dir.into()), ("why", why.into())],
         );
         if self.stats.skipped_nvml_clients > 0 {
-            detail = format!(
-                "no DRM devices besides those NVML reports; {} client{} on NVIDIA devices skipped (NVML reports them)",
-                self.stats.skipped_nvml_clients,
-                plural(self.stats.skipped_nvml_clients)
-            );
+            let count = self.stats.skipped_nvml_clients;
+            detail = Said::new("report-src-drm-only-nvml", vec![("count", count.into())]);
         }
         if let Some(i) = self.index.as_ref().filter(|i| i.unreadable > 0) {
-            detail.push_str(&format!(
-                "; descriptors of {} processes not readable (permission denied; run as root to see other users)",
-                i.unreadable
-            ));
+            let args = vec![("first", detail.into()), ("count", i.unreadable.into())];
+            detail = Said::new("report-src-drm-unreadable", args);
         }
         SourceStatus::new("drm", SourceState::Unavailable, detail)
     }

@@ -11,6 +11,8 @@ pub mod ffi;
 mod process;
 
 use ffi::{Api, DeviceHandle, ProcList, Return};
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use gpuledger_model::{
     Device, Engines, Process, Snapshot, SourceState, SourceStatus, Usage, UsageKind, Vendor,
 };
@@ -42,7 +44,7 @@ pub fn default_library_names() -> Vec<PathBuf> {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{0}")]
-    NotFound(String),
+    NotFound(Said),
     #[error("{path}: not an NVML library (no nvmlInit_v2 or nvmlInit)")]
     NoInit { path: String },
     #[error("{path}: nvmlInit failed: {message} (NVML error {code})")]
@@ -54,6 +56,29 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// The error as a sentence views say in the reader's language (its English is `Display`'s).
+    pub fn said(&self) -> Said {
+        match self {
+            LoadError::NotFound(why) => why.clone(),
+            LoadError::NoInit { path } => Said::new(
+                "report-src-nvml-no-init",
+                vec![("path", path.as_str().into())],
+            ),
+            LoadError::Init {
+                path,
+                code,
+                message,
+            } => Said::new(
+                "report-src-nvml-init-failed",
+                vec![
+                    ("path", path.as_str().into()),
+                    ("message", message.as_str().into()),
+                    ("code", code.to_string().into()),
+                ],
+            ),
+        }
+    }
+
     /// Unavailable (nothing to see here) vs error (something is there and broken).
     pub fn state(&self) -> SourceState {
         match self {
@@ -88,9 +113,10 @@ impl Nvml {
             None => default_library_names(),
         };
         if candidates.is_empty() {
-            return Err(LoadError::NotFound(
-                "NVML does not exist on this platform".into(),
-            ));
+            return Err(LoadError::NotFound(Said::new(
+                "report-src-nvml-absent",
+                vec![],
+            )));
         }
         let mut failures = Vec::new();
         for c in &candidates {
@@ -103,11 +129,14 @@ impl Nvml {
         }
         let names: Vec<String> = candidates.iter().map(|c| c.display().to_string()).collect();
         Err(LoadError::NotFound(match path {
-            Some(_) => failures.join("; "),
-            None => format!(
-                "{} not found (tried {}): no NVIDIA driver is installed, or it is not on the library path",
-                names[0],
-                names.join(", ")
+            // The loader's own words.
+            Some(_) => Said::verbatim(failures.join("; ")),
+            None => Said::new(
+                "report-src-nvml-not-found",
+                vec![
+                    ("name", names[0].as_str().into()),
+                    ("tried", names.join(", ").into()),
+                ],
             ),
         }))
     }
@@ -232,16 +261,22 @@ impl Nvml {
             p.usage = usage;
             snap.processes.push(p);
         }
-        let mut detail = format!(
-            "{} (driver {}): {count} device{}, {nprocs} process{}",
-            self.path,
-            driver.as_deref().unwrap_or("unknown"),
-            if count == 1 { "" } else { "s" },
-            if nprocs == 1 { "" } else { "es" },
-        );
+        let driver = match driver.as_deref() {
+            Ok(d) => d.into(),
+            Err(_) => Said::new("report-src-unknown", vec![]).into(),
+        };
+        let args = vec![
+            ("path", self.path.as_str().into()),
+            ("driver", driver),
+            ("count", count.into()),
+            ("procs", nprocs.into()),
+        ];
+        let mut detail = Said::new("report-src-nvml-ok", args);
         if !problems.is_empty() {
-            detail.push_str("; ");
-            detail.push_str(&problems.join("; "));
+            // NVML's own error words, as it gave them.
+            let mut all = vec![detail];
+            all.extend(problems.into_iter().map(Said::verbatim));
+            detail = Said::new("report-said-row", vec![("items", Arg::List(all))]);
         }
         SourceStatus::new("nvml", SourceState::Ok, detail)
     }

@@ -190,7 +190,10 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
         match src.status {
             SourceState::Ok => {}
             SourceState::Unavailable if !s.devices.is_empty() => {}
-            _ => v.push((format!("{}: {}", src.name, src.detail), true)),
+            _ => v.push((
+                format!("{}: {}", src.name, src.detail.in_lang(app.lang)),
+                true,
+            )),
         }
     }
     for n in &s.notes {

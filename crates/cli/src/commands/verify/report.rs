@@ -4,6 +4,7 @@ use super::judge::{self, Record, SCHEMA};
 use super::{exit_for, not_implemented, Args};
 use anyhow::Context;
 use gpuledger_cuda::workload::ChildDevice;
+use gpuledger_lang::Lang;
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_views::verify::{render_verify, VerdictLine, VerifyDevice, VerifyReport};
 use std::process::ExitCode;
@@ -17,12 +18,12 @@ pub fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn emit(args: &Args, rec: &Record) -> anyhow::Result<()> {
+pub fn emit(args: &Args, rec: &Record, lang: Lang) -> anyhow::Result<()> {
     save(args, rec)?;
     let text = if args.json {
         serde_json::to_string_pretty(rec)? + "\n"
     } else {
-        render(rec, None)
+        render(rec, None, lang)
     };
     crate::commands::print(&text)?;
     Ok(())
@@ -46,7 +47,7 @@ fn flag_old_tool_runs(rec: &mut Record) {
     }
 }
 
-pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
+pub fn replay(args: &Args, path: &std::path::Path, lang: Lang) -> anyhow::Result<ExitCode> {
     let text = crate::global::read_snapshot_text(path)?;
     let mut rec: Record = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a gpuledger verify record", path.display()))?;
@@ -82,13 +83,13 @@ pub fn replay(args: &Args, path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&rec)? + "\n"
     } else {
-        render(&rec, Some(&path.display().to_string()))
+        render(&rec, Some(&path.display().to_string()), lang)
     };
     crate::commands::print(&text)?;
     Ok(exit_for(&rec))
 }
 
-fn render(rec: &Record, replay: Option<&str>) -> String {
+fn render(rec: &Record, replay: Option<&str>, lang: Lang) -> String {
     render_verify(&VerifyReport {
         replay: replay.map(|p| (p, rec.taken_at.as_str())),
         size_bytes: rec.size_bytes,
@@ -115,6 +116,7 @@ fn render(rec: &Record, replay: Option<&str>) -> String {
             })
             .collect(),
         notes: &rec.notes,
+        lang,
     })
 }
 

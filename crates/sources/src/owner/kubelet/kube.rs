@@ -441,8 +441,9 @@ impl KubeNames {
         if let Ok(l) = listing {
             let (kept, unmatched) = assignments(l, snap, &nodes);
             snap.device_assignments = kept;
-            st.detail
-                .push_str(&unmatched_words(&unmatched, &self.driver));
+            // The kubelet's sentences have no keys yet: said as written.
+            let more = unmatched_words(&unmatched, &self.driver);
+            st.detail = format!("{}{more}", st.detail).into();
         }
         snap.sources.push(st);
     }

@@ -1,0 +1,205 @@
+//! A sentence the program writes where the data is made (a kill's outcome, a source's reason)
+//! and people read in a view: kept as its message key and values, so each view says it in the
+//! reader's language, while everything machine-readable keeps the one English text.
+//!
+//! - [`Said::new`] makes one from a catalogue key; its English is formatted once, from the
+//!   English catalogue (the one place the words live).
+//! - Serialised (JSON, recordings) it is that English string and nothing else, so machine
+//!   outputs do not change; read back, it is [`Said::verbatim`]: shown as written.
+//! - It reads as its English (`Deref<Target = str>`, `Display`), so code that inspects the
+//!   sentence (tests, rules) sees what the JSON has, never a translation.
+//! - [`Said::in_lang`] formats it in a language; a value that is itself a sentence is formatted
+//!   in the same language.
+
+use crate::{Lang, Value};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A value in a [`Said`]: text as it is (a name, a path, a figure already written), a number
+/// (which picks a plural form), or another sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arg {
+    Text(String),
+    Number(i64),
+    Said(Box<Said>),
+    /// Sentences in a row (`a; b; c`), joined as the language joins them (`report-said-list`).
+    List(Vec<Said>),
+}
+
+impl From<&str> for Arg {
+    fn from(s: &str) -> Arg {
+        Arg::Text(s.to_string())
+    }
+}
+
+impl From<String> for Arg {
+    fn from(s: String) -> Arg {
+        Arg::Text(s)
+    }
+}
+
+impl From<Said> for Arg {
+    fn from(s: Said) -> Arg {
+        Arg::Said(Box::new(s))
+    }
+}
+
+macro_rules! number_arg {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Arg {
+            fn from(n: $t) -> Arg {
+                Arg::Number(i64::try_from(n).unwrap_or(i64::MAX))
+            }
+        }
+    )*};
+}
+number_arg!(i32, u32, i64, u64, usize);
+
+/// A sentence: its English, and the key and values it was made from (none when it was read
+/// back from text, or written before it had a key).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Said {
+    english: String,
+    key: Option<&'static str>,
+    args: Vec<(&'static str, Arg)>,
+}
+
+impl Said {
+    /// The message `key` with its values; its English is the English catalogue's.
+    pub fn new(key: &'static str, args: Vec<(&'static str, Arg)>) -> Said {
+        let english = format(Lang::En, key, &args);
+        Said {
+            english,
+            key: Some(key),
+            args,
+        }
+    }
+
+    /// A sentence with no key: the same in every language (text read back from JSON, or a
+    /// sentence not given a key yet).
+    pub fn verbatim(text: impl Into<String>) -> Said {
+        Said {
+            english: text.into(),
+            key: None,
+            args: Vec::new(),
+        }
+    }
+
+    /// The English, as machine outputs carry it.
+    pub fn as_str(&self) -> &str {
+        &self.english
+    }
+
+    /// The key it was made from, if any.
+    pub fn key(&self) -> Option<&'static str> {
+        self.key
+    }
+
+    /// The sentence in `lang` (its English when it has no key).
+    pub fn in_lang(&self, lang: Lang) -> String {
+        match self.key {
+            Some(key) if lang != Lang::En => format(lang, key, &self.args),
+            _ => self.english.clone(),
+        }
+    }
+}
+
+fn format(lang: Lang, key: &str, args: &[(&'static str, Arg)]) -> String {
+    let values: Vec<(&str, Value<'_>)> = args
+        .iter()
+        .map(|(k, v)| {
+            let v: Value = match v {
+                Arg::Text(t) => t.as_str().into(),
+                Arg::Number(n) => (*n).into(),
+                Arg::Said(s) => s.in_lang(lang).into(),
+                Arg::List(items) => join(items, lang).into(),
+            };
+            (*k, v)
+        })
+        .collect();
+    lang.t_args(key, &values)
+}
+
+/// `a; b; c` in `lang`, pair by pair through `report-said-list` (the language's separator).
+fn join(items: &[Said], lang: Lang) -> String {
+    let mut parts = items.iter().map(|s| s.in_lang(lang));
+    let first = parts.next().unwrap_or_default();
+    parts.fold(first, |a, b| {
+        lang.t_args("report-said-list", &[("a", a.into()), ("b", b.into())])
+    })
+}
+
+impl std::ops::Deref for Said {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.english
+    }
+}
+
+impl std::fmt::Display for Said {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english)
+    }
+}
+
+impl From<String> for Said {
+    fn from(s: String) -> Said {
+        Said::verbatim(s)
+    }
+}
+
+impl From<&str> for Said {
+    fn from(s: &str) -> Said {
+        Said::verbatim(s)
+    }
+}
+
+impl PartialEq<str> for Said {
+    fn eq(&self, other: &str) -> bool {
+        self.english == other
+    }
+}
+
+impl PartialEq<&str> for Said {
+    fn eq(&self, other: &&str) -> bool {
+        self.english == *other
+    }
+}
+
+impl Serialize for Said {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.english)
+    }
+}
+
+impl<'de> Deserialize<'de> for Said {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Said, D::Error> {
+        String::deserialize(d).map(Said::verbatim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_for_machines_the_language_for_people() {
+        let inner = Said::new(
+            "report-kill-unknown",
+            vec![("reason", "WSL2 does not expose it".into())],
+        );
+        let s = Said::new("report-kill-now", vec![("text", inner.into())]);
+        assert_eq!(s, "now: GPU memory unknown: WSL2 does not expose it");
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            "\"now: GPU memory unknown: WSL2 does not expose it\""
+        );
+        assert_eq!(
+            s.in_lang(Lang::ZhCn),
+            "当前：显存未知：WSL2 does not expose it"
+        );
+        let back: Said = serde_json::from_str("\"now: x\"").unwrap();
+        assert_eq!(back.key(), None);
+        assert_eq!(back.in_lang(Lang::ZhTw), "now: x");
+        assert!(s.contains("WSL2"));
+    }
+}
