@@ -21,31 +21,7 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     // compute/msa.rs minimax-m3's.
     let replayed = super::compute::indexer_replayed(&p.arch);
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
-        out.push(match ix.kind {
-            // models/glm5-next.cpp: the lightning indexer scores every cached
-            // position per indexer head, then the top-k mask feeds the attention.
-            IndexerKind::Dsa => format!(
-                "the DSA lightning indexer ({} heads of {} over every cached position, its \
-                 top-k selection and sparse mask): not in the replay, so the compute buffer \
-                 can be several times larger than estimated at long context",
-                ix.n_head, ix.head_size
-            ),
-            // models/minimax-m3.cpp: block scores over the indexer cache, block top-k and
-            // the local-block bias before the attention.
-            IndexerKind::Msa => format!(
-                "the MSA block indexer ({} heads of {}, block scores, block top-k and \
-                 local-block bias): not in the replay",
-                ix.n_head, ix.head_size
-            ),
-            // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
-            // the top-k blocks; hyper-connections keep hc copies of the residual stream.
-            IndexerKind::Qsa => format!(
-                "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
-                 and its hyper-connection mixers (several residual streams per layer): not in \
-                 the replay",
-                ix.n_head, ix.head_size
-            ),
-        });
+        out.push(indexer_part(ix));
     }
     // models/hy-v4.cpp (iHC), glm5-next.cpp and deepseek4.cpp (mHC): every layer reads and
     // writes `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn.
@@ -91,6 +67,35 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     }
     out.extend(arch_parts(model, p));
     out
+}
+
+/// The sentence for an indexer graph the replay does not build.
+fn indexer_part(ix: &super::indexer::IndexerParams) -> String {
+    match ix.kind {
+        // models/glm5-next.cpp: the lightning indexer scores every cached
+        // position per indexer head, then the top-k mask feeds the attention.
+        IndexerKind::Dsa => format!(
+            "the DSA lightning indexer ({} heads of {} over every cached position, its \
+             top-k selection and sparse mask): not in the replay, so the compute buffer \
+             can be several times larger than estimated at long context",
+            ix.n_head, ix.head_size
+        ),
+        // models/minimax-m3.cpp: block scores over the indexer cache, block top-k and
+        // the local-block bias before the attention.
+        IndexerKind::Msa => format!(
+            "the MSA block indexer ({} heads of {}, block scores, block top-k and \
+             local-block bias): not in the replay",
+            ix.n_head, ix.head_size
+        ),
+        // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
+        // the top-k blocks; hyper-connections keep hc copies of the residual stream.
+        IndexerKind::Qsa => format!(
+            "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
+             and its hyper-connection mixers (several residual streams per layer): not in \
+             the replay",
+            ix.n_head, ix.head_size
+        ),
+    }
 }
 
 /// Graph parts of single architectures the replay does not write.
