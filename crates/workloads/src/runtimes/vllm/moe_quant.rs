@@ -93,8 +93,14 @@ pub fn in_log(text: &str, source: &str) -> Option<BackendSeen> {
         .lines()
         .take(1_000_000)
         .find_map(|l| Some((l, Mxfp4Backend::in_log_line(l)?)))?;
+    // The words that name the kernel come last in vLLM's lines: a long line keeps its end.
     let line = line.trim();
-    let shown: String = line.chars().take(160).collect();
+    let n = line.chars().count();
+    let shown: String = if n > 160 {
+        "…".to_string() + &line.chars().skip(n - 159).collect::<String>()
+    } else {
+        line.to_string()
+    };
     Some(BackendSeen {
         backend,
         source: InputSource::Runtime {
