@@ -9,6 +9,7 @@ use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::indexer_inputs::{LidInputs, MsaInputs};
+use super::kpool::KpoolInputs;
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -37,7 +38,8 @@ pub(super) struct Builder<'a> {
     pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
-    /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`).
+    /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
+    /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
@@ -76,6 +78,8 @@ pub(super) struct Inputs {
     pub(super) lid: Option<LidInputs>,
     /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
     pub(super) msa: Option<MsaInputs>,
+    /// glm5-next's k-pool indexer inputs (`kpool.rs`).
+    pub(super) kpool: Option<KpoolInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -200,6 +204,7 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
         let caches = self.cache_inputs(masks);
+        let kpool = self.kpool_inputs();
         let msa = self.msa_inputs();
         let out_ids = self.g.input(self.n_outputs * 4);
         let lightning = self.lightning_inputs();
@@ -214,6 +219,7 @@ impl<'a> Builder<'a> {
             lightning,
             lid,
             msa,
+            kpool,
         };
     }
 

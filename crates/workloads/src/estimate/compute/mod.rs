@@ -11,7 +11,8 @@
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`] and [`msa`];
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
+//! [`msa`];
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
@@ -20,6 +21,7 @@ mod dsa;
 mod ffn;
 mod gdn;
 mod indexer_inputs;
+mod kpool;
 mod layers;
 mod msa;
 mod ple;
@@ -110,9 +112,10 @@ const MAX_TENSOR: u128 = 1 << 44;
 const MAX_LAYERS: usize = 4096;
 
 /// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
-/// indexer ([`dsa`]) or MiniMax-M3's block indexer ([`msa`]).
+/// indexer ([`dsa`]), glm5-next's k-pool indexer ([`kpool`]) or MiniMax-M3's block indexer
+/// ([`msa`]).
 pub fn indexer_replayed(arch: &str) -> bool {
-    dsa::replayed(arch) || arch == "minimax-m3"
+    dsa::replayed(arch) || matches!(arch, "minimax-m3" | "glm5-next")
 }
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
