@@ -307,6 +307,9 @@ impl<'a> Builder<'a> {
             "rwkv6qwen2" => return self.qrwkv6_layer(il, inp),
             _ => {}
         }
+        if let Some(out) = self.mhc_layer(il, inp) {
+            return out;
+        }
         let layers = self.layers;
         let l = &layers[il];
         let et = self.et();
@@ -410,7 +413,7 @@ impl<'a> Builder<'a> {
     }
 
     /// An attention layer's mixer, through its output projection (`wo`).
-    fn attention(&mut self, il: usize, x: Id) -> Id {
+    pub(super) fn attention(&mut self, il: usize, x: Id) -> Id {
         let layers = self.layers;
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);

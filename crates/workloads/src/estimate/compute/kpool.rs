@@ -41,11 +41,23 @@ impl Builder<'_> {
         self.model.get(&name).and_then(|v| v.as_u64())
     }
 
-    /// The k-pool inputs, in `build_inp_kpool`'s order, when glm5-next's scatter path runs.
+    /// The k-pool inputs, in `build_inp_kpool`'s order, when glm5-next's scatter path runs;
+    /// said approximate where a header's sizes keep it from the replay.
     pub(super) fn kpool_inputs(&mut self) -> Option<KpoolInputs> {
         if self.p.arch != "glm5-next" {
             return None;
         }
+        let inputs = self.kpool_inputs_bounded();
+        if inputs.is_none() {
+            self.approximate(
+                "glm5-next's k-pool indexer (no usable attention.indexer.kpool, or sizes beyond \
+                 any device): not in the replay",
+            );
+        }
+        inputs
+    }
+
+    fn kpool_inputs_bounded(&mut self) -> Option<KpoolInputs> {
         let ix = self.p.indexer.as_ref()?;
         let kpool = self.kpool_key("kpool").filter(|&k| k > 1)?;
         let top_k = self.kpool_key("top_k").unwrap_or(0);
@@ -59,7 +71,7 @@ impl Builder<'_> {
             .unwrap_or(false);
         let t = self.cur_t;
         // The gather path (small ubatches, see build_inp_kpool) is not replayed.
-        if self.r.n_ubatch <= 16 && self.r.n_ctx > top_k + kpool - 1 {
+        if self.r.n_ubatch <= 16 && self.r.n_ctx > top_k.saturating_add(kpool - 1) {
             self.approximate(
                 "glm5-next's gathered sparse attention (n_ubatch ≤ 16): counted as the \
                  scatter path",
@@ -69,9 +81,17 @@ impl Builder<'_> {
         let real = (self.r.cells_full / kpool).checked_mul(self.r.n_seq.max(1))?;
         let n_pool = kpool_pad(real);
         let n_new = real.max(1);
-        let widest =
-            (n_pool as u128 * t as u128).max(ix.head_size as u128 * kpool as u128 * n_new as u128);
-        if widest * 8 > MAX_TENSOR {
+        // Every tensor below is bounded before its bytes are computed in u64.
+        let (k, t128, hs) = (kpool as u128, t as u128, ix.head_size as u128);
+        let widest = [
+            n_pool as u128 * t128,
+            hs * k * n_new as u128,
+            k * n_pool as u128,
+            k * t128,
+            (top_k as u128 + k) * t128,
+            (self.r.cells_full as u128 + top_k as u128 + k) * t128,
+        ];
+        if widest.iter().any(|&w| w * 8 > MAX_TENSOR) {
             return None;
         }
         let n_top = n_pool.min(top_k / kpool);

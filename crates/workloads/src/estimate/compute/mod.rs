@@ -23,6 +23,7 @@ mod gdn;
 mod indexer_inputs;
 mod kpool;
 mod layers;
+mod mhc;
 mod msa;
 mod ple;
 mod qrwkv;
@@ -163,9 +164,11 @@ pub fn reserve(
     b.inputs(masks);
     let mut x = b.embeddings();
     b.per_layer_inputs(x);
+    x = b.mhc_init(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }
+    let x = b.mhc_head(x);
     let logits_bytes = b.output(x);
     let buffers =
         b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);
