@@ -183,7 +183,19 @@ impl Builder<'_> {
             Some(i) => self.g.external(&[kvv, i], Some(cache_be)),
             None => self.g.external(&[kvv], Some(cache_be)),
         };
-        // build_attn_mha with wv_b decompressing the latent.
+        Some(self.latent_attention((h, kv_lora, v_mla), q_abs, k_cache, sel, wv_b))
+    }
+
+    /// `build_attn_mha` over the latent cache with the sparse mask, `wv_b` decompressing it.
+    fn latent_attention(
+        &mut self,
+        (h, kv_lora, v_mla): (u64, u64, u64),
+        q_abs: Id,
+        k_cache: Id,
+        sel: Id,
+        wv_b: Id,
+    ) -> Id {
+        let (t, n_kv) = (self.cur_t, self.r.cells_full);
         let g = &mut self.g;
         let qv = g.view(q_abs);
         let qv = g.view(qv);
@@ -191,7 +203,6 @@ impl Builder<'_> {
             let o = g.op(h * kv_lora * t * F32, &[qv, k_cache, sel]);
             g.view(o)
         } else {
-            let n_kv = self.r.cells_full;
             let kq = g.op(n_kv * t * h * F32, &[k_cache, qv]);
             let sm = g.inplace(n_kv * t * h * F32, &[kq, sel]);
             // The latent V is not transposed: made contiguous (F16 cache assumed).
@@ -201,7 +212,7 @@ impl Builder<'_> {
         let dec = g.op(v_mla * h * t * F32, &[wv_b, lat]);
         let dp = g.view(dec);
         let c = g.op(v_mla * h * t * F32, &[dp]);
-        Some(g.view(c))
+        g.view(c)
     }
 }
 
@@ -215,7 +226,7 @@ fn kpool_select(
     (nh, hs, t, n_kv): (u64, u64, u64, u64),
     dev: u8,
 ) -> Id {
-    let [kpool, n_pool, n_new, n_top, n_sel] = inp.shape;
+    let [kpool, n_pool, _, n_top, n_sel] = inp.shape;
     let row = hs * t * F32;
     let iq = g.op(hs * nh * t * F32, &[w_q, qr]);
     // The key (LayerNorm with bias) and the pool gate, cached with a zero pooled slot.
@@ -231,25 +242,7 @@ fn kpool_select(
     let packed = g.view(packed);
     g.external(&[packed, inp.k_idx], Some(dev));
     let cache = g.cache_view(0, dev);
-    // Pool the new pools: key | gate rows gathered, softmax over each pool of gate + APE.
-    let pooled_bytes = hs * kpool * n_new * F32;
-    let rows = g.op(2 * pooled_bytes, &[cache, inp.new_pool_idxs]);
-    let pg = g.view(rows);
-    let logits = g.op(pooled_bytes, &[pg, ape]);
-    let lp = g.view(logits);
-    let logits = g.op(pooled_bytes, &[lp]); // cont(permute)
-    let lr = g.view(logits);
-    let probs = g.inplace(pooled_bytes, &[lr]); // soft_max
-    let probs = g.view(probs);
-    let pk = g.view(rows);
-    let pk = g.op(pooled_bytes, &[pk]); // cont(permute)
-    let m = g.inplace(pooled_bytes, &[probs, pk]);
-    let pooled_new = g.op(hs * n_new * F32, &[m]); // sum_rows
-    let pn = g.view(pooled_new);
-    g.external(&[pn, inp.new_pool_rep], Some(dev));
-    let cache = g.cache_view(0, dev);
-    let pooled = g.op(hs * n_pool * F32, &[cache, inp.pool_cells]);
-    let pooled = g.view(pooled);
+    let pooled = pool_new_keys(g, (cache, ape), inp, hs, dev);
     // Scores of every pooled key, the top pools ordered by score, their member cells.
     let w = g.op(nh * t * F32, &[w_proj, x]);
     let w = g.inplace(nh * t * F32, &[w]); // scale
@@ -298,4 +291,30 @@ fn kpool_select(
     // Runs in place on the causal mask's copy (its only reader; ggml_gallocr_allocate_node
     // reuses a view parent): the reshape is left out so the replay's allocator sees the copy.
     g.inplace(n_kv * t * el, &[set, mask])
+}
+
+/// The pools this ubatch completes (every pool, at the reserve): their key | gate rows
+/// gathered, each pool's keys weighted by the softmax of gate + APE and summed, scattered into
+/// the pooled slots; then every pooled key gathered by cell ([head_size, n_pool] F32).
+fn pool_new_keys(g: &mut Graph, (cache, ape): (Id, Id), inp: &KpoolInputs, hs: u64, dev: u8) -> Id {
+    let [kpool, n_pool, n_new, _, _] = inp.shape;
+    // Pool the new pools: key | gate rows gathered, softmax over each pool of gate + APE.
+    let pooled_bytes = hs * kpool * n_new * F32;
+    let rows = g.op(2 * pooled_bytes, &[cache, inp.new_pool_idxs]);
+    let pg = g.view(rows);
+    let logits = g.op(pooled_bytes, &[pg, ape]);
+    let lp = g.view(logits);
+    let logits = g.op(pooled_bytes, &[lp]); // cont(permute)
+    let lr = g.view(logits);
+    let probs = g.inplace(pooled_bytes, &[lr]); // soft_max
+    let probs = g.view(probs);
+    let pk = g.view(rows);
+    let pk = g.op(pooled_bytes, &[pk]); // cont(permute)
+    let m = g.inplace(pooled_bytes, &[probs, pk]);
+    let pooled_new = g.op(hs * n_new * F32, &[m]); // sum_rows
+    let pn = g.view(pooled_new);
+    g.external(&[pn, inp.new_pool_rep], Some(dev));
+    let cache = g.cache_view(0, dev);
+    let pooled = g.op(hs * n_pool * F32, &[cache, inp.pool_cells]);
+    g.view(pooled)
 }
