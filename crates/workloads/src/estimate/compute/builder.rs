@@ -8,8 +8,7 @@ use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{LidInputs, MsaInputs};
-use super::kpool::KpoolInputs;
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 

@@ -12,22 +12,8 @@
 
 use super::super::galloc::{Graph, Id};
 use super::builder::Builder;
+use super::indexer_inputs::KpoolInputs;
 use super::{F32, MAX_TENSOR};
-
-/// The k-pool inputs (`llm_graph_input_kpool`) and the shapes they fix.
-#[derive(Clone, Copy)]
-pub(super) struct KpoolInputs {
-    k_idx: Id,
-    pool_cells: Id,
-    pool_idxs: Id,
-    pool_mask: Id,
-    tail_idxs: Id,
-    gather_mask: Id,
-    new_pool_idxs: Id,
-    new_pool_rep: Id,
-    /// kpool, pools scored (padded), pools re-pooled, top pools, selected cells.
-    shape: [u64; 5],
-}
 
 /// `kpool_pad` (llama-memory-hybrid-idx.cpp): the pool count plus one unused pool, padded to
 /// 64, at least 64.
