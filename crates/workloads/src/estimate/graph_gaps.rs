@@ -22,11 +22,14 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(indexer_part(ix));
     }
-    // models/hy-v4.cpp (iHC): `hyper_connection.count` copies of the hidden state, mixed by
-    // hc_attn_fn/hc_ffn_fn. glm5-next's mHC are replayed (compute/mhc.rs); deepseek4 and
-    // qwen4exp name theirs with the rest of their graph (above, below).
+    // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
+    // replayed for glm5-next (mHC, compute/mhc.rs) and hy_v4 (iHC, compute/ihc.rs); deepseek4
+    // and qwen4exp name theirs with the rest of their graph (above, below).
     if model.tensor("blk.0.hc_attn_fn.weight").is_some()
-        && !matches!(p.arch.as_str(), "deepseek4" | "qwen4exp" | "glm5-next")
+        && !matches!(
+            p.arch.as_str(),
+            "deepseek4" | "qwen4exp" | "glm5-next" | "hy_v4"
+        )
     {
         out.push(
             "the hyper-connections (several residual streams mixed around every attention and \
