@@ -406,9 +406,27 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        if gate {
+        // hy_v4's gated MLA is replayed (`mla_gate`).
+        if gate && self.p.arch != "hy_v4" {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
+    }
+
+    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
+    /// the decompressed attention output, before `wo`.
+    fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
+        let name = format!("blk.{il}.attn_gate.weight");
+        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
+            return o;
+        }
+        let bytes = self
+            .g
+            .bytes(o)
+            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
+        let w = self.weight(Some(il), "attn_gate.weight");
+        let gate = self.g.op(bytes, &[w, x]);
+        let gate = self.g.inplace(bytes, &[gate]);
+        self.g.inplace(bytes, &[o, gate])
     }
 
     /// An attention layer's mixer, through its output projection (`wo`).
@@ -485,6 +503,7 @@ impl<'a> Builder<'a> {
             }
             o
         };
+        let o = self.mla_gate(il, x, o);
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();
         self.g.op(et, &[wo, o])
