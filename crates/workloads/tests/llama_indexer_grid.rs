@@ -39,14 +39,15 @@ const MODELS: &[&str] = &[
 /// the replay does not build (their compute is then only reported).
 const SAID_APPROXIMATE: &[(&str, &str)] = &[
     ("dots3note-dsa-swa", "MLA attention"),
-    ("hy-v4-dsa", "hyper-connections"),
-    ("hy-v4-full", "hyper-connections"),
-    ("glm5-next-kpool", "hyper-connections"),
+    ("hy-v4-dsa", "MLA attention"),
+    ("hy-v4-full", "MLA attention"),
+    ("glm5-next-kpool", "KDA layers"),
 ];
 
 /// The models whose indexer graph the replay writes (compute/dsa.rs, compute/msa.rs): their
 /// compute must be within 10 % even though the estimate still calls other parts (MLA, MoE
-/// routing, hy_v4's hyper-connections) approximate.
+/// routing, glm5-next's KDA layers) approximate (compute/kpool.rs, compute/mhc.rs and
+/// compute/ihc.rs write glm5-next's indexer and both models' hyper-connections).
 const INDEXER_REPLAYED: &[&str] = &[
     "deepseek32-dsa",
     "glm-dsa-all",
@@ -54,6 +55,7 @@ const INDEXER_REPLAYED: &[&str] = &[
     "dots3note-dsa-swa",
     "hy-v4-dsa",
     "minimax-m3-msa",
+    "glm5-next-kpool",
 ];
 
 /// Flag sets run for one model only: minimax-m3 with MSA over two streams (flash attention on

@@ -17,17 +17,19 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             p.arch
         ));
     }
-    // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer,
-    // compute/msa.rs minimax-m3's.
+    // Replayed: compute/dsa.rs (DSA), compute/kpool.rs (glm5-next), compute/msa.rs (MSA).
     let replayed = super::compute::indexer_replayed(&p.arch);
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(indexer_part(ix));
     }
-    // models/hy-v4.cpp (iHC), glm5-next.cpp and deepseek4.cpp (mHC): every layer reads and
-    // writes `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn.
-    // deepseek4 and qwen4exp name theirs with the rest of their graph (above, below).
+    // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
+    // replayed for glm5-next (mHC, compute/mhc.rs) and hy_v4 (iHC, compute/ihc.rs); deepseek4
+    // and qwen4exp name theirs with the rest of their graph (above, below).
     if model.tensor("blk.0.hc_attn_fn.weight").is_some()
-        && !matches!(p.arch.as_str(), "deepseek4" | "qwen4exp")
+        && !matches!(
+            p.arch.as_str(),
+            "deepseek4" | "qwen4exp" | "glm5-next" | "hy_v4"
+        )
     {
         out.push(
             "the hyper-connections (several residual streams mixed around every attention and \

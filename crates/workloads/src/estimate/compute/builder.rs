@@ -8,7 +8,7 @@ use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{LidInputs, MsaInputs};
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -37,7 +37,8 @@ pub(super) struct Builder<'a> {
     pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
-    /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`).
+    /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
+    /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
@@ -76,6 +77,8 @@ pub(super) struct Inputs {
     pub(super) lid: Option<LidInputs>,
     /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
     pub(super) msa: Option<MsaInputs>,
+    /// glm5-next's k-pool indexer inputs (`kpool.rs`).
+    pub(super) kpool: Option<KpoolInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -200,6 +203,7 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
         let caches = self.cache_inputs(masks);
+        let kpool = self.kpool_inputs();
         let msa = self.msa_inputs();
         let out_ids = self.g.input(self.n_outputs * 4);
         let lightning = self.lightning_inputs();
@@ -214,6 +218,7 @@ impl<'a> Builder<'a> {
             lightning,
             lid,
             msa,
+            kpool,
         };
     }
 
@@ -300,6 +305,9 @@ impl<'a> Builder<'a> {
             "arwkv7" => return self.arwkv7_layer(il, inp),
             "rwkv6qwen2" => return self.qrwkv6_layer(il, inp),
             _ => {}
+        }
+        if let Some(out) = self.mhc_layer(il, inp) {
+            return out;
         }
         let layers = self.layers;
         let l = &layers[il];
@@ -398,13 +406,31 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        if gate {
+        // hy_v4's gated MLA is replayed (`mla_gate`).
+        if gate && self.p.arch != "hy_v4" {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
     }
 
+    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
+    /// the decompressed attention output, before `wo`.
+    fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
+        let name = format!("blk.{il}.attn_gate.weight");
+        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
+            return o;
+        }
+        let bytes = self
+            .g
+            .bytes(o)
+            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
+        let w = self.weight(Some(il), "attn_gate.weight");
+        let gate = self.g.op(bytes, &[w, x]);
+        let gate = self.g.inplace(bytes, &[gate]);
+        self.g.inplace(bytes, &[o, gate])
+    }
+
     /// An attention layer's mixer, through its output projection (`wo`).
-    fn attention(&mut self, il: usize, x: Id) -> Id {
+    pub(super) fn attention(&mut self, il: usize, x: Id) -> Id {
         let layers = self.layers;
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);
@@ -477,6 +503,7 @@ impl<'a> Builder<'a> {
             }
             o
         };
+        let o = self.mla_gate(il, x, o);
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();
         self.g.op(et, &[wo, o])

@@ -173,7 +173,7 @@ impl Builder<'_> {
 impl Builder<'_> {
     /// The Q latent (`attn_q_a`, RMS-normed by `attn_q_a_norm`: deepseek2's q-LoRA, every DSA
     /// model), or the layer input where the model projects Q directly (`attn_q`).
-    fn q_latent(&mut self, il: usize, x: Id) -> Id {
+    pub(super) fn q_latent(&mut self, il: usize, x: Id) -> Id {
         let name = format!("blk.{il}.attn_q_a.weight");
         let Some(rank) = self
             .model
@@ -200,6 +200,9 @@ impl Builder<'_> {
         (k_idx, mask): (Option<Id>, Id),
     ) -> Id {
         self.approximate("MLA attention");
+        if let Some(o) = self.kpool_mla(il, x, (k_cache, cache_be), (k_idx, mask)) {
+            return o;
+        }
         let dsa = self.dsa_prelude(il, x, (mask, pos));
         let q_in = match &dsa {
             Some((qr, _)) => *qr,

@@ -1,5 +1,6 @@
 //! The sparse-attention indexers' graph inputs, kept with the builder's other inputs: the DSA
-//! lightning indexer's (`dsa.rs`) and MiniMax-M3's MSA (`msa.rs`).
+//! lightning indexer's (`dsa.rs`), glm5-next's k-pool indexer's (`kpool.rs`) and MiniMax-M3's
+//! MSA (`msa.rs`).
 
 use super::super::galloc::Id;
 
@@ -34,4 +35,19 @@ impl MsaInputs {
     pub(super) fn keep_mask_f32(&mut self, mf: Id) {
         self.mask_f32 = Some(mf);
     }
+}
+
+/// The k-pool inputs (`llm_graph_input_kpool`) and the shapes they fix.
+#[derive(Clone, Copy)]
+pub(super) struct KpoolInputs {
+    pub(super) k_idx: Id,
+    pub(super) pool_cells: Id,
+    pub(super) pool_idxs: Id,
+    pub(super) pool_mask: Id,
+    pub(super) tail_idxs: Id,
+    pub(super) gather_mask: Id,
+    pub(super) new_pool_idxs: Id,
+    pub(super) new_pool_rep: Id,
+    /// kpool, pools scored (padded), pools re-pooled, top pools, selected cells.
+    pub(super) shape: [u64; 5],
 }

@@ -11,7 +11,8 @@
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`] and [`msa`];
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
+//! [`msa`];
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
@@ -19,8 +20,11 @@ mod builder;
 mod dsa;
 mod ffn;
 mod gdn;
+mod ihc;
 mod indexer_inputs;
+mod kpool;
 mod layers;
+mod mhc;
 mod msa;
 mod ple;
 mod qrwkv;
@@ -110,9 +114,10 @@ const MAX_TENSOR: u128 = 1 << 44;
 const MAX_LAYERS: usize = 4096;
 
 /// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
-/// indexer ([`dsa`]) or MiniMax-M3's block indexer ([`msa`]).
+/// indexer ([`dsa`]), glm5-next's k-pool indexer ([`kpool`]) or MiniMax-M3's block indexer
+/// ([`msa`]).
 pub fn indexer_replayed(arch: &str) -> bool {
-    dsa::replayed(arch) || arch == "minimax-m3"
+    dsa::replayed(arch) || matches!(arch, "minimax-m3" | "glm5-next")
 }
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
@@ -160,9 +165,11 @@ pub fn reserve(
     b.inputs(masks);
     let mut x = b.embeddings();
     b.per_layer_inputs(x);
+    x = b.mhc_init(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }
+    let x = b.mhc_head(x);
     let logits_bytes = b.output(x);
     let buffers =
         b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);

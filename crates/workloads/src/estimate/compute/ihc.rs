@@ -1,0 +1,101 @@
+//! hy_v4's hyper-connections (iHC) as b11434 builds them (models/hy-v4.cpp `graph::graph`,
+//! `build_hc_pre`, `build_hc_post`, `build_hc_head`, `hy_v4_hc_reduce`), with plain ops: the
+//! same four streams as glm5-next's mHC (`mhc.rs`) but no Sinkhorn comb, every reduce and post
+//! done on F32 copies (`ggml_cast` copies even an F32 tensor), the post's streams joined by
+//! `ggml_concat`, and a learned head (hc_head_fn) collapsing the streams before the output norm.
+
+use super::super::galloc::{Graph, Id};
+use super::builder::Builder;
+use super::F32;
+
+/// The coefficients of one hc_pre: `mixes` view × scale + base, sigmoid, then the scales
+/// (`extra`: hc_magnitude's scale before the eps bias) — each a small [hc, n_tokens] tensor.
+fn coefficients(g: &mut Graph, mixes: Id, [scale, base]: [Id; 2], bytes: u64, extra: bool) -> Id {
+    let v = g.view(mixes);
+    let c = g.op(bytes, &[v, scale]);
+    let c = g.inplace(bytes, &[c, base]);
+    let c = g.inplace(bytes, &[c]); // sigmoid
+    let c = if extra { g.inplace(bytes, &[c]) } else { c };
+    g.inplace(bytes, &[c]) // scale_bias
+}
+
+/// `hy_v4_hc_reduce`: an F32 copy of the streams, each weighted by its coefficient and summed,
+/// cast back ([n_embd, n_tokens]).
+fn reduce(g: &mut Graph, x: Id, w: Id, hc: u64, row: u64) -> Id {
+    let x32 = g.op(hc * row, &[x]);
+    let mut acc: Option<Id> = None;
+    for _ in 0..hc {
+        let xh = g.view(x32);
+        let wh = g.view(w);
+        let cur = g.op(row, &[xh, wh]);
+        acc = Some(match acc {
+            Some(a) => g.inplace(row, &[a, cur]),
+            None => cur,
+        });
+    }
+    let acc = acc.unwrap_or(x32);
+    g.op(row, &[acc])
+}
+
+impl Builder<'_> {
+    /// `build_hc_pre`: the block's input stream and the post coefficients.
+    pub(super) fn ihc_pre(&mut self, il: usize, x: Id, hc: u64, part: &str) -> (Id, Id) {
+        let (t, et) = (self.cur_t, self.et());
+        let [w_fn, scale, base] = self.weights(
+            il,
+            [
+                &format!("hc_{part}_fn.weight"),
+                &format!("hc_{part}_scale.weight"),
+                &format!("hc_{part}_base.weight"),
+            ],
+        );
+        let g = &mut self.g;
+        let flat = g.view(x);
+        let normed = g.op(hc * et, &[flat]); // rms_norm
+        let mixes = g.op(2 * hc * t * F32, &[w_fn, normed]);
+        let pre = coefficients(g, mixes, [scale, base], hc * t * F32, false);
+        let post = coefficients(g, mixes, [scale, base], hc * t * F32, true);
+        (reduce(g, x, pre, hc, et), post)
+    }
+
+    /// `build_hc_post`: F32 copies of the block output, the coefficients and the residual; each
+    /// stream's residual plus the weighted output, joined by concat, cast back.
+    pub(super) fn ihc_post(&mut self, out: Id, residual: Id, post: Id, hc: u64) -> Id {
+        let (t, et) = (self.cur_t, self.et());
+        let g = &mut self.g;
+        let x32 = g.op(et, &[out]);
+        let p32 = g.op(hc * t * F32, &[post]);
+        let r32 = g.op(hc * et, &[residual]);
+        let mut joined: Option<Id> = None;
+        for i in 0..hc {
+            let ri = g.view(r32);
+            let pi = g.view(p32);
+            let m = g.op(et, &[x32, pi]);
+            let cur = g.inplace(et, &[ri, m]);
+            let cur = g.view(cur);
+            joined = Some(match joined {
+                Some(j) => g.op((i + 1) * et, &[j, cur]),
+                None => cur,
+            });
+        }
+        let joined = joined.unwrap_or(r32);
+        g.op(hc * et, &[joined])
+    }
+
+    /// `build_hc_head` on the output rows: the streams collapsed by hc_head_fn's coefficients.
+    pub(super) fn ihc_head(&mut self, x: Id, hc: u64) -> Id {
+        let (t, et) = (self.cur_t, self.et());
+        let w_fn = self.weight(None, "hc_head_fn.weight");
+        let scale = self.weight(None, "hc_head_scale.weight");
+        let base = self.weight(None, "hc_head_base.weight");
+        let g = &mut self.g;
+        let flat = g.view(x);
+        let normed = g.op(hc * et, &[flat]);
+        let mixes = g.op(hc * t * F32, &[w_fn, normed]);
+        let pre = g.op(hc * t * F32, &[mixes, scale]);
+        let pre = g.inplace(hc * t * F32, &[pre, base]);
+        let pre = g.inplace(hc * t * F32, &[pre]); // sigmoid
+        let pre = g.inplace(hc * t * F32, &[pre]); // scale_bias
+        reduce(g, x, pre, hc, et)
+    }
+}
