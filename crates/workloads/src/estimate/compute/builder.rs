@@ -6,9 +6,9 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
+use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{LidInputs, MsaInputs};
+use super::indexer_inputs::{LidInputs, MsaInputs, QsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -76,6 +76,8 @@ pub(super) struct Inputs {
     pub(super) lid: Option<LidInputs>,
     /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
     pub(super) msa: Option<MsaInputs>,
+    /// qwen4exp's k-pool inputs (`qsa.rs`).
+    pub(super) qsa: Option<QsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -199,6 +201,7 @@ impl<'a> Builder<'a> {
         let pos = any_kv.then(|| g.input(t * 4));
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
+        let qsa = self.qsa_inputs();
         let caches = self.cache_inputs(masks);
         let msa = self.msa_inputs();
         let out_ids = self.g.input(self.n_outputs * 4);
@@ -214,6 +217,7 @@ impl<'a> Builder<'a> {
             lightning,
             lid,
             msa,
+            qsa,
         };
     }
 
@@ -453,6 +457,7 @@ impl<'a> Builder<'a> {
             };
             // MiniMax-M3's sparse layers expand Q, K, V in that order (msa.rs).
             let msa = self.msa_prelude(il, x, pos, mask);
+            let qsa = self.qsa_prelude(il, x, (mask, pos));
             let k_before_v = l.swa || self.p.cache == CacheKind::Iswa || msa.is_some();
             let idx = (cache.k_idx, cache.v_idx, mask);
             let shape = AttnShape {
@@ -470,7 +475,18 @@ impl<'a> Builder<'a> {
                     o
                 }
             });
-            let core = core.as_mut().map(|c| c as &mut Core<'_>);
+            // qwen4exp's QSA layers: the sparse mask written after the cache writes (qsa.rs)
+            let (kc, vc) = (aw.k_cache, aw.v_cache);
+            let mut qsa_core = qsa.map(|m| {
+                move |g: &mut Graph, q: Id| {
+                    let mask = m.build(g);
+                    attend(g, (l, r.fa, t, n_kv), [q, kc, vc, mask])
+                }
+            });
+            let core = match qsa_core.as_mut() {
+                Some(c) => Some(c as &mut Core<'_>),
+                None => core.as_mut().map(|c| c as &mut Core<'_>),
+            };
             let o = attention(&mut self.g, &step, &aw, idx, &shape, core);
             if let (Some(mf), Some(i)) = (mask_f32, self.inputs.msa.as_mut()) {
                 i.keep_mask_f32(mf);

@@ -24,6 +24,7 @@ mod layers;
 mod msa;
 mod ple;
 mod qrwkv;
+mod qsa;
 mod rules;
 mod rwkv;
 mod ssm;
