@@ -18,7 +18,7 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
         ));
     }
     // compute/dsa.rs replays deepseek32's, glm-dsa's, dots3note's and hy_v4's indexer,
-    // compute/msa.rs minimax-m3's.
+    // compute/msa.rs minimax-m3's, compute/qsa.rs qwen4exp's.
     let replayed = super::compute::indexer_replayed(&p.arch);
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(match ix.kind {
@@ -37,15 +37,24 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                  local-block bias): not in the replay",
                 ix.n_head, ix.head_size
             ),
-            // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
-            // the top-k blocks; hyper-connections keep hc copies of the residual stream.
+            // models/qwen4exp.cpp: the QSA indexer scores pooled keys and picks the top-k
+            // blocks (compute/qsa.rs replays qwen4exp's; no other architecture has one).
             IndexerKind::Qsa => format!(
-                "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
-                 and its hyper-connection mixers (several residual streams per layer): not in \
-                 the replay",
+                "the QSA indexer ({} heads of {}: key pooling, scores, top-k selection): not \
+                 in the replay",
                 ix.n_head, ix.head_size
             ),
         });
+    }
+    // models/qwen4exp.cpp build_hc_mix / build_hc_combine: hc copies of the residual stream,
+    // a low-rank gate and an injection per block (the linear and QSA layers are replayed).
+    if p.arch == "qwen4exp" {
+        out.push(
+            "qwen4exp's hyper-connection mixers (several residual streams per layer, mixed and \
+             re-injected around every block by hc_*_down / hc_*_up / hc_*_inject): not in the \
+             replay, which keeps one stream"
+                .into(),
+        );
     }
     // models/hy-v4.cpp (iHC), glm5-next.cpp and deepseek4.cpp (mHC): every layer reads and
     // writes `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn.

@@ -111,9 +111,9 @@ const MAX_TENSOR: u128 = 1 << 44;
 const MAX_LAYERS: usize = 4096;
 
 /// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
-/// indexer ([`dsa`]) or MiniMax-M3's block indexer ([`msa`]).
+/// indexer ([`dsa`]), MiniMax-M3's block indexer ([`msa`]) or qwen4exp's QSA ([`qsa`]).
 pub fn indexer_replayed(arch: &str) -> bool {
-    dsa::replayed(arch) || arch == "minimax-m3"
+    dsa::replayed(arch) || matches!(arch, "minimax-m3" | "qwen4exp")
 }
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.
