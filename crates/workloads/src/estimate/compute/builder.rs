@@ -407,12 +407,37 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Layer `il`'s attention weights and its cache's K and V views.
+    fn attn_weights(&mut self, il: usize) -> AttnWeights {
+        let (kv_k, kv_v, kv_dev) = self.kv(il);
+        let [q, k, v, q_norm, k_norm] = self.weights(
+            il,
+            [
+                "attn_q.weight",
+                "attn_k.weight",
+                "attn_v.weight",
+                "attn_q_norm.weight",
+                "attn_k_norm.weight",
+            ],
+        );
+        AttnWeights {
+            q,
+            k,
+            v,
+            q_norm,
+            k_norm,
+            k_cache: self.g.cache_view(kv_k, be(kv_dev)),
+            v_cache: self.g.cache_view(kv_v, be(kv_dev)),
+            cache_backend: be(kv_dev),
+        }
+    }
+
     /// An attention layer's mixer, through its output projection (`wo`).
     fn attention(&mut self, il: usize, x: Id) -> Id {
         let layers = self.layers;
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);
-        let (kv_k, kv_v, kv_dev) = self.kv(il);
+        let (kv_k, _, kv_dev) = self.kv(il);
         let pos = self
             .inputs
             .pos
@@ -430,26 +455,7 @@ impl<'a> Builder<'a> {
                 self.inputs.caches[l.swa as usize] = Some(cache);
             }
             let mask = cache.cast.unwrap_or(cache.mask);
-            let [q, k, v, q_norm, k_norm] = self.weights(
-                il,
-                [
-                    "attn_q.weight",
-                    "attn_k.weight",
-                    "attn_v.weight",
-                    "attn_q_norm.weight",
-                    "attn_k_norm.weight",
-                ],
-            );
-            let aw = AttnWeights {
-                q,
-                k,
-                v,
-                q_norm,
-                k_norm,
-                k_cache: self.g.cache_view(kv_k, be(kv_dev)),
-                v_cache: self.g.cache_view(kv_v, be(kv_dev)),
-                cache_backend: be(kv_dev),
-            };
+            let aw = self.attn_weights(il);
             let n_kv = if l.swa {
                 r.cells_swa.unwrap_or(r.cells_full)
             } else {

@@ -77,6 +77,32 @@ impl QsaMask {
     }
 }
 
+/// The keys the scores read: the new pools' members gathered from the indexer cache, averaged
+/// (a cont, then adds), scaled, normed and rotated, scattered into their pooled slots
+/// (`scatter_pooled`), then every pool's key gathered back by cell (`gather_pooled`).
+fn pooled_keys(g: &mut Graph, inp: QsaInputs, (hs, w_kn): (u64, Id), dev: u8) -> Id {
+    let [n_pool, n_new, _, kp] = inp.shape;
+    let cache = g.cache_view(0, dev);
+    let [new_idxs, new_rep, new_pos] = inp.new;
+    let rows = g.op(hs * kp * n_new * F32, &[cache, new_idxs]);
+    let rows = g.view(rows);
+    let nb = hs * n_new * F32;
+    let mut pooled = g.op(nb, &[rows]);
+    for _ in 1..kp {
+        let slice = g.view(rows);
+        pooled = g.inplace(nb, &[pooled, slice]);
+    }
+    let pooled = g.inplace(nb, &[pooled]); // scale
+    let pooled = g.inplace(nb, &[pooled]); // rms_norm
+    let pooled = g.inplace(nb, &[pooled, w_kn]);
+    let pooled = g.view(pooled);
+    let pooled = g.inplace(nb, &[pooled, new_pos]); // rope_multi
+    let pooled = g.view(pooled);
+    g.external(&[pooled, new_rep], Some(dev)); // scatter_pooled
+    let keys = g.op(hs * n_pool * F32, &[cache, inp.pool_cells]); // gather_pooled
+    g.view(keys)
+}
+
 impl Builder<'_> {
     /// The pooling and top-k sizes of a QSA model: `[top_k, kpool]` (`None`: no QSA indexer, or
     /// unpooled keys, where every layer is dense).
@@ -139,7 +165,7 @@ impl Builder<'_> {
         }
         let (hs, nh) = (ix.head_size, ix.n_head);
         let [top_k, _] = self.qsa_sizes()?;
-        let [n_pool, n_new, _, kp] = inp.shape;
+        let [n_pool, _, _, kp] = inp.shape;
         let (t, n_kv) = (self.cur_t, self.r.cells_full);
         let [w_k, w_kn, w_q, w_qn] = self.weights(
             il,
@@ -159,26 +185,7 @@ impl Builder<'_> {
         let packed = g.op(2 * hs * t * F32, &[k_raw, zero]);
         let packed = g.view(packed);
         g.external(&[packed, inp.k_idx], Some(dev));
-        // the new pools' members gathered from the cache and averaged (a cont, then adds)
-        let cache = g.cache_view(0, dev);
-        let [new_idxs, new_rep, new_pos] = inp.new;
-        let rows = g.op(hs * kp * n_new * F32, &[cache, new_idxs]);
-        let rows = g.view(rows);
-        let nb = hs * n_new * F32;
-        let mut pooled = g.op(nb, &[rows]);
-        for _ in 1..kp {
-            let slice = g.view(rows);
-            pooled = g.inplace(nb, &[pooled, slice]);
-        }
-        let pooled = g.inplace(nb, &[pooled]); // scale
-        let pooled = g.inplace(nb, &[pooled]); // rms_norm
-        let pooled = g.inplace(nb, &[pooled, w_kn]);
-        let pooled = g.view(pooled);
-        let pooled = g.inplace(nb, &[pooled, new_pos]); // rope_multi
-        let pooled = g.view(pooled);
-        g.external(&[pooled, new_rep], Some(dev)); // scatter_pooled
-        let keys = g.op(hs * n_pool * F32, &[cache, inp.pool_cells]); // gather_pooled
-        let keys = g.view(keys);
+        let keys = pooled_keys(g, inp, (hs, w_kn), dev);
         let qb = hs * nh * t * F32;
         let q = g.op(qb, &[w_q, x]);
         let q = g.view(q);
