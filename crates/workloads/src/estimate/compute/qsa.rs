@@ -214,3 +214,19 @@ impl Builder<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::kpool_pad;
+
+    #[test]
+    fn the_pool_count_is_padded_past_the_last_pool_to_64() {
+        // llama-memory-hybrid-idx.cpp kpool_pad: max(64, GGML_PAD(n + 1, 64)); the reserve of
+        // `-c 4096` with 4 slots and ratio 4 has 4096 pools, whose F16 mask llama-server's
+        // host buffer holds as 4160 × 512.
+        assert_eq!(kpool_pad(0), 64);
+        assert_eq!(kpool_pad(63), 64);
+        assert_eq!(kpool_pad(64), 128);
+        assert_eq!(kpool_pad(4096), 4160);
+    }
+}
