@@ -5,7 +5,7 @@
 use crate::gguf::GgufModel;
 
 use super::hparams::ModelParams;
-use super::indexer::IndexerKind;
+use super::indexer::{IndexerKind, IndexerParams};
 
 /// One sentence per graph part the replay leaves out for this model.
 pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
@@ -17,11 +17,13 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
             p.arch
         ));
     }
-    // Replayed: compute/dsa.rs (DSA), compute/kpool.rs (glm5-next), compute/msa.rs (MSA).
+    // Replayed: compute/dsa.rs (DSA), compute/kpool.rs (glm5-next), compute/msa.rs (MSA),
+    // compute/qsa.rs (qwen4exp).
     let replayed = super::compute::indexer_replayed(&p.arch);
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
-        out.push(indexer_part(ix));
+        out.push(unreplayed_indexer(ix));
     }
+    out.extend(qwen4exp_hc(p));
     // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
     // replayed for glm5-next (mHC, compute/mhc.rs) and hy_v4 (iHC, compute/ihc.rs); deepseek4
     // and qwen4exp name theirs with the rest of their graph (above, below).
@@ -71,35 +73,6 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     out
 }
 
-/// The sentence for an indexer graph the replay does not build.
-fn indexer_part(ix: &super::indexer::IndexerParams) -> String {
-    match ix.kind {
-        // models/glm5-next.cpp: the lightning indexer scores every cached
-        // position per indexer head, then the top-k mask feeds the attention.
-        IndexerKind::Dsa => format!(
-            "the DSA lightning indexer ({} heads of {} over every cached position, its \
-             top-k selection and sparse mask): not in the replay, so the compute buffer \
-             can be several times larger than estimated at long context",
-            ix.n_head, ix.head_size
-        ),
-        // models/minimax-m3.cpp: block scores over the indexer cache, block top-k and
-        // the local-block bias before the attention.
-        IndexerKind::Msa => format!(
-            "the MSA block indexer ({} heads of {}, block scores, block top-k and \
-             local-block bias): not in the replay",
-            ix.n_head, ix.head_size
-        ),
-        // models/qwen4exp.cpp: the QSA indexer scores pooled keys with plain ops and picks
-        // the top-k blocks; hyper-connections keep hc copies of the residual stream.
-        IndexerKind::Qsa => format!(
-            "qwen4exp's QSA indexer ({} heads of {}: key pooling, scores, top-k selection) \
-             and its hyper-connection mixers (several residual streams per layer): not in \
-             the replay",
-            ix.n_head, ix.head_size
-        ),
-    }
-}
-
 /// Graph parts of single architectures the replay does not write.
 fn arch_parts(model: &GgufModel, p: &ModelParams) -> Option<String> {
     match p.arch.as_str() {
@@ -147,4 +120,43 @@ fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
          and V per head with attn_kv_b; the replay writes the standard attention's shape"
             .into()
     })
+}
+
+/// models/qwen4exp.cpp build_hc_mix / build_hc_combine: hc copies of the residual stream, a
+/// low-rank gate and an injection per block (its linear and QSA layers are replayed).
+fn qwen4exp_hc(p: &ModelParams) -> Option<String> {
+    (p.arch == "qwen4exp").then(|| {
+        "qwen4exp's hyper-connection mixers (several residual streams per layer, mixed and \
+         re-injected around every block by hc_*_down / hc_*_up / hc_*_inject): not in the \
+         replay, which keeps one stream"
+            .into()
+    })
+}
+
+/// The sentence for a sparse-attention indexer the replay does not write.
+fn unreplayed_indexer(ix: &IndexerParams) -> String {
+    match ix.kind {
+        // models/glm5-next.cpp: the lightning indexer scores every cached
+        // position per indexer head, then the top-k mask feeds the attention.
+        IndexerKind::Dsa => format!(
+            "the DSA lightning indexer ({} heads of {} over every cached position, its \
+             top-k selection and sparse mask): not in the replay, so the compute buffer \
+             can be several times larger than estimated at long context",
+            ix.n_head, ix.head_size
+        ),
+        // models/minimax-m3.cpp: block scores over the indexer cache, block top-k and
+        // the local-block bias before the attention.
+        IndexerKind::Msa => format!(
+            "the MSA block indexer ({} heads of {}, block scores, block top-k and \
+             local-block bias): not in the replay",
+            ix.n_head, ix.head_size
+        ),
+        // models/qwen4exp.cpp: the QSA indexer scores pooled keys and picks the top-k
+        // blocks (compute/qsa.rs replays qwen4exp's; no other architecture has one).
+        IndexerKind::Qsa => format!(
+            "the QSA indexer ({} heads of {}: key pooling, scores, top-k selection): not \
+             in the replay",
+            ix.n_head, ix.head_size
+        ),
+    }
 }

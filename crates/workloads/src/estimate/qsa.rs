@@ -66,7 +66,12 @@ pub(super) fn read(
 }
 
 /// `indexer_kpool`: the one non-zero compress ratio of the file (0 without the key).
-fn kpool(m: &GgufModel, k: &str, top_k: u64, inputs: &mut Vec<Input>) -> Result<u64, String> {
+pub(super) fn kpool(
+    m: &GgufModel,
+    k: &str,
+    top_k: u64,
+    inputs: &mut Vec<Input>,
+) -> Result<u64, String> {
     let ratios: Vec<u64> = match m.get(k) {
         None => Vec::new(),
         Some(MetaValue::Array(a)) => a
@@ -107,6 +112,21 @@ fn kpool(m: &GgufModel, k: &str, top_k: u64, inputs: &mut Vec<Input>) -> Result<
         source,
     });
     Ok(pool)
+}
+
+/// Layer `il`'s compress ratio (`hparams.dsv4_compress_ratios[il]`): above 0 where
+/// `build_layer_attn` selects cells through the QSA indexer, 0 (or no key) where it is dense.
+pub(super) fn layer_ratio(m: &GgufModel, arch: &str, il: usize) -> u64 {
+    match m.get(&format!("{arch}.attention.compress_ratios")) {
+        Some(MetaValue::Array(a)) => a
+            .values
+            .as_ref()
+            .and_then(|v| v.get(il))
+            .and_then(MetaValue::as_u64)
+            .unwrap_or(0),
+        Some(v) => v.as_u64().unwrap_or(0),
+        None => 0,
+    }
 }
 
 /// qwen4exp's per-layer n-gram embedding (PLE) conv history: `(layer, elements)` of the extra

@@ -126,19 +126,26 @@ pub(super) fn attention(
     if let Some(core) = core {
         return core(g, q);
     }
+    attend(g, (l, r.fa, t, n_kv), [q, w.k_cache, w.v_cache, mask])
+}
+
+/// build_attn_mha over the cache from the stored layer's Q: flash attention, or KQ, the masked
+/// softmax and KQV, permuted and made contiguous.
+pub(super) fn attend(
+    g: &mut Graph,
+    (l, fa, t, n_kv): (&Layer, bool, u64, u64),
+    [q, k_cache, v_cache, mask]: [Id; 4],
+) -> Id {
     let qv = g.view(q);
     let qp = g.view(qv);
-    if r.fa {
-        let o = g.op(
-            l.n_head * l.head_v * t * F32,
-            &[qp, w.k_cache, w.v_cache, mask],
-        );
+    if fa {
+        let o = g.op(l.n_head * l.head_v * t * F32, &[qp, k_cache, v_cache, mask]);
         g.view(o)
     } else {
         let kq_bytes = n_kv * t * l.n_head * F32;
-        let kq = g.op(kq_bytes, &[w.k_cache, qp]);
+        let kq = g.op(kq_bytes, &[k_cache, qp]);
         let sm = g.inplace(kq_bytes, &[kq, mask]);
-        let kqv = g.op(l.head_v * t * l.n_head * F32, &[w.v_cache, sm]);
+        let kqv = g.op(l.head_v * t * l.n_head * F32, &[v_cache, sm]);
         let p = g.view(kqv);
         g.op(l.head_v * t * l.n_head * F32, &[p])
     }

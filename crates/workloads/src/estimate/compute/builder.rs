@@ -6,9 +6,9 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
+use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -79,6 +79,8 @@ pub(super) struct Inputs {
     pub(super) msa: Option<MsaInputs>,
     /// glm5-next's k-pool indexer inputs (`kpool.rs`).
     pub(super) kpool: Option<KpoolInputs>,
+    /// qwen4exp's k-pool inputs (`qsa.rs`).
+    pub(super) qsa: Option<QsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -202,6 +204,7 @@ impl<'a> Builder<'a> {
         let pos = any_kv.then(|| g.input(t * 4));
         let s_copy = any_rec.then(|| g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
+        let qsa = self.qsa_inputs();
         let caches = self.cache_inputs(masks);
         let kpool = self.kpool_inputs();
         let msa = self.msa_inputs();
@@ -219,6 +222,7 @@ impl<'a> Builder<'a> {
             lid,
             msa,
             kpool,
+            qsa,
         };
     }
 
@@ -412,21 +416,29 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
-    /// the decompressed attention output, before `wo`.
-    fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
-        let name = format!("blk.{il}.attn_gate.weight");
-        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
-            return o;
+    /// Layer `il`'s attention weights and its cache's K and V views.
+    fn attn_weights(&mut self, il: usize) -> AttnWeights {
+        let (kv_k, kv_v, kv_dev) = self.kv(il);
+        let [q, k, v, q_norm, k_norm] = self.weights(
+            il,
+            [
+                "attn_q.weight",
+                "attn_k.weight",
+                "attn_v.weight",
+                "attn_q_norm.weight",
+                "attn_k_norm.weight",
+            ],
+        );
+        AttnWeights {
+            q,
+            k,
+            v,
+            q_norm,
+            k_norm,
+            k_cache: self.g.cache_view(kv_k, be(kv_dev)),
+            v_cache: self.g.cache_view(kv_v, be(kv_dev)),
+            cache_backend: be(kv_dev),
         }
-        let bytes = self
-            .g
-            .bytes(o)
-            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
-        let w = self.weight(Some(il), "attn_gate.weight");
-        let gate = self.g.op(bytes, &[w, x]);
-        let gate = self.g.inplace(bytes, &[gate]);
-        self.g.inplace(bytes, &[o, gate])
     }
 
     /// An attention layer's mixer, through its output projection (`wo`).
@@ -434,7 +446,7 @@ impl<'a> Builder<'a> {
         let layers = self.layers;
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);
-        let (kv_k, kv_v, kv_dev) = self.kv(il);
+        let (kv_k, _, kv_dev) = self.kv(il);
         let pos = self
             .inputs
             .pos
@@ -452,26 +464,7 @@ impl<'a> Builder<'a> {
                 self.inputs.caches[l.swa as usize] = Some(cache);
             }
             let mask = cache.cast.unwrap_or(cache.mask);
-            let [q, k, v, q_norm, k_norm] = self.weights(
-                il,
-                [
-                    "attn_q.weight",
-                    "attn_k.weight",
-                    "attn_v.weight",
-                    "attn_q_norm.weight",
-                    "attn_k_norm.weight",
-                ],
-            );
-            let aw = AttnWeights {
-                q,
-                k,
-                v,
-                q_norm,
-                k_norm,
-                k_cache: self.g.cache_view(kv_k, be(kv_dev)),
-                v_cache: self.g.cache_view(kv_v, be(kv_dev)),
-                cache_backend: be(kv_dev),
-            };
+            let aw = self.attn_weights(il);
             let n_kv = if l.swa {
                 r.cells_swa.unwrap_or(r.cells_full)
             } else {
@@ -479,6 +472,7 @@ impl<'a> Builder<'a> {
             };
             // MiniMax-M3's sparse layers expand Q, K, V in that order (msa.rs).
             let msa = self.msa_prelude(il, x, pos, mask);
+            let qsa = self.qsa_prelude(il, x, (mask, pos));
             let k_before_v = l.swa || self.p.cache == CacheKind::Iswa || msa.is_some();
             let idx = (cache.k_idx, cache.v_idx, mask);
             let shape = AttnShape {
@@ -496,7 +490,18 @@ impl<'a> Builder<'a> {
                     o
                 }
             });
-            let core = core.as_mut().map(|c| c as &mut Core<'_>);
+            // qwen4exp's QSA layers: the sparse mask written after the cache writes (qsa.rs)
+            let (kc, vc) = (aw.k_cache, aw.v_cache);
+            let mut qsa_core = qsa.map(|m| {
+                move |g: &mut Graph, q: Id| {
+                    let mask = m.build(g);
+                    attend(g, (l, r.fa, t, n_kv), [q, kc, vc, mask])
+                }
+            });
+            let core = match qsa_core.as_mut() {
+                Some(c) => Some(c as &mut Core<'_>),
+                None => core.as_mut().map(|c| c as &mut Core<'_>),
+            };
             let o = attention(&mut self.g, &step, &aw, idx, &shape, core);
             if let (Some(mf), Some(i)) = (mask_f32, self.inputs.msa.as_mut()) {
                 i.keep_mask_f32(mf);

@@ -146,7 +146,9 @@ impl Builder<'_> {
     pub(super) fn is_gdn(&self, il: usize) -> bool {
         let has = |n: &str| self.tensors.contains(&format!("blk.{il}.{n}.weight"));
         match self.p.arch.as_str() {
-            "qwen35" | "qwen35moe" => has("attn_qkv") && has("ssm_beta"),
+            // qwen4exp's linear layers (models/qwen4exp.cpp build_layer_attn_linear) are
+            // qwen35's with a sigmoid output gate, a unary op in place all the same
+            "qwen35" | "qwen35moe" | "qwen4exp" => has("attn_qkv") && has("ssm_beta"),
             "qwen3next" => has("ssm_in") && has("ssm_ba"),
             _ => false,
         }
@@ -203,7 +205,11 @@ impl Builder<'_> {
         let conv_in = self
             .g
             .op((kernel - 1 + t / ns) * ch * ns * F32, &[conv, qkv_t]);
-        let last = self.g.view(conv_in);
+        let mut last = self.g.view(conv_in);
+        if self.p.arch == "qwen4exp" {
+            // build_conv_state_at copies a cont of the tail (one rollback slot by default)
+            last = self.g.op((kernel - 1) * ch * ns * F32, &[last]);
+        }
         self.g.external(&[last], rs_be); // conv_state_update
                                          // build_rs over the recurrent state (head_v² per value head and sequence).
         let s_all = self.g.op(head_v * head_v * n_v * ns * F32, &[rs, s_copy]);

@@ -38,6 +38,23 @@ fn reduce(g: &mut Graph, x: Id, w: Id, hc: u64, row: u64) -> Id {
 }
 
 impl Builder<'_> {
+    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
+    /// the decompressed attention output, before `wo`.
+    pub(super) fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
+        let name = format!("blk.{il}.attn_gate.weight");
+        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
+            return o;
+        }
+        let bytes = self
+            .g
+            .bytes(o)
+            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
+        let w = self.weight(Some(il), "attn_gate.weight");
+        let gate = self.g.op(bytes, &[w, x]);
+        let gate = self.g.inplace(bytes, &[gate]);
+        self.g.inplace(bytes, &[o, gate])
+    }
+
     /// `build_hc_pre`: the block's input stream and the post coefficients.
     pub(super) fn ihc_pre(&mut self, il: usize, x: Id, hc: u64, part: &str) -> (Id, Id) {
         let (t, et) = (self.cur_t, self.et());

@@ -51,3 +51,18 @@ pub(super) struct KpoolInputs {
     /// kpool, pools scored (padded), pools re-pooled, top pools, selected cells.
     pub(super) shape: [u64; 5],
 }
+
+/// qwen4exp's k-pool inputs (`llm_graph_input_kpool`, qsa.rs): the indexer key rows' indices,
+/// the pool cells, the pools' member indices, the F16 pool mask, the tail indices, and the new
+/// pools' member indices, representative rows and positions.
+#[derive(Clone, Copy)]
+pub(super) struct QsaInputs {
+    pub(super) k_idx: Id,
+    pub(super) pool_cells: Id,
+    pub(super) pool_idxs: Id,
+    pub(super) pool_mask: Id,
+    pub(super) tail_idxs: Id,
+    pub(super) new: [Id; 3],
+    /// Pools (padded), new pools, selected cells, cells per pool.
+    pub(super) shape: [u64; 4],
+}

@@ -28,6 +28,7 @@ mod mhc;
 mod msa;
 mod ple;
 mod qrwkv;
+mod qsa;
 mod rules;
 mod rwkv;
 mod ssm;
@@ -114,10 +115,10 @@ const MAX_TENSOR: u128 = 1 << 44;
 const MAX_LAYERS: usize = 4096;
 
 /// Whether the replay writes the architecture's sparse-attention indexer: the DSA lightning
-/// indexer ([`dsa`]), glm5-next's k-pool indexer ([`kpool`]) or MiniMax-M3's block indexer
-/// ([`msa`]).
+/// indexer ([`dsa`]), glm5-next's k-pool indexer ([`kpool`]), MiniMax-M3's block indexer
+/// ([`msa`]) or qwen4exp's QSA ([`qsa`]).
 pub fn indexer_replayed(arch: &str) -> bool {
-    dsa::replayed(arch) || matches!(arch, "minimax-m3" | "glm5-next")
+    dsa::replayed(arch) || matches!(arch, "minimax-m3" | "glm5-next" | "qwen4exp")
 }
 
 /// Reserve the worst-case prompt-processing graph as llama-server does and replay its allocation.

@@ -196,7 +196,7 @@ impl Builder<'_> {
         }
         match self.p.arch.as_str() {
             "mamba" => {}
-            "qwen3next" | "qwen35" | "qwen35moe" | "qwen4exp" => self.approximate(
+            "qwen3next" | "qwen35" | "qwen35moe" => self.approximate(
                 "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
                  counted with Mamba-1's shape",
             ),
