@@ -18,15 +18,24 @@ use gpt_oss::{GptOss, GPT_OSS_120B, GPT_OSS_20B};
 
 /// The model's facts as vLLM's recipe reads them, from a folder the test writes.
 fn facts(g: &GptOss) -> ModelFacts {
-    let dir = g.write(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    // A folder per call: the tests run side by side, and one rewriting a folder another is
+    // reading gave a half-written config.json.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("vllm-mxfp4-{}-{n}", std::process::id()));
+    let dir = g.write(&parent);
     let cfg = dir.join("config.json");
-    ModelFacts {
+    let facts = ModelFacts {
         gguf: None,
         dir: dir.clone(),
         found: "test".into(),
         config: ModelConfig::parse(&std::fs::read(&cfg).unwrap(), &cfg).unwrap(),
         weights: read_model(&dir.join("model.safetensors")).unwrap(),
-    }
+    };
+    // What the recipe needs was read: the sparse files go.
+    std::fs::remove_dir_all(&parent).unwrap();
+    facts
 }
 
 fn settings(cmd: &str) -> VllmSettings {
