@@ -110,19 +110,7 @@ pub fn read(
     if !variants::has_cache(m, arch, inputs) {
         return Ok(None);
     }
-    let mut get = |name: &str, s: &str| -> Result<u64, String> {
-        let k = key(s);
-        let v = m
-            .get(&k)
-            .and_then(MetaValue::as_u64)
-            .ok_or_else(|| format!("required key {k} is missing or not an integer"))?;
-        inputs.push(Input {
-            name: name.into(),
-            value: v.to_string(),
-            source: InputSource::Gguf { key: k },
-        });
-        Ok(v)
-    };
+    let mut get = |name: &str, s: &str| required_u64(m, key(s), name, inputs);
     let head_size = get("indexer_head_size", "key_length")?;
     let n_head = get("indexer_n_head", "head_count")?;
     if head_size == 0 || head_size > 1 << 16 {
@@ -219,6 +207,25 @@ fn glm_full_layers(
         source,
     });
     Ok(full.iter().zip(has_kv).map(|(&f, &kv)| f && kv).collect())
+}
+
+/// A required GGUF integer key, recorded as an input named `name` (the indexer readers' keys).
+pub(super) fn required_u64(
+    m: &GgufModel,
+    k: String,
+    name: &str,
+    inputs: &mut Vec<Input>,
+) -> Result<u64, String> {
+    let v = m
+        .get(&k)
+        .and_then(MetaValue::as_u64)
+        .ok_or_else(|| format!("required key {k} is missing or not an integer"))?;
+    inputs.push(Input {
+        name: name.into(),
+        value: v.to_string(),
+        source: InputSource::Gguf { key: k },
+    });
+    Ok(v)
 }
 
 #[cfg(test)]

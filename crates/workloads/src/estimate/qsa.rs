@@ -17,6 +17,7 @@
 
 use gpuledger_model::llama_estimate::{Input, InputSource};
 
+use super::indexer::required_u64;
 use super::indexer::{IndexerKind, IndexerParams};
 use crate::gguf::{GgufModel, MetaValue};
 
@@ -166,19 +167,7 @@ pub(super) fn ple_state(
             "{layers_key}: PLE layer {il} is not a linear attention layer"
         ));
     }
-    let mut get = |name: &str, s: &str| -> Result<u64, String> {
-        let k = key(s);
-        let v = m
-            .get(&k)
-            .and_then(MetaValue::as_u64)
-            .ok_or_else(|| format!("required key {k} is missing or not an integer"))?;
-        inputs.push(Input {
-            name: name.into(),
-            value: v.to_string(),
-            source: InputSource::Gguf { key: k },
-        });
-        Ok(v)
-    };
+    let mut get = |name: &str, s: &str| required_u64(m, key(s), name, inputs);
     let kernel = get("ple_conv_kernel", "ple.conv_kernel")?;
     let ngram = get("ple_ngram_size", "ple.ngram_size")?;
     let hc = get("hc_mult", "hyper_connection.count")?;
