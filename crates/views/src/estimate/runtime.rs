@@ -6,7 +6,7 @@ use super::{input_source_in, measured_vs_estimated_in, reported_value};
 use crate::columns::pad_end;
 use gpuledger_lang::Lang;
 use gpuledger_model::runtime_estimate::{gib, thousands, RuntimeEstimate};
-use gpuledger_model::words;
+use gpuledger_model::{term_safe, words};
 use std::fmt::Write;
 
 /// Text for `explain`: the why sentence, the parts (unknown ones said so), the runtime's own
@@ -76,13 +76,14 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", lang.t("report-est-inputs"));
+    // Values and sources quote command lines, file paths and log lines: escaped for the terminal.
     for i in &r.inputs {
         let _ = writeln!(
             out,
             "  {} = {}  ({})",
             i.name,
-            i.value,
-            input_source_in(&i.source, lang)
+            term_safe(&i.value),
+            term_safe(&input_source_in(&i.source, lang))
         );
     }
     out
@@ -158,6 +159,21 @@ mod tests {
             t.ends_with("inputs:\n  mem_fraction_static = 0.8  (flag --mem-fraction-static 0.8 (/proc/7/cmdline))\n  device memory total = 85899345920  (measured: the driver)\n"),
             "{t}"
         );
+    }
+
+    #[test]
+    fn a_log_line_in_an_input_cannot_drive_the_terminal() {
+        use gpuledger_model::estimate_input::{Input, InputSource};
+        let mut r = sglang(None);
+        r.inputs = vec![Input::new(
+            "MXFP4 experts as vLLM pads them",
+            "x\x1b[2J",
+            InputSource::Runtime {
+                detail: "vllm.log: \x1b]0;owned\x07Using Marlin backend".into(),
+            },
+        )];
+        let t = render_text(&r);
+        assert!(!t.contains('\x1b') && !t.contains('\x07'), "{t:?}");
     }
 
     #[test]
