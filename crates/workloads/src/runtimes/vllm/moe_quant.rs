@@ -126,16 +126,18 @@ pub fn from_env(env: &[(String, String)]) -> Option<BackendSeen> {
     })
 }
 
-/// The backend a GPU's compute capability leaves: below Hopper (8.0–8.9, where vLLM's
-/// `Mxfp4Config` starts) `get_mxfp4_backend` has no FlashInfer path, and triton_kernels need
-/// 9.0–10.x, so it is Marlin whatever is installed. From 9.0 on it depends on the packages.
+/// The backend a GPU's compute capability leaves (`get_mxfp4_backend`): FlashInfer is tried
+/// only on 9.0 and the 10.x family, triton_kernels only from 9.0 to below 11.0; everywhere else
+/// from vLLM's floor of 8.0 (`Mxfp4Config.get_min_capability`) it is Marlin whatever is
+/// installed: Ampere and Ada (8.x), Thor (11.x) and the RTX 50 series (12.x). On 9.x and 10.x
+/// it depends on the packages.
 pub fn from_capability(cc: Option<ComputeCapability>) -> Option<BackendSeen> {
     let cc = cc?;
-    (cc.major == 8).then(|| BackendSeen {
+    matches!(cc.major, 8 | 11 | 12).then(|| BackendSeen {
         backend: Mxfp4Backend::Marlin,
         source: InputSource::Derived {
             rule: format!(
-                "compute capability {cc} (NVML): below 9.0 vLLM's get_mxfp4_backend has only Marlin"
+                "compute capability {cc} (NVML): outside 9.0–10.x vLLM's get_mxfp4_backend has only Marlin"
             ),
         },
     })
@@ -302,6 +304,12 @@ mod tests {
         );
         assert_eq!(from_capability(cc(9, 0)), None);
         assert_eq!(from_capability(cc(10, 0)), None);
+        assert_eq!(from_capability(cc(10, 3)), None);
+        // An RTX 5090 (12.0): neither FlashInfer's nor triton_kernels' range.
+        assert_eq!(
+            from_capability(cc(12, 0)).map(|b| b.backend),
+            Some(Mxfp4Backend::Marlin)
+        );
         // vLLM refuses MXFP4 below 8.0 (Mxfp4Config.get_min_capability).
         assert_eq!(from_capability(cc(7, 5)), None);
         assert_eq!(from_capability(None), None);
