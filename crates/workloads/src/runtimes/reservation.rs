@@ -68,6 +68,22 @@ pub struct GgufWeights {
     pub bytes: u64,
     pub tensors: u64,
     pub parts: u64,
+    /// What vLLM's GGUF layers hold, as read from the header (`vllm::gguf::held_of`).
+    pub held: GgufHeld,
+}
+
+/// A GGUF file's tensors as vLLM materialises them, before the model dtype is known.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GgufHeld {
+    /// Quantised tensors as held: merged shards padded to the widest row, vocab rows to 64.
+    pub quantised: u64,
+    /// Elements held in the model dtype: the unquantised (F32/F16/BF16) tensors, vocab-padded.
+    pub dense_elements: u64,
+    /// The rotary cos/sin cache's elements (max positions × rotary dim), also in the model dtype.
+    pub rope_elements: u64,
+    /// Merged layers whose shards differ in row width, and the bytes their padding adds.
+    pub padded_layers: u64,
+    pub padding: u64,
 }
 
 impl ModelFacts {

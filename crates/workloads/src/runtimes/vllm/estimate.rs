@@ -4,7 +4,6 @@
 
 use super::capacity::{self, Layout, Request};
 use super::groups::KvGroups;
-use super::moe_quant::ExpertShare;
 use super::version::{kv_rules, KvRules, TokenRule};
 use super::{VllmMetrics, VllmSettings};
 use crate::runtimes::hf::{gib, thousands, LayerKinds};
@@ -59,7 +58,13 @@ pub fn estimate(
     }
     let rest_label = rest_label(&s, &mut not_modelled);
     not_modelled.extend(super::parallel::notes(&s, model.config.moe_experts));
-    let (weights, weights_floor) = moe_weights(model, &s, weights, &mut inputs, &mut not_modelled);
+    let (weights, weights_floor) = match super::gguf::weights_per_rank(model, &s, ranks) {
+        Some((w, held)) => {
+            inputs.push(held);
+            (w, false)
+        }
+        None => super::moe_quant::moe_weights(model, &s, weights, &mut inputs, &mut not_modelled),
+    };
     let parts = Parts {
         s: &s,
         weights,
@@ -202,57 +207,6 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     }
     inputs.push(s.enforce_eager.input("enforce_eager"));
     inputs
-}
-
-/// One rank's weights when the experts are quantised, and whether the figure is only a floor.
-/// MXFP4 experts (gpt-oss) are sized as the kernel backend pads them when the log or the
-/// environment names it (`moe_quant`); otherwise, and for FP8 / INT4 experts, which vLLM also
-/// repacks for its fused-MoE kernels, the file's bytes stay a floor, said in words.
-fn moe_weights(
-    model: &ModelFacts,
-    s: &VllmSettings,
-    file_share: u64,
-    inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
-) -> (u64, bool) {
-    let Some(experts) = model.config.moe_experts else {
-        return (file_share, false);
-    };
-    let share = model
-        .gguf
-        .is_none()
-        .then(|| ExpertShare::of(&model.config, model.weights.tensor_bytes(), s))
-        .flatten();
-    if let Some(share) = share {
-        match &s.mxfp4_backend {
-            Some(seen) => {
-                if let Some(w) = share.weights(seen.backend) {
-                    inputs.push(Input::new(
-                        "MXFP4 experts as vLLM pads them",
-                        share.words(seen.backend),
-                        seen.source.clone(),
-                    ));
-                    return (w, false);
-                }
-            }
-            None => {
-                not_modelled.push(share.unknown_words());
-                return (file_share, true);
-            }
-        }
-    }
-    let Some(q) = model
-        .config
-        .quant_method
-        .clone()
-        .or_else(|| s.quantization.as_ref().map(|q| q.value.clone()))
-    else {
-        return (file_share, false);
-    };
-    not_modelled.push(format!(
-        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact"
-    ));
-    (file_share, true)
 }
 
 /// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV

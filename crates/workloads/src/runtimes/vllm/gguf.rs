@@ -1,12 +1,14 @@
 //! vLLM serving a GGUF file (`vllm serve ./model.gguf`, `--quantization gguf`): no
 //! `config.json` or safetensors beside it, so the weights and the attention shape come from the
 //! GGUF header. vLLM keeps GGUF's quantised blocks on the GPU (its GGUF kernels dequantise on the
-//! fly), so the weights are the header's tensor bytes, split over the ranks like any other.
+//! fly), but not byte for byte: `held_of` says how its layers materialise them.
 
-use crate::gguf::GgufModel;
-use crate::runtimes::hf::{in_process_root, LayerKinds, ModelConfig};
-use crate::runtimes::reservation::{GgufWeights, ModelFacts};
-use crate::runtimes::ProcessContext;
+use super::VllmSettings;
+use crate::gguf::{GgufModel, TensorInfo};
+use crate::runtimes::hf::{gib, in_process_root, LayerKinds, ModelConfig};
+use crate::runtimes::reservation::{derived, GgufHeld, GgufWeights, ModelFacts};
+use crate::runtimes::{Input, ProcessContext};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Does the command line serve a GGUF file?
@@ -45,6 +47,7 @@ pub fn facts(g: &GgufModel, shown: &Path) -> Result<ModelFacts, String> {
         bytes: g.tensors().fold(0u64, |a, t| a.saturating_add(t.n_bytes)),
         tensors: g.tensors().count() as u64,
         parts: g.parts.len() as u64,
+        held: held_of(g),
     };
     Ok(ModelFacts {
         dir: shown.to_path_buf(),
@@ -135,4 +138,188 @@ fn layers(arch: &str, n: u64, window: Option<u64>) -> Option<LayerKinds> {
         _ if window.is_some() => Some(kinds(0, 0, n, "GGUF attention.sliding_window")),
         _ => None,
     }
+}
+
+/// vLLM's merged linear layers by their shards' GGUF names within a block: `QKVParallelLinear`,
+/// `MergedColumnParallelLinear` (gate/up, the shared experts' gate/up, DeepSeek's fused
+/// q_a/kv_a projection).
+const MERGED: &[&[&str]] = &[
+    &["attn_q", "attn_k", "attn_v"],
+    &["ffn_gate", "ffn_up"],
+    &["ffn_gate_shexp", "ffn_up_shexp"],
+    &["attn_q_a", "attn_kv_a_mqa"],
+];
+
+/// `VocabParallelEmbedding` / `ParallelLMHead` pad the vocabulary to this many rows
+/// (`DEFAULT_VOCAB_PADDING_SIZE`).
+const VOCAB_PAD: u64 = 64;
+
+fn is_dense(t: &TensorInfo) -> bool {
+    matches!(t.ggml_type.name, "F32" | "F16" | "BF16")
+}
+
+/// Bytes of one row (`ne[0]` values) of a tensor.
+fn row_bytes(t: &TensorInfo) -> u64 {
+    t.n_bytes / t.n_rows().max(1)
+}
+
+/// What vLLM's GGUF loader materialises from this header (vLLM 0.6–0.20,
+/// model_executor/layers/quantization/gguf.py and model_loader/gguf_loader.py):
+/// - quantised tensors stay raw blocks (`GGUFLinearMethod`, `GGUFEmbeddingMethod`,
+///   `GGUFMoEMethod`), but a merged layer's shards are copied into one zeroed tensor as wide as
+///   its widest shard's row (`_create_padded_weight_param`): a Q4_K_M file's Q6_K `attn_v`
+///   widens `attn_q`'s and `attn_k`'s rows to Q6_K's in those layers;
+/// - an expert pair is materialised from the first shard's shape twice (`FusedMoE.weight_loader`);
+/// - F32/F16/BF16 tensors (norms, and the layers `gguf_loader` marks unquantised) are parameters
+///   of the model dtype, so F32 norms halve;
+/// - the embedding and an untied output head are padded to 64 rows; a GGUF without
+///   `output.weight` ties the head to the embedding (no second copy);
+/// - the rotary embedding's cos/sin cache (`RotaryEmbedding.cos_sin_cache`, max positions ×
+///   rotary dim, model dtype) is allocated with the model and counted in its loading figure.
+pub fn held_of(g: &GgufModel) -> GgufHeld {
+    let by_name: HashMap<&str, &TensorInfo> = g.tensors().map(|t| (t.name.as_str(), t)).collect();
+    let mut h = GgufHeld::default();
+    let mut done: std::collections::HashSet<&str> = Default::default();
+    for t in g.tensors() {
+        if done.contains(t.name.as_str()) {
+            continue;
+        }
+        if let Some(m) = merged(&t.name, &by_name) {
+            if m.held > m.file {
+                h.padded_layers += 1;
+                h.padding = h.padding.saturating_add(m.held - m.file);
+            }
+            h.quantised = h.quantised.saturating_add(m.held);
+            done.extend(m.names);
+            continue;
+        }
+        let vocab = matches!(t.name.as_str(), "token_embd.weight" | "output.weight");
+        let rows = if vocab {
+            t.n_rows().next_multiple_of(VOCAB_PAD)
+        } else {
+            t.n_rows()
+        };
+        if is_dense(t) {
+            h.dense_elements = h
+                .dense_elements
+                .saturating_add(rows.saturating_mul(t.ne0()));
+        } else if vocab {
+            h.quantised = h
+                .quantised
+                .saturating_add(rows.saturating_mul(row_bytes(t)));
+        } else {
+            h.quantised = h.quantised.saturating_add(t.n_bytes);
+        }
+    }
+    h.rope_elements = rope_elements(g);
+    h
+}
+
+/// One merged layer: the bytes vLLM holds, the file's, and the shards' names.
+struct Merged<'a> {
+    held: u64,
+    file: u64,
+    names: Vec<&'a str>,
+}
+
+/// The merged layer `name` is a shard of, when every shard is in the header and quantised (a
+/// dense shard goes to an unquantised layer, sized on its own). An expert pair
+/// (`ffn_gate_exps`, `ffn_up_exps`) is materialised as twice the shard loaded first.
+fn merged<'a>(name: &str, by_name: &HashMap<&str, &'a TensorInfo>) -> Option<Merged<'a>> {
+    let rest = name.strip_prefix("blk.")?;
+    let (block, tail) = rest.split_once('.')?;
+    let kind = tail.strip_suffix(".weight")?;
+    let shard = |k: &str| {
+        by_name
+            .get(format!("blk.{block}.{k}.weight").as_str())
+            .copied()
+    };
+    let shards: Vec<&TensorInfo> = if kind == "ffn_gate_exps" || kind == "ffn_up_exps" {
+        vec![shard("ffn_gate_exps")?, shard("ffn_up_exps")?]
+    } else {
+        let group = MERGED.iter().find(|g| g.contains(&kind))?;
+        group.iter().map(|k| shard(k)).collect::<Option<_>>()?
+    };
+    if !shards.iter().all(|s| s.ggml_type.is_quantized()) {
+        return None;
+    }
+    let file = shards.iter().fold(0u64, |a, s| a.saturating_add(s.n_bytes));
+    let held = if kind.ends_with("_exps") {
+        // The shard met first (`name`) sets the shape of both halves.
+        by_name.get(name)?.n_bytes.saturating_mul(2)
+    } else {
+        let widest = shards.iter().map(|s| row_bytes(s)).max().unwrap_or(0);
+        let rows = shards
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.n_rows()));
+        rows.saturating_mul(widest).max(file)
+    };
+    Some(Merged {
+        held,
+        file,
+        names: shards.iter().map(|s| s.name.as_str()).collect(),
+    })
+}
+
+/// Max positions (`context_length`, vLLM's `max_position_embeddings` for a GGUF) × the rotary
+/// dimension (`rope.dimension_count`, else the head size); 0 when the header has neither.
+fn rope_elements(g: &GgufModel) -> u64 {
+    let Some(arch) = g.architecture() else {
+        return 0;
+    };
+    let num = |k: &str| g.get_u64(&format!("{arch}.{k}"));
+    let head = num("attention.key_length")
+        .or_else(|| Some(num("embedding_length")? / num("attention.head_count")?.max(1)));
+    let rot = num("rope.dimension_count").or(head).unwrap_or(0);
+    num("context_length").unwrap_or(0).saturating_mul(rot)
+}
+
+/// One rank's weights as vLLM holds a GGUF model under `s`, with the input that says how:
+/// `None` when the model is not a GGUF file.
+pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Option<(u64, Input)> {
+    let g = model.gguf.as_ref()?;
+    let h = &g.held;
+    // `--dtype auto` resolves to a 16-bit type for a GGUF (its config has none; float32 is
+    // downcast); only an explicit float32 keeps 4 bytes.
+    let elem: u64 = if matches!(s.dtype.value.as_str(), "float32" | "float") {
+        4
+    } else {
+        2
+    };
+    let dense = h.dense_elements.saturating_mul(elem);
+    let rope = h.rope_elements.saturating_mul(elem);
+    let all = h.quantised.saturating_add(dense).saturating_add(rope);
+    let per_rank = all / ranks.max(1);
+    let padded = if h.padded_layers > 0 {
+        format!(
+            "; {} merged layers padded to their widest shard's row (+{})",
+            h.padded_layers,
+            gib(h.padding)
+        )
+    } else {
+        String::new()
+    };
+    let words = format!(
+        "{} (the file's {}): quantised blocks {}{padded}, unquantised tensors and the rotary cos/sin cache in {elem}-byte {} ({} + {}){}",
+        gib(all),
+        gib(g.bytes),
+        gib(h.quantised),
+        s.dtype.value,
+        gib(dense),
+        gib(rope),
+        if ranks > 1 {
+            format!(", {} per rank (÷ {ranks} ranks)", gib(per_rank))
+        } else {
+            String::new()
+        }
+    );
+    let rule = "vLLM's GGUF layers: GGUFLinearMethod's padded merged shards, model-dtype norms, vocabulary padded to 64, RotaryEmbedding's cos_sin_cache";
+    Some((
+        per_rank,
+        Input::new(
+            "GGUF weights as vLLM holds them",
+            words,
+            derived(rule.into()),
+        ),
+    ))
 }

@@ -17,6 +17,8 @@
 
 use super::VllmSettings;
 use crate::runtimes::hf::{gib, ModelConfig};
+use crate::runtimes::reservation::ModelFacts;
+use crate::runtimes::Input;
 use crate::runtimes::{env_get, InputSource};
 use gpuledger_model::snapshot::ComputeCapability;
 
@@ -254,6 +256,57 @@ impl ExpertShare {
             each.join(", ")
         )
     }
+}
+
+/// One rank's weights when the experts are quantised, and whether the figure is only a floor.
+/// MXFP4 experts (gpt-oss) are sized as the kernel backend pads them when the log or the
+/// environment names it (`moe_quant`); otherwise, and for FP8 / INT4 experts, which vLLM also
+/// repacks for its fused-MoE kernels, the file's bytes stay a floor, said in words.
+pub(super) fn moe_weights(
+    model: &ModelFacts,
+    s: &VllmSettings,
+    file_share: u64,
+    inputs: &mut Vec<Input>,
+    not_modelled: &mut Vec<String>,
+) -> (u64, bool) {
+    let Some(experts) = model.config.moe_experts else {
+        return (file_share, false);
+    };
+    let share = model
+        .gguf
+        .is_none()
+        .then(|| ExpertShare::of(&model.config, model.weights.tensor_bytes(), s))
+        .flatten();
+    if let Some(share) = share {
+        match &s.mxfp4_backend {
+            Some(seen) => {
+                if let Some(w) = share.weights(seen.backend) {
+                    inputs.push(Input::new(
+                        "MXFP4 experts as vLLM pads them",
+                        share.words(seen.backend),
+                        seen.source.clone(),
+                    ));
+                    return (w, false);
+                }
+            }
+            None => {
+                not_modelled.push(share.unknown_words());
+                return (file_share, true);
+            }
+        }
+    }
+    let Some(q) = model
+        .config
+        .quant_method
+        .clone()
+        .or_else(|| s.quantization.as_ref().map(|q| q.value.clone()))
+    else {
+        return (file_share, false);
+    };
+    not_modelled.push(format!(
+        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact"
+    ));
+    (file_share, true)
 }
 
 #[cfg(test)]
