@@ -323,3 +323,36 @@ pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Opt
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gguf::writer::GgufWriter;
+    use crate::gguf::{GgmlType, MetaValue};
+
+    fn open(w: &GgufWriter, name: &str) -> GgufModel {
+        let d = std::env::temp_dir().join(format!("gl-vllm-gguf-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join(name);
+        w.write(&p).unwrap();
+        let g = GgufModel::open(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        g
+    }
+
+    #[test]
+    fn an_odd_vocabulary_is_padded_to_64_rows_and_a_dense_shard_is_not_merged() {
+        let q = |n| GgmlType::from_name(n).unwrap();
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String("llama".into()))
+            .tensor("token_embd.weight", &[256, 1001], q("Q8_0"))
+            .tensor("blk.0.attn_q.weight", &[256, 256], q("Q4_K"))
+            .tensor("blk.0.attn_k.weight", &[256, 64], q("F16"))
+            .tensor("blk.0.attn_v.weight", &[256, 64], q("Q6_K"));
+        let h = held_of(&open(&w, "odd.gguf"));
+        // 1001 rows → 1024 of 8 Q8_0 blocks (272 B); q and v on their own (k is dense).
+        assert_eq!(h.quantised, 1024 * 272 + 256 * 144 + 64 * 210);
+        assert_eq!(h.dense_elements, 256 * 64);
+        assert_eq!((h.padded_layers, h.rope_elements), (0, 0));
+    }
+}

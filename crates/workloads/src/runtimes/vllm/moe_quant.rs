@@ -304,9 +304,26 @@ pub(super) fn moe_weights(
         return (file_share, false);
     };
     not_modelled.push(format!(
-        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact"
+        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact{}",
+        kernel_words(&q)
     ));
     (file_share, true)
+}
+
+/// What vLLM's source says of a quantisation's experts, until a printed figure checks it
+/// (fixtures/vllm/README.md names the log that would).
+fn kernel_words(q: &str) -> &'static str {
+    match q.to_ascii_lowercase().as_str() {
+        // Fp8MoEMethod.process_weights_after_loading keeps the fp8 weights and float32 block
+        // scales as loaded; prepare_moe_fp8_layer_for_marlin repeats each block scale over its
+        // 128 output columns in the model dtype.
+        "fp8" => "; from vLLM's source: with native FP8 (compute capability 8.9 and up) the experts are the checkpoint's fp8 weights and float32 block scales as stored, the file's bytes; on Ampere the Marlin path (its log warns \"leveraging the Marlin kernel\") widens every 128×128 block scale to one 16-bit scale per output column and 128 inputs",
+        // AWQMoEMethod / GPTQMarlinMoEMethod / compressed-tensors WNA16: the Marlin repacks
+        // (awq_marlin_moe_repack, gptq_marlin_moe_repack, marlin_moe_permute_scales) keep each
+        // tensor's element count.
+        "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" => "; from vLLM's source: the Marlin MoE repack keeps the packed 4-bit weights, scales and zero points at their sizes (act-order adds one int32 sort index per input), so the file's bytes are close",
+        _ => "",
+    }
 }
 
 #[cfg(test)]
@@ -366,6 +383,13 @@ mod tests {
         // vLLM refuses MXFP4 below 8.0 (Mxfp4Config.get_min_capability).
         assert_eq!(from_capability(cc(7, 5)), None);
         assert_eq!(from_capability(None), None);
+    }
+
+    #[test]
+    fn the_floor_says_what_each_kernel_keeps() {
+        assert!(kernel_words("FP8").contains("compute capability 8.9"));
+        assert!(kernel_words("awq").contains("Marlin MoE repack"));
+        assert_eq!(kernel_words("mxfp4"), "");
     }
 
     #[test]
