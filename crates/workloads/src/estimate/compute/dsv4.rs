@@ -105,7 +105,17 @@ impl Builder<'_> {
         let embd = self.embeddings();
         let v = self.g.view(embd);
         let mut x = self.g.op(s.hc * self.et(), &[v]); // hc_init: ggml_repeat_4d
-        for il in 0..s.ratios.len().min(self.layers.len()) {
+                                                       // The trunk only: MTP layers run in a graph of their own (`graph_mtp`).
+        let n_layer = super::super::dsv4::trunk(self.model, self.p)
+            .min(self.layers.len())
+            .min(s.ratios.len());
+        if s.hash_layers > 0 {
+            self.approximate(
+                "deepseek4's hash-routed layers (experts picked by token id from \
+                 ffn_gate_tid2eid): written from models/deepseek4.cpp, not checked against a run",
+            );
+        }
+        for il in 0..n_layer {
             x = self.dsv4_layer(il, x, &s, &ins);
         }
         // The output rows of every stream, then build_hc_head.

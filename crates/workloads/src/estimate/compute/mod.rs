@@ -6,13 +6,14 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer and MiniMax-M3's MSA);
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer, MiniMax-M3's MSA and
+//! DeepSeek V4's whole graph);
 //! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
 //! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
-//! [`msa`];
+//! [`msa`]; [`dsv4`] and [`dsv4_compress`] write DeepSeek V4's graph;
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
