@@ -150,8 +150,8 @@ pub(super) fn hc_note(m: &GgufModel) -> Option<String> {
     let hc = m
         .get("deepseek4.hyper_connection.count")
         .and_then(MetaValue::as_u64);
-    (hc != Some(4)).then(|| {
-        let has = hc.map_or("none".to_string(), |n| n.to_string());
+    // Without the key llama.cpp refuses the file earlier (a required key).
+    hc.filter(|&n| n != 4).map(|has| {
         format!(
             "llama.cpp b11434 aborts deepseek4 unless it has 4 hyper-connection streams \
              (GGML_ASSERT(hc == 4) in build_hc_pre, when the context reserves its graph); this \

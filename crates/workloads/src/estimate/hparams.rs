@@ -505,7 +505,6 @@ impl Reader<'_> {
         }
         if arch == "deepseek4" {
             // Its lightning indexer's cache is one of llama_kv_cache_dsv4's (`dsv4.rs`).
-            notes.extend(super::dsv4::hc_note(m));
             return Ok(None);
         }
         super::indexer::read(m, &arch, layers, n_ctx_train, inputs, notes).map_err(|e| self.err(e))

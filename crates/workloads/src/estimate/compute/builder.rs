@@ -184,7 +184,7 @@ impl<'a> Builder<'a> {
     /// The graph inputs (`llm_graph_input_*`), placed before any node in the order of first use.
     pub(super) fn inputs(&mut self, masks: [Option<u64>; 2]) {
         let (t, n_seq) = (self.cur_t, self.n_seq);
-        self.token_inputs();
+        let tokens = self.token_inputs();
         let g = &mut self.g;
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
@@ -199,7 +199,7 @@ impl<'a> Builder<'a> {
         let out_ids = self.g.input(self.n_outputs * 4);
         let lightning = self.lightning_inputs();
         self.inputs = Inputs {
-            tokens: self.inputs.tokens,
+            tokens,
             mixed: self.inputs.mixed,
             scale_rows: self.inputs.scale_rows,
             pos,
@@ -214,31 +214,21 @@ impl<'a> Builder<'a> {
         };
     }
 
-    /// `build_inp_embd`'s inputs: the tokens, the embeddings alternative (never consumed when
-    /// tokens are given), a mixed batch's tokens, rows and embeddings.
-    pub(super) fn token_inputs(&mut self) {
+    /// `build_inp_embd`'s inputs: the tokens (returned), the embeddings alternative (never
+    /// consumed when tokens are given), a mixed batch's tokens, rows and embeddings.
+    pub(super) fn token_inputs(&mut self) -> Id {
         let (t, et) = (self.cur_t, self.et());
         let g = &mut self.g;
         self.inputs.tokens = g.input(t * 4);
         if self.rules.embd_input {
             g.input(et);
         }
-        // llm_arch_supports_mixed_batch: not deepseek4 (nor granite-switch and the drafters,
-        // left as they were here).
+        // llm_arch_supports_mixed_batch: not deepseek4 (nor granite-switch, left as it was).
         let mixed = self.rules.mixed_input && self.p.arch != "deepseek4";
-        self.inputs.mixed = mixed.then(|| {
-            let mt = g.input(t * 4);
-            let ms = g.input(t * 8);
-            let me = g.input(et);
-            (mt, ms, me)
-        });
+        self.inputs.mixed = mixed.then(|| (g.input(t * 4), g.input(t * 8), g.input(et)));
         // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
         // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
         self.inputs.scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
-    }
-
-    /// The token inputs (after `token_inputs`).
-    pub(super) fn tokens(&self) -> Id {
         self.inputs.tokens
     }
 

@@ -71,11 +71,11 @@ pub(super) struct Inputs {
 /// The Hadamard rotation's size for a K row of `n` (llama_kv_cache's `n_rot_k`): 64, doubled
 /// while it divides the row; none where 64 does not.
 fn rot_size(n: u64) -> Option<u64> {
-    if n == 0 || n % 64 != 0 {
+    if n == 0 || !n.is_multiple_of(64) {
         return None;
     }
     let mut r = 64;
-    while n % (2 * r) == 0 {
+    while n.is_multiple_of(2 * r) {
         r *= 2;
     }
     Some(r)
@@ -98,9 +98,20 @@ impl Shape {
 }
 
 impl Builder<'_> {
-    /// The whole deepseek4 graph; the logits' bytes. `None` for another architecture.
+    /// The whole deepseek4 graph; the logits' bytes. `None` for another architecture, or (said
+    /// approximate) a deepseek4 file without what the graph is built from.
     pub(super) fn dsv4_graph(&mut self) -> Option<u64> {
-        let s = self.dsv4_shape()?;
+        if self.p.arch != "deepseek4" {
+            return None;
+        }
+        let Some(s) = self.dsv4_shape() else {
+            self.approximate(
+                "DeepSeek V4's graph: not replayed, the file lacks a key or tensor it is built \
+                 from (attn_q_a, attn_output_a, hyper_connection.count, compress_ratios); plain \
+                 attention layers stand in",
+            );
+            return None;
+        };
         let ins = self.dsv4_inputs(&s);
         let embd = self.embeddings();
         let v = self.g.view(embd);
@@ -130,9 +141,6 @@ impl Builder<'_> {
 
     /// The shapes, or `None` when the model is not deepseek4 or its caches are unknown.
     fn dsv4_shape(&self) -> Option<Shape> {
-        if self.p.arch != "deepseek4" {
-            return None;
-        }
         let caches: &Dsv4Caches = self.place.dsv4.as_ref()?;
         let key = |k: &str| {
             self.model
@@ -189,8 +197,7 @@ impl Builder<'_> {
         let t = self.cur_t;
         let has = |r: u64| s.ratios.iter().take(self.layers.len()).any(|&x| x == r);
         let (csa_on, hca_on) = (has(CSA), has(HCA));
-        self.token_inputs();
-        let tokens = self.tokens();
+        let tokens = self.token_inputs();
         let pos = self.g.input(t * 4);
         let raw_idx = self.g.input(t * 8);
         let raw_mask = self.g.input(s.cells[0] * t * s.mask_el);
