@@ -82,6 +82,25 @@ fn rot_size(n: u64) -> Option<u64> {
 }
 
 impl Shape {
+    /// Every tensor the graph would create stays under `MAX_TENSOR` (a header can claim any
+    /// width): the rows per token of the largest ones, times the tokens, in f32.
+    fn bounded(&self, t: u64) -> bool {
+        let w = |v: &[u64]| v.iter().fold(1u128, |a, &x| a.saturating_mul(x as u128));
+        let cells = self.cells.iter().map(|&c| c as u128).sum::<u128>();
+        let rows = [
+            w(&[self.n_head, self.head]),
+            w(&[self.idx_heads, self.idx_dim]),
+            cells.saturating_mul(self.n_head.max(1) as u128),
+            w(&[self.hc, self.e]),
+            w(&[2 + self.hc, self.hc]),
+            w(&[self.q_lora]),
+            w(&[self.o_rank]),
+        ];
+        let widest = rows.into_iter().max().unwrap_or(0);
+        widest.saturating_mul(t as u128).saturating_mul(8) <= super::MAX_TENSOR
+            && self.hc <= 64
+    }
+
     /// `n_blocks` of a compressor (`dsv4_build_comp_plan`): floor(n_tokens / ratio) + n_seqs.
     pub(super) fn blocks(&self, t: u64, ratio: u64) -> u64 {
         t / ratio + self.n_seq
@@ -167,13 +186,13 @@ impl Builder<'_> {
             .unwrap_or(1.0);
         let cells = |name: &str| caches.parts.iter().find(|c| c.0 == name).map(|c| c.1);
         let csa = cells("csa").unwrap_or(0);
-        Some(Shape {
+        let shape = Shape {
             e: self.p.n_embd,
             n_head: l0.n_head,
             head: l0.head_k,
             q_lora: dim("blk.0.attn_q_a.weight", 1)?,
             o_rank: dim("blk.0.attn_output_a.weight", 1)? * dim("blk.0.attn_output_a.weight", 2)?,
-            hc: key("hyper_connection.count")?.clamp(1, 64),
+            hc: key("hyper_connection.count")?.max(1),
             idx_heads: key("attention.indexer.head_count").unwrap_or(0),
             idx_dim: key("attention.indexer.key_length").unwrap_or(0),
             top_k: key("attention.indexer.top_k").unwrap_or(0).min(csa),
@@ -189,7 +208,8 @@ impl Builder<'_> {
             ],
             mask_el: if self.r.fa { 2 } else { 4 },
             rotated: caches.quantized,
-        })
+        };
+        shape.bounded(self.cur_t).then_some(shape)
     }
 
     /// `build_inp_dsv4` and the others, in the order the graph first reads them.
