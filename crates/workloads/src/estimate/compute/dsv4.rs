@@ -97,8 +97,7 @@ impl Shape {
             w(&[self.o_rank]),
         ];
         let widest = rows.into_iter().max().unwrap_or(0);
-        widest.saturating_mul(t as u128).saturating_mul(8) <= super::MAX_TENSOR
-            && self.hc <= 64
+        widest.saturating_mul(t as u128).saturating_mul(8) <= super::MAX_TENSOR && self.hc <= 64
     }
 
     /// `n_blocks` of a compressor (`dsv4_build_comp_plan`): floor(n_tokens / ratio) + n_seqs.
