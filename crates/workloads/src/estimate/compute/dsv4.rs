@@ -84,7 +84,7 @@ fn rot_size(n: u64) -> Option<u64> {
 impl Shape {
     /// Every tensor the graph would create stays under `MAX_TENSOR` (a header can claim any
     /// width): the rows per token of the largest ones, times the tokens, in f32.
-    fn bounded(&self, t: u64) -> bool {
+    fn bounded(&self, t: u64, layers: &[super::layers::Layer]) -> bool {
         let w = |v: &[u64]| v.iter().fold(1u128, |a, &x| a.saturating_mul(x as u128));
         let cells = self.cells.iter().map(|&c| c as u128).sum::<u128>();
         let rows = [
@@ -96,7 +96,12 @@ impl Shape {
             w(&[self.q_lora]),
             w(&[self.o_rank]),
         ];
-        let widest = rows.into_iter().max().unwrap_or(0);
+        // The experts' rows: n_embd and n_ff per used expert, the router's scores.
+        let experts = layers
+            .iter()
+            .filter_map(|l| l.moe)
+            .flat_map(|(n, u, ff)| [w(&[self.e, u]), w(&[u, ff]), n as u128]);
+        let widest = rows.into_iter().chain(experts).max().unwrap_or(0);
         widest.saturating_mul(t as u128).saturating_mul(8) <= super::MAX_TENSOR && self.hc <= 64
     }
 
@@ -208,7 +213,7 @@ impl Builder<'_> {
             mask_el: if self.r.fa { 2 } else { 4 },
             rotated: caches.quantized,
         };
-        shape.bounded(self.cur_t).then_some(shape)
+        shape.bounded(self.cur_t, self.layers).then_some(shape)
     }
 
     /// `build_inp_dsv4` and the others, in the order the graph first reads them.
