@@ -201,6 +201,8 @@ MODELS = {
     "qwen4exp-ple": lambda p: write_qwen4exp(p, ple=0),
     # DeepSeek V4: a raw layer, two CSA layers (with the indexer) and an HCA layer
     "deepseek4-dsv4": lambda p: write_deepseek4(p),
+    # two hyper-connection streams: b11434 aborts (GGML_ASSERT(hc == 4) in build_hc_pre)
+    "deepseek4-hc2": lambda p: write_deepseek4(p, hc=2),
 }
 
 

@@ -30,6 +30,10 @@ fn ratios() -> Vec<u64> {
 }
 
 fn deepseek4(ratios: &[u64]) -> M {
+    deepseek4_indexer(ratios, 64)
+}
+
+fn deepseek4_indexer(ratios: &[u64], idx_heads: u64) -> M {
     let mut m = M::new("deepseek4", 43);
     m.u("context_length", 1048576)
         .u("embedding_length", 4096)
@@ -38,7 +42,7 @@ fn deepseek4(ratios: &[u64]) -> M {
         .u("attention.key_length", 512)
         .u("attention.value_length", 512)
         .u("attention.sliding_window", 128)
-        .u("attention.indexer.head_count", 64)
+        .u("attention.indexer.head_count", idx_heads)
         .u("attention.indexer.key_length", 128)
         .u("attention.indexer.top_k", 512)
         .u("expert_count", 256)
@@ -126,4 +130,33 @@ fn ratios_llama_cpp_refuses_are_refused() {
     assert!(err.contains("compress_ratios"), "{err}");
     let err = est(&deepseek4(&r[..40]).open("dsv4-short"), "-c 4096").unwrap_err();
     assert!(err.contains("shorter than block_count"), "{err}");
+}
+
+/// The graph is replayed from the keys and tensors llama.cpp builds it from (compute/dsv4.rs);
+/// a header claiming widths no device holds is not replayed (no overflow) and says so.
+#[test]
+fn the_graph_is_replayed_unless_its_widths_are_beyond_any_device() {
+    let with = |idx_heads: u64, name: &str| {
+        let mut m = deepseek4_indexer(&ratios(), idx_heads);
+        m.u("attention.q_lora_rank", 1024)
+            .u("hyper_connection.count", 4)
+            .tensor("blk.0.attn_q_a.weight", &[4096, 1024], "F16")
+            .tensor("blk.0.attn_output_a.weight", &[4096, 1024, 8], "F16");
+        est(&m.open(name), "-c 65536 -np 4").unwrap()
+    };
+    let graph = |e: &Estimate| {
+        e.compute
+            .approximate_parts
+            .iter()
+            .any(|p| p.contains("DeepSeek V4's graph"))
+    };
+    let e = with(64, "dsv4-graph");
+    assert!(!graph(&e), "{:?}", e.compute.approximate_parts);
+    // Its 4 streams: no note about llama.cpp's hc == 4 assertion.
+    assert!(!e
+        .notes
+        .iter()
+        .any(|n| n.contains("hyper-connection streams")));
+    let huge = with(1 << 31, "dsv4-huge");
+    assert!(graph(&huge), "{:?}", huge.compute.approximate_parts);
 }

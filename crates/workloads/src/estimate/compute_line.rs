@@ -127,7 +127,26 @@ fn compute_placement(
         n_copies: if pipeline { 4 } else { 1 },
         full_offload: off.layer_dev.iter().all(Option::is_some),
         keeps_pins: true,
+        dsv4: dsv4_caches(kv),
     }
+}
+
+/// DeepSeek V4's compressed caches and states, with its lightning indexer's as `lid`.
+fn dsv4_caches(kv: &KvEstimate) -> Option<super::compute::Dsv4Caches> {
+    let lid = kv.indexer.as_ref().filter(|i| i.kind == "dsv4")?;
+    let csa_cells = kv
+        .compressed
+        .iter()
+        .find(|c| c.name == "csa")
+        .map(|c| c.cells);
+    let mut parts: Vec<(&'static str, u64, Vec<u64>)> = kv
+        .compressed
+        .iter()
+        .map(|c| (c.name, c.cells, c.per_layer.clone()))
+        .collect();
+    parts.push(("lid", csa_cells.unwrap_or(0), lid.per_layer.clone()));
+    let quantized = !matches!(kv.type_k.as_str(), "f16" | "f32" | "bf16");
+    Some(super::compute::Dsv4Caches { parts, quantized })
 }
 
 /// Buffer alignment of each backend's compute buffer types, device and host

@@ -143,9 +143,26 @@ pub(super) fn caches(m: &GgufModel, p: &ModelParams, z: &Sizing) -> Result<Cache
     })
 }
 
+/// b11434's `build_hc_pre` asserts 4 hyper-connection streams (`GGML_ASSERT(hc == 4)`, models/
+/// deepseek4.cpp): a file with another count loads, then aborts when the context reserves its
+/// graph.
+pub(super) fn hc_note(m: &GgufModel) -> Option<String> {
+    let hc = m
+        .get("deepseek4.hyper_connection.count")
+        .and_then(MetaValue::as_u64);
+    // Without the key llama.cpp refuses the file earlier (a required key).
+    hc.filter(|&n| n != 4).map(|has| {
+        format!(
+            "llama.cpp b11434 aborts deepseek4 unless it has 4 hyper-connection streams \
+             (GGML_ASSERT(hc == 4) in build_hc_pre, when the context reserves its graph); this \
+             file has {has}: the figures are what the graph would take"
+        )
+    })
+}
+
 /// `hparams.n_layer()`: block_count less the MTP layers, which `load_arch_hparams` keeps only
 /// when the file has their `nextn.eh_proj` tensor.
-fn trunk(m: &GgufModel, p: &ModelParams) -> usize {
+pub(super) fn trunk(m: &GgufModel, p: &ModelParams) -> usize {
     let nl = p.n_layer as usize;
     let nextn = m
         .get(&format!("{}.nextn_predict_layers", p.arch))

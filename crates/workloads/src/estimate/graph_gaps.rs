@@ -25,8 +25,8 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     }
     out.extend(qwen4exp_hc(p));
     // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
-    // replayed for glm5-next (mHC, compute/mhc.rs) and hy_v4 (iHC, compute/ihc.rs); deepseek4
-    // and qwen4exp name theirs with the rest of their graph (above, below).
+    // replayed for glm5-next (mHC, compute/mhc.rs), hy_v4 (iHC, compute/ihc.rs) and deepseek4
+    // (compute/dsv4.rs); qwen4exp names its own below.
     if model.tensor("blk.0.hc_attn_fn.weight").is_some()
         && !matches!(
             p.arch.as_str(),
@@ -36,18 +36,6 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
         out.push(
             "the hyper-connections (several residual streams mixed around every attention and \
              FFN block by hc_attn_fn / hc_ffn_fn): not in the replay, which keeps one stream"
-                .into(),
-        );
-    }
-    // models/deepseek4.cpp: hyper-connections (Sinkhorn-normalised mixing of 4 streams), the
-    // KV compressors, the lightning indexer over the compressed cache and the grouped low-rank
-    // output projection.
-    if p.arch == "deepseek4" {
-        out.push(
-            "DeepSeek V4's graph (hyper-connection mixing of 4 residual streams, the KV \
-             compressors and their states, the lightning indexer's top-k over the compressed \
-             cache, the grouped low-rank output): not in the replay, which builds a plain \
-             attention layer"
                 .into(),
         );
     }

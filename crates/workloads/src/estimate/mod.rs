@@ -185,6 +185,9 @@ fn plan<'a>(
         inputs: p.inputs.clone(),
         notes: p.notes.iter().chain(&p.guesses).cloned().collect(),
     };
+    if p.arch == "deepseek4" {
+        rec.notes.extend(dsv4::hc_note(model));
+    }
     let r = resolve_context(&p, s, &mut rec)?;
     let off = placement(model, &p, s, &mut rec)?;
     if matches!(p.cache, CacheKind::Iswa) {

@@ -183,21 +183,9 @@ impl<'a> Builder<'a> {
 
     /// The graph inputs (`llm_graph_input_*`), placed before any node in the order of first use.
     pub(super) fn inputs(&mut self, masks: [Option<u64>; 2]) {
-        let (t, n_seq, et) = (self.cur_t, self.n_seq, self.et());
+        let (t, n_seq) = (self.cur_t, self.n_seq);
+        let tokens = self.token_inputs();
         let g = &mut self.g;
-        let tokens = g.input(t * 4);
-        if self.rules.embd_input {
-            g.input(et); // the vector-embeddings alternative: never consumed when tokens are given
-        }
-        let mixed = self.rules.mixed_input.then(|| {
-            let mt = g.input(t * 4);
-            let ms = g.input(t * 8);
-            let me = g.input(et);
-            (mt, ms, me)
-        });
-        // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
-        // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
-        let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
@@ -212,8 +200,8 @@ impl<'a> Builder<'a> {
         let lightning = self.lightning_inputs();
         self.inputs = Inputs {
             tokens,
-            mixed,
-            scale_rows,
+            mixed: self.inputs.mixed,
+            scale_rows: self.inputs.scale_rows,
             pos,
             s_copy,
             caches,
@@ -224,6 +212,24 @@ impl<'a> Builder<'a> {
             kpool,
             qsa,
         };
+    }
+
+    /// `build_inp_embd`'s inputs: the tokens (returned), the embeddings alternative (never
+    /// consumed when tokens are given), a mixed batch's tokens, rows and embeddings.
+    pub(super) fn token_inputs(&mut self) -> Id {
+        let (t, et) = (self.cur_t, self.et());
+        let g = &mut self.g;
+        self.inputs.tokens = g.input(t * 4);
+        if self.rules.embd_input {
+            g.input(et);
+        }
+        // llm_arch_supports_mixed_batch: not deepseek4 (nor granite-switch, left as it was).
+        let mixed = self.rules.mixed_input && self.p.arch != "deepseek4";
+        self.inputs.mixed = mixed.then(|| (g.input(t * 4), g.input(t * 8), g.input(et)));
+        // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
+        // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
+        self.inputs.scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
+        self.inputs.tokens
     }
 
     /// Each cache's row indices and mask, in the order of their first use: layer 0's cache first.

@@ -10,7 +10,13 @@ use super::F32;
 
 /// The coefficients of one hc_pre: `mixes` view × scale + base, sigmoid, then the scales
 /// (`extra`: hc_magnitude's scale before the eps bias) — each a small [hc, n_tokens] tensor.
-fn coefficients(g: &mut Graph, mixes: Id, [scale, base]: [Id; 2], bytes: u64, extra: bool) -> Id {
+pub(super) fn coefficients(
+    g: &mut Graph,
+    mixes: Id,
+    [scale, base]: [Id; 2],
+    bytes: u64,
+    extra: bool,
+) -> Id {
     let v = g.view(mixes);
     let c = g.op(bytes, &[v, scale]);
     let c = g.inplace(bytes, &[c, base]);

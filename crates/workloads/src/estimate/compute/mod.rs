@@ -6,18 +6,21 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer and MiniMax-M3's MSA);
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer, MiniMax-M3's MSA and
+//! DeepSeek V4's whole graph);
 //! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
 //! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
-//! [`msa`];
+//! [`msa`]; [`dsv4`] and [`dsv4_compress`] write DeepSeek V4's graph;
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
 mod builder;
 mod dsa;
+mod dsv4;
+mod dsv4_compress;
 mod ffn;
 mod gdn;
 mod ihc;
@@ -81,6 +84,20 @@ pub struct Placement {
     /// The scheduler keeps the backends the graph's build pinned (not in `--fit`'s projection:
     /// see `Sizing`).
     pub keeps_pins: bool,
+    /// DeepSeek V4's compressed caches and compressor states (`dsv4.rs`); `None` for other
+    /// models.
+    pub dsv4: Option<Dsv4Caches>,
+}
+
+/// DeepSeek V4's caches beside the raw window cache (`KvEstimate::compressed` and its
+/// lightning indexer's), for the graph that reads and writes them.
+#[derive(Debug, Clone)]
+pub struct Dsv4Caches {
+    /// Name (`csa`, `hca`, `lid`, `csa state`, `hca state`, `lid state`), cells (state rows)
+    /// per stream, bytes per layer.
+    pub parts: Vec<(&'static str, u64, Vec<u64>)>,
+    /// The K rows are quantized (`-ctk`): llama.cpp rotates Q, K and the compressed rows.
+    pub quantized: bool,
 }
 
 impl Placement {
@@ -157,6 +174,9 @@ pub fn reserve(
         layers: &layers,
     };
     let mut b = Builder::new(scope, (n_tokens, n_outputs));
+    if let Some(logits_bytes) = b.dsv4_graph() {
+        return finish(b, place, (n_tokens, n_outputs), logits_bytes, masks);
+    }
     if router {
         b.approximate(
             "the adapter router (a one-head attention over the adapter tokens) and the \
@@ -172,6 +192,17 @@ pub fn reserve(
     }
     let x = b.mhc_head(x);
     let logits_bytes = b.output(x);
+    finish(b, place, (n_tokens, n_outputs), logits_bytes, masks)
+}
+
+/// The allocator's replay of the written graph.
+fn finish(
+    b: Builder,
+    place: &Placement,
+    (n_tokens, n_outputs): (u64, u64),
+    logits_bytes: u64,
+    masks: [Option<u64>; 2],
+) -> ComputeGraph {
     let buffers =
         b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);
     ComputeGraph {
