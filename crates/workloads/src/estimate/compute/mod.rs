@@ -20,6 +20,7 @@ mod builder;
 mod dsa;
 mod ffn;
 mod gdn;
+mod gemma3n;
 mod ihc;
 mod indexer_inputs;
 mod kpool;
@@ -167,10 +168,12 @@ pub fn reserve(
     let mut x = b.embeddings();
     b.per_layer_inputs(x);
     x = b.mhc_init(x);
+    x = b.altup_init(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }
     let x = b.mhc_head(x);
+    let x = b.altup_merge(x);
     let logits_bytes = b.output(x);
     let buffers =
         b.g.buffer_sizes(&place.devices, place.host_align, place.n_copies);
