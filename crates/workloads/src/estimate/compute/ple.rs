@@ -75,17 +75,20 @@ impl Builder<'_> {
 
     /// The end of layer `il` (gemma4): its per-layer input gated in, then `layer_output_scale`.
     pub(super) fn per_layer_embedding(&mut self, il: usize, cur: Id) -> Id {
-        let Some(all) = self.per_layer_inputs_all() else {
+        let Some(width) = self.ple.as_ref().map(|p| p.width) else {
             return cur;
         };
-        let width = self.ple.as_ref().map_or(0, |p| p.width);
         let (et, t) = (self.et(), self.cur_t);
         let pt = width * t * F32;
         let [gate, proj, norm] =
             self.weights(il, ["inp_gate.weight", "proj.weight", "post_norm.weight"]);
         let g = self.g.op(pt, &[gate, cur]);
         let g = self.g.inplace(pt, &[g]); // gelu
-                                          // the layer's slice: what a split on another backend copies
+                                          // ggml_build_forward_expand reaches the projection through the slice, after the gate.
+        let Some(all) = self.per_layer_inputs_all() else {
+            return cur;
+        };
+        // the layer's slice: what a split on another backend copies
         let mut slice = self.g.view_showing(all, pt);
         if il + 1 == self.layers.len() && t == self.n_outputs {
             // the last layer keeps only the outputs' rows (inp_out_ids)
