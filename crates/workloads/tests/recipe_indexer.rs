@@ -282,7 +282,11 @@ fn gemma3n_per_layer_embeddings_stay_on_the_host() {
     let rows = 35 * 256 * 512 * 4;
     let copies = 4 * 2048 * 512 * 4;
     assert!(e.compute.host_bytes >= rows, "{}", e.compute.host_bytes);
-    assert!(e.compute.gpu_bytes >= rows + copies, "{}", e.compute.gpu_bytes);
+    assert!(
+        e.compute.gpu_bytes >= rows + copies,
+        "{}",
+        e.compute.gpu_bytes
+    );
 }
 
 fn llama() -> GgufModel {

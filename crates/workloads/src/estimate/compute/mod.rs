@@ -6,13 +6,14 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer and MiniMax-M3's MSA);
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer, MiniMax-M3's MSA, Gemma 3n's
+//! AltUp, LAuReL and per-layer inputs);
 //! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
-//! [`msa`];
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`],
+//! [`msa`], [`ple`] and [`gemma3n`];
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
