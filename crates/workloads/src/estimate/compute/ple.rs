@@ -32,7 +32,10 @@ impl Builder<'_> {
         let on = self.place.overridden.get(table).copied().flatten();
         let w = self.g.weight(self.tensors.bytes(table), on.unwrap_or(HOST));
         let rows = self.g.get_rows(bytes, &[w, tokens]);
-        let rows = self.g.inplace(bytes, &[rows]); // scale by sqrt(n_embd_per_layer)
+        // reshape_3d, then the scale by sqrt(n_embd_per_layer): a new tensor on the host (an
+        // op never takes a view's memory), in place on the copy a device split reads
+        let rows = self.g.view(rows);
+        let rows = self.g.inplace(bytes, &[rows]);
         self.ple = Some(Ple {
             width,
             rows,
