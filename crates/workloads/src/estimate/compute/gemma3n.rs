@@ -177,7 +177,7 @@ impl Builder<'_> {
     }
 
     /// The attention on the normed active copy, through the attention output (before `wo`):
-    /// Q, K, V each normed (V without a weight) and roped, K and V written to the cache; the
+    /// Q, K, V each normed (V without a weight), Q and K roped, K and V written to the cache; the
     /// layers from `n_layer_kv_from_start` on compute Q only and read the cache of the last
     /// earlier layer of their kind (llama_model's `reuse` callback for gemma3n).
     fn gemma3n_attention(&mut self, il: usize, x: Id) -> Id {
