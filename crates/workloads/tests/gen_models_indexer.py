@@ -408,6 +408,9 @@ MODELS = {
     "glm5-next-kpool": lambda p: write_glm5_next(p),
     # Gemma 3n: per-layer embeddings on the host, AltUp / LAuReL in the graph
     "gemma3n-ple": lambda p: write_gemma3n(p),
+    # Gemma 3n past llama.cpp's n_layer_kv_from_start = 20: layers 20 and 21 compute Q only and
+    # read the caches of layers 18 (sliding window) and 19 (full)
+    "gemma3n-kv-shared": lambda p: write_gemma3n(p, n_layer=22),
 }
 
 

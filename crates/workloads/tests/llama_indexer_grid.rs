@@ -1,7 +1,7 @@
 //! Sparse-attention indexer caches and Gemma 3n against the real thing: tiny GGUF files of
 //! deepseek32, glm-dsa, minimax-m3, dots3note (DSA + sliding window), hy_v4 (with and without
-//! its indexer), glm5-next (KDA + DSA with a k-pool indexer) and gemma3n
-//! (tests/gen_models_indexer.py, llama.cpp b11434's keys and shapes), loaded by the real
+//! its indexer), glm5-next (KDA + DSA with a k-pool indexer) and gemma3n (5 layers, and 22 so
+//! that the last two reuse earlier layers' caches) (tests/gen_models_indexer.py, llama.cpp b11434's keys and shapes), loaded by the real
 //! llama-server over one `ggml-rpc-server` device (a CPU backend served as a GPU-like device, so
 //! device/host placement is real) in the issue's flag sets: default slots, `-np 1` at 16k,
 //! `-np 2 -no-kvu -fa off`, and a quantised cache (`QUANTISED`).
@@ -29,6 +29,7 @@ const MODELS: &[&str] = &[
     "glm-dsa-types",
     "minimax-m3-msa",
     "gemma3n-ple",
+    "gemma3n-kv-shared",
     "dots3note-dsa-swa",
     "hy-v4-dsa",
     "hy-v4-full",
@@ -47,7 +48,9 @@ const SAID_APPROXIMATE: &[(&str, &str)] = &[
 /// The models whose indexer graph the replay writes (compute/dsa.rs, compute/msa.rs): their
 /// compute must be within 10 % even though the estimate still calls other parts (MLA, MoE
 /// routing, glm5-next's KDA layers) approximate (compute/kpool.rs, compute/mhc.rs and
-/// compute/ihc.rs write glm5-next's indexer and both models' hyper-connections).
+/// compute/ihc.rs write glm5-next's indexer and both models' hyper-connections); and gemma3n,
+/// whose AltUp, LAuReL and per-layer inputs compute/gemma3n.rs and compute/ple.rs write (its
+/// estimate names nothing approximate, so it is held to 10 % either way).
 const INDEXER_REPLAYED: &[&str] = &[
     "deepseek32-dsa",
     "glm-dsa-all",
@@ -56,7 +59,14 @@ const INDEXER_REPLAYED: &[&str] = &[
     "hy-v4-dsa",
     "minimax-m3-msa",
     "glm5-next-kpool",
+    "gemma3n-ple",
+    "gemma3n-kv-shared",
 ];
+
+/// The models whose compute is held to 10 % on the device and on the host each (not only in
+/// their sum): gemma3n, whose graph the replay writes op for op (compute/gemma3n.rs), with and
+/// without layers that reuse an earlier layer's cache.
+const EACH_BACKEND: &[&str] = &["gemma3n-ple", "gemma3n-kv-shared"];
 
 /// Flag sets run for one model only: minimax-m3 with MSA over two streams (flash attention on
 /// and one stream per sequence), where its graph loops over the streams.
@@ -109,6 +119,15 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
             let r = check(&t, &rpc_bin, &dir, model, flags, (said, within_10));
             rows.push(format!("| {} |", r.cells.join(" | ")));
             bad.extend(r.bad);
+            if let (true, Some([cg, ch, ecg, ech])) = (EACH_BACKEND.contains(model), r.compute) {
+                let near = |logged: f64, est: f64| (0.9..=1.1).contains(&(est / logged));
+                if !(near(cg, ecg) && near(ch, ech)) {
+                    bad.push(format!(
+                        "{model} {flags:?}: compute device/host logged {cg:.2}/{ch:.2}, \
+                         estimated {ecg:.2}/{ech:.2} (each within 10 %?)"
+                    ));
+                }
+            }
         }
     }
     eprintln!(

@@ -40,17 +40,19 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
         );
     }
     // models/gemma3n.cpp: AltUp keeps n_altup copies of the hidden state through every layer
-    // (predict / correct), LAuReL adds a low-rank residual, and the per-layer inputs project
-    // per_layer_token_embd rows into every layer; gemma4's per-layer inputs likewise.
-    if model.tensor("altup_proj.weight").is_some() {
+    // (predict / correct) and LAuReL adds a low-rank residual: replayed for gemma3n
+    // (compute/gemma3n.rs); said for any other architecture with AltUp tensors.
+    if model.tensor("altup_proj.weight").is_some() && p.arch != "gemma3n" {
         out.push(
             "Gemma 3n's AltUp (several copies of the hidden state through every layer) and \
              LAuReL blocks: not in the replay, which builds one hidden state per layer"
                 .into(),
         );
     }
-    // gemma4's are replayed (compute/ple.rs); gemma3n's feed its AltUp stream.
-    if p.arch != "gemma4" && model.tensor("per_layer_token_embd.weight").is_some() {
+    // gemma4's and gemma3n's are replayed (compute/ple.rs).
+    if !matches!(p.arch.as_str(), "gemma4" | "gemma3n")
+        && model.tensor("per_layer_token_embd.weight").is_some()
+    {
         out.push(
             "the per-layer input embeddings (per_layer_token_embd rows looked up on the host, \
              projected by per_layer_model_proj and fed to every layer): not in the replay"

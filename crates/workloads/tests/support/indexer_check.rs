@@ -101,6 +101,7 @@ pub fn check(
     let mut r = Row {
         cells: vec![format!("{model} {}", flags.join(" "))],
         bad: Vec::new(),
+        compute: None,
     };
     r.context(&log, &e, &ctx);
     r.caches(&log, &e, &ctx);
@@ -121,6 +122,10 @@ pub fn check(
 pub struct Row {
     pub cells: Vec<String>,
     pub bad: Vec<String>,
+    /// The compute buffers in MiB: logged device, logged host, estimated device, estimated
+    /// host (for a grid that holds each backend to a bound; not every including test does).
+    #[allow(dead_code)]
+    pub compute: Option<[f64; 4]>,
 }
 
 impl Row {
@@ -128,6 +133,7 @@ impl Row {
         Row {
             cells: vec![why.clone()],
             bad: vec![why],
+            compute: None,
         }
     }
 
@@ -312,6 +318,7 @@ impl Row {
         );
         let (cg, ch, _) = split(log, &BufferKind::Compute);
         let (ecg, ech) = (mib(e.compute.gpu_bytes), mib(e.compute.host_bytes));
+        self.compute = Some([cg, ch, ecg, ech]);
         let ratio = (ecg + ech) / (cg + ch);
         let approx = e.compute.approximate;
         self.expect(

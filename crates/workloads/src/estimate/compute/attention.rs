@@ -57,7 +57,7 @@ pub(super) struct AttnShape {
 
 /// The write of `src` into the cache: `ggml_set_rows` reading its row indices, or (builds before
 /// rule kv-write-idxs) `ggml_cpy` into a view of the cache, which reads no index.
-fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
+pub(super) fn write_cache(g: &mut Graph, src: Id, idx: Option<Id>, cache_backend: u8) {
     match idx {
         Some(i) => g.external(&[src, i], Some(cache_backend)),
         None => g.external(&[src], Some(cache_backend)),

@@ -66,10 +66,10 @@ pub(super) struct Inputs {
     mixed: Option<(Id, Id, Id)>,
     /// Gemma's per-row embedding scale.
     scale_rows: Option<Id>,
-    pos: Option<Id>,
+    pub(super) pos: Option<Id>,
     pub(super) s_copy: Option<Id>,
     /// The full cache's and the sliding-window cache's inputs.
-    caches: [Option<Cache>; 2],
+    pub(super) caches: [Option<Cache>; 2],
     pub(super) out_ids: Id,
     /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
     pub(super) lightning: Option<[Id; 4]>,
@@ -319,6 +319,9 @@ impl<'a> Builder<'a> {
         if let Some(out) = self.mhc_layer(il, inp) {
             return out;
         }
+        if let Some(out) = self.gemma3n_layer(il, inp) {
+            return out;
+        }
         let layers = self.layers;
         let l = &layers[il];
         let et = self.et();
@@ -402,7 +405,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Layer `il`'s cache: K bytes, V bytes, on which device.
-    fn kv(&self, il: usize) -> (u64, u64, Option<u8>) {
+    pub(super) fn kv(&self, il: usize) -> (u64, u64, Option<u8>) {
         self.place.kv.get(il).copied().unwrap_or((0, 0, None))
     }
 
@@ -420,6 +423,18 @@ impl<'a> Builder<'a> {
         if gate && self.p.arch != "hy_v4" {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
+    }
+
+    /// The mask an attention over the full or the sliding-window cache reads: with an F32 mask
+    /// and flash attention, older builds cast it once to F16, at the first layer that reads it.
+    pub(super) fn attn_mask(&mut self, swa: bool) -> Id {
+        let mut cache = self.inputs.caches[swa as usize].expect("cache for layer");
+        if self.r.fa && !self.rules.f16_fa_mask && cache.cast.is_none() {
+            let bytes = self.g.bytes(cache.mask) / 2;
+            cache.cast = Some(self.g.op(bytes, &[cache.mask]));
+            self.inputs.caches[swa as usize] = Some(cache);
+        }
+        cache.cast.unwrap_or(cache.mask)
     }
 
     /// Layer `il`'s attention weights and its cache's K and V views.
@@ -457,19 +472,13 @@ impl<'a> Builder<'a> {
             .inputs
             .pos
             .expect("positions exist when a layer has attention");
-        let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
+        let cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
         self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
             let kc = self.g.cache_view(kv_k, be(kv_dev));
             self.mla(il, x, (pos, kc, be(kv_dev)), (cache.k_idx, cache.mask))
         } else {
-            // With an F32 mask and flash attention, older builds cast it once to F16.
-            if r.fa && !self.rules.f16_fa_mask && cache.cast.is_none() {
-                let bytes = self.g.bytes(cache.mask) / 2;
-                cache.cast = Some(self.g.op(bytes, &[cache.mask]));
-                self.inputs.caches[l.swa as usize] = Some(cache);
-            }
-            let mask = cache.cast.unwrap_or(cache.mask);
+            let mask = self.attn_mask(l.swa);
             let aw = self.attn_weights(il);
             let n_kv = if l.swa {
                 r.cells_swa.unwrap_or(r.cells_full)

@@ -6,14 +6,14 @@
 //!
 //! Exact where the graph is written down op for op (the llama family with optional Q/K norms,
 //! Gemma 2/3's extra norms, dense gated FFNs, with or without flash attention, full and
-//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer, MiniMax-M3's MSA and
-//! DeepSeek V4's whole graph);
+//! sliding-window masks, Mamba-1 blocks, the DSA lightning indexer, MiniMax-M3's MSA, Gemma 3n's
+//! AltUp, LAuReL and per-layer inputs, and DeepSeek V4's whole graph);
 //! approximate for MoE routing, MLA and other recurrent layers, whose graphs are written more
 //! coarsely. The rules that changed between llama.cpp builds are in [`Rules`].
 //!
 //! Layout: [`layers`] reads the layers' shapes from the tensor table, [`builder`] writes the
-//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`] and
-//! [`msa`]; [`dsv4`] and [`dsv4_compress`] write DeepSeek V4's graph;
+//! graph step by step, with the blocks in [`attention`], [`ffn`], [`ssm`], [`dsa`], [`kpool`],
+//! [`msa`], [`ple`] and [`gemma3n`]; [`dsv4`] and [`dsv4_compress`] write DeepSeek V4's graph;
 //! [`rules`] holds the build-dependent rules.
 
 mod attention;
@@ -23,6 +23,7 @@ mod dsv4;
 mod dsv4_compress;
 mod ffn;
 mod gdn;
+mod gemma3n;
 mod ihc;
 mod indexer_inputs;
 mod kpool;
@@ -187,10 +188,12 @@ pub fn reserve(
     let mut x = b.embeddings();
     b.per_layer_inputs(x);
     x = b.mhc_init(x);
+    x = b.altup_init(x);
     for il in 0..layers.len() {
         x = b.layer(il, x);
     }
     let x = b.mhc_head(x);
+    let x = b.altup_merge(x);
     let logits_bytes = b.output(x);
     finish(b, place, (n_tokens, n_outputs), logits_bytes, masks)
 }
