@@ -313,6 +313,9 @@ impl<'a> Builder<'a> {
         if let Some(out) = self.mhc_layer(il, inp) {
             return out;
         }
+        if let Some(out) = self.qhc_layer(il, inp) {
+            return out;
+        }
         let layers = self.layers;
         let l = &layers[il];
         let et = self.et();
@@ -479,6 +482,7 @@ impl<'a> Builder<'a> {
                 scale_q: self.gemma,
                 k_before_v,
                 n_kv,
+                q_gate: self.p.arch == "qwen4exp",
             };
             let step = Step { l, x, pos, r, t };
             let mut mask_f32 = None;
@@ -565,9 +569,14 @@ impl<'a> Builder<'a> {
     /// The output norm and the logits, both graph outputs; returns the logits' bytes.
     pub(super) fn output(&mut self, inp: Id) -> u64 {
         let et = self.et();
-        let n = self.g.inplace(et, &[inp]);
-        let w = self.weight(None, "output_norm.weight");
-        let result_norm = self.g.inplace(et, &[n, w]);
+        // qwen4exp's final hyper-connection mixer is its output norm (mhc.rs)
+        let result_norm = if self.qhc().is_some() {
+            inp
+        } else {
+            let n = self.g.inplace(et, &[inp]);
+            let w = self.weight(None, "output_norm.weight");
+            self.g.inplace(et, &[n, w])
+        };
         self.g.set_output(result_norm);
         let logits_bytes = self.p.n_vocab * self.cur_t * F32;
         // A tied output reads token_embd's copy in the output layer's buffer.

@@ -36,20 +36,21 @@ pub(super) struct QsaMask {
 }
 
 impl QsaMask {
-    /// The sparse mask (`indexer_sel`), written where the attention reads it.
+    /// The sparse mask (`indexer_sel`), written where the attention reads it, in the order
+    /// ggml's depth-first expansion visits it from the final ADD: `ggml_set_rows` lists the
+    /// zeros, then the indices, then the all -inf row it writes into (its src[2]), so the
+    /// scores are freed (at the top scores' gather) before that row is made.
     pub(super) fn build(&self, g: &mut Graph) -> Id {
         let [n_top, t] = self.shape;
         let [_, _, n_sel, kp] = self.inputs.shape;
         let (el, n_kv) = (self.el, self.n_kv);
-        let all = g.op((n_kv + n_sel) * el, &[]);
-        let all = g.inplace((n_kv + n_sel) * el, &[all]); // fill -inf
-        let all = g.op((n_kv + n_sel) * t * el, &[all]); // repeat
-        let all = g.view(all);
         let zeros = g.op(n_sel * el, &[]);
         let zeros = g.inplace(n_sel * el, &[zeros]); // fill 0
         let zeros = g.op(n_sel * t * el, &[zeros]); // repeat
         let zeros = g.view(zeros);
-        // live_pool: a picked pool's score, clamped to 0 or 1, repeated to its cells
+        let sel = n_sel * t * F32;
+        let idx = g.op(sel, &[self.sel_idx]); // cast to F32
+                                              // live_pool: a picked pool's score, clamped to 0 or 1, repeated to its cells
         let sv = g.view(self.score);
         let top_score = g.op(n_top * t * F32, &[sv, self.top_k]);
         let live = g.inplace(n_top * t * F32, &[top_score]); // scale_bias
@@ -60,17 +61,19 @@ impl QsaMask {
         let live_tail = g.op(tail, &[self.inputs.tail_idxs]); // cast
         let live_tail = g.inplace(tail, &[live_tail]); // scale_bias
         let live_tail = g.inplace(tail, &[live_tail]); // clamp
-        let sel = n_sel * t * F32;
         let live = g.op(sel, &[live_pool, live_tail]); // concat
         let dump = g.op(sel, &[live]); // fill 1
         let dump = g.op(sel, &[dump]); // cumsum
         let dump = g.inplace(sel, &[dump]); // scale_bias
-        let idx = g.op(sel, &[self.sel_idx]); // cast to F32
         let idx = g.inplace(sel, &[idx, dump]); // sub
         let idx = g.inplace(sel, &[idx, live]); // mul
         let idx = g.inplace(sel, &[idx, dump]); // add
         let idx = g.op(sel, &[idx]); // cast to I32
         let idx = g.view(idx);
+        let all = g.op((n_kv + n_sel) * el, &[]);
+        let all = g.inplace((n_kv + n_sel) * el, &[all]); // fill -inf
+        let all = g.op((n_kv + n_sel) * t * el, &[all]); // repeat
+        let all = g.view(all);
         let set = g.set_rows(all, &[zeros, idx]);
         let set = g.view(set);
         g.op(n_kv * t * el, &[set, self.mask])
