@@ -201,10 +201,14 @@ impl<'a> Builder<'a> {
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
-        let pos = any_kv.then(|| g.input(t * 4));
-        let s_copy = any_rec.then(|| g.input(n_seq * 4));
+        // M-RoPE (qwen4exp's rope sections): four positions per token (n_pos_per_embd)
+        let pos_bytes = t * 4 * if self.p.arch == "qwen4exp" { 4 } else { 1 };
+        // qwen4exp's QSA layers read the k-pool inputs around the positions (qsa.rs)
+        let qsa_first = any_kv && self.qsa_sizes().is_some();
+        let mut pos = (any_kv && !qsa_first).then(|| self.g.input(pos_bytes));
+        let s_copy = any_rec.then(|| self.g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
-        let qsa = self.qsa_inputs();
+        let qsa = self.qsa_inputs(qsa_first.then_some((&mut pos, pos_bytes)));
         let caches = self.cache_inputs(masks);
         let kpool = self.kpool_inputs();
         let msa = self.msa_inputs();

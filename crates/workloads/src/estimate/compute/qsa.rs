@@ -109,7 +109,7 @@ fn pooled_keys(g: &mut Graph, inp: QsaInputs, (hs, w_kn): (u64, Id), dev: u8) ->
 impl Builder<'_> {
     /// The pooling and top-k sizes of a QSA model: `[top_k, kpool]` (`None`: no QSA indexer, or
     /// unpooled keys, where every layer is dense).
-    fn qsa_sizes(&self) -> Option<[u64; 2]> {
+    pub(super) fn qsa_sizes(&self) -> Option<[u64; 2]> {
         let ix = self.p.indexer.as_ref()?;
         if ix.kind != IndexerKind::Qsa || self.p.arch != "qwen4exp" {
             return None;
@@ -123,8 +123,11 @@ impl Builder<'_> {
     }
 
     /// The k-pool inputs (`build_inp_kpool`), sized for the reserve's full context: every
-    /// sequence's `cells / kpool` pools (`n_pool_max`), all of them new.
-    pub(super) fn qsa_inputs(&mut self) -> Option<QsaInputs> {
+    /// sequence's `cells / kpool` pools (`n_pool_max`), all of them new. ggml-alloc places
+    /// inputs in the order the nodes first read them: the indexer cache's row indices, the new
+    /// pools' members, positions and rows, then (given `pos`) the token positions, the pool
+    /// cells, the pool mask, the pools' members and the tail.
+    pub(super) fn qsa_inputs(&mut self, pos: Option<(&mut Option<Id>, u64)>) -> Option<QsaInputs> {
         let [top_k, kp] = self.qsa_sizes()?;
         let (t, r) = (self.cur_t, self.r);
         let n_new = (r.cells_full / kp).saturating_mul(r.n_seq).max(1);
@@ -132,13 +135,16 @@ impl Builder<'_> {
         let n_sel = kp * n_pool.min(top_k / kp) + kp - 1;
         let g = &mut self.g;
         let k_idx = g.input(t * 8);
-        let pool_cells = g.input(n_pool * 4);
-        let pool_idxs = g.input(kp * n_pool * 4);
-        let pool_mask = g.input(n_pool * t * 2);
-        let tail_idxs = g.input((kp - 1) * t * 4);
         let new_idxs = g.input(kp * n_new * 4);
-        let new_rep = g.input(n_new * 8);
         let new_pos = g.input(4 * n_new * 4);
+        let new_rep = g.input(n_new * 8);
+        if let Some((slot, bytes)) = pos {
+            *slot = Some(g.input(bytes));
+        }
+        let pool_cells = g.input(n_pool * 4);
+        let pool_mask = g.input(n_pool * t * 2);
+        let pool_idxs = g.input(kp * n_pool * 4);
+        let tail_idxs = g.input((kp - 1) * t * 4);
         Some(QsaInputs {
             k_idx,
             pool_cells,
