@@ -24,6 +24,17 @@ const MODELS: &[&str] = &[
     "deepseek4-dsv4",
 ];
 
+/// Models whose compute is held within 10 % of what the server printed, device plus host, even
+/// where the estimate names a part approximate (qwen4exp: the hyper-connection mixers, the Gated
+/// DeltaNet and QSA layers are replayed; the MoE routing is written coarsely).
+const WITHIN_10: &[&str] = &["qwen4exp-qsa", "qwen4exp-nopool", "qwen4exp-ple"];
+
+/// Cases of those models not yet within 10 %, by a flag the case has: qwen4exp-qsa with one
+/// slot at 4096 cells (the q8_0 set; f16 prints the same 18.39 MiB) is 15.75 MiB estimated on
+/// the device for 18.39 printed, a placement the replay does not reproduce (the 16k and
+/// four-slot sets agree within 2 %).
+const NOT_YET_10: &[(&str, &str)] = &[("qwen4exp-qsa", "q8_0")];
+
 /// The flag sets (every one with the whole model on the RPC device).
 const FLAG_SETS: &[&[&str]] = &[
     &["-c", "4096"],
@@ -50,7 +61,11 @@ fn qsa_indexer_caches_match_the_real_server() {
     let picked = |m: &&&str| only.is_empty() || only.split(',').any(|o| o == **m);
     for model in MODELS.iter().filter(picked) {
         for flags in FLAG_SETS {
-            let r = check(&t, &rpc_bin, &dir, model, flags, (None, false));
+            let loose = NOT_YET_10
+                .iter()
+                .any(|(m, f)| m == model && flags.contains(f));
+            let within_10 = WITHIN_10.contains(model) && !loose;
+            let r = check(&t, &rpc_bin, &dir, model, flags, (None, within_10));
             rows.push(format!("| {} |", r.cells.join(" | ")));
             bad.extend(r.bad);
         }

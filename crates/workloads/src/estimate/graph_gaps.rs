@@ -23,10 +23,10 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(unreplayed_indexer(ix));
     }
-    out.extend(qwen4exp_hc(p));
+    out.extend(qwen4exp_ple(model, p));
     // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
-    // replayed for glm5-next (mHC, compute/mhc.rs) and hy_v4 (iHC, compute/ihc.rs); deepseek4
-    // and qwen4exp name theirs with the rest of their graph (above, below).
+    // replayed for glm5-next (mHC, compute/mhc.rs), hy_v4 (iHC, compute/ihc.rs) and qwen4exp
+    // (compute/mhc.rs); deepseek4 names its with the rest of its graph (below).
     if model.tensor("blk.0.hc_attn_fn.weight").is_some()
         && !matches!(
             p.arch.as_str(),
@@ -62,7 +62,9 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
         );
     }
     // gemma4's are replayed (compute/ple.rs); gemma3n's feed its AltUp stream.
-    if p.arch != "gemma4" && model.tensor("per_layer_token_embd.weight").is_some() {
+    if !matches!(p.arch.as_str(), "gemma4" | "qwen4exp")
+        && model.tensor("per_layer_token_embd.weight").is_some()
+    {
         out.push(
             "the per-layer input embeddings (per_layer_token_embd rows looked up on the host, \
              projected by per_layer_model_proj and fed to every layer): not in the replay"
@@ -122,13 +124,13 @@ fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
     })
 }
 
-/// models/qwen4exp.cpp build_hc_mix / build_hc_combine: hc copies of the residual stream, a
-/// low-rank gate and an injection per block (its linear and QSA layers are replayed).
-fn qwen4exp_hc(p: &ModelParams) -> Option<String> {
-    (p.arch == "qwen4exp").then(|| {
-        "qwen4exp's hyper-connection mixers (several residual streams per layer, mixed and \
-         re-injected around every block by hc_*_down / hc_*_up / hc_*_inject): not in the \
-         replay, which keeps one stream"
+/// models/qwen4exp.cpp build_inp_ple / build_ple: the n-gram hash rows gathered per token and
+/// injected into one linear layer's streams (its hyper-connections, linear and QSA layers are
+/// replayed: compute/mhc.rs, gdn.rs, qsa.rs).
+fn qwen4exp_ple(model: &GgufModel, p: &ModelParams) -> Option<String> {
+    (p.arch == "qwen4exp" && model.tensor("per_layer_token_embd.weight").is_some()).then(|| {
+        "qwen4exp's PLE n-gram embedding (per_layer_token_embd rows gathered on the host, \
+         gated, normed and convolved into its layer's streams): not in the replay"
             .into()
     })
 }
