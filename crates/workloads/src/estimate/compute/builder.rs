@@ -8,7 +8,7 @@ use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QsaInputs};
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -77,10 +77,8 @@ pub(super) struct Inputs {
     pub(super) lid: Option<LidInputs>,
     /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
     pub(super) msa: Option<MsaInputs>,
-    /// glm5-next's k-pool indexer inputs (`kpool.rs`).
+    /// The k-pool inputs: glm5-next's indexer's (`kpool.rs`) or qwen4exp's QSA's (`qsa.rs`).
     pub(super) kpool: Option<KpoolInputs>,
-    /// qwen4exp's k-pool inputs (`qsa.rs`).
-    pub(super) qsa: Option<QsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -209,6 +207,9 @@ impl<'a> Builder<'a> {
         let s_copy = any_rec.then(|| self.g.input(n_seq * 4));
         let lid = self.lid_inputs(self.r.cells_full);
         let qsa = self.qsa_inputs(qsa_first.then_some((&mut pos, pos_bytes)));
+        if any_kv && pos.is_none() {
+            pos = Some(self.g.input(pos_bytes));
+        }
         let caches = self.cache_inputs(masks);
         let kpool = self.kpool_inputs();
         let msa = self.msa_inputs();
@@ -225,8 +226,7 @@ impl<'a> Builder<'a> {
             lightning,
             lid,
             msa,
-            kpool,
-            qsa,
+            kpool: kpool.or(qsa),
         };
     }
 
