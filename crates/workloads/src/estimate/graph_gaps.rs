@@ -23,7 +23,6 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(unreplayed_indexer(ix));
     }
-    out.extend(qwen4exp_ple(model, p));
     // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
     // replayed for glm5-next (mHC, compute/mhc.rs), hy_v4 (iHC, compute/ihc.rs) and qwen4exp
     // (compute/mhc.rs); deepseek4 names its with the rest of its graph (below).
@@ -61,7 +60,8 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                 .into(),
         );
     }
-    // gemma4's are replayed (compute/ple.rs); gemma3n's feed its AltUp stream.
+    // gemma4's are replayed (compute/ple.rs), and qwen4exp's n-gram embedding
+    // (compute/qple.rs); gemma3n's feed its AltUp stream.
     if !matches!(p.arch.as_str(), "gemma4" | "qwen4exp")
         && model.tensor("per_layer_token_embd.weight").is_some()
     {
@@ -120,17 +120,6 @@ fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
         "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
          *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
          and V per head with attn_kv_b; the replay writes the standard attention's shape"
-            .into()
-    })
-}
-
-/// models/qwen4exp.cpp build_inp_ple / build_ple: the n-gram hash rows gathered per token and
-/// injected into one linear layer's streams (its hyper-connections, linear and QSA layers are
-/// replayed: compute/mhc.rs, gdn.rs, qsa.rs).
-fn qwen4exp_ple(model: &GgufModel, p: &ModelParams) -> Option<String> {
-    (p.arch == "qwen4exp" && model.tensor("per_layer_token_embd.weight").is_some()).then(|| {
-        "qwen4exp's PLE n-gram embedding (per_layer_token_embd rows gathered on the host, \
-         gated, normed and convolved into its layer's streams): not in the replay"
             .into()
     })
 }

@@ -10,6 +10,7 @@ use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, S
 use super::ffn::{ffn, moe, Glu};
 use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
 use super::layers::{Layer, Tensors};
+use super::qple::QPle;
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -37,6 +38,8 @@ pub(super) struct Builder<'a> {
     pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
+    /// qwen4exp's PLE n-gram embedding (`qple.rs`).
+    pub(super) qple: Option<QPle>,
     /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
     /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
@@ -141,6 +144,7 @@ impl<'a> Builder<'a> {
             v_first: None,
             rwkv_gathered: None,
             ple: None,
+            qple: None,
             dsa_top_k: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
@@ -196,6 +200,8 @@ impl<'a> Builder<'a> {
         // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
         // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
         let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
+        // qwen4exp's PLE row indices, read by the host's gather after the embeddings (qple.rs)
+        self.qple = self.qple_input();
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.

@@ -35,6 +35,8 @@ impl Builder<'_> {
         let Some(hc) = self.mhc().map(|m| m.0).or(self.qhc().map(|q| q.0)) else {
             return x;
         };
+        // qwen4exp's PLE rows, gathered on the host before hc_init (qple.rs)
+        self.qple_rows();
         let v = self.g.view(x);
         self.g.op(hc * self.et(), &[v])
     }
@@ -218,6 +220,7 @@ impl Builder<'_> {
     /// between the FFN's. `None` for another architecture.
     pub(super) fn qhc_layer(&mut self, il: usize, x: Id) -> Option<Id> {
         let (hc, lr) = self.qhc()?;
+        let x = self.qple_layer(il, x, hc);
         let (cur, xn) = self.qhc_mix(Some(il), x, (hc, lr), "attn");
         let out = if self.layers[il].recurrent {
             self.recurrent(il, cur)

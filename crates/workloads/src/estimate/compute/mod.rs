@@ -27,6 +27,7 @@ mod layers;
 mod mhc;
 mod msa;
 mod ple;
+mod qple;
 mod qrwkv;
 mod qsa;
 mod rules;
