@@ -8,9 +8,8 @@ use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
 use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QPle};
 use super::layers::{Layer, Tensors};
-use super::qple::QPle;
 use super::{Placement, Reserve, Rules, F32};
 
 /// The graph being written and what every step reads.
@@ -200,14 +199,12 @@ impl<'a> Builder<'a> {
         // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
         // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
         let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
-        // qwen4exp's PLE row indices, read by the host's gather after the embeddings (qple.rs)
-        self.qple = self.qple_input();
+        self.qple = self.qple_input(); // qwen4exp's PLE row indices (qple.rs)
         let any_kv = self.layers.iter().any(|l| l.has_kv);
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
-        // M-RoPE (qwen4exp's rope sections): four positions per token (n_pos_per_embd)
+        // qwen4exp: M-RoPE's four positions per token, read among its k-pool inputs (qsa.rs)
         let pos_bytes = t * 4 * if self.p.arch == "qwen4exp" { 4 } else { 1 };
-        // qwen4exp's QSA layers read the k-pool inputs around the positions (qsa.rs)
         let qsa_first = any_kv && self.qsa_sizes().is_some();
         let mut pos = (any_kv && !qsa_first).then(|| self.g.input(pos_bytes));
         let s_copy = any_rec.then(|| self.g.input(n_seq * 4));
@@ -321,9 +318,6 @@ impl<'a> Builder<'a> {
             _ => {}
         }
         if let Some(out) = self.mhc_layer(il, inp) {
-            return out;
-        }
-        if let Some(out) = self.qhc_layer(il, inp) {
             return out;
         }
         let layers = self.layers;

@@ -1,6 +1,7 @@
 //! The sparse-attention indexers' graph inputs, kept with the builder's other inputs: the DSA
 //! lightning indexer's (`dsa.rs`), the k-pool inputs glm5-next's indexer (`kpool.rs`) and
-//! qwen4exp's QSA (`qsa.rs`) share, and MiniMax-M3's MSA (`msa.rs`).
+//! qwen4exp's QSA (`qsa.rs`) share, MiniMax-M3's MSA (`msa.rs`), and qwen4exp's PLE rows
+//! (`qple.rs`).
 
 use super::super::galloc::Id;
 
@@ -118,6 +119,19 @@ impl KpoolShape {
             n_sel,
         })
     }
+}
+
+/// The PLE embedding's shapes and its gathered rows, once the host gathered them.
+#[derive(Clone, Copy)]
+pub(super) struct QPle {
+    /// The layer that reads it.
+    pub(super) layer: usize,
+    /// The rows' row indices (an input), then the gathered rows (`ple_embd`).
+    pub(super) rows: Id,
+    /// `(ngram_size - 1) × heads_per_ngram` heads of `n_embd_per_layer`.
+    pub(super) width: u64,
+    pub(super) kernel: u64,
+    pub(super) ngram: u64,
 }
 
 #[cfg(test)]

@@ -72,9 +72,12 @@ impl Builder<'_> {
     }
 
     /// One glm5-next layer with its hyper-connections: hc_pre, attn_norm, the mixer (KDA or
-    /// MLA), hc_post; hc_pre, the FFN (with ffn_norm), hc_post. `None` without mHC.
+    /// MLA), hc_post; hc_pre, the FFN (with ffn_norm), hc_post; hy_v4's and qwen4exp's alike.
+    /// `None` without hyper-connections.
     pub(super) fn mhc_layer(&mut self, il: usize, x: Id) -> Option<Id> {
-        let (hc, fused) = self.mhc()?;
+        let Some((hc, fused)) = self.mhc() else {
+            return self.qhc_layer(il, x); // qwen4exp's (below)
+        };
         let (cur, post, comb) = self.hc_pre(il, x, (hc, fused), "attn");
         let cur = self.norm(il, cur, "attn_norm.weight");
         let l = &self.layers[il];

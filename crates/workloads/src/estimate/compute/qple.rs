@@ -10,20 +10,8 @@
 
 use super::super::galloc::{Id, HOST};
 use super::builder::Builder;
+use super::indexer_inputs::QPle;
 use super::F32;
-
-/// The PLE embedding's shapes and its gathered rows, once the host gathered them.
-#[derive(Clone, Copy)]
-pub(super) struct QPle {
-    /// The layer that reads it.
-    layer: usize,
-    /// The rows' row indices (an input), then the gathered rows (`ple_embd`).
-    rows: Id,
-    /// `(ngram_size - 1) × heads_per_ngram` heads of `n_embd_per_layer`.
-    width: u64,
-    kernel: u64,
-    ngram: u64,
-}
 
 impl Builder<'_> {
     fn qple_key(&self, k: &str) -> Option<u64> {
