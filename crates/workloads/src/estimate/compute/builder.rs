@@ -6,7 +6,7 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
+use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
 use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QPle};
 use super::layers::{Layer, Tensors};
@@ -500,12 +500,8 @@ impl<'a> Builder<'a> {
             });
             // qwen4exp's QSA layers: the sparse mask written after the cache writes (qsa.rs)
             let (kc, vc) = (aw.k_cache, aw.v_cache);
-            let mut qsa_core = qsa.map(|m| {
-                move |g: &mut Graph, q: Id| {
-                    let mask = m.build(g);
-                    attend(g, (l, r.fa, t, n_kv), [q, kc, vc, mask])
-                }
-            });
+            let mut qsa_core = qsa
+                .map(|m| move |g: &mut Graph, q: Id| m.attend(g, (l, r.fa, t, n_kv), [q, kc, vc]));
             let core = match qsa_core.as_mut() {
                 Some(c) => Some(c as &mut Core<'_>),
                 None => core.as_mut().map(|c| c as &mut Core<'_>),

@@ -284,6 +284,8 @@ impl Builder<'_> {
             let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
             return ffn(&mut self.g, e, x, t, l.n_ff, l.glu, ws);
         };
+        // moe() leaves out the weights' normalisation (sum, clamp, divide: n_used floats a token)
+        self.approximate("MoE routing");
         let ws = self.weights(
             il,
             [

@@ -12,8 +12,10 @@
 use super::super::galloc::{Graph, Id};
 use super::super::indexer::IndexerKind;
 use super::super::qsa::{kpool, layer_ratio};
+use super::attention::attend;
 use super::builder::Builder;
 use super::indexer_inputs::{KpoolInputs, KpoolShape};
+use super::layers::Layer;
 use super::F32;
 
 /// What the mask of one QSA layer reads once the indexer has chosen its cells.
@@ -31,6 +33,30 @@ pub(super) struct QsaMask {
 }
 
 impl QsaMask {
+    /// `build_attn_qsa`'s `build_attn_mha` over the cache with this mask: flash attention
+    /// reads it after Q, K and V; without, KQ is expanded first (the softmax's first source),
+    /// so the mask is built while KQ is alive.
+    pub(super) fn attend(
+        &self,
+        g: &mut Graph,
+        (l, fa, t, n_kv): (&Layer, bool, u64, u64),
+        [q, k_cache, v_cache]: [Id; 3],
+    ) -> Id {
+        if fa {
+            let mask = self.build(g);
+            return attend(g, (l, fa, t, n_kv), [q, k_cache, v_cache, mask]);
+        }
+        let qv = g.view(q);
+        let qp = g.view(qv);
+        let kq_bytes = n_kv * t * l.n_head * F32;
+        let kq = g.op(kq_bytes, &[k_cache, qp]);
+        let mask = self.build(g);
+        let sm = g.inplace(kq_bytes, &[kq, mask]);
+        let kqv = g.op(l.head_v * t * l.n_head * F32, &[v_cache, sm]);
+        let p = g.view(kqv);
+        g.op(l.head_v * t * l.n_head * F32, &[p])
+    }
+
     /// The sparse mask (`indexer_sel`), written where the attention reads it, in the order
     /// ggml's depth-first expansion visits it from the final ADD: `ggml_set_rows` lists the
     /// zeros, then the indices, then the all -inf row it writes into (its src[2]), so the
