@@ -4,8 +4,9 @@
 //! flag sets: default slots, `-np 1` at 16k, `-np 2 -no-kvu -fa off`, and a quantised cache.
 //! Every buffer is compared as in llama_indexer_grid.rs (support/indexer_check.rs): the
 //! attention, indexer, compressed and recurrent caches, the compressor states and the KV/RS
-//! buffers exact, weights within 1 %, compute within 10 % or stated approximate. Skips without
-//! the tools, fails under CI=true (see testing/llama_tools.rs).
+//! buffers exact, weights within 1 %, compute within 10 % or stated approximate (`WITHIN_10`:
+//! within 10 % whatever it states). `GPULEDGER_GRID_ONLY=a,b` runs only those models. Skips
+//! without the tools, fails under CI=true (see testing/llama_tools.rs).
 
 #![cfg(target_os = "linux")]
 
