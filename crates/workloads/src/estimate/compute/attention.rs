@@ -87,8 +87,10 @@ pub(super) fn attention(
     let kb = l.n_head_kv * l.head_k * t * F32;
     let vb = l.n_head_kv * l.head_v * t * F32;
     // matmul, reshape (a view: a norm or rope after it cannot run in place), norm, rope.
-    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>| {
-        let v = g.view(mm);
+    // qwen4exp's K (`q_gate`): the norm runs in place on the product, ggml-alloc reusing a
+    // view's source when it is its one view at its start (`ggml_gallocr_allocate_node`).
+    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>, direct: bool| {
+        let v = if direct { mm } else { g.view(mm) };
         let x = if let Some(w) = norm_w {
             let n = g.inplace(bytes, &[v]);
             g.inplace(bytes, &[n, w])
@@ -104,21 +106,21 @@ pub(super) fn attention(
     };
     // models/qwen4exp.cpp build_layer_attn: Q and its gate interleaved per head, both views
     let q_mm = g.op(if q_gate { 2 * qb } else { qb }, &[w.q, x]);
-    let mut q = rope(g, qb, q_mm, qn);
+    let mut q = rope(g, qb, q_mm, qn, false);
     if scale_q {
         q = g.inplace(qb, &[q]);
     }
     // build_attn expands q, v, k; the sliding-window variant q, k, v.
     let (k, v) = if k_before_v {
         let k_mm = g.op(kb, &[w.k, x]);
-        let k = rope(g, kb, k_mm, kn);
+        let k = rope(g, kb, k_mm, kn, q_gate);
         let v_mm = g.op(vb, &[w.v, x]);
         (k, g.view(v_mm))
     } else {
         let v_mm = g.op(vb, &[w.v, x]);
         let v = g.view(v_mm);
         let k_mm = g.op(kb, &[w.k, x]);
-        (rope(g, kb, k_mm, kn), v)
+        (rope(g, kb, k_mm, kn, q_gate), v)
     };
     // set_rows (or, in older builds, cpy) into the cache (external memory): runs where the
     // cache is.

@@ -183,8 +183,9 @@ impl Builder<'_> {
         let [w_norm, w_down, w_up] = names.map(|n| self.weight(il, &n));
         let g = &mut self.g;
         let n = g.inplace(hc * et, &[x]); // rms_norm
+                                          // reshape_2d: its readers read the product itself (the head's gate multiplies in place
+                                          // on it, ggml-alloc reusing a view's source)
         let xn = g.inplace(hc * et, &[n, w_norm]);
-        let xn = g.view(xn); // reshape_2d
         let lo = g.op(lr * t * F32, &[w_down, xn]);
         let lo = g.inplace(lr * t * F32, &[lo]); // scale
         let lo = g.inplace(lr * t * F32, &[lo]); // silu

@@ -97,8 +97,7 @@ impl Builder<'_> {
         let value = g.view(value);
         let rep = g.op(hcb, &[value]); // repeat to the streams
         let key = g.op(hcb, &[w_key, q.rows]);
-        let key = g.view(key);
-        let kn = g.inplace(hcb, &[key]); // rms_norm
+        let kn = g.inplace(hcb, &[key]); // rms_norm of the reshape, in place
         let kn = g.inplace(hcb, &[kn, w_nk]);
         let xv = g.view(x);
         let qn = g.inplace(hcb, &[xv]); // rms_norm

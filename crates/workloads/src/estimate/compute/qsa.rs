@@ -12,7 +12,6 @@
 use super::super::galloc::{Graph, Id};
 use super::super::indexer::IndexerKind;
 use super::super::qsa::{kpool, layer_ratio};
-use super::attention::attend;
 use super::builder::Builder;
 use super::indexer_inputs::{KpoolInputs, KpoolShape};
 use super::layers::Layer;
@@ -33,21 +32,23 @@ pub(super) struct QsaMask {
 }
 
 impl QsaMask {
-    /// `build_attn_qsa`'s `build_attn_mha` over the cache with this mask: flash attention
-    /// reads it after Q, K and V; without, KQ is expanded first (the softmax's first source),
-    /// so the mask is built while KQ is alive.
+    /// `build_attn_qsa`'s `build_attn_mha` over the cache with this mask (attention.rs
+    /// `attend`'s shapes): flash attention reads it after Q, K and V; without, KQ is expanded
+    /// first (the softmax's first source), so the mask is built while KQ is alive.
     pub(super) fn attend(
         &self,
         g: &mut Graph,
         (l, fa, t, n_kv): (&Layer, bool, u64, u64),
         [q, k_cache, v_cache]: [Id; 3],
     ) -> Id {
-        if fa {
-            let mask = self.build(g);
-            return attend(g, (l, fa, t, n_kv), [q, k_cache, v_cache, mask]);
-        }
         let qv = g.view(q);
         let qp = g.view(qv);
+        if fa {
+            // the result itself, not its reshape: the output gate multiplies in place on it
+            let mask = self.build(g);
+            let o = l.n_head * l.head_v * t * F32;
+            return g.op(o, &[qp, k_cache, v_cache, mask]);
+        }
         let kq_bytes = n_kv * t * l.n_head * F32;
         let kq = g.op(kq_bytes, &[k_cache, qp]);
         let mask = self.build(g);
@@ -126,8 +127,9 @@ fn pooled_keys(g: &mut Graph, inp: KpoolInputs, (hs, w_kn): (u64, Id), dev: u8) 
     let pooled = g.inplace(nb, &[pooled]); // scale
     let pooled = g.inplace(nb, &[pooled]); // rms_norm
     let pooled = g.inplace(nb, &[pooled, w_kn]);
-    let pooled = g.view(pooled);
-    let pooled = g.inplace(nb, &[pooled, new_pos]); // rope_multi
+    // rope_multi on the reshape: in place, ggml-alloc reusing a view's source when it is the
+    // source's one view at its start (`ggml_gallocr_allocate_node`), as for the query below
+    let pooled = g.inplace(nb, &[pooled, new_pos]);
     let pooled = g.view(pooled);
     g.external(&[pooled, new_rep], Some(dev)); // scatter_pooled
     let keys = g.op(hs * n_pool * F32, &[cache, inp.pool_cells]); // gather_pooled
@@ -235,8 +237,7 @@ impl Builder<'_> {
         let keys = pooled_keys(g, inp, (hs, w_kn), dev);
         let qb = hs * nh * t * F32;
         let q = g.op(qb, &[w_q, x]);
-        let q = g.view(q);
-        let q = g.inplace(qb, &[q]); // rms_norm
+        let q = g.inplace(qb, &[q]); // rms_norm of the reshape
         let q = g.inplace(qb, &[q, w_qn]);
         let q = g.inplace(qb, &[q, pos]); // rope_multi
         let w = g.op(nh * t * F32, &[]);
