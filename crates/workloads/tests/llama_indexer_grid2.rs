@@ -4,11 +4,12 @@
 //! flag sets: default slots, `-np 1` at 16k, `-np 2 -no-kvu -fa off`, and a quantised cache.
 //! Every buffer is compared as in llama_indexer_grid.rs (support/indexer_check.rs): the
 //! attention, indexer, compressed and recurrent caches, the compressor states and the KV/RS
-//! buffers exact, weights within 1 %, compute within 10 % or stated approximate; deepseek4's
-//! graph is replayed (compute/dsv4.rs), so its compute on the device and on the host each
-//! within 10 %, and a deepseek4 file with 2 hyper-connection streams aborts the real server as
-//! the estimate's note says. Skips without the tools, fails under CI=true (see
-//! testing/llama_tools.rs).
+//! buffers exact, weights within 1 %, compute within 10 % or stated approximate (`WITHIN_10`:
+//! within 10 % whatever it states); deepseek4's graph is replayed (compute/dsv4.rs), so its
+//! compute on the device and on the host each within 10 %, and a deepseek4 file with 2
+//! hyper-connection streams aborts the real server as the estimate's note says.
+//! `GPULEDGER_GRID_ONLY=a,b` runs only those models. Skips without the tools, fails under
+//! CI=true (see testing/llama_tools.rs).
 
 #![cfg(target_os = "linux")]
 
@@ -37,6 +38,18 @@ const MODELS: &[&str] = &[
 /// the host, whatever else the estimate calls approximate.
 const GRAPH_REPLAYED: &[&str] = &["deepseek4-dsv4"];
 
+/// Models whose compute is held within 10 % of what the server printed, device plus host, even
+/// where the estimate names a part approximate (qwen4exp: the hyper-connection mixers, the Gated
+/// DeltaNet and QSA layers are replayed; the MoE routing is written coarsely).
+const WITHIN_10: &[&str] = &["qwen4exp-qsa", "qwen4exp-nopool", "qwen4exp-ple"];
+
+/// Cases of those models not yet within 10 %, by a flag the case has: qwen4exp-ple with one
+/// slot at 4096 cells (the q8_0 set) is 17.85 MiB estimated on the device for 15.64 printed,
+/// while the same graph without the PLE layer (qwen4exp-qsa, 18.39 printed) is 18.12: a
+/// placement around the PLE layer the replay does not reproduce (the 16k, four-slot and -fa off
+/// sets agree within 5 %).
+const NOT_YET_10: &[(&str, &str)] = &[("qwen4exp-ple", "q8_0")];
+
 /// The flag sets (every one with the whole model on the RPC device).
 const FLAG_SETS: &[&[&str]] = &[
     &["-c", "4096"],
@@ -64,7 +77,11 @@ fn qsa_indexer_caches_match_the_real_server() {
     for model in MODELS.iter().filter(picked) {
         for flags in FLAG_SETS {
             let replayed = GRAPH_REPLAYED.contains(model);
-            let r = check(&t, &rpc_bin, &dir, model, flags, (None, replayed));
+            let loose = NOT_YET_10
+                .iter()
+                .any(|(m, f)| m == model && flags.contains(f));
+            let within_10 = replayed || (WITHIN_10.contains(model) && !loose);
+            let r = check(&t, &rpc_bin, &dir, model, flags, (None, within_10));
             rows.push(format!("| {} |", r.cells.join(" | ")));
             bad.extend(r.bad);
             if replayed {

@@ -80,15 +80,12 @@ fn the_qsa_indexer_keeps_one_key_head_and_its_pooled_copy_per_attention_layer() 
         "{:?}",
         e.guesses
     );
-    assert!(e.compute.approximate);
-    // The QSA indexer is replayed (compute/qsa.rs); the hyper-connection mixers are not.
+    // The QSA indexer and the hyper-connection mixers are replayed (compute/qsa.rs, mhc.rs).
     let parts = &e.compute.approximate_parts;
     assert!(
-        !parts.iter().any(|p| p.contains("QSA indexer")),
-        "{parts:?}"
-    );
-    assert!(
-        parts.iter().any(|p| p.contains("hyper-connection mixers")),
+        !parts
+            .iter()
+            .any(|p| p.contains("QSA indexer") || p.contains("hyper-connection")),
         "{parts:?}"
     );
     // Without compress_ratios the keys are not pooled: the row is the raw key only.

@@ -23,10 +23,9 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
     if let Some(ix) = p.indexer.as_ref().filter(|_| !replayed) {
         out.push(unreplayed_indexer(ix));
     }
-    out.extend(qwen4exp_hc(p));
     // `hyper_connection.count` copies of the hidden state, mixed by hc_attn_fn/hc_ffn_fn:
-    // replayed for glm5-next (mHC, compute/mhc.rs), hy_v4 (iHC, compute/ihc.rs) and deepseek4
-    // (compute/dsv4.rs); qwen4exp names its own below.
+    // replayed for glm5-next (mHC, compute/mhc.rs), hy_v4 (iHC, compute/ihc.rs), qwen4exp
+    // (compute/mhc.rs) and deepseek4 (compute/dsv4.rs).
     if model.tensor("blk.0.hc_attn_fn.weight").is_some()
         && !matches!(
             p.arch.as_str(),
@@ -49,8 +48,9 @@ pub(super) fn missing_parts(model: &GgufModel, p: &ModelParams) -> Vec<String> {
                 .into(),
         );
     }
-    // gemma4's and gemma3n's are replayed (compute/ple.rs).
-    if !matches!(p.arch.as_str(), "gemma4" | "gemma3n")
+    // gemma4's and gemma3n's are replayed (compute/ple.rs; gemma3n's feed its AltUp stream),
+    // and qwen4exp's n-gram embedding (compute/qple.rs).
+    if !matches!(p.arch.as_str(), "gemma4" | "gemma3n" | "qwen4exp")
         && model.tensor("per_layer_token_embd.weight").is_some()
     {
         out.push(
@@ -108,17 +108,6 @@ fn legacy_latent(model: &GgufModel, p: &ModelParams) -> Option<String> {
         "attention of an older latent-attention conversion without MLA (kv_lora_rank, no \
          *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K \
          and V per head with attn_kv_b; the replay writes the standard attention's shape"
-            .into()
-    })
-}
-
-/// models/qwen4exp.cpp build_hc_mix / build_hc_combine: hc copies of the residual stream, a
-/// low-rank gate and an injection per block (its linear and QSA layers are replayed).
-fn qwen4exp_hc(p: &ModelParams) -> Option<String> {
-    (p.arch == "qwen4exp").then(|| {
-        "qwen4exp's hyper-connection mixers (several residual streams per layer, mixed and \
-         re-injected around every block by hc_*_down / hc_*_up / hc_*_inject): not in the \
-         replay, which keeps one stream"
             .into()
     })
 }

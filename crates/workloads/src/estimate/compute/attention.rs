@@ -48,11 +48,13 @@ pub(super) struct Step<'a> {
 }
 
 /// How the attention is written: Gemma scales the queries, sliding-window models write K before
-/// V, and `n_kv` cells are attended.
+/// V, `n_kv` cells are attended, and (`q_gate`, qwen4exp) Q's projection carries a sigmoid
+/// output gate per head.
 pub(super) struct AttnShape {
     pub(super) scale_q: bool,
     pub(super) k_before_v: bool,
     pub(super) n_kv: u64,
+    pub(super) q_gate: bool,
 }
 
 /// The write of `src` into the cache: `ggml_set_rows` reading its row indices, or (builds before
@@ -79,13 +81,16 @@ pub(super) fn attention(
         scale_q,
         k_before_v,
         n_kv,
+        q_gate,
     } = *shape;
     let qb = l.n_head * l.head_k * t * F32;
     let kb = l.n_head_kv * l.head_k * t * F32;
     let vb = l.n_head_kv * l.head_v * t * F32;
     // matmul, reshape (a view: a norm or rope after it cannot run in place), norm, rope.
-    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>| {
-        let v = g.view(mm);
+    // qwen4exp's K (`q_gate`): the norm runs in place on the product, ggml-alloc reusing a
+    // view's source when it is its one view at its start (`ggml_gallocr_allocate_node`).
+    let rope = |g: &mut Graph, bytes: u64, mm: Id, norm_w: Option<Id>, direct: bool| {
+        let v = if direct { mm } else { g.view(mm) };
         let x = if let Some(w) = norm_w {
             let n = g.inplace(bytes, &[v]);
             g.inplace(bytes, &[n, w])
@@ -99,22 +104,23 @@ pub(super) fn attention(
     } else {
         (None, None)
     };
-    let q_mm = g.op(qb, &[w.q, x]);
-    let mut q = rope(g, qb, q_mm, qn);
+    // models/qwen4exp.cpp build_layer_attn: Q and its gate interleaved per head, both views
+    let q_mm = g.op(if q_gate { 2 * qb } else { qb }, &[w.q, x]);
+    let mut q = rope(g, qb, q_mm, qn, false);
     if scale_q {
         q = g.inplace(qb, &[q]);
     }
     // build_attn expands q, v, k; the sliding-window variant q, k, v.
     let (k, v) = if k_before_v {
         let k_mm = g.op(kb, &[w.k, x]);
-        let k = rope(g, kb, k_mm, kn);
+        let k = rope(g, kb, k_mm, kn, q_gate);
         let v_mm = g.op(vb, &[w.v, x]);
         (k, g.view(v_mm))
     } else {
         let v_mm = g.op(vb, &[w.v, x]);
         let v = g.view(v_mm);
         let k_mm = g.op(kb, &[w.k, x]);
-        (rope(g, kb, k_mm, kn), v)
+        (rope(g, kb, k_mm, kn, q_gate), v)
     };
     // set_rows (or, in older builds, cpy) into the cache (external memory): runs where the
     // cache is.
@@ -123,10 +129,19 @@ pub(super) fn attention(
     let vv = g.view(v);
     write_cache(g, vv, v_idx, w.cache_backend);
     // MiniMax-M3's sparse layers attend their own way (msa.rs).
-    if let Some(core) = core {
-        return core(g, q);
+    let o = match core {
+        Some(core) => core(g, q),
+        None => attend(g, (l, r.fa, t, n_kv), [q, w.k_cache, w.v_cache, mask]),
+    };
+    if !q_gate {
+        return o;
     }
-    attend(g, (l, r.fa, t, n_kv), [q, w.k_cache, w.v_cache, mask])
+    // the gate's view made contiguous after the attention (first expanded there), its sigmoid
+    // in place, times the attention
+    let gv = g.view(q_mm);
+    let gate = g.op(qb, &[gv]);
+    let gate = g.inplace(qb, &[gate]);
+    g.inplace(l.n_head * l.head_v * t * F32, &[o, gate])
 }
 
 /// build_attn_mha over the cache from the stored layer's Q: flash attention, or KQ, the masked

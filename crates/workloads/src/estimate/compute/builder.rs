@@ -6,9 +6,10 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attend, attention, AttnShape, AttnWeights, Cache, Core, Step};
+use super::attention::{attention, AttnShape, AttnWeights, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QsaInputs};
+use super::indexer_inputs::QPle;
+use super::inputs::Inputs;
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -24,7 +25,7 @@ pub(super) struct Builder<'a> {
     pub(super) n_seq: u64,
     pub(super) n_outputs: u64,
     /// Gemma scales the embeddings by sqrt(n_embd) and the queries before attention.
-    gemma: bool,
+    pub(super) gemma: bool,
     pub(super) g: Graph,
     /// Parts of the graph written coarsely, in the order first met.
     pub(super) approx: Vec<&'static str>,
@@ -37,6 +38,8 @@ pub(super) struct Builder<'a> {
     pub(super) rwkv_gathered: Option<[Id; 2]>,
     /// Gemma 4's per-layer inputs (`ple.rs`).
     pub(super) ple: Option<Ple>,
+    /// qwen4exp's PLE n-gram embedding (`qple.rs`).
+    pub(super) qple: Option<QPle>,
     /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
     /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
@@ -56,31 +59,6 @@ pub(super) struct Ple {
     pub(super) all: Option<Id>,
     /// The scaled token embeddings the projection reads.
     pub(super) embd: Id,
-}
-
-/// The graph inputs the layers read.
-#[derive(Default)]
-pub(super) struct Inputs {
-    tokens: Id,
-    /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
-    mixed: Option<(Id, Id, Id)>,
-    /// Gemma's per-row embedding scale.
-    scale_rows: Option<Id>,
-    pub(super) pos: Option<Id>,
-    pub(super) s_copy: Option<Id>,
-    /// The full cache's and the sliding-window cache's inputs.
-    pub(super) caches: [Option<Cache>; 2],
-    pub(super) out_ids: Id,
-    /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
-    pub(super) lightning: Option<[Id; 4]>,
-    /// The DSA lightning indexer's inputs (`dsa.rs`).
-    pub(super) lid: Option<LidInputs>,
-    /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
-    pub(super) msa: Option<MsaInputs>,
-    /// glm5-next's k-pool indexer inputs (`kpool.rs`).
-    pub(super) kpool: Option<KpoolInputs>,
-    /// qwen4exp's k-pool inputs (`qsa.rs`).
-    pub(super) qsa: Option<QsaInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -143,6 +121,7 @@ impl<'a> Builder<'a> {
             v_first: None,
             rwkv_gathered: None,
             ple: None,
+            qple: None,
             dsa_top_k: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
@@ -179,105 +158,6 @@ impl<'a> Builder<'a> {
 
     pub(super) fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
         names.map(|n| self.weight(Some(il), n))
-    }
-
-    /// The graph inputs (`llm_graph_input_*`), placed before any node in the order of first use.
-    pub(super) fn inputs(&mut self, masks: [Option<u64>; 2]) {
-        let (t, n_seq) = (self.cur_t, self.n_seq);
-        let tokens = self.token_inputs();
-        let g = &mut self.g;
-        let any_kv = self.layers.iter().any(|l| l.has_kv);
-        let any_rec = self.layers.iter().any(|l| l.recurrent);
-        // Positions exist only for attention layers; recurrent layers read a state-copy index.
-        let pos = any_kv.then(|| g.input(t * 4));
-        let s_copy = any_rec.then(|| g.input(n_seq * 4));
-        let lid = self.lid_inputs(self.r.cells_full);
-        let qsa = self.qsa_inputs();
-        let caches = self.cache_inputs(masks);
-        let kpool = self.kpool_inputs();
-        let msa = self.msa_inputs();
-        let out_ids = self.g.input(self.n_outputs * 4);
-        let lightning = self.lightning_inputs();
-        self.inputs = Inputs {
-            tokens,
-            mixed: self.inputs.mixed,
-            scale_rows: self.inputs.scale_rows,
-            pos,
-            s_copy,
-            caches,
-            out_ids,
-            lightning,
-            lid,
-            msa,
-            kpool,
-            qsa,
-        };
-    }
-
-    /// `build_inp_embd`'s inputs: the tokens (returned), the embeddings alternative (never
-    /// consumed when tokens are given), a mixed batch's tokens, rows and embeddings.
-    pub(super) fn token_inputs(&mut self) -> Id {
-        let (t, et) = (self.cur_t, self.et());
-        let g = &mut self.g;
-        self.inputs.tokens = g.input(t * 4);
-        if self.rules.embd_input {
-            g.input(et);
-        }
-        // llm_arch_supports_mixed_batch: not deepseek4 (nor granite-switch, left as it was).
-        let mixed = self.rules.mixed_input && self.p.arch != "deepseek4";
-        self.inputs.mixed = mixed.then(|| (g.input(t * 4), g.input(t * 8), g.input(et)));
-        // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
-        // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
-        self.inputs.scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
-        self.inputs.tokens
-    }
-
-    /// Each cache's row indices and mask, in the order of their first use: layer 0's cache first.
-    fn cache_inputs(&mut self, masks: [Option<u64>; 2]) -> [Option<Cache>; 2] {
-        let t = self.cur_t;
-        // v_idxs: one index per row; with a transposed V cache one per element of the row.
-        let v_trans = !self.r.fa;
-        let v_idx_max = |swa: bool| {
-            self.layers
-                .iter()
-                .filter(|l| l.has_kv && l.swa == swa)
-                .map(|l| {
-                    if v_trans {
-                        t * l.n_head_kv * l.head_v * 8
-                    } else {
-                        t * 8
-                    }
-                })
-                .max()
-                .unwrap_or(t * 8)
-        };
-        let first_swa = self.layers.iter().find(|l| l.has_kv).map(|l| l.swa);
-        let order = match first_swa {
-            Some(true) => [true, false],
-            _ => [false, true],
-        };
-        let mut caches: [Option<Cache>; 2] = [None, None];
-        for swa in order {
-            if let Some(bytes) = masks[swa as usize] {
-                // No index inputs where the cache is written with ggml_cpy (rule kv-write-idxs).
-                let set_rows = self.rules.kv_set_rows;
-                let k_idx = set_rows.then(|| self.g.input(t * 8));
-                // MLA caches only K (V is a view of it): no V indices.
-                let v_idx = if self.p.is_mla {
-                    k_idx
-                } else {
-                    set_rows.then(|| self.g.input(v_idx_max(swa)))
-                };
-                let mask = self.g.input(bytes);
-                caches[swa as usize] = Some(Cache {
-                    k_idx,
-                    v_idx,
-                    mask,
-                    cast: None,
-                });
-            }
-        }
-        caches
     }
 
     /// The token embeddings (`build_inp_embd`): token_embd stays on the host (the input layer),
@@ -494,6 +374,7 @@ impl<'a> Builder<'a> {
                 scale_q: self.gemma,
                 k_before_v,
                 n_kv,
+                q_gate: self.p.arch == "qwen4exp",
             };
             let step = Step { l, x, pos, r, t };
             let mut mask_f32 = None;
@@ -507,12 +388,8 @@ impl<'a> Builder<'a> {
             });
             // qwen4exp's QSA layers: the sparse mask written after the cache writes (qsa.rs)
             let (kc, vc) = (aw.k_cache, aw.v_cache);
-            let mut qsa_core = qsa.map(|m| {
-                move |g: &mut Graph, q: Id| {
-                    let mask = m.build(g);
-                    attend(g, (l, r.fa, t, n_kv), [q, kc, vc, mask])
-                }
-            });
+            let mut qsa_core = qsa
+                .map(|m| move |g: &mut Graph, q: Id| m.attend(g, (l, r.fa, t, n_kv), [q, kc, vc]));
             let core = match qsa_core.as_mut() {
                 Some(c) => Some(c as &mut Core<'_>),
                 None => core.as_mut().map(|c| c as &mut Core<'_>),
@@ -580,9 +457,14 @@ impl<'a> Builder<'a> {
     /// The output norm and the logits, both graph outputs; returns the logits' bytes.
     pub(super) fn output(&mut self, inp: Id) -> u64 {
         let et = self.et();
-        let n = self.g.inplace(et, &[inp]);
-        let w = self.weight(None, "output_norm.weight");
-        let result_norm = self.g.inplace(et, &[n, w]);
+        // qwen4exp's final hyper-connection mixer is its output norm (mhc.rs)
+        let result_norm = if self.qhc().is_some() {
+            inp
+        } else {
+            let n = self.g.inplace(et, &[inp]);
+            let w = self.weight(None, "output_norm.weight");
+            self.g.inplace(et, &[n, w])
+        };
         self.g.set_output(result_norm);
         let logits_bytes = self.p.n_vocab * self.cur_t * F32;
         // A tied output reads token_embd's copy in the output layer's buffer.

@@ -12,14 +12,8 @@
 
 use super::super::galloc::{Graph, Id};
 use super::builder::Builder;
-use super::indexer_inputs::KpoolInputs;
-use super::{F32, MAX_TENSOR};
-
-/// `kpool_pad` (llama-memory-hybrid-idx.cpp): the pool count plus one unused pool, padded to
-/// 64, at least 64.
-fn kpool_pad(n_pool: u64) -> u64 {
-    (n_pool + 1).div_ceil(64).saturating_mul(64).max(64)
-}
+use super::indexer_inputs::{KpoolInputs, KpoolShape};
+use super::F32;
 
 impl Builder<'_> {
     fn kpool_key(&self, k: &str) -> Option<u64> {
@@ -63,25 +57,19 @@ impl Builder<'_> {
                  scatter path",
             );
         }
-        // llama_memory_hybrid_idx_context: n_pool_real = cells / kpool × n_seq_max.
-        let real = (self.r.cells_full / kpool).checked_mul(self.r.n_seq.max(1))?;
-        let n_pool = kpool_pad(real);
-        let n_new = real.max(1);
-        // Every tensor below is bounded before its bytes are computed in u64.
-        let (k, t128, hs) = (kpool as u128, t as u128, ix.head_size as u128);
-        let widest = [
-            n_pool as u128 * t128,
-            hs * k * n_new as u128,
-            k * n_pool as u128,
-            k * t128,
-            (top_k as u128 + k) * t128,
-            (self.r.cells_full as u128 + top_k as u128 + k) * t128,
-        ];
-        if widest.iter().any(|&w| w * 8 > MAX_TENSOR) {
-            return None;
-        }
-        let n_top = n_pool.min(top_k / kpool);
-        let n_sel = kpool * n_top + if tail { kpool - 1 } else { 0 };
+        let r = self.r;
+        let shape = KpoolShape::at_reserve(
+            (r.cells_full, r.n_seq, t),
+            (kpool, top_k, tail),
+            ix.head_size,
+        )?;
+        let KpoolShape {
+            n_pool,
+            n_new,
+            n_sel,
+            ..
+        } = shape;
+        // build_inp_kpool's order
         let g = &mut self.g;
         Some(KpoolInputs {
             k_idx: g.input(t * 8),
@@ -90,10 +78,10 @@ impl Builder<'_> {
             // F16 whatever -fa says: the fused indexer reads an F16 mask.
             pool_mask: g.input(n_pool * t * 2),
             tail_idxs: g.input((kpool - 1) * t * 4),
-            gather_mask: g.input(n_sel * t * F32),
+            extra: g.input(n_sel * t * F32), // gather_mask
             new_pool_idxs: g.input(kpool * n_new * 4),
             new_pool_rep: g.input(n_new * 8),
-            shape: [kpool, n_pool, n_new, n_top, n_sel],
+            shape,
         })
     }
 
@@ -106,7 +94,8 @@ impl Builder<'_> {
         (k_cache, cache_be): (Id, u8),
         (k_idx, mask): (Option<Id>, Id),
     ) -> Option<Id> {
-        let inp = self.inputs.kpool?;
+        // qwen4exp's QSA layers read the same inputs (qsa.rs)
+        let inp = self.inputs.kpool.filter(|_| self.p.arch == "glm5-next")?;
         let ix = self.p.indexer.as_ref()?;
         let full = ix.layers.get(il).copied().unwrap_or(false);
         let arch = self.p.arch.as_str();
@@ -212,7 +201,13 @@ fn kpool_select(
     (nh, hs, t, n_kv): (u64, u64, u64, u64),
     dev: u8,
 ) -> Id {
-    let [kpool, n_pool, _, n_top, n_sel] = inp.shape;
+    let KpoolShape {
+        kpool,
+        n_pool,
+        n_top,
+        n_sel,
+        ..
+    } = inp.shape;
     let row = hs * t * F32;
     let iq = g.op(hs * nh * t * F32, &[w_q, qr]);
     // The key (LayerNorm with bias) and the pool gate, cached with a zero pooled slot.
@@ -263,7 +258,7 @@ fn kpool_select(
     let zf = g.op(n_sel * el, &[zl]);
     let zeros = g.op(n_sel * t * el, &[zf]);
     let zeros = g.view(zeros);
-    let gm = g.view(inp.gather_mask);
+    let gm = g.view(inp.extra); // gather_mask
     let live = g.op(n_sel * t * F32, &[gm]); // exp
     let dump = g.op(n_sel * F32, &[]); // arange
     let idx_f = g.op(n_sel * t * F32, &[sel_idx]); // cast
@@ -283,7 +278,12 @@ fn kpool_select(
 /// gathered, each pool's keys weighted by the softmax of gate + APE and summed, scattered into
 /// the pooled slots; then every pooled key gathered by cell ([head_size, n_pool] F32).
 fn pool_new_keys(g: &mut Graph, (cache, ape): (Id, Id), inp: &KpoolInputs, hs: u64, dev: u8) -> Id {
-    let [kpool, n_pool, n_new, _, _] = inp.shape;
+    let KpoolShape {
+        kpool,
+        n_pool,
+        n_new,
+        ..
+    } = inp.shape;
     // Pool the new pools: key | gate rows gathered, softmax over each pool of gate + APE.
     let pooled_bytes = hs * kpool * n_new * F32;
     let rows = g.op(2 * pooled_bytes, &[cache, inp.new_pool_idxs]);
