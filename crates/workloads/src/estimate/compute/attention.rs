@@ -6,6 +6,7 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id};
 use super::super::hparams::ModelParams;
+use super::builder::Builder;
 use super::layers::Layer;
 use super::{Reserve, F32};
 
@@ -175,8 +176,15 @@ pub(super) fn mla_attention(
     let q_nope = g.view(q_nope);
     let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
     let q_abs = g.view(q_abs);
+    // kimi-k3's MLA is nope-only (models/kimi-k3.cpp build_mla_layer): its "rope" parts are
+    // joined unrotated, and its graph has no positions.
+    let rotated = p.arch != "kimi-k3";
     let q_pe_v = g.view(q);
-    let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
+    let q_pe = if rotated {
+        g.inplace(h * rope * t * F32, &[q_pe_v, pos])
+    } else {
+        q_pe_v
+    };
     let q_cur = g.op(h * (kv_lora + rope) * t * F32, &[q_abs, q_pe]);
     // K: the compressed latent (normed) joined to its rotated RoPE part; V is the latent.
     let kv_pe = g.op((kv_lora + rope) * t * F32, &[wkv_a, x]);
@@ -185,7 +193,11 @@ pub(super) fn mla_attention(
     let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
     let v_cur = g.view(kv_n);
     let k_pe_v = g.view(kv_pe);
-    let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
+    let k_pe = if rotated {
+        g.inplace(rope * t * F32, &[k_pe_v, pos])
+    } else {
+        k_pe_v
+    };
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
     write_cache(g, kv, k_idx, cache_be);
@@ -204,9 +216,40 @@ pub(super) fn mla_attention(
         let sm = g.inplace(kq_bytes, &[kq, mask]);
         g.op(kv_lora * t * h * F32, &[v_cont, sm])
     };
-    // Decompress with wv_b, back to heads × tokens.
+    // Decompress with wv_b, back to heads × tokens. The result is the copy itself: its reshape
+    // to 2-D is the copy's only view, at its start, so an op after it may run in place.
     let dec = g.op(v_mla * h * t * F32, &[wv_b, lat]);
     let dp = g.view(dec);
-    let c = g.op(v_mla * h * t * F32, &[dp]);
-    g.view(c)
+    g.op(v_mla * h * t * F32, &[dp])
+}
+
+impl Builder<'_> {
+    /// The sigmoid output gate of bailingmoe3's and kimi-k3's MLA layers, after the attention
+    /// (`attn_gate`: one per head in bailingmoe3, then the gated heads copied for `wo`; one per
+    /// element in kimi-k3), on the layer's normed input `x`; `o` unchanged for other layers.
+    pub(super) fn kda_hybrid_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
+        let arch = self.p.arch.as_str();
+        let name = format!("blk.{il}.attn_gate.weight");
+        let Some(rows) = self
+            .model
+            .tensor(&name)
+            .and_then(|t| t.dims.get(1).copied())
+        else {
+            return o;
+        };
+        if !self.p.is_mla || !matches!(arch, "bailingmoe3" | "kimi-k3") {
+            return o;
+        }
+        let bytes = rows * self.cur_t * F32;
+        let w = self.weight(Some(il), "attn_gate.weight");
+        let gate = self.g.op(bytes, &[w, x]);
+        let gate = self.g.inplace(bytes, &[gate]); // sigmoid
+        let ob = self.g.bytes(o);
+        let y = self.g.inplace(ob, &[o, gate]);
+        if arch == "bailingmoe3" {
+            self.g.op(ob, &[y]) // ggml_cont_2d for wo
+        } else {
+            y
+        }
+    }
 }

@@ -198,7 +198,8 @@ impl<'a> Builder<'a> {
         // Gemma's sqrt(n_embd) scaling of the embeddings: a per-row scale input with the mixed
         // batches (b11434's graph), a SCALE op before (b10434's scheduler log: `inp_scaled`, SCALE).
         let scale_rows = (self.gemma && self.rules.mixed_input).then(|| g.input(t * 4));
-        let any_kv = self.layers.iter().any(|l| l.has_kv);
+        // kimi-k3's nope-only MLA reads no positions (models/kimi-k3.cpp).
+        let any_kv = self.layers.iter().any(|l| l.has_kv) && self.p.arch != "kimi-k3";
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
         let pos = any_kv.then(|| g.input(t * 4));
@@ -337,7 +338,7 @@ impl<'a> Builder<'a> {
             normed
         };
         let mut residual = inp;
-        if il + 1 == self.layers.len() {
+        if il + 1 == self.layers.len() && !self.late_outputs() {
             // Only the outputs' rows go on (`inp_out_ids`).
             let (n_out, out_ids) = (self.n_outputs, self.inputs.out_ids);
             let bytes = self.p.n_embd * n_out * F32;
@@ -410,8 +411,10 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        // hy_v4's gated MLA is replayed (`mla_gate`).
-        if gate && self.p.arch != "hy_v4" {
+        // hy_v4's gated MLA is replayed (`mla_gate`), bailingmoe3's and kimi-k3's
+        // (`kda_hybrid_gate`).
+        let replayed = matches!(self.p.arch.as_str(), "hy_v4" | "bailingmoe3" | "kimi-k3");
+        if gate && !replayed {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
     }
@@ -447,10 +450,8 @@ impl<'a> Builder<'a> {
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);
         let (kv_k, _, kv_dev) = self.kv(il);
-        let pos = self
-            .inputs
-            .pos
-            .expect("positions exist when a layer has attention");
+        // kimi-k3 has none (its MLA rotates nothing): the tokens stand in, never read.
+        let pos = self.inputs.pos.unwrap_or(self.inputs.tokens);
         let mut cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
         self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
@@ -508,7 +509,15 @@ impl<'a> Builder<'a> {
             }
             o
         };
+        // hy_v4's gate reads the attention through its reshape, as written before MLA's result
+        // became the copy itself.
+        let o = if self.p.is_mla && self.p.arch == "hy_v4" {
+            self.g.view(o)
+        } else {
+            o
+        };
         let o = self.mla_gate(il, x, o);
+        let o = self.kda_hybrid_gate(il, x, o);
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();
         self.g.op(et, &[wo, o])
@@ -562,12 +571,34 @@ impl<'a> Builder<'a> {
         out
     }
 
+    /// The layers the graph runs: bailingmoe3's trunk, without the MTP layers its cache keeps
+    /// (its graph loops to `hparams.n_layer()`, which leaves out `n_layer_nextn`).
+    pub(super) fn graph_layers(&self) -> usize {
+        match self.p.mtp_skipped_from {
+            Some(n) if self.late_outputs() => (n as usize).min(self.layers.len()),
+            _ => self.layers.len(),
+        }
+    }
+
+    /// Whether the outputs' rows are selected after the output norm (models/bailingmoe3.cpp:
+    /// the normed stream `h_nextn`, a graph output, then `inp_out_ids`), not in the last layer.
+    fn late_outputs(&self) -> bool {
+        self.p.arch == "bailingmoe3"
+    }
+
     /// The output norm and the logits, both graph outputs; returns the logits' bytes.
     pub(super) fn output(&mut self, inp: Id) -> u64 {
         let et = self.et();
         let n = self.g.inplace(et, &[inp]);
         let w = self.weight(None, "output_norm.weight");
-        let result_norm = self.g.inplace(et, &[n, w]);
+        let mut result_norm = self.g.inplace(et, &[n, w]);
+        if self.late_outputs() && self.cur_t != self.n_outputs {
+            self.g.set_output(result_norm); // h_nextn
+            let bytes = self.p.n_embd * self.n_outputs * F32;
+            result_norm = self.g.op(bytes, &[result_norm, self.inputs.out_ids]);
+            self.cur_t = self.n_outputs;
+            self.g.rows = self.n_outputs;
+        }
         self.g.set_output(result_norm);
         let logits_bytes = self.p.n_vocab * self.cur_t * F32;
         // A tied output reads token_embd's copy in the output layer's buffer.

@@ -53,9 +53,10 @@ impl Builder<'_> {
     /// the last columns written back, the recurrent state gathered, each causal convolution
     /// (SiLU; Q and K L2-normed), the decay from ssm_f_a / ssm_f_b (softplus, times A), beta, the
     /// fused GATED_DELTA_NET kernel, the output copied out, RMS-normed and gated by
-    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. The graph is reserved for one sequence
-    /// (llama_context::sched_reserve, TAG_RESERVE_DIAG_DECAY): the micro-batch is one sequence's
-    /// tokens, while the gathers read every sequence's state.
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. Written for the first prompt pass,
+    /// whose micro-batch splits into every sequence (llama_context::sched_reserve; kimi-linear's
+    /// second prompt pass, reserved for one sequence under TAG_RESERVE_DIAG_DECAY, needs less
+    /// with the fused kernel: one sequence's state instead of all of them).
     pub(super) fn kda(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
             self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
@@ -83,7 +84,8 @@ impl Builder<'_> {
             let p = self.g.op(dt, &[w, x]);
             let pt = self.g.view(p); // reshape, transpose
             let cv = self.g.view(conv);
-            let cat = self.g.op((d_conv - 1 + t) * di * F32, &[cv, pt]);
+            // [d_conv - 1 + tokens per sequence, d_inner, n_seqs]
+            let cat = self.g.op((d_conv - 1 + t / ns) * di * ns * F32, &[cv, pt]);
             let last = self.g.view(cat);
             self.g.external(&[last], rs_be);
             cat
@@ -100,7 +102,9 @@ impl Builder<'_> {
             if i == 2 {
                 return y;
             }
-            let y = self.g.op(dt, &[y]); // l2 norm (rms_norm of the reshaped view)
+            // build_gdn_l2_norm: rms_norm of the SiLU's reshape (offset 0, its only view),
+            // in place (ggml-alloc reuses a view's parent)
+            let y = self.g.inplace(dt, &[y]);
             self.g.inplace(dt, &[y]) // scale
         });
         let g1 = self.projection(il, x, ["ssm_f_a.weight", "ssm_f_b.weight"], dt);
@@ -112,9 +116,10 @@ impl Builder<'_> {
         let g1 = self.g.inplace(dt, &[g1, w_a]);
         let beta = self.g.op(h * t * F32, &[w_beta, x]);
         let beta = self.g.inplace(h * t * F32, &[beta]); // sigmoid
+                                                         // ggml_gated_delta_net: the output rows, then every sequence's new state
         let gdn = self
             .g
-            .op(dt + head * head * h * F32, &[q, k, v, g1, beta, state]);
+            .op(dt + head * head * h * ns * F32, &[q, k, v, g1, beta, state]);
         let new_state = self.g.view(gdn);
         self.g.external(&[new_state], rs_be);
         self.kda_output(il, x, gdn, dt)

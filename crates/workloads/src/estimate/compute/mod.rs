@@ -167,7 +167,7 @@ pub fn reserve(
     let mut x = b.embeddings();
     b.per_layer_inputs(x);
     x = b.mhc_init(x);
-    for il in 0..layers.len() {
+    for il in 0..b.graph_layers() {
         x = b.layer(il, x);
     }
     let x = b.mhc_head(x);
