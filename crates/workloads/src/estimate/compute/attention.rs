@@ -216,11 +216,11 @@ pub(super) fn mla_attention(
         let sm = g.inplace(kq_bytes, &[kq, mask]);
         g.op(kv_lora * t * h * F32, &[v_cont, sm])
     };
-    // Decompress with wv_b, back to heads × tokens. The result is the copy itself: its reshape
-    // to 2-D is the copy's only view, at its start, so an op after it may run in place.
+    // Decompress with wv_b, back to heads × tokens.
     let dec = g.op(v_mla * h * t * F32, &[wv_b, lat]);
     let dp = g.view(dec);
-    g.op(v_mla * h * t * F32, &[dp])
+    let c = g.op(v_mla * h * t * F32, &[dp]);
+    g.view(c)
 }
 
 impl Builder<'_> {
@@ -240,16 +240,20 @@ impl Builder<'_> {
         if !self.p.is_mla || !matches!(arch, "bailingmoe3" | "kimi-k3") {
             return o;
         }
+        // `o` is a view (the attention's reshape): ggml-alloc runs nothing in place on a view.
         let bytes = rows * self.cur_t * F32;
+        let ob = self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32;
         let w = self.weight(Some(il), "attn_gate.weight");
         let gate = self.g.op(bytes, &[w, x]);
-        let gate = self.g.inplace(bytes, &[gate]); // sigmoid
-        let ob = self.g.bytes(o);
-        let y = self.g.inplace(ob, &[o, gate]);
         if arch == "bailingmoe3" {
-            self.g.op(ob, &[y]) // ggml_cont_2d for wo
+            // a sigmoid and a product of reshapes, then ggml_cont_2d for wo: new blocks
+            let gate = self.g.op(bytes, &[gate]);
+            let y = self.g.op(ob, &[o, gate]);
+            self.g.op(ob, &[y])
         } else {
-            y
+            // kimi-k3: the sigmoid in place, and the product in the gate's block
+            let gate = self.g.inplace(bytes, &[gate]);
+            self.g.inplace(ob, &[o, gate])
         }
     }
 }

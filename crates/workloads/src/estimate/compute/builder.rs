@@ -40,6 +40,8 @@ pub(super) struct Builder<'a> {
     /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
     /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
+    /// The next KDA layer's conv states, gathered early (bailingmoe3: `gdn.rs`).
+    pub(super) kda_conv: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -144,6 +146,7 @@ impl<'a> Builder<'a> {
             rwkv_gathered: None,
             ple: None,
             dsa_top_k: None,
+            kda_conv: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
@@ -316,6 +319,7 @@ impl<'a> Builder<'a> {
         }
         let layers = self.layers;
         let l = &layers[il];
+        self.kda_gather_early(il);
         let et = self.et();
         let norm = self.g.inplace(et, &[inp]);
         self.pin_norm(il, norm);
@@ -509,13 +513,6 @@ impl<'a> Builder<'a> {
             }
             o
         };
-        // hy_v4's gate reads the attention through its reshape, as written before MLA's result
-        // became the copy itself.
-        let o = if self.p.is_mla && self.p.arch == "hy_v4" {
-            self.g.view(o)
-        } else {
-            o
-        };
         let o = self.mla_gate(il, x, o);
         let o = self.kda_hybrid_gate(il, x, o);
         let wo = self.weight(Some(il), "attn_output.weight");
@@ -551,7 +548,9 @@ impl<'a> Builder<'a> {
                 let has = self.tensors.has(&format!("blk.{il}.{b}"));
                 has.then(|| self.weight(Some(il), b))
             });
-            moe(&mut self.g, e, n, t, shape, ws, biases)
+            let out = moe(&mut self.g, e, n, t, shape, ws, biases);
+            self.kda_gather_early(il + 1);
+            out
         } else {
             let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
             ffn(&mut self.g, e, n, t, l.n_ff, l.glu, ws)
