@@ -188,7 +188,7 @@ const APPROXIMATE: &[(&str, &str)] = &[
     ("jais", "fused Q/K/V projection"),
     ("openelm", "fused Q/K/V projection"),
     ("plamo3", "fused Q/K/V projection"),
-    ("bailingmoe3", "MLA attention"),
+    ("bailingmoe3", "MoE routing"),
     ("kimi-k3", "cross-layer residual attention"),
     ("grovemoe", "MoE routing"),
     ("laguna", "attention output gate"),

@@ -242,7 +242,10 @@ impl Builder<'_> {
         }
         // `o` is a view (the attention's reshape): ggml-alloc runs nothing in place on a view.
         let bytes = rows * self.cur_t * F32;
-        let ob = self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32;
+        let l = &self.layers[il];
+        let v_key = format!("{arch}.attention.value_length_mla");
+        let v_mla = self.model.get(&v_key).and_then(|v| v.as_u64());
+        let ob = l.n_head * v_mla.unwrap_or(l.head_v) * self.cur_t * F32;
         let w = self.weight(Some(il), "attn_gate.weight");
         let gate = self.g.op(bytes, &[w, x]);
         if arch == "bailingmoe3" {
