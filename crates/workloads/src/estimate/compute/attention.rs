@@ -6,7 +6,6 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id};
 use super::super::hparams::ModelParams;
-use super::builder::Builder;
 use super::layers::Layer;
 use super::{Reserve, F32};
 
@@ -221,42 +220,4 @@ pub(super) fn mla_attention(
     let dp = g.view(dec);
     let c = g.op(v_mla * h * t * F32, &[dp]);
     g.view(c)
-}
-
-impl Builder<'_> {
-    /// The sigmoid output gate of bailingmoe3's and kimi-k3's MLA layers, after the attention
-    /// (`attn_gate`: one per head in bailingmoe3, then the gated heads copied for `wo`; one per
-    /// element in kimi-k3), on the layer's normed input `x`; `o` unchanged for other layers.
-    pub(super) fn kda_hybrid_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
-        let arch = self.p.arch.as_str();
-        let name = format!("blk.{il}.attn_gate.weight");
-        let Some(rows) = self
-            .model
-            .tensor(&name)
-            .and_then(|t| t.dims.get(1).copied())
-        else {
-            return o;
-        };
-        if !self.p.is_mla || !matches!(arch, "bailingmoe3" | "kimi-k3") {
-            return o;
-        }
-        // `o` is a view (the attention's reshape): ggml-alloc runs nothing in place on a view.
-        let bytes = rows * self.cur_t * F32;
-        let l = &self.layers[il];
-        let v_key = format!("{arch}.attention.value_length_mla");
-        let v_mla = self.model.get(&v_key).and_then(|v| v.as_u64());
-        let ob = l.n_head * v_mla.unwrap_or(l.head_v) * self.cur_t * F32;
-        let w = self.weight(Some(il), "attn_gate.weight");
-        let gate = self.g.op(bytes, &[w, x]);
-        if arch == "bailingmoe3" {
-            // a sigmoid and a product of reshapes, then ggml_cont_2d for wo: new blocks
-            let gate = self.g.op(bytes, &[gate]);
-            let y = self.g.op(ob, &[o, gate]);
-            self.g.op(ob, &[y])
-        } else {
-            // kimi-k3: the sigmoid in place, and the product in the gate's block
-            let gate = self.g.inplace(bytes, &[gate]);
-            self.g.inplace(ob, &[o, gate])
-        }
-    }
 }

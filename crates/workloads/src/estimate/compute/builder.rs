@@ -570,34 +570,13 @@ impl<'a> Builder<'a> {
         out
     }
 
-    /// The layers the graph runs: bailingmoe3's trunk, without the MTP layers its cache keeps
-    /// (its graph loops to `hparams.n_layer()`, which leaves out `n_layer_nextn`).
-    pub(super) fn graph_layers(&self) -> usize {
-        match self.p.mtp_skipped_from {
-            Some(n) if self.late_outputs() => (n as usize).min(self.layers.len()),
-            _ => self.layers.len(),
-        }
-    }
-
-    /// Whether the outputs' rows are selected after the output norm (models/bailingmoe3.cpp:
-    /// the normed stream `h_nextn`, a graph output, then `inp_out_ids`), not in the last layer.
-    fn late_outputs(&self) -> bool {
-        self.p.arch == "bailingmoe3"
-    }
-
     /// The output norm and the logits, both graph outputs; returns the logits' bytes.
     pub(super) fn output(&mut self, inp: Id) -> u64 {
         let et = self.et();
         let n = self.g.inplace(et, &[inp]);
         let w = self.weight(None, "output_norm.weight");
-        let mut result_norm = self.g.inplace(et, &[n, w]);
-        if self.late_outputs() && self.cur_t != self.n_outputs {
-            self.g.set_output(result_norm); // h_nextn
-            let bytes = self.p.n_embd * self.n_outputs * F32;
-            result_norm = self.g.op(bytes, &[result_norm, self.inputs.out_ids]);
-            self.cur_t = self.n_outputs;
-            self.g.rows = self.n_outputs;
-        }
+        let result_norm = self.g.inplace(et, &[n, w]);
+        let result_norm = self.late_output_rows(result_norm);
         self.g.set_output(result_norm);
         let logits_bytes = self.p.n_vocab * self.cur_t * F32;
         // A tied output reads token_embd's copy in the output layer's buffer.

@@ -20,6 +20,7 @@ mod builder;
 mod dsa;
 mod ffn;
 mod gdn;
+mod hybrid;
 mod ihc;
 mod indexer_inputs;
 mod kpool;
