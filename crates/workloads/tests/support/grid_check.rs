@@ -62,6 +62,9 @@ pub struct Run {
     /// Whether llama-server and the estimate both refused the settings.
     #[allow(dead_code)] // read by llama_family_grid.rs, not by llama_arch_grid.rs
     pub refused: bool,
+    /// The compute estimate over the printed compute (0 where nothing was compared).
+    #[allow(dead_code)] // read by llama_family_grid.rs, not by llama_arch_grid.rs
+    pub compute_ratio: f64,
 }
 
 pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
@@ -99,6 +102,7 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
             bad,
             approximate: Vec::new(),
             refused,
+            compute_ratio: 0.0,
         };
     }
     let e = match estimated {
@@ -111,6 +115,7 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
                 )],
                 approximate: Vec::new(),
                 refused: false,
+                compute_ratio: 0.0,
             }
         }
     };
@@ -154,6 +159,7 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
         bad: bad.into_iter().map(|b| format!("{ctx}: {b}")).collect(),
         approximate: e.compute.approximate_parts.iter().map(|p| p.to_string()).collect(),
         refused: false,
+        compute_ratio: ratio,
     }
 }
 

@@ -190,8 +190,15 @@ pub(super) fn mla_attention(
     let q_nope = g.view(q_nope);
     let q_abs = g.op(h * kv_lora * t * F32, &[wk_b, q_nope]);
     let q_abs = g.view(q_abs);
+    // kimi-k3's MLA is nope-only (models/kimi-k3.cpp build_mla_layer): its "rope" parts are
+    // joined unrotated, and its graph has no positions.
+    let rotated = p.arch != "kimi-k3";
     let q_pe_v = g.view(q);
-    let q_pe = g.inplace(h * rope * t * F32, &[q_pe_v, pos]);
+    let q_pe = if rotated {
+        g.inplace(h * rope * t * F32, &[q_pe_v, pos])
+    } else {
+        q_pe_v
+    };
     let q_cur = g.op(h * (kv_lora + rope) * t * F32, &[q_abs, q_pe]);
     // K: the compressed latent (normed) joined to its rotated RoPE part; V is the latent.
     let kv_pe = g.op((kv_lora + rope) * t * F32, &[wkv_a, x]);
@@ -200,7 +207,11 @@ pub(super) fn mla_attention(
     let kv_n = g.inplace(kv_lora * t * F32, &[kv_n]);
     let v_cur = g.view(kv_n);
     let k_pe_v = g.view(kv_pe);
-    let k_pe = g.inplace(rope * t * F32, &[k_pe_v, pos]);
+    let k_pe = if rotated {
+        g.inplace(rope * t * F32, &[k_pe_v, pos])
+    } else {
+        k_pe_v
+    };
     let k_cur = g.op((kv_lora + rope) * t * F32, &[v_cur, k_pe]);
     let kv = g.view(k_cur);
     write_cache(g, kv, k_idx, cache_be);

@@ -43,6 +43,8 @@ pub(super) struct Builder<'a> {
     /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
     /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
+    /// The next KDA layer's conv states, gathered early (bailingmoe3: `gdn.rs`).
+    pub(super) kda_conv: Option<Id>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -123,6 +125,7 @@ impl<'a> Builder<'a> {
             ple: None,
             qple: None,
             dsa_top_k: None,
+            kda_conv: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
@@ -204,6 +207,7 @@ impl<'a> Builder<'a> {
         }
         let layers = self.layers;
         let l = &layers[il];
+        self.kda_gather_early(il);
         let et = self.et();
         let norm = self.g.inplace(et, &[inp]);
         self.pin_norm(il, norm);
@@ -226,7 +230,7 @@ impl<'a> Builder<'a> {
             normed
         };
         let mut residual = inp;
-        if il + 1 == self.layers.len() {
+        if il + 1 == self.layers.len() && !self.late_outputs() {
             // Only the outputs' rows go on (`inp_out_ids`).
             let (n_out, out_ids) = (self.n_outputs, self.inputs.out_ids);
             let bytes = self.p.n_embd * n_out * F32;
@@ -299,8 +303,10 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        // hy_v4's gated MLA is replayed (`mla_gate`).
-        if gate && self.p.arch != "hy_v4" {
+        // hy_v4's gated MLA is replayed (`mla_gate`), bailingmoe3's and kimi-k3's
+        // (`kda_hybrid_gate`).
+        let replayed = matches!(self.p.arch.as_str(), "hy_v4" | "bailingmoe3" | "kimi-k3");
+        if gate && !replayed {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
     }
@@ -348,10 +354,8 @@ impl<'a> Builder<'a> {
         let l = &layers[il];
         let (r, t) = (self.r, self.cur_t);
         let (kv_k, _, kv_dev) = self.kv(il);
-        let pos = self
-            .inputs
-            .pos
-            .expect("positions exist when a layer has attention");
+        // kimi-k3 has none (its MLA rotates nothing): the tokens stand in, never read.
+        let pos = self.inputs.pos.unwrap_or(self.inputs.tokens);
         let cache = self.inputs.caches[l.swa as usize].expect("cache for layer");
         self.note_unreplayed_attention(il);
         let o = if self.p.is_mla {
@@ -401,6 +405,7 @@ impl<'a> Builder<'a> {
             o
         };
         let o = self.mla_gate(il, x, o);
+        let o = self.kda_hybrid_gate(il, x, o);
         let wo = self.weight(Some(il), "attn_output.weight");
         let et = self.et();
         self.g.op(et, &[wo, o])
@@ -434,7 +439,9 @@ impl<'a> Builder<'a> {
                 let has = self.tensors.has(&format!("blk.{il}.{b}"));
                 has.then(|| self.weight(Some(il), b))
             });
-            moe(&mut self.g, e, n, t, shape, ws, biases)
+            let out = moe(&mut self.g, e, n, t, shape, ws, biases);
+            self.kda_gather_early(il + 1);
+            out
         } else {
             let ws = self.weights(il, ["ffn_gate.weight", "ffn_up.weight", "ffn_down.weight"]);
             ffn(&mut self.g, e, n, t, l.n_ff, l.glu, ws)
@@ -465,6 +472,7 @@ impl<'a> Builder<'a> {
             let w = self.weight(None, "output_norm.weight");
             self.g.inplace(et, &[n, w])
         };
+        let result_norm = self.late_output_rows(result_norm);
         self.g.set_output(result_norm);
         let logits_bytes = self.p.n_vocab * self.cur_t * F32;
         // A tied output reads token_embd's copy in the output layer's buffer.

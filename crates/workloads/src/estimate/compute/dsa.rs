@@ -199,7 +199,11 @@ impl Builder<'_> {
         (pos, k_cache, cache_be): (Id, Id, u8),
         (k_idx, mask): (Option<Id>, Id),
     ) -> Id {
-        self.approximate("MLA attention");
+        // bailingmoe3's MLA layers (the latent absorbed, flash attention or not, its output
+        // gate) match b11434's allocator node for node (`kda_hybrid_gate`).
+        if self.p.arch != "bailingmoe3" {
+            self.approximate("MLA attention");
+        }
         if let Some(o) = self.kpool_mla(il, x, (k_cache, cache_be), (k_idx, mask)) {
             return o;
         }

@@ -53,20 +53,16 @@ impl Builder<'_> {
     /// the last columns written back, the recurrent state gathered, each causal convolution
     /// (SiLU; Q and K L2-normed), the decay from ssm_f_a / ssm_f_b (softplus, times A), beta, the
     /// fused GATED_DELTA_NET kernel, the output copied out, RMS-normed and gated by
-    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. The graph is reserved for one sequence
-    /// (llama_context::sched_reserve, TAG_RESERVE_DIAG_DECAY): the micro-batch is one sequence's
-    /// tokens, while the gathers read every sequence's state.
+    /// sigmoid(ssm_g_b(ssm_g_a(x))), and the projection. Written for the first prompt pass,
+    /// whose micro-batch splits into every sequence (llama_context::sched_reserve; kimi-linear's
+    /// second prompt pass, reserved for one sequence under TAG_RESERVE_DIAG_DECAY, needs less
+    /// with the fused kernel: one sequence's state instead of all of them).
     pub(super) fn kda(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
             self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
         }
         let (t, ns) = (self.cur_t, self.n_seq);
-        let d_conv = self
-            .model
-            .tensor(&format!("blk.{il}.ssm_conv1d_q.weight"))
-            .and_then(|w| w.dims.first().copied())
-            .unwrap_or(4)
-            .max(2);
+        let d_conv = self.kda_d_conv(il);
         let di = self.last_dim(il, "ssm_conv1d_q.weight");
         let h = self.last_dim(il, "ssm_beta.weight");
         let head = di / h;
@@ -74,16 +70,18 @@ impl Builder<'_> {
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let rs = self.state_view(il);
         let rs_be = Some(self.g.backend_of(rs));
-        let conv_all = self.g.op((d_conv - 1) * di * 3 * ns * F32, &[rs, s_copy]);
+        let conv_all = match self.kda_conv.take() {
+            Some(c) => c,
+            None => self.kda_conv_gather(il),
+        };
         let conv = self.g.view(conv_all);
-        let extra = self.g.view(conv_all);
-        self.g.external(&[extra], rs_be);
         let joined = ["q", "k", "v"].map(|c| {
             let w = self.weight(Some(il), &format!("attn_{c}.weight"));
             let p = self.g.op(dt, &[w, x]);
             let pt = self.g.view(p); // reshape, transpose
             let cv = self.g.view(conv);
-            let cat = self.g.op((d_conv - 1 + t) * di * F32, &[cv, pt]);
+            // [d_conv - 1 + tokens per sequence, d_inner, n_seqs]
+            let cat = self.g.op((d_conv - 1 + t / ns) * di * ns * F32, &[cv, pt]);
             let last = self.g.view(cat);
             self.g.external(&[last], rs_be);
             cat
@@ -95,29 +93,77 @@ impl Builder<'_> {
         let [q, k, v] = [0, 1, 2].map(|i| {
             let c = ["q", "k", "v"][i];
             let w = self.weight(Some(il), &format!("ssm_conv1d_{c}.weight"));
-            let y = self.g.op(dt, &[joined[i], w]); // ssm_conv
-            let y = self.g.inplace(dt, &[y]); // silu
+            // ssm_conv, then SiLU and the L2 norm's rms_norm each on a reshape: ggml-alloc
+            // reuses no view's parent (`ggml_gallocr_is_own` is false for a view), so each
+            // takes a new block; only the norm's scale runs in place.
+            let y = self.g.op(dt, &[joined[i], w]);
+            let y = self.g.op(dt, &[y]); // silu
             if i == 2 {
                 return y;
             }
-            let y = self.g.op(dt, &[y]); // l2 norm (rms_norm of the reshaped view)
+            let y = self.g.op(dt, &[y]); // build_gdn_l2_norm: rms_norm
             self.g.inplace(dt, &[y]) // scale
         });
         let g1 = self.projection(il, x, ["ssm_f_a.weight", "ssm_f_b.weight"], dt);
         let [w_dt, w_a, w_beta] = self.weights(il, ["ssm_dt.bias", "ssm_a", "ssm_beta.weight"]);
-        let g1 = self.g.inplace(dt, &[g1, w_dt]);
-        // softplus then A (kimi-linear); A, sigmoid, the lower bound's scale (the others):
-        // unary ops in place either way
-        let g1 = self.g.inplace(dt, &[g1]);
-        let g1 = self.g.inplace(dt, &[g1, w_a]);
+        let mut g1 = self.g.inplace(dt, &[g1, w_dt]);
+        if !self.model_has_gate_lower_bound() {
+            g1 = self.g.inplace(dt, &[g1]); // kimi-linear's softplus
+        }
+        // times A on a reshape (a new block), then the sigmoid and the lower bound's scale in
+        // place where the model has one
+        let g1 = self.g.op(dt, &[g1, w_a]);
         let beta = self.g.op(h * t * F32, &[w_beta, x]);
-        let beta = self.g.inplace(h * t * F32, &[beta]); // sigmoid
+        let beta = self.g.op(h * t * F32, &[beta]); // sigmoid of a reshape
+                                                    // ggml_gated_delta_net: the output rows, then every sequence's new state
         let gdn = self
             .g
-            .op(dt + head * head * h * F32, &[q, k, v, g1, beta, state]);
+            .op(dt + head * head * h * ns * F32, &[q, k, v, g1, beta, state]);
         let new_state = self.g.view(gdn);
         self.g.external(&[new_state], rs_be);
         self.kda_output(il, x, gdn, dt)
+    }
+
+    /// Layer `il`'s conv states gathered (`build_rs`: every sequence's, the extra ones copied
+    /// back).
+    fn kda_conv_gather(&mut self, il: usize) -> Id {
+        let d_conv = self.kda_d_conv(il);
+        let di = self.last_dim(il, "ssm_conv1d_q.weight");
+        let s_copy = self.inputs.s_copy.expect("recurrent state input");
+        let rs = self.state_view(il);
+        let rs_be = Some(self.g.backend_of(rs));
+        let conv_all = self
+            .g
+            .op((d_conv - 1) * di * 3 * self.n_seq * F32, &[rs, s_copy]);
+        let extra = self.g.view(conv_all);
+        self.g.external(&[extra], rs_be);
+        conv_all
+    }
+
+    /// bailingmoe3 builds a KDA layer's conv-state gather (whose copy `build_rs` expands at
+    /// once) before the layer's norm, which only the convolutions' copies expand: it lands
+    /// after the last node the graph already holds — the norm of layer 0, or the routed
+    /// experts' sum (`build_moe_ffn` expands it) before the shared expert of the layer before.
+    pub(super) fn kda_gather_early(&mut self, il: usize) {
+        let trunk = il < self.graph_layers();
+        if self.p.arch == "bailingmoe3" && trunk && self.kda_conv.is_none() && self.is_kda(il) {
+            self.kda_conv = Some(self.kda_conv_gather(il));
+        }
+    }
+
+    /// Whether the KDA decay is `lower_bound · sigmoid(...)` (`kda.gate_lower_bound`, kimi-k3
+    /// and bailingmoe3) rather than kimi-linear's softplus.
+    fn model_has_gate_lower_bound(&self) -> bool {
+        let key = format!("{}.kda.gate_lower_bound", self.p.arch);
+        self.model.get(&key).is_some()
+    }
+
+    fn kda_d_conv(&self, il: usize) -> u64 {
+        self.model
+            .tensor(&format!("blk.{il}.ssm_conv1d_q.weight"))
+            .and_then(|w| w.dims.first().copied())
+            .unwrap_or(4)
+            .max(2)
     }
 
     /// KDA's output: copied out of the kernel's result, RMS-normed, gated by
@@ -128,7 +174,7 @@ impl Builder<'_> {
         let out = self.g.view(gdn);
         let out = self.g.op(dt, &[out]); // cont
         let w_norm = self.weight(Some(il), "ssm_norm.weight");
-        let n = self.g.inplace(dt, &[out]); // rms_norm
+        let n = self.g.op(dt, &[out]); // rms_norm of the copy's reshape
         let n = self.g.inplace(dt, &[n, w_norm]);
         let gate = if self.tensors.contains(&format!("blk.{il}.ssm_g.weight")) {
             ["ssm_g.weight", "ssm_g_b.weight"]
@@ -136,7 +182,7 @@ impl Builder<'_> {
             ["ssm_g_a.weight", "ssm_g_b.weight"]
         };
         let g2 = self.projection(il, x, gate, dt);
-        let g2 = self.g.inplace(dt, &[g2]); // sigmoid
+        let g2 = self.g.op(dt, &[g2]); // sigmoid of a reshape
         let w_out = self.weight(Some(il), "attn_output.weight");
         let y = self.g.inplace(dt, &[n, g2]);
         let y = self.g.op(dt, &[y]); // cont

@@ -36,7 +36,8 @@ impl Builder<'_> {
         let (t, n_seq) = (self.cur_t, self.n_seq);
         let tokens = self.token_inputs();
         self.qple = self.qple_input(); // qwen4exp's PLE row indices (qple.rs)
-        let any_kv = self.layers.iter().any(|l| l.has_kv);
+                                       // kimi-k3's nope-only MLA reads no positions (models/kimi-k3.cpp).
+        let any_kv = self.layers.iter().any(|l| l.has_kv) && self.p.arch != "kimi-k3";
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
         // qwen4exp: M-RoPE's four positions per token, read among its k-pool inputs (qsa.rs)

@@ -24,6 +24,7 @@ mod dsv4_compress;
 mod ffn;
 mod gdn;
 mod gemma3n;
+mod hybrid;
 mod ihc;
 mod indexer_inputs;
 mod inputs;
@@ -191,7 +192,7 @@ pub fn reserve(
     b.per_layer_inputs(x);
     x = b.mhc_init(x);
     x = b.altup_init(x);
-    for il in 0..layers.len() {
+    for il in 0..b.graph_layers() {
         x = b.layer(il, x);
     }
     let x = b.mhc_head(x);
