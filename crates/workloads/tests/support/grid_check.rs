@@ -1,9 +1,9 @@
 //! One run of the architecture grids (llama_arch_grid.rs, llama_family_grid.rs): a tiny model
 //! loaded by the real llama-server with a flag set, and every buffer it prints compared with the
 //! estimate: context and each KV cache (cells, layers, MiB) and the recurrent state exact (to the
-//! printed 0.01 MiB), weights within 1 %, output to the print, compute within 10 % where the
-//! estimate calls itself exact and reported with the estimate's own "approximate" reasons where
-//! it does not. The including test declares `mod llama_tools` (testing/llama_tools.rs).
+//! printed 0.01 MiB), weights within 1 %, output to the print, compute within 10 % (reported
+//! with the estimate's own "approximate" reasons where it names a part it writes coarsely). The
+//! including test declares `mod llama_tools` (testing/llama_tools.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -138,12 +138,14 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
     let c_log = c_gpu + c_host;
     let c_est = (e.compute.gpu_bytes + e.compute.host_bytes) as f64 / MIB;
     let ratio = c_est / c_log;
+    // Within 10 % whatever the estimate says: "approximate" names a part written coarsely,
+    // it is no licence to miss (issue #35: every architecture the server loads).
+    if !(0.9..=1.1).contains(&ratio) {
+        bad.push(format!("compute {c_log:.2} MiB vs {c_est:.2}, past 10 %"));
+    }
     let compute = if e.compute.approximate {
         format!("approximate ({})", e.compute.approximate_parts.join("; "))
     } else {
-        if !(0.9..=1.1).contains(&ratio) {
-            bad.push(format!("compute {c_log:.2} MiB vs {c_est:.2}, said exact"));
-        }
         "exact".into()
     };
     let kv_log: f64 = log.kv_sizes.iter().map(|k| k.mib).sum();
