@@ -40,6 +40,8 @@ pub(super) struct Builder<'a> {
     /// The last DSA indexer's top-k, which glm-dsa's shared-indexer layers reuse (`dsa.rs`);
     /// glm5-next's last sparse mask (`kpool.rs`).
     pub(super) dsa_top_k: Option<Id>,
+    /// hy_v4's residual streams around the attention, and their F32 copy once written (`ihc.rs`).
+    pub(super) ihc_residual: Option<(Id, Option<Id>)>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -144,6 +146,7 @@ impl<'a> Builder<'a> {
             rwkv_gathered: None,
             ple: None,
             dsa_top_k: None,
+            ihc_residual: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
