@@ -51,10 +51,11 @@ impl Builder<'_> {
         if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
             return o;
         }
-        let bytes = self
-            .g
-            .bytes(o)
-            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
+        // [n_head * value_length_mla, tokens]: the decompressed heads (value_length is the latent).
+        let l = &self.layers[il];
+        let key = format!("{}.attention.value_length_mla", self.p.arch);
+        let v_mla = self.model.get(&key).and_then(|v| v.as_u64());
+        let bytes = l.n_head * v_mla.unwrap_or(l.head_v) * self.cur_t * F32;
         // build_hc_post's residual copy is visited before the gate (`ihc_residual_copy`).
         self.ihc_residual_copy();
         let w = self.weight(Some(il), "attn_gate.weight");
