@@ -419,8 +419,8 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        // hy_v4's gated MLA is replayed (`mla_gate`).
-        if gate && self.p.arch != "hy_v4" {
+        // hy_v4's and dots3note's gated MLA are replayed (`mla_gate`).
+        if gate && !matches!(self.p.arch.as_str(), "hy_v4" | "dots3note") {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }
     }

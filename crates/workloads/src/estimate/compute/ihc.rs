@@ -44,11 +44,19 @@ fn reduce(g: &mut Graph, x32: Id, w: Id, hc: u64, row: u64) -> Id {
 }
 
 impl Builder<'_> {
-    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
-    /// the decompressed attention output, before `wo`.
+    /// The sigmoid output gate of hy_v4's and dots3note's MLA, on the layer's normed input `x`,
+    /// before `wo`: one per element in hy_v4 (models/hy-v4.cpp `build_attention`), one per
+    /// head in dots3note (models/dots3note.cpp: `attn_gate` is [n_embd, n_head], broadcast over
+    /// each head). The gated MUL runs in place on the attention's copy (its reshape is the
+    /// copy's only view then, at its start). `o` unchanged for other models.
     pub(super) fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
         let name = format!("blk.{il}.attn_gate.weight");
-        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
+        let head_wise = match self.p.arch.as_str() {
+            "hy_v4" => false,
+            "dots3note" => true,
+            _ => return o,
+        };
+        if !self.tensors.has(&name) {
             return o;
         }
         // [n_head * value_length_mla, tokens]: the decompressed heads (value_length is the latent).
@@ -56,6 +64,13 @@ impl Builder<'_> {
         let key = format!("{}.attention.value_length_mla", self.p.arch);
         let v_mla = self.model.get(&key).and_then(|v| v.as_u64());
         let bytes = l.n_head * v_mla.unwrap_or(l.head_v) * self.cur_t * F32;
+        if head_wise {
+            let rows = l.n_head * self.cur_t * F32;
+            let w = self.weight(Some(il), "attn_gate.weight");
+            let gate = self.g.op(rows, &[w, x]);
+            let gate = self.g.inplace(rows, &[gate]); // sigmoid
+            return self.g.inplace(bytes, &[o, gate]);
+        }
         // build_hc_post's residual copy is visited before the gate (`ihc_residual_copy`).
         self.ihc_residual_copy();
         let w = self.weight(Some(il), "attn_gate.weight");
