@@ -114,6 +114,19 @@ impl Graph {
         id
     }
 
+    /// A tensor the graph creates without data for an op to fill (`ggml_new_tensor`, then
+    /// `ggml_fill`): a graph leaf, so ggml-alloc places it before any node
+    /// (`ggml_gallocr_alloc_graph_impl` allocates the leafs first; a device's input copies come
+    /// after, at their split), on the backend of the first op that reads it.
+    pub fn blank(&mut self, bytes: u64) -> Id {
+        let id = self.push(Tensor {
+            bytes,
+            ..Tensor::default()
+        });
+        self.leafs.push(id);
+        id
+    }
+
     /// A node computing a new tensor of `bytes` from `srcs`.
     pub fn op(&mut self, bytes: u64, srcs: &[Id]) -> Id {
         self.node(bytes, srcs, false)
