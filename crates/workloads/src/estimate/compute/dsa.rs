@@ -199,7 +199,11 @@ impl Builder<'_> {
         (pos, k_cache, cache_be): (Id, Id, u8),
         (k_idx, mask): (Option<Id>, Id),
     ) -> Id {
-        self.approximate("MLA attention");
+        // hy_v4's and dots3note's MLA, gate included, is replayed node for node (the indexer
+        // grid's hy-v4 and dots3note models: exact with and without flash attention).
+        if !matches!(self.p.arch.as_str(), "hy_v4" | "dots3note") {
+            self.approximate("MLA attention");
+        }
         if let Some(o) = self.kpool_mla(il, x, (k_cache, cache_be), (k_idx, mask)) {
             return o;
         }
