@@ -37,13 +37,10 @@ const MODELS: &[&str] = &[
 ];
 
 /// What the compute estimate must name as not replayed, for the models whose graph has a part
-/// the replay does not build (their compute is then only reported).
-const SAID_APPROXIMATE: &[(&str, &str)] = &[
-    ("dots3note-dsa-swa", "MLA attention"),
-    ("hy-v4-dsa", "MLA attention"),
-    ("hy-v4-full", "MLA attention"),
-    ("glm5-next-kpool", "KDA layers"),
-];
+/// the replay does not build (their compute is then only reported). dots3note's and hy_v4's
+/// MLA, output gates included, are replayed: those models' compute is held to 10 % (it is
+/// exact on every flag set).
+const SAID_APPROXIMATE: &[(&str, &str)] = &[("glm5-next-kpool", "KDA layers")];
 
 /// The models whose indexer graph the replay writes (compute/dsa.rs, compute/msa.rs): their
 /// compute must be within 10 % even though the estimate still calls other parts (MLA, MoE

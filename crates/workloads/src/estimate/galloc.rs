@@ -114,6 +114,19 @@ impl Graph {
         id
     }
 
+    /// A tensor the graph creates without data for an op to fill (`ggml_new_tensor`, then
+    /// `ggml_fill`): a graph leaf, so ggml-alloc places it before any node
+    /// (`ggml_gallocr_alloc_graph_impl` allocates the leafs first; a device's input copies come
+    /// after, at their split), on the backend of the first op that reads it.
+    pub fn blank(&mut self, bytes: u64) -> Id {
+        let id = self.push(Tensor {
+            bytes,
+            ..Tensor::default()
+        });
+        self.leafs.push(id);
+        id
+    }
+
     /// A node computing a new tensor of `bytes` from `srcs`.
     pub fn op(&mut self, bytes: u64, srcs: &[Id]) -> Id {
         self.node(bytes, srcs, false)
@@ -457,6 +470,21 @@ impl Alloc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blank_leaf_is_placed_before_any_node() {
+        let mut g = Graph::default();
+        let i = g.input(128);
+        let a = g.op(1024, &[i]);
+        let b = g.op(1024, &[a]); // a's block free after this
+        let z = g.blank(1024);
+        let f = g.inplace(1024, &[z]); // filled in place
+        let _ = g.op(64, &[b, f]); // takes a's hole
+
+        // As a node, z would have taken a's hole (128 + 2 × 1024); as a leaf it is placed first
+        // (ggml_gallocr_alloc_graph_impl allocates the leafs before the nodes).
+        assert_eq!(g.buffer_size(1), 128 + 3 * 1024);
+    }
 
     #[test]
     fn freed_blocks_are_reused_best_fit_and_merge() {

@@ -6,10 +6,9 @@ use crate::gguf::GgufModel;
 
 use super::super::galloc::{Graph, Id, HOST};
 use super::super::hparams::{CacheKind, ModelParams};
-use super::attention::{attention, AttnShape, AttnWeights, Core, Step};
+use super::attention::{attention, AttnShape, AttnWeights, Cache, Core, Step};
 use super::ffn::{ffn, moe, Glu};
-use super::indexer_inputs::QPle;
-use super::inputs::Inputs;
+use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs, QPle};
 use super::layers::{Layer, Tensors};
 use super::{Placement, Reserve, Rules, F32};
 
@@ -45,6 +44,8 @@ pub(super) struct Builder<'a> {
     pub(super) dsa_top_k: Option<Id>,
     /// The next KDA layer's conv states, gathered early (bailingmoe3: `gdn.rs`).
     pub(super) kda_conv: Option<Id>,
+    /// hy_v4's residual streams around the attention, and their F32 copy once written (`ihc.rs`).
+    pub(super) ihc_residual: Option<(Id, Option<Id>)>,
     /// llama_context's graph callback fixes each layer's norms on the layer's device when the
     /// model is offloaded whole or the batch is under 32 tokens (so that a layer does not start
     /// on the previous layer's device).
@@ -61,6 +62,29 @@ pub(super) struct Ple {
     pub(super) all: Option<Id>,
     /// The scaled token embeddings the projection reads.
     pub(super) embd: Id,
+}
+
+/// The graph inputs the layers read.
+#[derive(Default)]
+pub(super) struct Inputs {
+    pub(super) tokens: Id,
+    /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
+    pub(super) mixed: Option<(Id, Id, Id)>,
+    /// Gemma's per-row embedding scale.
+    pub(super) scale_rows: Option<Id>,
+    pub(super) pos: Option<Id>,
+    pub(super) s_copy: Option<Id>,
+    /// The full cache's and the sliding-window cache's inputs.
+    pub(super) caches: [Option<Cache>; 2],
+    pub(super) out_ids: Id,
+    /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
+    pub(super) lightning: Option<[Id; 4]>,
+    /// The DSA lightning indexer's inputs (`dsa.rs`).
+    pub(super) lid: Option<LidInputs>,
+    /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
+    pub(super) msa: Option<MsaInputs>,
+    /// The k-pool inputs: glm5-next's indexer's (`kpool.rs`) or qwen4exp's QSA's (`qsa.rs`).
+    pub(super) kpool: Option<KpoolInputs>,
 }
 
 /// The attention masks' bytes (full cache, sliding-window cache), where a layer reads that cache.
@@ -126,6 +150,7 @@ impl<'a> Builder<'a> {
             qple: None,
             dsa_top_k: None,
             kda_conv: None,
+            ihc_residual: None,
             pin_norms: place.keeps_pins && (place.full_offload || n_tokens < 32),
         }
     }
@@ -303,9 +328,12 @@ impl<'a> Builder<'a> {
         if fused {
             self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
         }
-        // hy_v4's gated MLA is replayed (`mla_gate`), bailingmoe3's and kimi-k3's
-        // (`kda_hybrid_gate`).
-        let replayed = matches!(self.p.arch.as_str(), "hy_v4" | "bailingmoe3" | "kimi-k3");
+        // hy_v4's and dots3note's gated MLA are replayed (`mla_gate`), bailingmoe3's and
+        // kimi-k3's (`kda_hybrid_gate`).
+        let replayed = matches!(
+            self.p.arch.as_str(),
+            "hy_v4" | "dots3note" | "bailingmoe3" | "kimi-k3"
+        );
         if gate && !replayed {
             self.approximate("the attention output gate (attn_gate): not in the replay");
         }

@@ -37,9 +37,9 @@ impl SparseMask {
     pub(super) fn build(&self, g: &mut Graph) -> (Id, Option<Id>) {
         let [nh, hs, top_k, t, n_kv] = self.shape;
         let k = top_k.min(n_kv);
-        // build_attn: the zero rows the top-k positions get (a leaf, filled in place), expanded
-        // first as set_rows' first source.
-        let zeros = g.op(k * t * F32, &[]);
+        // build_attn: the zero rows the top-k positions get (a leaf, so placed before any node;
+        // filled in place), expanded first as set_rows' first source.
+        let zeros = g.blank(k * t * F32);
         let zeros = g.inplace(k * t * F32, &[zeros]);
         let top = match self.full {
             Some([w_q, w_proj, cache]) => {
@@ -199,9 +199,10 @@ impl Builder<'_> {
         (pos, k_cache, cache_be): (Id, Id, u8),
         (k_idx, mask): (Option<Id>, Id),
     ) -> Id {
-        // bailingmoe3's MLA layers (the latent absorbed, flash attention or not, its output
-        // gate) match b11434's allocator node for node (`kda_hybrid_gate`).
-        if self.p.arch != "bailingmoe3" {
+        // Replayed node for node: hy_v4's and dots3note's MLA, gate included (the indexer grid's
+        // hy-v4 and dots3note models, with and without flash attention), and bailingmoe3's
+        // (the latent absorbed, its output gate: `kda_hybrid_gate`).
+        if !matches!(self.p.arch.as_str(), "hy_v4" | "dots3note" | "bailingmoe3") {
             self.approximate("MLA attention");
         }
         if let Some(o) = self.kpool_mla(il, x, (k_cache, cache_be), (k_idx, mask)) {

@@ -25,10 +25,10 @@ pub(super) fn coefficients(
     g.inplace(bytes, &[c]) // scale_bias
 }
 
-/// `hy_v4_hc_reduce`: an F32 copy of the streams, each weighted by its coefficient and summed,
-/// cast back ([n_embd, n_tokens]).
-fn reduce(g: &mut Graph, x: Id, w: Id, hc: u64, row: u64) -> Id {
-    let x32 = g.op(hc * row, &[x]);
+/// `hy_v4_hc_reduce`: the streams' F32 copy `x32` (written before the coefficients: the
+/// reduce's first MUL reads it first), each stream weighted by its coefficient and summed, cast
+/// back ([n_embd, n_tokens]).
+fn reduce(g: &mut Graph, x32: Id, w: Id, hc: u64, row: u64) -> Id {
     let mut acc: Option<Id> = None;
     for _ in 0..hc {
         let xh = g.view(x32);
@@ -44,24 +44,43 @@ fn reduce(g: &mut Graph, x: Id, w: Id, hc: u64, row: u64) -> Id {
 }
 
 impl Builder<'_> {
-    /// hy_v4's gated MLA (models/hy-v4.cpp `build_attention`): sigmoid(attn_gate · x) times
-    /// the decompressed attention output, before `wo`.
+    /// The sigmoid output gate of hy_v4's and dots3note's MLA, on the layer's normed input `x`,
+    /// before `wo`: one per element in hy_v4 (models/hy-v4.cpp `build_attention`), one per
+    /// head in dots3note (models/dots3note.cpp: `attn_gate` is [n_embd, n_head], broadcast over
+    /// each head). The gated MUL runs in place on the attention's copy (its reshape is the
+    /// copy's only view then, at its start). `o` unchanged for other models.
     pub(super) fn mla_gate(&mut self, il: usize, x: Id, o: Id) -> Id {
         let name = format!("blk.{il}.attn_gate.weight");
-        if self.p.arch != "hy_v4" || !self.tensors.has(&name) {
+        let head_wise = match self.p.arch.as_str() {
+            "hy_v4" => false,
+            "dots3note" => true,
+            _ => return o,
+        };
+        if !self.tensors.has(&name) {
             return o;
         }
-        let bytes = self
-            .g
-            .bytes(o)
-            .max(self.layers[il].n_head * self.layers[il].head_v * self.cur_t * F32);
+        // [n_head * value_length_mla, tokens]: the decompressed heads (value_length is the latent).
+        let l = &self.layers[il];
+        let key = format!("{}.attention.value_length_mla", self.p.arch);
+        let v_mla = self.model.get(&key).and_then(|v| v.as_u64());
+        let bytes = l.n_head * v_mla.unwrap_or(l.head_v) * self.cur_t * F32;
+        if head_wise {
+            let rows = l.n_head * self.cur_t * F32;
+            let w = self.weight(Some(il), "attn_gate.weight");
+            let gate = self.g.op(rows, &[w, x]);
+            let gate = self.g.inplace(rows, &[gate]); // sigmoid
+            return self.g.inplace(bytes, &[o, gate]);
+        }
+        // build_hc_post's residual copy is visited before the gate (`ihc_residual_copy`).
+        self.ihc_residual_copy();
         let w = self.weight(Some(il), "attn_gate.weight");
         let gate = self.g.op(bytes, &[w, x]);
         let gate = self.g.inplace(bytes, &[gate]);
         self.g.inplace(bytes, &[o, gate])
     }
 
-    /// `build_hc_pre`: the block's input stream and the post coefficients.
+    /// `build_hc_pre`: the block's input stream and the mixes. The post coefficients are built
+    /// here but first read by `build_hc_post`, so ggml's graph holds them there (`ihc_post`).
     pub(super) fn ihc_pre(&mut self, il: usize, x: Id, hc: u64, part: &str) -> (Id, Id) {
         let (t, et) = (self.cur_t, self.et());
         let [w_fn, scale, base] = self.weights(
@@ -73,22 +92,50 @@ impl Builder<'_> {
             ],
         );
         let g = &mut self.g;
+        let x32 = g.op(hc * et, &[x]);
         let flat = g.view(x);
         let normed = g.op(hc * et, &[flat]); // rms_norm
         let mixes = g.op(2 * hc * t * F32, &[w_fn, normed]);
         let pre = coefficients(g, mixes, [scale, base], hc * t * F32, false);
-        let post = coefficients(g, mixes, [scale, base], hc * t * F32, true);
-        (reduce(g, x, pre, hc, et), post)
+        (reduce(g, x32, pre, hc, et), mixes)
+    }
+
+    /// The F32 copy of the residual streams `build_hc_post` reads first: ggml's graph visits it
+    /// before the rest of the block's tail (the attention's gate and `wo`, or the whole FFN
+    /// block, which nothing expanded earlier), so it is held through them. Written once.
+    pub(super) fn ihc_residual_copy(&mut self) {
+        if let Some((res, None)) = self.ihc_residual {
+            let bytes = self.g.bytes(res);
+            let copy = self.g.op(bytes, &[res]);
+            self.ihc_residual = Some((res, Some(copy)));
+        }
     }
 
     /// `build_hc_post`: F32 copies of the block output, the coefficients and the residual; each
     /// stream's residual plus the weighted output, joined by concat, cast back.
-    pub(super) fn ihc_post(&mut self, out: Id, residual: Id, post: Id, hc: u64) -> Id {
+    pub(super) fn ihc_post(
+        &mut self,
+        out: Id,
+        residual: Id,
+        mixes: Id,
+        (il, part, hc): (usize, &str, u64),
+    ) -> Id {
         let (t, et) = (self.cur_t, self.et());
+        let r32 = match self.ihc_residual.take() {
+            Some((res, Some(copy))) if res == residual => copy,
+            _ => self.g.op(hc * et, &[residual]),
+        };
+        let [scale, base] = self.weights(
+            il,
+            [
+                &format!("hc_{part}_scale.weight"),
+                &format!("hc_{part}_base.weight"),
+            ],
+        );
         let g = &mut self.g;
         let x32 = g.op(et, &[out]);
+        let post = coefficients(g, mixes, [scale, base], hc * t * F32, true);
         let p32 = g.op(hc * t * F32, &[post]);
-        let r32 = g.op(hc * et, &[residual]);
         let mut joined: Option<Id> = None;
         for i in 0..hc {
             let ri = g.view(r32);
@@ -112,6 +159,7 @@ impl Builder<'_> {
         let scale = self.weight(None, "hc_head_scale.weight");
         let base = self.weight(None, "hc_head_base.weight");
         let g = &mut self.g;
+        let x32 = g.op(hc * et, &[x]);
         let flat = g.view(x);
         let normed = g.op(hc * et, &[flat]);
         let mixes = g.op(hc * t * F32, &[w_fn, normed]);
@@ -119,6 +167,6 @@ impl Builder<'_> {
         let pre = g.inplace(hc * t * F32, &[pre, base]);
         let pre = g.inplace(hc * t * F32, &[pre]); // sigmoid
         let pre = g.inplace(hc * t * F32, &[pre]); // scale_bias
-        reduce(g, x, pre, hc, et)
+        reduce(g, x32, pre, hc, et)
     }
 }

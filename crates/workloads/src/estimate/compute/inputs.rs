@@ -4,31 +4,7 @@
 
 use super::super::galloc::Id;
 use super::attention::Cache;
-use super::builder::Builder;
-use super::indexer_inputs::{KpoolInputs, LidInputs, MsaInputs};
-
-/// The graph inputs the layers read.
-#[derive(Default)]
-pub(super) struct Inputs {
-    pub(super) tokens: Id,
-    /// Tokens, row indices and embeddings of a batch mixing tokens and embeddings.
-    pub(super) mixed: Option<(Id, Id, Id)>,
-    /// Gemma's per-row embedding scale.
-    pub(super) scale_rows: Option<Id>,
-    pub(super) pos: Option<Id>,
-    pub(super) s_copy: Option<Id>,
-    /// The full cache's and the sliding-window cache's inputs.
-    pub(super) caches: [Option<Cache>; 2],
-    pub(super) out_ids: Id,
-    /// MiniMax-01's lightning-attention inputs: slopes, q and k decays, the diagonal decay.
-    pub(super) lightning: Option<[Id; 4]>,
-    /// The DSA lightning indexer's inputs (`dsa.rs`).
-    pub(super) lid: Option<LidInputs>,
-    /// MiniMax-M3's sparse-attention inputs (`msa.rs`).
-    pub(super) msa: Option<MsaInputs>,
-    /// The k-pool inputs: glm5-next's indexer's (`kpool.rs`) or qwen4exp's QSA's (`qsa.rs`).
-    pub(super) kpool: Option<KpoolInputs>,
-}
+use super::builder::{Builder, Inputs};
 
 impl Builder<'_> {
     /// The graph inputs (`llm_graph_input_*`), placed before any node in the order of first use.

@@ -216,7 +216,7 @@ fn kpool_select(
     let ik = g.inplace(row, &[ik, n_w]);
     let ik = g.inplace(row, &[ik, n_b]);
     let ig = g.op(row, &[w_gate, x]);
-    let pz = g.op(row, &[]); // a leaf
+    let pz = g.blank(row); // a leaf: placed before any node
     let pz = g.inplace(row, &[pz]); // filled with 0
     let kg = g.op(2 * row, &[ik, ig]);
     let packed = g.op(3 * row, &[kg, pz]);
@@ -247,18 +247,27 @@ fn kpool_select(
     } else {
         idx
     };
-    // The -inf mask n_kv + n_sel wide, zeros scattered at the selected cells (dead slots to
-    // their own dump rows), then the causal mask added.
+    scatter_mask(g, (sel_idx, mask, inp.extra), (n_kv, n_sel, t))
+}
+
+/// The -inf mask n_kv + n_sel wide, zeros scattered at the selected cells (dead slots to their
+/// own dump rows), then the causal mask added.
+fn scatter_mask(
+    g: &mut Graph,
+    (sel_idx, mask, extra): (Id, Id, Id),
+    (n_kv, n_sel, t): (u64, u64, u64),
+) -> Id {
     let el = g.bytes(mask) / (n_kv * t).max(1);
-    let leaf = g.op((n_kv + n_sel) * el, &[]);
-    let fill = g.op((n_kv + n_sel) * el, &[leaf]);
+    // Leaves (placed before any node), filled in place.
+    let leaf = g.blank((n_kv + n_sel) * el);
+    let fill = g.inplace((n_kv + n_sel) * el, &[leaf]);
     let all = g.op((n_kv + n_sel) * t * el, &[fill]); // repeat
     let all = g.view(all);
-    let zl = g.op(n_sel * el, &[]);
-    let zf = g.op(n_sel * el, &[zl]);
+    let zl = g.blank(n_sel * el);
+    let zf = g.inplace(n_sel * el, &[zl]);
     let zeros = g.op(n_sel * t * el, &[zf]);
     let zeros = g.view(zeros);
-    let gm = g.view(inp.extra); // gather_mask
+    let gm = g.view(extra); // gather_mask
     let live = g.op(n_sel * t * F32, &[gm]); // exp
     let dump = g.op(n_sel * F32, &[]); // arange
     let idx_f = g.op(n_sel * t * F32, &[sel_idx]); // cast

@@ -79,6 +79,9 @@ impl Builder<'_> {
             return self.qhc_layer(il, x); // qwen4exp's (below)
         };
         let (cur, post, comb) = self.hc_pre(il, x, (hc, fused), "attn");
+        if !fused {
+            self.ihc_residual = Some((x, None));
+        }
         let cur = self.norm(il, cur, "attn_norm.weight");
         let l = &self.layers[il];
         let out = if l.recurrent {
@@ -86,10 +89,15 @@ impl Builder<'_> {
         } else {
             self.attention(il, cur)
         };
-        let x = self.hc_post(out, x, (post, comb), hc);
+        let x = self.hc_post(out, x, (post, comb), (il, "attn", hc));
+        if !fused {
+            // The FFN's residual copy comes first (see `ihc_residual_copy`).
+            self.ihc_residual = Some((x, None));
+            self.ihc_residual_copy();
+        }
         let (cur, post, comb) = self.hc_pre(il, x, (hc, fused), "ffn");
         let out = self.feed_forward(il, cur);
-        Some(self.hc_post(out, x, (post, comb), hc))
+        Some(self.hc_post(out, x, (post, comb), (il, "ffn", hc)))
     }
 
     /// hc_pre of either kind: the block input, post and (mHC) comb.
@@ -109,14 +117,21 @@ impl Builder<'_> {
         }
     }
 
-    /// hc_post of either kind: the block output mixed back into hc streams.
-    fn hc_post(&mut self, out: Id, x: Id, (post, comb): (Id, Option<Id>), hc: u64) -> Id {
+    /// hc_post of either kind: the block output mixed back into hc streams (iHC's `post` is
+    /// the block's mixes, its coefficients written here).
+    fn hc_post(
+        &mut self,
+        out: Id,
+        x: Id,
+        (post, comb): (Id, Option<Id>),
+        (il, part, hc): (usize, &str, u64),
+    ) -> Id {
         match comb {
             Some(comb) => {
                 let bytes = hc * self.et();
                 self.g.op(bytes, &[out, x, post, comb])
             }
-            None => self.ihc_post(out, x, post, hc),
+            None => self.ihc_post(out, x, post, (il, part, hc)),
         }
     }
 

@@ -39,7 +39,17 @@ impl Graph {
             .map(|d| (d as u8, devices[d].offloads_matmul_only));
         self.ops_on_weights(&mut be, offload_to);
         self.expand(&mut be);
-        // pass 4: views follow their source; an op still unassigned goes to the first backend.
+        // pass 4: a blank leaf (`Graph::blank`) goes where the first op reading it runs.
+        let mut leaf = vec![false; self.t.len()];
+        self.leafs.iter().for_each(|&l| leaf[l] = true);
+        for &id in &self.nodes {
+            for &s in &self.t[id].srcs {
+                if be[s].is_none() && leaf[s] {
+                    be[s] = be[id];
+                }
+            }
+        }
+        // Views follow their source; an op still unassigned goes to the first backend.
         let first = if devices.is_empty() { HOST } else { 0 };
         for id in 0..self.t.len() {
             if be[id].is_none() {
