@@ -39,7 +39,15 @@ impl Graph {
             .map(|d| (d as u8, devices[d].offloads_matmul_only));
         self.ops_on_weights(&mut be, offload_to);
         self.expand(&mut be);
-        // pass 4: views follow their source; an op still unassigned goes to the first backend.
+        // pass 4: a leaf made in the graph runs where its first consumer runs; views follow
+        // their source; an op still unassigned goes to the first backend.
+        for &id in &self.nodes {
+            for &s in &self.t[id].srcs {
+                if self.t[s].made_leaf && be[s].is_none() && be[id].is_some() {
+                    be[s] = be[id];
+                }
+            }
+        }
         let first = if devices.is_empty() { HOST } else { 0 };
         for id in 0..self.t.len() {
             if be[id].is_none() {
