@@ -43,13 +43,6 @@ const GRAPH_REPLAYED: &[&str] = &["deepseek4-dsv4"];
 /// DeltaNet and QSA layers are replayed; the MoE routing is written coarsely).
 const WITHIN_10: &[&str] = &["qwen4exp-qsa", "qwen4exp-nopool", "qwen4exp-ple"];
 
-/// Cases of those models not yet within 10 %, by a flag the case has: qwen4exp-ple with one
-/// slot at 4096 cells (the q8_0 set) is 17.85 MiB estimated on the device for 15.64 printed,
-/// while the same graph without the PLE layer (qwen4exp-qsa, 18.39 printed) is 18.12: a
-/// placement around the PLE layer the replay does not reproduce (the 16k, four-slot and -fa off
-/// sets agree within 5 %).
-const NOT_YET_10: &[(&str, &str)] = &[("qwen4exp-ple", "q8_0")];
-
 /// The flag sets (every one with the whole model on the RPC device).
 const FLAG_SETS: &[&[&str]] = &[
     &["-c", "4096"],
@@ -77,10 +70,7 @@ fn qsa_indexer_caches_match_the_real_server() {
     for model in MODELS.iter().filter(picked) {
         for flags in FLAG_SETS {
             let replayed = GRAPH_REPLAYED.contains(model);
-            let loose = NOT_YET_10
-                .iter()
-                .any(|(m, f)| m == model && flags.contains(f));
-            let within_10 = replayed || (WITHIN_10.contains(model) && !loose);
+            let within_10 = replayed || WITHIN_10.contains(model);
             let r = check(&t, &rpc_bin, &dir, model, flags, (None, within_10));
             rows.push(format!("| {} |", r.cells.join(" | ")));
             bad.extend(r.bad);

@@ -53,6 +53,8 @@ struct Tensor {
     not_matmul: bool,
     /// A view that is an op for the scheduler (`set_rows` into a tensor of the graph).
     sched_op: bool,
+    /// A leaf the graph makes (`Graph::leaf`), not a graph input.
+    made_leaf: bool,
 }
 
 /// A tensor held by a buffer other than the compute buffers.
@@ -114,13 +116,14 @@ impl Graph {
         id
     }
 
-    /// A tensor the graph creates without data for an op to fill (`ggml_new_tensor`, then
-    /// `ggml_fill`): a graph leaf, so ggml-alloc places it before any node
-    /// (`ggml_gallocr_alloc_graph_impl` allocates the leafs first; a device's input copies come
-    /// after, at their split), on the backend of the first op that reads it.
-    pub fn blank(&mut self, bytes: u64) -> Id {
+    /// A tensor the graph makes with no op (`ggml_new_tensor`, then filled by an op, e.g.
+    /// `ggml_fill`): a graph leaf, which ggml-alloc places in its leaf pass before any node
+    /// (`ggml_gallocr_alloc_graph_impl`; a device's input copies come after, at their split), on
+    /// the backend of its first consumer (the scheduler's pass 4).
+    pub fn leaf(&mut self, bytes: u64) -> Id {
         let id = self.push(Tensor {
             bytes,
+            made_leaf: true,
             ..Tensor::default()
         });
         self.leafs.push(id);
@@ -379,7 +382,8 @@ impl Graph {
         for id in first {
             let (b, bytes) = (slot(seq.info[id].backend), seq.info[id].bytes);
             addr[id] = Some(a[b].alloc(bytes));
-            if n_copies > 1 {
+            // a leaf made in the graph is no graph input: the scheduler keeps one of it
+            if n_copies > 1 && !self.t.get(id).is_some_and(|t| t.made_leaf) {
                 (1..n_copies).for_each(|_| {
                     a[b].alloc(bytes);
                 });
@@ -472,12 +476,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_blank_leaf_is_placed_before_any_node() {
+    fn a_made_leaf_is_placed_before_any_node() {
         let mut g = Graph::default();
         let i = g.input(128);
         let a = g.op(1024, &[i]);
         let b = g.op(1024, &[a]); // a's block free after this
-        let z = g.blank(1024);
+        let z = g.leaf(1024);
         let f = g.inplace(1024, &[z]); // filled in place
         let _ = g.op(64, &[b, f]); // takes a's hole
 
@@ -508,5 +512,33 @@ mod tests {
         let _ = g.op(1024, &[b]);
         // a is freed after b (its view's only consumer) ran: the last op reuses a's block.
         assert_eq!(g.buffer_size(32), 2048);
+    }
+
+    #[test]
+    fn a_made_leaf_goes_first_on_its_consumers_device() {
+        let mut g = Graph::default();
+        let i = g.input(100);
+        let w = g.weight(4096, 0);
+        let x = g.op(1024, &[w, i]);
+        let l = g.leaf(512);
+        let _ = g.op(1024, &[x, l]);
+        let dev = DeviceBuffer {
+            align: 32,
+            offloads: false,
+            offloads_matmul_only: false,
+        };
+        let b = g.buffer_sizes(&[dev], 32, 1);
+        // the device: the leaf (512), then the input's copy (128), x (1024), the last op (1024)
+        assert_eq!(b.devices, vec![512 + 128 + 1024 + 1024]);
+        assert_eq!(b.host, 128);
+        // a leaf read on the host stays there (no copy, nothing on the device)
+        let mut g = Graph::default();
+        let i = g.input(100);
+        let w = g.weight(4096, HOST);
+        let x = g.op(1024, &[w, i]);
+        let l = g.leaf(512);
+        let _ = g.op(1024, &[x, l]);
+        let b = g.buffer_sizes(&[dev], 32, 1);
+        assert_eq!((b.devices, b.host), (vec![0], 128 + 512 + 1024 + 1024));
     }
 }

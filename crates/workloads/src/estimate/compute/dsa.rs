@@ -39,7 +39,7 @@ impl SparseMask {
         let k = top_k.min(n_kv);
         // build_attn: the zero rows the top-k positions get (a leaf, so placed before any node;
         // filled in place), expanded first as set_rows' first source.
-        let zeros = g.blank(k * t * F32);
+        let zeros = g.leaf(k * t * F32);
         let zeros = g.inplace(k * t * F32, &[zeros]);
         let top = match self.full {
             Some([w_q, w_proj, cache]) => {

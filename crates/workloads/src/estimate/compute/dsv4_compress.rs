@@ -178,7 +178,7 @@ impl Builder<'_> {
     fn dsv4_top_k_mask(&mut self, il: usize, (x, qr): (Id, Id), s: &Shape, ins: &Inputs) -> Id {
         let t = self.cur_t;
         let (n_raw, n_csa) = (s.cells[0], s.cells[1]);
-        let zeros = self.g.blank(s.top_k * t * s.mask_el); // a leaf: placed before any node
+        let zeros = self.g.leaf(s.top_k * t * s.mask_el); // a leaf: placed before any node
         let zeros = self.g.inplace(s.top_k * t * s.mask_el, &[zeros]); // fill
         let [q_b, proj] = self.weights(il, ["indexer.attn_q_b.weight", "indexer.proj.weight"]);
         let qb = s.idx_heads * s.idx_dim * t * F32;

@@ -216,7 +216,7 @@ fn kpool_select(
     let ik = g.inplace(row, &[ik, n_w]);
     let ik = g.inplace(row, &[ik, n_b]);
     let ig = g.op(row, &[w_gate, x]);
-    let pz = g.blank(row); // a leaf: placed before any node
+    let pz = g.leaf(row); // a leaf: placed before any node
     let pz = g.inplace(row, &[pz]); // filled with 0
     let kg = g.op(2 * row, &[ik, ig]);
     let packed = g.op(3 * row, &[kg, pz]);
@@ -259,11 +259,11 @@ fn scatter_mask(
 ) -> Id {
     let el = g.bytes(mask) / (n_kv * t).max(1);
     // Leaves (placed before any node), filled in place.
-    let leaf = g.blank((n_kv + n_sel) * el);
+    let leaf = g.leaf((n_kv + n_sel) * el);
     let fill = g.inplace((n_kv + n_sel) * el, &[leaf]);
     let all = g.op((n_kv + n_sel) * t * el, &[fill]); // repeat
     let all = g.view(all);
-    let zl = g.blank(n_sel * el);
+    let zl = g.leaf(n_sel * el);
     let zf = g.inplace(n_sel * el, &[zl]);
     let zeros = g.op(n_sel * t * el, &[zf]);
     let zeros = g.view(zeros);

@@ -68,7 +68,7 @@ impl QsaMask {
             n_sel, kpool: kp, ..
         } = self.inputs.shape;
         let (el, n_kv) = (self.el, self.n_kv);
-        let zeros = g.op(n_sel * el, &[]);
+        let zeros = g.leaf(n_sel * el);
         let zeros = g.inplace(n_sel * el, &[zeros]); // fill 0
         let zeros = g.op(n_sel * t * el, &[zeros]); // repeat
         let zeros = g.view(zeros);
@@ -94,7 +94,7 @@ impl QsaMask {
         let idx = g.inplace(sel, &[idx, dump]); // add
         let idx = g.op(sel, &[idx]); // cast to I32
         let idx = g.view(idx);
-        let all = g.op((n_kv + n_sel) * el, &[]);
+        let all = g.leaf((n_kv + n_sel) * el);
         let all = g.inplace((n_kv + n_sel) * el, &[all]); // fill -inf
         let all = g.op((n_kv + n_sel) * t * el, &[all]); // repeat
         let all = g.view(all);
@@ -229,7 +229,7 @@ impl Builder<'_> {
         let g = &mut self.g;
         // the raw key | zeros, written into the indexer cache (cpy_k)
         let k_raw = g.op(hs * t * F32, &[w_k, x]);
-        let zero = g.op(hs * t * F32, &[]);
+        let zero = g.leaf(hs * t * F32);
         let zero = g.inplace(hs * t * F32, &[zero]); // fill
         let packed = g.op(2 * hs * t * F32, &[k_raw, zero]);
         let packed = g.view(packed);
@@ -240,7 +240,7 @@ impl Builder<'_> {
         let q = g.inplace(qb, &[q]); // rms_norm of the reshape
         let q = g.inplace(qb, &[q, w_qn]);
         let q = g.inplace(qb, &[q, pos]); // rope_multi
-        let w = g.op(nh * t * F32, &[]);
+        let w = g.leaf(nh * t * F32);
         let w = g.inplace(nh * t * F32, &[w]); // fill 1/sqrt(head size)
         let score = g.op(n_pool * t * F32, &[q, keys, w, inp.pool_mask]);
         let top = g.op(n_top * t * 4, &[score]);

@@ -39,12 +39,10 @@ impl Graph {
             .map(|d| (d as u8, devices[d].offloads_matmul_only));
         self.ops_on_weights(&mut be, offload_to);
         self.expand(&mut be);
-        // pass 4: a blank leaf (`Graph::blank`) goes where the first op reading it runs.
-        let mut leaf = vec![false; self.t.len()];
-        self.leafs.iter().for_each(|&l| leaf[l] = true);
+        // pass 4: a leaf made in the graph (`Graph::leaf`) runs where its first consumer runs.
         for &id in &self.nodes {
             for &s in &self.t[id].srcs {
-                if be[s].is_none() && leaf[s] {
+                if self.t[s].made_leaf && be[s].is_none() && be[id].is_some() {
                     be[s] = be[id];
                 }
             }
