@@ -83,7 +83,7 @@ pub fn reading_from_snapshot(snap: &Snapshot, pid: u32) -> GpuMemoryReading {
         let reason = p
             .usage
             .iter()
-            .find_map(|u| u.unavailable_reason.clone())
+            .find_map(|u| u.unavailable_reason.as_deref().map(str::to_string))
             .unwrap_or_else(|| "its GPU memory was not reported".into());
         return GpuMemoryReading::Unknown { reason };
     }

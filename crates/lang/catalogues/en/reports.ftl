@@ -471,3 +471,53 @@ report-src-drm-only-nvml = no DRM devices besides those NVML reports; { $count -
        *[other] { $count } clients
     } on NVIDIA devices skipped (NVML reports them)
 report-src-drm-unreadable = { $first }; descriptors of { $count } processes not readable (permission denied; run as root to see other users)
+
+## Sentences found while collecting (gpuledger_lang::Said): the snapshot's notes
+report-note-pods-by-uid = { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    } in Kubernetes pods shown by pod UID: { $why }
+report-note-pid-namespace = gpuledger runs inside a PID namespace (a container: { $why }); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them
+report-note-proc-unreadable = { $count ->
+        [one] { $count } GPU process has a /proc entry that could not be read: { $first }
+       *[other] { $count } GPU processes have a /proc entry that could not be read: { $first } (and others)
+    }
+report-note-proc-unseen = { $count ->
+        [one] { $count } GPU process is
+       *[other] { $count } GPU processes are
+    } not visible in { $root } (exited during the round, or in another PID namespace)
+report-note-wsl2 = running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host
+report-note-no-gpu = no GPU found by any source (see `gpuledger selftest`)
+report-note-doubted-owners = { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    } (PID { $pids }) in a pod- or job-shaped cgroup outside the kubelet's and slurmd's cgroup roots, shown as the user or unit it sits in, not as a pod or job: see `explain PID`
+report-note-replay-v1 = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) system memory and busy % per engine type, nor (recorded by an older gpuledger) the type (C/G) of each use
+report-note-replay-v2 = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) the type (C/G) of each use
+report-note-replay = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type, and the workload, estimate and type (C/G) last identified for each process; it does not keep listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits
+report-note-drm-dedupe-rule = DRM clients de-duplicated by (drm-pdev, drm-client-id): a client open on several descriptors counts once; a client shared by several processes is charged to one holder (PID 1 and systemd descriptor holders last, then the lowest PID) and shown as 0 with a note on the others
+report-note-drm-dedupe = { $rule } ({ $dup ->
+        [one] { $dup } client
+       *[other] { $dup } clients
+    } on several descriptors of one process, { $shared } shared between processes)
+report-note-kfd-without-drm = { $count ->
+        [one] { $count } process has /dev/kfd (ROCm) open but no DRM node: its GPU memory cannot be attributed
+       *[other] { $count } processes have /dev/kfd (ROCm) open but no DRM node: their GPU memory cannot be attributed
+    }
+report-note-fdinfo-line = { $path } line { $line }: { $text }: { $why }
+report-note-fdinfo-more = { $count } more malformed fdinfo lines not listed
+
+## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)
+report-why-drm-no-memory-keys = { $driver } prints no memory keys in fdinfo on this kernel
+report-why-drm-no-memory-keys-unnamed = the driver prints no memory keys in fdinfo on this kernel
+report-why-drm-line-malformed = { $path } line { $line } is malformed, so the { $region } figure is unknown
+report-why-drm-malformed = { $path } is malformed, so the { $region } figure is unknown
+report-why-engines-kfd = ROCm compute (/dev/kfd open): the amdkfd driver does not report engine time in fdinfo, so GPU % is unknown, not 0 %
+report-why-engines-shared = engine time is charged to the process that holds the shared client
+report-why-engines-first = first sample of this DRM client: engine use is a rate and needs a second round
+report-why-nvml-wddm = NVML reports per-process memory as not available under WDDM (Windows manages video memory)
+report-why-nvml-not-available = NVML reports this process's memory as not available (MIG without privileges, or not tracked by the driver)
+report-why-wddm-no-instance = no { $counter } instance for this process
+report-why-wddm-counter-invalid = { $counter }: counter status not valid
+report-why-wddm-new-instance = no earlier WDDM reading of this process's engines (new since the last round)
+report-why-wddm-no-engine = no GPU Engine instance for this process
