@@ -283,7 +283,8 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool, lang: Lang
             if targets[i].confirmed_sensitive {
                 continue;
             }
-            let why = gpuledger_views::term_safe_text(why);
+            let why = why.in_lang(lang);
+            let why = gpuledger_views::term_safe_text(&why);
             let pid = targets[i].target.pid;
             let _ = write!(err, "{}", kill_view::prompt_second(&why, pid, lang));
             let _ = err.flush();

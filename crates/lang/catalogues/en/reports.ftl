@@ -521,3 +521,19 @@ report-why-wddm-no-instance = no { $counter } instance for this process
 report-why-wddm-counter-invalid = { $counter }: counter status not valid
 report-why-wddm-new-instance = no earlier WDDM reading of this process's engines (new since the last round)
 report-why-wddm-no-engine = no GPU Engine instance for this process
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 is not a single process (kill(2) would signal our own process group)
+report-guard-pid-range = PID { $pid } is out of range (it would be a negative pid_t, which signals a group)
+report-guard-init = PID 1 is init: killing it brings down the whole system (or container)
+report-guard-windows-system = PID 4 is the Windows System process
+report-guard-self = this is gpuledger itself
+report-guard-ancestor = this is a parent of gpuledger (the shell or program that started it)
+report-guard-kernel-thread = { $name } is a kernel thread: signals cannot end it and it holds no user memory
+report-guard-thread = { $pid } is a thread of process { $tgid }, not a process: kill PID { $tgid } to end it
+report-guard-critical-flag = { $name } is marked critical by Windows: terminating it crashes the machine
+report-guard-windows-critical = { $name } is a critical Windows system process: terminating it crashes or logs out the machine
+report-guard-ends-display = looks like a display server, compositor or desktop shell: killing it ends the graphical session and every window in it
+report-guard-ends-shell = is a shell or session process (a login shell, sshd, tmux, screen): ending it can close your terminal session and what runs in it
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name } (its program is { $program }) { $ends }

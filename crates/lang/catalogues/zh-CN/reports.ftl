@@ -468,3 +468,19 @@ report-why-wddm-no-instance = 这个进程没有 { $counter } 计数器实例
 report-why-wddm-counter-invalid = { $counter }：计数器状态无效
 report-why-wddm-new-instance = 此前没有这个进程引擎的 WDDM 读数（上一轮之后才出现）
 report-why-wddm-no-engine = 这个进程没有 GPU Engine 计数器实例
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 不是单个进程（kill(2) 会向我们自己的进程组发送信号）
+report-guard-pid-range = PID { $pid } 超出范围（它会成为负的 pid_t，那是向整个进程组发送信号）
+report-guard-init = PID 1 是 init：终止它会让整个系统（或容器）停机
+report-guard-windows-system = PID 4 是 Windows 的 System 进程
+report-guard-self = 这是 gpuledger 自己
+report-guard-ancestor = 这是 gpuledger 的父进程（启动它的 shell 或程序）
+report-guard-kernel-thread = { $name } 是内核线程：信号无法结束它，它也不占用用户内存
+report-guard-thread = { $pid } 是进程 { $tgid } 的一个线程，不是进程：要结束它，请终止 PID { $tgid }
+report-guard-critical-flag = { $name } 被 Windows 标记为关键进程：终止它会让系统崩溃
+report-guard-windows-critical = { $name } 是 Windows 的关键系统进程：终止它会让系统崩溃或注销当前用户
+report-guard-ends-display = 看起来是显示服务器、窗口合成器或桌面外壳：终止它会结束整个图形会话及其中的所有窗口
+report-guard-ends-shell = 是 shell 或会话进程（登录 shell、sshd、tmux、screen）：结束它可能会关闭你的终端会话及其中运行的一切
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name }（其程序为 { $program }）{ $ends }

@@ -469,3 +469,19 @@ report-why-wddm-no-instance = 這個處理程序沒有 { $counter } 計數器執
 report-why-wddm-counter-invalid = { $counter }：計數器狀態無效
 report-why-wddm-new-instance = 先前沒有這個處理程序引擎的 WDDM 讀數（上一輪之後才出現）
 report-why-wddm-no-engine = 這個處理程序沒有 GPU Engine 計數器執行個體
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 不是單一處理程序（kill(2) 會對我們自己的處理程序群組送出訊號）
+report-guard-pid-range = PID { $pid } 超出範圍（它會成為負的 pid_t，那是對整個處理程序群組送出訊號）
+report-guard-init = PID 1 是 init：終止它會讓整個系統（或容器）停擺
+report-guard-windows-system = PID 4 是 Windows 的 System 處理程序
+report-guard-self = 這是 gpuledger 本身
+report-guard-ancestor = 這是 gpuledger 的父處理程序（啟動它的 shell 或程式）
+report-guard-kernel-thread = { $name } 是核心執行緒：訊號無法結束它，它也不佔用使用者記憶體
+report-guard-thread = { $pid } 是處理程序 { $tgid } 的執行緒，不是處理程序：要結束它，請終止 PID { $tgid }
+report-guard-critical-flag = { $name } 被 Windows 標記為關鍵處理程序：終止它會讓系統當機
+report-guard-windows-critical = { $name } 是 Windows 的關鍵系統處理程序：終止它會讓系統當機或登出目前的使用者
+report-guard-ends-display = 看起來是顯示伺服器、視窗合成器或桌面殼層：終止它會結束整個圖形工作階段及其中的所有視窗
+report-guard-ends-shell = 是 shell 或工作階段處理程序（登入 shell、sshd、tmux、screen）：結束它可能會關閉你的終端機工作階段及其中執行的一切
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name }（其程式為 { $program }）{ $ends }

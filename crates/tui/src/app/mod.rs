@@ -311,7 +311,7 @@ impl App {
         let old = self.snapshot.replace(upd.snapshot);
         // What the kill mechanism found out on its own (refusals, permission): shown as it said.
         if let Some(m) = self.terminator.poll_messages().pop() {
-            self.message = Some(m);
+            self.message = Some(m.in_lang(self.lang));
         }
         self.verify_kills(now);
         self.rebuild();
