@@ -537,3 +537,4 @@ report-guard-ends-display = looks like a display server, compositor or desktop s
 report-guard-ends-shell = is a shell or session process (a login shell, sshd, tmux, screen): ending it can close your terminal session and what runs in it
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name } (its program is { $program }) { $ends }
+report-selftest-process-gap = per-process memory: { $reason }

@@ -484,3 +484,4 @@ report-guard-ends-display = 看起来是显示服务器、窗口合成器或桌�
 report-guard-ends-shell = 是 shell 或会话进程（登录 shell、sshd、tmux、screen）：结束它可能会关闭你的终端会话及其中运行的一切
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name }（其程序为 { $program }）{ $ends }
+report-selftest-process-gap = 每个进程的显存：{ $reason }

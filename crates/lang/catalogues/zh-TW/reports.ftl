@@ -485,3 +485,4 @@ report-guard-ends-display = 看起來是顯示伺服器、視窗合成器或桌�
 report-guard-ends-shell = 是 shell 或工作階段處理程序（登入 shell、sshd、tmux、screen）：結束它可能會關閉你的終端機工作階段及其中執行的一切
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name }（其程式為 { $program }）{ $ends }
+report-selftest-process-gap = 各處理程序的顯示記憶體：{ $reason }
