@@ -538,3 +538,9 @@ report-guard-ends-shell = is a shell or session process (a login shell, sshd, tm
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name } (its program is { $program }) { $ends }
 report-selftest-process-gap = per-process memory: { $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = no NVML view of this device: the NVML columns and the first context's cost are unknown
+report-probe-note-device-wide = NVML's used memory is device-wide: other processes allocating or freeing during the probe show up in the NVML columns
+report-probe-note-not-released = some memory did not show as free again within { $reads } reads { $ms } ms apart; the driver may release it later
+report-probe-note-nvml-not-loaded = NVML could not be loaded: { $problem }

@@ -485,3 +485,9 @@ report-guard-ends-shell = 是 shell 或会话进程（登录 shell、sshd、tmux
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name }（其程序为 { $program }）{ $ends }
 report-selftest-process-gap = 每个进程的显存：{ $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = 看不到这个设备的 NVML 数据：NVML 各列和第一个上下文的开销未知
+report-probe-note-device-wide = NVML 的已用显存是整个设备的：探测期间其他进程分配或释放的显存也会出现在 NVML 各列中
+report-probe-note-not-released = 有些内存在 { $reads } 次读取（每次间隔 { $ms } ms）内没有重新显示为空闲；驱动可能稍后才释放
+report-probe-note-nvml-not-loaded = 无法加载 NVML：{ $problem }

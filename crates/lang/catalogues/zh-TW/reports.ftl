@@ -486,3 +486,9 @@ report-guard-ends-shell = 是 shell 或工作階段處理程序（登入 shell�
 report-guard-session = { $name } { $ends }
 report-guard-session-program = { $name }（其程式為 { $program }）{ $ends }
 report-selftest-process-gap = 各處理程序的顯示記憶體：{ $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = 看不到這個裝置的 NVML 資料：NVML 各欄與第一個上下文的開銷未知
+report-probe-note-device-wide = NVML 的已用顯示記憶體是整個裝置的：探測期間其他處理程序配置或釋放的顯示記憶體也會出現在 NVML 各欄中
+report-probe-note-not-released = 有些記憶體在 { $reads } 次讀取（每次間隔 { $ms } ms）內沒有重新顯示為可用；驅動程式可能稍後才釋放
+report-probe-note-nvml-not-loaded = 無法載入 NVML：{ $problem }
