@@ -207,3 +207,57 @@ fn a_note_in_chinese() {
         "2 個 GPU 處理程序在 /proc 中看不到（在本輪收集期間已結束，或在另一個 PID 命名空間中）"
     );
 }
+
+/// The DRM round's finding: the English `format!` wrote, with and without the optional parts.
+#[test]
+fn drm_round_english_as_before() {
+    use gpuledger_lang::said::Arg;
+    let round = |devices: usize,
+                 clients: usize,
+                 sysfs: Said,
+                 read: usize,
+                 procs: &str,
+                 entries: usize,
+                 remarks: Said| {
+        said(
+            "report-src-drm-round",
+            vec![
+                ("devices", devices.into()),
+                ("names", "card0, card1".into()),
+                ("clients", clients.into()),
+                ("sysfs", sysfs.into()),
+                ("read", read.into()),
+                ("procs", procs.into()),
+                ("entries", entries.into()),
+                ("remarks", remarks.into()),
+            ],
+        )
+    };
+    let none = || Said::verbatim("");
+    assert_eq!(
+        round(1, 1, none(), 1, "1", 1, none()).as_str(),
+        "1 DRM device (card0, card1), 1 client on 1 descriptor in 1 process; de-duplicated by (drm-pdev, drm-client-id)"
+    );
+    let sysfs = said("report-src-drm-no-sysfs", vec![("error", "EACCES".into())]);
+    let remarks = said(
+        "report-src-drm-remarks",
+        vec![(
+            "items",
+            Arg::List(vec![
+                said("report-src-drm-vanished", vec![("count", 2.into())]),
+                said("report-src-drm-skipped-nvml", vec![("count", 1.into())]),
+                said("report-src-drm-unreadable-procs", vec![("count", 3.into())]),
+                said("report-src-drm-dxg", vec![("count", 1.into())]),
+            ]),
+        )],
+    );
+    let s = round(2, 0, sysfs, 5, "2", 3, remarks);
+    assert_eq!(
+        s.as_str(),
+        "2 DRM devices (card0, card1), 0 clients; no sysfs device data: EACCES on 5 descriptors in 2 processes; de-duplicated by (drm-pdev, drm-client-id); 2 descriptors closed during the round; 1 client on NVIDIA devices skipped (NVML reports them); descriptors of 3 processes not readable (permission denied; other users' GPU use needs root); 1 process with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)"
+    );
+    assert_eq!(
+        s.in_lang(Lang::ZhCn),
+        "2 个 DRM 设备（card0, card1），0 个客户端；没有 sysfs 设备数据：EACCES，分布在 2 个进程的 5 个文件描述符上；已按 (drm-pdev, drm-client-id) 去重；2 个文件描述符在本轮中被关闭；已跳过 NVIDIA 设备上的 1 个客户端（由 NVML 报告）；3 个进程的文件描述符无法读取（权限不足；要看到其他用户的 GPU 使用需要 root）；1 个进程打开了 /dev/dxg（WSL2 GPU 半虚拟化：由 dxg 数据源测量，而不是 fdinfo）"
+    );
+}

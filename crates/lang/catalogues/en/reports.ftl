@@ -544,3 +544,36 @@ report-probe-note-no-nvml = no NVML view of this device: the NVML columns and th
 report-probe-note-device-wide = NVML's used memory is device-wide: other processes allocating or freeing during the probe show up in the NVML columns
 report-probe-note-not-released = some memory did not show as free again within { $reads } reads { $ms } ms apart; the driver may release it later
 report-probe-note-nvml-not-loaded = NVML could not be loaded: { $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices ->
+        [one] { $devices } DRM device
+       *[other] { $devices } DRM devices
+    } ({ $names }), { $clients ->
+        [one] { $clients } client
+       *[other] { $clients } clients
+    }{ $sysfs } on { $read ->
+        [one] { $read } descriptor
+       *[other] { $read } descriptors
+    } in { $procs } { $entries ->
+        [one] process
+       *[other] processes
+    }; de-duplicated by (drm-pdev, drm-client-id){ $remarks }
+report-src-drm-no-sysfs = ; no sysfs device data: { $error }
+report-src-drm-remarks = ; { $items }
+report-src-drm-vanished = { $count ->
+        [one] { $count } descriptor
+       *[other] { $count } descriptors
+    } closed during the round
+report-src-drm-skipped-nvml = { $count ->
+        [one] { $count } client
+       *[other] { $count } clients
+    } on NVIDIA devices skipped (NVML reports them)
+report-src-drm-unreadable-procs = descriptors of { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } not readable (permission denied; other users' GPU use needs root)
+report-src-drm-dxg = { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)

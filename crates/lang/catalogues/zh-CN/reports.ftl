@@ -491,3 +491,12 @@ report-probe-note-no-nvml = 看不到这个设备的 NVML 数据：NVML 各列�
 report-probe-note-device-wide = NVML 的已用显存是整个设备的：探测期间其他进程分配或释放的显存也会出现在 NVML 各列中
 report-probe-note-not-released = 有些内存在 { $reads } 次读取（每次间隔 { $ms } ms）内没有重新显示为空闲；驱动可能稍后才释放
 report-probe-note-nvml-not-loaded = 无法加载 NVML：{ $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices } 个 DRM 设备（{ $names }），{ $clients } 个客户端{ $sysfs }，分布在 { $procs } 个进程的 { $read } 个文件描述符上；已按 (drm-pdev, drm-client-id) 去重{ $remarks }
+report-src-drm-no-sysfs = ；没有 sysfs 设备数据：{ $error }
+report-src-drm-remarks = ；{ $items }
+report-src-drm-vanished = { $count } 个文件描述符在本轮中被关闭
+report-src-drm-skipped-nvml = 已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
+report-src-drm-unreadable-procs = { $count } 个进程的文件描述符无法读取（权限不足；要看到其他用户的 GPU 使用需要 root）
+report-src-drm-dxg = { $count } 个进程打开了 /dev/dxg（WSL2 GPU 半虚拟化：由 dxg 数据源测量，而不是 fdinfo）

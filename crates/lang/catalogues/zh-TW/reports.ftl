@@ -492,3 +492,12 @@ report-probe-note-no-nvml = 看不到這個裝置的 NVML 資料：NVML 各欄�
 report-probe-note-device-wide = NVML 的已用顯示記憶體是整個裝置的：探測期間其他處理程序配置或釋放的顯示記憶體也會出現在 NVML 各欄中
 report-probe-note-not-released = 有些記憶體在 { $reads } 次讀取（每次間隔 { $ms } ms）內沒有重新顯示為可用；驅動程式可能稍後才釋放
 report-probe-note-nvml-not-loaded = 無法載入 NVML：{ $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices } 個 DRM 裝置（{ $names }），{ $clients } 個用戶端{ $sysfs }，分布在 { $procs } 個處理程序的 { $read } 個檔案描述元上；已依 (drm-pdev, drm-client-id) 去除重複{ $remarks }
+report-src-drm-no-sysfs = ；沒有 sysfs 裝置資料：{ $error }
+report-src-drm-remarks = ；{ $items }
+report-src-drm-vanished = { $count } 個檔案描述元在本輪中被關閉
+report-src-drm-skipped-nvml = 已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
+report-src-drm-unreadable-procs = { $count } 個處理程序的檔案描述元無法讀取（權限不足；要看到其他使用者的 GPU 使用需要 root）
+report-src-drm-dxg = { $count } 個處理程序開啟了 /dev/dxg（WSL2 GPU 半虛擬化：由 dxg 資料來源測量，而不是 fdinfo）

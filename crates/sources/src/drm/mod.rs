@@ -262,11 +262,3 @@ impl DrmSource {
         self.index.as_ref()
     }
 }
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
