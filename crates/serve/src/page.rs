@@ -8,7 +8,8 @@
 //!
 //! Its language ([`choose_lang`]): the `lang` query parameter (the page's switch), else the
 //! browser's `Accept-Language`, else the server's `--lang`. The HTML is sent in it ([`html_in`]),
-//! and `/api/v1/words` (with the page's own `page-…` messages) answers in it; the machine
+//! and `/api/v1/words` (with the page's own `page-…` messages) and `/api/v1/said` (the round's
+//! sentences, [`said_json`]) answer in it; the machine
 //! endpoints (`/metrics`, `/api/v1/snapshot`, `/api/v1/history`) are the same in every language.
 
 use gpuledger_lang::{from_accept_language, Lang, Said};
