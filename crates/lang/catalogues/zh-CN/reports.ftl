@@ -493,7 +493,9 @@ report-probe-note-not-released = 有些内存在 { $reads } 次读取（每次�
 report-probe-note-nvml-not-loaded = 无法加载 NVML：{ $problem }
 
 ## the DRM round's finding (SourceStatus::detail of drm)
-report-src-drm-round = { $devices } 个 DRM 设备（{ $names }），{ $clients } 个客户端{ $sysfs }，分布在 { $procs } 个进程的 { $read } 个文件描述符上；已按 (drm-pdev, drm-client-id) 去重{ $remarks }
+report-src-drm-round = { $devices } 个 DRM 设备（{ $names }），{ $clients } 个客户端{ $sysfs }，分布在 { $procs } { $entries ->
+       *[other] 个进程
+    }的 { $read } 个文件描述符上；已按 (drm-pdev, drm-client-id) 去重{ $remarks }
 report-src-drm-no-sysfs = ；没有 sysfs 设备数据：{ $error }
 report-src-drm-remarks = ；{ $items }
 report-src-drm-vanished = { $count } 个文件描述符在本轮中被关闭

@@ -494,7 +494,9 @@ report-probe-note-not-released = 有些記憶體在 { $reads } 次讀取（每�
 report-probe-note-nvml-not-loaded = 無法載入 NVML：{ $problem }
 
 ## the DRM round's finding (SourceStatus::detail of drm)
-report-src-drm-round = { $devices } 個 DRM 裝置（{ $names }），{ $clients } 個用戶端{ $sysfs }，分布在 { $procs } 個處理程序的 { $read } 個檔案描述元上；已依 (drm-pdev, drm-client-id) 去除重複{ $remarks }
+report-src-drm-round = { $devices } 個 DRM 裝置（{ $names }），{ $clients } 個用戶端{ $sysfs }，分布在 { $procs } { $entries ->
+       *[other] 個處理程序
+    }的 { $read } 個檔案描述元上；已依 (drm-pdev, drm-client-id) 去除重複{ $remarks }
 report-src-drm-no-sysfs = ；沒有 sysfs 裝置資料：{ $error }
 report-src-drm-remarks = ；{ $items }
 report-src-drm-vanished = { $count } 個檔案描述元在本輪中被關閉
