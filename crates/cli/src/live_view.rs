@@ -1,8 +1,9 @@
 //! `gpuledger` with no sub-command: the live terminal view (crates/tui).
 
 use crate::Global;
-use gpuledger_actions::kill::guard::Verdict;
+use gpuledger_actions::kill::guard::{self, Verdict};
 use gpuledger_actions::kill::{InspectError, KillOptions, Killer, Target};
+use gpuledger_lang::Said;
 use gpuledger_tui::actions::session_critical;
 use gpuledger_tui::{Check, Options, Termination, Terminator, ThemeKind};
 use std::process::ExitCode;
@@ -16,7 +17,7 @@ use std::time::Duration;
 /// (refused, permission denied) comes back as a message.
 struct ActionsTerminator {
     killer: Killer,
-    messages: Arc<Mutex<Vec<String>>>,
+    messages: Arc<Mutex<Vec<Said>>>,
 }
 
 impl Terminator for ActionsTerminator {
@@ -24,16 +25,16 @@ impl Terminator for ActionsTerminator {
         let info = match self.killer.inspect(pid) {
             Ok(info) => info,
             Err(InspectError::NotFound) => {
-                return Check::Refused("no such process any more".into())
+                return Check::Refused(Said::new("tui-check-gone", vec![]))
             }
+            // The system's own words (and the PID guard's, said in English by `inspect`):
+            // asked again below in the view's language where the guard has them.
             Err(InspectError::PermissionDenied(why)) | Err(InspectError::Other(why)) => {
-                return Check::Refused(why)
+                return Check::Refused(guard::invalid_pid(pid).unwrap_or_else(|| why.into()))
             }
         };
         if start_time.is_some_and(|st| st != info.start_time) {
-            return Check::Refused(
-                "the PID now names a different process than the one listed (PID reused)".into(),
-            );
+            return Check::Refused(Said::new("tui-check-pid-reused", vec![]));
         }
         match self.killer.verdict(&info) {
             Verdict::Refused(why) => Check::Refused(why),
@@ -65,17 +66,24 @@ impl Terminator for ActionsTerminator {
                 let out = Killer::new().kill(&target, &opts, None);
                 if !out.signalled() {
                     if let Ok(mut m) = messages.lock() {
-                        m.push(format!("PID {pid}: {}", out.message));
+                        let args = vec![
+                            ("pid", pid.to_string().into()),
+                            ("message", out.message.into()),
+                        ];
+                        m.push(Said::new("tui-kill-pid-message", args));
                     }
                 }
             });
         match spawned {
             Ok(_) => Termination::Requested,
-            Err(e) => Termination::Refused(format!("could not start the kill: {e}")),
+            Err(e) => {
+                let args = vec![("error", e.to_string().into())];
+                Termination::Refused(Said::new("tui-kill-not-started", args))
+            }
         }
     }
 
-    fn poll_messages(&self) -> Vec<String> {
+    fn poll_messages(&self) -> Vec<Said> {
         self.messages
             .lock()
             .map(|mut m| std::mem::take(&mut *m))

@@ -5,6 +5,7 @@
 //! each free until the memory is back. Everything allocated is held by a `Session` guard that
 //! releases it on every path out: success, error, or interruption.
 
+use gpuledger_lang::Said;
 use std::alloc::Layout;
 use std::ffi::c_void;
 use std::path::PathBuf;
@@ -571,25 +572,19 @@ pub(crate) fn open_device(cuda: &Cuda, ordinal: i32) -> Result<(CuDevice, Device
 }
 
 /// The report's notes: what the NVML columns can be trusted for, and any release not seen.
-fn notes(opts: &ProbeOptions<'_>, context: &ContextCost, rows: &[Row]) -> Vec<String> {
+fn notes(opts: &ProbeOptions<'_>, context: &ContextCost, rows: &[Row]) -> Vec<Said> {
     let mut notes = Vec::new();
     if opts.nvml.is_none() || context.first_by_nvml.is_none() {
-        notes.push(
-            "no NVML view of this device: the NVML columns and the first context's cost are unknown"
-                .to_string(),
-        );
+        notes.push(Said::new("report-probe-note-no-nvml", vec![]));
     } else {
-        notes.push(
-            "NVML's used memory is device-wide: other processes allocating or freeing during the probe show up in the NVML columns"
-                .to_string(),
-        );
+        notes.push(Said::new("report-probe-note-device-wide", vec![]));
     }
     if rows.iter().any(|row| !row.release.released) {
-        notes.push(format!(
-            "some memory did not show as free again within {} reads {} ms apart; the driver may release it later",
-            opts.max_release_reads,
-            opts.settle.as_millis()
-        ));
+        let args = vec![
+            ("reads", opts.max_release_reads.to_string().into()),
+            ("ms", opts.settle.as_millis().to_string().into()),
+        ];
+        notes.push(Said::new("report-probe-note-not-released", args));
     }
     notes
 }

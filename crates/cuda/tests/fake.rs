@@ -155,9 +155,18 @@ fn without_nvml_the_nvml_figures_are_unknown_not_zero() {
     assert!(r.rows.iter().all(|row| row.vram_delta_nvml.is_none()));
     assert!(r.rows.iter().all(|row| row.ratio_nvml.is_none()));
     assert_eq!(r.driver_version, None);
-    assert!(r.notes.iter().any(|n| n.contains("no NVML view")));
+    // The note's English as before it had a key (the JSON carries it); the table in Chinese.
+    assert_eq!(
+        r.notes[0],
+        "no NVML view of this device: the NVML columns and the first context's cost are unknown"
+    );
     let t = render_table(&r, Lang::En);
     assert!(t.contains("n/a by NVML (first context)"), "{t}");
+    let zh = render_table(&r, Lang::ZhCn);
+    assert!(
+        zh.contains("看不到这个设备的 NVML 数据：NVML 各列和第一个上下文的开销未知"),
+        "{zh}"
+    );
 }
 
 #[test]

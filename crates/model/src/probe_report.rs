@@ -136,8 +136,9 @@ pub struct ProbeReport {
     pub settle_ms: u64,
     pub context: ContextCost,
     pub rows: Vec<Row>,
-    /// What the reader should know to interpret the figures (missing views, caveats).
-    pub notes: Vec<String>,
+    /// What the reader should know to interpret the figures (missing views, caveats): English
+    /// in JSON, the reader's language in the text report where a note has a key.
+    pub notes: Vec<gpuledger_lang::Said>,
 }
 
 impl ProbeReport {

@@ -18,9 +18,10 @@ pub struct Snapshot {
     pub devices: Vec<Device>,
     pub processes: Vec<Process>,
     pub sources: Vec<SourceStatus>,
-    /// Things this round could not see, in words a user can act on.
+    /// Things this round could not see, in words a user can act on: English in JSON, the
+    /// reader's language in views (`note.in_lang(lang)`) when the note has a key.
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub notes: Vec<gpuledger_lang::Said>,
     /// On a Kubernetes node: which container the kubelet assigned each GPU (or a replica of it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub device_assignments: Vec<crate::owner::DeviceAssignment>,
@@ -401,7 +402,8 @@ pub struct Usage {
     pub memory_bytes: Option<u64>,
     /// `nvml`, `fdinfo`, `wddm-local`, ...: who measured `memory_bytes`.
     pub memory_source: String,
-    pub unavailable_reason: Option<String>,
+    /// Why `memory_bytes` is unknown: English in JSON, the reader's language in views.
+    pub unavailable_reason: Option<gpuledger_lang::Said>,
     /// System memory (GTT / shared) charged to the process, where the source separates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_memory_bytes: Option<u64>,
@@ -480,7 +482,7 @@ pub struct Engines {
     pub decoder_percent: Option<u32>,
     /// Why the engine figures are missing (no samples in the interval, not supported, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unavailable_reason: Option<String>,
+    pub unavailable_reason: Option<gpuledger_lang::Said>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,6 +9,11 @@
   // first render, so the page spells a fact as the terminal does.
   let W = null;
   let NA = 'n/a';
+  // The round's sentences the snapshot's JSON carries in English (notes, reasons, the sources'
+  // findings), in the page's language: /api/v1/said, `{English: words}`. A sentence not there
+  // (the system's own words, a replayed recording's) is shown as the JSON has it.
+  let SAID = {};
+  const T = (s) => (s != null && Object.prototype.hasOwnProperty.call(SAID, s) ? SAID[s] : s);
   const PALETTE = 7; // colour slots c0..c6 (Okabe–Ito); more processes share "other"
   const st = {
     snap: null, samples: [], lastT: null, windowMs: 15 * 60 * 1000, intervalMs: null,
@@ -138,7 +143,7 @@
 
   // gpuledger_views::table's "NOTES AND WHAT WAS NOT SEEN": every null, with its reason.
   function notes(s) {
-    const v = [...s.notes];
+    const v = s.notes.map(T);
     for (const d of s.devices) {
       for (const [field, why] of Object.entries(d.unavailable || {})) v.push('GPU' + d.index + ' ' + field + ': ' + why);
       const n = d.ledger.unknown_processes;
@@ -146,8 +151,8 @@
     }
     for (const p of s.processes) {
       for (const u of p.usage) {
-        if (u.unavailable_reason) v.push(N('memory_na', { pid: p.pid, name: procName(p), gpu: gpuLabel(u.device), reason: u.unavailable_reason }));
-        if (u.engines.unavailable_reason) v.push(N('engines_na', { pid: p.pid, reason: u.engines.unavailable_reason }));
+        if (u.unavailable_reason) v.push(N('memory_na', { pid: p.pid, name: procName(p), gpu: gpuLabel(u.device), reason: T(u.unavailable_reason) }));
+        if (u.engines.unavailable_reason) v.push(N('engines_na', { pid: p.pid, reason: T(u.engines.unavailable_reason) }));
         if (u.accounting_note) v.push(N('process_note', { pid: p.pid, name: procName(p), note: u.accounting_note }));
       }
       if (p.metadata_unavailable) v.push(N('metadata_na', { pid: p.pid, reason: p.metadata_unavailable }));
@@ -162,7 +167,7 @@
     $('sources').replaceChildren(...s.sources.map((x) => {
       // `gpuledger snapshot`'s SOURCES line: the name, then its state and detail in words.
       const li = el('li', x.status === 'error' ? 'bad' : null);
-      const line = N('source_line', { state: W.source_states[x.status] || x.status, detail: x.detail });
+      const line = N('source_line', { state: W.source_states[x.status] || x.status, detail: T(x.detail) });
       return add(li, el('b', null, x.name), document.createTextNode(' ' + line));
     }));
   }
@@ -410,7 +415,7 @@
       if (c.key === 'workload') td.dataset.name = procName(r.p);
       td.append(document.createTextNode(c.text(r)));
       if (c.key === 'cmd' || c.key === 'workload') td.title = r.g ? workloadLabel(r.p.workload) : c.text(r);
-      if (c.key === 'mem' && r.u.unavailable_reason) td.title = r.u.unavailable_reason;
+      if (c.key === 'mem' && r.u.unavailable_reason) td.title = T(r.u.unavailable_reason);
       tr.append(td);
     }
     return tr;
@@ -602,7 +607,7 @@
     const col = column('measured', say('page-col-measured'), say('page-col-measured-by'));
     for (const u of p.usage) {
       add(col, figure(bytes(u.memory_bytes), 'GPU' + gpuLabel(u.device) + ' · ' + u.memory_source));
-      if (u.unavailable_reason) col.append(el('p', 'hint', u.unavailable_reason));
+      if (u.unavailable_reason) col.append(el('p', 'hint', T(u.unavailable_reason)));
       for (const [src, b] of Object.entries(u.memory_by_source || {})) col.append(el('p', 'src', src + ': ' + bytes(b)));
     }
     return col;
@@ -868,10 +873,10 @@
     if (changed('header', s.host, st.replay, s.taken_at)) renderHeader(s);
     renderStatus();
     if (changed('cards', devs, procs, colors)) renderCards(s);
-    if (changed('table', devs, procs, s.workload_groups || [], colors, st.sort, st.filter, st.selected, [...st.open])) renderTable(s);
-    if (changed('why', devs, s.processes.find((p) => p.pid === st.selected) || null, st.selected)) renderWhy(s);
+    if (changed('table', devs, procs, s.workload_groups || [], colors, st.sort, st.filter, st.selected, [...st.open], SAID)) renderTable(s);
+    if (changed('why', devs, s.processes.find((p) => p.pid === st.selected) || null, st.selected, SAID)) renderWhy(s);
     if (changed('curves', st.samples.length, st.lastT, devs, st.selected)) renderCurves(s);
-    if (changed('notes', s.notes, devs, procs, s.sources)) renderNotes(s);
+    if (changed('notes', s.notes, devs, procs, s.sources, SAID)) renderNotes(s);
     st.renders++;
     const root = document.documentElement.dataset;
     root.renders = st.renders;
@@ -884,7 +889,8 @@
     if (document.visibilityState === 'hidden') return;
     try {
       const since = st.lastT != null ? '?since=' + st.lastT : '';
-      const [snap, hist, words] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words?lang=' + encodeURIComponent(LANG))]);
+      const [snap, hist, words, said] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words?lang=' + encodeURIComponent(LANG)), getJSON('/api/v1/said?lang=' + encodeURIComponent(LANG))]);
+      SAID = said;
       if (!W) languageSwitch(words);
       W = words;
       NA = W.unknown;

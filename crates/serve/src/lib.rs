@@ -114,6 +114,8 @@ pub enum Source {
 struct Published {
     metrics: Arc<[u8]>,
     json: Arc<[u8]>,
+    /// `/api/v1/said` in each language of [`Lang::ALL`] ([`page::said_json`]).
+    said: Vec<Arc<[u8]>>,
     /// When the round finished (monotonic), for the health check.
     at: Instant,
     replay: bool,
@@ -175,6 +177,10 @@ fn publish(
     Published {
         metrics: Arc::from(metrics.into_bytes()),
         json: Arc::from(json.into_bytes()),
+        said: Lang::ALL
+            .iter()
+            .map(|l| Arc::from(page::said_json(snap, *l).into_bytes()))
+            .collect(),
         at: Instant::now(),
         replay: replay.is_some(),
     }
@@ -491,6 +497,7 @@ fn answer(head: Result<&[u8], HeadError>, shared: &Shared) -> Option<Response> {
         "/api/v1/history" => history_answer(&req.query, shared),
         "/" => in_language(&req, shared, "text/html; charset=utf-8", &shared.html),
         "/api/v1/words" => in_language(&req, shared, "application/json", &shared.words),
+        "/api/v1/said" => in_language(&req, shared, "application/json", &latest.said),
         "/healthz" => {
             let age = latest.at.elapsed();
             let health = match shared.stale_after {

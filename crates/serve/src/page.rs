@@ -8,10 +8,13 @@
 //!
 //! Its language ([`choose_lang`]): the `lang` query parameter (the page's switch), else the
 //! browser's `Accept-Language`, else the server's `--lang`. The HTML is sent in it ([`html_in`]),
-//! and `/api/v1/words` (with the page's own `page-…` messages) answers in it; the machine
+//! and `/api/v1/words` (with the page's own `page-…` messages) and `/api/v1/said` (the round's
+//! sentences, [`said_json`]) answer in it; the machine
 //! endpoints (`/metrics`, `/api/v1/snapshot`, `/api/v1/history`) are the same in every language.
 
-use gpuledger_lang::{from_accept_language, Lang};
+use gpuledger_lang::{from_accept_language, Lang, Said};
+use gpuledger_model::Snapshot;
+use std::collections::BTreeMap;
 
 /// The files of the page: request path, content type, bytes.
 pub const ASSETS: [(&str, &str, &str); 4] = [
@@ -47,6 +50,29 @@ pub fn weight() -> usize {
 pub fn weight_in(lang: Lang) -> usize {
     let rest: usize = ASSETS[1..].iter().map(|(_, _, body)| body.len()).sum();
     html_in(lang).len() + rest
+}
+
+/// `/api/v1/said`: the round's sentences that have a message key (a [`Said`]: the notes, why a
+/// figure is unknown, the sources' findings) as `{English: words in lang}`, so the page shows in
+/// its language what the snapshot's JSON carries in English, and that JSON stays one for every
+/// language. A sentence with no key (the system's own words, a replayed recording's, which JSON
+/// keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
+pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
+    let mut map: BTreeMap<&str, String> = BTreeMap::new();
+    if lang != Lang::En {
+        let mut add = |s: &'a Said| {
+            if s.key().is_some() {
+                map.entry(s.as_str()).or_insert_with(|| s.in_lang(lang));
+            }
+        };
+        snap.notes.iter().for_each(&mut add);
+        snap.sources.iter().for_each(|s| add(&s.detail));
+        for u in snap.processes.iter().flat_map(|p| &p.usage) {
+            u.unavailable_reason.iter().for_each(&mut add);
+            u.engines.unavailable_reason.iter().for_each(&mut add);
+        }
+    }
+    serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())
 }
 
 /// The page's language for one request: `lang=` in the query when gpuledger has it, else the
@@ -123,6 +149,32 @@ pub fn html_in(lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page gets the round's keyed sentences in its language, keyed by the English the
+    /// snapshot's JSON carries; English and sentences without a key are not listed.
+    #[test]
+    fn said_maps_the_json_english_to_the_page_language() {
+        let mut snap = Snapshot::new(String::new(), Default::default());
+        snap.notes.push(Said::new("report-note-no-gpu", vec![]));
+        snap.notes
+            .push(Said::verbatim("read back from a recording"));
+        let mut p = gpuledger_model::Process::new(7);
+        let mut u = gpuledger_model::Usage::new("GPU-1", "fdinfo");
+        u.engines.unavailable_reason = Some(Said::new("report-why-engines-first", vec![]));
+        p.usage.push(u);
+        snap.processes.push(p);
+        let v: serde_json::Value = serde_json::from_str(&said_json(&snap, Lang::ZhCn)).unwrap();
+        assert_eq!(
+            v["no GPU found by any source (see `gpuledger selftest`)"],
+            "所有数据源都没有找到 GPU（见 `gpuledger selftest`）"
+        );
+        assert_eq!(
+            v["first sample of this DRM client: engine use is a rate and needs a second round"],
+            "这是该 DRM 客户端的第一次采样：引擎占用是一个速率，需要第二轮才能算出"
+        );
+        assert_eq!(v.as_object().unwrap().len(), 2, "{v}");
+        assert_eq!(said_json(&snap, Lang::En), "{}");
+    }
 
     #[test]
     fn the_language_is_the_query_then_the_browser_then_the_server() {

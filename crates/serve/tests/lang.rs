@@ -21,7 +21,39 @@ fn snap() -> Snapshot {
     );
     s.sources
         .push(SourceStatus::new("nvml", SourceState::Ok, "1 device"));
+    // A note with a message key: English in the snapshot's JSON, the page's language in
+    // /api/v1/said.
+    s.notes
+        .push(gpuledger_lang::Said::new("report-note-no-gpu", vec![]));
     s
+}
+
+/// The page asks /api/v1/said for the round's sentences in its language; the snapshot's JSON
+/// keeps the English for every language.
+#[test]
+fn the_said_endpoint_speaks_the_page_language() {
+    let server = start(Lang::En);
+    let english = "no GPU found by any source (see `gpuledger selftest`)";
+    let (_, json) = get(
+        server.local_addr(),
+        "/api/v1/snapshot",
+        "Accept-Language: zh-TW\r\n",
+    );
+    assert!(String::from_utf8(json).unwrap().contains(english));
+    let said = |query: &str, header: &str| {
+        let (_, body) = get(server.local_addr(), &format!("/api/v1/said{query}"), header);
+        serde_json::from_slice::<serde_json::Value>(&body).unwrap()
+    };
+    assert_eq!(
+        said("?lang=zh-TW", "")[english],
+        "所有資料來源都沒有找到 GPU（請見 `gpuledger selftest`）"
+    );
+    assert_eq!(
+        said("", "Accept-Language: zh-CN\r\n")[english],
+        "所有数据源都没有找到 GPU（见 `gpuledger selftest`）"
+    );
+    assert_eq!(said("?lang=en", ""), serde_json::json!({}));
+    server.shutdown();
 }
 
 fn start(lang: Lang) -> Server {

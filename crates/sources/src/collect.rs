@@ -5,6 +5,7 @@ use crate::drm::DrmSource;
 use crate::nvml::{LoadError, Nvml};
 use crate::procfs::ProcReader;
 use crate::sysfs::normalise_bus_id;
+use gpuledger_lang::Said;
 use gpuledger_model::time::format_secs;
 use gpuledger_model::{balance, OwnerKind, Snapshot, SourceState, SourceStatus};
 use std::collections::HashSet;
@@ -259,11 +260,8 @@ impl Collector {
             })
             .collect();
         if let Some(why) = unnamed.first() {
-            snap.notes.push(format!(
-                "{} GPU process{} in Kubernetes pods shown by pod UID: {why}",
-                unnamed.len(),
-                if unnamed.len() == 1 { "" } else { "es" },
-            ));
+            let args = vec![("count", unnamed.len().into()), ("why", (*why).into())];
+            snap.notes.push(Said::new("report-note-pods-by-uid", args));
         }
         // Asked once: a process does not change its own PID namespace.
         let root = self.procs.root();
@@ -271,9 +269,9 @@ impl Collector {
             .own_pid_namespace
             .get_or_init(|| container::own_pid_namespace(root));
         if let Some(why) = own {
-            snap.notes.push(format!(
-                "gpuledger runs inside a PID namespace (a container: {why}); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them"
-            ));
+            let args = vec![("why", why.as_str().into())];
+            snap.notes
+                .push(Said::new("report-note-pid-namespace", args));
         }
     }
 
@@ -318,27 +316,19 @@ impl Collector {
             .push(SourceStatus::new("procfs", state, detail));
         if let Some(first) = unreadable.first() {
             // There, but unreadable or malformed: not "exited".
-            snap.notes.push(format!(
-                "{} GPU process{} a /proc entry that could not be read: {first}{}",
-                unreadable.len(),
-                if unreadable.len() == 1 {
-                    " has"
-                } else {
-                    "es have"
-                },
-                if unreadable.len() > 1 {
-                    " (and others)"
-                } else {
-                    ""
-                }
-            ));
+            let args = vec![
+                ("count", unreadable.len().into()),
+                ("first", first.as_str().into()),
+            ];
+            snap.notes
+                .push(Said::new("report-note-proc-unreadable", args));
         }
         if unseen > 0 {
-            snap.notes.push(format!(
-                "{unseen} GPU process{} not visible in {} (exited during the round, or in another PID namespace)",
-                if unseen == 1 { " is" } else { "es are" },
-                self.procs.root().display()
-            ));
+            let args = vec![
+                ("count", unseen.into()),
+                ("root", self.procs.root().display().to_string().into()),
+            ];
+            snap.notes.push(Said::new("report-note-proc-unseen", args));
         }
     }
 
@@ -391,9 +381,7 @@ impl Collector {
             .flat_map(|p| &p.usage)
             .any(|u| u.memory_source.contains("dxg"));
         if snap.host.wsl && !dxg_sees_processes {
-            snap.notes.push(
-                "running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host".into(),
-            );
+            snap.notes.push(Said::new("report-note-wsl2", vec![]));
         }
 
         // Windows and macOS have no procfs: their platform source names the processes itself.
@@ -411,8 +399,7 @@ impl Collector {
         }
 
         if snap.devices.is_empty() {
-            snap.notes
-                .push("no GPU found by any source (see `gpuledger selftest`)".into());
+            snap.notes.push(Said::new("report-note-no-gpu", vec![]));
         }
         self.last_round = self.procs.end_round();
         balance(&mut snap);
@@ -438,11 +425,15 @@ fn doubted_owners_note(snap: &mut Snapshot) {
         return;
     }
     let shown: Vec<&str> = pids.iter().take(8).map(String::as_str).collect();
-    snap.notes.push(format!(
-        "{} GPU process{} (PID {}{}) in a pod- or job-shaped cgroup outside the kubelet's and slurmd's cgroup roots, shown as the user or unit it sits in, not as a pod or job: see `explain PID`",
-        pids.len(),
-        if pids.len() == 1 { "" } else { "es" },
-        shown.join(", "),
-        if pids.len() > shown.len() { ", …" } else { "" },
-    ));
+    let more = if pids.len() > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    let args = vec![
+        ("count", pids.len().into()),
+        ("pids", format!("{}{more}", shown.join(", ")).into()),
+    ];
+    snap.notes
+        .push(Said::new("report-note-doubted-owners", args));
 }

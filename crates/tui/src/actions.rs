@@ -4,6 +4,7 @@
 //! does itself (clipboard through OSC 52).
 
 use base64::Engine;
+use gpuledger_lang::Said;
 
 /// What a termination request did *as far as the call knows*. The view never reports success from
 /// this: it waits until a later snapshot no longer lists the process (docs/DESIGN.md concept 6).
@@ -12,19 +13,20 @@ pub enum Termination {
     /// The signal (or platform equivalent) was sent; whether the process ends is observed later.
     Requested,
     /// Refused before anything was sent (the process changed identity, permission denied, ...).
-    Refused(String),
+    Refused(Said),
     /// This build cannot terminate processes.
-    NotAvailable(String),
+    NotAvailable(Said),
 }
 
 /// What may be done to a process, asked before the confirmation is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
     Allowed,
-    /// Allowed after a second confirmation; says why (a compositor, a shell).
-    SecondConfirmation(String),
+    /// Allowed after a second confirmation; says why (a compositor, a shell), in the view's
+    /// language where the reason has a key.
+    SecondConfirmation(Said),
     /// Never: says why (PID 1, ourselves, a kernel thread...).
-    Refused(String),
+    Refused(Said),
 }
 
 /// Ends a process. `start_time` is the start-time token from the snapshot: an implementation must
@@ -43,7 +45,7 @@ pub trait Terminator {
 
     /// Messages the mechanism produced since the last call (e.g. a refusal found after the
     /// request was handed over). Polled once per round.
-    fn poll_messages(&self) -> Vec<String> {
+    fn poll_messages(&self) -> Vec<Said> {
         Vec::new()
     }
 }
@@ -55,19 +57,19 @@ pub struct NoTerminator;
 
 impl Terminator for NoTerminator {
     fn terminate(&self, _pid: u32, _start_time: Option<u64>, _force: bool) -> Termination {
-        Termination::NotAvailable("kill is not available in this build".into())
+        Termination::NotAvailable(Said::new("tui-kill-not-available", vec![]))
     }
 }
 
 /// Processes whose end takes the user's session with it: they need a second confirmation. Returns
 /// what ending it would do, in words. The rules are the kill guard's own table
 /// (`gpuledger_actions::kill::guard::SESSION_RULES`), so the view and `gpuledger kill` agree.
-pub fn session_critical(pid: u32, name: &str) -> Option<String> {
+pub fn session_critical(pid: u32, name: &str) -> Option<Said> {
     if pid == 1 {
-        return Some("PID 1 is the init system: ending it brings the whole machine down".into());
+        return Some(Said::new("tui-guard-init", vec![]));
     }
     gpuledger_actions::kill::guard::session_rule([name])
-        .map(|(rule, _)| format!("it {}", rule.ends))
+        .map(|(rule, _)| Said::new("tui-guard-it", vec![("ends", rule.ends().into())]))
 }
 
 /// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
@@ -84,9 +86,13 @@ mod tests {
 
     #[test]
     fn default_terminator_says_not_available() {
+        let Termination::NotAvailable(why) = NoTerminator.terminate(5, Some(1), true) else {
+            panic!("not NotAvailable");
+        };
+        assert_eq!(why, "kill is not available in this build");
         assert_eq!(
-            NoTerminator.terminate(5, Some(1), true),
-            Termination::NotAvailable("kill is not available in this build".into())
+            why.in_lang(gpuledger_lang::Lang::ZhCn),
+            "此版本不支持终止进程"
         );
     }
 
@@ -96,6 +102,21 @@ mod tests {
             .unwrap()
             .contains("graphical session"));
         assert!(session_critical(77, "zsh").unwrap().contains("shell"));
+        // The English as it was before the guard's words had keys, and the view's Chinese.
+        let xorg = session_critical(1200, "Xorg").unwrap();
+        assert_eq!(
+            xorg,
+            "it looks like a display server, compositor or desktop shell: killing it ends the \
+             graphical session and every window in it"
+        );
+        assert_eq!(
+            xorg.in_lang(gpuledger_lang::Lang::ZhCn),
+            "它看起来是显示服务器、窗口合成器或桌面外壳：终止它会结束整个图形会话及其中的所有窗口"
+        );
+        assert_eq!(
+            session_critical(1, "systemd").unwrap(),
+            "PID 1 is the init system: ending it brings the whole machine down"
+        );
         assert!(session_critical(1, "systemd").is_some());
         assert_eq!(session_critical(4242, "llama-server"), None);
         // The live view and `gpuledger kill` share one list (picom, gamescope and sddm were once

@@ -76,7 +76,7 @@ pub fn render_table(r: &ProbeReport, lang: Lang) -> String {
     out.push_str(&Columns::new(&align).render(&rows));
     for n in &r.notes {
         out.push('\n');
-        out.push_str(&lang.t_args("report-probe-note", &[("text", n.as_str().into())]));
+        out.push_str(&lang.t_args("report-probe-note", &[("text", n.in_lang(lang).into())]));
     }
     if !r.notes.is_empty() {
         out.push('\n');

@@ -191,7 +191,10 @@ fn process_row(
         p.user.clone().unwrap_or_default(),
         opt(u.memory_bytes),
         u.memory_source.clone(),
-        u.unavailable_reason.clone().unwrap_or_default(),
+        u.unavailable_reason
+            .as_deref()
+            .unwrap_or_default()
+            .to_string(),
         String::new(),
         opt(u.engines.sm_percent),
         command,

@@ -155,7 +155,10 @@ fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot, lang: La
                     let _ = writeln!(
                         out,
                         "    {}",
-                        lang.t_args("report-explain-memory-na", &[("reason", r.into())])
+                        lang.t_args(
+                            "report-explain-memory-na",
+                            &[("reason", r.in_lang(lang).into())]
+                        )
                     );
                 }
             }

@@ -436,7 +436,7 @@ fn group_lines(with: &[&Process], lang: Lang) -> Vec<String> {
 
 /// Everything that is null in this snapshot, with its reason.
 fn cannot_see(snap: &Snapshot, lang: Lang) -> Vec<String> {
-    let mut v: Vec<String> = snap.notes.clone();
+    let mut v: Vec<String> = snap.notes.iter().map(|n| n.in_lang(lang)).collect();
     for d in &snap.devices {
         for (field, why) in &d.unavailable {
             v.push(format!("GPU{} {field}: {why}", d.index));
@@ -458,11 +458,17 @@ fn cannot_see(snap: &Snapshot, lang: Lang) -> Vec<String> {
                     .device_by_uuid(&u.device)
                     .map(|d| d.index.to_string())
                     .unwrap_or_else(|| words::UNKNOWN.into());
-                let args = [pid(), name(), ("gpu", gpu.into()), ("reason", r.into())];
+                let args = [
+                    pid(),
+                    name(),
+                    ("gpu", gpu.into()),
+                    ("reason", r.in_lang(lang).into()),
+                ];
                 v.push(lang.t_args("report-memory-na", &args));
             }
             if let Some(r) = &u.engines.unavailable_reason {
-                v.push(lang.t_args("report-engines-na", &[pid(), ("reason", r.into())]));
+                let reason = ("reason", r.in_lang(lang).into());
+                v.push(lang.t_args("report-engines-na", &[pid(), reason]));
             }
             if let Some(n) = &u.accounting_note {
                 let args = [pid(), name(), ("note", n.into())];

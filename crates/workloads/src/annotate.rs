@@ -208,7 +208,7 @@ impl Annotate for Identifier {
                     k.answered = Some(a.into());
                 }
                 k.show(p);
-                snap.notes.extend(k.skipped.iter().cloned());
+                snap.notes.extend(k.skipped.iter().cloned().map(Into::into));
             }
         }
         rpc_shares(snap);

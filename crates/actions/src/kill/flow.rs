@@ -50,7 +50,7 @@ impl Killer {
         if let Verdict::Refused(why) =
             guard::check_pid(pid, self.self_pid, &self.ancestors, self.platform)
         {
-            // The guard rail's reason stays as it wrote it (the live view shares it).
+            // The guard rail's reason, a sentence of its own (the live view shares it).
             let args = [("pid", pid_arg(pid)), ("why", why.into())];
             return Err(End(Status::Refused, said("report-kill-refused-pid", args)));
         }

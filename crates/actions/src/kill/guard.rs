@@ -2,6 +2,7 @@
 //! Pure code over a [`ProcInfo`], so every rule is tested on plain values on every platform.
 
 use super::ProcInfo;
+use gpuledger_lang::Said;
 
 /// Which operating system's rules apply (the Windows critical-process names only mean something
 /// there). Not the collection platform of `gpuledger_sources`: this only picks guard rules.
@@ -27,14 +28,16 @@ impl Os {
     }
 }
 
-/// The verdict of the guard rails for one process.
+/// The verdict of the guard rails for one process. The reason is a [`Said`]: its English where
+/// the outcome is written for machines, the reader's language in `gpuledger kill`'s prompt and
+/// the live view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     Allowed,
     /// Never signalled, whatever the user confirms.
-    Refused(String),
+    Refused(Said),
     /// Signalled only with an explicit second confirmation (`--yes-really`).
-    NeedsSecondConfirmation(String),
+    NeedsSecondConfirmation(Said),
 }
 
 /// Windows processes whose death bugchecks or logs out the machine. Image names, compared without
@@ -84,7 +87,8 @@ pub struct SessionRule {
     /// The rule's name, for tests and messages.
     pub rule: &'static str,
     pub names: &'static [&'static str],
-    /// What ending such a process does, in words (`... {name} ...` follows the process name).
+    /// What ending such a process does: the message key of the words that follow the process
+    /// name (`Xorg looks like a display server ...`).
     pub ends: &'static str,
 }
 
@@ -94,14 +98,12 @@ pub const SESSION_RULES: [SessionRule; 2] = [
     SessionRule {
         rule: "display server",
         names: DISPLAY_SERVERS,
-        ends: "looks like a display server, compositor or desktop shell: killing it ends the \
-               graphical session and every window in it",
+        ends: "report-guard-ends-display",
     },
     SessionRule {
         rule: "session shell",
         names: SESSION_SHELLS,
-        ends: "is a shell or session process (a login shell, sshd, tmux, screen): ending it can \
-               close your terminal session and what runs in it",
+        ends: "report-guard-ends-shell",
     },
 ];
 
@@ -132,15 +134,21 @@ fn raw_names(info: &ProcInfo) -> impl Iterator<Item = &str> + Clone + '_ {
 /// PIDs that cannot name a single process: 0 (the caller's process group for kill(2), the idle
 /// process on Windows) and anything that would turn negative as a `pid_t` (`kill(-1)` signals every
 /// process we may signal).
-pub fn invalid_pid(pid: u32) -> Option<String> {
+pub fn invalid_pid(pid: u32) -> Option<Said> {
     if pid == 0 {
-        Some("PID 0 is not a single process (kill(2) would signal our own process group)".into())
+        Some(Said::new("report-guard-pid-zero", vec![]))
     } else if pid > i32::MAX as u32 {
-        Some(format!(
-            "PID {pid} is out of range (it would be a negative pid_t, which signals a group)"
-        ))
+        let args = vec![("pid", pid.to_string().into())];
+        Some(Said::new("report-guard-pid-range", args))
     } else {
         None
+    }
+}
+
+impl SessionRule {
+    /// What ending such a process does, as a sentence to follow its name.
+    pub fn ends(&self) -> Said {
+        Said::new(self.ends, vec![])
     }
 }
 
@@ -149,62 +157,55 @@ pub fn check_pid(pid: u32, self_pid: u32, ancestors: &[u32], platform: Os) -> Ve
     if let Some(why) = invalid_pid(pid) {
         return Verdict::Refused(why);
     }
+    let refused = |key| Verdict::Refused(Said::new(key, vec![]));
     if pid == 1 && platform != Os::Windows {
-        return Verdict::Refused(
-            "PID 1 is init: killing it brings down the whole system (or container)".into(),
-        );
+        return refused("report-guard-init");
     }
     if pid == 4 && platform == Os::Windows {
-        return Verdict::Refused("PID 4 is the Windows System process".into());
+        return refused("report-guard-windows-system");
     }
     if pid == self_pid {
-        return Verdict::Refused("this is gpuledger itself".into());
+        return refused("report-guard-self");
     }
     if ancestors.contains(&pid) {
-        return Verdict::Refused(
-            "this is a parent of gpuledger (the shell or program that started it)".into(),
-        );
+        return refused("report-guard-ancestor");
     }
     Verdict::Allowed
 }
 
 /// Refusals and second confirmations that need what we read about the process.
 pub fn check_info(info: &ProcInfo, platform: Os) -> Verdict {
+    let name = || ("name", info.name.as_str().into());
     if info.kernel_thread {
-        return Verdict::Refused(format!(
-            "{} is a kernel thread: signals cannot end it and it holds no user memory",
-            info.name
-        ));
+        return Verdict::Refused(Said::new("report-guard-kernel-thread", vec![name()]));
     }
     if let Some(tgid) = info.thread_of {
-        return Verdict::Refused(format!(
-            "{} is a thread of process {tgid}, not a process: kill PID {tgid} to end it",
-            info.pid
-        ));
+        let args = vec![
+            ("pid", info.pid.to_string().into()),
+            ("tgid", tgid.to_string().into()),
+        ];
+        return Verdict::Refused(Said::new("report-guard-thread", args));
     }
     if info.critical {
-        return Verdict::Refused(format!(
-            "{} is marked critical by Windows: terminating it crashes the machine",
-            info.name
-        ));
+        return Verdict::Refused(Said::new("report-guard-critical-flag", vec![name()]));
     }
     if platform == Os::Windows {
         if let Some(n) = names_of(info).find(|n| WINDOWS_CRITICAL.contains(&n.as_str())) {
-            return Verdict::Refused(format!(
-                "{n} is a critical Windows system process: terminating it crashes or logs out the machine"
-            ));
+            let args = vec![("name", n.into())];
+            return Verdict::Refused(Said::new("report-guard-windows-critical", args));
         }
     }
     match session_rule(raw_names(info)) {
         // The matched name is added only when it says something the process name does not
         // (a renamed comm whose executable is Xorg), never "Xorg (xorg)".
         Some((rule, n)) if normalise_name(&info.name) == n => {
-            Verdict::NeedsSecondConfirmation(format!("{} {}", info.name, rule.ends))
+            let args = vec![name(), ("ends", rule.ends().into())];
+            Verdict::NeedsSecondConfirmation(Said::new("report-guard-session", args))
         }
-        Some((rule, n)) => Verdict::NeedsSecondConfirmation(format!(
-            "{} (its program is {n}) {}",
-            info.name, rule.ends
-        )),
+        Some((rule, n)) => {
+            let args = vec![name(), ("program", n.into()), ("ends", rule.ends().into())];
+            Verdict::NeedsSecondConfirmation(Said::new("report-guard-session-program", args))
+        }
         None => Verdict::Allowed,
     }
 }
@@ -379,6 +380,56 @@ mod tests {
         let mut i = info("mystery.exe");
         i.critical = true;
         assert!(matches!(check_info(&i, Os::Windows), Verdict::Refused(_)));
+    }
+
+    /// Each reason's English as it was before the reasons had message keys (the outcome's JSON
+    /// carries it), and one said in Chinese.
+    #[test]
+    fn reasons_english_unchanged_and_said_in_chinese() {
+        let why = |v: Verdict| match v {
+            Verdict::Refused(w) | Verdict::NeedsSecondConfirmation(w) => w,
+            Verdict::Allowed => panic!("allowed"),
+        };
+        let l = Os::Linux;
+        let w = Os::Windows;
+        let mut kt = info("kworker/0:1");
+        kt.kernel_thread = true;
+        let mut th = info("worker");
+        th.thread_of = Some(4000);
+        let mut cr = info("mystery.exe");
+        cr.critical = true;
+        let mut renamed = info("renamed");
+        renamed.exe_name = Some("/usr/bin/zsh".into());
+        let cases = [
+            (why(check_pid(0, 10, &[], l)), "PID 0 is not a single process (kill(2) would signal our own process group)"),
+            (why(check_pid(u32::MAX, 10, &[], l)), "PID 4294967295 is out of range (it would be a negative pid_t, which signals a group)"),
+            (why(check_pid(1, 10, &[], l)), "PID 1 is init: killing it brings down the whole system (or container)"),
+            (why(check_pid(4, 10, &[], w)), "PID 4 is the Windows System process"),
+            (why(check_pid(10, 10, &[], l)), "this is gpuledger itself"),
+            (why(check_pid(7, 10, &[7], l)), "this is a parent of gpuledger (the shell or program that started it)"),
+            (why(check_info(&kt, l)), "kworker/0:1 is a kernel thread: signals cannot end it and it holds no user memory"),
+            (why(check_info(&th, l)), "4242 is a thread of process 4000, not a process: kill PID 4000 to end it"),
+            (why(check_info(&cr, w)), "mystery.exe is marked critical by Windows: terminating it crashes the machine"),
+            (why(check_info(&info("lsass.exe"), w)), "lsass is a critical Windows system process: terminating it crashes or logs out the machine"),
+            (why(check_info(&info("Xorg"), l)), "Xorg looks like a display server, compositor or desktop shell: killing it ends the graphical session and every window in it"),
+            (why(check_info(&renamed, l)), "renamed (its program is zsh) is a shell or session process (a login shell, sshd, tmux, screen): ending it can close your terminal session and what runs in it"),
+        ];
+        for (said, english) in cases {
+            assert_eq!(said.as_str(), english);
+            assert_ne!(
+                said.in_lang(gpuledger_lang::Lang::ZhCn),
+                english,
+                "{english}"
+            );
+        }
+        assert_eq!(
+            why(check_info(&renamed, l)).in_lang(gpuledger_lang::Lang::ZhCn),
+            "renamed（其程序为 zsh）是 shell 或会话进程（登录 shell、sshd、tmux、screen）：结束它可能会关闭你的终端会话及其中运行的一切"
+        );
+        assert_eq!(
+            why(check_pid(10, 10, &[], l)).in_lang(gpuledger_lang::Lang::ZhTw),
+            "這是 gpuledger 本身"
+        );
     }
 
     #[test]

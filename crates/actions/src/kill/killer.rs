@@ -71,7 +71,7 @@ impl Killer {
     /// Reads a process's identity and state (for the confirmation prompt).
     pub fn inspect(&self, pid: u32) -> Result<ProcInfo, InspectError> {
         if let Some(why) = guard::invalid_pid(pid) {
-            return Err(InspectError::Other(why));
+            return Err(InspectError::Other(why.to_string()));
         }
         self.sys.inspect(pid)
     }

@@ -83,7 +83,7 @@ pub fn reading_from_snapshot(snap: &Snapshot, pid: u32) -> GpuMemoryReading {
         let reason = p
             .usage
             .iter()
-            .find_map(|u| u.unavailable_reason.clone())
+            .find_map(|u| u.unavailable_reason.as_deref().map(str::to_string))
             .unwrap_or_else(|| "its GPU memory was not reported".into());
         return GpuMemoryReading::Unknown { reason };
     }
@@ -283,7 +283,8 @@ fn confirm(targets: &mut [Planned], measured: &Measured, force: bool, lang: Lang
             if targets[i].confirmed_sensitive {
                 continue;
             }
-            let why = gpuledger_views::term_safe_text(why);
+            let why = why.in_lang(lang);
+            let why = gpuledger_views::term_safe_text(&why);
             let pid = targets[i].target.pid;
             let _ = write!(err, "{}", kill_view::prompt_second(&why, pid, lang));
             let _ = err.flush();

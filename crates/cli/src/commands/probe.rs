@@ -96,7 +96,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             }),
             None,
         ),
-        Err(e) => (None, Some(e.to_string())),
+        Err(e) => (None, Some(e.said())),
     };
     let mut opts = ProbeOptions::new(args.sizes.clone(), signal::flag());
     opts.cuda_lib = args.cuda_lib.clone();
@@ -116,7 +116,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     if let Some(p) = nvml_problem {
-        report.notes.push(format!("NVML could not be loaded: {p}"));
+        let args = vec![("problem", p.into())];
+        let note = gpuledger_lang::Said::new("report-probe-note-nvml-not-loaded", args);
+        report.notes.push(note);
     }
 
     let text = if args.json {

@@ -99,17 +99,19 @@ fn device_gaps(d: &Device, cannot: &mut Vec<Said>) {
 
 /// Why per-process memory was unavailable, once per distinct reason, for the usages `of` keeps.
 fn process_gaps(snap: &Snapshot, of: impl Fn(&Usage) -> bool, cannot: &mut Vec<Said>) {
-    let mut reasons: Vec<&str> = snap
+    let mut reasons: Vec<&Said> = snap
         .processes
         .iter()
         .flat_map(|p| &p.usage)
         .filter(|u| of(u))
-        .filter_map(|u| u.unavailable_reason.as_deref())
+        .filter_map(|u| u.unavailable_reason.as_ref())
         .collect();
-    reasons.sort();
-    reasons.dedup();
+    // Once per distinct English (a reason read back from JSON has no key, but the same words).
+    reasons.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    reasons.dedup_by(|a, b| a.as_str() == b.as_str());
     for r in reasons {
-        cannot.push(format!("per-process memory: {r}").into());
+        let args = vec![("reason", r.clone().into())];
+        cannot.push(Said::new("report-selftest-process-gap", args));
     }
 }
 
@@ -180,7 +182,7 @@ fn render(snap: &Snapshot, findings: &[Finding], lang: Lang) -> String {
     if !snap.notes.is_empty() {
         let _ = writeln!(out, "\n{}", lang.t("report-est-notes"));
         for n in &snap.notes {
-            let _ = writeln!(out, "  - {n}");
+            let _ = writeln!(out, "  - {}", n.in_lang(lang));
         }
     }
     out

@@ -605,3 +605,39 @@ fn the_sources_sentences_speak_the_language_and_their_json_stays_english() {
         assert!(tw.contains("找不到 libnvidia-ml.so.1（已嘗試 "), "{tw}");
     }
 }
+
+/// The snapshot's notes (`Said`): the reader's language in the table, the same English in the
+/// JSON. No GPU on a test machine without one gives the "no GPU found" note; with one, the
+/// note list may be empty, and the JSON is still compared.
+#[test]
+fn the_snapshot_notes_speak_the_language_and_their_json_stays_english() {
+    let run = |lang: &str, args: &[&str]| {
+        let out = gpuledger_command()
+            .args(["--lang", lang])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let notes = |lang: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&run(lang, &["snapshot", "--json"])).unwrap();
+        v["notes"].to_string()
+    };
+    let english = notes("en");
+    assert_eq!(notes("zh-CN"), english);
+    assert_eq!(notes("zh-TW"), english);
+    if english.contains("no GPU found by any source") {
+        let cn = run("zh-CN", &["snapshot"]);
+        assert!(
+            cn.contains("所有数据源都没有找到 GPU（见 `gpuledger selftest`）"),
+            "{cn}"
+        );
+        let tw = run("zh-TW", &["snapshot"]);
+        assert!(
+            tw.contains("所有資料來源都沒有找到 GPU（請見 `gpuledger selftest`）"),
+            "{tw}"
+        );
+        assert!(!cn.contains("no GPU found by any source"), "{cn}");
+    }
+}

@@ -183,7 +183,7 @@ fn usage_at(r: &ProcRow) -> Usage {
     let mut u = Usage::new(r.device.uuid.clone(), r.source);
     u.memory_bytes = r.vals.memory_bytes;
     u.engines.sm_percent = r.vals.sm_percent;
-    u.unavailable_reason = r.reason.map(str::to_string);
+    u.unavailable_reason = r.reason.map(gpuledger_lang::Said::from);
     u.system_memory_bytes = r.extra.and_then(|x| x.system_memory_bytes);
     u.engines_by_type = r.engines_by_type();
     u
@@ -191,30 +191,35 @@ fn usage_at(r: &ProcRow) -> Usage {
 
 /// A replayed snapshot says what a recording does not keep, so a missing field reads as "not
 /// recorded" rather than "not measured".
-pub fn not_kept_note(version: i64) -> String {
-    let mut s = String::from(
-        "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %",
-    );
-    if version >= 2 {
-        s.push_str(", system memory and busy % per engine type");
+pub fn not_kept_note(version: i64) -> gpuledger_lang::Said {
+    // One whole sentence per recording version, so each language can order it its own way.
+    let key = match version {
+        ..=1 => "report-note-replay-v1",
+        2 => "report-note-replay-v2",
+        _ => "report-note-replay",
+    };
+    gpuledger_lang::Said::new(key, vec![])
+}
+
+#[cfg(test)]
+mod note_tests {
+    use super::not_kept_note;
+    use gpuledger_lang::Lang;
+
+    /// The English is the one the note had before it had a key (recordings and JSON compare it).
+    #[test]
+    fn not_kept_note_english_unchanged_and_translated() {
+        let old = [
+            (1, "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) system memory and busy % per engine type, nor (recorded by an older gpuledger) the type (C/G) of each use"),
+            (2, "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) the type (C/G) of each use"),
+            (3, "replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type, and the workload, estimate and type (C/G) last identified for each process; it does not keep listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits"),
+        ];
+        for (v, text) in old {
+            assert_eq!(not_kept_note(v).as_str(), text, "version {v}");
+        }
+        assert_eq!(not_kept_note(0).as_str(), old[0].1);
+        assert_eq!(not_kept_note(9).as_str(), old[2].1);
+        let zh = not_kept_note(3).in_lang(Lang::ZhCn);
+        assert!(zh.starts_with("从录制回放"), "{zh}");
     }
-    if version >= 3 {
-        s.push_str(", and the workload, estimate and type (C/G) last identified for each process");
-        s.push_str(
-            "; it does not keep listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
-        );
-    } else {
-        s.push_str(
-            "; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits",
-        );
-    }
-    if version < 2 {
-        s.push_str(
-            ", nor (recorded by an older gpuledger) system memory and busy % per engine type",
-        );
-    }
-    if version < 3 {
-        s.push_str(", nor (recorded by an older gpuledger) the type (C/G) of each use");
-    }
-    s
 }

@@ -471,3 +471,109 @@ report-src-drm-only-nvml = no DRM devices besides those NVML reports; { $count -
        *[other] { $count } clients
     } on NVIDIA devices skipped (NVML reports them)
 report-src-drm-unreadable = { $first }; descriptors of { $count } processes not readable (permission denied; run as root to see other users)
+
+## Sentences found while collecting (gpuledger_lang::Said): the snapshot's notes
+report-note-pods-by-uid = { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    } in Kubernetes pods shown by pod UID: { $why }
+report-note-pid-namespace = gpuledger runs inside a PID namespace (a container: { $why }); NVML reports host PIDs, which do not match the PIDs visible here, so NVML processes may show without names or as the wrong process; run with the host's PID namespace (docker --pid=host) to match them
+report-note-proc-unreadable = { $count ->
+        [one] { $count } GPU process has a /proc entry that could not be read: { $first }
+       *[other] { $count } GPU processes have a /proc entry that could not be read: { $first } (and others)
+    }
+report-note-proc-unseen = { $count ->
+        [one] { $count } GPU process is
+       *[other] { $count } GPU processes are
+    } not visible in { $root } (exited during the round, or in another PID namespace)
+report-note-wsl2 = running under WSL2: NVML gives device totals, but the platform does not expose per-process GPU memory (Windows manages it); PIDs NVML lists may belong to the Windows host
+report-note-no-gpu = no GPU found by any source (see `gpuledger selftest`)
+report-note-doubted-owners = { $count ->
+        [one] { $count } GPU process
+       *[other] { $count } GPU processes
+    } (PID { $pids }) in a pod- or job-shaped cgroup outside the kubelet's and slurmd's cgroup roots, shown as the user or unit it sits in, not as a pod or job: see `explain PID`
+report-note-replay-v1 = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) system memory and busy % per engine type, nor (recorded by an older gpuledger) the type (C/G) of each use
+report-note-replay-v2 = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type; it does not keep workload identification, estimates, listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits, nor (recorded by an older gpuledger) the type (C/G) of each use
+report-note-replay = replayed from a recording, which keeps per device memory, GPU %, memory-controller %, temperature and power, and per process its name, user, command line, device memory, SM %, system memory and busy % per engine type, and the workload, estimate and type (C/G) last identified for each process; it does not keep listening ports, owners (pods, Slurm jobs, containers, units), ROCm /dev/kfd use, encoder/decoder %, per-source readings, device clocks, PCIe links or power limits
+report-note-drm-dedupe-rule = DRM clients de-duplicated by (drm-pdev, drm-client-id): a client open on several descriptors counts once; a client shared by several processes is charged to one holder (PID 1 and systemd descriptor holders last, then the lowest PID) and shown as 0 with a note on the others
+report-note-drm-dedupe = { $rule } ({ $dup ->
+        [one] { $dup } client
+       *[other] { $dup } clients
+    } on several descriptors of one process, { $shared } shared between processes)
+report-note-kfd-without-drm = { $count ->
+        [one] { $count } process has /dev/kfd (ROCm) open but no DRM node: its GPU memory cannot be attributed
+       *[other] { $count } processes have /dev/kfd (ROCm) open but no DRM node: their GPU memory cannot be attributed
+    }
+report-note-fdinfo-line = { $path } line { $line }: { $text }: { $why }
+report-note-fdinfo-more = { $count } more malformed fdinfo lines not listed
+
+## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)
+report-why-drm-no-memory-keys = { $driver } prints no memory keys in fdinfo on this kernel
+report-why-drm-no-memory-keys-unnamed = the driver prints no memory keys in fdinfo on this kernel
+report-why-drm-line-malformed = { $path } line { $line } is malformed, so the { $region } figure is unknown
+report-why-drm-malformed = { $path } is malformed, so the { $region } figure is unknown
+report-why-engines-kfd = ROCm compute (/dev/kfd open): the amdkfd driver does not report engine time in fdinfo, so GPU % is unknown, not 0 %
+report-why-engines-shared = engine time is charged to the process that holds the shared client
+report-why-engines-first = first sample of this DRM client: engine use is a rate and needs a second round
+report-why-nvml-wddm = NVML reports per-process memory as not available under WDDM (Windows manages video memory)
+report-why-nvml-not-available = NVML reports this process's memory as not available (MIG without privileges, or not tracked by the driver)
+report-why-wddm-no-instance = no { $counter } instance for this process
+report-why-wddm-counter-invalid = { $counter }: counter status not valid
+report-why-wddm-new-instance = no earlier WDDM reading of this process's engines (new since the last round)
+report-why-wddm-no-engine = no GPU Engine instance for this process
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 is not a single process (kill(2) would signal our own process group)
+report-guard-pid-range = PID { $pid } is out of range (it would be a negative pid_t, which signals a group)
+report-guard-init = PID 1 is init: killing it brings down the whole system (or container)
+report-guard-windows-system = PID 4 is the Windows System process
+report-guard-self = this is gpuledger itself
+report-guard-ancestor = this is a parent of gpuledger (the shell or program that started it)
+report-guard-kernel-thread = { $name } is a kernel thread: signals cannot end it and it holds no user memory
+report-guard-thread = { $pid } is a thread of process { $tgid }, not a process: kill PID { $tgid } to end it
+report-guard-critical-flag = { $name } is marked critical by Windows: terminating it crashes the machine
+report-guard-windows-critical = { $name } is a critical Windows system process: terminating it crashes or logs out the machine
+report-guard-ends-display = looks like a display server, compositor or desktop shell: killing it ends the graphical session and every window in it
+report-guard-ends-shell = is a shell or session process (a login shell, sshd, tmux, screen): ending it can close your terminal session and what runs in it
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name } (its program is { $program }) { $ends }
+report-selftest-process-gap = per-process memory: { $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = no NVML view of this device: the NVML columns and the first context's cost are unknown
+report-probe-note-device-wide = NVML's used memory is device-wide: other processes allocating or freeing during the probe show up in the NVML columns
+report-probe-note-not-released = some memory did not show as free again within { $reads } reads { $ms } ms apart; the driver may release it later
+report-probe-note-nvml-not-loaded = NVML could not be loaded: { $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices ->
+        [one] { $devices } DRM device
+       *[other] { $devices } DRM devices
+    } ({ $names }), { $clients ->
+        [one] { $clients } client
+       *[other] { $clients } clients
+    }{ $sysfs } on { $read ->
+        [one] { $read } descriptor
+       *[other] { $read } descriptors
+    } in { $procs } { $entries ->
+        [one] process
+       *[other] processes
+    }; de-duplicated by (drm-pdev, drm-client-id){ $remarks }
+report-src-drm-no-sysfs = ; no sysfs device data: { $error }
+report-src-drm-remarks = ; { $items }
+report-src-drm-vanished = { $count ->
+        [one] { $count } descriptor
+       *[other] { $count } descriptors
+    } closed during the round
+report-src-drm-skipped-nvml = { $count ->
+        [one] { $count } client
+       *[other] { $count } clients
+    } on NVIDIA devices skipped (NVML reports them)
+report-src-drm-unreadable-procs = descriptors of { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } not readable (permission denied; other users' GPU use needs root)
+report-src-drm-dxg = { $count ->
+        [one] { $count } process
+       *[other] { $count } processes
+    } with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)

@@ -274,3 +274,12 @@ tui-msg-export-failed = cannot export to {$path}: {$error}
 tui-confirm-group-memory = {$bytes} measured over its {$n} processes
 tui-confirm-group-unknown = unknown memory
 tui-confirm-group-detail = the root is signalled and the runtime ends its members: {$members}
+
+## The kill key's reasons (crates/tui actions, the binary's live_view.rs): sentences as `Said`
+tui-guard-init = PID 1 is the init system: ending it brings the whole machine down
+tui-guard-it = it { $ends }
+tui-kill-not-available = kill is not available in this build
+tui-check-gone = no such process any more
+tui-check-pid-reused = the PID now names a different process than the one listed (PID reused)
+tui-kill-not-started = could not start the kill: { $error }
+tui-kill-pid-message = PID { $pid }: { $message }

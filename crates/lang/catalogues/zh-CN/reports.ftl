@@ -433,3 +433,72 @@ report-src-procfs = { $root }：{ $count } 个 GPU 进程中有 { $seen } 个有
 report-src-drm-none = { $dir } 下没有 DRM 设备{ $why }，也没有进程打开 DRM 节点
 report-src-drm-only-nvml = 除 NVML 报告的设备外没有 DRM 设备；已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
 report-src-drm-unreadable = { $first }；{ $count } 个进程的文件描述符无法读取（权限不足；以 root 运行才能看到其他用户的进程）
+
+## Sentences found while collecting (gpuledger_lang::Said): the snapshot's notes
+report-note-pods-by-uid = { $count } 个 Kubernetes Pod 中的 GPU 进程按 Pod UID 显示：{ $why }
+report-note-pid-namespace = gpuledger 运行在 PID 命名空间中（容器：{ $why }）；NVML 报告的是宿主机的 PID，与这里看到的 PID 对不上，因此 NVML 列出的进程可能没有名称，或被认成别的进程；要让两者对上，请在宿主机的 PID 命名空间中运行（docker --pid=host）
+report-note-proc-unreadable = { $count ->
+        [1] 1 个 GPU 进程的 /proc 条目无法读取：{ $first }
+       *[other] { $count } 个 GPU 进程的 /proc 条目无法读取：{ $first }（还有其他）
+    }
+report-note-proc-unseen = { $count } 个 GPU 进程在 { $root } 中不可见（在本轮采集期间已退出，或在另一个 PID 命名空间中）
+report-note-wsl2 = 运行在 WSL2 下：NVML 只给出设备总量，平台不提供每个进程的显存用量（由 Windows 管理）；NVML 列出的 PID 可能属于 Windows 宿主机
+report-note-no-gpu = 所有数据源都没有找到 GPU（见 `gpuledger selftest`）
+report-note-doubted-owners = { $count } 个 GPU 进程（PID { $pids }）所在的 cgroup 形似 Pod 或作业，却不在 kubelet 和 slurmd 的 cgroup 根目录下，因此按所在的用户或单元显示，而不算作 Pod 或作业：见 `explain PID`
+report-note-replay-v1 = 从录制回放：录制中保存了每个设备的显存、GPU %、显存控制器 %、温度和功耗，以及每个进程的名称、用户、命令行、显存和 SM %；没有保存工作负载识别、估算、监听端口、所属（Pod、Slurm 作业、容器、单元）、ROCm /dev/kfd 使用、编码器/解码器 %、各数据源的读数、设备时钟、PCIe 链路和功耗上限，也没有保存（由较旧的 gpuledger 录制）系统内存和各类引擎的忙碌 %，以及每项使用的类型（C/G）
+report-note-replay-v2 = 从录制回放：录制中保存了每个设备的显存、GPU %、显存控制器 %、温度和功耗，以及每个进程的名称、用户、命令行、显存、SM %、系统内存和各类引擎的忙碌 %；没有保存工作负载识别、估算、监听端口、所属（Pod、Slurm 作业、容器、单元）、ROCm /dev/kfd 使用、编码器/解码器 %、各数据源的读数、设备时钟、PCIe 链路和功耗上限，也没有保存（由较旧的 gpuledger 录制）每项使用的类型（C/G）
+report-note-replay = 从录制回放：录制中保存了每个设备的显存、GPU %、显存控制器 %、温度和功耗，以及每个进程的名称、用户、命令行、显存、SM %、系统内存、各类引擎的忙碌 %，和最后一次识别出的工作负载、估算与类型（C/G）；没有保存监听端口、所属（Pod、Slurm 作业、容器、单元）、ROCm /dev/kfd 使用、编码器/解码器 %、各数据源的读数、设备时钟、PCIe 链路和功耗上限
+report-note-drm-dedupe-rule = DRM 客户端按 (drm-pdev, drm-client-id) 去重：在多个文件描述符上打开的同一客户端只计一次；被多个进程共享的客户端只记在一个持有者名下（PID 1 和 systemd 的描述符持有者排在最后，其余取 PID 最小者），其他进程显示为 0 并附说明
+report-note-drm-dedupe = { $rule }（{ $dup } 个客户端在同一进程的多个描述符上打开，{ $shared } 个由多个进程共享）
+report-note-kfd-without-drm = { $count } 个进程打开了 /dev/kfd（ROCm）却没有打开 DRM 节点：无法归属它们的显存
+report-note-fdinfo-line = { $path } 第 { $line } 行：{ $text }：{ $why }
+report-note-fdinfo-more = 另有 { $count } 行格式错误的 fdinfo 未列出
+
+## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)
+report-why-drm-no-memory-keys = 在这个内核上，{ $driver } 不在 fdinfo 中输出内存字段
+report-why-drm-no-memory-keys-unnamed = 在这个内核上，驱动不在 fdinfo 中输出内存字段
+report-why-drm-line-malformed = { $path } 第 { $line } 行格式错误，因此 { $region } 的数值未知
+report-why-drm-malformed = { $path } 格式错误，因此 { $region } 的数值未知
+report-why-engines-kfd = ROCm 计算（已打开 /dev/kfd）：amdkfd 驱动不在 fdinfo 中报告引擎时间，所以 GPU % 未知，而不是 0 %
+report-why-engines-shared = 引擎时间记在持有该共享客户端的进程名下
+report-why-engines-first = 这是该 DRM 客户端的第一次采样：引擎占用是一个速率，需要第二轮才能算出
+report-why-nvml-wddm = 在 WDDM 下，NVML 报告每个进程的显存不可用（显存由 Windows 管理）
+report-why-nvml-not-available = NVML 报告这个进程的显存不可用（没有权限的 MIG，或驱动没有跟踪）
+report-why-wddm-no-instance = 这个进程没有 { $counter } 计数器实例
+report-why-wddm-counter-invalid = { $counter }：计数器状态无效
+report-why-wddm-new-instance = 此前没有这个进程引擎的 WDDM 读数（上一轮之后才出现）
+report-why-wddm-no-engine = 这个进程没有 GPU Engine 计数器实例
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 不是单个进程（kill(2) 会向我们自己的进程组发送信号）
+report-guard-pid-range = PID { $pid } 超出范围（它会成为负的 pid_t，那是向整个进程组发送信号）
+report-guard-init = PID 1 是 init：终止它会让整个系统（或容器）停机
+report-guard-windows-system = PID 4 是 Windows 的 System 进程
+report-guard-self = 这是 gpuledger 自己
+report-guard-ancestor = 这是 gpuledger 的父进程（启动它的 shell 或程序）
+report-guard-kernel-thread = { $name } 是内核线程：信号无法结束它，它也不占用用户内存
+report-guard-thread = { $pid } 是进程 { $tgid } 的一个线程，不是进程：要结束它，请终止 PID { $tgid }
+report-guard-critical-flag = { $name } 被 Windows 标记为关键进程：终止它会让系统崩溃
+report-guard-windows-critical = { $name } 是 Windows 的关键系统进程：终止它会让系统崩溃或注销当前用户
+report-guard-ends-display = 看起来是显示服务器、窗口合成器或桌面外壳：终止它会结束整个图形会话及其中的所有窗口
+report-guard-ends-shell = 是 shell 或会话进程（登录 shell、sshd、tmux、screen）：结束它可能会关闭你的终端会话及其中运行的一切
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name }（其程序为 { $program }）{ $ends }
+report-selftest-process-gap = 每个进程的显存：{ $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = 看不到这个设备的 NVML 数据：NVML 各列和第一个上下文的开销未知
+report-probe-note-device-wide = NVML 的已用显存是整个设备的：探测期间其他进程分配或释放的显存也会出现在 NVML 各列中
+report-probe-note-not-released = 有些内存在 { $reads } 次读取（每次间隔 { $ms } ms）内没有重新显示为空闲；驱动可能稍后才释放
+report-probe-note-nvml-not-loaded = 无法加载 NVML：{ $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices } 个 DRM 设备（{ $names }），{ $clients } 个客户端{ $sysfs }，分布在 { $procs } { $entries ->
+       *[other] 个进程
+    }的 { $read } 个文件描述符上；已按 (drm-pdev, drm-client-id) 去重{ $remarks }
+report-src-drm-no-sysfs = ；没有 sysfs 设备数据：{ $error }
+report-src-drm-remarks = ；{ $items }
+report-src-drm-vanished = { $count } 个文件描述符在本轮中被关闭
+report-src-drm-skipped-nvml = 已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
+report-src-drm-unreadable-procs = { $count } 个进程的文件描述符无法读取（权限不足；要看到其他用户的 GPU 使用需要 root）
+report-src-drm-dxg = { $count } 个进程打开了 /dev/dxg（WSL2 GPU 半虚拟化：由 dxg 数据源测量，而不是 fdinfo）

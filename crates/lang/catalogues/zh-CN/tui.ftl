@@ -259,3 +259,12 @@ tui-msg-export-failed = 无法导出到 {$path}：{$error}
 tui-confirm-group-memory = 其 {$n} 个进程实测共 {$bytes}
 tui-confirm-group-unknown = 显存未知
 tui-confirm-group-detail = 信号发给根进程，由运行时结束各成员：{$members}
+
+## The kill key's reasons (crates/tui actions, the binary's live_view.rs): sentences as `Said`
+tui-guard-init = PID 1 是 init 系统：结束它会让整台机器停机
+tui-guard-it = 它{ $ends }
+tui-kill-not-available = 此版本不支持终止进程
+tui-check-gone = 该进程已不存在
+tui-check-pid-reused = 这个 PID 现在指向的已不是列表中的那个进程（PID 被重用）
+tui-kill-not-started = 无法启动终止操作：{ $error }
+tui-kill-pid-message = PID { $pid }：{ $message }

@@ -434,3 +434,72 @@ report-src-procfs = { $root }：{ $count } 個 GPU 處理程序中有 { $seen } 
 report-src-drm-none = { $dir } 下沒有 DRM 裝置{ $why }，也沒有處理程序開啟 DRM 節點
 report-src-drm-only-nvml = 除了 NVML 回報的裝置外沒有 DRM 裝置；已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
 report-src-drm-unreadable = { $first }；{ $count } 個處理程序的檔案描述元無法讀取（權限不足；以 root 執行才能看到其他使用者的處理程序）
+
+## Sentences found while collecting (gpuledger_lang::Said): the snapshot's notes
+report-note-pods-by-uid = { $count } 個 Kubernetes Pod 中的 GPU 處理程序以 Pod UID 顯示：{ $why }
+report-note-pid-namespace = gpuledger 在 PID 命名空間中執行（容器：{ $why }）；NVML 回報的是主機的 PID，與這裡看到的 PID 對不上，因此 NVML 列出的處理程序可能沒有名稱，或被認成別的處理程序；要讓兩者對上，請在主機的 PID 命名空間中執行（docker --pid=host）
+report-note-proc-unreadable = { $count ->
+        [1] 1 個 GPU 處理程序的 /proc 項目無法讀取：{ $first }
+       *[other] { $count } 個 GPU 處理程序的 /proc 項目無法讀取：{ $first }（還有其他）
+    }
+report-note-proc-unseen = { $count } 個 GPU 處理程序在 { $root } 中看不到（在本輪收集期間已結束，或在另一個 PID 命名空間中）
+report-note-wsl2 = 在 WSL2 下執行：NVML 只提供裝置總量，平台不提供各處理程序的顯示記憶體用量（由 Windows 管理）；NVML 列出的 PID 可能屬於 Windows 主機
+report-note-no-gpu = 所有資料來源都沒有找到 GPU（請見 `gpuledger selftest`）
+report-note-doubted-owners = { $count } 個 GPU 處理程序（PID { $pids }）所在的 cgroup 形似 Pod 或作業，卻不在 kubelet 與 slurmd 的 cgroup 根目錄下，因此依所在的使用者或單元顯示，而不算作 Pod 或作業：請見 `explain PID`
+report-note-replay-v1 = 從錄製重播：錄製中保存了每個裝置的顯示記憶體、GPU %、記憶體控制器 %、溫度與功耗，以及每個處理程序的名稱、使用者、命令列、顯示記憶體與 SM %；沒有保存工作負載辨識、估算、監聽連接埠、所屬（Pod、Slurm 作業、容器、單元）、ROCm /dev/kfd 使用、編碼器/解碼器 %、各資料來源的讀數、裝置時脈、PCIe 連結與功耗上限，也沒有保存（由較舊的 gpuledger 錄製）系統記憶體與各類引擎的忙碌 %，以及每項使用的類型（C/G）
+report-note-replay-v2 = 從錄製重播：錄製中保存了每個裝置的顯示記憶體、GPU %、記憶體控制器 %、溫度與功耗，以及每個處理程序的名稱、使用者、命令列、顯示記憶體、SM %、系統記憶體與各類引擎的忙碌 %；沒有保存工作負載辨識、估算、監聽連接埠、所屬（Pod、Slurm 作業、容器、單元）、ROCm /dev/kfd 使用、編碼器/解碼器 %、各資料來源的讀數、裝置時脈、PCIe 連結與功耗上限，也沒有保存（由較舊的 gpuledger 錄製）每項使用的類型（C/G）
+report-note-replay = 從錄製重播：錄製中保存了每個裝置的顯示記憶體、GPU %、記憶體控制器 %、溫度與功耗，以及每個處理程序的名稱、使用者、命令列、顯示記憶體、SM %、系統記憶體、各類引擎的忙碌 %，和最後一次辨識出的工作負載、估算與類型（C/G）；沒有保存監聽連接埠、所屬（Pod、Slurm 作業、容器、單元）、ROCm /dev/kfd 使用、編碼器/解碼器 %、各資料來源的讀數、裝置時脈、PCIe 連結與功耗上限
+report-note-drm-dedupe-rule = DRM 用戶端依 (drm-pdev, drm-client-id) 去除重複：在多個檔案描述元上開啟的同一用戶端只計一次；由多個處理程序共用的用戶端只記在一個持有者名下（PID 1 與 systemd 的描述元持有者排在最後，其餘取 PID 最小者），其他處理程序顯示為 0 並附說明
+report-note-drm-dedupe = { $rule }（{ $dup } 個用戶端在同一處理程序的多個描述元上開啟，{ $shared } 個由多個處理程序共用）
+report-note-kfd-without-drm = { $count } 個處理程序開啟了 /dev/kfd（ROCm）卻沒有開啟 DRM 節點：無法歸屬它們的顯示記憶體
+report-note-fdinfo-line = { $path } 第 { $line } 行：{ $text }：{ $why }
+report-note-fdinfo-more = 另有 { $count } 行格式錯誤的 fdinfo 未列出
+
+## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)
+report-why-drm-no-memory-keys = 在這個核心上，{ $driver } 不會在 fdinfo 中輸出記憶體欄位
+report-why-drm-no-memory-keys-unnamed = 在這個核心上，驅動程式不會在 fdinfo 中輸出記憶體欄位
+report-why-drm-line-malformed = { $path } 第 { $line } 行格式錯誤，因此 { $region } 的數值未知
+report-why-drm-malformed = { $path } 格式錯誤，因此 { $region } 的數值未知
+report-why-engines-kfd = ROCm 運算（已開啟 /dev/kfd）：amdkfd 驅動程式不會在 fdinfo 中回報引擎時間，所以 GPU % 未知，而不是 0 %
+report-why-engines-shared = 引擎時間記在持有該共用用戶端的處理程序名下
+report-why-engines-first = 這是該 DRM 用戶端的第一次取樣：引擎使用率是一個速率，需要第二輪才能算出
+report-why-nvml-wddm = 在 WDDM 下，NVML 回報各處理程序的顯示記憶體無法取得（顯示記憶體由 Windows 管理）
+report-why-nvml-not-available = NVML 回報這個處理程序的顯示記憶體無法取得（沒有權限的 MIG，或驅動程式未追蹤）
+report-why-wddm-no-instance = 這個處理程序沒有 { $counter } 計數器執行個體
+report-why-wddm-counter-invalid = { $counter }：計數器狀態無效
+report-why-wddm-new-instance = 先前沒有這個處理程序引擎的 WDDM 讀數（上一輪之後才出現）
+report-why-wddm-no-engine = 這個處理程序沒有 GPU Engine 計數器執行個體
+
+## The kill guard rails' reasons (crates/actions kill::guard; the live view shares them)
+report-guard-pid-zero = PID 0 不是單一處理程序（kill(2) 會對我們自己的處理程序群組送出訊號）
+report-guard-pid-range = PID { $pid } 超出範圍（它會成為負的 pid_t，那是對整個處理程序群組送出訊號）
+report-guard-init = PID 1 是 init：終止它會讓整個系統（或容器）停擺
+report-guard-windows-system = PID 4 是 Windows 的 System 處理程序
+report-guard-self = 這是 gpuledger 本身
+report-guard-ancestor = 這是 gpuledger 的父處理程序（啟動它的 shell 或程式）
+report-guard-kernel-thread = { $name } 是核心執行緒：訊號無法結束它，它也不佔用使用者記憶體
+report-guard-thread = { $pid } 是處理程序 { $tgid } 的執行緒，不是處理程序：要結束它，請終止 PID { $tgid }
+report-guard-critical-flag = { $name } 被 Windows 標記為關鍵處理程序：終止它會讓系統當機
+report-guard-windows-critical = { $name } 是 Windows 的關鍵系統處理程序：終止它會讓系統當機或登出目前的使用者
+report-guard-ends-display = 看起來是顯示伺服器、視窗合成器或桌面殼層：終止它會結束整個圖形工作階段及其中的所有視窗
+report-guard-ends-shell = 是 shell 或工作階段處理程序（登入 shell、sshd、tmux、screen）：結束它可能會關閉你的終端機工作階段及其中執行的一切
+report-guard-session = { $name } { $ends }
+report-guard-session-program = { $name }（其程式為 { $program }）{ $ends }
+report-selftest-process-gap = 各處理程序的顯示記憶體：{ $reason }
+
+## probe's notes (crates/cuda probe, the CLI's probe command)
+report-probe-note-no-nvml = 看不到這個裝置的 NVML 資料：NVML 各欄與第一個上下文的開銷未知
+report-probe-note-device-wide = NVML 的已用顯示記憶體是整個裝置的：探測期間其他處理程序配置或釋放的顯示記憶體也會出現在 NVML 各欄中
+report-probe-note-not-released = 有些記憶體在 { $reads } 次讀取（每次間隔 { $ms } ms）內沒有重新顯示為可用；驅動程式可能稍後才釋放
+report-probe-note-nvml-not-loaded = 無法載入 NVML：{ $problem }
+
+## the DRM round's finding (SourceStatus::detail of drm)
+report-src-drm-round = { $devices } 個 DRM 裝置（{ $names }），{ $clients } 個用戶端{ $sysfs }，分布在 { $procs } { $entries ->
+       *[other] 個處理程序
+    }的 { $read } 個檔案描述元上；已依 (drm-pdev, drm-client-id) 去除重複{ $remarks }
+report-src-drm-no-sysfs = ；沒有 sysfs 裝置資料：{ $error }
+report-src-drm-remarks = ；{ $items }
+report-src-drm-vanished = { $count } 個檔案描述元在本輪中被關閉
+report-src-drm-skipped-nvml = 已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
+report-src-drm-unreadable-procs = { $count } 個處理程序的檔案描述元無法讀取（權限不足；要看到其他使用者的 GPU 使用需要 root）
+report-src-drm-dxg = { $count } 個處理程序開啟了 /dev/dxg（WSL2 GPU 半虛擬化：由 dxg 資料來源測量，而不是 fdinfo）

@@ -259,3 +259,12 @@ tui-msg-export-failed = 無法匯出到 {$path}：{$error}
 tui-confirm-group-memory = 其 {$n} 個處理程序實測共 {$bytes}
 tui-confirm-group-unknown = 記憶體未知
 tui-confirm-group-detail = 訊號送給根處理程序，由執行環境結束各成員：{$members}
+
+## The kill key's reasons (crates/tui actions, the binary's live_view.rs): sentences as `Said`
+tui-guard-init = PID 1 是 init 系統：結束它會讓整台機器停擺
+tui-guard-it = 它{ $ends }
+tui-kill-not-available = 此版本不支援終止處理程序
+tui-check-gone = 該處理程序已不存在
+tui-check-pid-reused = 這個 PID 現在指向的已不是清單中的那個處理程序（PID 被重複使用）
+tui-kill-not-started = 無法啟動終止作業：{ $error }
+tui-kill-pid-message = PID { $pid }：{ $message }

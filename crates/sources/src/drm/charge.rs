@@ -3,8 +3,9 @@
 
 use super::clients::Client;
 use super::usage::{memory_of, rates, Agg};
-use super::{plural, DrmSource, DEDUPE_RULE};
+use super::{DrmSource, DEDUPE_RULE};
 use crate::procfs::ProcReader;
+use gpuledger_lang::Said;
 use gpuledger_model::{Process, Snapshot};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -69,15 +70,15 @@ impl DrmSource {
     }
 
     /// The de-duplication rule with this round's counts, when some client needed it.
-    fn dedupe_note(&self) -> Option<String> {
+    fn dedupe_note(&self) -> Option<Said> {
         let s = &self.stats;
         (s.shared_clients > 0 || s.dup_fd_clients > 0).then(|| {
-            format!(
-                "{DEDUPE_RULE} ({} client{} on several descriptors of one process, {} shared between processes)",
-                s.dup_fd_clients,
-                plural(s.dup_fd_clients),
-                s.shared_clients
-            )
+            let args = vec![
+                ("rule", Said::new(DEDUPE_RULE, vec![]).into()),
+                ("dup", s.dup_fd_clients.into()),
+                ("shared", s.shared_clients.into()),
+            ];
+            Said::new("report-note-drm-dedupe", args)
         })
     }
 
@@ -116,11 +117,9 @@ impl DrmSource {
             }
         }
         if kfd_without_drm > 0 {
-            snap.notes.push(format!(
-                "{kfd_without_drm} process{} /dev/kfd (ROCm) open but no DRM node: {} GPU memory cannot be attributed",
-                if kfd_without_drm == 1 { " has" } else { "es have" },
-                if kfd_without_drm == 1 { "its" } else { "their" }
-            ));
+            let args = vec![("count", kfd_without_drm.into())];
+            snap.notes
+                .push(Said::new("report-note-kfd-without-drm", args));
         }
     }
 }
@@ -129,7 +128,7 @@ impl DrmSource {
 /// rest, so a hostile file cannot flood the snapshot.
 #[derive(Default)]
 struct ProblemNotes {
-    notes: Vec<String>,
+    notes: Vec<Said>,
     seen: usize,
 }
 
@@ -137,24 +136,23 @@ impl ProblemNotes {
     fn add(&mut self, c: &Client) {
         for p in &c.info.problems {
             if self.seen < MAX_PROBLEM_NOTES {
-                self.notes.push(format!(
-                    "{} line {}: {:?}: {}",
-                    c.fds[0].2.display(),
-                    p.line,
-                    p.text,
-                    p.why
-                ));
+                // The parser's reason goes in as written (a detail of the file, like an OS error).
+                let args = vec![
+                    ("path", c.fds[0].2.display().to_string().into()),
+                    ("line", p.line.to_string().into()),
+                    ("text", format!("{:?}", p.text).into()),
+                    ("why", p.why.as_str().into()),
+                ];
+                self.notes.push(Said::new("report-note-fdinfo-line", args));
             }
             self.seen += 1;
         }
     }
 
-    fn finish(mut self) -> Vec<String> {
+    fn finish(mut self) -> Vec<Said> {
         if self.seen > MAX_PROBLEM_NOTES {
-            self.notes.push(format!(
-                "{} more malformed fdinfo lines not listed",
-                self.seen - MAX_PROBLEM_NOTES
-            ));
+            let args = vec![("count", (self.seen - MAX_PROBLEM_NOTES).into())];
+            self.notes.push(Said::new("report-note-fdinfo-more", args));
         }
         self.notes
     }

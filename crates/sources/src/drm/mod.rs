@@ -33,8 +33,9 @@ use std::path::{Path, PathBuf};
 use usage::EngineSample;
 pub use usage::{region_class, RegionClass};
 
-/// How clients are de-duplicated; written into the snapshot so a reader knows the rule.
-pub const DEDUPE_RULE: &str = "DRM clients de-duplicated by (drm-pdev, drm-client-id): a client open on several descriptors counts once; a client shared by several processes is charged to one holder (PID 1 and systemd descriptor holders last, then the lowest PID) and shown as 0 with a note on the others";
+/// How clients are de-duplicated (the message key); written into the snapshot so a reader
+/// knows the rule.
+pub const DEDUPE_RULE: &str = "report-note-drm-dedupe-rule";
 
 /// Full descriptor-index rebuild cadence by default. Between rebuilds only started/exited
 /// processes are scanned, so a long-running process that opens its first DRM node is seen at the
@@ -259,13 +260,5 @@ impl DrmSource {
 
     pub fn index(&self) -> Option<&FdIndex> {
         self.index.as_ref()
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }

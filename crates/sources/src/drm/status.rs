@@ -1,8 +1,9 @@
 //! The DRM source's status line: what a round saw (devices, clients, descriptors, processes) or,
 //! when it saw nothing, why.
 
-use super::{plural, DrmSource};
+use super::DrmSource;
 use crate::sysfs::DrmCard;
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use gpuledger_model::{SourceState, SourceStatus};
 
@@ -17,40 +18,40 @@ impl DrmSource {
         if shown.is_empty() && self.stats.clients == 0 {
             return self.nothing_seen(cards);
         }
-        let mut detail = format!(
-            "{} DRM device{} ({}), {} client{}",
-            shown.len(),
-            plural(shown.len()),
-            shown.join(", "),
-            self.stats.clients,
-            plural(self.stats.clients)
-        );
-        if let Err(e) = cards {
-            detail.push_str(&format!("; no sysfs device data: {e}"));
-        }
+        // The system's own error words, as it gave them.
+        let sysfs = match cards {
+            Err(e) => Said::new(
+                "report-src-drm-no-sysfs",
+                vec![("error", e.as_str().into())],
+            ),
+            Ok(_) => Said::verbatim(""),
+        };
         let idx = self.index.as_ref();
         let read = self.stats.fdinfo_read - self.stats.vanished;
-        detail.push_str(&format!(
-            " on {} descriptor{} in {} process{}; {}",
-            read,
-            plural(read),
-            idx.map_or(0, |i| i
-                .entries
-                .values()
-                .filter(|e| !e.drm_fds.is_empty())
-                .count()),
-            if idx.map_or(0, |i| i.entries.len()) == 1 {
-                ""
-            } else {
-                "es"
-            },
-            "de-duplicated by (drm-pdev, drm-client-id)"
-        ));
+        let procs = idx.map_or(0, |i| {
+            i.entries.values().filter(|e| !e.drm_fds.is_empty()).count()
+        });
         let remarks = self.remarks();
-        if !remarks.is_empty() {
-            detail.push_str("; ");
-            detail.push_str(&remarks.join("; "));
-        }
+        let remarks = if remarks.is_empty() {
+            Said::verbatim("")
+        } else {
+            Said::new(
+                "report-src-drm-remarks",
+                vec![("items", Arg::List(remarks))],
+            )
+        };
+        let args = vec![
+            ("devices", shown.len().into()),
+            ("names", shown.join(", ").into()),
+            ("clients", self.stats.clients.into()),
+            ("sysfs", sysfs.into()),
+            ("read", read.into()),
+            ("procs", procs.to_string().into()),
+            // The word "process(es)" follows the index's size (as it always has), not `procs`.
+            ("entries", idx.map_or(0, |i| i.entries.len()).into()),
+            ("remarks", remarks.into()),
+        ];
+        let detail = Said::new("report-src-drm-round", args);
         SourceStatus::new("drm", SourceState::Ok, detail)
     }
 
@@ -79,36 +80,24 @@ impl DrmSource {
 
     /// What else the round met: vanished descriptors, skipped NVIDIA clients, unreadable
     /// processes, `/dev/dxg` holders.
-    fn remarks(&self) -> Vec<String> {
+    fn remarks(&self) -> Vec<Said> {
         let s = &self.stats;
         let mut extra = Vec::new();
         if s.vanished > 0 {
-            extra.push(format!(
-                "{} descriptor{} closed during the round",
-                s.vanished,
-                plural(s.vanished)
-            ));
+            let args = vec![("count", s.vanished.into())];
+            extra.push(Said::new("report-src-drm-vanished", args));
         }
         if s.skipped_nvml_clients > 0 {
-            extra.push(format!(
-                "{} client{} on NVIDIA devices skipped (NVML reports them)",
-                s.skipped_nvml_clients,
-                plural(s.skipped_nvml_clients)
-            ));
+            let args = vec![("count", s.skipped_nvml_clients.into())];
+            extra.push(Said::new("report-src-drm-skipped-nvml", args));
         }
         if let Some(i) = self.index.as_ref().filter(|i| i.unreadable > 0) {
-            extra.push(format!(
-                "descriptors of {} process{} not readable (permission denied; other users' GPU use needs root)",
-                i.unreadable,
-                if i.unreadable == 1 { "" } else { "es" }
-            ));
+            let args = vec![("count", i.unreadable.into())];
+            extra.push(Said::new("report-src-drm-unreadable-procs", args));
         }
         if s.dxg_processes > 0 {
-            extra.push(format!(
-                "{} process{} with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)",
-                s.dxg_processes,
-                if s.dxg_processes == 1 { "" } else { "es" }
-            ));
+            let args = vec![("count", s.dxg_processes.into())];
+            extra.push(Said::new("report-src-drm-dxg", args));
         }
         extra
     }

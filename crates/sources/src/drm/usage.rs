@@ -4,6 +4,7 @@
 
 use super::clients::Client;
 use super::fdinfo::FdInfo;
+use gpuledger_lang::Said;
 use gpuledger_model::{Usage, UsageKind};
 use std::collections::BTreeMap;
 
@@ -74,16 +75,16 @@ pub fn region_class(name: &str) -> RegionClass {
 
 /// VRAM and system memory held by one client; `Err` says why a figure is unknown. System memory
 /// is `Ok(None)` when the driver printed no system-memory region.
-pub(super) type MemFigures = (Result<u64, String>, Result<Option<u64>, String>);
+pub(super) type MemFigures = (Result<u64, Said>, Result<Option<u64>, Said>);
 
 pub(super) fn memory_of(c: &Client) -> MemFigures {
     let info = &c.info;
     if info.regions.is_empty() && info.bad_regions.is_empty() {
         return (
-            Err(format!(
-                "{} prints no memory keys in fdinfo on this kernel",
-                info.driver.as_deref().unwrap_or("the driver")
-            )),
+            Err(match info.driver.as_deref() {
+                Some(d) => Said::new("report-why-drm-no-memory-keys", vec![("driver", d.into())]),
+                None => Said::new("report-why-drm-no-memory-keys-unnamed", vec![]),
+            }),
             Ok(None),
         );
     }
@@ -92,16 +93,22 @@ pub(super) fn memory_of(c: &Client) -> MemFigures {
             .iter()
             .find(|r| region_class(r) == class)
             .map(|r| {
-                let line = info
-                    .problems
-                    .iter()
-                    .find(|p| p.text.contains(r.as_str()))
-                    .map(|p| format!(" line {}", p.line))
-                    .unwrap_or_default();
-                format!(
-                    "{}{line} is malformed, so the {r} figure is unknown",
-                    c.fds[0].2.display()
-                )
+                let path = c.fds[0].2.display().to_string();
+                let line = info.problems.iter().find(|p| p.text.contains(r.as_str()));
+                match line {
+                    Some(p) => Said::new(
+                        "report-why-drm-line-malformed",
+                        vec![
+                            ("path", path.into()),
+                            ("line", p.line.to_string().into()),
+                            ("region", r.as_str().into()),
+                        ],
+                    ),
+                    None => Said::new(
+                        "report-why-drm-malformed",
+                        vec![("path", path.into()), ("region", r.as_str().into())],
+                    ),
+                }
             })
     };
     let mut vram = 0u64;
@@ -180,18 +187,14 @@ pub(super) struct Agg {
     vram_unknown: bool,
     sys: Option<u64>,
     sys_unknown: bool,
-    why: Option<String>,
+    why: Option<Said>,
     engines: BTreeMap<String, f64>,
     pub(super) engines_missing: bool,
     pub(super) notes: Vec<String>,
 }
 
 impl Agg {
-    pub(super) fn add_memory(
-        &mut self,
-        vram: Result<u64, String>,
-        sys: Result<Option<u64>, String>,
-    ) {
+    pub(super) fn add_memory(&mut self, vram: Result<u64, Said>, sys: Result<Option<u64>, Said>) {
         match vram {
             Ok(v) => self.vram = Some(self.vram.unwrap_or(0).saturating_add(v)),
             Err(why) => {
@@ -230,17 +233,11 @@ impl Agg {
         }
         if kfd {
             u.kinds.push(UsageKind::Compute);
-            u.engines.unavailable_reason = Some(
-                "ROCm compute (/dev/kfd open): the amdkfd driver does not report engine time in fdinfo, so GPU % is unknown, not 0 %".into(),
-            );
+            u.engines.unavailable_reason = Some(Said::new("report-why-engines-kfd", vec![]));
         } else if self.clients == 0 {
-            u.engines.unavailable_reason =
-                Some("engine time is charged to the process that holds the shared client".into());
+            u.engines.unavailable_reason = Some(Said::new("report-why-engines-shared", vec![]));
         } else if self.engines_missing {
-            u.engines.unavailable_reason = Some(
-                "first sample of this DRM client: engine use is a rate and needs a second round"
-                    .into(),
-            );
+            u.engines.unavailable_reason = Some(Said::new("report-why-engines-first", vec![]));
         } else {
             let sm = self
                 .engines

@@ -13,6 +13,7 @@
 //! Per-process GPU memory is not published: the GPU allocates from the one unified pool and the
 //! allocation is part of each process's footprint. It stays `null` with that reason.
 
+use gpuledger_lang::Said;
 use gpuledger_model::{
     balance, Device, Memory, Process, Snapshot, SourceState, SourceStatus, Usage, Vendor,
 };
@@ -327,7 +328,7 @@ fn add_client_usage(
 ) {
     for (pid, (name, t)) in cur_times {
         let mut u = Usage::new(uuid.to_string(), SOURCE);
-        u.unavailable_reason = Some(UNIFIED_MEMORY.to_string());
+        u.unavailable_reason = Some(UNIFIED_MEMORY.into());
         let rate = match (t, prev_times, dt) {
             (None, _, _) => Err(NO_GPU_TIME),
             (Some(_), None, _) | (Some(_), _, None) => Err(FIRST_ROUND),
@@ -342,7 +343,7 @@ fn add_client_usage(
         };
         match rate {
             Ok(r) => u.engines.sm_percent = Some(r.round() as u32),
-            Err(why) => u.engines.unavailable_reason = Some(why.to_string()),
+            Err(why) => u.engines.unavailable_reason = Some(why.into()),
         }
         let p = processes.entry(pid).or_insert_with(|| Process::new(pid));
         if p.name.is_none() && !name.is_empty() {
@@ -367,7 +368,7 @@ pub fn apply(snap: &mut Snapshot, view: IokitView) {
             None => snap.processes.push(vp),
         }
     }
-    snap.notes.extend(view.notes);
+    snap.notes.extend(view.notes.into_iter().map(Said::from));
     snap.sources.push(view.status);
     balance(snap);
 }

@@ -21,7 +21,10 @@ fn sm(v: &IokitView, pid: u32) -> (Option<u32>, Option<String>) {
     let p = v.processes.iter().find(|p| p.pid == pid).unwrap();
     assert_eq!(p.usage.len(), 1, "one row per process per GPU");
     let u = &p.usage[0];
-    (u.engines.sm_percent, u.engines.unavailable_reason.clone())
+    (
+        u.engines.sm_percent,
+        u.engines.unavailable_reason.as_deref().map(str::to_string),
+    )
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! utilisation samples.
 
 use super::{ffi, missing, DeviceHandle, Engines, Nvml, ProcList, Return, Usage, UsageKind};
+use gpuledger_lang::Said;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::ffi::c_uint;
@@ -24,9 +25,9 @@ impl Nvml {
             u.kinds.sort();
             if u.memory_bytes.is_none() {
                 u.unavailable_reason = Some(if wddm_like {
-                    "NVML reports per-process memory as not available under WDDM (Windows manages video memory)".into()
+                    Said::new("report-why-nvml-wddm", vec![])
                 } else {
-                    "NVML reports this process's memory as not available (MIG without privileges, or not tracked by the driver)".into()
+                    Said::new("report-why-nvml-not-available", vec![])
                 });
             }
             u.engines = engines_of(&util, pid);
@@ -264,7 +265,8 @@ fn engines_of(
             },
         },
         Err(reason) => Engines {
-            unavailable_reason: Some(reason.clone()),
+            // NVML's own error words, as it gave them.
+            unavailable_reason: Some(reason.as_str().into()),
             ..Engines::default()
         },
     }

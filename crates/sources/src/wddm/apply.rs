@@ -4,6 +4,7 @@
 
 use super::merge::{WddmView, LABEL_BOTH};
 
+use gpuledger_lang::Said;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{balance, Process, Snapshot, Usage};
 
@@ -59,7 +60,7 @@ pub fn apply(snap: &mut Snapshot, view: WddmView) {
             }
         }
     }
-    snap.notes.extend(view.notes);
+    snap.notes.extend(view.notes.into_iter().map(Said::from));
     snap.sources.push(view.status);
     balance(snap);
     shared_surface_notes(snap);
@@ -149,8 +150,8 @@ pub(super) fn shared_surface_notes(snap: &mut Snapshot) {
         ));
     }
     for n in notes {
-        if !snap.notes.contains(&n) {
-            snap.notes.push(n);
+        if !snap.notes.iter().any(|m| m.as_str() == n) {
+            snap.notes.push(n.into());
         }
     }
 }

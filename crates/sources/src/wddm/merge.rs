@@ -4,6 +4,7 @@
 use super::accumulate::{engine_rate, parsed, pct, per_luid, per_pid_luid, Acc, EngineAcc};
 use super::counters::{paths, DxgiAdapter, PciAddress, RawSample, Round};
 use super::instance::{engine_class, EngineClass, Luid};
+use gpuledger_lang::Said;
 use gpuledger_model::{
     Device, Memory, Process, Snapshot, SourceState, SourceStatus, Usage, UsageKind, Vendor,
 };
@@ -18,8 +19,8 @@ pub const LABEL_BOTH: &str = "cuda+wddm";
 
 pub const FIRST_ROUND: &str =
     "first WDDM round: engine use is a rate between two readings; it is shown from the next refresh";
-const NEW_INSTANCE: &str =
-    "no earlier WDDM reading of this process's engines (new since the last round)";
+/// The message key: no earlier WDDM reading of this process's engines.
+const NEW_INSTANCE: &str = "report-why-wddm-new-instance";
 const NO_TELEMETRY: &str =
     "WDDM counters do not publish it; NVML does for NVIDIA devices when it is loaded";
 
@@ -322,14 +323,16 @@ fn process_usage(
     }
     let mut u = Usage::new(uuid, m.label);
     match (&m.mem, mem) {
-        (None, _) => u.unavailable_reason = m.mem_missing.clone(),
+        (None, _) => u.unavailable_reason = m.mem_missing.clone().map(Said::from),
         (Some(_), None) => {
-            u.unavailable_reason = Some(format!("no {} instance for this process", m.mem_path))
+            let args = vec![("counter", m.mem_path.to_string().into())];
+            u.unavailable_reason = Some(Said::new("report-why-wddm-no-instance", args))
         }
         (Some(_), Some(a)) => {
             u.memory_bytes = a.value();
             if u.memory_bytes.is_none() {
-                u.unavailable_reason = Some(format!("{}: counter status not valid", m.mem_path));
+                let args = vec![("counter", m.mem_path.to_string().into())];
+                u.unavailable_reason = Some(Said::new("report-why-wddm-counter-invalid", args));
             }
         }
     }
@@ -354,15 +357,17 @@ fn process_usage(
                 .collect();
         }
         Some(_) => {
-            u.engines.unavailable_reason =
-                Some(e.reason.clone().unwrap_or_else(|| NEW_INSTANCE.into()))
-        }
-        None => {
             u.engines.unavailable_reason = Some(
                 e.reason
                     .clone()
-                    .unwrap_or_else(|| "no GPU Engine instance for this process".into()),
+                    .map_or_else(|| Said::new(NEW_INSTANCE, vec![]), Said::from),
             )
+        }
+        None => {
+            u.engines.unavailable_reason = Some(e.reason.clone().map_or_else(
+                || Said::new("report-why-wddm-no-engine", vec![]),
+                Said::from,
+            ))
         }
     }
     if let Some(acc) = eng {

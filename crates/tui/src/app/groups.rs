@@ -152,12 +152,12 @@ impl App {
             .t_args("tui-group-root-name", &[("label", g.label.as_str().into())]);
         let warning = match self.terminator.check(root, start_time, &name) {
             Check::Allowed => None,
-            Check::SecondConfirmation(why) => Some(why),
+            Check::SecondConfirmation(why) => Some(why.in_lang(self.lang)),
             Check::Refused(why) => {
                 let args = [
                     ("pid", root.to_string().into()),
                     ("name", name.as_str().into()),
-                    ("why", why.into()),
+                    ("why", why.in_lang(self.lang).into()),
                 ];
                 self.message = Some(self.lang.t_args("tui-msg-will-not-end", &args));
                 return;

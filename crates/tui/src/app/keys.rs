@@ -352,12 +352,12 @@ impl App {
         let name = p.display_name().to_string();
         let warning = match self.terminator.check(p.pid, p.start_time, &name) {
             Check::Allowed => None,
-            Check::SecondConfirmation(why) => Some(why),
+            Check::SecondConfirmation(why) => Some(why.in_lang(self.lang)),
             Check::Refused(why) => {
                 let args = [
                     ("pid", p.pid.to_string().into()),
                     ("name", name.as_str().into()),
-                    ("why", why.into()),
+                    ("why", why.in_lang(self.lang).into()),
                 ];
                 self.message = Some(self.lang.t_args("tui-msg-will-not-end", &args));
                 return;
@@ -449,7 +449,7 @@ impl App {
                 let args = [
                     ("pid", pid.to_string().into()),
                     ("name", name.into()),
-                    ("why", why.into()),
+                    ("why", why.in_lang(self.lang).into()),
                 ];
                 return Err(self.lang.t_args("tui-msg-tagged-refused", &args));
             }

@@ -73,8 +73,8 @@ impl App {
         let (pid, name) = (c.pid.to_string(), c.name.clone());
         let (key, why) = match self.terminate(c.pid, c.start_time, &c.name, c.force, now) {
             Termination::Requested => (requested, String::new()),
-            Termination::Refused(why) => (refused, why),
-            Termination::NotAvailable(why) => (cannot, why),
+            Termination::Refused(why) => (refused, why.in_lang(self.lang)),
+            Termination::NotAvailable(why) => (cannot, why.in_lang(self.lang)),
         };
         let args = [
             ("pid", pid.into()),
@@ -109,7 +109,7 @@ impl App {
                         &[
                             ("pid", a.pid.to_string().into()),
                             ("name", a.name.as_str().into()),
-                            ("why", why.into()),
+                            ("why", why.in_lang(l).into()),
                         ],
                     ),
                 },

@@ -311,7 +311,7 @@ impl App {
         let old = self.snapshot.replace(upd.snapshot);
         // What the kill mechanism found out on its own (refusals, permission): shown as it said.
         if let Some(m) = self.terminator.poll_messages().pop() {
-            self.message = Some(m);
+            self.message = Some(m.in_lang(self.lang));
         }
         self.verify_kills(now);
         self.rebuild();
@@ -551,7 +551,8 @@ impl App {
         let u = self.usage(r);
         let l = self.lang;
         let mut v = Vec::new();
-        // The sources' own reasons are kept as they came; only this view's words are translated.
+        // The sources' reasons in the view's language where they have a key (`Said`); the
+        // system's own words (an OS or NVML error) as they came.
         if let Some(m) = &p.metadata_unavailable {
             v.push((l.t("tui-na-what-metadata"), m.clone()));
         }
@@ -560,8 +561,8 @@ impl App {
             v.push((
                 l.t("tui-na-what-memory"),
                 u.unavailable_reason
-                    .clone()
-                    .unwrap_or_else(|| l.t_args("tui-na-no-value", &source)),
+                    .as_ref()
+                    .map_or_else(|| l.t_args("tui-na-no-value", &source), |r| r.in_lang(l)),
             ));
         }
         if u.engines.sm_percent.is_none() {
@@ -569,8 +570,8 @@ impl App {
                 "SM%".into(),
                 u.engines
                     .unavailable_reason
-                    .clone()
-                    .unwrap_or_else(|| l.t("tui-na-no-samples")),
+                    .as_ref()
+                    .map_or_else(|| l.t("tui-na-no-samples"), |r| r.in_lang(l)),
             ));
         }
         if self.workload(p).is_none() {

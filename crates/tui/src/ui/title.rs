@@ -198,10 +198,12 @@ pub fn notes(app: &App, now: Instant) -> Vec<(String, bool)> {
     }
     for n in &s.notes {
         // The cards' line already says no GPU was found (with what to try instead).
-        if s.devices.is_empty() && n.starts_with("no GPU found") {
+        // (A replayed note has no key: its English is all there is to ask.)
+        let no_gpu = n.key() == Some("report-note-no-gpu") || n.starts_with("no GPU found");
+        if s.devices.is_empty() && no_gpu {
             continue;
         }
-        v.push((n.clone(), false));
+        v.push((n.in_lang(app.lang), false));
     }
     v
 }

@@ -49,8 +49,8 @@ pub fn seen(snap: &Snapshot, pid: u32, uuid: &str, label: &str) -> Seen {
                 Some(b) => Seen::Bytes(b),
                 None => Seen::Unknown(
                     u.unavailable_reason
-                        .clone()
-                        .unwrap_or_else(|| "no reason given".into()),
+                        .as_deref()
+                        .map_or_else(|| "no reason given".into(), str::to_string),
                 ),
             };
         }
