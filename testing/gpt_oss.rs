@@ -70,7 +70,7 @@ impl GptOss {
             })
             .collect();
         let config = format!(
-            r#"{{"architectures":["GptOssForCausalLM"],"model_type":"gpt_oss","hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":{},"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"num_local_experts":{},"experts_per_token":4,"vocab_size":201088,"sliding_window":128,"layer_types":[{}],"torch_dtype":"bfloat16","max_position_embeddings":131072,"quantization_config":{{"quant_method":"mxfp4","modules_to_not_convert":["model.layers.*.self_attn","model.layers.*.mlp.router","model.embed_tokens","lm_head"]}}}}"#,
+            r#"{{"architectures":["GptOssForCausalLM"],"model_type":"gpt_oss","hidden_size":2880,"intermediate_size":2880,"num_hidden_layers":{},"num_attention_heads":64,"num_key_value_heads":8,"head_dim":64,"num_local_experts":{},"experts_per_token":4,"vocab_size":201088,"sliding_window":128,"layer_types":[{}],"torch_dtype":"bfloat16","max_position_embeddings":131072,"rope_scaling":{{"beta_fast":32.0,"beta_slow":1.0,"factor":32.0,"original_max_position_embeddings":4096,"rope_type":"yarn","truncate":false}},"rope_theta":150000,"quantization_config":{{"quant_method":"mxfp4","modules_to_not_convert":["model.layers.*.self_attn","model.layers.*.mlp.router","model.embed_tokens","lm_head"]}}}}"#,
             self.layers,
             self.experts,
             types.join(",")

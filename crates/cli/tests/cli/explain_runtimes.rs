@@ -129,6 +129,10 @@ pub(crate) fn model_dir(dir: &Path) -> PathBuf {
 }
 
 /// The sharded fixture's tensor bytes, as the safetensors package wrote them.
+/// vLLM's rotary cos/sin cache for the staged TinyLlama config (2,048 positions × 64 rotary dims
+/// × 2 B): part of its weights figure, held whole by every rank (`runtimes/vllm/rope.rs`).
+pub(crate) const TINYLLAMA_ROPE: u64 = 2048 * 64 * 2;
+
 pub(crate) fn package_total() -> u64 {
     let v: serde_json::Value = serde_json::from_slice(
         &std::fs::read(repo().join("fixtures/safetensors/expected.json")).unwrap(),
@@ -199,7 +203,7 @@ fn vllm_server_and_its_engine_core() {
     let est = &v["estimated"];
     let s = &est["runtime"]["summary"];
     assert_eq!(s["recipe"], "vllm");
-    assert_eq!(s["weights_gpu_bytes"], weights);
+    assert_eq!(s["weights_gpu_bytes"], weights + TINYLLAMA_ROPE);
     // 11,915 blocks × TinyLlama's 360,448-byte block.
     assert_eq!(s["kv_cache_gpu_bytes"], 11915u64 * 360448);
     assert_eq!(s["total_gpu_bytes"], (DEVICE_TOTAL as f64 * 0.9) as u64);
@@ -647,7 +651,10 @@ fn vllm_tensor_parallel_workers_each_carry_their_share_on_their_own_gpu() {
     let p1 = process(&v, w1.into());
     assert_eq!(p1["workload"]["member"]["role"], "worker TP1/2", "{p1}");
     assert_eq!(p1["workload"]["member"]["root_pid"], server);
-    assert_eq!(p1["estimate"]["weights_gpu_bytes"], package_total() / 2);
+    assert_eq!(
+        p1["estimate"]["weights_gpu_bytes"],
+        package_total() / 2 + TINYLLAMA_ROPE
+    );
     assert_eq!(p1["estimate"]["total_gpu_bytes"], DEVICE_TOTAL / 2);
     assert_eq!(p1["usage"][0]["memory_bytes"], second);
     // The group in one place: the members' shares summed beside their measured memory.

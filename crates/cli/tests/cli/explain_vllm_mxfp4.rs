@@ -58,8 +58,8 @@ fn the_kernel_named_in_the_log_sizes_gpt_oss_experts() {
     let (plain, _) = explain(f.child.id(), Some("9.0"), &["--no-probe"]);
     assert_eq!(
         weights(&plain),
-        13_761_264_768,
-        "without the log: the floor"
+        13_761_264_768 + 131_072 * 64 * 4,
+        "without the log: the floor (the checkpoint's bytes and the float32 rotary cache)"
     );
     let (v, text) = explain(
         f.child.id(),
@@ -75,8 +75,9 @@ fn the_kernel_named_in_the_log_sizes_gpt_oss_experts() {
         .and_then(|x| x["bytes"].as_u64())
         .unwrap();
     let off = weights(&v) as f64 / printed as f64 - 1.0;
+    // Marlin's padding and the rotary cache: 13.7023 GiB, 0.12 % under.
     assert!(
-        off.abs() < 0.005,
+        off.abs() < 0.0015,
         "{:+.2} % off the log's figure",
         off * 100.0
     );

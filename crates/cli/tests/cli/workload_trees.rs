@@ -18,7 +18,7 @@
 //! - torchrun: `python /path/bin/torchrun --nproc_per_node=2 train.py` → `python -u train.py`
 //!   per rank, with RANK, LOCAL_RANK and WORLD_SIZE set as torch's LocalElasticAgent sets them.
 
-use crate::explain_runtimes::{model_dir, package_total, repo, stage, start, Fake};
+use crate::explain_runtimes::{model_dir, package_total, repo, stage, start, Fake, TINYLLAMA_ROPE};
 use crate::serve_support::{get, serve};
 use crate::support::*;
 use crate::tui_tmux::{line_with, Tmux};
@@ -93,14 +93,14 @@ fn vllm(
     a.extend(args);
     let env: Vec<(&str, String)> = env.iter().map(|(k, v)| (*k, v.to_string())).collect();
     let f = start(dir.path(), &py, &a, &env);
-    // Each rank's weights: the package-written shards split over the ranks; its total: the
-    // reservation, --gpu-memory-utilization 0.5 of its own GPU.
+    // Each rank's weights: the package-written shards split over the ranks, and vLLM's whole
+    // rotary cache; its total: the reservation, --gpu-memory-utilization 0.5 of its own GPU.
     let members = gpu
         .iter()
         .map(|&(i, role)| Member {
             pid: f.engines[i],
             role,
-            weights: package_total() / ranks,
+            weights: package_total() / ranks + TINYLLAMA_ROPE,
             total: DEVICE_TOTAL / 2,
         })
         .collect();

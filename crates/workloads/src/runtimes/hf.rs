@@ -179,6 +179,56 @@ pub struct ModelConfig {
     /// Which layers attend over a sliding window (or otherwise), when not every layer is full
     /// attention; `None`: every layer is.
     pub layers: Option<LayerKinds>,
+    /// The rotary embedding's parameters, for the runtimes that cache its cos/sin table.
+    pub rope: RopeConfig,
+}
+
+/// The rotary embedding as `config.json` describes it; a runtime's rule (vLLM's `rope`) turns
+/// it into the cache it allocates.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RopeConfig {
+    /// config.json names a rotary embedding at all (`rope_theta`, `rope_scaling`,
+    /// `rope_parameters`, `partial_rotary_factor`, `rotary_*`, `qk_rope_head_dim`).
+    pub named: bool,
+    /// `rope_scaling` (transformers 4) or `rope_parameters` (transformers 5) as written, the
+    /// per-layer-type form (`{"full_attention": {…}, "sliding_attention": {…}}`) included.
+    pub scaling: Option<Value>,
+    /// `partial_rotary_factor`, or GPT-NeoX's `rotary_pct`, at the config's top level.
+    pub partial_rotary_factor: Option<f64>,
+    /// A rotary dimension the config gives outright: MLA's `qk_rope_head_dim`, GPT-J's
+    /// `rotary_dim`, a GGUF's `rope.dimension_count`.
+    pub rotary_dim: Option<u64>,
+    /// Gemma 3's `rope_local_base_freq`: its windowed layers rotate with a second base.
+    pub local_base: bool,
+}
+
+impl RopeConfig {
+    fn read(v: &Value) -> RopeConfig {
+        const KEYS: &[&str] = &[
+            "rope_theta",
+            "rope_scaling",
+            "rope_parameters",
+            "partial_rotary_factor",
+            "rotary_pct",
+            "rotary_dim",
+            "rotary_emb_base",
+            "qk_rope_head_dim",
+        ];
+        let scaling = ["rope_parameters", "rope_scaling"]
+            .iter()
+            .find_map(|k| v.get(*k).filter(|x| x.is_object()).cloned());
+        RopeConfig {
+            named: KEYS.iter().any(|k| v.get(*k).is_some_and(|x| !x.is_null())),
+            scaling,
+            partial_rotary_factor: ["partial_rotary_factor", "rotary_pct"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(Value::as_f64)),
+            rotary_dim: ["qk_rope_head_dim", "rotary_dim"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(Value::as_u64)),
+            local_base: v.get("rope_local_base_freq").is_some(),
+        }
+    }
 }
 
 /// How many layers of each attention kind a model has, and where that was read.
@@ -361,6 +411,7 @@ impl ModelConfig {
             hidden_size: num("hidden_size"),
             moe_intermediate: num("moe_intermediate_size").or_else(|| num("intermediate_size")),
             layers,
+            rope: RopeConfig::read(v),
         })
     }
 }

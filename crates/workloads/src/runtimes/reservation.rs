@@ -79,8 +79,6 @@ pub struct GgufHeld {
     pub quantised: u64,
     /// Elements held in the model dtype: the unquantised (F32/F16/BF16) tensors, vocab-padded.
     pub dense_elements: u64,
-    /// The rotary cos/sin cache's elements (max positions × rotary dim), also in the model dtype.
-    pub rope_elements: u64,
     /// Merged layers whose shards differ in row width, and the bytes their padding adds.
     pub padded_layers: u64,
     pub padding: u64,

@@ -65,6 +65,7 @@ pub fn estimate(
         }
         None => super::moe_quant::moe_weights(model, &s, weights, &mut inputs, &mut not_modelled),
     };
+    let weights = super::rope::add_to(weights, &model.config, &s, &mut inputs, &mut not_modelled);
     let parts = Parts {
         s: &s,
         weights,

@@ -5,7 +5,7 @@
 
 use super::VllmSettings;
 use crate::gguf::{GgufModel, TensorInfo};
-use crate::runtimes::hf::{gib, in_process_root, LayerKinds, ModelConfig};
+use crate::runtimes::hf::{gib, in_process_root, LayerKinds, ModelConfig, RopeConfig};
 use crate::runtimes::reservation::{derived, GgufHeld, GgufWeights, ModelFacts};
 use crate::runtimes::{Input, ProcessContext};
 use std::collections::HashMap;
@@ -109,6 +109,13 @@ fn config(g: &GgufModel, shown: &Path) -> Result<ModelConfig, String> {
         hidden_size: num("embedding_length"),
         moe_intermediate: num("expert_feed_forward_length"),
         layers: layers(arch, n_layer, num("attention.sliding_window")),
+        // A default rope over context_length rows (transformers' GGUF reader maps no scaling);
+        // `rope::cache` sizes it, as for a config.json.
+        rope: RopeConfig {
+            named: true,
+            rotary_dim: num("rope.dimension_count"),
+            ..RopeConfig::default()
+        },
     })
 }
 
@@ -173,9 +180,9 @@ fn row_bytes(t: &TensorInfo) -> u64 {
 /// - F32/F16/BF16 tensors (norms, and the layers `gguf_loader` marks unquantised) are parameters
 ///   of the model dtype, so F32 norms halve;
 /// - the embedding and an untied output head are padded to 64 rows; a GGUF without
-///   `output.weight` ties the head to the embedding (no second copy);
-/// - the rotary embedding's cos/sin cache (`RotaryEmbedding.cos_sin_cache`, max positions ×
-///   rotary dim, model dtype) is allocated with the model and counted in its loading figure.
+///   `output.weight` ties the head to the embedding (no second copy).
+///
+/// The rotary cos/sin cache, which vLLM also counts in the loading figure, is `rope`'s.
 pub fn held_of(g: &GgufModel) -> GgufHeld {
     let by_name: HashMap<&str, &TensorInfo> = g.tensors().map(|t| (t.name.as_str(), t)).collect();
     let mut h = GgufHeld::default();
@@ -211,7 +218,6 @@ pub fn held_of(g: &GgufModel) -> GgufHeld {
             h.quantised = h.quantised.saturating_add(t.n_bytes);
         }
     }
-    h.rope_elements = rope_elements(g);
     h
 }
 
@@ -261,19 +267,6 @@ fn merged<'a>(name: &str, by_name: &HashMap<&str, &'a TensorInfo>) -> Option<Mer
     })
 }
 
-/// Max positions (`context_length`, vLLM's `max_position_embeddings` for a GGUF) × the rotary
-/// dimension (`rope.dimension_count`, else the head size); 0 when the header has neither.
-fn rope_elements(g: &GgufModel) -> u64 {
-    let Some(arch) = g.architecture() else {
-        return 0;
-    };
-    let num = |k: &str| g.get_u64(&format!("{arch}.{k}"));
-    let head = num("attention.key_length")
-        .or_else(|| Some(num("embedding_length")? / num("attention.head_count")?.max(1)));
-    let rot = num("rope.dimension_count").or(head).unwrap_or(0);
-    num("context_length").unwrap_or(0).saturating_mul(rot)
-}
-
 /// One rank's weights as vLLM holds a GGUF model under `s`, with the input that says how:
 /// `None` when the model is not a GGUF file.
 pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Option<(u64, Input)> {
@@ -287,8 +280,7 @@ pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Opt
         2
     };
     let dense = h.dense_elements.saturating_mul(elem);
-    let rope = h.rope_elements.saturating_mul(elem);
-    let all = h.quantised.saturating_add(dense).saturating_add(rope);
+    let all = h.quantised.saturating_add(dense);
     let per_rank = all / ranks.max(1);
     let padded = if h.padded_layers > 0 {
         format!(
@@ -300,20 +292,19 @@ pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Opt
         String::new()
     };
     let words = format!(
-        "{} (the file's {}): quantised blocks {}{padded}, unquantised tensors and the rotary cos/sin cache in {elem}-byte {} ({} + {}){}",
+        "{} (the file's {}): quantised blocks {}{padded}, unquantised tensors in {elem}-byte {} ({}){}",
         gib(all),
         gib(g.bytes),
         gib(h.quantised),
         s.dtype.value,
         gib(dense),
-        gib(rope),
         if ranks > 1 {
             format!(", {} per rank (÷ {ranks} ranks)", gib(per_rank))
         } else {
             String::new()
         }
     );
-    let rule = "vLLM's GGUF layers: GGUFLinearMethod's padded merged shards, model-dtype norms, vocabulary padded to 64, RotaryEmbedding's cos_sin_cache";
+    let rule = "vLLM's GGUF layers: GGUFLinearMethod's padded merged shards, model-dtype norms, vocabulary padded to 64";
     Some((
         per_rank,
         Input::new(
@@ -353,6 +344,6 @@ mod tests {
         // 1001 rows → 1024 of 8 Q8_0 blocks (272 B); q and v on their own (k is dense).
         assert_eq!(h.quantised, 1024 * 272 + 256 * 144 + 64 * 210);
         assert_eq!(h.dense_elements, 256 * 64);
-        assert_eq!((h.padded_layers, h.rope_elements), (0, 0));
+        assert_eq!(h.padded_layers, 0);
     }
 }

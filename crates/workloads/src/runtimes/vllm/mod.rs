@@ -35,6 +35,7 @@ mod live;
 pub mod moe_quant;
 mod parallel;
 mod reports;
+pub mod rope;
 mod runtime;
 mod version;
 

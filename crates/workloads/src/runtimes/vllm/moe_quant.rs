@@ -252,7 +252,7 @@ impl ExpertShare {
             .filter_map(|&b| Some(format!("{} {}", b.name(), gib(self.weights(b)?))))
             .collect();
         format!(
-            "which MXFP4 MoE kernel vLLM picked (it depends on the GPU and on FlashInfer or triton_kernels being installed; its start-up log says, give it with --log, or set VLLM_MXFP4_USE_MARLIN=1): the weights figure is the checkpoint's bytes, a floor; per rank each backend would hold {}",
+            "which MXFP4 MoE kernel vLLM picked (it depends on the GPU and on FlashInfer or triton_kernels being installed; its start-up log says, give it with --log, or set VLLM_MXFP4_USE_MARLIN=1): the weights figure counts the checkpoint's bytes, a floor; per rank each backend would hold {} of tensors, the rotary cache on top",
             each.join(", ")
         )
     }
