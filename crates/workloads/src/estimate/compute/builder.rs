@@ -184,6 +184,20 @@ impl<'a> Builder<'a> {
         w
     }
 
+    /// A MoE layer's router and expert weights: gate_inp, up, gate, down (`build_moe_ffn`).
+    pub(super) fn moe_weights(&mut self, il: usize) -> [Id; 4] {
+        let names =
+            ["gate_inp", "up_exps", "gate_exps", "down_exps"].map(|n| format!("ffn_{n}.weight"));
+        self.weights(il, names.each_ref().map(|s| s.as_str()))
+    }
+
+    /// A hyper-connection block's fn, scale and base weights (`hc_{part}_*`: glm5-next's mHC,
+    /// hy_v4's iHC, deepseek4's streams).
+    pub(super) fn hc_weights(&mut self, il: usize, part: &str) -> [Id; 3] {
+        let names = ["fn", "scale", "base"].map(|w| format!("hc_{part}_{w}.weight"));
+        self.weights(il, names.each_ref().map(|s| s.as_str()))
+    }
+
     pub(super) fn weights<const N: usize>(&mut self, il: usize, names: [&str; N]) -> [Id; N] {
         names.map(|n| self.weight(Some(il), n))
     }
@@ -447,15 +461,7 @@ impl<'a> Builder<'a> {
         let n = self.norm(il, x, "ffn_norm.weight");
         let mut out = if let Some(shape) = l.moe {
             self.approximate("MoE routing");
-            let ws = self.weights(
-                il,
-                [
-                    "ffn_gate_inp.weight",
-                    "ffn_up_exps.weight",
-                    "ffn_gate_exps.weight",
-                    "ffn_down_exps.weight",
-                ],
-            );
+            let ws = self.moe_weights(il);
             // build_moe_ffn: the router's and the experts' biases (gpt-oss), each an ADD_ID.
             let biases = [
                 "ffn_gate_inp.bias",

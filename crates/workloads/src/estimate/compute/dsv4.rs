@@ -302,14 +302,7 @@ impl Builder<'_> {
         post_first: bool,
     ) -> (Id, Id, Option<(Id, Id)>) {
         let (t, et) = (self.cur_t, self.et());
-        let [w_fn, scale, base] = self.weights(
-            il,
-            [
-                &format!("hc_{part}_fn.weight"),
-                &format!("hc_{part}_scale.weight"),
-                &format!("hc_{part}_base.weight"),
-            ],
-        );
+        let [w_fn, scale, base] = self.hc_weights(il, part);
         let flat = self.g.view(x);
         let normed = self.g.inplace(s.hc * et, &[flat]);
         let mixes = self.g.op((2 + s.hc) * s.hc * t * F32, &[w_fn, normed]);
@@ -367,15 +360,7 @@ impl Builder<'_> {
         let l = &self.layers[il];
         let (n_exp, n_used, ff) = l.moe.unwrap_or((1, 1, 0));
         let shared_ff = l.shared_ff;
-        let [gate_inp, up, gate, down] = self.weights(
-            il,
-            [
-                "ffn_gate_inp.weight",
-                "ffn_up_exps.weight",
-                "ffn_gate_exps.weight",
-                "ffn_down_exps.weight",
-            ],
-        );
+        let [gate_inp, up, gate, down] = self.moe_weights(il);
         let hashed = il < s.hash_layers;
         let bias = (!hashed).then(|| self.weight(Some(il), "exp_probs_b.bias"));
         let tid = hashed.then(|| self.weight(Some(il), "ffn_gate_tid2eid.weight"));

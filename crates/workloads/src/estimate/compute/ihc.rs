@@ -83,14 +83,7 @@ impl Builder<'_> {
     /// here but first read by `build_hc_post`, so ggml's graph holds them there (`ihc_post`).
     pub(super) fn ihc_pre(&mut self, il: usize, x: Id, hc: u64, part: &str) -> (Id, Id) {
         let (t, et) = (self.cur_t, self.et());
-        let [w_fn, scale, base] = self.weights(
-            il,
-            [
-                &format!("hc_{part}_fn.weight"),
-                &format!("hc_{part}_scale.weight"),
-                &format!("hc_{part}_base.weight"),
-            ],
-        );
+        let [w_fn, scale, base] = self.hc_weights(il, part);
         let g = &mut self.g;
         let x32 = g.op(hc * et, &[x]);
         let flat = g.view(x);

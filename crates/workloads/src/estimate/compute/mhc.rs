@@ -46,14 +46,7 @@ impl Builder<'_> {
         let t = self.cur_t;
         let et = self.et();
         let mix = (2 + hc) * hc;
-        let [w_fn, scale, base] = self.weights(
-            il,
-            [
-                &format!("hc_{part}_fn.weight"),
-                &format!("hc_{part}_scale.weight"),
-                &format!("hc_{part}_base.weight"),
-            ],
-        );
+        let [w_fn, scale, base] = self.hc_weights(il, part);
         let g = &mut self.g;
         let flat = g.view(x);
         let normed = g.op(hc * et, &[flat]); // rms_norm
@@ -302,15 +295,7 @@ impl Builder<'_> {
         };
         // moe() leaves out the weights' normalisation (sum, clamp, divide: n_used floats a token)
         self.approximate("MoE routing");
-        let ws = self.weights(
-            il,
-            [
-                "ffn_gate_inp.weight",
-                "ffn_up_exps.weight",
-                "ffn_gate_exps.weight",
-                "ffn_down_exps.weight",
-            ],
-        );
+        let ws = self.moe_weights(il);
         let out = moe(&mut self.g, e, x, t, shape, ws, [None; 4]);
         if l.shared_ff == 0 {
             return out;
