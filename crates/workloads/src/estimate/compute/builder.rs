@@ -420,7 +420,12 @@ impl<'a> Builder<'a> {
                 scale_q: self.gemma,
                 k_before_v,
                 n_kv,
-                q_gate: self.p.arch == "qwen4exp",
+                // One Q projection carrying query and gate (`n_embd_head * 2` per head in
+                // build_qkv): models/qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, qwen4exp.cpp.
+                q_gate: matches!(
+                    self.p.arch.as_str(),
+                    "qwen4exp" | "qwen35" | "qwen35moe" | "qwen3next"
+                ),
             };
             let step = Step { l, x, pos, r, t };
             let mut mask_f32 = None;

@@ -138,8 +138,9 @@ impl Builder<'_> {
         let ins = self.dsv4_inputs(&s);
         let embd = self.embeddings();
         let v = self.g.view(embd);
-        let mut x = self.g.op(s.hc * self.et(), &[v]); // hc_init: ggml_repeat_4d
-                                                       // The trunk only: MTP layers run in a graph of their own (`graph_mtp`).
+        // hc_init: ggml_repeat_4d
+        let mut x = self.g.op(s.hc * self.et(), &[v]);
+        // The trunk only: MTP layers run in a graph of their own (`graph_mtp`).
         let n_layer = super::super::dsv4::trunk(self.model, self.p)
             .min(self.layers.len())
             .min(s.ratios.len());

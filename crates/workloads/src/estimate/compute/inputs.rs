@@ -11,13 +11,14 @@ impl Builder<'_> {
     pub(super) fn inputs(&mut self, masks: [Option<u64>; 2]) {
         let (t, n_seq) = (self.cur_t, self.n_seq);
         let tokens = self.token_inputs();
-        self.qple = self.qple_input(); // qwen4exp's PLE row indices (qple.rs)
-                                       // kimi-k3's nope-only MLA reads no positions (models/kimi-k3.cpp).
+        // qwen4exp's PLE row indices (qple.rs)
+        self.qple = self.qple_input();
+        // kimi-k3's nope-only MLA reads no positions (models/kimi-k3.cpp).
         let any_kv = self.layers.iter().any(|l| l.has_kv) && self.p.arch != "kimi-k3";
         let any_rec = self.layers.iter().any(|l| l.recurrent);
         // Positions exist only for attention layers; recurrent layers read a state-copy index.
-        // qwen4exp: M-RoPE's four positions per token, read among its k-pool inputs (qsa.rs)
-        let pos_bytes = t * 4 * if self.p.arch == "qwen4exp" { 4 } else { 1 };
+        // M-RoPE's four positions per token (qwen4exp reads them among its k-pool inputs, qsa.rs)
+        let pos_bytes = t * 4 * self.positions_per_token();
         let qsa_first = any_kv && self.qsa_sizes().is_some();
         let mut pos = (any_kv && !qsa_first).then(|| self.g.input(pos_bytes));
         let s_copy = any_rec.then(|| self.g.input(n_seq * 4));
@@ -110,5 +111,31 @@ impl Builder<'_> {
             }
         }
         caches
+    }
+
+    /// `llama_hparams::n_pos_per_embd`: four with M-RoPE or interleaved M-RoPE (the rope types
+    /// `llama_model_rope_type` gives these architectures; glm4 and bailingmoe3 only with rope
+    /// sections), else one.
+    fn positions_per_token(&self) -> u64 {
+        let sections = || {
+            let key = format!("{}.rope.dimension_sections", self.p.arch);
+            let values = self
+                .model
+                .get(&key)
+                .and_then(|v| v.as_array()?.values.as_ref());
+            let at = |i: usize| values.and_then(|v| v.get(i)?.as_u64()).unwrap_or(0);
+            at(0) > 0 && at(1) > 0 // llama_hparams::use_mrope
+        };
+        let mrope = match self.p.arch.as_str() {
+            "qwen2vl" | "paddleocr" | "qwen3vl" | "qwen3vlmoe" | "qwen35" | "qwen35moe"
+            | "clef" | "qwen4exp" | "qwen3tts" => true,
+            "glm4" | "bailingmoe3" => sections(),
+            _ => false,
+        };
+        if mrope {
+            4
+        } else {
+            1
+        }
     }
 }
