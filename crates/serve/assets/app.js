@@ -889,7 +889,7 @@
     if (document.visibilityState === 'hidden') return;
     try {
       const since = st.lastT != null ? '?since=' + st.lastT : '';
-      const [snap, hist, words, said] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words?lang=' + encodeURIComponent(LANG)), getJSON('/api/v1/said?lang=' + encodeURIComponent(LANG))]);
+      const [snap, hist, words, said] = await Promise.all([getJSON('/api/v1/snapshot'), getJSON('/api/v1/history' + since), W ? W : getJSON('/api/v1/words?lang=' + encodeURIComponent(LANG)), LANG === 'en' ? {} : getJSON('/api/v1/said?lang=' + encodeURIComponent(LANG))]); // English needs no map
       SAID = said;
       if (!W) languageSwitch(words);
       W = words;

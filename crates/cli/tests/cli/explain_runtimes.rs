@@ -128,11 +128,11 @@ pub(crate) fn model_dir(dir: &Path) -> PathBuf {
     m
 }
 
-/// The sharded fixture's tensor bytes, as the safetensors package wrote them.
 /// vLLM's rotary cos/sin cache for the staged TinyLlama config (2,048 positions × 64 rotary dims
 /// × 2 B): part of its weights figure, held whole by every rank (`runtimes/vllm/rope.rs`).
 pub(crate) const TINYLLAMA_ROPE: u64 = 2048 * 64 * 2;
 
+/// The sharded fixture's tensor bytes, as the safetensors package wrote them.
 pub(crate) fn package_total() -> u64 {
     let v: serde_json::Value = serde_json::from_slice(
         &std::fs::read(repo().join("fixtures/safetensors/expected.json")).unwrap(),
