@@ -125,6 +125,41 @@ fn float32_keeps_the_norms_and_the_rotary_cache_at_four_bytes() {
     assert_eq!(full - half, 45 * 2048 * 2 + 2048 * 64 * 2);
 }
 
+/// vLLM 0.8.5 held a merged layer as a nested tensor of its shards (`materialize_nested`), no
+/// padding; 0.9.0 brought `_create_padded_weight_param`, and vllm-gguf-plugin (GGUF's home
+/// from 0.24) keeps it. The release comes from the process (its `version`); unknown, the
+/// padded rule stands and the words say why.
+#[test]
+fn the_padding_follows_the_release_that_runs() {
+    let g = tinyllama_q4_k_m("tinyllama-q4km-versions.gguf");
+    let m = vllm::gguf_facts(&g, Path::new("./t.gguf")).unwrap();
+    let run = |v: Option<&str>| {
+        let mut s = settings("vllm serve ./t.gguf");
+        s.version = v.map(|v| (v.to_string(), "test".to_string()));
+        let e = vllm::estimate(&m, &s, Some(24 << 30), None);
+        let held = e
+            .inputs
+            .iter()
+            .find(|i| i.name == "GGUF weights as vLLM holds them");
+        (e.summary.weights_gpu_bytes, held.unwrap().value.clone())
+    };
+    let padding = 10 * (2048 + 256) * 8 * (210 - 144);
+    let (old, old_words) = run(Some("0.8.5"));
+    let (new, new_words) = run(Some("0.18.0"));
+    assert_eq!(new - old, padding);
+    assert!(old_words.contains("nested tensors"), "{old_words}");
+    assert!(!new_words.contains("version"), "{new_words}");
+    let (plugin, plugin_words) = run(Some("0.30.0"));
+    assert_eq!(plugin, new);
+    assert!(plugin_words.contains("vllm-gguf-plugin"), "{plugin_words}");
+    let (unknown, unknown_words) = run(None);
+    assert_eq!(unknown, new);
+    assert!(
+        unknown_words.contains("version is not known"),
+        "{unknown_words}"
+    );
+}
+
 /// A qwen3moe-shaped header (Qwen3-30B-A3B's layer: 128 experts of 768, hidden 2048, vocab
 /// 151,936 tied), two layers, experts Q4_K (down Q6_K), attention Q4_K with a Q6_K attn_v.
 fn moe(file: &str) -> GgufModel {

@@ -200,6 +200,8 @@ pub struct RopeConfig {
     pub rotary_dim: Option<u64>,
     /// Gemma 3's `rope_local_base_freq`: its windowed layers rotate with a second base.
     pub local_base: bool,
+    /// Falcon's `alibi: true`: ALiBi biases instead of a rotary embedding.
+    pub alibi: bool,
 }
 
 impl RopeConfig {
@@ -227,6 +229,7 @@ impl RopeConfig {
                 .iter()
                 .find_map(|k| v.get(*k).and_then(Value::as_u64)),
             local_base: v.get("rope_local_base_freq").is_some(),
+            alibi: v.get("alibi").and_then(Value::as_bool).unwrap_or(false),
         }
     }
 }
@@ -434,6 +437,13 @@ pub fn kv_dtype_bytes_set(kv: &str, model_dtype: &str, dtype_set: bool) -> Optio
         "fp8" | "fp8_e4m3" | "fp8_e5m2" | "fp8_inc" => Some(1),
         _ => None,
     }
+}
+
+/// Bytes of one element of the model's own tensors (vLLM's and SGLang's model dtype) under the
+/// `--dtype` given: 16 bits unless `float32` is asked for outright (`auto` runs a float32
+/// checkpoint in 16 bits), as [`kv_dtype_bytes_set`] says of an `auto` KV cache.
+pub fn model_dtype_bytes(dtype_flag: &str) -> u64 {
+    kv_dtype_bytes_set("auto", dtype_flag, dtype_flag != "auto").unwrap_or(2)
 }
 
 // How the runtime recipes write their figures; shared with views, which render their estimates.

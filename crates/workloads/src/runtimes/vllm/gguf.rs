@@ -5,7 +5,9 @@
 
 use super::VllmSettings;
 use crate::gguf::{GgufModel, TensorInfo};
-use crate::runtimes::hf::{gib, in_process_root, LayerKinds, ModelConfig, RopeConfig};
+use crate::runtimes::hf::{
+    gib, in_process_root, model_dtype_bytes, LayerKinds, ModelConfig, RopeConfig,
+};
 use crate::runtimes::reservation::{derived, GgufHeld, GgufWeights, ModelFacts};
 use crate::runtimes::{Input, ProcessContext};
 use std::collections::HashMap;
@@ -157,6 +159,16 @@ const MERGED: &[&[&str]] = &[
     &["attn_q_a", "attn_kv_a_mqa"],
 ];
 
+/// The first release whose `GGUFLinearMethod` copies a merged layer's shards into one padded
+/// tensor (`_create_padded_weight_param`, in the 0.9.0 sdist; 0.8.5 kept them as a nested
+/// tensor, each shard at its own size).
+const PADDED_SINCE: (u64, u64, u64) = (0, 9, 0);
+
+/// The first release without GGUF in vLLM itself (0.23.0's sdist has `gguf_loader.py`, 0.24.0's
+/// not): the `vllm-gguf-plugin` package serves it, with the same padded layers (its 0.0.5
+/// `quantization/linear.py`).
+const PLUGIN_SINCE: (u64, u64, u64) = (0, 24, 0);
+
 /// `VocabParallelEmbedding` / `ParallelLMHead` pad the vocabulary to this many rows
 /// (`DEFAULT_VOCAB_PADDING_SIZE`).
 const VOCAB_PAD: u64 = 64;
@@ -170,7 +182,7 @@ fn row_bytes(t: &TensorInfo) -> u64 {
     t.n_bytes / t.n_rows().max(1)
 }
 
-/// What vLLM's GGUF loader materialises from this header (vLLM 0.6–0.20,
+/// What vLLM's GGUF loader materialises from this header (vLLM 0.9–0.23 and vllm-gguf-plugin,
 /// model_executor/layers/quantization/gguf.py and model_loader/gguf_loader.py):
 /// - quantised tensors stay raw blocks (`GGUFLinearMethod`, `GGUFEmbeddingMethod`,
 ///   `GGUFMoEMethod`), but a merged layer's shards are copied into one zeroed tensor as wide as
@@ -274,28 +286,38 @@ pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Opt
     let h = &g.held;
     // `--dtype auto` resolves to a 16-bit type for a GGUF (its config has none; float32 is
     // downcast); only an explicit float32 keeps 4 bytes.
-    let elem: u64 = if matches!(s.dtype.value.as_str(), "float32" | "float") {
-        4
-    } else {
-        2
-    };
+    let elem = model_dtype_bytes(&s.dtype.value);
     let dense = h.dense_elements.saturating_mul(elem);
-    let all = h.quantised.saturating_add(dense);
-    let per_rank = all / ranks.max(1);
-    let padded = if h.padded_layers > 0 {
-        format!(
-            "; {} merged layers padded to their widest shard's row (+{})",
-            h.padded_layers,
-            gib(h.padding)
-        )
-    } else {
-        String::new()
+    let version = s
+        .version
+        .as_ref()
+        .and_then(|(v, _)| super::version::parse(v));
+    let (quantised, padded) = match (h.padded_layers, version) {
+        (0, _) => (h.quantised, String::new()),
+        (n, Some(v)) if v < PADDED_SINCE => (
+            h.quantised.saturating_sub(h.padding),
+            format!("; {n} merged layers kept shard by shard (nested tensors before vLLM 0.9), not padded"),
+        ),
+        (n, v) => (
+            h.quantised,
+            format!(
+                "; {n} merged layers padded to their widest shard's row (+{}){}",
+                gib(h.padding),
+                match v {
+                    None => ", as from vLLM 0.9: the version is not known, and before 0.9 the shards were not padded",
+                    Some(v) if v >= PLUGIN_SINCE => ", as vllm-gguf-plugin 0.0.5 pads them (GGUF's home from vLLM 0.24)",
+                    Some(_) => "",
+                }
+            ),
+        ),
     };
+    let all = quantised.saturating_add(dense);
+    let per_rank = all / ranks.max(1);
     let words = format!(
         "{} (the file's {}): quantised blocks {}{padded}, unquantised tensors in {elem}-byte {} ({}){}",
         gib(all),
         gib(g.bytes),
-        gib(h.quantised),
+        gib(quantised),
         s.dtype.value,
         gib(dense),
         if ranks > 1 {

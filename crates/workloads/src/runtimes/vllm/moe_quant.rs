@@ -272,12 +272,8 @@ pub(super) fn moe_weights(
     let Some(experts) = model.config.moe_experts else {
         return (file_share, false);
     };
-    let share = model
-        .gguf
-        .is_none()
-        .then(|| ExpertShare::of(&model.config, model.weights.tensor_bytes(), s))
-        .flatten();
-    if let Some(share) = share {
+    // A GGUF file's experts are `gguf::weights_per_rank`'s, which runs first.
+    if let Some(share) = ExpertShare::of(&model.config, model.weights.tensor_bytes(), s) {
         match &s.mxfp4_backend {
             Some(seen) => {
                 if let Some(w) = share.weights(seen.backend) {

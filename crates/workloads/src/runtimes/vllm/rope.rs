@@ -11,7 +11,7 @@
 //! dtype `get_rope` is given: the model dtype unless the model asks another.
 
 use super::VllmSettings;
-use crate::runtimes::hf::{gib, thousands, ModelConfig};
+use crate::runtimes::hf::{gib, model_dtype_bytes, thousands, ModelConfig};
 use crate::runtimes::reservation::derived;
 use crate::runtimes::Input;
 use serde_json::Value;
@@ -35,10 +35,14 @@ const DYNAMIC_UNSCALED_SINCE: (u64, u64, u64) = (0, 22, 0);
 /// embedding (learned or ALiBi positions: no cache), `Err` (words for "not modelled") when its
 /// kind or shape is not one this rule sizes.
 pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, String> {
-    let r = &c.rope;
-    if !r.named {
-        return Ok(None);
-    }
+    let unnamed = if c.rope.named {
+        None
+    } else {
+        match unnamed_rope(c)? {
+            None => return Ok(None),
+            Some(words) => Some(words),
+        }
+    };
     let max = c.max_position_embeddings.ok_or_else(|| {
         format!(
             "the rotary cos/sin cache: {} gives no max_position_embeddings",
@@ -50,7 +54,7 @@ pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Str
     // dtype, the model's, which `--dtype auto` makes 16-bit.
     let (elem, dtype_words) = if gpt_oss {
         (4, "float32 (vLLM's gpt_oss.py asks it)".to_string())
-    } else if matches!(s.dtype.value.as_str(), "float32" | "float") {
+    } else if model_dtype_bytes(&s.dtype.value) == 4 {
         (4, "float32 (--dtype)".to_string())
     } else {
         (2, "the model dtype, 16-bit".to_string())
@@ -80,11 +84,94 @@ pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Str
     Ok(Some(RopeCache {
         bytes,
         words: format!(
-            "{} ({} in {dtype_words}; {shared}, on every rank)",
+            "{} ({} in {dtype_words}; {shared}, on every rank{})",
             gib(bytes),
-            parts.join(" + ")
+            parts.join(" + "),
+            unnamed.map(|w| format!("; {w}")).unwrap_or_default()
         ),
     }))
+}
+
+/// Model types whose vLLM model has no rotary embedding (learned or ALiBi positions, or no
+/// attention): a config.json of these with no rope key gets no cache.
+const NO_ROTARY: &[&str] = &[
+    "gpt2",
+    "gpt_bigcode",
+    "opt",
+    "bloom",
+    "mpt",
+    "jais",
+    "bert",
+    "roberta",
+    "xlm-roberta",
+    "t5",
+    "bart",
+    "whisper",
+    "mamba",
+    "mamba2",
+    "falcon_mamba",
+    "rwkv",
+];
+
+/// Model types whose vLLM model always rotates: with no rope key in config.json, transformers'
+/// config class supplies its default (`rope_theta` 10000, no scaling), and vLLM builds that.
+const DEFAULT_ROTARY: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "phi",
+    "phi3",
+    "phimoe",
+    "stablelm",
+    "starcoder2",
+    "internlm2",
+    "deepseek",
+    "deepseek_v2",
+    "deepseek_v3",
+    "olmo",
+    "olmo2",
+    "olmoe",
+    "granite",
+    "granitemoe",
+    "cohere",
+    "cohere2",
+    "exaone",
+    "gpt_neox",
+    "gptj",
+    "gpt_oss",
+    "glm",
+    "glm4",
+    "minicpm",
+    "nemotron",
+    "falcon",
+];
+
+/// A config.json that names no rotary embedding: `Ok(None)` for a model without one, the
+/// words for a default rope where the model type always has one, `Err` where it is not known.
+fn unnamed_rope(c: &ModelConfig) -> Result<Option<String>, String> {
+    let t = c.model_type.as_deref().unwrap_or("");
+    if c.rope.alibi || NO_ROTARY.contains(&t) {
+        return Ok(None);
+    }
+    if DEFAULT_ROTARY.contains(&t) {
+        return Ok(Some(format!(
+            "{} names no rope: transformers' default for {t}, rope_theta 10000 and no scaling",
+            c.path.display()
+        )));
+    }
+    Err(format!(
+        "the rotary cos/sin cache: {} names no rotary embedding and its model type ({}) is not one this rule knows to have one or not",
+        c.path.display(),
+        if t.is_empty() { "none given" } else { t }
+    ))
 }
 
 /// `weights` (one rank's) with the whole cache added (every rank holds all of it), said as an
@@ -201,10 +288,16 @@ fn positions(
         "dynamic" if set.get("alpha").is_some() => (max_f, "max_position_embeddings".into()),
         "dynamic" => {
             let x = need("factor")?;
-            if version.is_some_and(|v| v < DYNAMIC_UNSCALED_SINCE) {
-                (max_f * x, format!("{} × factor {x}, dynamic before 0.22", thousands(max)))
-            } else {
-                (max_f, "max_position_embeddings, dynamic from 0.22".into())
+            match version {
+                Some(v) if v < DYNAMIC_UNSCALED_SINCE => (
+                    max_f * x,
+                    format!("{} × factor {x}, dynamic before 0.22", thousands(max)),
+                ),
+                Some(_) => (max_f, "max_position_embeddings, dynamic from 0.22".into()),
+                None => (
+                    max_f,
+                    format!("max_position_embeddings, dynamic as from 0.22: vLLM's version is not known, and before 0.22 it caches {} × factor {x}", thousands(max)),
+                ),
             }
         }
         "yarn" | "deepseek_yarn" | "deepseek_llama_scaling" if !mrope => {
@@ -282,7 +375,17 @@ mod tests {
     #[test]
     fn each_kind_takes_its_own_length() {
         let s = settings("");
-        assert_eq!(bytes("", &s), Ok(None), "no rope named: no cache");
+        let learned = bytes(r#","model_type":"gpt2""#, &s);
+        assert_eq!(learned, Ok(None), "learned positions: no cache");
+        let alibi = bytes(r#","model_type":"falcon","alibi":true"#, &s);
+        assert_eq!(alibi, Ok(None), "ALiBi: no cache");
+        // transformers' LlamaConfig supplies rope_theta when config.json does not.
+        let llama = cfg(&format!(r#"{{{BASE},"model_type":"llama"}}"#));
+        let r = cache(&llama, &s).unwrap().unwrap();
+        assert_eq!(r.bytes, 4096 * 128 * 2);
+        assert!(r.words.contains("names no rope"), "{}", r.words);
+        let unknown = bytes("", &s).unwrap_err();
+        assert!(unknown.contains("none given"), "{unknown}");
         assert_eq!(
             bytes(r#","rope_theta":10000"#, &s),
             Ok(Some(4096 * 128 * 2))
@@ -311,6 +414,15 @@ mod tests {
         assert_eq!(bytes(dynamic, &s), Ok(Some(2 * 4096 * 128 * 2)));
         s.version = Some(("0.22.0".into(), "test".into()));
         assert_eq!(bytes(dynamic, &s), Ok(Some(4096 * 128 * 2)));
+        s.version = None;
+        let c = cfg(&format!("{{{BASE}{dynamic}}}"));
+        let unknown = cache(&c, &s).unwrap().unwrap();
+        assert_eq!(unknown.bytes, 4096 * 128 * 2);
+        assert!(
+            unknown.words.contains("version is not known"),
+            "{}",
+            unknown.words
+        );
     }
 
     #[test]
