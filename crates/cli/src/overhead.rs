@@ -24,7 +24,7 @@ pub fn apply_probe(e: &mut Estimate, backend: Backend) -> Option<String> {
     e.overhead.gpu_bytes = Some(bytes);
     e.overhead.approximate = false;
     e.overhead.range = None;
-    e.overhead.what = format!("CUDA context {label}");
+    e.overhead.what = format!("CUDA context {label}").into();
     e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
     Some(label)
 }

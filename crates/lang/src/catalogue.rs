@@ -18,20 +18,30 @@ pub enum Area {
     Tui,
     /// The browser page (crates/serve/assets), handed over by [`catalogue_json`].
     Page,
+    /// The memory recipes' sentences (crates/workloads: an estimate's inputs and notes), made
+    /// where the estimate is made and said by every view.
+    Recipe,
 }
 
 /// Every area, in the order their files are loaded.
-pub const AREAS: [Area; 4] = [Area::Reports, Area::Cli, Area::Tui, Area::Page];
+pub const AREAS: [Area; 5] = [
+    Area::Reports,
+    Area::Cli,
+    Area::Tui,
+    Area::Page,
+    Area::Recipe,
+];
 
 impl Area {
     /// The file's name without `.ftl`, which is also the start of every key in it (`reports`
-    /// keys start `report-`, the others `cli-`, `tui-`, `page-`).
+    /// keys start `report-`, the others `cli-`, `tui-`, `page-`, `recipe-`).
     pub fn name(self) -> &'static str {
         match self {
             Area::Reports => "reports",
             Area::Cli => "cli",
             Area::Tui => "tui",
             Area::Page => "page",
+            Area::Recipe => "recipe",
         }
     }
 
@@ -42,6 +52,7 @@ impl Area {
             Area::Cli => "cli-",
             Area::Tui => "tui-",
             Area::Page => "page-",
+            Area::Recipe => "recipe-",
         }
     }
 }
@@ -53,13 +64,14 @@ macro_rules! ftl {
             include_str!(concat!("../catalogues/", $lang, "/cli.ftl")),
             include_str!(concat!("../catalogues/", $lang, "/tui.ftl")),
             include_str!(concat!("../catalogues/", $lang, "/page.ftl")),
+            include_str!(concat!("../catalogues/", $lang, "/recipe.ftl")),
         ]
     };
 }
 
-const EN: [&str; 4] = ftl!("en");
-const ZH_CN: [&str; 4] = ftl!("zh-CN");
-const ZH_TW: [&str; 4] = ftl!("zh-TW");
+const EN: [&str; 5] = ftl!("en");
+const ZH_CN: [&str; 5] = ftl!("zh-CN");
+const ZH_TW: [&str; 5] = ftl!("zh-TW");
 
 /// The Fluent source of one catalogue file.
 pub fn sources(lang: Lang, area: Area) -> &'static str {

@@ -2,6 +2,7 @@
 //! and the runtimes' own: vLLM, SGLang, PyTorch), so `explain --json` and `estimate --json`
 //! write a source the same way whichever recipe ran.
 
+use gpuledger_lang::Said;
 use serde::Serialize;
 
 /// Where an input to a recipe came from. In JSON: `{"kind": "flag", "flag": "-c 4096"}`.
@@ -18,12 +19,12 @@ pub enum InputSource {
     Env { var: String },
     /// The running server's own answer.
     Runtime { detail: String },
-    /// The runtime's default.
-    Default { detail: String },
+    /// The runtime's default (a sentence: each view says it in its reader's language).
+    Default { detail: Said },
     /// Computed from other inputs by the runtime's rule.
-    Derived { rule: String },
+    Derived { rule: Said },
     /// An assumption gpuledger makes where the file and flags do not say.
-    Assumed { why: String },
+    Assumed { why: Said },
     /// A file other than the model's tensors: `config.json`, an open file, where a model folder
     /// was found.
     File { detail: String },
@@ -56,9 +57,9 @@ impl InputSource {
             InputSource::Env { var } => var,
             InputSource::Derived { rule } => rule,
             InputSource::Assumed { why } => why,
+            InputSource::Default { detail } => detail,
             InputSource::Tensors { detail }
             | InputSource::Runtime { detail }
-            | InputSource::Default { detail }
             | InputSource::File { detail }
             | InputSource::Measured { detail } => detail,
         }

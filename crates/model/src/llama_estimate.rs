@@ -4,6 +4,7 @@
 //! render them.
 
 pub use crate::estimate_input::{Input, InputSource};
+use gpuledger_lang::Said;
 use serde::Serialize;
 
 /// How llama.cpp keeps this architecture's sequence memory (`llama_model::create_memory`).
@@ -46,7 +47,9 @@ pub struct Estimate {
     pub total_gpu_bytes_without_overhead: u64,
     pub total_host_bytes: u64,
     pub inputs: Vec<Input>,
-    pub notes: Vec<String>,
+    /// What the reader should know, each a sentence said in the reader's language where it has
+    /// a key (English in JSON).
+    pub notes: Vec<Said>,
     /// What the estimate fills in with a generic rule, one sentence each (also in `notes`): an
     /// architecture the recipe's table does not know, a memory module it does not size. Not
     /// empty: the whole estimate is approximate, and every view says so.
@@ -341,7 +344,8 @@ pub struct OverheadEstimate {
     /// `None` when gpuledger has no figure for this backend (unknown, not zero).
     pub gpu_bytes: Option<u64>,
     pub approximate: bool,
-    pub what: String,
+    /// What the line is and where its figure comes from, as a sentence.
+    pub what: Said,
     pub range: Option<(u64, u64)>,
 }
 

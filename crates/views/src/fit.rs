@@ -2,7 +2,7 @@
 //! (measured), and who holds that memory. Its JSON shape and its text.
 
 use crate::columns::{or_unknown_with, Align, Columns};
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::term_safe;
 use gpuledger_model::units::human_bytes;
 use serde::Serialize;
@@ -25,7 +25,8 @@ pub enum Fit {
         replay: Option<String>,
     },
     NotAvailable {
-        reason: String,
+        /// Why, as a sentence (English in JSON, the reader's language in the text).
+        reason: Said,
     },
 }
 
@@ -125,7 +126,7 @@ pub fn render_fit(f: &Fit) -> String {
 pub fn render_fit_in(f: &Fit, lang: Lang) -> String {
     match f {
         Fit::NotAvailable { reason } => {
-            let reason = reason.as_str().into();
+            let reason = reason.in_lang(lang).into();
             format!("{}\n", lang.t_args("report-fit-na", &[("reason", reason)]))
         }
         Fit::Checked {

@@ -150,7 +150,7 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         compute_label: None,
         overhead_gpu_bytes: overhead,
         overhead_included: false,
-        overhead_source: e.overhead.what.clone(),
+        overhead_source: e.overhead.what.to_string(),
         total_gpu_bytes: weights + kv + compute + overhead.unwrap_or(0),
         why: Some(why_llama(e)),
         reported: Vec::new(),
@@ -326,7 +326,7 @@ pub fn estimate_process(
                         // The settings' backend, the key the estimate's `backend` input words.
                         if i.settings.backend.value == crate::estimate::Backend::Cuda {
                             e.overhead.gpu_bytes = Some(*bytes);
-                            e.overhead.what = format!("CUDA context, {label}");
+                            e.overhead.what = format!("CUDA context, {label}").into();
                             e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
                         }
                     }

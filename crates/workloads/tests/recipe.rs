@@ -1052,7 +1052,12 @@ fn overrides_from_the_environment_come_first_and_bad_ones_are_refused_as_llama_s
     assert!(s.unmodelled[0].starts_with("-ot (?=x)exps=CPU (placed as without it"));
     // Matching nothing, and a device the estimate does not model, are said.
     let e = est_on(&g, "-ot nothing=CPU,exps=CUDA1", Backend::Cuda, None);
-    let n = e.notes.join("\n");
+    let n = e
+        .notes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(n.contains("-ot nothing=CPU: matches no tensor"), "{n}");
     assert!(
         n.contains("\"CUDA1\" is none of the devices estimated (CUDA0)"),

@@ -9,6 +9,8 @@
 
 use crate::Global;
 use anyhow::bail;
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison_in, render_text_in};
 use gpuledger_views::fit::{render_changes_in, render_fit_in, Change, Fit, Holder};
@@ -181,8 +183,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut e = estimate(&model, &settings)?;
     e.fit = replay_fit;
     e.notes.extend(fit_note);
-    e.notes.extend(gpus_note);
-    e.notes.extend(rpc_note);
+    e.notes.extend(gpus_note.map(Said::from));
+    e.notes.extend(rpc_note.map(Said::from));
     crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = opts
         .log
@@ -191,7 +193,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .transpose()?;
     let fit = if !opts.fit_check {
         Fit::NotAvailable {
-            reason: "fit check not requested (--no-fit-check)".into(),
+            reason: Said::new("report-fit-not-requested", vec![]),
         }
     } else {
         fit_check(&e, snapshot.as_ref(), opts.device, replay)
@@ -338,7 +340,7 @@ fn live_free(
 pub(super) fn fitted(
     model: &GgufModel,
     settings: LlamaSettings,
-) -> anyhow::Result<(LlamaSettings, Option<FitReplay>, Option<String>)> {
+) -> anyhow::Result<(LlamaSettings, Option<FitReplay>, Option<Said>)> {
     Ok(match fit(model, &settings)? {
         Fitting::Off => (settings, None, None),
         Fitting::NotReplayed(why) => (settings, None, Some(why)),
@@ -376,7 +378,7 @@ fn rpc_only(
     }
     settings.devices.local = Setting {
         value: 0,
-        source: SettingSource::Default("no local GPU seen: the RPC servers only".into()),
+        source: SettingSource::Default(Said::new("recipe-default-rpc-only", vec![])),
     };
     Some(format!(
         "no local GPU seen: the devices are the {rpc} RPC server{} alone (--gpus N adds local \
@@ -448,11 +450,17 @@ fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Ba
                 Vendor::Apple => Backend::Metal,
                 Vendor::Intel | Vendor::Unknown => Backend::Vulkan,
             },
-            source: SettingSource::Default(format!("vendor of {}", d.label())),
+            source: SettingSource::Default(Said::new(
+                "recipe-default-vendor-of",
+                vec![("device", d.label().into())],
+            )),
         },
         (None, None) => Setting {
             value: Backend::Cuda,
-            source: SettingSource::Default("no device seen: cuda".into()),
+            source: SettingSource::Default(Said::new(
+                "recipe-default-no-device",
+                vec![("backend", "cuda".into())],
+            )),
         },
     }
 }
@@ -470,22 +478,28 @@ fn log_compared(p: &std::path::Path, e: &Estimate) -> anyhow::Result<Vec<Compari
 }
 
 /// Why GPU `device` is not in `snap`: no GPU at all (with what each source said), or which are.
-fn no_such_device(snap: &Snapshot, device: u32) -> String {
+fn no_such_device(snap: &Snapshot, device: u32) -> Said {
     if snap.devices.is_empty() {
-        let srcs: Vec<String> = snap
+        let srcs: Vec<Said> = snap
             .sources
             .iter()
-            .map(|s| format!("{}: {}", s.name, s.detail))
+            .map(|s| {
+                let detail = s.detail.clone().into();
+                Said::new(
+                    "report-fit-source",
+                    vec![("name", s.name.as_str().into()), ("detail", detail)],
+                )
+            })
             .collect();
-        format!("no GPU found ({})", srcs.join("; "))
+        Said::new("report-fit-no-gpu", vec![("sources", Arg::List(srcs))])
     } else {
-        format!(
-            "there is no GPU {device} (found {})",
-            snap.devices
-                .iter()
-                .map(|d| d.label())
-                .collect::<Vec<_>>()
-                .join(", ")
+        let found: Vec<String> = snap.devices.iter().map(|d| d.label()).collect();
+        Said::new(
+            "report-fit-no-such-gpu",
+            vec![
+                ("device", device.into()),
+                ("found", found.join(", ").into()),
+            ],
         )
     }
 }
@@ -515,24 +529,30 @@ pub fn fit_check(
 ) -> Fit {
     let Some(snap) = snap else {
         return Fit::NotAvailable {
-            reason: "fit check not available: no snapshot of this machine could be taken".into(),
+            reason: Said::new("report-fit-no-snapshot", vec![]),
         };
     };
     let Some(d) = snap.devices.iter().find(|d| d.index == device) else {
         let why = no_such_device(snap, device);
         return Fit::NotAvailable {
-            reason: format!("fit check not available: {why}"),
+            reason: Said::new("report-fit-not-available", vec![("why", why.into())]),
         };
     };
     let Some(free) = d.memory.free_bytes else {
         return Fit::NotAvailable {
-            reason: format!(
-                "fit check not available: free memory of {} is unknown{}",
-                d.label(),
-                d.unavailable
-                    .get("memory")
-                    .map(|r| format!(" ({r})"))
-                    .unwrap_or_default()
+            reason: Said::new(
+                "report-fit-free-unknown",
+                vec![
+                    ("device", d.label().into()),
+                    (
+                        "why",
+                        d.unavailable
+                            .get("memory")
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
+                            .into(),
+                    ),
+                ],
             ),
         };
     };

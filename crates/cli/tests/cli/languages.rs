@@ -360,6 +360,63 @@ fn estimate_json_and_exit_status_are_the_same_in_every_language() {
     }
 }
 
+/// The estimate's inputs (where each default came from, what was assumed), its notes, its
+/// overhead line and the fit check's reason are sentences made by the recipe: each reads in
+/// the chosen language, while the JSON keeps the English (the test above).
+#[test]
+fn the_estimate_s_inputs_and_notes_speak_the_language() {
+    let d = tempfile::tempdir().unwrap();
+    let model = crate::estimate_cli::big_model(d.path());
+    let m = Machine::two_gpus();
+    let text = |lang: &str| {
+        let args = [
+            "--lang",
+            lang,
+            "estimate",
+            model.to_str().unwrap(),
+            "--device",
+            "1",
+            "--fit",
+            "off",
+            "--no-fit-check",
+        ];
+        let out = m.command(&args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let en = text("en");
+    for says in [
+        "default (-c not given: 0 = the model's training context)",
+        "default (-np not given: -1 = auto: 4 slots, unified cache)",
+        "  - -ngl auto: assumed everything fits;",
+        "fit: fit check not requested (--no-fit-check)",
+    ] {
+        assert!(en.contains(says), "{says}\n{en}");
+    }
+    let cn = text("zh-CN");
+    for says in [
+        "默认值（未给出 -c：0 = 模型的训练上下文）",
+        "默认值（未给出 -np：-1 = 自动：4 个槽位，统一缓存）",
+        "默认值（统一，因为 -np 为自动）",
+        "  - -ngl auto：假定全部放得下；",
+        "能否放下：未要求检查能否放下（--no-fit-check）",
+    ] {
+        assert!(cn.contains(says), "{says}\n{cn}");
+    }
+    let tw = text("zh-TW");
+    for says in [
+        "預設值（未指定 -c：0 = 模型的訓練上下文）",
+        "  - -ngl auto：假定全部放得下；",
+        "能否放入：未要求檢查能否放入（--no-fit-check）",
+    ] {
+        assert!(tw.contains(says), "{says}\n{tw}");
+    }
+    for (lang, t) in [("zh-CN", &cn), ("zh-TW", &tw)] {
+        for english in ["not given", "assumed everything fits", "fit check"] {
+            assert!(!t.contains(english), "{lang}: {english}\n{t}");
+        }
+    }
+}
+
 /// `--help`'s summaries, headings and exit statuses in the chosen language, from the flag or
 /// the locale; English is clap's own text whatever LANG says when --lang en is given.
 #[test]

@@ -212,6 +212,13 @@ report-cmp-not-modelled = not modelled
 
 ## estimate: whether it fits in what a GPU has free now
 report-fit-na = fit: { $reason }
+report-fit-not-requested = fit check not requested (--no-fit-check)
+report-fit-no-snapshot = fit check not available: no snapshot of this machine could be taken
+report-fit-not-available = fit check not available: { $why }
+report-fit-no-gpu = no GPU found ({ $sources })
+report-fit-source = { $name }: { $detail }
+report-fit-no-such-gpu = there is no GPU { $device } (found { $found })
+report-fit-free-unknown = fit check not available: free memory of { $device } is unknown{ $why }
 report-fit-replay = fit (REPLAY of { $file }, not the live machine):
 report-fit-on = fit on { $device }: needs ~{ $needed } (estimated), { $free } free of { $total } (measured) -> { $verdict }
 report-fit-on-overhead-unknown = fit on { $device }: needs ~{ $needed } (estimated, overhead unknown), { $free } free of { $total } (measured) -> { $verdict }

@@ -195,6 +195,13 @@ report-cmp-not-modelled = 未纳入估算
 
 ## estimate：能否放进 GPU 当前的空闲显存
 report-fit-na = 能否放下：{ $reason }
+report-fit-not-requested = 未要求检查能否放下（--no-fit-check）
+report-fit-no-snapshot = 无法检查：未能为本机拍下快照
+report-fit-not-available = 无法检查：{ $why }
+report-fit-no-gpu = 未发现 GPU（{ $sources }）
+report-fit-source = { $name }：{ $detail }
+report-fit-no-such-gpu = 没有 GPU { $device }（找到的是 { $found }）
+report-fit-free-unknown = 无法检查：{ $device } 的空闲显存未知{ $why }
 report-fit-replay = 能否放下（回放 { $file }，不是本机的实时数据）：
 report-fit-on = 能否放进 { $device }：需要约 { $needed }（估算），空闲 { $free }，总量 { $total }（实测）-> { $verdict }
 report-fit-on-overhead-unknown = 能否放进 { $device }：需要约 { $needed }（估算，额外开销未知），空闲 { $free }，总量 { $total }（实测）-> { $verdict }

@@ -196,6 +196,13 @@ report-cmp-not-modelled = 未納入估算
 
 ## estimate：能否放進 GPU 目前可用的顯示記憶體
 report-fit-na = 能否放入：{ $reason }
+report-fit-not-requested = 未要求檢查能否放入（--no-fit-check）
+report-fit-no-snapshot = 無法檢查：未能為本機建立快照
+report-fit-not-available = 無法檢查：{ $why }
+report-fit-no-gpu = 未發現 GPU（{ $sources }）
+report-fit-source = { $name }：{ $detail }
+report-fit-no-such-gpu = 沒有 GPU { $device }（找到的是 { $found }）
+report-fit-free-unknown = 無法檢查：{ $device } 的可用顯示記憶體未知{ $why }
 report-fit-replay = 能否放入（重播 { $file }，並非本機的即時資料）：
 report-fit-on = 能否放入 { $device }：需要約 { $needed }（估算），可用 { $free }，總量 { $total }（實測）-> { $verdict }
 report-fit-on-overhead-unknown = 能否放入 { $device }：需要約 { $needed }（估算，額外開銷不明），可用 { $free }，總量 { $total }（實測）-> { $verdict }

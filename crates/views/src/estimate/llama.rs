@@ -49,7 +49,7 @@ pub fn render_text_in(e: &Estimate, lang: Lang) -> String {
     if !e.notes.is_empty() {
         let _ = writeln!(o, "{}", lang.t("report-est-notes"));
         for n in &e.notes {
-            let _ = writeln!(o, "  - {}", term_safe(n));
+            let _ = writeln!(o, "  - {}", term_safe(&n.in_lang(lang)));
         }
     }
     o
@@ -380,7 +380,7 @@ fn overhead_row(e: &Estimate, lang: Lang) -> Vec<String> {
         lang.t("report-est-overhead"),
         gpu,
         words::NOTHING.into(),
-        oh.what.clone(),
+        oh.what.in_lang(lang),
     ]
 }
 

@@ -129,19 +129,20 @@ pub fn input_source(s: &InputSource) -> String {
     input_source_in(s, Lang::En)
 }
 
-/// [`input_source`] in `lang`: the kind of source in words, its key, flag or detail as it is.
+/// [`input_source`] in `lang`: the kind of source in words; a key, flag or path as it is, a
+/// default's, a rule's or an assumption's sentence in `lang`.
 pub fn input_source_in(s: &InputSource, lang: Lang) -> String {
     let (key, detail) = match s {
-        InputSource::Gguf { key } => ("report-source-gguf", key),
-        InputSource::Tensors { detail } => ("report-source-tensors", detail),
-        InputSource::Flag { flag } => ("report-source-flag", flag),
-        InputSource::Env { var } => ("report-source-env", var),
-        InputSource::Runtime { detail } => ("report-source-server", detail),
-        InputSource::Default { detail } => ("report-source-default", detail),
-        InputSource::Derived { rule } => ("report-source-derived", rule),
-        InputSource::Assumed { why } => ("report-source-assumed", why),
-        InputSource::File { detail } => ("report-source-file", detail),
-        InputSource::Measured { detail } => ("report-source-measured", detail),
+        InputSource::Gguf { key } => ("report-source-gguf", key.clone()),
+        InputSource::Tensors { detail } => ("report-source-tensors", detail.clone()),
+        InputSource::Flag { flag } => ("report-source-flag", flag.clone()),
+        InputSource::Env { var } => ("report-source-env", var.clone()),
+        InputSource::Runtime { detail } => ("report-source-server", detail.clone()),
+        InputSource::Default { detail } => ("report-source-default", detail.in_lang(lang)),
+        InputSource::Derived { rule } => ("report-source-derived", rule.in_lang(lang)),
+        InputSource::Assumed { why } => ("report-source-assumed", why.in_lang(lang)),
+        InputSource::File { detail } => ("report-source-file", detail.clone()),
+        InputSource::Measured { detail } => ("report-source-measured", detail.clone()),
     };
     lang.t_args(key, &[("detail", detail.as_str().into())])
 }

@@ -3,6 +3,8 @@
 //! the llama.cpp build's rules; each input recorded with its source, and the settings llama.cpp
 //! refuses turned into errors with its wording.
 
+use gpuledger_lang::Said;
+
 use super::devices::Device;
 use super::overrides::Placed;
 use super::settings::SplitMode;
@@ -15,7 +17,7 @@ use super::{
 /// The inputs and notes of an estimate, in the order they are met.
 pub(super) struct Record {
     pub(super) inputs: Vec<Input>,
-    pub(super) notes: Vec<String>,
+    pub(super) notes: Vec<Said>,
 }
 
 impl Record {
@@ -37,6 +39,11 @@ impl Record {
         self.add(name, value, input_source(source, name))
     }
 
+    /// A note: a sentence with a key, or words not given one yet (said as written).
+    pub(super) fn note(&mut self, note: impl Into<Said>) {
+        self.notes.push(note.into())
+    }
+
     /// A flag recorded under its own name.
     fn flag<T: ToString>(&mut self, flag: &str, s: &Setting<T>) {
         self.setting(flag, s, flag, s.value.to_string())
@@ -53,7 +60,10 @@ fn input_source(source: &SettingSource, flagname: &str) -> InputSource {
         SettingSource::Env(v) => InputSource::Env { var: v.clone() },
         SettingSource::Runtime(d) => InputSource::Runtime { detail: d.clone() },
         SettingSource::Default(d) => InputSource::Default {
-            detail: format!("{flagname} not given: {d}"),
+            detail: Said::new(
+                "recipe-not-given",
+                vec![("flag", flagname.into()), ("default", d.clone().into())],
+            ),
         },
     }
 }
@@ -86,7 +96,7 @@ pub(super) fn resolve_context(
     let rules = Rules::for_build(s.llama_build.value);
     if s.ctx_size.value == 0 && !unified && n_seq > 1 && rules.ctx_train_per_seq {
         c = c.saturating_mul(n_seq);
-        rec.notes.push(format!(
+        rec.note(format!(
             "-c 0 (the training context) with a cache per slot: each of the {n_seq} slots gets \
              the whole training context ({}), n_ctx = {c}",
             p.n_ctx_train
@@ -96,10 +106,9 @@ pub(super) fn resolve_context(
         // llama_context before rule kv-write-idxs: "non-unified KV cache requires
         // ggml_set_rows() - forcing unified KV cache".
         unified = true;
-        rec.notes.push(
+        rec.note(
             "kv_unified forced to true: this llama.cpp build writes the KV cache with ggml_cpy \
-             and gives every sequence one shared cache (rule kv-write-idxs not yet)"
-                .into(),
+             and gives every sequence one shared cache (rule kv-write-idxs not yet)",
         );
     }
     check_sizes(c, n_seq, s)?;
@@ -108,11 +117,10 @@ pub(super) fn resolve_context(
     if fa && p.arch == "plm" {
         // models/plm.cpp hands build_attn a 2-D V; llama_kv_cache::cpy_v's flash-attention
         // path flattens it wrongly and ggml_set_rows asserts (seen with b11434).
-        rec.notes.push(
+        rec.note(
             "llama.cpp b11434 aborts plm with flash attention (GGML_ASSERT in ggml_set_rows, \
              from llama_kv_cache::cpy_v): run it with -fa off; this estimate is for the \
-             settings as given"
-                .into(),
+             settings as given",
         );
     }
     let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
@@ -125,7 +133,8 @@ pub(super) fn resolve_context(
     rec.flag("-b", &s.batch);
     rec.flag("-ub", &s.ubatch);
     cache_types(p, s, rec)?;
-    rec.notes.extend(super::flags::notes(s));
+    rec.notes
+        .extend(super::flags::notes(s).into_iter().map(Said::from));
     Ok(Resolved {
         n_ctx,
         n_ctx_seq,
@@ -185,10 +194,9 @@ fn context_size(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> u64 {
         return 640;
     }
     if s.tool.value == Tool::Mtmd {
-        rec.notes.push(
+        rec.note(
             "llama-mtmd-cli also loads the multimodal projector (--mmproj) with its own weights \
-             and compute buffer: not in this estimate"
-                .into(),
+             and compute buffer: not in this estimate",
         );
     }
     if s.ctx_size.value == 0 {
@@ -206,7 +214,7 @@ fn tool_sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
     let n = s.parallel.value.max(1) as u64;
     let n_src = match &s.parallel.source {
         SettingSource::Default(_) => InputSource::Default {
-            detail: format!("{prog}: one sequence (common_params n_parallel = 1)"),
+            detail: Said::new("recipe-tool-one-sequence", vec![("tool", prog.into())]),
         },
         _ => src_of(&s.parallel, "-np"),
     };
@@ -214,7 +222,7 @@ fn tool_sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
     let u = s.kv_unified.value.unwrap_or(false);
     let u_src = match &s.kv_unified.source {
         SettingSource::Default(_) => InputSource::Default {
-            detail: format!("{prog}: kv_unified = false (common_params)"),
+            detail: Said::new("recipe-tool-not-unified", vec![("tool", prog.into())]),
         },
         _ => src_of(&s.kv_unified, "-kvu"),
     };
@@ -229,7 +237,7 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
         // llama-server: "n_parallel is set to auto, using n_parallel = 4 and kv_unified = true";
         // an explicit -no-kvu keeps the per-slot caches.
         let u = s.kv_unified.value.unwrap_or(true);
-        (4, u, "unified because -np is auto")
+        (4, u, "recipe-unified-np-auto")
     } else {
         // Before -np auto (rule np-auto) the default was 1 slot.
         let n = s.parallel.value.max(1) as u64;
@@ -238,23 +246,14 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
             && !rules.np_auto
             && s.kv_unified.value != Some(true)
         {
-            rec.notes.push(
-                "-np 1 became 4 slots sharing one unified cache: this llama.cpp build's \
-                 llama-server does so unless -kvu is given (\"setting n_parallel = 4 and \
-                 kv_unified = true\"; not with a draft model, which is not modelled here)"
-                    .into(),
-            );
-            (
-                4,
-                true,
-                "unified: llama-server turned -np 1 into 4 unified slots",
-            )
+            rec.notes.push(Said::new("recipe-np-1-became-4", vec![]));
+            (4, true, "recipe-unified-np-1-became-4")
         } else {
             let u = s.kv_unified.value.unwrap_or(false);
             let why = if s.parallel.value < 0 {
-                "1 slot: this llama.cpp build has no -np auto (rule np-auto)"
+                "recipe-one-slot-no-np-auto"
             } else {
-                "per-slot caches when -np is given"
+                "recipe-per-slot-caches"
             };
             (n, u, why)
         }
@@ -264,7 +263,9 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
         "kv_unified",
         unified.to_string(),
         match &s.kv_unified.source {
-            SettingSource::Default(_) => InputSource::Default { detail: why.into() },
+            SettingSource::Default(_) => InputSource::Default {
+                detail: Said::new(why, vec![]),
+            },
             _ => src_of(&s.kv_unified, "-kvu"),
         },
     );
@@ -300,7 +301,7 @@ fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
             "flash_attn",
             "disabled".into(),
             InputSource::Default {
-                detail: "off: this llama.cpp build predates -fa auto (rule fa-auto)".into(),
+                detail: Said::new("recipe-fa-off-old-build", vec![]),
             },
         );
         return false;
@@ -317,9 +318,7 @@ fn flash_attn(s: &LlamaSettings, rec: &mut Record) -> bool {
             "flash_attn",
             "enabled".into(),
             InputSource::Assumed {
-                why: "-fa auto resolves to enabled when every layer's KV sits with its layer \
-                      (llama-server logs \"Flash Attention was auto, set to enabled\")"
-                    .into(),
+                why: Said::new("recipe-fa-auto-enabled", vec![]),
             },
         );
     }
@@ -332,10 +331,9 @@ fn grok_forces_fa_off(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> b
     if p.arch != "grok" || s.flash_attn.value == FlashAttn::Off {
         return false;
     }
-    rec.notes.push(
+    rec.note(
         "flash attention off: llama.cpp forces it off for grok (llama_init_from_model), \
-         whatever -fa says"
-            .into(),
+         whatever -fa says",
     );
     true
 }
@@ -467,11 +465,7 @@ pub(super) fn placement(
             GpuLayers::Count(n) => n.min(nl + 1),
             GpuLayers::All => nl + 1,
             GpuLayers::Auto => {
-                rec.notes.push(
-                    "-ngl auto: assumed everything fits; llama-server's --fit may offload fewer \
-                     layers or shrink an unset -c when free memory is short"
-                        .into(),
-                );
+                rec.notes.push(Said::new("recipe-ngl-auto-all-fit", vec![]));
                 nl + 1
             }
         }
@@ -481,7 +475,7 @@ pub(super) fn placement(
     let gpu_layers = offloaded.saturating_sub(1).min(nl);
     let (overrides, effects) = super::overrides::place(model, s, rec)?;
     let (cum, note) = super::devices::splits(&s.devices, devices.len());
-    rec.notes.extend(note);
+    rec.notes.extend(note.into_iter().map(Said::from));
     let layer_dev = super::devices::assign_layers(nl, offloaded, &cum);
     record_devices(s, &devices, rec);
     let pipeline = devices.len() > 1
@@ -541,9 +535,7 @@ pub(super) fn build_rules(s: &LlamaSettings, rec: &mut Record) -> Rules {
                 InputSource::Assumed { why: why.clone() }
             }
             SettingSource::Default(_) => InputSource::Assumed {
-                why: "no llama.cpp build given (--llama-build or the server's /props \
-                      build_info): the newest rules are used"
-                    .into(),
+                why: Said::new("recipe-build-unknown", vec![]),
             },
             _ => src_of(&s.llama_build, "--llama-build"),
         },

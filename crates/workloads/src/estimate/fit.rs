@@ -30,6 +30,8 @@ mod layers;
 
 use std::cell::Cell;
 
+use gpuledger_lang::Said;
+
 use gpuledger_model::llama_estimate::{FitOutcome, FitProbe, FitReplay, FitStage, FitStep};
 
 pub use budget::{fit_cached, Budget};
@@ -53,7 +55,7 @@ pub enum Fitting {
     /// `--fit off`, or a build older than fitting: llama.cpp fits nothing.
     Off,
     /// Fitting is on but cannot be replayed here (why, in words).
-    NotReplayed(String),
+    NotReplayed(Said),
     /// The replay, and the settings llama.cpp would load with.
     Replayed(Box<Fitted>),
 }
@@ -133,19 +135,13 @@ fn gate(s: &LlamaSettings) -> Result<Vec<i64>, Fitting> {
     let free = &s.devices.free.value;
     if free.len() < nd.max(1) {
         return Err(Fitting::NotReplayed(if nd == 0 {
-            "--fit on (llama-server's default) not replayed: with no device it budgets the \
-             host's total memory, which is not known here (give --free SIZE)"
-                .into()
+            Said::new("recipe-fit-not-replayed-host", vec![])
         } else {
-            format!(
-                "--fit on (llama-server's default) not replayed: the free memory of each of the \
-                 {nd} devices is not known here (give --free SIZE,... in llama.cpp's device \
-                 order: {})",
-                devices(s)
-                    .iter()
-                    .map(|d| d.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            let all = devices(s);
+            let names: Vec<&str> = all.iter().map(|d| d.name.as_str()).collect();
+            Said::new(
+                "recipe-fit-not-replayed",
+                vec![("count", nd.into()), ("devices", names.join(", ").into())],
             )
         }));
     }

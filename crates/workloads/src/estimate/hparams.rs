@@ -405,7 +405,7 @@ impl Reader<'_> {
                 Ok((0, vec![false; nl]))
             }
             Some(Some(w)) => {
-                let detail = w.rule.to_string();
+                let detail = w.rule.to_string().into();
                 self.record("n_swa", w.n_swa, InputSource::Default { detail });
                 if w.chunked {
                     self.notes.push(format!(
@@ -468,7 +468,13 @@ impl Reader<'_> {
                     set_pattern(&mut swa_layers[..trunk], p, dense_first);
                     let first = if dense_first { ", full first" } else { "" };
                     let shown = format!("{} SWA : 1 full{first}", p.saturating_sub(1));
-                    self.record("swa_pattern", shown, InputSource::Default { detail });
+                    self.record(
+                        "swa_pattern",
+                        shown,
+                        InputSource::Default {
+                            detail: detail.into(),
+                        },
+                    );
                 }
                 None => self.notes.push(format!(
                     "{arch}.attention.sliding_window is set but gpuledger does not know llama.cpp's \

@@ -45,7 +45,8 @@ pub(super) fn has_cache(m: &GgufModel, arch: &str, inputs: &mut Vec<Input>) -> b
                 rule: format!(
                     "{k} absent or 0: a full-attention checkpoint, no indexer cache \
                      (llama_model::create_memory, LLM_ARCH_HY_V4)"
-                ),
+                )
+                .into(),
             },
         });
     }

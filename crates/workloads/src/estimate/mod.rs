@@ -37,6 +37,7 @@ mod settings;
 mod types;
 
 use crate::gguf::{GgmlType, GgufModel, TensorInfo};
+use gpuledger_lang::Said;
 
 pub use compare::{compare_with_log, Comparison};
 pub use compute::{RuleInfo, Rules, RULES};
@@ -183,10 +184,17 @@ fn plan<'a>(
     let p = read_params(model)?;
     let mut rec = Record {
         inputs: p.inputs.clone(),
-        notes: p.notes.iter().chain(&p.guesses).cloned().collect(),
+        notes: p
+            .notes
+            .iter()
+            .chain(&p.guesses)
+            .cloned()
+            .map(Said::from)
+            .collect(),
     };
     if p.arch == "deepseek4" {
-        rec.notes.extend(dsv4::hc_note(model));
+        rec.notes
+            .extend(dsv4::hc_note(model).into_iter().map(Said::from));
     }
     let r = resolve_context(&p, s, &mut rec)?;
     let off = placement(model, &p, s, &mut rec)?;

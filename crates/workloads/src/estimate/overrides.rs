@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 
+use gpuledger_lang::Said;
 use regex::{Regex, RegexBuilder};
 
 use super::devices::Device;
@@ -315,7 +316,7 @@ pub(super) fn place(
         let m = Matcher::new(&o.pattern)
             .map_err(|why| EstimateError::Settings(format!("{}: {why}", o.given)))?;
         let (on_gpu, note) = target(&o.buffer_type, &devices, &o.given);
-        rec.notes.extend(note);
+        rec.notes.extend(note.into_iter().map(Said::from));
         let name = match &o.source {
             SettingSource::Env(n) | SettingSource::Flag(n) => n.as_str(),
             _ => "tensor override",
@@ -352,7 +353,7 @@ pub(super) fn place(
         }
     }
     for e in effects.iter().filter(|e| e.tensors == 0) {
-        rec.notes.push(format!(
+        rec.note(format!(
             "{}: matches no tensor of this model (or only tensors an earlier override placed)",
             e.given
         ));

@@ -2,6 +2,8 @@
 //! device), the KV cache (cells, streams, layers, types) and the runtime overhead; the compute
 //! buffers are in `compute_line`.
 
+use gpuledger_lang::Said;
+
 use super::Plan;
 use super::{
     device_bytes, pad, Backend, CacheKind, CompressedCache, EstimateError, GgmlType, HparamError,
@@ -466,35 +468,31 @@ pub(super) fn overhead(backend: Backend) -> OverheadEstimate {
         Backend::Cuda => OverheadEstimate {
             gpu_bytes: Some(300 * MIB),
             approximate: true,
-            what: "CUDA context, kernels and cuBLAS workspace of the process (not a llama.cpp \
-                   buffer; typically 128–512 MiB by GPU, driver and CUDA_MODULE_LOADING)"
-                .into(),
+            what: Said::new("recipe-overhead-cuda", vec![]),
             range: Some((128 * MIB, 512 * MIB)),
         },
         Backend::Rocm => OverheadEstimate {
             gpu_bytes: Some(300 * MIB),
             approximate: true,
-            what: "HIP context, kernels and hipBLAS workspace of the process (not a llama.cpp \
-                   buffer; CUDA's typical 128–512 MiB assumed, not measured on ROCm)"
-                .into(),
+            what: Said::new("recipe-overhead-rocm", vec![]),
             range: Some((128 * MIB, 512 * MIB)),
         },
         Backend::Metal => OverheadEstimate {
             gpu_bytes: None,
             approximate: true,
-            what: "Metal device overhead: no figure (unified memory)".into(),
+            what: Said::new("recipe-overhead-metal", vec![]),
             range: None,
         },
         Backend::Vulkan => OverheadEstimate {
             gpu_bytes: None,
             approximate: true,
-            what: "Vulkan driver overhead: no figure for this backend".into(),
+            what: Said::new("recipe-overhead-vulkan", vec![]),
             range: None,
         },
         Backend::Cpu => OverheadEstimate {
             gpu_bytes: Some(0),
             approximate: false,
-            what: "no GPU device".into(),
+            what: Said::new("recipe-overhead-cpu", vec![]),
             range: None,
         },
     }

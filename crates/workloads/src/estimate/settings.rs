@@ -6,6 +6,7 @@
 //! functions in [`apply`], the others are listed. `explain` and snapshots use it on a live
 //! process's argv; `gpuledger estimate` on the flags it is given.
 
+use gpuledger_lang::Said;
 use serde::Serialize;
 
 use crate::gguf::GgmlType;
@@ -16,8 +17,8 @@ use crate::gguf::GgmlType;
 pub enum SettingSource {
     /// The flag as written (`-c`, `--ctx-size`).
     Flag(String),
-    /// llama-server's default (the text says which).
-    Default(String),
+    /// llama-server's default (the sentence says which).
+    Default(Said),
     /// An environment variable llama-server reads (`LLAMA_ARG_CTX_SIZE`).
     Env(String),
     /// The running server's own answer (`GET /props`): what it actually chose.
@@ -38,10 +39,10 @@ impl<T> Setting<T> {
             source: SettingSource::Runtime(what.to_string()),
         }
     }
-    fn default(value: T, why: &str) -> Self {
+    fn default(value: T, why: impl Into<Said>) -> Self {
         Setting {
             value,
-            source: SettingSource::Default(why.to_string()),
+            source: SettingSource::Default(why.into()),
         }
     }
     pub fn is_default(&self) -> bool {
@@ -171,31 +172,31 @@ pub struct DeviceSettings {
 
 impl Default for DeviceSettings {
     fn default() -> Self {
-        let d = |why: &str| SettingSource::Default(why.to_string());
+        let d = |key: &'static str| SettingSource::Default(Said::new(key, vec![]));
         DeviceSettings {
             rpc: Setting {
                 value: Vec::new(),
-                source: d("no RPC servers"),
+                source: d("recipe-default-no-rpc"),
             },
             local: Setting {
                 value: 1,
-                source: d("one local GPU"),
+                source: d("recipe-default-one-gpu"),
             },
             split_mode: Setting {
                 value: SplitMode::Layer,
-                source: d("layer"),
+                source: SettingSource::Default("layer".into()),
             },
             tensor_split: Setting {
                 value: Vec::new(),
-                source: d("by free memory"),
+                source: d("recipe-default-by-free-memory"),
             },
             main_gpu: Setting {
                 value: 0,
-                source: d("0"),
+                source: SettingSource::Default("0".into()),
             },
             free: Setting {
                 value: Vec::new(),
-                source: d("unknown"),
+                source: d("recipe-default-unknown"),
             },
         }
     }
@@ -217,8 +218,11 @@ pub struct FitSettings {
 impl Default for FitSettings {
     fn default() -> Self {
         FitSettings {
-            enabled: Setting::default(true, "on"),
-            target_mib: Setting::default(vec![1024], "1024 MiB per device"),
+            enabled: Setting::default(true, Said::new("recipe-default-on", vec![])),
+            target_mib: Setting::default(
+                vec![1024],
+                Said::new("recipe-default-fit-target", vec![("mib", "1024".into())]),
+            ),
             min_ctx: Setting::default(4096, "4096"),
         }
     }
@@ -313,9 +317,9 @@ impl Default for LlamaSettings {
         let f16 = GgmlType::from_name("f16").expect("f16 in table");
         LlamaSettings {
             model: None,
-            ctx_size: Setting::default(0, "0 = the model's training context"),
-            parallel: Setting::default(-1, "-1 = auto: 4 slots, unified cache"),
-            kv_unified: Setting::default(None, "unified when -np is auto"),
+            ctx_size: Setting::default(0, Said::new("recipe-default-ctx-train", vec![])),
+            parallel: Setting::default(-1, Said::new("recipe-default-np-auto", vec![])),
+            kv_unified: Setting::default(None, Said::new("recipe-default-kvu-auto", vec![])),
             n_gpu_layers: Setting::default(GpuLayers::Auto, "auto"),
             batch: Setting::default(2048, "2048"),
             ubatch: Setting::default(512, "512"),
@@ -323,7 +327,10 @@ impl Default for LlamaSettings {
             cache_type_v: Setting::default(f16, "f16"),
             flash_attn: Setting::default(FlashAttn::Auto, "auto"),
             swa_full: Setting::default(false, "false"),
-            kv_offload: Setting::default(true, "KV follows its layer"),
+            kv_offload: Setting::default(
+                true,
+                Said::new("recipe-default-kv-follows-layer", vec![]),
+            ),
             mmap: Setting::default(true, "mmap"),
             overrides: Vec::new(),
             unmodelled: Vec::new(),
@@ -333,8 +340,11 @@ impl Default for LlamaSettings {
             fit: FitSettings::default(),
             backend: Setting::default(Backend::Cuda, "cuda"),
             tool: Setting::default(Tool::Server, "llama-server"),
-            output_embeddings: Setting::default(false, "logits only"),
-            llama_build: Setting::default(None, "unknown: the newest rules"),
+            output_embeddings: Setting::default(
+                false,
+                Said::new("recipe-default-logits-only", vec![]),
+            ),
+            llama_build: Setting::default(None, Said::new("recipe-default-build-unknown", vec![])),
         }
     }
 }

@@ -8,6 +8,7 @@ use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, Mo
 use super::{Input, InputSource, ProcessContext};
 use crate::confine::{ModelFolder, ProcessRoot};
 use crate::safetensors::{self, HeaderCache};
+use gpuledger_lang::Said;
 use std::path::PathBuf;
 
 /// A setting and where it came from.
@@ -34,7 +35,7 @@ pub(crate) fn flag(written: String) -> InputSource {
 }
 
 /// The runtime's default, and what says so.
-pub(crate) fn default(detail: impl Into<String>) -> InputSource {
+pub(crate) fn default(detail: impl Into<Said>) -> InputSource {
     InputSource::Default {
         detail: detail.into(),
     }
@@ -42,7 +43,7 @@ pub(crate) fn default(detail: impl Into<String>) -> InputSource {
 
 /// Computed by the recipe from other inputs, and how.
 pub(crate) fn derived(rule: String) -> InputSource {
-    InputSource::Derived { rule }
+    InputSource::Derived { rule: rule.into() }
 }
 
 /// The running server's own answer (its API or its log), and which.

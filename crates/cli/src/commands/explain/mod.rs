@@ -303,7 +303,7 @@ fn estimated_ledger(
         apply_live(l, gguf, &mut settings, &mut est);
     }
     crate::overhead::apply_probe(&mut est, settings.backend.value);
-    est.notes.extend(fit_note);
+    est.notes.extend(fit_note.map(Into::into));
     w.evidence.push(gguf_evidence(&est, path));
     if let Some(log) = &args.log {
         match super::read_log(log) {

@@ -149,9 +149,9 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
     let mut s = LlamaSettings::default();
     let rt = |what: &str| SettingSource::Runtime(format!("{what} from {source}"));
     let assumed = |what: &str| {
-        SettingSource::Default(format!(
-            "LM Studio's load setting is not visible outside it: {what} assumed"
-        ))
+        SettingSource::Default(
+            format!("LM Studio's load setting is not visible outside it: {what} assumed").into(),
+        )
     };
     s.ctx_size = Setting {
         value: ctx,

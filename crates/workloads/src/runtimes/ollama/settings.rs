@@ -42,7 +42,7 @@ fn env_src(env: &ServeEnv, var: &str) -> SettingSource {
 }
 
 fn default(detail: &str) -> SettingSource {
-    SettingSource::Default(detail.to_string())
+    SettingSource::Default(detail.into())
 }
 
 /// Ollama's boolean environment values (`strconv.ParseBool`).
@@ -413,7 +413,7 @@ impl LoadRequest<'_> {
         ) {
             (true, _) => SettingSource::Runtime(format!("{ctx_from}, × {p} slot(s)")),
             (false, true) => SettingSource::Env(format!("{ctx_from}, × {p} slot(s)")),
-            (false, false) => SettingSource::Default(format!("{ctx_from}, × {p} slot(s)")),
+            (false, false) => SettingSource::Default(format!("{ctx_from}, × {p} slot(s)").into()),
         };
         Ok((num_ctx, ctx_source))
     }

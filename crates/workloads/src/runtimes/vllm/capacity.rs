@@ -113,7 +113,8 @@ pub fn in_flight(
                 "max_num_batched_tokens {} ({}) × {why}",
                 mnbt.value,
                 mnbt.source.detail()
-            ),
+            )
+            .into(),
         },
     ))
 }

@@ -413,7 +413,7 @@ impl Tokens<'_> {
                     "max_model_len",
                     p,
                     InputSource::Assumed {
-                        why: format!("vLLM's default, the model's max_position_embeddings ({}); rope scaling can change it", self.model.config.path.display()),
+                        why: format!("vLLM's default, the model's max_position_embeddings ({}); rope scaling can change it", self.model.config.path.display()).into(),
                     },
                 ));
                 Some(p)

@@ -140,7 +140,8 @@ pub fn from_capability(cc: Option<ComputeCapability>) -> Option<BackendSeen> {
         source: InputSource::Derived {
             rule: format!(
                 "compute capability {cc} (NVML): outside 9.0–10.x vLLM's get_mxfp4_backend has only Marlin"
-            ),
+            )
+            .into(),
         },
     })
 }

@@ -1,0 +1,45 @@
+# The memory recipes' sentences (crates/workloads/src/estimate): an estimate's inputs (where a
+# default came from, what was assumed) and its notes. Made where the estimate is made; JSON keeps
+# this English, each view says it in its reader's language.
+
+## Where a default came from (an input's source)
+recipe-not-given = { $flag } not given: { $default }
+recipe-default-ctx-train = 0 = the model's training context
+recipe-default-np-auto = -1 = auto: 4 slots, unified cache
+recipe-default-kvu-auto = unified when -np is auto
+recipe-default-kv-follows-layer = KV follows its layer
+recipe-default-logits-only = logits only
+recipe-default-build-unknown = unknown: the newest rules
+recipe-default-no-rpc = no RPC servers
+recipe-default-one-gpu = one local GPU
+recipe-default-by-free-memory = by free memory
+recipe-default-unknown = unknown
+recipe-default-on = on
+recipe-default-fit-target = { $mib } MiB per device
+recipe-default-no-device = no device seen: { $backend }
+recipe-default-vendor-of = vendor of { $device }
+recipe-default-rpc-only = no local GPU seen: the RPC servers only
+recipe-tool-one-sequence = { $tool }: one sequence (common_params n_parallel = 1)
+recipe-tool-not-unified = { $tool }: kv_unified = false (common_params)
+recipe-unified-np-auto = unified because -np is auto
+recipe-unified-np-1-became-4 = unified: llama-server turned -np 1 into 4 unified slots
+recipe-one-slot-no-np-auto = 1 slot: this llama.cpp build has no -np auto (rule np-auto)
+recipe-per-slot-caches = per-slot caches when -np is given
+recipe-fa-off-old-build = off: this llama.cpp build predates -fa auto (rule fa-auto)
+
+## What was assumed
+recipe-fa-auto-enabled = -fa auto resolves to enabled when every layer's KV sits with its layer (llama-server logs "Flash Attention was auto, set to enabled")
+recipe-build-unknown = no llama.cpp build given (--llama-build or the server's /props build_info): the newest rules are used
+
+## Notes
+recipe-ngl-auto-all-fit = -ngl auto: assumed everything fits; llama-server's --fit may offload fewer layers or shrink an unset -c when free memory is short
+recipe-np-1-became-4 = -np 1 became 4 slots sharing one unified cache: this llama.cpp build's llama-server does so unless -kvu is given ("setting n_parallel = 4 and kv_unified = true"; not with a draft model, which is not modelled here)
+recipe-fit-not-replayed-host = --fit on (llama-server's default) not replayed: with no device it budgets the host's total memory, which is not known here (give --free SIZE)
+recipe-fit-not-replayed = --fit on (llama-server's default) not replayed: the free memory of each of the { $count } devices is not known here (give --free SIZE,... in llama.cpp's device order: { $devices })
+
+## The overhead line
+recipe-overhead-cuda = CUDA context, kernels and cuBLAS workspace of the process (not a llama.cpp buffer; typically 128–512 MiB by GPU, driver and CUDA_MODULE_LOADING)
+recipe-overhead-rocm = HIP context, kernels and hipBLAS workspace of the process (not a llama.cpp buffer; CUDA's typical 128–512 MiB assumed, not measured on ROCm)
+recipe-overhead-metal = Metal device overhead: no figure (unified memory)
+recipe-overhead-vulkan = Vulkan driver overhead: no figure for this backend
+recipe-overhead-cpu = no GPU device

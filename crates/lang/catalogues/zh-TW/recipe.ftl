@@ -1,0 +1,43 @@
+# 估算方法的句子（crates/workloads/src/estimate）：輸入的來源、假定與備註。術語見 ../../GLOSSARY.md。
+
+## 預設值的來源
+recipe-not-given = 未指定 { $flag }：{ $default }
+recipe-default-ctx-train = 0 = 模型的訓練上下文
+recipe-default-np-auto = -1 = 自動：4 個槽位，統一快取
+recipe-default-kvu-auto = -np 為自動時統一
+recipe-default-kv-follows-layer = KV 跟隨其所在層
+recipe-default-logits-only = 僅 logits
+recipe-default-build-unknown = 未知：依最新規則
+recipe-default-no-rpc = 無 RPC 伺服器
+recipe-default-one-gpu = 一個本機 GPU
+recipe-default-by-free-memory = 依可用顯示記憶體
+recipe-default-unknown = 未知
+recipe-default-on = 開
+recipe-default-fit-target = 每個裝置 { $mib } MiB
+recipe-default-no-device = 未發現裝置：{ $backend }
+recipe-default-vendor-of = { $device } 的廠商
+recipe-default-rpc-only = 未發現本機 GPU：僅 RPC 伺服器
+recipe-tool-one-sequence = { $tool }：一個序列（common_params n_parallel = 1）
+recipe-tool-not-unified = { $tool }：kv_unified = false（common_params）
+recipe-unified-np-auto = 統一，因為 -np 為自動
+recipe-unified-np-1-became-4 = 統一：llama-server 把 -np 1 變成了 4 個共用統一快取的槽位
+recipe-one-slot-no-np-auto = 1 個槽位：此 llama.cpp 版本沒有 -np auto（規則 np-auto）
+recipe-per-slot-caches = 指定 -np 時每個槽位各有快取
+recipe-fa-off-old-build = 關：此 llama.cpp 版本早於 -fa auto（規則 fa-auto）
+
+## 假定
+recipe-fa-auto-enabled = 每層的 KV 都與該層在一起時，-fa auto 解析為開啟（llama-server 記錄："Flash Attention was auto, set to enabled"）
+recipe-build-unknown = 未指定 llama.cpp 版本（--llama-build 或伺服器 /props 的 build_info）：依最新規則估算
+
+## 備註
+recipe-ngl-auto-all-fit = -ngl auto：假定全部放得下；可用顯示記憶體不足時，llama-server 的 --fit 可能少卸載幾層，或縮小未設定的 -c
+recipe-np-1-became-4 = -np 1 變成了 4 個共用一個統一快取的槽位：此 llama.cpp 版本的 llama-server 在未指定 -kvu 時會這樣做（"setting n_parallel = 4 and kv_unified = true"；有草稿模型時不會，此情形未建模）
+recipe-fit-not-replayed-host = 未重播 --fit on（llama-server 的預設值）：沒有裝置時它依主機的總記憶體編列預算，這裡不知道該值（請指定 --free SIZE）
+recipe-fit-not-replayed = 未重播 --fit on（llama-server 的預設值）：這裡不知道 { $count } 個裝置各自的可用顯示記憶體（請依 llama.cpp 的裝置順序指定 --free SIZE,...：{ $devices }）
+
+## 額外開銷
+recipe-overhead-cuda = 處理程序的 CUDA 上下文、kernel 與 cuBLAS 工作區（不是 llama.cpp 的緩衝區；依 GPU、驅動程式和 CUDA_MODULE_LOADING 而異，通常為 128–512 MiB）
+recipe-overhead-rocm = 處理程序的 HIP 上下文、kernel 與 hipBLAS 工作區（不是 llama.cpp 的緩衝區；依 CUDA 通常的 128–512 MiB 假定，未在 ROCm 上實測）
+recipe-overhead-metal = Metal 裝置額外開銷：沒有數值（統一記憶體）
+recipe-overhead-vulkan = Vulkan 驅動程式額外開銷：此後端沒有數值
+recipe-overhead-cpu = 沒有 GPU 裝置
