@@ -95,6 +95,29 @@ impl Said {
         self.key
     }
 
+    /// The same sentence with `f` applied to its English and to every text value in it
+    /// (redaction: a secret in a value leaves no language's rendering).
+    pub fn map_text(&self, f: &dyn Fn(&str) -> String) -> Said {
+        let args = self
+            .args
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Arg::Text(t) => Arg::Text(f(t)),
+                    Arg::Number(n) => Arg::Number(*n),
+                    Arg::Said(s) => Arg::Said(Box::new(s.map_text(f))),
+                    Arg::List(items) => Arg::List(items.iter().map(|s| s.map_text(f)).collect()),
+                };
+                (*k, v)
+            })
+            .collect();
+        Said {
+            english: f(&self.english),
+            key: self.key,
+            args,
+        }
+    }
+
     /// The sentence in `lang` (its English when it has no key).
     pub fn in_lang(&self, lang: Lang) -> String {
         match self.key {
@@ -189,6 +212,18 @@ impl<'de> Deserialize<'de> for Said {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mapped_sentence_maps_every_value_in_every_language() {
+        let inner = Said::new("report-kill-unknown", vec![("reason", "sk-SECRET".into())]);
+        let s = Said::new("report-kill-now", vec![("text", inner.into())]);
+        let m = s.map_text(&|t: &str| t.replace("sk-SECRET", "<redacted>"));
+        for lang in Lang::ALL {
+            assert!(!m.in_lang(lang).contains("SECRET"), "{}", m.in_lang(lang));
+            assert!(m.in_lang(lang).contains("<redacted>"));
+        }
+        assert!(s.in_lang(Lang::ZhCn).contains("sk-SECRET"));
+    }
 
     #[test]
     fn english_for_machines_the_language_for_people() {

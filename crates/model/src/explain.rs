@@ -33,7 +33,7 @@ pub struct EstimatedLedger {
     pub recipe: Option<String>,
     /// One plain sentence: why this much.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
+    pub why: Option<gpuledger_lang::Said>,
     /// The runtime's own figures (Ollama `/api/ps`, LM Studio `/api/v0/models`): beside the
     /// estimate and the measurement, never added to either.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -277,7 +277,7 @@ pub struct EstimatedMemory {
     pub total_gpu_bytes: u64,
     /// One plain sentence that answers "why this much".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
+    pub why: Option<gpuledger_lang::Said>,
     /// The runtime's own figures (Ollama `/api/ps`, vLLM `/metrics`, a log line), shown beside the
     /// estimate and never added to either ledger.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

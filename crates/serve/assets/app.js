@@ -683,7 +683,7 @@
     const e = p.estimate;
     if (e) {
       kids.push(...partsBar(e));
-      if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, labelled('page-why-label')), document.createTextNode(e.why)));
+      if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, labelled('page-why-label')), document.createTextNode(T(e.why))));
       for (const n of e.not_modelled || []) kids.push(el('p', 'hint', say('page-not-modelled', { what: n })));
       kids.push(el('p', 'hint', say('page-overhead-source', { source: e.overhead_source })));
     }

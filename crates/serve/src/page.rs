@@ -53,7 +53,7 @@ pub fn weight_in(lang: Lang) -> usize {
 }
 
 /// `/api/v1/said`: the round's sentences that have a message key (a [`Said`]: the notes, why a
-/// figure is unknown, the sources' findings) as `{English: words in lang}`, so the page shows in
+/// figure is unknown, the sources' findings, an estimate's why) as `{English: words in lang}`, so the page shows in
 /// its language what the snapshot's JSON carries in English, and that JSON stays one for every
 /// language. A sentence with no key (the system's own words, a replayed recording's, which JSON
 /// keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
@@ -70,6 +70,9 @@ pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
         for u in snap.processes.iter().flat_map(|p| &p.usage) {
             u.unavailable_reason.iter().for_each(&mut add);
             u.engines.unavailable_reason.iter().for_each(&mut add);
+        }
+        for e in snap.processes.iter().filter_map(|p| p.estimate.as_deref()) {
+            e.why.iter().for_each(&mut add);
         }
     }
     serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())
@@ -162,6 +165,20 @@ mod tests {
         let mut u = gpuledger_model::Usage::new("GPU-1", "fdinfo");
         u.engines.unavailable_reason = Some(Said::new("report-why-engines-first", vec![]));
         p.usage.push(u);
+        let e = gpuledger_model::EstimatedMemory {
+            why: Some(Said::new(
+                "recipe-why-runtime",
+                vec![
+                    ("lead", "qwen3:8b".into()),
+                    ("weights", "4.35 GiB".into()),
+                    ("kv", "4.50 GiB".into()),
+                    ("tokens", "8192".into()),
+                    ("slots", 2u64.into()),
+                ],
+            )),
+            ..Default::default()
+        };
+        p.estimate = Some(std::sync::Arc::new(e));
         snap.processes.push(p);
         let v: serde_json::Value = serde_json::from_str(&said_json(&snap, Lang::ZhCn)).unwrap();
         assert_eq!(
@@ -172,7 +189,11 @@ mod tests {
             v["first sample of this DRM client: engine use is a rate and needs a second round"],
             "这是该 DRM 客户端的第一次采样：引擎占用是一个速率，需要第二轮才能算出"
         );
-        assert_eq!(v.as_object().unwrap().len(), 2, "{v}");
+        assert_eq!(
+            v["qwen3:8b: 4.35 GiB weights, 4.50 GiB KV cache for 8192 tokens × 2 slots"],
+            "qwen3:8b：权重 4.35 GiB，KV 缓存 4.50 GiB，每个槽位 8192 个 token × 2 个槽位"
+        );
+        assert_eq!(v.as_object().unwrap().len(), 3, "{v}");
         assert_eq!(said_json(&snap, Lang::En), "{}");
     }
 

@@ -481,7 +481,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
             out,
             lang,
             "report-explain-why",
-            &[("why", term_safe(why).into())],
+            &[("why", term_safe(&why.in_lang(lang)).into())],
         );
     }
     if !est.runtime_reported.is_empty() {

@@ -351,8 +351,8 @@ fn estimated_section(out: &mut String, snap: &Snapshot, lang: Lang) {
         .processes
         .iter()
         .filter_map(|p| {
-            let why = p.estimate.as_ref()?.why.as_ref()?;
-            Some(format!("  {}", pid_says(lang, p.pid, why)))
+            let why = p.estimate.as_ref()?.why.as_ref()?.in_lang(lang);
+            Some(format!("  {}", pid_says(lang, p.pid, &why)))
         })
         .collect();
     for w in whys

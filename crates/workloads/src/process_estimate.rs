@@ -5,6 +5,8 @@
 use crate::estimate::{estimate, Estimate};
 pub use crate::runtimes::llamacpp::{llama_server_inputs, ProcessInputs};
 use crate::runtimes::Asked;
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use gpuledger_model::{EstimatedMemory, NoEstimate, Process, Vendor, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use std::path::Path;
@@ -182,16 +184,19 @@ pub fn rpc_share(
         overhead_included: false,
         overhead_source: "the rpc-server's own backend: not estimated".into(),
         total_gpu_bytes: total,
-        why: Some(format!(
-            "{} of pid {root}'s model: {} layers{}",
-            d.name,
-            d.layers,
-            if d.output_layer {
-                " and the output layer"
-            } else {
-                ""
-            }
-        )),
+        why: Some(
+            format!(
+                "{} of pid {root}'s model: {} layers{}",
+                d.name,
+                d.layers,
+                if d.output_layer {
+                    " and the output layer"
+                } else {
+                    ""
+                }
+            )
+            .into(),
+        ),
         reported: Vec::new(),
         not_modelled: vec!["the rpc-server's backend context (its CUDA or Vulkan overhead)".into()],
         device_shares: Vec::new(),
@@ -200,7 +205,7 @@ pub fn rpc_share(
 
 /// "Why this much" for a llama.cpp server, from the estimate's own parts: where the weights are,
 /// how many tokens the KV cache holds and in which types, the compute buffers.
-fn why_llama(e: &Estimate) -> String {
+fn why_llama(e: &Estimate) -> Said {
     use gpuledger_model::units::human_bytes;
     let name = e
         .model
@@ -210,26 +215,35 @@ fn why_llama(e: &Estimate) -> String {
         .unwrap_or(&e.model.path);
     let c = &e.context;
     let kv = &e.kv_cache;
-    let slots = if c.n_seq_max == 1 {
-        String::new()
-    } else if c.kv_unified {
-        format!(", shared by {} slots", c.n_seq_max)
+    let slots: Arg = if c.n_seq_max == 1 {
+        "".into()
     } else {
-        format!(" per slot × {} slots", c.n_seq_max)
+        let key = if c.kv_unified {
+            "recipe-why-slots-shared"
+        } else {
+            "recipe-why-slots-each"
+        };
+        Said::new(key, vec![("slots", c.n_seq_max.into())]).into()
     };
-    format!(
-        "{name}: {} weights ({}/{} layers on the GPU), {} KV cache for {} tokens{slots} ({}/{}), \
-         {}{} compute buffers",
-        human_bytes(e.weights.gpu_bytes),
-        e.weights.gpu_layers,
-        e.weights.n_layer,
-        human_bytes(kv.gpu_bytes),
-        c.n_ctx_seq,
-        kv.type_k,
-        kv.type_v,
-        // Approximate figures carry a tilde, as in `explain`'s ledger.
-        if e.compute.approximate { "~" } else { "" },
-        human_bytes(e.compute.gpu_bytes)
+    // Approximate figures carry a tilde, as in `explain`'s ledger.
+    let tilde = if e.compute.approximate { "~" } else { "" };
+    Said::new(
+        "recipe-why-llama",
+        vec![
+            ("model", name.into()),
+            ("weights", human_bytes(e.weights.gpu_bytes).into()),
+            ("gpu_layers", e.weights.gpu_layers.to_string().into()),
+            ("layers", e.weights.n_layer.to_string().into()),
+            ("kv", human_bytes(kv.gpu_bytes).into()),
+            ("tokens", c.n_ctx_seq.to_string().into()),
+            ("slots", slots),
+            ("type_k", kv.type_k.to_string().into()),
+            ("type_v", kv.type_v.to_string().into()),
+            (
+                "compute",
+                format!("{tilde}{}", human_bytes(e.compute.gpu_bytes)).into(),
+            ),
+        ],
     )
 }
 

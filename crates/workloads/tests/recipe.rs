@@ -504,7 +504,16 @@ fn text_table_shows_lines_inputs_and_sources() {
     assert!(!e.compute.approximate);
     let sum = gpuledger_workloads::process_estimate::summary(&e);
     assert!(sum.compute_exact);
-    assert!(!sum.why.unwrap().contains('~'));
+    let why = sum.why.unwrap();
+    assert!(!why.contains('~'));
+    // The sentence reads in the reader's language; its English is what JSON carries.
+    assert!(why.contains(", shared by 4 slots"), "{why}");
+    let zh = why.in_lang(gpuledger_lang::Lang::ZhCn);
+    assert!(
+        zh.contains("权重 ") && zh.contains("由 4 个槽位共用"),
+        "{zh}"
+    );
+    assert!(!zh.contains("weights") && !zh.contains("slots"), "{zh}");
 }
 
 /// A Qwen3-style model header with its full tensor table (the compute graph is read from it):

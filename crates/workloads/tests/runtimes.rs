@@ -534,6 +534,8 @@ fn runner_inputs_from_proc_manifest_and_ps() {
         "{why}"
     );
     assert!(why.contains("KV cache for 8192 tokens × 2 slots"), "{why}");
+    let tw = why.in_lang(gpuledger_lang::Lang::ZhTw);
+    assert!(tw.contains("每個槽位 8192 個 token × 2 個槽位"), "{tw}");
     // With /api/ps: its context wins, its figures are reported, keep-alive from the env.
     let ps = Ps {
         models: vec![ollama::PsModel {

@@ -197,6 +197,13 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
         why.starts_with("vLLM reserves 90 % of this GPU (`--gpu-memory-utilization 0.9`, from its start-up log): 14.99 GiB weights, 3.81 GiB KV cache in 1,952 blocks of 16 tokens, the rest ("),
         "{why}"
     );
+    // The same sentence for a Chinese reader, every part of it in the language.
+    let zh = why.in_lang(gpuledger_lang::Lang::ZhCn);
+    assert!(
+        zh.starts_with("vLLM 预留此 GPU 的 90 %（`--gpu-memory-utilization 0.9`，来自其启动日志）：权重 14.99 GiB，KV 缓存 3.81 GiB，共 1,952 个块，每块 16 个 token，其余（")
+            && zh.ends_with("用于激活值和 CUDA graph。"),
+        "{zh}"
+    );
     assert_eq!(e.total_gpu_bytes, (total as f64 * 0.9) as u64);
     assert_eq!(e.n_ctx, Some(1952 * 16));
     // The parts never exceed the reservation, and the rest is what is left.

@@ -236,26 +236,18 @@ fn the_real_vllm_holds_what_the_header_predicts() {
     for (file, tied) in [("untied", false), ("tied", true)] {
         let f = &v["files"][file];
         let mut w = GgufWriter::new();
-        w.kv("general.architecture", MetaValue::String("llama".into()))
-            .kv("llama.block_count", MetaValue::U32(n("layers") as u32))
-            .kv(
-                "llama.attention.head_count",
-                MetaValue::U32(n("heads") as u32),
-            )
-            .kv(
-                "llama.attention.head_count_kv",
-                MetaValue::U32(n("kv_heads") as u32),
-            )
-            .kv("llama.embedding_length", MetaValue::U32(n("hidden") as u32))
-            .kv("llama.feed_forward_length", MetaValue::U32(n("ffn") as u32))
-            .kv(
-                "llama.context_length",
-                MetaValue::U32(n("context_length") as u32),
-            )
-            .kv(
-                "llama.rope.dimension_count",
-                MetaValue::U32(n("head_dim") as u32),
-            );
+        w.kv("general.architecture", MetaValue::String("llama".into()));
+        for (key, field) in [
+            ("block_count", "layers"),
+            ("attention.head_count", "heads"),
+            ("attention.head_count_kv", "kv_heads"),
+            ("embedding_length", "hidden"),
+            ("feed_forward_length", "ffn"),
+            ("context_length", "context_length"),
+            ("rope.dimension_count", "head_dim"),
+        ] {
+            w.kv(&format!("llama.{key}"), MetaValue::U32(n(field) as u32));
+        }
         let table = f["gguf"]["tensors"].as_array().unwrap();
         for t in table {
             let dims: Vec<u64> = t["ne"]

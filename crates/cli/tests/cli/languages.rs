@@ -383,33 +383,40 @@ fn the_estimate_s_inputs_and_notes_speak_the_language() {
         let out = m.command(&args).output().unwrap();
         String::from_utf8(out.stdout).unwrap()
     };
-    let en = text("en");
-    for says in [
-        "default (-c not given: 0 = the model's training context)",
-        "default (-np not given: -1 = auto: 4 slots, unified cache)",
-        "  - -ngl auto: assumed everything fits;",
-        "fit: fit check not requested (--no-fit-check)",
-    ] {
-        assert!(en.contains(says), "{says}\n{en}");
-    }
-    let cn = text("zh-CN");
-    for says in [
-        "默认值（未给出 -c：0 = 模型的训练上下文）",
-        "默认值（未给出 -np：-1 = 自动：4 个槽位，统一缓存）",
-        "默认值（统一，因为 -np 为自动）",
-        "  - -ngl auto：假定全部放得下；",
-        "能否放下：未要求检查能否放下（--no-fit-check）",
-    ] {
-        assert!(cn.contains(says), "{says}\n{cn}");
-    }
-    let tw = text("zh-TW");
-    for says in [
-        "預設值（未指定 -c：0 = 模型的訓練上下文）",
-        "  - -ngl auto：假定全部放得下；",
-        "能否放入：未要求檢查能否放入（--no-fit-check）",
-    ] {
-        assert!(tw.contains(says), "{says}\n{tw}");
-    }
+    let says = |lang: &str, all: &[&str]| {
+        let t = text(lang);
+        for s in all {
+            assert!(t.contains(s), "{lang}: {s}\n{t}");
+        }
+        t
+    };
+    says(
+        "en",
+        &[
+            "default (-c not given: 0 = the model's training context)",
+            "default (-np not given: -1 = auto: 4 slots, unified cache)",
+            "  - -ngl auto: assumed everything fits;",
+            "fit: fit check not requested (--no-fit-check)",
+        ],
+    );
+    let cn = says(
+        "zh-CN",
+        &[
+            "默认值（未给出 -c：0 = 模型的训练上下文）",
+            "默认值（未给出 -np：-1 = 自动：4 个槽位，统一缓存）",
+            "默认值（统一，因为 -np 为自动）",
+            "  - -ngl auto：假定全部放得下；",
+            "能否放下：未要求检查能否放下（--no-fit-check）",
+        ],
+    );
+    let tw = says(
+        "zh-TW",
+        &[
+            "預設值（未指定 -c：0 = 模型的訓練上下文）",
+            "  - -ngl auto：假定全部放得下；",
+            "能否放入：未要求檢查能否放入（--no-fit-check）",
+        ],
+    );
     for (lang, t) in [("zh-CN", &cn), ("zh-TW", &tw)] {
         for english in ["not given", "assumed everything fits", "fit check"] {
             assert!(!t.contains(english), "{lang}: {english}\n{t}");

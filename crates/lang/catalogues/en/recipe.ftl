@@ -43,3 +43,33 @@ recipe-overhead-rocm = HIP context, kernels and hipBLAS workspace of the process
 recipe-overhead-metal = Metal device overhead: no figure (unified memory)
 recipe-overhead-vulkan = Vulkan driver overhead: no figure for this backend
 recipe-overhead-cpu = no GPU device
+
+## Why this much (one sentence per process)
+recipe-why-llama = { $model }: { $weights } weights ({ $gpu_layers }/{ $layers } layers on the GPU), { $kv } KV cache for { $tokens } tokens{ $slots } ({ $type_k }/{ $type_v }), { $compute } compute buffers
+recipe-why-slots-shared = , shared by { $slots } slots
+recipe-why-slots-each = { " " }per slot × { $slots } slots
+recipe-why-and-placement = { $why }; { $placement }
+recipe-why-runtime = { $lead }: { $weights } weights, { $kv } KV cache for { $tokens } tokens × { $slots } { $slots ->
+    [one] slot
+   *[other] slots
+}
+
+## vLLM's why (runtimes/vllm/estimate.rs)
+recipe-rank-share = { " " }(rank share of { $ranks })
+recipe-vllm-util = `--gpu-memory-utilization { $value }`, { $from }
+recipe-vllm-util-default = the default
+recipe-vllm-util-flag = from its command line
+recipe-vllm-util-metrics = from its /metrics
+recipe-vllm-util-log = from its start-up log
+recipe-vllm-rest-eager = activations (no CUDA graphs: --enforce-eager)
+recipe-vllm-rest-graphs = activations and CUDA graphs
+recipe-vllm-kv-bytes = { $kv } KV cache ({ $source })
+recipe-vllm-kv-blocks = { $kv } KV cache in { $blocks } blocks of { $block } tokens{ $groups }
+recipe-vllm-kv-groups = , { $tokens } tokens over { $groups } KV groups
+recipe-vllm-why-contradiction-kv = The estimate contradicts itself: { $weights } weights{ $ranks } and { $kv_how } exceed what vLLM reserves, { $pct } of this GPU ({ $reserved }, { $util }). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.
+recipe-vllm-why-contradiction = The estimate contradicts itself: { $weights } weights{ $ranks } exceed what vLLM reserves, { $pct } of this GPU ({ $reserved }, { $util }). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.
+recipe-vllm-why-reserves = vLLM reserves { $pct } of this GPU ({ $util }): { $weights } weights{ $ranks }, { $kv_how }, the rest ({ $rest }) { $rest_label }.
+recipe-vllm-why-reserves-no-blocks = vLLM reserves { $pct } of this GPU ({ $util }): { $weights } weights{ $ranks }; the rest ({ $rest }) holds the KV cache and { $rest_label } (the block count is not known here).
+recipe-vllm-why-no-size-kv = vLLM reserves { $pct } of its GPU ({ $util }), but the GPU's size is not known here: { $weights } weights{ $ranks }, { $kv_how }.
+recipe-vllm-why-no-size = vLLM reserves { $pct } of its GPU ({ $util }), but the GPU's size is not known here: { $weights } weights{ $ranks }.
+recipe-vllm-why-kv-bytes = vLLM holds { $weights } weights{ $ranks } and { $kv_how }, which replaces the --gpu-memory-utilization reservation; { $rest_label } come on top.

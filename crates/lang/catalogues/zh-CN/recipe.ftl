@@ -41,3 +41,30 @@ recipe-overhead-rocm = 进程的 HIP 上下文、内核与 hipBLAS 工作区（�
 recipe-overhead-metal = Metal 设备额外开销：没有数值（统一内存）
 recipe-overhead-vulkan = Vulkan 驱动额外开销：此后端没有数值
 recipe-overhead-cpu = 没有 GPU 设备
+
+## 为什么这么多（每个进程一句话）
+recipe-why-llama = { $model }：权重 { $weights }（{ $layers } 层中 { $gpu_layers } 层在 GPU 上），KV 缓存 { $kv }，容纳 { $tokens } 个 token{ $slots }（{ $type_k }/{ $type_v }），计算缓冲区 { $compute }
+recipe-why-slots-shared = ，由 { $slots } 个槽位共用
+recipe-why-slots-each = ，每个槽位一份 × { $slots } 个槽位
+recipe-why-and-placement = { $why }；{ $placement }
+recipe-why-runtime = { $lead }：权重 { $weights }，KV 缓存 { $kv }，每个槽位 { $tokens } 个 token × { $slots } 个槽位
+
+## vLLM 的“为什么”（runtimes/vllm/estimate.rs）
+recipe-rank-share = （{ $ranks } 个 rank 中每个的份额）
+recipe-vllm-util = `--gpu-memory-utilization { $value }`，{ $from }
+recipe-vllm-util-default = 默认值
+recipe-vllm-util-flag = 来自其命令行
+recipe-vllm-util-metrics = 来自其 /metrics
+recipe-vllm-util-log = 来自其启动日志
+recipe-vllm-rest-eager = 激活值（无 CUDA graph：--enforce-eager）
+recipe-vllm-rest-graphs = 激活值和 CUDA graph
+recipe-vllm-kv-bytes = KV 缓存 { $kv }（{ $source }）
+recipe-vllm-kv-blocks = KV 缓存 { $kv }，共 { $blocks } 个块，每块 { $block } 个 token{ $groups }
+recipe-vllm-kv-groups = ，{ $groups } 个 KV 组共 { $tokens } 个 token
+recipe-vllm-why-contradiction-kv = 估算自相矛盾：权重 { $weights }{ $ranks } 加上 { $kv_how }，超过了 vLLM 预留的量，即此 GPU 的 { $pct }（{ $reserved }，{ $util }）。有一项输入不是 vLLM 实际使用的：设备、利用率、模型文件夹或 KV 缓存的数据类型。
+recipe-vllm-why-contradiction = 估算自相矛盾：权重 { $weights }{ $ranks } 超过了 vLLM 预留的量，即此 GPU 的 { $pct }（{ $reserved }，{ $util }）。有一项输入不是 vLLM 实际使用的：设备、利用率、模型文件夹或 KV 缓存的数据类型。
+recipe-vllm-why-reserves = vLLM 预留此 GPU 的 { $pct }（{ $util }）：权重 { $weights }{ $ranks }，{ $kv_how }，其余（{ $rest }）用于{ $rest_label }。
+recipe-vllm-why-reserves-no-blocks = vLLM 预留此 GPU 的 { $pct }（{ $util }）：权重 { $weights }{ $ranks }；其余（{ $rest }）用于 KV 缓存和{ $rest_label }（这里不知道块数）。
+recipe-vllm-why-no-size-kv = vLLM 预留其 GPU 的 { $pct }（{ $util }），但这里不知道该 GPU 的大小：权重 { $weights }{ $ranks }，{ $kv_how }。
+recipe-vllm-why-no-size = vLLM 预留其 GPU 的 { $pct }（{ $util }），但这里不知道该 GPU 的大小：权重 { $weights }{ $ranks }。
+recipe-vllm-why-kv-bytes = vLLM 持有权重 { $weights }{ $ranks } 和 { $kv_how }，它取代了 --gpu-memory-utilization 的预留；{ $rest_label }另计。

@@ -41,3 +41,30 @@ recipe-overhead-rocm = 處理程序的 HIP 上下文、kernel 與 hipBLAS 工作
 recipe-overhead-metal = Metal 裝置額外開銷：沒有數值（統一記憶體）
 recipe-overhead-vulkan = Vulkan 驅動程式額外開銷：此後端沒有數值
 recipe-overhead-cpu = 沒有 GPU 裝置
+
+## 為什麼這麼多（每個處理程序一句話）
+recipe-why-llama = { $model }：權重 { $weights }（{ $layers } 層中 { $gpu_layers } 層在 GPU 上），KV 快取 { $kv }，容納 { $tokens } 個 token{ $slots }（{ $type_k }/{ $type_v }），計算緩衝區 { $compute }
+recipe-why-slots-shared = ，由 { $slots } 個槽位共用
+recipe-why-slots-each = ，每個槽位一份 × { $slots } 個槽位
+recipe-why-and-placement = { $why }；{ $placement }
+recipe-why-runtime = { $lead }：權重 { $weights }，KV 快取 { $kv }，每個槽位 { $tokens } 個 token × { $slots } 個槽位
+
+## vLLM 的「為什麼」（runtimes/vllm/estimate.rs）
+recipe-rank-share = （{ $ranks } 個 rank 中每個的份額）
+recipe-vllm-util = `--gpu-memory-utilization { $value }`，{ $from }
+recipe-vllm-util-default = 預設值
+recipe-vllm-util-flag = 來自其命令列
+recipe-vllm-util-metrics = 來自其 /metrics
+recipe-vllm-util-log = 來自其啟動記錄
+recipe-vllm-rest-eager = 激活值（無 CUDA graph：--enforce-eager）
+recipe-vllm-rest-graphs = 激活值和 CUDA graph
+recipe-vllm-kv-bytes = KV 快取 { $kv }（{ $source }）
+recipe-vllm-kv-blocks = KV 快取 { $kv }，共 { $blocks } 個區塊，每區塊 { $block } 個 token{ $groups }
+recipe-vllm-kv-groups = ，{ $groups } 個 KV 群組共 { $tokens } 個 token
+recipe-vllm-why-contradiction-kv = 估算自相矛盾：權重 { $weights }{ $ranks } 加上 { $kv_how }，超過了 vLLM 預留的量，即此 GPU 的 { $pct }（{ $reserved }，{ $util }）。有一項輸入不是 vLLM 實際使用的：裝置、使用率、模型資料夾或 KV 快取的資料類型。
+recipe-vllm-why-contradiction = 估算自相矛盾：權重 { $weights }{ $ranks } 超過了 vLLM 預留的量，即此 GPU 的 { $pct }（{ $reserved }，{ $util }）。有一項輸入不是 vLLM 實際使用的：裝置、使用率、模型資料夾或 KV 快取的資料類型。
+recipe-vllm-why-reserves = vLLM 預留此 GPU 的 { $pct }（{ $util }）：權重 { $weights }{ $ranks }，{ $kv_how }，其餘（{ $rest }）用於{ $rest_label }。
+recipe-vllm-why-reserves-no-blocks = vLLM 預留此 GPU 的 { $pct }（{ $util }）：權重 { $weights }{ $ranks }；其餘（{ $rest }）用於 KV 快取和{ $rest_label }（這裡不知道區塊數）。
+recipe-vllm-why-no-size-kv = vLLM 預留其 GPU 的 { $pct }（{ $util }），但這裡不知道該 GPU 的大小：權重 { $weights }{ $ranks }，{ $kv_how }。
+recipe-vllm-why-no-size = vLLM 預留其 GPU 的 { $pct }（{ $util }），但這裡不知道該 GPU 的大小：權重 { $weights }{ $ranks }。
+recipe-vllm-why-kv-bytes = vLLM 持有權重 { $weights }{ $ranks } 和 { $kv_how }，它取代了 --gpu-memory-utilization 的預留；{ $rest_label }另計。

@@ -132,7 +132,10 @@ fn redact_estimate(e: &mut crate::EstimatedMemory) {
     for t in [&mut e.model, &mut e.recipe, &mut e.overhead_source] {
         *t = redact_text(t);
     }
-    for t in [&mut e.why, &mut e.compute_label].into_iter().flatten() {
+    if let Some(w) = &mut e.why {
+        *w = w.map_text(&redact_text);
+    }
+    if let Some(t) = &mut e.compute_label {
         *t = redact_text(t);
     }
     for t in e

@@ -344,7 +344,7 @@ fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
     let lang = app.lang;
     let mut v = Vec::new();
     if let Some(why) = &e.why {
-        let why = term_safe(why).into_owned();
+        let why = term_safe(&why.in_lang(lang)).into_owned();
         v.push(Line::raw(
             lang.t_args("tui-det-why", &[("why", why.into())]),
         ));

@@ -20,7 +20,7 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
     let s = &r.summary;
     let mut out = String::new();
     if let Some(why) = &s.why {
-        let _ = writeln!(out, "{why}");
+        let _ = writeln!(out, "{}", why.in_lang(lang));
     }
     let args = [
         ("recipe", s.recipe.as_str().into()),

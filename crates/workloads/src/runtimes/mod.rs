@@ -143,6 +143,7 @@ fn engine_of(w: &Workload) -> Option<&'static dyn Runtime> {
 use crate::estimate::Estimate;
 use crate::live::{LiveState, Reply};
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_lang::Said;
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{
     EstimatedMemory, Evidence, Process, ReportedFigure, Vendor, Workload, WorkloadKind,
@@ -230,15 +231,19 @@ pub struct RuntimeNotes {
 
 impl RuntimeNotes {
     /// The why sentence for estimate `e`.
-    pub fn why(&self, e: &Estimate) -> Option<String> {
+    pub fn why(&self, e: &Estimate) -> Option<Said> {
         let lead = self.why_lead.as_deref()?;
         let slots = self.slots.unwrap_or(e.context.n_seq_max);
         let per_slot = self.ctx_per_slot.unwrap_or(e.context.n_ctx_seq);
-        Some(format!(
-            "{lead}: {} weights, {} KV cache for {per_slot} tokens × {slots} slot{}",
-            human_opt(Some(e.weights.gpu_bytes)),
-            human_opt(Some(e.kv_cache.gpu_bytes)),
-            if slots == 1 { "" } else { "s" }
+        Some(Said::new(
+            "recipe-why-runtime",
+            vec![
+                ("lead", lead.into()),
+                ("weights", human_opt(Some(e.weights.gpu_bytes)).into()),
+                ("kv", human_opt(Some(e.kv_cache.gpu_bytes)).into()),
+                ("tokens", per_slot.to_string().into()),
+                ("slots", slots.into()),
+            ],
         ))
     }
 
@@ -254,8 +259,11 @@ impl RuntimeNotes {
         m.not_modelled = self.not_modelled.clone();
         if let Some(p) = &self.placement {
             m.why = Some(match m.why.take() {
-                Some(w) => format!("{w}; {p}"),
-                None => p.clone(),
+                Some(w) => Said::new(
+                    "recipe-why-and-placement",
+                    vec![("why", w.into()), ("placement", p.as_str().into())],
+                ),
+                None => p.as_str().into(),
             });
         }
     }

@@ -233,11 +233,14 @@ pub(crate) fn share_of(total: Option<u64>, fraction: f64) -> Option<u64> {
 }
 
 /// ` (rank share of N)` after the weights in a why sentence, when there is more than one rank.
-pub(crate) fn rank_words(ranks: u64) -> String {
+pub(crate) fn rank_words(ranks: u64) -> Said {
     if ranks > 1 {
-        format!(" (rank share of {ranks})")
+        Said::new(
+            "recipe-rank-share",
+            vec![("ranks", ranks.to_string().into())],
+        )
     } else {
-        String::new()
+        Said::verbatim("")
     }
 }
 

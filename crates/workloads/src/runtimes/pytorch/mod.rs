@@ -171,7 +171,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             overhead_included: false,
             overhead_source,
             total_gpu_bytes: weights.saturating_add(overhead.unwrap_or(0)),
-            why: Some(why),
+            why: Some(why.into()),
             reported: Vec::new(),
             not_modelled,
             device_shares: Vec::new(),

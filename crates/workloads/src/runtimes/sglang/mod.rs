@@ -232,7 +232,7 @@ pub fn estimate(
             overhead_included: false,
             overhead_source: "CUDA context: part of what the static pool leaves out".into(),
             total_gpu_bytes: total,
-            why: Some(why),
+            why: Some(why.into()),
             reported,
             not_modelled,
             device_shares: Vec::new(),

@@ -12,6 +12,8 @@ use crate::runtimes::reservation::{
     src, ModelFacts,
 };
 use crate::runtimes::{Input, InputSource, RuntimeEstimate};
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 
 fn percent(x: f64) -> String {
@@ -89,7 +91,7 @@ pub fn estimate(
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: rest,
             compute_exact: false,
-            compute_label: Some(format!("{rest_label} (rest of the reservation)")),
+            compute_label: Some(format!("{} (rest of the reservation)", parts.rest_label)),
             overhead_gpu_bytes: None,
             overhead_included: true,
             overhead_source:
@@ -107,12 +109,15 @@ pub fn estimate(
 
 /// What the rest of the reservation holds besides weights and KV, noting that its split is not
 /// modelled.
-fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> &'static str {
-    let label = if s.enforce_eager.value {
-        "activations (no CUDA graphs: --enforce-eager)"
-    } else {
-        "activations and CUDA graphs"
-    };
+fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> Said {
+    let label = Said::new(
+        if s.enforce_eager.value {
+            "recipe-vllm-rest-eager"
+        } else {
+            "recipe-vllm-rest-graphs"
+        },
+        vec![],
+    );
     not_modelled.push(format!(
         "how the rest of the reservation splits into {label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
     ));
@@ -339,31 +344,44 @@ fn kv_size(
     blocks: Option<&(u64, InputSource)>,
     block: Option<Block>,
     tokens: Option<u64>,
-) -> (Option<u64>, String) {
+) -> (Option<u64>, Said) {
     match (&s.kv_cache_memory_bytes, blocks, block) {
         (Some(k), _, _) => (
             Some(k.value),
-            format!("{} KV cache ({})", gib(k.value), k.source.detail()),
+            Said::new(
+                "recipe-vllm-kv-bytes",
+                vec![
+                    ("kv", gib(k.value).into()),
+                    ("source", k.source.detail().into()),
+                ],
+            ),
         ),
         (None, Some((n, _)), Some(b)) if n.checked_mul(b.bytes).is_some() => {
             let n_groups = b.layout.full_groups + b.layout.sliding_groups;
-            let groups = match tokens {
-                Some(t) if n_groups > 1 => {
-                    format!(", {} tokens over {n_groups} KV groups", thousands(t))
-                }
-                _ => String::new(),
+            let groups: Said = match tokens {
+                Some(t) if n_groups > 1 => Said::new(
+                    "recipe-vllm-kv-groups",
+                    vec![
+                        ("tokens", thousands(t).into()),
+                        ("groups", n_groups.to_string().into()),
+                    ],
+                ),
+                _ => Said::verbatim(""),
             };
             (
                 Some(n * b.bytes),
-                format!(
-                    "{} KV cache in {} blocks of {} tokens{groups}",
-                    gib(n * b.bytes),
-                    thousands(*n),
-                    s.block_size.value
+                Said::new(
+                    "recipe-vllm-kv-blocks",
+                    vec![
+                        ("kv", gib(n * b.bytes).into()),
+                        ("blocks", thousands(*n).into()),
+                        ("block", s.block_size.value.to_string().into()),
+                        ("groups", groups.into()),
+                    ],
                 ),
             )
         }
-        _ => (None, String::new()),
+        _ => (None, Said::verbatim("")),
     }
 }
 
@@ -456,16 +474,21 @@ impl Tokens<'_> {
 }
 
 /// `` `--gpu-memory-utilization X`, from its command line `` (where the fraction came from).
-fn util_words(s: &VllmSettings) -> String {
+fn util_words(s: &VllmSettings) -> Said {
     let from = match &s.gpu_memory_utilization.source {
-        InputSource::Default { .. } => "the default",
-        InputSource::Flag { .. } => "from its command line",
-        InputSource::Runtime { detail } if detail.contains("/metrics") => "from its /metrics",
-        _ => "from its start-up log",
+        InputSource::Default { .. } => "recipe-vllm-util-default",
+        InputSource::Flag { .. } => "recipe-vllm-util-flag",
+        InputSource::Runtime { detail } if detail.contains("/metrics") => {
+            "recipe-vllm-util-metrics"
+        }
+        _ => "recipe-vllm-util-log",
     };
-    format!(
-        "`--gpu-memory-utilization {}`, {from}",
-        s.gpu_memory_utilization.value
+    Said::new(
+        "recipe-vllm-util",
+        vec![
+            ("value", s.gpu_memory_utilization.value.to_string().into()),
+            ("from", Said::new(from, vec![]).into()),
+        ],
     )
 }
 
@@ -476,16 +499,16 @@ struct Parts<'a> {
     /// The weights figure is the files' size, which vLLM's kernels may exceed.
     weights_floor: bool,
     kv: Option<u64>,
-    kv_how: String,
+    kv_how: Said,
     ranks: u64,
-    rest_label: &'a str,
+    rest_label: Said,
 }
 
 impl Parts<'_> {
     /// The total, the rest of the reservation (when the KV cache is known) and the sentence:
     /// the reservation when the device's size is known, else what is known of it; with
     /// `--kv-cache-memory-bytes`, weights and that cache (it replaces the reservation).
-    fn split(&self, reservation: Option<u64>) -> (u64, Option<u64>, String) {
+    fn split(&self, reservation: Option<u64>) -> (u64, Option<u64>, Said) {
         let Parts {
             s,
             weights,
@@ -496,39 +519,47 @@ impl Parts<'_> {
             rest_label,
         } = self;
         let (weights, kv) = (*weights, *kv);
-        let gib_w = |w: u64| {
-            if *weights_floor {
-                format!("≥ {}", gib(w))
-            } else {
-                gib(w)
-            }
+        let gib_w = if *weights_floor {
+            format!("≥ {}", gib(weights))
+        } else {
+            gib(weights)
         };
-        let util_words = util_words(s);
-        let rank_words = rank_words(*ranks);
-        let pct = percent(s.gpu_memory_utilization.value);
+        let args = |more: Vec<(&'static str, Arg)>| {
+            let mut v: Vec<(&'static str, Arg)> = vec![
+                ("pct", percent(s.gpu_memory_utilization.value).into()),
+                ("util", util_words(s).into()),
+                ("weights", gib_w.as_str().into()),
+                ("ranks", rank_words(*ranks).into()),
+                ("kv_how", kv_how.clone().into()),
+                ("rest_label", rest_label.clone().into()),
+            ];
+            v.extend(more);
+            v
+        };
         match (reservation, s.kv_cache_memory_bytes.is_some()) {
             (Some(r), false) if weights.saturating_add(kv.unwrap_or(0)) > r => {
                 // No part may exceed the whole: say so rather than show "the rest 0.00 GiB".
-                let kv_words = kv.map(|_| format!(" and {kv_how}")).unwrap_or_default();
-                let why = format!(
-                    "The estimate contradicts itself: {} weights{rank_words}{kv_words} exceed what vLLM reserves, {pct} of this GPU ({}, {util_words}). One input is not what vLLM used: the device, the utilisation, the model folder or the KV cache's data type.",
-                    gib_w(weights),
-                    gib(r)
-                );
-                (r, None, why)
+                let key = if kv.is_some() {
+                    "recipe-vllm-why-contradiction-kv"
+                } else {
+                    "recipe-vllm-why-contradiction"
+                };
+                (
+                    r,
+                    None,
+                    Said::new(key, args(vec![("reserved", gib(r).into())])),
+                )
             }
             (Some(r), false) => {
                 let rest = kv.map(|k| r - weights - k);
                 let why = match (kv, rest) {
-                    (Some(_), Some(rest)) => format!(
-                        "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}, {kv_how}, the rest ({}) {rest_label}.",
-                        gib_w(weights),
-                        gib(rest)
+                    (Some(_), Some(rest)) => Said::new(
+                        "recipe-vllm-why-reserves",
+                        args(vec![("rest", gib(rest).into())]),
                     ),
-                    _ => format!(
-                        "vLLM reserves {pct} of this GPU ({util_words}): {} weights{rank_words}; the rest ({}) holds the KV cache and {rest_label} (the block count is not known here).",
-                        gib_w(weights),
-                        gib(r - weights)
+                    _ => Said::new(
+                        "recipe-vllm-why-reserves-no-blocks",
+                        args(vec![("rest", gib(r - weights).into())]),
                     ),
                 };
                 (r, rest, why)
@@ -536,19 +567,19 @@ impl Parts<'_> {
             (None, false) => (
                 weights.saturating_add(kv.unwrap_or(0)),
                 None,
-                format!(
-                    "vLLM reserves {pct} of its GPU ({util_words}), but the GPU's size is not known here: {} weights{rank_words}{}.",
-                    gib_w(weights),
-                    if kv.is_some() { format!(", {kv_how}") } else { String::new() }
+                Said::new(
+                    if kv.is_some() {
+                        "recipe-vllm-why-no-size-kv"
+                    } else {
+                        "recipe-vllm-why-no-size"
+                    },
+                    args(vec![]),
                 ),
             ),
             (_, true) => (
                 weights.saturating_add(kv.unwrap_or(0)),
                 None,
-                format!(
-                    "vLLM holds {} weights{rank_words} and {kv_how}, which replaces the --gpu-memory-utilization reservation; {rest_label} come on top.",
-                    gib_w(weights)
-                ),
+                Said::new("recipe-vllm-why-kv-bytes", args(vec![])),
             ),
         }
     }
