@@ -326,6 +326,11 @@ fn sglang_qwen3_235b_fp8_tp4_log() {
         why.starts_with("SGLang keeps 93 % of this GPU as a static pool (`--mem-fraction-static 0.93`): 0.00 GiB weights (rank share of 4), 16.47 GiB KV cache for 367,404 tokens;"),
         "{why}"
     );
+    let tw = why.in_lang(gpuledger_lang::Lang::ZhTw);
+    assert!(
+        tw.starts_with("SGLang 把此 GPU 的 93 % 留作靜態池（`--mem-fraction-static 0.93`）：權重 0.00 GiB（4 個 rank 中每個的份額），KV 快取 16.47 GiB，容納 367,404 個 token；"),
+        "{tw}"
+    );
     assert!(e.reported.iter().any(|f| f.what == "max_total_num_tokens"));
     // Without SGLang's own token count the pool is bounded, not sized.
     let e = sglang::estimate(&facts, &s, Some(total), None).summary;

@@ -73,3 +73,36 @@ recipe-vllm-why-reserves-no-blocks = vLLM reserves { $pct } of this GPU ({ $util
 recipe-vllm-why-no-size-kv = vLLM reserves { $pct } of its GPU ({ $util }), but the GPU's size is not known here: { $weights } weights{ $ranks }, { $kv_how }.
 recipe-vllm-why-no-size = vLLM reserves { $pct } of its GPU ({ $util }), but the GPU's size is not known here: { $weights } weights{ $ranks }.
 recipe-vllm-why-kv-bytes = vLLM holds { $weights } weights{ $ranks } and { $kv_how }, which replaces the --gpu-memory-utilization reservation; { $rest_label } come on top.
+
+## SGLang's why (runtimes/sglang/mod.rs)
+recipe-sglang-kv = { $kv } KV cache for { $tokens } tokens
+recipe-sglang-kv-left = the KV pool in what is left (at most { $most }; its token count is not known here)
+recipe-sglang-kv-unknown = the KV pool (size not known here)
+recipe-sglang-why-contradiction-kv = The estimate contradicts itself: { $weights } weights{ $ranks } and { $kv } KV cache exceed SGLang's static pool, { $pct } of this GPU ({ $pool }, `--mem-fraction-static { $fraction }`). One input is not what SGLang used: the device, the fraction, the model folder or the KV cache's data type.
+recipe-sglang-why-contradiction = The estimate contradicts itself: { $weights } weights{ $ranks } exceed SGLang's static pool, { $pct } of this GPU ({ $pool }, `--mem-fraction-static { $fraction }`). One input is not what SGLang used: the device, the fraction, the model folder or the KV cache's data type.
+recipe-sglang-why-pool = SGLang keeps { $pct } of this GPU as a static pool (`--mem-fraction-static { $fraction }`): { $weights } weights{ $ranks }, { $kv_words }; activations and CUDA graphs come on top, from the remaining { $remaining }.
+recipe-sglang-why-pool-server = SGLang keeps { $pct } of this GPU as a static pool (`--mem-fraction-static { $fraction }`, from its server info): { $weights } weights{ $ranks }, { $kv_words }; activations and CUDA graphs come on top, from the remaining { $remaining }.
+recipe-sglang-why-no-fraction = SGLang holds { $weights } weights{ $ranks } and { $kv_words } in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.
+
+## PyTorch's why (runtimes/pytorch/mod.rs)
+recipe-pytorch-why = This PyTorch program has { $weights } of weights open in { $files } file(s); activations and the caching allocator's reserve come on top and cannot be sized from outside.
+recipe-pytorch-why-context = This PyTorch program has { $weights } of weights open in { $files } file(s), plus a { $context } CUDA context; activations and the caching allocator's reserve come on top and cannot be sized from outside.
+recipe-pytorch-why-comfyui = ComfyUI has { $weights } of weights open in { $files } file(s); activations and the caching allocator's reserve come on top and cannot be sized from outside.
+recipe-pytorch-why-comfyui-context = ComfyUI has { $weights } of weights open in { $files } file(s), plus a { $context } CUDA context; activations and the caching allocator's reserve come on top and cannot be sized from outside.
+
+## The flags the recipe did not use (estimate/flags)
+recipe-flags-unmodelled = changes memory, not modelled yet (the estimate may be off): { $flags }
+recipe-flags-no-effect = no effect on memory: { $flags }
+recipe-flags-unknown = unknown flags, ignored (not llama-server flags of b11434 or older builds): { $flags }
+
+## What the model's header says (estimate/hparams, estimate/indexer)
+recipe-note-vocab-unknown = vocabulary size unknown: output buffer not estimated
+recipe-note-mtp-skipped = { $count } next-token-prediction (MTP) layer(s) after layer { $after }: { $arch }'s load_arch_tensors skips their tensors without --spec-type draft-mtp (TENSOR_SKIP), so they are left out of the weights; nor does the cache or the graph have them
+recipe-note-mla = MLA: the cache holds the compressed latent (key_length = kv_lora_rank + rope dims); V is a view of K in current llama.cpp, so V adds no bytes
+recipe-note-mla-old-conversion = kv_lora_rank present without *_mla lengths: an older conversion (no split attn_k_b/attn_v_b, one attn_kv_b) that llama.cpp runs without MLA, its cache holding full per-head K/V (several times larger than an MLA conversion; the KV cache line is sized so). Approximate: the compute buffer is modelled with the standard attention's tensors (attn_q/attn_k/attn_v), not this file's attn_kv_a_mqa + attn_kv_b decompression
+recipe-note-exaone4-no-swa = exaone4 with { $layers } layers: llama.cpp uses no sliding window below 64 layers (llama_model_exaone4::load_arch_hparams), whatever attention.sliding_window says: every layer keeps the full context
+recipe-note-phi3-no-swa = phi3: llama.cpp switches the file's sliding window off (llama_model_phi3::load_arch_hparams): every layer keeps the full context
+recipe-note-chunked = { $arch }: chunked attention (LLAMA_SWA_TYPE_CHUNKED) over { $tokens } tokens; llama.cpp sizes its cache like a sliding window's
+recipe-note-swa-pattern-unknown = { $arch }.attention.sliding_window is set but gpuledger does not know llama.cpp's layer pattern for { $arch }: every layer is counted as full-context (an upper bound)
+recipe-note-indexer-unknown = { $arch } has a sparse-attention indexer (attention.indexer.*) whose cache gpuledger does not model: the KV cache line leaves the indexer's keys out (too low), and the compute buffer has no indexer graph
+recipe-note-state-keys-missing = { $arch }: the recurrent layers' size keys (ssm.*, wkv.*, kda.*, shortconv.*) are missing: the recurrent state is not estimated

@@ -4,11 +4,11 @@
 recipe-not-given = 未给出 { $flag }：{ $default }
 recipe-default-ctx-train = 0 = 模型的训练上下文
 recipe-default-np-auto = -1 = 自动：4 个槽位，统一缓存
-recipe-default-kvu-auto = -np 为自动时统一
+recipe-default-kvu-auto = -np 为自动时使用统一缓存
 recipe-default-kv-follows-layer = KV 跟随其所在层
 recipe-default-logits-only = 仅 logits
 recipe-default-build-unknown = 未知：按最新规则
-recipe-default-no-rpc = 无 RPC 服务
+recipe-default-no-rpc = 无 RPC 服务器
 recipe-default-one-gpu = 一个本地 GPU
 recipe-default-by-free-memory = 按空闲显存
 recipe-default-unknown = 未知
@@ -16,7 +16,7 @@ recipe-default-on = 开
 recipe-default-fit-target = 每个设备 { $mib } MiB
 recipe-default-no-device = 未发现设备：{ $backend }
 recipe-default-vendor-of = { $device } 的厂商
-recipe-default-rpc-only = 未发现本地 GPU：仅 RPC 服务
+recipe-default-rpc-only = 未发现本地 GPU：仅 RPC 服务器
 recipe-tool-one-sequence = { $tool }：一个序列（common_params n_parallel = 1）
 recipe-tool-not-unified = { $tool }：kv_unified = false（common_params）
 recipe-unified-np-auto = 统一，因为 -np 为自动
@@ -26,13 +26,13 @@ recipe-per-slot-caches = 给出 -np 时每个槽位各有缓存
 recipe-fa-off-old-build = 关：此 llama.cpp 版本早于 -fa auto（规则 fa-auto）
 
 ## 假定
-recipe-fa-auto-enabled = 每层的 KV 都与该层在一起时，-fa auto 解析为开启（llama-server 日志："Flash Attention was auto, set to enabled"）
+recipe-fa-auto-enabled = 每层的 KV 都与该层放在同一设备上时，-fa auto 解析为开启（llama-server 日志："Flash Attention was auto, set to enabled"）
 recipe-build-unknown = 未给出 llama.cpp 版本（--llama-build 或服务 /props 的 build_info）：按最新规则估算
 
 ## 备注
 recipe-ngl-auto-all-fit = -ngl auto：假定全部放得下；空闲显存不足时，llama-server 的 --fit 可能少卸载几层，或缩小未设置的 -c
 recipe-np-1-became-4 = -np 1 变成了 4 个共用一个统一缓存的槽位：此 llama.cpp 版本的 llama-server 在未给出 -kvu 时会这样做（"setting n_parallel = 4 and kv_unified = true"；有草稿模型时不会，此情形未建模）
-recipe-fit-not-replayed-host = 未回放 --fit on（llama-server 的默认值）：没有设备时它按主机的总内存预算，这里不知道该值（请给出 --free SIZE）
+recipe-fit-not-replayed-host = 未回放 --fit on（llama-server 的默认值）：没有设备时它按主机的总内存做预算，这里不知道该值（请给出 --free SIZE）
 recipe-fit-not-replayed = 未回放 --fit on（llama-server 的默认值）：这里不知道 { $count } 个设备各自的空闲显存（请按 llama.cpp 的设备顺序给出 --free SIZE,...：{ $devices }）
 
 ## 额外开销
@@ -68,3 +68,36 @@ recipe-vllm-why-reserves-no-blocks = vLLM 预留此 GPU 的 { $pct }（{ $util }
 recipe-vllm-why-no-size-kv = vLLM 预留其 GPU 的 { $pct }（{ $util }），但这里不知道该 GPU 的大小：权重 { $weights }{ $ranks }，{ $kv_how }。
 recipe-vllm-why-no-size = vLLM 预留其 GPU 的 { $pct }（{ $util }），但这里不知道该 GPU 的大小：权重 { $weights }{ $ranks }。
 recipe-vllm-why-kv-bytes = vLLM 持有权重 { $weights }{ $ranks } 和 { $kv_how }，它取代了 --gpu-memory-utilization 的预留；{ $rest_label }另计。
+
+## SGLang 的“为什么”（runtimes/sglang/mod.rs）
+recipe-sglang-kv = KV 缓存 { $kv }，容纳 { $tokens } 个 token
+recipe-sglang-kv-left = KV 池在剩余部分中（最多 { $most }；这里不知道其 token 数）
+recipe-sglang-kv-unknown = KV 池（这里不知道大小）
+recipe-sglang-why-contradiction-kv = 估算自相矛盾：权重 { $weights }{ $ranks } 加上 KV 缓存 { $kv }，超过了 SGLang 的静态池，即此 GPU 的 { $pct }（{ $pool }，`--mem-fraction-static { $fraction }`）。有一项输入不是 SGLang 实际使用的：设备、比例、模型文件夹或 KV 缓存的数据类型。
+recipe-sglang-why-contradiction = 估算自相矛盾：权重 { $weights }{ $ranks } 超过了 SGLang 的静态池，即此 GPU 的 { $pct }（{ $pool }，`--mem-fraction-static { $fraction }`）。有一项输入不是 SGLang 实际使用的：设备、比例、模型文件夹或 KV 缓存的数据类型。
+recipe-sglang-why-pool = SGLang 把此 GPU 的 { $pct } 留作静态池（`--mem-fraction-static { $fraction }`）：权重 { $weights }{ $ranks }，{ $kv_words }；激活值和 CUDA graph 另计，来自剩下的 { $remaining }。
+recipe-sglang-why-pool-server = SGLang 把此 GPU 的 { $pct } 留作静态池（`--mem-fraction-static { $fraction }`，来自其服务信息）：权重 { $weights }{ $ranks }，{ $kv_words }；激活值和 CUDA graph 另计，来自剩下的 { $remaining }。
+recipe-sglang-why-no-fraction = SGLang 在静态池中持有权重 { $weights }{ $ranks } 和 { $kv_words }，这里不知道该池占 GPU 的比例；激活值和 CUDA graph 另计。
+
+## PyTorch 的“为什么”（runtimes/pytorch/mod.rs）
+recipe-pytorch-why = 这个 PyTorch 程序在 { $files } 个文件中打开了 { $weights } 的权重；激活值和缓存分配器的预留另计，从外部无法估算其大小。
+recipe-pytorch-why-context = 这个 PyTorch 程序在 { $files } 个文件中打开了 { $weights } 的权重，另有 { $context } 的 CUDA 上下文；激活值和缓存分配器的预留另计，从外部无法估算其大小。
+recipe-pytorch-why-comfyui = ComfyUI 在 { $files } 个文件中打开了 { $weights } 的权重；激活值和缓存分配器的预留另计，从外部无法估算其大小。
+recipe-pytorch-why-comfyui-context = ComfyUI 在 { $files } 个文件中打开了 { $weights } 的权重，另有 { $context } 的 CUDA 上下文；激活值和缓存分配器的预留另计，从外部无法估算其大小。
+
+## 估算未使用的参数（estimate/flags）
+recipe-flags-unmodelled = 会改变显存占用，但尚未建模（估算可能有偏差）：{ $flags }
+recipe-flags-no-effect = 对显存没有影响：{ $flags }
+recipe-flags-unknown = 未知参数，已忽略（不是 b11434 或更早版本的 llama-server 参数）：{ $flags }
+
+## 模型文件头所示（estimate/hparams、estimate/indexer）
+recipe-note-vocab-unknown = 词表大小未知：未估算输出缓冲区
+recipe-note-mtp-skipped = 第 { $after } 层之后有 { $count } 个下一词预测（MTP）层：未给出 --spec-type draft-mtp 时，{ $arch } 的 load_arch_tensors 会跳过这些张量（TENSOR_SKIP），所以权重中不含它们，缓存和计算图中也没有
+recipe-note-mla = MLA：缓存中存放压缩后的潜向量（key_length = kv_lora_rank + rope 维度）；当前 llama.cpp 中 V 是 K 的视图，所以 V 不占额外字节
+recipe-note-mla-old-conversion = 有 kv_lora_rank 却没有 *_mla 长度：这是较旧的转换（没有拆分的 attn_k_b/attn_v_b，只有一个 attn_kv_b），llama.cpp 不用 MLA 运行它，缓存中存放每个头完整的 K/V（比 MLA 转换大数倍；KV 缓存一行按此估算）。近似：计算缓冲区按标准注意力的张量（attn_q/attn_k/attn_v）建模，而不是此文件的 attn_kv_a_mqa + attn_kv_b 解压
+recipe-note-exaone4-no-swa = exaone4 共 { $layers } 层：少于 64 层时 llama.cpp 不使用滑动窗口（llama_model_exaone4::load_arch_hparams），无论 attention.sliding_window 怎么写：每层都保留完整上下文
+recipe-note-phi3-no-swa = phi3：llama.cpp 会关闭文件中的滑动窗口（llama_model_phi3::load_arch_hparams）：每层都保留完整上下文
+recipe-note-chunked = { $arch }：分块注意力（LLAMA_SWA_TYPE_CHUNKED），每块 { $tokens } 个 token；llama.cpp 按滑动窗口的方式估算其缓存
+recipe-note-swa-pattern-unknown = 设置了 { $arch }.attention.sliding_window，但 gpuledger 不知道 llama.cpp 对 { $arch } 的层模式：每层都按完整上下文计算（上限）
+recipe-note-indexer-unknown = { $arch } 有稀疏注意力索引器（attention.indexer.*），gpuledger 没有为它的缓存建模：KV 缓存一行不含索引器的键（偏低），计算缓冲区中也没有索引器的计算图
+recipe-note-state-keys-missing = { $arch }：缺少循环层的大小键（ssm.*、wkv.*、kda.*、shortconv.*）：未估算循环状态

@@ -4,7 +4,7 @@
 recipe-not-given = 未指定 { $flag }：{ $default }
 recipe-default-ctx-train = 0 = 模型的訓練上下文
 recipe-default-np-auto = -1 = 自動：4 個槽位，統一快取
-recipe-default-kvu-auto = -np 為自動時統一
+recipe-default-kvu-auto = -np 為自動時使用統一快取
 recipe-default-kv-follows-layer = KV 跟隨其所在層
 recipe-default-logits-only = 僅 logits
 recipe-default-build-unknown = 未知：依最新規則
@@ -26,7 +26,7 @@ recipe-per-slot-caches = 指定 -np 時每個槽位各有快取
 recipe-fa-off-old-build = 關：此 llama.cpp 版本早於 -fa auto（規則 fa-auto）
 
 ## 假定
-recipe-fa-auto-enabled = 每層的 KV 都與該層在一起時，-fa auto 解析為開啟（llama-server 記錄："Flash Attention was auto, set to enabled"）
+recipe-fa-auto-enabled = 每層的 KV 都與該層放在同一裝置上時，-fa auto 解析為開啟（llama-server 記錄："Flash Attention was auto, set to enabled"）
 recipe-build-unknown = 未指定 llama.cpp 版本（--llama-build 或伺服器 /props 的 build_info）：依最新規則估算
 
 ## 備註
@@ -68,3 +68,36 @@ recipe-vllm-why-reserves-no-blocks = vLLM 預留此 GPU 的 { $pct }（{ $util }
 recipe-vllm-why-no-size-kv = vLLM 預留其 GPU 的 { $pct }（{ $util }），但這裡不知道該 GPU 的大小：權重 { $weights }{ $ranks }，{ $kv_how }。
 recipe-vllm-why-no-size = vLLM 預留其 GPU 的 { $pct }（{ $util }），但這裡不知道該 GPU 的大小：權重 { $weights }{ $ranks }。
 recipe-vllm-why-kv-bytes = vLLM 持有權重 { $weights }{ $ranks } 和 { $kv_how }，它取代了 --gpu-memory-utilization 的預留；{ $rest_label }另計。
+
+## SGLang 的「為什麼」（runtimes/sglang/mod.rs）
+recipe-sglang-kv = KV 快取 { $kv }，容納 { $tokens } 個 token
+recipe-sglang-kv-left = KV 池在剩餘部分中（最多 { $most }；這裡不知道其 token 數）
+recipe-sglang-kv-unknown = KV 池（這裡不知道大小）
+recipe-sglang-why-contradiction-kv = 估算自相矛盾：權重 { $weights }{ $ranks } 加上 KV 快取 { $kv }，超過了 SGLang 的靜態池，即此 GPU 的 { $pct }（{ $pool }，`--mem-fraction-static { $fraction }`）。有一項輸入不是 SGLang 實際使用的：裝置、比例、模型資料夾或 KV 快取的資料類型。
+recipe-sglang-why-contradiction = 估算自相矛盾：權重 { $weights }{ $ranks } 超過了 SGLang 的靜態池，即此 GPU 的 { $pct }（{ $pool }，`--mem-fraction-static { $fraction }`）。有一項輸入不是 SGLang 實際使用的：裝置、比例、模型資料夾或 KV 快取的資料類型。
+recipe-sglang-why-pool = SGLang 把此 GPU 的 { $pct } 留作靜態池（`--mem-fraction-static { $fraction }`）：權重 { $weights }{ $ranks }，{ $kv_words }；激活值和 CUDA graph 另計，來自剩下的 { $remaining }。
+recipe-sglang-why-pool-server = SGLang 把此 GPU 的 { $pct } 留作靜態池（`--mem-fraction-static { $fraction }`，來自其伺服器資訊）：權重 { $weights }{ $ranks }，{ $kv_words }；激活值和 CUDA graph 另計，來自剩下的 { $remaining }。
+recipe-sglang-why-no-fraction = SGLang 在靜態池中持有權重 { $weights }{ $ranks } 和 { $kv_words }，這裡不知道該池佔 GPU 的比例；激活值和 CUDA graph 另計。
+
+## PyTorch 的「為什麼」（runtimes/pytorch/mod.rs）
+recipe-pytorch-why = 這個 PyTorch 程式在 { $files } 個檔案中開啟了 { $weights } 的權重；激活值和快取配置器的預留另計，從外部無法估算其大小。
+recipe-pytorch-why-context = 這個 PyTorch 程式在 { $files } 個檔案中開啟了 { $weights } 的權重，另有 { $context } 的 CUDA 上下文；激活值和快取配置器的預留另計，從外部無法估算其大小。
+recipe-pytorch-why-comfyui = ComfyUI 在 { $files } 個檔案中開啟了 { $weights } 的權重；激活值和快取配置器的預留另計，從外部無法估算其大小。
+recipe-pytorch-why-comfyui-context = ComfyUI 在 { $files } 個檔案中開啟了 { $weights } 的權重，另有 { $context } 的 CUDA 上下文；激活值和快取配置器的預留另計，從外部無法估算其大小。
+
+## 估算未使用的參數（estimate/flags）
+recipe-flags-unmodelled = 會改變顯示記憶體用量，但尚未建模（估算可能有偏差）：{ $flags }
+recipe-flags-no-effect = 對顯示記憶體沒有影響：{ $flags }
+recipe-flags-unknown = 未知參數，已忽略（不是 b11434 或更早版本的 llama-server 參數）：{ $flags }
+
+## 模型檔頭所示（estimate/hparams、estimate/indexer）
+recipe-note-vocab-unknown = 詞表大小不明：未估算輸出緩衝區
+recipe-note-mtp-skipped = 第 { $after } 層之後有 { $count } 個下一詞預測（MTP）層：未指定 --spec-type draft-mtp 時，{ $arch } 的 load_arch_tensors 會略過這些張量（TENSOR_SKIP），所以權重中不含它們，快取和計算圖中也沒有
+recipe-note-mla = MLA：快取中存放壓縮後的潛向量（key_length = kv_lora_rank + rope 維度）；目前 llama.cpp 中 V 是 K 的檢視，所以 V 不佔額外位元組
+recipe-note-mla-old-conversion = 有 kv_lora_rank 卻沒有 *_mla 長度：這是較舊的轉換（沒有拆分的 attn_k_b/attn_v_b，只有一個 attn_kv_b），llama.cpp 不用 MLA 執行它，快取中存放每個頭完整的 K/V（比 MLA 轉換大數倍；KV 快取一行依此估算）。近似：計算緩衝區依標準注意力的張量（attn_q/attn_k/attn_v）建模，而不是此檔案的 attn_kv_a_mqa + attn_kv_b 解壓縮
+recipe-note-exaone4-no-swa = exaone4 共 { $layers } 層：少於 64 層時 llama.cpp 不使用滑動視窗（llama_model_exaone4::load_arch_hparams），無論 attention.sliding_window 怎麼寫：每層都保留完整上下文
+recipe-note-phi3-no-swa = phi3：llama.cpp 會關閉檔案中的滑動視窗（llama_model_phi3::load_arch_hparams）：每層都保留完整上下文
+recipe-note-chunked = { $arch }：分塊注意力（LLAMA_SWA_TYPE_CHUNKED），每塊 { $tokens } 個 token；llama.cpp 依滑動視窗的方式估算其快取
+recipe-note-swa-pattern-unknown = 設定了 { $arch }.attention.sliding_window，但 gpuledger 不知道 llama.cpp 對 { $arch } 的層模式：每層都依完整上下文計算（上限）
+recipe-note-indexer-unknown = { $arch } 有稀疏注意力索引器（attention.indexer.*），gpuledger 沒有為它的快取建模：KV 快取一行不含索引器的鍵（偏低），計算緩衝區中也沒有索引器的計算圖
+recipe-note-state-keys-missing = { $arch }：缺少循環層的大小鍵（ssm.*、wkv.*、kda.*、shortconv.*）：未估算循環狀態

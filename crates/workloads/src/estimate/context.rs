@@ -133,8 +133,7 @@ pub(super) fn resolve_context(
     rec.flag("-b", &s.batch);
     rec.flag("-ub", &s.ubatch);
     cache_types(p, s, rec)?;
-    rec.notes
-        .extend(super::flags::notes(s).into_iter().map(Said::from));
+    rec.notes.extend(super::flags::notes(s));
     Ok(Resolved {
         n_ctx,
         n_ctx_seq,

@@ -1,6 +1,7 @@
 //! The model's hyper-parameters as llama.cpp derives them from GGUF keys (`load_hparams`), each
 //! with the key (or the rule) it came from.
 
+use gpuledger_lang::Said;
 use serde::Serialize;
 
 use super::archs;
@@ -44,7 +45,7 @@ pub struct ModelParams {
     /// not modelled), one sentence each: the estimate is approximate where this is not empty.
     pub guesses: Vec<String>,
     pub inputs: Vec<Input>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
 }
 
 /// `load_swa_pattern(ml, n, dense_first)` per architecture, where the file sets a window, in
@@ -75,7 +76,7 @@ pub struct Reader<'a> {
     pub(super) m: &'a GgufModel,
     pub(super) arch: String,
     pub inputs: Vec<Input>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
     pub(super) guesses: Vec<String>,
 }
 
@@ -292,7 +293,7 @@ impl Reader<'_> {
             v
         } else {
             self.notes
-                .push("vocabulary size unknown: output buffer not estimated".into());
+                .push(Said::new("recipe-note-vocab-unknown", vec![]));
             0
         }
     }
@@ -339,13 +340,13 @@ impl Reader<'_> {
         if n_trunk >= nl || !archs::skips_mtp_tensors(&self.arch) {
             return None;
         }
-        self.notes.push(format!(
-            "{} next-token-prediction (MTP) layer(s) after layer {}: {}'s load_arch_tensors \
-             skips their tensors without --spec-type draft-mtp (TENSOR_SKIP), so they are left \
-             out of the weights; nor does the cache or the graph have them",
-            nl - n_trunk,
-            n_trunk - 1,
-            self.arch
+        self.notes.push(Said::new(
+            "recipe-note-mtp-skipped",
+            vec![
+                ("count", (nl - n_trunk).to_string().into()),
+                ("after", (n_trunk - 1).to_string().into()),
+                ("arch", self.arch.as_str().into()),
+            ],
         ));
         Some(n_trunk as u32)
     }
@@ -361,21 +362,10 @@ impl Reader<'_> {
             .unwrap_or(0);
         let is_mla = k_mla > 0 && v_mla > 0;
         if is_mla {
-            self.notes.push(
-                "MLA: the cache holds the compressed latent (key_length = kv_lora_rank + rope \
-                 dims); V is a view of K in current llama.cpp, so V adds no bytes"
-                    .into(),
-            );
+            self.notes.push(Said::new("recipe-note-mla", vec![]));
         } else if self.m.get(&self.key("attention.kv_lora_rank")).is_some() {
-            self.notes.push(
-                "kv_lora_rank present without *_mla lengths: an older conversion (no split \
-                 attn_k_b/attn_v_b, one attn_kv_b) that llama.cpp runs without MLA, its cache \
-                 holding full per-head K/V (several times larger than an MLA conversion; the KV \
-                 cache line is sized so). Approximate: the compute buffer is modelled with the \
-                 standard attention's tensors (attn_q/attn_k/attn_v), not this file's \
-                 attn_kv_a_mqa + attn_kv_b decompression"
-                    .into(),
-            );
+            self.notes
+                .push(Said::new("recipe-note-mla-old-conversion", vec![]));
         }
         is_mla
     }
@@ -389,18 +379,14 @@ impl Reader<'_> {
         match archs::forced_window(&arch, n_trunk as u64, file_swa) {
             Some(None) => {
                 if file_swa.unwrap_or(0) > 0 && arch == "exaone4" {
-                    self.notes.push(format!(
-                        "exaone4 with {n_trunk} layers: llama.cpp uses no sliding window below 64 \
-                         layers (llama_model_exaone4::load_arch_hparams), whatever \
-                         attention.sliding_window says: every layer keeps the full context"
+                    self.notes.push(Said::new(
+                        "recipe-note-exaone4-no-swa",
+                        vec![("layers", n_trunk.to_string().into())],
                     ));
                 }
                 if file_swa.unwrap_or(0) > 0 && arch == "phi3" {
-                    self.notes.push(
-                        "phi3: llama.cpp switches the file's sliding window off \
-                         (llama_model_phi3::load_arch_hparams): every layer keeps the full context"
-                            .into(),
-                    );
+                    self.notes
+                        .push(Said::new("recipe-note-phi3-no-swa", vec![]));
                 }
                 Ok((0, vec![false; nl]))
             }
@@ -408,10 +394,12 @@ impl Reader<'_> {
                 let detail = w.rule.to_string().into();
                 self.record("n_swa", w.n_swa, InputSource::Default { detail });
                 if w.chunked {
-                    self.notes.push(format!(
-                        "{arch}: chunked attention (LLAMA_SWA_TYPE_CHUNKED) over {} tokens; \
-                         llama.cpp sizes its cache like a sliding window's",
-                        w.n_swa
+                    self.notes.push(Said::new(
+                        "recipe-note-chunked",
+                        vec![
+                            ("arch", arch.as_str().into()),
+                            ("tokens", w.n_swa.to_string().into()),
+                        ],
                     ));
                 }
                 let default = Some((w.pattern, w.dense_first, w.rule.to_string()));
@@ -450,7 +438,10 @@ impl Reader<'_> {
             // (dots3note's converter writes the trunk's layers only).
             Some(MetaValue::Array(a)) => {
                 let vals = a.values.as_ref().ok_or_else(|| {
-                    self.err(format!("{pat_key}: {} entries, more than any model's layers", a.len))
+                    self.err(format!(
+                        "{pat_key}: {} entries, more than any model's layers",
+                        a.len
+                    ))
                 })?;
                 for (il, v) in vals.iter().take(nl).enumerate() {
                     swa_layers[il] = v.as_bool().unwrap_or(false);
@@ -476,9 +467,9 @@ impl Reader<'_> {
                         },
                     );
                 }
-                None => self.notes.push(format!(
-                    "{arch}.attention.sliding_window is set but gpuledger does not know llama.cpp's \
-                     layer pattern for {arch}: every layer is counted as full-context (an upper bound)"
+                None => self.notes.push(Said::new(
+                    "recipe-note-swa-pattern-unknown",
+                    vec![("arch", arch.as_str().into())],
                 )),
             },
         }

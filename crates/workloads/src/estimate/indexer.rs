@@ -18,6 +18,7 @@
 //! All share the main cache's cells, streams and types (`-ctk`/`-ctv`); each layer's indexer
 //! cache sits with the layer (`model.dev_layer(il)`), like its KV.
 
+use gpuledger_lang::Said;
 use serde::Serialize;
 
 use super::indexer_variants as variants;
@@ -94,15 +95,14 @@ pub fn read(
     (has_kv, n_trunk): (&[bool], usize),
     n_ctx_train: u64,
     inputs: &mut Vec<Input>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Result<Option<IndexerParams>, String> {
     let key = |s: &str| format!("{arch}.attention.indexer.{s}");
     let Some(kind) = kind_of(arch) else {
         if m.get(&key("key_length")).is_some() {
-            notes.push(format!(
-                "{arch} has a sparse-attention indexer (attention.indexer.*) whose cache gpuledger \
-                 does not model: the KV cache line leaves the indexer's keys out (too low), and \
-                 the compute buffer has no indexer graph"
+            notes.push(Said::new(
+                "recipe-note-indexer-unknown",
+                vec![("arch", arch.into())],
             ));
         }
         return Ok(None);

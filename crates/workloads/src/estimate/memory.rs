@@ -5,6 +5,7 @@
 use super::archs::{self, LayerFacts, Memory, Recurrent, StateKeys};
 use super::hparams::{CacheKind, HparamError, InputSource, Reader};
 use crate::gguf::MetaValue;
+use gpuledger_lang::Said;
 
 /// The memory's layout.
 pub(super) struct Layout {
@@ -208,10 +209,9 @@ impl Reader<'_> {
         }
         let (r, s) = archs::state_elems(&k);
         if r.saturating_add(s) == 0 {
-            self.notes.push(format!(
-                "{}: the recurrent layers' size keys (ssm.*, wkv.*, kda.*, shortconv.*) are \
-                 missing: the recurrent state is not estimated",
-                self.arch
+            self.notes.push(Said::new(
+                "recipe-note-state-keys-missing",
+                vec![("arch", self.arch.as_str().into())],
             ));
             return None;
         }

@@ -184,12 +184,8 @@ fn plan<'a>(
     let p = read_params(model)?;
     let mut rec = Record {
         inputs: p.inputs.clone(),
-        notes: p
-            .notes
-            .iter()
-            .chain(&p.guesses)
-            .cloned()
-            .map(Said::from)
+        notes: (p.notes.iter().cloned())
+            .chain(p.guesses.iter().cloned().map(Said::from))
             .collect(),
     };
     if p.arch == "deepseek4" {

@@ -19,6 +19,7 @@
 //! A flag that is in no row is named in a warning and never refused; a word after it is taken as
 //! its value (llama-server takes no words of its own). Bare `-fa` is the older on/off switch: on.
 
+use gpuledger_lang::Said;
 use gpuledger_model::redact::redact_text;
 
 use super::settings::{flash_attn_word, LlamaSettings, Setting, SettingSource};
@@ -185,24 +186,16 @@ pub(super) fn apply_env(s: &mut LlamaSettings, env: &[(String, String)]) -> Resu
 
 /// What the estimate says about the flags it did not use: those that change memory in ways not
 /// modelled, those with no effect on memory, and those it does not know.
-pub(super) fn notes(s: &LlamaSettings) -> Vec<String> {
-    let mut notes = Vec::new();
-    if !s.unmodelled.is_empty() {
-        notes.push(format!(
-            "changes memory, not modelled yet (the estimate may be off): {}",
-            s.unmodelled.join(", ")
-        ));
-    }
-    if !s.no_effect.is_empty() {
-        notes.push(format!("no effect on memory: {}", s.no_effect.join(", ")));
-    }
-    if !s.unknown.is_empty() {
-        notes.push(format!(
-            "unknown flags, ignored (not llama-server flags of b11434 or older builds): {}",
-            s.unknown.join(", ")
-        ));
-    }
-    notes
+pub(super) fn notes(s: &LlamaSettings) -> Vec<Said> {
+    [
+        ("recipe-flags-unmodelled", &s.unmodelled),
+        ("recipe-flags-no-effect", &s.no_effect),
+        ("recipe-flags-unknown", &s.unknown),
+    ]
+    .into_iter()
+    .filter(|(_, flags)| !flags.is_empty())
+    .map(|(key, flags)| Said::new(key, vec![("flags", flags.join(", ").into())]))
+    .collect()
 }
 
 impl LlamaSettings {
@@ -462,6 +455,11 @@ mod tests {
     #[test]
     fn notes_say_what_was_not_used_and_why() {
         let n = notes(&parsed("--host h --mmproj m.gguf --frobnicate -c 1"));
+        let zh: Vec<String> = n
+            .iter()
+            .map(|s| s.in_lang(gpuledger_lang::Lang::ZhCn))
+            .collect();
+        assert_eq!(zh[1], "对显存没有影响：--host");
         assert_eq!(
             n,
             [

@@ -13,6 +13,7 @@ use super::hf::{gib, in_process_root};
 use super::{Input, InputSource, ProcessContext, RuntimeEstimate};
 use crate::confine::ProcessRoot;
 use crate::safetensors::{self, HeaderCache, Round};
+use gpuledger_lang::Said;
 use gpuledger_model::{EstimatedMemory, Workload, WorkloadKind};
 use std::path::Path;
 
@@ -145,17 +146,19 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             (None, "not measured on this machine (no saved probe)".into())
         }
     };
-    let what = if w.kind == WorkloadKind::Comfyui {
-        "ComfyUI"
-    } else {
-        "This PyTorch program"
+    let key = match (w.kind == WorkloadKind::Comfyui, overhead.is_some()) {
+        (true, false) => "recipe-pytorch-why-comfyui",
+        (true, true) => "recipe-pytorch-why-comfyui-context",
+        (false, false) => "recipe-pytorch-why",
+        (false, true) => "recipe-pytorch-why-context",
     };
-    let why = format!(
-        "{what} has {} of weights open in {read} file(s){}; activations and the caching allocator's reserve come on top and cannot be sized from outside.",
-        gib(weights),
-        overhead
-            .map(|o| format!(", plus a {} CUDA context", gib(o)))
-            .unwrap_or_default()
+    let why = Said::new(
+        key,
+        vec![
+            ("weights", gib(weights).into()),
+            ("files", read.to_string().into()),
+            ("context", overhead.map(gib).unwrap_or_default().into()),
+        ],
     );
     Ok(RuntimeEstimate {
         summary: EstimatedMemory {
@@ -171,7 +174,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             overhead_included: false,
             overhead_source,
             total_gpu_bytes: weights.saturating_add(overhead.unwrap_or(0)),
-            why: Some(why.into()),
+            why: Some(why),
             reported: Vec::new(),
             not_modelled,
             device_shares: Vec::new(),

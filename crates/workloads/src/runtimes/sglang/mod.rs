@@ -27,6 +27,8 @@ use super::reservation::{
 use super::{gib_bytes, number_text_after, set_noting};
 use super::{Input, ProcessContext, RuntimeEstimate};
 use crate::figures::{Checked, Kind};
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 use gpuledger_model::{EstimatedMemory, ReportedFigure};
 use serde_json::Value;
 
@@ -232,7 +234,7 @@ pub fn estimate(
             overhead_included: false,
             overhead_source: "CUDA context: part of what the static pool leaves out".into(),
             total_gpu_bytes: total,
-            why: Some(why.into()),
+            why: Some(why),
             reported,
             not_modelled,
             device_shares: Vec::new(),
@@ -391,50 +393,62 @@ fn total_and_why(
     weights: u64,
     kv: Option<u64>,
     tokens: Option<&Src<u64>>,
-) -> (u64, String) {
+) -> (u64, Said) {
     let reservation = s
         .mem_fraction_static
         .as_ref()
         .and_then(|f| share_of(device_total, f.value));
     let kv_words = match (kv, tokens, reservation) {
-        (Some(k), Some(t), _) => format!("{} KV cache for {} tokens", gib(k), thousands(t.value)),
-        (_, _, Some(r)) => format!(
-            "the KV pool in what is left (at most {}; its token count is not known here)",
-            gib(r.saturating_sub(weights))
+        (Some(k), Some(t), _) => Said::new(
+            "recipe-sglang-kv",
+            vec![("kv", gib(k).into()), ("tokens", thousands(t.value).into())],
         ),
-        _ => "the KV pool (size not known here)".into(),
+        (_, _, Some(r)) => Said::new(
+            "recipe-sglang-kv-left",
+            vec![("most", gib(r.saturating_sub(weights)).into())],
+        ),
+        _ => Said::new("recipe-sglang-kv-unknown", vec![]),
     };
-    let rank_words = rank_words(s.tp_size.value);
+    let pct = |x: f64| format!("{:.0} %", x * 100.0);
+    let mut args: Vec<(&'static str, Arg)> = vec![
+        ("weights", gib(weights).into()),
+        ("ranks", rank_words(s.tp_size.value).into()),
+        ("kv_words", kv_words.into()),
+    ];
     match (reservation, &s.mem_fraction_static) {
         // No part may exceed the whole: say so rather than show "at most 0.00 GiB".
-        (Some(r), Some(f)) if weights.saturating_add(kv.unwrap_or(0)) > r => (
-            r,
-            format!(
-                "The estimate contradicts itself: {} weights{rank_words}{} exceed SGLang's static pool, {:.0} % of this GPU ({}, `--mem-fraction-static {}`). One input is not what SGLang used: the device, the fraction, the model folder or the KV cache's data type.",
-                gib(weights),
-                kv.map(|k| format!(" and {} KV cache", gib(k))).unwrap_or_default(),
-                f.value * 100.0,
-                gib(r),
-                f.value
-            ),
-        ),
-        (Some(r), Some(f)) => (
-            r,
-            format!(
-                "SGLang keeps {:.0} % of this GPU as a static pool (`--mem-fraction-static {}`{}): {} weights{rank_words}, {kv_words}; activations and CUDA graphs come on top, from the remaining {:.0} %.",
-                f.value * 100.0,
-                f.value,
-                if f.source.detail().contains("GET") { ", from its server info" } else { "" },
-                gib(weights),
-                (1.0 - f.value) * 100.0
-            ),
-        ),
+        (Some(r), Some(f)) if weights.saturating_add(kv.unwrap_or(0)) > r => {
+            args.extend([
+                ("pct", pct(f.value).into()),
+                ("pool", gib(r).into()),
+                ("fraction", f.value.to_string().into()),
+            ]);
+            let key = match kv {
+                Some(k) => {
+                    args.push(("kv", gib(k).into()));
+                    "recipe-sglang-why-contradiction-kv"
+                }
+                None => "recipe-sglang-why-contradiction",
+            };
+            (r, Said::new(key, args))
+        }
+        (Some(r), Some(f)) => {
+            let from_server = f.source.detail().contains("GET");
+            args.extend([
+                ("pct", pct(f.value).into()),
+                ("fraction", f.value.to_string().into()),
+                ("remaining", pct(1.0 - f.value).into()),
+            ]);
+            let key = if from_server {
+                "recipe-sglang-why-pool-server"
+            } else {
+                "recipe-sglang-why-pool"
+            };
+            (r, Said::new(key, args))
+        }
         _ => (
             weights.saturating_add(kv.unwrap_or(0)),
-            format!(
-                "SGLang holds {} weights{rank_words} and {kv_words} in a static pool whose fraction of the GPU is not known here; activations and CUDA graphs come on top.",
-                gib(weights)
-            ),
+            Said::new("recipe-sglang-why-no-fraction", args),
         ),
     }
 }
