@@ -87,6 +87,14 @@ impl History {
     /// get none (no churn of evicting and re-creating series every round), except `keep` (the
     /// selected row), which takes the slot of the series updated longest ago.
     pub fn push(&mut self, t: f64, snap: &Snapshot, keep: Option<&ProcKey>) {
+        // Series gone for longer than the window go first, so that a full table makes room
+        // for this round's newcomers before turning them away.
+        let window = self.window;
+        for d in self.processes.values_mut() {
+            d.retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
+        }
+        self.processes.retain(|_, d| !d.is_empty());
+        self.nprocesses = self.processes.values().map(HashMap::len).sum();
         for d in &snap.devices {
             self.devices.entry(d.uuid.clone()).or_default().push(
                 Point {
@@ -130,12 +138,6 @@ impl History {
                 self.nprocesses += 1;
             }
         }
-        let window = self.window;
-        for d in self.processes.values_mut() {
-            d.retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
-        }
-        self.processes.retain(|_, d| !d.is_empty());
-        self.nprocesses = self.processes.values().map(HashMap::len).sum();
         self.devices
             .retain(|_, s| s.last_t().is_some_and(|l| t - l <= window));
     }
@@ -223,8 +225,17 @@ mod tests {
         h.push(2.0, &snap(&many, 1), Some(&keep));
         assert_eq!(h.process_series(), MAX_PROCESS_SERIES);
         assert!(h.process(last, Some(1), "G").is_some());
-        // Gone for longer than the window: dropped.
+        // Gone for longer than the window: dropped, and the room they leave is there for this
+        // round's processes (process 1 may have been the slot the shown one took: each series
+        // was last seen at 2.0, so which one goes is the hash map's order).
         h.push(20.0, &snap(&[1], 1), None);
         assert_eq!(h.process_series(), 1);
+        assert_eq!(h.process(1, Some(1), "G").unwrap().points.len(), 1);
+        // A full table whose series all expire still admits every newcomer.
+        let mut h = History::new(10.0);
+        h.push(0.0, &snap(&many[..MAX_PROCESS_SERIES], 1), None);
+        let newcomers = &many[MAX_PROCESS_SERIES..];
+        h.push(11.0, &snap(newcomers, 1), None);
+        assert_eq!(h.process_series(), newcomers.len());
     }
 }
