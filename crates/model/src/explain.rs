@@ -40,7 +40,7 @@ pub struct EstimatedLedger {
     pub reported: Vec<ReportedFigure>,
     /// What holds memory and no recipe sizes here, in words.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub not_modelled: Vec<String>,
+    pub not_modelled: Vec<gpuledger_lang::Said>,
     /// Why the runtime's own API gave nothing, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_api_unavailable: Option<String>,

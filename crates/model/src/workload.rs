@@ -285,7 +285,7 @@ pub struct EstimatedMemory {
     /// Parts that hold memory and that no recipe can size from outside the process, in words
     /// (`the caching allocator's reserve beyond live tensors`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_modelled: Vec<String>,
+    pub not_modelled: Vec<gpuledger_lang::Said>,
     /// A llama.cpp model cut over several devices: each device's part. The GPU figures above are
     /// this process's own devices'; an RPC device's part is the estimate of the `rpc-server`
     /// process that serves it.

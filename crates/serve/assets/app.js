@@ -684,7 +684,7 @@
     if (e) {
       kids.push(...partsBar(e));
       if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, labelled('page-why-label')), document.createTextNode(T(e.why))));
-      for (const n of e.not_modelled || []) kids.push(el('p', 'hint', say('page-not-modelled', { what: n })));
+      for (const n of e.not_modelled || []) kids.push(el('p', 'hint', say('page-not-modelled', { what: T(n) })));
       kids.push(el('p', 'hint', say('page-overhead-source', { source: e.overhead_source })));
     }
     kids.push(...gapLines(s, p));

@@ -53,9 +53,9 @@ pub fn weight_in(lang: Lang) -> usize {
 }
 
 /// `/api/v1/said`: the round's sentences that have a message key (a [`Said`]: the notes, why a
-/// figure is unknown, the sources' findings, an estimate's why) as `{English: words in lang}`, so the page shows in
-/// its language what the snapshot's JSON carries in English, and that JSON stays one for every
-/// language. A sentence with no key (the system's own words, a replayed recording's, which JSON
+/// figure is unknown, the sources' findings, an estimate's why and what it does not model) as
+/// `{English: words in lang}`, so the page shows in its language what the snapshot's JSON
+/// carries in English, and that JSON stays one for every language. A sentence with no key (the system's own words, a replayed recording's, which JSON
 /// keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
 pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
     let mut map: BTreeMap<&str, String> = BTreeMap::new();
@@ -72,7 +72,7 @@ pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
             u.engines.unavailable_reason.iter().for_each(&mut add);
         }
         for e in snap.processes.iter().filter_map(|p| p.estimate.as_deref()) {
-            e.why.iter().for_each(&mut add);
+            e.why.iter().chain(&e.not_modelled).for_each(&mut add);
         }
     }
     serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())

@@ -409,7 +409,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
             out,
             lang,
             "report-explain-not-modelled",
-            &[("what", n.into())],
+            &[("what", n.in_lang(lang).into())],
         );
     }
     if let Some(why) = &est.runtime_api_unavailable {

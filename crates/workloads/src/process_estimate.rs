@@ -158,7 +158,7 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         reported: Vec::new(),
         // What the recipe filled in with a generic rule (an unknown architecture, a memory
         // module it does not size): said beside the process, not only in `estimate`.
-        not_modelled: e.guesses.clone(),
+        not_modelled: e.guesses.iter().map(|g| g.as_str().into()).collect(),
         device_shares: e.devices.clone(),
     }
 }

@@ -204,6 +204,16 @@ fn vllm_llama_31_8b_on_an_rtx_3090_v0_log() {
             && zh.ends_with("用于激活值和 CUDA graph。"),
         "{zh}"
     );
+    // What the recipe does not size reads in the language too (JSON keeps the English).
+    let rest = e
+        .not_modelled
+        .iter()
+        .find(|n| n.starts_with("how the rest of the reservation splits into"))
+        .unwrap();
+    assert_eq!(
+        rest.in_lang(gpuledger_lang::Lang::ZhCn),
+        "预留的其余部分如何分给激活值和 CUDA graph、CUDA 上下文和 NCCL 缓冲区（vLLM 在启动时分析测定）"
+    );
     assert_eq!(e.total_gpu_bytes, (total as f64 * 0.9) as u64);
     assert_eq!(e.n_ctx, Some(1952 * 16));
     // The parts never exceed the reservation, and the rest is what is left.

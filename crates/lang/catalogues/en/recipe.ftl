@@ -106,3 +106,16 @@ recipe-note-chunked = { $arch }: chunked attention (LLAMA_SWA_TYPE_CHUNKED) over
 recipe-note-swa-pattern-unknown = { $arch }.attention.sliding_window is set but gpuledger does not know llama.cpp's layer pattern for { $arch }: every layer is counted as full-context (an upper bound)
 recipe-note-indexer-unknown = { $arch } has a sparse-attention indexer (attention.indexer.*) whose cache gpuledger does not model: the KV cache line leaves the indexer's keys out (too low), and the compute buffer has no indexer graph
 recipe-note-state-keys-missing = { $arch }: the recurrent layers' size keys (ssm.*, wkv.*, kda.*, shortconv.*) are missing: the recurrent state is not estimated
+
+## What a runtime's recipe does not size (not_modelled)
+recipe-nm-device-total = the reservation: the device's total memory is not known
+recipe-nm-cuda-context = the CUDA context (run `gpuledger probe --save` to measure it on this machine)
+recipe-vllm-nm-rest = how the rest of the reservation splits into { $label }, the CUDA context and NCCL buffers (vLLM profiles it at start-up)
+recipe-vllm-nm-blocks = the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it
+recipe-sglang-nm-tokens = the KV pool's token count: SGLang sizes it at start-up from what the static pool has left after the weights; its log (KV Cache is allocated. #tokens) or /get_server_info says it
+recipe-sglang-nm-activations = activations and CUDA graphs: outside the static pool, in the rest of the GPU
+recipe-sglang-nm-fraction = the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it
+recipe-pytorch-nm-allocator = the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF={ $conf })
+recipe-pytorch-nm-allocator-default = the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF not set: default segments)
+recipe-pytorch-nm-activations = activations, gradients, optimizer state and any KV cache: the program's own, not visible from outside
+recipe-pytorch-nm-offload = whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)

@@ -101,3 +101,16 @@ recipe-note-chunked = { $arch }：分块注意力（LLAMA_SWA_TYPE_CHUNKED），
 recipe-note-swa-pattern-unknown = 设置了 { $arch }.attention.sliding_window，但 gpuledger 不知道 llama.cpp 对 { $arch } 的层模式：每层都按完整上下文计算（上限）
 recipe-note-indexer-unknown = { $arch } 有稀疏注意力索引器（attention.indexer.*），gpuledger 没有为它的缓存建模：KV 缓存一行不含索引器的键（偏低），计算缓冲区中也没有索引器的计算图
 recipe-note-state-keys-missing = { $arch }：缺少循环层的大小键（ssm.*、wkv.*、kda.*、shortconv.*）：未估算循环状态
+
+## 运行时估算方法没有估算的部分（not_modelled）
+recipe-nm-device-total = 预留：不知道设备的总显存
+recipe-nm-cuda-context = CUDA 上下文（运行 `gpuledger probe --save` 在本机实测）
+recipe-vllm-nm-rest = 预留的其余部分如何分给{ $label }、CUDA 上下文和 NCCL 缓冲区（vLLM 在启动时分析测定）
+recipe-vllm-nm-blocks = KV 块数：vLLM 在启动时按分析测得的激活峰值确定；它的 /metrics（vllm:cache_config_info num_gpu_blocks）或启动日志会给出
+recipe-sglang-nm-tokens = KV 池的 token 数：SGLang 在启动时按静态池放下权重后剩余的空间确定；它的日志（KV Cache is allocated. #tokens）或 /get_server_info 会给出
+recipe-sglang-nm-activations = 激活值和 CUDA graph：在静态池之外，占用 GPU 的其余部分
+recipe-sglang-nm-fraction = 静态池的比例：命令行上没有，所以 SGLang 在启动时按 GPU 的大小选定；它的 /get_server_info 会给出
+recipe-pytorch-nm-allocator = 缓存分配器在存活张量之外的预留（PYTORCH_CUDA_ALLOC_CONF={ $conf }）
+recipe-pytorch-nm-allocator-default = 缓存分配器在存活张量之外的预留（未设置 PYTORCH_CUDA_ALLOC_CONF：默认分段）
+recipe-pytorch-nm-activations = 激活值、梯度、优化器状态和任何 KV 缓存：属于程序自身，从外部看不到
+recipe-pytorch-nm-offload = 每个打开的权重文件是否都在 GPU 上（文件也可能加载到 CPU，或被卸载）

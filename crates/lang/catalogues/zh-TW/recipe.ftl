@@ -101,3 +101,16 @@ recipe-note-chunked = { $arch }：分塊注意力（LLAMA_SWA_TYPE_CHUNKED），
 recipe-note-swa-pattern-unknown = 設定了 { $arch }.attention.sliding_window，但 gpuledger 不知道 llama.cpp 對 { $arch } 的層模式：每層都依完整上下文計算（上限）
 recipe-note-indexer-unknown = { $arch } 有稀疏注意力索引器（attention.indexer.*），gpuledger 沒有為它的快取建模：KV 快取一行不含索引器的鍵（偏低），計算緩衝區中也沒有索引器的計算圖
 recipe-note-state-keys-missing = { $arch }：缺少循環層的大小鍵（ssm.*、wkv.*、kda.*、shortconv.*）：未估算循環狀態
+
+## 執行環境估算方法沒有估算的部分（not_modelled）
+recipe-nm-device-total = 預留：不知道裝置的總記憶體
+recipe-nm-cuda-context = CUDA 上下文（執行 `gpuledger probe --save` 在本機實測）
+recipe-vllm-nm-rest = 預留的其餘部分如何分給{ $label }、CUDA 上下文和 NCCL 緩衝區（vLLM 在啟動時分析測定）
+recipe-vllm-nm-blocks = KV 區塊數：vLLM 在啟動時依分析測得的激活峰值決定；它的 /metrics（vllm:cache_config_info num_gpu_blocks）或啟動記錄會列出
+recipe-sglang-nm-tokens = KV 池的 token 數：SGLang 在啟動時依靜態池放下權重後剩餘的空間決定；它的記錄（KV Cache is allocated. #tokens）或 /get_server_info 會列出
+recipe-sglang-nm-activations = 激活值和 CUDA graph：在靜態池之外，佔用 GPU 的其餘部分
+recipe-sglang-nm-fraction = 靜態池的比例：命令列上沒有，所以 SGLang 在啟動時依 GPU 的大小選定；它的 /get_server_info 會列出
+recipe-pytorch-nm-allocator = 快取配置器在存活張量之外的預留（PYTORCH_CUDA_ALLOC_CONF={ $conf }）
+recipe-pytorch-nm-allocator-default = 快取配置器在存活張量之外的預留（未設定 PYTORCH_CUDA_ALLOC_CONF：預設區段）
+recipe-pytorch-nm-activations = 激活值、梯度、最佳化器狀態和任何 KV 快取：屬於程式自身，從外部看不到
+recipe-pytorch-nm-offload = 每個開啟的權重檔案是否都在 GPU 上（檔案也可能載入到 CPU，或被卸載）

@@ -138,15 +138,14 @@ fn redact_estimate(e: &mut crate::EstimatedMemory) {
     if let Some(t) = &mut e.compute_label {
         *t = redact_text(t);
     }
-    for t in e
-        .not_modelled
-        .iter_mut()
-        .chain(e.reported.iter_mut().flat_map(|r| {
-            [&mut r.what, &mut r.source]
-                .into_iter()
-                .chain(r.text.as_mut())
-        }))
-    {
+    for n in &mut e.not_modelled {
+        *n = n.map_text(&redact_text);
+    }
+    for t in e.reported.iter_mut().flat_map(|r| {
+        [&mut r.what, &mut r.source]
+            .into_iter()
+            .chain(r.text.as_mut())
+    }) {
         *t = redact_text(t);
     }
 }

@@ -350,7 +350,7 @@ fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
         ));
     }
     for part in &e.not_modelled {
-        let part = term_safe(part).into_owned();
+        let part = term_safe(&part.in_lang(lang)).into_owned();
         v.push(Line::styled(
             lang.t_args("tui-det-not-modelled", &[("part", part.into())]),
             t.dim,

@@ -57,7 +57,8 @@ pub fn render_recorded_in(r: &EstimatedMemory, measured: Option<u64>, lang: Lang
         let _ = writeln!(out, "{line}");
     }
     for n in &r.not_modelled {
-        let line = lang.t_args("report-explain-not-modelled", &[("what", n.into())]);
+        let what = n.in_lang(lang).into();
+        let line = lang.t_args("report-explain-not-modelled", &[("what", what)]);
         let _ = writeln!(out, "  {line}");
     }
     out

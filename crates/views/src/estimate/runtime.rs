@@ -72,7 +72,8 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
         }
     }
     for n in &s.not_modelled {
-        let line = lang.t_args("report-explain-not-modelled", &[("what", n.into())]);
+        let what = n.in_lang(lang).into();
+        let line = lang.t_args("report-explain-not-modelled", &[("what", what)]);
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", lang.t("report-est-inputs"));

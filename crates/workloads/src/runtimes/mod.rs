@@ -223,7 +223,7 @@ pub struct RuntimeNotes {
     pub ctx_per_slot: Option<u64>,
     pub slots: Option<u64>,
     pub reported: Vec<ReportedFigure>,
-    pub not_modelled: Vec<String>,
+    pub not_modelled: Vec<Said>,
     /// How the placement was decided when the runtime chose it itself (llama-server's `--fit`
     /// replayed at load), appended to the why sentence.
     pub placement: Option<String>,

@@ -65,7 +65,7 @@ pub(super) fn ledger(
                 .summary
                 .reported
                 .extend(runtimes::reported_from_log(w.kind, &text, &name)),
-            Err(e) => est.summary.not_modelled.push(e),
+            Err(e) => est.summary.not_modelled.push(e.into()),
         }
     }
     Some(r)

@@ -430,7 +430,7 @@ impl LoadRequest<'_> {
             if ty.is_quantized() && fa_env != Some(true) {
                 notes.not_modelled.push(format!(
                     "OLLAMA_KV_CACHE_TYPE={t} is ignored by Ollama unless OLLAMA_FLASH_ATTENTION is on: f16 cache assumed"
-                ));
+                ).into());
             } else {
                 for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
                     *slot = Setting {
@@ -449,7 +449,7 @@ impl LoadRequest<'_> {
                 if vram < size {
                     notes.not_modelled.push(format!(
                         "partial offload: {src} says {vram} of {size} bytes are in VRAM; the number of layers Ollama placed on the GPU is not visible, so the estimate's all-layers placement is too high"
-                    ));
+                    ).into());
                 }
             }
         }

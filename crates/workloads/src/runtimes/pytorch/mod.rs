@@ -69,7 +69,7 @@ fn read_weights(
     files: &[(String, String)],
     ctx: &ProcessContext,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> Result<(u64, usize), String> {
     let own = Round::default();
     let round = ctx.round.unwrap_or(&own);
@@ -90,14 +90,15 @@ fn read_weights(
                     },
                 ));
             }
-            Err(e) => not_modelled.push(format!("weights in {f}: {e}")),
+            Err(e) => not_modelled.push(format!("weights in {f}: {e}").into()),
         }
     }
     if read == 0 {
         return Err(if files.is_empty() {
             "no weight file (safetensors, .pt, .pth, .ckpt, pytorch_model*.bin) mapped or open: nothing to estimate from outside a PyTorch process".into()
         } else {
-            format!("no weight file could be read: {}", not_modelled.join("; "))
+            let why: Vec<&str> = not_modelled.iter().map(|n| n.as_str()).collect();
+            format!("no weight file could be read: {}", why.join("; "))
         });
     }
     Ok((weights, read))
@@ -105,7 +106,7 @@ fn read_weights(
 
 /// `PYTORCH_CUDA_ALLOC_CONF` as an input when set, and what the program holds beyond its
 /// weights, named as not modelled.
-fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
+fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled: &mut Vec<Said>) {
     let alloc_conf = ctx
         .env
         .iter()
@@ -121,11 +122,14 @@ fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled:
         ));
     }
     not_modelled.push(match &alloc_conf {
-        Some(a) => format!("the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF={a})"),
-        None => "the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF not set: default segments)".into(),
+        Some(a) => Said::new(
+            "recipe-pytorch-nm-allocator",
+            vec![("conf", a.as_str().into())],
+        ),
+        None => Said::new("recipe-pytorch-nm-allocator-default", vec![]),
     });
-    not_modelled.push("activations, gradients, optimizer state and any KV cache: the program's own, not visible from outside".into());
-    not_modelled.push("whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)".into());
+    not_modelled.push(Said::new("recipe-pytorch-nm-activations", vec![]));
+    not_modelled.push(Said::new("recipe-pytorch-nm-offload", vec![]));
 }
 
 /// The recipe for a PyTorch process: the weight files it has open, the probed CUDA context,
@@ -139,10 +143,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
     let (overhead, overhead_source) = match &ctx.overhead {
         Some((b, label)) => (Some(*b), format!("CUDA context, {label}")),
         None => {
-            not_modelled.push(
-                "the CUDA context (run `gpuledger probe --save` to measure it on this machine)"
-                    .into(),
-            );
+            not_modelled.push(Said::new("recipe-nm-cuda-context", vec![]));
             (None, "not measured on this machine (no saved probe)".into())
         }
     };

@@ -198,24 +198,23 @@ pub fn estimate(
         (Some(t), Some((b, _))) => {
             let kv = t.value.checked_mul(*b);
             if kv.is_none() {
-                not_modelled.push(format!(
-                    "the KV pool: {} tokens × {b} bytes per token does not fit in 64 bits",
-                    thousands(t.value)
-                ));
+                not_modelled.push(
+                    format!(
+                        "the KV pool: {} tokens × {b} bytes per token does not fit in 64 bits",
+                        thousands(t.value)
+                    )
+                    .into(),
+                );
             }
             kv
         }
         _ => None,
     };
     if kv.is_none() && tokens.is_none() && per_token.is_some() {
-        not_modelled.push(
-            "the KV pool's token count: SGLang sizes it at start-up from what the static pool has left after the weights; its log (KV Cache is allocated. #tokens) or /get_server_info says it".into(),
-        );
+        not_modelled.push(Said::new("recipe-sglang-nm-tokens", vec![]));
     }
-    not_modelled.push(
-        "activations and CUDA graphs: outside the static pool, in the rest of the GPU".into(),
-    );
-    not_modelled.extend(quantised_experts(model));
+    not_modelled.push(Said::new("recipe-sglang-nm-activations", vec![]));
+    not_modelled.extend(quantised_experts(model).map(Said::from));
     if let Some(t) = device_total {
         inputs.push(device_total_input(t));
     }
@@ -261,7 +260,7 @@ fn rank_share(
     s: &SglangSettings,
     per_tp: u64,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> (u64, u64) {
     let n_layer = model.config.n_layer;
     let st = parallel::stage(n_layer, s.pp_size.value, s.stage);
@@ -273,7 +272,7 @@ fn rank_share(
         ));
     }
     let (weights, notes) = parallel::weights(per_tp, n_layer, &st, s);
-    not_modelled.extend(notes);
+    not_modelled.extend(notes.into_iter().map(Said::from));
     (weights, st.layers)
 }
 
@@ -284,7 +283,7 @@ fn per_token_input(
     s: &SglangSettings,
     layers: u64,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> Option<(u64, String)> {
     // The KV heads are split over the attention's TP ranks (`tp / dp` under DP attention).
     let tp = s.attention_tp();
@@ -297,16 +296,19 @@ fn per_token_input(
             derived(how.clone()),
         ));
     } else {
-        not_modelled.push(format!(
-            "the KV cache: cache dtype {:?} is not sized by this recipe",
-            s.kv_cache_dtype.value
-        ));
+        not_modelled.push(
+            format!(
+                "the KV cache: cache dtype {:?} is not sized by this recipe",
+                s.kv_cache_dtype.value
+            )
+            .into(),
+        );
     }
     per_token
 }
 
 /// The settings the recipe used, as inputs; an unknown static-pool fraction is not modelled.
-fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<String>) {
+fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &mut Vec<Said>) {
     inputs.push(s.tp_size.input("tp_size"));
     if s.pp_size.value > 1 {
         inputs.push(s.pp_size.input("pp_size"));
@@ -328,14 +330,12 @@ fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &m
         not_modelled.push(format!(
             "expert parallelism (--ep-size {}): the MoE experts spread over the EP ranks instead of split by TP; the weights are all ÷ TP here",
             ep.value
-        ));
+        ).into());
     }
     inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
     match &s.mem_fraction_static {
         Some(f) => inputs.push(f.input("mem_fraction_static")),
-        None => not_modelled.push(
-            "the static pool's fraction: not on the command line, so SGLang chose it from the GPU's size at start-up; its /get_server_info says it".into(),
-        ),
+        None => not_modelled.push(Said::new("recipe-sglang-nm-fraction", vec![])),
     }
     if let Some(c) = &s.context_length {
         inputs.push(c.input("context_length"));

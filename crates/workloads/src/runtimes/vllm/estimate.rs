@@ -54,12 +54,14 @@ pub fn estimate(
     let reservation = share_of(device_total, s.gpu_memory_utilization.value);
     let (kv, kv_how) = kv_size(&s, blocks.as_ref(), block, n_ctx);
     if kv.is_none() && block.is_some() {
-        not_modelled.push(
-            "the KV block count: vLLM sizes it at start-up from the profiled activation peak; its /metrics (vllm:cache_config_info num_gpu_blocks) or start-up log says it".into(),
-        );
+        not_modelled.push(Said::new("recipe-vllm-nm-blocks", vec![]));
     }
     let rest_label = rest_label(&s, &mut not_modelled);
-    not_modelled.extend(super::parallel::notes(&s, model.config.moe_experts));
+    not_modelled.extend(
+        super::parallel::notes(&s, model.config.moe_experts)
+            .into_iter()
+            .map(Said::from),
+    );
     let (weights, weights_floor) = match super::gguf::weights_per_rank(model, &s, ranks) {
         Some((w, held)) => {
             inputs.push(held);
@@ -79,7 +81,7 @@ pub fn estimate(
     };
     let (total, rest, why) = parts.split(reservation);
     if reservation.is_none() && s.kv_cache_memory_bytes.is_none() {
-        not_modelled.push("the reservation: the device's total memory is not known".into());
+        not_modelled.push(Said::new("recipe-nm-device-total", vec![]));
     }
     let n_ctx = n_ctx.filter(|_| kv.is_some());
     RuntimeEstimate {
@@ -109,7 +111,7 @@ pub fn estimate(
 
 /// What the rest of the reservation holds besides weights and KV, noting that its split is not
 /// modelled.
-fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> Said {
+fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<Said>) -> Said {
     let label = Said::new(
         if s.enforce_eager.value {
             "recipe-vllm-rest-eager"
@@ -118,8 +120,9 @@ fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<String>) -> Said {
         },
         vec![],
     );
-    not_modelled.push(format!(
-        "how the rest of the reservation splits into {label}, the CUDA context and NCCL buffers (vLLM profiles it at start-up)"
+    not_modelled.push(Said::new(
+        "recipe-vllm-nm-rest",
+        vec![("label", label.clone().into())],
     ));
     label
 }
@@ -229,7 +232,7 @@ fn kv_per_block(
     s: &VllmSettings,
     rules: &KvRules,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> Option<Block> {
     inputs.push(Input::new(
         "vLLM KV rules",
@@ -240,10 +243,13 @@ fn kv_per_block(
     let Some((per_token, how)) =
         kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp)
     else {
-        not_modelled.push(format!(
-            "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
-            s.kv_cache_dtype.value
-        ));
+        not_modelled.push(
+            format!(
+                "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
+                s.kv_cache_dtype.value
+            )
+            .into(),
+        );
         return None;
     };
     let bs = s.block_size.value;
@@ -253,7 +259,7 @@ fn kv_per_block(
         (Some(l), true) => match KvGroups::of(l, pp) {
             Ok(g) => g.map(|g| (g, l.source.clone())),
             Err(e) => {
-                not_modelled.push(format!("the KV cache: {e}"));
+                not_modelled.push(format!("the KV cache: {e}").into());
                 return None;
             }
         },
@@ -400,7 +406,7 @@ impl Tokens<'_> {
         &self,
         blocks: Option<&(u64, InputSource)>,
         inputs: &mut Vec<Input>,
-        not_modelled: &mut Vec<String>,
+        not_modelled: &mut Vec<Said>,
     ) -> (Option<Block>, Option<u64>) {
         let block = kv_per_block(self.model, self.s, self.rules, inputs, not_modelled);
         if let Some((n, src_)) = blocks {
@@ -421,7 +427,7 @@ impl Tokens<'_> {
         n: u64,
         b: Block,
         inputs: &mut Vec<Input>,
-        not_modelled: &mut Vec<String>,
+        not_modelled: &mut Vec<Said>,
     ) -> Option<u64> {
         let s = self.s;
         let max_model_len = match (&s.max_model_len, self.model.config.max_position_embeddings) {
@@ -451,7 +457,7 @@ impl Tokens<'_> {
                     Some(x.value)
                 }
                 Err(e) => {
-                    not_modelled.push(format!("vLLM's printed KV token count: {e}"));
+                    not_modelled.push(format!("vLLM's printed KV token count: {e}").into());
                     return None;
                 }
             }
@@ -466,7 +472,7 @@ impl Tokens<'_> {
         match capacity::tokens(self.rules.tokens, n, &b.layout, &r) {
             Ok((t, _)) => Some(t),
             Err(e) => {
-                not_modelled.push(format!("vLLM's printed KV token count: {e}"));
+                not_modelled.push(format!("vLLM's printed KV token count: {e}").into());
                 None
             }
         }

@@ -92,6 +92,8 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String>
     };
     let metrics = first_answer(ctx, &[METRICS], parse_metrics);
     let mut e = estimate(&facts, &s, ctx.device_total, metrics.as_ref());
-    e.summary.not_modelled.extend(ctx.argv_note.clone());
+    e.summary
+        .not_modelled
+        .extend(ctx.argv_note.clone().map(Into::into));
     Ok(e)
 }

@@ -20,6 +20,7 @@ use crate::runtimes::hf::{gib, ModelConfig};
 use crate::runtimes::reservation::ModelFacts;
 use crate::runtimes::Input;
 use crate::runtimes::{env_get, InputSource};
+use gpuledger_lang::Said;
 use gpuledger_model::snapshot::ComputeCapability;
 
 /// vLLM's MXFP4 MoE kernel families, by the padding `create_weights` gives them.
@@ -268,7 +269,7 @@ pub(super) fn moe_weights(
     s: &VllmSettings,
     file_share: u64,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> (u64, bool) {
     let Some(experts) = model.config.moe_experts else {
         return (file_share, false);
@@ -287,7 +288,7 @@ pub(super) fn moe_weights(
                 }
             }
             None => {
-                not_modelled.push(share.unknown_words());
+                not_modelled.push(share.unknown_words().into());
                 return (file_share, true);
             }
         }
@@ -303,7 +304,7 @@ pub(super) fn moe_weights(
     not_modelled.push(format!(
         "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact{}",
         kernel_words(&q)
-    ));
+    ).into());
     (file_share, true)
 }
 

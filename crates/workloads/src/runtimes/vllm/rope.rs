@@ -14,6 +14,7 @@ use super::VllmSettings;
 use crate::runtimes::hf::{gib, model_dtype_bytes, thousands, ModelConfig};
 use crate::runtimes::reservation::derived;
 use crate::runtimes::Input;
+use gpuledger_lang::Said;
 use serde_json::Value;
 
 /// The cache one rank holds (every rank builds the layers it runs, each with the shared
@@ -181,7 +182,7 @@ pub fn add_to(
     c: &ModelConfig,
     s: &VllmSettings,
     inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<String>,
+    not_modelled: &mut Vec<Said>,
 ) -> u64 {
     match cache(c, s) {
         Ok(Some(r)) => {
@@ -194,7 +195,7 @@ pub fn add_to(
         }
         Ok(None) => weights,
         Err(e) => {
-            not_modelled.push(e);
+            not_modelled.push(e.into());
             weights
         }
     }
