@@ -119,3 +119,5 @@ recipe-pytorch-nm-allocator = the caching allocator's reserve beyond live tensor
 recipe-pytorch-nm-allocator-default = the caching allocator's reserve beyond live tensors (PYTORCH_CUDA_ALLOC_CONF not set: default segments)
 recipe-pytorch-nm-activations = activations, gradients, optimizer state and any KV cache: the program's own, not visible from outside
 recipe-pytorch-nm-offload = whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)
+recipe-vllm-nm-pipeline = the pipeline stage's own layers: the weights are split evenly over { $stages } stages (the embeddings on the first, the output head on the last are counted as spread) and the KV cache is sized for the largest stage's ⌈layers / { $stages }⌉ layers, a ceiling for the others
+recipe-vllm-nm-expert-parallel = expert parallelism (--enable-expert-parallel): the { $experts } experts per layer spread over { $ranks } ranks (TP { $tp } × DP { $dp }) instead of split by TP; the weights are all ÷ TP here

@@ -114,3 +114,5 @@ recipe-pytorch-nm-allocator = 缓存分配器在存活张量之外的预留（PY
 recipe-pytorch-nm-allocator-default = 缓存分配器在存活张量之外的预留（未设置 PYTORCH_CUDA_ALLOC_CONF：默认分段）
 recipe-pytorch-nm-activations = 激活值、梯度、优化器状态和任何 KV 缓存：属于程序自身，从外部看不到
 recipe-pytorch-nm-offload = 每个打开的权重文件是否都在 GPU 上（文件也可能加载到 CPU，或被卸载）
+recipe-vllm-nm-pipeline = 流水线各阶段自己的层：权重按 { $stages } 个阶段平均分配（第一阶段的嵌入层和最后阶段的输出头按均摊计算），KV 缓存按最大阶段的 ⌈层数 / { $stages }⌉ 层估算，对其他阶段是上限
+recipe-vllm-nm-expert-parallel = 专家并行（--enable-expert-parallel）：每层 { $experts } 个专家分布在 { $ranks } 个 rank 上（TP { $tp } × DP { $dp }），而不是按 TP 切分；这里的权重全部按 TP 平分

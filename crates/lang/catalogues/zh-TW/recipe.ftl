@@ -114,3 +114,5 @@ recipe-pytorch-nm-allocator = 快取配置器在存活張量之外的預留（PY
 recipe-pytorch-nm-allocator-default = 快取配置器在存活張量之外的預留（未設定 PYTORCH_CUDA_ALLOC_CONF：預設區段）
 recipe-pytorch-nm-activations = 激活值、梯度、最佳化器狀態和任何 KV 快取：屬於程式自身，從外部看不到
 recipe-pytorch-nm-offload = 每個開啟的權重檔案是否都在 GPU 上（檔案也可能載入到 CPU，或被卸載）
+recipe-vllm-nm-pipeline = 管線各階段自己的層：權重依 { $stages } 個階段平均分配（第一階段的嵌入層和最後階段的輸出頭依均攤計算），KV 快取依最大階段的 ⌈層數 / { $stages }⌉ 層估算，對其他階段是上限
+recipe-vllm-nm-expert-parallel = 專家平行（--enable-expert-parallel）：每層 { $experts } 個專家分布在 { $ranks } 個 rank 上（TP { $tp } × DP { $dp }），而不是依 TP 切分；這裡的權重全部依 TP 平分

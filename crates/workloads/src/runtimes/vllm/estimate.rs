@@ -57,11 +57,7 @@ pub fn estimate(
         not_modelled.push(Said::new("recipe-vllm-nm-blocks", vec![]));
     }
     let rest_label = rest_label(&s, &mut not_modelled);
-    not_modelled.extend(
-        super::parallel::notes(&s, model.config.moe_experts)
-            .into_iter()
-            .map(Said::from),
-    );
+    not_modelled.extend(super::parallel::notes(&s, model.config.moe_experts));
     let (weights, weights_floor) = match super::gguf::weights_per_rank(model, &s, ranks) {
         Some((w, held)) => {
             inputs.push(held);

@@ -12,9 +12,10 @@
 //!   instead of split by TP inside each replica: not sized, said here.
 
 use super::VllmSettings;
+use gpuledger_lang::Said;
 
 /// The notes for the parallel modes the recipe sizes only approximately or not at all.
-pub fn notes(s: &VllmSettings, moe_experts: Option<u64>) -> Vec<String> {
+pub fn notes(s: &VllmSettings, moe_experts: Option<u64>) -> Vec<Said> {
     let (tp, pp, dp) = (
         s.tensor_parallel_size.value,
         s.pipeline_parallel_size.value,
@@ -22,15 +23,21 @@ pub fn notes(s: &VllmSettings, moe_experts: Option<u64>) -> Vec<String> {
     );
     let mut out = Vec::new();
     if pp > 1 {
-        out.push(format!(
-            "the pipeline stage's own layers: the weights are split evenly over {pp} stages (the embeddings on the first, the output head on the last are counted as spread) and the KV cache is sized for the largest stage's ⌈layers / {pp}⌉ layers, a ceiling for the others"
+        out.push(Said::new(
+            "recipe-vllm-nm-pipeline",
+            vec![("stages", pp.to_string().into())],
         ));
     }
     if s.expert_parallel {
         if let Some(e) = moe_experts {
-            out.push(format!(
-                "expert parallelism (--enable-expert-parallel): the {e} experts per layer spread over {} ranks (TP {tp} × DP {dp}) instead of split by TP; the weights are all ÷ TP here",
-                tp.saturating_mul(dp)
+            out.push(Said::new(
+                "recipe-vllm-nm-expert-parallel",
+                vec![
+                    ("experts", e.to_string().into()),
+                    ("ranks", tp.saturating_mul(dp).to_string().into()),
+                    ("tp", tp.to_string().into()),
+                    ("dp", dp.to_string().into()),
+                ],
             ));
         }
     }
@@ -59,6 +66,8 @@ mod tests {
             n.len() == 1 && n[0].contains("spread over 8 ranks"),
             "{n:?}"
         );
+        let zh = n[0].in_lang(gpuledger_lang::Lang::ZhCn);
+        assert!(zh.contains("256 个专家分布在 8 个 rank 上"), "{zh}");
         // A dense model: expert parallelism changes nothing.
         assert!(notes(&s, None).is_empty());
         let n = notes(&settings("vllm serve /m -tp 2 -pp 2"), None);
