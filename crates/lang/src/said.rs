@@ -118,6 +118,14 @@ impl Said {
         }
     }
 
+    /// `items` joined pair by pair with `key` (a message of `$a` and `$b`: `{ $a }, { $b }`),
+    /// so each language uses its own separator; `None` when there are none.
+    pub fn joined(key: &'static str, items: Vec<Said>) -> Option<Said> {
+        items
+            .into_iter()
+            .reduce(|a, b| Said::new(key, vec![("a", a.into()), ("b", b.into())]))
+    }
+
     /// The sentence in `lang` (its English when it has no key).
     pub fn in_lang(&self, lang: Lang) -> String {
         match self.key {

@@ -12,7 +12,7 @@ pub enum InputSource {
     /// A GGUF metadata key.
     Gguf { key: String },
     /// The model's tensor table (a GGUF file's, or the safetensors headers).
-    Tensors { detail: String },
+    Tensors { detail: Said },
     /// A command-line flag as written (and, for a runtime recipe, where it was read).
     Flag { flag: String },
     /// An environment variable.
@@ -27,9 +27,9 @@ pub enum InputSource {
     Assumed { why: Said },
     /// A file other than the model's tensors: `config.json`, an open file, where a model folder
     /// was found.
-    File { detail: String },
+    File { detail: Said },
     /// What a driver measured (the device's memory total).
-    Measured { detail: String },
+    Measured { detail: Said },
 }
 
 impl InputSource {
@@ -39,13 +39,13 @@ impl InputSource {
     /// back here only ([`InputSource::is_gguf_header`]), so rewording it cannot change a rule.
     pub fn gguf_header() -> InputSource {
         InputSource::Tensors {
-            detail: Self::GGUF_HEADER.into(),
+            detail: Said::new("recipe-src-gguf-header", vec![]),
         }
     }
 
     /// Whether this is [`InputSource::gguf_header`].
     pub fn is_gguf_header(&self) -> bool {
-        matches!(self, InputSource::Tensors { detail } if detail == Self::GGUF_HEADER)
+        matches!(self, InputSource::Tensors { detail } if *detail == Self::GGUF_HEADER)
     }
 
     /// The words inside the source, without its kind: `--max-model-len 2048 (/proc/7/cmdline)`
@@ -59,9 +59,9 @@ impl InputSource {
             InputSource::Assumed { why } => why,
             InputSource::Default { detail } => detail,
             InputSource::Tensors { detail }
-            | InputSource::Runtime { detail }
             | InputSource::File { detail }
             | InputSource::Measured { detail } => detail,
+            InputSource::Runtime { detail } => detail,
         }
     }
 }
@@ -70,15 +70,21 @@ impl InputSource {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Input {
     pub name: String,
-    pub value: String,
+    /// The value as written (a figure, a path), or a sentence each view says in its language.
+    pub value: Said,
     pub source: InputSource,
 }
 
 impl Input {
     pub fn new(name: &str, value: impl ToString, source: InputSource) -> Input {
+        Input::said(name, Said::verbatim(value.to_string()), source)
+    }
+
+    /// An input whose value is a sentence (`0.00 GiB in 6 tensors, 3 file(s)`).
+    pub fn said(name: &str, value: Said, source: InputSource) -> Input {
         Input {
             name: name.into(),
-            value: value.to_string(),
+            value,
             source,
         }
     }

@@ -19,7 +19,7 @@ pub struct EstimatedLedger {
     pub runtime: Option<RuntimeEstimate>,
     /// Why there is no estimate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unavailable: Option<String>,
+    pub unavailable: Option<gpuledger_lang::Said>,
     /// What the runtime itself logged for each line (`--log`), beside the estimate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub runtime_reported: Vec<Comparison>,
@@ -71,12 +71,12 @@ pub struct Explanation {
     pub process: Option<Process>,
     /// Why the process is not in the measured ledger, when it is not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub not_measured: Option<String>,
+    pub not_measured: Option<gpuledger_lang::Said>,
     pub workload: Option<Workload>,
     pub live: Option<LiveState>,
     /// Why there is no live state.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub live_unavailable: Option<String>,
+    pub live_unavailable: Option<gpuledger_lang::Said>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated: Option<EstimatedLedger>,
     /// The workload of several processes this one belongs to (or roots), as measured.

@@ -570,7 +570,7 @@ mod tests {
                     root_pid: Some(r),
                     role: "worker TP0/2".into(),
                     role_kind: crate::RoleKind::Worker,
-                    evidence: String::new(),
+                    evidence: Default::default(),
                 }),
             }));
             p

@@ -1,6 +1,7 @@
 //! What a process is, as a conclusion built from evidence (docs/DESIGN.md concept 5). Identification
 //! itself lives in the workloads crate; these are the types a snapshot carries.
 
+use gpuledger_lang::{said::Said, Lang};
 use serde::{Deserialize, Serialize};
 
 /// What a process is. The names are a stable format (JSON `kind`, CSV, Prometheus labels,
@@ -80,7 +81,8 @@ pub enum EvidenceKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     pub kind: EvidenceKind,
-    pub showed: String,
+    /// What it showed: its English in JSON, the reader's language in views.
+    pub showed: Said,
     pub source: String,
 }
 
@@ -93,7 +95,7 @@ impl Evidence {
     pub fn model_file(path: &str, source: String) -> Evidence {
         Evidence {
             kind: EvidenceKind::ModelFile,
-            showed: format!("{}{path}", Self::MODEL_FILE),
+            showed: Said::new("report-ev-model-file", vec![("path", path.into())]),
             source,
         }
     }
@@ -109,25 +111,33 @@ impl Evidence {
     pub fn parent(name: &str, pid: u32, source: String) -> Evidence {
         Evidence {
             kind: EvidenceKind::Parent,
-            showed: format!("parent {name} (pid {pid})"),
+            showed: Said::new(
+                "report-ev-parent",
+                vec![("name", name.into()), ("pid", pid.to_string().into())],
+            ),
             source,
         }
     }
 
-    /// What the evidence showed, for a line that already names its kind (`model file: …`): a
-    /// sentence that starts with the kind's own words (`model file /m/q.gguf`, `executable
-    /// /opt/…`) does not say them twice. The stored sentence is unchanged (recipes read it).
-    pub fn shown(&self) -> &str {
+    /// What the evidence showed in `lang`, for a line that already names its kind (`model
+    /// file: …`): an English sentence that starts with the kind's own words (`model file
+    /// /m/q.gguf`, `executable /opt/…`) does not say them twice, and the other languages'
+    /// sentences are written without them. The stored sentence is unchanged (recipes read it).
+    pub fn shown(&self, lang: Lang) -> String {
+        if lang != Lang::En && self.showed.key().is_some() {
+            return self.showed.in_lang(lang);
+        }
         let label = self.kind.label();
-        match self.showed.get(..label.len()) {
+        let english = self.showed.as_str();
+        match english.get(..label.len()) {
             Some(head) if head.eq_ignore_ascii_case(label) => {
-                let rest = &self.showed[label.len()..];
+                let rest = &english[label.len()..];
                 match rest.strip_prefix(' ').or_else(|| rest.strip_prefix(": ")) {
-                    Some(r) if !r.is_empty() => r,
-                    _ => &self.showed,
+                    Some(r) if !r.is_empty() => r.to_string(),
+                    _ => english.to_string(),
                 }
             }
-            _ => &self.showed,
+            _ => english.to_string(),
         }
     }
 
@@ -156,7 +166,7 @@ pub struct Workload {
     pub evidence: Vec<Evidence>,
     /// Links of the chain that were looked for and not found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing: Vec<String>,
+    pub missing: Vec<Said>,
     /// The process's place in a workload of several processes, when it is one of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Member>,
@@ -202,7 +212,7 @@ pub struct Member {
     #[serde(default)]
     pub role_kind: RoleKind,
     /// How the membership was concluded, and where it was read.
-    pub evidence: String,
+    pub evidence: Said,
 }
 
 impl Workload {
@@ -263,7 +273,7 @@ pub struct EstimatedMemory {
     /// What the compute line holds for this runtime, where it is not llama.cpp's compute buffers
     /// (`activations and CUDA graphs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compute_label: Option<String>,
+    pub compute_label: Option<gpuledger_lang::Said>,
     /// Runtime overhead (CUDA context ...); `None` when no figure exists for the backend, or
     /// when [`EstimatedMemory::overhead_included`] says it is inside another part.
     pub overhead_gpu_bytes: Option<u64>,
@@ -272,7 +282,7 @@ pub struct EstimatedMemory {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overhead_included: bool,
     /// Where the overhead figure came from (a generic figure, or this machine's probe).
-    pub overhead_source: String,
+    pub overhead_source: gpuledger_lang::Said,
     /// The sum of the known parts, or the runtime's reservation where it reserves by design (vLLM).
     pub total_gpu_bytes: u64,
     /// One plain sentence that answers "why this much".
@@ -346,7 +356,7 @@ impl EstimatedMemory {
 /// about it all the same (never an estimate: views show them as the runtime's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoEstimate {
-    pub why: String,
+    pub why: gpuledger_lang::Said,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reported: Vec<ReportedFigure>,
 }
@@ -360,14 +370,19 @@ pub struct ReportedFigure {
     pub bytes: Option<u64>,
     /// A fact that is not a byte count (`kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub text: Option<gpuledger_lang::Said>,
     /// Where it was read (`GET http://127.0.0.1:11434/api/ps`).
     pub source: String,
 }
 
 impl ReportedFigure {
     /// A figure that is a byte count, or a fact in words (`text`), or both.
-    pub fn new(what: &str, bytes: Option<u64>, text: Option<String>, source: &str) -> Self {
+    pub fn new(
+        what: &str,
+        bytes: Option<u64>,
+        text: Option<gpuledger_lang::Said>,
+        source: &str,
+    ) -> Self {
         ReportedFigure {
             what: what.into(),
             bytes,
@@ -461,9 +476,13 @@ mod tests {
         assert_eq!(back, ev);
         assert_eq!(back[0].showed, "model file /m/a b (1).gguf");
         // Shown under its kind's name, the kind's words are not said twice.
-        assert_eq!(back[0].shown(), "/m/a b (1).gguf");
+        assert_eq!(back[0].shown(Lang::En), "/m/a b (1).gguf");
+        // Other languages say it in their words; read back from JSON it is the English.
+        assert_eq!(ev[0].shown(Lang::ZhCn), "/m/a b (1).gguf");
+        assert_eq!(ev[1].shown(Lang::ZhCn), "ollama (x)（PID 900）");
+        assert_eq!(back[1].shown(Lang::ZhCn), "ollama (x) (pid 900)");
         assert_eq!(
-            back[1].shown(),
+            back[1].shown(Lang::En),
             "parent ollama (x) (pid 900)"
                 .strip_prefix("parent ")
                 .unwrap()
@@ -473,13 +492,13 @@ mod tests {
             showed: "executable /opt/llama-server".into(),
             source: String::new(),
         };
-        assert_eq!(exe.shown(), "/opt/llama-server");
+        assert_eq!(exe.shown(Lang::En), "/opt/llama-server");
         let lib = Evidence {
             kind: EvidenceKind::Library,
             showed: "llama.cpp / ggml library /opt/libggml-cuda.so".into(),
             source: String::new(),
         };
-        assert_eq!(lib.shown(), lib.showed);
+        assert_eq!(lib.shown(Lang::En), lib.showed.as_str());
         assert_eq!(back[0].model_file_path(), Some("/m/a b (1).gguf"));
         assert_eq!(back[1].showed, "parent ollama (x) (pid 900)");
         assert_eq!(back[1].parent_of(), Some(("ollama (x)", 900)));

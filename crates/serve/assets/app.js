@@ -568,7 +568,7 @@
   function partsBar(e) {
     const parts = [
       [say('page-part-weights'), e.weights_gpu_bytes, 'p0'], [say('page-part-kv-cache'), e.kv_cache_gpu_bytes, 'p1'],
-      [e.compute_label || say('page-part-compute'), e.compute_gpu_bytes, 'p2'], [say('page-part-overhead'), e.overhead_gpu_bytes, 'p3'],
+      [e.compute_label ? T(e.compute_label) : say('page-part-compute'), e.compute_gpu_bytes, 'p2'], [say('page-part-overhead'), e.overhead_gpu_bytes, 'p3'],
     ];
     const sum = parts.reduce((a, p) => a + (p[1] || 0), 0);
     const scale = Math.max(sum, e.total_gpu_bytes) || 1;
@@ -594,7 +594,7 @@
     const col = column('estimated', say('page-col-estimated'), say('page-col-estimated-by'));
     if (!e) {
       const ai = p.workload && AI.includes(p.workload.kind);
-      const why = p.no_estimate ? p.no_estimate.why : ai ? say('page-no-estimate-unread', { pid: p.pid }) : say('page-no-recipe');
+      const why = p.no_estimate ? T(p.no_estimate.why) : ai ? say('page-no-estimate-unread', { pid: p.pid }) : say('page-no-recipe');
       return add(col, nothing('page-no-estimate'), el('p', 'hint', why));
     }
     add(col, figure((e.total_is_floor ? '≥ ' : '') + bytes(e.total_gpu_bytes), say('page-total-gpu')),
@@ -620,7 +620,8 @@
     const col = column('reported', say('page-col-reported'), say('page-col-reported-by'));
     const figures = runtimeFigures(p);
     for (const f of figures) {
-      const v = f.bytes != null && f.text ? bytes(f.bytes) + ' (' + f.text + ')' : f.bytes != null ? bytes(f.bytes) : f.text || NA;
+      const text = f.text && T(f.text);
+      const v = f.bytes != null && text ? bytes(f.bytes) + ' (' + text + ')' : f.bytes != null ? bytes(f.bytes) : text || NA;
       add(col, figure(v, f.what), el('p', 'src', f.source));
     }
     if (!figures.length) col.append(nothing('page-nothing-recorded'));
@@ -635,12 +636,12 @@
     const ol = el('ol');
     for (const ev of w.evidence) {
       const kind = W.evidence[ev.kind] || ev.kind;
-      ol.append(add(el('li'), el('b', null, labelled('page-evidence-kind', { kind })), document.createTextNode(shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
+      ol.append(add(el('li'), el('b', null, labelled('page-evidence-kind', { kind })), document.createTextNode(T(ev.showed) !== ev.showed ? T(ev.showed) : shown(ev.showed, kind)), el('span', 'src', ' — ' + ev.source)));
     }
-    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, labelled('page-missing')), document.createTextNode(m)));
+    for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, labelled('page-missing')), document.createTextNode(T(m))));
     box.append(ol);
     if (w.member) {
-      const m = { role: w.member.role, pid: w.member.root_pid, evidence: w.member.evidence };
+      const m = { role: w.member.role, pid: w.member.root_pid, evidence: T(w.member.evidence) };
       box.append(el('p', 'hint', m.pid != null ? say('page-member-of', m) : say('page-member', m)));
     }
     return box;
@@ -685,7 +686,7 @@
       kids.push(...partsBar(e));
       if (e.why) kids.push(add(el('p', 'sentence'), el('b', null, labelled('page-why-label')), document.createTextNode(T(e.why))));
       for (const n of e.not_modelled || []) kids.push(el('p', 'hint', say('page-not-modelled', { what: T(n) })));
-      kids.push(el('p', 'hint', say('page-overhead-source', { source: e.overhead_source })));
+      kids.push(el('p', 'hint', say('page-overhead-source', { source: T(e.overhead_source) })));
     }
     kids.push(...gapLines(s, p));
     kids.push(evidence(p));

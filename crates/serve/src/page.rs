@@ -53,10 +53,11 @@ pub fn weight_in(lang: Lang) -> usize {
 }
 
 /// `/api/v1/said`: the round's sentences that have a message key (a [`Said`]: the notes, why a
-/// figure is unknown, the sources' findings, an estimate's why and what it does not model) as
-/// `{English: words in lang}`, so the page shows in its language what the snapshot's JSON
-/// carries in English, and that JSON stays one for every language. A sentence with no key (the system's own words, a replayed recording's, which JSON
-/// keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
+/// figure is unknown, the sources' findings, an estimate's why, rows and what it does not
+/// model, why there is none, the evidence) as `{English: words in lang}`, so the page shows in
+/// its language what the snapshot's JSON carries in English, and that JSON stays one for every
+/// language. A sentence with no key (the system's own words, a replayed recording's, which
+/// JSON keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
 pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
     let mut map: BTreeMap<&str, String> = BTreeMap::new();
     if lang != Lang::En {
@@ -73,6 +74,24 @@ pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
         }
         for e in snap.processes.iter().filter_map(|p| p.estimate.as_deref()) {
             e.why.iter().chain(&e.not_modelled).for_each(&mut add);
+            e.compute_label.iter().for_each(&mut add);
+            add(&e.overhead_source);
+            e.reported
+                .iter()
+                .filter_map(|r| r.text.as_ref())
+                .for_each(&mut add);
+        }
+        for n in snap.processes.iter().filter_map(|p| p.no_estimate.as_ref()) {
+            add(&n.why);
+            n.reported
+                .iter()
+                .filter_map(|r| r.text.as_ref())
+                .for_each(&mut add);
+        }
+        for w in snap.processes.iter().filter_map(|p| p.workload.as_deref()) {
+            w.evidence.iter().for_each(|e| add(&e.showed));
+            w.missing.iter().for_each(&mut add);
+            w.member.iter().for_each(|m| add(&m.evidence));
         }
     }
     serde_json::to_string(&map).unwrap_or_else(|_| "{}".into())

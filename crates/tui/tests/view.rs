@@ -2045,7 +2045,7 @@ fn details_scroll_so_the_evidence_can_be_read_at_80x24() {
         .map(std::sync::Arc::make_mut)
     {
         for i in 0..12 {
-            w.missing.push(format!("evidence gap {i}"));
+            w.missing.push(format!("evidence gap {i}").into());
         }
         w.missing.push("THE-LAST-LINE".into());
     }

@@ -132,7 +132,7 @@ fn measured_section(out: &mut String, e: &Explanation, snap: &Snapshot, lang: La
     heading(out, lang, "report-explain-measured");
     match (&e.not_measured, p) {
         (Some(why), _) => {
-            let _ = writeln!(out, "  {why}");
+            let _ = writeln!(out, "  {}", why.in_lang(lang));
         }
         (None, Some(p)) => {
             for u in &p.usage {
@@ -183,17 +183,19 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
                     out,
                     "    [{}] {}  — {}",
                     crate::labels::evidence_label(ev.kind, lang),
-                    ev.shown(),
+                    ev.shown(lang),
                     ev.source
                 );
             }
             for m in &w.missing {
-                let missing = lang.t_args("report-explain-missing", &[("what", m.into())]);
+                let what = m.in_lang(lang);
+                let missing = lang.t_args("report-explain-missing", &[("what", what.into())]);
                 let _ = writeln!(out, "    {missing}");
             }
             if let Some(m) = &w.member {
                 let word = lang.t("report-evidence-workload");
-                let _ = writeln!(out, "    [{word}] {}: {}", m.role, m.evidence);
+                let how = m.evidence.in_lang(lang);
+                let _ = writeln!(out, "    [{word}] {}: {how}", m.role);
             }
         }
         None => say(out, lang, "report-explain-not-identified", &[]),
@@ -339,7 +341,7 @@ fn live_section(out: &mut String, e: &Explanation, lang: Lang) {
                 na(out, u);
             }
         }
-        (None, Some(why)) => na(out, why),
+        (None, Some(why)) => na(out, &why.in_lang(lang)),
         (None, None) => {}
     }
 }
@@ -394,6 +396,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
             }
         }
         (None, Some(why)) if est.recorded.is_none() => {
+            let why = why.in_lang(lang);
             say(out, lang, "report-explain-na", &[("reason", why.into())]);
         }
         _ => {}
@@ -439,7 +442,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
     for r in &est.reported {
         let what = match (r.bytes, &r.text) {
             (Some(b), _) => format!("{} {}", r.what, human_bytes(b)),
-            (None, Some(t)) => format!("{}: {t}", r.what),
+            (None, Some(t)) => format!("{}: {}", r.what, t.in_lang(lang)),
             (None, None) => r.what.clone(),
         };
         rows.push(vec![
@@ -466,7 +469,7 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
             lang.t_args("report-explain-recorded", &[("bytes", bytes.into())])
         }
         (None, None, None) => match &est.unavailable {
-            Some(why) => format!("{} ({})", words::UNKNOWN, term_safe(why)),
+            Some(why) => format!("{} ({})", words::UNKNOWN, term_safe(&why.in_lang(lang))),
             None => words::UNKNOWN.into(),
         },
     };

@@ -82,7 +82,7 @@ pub fn render_kill(r: &KillText) -> String {
 pub enum Reading<'a> {
     Holds(u64),
     NotListed,
-    Unknown(&'a str),
+    Unknown(&'a gpuledger_lang::Said),
 }
 
 /// `1.00 GiB GPU memory (measured)`, `no measured GPU memory`, `GPU memory unknown: <reason>`.
@@ -90,7 +90,10 @@ pub fn reading(r: Reading, lang: Lang) -> String {
     match r {
         Reading::Holds(b) => lang.t_args("report-kill-holds", &[("bytes", human_bytes(b).into())]),
         Reading::NotListed => lang.t("report-kill-not-listed"),
-        Reading::Unknown(why) => lang.t_args("report-kill-unknown", &[("reason", why.into())]),
+        Reading::Unknown(why) => {
+            let why = why.in_lang(lang);
+            lang.t_args("report-kill-unknown", &[("reason", why.into())])
+        }
     }
 }
 
@@ -247,7 +250,10 @@ mod tests {
             pid: 7,
             name: "通义千问服务",
             user: Some("张三"),
-            memory: reading(Reading::Unknown("WSL2 does not expose it"), Lang::ZhCn),
+            memory: reading(
+                Reading::Unknown(&"WSL2 does not expose it".into()),
+                Lang::ZhCn,
+            ),
             workload: Some(&w),
             cmdline: Some("llama-server -m q.gguf"),
         };

@@ -3,6 +3,7 @@
 
 use crate::identify::identify_in;
 use crate::process_estimate::{estimate_process, Dev, Outcome};
+use gpuledger_lang::Said;
 use gpuledger_model::{EstimatedMemory, NoEstimate, Snapshot, Workload};
 use gpuledger_sources::procfs::{staggered, ProcReader};
 use gpuledger_sources::Annotate;
@@ -250,8 +251,11 @@ impl Identifier {
         let mut e = estimate_process(p, workload, procs, device, round, overhead, inline);
         match (self.asking, may, &mut self.background) {
             (_, Err(note), _) => match e.as_mut() {
-                Some(Ok(e)) => e.not_modelled.push(note.into()),
-                Some(Err(n)) => n.why = format!("{}; {note}", n.why),
+                Some(Ok(e)) => e.not_modelled.push(note),
+                Some(Err(n)) => {
+                    let why = std::mem::take(&mut n.why);
+                    n.why = Said::joined("report-said-list", vec![why, note]).unwrap_or_default();
+                }
                 None => {}
             },
             (Asking::Background(timeout), Ok(true), Some(b)) => b.submit(Job {

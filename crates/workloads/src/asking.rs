@@ -14,6 +14,7 @@
 
 use crate::live::Asker;
 use crate::process_estimate::Outcome;
+use gpuledger_lang::Said;
 use gpuledger_model::{Process, Workload};
 use gpuledger_sources::procfs::ProcReader;
 use std::collections::{HashMap, HashSet};
@@ -50,7 +51,7 @@ pub const TIMEOUT: Duration = Duration::from_millis(500);
 /// Whether `p` (in workload `w`) may be asked: `Ok(false)` when there is nothing to ask (no
 /// recipe reads an API, or the `/proc` is a recording), `Err` with the note to show when it is
 /// not asked for a reason the user should know.
-pub(crate) fn may_ask(p: &Process, w: &Workload, procs: &ProcReader) -> Result<bool, &'static str> {
+pub(crate) fn may_ask(p: &Process, w: &Workload, procs: &ProcReader) -> Result<bool, Said> {
     if !crate::runtimes::is_ai(w.kind) || !crate::runtimes::reads_api(w) || !procs.is_live() {
         return Ok(false);
     }
@@ -59,10 +60,9 @@ pub(crate) fn may_ask(p: &Process, w: &Workload, procs: &ProcReader) -> Result<b
 
 /// Why `pid`'s loopback ports are not ours to ask, when it runs in another network namespace
 /// (a container): its 127.0.0.1 is another host's, and a server there is not the one we reach.
-pub fn other_network(procs: &ProcReader, pid: u32) -> Option<&'static str> {
-    (procs.shares_our_network(pid) == Some(false)).then_some(
-        "the runtime's API was not asked: the process runs in another network namespace (a container), whose 127.0.0.1 is not this one's",
-    )
+pub fn other_network(procs: &ProcReader, pid: u32) -> Option<Said> {
+    (procs.shares_our_network(pid) == Some(false))
+        .then(|| Said::new("report-live-other-netns", vec![]))
 }
 
 /// A process to estimate with its runtime's answers, off the collection thread.

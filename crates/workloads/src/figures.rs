@@ -59,7 +59,7 @@ impl Rejected {
         ReportedFigure::new(
             &self.what,
             None,
-            Some(format!("n/a: {}", self.reason)),
+            Some(format!("n/a: {}", self.reason).into()),
             source,
         )
     }

@@ -20,6 +20,7 @@
 //! parents) comes from the registered runtimes ([`Registry`]); this file names none.
 
 use crate::runtimes::{MpLayout, MpPlace, Registry, Seen, RUNTIMES};
+use gpuledger_lang::Said;
 use gpuledger_model::{Evidence, EvidenceKind, Member, RoleKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 
@@ -110,7 +111,7 @@ pub fn join_with(runtimes: &Registry, f: &ProcessFacts, w: &mut Workload, procs:
                 root_pid: None,
                 role,
                 role_kind: RoleKind::Rank,
-                evidence: format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
+                evidence: rank_vars(f.pid),
             });
         }
         return;
@@ -134,19 +135,19 @@ pub fn join_with(runtimes: &Registry, f: &ProcessFacts, w: &mut Workload, procs:
     let own_role = own.and_then(|r| r.role(&own_seen(f), &root_args));
     let rank = if own_role.is_none() { rank() } else { None };
     let ((role_kind, role), how) = match (own_role, rank) {
-        (Some(role), _) => (role, format!("its title `{}`", title(f))),
-        (None, Some(role)) => (
-            (RoleKind::Rank, role),
-            format!("RANK and WORLD_SIZE in /proc/{}/environ", f.pid),
-        ),
+        (Some(role), _) => {
+            let title = Said::new("report-member-title", vec![("title", title(f).into())]);
+            (role, title)
+        }
+        (None, Some(role)) => ((RoleKind::Rank, role), rank_vars(f.pid)),
         (None, None) => match own
             .and_then(|r| r.multiprocessing())
             .and_then(|layout| mp_role(f, layout, &root, &root_args, procs))
         {
-            Some(found) => found,
+            Some((role, how)) => (role, how.into()),
             None => (
                 (RoleKind::Child, "child".to_string()),
-                "a descendant".to_string(),
+                Said::new("report-member-descendant", vec![]),
             ),
         },
     };
@@ -154,13 +155,24 @@ pub fn join_with(runtimes: &Registry, f: &ProcessFacts, w: &mut Workload, procs:
         root_pid: Some(root.pid),
         role,
         role_kind,
-        evidence: format!(
-            "{how}; the workload's root is pid {} (`{}`), from /proc/{}/stat's parent chain",
-            root.pid,
-            short(&root.joined),
-            f.pid
+        evidence: Said::new(
+            "report-member-rooted",
+            vec![
+                ("how", how.into()),
+                ("root", root.pid.to_string().into()),
+                ("command", short(&root.joined).into()),
+                ("pid", f.pid.to_string().into()),
+            ],
         ),
     });
+}
+
+/// How a rank was known: its launcher's variables.
+fn rank_vars(pid: u32) -> Said {
+    Said::new(
+        "report-member-rank-vars",
+        vec![("pid", pid.to_string().into())],
+    )
 }
 
 /// The nearest ancestor whose command line names a runtime (or a launcher), and that kind.
@@ -208,11 +220,13 @@ fn adopt(f: &ProcessFacts, w: &mut Workload, root: &Ancestor, kind: WorkloadKind
     w.kind = kind;
     w.evidence.push(Evidence {
         kind: EvidenceKind::Parent,
-        showed: format!(
-            "a descendant of pid {} `{}`, which runs {}",
-            root.pid,
-            short(&root.joined),
-            kind.label()
+        showed: Said::new(
+            "report-ev-descendant",
+            vec![
+                ("pid", root.pid.to_string().into()),
+                ("command", short(&root.joined).into()),
+                ("kind", kind.label().into()),
+            ],
         ),
         source: format!(
             "/proc/{}/stat parent chain, /proc/{}/cmdline",

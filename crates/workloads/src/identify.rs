@@ -5,6 +5,7 @@
 //! with the number of independent kinds of evidence that agree.
 
 use crate::runtimes::{same_library, Library, Registry, Seen, RUNTIMES};
+use gpuledger_lang::Said;
 use gpuledger_model::{desktop, Confidence, Evidence, EvidenceKind, Workload, WorkloadKind};
 use gpuledger_sources::procfs::ProcessFacts;
 
@@ -12,7 +13,7 @@ use gpuledger_sources::procfs::ProcessFacts;
 /// runtime, a program drawing through a graphics driver. The runtimes declare their own
 /// ([`crate::runtimes::Runtime::library`]).
 static CUDA: Library = Library {
-    what: "CUDA/HIP runtime library",
+    what: "report-lib-cuda",
     prefixes: &[
         "libcudart",
         "libcublas",
@@ -24,7 +25,7 @@ static CUDA: Library = Library {
 };
 
 static GRAPHICS: Library = Library {
-    what: "graphics driver library",
+    what: "report-lib-graphics",
     prefixes: &[
         "libvulkan",
         "libGLX_nvidia",
@@ -194,8 +195,8 @@ fn executable(f: &ProcessFacts, prog: &str) -> Evidence {
     Evidence {
         kind: EvidenceKind::Executable,
         showed: match &f.exe {
-            Some(e) => format!("executable {e}"),
-            None => format!("process name {prog}"),
+            Some(e) => Said::new("report-ev-executable", vec![("path", e.as_str().into())]),
+            None => Said::new("report-ev-process-name", vec![("name", prog.into())]),
         },
         source: if f.exe.is_some() {
             proc_src(f, "exe")
@@ -216,14 +217,20 @@ fn surroundings(
     for (lib, path) in libs {
         ev.push(Evidence {
             kind: EvidenceKind::Library,
-            showed: format!("{} {path}", lib.what),
+            showed: Said::new(
+                "report-ev-library",
+                vec![
+                    ("what", Said::new(lib.what, vec![]).into()),
+                    ("path", path.as_str().into()),
+                ],
+            ),
             source: proc_src(f, "maps"),
         });
     }
     for port in &f.listen_ports {
         ev.push(Evidence {
             kind: EvidenceKind::ListeningPort,
-            showed: format!("listens on TCP port {port}"),
+            showed: Said::new("report-ev-port", vec![("port", port.to_string().into())]),
             source: format!("{} + {}", proc_src(f, "net/tcp"), proc_src(f, "fd")),
         });
     }
@@ -242,24 +249,25 @@ fn missing(
     kind: WorkloadKind,
     ev: &[Evidence],
     model_arg: Option<&str>,
-) -> Vec<String> {
+) -> Vec<Said> {
     let mut missing = Vec::new();
     if runtimes.is_ai(kind) {
         let model_seen = ev.iter().any(|e| e.kind == EvidenceKind::ModelFile);
         if !model_seen {
             missing.push(match model_arg {
-                Some(m) => format!("model file: {m} is named on the command line but not mapped or open (not loaded yet, or read without mmap and closed)"),
-                None => "model file: none mapped or open".into(),
+                Some(m) => Said::new("report-missing-model-named", vec![("path", m.into())]),
+                None => Said::new("report-missing-model", vec![]),
             });
         }
         if runtimes.is_server(kind) && f.listen_ports.is_empty() && !f.cmdline.is_empty() {
-            missing.push(
-                "listening port: none found (not a server, or its sockets are not readable)".into(),
-            );
+            missing.push(Said::new("report-missing-port", vec![]));
         }
     }
     for u in &f.unreadable {
-        missing.push(format!("could not read {u}"));
+        missing.push(Said::new(
+            "report-missing-unreadable",
+            vec![("what", u.as_str().into())],
+        ));
     }
     missing
 }
@@ -303,16 +311,12 @@ fn cmdline_signal(
     kind: WorkloadKind,
     named: bool,
     seen: &Seen,
-) -> Option<(String, &'static str)> {
+) -> Option<(Said, &'static str)> {
     if let Some(r) = runtimes.for_kind(kind) {
         return r.cmdline_signal(kind, named, seen);
     }
-    (kind == WorkloadKind::Browser && seen.lower.contains("--type=gpu-process")).then(|| {
-        (
-            "browser GPU process (--type=gpu-process)".to_string(),
-            "cmdline",
-        )
-    })
+    (kind == WorkloadKind::Browser && seen.lower.contains("--type=gpu-process"))
+        .then(|| (Said::new("report-ev-browser-gpu", vec![]), "cmdline"))
 }
 
 fn supporting_kinds(

@@ -5,6 +5,7 @@
 //! [`crate::asking`] (inline for a one-round command, else in the background). A 401 is evidence (the server wants an API key), not an error;
 //! gpuledger never sends a key.
 
+use gpuledger_lang::Said;
 pub use gpuledger_model::live::{LiveState, LoadedModel};
 use gpuledger_model::{Evidence, EvidenceKind};
 use std::collections::HashMap;
@@ -89,10 +90,10 @@ pub(crate) fn answer(
         .map(|r| r.body)
 }
 
-pub(crate) fn http_evidence(port: u16, path: &str, showed: String) -> Evidence {
+pub(crate) fn http_evidence(port: u16, path: &str, showed: impl Into<Said>) -> Evidence {
     Evidence {
         kind: EvidenceKind::Http,
-        showed,
+        showed: showed.into(),
         source: format!("GET http://127.0.0.1:{port}{path}"),
     }
 }

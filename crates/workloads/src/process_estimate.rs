@@ -18,7 +18,7 @@ pub fn inputs_for(
     w: &Workload,
     proc_root: &Path,
     vendor: Option<Vendor>,
-) -> Result<ProcessInputs, String> {
+) -> Result<ProcessInputs, Said> {
     llama_inputs(p, w, proc_root, vendor).unwrap_or_else(|| Err(no_llama_recipe(w)))
 }
 
@@ -29,20 +29,18 @@ pub fn llama_inputs(
     w: &Workload,
     proc_root: &Path,
     vendor: Option<Vendor>,
-) -> Option<Result<ProcessInputs, String>> {
+) -> Option<Result<ProcessInputs, Said>> {
     crate::runtimes::inputs_for(p, w, proc_root, vendor, &Default::default())
 }
 
 /// Why a process has no llama.cpp inputs: vLLM, SGLang, PyTorch and ComfyUI have their own
 /// recipes ([`runtime_estimate`]); other kinds none.
-fn no_llama_recipe(w: &Workload) -> String {
+fn no_llama_recipe(w: &Workload) -> Said {
+    let kind = vec![("kind", w.kind.label().into())];
     if crate::runtimes::covers(w.kind) {
-        format!(
-            "not a llama.cpp process: {}'s estimate is its runtime's own recipe",
-            w.kind.label()
-        )
+        Said::new("recipe-err-not-llama", kind)
     } else {
-        format!("no memory recipe for {} yet", w.kind.label())
+        Said::new("recipe-err-no-recipe", kind)
     }
 }
 
@@ -152,7 +150,7 @@ pub fn summary(e: &Estimate) -> EstimatedMemory {
         compute_label: None,
         overhead_gpu_bytes: overhead,
         overhead_included: false,
-        overhead_source: e.overhead.what.to_string(),
+        overhead_source: e.overhead.what.clone(),
         total_gpu_bytes: weights + kv + compute + overhead.unwrap_or(0),
         why: Some(why_llama(e)),
         reported: Vec::new(),
@@ -182,7 +180,7 @@ pub fn rpc_share(
         compute_label: None,
         overhead_gpu_bytes: None,
         overhead_included: false,
-        overhead_source: "the rpc-server's own backend: not estimated".into(),
+        overhead_source: Said::new("recipe-overhead-rpc", vec![]),
         total_gpu_bytes: total,
         why: Some(
             format!(
@@ -268,7 +266,7 @@ pub fn runtime_estimate(
     overhead: Option<(u64, String)>,
     round: Option<&crate::safetensors::Round>,
     ask: Option<&crate::live::Asker>,
-) -> Option<Result<crate::runtimes::RuntimeEstimate, String>> {
+) -> Option<Result<crate::runtimes::RuntimeEstimate, Said>> {
     if !crate::runtimes::covers(w.kind) {
         return None;
     }
@@ -319,7 +317,7 @@ pub fn estimate_process(
     let asked = ask.map_or(Asked::Nothing, |a| {
         crate::runtimes::ask(p, workload, procs.root(), a.timeout)
     });
-    let without = |why: String| NoEstimate {
+    let without = |why: Said| NoEstimate {
         why,
         reported: crate::runtimes::reported(p, workload, procs.root(), &asked),
     };
@@ -334,7 +332,7 @@ pub fn estimate_process(
                     i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
                     i
                 })
-                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
+                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)).map_err(Said::from))
                 .map(|(i, mut e)| {
                     if let Some((bytes, label)) = &overhead {
                         // The settings' backend, the key the estimate's `backend` input words.

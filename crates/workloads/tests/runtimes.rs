@@ -78,10 +78,12 @@ impl H {
     }
 }
 
-fn err(r: Option<Result<gpuledger_workloads::process_estimate::ProcessInputs, String>>) -> String {
+fn err(
+    r: Option<Result<gpuledger_workloads::process_estimate::ProcessInputs, gpuledger_lang::Said>>,
+) -> String {
     match r.expect("a runtime handled here") {
         Ok(_) => panic!("expected an error"),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     }
 }
 

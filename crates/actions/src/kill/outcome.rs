@@ -17,7 +17,7 @@ pub enum GpuMemoryReading {
     /// Not listed as a GPU user on any device that reports per-process memory.
     NotListed,
     /// Could not tell (no per-process source on this machine, a source failed, ...).
-    Unknown { reason: String },
+    Unknown { reason: gpuledger_lang::Said },
 }
 
 /// Reads a process's measured GPU memory. The CLI implements it with a fresh collection round; the
@@ -242,7 +242,7 @@ pub(super) fn gpu_release(
             None,
             said(
                 "report-kill-release-unknown",
-                vec![("reason", reason.as_str().into())],
+                vec![("reason", reason.clone().into())],
             ),
         ),
         (_, GpuMemoryReading::Holds { bytes }) => (

@@ -83,28 +83,32 @@ pub fn reading_from_snapshot(snap: &Snapshot, pid: u32) -> GpuMemoryReading {
         let reason = p
             .usage
             .iter()
-            .find_map(|u| u.unavailable_reason.as_deref().map(str::to_string))
-            .unwrap_or_else(|| "its GPU memory was not reported".into());
+            .find_map(|u| u.unavailable_reason.clone())
+            .unwrap_or_else(|| Said::new("report-kill-reason-not-reported", vec![]));
         return GpuMemoryReading::Unknown { reason };
     }
     if snap.host.wsl {
         return GpuMemoryReading::Unknown {
-            reason: "WSL2 does not expose per-process GPU memory".into(),
+            reason: Said::new("report-kill-reason-wsl", vec![]),
         };
     }
     if snap.devices.is_empty() {
-        let why = snap
+        let why: Vec<Said> = snap
             .sources
             .iter()
             .filter(|s| s.status != SourceState::Ok)
-            .map(|s| format!("{}: {}", s.name, s.detail))
-            .collect::<Vec<_>>()
-            .join("; ");
+            .map(|s| {
+                let args = vec![
+                    ("name", s.name.as_str().into()),
+                    ("detail", s.detail.clone().into()),
+                ];
+                Said::new("report-kill-source-failed", args)
+            })
+            .collect();
         return GpuMemoryReading::Unknown {
-            reason: if why.is_empty() {
-                "no GPU found by any source".into()
-            } else {
-                format!("no GPU found by any source ({why})")
+            reason: match Said::joined("report-said-list", why) {
+                None => Said::new("report-kill-reason-no-gpu", vec![]),
+                Some(why) => Said::new("report-kill-reason-no-gpu-why", vec![("why", why.into())]),
             },
         };
     }

@@ -50,7 +50,7 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
 const BLOB: &str = "<blob>";
 
 /// Ollama's own runner (the llama.cpp engine) on the blob.
-const RUNNER: &[&str] = &[
+pub(crate) const RUNNER: &[&str] = &[
     "/usr/local/bin/ollama",
     "runner",
     "--model",
@@ -61,7 +61,7 @@ const RUNNER: &[&str] = &[
 
 /// [`ONE_GPU`] with [`tree`]: the models folder (in the returned temp dir) and the runner started
 /// with `runner_args`, [`BLOB`] among them.
-fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
+pub(crate) fn ollama(runner_args: &[&str]) -> (tempfile::TempDir, Machine) {
     let d = tempfile::tempdir().unwrap();
     let blob = ollama_models(d.path(), true);
     let b = blob.display().to_string();
@@ -358,4 +358,80 @@ fn explain_lm_studio_engine() {
         .as_str()
         .unwrap()
         .contains("/api/v0/models"));
+}
+
+/// `explain` in Chinese: the evidence, what was not found, why the API was not asked, what
+/// Ollama reported and why there is no recipe are the catalogue's sentences; the JSON is the
+/// English one whatever the language.
+#[test]
+fn explain_speaks_chinese_and_its_json_stays_english() {
+    // A machine per run: the canned server answers one run, and the serve process would list
+    // its port beside the next one's.
+    let text = |lang: &str, inode: u64, json: bool| {
+        let (d, m) = ollama(RUNNER);
+        let mut args = vec!["--lang", lang, "explain", "4242"];
+        if json {
+            args.push("--json");
+        }
+        let a = with_ps(&m, inode, &args);
+        // The answering server's port differs run to run.
+        let out = String::from_utf8(a.out.stdout).unwrap();
+        out.replace(&format!("127.0.0.1:{}", a.port), "127.0.0.1:PORT")
+            .replace(d.path().to_str().unwrap(), "TMP")
+    };
+    let json = text("en", 777101, true);
+    assert!(
+        json.contains("the runtime names this model qwen3:8b"),
+        "{json}"
+    );
+    assert_eq!(text("zh-CN", 777102, true), json);
+    assert_eq!(text("zh-TW", 777103, true), json);
+    let cn = text("zh-CN", 777104, false);
+    for says in [
+        "[父进程] ollama（PID 900）",
+        "[模型文件] 运行时称此模型为 qwen3:8b",
+        "[库] llama.cpp / ggml 库 ",
+        "[GGUF 文件头] 架构 qwen3，36 层，",
+        "n/a：看不到该进程监听任何 TCP 端口",
+        "context_length: 每个槽位 4096 个 token",
+        "expires_at: 保持加载至 2026-12-01 14:32 (+01:00)（OLLAMA_KEEP_ALIVE=10m）",
+        "依据：qwen3:8b 保持加载至",
+        "其进程标题 `ollama`；工作负载的根进程是 PID 900",
+    ] {
+        assert!(cn.contains(says), "{says}\n{cn}");
+    }
+    let tw = text("zh-TW", 777105, false);
+    assert!(tw.contains("[父處理程序] ollama（PID 900）"), "{tw}");
+    assert!(tw.contains("每個槽位 4096 個 token"), "{tw}");
+    for english in [
+        "the runtime names",
+        "listens on no TCP port",
+        "tokens per slot",
+        "kept loaded until",
+        "parent chain",
+        "GGUF header",
+    ] {
+        assert!(
+            !cn.contains(english) && !tw.contains(english),
+            "{english}\n{cn}"
+        );
+    }
+    // No recipe for the Go engine: why, in the reader's language.
+    let (_d, m) = ollama(&[
+        "/usr/local/bin/ollama",
+        "runner",
+        "--ollama-engine",
+        "--model",
+        BLOB,
+        "--port",
+        "42059",
+    ]);
+    let out = with_ps(&m, 777106, &["--lang", "zh-CN", "explain", "4242"]).out;
+    let cn = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        cn.contains("n/a：Ollama 自己的 Go 引擎（`ollama runner --ollama-engine`）自行分配权重"),
+        "{cn}"
+    );
+    assert!(cn.contains("显示 qwen3:8b：size 6.83 GiB"), "{cn}");
+    assert!(!cn.contains("no recipe models it"), "{cn}");
 }

@@ -685,3 +685,61 @@ fn vllm_tensor_parallel_workers_each_carry_their_share_on_their_own_gpu() {
         "{text}"
     );
 }
+
+/// vLLM's ledger in Chinese: the evidence, its rows, what its /metrics reported and where each
+/// input came from are the catalogue's words; the JSON is the English one.
+#[test]
+fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_dir(dir.path());
+    let metrics = repo().join("fixtures/vllm/tinyllama-cpu-v0-metrics.txt");
+    let routes = format!("{{\"/metrics\": {:?}}}", metrics.display().to_string());
+    let args = [
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        m.to_str().unwrap(),
+        "--max-model-len",
+        "2048",
+    ];
+    let f = start(dir.path(), &py, &args, &[("FAKE_ROUTES", routes)]);
+    let pid = f.child.id();
+    let p = pid.to_string();
+    let json = run(pid, &["explain", &p, "--json"]);
+    assert_eq!(
+        run(pid, &["--lang", "zh-CN", "explain", &p, "--json"]),
+        json
+    );
+    let cn = run(pid, &["--lang", "zh-CN", "explain", &p]);
+    for says in [
+        "[命令行] vLLM 引擎（vllm.entrypoints 或 VLLM:: 进程标题）",
+        "[监听端口] TCP 端口 ",
+        "[HTTP 响应] vLLM 指标",
+        "缺少：模型文件：命令行指定了 ",
+        "激活值和 CUDA graph（预留的其余部分） 17.60 GiB",
+        "n/a（包含在预留之内（CUDA 上下文、NCCL、cuBLAS",
+        "num_gpu_blocks: 11,915 个块，每块 16 个 token",
+        "(文件：命令行上的路径)",
+        "weights = 0.00 GiB，6 个张量，3 个文件  (张量：safetensors 文件头)",
+        "tensor_parallel_size = 1  (默认值（vLLM）)",
+        "(实测：驱动)",
+        "混合模型的层分成若干 KV 组",
+        "(假定：这里不知道正在运行的 vLLM 版本",
+    ] {
+        assert!(cn.contains(says), "{says}\n{cn}");
+    }
+    for english in [
+        "vLLM engine",
+        "listens on",
+        "blocks of 16 tokens",
+        "rest of the reservation",
+        "path on the command line",
+        "safetensors headers",
+        "vLLM's)",
+        "the driver)",
+        "is not known here",
+    ] {
+        assert!(!cn.contains(english), "{english}\n{cn}");
+    }
+}

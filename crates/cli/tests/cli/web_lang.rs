@@ -252,3 +252,39 @@ fn the_page_follows_a_browser_that_reads_traditional_chinese() {
     let asked = get(s.addr, "/api/v1/snapshot?lang=zh-TW").body;
     assert_eq!(plain, asked);
 }
+
+/// A live machine (an Ollama runner on the fake GPU, its model's GGUF header read): the why
+/// pane's evidence, what was not found and why there is no answer from the runtime are the
+/// catalogue's sentences in Chinese, from `/api/v1/said`, while `/api/v1/snapshot` keeps the
+/// English. Screenshot `lang-zh-CN-live-why.png`.
+#[test]
+fn a_live_process_s_evidence_and_estimate_speak_chinese_on_the_page() {
+    let Some(b) =
+        browser_or_skip("a_live_process_s_evidence_and_estimate_speak_chinese_on_the_page")
+    else {
+        return;
+    };
+    let (_d, m) = crate::explain_ollama::ollama(crate::explain_ollama::RUNNER);
+    let s = start_serving(&mut m.command(&["serve", "--listen", "127.0.0.1:0"]));
+    b.viewport(1440, 900, false);
+    rendered(&b, Some(&format!("http://{}/?lang=zh-CN", s.addr)));
+    b.click("#procs tbody tr[data-pid='4242']");
+    std::thread::sleep(Duration::from_millis(400));
+    let body = b.exec("return document.body.innerText", json!([]));
+    let body = body.as_str().unwrap();
+    b.screenshot(&screenshot_dir().join("lang-zh-CN-live-why.png"), true);
+    for says in [
+        "ollama（PID 900）",
+        "llama.cpp / ggml 库 /usr/local/lib/ollama/cuda_v12/libggml-cuda.so",
+        "`ollama runner`，模型 ",
+        "其进程标题 `ollama`；工作负载的根进程是 PID 900",
+    ] {
+        assert!(body.contains(says), "{says}\n{body}");
+    }
+    for english in ["ggml library", "parent chain", "`ollama runner` for model"] {
+        assert!(!body.contains(english), "still English: {english}\n{body}");
+    }
+    let snap = get(s.addr, "/api/v1/snapshot?lang=zh-CN").body;
+    assert!(snap.contains("llama.cpp / ggml library"), "{snap}");
+    assert!(!snap.contains("ggml 库"));
+}

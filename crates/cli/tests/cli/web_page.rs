@@ -302,7 +302,14 @@ fn check_why_of_llama(b: &Browser, p: &Process) {
     let mut evidence: Vec<String> = w
         .evidence
         .iter()
-        .map(|ev| format!("{}: {} — {}", ev.kind.label(), ev.shown(), ev.source))
+        .map(|ev| {
+            format!(
+                "{}: {} — {}",
+                ev.kind.label(),
+                ev.shown(gpuledger_lang::Lang::En),
+                ev.source
+            )
+        })
         .collect();
     evidence.extend(w.missing.iter().map(|m| format!("missing: {m}")));
     assert_eq!(why["evidence"], json!(evidence));

@@ -42,7 +42,8 @@ fn worker(rank: u32, device: &str) -> Process {
             root_pid: Some(ROOT),
             role: format!("worker TP{rank}/4"),
             role_kind: RoleKind::Worker,
-            evidence: format!("process title VLLM::Worker_TP{rank}, child of VLLM::EngineCore"),
+            evidence: format!("process title VLLM::Worker_TP{rank}, child of VLLM::EngineCore")
+                .into(),
         }),
     }));
     let mut u = Usage::new(device, "nvml");

@@ -121,3 +121,67 @@ recipe-pytorch-nm-activations = activations, gradients, optimizer state and any 
 recipe-pytorch-nm-offload = whether every open weight file is on the GPU (a file can be loaded to the CPU, or offloaded)
 recipe-vllm-nm-pipeline = the pipeline stage's own layers: the weights are split evenly over { $stages } stages (the embeddings on the first, the output head on the last are counted as spread) and the KV cache is sized for the largest stage's ⌈layers / { $stages }⌉ layers, a ceiling for the others
 recipe-vllm-nm-expert-parallel = expert parallelism (--enable-expert-parallel): the { $experts } experts per layer spread over { $ranks } ranks (TP { $tp } × DP { $dp }) instead of split by TP; the weights are all ÷ TP here
+
+## The runtime ledgers' rows: what the compute row holds, where the overhead is
+recipe-vllm-rest-row = { $label } (rest of the reservation)
+recipe-vllm-overhead-inside = inside the reservation (CUDA context, NCCL, cuBLAS: vLLM's non-torch memory)
+recipe-sglang-overhead = CUDA context: part of what the static pool leaves out
+recipe-torch-compute-row = activations and the caching allocator's reserve
+recipe-torch-overhead-probe = CUDA context, { $label }
+recipe-torch-overhead-none = not measured on this machine (no saved probe)
+recipe-overhead-rpc = the rpc-server's own backend: not estimated
+
+## What Ollama and LM Studio report of a loaded model, and the why sentence's lead
+recipe-ollama-ctx-per-slot = { $n } tokens per slot
+recipe-ollama-keep-default = OLLAMA_KEEP_ALIVE unset: 5m
+recipe-ollama-kept = kept loaded until { $until } ({ $keep })
+recipe-ollama-lead-kept = { $name } kept loaded until { $until } ({ $keep })
+recipe-ollama-lead-loaded = { $name } loaded by Ollama
+recipe-ollama-loader-runner = Ollama's runner
+recipe-ollama-loader-server = Ollama's llama-server
+recipe-ollama-lead-loaded-by = { $name } loaded by { $loader }
+recipe-ollama-lead-unnamed = a model loaded by { $loader }
+recipe-lmstudio-lead = { $name } loaded by LM Studio with a { $ctx }-token context
+recipe-lmstudio-ctx = { $ctx } tokens (the model allows { $max })
+recipe-lmstudio-nm-settings = LM Studio's GPU offload, flash attention, KV cache type and concurrent predictions are kept in its own settings, not visible outside it: llama.cpp's defaults (all layers, flash attention auto, f16 cache, one unified cache) are assumed
+
+## What vLLM's /metrics reports
+recipe-vllm-reported-blocks = { $blocks } blocks of { $tokens } tokens
+recipe-vllm-reported-tokens = { $tokens } tokens
+recipe-vllm-reported-usage = { $pct } of the blocks
+
+## Where a runtime recipe's inputs were read, and the weights' value
+recipe-src-gguf-header = GGUF header
+recipe-src-safetensors = safetensors headers
+recipe-src-driver = the driver
+recipe-found-path = path on the command line
+recipe-found-gguf = GGUF file on the command line
+recipe-found-hub-ref = hub cache ({ $how }), refs/main = { $rev }
+recipe-found-hub-only = hub cache ({ $how }), the only snapshot
+recipe-weights-value = { $bytes } in { $tensors } tensors, { $files } file(s)
+recipe-weights-value-ranks = { $bytes } in { $tensors } tensors, { $files } file(s), { $per_rank } per rank (÷ { $split })
+recipe-default-runtime = { $runtime }'s
+
+## vLLM's KV rules, by the version that runs
+recipe-vllm-rule-groups = a hybrid model's layers in KV groups (the hybrid KV cache manager, since v0.9.1)
+recipe-vllm-rule-no-groups = every layer a full-context page (no hybrid KV cache manager before v0.9.1)
+recipe-vllm-rule-concurrency = GPU KV cache size = int(max concurrency × max_model_len) (since v0.20.1)
+recipe-vllm-rule-per-group = GPU KV cache size = blocks ÷ KV groups × block size (before v0.20.1)
+recipe-vllm-rule-in-flight = a windowed group holds window − 1 + the tokens of every batch in flight (since v0.26.0)
+recipe-vllm-rule-batched = a windowed group holds window − 1 + max_num_batched_tokens (before v0.26.0)
+recipe-vllm-version-assumed = the running vLLM version is not known here: the rules of the newest releases read (v0.26.0 to v0.33.0) are assumed
+
+## Why a process has no estimate
+recipe-err-not-llama = not a llama.cpp process: { $kind }'s estimate is its runtime's own recipe
+recipe-err-no-recipe = no memory recipe for { $kind } yet
+recipe-err-lms-mlx = LM Studio's MLX engine: no recipe models MLX's memory
+recipe-err-lms-mlx-model = LM Studio's MLX engine ({ $model }): no recipe models MLX's memory
+recipe-err-lms-no-model = the model file is not known: LM Studio's engine maps no GGUF file (none loaded, or not readable)
+recipe-err-lms-not-asked = LM Studio keeps the loaded context length in its own state; it is known only from its API (GET /api/v0/models), which is not asked here
+recipe-err-lms-no-match = { $source } lists no loaded model that matches { $path }
+recipe-err-ollama-go = Ollama's own Go engine (`ollama runner --ollama-engine`) allocates its weights, KV cache and graph itself; no recipe models it
+recipe-err-ollama-mlx = Ollama's MLX engine (`ollama runner --mlx-engine`): no recipe models it
+recipe-err-ollama-engine = { $what }. The command line says: { $argv }
+recipe-err-ollama-engine-ps = { $what }. The command line says: { $argv }; { $source } says { $name }: size { $size }, size_vram { $vram }, context { $context }
+recipe-err-vllm-core-ranks = vLLM's engine core holds no model with { $ranks } ranks (tensor × pipeline parallel): its { $ranks } workers (VLLM::Worker_*) hold one share each, and each carries its own estimate
+recipe-err-vllm-core-worker = vLLM's engine core holds no model here: it started a worker process (VLLM::Worker, pid { $pid }; vLLM's multiprocessing executor, as its CPU build runs even one rank) that holds the model and carries the estimate

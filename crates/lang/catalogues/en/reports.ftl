@@ -238,6 +238,7 @@ report-recorded-context = recorded in the snapshot when it was taken ({ $recipe 
 report-recorded-compute-buffers = compute buffers
 report-recorded-total-gpu = total GPU
 report-runtime-recipe-model = recipe { $recipe } · model { $model }
+report-runtime-overhead = { $bytes } ({ $source })
 report-runtime-not-modelled = n/a (not modelled)
 report-runtime-kv-holds = KV cache holds
 report-runtime-tokens = { $n } tokens
@@ -584,3 +585,73 @@ report-src-drm-dxg = { $count ->
         [one] { $count } process
        *[other] { $count } processes
     } with /dev/dxg open (WSL2 GPU paravirtualisation: measured by the dxg source, not by fdinfo)
+
+## explain: what each piece of evidence showed (the JSON keeps this English; views drop the
+## kind's own words in English, and the other languages are written without them)
+report-said-comma = { $a }, { $b }
+report-ev-executable = executable { $path }
+report-ev-process-name = process name { $name }
+report-ev-model-file = model file { $path }
+report-ev-parent = parent { $name } (pid { $pid })
+report-ev-port = listens on TCP port { $port }
+report-ev-library = { $what } { $path }
+report-lib-ggml = llama.cpp / ggml library
+report-lib-mlx = MLX library
+report-lib-torch = PyTorch CUDA library
+report-lib-cuda = CUDA/HIP runtime library
+report-lib-graphics = graphics driver library
+report-ev-in-cmdline = { $what } in the command line
+report-ev-browser-gpu = browser GPU process (--type=gpu-process)
+report-ev-ollama-runner = `ollama runner` for model { $model }
+report-ev-llama-flags = llama.cpp flags: { $flags }
+report-ev-flag-model = model { $value }
+report-ev-flag-context = context { $value }
+report-ev-flag-gpu-layers = { $value } GPU layers
+report-ev-flag-slots = { $value } slots
+report-ev-sglang-title = SGLang process title `{ $title }`
+report-ev-vllm-engine = vLLM engine (vllm.entrypoints or VLLM:: process title)
+report-ev-descendant = a descendant of pid { $pid } `{ $command }`, which runs { $kind }
+report-ev-runtime-names = the runtime names this model { $name }
+report-ev-gguf = GGUF header: architecture { $arch }, { $layers } layers, { $size }
+report-ev-vllm-metrics = vLLM metrics
+report-ev-sglang-info = SGLang server info
+report-ev-sglang-info-tokens = SGLang server info, max_total_num_tokens { $tokens }
+report-ev-ollama-none = Ollama: 0 models loaded
+report-ev-ollama-loaded = Ollama: { $n } { $n ->
+        [one] model
+       *[other] models
+    } loaded ({ $names })
+report-ev-lmstudio-loaded = LM Studio: { $n } model(s) loaded
+report-ev-props-401 = HTTP 401: the server was started with an API key
+report-ev-health-200 = HTTP 200 (no key needed)
+report-ev-slots-busy = { $busy } of { $total } slots busy
+
+## explain: what was looked for and not found
+report-missing-model-named = model file: { $path } is named on the command line but not mapped or open (not loaded yet, or read without mmap and closed)
+report-missing-model = model file: none mapped or open
+report-missing-port = listening port: none found (not a server, or its sockets are not readable)
+report-missing-unreadable = could not read { $what }
+report-missing-log = runtime log: { $error }
+
+## explain: how a process was placed in its workload
+report-member-title = its title `{ $title }`
+report-member-rank-vars = RANK and WORLD_SIZE in /proc/{ $pid }/environ
+report-member-descendant = a descendant
+report-member-rooted = { $how }; the workload's root is pid { $root } (`{ $command }`), from /proc/{ $pid }/stat's parent chain
+
+## explain: why the runtime's own API was not asked, why no process figure
+report-live-replay = replay: the live server is not asked
+report-live-no-probe = --no-probe given
+report-live-other-netns = the runtime's API was not asked: the process runs in another network namespace (a container), whose 127.0.0.1 is not this one's
+report-live-not-server = not a model server
+report-live-no-port = the process listens on no TCP port we can see
+report-live-no-answer = no { $kind } API answered on port(s) { $ports }
+report-explain-not-measured = no source reports GPU memory for this process
+report-explain-deferred = this process holds no GPU memory of its own: its workload's { $holders } hold the model, { $total } estimated in all (WORKLOAD PROCESSES)
+
+## kill: why the GPU memory a process holds is not known
+report-kill-reason-not-reported = its GPU memory was not reported
+report-kill-reason-wsl = WSL2 does not expose per-process GPU memory
+report-kill-reason-no-gpu = no GPU found by any source
+report-kill-reason-no-gpu-why = no GPU found by any source ({ $why })
+report-kill-source-failed = { $name }: { $detail }

@@ -116,3 +116,67 @@ recipe-pytorch-nm-activations = 激活值、梯度、优化器状态和任何 KV
 recipe-pytorch-nm-offload = 每个打开的权重文件是否都在 GPU 上（文件也可能加载到 CPU，或被卸载）
 recipe-vllm-nm-pipeline = 流水线各阶段自己的层：权重按 { $stages } 个阶段平均分配（第一阶段的嵌入层和最后阶段的输出头按均摊计算），KV 缓存按最大阶段的 ⌈层数 / { $stages }⌉ 层估算，对其他阶段是上限
 recipe-vllm-nm-expert-parallel = 专家并行（--enable-expert-parallel）：每层 { $experts } 个专家分布在 { $ranks } 个 rank 上（TP { $tp } × DP { $dp }），而不是按 TP 切分；这里的权重全部按 TP 平分
+
+## The runtime ledgers' rows: what the compute row holds, where the overhead is
+recipe-vllm-rest-row = { $label }（预留的其余部分）
+recipe-vllm-overhead-inside = 包含在预留之内（CUDA 上下文、NCCL、cuBLAS：vLLM 的非 torch 内存）
+recipe-sglang-overhead = CUDA 上下文：在静态池之外的部分里
+recipe-torch-compute-row = 激活值和缓存分配器的预留
+recipe-torch-overhead-probe = CUDA 上下文，{ $label }
+recipe-torch-overhead-none = 未在本机实测（没有保存的 probe 结果）
+recipe-overhead-rpc = rpc-server 自己的后端：未估算
+
+## What Ollama and LM Studio report of a loaded model, and the why sentence's lead
+recipe-ollama-ctx-per-slot = 每个槽位 { $n } 个 token
+recipe-ollama-keep-default = 未设置 OLLAMA_KEEP_ALIVE：5m
+recipe-ollama-kept = 保持加载至 { $until }（{ $keep }）
+recipe-ollama-lead-kept = { $name } 保持加载至 { $until }（{ $keep }）
+recipe-ollama-lead-loaded = { $name } 由 Ollama 加载
+recipe-ollama-loader-runner = Ollama 的运行器
+recipe-ollama-loader-server = Ollama 的 llama-server
+recipe-ollama-lead-loaded-by = { $name }（加载者：{ $loader }）
+recipe-ollama-lead-unnamed = 一个模型（加载者：{ $loader }）
+recipe-lmstudio-lead = { $name } 由 LM Studio 加载，上下文 { $ctx } 个 token
+recipe-lmstudio-ctx = { $ctx } 个 token（模型最多允许 { $max }）
+recipe-lmstudio-nm-settings = LM Studio 的 GPU 卸载、flash attention、KV 缓存类型和并发预测数保存在它自己的设置里，外部看不到：按 llama.cpp 的默认值假定（全部层、flash attention auto、f16 缓存、一个统一缓存）
+
+## What vLLM's /metrics reports
+recipe-vllm-reported-blocks = { $blocks } 个块，每块 { $tokens } 个 token
+recipe-vllm-reported-tokens = { $tokens } 个 token
+recipe-vllm-reported-usage = 块的 { $pct }
+
+## Where a runtime recipe's inputs were read, and the weights' value
+recipe-src-gguf-header = GGUF 文件头
+recipe-src-safetensors = safetensors 文件头
+recipe-src-driver = 驱动
+recipe-found-path = 命令行上的路径
+recipe-found-gguf = 命令行上的 GGUF 文件
+recipe-found-hub-ref = hub 缓存（{ $how }），refs/main = { $rev }
+recipe-found-hub-only = hub 缓存（{ $how }），唯一的快照
+recipe-weights-value = { $bytes }，{ $tensors } 个张量，{ $files } 个文件
+recipe-weights-value-ranks = { $bytes }，{ $tensors } 个张量，{ $files } 个文件，每个 rank { $per_rank }（÷ { $split }）
+recipe-default-runtime = { $runtime }
+
+## vLLM's KV rules, by the version that runs
+recipe-vllm-rule-groups = 混合模型的层分成若干 KV 组（混合 KV 缓存管理器，v0.9.1 起）
+recipe-vllm-rule-no-groups = 每层都是一页完整上下文（v0.9.1 之前没有混合 KV 缓存管理器）
+recipe-vllm-rule-concurrency = GPU KV 缓存大小 = int(最大并发数 × max_model_len)（v0.20.1 起）
+recipe-vllm-rule-per-group = GPU KV 缓存大小 = 块数 ÷ KV 组数 × 块大小（v0.20.1 之前）
+recipe-vllm-rule-in-flight = 滑动窗口组持有 window − 1 + 所有进行中批次的 token（v0.26.0 起）
+recipe-vllm-rule-batched = 滑动窗口组持有 window − 1 + max_num_batched_tokens（v0.26.0 之前）
+recipe-vllm-version-assumed = 这里不知道正在运行的 vLLM 版本：按已读过的最新版本（v0.26.0 至 v0.33.0）的规则假定
+
+## Why a process has no estimate
+recipe-err-not-llama = 不是 llama.cpp 进程：{ $kind } 的估算由其运行时自己的估算方法给出
+recipe-err-no-recipe = 还没有 { $kind } 的显存估算方法
+recipe-err-lms-mlx = LM Studio 的 MLX 引擎：没有估算方法能计算 MLX 的内存
+recipe-err-lms-mlx-model = LM Studio 的 MLX 引擎（{ $model }）：没有估算方法能计算 MLX 的内存
+recipe-err-lms-no-model = 不知道模型文件：LM Studio 的引擎没有映射任何 GGUF 文件（没有加载，或无法读取）
+recipe-err-lms-not-asked = LM Studio 把已加载的上下文长度保存在自己的状态里，只能从它的 API（GET /api/v0/models）得知，这里没有询问
+recipe-err-lms-no-match = { $source } 中没有与 { $path } 匹配的已加载模型
+recipe-err-ollama-go = Ollama 自己的 Go 引擎（`ollama runner --ollama-engine`）自行分配权重、KV 缓存和计算图；没有估算方法能计算它
+recipe-err-ollama-mlx = Ollama 的 MLX 引擎（`ollama runner --mlx-engine`）：没有估算方法能计算它
+recipe-err-ollama-engine = { $what }。命令行为：{ $argv }
+recipe-err-ollama-engine-ps = { $what }。命令行为：{ $argv }；{ $source } 显示 { $name }：size { $size }，size_vram { $vram }，上下文 { $context }
+recipe-err-vllm-core-ranks = vLLM 的引擎核心在 { $ranks } 个 rank（张量 × 流水线并行）时自身不持有模型：它的 { $ranks } 个工作进程（VLLM::Worker_*）各持有一份，各自带有估算
+recipe-err-vllm-core-worker = vLLM 的引擎核心在这里不持有模型：它启动了一个工作进程（VLLM::Worker，PID { $pid }；vLLM 的多进程执行器，其 CPU 版即使只有一个 rank 也这样运行），由该进程持有模型并带有估算

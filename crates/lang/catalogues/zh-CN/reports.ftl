@@ -221,6 +221,7 @@ report-recorded-context = 采集快照时记录的估算（{ $recipe }，模型 
 report-recorded-compute-buffers = 计算缓冲区
 report-recorded-total-gpu = GPU 合计
 report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-overhead = { $bytes }（{ $source }）
 report-runtime-not-modelled = n/a（未纳入估算）
 report-runtime-kv-holds = KV 缓存容量
 report-runtime-tokens = { $n } 个 token
@@ -509,3 +510,70 @@ report-src-drm-vanished = { $count } 个文件描述符在本轮中被关闭
 report-src-drm-skipped-nvml = 已跳过 NVIDIA 设备上的 { $count } 个客户端（由 NVML 报告）
 report-src-drm-unreadable-procs = { $count } 个进程的文件描述符无法读取（权限不足；要看到其他用户的 GPU 使用需要 root）
 report-src-drm-dxg = { $count } 个进程打开了 /dev/dxg（WSL2 GPU 半虚拟化：由 dxg 数据源测量，而不是 fdinfo）
+
+## explain: what each piece of evidence showed (the JSON keeps this English; views drop the
+## kind's own words in English, and the other languages are written without them)
+report-said-comma = { $a }，{ $b }
+report-ev-executable = { $path }
+report-ev-process-name = 进程名 { $name }
+report-ev-model-file = { $path }
+report-ev-parent = { $name }（PID { $pid }）
+report-ev-port = TCP 端口 { $port }
+report-ev-library = { $what } { $path }
+report-lib-ggml = llama.cpp / ggml 库
+report-lib-mlx = MLX 库
+report-lib-torch = PyTorch CUDA 库
+report-lib-cuda = CUDA/HIP 运行时库
+report-lib-graphics = 显卡驱动库
+report-ev-in-cmdline = 命令行中有 { $what }
+report-ev-browser-gpu = 浏览器的 GPU 进程（--type=gpu-process）
+report-ev-ollama-runner = `ollama runner`，模型 { $model }
+report-ev-llama-flags = llama.cpp 参数：{ $flags }
+report-ev-flag-model = 模型 { $value }
+report-ev-flag-context = 上下文 { $value }
+report-ev-flag-gpu-layers = { $value } 层在 GPU 上
+report-ev-flag-slots = { $value } 个槽位
+report-ev-sglang-title = SGLang 进程标题 `{ $title }`
+report-ev-vllm-engine = vLLM 引擎（vllm.entrypoints 或 VLLM:: 进程标题）
+report-ev-descendant = PID { $pid } `{ $command }` 的后代进程，该进程运行 { $kind }
+report-ev-runtime-names = 运行时称此模型为 { $name }
+report-ev-gguf = 架构 { $arch }，{ $layers } 层，{ $size }
+report-ev-vllm-metrics = vLLM 指标
+report-ev-sglang-info = SGLang 服务信息
+report-ev-sglang-info-tokens = SGLang 服务信息，max_total_num_tokens { $tokens }
+report-ev-ollama-none = Ollama：未加载模型
+report-ev-ollama-loaded = Ollama：已加载 { $n } 个模型（{ $names }）
+report-ev-lmstudio-loaded = LM Studio：已加载 { $n } 个模型
+report-ev-props-401 = HTTP 401：服务启动时设置了 API 密钥
+report-ev-health-200 = HTTP 200（无需密钥）
+report-ev-slots-busy = { $total } 个槽位中 { $busy } 个忙碌
+
+## explain: what was looked for and not found
+report-missing-model-named = 模型文件：命令行指定了 { $path }，但它未被映射也未打开（尚未加载，或未用 mmap 读取后已关闭）
+report-missing-model = 模型文件：没有映射或打开的模型文件
+report-missing-port = 监听端口：未找到（不是服务，或无法读取其套接字）
+report-missing-unreadable = 无法读取 { $what }
+report-missing-log = 运行时日志：{ $error }
+
+## explain: how a process was placed in its workload
+report-member-title = 其进程标题 `{ $title }`
+report-member-rank-vars = /proc/{ $pid }/environ 中的 RANK 和 WORLD_SIZE
+report-member-descendant = 一个后代进程
+report-member-rooted = { $how }；工作负载的根进程是 PID { $root }（`{ $command }`），依据 /proc/{ $pid }/stat 的父进程链
+
+## explain: why the runtime's own API was not asked, why no process figure
+report-live-replay = 回放：不询问实时服务
+report-live-no-probe = 指定了 --no-probe
+report-live-other-netns = 未询问运行时的 API：该进程在另一个网络命名空间（容器）中运行，它的 127.0.0.1 不是本机的
+report-live-not-server = 不是模型服务
+report-live-no-port = 看不到该进程监听任何 TCP 端口
+report-live-no-answer = 端口 { $ports } 上没有 { $kind } API 应答
+report-explain-not-measured = 没有数据源报告此进程的显存
+report-explain-deferred = 此进程自身不占显存：它所在工作负载的 { $holders } 持有模型，估算合计 { $total }（见“工作负载的进程”）
+
+## kill: why the GPU memory a process holds is not known
+report-kill-reason-not-reported = 没有报告它的显存
+report-kill-reason-wsl = WSL2 不提供每个进程的显存
+report-kill-reason-no-gpu = 没有任何数据源发现 GPU
+report-kill-reason-no-gpu-why = 没有任何数据源发现 GPU（{ $why }）
+report-kill-source-failed = { $name }：{ $detail }

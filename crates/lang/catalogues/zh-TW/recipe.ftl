@@ -116,3 +116,67 @@ recipe-pytorch-nm-activations = 激活值、梯度、最佳化器狀態和任何
 recipe-pytorch-nm-offload = 每個開啟的權重檔案是否都在 GPU 上（檔案也可能載入到 CPU，或被卸載）
 recipe-vllm-nm-pipeline = 管線各階段自己的層：權重依 { $stages } 個階段平均分配（第一階段的嵌入層和最後階段的輸出頭依均攤計算），KV 快取依最大階段的 ⌈層數 / { $stages }⌉ 層估算，對其他階段是上限
 recipe-vllm-nm-expert-parallel = 專家平行（--enable-expert-parallel）：每層 { $experts } 個專家分布在 { $ranks } 個 rank 上（TP { $tp } × DP { $dp }），而不是依 TP 切分；這裡的權重全部依 TP 平分
+
+## The runtime ledgers' rows: what the compute row holds, where the overhead is
+recipe-vllm-rest-row = { $label }（預留的其餘部分）
+recipe-vllm-overhead-inside = 包含在預留之內（CUDA 上下文、NCCL、cuBLAS：vLLM 的非 torch 記憶體）
+recipe-sglang-overhead = CUDA 上下文：在靜態池之外的部分裡
+recipe-torch-compute-row = 激活值和快取配置器的預留
+recipe-torch-overhead-probe = CUDA 上下文，{ $label }
+recipe-torch-overhead-none = 未在本機實測（沒有儲存的 probe 結果）
+recipe-overhead-rpc = rpc-server 自己的後端：未估算
+
+## What Ollama and LM Studio report of a loaded model, and the why sentence's lead
+recipe-ollama-ctx-per-slot = 每個槽位 { $n } 個 token
+recipe-ollama-keep-default = 未設定 OLLAMA_KEEP_ALIVE：5m
+recipe-ollama-kept = 保持載入至 { $until }（{ $keep }）
+recipe-ollama-lead-kept = { $name } 保持載入至 { $until }（{ $keep }）
+recipe-ollama-lead-loaded = { $name } 由 Ollama 載入
+recipe-ollama-loader-runner = Ollama 的執行器
+recipe-ollama-loader-server = Ollama 的 llama-server
+recipe-ollama-lead-loaded-by = { $name }（載入者：{ $loader }）
+recipe-ollama-lead-unnamed = 一個模型（載入者：{ $loader }）
+recipe-lmstudio-lead = { $name } 由 LM Studio 載入，上下文 { $ctx } 個 token
+recipe-lmstudio-ctx = { $ctx } 個 token（模型最多允許 { $max }）
+recipe-lmstudio-nm-settings = LM Studio 的 GPU 卸載、flash attention、KV 快取類型和並行預測數儲存在它自己的設定裡，外部看不到：按 llama.cpp 的預設值假定（全部層、flash attention auto、f16 快取、一個統一快取）
+
+## What vLLM's /metrics reports
+recipe-vllm-reported-blocks = { $blocks } 個區塊，每區塊 { $tokens } 個 token
+recipe-vllm-reported-tokens = { $tokens } 個 token
+recipe-vllm-reported-usage = 區塊的 { $pct }
+
+## Where a runtime recipe's inputs were read, and the weights' value
+recipe-src-gguf-header = GGUF 檔頭
+recipe-src-safetensors = safetensors 檔頭
+recipe-src-driver = 驅動程式
+recipe-found-path = 命令列上的路徑
+recipe-found-gguf = 命令列上的 GGUF 檔案
+recipe-found-hub-ref = hub 快取（{ $how }），refs/main = { $rev }
+recipe-found-hub-only = hub 快取（{ $how }），唯一的快照
+recipe-weights-value = { $bytes }，{ $tensors } 個張量，{ $files } 個檔案
+recipe-weights-value-ranks = { $bytes }，{ $tensors } 個張量，{ $files } 個檔案，每個 rank { $per_rank }（÷ { $split }）
+recipe-default-runtime = { $runtime }
+
+## vLLM's KV rules, by the version that runs
+recipe-vllm-rule-groups = 混合模型的層分成若干 KV 群組（混合 KV 快取管理器，v0.9.1 起）
+recipe-vllm-rule-no-groups = 每層都是一頁完整上下文（v0.9.1 之前沒有混合 KV 快取管理器）
+recipe-vllm-rule-concurrency = GPU KV 快取大小 = int(最大並行數 × max_model_len)（v0.20.1 起）
+recipe-vllm-rule-per-group = GPU KV 快取大小 = 區塊數 ÷ KV 群組數 × 區塊大小（v0.20.1 之前）
+recipe-vllm-rule-in-flight = 滑動視窗群組持有 window − 1 + 所有進行中批次的 token（v0.26.0 起）
+recipe-vllm-rule-batched = 滑動視窗群組持有 window − 1 + max_num_batched_tokens（v0.26.0 之前）
+recipe-vllm-version-assumed = 這裡不知道正在執行的 vLLM 版本：按已讀過的最新版本（v0.26.0 至 v0.33.0）的規則假定
+
+## Why a process has no estimate
+recipe-err-not-llama = 不是 llama.cpp 處理程序：{ $kind } 的估算由其執行環境自己的估算方法給出
+recipe-err-no-recipe = 還沒有 { $kind } 的顯示記憶體估算方法
+recipe-err-lms-mlx = LM Studio 的 MLX 引擎：沒有估算方法能計算 MLX 的記憶體
+recipe-err-lms-mlx-model = LM Studio 的 MLX 引擎（{ $model }）：沒有估算方法能計算 MLX 的記憶體
+recipe-err-lms-no-model = 不知道模型檔案：LM Studio 的引擎沒有對映任何 GGUF 檔案（沒有載入，或無法讀取）
+recipe-err-lms-not-asked = LM Studio 把已載入的上下文長度儲存在自己的狀態裡，只能從它的 API（GET /api/v0/models）得知，這裡沒有詢問
+recipe-err-lms-no-match = { $source } 中沒有與 { $path } 相符的已載入模型
+recipe-err-ollama-go = Ollama 自己的 Go 引擎（`ollama runner --ollama-engine`）自行配置權重、KV 快取和計算圖；沒有估算方法能計算它
+recipe-err-ollama-mlx = Ollama 的 MLX 引擎（`ollama runner --mlx-engine`）：沒有估算方法能計算它
+recipe-err-ollama-engine = { $what }。命令列為：{ $argv }
+recipe-err-ollama-engine-ps = { $what }。命令列為：{ $argv }；{ $source } 顯示 { $name }：size { $size }，size_vram { $vram }，上下文 { $context }
+recipe-err-vllm-core-ranks = vLLM 的引擎核心在 { $ranks } 個 rank（張量 × 管線平行）時本身不持有模型：它的 { $ranks } 個工作處理程序（VLLM::Worker_*）各持有一份，各自帶有估算
+recipe-err-vllm-core-worker = vLLM 的引擎核心在這裡不持有模型：它啟動了一個工作處理程序（VLLM::Worker，PID { $pid }；vLLM 的多處理程序執行器，其 CPU 版即使只有一個 rank 也這樣執行），由該處理程序持有模型並帶有估算

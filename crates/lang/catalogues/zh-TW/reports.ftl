@@ -222,6 +222,7 @@ report-recorded-context = 擷取快照時記錄的估算（{ $recipe }，模型 
 report-recorded-compute-buffers = 計算緩衝區
 report-recorded-total-gpu = GPU 合計
 report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-overhead = { $bytes }（{ $source }）
 report-runtime-not-modelled = n/a（未納入估算）
 report-runtime-kv-holds = KV 快取容量
 report-runtime-tokens = { $n } 個 token
@@ -510,3 +511,70 @@ report-src-drm-vanished = { $count } 個檔案描述元在本輪中被關閉
 report-src-drm-skipped-nvml = 已略過 NVIDIA 裝置上的 { $count } 個用戶端（由 NVML 回報）
 report-src-drm-unreadable-procs = { $count } 個處理程序的檔案描述元無法讀取（權限不足；要看到其他使用者的 GPU 使用需要 root）
 report-src-drm-dxg = { $count } 個處理程序開啟了 /dev/dxg（WSL2 GPU 半虛擬化：由 dxg 資料來源測量，而不是 fdinfo）
+
+## explain: what each piece of evidence showed (the JSON keeps this English; views drop the
+## kind's own words in English, and the other languages are written without them)
+report-said-comma = { $a }，{ $b }
+report-ev-executable = { $path }
+report-ev-process-name = 處理程序名稱 { $name }
+report-ev-model-file = { $path }
+report-ev-parent = { $name }（PID { $pid }）
+report-ev-port = TCP 連接埠 { $port }
+report-ev-library = { $what } { $path }
+report-lib-ggml = llama.cpp / ggml 函式庫
+report-lib-mlx = MLX 函式庫
+report-lib-torch = PyTorch CUDA 函式庫
+report-lib-cuda = CUDA/HIP 執行環境函式庫
+report-lib-graphics = 顯示卡驅動程式函式庫
+report-ev-in-cmdline = 命令列中有 { $what }
+report-ev-browser-gpu = 瀏覽器的 GPU 處理程序（--type=gpu-process）
+report-ev-ollama-runner = `ollama runner`，模型 { $model }
+report-ev-llama-flags = llama.cpp 參數：{ $flags }
+report-ev-flag-model = 模型 { $value }
+report-ev-flag-context = 上下文 { $value }
+report-ev-flag-gpu-layers = { $value } 層在 GPU 上
+report-ev-flag-slots = { $value } 個槽位
+report-ev-sglang-title = SGLang 處理程序標題 `{ $title }`
+report-ev-vllm-engine = vLLM 引擎（vllm.entrypoints 或 VLLM:: 處理程序標題）
+report-ev-descendant = PID { $pid } `{ $command }` 的子孫處理程序，該處理程序執行 { $kind }
+report-ev-runtime-names = 執行環境稱此模型為 { $name }
+report-ev-gguf = 架構 { $arch }，{ $layers } 層，{ $size }
+report-ev-vllm-metrics = vLLM 指標
+report-ev-sglang-info = SGLang 伺服器資訊
+report-ev-sglang-info-tokens = SGLang 伺服器資訊，max_total_num_tokens { $tokens }
+report-ev-ollama-none = Ollama：未載入模型
+report-ev-ollama-loaded = Ollama：已載入 { $n } 個模型（{ $names }）
+report-ev-lmstudio-loaded = LM Studio：已載入 { $n } 個模型
+report-ev-props-401 = HTTP 401：伺服器啟動時設定了 API 金鑰
+report-ev-health-200 = HTTP 200（不需金鑰）
+report-ev-slots-busy = { $total } 個槽位中 { $busy } 個忙碌
+
+## explain: what was looked for and not found
+report-missing-model-named = 模型檔案：命令列指定了 { $path }，但它未被對映也未開啟（尚未載入，或未用 mmap 讀取後已關閉）
+report-missing-model = 模型檔案：沒有對映或開啟的模型檔案
+report-missing-port = 監聽連接埠：未找到（不是伺服器，或無法讀取其通訊端）
+report-missing-unreadable = 無法讀取 { $what }
+report-missing-log = 執行環境日誌：{ $error }
+
+## explain: how a process was placed in its workload
+report-member-title = 其處理程序標題 `{ $title }`
+report-member-rank-vars = /proc/{ $pid }/environ 中的 RANK 與 WORLD_SIZE
+report-member-descendant = 一個子孫處理程序
+report-member-rooted = { $how }；工作負載的根處理程序是 PID { $root }（`{ $command }`），依據 /proc/{ $pid }/stat 的父處理程序鏈
+
+## explain: why the runtime's own API was not asked, why no process figure
+report-live-replay = 重播：不詢問即時伺服器
+report-live-no-probe = 指定了 --no-probe
+report-live-other-netns = 未詢問執行環境的 API：該處理程序在另一個網路命名空間（容器）中執行，它的 127.0.0.1 不是本機的
+report-live-not-server = 不是模型伺服器
+report-live-no-port = 看不到該處理程序監聽任何 TCP 連接埠
+report-live-no-answer = 連接埠 { $ports } 上沒有 { $kind } API 回應
+report-explain-not-measured = 沒有資料來源回報此處理程序的顯示記憶體
+report-explain-deferred = 此處理程序本身不占顯示記憶體：它所屬工作負載的 { $holders } 持有模型，估算合計 { $total }（見「工作負載的處理程序」）
+
+## kill: why the GPU memory a process holds is not known
+report-kill-reason-not-reported = 沒有回報它的顯示記憶體
+report-kill-reason-wsl = WSL2 不提供每個處理程序的顯示記憶體
+report-kill-reason-no-gpu = 沒有任何資料來源發現 GPU
+report-kill-reason-no-gpu-why = 沒有任何資料來源發現 GPU（{ $why }）
+report-kill-source-failed = { $name }：{ $detail }

@@ -114,10 +114,13 @@ pub fn redact_snapshot(snap: &mut crate::Snapshot) {
                 *m = redact_text(m);
             }
             for e in &mut w.evidence {
-                e.showed = redact_text(&e.showed);
+                e.showed = e.showed.map_text(&redact_text);
             }
             for m in &mut w.missing {
-                *m = redact_text(m);
+                *m = m.map_text(&redact_text);
+            }
+            if let Some(m) = &mut w.member {
+                m.evidence = m.evidence.map_text(&redact_text);
             }
         }
         if let Some(e) = &mut p.estimate {
@@ -129,23 +132,25 @@ pub fn redact_snapshot(snap: &mut crate::Snapshot) {
 /// The estimate's texts: the recipe, the overhead's source and the reported figures are free
 /// text from files and servers too.
 fn redact_estimate(e: &mut crate::EstimatedMemory) {
-    for t in [&mut e.model, &mut e.recipe, &mut e.overhead_source] {
+    for t in [&mut e.model, &mut e.recipe] {
         *t = redact_text(t);
     }
+    e.overhead_source = e.overhead_source.map_text(&redact_text);
     if let Some(w) = &mut e.why {
         *w = w.map_text(&redact_text);
     }
     if let Some(t) = &mut e.compute_label {
-        *t = redact_text(t);
+        *t = t.map_text(&redact_text);
     }
     for n in &mut e.not_modelled {
         *n = n.map_text(&redact_text);
     }
-    for t in e.reported.iter_mut().flat_map(|r| {
-        [&mut r.what, &mut r.source]
-            .into_iter()
-            .chain(r.text.as_mut())
-    }) {
-        *t = redact_text(t);
+    for r in &mut e.reported {
+        for t in [&mut r.what, &mut r.source] {
+            *t = redact_text(t);
+        }
+        if let Some(t) = &mut r.text {
+            *t = t.map_text(&redact_text);
+        }
     }
 }

@@ -512,7 +512,7 @@ mod tests {
                 root_pid: Some(1),
                 role: "rpc device".into(),
                 role_kind: gpuledger_model::RoleKind::RpcDevice,
-                evidence: String::new(),
+                evidence: Default::default(),
             }),
         };
         let cell = workload_cell(&w, gpuledger_lang::Lang::En);

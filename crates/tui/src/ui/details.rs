@@ -230,12 +230,12 @@ fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
         .reported
         .iter()
         .map(|r| {
-            let value = reported_value(r, human_bytes);
+            let value = reported_value(r, human_bytes, lang);
             let args = [("what", r.what.as_str().into()), ("value", value.into())];
             Line::raw(term_safe(&lang.t_args("tui-det-runtime-reports", &args)).into_owned())
         })
         .collect();
-    let why = term_safe(&n.why).into_owned();
+    let why = term_safe(&n.why.in_lang(lang)).into_owned();
     v.push(Line::styled(
         lang.t_args("tui-det-no-estimate", &[("why", why.into())]),
         t.dim,
@@ -278,7 +278,7 @@ pub fn estimate_lines(app: &App) -> Vec<Line<'static>> {
     let compute = match &e.compute_label {
         Some(l) => lang.t_args(
             "tui-det-compute-labelled",
-            &[("label", l.as_str().into()), ("word", word.into())],
+            &[("label", l.in_lang(lang).into()), ("word", word.into())],
         ),
         None => lang.t_args("tui-det-compute-word", &[("word", word.into())]),
     };
@@ -357,7 +357,7 @@ fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
         ));
     }
     for r in &e.reported {
-        let value = reported_value(r, human_bytes);
+        let value = reported_value(r, human_bytes, lang);
         let args = [("what", r.what.as_str().into()), ("value", value.into())];
         v.push(Line::styled(
             term_safe(&lang.t_args("tui-det-runtime-says", &args)).into_owned(),
@@ -400,12 +400,12 @@ pub fn evidence_lines(app: &App) -> Vec<Line<'static>> {
                             &[("kind", evidence_label(e.kind, lang).into())]
                         )
                     )),
-                    Span::raw(e.shown().to_string()),
+                    Span::raw(e.shown(lang)),
                     Span::styled(format!(" [{}]", e.source), t.dim),
                 ]));
             }
             for m in &w.missing {
-                let missing = lang.t_args("tui-det-missing", &[("what", m.as_str().into())]);
+                let missing = lang.t_args("tui-det-missing", &[("what", m.in_lang(lang).into())]);
                 v.push(Line::styled(missing, t.dim));
             }
         }

@@ -34,9 +34,13 @@ pub fn render_text_in(e: &Estimate, lang: Lang) -> String {
         .iter()
         .map(|i| {
             // Values and GGUF keys come from the model file: one field, one line.
-            [i.name.as_str(), &i.value, &input_source_in(&i.source, lang)]
-                .map(|x| term_safe(x).into_owned())
-                .to_vec()
+            [
+                i.name.as_str(),
+                &i.value.in_lang(lang),
+                &input_source_in(&i.source, lang),
+            ]
+            .map(|x| term_safe(x).into_owned())
+            .to_vec()
         })
         .collect();
     // A long value (a path) overflows its own line rather than pushing every source right.

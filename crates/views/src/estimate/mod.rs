@@ -115,11 +115,11 @@ pub fn gap_cause_key(measured: u64, estimated: u64, weights: Option<u64>) -> Opt
 
 /// A figure the runtime reported, as text: its bytes (written by `bytes`, so each view keeps its
 /// unit style), its own words in brackets, or both; [`words::UNKNOWN`] when it gave neither.
-pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String) -> String {
+pub fn reported_value(f: &ReportedFigure, bytes: impl Fn(u64) -> String, lang: Lang) -> String {
     match (f.bytes, &f.text) {
-        (Some(b), Some(t)) => format!("{} ({t})", bytes(b)),
+        (Some(b), Some(t)) => format!("{} ({})", bytes(b), t.in_lang(lang)),
         (Some(b), None) => bytes(b),
-        (None, Some(t)) => t.clone(),
+        (None, Some(t)) => t.in_lang(lang),
         (None, None) => words::UNKNOWN.into(),
     }
 }
@@ -134,15 +134,15 @@ pub fn input_source(s: &InputSource) -> String {
 pub fn input_source_in(s: &InputSource, lang: Lang) -> String {
     let (key, detail) = match s {
         InputSource::Gguf { key } => ("report-source-gguf", key.clone()),
-        InputSource::Tensors { detail } => ("report-source-tensors", detail.clone()),
+        InputSource::Tensors { detail } => ("report-source-tensors", detail.in_lang(lang)),
         InputSource::Flag { flag } => ("report-source-flag", flag.clone()),
         InputSource::Env { var } => ("report-source-env", var.clone()),
         InputSource::Runtime { detail } => ("report-source-server", detail.clone()),
         InputSource::Default { detail } => ("report-source-default", detail.in_lang(lang)),
         InputSource::Derived { rule } => ("report-source-derived", rule.in_lang(lang)),
         InputSource::Assumed { why } => ("report-source-assumed", why.in_lang(lang)),
-        InputSource::File { detail } => ("report-source-file", detail.clone()),
-        InputSource::Measured { detail } => ("report-source-measured", detail.clone()),
+        InputSource::File { detail } => ("report-source-file", detail.in_lang(lang)),
+        InputSource::Measured { detail } => ("report-source-measured", detail.in_lang(lang)),
     };
     lang.t_args(key, &[("detail", detail.as_str().into())])
 }
@@ -155,7 +155,7 @@ mod tests {
     fn a_reported_figure_in_words() {
         let f = |bytes, text: Option<&str>| {
             let r = ReportedFigure::new("x", bytes, text.map(Into::into), "s");
-            reported_value(&r, |b| format!("{b} B"))
+            reported_value(&r, |b| format!("{b} B"), Lang::En)
         };
         assert_eq!(f(Some(5), Some("kept")), "5 B (kept)");
         assert_eq!(f(Some(5), None), "5 B");

@@ -31,10 +31,10 @@ pub fn render_recorded_in(r: &EstimatedMemory, measured: Option<u64>, lang: Lang
         None => "report-recorded",
     };
     let _ = writeln!(out, "{}", lang.t_args(key, &args));
-    let compute = r
-        .compute_label
-        .clone()
-        .unwrap_or_else(|| lang.t("report-recorded-compute-buffers"));
+    let compute = match &r.compute_label {
+        Some(l) => l.in_lang(lang),
+        None => lang.t("report-recorded-compute-buffers"),
+    };
     for (what, v) in [
         (lang.t("report-est-weights"), Some(r.weights_gpu_bytes)),
         (lang.t("report-est-kv-cache"), r.kv_cache_gpu_bytes),

@@ -31,13 +31,20 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
         Some(b) => gib(b),
         None => lang.t("report-runtime-not-modelled"),
     };
-    let compute = s
-        .compute_label
-        .clone()
-        .unwrap_or_else(|| lang.t("report-est-compute"));
+    let compute = match &s.compute_label {
+        Some(l) => l.in_lang(lang),
+        None => lang.t("report-est-compute"),
+    };
+    let source = s.overhead_source.in_lang(lang);
     let overhead = match s.overhead_gpu_bytes {
-        Some(b) => format!("{} ({})", gib(b), s.overhead_source),
-        None => format!("{} ({})", words::UNKNOWN, s.overhead_source),
+        Some(b) => lang.t_args(
+            "report-runtime-overhead",
+            &[("bytes", gib(b).into()), ("source", source.into())],
+        ),
+        None => lang.t_args(
+            "report-runtime-overhead",
+            &[("bytes", words::UNKNOWN.into()), ("source", source.into())],
+        ),
     };
     // A total with an unknown part is only the known parts: a floor, said as one.
     let total = if s.is_partial() {
@@ -66,7 +73,7 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
                 out,
                 "  {}: {}  — {}",
                 f.what,
-                reported_value(f, gib),
+                reported_value(f, gib, lang),
                 f.source
             );
         }
@@ -83,7 +90,7 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
             out,
             "  {} = {}  ({})",
             i.name,
-            term_safe(&i.value),
+            term_safe(&i.value.in_lang(lang)),
             term_safe(&input_source_in(&i.source, lang))
         );
     }

@@ -24,7 +24,7 @@ impl Record {
     pub(super) fn add(&mut self, name: &str, value: String, source: InputSource) {
         self.inputs.push(Input {
             name: name.into(),
-            value,
+            value: value.into(),
             source,
         })
     }

@@ -108,7 +108,7 @@ impl<'a> Reader<'a> {
     pub(super) fn record(&mut self, name: &str, value: impl ToString, source: InputSource) {
         self.inputs.push(Input {
             name: name.into(),
-            value: value.to_string(),
+            value: (value.to_string()).into(),
             source,
         });
     }

@@ -133,7 +133,7 @@ pub fn read(
             let detail = "minimax-m3: sparse layers from leading_dense_block_count on".into();
             inputs.push(Input {
                 name: "indexer_layers".into(),
-                value: format!("from layer {lead}"),
+                value: (format!("from layer {lead}")).into(),
                 source: InputSource::Derived { rule: detail },
             });
             let from = lead as usize;
@@ -203,7 +203,7 @@ fn glm_full_layers(
     let n = full.iter().filter(|&&b| b).count();
     inputs.push(Input {
         name: "indexer_layers".into(),
-        value: format!("{n} of {nl}"),
+        value: (format!("{n} of {nl}")).into(),
         source,
     });
     Ok(full.iter().zip(has_kv).map(|(&f, &kv)| f && kv).collect())
@@ -222,7 +222,7 @@ pub(super) fn required_u64(
         .ok_or_else(|| format!("required key {k} is missing or not an integer"))?;
     inputs.push(Input {
         name: name.into(),
-        value: v.to_string(),
+        value: (v.to_string()).into(),
         source: InputSource::Gguf { key: k },
     });
     Ok(v)

@@ -89,7 +89,7 @@ pub(super) fn read(
     let n = layers.iter().filter(|&&b| b).count();
     inputs.push(Input {
         name: "indexer_layers".into(),
-        value: format!("{n} of {}", has_kv.len()),
+        value: (format!("{n} of {}", has_kv.len())).into(),
         source,
     });
     let kpool_row = if arch == "glm5-next" {
@@ -164,7 +164,7 @@ fn kpool_row(m: &GgufModel, arch: &str, inputs: &mut Vec<Input>) -> Result<u64, 
     }
     inputs.push(Input {
         name: "indexer_kpool".into(),
-        value: kpool.to_string(),
+        value: (kpool.to_string()).into(),
         source: gguf(&k),
     });
     inputs.push(Input {

@@ -42,7 +42,7 @@ pub(super) fn read(
             .ok_or_else(|| format!("required key {k} is missing, not an integer or 0"))?;
         inputs.push(Input {
             name: name.into(),
-            value: v.to_string(),
+            value: (v.to_string()).into(),
             source: InputSource::Gguf { key: k },
         });
         Ok(v)
@@ -109,7 +109,7 @@ pub(super) fn kpool(
     };
     inputs.push(Input {
         name: "indexer_kpool".into(),
-        value: pool.to_string(),
+        value: (pool.to_string()).into(),
         source,
     });
     Ok(pool)

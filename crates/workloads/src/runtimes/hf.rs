@@ -2,6 +2,7 @@
 //! process itself would use) and what its `config.json` says about attention (layers, KV heads,
 //! head size, dtype, MLA). Bounded reads; errors name the file.
 
+use gpuledger_lang::Said;
 use gpuledger_sources::regular::read_regular;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -91,7 +92,7 @@ pub fn resolve_model_seen(
     cwd: Option<&Path>,
     e: &[(String, String)],
     seen: &dyn Fn(&Path) -> PathBuf,
-) -> Result<(PathBuf, String), String> {
+) -> Result<(PathBuf, Said), String> {
     let p = Path::new(model);
     let local = if p.is_absolute() {
         Some(p.to_path_buf())
@@ -104,7 +105,7 @@ pub fn resolve_model_seen(
         } else {
             l
         };
-        return Ok((dir, "path on the command line".into()));
+        return Ok((dir, Said::new("recipe-found-path", vec![])));
     }
     let parts: Vec<&str> = model.split('/').collect();
     if parts.len() != 2
@@ -129,7 +130,11 @@ pub fn resolve_model_seen(
     if let Some(r) = rev {
         let d = snaps.join(&r);
         if d.is_dir() {
-            return Ok((d, format!("hub cache ({how}), refs/main = {r}")));
+            let args = vec![
+                ("how", how.to_string().into()),
+                ("rev", r.to_string().into()),
+            ];
+            return Ok((d, Said::new("recipe-found-hub-ref", args)));
         }
     }
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&snaps)
@@ -146,7 +151,10 @@ pub fn resolve_model_seen(
         )),
         1 => Ok((
             dirs.remove(0),
-            format!("hub cache ({how}), the only snapshot"),
+            Said::new(
+                "recipe-found-hub-only",
+                vec![("how", how.to_string().into())],
+            ),
         )),
         n => Err(format!(
             "model {model}: {n} snapshots under {} and no refs/main to choose one",

@@ -203,7 +203,7 @@ pub fn inputs_for(
     proc_root: &Path,
     vendor: Option<Vendor>,
     asked: &Asked,
-) -> Option<Result<ProcessInputs, String>> {
+) -> Option<Result<ProcessInputs, Said>> {
     engine_of(w)?.llama_inputs(p, w, proc_root, vendor, asked)
 }
 
@@ -218,7 +218,7 @@ pub struct RuntimeNotes {
     pub model_name_from: Option<String>,
     /// The start of the why sentence (`qwen3:8b kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`);
     /// the estimate's parts are appended.
-    pub why_lead: Option<String>,
+    pub why_lead: Option<Said>,
     /// Tokens per slot and slots, as the runtime set them (for the why sentence).
     pub ctx_per_slot: Option<u64>,
     pub slots: Option<u64>,
@@ -232,7 +232,7 @@ pub struct RuntimeNotes {
 impl RuntimeNotes {
     /// The why sentence for estimate `e`.
     pub fn why(&self, e: &Estimate) -> Option<Said> {
-        let lead = self.why_lead.as_deref()?;
+        let lead = self.why_lead.clone()?;
         let slots = self.slots.unwrap_or(e.context.n_seq_max);
         let per_slot = self.ctx_per_slot.unwrap_or(e.context.n_ctx_seq);
         Some(Said::new(
@@ -465,7 +465,7 @@ pub fn covers(kind: WorkloadKind) -> bool {
 
 /// The recipe for `w.kind`, or `None` when no runtime has one of its own for it (llama.cpp has
 /// its recipe in [`crate::estimate()`]).
-pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, String>> {
+pub fn estimate_for(ctx: &ProcessContext, w: &Workload) -> Option<Result<RuntimeEstimate, Said>> {
     Some(for_kind(w.kind)?.recipe()?.estimate(ctx, w))
 }
 

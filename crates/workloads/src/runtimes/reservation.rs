@@ -41,6 +41,14 @@ pub(crate) fn default(detail: impl Into<Said>) -> InputSource {
     }
 }
 
+/// The runtime's own default (`vLLM's`), where nothing more says why.
+pub(crate) fn default_of(runtime: &str) -> InputSource {
+    default(Said::new(
+        "recipe-default-runtime",
+        vec![("runtime", runtime.into())],
+    ))
+}
+
 /// Computed by the recipe from other inputs, and how.
 pub(crate) fn derived(rule: String) -> InputSource {
     InputSource::Derived { rule: rule.into() }
@@ -56,7 +64,7 @@ pub(crate) fn runtime(detail: impl Into<String>) -> InputSource {
 /// The model's facts the vLLM and SGLang recipes read.
 pub struct ModelFacts {
     pub dir: PathBuf,
-    pub found: String,
+    pub found: Said,
     pub config: ModelConfig,
     pub weights: safetensors::Model,
     /// The weights of a GGUF file (vLLM's `--quantization gguf`), in place of safetensors.
@@ -194,22 +202,34 @@ pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64,
             model.weights.tensor_count(),
             model.weights.files.len() as u64,
             InputSource::Tensors {
-                detail: "safetensors headers".into(),
+                detail: Said::new("recipe-src-safetensors", vec![]),
             },
         ),
     };
     let per_rank = all / ranks.max(1);
-    let weights = Input::new(
+    let weights = Input::said(
         "weights",
-        format!(
-            "{} in {count} tensors, {files} file(s){}",
-            gib(all),
-            if ranks > 1 {
-                format!(", {} per rank (÷ {split})", gib(per_rank))
-            } else {
-                String::new()
-            }
-        ),
+        if ranks > 1 {
+            Said::new(
+                "recipe-weights-value-ranks",
+                vec![
+                    ("bytes", gib(all).into()),
+                    ("tensors", count.to_string().into()),
+                    ("files", files.to_string().into()),
+                    ("per_rank", gib(per_rank).into()),
+                    ("split", split.into()),
+                ],
+            )
+        } else {
+            Said::new(
+                "recipe-weights-value",
+                vec![
+                    ("bytes", gib(all).into()),
+                    ("tensors", count.to_string().into()),
+                    ("files", files.to_string().into()),
+                ],
+            )
+        },
         source,
     );
     let found = InputSource::File {
@@ -222,7 +242,7 @@ pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64,
 /// The measured device total as an input.
 pub(crate) fn device_total_input(total: u64) -> Input {
     let driver = InputSource::Measured {
-        detail: "the driver".into(),
+        detail: Said::new("recipe-src-driver", vec![]),
     };
     Input::new("device memory total", total, driver)
 }

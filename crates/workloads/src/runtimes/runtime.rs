@@ -5,6 +5,7 @@
 use super::{Asked, Fetch, ProcessContext, Registry, RuntimeEstimate};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_lang::Said;
 use gpuledger_model::Member;
 use gpuledger_model::{
     Evidence, Process, ReportedFigure, RoleKind, Vendor, Workload, WorkloadKind,
@@ -37,7 +38,8 @@ impl Seen<'_> {
 /// by file-name prefix. Declared as a `static` by the runtime (or, for the plain CUDA runtime and
 /// graphics drivers, by identification) that owns it: families are told apart by address.
 pub struct Library {
-    /// What a mapped file of the family shows, in the evidence (`llama.cpp / ggml library`).
+    /// What a mapped file of the family shows, in the evidence (`llama.cpp / ggml library`):
+    /// a catalogue key.
     pub what: &'static str,
     pub prefixes: &'static [&'static str],
 }
@@ -52,7 +54,7 @@ impl Library {
 /// A runtime's own recipe for the estimated ledger ([`Runtime::recipe`]).
 pub trait Recipe: Sync {
     /// The estimate for process `w`, or why there is none, in words.
-    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String>;
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, Said>;
 }
 
 /// What a runtime's recipe reads from the runtime's own HTTP API (loopback only).
@@ -188,7 +190,7 @@ pub trait Runtime: Sync {
         _kind: WorkloadKind,
         _named: bool,
         _seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
         None
     }
 
@@ -224,7 +226,7 @@ pub trait Runtime: Sync {
         _proc_root: &Path,
         _vendor: Option<Vendor>,
         _asked: &Asked,
-    ) -> Option<Result<ProcessInputs, String>> {
+    ) -> Option<Result<ProcessInputs, Said>> {
         None
     }
 

@@ -5,6 +5,7 @@
 mod runtime;
 
 use crate::Global;
+use gpuledger_lang::Said;
 use gpuledger_model::explain::{group_of, EstimatedLedger, Explanation};
 use gpuledger_model::units::human_opt;
 use gpuledger_model::{Evidence, EvidenceKind, Snapshot as Snap};
@@ -66,8 +67,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         process.as_ref(),
         replay.is_some(),
     );
-    let (live, live_unavailable) =
-        live_state(args, refusal, &mut workload, process.as_ref(), &ports);
+    let (live, live_unavailable) = live_state(
+        args,
+        refusal.as_ref(),
+        &mut workload,
+        process.as_ref(),
+        &ports,
+    );
 
     let estimated = match (&mut workload, &process) {
         (Some(w), Some(p)) if gpuledger_workloads::runtimes::is_ai(w.kind) => {
@@ -141,9 +147,12 @@ fn defer_to_group(led: &mut EstimatedLedger, g: &gpuledger_model::explain::Group
     led.recipe = None;
     led.why = None;
     led.not_modelled.clear();
-    led.unavailable = Some(format!(
-        "this process holds no GPU memory of its own: its workload's {holders} hold the model, {} estimated in all (WORKLOAD PROCESSES)",
-        gpuledger_model::units::human_bytes(total)
+    led.unavailable = Some(Said::new(
+        "report-explain-deferred",
+        vec![
+            ("holders", holders.into()),
+            ("total", gpuledger_model::units::human_bytes(total).into()),
+        ],
     ));
 }
 
@@ -154,7 +163,7 @@ fn find_process(
     global: &Global,
     snap: &Snapshot,
     replay: Option<&str>,
-) -> anyhow::Result<(Option<Process>, Option<String>)> {
+) -> anyhow::Result<(Option<Process>, Option<Said>)> {
     if let Some(p) = snap.processes.iter().find(|p| p.pid == args.pid) {
         return Ok((Some(p.clone()), None));
     }
@@ -177,18 +186,18 @@ fn find_process(
     procs.fill(&mut p);
     Ok((
         Some(p),
-        Some("no source reports GPU memory for this process".to_string()),
+        Some(Said::new("report-explain-not-measured", vec![])),
     ))
 }
 
 /// Why the process's own API is not asked, or `None` when it may be: the same rule as
 /// collection's ([`gpuledger_workloads::asking`]).
-fn probe_refusal(global: &Global, pid: u32, replay: bool) -> Option<&'static str> {
+fn probe_refusal(global: &Global, pid: u32, replay: bool) -> Option<Said> {
     if replay {
-        return Some("replay: the live server is not asked");
+        return Some(Said::new("report-live-replay", vec![]));
     }
     if global.args.no_probe {
-        return Some("--no-probe given");
+        return Some(Said::new("report-live-no-probe", vec![]));
     }
     let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
     gpuledger_workloads::asking::other_network(&procs, pid)
@@ -212,33 +221,32 @@ fn api_ports(global: &Global, w: Option<&Workload>, p: Option<&Process>, replay:
 /// the workload), or why there is none.
 fn live_state(
     args: &Args,
-    refusal: Option<&str>,
+    refusal: Option<&Said>,
     workload: &mut Option<Workload>,
     process: Option<&Process>,
     ports: &[u16],
-) -> (Option<LiveState>, Option<String>) {
-    let unavailable = |why: &str| (None, Some(why.to_string()));
-    let w = match (workload.as_mut(), process) {
-        _ if refusal.is_some() => return unavailable(refusal.unwrap_or_default()),
-        (Some(w), Some(_)) if gpuledger_workloads::runtimes::is_ai(w.kind) => w,
-        _ => return unavailable("not a model server"),
+) -> (Option<LiveState>, Option<Said>) {
+    let unavailable = |key| (None, Some(Said::new(key, vec![])));
+    let w = match (workload.as_mut(), process, refusal) {
+        (_, _, Some(refusal)) => return (None, Some(refusal.clone())),
+        (Some(w), Some(_), _) if gpuledger_workloads::runtimes::is_ai(w.kind) => w,
+        _ => return unavailable("report-live-not-server"),
     };
     if ports.is_empty() {
-        return unavailable("the process listens on no TCP port we can see");
+        return unavailable("report-live-no-port");
     }
     let (state, ev) = query(w.kind, ports, Duration::from_millis(args.probe_timeout_ms));
     w.evidence.extend(ev);
     if state.is_some() {
         return (state, None);
     }
-    let why = format!(
-        "no {} API answered on port(s) {}",
-        w.kind.label(),
-        ports
-            .iter()
-            .map(u16::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
+    let ports: Vec<String> = ports.iter().map(u16::to_string).collect();
+    let why = Said::new(
+        "report-live-no-answer",
+        vec![
+            ("kind", w.kind.label().into()),
+            ("ports", ports.join(", ").into()),
+        ],
     );
     (None, Some(why))
 }
@@ -294,7 +302,7 @@ fn estimated_ledger(
     let mut est = match estimate_inputs(&inputs) {
         Ok(e) => e,
         Err(why) => {
-            led.unavailable = Some(why);
+            led.unavailable = Some(why.into());
             return led;
         }
     };
@@ -308,7 +316,10 @@ fn estimated_ledger(
     if let Some(log) = &args.log {
         match super::read_log(log) {
             Ok(text) => led.runtime_reported = compare_with_log(&est, &parse_llama_log(&text)),
-            Err(e) => w.missing.push(format!("runtime log: {e:#}")),
+            Err(e) => w.missing.push(Said::new(
+                "report-missing-log",
+                vec![("error", format!("{e:#}").into())],
+            )),
         }
     }
     if let Some(m) = led.measured_gpu_bytes {
@@ -352,7 +363,7 @@ fn ask_runtime(args: &Args, global: &Global, p: &Process, w: &Workload, may_prob
 fn model_named(name: &str, from: Option<&str>) -> Evidence {
     Evidence {
         kind: EvidenceKind::ModelFile,
-        showed: format!("the runtime names this model {name}"),
+        showed: Said::new("report-ev-runtime-names", vec![("name", name.into())]),
         source: from.unwrap_or("the runtime's API").to_string(),
     }
 }
@@ -387,11 +398,13 @@ fn apply_live(l: &LiveState, gguf: &GgufModel, settings: &mut LlamaSettings, est
 fn gguf_evidence(est: &Estimate, path: &std::path::Path) -> Evidence {
     Evidence {
         kind: EvidenceKind::GgufHeader,
-        showed: format!(
-            "GGUF header: architecture {}, {} layers, {}",
-            est.model.architecture,
-            est.model.n_layer,
-            human_opt(Some(est.model.file_bytes))
+        showed: Said::new(
+            "report-ev-gguf",
+            vec![
+                ("arch", est.model.architecture.as_str().into()),
+                ("layers", est.model.n_layer.into()),
+                ("size", human_opt(Some(est.model.file_bytes)).into()),
+            ],
         ),
         source: path.display().to_string(),
     }

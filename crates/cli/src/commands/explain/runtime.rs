@@ -5,6 +5,7 @@
 
 use super::Args;
 use crate::Global;
+use gpuledger_lang::Said;
 use gpuledger_model::{Process, Snapshot, Workload};
 use gpuledger_workloads::live::get;
 use gpuledger_workloads::runtimes::{self, ProcessContext, RuntimeEstimate};
@@ -18,7 +19,7 @@ pub(super) fn ledger(
     w: &Workload,
     snap: &Snapshot,
     may_probe: bool,
-) -> Option<Result<RuntimeEstimate, String>> {
+) -> Option<Result<RuntimeEstimate, Said>> {
     if !runtimes::covers(w.kind) {
         return None;
     }

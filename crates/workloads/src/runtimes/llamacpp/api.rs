@@ -3,6 +3,7 @@
 use crate::figures::{Checked, Kind, Rejected};
 use crate::live::{http_evidence, metric_raw, LiveState};
 use crate::runtimes::Fetch;
+use gpuledger_lang::Said;
 use gpuledger_model::Evidence;
 use serde_json::Value;
 
@@ -64,17 +65,19 @@ fn read_props(port: u16, body: &str, st: &mut LiveState, ev: &mut Vec<Evidence>)
         .get("build_info")
         .and_then(Value::as_str)
         .map(str::to_string);
-    let mut parts = vec!["llama-server /props".to_string()];
+    let mut parts = vec![Said::verbatim("llama-server /props")];
+    let part = |key, value: String| Said::new(key, vec![("value", value.into())]);
     if let Some(c) = st.n_ctx {
-        parts.push(format!("context {c}"));
+        parts.push(part("report-ev-flag-context", c.to_string()));
     }
     if let Some(s) = st.total_slots {
-        parts.push(format!("{s} slots"));
+        parts.push(part("report-ev-flag-slots", s.to_string()));
     }
     if let Some(m) = &st.model_path {
-        parts.push(format!("model {m}"));
+        parts.push(part("report-ev-flag-model", m.clone()));
     }
-    ev.push(http_evidence(port, "/props", parts.join(", ")));
+    let said = Said::joined("report-said-comma", parts).unwrap_or_default();
+    ev.push(http_evidence(port, "/props", said));
     Some(())
 }
 
@@ -83,18 +86,12 @@ fn key_required(port: u16, fetch: Fetch, st: &mut LiveState, ev: &mut Vec<Eviden
     st.auth_required = true;
     st.unavailable
         .push("context, slots and model: the server requires an API key (HTTP 401)".into());
-    ev.push(http_evidence(
-        port,
-        "/props",
-        "HTTP 401: the server was started with an API key".into(),
-    ));
+    let said = Said::new("report-ev-props-401", vec![]);
+    ev.push(http_evidence(port, "/props", said));
     if let Ok(h) = fetch(port, "/health") {
         if h.status == 200 {
-            ev.push(http_evidence(
-                port,
-                "/health",
-                "HTTP 200 (no key needed)".into(),
-            ));
+            let said = Said::new("report-ev-health-200", vec![]);
+            ev.push(http_evidence(port, "/health", said));
         }
     }
 }
@@ -109,11 +106,11 @@ fn read_slots(port: u16, fetch: Fetch, st: &mut LiveState, ev: &mut Vec<Evidence
                     .filter(|s| s.get("is_processing").and_then(Value::as_bool) == Some(true))
                     .count();
                 st.slots_busy = Some(busy as u64);
-                ev.push(http_evidence(
-                    port,
-                    "/slots",
-                    format!("{busy} of {} slots busy", slots.len()),
-                ));
+                let said = Said::new(
+                    "report-ev-slots-busy",
+                    vec![("busy", busy.into()), ("total", slots.len().into())],
+                );
+                ev.push(http_evidence(port, "/slots", said));
             }
         }
         Ok(r) => st.unavailable.push(format!(

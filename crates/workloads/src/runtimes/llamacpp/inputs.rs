@@ -4,6 +4,7 @@
 
 use crate::estimate::{env_vars, Backend, LlamaSettings, Setting, Tool};
 use crate::gguf::GgufModel;
+use gpuledger_lang::Said;
 use gpuledger_model::{EvidenceKind, Process, Vendor, Workload};
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ pub fn llama_server_inputs(
     w: &Workload,
     proc_root: &Path,
     vendor: Option<Vendor>,
-) -> Result<ProcessInputs, String> {
+) -> Result<ProcessInputs, Said> {
     let model = w
         .model
         .clone()

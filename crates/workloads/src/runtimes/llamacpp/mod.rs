@@ -13,6 +13,7 @@ pub use inputs::{llama_server_inputs, ProcessInputs};
 
 use super::{Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
+use gpuledger_lang::Said;
 use gpuledger_model::{Evidence, Member, Process, RoleKind, Vendor, Workload, WorkloadKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 use std::path::Path;
@@ -22,7 +23,7 @@ pub struct LlamaCpp;
 /// llama.cpp's libraries (ggml and its backends, libllama): what llama-server maps, and what the
 /// runtimes built on llama.cpp (Ollama's runner, LM Studio) map too.
 pub static GGML: Library = Library {
-    what: "llama.cpp / ggml library",
+    what: "report-lib-ggml",
     prefixes: &[
         "libggml-cuda",
         "libggml-vulkan",
@@ -77,24 +78,27 @@ impl Runtime for LlamaCpp {
         _kind: WorkloadKind,
         named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
         if !named {
             return None;
         }
         let mut parts = Vec::new();
-        if let Some(m) = seen.flag(&["-m", "--model"]) {
-            parts.push(format!("model {m}"));
+        for (names, key) in [
+            (&["-m", "--model"][..], "report-ev-flag-model"),
+            (&["-c", "--ctx-size"], "report-ev-flag-context"),
+            (
+                &["-ngl", "--n-gpu-layers", "--gpu-layers"],
+                "report-ev-flag-gpu-layers",
+            ),
+            (&["-np", "--parallel"], "report-ev-flag-slots"),
+        ] {
+            if let Some(v) = seen.flag(names) {
+                parts.push(Said::new(key, vec![("value", v.into())]));
+            }
         }
-        if let Some(c) = seen.flag(&["-c", "--ctx-size"]) {
-            parts.push(format!("context {c}"));
-        }
-        if let Some(n) = seen.flag(&["-ngl", "--n-gpu-layers", "--gpu-layers"]) {
-            parts.push(format!("{n} GPU layers"));
-        }
-        if let Some(n) = seen.flag(&["-np", "--parallel"]) {
-            parts.push(format!("{n} slots"));
-        }
-        (!parts.is_empty()).then(|| (format!("llama.cpp flags: {}", parts.join(", ")), "cmdline"))
+        let flags = Said::joined("report-said-comma", parts)?;
+        let said = Said::new("report-ev-llama-flags", vec![("flags", flags.into())]);
+        Some((said, "cmdline"))
     }
 
     fn query(&self, port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
@@ -108,7 +112,7 @@ impl Runtime for LlamaCpp {
         proc_root: &Path,
         vendor: Option<Vendor>,
         _asked: &Asked,
-    ) -> Option<Result<ProcessInputs, String>> {
+    ) -> Option<Result<ProcessInputs, Said>> {
         if w.member
             .as_ref()
             .is_some_and(|m| m.role_kind == RoleKind::RpcDevice)

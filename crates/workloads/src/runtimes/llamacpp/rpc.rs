@@ -79,6 +79,6 @@ pub(super) fn rpc_device(f: &ProcessFacts, procs: &ProcReader) -> Member {
         root_pid,
         role: "rpc device".into(),
         role_kind: RoleKind::RpcDevice,
-        evidence,
+        evidence: evidence.into(),
     }
 }

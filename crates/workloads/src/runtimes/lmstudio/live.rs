@@ -2,6 +2,7 @@
 
 use crate::live::{answer, http_evidence, LiveState, LoadedModel};
 use crate::runtimes::Fetch;
+use gpuledger_lang::Said;
 use gpuledger_model::Evidence;
 
 pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
@@ -20,7 +21,10 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
     ev.push(http_evidence(
         port,
         "/api/v0/models",
-        format!("LM Studio: {} model(s) loaded", models.len()),
+        Said::new(
+            "report-ev-lmstudio-loaded",
+            vec![("n", models.len().into())],
+        ),
     ));
     Some(LiveState {
         server: "lm-studio".into(),

@@ -19,6 +19,7 @@ use super::RuntimeNotes;
 use crate::estimate::{GpuLayers, LlamaSettings, Setting, SettingSource};
 use crate::gguf::GgufModel;
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_lang::Said;
 use gpuledger_model::{EvidenceKind, Process, ReportedFigure, Vendor, Workload};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -173,27 +174,35 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
         recipe: Some(RECIPE.to_string()),
         model_name: Some(entry.id.clone()),
         model_name_from: Some("LM Studio's /api/v0/models".into()),
-        why_lead: Some(format!(
-            "{} loaded by LM Studio with a {ctx}-token context",
-            entry.id
+        why_lead: Some(Said::new(
+            "recipe-lmstudio-lead",
+            vec![
+                ("name", entry.id.as_str().into()),
+                ("ctx", ctx.to_string().into()),
+            ],
         )),
         ctx_per_slot: Some(ctx),
         slots: Some(1),
         reported: vec![ReportedFigure {
             what: "loaded_context_length".into(),
             bytes: None,
-            text: Some(format!(
-                "{ctx} tokens (the model allows {})",
-                entry
-                    .max_context_length
-                    .map(|m| m.to_string())
-                    .unwrap_or_else(|| "n/a".into())
+            text: Some(Said::new(
+                "recipe-lmstudio-ctx",
+                vec![
+                    ("ctx", ctx.to_string().into()),
+                    (
+                        "max",
+                        entry
+                            .max_context_length
+                            .map(|m| m.to_string())
+                            .unwrap_or_else(|| "n/a".into())
+                            .into(),
+                    ),
+                ],
             )),
             source: source.to_string(),
         }],
-        not_modelled: vec![
-            "LM Studio's GPU offload, flash attention, KV cache type and concurrent predictions are kept in its own settings, not visible outside it: llama.cpp's defaults (all layers, flash attention auto, f16 cache, one unified cache) are assumed".into(),
-        ],
+        not_modelled: vec![Said::new("recipe-lmstudio-nm-settings", vec![])],
         placement: None,
     };
     Ok((s, notes))
@@ -205,34 +214,33 @@ pub fn inputs_for(
     w: &Workload,
     vendor: Option<Vendor>,
     models: Option<&Models>,
-) -> Result<ProcessInputs, String> {
+) -> Result<ProcessInputs, Said> {
     if is_mlx(w) {
-        return Err(format!(
-            "LM Studio's MLX engine{}: no recipe models MLX's memory",
-            w.model
-                .as_deref()
-                .map(|m| format!(" ({m})"))
-                .unwrap_or_default()
-        ));
+        return Err(match w.model.as_deref() {
+            Some(m) => Said::new("recipe-err-lms-mlx-model", vec![("model", m.into())]),
+            None => Said::new("recipe-err-lms-mlx", vec![]),
+        });
     }
-    let model = w.model.clone().ok_or(
-        "the model file is not known: LM Studio's engine maps no GGUF file (none loaded, or not readable)",
-    )?;
+    let model = w
+        .model
+        .clone()
+        .ok_or_else(|| Said::new("recipe-err-lms-no-model", vec![]))?;
     let path = PathBuf::from(&model);
     let Some(models) = models else {
-        return Err("LM Studio keeps the loaded context length in its own state; it is known only from its API (GET /api/v0/models), which is not asked here".into());
+        return Err(Said::new("recipe-err-lms-not-asked", vec![]));
     };
     let entry = loaded_entry(&models.models, &path).ok_or_else(|| {
-        format!(
-            "{} lists no loaded model that matches {}",
-            models.source,
-            path.display()
-        )
+        let args = vec![
+            ("source", models.source.as_str().into()),
+            ("path", path.display().to_string().into()),
+        ];
+        Said::new("recipe-err-lms-no-match", args)
     })?;
     if entry.compatibility_type.as_deref() == Some("mlx") {
-        return Err(format!(
-            "LM Studio's MLX engine ({}): no recipe models MLX's memory",
-            entry.id
+        let model = entry.id.as_str().into();
+        return Err(Said::new(
+            "recipe-err-lms-mlx-model",
+            vec![("model", model)],
         ));
     }
     let gguf =

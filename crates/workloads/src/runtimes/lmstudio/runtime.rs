@@ -3,6 +3,7 @@
 use super::super::{Api, AskApi, Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_lang::Said;
 use gpuledger_model::{Evidence, Process, RoleKind, Vendor, Workload, WorkloadKind};
 use std::path::Path;
 use std::time::Duration;
@@ -71,7 +72,7 @@ impl Runtime for LmStudio {
         _proc_root: &Path,
         vendor: Option<Vendor>,
         asked: &Asked,
-    ) -> Option<Result<ProcessInputs, String>> {
+    ) -> Option<Result<ProcessInputs, Said>> {
         let models = match asked {
             Asked::LmStudio(Ok(m)) => Some(m),
             _ => None,

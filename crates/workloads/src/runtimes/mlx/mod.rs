@@ -2,13 +2,14 @@
 //! (no recipe: the estimated ledger says so for its processes).
 
 use super::{Library, Runtime, Seen};
+use gpuledger_lang::Said;
 use gpuledger_model::WorkloadKind;
 
 pub struct Mlx;
 
 /// MLX's library.
 pub static MLX: Library = Library {
-    what: "MLX library",
+    what: "report-lib-mlx",
     prefixes: &["libmlx"],
 };
 
@@ -34,8 +35,8 @@ impl Runtime for Mlx {
         _kind: WorkloadKind,
         named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
-        (named || seen.lower.contains("mlx_lm"))
-            .then(|| ("mlx_lm in the command line".to_string(), "cmdline"))
+    ) -> Option<(Said, &'static str)> {
+        let words = || Said::new("report-ev-in-cmdline", vec![("what", "mlx_lm".into())]);
+        (named || seen.lower.contains("mlx_lm")).then(|| (words(), "cmdline"))
     }
 }

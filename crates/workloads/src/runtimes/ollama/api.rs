@@ -6,6 +6,7 @@ use super::{ServeEnv, ENV_NAMES};
 use crate::figures::{Checked, Kind};
 use crate::runtimes::loopback::{answers, candidate_ports};
 use crate::runtimes::{env_get, read_environ, short_time};
+use gpuledger_lang::Said;
 use gpuledger_model::ReportedFigure;
 use serde_json::Value;
 use std::path::Path;
@@ -140,9 +141,9 @@ pub(super) fn reported(
     m: &PsModel,
     source: &str,
     env: &ServeEnv,
-) -> (Vec<ReportedFigure>, Option<String>) {
+) -> (Vec<ReportedFigure>, Option<Said>) {
     let mut out = Vec::new();
-    let fig = |what: &str, bytes: Option<u64>, text: Option<String>| {
+    let fig = |what: &str, bytes: Option<u64>, text: Option<Said>| {
         ReportedFigure::new(what, bytes, text, source)
     };
     if m.size.is_some() {
@@ -159,24 +160,32 @@ pub(super) fn reported(
         out.push(fig(
             "context_length",
             None,
-            Some(format!("{c} tokens per slot")),
+            Some(Said::new(
+                "recipe-ollama-ctx-per-slot",
+                vec![("n", c.to_string().into())],
+            )),
         ));
     }
     out.extend(m.invalid.figures(source));
-    let keep = env_get(&env.vars, "OLLAMA_KEEP_ALIVE")
-        .map(|k| format!("OLLAMA_KEEP_ALIVE={k}"))
-        .unwrap_or_else(|| "OLLAMA_KEEP_ALIVE unset: 5m".into());
+    let keep = match env_get(&env.vars, "OLLAMA_KEEP_ALIVE") {
+        Some(k) => Said::verbatim(format!("OLLAMA_KEEP_ALIVE={k}")),
+        None => Said::new("recipe-ollama-keep-default", vec![]),
+    };
+    let name = m.name.as_str();
     let lead = match &m.expires_at {
         Some(t) => {
             let until = short_time(t);
+            let args = vec![("until", until.into()), ("keep", keep.into())];
             out.push(fig(
                 "expires_at",
                 None,
-                Some(format!("kept loaded until {until} ({keep})")),
+                Some(Said::new("recipe-ollama-kept", args.clone())),
             ));
-            format!("{} kept loaded until {until} ({keep})", m.name)
+            let mut args = args;
+            args.push(("name", name.into()));
+            Said::new("recipe-ollama-lead-kept", args)
         }
-        None => format!("{} loaded by Ollama", m.name),
+        None => Said::new("recipe-ollama-lead-loaded", vec![("name", name.into())]),
     };
     (out, Some(lead))
 }

@@ -2,6 +2,7 @@
 
 use crate::live::{answer, http_evidence, LiveState, LoadedModel};
 use crate::runtimes::Fetch;
+use gpuledger_lang::Said;
 use gpuledger_model::Evidence;
 
 pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
@@ -10,23 +11,17 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
     ev.push(http_evidence(
         port,
         "/api/ps",
-        format!(
-            "Ollama: {} model{} loaded{}",
-            models.len(),
-            if models.len() == 1 { "" } else { "s" },
-            if models.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({})",
-                    models
-                        .iter()
-                        .map(|m| m.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+        match models.len() {
+            0 => Said::new("report-ev-ollama-none", vec![]),
+            n => {
+                let names: Vec<Said> = models.iter().map(|m| m.name.as_str().into()).collect();
+                let names = Said::joined("report-said-comma", names).unwrap_or_default();
+                Said::new(
+                    "report-ev-ollama-loaded",
+                    vec![("n", n.into()), ("names", names.into())],
                 )
             }
-        ),
+        },
     ));
     Some(LiveState {
         server: "ollama".into(),

@@ -54,6 +54,7 @@ use crate::estimate::SettingSource;
 use crate::gguf::GgufModel;
 use crate::runtimes::llamacpp::ProcessInputs;
 use api::reported;
+use gpuledger_lang::Said;
 use gpuledger_model::{Process, ReportedFigure, Vendor, Workload};
 use names::{cached_model_name, manifests_of};
 use settings::no_recipe;
@@ -149,7 +150,7 @@ pub fn inputs_for(
     proc_root: &Path,
     vendor: Option<Vendor>,
     ps: Option<&Ps>,
-) -> Result<ProcessInputs, String> {
+) -> Result<ProcessInputs, Said> {
     let argv = p.cmdline.clone().unwrap_or_default();
     let eng = engine(&argv);
     let model_path = w
@@ -180,7 +181,13 @@ pub fn inputs_for(
     settings.backend = crate::runtimes::llamacpp::backend_of(w, vendor);
     notes.model_name = name.clone();
     notes.model_name_from = Some(manifests_of(&path));
-    describe(&mut notes, entry, &env, name.as_deref(), "Ollama's runner");
+    describe(
+        &mut notes,
+        entry,
+        &env,
+        name.as_deref(),
+        "recipe-ollama-loader-runner",
+    );
     Ok(ProcessInputs {
         model_path: path,
         model: gguf,
@@ -190,13 +197,13 @@ pub fn inputs_for(
 }
 
 /// The runtime's own figures and the why sentence's lead: from the model's `/api/ps` entry when
-/// there is one, else that `name` (or "a model") was loaded by `loader`.
+/// there is one, else that `name` (or "a model") was loaded by `loader` (its key).
 fn describe(
     notes: &mut RuntimeNotes,
     entry: Option<(&PsModel, &str)>,
     env: &ServeEnv,
     name: Option<&str>,
-    loader: &str,
+    loader: &'static str,
 ) {
     match entry {
         Some((m, src)) => {
@@ -205,7 +212,14 @@ fn describe(
             notes.why_lead = lead;
         }
         None => {
-            notes.why_lead = Some(format!("{} loaded by {loader}", name.unwrap_or("a model")));
+            let loader = Said::new(loader, vec![]).into();
+            notes.why_lead = Some(match name {
+                Some(n) => Said::new(
+                    "recipe-ollama-lead-loaded-by",
+                    vec![("name", n.into()), ("loader", loader)],
+                ),
+                None => Said::new("recipe-ollama-lead-unnamed", vec![("loader", loader)]),
+            });
         }
     }
 }
@@ -244,7 +258,7 @@ pub fn llama_server_child(
     proc_root: &Path,
     vendor: Option<Vendor>,
     ps: Option<&Ps>,
-) -> Result<ProcessInputs, String> {
+) -> Result<ProcessInputs, Said> {
     let mut i = crate::runtimes::llamacpp::llama_server_inputs(p, w, proc_root, vendor)?;
     let name = cached_model_name(&i.model_path);
     let env = serve_env(proc_root, p.pid);
@@ -260,7 +274,7 @@ pub fn llama_server_child(
         entry,
         &env,
         name.as_deref(),
-        "Ollama's llama-server",
+        "recipe-ollama-loader-server",
     );
     if !matches!(i.settings.n_gpu_layers.source, SettingSource::Flag(_)) {
         notes.not_modelled.push(

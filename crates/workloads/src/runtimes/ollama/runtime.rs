@@ -4,6 +4,7 @@
 use super::super::{Api, AskApi, Asked, Fetch, Library, Runtime, Seen};
 use crate::live::LiveState;
 use crate::runtimes::llamacpp::ProcessInputs;
+use gpuledger_lang::Said;
 use gpuledger_model::{
     Evidence, Process, ReportedFigure, RoleKind, Vendor, Workload, WorkloadKind,
 };
@@ -49,16 +50,16 @@ impl Runtime for Ollama {
         kind: WorkloadKind,
         _named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
         let words = match kind {
             WorkloadKind::Ollama => seen
                 .args
                 .iter()
                 .any(|a| a == "serve")
-                .then(|| "`ollama serve`".to_string())?,
+                .then(|| Said::verbatim("`ollama serve`"))?,
             _ => match seen.flag(&["--model"]) {
-                Some(m) => format!("`ollama runner` for model {m}"),
-                None => "`ollama runner`".into(),
+                Some(m) => Said::new("report-ev-ollama-runner", vec![("model", m.into())]),
+                None => Said::verbatim("`ollama runner`"),
             },
         };
         Some((words, "cmdline"))
@@ -96,7 +97,7 @@ impl Runtime for Ollama {
         proc_root: &Path,
         vendor: Option<Vendor>,
         asked: &Asked,
-    ) -> Option<Result<ProcessInputs, String>> {
+    ) -> Option<Result<ProcessInputs, Said>> {
         let ps = match asked {
             Asked::OllamaPs(Ok(ps)) => Some(ps),
             _ => None,

@@ -6,6 +6,7 @@ use super::{go_bool, go_flag, parse_version, Engine, PsModel, ENV_NAMES, RECIPE}
 use crate::estimate::{FlashAttn, GpuLayers, LlamaSettings, Setting, SettingSource};
 use crate::gguf::GgmlType;
 use crate::runtimes::{env_get, read_environ, RuntimeNotes};
+use gpuledger_lang::Said;
 use std::path::Path;
 
 /// What the runner needs beyond the model: `ollama serve`'s environment and where it was read.
@@ -74,7 +75,7 @@ pub fn settings(
     ps: Option<(&PsModel, &str)>,
     version: Option<&str>,
     n_ctx_train: Option<u64>,
-) -> Result<(LlamaSettings, RuntimeNotes), String> {
+) -> Result<(LlamaSettings, RuntimeNotes), Said> {
     let mut s = LlamaSettings::default();
     let mut notes = RuntimeNotes {
         recipe: Some(RECIPE.to_string()),
@@ -493,24 +494,28 @@ impl LoadRequest<'_> {
 }
 
 /// Why an engine has no recipe, in words, with what the command line and `/api/ps` say.
-pub(super) fn no_recipe(engine: Engine, argv: &[String], ps: Option<(&PsModel, &str)>) -> String {
-    let what = match engine {
-        Engine::OllamaEngine => "Ollama's own Go engine (`ollama runner --ollama-engine`) allocates its weights, KV cache and graph itself; no recipe models it",
-        _ => "Ollama's MLX engine (`ollama runner --mlx-engine`): no recipe models it",
+pub(super) fn no_recipe(engine: Engine, argv: &[String], ps: Option<(&PsModel, &str)>) -> Said {
+    let what = Said::new(
+        match engine {
+            Engine::OllamaEngine => "recipe-err-ollama-go",
+            _ => "recipe-err-ollama-mlx",
+        },
+        vec![],
+    );
+    let mut args = vec![("what", what.into()), ("argv", argv.join(" ").into())];
+    let Some((m, src)) = ps else {
+        return Said::new("recipe-err-ollama-engine", args);
     };
-    let mut out = format!("{what}. The command line says: {}", argv.join(" "));
-    if let Some((m, src)) = ps {
-        out.push_str(&format!(
-            "; {src} says {}: size {}, size_vram {}, context {}",
-            m.name,
-            gpuledger_model::units::human_opt(m.size),
-            gpuledger_model::units::human_opt(m.size_vram),
-            m.context_length
-                .map(|c| c.to_string())
-                .unwrap_or_else(|| "n/a".into())
-        ));
-    }
-    out
+    let human = gpuledger_model::units::human_opt;
+    let context = m.context_length.map(|c| c.to_string());
+    args.extend([
+        ("source", src.into()),
+        ("name", m.name.as_str().into()),
+        ("size", human(m.size).into()),
+        ("vram", human(m.size_vram).into()),
+        ("context", context.unwrap_or_else(|| "n/a".into()).into()),
+    ]);
+    Said::new("recipe-err-ollama-engine-ps", args)
 }
 
 #[cfg(test)]

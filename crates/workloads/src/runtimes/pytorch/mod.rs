@@ -86,7 +86,7 @@ fn read_weights(
                     "weights file",
                     format!("{f}: {}, {how}", gib(b)),
                     InputSource::File {
-                        detail: seen.clone(),
+                        detail: seen.clone().into(),
                     },
                 ));
             }
@@ -134,17 +134,21 @@ fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled:
 
 /// The recipe for a PyTorch process: the weight files it has open, the probed CUDA context,
 /// and what cannot be sized from outside, named.
-pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, Said> {
     let files = model_files(w);
     let mut inputs = Vec::new();
     let mut not_modelled = Vec::new();
     let (weights, read) = read_weights(&files, ctx, &mut inputs, &mut not_modelled)?;
     allocator_inputs(ctx, &mut inputs, &mut not_modelled);
     let (overhead, overhead_source) = match &ctx.overhead {
-        Some((b, label)) => (Some(*b), format!("CUDA context, {label}")),
+        Some((b, label)) => {
+            let label = label.as_str().into();
+            let source = Said::new("recipe-torch-overhead-probe", vec![("label", label)]);
+            (Some(*b), source)
+        }
         None => {
             not_modelled.push(Said::new("recipe-nm-cuda-context", vec![]));
-            (None, "not measured on this machine (no saved probe)".into())
+            (None, Said::new("recipe-torch-overhead-none", vec![]))
         }
     };
     let key = match (w.kind == WorkloadKind::Comfyui, overhead.is_some()) {
@@ -170,7 +174,7 @@ pub fn estimate_process(ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEst
             kv_cache_gpu_bytes: None,
             compute_gpu_bytes: None,
             compute_exact: false,
-            compute_label: Some("activations and the caching allocator's reserve".into()),
+            compute_label: Some(Said::new("recipe-torch-compute-row", vec![])),
             overhead_gpu_bytes: overhead,
             overhead_included: false,
             overhead_source,

@@ -2,13 +2,14 @@
 //! by ComfyUI in the command line (plain PyTorch by its libraries, in identification).
 
 use super::super::{Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
+use gpuledger_lang::Said;
 use gpuledger_model::{Workload, WorkloadKind};
 
 pub struct Pytorch;
 
 /// PyTorch's GPU libraries: what any program on PyTorch maps (vLLM and SGLang included).
 pub static TORCH: Library = Library {
-    what: "PyTorch CUDA library",
+    what: "report-lib-torch",
     prefixes: &[
         "libtorch_cuda",
         "libtorch_hip",
@@ -65,15 +66,16 @@ impl Runtime for Pytorch {
         kind: WorkloadKind,
         _named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
         let words = match kind {
-            WorkloadKind::Comfyui => "ComfyUI in the command line",
+            WorkloadKind::Comfyui => "ComfyUI",
             _ if seen.lower.contains("transformers") || seen.lower.contains("torchrun") => {
-                "transformers / torchrun in the command line"
+                "transformers / torchrun"
             }
             _ => return None,
         };
-        Some((words.into(), "cmdline"))
+        let said = Said::new("report-ev-in-cmdline", vec![("what", words.into())]);
+        Some((said, "cmdline"))
     }
 
     fn recipe(&self) -> Option<&'static dyn Recipe> {
@@ -82,7 +84,7 @@ impl Runtime for Pytorch {
 }
 
 impl Recipe for Pytorch {
-    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, Said> {
         super::estimate_process(ctx, w)
     }
 }

@@ -6,7 +6,7 @@
 //! `--enable-dp-attention`, `--ep-size`/`--expert-parallel-size`.
 
 use super::super::pyargs;
-use super::super::reservation::{default, flag, Src};
+use super::super::reservation::{default_of, flag, Src};
 use crate::runtimes::InputSource;
 
 /// The largest parallel size read (as vLLM's `MAX_PARALLEL`): products of sizes stay far
@@ -59,7 +59,7 @@ impl SglangSettings {
                 .transpose()
         };
         let size = |names: &[&str]| -> Result<Src<u64>, String> {
-            let p = uint(names)?.unwrap_or_else(|| s(1, default("SGLang's")));
+            let p = uint(names)?.unwrap_or_else(|| s(1, default_of("SGLang")));
             if p.value == 0 || p.value > MAX_PARALLEL {
                 return Err(format!(
                     "{} is not a usable parallel size (1 to {MAX_PARALLEL})",
@@ -84,13 +84,13 @@ impl SglangSettings {
         let dp_size = size(&["--dp-size", "--dp", "--data-parallel-size"])?;
         let enable_dp_attention = match pyargs::last(argv, &["--enable-dp-attention"]) {
             Some((n, _)) => s(true, flag(format!("{n} ({from})"))),
-            None => s(false, default("SGLang's")),
+            None => s(false, default_of("SGLang")),
         };
         let ep_size = uint(&["--ep-size", "--ep", "--expert-parallel-size"])?;
         let text = |names: &[&str]| {
             value(argv, names)
                 .map(|(n, v)| s(v.clone(), fs(&n, &v)))
-                .unwrap_or_else(|| s("auto".into(), default("SGLang's")))
+                .unwrap_or_else(|| s("auto".into(), default_of("SGLang")))
         };
         Ok(SglangSettings {
             model: value(argv, &["--model-path", "--model"]).map(|(_, v)| v),

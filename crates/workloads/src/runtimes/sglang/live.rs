@@ -2,6 +2,7 @@
 
 use crate::live::{answer, http_evidence, LiveState};
 use crate::runtimes::Fetch;
+use gpuledger_lang::Said;
 use gpuledger_model::Evidence;
 use serde_json::Value;
 
@@ -22,12 +23,10 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
         ev.push(http_evidence(
             port,
             path,
-            format!(
-                "SGLang server info{}",
-                info.max_total_num_tokens
-                    .map(|t| format!(", max_total_num_tokens {t}"))
-                    .unwrap_or_default()
-            ),
+            match info.max_total_num_tokens {
+                Some(t) => Said::new("report-ev-sglang-info-tokens", vec![("tokens", t.into())]),
+                None => Said::new("report-ev-sglang-info", vec![]),
+            },
         ));
         let mut bad = info.invalid;
         let n_ctx = bad.json_count("context length", v.get("context_length"));

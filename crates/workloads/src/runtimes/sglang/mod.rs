@@ -137,7 +137,12 @@ impl SglangReport {
     pub fn reported(&self, source: &str) -> Vec<ReportedFigure> {
         let mut out = Vec::new();
         let mut push = |what: &str, bytes: Option<u64>, text: Option<String>| {
-            out.push(ReportedFigure::new(what, bytes, text, source))
+            out.push(ReportedFigure::new(
+                what,
+                bytes,
+                text.map(Into::into),
+                source,
+            ))
         };
         if let Some(t) = self.max_total_num_tokens {
             push(
@@ -228,10 +233,10 @@ pub fn estimate(
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: None,
             compute_exact: false,
-            compute_label: Some("activations and CUDA graphs".into()),
+            compute_label: Some(Said::new("recipe-vllm-rest-graphs", vec![])),
             overhead_gpu_bytes: None,
             overhead_included: false,
-            overhead_source: "CUDA context: part of what the static pool leaves out".into(),
+            overhead_source: Said::new("recipe-sglang-overhead", vec![]),
             total_gpu_bytes: total,
             why: Some(why),
             reported,
@@ -455,7 +460,7 @@ fn total_and_why(
 
 /// The recipe for a running process: its command line (or its server's), its model folder,
 /// and its server info when `explain` may ask.
-pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
+pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     let mut s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
         .map_err(|e| format!("cannot read SGLang's settings from its command line: {e}"))?;
     s.stage = ctx.title.as_deref().and_then(parallel::stage_in_title);

@@ -4,6 +4,7 @@
 use super::super::{Api, Fetch, Library, ProcessContext, Recipe, Runtime, RuntimeEstimate, Seen};
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
+use gpuledger_lang::Said;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
 
 pub struct Sglang;
@@ -69,18 +70,16 @@ impl Runtime for Sglang {
         _kind: WorkloadKind,
         _named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
+        let title = |t: &str| Said::new("report-ev-sglang-title", vec![("title", t.into())]);
         Some(if seen.lower.contains("sglang.launch_server") {
             ("`sglang.launch_server`".into(), "cmdline")
         } else if seen.lower.contains("sglang serve") {
             ("`sglang serve`".into(), "cmdline")
         } else if is_title("", seen.lower) {
-            (
-                format!("SGLang process title `{}`", seen.joined.trim()),
-                "cmdline",
-            )
+            (title(seen.joined.trim()), "cmdline")
         } else {
-            (format!("SGLang process title `{}`", seen.comm), "comm")
+            (title(seen.comm), "comm")
         })
     }
 
@@ -102,7 +101,7 @@ impl Runtime for Sglang {
 }
 
 impl Recipe for Sglang {
-    fn estimate(&self, ctx: &ProcessContext, _w: &Workload) -> Result<RuntimeEstimate, String> {
+    fn estimate(&self, ctx: &ProcessContext, _w: &Workload) -> Result<RuntimeEstimate, Said> {
         super::estimate_process(ctx)
     }
 }

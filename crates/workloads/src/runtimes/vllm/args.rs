@@ -2,7 +2,7 @@
 //! with where each value came from (the flag, or the default in vLLM's source).
 
 use super::super::pyargs;
-use super::super::reservation::{default, flag, src, Src};
+use super::super::reservation::{default, default_of, flag, src, Src};
 use gpuledger_model::estimate_input::InputSource;
 
 /// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
@@ -257,7 +257,7 @@ impl Args<'_> {
         let size = |names: &[&str]| -> Result<Src<u64>, String> {
             Ok(self
                 .uint(names)?
-                .unwrap_or_else(|| src(1, default("vLLM's"))))
+                .unwrap_or_else(|| src(1, default_of("vLLM"))))
         };
         let tp = size(&["--tensor-parallel-size", "-tp"])?;
         let pp = size(&["--pipeline-parallel-size", "-pp"])?;
@@ -314,7 +314,7 @@ impl Args<'_> {
                 src(false, self.source(&n, &v))
             }
             Some((n, _)) => src(true, flag(format!("{n} ({})", self.from))),
-            None => src(false, default("vLLM's")),
+            None => src(false, default_of("vLLM")),
         }
     }
 }
@@ -326,7 +326,7 @@ impl VllmSettings {
         let a = Args { argv, from };
         let auto = |names: &[&str]| -> Result<Src<String>, String> {
             Ok(a.text(names)?
-                .unwrap_or_else(|| src("auto".to_string(), default("vLLM's"))))
+                .unwrap_or_else(|| src("auto".to_string(), default_of("vLLM"))))
         };
         // The order settles which of several bad flags the error names.
         let gpu_memory_utilization = a.gpu_memory_utilization()?;

@@ -89,12 +89,13 @@ pub fn estimate(
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: rest,
             compute_exact: false,
-            compute_label: Some(format!("{} (rest of the reservation)", parts.rest_label)),
+            compute_label: Some(Said::new(
+                "recipe-vllm-rest-row",
+                vec![("label", parts.rest_label.clone().into())],
+            )),
             overhead_gpu_bytes: None,
             overhead_included: true,
-            overhead_source:
-                "inside the reservation (CUDA context, NCCL, cuBLAS: vLLM's non-torch memory)"
-                    .into(),
+            overhead_source: Said::new("recipe-vllm-overhead-inside", vec![]),
             total_gpu_bytes: total,
             why: Some(why),
             reported,
@@ -156,10 +157,12 @@ fn apply_metrics(
         reported.push(ReportedFigure::new(
             "num_gpu_blocks",
             None,
-            Some(format!(
-                "{} blocks of {} tokens",
-                thousands(n),
-                s.block_size.value
+            Some(Said::new(
+                "recipe-vllm-reported-blocks",
+                vec![
+                    ("blocks", thousands(n).into()),
+                    ("tokens", s.block_size.value.to_string().into()),
+                ],
             )),
             &from("num_gpu_blocks"),
         ));
@@ -170,7 +173,10 @@ fn apply_metrics(
         reported.push(ReportedFigure::new(
             "KV cache size",
             None,
-            Some(format!("{} tokens", thousands(t))),
+            Some(Said::new(
+                "recipe-vllm-reported-tokens",
+                vec![("tokens", thousands(t).into())],
+            )),
             &from("kv_cache_size_tokens"),
         ));
     }
@@ -178,7 +184,10 @@ fn apply_metrics(
         reported.push(ReportedFigure::new(
             "KV cache in use",
             None,
-            Some(format!("{:.1} % of the blocks", u * 100.0)),
+            Some(Said::new(
+                "recipe-vllm-reported-usage",
+                vec![("pct", format!("{:.1} %", u * 100.0).into())],
+            )),
             &format!("{} (kv_cache_usage_perc)", m.source),
         ));
     }
@@ -230,9 +239,9 @@ fn kv_per_block(
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<Said>,
 ) -> Option<Block> {
-    inputs.push(Input::new(
+    inputs.push(Input::said(
         "vLLM KV rules",
-        &rules.words,
+        rules.words.clone(),
         rules.source.clone(),
     ));
     let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);

@@ -10,6 +10,7 @@ use crate::runtimes::hf::{
 };
 use crate::runtimes::reservation::{derived, GgufHeld, GgufWeights, ModelFacts};
 use crate::runtimes::{Input, ProcessContext};
+use gpuledger_lang::Said;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -53,7 +54,7 @@ pub fn facts(g: &GgufModel, shown: &Path) -> Result<ModelFacts, String> {
     };
     Ok(ModelFacts {
         dir: shown.to_path_buf(),
-        found: "GGUF file on the command line".into(),
+        found: Said::new("recipe-found-gguf", vec![]),
         config,
         weights: crate::safetensors::Model {
             path: shown.to_path_buf(),

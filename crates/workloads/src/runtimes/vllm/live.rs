@@ -2,6 +2,7 @@
 
 use crate::live::{answer, http_evidence, metric_raw, LiveState};
 use crate::runtimes::Fetch;
+use gpuledger_lang::Said;
 use gpuledger_model::Evidence;
 
 pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<LiveState> {
@@ -14,7 +15,8 @@ pub(super) fn query(port: u16, fetch: Fetch, ev: &mut Vec<Evidence>) -> Option<L
         "requests running",
         metric_raw(&body, "vllm:num_requests_running"),
     );
-    ev.push(http_evidence(port, "/metrics", "vLLM metrics".into()));
+    let said = Said::new("report-ev-vllm-metrics", vec![]);
+    ev.push(http_evidence(port, "/metrics", said));
     Some(LiveState {
         server: "vllm".into(),
         port,

@@ -52,6 +52,7 @@ pub use version::{
 };
 
 use super::reservation::first_answer;
+use gpuledger_lang::Said;
 
 /// The paths of vLLM's API its recipe reads (the runtime's [`Api`](super::Api) declaration):
 /// the KV cache's blocks and the release.
@@ -62,7 +63,7 @@ use super::{InputSource, ProcessContext, RuntimeEstimate};
 
 /// The recipe for a running process: its command line (or its server's), its model folder,
 /// and `/metrics` when `explain` may ask.
-pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, String> {
+pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     let from = ctx.argv_source();
     let mut s = VllmSettings::from_args(&ctx.argv, &from)
         .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;

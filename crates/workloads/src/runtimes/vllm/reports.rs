@@ -224,7 +224,12 @@ impl VllmLog {
     pub fn reported(&self, source: &str) -> Vec<ReportedFigure> {
         let mut out = Vec::new();
         let mut push = |what: &str, bytes: Option<u64>, text: Option<String>| {
-            out.push(ReportedFigure::new(what, bytes, text, source))
+            out.push(ReportedFigure::new(
+                what,
+                bytes,
+                text.map(Into::into),
+                source,
+            ))
         };
         if let Some(g) = self.weights_gib {
             push("model loading took", Some(gib_bytes(g)), None);

@@ -6,6 +6,7 @@ use super::super::{
 };
 use crate::live::LiveState;
 use crate::runtimes::InputSource;
+use gpuledger_lang::Said;
 use gpuledger_model::{Evidence, ReportedFigure, RoleKind, Workload, WorkloadKind};
 
 pub struct Vllm;
@@ -159,13 +160,13 @@ impl Runtime for Vllm {
         _kind: WorkloadKind,
         _named: bool,
         seen: &Seen,
-    ) -> Option<(String, &'static str)> {
+    ) -> Option<(Said, &'static str)> {
         let words = if seen.args.iter().any(|a| a == "serve") {
-            "`vllm serve`"
+            Said::verbatim("`vllm serve`")
         } else {
-            "vLLM engine (vllm.entrypoints or VLLM:: process title)"
+            Said::new("report-ev-vllm-engine", vec![])
         };
-        Some((words.into(), "cmdline"))
+        Some((words, "cmdline"))
     }
 
     /// `--config FILE.yaml` read into the options it stands for (`config`).
@@ -206,7 +207,7 @@ impl Runtime for Vllm {
 impl Recipe for Vllm {
     /// With tensor or pipeline parallelism vLLM V1's engine core runs no model: it starts one
     /// worker per rank (`VLLM::Worker_TPn`), and each worker holds its share.
-    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, String> {
+    fn estimate(&self, ctx: &ProcessContext, w: &Workload) -> Result<RuntimeEstimate, Said> {
         let engine_core = w
             .member
             .as_ref()
@@ -218,15 +219,13 @@ impl Recipe for Vllm {
                     .value
                     .saturating_mul(s.pipeline_parallel_size.value);
                 if ranks > 1 {
-                    return Err(format!(
-                        "vLLM's engine core holds no model with {ranks} ranks (tensor × pipeline parallel): its {ranks} workers (VLLM::Worker_*) hold one share each, and each carries its own estimate"
-                    ));
+                    let ranks = vec![("ranks", ranks.to_string().into())];
+                    return Err(Said::new("recipe-err-vllm-core-ranks", ranks));
                 }
             }
             if let Some(worker) = worker_child(ctx.proc_root, ctx.pid) {
-                return Err(format!(
-                    "vLLM's engine core holds no model here: it started a worker process (VLLM::Worker, pid {worker}; vLLM's multiprocessing executor, as its CPU build runs even one rank) that holds the model and carries the estimate"
-                ));
+                let worker = vec![("pid", worker.to_string().into())];
+                return Err(Said::new("recipe-err-vllm-core-worker", worker));
             }
         }
         super::estimate_process(ctx)

@@ -13,6 +13,7 @@
 use crate::runtimes::hf::in_process_root;
 use crate::runtimes::reservation::{default, derived, first_answer, src, Src};
 use crate::runtimes::{InputSource, ProcessContext};
+use gpuledger_lang::Said;
 use gpuledger_sources::regular::read_regular;
 
 /// The release that raised the default to 0.92.
@@ -55,7 +56,7 @@ pub struct KvRules {
     /// Where the rules came from: the version that runs, or assumed when it is not known.
     pub source: InputSource,
     /// The rules in words, for the estimate's inputs.
-    pub words: String,
+    pub words: Said,
 }
 
 /// The KV rules for the version that runs; the newest rules read, said to be assumed, when the
@@ -71,30 +72,27 @@ pub fn kv_rules(version: Option<&(String, String)>) -> KvRules {
     };
     let in_flight = n >= IN_FLIGHT_SINCE;
     let mut words = vec![if hybrid_groups {
-        "a hybrid model's layers in KV groups (the hybrid KV cache manager, since v0.9.1)"
+        "recipe-vllm-rule-groups"
     } else {
-        "every layer a full-context page (no hybrid KV cache manager before v0.9.1)"
+        "recipe-vllm-rule-no-groups"
     }];
     words.push(match tokens {
-        TokenRule::Concurrency => {
-            "GPU KV cache size = int(max concurrency × max_model_len) (since v0.20.1)"
-        }
-        TokenRule::PerGroup => {
-            "GPU KV cache size = blocks ÷ KV groups × block size (before v0.20.1)"
-        }
+        TokenRule::Concurrency => "recipe-vllm-rule-concurrency",
+        TokenRule::PerGroup => "recipe-vllm-rule-per-group",
     });
     if tokens == TokenRule::Concurrency {
         words.push(if in_flight {
-            "a windowed group holds window − 1 + the tokens of every batch in flight (since v0.26.0)"
+            "recipe-vllm-rule-in-flight"
         } else {
-            "a windowed group holds window − 1 + max_num_batched_tokens (before v0.26.0)"
+            "recipe-vllm-rule-batched"
         });
     }
-    let words = words.join("; ");
+    let words = words.into_iter().map(|k| Said::new(k, vec![])).collect();
+    let words = Said::joined("report-said-list", words).unwrap_or_default();
     let source = match known {
         Some((_, v, from)) => derived(format!("vLLM {v} ({from})")),
         None => InputSource::Assumed {
-            why: "the running vLLM version is not known here: the rules of the newest releases read (v0.26.0 to v0.33.0) are assumed".into(),
+            why: Said::new("recipe-vllm-version-assumed", vec![]),
         },
     };
     KvRules {
