@@ -86,8 +86,15 @@
       if (base.endsWith('.gguf')) base = base.slice(0, -5);
       s += ' · ' + base;
     }
-    if (w.member) s += ' · ' + w.member.role;
+    if (w.member) s += ' · ' + R(w.member.role);
     return s;
+  }
+  // A member's role in the page's language: its leading words (views::labels::role_label).
+  function R(role) {
+    for (const [words, said] of Object.entries(W.roles || {}).sort((a, b) => b[0].length - a[0].length)) {
+      if (role === words || role.startsWith(words + ' ')) return said + role.slice(words.length);
+    }
+    return role;
   }
   const procName = (p) => p.name || NA;
   const gpuOf = (uuid) => st.snap.devices.find((d) => d.uuid === uuid);
@@ -198,7 +205,7 @@
   // process title, and the role is what tells them apart.
   function legendName(p) {
     const w = p.workload;
-    return w && w.member ? (W.kinds[w.kind] || w.kind) + ' ' + w.member.role : procName(p);
+    return w && w.member ? (W.kinds[w.kind] || w.kind) + ' ' + R(w.member.role) : procName(p);
   }
 
   // The drawn widths sum to the used share: a named segment narrower than MIN_PX is widened
@@ -341,7 +348,7 @@
     { key: 'pid', num: true, text: (r) => String(r.p.pid), val: (r) => r.p.pid },
     { key: 'user', cls: 'wide', text: (r) => r.p.user || NA },
     { key: 'name', cls: 'nm', text: (r) => procName(r.p) },
-    { key: 'workload', text: (r) => (r.g ? r.p.workload.member.role : workloadLabel(r.p.workload)) },
+    { key: 'workload', text: (r) => (r.g ? R(r.p.workload.member.role) : workloadLabel(r.p.workload)) },
     { key: 'gpu', num: true, text: (r) => gpuLabel(r.u.device), val: (r) => { const d = gpuOf(r.u.device); return d ? d.index : -1; } },
     { key: 'mem', num: true, text: (r) => bytes(r.u.memory_bytes), val: (r) => r.u.memory_bytes ?? -1 },
     { key: 'source', cls: 'wide c-source', text: (r) => r.u.memory_source },
@@ -428,7 +435,7 @@
     tr.dataset.key = 'g' + g.root_pid;
     tr.dataset.group = g.root_pid;
     tr.tabIndex = -1;
-    const roles = un.rows.filter((r, i, a) => a.findIndex((x) => x.p.pid === r.p.pid) === i).map((r) => r.p.workload.member.role);
+    const roles = un.rows.filter((r, i, a) => a.findIndex((x) => x.p.pid === r.p.pid) === i).map((r) => R(r.p.workload.member.role));
     const gpus = [...new Set(un.rows.map((r) => gpuLabel(r.u.device)))].join(',');
     const text = {
       pid: String(g.root_pid), user: un.lead.p.user || NA, workload: g.label, gpu: gpus,
@@ -641,7 +648,7 @@
     for (const m of w.missing || []) ol.append(add(el('li', 'missing'), el('b', null, labelled('page-missing')), document.createTextNode(T(m))));
     box.append(ol);
     if (w.member) {
-      const m = { role: w.member.role, pid: w.member.root_pid, evidence: T(w.member.evidence) };
+      const m = { role: R(w.member.role), pid: w.member.root_pid, evidence: T(w.member.evidence) };
       box.append(el('p', 'hint', m.pid != null ? say('page-member-of', m) : say('page-member', m)));
     }
     return box;

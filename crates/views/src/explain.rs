@@ -195,7 +195,12 @@ fn identification_section(out: &mut String, e: &Explanation, lang: Lang) {
             if let Some(m) = &w.member {
                 let word = lang.t("report-evidence-workload");
                 let how = m.evidence.in_lang(lang);
-                let _ = writeln!(out, "    [{word}] {}: {how}", m.role);
+                let role = crate::labels::role_label(&m.role, lang);
+                let line = lang.t_args(
+                    "report-explain-member",
+                    &[("role", role.into()), ("how", how.into())],
+                );
+                let _ = writeln!(out, "    [{word}] {line}");
             }
         }
         None => say(out, lang, "report-explain-not-identified", &[]),
@@ -227,7 +232,7 @@ fn group_section(out: &mut String, e: &Explanation, lang: Lang) {
             let this = if m.pid == e.pid { this.as_str() } else { "" };
             vec![
                 m.pid.to_string(),
-                term_safe(&m.role).into_owned(),
+                term_safe(&crate::labels::role_label(&m.role, lang)).into_owned(),
                 format!(
                     "{}{}{this}",
                     member_usage(&m.usage, lang),

@@ -97,13 +97,60 @@ pub fn kind_label(kind: WorkloadKind, lang: Lang) -> String {
 /// [`Workload::short_label`] with its kind in `lang` (unchanged in English).
 pub fn workload_label(w: &Workload, lang: Lang) -> String {
     let label = w.short_label();
-    match (lang, kind_key(w.kind)) {
-        (Lang::En, _) | (_, None) => label,
-        (_, Some(key)) => match label.strip_prefix(w.kind.label()) {
+    if lang == Lang::En {
+        return label;
+    }
+    // The member's role is the label's tail (`… · worker TP1/2`): said in the language too.
+    let (label, role) = match &w.member {
+        Some(m) => match label.strip_suffix(&format!(" · {}", m.role)) {
+            Some(head) => (head.to_string(), Some(m.role.as_str())),
+            None => (label.clone(), None),
+        },
+        None => (label, None),
+    };
+    let label = match kind_key(w.kind) {
+        Some(key) => match label.strip_prefix(w.kind.label()) {
             Some(rest) => format!("{}{rest}", lang.t(key)),
             None => label,
         },
+        None => label,
+    };
+    match role {
+        Some(r) => format!("{label} · {}", role_label(r, lang)),
+        None => label,
     }
+}
+
+/// The leading words of a member's role as the runtimes write them (`worker TP1/2`,
+/// `scheduler TP0/2`, `rank 3/8`), longest first, with their message keys.
+pub const ROLE_WORDS: [(&str, &str); 9] = [
+    ("engine (node helper)", "report-role-node-helper"),
+    ("engine core", "report-role-engine-core"),
+    ("engine", "report-role-engine"),
+    ("worker", "report-role-worker"),
+    ("scheduler", "report-role-scheduler"),
+    ("detokenizer", "report-role-detokenizer"),
+    ("runner", "report-role-runner"),
+    ("rpc device", "report-role-rpc-device"),
+    ("child", "report-role-child"),
+];
+
+/// A member's role (`worker TP1/2`) in `lang`: its leading words in the language's, what
+/// follows (`TP1/2`, `DP0`) as written; a role of other words stays as the runtime gave it.
+/// Machine outputs (JSON, metrics' `role` label) keep the English.
+pub fn role_label(role: &str, lang: Lang) -> String {
+    if lang == Lang::En {
+        return role.to_string();
+    }
+    for (words, key) in ROLE_WORDS {
+        match role.strip_prefix(words) {
+            Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
+                return format!("{}{rest}", lang.t(key));
+            }
+            _ => {}
+        }
+    }
+    role.to_string()
 }
 
 /// How sure an identification is (`high`), in `lang`.
@@ -169,5 +216,35 @@ mod tests {
         assert_eq!(workload_label(&w, Lang::En), "compositor");
         assert_eq!(workload_label(&w, Lang::ZhCn), "窗口合成器");
         assert_eq!(workload_label(&w, Lang::ZhTw), "視窗合成器");
+    }
+
+    /// A role's leading words as every runtime writes them read in the language, what follows
+    /// kept; `engine core` is not `engine` + ` core`; other words stay as written.
+    #[test]
+    fn a_member_s_role_is_said_in_the_language() {
+        for (words, _) in ROLE_WORDS {
+            assert_eq!(role_label(words, Lang::En), words);
+            assert_ne!(role_label(words, Lang::ZhCn), words, "{words}");
+        }
+        assert_eq!(role_label("worker TP1/2", Lang::ZhCn), "工作进程 TP1/2");
+        assert_eq!(role_label("engine core DP1", Lang::ZhTw), "引擎核心 DP1");
+        assert_eq!(role_label("engine 0", Lang::ZhCn), "引擎 0");
+        assert_eq!(role_label("rank 3/8", Lang::ZhCn), "rank 3/8");
+        assert_eq!(role_label("workers", Lang::ZhCn), "workers");
+        let mut w = crate::test_support::llama_workload("/m/Qwen3-8B.gguf");
+        w.member = Some(gpuledger_model::Member {
+            root_pid: Some(900),
+            role: "runner".into(),
+            role_kind: gpuledger_model::RoleKind::Runner,
+            evidence: Default::default(),
+        });
+        assert_eq!(
+            workload_label(&w, Lang::ZhCn),
+            "llama.cpp · Qwen3-8B · 运行器"
+        );
+        assert_eq!(
+            workload_label(&w, Lang::En),
+            "llama.cpp · Qwen3-8B · runner"
+        );
     }
 }

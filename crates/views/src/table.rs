@@ -324,7 +324,7 @@ fn estimated_section(out: &mut String, snap: &Snapshot, lang: Lang) {
             p.display_name().to_string(),
             p.workload
                 .as_ref()
-                .and_then(|w| Some(w.member.as_ref()?.role.clone()))
+                .and_then(|w| Some(crate::labels::role_label(&w.member.as_ref()?.role, lang)))
                 .unwrap_or_else(|| "-".into()),
             gpus_of(snap, p),
             e.recipe.clone(),

@@ -102,6 +102,10 @@ pub fn words_json_in(lang: Lang) -> String {
         "byte_units": units,
         "kinds": labels(&ALL_KINDS, |k| kind_label(k, lang)),
         "evidence": labels(&ALL_EVIDENCE, |k| evidence_label(k, lang)),
+        "roles": crate::labels::ROLE_WORDS
+            .iter()
+            .map(|(words, _)| (words.to_string(), Value::from(crate::labels::role_label(words, lang))))
+            .collect::<Map<String, Value>>(),
         "columns": columns,
         "confidence": labels(&[Confidence::High, Confidence::Medium, Confidence::Low], |c| {
             lang.t(match c {

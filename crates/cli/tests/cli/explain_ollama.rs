@@ -396,7 +396,8 @@ fn explain_speaks_chinese_and_its_json_stays_english() {
         "context_length: 每个槽位 4096 个 token",
         "expires_at: 保持加载至 2026-12-01 14:32 (+01:00)（OLLAMA_KEEP_ALIVE=10m）",
         "依据：qwen3:8b 保持加载至",
-        "其进程标题 `ollama`；工作负载的根进程是 PID 900",
+        "[工作负载] 运行器：其进程标题 `ollama`；工作负载的根进程是 PID 900",
+        "Ollama 运行器 · qwen3:8b · 运行器（可信度：高）",
     ] {
         assert!(cn.contains(says), "{says}\n{cn}");
     }

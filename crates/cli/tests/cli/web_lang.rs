@@ -278,6 +278,7 @@ fn a_live_process_s_evidence_and_estimate_speak_chinese_on_the_page() {
         "llama.cpp / ggml 库 /usr/local/lib/ollama/cuda_v12/libggml-cuda.so",
         "`ollama runner`，模型 ",
         "其进程标题 `ollama`；工作负载的根进程是 PID 900",
+        "Ollama 运行器 · qwen3:8b · 运行器",
     ] {
         assert!(body.contains(says), "{says}\n{body}");
     }

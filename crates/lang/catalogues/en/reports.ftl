@@ -655,3 +655,15 @@ report-kill-reason-wsl = WSL2 does not expose per-process GPU memory
 report-kill-reason-no-gpu = no GPU found by any source
 report-kill-reason-no-gpu-why = no GPU found by any source ({ $why })
 report-kill-source-failed = { $name }: { $detail }
+
+## A workload member's role: its leading words (what follows, TP1/2 or DP0, as written)
+report-role-node-helper = engine (node helper)
+report-role-engine-core = engine core
+report-role-engine = engine
+report-role-worker = worker
+report-role-scheduler = scheduler
+report-role-detokenizer = detokenizer
+report-role-runner = runner
+report-role-rpc-device = rpc device
+report-role-child = child
+report-explain-member = { $role }: { $how }

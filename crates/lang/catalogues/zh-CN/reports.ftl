@@ -577,3 +577,15 @@ report-kill-reason-wsl = WSL2 不提供每个进程的显存
 report-kill-reason-no-gpu = 没有任何数据源发现 GPU
 report-kill-reason-no-gpu-why = 没有任何数据源发现 GPU（{ $why }）
 report-kill-source-failed = { $name }：{ $detail }
+
+## A workload member's role: its leading words (what follows, TP1/2 or DP0, as written)
+report-role-node-helper = 引擎（node 辅助进程）
+report-role-engine-core = 引擎核心
+report-role-engine = 引擎
+report-role-worker = 工作进程
+report-role-scheduler = 调度进程
+report-role-detokenizer = 反分词进程
+report-role-runner = 运行器
+report-role-rpc-device = RPC 设备
+report-role-child = 子进程
+report-explain-member = { $role }：{ $how }

@@ -578,3 +578,15 @@ report-kill-reason-wsl = WSL2 不提供每個處理程序的顯示記憶體
 report-kill-reason-no-gpu = 沒有任何資料來源發現 GPU
 report-kill-reason-no-gpu-why = 沒有任何資料來源發現 GPU（{ $why }）
 report-kill-source-failed = { $name }：{ $detail }
+
+## A workload member's role: its leading words (what follows, TP1/2 or DP0, as written)
+report-role-node-helper = 引擎（node 輔助處理程序）
+report-role-engine-core = 引擎核心
+report-role-engine = 引擎
+report-role-worker = 工作處理程序
+report-role-scheduler = 排程處理程序
+report-role-detokenizer = 反分詞處理程序
+report-role-runner = 執行器
+report-role-rpc-device = RPC 裝置
+report-role-child = 子處理程序
+report-explain-member = { $role }：{ $how }

@@ -440,7 +440,7 @@ fn workload_cell(w: &gpuledger_model::Workload, lang: gpuledger_lang::Lang) -> S
     let Some(m) = w.member.as_ref().filter(|_| display_width(&full) > max) else {
         return full;
     };
-    let tail = format!(" · {}", m.role);
+    let tail = format!(" · {}", gpuledger_views::labels::role_label(&m.role, lang));
     let head = full.strip_suffix(&tail).unwrap_or(&full);
     let room = max.saturating_sub(display_width(&tail) + 1);
     let mut cut = String::new();

@@ -172,7 +172,9 @@ impl App {
                     .workload
                     .as_ref()
                     .and_then(|w| w.member.as_ref())
-                    .map_or("member", |m| m.role.as_str());
+                    .map_or("member".to_string(), |m| {
+                        gpuledger_views::labels::role_label(&m.role, self.lang)
+                    });
                 format!("{} {role}", p.pid)
             })
             .collect();

@@ -8,7 +8,7 @@ use gpuledger_model::words;
 use gpuledger_model::{term_safe, EstimatedMemory, Process};
 use gpuledger_views::columns::{display_width as width_of, pad_end};
 use gpuledger_views::estimate::{compute_precision_in, difference, gap_cause_key, reported_value};
-use gpuledger_views::labels::{evidence_label, workload_label};
+use gpuledger_views::labels::{evidence_label, role_label, workload_label};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -77,7 +77,7 @@ pub fn group_lines(app: &App, root: u32) -> Vec<Line<'static>> {
         v.push(Line::raw(format!(
             "  PID {} {}  {}",
             p.pid,
-            role.map_or(member.as_str(), |m| m.role.as_str()),
+            role.map_or(member.clone(), |m| role_label(&m.role, lang)),
             human_opt(mem)
         )));
     }
