@@ -49,6 +49,17 @@ fn tree(blob: &Path, runner_args: &[&str]) -> ProcTree {
 /// Stands in `runner_args` for the blob's path.
 const BLOB: &str = "<blob>";
 
+/// The runner of Ollama's own Go engine, which no recipe models.
+const GO_ENGINE: &[&str] = &[
+    "/usr/local/bin/ollama",
+    "runner",
+    "--ollama-engine",
+    "--model",
+    BLOB,
+    "--port",
+    "42059",
+];
+
 /// Ollama's own runner (the llama.cpp engine) on the blob.
 pub(crate) const RUNNER: &[&str] = &[
     "/usr/local/bin/ollama",
@@ -184,15 +195,7 @@ fn explain_text_and_snapshot_of_an_ollama_runner() {
 
 #[test]
 fn explain_ollama_go_engine_says_no_recipe_in_words() {
-    let (_d, m) = ollama(&[
-        "/usr/local/bin/ollama",
-        "runner",
-        "--ollama-engine",
-        "--model",
-        BLOB,
-        "--port",
-        "42059",
-    ]);
+    let (_d, m) = ollama(GO_ENGINE);
     let v = json_of(&with_ps(&m, 777003, &["explain", "4242", "--json"]).out);
     let why = v["estimated"]["unavailable"].as_str().unwrap();
     assert!(
@@ -418,15 +421,7 @@ fn explain_speaks_chinese_and_its_json_stays_english() {
         );
     }
     // No recipe for the Go engine: why, in the reader's language.
-    let (_d, m) = ollama(&[
-        "/usr/local/bin/ollama",
-        "runner",
-        "--ollama-engine",
-        "--model",
-        BLOB,
-        "--port",
-        "42059",
-    ]);
+    let (_d, m) = ollama(GO_ENGINE);
     let out = with_ps(&m, 777106, &["--lang", "zh-CN", "explain", "4242"]).out;
     let cn = String::from_utf8(out.stdout).unwrap();
     assert!(

@@ -207,31 +207,18 @@ pub(crate) fn model_inputs(model: &ModelFacts, ranks: u64, split: &str) -> (u64,
         ),
     };
     let per_rank = all / ranks.max(1);
-    let weights = Input::said(
-        "weights",
-        if ranks > 1 {
-            Said::new(
-                "recipe-weights-value-ranks",
-                vec![
-                    ("bytes", gib(all).into()),
-                    ("tensors", count.to_string().into()),
-                    ("files", files.to_string().into()),
-                    ("per_rank", gib(per_rank).into()),
-                    ("split", split.into()),
-                ],
-            )
-        } else {
-            Said::new(
-                "recipe-weights-value",
-                vec![
-                    ("bytes", gib(all).into()),
-                    ("tensors", count.to_string().into()),
-                    ("files", files.to_string().into()),
-                ],
-            )
-        },
-        source,
-    );
+    let mut args = vec![
+        ("bytes", gib(all).into()),
+        ("tensors", count.to_string().into()),
+        ("files", files.to_string().into()),
+    ];
+    let key = if ranks > 1 {
+        args.extend([("per_rank", gib(per_rank).into()), ("split", split.into())]);
+        "recipe-weights-value-ranks"
+    } else {
+        "recipe-weights-value"
+    };
+    let weights = Input::said("weights", Said::new(key, args), source);
     let found = InputSource::File {
         detail: model.found.clone(),
     };
