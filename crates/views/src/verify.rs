@@ -37,7 +37,7 @@ pub struct VerdictLine<'a> {
     /// `ok`, `off`, `cannot see`, `not implemented`, `not run`, `not installed`.
     pub verdict: VerdictKind,
     /// The verdict in words.
-    pub text: &'a str,
+    pub text: &'a gpuledger_lang::Said,
     /// Another tool's reading beside gpuledger's own (it does not count for the exit status).
     pub witness: bool,
 }
@@ -164,9 +164,13 @@ pub fn render_unverifiable(tried: &[(&str, &str)], asked: Option<Asked>, lang: L
 /// reading is marked as one.
 fn verdict_text(v: &VerdictLine, lang: Lang) -> String {
     if v.witness && v.verdict.is_reading() {
-        format!("{}  {}", v.text, lang.t("report-verify-second-witness"))
+        format!(
+            "{}  {}",
+            v.text.in_lang(lang),
+            lang.t("report-verify-second-witness")
+        )
     } else {
-        v.text.to_string()
+        v.text.in_lang(lang)
     }
 }
 
@@ -220,9 +224,11 @@ fn device_line(d: &VerifyDevice, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpuledger_lang::Said;
 
     #[test]
     fn verdicts_line_up_and_witnesses_with_a_reading_are_marked() {
+        let (ok, missing) = (Said::from("ok"), Said::from("not installed"));
         let v = |source, verdict, text, witness| VerdictLine {
             source,
             verdict,
@@ -244,14 +250,9 @@ mod tests {
             }),
             cpu_device: Some("llvmpipe".into()),
             verdicts: vec![
-                v("nvml (per process)", VerdictKind::Ok, "ok", false),
-                v("rocm-smi", VerdictKind::Ok, "ok", true),
-                v(
-                    "nvidia-smi",
-                    VerdictKind::NotInstalled,
-                    "not installed",
-                    true,
-                ),
+                v("nvml (per process)", VerdictKind::Ok, &ok, false),
+                v("rocm-smi", VerdictKind::Ok, &ok, true),
+                v("nvidia-smi", VerdictKind::NotInstalled, &missing, true),
             ],
             ..VerifyReport::default()
         };

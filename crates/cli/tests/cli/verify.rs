@@ -206,6 +206,44 @@ fn nvml_double_counting_is_off_by_the_allocation() {
     );
 }
 
+/// The verdicts in the reader's language on a live run (the record keeps the English: a
+/// replayed record's verdicts are the words it recorded).
+#[test]
+fn the_verdicts_speak_the_language_and_the_record_keeps_english() {
+    let e = Env::new("", "cuda|count=2\n");
+    let rec = e.path("record.json");
+    let out = e
+        .cmd()
+        .args(["--lang", "zh-CN", "verify", "--cuda-lib"])
+        .arg(fake_cuda())
+        .arg("--save")
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    let cn = String::from_utf8(out.stdout).unwrap();
+    for says in [
+        "在“分配后”一步偏差 512 MiB（约为分配量的两倍：这部分显存被重复计算）",
+        "在“创建上下文”一步偏差 500 MiB（按进程统计的数字没有如实反映子进程的显存）",
+    ] {
+        assert!(cn.contains(says), "{says}\n{cn}");
+    }
+    assert!(
+        cn.lines()
+            .any(|l| l.contains("nvml (device used)") && l.ends_with(" 正常")),
+        "{cn}"
+    );
+    assert!(
+        !cn.contains("off by") && !cn.contains("counted twice"),
+        "{cn}"
+    );
+    let saved = std::fs::read_to_string(&rec).unwrap();
+    assert!(
+        saved.contains("off by 512 MiB at allocated (about twice the allocation"),
+        "{saved}"
+    );
+}
+
 #[test]
 fn a_fake_nvidia_smi_is_a_second_witness() {
     let e = Env::new("", "");

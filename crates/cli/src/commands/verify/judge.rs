@@ -25,6 +25,7 @@ pub use vendor::{
 use witnesses::smi_seen;
 use witnesses::{smi_not_run, smi_verdict};
 
+use gpuledger_lang::Said;
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_model::{Snapshot, Usage};
 
@@ -110,7 +111,7 @@ fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Ver
 
 /// Every source of the first round, each unable to see a CPU device.
 fn cpu_verdicts(rec: &Record, driver: &str) -> Vec<Verdict> {
-    let text = format!("cannot see: a CPU device ({driver}) has no VRAM");
+    let text = Said::new("report-verify-cpu-device", vec![("driver", driver.into())]);
     let mut names: Vec<String> = rec
         .steps
         .first()
@@ -153,7 +154,7 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
         let why = target
             .err()
             .unwrap_or_else(|| "the workload's PID is unknown".into());
-        return vec![Verdict::cannot_see("every source".into(), &why, false)];
+        return vec![Verdict::cannot_see("every source".into(), why, false)];
     };
     let mut out = judge_sources(rec, pid, &uuid);
     out.extend(witnesses::vendor_verdicts(rec, pid));
@@ -181,9 +182,9 @@ fn judge_sources(rec: &Record, pid: u32, uuid: &str) -> Vec<Verdict> {
         return judge_system(rec, pid, uuid, &dev_source);
     }
     if snaps.iter().all(|s| dev(s).is_none()) {
-        let why = format!("no source reports the device {uuid}");
+        let why = Said::new("report-verify-no-device", vec![("uuid", uuid.into())]);
         let source = format!("{dev_source} (per process)");
-        return vec![Verdict::cannot_see(source, &why, false)];
+        return vec![Verdict::cannot_see(source, why, false)];
     }
     let mut out: Vec<Verdict> = labels(&snaps, pid, uuid, &dev_source)
         .iter()

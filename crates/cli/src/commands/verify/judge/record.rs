@@ -111,8 +111,10 @@ pub struct Verdict {
     /// `nvml (per process)`, `nvml (device used)`, `unattributed`, `nvidia-smi`, ...
     pub source: String,
     pub verdict: VerdictKind,
-    /// The verdict in words: `ok`, `off by 300 MiB at context (why)`, `cannot see (why)`.
-    pub text: String,
+    /// The verdict in words: `ok`, `off by 300 MiB at context (why)`, `cannot see (why)`; its
+    /// English in the record, the reader's language in the report (a replayed record's words
+    /// are the English it recorded).
+    pub text: gpuledger_lang::Said,
     /// Whether this is gpuledger's own reading (counts for the exit status) or a witness.
     pub witness: bool,
     pub checks: Vec<Check>,

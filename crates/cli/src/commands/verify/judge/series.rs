@@ -4,6 +4,7 @@
 //! gone) within a tolerance, and names the first step that is off.
 
 use super::record::{Check, Record, Verdict, STEPS};
+use gpuledger_lang::Said;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::verdict::VerdictKind;
 
@@ -86,20 +87,19 @@ impl Checks {
 
     /// "off by N at STEP", or "off at STEP" where a reading is missing (a made-up "by 0 B"
     /// would read as a measurement); `None` where every check is ok.
-    fn off_text(&self) -> Option<String> {
+    fn off_text(&self) -> Option<Said> {
         let (step, by) = self.first_off.as_ref()?;
-        let by = by
-            .map(|b| format!(" by {}", human_bytes(b)))
-            .unwrap_or_default();
-        Some(format!("off{by} at {step}"))
+        let step = ("step", step_said(step).into());
+        Some(match by {
+            Some(b) => Said::new(
+                "report-verify-off-by",
+                vec![("by", human_bytes(*b).into()), step],
+            ),
+            None => Said::new("report-verify-off-at", vec![step]),
+        })
     }
 
-    fn verdict(
-        self,
-        source: &str,
-        (verdict, text): (VerdictKind, String),
-        witness: bool,
-    ) -> Verdict {
+    fn verdict(self, source: &str, (verdict, text): (VerdictKind, Said), witness: bool) -> Verdict {
         Verdict {
             source: source.into(),
             verdict,
@@ -140,45 +140,75 @@ pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: b
         _ => None,
     });
     let outcome = if series.iter().all(|s| !present(s)) {
-        let why = "it never listed the child process";
-        (VerdictKind::CannotSee, format!("cannot see ({why})"))
+        cannot_see(Said::new("report-verify-never-listed", vec![]))
     } else if series.iter().all(|s| s.bytes().is_none()) {
-        let why = unknown.unwrap_or_default();
-        (VerdictKind::CannotSee, format!("cannot see ({why})"))
+        cannot_see(unknown.unwrap_or_default().into())
     } else if let Some(off) = c.off_text() {
-        let why = explain(series, n, tol)
-            .map(|w| format!(" ({w})"))
-            .unwrap_or_default();
-        (VerdictKind::Off, format!("{off}{why}"))
+        (VerdictKind::Off, off_because(off, explain(series, n, tol)))
     } else {
-        (VerdictKind::Ok, "ok".into())
+        ok()
     };
     c.verdict(source, outcome, witness)
 }
 
+/// `cannot see (why)`.
+fn cannot_see(why: Said) -> (VerdictKind, Said) {
+    let text = Said::new("report-verify-cannot-see", vec![("why", why.into())]);
+    (VerdictKind::CannotSee, text)
+}
+
+fn ok() -> (VerdictKind, Said) {
+    (VerdictKind::Ok, Said::new("report-verify-ok", vec![]))
+}
+
+/// `off … (why)`, or without the why where the shape says none.
+fn off_because(off: Said, why: Option<Said>) -> Said {
+    match why {
+        Some(w) => Said::new(
+            "report-verify-off-why",
+            vec![("off", off.into()), ("why", w.into())],
+        ),
+        None => off,
+    }
+}
+
+/// A step of the workload (`allocated`) in words; another name as written.
+fn step_said(step: &str) -> Said {
+    let key = match step {
+        "idle" => "report-verify-step-idle",
+        "context" => "report-verify-step-context",
+        "allocated" => "report-verify-step-allocated",
+        "freed" => "report-verify-step-freed",
+        "exited" => "report-verify-step-exited",
+        _ => return Said::verbatim(step),
+    };
+    Said::new(key, vec![])
+}
+
 /// Why a per-process series is off, when its shape says so.
-fn explain(series: &[Seen], n: u64, tol: u64) -> Option<String> {
+fn explain(series: &[Seen], n: u64, tol: u64) -> Option<Said> {
+    let said = |key| Some(Said::new(key, vec![]));
     let b = |i: usize| series.get(i).and_then(Seen::bytes);
     let absent = |i: usize| matches!(series.get(i), Some(Seen::Absent) | None);
     // One step late: nothing at context, the context at allocated, the allocation at freed.
     if absent(1) {
         if let (Some(a), Some(f)) = (b(2), b(3)) {
             if near(f as i64 - a as i64, n as i64, tol) {
-                return Some("it lags a round: each step shows what the step before should".into());
+                return said("report-verify-why-lag");
             }
         }
     }
     if let (Some(c), Some(a)) = (b(1), b(2)) {
         let d = a as i64 - c as i64;
         if near(d, 2 * n as i64, 2 * tol) {
-            return Some("about twice the allocation: the memory is counted twice".into());
+            return said("report-verify-why-twice");
         }
         if d == 0 {
-            return Some("the allocation did not show at all".into());
+            return said("report-verify-why-no-show");
         }
     }
     if series.len() > 4 && !absent(4) {
-        return Some("still listed after the process ended".into());
+        return said("report-verify-why-still-listed");
     }
     None
 }
@@ -208,21 +238,19 @@ pub fn judge_device(
         add("exited", get(0), get(4), 0);
     }
     let outcome = if used.iter().all(Option::is_none) {
-        let why = if unattributed {
-            "device used is unknown, or the processes add up to more than it"
-        } else {
-            "the device's used memory is unknown"
-        };
-        (VerdictKind::CannotSee, format!("cannot see ({why})"))
+        cannot_see(Said::new(
+            if unattributed {
+                "report-verify-unattributed-unknown"
+            } else {
+                "report-verify-used-unknown"
+            },
+            vec![],
+        ))
     } else if let Some(off) = c.off_text() {
-        let why = if unattributed {
-            " (the per-process figures do not account for the child's memory as they should)"
-        } else {
-            ""
-        };
-        (VerdictKind::Off, format!("{off}{why}"))
+        let why = unattributed.then(|| Said::new("report-verify-why-unaccounted", vec![]));
+        (VerdictKind::Off, off_because(off, why))
     } else {
-        (VerdictKind::Ok, "ok".into())
+        ok()
     };
     c.verdict(source, outcome, false)
 }
@@ -252,14 +280,11 @@ pub fn judge_rss(rec: &Record) -> Verdict {
         );
     }
     let outcome = if rss("allocated").is_none() {
-        (
-            VerdictKind::CannotSee,
-            "cannot see (the workload reported no resident memory: only read on Linux)".into(),
-        )
+        cannot_see(Said::new("report-verify-no-rss", vec![]))
     } else if let Some(off) = c.off_text() {
         (VerdictKind::Off, off)
     } else {
-        (VerdictKind::Ok, "ok".into())
+        ok()
     };
     c.verdict("host memory (the child's RSS)", outcome, true)
 }

@@ -5,15 +5,16 @@
 use super::device::target_pci;
 use super::record::{Record, ToolRun, Verdict};
 use super::series::{judge_device, judge_process, Seen};
+use gpuledger_lang::Said;
 use gpuledger_model::verdict::VerdictKind;
 
 impl Verdict {
     /// `cannot see (why)`.
-    pub(super) fn cannot_see(source: String, why: &str, witness: bool) -> Verdict {
+    pub(super) fn cannot_see(source: String, why: impl Into<Said>, witness: bool) -> Verdict {
         Verdict {
             source,
             verdict: VerdictKind::CannotSee,
-            text: format!("cannot see ({why})"),
+            text: Said::new("report-verify-cannot-see", vec![("why", why.into().into())]),
             witness,
             checks: Vec::new(),
         }
@@ -43,7 +44,7 @@ pub(super) fn smi_not_run() -> Verdict {
     Verdict {
         source: "nvidia-smi".into(),
         verdict: VerdictKind::NotRun,
-        text: "not run (only the CUDA path asks nvidia-smi as a second witness)".into(),
+        text: Said::new("report-verify-smi-not-run", vec![]),
         witness: true,
         checks: Vec::new(),
     }
@@ -62,7 +63,7 @@ pub(super) fn smi_verdict(rec: &Record, pid: u32) -> Verdict {
         .collect();
     match smi {
         Ok(series) => judge_process("nvidia-smi", &series, n, tol + (1 << 20), true),
-        Err(why) => Verdict::cannot_see("nvidia-smi".into(), &why, true),
+        Err(why) => Verdict::cannot_see("nvidia-smi".into(), why, true),
     }
 }
 
@@ -74,7 +75,7 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
     use super::vendor::{device_used, process_seen, WITNESSES};
     let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
     let mut out = Vec::new();
-    let cannot = |source: String, why: String| Verdict::cannot_see(source, &why, true);
+    let cannot = |source: String, why: String| Verdict::cannot_see(source, why, true);
     for (tool, pq, dq) in WITNESSES {
         let runs = |q: &str| -> Vec<Option<&ToolRun>> {
             rec.steps.iter().map(|s| s.witnesses.get(q)).collect()
@@ -88,7 +89,7 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
             out.push(Verdict {
                 source: tool.into(),
                 verdict: VerdictKind::NotInstalled,
-                text: format!("not installed ({tool} is not on PATH)"),
+                text: Said::new("report-verify-not-installed", vec![("tool", tool.into())]),
                 witness: true,
                 checks: Vec::new(),
             });
