@@ -720,12 +720,12 @@ fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
         "激活值和 CUDA graph（预留的其余部分） 17.60 GiB",
         "n/a（包含在预留之内（CUDA 上下文、NCCL、cuBLAS",
         "num_gpu_blocks: 11,915 个块，每块 16 个 token",
-        "(文件：命令行上的路径)",
-        "weights = 0.00 GiB，6 个张量，3 个文件  (张量：safetensors 文件头)",
-        "tensor_parallel_size = 1  (默认值（vLLM）)",
-        "(实测：驱动)",
+        "（文件：命令行上的路径）",
+        "weights = 0.00 GiB，6 个张量，3 个文件（张量：safetensors 文件头）",
+        "tensor_parallel_size = 1（默认值（vLLM））",
+        "（实测：驱动）",
         "混合模型的层分成若干 KV 组",
-        "(假定：这里不知道正在运行的 vLLM 版本",
+        "（假定：这里不知道正在运行的 vLLM 版本",
     ] {
         assert!(cn.contains(says), "{says}\n{cn}");
     }

@@ -238,6 +238,7 @@ report-recorded-context = recorded in the snapshot when it was taken ({ $recipe 
 report-recorded-compute-buffers = compute buffers
 report-recorded-total-gpu = total GPU
 report-runtime-recipe-model = recipe { $recipe } · model { $model }
+report-runtime-input = { $name } = { $value }  ({ $source })
 report-runtime-overhead = { $bytes } ({ $source })
 report-runtime-not-modelled = n/a (not modelled)
 report-runtime-kv-holds = KV cache holds

@@ -221,6 +221,7 @@ report-recorded-context = 采集快照时记录的估算（{ $recipe }，模型 
 report-recorded-compute-buffers = 计算缓冲区
 report-recorded-total-gpu = GPU 合计
 report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-input = { $name } = { $value }（{ $source }）
 report-runtime-overhead = { $bytes }（{ $source }）
 report-runtime-not-modelled = n/a（未纳入估算）
 report-runtime-kv-holds = KV 缓存容量

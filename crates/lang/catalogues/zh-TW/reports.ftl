@@ -222,6 +222,7 @@ report-recorded-context = 擷取快照時記錄的估算（{ $recipe }，模型 
 report-recorded-compute-buffers = 計算緩衝區
 report-recorded-total-gpu = GPU 合計
 report-runtime-recipe-model = 估算方法 { $recipe } · 模型 { $model }
+report-runtime-input = { $name } = { $value }（{ $source }）
 report-runtime-overhead = { $bytes }（{ $source }）
 report-runtime-not-modelled = n/a（未納入估算）
 report-runtime-kv-holds = KV 快取容量

@@ -86,13 +86,20 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
     let _ = writeln!(out, "{}", lang.t("report-est-inputs"));
     // Values and sources quote command lines, file paths and log lines: escaped for the terminal.
     for i in &r.inputs {
-        let _ = writeln!(
-            out,
-            "  {} = {}  ({})",
-            i.name,
-            term_safe(&i.value.in_lang(lang)),
-            term_safe(&input_source_in(&i.source, lang))
-        );
+        let args = [
+            ("name", i.name.as_str().into()),
+            (
+                "value",
+                term_safe(&i.value.in_lang(lang)).into_owned().into(),
+            ),
+            (
+                "source",
+                term_safe(&input_source_in(&i.source, lang))
+                    .into_owned()
+                    .into(),
+            ),
+        ];
+        let _ = writeln!(out, "  {}", lang.t_args("report-runtime-input", &args));
     }
     out
 }
