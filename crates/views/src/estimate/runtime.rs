@@ -83,25 +83,24 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
         let line = lang.t_args("report-explain-not-modelled", &[("what", what)]);
         let _ = writeln!(out, "{line}");
     }
+    inputs_lines(&mut out, &r.inputs, lang);
+    out
+}
+
+/// The inputs, a line each (`name = value (source)`).
+fn inputs_lines(out: &mut String, inputs: &[gpuledger_model::estimate_input::Input], lang: Lang) {
     let _ = writeln!(out, "{}", lang.t("report-est-inputs"));
     // Values and sources quote command lines, file paths and log lines: escaped for the terminal.
-    for i in &r.inputs {
+    for i in inputs {
+        let value = term_safe(&i.value.in_lang(lang)).into_owned();
+        let source = term_safe(&input_source_in(&i.source, lang)).into_owned();
         let args = [
             ("name", i.name.as_str().into()),
-            (
-                "value",
-                term_safe(&i.value.in_lang(lang)).into_owned().into(),
-            ),
-            (
-                "source",
-                term_safe(&input_source_in(&i.source, lang))
-                    .into_owned()
-                    .into(),
-            ),
+            ("value", value.into()),
+            ("source", source.into()),
         ];
         let _ = writeln!(out, "  {}", lang.t_args("report-runtime-input", &args));
     }
-    out
 }
 
 /// [`render_text`], then measured − estimated where the driver measured the process and every
