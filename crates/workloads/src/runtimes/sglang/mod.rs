@@ -233,7 +233,7 @@ pub fn estimate(
             kv_cache_gpu_bytes: kv,
             compute_gpu_bytes: None,
             compute_exact: false,
-            compute_label: Some(Said::new("recipe-vllm-rest-graphs", vec![])),
+            compute_label: Some(Said::new("recipe-rest-activations-graphs", vec![])),
             overhead_gpu_bytes: None,
             overhead_included: false,
             overhead_source: Said::new("recipe-sglang-overhead", vec![]),

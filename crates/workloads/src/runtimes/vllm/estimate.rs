@@ -113,7 +113,7 @@ fn rest_label(s: &VllmSettings, not_modelled: &mut Vec<Said>) -> Said {
         if s.enforce_eager.value {
             "recipe-vllm-rest-eager"
         } else {
-            "recipe-vllm-rest-graphs"
+            "recipe-rest-activations-graphs"
         },
         vec![],
     );
