@@ -64,24 +64,40 @@ impl InputSource {
             InputSource::Runtime { detail } => detail,
         }
     }
+
+    /// [`InputSource::detail`] as a sentence, so a recipe that quotes a source inside its own
+    /// sentence keeps the source's words in the reader's language.
+    pub fn said_detail(&self) -> Said {
+        match self {
+            InputSource::Derived { rule: s }
+            | InputSource::Assumed { why: s }
+            | InputSource::Default { detail: s }
+            | InputSource::Tensors { detail: s }
+            | InputSource::File { detail: s }
+            | InputSource::Measured { detail: s } => s.clone(),
+            other => Said::verbatim(other.detail()),
+        }
+    }
 }
 
 /// One named input with its value and source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Input {
-    pub name: String,
+    /// An identifier (`max_model_len`, `n_ctx`) as written, or a name in words (`KV bytes per
+    /// block (per rank)`) each view says in its language.
+    pub name: Said,
     /// The value as written (a figure, a path), or a sentence each view says in its language.
     pub value: Said,
     pub source: InputSource,
 }
 
 impl Input {
-    pub fn new(name: &str, value: impl ToString, source: InputSource) -> Input {
+    pub fn new(name: impl Into<Said>, value: impl ToString, source: InputSource) -> Input {
         Input::said(name, Said::verbatim(value.to_string()), source)
     }
 
     /// An input whose value is a sentence (`0.00 GiB in 6 tensors, 3 file(s)`).
-    pub fn said(name: &str, value: Said, source: InputSource) -> Input {
+    pub fn said(name: impl Into<Said>, value: Said, source: InputSource) -> Input {
         Input {
             name: name.into(),
             value,

@@ -364,8 +364,9 @@ pub struct NoEstimate {
 /// One figure a runtime published about its own memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedFigure {
-    /// The runtime's name for it (`size_vram`, `KV cache`).
-    pub what: String,
+    /// The runtime's name for it (`size_vram`, `KV cache`), or a name in words each view says
+    /// in its language.
+    pub what: gpuledger_lang::Said,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// A fact that is not a byte count (`kept loaded until 14:32 (OLLAMA_KEEP_ALIVE=5m)`).
@@ -378,7 +379,7 @@ pub struct ReportedFigure {
 impl ReportedFigure {
     /// A figure that is a byte count, or a fact in words (`text`), or both.
     pub fn new(
-        what: &str,
+        what: impl Into<gpuledger_lang::Said>,
         bytes: Option<u64>,
         text: Option<gpuledger_lang::Said>,
         source: &str,

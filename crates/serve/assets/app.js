@@ -629,7 +629,7 @@
     for (const f of figures) {
       const text = f.text && T(f.text);
       const v = f.bytes != null && text ? bytes(f.bytes) + ' (' + text + ')' : f.bytes != null ? bytes(f.bytes) : text || NA;
-      add(col, figure(v, f.what), el('p', 'src', f.source));
+      add(col, figure(v, T(f.what)), el('p', 'src', f.source));
     }
     if (!figures.length) col.append(nothing('page-nothing-recorded'));
     return col;

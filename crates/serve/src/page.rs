@@ -76,17 +76,17 @@ pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
             e.why.iter().chain(&e.not_modelled).for_each(&mut add);
             e.compute_label.iter().for_each(&mut add);
             add(&e.overhead_source);
-            e.reported
-                .iter()
-                .filter_map(|r| r.text.as_ref())
-                .for_each(&mut add);
+            for r in &e.reported {
+                add(&r.what);
+                r.text.iter().for_each(&mut add);
+            }
         }
         for n in snap.processes.iter().filter_map(|p| p.no_estimate.as_ref()) {
             add(&n.why);
-            n.reported
-                .iter()
-                .filter_map(|r| r.text.as_ref())
-                .for_each(&mut add);
+            for r in &n.reported {
+                add(&r.what);
+                r.text.iter().for_each(&mut add);
+            }
         }
         for w in snap.processes.iter().filter_map(|p| p.workload.as_deref()) {
             w.evidence.iter().for_each(|e| add(&e.showed));

@@ -445,10 +445,11 @@ fn side_by_side(out: &mut String, est: &EstimatedLedger, lang: Lang) {
         ]);
     }
     for r in &est.reported {
+        let name = r.what.in_lang(lang);
         let what = match (r.bytes, &r.text) {
-            (Some(b), _) => format!("{} {}", r.what, human_bytes(b)),
-            (None, Some(t)) => format!("{}: {}", r.what, t.in_lang(lang)),
-            (None, None) => r.what.clone(),
+            (Some(b), _) => format!("{name} {}", human_bytes(b)),
+            (None, Some(t)) => format!("{name}: {}", t.in_lang(lang)),
+            (None, None) => name,
         };
         rows.push(vec![
             reported.clone(),

@@ -376,7 +376,13 @@ fn reported_without_estimate(snap: &Snapshot, lang: Lang) -> Vec<String> {
             let figures: Vec<String> = n
                 .reported
                 .iter()
-                .map(|r| format!("{} {}", r.what, reported_value(r, human_bytes, lang)))
+                .map(|r| {
+                    format!(
+                        "{} {}",
+                        r.what.in_lang(lang),
+                        reported_value(r, human_bytes, lang)
+                    )
+                })
                 .collect();
             let args = [
                 ("pid", p.pid.to_string().into()),

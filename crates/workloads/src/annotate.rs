@@ -458,10 +458,11 @@ mod tests {
         assert_eq!(got.weights_gpu_bytes, rpc.weights_bytes);
         assert_eq!(got.kv_cache_gpu_bytes, Some(rpc.kv_bytes));
         assert_eq!(got.compute_gpu_bytes, Some(rpc.compute_bytes));
-        assert!(
-            got.why.as_deref().unwrap().starts_with("RPC0 of pid 300"),
-            "{got:?}"
-        );
+        let why = got.why.as_ref().unwrap();
+        assert!(why.starts_with("RPC0 of pid 300"), "{got:?}");
+        // The page and the views say it in the reader's language; the JSON keeps the English.
+        let cn = why.in_lang(gpuledger_lang::Lang::ZhCn);
+        assert!(cn.starts_with("PID 300 的模型在 RPC0 上的部分："), "{cn}");
         assert!(
             got.is_partial(),
             "the rpc-server's own overhead is not known"

@@ -57,7 +57,7 @@ impl Rejected {
     /// As the runtime's figure in words: `n/a` with the reason, never a number.
     pub fn figure(&self, source: &str) -> ReportedFigure {
         ReportedFigure::new(
-            &self.what,
+            self.what.as_str(),
             None,
             Some(format!("n/a: {}", self.reason).into()),
             source,

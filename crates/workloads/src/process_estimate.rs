@@ -182,21 +182,20 @@ pub fn rpc_share(
         overhead_included: false,
         overhead_source: Said::new("recipe-overhead-rpc", vec![]),
         total_gpu_bytes: total,
-        why: Some(
-            format!(
-                "{} of pid {root}'s model: {} layers{}",
-                d.name,
-                d.layers,
-                if d.output_layer {
-                    " and the output layer"
-                } else {
-                    ""
-                }
-            )
-            .into(),
-        ),
+        why: Some(Said::new(
+            if d.output_layer {
+                "recipe-why-rpc-output"
+            } else {
+                "recipe-why-rpc"
+            },
+            vec![
+                ("device", d.name.as_str().into()),
+                ("pid", root.to_string().into()),
+                ("layers", d.layers.to_string().into()),
+            ],
+        )),
         reported: Vec::new(),
-        not_modelled: vec!["the rpc-server's backend context (its CUDA or Vulkan overhead)".into()],
+        not_modelled: vec![Said::new("recipe-nm-rpc-backend", vec![])],
         device_shares: Vec::new(),
     }
 }

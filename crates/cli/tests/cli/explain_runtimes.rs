@@ -359,6 +359,31 @@ fn sglang_server_info() {
         text.contains("SGLang keeps 80 % of this GPU as a static pool"),
         "{text}"
     );
+    // The inputs' names and the KV formula in Traditional Chinese; the JSON as in English.
+    let pid = f.child.id().to_string();
+    let tw = run(f.child.id(), &["--lang", "zh-TW", "explain", &pid]);
+    for says in [
+        "每個 token 的 KV 位元組數（每個 rank） = 22528",
+        "（推導：2（K、V）× 22 層 × 每個 rank 4 個 KV 頭（4 / TP 1）× 頭大小 64 × 2 B",
+        "裝置顯示記憶體總量 = ",
+    ] {
+        assert!(tw.contains(says), "{says}\n{tw}");
+    }
+    for english in [
+        "KV bytes per token",
+        " layers × ",
+        "KV heads per rank",
+        "device memory total",
+    ] {
+        assert!(!tw.contains(english), "{english}\n{tw}");
+    }
+    assert_eq!(
+        run(
+            f.child.id(),
+            &["--lang", "zh-TW", "explain", &pid, "--json"]
+        ),
+        run(f.child.id(), &["explain", &pid, "--json"])
+    );
     // Without the server's answer the fraction SGLang chose is unknown, and said so.
     let (v, _) = explain(f.child.id(), &["--no-probe"]);
     let s = &v["estimated"]["runtime"]["summary"];
@@ -726,6 +751,12 @@ fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
         "（实测：驱动）",
         "混合模型的层分成若干 KV 组",
         "（假定：这里不知道正在运行的 vLLM 版本",
+        "vLLM 的 KV 规则 = ",
+        "每块 KV 字节数（每个 rank） = 360448（所有层合计每个 token 22528）",
+        "（推导：2（K、V）× 22 层 × 每个 rank 4 个 KV 头（4 / TP 1）× 头大小 64 × 2 B",
+        "× 每块 16 个 token）",
+        "设备显存总量 = ",
+        "旋转位置编码 cos/sin 缓存 = 0.00 GiB（2,048 个位置",
     ] {
         assert!(cn.contains(says), "{says}\n{cn}");
     }
@@ -739,6 +770,13 @@ fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
         "vLLM's)",
         "the driver)",
         "is not known here",
+        "vLLM KV rules",
+        "KV bytes per block",
+        "per token over all layers",
+        " layers × ",
+        "device memory total",
+        "rotary",
+        "every rank",
     ] {
         assert!(!cn.contains(english), "{english}\n{cn}");
     }

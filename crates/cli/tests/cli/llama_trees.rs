@@ -768,6 +768,24 @@ fn llama_server_over_rpc_servers_is_one_workload() {
             "{text}"
         );
     }
+    // The same in Chinese: the rpc-server's share and how it joined, in the catalogue's words.
+    let cn = ok_stdout(&gpuledger(
+        fake_nvml(),
+        &sc,
+        proc_root,
+        &["--lang", "zh-CN", "explain", &rpids[1].to_string()],
+    ));
+    assert!(
+        cn.contains(&format!("PID {spid} 的 --rpc 指定了 127.0.0.1:")),
+        "{cn}"
+    );
+    assert!(
+        cn.contains("rpc-server 持有其 llama-server 通过 RPC 发来的层"),
+        "{cn}"
+    );
+    for english in ["where this rpc-server listens", "holds the layers"] {
+        assert!(!cn.contains(english), "{english}\n{cn}");
+    }
     // The live view: the three members' rows, each rpc-server with its role.
     let rows = |s: &str| {
         rpids.iter().all(|r| {

@@ -174,6 +174,7 @@ recipe-vllm-version-assumed = the running vLLM version is not known here: the ru
 ## Why a process has no estimate
 recipe-err-not-llama = not a llama.cpp process: { $kind }'s estimate is its runtime's own recipe
 recipe-err-no-recipe = no memory recipe for { $kind } yet
+recipe-err-rpc-device = an rpc-server holds the layers (weights and their KV cache) its llama-server sends it over RPC, as that server splits the model between its devices: the share is not modelled here; `explain` the llama-server for the whole model
 recipe-err-lms-mlx = LM Studio's MLX engine: no recipe models MLX's memory
 recipe-err-lms-mlx-model = LM Studio's MLX engine ({ $model }): no recipe models MLX's memory
 recipe-err-lms-no-model = the model file is not known: LM Studio's engine maps no GGUF file (none loaded, or not readable)
@@ -185,3 +186,72 @@ recipe-err-ollama-engine = { $what }. The command line says: { $argv }
 recipe-err-ollama-engine-ps = { $what }. The command line says: { $argv }; { $source } says { $name }: size { $size }, size_vram { $vram }, context { $context }
 recipe-err-vllm-core-ranks = vLLM's engine core holds no model with { $ranks } ranks (tensor × pipeline parallel): its { $ranks } workers (VLLM::Worker_*) hold one share each, and each carries its own estimate
 recipe-err-vllm-core-worker = vLLM's engine core holds no model here: it started a worker process (VLLM::Worker, pid { $pid }; vLLM's multiprocessing executor, as its CPU build runs even one rank) that holds the model and carries the estimate
+
+## A runtime recipe's inputs named in words (identifiers such as max_model_len stay as written)
+recipe-input-kv-rules = vLLM KV rules
+recipe-input-kv-block = KV bytes per block (per rank)
+recipe-input-kv-token = KV bytes per token (per rank)
+recipe-input-device-total = device memory total
+recipe-input-rope = rotary cos/sin cache
+recipe-input-pipeline-stage = pipeline stage
+recipe-input-attention-tp = attention TP size
+recipe-input-mxfp4 = MXFP4 experts as vLLM pads them
+recipe-input-gguf-held = GGUF weights as vLLM holds them
+recipe-input-hybrid-manager = hybrid KV cache manager
+recipe-input-weights-file = weights file
+recipe-input-dp-replicas = data_parallel_size (replicas; a rank's share is the same)
+recipe-input-tokens-in-flight = tokens in flight (a windowed group's reserve)
+
+## How the vLLM and SGLang recipes derive their KV figures
+recipe-kv-torch-dtype = torch_dtype in { $path }
+recipe-kv-elem-auto = kv cache dtype auto = model dtype { $dtype } ({ $source })
+recipe-kv-elem-set = kv cache dtype { $dtype } ({ $source })
+recipe-kv-formula = 2 (K, V) × { $layers } layers × { $heads } KV heads per rank ({ $kv_heads } / TP { $tp }) × head size { $head_dim } × { $elem } B ({ $source })
+recipe-kv-formula-mla = MLA: { $layers } layers × { $dim } latent values × { $elem } B ({ $source }), the same on every rank
+recipe-vllm-kv-block-value = { $bytes } ({ $per_token } per token over all layers)
+recipe-vllm-kv-block-rule = { $per_token } × block { $block } tokens
+recipe-vllm-kv-block-rule-groups = { $per_token } ÷ { $layers } layers × { $group } layers per KV group ({ $groups } groups; { $source }) × block { $block } tokens
+recipe-too-large = too large
+recipe-nm-kv-dtype = the KV cache: cache dtype { $dtype } is a packed format this recipe does not size
+recipe-nm-kv-cache = the KV cache: { $why }
+recipe-vllm-hybrid-off = off (every layer a full-context page)
+recipe-vllm-hybrid-off-rule = --kv-transfer-config turns it off unless --no-disable-hybrid-kv-cache-manager (vLLM 0.9.1 on)
+recipe-vllm-max-len-assumed = vLLM's default, the model's max_position_embeddings ({ $path }); rope scaling can change it
+
+## vLLM's rotary cos/sin cache
+recipe-rope-value = { $bytes } ({ $parts } in { $dtype }; { $shared }, on every rank)
+recipe-rope-value-unnamed = { $bytes } ({ $parts } in { $dtype }; { $shared }, on every rank; { $unnamed })
+recipe-rope-part = { $positions } positions ({ $how }) × { $dim } rotary dims
+recipe-rope-parts = { $a } + { $b }
+recipe-rope-dtype-gpt-oss = float32 (vLLM's gpt_oss.py asks it)
+recipe-rope-dtype-f32 = float32 (--dtype)
+recipe-rope-dtype-model = the model dtype, 16-bit
+recipe-rope-shared-one = one cache shared by every layer
+recipe-rope-shared-many = { $count } caches, one per distinct rope
+recipe-rope-unnamed = { $path } names no rope: transformers' default for { $model_type }, rope_theta 10000 and no scaling
+recipe-rope-rule = vLLM's get_rope: RotaryEmbedding.cos_sin_cache, a buffer of the model counted in its loading figure
+
+## vLLM serving a GGUF file
+recipe-vllm-gguf-held = { $all } (the file's { $file }): quantised blocks { $quantised }{ $padded }, unquantised tensors in { $elem }-byte { $dtype } ({ $dense }){ $ranks }
+recipe-vllm-gguf-unpadded = ; { $n } merged layers kept shard by shard (nested tensors before vLLM 0.9), not padded
+recipe-vllm-gguf-padded = ; { $n } merged layers padded to their widest shard's row (+{ $bytes })
+recipe-vllm-gguf-padded-unknown = ; { $n } merged layers padded to their widest shard's row (+{ $bytes }), as from vLLM 0.9: the version is not known, and before 0.9 the shards were not padded
+recipe-vllm-gguf-padded-plugin = ; { $n } merged layers padded to their widest shard's row (+{ $bytes }), as vllm-gguf-plugin 0.0.5 pads them (GGUF's home from vLLM 0.24)
+recipe-vllm-gguf-per-rank = , { $per_rank } per rank (÷ { $ranks } ranks)
+recipe-vllm-gguf-rule = vLLM's GGUF layers: GGUFLinearMethod's padded merged shards, model-dtype norms, vocabulary padded to 64
+
+## SGLang's parallel ranks
+recipe-sglang-attention-tp = tp_size { $tp } / dp_size { $dp } under DP attention (SGLang's compute_dp_attention_world_info)
+recipe-sglang-stage = pipeline stage { $stage } of { $pp } (its title): { $layers } of { $n_layer } layers (SGLang's get_pp_indices)
+recipe-sglang-stage-unknown = pipeline stage not known (no PP rank in its title): the largest of { $pp } stages assumed, { $layers } of { $n_layer } layers
+recipe-sglang-nm-stage-weights = the weights of a pipeline stage: { $per_tp } ÷ TP as the stage's share of the layers ({ $layers } of { $n_layer }); the embeddings (first stage) and the output head (last stage) are counted as evenly spread
+recipe-sglang-nm-dp-attention = the attention weights under DP attention: each rank holds its attention group's share (÷ { $atp } = TP { $tp } / DP { $dp }), not ÷ TP { $tp }; the weights here are all ÷ TP, a floor
+recipe-sglang-nm-ep = expert parallelism (--ep-size { $ep }): the MoE experts spread over the EP ranks instead of split by TP; the weights are all ÷ TP here
+
+## What a runtime reported, named in words (its own field names stay as written)
+recipe-ollama-size = size (Ollama's own estimate of the model's memory)
+
+## An rpc-server's share of its llama-server's estimate
+recipe-why-rpc = { $device } of pid { $pid }'s model: { $layers } layers
+recipe-why-rpc-output = { $device } of pid { $pid }'s model: { $layers } layers and the output layer
+recipe-nm-rpc-backend = the rpc-server's backend context (its CUDA or Vulkan overhead)

@@ -639,6 +639,9 @@ report-member-title = its title `{ $title }`
 report-member-rank-vars = RANK and WORLD_SIZE in /proc/{ $pid }/environ
 report-member-descendant = a descendant
 report-member-rooted = { $how }; the workload's root is pid { $root } (`{ $command }`), from /proc/{ $pid }/stat's parent chain
+report-member-rpc-client = pid { $client }'s --rpc names 127.0.0.1:{ $port }, where this rpc-server listens (/proc/{ $client }/cmdline, /proc/{ $pid }/net/tcp)
+report-member-rpc-no-client = no llama-server on this machine names its port in --rpc: its client is elsewhere or gone
+report-member-rpc-no-client-ports = no llama-server on this machine names its port ({ $ports }) in --rpc: its client is elsewhere or gone
 
 ## explain: why the runtime's own API was not asked, why no process figure
 report-live-replay = replay: the live server is not asked

@@ -169,6 +169,7 @@ recipe-vllm-version-assumed = 这里不知道正在运行的 vLLM 版本：按�
 ## Why a process has no estimate
 recipe-err-not-llama = 不是 llama.cpp 进程：{ $kind } 的估算由其运行时自己的估算方法给出
 recipe-err-no-recipe = 还没有 { $kind } 的显存估算方法
+recipe-err-rpc-device = rpc-server 持有其 llama-server 通过 RPC 发来的层（权重及其 KV 缓存），由该服务在其各设备间切分模型：这里不估算这一份额；对 llama-server 运行 `explain` 可看到整个模型
 recipe-err-lms-mlx = LM Studio 的 MLX 引擎：没有估算方法能计算 MLX 的内存
 recipe-err-lms-mlx-model = LM Studio 的 MLX 引擎（{ $model }）：没有估算方法能计算 MLX 的内存
 recipe-err-lms-no-model = 不知道模型文件：LM Studio 的引擎没有映射任何 GGUF 文件（没有加载，或无法读取）
@@ -180,3 +181,72 @@ recipe-err-ollama-engine = { $what }。命令行为：{ $argv }
 recipe-err-ollama-engine-ps = { $what }。命令行为：{ $argv }；{ $source } 显示 { $name }：size { $size }，size_vram { $vram }，上下文 { $context }
 recipe-err-vllm-core-ranks = vLLM 的引擎核心在 { $ranks } 个 rank（张量 × 流水线并行）时自身不持有模型：它的 { $ranks } 个工作进程（VLLM::Worker_*）各持有一份，各自带有估算
 recipe-err-vllm-core-worker = vLLM 的引擎核心在这里不持有模型：它启动了一个工作进程（VLLM::Worker，PID { $pid }；vLLM 的多进程执行器，其 CPU 版即使只有一个 rank 也这样运行），由该进程持有模型并带有估算
+
+## A runtime recipe's inputs named in words (identifiers such as max_model_len stay as written)
+recipe-input-kv-rules = vLLM 的 KV 规则
+recipe-input-kv-block = 每块 KV 字节数（每个 rank）
+recipe-input-kv-token = 每个 token 的 KV 字节数（每个 rank）
+recipe-input-device-total = 设备显存总量
+recipe-input-rope = 旋转位置编码 cos/sin 缓存
+recipe-input-pipeline-stage = 流水线阶段
+recipe-input-attention-tp = 注意力的 TP 大小
+recipe-input-mxfp4 = vLLM 填充后的 MXFP4 专家
+recipe-input-gguf-held = vLLM 持有的 GGUF 权重
+recipe-input-hybrid-manager = 混合 KV 缓存管理器
+recipe-input-weights-file = 权重文件
+recipe-input-dp-replicas = data_parallel_size（副本数；每个 rank 的份额不变）
+recipe-input-tokens-in-flight = 进行中的 token（滑动窗口组的预留）
+
+## How the vLLM and SGLang recipes derive their KV figures
+recipe-kv-torch-dtype = { $path } 中的 torch_dtype
+recipe-kv-elem-auto = kv cache dtype auto = 模型 dtype { $dtype }（{ $source }）
+recipe-kv-elem-set = kv cache dtype { $dtype }（{ $source }）
+recipe-kv-formula = 2（K、V）× { $layers } 层 × 每个 rank { $heads } 个 KV 头（{ $kv_heads } / TP { $tp }）× 头大小 { $head_dim } × { $elem } B（{ $source }）
+recipe-kv-formula-mla = MLA：{ $layers } 层 × { $dim } 个潜在值 × { $elem } B（{ $source }），每个 rank 相同
+recipe-vllm-kv-block-value = { $bytes }（所有层合计每个 token { $per_token }）
+recipe-vllm-kv-block-rule = { $per_token }× 每块 { $block } 个 token
+recipe-vllm-kv-block-rule-groups = { $per_token }÷ { $layers } 层 × 每个 KV 组 { $group } 层（{ $groups } 个组；{ $source }）× 每块 { $block } 个 token
+recipe-too-large = 过大
+recipe-nm-kv-dtype = KV 缓存：缓存 dtype { $dtype } 是此估算方法不计算的打包格式
+recipe-nm-kv-cache = KV 缓存：{ $why }
+recipe-vllm-hybrid-off = 关闭（每层都是一页完整上下文）
+recipe-vllm-hybrid-off-rule = --kv-transfer-config 会关闭它，除非给出 --no-disable-hybrid-kv-cache-manager（vLLM 0.9.1 起）
+recipe-vllm-max-len-assumed = vLLM 的默认值，即模型的 max_position_embeddings（{ $path }）；rope 缩放可能改变它
+
+## vLLM's rotary cos/sin cache
+recipe-rope-value = { $bytes }（{ $parts }，{ $dtype }；{ $shared }，每个 rank 都有）
+recipe-rope-value-unnamed = { $bytes }（{ $parts }，{ $dtype }；{ $shared }，每个 rank 都有；{ $unnamed }）
+recipe-rope-part = { $positions } 个位置（{ $how }）× { $dim } 个旋转维度
+recipe-rope-parts = { $a } + { $b }
+recipe-rope-dtype-gpt-oss = float32（vLLM 的 gpt_oss.py 要求）
+recipe-rope-dtype-f32 = float32（--dtype）
+recipe-rope-dtype-model = 模型 dtype，16 位
+recipe-rope-shared-one = 所有层共用一个缓存
+recipe-rope-shared-many = { $count } 个缓存，每种不同的 rope 一个
+recipe-rope-unnamed = { $path } 未指定 rope：使用 transformers 对 { $model_type } 的默认值，rope_theta 10000，无缩放
+recipe-rope-rule = vLLM 的 get_rope：RotaryEmbedding.cos_sin_cache，模型的一个缓冲区，计入其加载数字
+
+## vLLM serving a GGUF file
+recipe-vllm-gguf-held = { $all }（文件本身 { $file }）：量化块 { $quantised }{ $padded }，未量化张量为 { $elem } 字节的 { $dtype }（{ $dense }）{ $ranks }
+recipe-vllm-gguf-unpadded = ；{ $n } 个合并层按分片分别保存（vLLM 0.9 之前的嵌套张量），未填充
+recipe-vllm-gguf-padded = ；{ $n } 个合并层填充到最宽分片的行宽（+{ $bytes }）
+recipe-vllm-gguf-padded-unknown = ；{ $n } 个合并层填充到最宽分片的行宽（+{ $bytes }），按 vLLM 0.9 起的做法：这里不知道版本，0.9 之前分片不填充
+recipe-vllm-gguf-padded-plugin = ；{ $n } 个合并层填充到最宽分片的行宽（+{ $bytes }），与 vllm-gguf-plugin 0.0.5 的填充方式相同（vLLM 0.24 起 GGUF 由它支持）
+recipe-vllm-gguf-per-rank = ，每个 rank { $per_rank }（÷ { $ranks } 个 rank）
+recipe-vllm-gguf-rule = vLLM 的 GGUF 层：GGUFLinearMethod 填充后的合并分片、模型 dtype 的归一化层、词表填充到 64 的倍数
+
+## SGLang's parallel ranks
+recipe-sglang-attention-tp = DP 注意力下 tp_size { $tp } / dp_size { $dp }（SGLang 的 compute_dp_attention_world_info）
+recipe-sglang-stage = { $pp } 个流水线阶段中的第 { $stage } 个（来自进程标题）：{ $n_layer } 层中的 { $layers } 层（SGLang 的 get_pp_indices）
+recipe-sglang-stage-unknown = 不知道流水线阶段（进程标题中没有 PP rank）：假定为 { $pp } 个阶段中最大的一个，{ $n_layer } 层中的 { $layers } 层
+recipe-sglang-nm-stage-weights = 流水线阶段的权重：{ $per_tp } ÷ TP 后按该阶段所占的层数比例计算（{ $n_layer } 层中的 { $layers } 层）；嵌入层（第一阶段）和输出头（最后阶段）按均摊计算
+recipe-sglang-nm-dp-attention = DP 注意力下的注意力权重：每个 rank 持有其注意力组的份额（÷ { $atp } = TP { $tp } / DP { $dp }），而不是 ÷ TP { $tp }；这里的权重全部按 ÷ TP 计算，是下限
+recipe-sglang-nm-ep = 专家并行（--ep-size { $ep }）：MoE 专家分布在各 EP rank 上，而不是按 TP 切分；这里的权重全部按 TP 平分
+
+## What a runtime reported, named in words (its own field names stay as written)
+recipe-ollama-size = size（Ollama 自己对模型内存的估计）
+
+## An rpc-server's share of its llama-server's estimate
+recipe-why-rpc = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 层
+recipe-why-rpc-output = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 层和输出层
+recipe-nm-rpc-backend = rpc-server 的后端上下文（其 CUDA 或 Vulkan 额外开销）

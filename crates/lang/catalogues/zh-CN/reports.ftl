@@ -561,6 +561,9 @@ report-member-title = 其进程标题 `{ $title }`
 report-member-rank-vars = /proc/{ $pid }/environ 中的 RANK 和 WORLD_SIZE
 report-member-descendant = 一个后代进程
 report-member-rooted = { $how }；工作负载的根进程是 PID { $root }（`{ $command }`），依据 /proc/{ $pid }/stat 的父进程链
+report-member-rpc-client = PID { $client } 的 --rpc 指定了 127.0.0.1:{ $port }，此 rpc-server 正在该端口监听（/proc/{ $client }/cmdline、/proc/{ $pid }/net/tcp）
+report-member-rpc-no-client = 本机没有 llama-server 在 --rpc 中指定它的端口：其客户端在别处或已退出
+report-member-rpc-no-client-ports = 本机没有 llama-server 在 --rpc 中指定它的端口（{ $ports }）：其客户端在别处或已退出
 
 ## explain: why the runtime's own API was not asked, why no process figure
 report-live-replay = 回放：不询问实时服务

@@ -169,6 +169,7 @@ recipe-vllm-version-assumed = 這裡不知道正在執行的 vLLM 版本：按�
 ## Why a process has no estimate
 recipe-err-not-llama = 不是 llama.cpp 處理程序：{ $kind } 的估算由其執行環境自己的估算方法給出
 recipe-err-no-recipe = 還沒有 { $kind } 的顯示記憶體估算方法
+recipe-err-rpc-device = rpc-server 持有其 llama-server 透過 RPC 傳來的層（權重及其 KV 快取），由該伺服器在其各裝置間切分模型：這裡不估算這一份額；對 llama-server 執行 `explain` 可看到整個模型
 recipe-err-lms-mlx = LM Studio 的 MLX 引擎：沒有估算方法能計算 MLX 的記憶體
 recipe-err-lms-mlx-model = LM Studio 的 MLX 引擎（{ $model }）：沒有估算方法能計算 MLX 的記憶體
 recipe-err-lms-no-model = 不知道模型檔案：LM Studio 的引擎沒有對映任何 GGUF 檔案（沒有載入，或無法讀取）
@@ -180,3 +181,72 @@ recipe-err-ollama-engine = { $what }。命令列為：{ $argv }
 recipe-err-ollama-engine-ps = { $what }。命令列為：{ $argv }；{ $source } 顯示 { $name }：size { $size }，size_vram { $vram }，上下文 { $context }
 recipe-err-vllm-core-ranks = vLLM 的引擎核心在 { $ranks } 個 rank（張量 × 管線平行）時本身不持有模型：它的 { $ranks } 個工作處理程序（VLLM::Worker_*）各持有一份，各自帶有估算
 recipe-err-vllm-core-worker = vLLM 的引擎核心在這裡不持有模型：它啟動了一個工作處理程序（VLLM::Worker，PID { $pid }；vLLM 的多處理程序執行器，其 CPU 版即使只有一個 rank 也這樣執行），由該處理程序持有模型並帶有估算
+
+## A runtime recipe's inputs named in words (identifiers such as max_model_len stay as written)
+recipe-input-kv-rules = vLLM 的 KV 規則
+recipe-input-kv-block = 每區塊 KV 位元組數（每個 rank）
+recipe-input-kv-token = 每個 token 的 KV 位元組數（每個 rank）
+recipe-input-device-total = 裝置顯示記憶體總量
+recipe-input-rope = 旋轉位置編碼 cos/sin 快取
+recipe-input-pipeline-stage = 管線階段
+recipe-input-attention-tp = 注意力的 TP 大小
+recipe-input-mxfp4 = vLLM 填補後的 MXFP4 專家
+recipe-input-gguf-held = vLLM 持有的 GGUF 權重
+recipe-input-hybrid-manager = 混合 KV 快取管理器
+recipe-input-weights-file = 權重檔案
+recipe-input-dp-replicas = data_parallel_size（副本數；每個 rank 的份額不變）
+recipe-input-tokens-in-flight = 進行中的 token（滑動視窗群組的預留）
+
+## How the vLLM and SGLang recipes derive their KV figures
+recipe-kv-torch-dtype = { $path } 中的 torch_dtype
+recipe-kv-elem-auto = kv cache dtype auto = 模型 dtype { $dtype }（{ $source }）
+recipe-kv-elem-set = kv cache dtype { $dtype }（{ $source }）
+recipe-kv-formula = 2（K、V）× { $layers } 層 × 每個 rank { $heads } 個 KV 頭（{ $kv_heads } / TP { $tp }）× 頭大小 { $head_dim } × { $elem } B（{ $source }）
+recipe-kv-formula-mla = MLA：{ $layers } 層 × { $dim } 個潛在值 × { $elem } B（{ $source }），每個 rank 相同
+recipe-vllm-kv-block-value = { $bytes }（所有層合計每個 token { $per_token }）
+recipe-vllm-kv-block-rule = { $per_token }× 每區塊 { $block } 個 token
+recipe-vllm-kv-block-rule-groups = { $per_token }÷ { $layers } 層 × 每個 KV 群組 { $group } 層（{ $groups } 個群組；{ $source }）× 每區塊 { $block } 個 token
+recipe-too-large = 過大
+recipe-nm-kv-dtype = KV 快取：快取 dtype { $dtype } 是此估算方法不計算的封裝格式
+recipe-nm-kv-cache = KV 快取：{ $why }
+recipe-vllm-hybrid-off = 關閉（每層都是一頁完整上下文）
+recipe-vllm-hybrid-off-rule = --kv-transfer-config 會關閉它，除非給出 --no-disable-hybrid-kv-cache-manager（vLLM 0.9.1 起）
+recipe-vllm-max-len-assumed = vLLM 的預設值，即模型的 max_position_embeddings（{ $path }）；rope 縮放可能改變它
+
+## vLLM's rotary cos/sin cache
+recipe-rope-value = { $bytes }（{ $parts }，{ $dtype }；{ $shared }，每個 rank 都有）
+recipe-rope-value-unnamed = { $bytes }（{ $parts }，{ $dtype }；{ $shared }，每個 rank 都有；{ $unnamed }）
+recipe-rope-part = { $positions } 個位置（{ $how }）× { $dim } 個旋轉維度
+recipe-rope-parts = { $a } + { $b }
+recipe-rope-dtype-gpt-oss = float32（vLLM 的 gpt_oss.py 要求）
+recipe-rope-dtype-f32 = float32（--dtype）
+recipe-rope-dtype-model = 模型 dtype，16 位元
+recipe-rope-shared-one = 所有層共用一個快取
+recipe-rope-shared-many = { $count } 個快取，每種不同的 rope 一個
+recipe-rope-unnamed = { $path } 未指定 rope：使用 transformers 對 { $model_type } 的預設值，rope_theta 10000，無縮放
+recipe-rope-rule = vLLM 的 get_rope：RotaryEmbedding.cos_sin_cache，模型的一個緩衝區，計入其載入數字
+
+## vLLM serving a GGUF file
+recipe-vllm-gguf-held = { $all }（檔案本身 { $file }）：量化區塊 { $quantised }{ $padded }，未量化張量為 { $elem } 位元組的 { $dtype }（{ $dense }）{ $ranks }
+recipe-vllm-gguf-unpadded = ；{ $n } 個合併層按分片分別保存（vLLM 0.9 之前的巢狀張量），未填補
+recipe-vllm-gguf-padded = ；{ $n } 個合併層填補到最寬分片的列寬（+{ $bytes }）
+recipe-vllm-gguf-padded-unknown = ；{ $n } 個合併層填補到最寬分片的列寬（+{ $bytes }），按 vLLM 0.9 起的做法：這裡不知道版本，0.9 之前分片不填補
+recipe-vllm-gguf-padded-plugin = ；{ $n } 個合併層填補到最寬分片的列寬（+{ $bytes }），與 vllm-gguf-plugin 0.0.5 的填補方式相同（vLLM 0.24 起 GGUF 由它支援）
+recipe-vllm-gguf-per-rank = ，每個 rank { $per_rank }（÷ { $ranks } 個 rank）
+recipe-vllm-gguf-rule = vLLM 的 GGUF 層：GGUFLinearMethod 填補後的合併分片、模型 dtype 的正規化層、詞彙表填補到 64 的倍數
+
+## SGLang's parallel ranks
+recipe-sglang-attention-tp = DP 注意力下 tp_size { $tp } / dp_size { $dp }（SGLang 的 compute_dp_attention_world_info）
+recipe-sglang-stage = { $pp } 個管線階段中的第 { $stage } 個（來自處理程序標題）：{ $n_layer } 層中的 { $layers } 層（SGLang 的 get_pp_indices）
+recipe-sglang-stage-unknown = 不知道管線階段（處理程序標題中沒有 PP rank）：假定為 { $pp } 個階段中最大的一個，{ $n_layer } 層中的 { $layers } 層
+recipe-sglang-nm-stage-weights = 管線階段的權重：{ $per_tp } ÷ TP 後按該階段所占的層數比例計算（{ $n_layer } 層中的 { $layers } 層）；嵌入層（第一階段）和輸出頭（最後階段）按均攤計算
+recipe-sglang-nm-dp-attention = DP 注意力下的注意力權重：每個 rank 持有其注意力群組的份額（÷ { $atp } = TP { $tp } / DP { $dp }），而不是 ÷ TP { $tp }；這裡的權重全部按 ÷ TP 計算，是下限
+recipe-sglang-nm-ep = 專家平行（--ep-size { $ep }）：MoE 專家分布在各 EP rank 上，而不是按 TP 切分；這裡的權重全部按 TP 平分
+
+## What a runtime reported, named in words (its own field names stay as written)
+recipe-ollama-size = size（Ollama 自己對模型記憶體的估計）
+
+## An rpc-server's share of its llama-server's estimate
+recipe-why-rpc = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 層
+recipe-why-rpc-output = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 層和輸出層
+recipe-nm-rpc-backend = rpc-server 的後端上下文（其 CUDA 或 Vulkan 額外開銷）

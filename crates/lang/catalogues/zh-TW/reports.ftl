@@ -562,6 +562,9 @@ report-member-title = 其處理程序標題 `{ $title }`
 report-member-rank-vars = /proc/{ $pid }/environ 中的 RANK 與 WORLD_SIZE
 report-member-descendant = 一個子孫處理程序
 report-member-rooted = { $how }；工作負載的根處理程序是 PID { $root }（`{ $command }`），依據 /proc/{ $pid }/stat 的父處理程序鏈
+report-member-rpc-client = PID { $client } 的 --rpc 指定了 127.0.0.1:{ $port }，此 rpc-server 正在該連接埠監聽（/proc/{ $client }/cmdline、/proc/{ $pid }/net/tcp）
+report-member-rpc-no-client = 本機沒有 llama-server 在 --rpc 中指定它的連接埠：其用戶端在別處或已結束
+report-member-rpc-no-client-ports = 本機沒有 llama-server 在 --rpc 中指定它的連接埠（{ $ports }）：其用戶端在別處或已結束
 
 ## explain: why the runtime's own API was not asked, why no process figure
 report-live-replay = 重播：不詢問即時伺服器

@@ -146,9 +146,8 @@ fn redact_estimate(e: &mut crate::EstimatedMemory) {
         *n = n.map_text(&redact_text);
     }
     for r in &mut e.reported {
-        for t in [&mut r.what, &mut r.source] {
-            *t = redact_text(t);
-        }
+        r.what = r.what.map_text(&redact_text);
+        r.source = redact_text(&r.source);
         if let Some(t) = &mut r.text {
             *t = t.map_text(&redact_text);
         }

@@ -231,7 +231,10 @@ fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
         .iter()
         .map(|r| {
             let value = reported_value(r, human_bytes, lang);
-            let args = [("what", r.what.as_str().into()), ("value", value.into())];
+            let args = [
+                ("what", r.what.in_lang(lang).into()),
+                ("value", value.into()),
+            ];
             Line::raw(term_safe(&lang.t_args("tui-det-runtime-reports", &args)).into_owned())
         })
         .collect();
@@ -358,7 +361,10 @@ fn estimate_notes(app: &App, e: &EstimatedMemory) -> Vec<Line<'static>> {
     }
     for r in &e.reported {
         let value = reported_value(r, human_bytes, lang);
-        let args = [("what", r.what.as_str().into()), ("value", value.into())];
+        let args = [
+            ("what", r.what.in_lang(lang).into()),
+            ("value", value.into()),
+        ];
         v.push(Line::styled(
             term_safe(&lang.t_args("tui-det-runtime-says", &args)).into_owned(),
             t.dim,

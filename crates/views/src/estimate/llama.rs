@@ -35,7 +35,7 @@ pub fn render_text_in(e: &Estimate, lang: Lang) -> String {
         .map(|i| {
             // Values and GGUF keys come from the model file: one field, one line.
             [
-                i.name.as_str(),
+                &i.name.in_lang(lang),
                 &i.value.in_lang(lang),
                 &input_source_in(&i.source, lang),
             ]

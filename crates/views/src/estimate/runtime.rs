@@ -72,7 +72,7 @@ pub fn render_text_in(r: &RuntimeEstimate, lang: Lang) -> String {
             let _ = writeln!(
                 out,
                 "  {}: {}  — {}",
-                f.what,
+                f.what.in_lang(lang),
                 reported_value(f, gib, lang),
                 f.source
             );
@@ -95,7 +95,7 @@ fn inputs_lines(out: &mut String, inputs: &[gpuledger_model::estimate_input::Inp
         let value = term_safe(&i.value.in_lang(lang)).into_owned();
         let source = term_safe(&input_source_in(&i.source, lang)).into_owned();
         let args = [
-            ("name", i.name.as_str().into()),
+            ("name", term_safe(&i.name.in_lang(lang)).into_owned().into()),
             ("value", value.into()),
             ("source", source.into()),
         ];

@@ -8,6 +8,7 @@ use super::hf::{gib, in_process_root, kv_dtype_bytes_set, resolve_model_seen, Mo
 use super::{Input, InputSource, ProcessContext};
 use crate::confine::{ModelFolder, ProcessRoot};
 use crate::safetensors::{self, HeaderCache};
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use std::path::PathBuf;
 
@@ -20,7 +21,7 @@ pub struct Src<T> {
 
 impl<T: std::fmt::Display> Src<T> {
     /// The setting as a recipe input named `name`, with its source.
-    pub fn input(&self, name: &str) -> Input {
+    pub fn input(&self, name: impl Into<Said>) -> Input {
         Input::new(name, &self.value, self.source.clone())
     }
 }
@@ -50,7 +51,7 @@ pub(crate) fn default_of(runtime: &str) -> InputSource {
 }
 
 /// Computed by the recipe from other inputs, and how.
-pub(crate) fn derived(rule: String) -> InputSource {
+pub(crate) fn derived(rule: impl Into<Said>) -> InputSource {
     InputSource::Derived { rule: rule.into() }
 }
 
@@ -123,28 +124,36 @@ fn kv_element(
     cfg: &ModelConfig,
     kv_dtype: &Src<String>,
     dtype: &Src<String>,
-) -> Option<(u64, String)> {
+) -> Option<(u64, Said)> {
     let model_dtype = if dtype.value != "auto" {
-        (dtype.value.clone(), dtype.source.detail().to_string())
+        (dtype.value.clone(), dtype.source.said_detail())
     } else {
         (
             cfg.dtype.clone().unwrap_or_else(|| "auto".into()),
-            format!("torch_dtype in {}", cfg.path.display()),
+            Said::new(
+                "recipe-kv-torch-dtype",
+                vec![("path", cfg.path.display().to_string().into())],
+            ),
         )
     };
     let b = kv_dtype_bytes_set(&kv_dtype.value, &model_dtype.0, dtype.value != "auto")?;
     Some((
         b,
         if kv_dtype.value == "auto" {
-            format!(
-                "kv cache dtype auto = model dtype {} ({})",
-                model_dtype.0, model_dtype.1
+            Said::new(
+                "recipe-kv-elem-auto",
+                vec![
+                    ("dtype", model_dtype.0.into()),
+                    ("source", model_dtype.1.into()),
+                ],
             )
         } else {
-            format!(
-                "kv cache dtype {} ({})",
-                kv_dtype.value,
-                kv_dtype.source.detail()
+            Said::new(
+                "recipe-kv-elem-set",
+                vec![
+                    ("dtype", kv_dtype.value.clone().into()),
+                    ("source", kv_dtype.source.said_detail().into()),
+                ],
             )
         },
     ))
@@ -159,7 +168,7 @@ pub fn kv_bytes_per_token(
     dtype: &Src<String>,
     tp: u64,
     pp: u64,
-) -> Option<(u64, String)> {
+) -> Option<(u64, Said)> {
     let layers = cfg.n_layer.div_ceil(pp.max(1));
     kv_bytes_per_token_layers(cfg, kv_dtype, dtype, tp, layers)
 }
@@ -172,24 +181,50 @@ pub fn kv_bytes_per_token_layers(
     dtype: &Src<String>,
     tp: u64,
     layers: u64,
-) -> Option<(u64, String)> {
+) -> Option<(u64, Said)> {
     let (elem, elem_src) = kv_element(cfg, kv_dtype, dtype)?;
+    // Figures as text: a count read in a formula is not a quantity to group (`22`, not `2,2`).
+    let n = |x: u64| Arg::from(x.to_string());
     Some(match cfg.mla_dim {
         Some(d) => (
             layers * d * elem,
-            format!("MLA: {layers} layers × {d} latent values × {elem} B ({elem_src}), the same on every rank"),
+            Said::new(
+                "recipe-kv-formula-mla",
+                vec![
+                    ("layers", n(layers)),
+                    ("dim", n(d)),
+                    ("elem", n(elem)),
+                    ("source", elem_src.into()),
+                ],
+            ),
         ),
         None => {
             let heads = (cfg.n_kv_head / tp.max(1)).max(1);
             (
                 layers * 2 * heads * cfg.head_dim * elem,
-                format!(
-                    "2 (K, V) × {layers} layers × {heads} KV heads per rank ({} / TP {tp}) × head size {} × {elem} B ({elem_src})",
-                    cfg.n_kv_head, cfg.head_dim
+                Said::new(
+                    "recipe-kv-formula",
+                    vec![
+                        ("layers", n(layers)),
+                        ("heads", n(heads)),
+                        ("kv_heads", n(cfg.n_kv_head)),
+                        ("tp", n(tp)),
+                        ("head_dim", n(cfg.head_dim)),
+                        ("elem", n(elem)),
+                        ("source", elem_src.into()),
+                    ],
                 ),
             )
         }
     })
+}
+
+/// Why the KV cache is not sized: its dtype is a packed format (fp4, a quantised cache).
+pub(crate) fn kv_dtype_not_sized(dtype: &str) -> Said {
+    Said::new(
+        "recipe-nm-kv-dtype",
+        vec![("dtype", format!("{dtype:?}").into())],
+    )
 }
 
 /// The model folder and its weights as inputs: `split` names what the weights are divided by
@@ -231,7 +266,11 @@ pub(crate) fn device_total_input(total: u64) -> Input {
     let driver = InputSource::Measured {
         detail: Said::new("recipe-src-driver", vec![]),
     };
-    Input::new("device memory total", total, driver)
+    Input::new(
+        Said::new("recipe-input-device-total", vec![]),
+        total,
+        driver,
+    )
 }
 
 /// `fraction` of the device's `total`, when the total is known.

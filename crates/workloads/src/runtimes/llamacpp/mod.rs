@@ -117,7 +117,7 @@ impl Runtime for LlamaCpp {
             .as_ref()
             .is_some_and(|m| m.role_kind == RoleKind::RpcDevice)
         {
-            return Some(Err("an rpc-server holds the layers (weights and their KV cache) its llama-server sends it over RPC, as that server splits the model between its devices: the share is not modelled here; `explain` the llama-server for the whole model".into()));
+            return Some(Err(Said::new("recipe-err-rpc-device", vec![])));
         }
         Some(llama_server_inputs(p, w, proc_root, vendor))
     }

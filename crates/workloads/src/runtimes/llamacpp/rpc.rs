@@ -2,6 +2,7 @@
 //! `--rpc`, which reaches it over TCP rather than starting it, so its workload is found apart from
 //! the parent chain.
 
+use gpuledger_lang::Said;
 use gpuledger_model::{Member, RoleKind};
 use gpuledger_sources::procfs::{ProcReader, ProcessFacts};
 
@@ -59,26 +60,38 @@ pub(super) fn rpc_device(f: &ProcessFacts, procs: &ProcReader) -> Member {
     let (root_pid, evidence) = match client {
         Some((p, port)) => (
             Some(p),
-            format!("pid {p}'s --rpc names 127.0.0.1:{port}, where this rpc-server listens (/proc/{p}/cmdline, /proc/{}/net/tcp)", f.pid),
+            Said::new(
+                "report-member-rpc-client",
+                vec![
+                    ("client", p.to_string().into()),
+                    ("port", port.to_string().into()),
+                    ("pid", f.pid.to_string().into()),
+                ],
+            ),
         ),
         None => (
             None,
-            format!(
-                "no llama-server on this machine names its port{} in --rpc: its client is elsewhere or gone",
-                match f.listen_ports.as_slice() {
-                    [] => String::new(),
-                    ports => format!(
-                        " ({})",
-                        ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
-                    ),
-                }
-            ),
+            match f.listen_ports.as_slice() {
+                [] => Said::new("report-member-rpc-no-client", vec![]),
+                ports => Said::new(
+                    "report-member-rpc-no-client-ports",
+                    vec![(
+                        "ports",
+                        ports
+                            .iter()
+                            .map(u16::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                            .into(),
+                    )],
+                ),
+            },
         ),
     };
     Member {
         root_pid,
         role: "rpc device".into(),
         role_kind: RoleKind::RpcDevice,
-        evidence: evidence.into(),
+        evidence,
     }
 }

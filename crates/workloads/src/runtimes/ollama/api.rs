@@ -143,22 +143,18 @@ pub(super) fn reported(
     env: &ServeEnv,
 ) -> (Vec<ReportedFigure>, Option<Said>) {
     let mut out = Vec::new();
-    let fig = |what: &str, bytes: Option<u64>, text: Option<Said>| {
+    let fig = |what: Said, bytes: Option<u64>, text: Option<Said>| {
         ReportedFigure::new(what, bytes, text, source)
     };
     if m.size.is_some() {
-        out.push(fig(
-            "size (Ollama's own estimate of the model's memory)",
-            m.size,
-            None,
-        ));
+        out.push(fig(Said::new("recipe-ollama-size", vec![]), m.size, None));
     }
     if m.size_vram.is_some() {
-        out.push(fig("size_vram", m.size_vram, None));
+        out.push(fig("size_vram".into(), m.size_vram, None));
     }
     if let Some(c) = m.context_length {
         out.push(fig(
-            "context_length",
+            "context_length".into(),
             None,
             Some(Said::new(
                 "recipe-ollama-ctx-per-slot",
@@ -177,7 +173,7 @@ pub(super) fn reported(
             let until = short_time(t);
             let args = vec![("until", until.into()), ("keep", keep.into())];
             out.push(fig(
-                "expires_at",
+                "expires_at".into(),
                 None,
                 Some(Said::new("recipe-ollama-kept", args.clone())),
             ));

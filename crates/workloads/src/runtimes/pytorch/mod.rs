@@ -83,7 +83,7 @@ fn read_weights(
                 })?;
                 read += 1;
                 inputs.push(Input::new(
-                    "weights file",
+                    Said::new("recipe-input-weights-file", vec![]),
                     format!("{f}: {}, {how}", gib(b)),
                     InputSource::File {
                         detail: seen.clone().into(),

@@ -21,8 +21,8 @@ pub use runtime::Sglang;
 
 use super::hf::{gib, thousands};
 use super::reservation::{
-    derived, device_total_input, first_answer, kv_bytes_per_token_layers, model_inputs, rank_words,
-    runtime, share_of, ModelFacts, Src,
+    derived, device_total_input, first_answer, kv_bytes_per_token_layers, kv_dtype_not_sized,
+    model_inputs, rank_words, runtime, share_of, ModelFacts, Src,
 };
 use super::{gib_bytes, number_text_after, set_noting};
 use super::{Input, ProcessContext, RuntimeEstimate};
@@ -271,13 +271,13 @@ fn rank_share(
     let st = parallel::stage(n_layer, s.pp_size.value, s.stage);
     if let Some(words) = &st.words {
         inputs.push(Input::new(
-            "pipeline stage",
+            Said::new("recipe-input-pipeline-stage", vec![]),
             st.layers,
             derived(words.clone()),
         ));
     }
     let (weights, notes) = parallel::weights(per_tp, n_layer, &st, s);
-    not_modelled.extend(notes.into_iter().map(Said::from));
+    not_modelled.extend(notes);
     (weights, st.layers)
 }
 
@@ -289,25 +289,18 @@ fn per_token_input(
     layers: u64,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<Said>,
-) -> Option<(u64, String)> {
+) -> Option<(u64, Said)> {
     // The KV heads are split over the attention's TP ranks (`tp / dp` under DP attention).
     let tp = s.attention_tp();
     let per_token =
         kv_bytes_per_token_layers(&model.config, &s.kv_cache_dtype, &s.dtype, tp, layers);
-    if let Some((b, how)) = &per_token {
-        inputs.push(Input::new(
-            "KV bytes per token (per rank)",
+    match &per_token {
+        Some((b, how)) => inputs.push(Input::new(
+            Said::new("recipe-input-kv-token", vec![]),
             b,
             derived(how.clone()),
-        ));
-    } else {
-        not_modelled.push(
-            format!(
-                "the KV cache: cache dtype {:?} is not sized by this recipe",
-                s.kv_cache_dtype.value
-            )
-            .into(),
-        );
+        )),
+        None => not_modelled.push(kv_dtype_not_sized(&s.kv_cache_dtype.value)),
     }
     per_token
 }
@@ -322,20 +315,23 @@ fn settings_inputs(s: &SglangSettings, inputs: &mut Vec<Input>, not_modelled: &m
         inputs.push(s.enable_dp_attention.input("enable_dp_attention"));
         inputs.push(s.dp_size.input("dp_size"));
         inputs.push(Input::new(
-            "attention TP size",
+            Said::new("recipe-input-attention-tp", vec![]),
             s.attention_tp(),
-            derived(format!(
-                "tp_size {} / dp_size {} under DP attention (SGLang's compute_dp_attention_world_info)",
-                s.tp_size.value, s.dp_size.value
+            derived(Said::new(
+                "recipe-sglang-attention-tp",
+                vec![
+                    ("tp", s.tp_size.value.to_string().into()),
+                    ("dp", s.dp_size.value.to_string().into()),
+                ],
             )),
         ));
     }
     if let Some(ep) = s.ep_size.as_ref().filter(|e| e.value > 1) {
         inputs.push(ep.input("ep_size"));
-        not_modelled.push(format!(
-            "expert parallelism (--ep-size {}): the MoE experts spread over the EP ranks instead of split by TP; the weights are all ÷ TP here",
-            ep.value
-        ).into());
+        not_modelled.push(Said::new(
+            "recipe-sglang-nm-ep",
+            vec![("ep", ep.value.to_string().into())],
+        ));
     }
     inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
     match &s.mem_fraction_static {

@@ -15,13 +15,15 @@
 
 use super::SglangSettings;
 use crate::runtimes::hf::gib;
+use gpuledger_lang::said::Arg;
+use gpuledger_lang::Said;
 
 /// One rank's place: its pipeline stage's layers, and the words that say how they were found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stage {
     pub layers: u64,
     /// `None`: one stage (no pipeline parallelism).
-    pub words: Option<String>,
+    pub words: Option<Said>,
 }
 
 /// The layers of pipeline stage `stage` of `pp` (SGLang's `get_pp_indices`), or of the largest
@@ -36,14 +38,30 @@ pub fn stage(n_layer: u64, pp: u64, stage: Option<u64>) -> Stage {
     }
     let (base, extra) = (n_layer / pp, n_layer % pp);
     let of = |r: u64| base + u64::from(r >= pp - extra);
+    let n = |x: u64| Arg::from(x.to_string());
     let words = match stage.filter(|&r| r < pp) {
         Some(r) => (
             of(r),
-            format!("pipeline stage {r} of {pp} (its title): {} of {n_layer} layers (SGLang's get_pp_indices)", of(r)),
+            Said::new(
+                "recipe-sglang-stage",
+                vec![
+                    ("stage", n(r)),
+                    ("pp", n(pp)),
+                    ("layers", n(of(r))),
+                    ("n_layer", n(n_layer)),
+                ],
+            ),
         ),
         None => (
             of(pp - 1),
-            format!("pipeline stage not known (no PP rank in its title): the largest of {pp} stages assumed, {} of {n_layer} layers", of(pp - 1)),
+            Said::new(
+                "recipe-sglang-stage-unknown",
+                vec![
+                    ("pp", n(pp)),
+                    ("layers", n(of(pp - 1))),
+                    ("n_layer", n(n_layer)),
+                ],
+            ),
         ),
     };
     Stage {
@@ -63,29 +81,28 @@ pub fn stage_in_title(title: &str) -> Option<u64> {
 
 /// One rank's weights: `all ÷ TP`, times the stage's share of the layers under pipeline
 /// parallelism. Returns the bytes and what the recipe does not size exactly, in words.
-pub fn weights(
-    all_per_tp: u64,
-    n_layer: u64,
-    st: &Stage,
-    s: &SglangSettings,
-) -> (u64, Vec<String>) {
+pub fn weights(all_per_tp: u64, n_layer: u64, st: &Stage, s: &SglangSettings) -> (u64, Vec<Said>) {
     let mut notes = Vec::new();
     let mut w = all_per_tp;
     if st.words.is_some() && n_layer > 0 {
         w = (all_per_tp as u128 * st.layers as u128 / n_layer as u128) as u64;
-        notes.push(format!(
-            "the weights of a pipeline stage: {} ÷ TP as the stage's share of the layers ({} of {n_layer}); the embeddings (first stage) and the output head (last stage) are counted as evenly spread",
-            gib(all_per_tp),
-            st.layers
+        notes.push(Said::new(
+            "recipe-sglang-nm-stage-weights",
+            vec![
+                ("per_tp", gib(all_per_tp).into()),
+                ("layers", st.layers.to_string().into()),
+                ("n_layer", n_layer.to_string().into()),
+            ],
         ));
     }
     if s.enable_dp_attention.value && s.dp_size.value > 1 {
-        notes.push(format!(
-            "the attention weights under DP attention: each rank holds its attention group's share (÷ {} = TP {} / DP {}), not ÷ TP {}; the weights here are all ÷ TP, a floor",
-            s.attention_tp(),
-            s.tp_size.value,
-            s.dp_size.value,
-            s.tp_size.value
+        notes.push(Said::new(
+            "recipe-sglang-nm-dp-attention",
+            vec![
+                ("atp", s.attention_tp().to_string().into()),
+                ("tp", s.tp_size.value.to_string().into()),
+                ("dp", s.dp_size.value.to_string().into()),
+            ],
         ));
     }
     (w, notes)

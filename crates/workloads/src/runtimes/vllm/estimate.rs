@@ -2,14 +2,13 @@
 //! weights per rank, the KV cache from the block count when it is known, and the rest of the
 //! reservation; then the sentence that says so.
 
-use super::capacity::{self, Layout, Request};
-use super::groups::KvGroups;
+use super::capacity::{self, Request};
+use super::kv_block::{kv_per_block, Block};
 use super::version::{kv_rules, KvRules, TokenRule};
 use super::{VllmMetrics, VllmSettings};
-use crate::runtimes::hf::{gib, thousands, LayerKinds};
+use crate::runtimes::hf::{gib, thousands};
 use crate::runtimes::reservation::{
-    derived, device_total_input, kv_bytes_per_token, model_inputs, rank_words, runtime, share_of,
-    src, ModelFacts,
+    device_total_input, model_inputs, rank_words, runtime, share_of, src, ModelFacts,
 };
 use crate::runtimes::{Input, InputSource, RuntimeEstimate};
 use gpuledger_lang::said::Arg;
@@ -209,7 +208,7 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     }
     let dp = &s.data_parallel_size;
     if dp.value > 1 {
-        inputs.push(dp.input("data_parallel_size (replicas; a rank's share is the same)"));
+        inputs.push(dp.input(Said::new("recipe-input-dp-replicas", vec![])));
     }
     inputs.push(s.block_size.input("block_size"));
     inputs.push(s.kv_cache_dtype.input("kv_cache_dtype"));
@@ -221,132 +220,6 @@ fn settings_inputs(s: &VllmSettings) -> Vec<Input> {
     }
     inputs.push(s.enforce_eager.input("enforce_eager"));
     inputs
-}
-
-/// What one of vLLM's blocks holds on one rank: its bytes (over every layer, or over one KV
-/// group's layers for a hybrid model) and the groups a request takes blocks in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Block {
-    bytes: u64,
-    layout: Layout,
-}
-
-/// One block on one rank (an input), or why the cache is not sized (not modelled).
-fn kv_per_block(
-    model: &ModelFacts,
-    s: &VllmSettings,
-    rules: &KvRules,
-    inputs: &mut Vec<Input>,
-    not_modelled: &mut Vec<Said>,
-) -> Option<Block> {
-    inputs.push(Input::said(
-        "vLLM KV rules",
-        rules.words.clone(),
-        rules.source.clone(),
-    ));
-    let (tp, pp) = (s.tensor_parallel_size.value, s.pipeline_parallel_size.value);
-    let Some((per_token, how)) =
-        kv_bytes_per_token(&model.config, &s.kv_cache_dtype, &s.dtype, tp, pp)
-    else {
-        not_modelled.push(
-            format!(
-                "the KV cache: cache dtype {:?} is a packed format this recipe does not size",
-                s.kv_cache_dtype.value
-            )
-            .into(),
-        );
-        return None;
-    };
-    let bs = s.block_size.value;
-    let layers = model.config.n_layer.div_ceil(pp.max(1));
-    let kinds = model.config.layers.as_ref();
-    let groups = match (kinds, hybrid_on(s, rules, kinds, inputs)) {
-        (Some(l), true) => match KvGroups::of(l, pp) {
-            Ok(g) => g.map(|g| (g, l.source.clone())),
-            Err(e) => {
-                not_modelled.push(format!("the KV cache: {e}").into());
-                return None;
-            }
-        },
-        _ => None,
-    };
-    // Values from argv and /metrics: an absurd one is "not modelled", never an overflow.
-    let (tensors, n_groups, words) = match &groups {
-        Some((g, src_)) => (
-            g.group_size,
-            g.groups,
-            format!(
-                " ÷ {layers} layers × {} layers per KV group ({} groups; {src_})",
-                g.group_size, g.groups
-            ),
-        ),
-        None => (layers, 1, String::new()),
-    };
-    let bytes = (per_token / layers.max(1))
-        .checked_mul(tensors)
-        .and_then(|b| b.checked_mul(bs));
-    inputs.push(Input::new(
-        "KV bytes per block (per rank)",
-        format!(
-            "{} ({} per token over all layers)",
-            bytes.map_or_else(|| "too large".into(), |x| x.to_string()),
-            per_token
-        ),
-        derived(format!("{how}{words} × block {bs} tokens")),
-    ));
-    let layout = layout(groups.as_ref().map(|(g, _)| g), kinds);
-    debug_assert!(n_groups == 1 || n_groups == layout.full_groups + layout.sliding_groups);
-    bytes.map(|bytes| Block { bytes, layout })
-}
-
-/// The groups one request takes blocks in, by kind.
-fn layout(groups: Option<&KvGroups>, kinds: Option<&LayerKinds>) -> Layout {
-    match (groups, kinds) {
-        (Some(g), Some(l)) => Layout {
-            full_groups: l.full.div_ceil(g.group_size),
-            sliding_groups: l.sliding.div_ceil(g.group_size),
-            window: l.window,
-        },
-        // One kind of layer: every layer windowed alike (Mistral) stays a windowed group;
-        // otherwise (or mixed kinds in one group) every layer is a full-attention one.
-        (_, Some(l)) if l.full == 0 && l.sliding > 0 && l.other == 0 => Layout {
-            full_groups: 0,
-            sliding_groups: 1,
-            window: l.window,
-        },
-        _ => Layout {
-            full_groups: 1,
-            sliding_groups: 0,
-            window: None,
-        },
-    }
-}
-
-/// Whether vLLM groups a hybrid model's layers here: its release has the hybrid KV cache manager
-/// and nothing turned it off (`--disable-hybrid-kv-cache-manager`, or `--kv-transfer-config`
-/// without `--no-disable-hybrid-kv-cache-manager`: vLLM turns it off for KV connectors by
-/// itself, from 0.9.1 on). An input says so when it matters for this model.
-fn hybrid_on(
-    s: &VllmSettings,
-    rules: &KvRules,
-    kinds: Option<&LayerKinds>,
-    inputs: &mut Vec<Input>,
-) -> bool {
-    let hybrid_model = kinds.is_some_and(|l| l.full > 0 && l.sliding > 0);
-    if !rules.hybrid_groups || s.disable_hybrid_kv_cache_manager {
-        return false;
-    }
-    if s.kv_transfer_config && !s.hybrid_kv_cache_manager_forced {
-        if hybrid_model {
-            inputs.push(Input::new(
-                "hybrid KV cache manager",
-                "off (every layer a full-context page)",
-                derived("--kv-transfer-config turns it off unless --no-disable-hybrid-kv-cache-manager (vLLM 0.9.1 on)".into()),
-            ));
-        }
-        return false;
-    }
-    true
 }
 
 /// The KV cache and its words: `--kv-cache-memory-bytes` when given, else blocks × block bytes.
@@ -442,7 +315,10 @@ impl Tokens<'_> {
                     "max_model_len",
                     p,
                     InputSource::Assumed {
-                        why: format!("vLLM's default, the model's max_position_embeddings ({}); rope scaling can change it", self.model.config.path.display()).into(),
+                        why: Said::new(
+                            "recipe-vllm-max-len-assumed",
+                            vec![("path", self.model.config.path.display().to_string().into())],
+                        ),
                     },
                 ));
                 Some(p)
@@ -458,7 +334,7 @@ impl Tokens<'_> {
         let in_flight = if needs_in_flight {
             match capacity::in_flight(s, self.rules, self.device_total) {
                 Ok(x) => {
-                    inputs.push(x.input("tokens in flight (a windowed group's reserve)"));
+                    inputs.push(x.input(Said::new("recipe-input-tokens-in-flight", vec![])));
                     Some(x.value)
                 }
                 Err(e) => {

@@ -10,6 +10,7 @@ use crate::runtimes::hf::{
 };
 use crate::runtimes::reservation::{derived, GgufHeld, GgufWeights, ModelFacts};
 use crate::runtimes::{Input, ProcessContext};
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use std::collections::HashMap;
 use std::path::Path;
@@ -293,47 +294,54 @@ pub fn weights_per_rank(model: &ModelFacts, s: &VllmSettings, ranks: u64) -> Opt
         .version
         .as_ref()
         .and_then(|(v, _)| super::version::parse(v));
+    let n = |x: u64| Arg::from(x.to_string());
     let (quantised, padded) = match (h.padded_layers, version) {
-        (0, _) => (h.quantised, String::new()),
-        (n, Some(v)) if v < PADDED_SINCE => (
+        (0, _) => (h.quantised, Said::verbatim("")),
+        (k, Some(v)) if v < PADDED_SINCE => (
             h.quantised.saturating_sub(h.padding),
-            format!("; {n} merged layers kept shard by shard (nested tensors before vLLM 0.9), not padded"),
+            Said::new("recipe-vllm-gguf-unpadded", vec![("n", n(k))]),
         ),
-        (n, v) => (
+        (k, v) => (
             h.quantised,
-            format!(
-                "; {n} merged layers padded to their widest shard's row (+{}){}",
-                gib(h.padding),
+            Said::new(
                 match v {
-                    None => ", as from vLLM 0.9: the version is not known, and before 0.9 the shards were not padded",
-                    Some(v) if v >= PLUGIN_SINCE => ", as vllm-gguf-plugin 0.0.5 pads them (GGUF's home from vLLM 0.24)",
-                    Some(_) => "",
-                }
+                    None => "recipe-vllm-gguf-padded-unknown",
+                    Some(v) if v >= PLUGIN_SINCE => "recipe-vllm-gguf-padded-plugin",
+                    Some(_) => "recipe-vllm-gguf-padded",
+                },
+                vec![("n", n(k)), ("bytes", gib(h.padding).into())],
             ),
         ),
     };
     let all = quantised.saturating_add(dense);
     let per_rank = all / ranks.max(1);
-    let words = format!(
-        "{} (the file's {}): quantised blocks {}{padded}, unquantised tensors in {elem}-byte {} ({}){}",
-        gib(all),
-        gib(g.bytes),
-        gib(quantised),
-        s.dtype.value,
-        gib(dense),
-        if ranks > 1 {
-            format!(", {} per rank (÷ {ranks} ranks)", gib(per_rank))
-        } else {
-            String::new()
-        }
+    let rank_share = if ranks > 1 {
+        Said::new(
+            "recipe-vllm-gguf-per-rank",
+            vec![("per_rank", gib(per_rank).into()), ("ranks", n(ranks))],
+        )
+    } else {
+        Said::verbatim("")
+    };
+    let words = Said::new(
+        "recipe-vllm-gguf-held",
+        vec![
+            ("all", gib(all).into()),
+            ("file", gib(g.bytes).into()),
+            ("quantised", gib(quantised).into()),
+            ("padded", padded.into()),
+            ("elem", n(elem)),
+            ("dtype", s.dtype.value.clone().into()),
+            ("dense", gib(dense).into()),
+            ("ranks", rank_share.into()),
+        ],
     );
-    let rule = "vLLM's GGUF layers: GGUFLinearMethod's padded merged shards, model-dtype norms, vocabulary padded to 64";
     Some((
         per_rank,
-        Input::new(
-            "GGUF weights as vLLM holds them",
+        Input::said(
+            Said::new("recipe-input-gguf-held", vec![]),
             words,
-            derived(rule.into()),
+            derived(Said::new("recipe-vllm-gguf-rule", vec![])),
         ),
     ))
 }

@@ -31,6 +31,7 @@ pub mod config;
 mod estimate;
 mod gguf;
 mod groups;
+mod kv_block;
 mod live;
 pub mod moe_quant;
 mod parallel;

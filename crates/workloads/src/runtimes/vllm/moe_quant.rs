@@ -280,7 +280,7 @@ pub(super) fn moe_weights(
             Some(seen) => {
                 if let Some(w) = share.weights(seen.backend) {
                     inputs.push(Input::new(
-                        "MXFP4 experts as vLLM pads them",
+                        Said::new("recipe-input-mxfp4", vec![]),
                         share.words(seen.backend),
                         seen.source.clone(),
                     ));

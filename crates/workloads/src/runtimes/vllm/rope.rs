@@ -22,7 +22,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub struct RopeCache {
     pub bytes: u64,
-    pub words: String,
+    pub words: Said,
 }
 
 /// A cache longer than this many positions is taken as a bad config, not sized.
@@ -53,12 +53,12 @@ pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Str
     let gpt_oss = c.model_type.as_deref() == Some("gpt_oss");
     // gpt_oss.py passes dtype=torch.float32 (0.10.2 to 0.32.0); every other model the default
     // dtype, the model's, which `--dtype auto` makes 16-bit.
-    let (elem, dtype_words) = if gpt_oss {
-        (4, "float32 (vLLM's gpt_oss.py asks it)".to_string())
+    let (elem, dtype_key) = if gpt_oss {
+        (4, "recipe-rope-dtype-gpt-oss")
     } else if model_dtype_bytes(&s.dtype.value) == 4 {
-        (4, "float32 (--dtype)".to_string())
+        (4, "recipe-rope-dtype-f32")
     } else {
-        (2, "the model dtype, 16-bit".to_string())
+        (2, "recipe-rope-dtype-model")
     };
     let version = s
         .version
@@ -71,25 +71,45 @@ pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Str
         let dim = rotary_dim(c, &set)?;
         let elems = n.checked_mul(dim).ok_or_else(too_large)?;
         rows = rows.checked_add(elems).ok_or_else(too_large)?;
-        parts.push(format!(
-            "{} positions ({how}) × {dim} rotary dims",
-            thousands(n)
+        parts.push(Said::new(
+            "recipe-rope-part",
+            vec![
+                ("positions", thousands(n).into()),
+                ("how", how.into()),
+                ("dim", dim.to_string().into()),
+            ],
         ));
     }
     let bytes = rows.checked_mul(elem).ok_or_else(too_large)?;
     let shared = if parts.len() > 1 {
-        format!("{} caches, one per distinct rope", parts.len())
+        Said::new(
+            "recipe-rope-shared-many",
+            vec![("count", parts.len().to_string().into())],
+        )
     } else {
-        "one cache shared by every layer".into()
+        Said::new("recipe-rope-shared-one", vec![])
+    };
+    let mut args = vec![
+        ("bytes", gib(bytes).into()),
+        (
+            "parts",
+            Said::joined("recipe-rope-parts", parts)
+                .unwrap_or_default()
+                .into(),
+        ),
+        ("dtype", Said::new(dtype_key, vec![]).into()),
+        ("shared", shared.into()),
+    ];
+    let key = match unnamed {
+        Some(w) => {
+            args.push(("unnamed", w.into()));
+            "recipe-rope-value-unnamed"
+        }
+        None => "recipe-rope-value",
     };
     Ok(Some(RopeCache {
         bytes,
-        words: format!(
-            "{} ({} in {dtype_words}; {shared}, on every rank{})",
-            gib(bytes),
-            parts.join(" + "),
-            unnamed.map(|w| format!("; {w}")).unwrap_or_default()
-        ),
+        words: Said::new(key, args),
     }))
 }
 
@@ -157,15 +177,18 @@ const DEFAULT_ROTARY: &[&str] = &[
 
 /// A config.json that names no rotary embedding: `Ok(None)` for a model without one, the
 /// words for a default rope where the model type always has one, `Err` where it is not known.
-fn unnamed_rope(c: &ModelConfig) -> Result<Option<String>, String> {
+fn unnamed_rope(c: &ModelConfig) -> Result<Option<Said>, String> {
     let t = c.model_type.as_deref().unwrap_or("");
     if c.rope.alibi || NO_ROTARY.contains(&t) {
         return Ok(None);
     }
     if DEFAULT_ROTARY.contains(&t) {
-        return Ok(Some(format!(
-            "{} names no rope: transformers' default for {t}, rope_theta 10000 and no scaling",
-            c.path.display()
+        return Ok(Some(Said::new(
+            "recipe-rope-unnamed",
+            vec![
+                ("path", c.path.display().to_string().into()),
+                ("model_type", t.into()),
+            ],
         )));
     }
     Err(format!(
@@ -186,10 +209,10 @@ pub fn add_to(
 ) -> u64 {
     match cache(c, s) {
         Ok(Some(r)) => {
-            inputs.push(Input::new(
-                "rotary cos/sin cache",
+            inputs.push(Input::said(
+                Said::new("recipe-input-rope", vec![]),
                 r.words,
-                derived(RULE.into()),
+                derived(Said::new("recipe-rope-rule", vec![])),
             ));
             weights.saturating_add(r.bytes)
         }
@@ -200,8 +223,6 @@ pub fn add_to(
         }
     }
 }
-
-const RULE: &str = "vLLM's get_rope: RotaryEmbedding.cos_sin_cache, a buffer of the model counted in its loading figure";
 
 fn too_large() -> String {
     "the rotary cos/sin cache: its size overflows".into()
