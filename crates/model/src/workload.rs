@@ -53,6 +53,28 @@ impl WorkloadKind {
             WorkloadKind::Unknown => "unknown",
         }
     }
+
+    /// The catalogue key of a kind that is a word rather than a product's name (`browser`,
+    /// `Ollama runner`); a product's name (`vLLM`) has none and is written as it is.
+    pub fn word_key(self) -> Option<&'static str> {
+        Some(match self {
+            WorkloadKind::Browser => "report-kind-browser",
+            WorkloadKind::Compositor => "report-kind-compositor",
+            WorkloadKind::CudaApp => "report-kind-cuda-app",
+            WorkloadKind::GraphicsApp => "report-kind-graphics-app",
+            WorkloadKind::OllamaRunner => "report-kind-ollama-runner",
+            WorkloadKind::Unknown => "report-kind-unknown",
+            _ => return None,
+        })
+    }
+
+    /// The kind's name inside a sentence that says it in the reader's language.
+    pub fn said(self) -> gpuledger_lang::Said {
+        match self.word_key() {
+            Some(key) => gpuledger_lang::Said::new(key, vec![]),
+            None => gpuledger_lang::Said::verbatim(self.label()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -73,17 +73,9 @@ fn every_evidence_kind_is_listed(k: EvidenceKind) {
     }
 }
 
-/// The catalogue key of a kind that is a word rather than a product's name.
+/// The catalogue key of a kind that is a word rather than a product's name (the model's).
 fn kind_key(kind: WorkloadKind) -> Option<&'static str> {
-    Some(match kind {
-        WorkloadKind::Browser => "report-kind-browser",
-        WorkloadKind::Compositor => "report-kind-compositor",
-        WorkloadKind::CudaApp => "report-kind-cuda-app",
-        WorkloadKind::GraphicsApp => "report-kind-graphics-app",
-        WorkloadKind::OllamaRunner => "report-kind-ollama-runner",
-        WorkloadKind::Unknown => "report-kind-unknown",
-        _ => return None,
-    })
+    kind.word_key()
 }
 
 /// How a kind is named in `lang`: a product's name as it is, a word (`browser`) translated.

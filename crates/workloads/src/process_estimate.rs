@@ -36,7 +36,7 @@ pub fn llama_inputs(
 /// Why a process has no llama.cpp inputs: vLLM, SGLang, PyTorch and ComfyUI have their own
 /// recipes ([`runtime_estimate`]); other kinds none.
 fn no_llama_recipe(w: &Workload) -> Said {
-    let kind = vec![("kind", w.kind.label().into())];
+    let kind = vec![("kind", w.kind.said().into())];
     if crate::runtimes::covers(w.kind) {
         Said::new("recipe-err-not-llama", kind)
     } else {
@@ -371,6 +371,20 @@ mod tests {
             missing: Vec::new(),
             member: None,
         }
+    }
+
+    /// Why a runtime's process has no llama.cpp estimate names its kind in the reader's words:
+    /// `Ollama runner` is a word, `vLLM` a product's name kept as written.
+    #[test]
+    fn no_recipe_names_the_kind_in_the_readers_language() {
+        use gpuledger_lang::Lang;
+        let runner = no_llama_recipe(&workload(WorkloadKind::OllamaRunner, "m"));
+        assert_eq!(runner, *"no memory recipe for Ollama runner yet");
+        let cn = runner.in_lang(Lang::ZhCn);
+        assert!(cn.contains("还没有 Ollama 运行器 的"), "{cn}");
+        assert!(!cn.contains("runner"), "{cn}");
+        let vllm = no_llama_recipe(&workload(WorkloadKind::Vllm, "m")).in_lang(Lang::ZhTw);
+        assert!(vllm.starts_with("不是 llama.cpp 處理程序：vLLM 的估算"), "{vllm}");
     }
 
     /// A fake `/proc` with process 4242 whose own root holds `/models/m.gguf`, and its environment.
