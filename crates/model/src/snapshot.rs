@@ -332,7 +332,7 @@ pub struct Process {
     pub cmdline: Option<Vec<String>>,
     /// Why name/exe/user/cmdline are missing (exited mid-round, permission denied, other namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata_unavailable: Option<String>,
+    pub metadata_unavailable: Option<gpuledger_lang::Said>,
     /// Container the process runs in, from its cgroup: `docker://<id>`, `podman://<id>`,
     /// `containerd://<id>`, `cri-o://<id>`, `kubepods://<id>` (runtime not named in the path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,7 +424,7 @@ pub struct Usage {
     /// How this figure was accounted when it differs from the plain reading (e.g. a DRM client
     /// shared with another process and charged there), in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accounting_note: Option<String>,
+    pub accounting_note: Option<gpuledger_lang::Said>,
 }
 
 impl Usage {

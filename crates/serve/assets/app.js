@@ -160,9 +160,9 @@
       for (const u of p.usage) {
         if (u.unavailable_reason) v.push(N('memory_na', { pid: p.pid, name: procName(p), gpu: gpuLabel(u.device), reason: T(u.unavailable_reason) }));
         if (u.engines.unavailable_reason) v.push(N('engines_na', { pid: p.pid, reason: T(u.engines.unavailable_reason) }));
-        if (u.accounting_note) v.push(N('process_note', { pid: p.pid, name: procName(p), note: u.accounting_note }));
+        if (u.accounting_note) v.push(N('process_note', { pid: p.pid, name: procName(p), note: T(u.accounting_note) }));
       }
-      if (p.metadata_unavailable) v.push(N('metadata_na', { pid: p.pid, reason: p.metadata_unavailable }));
+      if (p.metadata_unavailable) v.push(N('metadata_na', { pid: p.pid, reason: T(p.metadata_unavailable) }));
     }
     return v.filter((x, i) => i === 0 || x !== v[i - 1]);
   }

@@ -68,9 +68,14 @@ pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
         };
         snap.notes.iter().for_each(&mut add);
         snap.sources.iter().for_each(|s| add(&s.detail));
+        snap.processes
+            .iter()
+            .filter_map(|p| p.metadata_unavailable.as_ref())
+            .for_each(&mut add);
         for u in snap.processes.iter().flat_map(|p| &p.usage) {
             u.unavailable_reason.iter().for_each(&mut add);
             u.engines.unavailable_reason.iter().for_each(&mut add);
+            u.accounting_note.iter().for_each(&mut add);
         }
         for e in snap.processes.iter().filter_map(|p| p.estimate.as_deref()) {
             e.why.iter().chain(&e.not_modelled).for_each(&mut add);

@@ -278,7 +278,7 @@ impl Collector {
     fn fill_from_procfs(&self, snap: &mut Snapshot) {
         // Fill only what the platform source left empty.
         let mut unseen = 0usize;
-        let mut unreadable: Vec<String> = Vec::new();
+        let mut unreadable: Vec<Said> = Vec::new();
         for p in &mut snap.processes {
             if p.name.is_none() && p.metadata_unavailable.is_none() {
                 let fill = self.procs.fill(p);
@@ -318,7 +318,7 @@ impl Collector {
             // There, but unreadable or malformed: not "exited".
             let args = vec![
                 ("count", unreadable.len().into()),
-                ("first", first.as_str().into()),
+                ("first", first.clone().into()),
             ];
             snap.notes
                 .push(Said::new("report-note-proc-unreadable", args));

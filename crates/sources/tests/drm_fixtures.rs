@@ -413,6 +413,16 @@ fn client_shared_between_processes_is_charged_once() {
             .contains("shares DRM client 3 on 0000:03:00.0 with pid 1510"),
         "{logind:#?}"
     );
+    // Said in the reader's language where it is shown; the JSON keeps this English.
+    let cn = logind
+        .accounting_note
+        .as_ref()
+        .unwrap()
+        .in_lang(gpuledger_lang::Lang::ZhCn);
+    assert!(
+        cn.contains("与 PID 1510 共用 DRM 客户端（0000:03:00.0 上的 3）"),
+        "{cn}"
+    );
     // Parent and forked child: the lower PID is charged.
     assert_eq!(usage(&s, 3000).memory_bytes, Some(700 * MIB));
     assert_eq!(usage(&s, 3001).memory_bytes, Some(0));

@@ -64,12 +64,12 @@ pub fn render_explain(e: &Explanation, snap: &Snapshot, lang: Lang) -> String {
             &[("command", command.into())],
         );
     }
-    if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_deref()) {
+    if let Some(why) = p.and_then(|p| p.metadata_unavailable.as_ref()) {
         say(
             &mut out,
             lang,
             "report-explain-metadata-na",
-            &[("reason", why.into())],
+            &[("reason", why.in_lang(lang).into())],
         );
     }
     if let Some(o) = p.and_then(|p| p.owner.as_ref()) {

@@ -477,12 +477,15 @@ fn cannot_see(snap: &Snapshot, lang: Lang) -> Vec<String> {
                 v.push(lang.t_args("report-engines-na", &[pid(), reason]));
             }
             if let Some(n) = &u.accounting_note {
-                let args = [pid(), name(), ("note", n.into())];
+                let args = [pid(), name(), ("note", n.in_lang(lang).into())];
                 v.push(lang.t_args("report-process-note", &args));
             }
         }
         if let Some(r) = &p.metadata_unavailable {
-            v.push(lang.t_args("report-metadata-na", &[pid(), ("reason", r.into())]));
+            v.push(lang.t_args(
+                "report-metadata-na",
+                &[pid(), ("reason", r.in_lang(lang).into())],
+            ));
         }
     }
     v.dedup();

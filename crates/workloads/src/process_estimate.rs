@@ -384,7 +384,10 @@ mod tests {
         assert!(cn.contains("还没有 Ollama 运行器 的"), "{cn}");
         assert!(!cn.contains("runner"), "{cn}");
         let vllm = no_llama_recipe(&workload(WorkloadKind::Vllm, "m")).in_lang(Lang::ZhTw);
-        assert!(vllm.starts_with("不是 llama.cpp 處理程序：vLLM 的估算"), "{vllm}");
+        assert!(
+            vllm.starts_with("不是 llama.cpp 處理程序：vLLM 的估算"),
+            "{vllm}"
+        );
     }
 
     /// A fake `/proc` with process 4242 whose own root holds `/models/m.gguf`, and its environment.

@@ -100,6 +100,20 @@ fn two_devices_processes_unknowns_and_reasons() {
     assert_eq!(usage(&v, 9999, G1)["memory_bytes"], 1073741824u64);
 }
 
+/// Why a process's name is missing, in the table's language (the JSON keeps the English).
+#[test]
+fn an_unseen_process_is_explained_in_chinese() {
+    let m = Machine::two_gpus();
+    let out = m.run(&["--lang", "zh-TW", "snapshot"]);
+    assert!(out.status.success());
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        t.contains("在此 /proc 中看不到：處理程序在本輪收集中已結束"),
+        "{t}"
+    );
+    assert!(!t.contains("not visible in this /proc"), "{t}");
+}
+
 #[test]
 fn table_reads_at_a_glance() {
     let m = Machine::two_gpus();

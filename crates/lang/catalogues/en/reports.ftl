@@ -514,6 +514,14 @@ report-note-kfd-without-drm = { $count ->
        *[other] { $count } processes have /dev/kfd (ROCm) open but no DRM node: their GPU memory cannot be attributed
     }
 report-note-fdinfo-line = { $path } line { $line }: { $text }: { $why }
+report-drm-client = { $id } on { $slot }
+report-drm-client-fd = on { $slot } (fd { $fd } of pid { $pid })
+report-drm-shared-client = shares DRM client { $client } with pid { $owner }, which is charged for it
+
+## Why a process's name, user and command line are missing
+report-meta-not-visible = not visible in this /proc: the process exited during the round, or runs in another PID namespace (container or host)
+report-meta-permission = permission denied reading /proc for this process
+report-meta-unreadable = could not read { $path }: { $error }
 report-note-fdinfo-more = { $count } more malformed fdinfo lines not listed
 
 ## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)

@@ -461,6 +461,14 @@ report-note-drm-dedupe-rule = DRM 客户端按 (drm-pdev, drm-client-id) 去重�
 report-note-drm-dedupe = { $rule }（{ $dup } 个客户端在同一进程的多个描述符上打开，{ $shared } 个由多个进程共享）
 report-note-kfd-without-drm = { $count } 个进程打开了 /dev/kfd（ROCm）却没有打开 DRM 节点：无法归属它们的显存
 report-note-fdinfo-line = { $path } 第 { $line } 行：{ $text }：{ $why }
+report-drm-client = { $slot } 上的 { $id }
+report-drm-client-fd = { $slot } 上，PID { $pid } 的 fd { $fd }
+report-drm-shared-client = 与 PID { $owner } 共用 DRM 客户端（{ $client }），该客户端计入 PID { $owner }
+
+## Why a process's name, user and command line are missing
+report-meta-not-visible = 在此 /proc 中看不到：进程在本轮采集中已退出，或运行在另一个 PID 命名空间中（容器或宿主机）
+report-meta-permission = 读取此进程的 /proc 时权限被拒绝
+report-meta-unreadable = 无法读取 { $path }：{ $error }
 report-note-fdinfo-more = 另有 { $count } 行格式错误的 fdinfo 未列出
 
 ## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)

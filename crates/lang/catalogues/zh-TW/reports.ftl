@@ -462,6 +462,14 @@ report-note-drm-dedupe-rule = DRM 用戶端依 (drm-pdev, drm-client-id) 去除�
 report-note-drm-dedupe = { $rule }（{ $dup } 個用戶端在同一處理程序的多個描述元上開啟，{ $shared } 個由多個處理程序共用）
 report-note-kfd-without-drm = { $count } 個處理程序開啟了 /dev/kfd（ROCm）卻沒有開啟 DRM 節點：無法歸屬它們的顯示記憶體
 report-note-fdinfo-line = { $path } 第 { $line } 行：{ $text }：{ $why }
+report-drm-client = { $slot } 上的 { $id }
+report-drm-client-fd = { $slot } 上，PID { $pid } 的 fd { $fd }
+report-drm-shared-client = 與 PID { $owner } 共用 DRM 用戶端（{ $client }），該用戶端計入 PID { $owner }
+
+## Why a process's name, user and command line are missing
+report-meta-not-visible = 在此 /proc 中看不到：處理程序在本輪收集中已結束，或在另一個 PID 命名空間中執行（容器或主機）
+report-meta-permission = 讀取此處理程序的 /proc 時權限遭拒
+report-meta-unreadable = 無法讀取 { $path }：{ $error }
 report-note-fdinfo-more = 另有 { $count } 行格式錯誤的 fdinfo 未列出
 
 ## Why a figure is unknown (Usage::unavailable_reason, the engines' reason)

@@ -53,9 +53,12 @@ impl DrmSource {
             problems.add(c);
             for &h in holders.iter().filter(|&&h| h != owner) {
                 let a = out.entry(h).or_default().entry(uuid.clone()).or_default();
-                a.notes.push(format!(
-                    "shares DRM client {} with pid {owner}, which is charged for it",
-                    c.label()
+                a.notes.push(Said::new(
+                    "report-drm-shared-client",
+                    vec![
+                        ("client", c.label().into()),
+                        ("owner", owner.to_string().into()),
+                    ],
                 ));
                 a.shared_only_clients += 1;
             }

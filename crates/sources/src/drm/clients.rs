@@ -4,6 +4,7 @@
 
 use super::fdinfo::{self, FdInfo};
 use super::{DrmSource, RoundStats};
+use gpuledger_lang::Said;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashSet};
 use std::io;
@@ -36,12 +37,20 @@ impl Client {
     }
 
     /// The client as a note names it.
-    pub(super) fn label(&self) -> String {
+    pub(super) fn label(&self) -> Said {
+        let slot = ("slot", self.slot.to_string().into());
         match self.info.client_id {
-            Some(id) => format!("{id} on {}", self.slot),
-            None => format!(
-                "on {} (fd {} of pid {})",
-                self.slot, self.fds[0].1, self.fds[0].0
+            Some(id) => Said::new(
+                "report-drm-client",
+                vec![("id", id.to_string().into()), slot],
+            ),
+            None => Said::new(
+                "report-drm-client-fd",
+                vec![
+                    slot,
+                    ("fd", self.fds[0].1.to_string().into()),
+                    ("pid", self.fds[0].0.to_string().into()),
+                ],
             ),
         }
     }

@@ -190,7 +190,7 @@ pub(super) struct Agg {
     why: Option<Said>,
     engines: BTreeMap<String, f64>,
     pub(super) engines_missing: bool,
-    pub(super) notes: Vec<String>,
+    pub(super) notes: Vec<Said>,
 }
 
 impl Agg {
@@ -254,7 +254,7 @@ impl Agg {
                 .collect();
         }
         if !self.notes.is_empty() {
-            u.accounting_note = Some(self.notes.join("; "));
+            u.accounting_note = Said::joined("report-said-list", self.notes.clone());
         }
         u
     }

@@ -32,6 +32,7 @@ pub use round::{FdLinks, RoundStats};
 
 use parse::{parse_btime, parse_passwd};
 
+use gpuledger_lang::Said;
 use gpuledger_model::Process;
 use std::collections::HashMap;
 use std::fs;
@@ -268,19 +269,30 @@ impl ProcReader {
             Err(e) => {
                 let (why, fill) = match e.kind() {
                     io::ErrorKind::NotFound => (
-                        "not visible in this /proc: the process exited during the round, or runs in another PID namespace (container or host)".into(),
+                        Said::new("report-meta-not-visible", vec![]),
                         Fill::NotVisible,
                     ),
                     io::ErrorKind::PermissionDenied => (
-                        "permission denied reading /proc for this process".into(),
+                        Said::new("report-meta-permission", vec![]),
                         Fill::Unreadable,
                     ),
                     // The message already names the file and what is wrong with it.
-                    io::ErrorKind::InvalidData => (e.to_string(), Fill::Unreadable),
+                    io::ErrorKind::InvalidData => (e.to_string().into(), Fill::Unreadable),
                     _ => (
-                        format!(
-                            "could not read {}: {e}",
-                            self.root.join(p.pid.to_string()).join("stat").display()
+                        Said::new(
+                            "report-meta-unreadable",
+                            vec![
+                                (
+                                    "path",
+                                    self.root
+                                        .join(p.pid.to_string())
+                                        .join("stat")
+                                        .display()
+                                        .to_string()
+                                        .into(),
+                                ),
+                                ("error", e.to_string().into()),
+                            ],
                         ),
                         Fill::Unreadable,
                     ),
@@ -414,7 +426,7 @@ mod tests {
         let why = p.metadata_unavailable.unwrap();
         let file = d.path().join("proc").join("4242").join("stat");
         assert_eq!(
-            why,
+            why.as_str(),
             format!(
                 "{} is malformed: field 22 (start time) is \"notanumber\", not a number",
                 file.display()

@@ -168,7 +168,7 @@ fn fill_process_identity(processes: &mut [Process]) {
         let h = match unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, p.pid) } {
             Ok(h) => h,
             Err(e) => {
-                p.metadata_unavailable = Some(format!("OpenProcess: {e}"));
+                p.metadata_unavailable = Some(format!("OpenProcess: {e}").into());
                 continue;
             }
         };

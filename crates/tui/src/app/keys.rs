@@ -288,8 +288,8 @@ impl App {
                 vec![Effect::OpenFolder(dir)]
             }
             None => {
-                let why = match p.metadata_unavailable.as_deref() {
-                    Some(why) => why.to_string(),
+                let why = match &p.metadata_unavailable {
+                    Some(why) => why.in_lang(self.lang),
                     None => self.lang.t("tui-msg-exe-not-readable"),
                 };
                 let args = [("pid", p.pid.to_string().into()), ("why", why.into())];

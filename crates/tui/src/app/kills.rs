@@ -142,7 +142,7 @@ pub(super) enum KillSeen {
     Running,
     /// Its PID is still listed by the driver but it left /proc (the reason): it exited and its
     /// GPU memory is not released yet, so it is neither running nor gone.
-    ExitedHeld(String),
+    ExitedHeld(gpuledger_lang::Said),
 }
 
 pub(super) fn kill_seen(snap: &Snapshot, k: &PendingKill) -> KillSeen {

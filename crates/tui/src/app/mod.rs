@@ -358,7 +358,7 @@ impl App {
                     false,
                 ),
                 KillSeen::ExitedHeld(why) => (
-                    l.t_args("tui-msg-exited-waiting", &args(("why", why))),
+                    l.t_args("tui-msg-exited-waiting", &args(("why", why.in_lang(l)))),
                     true,
                 ),
                 KillSeen::Running if late => (
@@ -554,7 +554,7 @@ impl App {
         // The sources' reasons in the view's language where they have a key (`Said`); the
         // system's own words (an OS or NVML error) as they came.
         if let Some(m) = &p.metadata_unavailable {
-            v.push((l.t("tui-na-what-metadata"), m.clone()));
+            v.push((l.t("tui-na-what-metadata"), m.in_lang(l)));
         }
         if u.memory_bytes.is_none() {
             let source = [("source", u.memory_source.as_str().into())];

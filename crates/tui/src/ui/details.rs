@@ -220,7 +220,7 @@ fn no_estimate_lines(app: &App, p: &Process) -> Vec<Line<'static>> {
             // Unseen is not "not AI": what it runs is unknown.
             (_, Some(unseen)) => lang.t_args(
                 "tui-det-no-estimate-unseen",
-                &[("why", term_safe(unseen).into_owned().into())],
+                &[("why", term_safe(&unseen.in_lang(lang)).into_owned().into())],
             ),
             _ => lang.t("tui-det-no-estimate-not-ai"),
         };
