@@ -8,6 +8,7 @@ mod help_lang;
 mod live_view;
 mod overhead;
 mod stop;
+mod usage_errors;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
@@ -180,8 +181,12 @@ impl std::error::Error for Usage {}
 fn main() -> ExitCode {
     // --help is printed while clap parses: its language is read from the arguments first.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let command = help_lang::localise(Cli::command(), help_lang::from_args(&args));
-    let cli = Cli::from_arg_matches(&command.get_matches_from(args)).unwrap_or_else(|e| e.exit());
+    let asked = help_lang::from_args(&args);
+    let command = help_lang::localise(Cli::command(), asked);
+    let cli = command
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .unwrap_or_else(|e| usage_errors::exit(e, asked));
     let lang = match cli.global.lang.as_deref() {
         Some("list") => {
             print!("{}", gpuledger_lang::list());
@@ -228,9 +233,23 @@ fn main() -> ExitCode {
             // Errors quote files, GGUF metadata and names from outside: escaped like all output.
             eprintln!(
                 "gpuledger: {}",
-                gpuledger_views::term_safe_text(&format!("{e:#}"))
+                gpuledger_views::term_safe_text(&error_text(&e, global.lang))
             );
             ExitCode::from(if e.is::<Usage>() { 2 } else { 1 })
         }
     }
+}
+
+/// An error and its causes, as anyhow's `{:#}` writes them, with a recording's errors said in
+/// `lang` (the other errors are already in it, or are the system's own words).
+fn error_text(e: &anyhow::Error, lang: gpuledger_lang::Lang) -> String {
+    e.chain()
+        .map(
+            |c| match c.downcast_ref::<gpuledger_history::store::StoreError>() {
+                Some(s) => s.in_lang(lang),
+                None => c.to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(": ")
 }

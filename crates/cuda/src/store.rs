@@ -2,6 +2,7 @@
 //! directory; `estimate`/`explain` use it as this machine's measured runtime overhead, labelled
 //! "measured by probe on DATE"; `selftest` reports whether one exists and how old it is.
 
+use gpuledger_lang::Said;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -105,38 +106,45 @@ pub enum ProbeStatus {
 }
 
 impl ProbeStatus {
-    /// One line for `selftest`.
-    pub fn summary(&self) -> String {
+    /// One line for `selftest`, said in its reader's language.
+    pub fn summary(&self) -> Said {
+        let path = |p: &Path| ("path", p.display().to_string().into());
         match self {
-            ProbeStatus::Missing { path } => format!(
-                "no probe result at {} (run `gpuledger probe --save` to measure this machine's context and pinned-memory cost)",
-                path.display()
+            ProbeStatus::Missing { path: p } => Said::new("report-probe-missing", vec![path(p)]),
+            ProbeStatus::Present {
+                path: p,
+                report,
+                age,
+            } => Said::new(
+                "report-probe-present",
+                vec![
+                    ("at", report.measured_at.as_str().into()),
+                    ("age", human_age(*age).into()),
+                    ("device", report.device.name.as_str().into()),
+                    path(p),
+                ],
             ),
-            ProbeStatus::Present { path, report, age } => format!(
-                "probe result from {} ({} old) for {} at {}",
-                report.measured_at,
-                human_age(*age),
-                report.device.name,
-                path.display()
+            ProbeStatus::Unreadable { error } => Said::new(
+                "report-probe-unreadable",
+                vec![("error", error.to_string().into())],
             ),
-            ProbeStatus::Unreadable { error } => format!("probe result unreadable: {error}"),
         }
     }
 }
 
 /// `3 days`, `5 hours`, `12 minutes`, `40 seconds`: coarse on purpose.
-pub fn human_age(d: Duration) -> String {
+pub fn human_age(d: Duration) -> Said {
     let s = d.as_secs();
-    let (n, unit) = if s >= 86_400 {
-        (s / 86_400, "day")
+    let (n, key) = if s >= 86_400 {
+        (s / 86_400, "report-age-days")
     } else if s >= 3_600 {
-        (s / 3_600, "hour")
+        (s / 3_600, "report-age-hours")
     } else if s >= 60 {
-        (s / 60, "minute")
+        (s / 60, "report-age-minutes")
     } else {
-        (s, "second")
+        (s, "report-age-seconds")
     };
-    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+    Said::new(key, vec![("n", n.into())])
 }
 
 pub fn status(path: &Path, now: SystemTime) -> ProbeStatus {
@@ -227,9 +235,14 @@ mod tests {
 
     #[test]
     fn ages() {
-        assert_eq!(human_age(Duration::from_secs(59)), "59 seconds");
-        assert_eq!(human_age(Duration::from_secs(60)), "1 minute");
-        assert_eq!(human_age(Duration::from_secs(3 * 86_400 + 5)), "3 days");
+        assert_eq!(human_age(Duration::from_secs(59)).as_str(), "59 seconds");
+        assert_eq!(human_age(Duration::from_secs(60)).as_str(), "1 minute");
+        assert_eq!(
+            human_age(Duration::from_secs(3 * 86_400 + 5)).as_str(),
+            "3 days"
+        );
+        let cn = human_age(Duration::from_secs(3 * 86_400)).in_lang(gpuledger_lang::Lang::ZhCn);
+        assert_eq!(cn, "3 天");
     }
 
     #[test]

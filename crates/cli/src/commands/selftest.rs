@@ -121,7 +121,7 @@ fn probe_finding() -> Finding {
     let (state, line) = match super::probe::saved_path(None) {
         None => (
             SourceState::Unavailable,
-            "no probe result: no data directory (set XDG_DATA_HOME or HOME)".to_string(),
+            gpuledger_lang::Said::new("report-probe-no-dir", vec![]),
         ),
         Some(path) => {
             let st = status(&path, std::time::SystemTime::now());
@@ -134,9 +134,9 @@ fn probe_finding() -> Finding {
         }
     };
     let (sees, cannot_see) = if state == SourceState::Ok {
-        (vec![line.into()], Vec::new())
+        (vec![line], Vec::new())
     } else {
-        (Vec::new(), vec![line.into()])
+        (Vec::new(), vec![line])
     };
     Finding {
         source: "probe".into(),

@@ -179,6 +179,23 @@ fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lis
     assert_eq!(missing.status.code(), Some(1));
     let err = String::from_utf8_lossy(&missing.stderr);
     assert!(err.contains("/no/such/snapshot.json：無法讀取："), "{err}");
+    // A recording's own error (the history crate's) too.
+    let history = gpuledger_command()
+        .args([
+            "--lang",
+            "zh-CN",
+            "history",
+            "--db",
+            "/no/such/recording.db",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(history.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&history.stderr);
+    assert!(
+        err.contains("/no/such/recording.db: 没有这个录制（用 `gpuledger record` 开始录制）"),
+        "{err}"
+    );
     for args in [&["--lang"][..], &["--lang", "list"]] {
         let out = gpuledger_command().args(args).output().unwrap();
         assert!(out.status.success());
@@ -188,6 +205,36 @@ fn an_unknown_language_is_a_usage_error_errors_are_translated_and_lang_alone_lis
             "{text}"
         );
     }
+}
+
+/// A mistyped option is a usage error in the reader's language (clap's English otherwise),
+/// with clap's suggestion and usage line and its exit status, 2.
+#[test]
+fn a_usage_error_speaks_the_language_and_keeps_its_status() {
+    let run = |env: Option<(&str, &str)>| {
+        let mut c = gpuledger_command();
+        c.args(["snapshot", "--groups"]);
+        if let Some((k, v)) = env {
+            // The harness asks for English through GPULEDGER_LANG; the locale decides here.
+            c.env_remove("GPULEDGER_LANG").env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let en = run(None);
+    assert!(
+        en.starts_with("error: unexpected argument '--groups' found"),
+        "{en}"
+    );
+    let cn = run(Some(("LANG", "zh_CN.UTF-8")));
+    assert!(cn.starts_with("错误：无法识别的参数 '--groups'\n"), "{cn}");
+    assert!(cn.contains("提示：是否要用 '--group-by'？"), "{cn}");
+    assert!(
+        cn.contains("\n用法：gpuledger snapshot --group-by <"),
+        "{cn}"
+    );
+    assert!(!cn.contains("error:") && !cn.contains("Usage:"), "{cn}");
 }
 
 /// A saved verify record replayed: its JSON the same in each language, its frame in the
@@ -704,4 +751,58 @@ fn the_snapshot_notes_speak_the_language_and_their_json_stays_english() {
         );
         assert!(!cn.contains("no GPU found by any source"), "{cn}");
     }
+}
+
+/// What the Chinese reports of a whole machine say holds no English sentence: a run of three
+/// or more lowercase English words on a line is a sentence that was not given a key. The
+/// system's own words (an OS error up to its `(os error N)`) are its, and cut out first.
+#[test]
+fn chinese_reports_of_a_machine_hold_no_english_sentence() {
+    let m = Machine::two_gpus();
+    let os_error = |l: &str| match (l.find(": "), l.find("(os error")) {
+        (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
+        _ => l.to_string(),
+    };
+    let english = |l: &str| {
+        let (mut run, mut best) = (0, 0);
+        for w in l.split(' ') {
+            let word = w.trim_matches(|c: char| ",.;:()'`".contains(c));
+            if word.len() >= 2 && word.chars().all(|c| c.is_ascii_lowercase()) {
+                run += 1;
+                best = best.max(run);
+            } else {
+                run = 0;
+            }
+        }
+        best >= 3
+    };
+    let mut found = Vec::new();
+    for lang in ["zh-CN", "zh-TW"] {
+        for args in [
+            &["snapshot"][..],
+            &["explain", "4242"],
+            &["explain", "5151"],
+            &["explain", "9999"],
+            &["explain", "6001"],
+            &["explain", "1200"],
+            &["selftest"],
+            &["kill", "--dry-run", "5151"],
+            &["kill", "--dry-run", "9999"],
+            &["history", "--db", "/no/such/recording.db"],
+            &["snapshot", "--groups"],
+            &["plot", "--db", "/no/such/recording.db"],
+        ] {
+            let out = m.run(&[&["--lang", lang][..], args].concat());
+            let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+            // Not vacuous: each command said something, in Chinese.
+            assert!(
+                text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{text}"
+            );
+            for l in text.lines().map(os_error).filter(|l| english(l)) {
+                found.push(format!("[{lang} {}] {l}", args.join(" ")));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }

@@ -86,7 +86,9 @@ pub enum StoreError {
     #[error("{path}: {msg}")]
     Db {
         path: String,
-        msg: String,
+        /// A sentence the CLI says in its reader's language ([`StoreError::in_lang`]); boxed,
+        /// as every store call returns this error.
+        msg: Box<gpuledger_lang::Said>,
         sqlite: Option<rusqlite::Error>,
     },
     #[error(transparent)]
@@ -96,6 +98,16 @@ pub enum StoreError {
 }
 
 type Result<T> = std::result::Result<T, StoreError>;
+
+impl StoreError {
+    /// The error in `lang`: its sentence where it has one, the rest as written.
+    pub fn in_lang(&self, lang: gpuledger_lang::Lang) -> String {
+        match self {
+            StoreError::Db { path, msg, .. } => format!("{path}: {}", msg.in_lang(lang)),
+            other => other.to_string(),
+        }
+    }
+}
 
 fn db_err<'a>(path: &'a Path, what: &str) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
     let what = what.to_string();
@@ -114,16 +126,16 @@ fn db_err<'a>(path: &'a Path, what: &str) -> impl Fn(rusqlite::Error) -> StoreEr
         };
         StoreError::Db {
             path: path.display().to_string(),
-            msg,
+            msg: Box::new(msg.into()),
             sqlite: Some(e),
         }
     }
 }
 
-fn fail(path: &Path, msg: impl Into<String>) -> StoreError {
+fn fail(path: &Path, msg: impl Into<gpuledger_lang::Said>) -> StoreError {
     StoreError::Db {
         path: path.display().to_string(),
-        msg: msg.into(),
+        msg: Box::new(msg.into()),
         sqlite: None,
     }
 }

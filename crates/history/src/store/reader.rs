@@ -261,7 +261,7 @@ impl Reader {
         if !check_file(path)? {
             return Err(fail(
                 path,
-                "no such recording (start one with `gpuledger record`)",
+                gpuledger_lang::Said::new("report-history-no-recording", vec![]),
             ));
         }
         let conn = Connection::open_with_flags(

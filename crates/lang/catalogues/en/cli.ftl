@@ -328,3 +328,14 @@ cli-arg-verify-cuda-lib = Load the CUDA driver from this file instead of libcuda
 cli-arg-verify-vulkan-lib = Load the Vulkan loader from this file instead of libvulkan.so.1 / vulkan-1.dll / libvulkan.dylib (which drivers it finds is the loader's business: VK_ICD_FILENAMES)
 cli-arg-completions-shell = The shell to write a completion script for
 cli-arg-man-dir = Write gpuledger.1 and one page per sub-command (gpuledger-snapshot.1, ...) into this folder instead of printing gpuledger.1 to standard output
+
+## clap's usage errors (an unknown option, a missing one, a bad value); English shows clap's own text
+cli-err-unknown-arg = error: unexpected argument '{ $arg }' found
+cli-err-unknown-subcommand = error: unrecognized subcommand '{ $name }'
+cli-err-missing = error: the following required arguments were not provided: { $args }
+cli-err-invalid-value = error: invalid value '{ $value }' for '{ $arg }'
+cli-err-because = { $line }: { $why }
+cli-err-conflict = error: the argument '{ $arg }' cannot be used with '{ $other }'
+cli-err-possible = [possible values: { $values }]
+cli-err-tip-similar = tip: did you mean '{ $similar }'?
+cli-err-more-info = For more information, try '--help'.

@@ -704,3 +704,28 @@ report-verify-cpu-device = cannot see: a CPU device ({ $driver }) has no VRAM
 report-verify-no-device = no source reports the device { $uuid }
 report-verify-smi-not-run = not run (only the CUDA path asks nvidia-smi as a second witness)
 report-verify-not-installed = not installed ({ $tool } is not on PATH)
+
+## selftest: the saved probe result
+report-probe-missing = no probe result at { $path } (run `gpuledger probe --save` to measure this machine's context and pinned-memory cost)
+report-probe-present = probe result from { $at } ({ $age } old) for { $device } at { $path }
+report-probe-unreadable = probe result unreadable: { $error }
+report-probe-no-dir = no probe result: no data directory (set XDG_DATA_HOME or HOME)
+report-age-days = { $n ->
+        [one] { $n } day
+       *[other] { $n } days
+    }
+report-age-hours = { $n ->
+        [one] { $n } hour
+       *[other] { $n } hours
+    }
+report-age-minutes = { $n ->
+        [one] { $n } minute
+       *[other] { $n } minutes
+    }
+report-age-seconds = { $n ->
+        [one] { $n } second
+       *[other] { $n } seconds
+    }
+
+## history: a recording that is not there
+report-history-no-recording = no such recording (start one with `gpuledger record`)

@@ -318,3 +318,14 @@ cli-arg-verify-cuda-lib = 从这个文件加载 CUDA 驱动，而不是 libcuda.
 cli-arg-verify-vulkan-lib = 从这个文件加载 Vulkan 加载器，而不是 libvulkan.so.1 / vulkan-1.dll / libvulkan.dylib（它能找到哪些驱动由加载器决定：VK_ICD_FILENAMES）
 cli-arg-completions-shell = 要为之生成补全脚本的 shell
 cli-arg-man-dir = 把 gpuledger.1 和每个子命令一页（gpuledger-snapshot.1 ……）写入这个目录，而不是把 gpuledger.1 打印到标准输出
+
+## clap's usage errors (an unknown option, a missing one, a bad value); English shows clap's own text
+cli-err-unknown-arg = 错误：无法识别的参数 '{ $arg }'
+cli-err-unknown-subcommand = 错误：无法识别的子命令 '{ $name }'
+cli-err-missing = 错误：缺少必需的参数：{ $args }
+cli-err-invalid-value = 错误：'{ $arg }' 的值 '{ $value }' 无效
+cli-err-because = { $line }：{ $why }
+cli-err-conflict = 错误：参数 '{ $arg }' 不能与 '{ $other }' 一起使用
+cli-err-possible = 可用的值：{ $values }
+cli-err-tip-similar = 提示：是否要用 '{ $similar }'？
+cli-err-more-info = 更多信息请运行 '--help'。

@@ -626,3 +626,16 @@ report-verify-cpu-device = 看不到：CPU 设备（{ $driver }）没有显存
 report-verify-no-device = 没有数据源报告设备 { $uuid }
 report-verify-smi-not-run = 未运行（只有 CUDA 路径会询问 nvidia-smi 作为旁证）
 report-verify-not-installed = 未安装（{ $tool } 不在 PATH 上）
+
+## selftest: the saved probe result
+report-probe-missing = { $path } 处没有 probe 结果（运行 `gpuledger probe --save` 测量本机的上下文和锁页内存开销）
+report-probe-present = { $at } 的 probe 结果（{ $age }前），设备 { $device }，位于 { $path }
+report-probe-unreadable = probe 结果无法读取：{ $error }
+report-probe-no-dir = 没有 probe 结果：没有数据目录（请设置 XDG_DATA_HOME 或 HOME）
+report-age-days = { $n } 天
+report-age-hours = { $n } 小时
+report-age-minutes = { $n } 分钟
+report-age-seconds = { $n } 秒
+
+## history: a recording that is not there
+report-history-no-recording = 没有这个录制（用 `gpuledger record` 开始录制）

@@ -318,3 +318,14 @@ cli-arg-verify-cuda-lib = 從這個檔案載入 CUDA 驅動程式，而不是 li
 cli-arg-verify-vulkan-lib = 從這個檔案載入 Vulkan 載入器，而不是 libvulkan.so.1 / vulkan-1.dll / libvulkan.dylib（它能找到哪些驅動程式由載入器決定：VK_ICD_FILENAMES）
 cli-arg-completions-shell = 要產生補全指令碼的 shell
 cli-arg-man-dir = 把 gpuledger.1 與每個子命令各一頁（gpuledger-snapshot.1……）寫入這個資料夾，而不是把 gpuledger.1 印到標準輸出
+
+## clap's usage errors (an unknown option, a missing one, a bad value); English shows clap's own text
+cli-err-unknown-arg = 錯誤：無法辨識的引數 '{ $arg }'
+cli-err-unknown-subcommand = 錯誤：無法辨識的子命令 '{ $name }'
+cli-err-missing = 錯誤：缺少必要的引數：{ $args }
+cli-err-invalid-value = 錯誤：'{ $arg }' 的值 '{ $value }' 無效
+cli-err-because = { $line }：{ $why }
+cli-err-conflict = 錯誤：引數 '{ $arg }' 不能與 '{ $other }' 一起使用
+cli-err-possible = 可用的值：{ $values }
+cli-err-tip-similar = 提示：是否要使用 '{ $similar }'？
+cli-err-more-info = 更多資訊請執行 '--help'。

@@ -627,3 +627,16 @@ report-verify-cpu-device = 看不到：CPU 裝置（{ $driver }）沒有顯示�
 report-verify-no-device = 沒有資料來源回報裝置 { $uuid }
 report-verify-smi-not-run = 未執行（只有 CUDA 路徑會詢問 nvidia-smi 作為旁證）
 report-verify-not-installed = 未安裝（{ $tool } 不在 PATH 上）
+
+## selftest: the saved probe result
+report-probe-missing = { $path } 處沒有 probe 結果（執行 `gpuledger probe --save` 測量本機的上下文與鎖定分頁記憶體開銷）
+report-probe-present = { $at } 的 probe 結果（{ $age }前），裝置 { $device }，位於 { $path }
+report-probe-unreadable = probe 結果無法讀取：{ $error }
+report-probe-no-dir = 沒有 probe 結果：沒有資料目錄（請設定 XDG_DATA_HOME 或 HOME）
+report-age-days = { $n } 天
+report-age-hours = { $n } 小時
+report-age-minutes = { $n } 分鐘
+report-age-seconds = { $n } 秒
+
+## history: a recording that is not there
+report-history-no-recording = 沒有這個錄製（用 `gpuledger record` 開始錄製）

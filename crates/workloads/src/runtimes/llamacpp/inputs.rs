@@ -28,7 +28,7 @@ pub fn llama_server_inputs(
     let model = w
         .model
         .clone()
-        .ok_or("the model file is not known (see the missing links)")?;
+        .ok_or_else(|| Said::new("recipe-err-model-unknown", vec![]))?;
     let mut path = PathBuf::from(&model);
     if path.is_relative() {
         // A relative -m is relative to the server's working directory, not ours.
@@ -39,13 +39,18 @@ pub fn llama_server_inputs(
     // The path is the server's own: in a container it names a file under its root, not ours.
     let path = crate::runtimes::hf::in_process_root(proc_root, p.pid, &path);
     let gguf = GgufModel::open(&in_own_root(proc_root, p.pid, &path)?)
-        .map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+        .map_err(crate::runtimes::gguf_unreadable)?;
     let argv = p.cmdline.clone().unwrap_or_default();
     let (mut settings, _) = LlamaSettings::parse_known(argv.get(1..).unwrap_or(&[]))
-        .map_err(|e| format!("cannot read the server's settings from its command line: {e}"))?;
+        .map_err(|e| Said::new("recipe-err-argv", vec![("error", e.to_string().into())]))?;
     settings
         .apply_env(&llama_env(proc_root, p.pid))
-        .map_err(|e| format!("cannot read the server's LLAMA_ARG_* settings: {e}"))?;
+        .map_err(|e| {
+            Said::new(
+                "recipe-err-llama-env",
+                vec![("error", e.to_string().into())],
+            )
+        })?;
     settings.backend = backend_of(w, vendor);
     // The program decides the sequence rules: llama-cli and llama-bench are not servers.
     if let Some(t) = argv.first().and_then(|a| Tool::parse(a)) {
@@ -63,17 +68,14 @@ pub fn llama_server_inputs(
 /// `path` (reached through [`crate::runtimes::hf::in_process_root`]) with its links followed
 /// inside the process's own root when that is another than ours (a container): the kernel
 /// would follow an absolute link under `/proc/PID/root` from our root, to a file of the host.
-fn in_own_root(proc_root: &Path, pid: u32, path: &Path) -> Result<PathBuf, String> {
+fn in_own_root(proc_root: &Path, pid: u32, path: &Path) -> Result<PathBuf, Said> {
     let (root, inner) = crate::confine::ProcessRoot::split(proc_root, pid, path);
     if !root.is_other() {
         return Ok(path.to_path_buf());
     }
-    root.reached(&inner).map(|r| r.host).map_err(|e| {
-        format!(
-            "cannot read the model's GGUF header: {}: {e}",
-            path.display()
-        )
-    })
+    root.reached(&inner)
+        .map(|r| r.host)
+        .map_err(|e| crate::runtimes::gguf_unreadable(format!("{}: {e}", path.display())))
 }
 
 /// llama-server's `LLAMA_ARG_*` settings from the process environment: only the names the recipe

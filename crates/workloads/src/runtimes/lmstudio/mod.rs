@@ -243,8 +243,7 @@ pub fn inputs_for(
             vec![("model", model)],
         ));
     }
-    let gguf =
-        GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+    let gguf = GgufModel::open(&path).map_err(crate::runtimes::gguf_unreadable)?;
     let (mut settings, notes) = settings(entry, &models.source)?;
     settings.model = Some(model);
     settings.backend = crate::runtimes::llamacpp::backend_of(w, vendor);

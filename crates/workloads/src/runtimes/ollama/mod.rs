@@ -165,12 +165,9 @@ pub fn inputs_for(
     if matches!(eng, Engine::OllamaEngine | Engine::Mlx) {
         return Err(no_recipe(eng, &argv, entry));
     }
-    let model_path = model_path.ok_or(
-        "the model file is not known: the runner maps none and its command line names none (it receives the model in /load)",
-    )?;
+    let model_path = model_path.ok_or_else(|| Said::new("recipe-err-ollama-no-model", vec![]))?;
     let path = PathBuf::from(&model_path);
-    let gguf =
-        GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+    let gguf = GgufModel::open(&path).map_err(crate::runtimes::gguf_unreadable)?;
     let n_ctx_train = gguf
         .architecture()
         .and_then(|a| gguf.get_u64(&format!("{a}.context_length")));
