@@ -14,11 +14,11 @@ pub enum InputSource {
     /// The model's tensor table (a GGUF file's, or the safetensors headers).
     Tensors { detail: Said },
     /// A command-line flag as written (and, for a runtime recipe, where it was read).
-    Flag { flag: String },
+    Flag { flag: Said },
     /// An environment variable.
-    Env { var: String },
+    Env { var: Said },
     /// The running server's own answer.
-    Runtime { detail: String },
+    Runtime { detail: Said },
     /// The runtime's default (a sentence: each view says it in its reader's language).
     Default { detail: Said },
     /// Computed from other inputs by the runtime's rule.
@@ -74,7 +74,10 @@ impl InputSource {
             | InputSource::Default { detail: s }
             | InputSource::Tensors { detail: s }
             | InputSource::File { detail: s }
-            | InputSource::Measured { detail: s } => s.clone(),
+            | InputSource::Measured { detail: s }
+            | InputSource::Flag { flag: s }
+            | InputSource::Env { var: s }
+            | InputSource::Runtime { detail: s } => s.clone(),
             other => Said::verbatim(other.detail()),
         }
     }

@@ -339,7 +339,7 @@ fn explain_lm_studio_engine() {
         &m.run_answering(
             7000,
             888001,
-            vec![("/api/v0/models", 200, body)],
+            vec![("/api/v0/models", 200, body.clone())],
             &["explain", "7001", "--json"],
         )
         .out,
@@ -355,6 +355,24 @@ fn explain_lm_studio_engine() {
         .unwrap()
         .starts_with("meta-llama-3.1-8b-instruct loaded by LM Studio with a 4096-token context: "));
     assert!(!e["not_modelled"].as_array().unwrap().is_empty());
+    // The same in Chinese: the settings' sources too are the catalogue's sentences.
+    let m = Machine::new(
+        &ONE_GPU.replace("pid=4242", "pid=7001"),
+        lm_studio(d.path()),
+    );
+    let cn = m.run_answering(
+        7000,
+        888002,
+        vec![("/api/v0/models", 200, body)],
+        &["--lang", "zh-CN", "explain", "7001"],
+    );
+    let cn = String::from_utf8(cn.out.stdout).unwrap();
+    assert!(
+        cn.contains("LM Studio 的加载设置在外部看不到：假定为一个序列"),
+        "{cn}"
+    );
+    let left = crate::languages::english_sentences(&cn);
+    assert!(left.is_empty(), "{}", left.join("\n"));
     // Without probes: the loaded context is unknown, said in words.
     let v = m.json(&["explain", "7001", "--json", "--no-probe"]);
     assert!(v["estimated"]["unavailable"]
@@ -420,6 +438,10 @@ fn explain_speaks_chinese_and_its_json_stays_english() {
             "{english}\n{cn}"
         );
     }
+    let left = [&cn, &tw]
+        .map(|t| crate::languages::english_sentences(t))
+        .concat();
+    assert!(left.is_empty(), "{}", left.join("\n"));
     // No recipe for the Go engine: why, in the reader's language.
     let (_d, m) = ollama(GO_ENGINE);
     let out = with_ps(&m, 777106, &["--lang", "zh-CN", "explain", "4242"]).out;
@@ -430,4 +452,6 @@ fn explain_speaks_chinese_and_its_json_stays_english() {
     );
     assert!(cn.contains("显示 qwen3:8b：size 6.83 GiB"), "{cn}");
     assert!(!cn.contains("no recipe models it"), "{cn}");
+    let left = crate::languages::english_sentences(&cn);
+    assert!(left.is_empty(), "{}", left.join("\n"));
 }

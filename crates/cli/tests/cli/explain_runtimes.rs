@@ -377,6 +377,8 @@ fn sglang_server_info() {
     ] {
         assert!(!tw.contains(english), "{english}\n{tw}");
     }
+    let left = crate::languages::english_sentences(&tw);
+    assert!(left.is_empty(), "{}", left.join("\n"));
     assert_eq!(
         run(
             f.child.id(),
@@ -780,4 +782,6 @@ fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
     ] {
         assert!(!cn.contains(english), "{english}\n{cn}");
     }
+    let left = crate::languages::english_sentences(&cn);
+    assert!(left.is_empty(), "{}", left.join("\n"));
 }

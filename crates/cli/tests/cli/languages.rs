@@ -753,15 +753,17 @@ fn the_snapshot_notes_speak_the_language_and_their_json_stays_english() {
     }
 }
 
-/// What the Chinese reports of a whole machine say holds no English sentence: a run of three
-/// or more lowercase English words on a line is a sentence that was not given a key. The
-/// system's own words (an OS error up to its `(os error N)`) are its, and cut out first.
-#[test]
-fn chinese_reports_of_a_machine_hold_no_english_sentence() {
-    let m = Machine::two_gpus();
-    let os_error = |l: &str| match (l.find(": "), l.find("(os error")) {
-        (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
-        _ => l.to_string(),
+/// The lines of a Chinese report that hold an English sentence: a run of three or more
+/// lowercase English words is a sentence that was not given a key. The system's own words (an
+/// OS error, from the `: ` before it up to its `(os error N)`) and a program's quoted log line
+/// (`"Flash Attention was auto, set to enabled"`) are theirs, and cut out first.
+pub(crate) fn english_sentences(text: &str) -> Vec<String> {
+    let os_error = |l: &str| {
+        let l = match (l.find(": "), l.find("(os error")) {
+            (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
+            _ => l.to_string(),
+        };
+        l.split('"').step_by(2).collect::<Vec<_>>().join("\"\"")
     };
     let english = |l: &str| {
         let (mut run, mut best) = (0, 0);
@@ -776,6 +778,13 @@ fn chinese_reports_of_a_machine_hold_no_english_sentence() {
         }
         best >= 3
     };
+    text.lines().map(os_error).filter(|l| english(l)).collect()
+}
+
+/// What the Chinese reports of a whole machine say holds no English sentence.
+#[test]
+fn chinese_reports_of_a_machine_hold_no_english_sentence() {
+    let m = Machine::two_gpus();
     let mut found = Vec::new();
     for lang in ["zh-CN", "zh-TW"] {
         for args in [
@@ -799,7 +808,7 @@ fn chinese_reports_of_a_machine_hold_no_english_sentence() {
                 text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
                 "{text}"
             );
-            for l in text.lines().map(os_error).filter(|l| english(l)) {
+            for l in english_sentences(&text) {
                 found.push(format!("[{lang} {}] {l}", args.join(" ")));
             }
         }

@@ -260,3 +260,50 @@ recipe-ollama-size = size (Ollama's own estimate of the model's memory)
 recipe-why-rpc = { $device } of pid { $pid }'s model: { $layers } layers
 recipe-why-rpc-output = { $device } of pid { $pid }'s model: { $layers } layers and the output layer
 recipe-nm-rpc-backend = the rpc-server's backend context (its CUDA or Vulkan overhead)
+
+## Where an Ollama runner's llama.cpp settings came from
+recipe-src-free-memory = { $device }'s free memory
+recipe-ollama-env-parent = /proc/{ $pid }/environ (ollama serve, the runner's parent)
+recipe-ollama-env-own = /proc/{ $pid }/environ (inherited from ollama serve)
+recipe-ollama-env-in = { $var } in { $source }
+recipe-ollama-kv-per-slot = Ollama's runner keeps llama.cpp's default kv_unified = false: one cache stream per slot
+recipe-ollama-old-build = a runner of 2024–mid 2025: its llama.cpp predates every build-dependent compute rule (b7780 and later)
+recipe-ollama-nm-old-compute = compute buffers of llama.cpp builds from before 2025-07 are checked against one public log only (ollama/ollama#8271: within 1 % on the device, 4 MiB over on the host)
+recipe-ollama-nm-version-unknown = the runner's llama.cpp version is not known: runners whose llama.cpp predates per-slot cache streams (llama.cpp #14363, July 2025; Ollama v0.7 and earlier for certain) keep one unified cache, and their compute buffer is then several times larger
+recipe-ollama-swa-full = Ollama's runner keeps llama.cpp's default swa_full = true: sliding-window layers hold the whole context
+recipe-ollama-embeddings = Ollama's runner creates its context with embeddings on (llama/llama.go NewContextParams): the output buffer holds n_embd floats per slot beside the logits
+recipe-ollama-unified-old-server = Ollama's ollama_llama_server (the C++ server up to v0.3, the Go runner of v0.4–v0.5): its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)
+recipe-ollama-unified-version = Ollama { $version }: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)
+recipe-ollama-parallel-default = --parallel not given: the runner's default 1
+recipe-ollama-ctx-flag = --ctx-size (num_ctx × OLLAMA_NUM_PARALLEL: Ollama multiplies before it starts the runner)
+recipe-ollama-ctx-default = --ctx-size not given: the runner's default 2048
+recipe-ollama-batch-flag = --batch-size × --parallel (the runner's n_batch)
+recipe-ollama-batch-default = --batch-size not given: the runner's default 512 × --parallel (the runner's n_batch)
+recipe-ollama-batch-cpp = --batch-size (Ollama v0.3's C++ ollama_llama_server: llama.cpp's server takes it as n_batch, not × --parallel)
+recipe-ollama-batch-unknown = --batch-size × --parallel (the Go runner's n_batch; Ollama v0.3's C++ ollama_llama_server, started with the same flags, takes --batch-size alone: the version is not known here; n_ubatch, and so the buffers, are the same either way)
+recipe-ollama-ubatch-default = the runner does not set n_ubatch: llama.cpp's default 512
+recipe-ollama-fa-default = --flash-attn not given: Ollama passes it only when OLLAMA_FLASH_ATTENTION is on and the model and GPUs support it
+recipe-ollama-memory-f32 = --memory-f32 (Ollama v0.3's C++ server: an f32 KV cache)
+recipe-ollama-nm-memory-f32 = --memory-f32: an f32 KV cache (twice the f16 one) under Ollama v0.3's C++ ollama_llama_server, ignored by the Go runner of v0.4 on; the version is not known here, so f16 is assumed
+recipe-ollama-ngl-default = --n-gpu-layers not given: the runner's default 0
+recipe-ollama-tensor-split = --tensor-split (one entry per GPU Ollama chose for the runner)
+recipe-ollama-parallel-unset = OLLAMA_NUM_PARALLEL unset: Ollama's default 1
+recipe-ollama-batch-load = num_batch 512 (Ollama's default; a request may set another) × slots: the runner's n_batch
+recipe-ollama-ubatch-load = num_batch 512 (Ollama's default, at most num_ctx): the runner's n_ubatch
+recipe-ollama-ctx-ps = context_length { $ctx } from { $source }
+recipe-ollama-ctx-env = OLLAMA_CONTEXT_LENGTH={ $ctx } in { $source } (a request's num_ctx would override it: not visible without /api/ps)
+recipe-ollama-ctx-assumed = num_ctx not visible without /api/ps: Ollama's default 4096 assumed (since v0.15.5 it is 32768 on 24–48 GiB and 262144 on 48 GiB+ GPUs, and a request's num_ctx overrides it)
+recipe-ollama-ctx-slots = { $from }, × { $slots } slot(s)
+recipe-ollama-nm-kv-type-ignored = OLLAMA_KV_CACHE_TYPE={ $type } is ignored by Ollama unless OLLAMA_FLASH_ATTENTION is on: f16 cache assumed
+recipe-ollama-ngl-load = Ollama sends its layer placement in the /load request, which is not visible: all layers assumed on the GPU
+recipe-ollama-nm-partial = partial offload: { $source } says { $vram } of { $size } bytes are in VRAM; the number of layers Ollama placed on the GPU is not visible, so the estimate's all-layers placement is too high
+recipe-ollama-fa-old = OLLAMA_FLASH_ATTENTION unset: off before Ollama v0.13.4; this server is { $version } (GET /api/version)
+recipe-ollama-fa-auto = OLLAMA_FLASH_ATTENTION unset: Ollama v0.13.4+ asks llama.cpp for auto; this server is { $version } (GET /api/version)
+recipe-ollama-fa-unknown = OLLAMA_FLASH_ATTENTION unset: auto since Ollama v0.13.4 (off before; the version is not known without GET /api/version)
+
+## LM Studio's load settings
+recipe-lmstudio-ctx-from = loaded_context_length of { $id } from { $source }
+recipe-lmstudio-assumed = LM Studio's load setting is not visible outside it: { $what } assumed
+recipe-lmstudio-one-sequence = one sequence
+recipe-lmstudio-unified = a unified cache (LM Studio's default) of loaded_context_length cells
+recipe-lmstudio-all-layers = all layers on the GPU (GPU offload max)

@@ -204,8 +204,8 @@ recipe-input-tokens-in-flight = 进行中的 token（滑动窗口组的预留）
 
 ## How the vLLM and SGLang recipes derive their KV figures
 recipe-kv-torch-dtype = { $path } 中的 torch_dtype
-recipe-kv-elem-auto = kv cache dtype auto = 模型 dtype { $dtype }（{ $source }）
-recipe-kv-elem-set = kv cache dtype { $dtype }（{ $source }）
+recipe-kv-elem-auto = kv_cache_dtype auto = 模型 dtype { $dtype }（{ $source }）
+recipe-kv-elem-set = kv_cache_dtype { $dtype }（{ $source }）
 recipe-kv-formula = 2（K、V）× { $layers } 层 × 每个 rank { $heads } 个 KV 头（{ $kv_heads } / TP { $tp }）× 头大小 { $head_dim } × { $elem } B（{ $source }）
 recipe-kv-formula-mla = MLA：{ $layers } 层 × { $dim } 个潜在值 × { $elem } B（{ $source }），每个 rank 相同
 recipe-vllm-kv-block-value = { $bytes }（所有层合计每个 token { $per_token }）
@@ -255,3 +255,50 @@ recipe-ollama-size = size（Ollama 自己对模型内存的估计）
 recipe-why-rpc = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 层
 recipe-why-rpc-output = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 层和输出层
 recipe-nm-rpc-backend = rpc-server 的后端上下文（其 CUDA 或 Vulkan 额外开销）
+
+## Where an Ollama runner's llama.cpp settings came from
+recipe-src-free-memory = { $device } 的空闲显存
+recipe-ollama-env-parent = /proc/{ $pid }/environ（ollama serve，运行器的父进程）
+recipe-ollama-env-own = /proc/{ $pid }/environ（继承自 ollama serve）
+recipe-ollama-env-in = { $source } 中的 { $var }
+recipe-ollama-kv-per-slot = Ollama 的运行器保留 llama.cpp 的默认值 kv_unified = false：每个槽位一个缓存流
+recipe-ollama-old-build = 2024 至 2025 年中的运行器：其 llama.cpp 早于所有与版本相关的计算规则（b7780 及以后）
+recipe-ollama-nm-old-compute = 2025-07 之前的 llama.cpp 版本的计算缓冲区只对照过一份公开日志（ollama/ollama#8271：设备上误差 1 % 以内，主机上多 4 MiB）
+recipe-ollama-nm-version-unknown = 不知道运行器的 llama.cpp 版本：llama.cpp 早于每槽位缓存流的运行器（llama.cpp #14363，2025 年 7 月；Ollama v0.7 及更早肯定如此）使用一个统一缓存，其计算缓冲区会大好几倍
+recipe-ollama-swa-full = Ollama 的运行器保留 llama.cpp 的默认值 swa_full = true：滑动窗口层保留整个上下文
+recipe-ollama-embeddings = Ollama 的运行器创建上下文时开启 embeddings（llama/llama.go NewContextParams）：输出缓冲区在 logits 之外还为每个槽位保留 n_embd 个浮点数
+recipe-ollama-unified-old-server = Ollama 的 ollama_llama_server（v0.3 及之前的 C++ 服务，v0.4–v0.5 的 Go 运行器）：其 llama.cpp 早于每槽位缓存流，所以是一个统一缓存（kv_unified = true）
+recipe-ollama-unified-version = Ollama { $version }：其 llama.cpp 早于每槽位缓存流，所以是一个统一缓存（kv_unified = true）
+recipe-ollama-parallel-default = 未给出 --parallel：运行器的默认值 1
+recipe-ollama-ctx-flag = --ctx-size（num_ctx × OLLAMA_NUM_PARALLEL：Ollama 在启动运行器之前已相乘）
+recipe-ollama-ctx-default = 未给出 --ctx-size：运行器的默认值 2048
+recipe-ollama-batch-flag = --batch-size × --parallel（运行器的 n_batch）
+recipe-ollama-batch-default = 未给出 --batch-size：运行器的默认值 512 × --parallel（运行器的 n_batch）
+recipe-ollama-batch-cpp = --batch-size（Ollama v0.3 的 C++ ollama_llama_server：llama.cpp 的服务把它作为 n_batch，不乘 --parallel）
+recipe-ollama-batch-unknown = --batch-size × --parallel（Go 运行器的 n_batch；用同样参数启动的 Ollama v0.3 C++ ollama_llama_server 只取 --batch-size：这里不知道版本；n_ubatch 以及缓冲区两种情况都一样）
+recipe-ollama-ubatch-default = 运行器不设置 n_ubatch：llama.cpp 的默认值 512
+recipe-ollama-fa-default = 未给出 --flash-attn：只有 OLLAMA_FLASH_ATTENTION 开启且模型和 GPU 支持时 Ollama 才传入它
+recipe-ollama-memory-f32 = --memory-f32（Ollama v0.3 的 C++ 服务：f32 KV 缓存）
+recipe-ollama-nm-memory-f32 = --memory-f32：在 Ollama v0.3 的 C++ ollama_llama_server 下是 f32 KV 缓存（f16 的两倍），v0.4 起的 Go 运行器忽略它；这里不知道版本，所以假定 f16
+recipe-ollama-ngl-default = 未给出 --n-gpu-layers：运行器的默认值 0
+recipe-ollama-tensor-split = --tensor-split（Ollama 为运行器选定的每个 GPU 一项）
+recipe-ollama-parallel-unset = 未设置 OLLAMA_NUM_PARALLEL：Ollama 的默认值 1
+recipe-ollama-batch-load = num_batch 512（Ollama 的默认值；请求可以另设）× 槽位数：运行器的 n_batch
+recipe-ollama-ubatch-load = num_batch 512（Ollama 的默认值，不超过 num_ctx）：运行器的 n_ubatch
+recipe-ollama-ctx-ps = 来自 { $source } 的 context_length { $ctx }
+recipe-ollama-ctx-env = { $source } 中的 OLLAMA_CONTEXT_LENGTH={ $ctx }（请求的 num_ctx 会覆盖它：没有 /api/ps 时看不到）
+recipe-ollama-ctx-assumed = 没有 /api/ps 时看不到 num_ctx：假定为 Ollama 的默认值 4096（v0.15.5 起，24–48 GiB 的 GPU 上为 32768，48 GiB 以上为 262144，且请求的 num_ctx 会覆盖它）
+recipe-ollama-ctx-slots = { $from }，× { $slots } 个槽位
+recipe-ollama-nm-kv-type-ignored = 除非开启 OLLAMA_FLASH_ATTENTION，否则 Ollama 会忽略 OLLAMA_KV_CACHE_TYPE={ $type }：假定为 f16 缓存
+recipe-ollama-ngl-load = Ollama 在 /load 请求中发送层的放置，外部看不到：假定所有层都在 GPU 上
+recipe-ollama-nm-partial = 部分卸载：{ $source } 显示 { $size } 字节中有 { $vram } 字节在显存中；看不到 Ollama 在 GPU 上放了多少层，所以估算中“所有层都在 GPU 上”的放置偏高
+recipe-ollama-fa-old = 未设置 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 之前为关闭；此服务是 { $version }（GET /api/version）
+recipe-ollama-fa-auto = 未设置 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 起向 llama.cpp 请求 auto；此服务是 { $version }（GET /api/version）
+recipe-ollama-fa-unknown = 未设置 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 起为 auto（之前为关闭；没有 GET /api/version 时不知道版本）
+
+## LM Studio's load settings
+recipe-lmstudio-ctx-from = 来自 { $source } 的 { $id } 的 loaded_context_length
+recipe-lmstudio-assumed = LM Studio 的加载设置在外部看不到：假定为{ $what }
+recipe-lmstudio-one-sequence = 一个序列
+recipe-lmstudio-unified = 一个统一缓存（LM Studio 的默认值），共 loaded_context_length 个单元
+recipe-lmstudio-all-layers = 所有层都在 GPU 上（GPU 卸载最大）

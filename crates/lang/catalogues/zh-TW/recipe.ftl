@@ -204,8 +204,8 @@ recipe-input-tokens-in-flight = 進行中的 token（滑動視窗群組的預留
 
 ## How the vLLM and SGLang recipes derive their KV figures
 recipe-kv-torch-dtype = { $path } 中的 torch_dtype
-recipe-kv-elem-auto = kv cache dtype auto = 模型 dtype { $dtype }（{ $source }）
-recipe-kv-elem-set = kv cache dtype { $dtype }（{ $source }）
+recipe-kv-elem-auto = kv_cache_dtype auto = 模型 dtype { $dtype }（{ $source }）
+recipe-kv-elem-set = kv_cache_dtype { $dtype }（{ $source }）
 recipe-kv-formula = 2（K、V）× { $layers } 層 × 每個 rank { $heads } 個 KV 頭（{ $kv_heads } / TP { $tp }）× 頭大小 { $head_dim } × { $elem } B（{ $source }）
 recipe-kv-formula-mla = MLA：{ $layers } 層 × { $dim } 個潛在值 × { $elem } B（{ $source }），每個 rank 相同
 recipe-vllm-kv-block-value = { $bytes }（所有層合計每個 token { $per_token }）
@@ -255,3 +255,50 @@ recipe-ollama-size = size（Ollama 自己對模型記憶體的估計）
 recipe-why-rpc = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 層
 recipe-why-rpc-output = PID { $pid } 的模型在 { $device } 上的部分：{ $layers } 層和輸出層
 recipe-nm-rpc-backend = rpc-server 的後端上下文（其 CUDA 或 Vulkan 額外開銷）
+
+## Where an Ollama runner's llama.cpp settings came from
+recipe-src-free-memory = { $device } 的可用顯示記憶體
+recipe-ollama-env-parent = /proc/{ $pid }/environ（ollama serve，執行器的父處理程序）
+recipe-ollama-env-own = /proc/{ $pid }/environ（繼承自 ollama serve）
+recipe-ollama-env-in = { $source } 中的 { $var }
+recipe-ollama-kv-per-slot = Ollama 的執行器保留 llama.cpp 的預設值 kv_unified = false：每個槽位一個快取串流
+recipe-ollama-old-build = 2024 至 2025 年中的執行器：其 llama.cpp 早於所有與版本相關的計算規則（b7780 及以後）
+recipe-ollama-nm-old-compute = 2025-07 之前的 llama.cpp 版本的計算緩衝區只對照過一份公開記錄（ollama/ollama#8271：裝置上誤差 1 % 以內，主機上多 4 MiB）
+recipe-ollama-nm-version-unknown = 不知道執行器的 llama.cpp 版本：llama.cpp 早於每槽位快取串流的執行器（llama.cpp #14363，2025 年 7 月；Ollama v0.7 及更早肯定如此）使用一個統一快取，其計算緩衝區會大好幾倍
+recipe-ollama-swa-full = Ollama 的執行器保留 llama.cpp 的預設值 swa_full = true：滑動視窗層保留整個上下文
+recipe-ollama-embeddings = Ollama 的執行器建立上下文時開啟 embeddings（llama/llama.go NewContextParams）：輸出緩衝區在 logits 之外還為每個槽位保留 n_embd 個浮點數
+recipe-ollama-unified-old-server = Ollama 的 ollama_llama_server（v0.3 及之前的 C++ 伺服器，v0.4–v0.5 的 Go 執行器）：其 llama.cpp 早於每槽位快取串流，所以是一個統一快取（kv_unified = true）
+recipe-ollama-unified-version = Ollama { $version }：其 llama.cpp 早於每槽位快取串流，所以是一個統一快取（kv_unified = true）
+recipe-ollama-parallel-default = 未指定 --parallel：執行器的預設值 1
+recipe-ollama-ctx-flag = --ctx-size（num_ctx × OLLAMA_NUM_PARALLEL：Ollama 在啟動執行器之前已相乘）
+recipe-ollama-ctx-default = 未指定 --ctx-size：執行器的預設值 2048
+recipe-ollama-batch-flag = --batch-size × --parallel（執行器的 n_batch）
+recipe-ollama-batch-default = 未指定 --batch-size：執行器的預設值 512 × --parallel（執行器的 n_batch）
+recipe-ollama-batch-cpp = --batch-size（Ollama v0.3 的 C++ ollama_llama_server：llama.cpp 的伺服器把它當作 n_batch，不乘 --parallel）
+recipe-ollama-batch-unknown = --batch-size × --parallel（Go 執行器的 n_batch；以同樣參數啟動的 Ollama v0.3 C++ ollama_llama_server 只取 --batch-size：這裡不知道版本；n_ubatch 以及緩衝區兩種情況都一樣）
+recipe-ollama-ubatch-default = 執行器不設定 n_ubatch：llama.cpp 的預設值 512
+recipe-ollama-fa-default = 未指定 --flash-attn：只有 OLLAMA_FLASH_ATTENTION 開啟且模型與 GPU 支援時 Ollama 才傳入它
+recipe-ollama-memory-f32 = --memory-f32（Ollama v0.3 的 C++ 伺服器：f32 KV 快取）
+recipe-ollama-nm-memory-f32 = --memory-f32：在 Ollama v0.3 的 C++ ollama_llama_server 下是 f32 KV 快取（f16 的兩倍），v0.4 起的 Go 執行器忽略它；這裡不知道版本，所以假設 f16
+recipe-ollama-ngl-default = 未指定 --n-gpu-layers：執行器的預設值 0
+recipe-ollama-tensor-split = --tensor-split（Ollama 為執行器選定的每個 GPU 一項）
+recipe-ollama-parallel-unset = 未設定 OLLAMA_NUM_PARALLEL：Ollama 的預設值 1
+recipe-ollama-batch-load = num_batch 512（Ollama 的預設值；請求可以另設）× 槽位數：執行器的 n_batch
+recipe-ollama-ubatch-load = num_batch 512（Ollama 的預設值，不超過 num_ctx）：執行器的 n_ubatch
+recipe-ollama-ctx-ps = 來自 { $source } 的 context_length { $ctx }
+recipe-ollama-ctx-env = { $source } 中的 OLLAMA_CONTEXT_LENGTH={ $ctx }（請求的 num_ctx 會覆蓋它：沒有 /api/ps 時看不到）
+recipe-ollama-ctx-assumed = 沒有 /api/ps 時看不到 num_ctx：假設為 Ollama 的預設值 4096（v0.15.5 起，24–48 GiB 的 GPU 上為 32768，48 GiB 以上為 262144，且請求的 num_ctx 會覆蓋它）
+recipe-ollama-ctx-slots = { $from }，× { $slots } 個槽位
+recipe-ollama-nm-kv-type-ignored = 除非開啟 OLLAMA_FLASH_ATTENTION，否則 Ollama 會忽略 OLLAMA_KV_CACHE_TYPE={ $type }：假設為 f16 快取
+recipe-ollama-ngl-load = Ollama 在 /load 請求中傳送層的配置，外部看不到：假設所有層都在 GPU 上
+recipe-ollama-nm-partial = 部分卸載：{ $source } 顯示 { $size } 位元組中有 { $vram } 位元組在顯示記憶體中；看不到 Ollama 在 GPU 上放了多少層，所以估算中「所有層都在 GPU 上」的配置偏高
+recipe-ollama-fa-old = 未設定 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 之前為關閉；此伺服器是 { $version }（GET /api/version）
+recipe-ollama-fa-auto = 未設定 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 起向 llama.cpp 要求 auto；此伺服器是 { $version }（GET /api/version）
+recipe-ollama-fa-unknown = 未設定 OLLAMA_FLASH_ATTENTION：Ollama v0.13.4 起為 auto（之前為關閉；沒有 GET /api/version 時不知道版本）
+
+## LM Studio's load settings
+recipe-lmstudio-ctx-from = 來自 { $source } 的 { $id } 的 loaded_context_length
+recipe-lmstudio-assumed = LM Studio 的載入設定在外部看不到：假設為{ $what }
+recipe-lmstudio-one-sequence = 一個序列
+recipe-lmstudio-unified = 一個統一快取（LM Studio 的預設值），共 loaded_context_length 個單元
+recipe-lmstudio-all-layers = 所有層都在 GPU 上（GPU 卸載最大）

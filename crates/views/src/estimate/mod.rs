@@ -135,9 +135,9 @@ pub fn input_source_in(s: &InputSource, lang: Lang) -> String {
     let (key, detail) = match s {
         InputSource::Gguf { key } => ("report-source-gguf", key.clone()),
         InputSource::Tensors { detail } => ("report-source-tensors", detail.in_lang(lang)),
-        InputSource::Flag { flag } => ("report-source-flag", flag.clone()),
-        InputSource::Env { var } => ("report-source-env", var.clone()),
-        InputSource::Runtime { detail } => ("report-source-server", detail.clone()),
+        InputSource::Flag { flag } => ("report-source-flag", flag.in_lang(lang)),
+        InputSource::Env { var } => ("report-source-env", var.in_lang(lang)),
+        InputSource::Runtime { detail } => ("report-source-server", detail.in_lang(lang)),
         InputSource::Default { detail } => ("report-source-default", detail.in_lang(lang)),
         InputSource::Derived { rule } => ("report-source-derived", rule.in_lang(lang)),
         InputSource::Assumed { why } => ("report-source-assumed", why.in_lang(lang)),

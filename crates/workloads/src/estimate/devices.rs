@@ -180,7 +180,7 @@ pub fn parse_rpc(f: &str, v: &str) -> Result<Vec<String>, String> {
 fn from_flag<T>(value: T, f: &str) -> Setting<T> {
     Setting {
         value,
-        source: SettingSource::Flag(f.to_string()),
+        source: SettingSource::Flag(f.into()),
     }
 }
 

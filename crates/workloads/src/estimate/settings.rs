@@ -15,14 +15,15 @@ use crate::gguf::GgmlType;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "lowercase")]
 pub enum SettingSource {
-    /// The flag as written (`-c`, `--ctx-size`).
-    Flag(String),
+    /// The flag as written (`-c`, `--ctx-size`), or a sentence around it.
+    Flag(Said),
     /// llama-server's default (the sentence says which).
     Default(Said),
-    /// An environment variable llama-server reads (`LLAMA_ARG_CTX_SIZE`).
-    Env(String),
+    /// An environment variable llama-server reads (`LLAMA_ARG_CTX_SIZE`), or a sentence
+    /// around it.
+    Env(Said),
     /// The running server's own answer (`GET /props`): what it actually chose.
-    Runtime(String),
+    Runtime(Said),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,7 +37,7 @@ impl<T> Setting<T> {
     pub fn runtime(value: T, what: &str) -> Self {
         Setting {
             value,
-            source: SettingSource::Runtime(what.to_string()),
+            source: SettingSource::Runtime(what.into()),
         }
     }
     fn default(value: T, why: impl Into<Said>) -> Self {
@@ -385,7 +386,7 @@ fn count(flag: &str, v: &str) -> Result<u64, String> {
 fn from_flag<T>(value: T, f: &str) -> Setting<T> {
     Setting {
         value,
-        source: SettingSource::Flag(f.to_string()),
+        source: SettingSource::Flag(f.into()),
     }
 }
 

@@ -32,7 +32,9 @@ pub(crate) fn src<T>(value: T, source: InputSource) -> Src<T> {
 
 /// A flag as written and where it was read: `--max-model-len 2048 (/proc/7/cmdline)`.
 pub(crate) fn flag(written: String) -> InputSource {
-    InputSource::Flag { flag: written }
+    InputSource::Flag {
+        flag: written.into(),
+    }
 }
 
 /// The runtime's default, and what says so.
@@ -56,7 +58,7 @@ pub(crate) fn derived(rule: impl Into<Said>) -> InputSource {
 }
 
 /// The running server's own answer (its API or its log), and which.
-pub(crate) fn runtime(detail: impl Into<String>) -> InputSource {
+pub(crate) fn runtime(detail: impl Into<Said>) -> InputSource {
     InputSource::Runtime {
         detail: detail.into(),
     }

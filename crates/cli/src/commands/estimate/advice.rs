@@ -75,7 +75,10 @@ fn other_gpus(c: &Checker, given: &LlamaSettings, snap: &Snapshot, d: &Device) -
             if !s.devices.free.value.is_empty() {
                 s.devices.free = Setting {
                     value: vec![free],
-                    source: SettingSource::Runtime(format!("{}'s free memory", x.label())),
+                    source: SettingSource::Runtime(gpuledger_lang::Said::new(
+                        "recipe-src-free-memory",
+                        vec![("device", x.label().into())],
+                    )),
                 };
             }
             let other = Checker { free, ..*c };

@@ -148,27 +148,31 @@ pub fn settings(entry: &LmsModel, source: &str) -> Result<(LlamaSettings, Runtim
         )
     })?;
     let mut s = LlamaSettings::default();
-    let rt = |what: &str| SettingSource::Runtime(format!("{what} from {source}"));
-    let assumed = |what: &str| {
-        SettingSource::Default(
-            format!("LM Studio's load setting is not visible outside it: {what} assumed").into(),
-        )
+    // LM Studio keeps its load settings to itself: what the recipe assumes, said as such.
+    let assumed = |key: &'static str| {
+        SettingSource::Default(Said::new(
+            "recipe-lmstudio-assumed",
+            vec![("what", Said::new(key, vec![]).into())],
+        ))
     };
     s.ctx_size = Setting {
         value: ctx,
-        source: rt(&format!("loaded_context_length of {}", entry.id)),
+        source: SettingSource::Runtime(Said::new(
+            "recipe-lmstudio-ctx-from",
+            vec![("id", entry.id.as_str().into()), ("source", source.into())],
+        )),
     };
     s.parallel = Setting {
         value: 1,
-        source: assumed("one sequence"),
+        source: assumed("recipe-lmstudio-one-sequence"),
     };
     s.kv_unified = Setting {
         value: Some(true),
-        source: assumed("a unified cache (LM Studio's default) of loaded_context_length cells"),
+        source: assumed("recipe-lmstudio-unified"),
     };
     s.n_gpu_layers = Setting {
         value: GpuLayers::All,
-        source: assumed("all layers on the GPU (GPU offload max)"),
+        source: assumed("recipe-lmstudio-all-layers"),
     };
     let notes = RuntimeNotes {
         recipe: Some(RECIPE.to_string()),

@@ -14,7 +14,7 @@ use std::path::Path;
 pub struct ServeEnv {
     pub vars: Vec<(String, String)>,
     /// `/proc/900/environ (ollama serve, the runner's parent)`.
-    pub source: String,
+    pub source: Said,
 }
 
 /// `OLLAMA_*` settings from the `ollama serve` parent's environment (the runner inherits the
@@ -25,25 +25,40 @@ pub fn serve_env(proc_root: &Path, runner_pid: u32) -> ServeEnv {
         if let Ok(vars) = read_environ(proc_root, ppid, ENV_NAMES) {
             return ServeEnv {
                 vars,
-                source: format!("/proc/{ppid}/environ (ollama serve, the runner's parent)"),
+                source: Said::new(
+                    "recipe-ollama-env-parent",
+                    vec![("pid", ppid.to_string().into())],
+                ),
             };
         }
     }
     match read_environ(proc_root, runner_pid, ENV_NAMES) {
         Ok(vars) => ServeEnv {
             vars,
-            source: format!("/proc/{runner_pid}/environ (inherited from ollama serve)"),
+            source: Said::new(
+                "recipe-ollama-env-own",
+                vec![("pid", runner_pid.to_string().into())],
+            ),
         },
         Err(_) => ServeEnv::default(),
     }
 }
 
 fn env_src(env: &ServeEnv, var: &str) -> SettingSource {
-    SettingSource::Env(format!("{var} in {}", env.source))
+    SettingSource::Env(Said::new(
+        "recipe-ollama-env-in",
+        vec![("var", var.into()), ("source", env.source.clone().into())],
+    ))
 }
 
-fn default(detail: &str) -> SettingSource {
-    SettingSource::Default(detail.into())
+/// A sentence of the catalogue with no values, as a setting's source.
+fn default(key: &'static str) -> SettingSource {
+    SettingSource::Default(Said::new(key, vec![]))
+}
+
+/// The catalogue's sentence `key` around a flag, as a setting's source.
+fn flag(key: &'static str) -> SettingSource {
+    SettingSource::Flag(Said::new(key, vec![]))
 }
 
 /// Ollama's boolean environment values (`strconv.ParseBool`).
@@ -85,11 +100,11 @@ pub fn settings(
     s.kv_unified = match one_unified_cache(argv, version) {
         Some(why) => Setting {
             value: Some(true),
-            source: default(&why),
+            source: SettingSource::Default(why),
         },
         None => Setting {
             value: Some(false),
-            source: default("Ollama's runner keeps llama.cpp's default kv_unified = false: one cache stream per slot"),
+            source: default("recipe-ollama-kv-per-slot"),
         },
     };
     if s.kv_unified.value == Some(true) {
@@ -97,20 +112,20 @@ pub fn settings(
         // that era reads the same.
         s.llama_build = Setting {
             value: Some(OLD_RUNNER_BUILD),
-            source: default("a runner of 2024–mid 2025: its llama.cpp predates every build-dependent compute rule (b7780 and later)"),
+            source: default("recipe-ollama-old-build"),
         };
-        notes.not_modelled.push(
-            "compute buffers of llama.cpp builds from before 2025-07 are checked against one public log only (ollama/ollama#8271: within 1 % on the device, 4 MiB over on the host)".into(),
-        );
+        notes
+            .not_modelled
+            .push(Said::new("recipe-ollama-nm-old-compute", vec![]));
     }
     if s.kv_unified.value == Some(false) && engine == Engine::LlamaFlags && version.is_none() {
-        notes.not_modelled.push(
-            "the runner's llama.cpp version is not known: runners whose llama.cpp predates per-slot cache streams (llama.cpp #14363, July 2025; Ollama v0.7 and earlier for certain) keep one unified cache, and their compute buffer is then several times larger".into(),
-        );
+        notes
+            .not_modelled
+            .push(Said::new("recipe-ollama-nm-version-unknown", vec![]));
     }
     s.swa_full = Setting {
         value: true,
-        source: default("Ollama's runner keeps llama.cpp's default swa_full = true: sliding-window layers hold the whole context"),
+        source: default("recipe-ollama-swa-full"),
     };
     match engine {
         Engine::OllamaEngine | Engine::Mlx => {
@@ -137,7 +152,7 @@ pub fn settings(
     // per output row beside the logits (ollama/ollama#10738: (151936 + 5120) × 4 = 0.60 MiB).
     s.output_embeddings = Setting {
         value: true,
-        source: default("Ollama's runner creates its context with embeddings on (llama/llama.go NewContextParams): the output buffer holds n_embd floats per slot beside the logits"),
+        source: default("recipe-ollama-embeddings"),
     };
     Ok((s, notes))
 }
@@ -150,15 +165,20 @@ const OLD_RUNNER_BUILD: u64 = 4000;
 /// cells, so the compute buffer grows with num_ctx × slots. `ollama_llama_server` is the runner
 /// of v0.4–v0.5 (2024–early 2025); runners up to v0.7 printed one `kv_size = num_ctx × slots`
 /// cache (ollama/ollama#9362, #10738); v0.11's printed per-slot streams (#12147).
-fn one_unified_cache(argv: &[String], version: Option<&str>) -> Option<String> {
+fn one_unified_cache(argv: &[String], version: Option<&str>) -> Option<Said> {
     let program = argv
         .first()
         .map(|a| a.rsplit(['/', '\\']).next().unwrap_or(a));
     if program == Some("ollama_llama_server") {
-        return Some("Ollama's ollama_llama_server (the C++ server up to v0.3, the Go runner of v0.4–v0.5): its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)".into());
+        return Some(Said::new("recipe-ollama-unified-old-server", vec![]));
     }
     let v = version.and_then(super::parse_version)?;
-    (v < (0, 8, 0)).then(|| format!("Ollama {}: its llama.cpp predates per-slot cache streams, so one unified cache (kv_unified = true)", version.unwrap_or_default()))
+    (v < (0, 8, 0)).then(|| {
+        Said::new(
+            "recipe-ollama-unified-version",
+            vec![("version", version.unwrap_or_default().into())],
+        )
+    })
 }
 
 /// Is this Ollama's C++ `ollama_llama_server` (llama.cpp's server example in `llm/ext_server`,
@@ -202,31 +222,23 @@ fn flag_sizes(
         },
         None => Setting {
             value: 1,
-            source: default("--parallel not given: the runner's default 1"),
+            source: default("recipe-ollama-parallel-default"),
         },
     };
     let p = parallel.value as u64;
     s.ctx_size = match go_flag(argv, "ctx-size") {
         Some(v) => Setting {
             value: count("--ctx-size", v)?,
-            source: SettingSource::Flag(
-                "--ctx-size (num_ctx × OLLAMA_NUM_PARALLEL: Ollama multiplies before it starts the runner)".into(),
-            ),
+            source: flag("recipe-ollama-ctx-flag"),
         },
         None => Setting {
             value: 2048,
-            source: default("--ctx-size not given: the runner's default 2048"),
+            source: default("recipe-ollama-ctx-default"),
         },
     };
     let (batch, batch_source) = match go_flag(argv, "batch-size") {
-        Some(v) => (
-            count("--batch-size", v)?,
-            SettingSource::Flag("--batch-size × --parallel (the runner's n_batch)".into()),
-        ),
-        None => (
-            512,
-            default("--batch-size not given: the runner's default 512 × --parallel (the runner's n_batch)"),
-        ),
+        Some(v) => (count("--batch-size", v)?, flag("recipe-ollama-batch-flag")),
+        None => (512, default("recipe-ollama-batch-default")),
     };
     s.batch = match cpp {
         Some(false) => Setting {
@@ -235,16 +247,16 @@ fn flag_sizes(
         },
         Some(true) => Setting {
             value: batch,
-            source: SettingSource::Flag("--batch-size (Ollama v0.3's C++ ollama_llama_server: llama.cpp's server takes it as n_batch, not × --parallel)".into()),
+            source: flag("recipe-ollama-batch-cpp"),
         },
         None => Setting {
             value: batch * p,
-            source: SettingSource::Flag("--batch-size × --parallel (the Go runner's n_batch; Ollama v0.3's C++ ollama_llama_server, started with the same flags, takes --batch-size alone: the version is not known here; n_ubatch, and so the buffers, are the same either way)".into()),
+            source: flag("recipe-ollama-batch-unknown"),
         },
     };
     s.ubatch = Setting {
         value: 512,
-        source: default("the runner does not set n_ubatch: llama.cpp's default 512"),
+        source: default("recipe-ollama-ubatch-default"),
     };
     s.parallel = parallel;
     notes.slots = Some(p);
@@ -268,7 +280,7 @@ fn flag_placement(
     } else {
         Setting {
             value: FlashAttn::Off,
-            source: default("--flash-attn not given: Ollama passes it only when OLLAMA_FLASH_ATTENTION is on and the model and GPUs support it"),
+            source: default("recipe-ollama-fa-default"),
         }
     };
     // `--memory-f32` (Ollama passed it for the option f16_kv false up to v0.4): an f32 cache in
@@ -280,12 +292,14 @@ fn flag_placement(
                 for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
                     *slot = Setting {
                         value: f32,
-                        source: SettingSource::Flag("--memory-f32 (Ollama v0.3's C++ server: an f32 KV cache)".into()),
+                        source: flag("recipe-ollama-memory-f32"),
                     };
                 }
             }
             Some(false) => {}
-            None => notes.not_modelled.push("--memory-f32: an f32 KV cache (twice the f16 one) under Ollama v0.3's C++ ollama_llama_server, ignored by the Go runner of v0.4 on; the version is not known here, so f16 is assumed".into()),
+            None => notes
+                .not_modelled
+                .push(Said::new("recipe-ollama-nm-memory-f32", vec![])),
         }
     }
     if let Some(t) = go_flag(argv, "kv-cache-type") {
@@ -304,7 +318,7 @@ fn flag_placement(
         },
         None => Setting {
             value: GpuLayers::Count(0),
-            source: default("--n-gpu-layers not given: the runner's default 0"),
+            source: default("recipe-ollama-ngl-default"),
         },
     };
     if go_bool(argv, "no-mmap") {
@@ -320,9 +334,7 @@ fn flag_placement(
         let split = crate::estimate::devices::parse_tensor_split("--tensor-split", ts)?;
         s.devices.local = Setting {
             value: split.len() as u32,
-            source: SettingSource::Flag(
-                "--tensor-split (one entry per GPU Ollama chose for the runner)".into(),
-            ),
+            source: flag("recipe-ollama-tensor-split"),
         };
         s.devices.tensor_split = Setting {
             value: split,
@@ -352,7 +364,7 @@ impl LoadRequest<'_> {
             },
             None => Setting {
                 value: 1,
-                source: default("OLLAMA_NUM_PARALLEL unset: Ollama's default 1"),
+                source: default("recipe-ollama-parallel-unset"),
             },
         };
         let p = parallel.value as u64;
@@ -365,13 +377,11 @@ impl LoadRequest<'_> {
         let batch = 512.min(num_ctx);
         s.batch = Setting {
             value: batch * p,
-            source: default("num_batch 512 (Ollama's default; a request may set another) × slots: the runner's n_batch"),
+            source: default("recipe-ollama-batch-load"),
         };
         s.ubatch = Setting {
             value: batch,
-            source: default(
-                "num_batch 512 (Ollama's default, at most num_ctx): the runner's n_ubatch",
-            ),
+            source: default("recipe-ollama-ubatch-load"),
         };
         s.parallel = parallel;
         notes.slots = Some(p);
@@ -383,38 +393,49 @@ impl LoadRequest<'_> {
     /// context as Ollama caps it. The source names the `p` slots it is multiplied by.
     fn num_ctx(&self, p: u64) -> Result<(u64, SettingSource), String> {
         let env = self.env;
-        let (mut num_ctx, ctx_from) = match self.ps.and_then(|(m, src)| Some((m.context_length?, src))) {
-            // /api/ps is outside input: a context llama.cpp cannot take is an error, not a product
-            // that overflows below.
-            Some((c, src)) => (
-                count(&format!("context_length from {src}"), &c.to_string())?,
-                format!("context_length {c} from {src}"),
-            ),
-            None => match env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH")
-                .map(|v| count("OLLAMA_CONTEXT_LENGTH", v))
-                .transpose()?
-                .filter(|&c| c > 0)
-            {
-                Some(c) => (
-                    c,
-                    format!("OLLAMA_CONTEXT_LENGTH={c} in {} (a request's num_ctx would override it: not visible without /api/ps)", env.source),
+        let (mut num_ctx, ctx_from) =
+            match self.ps.and_then(|(m, src)| Some((m.context_length?, src))) {
+                // /api/ps is outside input: a context llama.cpp cannot take is an error, not a product
+                // that overflows below.
+                Some((c, src)) => (
+                    count(&format!("context_length from {src}"), &c.to_string())?,
+                    Said::new(
+                        "recipe-ollama-ctx-ps",
+                        vec![("ctx", c.to_string().into()), ("source", src.into())],
+                    ),
                 ),
-                None => (
-                    4096,
-                    "num_ctx not visible without /api/ps: Ollama's default 4096 assumed (since v0.15.5 it is 32768 on 24–48 GiB and 262144 on 48 GiB+ GPUs, and a request's num_ctx overrides it)".to_string(),
-                ),
-            },
-        };
+                None => match env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH")
+                    .map(|v| count("OLLAMA_CONTEXT_LENGTH", v))
+                    .transpose()?
+                    .filter(|&c| c > 0)
+                {
+                    Some(c) => (
+                        c,
+                        Said::new(
+                            "recipe-ollama-ctx-env",
+                            vec![
+                                ("ctx", c.to_string().into()),
+                                ("source", env.source.clone().into()),
+                            ],
+                        ),
+                    ),
+                    None => (4096, Said::new("recipe-ollama-ctx-assumed", vec![])),
+                },
+            };
         if let Some(train) = self.n_ctx_train.filter(|&t| t > 0 && num_ctx > t) {
             num_ctx = train; // Ollama caps num_ctx at the training context
         }
+        let slots = Said::new(
+            "recipe-ollama-ctx-slots",
+            vec![("from", ctx_from.into()), ("slots", p.into())],
+        );
         let ctx_source = match (
             self.ps.is_some_and(|(m, _)| m.context_length.is_some()),
             env_get(&env.vars, "OLLAMA_CONTEXT_LENGTH").is_some(),
         ) {
-            (true, _) => SettingSource::Runtime(format!("{ctx_from}, × {p} slot(s)")),
-            (false, true) => SettingSource::Env(format!("{ctx_from}, × {p} slot(s)")),
-            (false, false) => SettingSource::Default(format!("{ctx_from}, × {p} slot(s)").into()),
+            (true, _) => SettingSource::Runtime(slots),
+            (false, true) => SettingSource::Env(slots),
+            (false, false) => SettingSource::Default(slots),
         };
         Ok((num_ctx, ctx_source))
     }
@@ -429,9 +450,10 @@ impl LoadRequest<'_> {
         if let Some(t) = env_get(&env.vars, "OLLAMA_KV_CACHE_TYPE").filter(|t| !t.is_empty()) {
             let ty = runner_cache_type(t);
             if ty.is_quantized() && fa_env != Some(true) {
-                notes.not_modelled.push(format!(
-                    "OLLAMA_KV_CACHE_TYPE={t} is ignored by Ollama unless OLLAMA_FLASH_ATTENTION is on: f16 cache assumed"
-                ).into());
+                notes.not_modelled.push(Said::new(
+                    "recipe-ollama-nm-kv-type-ignored",
+                    vec![("type", t.into())],
+                ));
             } else {
                 for slot in [&mut s.cache_type_k, &mut s.cache_type_v] {
                     *slot = Setting {
@@ -443,14 +465,19 @@ impl LoadRequest<'_> {
         }
         s.n_gpu_layers = Setting {
             value: GpuLayers::All,
-            source: default("Ollama sends its layer placement in the /load request, which is not visible: all layers assumed on the GPU"),
+            source: default("recipe-ollama-ngl-load"),
         };
         if let Some((m, src)) = self.ps {
             if let (Some(size), Some(vram)) = (m.size, m.size_vram) {
                 if vram < size {
-                    notes.not_modelled.push(format!(
-                        "partial offload: {src} says {vram} of {size} bytes are in VRAM; the number of layers Ollama placed on the GPU is not visible, so the estimate's all-layers placement is too high"
-                    ).into());
+                    notes.not_modelled.push(Said::new(
+                        "recipe-ollama-nm-partial",
+                        vec![
+                            ("source", src.into()),
+                            ("vram", vram.to_string().into()),
+                            ("size", size.to_string().into()),
+                        ],
+                    ));
                 }
             }
         }
@@ -472,21 +499,21 @@ impl LoadRequest<'_> {
             None => match version.and_then(parse_version) {
                 Some(v) if v < (0, 13, 4) => Setting {
                     value: FlashAttn::Off,
-                    source: SettingSource::Runtime(format!(
-                        "OLLAMA_FLASH_ATTENTION unset: off before Ollama v0.13.4; this server is {} (GET /api/version)",
-                        version.unwrap_or("?")
+                    source: SettingSource::Runtime(Said::new(
+                        "recipe-ollama-fa-old",
+                        vec![("version", version.unwrap_or("?").into())],
                     )),
                 },
                 Some(_) => Setting {
                     value: FlashAttn::Auto,
-                    source: SettingSource::Runtime(format!(
-                        "OLLAMA_FLASH_ATTENTION unset: Ollama v0.13.4+ asks llama.cpp for auto; this server is {} (GET /api/version)",
-                        version.unwrap_or("?")
+                    source: SettingSource::Runtime(Said::new(
+                        "recipe-ollama-fa-auto",
+                        vec![("version", version.unwrap_or("?").into())],
                     )),
                 },
                 None => Setting {
                     value: FlashAttn::Auto,
-                    source: default("OLLAMA_FLASH_ATTENTION unset: auto since Ollama v0.13.4 (off before; the version is not known without GET /api/version)"),
+                    source: default("recipe-ollama-fa-unknown"),
                 },
             },
         }

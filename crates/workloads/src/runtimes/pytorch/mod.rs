@@ -117,7 +117,7 @@ fn allocator_inputs(ctx: &ProcessContext, inputs: &mut Vec<Input>, not_modelled:
             "PYTORCH_CUDA_ALLOC_CONF",
             a,
             InputSource::Env {
-                var: format!("PYTORCH_CUDA_ALLOC_CONF in /proc/{}/environ", ctx.pid),
+                var: format!("PYTORCH_CUDA_ALLOC_CONF in /proc/{}/environ", ctx.pid).into(),
             },
         ));
     }

@@ -107,7 +107,7 @@ pub fn in_log(text: &str, source: &str) -> Option<BackendSeen> {
     Some(BackendSeen {
         backend,
         source: InputSource::Runtime {
-            detail: format!("{source}: {shown}"),
+            detail: format!("{source}: {shown}").into(),
         },
     })
 }
