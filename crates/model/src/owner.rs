@@ -55,8 +55,9 @@ impl OwnerKind {
 
 /// Why a pod's name and namespace are unknown before the kubelet was asked (the cgroup path has
 /// only the UID); the kubelet lookup replaces it with its own reason, or clears it.
-pub const POD_NAMES_UNAVAILABLE: &str =
-    "pod name and namespace come from the kubelet, which was not asked; the pod UID is from the cgroup path";
+pub fn pod_names_unavailable() -> gpuledger_lang::Said {
+    gpuledger_lang::Said::new("report-pod-names-unavailable", vec![])
+}
 
 /// A device the kubelet assigned to a container (its pod-resources `List`), kept per snapshot so
 /// that a view can name the pod a GPU was given to (dcgm-exporter's Kubernetes labels), idle or
@@ -150,9 +151,9 @@ pub struct Owner {
     /// `dra:<driver>/<pool>/<device>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assigned_devices: Vec<String>,
-    /// Why `namespace` and `pod_name` are unknown ([`POD_NAMES_UNAVAILABLE`]), for a pod.
+    /// Why `namespace` and `pod_name` are unknown ([`pod_names_unavailable`]), for a pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub names_unavailable_reason: Option<String>,
+    pub names_unavailable_reason: Option<gpuledger_lang::Said>,
     /// Container id (64 hex) and the runtime whose naming the path uses (`containerd`,
     /// `cri-o`, `docker`, `podman`; `kubepods` when the cgroupfs driver does not say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -503,9 +504,9 @@ pub struct OwnerGroups {
     pub group_by: GroupBy,
     pub taken_at: String,
     pub devices: Vec<DeviceGroups>,
-    /// What the grouping cannot say, in words ([`NAMESPACE_UNKNOWN`], [`POD_NAMES_UNAVAILABLE`]).
+    /// What the grouping cannot say, in words ([`NAMESPACE_UNKNOWN`], [`pod_names_unavailable`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<gpuledger_lang::Said>,
 }
 
 /// Sum each device's measured per-process memory by owner (`by`). Processes without such an
@@ -566,15 +567,15 @@ pub fn group_memory(snap: &Snapshot, by: GroupBy) -> OwnerGroups {
         .processes
         .iter()
         .any(|p| p.owner.as_ref().is_some_and(|o| o.kind == OwnerKind::Pod));
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<gpuledger_lang::Said> = Vec::new();
     if pods && matches!(by, GroupBy::Pod | GroupBy::Namespace) {
         for p in &snap.processes {
             let Some(o) = p.owner.as_ref().filter(|o| o.kind == OwnerKind::Pod) else {
                 continue;
             };
             if o.namespace.is_none() {
-                let why = o.names_unavailable_reason.as_deref();
-                let why = why.unwrap_or(POD_NAMES_UNAVAILABLE).to_string();
+                let why = o.names_unavailable_reason.clone();
+                let why = why.unwrap_or_else(pod_names_unavailable);
                 if !notes.contains(&why) {
                     notes.push(why);
                 }

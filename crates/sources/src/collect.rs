@@ -248,19 +248,19 @@ impl Collector {
         doubted_owners_note(snap);
         #[cfg(unix)]
         self.kube.apply(snap);
-        let unnamed: Vec<&str> = snap
+        let unnamed: Vec<Said> = snap
             .processes
             .iter()
             .filter_map(|p| p.owner.as_ref().filter(|o| o.kind == OwnerKind::Pod))
             .filter(|o| o.namespace.is_none())
             .map(|o| {
                 o.names_unavailable_reason
-                    .as_deref()
-                    .unwrap_or(gpuledger_model::owner::POD_NAMES_UNAVAILABLE)
+                    .clone()
+                    .unwrap_or_else(gpuledger_model::owner::pod_names_unavailable)
             })
             .collect();
         if let Some(why) = unnamed.first() {
-            let args = vec![("count", unnamed.len().into()), ("why", (*why).into())];
+            let args = vec![("count", unnamed.len().into()), ("why", why.clone().into())];
             snap.notes.push(Said::new("report-note-pods-by-uid", args));
         }
         // Asked once: a process does not change its own PID namespace.

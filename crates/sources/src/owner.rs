@@ -219,7 +219,7 @@ fn owner_of(f: Found, path: &str) -> Option<Owner> {
     o.pod_uid = f.pod_uid;
     o.qos_class = f.qos.map(str::to_string);
     if kind == OwnerKind::Pod {
-        o.names_unavailable_reason = Some(gpuledger_model::owner::POD_NAMES_UNAVAILABLE.into());
+        o.names_unavailable_reason = Some(gpuledger_model::owner::pod_names_unavailable());
     }
     o.note = f.note;
     o.slurm_job = f.job;

@@ -5,6 +5,7 @@
 //! the one the collection round already made where it made one. CPU % needs two samples of the same process (same PID *and* start time), so the first
 //! round of a process says so instead of showing 0.
 
+use gpuledger_lang::Said;
 use gpuledger_sources::procfs::{read_stat, ProcReader};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,8 +19,8 @@ pub struct HostProc {
     pub rss_bytes: Option<u64>,
     /// RSS as a share of the host's RAM (`MemTotal` in `/proc/meminfo`), as nvitop's %MEM.
     pub mem_percent: Option<f64>,
-    /// Why a value above is missing.
-    pub reason: Option<String>,
+    /// Why a value above is missing, said in the view's language.
+    pub reason: Option<Said>,
 }
 
 /// Samples `/proc/PID/stat` below a procfs root and turns CPU tick counters into percentages.
@@ -77,7 +78,7 @@ impl HostSampler {
         procs: Option<&ProcReader>,
     ) -> HashMap<u32, HostProc> {
         if !cfg!(target_os = "linux") {
-            let why = "host CPU % and RSS are read from /proc, which this platform does not have";
+            let why = Said::new("tui-host-no-proc", vec![]);
             return pids
                 .iter()
                 .map(|&p| {
@@ -85,7 +86,7 @@ impl HostSampler {
                         cpu_percent: None,
                         rss_bytes: None,
                         mem_percent: None,
-                        reason: Some(why.into()),
+                        reason: Some(why.clone()),
                     };
                     (p, hp)
                 })
@@ -125,10 +126,9 @@ impl HostSampler {
                             .mem_total
                             .filter(|&t| t > 0)
                             .map(|t| rss as f64 / t as f64 * 100.0),
-                        reason: cpu.is_none().then(|| {
-                            "CPU % needs two rounds: this process was first seen this round"
-                                .to_string()
-                        }),
+                        reason: cpu
+                            .is_none()
+                            .then(|| Said::new("tui-host-two-rounds", vec![])),
                     }
                 }
             };
@@ -145,12 +145,15 @@ fn stat_path(root: &std::path::Path, pid: u32) -> PathBuf {
 
 /// Why a stat could not be used, naming the file: a malformed one's error already does (the
 /// parser says what is wrong), a failed read's does not.
-fn unreadable(path: &std::path::Path, e: &std::io::Error) -> String {
+fn unreadable(path: &std::path::Path, e: &std::io::Error) -> Said {
     let (path, e) = (path.display().to_string(), e.to_string());
     if e.contains(&path) {
-        e
+        e.into()
     } else {
-        format!("cannot read {path}: {e}")
+        Said::new(
+            "tui-host-cannot-read",
+            vec![("path", path.into()), ("error", e.into())],
+        )
     }
 }
 

@@ -96,7 +96,7 @@ fn owner_lines(out: &mut String, o: &gpuledger_model::Owner, lang: Lang) {
             out,
             lang,
             "report-explain-pod-names-na",
-            &[("reason", safe(why))],
+            &[("reason", safe(&why.in_lang(lang)))],
         );
     }
     if let Some(from) = &o.slurm_source {

@@ -76,8 +76,8 @@ pub struct Holder {
 pub struct Change {
     /// The flags to add (or change), runnable as written: `--n-cpu-moe 12`, `-c 4096`.
     pub flags: String,
-    /// What it does, in words.
-    pub what: String,
+    /// What it does, in words (said in the reader's language; JSON has the English).
+    pub what: gpuledger_lang::Said,
     pub needed_bytes: u64,
     pub free_bytes: u64,
 }
@@ -105,7 +105,7 @@ pub fn render_changes_in(changes: &[Change], lang: Lang) -> String {
             term_safe(&c.flags).into_owned(),
             format!("~{}", human_bytes(c.needed_bytes)),
             human_bytes(c.free_bytes),
-            term_safe(&c.what).into_owned(),
+            term_safe(&c.what.in_lang(lang)).into_owned(),
         ]);
     }
     let mut s = format!("{}\n", lang.t("report-fit-changes"));

@@ -4,7 +4,7 @@
 
 use crate::columns::{Align, Columns};
 use gpuledger_lang::{Lang, Value};
-use gpuledger_model::owner::{DeviceGroups, OwnerGroups};
+use gpuledger_model::owner::{DeviceGroups, Group, OwnerGroups, NAMESPACE_UNKNOWN};
 use gpuledger_model::units::{human_bytes, human_opt};
 use gpuledger_model::{term_safe, term_safe_text, words, GroupBy};
 use std::fmt::Write;
@@ -45,7 +45,7 @@ pub fn render_groups_table_in(
     if !g.notes.is_empty() {
         let _ = writeln!(out, "{}", lang.t("report-groups-notes"));
         for n in &g.notes {
-            let _ = writeln!(out, "  - {n}");
+            let _ = writeln!(out, "  - {}", n.in_lang(lang));
         }
     }
     term_safe_text(&out).into_owned()
@@ -62,6 +62,34 @@ fn by_heading(by: GroupBy, lang: Lang) -> String {
         GroupBy::Unit => "report-groups-by-unit",
         GroupBy::Owner => "report-groups-by-owner",
     })
+}
+
+/// A group's label: an owner's name as it is; the group of processes without such an owner, and
+/// pods whose namespace is unknown, in the reader's words (the JSON keeps the English label).
+fn group_label(grp: &Group, by: GroupBy, lang: Lang) -> String {
+    let key = match (&grp.key, by) {
+        (None, GroupBy::Pod | GroupBy::Namespace) => "report-groups-outside-pod",
+        (None, GroupBy::Container) => "report-groups-outside-container",
+        (None, GroupBy::Job) => "report-groups-outside-job",
+        (None, GroupBy::User) => "report-groups-outside-user",
+        (None, GroupBy::Unit) => "report-groups-outside-unit",
+        (None, GroupBy::Owner) => "report-groups-outside-owner",
+        (Some(_), GroupBy::Namespace) if grp.label == NAMESPACE_UNKNOWN => {
+            "report-groups-namespace-unknown"
+        }
+        // `user alice`, `namespace ml`: the kind's word in the language, the name as it is.
+        (Some(k), GroupBy::User | GroupBy::Namespace) => {
+            let key = if by == GroupBy::User {
+                "report-groups-user"
+            } else {
+                "report-groups-namespace"
+            };
+            let name = term_safe(k).into_owned();
+            return lang.t_args(key, &[("name", name.into())]);
+        }
+        _ => return term_safe(&grp.label).into_owned(),
+    };
+    lang.t(key)
 }
 
 fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy, lang: Lang) {
@@ -87,7 +115,7 @@ fn device_block(out: &mut String, d: &DeviceGroups, by: GroupBy, lang: Lang) {
             );
         }
         rows.push(vec![
-            term_safe(&grp.label).into_owned(),
+            group_label(grp, by, lang),
             grp.processes.to_string(),
             mem,
         ]);
@@ -170,6 +198,31 @@ mod tests {
             t.contains("NOTES\n  - pod name and namespace come from the kubelet"),
             "{t}"
         );
+    }
+
+    /// The fixed labels and the notes in the reader's language; owners' names as they are.
+    #[test]
+    fn chinese_says_the_fixed_labels_and_keeps_the_names() {
+        let t =
+            render_groups_table_in(&group_memory(&snap(), GroupBy::Pod), None, None, Lang::ZhCn);
+        assert!(t.contains("  不在 Kubernetes Pod 中 "), "{t}");
+        assert!(t.contains("pod aaaa1111-0000"), "{t}");
+        assert!(t.contains("  - Pod 名称和命名空间来自 kubelet"), "{t}");
+        let t = render_groups_table_in(
+            &group_memory(&snap(), GroupBy::Namespace),
+            None,
+            None,
+            Lang::ZhTw,
+        );
+        assert!(
+            t.contains("命名空間未知（kubelet 無法給出 Pod 的名稱；見附註）"),
+            "{t}"
+        );
+        let mut s = snap();
+        s.processes[2].user = Some("张三".into());
+        let t = render_groups_table_in(&group_memory(&s, GroupBy::User), None, None, Lang::ZhCn);
+        assert!(t.contains("  用户 张三 "), "{t}");
+        assert!(!t.contains("not in") && !t.contains("user 张三"), "{t}");
     }
 
     #[test]

@@ -155,7 +155,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         Err(e) => return usage_error(format!("{e:#}")),
     };
     for w in &warnings {
-        eprintln!("gpuledger: warning: {w}");
+        let text = ("text", w.in_lang(global.lang).into());
+        eprintln!("{}", global.lang.t_args("cli-warning", &[text]));
     }
     let Some(model_path) = model else {
         return no_model(&settings);

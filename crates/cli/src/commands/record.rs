@@ -54,20 +54,23 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut rec = Recorder::open(&path)?;
     let retention_ms = args.retention.as_millis().min(i64::MAX as u128) as i64;
     let pruned = rec.prune(now_ms().saturating_sub(retention_ms))?;
-    eprintln!(
-        "gpuledger: recording every {} into {} (retention {}{}); Ctrl-C to stop",
-        humantime::format_duration(args.interval),
-        path.display(),
-        humantime::format_duration(args.retention),
-        if pruned.samples + pruned.device_samples > 0 {
-            format!(
-                ", pruned {} old samples",
-                pruned.samples.max(pruned.device_samples)
-            )
-        } else {
-            String::new()
-        }
-    );
+    let lang = global.lang;
+    let pruned_n = pruned.samples.max(pruned.device_samples);
+    let start_args = [
+        (
+            "interval",
+            humantime::format_duration(args.interval).to_string().into(),
+        ),
+        ("path", path.display().to_string().into()),
+        (
+            "retention",
+            humantime::format_duration(args.retention)
+                .to_string()
+                .into(),
+        ),
+        ("pruned", pruned_n.into()),
+    ];
+    eprintln!("{}", lang.t_args("cli-record-start", &start_args));
     let mut last_flush = now_ms();
     let mut last_prune = now_ms();
     let flush_ms = args.flush_every.as_millis() as i64;
@@ -89,38 +92,44 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let flushed = rec.flush();
     let stats = match stats.and_then(|s| flushed.map(|()| s).map_err(anyhow::Error::from)) {
         Ok(s) => s,
-        Err(e) => return Err(e.context(stopped(&rec))),
+        Err(e) => return Err(e.context(stopped(&rec, lang))),
     };
-    eprintln!(
-        "gpuledger: recorded {} samples{} into {}{}",
-        stats.rounds,
-        first
-            .map(|t| format!(" from {} to {}", format_ms(t), format_ms(now_ms())))
-            .unwrap_or_default(),
-        path.display(),
-        if stats.skipped > 0 {
-            format!(" ({} late ticks skipped)", stats.skipped)
-        } else {
-            String::new()
-        }
-    );
+    let span = match first {
+        Some(t) => lang.t_args(
+            "cli-record-span",
+            &[
+                ("from", format_ms(t).into()),
+                ("to", format_ms(now_ms()).into()),
+            ],
+        ),
+        None => String::new(),
+    };
+    let done_args = [
+        ("samples", stats.rounds.into()),
+        ("span", span.into()),
+        ("path", path.display().to_string().into()),
+        ("skipped", stats.skipped.into()),
+    ];
+    eprintln!("{}", lang.t_args("cli-record-done", &done_args));
     Ok(ExitCode::SUCCESS)
 }
 
 /// What a recorder stopped by an error (a full disk, a lost file) leaves: how many samples of
 /// this run are kept, from when to when, and how many were not written.
-fn stopped(rec: &Recorder) -> String {
+fn stopped(rec: &Recorder, lang: gpuledger_lang::Lang) -> String {
     let k = rec.kept();
     let span = match (k.first_ms, k.last_ms) {
-        (Some(a), Some(b)) => format!(" (from {} to {})", format_ms(a), format_ms(b)),
+        (Some(a), Some(b)) => lang.t_args(
+            "cli-record-kept-span",
+            &[("from", format_ms(a).into()), ("to", format_ms(b).into())],
+        ),
         _ => String::new(),
     };
-    let lost = rec.pending();
-    format!(
-        "recording stopped: {} sample{} of this run {} kept in {}{span}; {lost} not written",
-        k.samples,
-        if k.samples == 1 { "" } else { "s" },
-        if k.samples == 1 { "is" } else { "are" },
-        rec.path().display(),
-    )
+    let args = [
+        ("samples", k.samples.into()),
+        ("path", rec.path().display().to_string().into()),
+        ("span", span.into()),
+        ("lost", rec.pending().into()),
+    ];
+    lang.t_args("cli-record-stopped", &args)
 }

@@ -62,11 +62,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();
+    let lang = global.lang;
     serve_until_stopped(cfg, source(global)?, |addr| {
-        eprintln!(
-            "gpuledger serve: listening on http://{addr} (/, /metrics, /api/v1/snapshot, /healthz){}",
-            if replay { " — serving a REPLAY" } else { "" }
-        )
+        let key = if replay {
+            "cli-serve-listening-replay"
+        } else {
+            "cli-serve-listening"
+        };
+        eprintln!("{}", lang.t_args(key, &[("addr", addr.to_string().into())]))
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -37,18 +37,22 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         ..ServeConfig::default()
     };
     let replay = global.args.replay.is_some();
+    let lang = global.lang;
     serve_until_stopped(cfg, source(global)?, |addr| {
         let url = format!("http://{addr}/");
-        println!(
-            "gpuledger ui: the browser view{} is at {url} (read-only, this machine only; Ctrl-C stops)",
-            if replay { " of a REPLAY" } else { "" }
-        );
+        let key = if replay {
+            "cli-ui-at-replay"
+        } else {
+            "cli-ui-at"
+        };
+        println!("{}", lang.t_args(key, &[("url", url.as_str().into())]));
         if !args.no_open {
             match open_browser(&url) {
-                Ok(how) => println!("gpuledger ui: opened it with {how}"),
-                Err(why) => println!(
-                    "gpuledger ui: could not start a browser ({why}); open {url} yourself. Still serving."
-                ),
+                Ok(how) => println!("{}", lang.t_args("cli-ui-opened", &[("how", how.into())])),
+                Err(why) => {
+                    let args = [("why", why.into()), ("url", url.as_str().into())];
+                    println!("{}", lang.t_args("cli-ui-no-browser", &args))
+                }
             }
         }
     })?;

@@ -755,21 +755,34 @@ fn the_snapshot_notes_speak_the_language_and_their_json_stays_english() {
 
 /// The lines of a Chinese report that hold an English sentence: a run of three or more
 /// lowercase English words is a sentence that was not given a key. The system's own words (an
-/// OS error, from the `: ` before it up to its `(os error N)`) and a program's quoted log line
-/// (`"Flash Attention was auto, set to enabled"`) are theirs, and cut out first.
+/// OS error, from the `: ` before it up to its `(os error N)`, or its words where a pane wrapped
+/// it) and a program's quoted log line (`"Flash Attention was auto, set to enabled"`) are
+/// theirs, and cut out first.
 pub(crate) fn english_sentences(text: &str) -> Vec<String> {
     let os_error = |l: &str| {
         let l = match (l.find(": "), l.find("(os error")) {
             (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
             _ => l.to_string(),
         };
-        l.split('"').step_by(2).collect::<Vec<_>>().join("\"\"")
+        let l = l.split('"').step_by(2).collect::<Vec<_>>().join("\"\"");
+        // An OS error wrapped onto the next line of a pane, and the GGUF reader's own words
+        // before one, are the same system's words.
+        let mut l = l.replace("No such file or directory", "");
+        for w in [
+            "such file or directory",
+            "file or directory",
+            "Permission denied",
+            "cannot open:",
+        ] {
+            l = l.replace(w, "");
+        }
+        l
     };
     let english = |l: &str| {
         let (mut run, mut best) = (0, 0);
         for w in l.split(' ') {
             let word = w.trim_matches(|c: char| ",.;:()'`".contains(c));
-            if word.len() >= 2 && word.chars().all(|c| c.is_ascii_lowercase()) {
+            if !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase()) {
                 run += 1;
                 best = best.max(run);
             } else {
@@ -785,6 +798,8 @@ pub(crate) fn english_sentences(text: &str) -> Vec<String> {
 #[test]
 fn chinese_reports_of_a_machine_hold_no_english_sentence() {
     let m = Machine::two_gpus();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db").display().to_string();
     let mut found = Vec::new();
     for lang in ["zh-CN", "zh-TW"] {
         for args in [
@@ -800,6 +815,10 @@ fn chinese_reports_of_a_machine_hold_no_english_sentence() {
             &["history", "--db", "/no/such/recording.db"],
             &["snapshot", "--groups"],
             &["plot", "--db", "/no/such/recording.db"],
+            &["snapshot", "--group-by", "pod"],
+            &["snapshot", "--group-by", "job"],
+            &["snapshot", "--group-by", "owner"],
+            &["record", "--db", &db, "--count", "1", "--interval", "100ms"],
         ] {
             let out = m.run(&[&["--lang", lang][..], args].concat());
             let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);

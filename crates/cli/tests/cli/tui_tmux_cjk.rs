@@ -57,6 +57,8 @@ struct Words {
     name: &'static str,
     workload: &'static str,
     memory: &'static str,
+    help: &'static str,
+    details: &'static str,
 }
 
 const ZH_CN: Words = Words {
@@ -65,6 +67,8 @@ const ZH_CN: Words = Words {
     name: "名称",
     workload: "工作负载",
     memory: "显存",
+    help: "帮助 — 按 ? F1 或 Esc 关闭",
+    details: "详情 — 按 Esc 关闭",
 };
 
 const ZH_TW: Words = Words {
@@ -73,6 +77,8 @@ const ZH_TW: Words = Words {
     name: "名稱",
     workload: "工作負載",
     memory: "記憶體",
+    help: "說明 — 按 ? F1 或 Esc 關閉",
+    details: "詳細資料 — 按 Esc 關閉",
 };
 
 /// The table's rows under the header of screen `s`, and the header, checked column by column.
@@ -156,6 +162,19 @@ fn view_in(words: &Words, env: &str, args: &str) {
     });
     check_table(&s, 120, words, true);
     eprintln!("{}", s);
+    // The main screen, the help and a process's details hold no English sentence.
+    let mut left = crate::languages::english_sentences(&s);
+    t.keys(&["?"]);
+    let help = t.wait("the help", 10, |h| h.contains(words.help));
+    left.extend(crate::languages::english_sentences(&help));
+    // Apart: Escape and Enter in one burst read as Alt+Enter.
+    t.keys(&["Escape"]);
+    t.wait("the help closed", 10, |h| !h.contains(words.help));
+    t.keys(&["Enter"]);
+    let details = t.wait("a process's details", 10, |d| d.contains(words.details));
+    left.extend(crate::languages::english_sentences(&details));
+    assert!(left.is_empty(), "{}\n{help}\n{details}", left.join("\n"));
+    t.keys(&["Escape"]);
     t.cmd(&["resize-window", "-t", "gl", "-x", "80", "-y", "24"]);
     let s = t.wait("the compact layout", 10, |s| {
         s.contains("GPU0 H200") && s.contains(words.quit)

@@ -339,3 +339,32 @@ cli-err-conflict = error: the argument '{ $arg }' cannot be used with '{ $other 
 cli-err-possible = [possible values: { $values }]
 cli-err-tip-similar = tip: did you mean '{ $similar }'?
 cli-err-more-info = For more information, try '--help'.
+
+## ui, serve and record: what they say on starting and stopping
+cli-ui-at = gpuledger ui: the browser view is at { $url } (read-only, this machine only; Ctrl-C stops)
+cli-ui-at-replay = gpuledger ui: the browser view of a REPLAY is at { $url } (read-only, this machine only; Ctrl-C stops)
+cli-ui-opened = gpuledger ui: opened it with { $how }
+cli-ui-no-browser = gpuledger ui: could not start a browser ({ $why }); open { $url } yourself. Still serving.
+cli-serve-listening = gpuledger serve: listening on http://{ $addr } (/, /metrics, /api/v1/snapshot, /healthz)
+cli-serve-listening-replay = gpuledger serve: listening on http://{ $addr } (/, /metrics, /api/v1/snapshot, /healthz) — serving a REPLAY
+cli-record-start = gpuledger: recording every { $interval } into { $path } (retention { $retention }{ $pruned ->
+        [0] { "" }
+       *[other] , pruned { $pruned } old samples
+    }); Ctrl-C to stop
+cli-record-span = { " " }from { $from } to { $to }
+cli-record-done = gpuledger: recorded { $samples } samples{ $span } into { $path }{ $skipped ->
+        [0] { "" }
+       *[other] { " " }({ $skipped } late ticks skipped)
+    }
+cli-record-stopped = recording stopped: { $samples ->
+        [one] { $samples } sample of this run is
+       *[other] { $samples } samples of this run are
+    } kept in { $path }{ $span }; { $lost } not written
+cli-record-kept-span = { " " }(from { $from } to { $to })
+
+## estimate: what of the command line was not used
+cli-warning = gpuledger: warning: { $text }
+cli-warn-model-not-read = -m { $m } in the command line is not read: estimating { $word }
+cli-warn-not-flags = not llama-server flags, ignored: { $flags }
+cli-warn-ignored = ignored: { $words }
+cli-warn-env-not-read = environment not read: { $names }

@@ -263,6 +263,8 @@ recipe-nm-rpc-backend = the rpc-server's backend context (its CUDA or Vulkan ove
 
 ## Where an Ollama runner's llama.cpp settings came from
 recipe-src-free-memory = { $device }'s free memory
+recipe-src-line-program = the command line's program, { $program }
+recipe-src-process-program = the process's program, { $program }
 recipe-ollama-env-parent = /proc/{ $pid }/environ (ollama serve, the runner's parent)
 recipe-ollama-env-own = /proc/{ $pid }/environ (inherited from ollama serve)
 recipe-ollama-env-in = { $var } in { $source }

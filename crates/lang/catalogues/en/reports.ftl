@@ -729,3 +729,24 @@ report-age-seconds = { $n ->
 
 ## history: a recording that is not there
 report-history-no-recording = no such recording (start one with `gpuledger record`)
+
+## estimate --fit-advice: what a change does
+report-fit-other-device = { $device } instead
+report-fit-first-experts-on-host = the experts of the first layers on the host
+report-fit-most-that-fits = the most that fits
+
+## snapshot --group-by: the group of processes without such an owner, and other fixed labels
+report-groups-outside-pod = not in a Kubernetes pod
+report-groups-outside-container = not in a container
+report-groups-outside-job = not in a Slurm job
+report-groups-outside-user = user unknown
+report-groups-outside-unit = not in a systemd unit
+report-groups-outside-owner = owner unknown (cgroup unreadable, or the root cgroup)
+report-groups-namespace-unknown = namespace unknown (the kubelet could not name the pod; see notes)
+report-pod-names-unavailable = pod name and namespace come from the kubelet, which was not asked; the pod UID is from the cgroup path
+report-kubelet-no-log-link = no container log link names its container id
+report-kubelet-logs-unreadable = container log links unreadable ({ $error })
+report-kubelet-uid-only = pod UID only: { $logs }; { $error }
+report-kubelet-uid-only-shared = pod UID only: { $logs }, and the GPUs it uses were not assigned to exactly one pod the kubelet lists (a shared GPU, or not assigned through a device plugin)
+report-groups-user = user { $name }
+report-groups-namespace = namespace { $name }

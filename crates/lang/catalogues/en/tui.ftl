@@ -283,3 +283,8 @@ tui-check-gone = no such process any more
 tui-check-pid-reused = the PID now names a different process than the one listed (PID reused)
 tui-kill-not-started = could not start the kill: { $error }
 tui-kill-pid-message = PID { $pid }: { $message }
+
+## Why a process's host CPU % or RSS is missing (the details pane)
+tui-host-no-proc = host CPU % and RSS are read from /proc, which this platform does not have
+tui-host-two-rounds = CPU % needs two rounds: this process was first seen this round
+tui-host-cannot-read = cannot read { $path }: { $error }

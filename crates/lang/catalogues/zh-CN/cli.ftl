@@ -329,3 +329,30 @@ cli-err-conflict = 错误：参数 '{ $arg }' 不能与 '{ $other }' 一起使�
 cli-err-possible = 可用的值：{ $values }
 cli-err-tip-similar = 提示：是否要用 '{ $similar }'？
 cli-err-more-info = 更多信息请运行 '--help'。
+
+## ui, serve and record: what they say on starting and stopping
+# A URL is followed by a space, so terminals that detect links stop there.
+cli-ui-at = gpuledger ui：浏览器视图位于 { $url } （只读，仅限本机；按 Ctrl-C 停止）
+cli-ui-at-replay = gpuledger ui：回放的浏览器视图位于 { $url } （只读，仅限本机；按 Ctrl-C 停止）
+cli-ui-opened = gpuledger ui：已用 { $how } 打开
+cli-ui-no-browser = gpuledger ui：无法启动浏览器（{ $why }）；请自行打开 { $url } 。服务仍在运行。
+cli-serve-listening = gpuledger serve：正在监听 http://{ $addr } （/、/metrics、/api/v1/snapshot、/healthz）
+cli-serve-listening-replay = gpuledger serve：正在监听 http://{ $addr } （/、/metrics、/api/v1/snapshot、/healthz）——提供的是回放
+cli-record-start = gpuledger：每隔 { $interval } 录制一次，写入 { $path }（保留 { $retention }{ $pruned ->
+        [0] { "" }
+       *[other] ，已清理 { $pruned } 个旧样本
+    }）；按 Ctrl-C 停止
+cli-record-span = ，从 { $from } 到 { $to }
+cli-record-done = gpuledger：已录制 { $samples } 个样本{ $span }，写入 { $path }{ $skipped ->
+        [0] { "" }
+       *[other] （跳过了 { $skipped } 个迟到的采样时刻）
+    }
+cli-record-stopped = 录制已停止：本次运行的 { $samples } 个样本保存在 { $path }{ $span }；{ $lost } 个未写入
+cli-record-kept-span = （从 { $from } 到 { $to }）
+
+## estimate: what of the command line was not used
+cli-warning = gpuledger：警告：{ $text }
+cli-warn-model-not-read = 命令行中的 -m { $m } 未被读取：估算的是 { $word }
+cli-warn-not-flags = 不是 llama-server 的参数，已忽略：{ $flags }
+cli-warn-ignored = 已忽略：{ $words }
+cli-warn-env-not-read = 未读取的环境变量：{ $names }

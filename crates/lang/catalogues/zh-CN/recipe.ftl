@@ -258,6 +258,8 @@ recipe-nm-rpc-backend = rpc-server 的后端上下文（其 CUDA 或 Vulkan 额�
 
 ## Where an Ollama runner's llama.cpp settings came from
 recipe-src-free-memory = { $device } 的空闲显存
+recipe-src-line-program = 命令行中的程序 { $program }
+recipe-src-process-program = 进程的程序 { $program }
 recipe-ollama-env-parent = /proc/{ $pid }/environ（ollama serve，运行器的父进程）
 recipe-ollama-env-own = /proc/{ $pid }/environ（继承自 ollama serve）
 recipe-ollama-env-in = { $source } 中的 { $var }

@@ -639,3 +639,24 @@ report-age-seconds = { $n } 秒
 
 ## history: a recording that is not there
 report-history-no-recording = 没有这个录制（用 `gpuledger record` 开始录制）
+
+## estimate --fit-advice: what a change does
+report-fit-other-device = 改用 { $device }
+report-fit-first-experts-on-host = 把前面几层的专家放在主机上
+report-fit-most-that-fits = 能放下的最大值
+
+## snapshot --group-by: the group of processes without such an owner, and other fixed labels
+report-groups-outside-pod = 不在 Kubernetes Pod 中
+report-groups-outside-container = 不在容器中
+report-groups-outside-job = 不在 Slurm 作业中
+report-groups-outside-user = 用户未知
+report-groups-outside-unit = 不在 systemd 单元中
+report-groups-outside-owner = 所属未知（cgroup 无法读取，或是根 cgroup）
+report-groups-namespace-unknown = 命名空间未知（kubelet 无法给出 Pod 的名称；见附注）
+report-pod-names-unavailable = Pod 名称和命名空间来自 kubelet，而这里没有询问它；Pod UID 来自 cgroup 路径
+report-kubelet-no-log-link = 没有容器日志链接指向它的容器 ID
+report-kubelet-logs-unreadable = 容器日志链接无法读取（{ $error }）
+report-kubelet-uid-only = 只有 Pod UID：{ $logs }；{ $error }
+report-kubelet-uid-only-shared = 只有 Pod UID：{ $logs }，而且它使用的 GPU 没有恰好分配给 kubelet 列出的某一个 Pod（共享的 GPU，或没有通过设备插件分配）
+report-groups-user = 用户 { $name }
+report-groups-namespace = 命名空间 { $name }

@@ -268,3 +268,8 @@ tui-check-gone = 该进程已不存在
 tui-check-pid-reused = 这个 PID 现在指向的已不是列表中的那个进程（PID 被重用）
 tui-kill-not-started = 无法启动终止操作：{ $error }
 tui-kill-pid-message = PID { $pid }：{ $message }
+
+## Why a process's host CPU % or RSS is missing (the details pane)
+tui-host-no-proc = 主机 CPU % 和 RSS 从 /proc 读取，而此平台没有 /proc
+tui-host-two-rounds = CPU % 需要两轮采集：此进程是本轮才首次出现
+tui-host-cannot-read = 无法读取 { $path }：{ $error }

@@ -329,3 +329,30 @@ cli-err-conflict = 錯誤：引數 '{ $arg }' 不能與 '{ $other }' 一起使�
 cli-err-possible = 可用的值：{ $values }
 cli-err-tip-similar = 提示：是否要使用 '{ $similar }'？
 cli-err-more-info = 更多資訊請執行 '--help'。
+
+## ui, serve and record: what they say on starting and stopping
+# A URL is followed by a space, so terminals that detect links stop there.
+cli-ui-at = gpuledger ui：瀏覽器檢視位於 { $url } （唯讀，僅限本機；按 Ctrl-C 停止）
+cli-ui-at-replay = gpuledger ui：重播的瀏覽器檢視位於 { $url } （唯讀，僅限本機；按 Ctrl-C 停止）
+cli-ui-opened = gpuledger ui：已用 { $how } 開啟
+cli-ui-no-browser = gpuledger ui：無法啟動瀏覽器（{ $why }）；請自行開啟 { $url } 。服務仍在執行。
+cli-serve-listening = gpuledger serve：正在監聽 http://{ $addr } （/、/metrics、/api/v1/snapshot、/healthz）
+cli-serve-listening-replay = gpuledger serve：正在監聽 http://{ $addr } （/、/metrics、/api/v1/snapshot、/healthz）——提供的是重播
+cli-record-start = gpuledger：每隔 { $interval } 錄製一次，寫入 { $path }（保留 { $retention }{ $pruned ->
+        [0] { "" }
+       *[other] ，已清除 { $pruned } 個舊樣本
+    }）；按 Ctrl-C 停止
+cli-record-span = ，從 { $from } 到 { $to }
+cli-record-done = gpuledger：已錄製 { $samples } 個樣本{ $span }，寫入 { $path }{ $skipped ->
+        [0] { "" }
+       *[other] （略過了 { $skipped } 個遲到的取樣時刻）
+    }
+cli-record-stopped = 錄製已停止：本次執行的 { $samples } 個樣本保存在 { $path }{ $span }；{ $lost } 個未寫入
+cli-record-kept-span = （從 { $from } 到 { $to }）
+
+## estimate: what of the command line was not used
+cli-warning = gpuledger：警告：{ $text }
+cli-warn-model-not-read = 命令列中的 -m { $m } 未被讀取：估算的是 { $word }
+cli-warn-not-flags = 不是 llama-server 的引數，已忽略：{ $flags }
+cli-warn-ignored = 已忽略：{ $words }
+cli-warn-env-not-read = 未讀取的環境變數：{ $names }

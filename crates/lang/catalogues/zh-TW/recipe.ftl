@@ -258,6 +258,8 @@ recipe-nm-rpc-backend = rpc-server 的後端上下文（其 CUDA 或 Vulkan 額�
 
 ## Where an Ollama runner's llama.cpp settings came from
 recipe-src-free-memory = { $device } 的可用顯示記憶體
+recipe-src-line-program = 命令列中的程式 { $program }
+recipe-src-process-program = 處理程序的程式 { $program }
 recipe-ollama-env-parent = /proc/{ $pid }/environ（ollama serve，執行器的父處理程序）
 recipe-ollama-env-own = /proc/{ $pid }/environ（繼承自 ollama serve）
 recipe-ollama-env-in = { $source } 中的 { $var }

@@ -640,3 +640,24 @@ report-age-seconds = { $n } 秒
 
 ## history: a recording that is not there
 report-history-no-recording = 沒有這個錄製（用 `gpuledger record` 開始錄製）
+
+## estimate --fit-advice: what a change does
+report-fit-other-device = 改用 { $device }
+report-fit-first-experts-on-host = 把前面幾層的專家放在主機上
+report-fit-most-that-fits = 能放下的最大值
+
+## snapshot --group-by: the group of processes without such an owner, and other fixed labels
+report-groups-outside-pod = 不在 Kubernetes Pod 中
+report-groups-outside-container = 不在容器中
+report-groups-outside-job = 不在 Slurm 作業中
+report-groups-outside-user = 使用者未知
+report-groups-outside-unit = 不在 systemd 單元中
+report-groups-outside-owner = 所屬未知（cgroup 無法讀取，或是根 cgroup）
+report-groups-namespace-unknown = 命名空間未知（kubelet 無法給出 Pod 的名稱；見附註）
+report-pod-names-unavailable = Pod 名稱與命名空間來自 kubelet，而這裡沒有詢問它；Pod UID 來自 cgroup 路徑
+report-kubelet-no-log-link = 沒有容器記錄連結指向它的容器 ID
+report-kubelet-logs-unreadable = 容器記錄連結無法讀取（{ $error }）
+report-kubelet-uid-only = 只有 Pod UID：{ $logs }；{ $error }
+report-kubelet-uid-only-shared = 只有 Pod UID：{ $logs }，而且它使用的 GPU 沒有恰好分配給 kubelet 列出的某一個 Pod（共享的 GPU，或沒有透過裝置外掛程式分配）
+report-groups-user = 使用者 { $name }
+report-groups-namespace = 命名空間 { $name }

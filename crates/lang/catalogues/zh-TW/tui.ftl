@@ -268,3 +268,8 @@ tui-check-gone = 該處理程序已不存在
 tui-check-pid-reused = 這個 PID 現在指向的已不是清單中的那個處理程序（PID 被重複使用）
 tui-kill-not-started = 無法啟動終止作業：{ $error }
 tui-kill-pid-message = PID { $pid }：{ $message }
+
+## Why a process's host CPU % or RSS is missing (the details pane)
+tui-host-no-proc = 主機 CPU % 與 RSS 從 /proc 讀取，而此平台沒有 /proc
+tui-host-two-rounds = CPU % 需要兩輪收集：此處理程序是本輪才首次出現
+tui-host-cannot-read = 無法讀取 { $path }：{ $error }

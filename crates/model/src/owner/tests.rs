@@ -1,5 +1,6 @@
 use super::*;
 use crate::test_support::{device, process, snapshot};
+use gpuledger_lang::Said;
 
 const UID: &str = "3f2a1b9c-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 const CTR: &str = "9b1c0d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
@@ -10,7 +11,7 @@ fn pod(uid: &str, ctr: Option<&str>) -> Owner {
     o.qos_class = Some("burstable".into());
     o.container_id = ctr.map(str::to_string);
     o.runtime = ctr.map(|_| "containerd".into());
-    o.names_unavailable_reason = Some(POD_NAMES_UNAVAILABLE.into());
+    o.names_unavailable_reason = Some(pod_names_unavailable());
     o.relabel();
     o
 }
@@ -101,7 +102,10 @@ fn json_is_kebab_kind_and_leaves_unknowns_out() {
     assert!(v.get("pod_uid").is_none());
     let v = serde_json::to_value(pod(UID, None)).unwrap();
     assert_eq!(v["kind"], "pod");
-    assert_eq!(v["names_unavailable_reason"], POD_NAMES_UNAVAILABLE);
+    assert_eq!(
+        v["names_unavailable_reason"],
+        pod_names_unavailable().as_str()
+    );
     let back: Owner = serde_json::from_value(v).unwrap();
     assert_eq!(back, pod(UID, None));
 }
@@ -178,7 +182,7 @@ fn groups_sum_per_device_and_leave_unattributed_apart() {
     // The groups add up to attributed; used = that + unattributed.
     let sum: u64 = d0.groups.iter().map(|g| g.memory_bytes).sum();
     assert_eq!(sum + d0.unattributed_bytes.unwrap(), 10_000);
-    assert_eq!(g.notes, vec![POD_NAMES_UNAVAILABLE.to_string()]);
+    assert_eq!(g.notes, vec![pod_names_unavailable()]);
 
     let j = group_memory(&s, GroupBy::Job);
     let d1 = &j.devices[1];
@@ -196,7 +200,7 @@ fn namespaces_are_never_invented() {
     assert_eq!(d0.groups[0].label, NAMESPACE_UNKNOWN);
     assert_eq!(d0.groups[0].memory_bytes, 6_000);
     assert_eq!(d0.groups[0].processes, 4);
-    assert_eq!(g.notes, vec![POD_NAMES_UNAVAILABLE.to_string()]);
+    assert_eq!(g.notes, vec![pod_names_unavailable()]);
 }
 
 #[test]
@@ -236,7 +240,7 @@ fn kubelet_names_make_the_label_and_group_by_namespace() {
         ("namespace ml", 3_000)
     );
     // The others keep their UID, and the reason the kubelet gave is the note, said once.
-    assert_eq!(g.notes, vec!["kubelet: connection refused".to_string()]);
+    assert_eq!(g.notes, vec![Said::from("kubelet: connection refused")]);
 }
 
 #[test]

@@ -581,7 +581,9 @@ impl App {
             None => v.push((l.t("tui-na-what-host"), l.t(self.host_missing_key()))),
             Some(h) if h.cpu_percent.is_none() || h.rss_bytes.is_none() => v.push((
                 l.t("tui-na-what-host"),
-                h.reason.clone().unwrap_or_else(|| l.t("tui-na-not-read")),
+                h.reason
+                    .as_ref()
+                    .map_or_else(|| l.t("tui-na-not-read"), |r| r.in_lang(l)),
             )),
             _ => {}
         }

@@ -85,7 +85,10 @@ fn other_gpus(c: &Checker, given: &LlamaSettings, snap: &Snapshot, d: &Device) -
             let (needed, _) = other.needed(&s)?;
             (needed <= free).then(|| Change {
                 flags: format!("--device {}", x.index),
-                what: format!("{} instead", x.label()),
+                what: gpuledger_lang::Said::new(
+                    "report-fit-other-device",
+                    vec![("device", x.label().into())],
+                ),
                 needed_bytes: needed,
                 free_bytes: free,
             })
@@ -147,7 +150,7 @@ impl Checker<'_> {
         make: impl Fn(u32) -> Option<(LlamaSettings, String)>,
     ) -> Option<Change> {
         let best = smallest_where(lo, hi, |n| self.at(n, &make))?;
-        Some(self.change(best, "the experts of the first layers on the host"))
+        Some(self.change(best, "report-fit-first-experts-on-host"))
     }
 
     /// The change with the largest `n` in `lo..=hi` that fits (fitting shrinks with `n`): the
@@ -159,13 +162,13 @@ impl Checker<'_> {
         make: impl Fn(u32) -> Option<(LlamaSettings, String)>,
     ) -> Option<Change> {
         let best = smallest_where(lo, hi, |m| self.at(lo + hi - m, &make))?;
-        Some(self.change(best, "the most that fits"))
+        Some(self.change(best, "report-fit-most-that-fits"))
     }
 
-    fn change(&self, (needed, flags): (u64, String), what: &str) -> Change {
+    fn change(&self, (needed, flags): (u64, String), what: &'static str) -> Change {
         Change {
             flags,
-            what: what.into(),
+            what: gpuledger_lang::Said::new(what, vec![]),
             needed_bytes: needed,
             free_bytes: self.free,
         }

@@ -5,6 +5,7 @@
 //! in front of the program read as its environment (`LLAMA_ARG_*`).
 
 use anyhow::Context;
+use gpuledger_lang::Said;
 use gpuledger_workloads::estimate::{parse_llama_build, Backend, LlamaSettings, Tool};
 use std::path::PathBuf;
 
@@ -35,7 +36,7 @@ pub(super) struct Line {
     pub model: Option<PathBuf>,
     pub settings: LlamaSettings,
     /// Said on stderr: unknown flags, words that are no flag's, a second model.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Said>,
 }
 
 /// Read the words; an error is a usage error (a bad value of a flag the recipe reads, or of one of
@@ -63,8 +64,14 @@ pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
     }
     let (mut settings, stray) = LlamaSettings::parse_known(&flags).map_err(anyhow::Error::msg)?;
     if let Some(t) = program_tool(args, after_dashes) {
-        let source = format!("the command line's program, {}", t.program());
-        settings.tool = gpuledger_workloads::estimate::Setting::runtime(t, &source);
+        let source = Said::new(
+            "recipe-src-line-program",
+            vec![("program", t.program().into())],
+        );
+        settings.tool = gpuledger_workloads::estimate::Setting {
+            value: t,
+            source: gpuledger_workloads::estimate::SettingSource::Runtime(source),
+        };
     }
     let mut warnings = Vec::new();
     let (llama_env, other_env): (Vec<_>, Vec<_>) = env
@@ -79,23 +86,30 @@ pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
     }
     if let (Some(word), Some(m)) = (&model, &settings.model) {
         if word != m {
-            warnings.push(format!(
-                "-m {m} in the command line is not read: estimating {word}"
+            warnings.push(Said::new(
+                "cli-warn-model-not-read",
+                vec![("m", m.as_str().into()), ("word", word.as_str().into())],
             ));
         }
     }
     if !settings.unknown.is_empty() {
-        warnings.push(format!(
-            "not llama-server flags, ignored: {}",
-            settings.unknown.join(", ")
+        warnings.push(Said::new(
+            "cli-warn-not-flags",
+            vec![("flags", settings.unknown.join(", ").into())],
         ));
     }
     if !stray.is_empty() {
-        warnings.push(format!("ignored: {}", stray.join(" ")));
+        warnings.push(Said::new(
+            "cli-warn-ignored",
+            vec![("words", stray.join(" ").into())],
+        ));
     }
     if !other_env.is_empty() {
         let names: Vec<&str> = other_env.iter().map(|(n, _)| n.as_str()).collect();
-        warnings.push(format!("environment not read: {}", names.join(", ")));
+        warnings.push(Said::new(
+            "cli-warn-env-not-read",
+            vec![("names", names.join(", ").into())],
+        ));
     }
     let model = model.or_else(|| settings.model.clone()).map(PathBuf::from);
     Ok(Line {
@@ -310,7 +324,7 @@ mod tests {
         .unwrap();
         assert_eq!(l.settings.ctx_size.value, 8192);
         assert_eq!(l.settings.parallel.value, 1, "the flag wins");
-        assert_eq!(l.warnings, ["environment not read: HF_TOKEN"]);
+        assert_eq!(l.warnings, [Said::from("environment not read: HF_TOKEN")]);
         assert!(read(&words("-- LLAMA_ARG_CTX_SIZE=lots llama-server -m x.gguf")).is_err());
     }
 }

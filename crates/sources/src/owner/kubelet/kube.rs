@@ -26,6 +26,7 @@
 use super::h2::{CallError, Conn};
 use super::proto::{self, Devices, Pod};
 use crate::procfs::nvidia_gpus::{driver_gpus, minor_of, DriverGpu};
+use gpuledger_lang::Said;
 use gpuledger_model::owner::device_id_names_gpu;
 use gpuledger_model::{
     redact_text, DeviceAssignment, OwnerKind, Snapshot, SourceState, SourceStatus,
@@ -223,15 +224,19 @@ pub fn name_pods(
 fn unnamed_reason(
     listing: Result<&Listing, &str>,
     logs: Result<&HashMap<String, LogName>, &str>,
-) -> String {
+) -> Said {
     let logs = match logs {
-        Ok(_) => "no container log link names its container id".to_string(),
-        Err(e) => format!("container log links unreadable ({e})"),
+        Ok(_) => Said::new("report-kubelet-no-log-link", vec![]),
+        Err(e) => Said::new("report-kubelet-logs-unreadable", vec![("error", e.into())]),
     };
     match listing {
-        Err(e) => format!("pod UID only: {logs}; {e}"),
-        Ok(_) => format!(
-            "pod UID only: {logs}, and the GPUs it uses were not assigned to exactly one pod the kubelet lists (a shared GPU, or not assigned through a device plugin)"
+        Err(e) => Said::new(
+            "report-kubelet-uid-only",
+            vec![("logs", logs.into()), ("error", e.into())],
+        ),
+        Ok(_) => Said::new(
+            "report-kubelet-uid-only-shared",
+            vec![("logs", logs.into())],
         ),
     }
 }
@@ -285,7 +290,7 @@ fn device_join(
     snap: &Snapshot,
     listing: Option<&Listing>,
     nodes: &DeviceNodes,
-) -> HashMap<String, Result<Found, String>> {
+) -> HashMap<String, Result<Found, Said>> {
     let mut out = HashMap::new();
     let Some(l) = listing else {
         return out;

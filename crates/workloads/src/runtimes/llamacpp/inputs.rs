@@ -2,7 +2,7 @@
 //! its root), its flags and `LLAMA_ARG_*` environment, and the backend it runs. Ollama and LM
 //! Studio build the same inputs with settings of their own.
 
-use crate::estimate::{env_vars, Backend, LlamaSettings, Setting, Tool};
+use crate::estimate::{env_vars, Backend, LlamaSettings, Setting, SettingSource, Tool};
 use crate::gguf::GgufModel;
 use gpuledger_lang::Said;
 use gpuledger_model::{EvidenceKind, Process, Vendor, Workload};
@@ -54,8 +54,14 @@ pub fn llama_server_inputs(
     settings.backend = backend_of(w, vendor);
     // The program decides the sequence rules: llama-cli and llama-bench are not servers.
     if let Some(t) = argv.first().and_then(|a| Tool::parse(a)) {
-        let source = format!("the process's program, {}", t.program());
-        settings.tool = Setting::runtime(t, &source);
+        let source = Said::new(
+            "recipe-src-process-program",
+            vec![("program", t.program().into())],
+        );
+        settings.tool = Setting {
+            value: t,
+            source: SettingSource::Runtime(source),
+        };
     }
     Ok(ProcessInputs {
         model_path: path,
