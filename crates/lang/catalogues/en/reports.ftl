@@ -750,3 +750,22 @@ report-kubelet-uid-only = pod UID only: { $logs }; { $error }
 report-kubelet-uid-only-shared = pod UID only: { $logs }, and the GPUs it uses were not assigned to exactly one pod the kubelet lists (a shared GPU, or not assigned through a device plugin)
 report-groups-user = user { $name }
 report-groups-namespace = namespace { $name }
+
+## Windows (WDDM) and WSL (/dev/dxg): what the counters could not say
+report-wddm-paired-alone = WDDM adapter { $adapter } has no PCI address from D3DKMT; paired with the only NVML device by elimination
+report-wddm-dedicated-usage = per-process memory from Dedicated/Shared Usage: { $why }
+report-wddm-luid-not-in-dxgi = adapter LUID { $luid } appears in the GPU counters but not in DXGI's adapter list; shown without a name or total
+report-wddm-basic-render = { $count } process entries on the Microsoft Basic Render Driver (software adapter) left out: that is CPU rendering in system memory
+report-wddm-instances-skipped = { $path }: { $count } instance name(s) skipped, e.g. { $example }
+report-wddm-no-dxgi = DXGI adapter list unavailable ({ $error }): adapters are shown by LUID without names or totals
+report-wddm-over-attributed = { $device }: the processes' WDDM figures add up to { $over } more than the adapter uses: shared surfaces are charged to every process that maps them ({ $who } carry the desktop's); bars are scaled to the sum, labels keep each process's own figure
+report-wddm-carriers-usual = usually dwm.exe and csrss.exe
+report-wddm-carriers-here = here { $list }
+report-dxg-buffers-skipped = /dev/dxg: { $count } statistics buffer(s) skipped, e.g. { $example }
+report-dxg-no-process-stats = per-process GPU statistics unavailable in WSL: { $why }
+report-dxg-paired-alone = /dev/dxg adapter paired with the only NVML device by elimination (WSL gives no PCI address)
+
+## macOS (IOKit): what the registry could not say
+report-iokit-no-statistics = IOAccelerator { $class } has no PerformanceStatistics; left out
+report-iokit-clients-left-out = { $count } GPU user client(s) without a readable IOUserClientCreator left out
+report-iokit-alloc-as-used = { $class }: no "In use system memory"; used = "Alloc system memory"

@@ -660,3 +660,22 @@ report-kubelet-uid-only = 只有 Pod UID：{ $logs }；{ $error }
 report-kubelet-uid-only-shared = 只有 Pod UID：{ $logs }，而且它使用的 GPU 没有恰好分配给 kubelet 列出的某一个 Pod（共享的 GPU，或没有通过设备插件分配）
 report-groups-user = 用户 { $name }
 report-groups-namespace = 命名空间 { $name }
+
+## Windows (WDDM) and WSL (/dev/dxg): what the counters could not say
+report-wddm-paired-alone = WDDM 适配器 { $adapter } 没有来自 D3DKMT 的 PCI 地址；用排除法与唯一的 NVML 设备配对
+report-wddm-dedicated-usage = 每进程显存来自 Dedicated/Shared Usage：{ $why }
+report-wddm-luid-not-in-dxgi = 适配器 LUID { $luid } 出现在 GPU 计数器中，却不在 DXGI 的适配器列表里；显示时没有名称和总量
+report-wddm-basic-render = 已略去 Microsoft Basic Render Driver（软件适配器）上的 { $count } 条进程记录：那是 CPU 在系统内存中渲染
+report-wddm-instances-skipped = { $path }：跳过了 { $count } 个实例名称，例如 { $example }
+report-wddm-no-dxgi = 无法取得 DXGI 适配器列表（{ $error }）：适配器按 LUID 显示，没有名称和总量
+report-wddm-over-attributed = { $device }：各进程的 WDDM 数值加起来比适配器实际使用的多 { $over }：共享表面会计入每个映射它的进程（{ $who }承载桌面的表面）；条形按总和缩放，标签保留每个进程自己的数值
+report-wddm-carriers-usual = 通常是 dwm.exe 和 csrss.exe
+report-wddm-carriers-here = 这里是 { $list }
+report-dxg-buffers-skipped = /dev/dxg：跳过了 { $count } 个统计缓冲区，例如 { $example }
+report-dxg-no-process-stats = WSL 中无法取得每进程的 GPU 统计：{ $why }
+report-dxg-paired-alone = /dev/dxg 适配器用排除法与唯一的 NVML 设备配对（WSL 不提供 PCI 地址）
+
+## macOS (IOKit): what the registry could not say
+report-iokit-no-statistics = IOAccelerator { $class } 没有 PerformanceStatistics；已略去
+report-iokit-clients-left-out = 已略去 { $count } 个没有可读 IOUserClientCreator 的 GPU 用户客户端
+report-iokit-alloc-as-used = { $class }：没有 "In use system memory"；已用 = "Alloc system memory"

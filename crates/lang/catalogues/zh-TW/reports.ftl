@@ -661,3 +661,22 @@ report-kubelet-uid-only = 只有 Pod UID：{ $logs }；{ $error }
 report-kubelet-uid-only-shared = 只有 Pod UID：{ $logs }，而且它使用的 GPU 沒有恰好分配給 kubelet 列出的某一個 Pod（共享的 GPU，或沒有透過裝置外掛程式分配）
 report-groups-user = 使用者 { $name }
 report-groups-namespace = 命名空間 { $name }
+
+## Windows (WDDM) and WSL (/dev/dxg): what the counters could not say
+report-wddm-paired-alone = WDDM 介面卡 { $adapter } 沒有來自 D3DKMT 的 PCI 位址；以排除法與唯一的 NVML 裝置配對
+report-wddm-dedicated-usage = 每處理程序的顯示記憶體來自 Dedicated/Shared Usage：{ $why }
+report-wddm-luid-not-in-dxgi = 介面卡 LUID { $luid } 出現在 GPU 計數器中，卻不在 DXGI 的介面卡清單裡；顯示時沒有名稱和總量
+report-wddm-basic-render = 已略去 Microsoft Basic Render Driver（軟體介面卡）上的 { $count } 筆處理程序記錄：那是 CPU 在系統記憶體中算繪
+report-wddm-instances-skipped = { $path }：略過了 { $count } 個執行個體名稱，例如 { $example }
+report-wddm-no-dxgi = 無法取得 DXGI 介面卡清單（{ $error }）：介面卡依 LUID 顯示，沒有名稱和總量
+report-wddm-over-attributed = { $device }：各處理程序的 WDDM 數值加起來比介面卡實際使用的多 { $over }：共用表面會計入每個對映它的處理程序（{ $who }承載桌面的表面）；長條依總和縮放，標籤保留每個處理程序自己的數值
+report-wddm-carriers-usual = 通常是 dwm.exe 和 csrss.exe
+report-wddm-carriers-here = 這裡是 { $list }
+report-dxg-buffers-skipped = /dev/dxg：略過了 { $count } 個統計緩衝區，例如 { $example }
+report-dxg-no-process-stats = WSL 中無法取得每處理程序的 GPU 統計：{ $why }
+report-dxg-paired-alone = /dev/dxg 介面卡以排除法與唯一的 NVML 裝置配對（WSL 不提供 PCI 位址）
+
+## macOS (IOKit): what the registry could not say
+report-iokit-no-statistics = IOAccelerator { $class } 沒有 PerformanceStatistics；已略去
+report-iokit-clients-left-out = 已略去 { $count } 個沒有可讀 IOUserClientCreator 的 GPU 使用者用戶端
+report-iokit-alloc-as-used = { $class }：沒有 "In use system memory"；已用 = "Alloc system memory"

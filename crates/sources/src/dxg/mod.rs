@@ -31,6 +31,7 @@ pub use os::{DxgError, DxgSource};
 use crate::wddm::merge::{luid_uuid_with_prefix, MemoryMode, WddmView};
 use crate::wddm::Luid;
 use abi::{QueryBuf, SegmentInfo};
+use gpuledger_lang::Said;
 use gpuledger_model::{Device, Memory, Process, SourceState, SourceStatus, Usage, Vendor};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -127,7 +128,7 @@ struct ProcStats {
     nodes: BTreeMap<u32, u64>,
 }
 
-fn decode(r: &DxgRound, notes: &mut Vec<String>) -> Decoded {
+fn decode(r: &DxgRound, notes: &mut Vec<Said>) -> Decoded {
     let mut d = Decoded::default();
     let mut bad = 0usize;
     let mut first_err = None;
@@ -176,8 +177,9 @@ fn decode(r: &DxgRound, notes: &mut Vec<String>) -> Decoded {
             .insert((p.pid, p.luid), ProcStats { dev, sys, nodes });
     }
     if let Some(e) = first_err {
-        notes.push(format!(
-            "/dev/dxg: {bad} statistics buffer(s) skipped, e.g. {e}"
+        notes.push(Said::new(
+            "report-dxg-buffers-skipped",
+            vec![("count", bad.into()), ("example", e.to_string().into())],
         ));
     }
     d
@@ -213,8 +215,9 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
         }
     }
     if let Some(why) = &cur.process_query_unavailable {
-        notes.push(format!(
-            "per-process GPU statistics unavailable in WSL: {why}"
+        notes.push(Said::new(
+            "report-dxg-no-process-stats",
+            vec![("why", why.to_string().into())],
         ));
     }
     let status = round_status(cur, devices.len(), processes.len());
@@ -233,7 +236,7 @@ pub fn merge_round(prev: Option<&DxgRound>, cur: &DxgRound, nvml_devices: &[Devi
 fn adapter_devices(
     now: &Decoded,
     nvml_devices: &[Device],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> (Vec<Device>, BTreeMap<Luid, String>) {
     // Adapters with device-local (non-aperture) segments are the GPUs worth a device row.
     let gpus: Vec<Luid> = now
@@ -244,11 +247,7 @@ fn adapter_devices(
         .collect();
     let paired = (gpus.len() == 1 && nvml_devices.len() == 1).then(|| &nvml_devices[0]);
     if paired.is_some() {
-        notes.push(
-            "/dev/dxg adapter paired with the only NVML device by elimination (WSL gives no PCI \
-             address)"
-                .into(),
-        );
+        notes.push(Said::new("report-dxg-paired-alone", vec![]));
     }
     let mut next_index = nvml_devices.iter().map(|d| d.index + 1).max().unwrap_or(0);
     let mut uuid_of = BTreeMap::new();

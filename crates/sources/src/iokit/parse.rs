@@ -155,7 +155,7 @@ pub fn device_stats(perf: &Map<String, Value>) -> DeviceStats {
 pub struct IokitView {
     pub devices: Vec<Device>,
     pub processes: Vec<Process>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
     pub status: SourceStatus,
 }
 
@@ -202,9 +202,9 @@ pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
     let mut bad_creators = 0usize;
     for (i, a) in cur.accelerators.iter().enumerate() {
         let Some(perf) = &a.performance_statistics else {
-            notes.push(format!(
-                "IOAccelerator {} has no PerformanceStatistics; left out",
-                a.class
+            notes.push(Said::new(
+                "report-iokit-no-statistics",
+                vec![("class", a.class.as_str().into())],
             ));
             continue;
         };
@@ -229,8 +229,9 @@ pub fn merge_round(prev: Option<&IoRegRound>, cur: &IoRegRound) -> IokitView {
         devices.push(d);
     }
     if bad_creators > 0 {
-        notes.push(format!(
-            "{bad_creators} GPU user client(s) without a readable IOUserClientCreator left out"
+        notes.push(Said::new(
+            "report-iokit-clients-left-out",
+            vec![("count", bad_creators.into())],
         ));
     }
     let status = if devices.is_empty() {
@@ -267,7 +268,7 @@ fn accelerator_device(
     index: u32,
     uuid: String,
     host_memory: Option<u64>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Device {
     let stats = device_stats(perf);
     let mut d = Device::new(index, Vendor::Apple, uuid, SOURCE);
@@ -279,9 +280,9 @@ fn accelerator_device(
         reserved_bytes: None,
     };
     if stats.in_use_system_memory.is_none() && stats.alloc_system_memory.is_some() {
-        notes.push(format!(
-            "{}: no \"In use system memory\"; used = \"Alloc system memory\"",
-            a.class
+        notes.push(Said::new(
+            "report-iokit-alloc-as-used",
+            vec![("class", a.class.as_str().into())],
         ));
     }
     if d.memory.used_bytes.is_none() {
@@ -368,7 +369,7 @@ pub fn apply(snap: &mut Snapshot, view: IokitView) {
             None => snap.processes.push(vp),
         }
     }
-    snap.notes.extend(view.notes.into_iter().map(Said::from));
+    snap.notes.extend(view.notes);
     snap.sources.push(view.status);
     balance(snap);
 }

@@ -136,6 +136,8 @@ fn odd_registry_content_is_reported() {
     let v = merge_round(None, &none);
     assert_eq!(v.status.status, gpuledger_model::SourceState::Unavailable);
     assert!(v.notes[0].contains("no PerformanceStatistics"));
+    let tw = v.notes[0].in_lang(gpuledger_lang::Lang::ZhTw);
+    assert!(tw.contains("沒有 PerformanceStatistics；已略去"), "{tw}");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use super::counters::{CounterArray, RawSample};
 use super::instance::{parse_instance, EngineClass, Instance, Luid};
+use gpuledger_lang::Said;
 use std::collections::{BTreeMap, HashMap};
 
 /// Running sum of one quantity over the instances (physical adapters) of one key.
@@ -28,7 +29,7 @@ impl Acc {
 pub(super) fn parsed<'a>(
     arr: &'a CounterArray,
     path: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Vec<(Instance, &'a RawSample)> {
     let mut out = Vec::with_capacity(arr.samples.len());
     let mut bad = 0usize;
@@ -43,7 +44,14 @@ pub(super) fn parsed<'a>(
         }
     }
     if let Some(e) = example {
-        notes.push(format!("{path}: {bad} instance name(s) skipped, e.g. {e}"));
+        notes.push(Said::new(
+            "report-wddm-instances-skipped",
+            vec![
+                ("path", path.into()),
+                ("count", bad.into()),
+                ("example", e.to_string().into()),
+            ],
+        ));
     }
     out
 }
@@ -51,7 +59,7 @@ pub(super) fn parsed<'a>(
 pub(super) fn per_pid_luid(
     arr: Option<&CounterArray>,
     path: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Option<HashMap<(u32, Luid), Acc>> {
     let arr = arr?;
     let mut m: HashMap<(u32, Luid), Acc> = HashMap::new();
@@ -66,7 +74,7 @@ pub(super) fn per_pid_luid(
 pub(super) fn per_luid(
     arr: Option<&CounterArray>,
     path: &str,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Option<HashMap<Luid, Acc>> {
     let arr = arr?;
     let mut m: HashMap<Luid, Acc> = HashMap::new();

@@ -60,7 +60,7 @@ pub fn apply(snap: &mut Snapshot, view: WddmView) {
             }
         }
     }
-    snap.notes.extend(view.notes.into_iter().map(Said::from));
+    snap.notes.extend(view.notes);
     snap.sources.push(view.status);
     balance(snap);
     shared_surface_notes(snap);
@@ -137,21 +137,25 @@ pub(super) fn shared_surface_notes(snap: &mut Snapshot) {
             .map(|p| format!("{} (pid {})", p.display_name(), p.pid))
             .collect();
         let who = if carriers.is_empty() {
-            "usually dwm.exe and csrss.exe".to_string()
+            Said::new("report-wddm-carriers-usual", vec![])
         } else {
-            format!("here {}", carriers.join(", "))
+            Said::new(
+                "report-wddm-carriers-here",
+                vec![("list", carriers.join(", ").into())],
+            )
         };
-        notes.push(format!(
-            "{}: the processes' WDDM figures add up to {} more than the adapter uses: shared \
-             surfaces are charged to every process that maps them ({who} carry the desktop's); \
-             bars are scaled to the sum, labels keep each process's own figure",
-            d.label(),
-            human_bytes(over)
+        notes.push(Said::new(
+            "report-wddm-over-attributed",
+            vec![
+                ("device", d.label().into()),
+                ("over", human_bytes(over).into()),
+                ("who", who.into()),
+            ],
         ));
     }
     for n in notes {
-        if !snap.notes.iter().any(|m| m.as_str() == n) {
-            snap.notes.push(n.into());
+        if !snap.notes.contains(&n) {
+            snap.notes.push(n);
         }
     }
 }

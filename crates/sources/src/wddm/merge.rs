@@ -40,7 +40,7 @@ pub enum MemoryMode {
 pub struct WddmView {
     pub devices: Vec<Device>,
     pub processes: Vec<Process>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
     pub status: SourceStatus,
     pub memory_mode: MemoryMode,
     /// Per adapter LUID: the busiest engine and its percent, as Task Manager headlines it.
@@ -80,7 +80,7 @@ struct Slot<'a> {
 fn adapter_slots<'a>(
     adapters: &'a [DxgiAdapter],
     nvml: &'a [Device],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) -> Vec<Slot<'a>> {
     let hw: Vec<&DxgiAdapter> = adapters.iter().filter(|a| !a.is_software()).collect();
     let nvidia_hw = hw.iter().filter(|a| a.vendor_id == 0x10DE).count();
@@ -96,10 +96,9 @@ fn adapter_slots<'a>(
             let alone =
                 a.pci.is_none() && a.vendor_id == 0x10DE && nvidia_hw == 1 && nvml.len() == 1;
             if alone {
-                notes.push(format!(
-                    "WDDM adapter {} has no PCI address from D3DKMT; paired with the only NVML \
-                     device by elimination",
-                    a.description
+                notes.push(Said::new(
+                    "report-wddm-paired-alone",
+                    vec![("adapter", a.description.as_str().into())],
                 ));
             }
             alone.then(|| &nvml[0])
@@ -140,7 +139,7 @@ struct MemoryCounters {
 }
 
 /// Memory: prefer the resident pair, fall back to dedicated/shared.
-fn memory_counters(cur: &Round, notes: &mut Vec<String>) -> MemoryCounters {
+fn memory_counters(cur: &Round, notes: &mut Vec<Said>) -> MemoryCounters {
     let (mode, label, mem_path, sys_path, mem_arr, sys_arr) = if cur.process_local.is_some() {
         (
             MemoryMode::Local,
@@ -151,9 +150,9 @@ fn memory_counters(cur: &Round, notes: &mut Vec<String>) -> MemoryCounters {
             cur.process_non_local.as_ref(),
         )
     } else if cur.process_dedicated.is_some() {
-        notes.push(format!(
-            "per-process memory from Dedicated/Shared Usage: {}",
-            cur.missing_reason(paths::PROCESS_LOCAL)
+        notes.push(Said::new(
+            "report-wddm-dedicated-usage",
+            vec![("why", cur.missing_reason(paths::PROCESS_LOCAL).into())],
         ));
         (
             MemoryMode::Dedicated,
@@ -213,7 +212,7 @@ struct EngineRates {
     reason: Option<String>,
 }
 
-fn engine_rates(prev: Option<&Round>, cur: &Round, notes: &mut Vec<String>) -> EngineRates {
+fn engine_rates(prev: Option<&Round>, cur: &Round, notes: &mut Vec<Said>) -> EngineRates {
     let mut engines: HashMap<(u32, Luid), EngineAcc> = HashMap::new();
     // (luid, phys, ordinal) → (type, Σ rate over processes)
     let mut per_engine: HashMap<(Luid, u32, u32), (String, f64)> = HashMap::new();
@@ -279,7 +278,7 @@ fn add_counter_only_adapters(
     software: &BTreeSet<Luid>,
     seen: BTreeSet<Luid>,
     nvml_devices: &[Device],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Said>,
 ) {
     let mut next_index = slots
         .iter()
@@ -291,9 +290,9 @@ fn add_counter_only_adapters(
         if software.contains(&luid) || slots.iter().any(|s| s.luid == luid) {
             continue;
         }
-        notes.push(format!(
-            "adapter LUID {luid} appears in the GPU counters but not in DXGI's adapter list; \
-             shown without a name or total"
+        notes.push(Said::new(
+            "report-wddm-luid-not-in-dxgi",
+            vec![("luid", luid.to_string().into())],
         ));
         slots.push(Slot {
             luid,
@@ -545,9 +544,9 @@ pub fn merge_round(
         }
     }
     if skipped_software > 0 {
-        notes.push(format!(
-            "{skipped_software} process entries on the Microsoft Basic Render Driver (software \
-             adapter) left out: that is CPU rendering in system memory"
+        notes.push(Said::new(
+            "report-wddm-basic-render",
+            vec![("count", skipped_software.into())],
         ));
     }
 

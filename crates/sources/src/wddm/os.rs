@@ -148,8 +148,9 @@ impl WddmSource {
         let nvml = nvml_devices(snap);
         let mut view = merge_round(self.prev.as_ref(), &cur, &self.adapters, &nvml);
         if let Some(e) = &self.adapters_error {
-            view.notes.push(format!(
-                "DXGI adapter list unavailable ({e}): adapters are shown by LUID without names or totals"
+            view.notes.push(gpuledger_lang::Said::new(
+                "report-wddm-no-dxgi",
+                vec![("error", e.to_string().into())],
             ));
         }
         // Before `apply`, so the shared-surface note can name dwm.exe and csrss.exe.

@@ -107,6 +107,17 @@ fn second_round_gives_memory_engines_and_busiest_engine() {
     assert!(v.processes.iter().all(|p| p.pid != 7777));
     // The Basic Render Driver's entries are left out, with a note.
     assert!(v.notes.iter().any(|n| n.contains("Basic Render Driver")));
+    // Said in the reader's language where it is shown (the JSON keeps the English).
+    let cn: Vec<String> = v
+        .notes
+        .iter()
+        .map(|n| n.in_lang(gpuledger_lang::Lang::ZhCn))
+        .collect();
+    assert!(
+        cn.iter()
+            .any(|n| n.contains("Microsoft Basic Render Driver（软件适配器）上的")),
+        "{cn:?}"
+    );
     assert_eq!(
         v.processes.iter().map(|p| p.pid).collect::<Vec<_>>(),
         vec![1024, 1116, 4242, 12220, 31337]
