@@ -188,7 +188,12 @@ mod tests {
         let mut p = gpuledger_model::Process::new(7);
         let mut u = gpuledger_model::Usage::new("GPU-1", "fdinfo");
         u.engines.unavailable_reason = Some(Said::new("report-why-engines-first", vec![]));
+        u.accounting_note = Some(Said::new(
+            "report-drm-shared-client",
+            vec![("client", "3 on card0".into()), ("owner", "5".into())],
+        ));
         p.usage.push(u);
+        p.metadata_unavailable = Some(Said::new("report-meta-permission", vec![]));
         let e = gpuledger_model::EstimatedMemory {
             why: Some(Said::new(
                 "recipe-why-runtime",
@@ -217,7 +222,15 @@ mod tests {
             v["qwen3:8b: 4.35 GiB weights, 4.50 GiB KV cache for 8192 tokens × 2 slots"],
             "qwen3:8b：权重 4.35 GiB，KV 缓存 4.50 GiB，每个槽位 8192 个 token × 2 个槽位"
         );
-        assert_eq!(v.as_object().unwrap().len(), 3, "{v}");
+        assert_eq!(
+            v["permission denied reading /proc for this process"],
+            "读取此进程的 /proc 时权限被拒绝"
+        );
+        assert_eq!(
+            v["shares DRM client 3 on card0 with pid 5, which is charged for it"],
+            "与 PID 5 共用 DRM 客户端（3 on card0），该客户端计入 PID 5"
+        );
+        assert_eq!(v.as_object().unwrap().len(), 5, "{v}");
         assert_eq!(said_json(&snap, Lang::En), "{}");
     }
 

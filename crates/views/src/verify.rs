@@ -4,7 +4,7 @@
 //! sentences, in English as the saved record (and `--json`) keeps them.
 
 use crate::columns::{Align, Columns};
-use gpuledger_lang::{Lang, Value};
+use gpuledger_lang::{Lang, Said, Value};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::verdict::VerdictKind;
 
@@ -52,7 +52,7 @@ pub struct VerifyReport<'a> {
     pub child_pid: Option<u32>,
     pub device: Option<VerifyDevice<'a>>,
     /// Each workload path (`cuda`, `vulkan`) and what became of it.
-    pub paths: Vec<(&'a str, &'a str)>,
+    pub paths: Vec<(&'a str, &'a Said)>,
     /// Why the verdicts are judged on system memory (GTT), when they are.
     pub system_ledger: Option<String>,
     /// The CPU device the workload ran on, when it did (no source can see its memory).
@@ -90,7 +90,10 @@ pub fn render_verify(r: &VerifyReport) -> String {
         line(
             "  ",
             "report-verify-path",
-            &[("path", (*path).into()), ("why", (*why).into())],
+            &[
+                ("path", (*path).into()),
+                ("why", why.in_lang(r.lang).into()),
+            ],
         );
     }
     if let Some(why) = &r.system_ledger {
@@ -143,11 +146,11 @@ pub enum Asked {
 
 /// No workload could start (or the one that did cannot be verified): each path with why, then
 /// what verify needs.
-pub fn render_unverifiable(tried: &[(&str, &str)], asked: Option<Asked>, lang: Lang) -> String {
+pub fn render_unverifiable(tried: &[(&str, &Said)], asked: Option<Asked>, lang: Lang) -> String {
     let mut s = lang.t("report-verify-nothing");
     s.push('\n');
     for (path, why) in tried {
-        s.push_str(&format!("  {path}: {why}\n"));
+        s.push_str(&format!("  {path}: {}\n", why.in_lang(lang)));
     }
     if let Some(a) = asked {
         s.push_str(&lang.t(match a {

@@ -31,7 +31,7 @@ use anyhow::Context;
 pub use child::run_workload;
 use child::{Stop, Workload};
 use gpuledger_cuda::signal;
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_views::verify::{render_unverifiable, Asked};
 use judge::{Machine, PathNote, Record, Verdict, SCHEMA, TOLERANCE};
@@ -162,7 +162,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 tried.push(PathNote {
                     path: api.name().into(),
                     ran: false,
-                    why: format!("the {} workload cannot start: {why}", api.title()),
+                    why: Said::new(
+                        "report-verify-path-cannot-start",
+                        vec![("api", api.title().into()), ("why", why.to_string().into())],
+                    ),
                 });
                 continue;
             }
@@ -171,12 +174,14 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         rec.paths.push(PathNote {
             path: api.name().into(),
             ran: true,
-            why: match args.path {
-                PathChoice::Auto if i > 0 => "ran (--path auto: the first that could start)",
-                PathChoice::Auto => "ran (--path auto: CUDA is tried first)",
-                _ => "ran (asked for with --path)",
-            }
-            .into(),
+            why: Said::new(
+                match args.path {
+                    PathChoice::Auto if i > 0 => "report-verify-path-ran-first",
+                    PathChoice::Auto => "report-verify-path-ran-cuda-first",
+                    _ => "report-verify-path-ran-asked",
+                },
+                vec![],
+            ),
         });
         for other in [Api::Cuda, Api::Vulkan] {
             if !rec.paths.iter().any(|p| p.path == other.name()) {
@@ -184,13 +189,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                     path: other.name().into(),
                     ran: false,
                     why: if args.path == PathChoice::Auto {
-                        format!(
-                            "not tried: the {} path ran (--path {} runs this one)",
-                            api.name(),
-                            other.name()
+                        Said::new(
+                            "report-verify-path-not-tried",
+                            vec![("ran", api.name().into()), ("other", other.name().into())],
                         )
                     } else {
-                        format!("not asked for (--path {})", api.name())
+                        Said::new(
+                            "report-verify-path-not-asked",
+                            vec![("ran", api.name().into())],
+                        )
                     },
                 });
             }
@@ -229,10 +236,7 @@ fn nothing_started(args: &Args, tried: Vec<PathNote>, lang: Lang) -> anyhow::Res
         PathChoice::Cuda => Asked::Cuda,
         PathChoice::Vulkan => Asked::Vulkan,
     };
-    let paths: Vec<(&str, &str)> = tried
-        .iter()
-        .map(|t| (t.path.as_str(), t.why.as_str()))
-        .collect();
+    let paths: Vec<(&str, &Said)> = tried.iter().map(|t| (t.path.as_str(), &t.why)).collect();
     let text = |lang| render_unverifiable(&paths, Some(asked), lang);
     let mut rec = new_record(args, "none", None);
     // The record says the same (in English, as all of it), so a saved or --json run is not
@@ -261,7 +265,7 @@ fn finish(
     match outcome {
         Ok(()) => {}
         Err(Stop::Interrupted) => {
-            eprintln!("gpuledger verify: interrupted; the workload released everything it held");
+            eprintln!("{}", lang.t("cli-verify-interrupted"));
             return Ok(ExitCode::from(130));
         }
         Err(Stop::TimedOut(step)) => anyhow::bail!(
@@ -271,7 +275,8 @@ fn finish(
             anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
         }
         Err(Stop::Unverifiable(why)) => {
-            let text = |lang| render_unverifiable(&[(rec.path.as_str(), why.as_str())], None, lang);
+            let why = Said::from(why.as_str());
+            let text = |lang| render_unverifiable(&[(rec.path.as_str(), &why)], None, lang);
             rec.notes.push(text(Lang::En).trim_end().to_string());
             let text = text(lang);
             rec.verdicts = not_implemented();

@@ -237,9 +237,16 @@ fn the_verdicts_speak_the_language_and_the_record_keeps_english() {
         !cn.contains("off by") && !cn.contains("counted twice"),
         "{cn}"
     );
+    // What became of each path, too (the record keeps the English).
+    assert!(cn.contains("已运行（--path auto：先尝试 CUDA）"), "{cn}");
+    assert!(!cn.contains("not tried"), "{cn}");
     let saved = std::fs::read_to_string(&rec).unwrap();
     assert!(
         saved.contains("off by 512 MiB at allocated (about twice the allocation"),
+        "{saved}"
+    );
+    assert!(
+        saved.contains("ran (--path auto: CUDA is tried first)"),
         "{saved}"
     );
 }

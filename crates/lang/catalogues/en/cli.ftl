@@ -368,3 +368,4 @@ cli-warn-model-not-read = -m { $m } in the command line is not read: estimating 
 cli-warn-not-flags = not llama-server flags, ignored: { $flags }
 cli-warn-ignored = ignored: { $words }
 cli-warn-env-not-read = environment not read: { $names }
+cli-verify-interrupted = gpuledger verify: interrupted; the workload released everything it held

@@ -769,3 +769,11 @@ report-dxg-paired-alone = /dev/dxg adapter paired with the only NVML device by e
 report-iokit-no-statistics = IOAccelerator { $class } has no PerformanceStatistics; left out
 report-iokit-clients-left-out = { $count } GPU user client(s) without a readable IOUserClientCreator left out
 report-iokit-alloc-as-used = { $class }: no "In use system memory"; used = "Alloc system memory"
+
+## verify: what became of each workload path
+report-verify-path-cannot-start = the { $api } workload cannot start: { $why }
+report-verify-path-ran-first = ran (--path auto: the first that could start)
+report-verify-path-ran-cuda-first = ran (--path auto: CUDA is tried first)
+report-verify-path-ran-asked = ran (asked for with --path)
+report-verify-path-not-tried = not tried: the { $ran } path ran (--path { $other } runs this one)
+report-verify-path-not-asked = not asked for (--path { $ran })

@@ -356,3 +356,4 @@ cli-warn-model-not-read = 命令行中的 -m { $m } 未被读取：估算的是 
 cli-warn-not-flags = 不是 llama-server 的参数，已忽略：{ $flags }
 cli-warn-ignored = 已忽略：{ $words }
 cli-warn-env-not-read = 未读取的环境变量：{ $names }
+cli-verify-interrupted = gpuledger verify：已中断；工作负载已释放它持有的一切

@@ -679,3 +679,11 @@ report-dxg-paired-alone = /dev/dxg 适配器用排除法与唯一的 NVML 设备
 report-iokit-no-statistics = IOAccelerator { $class } 没有 PerformanceStatistics；已略去
 report-iokit-clients-left-out = 已略去 { $count } 个没有可读 IOUserClientCreator 的 GPU 用户客户端
 report-iokit-alloc-as-used = { $class }：没有 "In use system memory"；已用 = "Alloc system memory"
+
+## verify: what became of each workload path
+report-verify-path-cannot-start = { $api } 工作负载无法启动：{ $why }
+report-verify-path-ran-first = 已运行（--path auto：第一个能启动的）
+report-verify-path-ran-cuda-first = 已运行（--path auto：先尝试 CUDA）
+report-verify-path-ran-asked = 已运行（由 --path 指定）
+report-verify-path-not-tried = 未尝试：已运行 { $ran } 路径（--path { $other } 会运行这一个）
+report-verify-path-not-asked = 未要求（--path { $ran }）

@@ -356,3 +356,4 @@ cli-warn-model-not-read = 命令列中的 -m { $m } 未被讀取：估算的是 
 cli-warn-not-flags = 不是 llama-server 的引數，已忽略：{ $flags }
 cli-warn-ignored = 已忽略：{ $words }
 cli-warn-env-not-read = 未讀取的環境變數：{ $names }
+cli-verify-interrupted = gpuledger verify：已中斷；工作負載已釋放它持有的一切

@@ -680,3 +680,11 @@ report-dxg-paired-alone = /dev/dxg 介面卡以排除法與唯一的 NVML 裝置
 report-iokit-no-statistics = IOAccelerator { $class } 沒有 PerformanceStatistics；已略去
 report-iokit-clients-left-out = 已略去 { $count } 個沒有可讀 IOUserClientCreator 的 GPU 使用者用戶端
 report-iokit-alloc-as-used = { $class }：沒有 "In use system memory"；已用 = "Alloc system memory"
+
+## verify: what became of each workload path
+report-verify-path-cannot-start = { $api } 工作負載無法啟動：{ $why }
+report-verify-path-ran-first = 已執行（--path auto：第一個能啟動的）
+report-verify-path-ran-cuda-first = 已執行（--path auto：先嘗試 CUDA）
+report-verify-path-ran-asked = 已執行（由 --path 指定）
+report-verify-path-not-tried = 未嘗試：已執行 { $ran } 路徑（--path { $other } 會執行這一個）
+report-verify-path-not-asked = 未要求（--path { $ran }）

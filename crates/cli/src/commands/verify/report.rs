@@ -99,7 +99,7 @@ fn render(rec: &Record, replay: Option<&str>, lang: Lang) -> String {
         paths: rec
             .paths
             .iter()
-            .map(|p| (p.path.as_str(), p.why.as_str()))
+            .map(|p| (p.path.as_str(), &p.why))
             .collect(),
         system_ledger: judge::target_uuid(rec)
             .ok()

@@ -45,7 +45,7 @@ pub struct PathNote {
     pub path: String,
     pub ran: bool,
     /// In words: `ran (...)`, `the CUDA workload cannot start: ...`, `not tried: ...`.
-    pub why: String,
+    pub why: gpuledger_lang::Said,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
