@@ -94,6 +94,27 @@ fn the_kernel_named_in_the_log_sizes_gpt_oss_experts() {
         "{input}"
     );
     assert!(text.contains("Marlin"), "{text}");
+    // The same in Chinese: the padding's words and the MoE notes are the catalogue's.
+    let (_, cn) = explain(
+        f.child.id(),
+        None,
+        &[
+            "--lang",
+            "zh-CN",
+            "--no-probe",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+    );
+    assert!(cn.contains("vLLM 填充后的 MXFP4 专家 = 每层 "), "{cn}");
+    // What vLLM printed stays its own words: the figures it reported by its log's names and
+    // the log line that named the kernel.
+    let own = |l: &String| l.contains("model loading took") || l.contains("vllm.log: …");
+    let left: Vec<String> = crate::languages::english_sentences(&cn)
+        .into_iter()
+        .filter(|l| !own(l))
+        .collect();
+    assert!(left.is_empty(), "{}", left.join("\n"));
     // An RTX 4090 (8.9, as its NVML says) leaves vLLM only Marlin: the same figure, no log.
     let (ada, _) = explain(f.child.id(), Some("8.9"), &["--no-probe"]);
     assert_eq!(weights(&ada), weights(&v));

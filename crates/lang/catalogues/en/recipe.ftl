@@ -309,3 +309,21 @@ recipe-lmstudio-assumed = LM Studio's load setting is not visible outside it: { 
 recipe-lmstudio-one-sequence = one sequence
 recipe-lmstudio-unified = a unified cache (LM Studio's default) of loaded_context_length cells
 recipe-lmstudio-all-layers = all layers on the GPU (GPU offload max)
+
+## What the runtimes' recipes leave to the kernels (quantised MoE experts) and to llama-server's fit
+recipe-ollama-nm-fit = Ollama passes no -ngl by default: llama-server fits the layers to free memory (-fit), which the estimate does not model (all layers assumed)
+recipe-sglang-nm-quantised-experts = the weights beyond the files: { $experts } { $q } experts per layer are repacked and padded for SGLang's MoE kernels, which this recipe does not size, so the weights figure (the file's tensor bytes) is a floor
+recipe-vllm-nm-experts = the weights beyond the files: { $experts } { $q } experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact
+recipe-vllm-nm-experts-fp8 = the weights beyond the files: { $experts } { $q } experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact; from vLLM's source: with native FP8 (compute capability 8.9 and up) the experts are the checkpoint's fp8 weights and float32 block scales as stored, the file's bytes; on Ampere the Marlin path (its log warns "leveraging the Marlin kernel") widens every 128×128 block scale to one 16-bit scale per output column and 128 inputs
+recipe-vllm-nm-experts-int4 = the weights beyond the files: { $experts } { $q } experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact; from vLLM's source: the Marlin MoE repack keeps the packed 4-bit weights, scales and zero points at their sizes (act-order adds one int32 sort index per input), so the file's bytes are close
+
+## vLLM's MXFP4 experts (gpt-oss) as its kernel backend pads them
+recipe-mxfp4-split-ep = { $experts } experts ÷ { $ep } expert-parallel ranks
+recipe-mxfp4-split-tp = intermediate { $i } ÷ TP { $tp } = { $per_rank }
+recipe-mxfp4-words = { $experts } MXFP4 experts per layer × { $layers } layers, hidden { $h } → { $h_pad }, intermediate { $i } → { $i_pad } ({ $split }; { $backend } pads hidden to { $th }, intermediate to { $ti }): { $per_rank } of experts per rank, the checkpoint's { $file } unpadded
+recipe-mxfp4-unknown = which MXFP4 MoE kernel vLLM picked (it depends on the GPU and on FlashInfer or triton_kernels being installed; its start-up log says, give it with --log, or set VLLM_MXFP4_USE_MARLIN=1): the weights figure counts the checkpoint's bytes, a floor; per rank each backend would hold { $each } of tensors, the rotary cache on top
+
+## vLLM's --gpu-memory-utilization default by the version that runs
+recipe-vllm-util-before = vLLM { $version } ({ $from }): 0.9 before v0.21.0
+recipe-vllm-util-since = vLLM { $version } ({ $from }): 0.92 since v0.21.0
+recipe-vllm-util-unknown = since vLLM v0.21.0 (0.9 before; the running version is not known here)

@@ -304,3 +304,21 @@ recipe-lmstudio-assumed = LM Studio 的加载设置在外部看不到：假定�
 recipe-lmstudio-one-sequence = 一个序列
 recipe-lmstudio-unified = 一个统一缓存（LM Studio 的默认值），共 loaded_context_length 个单元
 recipe-lmstudio-all-layers = 所有层都在 GPU 上（GPU 卸载最大）
+
+## What the runtimes' recipes leave to the kernels (quantised MoE experts) and to llama-server's fit
+recipe-ollama-nm-fit = Ollama 默认不传 -ngl：llama-server 会按空闲显存放置各层（-fit），估算不模拟这一点（假定所有层都在 GPU 上）
+recipe-sglang-nm-quantised-experts = 文件之外的权重：每层 { $experts } 个 { $q } 专家会为 SGLang 的 MoE 内核重新打包并填充，此估算方法不计算这部分，所以权重数字（文件中张量的字节数）是下限
+recipe-vllm-nm-experts = 文件之外的权重：每层 { $experts } 个 { $q } 专家会为 vLLM 的 fused-MoE 内核重新打包并填充，所以权重数字（文件中张量的字节数）是下限，不是精确值
+recipe-vllm-nm-experts-fp8 = 文件之外的权重：每层 { $experts } 个 { $q } 专家会为 vLLM 的 fused-MoE 内核重新打包并填充，所以权重数字（文件中张量的字节数）是下限，不是精确值；据 vLLM 源码：原生支持 FP8 时（计算能力 8.9 及以上），专家就是检查点中原样存储的 fp8 权重和 float32 块缩放因子，即文件的字节数；在 Ampere 上走 Marlin 路径（其日志会警告 "leveraging the Marlin kernel"），每个 128×128 块的缩放因子会扩展为每个输出列、每 128 个输入一个 16 位缩放因子
+recipe-vllm-nm-experts-int4 = 文件之外的权重：每层 { $experts } 个 { $q } 专家会为 vLLM 的 fused-MoE 内核重新打包并填充，所以权重数字（文件中张量的字节数）是下限，不是精确值；据 vLLM 源码：Marlin MoE 重新打包时，打包的 4 位权重、缩放因子和零点保持原有大小（act-order 每个输入多一个 int32 排序索引），所以与文件的字节数很接近
+
+## vLLM's MXFP4 experts (gpt-oss) as its kernel backend pads them
+recipe-mxfp4-split-ep = { $experts } 个专家 ÷ { $ep } 个专家并行 rank
+recipe-mxfp4-split-tp = intermediate { $i } ÷ TP { $tp } = { $per_rank }
+recipe-mxfp4-words = 每层 { $experts } 个 MXFP4 专家 × { $layers } 层，hidden { $h } → { $h_pad }，intermediate { $i } → { $i_pad }（{ $split }；{ $backend } 把 hidden 填充到 { $th }、intermediate 填充到 { $ti }）：每个 rank 的专家共 { $per_rank }，检查点中未填充的为 { $file }
+recipe-mxfp4-unknown = vLLM 选用了哪个 MXFP4 MoE 内核（取决于 GPU 以及是否安装了 FlashInfer 或 triton_kernels；其启动日志会说明，可用 --log 给出，或设置 VLLM_MXFP4_USE_MARLIN=1）：权重数字按检查点的字节数计算，是下限；每个 rank 上各后端会持有的张量为 { $each }，另加旋转位置编码缓存
+
+## vLLM's --gpu-memory-utilization default by the version that runs
+recipe-vllm-util-before = vLLM { $version }（{ $from }）：v0.21.0 之前为 0.9
+recipe-vllm-util-since = vLLM { $version }（{ $from }）：v0.21.0 起为 0.92
+recipe-vllm-util-unknown = vLLM v0.21.0 起的默认值（之前为 0.9；这里不知道正在运行的版本）

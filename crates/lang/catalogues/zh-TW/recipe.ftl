@@ -304,3 +304,21 @@ recipe-lmstudio-assumed = LM Studio 的載入設定在外部看不到：假設�
 recipe-lmstudio-one-sequence = 一個序列
 recipe-lmstudio-unified = 一個統一快取（LM Studio 的預設值），共 loaded_context_length 個單元
 recipe-lmstudio-all-layers = 所有層都在 GPU 上（GPU 卸載最大）
+
+## What the runtimes' recipes leave to the kernels (quantised MoE experts) and to llama-server's fit
+recipe-ollama-nm-fit = Ollama 預設不傳 -ngl：llama-server 會依可用顯示記憶體配置各層（-fit），估算不模擬這一點（假設所有層都在 GPU 上）
+recipe-sglang-nm-quantised-experts = 檔案之外的權重：每層 { $experts } 個 { $q } 專家會為 SGLang 的 MoE 核心重新封裝並填補，此估算方法不計算這部分，所以權重數字（檔案中張量的位元組數）是下限
+recipe-vllm-nm-experts = 檔案之外的權重：每層 { $experts } 個 { $q } 專家會為 vLLM 的 fused-MoE 核心重新封裝並填補，所以權重數字（檔案中張量的位元組數）是下限，不是精確值
+recipe-vllm-nm-experts-fp8 = 檔案之外的權重：每層 { $experts } 個 { $q } 專家會為 vLLM 的 fused-MoE 核心重新封裝並填補，所以權重數字（檔案中張量的位元組數）是下限，不是精確值；據 vLLM 原始碼：原生支援 FP8 時（運算能力 8.9 以上），專家就是檢查點中原樣儲存的 fp8 權重與 float32 區塊縮放因子，即檔案的位元組數；在 Ampere 上走 Marlin 路徑（其記錄會警告 "leveraging the Marlin kernel"），每個 128×128 區塊的縮放因子會擴展為每個輸出欄、每 128 個輸入一個 16 位元縮放因子
+recipe-vllm-nm-experts-int4 = 檔案之外的權重：每層 { $experts } 個 { $q } 專家會為 vLLM 的 fused-MoE 核心重新封裝並填補，所以權重數字（檔案中張量的位元組數）是下限，不是精確值；據 vLLM 原始碼：Marlin MoE 重新封裝時，封裝的 4 位元權重、縮放因子與零點保持原有大小（act-order 每個輸入多一個 int32 排序索引），所以與檔案的位元組數很接近
+
+## vLLM's MXFP4 experts (gpt-oss) as its kernel backend pads them
+recipe-mxfp4-split-ep = { $experts } 個專家 ÷ { $ep } 個專家平行 rank
+recipe-mxfp4-split-tp = intermediate { $i } ÷ TP { $tp } = { $per_rank }
+recipe-mxfp4-words = 每層 { $experts } 個 MXFP4 專家 × { $layers } 層，hidden { $h } → { $h_pad }，intermediate { $i } → { $i_pad }（{ $split }；{ $backend } 把 hidden 填補到 { $th }、intermediate 填補到 { $ti }）：每個 rank 的專家共 { $per_rank }，檢查點中未填補的為 { $file }
+recipe-mxfp4-unknown = vLLM 選用了哪個 MXFP4 MoE 核心（取決於 GPU 以及是否安裝了 FlashInfer 或 triton_kernels；其啟動記錄會說明，可用 --log 給出，或設定 VLLM_MXFP4_USE_MARLIN=1）：權重數字依檢查點的位元組數計算，是下限；每個 rank 上各後端會持有的張量為 { $each }，另加旋轉位置編碼快取
+
+## vLLM's --gpu-memory-utilization default by the version that runs
+recipe-vllm-util-before = vLLM { $version }（{ $from }）：v0.21.0 之前為 0.9
+recipe-vllm-util-since = vLLM { $version }（{ $from }）：v0.21.0 起為 0.92
+recipe-vllm-util-unknown = vLLM v0.21.0 起的預設值（之前為 0.9；這裡不知道正在執行的版本）

@@ -274,9 +274,9 @@ pub fn llama_server_child(
         "recipe-ollama-loader-server",
     );
     if !matches!(i.settings.n_gpu_layers.source, SettingSource::Flag(_)) {
-        notes.not_modelled.push(
-            "Ollama passes no -ngl by default: llama-server fits the layers to free memory (-fit), which the estimate does not model (all layers assumed)".into(),
-        );
+        notes
+            .not_modelled
+            .push(Said::new("recipe-ollama-nm-fit", vec![]));
     }
     i.notes = notes;
     Ok(i)

@@ -219,7 +219,7 @@ pub fn estimate(
         not_modelled.push(Said::new("recipe-sglang-nm-tokens", vec![]));
     }
     not_modelled.push(Said::new("recipe-sglang-nm-activations", vec![]));
-    not_modelled.extend(quantised_experts(model).map(Said::from));
+    not_modelled.extend(quantised_experts(model));
     if let Some(t) = device_total {
         inputs.push(device_total_input(t));
     }
@@ -250,11 +250,12 @@ pub fn estimate(
 /// Quantised MoE experts (MXFP4 in gpt-oss, FP8, INT4) are repacked and padded for SGLang's
 /// MoE kernels as for vLLM's (`moe_quant` sizes vLLM's MXFP4 padding); SGLang's own padding is
 /// not sized, so the file's bytes are a floor, said in words.
-fn quantised_experts(model: &ModelFacts) -> Option<String> {
+fn quantised_experts(model: &ModelFacts) -> Option<Said> {
     let experts = model.config.moe_experts?;
     let q = model.config.quant_method.clone()?;
-    Some(format!(
-        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for SGLang's MoE kernels, which this recipe does not size, so the weights figure (the file's tensor bytes) is a floor"
+    Some(Said::new(
+        "recipe-sglang-nm-quantised-experts",
+        vec![("experts", experts.to_string().into()), ("q", q.into())],
     ))
 }
 

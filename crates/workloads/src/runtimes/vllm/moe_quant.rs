@@ -20,6 +20,7 @@ use crate::runtimes::hf::{gib, ModelConfig};
 use crate::runtimes::reservation::ModelFacts;
 use crate::runtimes::Input;
 use crate::runtimes::{env_get, InputSource};
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use gpuledger_model::snapshot::ComputeCapability;
 
@@ -169,7 +170,7 @@ pub struct ExpertShare {
     h: u64,
     i: u64,
     /// How the share was split, in words.
-    pub split: String,
+    pub split: Said,
 }
 
 impl ExpertShare {
@@ -199,13 +200,26 @@ impl ExpertShare {
             (
                 experts.div_ceil(ep),
                 i,
-                format!("{experts} experts ÷ {ep} expert-parallel ranks"),
+                Said::new(
+                    "recipe-mxfp4-split-ep",
+                    vec![
+                        ("experts", experts.to_string().into()),
+                        ("ep", ep.to_string().into()),
+                    ],
+                ),
             )
         } else {
             (
                 experts,
                 i / tp,
-                format!("intermediate {i} ÷ TP {tp} = {}", i / tp),
+                Said::new(
+                    "recipe-mxfp4-split-tp",
+                    vec![
+                        ("i", i.to_string().into()),
+                        ("tp", tp.to_string().into()),
+                        ("per_rank", (i / tp).to_string().into()),
+                    ],
+                ),
             )
         };
         Some(ExpertShare {
@@ -230,32 +244,41 @@ impl ExpertShare {
     }
 
     /// The input line that says how the weights were reached with `b`.
-    pub fn words(&self, b: Mxfp4Backend) -> String {
+    pub fn words(&self, b: Mxfp4Backend) -> Said {
         let (th, ti) = b.tiles();
-        format!(
-            "{} MXFP4 experts per layer × {} layers, hidden {} → {}, intermediate {} → {} ({}; {} pads hidden to {th}, intermediate to {ti}): {} of experts per rank, the checkpoint's {} unpadded",
-            self.experts,
-            self.layers,
-            self.h,
-            self.h.next_multiple_of(th),
-            self.i,
-            self.i.next_multiple_of(ti),
-            self.split,
-            b.name(),
-            self.experts_per_rank(b).map_or_else(|| "too large".into(), gib),
-            gib(self.file_bytes),
+        let n = |x: u64| Arg::from(x.to_string());
+        let per_rank: Arg = match self.experts_per_rank(b) {
+            Some(x) => gib(x).into(),
+            None => Said::new("recipe-too-large", vec![]).into(),
+        };
+        Said::new(
+            "recipe-mxfp4-words",
+            vec![
+                ("experts", n(self.experts)),
+                ("layers", n(self.layers)),
+                ("h", n(self.h)),
+                ("h_pad", n(self.h.next_multiple_of(th))),
+                ("i", n(self.i)),
+                ("i_pad", n(self.i.next_multiple_of(ti))),
+                ("split", self.split.clone().into()),
+                ("backend", b.name().into()),
+                ("th", n(th)),
+                ("ti", n(ti)),
+                ("per_rank", per_rank),
+                ("file", gib(self.file_bytes).into()),
+            ],
         )
     }
 
     /// The sentence for an unknown backend: every backend's figure.
-    pub fn unknown_words(&self) -> String {
+    pub fn unknown_words(&self) -> Said {
         let each: Vec<String> = Mxfp4Backend::ALL
             .iter()
             .filter_map(|&b| Some(format!("{} {}", b.name(), gib(self.weights(b)?))))
             .collect();
-        format!(
-            "which MXFP4 MoE kernel vLLM picked (it depends on the GPU and on FlashInfer or triton_kernels being installed; its start-up log says, give it with --log, or set VLLM_MXFP4_USE_MARLIN=1): the weights figure counts the checkpoint's bytes, a floor; per rank each backend would hold {} of tensors, the rotary cache on top",
-            each.join(", ")
+        Said::new(
+            "recipe-mxfp4-unknown",
+            vec![("each", each.join(", ").into())],
         )
     }
 }
@@ -279,7 +302,7 @@ pub(super) fn moe_weights(
         match &s.mxfp4_backend {
             Some(seen) => {
                 if let Some(w) = share.weights(seen.backend) {
-                    inputs.push(Input::new(
+                    inputs.push(Input::said(
                         Said::new("recipe-input-mxfp4", vec![]),
                         share.words(seen.backend),
                         seen.source.clone(),
@@ -288,7 +311,7 @@ pub(super) fn moe_weights(
                 }
             }
             None => {
-                not_modelled.push(share.unknown_words().into());
+                not_modelled.push(share.unknown_words());
                 return (file_share, true);
             }
         }
@@ -301,26 +324,29 @@ pub(super) fn moe_weights(
     else {
         return (file_share, false);
     };
-    not_modelled.push(format!(
-        "the weights beyond the files: {experts} {q} experts per layer are repacked and padded for vLLM's fused-MoE kernels, so the weights figure (the file's tensor bytes) is a floor, not exact{}",
-        kernel_words(&q)
-    ).into());
+    let args = vec![
+        ("experts", experts.to_string().into()),
+        ("q", q.as_str().into()),
+    ];
+    not_modelled.push(Said::new(kernel_key(&q), args));
     (file_share, true)
 }
 
-/// What vLLM's source says of a quantisation's experts, until a printed figure checks it
-/// (fixtures/vllm/README.md names the log that would).
-fn kernel_words(q: &str) -> &'static str {
+/// The sentence for a quantisation's experts, with what vLLM's source says of them until a
+/// printed figure checks it (fixtures/vllm/README.md names the log that would).
+fn kernel_key(q: &str) -> &'static str {
     match q.to_ascii_lowercase().as_str() {
         // Fp8MoEMethod.process_weights_after_loading keeps the fp8 weights and float32 block
         // scales as loaded; prepare_moe_fp8_layer_for_marlin repeats each block scale over its
         // 128 output columns in the model dtype.
-        "fp8" => "; from vLLM's source: with native FP8 (compute capability 8.9 and up) the experts are the checkpoint's fp8 weights and float32 block scales as stored, the file's bytes; on Ampere the Marlin path (its log warns \"leveraging the Marlin kernel\") widens every 128×128 block scale to one 16-bit scale per output column and 128 inputs",
+        "fp8" => "recipe-vllm-nm-experts-fp8",
         // AWQMoEMethod / GPTQMarlinMoEMethod / compressed-tensors WNA16: the Marlin repacks
         // (awq_marlin_moe_repack, gptq_marlin_moe_repack, marlin_moe_permute_scales) keep each
         // tensor's element count.
-        "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" => "; from vLLM's source: the Marlin MoE repack keeps the packed 4-bit weights, scales and zero points at their sizes (act-order adds one int32 sort index per input), so the file's bytes are close",
-        _ => "",
+        "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" => {
+            "recipe-vllm-nm-experts-int4"
+        }
+        _ => "recipe-vllm-nm-experts",
     }
 }
 
@@ -385,9 +411,20 @@ mod tests {
 
     #[test]
     fn the_floor_says_what_each_kernel_keeps() {
-        assert!(kernel_words("FP8").contains("compute capability 8.9"));
-        assert!(kernel_words("awq").contains("Marlin MoE repack"));
-        assert_eq!(kernel_words("mxfp4"), "");
+        let said = |q: &str| {
+            Said::new(
+                kernel_key(q),
+                vec![("experts", "8".into()), ("q", q.into())],
+            )
+        };
+        assert!(said("FP8").contains("compute capability 8.9"));
+        assert!(said("awq").contains("Marlin MoE repack"));
+        assert!(said("mxfp4").ends_with("is a floor, not exact"));
+        let cn = said("FP8").in_lang(gpuledger_lang::Lang::ZhCn);
+        assert!(
+            cn.contains("每层 8 个 FP8 专家") && cn.contains("计算能力 8.9"),
+            "{cn}"
+        );
     }
 
     #[test]

@@ -162,18 +162,18 @@ fn installed(ctx: &ProcessContext) -> Option<(String, String)> {
 /// `--gpu-memory-utilization`'s default for the version that runs (the flag and `/metrics` win).
 pub fn default_utilization(version: Option<&(String, String)>) -> Src<f64> {
     match version.and_then(|(v, from)| Some((parse(v)?, v, from))) {
-        Some((n, v, from)) if n < DEFAULT_092_SINCE => src(
-            0.9,
-            default(format!("vLLM {v} ({from}): 0.9 before v0.21.0")),
-        ),
-        Some((_, v, from)) => src(
-            0.92,
-            default(format!("vLLM {v} ({from}): 0.92 since v0.21.0")),
-        ),
-        None => src(
-            0.92,
-            default("since vLLM v0.21.0 (0.9 before; the running version is not known here)"),
-        ),
+        Some((n, v, from)) => {
+            let args = vec![
+                ("version", v.as_str().into()),
+                ("from", from.as_str().into()),
+            ];
+            if n < DEFAULT_092_SINCE {
+                src(0.9, default(Said::new("recipe-vllm-util-before", args)))
+            } else {
+                src(0.92, default(Said::new("recipe-vllm-util-since", args)))
+            }
+        }
+        None => src(0.92, default(Said::new("recipe-vllm-util-unknown", vec![]))),
     }
 }
 
