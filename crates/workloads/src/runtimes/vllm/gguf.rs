@@ -39,8 +39,7 @@ pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, String> {
             "vLLM serves a GGUF model ({model}), which is not a file this machine can read: its weights come from the GGUF header, and a hub id or a folder of GGUF files is not modelled"
         ));
     }
-    let g =
-        GgufModel::open(&path).map_err(|e| format!("cannot read the model's GGUF header: {e}"))?;
+    let g = GgufModel::open(&path).map_err(|e| crate::runtimes::gguf_unreadable(e).to_string())?;
     facts(&g, &own)
 }
 
