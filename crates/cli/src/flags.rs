@@ -3,10 +3,11 @@
 //! checks its value while clap parses, so a bad one is a usage error (exit 2) before anything
 //! runs; the interval bounds are named beside [`REFRESH`] in `gpuledger_model::time`.
 
+use crate::failed::failed;
 use crate::Global;
-use anyhow::Context;
-use gpuledger_compare::alert::{parse, Expr};
+use gpuledger_compare::alert::{parse, Expr, ParseError};
 use gpuledger_history::store::{default_db_path, Query, Reader};
+use gpuledger_lang::said::Said;
 use gpuledger_model::time::{now_ms, parse_time_arg, GRACE, REFRESH, SAMPLING};
 use gpuledger_model::units::parse_bytes;
 use std::path::PathBuf;
@@ -17,37 +18,38 @@ use std::time::Duration;
 pub const MAX_ALLOCATION: u64 = 1 << 50;
 
 /// A view's or a server's refresh (`gpuledger -d`, `ui --interval`, `serve --interval`).
-pub fn refresh(s: &str) -> Result<Duration, String> {
+pub fn refresh(s: &str) -> Result<Duration, Said> {
     REFRESH.parse(s)
 }
 
 /// A sampling interval (`record --interval`, `watch --interval`).
-pub fn sampling(s: &str) -> Result<Duration, String> {
+pub fn sampling(s: &str) -> Result<Duration, Said> {
     SAMPLING.parse(s)
 }
 
 /// `kill --grace`: how long the graceful step waits.
-pub fn grace(s: &str) -> Result<Duration, String> {
+pub fn grace(s: &str) -> Result<Duration, Said> {
     GRACE.parse(s)
 }
 
 /// A time (`--since`, `--until`, `--at`): RFC 3339 or a duration ago. Checked now; resolved
 /// against the clock when used.
-pub fn time(s: &str) -> Result<String, String> {
+pub fn time(s: &str) -> Result<String, Said> {
     parse_time_arg(s, now_ms()).map(|_| s.to_string())
 }
 
 /// An alert expression (`watch --alert`, the live view's `--alert`).
-pub fn alert(s: &str) -> Result<Expr, String> {
-    parse(s).map_err(|e| e.to_string())
+pub fn alert(s: &str) -> Result<Expr, ParseError> {
+    parse(s)
 }
 
 /// A size to allocate on a device (`verify --size`, `probe --sizes`): more than 0 bytes, at most
 /// [`MAX_ALLOCATION`].
-pub fn allocation(s: &str) -> Result<u64, String> {
+pub fn allocation(s: &str) -> Result<u64, Said> {
+    let quoted = || vec![("value", format!("{s:?}").into())];
     match parse_bytes(s)? {
-        0 => Err(format!("{s:?}: a size must be more than 0 bytes")),
-        n if n > MAX_ALLOCATION => Err(format!("{s:?}: larger than any GPU")),
+        0 => Err(Said::new("cli-err-size-zero", quoted())),
+        n if n > MAX_ALLOCATION => Err(Said::new("cli-err-size-too-large", quoted())),
         n => Ok(n),
     }
 }
@@ -76,10 +78,9 @@ impl Range {
         };
         let reader = Reader::open(&path)?;
         let now = now_ms();
-        let since =
-            parse_time_arg(&self.since, now).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+        let since = parse_time_arg(&self.since, now).map_err(|e| option_error("--since", e))?;
         let until = match &self.until {
-            Some(u) => Some(parse_time_arg(u, now).map_err(|e| anyhow::anyhow!("--until: {e}"))?),
+            Some(u) => Some(parse_time_arg(u, now).map_err(|e| option_error("--until", e))?),
             None => None,
         };
         let q = Query {
@@ -95,10 +96,16 @@ impl Range {
 pub fn db_path(db: &Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match db {
         Some(p) => Ok(p.clone()),
-        None => default_db_path().context(
-            "no data directory: set XDG_DATA_HOME or HOME, or give the database with --db",
-        ),
+        None => default_db_path().ok_or_else(|| failed("cli-err-no-data-dir", vec![])),
     }
+}
+
+/// An option's value refused after parsing (`--since: "x" is neither…`), said as a sentence.
+pub fn option_error(option: &str, why: Said) -> anyhow::Error {
+    failed(
+        "cli-err-option-value",
+        vec![("option", option.into()), ("why", why.into())],
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Options every command shares: where the sources read from, or a recording to replay instead.
 
-use anyhow::Context;
-use gpuledger_model::{parse_snapshot, Snapshot};
+use gpuledger_model::{parse_snapshot, Snapshot, SnapshotError};
 use gpuledger_sources::{Collector, SourceConfig};
 use gpuledger_workloads::asking::Asking;
 use std::path::PathBuf;
@@ -94,25 +93,7 @@ pub struct GlobalArgs {
 /// not depend on the user's locale).
 pub const LANG_VAR: &str = "GPULEDGER_LANG";
 
-/// The language of the error messages written below, where no [`Global`] is at hand (the
-/// snapshot readers diff, serve and verify share); set once by main from [`Global::lang`].
-static ERROR_LANG: std::sync::OnceLock<gpuledger_lang::Lang> = std::sync::OnceLock::new();
-
-/// Say error messages in `lang` from now on (main, once).
-pub fn set_error_lang(lang: gpuledger_lang::Lang) {
-    let _ = ERROR_LANG.set(lang);
-}
-
-/// An error message of cli.ftl in the chosen language.
-fn error(key: &str, args: &[(&str, gpuledger_lang::Value<'_>)]) -> anyhow::Error {
-    let lang = ERROR_LANG.get().copied().unwrap_or_default();
-    anyhow::anyhow!("{}", lang.t_args(key, args))
-}
-
-/// A path as a message's value.
-fn shown(path: &std::path::Path) -> gpuledger_lang::Value<'static> {
-    path.display().to_string().into()
-}
+use crate::failed::{failed as error, path as shown};
 
 pub struct Global {
     pub args: GlobalArgs,
@@ -186,7 +167,7 @@ impl Global {
                 let now = gpuledger_model::time::now_ms();
                 let at_ms = match at {
                     Some(a) => gpuledger_model::time::parse_time_arg(a, now)
-                        .map_err(|e| anyhow::anyhow!("--at: {e}"))?,
+                        .map_err(|e| crate::flags::option_error("--at", e))?,
                     None => i64::MAX,
                 };
                 let mut snap = reader.snapshot_at(at_ms)?;
@@ -197,15 +178,18 @@ impl Global {
             }
             Some(path) => {
                 if at.is_some() {
-                    return Err(error("cli-err-at-snapshot-file", &[("path", shown(path))]));
+                    return Err(error(
+                        "cli-err-at-snapshot-file",
+                        vec![("path", shown(path))],
+                    ));
                 }
                 let shown = path.display().to_string();
                 Ok((load_snapshot(path)?, Some(shown)))
             }
             None => {
                 if at.is_some() {
-                    let message = error("cli-err-at-needs-replay", &[]).to_string();
-                    return Err(crate::Usage(message).into());
+                    let said = gpuledger_lang::said::Said::new("cli-err-at-needs-replay", vec![]);
+                    return Err(crate::Usage(said).into());
                 }
                 Ok((self.asking_collector(false).collect(), None))
             }
@@ -216,8 +200,20 @@ impl Global {
 /// Read a snapshot file; errors name the file and what is wrong with it.
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     let text = read_snapshot_text(path)?;
-    let mut snap = parse_snapshot(&text)
-        .with_context(|| error("cli-err-not-snapshot", &[("path", shown(path))]).to_string())?;
+    let mut snap = parse_snapshot(&text).map_err(|e| match e {
+        SnapshotError::Parse(e) => {
+            let said = vec![("path", shown(path)), ("error", e.to_string().into())];
+            error("cli-err-not-snapshot", said)
+        }
+        SnapshotError::Schema { found, expected } => {
+            let said = vec![
+                ("path", shown(path)),
+                ("found", format!("{found:?}").into()),
+                ("expected", format!("{expected:?}").into()),
+            ];
+            error("cli-err-snapshot-schema", said)
+        }
+    })?;
     // A file can hold anything: secrets are redacted on every input path, not only at collection.
     gpuledger_model::redact_snapshot(&mut snap);
     Ok(snap)
@@ -236,12 +232,12 @@ pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
         };
         error(
             key,
-            &[("path", shown(path)), ("error", e.to_string().into())],
+            vec![("path", shown(path)), ("error", e.to_string().into())],
         )
     })?;
     String::from_utf8(bytes).map_err(|e| {
-        let args = [("path", shown(path)), ("error", e.to_string().into())];
-        error("cli-err-not-utf8", &args)
+        let args = vec![("path", shown(path)), ("error", e.to_string().into())];
+        error("cli-err-not-utf8", args)
     })
 }
 
@@ -250,10 +246,8 @@ pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
 fn is_recording(path: &std::path::Path) -> anyhow::Result<bool> {
     use std::io::Read;
     let cannot_read = |e: std::io::Error| {
-        error(
-            "cli-err-cannot-read",
-            &[("path", shown(path)), ("error", e.to_string().into())],
-        )
+        let args = vec![("path", shown(path)), ("error", e.to_string().into())];
+        error("cli-err-cannot-read", args)
     };
     let f = gpuledger_sources::regular::open_regular(path).map_err(cannot_read)?;
     let mut head = Vec::with_capacity(16);

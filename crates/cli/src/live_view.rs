@@ -129,10 +129,14 @@ impl RemoteSource {
     fn new(base: &str) -> anyhow::Result<RemoteSource> {
         let base = base.trim_end_matches('/');
         if !(base.starts_with("http://") || base.starts_with("https://")) {
-            anyhow::bail!("--remote: {base:?} is not an http:// URL of `gpuledger serve`");
+            let url = format!("{base:?}");
+            return Err(crate::failed::failed(
+                "cli-err-remote-not-http",
+                vec![("url", url.into())],
+            ));
         }
         if base.starts_with("https://") {
-            anyhow::bail!("--remote: https is not supported (this build has no TLS); put the server behind an SSH tunnel or use http on a trusted network");
+            return Err(crate::failed::failed("cli-err-remote-https", vec![]));
         }
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs(3)))
@@ -173,10 +177,10 @@ impl RemoteSource {
 /// The source line shown when a round fails. The URL is `--remote` as typed and the error text
 /// may repeat it: credentials in it (`user:pass@`, `?token=`) must not reach the screen, an
 /// export or a screenshot.
-fn fetch_error(url: &str, e: &str) -> String {
-    gpuledger_model::redact_text(&format!(
-        "GET {url}: {e} (showing the last snapshot received)"
-    ))
+fn fetch_error(url: &str, e: &str) -> gpuledger_lang::said::Said {
+    let said = vec![("url", url.into()), ("error", e.into())];
+    gpuledger_lang::said::Said::new("cli-remote-fetch-failed", said)
+        .map_text(&gpuledger_model::redact_text)
 }
 
 impl gpuledger_tui::feed::RoundSource for RemoteSource {
@@ -263,12 +267,13 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
             (_, None) => None,
         },
         None if args.at.is_some() => {
-            return Err(crate::Usage("--at needs --replay RECORDING.db".into()).into())
+            let said = gpuledger_lang::said::Said::new("cli-err-at-needs-replay", vec![]);
+            return Err(crate::Usage(said).into());
         }
         None => None,
     };
     if replay.is_some() && args.remote.is_some() {
-        anyhow::bail!("--remote and --replay both name what to show: give one");
+        return Err(crate::failed::failed("cli-err-remote-and-replay", vec![]));
     }
     let remote = match &args.remote {
         Some(url) => Some((
@@ -312,6 +317,12 @@ mod tests {
         assert!(!line.contains("s3cr3t"), "{line}");
         assert!(line.contains("gpu-box:9400"), "{line}");
         assert!(line.contains("Connection refused"), "{line}");
+        let cn = line.in_lang(gpuledger_lang::Lang::ZhCn);
+        assert!(!cn.contains("hunter2") && !cn.contains("s3cr3t"), "{cn}");
+        assert!(
+            cn.contains("gpu-box:9400") && cn.contains("上次收到的快照"),
+            "{cn}"
+        );
     }
 
     #[test]

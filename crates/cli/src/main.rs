@@ -2,6 +2,7 @@
 //! with its own `Args` and `run`.
 
 mod commands;
+mod failed;
 mod flags;
 mod global;
 mod help_lang;
@@ -168,7 +169,7 @@ enum Command {
 /// An error in how the command was asked for (options that cannot go together), found after
 /// clap's own checks: reported like clap's usage errors, with exit status 2.
 #[derive(Debug)]
-pub struct Usage(pub String);
+pub struct Usage(pub gpuledger_lang::said::Said);
 
 impl std::fmt::Display for Usage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -196,10 +197,7 @@ fn main() -> ExitCode {
     };
     let mut global = Global::new(cli.global);
     global.lang = match lang {
-        Ok(l) => {
-            global::set_error_lang(l);
-            l
-        }
+        Ok(l) => l,
         Err(e) => {
             // Said in the locale's language: the flag's is unknown.
             let lang = gpuledger_lang::choose(None).unwrap_or_default();
@@ -233,23 +231,9 @@ fn main() -> ExitCode {
             // Errors quote files, GGUF metadata and names from outside: escaped like all output.
             eprintln!(
                 "gpuledger: {}",
-                gpuledger_views::term_safe_text(&error_text(&e, global.lang))
+                gpuledger_views::term_safe_text(&failed::in_lang(&e, global.lang))
             );
             ExitCode::from(if e.is::<Usage>() { 2 } else { 1 })
         }
     }
-}
-
-/// An error and its causes, as anyhow's `{:#}` writes them, with a recording's errors said in
-/// `lang` (the other errors are already in it, or are the system's own words).
-fn error_text(e: &anyhow::Error, lang: gpuledger_lang::Lang) -> String {
-    e.chain()
-        .map(
-            |c| match c.downcast_ref::<gpuledger_history::store::StoreError>() {
-                Some(s) => s.in_lang(lang),
-                None => c.to_string(),
-            },
-        )
-        .collect::<Vec<_>>()
-        .join(": ")
 }

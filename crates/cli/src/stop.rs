@@ -42,7 +42,7 @@ pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
             ));
         });
     })
-    .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C/SIGTERM handler: {e}"))?;
+    .map_err(|e| handler_error(&e))?;
     let _ = FLAG.set(flag.clone());
     Ok(flag)
 }
@@ -61,4 +61,12 @@ pub fn wait_for_stop() {
 fn force_exit(why: &str) -> ! {
     eprintln!("gpuledger: stopping at once: {why}");
     std::process::exit(130)
+}
+
+/// The Ctrl-C/SIGTERM handler could not be installed.
+pub fn handler_error(e: &dyn std::fmt::Display) -> anyhow::Error {
+    crate::failed::failed(
+        "cli-err-signal-handler",
+        vec![("error", e.to_string().into())],
+    )
 }

@@ -173,6 +173,10 @@ impl std::fmt::Display for Said {
     }
 }
 
+/// A sentence is an error message too (a value parser's refusal, a command's failure): shown
+/// in English where no language is at hand, and in the reader's where the printer downcasts it.
+impl std::error::Error for Said {}
+
 impl From<String> for Said {
     fn from(s: String) -> Said {
         Said::verbatim(s)
@@ -196,6 +200,12 @@ impl Eq for Said {}
 impl PartialEq<str> for Said {
     fn eq(&self, other: &str) -> bool {
         self.english == other
+    }
+}
+
+impl PartialEq<String> for Said {
+    fn eq(&self, other: &String) -> bool {
+        self.english == *other
     }
 }
 

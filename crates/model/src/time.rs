@@ -1,6 +1,7 @@
 //! Time values on the command line and in outputs: RFC 3339 timestamps (UTC) and durations
 //! (`1s`, `30s`, `7d`, `1h 30m`).
 
+use gpuledger_lang::said::Said;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Unix milliseconds now.
@@ -12,7 +13,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// `1s`, `500ms`, `7d`, `1h 30m`. Errors say what was expected.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, Said> {
     crate::units::parse_duration_within(s, Duration::ZERO, Duration::MAX)
 }
 
@@ -49,21 +50,20 @@ pub const GRACE: IntervalBounds = IntervalBounds {
 impl IntervalBounds {
     /// Parse with the one duration grammar ([`crate::units::parse_duration_within`]) inside
     /// these bounds.
-    pub fn parse(&self, s: &str) -> Result<Duration, String> {
+    pub fn parse(&self, s: &str) -> Result<Duration, Said> {
         crate::units::parse_duration_within(s, self.min, self.max)
     }
 }
 
 /// RFC 3339 (`2026-11-29T08:00:00Z`, fractional seconds and offsets accepted) to Unix ms.
-pub fn parse_rfc3339_ms(s: &str) -> Result<i64, String> {
+pub fn parse_rfc3339_ms(s: &str) -> Result<i64, Said> {
+    let quoted = || vec![("value", format!("{s:?}").into())];
     let t = humantime::parse_rfc3339_weak(s.trim())
         .or_else(|_| parse_with_offset(s.trim()))
-        .map_err(|_| {
-            format!("{s:?} is not an RFC 3339 time (expected e.g. 2026-11-29T08:00:00Z)")
-        })?;
+        .map_err(|_| Said::new("report-parse-not-rfc3339", quoted()))?;
     let d = t
         .duration_since(UNIX_EPOCH)
-        .map_err(|_| format!("{s:?} is before 1970"))?;
+        .map_err(|_| Said::new("report-parse-before-1970", quoted()))?;
     Ok(d.as_millis() as i64)
 }
 
@@ -87,7 +87,7 @@ fn parse_with_offset(s: &str) -> Result<SystemTime, ()> {
 
 /// A point in time on the command line: an RFC 3339 time, or a duration meaning "that long ago"
 /// (`--since 1h`). `now_ms` is passed in so the rule is testable.
-pub fn parse_time_arg(s: &str, now_ms: i64) -> Result<i64, String> {
+pub fn parse_time_arg(s: &str, now_ms: i64) -> Result<i64, Said> {
     if s.trim() == "now" {
         return Ok(now_ms);
     }
@@ -97,8 +97,9 @@ pub fn parse_time_arg(s: &str, now_ms: i64) -> Result<i64, String> {
     match humantime::parse_duration(s.trim()) {
         // Saturating: `--since 1000000000y` means "from the beginning", not an overflow.
         Ok(d) => Ok(now_ms.saturating_sub(i64::try_from(d.as_millis()).unwrap_or(i64::MAX))),
-        Err(_) => Err(format!(
-            "{s:?} is neither an RFC 3339 time (2026-11-29T08:00:00Z) nor a duration ago (1h, 30m, 7d)"
+        Err(_) => Err(Said::new(
+            "report-parse-not-a-time",
+            vec![("value", format!("{s:?}").into())],
         )),
     }
 }

@@ -1,5 +1,7 @@
 //! Human units. Binary prefixes throughout, as GPU memory is sized in powers of two.
 
+use gpuledger_lang::said::Said;
+
 const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
 
 /// `b` in the largest binary unit it reaches: the value and the unit's index in [`UNITS`].
@@ -40,7 +42,7 @@ pub fn parse_duration_within(
     s: &str,
     min: std::time::Duration,
     max: std::time::Duration,
-) -> Result<std::time::Duration, String> {
+) -> Result<std::time::Duration, Said> {
     let t = s.trim();
     let d = match t.parse::<f64>() {
         Ok(secs) => seconds(s, secs)?,
@@ -50,27 +52,43 @@ pub fn parse_duration_within(
         },
     };
     if d < min {
-        return Err(format!("{s:?} is below the minimum of {}", show(min)));
+        return Err(Said::new(
+            "report-parse-below-minimum",
+            vec![("value", quoted(s).into()), ("bound", show(min).into())],
+        ));
     }
     if d > max {
-        return Err(format!("{s:?} is above the maximum of {}", show(max)));
+        return Err(Said::new(
+            "report-parse-above-maximum",
+            vec![("value", quoted(s).into()), ("bound", show(max).into())],
+        ));
     }
     Ok(d)
 }
 
-const DURATION_FORMS: &str = "use e.g. 500ms, 2s, 1.5s, 5m, 1h, 7d or a number of seconds";
+/// The value as the messages quote it (`"abc"`).
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
 
-fn seconds(s: &str, secs: f64) -> Result<std::time::Duration, String> {
+fn not_a_duration(s: &str) -> Said {
+    Said::new(
+        "report-parse-not-a-duration",
+        vec![("value", quoted(s).into())],
+    )
+}
+
+fn seconds(s: &str, secs: f64) -> Result<std::time::Duration, Said> {
     match std::time::Duration::try_from_secs_f64(secs) {
         Ok(d) => Ok(d),
         // Too large to represent is still a duration: the bound check says it is too long.
         Err(_) if secs.is_finite() && secs > 0.0 => Ok(std::time::Duration::MAX),
-        Err(_) => Err(format!("{s:?} is not a duration ({DURATION_FORMS})")),
+        Err(_) => Err(not_a_duration(s)),
     }
 }
 
 /// `1.5s`, `0.25h`: humantime takes whole numbers only.
-fn decimal_with_unit(s: &str, t: &str) -> Result<std::time::Duration, String> {
+fn decimal_with_unit(s: &str, t: &str) -> Result<std::time::Duration, Said> {
     let i = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -81,11 +99,9 @@ fn decimal_with_unit(s: &str, t: &str) -> Result<std::time::Duration, String> {
         "m" | "min" => 60.0,
         "h" => 3600.0,
         "d" => 86_400.0,
-        _ => return Err(format!("{s:?} is not a duration ({DURATION_FORMS})")),
+        _ => return Err(not_a_duration(s)),
     };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration ({DURATION_FORMS})"))?;
+    let v: f64 = num.parse().map_err(|_| not_a_duration(s))?;
     seconds(s, v * scale)
 }
 
@@ -102,7 +118,7 @@ fn show(d: std::time::Duration) -> String {
 
 /// Parse `512MiB`, `8GiB`, `1.5G`, `100M`, `4096` (bytes). Decimal `GB`/`MB` are read as powers of
 /// ten, binary `GiB`/`G` as powers of two. Errors say what was expected.
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+pub fn parse_bytes(s: &str) -> Result<u64, Said> {
     let t = s.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -110,7 +126,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let (num, unit) = t.split_at(split);
     let n: f64 = num
         .parse()
-        .map_err(|_| format!("{s:?} is not a size (expected e.g. 512MiB, 8GiB, 4096)"))?;
+        .map_err(|_| Said::new("report-parse-not-a-size", vec![("value", quoted(s).into())]))?;
     let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
         "k" | "kib" => 1024.0,
@@ -122,14 +138,18 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "gb" => 1e9,
         "tb" => 1e12,
         other => {
-            return Err(format!(
-                "{s:?}: unknown unit {other:?} (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            return Err(Said::new(
+                "report-parse-unknown-unit",
+                vec![("value", quoted(s).into()), ("unit", quoted(other).into())],
             ))
         }
     };
     let v = n * mult;
     if !v.is_finite() || v > u64::MAX as f64 {
-        return Err(format!("{s:?} is too large"));
+        return Err(Said::new(
+            "report-parse-too-large",
+            vec![("value", quoted(s).into())],
+        ));
     }
     Ok(v.round() as u64)
 }

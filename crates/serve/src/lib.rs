@@ -44,7 +44,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:9835";
 
 /// Parse `--interval` with the one duration grammar (`5s`, `500ms`, `2m`, `1.5s`, a bare number
 /// of seconds) within a refresh's bounds ([`gpuledger_model::time::REFRESH`]).
-pub fn parse_interval(s: &str) -> Result<Duration, String> {
+pub fn parse_interval(s: &str) -> Result<Duration, gpuledger_lang::said::Said> {
     gpuledger_model::time::REFRESH.parse(s)
 }
 

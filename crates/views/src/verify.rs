@@ -54,11 +54,11 @@ pub struct VerifyReport<'a> {
     /// Each workload path (`cuda`, `vulkan`) and what became of it.
     pub paths: Vec<(&'a str, &'a Said)>,
     /// Why the verdicts are judged on system memory (GTT), when they are.
-    pub system_ledger: Option<String>,
+    pub system_ledger: Option<Said>,
     /// The CPU device the workload ran on, when it did (no source can see its memory).
     pub cpu_device: Option<String>,
     pub verdicts: Vec<VerdictLine<'a>>,
-    pub notes: &'a [String],
+    pub notes: &'a [Said],
     pub lang: Lang,
 }
 
@@ -129,7 +129,7 @@ pub fn render_verify(r: &VerifyReport) -> String {
             .render(&rows),
     );
     for n in r.notes {
-        s.push_str(&lang.t_args("report-verify-note", &[("text", n.as_str().into())]));
+        s.push_str(&lang.t_args("report-verify-note", &[("text", n.in_lang(lang).into())]));
         s.push('\n');
     }
     s

@@ -1,10 +1,10 @@
 //! `gpuledger completions SHELL` and `gpuledger man`: generated from the same clap definitions
 //! that parse the command line, so they cannot drift from it.
 
+use crate::failed;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::CommandFactory;
 use gpuledger_lang::Lang;
 
@@ -40,7 +40,10 @@ pub fn run_man(a: &ManArgs, lang: Lang) -> anyhow::Result<ExitCode> {
     let Some(dir) = &a.dir else {
         return super::print(&main);
     };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        let said = vec![("path", failed::path(dir)), ("error", e.to_string().into())];
+        failed::failed("cli-err-cannot-create", said)
+    })?;
     // One page per command, named as clap_mangen names them (`gpuledger-<sub>.1`); the main
     // page is ours, which has the live view's keys.
     for (name, page) in pages(cmd, lang)? {
@@ -50,7 +53,7 @@ pub fn run_man(a: &ManArgs, lang: Lang) -> anyhow::Result<ExitCode> {
         } else {
             &page
         };
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(&path, text).map_err(|e| failed::cannot_write(&path, &e))?;
     }
     Ok(ExitCode::SUCCESS)
 }

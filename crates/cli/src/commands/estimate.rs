@@ -8,9 +8,8 @@
 //! whole llama-server command line is accepted as written (`line`).
 
 use crate::Global;
-use anyhow::bail;
 use gpuledger_lang::said::Arg;
-use gpuledger_lang::Said;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::{Device, Snapshot, Vendor};
 use gpuledger_views::estimate::{render_comparison_in, render_text_in};
 use gpuledger_views::fit::{render_changes_in, render_fit_in, Change, Fit, Holder};
@@ -107,7 +106,6 @@ When the estimate does not fit the checked GPU's free memory, the cheapest chang
 again, and the exit status is 3."
     };
 }
-pub const FLAGS_HELP: &str = flags_help!();
 /// The flags, then the exit statuses, for `--help`.
 pub const LONG_HELP: &str = concat!(flags_help!(), "\n\n", crate::exit_codes!());
 
@@ -151,15 +149,19 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         mut settings,
         warnings,
     } = match line::read(&args.args) {
+        // Help asked for among llama-server's flags (`estimate m.gguf -c 4096 -h`).
+        _ if args.args.iter().any(|a| a == "-h" || a == "--help") => {
+            return help(global.lang, None)
+        }
         Ok(x) => x,
-        Err(e) => return usage_error(format!("{e:#}")),
+        Err(e) => return usage_error(crate::failed::in_lang(&e, global.lang)),
     };
     for w in &warnings {
         let text = ("text", w.in_lang(global.lang).into());
         eprintln!("{}", global.lang.t_args("cli-warning", &[text]));
     }
     let Some(model_path) = model else {
-        return no_model(&settings);
+        return help(global.lang, Some(no_model(&settings)));
     };
     apply_options(&opts, &mut settings);
     let model = GgufModel::open(&model_path)?;
@@ -169,11 +171,9 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .as_ref()
         .and_then(|s| s.devices.iter().find(|d| d.index == opts.device));
     if let (Some(snap), None, true) = (&snapshot, device, opts.device_named) {
-        bail!(
-            "--device {}: {}",
-            opts.device,
-            no_such_device(snap, opts.device)
-        );
+        let why = no_such_device(snap, opts.device);
+        let option = format!("--device {}", opts.device);
+        return Err(crate::flags::option_error(&option, why));
     }
     settings.backend = backend_setting(opts.backend, device);
     let rpc_note = rpc_only(&opts, snapshot.as_ref(), &mut settings);
@@ -239,29 +239,40 @@ fn render(out: &JsonOut, json: bool, lang: gpuledger_lang::Lang) -> anyhow::Resu
 }
 
 /// No model named: say how to name one (and, for `-hf`, where llama.cpp keeps its downloads).
-fn no_model(settings: &LlamaSettings) -> anyhow::Result<ExitCode> {
+fn no_model(settings: &LlamaSettings) -> Said {
     let hf = settings
         .unmodelled
         .iter()
         .any(|u| u.starts_with("-hf") || u.starts_with("--hf") || u.starts_with("LLAMA_ARG_HF"));
-    usage_error(format!(
-        "no model: give MODEL.gguf first, or llama-server's -m FILE{}\n\n{FLAGS_HELP}",
-        if hf {
-            format!(
-                " (-hf downloads it: name the downloaded .gguf file)\n{}",
-                hf_cache()
-            )
-        } else {
-            String::new()
+    if hf {
+        Said::new("cli-err-no-model-hf", vec![("cache", hf_cache().into())])
+    } else {
+        Said::new("cli-err-no-model", vec![])
+    }
+}
+
+/// The flags' help in `lang`, after `error` when there is one (a usage error, exit 2).
+fn help(lang: Lang, error: Option<Said>) -> anyhow::Result<ExitCode> {
+    let usage = ("usage", "gpuledger estimate MODEL.gguf [FLAGS]".into());
+    let text = format!(
+        "{}\n\n{}",
+        lang.t_args("cli-usage", &[usage]),
+        lang.t("cli-after-estimate")
+    );
+    match error {
+        Some(e) => usage_error(format!("{}\n\n{text}", e.in_lang(lang))),
+        None => {
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
         }
-    ))
+    }
 }
 
 /// Where llama.cpp keeps `-hf` downloads (`common/hf-cache.cpp`, `get_cache_directory`): the
 /// first of `LLAMA_CACHE`, `HF_HUB_CACHE`, `HUGGINGFACE_HUB_CACHE`, `HF_HOME`/hub,
 /// `XDG_CACHE_HOME`/huggingface/hub, `HOME`/.cache/huggingface/hub that is set, in the Hugging
 /// Face layout; builds before that cache kept them flat in `LLAMA_CACHE` or ~/.cache/llama.cpp.
-fn hf_cache() -> String {
+fn hf_cache() -> Said {
     let var = |v: &str| std::env::var(v).ok().filter(|x| !x.is_empty());
     let rules: [(&str, &str); 6] = [
         ("LLAMA_CACHE", ""),
@@ -279,16 +290,15 @@ fn hf_cache() -> String {
             } else {
                 p.join(sub)
             };
-            format!("{} (from ${v})", p.display())
+            let said = vec![
+                ("path", p.display().to_string().into()),
+                ("var", (*v).into()),
+            ];
+            Said::new("cli-estimate-hf-cache-here", said)
         })
     });
-    format!(
-        "llama.cpp keeps -hf downloads in $LLAMA_CACHE, else the Hugging Face cache \
-         ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) as \
-         models--ORG--NAME/snapshots/COMMIT/FILE.gguf; here: {}. Builds before that cache kept \
-         them flat in $LLAMA_CACHE or ~/.cache/llama.cpp/.",
-        here.unwrap_or_else(|| "not known (no LLAMA_CACHE, HF_* or HOME set)".into())
-    )
+    let here = here.unwrap_or_else(|| Said::new("cli-estimate-hf-cache-unknown", vec![]));
+    Said::new("cli-estimate-hf-cache", vec![("here", here.into())])
 }
 
 /// The live GPUs' free memory in index order for the estimate's local GPUs: the chosen device's,
@@ -470,10 +480,8 @@ fn backend_setting(flag: Option<Backend>, device: Option<&Device>) -> Setting<Ba
 fn log_compared(p: &std::path::Path, e: &Estimate) -> anyhow::Result<Vec<Comparison>> {
     let log = parse_llama_log(&super::read_log(p)?);
     if log.buffers.is_empty() {
-        bail!(
-            "{}: no llama.cpp buffer-size lines found (start llama-server with -lv 4)",
-            p.display()
-        );
+        let said = vec![("path", crate::failed::path(p))];
+        return Err(crate::failed::failed("cli-err-no-buffer-lines", said));
     }
     Ok(compare_with_log(e, &log))
 }

@@ -128,13 +128,13 @@ fn describe_reading(r: &GpuMemoryReading, lang: Lang) -> String {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(crate::Usage(global.lang.t("cli-err-kill-replay")).into());
+        let said = gpuledger_lang::said::Said::new("cli-err-kill-replay", vec![]);
+        return Err(crate::Usage(said).into());
     }
     if global.args.proc_root != std::path::Path::new("/proc") {
         let root = global.args.proc_root.display().to_string();
-        anyhow::bail!(global
-            .lang
-            .t_args("cli-err-kill-proc-root", &[("path", root.into())]));
+        let said = vec![("path", root.into())];
+        return Err(crate::failed::failed("cli-err-kill-proc-root", said));
     }
     let killer = Killer::new();
     let measured = Measured {

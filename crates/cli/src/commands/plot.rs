@@ -1,6 +1,7 @@
 //! `gpuledger plot`: a recording as an SVG chart, or the same chart rasterised to PNG (resvg, with
 //! the system's fonts for the text).
 
+use crate::failed;
 use crate::Global;
 use anyhow::Context;
 use gpuledger_history::plot::{gather, render_svg};
@@ -41,11 +42,14 @@ fn is_png(out: &std::path::Path) -> Option<bool> {
 
 /// `--out` is checked when the command line is parsed: another extension is a usage error
 /// (exit 2), said before any recording is opened.
-fn out_file(s: &str) -> Result<PathBuf, String> {
+fn out_file(s: &str) -> Result<PathBuf, gpuledger_lang::said::Said> {
     let p = PathBuf::from(s);
     match is_png(&p) {
         Some(_) => Ok(p),
-        None => Err("the output file must end in .svg or .png".into()),
+        None => Err(gpuledger_lang::said::Said::new(
+            "cli-err-plot-extension",
+            vec![],
+        )),
     }
 }
 
@@ -71,23 +75,27 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     };
     let svg = render_svg(&plots, &title);
     let bytes = if png {
-        rasterise(&svg).with_context(|| format!("{}: cannot make the PNG", args.out.display()))?
+        rasterise(&svg).map_err(|e| {
+            let said = vec![
+                ("path", failed::path(&args.out)),
+                ("error", failed::cause(&e)),
+            ];
+            failed::failed("cli-err-plot-png", said)
+        })?
     } else {
         svg.into_bytes()
     };
-    std::fs::write(&args.out, bytes)
-        .with_context(|| format!("{}: cannot write", args.out.display()))?;
-    eprintln!(
-        "gpuledger: wrote {} ({} device{}{})",
-        args.out.display(),
-        plots.len(),
-        if plots.len() == 1 { "" } else { "s" },
-        if plots.is_empty() {
-            ", no samples in the time range"
-        } else {
-            ""
-        }
-    );
+    std::fs::write(&args.out, bytes).map_err(|e| failed::cannot_write(&args.out, &e))?;
+    let key = if plots.is_empty() {
+        "cli-plot-wrote-empty"
+    } else {
+        "cli-plot-wrote"
+    };
+    let said = [
+        ("path", args.out.display().to_string().into()),
+        ("devices", (plots.len() as i64).into()),
+    ];
+    eprintln!("{}", global.lang.t_args(key, &said));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -115,9 +123,7 @@ fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
     .map(str::to_string)
     .or_else(|| families.first().cloned());
     let Some(sans) = sans else {
-        anyhow::bail!(
-            "no font found for the chart's text (install one, e.g. fonts-dejavu-core); the .svg needs none"
-        );
+        return Err(failed::failed("cli-err-plot-no-font", vec![]));
     };
     db.set_sans_serif_family(sans);
     let tree = resvg::usvg::Tree::from_str(svg, &opt).context("the chart is not valid SVG")?;

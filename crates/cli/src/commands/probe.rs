@@ -3,7 +3,6 @@
 //! command line, to NVML (through the NVML source) and to Ctrl-C.
 
 use crate::Global;
-use anyhow::Context;
 use gpuledger_cuda::{signal, store, DeviceRef, NvmlView, ProbeError, ProbeOptions};
 use gpuledger_model::{Host, Snapshot, SourceState};
 use gpuledger_sources::nvml::Nvml;
@@ -85,9 +84,10 @@ pub fn saved_path(explicit: Option<PathBuf>) -> Option<PathBuf> {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(crate::Usage(global.lang.t("cli-err-probe-replay")).into());
+        let said = gpuledger_lang::said::Said::new("cli-err-probe-replay", vec![]);
+        return Err(crate::Usage(said).into());
     }
-    signal::install().context("cannot install the Ctrl-C handler")?;
+    signal::install().map_err(|e| crate::stop::handler_error(&e))?;
 
     let (nvml, nvml_problem) = match Nvml::load(global.args.nvml_lib.as_deref()) {
         Ok(n) => (

@@ -36,19 +36,16 @@ pub struct Args {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        anyhow::bail!("record samples the live machine; it cannot record a replay");
+        return Err(crate::failed::failed("cli-err-record-replay", vec![]));
     }
     let path = db_path(&args.db)?;
     // Folders are made only for the default database: a typo in --db must not silently grow a
     // new tree of folders somewhere.
     if let Some(dir) = args.db.as_deref().and_then(|p| p.parent()) {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
-            anyhow::bail!(
-                "--db {}: the folder {} does not exist; create it first (only the default \
-                 database's folder is created)",
-                path.display(),
-                dir.display()
-            );
+            use crate::failed::{failed, path as shown};
+            let said = vec![("db", shown(&path)), ("folder", shown(dir))];
+            return Err(failed("cli-err-record-no-folder", said));
         }
     }
     let mut rec = Recorder::open(&path)?;

@@ -24,10 +24,8 @@ struct Finding {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(crate::Usage(
-            "selftest checks the live machine; it cannot run on a replay".into(),
-        )
-        .into());
+        let said = Said::new("cli-err-selftest-replay", vec![]);
+        return Err(crate::Usage(said).into());
     }
     let snap = global.collector().collect();
     let mut findings = findings(&snap);

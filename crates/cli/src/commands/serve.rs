@@ -37,19 +37,14 @@ pub struct Args {
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if !args.listen.ip().is_loopback() {
         if !args.allow_remote {
-            anyhow::bail!(
-                "refusing to listen on {}: it is not a loopback address. The endpoints have no \
-                 authentication and show process names and users of this machine; pass \
-                 --allow-remote to serve them on the network anyway",
-                args.listen
-            );
+            let said = vec![("listen", args.listen.to_string().into())];
+            return Err(crate::failed::failed("cli-err-serve-not-loopback", said));
         }
-        eprintln!(
-            "gpuledger serve: WARNING: listening on {} (not loopback). Anyone who can reach it can \
-             read this machine's GPU processes, their names and users. There is no authentication \
-             or TLS: restrict access with a firewall or a reverse proxy.",
-            args.listen
-        );
+        let listen = args.listen.to_string();
+        let warning = global
+            .lang
+            .t_args("cli-serve-not-loopback", &[("listen", listen.into())]);
+        eprintln!("{warning}");
     }
 
     let cfg = ServeConfig {
@@ -110,8 +105,13 @@ pub fn serve_until_stopped(
         let _ = stopped_tx.send(());
     });
     let listen = cfg.listen;
-    let server =
-        Server::start(cfg, source).map_err(|e| anyhow::anyhow!("cannot serve on {listen}: {e}"))?;
+    let server = Server::start(cfg, source).map_err(|e| {
+        let said = vec![
+            ("listen", listen.to_string().into()),
+            ("error", e.to_string().into()),
+        ];
+        crate::failed::failed("cli-err-serve-cannot-listen", said)
+    })?;
     started(server.local_addr());
     let _ = stopped_rx.recv();
     eprintln!("gpuledger: stopping the server");

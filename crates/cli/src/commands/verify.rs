@@ -27,7 +27,6 @@ mod sequence;
 mod witness;
 
 use crate::Global;
-use anyhow::Context;
 pub use child::run_workload;
 use child::{Stop, Workload};
 use gpuledger_cuda::signal;
@@ -137,7 +136,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if let Some(path) = &global.args.replay {
         return replay(args, path, global.lang);
     }
-    signal::install().context("cannot install the Ctrl-C handler")?;
+    signal::install().map_err(|e| crate::stop::handler_error(&e))?;
     let mut collector = global.collector();
     let order: &[Api] = match args.path {
         PathChoice::Auto => &[Api::Cuda, Api::Vulkan],
@@ -149,7 +148,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     for (i, &api) in order.iter().enumerate() {
         let mut w = Workload::start(args, api)?;
         let mut rec = new_record(args, api.name(), Some(w.pid()));
-        let outcome = sequence(args, api, &mut collector, &mut w, &mut rec);
+        let outcome = sequence(args, api, global.lang, &mut collector, &mut w, &mut rec);
         let status = w.finish();
         if let Some(s) = rec.steps.first().map(|s| &s.snapshot) {
             rec.machine.hostname = s.host.hostname.clone();
@@ -164,7 +163,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                     ran: false,
                     why: Said::new(
                         "report-verify-path-cannot-start",
-                        vec![("api", api.title().into()), ("why", why.to_string().into())],
+                        vec![("api", api.title().into()), ("why", why.clone().into())],
                     ),
                 });
                 continue;
@@ -241,11 +240,11 @@ fn nothing_started(args: &Args, tried: Vec<PathNote>, lang: Lang) -> anyhow::Res
     let mut rec = new_record(args, "none", None);
     // The record says the same (in English, as all of it), so a saved or --json run is not
     // silent about it.
-    rec.notes.push(text(Lang::En).trim_end().to_string());
+    rec.notes.push(text(Lang::En).trim_end().into());
     let text = text(lang);
     rec.paths = tried;
     rec.verdicts = not_implemented();
-    save(args, &rec)?;
+    save(args, &rec, lang)?;
     if args.json {
         super::print(&(serde_json::to_string_pretty(&rec)? + "\n"))?;
     } else {
@@ -268,19 +267,23 @@ fn finish(
             eprintln!("{}", lang.t("cli-verify-interrupted"));
             return Ok(ExitCode::from(130));
         }
-        Err(Stop::TimedOut(step)) => anyhow::bail!(
-            "the workload did not finish the {step} step in time; it was stopped (exit {status:?}) and the driver frees what it held"
-        ),
+        Err(Stop::TimedOut(step)) => {
+            let said = vec![
+                ("step", step.to_string().into()),
+                ("status", format!("{status:?}").into()),
+            ];
+            return Err(crate::failed::failed("cli-err-verify-timed-out", said));
+        }
         Err(Stop::Refused(why)) => {
-            anyhow::bail!("{why}; nothing was allocated, and the workload has ended");
+            let said = vec![("why", why.into())];
+            return Err(crate::failed::failed("cli-err-verify-refused", said));
         }
         Err(Stop::Unverifiable(why)) => {
-            let why = Said::from(why.as_str());
             let text = |lang| render_unverifiable(&[(rec.path.as_str(), &why)], None, lang);
-            rec.notes.push(text(Lang::En).trim_end().to_string());
+            rec.notes.push(text(Lang::En).trim_end().into());
             let text = text(lang);
             rec.verdicts = not_implemented();
-            save(args, &rec)?;
+            save(args, &rec, lang)?;
             super::print(&if args.json {
                 serde_json::to_string_pretty(&rec)? + "\n"
             } else {
@@ -291,13 +294,15 @@ fn finish(
         Err(Stop::Failed(why)) => {
             // After the last round the workload ran to the end; only its clean-up failed.
             let when = if rec.steps.len() < judge::STEPS.len() {
-                "stopped early"
+                "report-verify-stopped-early"
             } else {
-                "failed"
+                "report-verify-failed"
             };
-            rec.notes.push(format!("{when}: {why}"));
+            let said = vec![("why", why.clone().into())];
+            rec.notes.push(Said::new(when, said));
             emit(args, &rec, lang)?;
-            anyhow::bail!("the workload failed: {why}; everything it held was released");
+            let said = vec![("why", why.into())];
+            return Err(crate::failed::failed("cli-err-verify-failed", said));
         }
     }
     rec.verdicts = judge::judge(&rec);

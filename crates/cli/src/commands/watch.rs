@@ -73,17 +73,18 @@ fn shell(cmd: &str) -> Command {
 
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     if global.args.replay.is_some() {
-        return Err(
-            crate::Usage("watch checks live samples; it cannot watch a replay".into()).into(),
-        );
+        let said = gpuledger_lang::said::Said::new("cli-err-watch-replay", vec![]);
+        return Err(crate::Usage(said).into());
     }
     let mut tracker = Tracker::new(args.alerts.clone(), args.hold.as_millis() as i64);
-    eprintln!(
-        "gpuledger: watching {} alert{} every {}; Ctrl-C to stop",
-        args.alerts.len(),
-        if args.alerts.len() == 1 { "" } else { "s" },
-        humantime::format_duration(args.interval)
-    );
+    let said = [
+        ("alerts", (args.alerts.len() as i64).into()),
+        (
+            "every",
+            humantime::format_duration(args.interval).to_string().into(),
+        ),
+    ];
+    eprintln!("{}", global.lang.t_args("cli-watch-start", &said));
     let mut children: Vec<Child> = Vec::new();
     let stats = sampling::run(global, args.interval, args.count, |snap, ts| {
         let events = tracker.observe(snap, ts);
@@ -99,7 +100,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
             if let Some(cmd) = &args.exec {
                 match shell(cmd).envs(env_vars(ev)).stdin(Stdio::null()).spawn() {
                     Ok(c) => children.push(c),
-                    Err(e) => eprintln!("gpuledger: --exec {cmd:?} could not start: {e}"),
+                    Err(e) => {
+                        let said = [
+                            ("command", format!("{cmd:?}").into()),
+                            ("error", e.to_string().into()),
+                        ];
+                        eprintln!("{}", global.lang.t_args("cli-watch-exec-failed", &said));
+                    }
                 }
             }
         }

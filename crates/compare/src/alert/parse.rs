@@ -2,6 +2,7 @@
 //! at the column.
 
 use super::{parse_bytes, Cond, Expr, Field, Op, Threshold, FIELDS};
+use gpuledger_lang::{said::Said, Lang};
 
 /// A parse error pointing at the offending token: `column` is 1-based, in characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,19 +10,32 @@ pub struct ParseError {
     pub text: String,
     pub column: usize,
     pub width: usize,
-    pub message: String,
+    pub message: Said,
+}
+
+impl ParseError {
+    /// The message, the expression and a caret under the fault, in `lang`.
+    pub fn in_lang(&self, lang: Lang) -> String {
+        let column = self.column.to_string();
+        let line = lang.t_args(
+            "report-alert-at-column",
+            &[
+                ("message", self.message.in_lang(lang).into()),
+                ("column", column.into()),
+            ],
+        );
+        format!(
+            "{line}\n  {}\n  {}{}",
+            self.text,
+            " ".repeat(self.column - 1),
+            "^".repeat(self.width.max(1))
+        )
+    }
 }
 
 impl std::fmt::Display for ParseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "{} (column {})", self.message, self.column)?;
-        writeln!(f, "  {}", self.text)?;
-        write!(
-            f,
-            "  {}{}",
-            " ".repeat(self.column - 1),
-            "^".repeat(self.width.max(1))
-        )
+        f.write_str(&self.in_lang(Lang::En))
     }
 }
 
@@ -44,15 +58,20 @@ struct Token {
 
 /// The number starting at `start`, with its unit if one follows; an error as (column, width,
 /// message).
-fn number(chars: &[char], start: usize) -> Result<Token, (usize, usize, String)> {
+fn number(chars: &[char], start: usize) -> Result<Token, (usize, usize, Said)> {
     let mut i = start;
     while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
         i += 1;
     }
     let num: String = chars[start..i].iter().collect();
-    let n: f64 = num
-        .parse()
-        .map_err(|_| (start, i - start, format!("{num:?} is not a number")))?;
+    let n: f64 = num.parse().map_err(|_| {
+        let num = format!("{num:?}");
+        (
+            start,
+            i - start,
+            Said::new("report-alert-not-a-number", vec![("value", num.into())]),
+        )
+    })?;
     // A unit glued to the number, or after a space: `8GiB`, `8 GiB`, `90%`.
     let mut j = i;
     while j < chars.len() && chars[j] == ' ' {
@@ -86,7 +105,7 @@ fn number(chars: &[char], start: usize) -> Result<Token, (usize, usize, String)>
 
 fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
     let chars: Vec<char> = text.chars().collect();
-    let err = |col: usize, width: usize, message: String| ParseError {
+    let err = |col: usize, width: usize, message: Said| ParseError {
         text: text.to_string(),
         column: col + 1,
         width,
@@ -132,12 +151,13 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
                 width: i - start,
             });
         } else {
-            let hint = if c == '=' || c == '!' {
-                " (comparisons are >, >=, <, <=)"
+            let key = if c == '=' || c == '!' {
+                "report-alert-unexpected-comparison"
             } else {
-                ""
+                "report-alert-unexpected-character"
             };
-            return Err(err(i, 1, format!("unexpected character {c:?}{hint}")));
+            let c = format!("{c:?}");
+            return Err(err(i, 1, Said::new(key, vec![("char", c.into())])));
         }
     }
     out.push(Token {
@@ -159,7 +179,7 @@ fn field_list() -> String {
 /// Parse an alert expression.
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
     let toks = tokenize(text)?;
-    let err = |t: &Token, message: String| ParseError {
+    let err = |t: &Token, message: Said| ParseError {
         text: text.to_string(),
         column: t.col + 1,
         width: t.width,
@@ -175,13 +195,15 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
                 .iter()
                 .find(|(n, _)| n == w)
                 .map(|(_, f)| *f)
-                .ok_or_else(|| err(t, format!("unknown field {w:?} (fields: {})", field_list())))?,
-            Tok::End => return Err(err(t, "expected a field after this point".into())),
+                .ok_or_else(|| {
+                    let w = format!("{w:?}");
+                    let said = vec![("name", w.into()), ("fields", field_list().into())];
+                    err(t, Said::new("report-alert-unknown-field", said))
+                })?,
+            Tok::End => return Err(err(t, Said::new("report-alert-field-after", vec![]))),
             _ => {
-                return Err(err(
-                    t,
-                    format!("expected a field (one of {})", field_list()),
-                ))
+                let said = vec![("fields", field_list().into())];
+                return Err(err(t, Said::new("report-alert-expected-field", said)));
             }
         };
         i += 1;
@@ -190,10 +212,8 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
         let op = match &t.tok {
             Tok::Op(op) => *op,
             _ => {
-                return Err(err(
-                    t,
-                    format!("expected >, >=, < or <= after {}", field.name()),
-                ))
+                let said = vec![("field", field.name().into())];
+                return Err(err(t, Said::new("report-alert-expected-comparison", said)));
             }
         };
         i += 1;
@@ -201,7 +221,10 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
         let t = &toks[i];
         let threshold = match &t.tok {
             Tok::Number(n, unit) => value(field, *n, unit).map_err(|m| err(t, m))?,
-            _ => return Err(err(t, format!("expected a value for {}", field.name()))),
+            _ => {
+                let said = vec![("field", field.name().into())];
+                return Err(err(t, Said::new("report-alert-expected-value", said)));
+            }
         };
         i += 1;
         conds.push(Cond {
@@ -214,17 +237,9 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
             Tok::End => break,
             Tok::Word(w) if w.eq_ignore_ascii_case("and") => i += 1,
             Tok::Word(w) if w.eq_ignore_ascii_case("or") => {
-                return Err(err(
-                    t,
-                    "\"or\" is not supported: give each alternative its own --alert".into(),
-                ))
+                return Err(err(t, Said::new("report-alert-no-or", vec![])))
             }
-            _ => {
-                return Err(err(
-                    t,
-                    "expected \"and\" or the end of the expression".into(),
-                ))
-            }
+            _ => return Err(err(t, Said::new("report-alert-expected-and", vec![]))),
         }
     }
     Ok(Expr {
@@ -233,7 +248,8 @@ pub fn parse(text: &str) -> Result<Expr, ParseError> {
     })
 }
 
-fn value(field: Field, n: f64, unit: &str) -> Result<Threshold, String> {
+fn value(field: Field, n: f64, unit: &str) -> Result<Threshold, Said> {
+    let written = format!("{:?}", format!("{n}{unit}"));
     let u = unit.to_ascii_lowercase();
     if field.is_memory() {
         if u == "%" {
@@ -241,20 +257,14 @@ fn value(field: Field, n: f64, unit: &str) -> Result<Threshold, String> {
         }
         // `device.memory.used > 90` would mean 90 bytes: almost always a forgotten `%`.
         if u.is_empty() {
-            return Err(format!(
-                "{}: a bare number would be bytes; write a percentage of the device total like \
-                 {n}% or a size like {n}GiB",
-                field.name()
-            ));
+            let said = vec![("field", field.name().into()), ("n", n.to_string().into())];
+            return Err(Said::new("report-alert-bare-number", said));
         }
         return parse_bytes(&format!("{n}{unit}"))
             .map(|b| Threshold::Absolute(b as f64))
             .map_err(|_| {
-                format!(
-                    "{}: expected a size like 8GiB or a percentage of the device total like 90%, not {:?}",
-                    field.name(),
-                    format!("{n}{unit}")
-                )
+                let said = vec![("field", field.name().into()), ("value", written.into())];
+                Said::new("report-alert-expected-size", said)
             });
     }
     let ok = match field {
@@ -266,15 +276,12 @@ fn value(field: Field, n: f64, unit: &str) -> Result<Threshold, String> {
     if ok {
         Ok(Threshold::Absolute(n))
     } else {
-        let want = match field {
-            Field::DeviceTemperature => "degrees Celsius like 85",
-            Field::DevicePower => "watts like 300",
-            _ => "a percentage like 90",
+        let key = match field {
+            Field::DeviceTemperature => "report-alert-expected-celsius",
+            Field::DevicePower => "report-alert-expected-watts",
+            _ => "report-alert-expected-percentage",
         };
-        Err(format!(
-            "{}: expected {want}, not {:?}",
-            field.name(),
-            format!("{n}{unit}")
-        ))
+        let said = vec![("field", field.name().into()), ("value", written.into())];
+        Err(Said::new(key, said))
     }
 }

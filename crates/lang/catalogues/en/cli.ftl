@@ -43,7 +43,7 @@ cli-unknown-lang = unknown language '{ $lang }': one of { $known } (`gpuledger -
 cli-err-cannot-read = { $path }: cannot read: { $error }
 cli-err-too-large = { $path }: too large for a snapshot ({ $error })
 cli-err-not-utf8 = { $path }: not a snapshot: not UTF-8 text ({ $error })
-cli-err-not-snapshot = { $path }: not a valid snapshot
+cli-err-not-snapshot = { $path }: not a valid snapshot: { $error }
 cli-err-at-needs-replay = --at needs --replay RECORDING.db (a `gpuledger record` database)
 cli-err-at-snapshot-file = --at picks a moment of a recording, but { $path } is a snapshot file
 
@@ -369,3 +369,68 @@ cli-warn-not-flags = not llama-server flags, ignored: { $flags }
 cli-warn-ignored = ignored: { $words }
 cli-warn-env-not-read = environment not read: { $names }
 cli-verify-interrupted = gpuledger verify: interrupted; the workload released everything it held
+
+## Why a command could not go on (said where it fails; the OS's own words come as $error)
+cli-err-option-value = { $option }: { $why }
+cli-err-size-zero = { $value }: a size must be more than 0 bytes
+cli-err-size-too-large = { $value }: larger than any GPU
+cli-err-plot-extension = the output file must end in .svg or .png
+cli-err-remote-not-http = --remote: { $url } is not an http:// URL of `gpuledger serve`
+cli-err-remote-https = --remote: https is not supported (this build has no TLS); put the server behind an SSH tunnel or use http on a trusted network
+cli-err-remote-and-replay = --remote and --replay both name what to show: give one
+cli-err-no-data-dir = no data directory: set XDG_DATA_HOME or HOME, or give the database with --db
+cli-err-record-replay = record samples the live machine; it cannot record a replay
+cli-err-record-no-folder = --db { $db }: the folder { $folder } does not exist; create it first (only the default database's folder is created)
+cli-err-cannot-read-log = { $path }: cannot read the log: { $error }
+cli-err-pid-not-replayed = pid { $pid } is not in the replayed snapshot { $replay }
+cli-err-no-such-pid = no process { $pid } in { $root }
+cli-err-pid-unreadable = pid { $pid }: { $error }
+cli-err-no-buffer-lines = { $path }: no llama.cpp buffer-size lines found (start llama-server with -lv 4)
+cli-err-serve-not-loopback = refusing to listen on { $listen }: it is not a loopback address. The endpoints have no authentication and show process names and users of this machine; pass --allow-remote to serve them on the network anyway
+cli-serve-not-loopback = gpuledger serve: WARNING: listening on { $listen } (not loopback). Anyone who can reach it can read this machine's GPU processes, their names and users. There is no authentication or TLS: restrict access with a firewall or a reverse proxy.
+cli-err-serve-cannot-listen = cannot serve on { $listen }: { $error }
+cli-err-plot-png = { $path }: cannot make the PNG: { $error }
+cli-err-plot-no-font = no font found for the chart's text (install one, e.g. fonts-dejavu-core); the .svg needs none
+cli-plot-wrote = gpuledger: wrote { $path } ({ $devices ->
+        [one] { $devices } device
+       *[other] { $devices } devices
+    })
+cli-plot-wrote-empty = gpuledger: wrote { $path } ({ $devices } devices, no samples in the time range)
+cli-err-cannot-write = { $path }: cannot write: { $error }
+cli-err-cannot-create = cannot create { $path }: { $error }
+cli-verify-saved = saved the record to { $path }
+cli-err-not-verify-record = { $path }: not a gpuledger verify record: { $error }
+cli-err-verify-schema = { $path }: schema { $schema }, this gpuledger reads { $reads }
+cli-err-verify-timed-out = the workload did not finish the { $step } step in time; it was stopped (exit { $status }) and the driver frees what it held
+cli-err-verify-refused = { $why }; nothing was allocated, and the workload has ended
+cli-err-verify-failed = the workload failed: { $why }; everything it held was released
+cli-err-signal-handler = cannot install the Ctrl-C/SIGTERM handler: { $error }
+cli-err-own-executable = cannot find gpuledger's own executable: { $error }
+cli-err-workload-start = cannot start the workload process: { $error }
+cli-err-needs-file = { $option } needs a file
+cli-err-needs-gpu-index = { $option } needs a GPU index
+cli-err-not-gpu-index = { $value } is not a GPU index
+cli-err-needs-build = { $option } needs a build number
+cli-err-not-build = { $value } is not a llama.cpp build number (like 8123)
+cli-err-needs-backend = { $option } needs cuda, rocm, vulkan, metal or cpu
+cli-err-not-backend = { $value } is not cuda, rocm, vulkan, metal or cpu
+cli-err-needs-gpus = { $option } needs a number of GPUs
+cli-err-not-gpus = { $value } is not 0 to 16 GPUs
+cli-err-needs-free = { $option } needs sizes, like 24GiB,24GiB
+cli-err-needs-tool = { $option } needs server, cli, mtmd or bench
+cli-err-not-tool = { $value } is not server, cli, mtmd, bench or a llama.cpp program
+cli-err-selftest-replay = selftest checks the live machine; it cannot run on a replay
+cli-err-watch-replay = watch checks live samples; it cannot watch a replay
+cli-err-no-model = no model: give MODEL.gguf first, or llama-server's -m FILE
+cli-err-no-model-hf = no model: give MODEL.gguf first, or llama-server's -m FILE (-hf downloads it: name the downloaded .gguf file)
+    { $cache }
+cli-estimate-hf-cache = llama.cpp keeps -hf downloads in $LLAMA_CACHE, else the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) as models--ORG--NAME/snapshots/COMMIT/FILE.gguf; here: { $here }. Builds before that cache kept them flat in $LLAMA_CACHE or ~/.cache/llama.cpp/.
+cli-estimate-hf-cache-here = { $path } (from ${ $var })
+cli-estimate-hf-cache-unknown = not known (no LLAMA_CACHE, HF_* or HOME set)
+cli-err-snapshot-schema = { $path }: not a valid snapshot: unsupported snapshot schema { $found } (this gpuledger reads { $expected })
+cli-remote-fetch-failed = GET { $url }: { $error } (showing the last snapshot received)
+cli-watch-start = gpuledger: watching { $alerts ->
+        [one] { $alerts } alert
+       *[other] { $alerts } alerts
+    } every { $every }; Ctrl-C to stop
+cli-watch-exec-failed = gpuledger: --exec { $command } could not start: { $error }

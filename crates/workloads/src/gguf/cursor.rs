@@ -7,7 +7,8 @@ use std::path::Path;
 
 use gpuledger_model::units::human_bytes;
 
-use super::{GgufError, MetaArray, MetaValue, ReadOptions, ValueType};
+use super::{said, GgufError, MetaArray, MetaValue, ReadOptions, ValueType};
+use gpuledger_lang::said::Said;
 
 pub(super) const MAX_STRING_LEN: u64 = 1 << 30;
 const MAX_ARRAY_DEPTH: u32 = 8;
@@ -63,8 +64,17 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         }
     }
 
-    pub(super) fn err(&self, field: &str, msg: impl Into<String>) -> GgufError {
+    pub(super) fn err(&self, field: &str, msg: Said) -> GgufError {
         GgufError::new(self.path, field, msg)
+    }
+
+    /// Reading `field` failed with the OS's `e`.
+    fn reading(&self, field: &str, e: &std::io::Error) -> GgufError {
+        let said = said(
+            "report-gguf-reading",
+            vec![("field", field.into()), ("error", e.to_string().into())],
+        );
+        self.err(field, said)
     }
 
     pub(super) fn remaining(&self) -> u64 {
@@ -72,26 +82,31 @@ impl<'a, R: Read + Seek> Src<'a, R> {
     }
 
     /// "... exceeds what the remaining 12 KiB of a 480 KiB file can hold".
-    pub(super) fn too_big(&self, field: &str, what: String) -> GgufError {
-        let room = if self.pos == 0 {
-            format!("a {} file", human_bytes(self.len))
+    pub(super) fn too_big(&self, field: &str, what: Said) -> GgufError {
+        let size = ("size", human_bytes(self.len).into());
+        let said = if self.pos == 0 {
+            said("report-gguf-too-big", vec![("what", what.into()), size])
         } else {
-            format!(
-                "the remaining {} of a {} file",
-                human_bytes(self.remaining()),
-                human_bytes(self.len)
+            let left = ("left", human_bytes(self.remaining()).into());
+            said(
+                "report-gguf-too-big-rest",
+                vec![("what", what.into()), left, size],
             )
         };
-        self.err(field, format!("{what} exceeds what {room} can hold"))
+        self.err(field, said)
     }
 
     pub(super) fn need(&self, n: u64, field: &str) -> Result<(), GgufError> {
         if n > self.remaining() {
             return Err(self.err(
                 field,
-                format!(
-                    "{field}: file ends after {} bytes, {n} more needed (truncated file?)",
-                    self.len
+                said(
+                    "report-gguf-truncated",
+                    vec![
+                        ("field", field.into()),
+                        ("len", self.len.to_string().into()),
+                        ("more", n.to_string().into()),
+                    ],
                 ),
             ));
         }
@@ -110,9 +125,10 @@ impl<'a, R: Read + Seek> Src<'a, R> {
             let got = self
                 .r
                 .read(&mut self.buf[self.end..])
-                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+                .map_err(|e| self.reading(field, &e))?;
             if got == 0 {
-                return Err(self.err(field, format!("{field}: unexpected end of file")));
+                let said = said("report-gguf-eof", vec![("field", field.into())]);
+                return Err(self.err(field, said));
             }
             self.end += got;
             self.count_read(got as u64, field)?;
@@ -135,9 +151,12 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if self.read > MAX_HEADER_READ {
             return Err(self.err(
                 field,
-                format!(
-                    "{field}: the header goes on for more than {} (read so far), far beyond any real model's header",
-                    human_bytes(MAX_HEADER_READ)
+                said(
+                    "report-gguf-header-too-long",
+                    vec![
+                        ("field", field.into()),
+                        ("limit", human_bytes(MAX_HEADER_READ).into()),
+                    ],
                 ),
             ));
         }
@@ -157,7 +176,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
             v.resize(n, 0);
             self.r
                 .read_exact(&mut v[have..])
-                .map_err(|e| self.err(field, format!("reading {field}: {e}")))?;
+                .map_err(|e| self.reading(field, &e))?;
         }
         self.pos += n as u64;
         Ok(v)
@@ -169,13 +188,16 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if n <= buffered {
             self.start += n as usize;
         } else {
-            let ahead =
-                i64::try_from(n - buffered).map_err(|_| self.err(field, "skip too large"))?;
+            let ahead = i64::try_from(n - buffered)
+                .map_err(|_| self.err(field, said("report-gguf-skip-too-large", vec![])))?;
             self.start = 0;
             self.end = 0;
             self.r
                 .seek(std::io::SeekFrom::Current(ahead))
-                .map_err(|e| self.err(field, format!("seeking: {e}")))?;
+                .map_err(|e| {
+                    let said = said("report-gguf-seeking", vec![("error", e.to_string().into())]);
+                    self.err(field, said)
+                })?;
         }
         self.pos += n;
         Ok(())
@@ -217,12 +239,23 @@ impl<'a, R: Read + Seek> Src<'a, R> {
     pub(super) fn str_len(&mut self, field: &str, max: u64) -> Result<u64, GgufError> {
         let n = self.u64(field)?;
         if n > self.remaining() {
-            return Err(self.too_big(field, format!("{field} length {n}")));
+            let what = said(
+                "report-gguf-what-length",
+                vec![("field", field.into()), ("n", n.to_string().into())],
+            );
+            return Err(self.too_big(field, what));
         }
         if n > max {
             return Err(self.err(
                 field,
-                format!("{field} length {n} is above the limit of {max} bytes"),
+                said(
+                    "report-gguf-length-limit",
+                    vec![
+                        ("field", field.into()),
+                        ("n", n.to_string().into()),
+                        ("max", max.to_string().into()),
+                    ],
+                ),
             ));
         }
         Ok(n)
@@ -245,8 +278,13 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
     pub(super) fn value_type(&mut self, field: &str) -> Result<ValueType, GgufError> {
         let id = self.u32(field)?;
-        ValueType::from_id(id)
-            .ok_or_else(|| self.err(field, format!("{field}: unknown metadata value type {id}")))
+        ValueType::from_id(id).ok_or_else(|| {
+            let said = said(
+                "report-gguf-value-type",
+                vec![("field", field.into()), ("id", id.to_string().into())],
+            );
+            self.err(field, said)
+        })
     }
 
     pub(super) fn value(
@@ -297,7 +335,13 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if depth >= MAX_ARRAY_DEPTH {
             return Err(self.err(
                 field,
-                format!("{field}: arrays nested deeper than {MAX_ARRAY_DEPTH}"),
+                said(
+                    "report-gguf-nested",
+                    vec![
+                        ("field", field.into()),
+                        ("depth", MAX_ARRAY_DEPTH.to_string().into()),
+                    ],
+                ),
             ));
         }
         let elem_type = self.value_type(field)?;
@@ -306,7 +350,14 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if len.checked_mul(min).is_none_or(|b| b > self.remaining()) {
             return Err(self.too_big(
                 field,
-                format!("{field}: array of {len} {elem_type:?} elements"),
+                said(
+                    "report-gguf-what-array",
+                    vec![
+                        ("field", field.into()),
+                        ("len", len.to_string().into()),
+                        ("type", format!("{elem_type:?}").into()),
+                    ],
+                ),
             ));
         }
         let load = load && len <= opts.max_array_len && len <= self.values_left;

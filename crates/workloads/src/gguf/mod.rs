@@ -16,6 +16,7 @@ pub mod writer;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use gpuledger_lang::said::{Arg, Said};
 use serde::Serialize;
 
 pub use cursor::MAX_LOADED_STRING;
@@ -307,26 +308,45 @@ pub struct GgufModel {
 /// A reader error. `Display` is `"<file>: <what was wrong>"` on one line (control characters of
 /// the file's name and of what it quotes escaped), and the message names the field.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "{}: {}",
-    gpuledger_model::term_safe(&file.display().to_string()),
-    gpuledger_model::term_safe(message)
-)]
+#[error("{}", self.said())]
 pub struct GgufError {
     pub file: PathBuf,
     /// The header field that was being read (`tensor count`, `metadata key 3`, `tensor 'x' type`).
     pub field: String,
-    pub message: String,
+    pub message: Said,
 }
 
 impl GgufError {
-    pub(crate) fn new(file: &Path, field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(file: &Path, field: impl Into<String>, message: Said) -> Self {
         GgufError {
             file: file.to_path_buf(),
             field: field.into(),
-            message: message.into(),
+            message,
         }
     }
+
+    /// `"<file>: <what was wrong>"`, to be said in the reader's language; what comes from the
+    /// file (its name, what the message quotes) escaped.
+    pub fn said(&self) -> Said {
+        let file = self.file.display().to_string();
+        let said = vec![
+            ("file", file.into()),
+            ("message", self.message.clone().into()),
+        ];
+        Said::new("report-gguf-error", said)
+            .map_text(&|t| gpuledger_model::term_safe(t).into_owned())
+    }
+}
+
+impl From<GgufError> for Said {
+    fn from(e: GgufError) -> Said {
+        e.said()
+    }
+}
+
+/// A message of the reader (`report-gguf-*`) with its values.
+pub(crate) fn said(key: &'static str, args: Vec<(&'static str, Arg)>) -> Said {
+    Said::new(key, args)
 }
 
 impl GgufModel {
@@ -354,9 +374,12 @@ impl GgufModel {
             return Err(GgufError::new(
                 path,
                 "split.count",
-                format!(
-                    "split.count is {count} but the file name does not follow the \
-                     NAME-00001-of-{count:05}.gguf pattern, so the other parts cannot be found"
+                said(
+                    "report-gguf-split-pattern",
+                    vec![
+                        ("count", count.to_string().into()),
+                        ("padded", format!("{count:05}").into()),
+                    ],
                 ),
             ));
         };
@@ -364,9 +387,12 @@ impl GgufModel {
             return Err(GgufError::new(
                 &first_path,
                 "split.count",
-                format!(
-                    "split.count is {count} but the file name says {} parts",
-                    s.count
+                said(
+                    "report-gguf-split-count",
+                    vec![
+                        ("count", count.to_string().into()),
+                        ("parts", s.count.to_string().into()),
+                    ],
                 ),
             ));
         }
@@ -379,9 +405,13 @@ impl GgufModel {
                 return Err(GgufError::new(
                     &p,
                     "split.no",
-                    format!(
-                        "split.no is {} but this is part {no} of {count}",
-                        got.unwrap()
+                    said(
+                        "report-gguf-split-no",
+                        vec![
+                            ("no", got.unwrap_or_default().to_string().into()),
+                            ("part", no.to_string().into()),
+                            ("count", count.to_string().into()),
+                        ],
                     ),
                 ));
             }
@@ -401,7 +431,7 @@ impl GgufModel {
                 return Err(GgufError::new(
                     &p.path,
                     "file",
-                    "with this file the model passes 4 EiB (2^62 bytes): sizes no disk holds, not read",
+                    said("report-gguf-exabytes", vec![]),
                 ));
             }
         }

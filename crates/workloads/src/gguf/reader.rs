@@ -5,11 +5,12 @@
 use std::io::{Read, Seek};
 use std::path::Path;
 
+use gpuledger_lang::said::Arg;
 use gpuledger_model::units::human_bytes;
 
 use super::cursor::{Src, LOAD_BUDGET_STRING_BYTES, MAX_LOADED_STRING};
 use super::{
-    GgmlType, GgufError, GgufFile, MetaValue, ReadOptions, TensorInfo, ValueType,
+    said, GgmlType, GgufError, GgufFile, MetaValue, ReadOptions, TensorInfo, ValueType,
     DEFAULT_ALIGNMENT, MAX_DIMS,
 };
 
@@ -25,11 +26,22 @@ const MAX_TENSOR_NAME_LEN: u64 = 1 << 12;
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError> {
     // The path may come from another process's command line: a FIFO or a device there must
     // neither block this round nor be read without end.
-    let f = gpuledger_sources::regular::open_regular(path)
-        .map_err(|e| GgufError::new(path, "file", format!("cannot open: {e}")))?;
+    let f = gpuledger_sources::regular::open_regular(path).map_err(|e| {
+        let said = said(
+            "report-gguf-cannot-open",
+            vec![("error", e.to_string().into())],
+        );
+        GgufError::new(path, "file", said)
+    })?;
     let len = f
         .metadata()
-        .map_err(|e| GgufError::new(path, "file", format!("cannot stat: {e}")))?
+        .map_err(|e| {
+            let said = said(
+                "report-gguf-cannot-stat",
+                vec![("error", e.to_string().into())],
+            );
+            GgufError::new(path, "file", said)
+        })?
         .len();
     parse(f, len, path, opts)
 }
@@ -93,27 +105,28 @@ fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> 
         return Err(s.err(
             "magic",
             // Its bytes are not shown: a file of another kind may be anything.
-            "not a GGUF file (it does not start with \"GGUF\")",
+            said("report-gguf-not-gguf", vec![]),
         ));
     }
     let version = s.u32("version")?;
     if version & 0xFFFF == 0 && version != 0 {
         return Err(s.err(
             "version",
-            format!(
-                "version {version:#x} looks byte-swapped: big-endian GGUF files are not supported"
+            said(
+                "report-gguf-byte-swapped",
+                vec![("version", format!("{version:#x}").into())],
             ),
         ));
     }
     match version {
         2 | 3 => Ok(version),
-        1 => Err(s.err(
-            "version",
-            "GGUF version 1 is no longer supported (llama.cpp rejects it too)",
-        )),
+        1 => Err(s.err("version", said("report-gguf-version-1", vec![]))),
         v => Err(s.err(
             "version",
-            format!("unsupported GGUF version {v} (2 and 3 are known)"),
+            said(
+                "report-gguf-version",
+                vec![("version", v.to_string().into())],
+            ),
         )),
     }
 }
@@ -148,7 +161,10 @@ fn alignment<R: Read + Seek>(
         Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => Ok(*a as u64),
         Some((_, v)) => Err(s.err(
             "general.alignment",
-            format!("general.alignment must be a non-zero power of two stored as u32, got {v:?}"),
+            said(
+                "report-gguf-alignment",
+                vec![("value", format!("{v:?}").into())],
+            ),
         )),
     }
 }
@@ -158,56 +174,55 @@ fn alignment<R: Read + Seek>(
 fn tensor_info<R: Read + Seek>(s: &mut Src<'_, R>, i: i64) -> Result<TensorInfo, GgufError> {
     let name = s.string(&format!("tensor {i} name"), MAX_TENSOR_NAME_LEN)?;
     let field = format!("tensor '{name}'");
+    let text = |v: &dyn ToString| -> Arg { v.to_string().into() };
     let n_dims = s.u32(&format!("{field} n_dims"))?;
     if n_dims > MAX_DIMS {
-        return Err(s.err(
-            &field,
-            format!("{field} has {n_dims} dimensions (ggml allows at most {MAX_DIMS})"),
-        ));
+        let values = vec![("n", text(&n_dims)), ("max", text(&MAX_DIMS))];
+        return Err(tensor_error(s, &field, "report-gguf-dims", values));
     }
     let mut dims = Vec::with_capacity(n_dims as usize);
     for d in 0..n_dims {
         let ne = s.i64(&format!("{field} ne[{d}]"))?;
         if ne < 0 {
-            return Err(s.err(&field, format!("{field} ne[{d}] is negative ({ne})")));
+            let values = vec![("d", text(&d)), ("ne", text(&ne))];
+            return Err(tensor_error(s, &field, "report-gguf-negative", values));
         }
         dims.push(ne as u64);
     }
     let type_id = s.u32(&format!("{field} type"))?;
     let ggml_type = GgmlType::from_id(type_id).ok_or_else(|| {
-        s.err(
+        tensor_error(
+            s,
             &field,
-            format!("{field} has unknown ggml type id {type_id}"),
+            "report-gguf-type-id",
+            vec![("id", text(&type_id))],
         )
     })?;
     if !ggml_type.is_usable() {
-        return Err(s.err(
-            &field,
-            format!(
-                "{field} uses ggml type {} (id {type_id}), which ggml no longer supports",
-                ggml_type.name
-            ),
-        ));
+        let values = vec![("type", ggml_type.name.into()), ("id", text(&type_id))];
+        return Err(tensor_error(s, &field, "report-gguf-type-dropped", values));
     }
     let offset = s.u64(&format!("{field} offset"))?;
     let n_elems = dims
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
         .filter(|&n| n <= i64::MAX as u64)
-        .ok_or_else(|| s.err(&field, format!("{field} dimensions {dims:?} overflow")))?;
+        .ok_or_else(|| {
+            let values = vec![("dims", format!("{dims:?}").into())];
+            tensor_error(s, &field, "report-gguf-dims-overflow", values)
+        })?;
     let ne0 = dims.first().copied().unwrap_or(1);
     if ne0 % ggml_type.block_size != 0 {
-        return Err(s.err(
-            &field,
-            format!(
-                "{field} row length {ne0} is not a multiple of the {} block size {}",
-                ggml_type.name, ggml_type.block_size
-            ),
-        ));
+        let values = vec![
+            ("ne0", text(&ne0)),
+            ("type", ggml_type.name.into()),
+            ("block", text(&ggml_type.block_size)),
+        ];
+        return Err(tensor_error(s, &field, "report-gguf-row-length", values));
     }
     let n_bytes = (n_elems / ggml_type.block_size)
         .checked_mul(ggml_type.type_size)
-        .ok_or_else(|| s.err(&field, format!("{field} size overflows")))?;
+        .ok_or_else(|| tensor_error(s, &field, "report-gguf-size-overflow", vec![]))?;
     Ok(TensorInfo {
         name,
         dims,
@@ -215,6 +230,18 @@ fn tensor_info<R: Read + Seek>(s: &mut Src<'_, R>, i: i64) -> Result<TensorInfo,
         offset,
         n_bytes,
     })
+}
+
+/// What is wrong with the tensor `field` (`tensor 'x'`): the message `key` with the field and
+/// `values`.
+fn tensor_error<R: Read + Seek>(
+    s: &Src<'_, R>,
+    field: &str,
+    key: &'static str,
+    mut values: Vec<(&'static str, Arg)>,
+) -> GgufError {
+    values.insert(0, ("field", field.into()));
+    s.err(field, said(key, values))
 }
 
 /// Every tensor aligned and inside the `data_room` bytes after the data offset.
@@ -229,9 +256,13 @@ fn check_placement<R: Read + Seek>(
         if t.offset % alignment != 0 {
             return Err(s.err(
                 &field,
-                format!(
-                    "tensor '{}' offset {} is not a multiple of the alignment {alignment}",
-                    t.name, t.offset
+                said(
+                    "report-gguf-offset-alignment",
+                    vec![
+                        ("name", t.name.as_str().into()),
+                        ("offset", t.offset.to_string().into()),
+                        ("alignment", alignment.to_string().into()),
+                    ],
                 ),
             ));
         }
@@ -239,12 +270,14 @@ fn check_placement<R: Read + Seek>(
         if end.is_none_or(|e| e > data_room) {
             return Err(s.err(
                 &field,
-                format!(
-                    "tensor '{}' ({} bytes at data offset {}) ends beyond the end of the {} file (truncated download?)",
-                    t.name,
-                    t.n_bytes,
-                    t.offset,
-                    human_bytes(s.len)
+                said(
+                    "report-gguf-beyond-end",
+                    vec![
+                        ("name", t.name.as_str().into()),
+                        ("bytes", t.n_bytes.to_string().into()),
+                        ("offset", t.offset.to_string().into()),
+                        ("size", human_bytes(s.len).into()),
+                    ],
                 ),
             ));
         }
@@ -259,21 +292,23 @@ fn check_count<R: Read + Seek>(
     min_each: u64,
     max: u64,
 ) -> Result<(), GgufError> {
+    let values = |n: String| vec![("field", field.into()), ("n", n.into())];
     if n < 0 {
-        return Err(s.err(field, format!("{field} is negative ({n})")));
+        return Err(s.err(
+            field,
+            said("report-gguf-count-negative", values(n.to_string())),
+        ));
     }
     let n = n as u64;
     if n.checked_mul(min_each).is_none_or(|b| b > s.remaining()) {
-        return Err(s.err(
-            field,
-            format!(
-                "{field} {n} exceeds what a {} file can hold",
-                human_bytes(s.len)
-            ),
-        ));
+        let mut v = values(n.to_string());
+        v.push(("size", human_bytes(s.len).into()));
+        return Err(s.err(field, said("report-gguf-count-too-big", v)));
     }
     if n > max {
-        return Err(s.err(field, format!("{field} {n} is above the limit of {max}")));
+        let mut v = values(n.to_string());
+        v.push(("max", max.to_string().into()));
+        return Err(s.err(field, said("report-gguf-count-limit", v)));
     }
     Ok(())
 }

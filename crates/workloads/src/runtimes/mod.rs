@@ -271,11 +271,8 @@ impl RuntimeNotes {
 
 /// A runtime's `X GiB` (binary gigabytes, as vLLM and SGLang print them) in bytes.
 /// Why a recipe could not read its GGUF file: the one sentence every recipe that reads one says.
-pub(crate) fn gguf_unreadable(e: impl std::fmt::Display) -> Said {
-    Said::new(
-        "recipe-err-gguf-header",
-        vec![("error", e.to_string().into())],
-    )
+pub(crate) fn gguf_unreadable(e: impl Into<Said>) -> Said {
+    Said::new("recipe-err-gguf-header", vec![("error", e.into().into())])
 }
 
 pub(crate) fn gib_bytes(g: f64) -> u64 {

@@ -4,12 +4,9 @@
 //! by the one flag table (`gpuledger_workloads::estimate::FLAGS`), with `NAME=value` assignments
 //! in front of the program read as its environment (`LLAMA_ARG_*`).
 
-use anyhow::Context;
 use gpuledger_lang::Said;
 use gpuledger_workloads::estimate::{parse_llama_build, Backend, LlamaSettings, Tool};
 use std::path::PathBuf;
-
-use super::FLAGS_HELP;
 
 /// gpuledger's own options.
 pub(super) struct Opts {
@@ -184,7 +181,13 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
         match a.as_str() {
             "--json" => o.json = true,
             "--no-fit-check" => o.fit_check = false,
-            "--log" => o.log = Some(PathBuf::from(it.next().context("--log needs a file")?)),
+            "--log" => {
+                o.log = Some(PathBuf::from(needs(
+                    it.next(),
+                    "--log",
+                    "cli-err-needs-file",
+                )?))
+            }
             "--device"
                 if it
                     .peek()
@@ -193,47 +196,43 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
                 rest.push(a.clone());
             }
             "--device" => {
-                let v = it.next().context("--device needs a GPU index")?;
+                let v = needs(it.next(), "--device", "cli-err-needs-gpu-index")?;
                 o.device = v
                     .parse()
-                    .with_context(|| format!("--device: {v:?} is not a GPU index"))?;
+                    .map_err(|_| refused("--device", v, "cli-err-not-gpu-index"))?;
                 o.device_named = true;
             }
             "--llama-build" => {
-                let v = it.next().context("--llama-build needs a build number")?;
-                o.llama_build = Some(parse_llama_build(v).with_context(|| {
-                    format!("--llama-build: {v:?} is not a llama.cpp build number (like 8123)")
-                })?);
+                let v = needs(it.next(), "--llama-build", "cli-err-needs-build")?;
+                o.llama_build = Some(
+                    parse_llama_build(v)
+                        .ok_or_else(|| refused("--llama-build", v, "cli-err-not-build"))?,
+                );
             }
             "--backend" => {
-                let v = it
-                    .next()
-                    .context("--backend needs cuda, rocm, vulkan, metal or cpu")?;
-                o.backend = Some(Backend::parse(v).with_context(|| {
-                    format!("--backend: {v:?} is not cuda, rocm, vulkan, metal or cpu")
-                })?);
+                let v = needs(it.next(), "--backend", "cli-err-needs-backend")?;
+                o.backend = Some(
+                    Backend::parse(v)
+                        .ok_or_else(|| refused("--backend", v, "cli-err-not-backend"))?,
+                );
             }
             "--tool" => o.tool = Some(tool_option(it.next())?),
             "--gpus" => {
-                let v = it.next().context("--gpus needs a number of GPUs")?;
+                let v = needs(it.next(), "--gpus", "cli-err-needs-gpus")?;
                 o.gpus = Some(
                     v.parse()
                         .ok()
                         .filter(|&n| n <= 16)
-                        .with_context(|| format!("--gpus: {v:?} is not 0 to 16 GPUs"))?,
+                        .ok_or_else(|| refused("--gpus", v, "cli-err-not-gpus"))?,
                 );
             }
             "--free" => {
-                let v = it.next().context("--free needs sizes, like 24GiB,24GiB")?;
+                let v = needs(it.next(), "--free", "cli-err-needs-free")?;
                 o.free = v
                     .split(',')
                     .map(|x| gpuledger_model::units::parse_bytes(x.trim()))
                     .collect::<Result<_, _>>()
-                    .map_err(|e| anyhow::anyhow!("--free: {e}"))?;
-            }
-            "-h" | "--help" => {
-                println!("Usage: gpuledger estimate MODEL.gguf [FLAGS]\n\n{FLAGS_HELP}");
-                std::process::exit(0);
+                    .map_err(|e| crate::flags::option_error("--free", e))?;
             }
             _ => rest.push(a.clone()),
         }
@@ -243,10 +242,19 @@ fn own_options(flags: &[String]) -> anyhow::Result<(Opts, Vec<String>)> {
 
 /// `--tool`'s value: a tool's short name or a llama.cpp program's.
 fn tool_option(v: Option<&String>) -> anyhow::Result<Tool> {
-    let v = v.context("--tool needs server, cli, mtmd or bench")?;
-    Tool::parse(v).with_context(|| {
-        format!("--tool: {v:?} is not server, cli, mtmd, bench or a llama.cpp program")
-    })
+    let v = needs(v, "--tool", "cli-err-needs-tool")?;
+    Tool::parse(v).ok_or_else(|| refused("--tool", v, "cli-err-not-tool"))
+}
+
+/// The value after `option`, or the error `key` saying what it needs.
+fn needs<'a>(v: Option<&'a String>, option: &str, key: &'static str) -> anyhow::Result<&'a String> {
+    v.ok_or_else(|| crate::failed::failed(key, vec![("option", option.into())]))
+}
+
+/// `option`'s value `v` refused: `key` says what it is not.
+fn refused(option: &str, v: &str, key: &'static str) -> anyhow::Error {
+    let why = gpuledger_lang::said::Said::new(key, vec![("value", format!("{v:?}").into())]);
+    crate::flags::option_error(option, why)
 }
 
 #[cfg(test)]

@@ -40,12 +40,21 @@ pub struct Args {
     pub log: Option<std::path::PathBuf>,
 }
 
+/// A `--log` that cannot be read is said before anything is collected.
+fn log_readable(log: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(log) = log else { return Ok(()) };
+    std::fs::metadata(log).map_err(|e| {
+        let said = vec![
+            ("path", crate::failed::path(log)),
+            ("error", e.to_string().into()),
+        ];
+        crate::failed::failed("cli-err-cannot-read-log", said)
+    })?;
+    Ok(())
+}
+
 pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
-    if let Some(log) = &args.log {
-        use anyhow::Context;
-        std::fs::metadata(log)
-            .with_context(|| format!("{}: cannot read the log", log.display()))?;
-    }
+    log_readable(args.log.as_deref())?;
     let (snap, replay) = global.snapshot()?;
     let (mut process, not_measured) = find_process(args, global, &snap, replay.as_deref())?;
     let mut workload = process
@@ -168,19 +177,29 @@ fn find_process(
         return Ok((Some(p.clone()), None));
     }
     if let Some(replay) = replay {
-        anyhow::bail!("pid {} is not in the replayed snapshot {replay}", args.pid);
+        let said = vec![
+            ("pid", args.pid.to_string().into()),
+            ("replay", replay.into()),
+        ];
+        return Err(crate::failed::failed("cli-err-pid-not-replayed", said));
     }
     // Not a GPU process by any source: still say what it is.
     let procs = gpuledger_sources::procfs::ProcReader::new(&global.args.proc_root);
     match procs.stat(args.pid) {
         Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-            "no process {} in {}",
-            args.pid,
-            global.args.proc_root.display()
-        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let root = crate::failed::path(&global.args.proc_root);
+            let said = vec![("pid", args.pid.to_string().into()), ("root", root)];
+            return Err(crate::failed::failed("cli-err-no-such-pid", said));
+        }
         // Malformed or unreadable: say so, with the file.
-        Err(e) => anyhow::bail!("pid {}: {e}", args.pid),
+        Err(e) => {
+            let said = vec![
+                ("pid", args.pid.to_string().into()),
+                ("error", e.to_string().into()),
+            ];
+            return Err(crate::failed::failed("cli-err-pid-unreadable", said));
+        }
     }
     let mut p = Process::new(args.pid);
     procs.fill(&mut p);

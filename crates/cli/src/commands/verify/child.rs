@@ -4,9 +4,9 @@
 //! input so it releases everything; kill it if it hangs).
 
 use super::{Api, Args, ChildArgs};
-use anyhow::Context;
 use gpuledger_cuda::signal;
 use gpuledger_cuda::workload::StepReport;
+use gpuledger_lang::said::Said;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -53,19 +53,22 @@ pub(super) struct Workload {
 
 pub(super) enum Stop {
     /// The child reported an error at this step, in words.
-    Failed(String),
+    Failed(Said),
     Interrupted,
     TimedOut(&'static str),
     /// A guard rail said no before the allocation.
-    Refused(String),
+    Refused(Said),
     /// Known before the allocation: nothing on this device can be verified (a CPU device), and
     /// the allocation would need the user's consent; the sentence says why.
-    Unverifiable(String),
+    Unverifiable(Said),
 }
 
 impl Workload {
     pub(super) fn start(args: &Args, api: Api) -> anyhow::Result<Workload> {
-        let exe = std::env::current_exe().context("cannot find gpuledger's own executable")?;
+        let exe = std::env::current_exe().map_err(|e| {
+            let said = vec![("error", e.to_string().into())];
+            crate::failed::failed("cli-err-own-executable", said)
+        })?;
         let mut cmd = Command::new(exe);
         cmd.arg("verify-workload").arg("--api").arg(api.name());
         if let Some(d) = args.device {
@@ -85,7 +88,10 @@ impl Workload {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .context("cannot start the workload process")?;
+            .map_err(|e| {
+                let said = vec![("error", e.to_string().into())];
+                crate::failed::failed("cli-err-workload-start", said)
+            })?;
         let stdout = child.stdout.take().expect("piped");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -115,7 +121,10 @@ impl Workload {
         if ok {
             Ok(())
         } else {
-            Err(Stop::Failed("the workload process is gone".into()))
+            Err(Stop::Failed(Said::new(
+                "report-verify-workload-gone",
+                vec![],
+            )))
         }
     }
 
@@ -136,18 +145,20 @@ impl Workload {
             {
                 Ok(line) => {
                     let r: StepReport = serde_json::from_str(&line).map_err(|e| {
-                        Stop::Failed(format!("the workload said something unreadable: {e}"))
+                        let error = vec![("error", e.to_string().into())];
+                        Stop::Failed(Said::new("report-verify-workload-unreadable", error))
                     })?;
                     return match r.error.clone() {
-                        Some(e) if r.step == "error" => Err(Stop::Failed(e)),
+                        // The driver's or the loader's own words, as the workload gave them.
+                        Some(e) if r.step == "error" => Err(Stop::Failed(Said::verbatim(e))),
                         _ => Ok(r),
                     };
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Stop::Failed(format!(
-                        "the workload process ended before the {step} step"
-                    )))
+                    let step = vec![("step", step.into())];
+                    let said = Said::new("report-verify-workload-ended", step);
+                    return Err(Stop::Failed(said));
                 }
             }
         }

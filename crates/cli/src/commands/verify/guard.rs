@@ -3,6 +3,8 @@
 
 use super::Args;
 use gpuledger_cuda::probe::{frac, VRAM_FRACTION};
+use gpuledger_lang::said::Said;
+use gpuledger_lang::Lang;
 use gpuledger_model::units::human_bytes;
 use std::io::IsTerminal;
 
@@ -30,13 +32,17 @@ impl Room {
         }
     }
     /// `free memory (140 GiB free)`, `its heap (23 GiB, no memory budget reported)`.
-    fn of(self, b: u64) -> (&'static str, String) {
+    fn of(self, b: u64) -> (Said, Said) {
+        let bytes = vec![("bytes", human_bytes(b).into())];
         match self {
             Room::Heap(_) => (
-                "its heap",
-                format!("{}, the driver reports no memory budget", human_bytes(b)),
+                Said::new("report-verify-room-heap", vec![]),
+                Said::new("report-verify-room-heap-amount", bytes),
             ),
-            _ => ("free memory", format!("{} free", human_bytes(b))),
+            _ => (
+                Said::new("report-verify-room-free", vec![]),
+                Said::new("report-verify-room-free-amount", bytes),
+            ),
         }
     }
 }
@@ -57,43 +63,44 @@ pub(super) fn needs_consent(args: &Args, room: Room) -> bool {
 pub(super) fn may_allocate(
     args: &Args,
     room: Room,
-    device: &str,
-) -> anyhow::Result<Option<String>> {
+    device: &Said,
+    lang: Lang,
+) -> anyhow::Result<Option<Said>> {
     let n = args.size;
     let Some(free) = room.bytes() else {
         if args.yes {
             return Ok(None);
         }
-        return Ok(Some(format!(
-            "the free memory of {device} is unknown, so verify will not allocate {} there without --yes",
-            human_bytes(n)
-        )));
+        let said = vec![
+            ("device", device.clone().into()),
+            ("size", human_bytes(n).into()),
+        ];
+        return Ok(Some(Said::new("report-verify-room-unknown", said)));
     };
     let (what, amount) = room.of(free);
+    let values = || {
+        vec![
+            ("size", human_bytes(n).into()),
+            ("device", device.clone().into()),
+            ("what", what.clone().into()),
+            ("amount", amount.clone().into()),
+        ]
+    };
     if n > frac(free, MAX_FRACTION) {
-        return Ok(Some(format!(
-            "{} does not fit: {device} has {amount} and verify uses at most 90 % of that; choose a smaller --size",
-            human_bytes(n),
-        )));
+        return Ok(Some(Said::new("report-verify-does-not-fit", values())));
     }
     if n <= frac(free, ASK_FRACTION) || args.yes {
         return Ok(None);
     }
-    let question = format!(
-        "Allocate {} on {device}? That is more than 10 % of {what} ({amount}). [y/N] ",
-        human_bytes(n),
-    );
     if !std::io::stdin().is_terminal() {
-        return Ok(Some(format!(
-            "{} on {device} is more than 10 % of {what} ({amount}); pass --yes to allow it (there is no terminal to ask on)",
-            human_bytes(n),
-        )));
+        return Ok(Some(Said::new("report-verify-needs-yes", values())));
     }
-    eprint!("{question}");
+    eprint!("{}", Said::new("report-verify-ask", values()).in_lang(lang));
     let mut answer = String::new();
     std::io::stdin().read_line(&mut answer)?;
+    // Yes in English or in the reader's language (是, 是的).
     Ok(match answer.trim() {
-        "y" | "Y" | "yes" => None,
-        _ => Some("not confirmed; nothing was allocated".into()),
+        "y" | "Y" | "yes" | "是" | "是的" => None,
+        _ => Some(Said::new("report-verify-not-confirmed", vec![])),
     })
 }

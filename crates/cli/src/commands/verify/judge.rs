@@ -50,8 +50,8 @@ pub fn seen(snap: &Snapshot, pid: u32, uuid: &str, label: &str) -> Seen {
                 Some(b) => Seen::Bytes(b),
                 None => Seen::Unknown(
                     u.unavailable_reason
-                        .as_deref()
-                        .map_or_else(|| "no reason given".into(), str::to_string),
+                        .clone()
+                        .unwrap_or_else(|| Said::new("report-verify-no-reason", vec![])),
                 ),
             };
         }
@@ -71,7 +71,7 @@ fn seen_system(snap: &Snapshot, pid: u32, uuid: &str) -> Seen {
         .reduce(u64::max)
     {
         Some(b) => Seen::Bytes(b),
-        None => Seen::Unknown("the source reports no system memory (GTT) for this process".into()),
+        None => Seen::Unknown(Said::new("report-verify-no-gtt", vec![])),
     }
 }
 
@@ -153,7 +153,7 @@ pub fn judge(rec: &Record) -> Vec<Verdict> {
         // Never a silent pass: without the device's identity no reading can be matched to it.
         let why = target
             .err()
-            .unwrap_or_else(|| "the workload's PID is unknown".into());
+            .unwrap_or_else(|| Said::new("report-verify-pid-unknown", vec![]));
         return vec![Verdict::cannot_see("every source".into(), why, false)];
     };
     let mut out = judge_sources(rec, pid, &uuid);

@@ -2,24 +2,25 @@
 
 use super::judge::{self, Record, SCHEMA};
 use super::{exit_for, not_implemented, Args};
-use anyhow::Context;
+use crate::failed;
 use gpuledger_cuda::workload::ChildDevice;
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_views::verify::{render_verify, VerdictLine, VerifyDevice, VerifyReport};
 use std::process::ExitCode;
 
-pub fn save(args: &Args, rec: &Record) -> anyhow::Result<()> {
+pub fn save(args: &Args, rec: &Record, lang: Lang) -> anyhow::Result<()> {
     if let Some(path) = &args.save {
         let text = serde_json::to_string_pretty(rec)? + "\n";
-        std::fs::write(path, text).with_context(|| format!("{}: cannot write", path.display()))?;
-        eprintln!("saved the record to {}", path.display());
+        std::fs::write(path, text).map_err(|e| failed::cannot_write(path, &e))?;
+        let said = [("path", path.display().to_string().into())];
+        eprintln!("{}", lang.t_args("cli-verify-saved", &said));
     }
     Ok(())
 }
 
 pub fn emit(args: &Args, rec: &Record, lang: Lang) -> anyhow::Result<()> {
-    save(args, rec)?;
+    save(args, rec, lang)?;
     let text = if args.json {
         serde_json::to_string_pretty(rec)? + "\n"
     } else {
@@ -49,14 +50,20 @@ fn flag_old_tool_runs(rec: &mut Record) {
 
 pub fn replay(args: &Args, path: &std::path::Path, lang: Lang) -> anyhow::Result<ExitCode> {
     let text = crate::global::read_snapshot_text(path)?;
-    let mut rec: Record = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a gpuledger verify record", path.display()))?;
+    let mut rec: Record = serde_json::from_str(&text).map_err(|e| {
+        let said = vec![
+            ("path", failed::path(path)),
+            ("error", e.to_string().into()),
+        ];
+        failed::failed("cli-err-not-verify-record", said)
+    })?;
     if rec.schema != SCHEMA {
-        anyhow::bail!(
-            "{}: schema {:?}, this gpuledger reads {SCHEMA:?}",
-            path.display(),
-            rec.schema
-        );
+        let said = vec![
+            ("path", failed::path(path)),
+            ("schema", format!("{:?}", rec.schema).into()),
+            ("reads", format!("{SCHEMA:?}").into()),
+        ];
+        return Err(failed::failed("cli-err-verify-schema", said));
     }
     flag_old_tool_runs(&mut rec);
     let stored = std::mem::take(&mut rec.verdicts);
@@ -75,10 +82,9 @@ pub fn replay(args: &Args, path: &std::path::Path, lang: Lang) -> anyhow::Result
         .map(|v| v.source.clone())
         .collect();
     if !changed.is_empty() {
-        rec.notes.push(format!(
-            "re-derived verdicts differ from the saved ones for: {}",
-            changed.join(", ")
-        ));
+        let sources = vec![("sources", changed.join(", ").into())];
+        rec.notes
+            .push(Said::new("report-verify-rederived-differ", sources));
     }
     let text = if args.json {
         serde_json::to_string_pretty(&rec)? + "\n"

@@ -9,6 +9,8 @@ use super::witness;
 use super::{Api, Args, PathChoice};
 use gpuledger_cuda::signal;
 use gpuledger_cuda::workload::StepReport;
+use gpuledger_lang::said::Said;
+use gpuledger_lang::Lang;
 use std::time::{Duration, Instant};
 
 /// Re-reads after a free or the exit before the round counts (5 × 100 ms at most).
@@ -19,6 +21,7 @@ const SETTLE_PAUSE: Duration = Duration::from_millis(100);
 pub(super) fn sequence(
     args: &Args,
     api: Api,
+    lang: Lang,
     collector: &mut gpuledger_sources::Collector,
     w: &mut Workload,
     rec: &mut Record,
@@ -39,13 +42,12 @@ pub(super) fn sequence(
     let ctx = w.answer("context")?;
     let room = room(api, &ctx, rec);
     w.deadline += rounds.round(rec, STEPS[1], Some(ctx));
-    confirm(args, api, rec, room, w)?;
+    confirm(args, (api, lang), rec, room, w)?;
     w.send(&format!("alloc {}", args.size))?;
     let a = w.answer("allocate")?;
     if a.touched == Some(false) {
-        rec.notes.push(
-            "the driver has no cuMemsetD8: the allocation was not written, only reserved".into(),
-        );
+        rec.notes
+            .push(Said::new("report-verify-not-written", vec![]));
     }
     w.deadline += rounds.round(rec, STEPS[2], Some(a));
     w.send("free")?;
@@ -58,7 +60,11 @@ pub(super) fn sequence(
     // A failed clean-up (cuCtxDestroy, vkFreeMemory...) comes as step "exiting" with an error,
     // not as an error step: answer() passes it, and it must not pass as a clean run.
     if let Some(e) = last.error {
-        return Err(Stop::Failed(format!("its clean-up at exit failed: {e}")));
+        let error = vec![("error", e.into())];
+        return Err(Stop::Failed(Said::new(
+            "report-verify-cleanup-failed",
+            error,
+        )));
     }
     Ok(())
 }
@@ -67,7 +73,7 @@ pub(super) fn sequence(
 /// Vulkan path runs, the loader numbers its devices its own way (and may list a CPU device
 /// first). Where it lists more than one device, N does not say which: refuse rather than run on
 /// a device the user did not mean.
-fn ambiguous_device(args: &Args, api: Api, idle: &StepReport) -> Option<String> {
+fn ambiguous_device(args: &Args, api: Api, idle: &StepReport) -> Option<Said> {
     let n = args.device?;
     if args.path != PathChoice::Auto || api != Api::Vulkan {
         return None;
@@ -77,12 +83,14 @@ fn ambiguous_device(args: &Args, api: Api, idle: &StepReport) -> Option<String> 
         return None;
     }
     let name = idle.device.as_ref().map_or("", |d| d.name.as_str());
-    Some(format!(
-        "--device {n} is a CUDA ordinal under --path auto, but CUDA could not start and the Vulkan loader numbers its {} devices its own way ({n}: {name} ({}); also {}); run again with --path vulkan --device M to choose one of those",
-        v.others.len() + 1,
-        v.device_type,
-        v.others.join(", ")
-    ))
+    let said = vec![
+        ("n", n.to_string().into()),
+        ("count", (v.others.len() + 1).into()),
+        ("name", name.into()),
+        ("type", v.device_type.as_str().into()),
+        ("others", v.others.join(", ").into()),
+    ];
+    Some(Said::new("report-verify-ambiguous-device", said))
 }
 
 /// What the guard rails measure the allocation against, after the context step.
@@ -96,28 +104,45 @@ fn room(api: Api, ctx: &StepReport, rec: &Record) -> Room {
 }
 
 /// The guard rails, and the question where one is asked: `Err` to stop before the allocation.
-fn confirm(args: &Args, api: Api, rec: &Record, room: Room, w: &mut Workload) -> Result<(), Stop> {
-    let label = rec
-        .device
-        .as_ref()
-        .map(|d| format!("{} device {} ({})", api.title(), d.ordinal, d.name))
-        .unwrap_or_else(|| "the device".into());
+fn confirm(
+    args: &Args,
+    (api, lang): (Api, Lang),
+    rec: &Record,
+    room: Room,
+    w: &mut Workload,
+) -> Result<(), Stop> {
+    let label = rec.device.as_ref().map_or_else(
+        || Said::new("report-verify-the-device", vec![]),
+        |d| {
+            let said = vec![
+                ("api", api.title().into()),
+                ("ordinal", d.ordinal.to_string().into()),
+                ("name", d.name.as_str().into()),
+            ];
+            Said::new("report-verify-device-label", said)
+        },
+    );
     // On a CPU device nothing can be verified whatever happens next: say so rather than ask to
     // allocate (or, with no terminal, refuse for want of --yes) first.
     if let Some(driver) = judge::cpu_device(rec).filter(|_| needs_consent(args, room)) {
-        return Err(Stop::Unverifiable(format!(
-            "{label} is a CPU device ({driver}): its memory is the host's, which no GPU source can see; nothing was allocated (a --size within 10 % of its heap, or --yes, runs the sequence anyway, to show the allocation in the workload's own memory)"
+        let said = vec![("device", label.into()), ("driver", driver.into())];
+        return Err(Stop::Unverifiable(Said::new(
+            "report-verify-cpu-device-unverifiable",
+            said,
         )));
     }
     // The user's time answering the question is not the workload's: it does not count against
     // its deadline.
     let asked = Instant::now();
-    let answer = may_allocate(args, room, &label);
+    let answer = may_allocate(args, room, &label, lang);
     w.deadline += asked.elapsed();
     match answer {
         Ok(None) => {}
         Ok(Some(why)) => return Err(Stop::Refused(why)),
-        Err(e) => return Err(Stop::Failed(e.to_string())),
+        Err(e) => {
+            let error = vec![("error", e.to_string().into())];
+            return Err(Stop::Failed(Said::new("report-verify-no-answer", error)));
+        }
     }
     // A Ctrl-C while the question was open: do not allocate after it.
     if signal::interrupted() {
@@ -180,14 +205,17 @@ impl Rounds<'_> {
         }
         if settle_reads > 0 {
             let shown = released(rec, name, &snapshot, pid, n);
-            rec.notes.push(if shown {
-                format!(
-                    "{name}: the release showed only after {settle_reads} more round(s) {} ms apart",
-                    SETTLE_PAUSE.as_millis()
-                )
+            let key = if shown {
+                "report-verify-release-late"
             } else {
-                format!("{name}: the release had not shown after {settle_reads} more rounds")
-            });
+                "report-verify-release-missing"
+            };
+            let said = vec![
+                ("step", name.into()),
+                ("rounds", settle_reads.into()),
+                ("ms", SETTLE_PAUSE.as_millis().to_string().into()),
+            ];
+            rec.notes.push(Said::new(key, said));
         }
         (snapshot, settle_reads)
     }

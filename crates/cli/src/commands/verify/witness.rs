@@ -3,6 +3,7 @@
 //! in `judge::vendor` (pure), so a saved record re-derives the same readings.
 
 use super::judge::ToolRun;
+use gpuledger_lang::said::Said;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -52,12 +53,19 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
     {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            run.error = Some(format!("{name} is not installed (not on PATH)"));
+            run.error = Some(Said::new(
+                "report-verify-tool-missing",
+                vec![("tool", name.into())],
+            ));
             run.missing = true;
             return run;
         }
         Err(e) => {
-            run.error = Some(format!("cannot run {}: {e}", program.display()));
+            let said = vec![
+                ("program", program.display().to_string().into()),
+                ("error", e.to_string().into()),
+            ];
+            run.error = Some(Said::new("report-verify-tool-cannot-run", said));
             return run;
         }
     };
@@ -68,10 +76,11 @@ pub fn run(program: &Path, args: &[String]) -> ToolRun {
     let status = wait(&mut child);
     if status.is_none() {
         run.timed_out = true;
-        run.error = Some(format!(
-            "{name} did not answer within {} s (stopped; what it printed is kept)",
-            LIMIT.as_secs()
-        ));
+        let said = vec![
+            ("tool", name.into()),
+            ("seconds", LIMIT.as_secs().to_string().into()),
+        ];
+        run.error = Some(Said::new("report-verify-tool-timed-out", said));
     }
     let drain = Instant::now() + DRAIN;
     while !(out.done() && err.done()) && Instant::now() < drain {
@@ -239,7 +248,7 @@ fn run_unless_gone<'a>(
         error: Some(if why.starts_with("not asked again") {
             why
         } else {
-            format!("not asked again: {why}")
+            Said::new("report-verify-not-asked-again", vec![("why", why.into())])
         }),
         missing: gone.missing,
         timed_out: gone.timed_out,

@@ -3,6 +3,7 @@
 //! allocation is judged on VRAM or on the device's system memory (GTT).
 
 use super::record::Record;
+use gpuledger_lang::said::{Arg, Said};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::Snapshot;
 
@@ -36,14 +37,15 @@ pub fn cpu_device(rec: &Record) -> Option<String> {
 /// The snapshot's identity (`uuid`) of the device the workload ran on. CUDA: the driver's UUID
 /// in NVML's spelling. Vulkan: the device whose PCI address matches VK_EXT_pci_bus_info's, else
 /// the one whose UUID matches the Vulkan device UUID (NVIDIA reports NVML's), in any round.
-pub fn target_uuid(rec: &Record) -> Result<String, String> {
+pub fn target_uuid(rec: &Record) -> Result<String, Said> {
     let Some(d) = rec.device.as_ref() else {
-        return Err("the workload reported no device".into());
+        return Err(Said::new("report-verify-no-device-reported", vec![]));
     };
     let Some(v) = d.vulkan.as_ref() else {
-        return d.uuid.clone().ok_or_else(|| {
-            "the CUDA driver gave no device UUID, so its device cannot be matched to what the sources report".into()
-        });
+        return d
+            .uuid
+            .clone()
+            .ok_or_else(|| Said::new("report-verify-no-cuda-uuid", vec![]));
     };
     let devices = rec.steps.iter().flat_map(|s| &s.snapshot.devices);
     let norm = gpuledger_sources::sysfs::normalise_bus_id;
@@ -61,13 +63,19 @@ pub fn target_uuid(rec: &Record) -> Result<String, String> {
             return Ok(found.uuid.clone());
         }
     }
-    Err(format!(
-        "no source reports the Vulkan device {} ({}; PCI {}, UUID {})",
-        d.ordinal,
-        d.name,
-        v.pci_bus_id.as_deref().unwrap_or("not reported"),
-        v.device_uuid.as_deref().unwrap_or("not reported")
-    ))
+    let reported = |v: Option<&str>| -> Arg {
+        v.map_or_else(
+            || Said::new("report-verify-pci-unknown", vec![]).into(),
+            Arg::from,
+        )
+    };
+    let said = vec![
+        ("ordinal", d.ordinal.to_string().into()),
+        ("name", d.name.as_str().into()),
+        ("pci", reported(v.pci_bus_id.as_deref())),
+        ("uuid", reported(v.device_uuid.as_deref())),
+    ];
+    Err(Said::new("report-verify-vulkan-unmatched", said))
 }
 
 /// Why a Vulkan allocation is judged on the device's system memory (GTT: amdgpu `gtt`, i915/xe
@@ -75,7 +83,7 @@ pub fn target_uuid(rec: &Record) -> Result<String, String> {
 /// the device's system memory and either no VRAM at all (an Intel integrated GPU) or less VRAM
 /// than the device-local heap the workload allocated from (a heap that reaches past the VRAM is
 /// not VRAM). Where the rounds report no system memory there is nothing else to judge: VRAM.
-pub fn system_ledger(rec: &Record, uuid: &str) -> Option<String> {
+pub fn system_ledger(rec: &Record, uuid: &str) -> Option<Said> {
     let heap = rec.device.as_ref()?.vulkan.as_ref()?.heap_bytes;
     let dev = rec
         .steps
@@ -83,15 +91,15 @@ pub fn system_ledger(rec: &Record, uuid: &str) -> Option<String> {
         .find_map(|s| s.snapshot.device_by_uuid(uuid))?;
     dev.system_memory.as_ref()?;
     match dev.memory.total_bytes {
-        None | Some(0) => Some(
-            "the device reports no VRAM, so its device-local heap is system memory (GTT)".into(),
-        ),
+        None | Some(0) => Some(Said::new("report-verify-gtt-no-vram", vec![])),
         // 5 % of slack: drivers report a heap a little under the VRAM they manage.
-        Some(v) if heap > v + v / 20 => Some(format!(
-            "the device-local heap ({}) is larger than the device's VRAM ({}), so it is system memory (GTT)",
-            human_bytes(heap),
-            human_bytes(v)
-        )),
+        Some(v) if heap > v + v / 20 => {
+            let said = vec![
+                ("heap", human_bytes(heap).into()),
+                ("vram", human_bytes(v).into()),
+            ];
+            Some(Said::new("report-verify-gtt-heap", said))
+        }
         Some(_) => None,
     }
 }

@@ -3,6 +3,7 @@
 //! and the verdicts themselves.
 
 use gpuledger_cuda::workload::{ChildDevice, StepReport};
+use gpuledger_lang::said::Said;
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_model::Snapshot;
 use serde::{Deserialize, Serialize};
@@ -35,7 +36,7 @@ pub struct Record {
     pub steps: Vec<Step>,
     pub verdicts: Vec<Verdict>,
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub notes: Vec<Said>,
 }
 
 /// One workload path and what became of it.
@@ -87,7 +88,7 @@ pub struct ToolRun {
     pub stdout: String,
     pub stderr: String,
     /// Why it did not run or did not finish (not installed, timed out).
-    pub error: Option<String>,
+    pub error: Option<Said>,
     /// The tool is not installed (not on PATH): what decides "not installed" and "not asked
     /// again", rather than the words of `error`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -12,7 +12,7 @@ use gpuledger_model::verdict::VerdictKind;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seen {
     Absent,
-    Unknown(String),
+    Unknown(Said),
     Bytes(u64),
 }
 
@@ -142,7 +142,7 @@ pub fn judge_process(source: &str, series: &[Seen], n: u64, tol: u64, witness: b
     let outcome = if series.iter().all(|s| !present(s)) {
         cannot_see(Said::new("report-verify-never-listed", vec![]))
     } else if series.iter().all(|s| s.bytes().is_none()) {
-        cannot_see(unknown.unwrap_or_default().into())
+        cannot_see(unknown.unwrap_or_default())
     } else if let Some(off) = c.off_text() {
         (VerdictKind::Off, off_because(off, explain(series, n, tol)))
     } else {

@@ -5,6 +5,7 @@
 
 use super::record::ToolRun;
 use super::series::Seen;
+use gpuledger_lang::said::Said;
 use gpuledger_model::units::human_bytes;
 use serde_json::Value;
 
@@ -25,7 +26,7 @@ pub const WITNESSES: [(&str, &str, &str); 3] = [
 const MIB: f64 = 1048576.0;
 
 /// The output of a run that finished with status 0, or why there is none.
-pub fn finished(run: &ToolRun) -> Result<&str, String> {
+pub fn finished(run: &ToolRun) -> Result<&str, Said> {
     if let Some(e) = &run.error {
         return Err(e.clone());
     }
@@ -42,32 +43,55 @@ pub fn finished(run: &ToolRun) -> Result<&str, String> {
             .chain(run.stderr.trim().lines())
             .next()
             .unwrap_or("");
-        return Err(format!(
-            "{name} exited with {:?}: {}",
-            run.exit_code,
-            first.chars().take(200).collect::<String>()
-        ));
+        let said = vec![
+            ("tool", name.into()),
+            ("code", format!("{:?}", run.exit_code).into()),
+            ("line", first.chars().take(200).collect::<String>().into()),
+        ];
+        return Err(Said::new("report-verify-tool-exited", said));
     }
     Ok(&run.stdout)
 }
 
-fn json(query: &str, run: &ToolRun) -> Result<Value, String> {
+fn json(query: &str, run: &ToolRun) -> Result<Value, Said> {
     let out = finished(run)?;
     serde_json::from_str(out).map_err(|e| {
-        let cut = if run.truncated {
-            format!(
-                ", and it was cut at {}",
-                human_bytes(ToolRun::MAX_OUTPUT as u64)
-            )
+        let mut said = vec![("query", query.into()), ("error", e.to_string().into())];
+        if run.truncated {
+            said.push(("size", human_bytes(ToolRun::MAX_OUTPUT as u64).into()));
+            Said::new("report-verify-not-json-cut", said)
         } else {
-            String::new()
-        };
-        format!("{query}: not the JSON its documentation shows ({e}{cut}); its output is kept raw in the record")
+            Said::new("report-verify-not-json", said)
+        }
     })
 }
 
-fn shape(query: &str, what: &str) -> String {
-    format!("{query}: {what}; its output is kept raw in the record")
+/// The query's output is not the shape its documentation shows: `what` says how.
+fn shape(query: &str, what: Said) -> Said {
+    let said = vec![("query", query.into()), ("what", what.into())];
+    Said::new("report-verify-shape", said)
+}
+
+/// `what` of a tool's JSON, for [`shape`].
+fn not(key: &'static str) -> Said {
+    Said::new(key, vec![])
+}
+
+/// `TOOL prints VALUE` (a reading it printed that is not a number of bytes).
+pub(super) fn prints(tool: &str, value: String) -> Said {
+    let said = vec![("tool", tool.into()), ("value", value.into())];
+    Said::new("report-verify-tool-prints", said)
+}
+
+/// `TOOL prints FIELD VALUE`, or `TOOL prints no FIELD` where it is absent.
+fn prints_field(tool: &str, field: &str, v: Option<&Value>) -> Said {
+    match v {
+        Some(v) => prints(tool, format!("{field} {v}")),
+        None => {
+            let said = vec![("tool", tool.into()), ("field", field.into())];
+            Said::new("report-verify-tool-prints-no", said)
+        }
+    }
 }
 
 /// A number or a numeric string (rocm-smi prints numbers as strings).
@@ -98,7 +122,7 @@ fn bytes_of(n: f64, scale: f64) -> Option<u64> {
 
 /// The child's memory as the process query `key` reports it (summed over the GPUs it lists
 /// the child on; the workload uses one).
-pub fn process_seen(key: &str, run: &ToolRun, pid: u32) -> Result<Seen, String> {
+pub fn process_seen(key: &str, run: &ToolRun, pid: u32) -> Result<Seen, Said> {
     let v = json(key, run)?;
     let mut found: Option<Seen> = None;
     let mut add = |s: Seen| {
@@ -114,7 +138,7 @@ pub fn process_seen(key: &str, run: &ToolRun, pid: u32) -> Result<Seen, String> 
         AMD_SMI_PROCESS => amd_smi_process(key, &v, pid, &mut add)?,
         ROCM_SMI_PIDS => rocm_smi_pids(key, &v, pid, &mut add)?,
         XPU_SMI_PS => xpu_smi_ps(key, &v, pid, &mut add)?,
-        _ => return Err(format!("{key}: not a process query")),
+        _ => return Err(shape(key, not("report-verify-not-process-query"))),
     }
     Ok(found.unwrap_or(Seen::Absent))
 }
@@ -123,20 +147,15 @@ pub fn process_seen(key: &str, run: &ToolRun, pid: u32) -> Result<Seen, String> 
 // {"value", "unit"}}, "mem_usage": {...}}} | {"process_info": "No running processes
 // detected"}]}]; the ROCm 6.2.0 changelog's sample has only `mem_usage` (all its memory).
 /// amd-smi's process list: each of the child's rows to `add`.
-fn amd_smi_process(
-    key: &str,
-    v: &Value,
-    pid: u32,
-    add: &mut dyn FnMut(Seen),
-) -> Result<(), String> {
+fn amd_smi_process(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), Said> {
     let gpus = v
         .as_array()
-        .ok_or_else(|| shape(key, "not a list of GPUs"))?;
+        .ok_or_else(|| shape(key, not("report-verify-shape-not-gpus")))?;
     for g in gpus {
         let list = g
             .get("process_list")
             .and_then(Value::as_array)
-            .ok_or_else(|| shape(key, "a GPU without a process_list"))?;
+            .ok_or_else(|| shape(key, not("report-verify-shape-no-process-list")))?;
         for p in list {
             let Some(info) = p.get("process_info").filter(|i| i.is_object()) else {
                 continue; // "No running processes detected"
@@ -148,11 +167,7 @@ fn amd_smi_process(
             let mem = vram.or_else(|| info.get("mem_usage"));
             add(match mem.and_then(amd_bytes) {
                 Some(b) => Seen::Bytes(b),
-                None => Seen::Unknown(format!(
-                    "amd-smi prints {}",
-                    mem.map(Value::to_string)
-                        .unwrap_or_else(|| "no memory".into())
-                )),
+                None => Seen::Unknown(prints_field("amd-smi", "memory", mem)),
             });
         }
     }
@@ -163,20 +178,22 @@ fn amd_smi_process(
 // {"system": {"PID<pid>": "<name>, <gpus>, <vram bytes>, <sdma>, <cu occupancy>"}};
 // the name may hold commas, so the numbers are read from the end.
 /// rocm-smi's KFD process list: the child's row to `add`.
-fn rocm_smi_pids(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), String> {
-    let obj = v.as_object().ok_or_else(|| shape(key, "not an object"))?;
+fn rocm_smi_pids(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), Said> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| shape(key, not("report-verify-shape-not-object")))?;
     // No KFD process at all: rocm-smi prints no "system" section.
     if let Some(sys) = obj.get("system") {
         let sys = sys
             .as_object()
-            .ok_or_else(|| shape(key, "\"system\" is not an object"))?;
+            .ok_or_else(|| shape(key, not("report-verify-shape-system")))?;
         if let Some(row) = sys.get(&format!("PID{pid}")) {
             let row = row.as_str().unwrap_or("");
             let fields: Vec<&str> = row.split(',').map(str::trim).collect();
             let vram = fields.len().checked_sub(3).map(|i| fields[i]);
             add(match vram.and_then(|f| f.parse::<u64>().ok()) {
                 Some(b) => Seen::Bytes(b),
-                None => Seen::Unknown(format!("rocm-smi prints {row:?}")),
+                None => Seen::Unknown(prints("rocm-smi", format!("{row:?}"))),
             });
         }
     }
@@ -186,11 +203,11 @@ fn rocm_smi_pids(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> R
 
 // {"device_util_by_proc_list": [{"process_id", "mem_size" (kB), "shared_mem_size"}]}
 /// xpu-smi's process list: each of the child's rows to `add`.
-fn xpu_smi_ps(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), String> {
+fn xpu_smi_ps(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Result<(), Said> {
     let list = v
         .get("device_util_by_proc_list")
         .and_then(Value::as_array)
-        .ok_or_else(|| shape(key, "no device_util_by_proc_list"))?;
+        .ok_or_else(|| shape(key, not("report-verify-shape-no-proc-list")))?;
     for p in list {
         if p.get("process_id").and_then(number) != Some(pid as f64) {
             continue;
@@ -199,10 +216,7 @@ fn xpu_smi_ps(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Resu
         add(
             match mem.and_then(number).and_then(|k| bytes_of(k, 1024.0)) {
                 Some(b) => Seen::Bytes(b),
-                None => Seen::Unknown(format!(
-                    "xpu-smi prints mem_size {}",
-                    mem.map(Value::to_string).unwrap_or_else(|| "absent".into())
-                )),
+                None => Seen::Unknown(prints_field("xpu-smi", "mem_size", mem)),
             },
         );
     }
@@ -212,32 +226,27 @@ fn xpu_smi_ps(key: &str, v: &Value, pid: u32, add: &mut dyn FnMut(Seen)) -> Resu
 
 /// The device's used VRAM as the device query `key` reports it. `bdf` is the device's PCI
 /// address (normalised); amd-smi and xpu-smi were asked for that device only.
-pub fn device_used(key: &str, run: &ToolRun, bdf: &str) -> Result<u64, String> {
+pub fn device_used(key: &str, run: &ToolRun, bdf: &str) -> Result<u64, Said> {
     let v = json(key, run)?;
     match key {
         // [{"gpu": 0, "mem_usage": {"used_vram": {"value", "unit": "MB"}, ...}}]
         AMD_SMI_METRIC => {
             let gpus = v
                 .as_array()
-                .ok_or_else(|| shape(key, "not a list of GPUs"))?;
+                .ok_or_else(|| shape(key, not("report-verify-shape-not-gpus")))?;
             let [g] = gpus.as_slice() else {
-                return Err(shape(
-                    key,
-                    &format!("{} GPUs listed for --gpu {bdf}", gpus.len()),
-                ));
+                let said = vec![("count", gpus.len().into()), ("bdf", bdf.into())];
+                return Err(shape(key, Said::new("report-verify-shape-gpus", said)));
             };
             let used = g.get("mem_usage").and_then(|m| m.get("used_vram"));
-            used.and_then(amd_bytes).ok_or_else(|| {
-                format!(
-                    "amd-smi prints used_vram {}",
-                    used.map(Value::to_string)
-                        .unwrap_or_else(|| "absent".into())
-                )
-            })
+            used.and_then(amd_bytes)
+                .ok_or_else(|| prints_field("amd-smi", "used_vram", used))
         }
         // {"card0": {"PCI Bus": "0000:03:00.0", "VRAM Total Used Memory (B)": "2024849408"}}
         ROCM_SMI_MEMINFO => {
-            let cards = v.as_object().ok_or_else(|| shape(key, "not an object"))?;
+            let cards = v
+                .as_object()
+                .ok_or_else(|| shape(key, not("report-verify-shape-not-object")))?;
             let norm = gpuledger_sources::sysfs::normalise_bus_id;
             let card = cards.iter().find(|(_, c)| {
                 c.get("PCI Bus")
@@ -247,17 +256,17 @@ pub fn device_used(key: &str, run: &ToolRun, bdf: &str) -> Result<u64, String> {
                     == Some(bdf)
             });
             let Some((name, card)) = card else {
-                return Err(format!("rocm-smi lists no card at PCI {bdf}"));
+                return Err(Said::new(
+                    "report-verify-no-card",
+                    vec![("bdf", bdf.into())],
+                ));
             };
             let used = card.get("VRAM Total Used Memory (B)");
             used.and_then(number)
                 .and_then(|b| bytes_of(b, 1.0))
                 .ok_or_else(|| {
-                    format!(
-                        "rocm-smi prints {name} VRAM Total Used Memory (B) {}",
-                        used.map(Value::to_string)
-                            .unwrap_or_else(|| "absent".into())
-                    )
+                    let field = format!("{name} VRAM Total Used Memory (B)");
+                    prints_field("rocm-smi", &field, used)
                 })
         }
         // {"device_level": [{"metrics_type": "XPUM_STATS_MEMORY_USED", "value": MiB}],
@@ -283,9 +292,9 @@ pub fn device_used(key: &str, run: &ToolRun, bdf: &str) -> Result<u64, String> {
             used(v.get("device_level"))
                 .or_else(tiles)
                 .and_then(|m| bytes_of(m, MIB))
-                .ok_or_else(|| "xpu-smi reports no XPUM_STATS_MEMORY_USED".to_string())
+                .ok_or_else(|| not("report-verify-no-xpum"))
         }
-        _ => Err(format!("{key}: not a device query")),
+        _ => Err(shape(key, not("report-verify-not-device-query"))),
     }
 }
 

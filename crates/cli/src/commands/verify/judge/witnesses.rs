@@ -23,7 +23,7 @@ impl Verdict {
 
 /// `nvidia-smi --query-compute-apps=pid,used_memory --format=csv`: the child's row, in bytes
 /// (nvidia-smi prints MiB).
-pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
+pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, Said> {
     let out = super::vendor::finished(run)?;
     for line in out.lines().skip(1) {
         let mut f = line.split(',').map(str::trim);
@@ -34,10 +34,15 @@ pub(super) fn smi_seen(run: &ToolRun, pid: u32) -> Result<Seen, String> {
         let num = mem.trim_end_matches("MiB").trim();
         return Ok(match num.parse::<u64>() {
             Ok(m) => Seen::Bytes(m << 20),
-            Err(_) => Seen::Unknown(format!("nvidia-smi prints {mem:?}")),
+            Err(_) => Seen::Unknown(super::vendor::prints("nvidia-smi", format!("{mem:?}"))),
         });
     }
     Ok(Seen::Absent)
+}
+
+/// A step where the tool was not run.
+fn not_run() -> Said {
+    Said::new("report-verify-tool-not-run", vec![])
 }
 
 pub(super) fn smi_not_run() -> Verdict {
@@ -54,12 +59,9 @@ pub(super) fn smi_not_run() -> Verdict {
 pub(super) fn smi_verdict(rec: &Record, pid: u32) -> Verdict {
     let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
     let runs: Vec<Option<&ToolRun>> = rec.steps.iter().map(|s| s.nvidia_smi.as_ref()).collect();
-    let smi: Result<Vec<Seen>, String> = runs
+    let smi: Result<Vec<Seen>, Said> = runs
         .iter()
-        .map(|r| {
-            r.ok_or_else(|| "not run".to_string())
-                .and_then(|r| smi_seen(r, pid))
-        })
+        .map(|r| r.ok_or_else(not_run).and_then(|r| smi_seen(r, pid)))
         .collect();
     match smi {
         Ok(series) => judge_process("nvidia-smi", &series, n, tol + (1 << 20), true),
@@ -75,7 +77,7 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
     use super::vendor::{device_used, process_seen, WITNESSES};
     let (n, tol) = (rec.size_bytes, rec.tolerance_bytes);
     let mut out = Vec::new();
-    let cannot = |source: String, why: String| Verdict::cannot_see(source, why, true);
+    let cannot = |source: String, why: Said| Verdict::cannot_see(source, why, true);
     for (tool, pq, dq) in WITNESSES {
         let runs = |q: &str| -> Vec<Option<&ToolRun>> {
             rec.steps.iter().map(|s| s.witnesses.get(q)).collect()
@@ -95,12 +97,9 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
             });
             continue;
         }
-        let series: Result<Vec<Seen>, String> = pr
+        let series: Result<Vec<Seen>, Said> = pr
             .iter()
-            .map(|r| {
-                r.ok_or_else(|| "not run".to_string())
-                    .and_then(|r| process_seen(pq, r, pid))
-            })
+            .map(|r| r.ok_or_else(not_run).and_then(|r| process_seen(pq, r, pid)))
             .collect();
         let source = format!("{tool} (per process)");
         out.push(match series {
@@ -110,20 +109,18 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
         });
         let source = format!("{tool} (device used)");
         if dr.iter().all(Option::is_none) {
-            out.push(cannot(
-                source,
-                "the device's PCI address is unknown, so the tool could not be asked for it".into(),
-            ));
+            let why = Said::new("report-verify-pci-unknown-not-asked", vec![]);
+            out.push(cannot(source, why));
             continue;
         }
-        let used: Result<Vec<Option<u64>>, String> = rec
+        let used: Result<Vec<Option<u64>>, Said> = rec
             .steps
             .iter()
             .zip(&dr)
             .map(|(s, r)| {
-                let r = r.ok_or_else(|| "not run".to_string())?;
+                let r = r.ok_or_else(not_run)?;
                 let bdf = target_pci(rec, &s.snapshot)
-                    .ok_or_else(|| "the device's PCI address is unknown".to_string())?;
+                    .ok_or_else(|| Said::new("report-verify-pci-address-unknown", vec![]))?;
                 device_used(dq, r, &bdf).map(Some)
             })
             .collect();
