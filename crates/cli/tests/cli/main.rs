@@ -34,6 +34,7 @@ mod ollama_processes;
 mod owners;
 mod probe_cli;
 mod record_history;
+mod refusals_lang;
 mod secret_corpus_cli;
 mod serve_http;
 mod serve_monitors;
