@@ -18,6 +18,8 @@ pub fn in_lang(e: &anyhow::Error, lang: Lang) -> String {
                 u.0.in_lang(lang)
             } else if let Some(g) = c.downcast_ref::<gpuledger_workloads::GgufError>() {
                 g.said().in_lang(lang)
+            } else if let Some(p) = c.downcast_ref::<gpuledger_cuda::ProbeError>() {
+                p.said().in_lang(lang)
             } else {
                 c.to_string()
             }

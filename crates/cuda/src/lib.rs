@@ -20,6 +20,7 @@ pub mod cuda;
 pub mod hostmem;
 pub mod probe;
 pub mod report;
+mod said;
 pub mod signal;
 pub mod step;
 pub mod store;

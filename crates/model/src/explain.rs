@@ -43,7 +43,7 @@ pub struct EstimatedLedger {
     pub not_modelled: Vec<gpuledger_lang::Said>,
     /// Why the runtime's own API gave nothing, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime_api_unavailable: Option<String>,
+    pub runtime_api_unavailable: Option<gpuledger_lang::Said>,
     /// A replay whose model file is not on this machine: the estimate the snapshot recorded when
     /// it was taken (the recipe ran then, on that machine).
     #[serde(skip_serializing_if = "Option::is_none")]

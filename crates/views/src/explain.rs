@@ -425,7 +425,7 @@ fn estimated_section(out: &mut String, est: &EstimatedLedger, lang: Lang) {
             out,
             lang,
             "report-explain-runtime-api-na",
-            &[("reason", why.into())],
+            &[("reason", why.in_lang(lang).into())],
         );
     }
 }

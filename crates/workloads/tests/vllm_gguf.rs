@@ -135,7 +135,7 @@ fn the_padding_follows_the_release_that_runs() {
     let m = vllm::gguf_facts(&g, Path::new("./t.gguf")).unwrap();
     let run = |v: Option<&str>| {
         let mut s = settings("vllm serve ./t.gguf");
-        s.version = v.map(|v| (v.to_string(), "test".to_string()));
+        s.version = v.map(|v| (v.to_string(), "test".into()));
         let e = vllm::estimate(&m, &s, Some(24 << 30), None);
         let held = e
             .inputs

@@ -39,7 +39,7 @@ fn settings(cmd: &str) -> VllmSettings {
 /// `settings` for a known vLLM release (`from`: where the version was read).
 fn at(version: &str, from: &str, cmd: &str) -> VllmSettings {
     let mut s = settings(cmd);
-    s.version = Some((version.to_string(), from.to_string()));
+    s.version = Some((version.to_string(), from.to_string().into()));
     s
 }
 
@@ -69,7 +69,7 @@ fn gemma3_27b_kv_cache_is_one_block_per_layer_group() {
     assert_eq!((l.full, l.sliding), (10, 52), "{}", l.source);
 
     let mut s = settings("vllm serve /google/gemma-3-27b-it --max-model-len 4096");
-    s.version = log.version.clone().map(|v| (v, "the log".to_string()));
+    s.version = log.version.clone().map(|v| (v, "the log".into()));
     let e = vllm::estimate(&m, &s, None, Some(&blocks(89_994))).summary;
     // The KV cache from vLLM's block count is its printed available KV memory, to 0.01 GiB
     // (every layer counted would be 6.2× that: 681 GiB).

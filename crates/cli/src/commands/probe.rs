@@ -110,7 +110,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut report = match gpuledger_cuda::run(&opts) {
         Ok(r) => r,
         Err(ProbeError::Interrupted) => {
-            eprintln!("gpuledger probe: {}", ProbeError::Interrupted);
+            let said = ProbeError::Interrupted.said();
+            eprintln!("gpuledger probe: {}", said.in_lang(global.lang));
             return Ok(ExitCode::from(130));
         }
         Err(e) => return Err(e.into()),

@@ -34,7 +34,10 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     findings.push(Finding {
         source: "gpuledger".into(),
         status: SourceState::Ok,
-        sees: vec![format!("version {}", crate::VERSION).into()],
+        sees: vec![Said::new(
+            "report-selftest-version",
+            vec![("version", crate::VERSION.into())],
+        )],
         cannot_see: Vec::new(),
     });
     if args.json {

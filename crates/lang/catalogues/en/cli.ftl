@@ -434,3 +434,4 @@ cli-watch-start = gpuledger: watching { $alerts ->
        *[other] { $alerts } alerts
     } every { $every }; Ctrl-C to stop
 cli-watch-exec-failed = gpuledger: --exec { $command } could not start: { $error }
+cli-explain-log-given = { $name } (the log given with --log)

@@ -327,3 +327,58 @@ recipe-mxfp4-unknown = which MXFP4 MoE kernel vLLM picked (it depends on the GPU
 recipe-vllm-util-before = vLLM { $version } ({ $from }): 0.9 before v0.21.0
 recipe-vllm-util-since = vLLM { $version } ({ $from }): 0.92 since v0.21.0
 recipe-vllm-util-unknown = since vLLM v0.21.0 (0.9 before; the running version is not known here)
+
+## vLLM and SGLang: why the model's folder or its config.json could not be read
+recipe-err-model-not-found = model { $model }: not a folder we can see, and not a hub id ORG/NAME
+recipe-err-model-no-home = model { $model }: the process has no HOME or HF_HOME to find its hub cache
+recipe-err-model-snapshots = model { $model }: { $path }: { $error }
+recipe-err-model-no-snapshot = model { $model }: no snapshot under { $path }
+recipe-err-model-snapshots-many = model { $model }: { $n } snapshots under { $path } and no refs/main to choose one
+recipe-err-config-unreadable = { $path }: cannot read: { $what }
+recipe-err-config-json = { $path }: not valid JSON: { $what }
+recipe-err-config-missing = { $path }: no { $what }
+recipe-err-config-implausible = { $path }: implausible { $what }
+recipe-err-safetensors = cannot read the model's safetensors headers: { $error }
+recipe-err-sglang-argv = cannot read SGLang's settings from its command line: { $error }
+recipe-err-sglang-no-model = the model is not named on SGLang's command line (--model-path)
+recipe-err-vllm-argv = cannot read vLLM's settings from its command line: { $error }
+recipe-err-vllm-no-model = the model is not named on vLLM's command line (`vllm serve MODEL` or --model)
+recipe-err-vllm-no-model-note = the model is not named on vLLM's command line (`vllm serve MODEL` or --model); { $note }
+recipe-note-vllm-config-no-name = --config has no file name
+recipe-note-vllm-config-unread = vLLM's --config { $path } was not read ({ $error }): its options are not known here, only the command line's
+recipe-note-vllm-kv-count = vLLM's printed KV token count: { $why }
+recipe-err-vllm-gguf-relative = vLLM serves the GGUF file { $model }, a relative path, and the process's working directory is not known
+recipe-err-vllm-gguf-not-file = vLLM serves a GGUF model ({ $model }), which is not a file this machine can read: its weights come from the GGUF header, and a hub id or a folder of GGUF files is not modelled
+recipe-err-ollama-parent = the runner's parent (pid { $pid }): not readable
+recipe-err-api-not-json = not the JSON { $path } answers: { $error }
+recipe-err-api-no-list = no "{ $list }" list in the { $path } answer
+recipe-err-api-get = GET { $url }: { $error }
+recipe-err-api-port = port { $port }: { $error }
+recipe-err-api-no-answer = no { $path } answer ({ $errors })
+
+## PyTorch: its weight files as read, and why one could not be
+recipe-torch-how-safetensors = { $count } tensors (safetensors header)
+recipe-torch-how-pickle = file size (a pickle checkpoint: tensors plus framing)
+recipe-torch-weights-value = { $file }: { $size }, { $how }
+recipe-torch-not-regular = { $path }: not a regular file
+recipe-torch-weights-unreadable = weights in { $file }: { $error }
+recipe-torch-sum-overflow = { $file }: with this file the open weight files pass 2^64 bytes (sizes no disk holds): not added up
+recipe-err-torch-no-files = no weight file (safetensors, .pt, .pth, .ckpt, pytorch_model*.bin) mapped or open: nothing to estimate from outside a PyTorch process
+recipe-err-torch-none-read = no weight file could be read: { $why }
+recipe-vllm-version-from = vLLM { $version } ({ $from })
+recipe-vllm-version-mapped = { $path } (the package the process mapped)
+
+## vLLM's rotary cos/sin cache: how its rows were counted, and why it is not sized
+recipe-rope-dynamic-before = { $max } × factor { $factor }, dynamic before 0.22
+recipe-rope-dynamic-since = max_position_embeddings, dynamic from 0.22
+recipe-rope-dynamic-unknown = max_position_embeddings, dynamic as from 0.22: vLLM's version is not known, and before 0.22 it caches { $max } × factor { $factor }
+recipe-rope-longrope = { $short } short + { $long } long, longrope
+recipe-rope-err-need = the rotary cos/sin cache: a { $kind } rope without a usable { $key }
+recipe-rope-err-no-max = the rotary cos/sin cache: { $path } gives no max_position_embeddings
+recipe-rope-err-unnamed = the rotary cos/sin cache: { $path } names no rotary embedding and its model type ({ $model_type }) is not one this rule knows to have one or not
+recipe-rope-no-model-type = none given
+recipe-rope-err-overflow = the rotary cos/sin cache: its size overflows
+recipe-rope-err-kind = the rotary cos/sin cache of a { $kind } rope (vLLM sizes it per class; this rule knows default, llama3, linear, dynamic, ntk, yarn, deepseek_yarn, longrope and mrope)
+recipe-rope-err-dim = the rotary cos/sin cache: implausible rotary dim { $dim }
+recipe-rope-err-partial = the rotary cos/sin cache: partial_rotary_factor { $factor } (vLLM refuses it)
+recipe-sglang-nm-kv-overflow = the KV pool: { $tokens } tokens × { $bytes } bytes per token does not fit in 64 bits

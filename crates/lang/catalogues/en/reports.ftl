@@ -902,3 +902,19 @@ report-verify-tool-missing = { $tool } is not installed (not on PATH)
 report-verify-tool-cannot-run = cannot run { $program }: { $error }
 report-verify-tool-timed-out = { $tool } did not answer within { $seconds } s (stopped; what it printed is kept)
 report-verify-not-asked-again = not asked again: { $why }
+
+## probe (and verify's CUDA path): why the driver could not be used or the probe stopped
+report-probe-err-load-open = cannot load the CUDA driver library { $path }: { $cause } (is the NVIDIA driver installed? --cuda-lib PATH loads it from elsewhere)
+report-probe-err-load-symbol = the CUDA driver library { $path } has no symbol { $symbol }: { $cause }
+report-probe-err-no-sizes = no sizes to probe
+report-probe-err-zero-size = a size of 0 bytes cannot be probed
+report-probe-err-host-unknown = cannot tell how much host memory is free ({ $why }), so the probe will not pin any
+report-probe-err-host-too-small = refusing to pin { $size }: only { $available } of host memory is available ({ $source }), and the probe pins at most half of that; choose smaller --sizes
+report-probe-err-vram-too-small = refusing to allocate { $size }: device { $device } has only { $free } of VRAM free, and the probe uses at most 90% of that; choose smaller --sizes
+report-probe-err-no-devices = the CUDA driver reports no devices
+report-probe-err-bad-device = there is no CUDA device { $ordinal }: the driver reports { $count } (ordinals 0 to { $last })
+report-probe-err-context = could not create a CUDA context on device { $device } ({ $name }): { $cause }. Another process may hold the device in exclusive mode, or the driver may be in a bad state
+report-probe-err-out-of-memory = out of memory: { $step } of { $size } failed: { $cause }. Everything the probe had allocated was released; choose smaller --sizes
+report-probe-err-host-alloc = could not allocate { $size } of ordinary host memory to register
+report-probe-err-interrupted = interrupted; everything the probe had allocated was released
+report-selftest-version = version { $version }

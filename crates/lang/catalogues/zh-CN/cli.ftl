@@ -416,3 +416,4 @@ cli-err-snapshot-schema = { $path }：不是有效的快照：不支持的快照
 cli-remote-fetch-failed = GET { $url }：{ $error }（显示的是上次收到的快照）
 cli-watch-start = gpuledger：每 { $every } 检查 { $alerts } 条告警；按 Ctrl-C 停止
 cli-watch-exec-failed = gpuledger：--exec { $command } 无法启动：{ $error }
+cli-explain-log-given = { $name }（用 --log 给出的日志）

@@ -322,3 +322,58 @@ recipe-mxfp4-unknown = vLLM 选用了哪个 MXFP4 MoE 内核（取决于 GPU 以
 recipe-vllm-util-before = vLLM { $version }（{ $from }）：v0.21.0 之前为 0.9
 recipe-vllm-util-since = vLLM { $version }（{ $from }）：v0.21.0 起为 0.92
 recipe-vllm-util-unknown = vLLM v0.21.0 起的默认值（之前为 0.9；这里不知道正在运行的版本）
+
+## vLLM and SGLang: why the model's folder or its config.json could not be read
+recipe-err-model-not-found = 模型 { $model }：既不是这里能看到的文件夹，也不是 ORG/NAME 形式的 hub ID
+recipe-err-model-no-home = 模型 { $model }：该进程没有 HOME 或 HF_HOME，无法找到它的 hub 缓存
+recipe-err-model-snapshots = 模型 { $model }：{ $path }：{ $error }
+recipe-err-model-no-snapshot = 模型 { $model }：{ $path } 下没有快照
+recipe-err-model-snapshots-many = 模型 { $model }：{ $path } 下有 { $n } 个快照，且没有 refs/main 来选定其中一个
+recipe-err-config-unreadable = { $path }：无法读取：{ $what }
+recipe-err-config-json = { $path }：不是有效的 JSON：{ $what }
+recipe-err-config-missing = { $path }：没有 { $what }
+recipe-err-config-implausible = { $path }：不合理的 { $what }
+recipe-err-safetensors = 无法读取模型的 safetensors 文件头：{ $error }
+recipe-err-sglang-argv = 无法从命令行读取 SGLang 的设置：{ $error }
+recipe-err-sglang-no-model = SGLang 的命令行没有指定模型（--model-path）
+recipe-err-vllm-argv = 无法从命令行读取 vLLM 的设置：{ $error }
+recipe-err-vllm-no-model = vLLM 的命令行没有指定模型（`vllm serve MODEL` 或 --model）
+recipe-err-vllm-no-model-note = vLLM 的命令行没有指定模型（`vllm serve MODEL` 或 --model）；{ $note }
+recipe-note-vllm-config-no-name = --config 没有给出文件名
+recipe-note-vllm-config-unread = 未读取 vLLM 的 --config { $path }（{ $error }）：这里不知道其中的选项，只知道命令行上的
+recipe-note-vllm-kv-count = vLLM 打印的 KV token 数：{ $why }
+recipe-err-vllm-gguf-relative = vLLM 加载的是 GGUF 文件 { $model }，这是一个相对路径，而该进程的工作目录未知
+recipe-err-vllm-gguf-not-file = vLLM 加载的是 GGUF 模型（{ $model }），它不是本机能读取的文件：其权重来自 GGUF 文件头，hub ID 或装有 GGUF 文件的文件夹未建模
+recipe-err-ollama-parent = runner 的父进程（PID { $pid }）：无法读取
+recipe-err-api-not-json = 不是 { $path } 应答的 JSON：{ $error }
+recipe-err-api-no-list = { $path } 的应答中没有 "{ $list }" 列表
+recipe-err-api-get = GET { $url }：{ $error }
+recipe-err-api-port = 端口 { $port }：{ $error }
+recipe-err-api-no-answer = { $path } 没有应答（{ $errors }）
+
+## PyTorch: its weight files as read, and why one could not be
+recipe-torch-how-safetensors = { $count } 个张量（safetensors 文件头）
+recipe-torch-how-pickle = 文件大小（pickle 检查点：张量加上封装）
+recipe-torch-weights-value = { $file }：{ $size }，{ $how }
+recipe-torch-not-regular = { $path }：不是普通文件
+recipe-torch-weights-unreadable = { $file } 中的权重：{ $error }
+recipe-torch-sum-overflow = { $file }：加上这个文件，打开的权重文件超过 2^64 字节（没有磁盘能装下这样的大小）：未累加
+recipe-err-torch-no-files = 没有映射或打开任何权重文件（safetensors、.pt、.pth、.ckpt、pytorch_model*.bin）：无法从 PyTorch 进程外部估算
+recipe-err-torch-none-read = 没有能读取的权重文件：{ $why }
+recipe-vllm-version-from = vLLM { $version }（{ $from }）
+recipe-vllm-version-mapped = { $path }（该进程映射的软件包）
+
+## vLLM's rotary cos/sin cache: how its rows were counted, and why it is not sized
+recipe-rope-dynamic-before = { $max } × factor { $factor }，0.22 之前的 dynamic
+recipe-rope-dynamic-since = max_position_embeddings，0.22 起的 dynamic
+recipe-rope-dynamic-unknown = max_position_embeddings，按 0.22 起的 dynamic 计：vLLM 的版本未知，0.22 之前它缓存 { $max } × factor { $factor } 行
+recipe-rope-longrope = { $short } 行短表 + { $long } 行长表，longrope
+recipe-rope-err-need = 旋转位置编码的 cos/sin 缓存：{ $kind } 类 rope 没有可用的 { $key }
+recipe-rope-err-no-max = 旋转位置编码的 cos/sin 缓存：{ $path } 没有给出 max_position_embeddings
+recipe-rope-err-unnamed = 旋转位置编码的 cos/sin 缓存：{ $path } 没有指定旋转位置编码，其模型类型（{ $model_type }）也不在本规则已知有无旋转编码的类型之列
+recipe-rope-no-model-type = 未给出
+recipe-rope-err-overflow = 旋转位置编码的 cos/sin 缓存：大小溢出
+recipe-rope-err-kind = { $kind } 类 rope 的旋转位置编码 cos/sin 缓存（vLLM 按类确定其大小；本规则已知 default、llama3、linear、dynamic、ntk、yarn、deepseek_yarn、longrope 和 mrope）
+recipe-rope-err-dim = 旋转位置编码的 cos/sin 缓存：不合理的旋转维度 { $dim }
+recipe-rope-err-partial = 旋转位置编码的 cos/sin 缓存：partial_rotary_factor { $factor }（vLLM 会拒绝）
+recipe-sglang-nm-kv-overflow = KV 池：{ $tokens } 个 token × 每 token { $bytes } 字节，超出 64 位能表示的范围

@@ -812,3 +812,19 @@ report-verify-tool-missing = { $tool } 未安装（不在 PATH 中）
 report-verify-tool-cannot-run = 无法运行 { $program }：{ $error }
 report-verify-tool-timed-out = { $tool } 在 { $seconds } 秒内没有回应（已停止；已保存它的输出）
 report-verify-not-asked-again = 不再询问：{ $why }
+
+## probe (and verify's CUDA path): why the driver could not be used or the probe stopped
+report-probe-err-load-open = 无法加载 CUDA 驱动库 { $path }：{ $cause }（是否安装了 NVIDIA 驱动？--cuda-lib PATH 可从其他位置加载）
+report-probe-err-load-symbol = CUDA 驱动库 { $path } 中没有符号 { $symbol }：{ $cause }
+report-probe-err-no-sizes = 没有要测量的大小
+report-probe-err-zero-size = 无法测量 0 字节的大小
+report-probe-err-host-unknown = 无法得知主机空闲内存有多少（{ $why }），因此 probe 不会锁定任何内存
+report-probe-err-host-too-small = 拒绝锁定 { $size }：主机只有 { $available } 可用内存（{ $source }），probe 最多锁定其中一半；请选择更小的 --sizes
+report-probe-err-vram-too-small = 拒绝分配 { $size }：设备 { $device } 只有 { $free } 空闲显存，probe 最多使用其中的 90%；请选择更小的 --sizes
+report-probe-err-no-devices = CUDA 驱动没有报告任何设备
+report-probe-err-bad-device = 没有 CUDA 设备 { $ordinal }：驱动报告了 { $count } 个（序号 0 到 { $last }）
+report-probe-err-context = 无法在设备 { $device }（{ $name }）上创建 CUDA 上下文：{ $cause }。可能有其他进程以独占模式占用该设备，或者驱动处于异常状态
+report-probe-err-out-of-memory = 内存不足：{ $size } 的 { $step } 失败：{ $cause }。probe 分配的一切都已释放；请选择更小的 --sizes
+report-probe-err-host-alloc = 无法分配 { $size } 的普通主机内存用于注册
+report-probe-err-interrupted = 已中断；probe 分配的一切都已释放
+report-selftest-version = 版本 { $version }

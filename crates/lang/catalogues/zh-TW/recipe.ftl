@@ -322,3 +322,58 @@ recipe-mxfp4-unknown = vLLM 選用了哪個 MXFP4 MoE 核心（取決於 GPU 以
 recipe-vllm-util-before = vLLM { $version }（{ $from }）：v0.21.0 之前為 0.9
 recipe-vllm-util-since = vLLM { $version }（{ $from }）：v0.21.0 起為 0.92
 recipe-vllm-util-unknown = vLLM v0.21.0 起的預設值（之前為 0.9；這裡不知道正在執行的版本）
+
+## vLLM and SGLang: why the model's folder or its config.json could not be read
+recipe-err-model-not-found = 模型 { $model }：既不是這裡能看到的資料夾，也不是 ORG/NAME 形式的 hub ID
+recipe-err-model-no-home = 模型 { $model }：該處理程序沒有 HOME 或 HF_HOME，無法找到它的 hub 快取
+recipe-err-model-snapshots = 模型 { $model }：{ $path }：{ $error }
+recipe-err-model-no-snapshot = 模型 { $model }：{ $path } 下沒有快照
+recipe-err-model-snapshots-many = 模型 { $model }：{ $path } 下有 { $n } 個快照，且沒有 refs/main 來選定其中一個
+recipe-err-config-unreadable = { $path }：無法讀取：{ $what }
+recipe-err-config-json = { $path }：不是有效的 JSON：{ $what }
+recipe-err-config-missing = { $path }：沒有 { $what }
+recipe-err-config-implausible = { $path }：不合理的 { $what }
+recipe-err-safetensors = 無法讀取模型的 safetensors 檔頭：{ $error }
+recipe-err-sglang-argv = 無法從命令列讀取 SGLang 的設定：{ $error }
+recipe-err-sglang-no-model = SGLang 的命令列沒有指定模型（--model-path）
+recipe-err-vllm-argv = 無法從命令列讀取 vLLM 的設定：{ $error }
+recipe-err-vllm-no-model = vLLM 的命令列沒有指定模型（`vllm serve MODEL` 或 --model）
+recipe-err-vllm-no-model-note = vLLM 的命令列沒有指定模型（`vllm serve MODEL` 或 --model）；{ $note }
+recipe-note-vllm-config-no-name = --config 沒有給出檔名
+recipe-note-vllm-config-unread = 未讀取 vLLM 的 --config { $path }（{ $error }）：這裡不知道其中的選項，只知道命令列上的
+recipe-note-vllm-kv-count = vLLM 印出的 KV token 數：{ $why }
+recipe-err-vllm-gguf-relative = vLLM 載入的是 GGUF 檔案 { $model }，這是一個相對路徑，而該處理程序的工作目錄未知
+recipe-err-vllm-gguf-not-file = vLLM 載入的是 GGUF 模型（{ $model }），它不是本機能讀取的檔案：其權重來自 GGUF 檔頭，hub ID 或裝有 GGUF 檔案的資料夾未建模
+recipe-err-ollama-parent = runner 的父處理程序（PID { $pid }）：無法讀取
+recipe-err-api-not-json = 不是 { $path } 回應的 JSON：{ $error }
+recipe-err-api-no-list = { $path } 的回應中沒有 "{ $list }" 清單
+recipe-err-api-get = GET { $url }：{ $error }
+recipe-err-api-port = 連接埠 { $port }：{ $error }
+recipe-err-api-no-answer = { $path } 沒有回應（{ $errors }）
+
+## PyTorch: its weight files as read, and why one could not be
+recipe-torch-how-safetensors = { $count } 個張量（safetensors 檔頭）
+recipe-torch-how-pickle = 檔案大小（pickle 檢查點：張量加上封裝）
+recipe-torch-weights-value = { $file }：{ $size }，{ $how }
+recipe-torch-not-regular = { $path }：不是一般檔案
+recipe-torch-weights-unreadable = { $file } 中的權重：{ $error }
+recipe-torch-sum-overflow = { $file }：加上這個檔案，開啟的權重檔案超過 2^64 位元組（沒有磁碟能裝下這樣的大小）：未累加
+recipe-err-torch-no-files = 沒有對應或開啟任何權重檔案（safetensors、.pt、.pth、.ckpt、pytorch_model*.bin）：無法從 PyTorch 處理程序外部估算
+recipe-err-torch-none-read = 沒有能讀取的權重檔案：{ $why }
+recipe-vllm-version-from = vLLM { $version }（{ $from }）
+recipe-vllm-version-mapped = { $path }（該處理程序對應的套件）
+
+## vLLM's rotary cos/sin cache: how its rows were counted, and why it is not sized
+recipe-rope-dynamic-before = { $max } × factor { $factor }，0.22 之前的 dynamic
+recipe-rope-dynamic-since = max_position_embeddings，0.22 起的 dynamic
+recipe-rope-dynamic-unknown = max_position_embeddings，按 0.22 起的 dynamic 計：vLLM 的版本未知，0.22 之前它快取 { $max } × factor { $factor } 列
+recipe-rope-longrope = { $short } 列短表 + { $long } 列長表，longrope
+recipe-rope-err-need = 旋轉位置編碼的 cos/sin 快取：{ $kind } 類 rope 沒有可用的 { $key }
+recipe-rope-err-no-max = 旋轉位置編碼的 cos/sin 快取：{ $path } 沒有給出 max_position_embeddings
+recipe-rope-err-unnamed = 旋轉位置編碼的 cos/sin 快取：{ $path } 沒有指定旋轉位置編碼，其模型類型（{ $model_type }）也不在本規則已知有無旋轉編碼的類型之列
+recipe-rope-no-model-type = 未給出
+recipe-rope-err-overflow = 旋轉位置編碼的 cos/sin 快取：大小溢位
+recipe-rope-err-kind = { $kind } 類 rope 的旋轉位置編碼 cos/sin 快取（vLLM 按類別決定其大小；本規則已知 default、llama3、linear、dynamic、ntk、yarn、deepseek_yarn、longrope 和 mrope）
+recipe-rope-err-dim = 旋轉位置編碼的 cos/sin 快取：不合理的旋轉維度 { $dim }
+recipe-rope-err-partial = 旋轉位置編碼的 cos/sin 快取：partial_rotary_factor { $factor }（vLLM 會拒絕）
+recipe-sglang-nm-kv-overflow = KV 池：{ $tokens } 個 token × 每 token { $bytes } 位元組，超出 64 位元能表示的範圍

@@ -2,6 +2,7 @@
 //! process itself would use) and what its `config.json` says about attention (layers, KV heads,
 //! head size, dtype, MLA). Bounded reads; errors name the file.
 
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use gpuledger_sources::regular::read_regular;
 use serde_json::Value;
@@ -92,8 +93,9 @@ pub fn resolve_model_seen(
     cwd: Option<&Path>,
     e: &[(String, String)],
     seen: &dyn Fn(&Path) -> PathBuf,
-) -> Result<(PathBuf, Said), String> {
+) -> Result<(PathBuf, Said), Said> {
     let p = Path::new(model);
+    let model_arg = || ("model", Arg::from(model));
     let local = if p.is_absolute() {
         Some(p.to_path_buf())
     } else {
@@ -113,13 +115,11 @@ pub fn resolve_model_seen(
             .iter()
             .any(|s| s.is_empty() || *s == "." || *s == "..")
     {
-        return Err(format!(
-            "model {model:?}: not a folder we can see, and not a hub id ORG/NAME"
-        ));
+        let quoted = ("model", format!("{model:?}").into());
+        return Err(Said::new("recipe-err-model-not-found", vec![quoted]));
     }
-    let (hub, how) = hub_cache(e).ok_or_else(|| {
-        format!("model {model}: the process has no HOME or HF_HOME to find its hub cache")
-    })?;
+    let (hub, how) =
+        hub_cache(e).ok_or_else(|| Said::new("recipe-err-model-no-home", vec![model_arg()]))?;
     let repo = seen(&hub).join(format!("models--{}--{}", parts[0], parts[1]));
     let snaps = repo.join("snapshots");
     let rev = read_regular(&repo.join("refs/main"), 256)
@@ -137,30 +137,47 @@ pub fn resolve_model_seen(
             return Ok((d, Said::new("recipe-found-hub-ref", args)));
         }
     }
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&snaps)
-        .map_err(|e| format!("model {model}: {}: {e}", snaps.display()))?
+    only_snapshot(&snaps, model, &how)
+}
+
+/// The one snapshot under `snaps` when refs/main names none that exists; `how` says how the
+/// hub cache was found.
+fn only_snapshot(snaps: &Path, model: &str, how: &str) -> Result<(PathBuf, Said), Said> {
+    let model_arg = || ("model", Arg::from(model));
+    let path = || ("path", Arg::from(snaps.display().to_string()));
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(snaps)
+        .map_err(|e| {
+            let said = vec![model_arg(), path(), ("error", e.to_string().into())];
+            Said::new("recipe-err-model-snapshots", said)
+        })?
         .filter_map(|d| d.ok().map(|d| d.path()))
         .filter(|d| d.is_dir())
         .take(1000)
         .collect();
     dirs.sort();
     match dirs.len() {
-        0 => Err(format!(
-            "model {model}: no snapshot under {}",
-            snaps.display()
+        0 => Err(Said::new(
+            "recipe-err-model-no-snapshot",
+            vec![model_arg(), path()],
         )),
         1 => Ok((
             dirs.remove(0),
-            Said::new(
-                "recipe-found-hub-only",
-                vec![("how", how.to_string().into())],
-            ),
+            Said::new("recipe-found-hub-only", vec![("how", how.into())]),
         )),
-        n => Err(format!(
-            "model {model}: {n} snapshots under {} and no refs/main to choose one",
-            snaps.display()
-        )),
+        n => {
+            let said = vec![model_arg(), ("n", n.to_string().into()), path()];
+            Err(Said::new("recipe-err-model-snapshots-many", said))
+        }
     }
+}
+
+/// What is wrong with the `config.json` at `path`: the message `key`, `what` its value.
+fn config_error(path: &Path, key: &'static str, what: String) -> Said {
+    let said = vec![
+        ("path", path.display().to_string().into()),
+        ("what", what.into()),
+    ];
+    Said::new(key, said)
 }
 
 /// What the KV recipes need from `config.json`.
@@ -340,24 +357,24 @@ impl LayerKinds {
 
 impl ModelConfig {
     /// Read `DIR/config.json`.
-    pub fn read(dir: &Path) -> Result<ModelConfig, String> {
+    pub fn read(dir: &Path) -> Result<ModelConfig, Said> {
         Self::read_in(&crate::confine::ModelFolder::on_host(dir)?)
     }
 
     /// Read the folder's `config.json` (inside the process's root and the folder).
-    pub fn read_in(folder: &crate::confine::ModelFolder) -> Result<ModelConfig, String> {
+    pub fn read_in(folder: &crate::confine::ModelFolder) -> Result<ModelConfig, Said> {
         let path = folder.shown_file("config.json");
         let bytes = folder
             .file("config.json")
             .map_err(|e| e.to_string())
             .and_then(|r| r.read_bounded(MAX_CONFIG_BYTES).map_err(|e| e.to_string()))
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            .map_err(|e| config_error(&path, "recipe-err-config-unreadable", e))?;
         Self::parse(&bytes, &path)
     }
 
-    pub fn parse(bytes: &[u8], path: &Path) -> Result<ModelConfig, String> {
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<ModelConfig, Said> {
         let top: Value = serde_json::from_slice(bytes)
-            .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+            .map_err(|e| config_error(path, "recipe-err-config-json", e.to_string()))?;
         // Multimodal models keep the language model's numbers in text_config.
         let v = if top.get("num_hidden_layers").is_none() {
             top.get("text_config").unwrap_or(&top)
@@ -365,14 +382,12 @@ impl ModelConfig {
             &top
         };
         let num = |k: &str| v.get(k).and_then(Value::as_u64);
-        let missing = |k: &str| format!("{}: no {k}", path.display());
+        let missing = |k: &str| config_error(path, "recipe-err-config-missing", k.to_string());
         let n_layer = num("num_hidden_layers").ok_or_else(|| missing("num_hidden_layers"))?;
         let n_head = num("num_attention_heads").ok_or_else(|| missing("num_attention_heads"))?;
         if n_layer == 0 || n_head == 0 || n_layer > 100_000 || n_head > 100_000 {
-            return Err(format!(
-                "{}: implausible num_hidden_layers {n_layer} / num_attention_heads {n_head}",
-                path.display()
-            ));
+            let what = format!("num_hidden_layers {n_layer} / num_attention_heads {n_head}");
+            return Err(config_error(path, "recipe-err-config-implausible", what));
         }
         let n_kv_head = num("num_key_value_heads").unwrap_or(n_head);
         let head_dim = match num("head_dim") {
@@ -380,19 +395,15 @@ impl ModelConfig {
             None => num("hidden_size").ok_or_else(|| missing("head_dim or hidden_size"))? / n_head,
         };
         if head_dim == 0 || head_dim > 1 << 20 || n_kv_head == 0 || n_kv_head > 100_000 {
-            return Err(format!(
-                "{}: implausible head_dim {head_dim} / num_key_value_heads {n_kv_head}",
-                path.display()
-            ));
+            let what = format!("head_dim {head_dim} / num_key_value_heads {n_kv_head}");
+            return Err(config_error(path, "recipe-err-config-implausible", what));
         }
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
         let mla_dim = match (num("kv_lora_rank"), num("qk_rope_head_dim")) {
             // Bounded like head_dim, so the KV bytes per token cannot overflow.
             (Some(r), Some(rope)) if r > 1 << 20 || rope > 1 << 20 => {
-                return Err(format!(
-                    "{}: implausible kv_lora_rank {r} / qk_rope_head_dim {rope}",
-                    path.display()
-                ));
+                let what = format!("kv_lora_rank {r} / qk_rope_head_dim {rope}");
+                return Err(config_error(path, "recipe-err-config-implausible", what));
             }
             (Some(r), Some(rope)) => Some(r + rope),
             _ => None,

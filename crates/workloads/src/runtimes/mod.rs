@@ -68,7 +68,7 @@ pub(crate) fn read_args(
     argv: &[String],
     proc_root: &Path,
     pid: u32,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<String>, Option<Said>) {
     RUNTIMES.read_args(kind, argv, proc_root, pid)
 }
 
@@ -157,13 +157,13 @@ use std::time::Duration;
 pub enum Asked {
     #[default]
     Nothing,
-    OllamaPs(Result<ollama::Ps, String>),
-    LmStudio(Result<lmstudio::Models, String>),
+    OllamaPs(Result<ollama::Ps, Said>),
+    LmStudio(Result<lmstudio::Models, Said>),
 }
 
 impl Asked {
     /// Why the answer is missing, when it was asked and did not come.
-    pub fn error(&self) -> Option<&str> {
+    pub fn error(&self) -> Option<&Said> {
         match self {
             Asked::OllamaPs(Err(e)) | Asked::LmStudio(Err(e)) => Some(e),
             _ => None,
@@ -367,11 +367,11 @@ pub struct ProcessContext<'a> {
     /// the round (it also records the models skipped); `None`: a budget of the recipe's own.
     pub round: Option<&'a crate::safetensors::Round>,
     /// The runtime's release as the log given to `explain --log` names it, and where.
-    pub log_version: Option<(String, String)>,
+    pub log_version: Option<(String, Said)>,
     /// The MXFP4 MoE kernel the log given to `explain --log` names (vLLM).
     pub log_mxfp4_backend: Option<vllm::moe_quant::BackendSeen>,
     /// What of the command line could not be read (vLLM's `--config FILE`), in words.
-    pub argv_note: Option<String>,
+    pub argv_note: Option<Said>,
     /// The process's own title when one replaced its command line (`sglang::scheduler_PP1_TP0`,
     /// `VLLM::Worker_PP1_TP0`): its rank in the workload.
     pub title: Option<String>,

@@ -3,6 +3,7 @@
 //! list is [`super::RUNTIMES`]; a test builds a [`Registry`] of its own to try a runtime.
 
 use super::runtime::{Library, Runtime, Seen};
+use gpuledger_lang::Said;
 use gpuledger_model::WorkloadKind;
 use std::path::Path;
 
@@ -73,7 +74,7 @@ impl Registry {
         argv: &[String],
         proc_root: &Path,
         pid: u32,
-    ) -> (Vec<String>, Option<String>) {
+    ) -> (Vec<String>, Option<Said>) {
         self.for_kind(kind).map_or_else(
             || (argv.to_vec(), None),
             |r| r.read_args(argv, proc_root, pid),

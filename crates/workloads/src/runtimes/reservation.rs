@@ -99,7 +99,7 @@ pub struct GgufHeld {
 impl ModelFacts {
     /// Resolve `model` for the process (through its own root) and read `config.json` and the safetensors headers
     /// (through the header cache).
-    pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, String> {
+    pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, Said> {
         // The process's paths are its own: a containerised server's model is under its root.
         let seen = |p: &std::path::Path| in_process_root(ctx.proc_root, ctx.pid, p);
         let (dir, found) = resolve_model_seen(model, ctx.cwd.as_deref(), &ctx.env, &seen)?;
@@ -110,7 +110,12 @@ impl ModelFacts {
         let own = safetensors::Round::default();
         let round = ctx.round.unwrap_or(&own);
         let weights = safetensors::read_folder(&folder, round, Some(HeaderCache::global()))
-            .map_err(|e| format!("cannot read the model's safetensors headers: {e}"))?;
+            .map_err(|e| {
+                Said::new(
+                    "recipe-err-safetensors",
+                    vec![("error", e.to_string().into())],
+                )
+            })?;
         Ok(ModelFacts {
             dir,
             found,

@@ -161,7 +161,7 @@ pub trait Runtime: Sync {
         argv: &[String],
         _proc_root: &Path,
         _pid: u32,
-    ) -> (Vec<String>, Option<String>) {
+    ) -> (Vec<String>, Option<Said>) {
         (argv.to_vec(), None)
     }
 

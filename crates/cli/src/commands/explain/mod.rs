@@ -300,7 +300,7 @@ fn estimated_ledger(
     // Runtimes whose settings live in their own state (Ollama's runner, LM Studio's engine): ask
     // their API on loopback, then build the inputs from what it said.
     let asked = ask_runtime(args, global, p, w, may_probe);
-    led.runtime_api_unavailable = asked.error().map(str::to_string);
+    led.runtime_api_unavailable = asked.error().cloned();
     let inputs = runtimes::inputs_for(p, w, &global.args.proc_root, vendor, &asked)
         .unwrap_or_else(|| inputs_for(p, w, &global.args.proc_root, vendor));
     let mut inputs = match inputs {

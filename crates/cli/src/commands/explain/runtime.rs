@@ -55,8 +55,10 @@ pub(super) fn ledger(
         (l.display().to_string(), read)
     });
     if let Some((name, Ok(text))) = &log {
-        ctx.log_version = runtimes::version_in_log(w.kind, text)
-            .map(|v| (v, format!("{name} (the log given with --log)")));
+        ctx.log_version = runtimes::version_in_log(w.kind, text).map(|v| {
+            let name = vec![("name", name.as_str().into())];
+            (v, Said::new("cli-explain-log-given", name))
+        });
         ctx.log_mxfp4_backend = runtimes::vllm::moe_quant::in_log(text, name);
     }
     let mut r = runtimes::estimate_for(&ctx, w)?;

@@ -50,13 +50,13 @@ pub struct Models {
 
 /// Parse `/api/v0/models` (`{"data":[{"id","arch","compatibility_type","state",
 /// "loaded_context_length","max_context_length"}]}`).
-pub fn parse_models(body: &str) -> Result<Vec<LmsModel>, String> {
-    let v: Value = serde_json::from_str(body)
-        .map_err(|e| format!("not the JSON /api/v0/models answers: {e}"))?;
+pub fn parse_models(body: &str) -> Result<Vec<LmsModel>, Said> {
+    use crate::runtimes::ollama::api::{no_list, not_json};
+    let v: Value = serde_json::from_str(body).map_err(|e| not_json("/api/v0/models", &e))?;
     let list = v
         .get("data")
         .and_then(Value::as_array)
-        .ok_or("no \"data\" list in the /api/v0/models answer")?;
+        .ok_or_else(|| no_list("/api/v0/models", "data"))?;
     let s = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
     Ok(list
         .iter()
@@ -74,7 +74,7 @@ pub fn parse_models(body: &str) -> Result<Vec<LmsModel>, String> {
 
 /// Ask LM Studio's server for `/api/v0/models`: on the engine's own ports, its parent's, then
 /// LM Studio's default 1234. Loopback only, time-bounded.
-pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<Models, String> {
+pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<Models, Said> {
     let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
     let mut ports = p.listen_ports.clone();
     if let Some(ppid) = gpuledger_sources::parent_pid(&procs, p.pid) {
@@ -82,19 +82,25 @@ pub fn fetch_models(proc_root: &Path, p: &Process, timeout: Duration) -> Result<
     }
     let mut errors = Vec::new();
     for answer in answers(candidate_ports(ports, 1234), "/api/v0/models", timeout) {
-        match answer.and_then(|(port, body)| {
+        match answer.map_err(Said::verbatim).and_then(|(port, body)| {
             parse_models(&body)
                 .map(|models| Models {
                     models,
                     source: format!("GET http://127.0.0.1:{port}/api/v0/models"),
                 })
-                .map_err(|e| format!("port {port}: {e}"))
+                .map_err(|e| {
+                    let said = vec![("port", port.to_string().into()), ("error", e.into())];
+                    Said::new("recipe-err-api-port", said)
+                })
         }) {
             Ok(m) => return Ok(m),
             Err(e) => errors.push(e),
         }
     }
-    Err(format!("no /api/v0/models answer ({})", errors.join("; ")))
+    Err(crate::runtimes::ollama::api::no_answer(
+        "/api/v0/models",
+        errors,
+    ))
 }
 
 /// Lower-case letters and digits only: `Meta-Llama-3.1-8B-Instruct` → `metallama318binstruct`.

@@ -41,14 +41,34 @@ pub fn parse_version(v: &str) -> Option<(u64, u64, u64)> {
     Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
 }
 
+/// The answer of `path` is not JSON.
+pub(crate) fn not_json(path: &str, e: &serde_json::Error) -> Said {
+    let said = vec![("path", path.into()), ("error", e.to_string().into())];
+    Said::new("recipe-err-api-not-json", said)
+}
+
+/// The answer of `path` has no `list` array.
+pub(crate) fn no_list(path: &str, list: &str) -> Said {
+    let said = vec![("path", path.into()), ("list", list.into())];
+    Said::new("recipe-err-api-no-list", said)
+}
+
+/// No port answered `path`; `errors` says what each did.
+pub(crate) fn no_answer(path: &str, errors: Vec<Said>) -> Said {
+    let said = vec![
+        ("path", path.into()),
+        ("errors", gpuledger_lang::said::Arg::List(errors)),
+    ];
+    Said::new("recipe-err-api-no-answer", said)
+}
+
 /// Parse `/api/ps` (`{"models":[{"name","size","size_vram","context_length","expires_at"}]}`).
-pub fn parse_ps(body: &str) -> Result<Vec<PsModel>, String> {
-    let v: Value =
-        serde_json::from_str(body).map_err(|e| format!("not the JSON /api/ps answers: {e}"))?;
+pub fn parse_ps(body: &str) -> Result<Vec<PsModel>, Said> {
+    let v: Value = serde_json::from_str(body).map_err(|e| not_json("/api/ps", &e))?;
     let list = v
         .get("models")
         .and_then(Value::as_array)
-        .ok_or("no \"models\" list in the /api/ps answer")?;
+        .ok_or_else(|| no_list("/api/ps", "models"))?;
     Ok(list.iter().map(ps_model).collect())
 }
 
@@ -85,10 +105,12 @@ fn ps_model(m: &Value) -> PsModel {
 
 /// Ask `ollama serve` (the runner's parent) for `/api/ps` on its listening ports, else on
 /// `OLLAMA_HOST`'s port, else on 11434. Loopback only, time-bounded.
-pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<Ps, String> {
+pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<Ps, Said> {
     let procs = gpuledger_sources::procfs::ProcReader::new(proc_root);
-    let ppid = gpuledger_sources::parent_pid(&procs, runner_pid)
-        .ok_or_else(|| format!("the runner's parent (pid {runner_pid}): not readable"))?;
+    let ppid = gpuledger_sources::parent_pid(&procs, runner_pid).ok_or_else(|| {
+        let pid = vec![("pid", runner_pid.to_string().into())];
+        Said::new("recipe-err-ollama-parent", pid)
+    })?;
     let mut ports = gpuledger_sources::process_facts(&procs, ppid).listen_ports;
     let env = read_environ(proc_root, ppid, ENV_NAMES).unwrap_or_default();
     if let Some(p) = env_get(&env, "OLLAMA_HOST")
@@ -102,7 +124,7 @@ pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<
         let (port, body) = match answer {
             Ok(a) => a,
             Err(e) => {
-                errors.push(e);
+                errors.push(Said::verbatim(e));
                 continue;
             }
         };
@@ -117,9 +139,15 @@ pub fn fetch_ps(proc_root: &Path, runner_pid: u32, timeout: Duration) -> Result<
                 source: format!("GET http://127.0.0.1:{port}/api/ps"),
                 version,
             })
-            .map_err(|e| format!("GET http://127.0.0.1:{port}/api/ps: {e}"));
+            .map_err(|e| {
+                let url = format!("http://127.0.0.1:{port}/api/ps");
+                Said::new(
+                    "recipe-err-api-get",
+                    vec![("url", url.into()), ("error", e.into())],
+                )
+            });
     }
-    Err(format!("no /api/ps answer ({})", errors.join("; ")))
+    Err(no_answer("/api/ps", errors))
 }
 
 /// The runner's model in `/api/ps`: by name (from its manifest), else the only one loaded.

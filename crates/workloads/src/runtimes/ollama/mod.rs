@@ -37,7 +37,7 @@
 //! is the [`super::Runtime`]; this file tells the engines apart and puts the process's inputs
 //! together.
 
-mod api;
+pub(crate) mod api;
 mod live;
 mod names;
 mod runtime;

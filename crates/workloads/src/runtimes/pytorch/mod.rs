@@ -38,27 +38,28 @@ pub fn model_files(w: &Workload) -> Vec<(String, String)> {
 /// process's own (from `/proc/PID/maps` or its descriptors): it is resolved inside the process's
 /// root (`/proc/PID/root` under a recorded or container root reaches the same file), never from
 /// ours.
-fn file_weights(path: &str, ctx: &ProcessContext, round: &Round) -> Result<(u64, String), String> {
+fn file_weights(path: &str, ctx: &ProcessContext, round: &Round) -> Result<(u64, Said), Said> {
     let seen = in_process_root(ctx.proc_root, ctx.pid, Path::new(path));
     let (root, inner) = ProcessRoot::split(ctx.proc_root, ctx.pid, &seen);
     if path.ends_with(".safetensors") {
         let cache = Some(HeaderCache::global());
         let h = safetensors::read_file_in(&root, &inner, Path::new(path), round, cache)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Said::verbatim(e.to_string()))?;
+        let count = vec![("count", h.tensor_count.to_string().into())];
         Ok((
             h.tensor_bytes,
-            format!("{} tensors (safetensors header)", h.tensor_count),
+            Said::new("recipe-torch-how-safetensors", count),
         ))
     } else {
-        let r = root.reached(&inner).map_err(|e| format!("{path}: {e}"))?;
-        let md = std::fs::metadata(&r.host).map_err(|e| format!("{path}: {e}"))?;
+        let r = root
+            .reached(&inner)
+            .map_err(|e| Said::verbatim(format!("{path}: {e}")))?;
+        let md = std::fs::metadata(&r.host).map_err(|e| Said::verbatim(format!("{path}: {e}")))?;
         if !md.is_file() {
-            return Err(format!("{path}: not a regular file"));
+            let path = vec![("path", path.into())];
+            return Err(Said::new("recipe-torch-not-regular", path));
         }
-        Ok((
-            md.len(),
-            "file size (a pickle checkpoint: tensors plus framing)".into(),
-        ))
+        Ok((md.len(), Said::new("recipe-torch-how-pickle", vec![])))
     }
 }
 
@@ -70,7 +71,7 @@ fn read_weights(
     ctx: &ProcessContext,
     inputs: &mut Vec<Input>,
     not_modelled: &mut Vec<Said>,
-) -> Result<(u64, usize), String> {
+) -> Result<(u64, usize), Said> {
     let own = Round::default();
     let round = ctx.round.unwrap_or(&own);
     let mut weights = 0u64;
@@ -79,26 +80,37 @@ fn read_weights(
         match file_weights(f, ctx, round) {
             Ok((b, how)) => {
                 weights = weights.checked_add(b).ok_or_else(|| {
-                    format!("{f}: with this file the open weight files pass 2^64 bytes (sizes no disk holds): not added up")
+                    Said::new(
+                        "recipe-torch-sum-overflow",
+                        vec![("file", f.as_str().into())],
+                    )
                 })?;
                 read += 1;
-                inputs.push(Input::new(
+                let value = vec![
+                    ("file", f.as_str().into()),
+                    ("size", gib(b).into()),
+                    ("how", how.into()),
+                ];
+                inputs.push(Input::said(
                     Said::new("recipe-input-weights-file", vec![]),
-                    format!("{f}: {}, {how}", gib(b)),
+                    Said::new("recipe-torch-weights-value", value),
                     InputSource::File {
                         detail: seen.clone().into(),
                     },
                 ));
             }
-            Err(e) => not_modelled.push(format!("weights in {f}: {e}").into()),
+            Err(e) => {
+                let said = vec![("file", f.as_str().into()), ("error", e.into())];
+                not_modelled.push(Said::new("recipe-torch-weights-unreadable", said));
+            }
         }
     }
     if read == 0 {
         return Err(if files.is_empty() {
-            "no weight file (safetensors, .pt, .pth, .ckpt, pytorch_model*.bin) mapped or open: nothing to estimate from outside a PyTorch process".into()
+            Said::new("recipe-err-torch-no-files", vec![])
         } else {
-            let why: Vec<&str> = not_modelled.iter().map(|n| n.as_str()).collect();
-            format!("no weight file could be read: {}", why.join("; "))
+            let why = gpuledger_lang::said::Arg::List(not_modelled.clone());
+            Said::new("recipe-err-torch-none-read", vec![("why", why)])
         });
     }
     Ok((weights, read))

@@ -203,13 +203,11 @@ pub fn estimate(
         (Some(t), Some((b, _))) => {
             let kv = t.value.checked_mul(*b);
             if kv.is_none() {
-                not_modelled.push(
-                    format!(
-                        "the KV pool: {} tokens × {b} bytes per token does not fit in 64 bits",
-                        thousands(t.value)
-                    )
-                    .into(),
-                );
+                let said = vec![
+                    ("tokens", thousands(t.value).into()),
+                    ("bytes", b.to_string().into()),
+                ];
+                not_modelled.push(Said::new("recipe-sglang-nm-kv-overflow", said));
             }
             kv
         }
@@ -459,12 +457,12 @@ fn total_and_why(
 /// and its server info when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     let mut s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
-        .map_err(|e| format!("cannot read SGLang's settings from its command line: {e}"))?;
+        .map_err(|e| Said::new("recipe-err-sglang-argv", vec![("error", e.into())]))?;
     s.stage = ctx.title.as_deref().and_then(parallel::stage_in_title);
     let model = s
         .model
         .clone()
-        .ok_or("the model is not named on SGLang's command line (--model-path)")?;
+        .ok_or_else(|| Said::new("recipe-err-sglang-no-model", vec![]))?;
     let facts = ModelFacts::read(&model, ctx)?;
     let report = first_answer(ctx, SERVER_INFO, parse_server_info);
     Ok(estimate(&facts, &s, ctx.device_total, report.as_ref()))

@@ -108,7 +108,7 @@ pub struct VllmSettings {
     /// `--async-scheduling` / `--no-async-scheduling` when written (vLLM turns it on by default).
     pub async_scheduling: Option<bool>,
     /// The vLLM release that runs and where it was read (`version::running`); not a flag.
-    pub version: Option<(String, String)>,
+    pub version: Option<(String, gpuledger_lang::Said)>,
     /// The MXFP4 MoE kernel vLLM picked, where its log or environment says (not a flag).
     pub mxfp4_backend: Option<super::moe_quant::BackendSeen>,
 }

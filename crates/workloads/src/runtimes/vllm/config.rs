@@ -8,6 +8,7 @@
 //! lists as `key: [a, b]`); a nested mapping or an unreadable file is said in words, never
 //! guessed, and the command line is read without it.
 
+use gpuledger_lang::Said;
 use std::path::Path;
 
 /// The largest config file read: a server's options take a few hundred bytes.
@@ -18,7 +19,7 @@ pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
 pub fn expand(
     argv: &[String],
     read: &dyn Fn(&Path) -> Result<String, String>,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<String>, Option<Said>) {
     let Some((at, path, width)) = config_flag(argv) else {
         return (argv.to_vec(), None);
     };
@@ -28,14 +29,20 @@ pub fn expand(
         a
     };
     let Some(path) = path else {
-        return (rest(), Some("--config has no file name".into()));
+        return (
+            rest(),
+            Some(Said::new("recipe-note-vllm-config-no-name", vec![])),
+        );
     };
     let options = read(Path::new(&path)).and_then(|text| options_of(&text));
     let options = match options {
         Ok(o) => o,
         Err(e) => {
-            let why = format!("vLLM's --config {path} was not read ({e}): its options are not known here, only the command line's");
-            return (rest(), Some(why));
+            let said = vec![("path", path.as_str().into()), ("error", e.into())];
+            return (
+                rest(),
+                Some(Said::new("recipe-note-vllm-config-unread", said)),
+            );
         }
     };
     let mut out = rest();
@@ -58,7 +65,7 @@ pub fn expand_in_process(
     argv: &[String],
     proc_root: &Path,
     pid: u32,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<String>, Option<Said>) {
     let read = |path: &Path| -> Result<String, String> {
         let path = if path.is_relative() {
             let cwd = std::fs::read_link(proc_root.join(pid.to_string()).join("cwd"))

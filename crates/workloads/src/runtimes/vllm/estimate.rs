@@ -338,7 +338,7 @@ impl Tokens<'_> {
                     Some(x.value)
                 }
                 Err(e) => {
-                    not_modelled.push(format!("vLLM's printed KV token count: {e}").into());
+                    not_modelled.push(kv_count_unknown(e));
                     return None;
                 }
             }
@@ -353,7 +353,7 @@ impl Tokens<'_> {
         match capacity::tokens(self.rules.tokens, n, &b.layout, &r) {
             Ok((t, _)) => Some(t),
             Err(e) => {
-                not_modelled.push(format!("vLLM's printed KV token count: {e}").into());
+                not_modelled.push(kv_count_unknown(e));
                 None
             }
         }
@@ -470,4 +470,12 @@ impl Parts<'_> {
             ),
         }
     }
+}
+
+/// Why vLLM's printed KV token count is not modelled (`e`: what the capacity rule lacks).
+fn kv_count_unknown(e: impl ToString) -> Said {
+    Said::new(
+        "recipe-note-vllm-kv-count",
+        vec![("why", e.to_string().into())],
+    )
 }

@@ -22,25 +22,23 @@ pub fn serves_gguf(model: &str, quantization: Option<&str>) -> bool {
 }
 
 /// The model's facts from its GGUF header (the file as the process sees it, through its root).
-pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, String> {
+pub fn read(model: &str, ctx: &ProcessContext) -> Result<ModelFacts, Said> {
     let p = Path::new(model);
     let own = match (p.is_absolute(), &ctx.cwd) {
         (true, _) => p.to_path_buf(),
         (false, Some(c)) => c.join(p),
         (false, None) => {
-            return Err(format!(
-                "vLLM serves the GGUF file {model:?}, a relative path, and the process's working directory is not known"
-            ))
+            let model = vec![("model", format!("{model:?}").into())];
+            return Err(Said::new("recipe-err-vllm-gguf-relative", model));
         }
     };
     let path = in_process_root(ctx.proc_root, ctx.pid, &own);
     if !path.is_file() {
-        return Err(format!(
-            "vLLM serves a GGUF model ({model}), which is not a file this machine can read: its weights come from the GGUF header, and a hub id or a folder of GGUF files is not modelled"
-        ));
+        let model = vec![("model", model.into())];
+        return Err(Said::new("recipe-err-vllm-gguf-not-file", model));
     }
-    let g = GgufModel::open(&path).map_err(|e| crate::runtimes::gguf_unreadable(e).to_string())?;
-    facts(&g, &own)
+    let g = GgufModel::open(&path).map_err(crate::runtimes::gguf_unreadable)?;
+    Ok(facts(&g, &own)?)
 }
 
 /// The facts of an opened header; `shown` is the path as the process has it.

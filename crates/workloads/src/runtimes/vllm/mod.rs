@@ -67,7 +67,7 @@ use super::{InputSource, ProcessContext, RuntimeEstimate};
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     let from = ctx.argv_source();
     let mut s = VllmSettings::from_args(&ctx.argv, &from)
-        .map_err(|e| format!("cannot read vLLM's settings from its command line: {e}"))?;
+        .map_err(|e| Said::new("recipe-err-vllm-argv", vec![("error", e.into())]))?;
     // Defaults and KV rules changed between releases: take those of the release that runs.
     s.version = version::running(ctx);
     s.mxfp4_backend = ctx
@@ -78,13 +78,12 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     if matches!(s.gpu_memory_utilization.source, InputSource::Default { .. }) {
         s.gpu_memory_utilization = default_utilization(s.version.as_ref());
     }
-    let model = s.model.clone().ok_or_else(|| {
-        let mut e = "the model is not named on vLLM's command line (`vllm serve MODEL` or --model)"
-            .to_string();
-        if let Some(note) = &ctx.argv_note {
-            e.push_str(&format!("; {note}"));
+    let model = s.model.clone().ok_or_else(|| match &ctx.argv_note {
+        Some(note) => {
+            let note = vec![("note", note.clone().into())];
+            Said::new("recipe-err-vllm-no-model-note", note)
         }
-        e
+        None => Said::new("recipe-err-vllm-no-model", vec![]),
     })?;
     let quantization = s.quantization.as_ref().map(|q| q.value.as_str());
     let facts = if gguf::serves_gguf(&model, quantization) {
@@ -94,8 +93,6 @@ pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     };
     let metrics = first_answer(ctx, &[METRICS], parse_metrics);
     let mut e = estimate(&facts, &s, ctx.device_total, metrics.as_ref());
-    e.summary
-        .not_modelled
-        .extend(ctx.argv_note.clone().map(Into::into));
+    e.summary.not_modelled.extend(ctx.argv_note.clone());
     Ok(e)
 }

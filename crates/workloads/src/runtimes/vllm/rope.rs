@@ -14,6 +14,7 @@ use super::VllmSettings;
 use crate::runtimes::hf::{gib, model_dtype_bytes, thousands, ModelConfig};
 use crate::runtimes::reservation::derived;
 use crate::runtimes::Input;
+use gpuledger_lang::said::Arg;
 use gpuledger_lang::Said;
 use serde_json::Value;
 
@@ -35,7 +36,7 @@ const DYNAMIC_UNSCALED_SINCE: (u64, u64, u64) = (0, 22, 0);
 /// The cache vLLM allocates for `c` under `s`: `Ok(None)` when config.json names no rotary
 /// embedding (learned or ALiBi positions: no cache), `Err` (words for "not modelled") when its
 /// kind or shape is not one this rule sizes.
-pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, String> {
+pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Said> {
     let unnamed = if c.rope.named {
         None
     } else {
@@ -45,10 +46,8 @@ pub fn cache(c: &ModelConfig, s: &VllmSettings) -> Result<Option<RopeCache>, Str
         }
     };
     let max = c.max_position_embeddings.ok_or_else(|| {
-        format!(
-            "the rotary cos/sin cache: {} gives no max_position_embeddings",
-            c.path.display()
-        )
+        let path = vec![("path", c.path.display().to_string().into())];
+        Said::new("recipe-rope-err-no-max", path)
     })?;
     let gpt_oss = c.model_type.as_deref() == Some("gpt_oss");
     // gpt_oss.py passes dtype=torch.float32 (0.10.2 to 0.32.0); every other model the default
@@ -177,7 +176,7 @@ const DEFAULT_ROTARY: &[&str] = &[
 
 /// A config.json that names no rotary embedding: `Ok(None)` for a model without one, the
 /// words for a default rope where the model type always has one, `Err` where it is not known.
-fn unnamed_rope(c: &ModelConfig) -> Result<Option<Said>, String> {
+fn unnamed_rope(c: &ModelConfig) -> Result<Option<Said>, Said> {
     let t = c.model_type.as_deref().unwrap_or("");
     if c.rope.alibi || NO_ROTARY.contains(&t) {
         return Ok(None);
@@ -191,11 +190,16 @@ fn unnamed_rope(c: &ModelConfig) -> Result<Option<Said>, String> {
             ],
         )));
     }
-    Err(format!(
-        "the rotary cos/sin cache: {} names no rotary embedding and its model type ({}) is not one this rule knows to have one or not",
-        c.path.display(),
-        if t.is_empty() { "none given" } else { t }
-    ))
+    let model_type: Arg = if t.is_empty() {
+        Said::new("recipe-rope-no-model-type", vec![]).into()
+    } else {
+        t.into()
+    };
+    let said = vec![
+        ("path", c.path.display().to_string().into()),
+        ("model_type", model_type),
+    ];
+    Err(Said::new("recipe-rope-err-unnamed", said))
 }
 
 /// `weights` (one rank's) with the whole cache added (every rank holds all of it), said as an
@@ -218,14 +222,14 @@ pub fn add_to(
         }
         Ok(None) => weights,
         Err(e) => {
-            not_modelled.push(e.into());
+            not_modelled.push(e);
             weights
         }
     }
 }
 
-fn too_large() -> String {
-    "the rotary cos/sin cache: its size overflows".into()
+fn too_large() -> Said {
+    Said::new("recipe-rope-err-overflow", vec![])
 }
 
 /// The distinct parameter sets `get_rope` is called with: the per-layer-type form gives one per
@@ -286,56 +290,76 @@ fn kind(set: &Value) -> String {
 
 /// Rows of one cache, and how they were reached (`get_rope` and each class's
 /// `_compute_cos_sin_cache`).
-fn positions(
-    set: &Value,
-    max: u64,
-    version: Option<(u64, u64, u64)>,
-) -> Result<(u64, String), String> {
+fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<(u64, Said), Said> {
     let kind = kind(set);
     let f = |k: &str| set.get(k).and_then(Value::as_f64);
     let need = |k: &str| {
-        f(k).filter(|x| x.is_finite() && *x > 0.0)
-            .ok_or_else(|| format!("the rotary cos/sin cache: a {kind} rope without a usable {k}"))
+        f(k).filter(|x| x.is_finite() && *x > 0.0).ok_or_else(|| {
+            let said = vec![("kind", kind.as_str().into()), ("key", k.into())];
+            Said::new("recipe-rope-err-need", said)
+        })
+    };
+    // A formula of config.json's own words (`original 4096 × factor 8, yarn`): as written.
+    let formula = |s: String| Said::verbatim(s);
+    let rows = |key: &'static str, x: Option<f64>| {
+        let mut said = vec![("max", thousands(max).into())];
+        if let Some(x) = x {
+            said.push(("factor", x.to_string().into()));
+        }
+        Said::new(key, said)
     };
     let mrope = set.get("mrope_section").is_some();
     let max_f = max as f64;
     let (n, how) = match kind.as_str() {
         // MRotaryEmbedding enlarges the table 4 times for video positions.
-        "default" if mrope => (max_f * 4.0, format!("{} × 4, mrope", thousands(max))),
-        "default" | "llama3" | "ntk" => (max_f, "max_position_embeddings".into()),
+        "default" if mrope => (
+            max_f * 4.0,
+            formula(format!("{} × 4, mrope", thousands(max))),
+        ),
+        "default" | "llama3" | "ntk" => (max_f, formula("max_position_embeddings".into())),
         "linear" => {
             let x = need("factor")?;
-            (max_f * x, format!("{} × factor {x}, linear", thousands(max)))
+            (
+                max_f * x,
+                formula(format!("{} × factor {x}, linear", thousands(max))),
+            )
         }
-        "dynamic" if set.get("alpha").is_some() => (max_f, "max_position_embeddings".into()),
+        "dynamic" if set.get("alpha").is_some() => {
+            (max_f, formula("max_position_embeddings".into()))
+        }
         "dynamic" => {
             let x = need("factor")?;
             match version {
-                Some(v) if v < DYNAMIC_UNSCALED_SINCE => (
-                    max_f * x,
-                    format!("{} × factor {x}, dynamic before 0.22", thousands(max)),
-                ),
-                Some(_) => (max_f, "max_position_embeddings, dynamic from 0.22".into()),
-                None => (
-                    max_f,
-                    format!("max_position_embeddings, dynamic as from 0.22: vLLM's version is not known, and before 0.22 it caches {} × factor {x}", thousands(max)),
-                ),
+                Some(v) if v < DYNAMIC_UNSCALED_SINCE => {
+                    (max_f * x, rows("recipe-rope-dynamic-before", Some(x)))
+                }
+                Some(_) => (max_f, rows("recipe-rope-dynamic-since", None)),
+                None => (max_f, rows("recipe-rope-dynamic-unknown", Some(x))),
             }
         }
         "yarn" | "deepseek_yarn" | "deepseek_llama_scaling" if !mrope => {
             let (o, x) = (need("original_max_position_embeddings")?, need("factor")?);
-            (o * x, format!("original {o} × factor {x}, {kind}"))
+            (o * x, formula(format!("original {o} × factor {x}, {kind}")))
         }
         // Phi3LongRoPEScaledRotaryEmbedding: the short table then the long one.
         "longrope" => {
             let o = need("original_max_position_embeddings")?;
-            (max_f + o, format!("{o} short + {} long, longrope", thousands(max)))
+            let said = vec![
+                ("short", o.to_string().into()),
+                ("long", thousands(max).into()),
+            ];
+            (max_f + o, Said::new("recipe-rope-longrope", said))
         }
         other => {
-            return Err(format!(
-                "the rotary cos/sin cache of a {other}{} rope (vLLM sizes it per class; this rule knows default, llama3, linear, dynamic, ntk, yarn, deepseek_yarn, longrope and mrope)",
-                if mrope { " + mrope" } else { "" }
-            ))
+            let kind = if mrope {
+                format!("{other} + mrope")
+            } else {
+                other.to_string()
+            };
+            return Err(Said::new(
+                "recipe-rope-err-kind",
+                vec![("kind", kind.into())],
+            ));
         }
     };
     // torch.arange over a float length: ⌈n⌉ rows.
@@ -348,7 +372,7 @@ fn positions(
 
 /// The rotary dimension: `rope_dim` in the parameters, MLA's / GPT-J's own, else the head size
 /// × `partial_rotary_factor` (`int(head_size × factor)`, get_rope).
-fn rotary_dim(c: &ModelConfig, set: &Value) -> Result<u64, String> {
+fn rotary_dim(c: &ModelConfig, set: &Value) -> Result<u64, Said> {
     if let Some(d) = set
         .get("rope_dim")
         .and_then(Value::as_u64)
@@ -356,7 +380,7 @@ fn rotary_dim(c: &ModelConfig, set: &Value) -> Result<u64, String> {
     {
         return (d > 0 && d <= 1 << 20)
             .then_some(d)
-            .ok_or_else(|| format!("the rotary cos/sin cache: implausible rotary dim {d}"));
+            .ok_or_else(|| Said::new("recipe-rope-err-dim", vec![("dim", d.to_string().into())]));
     }
     let p = set
         .get("partial_rotary_factor")
@@ -364,9 +388,8 @@ fn rotary_dim(c: &ModelConfig, set: &Value) -> Result<u64, String> {
         .or(c.rope.partial_rotary_factor)
         .unwrap_or(1.0);
     if !(p > 0.0 && p <= 1.0) {
-        return Err(format!(
-            "the rotary cos/sin cache: partial_rotary_factor {p} (vLLM refuses it)"
-        ));
+        let p = vec![("factor", p.to_string().into())];
+        return Err(Said::new("recipe-rope-err-partial", p));
     }
     Ok((c.head_dim as f64 * p) as u64)
 }
@@ -390,7 +413,7 @@ mod tests {
 
     const BASE: &str = r#""num_hidden_layers":2,"num_attention_heads":4,"head_dim":128,"max_position_embeddings":4096"#;
 
-    fn bytes(extra: &str, s: &VllmSettings) -> Result<Option<u64>, String> {
+    fn bytes(extra: &str, s: &VllmSettings) -> Result<Option<u64>, Said> {
         cache(&cfg(&format!("{{{BASE}{extra}}}")), s).map(|c| c.map(|c| c.bytes))
     }
 

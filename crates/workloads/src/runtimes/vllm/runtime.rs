@@ -175,7 +175,7 @@ impl Runtime for Vllm {
         argv: &[String],
         proc_root: &std::path::Path,
         pid: u32,
-    ) -> (Vec<String>, Option<String>) {
+    ) -> (Vec<String>, Option<Said>) {
         super::config::expand_in_process(argv, proc_root, pid)
     }
 

@@ -61,7 +61,7 @@ pub struct KvRules {
 
 /// The KV rules for the version that runs; the newest rules read, said to be assumed, when the
 /// version is not known.
-pub fn kv_rules(version: Option<&(String, String)>) -> KvRules {
+pub fn kv_rules(version: Option<&(String, Said)>) -> KvRules {
     let known = version.and_then(|(v, from)| Some((parse(v)?, v, from)));
     let n = known.as_ref().map_or((u64::MAX, 0, 0), |k| k.0);
     let hybrid_groups = n >= HYBRID_KV_SINCE;
@@ -90,7 +90,13 @@ pub fn kv_rules(version: Option<&(String, String)>) -> KvRules {
     let words = words.into_iter().map(|k| Said::new(k, vec![])).collect();
     let words = Said::joined("report-said-list", words).unwrap_or_default();
     let source = match known {
-        Some((_, v, from)) => derived(format!("vLLM {v} ({from})")),
+        Some((_, v, from)) => {
+            let said = vec![
+                ("version", v.as_str().into()),
+                ("from", from.clone().into()),
+            ];
+            derived(Said::new("recipe-vllm-version-from", said))
+        }
         None => InputSource::Assumed {
             why: Said::new("recipe-vllm-version-assumed", vec![]),
         },
@@ -120,11 +126,11 @@ pub fn parse(v: &str) -> Option<(u64, u64, u64)> {
 }
 
 /// The version and where it was read.
-pub fn running(ctx: &ProcessContext) -> Option<(String, String)> {
+pub fn running(ctx: &ProcessContext) -> Option<(String, Said)> {
     let from_api = first_answer(ctx, &[super::VERSION_PATH], |body, source| {
         let v: serde_json::Value = serde_json::from_str(body).ok()?;
         let s = v.get("version")?.as_str()?.to_string();
-        parse(&s).map(|_| (s, source.to_string()))
+        parse(&s).map(|_| (s, Said::verbatim(source)))
     });
     // Then the log of this run, if one was given; then the package the process mapped (which
     // may have been upgraded under a running server).
@@ -134,7 +140,7 @@ pub fn running(ctx: &ProcessContext) -> Option<(String, String)> {
 }
 
 /// The `vllm-X.dist-info` folder beside the `vllm` package whose files the process mapped.
-fn installed(ctx: &ProcessContext) -> Option<(String, String)> {
+fn installed(ctx: &ProcessContext) -> Option<(String, Said)> {
     let maps_path = ctx.proc_root.join(ctx.pid.to_string()).join("maps");
     let maps = read_regular(&maps_path, 64 << 20).ok()?;
     let mapped = gpuledger_sources::procfs::parse_maps(&String::from_utf8_lossy(&maps));
@@ -151,21 +157,19 @@ fn installed(ctx: &ProcessContext) -> Option<(String, String)> {
             let name = e.file_name().to_string_lossy().to_string();
             let v = name.strip_prefix("vllm-")?.strip_suffix(".dist-info")?;
             parse(v).map(|_| {
-                (
-                    v.to_string(),
-                    format!("{pkg}{name} (the package the process mapped)"),
-                )
+                let path = vec![("path", format!("{pkg}{name}").into())];
+                (v.to_string(), Said::new("recipe-vllm-version-mapped", path))
             })
         })
 }
 
 /// `--gpu-memory-utilization`'s default for the version that runs (the flag and `/metrics` win).
-pub fn default_utilization(version: Option<&(String, String)>) -> Src<f64> {
+pub fn default_utilization(version: Option<&(String, Said)>) -> Src<f64> {
     match version.and_then(|(v, from)| Some((parse(v)?, v, from))) {
         Some((n, v, from)) => {
             let args = vec![
                 ("version", v.as_str().into()),
-                ("from", from.as_str().into()),
+                ("from", from.clone().into()),
             ];
             if n < DEFAULT_092_SINCE {
                 src(0.9, default(Said::new("recipe-vllm-util-before", args)))
@@ -250,7 +254,7 @@ mod tests {
         assert_eq!(parse("0.11.1rc2.dev141+g38f225c2a"), Some((0, 11, 1)));
         assert_eq!(parse("v0.21.0"), Some((0, 21, 0)));
         assert_eq!(parse("main"), None);
-        let v = |s: &str| Some((s.to_string(), "GET /version".to_string()));
+        let v = |s: &str| Some((s.to_string(), gpuledger_lang::Said::from("GET /version")));
         assert_eq!(default_utilization(v("0.11.0").as_ref()).value, 0.9);
         assert_eq!(default_utilization(v("0.20.2").as_ref()).value, 0.9);
         assert_eq!(default_utilization(v("0.21.0").as_ref()).value, 0.92);
@@ -261,7 +265,7 @@ mod tests {
 
     #[test]
     fn the_kv_rules_follow_the_version() {
-        let v = |s: &str| Some((s.to_string(), "GET /version".to_string()));
+        let v = |s: &str| Some((s.to_string(), gpuledger_lang::Said::from("GET /version")));
         let r = |s: &str| {
             let k = kv_rules(v(s).as_ref());
             (k.hybrid_groups, k.tokens, k.in_flight)
