@@ -785,3 +785,37 @@ fn vllm_explain_speaks_chinese_and_its_json_stays_english() {
     let left = crate::languages::english_sentences(&cn);
     assert!(left.is_empty(), "{}", left.join("\n"));
 }
+
+/// A hub model that is not in the process's own cache: the reason names the model and the
+/// folder looked in, said in the reader's language, while the JSON keeps the English.
+#[test]
+fn a_hub_model_not_in_the_cache_is_said_in_the_language() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let hf = dir.path().join("hf");
+    std::fs::create_dir_all(hf.join("hub")).unwrap();
+    let args = [
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        "Org/Missing",
+    ];
+    let f = start(
+        dir.path(),
+        &py,
+        &args,
+        &[("HF_HOME", hf.display().to_string())],
+    );
+    let pid = f.child.id();
+    let p = pid.to_string();
+    let (v, _) = explain(pid, &["--no-probe"]);
+    let why = v["estimated"]["unavailable"].as_str().unwrap();
+    assert!(
+        why.starts_with("model Org/Missing: ") && why.contains("models--Org--Missing/snapshots"),
+        "{why}"
+    );
+    let tw = run(pid, &["--lang", "zh-TW", "explain", &p, "--no-probe"]);
+    assert!(tw.contains("模型 Org/Missing："), "{tw}");
+    let left = crate::languages::english_sentences(&tw);
+    assert!(left.is_empty(), "{left:?}\n{tw}");
+}

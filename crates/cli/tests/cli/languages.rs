@@ -773,6 +773,8 @@ pub(crate) fn english_sentences(text: &str) -> Vec<String> {
             "file or directory",
             "Permission denied",
             "cannot open:",
+            // dlopen's own words for a library that is not there.
+            "cannot open shared object file",
         ] {
             l = l.replace(w, "");
         }

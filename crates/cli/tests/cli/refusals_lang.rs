@@ -83,6 +83,11 @@ fn refusals_speak_the_language_and_keep_their_status() {
             "请先创建它",
             "請先建立它",
         ),
+        (
+            &["probe", "--cuda-lib", "/nonexistent/libcuda.so.1"],
+            "无法加载 CUDA 驱动库",
+            "無法載入 CUDA 驅動程式庫",
+        ),
     ];
     for (args, cn_words, tw_words) in cases {
         let (en, en_status) = refused("en", args);
