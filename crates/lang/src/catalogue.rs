@@ -4,7 +4,8 @@
 use crate::{Lang, Value};
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
-use fluent_syntax::ast::Entry;
+use fluent_syntax::ast::{Entry, PatternElement};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// A part of the program with its own catalogue file, so each keeps its own words.
@@ -162,4 +163,29 @@ pub fn catalogue_json(lang: Lang, area: Area) -> String {
         })
         .collect();
     serde_json::Value::Object(map).to_string()
+}
+
+/// The key of the English message that takes no values and whose whole text is `text`: how a
+/// sentence read back from a recording or a JSON file finds its key again, so a view can say it
+/// in the reader's language. Built once from the English catalogues.
+pub(crate) fn plain_key(text: &str) -> Option<&'static str> {
+    static PLAIN: OnceLock<HashMap<String, String>> = OnceLock::new();
+    let plain = PLAIN.get_or_init(|| {
+        let mut m = HashMap::new();
+        for area in AREAS {
+            for e in parse(Lang::En, area).entries() {
+                let Entry::Message(msg) = e else { continue };
+                let Some(p) = &msg.value else { continue };
+                if p.elements
+                    .iter()
+                    .all(|el| matches!(el, PatternElement::TextElement { .. }))
+                {
+                    let key = msg.id.name.to_string();
+                    m.entry(format(Lang::En, &key, &[])).or_insert(key);
+                }
+            }
+        }
+        m
+    });
+    plain.get(text).map(String::as_str)
 }

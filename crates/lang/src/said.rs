@@ -85,6 +85,20 @@ impl Said {
         }
     }
 
+    /// A sentence read back from text (a recording, a JSON file): keyed again when the text is
+    /// a message that takes no values, so views say it in their language; else verbatim.
+    pub fn read_back(text: impl Into<String>) -> Said {
+        let english = text.into();
+        match crate::catalogue::plain_key(&english) {
+            Some(key) => Said {
+                english,
+                key: Some(key),
+                args: Vec::new(),
+            },
+            None => Said::verbatim(english),
+        }
+    }
+
     /// The English, as machine outputs carry it.
     pub fn as_str(&self) -> &str {
         &self.english
@@ -223,13 +237,31 @@ impl Serialize for Said {
 
 impl<'de> Deserialize<'de> for Said {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Said, D::Error> {
-        String::deserialize(d).map(Said::verbatim)
+        String::deserialize(d).map(Said::read_back)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read back, a sentence without values is said in the language again; one with values
+    /// (whose words cannot be told from the values) stays as written.
+    #[test]
+    fn a_plain_sentence_read_back_is_keyed_again() {
+        let plain = Said::new("report-verify-not-confirmed", vec![]);
+        let back: Said = serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
+        assert_eq!(back.key(), Some("report-verify-not-confirmed"));
+        assert_eq!(back.in_lang(Lang::ZhCn), plain.in_lang(Lang::ZhCn));
+        assert_ne!(back.in_lang(Lang::ZhCn), back.as_str());
+        let valued = Said::new(
+            "report-verify-tool-missing",
+            vec![("tool", "amd-smi".into())],
+        );
+        let back = Said::read_back(valued.as_str());
+        assert_eq!((back.key(), back.as_str()), (None, valued.as_str()));
+        assert_eq!(Said::read_back("anything else").key(), None);
+    }
 
     #[test]
     fn a_mapped_sentence_maps_every_value_in_every_language() {

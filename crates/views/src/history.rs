@@ -98,8 +98,9 @@ pub fn process_header_in(lang: Lang) -> String {
 }
 
 /// Names, sources and reasons come from the recording: escaped, so a control character in a
-/// process name cannot move the terminal's cursor.
-pub fn process_line(p: &ProcessLine) -> String {
+/// process name cannot move the terminal's cursor. A reason the recording keeps as English is
+/// said in `lang` where it is one of the catalogue's sentences without values.
+pub fn process_line(p: &ProcessLine, lang: Lang) -> String {
     let mut row = vec![
         p.time.clone(),
         p.index.to_string(),
@@ -111,7 +112,8 @@ pub fn process_line(p: &ProcessLine) -> String {
     ];
     if let Some(r) = p.reason {
         // Set apart by two spaces from the source, as before the aligner.
-        row.push(format!(" ({})", term_safe(r)));
+        let r = gpuledger_lang::Said::read_back(r).in_lang(lang);
+        row.push(format!(" ({})", term_safe(&r)));
     }
     columns(&PROCESS_ALIGN, &PROCESS_WIDTHS).render(&[row])
 }
@@ -166,7 +168,7 @@ mod tests {
             source: "nvml",
             reason: Some("NOT_AVAILABLE"),
         };
-        let line = process_line(&p);
+        let line = process_line(&p, Lang::En);
         assert!(!line.contains('\u{1b}'), "{line:?}");
         assert!(
             line.trim_end().ends_with("nvml    (NOT_AVAILABLE)"),

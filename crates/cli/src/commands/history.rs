@@ -237,16 +237,19 @@ fn write_table(
         out.write_all(history::process_header_in(lang).as_bytes())?;
         skipped = reader.for_each_process_row(q, |r| {
             err.keep(|| {
-                let line = history::process_line(&history::ProcessLine {
-                    time: format_ms(r.ts_ms),
-                    index: r.device.index,
-                    pid: r.process.pid,
-                    name: r.process.name.as_deref(),
-                    memory_bytes: r.vals.memory_bytes,
-                    sm_percent: r.vals.sm_percent,
-                    source: r.source,
-                    reason: r.reason,
-                });
+                let line = history::process_line(
+                    &history::ProcessLine {
+                        time: format_ms(r.ts_ms),
+                        index: r.device.index,
+                        pid: r.process.pid,
+                        name: r.process.name.as_deref(),
+                        memory_bytes: r.vals.memory_bytes,
+                        sm_percent: r.vals.sm_percent,
+                        source: r.source,
+                        reason: r.reason,
+                    },
+                    lang,
+                );
                 out.write_all(line.as_bytes())
             })
         })?;

@@ -802,6 +802,7 @@ fn chinese_reports_of_a_machine_hold_no_english_sentence() {
     let m = Machine::two_gpus();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("r.db").display().to_string();
+    let svg = dir.path().join("r.svg").display().to_string();
     let mut found = Vec::new();
     for lang in ["zh-CN", "zh-TW"] {
         for args in [
@@ -821,6 +822,18 @@ fn chinese_reports_of_a_machine_hold_no_english_sentence() {
             &["snapshot", "--group-by", "job"],
             &["snapshot", "--group-by", "owner"],
             &["record", "--db", &db, "--count", "1", "--interval", "100ms"],
+            // What the recording just made shows, and the alerts on live samples.
+            &["history", "--db", &db],
+            &["plot", "--db", &db, "--out", &svg],
+            &[
+                "watch",
+                "--alert",
+                "device.memory.used > 1%",
+                "--count",
+                "1",
+                "--interval",
+                "100ms",
+            ],
         ] {
             let out = m.run(&[&["--lang", lang][..], args].concat());
             let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
