@@ -93,7 +93,7 @@ pub struct GlobalArgs {
 /// not depend on the user's locale).
 pub const LANG_VAR: &str = "GPULEDGER_LANG";
 
-use crate::failed::{failed as error, path as shown};
+use crate::failed::{failed as error, path as shown, with_file};
 
 pub struct Global {
     pub args: GlobalArgs,
@@ -201,10 +201,7 @@ impl Global {
 pub fn load_snapshot(path: &std::path::Path) -> anyhow::Result<Snapshot> {
     let text = read_snapshot_text(path)?;
     let mut snap = parse_snapshot(&text).map_err(|e| match e {
-        SnapshotError::Parse(e) => {
-            let said = vec![("path", shown(path)), ("error", e.to_string().into())];
-            error("cli-err-not-snapshot", said)
-        }
+        SnapshotError::Parse(e) => with_file("cli-err-not-snapshot", path, &e),
         SnapshotError::Schema { found, expected } => {
             let said = vec![
                 ("path", shown(path)),
@@ -230,25 +227,16 @@ pub fn read_snapshot_text(path: &std::path::Path) -> anyhow::Result<String> {
         } else {
             "cli-err-cannot-read"
         };
-        error(
-            key,
-            vec![("path", shown(path)), ("error", e.to_string().into())],
-        )
+        with_file(key, path, &e)
     })?;
-    String::from_utf8(bytes).map_err(|e| {
-        let args = vec![("path", shown(path)), ("error", e.to_string().into())];
-        error("cli-err-not-utf8", args)
-    })
+    String::from_utf8(bytes).map_err(|e| with_file("cli-err-not-utf8", path, &e))
 }
 
 /// A replay file is a recording when it starts with the SQLite header. Anything but a regular
 /// file is refused here, before SQLite or the JSON reader opens it.
 fn is_recording(path: &std::path::Path) -> anyhow::Result<bool> {
     use std::io::Read;
-    let cannot_read = |e: std::io::Error| {
-        let args = vec![("path", shown(path)), ("error", e.to_string().into())];
-        error("cli-err-cannot-read", args)
-    };
+    let cannot_read = |e: std::io::Error| with_file("cli-err-cannot-read", path, &e);
     let f = gpuledger_sources::regular::open_regular(path).map_err(cannot_read)?;
     let mut head = Vec::with_capacity(16);
     f.take(16).read_to_end(&mut head).map_err(cannot_read)?;

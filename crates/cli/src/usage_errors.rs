@@ -52,7 +52,10 @@ pub fn render(e: &clap::Error, lang: Lang) -> Option<String> {
             if let Some(why) = std::error::Error::source(e) {
                 line = t(
                     "cli-err-because",
-                    &[("line", line), ("why", said_in(why, lang))],
+                    &[
+                        ("line", line),
+                        ("why", crate::failed::error_in_lang(why, lang)),
+                    ],
                 );
             }
             line
@@ -80,18 +83,6 @@ pub fn render(e: &clap::Error, lang: Lang) -> Option<String> {
     }
     out += &format!("\n{}\n", lang.t("cli-err-more-info"));
     Some(out)
-}
-
-/// A value parser's refusal in `lang` where it is a sentence of the catalogue (ours are), else
-/// its text as it is (clap's own parsers).
-fn said_in(why: &(dyn std::error::Error + 'static), lang: Lang) -> String {
-    if let Some(s) = why.downcast_ref::<gpuledger_lang::said::Said>() {
-        return s.in_lang(lang);
-    }
-    match why.downcast_ref::<gpuledger_compare::alert::ParseError>() {
-        Some(e) => e.in_lang(lang),
-        None => why.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -167,7 +167,9 @@ pub fn catalogue_json(lang: Lang, area: Area) -> String {
 
 /// The key of the English message that takes no values and whose whole text is `text`: how a
 /// sentence read back from a recording or a JSON file finds its key again, so a view can say it
-/// in the reader's language. Built once from the English catalogues.
+/// in the reader's language. Built from the English catalogues the first time a sentence
+/// without a key is said in another language (about 5 ms, once). Sentences only (three words
+/// or more): a label (`PID`, `Name`) read back is more likely a name than the column heading.
 pub(crate) fn plain_key(text: &str) -> Option<&'static str> {
     static PLAIN: OnceLock<HashMap<String, String>> = OnceLock::new();
     let plain = PLAIN.get_or_init(|| {
@@ -181,7 +183,10 @@ pub(crate) fn plain_key(text: &str) -> Option<&'static str> {
                     .all(|el| matches!(el, PatternElement::TextElement { .. }))
                 {
                     let key = msg.id.name.to_string();
-                    m.entry(format(Lang::En, &key, &[])).or_insert(key);
+                    let text = format(Lang::En, &key, &[]);
+                    if text.split_whitespace().count() >= 3 {
+                        m.entry(text).or_insert(key);
+                    }
                 }
             }
         }

@@ -5,7 +5,8 @@
 //! - [`Said::new`] makes one from a catalogue key; its English is formatted once, from the
 //!   English catalogue (the one place the words live).
 //! - Serialised (JSON, recordings) it is that English string and nothing else, so machine
-//!   outputs do not change; read back, it is [`Said::verbatim`]: shown as written.
+//!   outputs do not change; read back, it is [`Said::verbatim`]: shown as written, or in the
+//!   view's language where it is a catalogue sentence that takes no values.
 //! - It reads as its English (`Deref<Target = str>`, `Display`), so code that inspects the
 //!   sentence (tests, rules) sees what the JSON has, never a translation.
 //! - [`Said::in_lang`] formats it in a language; a value that is itself a sentence is formatted
@@ -75,27 +76,13 @@ impl Said {
         }
     }
 
-    /// A sentence with no key: the same in every language (text read back from JSON, or a
-    /// sentence not given a key yet).
+    /// A sentence with no key (text read back from JSON, or words not given a key): shown as
+    /// written, unless it is a catalogue sentence that takes no values (see [`Said::in_lang`]).
     pub fn verbatim(text: impl Into<String>) -> Said {
         Said {
             english: text.into(),
             key: None,
             args: Vec::new(),
-        }
-    }
-
-    /// A sentence read back from text (a recording, a JSON file): keyed again when the text is
-    /// a message that takes no values, so views say it in their language; else verbatim.
-    pub fn read_back(text: impl Into<String>) -> Said {
-        let english = text.into();
-        match crate::catalogue::plain_key(&english) {
-            Some(key) => Said {
-                english,
-                key: Some(key),
-                args: Vec::new(),
-            },
-            None => Said::verbatim(english),
         }
     }
 
@@ -140,11 +127,19 @@ impl Said {
             .reduce(|a, b| Said::new(key, vec![("a", a.into()), ("b", b.into())]))
     }
 
-    /// The sentence in `lang` (its English when it has no key).
+    /// The sentence in `lang`. One without a key (read back from a recording or a JSON file)
+    /// is said in `lang` when its text is a catalogue message that takes no values; any other
+    /// stays its English.
     pub fn in_lang(&self, lang: Lang) -> String {
-        match self.key {
-            Some(key) if lang != Lang::En => format(lang, key, &self.args),
-            _ => self.english.clone(),
+        if lang == Lang::En {
+            return self.english.clone();
+        }
+        match self
+            .key
+            .or_else(|| crate::catalogue::plain_key(&self.english))
+        {
+            Some(key) => format(lang, key, &self.args),
+            None => self.english.clone(),
         }
     }
 }
@@ -237,7 +232,7 @@ impl Serialize for Said {
 
 impl<'de> Deserialize<'de> for Said {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Said, D::Error> {
-        String::deserialize(d).map(Said::read_back)
+        String::deserialize(d).map(Said::verbatim)
     }
 }
 
@@ -246,21 +241,25 @@ mod tests {
     use super::*;
 
     /// Read back, a sentence without values is said in the language again; one with values
-    /// (whose words cannot be told from the values) stays as written.
+    /// (whose words cannot be told from the values) stays as written, and English as it is.
     #[test]
-    fn a_plain_sentence_read_back_is_keyed_again() {
+    fn a_plain_sentence_read_back_is_said_in_the_language_again() {
         let plain = Said::new("report-verify-not-confirmed", vec![]);
         let back: Said = serde_json::from_str(&serde_json::to_string(&plain).unwrap()).unwrap();
-        assert_eq!(back.key(), Some("report-verify-not-confirmed"));
+        assert_eq!(back.key(), None);
         assert_eq!(back.in_lang(Lang::ZhCn), plain.in_lang(Lang::ZhCn));
         assert_ne!(back.in_lang(Lang::ZhCn), back.as_str());
+        assert_eq!(back.in_lang(Lang::En), back.as_str());
         let valued = Said::new(
             "report-verify-tool-missing",
             vec![("tool", "amd-smi".into())],
         );
-        let back = Said::read_back(valued.as_str());
-        assert_eq!((back.key(), back.as_str()), (None, valued.as_str()));
-        assert_eq!(Said::read_back("anything else").key(), None);
+        let back = Said::verbatim(valued.as_str());
+        assert_eq!(back.in_lang(Lang::ZhTw), valued.as_str());
+        assert_eq!(
+            Said::verbatim("anything else").in_lang(Lang::ZhCn),
+            "anything else"
+        );
     }
 
     #[test]

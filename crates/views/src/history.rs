@@ -112,7 +112,7 @@ pub fn process_line(p: &ProcessLine, lang: Lang) -> String {
     ];
     if let Some(r) = p.reason {
         // Set apart by two spaces from the source, as before the aligner.
-        let r = gpuledger_lang::Said::read_back(r).in_lang(lang);
+        let r = gpuledger_lang::Said::verbatim(r).in_lang(lang);
         row.push(format!(" ({})", term_safe(&r)));
     }
     columns(&PROCESS_ALIGN, &PROCESS_WIDTHS).render(&[row])

@@ -40,10 +40,8 @@ pub fn run_man(a: &ManArgs, lang: Lang) -> anyhow::Result<ExitCode> {
     let Some(dir) = &a.dir else {
         return super::print(&main);
     };
-    std::fs::create_dir_all(dir).map_err(|e| {
-        let said = vec![("path", failed::path(dir)), ("error", e.to_string().into())];
-        failed::failed("cli-err-cannot-create", said)
-    })?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| failed::with_file("cli-err-cannot-create", dir, &e))?;
     // One page per command, named as clap_mangen names them (`gpuledger-<sub>.1`); the main
     // page is ours, which has the live view's keys.
     for (name, page) in pages(cmd, lang)? {

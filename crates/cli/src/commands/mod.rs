@@ -40,12 +40,7 @@ const MAX_LOG: u64 = 64 << 20;
 /// Read a runtime log given with `--log`, bounded by [`MAX_LOG`]. Only a regular file: a FIFO
 /// given as the log must not hang the command.
 pub fn read_log(path: &std::path::Path) -> anyhow::Result<String> {
-    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX_LOG).map_err(|e| {
-        let said = vec![
-            ("path", crate::failed::path(path)),
-            ("error", e.to_string().into()),
-        ];
-        crate::failed::failed("cli-err-cannot-read", said)
-    })?;
+    let bytes = gpuledger_sources::regular::read_regular_prefix(path, MAX_LOG)
+        .map_err(|e| crate::failed::with_file("cli-err-cannot-read", path, &e))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

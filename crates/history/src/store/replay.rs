@@ -183,7 +183,7 @@ fn usage_at(r: &ProcRow) -> Usage {
     let mut u = Usage::new(r.device.uuid.clone(), r.source);
     u.memory_bytes = r.vals.memory_bytes;
     u.engines.sm_percent = r.vals.sm_percent;
-    u.unavailable_reason = r.reason.map(gpuledger_lang::Said::read_back);
+    u.unavailable_reason = r.reason.map(gpuledger_lang::Said::from);
     u.system_memory_bytes = r.extra.and_then(|x| x.system_memory_bytes);
     u.engines_by_type = r.engines_by_type();
     u

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use gpuledger_model::units::human_bytes;
 
-use super::{said, GgufError, MetaArray, MetaValue, ReadOptions, ValueType};
+use super::{GgufError, MetaArray, MetaValue, ReadOptions, ValueType};
 use gpuledger_lang::said::Said;
 
 pub(super) const MAX_STRING_LEN: u64 = 1 << 30;
@@ -70,7 +70,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
 
     /// Reading `field` failed with the OS's `e`.
     fn reading(&self, field: &str, e: &std::io::Error) -> GgufError {
-        let said = said(
+        let said = Said::new(
             "report-gguf-reading",
             vec![("field", field.into()), ("error", e.to_string().into())],
         );
@@ -85,10 +85,10 @@ impl<'a, R: Read + Seek> Src<'a, R> {
     pub(super) fn too_big(&self, field: &str, what: Said) -> GgufError {
         let size = ("size", human_bytes(self.len).into());
         let said = if self.pos == 0 {
-            said("report-gguf-too-big", vec![("what", what.into()), size])
+            Said::new("report-gguf-too-big", vec![("what", what.into()), size])
         } else {
             let left = ("left", human_bytes(self.remaining()).into());
-            said(
+            Said::new(
                 "report-gguf-too-big-rest",
                 vec![("what", what.into()), left, size],
             )
@@ -100,7 +100,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if n > self.remaining() {
             return Err(self.err(
                 field,
-                said(
+                Said::new(
                     "report-gguf-truncated",
                     vec![
                         ("field", field.into()),
@@ -127,7 +127,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
                 .read(&mut self.buf[self.end..])
                 .map_err(|e| self.reading(field, &e))?;
             if got == 0 {
-                let said = said("report-gguf-eof", vec![("field", field.into())]);
+                let said = Said::new("report-gguf-eof", vec![("field", field.into())]);
                 return Err(self.err(field, said));
             }
             self.end += got;
@@ -151,7 +151,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if self.read > MAX_HEADER_READ {
             return Err(self.err(
                 field,
-                said(
+                Said::new(
                     "report-gguf-header-too-long",
                     vec![
                         ("field", field.into()),
@@ -189,13 +189,14 @@ impl<'a, R: Read + Seek> Src<'a, R> {
             self.start += n as usize;
         } else {
             let ahead = i64::try_from(n - buffered)
-                .map_err(|_| self.err(field, said("report-gguf-skip-too-large", vec![])))?;
+                .map_err(|_| self.err(field, Said::new("report-gguf-skip-too-large", vec![])))?;
             self.start = 0;
             self.end = 0;
             self.r
                 .seek(std::io::SeekFrom::Current(ahead))
                 .map_err(|e| {
-                    let said = said("report-gguf-seeking", vec![("error", e.to_string().into())]);
+                    let said =
+                        Said::new("report-gguf-seeking", vec![("error", e.to_string().into())]);
                     self.err(field, said)
                 })?;
         }
@@ -239,7 +240,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
     pub(super) fn str_len(&mut self, field: &str, max: u64) -> Result<u64, GgufError> {
         let n = self.u64(field)?;
         if n > self.remaining() {
-            let what = said(
+            let what = Said::new(
                 "report-gguf-what-length",
                 vec![("field", field.into()), ("n", n.to_string().into())],
             );
@@ -248,7 +249,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if n > max {
             return Err(self.err(
                 field,
-                said(
+                Said::new(
                     "report-gguf-length-limit",
                     vec![
                         ("field", field.into()),
@@ -279,7 +280,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
     pub(super) fn value_type(&mut self, field: &str) -> Result<ValueType, GgufError> {
         let id = self.u32(field)?;
         ValueType::from_id(id).ok_or_else(|| {
-            let said = said(
+            let said = Said::new(
                 "report-gguf-value-type",
                 vec![("field", field.into()), ("id", id.to_string().into())],
             );
@@ -335,7 +336,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if depth >= MAX_ARRAY_DEPTH {
             return Err(self.err(
                 field,
-                said(
+                Said::new(
                     "report-gguf-nested",
                     vec![
                         ("field", field.into()),
@@ -350,7 +351,7 @@ impl<'a, R: Read + Seek> Src<'a, R> {
         if len.checked_mul(min).is_none_or(|b| b > self.remaining()) {
             return Err(self.too_big(
                 field,
-                said(
+                Said::new(
                     "report-gguf-what-array",
                     vec![
                         ("field", field.into()),

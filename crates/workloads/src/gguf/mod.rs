@@ -16,7 +16,7 @@ pub mod writer;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use gpuledger_lang::said::{Arg, Said};
+use gpuledger_lang::said::Said;
 use serde::Serialize;
 
 pub use cursor::MAX_LOADED_STRING;
@@ -344,11 +344,6 @@ impl From<GgufError> for Said {
     }
 }
 
-/// A message of the reader (`report-gguf-*`) with its values.
-pub(crate) fn said(key: &'static str, args: Vec<(&'static str, Arg)>) -> Said {
-    Said::new(key, args)
-}
-
 impl GgufModel {
     /// Read a model's header. For a split model (`name-00001-of-00003.gguf`, any part given) all
     /// parts are read; the metadata comes from the first part, the tensors from all.
@@ -374,7 +369,7 @@ impl GgufModel {
             return Err(GgufError::new(
                 path,
                 "split.count",
-                said(
+                Said::new(
                     "report-gguf-split-pattern",
                     vec![
                         ("count", count.to_string().into()),
@@ -387,7 +382,7 @@ impl GgufModel {
             return Err(GgufError::new(
                 &first_path,
                 "split.count",
-                said(
+                Said::new(
                     "report-gguf-split-count",
                     vec![
                         ("count", count.to_string().into()),
@@ -405,7 +400,7 @@ impl GgufModel {
                 return Err(GgufError::new(
                     &p,
                     "split.no",
-                    said(
+                    Said::new(
                         "report-gguf-split-no",
                         vec![
                             ("no", got.unwrap_or_default().to_string().into()),
@@ -431,7 +426,7 @@ impl GgufModel {
                 return Err(GgufError::new(
                     &p.path,
                     "file",
-                    said("report-gguf-exabytes", vec![]),
+                    Said::new("report-gguf-exabytes", vec![]),
                 ));
             }
         }

@@ -5,12 +5,12 @@
 use std::io::{Read, Seek};
 use std::path::Path;
 
-use gpuledger_lang::said::Arg;
+use gpuledger_lang::said::{Arg, Said};
 use gpuledger_model::units::human_bytes;
 
 use super::cursor::{Src, LOAD_BUDGET_STRING_BYTES, MAX_LOADED_STRING};
 use super::{
-    said, GgmlType, GgufError, GgufFile, MetaValue, ReadOptions, TensorInfo, ValueType,
+    GgmlType, GgufError, GgufFile, MetaValue, ReadOptions, TensorInfo, ValueType,
     DEFAULT_ALIGNMENT, MAX_DIMS,
 };
 
@@ -27,7 +27,7 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError>
     // The path may come from another process's command line: a FIFO or a device there must
     // neither block this round nor be read without end.
     let f = gpuledger_sources::regular::open_regular(path).map_err(|e| {
-        let said = said(
+        let said = Said::new(
             "report-gguf-cannot-open",
             vec![("error", e.to_string().into())],
         );
@@ -36,7 +36,7 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<GgufFile, GgufError>
     let len = f
         .metadata()
         .map_err(|e| {
-            let said = said(
+            let said = Said::new(
                 "report-gguf-cannot-stat",
                 vec![("error", e.to_string().into())],
             );
@@ -105,14 +105,14 @@ fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> 
         return Err(s.err(
             "magic",
             // Its bytes are not shown: a file of another kind may be anything.
-            said("report-gguf-not-gguf", vec![]),
+            Said::new("report-gguf-not-gguf", vec![]),
         ));
     }
     let version = s.u32("version")?;
     if version & 0xFFFF == 0 && version != 0 {
         return Err(s.err(
             "version",
-            said(
+            Said::new(
                 "report-gguf-byte-swapped",
                 vec![("version", format!("{version:#x}").into())],
             ),
@@ -120,10 +120,10 @@ fn header_version<R: Read + Seek>(s: &mut Src<'_, R>) -> Result<u32, GgufError> 
     }
     match version {
         2 | 3 => Ok(version),
-        1 => Err(s.err("version", said("report-gguf-version-1", vec![]))),
+        1 => Err(s.err("version", Said::new("report-gguf-version-1", vec![]))),
         v => Err(s.err(
             "version",
-            said(
+            Said::new(
                 "report-gguf-version",
                 vec![("version", v.to_string().into())],
             ),
@@ -161,7 +161,7 @@ fn alignment<R: Read + Seek>(
         Some((_, MetaValue::U32(a))) if *a != 0 && a.is_power_of_two() => Ok(*a as u64),
         Some((_, v)) => Err(s.err(
             "general.alignment",
-            said(
+            Said::new(
                 "report-gguf-alignment",
                 vec![("value", format!("{v:?}").into())],
             ),
@@ -241,7 +241,7 @@ fn tensor_error<R: Read + Seek>(
     mut values: Vec<(&'static str, Arg)>,
 ) -> GgufError {
     values.insert(0, ("field", field.into()));
-    s.err(field, said(key, values))
+    s.err(field, Said::new(key, values))
 }
 
 /// Every tensor aligned and inside the `data_room` bytes after the data offset.
@@ -256,7 +256,7 @@ fn check_placement<R: Read + Seek>(
         if t.offset % alignment != 0 {
             return Err(s.err(
                 &field,
-                said(
+                Said::new(
                     "report-gguf-offset-alignment",
                     vec![
                         ("name", t.name.as_str().into()),
@@ -270,7 +270,7 @@ fn check_placement<R: Read + Seek>(
         if end.is_none_or(|e| e > data_room) {
             return Err(s.err(
                 &field,
-                said(
+                Said::new(
                     "report-gguf-beyond-end",
                     vec![
                         ("name", t.name.as_str().into()),
@@ -296,19 +296,19 @@ fn check_count<R: Read + Seek>(
     if n < 0 {
         return Err(s.err(
             field,
-            said("report-gguf-count-negative", values(n.to_string())),
+            Said::new("report-gguf-count-negative", values(n.to_string())),
         ));
     }
     let n = n as u64;
     if n.checked_mul(min_each).is_none_or(|b| b > s.remaining()) {
         let mut v = values(n.to_string());
         v.push(("size", human_bytes(s.len).into()));
-        return Err(s.err(field, said("report-gguf-count-too-big", v)));
+        return Err(s.err(field, Said::new("report-gguf-count-too-big", v)));
     }
     if n > max {
         let mut v = values(n.to_string());
         v.push(("max", max.to_string().into()));
-        return Err(s.err(field, said("report-gguf-count-limit", v)));
+        return Err(s.err(field, Said::new("report-gguf-count-limit", v)));
     }
     Ok(())
 }

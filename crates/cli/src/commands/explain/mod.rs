@@ -43,13 +43,8 @@ pub struct Args {
 /// A `--log` that cannot be read is said before anything is collected.
 fn log_readable(log: Option<&std::path::Path>) -> anyhow::Result<()> {
     let Some(log) = log else { return Ok(()) };
-    std::fs::metadata(log).map_err(|e| {
-        let said = vec![
-            ("path", crate::failed::path(log)),
-            ("error", e.to_string().into()),
-        ];
-        crate::failed::failed("cli-err-cannot-read-log", said)
-    })?;
+    std::fs::metadata(log)
+        .map_err(|e| crate::failed::with_file("cli-err-cannot-read-log", log, &e))?;
     Ok(())
 }
 

@@ -50,13 +50,8 @@ fn flag_old_tool_runs(rec: &mut Record) {
 
 pub fn replay(args: &Args, path: &std::path::Path, lang: Lang) -> anyhow::Result<ExitCode> {
     let text = crate::global::read_snapshot_text(path)?;
-    let mut rec: Record = serde_json::from_str(&text).map_err(|e| {
-        let said = vec![
-            ("path", failed::path(path)),
-            ("error", e.to_string().into()),
-        ];
-        failed::failed("cli-err-not-verify-record", said)
-    })?;
+    let mut rec: Record = serde_json::from_str(&text)
+        .map_err(|e| failed::with_file("cli-err-not-verify-record", path, &e))?;
     if rec.schema != SCHEMA {
         let said = vec![
             ("path", failed::path(path)),

@@ -299,8 +299,7 @@ fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<
             Said::new("recipe-rope-err-need", said)
         })
     };
-    // A formula of config.json's own words (`original 4096 × factor 8, yarn`): as written.
-    let formula = |s: String| Said::verbatim(s);
+    // A formula of config.json's own words (`original 4096 × factor 8, yarn`) stays as written.
     let rows = |key: &'static str, x: Option<f64>| {
         let mut said = vec![("max", thousands(max).into())];
         if let Some(x) = x {
@@ -314,18 +313,18 @@ fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<
         // MRotaryEmbedding enlarges the table 4 times for video positions.
         "default" if mrope => (
             max_f * 4.0,
-            formula(format!("{} × 4, mrope", thousands(max))),
+            Said::verbatim(format!("{} × 4, mrope", thousands(max))),
         ),
-        "default" | "llama3" | "ntk" => (max_f, formula("max_position_embeddings".into())),
+        "default" | "llama3" | "ntk" => (max_f, Said::verbatim("max_position_embeddings")),
         "linear" => {
             let x = need("factor")?;
             (
                 max_f * x,
-                formula(format!("{} × factor {x}, linear", thousands(max))),
+                Said::verbatim(format!("{} × factor {x}, linear", thousands(max))),
             )
         }
         "dynamic" if set.get("alpha").is_some() => {
-            (max_f, formula("max_position_embeddings".into()))
+            (max_f, Said::verbatim("max_position_embeddings"))
         }
         "dynamic" => {
             let x = need("factor")?;
@@ -339,7 +338,10 @@ fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<
         }
         "yarn" | "deepseek_yarn" | "deepseek_llama_scaling" if !mrope => {
             let (o, x) = (need("original_max_position_embeddings")?, need("factor")?);
-            (o * x, formula(format!("original {o} × factor {x}, {kind}")))
+            (
+                o * x,
+                Said::verbatim(format!("original {o} × factor {x}, {kind}")),
+            )
         }
         // Phi3LongRoPEScaledRotaryEmbedding: the short table then the long one.
         "longrope" => {
