@@ -290,6 +290,7 @@ fn kind(set: &Value) -> String {
 
 /// Rows of one cache, and how they were reached (`get_rope` and each class's
 /// `_compute_cos_sin_cache`).
+/// A formula of config.json's own words (`original 4096 × factor 8, yarn`) stays as written.
 fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<(u64, Said), Said> {
     let kind = kind(set);
     let f = |k: &str| set.get(k).and_then(Value::as_f64);
@@ -299,7 +300,6 @@ fn positions(set: &Value, max: u64, version: Option<(u64, u64, u64)>) -> Result<
             Said::new("recipe-rope-err-need", said)
         })
     };
-    // A formula of config.json's own words (`original 4096 × factor 8, yarn`) stays as written.
     let rows = |key: &'static str, x: Option<f64>| {
         let mut said = vec![("max", thousands(max).into())];
         if let Some(x) = x {
