@@ -231,12 +231,21 @@ fn two_hundred_processes_and_a_tp4_group_fit_a_desktop_and_a_phone() {
     b.screenshot(&screenshot_dir().join("busy-phone-table.png"), false);
     // A tap on a process brings its why into view.
     b.click("#procs tbody tr[data-pid='5151']");
-    std::thread::sleep(Duration::from_millis(200));
-    let why_top = b.exec(
-        "return document.getElementById('h-why').getBoundingClientRect().top",
-        json!([]),
-    );
-    let why_top = why_top.as_f64().unwrap();
+    // The scroll is the page's, and a loaded machine (CI runs the real vLLM tree beside this)
+    // may take longer than a fixed pause: wait for it, at most 5 s.
+    let why_top = || {
+        b.exec(
+            "return document.getElementById('h-why').getBoundingClientRect().top",
+            json!([]),
+        )
+        .as_f64()
+        .unwrap()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !(-2.0..844.0).contains(&why_top()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let why_top = why_top();
     assert!(
         (-2.0..844.0).contains(&why_top),
         "the why is off screen after a tap: {why_top}"
