@@ -9,6 +9,7 @@
 //! tests print that reason.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 // Not every test that includes this file uses every tool.
 #[allow(dead_code)]
@@ -37,14 +38,50 @@ impl LlamaTools {
     #[allow(dead_code)]
     pub fn gen_models(&self, dir: PathBuf, names: &[&str]) -> PathBuf {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/tests/gen_models.py");
+        self.write_models(&script, dir, names)
+    }
+
+    /// Write every model of `crates/workloads/tests/<script>` into the test's temporary
+    /// folder `<folder>`, and return it.
+    #[allow(dead_code)]
+    pub fn gen_script_models(&self, script: &str, folder: &str) -> PathBuf {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../workloads/tests")
+            .join(script);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(folder);
+        self.write_models(&script, dir, &[])
+    }
+
+    /// Run the model-writing `script` into `dir` once per test process. Tests of one binary run
+    /// in parallel: without this, a second writer rewrote the files while the first test's
+    /// server was reading them (and doubled the bytes written at once).
+    #[allow(dead_code)]
+    pub fn write_models(&self, script: &Path, dir: PathBuf, names: &[&str]) -> PathBuf {
+        static WRITTEN: Mutex<Vec<(PathBuf, PathBuf, Vec<String>)>> = Mutex::new(Vec::new());
+        let key = (
+            script.to_path_buf(),
+            dir.clone(),
+            names.iter().map(|n| n.to_string()).collect(),
+        );
+        // Held while writing, so a second caller waits for the files instead of racing.
+        let mut written = WRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+        if written.contains(&key) {
+            return dir;
+        }
         let st = std::process::Command::new(&self.python)
-            .arg(&script)
+            .arg(script)
             .arg(&dir)
             .args(names)
             .stdout(std::process::Stdio::null())
             .status()
-            .expect("run gen_models.py");
-        assert!(st.success(), "gen_models.py failed");
+            .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
+        assert!(
+            st.success(),
+            "{} failed writing into {} (its error is above)",
+            script.display(),
+            dir.display()
+        );
+        written.push(key);
         dir
     }
 

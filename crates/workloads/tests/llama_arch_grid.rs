@@ -16,7 +16,7 @@ use std::path::Path;
 mod grid_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use grid_check::{check, gen_models, TABLE_HEAD};
+use grid_check::{check, TABLE_HEAD};
 
 /// The models of gen_models_2026.py and what each checks.
 const MODELS: &[&str] = &[
@@ -48,7 +48,7 @@ fn the_2026_architectures_match_the_real_llama_server() {
     let Some(t) = llama_tools::find(&root) else {
         return;
     };
-    let dir = gen_models(&t, "gen_models_2026.py", "llama-models-2026");
+    let dir = t.gen_script_models("gen_models_2026.py", "llama-models-2026");
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();

@@ -22,7 +22,7 @@ use std::path::Path;
 mod grid_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use grid_check::{check, gen_models, TABLE_HEAD};
+use grid_check::{check, TABLE_HEAD};
 
 /// The models of gen_models_grid.py (named by architecture).
 const MODELS: &[&str] = &[
@@ -243,7 +243,7 @@ fn the_widely_used_architectures_match_the_real_llama_server() {
     let Some(t) = llama_tools::find(&root) else {
         return;
     };
-    let dir = gen_models(&t, "gen_models_grid.py", "llama-models-grid");
+    let dir = t.gen_script_models("gen_models_grid.py", "llama-models-grid");
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();

@@ -21,7 +21,7 @@ use std::path::Path;
 mod indexer_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use indexer_check::{check, gen_models, TABLE_HEAD};
+use indexer_check::{check, TABLE_HEAD};
 
 const MODELS: &[&str] = &[
     "deepseek32-dsa",
@@ -72,7 +72,7 @@ fn indexer_caches_and_gemma3n_match_the_real_server() {
     let Some(rpc_bin) = t.rpc_server_or_skip() else {
         return;
     };
-    let dir = gen_models(&t, "gen_models_indexer.py", "llama-indexer-models");
+    let dir = t.gen_script_models("gen_models_indexer.py", "llama-indexer-models");
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();

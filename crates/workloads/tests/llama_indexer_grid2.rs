@@ -23,7 +23,7 @@ use gpuledger_workloads::LlamaSettings;
 mod indexer_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use indexer_check::{check, gen_models, TABLE_HEAD};
+use indexer_check::{check, TABLE_HEAD};
 use llama_tools::{run_until_loaded, server_build, start_rpc, LlamaTools};
 
 const MODELS: &[&str] = &[
@@ -50,7 +50,7 @@ fn qsa_indexer_caches_match_the_real_server() {
     let Some(rpc_bin) = t.rpc_server_or_skip() else {
         return;
     };
-    let dir = gen_models(&t, "gen_models_indexer2.py", "llama-indexer2-models");
+    let dir = t.gen_script_models("gen_models_indexer2.py", "llama-indexer2-models");
     let started = std::time::Instant::now();
     let mut rows = Vec::new();
     let mut bad = Vec::new();

@@ -19,7 +19,7 @@ use std::path::Path;
 mod grid_check;
 #[path = "../../../testing/llama_tools.rs"]
 mod llama_tools;
-use grid_check::{check, gen_models, TABLE_HEAD};
+use grid_check::{check, TABLE_HEAD};
 
 /// One slot at 16k; the default four slots sharing one cache; two slots without flash attention.
 const FLAG_SETS: &[&[&str]] = &[
@@ -34,7 +34,7 @@ fn qwen36_35b_a3b_at_its_published_layout_matches_the_real_llama_server() {
     let Some(t) = llama_tools::find(&root) else {
         return;
     };
-    let dir = gen_models(&t, "gen_published.py", "llama-published-models");
+    let dir = t.gen_script_models("gen_published.py", "llama-published-models");
     let model = "qwen36-35b-a3b";
     let mut rows = Vec::new();
     let mut bad = Vec::new();

@@ -5,7 +5,7 @@
 //! with the estimate's own "approximate" reasons where it names a part it writes coarsely). The
 //! including test declares `mod llama_tools` (testing/llama_tools.rs).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting, SettingSource};
@@ -13,29 +13,13 @@ use gpuledger_workloads::gguf::GgufModel;
 use gpuledger_workloads::llama_log::{parse_llama_log, BufferKind, LlamaLog};
 use gpuledger_workloads::{Estimate, LlamaSettings};
 
-use super::llama_tools::{run_until_loaded, server_build, LlamaTools};
+use super::llama_tools::{run_until_loaded, server_build};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
 /// The table's heading, for the rows `check` returns.
 pub const TABLE_HEAD: &str = "| model | flags | KV | RS | weights | compute | compute estimate |\n\
                               | --- | --- | --- | --- | --- | --- | --- |";
-
-/// Write the models of `tests/<script>` into the test's temporary folder `<folder>`.
-pub fn gen_models(t: &LlamaTools, script: &str, folder: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(folder);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(script);
-    let st = Command::new(&t.python)
-        .arg(&path)
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("run {script}: {e}"));
-    assert!(st.success(), "{script} failed");
-    dir
-}
 
 fn run_server(bin: &Path, model: &Path, args: &[&str]) -> String {
     let mut cmd = Command::new(bin);

@@ -8,7 +8,7 @@
 //! figures are only reported). The including test declares `mod llama_tools`
 //! (testing/llama_tools.rs).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use gpuledger_workloads::estimate::{estimate, Backend, Setting};
@@ -22,22 +22,6 @@ const MIB: f64 = 1024.0 * 1024.0;
 
 /// The table's heading, for the rows `check` returns.
 pub const TABLE_HEAD: &str = "| case | caches MiB (logged/est.) | compressed caches and states | recurrent state | weights device/host | compute device+host (logged / est.) |";
-
-/// Write the models of `tests/<script>` into the test's temporary folder `<folder>`.
-pub fn gen_models(t: &LlamaTools, script: &str, folder: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(folder);
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(script);
-    let st = Command::new(&t.python)
-        .arg(&path)
-        .arg(&dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("run {script}: {e}"));
-    assert!(st.success(), "{script} failed");
-    dir
-}
 
 fn mib(b: u64) -> f64 {
     b as f64 / MIB
