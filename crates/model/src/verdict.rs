@@ -47,9 +47,81 @@ impl VerdictKind {
     }
 }
 
+/// What a verified source's figure covers. The record's `source` is an English label
+/// (`nvml (per process)`, `fdinfo GTT (device used)`, `unattributed`, `unattributed GTT`) that
+/// scripts read; [`SourceScope::label`] writes it and [`SourceScope::split`] reads it back so a
+/// view can say the scope in the language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceScope {
+    /// One process's figure, as `name` (a tool or source) reports it.
+    PerProcess,
+    /// The device's used memory, as `name` reports it.
+    DeviceUsed,
+    /// What no process accounts for; `name` qualifies the memory (`GTT`) or is empty.
+    Unattributed,
+}
+
+const UNATTRIBUTED: &str = "unattributed";
+
+impl SourceScope {
+    const SUFFIXES: [(SourceScope, &'static str); 2] = [
+        (SourceScope::PerProcess, " (per process)"),
+        (SourceScope::DeviceUsed, " (device used)"),
+    ];
+
+    /// The recorded label of `name`'s figure of this scope.
+    pub fn label(self, name: &str) -> String {
+        match self {
+            SourceScope::Unattributed if name.is_empty() => UNATTRIBUTED.to_string(),
+            SourceScope::Unattributed => format!("{UNATTRIBUTED} {name}"),
+            _ => {
+                let (_, suffix) = Self::SUFFIXES.iter().find(|(s, _)| *s == self).unwrap();
+                format!("{name}{suffix}")
+            }
+        }
+    }
+
+    /// The scope and name of a recorded label; `None` for a label without one (`nvidia-smi`
+    /// from an older record).
+    pub fn split(label: &str) -> Option<(SourceScope, &str)> {
+        if let Some(rest) = label.strip_prefix(UNATTRIBUTED) {
+            if rest.is_empty() || rest.starts_with(' ') {
+                return Some((SourceScope::Unattributed, rest.trim_start()));
+            }
+        }
+        Self::SUFFIXES
+            .iter()
+            .find_map(|(scope, suffix)| Some((*scope, label.strip_suffix(suffix)?)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_labels_read_back() {
+        for (scope, name, label) in [
+            (SourceScope::PerProcess, "nvml", "nvml (per process)"),
+            (
+                SourceScope::PerProcess,
+                "fdinfo GTT",
+                "fdinfo GTT (per process)",
+            ),
+            (
+                SourceScope::DeviceUsed,
+                "nvidia-smi",
+                "nvidia-smi (device used)",
+            ),
+            (SourceScope::Unattributed, "", "unattributed"),
+            (SourceScope::Unattributed, "GTT", "unattributed GTT"),
+        ] {
+            assert_eq!(scope.label(name), label);
+            assert_eq!(SourceScope::split(label), Some((scope, name)), "{label}");
+        }
+        assert_eq!(SourceScope::split("nvidia-smi"), None);
+        assert_eq!(SourceScope::split("unattributedness"), None);
+    }
 
     #[test]
     fn json_names_are_the_labels_and_read_back() {

@@ -17,6 +17,7 @@ pub mod groups;
 pub mod history;
 pub mod kill;
 pub mod labels;
+pub mod plot;
 pub mod prometheus;
 pub mod table;
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use crate::columns::{Align, Columns};
 use gpuledger_lang::{Lang, Said, Value};
 use gpuledger_model::units::human_bytes;
-use gpuledger_model::verdict::VerdictKind;
+use gpuledger_model::verdict::{SourceScope, VerdictKind};
 
 /// The device the verification workload ran on, as its API names it.
 #[derive(Debug, Clone)]
@@ -121,7 +121,7 @@ pub fn render_verify(r: &VerifyReport) -> String {
     let rows: Vec<Vec<String>> = r
         .verdicts
         .iter()
-        .map(|v| vec![v.source.to_string(), verdict_text(v, lang)])
+        .map(|v| vec![source_text(v.source, lang), verdict_text(v, lang)])
         .collect();
     s.push_str(
         &Columns::new(&[Align::Left, Align::Left])
@@ -161,6 +161,21 @@ pub fn render_unverifiable(tried: &[(&str, &Said)], asked: Option<Asked>, lang: 
         s.push('\n');
     }
     s
+}
+
+/// A verdict's source in the language: the record keeps the English label (`nvml (per process)`);
+/// its scope is said here and the tool's name kept as written.
+fn source_text(label: &str, lang: Lang) -> String {
+    let Some((scope, name)) = SourceScope::split(label) else {
+        return label.to_string();
+    };
+    let key = match (scope, name.is_empty()) {
+        (SourceScope::PerProcess, _) => "report-verify-source-per-process",
+        (SourceScope::DeviceUsed, _) => "report-verify-source-device-used",
+        (SourceScope::Unattributed, true) => "report-verify-source-unattributed",
+        (SourceScope::Unattributed, false) => "report-verify-source-unattributed-of",
+    };
+    lang.t_args(key, &[("name", name.into())])
 }
 
 /// The verdict in words (the judge's, English as the record keeps them); a witness that gave a
@@ -283,5 +298,25 @@ mod tests {
         );
         assert!(zh.contains("llvmpipe 是 CPU 裝置"), "{zh}");
         assert!(zh.contains("  rocm-smi            ok  [旁證]\n"), "{zh}");
+        // The scope in the language, lined up by display width (the Han characters are wide).
+        assert!(zh.contains("\n  nvml（按處理程序）  ok\n"), "{zh}");
+    }
+
+    #[test]
+    fn sources_say_their_scope_in_the_language_and_keep_the_tool_name() {
+        for (label, en, zh) in [
+            ("nvml (per process)", "nvml (per process)", "nvml（按进程）"),
+            (
+                "fdinfo GTT (device used)",
+                "fdinfo GTT (device used)",
+                "fdinfo GTT（设备已用）",
+            ),
+            ("unattributed", "unattributed", "未归属"),
+            ("unattributed GTT", "unattributed GTT", "未归属 GTT"),
+            ("nvidia-smi", "nvidia-smi", "nvidia-smi"),
+        ] {
+            assert_eq!(source_text(label, Lang::En), en);
+            assert_eq!(source_text(label, Lang::ZhCn), zh);
+        }
     }
 }

@@ -4,9 +4,12 @@
 use crate::failed;
 use crate::Global;
 use anyhow::Context;
-use gpuledger_history::plot::{gather, render_svg};
+use gpuledger_history::plot::gather;
 use gpuledger_history::store::Query;
+use gpuledger_lang::Lang;
 use gpuledger_model::time::format_ms;
+use gpuledger_views::columns::display_width;
+use gpuledger_views::plot::render_svg;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -66,16 +69,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         .filter_map(|p| p.times.first().zip(p.times.last()))
         .next()
     {
-        Some((a, b)) => format!(
-            "GPU memory and GPU % · {} → {}",
-            format_ms(*a),
-            format_ms(*b)
+        Some((a, b)) => global.lang.t_args(
+            "cli-plot-title-range",
+            &[("from", format_ms(*a).into()), ("to", format_ms(*b).into())],
         ),
-        None => "GPU memory and GPU %".to_string(),
+        None => global.lang.t("cli-plot-title"),
     };
-    let svg = render_svg(&plots, &title);
+    let svg = render_svg(&plots, &title, global.lang);
     let bytes = if png {
-        rasterise(&svg).map_err(|e| {
+        rasterise(&svg, global.lang).map_err(|e| {
             let said = vec![
                 ("path", failed::path(&args.out)),
                 ("error", failed::cause(&e)),
@@ -99,9 +101,29 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Sans faces that draw Han characters (and Latin), for a chart with any: the face for the
+/// reader's script first. Without one, each line with a Han character fell back whole to the
+/// first face that had the glyph, often a serif one.
+fn cjk_sans(lang: Lang) -> [&'static str; 4] {
+    match lang {
+        Lang::ZhTw => [
+            "Noto Sans CJK TC",
+            "Source Han Sans TC",
+            "Noto Sans CJK SC",
+            "WenQuanYi Zen Hei",
+        ],
+        _ => [
+            "Noto Sans CJK SC",
+            "Source Han Sans SC",
+            "Noto Sans CJK TC",
+            "WenQuanYi Zen Hei",
+        ],
+    }
+}
+
 /// The SVG chart as PNG pixels at its own size. The text is drawn with the system's fonts; with
 /// none installed the chart would lose every label, so that is refused with what to install.
-fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
+fn rasterise(svg: &str, lang: Lang) -> anyhow::Result<Vec<u8>> {
     let mut opt = resvg::usvg::Options::default();
     let db = opt.fontdb_mut();
     db.load_system_fonts();
@@ -111,17 +133,27 @@ fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
         .faces()
         .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
         .collect();
-    let sans = [
+    let wide = svg
+        .chars()
+        .any(|c| display_width(c.encode_utf8(&mut [0; 4])) == 2);
+    let cjk = if wide {
+        cjk_sans(lang).to_vec()
+    } else {
+        vec![]
+    };
+    let latin = [
         "DejaVu Sans",
         "Liberation Sans",
         "Noto Sans",
         "Arial",
         "Helvetica",
-    ]
-    .into_iter()
-    .find(|want| families.iter().any(|f| f == want))
-    .map(str::to_string)
-    .or_else(|| families.first().cloned());
+    ];
+    let sans = cjk
+        .into_iter()
+        .chain(latin)
+        .find(|want| families.iter().any(|f| f == want))
+        .map(str::to_string)
+        .or_else(|| families.first().cloned());
     let Some(sans) = sans else {
         return Err(failed::failed("cli-err-plot-no-font", vec![]));
     };

@@ -408,6 +408,27 @@ fn plot_writes_an_svg_and_a_png_of_the_recording() {
     // Text, axes and the used-memory line are dark: with no glyphs drawn there would be only a
     // few hundred such pixels (the frame and one line).
     assert!(dark > 2000, "{dark} dark pixels");
+    // In Chinese: the words are the catalogue's, the Han characters drawn from a CJK font when
+    // one is installed (.ci/setup-fonts.sh); kept beside the browser screenshots to look at.
+    let plot_zh = |out: &std::path::Path| {
+        let args = ["--lang", "zh-CN", "plot", "--db", r.dbs(), "--out"];
+        assert_ok(&r.run(&[&args[..], &[out.to_str().unwrap()]].concat()));
+    };
+    let zh = r.dir.path().join("c-zh.svg");
+    plot_zh(&zh);
+    let zh_text = std::fs::read_to_string(&zh).unwrap();
+    for words in [
+        "显存与 GPU % · ",
+        "已用",
+        "GPU %（右轴）",
+        "未归属（驱动/系统/其他用户）",
+    ] {
+        assert!(zh_text.contains(words), "{words} missing: {zh_text}");
+    }
+    assert!(zh_text.contains("data-label=\"llama-server (4242)\""));
+    let shot = crate::web_support::screenshot_dir().join("plot-zh-CN.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+    plot_zh(&shot);
     let out = plot(&r.dir.path().join("c.jpg"));
     assert_eq!(out.status.code(), Some(2), "a usage error, as clap's");
     assert!(stderr_of(&out).contains("must end in .svg or .png"));

@@ -230,7 +230,7 @@ fn the_verdicts_speak_the_language_and_the_record_keeps_english() {
     }
     assert!(
         cn.lines()
-            .any(|l| l.contains("nvml (device used)") && l.ends_with(" 正常")),
+            .any(|l| l.contains("nvml（设备已用）") && l.ends_with(" 正常")),
         "{cn}"
     );
     assert!(
@@ -241,6 +241,8 @@ fn the_verdicts_speak_the_language_and_the_record_keeps_english() {
     assert!(cn.contains("已运行（--path auto：先尝试 CUDA）"), "{cn}");
     assert!(!cn.contains("not tried"), "{cn}");
     let saved = std::fs::read_to_string(&rec).unwrap();
+    // The record keeps the English source label scripts read.
+    assert!(saved.contains("\"nvml (device used)\""), "{saved}");
     assert!(
         saved.contains("off by 512 MiB at allocated (about twice the allocation"),
         "{saved}"

@@ -2,33 +2,8 @@
 //! for by its peak-memory sample, with the top processes' memory at those samples.
 
 use crate::store::{Query, Reader, StoreError};
+use gpuledger_views::plot::{DevicePlot, Labelled};
 use std::collections::HashMap;
-
-/// A series label and its value per bucket.
-type Labelled = (String, Vec<Option<u64>>);
-
-/// One device's chart data, bucketed.
-#[derive(Debug, Clone)]
-pub struct DevicePlot {
-    pub label: String,
-    pub uuid: String,
-    pub total_bytes: Option<u64>,
-    /// Bucket start times (Unix ms) of the representative sample, one per bucket with data.
-    pub times: Vec<i64>,
-    pub used: Vec<Option<u64>>,
-    pub gpu_percent: Vec<Option<f64>>,
-    /// Top processes, largest first: label and memory per bucket (`None` = not present or unknown).
-    pub processes: Vec<Labelled>,
-    /// Sum of the other processes' known memory per bucket.
-    pub others: Vec<u64>,
-}
-
-impl DevicePlot {
-    /// Attributed to the shown processes plus the others, per bucket.
-    pub(super) fn attributed(&self, i: usize) -> u64 {
-        self.processes.iter().filter_map(|(_, v)| v[i]).sum::<u64>() + self.others[i]
-    }
-}
 
 /// One device's rows as read in pass 1 of [`gather`]: time, memory used, GPU %.
 struct Dev {

@@ -683,6 +683,10 @@ report-explain-member = { $role }: { $how }
 ## verify: each source's verdict in words (the record keeps the English)
 report-verify-ok = ok
 report-verify-off-by = off by { $by } at { $step }
+report-verify-source-per-process = { $name } (per process)
+report-verify-source-device-used = { $name } (device used)
+report-verify-source-unattributed = unattributed
+report-verify-source-unattributed-of = unattributed { $name }
 report-verify-off-at = off at { $step }
 report-verify-off-why = { $off } ({ $why })
 report-verify-cannot-see = cannot see ({ $why })
@@ -918,3 +922,14 @@ report-probe-err-out-of-memory = out of memory: { $step } of { $size } failed: {
 report-probe-err-host-alloc = could not allocate { $size } of ordinary host memory to register
 report-probe-err-interrupted = interrupted; everything the probe had allocated was released
 report-selftest-version = version { $version }
+
+# gpuledger plot: the chart's words (data-* attributes stay English).
+report-plot-no-samples = no samples in the chosen time range
+report-plot-used = used
+report-plot-gpu-right-axis = GPU % (right axis)
+report-plot-total-dashed = card total { $total } (dashed line)
+report-plot-total-above = card total { $total } (above the scale)
+report-plot-total-na = card total n/a
+report-plot-other-processes = other processes
+report-plot-unattributed = unattributed (driver/system/other users)
+report-plot-time-range = { $from } → { $to } (UTC)

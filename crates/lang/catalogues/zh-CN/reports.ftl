@@ -605,6 +605,10 @@ report-explain-member = { $role }：{ $how }
 ## verify: each source's verdict in words (the record keeps the English)
 report-verify-ok = 正常
 report-verify-off-by = 在“{ $step }”一步偏差 { $by }
+report-verify-source-per-process = { $name }（按进程）
+report-verify-source-device-used = { $name }（设备已用）
+report-verify-source-unattributed = 未归属
+report-verify-source-unattributed-of = 未归属 { $name }
 report-verify-off-at = 在“{ $step }”一步有偏差
 report-verify-off-why = { $off }（{ $why }）
 report-verify-cannot-see = 看不到（{ $why }）
@@ -828,3 +832,14 @@ report-probe-err-out-of-memory = 内存不足：{ $size } 的 { $step } 失败�
 report-probe-err-host-alloc = 无法分配 { $size } 的普通主机内存用于注册
 report-probe-err-interrupted = 已中断；probe 分配的一切都已释放
 report-selftest-version = 版本 { $version }
+
+# gpuledger plot: the chart's words (data-* attributes stay English).
+report-plot-no-samples = 所选时间范围内没有样本
+report-plot-used = 已用
+report-plot-gpu-right-axis = GPU %（右轴）
+report-plot-total-dashed = 显卡总量 { $total }（虚线）
+report-plot-total-above = 显卡总量 { $total }（超出刻度）
+report-plot-total-na = 显卡总量 n/a
+report-plot-other-processes = 其他进程
+report-plot-unattributed = 未归属（驱动/系统/其他用户）
+report-plot-time-range = { $from } → { $to }（UTC）

@@ -606,6 +606,10 @@ report-explain-member = { $role }：{ $how }
 ## verify: each source's verdict in words (the record keeps the English)
 report-verify-ok = 正常
 report-verify-off-by = 在「{ $step }」一步偏差 { $by }
+report-verify-source-per-process = { $name }（按處理程序）
+report-verify-source-device-used = { $name }（裝置已用）
+report-verify-source-unattributed = 未歸屬
+report-verify-source-unattributed-of = 未歸屬 { $name }
 report-verify-off-at = 在「{ $step }」一步有偏差
 report-verify-off-why = { $off }（{ $why }）
 report-verify-cannot-see = 看不到（{ $why }）
@@ -829,3 +833,14 @@ report-probe-err-out-of-memory = 記憶體不足：{ $size } 的 { $step } 失�
 report-probe-err-host-alloc = 無法配置 { $size } 的一般主機記憶體用於註冊
 report-probe-err-interrupted = 已中斷；probe 配置的一切都已釋放
 report-selftest-version = 版本 { $version }
+
+# gpuledger plot: the chart's words (data-* attributes stay English).
+report-plot-no-samples = 所選時間範圍內沒有樣本
+report-plot-used = 已用
+report-plot-gpu-right-axis = GPU %（右軸）
+report-plot-total-dashed = 顯示卡總量 { $total }（虛線）
+report-plot-total-above = 顯示卡總量 { $total }（超出刻度）
+report-plot-total-na = 顯示卡總量 n/a
+report-plot-other-processes = 其他處理程序
+report-plot-unattributed = 未歸屬（驅動程式/系統/其他使用者）
+report-plot-time-range = { $from } → { $to }（UTC）

@@ -26,6 +26,7 @@ use witnesses::smi_seen;
 use witnesses::{smi_not_run, smi_verdict};
 
 use gpuledger_lang::Said;
+use gpuledger_model::verdict::SourceScope::{DeviceUsed, PerProcess, Unattributed};
 use gpuledger_model::verdict::VerdictKind;
 use gpuledger_model::{Snapshot, Usage};
 
@@ -92,20 +93,20 @@ fn judge_system(rec: &Record, pid: u32, uuid: &str, dev_source: &str) -> Vec<Ver
     });
     vec![
         judge_process(
-            &format!("{label} GTT (per process)"),
+            &PerProcess.label(&format!("{label} GTT")),
             &series,
             n,
             tol,
             false,
         ),
         judge_device(
-            &format!("{dev_source} GTT (device used)"),
+            &DeviceUsed.label(&format!("{dev_source} GTT")),
             &used,
             n,
             tol,
             false,
         ),
-        judge_device("unattributed GTT", &un, n, tol, true),
+        judge_device(&Unattributed.label("GTT"), &un, n, tol, true),
     ]
 }
 
@@ -183,21 +184,21 @@ fn judge_sources(rec: &Record, pid: u32, uuid: &str) -> Vec<Verdict> {
     }
     if snaps.iter().all(|s| dev(s).is_none()) {
         let why = Said::new("report-verify-no-device", vec![("uuid", uuid.into())]);
-        let source = format!("{dev_source} (per process)");
+        let source = PerProcess.label(&dev_source);
         return vec![Verdict::cannot_see(source, why, false)];
     }
     let mut out: Vec<Verdict> = labels(&snaps, pid, uuid, &dev_source)
         .iter()
         .map(|l| {
             let series: Vec<Seen> = snaps.iter().map(|s| seen(s, pid, uuid, l)).collect();
-            judge_process(&format!("{l} (per process)"), &series, n, tol, false)
+            judge_process(&PerProcess.label(l), &series, n, tol, false)
         })
         .collect();
     let used = per_round(&snaps, uuid, |d| d.memory.used_bytes);
-    let source = format!("{dev_source} (device used)");
+    let source = DeviceUsed.label(&dev_source);
     out.push(judge_device(&source, &used, n, tol, false));
     let un = per_round(&snaps, uuid, |d| d.ledger.unattributed_bytes);
-    out.push(judge_device("unattributed", &un, n, tol, true));
+    out.push(judge_device(&Unattributed.label(""), &un, n, tol, true));
     out
 }
 

@@ -6,7 +6,7 @@ use super::device::target_pci;
 use super::record::{Record, ToolRun, Verdict};
 use super::series::{judge_device, judge_process, Seen};
 use gpuledger_lang::Said;
-use gpuledger_model::verdict::VerdictKind;
+use gpuledger_model::verdict::{SourceScope, VerdictKind};
 
 impl Verdict {
     /// `cannot see (why)`.
@@ -101,13 +101,13 @@ pub(super) fn vendor_verdicts(rec: &Record, pid: u32) -> Vec<Verdict> {
             .iter()
             .map(|r| r.ok_or_else(not_run).and_then(|r| process_seen(pq, r, pid)))
             .collect();
-        let source = format!("{tool} (per process)");
+        let source = SourceScope::PerProcess.label(tool);
         out.push(match series {
             // xpu-smi prints kB, amd-smi and rocm-smi bytes: a little more room, as for nvidia-smi.
             Ok(series) => judge_process(&source, &series, n, tol + (1 << 20), true),
             Err(why) => cannot(source, why),
         });
-        let source = format!("{tool} (device used)");
+        let source = SourceScope::DeviceUsed.label(tool);
         if dr.iter().all(Option::is_none) {
             let why = Said::new("report-verify-pci-unknown-not-asked", vec![]);
             out.push(cannot(source, why));
