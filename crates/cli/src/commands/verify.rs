@@ -269,7 +269,7 @@ fn finish(
         }
         Err(Stop::TimedOut(step)) => {
             let said = vec![
-                ("step", step.to_string().into()),
+                ("step", judge::step_said(step).into()),
                 ("status", format!("{status:?}").into()),
             ];
             return Err(crate::failed::failed("cli-err-verify-timed-out", said));

@@ -156,7 +156,7 @@ impl Workload {
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
-                    let step = vec![("step", step.into())];
+                    let step = vec![("step", super::judge::step_said(step).into())];
                     let said = Said::new("report-verify-workload-ended", step);
                     return Err(Stop::Failed(said));
                 }

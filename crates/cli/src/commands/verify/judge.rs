@@ -16,7 +16,9 @@ mod vendor;
 mod witnesses;
 
 pub use device::{cpu_device, system_ledger, target_pci, target_uuid};
-pub use record::{Machine, PathNote, Record, Step, ToolRun, Verdict, SCHEMA, STEPS, TOLERANCE};
+pub use record::{
+    step_said, Machine, PathNote, Record, Step, ToolRun, Verdict, SCHEMA, STEPS, TOLERANCE,
+};
 pub use series::{judge_device, judge_process, judge_rss, Seen};
 pub use vendor::{
     AMD_SMI_METRIC, AMD_SMI_PROCESS, ROCM_SMI_MEMINFO, ROCM_SMI_PIDS, XPU_SMI_PS, XPU_SMI_STATS,
@@ -232,6 +234,20 @@ fn labels(snaps: &[&Snapshot], pid: u32, uuid: &str, dev_source: &str) -> Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_names_are_said_in_the_language_and_unknown_ones_as_written() {
+        use gpuledger_lang::Lang;
+        for (step, zh) in [
+            ("allocated", "分配后"),
+            ("allocate", "分配"),
+            ("exit", "退出"),
+        ] {
+            assert_eq!(step_said(step).in_lang(Lang::ZhCn), zh);
+            assert_eq!(step_said(step).in_lang(Lang::En), step);
+        }
+        assert_eq!(step_said("warmup").in_lang(Lang::ZhTw), "warmup");
+    }
     use gpuledger_cuda::workload::ChildDevice;
 
     const N: u64 = 512 << 20;

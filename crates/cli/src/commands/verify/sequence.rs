@@ -211,7 +211,7 @@ impl Rounds<'_> {
                 "report-verify-release-missing"
             };
             let said = vec![
-                ("step", name.into()),
+                ("step", judge::step_said(name).into()),
                 ("rounds", settle_reads.into()),
                 ("ms", SETTLE_PAUSE.as_millis().to_string().into()),
             ];

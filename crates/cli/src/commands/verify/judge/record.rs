@@ -13,6 +13,23 @@ pub const SCHEMA: &str = "gpuledger.verify/1";
 /// The steps, in order. The child's memory is expected to be: absent, present, +N, −N, absent.
 pub const STEPS: [&str; 5] = ["idle", "context", "allocated", "freed", "exited"];
 
+/// A step's name in the reader's language: the record's steps ([`STEPS`]) and the workload's
+/// protocol steps (`allocate`, `free`, `exit`), as the record and the protocol spell them.
+pub fn step_said(step: &str) -> Said {
+    let key = match step {
+        "idle" => "report-verify-step-idle",
+        "context" => "report-verify-step-context",
+        "allocated" => "report-verify-step-allocated",
+        "freed" => "report-verify-step-freed",
+        "exited" => "report-verify-step-exited",
+        "allocate" => "report-verify-step-allocate",
+        "free" => "report-verify-step-free",
+        "exit" => "report-verify-step-exit",
+        _ => return Said::verbatim(step),
+    };
+    Said::new(key, vec![])
+}
+
 /// How far a step's change may differ from N: the driver rounds allocations up to its 2 MiB
 /// granularity and may add a 2 MiB page of its own bookkeeping on the first allocation.
 pub const TOLERANCE: u64 = 4 << 20;

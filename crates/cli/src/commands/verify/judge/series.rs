@@ -3,7 +3,7 @@
 //! CPU device ([`judge_rss`]). Each expects the workload's shape (present at context, +N, −N,
 //! gone) within a tolerance, and names the first step that is off.
 
-use super::record::{Check, Record, Verdict, STEPS};
+use super::record::{step_said, Check, Record, Verdict, STEPS};
 use gpuledger_lang::Said;
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::verdict::VerdictKind;
@@ -170,19 +170,6 @@ fn off_because(off: Said, why: Option<Said>) -> Said {
         ),
         None => off,
     }
-}
-
-/// A step of the workload (`allocated`) in words; another name as written.
-fn step_said(step: &str) -> Said {
-    let key = match step {
-        "idle" => "report-verify-step-idle",
-        "context" => "report-verify-step-context",
-        "allocated" => "report-verify-step-allocated",
-        "freed" => "report-verify-step-freed",
-        "exited" => "report-verify-step-exited",
-        _ => return Said::verbatim(step),
-    };
-    Said::new(key, vec![])
 }
 
 /// Why a per-process series is off, when its shape says so.
