@@ -219,7 +219,10 @@ pub enum Theme {
 }
 
 /// The alert tracker behind `--alert`: active alerts after each round, as one line each.
-fn alert_hook(exprs: &[gpuledger_compare::alert::Expr]) -> Option<gpuledger_tui::app::AlertHook> {
+fn alert_hook(
+    exprs: &[gpuledger_compare::alert::Expr],
+    lang: gpuledger_lang::Lang,
+) -> Option<gpuledger_tui::app::AlertHook> {
     if exprs.is_empty() {
         return None;
     }
@@ -229,7 +232,10 @@ fn alert_hook(exprs: &[gpuledger_compare::alert::Expr]) -> Option<gpuledger_tui:
         tracker
             .active()
             .into_iter()
-            .map(|(expr, subject)| format!("{expr} — {}", subject.label()))
+            .map(|(expr, subject)| {
+                let subject = gpuledger_views::alerts::subject_text(subject, lang);
+                format!("{expr} — {subject}")
+            })
             .collect()
     }))
 }
@@ -296,7 +302,7 @@ pub fn run(args: &ViewArgs, global: &Global) -> anyhow::Result<ExitCode> {
             killer: Killer::new(),
             messages: Arc::default(),
         }),
-        alerts: alert_hook(&args.alerts),
+        alerts: alert_hook(&args.alerts, global.lang),
         proc_root: global.args.proc_root.clone(),
         lang: global.lang,
     };

@@ -27,6 +27,7 @@
 //! (no repeats) until the expression has been false for `for` (at least one sample), when it
 //! resolves and is armed again. A subject (device, process) that disappears resolves.
 
+use gpuledger_lang::said::Said;
 use gpuledger_model::units::parse_bytes;
 use gpuledger_model::{Device, Process, Snapshot, Usage};
 use serde::Serialize;
@@ -147,22 +148,6 @@ impl Subject {
     fn key(&self) -> SubjectKey {
         (self.device_uuid.clone(), self.pid, self.start_time)
     }
-
-    pub fn label(&self) -> String {
-        let dev = match &self.device_name {
-            Some(n) => format!("GPU{} {n}", self.device_index),
-            None => format!("GPU{}", self.device_index),
-        };
-        match self.pid {
-            Some(pid) => format!(
-                "{} (pid {pid}) on {dev}",
-                self.process_name
-                    .as_deref()
-                    .unwrap_or(gpuledger_model::words::UNKNOWN)
-            ),
-            None => dev,
-        }
-    }
 }
 
 fn field_value(field: Field, d: &Device, u: Option<&Usage>) -> Option<f64> {
@@ -259,7 +244,7 @@ pub struct Event {
     pub observed: Vec<Observed>,
     /// Why it resolved, when it did not simply go back under the threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Said>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -354,7 +339,7 @@ impl Tracker {
                             alert: e.text.clone(),
                             subject: subj,
                             observed: Vec::new(),
-                            note: Some("no longer present".into()),
+                            note: Some(Said::new("report-alert-gone", vec![])),
                         });
                     }
                 }
@@ -377,44 +362,9 @@ impl Tracker {
     }
 }
 
-/// The alert as one line of text.
-pub fn render_line(ev: &Event) -> String {
-    use gpuledger_model::units::human_bytes;
-    let state = match ev.state {
-        State::Firing => "FIRING",
-        State::Resolved => "RESOLVED",
-    };
-    let mut s = format!(
-        "{} {state} {} · {}",
-        gpuledger_model::time::format_ms(ev.at_ms),
-        ev.alert,
-        ev.subject.label()
-    );
-    for o in &ev.observed {
-        let v = if o.field.contains("memory") {
-            let mut v = human_bytes(o.value as u64);
-            if let Some(p) = o.percent_of_total {
-                v.push_str(&format!(" ({p:.1}% of total)"));
-            }
-            v
-        } else if o.field == "device.temperature" {
-            format!("{} °C", o.value)
-        } else if o.field == "device.power" {
-            format!("{:.1} W", o.value)
-        } else {
-            format!("{}%", o.value)
-        };
-        s.push_str(&format!(" · {} = {v}", o.field));
-    }
-    if let Some(n) = &ev.note {
-        s.push_str(&format!(" · {n}"));
-    }
-    // Process and device names come from outside.
-    gpuledger_model::term_safe(&s).into_owned()
-}
-
 /// Environment for `--exec`: what the alert is about, never a command line (it can hold secrets).
-pub fn env_vars(ev: &Event) -> Vec<(String, String)> {
+/// `text` is the event's line, as `GPULEDGER_ALERT_TEXT`.
+pub fn env_vars(ev: &Event, text: String) -> Vec<(String, String)> {
     let mut v = vec![
         ("GPULEDGER_ALERT".into(), ev.alert.clone()),
         (
@@ -428,7 +378,7 @@ pub fn env_vars(ev: &Event) -> Vec<(String, String)> {
             "GPULEDGER_ALERT_TIME".into(),
             gpuledger_model::time::format_ms(ev.at_ms),
         ),
-        ("GPULEDGER_ALERT_TEXT".into(), render_line(ev)),
+        ("GPULEDGER_ALERT_TEXT".into(), text),
         (
             "GPULEDGER_DEVICE_UUID".into(),
             ev.subject.device_uuid.clone(),

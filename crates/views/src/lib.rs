@@ -5,6 +5,7 @@
 //! commands' reports: one process explained ([`explain`]), a recording ([`history`]), a fit check
 //! ([`fit`]), a kill ([`kill`]), a verification ([`verify`]). Text tables line up through one aligner ([`columns`]).
 
+pub mod alerts;
 pub mod columns;
 pub mod context;
 pub mod cost_report;

@@ -2,8 +2,9 @@
 
 use crate::commands::sampling;
 use crate::Global;
-use gpuledger_compare::alert::{env_vars, render_line, Expr, Tracker};
+use gpuledger_compare::alert::{env_vars, Expr, Tracker};
 use gpuledger_model::time::parse_duration;
+use gpuledger_views::alerts::event_line;
 use std::io::Write;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Duration;
@@ -23,6 +24,7 @@ An alert fires once when its expression has held for --for, and resolves once it
 for --for. --exec runs the command (via sh -c) with GPULEDGER_ALERT, GPULEDGER_ALERT_STATE,
 GPULEDGER_ALERT_TIME, GPULEDGER_ALERT_TEXT, GPULEDGER_DEVICE_UUID, GPULEDGER_DEVICE_INDEX,
 GPULEDGER_PID, GPULEDGER_PROCESS_NAME and GPULEDGER_VALUE_<FIELD> set (never command lines).
+GPULEDGER_ALERT_TEXT is the line as printed, in the chosen language; the others never change with it.
 
 Examples:
   gpuledger watch --alert 'device.memory.used > 90%' \\
@@ -94,11 +96,15 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
                 // C1 controls escaped too: names come from outside.
                 gpuledger_views::term_safe_text(&serde_json::to_string(ev)?).into_owned()
             } else {
-                render_line(ev)
+                event_line(ev, global.lang)
             };
             writeln!(out, "{line}")?;
             if let Some(cmd) = &args.exec {
-                match shell(cmd).envs(env_vars(ev)).stdin(Stdio::null()).spawn() {
+                match shell(cmd)
+                    .envs(env_vars(ev, event_line(ev, global.lang)))
+                    .stdin(Stdio::null())
+                    .spawn()
+                {
                     Ok(c) => children.push(c),
                     Err(e) => {
                         let said = [

@@ -115,3 +115,45 @@ fn alert_lines_escape_control_characters_in_process_names() {
         }
     }
 }
+
+#[test]
+fn lines_and_the_hook_text_speak_the_language_and_json_does_not() {
+    let procs = ProcTree::new();
+    procs.add(4242, "llama-server", 1000, 5, &["llama-server"]);
+    procs.add(5151, "python3", 1000, 6, &["python3"]);
+    let m = Machine::new(SCENARIO, procs);
+    let log = m.scenario.with_file_name("hook-zh.log");
+    let hook = format!(
+        "printf '%s|%s\\n' \"$GPULEDGER_ALERT_STATE\" \"$GPULEDGER_ALERT_TEXT\" >> {}",
+        log.display()
+    );
+    let zh = ["--lang", "zh-CN"];
+    let out = watch(
+        &m,
+        &["process.memory > 8GiB"],
+        "2",
+        &[&zh[..], &["--exec", &hook]].concat(),
+    );
+    let text = ok_stdout(&out);
+    let want = " 触发 process.memory > 8GiB · GPU0 NVIDIA H200 上的 llama-server（PID 4242） · process.memory = 9 GiB（占总量 9.7%）";
+    assert!(text.trim_end().ends_with(want), "{text}");
+    // The hook gets the line as printed; the state variable is the machine word.
+    let hook_log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        hook_log.starts_with("firing|") && hook_log.trim_end().ends_with(want),
+        "{hook_log}"
+    );
+    // JSON is the same in every language (the time aside).
+    let json = |lang: &str| {
+        let out = watch(
+            &m,
+            &["process.memory > 8GiB"],
+            "1",
+            &["--lang", lang, "--json"],
+        );
+        let mut v: serde_json::Value = serde_json::from_str(ok_stdout(&out).trim()).unwrap();
+        v["at_ms"] = 0.into();
+        v
+    };
+    assert_eq!(json("en"), json("zh-TW"));
+}

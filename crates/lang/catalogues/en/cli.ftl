@@ -206,6 +206,7 @@ cli-after-watch =
     for --for. --exec runs the command (via sh -c) with GPULEDGER_ALERT, GPULEDGER_ALERT_STATE,
     GPULEDGER_ALERT_TIME, GPULEDGER_ALERT_TEXT, GPULEDGER_DEVICE_UUID, GPULEDGER_DEVICE_INDEX,
     GPULEDGER_PID, GPULEDGER_PROCESS_NAME and GPULEDGER_VALUE_<FIELD> set (never command lines).
+    GPULEDGER_ALERT_TEXT is the line as printed, in the chosen language; the others never change with it.
 
     Examples:
       gpuledger watch --alert 'device.memory.used > 90%' \

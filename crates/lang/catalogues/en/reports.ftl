@@ -936,3 +936,10 @@ report-plot-total-na = card total n/a
 report-plot-other-processes = other processes
 report-plot-unattributed = unattributed (driver/system/other users)
 report-plot-time-range = { $from } → { $to } (UTC)
+
+# watch's event lines and the live view's active alerts (the expression and field names stay as written).
+report-alert-firing = FIRING
+report-alert-resolved = RESOLVED
+report-alert-subject-process = { $name } (pid { $pid }) on { $device }
+report-alert-of-total = { $value } ({ $percent }% of total)
+report-alert-gone = no longer present

@@ -196,6 +196,7 @@ cli-after-watch =
     （通过 sh -c），并设置 GPULEDGER_ALERT、GPULEDGER_ALERT_STATE、GPULEDGER_ALERT_TIME、
     GPULEDGER_ALERT_TEXT、GPULEDGER_DEVICE_UUID、GPULEDGER_DEVICE_INDEX、GPULEDGER_PID、
     GPULEDGER_PROCESS_NAME 和 GPULEDGER_VALUE_<FIELD>（从不包含命令行）。
+    GPULEDGER_ALERT_TEXT 是打印出的那一行（所选语言）；其余变量不随语言改变。
 
     示例：
       gpuledger watch --alert 'device.memory.used > 90%' \

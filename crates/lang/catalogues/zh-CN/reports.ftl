@@ -846,3 +846,10 @@ report-plot-total-na = 显卡总量 n/a
 report-plot-other-processes = 其他进程
 report-plot-unattributed = 未归属（驱动/系统/其他用户）
 report-plot-time-range = { $from } → { $to }（UTC）
+
+# watch's event lines and the live view's active alerts (the expression and field names stay as written).
+report-alert-firing = 触发
+report-alert-resolved = 解除
+report-alert-subject-process = { $device } 上的 { $name }（PID { $pid }）
+report-alert-of-total = { $value }（占总量 { $percent }%）
+report-alert-gone = 已不存在

@@ -196,6 +196,7 @@ cli-after-watch =
     （透過 sh -c），並設定 GPULEDGER_ALERT、GPULEDGER_ALERT_STATE、GPULEDGER_ALERT_TIME、
     GPULEDGER_ALERT_TEXT、GPULEDGER_DEVICE_UUID、GPULEDGER_DEVICE_INDEX、GPULEDGER_PID、
     GPULEDGER_PROCESS_NAME 與 GPULEDGER_VALUE_<FIELD>（從不包含命令列）。
+    GPULEDGER_ALERT_TEXT 是印出的那一行（所選語言）；其餘變數不隨語言改變。
 
     範例：
       gpuledger watch --alert 'device.memory.used > 90%' \

@@ -847,3 +847,10 @@ report-plot-total-na = 顯示卡總量 n/a
 report-plot-other-processes = 其他處理程序
 report-plot-unattributed = 未歸屬（驅動程式/系統/其他使用者）
 report-plot-time-range = { $from } → { $to }（UTC）
+
+# watch's event lines and the live view's active alerts (the expression and field names stay as written).
+report-alert-firing = 觸發
+report-alert-resolved = 解除
+report-alert-subject-process = { $device } 上的 { $name }（PID { $pid }）
+report-alert-of-total = { $value }（佔總量 { $percent }%）
+report-alert-gone = 已不存在
