@@ -24,16 +24,14 @@ pub fn driver_item(devices: &[Device], lang: gpuledger_lang::Lang) -> Option<Str
 }
 
 /// `SM 1980 MHz`, `mem 3201 MHz`, `PCIe 4.0 x16` (with `of 5.0 x16` when the link runs below
-/// its maximum), the power state when reported: each item whole.
-pub fn device_items(d: &Device) -> Vec<String> {
-    let mhz = |what: &str, v: Option<u32>| match v {
-        Some(v) => format!("{what} {v} MHz"),
-        None => format!("{what} n/a"),
-    };
+/// its maximum), the power state when reported (the driver's word): each item whole.
+pub fn device_items(d: &Device, lang: gpuledger_lang::Lang) -> Vec<String> {
+    let mhz = |v: Option<u32>| v.map_or("n/a".to_string(), |v| format!("{v} MHz"));
+    let mem = mhz(d.clocks.memory_mhz);
     let mut items = vec![
-        mhz("SM", d.clocks.sm_mhz.or(d.clocks.graphics_mhz)),
-        mhz("mem", d.clocks.memory_mhz),
-        pcie_item(&d.pcie),
+        format!("SM {}", mhz(d.clocks.sm_mhz.or(d.clocks.graphics_mhz))),
+        lang.t_args("report-context-mem-clock", &[("clock", mem.into())]),
+        pcie_item(&d.pcie, lang),
     ];
     if let Some(state) = &d.power_state {
         items.push(gpuledger_model::term_safe(state).into_owned());
@@ -41,7 +39,7 @@ pub fn device_items(d: &Device) -> Vec<String> {
     items
 }
 
-fn pcie_item(p: &Pcie) -> String {
+fn pcie_item(p: &Pcie, lang: gpuledger_lang::Lang) -> String {
     let link = |g: Option<u32>, w: Option<u32>| match (g, w) {
         (Some(g), Some(w)) => Some(format!("{g}.0 x{w}")),
         (Some(g), None) => Some(format!("{g}.0 x n/a")),
@@ -51,7 +49,10 @@ fn pcie_item(p: &Pcie) -> String {
     let now = link(p.link_gen, p.link_width);
     let max = link(p.max_link_gen, p.max_link_width);
     match (now, max) {
-        (Some(n), Some(m)) if n != m => format!("PCIe {n} of {m}"),
+        (Some(n), Some(m)) if n != m => lang.t_args(
+            "report-context-pcie-below",
+            &[("now", n.into()), ("max", m.into())],
+        ),
         (Some(n), _) => format!("PCIe {n}"),
         (None, _) => "PCIe n/a".to_string(),
     }
@@ -66,7 +67,10 @@ mod tests {
     #[test]
     fn clocks_and_link_as_read_and_unknowns_as_na() {
         let mut d = device(0, "GPU-0", Some(1 << 34), Some(1 << 33));
-        assert_eq!(device_items(&d), ["SM n/a", "mem n/a", "PCIe n/a"]);
+        assert_eq!(
+            device_items(&d, Lang::En),
+            ["SM n/a", "mem n/a", "PCIe n/a"]
+        );
         d.clocks.sm_mhz = Some(1980);
         d.clocks.memory_mhz = Some(3201);
         d.pcie.link_gen = Some(4);
@@ -74,12 +78,24 @@ mod tests {
         d.pcie.max_link_gen = Some(5);
         d.pcie.max_link_width = Some(16);
         assert_eq!(
-            device_items(&d),
+            device_items(&d, Lang::En),
             ["SM 1980 MHz", "mem 3201 MHz", "PCIe 4.0 x16 of 5.0 x16"]
         );
+        assert_eq!(
+            device_items(&d, Lang::ZhCn),
+            [
+                "SM 1980 MHz",
+                "显存 3201 MHz",
+                "PCIe 4.0 x16（最高 5.0 x16）"
+            ]
+        );
+        assert_eq!(device_items(&d, Lang::ZhTw)[1], "記憶體 3201 MHz");
         d.pcie.max_link_gen = Some(4);
         d.power_state = Some("suspended".into());
-        assert_eq!(device_items(&d)[2..], ["PCIe 4.0 x16", "suspended"]);
+        assert_eq!(
+            device_items(&d, Lang::En)[2..],
+            ["PCIe 4.0 x16", "suspended"]
+        );
     }
 
     #[test]

@@ -320,6 +320,8 @@ report-history-col-power-w = POWER W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = driver { $version }
+report-context-mem-clock = mem { $clock }
+report-context-pcie-below = PCIe { $now } of { $max }
 
 ## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
 report-kill-would = would: { $text }

@@ -301,6 +301,8 @@ report-history-col-power-w = 功率 W
 
 # The machine's driver in the live view's title (`n/a` when no device says).
 report-driver-item = 驅動程式 { $version }
+report-context-mem-clock = 記憶體 { $clock }
+report-context-pcie-below = PCIe { $now }（最高 { $max }）
 
 ## kill: the confirmation and the report's frame (the kill's own sentences stay as it wrote them)
 report-kill-would = 將會：{ $text }

@@ -197,7 +197,7 @@ pub(crate) fn compact_card(app: &App, d: &Device, width: u16) -> Vec<Span<'stati
     ]);
     // The context last: it shows where a wide terminal leaves room for it.
     items.extend(
-        gpuledger_views::context::device_items(d)
+        gpuledger_views::context::device_items(d, lang)
             .into_iter()
             .map(|i| vec![i]),
     );
@@ -231,7 +231,7 @@ pub(crate) fn fit_items(items: &[String], w: usize) -> String {
 /// A card's fourth line: the device's context, as many whole items as fit.
 fn draw_context(f: &mut Frame, app: &App, d: &Device, line: Rect) {
     let context = fit_items(
-        &gpuledger_views::context::device_items(d),
+        &gpuledger_views::context::device_items(d, app.lang),
         line.width as usize,
     );
     f.render_widget(Paragraph::new(Span::styled(context, app.theme.dim)), line);
