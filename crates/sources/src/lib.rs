@@ -188,11 +188,15 @@ fn macos_facts(pid: u32) -> procfs::ProcessFacts {
         f.comm = exe.rsplit('/').next().map(str::to_string);
         f.exe = Some(exe);
     } else {
-        f.unreadable.push(format!(
-            "pid {pid}: proc_pidpath failed (another user's process?)"
+        let said = vec![("pid", pid.to_string().into())];
+        f.unreadable.push(gpuledger_lang::Said::new(
+            "report-facts-macos-pidpath",
+            said,
         ));
     }
-    f.unreadable
-        .push("loaded libraries, command line and ports: not read on macOS yet".into());
+    f.unreadable.push(gpuledger_lang::Said::new(
+        "report-facts-macos-not-read",
+        vec![],
+    ));
     f
 }

@@ -266,7 +266,7 @@ fn missing(
     for u in &f.unreadable {
         missing.push(Said::new(
             "report-missing-unreadable",
-            vec![("what", u.as_str().into())],
+            vec![("what", u.clone().into())],
         ));
     }
     missing

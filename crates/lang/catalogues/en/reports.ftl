@@ -642,6 +642,14 @@ report-missing-model-named = model file: { $path } is named on the command line 
 report-missing-model = model file: none mapped or open
 report-missing-port = listening port: none found (not a server, or its sockets are not readable)
 report-missing-unreadable = could not read { $what }
+report-facts-unreadable = { $path }: { $why }
+report-facts-permission-denied = permission denied (another user's process; run as that user or root)
+report-facts-exited = process exited
+report-facts-macos-pidpath = pid { $pid }: proc_pidpath failed (another user's process?)
+report-facts-macos-not-read = loaded libraries, command line and ports: not read on macOS yet
+report-facts-windows-cmdline = command line: not read on Windows (model flags come from loaded files only)
+report-facts-windows-open = pid { $pid }: OpenProcess: { $error } (another user's or a protected process)
+report-facts-windows-modules = modules of pid { $pid }: not readable (access denied, or a 32/64-bit mismatch)
 report-missing-log = runtime log: { $error }
 
 ## explain: how a process was placed in its workload

@@ -564,6 +564,14 @@ report-missing-model-named = 模型文件：命令行指定了 { $path }，但�
 report-missing-model = 模型文件：没有映射或打开的模型文件
 report-missing-port = 监听端口：未找到（不是服务，或无法读取其套接字）
 report-missing-unreadable = 无法读取 { $what }
+report-facts-unreadable = { $path }：{ $why }
+report-facts-permission-denied = 权限不足（其他用户的进程；请以该用户或 root 身份运行）
+report-facts-exited = 进程已退出
+report-facts-macos-pidpath = PID { $pid }：proc_pidpath 失败（其他用户的进程？）
+report-facts-macos-not-read = 已加载的库、命令行和端口：macOS 上暂不读取
+report-facts-windows-cmdline = 命令行：Windows 上不读取（模型参数只来自已加载的文件）
+report-facts-windows-open = PID { $pid }：OpenProcess：{ $error }（其他用户的进程或受保护的进程）
+report-facts-windows-modules = PID { $pid } 的模块：无法读取（拒绝访问，或 32/64 位不匹配）
 report-missing-log = 运行时日志：{ $error }
 
 ## explain: how a process was placed in its workload

@@ -565,6 +565,14 @@ report-missing-model-named = 模型檔案：命令列指定了 { $path }，但�
 report-missing-model = 模型檔案：沒有對映或開啟的模型檔案
 report-missing-port = 監聽連接埠：未找到（不是伺服器，或無法讀取其通訊端）
 report-missing-unreadable = 無法讀取 { $what }
+report-facts-unreadable = { $path }：{ $why }
+report-facts-permission-denied = 權限不足（其他使用者的處理程序；請以該使用者或 root 身分執行）
+report-facts-exited = 處理程序已結束
+report-facts-macos-pidpath = PID { $pid }：proc_pidpath 失敗（其他使用者的處理程序？）
+report-facts-macos-not-read = 已載入的程式庫、命令列和連接埠：macOS 上暫不讀取
+report-facts-windows-cmdline = 命令列：Windows 上不讀取（模型參數只來自已載入的檔案）
+report-facts-windows-open = PID { $pid }：OpenProcess：{ $error }（其他使用者的處理程序或受保護的處理程序）
+report-facts-windows-modules = PID { $pid } 的模組：無法讀取（拒絕存取，或 32/64 位元不相符）
 report-missing-log = 執行環境日誌：{ $error }
 
 ## explain: how a process was placed in its workload

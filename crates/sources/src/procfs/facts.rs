@@ -5,6 +5,7 @@
 use super::parse::{parse_listening, parse_maps};
 use super::read::read_table;
 use super::ProcReader;
+use gpuledger_lang::Said;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -23,7 +24,7 @@ pub struct ProcessFacts {
     pub listen_ports: Vec<u16>,
     pub parent: Option<(u32, String)>,
     /// What could not be read, and why (other users' maps need privileges).
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<Said>,
 }
 
 impl ProcReader {
@@ -57,7 +58,7 @@ impl ProcReader {
             Ok(m) => f.mapped_files = Arc::try_unwrap(m).unwrap_or_else(|m| m.to_vec()),
             Err(e) => f
                 .unreadable
-                .push(format!("/proc/{pid}/maps: {}", reason(&e))),
+                .push(unreadable(format!("/proc/{pid}/maps"), &e)),
         }
         let mut sockets: BTreeSet<u64> = BTreeSet::new();
         match self.fd_links(pid) {
@@ -80,9 +81,9 @@ impl ProcReader {
                 }
                 f.open_files = files.into_iter().collect();
             }
-            Err(kind) => f.unreadable.push(format!(
-                "/proc/{pid}/fd: {}",
-                reason(&std::io::Error::from(kind))
+            Err(kind) => f.unreadable.push(unreadable(
+                format!("/proc/{pid}/fd"),
+                &std::io::Error::from(kind),
             )),
         }
         if !sockets.is_empty() {
@@ -104,19 +105,42 @@ impl ProcReader {
     }
 }
 
-fn reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::PermissionDenied => {
-            "permission denied (another user's process; run as that user or root)".into()
-        }
-        std::io::ErrorKind::NotFound => "process exited".into(),
-        _ => e.to_string(),
-    }
+/// `PATH: why`: another user's process and one that exited in words; other errors as the OS
+/// says them.
+fn unreadable(path: String, e: &std::io::Error) -> Said {
+    let why = match e.kind() {
+        std::io::ErrorKind::PermissionDenied => Said::new("report-facts-permission-denied", vec![]),
+        std::io::ErrorKind::NotFound => Said::new("report-facts-exited", vec![]),
+        _ => Said::verbatim(e.to_string()),
+    };
+    let said = vec![("path", path.into()), ("why", why.into())];
+    Said::new("report-facts-unreadable", said)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_could_not_be_read_is_said_in_the_language_and_os_words_kept() {
+        use gpuledger_lang::Lang;
+        use std::io::{Error, ErrorKind};
+        let denied = unreadable(
+            "/proc/7/maps".into(),
+            &Error::from(ErrorKind::PermissionDenied),
+        );
+        assert_eq!(
+            denied.to_string(),
+            "/proc/7/maps: permission denied (another user's process; run as that user or root)"
+        );
+        assert!(denied
+            .in_lang(Lang::ZhCn)
+            .starts_with("/proc/7/maps：权限不足"));
+        let gone = unreadable("/proc/7/fd".into(), &Error::from(ErrorKind::NotFound));
+        assert_eq!(gone.in_lang(Lang::ZhTw), "/proc/7/fd：處理程序已結束");
+        let other = unreadable("/proc/7/fd".into(), &Error::other("EIO"));
+        assert_eq!(other.in_lang(Lang::ZhCn), "/proc/7/fd：EIO");
+    }
 
     // Lines in the format of proc(5) "/proc/pid/maps".
     const MAPS: &str = "\

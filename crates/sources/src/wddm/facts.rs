@@ -5,6 +5,7 @@
 use super::apply::image_base_name;
 use super::tcp_table::{self, Family};
 use crate::procfs::ProcessFacts;
+use gpuledger_lang::Said;
 use std::mem::size_of;
 use windows::core::PWSTR;
 use windows::Win32::Foundation::{CloseHandle, HANDLE, HMODULE};
@@ -35,7 +36,7 @@ pub fn process_facts(pid: u32) -> ProcessFacts {
     f.parent = parent_of(pid);
     f.listen_ports = listening_ports(pid);
     f.unreadable
-        .push("command line: not read on Windows (model flags come from loaded files only)".into());
+        .push(Said::new("report-facts-windows-cmdline", vec![]));
     f
 }
 
@@ -64,9 +65,12 @@ fn image_and_modules(pid: u32, f: &mut ProcessFacts) {
     let h: HANDLE = match h {
         Ok(h) => h,
         Err(e) => {
-            f.unreadable.push(format!(
-                "pid {pid}: OpenProcess: {e} (another user's or a protected process)"
-            ));
+            let said = vec![
+                ("pid", pid.to_string().into()),
+                ("error", e.to_string().into()),
+            ];
+            f.unreadable
+                .push(Said::new("report-facts-windows-open", said));
             return;
         }
     };
@@ -84,9 +88,9 @@ fn image_and_modules(pid: u32, f: &mut ProcessFacts) {
         }
         .as_bool();
         if !ok {
-            f.unreadable.push(format!(
-                "modules of pid {pid}: not readable (access denied, or a 32/64-bit mismatch)"
-            ));
+            let said = vec![("pid", pid.to_string().into())];
+            f.unreadable
+                .push(Said::new("report-facts-windows-modules", said));
             mods.clear();
             break;
         }
