@@ -173,7 +173,11 @@ impl Global {
                 let mut snap = reader.snapshot_at(at_ms)?;
                 // Recordings made by older versions (or edited) may hold what today's rules hide.
                 gpuledger_model::redact_snapshot(&mut snap);
-                let shown = format!("{} at {}", path.display(), snap.taken_at);
+                let said = [
+                    ("path", path.display().to_string().into()),
+                    ("at", snap.taken_at.clone().into()),
+                ];
+                let shown = self.lang.t_args("cli-replay-recording-at", &said);
                 Ok((snap, Some(shown)))
             }
             Some(path) => {

@@ -4,8 +4,7 @@
 use crate::{Lang, Value};
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
-use fluent_syntax::ast::{Entry, PatternElement};
-use std::collections::HashMap;
+use fluent_syntax::ast::Entry;
 use std::sync::OnceLock;
 
 /// A part of the program with its own catalogue file, so each keeps its own words.
@@ -84,7 +83,7 @@ pub fn sources(lang: Lang, area: Area) -> &'static str {
     files[AREAS.iter().position(|a| *a == area).unwrap_or(0)]
 }
 
-fn parse(lang: Lang, area: Area) -> FluentResource {
+pub(crate) fn parse(lang: Lang, area: Area) -> FluentResource {
     // A file that does not parse keeps the messages that do (the catalogue test fails on it).
     FluentResource::try_new(sources(lang, area).to_string()).unwrap_or_else(|(res, _)| res)
 }
@@ -163,34 +162,4 @@ pub fn catalogue_json(lang: Lang, area: Area) -> String {
         })
         .collect();
     serde_json::Value::Object(map).to_string()
-}
-
-/// The key of the English message that takes no values and whose whole text is `text`: how a
-/// sentence read back from a recording or a JSON file finds its key again, so a view can say it
-/// in the reader's language. Built from the English catalogues the first time a sentence
-/// without a key is said in another language (about 5 ms, once). Sentences only (three words
-/// or more): a label (`PID`, `Name`) read back is more likely a name than the column heading.
-pub(crate) fn plain_key(text: &str) -> Option<&'static str> {
-    static PLAIN: OnceLock<HashMap<String, String>> = OnceLock::new();
-    let plain = PLAIN.get_or_init(|| {
-        let mut m = HashMap::new();
-        for area in AREAS {
-            for e in parse(Lang::En, area).entries() {
-                let Entry::Message(msg) = e else { continue };
-                let Some(p) = &msg.value else { continue };
-                if p.elements
-                    .iter()
-                    .all(|el| matches!(el, PatternElement::TextElement { .. }))
-                {
-                    let key = msg.id.name.to_string();
-                    let text = format(Lang::En, &key, &[]);
-                    if text.split_whitespace().count() >= 3 {
-                        m.entry(text).or_insert(key);
-                    }
-                }
-            }
-        }
-        m
-    });
-    plain.get(text).map(String::as_str)
 }

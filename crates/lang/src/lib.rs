@@ -17,6 +17,7 @@
 
 mod catalogue;
 mod choose;
+mod read_back;
 pub mod said;
 
 pub use catalogue::{catalogue_json, keys, sources, Area, AREAS};

@@ -6,7 +6,7 @@
 //!   English catalogue (the one place the words live).
 //! - Serialised (JSON, recordings) it is that English string and nothing else, so machine
 //!   outputs do not change; read back, it is [`Said::verbatim`]: shown as written, or in the
-//!   view's language where it is a catalogue sentence that takes no values.
+//!   view's language where its English is certainly a catalogue sentence (`read_back`).
 //! - It reads as its English (`Deref<Target = str>`, `Display`), so code that inspects the
 //!   sentence (tests, rules) sees what the JSON has, never a translation.
 //! - [`Said::in_lang`] formats it in a language; a value that is itself a sentence is formatted
@@ -128,19 +128,28 @@ impl Said {
     }
 
     /// The sentence in `lang`. One without a key (read back from a recording or a JSON file)
-    /// is said in `lang` when its text is a catalogue message that takes no values; any other
-    /// stays its English.
+    /// is said in `lang` where its text is certainly a catalogue message (`read_back`); any
+    /// other stays its English.
     pub fn in_lang(&self, lang: Lang) -> String {
         if lang == Lang::En {
             return self.english.clone();
         }
-        match self
-            .key
-            .or_else(|| crate::catalogue::plain_key(&self.english))
-        {
-            Some(key) => format(lang, key, &self.args),
-            None => self.english.clone(),
+        if let Some(key) = self.key {
+            return format(lang, key, &self.args);
         }
+        use crate::read_back::{key_again, Found};
+        let Some((key, found)) = key_again(&self.english) else {
+            return self.english.clone();
+        };
+        // A value read back may be a sentence itself (a reason inside a reason).
+        let args: Vec<(&'static str, Arg)> = found
+            .into_iter()
+            .map(|(name, v)| match v {
+                Found::Count(n) => (name, Arg::Number(n)),
+                Found::Text(t) => (name, Said::verbatim(t).into()),
+            })
+            .collect();
+        format(lang, key, &args)
     }
 }
 
@@ -240,8 +249,8 @@ impl<'de> Deserialize<'de> for Said {
 mod tests {
     use super::*;
 
-    /// Read back, a sentence without values is said in the language again; one with values
-    /// (whose words cannot be told from the values) stays as written, and English as it is.
+    /// Read back, a sentence is said in the language again, with or without values, and
+    /// English as it is.
     #[test]
     fn a_plain_sentence_read_back_is_said_in_the_language_again() {
         let plain = Said::new("report-verify-not-confirmed", vec![]);
@@ -255,7 +264,7 @@ mod tests {
             vec![("tool", "amd-smi".into())],
         );
         let back = Said::verbatim(valued.as_str());
-        assert_eq!(back.in_lang(Lang::ZhTw), valued.as_str());
+        assert_eq!(back.in_lang(Lang::ZhTw), valued.in_lang(Lang::ZhTw));
         assert_eq!(
             Said::verbatim("anything else").in_lang(Lang::ZhCn),
             "anything else"

@@ -5,6 +5,7 @@ use super::{
     balance, check_ts, db_err, fail, format_ms, Device, DeviceRow, Host, ProcRow, Process, Query,
     Reader, Result, Snapshot, SourceState, SourceStatus, StoreError, Usage, Vendor,
 };
+use gpuledger_lang::said::Said;
 use rusqlite::OptionalExtension;
 use std::collections::BTreeMap;
 
@@ -52,7 +53,13 @@ impl Reader {
         snap.sources.push(SourceStatus::new(
             "recording",
             SourceState::Ok,
-            format!("sample at {} from {}", format_ms(ts), self.path.display()),
+            Said::new(
+                "report-src-recording",
+                vec![
+                    ("at", format_ms(ts).into()),
+                    ("path", self.path.display().to_string().into()),
+                ],
+            ),
         ));
         snap.notes.push(not_kept_note(self.version));
         balance(&mut snap);

@@ -392,6 +392,7 @@ cli-serve-not-loopback = gpuledger serve: WARNING: listening on { $listen } (not
 cli-err-serve-cannot-listen = cannot serve on { $listen }: { $error }
 cli-err-plot-png = { $path }: cannot make the PNG: { $error }
 cli-err-plot-no-font = no font found for the chart's text (install one, e.g. fonts-dejavu-core); the .svg needs none
+cli-replay-recording-at = { $path } at { $at }
 cli-plot-title = GPU memory and GPU %
 cli-plot-title-range = GPU memory and GPU % · { $from } → { $to }
 cli-plot-wrote = gpuledger: wrote { $path } ({ $devices ->

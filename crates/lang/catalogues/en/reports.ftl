@@ -461,6 +461,7 @@ report-said-row = { $items }
 
 ## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
 report-src-unknown = unknown
+report-src-recording = sample at { $at } from { $path }
 report-src-nvml-absent = NVML does not exist on this platform
 report-src-nvml-not-found = { $name } not found (tried { $tried }): no NVIDIA driver is installed, or it is not on the library path
 report-src-nvml-no-init = { $path }: not an NVML library (no nvmlInit_v2 or nvmlInit)

@@ -380,6 +380,7 @@ cli-serve-not-loopback = gpuledger serve：警告：正在 { $listen } 上监听
 cli-err-serve-cannot-listen = 无法在 { $listen } 上提供服务：{ $error }
 cli-err-plot-png = { $path }：无法生成 PNG：{ $error }
 cli-err-plot-no-font = 找不到绘制图表文字的字体（请安装一种，如 fonts-dejavu-core）；.svg 不需要字体
+cli-replay-recording-at = { $path } 中 { $at } 的样本
 cli-plot-title = 显存与 GPU %
 cli-plot-title-range = 显存与 GPU % · { $from } → { $to }
 cli-plot-wrote = gpuledger：已写入 { $path }（{ $devices } 个设备）

@@ -435,6 +435,7 @@ report-said-row = { $items }
 
 ## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
 report-src-unknown = 未知
+report-src-recording = 来自 { $path } 的 { $at } 样本
 report-src-nvml-absent = 这个平台上没有 NVML
 report-src-nvml-not-found = 未找到 { $name }（试过 { $tried }）：没有安装 NVIDIA 驱动，或者它不在库搜索路径上
 report-src-nvml-no-init = { $path }：不是 NVML 库（没有 nvmlInit_v2 或 nvmlInit）

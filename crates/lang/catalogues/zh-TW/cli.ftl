@@ -380,6 +380,7 @@ cli-serve-not-loopback = gpuledger serve：警告：正在 { $listen } 上監聽
 cli-err-serve-cannot-listen = 無法在 { $listen } 上提供服務：{ $error }
 cli-err-plot-png = { $path }：無法產生 PNG：{ $error }
 cli-err-plot-no-font = 找不到繪製圖表文字的字型（請安裝一種，如 fonts-dejavu-core）；.svg 不需要字型
+cli-replay-recording-at = { $path } 中 { $at } 的樣本
 cli-plot-title = 顯示記憶體與 GPU %
 cli-plot-title-range = 顯示記憶體與 GPU % · { $from } → { $to }
 cli-plot-wrote = gpuledger：已寫入 { $path }（{ $devices } 個裝置）

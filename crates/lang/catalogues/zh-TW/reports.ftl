@@ -436,6 +436,7 @@ report-said-row = { $items }
 
 ## the sources' sentences (selftest, the snapshot's sources, the live view's warnings); JSON has the English
 report-src-unknown = 未知
+report-src-recording = 來自 { $path } 的 { $at } 樣本
 report-src-nvml-absent = 這個平台上沒有 NVML
 report-src-nvml-not-found = 找不到 { $name }（已嘗試 { $tried }）：未安裝 NVIDIA 驅動程式，或它不在函式庫搜尋路徑上
 report-src-nvml-no-init = { $path }：不是 NVML 函式庫（沒有 nvmlInit_v2 或 nvmlInit）
