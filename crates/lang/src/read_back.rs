@@ -20,7 +20,7 @@ use crate::catalogue::{format, parse, AREAS};
 use crate::{Lang, Value};
 use fluent_syntax::ast::{Entry, Expression, InlineExpression, Pattern, PatternElement};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The marker a value is formatted as: private-use characters no catalogue text holds.
 fn marker(i: usize) -> String {
@@ -245,14 +245,36 @@ fn walk<'a>(
 }
 
 /// A value read back: a count (it picks the plural form), or text that may itself be a sentence.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Found<'a> {
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Found {
     Count(i64),
-    Text(&'a str),
+    Text(String),
 }
 
+/// A sentence keyed again: its key and values.
+pub(crate) type Keyed = (&'static str, Vec<(&'static str, Found)>);
+
+/// The last answers, so a view that redraws a replay every second reads each sentence once
+/// (cleared when full: a replay shows a few hundred sentences at most).
+const REMEMBERED: usize = 4096;
+
 /// The key and values of a catalogue sentence whose English is `text`, where that is certain.
-pub(crate) fn key_again(text: &str) -> Option<(&'static str, Vec<(&'static str, Found<'_>)>)> {
+pub(crate) fn key_again(text: &str) -> Option<Keyed> {
+    static SEEN: Mutex<Option<HashMap<String, Option<Keyed>>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(HashMap::new);
+    if let Some(answer) = seen.get(text) {
+        return answer.clone();
+    }
+    let answer = find(text);
+    if seen.len() >= REMEMBERED {
+        seen.clear();
+    }
+    seen.insert(text.to_string(), answer.clone());
+    answer
+}
+
+fn find(text: &str) -> Option<Keyed> {
     let t = templates();
     if let Some(key) = t.plain.get(text) {
         return Some((key, Vec::new()));
@@ -289,7 +311,7 @@ pub(crate) fn key_again(text: &str) -> Option<(&'static str, Vec<(&'static str, 
         .map(|(n, v)| {
             let arg = match v.parse::<i64>() {
                 Ok(n) if n.to_string() == v => Found::Count(n),
-                _ => Found::Text(v),
+                _ => Found::Text(v.to_string()),
             };
             (n, arg)
         })

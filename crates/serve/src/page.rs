@@ -56,14 +56,19 @@ pub fn weight_in(lang: Lang) -> usize {
 /// figure is unknown, the sources' findings, an estimate's why, rows and what it does not
 /// model, why there is none, the evidence) as `{English: words in lang}`, so the page shows in
 /// its language what the snapshot's JSON carries in English, and that JSON stays one for every
-/// language. A sentence with no key (the system's own words, a replayed recording's, which
-/// JSON keeps as text) is not listed: the page shows it as the JSON has it. English: `{}`.
+/// language. A sentence with no key (a replayed recording's, which JSON keeps as text) is
+/// listed where it is keyed again from its English; the system's own words are not: the page
+/// shows them as the JSON has them. English: `{}`.
 pub fn said_json<'a>(snap: &'a Snapshot, lang: Lang) -> String {
     let mut map: BTreeMap<&str, String> = BTreeMap::new();
     if lang != Lang::En {
+        // Keyed sentences, and those read back (a replay's) that are keyed again.
         let mut add = |s: &'a Said| {
-            if s.key().is_some() {
-                map.entry(s.as_str()).or_insert_with(|| s.in_lang(lang));
+            if !map.contains_key(s.as_str()) {
+                let text = s.in_lang(lang);
+                if s.key().is_some() || text != s.as_str() {
+                    map.insert(s.as_str(), text);
+                }
             }
         };
         snap.notes.iter().for_each(&mut add);
@@ -178,13 +183,16 @@ mod tests {
     use super::*;
 
     /// The page gets the round's keyed sentences in its language, keyed by the English the
-    /// snapshot's JSON carries; English and sentences without a key are not listed.
+    /// snapshot's JSON carries, and read-back ones that are catalogue sentences; English and
+    /// other text are not listed.
     #[test]
     fn said_maps_the_json_english_to_the_page_language() {
         let mut snap = Snapshot::new(String::new(), Default::default());
         snap.notes.push(Said::new("report-note-no-gpu", vec![]));
         snap.notes
             .push(Said::verbatim("read back from a recording"));
+        let recorded = Said::new("report-meta-not-visible", vec![]);
+        snap.notes.push(Said::verbatim(recorded.to_string()));
         let mut p = gpuledger_model::Process::new(7);
         let mut u = gpuledger_model::Usage::new("GPU-1", "fdinfo");
         u.engines.unavailable_reason = Some(Said::new("report-why-engines-first", vec![]));
@@ -230,7 +238,9 @@ mod tests {
             v["shares DRM client 3 on card0 with pid 5, which is charged for it"],
             "与 PID 5 共用 DRM 客户端（3 on card0），该客户端计入 PID 5"
         );
-        assert_eq!(v.as_object().unwrap().len(), 5, "{v}");
+        // A recorded sentence (no key) is keyed again from its English.
+        assert_eq!(v[recorded.as_str()], recorded.in_lang(Lang::ZhCn));
+        assert_eq!(v.as_object().unwrap().len(), 6, "{v}");
         assert_eq!(said_json(&snap, Lang::En), "{}");
     }
 
