@@ -77,7 +77,7 @@ impl Said {
     }
 
     /// A sentence with no key (text read back from JSON, or words not given a key): shown as
-    /// written, unless it is a catalogue sentence that takes no values (see [`Said::in_lang`]).
+    /// written, unless its English is certainly a catalogue sentence (see [`Said::in_lang`]).
     pub fn verbatim(text: impl Into<String>) -> Said {
         Said {
             english: text.into(),

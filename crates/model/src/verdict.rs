@@ -64,20 +64,21 @@ pub enum SourceScope {
 const UNATTRIBUTED: &str = "unattributed";
 
 impl SourceScope {
-    const SUFFIXES: [(SourceScope, &'static str); 2] = [
-        (SourceScope::PerProcess, " (per process)"),
-        (SourceScope::DeviceUsed, " (device used)"),
-    ];
+    /// What follows the name; `None` for unattributed, which comes before it.
+    fn suffix(self) -> Option<&'static str> {
+        match self {
+            SourceScope::PerProcess => Some(" (per process)"),
+            SourceScope::DeviceUsed => Some(" (device used)"),
+            SourceScope::Unattributed => None,
+        }
+    }
 
     /// The recorded label of `name`'s figure of this scope.
     pub fn label(self, name: &str) -> String {
-        match self {
-            SourceScope::Unattributed if name.is_empty() => UNATTRIBUTED.to_string(),
-            SourceScope::Unattributed => format!("{UNATTRIBUTED} {name}"),
-            _ => {
-                let (_, suffix) = Self::SUFFIXES.iter().find(|(s, _)| *s == self).unwrap();
-                format!("{name}{suffix}")
-            }
+        match self.suffix() {
+            Some(suffix) => format!("{name}{suffix}"),
+            None if name.is_empty() => UNATTRIBUTED.to_string(),
+            None => format!("{UNATTRIBUTED} {name}"),
         }
     }
 
@@ -89,9 +90,9 @@ impl SourceScope {
                 return Some((SourceScope::Unattributed, rest.trim_start()));
             }
         }
-        Self::SUFFIXES
-            .iter()
-            .find_map(|(scope, suffix)| Some((*scope, label.strip_suffix(suffix)?)))
+        [SourceScope::PerProcess, SourceScope::DeviceUsed]
+            .into_iter()
+            .find_map(|scope| Some((scope, label.strip_suffix(scope.suffix()?)?)))
     }
 }
 

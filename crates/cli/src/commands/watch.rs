@@ -92,16 +92,17 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         let events = tracker.observe(snap, ts);
         let mut out = std::io::stdout().lock();
         for ev in &events {
-            let line = if args.json {
+            let text = event_line(ev, global.lang);
+            if args.json {
                 // C1 controls escaped too: names come from outside.
-                gpuledger_views::term_safe_text(&serde_json::to_string(ev)?).into_owned()
+                let json = serde_json::to_string(ev)?;
+                writeln!(out, "{}", gpuledger_views::term_safe_text(&json))?;
             } else {
-                event_line(ev, global.lang)
-            };
-            writeln!(out, "{line}")?;
+                writeln!(out, "{text}")?;
+            }
             if let Some(cmd) = &args.exec {
                 match shell(cmd)
-                    .envs(env_vars(ev, event_line(ev, global.lang)))
+                    .envs(env_vars(ev, text))
                     .stdin(Stdio::null())
                     .spawn()
                 {
