@@ -23,6 +23,8 @@ pub fn error_in_lang(e: &(dyn std::error::Error + 'static), lang: Lang) -> Strin
         u.0.in_lang(lang)
     } else if let Some(s) = e.downcast_ref::<gpuledger_history::store::StoreError>() {
         s.in_lang(lang)
+    } else if let Some(x) = e.downcast_ref::<gpuledger_workloads::estimate::EstimateError>() {
+        x.said().in_lang(lang)
     } else if let Some(g) = e.downcast_ref::<gpuledger_workloads::GgufError>() {
         g.said().in_lang(lang)
     } else if let Some(p) = e.downcast_ref::<gpuledger_cuda::ProbeError>() {

@@ -179,6 +179,8 @@ pub struct MeasuredOverhead {
     pub device_uuid: Option<String>,
     /// `measured by probe on 2026-11-29`.
     pub label: String,
+    /// The day of the probe (`2026-11-29`).
+    pub date: String,
 }
 
 pub fn measured_overhead(r: &ProbeReport) -> MeasuredOverhead {
@@ -198,6 +200,7 @@ pub fn measured_overhead(r: &ProbeReport) -> MeasuredOverhead {
         device_name: r.device.name.clone(),
         device_uuid: r.device.uuid.clone(),
         label: format!("measured by probe on {}", r.date()),
+        date: r.date().to_string(),
     }
 }
 

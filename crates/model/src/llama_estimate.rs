@@ -112,9 +112,9 @@ pub enum FitOutcome {
     Fitted,
     /// llama.cpp gives up and loads with the settings reached so far (why, in its words).
     Failed(String),
-    /// The replay stopped at its own budget before llama.cpp would (why): the settings are those
-    /// reached so far, not necessarily llama.cpp's.
-    Stopped(String),
+    /// The replay stopped at its own budget before llama.cpp would (why, in gpuledger's words):
+    /// the settings are those reached so far, not necessarily llama.cpp's.
+    Stopped(Said),
 }
 
 impl FitOutcome {
@@ -128,10 +128,21 @@ impl FitOutcome {
         }
     }
 
-    /// Why it failed or stopped.
-    pub fn reason(&self) -> Option<&str> {
+    /// The catalogue key of [`FitOutcome::word`] (`report-fit-fitted`).
+    pub fn key(&self) -> &'static str {
         match self {
-            FitOutcome::Failed(r) | FitOutcome::Stopped(r) => Some(r),
+            FitOutcome::Unchanged => "report-fit-unchanged",
+            FitOutcome::Fitted => "report-fit-fitted",
+            FitOutcome::Failed(_) => "report-fit-failed",
+            FitOutcome::Stopped(_) => "report-fit-stopped",
+        }
+    }
+
+    /// Why it failed (llama.cpp's words, as it logs them) or stopped (a sentence of gpuledger's).
+    pub fn reason(&self) -> Option<Said> {
+        match self {
+            FitOutcome::Failed(r) => Some(Said::verbatim(r.as_str())),
+            FitOutcome::Stopped(r) => Some(r.clone()),
             _ => None,
         }
     }
@@ -332,8 +343,8 @@ pub struct ComputeEstimate {
     pub method: String,
     /// What the figure gets exactly as llama.cpp does.
     pub exact_parts: Vec<String>,
-    /// What it approximates, and how.
-    pub approximate_parts: Vec<String>,
+    /// What it approximates, and how (each view says it in its language; JSON keeps English).
+    pub approximate_parts: Vec<Said>,
     /// The build-dependent rules, each with whether it applies and the change that introduced it.
     pub rules: Vec<String>,
     pub inputs: Vec<String>,

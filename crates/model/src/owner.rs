@@ -192,7 +192,7 @@ pub struct Owner {
     /// lies where such an owner cannot be (a user's delegated systemd subtree, where that user
     /// may create any cgroup), so the process is shown as that user's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<gpuledger_lang::Said>,
     /// The cgroup path the owner was read from.
     pub cgroup: String,
 }
@@ -387,15 +387,19 @@ impl fmt::Display for GroupBy {
 }
 
 impl FromStr for GroupBy {
-    type Err = String;
+    type Err = gpuledger_lang::Said;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
         GroupBy::ALL
             .into_iter()
             .find(|g| g.as_str() == s)
             .ok_or_else(|| {
                 let all: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
-                format!("{s:?} is not a grouping: use one of {}", all.join(", "))
+                let args = vec![
+                    ("given", format!("{s:?}").into()),
+                    ("choices", all.join(", ").into()),
+                ];
+                gpuledger_lang::Said::new("report-err-not-grouping", args)
             })
     }
 }

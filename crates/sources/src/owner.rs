@@ -95,7 +95,7 @@ struct Found {
     user_unit: Option<String>,
     user_manager: bool,
     /// Why a pod- or job-shaped path was not taken as one.
-    note: Option<String>,
+    note: Option<gpuledger_lang::Said>,
 }
 
 fn from_path(path: &str) -> Option<Owner> {

@@ -112,7 +112,7 @@ fn owner_lines(out: &mut String, o: &gpuledger_model::Owner, lang: Lang) {
             out,
             lang,
             "report-explain-owner-note",
-            &[("note", safe(note))],
+            &[("note", safe(&note.in_lang(lang)))],
         );
     }
     if !o.assigned_devices.is_empty() {

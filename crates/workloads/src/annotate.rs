@@ -108,7 +108,7 @@ fn memory_moved(then: Option<u64>, now: Option<u64>) -> bool {
 pub struct Identifier {
     cache: HashMap<Key, Known>,
     /// This machine's measured runtime overhead (a saved probe): bytes and its label.
-    overhead: Option<(u64, String)>,
+    overhead: Option<(u64, Said)>,
     asking: Asking,
     background: Option<Background>,
     /// What reading model headers may cost per round.
@@ -121,7 +121,7 @@ impl Identifier {
     }
 
     /// Use a measured per-process overhead (from `gpuledger probe --save`) in CUDA estimates.
-    pub fn with_overhead(mut self, overhead: Option<(u64, String)>) -> Self {
+    pub fn with_overhead(mut self, overhead: Option<(u64, Said)>) -> Self {
         self.overhead = overhead;
         self
     }

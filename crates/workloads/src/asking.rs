@@ -71,7 +71,7 @@ pub(crate) struct Job {
     pub process: Process,
     pub workload: Workload,
     pub device: Option<crate::process_estimate::Dev>,
-    pub overhead: Option<(u64, String)>,
+    pub overhead: Option<(u64, Said)>,
     pub timeout: Duration,
 }
 

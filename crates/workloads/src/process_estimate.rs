@@ -53,7 +53,7 @@ pub fn replay_fit_at_load(
     i: &mut ProcessInputs,
     free_now: Option<u64>,
     own: Option<u64>,
-) -> Option<String> {
+) -> Option<Said> {
     replay_fit_at_load_by(i, free_now, own, crate::estimate::fit_cached)
 }
 
@@ -66,7 +66,7 @@ fn replay_fit_at_load_by(
         &crate::gguf::GgufModel,
         &crate::LlamaSettings,
     ) -> Result<crate::estimate::Fitting, crate::estimate::EstimateError>,
-) -> Option<String> {
+) -> Option<Said> {
     use crate::estimate::{devices::devices, Fitting, Setting};
     use gpuledger_model::llama_estimate::FitOutcome;
     // The free memory known is one GPU's: the carrier is filled only for a server on one.
@@ -77,7 +77,7 @@ fn replay_fit_at_load_by(
     let mut s = i.settings.clone();
     s.devices.free = Setting::runtime(
         vec![free_now.saturating_add(own)],
-        "the device's free memory now plus this server's own",
+        Said::new("recipe-src-free-plus-own", vec![]),
     );
     let Fitting::Replayed(f) = fit(&i.model, &s).ok()? else {
         return None;
@@ -89,35 +89,39 @@ fn replay_fit_at_load_by(
     if let (FitOutcome::Stopped(why), false) = (&r.outcome, changed) {
         // Stopped before it changed anything: the settings stay as given, and the reader is
         // told that --fit may have changed them, not left to think it would not.
-        return Some(format!(
-            "--fit (on by default) was not replayed to the end for the memory free at load ({}): \
-             {why}; the estimate keeps the unset settings as they are, which llama-server's \
-             --fit may have lowered",
-            gpuledger_model::units::human_bytes(free_now.saturating_add(own)),
+        let free = gpuledger_model::units::human_bytes(free_now.saturating_add(own));
+        return Some(Said::new(
+            "recipe-note-fit-not-replayed",
+            vec![("free", free.into()), ("why", why.clone().into())],
         ));
     }
     if r.outcome == FitOutcome::Unchanged || !changed {
         return None;
     }
-    let note = format!(
-        "--fit (on by default) replayed for the memory free at load, taken as free now ({}) + \
-         this server's own ({}): {} ({}{})",
-        gpuledger_model::units::human_bytes(free_now),
-        gpuledger_model::units::human_bytes(own),
-        r.flags.join(" "),
-        r.outcome.word(),
-        r.outcome
-            .reason()
-            .map(|w| format!(": {w}"))
-            .unwrap_or_default()
-    );
+    use gpuledger_model::units::human_bytes;
+    let outcome = Said::new(r.outcome.key(), vec![]);
+    let mut args = vec![
+        ("free", human_bytes(free_now).into()),
+        ("own", human_bytes(own).into()),
+        ("flags", r.flags.join(" ").into()),
+        ("outcome", outcome.into()),
+    ];
+    let key = match r.outcome.reason() {
+        Some(why) => {
+            args.push(("why", why.into()));
+            "recipe-note-fit-replayed-why"
+        }
+        None => "recipe-note-fit-replayed",
+    };
+    let note = Said::new(key, args);
     i.settings = f.settings;
     Some(note)
 }
 
 /// Run the recipe for `inputs`.
-pub fn estimate_inputs(i: &ProcessInputs) -> Result<Estimate, String> {
-    estimate(&i.model, &i.settings).map_err(|e| format!("no estimate for this model: {e}"))
+pub fn estimate_inputs(i: &ProcessInputs) -> Result<Estimate, Said> {
+    estimate(&i.model, &i.settings)
+        .map_err(|e| Said::new("recipe-err-no-estimate", vec![("why", e.said().into())]))
 }
 
 /// The compact form a snapshot carries. Over several devices the GPU figures are this process's
@@ -262,7 +266,7 @@ pub fn runtime_estimate(
     w: &Workload,
     procs: &gpuledger_sources::procfs::ProcReader,
     device: Option<&Dev>,
-    overhead: Option<(u64, String)>,
+    overhead: Option<(u64, Said)>,
     round: Option<&crate::safetensors::Round>,
     ask: Option<&crate::live::Asker>,
 ) -> Option<Result<crate::runtimes::RuntimeEstimate, Said>> {
@@ -309,7 +313,7 @@ pub fn estimate_process(
     procs: &ProcReader,
     device: Option<&Dev>,
     round: &crate::safetensors::Round,
-    overhead: Option<(u64, String)>,
+    overhead: Option<(u64, Said)>,
     ask: Option<&crate::live::Asker>,
 ) -> Outcome {
     let vendor = device.map(|(_, v, ..)| *v);
@@ -331,13 +335,13 @@ pub fn estimate_process(
                     i.notes.placement = replay_fit_at_load(&mut i, device.and_then(|d| d.3), own);
                     i
                 })
-                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)).map_err(Said::from))
+                .and_then(|i| estimate_inputs(&i).map(|e| (i, e)))
                 .map(|(i, mut e)| {
                     if let Some((bytes, label)) = &overhead {
                         // The settings' backend, the key the estimate's `backend` input words.
                         if i.settings.backend.value == crate::estimate::Backend::Cuda {
                             e.overhead.gpu_bytes = Some(*bytes);
-                            e.overhead.what = format!("CUDA context, {label}").into();
+                            e.overhead.what = label.clone();
                             e.total_gpu_bytes = e.total_gpu_bytes_without_overhead + bytes;
                         }
                     }

@@ -275,7 +275,13 @@ fn gemma3n_per_layer_embeddings_stay_on_the_host() {
     );
     // AltUp, LAuReL and the per-layer inputs are in the graph replay (compute/gemma3n.rs,
     // compute/ple.rs): nothing said approximate, and the buffers hold what they keep alive.
-    let parts = e.compute.approximate_parts.join(" | ");
+    let parts: Vec<&str> = e
+        .compute
+        .approximate_parts
+        .iter()
+        .map(|p| p.as_str())
+        .collect();
+    let parts = parts.join(" | ");
     assert!(!e.compute.approximate, "{parts}");
     // 512 tokens: the looked-up per-layer rows (35 × 256 per token) stay on the host; the
     // device keeps their projected sum through every layer beside the 4 AltUp copies.

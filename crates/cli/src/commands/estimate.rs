@@ -184,8 +184,8 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
     let mut e = estimate(&model, &settings)?;
     e.fit = replay_fit;
     e.notes.extend(fit_note);
-    e.notes.extend(gpus_note.map(Said::from));
-    e.notes.extend(rpc_note.map(Said::from));
+    e.notes.extend(gpus_note);
+    e.notes.extend(rpc_note);
     crate::overhead::apply_probe(&mut e, settings.backend.value);
     let reported = opts
         .log
@@ -309,7 +309,7 @@ fn live_free(
     snap: Option<&Snapshot>,
     opts: &line::Opts,
     device: Option<&Device>,
-) -> (Vec<u64>, Option<String>) {
+) -> (Vec<u64>, Option<Said>) {
     let (Some(snap), Some(d)) = (snap, device) else {
         return (Vec::new(), None);
     };
@@ -333,13 +333,13 @@ fn live_free(
     let all = same_vendor.len();
     // Named one by one: a 4090 beside an A4000 are two GPUs of one vendor, not of one kind.
     let note = (opts.gpus.is_none() && !opts.device_named && all > 1).then(|| {
-        format!(
-            "this machine has {all} GPUs llama-server's build for this vendor sees ({}) and it \
-             uses every one (layers split by free memory): this estimate is for GPU{} alone; \
-             --gpus {all} estimates the split (in index order, which is CUDA's with \
-             CUDA_DEVICE_ORDER=PCI_BUS_ID)",
-            same_vendor.join(", "),
-            d.index
+        Said::new(
+            "recipe-note-several-gpus",
+            vec![
+                ("count", all.into()),
+                ("gpus", same_vendor.join(", ").into()),
+                ("index", d.index.to_string().into()),
+            ],
         )
     });
     (free, note)
@@ -371,7 +371,7 @@ fn free_carrier(opts: &line::Opts, live: &[u64], settings: &mut LlamaSettings) {
     }
     settings.devices.free = Setting {
         value: live.to_vec(),
-        source: SettingSource::Runtime("the live GPUs' free memory".into()),
+        source: SettingSource::Runtime(Said::new("recipe-src-live-free", vec![])),
     };
 }
 
@@ -381,7 +381,7 @@ fn rpc_only(
     opts: &line::Opts,
     snap: Option<&Snapshot>,
     settings: &mut LlamaSettings,
-) -> Option<String> {
+) -> Option<Said> {
     let no_gpu = snap.is_none_or(|s| s.devices.is_empty());
     let rpc = settings.devices.rpc.value.len();
     if rpc == 0 || !no_gpu || opts.gpus.is_some() || opts.backend.is_some() {
@@ -391,10 +391,9 @@ fn rpc_only(
         value: 0,
         source: SettingSource::Default(Said::new("recipe-default-rpc-only", vec![])),
     };
-    Some(format!(
-        "no local GPU seen: the devices are the {rpc} RPC server{} alone (--gpus N adds local \
-         GPUs after them); their buffers are modelled as CUDA's (--backend to change)",
-        if rpc == 1 { "" } else { "s" }
+    Some(Said::new(
+        "recipe-note-rpc-only",
+        vec![("count", rpc.into())],
     ))
 }
 

@@ -50,7 +50,7 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         let groups = gpuledger_model::group_memory(&snap, by);
         let text = match format {
             Format::Json => render_groups_json(&groups),
-            Format::Csv => anyhow::bail!("--group-by prints a table or JSON (--json), not CSV"),
+            Format::Csv => return Err(crate::failed::failed("cli-err-group-by-csv", vec![])),
             Format::Table => {
                 let host = snap.host.hostname.as_deref();
                 render_groups_table_in(&groups, host, replay.as_deref(), global.lang)

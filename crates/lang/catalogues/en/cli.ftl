@@ -439,3 +439,6 @@ cli-watch-start = gpuledger: watching { $alerts ->
     } every { $every }; Ctrl-C to stop
 cli-watch-exec-failed = gpuledger: --exec { $command } could not start: { $error }
 cli-explain-log-given = { $name } (the log given with --log)
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+cli-err-group-by-csv = --group-by prints a table or JSON (--json), not CSV

@@ -382,3 +382,108 @@ recipe-rope-err-kind = the rotary cos/sin cache of a { $kind } rope (vLLM sizes 
 recipe-rope-err-dim = the rotary cos/sin cache: implausible rotary dim { $dim }
 recipe-rope-err-partial = the rotary cos/sin cache: partial_rotary_factor { $factor } (vLLM refuses it)
 recipe-sglang-nm-kv-overflow = the KV pool: { $tokens } tokens × { $bytes } bytes per token does not fit in 64 bits
+
+## What the compute replay approximates, and why (estimate/compute, graph_gaps, backend_gaps)
+recipe-approx-fused-q-k-v = a fused Q/K/V projection (attn_qkv): counted as three projections
+recipe-approx-attention-output-gate-attn = the attention output gate (attn_gate): not in the replay
+recipe-approx-moe-routing = MoE routing
+recipe-approx-mla-attention = MLA attention
+recipe-approx-deepseek-v4-graph-not = DeepSeek V4's graph: not replayed, the file lacks a key or tensor it is built from (attn_q_a, attn_output_a, hyper_connection.count, compress_ratios); plain attention layers stand in
+recipe-approx-deepseek4-hash-routed-layers = deepseek4's hash-routed layers (experts picked by token id from ffn_gate_tid2eid): written from models/deepseek4.cpp, not checked against a run
+recipe-approx-gated-deltanet-gpu-backend = Gated DeltaNet on a GPU backend: the fused kernel assumed
+recipe-approx-attention-without-kv-cache = an attention without a KV cache (every layer shares one): not in the replay
+recipe-approx-glm5-next-k-pool = glm5-next's k-pool indexer (no usable attention.indexer.kpool, or sizes beyond any device): not in the replay
+recipe-approx-glm5-next-gathered-sparse = glm5-next's gathered sparse attention (n_ubatch ≤ 16): counted as the scatter path
+recipe-approx-adapter-router-one-head = the adapter router (a one-head attention over the adapter tokens) and the per-token LoRA deltas of every projection (switch_lora): not in the replay
+recipe-approx-qwen4exp-ple-n-gram = qwen4exp's PLE n-gram embedding (sizes out of range): not replayed
+recipe-approx-recurrent-layers-gpu-backend = recurrent layers on a GPU backend
+recipe-approx-qwen4exp-qsa-indexer-sizes = qwen4exp's QSA indexer (sizes beyond any device): its layers counted dense
+recipe-approx-rwkv-6-separate-lerps = RWKV-6's separate lerps (an older conversion): counted as fused
+recipe-approx-gated-deltanet-layers-build = Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): counted with Mamba-1's shape
+recipe-approx-kda-layers-kimi-delta = KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): counted with Mamba-1's shape
+recipe-approx-rwkv-time-mix-channel = RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with Mamba-1's shape
+recipe-approx-recurrent-layers-mamba-1 = recurrent layers (Mamba-1's shape)
+recipe-approx-header-beyond-any-device = not replayed: the header claims tensors or layers beyond any device (the figure is the largest single tensor)
+recipe-approx-unknown-arch = the graph of '{ $arch }', an architecture gpuledger does not know: the generic transformer's layers
+recipe-approx-hyper-connections = the hyper-connections (several residual streams mixed around every attention and FFN block by hc_attn_fn / hc_ffn_fn): not in the replay, which keeps one stream
+recipe-approx-altup = Gemma 3n's AltUp (several copies of the hidden state through every layer) and LAuReL blocks: not in the replay, which builds one hidden state per layer
+recipe-approx-per-layer-embeddings = the per-layer input embeddings (per_layer_token_embd rows looked up on the host, projected by per_layer_model_proj and fed to every layer): not in the replay
+recipe-approx-hrm-cycles = HRM's cycles (the low and high stacks' slots, each reading the sum of both states, the outputs selected after the last slot): the replay writes the slots as a plain stack of layers
+recipe-approx-kimi-k3-residual = Kimi-K3's cross-layer residual attention (the banked layer inputs scored and mixed before every attention and FFN) and its latent-width experts: not in the replay
+recipe-approx-latent-projected = { $arch }'s latent-projected attention (K and V decompressed per head from a kv_lora_rank latent by attn_kv_b, then cached as ordinary K/V): the replay writes the standard attention's shape without the decompression's intermediate tensors
+recipe-approx-legacy-latent = attention of an older latent-attention conversion without MLA (kv_lora_rank, no *_mla lengths, attn_kv_b instead of attn_k_b/attn_v_b): llama.cpp decompresses K and V per head with attn_kv_b; the replay writes the standard attention's shape
+recipe-approx-indexer-dsa = the DSA lightning indexer ({ $heads } heads of { $size } over every cached position, its top-k selection and sparse mask): not in the replay, so the compute buffer can be several times larger than estimated at long context
+recipe-approx-indexer-msa = the MSA block indexer ({ $heads } heads of { $size }, block scores, block top-k and local-block bias): not in the replay
+recipe-approx-indexer-qsa = the QSA indexer ({ $heads } heads of { $size }: key pooling, scores, top-k selection): not in the replay
+recipe-approx-metal-host-experts = Metal with experts on the host (--cpu-moe, --n-cpu-moe, -ot exps=CPU): Metal offloads only the matrix products on host weights (ggml_backend_metal_device_offload_op), so the experts' bias additions and their activations stay in the host compute buffer; replayed so, but not checked against a Metal log here (host compute −34 % before this rule, estimate against a public log of a real run, as gpuledger issue #35 measured it; the log's address is not recorded here)
+recipe-approx-metal-no-fa = Metal without flash attention (-fa off): ggml-metal's attention path is not replayed, the CUDA one's is: not modelled (gpt-oss-120b: compute −32 %, estimate against a public log of a real run, as gpuledger issue #35 measured it; the log's address is not recorded here)
+recipe-approx-rocm = ROCm (the HIP build of ggml-cuda): the replay makes the CUDA build's graph choices, not the HIP build's own: not modelled (gpt-oss-120b at -c 262144 -np 2 -ub 1024: the device compute buffer 796 MiB in the log of ollama/ollama#16416, the replay 439 MiB, −45 %; the host's 281 MiB within 8 %)
+recipe-approx-vulkan-quant-k = Vulkan with a quantised K cache (-ctk { $type }): ggml-vulkan's attention over a quantised K is not replayed, the CUDA one's is: not modelled (compute −44 %, estimate against a public log of a real run, as gpuledger issue #35 measured it; the log's address is not recorded here)
+recipe-approx-devices-quant-kv = several devices (-ts) with a quantised KV cache: the host's part of the scheduler's copies between devices is not replayed for quantised cache views: not modelled (two GPUs, q8_0 KV: host compute 37 vs 133 MiB, estimate against a public log of a real run, as gpuledger issue #35 measured it; the log's address is not recorded here)
+recipe-approx-vulkan-reorder = the Vulkan device buffer: Vulkan reorders each split's nodes for parallelism (ggml_vk_graph_optimize), which changes which tensors are alive together; the replay keeps the graph's order (exact with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1; with the reordering up to one n_embd × n_ubatch F32 activation off: on the test grid within 10 %, or that one activation for a small buffer)
+
+## The estimate's inputs, notes and the --fit replay's sentences (estimate/hparams, memory, indexer, context, fit)
+recipe-window-llama4 = llama_model_llama4::load_arch_hparams: chunked attention, 8192
+recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams: 4096, dense first
+recipe-window-exaone4 = llama_model_exaone4::load_arch_hparams: 64 layers
+recipe-window-gemma2 = llama_model_gemma2::load_arch_hparams
+recipe-rule-head-kv-absent = head_count_kv absent: equals head_count
+recipe-rule-router-layer = llama_model_granite_switch::load_arch_hparams: the adapter router, one attention layer of 1 head after the blocks, held in the KV cache
+recipe-rule-swa-pattern = llama.cpp's pattern for { $arch }
+recipe-value-per-layer-array = per-layer array
+recipe-value-swa-pattern = { $swa } SWA : 1 full
+recipe-value-swa-pattern-full-first = { $swa } SWA : 1 full, full first
+recipe-rule-full-attention-interval = llama.cpp's default: every 4th layer is full attention
+recipe-rule-gemma3n-kv-from-start = llama.cpp's value for gemma3n
+recipe-value-n-of-layers = { $n } of { $total } layers
+recipe-rule-minimax-m3-sparse = minimax-m3: sparse layers from leading_dense_block_count on
+recipe-value-from-layer = from layer { $layer }
+recipe-rule-glm-dsa-every-layer = no indexer.types and trained below 1M context (GLM 5, 5.1): every layer has an indexer (models/glm-dsa.cpp)
+recipe-rule-glm-5-2-pattern = no indexer.types: GLM-5.2's default pattern (models/glm-dsa.cpp)
+recipe-value-n-of = { $n } of { $total }
+recipe-rule-glm5-next-indexer-types = no indexer.types: every attention layer has its own indexer (llama_model_glm5_next::load_arch_hparams)
+recipe-rule-hy-v4-indexer-types = no indexer.types: no layer owns an indexer (llama_model_hy_v4::load_arch_hparams)
+recipe-rule-kpool-row = llama_hparams::indexer_kpool_row: a cached row is key | gate | pooled
+recipe-rule-hy-v4-no-indexer = { $key } absent or 0: a full-attention checkpoint, no indexer cache (llama_model::create_memory, LLM_ARCH_HY_V4)
+recipe-rule-qsa-not-pooled = no compress_ratios: the indexer keys are not pooled (models/qwen4exp.cpp)
+recipe-note-ctx0-per-slot = -c 0 (the training context) with a cache per slot: each of the { $slots } slots gets the whole training context ({ $train }), n_ctx = { $n_ctx }
+recipe-note-kv-unified-forced = kv_unified forced to true: this llama.cpp build writes the KV cache with ggml_cpy and gives every sequence one shared cache (rule kv-write-idxs not yet)
+recipe-note-plm-fa-abort = llama.cpp b11434 aborts plm with flash attention (GGML_ASSERT in ggml_set_rows, from llama_kv_cache::cpy_v): run it with -fa off; this estimate is for the settings as given
+recipe-note-mtmd-projector = llama-mtmd-cli also loads the multimodal projector (--mmproj) with its own weights and compute buffer: not in this estimate
+recipe-note-grok-fa-off = flash attention off: llama.cpp forces it off for grok (llama_init_from_model), whatever -fa says
+recipe-rule-device-order = RPC servers first, then local GPUs; -sm none keeps --main-gpu
+recipe-note-override-matches-nothing = { $flag }: matches no tensor of this model (or only tensors an earlier override placed)
+recipe-note-dsv4-hc-abort = llama.cpp b11434 aborts deepseek4 unless it has 4 hyper-connection streams (GGML_ASSERT(hc == 4) in build_hc_pre, when the context reserves its graph); this file has { $streams }: the figures are what the graph would take
+recipe-value-newest-rules = newest rules
+recipe-src-loaded-library = loaded { $lib }
+recipe-src-measured-nvidia = measured on an NVIDIA device
+recipe-src-measured-amd = measured on an AMD device
+recipe-src-measured-apple = measured on an Apple GPU
+recipe-src-measured-other = measured on an Intel/other GPU
+recipe-src-fit-no-mmap = --fit's projection loads without mmap
+recipe-note-rpc-only = no local GPU seen: the devices are the { $count } RPC { $count ->
+        [one] server
+       *[other] servers
+    } alone (--gpus N adds local GPUs after them); their buffers are modelled as CUDA's (--backend to change)
+recipe-src-live-free = the live GPUs' free memory
+recipe-src-free-plus-own = the device's free memory now plus this server's own
+recipe-note-fit-not-replayed = --fit (on by default) was not replayed to the end for the memory free at load ({ $free }): { $why }; the estimate keeps the unset settings as they are, which llama-server's --fit may have lowered
+recipe-note-fit-replayed = --fit (on by default) replayed for the memory free at load, taken as free now ({ $free }) + this server's own ({ $own }): { $flags } ({ $outcome })
+recipe-note-fit-replayed-why = --fit (on by default) replayed for the memory free at load, taken as free now ({ $free }) + this server's own ({ $own }): { $flags } ({ $outcome }: { $why })
+recipe-overhead-probed = CUDA context on { $device }, measured by probe on { $date }
+recipe-fit-stopped-bound = the replay stopped after { $n } memory projections (its bound); llama.cpp would go on: the settings are those reached so far
+recipe-fit-stopped-time = the replay stopped after { $n } memory projections (its time budget on the collection path); llama.cpp would go on: the settings are those reached so far
+recipe-note-override-no-gpu-backend = { $flag }: a llama-server without a GPU backend has no buffer type { $type } and refuses it; the estimate (backend cpu) keeps these tensors on the host
+recipe-note-override-unknown-device = { $flag }: { $type } is none of the devices estimated ({ $devices }); the estimate counts these tensors on { $first } (llama-server refuses a buffer type it does not list)
+recipe-err-cache-row-blocks = { $flag } { $type } cannot store this model's cache: layer { $layer }'s row of { $n } elements is not a whole number of { $type }'s { $block }-element blocks
+recipe-err-refuses-n-seq = llama.cpp refuses these settings: n_seq_max must be <= 256 (-np { $n } was given)
+recipe-err-ctx-32bit = context { $c } (or batch { $batch } / micro-batch { $ubatch }) does not fit llama.cpp's 32-bit sizes (at most { $max }); give -c explicitly
+recipe-err-refuses-qv-grok = llama.cpp refuses these settings: quantized V cache ({ $type }) requires flash_attn to be enabled, which llama.cpp forces off for grok
+recipe-err-refuses-qv-fa-off = llama.cpp refuses these settings: quantized V cache ({ $type }) requires flash_attn to be enabled (-fa off was given)
+recipe-err-refuses-mla-types = llama.cpp refuses these settings: model does not support different K ({ $k }) and V ({ $v }) cache types (MLA keeps V inside K; give -ctk and -ctv the same type)
+recipe-err-no-estimate = no estimate for this model: { $why }
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+recipe-src-flag-from = { $flag } ({ $from })
+recipe-src-parent-cmdline = /proc/{ $pid }/cmdline (the parent server; this process's title replaced its own)
+recipe-note-several-gpus = this machine has { $count } GPUs llama-server's build for this vendor sees ({ $gpus }) and it uses every one (layers split by free memory): this estimate is for GPU{ $index } alone; --gpus { $count } estimates the split (in index order, which is CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID)

@@ -192,6 +192,7 @@ report-fit-fitted = fitted
 report-fit-failed = failed
 report-fit-stopped = stopped
 report-est-fit = --fit replayed ({ $outcome }): for { $free } free, leaving { $margin }; llama-server would load with:
+report-est-fit-log = llama.cpp's own log lines for this --fit, as it prints them:
 report-est-inputs = inputs:
 report-est-notes = notes:
 report-source-gguf = gguf { $detail }
@@ -954,3 +955,11 @@ report-alert-resolved = RESOLVED
 report-alert-subject-process = { $name } (pid { $pid }) on { $device }
 report-alert-of-total = { $value } ({ $percent }% of total)
 report-alert-gone = no longer present
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+report-owner-shape-pod = a Kubernetes pod's (kubepods…)
+report-owner-shape-job = a Slurm job's (job_<id>)
+report-owner-doubt-delegated = the cgroup path is shaped like { $what } but lies in a user's delegated systemd subtree ({ $manager }), where that user may create any cgroup: shown as that user's
+report-owner-doubt-not-kubelet = the cgroup path is shaped like { $what } but is not under the kubelet's cgroup root (/kubepods, /kubepods.slice, a kind node's /kubelet): not taken as a pod
+report-owner-doubt-not-slurmd = the cgroup path is shaped like { $what } but is not under slurmd's cgroup root (/slurm, /slurm_<node>, /system.slice/slurmstepd.scope): not taken as a job
+report-err-not-grouping = { $given } is not a grouping: use one of { $choices }

@@ -115,7 +115,7 @@ cli-after-estimate =
       -mg, --main-gpu N           -sm none 时使用的设备
       -fit, --fit on|off          加载前把未设置的 -c 和 -ngl 调整到适合空闲显存（llama.cpp 的
                                   默认值：on）。在已知每个设备的空闲显存时（--free 或实时 GPU）
-                                  重放：估算针对它会选择的值，并逐行列出固定这些值的参数，
+                                  回放：估算针对它会选择的值，并逐行列出固定这些值的参数，
                                   每行都可直接运行
       -fitt, --fit-target MiB[,MiB...]
                                   --fit 在每个设备上留出的空闲显存（默认 1024）
@@ -421,3 +421,6 @@ cli-remote-fetch-failed = GET { $url }：{ $error }（显示的是上次收到�
 cli-watch-start = gpuledger：每 { $every } 检查 { $alerts } 条告警；按 Ctrl-C 停止
 cli-watch-exec-failed = gpuledger：--exec { $command } 无法启动：{ $error }
 cli-explain-log-given = { $name }（用 --log 给出的日志）
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+cli-err-group-by-csv = --group-by 输出表格或 JSON（--json），不输出 CSV

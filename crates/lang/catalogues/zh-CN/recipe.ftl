@@ -377,3 +377,105 @@ recipe-rope-err-kind = { $kind } 类 rope 的旋转位置编码 cos/sin 缓存�
 recipe-rope-err-dim = 旋转位置编码的 cos/sin 缓存：不合理的旋转维度 { $dim }
 recipe-rope-err-partial = 旋转位置编码的 cos/sin 缓存：partial_rotary_factor { $factor }（vLLM 会拒绝）
 recipe-sglang-nm-kv-overflow = KV 池：{ $tokens } 个 token × 每 token { $bytes } 字节，超出 64 位能表示的范围
+
+## What the compute replay approximates, and why (estimate/compute, graph_gaps, backend_gaps)
+recipe-approx-fused-q-k-v = 融合的 Q/K/V 投影（attn_qkv）：按三个投影计算
+recipe-approx-attention-output-gate-attn = 注意力输出门（attn_gate）：不在回放中
+recipe-approx-moe-routing = MoE 路由
+recipe-approx-mla-attention = MLA 注意力
+recipe-approx-deepseek-v4-graph-not = DeepSeek V4 的计算图：未回放，文件缺少构建它所需的某个键或张量（attn_q_a、attn_output_a、hyper_connection.count、compress_ratios）；以普通注意力层代替
+recipe-approx-deepseek4-hash-routed-layers = deepseek4 的哈希路由层（按 token id 从 ffn_gate_tid2eid 选取专家）：依据 models/deepseek4.cpp 编写，未对照实际运行核对
+recipe-approx-gated-deltanet-gpu-backend = GPU 后端上的 Gated DeltaNet：假定使用融合内核
+recipe-approx-attention-without-kv-cache = 没有 KV 缓存的注意力（每层都共用一个缓存）：不在回放中
+recipe-approx-glm5-next-k-pool = glm5-next 的 k-pool 索引器（没有可用的 attention.indexer.kpool，或大小超出任何设备的容量）：不在回放中
+recipe-approx-glm5-next-gathered-sparse = glm5-next 的 gather 式稀疏注意力（n_ubatch ≤ 16）：按 scatter 路径计算
+recipe-approx-adapter-router-one-head = 适配器路由器（对适配器 token 做单头注意力）以及每个投影逐 token 的 LoRA 增量（switch_lora）：不在回放中
+recipe-approx-qwen4exp-ple-n-gram = qwen4exp 的 PLE n-gram 嵌入（大小超出范围）：未回放
+recipe-approx-recurrent-layers-gpu-backend = GPU 后端上的循环层
+recipe-approx-qwen4exp-qsa-indexer-sizes = qwen4exp 的 QSA 索引器（大小超出任何设备的容量）：其所在层按稠密方式计算
+recipe-approx-rwkv-6-separate-lerps = RWKV-6 的独立 lerp（较旧的转换）：按融合的 lerp 计算
+recipe-approx-gated-deltanet-layers-build = Gated DeltaNet 层（build_delta_net：分块 delta 规则、门控归一化）：按 Mamba-1 的形状计算
+recipe-approx-kda-layers-kimi-delta = KDA 层（Kimi delta 注意力：Q/K/V 卷积、门控 delta 规则）：按 Mamba-1 的形状计算
+recipe-approx-rwkv-time-mix-channel = RWKV 的时间混合层和通道混合层（build_rwkv6/7_time_mix）：按 Mamba-1 的形状计算
+recipe-approx-recurrent-layers-mamba-1 = 循环层（Mamba-1 的形状）
+recipe-approx-header-beyond-any-device = 未回放：文件头声明的张量或层超出任何设备的容量（此数字为最大的单个张量）
+recipe-approx-unknown-arch = gpuledger 不认识的架构“{ $arch }”的计算图：按通用 transformer 的层计算
+recipe-approx-hyper-connections = 超连接（由 hc_attn_fn / hc_ffn_fn 在每个注意力块和 FFN 块前后混合的多条残差流）：不在回放中，回放只保留一条流
+recipe-approx-altup = Gemma 3n 的 AltUp（隐藏状态的多个副本贯穿每一层）和 LAuReL 块：不在回放中，回放每层只构建一个隐藏状态
+recipe-approx-per-layer-embeddings = 逐层输入嵌入（在主机上查找 per_layer_token_embd 的行，经 per_layer_model_proj 投影后送入每一层）：不在回放中
+recipe-approx-hrm-cycles = HRM 的周期（低阶栈和高阶栈的各槽位，每个都读取两个状态之和，在最后一个槽位之后选取输出）：回放把这些槽位写成普通的层堆叠
+recipe-approx-kimi-k3-residual = Kimi-K3 的跨层残差注意力（在每个注意力和 FFN 之前，对暂存的各层输入打分并混合）及其在潜在宽度上运行的专家：不在回放中
+recipe-approx-latent-projected = { $arch } 的潜在投影注意力（K 和 V 由 attn_kv_b 从 kv_lora_rank 维的潜向量逐头解压，再作为普通 K/V 缓存）：回放按标准注意力的形状编写，不含解压的中间张量
+recipe-approx-legacy-latent = 较旧的、不含 MLA 的潜在注意力转换中的注意力（有 kv_lora_rank，没有 *_mla 长度，用 attn_kv_b 而不是 attn_k_b/attn_v_b）：llama.cpp 用 attn_kv_b 逐头解压 K 和 V；回放按标准注意力的形状编写
+recipe-approx-indexer-dsa = DSA 闪电索引器（在每个已缓存位置上运行的 { $heads } 个大小为 { $size } 的头，及其 top-k 选择和稀疏掩码）：不在回放中，因此长上下文时计算缓冲区可能比估算值大数倍
+recipe-approx-indexer-msa = MSA 块索引器（{ $heads } 个大小为 { $size } 的头、块分数、块 top-k 和局部块偏置）：不在回放中
+recipe-approx-indexer-qsa = QSA 索引器（{ $heads } 个大小为 { $size } 的头：键池化、分数、top-k 选择）：不在回放中
+recipe-approx-metal-host-experts = 专家放在主机上的 Metal（--cpu-moe、--n-cpu-moe、-ot exps=CPU）：对主机上的权重，Metal 只卸载矩阵乘积（ggml_backend_metal_device_offload_op），所以专家的偏置加法及其激活值留在主机计算缓冲区中；回放按此处理，但这里未对照 Metal 日志核对（此规则之前主机计算 −34 %，为估算值对比一次实际运行的公开日志，由 gpuledger issue #35 测得；这里未记录该日志的地址）
+recipe-approx-metal-no-fa = 不用 flash attention 的 Metal（-fa off）：回放的不是 ggml-metal 的注意力路径，而是 CUDA 的：未建模（gpt-oss-120b：计算 −32 %，为估算值对比一次实际运行的公开日志，由 gpuledger issue #35 测得；这里未记录该日志的地址）
+recipe-approx-rocm = ROCm（ggml-cuda 的 HIP 构建）：回放采用的是 CUDA 构建的计算图选择，而不是 HIP 构建自己的：未建模（gpt-oss-120b 在 -c 262144 -np 2 -ub 1024 下：ollama/ollama#16416 的日志中设备计算缓冲区为 796 MiB，回放为 439 MiB，−45 %；主机的 281 MiB 相差在 8 % 以内）
+recipe-approx-vulkan-quant-k = 使用量化 K 缓存的 Vulkan（-ctk { $type }）：回放的不是 ggml-vulkan 对量化 K 的注意力，而是 CUDA 的：未建模（计算 −44 %，为估算值对比一次实际运行的公开日志，由 gpuledger issue #35 测得；这里未记录该日志的地址）
+recipe-approx-devices-quant-kv = 多个设备（-ts）加量化 KV 缓存：对量化缓存视图，调度器在设备之间复制时由主机承担的部分未回放：未建模（两个 GPU，q8_0 KV：主机计算 37 vs 133 MiB，为估算值对比一次实际运行的公开日志，由 gpuledger issue #35 测得；这里未记录该日志的地址）
+recipe-approx-vulkan-reorder = Vulkan 设备缓冲区：Vulkan 为了并行会重排每个 split 的节点（ggml_vk_graph_optimize），这会改变哪些张量同时存活；回放保持计算图的顺序（设置 GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 时精确；重排时最多相差一个 n_embd × n_ubatch 的 F32 激活值：在测试网格上误差在 10 % 以内，小缓冲区则在这一个激活值以内）
+
+## The estimate's inputs, notes and the --fit replay's sentences (estimate/hparams, memory, indexer, context, fit)
+recipe-window-llama4 = llama_model_llama4::load_arch_hparams：分块注意力，8192
+recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每组首层为稠密层
+recipe-window-exaone4 = llama_model_exaone4::load_arch_hparams：64 层
+recipe-window-gemma2 = llama_model_gemma2::load_arch_hparams
+recipe-rule-head-kv-absent = 缺少 head_count_kv：等于 head_count
+recipe-rule-router-layer = llama_model_granite_switch::load_arch_hparams：适配器路由器，即各块之后的一个注意力层（1 个头），保存在 KV 缓存中
+recipe-rule-swa-pattern = llama.cpp 对 { $arch } 的层模式
+recipe-value-per-layer-array = 逐层数组
+recipe-value-swa-pattern = { $swa } 层 SWA : 1 层全注意力
+recipe-value-swa-pattern-full-first = { $swa } 层 SWA : 1 层全注意力，每组首层为全注意力
+recipe-rule-full-attention-interval = llama.cpp 的默认值：每 4 层中的第 4 层为全注意力
+recipe-rule-gemma3n-kv-from-start = llama.cpp 对 gemma3n 的取值
+recipe-value-n-of-layers = { $total } 层中的 { $n } 层
+recipe-rule-minimax-m3-sparse = minimax-m3：从 leading_dense_block_count 起为稀疏层
+recipe-value-from-layer = 从第 { $layer } 层起
+recipe-rule-glm-dsa-every-layer = 没有 indexer.types，且训练上下文低于 1M（GLM 5、5.1）：每层都有索引器（models/glm-dsa.cpp）
+recipe-rule-glm-5-2-pattern = 没有 indexer.types：GLM-5.2 的默认模式（models/glm-dsa.cpp）
+recipe-value-n-of = { $total } 个中的 { $n } 个
+recipe-rule-glm5-next-indexer-types = 没有 indexer.types：每个注意力层都有自己的索引器（llama_model_glm5_next::load_arch_hparams）
+recipe-rule-hy-v4-indexer-types = 没有 indexer.types：没有任何层拥有索引器（llama_model_hy_v4::load_arch_hparams）
+recipe-rule-kpool-row = llama_hparams::indexer_kpool_row：缓存的一行为 键 | 门控 | 池化值
+recipe-rule-hy-v4-no-indexer = 缺少 { $key } 或其为 0：全注意力的检查点，没有索引器缓存（llama_model::create_memory，LLM_ARCH_HY_V4）
+recipe-rule-qsa-not-pooled = 没有 compress_ratios：索引器的键不做池化（models/qwen4exp.cpp）
+recipe-note-ctx0-per-slot = -c 0（训练上下文）且每个槽位各有一个缓存：{ $slots } 个槽位各自得到完整的训练上下文（{ $train }），n_ctx = { $n_ctx }
+recipe-note-kv-unified-forced = kv_unified 被强制设为 true：此 llama.cpp 版本用 ggml_cpy 写入 KV 缓存，所有序列共用一个缓存（早于规则 kv-write-idxs）
+recipe-note-plm-fa-abort = llama.cpp b11434 在启用 flash attention 时运行 plm 会中止（ggml_set_rows 中的 GGML_ASSERT，由 llama_kv_cache::cpy_v 调用）：请用 -fa off 运行；此估算按给出的设置计算
+recipe-note-mtmd-projector = llama-mtmd-cli 还会加载多模态投影器（--mmproj），它有自己的权重和计算缓冲区：不在此估算中
+recipe-note-grok-fa-off = flash attention 关闭：无论 -fa 如何设置，llama.cpp 都会对 grok 强制关闭它（llama_init_from_model）
+recipe-rule-device-order = 先 RPC 服务器，后本地 GPU；-sm none 保留 --main-gpu
+recipe-note-override-matches-nothing = { $flag }：不匹配此模型的任何张量（或只匹配已由前面的覆盖规则放置的张量）
+recipe-note-dsv4-hc-abort = 除非有 4 条超连接流，否则 llama.cpp b11434 运行 deepseek4 会中止（上下文预留其计算图时，build_hc_pre 中的 GGML_ASSERT(hc == 4)）；此文件有 { $streams } 条：这些数值是该计算图所需的量
+recipe-value-newest-rules = 最新规则
+recipe-src-loaded-library = 加载了 { $lib }
+recipe-src-measured-nvidia = 在 NVIDIA 设备上实测
+recipe-src-measured-amd = 在 AMD 设备上实测
+recipe-src-measured-apple = 在 Apple GPU 上实测
+recipe-src-measured-other = 在 Intel/其他 GPU 上实测
+recipe-src-fit-no-mmap = --fit 的推算按不使用 mmap 加载计算
+recipe-note-rpc-only = 未发现本地 GPU：设备只有 { $count } 个 RPC 服务器（--gpus N 会在其后添加本地 GPU）；它们的缓冲区按 CUDA 的方式建模（可用 --backend 更改）
+recipe-src-live-free = 当前各 GPU 的空闲显存
+recipe-src-free-plus-own = 设备当前的空闲显存加上此服务自身占用的量
+recipe-note-fit-not-replayed = 未按加载时的空闲显存（{ $free }）把 --fit（默认开启）回放到底：{ $why }；估算保持未设置的参数不变，而 llama-server 的 --fit 可能已把它们调低
+recipe-note-fit-replayed = 已按加载时的空闲显存回放 --fit（默认开启），该值取当前空闲量（{ $free }）+ 此服务自身占用量（{ $own }）：{ $flags }（{ $outcome }）
+recipe-note-fit-replayed-why = 已按加载时的空闲显存回放 --fit（默认开启），该值取当前空闲量（{ $free }）+ 此服务自身占用量（{ $own }）：{ $flags }（{ $outcome }：{ $why }）
+recipe-overhead-probed = { $device } 上的 CUDA 上下文，由 probe 于 { $date } 实测
+recipe-fit-stopped-bound = 回放在 { $n } 次显存推算后停止（达到其上限）；llama.cpp 会继续：这些设置是目前为止得到的结果
+recipe-fit-stopped-time = 回放在 { $n } 次显存推算后停止（用完其在采集路径上的时间预算）；llama.cpp 会继续：这些设置是目前为止得到的结果
+recipe-note-override-no-gpu-backend = { $flag }：没有 GPU 后端的 llama-server 没有缓冲区类型 { $type }，会拒绝它；估算（后端 cpu）把这些张量留在主机上
+recipe-note-override-unknown-device = { $flag }：{ $type } 不是所估算设备（{ $devices }）中的任何一个；估算把这些张量计在 { $first } 上（llama-server 会拒绝其未列出的缓冲区类型）
+recipe-err-cache-row-blocks = { $flag } { $type } 无法存放此模型的缓存：第 { $layer } 层的一行有 { $n } 个元素，不能分成整数个 { $type } 块（每块 { $block } 个元素）
+recipe-err-refuses-n-seq = llama.cpp 拒绝这些设置：n_seq_max 必须 <= 256（给出的是 -np { $n }）
+recipe-err-ctx-32bit = 上下文 { $c }（或批次 { $batch } / 微批次 { $ubatch }）超出 llama.cpp 32 位大小的范围（最大 { $max }）；请显式给出 -c
+recipe-err-refuses-qv-grok = llama.cpp 拒绝这些设置：量化的 V 缓存（{ $type }）要求启用 flash_attn，而 llama.cpp 对 grok 会强制关闭它
+recipe-err-refuses-qv-fa-off = llama.cpp 拒绝这些设置：量化的 V 缓存（{ $type }）要求启用 flash_attn（给出的是 -fa off）
+recipe-err-refuses-mla-types = llama.cpp 拒绝这些设置：模型不支持 K（{ $k }）和 V（{ $v }）使用不同的缓存类型（MLA 把 V 存放在 K 之中；请为 -ctk 和 -ctv 指定相同的类型）
+recipe-err-no-estimate = 无法估算此模型：{ $why }
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+recipe-src-flag-from = { $flag }（{ $from }）
+recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父服务进程；此进程的标题替换了它自己的命令行）
+recipe-note-several-gpus = 本机上，面向此厂商的 llama-server 构建能看到 { $count } 块 GPU（{ $gpus }），并会全部使用（按空闲显存分配各层）：此估算只针对 GPU{ $index }；--gpus { $count } 可估算这种分配（按编号顺序，即设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 的顺序）

@@ -421,3 +421,6 @@ cli-remote-fetch-failed = GET { $url }：{ $error }（顯示的是上次收到�
 cli-watch-start = gpuledger：每 { $every } 檢查 { $alerts } 條警示；按 Ctrl-C 停止
 cli-watch-exec-failed = gpuledger：--exec { $command } 無法啟動：{ $error }
 cli-explain-log-given = { $name }（用 --log 給出的日誌）
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+cli-err-group-by-csv = --group-by 輸出表格或 JSON（--json），不輸出 CSV

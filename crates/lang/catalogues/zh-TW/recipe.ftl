@@ -377,3 +377,105 @@ recipe-rope-err-kind = { $kind } 類 rope 的旋轉位置編碼 cos/sin 快取�
 recipe-rope-err-dim = 旋轉位置編碼的 cos/sin 快取：不合理的旋轉維度 { $dim }
 recipe-rope-err-partial = 旋轉位置編碼的 cos/sin 快取：partial_rotary_factor { $factor }（vLLM 會拒絕）
 recipe-sglang-nm-kv-overflow = KV 池：{ $tokens } 個 token × 每 token { $bytes } 位元組，超出 64 位元能表示的範圍
+
+## What the compute replay approximates, and why (estimate/compute, graph_gaps, backend_gaps)
+recipe-approx-fused-q-k-v = 融合的 Q/K/V 投影（attn_qkv）：依三個投影計算
+recipe-approx-attention-output-gate-attn = 注意力輸出閘門（attn_gate）：不在重播中
+recipe-approx-moe-routing = MoE 路由
+recipe-approx-mla-attention = MLA 注意力
+recipe-approx-deepseek-v4-graph-not = DeepSeek V4 的計算圖：未重播，檔案缺少建構它所需的某個鍵或張量（attn_q_a、attn_output_a、hyper_connection.count、compress_ratios）；以一般注意力層代替
+recipe-approx-deepseek4-hash-routed-layers = deepseek4 的雜湊路由層（依 token id 從 ffn_gate_tid2eid 選取專家）：依據 models/deepseek4.cpp 撰寫，未對照實際執行核對
+recipe-approx-gated-deltanet-gpu-backend = GPU 後端上的 Gated DeltaNet：假定使用融合核心
+recipe-approx-attention-without-kv-cache = 沒有 KV 快取的注意力（每層都共用一個快取）：不在重播中
+recipe-approx-glm5-next-k-pool = glm5-next 的 k-pool 索引器（沒有可用的 attention.indexer.kpool，或大小超出任何裝置的容量）：不在重播中
+recipe-approx-glm5-next-gathered-sparse = glm5-next 的 gather 式稀疏注意力（n_ubatch ≤ 16）：依 scatter 路徑計算
+recipe-approx-adapter-router-one-head = 適配器路由器（對適配器 token 做單頭注意力）以及每個投影逐 token 的 LoRA 增量（switch_lora）：不在重播中
+recipe-approx-qwen4exp-ple-n-gram = qwen4exp 的 PLE n-gram 嵌入（大小超出範圍）：未重播
+recipe-approx-recurrent-layers-gpu-backend = GPU 後端上的循環層
+recipe-approx-qwen4exp-qsa-indexer-sizes = qwen4exp 的 QSA 索引器（大小超出任何裝置的容量）：其所在層依稠密方式計算
+recipe-approx-rwkv-6-separate-lerps = RWKV-6 的獨立 lerp（較舊的轉換）：依融合的 lerp 計算
+recipe-approx-gated-deltanet-layers-build = Gated DeltaNet 層（build_delta_net：分塊 delta 規則、閘控正規化）：依 Mamba-1 的形狀計算
+recipe-approx-kda-layers-kimi-delta = KDA 層（Kimi delta 注意力：Q/K/V 卷積、閘控 delta 規則）：依 Mamba-1 的形狀計算
+recipe-approx-rwkv-time-mix-channel = RWKV 的時間混合層和通道混合層（build_rwkv6/7_time_mix）：依 Mamba-1 的形狀計算
+recipe-approx-recurrent-layers-mamba-1 = 循環層（Mamba-1 的形狀）
+recipe-approx-header-beyond-any-device = 未重播：檔頭宣告的張量或層超出任何裝置的容量（此數字為最大的單一張量）
+recipe-approx-unknown-arch = gpuledger 不認得的架構「{ $arch }」的計算圖：依通用 transformer 的層計算
+recipe-approx-hyper-connections = 超連接（由 hc_attn_fn / hc_ffn_fn 在每個注意力區塊和 FFN 區塊前後混合的多條殘差流）：不在重播中，重播只保留一條流
+recipe-approx-altup = Gemma 3n 的 AltUp（隱藏狀態的多個副本貫穿每一層）和 LAuReL 區塊：不在重播中，重播每層只建構一個隱藏狀態
+recipe-approx-per-layer-embeddings = 逐層輸入嵌入（在主機上查詢 per_layer_token_embd 的列，經 per_layer_model_proj 投影後送入每一層）：不在重播中
+recipe-approx-hrm-cycles = HRM 的週期（低階堆疊和高階堆疊的各槽位，每個都讀取兩個狀態之和，在最後一個槽位之後選取輸出）：重播把這些槽位寫成一般的層堆疊
+recipe-approx-kimi-k3-residual = Kimi-K3 的跨層殘差注意力（在每個注意力和 FFN 之前，對暫存的各層輸入評分並混合）及其在潛在寬度上運作的專家：不在重播中
+recipe-approx-latent-projected = { $arch } 的潛在投影注意力（K 和 V 由 attn_kv_b 從 kv_lora_rank 維的潛向量逐頭解壓縮，再作為一般 K/V 快取）：重播依標準注意力的形狀撰寫，不含解壓縮的中間張量
+recipe-approx-legacy-latent = 較舊的、不含 MLA 的潛在注意力轉換中的注意力（有 kv_lora_rank，沒有 *_mla 長度，使用 attn_kv_b 而不是 attn_k_b/attn_v_b）：llama.cpp 以 attn_kv_b 逐頭解壓縮 K 和 V；重播依標準注意力的形狀撰寫
+recipe-approx-indexer-dsa = DSA 閃電索引器（在每個已快取位置上執行的 { $heads } 個大小為 { $size } 的頭，及其 top-k 選擇和稀疏遮罩）：不在重播中，因此長上下文時計算緩衝區可能比估算值大數倍
+recipe-approx-indexer-msa = MSA 區塊索引器（{ $heads } 個大小為 { $size } 的頭、區塊分數、區塊 top-k 和局部區塊偏差）：不在重播中
+recipe-approx-indexer-qsa = QSA 索引器（{ $heads } 個大小為 { $size } 的頭：鍵池化、分數、top-k 選擇）：不在重播中
+recipe-approx-metal-host-experts = 專家放在主機上的 Metal（--cpu-moe、--n-cpu-moe、-ot exps=CPU）：對主機上的權重，Metal 只卸載矩陣乘積（ggml_backend_metal_device_offload_op），所以專家的偏差加法及其激活值留在主機計算緩衝區中；重播依此處理，但這裡未對照 Metal 記錄核對（此規則之前主機計算 −34 %，為估算值對比一次實際執行的公開記錄，由 gpuledger issue #35 測得；這裡未記下該記錄的網址）
+recipe-approx-metal-no-fa = 不使用 flash attention 的 Metal（-fa off）：重播的不是 ggml-metal 的注意力路徑，而是 CUDA 的：未建模（gpt-oss-120b：計算 −32 %，為估算值對比一次實際執行的公開記錄，由 gpuledger issue #35 測得；這裡未記下該記錄的網址）
+recipe-approx-rocm = ROCm（ggml-cuda 的 HIP 建置）：重播採用的是 CUDA 建置的計算圖選擇，而不是 HIP 建置自己的：未建模（gpt-oss-120b 在 -c 262144 -np 2 -ub 1024 下：ollama/ollama#16416 的記錄中裝置計算緩衝區為 796 MiB，重播為 439 MiB，−45 %；主機的 281 MiB 相差在 8 % 以內）
+recipe-approx-vulkan-quant-k = 使用量化 K 快取的 Vulkan（-ctk { $type }）：重播的不是 ggml-vulkan 對量化 K 的注意力，而是 CUDA 的：未建模（計算 −44 %，為估算值對比一次實際執行的公開記錄，由 gpuledger issue #35 測得；這裡未記下該記錄的網址）
+recipe-approx-devices-quant-kv = 多個裝置（-ts）搭配量化 KV 快取：對量化快取檢視，排程器在裝置之間複製時由主機負責的部分未重播：未建模（兩個 GPU，q8_0 KV：主機計算 37 vs 133 MiB，為估算值對比一次實際執行的公開記錄，由 gpuledger issue #35 測得；這裡未記下該記錄的網址）
+recipe-approx-vulkan-reorder = Vulkan 裝置緩衝區：Vulkan 為了平行化會重新排列每個 split 的節點（ggml_vk_graph_optimize），這會改變哪些張量同時存活；重播保持計算圖的順序（設定 GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 時精確；重新排列時最多相差一個 n_embd × n_ubatch 的 F32 激活值：在測試網格上誤差在 10 % 以內，小緩衝區則在這一個激活值以內）
+
+## The estimate's inputs, notes and the --fit replay's sentences (estimate/hparams, memory, indexer, context, fit)
+recipe-window-llama4 = llama_model_llama4::load_arch_hparams：分塊注意力，8192
+recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每組首層為稠密層
+recipe-window-exaone4 = llama_model_exaone4::load_arch_hparams：64 層
+recipe-window-gemma2 = llama_model_gemma2::load_arch_hparams
+recipe-rule-head-kv-absent = 缺少 head_count_kv：等於 head_count
+recipe-rule-router-layer = llama_model_granite_switch::load_arch_hparams：適配器路由器，即各區塊之後的一個注意力層（1 個頭），保存在 KV 快取中
+recipe-rule-swa-pattern = llama.cpp 對 { $arch } 的層模式
+recipe-value-per-layer-array = 逐層陣列
+recipe-value-swa-pattern = { $swa } 層 SWA : 1 層全注意力
+recipe-value-swa-pattern-full-first = { $swa } 層 SWA : 1 層全注意力，每組首層為全注意力
+recipe-rule-full-attention-interval = llama.cpp 的預設值：每 4 層中的第 4 層為全注意力
+recipe-rule-gemma3n-kv-from-start = llama.cpp 對 gemma3n 的取值
+recipe-value-n-of-layers = { $total } 層中的 { $n } 層
+recipe-rule-minimax-m3-sparse = minimax-m3：從 leading_dense_block_count 起為稀疏層
+recipe-value-from-layer = 從第 { $layer } 層起
+recipe-rule-glm-dsa-every-layer = 沒有 indexer.types，且訓練上下文低於 1M（GLM 5、5.1）：每層都有索引器（models/glm-dsa.cpp）
+recipe-rule-glm-5-2-pattern = 沒有 indexer.types：GLM-5.2 的預設模式（models/glm-dsa.cpp）
+recipe-value-n-of = { $total } 個中的 { $n } 個
+recipe-rule-glm5-next-indexer-types = 沒有 indexer.types：每個注意力層都有自己的索引器（llama_model_glm5_next::load_arch_hparams）
+recipe-rule-hy-v4-indexer-types = 沒有 indexer.types：沒有任何層擁有索引器（llama_model_hy_v4::load_arch_hparams）
+recipe-rule-kpool-row = llama_hparams::indexer_kpool_row：快取的一列為 鍵 | 閘控 | 池化值
+recipe-rule-hy-v4-no-indexer = 缺少 { $key } 或其為 0：全注意力的檢查點，沒有索引器快取（llama_model::create_memory，LLM_ARCH_HY_V4）
+recipe-rule-qsa-not-pooled = 沒有 compress_ratios：索引器的鍵不做池化（models/qwen4exp.cpp）
+recipe-note-ctx0-per-slot = -c 0（訓練上下文）且每個槽位各有一個快取：{ $slots } 個槽位各自取得完整的訓練上下文（{ $train }），n_ctx = { $n_ctx }
+recipe-note-kv-unified-forced = kv_unified 被強制設為 true：此 llama.cpp 版本以 ggml_cpy 寫入 KV 快取，所有序列共用一個快取（早於規則 kv-write-idxs）
+recipe-note-plm-fa-abort = llama.cpp b11434 在啟用 flash attention 時執行 plm 會中止（ggml_set_rows 中的 GGML_ASSERT，由 llama_kv_cache::cpy_v 呼叫）：請以 -fa off 執行；此估算依所指定的設定計算
+recipe-note-mtmd-projector = llama-mtmd-cli 還會載入多模態投影器（--mmproj），它有自己的權重和計算緩衝區：不在此估算中
+recipe-note-grok-fa-off = flash attention 關閉：無論 -fa 如何設定，llama.cpp 都會對 grok 強制關閉它（llama_init_from_model）
+recipe-rule-device-order = 先 RPC 伺服器，再本機 GPU；-sm none 保留 --main-gpu
+recipe-note-override-matches-nothing = { $flag }：沒有比對到此模型的任何張量（或只比對到先前的覆寫已放置的張量）
+recipe-note-dsv4-hc-abort = 除非有 4 條超連接流，否則 llama.cpp b11434 執行 deepseek4 會中止（上下文預留其計算圖時，build_hc_pre 中的 GGML_ASSERT(hc == 4)）；此檔案有 { $streams } 條：這些數值是該計算圖所需的量
+recipe-value-newest-rules = 最新規則
+recipe-src-loaded-library = 載入了 { $lib }
+recipe-src-measured-nvidia = 在 NVIDIA 裝置上實測
+recipe-src-measured-amd = 在 AMD 裝置上實測
+recipe-src-measured-apple = 在 Apple GPU 上實測
+recipe-src-measured-other = 在 Intel/其他 GPU 上實測
+recipe-src-fit-no-mmap = --fit 的推算以不使用 mmap 載入計算
+recipe-note-rpc-only = 未發現本機 GPU：裝置只有 { $count } 個 RPC 伺服器（--gpus N 會在其後加入本機 GPU）；它們的緩衝區依 CUDA 的方式建模（可用 --backend 變更）
+recipe-src-live-free = 目前各 GPU 的可用顯示記憶體
+recipe-src-free-plus-own = 裝置目前的可用顯示記憶體加上此伺服器本身占用的量
+recipe-note-fit-not-replayed = 未依載入時的可用顯示記憶體（{ $free }）將 --fit（預設開啟）重播到底：{ $why }；估算保留未設定的參數原樣，而 llama-server 的 --fit 可能已將它們調低
+recipe-note-fit-replayed = 已依載入時的可用顯示記憶體重播 --fit（預設開啟），該值取目前可用量（{ $free }）+ 此伺服器本身占用量（{ $own }）：{ $flags }（{ $outcome }）
+recipe-note-fit-replayed-why = 已依載入時的可用顯示記憶體重播 --fit（預設開啟），該值取目前可用量（{ $free }）+ 此伺服器本身占用量（{ $own }）：{ $flags }（{ $outcome }：{ $why }）
+recipe-overhead-probed = { $device } 上的 CUDA 上下文，由 probe 於 { $date } 實測
+recipe-fit-stopped-bound = 重播在 { $n } 次記憶體推算後停止（達到其上限）；llama.cpp 會繼續：這些設定是到目前為止得到的結果
+recipe-fit-stopped-time = 重播在 { $n } 次記憶體推算後停止（用盡其在收集路徑上的時間預算）；llama.cpp 會繼續：這些設定是到目前為止得到的結果
+recipe-note-override-no-gpu-backend = { $flag }：沒有 GPU 後端的 llama-server 沒有緩衝區類型 { $type }，會拒絕它；估算（後端 cpu）將這些張量保留在主機上
+recipe-note-override-unknown-device = { $flag }：{ $type } 不是所估算裝置（{ $devices }）中的任何一個；估算將這些張量計入 { $first }（llama-server 會拒絕其未列出的緩衝區類型）
+recipe-err-cache-row-blocks = { $flag } { $type } 無法存放此模型的快取：第 { $layer } 層的一列有 { $n } 個元素，無法分成整數個 { $type } 區塊（每區塊 { $block } 個元素）
+recipe-err-refuses-n-seq = llama.cpp 拒絕這些設定：n_seq_max 必須 <= 256（指定的是 -np { $n }）
+recipe-err-ctx-32bit = 上下文 { $c }（或批次 { $batch } / 微批次 { $ubatch }）超出 llama.cpp 32 位元大小的範圍（最大 { $max }）；請明確指定 -c
+recipe-err-refuses-qv-grok = llama.cpp 拒絕這些設定：量化的 V 快取（{ $type }）需要啟用 flash_attn，而 llama.cpp 對 grok 會強制關閉它
+recipe-err-refuses-qv-fa-off = llama.cpp 拒絕這些設定：量化的 V 快取（{ $type }）需要啟用 flash_attn（指定的是 -fa off）
+recipe-err-refuses-mla-types = llama.cpp 拒絕這些設定：模型不支援 K（{ $k }）與 V（{ $v }）使用不同的快取類型（MLA 將 V 存放在 K 之中；請為 -ctk 和 -ctv 指定相同的類型）
+recipe-err-no-estimate = 無法估算此模型：{ $why }
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+recipe-src-flag-from = { $flag }（{ $from }）
+recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父伺服器處理程序；此處理程序的標題取代了它自己的命令列）
+recipe-note-several-gpus = 本機上，針對此廠商的 llama-server 建置能看到 { $count } 張 GPU（{ $gpus }），並會全部使用（依可用顯示記憶體分配各層）：此估算僅針對 GPU{ $index }；--gpus { $count } 可估算這種分配（依編號順序，即設定 CUDA_DEVICE_ORDER=PCI_BUS_ID 時 CUDA 的順序）

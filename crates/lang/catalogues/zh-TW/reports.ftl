@@ -176,6 +176,7 @@ report-fit-fitted = 已調整
 report-fit-failed = 失敗
 report-fit-stopped = 已停止
 report-est-fit = 重播了 --fit（{ $outcome }）：可用 { $free }，保留 { $margin }；llama-server 會以下列參數載入：
+report-est-fit-log = llama.cpp 為這次 --fit 印出的記錄（原文）：
 report-est-inputs = 輸入：
 report-est-notes = 附註：
 report-source-gguf = gguf { $detail }
@@ -865,3 +866,11 @@ report-alert-resolved = 解除
 report-alert-subject-process = { $device } 上的 { $name }（PID { $pid }）
 report-alert-of-total = { $value }（佔總量 { $percent }%）
 report-alert-gone = 已不存在
+
+## Where a runtime's flags were read; owners not taken at their word; --group-by's errors; several GPUs
+report-owner-shape-pod = Kubernetes Pod 的路徑（kubepods…）
+report-owner-shape-job = Slurm 作業的路徑（job_<id>）
+report-owner-doubt-delegated = cgroup 路徑形似 { $what }，卻位於委派給使用者的 systemd 子樹（{ $manager }）中，該使用者可在其中建立任意 cgroup：依該使用者顯示
+report-owner-doubt-not-kubelet = cgroup 路徑形似 { $what }，卻不在 kubelet 的 cgroup 根目錄（/kubepods、/kubepods.slice、kind 節點的 /kubelet）下：不算作 Pod
+report-owner-doubt-not-slurmd = cgroup 路徑形似 { $what }，卻不在 slurmd 的 cgroup 根目錄（/slurm、/slurm_<node>、/system.slice/slurmstepd.scope）下：不算作 Slurm 作業
+report-err-not-grouping = { $given } 不是分組方式：請使用 { $choices } 其中之一

@@ -19,6 +19,7 @@
 //! `/system.slice/[<node>_]slurmstepd.scope/job_<id>/step_<step>`.
 
 use super::{container_in, is_id, pod_uid};
+use gpuledger_lang::Said;
 
 /// A pod's tree: where its pod segment is, its UID and QoS class.
 pub struct PodTree {
@@ -131,7 +132,7 @@ pub fn slurm_tree<'a>(segs: &[&'a str]) -> Option<SlurmTree<'a>> {
 
 /// Why a path shaped like a pod's or a job's was not taken as one (`None` when it was, or
 /// when nothing in it looks like one).
-pub fn doubt(segs: &[&str], pod: bool, job: bool) -> Option<String> {
+pub fn doubt(segs: &[&str], pod: bool, job: bool) -> Option<Said> {
     let pod_like = !pod && segs.iter().any(|s| s.contains("kubepods"));
     let job_like = !job
         && segs.iter().any(|s| {
@@ -140,23 +141,24 @@ pub fn doubt(segs: &[&str], pod: bool, job: bool) -> Option<String> {
         });
     let what = match (pod_like, job_like) {
         (false, false) => return None,
-        (true, _) => "a Kubernetes pod's (kubepods…)",
-        (false, true) => "a Slurm job's (job_<id>)",
+        (true, _) => "report-owner-shape-pod",
+        (false, true) => "report-owner-shape-job",
     };
+    let what = Said::new(what, vec![]);
     let manager = segs.iter().find(|s| {
         s.strip_prefix("user@")
             .and_then(|s| s.strip_suffix(".service"))
             .is_some_and(|u| u.parse::<u32>().is_ok())
     });
     Some(match manager {
-        Some(m) => format!(
-            "the cgroup path is shaped like {what} but lies in a user's delegated systemd subtree ({m}), where that user may create any cgroup: shown as that user's"
+        Some(m) => Said::new(
+            "report-owner-doubt-delegated",
+            vec![("what", what.into()), ("manager", (*m).into())],
         ),
-        None if pod_like => format!(
-            "the cgroup path is shaped like {what} but is not under the kubelet's cgroup root (/kubepods, /kubepods.slice, a kind node's /kubelet): not taken as a pod"
+        None if pod_like => Said::new(
+            "report-owner-doubt-not-kubelet",
+            vec![("what", what.into())],
         ),
-        None => format!(
-            "the cgroup path is shaped like {what} but is not under slurmd's cgroup root (/slurm, /slurm_<node>, /system.slice/slurmstepd.scope): not taken as a job"
-        ),
+        None => Said::new("report-owner-doubt-not-slurmd", vec![("what", what.into())]),
     })
 }

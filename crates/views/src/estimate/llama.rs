@@ -5,7 +5,7 @@
 
 use super::input_source_in;
 use crate::columns::{Align, Columns};
-use gpuledger_lang::Lang;
+use gpuledger_lang::{Lang, Said};
 use gpuledger_model::llama_estimate::{Comparison, Estimate, FitOutcome, FitStage, TensorPlace};
 use gpuledger_model::units::human_bytes;
 use gpuledger_model::{term_safe, words};
@@ -191,12 +191,7 @@ fn ledger_rows(e: &Estimate, lang: Lang) -> Vec<Vec<String>> {
 
 /// `fitted`, `failed`...: the `--fit` outcome in words.
 fn outcome_word(f: &FitOutcome, lang: Lang) -> String {
-    lang.t(match f {
-        FitOutcome::Unchanged => "report-fit-unchanged",
-        FitOutcome::Fitted => "report-fit-fitted",
-        FitOutcome::Failed(_) => "report-fit-failed",
-        FitOutcome::Stopped(_) => "report-fit-stopped",
-    })
+    lang.t(f.key())
 }
 
 fn fit(e: &Estimate, lang: Lang) -> String {
@@ -214,11 +209,25 @@ fn fit(e: &Estimate, lang: Lang) -> String {
     for flag in &f.flags {
         let _ = writeln!(o, "    {}", term_safe(flag));
     }
-    if let Some(r) = f.outcome.reason() {
-        let _ = writeln!(o, "  {}", term_safe(r));
+    if let FitOutcome::Stopped(why) = &f.outcome {
+        let _ = writeln!(o, "  {}", term_safe(&why.in_lang(lang)));
     }
-    for s in f.steps.iter().filter(|s| s.stage != FitStage::Project) {
-        let _ = writeln!(o, "  {}", term_safe(&s.text));
+    // llama.cpp's own log lines (its steps, then why it gave up), in its words: said to be so
+    // above them.
+    let mut log: Vec<&str> = f
+        .steps
+        .iter()
+        .filter(|s| s.stage != FitStage::Project)
+        .map(|s| s.text.as_str())
+        .collect();
+    if let FitOutcome::Failed(why) = &f.outcome {
+        log.push(why);
+    }
+    if !log.is_empty() {
+        let _ = writeln!(o, "  {}", lang.t("report-est-fit-log"));
+        for line in log {
+            let _ = writeln!(o, "    {}", term_safe(line));
+        }
     }
     o
 }
@@ -362,10 +371,19 @@ fn compute_detail(e: &Estimate, lang: Lang) -> String {
     let c = &e.compute;
     let word = super::compute_precision_in(!c.approximate, lang);
     if c.approximate {
+        let confidence = match c.confidence {
+            "high" => lang.t("report-confidence-high"),
+            "low" => lang.t("report-confidence-low"),
+            _ => lang.t("report-confidence-medium"),
+        };
+        let parts = Said::joined("report-said-list", c.approximate_parts.clone());
         let args = [
-            ("confidence", c.confidence.into()),
+            ("confidence", confidence.into()),
             ("word", word.into()),
-            ("parts", c.approximate_parts.join("; ").into()),
+            (
+                "parts",
+                parts.map(|p| p.in_lang(lang)).unwrap_or_default().into(),
+            ),
         ];
         lang.t_args("report-est-compute-approximate", &args)
     } else {

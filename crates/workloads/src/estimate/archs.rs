@@ -327,6 +327,7 @@ pub(super) struct Window {
     pub dense_first: bool,
     /// Llama 4's chunked attention (`LLAMA_SWA_TYPE_CHUNKED`): sized as a window.
     pub chunked: bool,
+    /// The catalogue key of the rule's sentence (`recipe-window-*`).
     pub rule: &'static str,
 }
 
@@ -348,26 +349,15 @@ pub(super) fn forced_window(
     match arch {
         // llama_model_llama4::load_arch_hparams: chunked attention of 8192 tokens, 3 chunked :
         // 1 full, unless the file sets sliding_window to 0.
-        "llama4" => Some((file_swa != Some(0)).then(|| {
-            w(
-                8192,
-                4,
-                false,
-                true,
-                "llama_model_llama4::load_arch_hparams: chunked attention, 8192",
-            )
-        })),
+        "llama4" => {
+            Some((file_swa != Some(0)).then(|| w(8192, 4, false, true, "recipe-window-llama4")))
+        }
         // llama_model_smallthinker::load_arch_hparams: any window in the file becomes 4096, the
         // first of every 4 layers full (dense first).
-        "smallthinker" => Some((file_swa.unwrap_or(0) > 0).then(|| {
-            w(
-                4096,
-                4,
-                true,
-                false,
-                "llama_model_smallthinker::load_arch_hparams: 4096, dense first",
-            )
-        })),
+        "smallthinker" => Some(
+            (file_swa.unwrap_or(0) > 0)
+                .then(|| w(4096, 4, true, false, "recipe-window-smallthinker")),
+        ),
         // llama_model_exaone4::load_arch_hparams: a window only at 64 layers (the 32B), 4096
         // unless the file gives one; other sizes have none whatever the file says.
         "exaone4" => Some((n_layer == 64).then(|| {
@@ -376,7 +366,7 @@ pub(super) fn forced_window(
                 4,
                 false,
                 false,
-                "llama_model_exaone4::load_arch_hparams: 64 layers",
+                "recipe-window-exaone4",
             )
         })),
         // llama_model_phi3::load_arch_hparams: a window in the file is switched off
@@ -388,7 +378,7 @@ pub(super) fn forced_window(
             2,
             false,
             false,
-            "llama_model_gemma2::load_arch_hparams",
+            "recipe-window-gemma2",
         ))),
         _ => None,
     }

@@ -5,16 +5,13 @@
 //! that backend instead of passing CUDA's graph off as every backend's. Only the backend being
 //! estimated is named (`--backend`, or the library the process loaded).
 
+use gpuledger_lang::Said;
 use gpuledger_model::llama_estimate::TensorPlace;
 
 use super::{Backend, GgmlType, Plan};
 
-/// Where the sizes below come from.
-const SEEN: &str = "estimate against a public log of a real run, as gpuledger issue #35 \
-                    measured it; the log's address is not recorded here";
-
 /// One sentence per backend choice that changes the compute buffers and is not replayed.
-pub(super) fn missing_parts(plan: &Plan) -> Vec<String> {
+pub(super) fn missing_parts(plan: &Plan) -> Vec<Said> {
     let (s, off) = (plan.s, &plan.off);
     let backend = s.backend.value;
     let mut out = Vec::new();
@@ -25,48 +22,27 @@ pub(super) fn missing_parts(plan: &Plan) -> Vec<String> {
     if backend == Backend::Metal && host_experts {
         // ggml_backend_metal_device_offload_op (ggml-metal.cpp) offloads only MUL_MAT and
         // MUL_MAT_ID: the replay follows it (galloc/sched.rs); no Metal log here checks it.
-        out.push(format!(
-            "Metal with experts on the host (--cpu-moe, --n-cpu-moe, -ot exps=CPU): Metal \
-             offloads only the matrix products on host weights (ggml_backend_metal_device_\
-             offload_op), so the experts' bias additions and their activations stay in the host \
-             compute buffer; replayed so, but not checked against a Metal log here (host \
-             compute −34 % before this rule, {SEEN})"
-        ));
+        out.push(Said::new("recipe-approx-metal-host-experts", vec![]));
     }
     if backend == Backend::Metal && !plan.r.fa {
-        out.push(format!(
-            "Metal without flash attention (-fa off): ggml-metal's attention path is not \
-             replayed, the CUDA one's is: not modelled (gpt-oss-120b: compute −32 %, {SEEN})"
-        ));
+        out.push(Said::new("recipe-approx-metal-no-fa", vec![]));
     }
     if backend == Backend::Rocm {
         // ollama/ollama#16416 (Ollama 0.30 starting llama-server, ROCm, Radeon 8060S):
         // gpt-oss-120b, -c 262144 -np 2 -fa on -ub 1024; crates/workloads/tests/backends.rs.
-        out.push(
-            "ROCm (the HIP build of ggml-cuda): the replay makes the CUDA build's graph \
-             choices, not the HIP build's own: not modelled (gpt-oss-120b at -c 262144 -np 2 \
-             -ub 1024: the device compute buffer 796 MiB in the log of ollama/ollama#16416, \
-             the replay 439 MiB, −45 %; the host's 281 MiB within 8 %)"
-                .into(),
-        );
+        out.push(Said::new("recipe-approx-rocm", vec![]));
     }
     let quant = |t: GgmlType| t.is_quantized();
     let (k, v) = (s.cache_type_k.value, s.cache_type_v.value);
     if backend == Backend::Vulkan && quant(k) {
-        out.push(format!(
-            "Vulkan with a quantised K cache (-ctk {}): ggml-vulkan's attention over a \
-             quantised K is not replayed, the CUDA one's is: not modelled (compute −44 %, \
-             {SEEN})",
-            k.lower_name()
+        out.push(Said::new(
+            "recipe-approx-vulkan-quant-k",
+            vec![("type", k.lower_name().into())],
         ));
     }
     let local = off.devices.iter().filter(|d| d.endpoint.is_none()).count();
     if local > 1 && (quant(k) || quant(v)) {
-        out.push(format!(
-            "several devices (-ts) with a quantised KV cache: the host's part of the \
-             scheduler's copies between devices is not replayed for quantised cache views: not \
-             modelled (two GPUs, q8_0 KV: host compute 37 vs 133 MiB, {SEEN})"
-        ));
+        out.push(Said::new("recipe-approx-devices-quant-kv", vec![]));
     }
     out
 }

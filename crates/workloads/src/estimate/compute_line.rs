@@ -9,6 +9,7 @@ use super::{
     Backend, ComputeEstimate, EstimateError, GgufModel, KvEstimate, LlamaSettings, ModelParams,
     Resolved, Rules, MIB, RULES,
 };
+use gpuledger_lang::Said;
 
 /// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
 /// ggml-alloc allocates it (see `compute`), split between the device and the host the way the
@@ -18,7 +19,11 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
     let (backend, build) = (plan.s.backend.value, plan.s.llama_build.value);
     let (reserve, place) = graph_for(plan, kv);
     let g = super::compute::reserve(model, p, &reserve, rules, &place);
-    let mut approx: Vec<String> = g.approximate_parts.iter().map(|s| s.to_string()).collect();
+    let mut approx: Vec<Said> = g
+        .approximate_parts
+        .iter()
+        .map(|k| Said::new(k, vec![]))
+        .collect();
     approx.extend(super::graph_gaps::missing_parts(model, p));
     approx.extend(super::backend_gaps::missing_parts(plan));
     let gpu_bytes = g
@@ -30,14 +35,7 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
         // ggml_vk_graph_optimize (ggml-vulkan.cpp) reorders each split's nodes for parallelism
         // before ggml-alloc places them; the replay keeps the graph's order, which is what
         // Vulkan allocates with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1 and what CUDA allocates.
-        approx.push(
-            "the Vulkan device buffer: Vulkan reorders each split's nodes for parallelism \
-             (ggml_vk_graph_optimize), which changes which tensors are alive together; the \
-             replay keeps the graph's order (exact with GGML_VK_DISABLE_GRAPH_OPTIMIZE=1; \
-             with the reordering up to one n_embd × n_ubatch F32 activation off: on the test \
-             grid within 10 %, or that one activation for a small buffer)"
-                .into(),
-        );
+        approx.push(Said::new("recipe-approx-vulkan-reorder", vec![]));
     }
     let exact = approx.is_empty();
     let mut exact_parts = exact_parts();

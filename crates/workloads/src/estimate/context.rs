@@ -22,9 +22,14 @@ pub(super) struct Record {
 
 impl Record {
     pub(super) fn add(&mut self, name: &str, value: String, source: InputSource) {
+        self.add_said(name, value.into(), source)
+    }
+
+    /// An input whose value is a sentence each view says in its language.
+    pub(super) fn add_said(&mut self, name: &str, value: Said, source: InputSource) {
         self.inputs.push(Input {
             name: name.into(),
-            value: value.into(),
+            value,
             source,
         })
     }
@@ -96,20 +101,20 @@ pub(super) fn resolve_context(
     let rules = Rules::for_build(s.llama_build.value);
     if s.ctx_size.value == 0 && !unified && n_seq > 1 && rules.ctx_train_per_seq {
         c = c.saturating_mul(n_seq);
-        rec.note(format!(
-            "-c 0 (the training context) with a cache per slot: each of the {n_seq} slots gets \
-             the whole training context ({}), n_ctx = {c}",
-            p.n_ctx_train
+        rec.note(Said::new(
+            "recipe-note-ctx0-per-slot",
+            vec![
+                ("slots", n_seq.into()),
+                ("train", p.n_ctx_train.to_string().into()),
+                ("n_ctx", c.to_string().into()),
+            ],
         ));
     }
     if !unified && !rules.kv_set_rows {
         // llama_context before rule kv-write-idxs: "non-unified KV cache requires
         // ggml_set_rows() - forcing unified KV cache".
         unified = true;
-        rec.note(
-            "kv_unified forced to true: this llama.cpp build writes the KV cache with ggml_cpy \
-             and gives every sequence one shared cache (rule kv-write-idxs not yet)",
-        );
+        rec.note(Said::new("recipe-note-kv-unified-forced", vec![]));
     }
     check_sizes(c, n_seq, s)?;
     // Flash attention is read before the cache exists (its padding depends on it).
@@ -117,11 +122,7 @@ pub(super) fn resolve_context(
     if fa && p.arch == "plm" {
         // models/plm.cpp hands build_attn a 2-D V; llama_kv_cache::cpy_v's flash-attention
         // path flattens it wrongly and ggml_set_rows asserts (seen with b11434).
-        rec.note(
-            "llama.cpp b11434 aborts plm with flash attention (GGML_ASSERT in ggml_set_rows, \
-             from llama_kv_cache::cpy_v): run it with -fa off; this estimate is for the \
-             settings as given",
-        );
+        rec.note(Said::new("recipe-note-plm-fa-abort", vec![]));
     }
     let (n_ctx, n_ctx_seq) = context_cells(c, n_seq, unified, fa, s);
     let n_batch = c.min(s.batch.value);
@@ -193,10 +194,7 @@ fn context_size(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> u64 {
         return 640;
     }
     if s.tool.value == Tool::Mtmd {
-        rec.note(
-            "llama-mtmd-cli also loads the multimodal projector (--mmproj) with its own weights \
-             and compute buffer: not in this estimate",
-        );
+        rec.note(Said::new("recipe-note-mtmd-projector", vec![]));
     }
     if s.ctx_size.value == 0 {
         p.n_ctx_train
@@ -275,18 +273,21 @@ fn sequences(s: &LlamaSettings, rec: &mut Record) -> (u64, bool) {
 fn check_sizes(c: u64, n_seq: u64, s: &LlamaSettings) -> Result<(), EstimateError> {
     // llama_context refuses more sequences than LLAMA_MAX_SEQ (256 since PR #15916).
     if n_seq > 256 {
-        return Err(EstimateError::Settings(format!(
-            "llama.cpp refuses these settings: n_seq_max must be <= 256 (-np {n_seq} was given)"
+        return Err(EstimateError::Settings(Said::new(
+            "recipe-err-refuses-n-seq",
+            vec![("n", n_seq.to_string().into())],
         )));
     }
     // llama.cpp keeps n_ctx in 32 bits; a context that does not fit is not a setting it can run.
     if c > i32::MAX as u64 || s.batch.value > i32::MAX as u64 || s.ubatch.value > i32::MAX as u64 {
-        return Err(EstimateError::Settings(format!(
-            "context {c} (or batch {} / micro-batch {}) does not fit llama.cpp's 32-bit sizes \
-             (at most {}); give -c explicitly",
-            s.batch.value,
-            s.ubatch.value,
-            i32::MAX
+        return Err(EstimateError::Settings(Said::new(
+            "recipe-err-ctx-32bit",
+            vec![
+                ("c", c.to_string().into()),
+                ("batch", s.batch.value.to_string().into()),
+                ("ubatch", s.ubatch.value.to_string().into()),
+                ("max", i32::MAX.to_string().into()),
+            ],
         )));
     }
     Ok(())
@@ -330,10 +331,7 @@ fn grok_forces_fa_off(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> b
     if p.arch != "grok" || s.flash_attn.value == FlashAttn::Off {
         return false;
     }
-    rec.note(
-        "flash attention off: llama.cpp forces it off for grok (llama_init_from_model), \
-         whatever -fa says",
-    );
+    rec.note(Said::new("recipe-note-grok-fa-off", vec![]));
     true
 }
 
@@ -345,25 +343,24 @@ fn cache_types(p: &ModelParams, s: &LlamaSettings, rec: &mut Record) -> Result<(
     rec.setting("-ctk", &s.cache_type_k, "-ctk", type_k.lower_name());
     rec.setting("-ctv", &s.cache_type_v, "-ctv", type_v.lower_name());
     if type_v.is_quantized() && p.arch == "grok" {
-        return Err(EstimateError::Settings(format!(
-            "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \
-             enabled, which llama.cpp forces off for grok",
-            type_v.lower_name()
+        return Err(EstimateError::Settings(Said::new(
+            "recipe-err-refuses-qv-grok",
+            vec![("type", type_v.lower_name().into())],
         )));
     }
     if type_v.is_quantized() && s.flash_attn.value == FlashAttn::Off {
-        return Err(EstimateError::Settings(format!(
-            "llama.cpp refuses these settings: quantized V cache ({}) requires flash_attn to be \
-             enabled (-fa off was given)",
-            type_v.lower_name()
+        return Err(EstimateError::Settings(Said::new(
+            "recipe-err-refuses-qv-fa-off",
+            vec![("type", type_v.lower_name().into())],
         )));
     }
     if p.is_mla && type_k != type_v {
-        return Err(EstimateError::Settings(format!(
-            "llama.cpp refuses these settings: model does not support different K ({}) and V ({}) \
-             cache types (MLA keeps V inside K; give -ctk and -ctv the same type)",
-            type_k.lower_name(),
-            type_v.lower_name()
+        return Err(EstimateError::Settings(Said::new(
+            "recipe-err-refuses-mla-types",
+            vec![
+                ("k", type_k.lower_name().into()),
+                ("v", type_v.lower_name().into()),
+            ],
         )));
     }
     Ok(())
@@ -509,7 +506,7 @@ fn record_devices(s: &LlamaSettings, devices: &[Device], rec: &mut Record) {
             names.join(", ")
         },
         InputSource::Derived {
-            rule: "RPC servers first, then local GPUs; -sm none keeps --main-gpu".into(),
+            rule: Said::new("recipe-rule-device-order", vec![]),
         },
     );
     let ts: Vec<String> = d.tensor_split.value.iter().map(|x| x.to_string()).collect();
@@ -525,9 +522,12 @@ fn record_devices(s: &LlamaSettings, devices: &[Device], rec: &mut Record) {
 /// The llama.cpp build whose rules apply (`--llama-build`, or the newest).
 pub(super) fn build_rules(s: &LlamaSettings, rec: &mut Record) -> Rules {
     let build = s.llama_build.value;
-    rec.add(
+    rec.add_said(
         "llama build",
-        build.map_or_else(|| "newest rules".into(), |b| format!("b{b}")),
+        build.map_or_else(
+            || Said::new("recipe-value-newest-rules", vec![]),
+            |b| format!("b{b}").into(),
+        ),
         match &s.llama_build.source {
             // A runtime's own assumption (Ollama's old runners) says why in its own words.
             SettingSource::Default(why) if build.is_some() => {

@@ -22,6 +22,7 @@ use super::parts::{beyond_any_device, cache_row, kv_estimate, Cells, KvSums};
 use super::types::EstimateError;
 use super::{CompressedCache, IndexerCache, KvEstimate, Plan, Rules};
 use crate::gguf::{GgufModel, MetaValue};
+use gpuledger_lang::Said;
 
 /// `DSV4_CSA_RATIO`, `DSV4_HCA_RATIO` (llama-kv-cache-dsv4.cpp).
 const CSA: u64 = 4;
@@ -146,18 +147,13 @@ pub(super) fn caches(m: &GgufModel, p: &ModelParams, z: &Sizing) -> Result<Cache
 /// b11434's `build_hc_pre` asserts 4 hyper-connection streams (`GGML_ASSERT(hc == 4)`, models/
 /// deepseek4.cpp): a file with another count loads, then aborts when the context reserves its
 /// graph.
-pub(super) fn hc_note(m: &GgufModel) -> Option<String> {
+pub(super) fn hc_note(m: &GgufModel) -> Option<Said> {
     let hc = m
         .get("deepseek4.hyper_connection.count")
         .and_then(MetaValue::as_u64);
     // Without the key llama.cpp refuses the file earlier (a required key).
-    hc.filter(|&n| n != 4).map(|has| {
-        format!(
-            "llama.cpp b11434 aborts deepseek4 unless it has 4 hyper-connection streams \
-             (GGML_ASSERT(hc == 4) in build_hc_pre, when the context reserves its graph); this \
-             file has {has}: the figures are what the graph would take"
-        )
-    })
+    hc.filter(|&n| n != 4)
+        .map(|has| Said::new("recipe-note-dsv4-hc-abort", vec![("streams", has.into())]))
 }
 
 /// `hparams.n_layer()`: block_count less the MTP layers, which `load_arch_hparams` keeps only

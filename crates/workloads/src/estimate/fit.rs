@@ -177,7 +177,7 @@ enum Halt {
     /// llama.cpp gives up (`common_params_fit_exception`): the settings reached so far stay.
     Abort(String),
     /// The replay's own budget is spent.
-    Budget(String),
+    Budget(Said),
     Error(EstimateError),
 }
 
@@ -228,7 +228,7 @@ impl Fit<'_> {
     fn project(&self, s: &LlamaSettings) -> Result<Projection, Halt> {
         let mut s = s.clone();
         // The projection loads without mapping the file (load_mode NONE).
-        s.mmap = Setting::runtime(false, "--fit's projection loads without mmap");
+        s.mmap = Setting::runtime(false, Said::new("recipe-src-fit-no-mmap", vec![]));
         let e = self.estimate(&s)?;
         let n = self.device_names.len();
         let i = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);

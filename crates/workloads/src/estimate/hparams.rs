@@ -106,9 +106,14 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn record(&mut self, name: &str, value: impl ToString, source: InputSource) {
+        self.record_said(name, Said::verbatim(value.to_string()), source);
+    }
+
+    /// An input whose value is a sentence each view says in its language.
+    pub(super) fn record_said(&mut self, name: &str, value: Said, source: InputSource) {
         self.inputs.push(Input {
             name: name.into(),
-            value: (value.to_string()).into(),
+            value,
             source,
         });
     }
@@ -307,7 +312,7 @@ impl Reader<'_> {
         let n_head_kv = match self.per_layer("n_head_kv", "attention.head_count_kv", nl)? {
             Some(v) => v,
             None => {
-                let rule = "head_count_kv absent: equals head_count".into();
+                let rule = Said::new("recipe-rule-head-kv-absent", vec![]);
                 self.record("n_head_kv", n_head[0], InputSource::Derived { rule });
                 n_head.clone()
             }
@@ -317,9 +322,7 @@ impl Reader<'_> {
             // One head and one KV head, after the file's blocks.
             n_head.push(1);
             n_head_kv.push(1);
-            let rule = "llama_model_granite_switch::load_arch_hparams: the adapter router, \
-                        one attention layer of 1 head after the blocks, held in the KV cache"
-                .into();
+            let rule = Said::new("recipe-rule-router-layer", vec![]);
             self.record("router_layer", nl, InputSource::Derived { rule });
         }
         Ok((n_head, n_head_kv))
@@ -391,7 +394,7 @@ impl Reader<'_> {
                 Ok((0, vec![false; nl]))
             }
             Some(Some(w)) => {
-                let detail = w.rule.to_string().into();
+                let detail = Said::new(w.rule, vec![]);
                 self.record("n_swa", w.n_swa, InputSource::Default { detail });
                 if w.chunked {
                     self.notes.push(Said::new(
@@ -402,7 +405,7 @@ impl Reader<'_> {
                         ],
                     ));
                 }
-                let default = Some((w.pattern, w.dense_first, w.rule.to_string()));
+                let default = Some((w.pattern, w.dense_first, Said::new(w.rule, vec![])));
                 Ok((w.n_swa, self.swa_layers(nl, n_trunk, default)?))
             }
             None => {
@@ -410,10 +413,14 @@ impl Reader<'_> {
                 if n_swa == 0 {
                     return Ok((0, vec![false; nl]));
                 }
-                let default = SWA_PATTERNS
-                    .iter()
-                    .find(|(a, _, _)| *a == arch)
-                    .map(|&(_, p, first)| (p, first, format!("llama.cpp's pattern for {arch}")));
+                let default =
+                    SWA_PATTERNS
+                        .iter()
+                        .find(|(a, _, _)| *a == arch)
+                        .map(|&(_, p, first)| {
+                            let rule = vec![("arch", arch.as_str().into())];
+                            (p, first, Said::new("recipe-rule-swa-pattern", rule))
+                        });
                 Ok((n_swa, self.swa_layers(nl, n_trunk, default)?))
             }
         }
@@ -426,7 +433,7 @@ impl Reader<'_> {
         &mut self,
         nl: usize,
         n_trunk: usize,
-        default: Option<(u64, bool, String)>,
+        default: Option<(u64, bool, Said)>,
     ) -> Result<Vec<bool>, HparamError> {
         let mut swa_layers = vec![false; nl];
         let arch = self.arch.clone();
@@ -446,8 +453,9 @@ impl Reader<'_> {
                 for (il, v) in vals.iter().take(nl).enumerate() {
                     swa_layers[il] = v.as_bool().unwrap_or(false);
                 }
+                let value = Said::new("recipe-value-per-layer-array", vec![]);
                 let key = pat_key;
-                self.record("swa_pattern", "per-layer array", InputSource::Gguf { key });
+                self.record_said("swa_pattern", value, InputSource::Gguf { key });
             }
             Some(v) if v.as_u64().is_some() => {
                 let p = v.as_u64().unwrap_or(0);
@@ -457,15 +465,12 @@ impl Reader<'_> {
             _ => match default {
                 Some((p, dense_first, detail)) => {
                     set_pattern(&mut swa_layers[..trunk], p, dense_first);
-                    let first = if dense_first { ", full first" } else { "" };
-                    let shown = format!("{} SWA : 1 full{first}", p.saturating_sub(1));
-                    self.record(
-                        "swa_pattern",
-                        shown,
-                        InputSource::Default {
-                            detail: detail.into(),
-                        },
-                    );
+                    let key = match dense_first {
+                        true => "recipe-value-swa-pattern-full-first",
+                        false => "recipe-value-swa-pattern",
+                    };
+                    let shown = Said::new(key, vec![("swa", p.saturating_sub(1).into())]);
+                    self.record_said("swa_pattern", shown, InputSource::Default { detail });
                 }
                 None => self.notes.push(Said::new(
                     "recipe-note-swa-pattern-unknown",

@@ -130,10 +130,10 @@ pub fn read(
         "minimax-m3" => {
             let k = format!("{arch}.leading_dense_block_count");
             let lead = m.get(&k).and_then(MetaValue::as_u64).unwrap_or(0);
-            let detail = "minimax-m3: sparse layers from leading_dense_block_count on".into();
+            let detail = Said::new("recipe-rule-minimax-m3-sparse", vec![]);
             inputs.push(Input {
                 name: "indexer_layers".into(),
-                value: (format!("from layer {lead}")).into(),
+                value: Said::new("recipe-value-from-layer", vec![("layer", lead.into())]),
                 source: InputSource::Derived { rule: detail },
             });
             let from = lead as usize;
@@ -188,22 +188,23 @@ fn glm_full_layers(
         None if n_ctx_train < 1_048_576 => (
             vec![true; nl],
             InputSource::Default {
-                detail: "no indexer.types and trained below 1M context (GLM 5, 5.1): every \
-                         layer has an indexer (models/glm-dsa.cpp)"
-                    .into(),
+                detail: Said::new("recipe-rule-glm-dsa-every-layer", vec![]),
             },
         ),
         None => (
             (0..nl).map(glm_5_2_default).collect(),
             InputSource::Default {
-                detail: "no indexer.types: GLM-5.2's default pattern (models/glm-dsa.cpp)".into(),
+                detail: Said::new("recipe-rule-glm-5-2-pattern", vec![]),
             },
         ),
     };
     let n = full.iter().filter(|&&b| b).count();
     inputs.push(Input {
         name: "indexer_layers".into(),
-        value: (format!("{n} of {nl}")).into(),
+        value: Said::new(
+            "recipe-value-n-of",
+            vec![("n", n.into()), ("total", nl.into())],
+        ),
         source,
     });
     Ok(full.iter().zip(has_kv).map(|(&f, &kv)| f && kv).collect())

@@ -16,6 +16,7 @@
 
 use crate::gguf::{GgufModel, MetaValue};
 
+use gpuledger_lang::Said;
 use gpuledger_model::llama_estimate::{Input, InputSource};
 
 /// Which layers keep an indexer cache and how many `head_size`-wide parts its row has.
@@ -42,11 +43,7 @@ pub(super) fn has_cache(m: &GgufModel, arch: &str, inputs: &mut Vec<Input>) -> b
             name: "indexer_top_k".into(),
             value: "0".into(),
             source: InputSource::Derived {
-                rule: format!(
-                    "{k} absent or 0: a full-attention checkpoint, no indexer cache \
-                     (llama_model::create_memory, LLM_ARCH_HY_V4)"
-                )
-                .into(),
+                rule: Said::new("recipe-rule-hy-v4-no-indexer", vec![("key", k.into())]),
             },
         });
     }
@@ -105,14 +102,13 @@ fn gguf(k: &str) -> InputSource {
 }
 
 fn default_types(arch: &str) -> InputSource {
-    let detail = if arch == "glm5-next" {
-        "no indexer.types: every attention layer has its own indexer \
-         (llama_model_glm5_next::load_arch_hparams)"
+    let key = if arch == "glm5-next" {
+        "recipe-rule-glm5-next-indexer-types"
     } else {
-        "no indexer.types: no layer owns an indexer (llama_model_hy_v4::load_arch_hparams)"
+        "recipe-rule-hy-v4-indexer-types"
     };
     InputSource::Default {
-        detail: detail.into(),
+        detail: Said::new(key, vec![]),
     }
 }
 
@@ -171,7 +167,7 @@ fn kpool_row(m: &GgufModel, arch: &str, inputs: &mut Vec<Input>) -> Result<u64, 
         name: "indexer_kpool_row".into(),
         value: "3".into(),
         source: InputSource::Default {
-            detail: "llama_hparams::indexer_kpool_row: a cached row is key | gate | pooled".into(),
+            detail: Said::new("recipe-rule-kpool-row", vec![]),
         },
     });
     Ok(3)

@@ -135,8 +135,12 @@ impl Reader<'_> {
                 vec![flag(v).ok_or_else(|| self.err(format!("{key} is not a boolean")))?; nl]
             }
         };
-        let shown = format!("{} of {nl} layers", out.iter().filter(|&&b| b).count());
-        self.record("recurrent_layers", shown, InputSource::Gguf { key });
+        let n = out.iter().filter(|&&b| b).count();
+        let shown = Said::new(
+            "recipe-value-n-of-layers",
+            vec![("n", n.into()), ("total", nl.into())],
+        );
+        self.record_said("recurrent_layers", shown, InputSource::Gguf { key });
         Ok(Some(out))
     }
 
@@ -150,7 +154,7 @@ impl Reader<'_> {
             )));
         }
         if iv.is_none() {
-            let detail = "llama.cpp's default: every 4th layer is full attention".into();
+            let detail = Said::new("recipe-rule-full-attention-interval", vec![]);
             self.record(
                 "full_attention_interval",
                 4,
@@ -168,7 +172,7 @@ impl Reader<'_> {
         }
         if self.arch == "gemma3n" {
             let kv_from_start = 20.min(nl);
-            let detail = "llama.cpp's value for gemma3n".into();
+            let detail = Said::new("recipe-rule-gemma3n-kv-from-start", vec![]);
             self.record(
                 "n_layer_kv_from_start",
                 kv_from_start,

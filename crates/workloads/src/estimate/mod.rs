@@ -189,8 +189,7 @@ fn plan<'a>(
             .collect(),
     };
     if p.arch == "deepseek4" {
-        rec.notes
-            .extend(dsv4::hc_note(model).into_iter().map(Said::from));
+        rec.notes.extend(dsv4::hc_note(model));
     }
     let r = resolve_context(&p, s, &mut rec)?;
     let off = placement(model, &p, s, &mut rec)?;

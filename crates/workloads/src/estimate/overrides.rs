@@ -267,14 +267,14 @@ impl Placed {
 
 /// Whether a buffer type is on a device, and what the estimate says about it: `CPU` is the
 /// host; a device's name (`CUDA1`, `Vulkan0`, `RPC0[host:port]`) that device.
-fn target(buft: &str, devices: &[Device], given: &str) -> (bool, Option<String>) {
+fn target(buft: &str, devices: &[Device], given: &str) -> (bool, Option<Said>) {
     if buft == "CPU" {
         return (false, None);
     }
     if devices.is_empty() {
-        let why = format!(
-            "{given}: a llama-server without a GPU backend has no buffer type {buft:?} and \
-             refuses it; the estimate (backend cpu) keeps these tensors on the host"
+        let why = Said::new(
+            "recipe-note-override-no-gpu-backend",
+            vec![("flag", given.into()), ("type", format!("{buft:?}").into())],
         );
         return (false, Some(why));
     }
@@ -282,11 +282,14 @@ fn target(buft: &str, devices: &[Device], given: &str) -> (bool, Option<String>)
         return (true, None);
     }
     let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
-    let why = format!(
-        "{given}: {buft:?} is none of the devices estimated ({}); the estimate counts these \
-         tensors on {} (llama-server refuses a buffer type it does not list)",
-        names.join(", "),
-        names[0]
+    let why = Said::new(
+        "recipe-note-override-unknown-device",
+        vec![
+            ("flag", given.into()),
+            ("type", format!("{buft:?}").into()),
+            ("devices", names.join(", ").into()),
+            ("first", names[0].into()),
+        ],
     );
     (true, Some(why))
 }
@@ -314,9 +317,9 @@ pub(super) fn place(
     let mut effects = Vec::new();
     for o in &s.overrides {
         let m = Matcher::new(&o.pattern)
-            .map_err(|why| EstimateError::Settings(format!("{}: {why}", o.given)))?;
+            .map_err(|why| EstimateError::Settings(format!("{}: {why}", o.given).into()))?;
         let (on_gpu, note) = target(&o.buffer_type, &devices, &o.given);
-        rec.notes.extend(note.into_iter().map(Said::from));
+        rec.notes.extend(note);
         let name = match &o.source {
             SettingSource::Env(n) | SettingSource::Flag(n) => n.as_str(),
             _ => "tensor override",
@@ -353,9 +356,9 @@ pub(super) fn place(
         }
     }
     for e in effects.iter().filter(|e| e.tensors == 0) {
-        rec.note(format!(
-            "{}: matches no tensor of this model (or only tensors an earlier override placed)",
-            e.given
+        rec.note(Said::new(
+            "recipe-note-override-matches-nothing",
+            vec![("flag", e.given.clone().into())],
         ));
     }
     Ok((placed, effects))

@@ -296,11 +296,15 @@ pub(super) fn kv_estimate(
 /// is one llama.cpp cannot run (not a layer of 0 bytes).
 pub(super) fn cache_row(t: GgmlType, n: u64, flag: &str, il: usize) -> Result<u64, EstimateError> {
     t.row_bytes(n).ok_or_else(|| {
-        EstimateError::Settings(format!(
-            "{flag} {} cannot store this model's cache: layer {il}'s row of {n} elements is not a              whole number of {}'s {}-element blocks",
-            t.lower_name(),
-            t.lower_name(),
-            t.block_size
+        EstimateError::Settings(Said::new(
+            "recipe-err-cache-row-blocks",
+            vec![
+                ("flag", flag.into()),
+                ("type", t.lower_name().into()),
+                ("layer", il.to_string().into()),
+                ("n", n.to_string().into()),
+                ("block", t.block_size.to_string().into()),
+            ],
         ))
     })
 }

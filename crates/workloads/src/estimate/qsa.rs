@@ -15,6 +15,7 @@
 //! none), and refuses a file whose ratios differ, whose ratio is 1, or whose top-k it does not
 //! divide.
 
+use gpuledger_lang::Said;
 use gpuledger_model::llama_estimate::{Input, InputSource};
 
 use super::indexer::required_u64;
@@ -103,8 +104,7 @@ pub(super) fn kpool(
         InputSource::Gguf { key: k.into() }
     } else {
         InputSource::Default {
-            detail: "no compress_ratios: the indexer keys are not pooled (models/qwen4exp.cpp)"
-                .into(),
+            detail: Said::new("recipe-rule-qsa-not-pooled", vec![]),
         }
     };
     inputs.push(Input {

@@ -34,7 +34,7 @@ pub struct Setting<T> {
 
 impl<T> Setting<T> {
     /// A value the running server reported about itself.
-    pub fn runtime(value: T, what: &str) -> Self {
+    pub fn runtime(value: T, what: impl Into<Said>) -> Self {
         Setting {
             value,
             source: SettingSource::Runtime(what.into()),

@@ -3,6 +3,7 @@
 //! they are re-exported here under their old paths.
 
 use super::HparamError;
+use gpuledger_lang::Said;
 
 pub use gpuledger_model::llama_estimate::{
     CompressedCache, ComputeEstimate, ContextEstimate, DeviceShare, Estimate, FitOutcome, FitProbe,
@@ -14,6 +15,18 @@ pub use gpuledger_model::llama_estimate::{
 pub enum EstimateError {
     #[error(transparent)]
     Params(#[from] HparamError),
+    /// Settings llama.cpp refuses (or that it cannot size), as a sentence.
     #[error("{0}")]
-    Settings(String),
+    Settings(Said),
+}
+
+impl EstimateError {
+    /// The error as a sentence each view says in its language (a header's problem stays in
+    /// the GGUF reader's words).
+    pub fn said(&self) -> Said {
+        match self {
+            EstimateError::Params(e) => Said::verbatim(e.to_string()),
+            EstimateError::Settings(s) => s.clone(),
+        }
+    }
 }

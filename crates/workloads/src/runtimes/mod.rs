@@ -226,7 +226,7 @@ pub struct RuntimeNotes {
     pub not_modelled: Vec<Said>,
     /// How the placement was decided when the runtime chose it itself (llama-server's `--fit`
     /// replayed at load), appended to the why sentence.
-    pub placement: Option<String>,
+    pub placement: Option<Said>,
 }
 
 impl RuntimeNotes {
@@ -261,9 +261,9 @@ impl RuntimeNotes {
             m.why = Some(match m.why.take() {
                 Some(w) => Said::new(
                     "recipe-why-and-placement",
-                    vec![("why", w.into()), ("placement", p.as_str().into())],
+                    vec![("why", w.into()), ("placement", p.clone().into())],
                 ),
-                None => p.as_str().into(),
+                None => p.clone(),
             });
         }
     }
@@ -360,7 +360,7 @@ pub struct ProcessContext<'a> {
     /// The CUDA compute capability of that device (NVML), when known.
     pub device_capability: Option<gpuledger_model::snapshot::ComputeCapability>,
     /// This machine's probed CUDA context cost and its label (`gpuledger probe --save`).
-    pub overhead: Option<(u64, String)>,
+    pub overhead: Option<(u64, Said)>,
     /// Ports to ask and how; `None` on the collection path (no HTTP there).
     pub fetch: Option<(&'a [u16], Fetch<'a>)>,
     /// The collection round's budget for reading model headers, shared by every process of
@@ -453,12 +453,13 @@ impl<'a> ProcessContext<'a> {
     }
 
     /// Where the command line was read, for input sources.
-    pub fn argv_source(&self) -> String {
+    pub fn argv_source(&self) -> Said {
         match self.argv_from {
-            Some(pp) => format!(
-                "/proc/{pp}/cmdline (the parent server; this process's title replaced its own)"
+            Some(pp) => Said::new(
+                "recipe-src-parent-cmdline",
+                vec![("pid", pp.to_string().into())],
             ),
-            None => format!("/proc/{}/cmdline", self.pid),
+            None => format!("/proc/{}/cmdline", self.pid).into(),
         }
     }
 }
@@ -528,7 +529,7 @@ mod tests {
         let ctx = ProcessContext::read(&p, WorkloadKind::Sglang, &procs, None);
         assert_eq!(ctx.argv_from, Some(500));
         assert!(ctx.argv.iter().any(|a| a == "sglang.launch_server"));
-        let s = sglang::SglangSettings::from_args(&ctx.argv, &ctx.argv_source()).unwrap();
+        let s = sglang::SglangSettings::from_args(&ctx.argv, ctx.argv_source()).unwrap();
         assert_eq!(s.tp_size.value, 2);
         // Its own title is kept: the recipe reads its rank (a pipeline stage) from it.
         assert_eq!(ctx.title.as_deref(), Some("sglang::scheduler_TP0"));

@@ -31,9 +31,10 @@ pub(crate) fn src<T>(value: T, source: InputSource) -> Src<T> {
 }
 
 /// A flag as written and where it was read: `--max-model-len 2048 (/proc/7/cmdline)`.
-pub(crate) fn flag(written: String) -> InputSource {
+pub(crate) fn flag_from(written: String, from: &Said) -> InputSource {
+    let args = vec![("flag", written.into()), ("from", from.clone().into())];
     InputSource::Flag {
-        flag: written.into(),
+        flag: Said::new("recipe-src-flag-from", args),
     }
 }
 

@@ -128,7 +128,15 @@ pub fn check(bin: &Path, dir: &Path, model: &str, args: &[&str]) -> Run {
         bad.push(format!("compute {c_log:.2} MiB vs {c_est:.2}, past 10 %"));
     }
     let compute = if e.compute.approximate {
-        format!("approximate ({})", e.compute.approximate_parts.join("; "))
+        format!(
+            "approximate ({})",
+            e.compute
+                .approximate_parts
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
     } else {
         "exact".into()
     };

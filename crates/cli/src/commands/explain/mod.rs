@@ -316,7 +316,7 @@ fn estimated_ledger(
     let mut est = match estimate_inputs(&inputs) {
         Ok(e) => e,
         Err(why) => {
-            led.unavailable = Some(why.into());
+            led.unavailable = Some(why);
             return led;
         }
     };
@@ -325,7 +325,7 @@ fn estimated_ledger(
         apply_live(l, gguf, &mut settings, &mut est);
     }
     crate::overhead::apply_probe(&mut est, settings.backend.value);
-    est.notes.extend(fit_note.map(Into::into));
+    est.notes.extend(fit_note);
     w.evidence.push(gguf_evidence(&est, path));
     if let Some(log) = &args.log {
         match super::read_log(log) {
@@ -352,7 +352,7 @@ fn fit_at_load(
     inputs: &mut gpuledger_workloads::process_estimate::ProcessInputs,
     p: &Process,
     snap: &Snapshot,
-) -> Option<String> {
+) -> Option<Said> {
     let [u] = p.usage.as_slice() else {
         return None;
     };

@@ -160,9 +160,11 @@ impl<'a> Builder<'a> {
         self.p.n_embd * self.cur_t * F32
     }
 
-    pub(super) fn approximate(&mut self, part: &'static str) {
-        if !self.approx.contains(&part) {
-            self.approx.push(part);
+    /// Says the figure is approximate for this part: `key` names the part's sentence in the
+    /// recipe catalogue (`recipe-approx-*`).
+    pub(super) fn approximate(&mut self, key: &'static str) {
+        if !self.approx.contains(&key) {
+            self.approx.push(key);
         }
     }
 
@@ -340,7 +342,7 @@ impl<'a> Builder<'a> {
         let has = |t: &str| self.model.tensor(&format!("blk.{il}.{t}")).is_some();
         let (fused, gate) = (has("attn_qkv.weight"), has("attn_gate.weight"));
         if fused {
-            self.approximate("a fused Q/K/V projection (attn_qkv): counted as three projections");
+            self.approximate("recipe-approx-fused-q-k-v");
         }
         // hy_v4's and dots3note's gated MLA are replayed (`mla_gate`), bailingmoe3's and
         // kimi-k3's (`kda_hybrid_gate`).
@@ -349,7 +351,7 @@ impl<'a> Builder<'a> {
             "hy_v4" | "dots3note" | "bailingmoe3" | "kimi-k3"
         );
         if gate && !replayed {
-            self.approximate("the attention output gate (attn_gate): not in the replay");
+            self.approximate("recipe-approx-attention-output-gate-attn");
         }
     }
 
@@ -465,7 +467,7 @@ impl<'a> Builder<'a> {
         let (e, t) = (self.p.n_embd, self.cur_t);
         let n = self.norm(il, x, "ffn_norm.weight");
         let mut out = if let Some(shape) = l.moe {
-            self.approximate("MoE routing");
+            self.approximate("recipe-approx-moe-routing");
             let ws = self.moe_weights(il);
             // build_moe_ffn: the router's and the experts' biases (gpt-oss), each an ADD_ID.
             let biases = [

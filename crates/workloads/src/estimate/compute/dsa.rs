@@ -203,7 +203,7 @@ impl Builder<'_> {
         // hy-v4 and dots3note models, with and without flash attention), and bailingmoe3's
         // (the latent absorbed, its output gate: `kda_hybrid_gate`).
         if !matches!(self.p.arch.as_str(), "hy_v4" | "dots3note" | "bailingmoe3") {
-            self.approximate("MLA attention");
+            self.approximate("recipe-approx-mla-attention");
         }
         if let Some(o) = self.kpool_mla(il, x, (k_cache, cache_be), (k_idx, mask)) {
             return o;

@@ -128,11 +128,7 @@ impl Builder<'_> {
             return None;
         }
         let Some(s) = self.dsv4_shape() else {
-            self.approximate(
-                "DeepSeek V4's graph: not replayed, the file lacks a key or tensor it is built \
-                 from (attn_q_a, attn_output_a, hyper_connection.count, compress_ratios); plain \
-                 attention layers stand in",
-            );
+            self.approximate("recipe-approx-deepseek-v4-graph-not");
             return None;
         };
         let ins = self.dsv4_inputs(&s);
@@ -145,10 +141,7 @@ impl Builder<'_> {
             .min(self.layers.len())
             .min(s.ratios.len());
         if s.hash_layers > 0 {
-            self.approximate(
-                "deepseek4's hash-routed layers (experts picked by token id from \
-                 ffn_gate_tid2eid): written from models/deepseek4.cpp, not checked against a run",
-            );
+            self.approximate("recipe-approx-deepseek4-hash-routed-layers");
         }
         for il in 0..n_layer {
             x = self.dsv4_layer(il, x, &s, &ins);

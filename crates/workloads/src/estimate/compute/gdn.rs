@@ -59,7 +59,7 @@ impl Builder<'_> {
     /// with the fused kernel: one sequence's state instead of all of them).
     pub(super) fn kda(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
-            self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
+            self.approximate("recipe-approx-gated-deltanet-gpu-backend");
         }
         let (t, ns) = (self.cur_t, self.n_seq);
         let d_conv = self.kda_d_conv(il);
@@ -212,7 +212,7 @@ impl Builder<'_> {
     /// One Gated DeltaNet mixer on the normed input `x`.
     pub(super) fn gated_delta_net(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
-            self.approximate("Gated DeltaNet on a GPU backend: the fused kernel assumed");
+            self.approximate("recipe-approx-gated-deltanet-gpu-backend");
         }
         // qwen3next repeats Q and K to the value heads; qwen35's fused kernel broadcasts them
         let next = self.p.arch == "qwen3next";

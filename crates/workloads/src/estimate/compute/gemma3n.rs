@@ -187,9 +187,7 @@ impl Builder<'_> {
         // A header whose every layer shares a cache (shared_kv_layers ≥ block_count) has no
         // cache to read: llama.cpp refuses it; nothing to replay.
         let (Some(pos), Some(cache)) = (self.inputs.pos, self.inputs.caches[l.swa as usize]) else {
-            self.approximate(
-                "an attention without a KV cache (every layer shares one): not in the replay",
-            );
+            self.approximate("recipe-approx-attention-without-kv-cache");
             return x;
         };
         let (qb, kb, vb) = (

@@ -29,10 +29,7 @@ impl Builder<'_> {
         }
         let inputs = self.kpool_inputs_bounded();
         if inputs.is_none() {
-            self.approximate(
-                "glm5-next's k-pool indexer (no usable attention.indexer.kpool, or sizes beyond \
-                 any device): not in the replay",
-            );
+            self.approximate("recipe-approx-glm5-next-k-pool");
         }
         inputs
     }
@@ -52,10 +49,7 @@ impl Builder<'_> {
         let t = self.cur_t;
         // The gather path (small ubatches, see build_inp_kpool) is not replayed.
         if self.r.n_ubatch <= 16 && self.r.n_ctx > top_k.saturating_add(kpool - 1) {
-            self.approximate(
-                "glm5-next's gathered sparse attention (n_ubatch ≤ 16): counted as the \
-                 scatter path",
-            );
+            self.approximate("recipe-approx-glm5-next-gathered-sparse");
         }
         let r = self.r;
         let shape = KpoolShape::at_reserve(

@@ -294,7 +294,7 @@ impl Builder<'_> {
             return ffn(&mut self.g, e, x, t, l.n_ff, l.glu, ws);
         };
         // moe() leaves out the weights' normalisation (sum, clamp, divide: n_used floats a token)
-        self.approximate("MoE routing");
+        self.approximate("recipe-approx-moe-routing");
         let ws = self.moe_weights(il);
         let out = moe(&mut self.g, e, x, t, shape, ws, [None; 4]);
         if l.shared_ff == 0 {

@@ -123,7 +123,8 @@ pub struct ComputeGraph {
     /// The largest intermediate tensors (for the explanation).
     pub logits_bytes: u64,
     pub mask_bytes: u64,
-    /// Parts of the graph written coarsely (MoE routing, MLA, recurrent): empty when exact.
+    /// Parts of the graph written coarsely (MoE routing, MLA, recurrent), as the catalogue keys
+    /// of their sentences (`recipe-approx-*`): empty when exact.
     pub approximate_parts: Vec<&'static str>,
     /// The backend scheduler's splits of the graph, in order.
     pub splits: Vec<Split>,
@@ -182,10 +183,7 @@ pub fn reserve(
         return finish(b, place, (n_tokens, n_outputs), logits_bytes, masks);
     }
     if router {
-        b.approximate(
-            "the adapter router (a one-head attention over the adapter tokens) and the \
-             per-token LoRA deltas of every projection (switch_lora): not in the replay",
-        );
+        b.approximate("recipe-approx-adapter-router-one-head");
     }
     b.inputs(masks);
     let mut x = b.embeddings();
@@ -246,10 +244,7 @@ fn beyond_any_device(
         n_outputs,
         logits_bytes: u64::try_from(p.n_vocab as u128 * n_outputs as u128 * 4).unwrap_or(u64::MAX),
         mask_bytes: 0,
-        approximate_parts: vec![
-            "not replayed: the header claims tensors or layers beyond any device (the figure \
-             is the largest single tensor)",
-        ],
+        approximate_parts: vec!["recipe-approx-header-beyond-any-device"],
         splits: Vec::new(),
     })
 }

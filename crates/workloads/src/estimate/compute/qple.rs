@@ -27,7 +27,7 @@ impl Builder<'_> {
         }
         let q = self.qple_shape();
         if q.is_none() {
-            self.approximate("qwen4exp's PLE n-gram embedding (sizes out of range): not replayed");
+            self.approximate("recipe-approx-qwen4exp-ple-n-gram");
         }
         q
     }

@@ -13,7 +13,7 @@ impl Builder<'_> {
     /// One rwkv6qwen2 layer (`llama_model_rwkv6qwen2::graph`'s loop body).
     pub(super) fn qrwkv6_layer(&mut self, il: usize, inp: Id) -> Id {
         if il == 0 && self.place.device() {
-            self.approximate("recurrent layers on a GPU backend"); // as rwkv_layer
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend"); // as rwkv_layer
         }
         let et = self.et();
         let [shift, state] = match self.rwkv_gathered.take() {

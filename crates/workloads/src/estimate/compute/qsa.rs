@@ -166,9 +166,7 @@ impl Builder<'_> {
         let hs = self.p.indexer.as_ref()?.head_size;
         let Some(shape) = KpoolShape::at_reserve((r.cells_full, r.n_seq, t), (kp, top_k, true), hs)
         else {
-            self.approximate(
-                "qwen4exp's QSA indexer (sizes beyond any device): its layers counted dense",
-            );
+            self.approximate("recipe-approx-qwen4exp-qsa-indexer-sizes");
             return None;
         };
         let KpoolShape { n_pool, n_new, .. } = shape;

@@ -52,7 +52,8 @@ impl Builder<'_> {
             inp = self.layer_norm(inp, et);
             if self.place.device() {
                 // as for the other recurrent layers (ssm.rs `recurrent`)
-                self.approx.push("recurrent layers on a GPU backend");
+                self.approx
+                    .push("recipe-approx-recurrent-layers-gpu-backend");
             }
         }
         let [shift, state] = match self.rwkv_gathered.take() {
@@ -106,7 +107,7 @@ impl Builder<'_> {
             None => self.rwkv_gather(il),
         };
         if il == 0 && self.place.device() {
-            self.approximate("recurrent layers on a GPU backend"); // as rwkv_layer
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend"); // as rwkv_layer
         }
         let rs_be = Some(self.g.backend_of(state));
         let att_norm = self.norm(il, inp, "attn_norm.weight");
@@ -209,7 +210,7 @@ impl Builder<'_> {
             .tensors
             .contains(&format!("blk.{il}.time_mix_lerp_fused.weight"))
         {
-            self.approximate("RWKV-6's separate lerps (an older conversion): counted as fused");
+            self.approximate("recipe-approx-rwkv-6-separate-lerps");
         }
         let fused = w(self, "lerp_fused");
         let m = self.g.inplace(5 * et, &[m, fused]);

@@ -196,14 +196,12 @@ impl Builder<'_> {
         }
         match self.p.arch.as_str() {
             "mamba" => {}
-            "qwen3next" | "qwen35" | "qwen35moe" => self.approximate(
-                "Gated DeltaNet layers (build_delta_net: chunked delta rule, gated norm): \
-                 counted with Mamba-1's shape",
-            ),
-            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => self.approximate(
-                "KDA layers (Kimi delta attention: Q/K/V convolutions, gated delta rule): \
-                 counted with Mamba-1's shape",
-            ),
+            "qwen3next" | "qwen35" | "qwen35moe" => {
+                self.approximate("recipe-approx-gated-deltanet-layers-build")
+            }
+            "kimi-linear" | "kimi-k3" | "bailingmoe3" | "glm5-next" => {
+                self.approximate("recipe-approx-kda-layers-kimi-delta")
+            }
             // models/mamba-base.cpp build_mamba2_layer, replayed op for op (ssm.rs).
             "mamba2" | "granitehybrid" | "falcon-h1" | "nemotron_h" | "nemotron_h_moe" => {
                 return self.mamba2(il, x)
@@ -212,16 +210,13 @@ impl Builder<'_> {
             "lfm2" | "lfm2moe" => return self.shortconv(il, x),
             // models/minimax-01.cpp, replayed op for op (`lightning`).
             "minimax-01" => return self.lightning(il, x),
-            a if a.starts_with("rwkv") => self.approximate(
-                "RWKV time-mix and channel-mix layers (build_rwkv6/7_time_mix): counted with \
-                 Mamba-1's shape",
-            ),
-            _ => self.approximate("recurrent layers (Mamba-1's shape)"),
+            a if a.starts_with("rwkv") => self.approximate("recipe-approx-rwkv-time-mix-channel"),
+            _ => self.approximate("recipe-approx-recurrent-layers-mamba-1"),
         }
         if self.place.device() {
             // Where the scheduler puts the scan, its biases and the state copies depends on
             // which of these ops the device runs (lavapipe runs no SSM_SCAN): not replayed.
-            self.approximate("recurrent layers on a GPU backend");
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend");
         }
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let ws = self.weights(
@@ -243,7 +238,7 @@ impl Builder<'_> {
     /// A Mamba-2 layer's mixer (`build_mamba2_layer`).
     pub(super) fn mamba2(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
-            self.approximate("recurrent layers on a GPU backend");
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend");
         }
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let has_norm = self
@@ -278,7 +273,7 @@ impl Builder<'_> {
     /// An LFM2 short-convolution layer's mixer (`build_shortconv_block`).
     pub(super) fn shortconv(&mut self, il: usize, x: Id) -> Id {
         if self.place.device() {
-            self.approximate("recurrent layers on a GPU backend");
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend");
         }
         let s_copy = self.inputs.s_copy.expect("recurrent state input");
         let key = format!("{}.shortconv.l_cache", self.p.arch);
@@ -320,7 +315,7 @@ impl Builder<'_> {
             return x;
         };
         if self.place.device() {
-            self.approximate("recurrent layers on a GPU backend");
+            self.approximate("recipe-approx-recurrent-layers-gpu-backend");
         }
         let (e, t, ns) = (self.p.n_embd, self.cur_t, self.n_seq);
         let h = self.p.n_head.get(il).copied().unwrap_or(1);

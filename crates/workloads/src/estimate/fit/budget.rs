@@ -2,6 +2,7 @@
 //! collection path (every llama-server a snapshot sees) also within a deadline, and remembers
 //! each model's replay, so that a crafted file costs one bounded replay, not one per round.
 
+use gpuledger_lang::Said;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -46,18 +47,12 @@ impl Budget {
     }
 
     /// Why the replay must stop before its projection number `n`, if it must.
-    pub(super) fn spent(&self, n: u32) -> Option<String> {
+    pub(super) fn spent(&self, n: u32) -> Option<Said> {
         if n >= self.projections {
-            return Some(format!(
-                "the replay stopped after {n} memory projections (its bound); llama.cpp would go \
-                 on: the settings are those reached so far"
-            ));
+            return Some(Said::new("recipe-fit-stopped-bound", vec![("n", n.into())]));
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Some(format!(
-                "the replay stopped after {n} memory projections (its time budget on the \
-                 collection path); llama.cpp would go on: the settings are those reached so far"
-            ));
+            return Some(Said::new("recipe-fit-stopped-time", vec![("n", n.into())]));
         }
         None
     }

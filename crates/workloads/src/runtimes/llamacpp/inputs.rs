@@ -105,14 +105,16 @@ pub(crate) fn backend_of(w: &Workload, vendor: Option<Vendor>) -> Setting<Backen
             .iter()
             .any(|e| e.kind == EvidenceKind::Library && e.showed.contains(lib))
         {
-            return Setting::runtime(b, &format!("loaded {lib}"));
+            let loaded = Said::new("recipe-src-loaded-library", vec![("lib", lib.into())]);
+            return Setting::runtime(b, loaded);
         }
     }
-    match vendor {
-        Some(Vendor::Nvidia) => Setting::runtime(Backend::Cuda, "measured on an NVIDIA device"),
-        Some(Vendor::Amd) => Setting::runtime(Backend::Rocm, "measured on an AMD device"),
-        Some(Vendor::Apple) => Setting::runtime(Backend::Metal, "measured on an Apple GPU"),
-        Some(_) => Setting::runtime(Backend::Vulkan, "measured on an Intel/other GPU"),
-        None => LlamaSettings::default().backend,
-    }
+    let (backend, key) = match vendor {
+        Some(Vendor::Nvidia) => (Backend::Cuda, "recipe-src-measured-nvidia"),
+        Some(Vendor::Amd) => (Backend::Rocm, "recipe-src-measured-amd"),
+        Some(Vendor::Apple) => (Backend::Metal, "recipe-src-measured-apple"),
+        Some(_) => (Backend::Vulkan, "recipe-src-measured-other"),
+        None => return LlamaSettings::default().backend,
+    };
+    Setting::runtime(backend, Said::new(key, vec![]))
 }

@@ -6,8 +6,9 @@
 //! `--enable-dp-attention`, `--ep-size`/`--expert-parallel-size`.
 
 use super::super::pyargs;
-use super::super::reservation::{default_of, flag, Src};
+use super::super::reservation::{default_of, flag_from, Src};
 use crate::runtimes::InputSource;
+use gpuledger_lang::Said;
 
 /// The largest parallel size read (as vLLM's `MAX_PARALLEL`): products of sizes stay far
 /// inside 64 bits.
@@ -47,8 +48,9 @@ fn s<T>(value: T, source: InputSource) -> Src<T> {
 }
 
 impl SglangSettings {
-    pub fn from_args(argv: &[String], from: &str) -> Result<SglangSettings, String> {
-        let fs = |n: &str, v: &str| flag(format!("{n} {v} ({from})"));
+    pub fn from_args(argv: &[String], from: impl Into<Said>) -> Result<SglangSettings, String> {
+        let from: Said = from.into();
+        let fs = |n: &str, v: &str| flag_from(format!("{n} {v}"), &from);
         let uint = |names: &[&str]| -> Result<Option<Src<u64>>, String> {
             value(argv, names)
                 .map(|(n, v)| {
@@ -83,7 +85,7 @@ impl SglangSettings {
         let pp_size = size(&["--pp-size", "--pp", "--pipeline-parallel-size"])?;
         let dp_size = size(&["--dp-size", "--dp", "--data-parallel-size"])?;
         let enable_dp_attention = match pyargs::last(argv, &["--enable-dp-attention"]) {
-            Some((n, _)) => s(true, flag(format!("{n} ({from})"))),
+            Some((n, _)) => s(true, flag_from(n, &from)),
             None => s(false, default_of("SGLang")),
         };
         let ep_size = uint(&["--ep-size", "--ep", "--expert-parallel-size"])?;

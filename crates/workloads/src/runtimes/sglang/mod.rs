@@ -456,7 +456,7 @@ fn total_and_why(
 /// The recipe for a running process: its command line (or its server's), its model folder,
 /// and its server info when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
-    let mut s = SglangSettings::from_args(&ctx.argv, &ctx.argv_source())
+    let mut s = SglangSettings::from_args(&ctx.argv, ctx.argv_source())
         .map_err(|e| Said::new("recipe-err-sglang-argv", vec![("error", e.into())]))?;
     s.stage = ctx.title.as_deref().and_then(parallel::stage_in_title);
     let model = s

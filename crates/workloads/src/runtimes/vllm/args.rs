@@ -2,7 +2,8 @@
 //! with where each value came from (the flag, or the default in vLLM's source).
 
 use super::super::pyargs;
-use super::super::reservation::{default, default_of, flag, src, Src};
+use super::super::reservation::{default, default_of, flag_from, src, Src};
+use gpuledger_lang::Said;
 use gpuledger_model::estimate_input::InputSource;
 
 /// `CacheConfig.gpu_memory_utilization`'s default in vLLM's source (`vllm/config/cache.py`,
@@ -166,7 +167,7 @@ pub fn parse_size(v: &str) -> Option<u64> {
 /// The command line and where it was read, for the flag readers below.
 struct Args<'a> {
     argv: &'a [String],
-    from: &'a str,
+    from: Said,
 }
 
 impl Args<'_> {
@@ -186,7 +187,7 @@ impl Args<'_> {
 
     /// `--flag value (where)`: the source of a value read from the command line.
     fn source(&self, n: &str, v: &str) -> InputSource {
-        flag(format!("{n} {v} ({})", self.from))
+        flag_from(format!("{n} {v}"), &self.from)
     }
 
     fn uint(&self, names: &[&str]) -> Result<Option<Src<u64>>, String> {
@@ -313,7 +314,7 @@ impl Args<'_> {
             Some((n, Some(v))) if v.eq_ignore_ascii_case("false") => {
                 src(false, self.source(&n, &v))
             }
-            Some((n, _)) => src(true, flag(format!("{n} ({})", self.from))),
+            Some((n, _)) => src(true, flag_from(n, &self.from)),
             None => src(false, default_of("vLLM")),
         }
     }
@@ -322,7 +323,8 @@ impl Args<'_> {
 impl VllmSettings {
     /// Read a vLLM command line (`vllm serve MODEL ...`, `python -m
     /// vllm.entrypoints.openai.api_server --model MODEL ...`). `from` names where it was read.
-    pub fn from_args(argv: &[String], from: &str) -> Result<VllmSettings, String> {
+    pub fn from_args(argv: &[String], from: impl Into<Said>) -> Result<VllmSettings, String> {
+        let from = from.into();
         let a = Args { argv, from };
         let auto = |names: &[&str]| -> Result<Src<String>, String> {
             Ok(a.text(names)?

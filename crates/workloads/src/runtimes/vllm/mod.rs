@@ -66,7 +66,7 @@ use super::{InputSource, ProcessContext, RuntimeEstimate};
 /// and `/metrics` when `explain` may ask.
 pub fn estimate_process(ctx: &ProcessContext) -> Result<RuntimeEstimate, Said> {
     let from = ctx.argv_source();
-    let mut s = VllmSettings::from_args(&ctx.argv, &from)
+    let mut s = VllmSettings::from_args(&ctx.argv, from)
         .map_err(|e| Said::new("recipe-err-vllm-argv", vec![("error", e.into())]))?;
     // Defaults and KV rules changed between releases: take those of the release that runs.
     s.version = version::running(ctx);

@@ -213,7 +213,7 @@ impl Recipe for Vllm {
             .as_ref()
             .is_some_and(|m| m.role_kind == RoleKind::EngineCore);
         if engine_core {
-            if let Ok(s) = super::VllmSettings::from_args(&ctx.argv, &ctx.argv_source()) {
+            if let Ok(s) = super::VllmSettings::from_args(&ctx.argv, ctx.argv_source()) {
                 let ranks = s
                     .tensor_parallel_size
                     .value
