@@ -16,6 +16,7 @@ mod diff_cli;
 mod drm_snapshot;
 mod estimate_cli;
 mod estimate_cmdlines;
+mod estimate_lang;
 mod explain;
 mod explain_llama;
 mod explain_ollama;

@@ -487,3 +487,4 @@ recipe-err-no-estimate = no estimate for this model: { $why }
 recipe-src-flag-from = { $flag } ({ $from })
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline (the parent server; this process's title replaced its own)
 recipe-note-several-gpus = this machine has { $count } GPUs llama-server's build for this vendor sees ({ $gpus }) and it uses every one (layers split by free memory): this estimate is for GPU{ $index } alone; --gpus { $count } estimates the split (in index order, which is CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID)
+recipe-note-split-evenly = no -ts and no free memory per device (estimate --free): layers split evenly, as llama.cpp does for devices with equal free memory

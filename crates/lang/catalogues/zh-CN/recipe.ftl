@@ -479,3 +479,4 @@ recipe-err-no-estimate = 无法估算此模型：{ $why }
 recipe-src-flag-from = { $flag }（{ $from }）
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父服务进程；此进程的标题替换了它自己的命令行）
 recipe-note-several-gpus = 本机上，面向此厂商的 llama-server 构建能看到 { $count } 块 GPU（{ $gpus }），并会全部使用（按空闲显存分配各层）：此估算只针对 GPU{ $index }；--gpus { $count } 可估算这种分配（按编号顺序，即设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 的顺序）
+recipe-note-split-evenly = 没有 -ts，也不知道每个设备的空闲显存（estimate --free）：各层平均分配，与 llama.cpp 在各设备空闲显存相同时的做法一致

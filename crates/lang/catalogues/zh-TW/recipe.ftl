@@ -479,3 +479,4 @@ recipe-err-no-estimate = 無法估算此模型：{ $why }
 recipe-src-flag-from = { $flag }（{ $from }）
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父伺服器處理程序；此處理程序的標題取代了它自己的命令列）
 recipe-note-several-gpus = 本機上，針對此廠商的 llama-server 建置能看到 { $count } 張 GPU（{ $gpus }），並會全部使用（依可用顯示記憶體分配各層）：此估算僅針對 GPU{ $index }；--gpus { $count } 可估算這種分配（依編號順序，即設定 CUDA_DEVICE_ORDER=PCI_BUS_ID 時 CUDA 的順序）
+recipe-note-split-evenly = 沒有 -ts，也不知道每個裝置的可用顯示記憶體（estimate --free）：各層平均分配，與 llama.cpp 在各裝置可用顯示記憶體相同時的做法一致

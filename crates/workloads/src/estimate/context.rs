@@ -471,7 +471,7 @@ pub(super) fn placement(
     let gpu_layers = offloaded.saturating_sub(1).min(nl);
     let (overrides, effects) = super::overrides::place(model, s, rec)?;
     let (cum, note) = super::devices::splits(&s.devices, devices.len());
-    rec.notes.extend(note.into_iter().map(Said::from));
+    rec.notes.extend(note);
     let layer_dev = super::devices::assign_layers(nl, offloaded, &cum);
     record_devices(s, &devices, rec);
     let pipeline = devices.len() > 1

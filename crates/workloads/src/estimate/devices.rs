@@ -13,6 +13,7 @@
 
 use super::settings::{Backend, DeviceSettings, Setting, SettingSource, SplitMode};
 use super::LlamaSettings;
+use gpuledger_lang::Said;
 
 /// One device llama.cpp puts buffers on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +94,7 @@ pub fn assign_layers(n_layer: u32, n_gpu_layers: u32, splits: &[f32]) -> Vec<Opt
 
 /// Cumulative shares of `n` devices, normalised as llama.cpp does: from `-ts` when it has a
 /// non-zero entry, else from free memory, else equal (free memory unknown: said in a note).
-pub fn splits(s: &DeviceSettings, n: usize) -> (Vec<f32>, Option<String>) {
+pub fn splits(s: &DeviceSettings, n: usize) -> (Vec<f32>, Option<Said>) {
     let given = &s.tensor_split.value;
     let raw: Vec<f32> = if given.iter().take(n).any(|&x| x != 0.0) {
         (0..n)
@@ -104,11 +105,8 @@ pub fn splits(s: &DeviceSettings, n: usize) -> (Vec<f32>, Option<String>) {
     } else {
         vec![1.0; n]
     };
-    let note = (n > 1 && given.iter().all(|&x| x == 0.0) && s.free.value.len() < n).then(|| {
-        "no -ts and no free memory per device (estimate --free): layers split evenly, as \
-         llama.cpp does for devices with equal free memory"
-            .to_string()
-    });
+    let note = (n > 1 && given.iter().all(|&x| x == 0.0) && s.free.value.len() < n)
+        .then(|| Said::new("recipe-note-split-evenly", vec![]));
     // Nothing to go by (every share 0, or free memory all unknown as 0): evenly, not NaN.
     let raw = if raw.iter().sum::<f32>() > 0.0 {
         raw
