@@ -488,3 +488,22 @@ recipe-src-flag-from = { $flag } ({ $from })
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline (the parent server; this process's title replaced its own)
 recipe-note-several-gpus = this machine has { $count } GPUs llama-server's build for this vendor sees ({ $gpus }) and it uses every one (layers split by free memory): this estimate is for GPU{ $index } alone; --gpus { $count } estimates the split (in index order, which is CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID)
 recipe-note-split-evenly = no -ts and no free memory per device (estimate --free): layers split evenly, as llama.cpp does for devices with equal free memory
+
+## llama-server's flag values refused (estimate/settings, devices, overrides)
+recipe-flag-not-number = { $flag }: { $value } is not a valid number
+recipe-flag-too-big = { $flag }: { $value } does not fit: llama-server reads it as a 32-bit integer (at most { $max })
+recipe-flag-negative = { $flag }: { $value } is negative
+recipe-flag-cache-type = { $flag }: unsupported cache type { $value } (llama.cpp accepts { $types })
+recipe-flag-cache-type-unknown = { $flag }: unknown type { $value }
+recipe-flag-needs-value = { $flag } needs a value
+recipe-flag-not-on-off = { $flag }: { $value } is not on or off
+recipe-flag-fit-target = { $flag }: { $value } is not 1 to 16 sizes in MiB
+recipe-flag-slots = { $flag }: { $value } slots is not valid (use -1 for auto or N >= 1)
+recipe-flag-not-fa = { $flag }: { $value } is not on, off or auto
+recipe-flag-load-mode = { $flag }: { $value } is not auto, none, mmap, mlock, mmap+mlock or dio
+recipe-flag-ts-too-many = { $flag }: { $value } proportions, more than llama.cpp's 16 devices
+recipe-flag-ts-proportion = { $flag }: { $value } is not a proportion (a number >= 0)
+recipe-flag-split-mode = { $flag }: { $value } is not none, layer, row or tensor
+recipe-flag-rpc-too-many = { $flag }: { $value } servers, more than llama.cpp's 16 devices
+recipe-flag-not-override = { $flag }: { $value } is not PATTERN=BUFFER_TYPE (llama-server refuses it)
+recipe-flag-layers = { $flag }: { $value } is not a number of layers

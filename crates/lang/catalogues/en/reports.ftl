@@ -963,3 +963,17 @@ report-owner-doubt-delegated = the cgroup path is shaped like { $what } but lies
 report-owner-doubt-not-kubelet = the cgroup path is shaped like { $what } but is not under the kubelet's cgroup root (/kubepods, /kubepods.slice, a kind node's /kubelet): not taken as a pod
 report-owner-doubt-not-slurmd = the cgroup path is shaped like { $what } but is not under slurmd's cgroup root (/slurm, /slurm_<node>, /system.slice/slurmstepd.scope): not taken as a job
 report-err-not-grouping = { $given } is not a grouping: use one of { $choices }
+
+## The kubelet source's status (sources/owner/kubelet)
+report-kubelet-api-error = kubelet pod-resources API at { $path }: { $error }
+report-kubelet-no-socket = kubelet pod-resources API: no socket at { $path } (not a Kubernetes node, or the kubelet's pod-resources directory is not mounted here)
+report-kubelet-refused = kubelet pod-resources API: { $path }: connection refused (nothing listens: the kubelet is not running, or the socket is stale)
+report-kubelet-denied = kubelet pod-resources API: { $path }: permission denied (the socket is root's; run as root or give this user access)
+report-kubelet-mig-unmatched = { $n } MIG device ids not matched to a GPU (NVML lists no such MIG device: MIG off, or a driver without the MIG calls)
+report-kubelet-driver-unreadable = the driver's GPU list is unreadable: { $error }
+report-kubelet-no-gpu-node = no GPU with that device node
+report-kubelet-node-unmatched = { $n } device-node ids (GKE) not matched ({ $why })
+report-kubelet-allocatable-failed = GetAllocatableResources failed: { $error }
+report-kubelet-allocatable = { $n } allocatable GPU device ids
+report-kubelet-ok = { $pods } pods listed, { $gpus }; { $named } GPU processes named, { $unnamed } by pod UID only
+report-kubelet-unavailable = { $error }; { $named } GPU processes named from container log links, { $unnamed } by pod UID only

@@ -419,7 +419,7 @@ recipe-approx-vulkan-reorder = Vulkan 设备缓冲区：Vulkan 为了并行会�
 
 ## The estimate's inputs, notes and the --fit replay's sentences (estimate/hparams, memory, indexer, context, fit)
 recipe-window-llama4 = llama_model_llama4::load_arch_hparams：分块注意力，8192
-recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每组首层为稠密层
+recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每组首层为全注意力
 recipe-window-exaone4 = llama_model_exaone4::load_arch_hparams：64 层
 recipe-window-gemma2 = llama_model_gemma2::load_arch_hparams
 recipe-rule-head-kv-absent = 缺少 head_count_kv：等于 head_count
@@ -480,3 +480,22 @@ recipe-src-flag-from = { $flag }（{ $from }）
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父服务进程；此进程的标题替换了它自己的命令行）
 recipe-note-several-gpus = 本机上，面向此厂商的 llama-server 构建能看到 { $count } 块 GPU（{ $gpus }），并会全部使用（按空闲显存分配各层）：此估算只针对 GPU{ $index }；--gpus { $count } 可估算这种分配（按编号顺序，即设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 的顺序）
 recipe-note-split-evenly = 没有 -ts，也不知道每个设备的空闲显存（estimate --free）：各层平均分配，与 llama.cpp 在各设备空闲显存相同时的做法一致
+
+## llama-server's flag values refused (estimate/settings, devices, overrides)
+recipe-flag-not-number = { $flag }：{ $value } 不是有效的数字
+recipe-flag-too-big = { $flag }：{ $value } 超出范围：llama-server 把它读作 32 位整数（最大 { $max }）
+recipe-flag-negative = { $flag }：{ $value } 是负数
+recipe-flag-cache-type = { $flag }：不支持的缓存类型 { $value }（llama.cpp 接受 { $types }）
+recipe-flag-cache-type-unknown = { $flag }：未知类型 { $value }
+recipe-flag-needs-value = { $flag } 需要一个值
+recipe-flag-not-on-off = { $flag }：{ $value } 不是 on 或 off
+recipe-flag-fit-target = { $flag }：{ $value } 不是 1 到 16 个以 MiB 为单位的大小
+recipe-flag-slots = { $flag }：{ $value } 个槽位无效（请用 -1 表示 auto，或 N >= 1）
+recipe-flag-not-fa = { $flag }：{ $value } 不是 on、off 或 auto
+recipe-flag-load-mode = { $flag }：{ $value } 不是 auto、none、mmap、mlock、mmap+mlock 或 dio
+recipe-flag-ts-too-many = { $flag }：{ $value } 个比例，超过 llama.cpp 的 16 个设备上限
+recipe-flag-ts-proportion = { $flag }：{ $value } 不是比例（应为 >= 0 的数字）
+recipe-flag-split-mode = { $flag }：{ $value } 不是 none、layer、row 或 tensor
+recipe-flag-rpc-too-many = { $flag }：{ $value } 个服务器，超过 llama.cpp 的 16 个设备上限
+recipe-flag-not-override = { $flag }：{ $value } 不是 PATTERN=BUFFER_TYPE 格式（llama-server 会拒绝它）
+recipe-flag-layers = { $flag }：{ $value } 不是层数

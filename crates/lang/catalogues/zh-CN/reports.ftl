@@ -873,3 +873,17 @@ report-owner-doubt-delegated = cgroup 路径形似 { $what }，却位于委派�
 report-owner-doubt-not-kubelet = cgroup 路径形似 { $what }，却不在 kubelet 的 cgroup 根目录（/kubepods、/kubepods.slice、kind 节点的 /kubelet）下：不算作 Pod
 report-owner-doubt-not-slurmd = cgroup 路径形似 { $what }，却不在 slurmd 的 cgroup 根目录（/slurm、/slurm_<node>、/system.slice/slurmstepd.scope）下：不算作 Slurm 作业
 report-err-not-grouping = { $given } 不是分组方式：请使用 { $choices } 之一
+
+## The kubelet source's status (sources/owner/kubelet)
+report-kubelet-api-error = kubelet pod-resources API（{ $path }）：{ $error }
+report-kubelet-no-socket = kubelet pod-resources API：{ $path } 处没有套接字（不是 Kubernetes 节点，或者 kubelet 的 pod-resources 目录没有挂载到这里）
+report-kubelet-refused = kubelet pod-resources API：{ $path }：连接被拒绝（没有程序在监听：kubelet 没有运行，或者套接字是残留的旧文件）
+report-kubelet-denied = kubelet pod-resources API：{ $path }：权限不足（套接字属于 root；请以 root 运行，或授予该用户访问权限）
+report-kubelet-mig-unmatched = { $n } 个 MIG 设备 ID 无法匹配到 GPU（NVML 没有列出这些 MIG 设备：MIG 未启用，或者驱动不支持 MIG 相关调用）
+report-kubelet-driver-unreadable = 无法读取驱动的 GPU 列表：{ $error }
+report-kubelet-no-gpu-node = 没有 GPU 对应该设备节点
+report-kubelet-node-unmatched = { $n } 个设备节点 ID（GKE）无法匹配（{ $why }）
+report-kubelet-allocatable-failed = GetAllocatableResources 失败：{ $error }
+report-kubelet-allocatable = { $n } 个可分配的 GPU 设备 ID
+report-kubelet-ok = 列出了 { $pods } 个 Pod，{ $gpus }；{ $named } 个 GPU 进程查到了 Pod 名称，{ $unnamed } 个只有 Pod UID
+report-kubelet-unavailable = { $error }；{ $named } 个 GPU 进程通过容器日志链接查到了 Pod 名称，{ $unnamed } 个只有 Pod UID

@@ -419,7 +419,7 @@ recipe-approx-vulkan-reorder = Vulkan 裝置緩衝區：Vulkan 為了平行化�
 
 ## The estimate's inputs, notes and the --fit replay's sentences (estimate/hparams, memory, indexer, context, fit)
 recipe-window-llama4 = llama_model_llama4::load_arch_hparams：分塊注意力，8192
-recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每組首層為稠密層
+recipe-window-smallthinker = llama_model_smallthinker::load_arch_hparams：4096，每組首層為全注意力
 recipe-window-exaone4 = llama_model_exaone4::load_arch_hparams：64 層
 recipe-window-gemma2 = llama_model_gemma2::load_arch_hparams
 recipe-rule-head-kv-absent = 缺少 head_count_kv：等於 head_count
@@ -480,3 +480,22 @@ recipe-src-flag-from = { $flag }（{ $from }）
 recipe-src-parent-cmdline = /proc/{ $pid }/cmdline（父伺服器處理程序；此處理程序的標題取代了它自己的命令列）
 recipe-note-several-gpus = 本機上，針對此廠商的 llama-server 建置能看到 { $count } 張 GPU（{ $gpus }），並會全部使用（依可用顯示記憶體分配各層）：此估算僅針對 GPU{ $index }；--gpus { $count } 可估算這種分配（依編號順序，即設定 CUDA_DEVICE_ORDER=PCI_BUS_ID 時 CUDA 的順序）
 recipe-note-split-evenly = 沒有 -ts，也不知道每個裝置的可用顯示記憶體（estimate --free）：各層平均分配，與 llama.cpp 在各裝置可用顯示記憶體相同時的做法一致
+
+## llama-server's flag values refused (estimate/settings, devices, overrides)
+recipe-flag-not-number = { $flag }：{ $value } 不是有效的數字
+recipe-flag-too-big = { $flag }：{ $value } 超出範圍：llama-server 以 32 位元整數讀取它（最大 { $max }）
+recipe-flag-negative = { $flag }：{ $value } 是負數
+recipe-flag-cache-type = { $flag }：不支援的快取類型 { $value }（llama.cpp 接受 { $types }）
+recipe-flag-cache-type-unknown = { $flag }：未知類型 { $value }
+recipe-flag-needs-value = { $flag } 需要一個值
+recipe-flag-not-on-off = { $flag }：{ $value } 不是 on 或 off
+recipe-flag-fit-target = { $flag }：{ $value } 不是 1 到 16 個以 MiB 為單位的大小
+recipe-flag-slots = { $flag }：{ $value } 個槽位無效（請用 -1 表示 auto，或 N >= 1）
+recipe-flag-not-fa = { $flag }：{ $value } 不是 on、off 或 auto
+recipe-flag-load-mode = { $flag }：{ $value } 不是 auto、none、mmap、mlock、mmap+mlock 或 dio
+recipe-flag-ts-too-many = { $flag }：{ $value } 個比例，超過 llama.cpp 的 16 個裝置上限
+recipe-flag-ts-proportion = { $flag }：{ $value } 不是比例（應為 >= 0 的數字）
+recipe-flag-split-mode = { $flag }：{ $value } 不是 none、layer、row 或 tensor
+recipe-flag-rpc-too-many = { $flag }：{ $value } 個伺服器，超過 llama.cpp 的 16 個裝置上限
+recipe-flag-not-override = { $flag }：{ $value } 不是 PATTERN=BUFFER_TYPE 格式（llama-server 會拒絕它）
+recipe-flag-layers = { $flag }：{ $value } 不是層數

@@ -874,3 +874,17 @@ report-owner-doubt-delegated = cgroup 路徑形似 { $what }，卻位於委派�
 report-owner-doubt-not-kubelet = cgroup 路徑形似 { $what }，卻不在 kubelet 的 cgroup 根目錄（/kubepods、/kubepods.slice、kind 節點的 /kubelet）下：不算作 Pod
 report-owner-doubt-not-slurmd = cgroup 路徑形似 { $what }，卻不在 slurmd 的 cgroup 根目錄（/slurm、/slurm_<node>、/system.slice/slurmstepd.scope）下：不算作 Slurm 作業
 report-err-not-grouping = { $given } 不是分組方式：請使用 { $choices } 其中之一
+
+## The kubelet source's status (sources/owner/kubelet)
+report-kubelet-api-error = kubelet pod-resources API（{ $path }）：{ $error }
+report-kubelet-no-socket = kubelet pod-resources API：在 { $path } 找不到通訊端（不是 Kubernetes 節點，或 kubelet 的 pod-resources 目錄沒有掛載到這裡）
+report-kubelet-refused = kubelet pod-resources API：{ $path }：連線遭拒（沒有程式在監聽：kubelet 未執行，或通訊端是殘留的舊檔案）
+report-kubelet-denied = kubelet pod-resources API：{ $path }：權限不足（通訊端屬於 root；請以 root 執行，或授予此使用者存取權限）
+report-kubelet-mig-unmatched = { $n } 個 MIG 裝置 ID 無法對應到 GPU（NVML 沒有列出這些 MIG 裝置：MIG 未啟用，或驅動程式不支援 MIG 相關呼叫）
+report-kubelet-driver-unreadable = 無法讀取驅動程式的 GPU 清單：{ $error }
+report-kubelet-no-gpu-node = 沒有 GPU 對應該裝置節點
+report-kubelet-node-unmatched = { $n } 個裝置節點 ID（GKE）無法對應（{ $why }）
+report-kubelet-allocatable-failed = GetAllocatableResources 失敗：{ $error }
+report-kubelet-allocatable = { $n } 個可分配的 GPU 裝置 ID
+report-kubelet-ok = 列出 { $pods } 個 Pod，{ $gpus }；{ $named } 個 GPU 處理程序查到 Pod 名稱，{ $unnamed } 個只有 Pod UID
+report-kubelet-unavailable = { $error }；{ $named } 個 GPU 處理程序透過容器記錄連結查到 Pod 名稱，{ $unnamed } 個只有 Pod UID

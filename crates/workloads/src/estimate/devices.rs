@@ -11,6 +11,7 @@
 //! Not modelled (said in words): `-sm row` (matrices split by rows over CUDA devices) and
 //! `-sm tensor` (one meta device), an RPC server exposing more than one device.
 
+use super::settings::{apply::value, flag_error};
 use super::settings::{Backend, DeviceSettings, Setting, SettingSource, SplitMode};
 use super::LlamaSettings;
 use gpuledger_lang::Said;
@@ -126,40 +127,45 @@ pub fn splits(s: &DeviceSettings, n: usize) -> (Vec<f32>, Option<Said>) {
 }
 
 /// `-ts` as llama.cpp reads it: numbers separated by `,` or `/`.
-pub fn parse_tensor_split(f: &str, v: &str) -> Result<Vec<f32>, String> {
+pub fn parse_tensor_split(f: &str, v: &str) -> Result<Vec<f32>, Said> {
     let parts: Vec<&str> = v
         .split([',', '/'])
         .map(str::trim)
         .filter(|p| !p.is_empty())
         .collect();
     if parts.len() > 16 {
-        return Err(format!(
-            "{f}: {} proportions, more than llama.cpp's 16 devices",
-            parts.len()
+        return Err(flag_error(
+            "recipe-flag-ts-too-many",
+            f,
+            &parts.len().to_string(),
         ));
     }
     parts
         .iter()
         .map(|p| match p.parse::<f32>() {
             Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-            _ => Err(format!("{f}: {p:?} is not a proportion (a number >= 0)")),
+            _ => Err(flag_error(
+                "recipe-flag-ts-proportion",
+                f,
+                &format!("{p:?}"),
+            )),
         })
         .collect()
 }
 
 /// `-sm none|layer|row|tensor`.
-pub fn parse_split_mode(f: &str, v: &str) -> Result<SplitMode, String> {
+pub fn parse_split_mode(f: &str, v: &str) -> Result<SplitMode, Said> {
     Ok(match v.trim().to_ascii_lowercase().as_str() {
         "none" => SplitMode::None,
         "layer" => SplitMode::Layer,
         "row" => SplitMode::Row,
         "tensor" => SplitMode::Tensor,
-        _ => return Err(format!("{f}: {v:?} is not none, layer, row or tensor")),
+        _ => return Err(flag_error("recipe-flag-split-mode", f, &format!("{v:?}"))),
     })
 }
 
 /// `--rpc a:1,b:2` (at most 16 servers: llama.cpp's device limit).
-pub fn parse_rpc(f: &str, v: &str) -> Result<Vec<String>, String> {
+pub fn parse_rpc(f: &str, v: &str) -> Result<Vec<String>, Said> {
     let servers: Vec<String> = v
         .split(',')
         .map(str::trim)
@@ -167,9 +173,10 @@ pub fn parse_rpc(f: &str, v: &str) -> Result<Vec<String>, String> {
         .map(String::from)
         .collect();
     if servers.len() > 16 {
-        return Err(format!(
-            "{f}: {} servers, more than llama.cpp's 16 devices",
-            servers.len()
+        return Err(flag_error(
+            "recipe-flag-rpc-too-many",
+            f,
+            &servers.len().to_string(),
         ));
     }
     Ok(servers)
@@ -182,16 +189,12 @@ fn from_flag<T>(value: T, f: &str) -> Setting<T> {
     }
 }
 
-fn value<'a>(f: &str, v: Option<&'a str>) -> Result<&'a str, String> {
-    v.ok_or_else(|| format!("{f} needs a value"))
-}
-
 /// The flag table's functions (`flags::FLAGS`) for the device flags.
-pub fn rpc(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn rpc(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     s.devices.rpc = from_flag(parse_rpc(f, value(f, v)?)?, f);
     Ok(())
 }
-pub fn split_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn split_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     let mode = parse_split_mode(f, value(f, v)?)?;
     if matches!(mode, SplitMode::Row | SplitMode::Tensor) {
         s.unmodelled.push(format!(
@@ -202,11 +205,11 @@ pub fn split_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(),
     s.devices.split_mode = from_flag(mode, f);
     Ok(())
 }
-pub fn tensor_split(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn tensor_split(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     s.devices.tensor_split = from_flag(parse_tensor_split(f, value(f, v)?)?, f);
     Ok(())
 }
-pub fn main_gpu(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn main_gpu(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     s.devices.main_gpu = from_flag(super::settings::int32(f, value(f, v)?)?, f);
     Ok(())
 }

@@ -25,7 +25,10 @@ use gpuledger_lang::Said;
 use regex::{Regex, RegexBuilder};
 
 use super::devices::Device;
-use super::settings::{int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride};
+use super::settings::apply::value;
+use super::settings::{
+    flag_error, int32, LlamaSettings, OverridePattern, SettingSource, TensorOverride,
+};
 use super::{EstimateError, GgufModel, Record, TensorOverrideEstimate};
 use gpuledger_model::llama_estimate::TensorPlace;
 
@@ -86,9 +89,9 @@ fn given(f: &str, v: Option<&str>) -> String {
     }
 }
 
-fn push(s: &mut LlamaSettings, f: &str, o: TensorOverride) -> Result<(), String> {
+fn push(s: &mut LlamaSettings, f: &str, o: TensorOverride) -> Result<(), Said> {
     s.overrides.push(o);
-    check_total(&s.overrides).map_err(|e| format!("{f}: {e}"))
+    check_total(&s.overrides).map_err(|e| format!("{f}: {e}").into())
 }
 
 /// llama-server's limit on the whole list (environment and command line together).
@@ -115,13 +118,12 @@ fn to_cpu(f: &str, v: Option<&str>, pattern: OverridePattern) -> TensorOverride 
 /// `-ot PATTERN=BUFFER_TYPE[,...]`. An item without `=` or without a buffer type is refused (as
 /// llama-server refuses it); a pattern the regex crate cannot read is named among the flags not
 /// modelled, and its tensors placed as if it were not given.
-pub fn override_tensor(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
-    let v = v.ok_or_else(|| format!("{f} needs a value"))?;
+pub fn override_tensor(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
+    let v = value(f, v)?;
     for item in v.split(',') {
         let Some((pattern, buft)) = item.split_once('=').filter(|(_, b)| !b.is_empty()) else {
-            return Err(format!(
-                "{f}: {item:?} is not PATTERN=BUFFER_TYPE (llama-server refuses it)"
-            ));
+            let item = format!("{item:?}");
+            return Err(flag_error("recipe-flag-not-override", f, &item));
         };
         if let Err(why) = compile(pattern) {
             s.unmodelled.push(format!(
@@ -145,7 +147,7 @@ pub fn override_tensor(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Resul
 
 /// `--cpu-moe`: every expert tensor on the host. Its variable applies only when it reads as
 /// true (`on`, `enabled`, `true`, `1`: llama.cpp's `is_truthy`).
-pub fn cpu_moe(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn cpu_moe(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     if v.is_some_and(|w| !matches!(w, "on" | "enabled" | "true" | "1")) {
         return Ok(());
     }
@@ -161,11 +163,10 @@ fn first_layers(
     f: &str,
     v: Option<&str>,
     block: &'static str,
-) -> Result<(), String> {
-    let text = v.ok_or_else(|| format!("{f} needs a value"))?;
-    let n = int32(f, text)?;
+) -> Result<(), Said> {
+    let n = int32(f, value(f, v)?)?;
     if n < 0 {
-        return Err(format!("{f}: {n} is not a number of layers"));
+        return Err(flag_error("recipe-flag-layers", f, &n.to_string()));
     }
     if n == 0 {
         return Ok(());
@@ -178,11 +179,11 @@ fn first_layers(
     push(s, f, to_cpu(f, v, pattern))
 }
 
-pub fn n_cpu_moe(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn n_cpu_moe(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     first_layers(s, f, v, FFN_EXPS)
 }
 
-pub fn n_cpu_ffn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+pub fn n_cpu_ffn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
     first_layers(s, f, v, FFN_DENSE)
 }
 

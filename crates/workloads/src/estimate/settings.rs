@@ -353,7 +353,7 @@ impl Default for LlamaSettings {
 /// The one overflow rule: llama-server reads its integer flags into a 32-bit `int` (`std::stoi`,
 /// which refuses what does not fit), so a value outside that range is refused here too, naming
 /// the flag, rather than wrapped into a different setting.
-pub(crate) fn int32(flag: &str, v: &str) -> Result<i64, String> {
+pub(crate) fn int32(flag: &str, v: &str) -> Result<i64, Said> {
     let t = v.trim();
     let digits = t.strip_prefix('-').unwrap_or(t);
     let n: i64 = match t.parse::<i64>() {
@@ -361,7 +361,13 @@ pub(crate) fn int32(flag: &str, v: &str) -> Result<i64, String> {
         Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
             return Err(too_big(flag, t))
         }
-        Err(_) => return Err(format!("{flag}: {v:?} is not a valid number")),
+        Err(_) => {
+            return Err(flag_error(
+                "recipe-flag-not-number",
+                flag,
+                &format!("{v:?}"),
+            ))
+        }
     };
     if n > i32::MAX as i64 || n < i32::MIN as i64 {
         return Err(too_big(flag, t));
@@ -369,17 +375,24 @@ pub(crate) fn int32(flag: &str, v: &str) -> Result<i64, String> {
     Ok(n)
 }
 
-fn too_big(flag: &str, v: &str) -> String {
-    format!(
-        "{flag}: {v} does not fit: llama-server reads it as a 32-bit integer (at most {})",
-        i32::MAX
-    )
+fn too_big(flag: &str, v: &str) -> Said {
+    let args = vec![
+        ("flag", flag.into()),
+        ("value", v.into()),
+        ("max", i32::MAX.to_string().into()),
+    ];
+    Said::new("recipe-flag-too-big", args)
+}
+
+/// `{ $flag }: { $value } …`: a flag's value refused, in the catalogue's words.
+pub(crate) fn flag_error(key: &'static str, flag: &str, value: &str) -> Said {
+    Said::new(key, vec![("flag", flag.into()), ("value", value.into())])
 }
 
 /// A count: a 32-bit integer ([`int32`]) that is not negative.
-fn count(flag: &str, v: &str) -> Result<u64, String> {
+fn count(flag: &str, v: &str) -> Result<u64, Said> {
     let n = int32(flag, v)?;
-    u64::try_from(n).map_err(|_| format!("{flag}: {v:?} is negative"))
+    u64::try_from(n).map_err(|_| flag_error("recipe-flag-negative", flag, &format!("{v:?}")))
 }
 
 /// A setting given by flag `f`.
@@ -390,19 +403,22 @@ fn from_flag<T>(value: T, f: &str) -> Setting<T> {
     }
 }
 
-fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
+fn cache_type(f: &str, v: &str) -> Result<GgmlType, Said> {
     // The types llama.cpp accepts for -ctk/-ctv.
     const OK: [&str; 9] = [
         "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1",
     ];
     let l = v.to_ascii_lowercase();
     if !OK.contains(&l.as_str()) {
-        return Err(format!(
-            "{f}: unsupported cache type {v:?} (llama.cpp accepts {})",
-            OK.join(", ")
-        ));
+        let args = vec![
+            ("flag", f.into()),
+            ("value", format!("{v:?}").into()),
+            ("types", OK.join(", ").into()),
+        ];
+        return Err(Said::new("recipe-flag-cache-type", args));
     }
-    GgmlType::from_name(&l).ok_or_else(|| format!("{f}: unknown type {v:?}"))
+    GgmlType::from_name(&l)
+        .ok_or_else(|| flag_error("recipe-flag-cache-type-unknown", f, &format!("{v:?}")))
 }
 
 /// What the flags that change memory do to the settings, one function per row of the flag table
@@ -410,31 +426,32 @@ fn cache_type(f: &str, v: &str) -> Result<GgmlType, String> {
 /// `None` for a switch given bare, `Some` for a value or a variable's text.
 pub(super) mod apply {
     use super::{
-        cache_type, count, flash_attn_word, from_flag, int32, too_big, FlashAttn, GpuLayers,
-        LlamaSettings,
+        cache_type, count, flag_error, flash_attn_word, from_flag, int32, too_big, FlashAttn,
+        GpuLayers, LlamaSettings,
     };
+    use gpuledger_lang::Said;
 
-    fn value<'a>(f: &str, v: Option<&'a str>) -> Result<&'a str, String> {
-        v.ok_or_else(|| format!("{f} needs a value"))
+    pub(crate) fn value<'a>(f: &str, v: Option<&'a str>) -> Result<&'a str, Said> {
+        v.ok_or_else(|| Said::new("recipe-flag-needs-value", vec![("flag", f.into())]))
     }
 
     /// A switch: on when given bare (or as its `--no-` form: off); a variable's value is read as
     /// llama.cpp reads it (`on/true/1/enabled`, `off/false/0/disabled`).
-    fn switch(f: &str, v: Option<&str>) -> Result<bool, String> {
+    fn switch(f: &str, v: Option<&str>) -> Result<bool, Said> {
         let negative = f.starts_with("--no-") || f.starts_with("-no-") || f == "-nkvo";
         match v.map(|v| v.trim().to_ascii_lowercase()) {
             None => Ok(!negative),
             Some(w) if matches!(w.as_str(), "on" | "true" | "1" | "enabled") => Ok(true),
             Some(w) if matches!(w.as_str(), "off" | "false" | "0" | "disabled") => Ok(false),
-            Some(w) => Err(format!("{f}: {w:?} is not on or off")),
+            Some(w) => Err(flag_error("recipe-flag-not-on-off", f, &format!("{w:?}"))),
         }
     }
 
-    pub fn model(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn model(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.model = Some(value(f, v)?.to_string());
         Ok(())
     }
-    pub fn ctx_size(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn ctx_size(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.ctx_size = from_flag(count(f, value(f, v)?)?, f);
         if s.ctx_size.value == 0 {
             // arg.cpp: an explicit -c 0 asks for the full context; --fit may not shrink it.
@@ -443,24 +460,24 @@ pub(super) mod apply {
         Ok(())
     }
     /// `-fit on|off` (a bare `--fit`: on).
-    pub fn fit(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn fit(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.fit.enabled = from_flag(v.map_or(Ok(true), |w| switch(f, Some(w)))?, f);
         Ok(())
     }
     /// `-fitt 1024` or `-fitt 512,2048`: MiB per device.
-    pub fn fit_target(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn fit_target(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let v = value(f, v)?;
         let mib = v
             .split(',')
             .map(|x| count(f, x.trim()))
             .collect::<Result<Vec<u64>, _>>()?;
         if mib.is_empty() || mib.len() > 16 {
-            return Err(format!("{f}: {v:?} is not 1 to 16 sizes in MiB"));
+            return Err(flag_error("recipe-flag-fit-target", f, &format!("{v:?}")));
         }
         s.fit.target_mib = from_flag(mib, f);
         Ok(())
     }
-    pub fn fit_ctx(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn fit_ctx(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let n = count(f, value(f, v)?)?;
         s.fit.min_ctx = from_flag(
             u32::try_from(n).map_err(|_| too_big(f, v.unwrap_or("")))?,
@@ -468,17 +485,15 @@ pub(super) mod apply {
         );
         Ok(())
     }
-    pub fn parallel(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn parallel(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let n = int32(f, value(f, v)?)?;
         if n == 0 || n < -1 {
-            return Err(format!(
-                "{f}: {n} slots is not valid (use -1 for auto or N >= 1)"
-            ));
+            return Err(flag_error("recipe-flag-slots", f, &n.to_string()));
         }
         s.parallel = from_flag(n, f);
         Ok(())
     }
-    pub fn gpu_layers(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn gpu_layers(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let v = value(f, v)?;
         let layers = match v.trim().to_ascii_lowercase().as_str() {
             "auto" => GpuLayers::Auto,
@@ -491,62 +506,59 @@ pub(super) mod apply {
         s.n_gpu_layers = from_flag(layers, f);
         Ok(())
     }
-    pub fn batch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn batch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.batch = from_flag(count(f, value(f, v)?)?, f);
         Ok(())
     }
-    pub fn ubatch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn ubatch(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.ubatch = from_flag(count(f, value(f, v)?)?, f);
         Ok(())
     }
-    pub fn cache_type_k(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn cache_type_k(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.cache_type_k = from_flag(cache_type(f, value(f, v)?)?, f);
         Ok(())
     }
-    pub fn cache_type_v(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn cache_type_v(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.cache_type_v = from_flag(cache_type(f, value(f, v)?)?, f);
         Ok(())
     }
     /// `-fa on|off|auto`; bare `-fa` (the on/off switch of older builds) is on.
-    pub fn flash_attn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn flash_attn(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let fa = match v.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
             None => FlashAttn::On,
             Some(w) => {
-                flash_attn_word(w).ok_or_else(|| format!("{f}: {w:?} is not on, off or auto"))?
+                let bad = || flag_error("recipe-flag-not-fa", f, &format!("{w:?}"));
+                flash_attn_word(w).ok_or_else(bad)?
             }
         };
         s.flash_attn = from_flag(fa, f);
         Ok(())
     }
     /// Newer builds replaced --mmap/--no-mmap with a load mode; only the mapping matters here.
-    pub fn load_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn load_mode(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         let v = value(f, v)?;
         let mmap = match v.trim().to_ascii_lowercase().as_str() {
             "auto" | "mmap" | "mmap+mlock" => true,
             "none" | "mlock" | "dio" => false,
-            _ => {
-                return Err(format!(
-                    "{f}: {v:?} is not auto, none, mmap, mlock, mmap+mlock or dio"
-                ))
-            }
+            _ => return Err(flag_error("recipe-flag-load-mode", f, &format!("{v:?}"))),
         };
         s.mmap = from_flag(mmap, f);
         Ok(())
     }
     /// `--mmap` / `--no-mmap` (builds before `-lm`).
-    pub fn mmap(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn mmap(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.mmap = from_flag(switch(f, v)?, f);
         Ok(())
     }
-    pub fn kv_unified(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn kv_unified(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.kv_unified = from_flag(Some(switch(f, v)?), f);
         Ok(())
     }
-    pub fn kv_offload(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn kv_offload(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.kv_offload = from_flag(switch(f, v)?, f);
         Ok(())
     }
-    pub fn swa_full(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), String> {
+    pub fn swa_full(s: &mut LlamaSettings, f: &str, v: Option<&str>) -> Result<(), Said> {
         s.swa_full = from_flag(switch(f, v)?, f);
         Ok(())
     }

@@ -59,7 +59,7 @@ pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
         }
         flags.extend(theirs.cloned());
     }
-    let (mut settings, stray) = LlamaSettings::parse_known(&flags).map_err(anyhow::Error::msg)?;
+    let (mut settings, stray) = LlamaSettings::parse_known(&flags).map_err(anyhow::Error::new)?;
     if let Some(t) = program_tool(args, after_dashes) {
         let source = Said::new(
             "recipe-src-line-program",
@@ -76,7 +76,7 @@ pub(super) fn read(args: &[String]) -> anyhow::Result<Line> {
         .filter_map(|a| a.split_once('='))
         .map(|(n, v)| (n.to_string(), v.to_string()))
         .partition(|(n, _)| n.starts_with("LLAMA_ARG_"));
-    settings.apply_env(&llama_env).map_err(anyhow::Error::msg)?;
+    settings.apply_env(&llama_env).map_err(anyhow::Error::new)?;
     // A first word that is no GGUF file while -m names the model is the program's name.
     if model.as_deref().is_some_and(|m| !m.ends_with(".gguf")) && settings.model.is_some() {
         model = None;

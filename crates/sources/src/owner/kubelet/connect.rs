@@ -129,10 +129,10 @@ fn connect_error(path: &Path, e: io::Error) -> CallError {
         Some(libc::ENOENT) | Some(libc::ENOTDIR) => CallError::Absent(format!(
             "no socket at {shown} (not a Kubernetes node, or the kubelet's pod-resources directory is not mounted here)"
         )),
-        Some(libc::ECONNREFUSED) => CallError::Connect(format!(
+        Some(libc::ECONNREFUSED) => CallError::Refused(format!(
             "{shown}: connection refused (nothing listens: the kubelet is not running, or the socket is stale)"
         )),
-        Some(libc::EACCES) | Some(libc::EPERM) => CallError::Connect(format!(
+        Some(libc::EACCES) | Some(libc::EPERM) => CallError::Denied(format!(
             "{shown}: permission denied (the socket is root's; run as root or give this user access)"
         )),
         _ => CallError::Connect(format!("{shown}: {e}")),

@@ -8,8 +8,12 @@ use std::time::Duration;
 pub enum CallError {
     /// The socket file is not there (no kubelet, or its directory not mounted).
     Absent(String),
-    /// Connecting failed (refused: nothing listens; denied: not root).
+    /// Connecting failed.
     Connect(String),
+    /// Nothing listens on the socket (the kubelet is not running, or the socket is stale).
+    Refused(String),
+    /// The socket is root's.
+    Denied(String),
     /// The deadline passed while waiting for `stage`.
     Timeout {
         stage: &'static str,
@@ -27,7 +31,9 @@ impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CallError::Absent(s) => write!(f, "{s}"),
-            CallError::Connect(s) => write!(f, "{s}"),
+            CallError::Connect(s) | CallError::Refused(s) | CallError::Denied(s) => {
+                write!(f, "{s}")
+            }
             CallError::Timeout { stage, after } => {
                 write!(f, "no answer within {} ms ({stage})", after.as_millis())
             }

@@ -57,21 +57,29 @@ pub struct Listing {
     pub allocatable: Result<Vec<Devices>, String>,
 }
 
+/// A connection's failure said in the catalogue's words, naming the socket.
+fn connect_said(key: &'static str, path: &str) -> Said {
+    Said::new(key, vec![("path", path.into())])
+}
+
 /// Both calls on one connection within `deadline`.
-pub fn query(socket: &Path, deadline: Duration, max_message: usize) -> Result<Listing, String> {
-    let words = |e: CallError| format!("kubelet pod-resources API at {}: {e}", socket.display());
+pub fn query(socket: &Path, deadline: Duration, max_message: usize) -> Result<Listing, Said> {
+    let path = socket.display().to_string();
+    let api_error = |e: String| {
+        let args = vec![("path", path.as_str().into()), ("error", e.into())];
+        Said::new("report-kubelet-api-error", args)
+    };
     let mut c = Conn::open(socket, deadline, max_message).map_err(|e| match e {
-        // The path is in the message already.
-        CallError::Absent(s) | CallError::Connect(s) => format!("kubelet pod-resources API: {s}"),
-        e => words(e),
+        // The OS's answer in the catalogue's words; the others are the protocol's own.
+        CallError::Absent(_) => connect_said("report-kubelet-no-socket", &path),
+        CallError::Refused(_) => connect_said("report-kubelet-refused", &path),
+        CallError::Denied(_) => connect_said("report-kubelet-denied", &path),
+        e => api_error(e.to_string()),
     })?;
-    let list = c.call("/v1.PodResourcesLister/List", &[]).map_err(words)?;
-    let pods = proto::list_response(&list).map_err(|e| {
-        format!(
-            "kubelet pod-resources API at {}: List: {e}",
-            socket.display()
-        )
-    })?;
+    let list = c
+        .call("/v1.PodResourcesLister/List", &[])
+        .map_err(|e| api_error(e.to_string()))?;
+    let pods = proto::list_response(&list).map_err(|e| api_error(format!("List: {e}")))?;
     let allocatable = c
         .call("/v1.PodResourcesLister/GetAllocatableResources", &[])
         .map_err(|e| e.to_string())
@@ -163,7 +171,7 @@ struct Found {
 /// get the reason. Returns how many were named and how many not.
 pub fn name_pods(
     snap: &mut Snapshot,
-    listing: Result<&Listing, &str>,
+    listing: Result<&Listing, &Said>,
     logs: Result<&HashMap<String, LogName>, &str>,
     nodes: &DeviceNodes,
 ) -> (usize, usize) {
@@ -222,7 +230,7 @@ pub fn name_pods(
 }
 
 fn unnamed_reason(
-    listing: Result<&Listing, &str>,
+    listing: Result<&Listing, &Said>,
     logs: Result<&HashMap<String, LogName>, &str>,
 ) -> Said {
     let logs = match logs {
@@ -232,7 +240,7 @@ fn unnamed_reason(
     match listing {
         Err(e) => Said::new(
             "report-kubelet-uid-only",
-            vec![("logs", logs.into()), ("error", e.into())],
+            vec![("logs", logs.into()), ("error", e.clone().into())],
         ),
         Ok(_) => Said::new(
             "report-kubelet-uid-only-shared",
@@ -357,7 +365,7 @@ pub struct KubeNames {
     pub container_logs: PathBuf,
     /// Where the driver's GPU list is read (`<root>/driver/nvidia/gpus`); `None`: not read.
     pub proc_root: Option<PathBuf>,
-    last: Option<(Instant, Result<Listing, String>)>,
+    last: Option<(Instant, Result<Listing, Said>)>,
     /// The driver's GPUs, read with each new listing.
     driver: Result<Vec<DriverGpu>, String>,
     /// Failed questions in a row.
@@ -438,7 +446,7 @@ impl KubeNames {
         let nodes = DeviceNodes::new(snap, self.driver.as_deref().unwrap_or_default());
         let (named, unnamed) = name_pods(
             snap,
-            listing.as_ref().map_err(String::as_str),
+            listing.as_ref(),
             logs.as_ref().map_err(String::as_str),
             &nodes,
         );
@@ -446,9 +454,9 @@ impl KubeNames {
         if let Ok(l) = listing {
             let (kept, unmatched) = assignments(l, snap, &nodes);
             snap.device_assignments = kept;
-            // The kubelet's sentences have no keys yet: said as written.
             let more = unmatched_words(&unmatched, &self.driver);
-            st.detail = format!("{}{more}", st.detail).into();
+            st.detail = Said::joined("report-said-list", [vec![st.detail], more].concat())
+                .unwrap_or_default();
         }
         snap.sources.push(st);
     }
@@ -490,26 +498,29 @@ fn assignments(
 /// What the status says about assigned NVIDIA ids that name no GPU of the snapshot: MIG
 /// devices NVML did not list under any GPU, and GKE's device nodes the driver's list did not
 /// give; nothing when all matched.
-fn unmatched_words(unmatched: &[String], driver: &Result<Vec<DriverGpu>, String>) -> String {
+fn unmatched_words(unmatched: &[String], driver: &Result<Vec<DriverGpu>, String>) -> Vec<Said> {
     let mig = unmatched.iter().filter(|id| id.starts_with("MIG-")).count();
     let node = unmatched
         .iter()
         .filter(|id| id.starts_with("nvidia"))
         .count();
-    let mut out = String::new();
+    let mut out = Vec::new();
     if mig > 0 {
-        out.push_str(&format!(
-            "; {mig} MIG device ids not matched to a GPU (NVML lists no such MIG device: MIG off, or a driver without the MIG calls)"
+        out.push(Said::new(
+            "report-kubelet-mig-unmatched",
+            vec![("n", mig.into())],
         ));
     }
     if node > 0 {
         let why = match driver {
-            Err(e) => format!("the driver's GPU list is unreadable: {}", redact_text(e)),
-            Ok(_) => "no GPU with that device node".into(),
+            Err(e) => Said::new(
+                "report-kubelet-driver-unreadable",
+                vec![("error", redact_text(e).into())],
+            ),
+            Ok(_) => Said::new("report-kubelet-no-gpu-node", vec![]),
         };
-        out.push_str(&format!(
-            "; {node} device-node ids (GKE) not matched ({why})"
-        ));
+        let args = vec![("n", node.into()), ("why", why.into())];
+        out.push(Said::new("report-kubelet-node-unmatched", args));
     }
     out
 }
@@ -521,34 +532,40 @@ fn retry_gap(failures: u32) -> Duration {
         .min(MAX_GAP)
 }
 
-fn status(listing: &Result<Listing, String>, named: usize, unnamed: usize) -> SourceStatus {
+fn status(listing: &Result<Listing, Said>, named: usize, unnamed: usize) -> SourceStatus {
+    let counts = vec![("named", named.into()), ("unnamed", unnamed.into())];
     match listing {
         Ok(l) => {
             let gpus = l.allocatable.as_ref().map_or_else(
-                |e| format!("GetAllocatableResources failed: {e}"),
+                |e| {
+                    Said::new(
+                        "report-kubelet-allocatable-failed",
+                        vec![("error", e.as_str().into())],
+                    )
+                },
                 |d| {
                     let n: usize = d
                         .iter()
                         .filter(|d| d.resource_name.contains("gpu"))
                         .map(|d| d.device_ids.len())
                         .sum();
-                    format!("{n} allocatable GPU device ids")
+                    Said::new("report-kubelet-allocatable", vec![("n", n.into())])
                 },
             );
+            let mut args = vec![("pods", l.pods.len().into()), ("gpus", gpus.into())];
+            args.extend(counts);
             SourceStatus::new(
                 "kubelet",
                 SourceState::Ok,
-                format!(
-                    "{} pods listed, {gpus}; {named} GPU processes named, {unnamed} by pod UID only",
-                    l.pods.len()
-                ),
+                Said::new("report-kubelet-ok", args),
             )
         }
-        Err(e) => SourceStatus::new(
-            "kubelet",
-            SourceState::Unavailable,
-            format!("{e}; {named} GPU processes named from container log links, {unnamed} by pod UID only"),
-        ),
+        Err(e) => {
+            let mut args = vec![("error", e.clone().into())];
+            args.extend(counts);
+            let detail = Said::new("report-kubelet-unavailable", args);
+            SourceStatus::new("kubelet", SourceState::Unavailable, detail)
+        }
     }
 }
 
@@ -765,11 +782,21 @@ mod tests {
             &Err("/proc/driver/nvidia/gpus: not found".into()),
         );
         assert_eq!(
-            words,
-            "; 2 device-node ids (GKE) not matched (the driver's GPU list is unreadable: /proc/driver/nvidia/gpus: not found)"
+            words.iter().map(|w| w.as_str()).collect::<Vec<_>>(),
+            ["2 device-node ids (GKE) not matched (the driver's GPU list is unreadable: /proc/driver/nvidia/gpus: not found)"]
         );
         let mig = ["MIG-5c9e2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c::0".to_string()];
-        assert!(unmatched_words(&mig, &Ok(Vec::new())).contains("1 MIG device ids not matched"));
+        let words = unmatched_words(&mig, &Ok(Vec::new()));
+        assert!(
+            words[0].starts_with("1 MIG device ids not matched"),
+            "{words:?}"
+        );
+        // Said in the reader's language, the figure kept.
+        let zh = words[0].in_lang(gpuledger_lang::Lang::ZhCn);
+        assert!(
+            zh.contains('1') && zh.contains("MIG") && !zh.contains("not matched"),
+            "{zh}"
+        );
     }
 
     /// MPS: the control daemon's pod runs nvidia-cuda-mps-server, which holds memory on the

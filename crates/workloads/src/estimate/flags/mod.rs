@@ -29,7 +29,7 @@ pub use table::{FLAGS, OLDER_BUILDS};
 
 /// What a flag that changes memory does to the settings: the flag as written (or its variable),
 /// and its value (`None` for a bare switch).
-pub type Apply = fn(&mut LlamaSettings, &str, Option<&str>) -> Result<(), String>;
+pub type Apply = fn(&mut LlamaSettings, &str, Option<&str>) -> Result<(), Said>;
 
 /// What a flag does to memory.
 #[derive(Clone, Copy, Debug)]
@@ -104,7 +104,7 @@ fn push_once(v: &mut Vec<String>, name: &str) {
 }
 
 /// Read `args` into `s` by the table; returns the words that are no flag's and no flag's value.
-pub(super) fn parse(s: &mut LlamaSettings, args: &[String]) -> Result<Vec<String>, String> {
+pub(super) fn parse(s: &mut LlamaSettings, args: &[String]) -> Result<Vec<String>, Said> {
     let mut rest = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -146,7 +146,7 @@ pub(super) fn parse(s: &mut LlamaSettings, args: &[String]) -> Result<Vec<String
 }
 
 /// One flag and its values into the settings, or into the lists of the others.
-fn record(s: &mut LlamaSettings, flag: &Flag, name: &str, values: &[&str]) -> Result<(), String> {
+fn record(s: &mut LlamaSettings, flag: &Flag, name: &str, values: &[&str]) -> Result<(), Said> {
     match flag.effect {
         Effect::Modelled(apply) => apply(s, name, values.first().copied()),
         Effect::NotModelled => {
@@ -164,7 +164,7 @@ fn record(s: &mut LlamaSettings, flag: &Flag, name: &str, values: &[&str]) -> Re
 
 /// Apply the variables of [`env_vars`] found in `env` to `s`, as flags named by the variable;
 /// those of flags not modelled are listed by name only.
-pub(super) fn apply_env(s: &mut LlamaSettings, env: &[(String, String)]) -> Result<(), String> {
+pub(super) fn apply_env(s: &mut LlamaSettings, env: &[(String, String)]) -> Result<(), Said> {
     for flag in FLAGS {
         let Some(var) = flag.env else { continue };
         let Some((_, v)) = env.iter().find(|(n, _)| n == var) else {
@@ -203,13 +203,13 @@ impl LlamaSettings {
     /// by the one flag table ([`FLAGS`]): flags that change memory set the
     /// settings, the others are listed (`unmodelled`, `no_effect`), unknown ones are named in
     /// `unknown`. Only a bad value of a flag the recipe uses is an error (naming the flag).
-    pub fn from_args(args: &[String]) -> Result<LlamaSettings, String> {
+    pub fn from_args(args: &[String]) -> Result<LlamaSettings, Said> {
         Self::parse_known(args).map(|(s, _)| s)
     }
 
     /// Like [`from_args`](Self::from_args), also returning the words that are no flag's and no
     /// flag's value (the program name, a stray word), in order.
-    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), String> {
+    pub fn parse_known(args: &[String]) -> Result<(LlamaSettings, Vec<String>), Said> {
         let mut s = LlamaSettings::default();
         let rest = parse(&mut s, args)?;
         Ok((s, rest))
@@ -217,7 +217,7 @@ impl LlamaSettings {
 
     /// These settings with more of llama-server's flags, as if written after them (`estimate`
     /// checks a change it suggests this way).
-    pub fn with_flags(&self, args: &[String]) -> Result<LlamaSettings, String> {
+    pub fn with_flags(&self, args: &[String]) -> Result<LlamaSettings, Said> {
         let mut s = self.clone();
         parse(&mut s, args)?;
         Ok(s)
@@ -226,7 +226,7 @@ impl LlamaSettings {
     /// Apply llama-server's `LLAMA_ARG_*` environment variables where no flag was given
     /// (flags win, as in llama-server). Only the variables of flags that change memory are read
     /// ([`env_vars`]); a value is shown only for flags not modelled.
-    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), String> {
+    pub fn apply_env(&mut self, env: &[(String, String)]) -> Result<(), Said> {
         let mut tmp = LlamaSettings::default();
         apply_env(&mut tmp, env)?;
         let src = |f: &SettingSource| match f {

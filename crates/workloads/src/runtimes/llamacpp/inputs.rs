@@ -42,15 +42,10 @@ pub fn llama_server_inputs(
         .map_err(crate::runtimes::gguf_unreadable)?;
     let argv = p.cmdline.clone().unwrap_or_default();
     let (mut settings, _) = LlamaSettings::parse_known(argv.get(1..).unwrap_or(&[]))
-        .map_err(|e| Said::new("recipe-err-argv", vec![("error", e.to_string().into())]))?;
+        .map_err(|e| Said::new("recipe-err-argv", vec![("error", e.into())]))?;
     settings
         .apply_env(&llama_env(proc_root, p.pid))
-        .map_err(|e| {
-            Said::new(
-                "recipe-err-llama-env",
-                vec![("error", e.to_string().into())],
-            )
-        })?;
+        .map_err(|e| Said::new("recipe-err-llama-env", vec![("error", e.into())]))?;
     settings.backend = backend_of(w, vendor);
     // The program decides the sequence rules: llama-cli and llama-bench are not servers.
     if let Some(t) = argv.first().and_then(|a| Tool::parse(a)) {

@@ -331,7 +331,8 @@ fn flag_placement(
         // Ollama writes one entry per GPU it chose, the layers each gets
         // (`llm/server.go`: `--tensor-split 8,8,8,8,8,8,7,7`, ollama#10172): the llama.cpp
         // recipe cuts the layers over that many devices by these proportions.
-        let split = crate::estimate::devices::parse_tensor_split("--tensor-split", ts)?;
+        let split = crate::estimate::devices::parse_tensor_split("--tensor-split", ts)
+            .map_err(|e| e.to_string())?;
         s.devices.local = Setting {
             value: split.len() as u32,
             source: flag("recipe-ollama-tensor-split"),
