@@ -119,3 +119,41 @@ fn the_chinese_estimate_of_many_architectures_holds_no_english_sentence() {
     assert!(said > 300, "only {said} estimates said in Chinese");
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// What is wrong with a model's header is said in the language, its keys as the file has them.
+#[test]
+fn a_bad_header_is_said_in_chinese() {
+    use gpuledger_workloads::gguf::{writer::GgufWriter, MetaValue};
+    let d = tempfile::tempdir().unwrap();
+    let m = Machine::two_gpus();
+    let arch = |w: &mut GgufWriter| {
+        w.kv("general.architecture", MetaValue::String("llama".into()));
+    };
+    type Write<'a> = &'a dyn Fn(&mut GgufWriter);
+    let cases: [(&str, Write); 3] = [
+        ("no-arch", &|w| {
+            w.kv("llama.block_count", MetaValue::U32(4));
+        }),
+        ("no-layers", &|w| {
+            arch(w);
+            w.kv("llama.context_length", MetaValue::U32(4096));
+        }),
+        ("huge", &|w| {
+            arch(w);
+            w.kv("llama.block_count", MetaValue::U32(4_000_000_000));
+        }),
+    ];
+    for (name, write) in cases {
+        let file = d.path().join(format!("{name}.gguf"));
+        let mut w = GgufWriter::new();
+        write(&mut w);
+        w.write(&file).unwrap();
+        for l in [Lang::ZhCn, Lang::ZhTw] {
+            let out = m.run(&["--lang", l.code(), "estimate", file.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+            assert!(err.contains(".gguf："), "{name}: {err}");
+            assert!(english_sentences(&err).is_empty(), "{name}: {err}");
+        }
+    }
+}

@@ -507,3 +507,20 @@ recipe-flag-split-mode = { $flag }: { $value } is not none, layer, row or tensor
 recipe-flag-rpc-too-many = { $flag }: { $value } servers, more than llama.cpp's 16 devices
 recipe-flag-not-override = { $flag }: { $value } is not PATTERN=BUFFER_TYPE (llama-server refuses it)
 recipe-flag-layers = { $flag }: { $value } is not a number of layers
+
+## What is wrong with a model's header (estimate/hparams, memory, parts)
+recipe-err-header = { $file }: { $message }
+recipe-hdr-required = required key { $key } is missing or not an integer
+recipe-hdr-array-too-long = { $key }: array of { $n } entries is too long to be per-layer
+recipe-hdr-array-layers = { $key } has { $n } entries but the model has { $layers } layers
+recipe-hdr-not-integers = { $key }: entries are not integers
+recipe-hdr-not-integer = { $key } is not an integer
+recipe-hdr-no-arch = general.architecture is missing: not a model file llama.cpp can load
+recipe-hdr-block-count = { $key } { $n } is not a plausible layer count
+recipe-hdr-pattern-too-long = { $key }: { $n } entries, more than any model's layers
+recipe-hdr-implausible = { $name } = { $value } is not a plausible value (at most { $max })
+recipe-hdr-bool-array-layers = { $key } has { $n } entries for { $layers } layers
+recipe-hdr-not-booleans = { $key }: entries are not booleans
+recipe-hdr-not-boolean = { $key } is not a boolean
+recipe-hdr-interval-zero = { $key } is 0: llama.cpp takes each layer's index modulo it
+recipe-hdr-beyond-64 = the header's sizes are beyond any device: { $what } exceeds 2^64 bytes

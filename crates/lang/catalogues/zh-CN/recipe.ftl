@@ -499,3 +499,20 @@ recipe-flag-split-mode = { $flag }：{ $value } 不是 none、layer、row 或 te
 recipe-flag-rpc-too-many = { $flag }：{ $value } 个服务器，超过 llama.cpp 的 16 个设备上限
 recipe-flag-not-override = { $flag }：{ $value } 不是 PATTERN=BUFFER_TYPE 格式（llama-server 会拒绝它）
 recipe-flag-layers = { $flag }：{ $value } 不是层数
+
+## What is wrong with a model's header (estimate/hparams, memory, parts)
+recipe-err-header = { $file }：{ $message }
+recipe-hdr-required = 缺少必需的键 { $key }，或其值不是整数
+recipe-hdr-array-too-long = { $key }：数组有 { $n } 项，太长，不可能是逐层数组
+recipe-hdr-array-layers = { $key } 有 { $n } 项，但模型有 { $layers } 层
+recipe-hdr-not-integers = { $key }：其中的项不是整数
+recipe-hdr-not-integer = { $key } 不是整数
+recipe-hdr-no-arch = 缺少 general.architecture：不是 llama.cpp 能加载的模型文件
+recipe-hdr-block-count = { $key } 为 { $n }，不是合理的层数
+recipe-hdr-pattern-too-long = { $key }：有 { $n } 项，比任何模型的层数都多
+recipe-hdr-implausible = { $name } = { $value } 不是合理的值（最大为 { $max }）
+recipe-hdr-bool-array-layers = { $key } 有 { $n } 项，而层数为 { $layers }
+recipe-hdr-not-booleans = { $key }：其中的项不是布尔值
+recipe-hdr-not-boolean = { $key } 不是布尔值
+recipe-hdr-interval-zero = { $key } 为 0：llama.cpp 会将每层的索引对它取模
+recipe-hdr-beyond-64 = 文件头声明的大小超出任何设备的容量：{ $what } 超过 2^64 字节

@@ -499,3 +499,20 @@ recipe-flag-split-mode = { $flag }：{ $value } 不是 none、layer、row 或 te
 recipe-flag-rpc-too-many = { $flag }：{ $value } 個伺服器，超過 llama.cpp 的 16 個裝置上限
 recipe-flag-not-override = { $flag }：{ $value } 不是 PATTERN=BUFFER_TYPE 格式（llama-server 會拒絕它）
 recipe-flag-layers = { $flag }：{ $value } 不是層數
+
+## What is wrong with a model's header (estimate/hparams, memory, parts)
+recipe-err-header = { $file }：{ $message }
+recipe-hdr-required = 缺少必要的鍵 { $key }，或其值不是整數
+recipe-hdr-array-too-long = { $key }：陣列有 { $n } 個項目，太長，不可能是逐層陣列
+recipe-hdr-array-layers = { $key } 有 { $n } 個項目，但模型有 { $layers } 層
+recipe-hdr-not-integers = { $key }：其中的項目不是整數
+recipe-hdr-not-integer = { $key } 不是整數
+recipe-hdr-no-arch = 缺少 general.architecture：不是 llama.cpp 能載入的模型檔案
+recipe-hdr-block-count = { $key } 為 { $n }，不是合理的層數
+recipe-hdr-pattern-too-long = { $key }：有 { $n } 個項目，比任何模型的層數都多
+recipe-hdr-implausible = { $name } = { $value } 不是合理的值（最大為 { $max }）
+recipe-hdr-bool-array-layers = { $key } 有 { $n } 個項目，而層數為 { $layers }
+recipe-hdr-not-booleans = { $key }：其中的項目不是布林值
+recipe-hdr-not-boolean = { $key } 不是布林值
+recipe-hdr-interval-zero = { $key } 為 0：llama.cpp 會將每層的索引對它取模
+recipe-hdr-beyond-64 = 檔頭宣告的大小超出任何裝置的容量：{ $what } 超過 2^64 位元組

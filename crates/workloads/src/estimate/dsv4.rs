@@ -62,7 +62,7 @@ pub(super) struct Sizing<'a> {
 fn params_err(m: &GgufModel, message: String) -> EstimateError {
     EstimateError::Params(super::hparams::HparamError {
         file: m.path().display().to_string(),
-        message,
+        message: message.into(),
     })
 }
 

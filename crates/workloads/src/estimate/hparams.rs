@@ -90,14 +90,24 @@ pub struct Reader<'a> {
 )]
 pub struct HparamError {
     pub file: String,
-    pub message: String,
+    /// What is wrong with the header, as a sentence (its keys quoted as the file has them).
+    pub message: Said,
+}
+
+/// `key` with its values as strings: a header's figures are written as they are, not as the
+/// language would group them.
+pub(super) fn hdr(key: &'static str, args: &[(&'static str, String)]) -> Said {
+    Said::new(
+        key,
+        args.iter().map(|(k, v)| (*k, v.as_str().into())).collect(),
+    )
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn err(&self, msg: String) -> HparamError {
+    pub(super) fn err(&self, msg: impl Into<Said>) -> HparamError {
         HparamError {
             file: self.m.path().display().to_string(),
-            message: msg,
+            message: msg.into(),
         }
     }
 
@@ -128,7 +138,7 @@ impl<'a> Reader<'a> {
     fn req_u64(&mut self, name: &str, suffix: &str) -> Result<u64, HparamError> {
         let key = self.key(suffix);
         self.opt_u64(name, suffix)
-            .ok_or_else(|| self.err(format!("required key {key} is missing or not an integer")))
+            .ok_or_else(|| self.err(hdr("recipe-hdr-required", &[("key", key.clone())])))
     }
 
     /// A key that may be a scalar or a per-layer array (`get_key_or_arr`).
@@ -145,27 +155,33 @@ impl<'a> Reader<'a> {
         let out = match v {
             MetaValue::Array(a) => {
                 let vals = a.values.as_ref().ok_or_else(|| {
-                    self.err(format!(
-                        "{key}: array of {} entries is too long to be per-layer",
-                        a.len
+                    self.err(hdr(
+                        "recipe-hdr-array-too-long",
+                        &[("key", key.clone()), ("n", a.len.to_string())],
                     ))
                 })?;
                 if vals.len() < n {
-                    return Err(self.err(format!(
-                        "{key} has {} entries but the model has {n} layers",
-                        vals.len()
+                    return Err(self.err(hdr(
+                        "recipe-hdr-array-layers",
+                        &[
+                            ("key", key.clone()),
+                            ("n", vals.len().to_string()),
+                            ("layers", n.to_string()),
+                        ],
                     )));
                 }
                 vals[..n]
                     .iter()
                     .map(|x| x.as_u64())
                     .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| self.err(format!("{key}: entries are not integers")))?
+                    .ok_or_else(|| {
+                        self.err(hdr("recipe-hdr-not-integers", &[("key", key.clone())]))
+                    })?
             }
             other => vec![
-                other
-                    .as_u64()
-                    .ok_or_else(|| self.err(format!("{key} is not an integer")))?;
+                other.as_u64().ok_or_else(
+                    || self.err(hdr("recipe-hdr-not-integer", &[("key", key.clone())]))
+                )?;
                 n
             ],
         };
@@ -186,7 +202,7 @@ pub fn read_params(m: &GgufModel) -> Result<ModelParams, HparamError> {
         .architecture()
         .ok_or_else(|| HparamError {
             file: m.path().display().to_string(),
-            message: "general.architecture is missing: not a model file llama.cpp can load".into(),
+            message: Said::new("recipe-hdr-no-arch", vec![]),
         })?
         .to_string();
     let mut r = Reader {
@@ -273,10 +289,9 @@ impl Reader<'_> {
     fn layer_count(&mut self) -> Result<u64, HparamError> {
         let n_layer = self.req_u64("n_layer", "block_count")?;
         if n_layer == 0 || n_layer > 100_000 {
-            return Err(self.err(format!(
-                "{}.block_count {n_layer} is not a plausible layer count",
-                self.arch
-            )));
+            let key = format!("{}.block_count", self.arch);
+            let args = [("key", key), ("n", n_layer.to_string())];
+            return Err(self.err(hdr("recipe-hdr-block-count", &args)));
         }
         Ok(n_layer)
     }
@@ -445,9 +460,9 @@ impl Reader<'_> {
             // (dots3note's converter writes the trunk's layers only).
             Some(MetaValue::Array(a)) => {
                 let vals = a.values.as_ref().ok_or_else(|| {
-                    self.err(format!(
-                        "{pat_key}: {} entries, more than any model's layers",
-                        a.len
+                    self.err(hdr(
+                        "recipe-hdr-pattern-too-long",
+                        &[("key", pat_key.clone()), ("n", a.len.to_string())],
                     ))
                 })?;
                 for (il, v) in vals.iter().take(nl).enumerate() {
@@ -531,9 +546,12 @@ impl Reader<'_> {
     fn check_plausible(&self, p: &ModelParams) -> Result<(), HparamError> {
         let plausible = |name: &str, v: u64, max: u64| -> Result<(), HparamError> {
             if v > max {
-                return Err(self.err(format!(
-                    "{name} = {v} is not a plausible value (at most {max})"
-                )));
+                let args = [
+                    ("name", name.to_string()),
+                    ("value", v.to_string()),
+                    ("max", max.to_string()),
+                ];
+                return Err(self.err(hdr("recipe-hdr-implausible", &args)));
             }
             Ok(())
         };

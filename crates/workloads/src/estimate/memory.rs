@@ -3,7 +3,7 @@
 //! recurrent state's size per layer.
 
 use super::archs::{self, LayerFacts, Memory, Recurrent, StateKeys};
-use super::hparams::{CacheKind, HparamError, InputSource, Reader};
+use super::hparams::{hdr, CacheKind, HparamError, InputSource, Reader};
 use crate::gguf::MetaValue;
 use gpuledger_lang::Said;
 
@@ -123,16 +123,30 @@ impl Reader<'_> {
             None => return Ok(None),
             Some(MetaValue::Array(a)) => {
                 let vals = a.values.as_ref().filter(|v| v.len() >= nl).ok_or_else(|| {
-                    self.err(format!("{key} has {} entries for {nl} layers", a.len))
+                    self.err(hdr(
+                        "recipe-hdr-bool-array-layers",
+                        &[
+                            ("key", key.clone()),
+                            ("n", a.len.to_string()),
+                            ("layers", nl.to_string()),
+                        ],
+                    ))
                 })?;
                 vals[..nl]
                     .iter()
                     .map(flag)
                     .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| self.err(format!("{key}: entries are not booleans")))?
+                    .ok_or_else(|| {
+                        self.err(hdr("recipe-hdr-not-booleans", &[("key", key.clone())]))
+                    })?
             }
             Some(v) => {
-                vec![flag(v).ok_or_else(|| self.err(format!("{key} is not a boolean")))?; nl]
+                vec![
+                    flag(v).ok_or_else(
+                        || self.err(hdr("recipe-hdr-not-boolean", &[("key", key.clone())]))
+                    )?;
+                    nl
+                ]
             }
         };
         let n = out.iter().filter(|&&b| b).count();
@@ -149,9 +163,7 @@ impl Reader<'_> {
         let iv = self.opt_u64("full_attention_interval", "full_attention_interval");
         if iv == Some(0) {
             let key = self.key("full_attention_interval");
-            return Err(self.err(format!(
-                "{key} is 0: llama.cpp takes each layer's index modulo it"
-            )));
+            return Err(self.err(hdr("recipe-hdr-interval-zero", &[("key", key)])));
         }
         if iv.is_none() {
             let detail = Said::new("recipe-rule-full-attention-interval", vec![]);

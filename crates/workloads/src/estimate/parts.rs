@@ -216,7 +216,7 @@ impl KvSums {
 pub(super) fn beyond_any_device(file: &Path, what: &str) -> EstimateError {
     EstimateError::Params(HparamError {
         file: file.display().to_string(),
-        message: format!("the header's sizes are beyond any device: {what} exceeds 2^64 bytes"),
+        message: Said::new("recipe-hdr-beyond-64", vec![("what", what.into())]),
     })
 }
 

@@ -25,7 +25,14 @@ impl EstimateError {
     /// the GGUF reader's words).
     pub fn said(&self) -> Said {
         match self {
-            EstimateError::Params(e) => Said::verbatim(e.to_string()),
+            EstimateError::Params(e) => {
+                let safe = |t: &str| gpuledger_model::term_safe(t).to_string();
+                let args = vec![
+                    ("file", safe(&e.file).into()),
+                    ("message", e.message.map_text(&safe).into()),
+                ];
+                Said::new("recipe-err-header", args)
+            }
             EstimateError::Settings(s) => s.clone(),
         }
     }
