@@ -9,8 +9,7 @@ pub fn probed_context() -> Option<(u64, Said)> {
     let path = crate::commands::probe::saved_path(None)?;
     let report = gpuledger_cuda::store::load(&path).ok()?;
     let m = gpuledger_cuda::store::measured_overhead(&report);
-    let what = vec![("device", m.device_name.into()), ("date", m.date.into())];
-    Some((m.context_bytes?, Said::new("recipe-overhead-probed", what)))
+    Some((m.context_bytes?, m.said()))
 }
 
 /// Replace a CUDA estimate's overhead with the saved probe's measured context cost. Returns the

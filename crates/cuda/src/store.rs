@@ -177,10 +177,20 @@ pub struct MeasuredOverhead {
     pub pinned_ratio: Option<f64>,
     pub device_name: String,
     pub device_uuid: Option<String>,
-    /// `measured by probe on 2026-11-29`.
-    pub label: String,
     /// The day of the probe (`2026-11-29`).
     pub date: String,
+}
+
+impl MeasuredOverhead {
+    /// The overhead line's sentence (`CUDA context on DEVICE, measured by probe on DATE`): what
+    /// `estimate` and `explain` show, and what `probe --save` says they will.
+    pub fn said(&self) -> Said {
+        let what = vec![
+            ("device", self.device_name.as_str().into()),
+            ("date", self.date.as_str().into()),
+        ];
+        Said::new("recipe-overhead-probed", what)
+    }
 }
 
 pub fn measured_overhead(r: &ProbeReport) -> MeasuredOverhead {
@@ -199,7 +209,6 @@ pub fn measured_overhead(r: &ProbeReport) -> MeasuredOverhead {
         pinned_ratio: pinned,
         device_name: r.device.name.clone(),
         device_uuid: r.device.uuid.clone(),
-        label: format!("measured by probe on {}", r.date()),
         date: r.date().to_string(),
     }
 }

@@ -322,10 +322,7 @@ fn saved_result_round_trips_and_ages() {
     let o = store::measured_overhead(&back);
     assert_eq!(o.context_bytes, Some(300 * MIB));
     assert_eq!(o.pinned_ratio, Some(1.0));
-    assert_eq!(
-        o.label,
-        format!("measured by probe on {}", &r.measured_at[..10])
-    );
+    assert_eq!(o.date, &r.measured_at[..10]);
     // The date is today's (UTC).
     let today = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     assert_eq!(&r.measured_at[..10], &today[..10]);

@@ -118,17 +118,8 @@ pub enum FitOutcome {
 }
 
 impl FitOutcome {
-    /// The word a reader sees (`fitted`), as in the JSON's `status`.
-    pub fn word(&self) -> &'static str {
-        match self {
-            FitOutcome::Unchanged => "unchanged",
-            FitOutcome::Fitted => "fitted",
-            FitOutcome::Failed(_) => "failed",
-            FitOutcome::Stopped(_) => "stopped",
-        }
-    }
-
-    /// The catalogue key of [`FitOutcome::word`] (`report-fit-fitted`).
+    /// The catalogue key of the outcome's word (`report-fit-fitted`; the JSON's `status` is
+    /// `fitted`).
     pub fn key(&self) -> &'static str {
         match self {
             FitOutcome::Unchanged => "report-fit-unchanged",
@@ -339,7 +330,7 @@ pub struct ComputeEstimate {
     pub host_bytes: u64,
     /// False only when every part of the figure is exact (`approximate_parts` is empty).
     pub approximate: bool,
-    pub confidence: &'static str,
+    pub confidence: crate::Confidence,
     pub method: String,
     /// What the figure gets exactly as llama.cpp does.
     pub exact_parts: Vec<String>,

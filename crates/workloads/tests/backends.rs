@@ -3,6 +3,7 @@
 //! does not (only for the backend being estimated). Sources: fixtures/llama-logs/README.md,
 //! "Backends".
 
+use gpuledger_model::Confidence;
 use gpuledger_views::estimate::render_text;
 use gpuledger_workloads::estimate::{estimate, Backend, Estimate, Setting, SettingSource};
 use gpuledger_workloads::gguf::GgufModel;
@@ -191,7 +192,7 @@ fn each_backend_names_what_the_replay_does_not_model_and_only_that_backend() {
             "{args} {backend:?}: {:?}",
             e.compute.approximate_parts
         );
-        assert!(e.compute.approximate && e.compute.confidence != "high");
+        assert!(e.compute.approximate && e.compute.confidence != Confidence::High);
         assert!(render_text(&e).contains(what), "{}", render_text(&e));
         let json = serde_json::to_string(&e).unwrap();
         assert!(json.contains(what), "{json}");
@@ -282,7 +283,7 @@ fn rocm_gpt_oss_120b_matches_the_ollama_llama_server_log_and_names_the_compute_g
     assert!((host / 281.0 - 1.0).abs() < 0.10, "host {host:.2}");
     assert!((0.5..0.6).contains(&(dev / 796.0)), "device {dev:.2}");
     let sentence = "ROCm (the HIP build of ggml-cuda)";
-    assert!(says(&e, sentence) && e.compute.confidence != "high");
+    assert!(says(&e, sentence) && e.compute.confidence != Confidence::High);
     assert!(render_text(&e).contains(sentence), "{}", render_text(&e));
     assert!(serde_json::to_string(&e)
         .unwrap()

@@ -620,7 +620,7 @@ fn compute_matches_the_llama_server_built_from_current_source() {
         assert_eq!(mib2(e.compute.host_bytes), logged, "qwen3-0.6b {args}");
         assert_eq!(e.compute.gpu_bytes, 0);
         assert!(!e.compute.approximate, "{:?}", e.compute.approximate_parts);
-        assert_eq!(e.compute.confidence, "high");
+        assert_eq!(e.compute.confidence, gpuledger_model::Confidence::High);
     }
     // Without a build the newest rules are used, and the inputs list says so.
     let e = est_on(&q, "-c 4096", Backend::Cpu, None);

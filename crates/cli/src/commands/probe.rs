@@ -139,7 +139,13 @@ pub fn run(args: &Args, global: &Global) -> anyhow::Result<ExitCode> {
         // On stderr, so that `--json` output stays pure JSON.
         let args = [
             ("path", path.display().to_string().into()),
-            ("label", store::measured_overhead(&report).label.into()),
+            (
+                "label",
+                store::measured_overhead(&report)
+                    .said()
+                    .in_lang(global.lang)
+                    .into(),
+            ),
         ];
         eprintln!("{}", global.lang.t_args("report-probe-saved", &args));
     }

@@ -131,6 +131,18 @@ fn wddm_like_json_and_save() {
         "{err}"
     );
     assert!(env.outstanding().is_empty(), "{:?}", env.outstanding());
+    // The line it will be shown as is said in the reader's language, device and date kept.
+    let zh = env.run(&["--sizes", "256MiB", "--json", "--save", "--lang", "zh-CN"]);
+    let err = text(&zh.stderr);
+    assert!(zh.status.success(), "{err}");
+    let again: serde_json::Value = serde_json::from_slice(&zh.stdout).unwrap();
+    let date = &again["measured_at"].as_str().unwrap()[..10];
+    assert!(
+        err.contains(&format!(
+            "NVIDIA GeForce RTX 4090 上的 CUDA 上下文，由 probe 于 {date} 实测"
+        )),
+        "{err}"
+    );
 }
 
 #[test]

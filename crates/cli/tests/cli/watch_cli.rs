@@ -20,18 +20,17 @@ fn watch(m: &Machine, alerts: &[&str], count: &str, extra: &[&str]) -> Output {
     m.run(&args)
 }
 
+/// The scenario's two GPU processes: PID 4242 named `name` running `argv`, PID 5151 python3.
+fn two_processes(name: &str, argv: &[&str]) -> Machine {
+    let procs = ProcTree::new();
+    procs.add(4242, name, 1000, 5, argv);
+    procs.add(5151, "python3", 1000, 6, &["python3"]);
+    Machine::new(SCENARIO, procs)
+}
+
 #[test]
 fn fires_once_per_excursion_prints_and_runs_the_hook() {
-    let procs = ProcTree::new();
-    procs.add(
-        4242,
-        "llama-server",
-        1000,
-        5,
-        &["llama-server", "--api-key", "sk-SECRET"],
-    );
-    procs.add(5151, "python3", 1000, 6, &["python3"]);
-    let m = Machine::new(SCENARIO, procs);
+    let m = two_processes("llama-server", &["llama-server", "--api-key", "sk-SECRET"]);
     let log = m.scenario.with_file_name("hook.log");
     let hook = format!(
         "printf '%s|%s|%s|%s|%s\\n' \"$GPULEDGER_ALERT_STATE\" \"$GPULEDGER_ALERT\" \"$GPULEDGER_PID\" \"$GPULEDGER_VALUE_PROCESS_MEMORY\" \"$GPULEDGER_PROCESS_NAME\" >> {}",
@@ -88,10 +87,7 @@ fn a_bad_expression_points_at_the_token() {
 
 #[test]
 fn alert_lines_escape_control_characters_in_process_names() {
-    let procs = ProcTree::new();
-    procs.add(4242, "x\x1b]0;PWNED\x07\x1b[2J\u{9b}1m", 1000, 5, &["x"]);
-    procs.add(5151, "python3", 1000, 6, &["python3"]);
-    let m = Machine::new(SCENARIO, procs);
+    let m = two_processes("x\x1b]0;PWNED\x07\x1b[2J\u{9b}1m", &["x"]);
     for json in [false, true] {
         let extra: &[&str] = if json { &["--json"] } else { &[] };
         let out = watch(&m, &["process.memory > 8GiB"], "1", extra);
@@ -118,10 +114,7 @@ fn alert_lines_escape_control_characters_in_process_names() {
 
 #[test]
 fn lines_and_the_hook_text_speak_the_language_and_json_does_not() {
-    let procs = ProcTree::new();
-    procs.add(4242, "llama-server", 1000, 5, &["llama-server"]);
-    procs.add(5151, "python3", 1000, 6, &["python3"]);
-    let m = Machine::new(SCENARIO, procs);
+    let m = two_processes("llama-server", &["llama-server"]);
     let log = m.scenario.with_file_name("hook-zh.log");
     let hook = format!(
         "printf '%s|%s\\n' \"$GPULEDGER_ALERT_STATE\" \"$GPULEDGER_ALERT_TEXT\" >> {}",

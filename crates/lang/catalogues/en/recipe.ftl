@@ -524,3 +524,5 @@ recipe-hdr-not-booleans = { $key }: entries are not booleans
 recipe-hdr-not-boolean = { $key } is not a boolean
 recipe-hdr-interval-zero = { $key } is 0: llama.cpp takes each layer's index modulo it
 recipe-hdr-beyond-64 = the header's sizes are beyond any device: { $what } exceeds 2^64 bytes
+recipe-flag-why = { $flag }: { $why }
+recipe-overrides-too-many = { $n } tensor overrides in all; llama-server aborts with more than { $max } (--n-cpu-moe N adds one per layer)

@@ -977,3 +977,4 @@ report-kubelet-allocatable-failed = GetAllocatableResources failed: { $error }
 report-kubelet-allocatable = { $n } allocatable GPU device ids
 report-kubelet-ok = { $pods } pods listed, { $gpus }; { $named } GPU processes named, { $unnamed } by pod UID only
 report-kubelet-unavailable = { $error }; { $named } GPU processes named from container log links, { $unnamed } by pod UID only
+report-kubelet-connect-failed = kubelet pod-resources API: { $error }

@@ -516,3 +516,5 @@ recipe-hdr-not-booleans = { $key }：其中的项不是布尔值
 recipe-hdr-not-boolean = { $key } 不是布尔值
 recipe-hdr-interval-zero = { $key } 为 0：llama.cpp 会将每层的索引对它取模
 recipe-hdr-beyond-64 = 文件头声明的大小超出任何设备的容量：{ $what } 超过 2^64 字节
+recipe-flag-why = { $flag }：{ $why }
+recipe-overrides-too-many = 张量覆盖规则共 { $n } 条；超过 { $max } 条时 llama-server 会中止（--n-cpu-moe N 每层加一条）

@@ -887,3 +887,4 @@ report-kubelet-allocatable-failed = GetAllocatableResources 失败：{ $error }
 report-kubelet-allocatable = { $n } 个可分配的 GPU 设备 ID
 report-kubelet-ok = 列出了 { $pods } 个 Pod，{ $gpus }；{ $named } 个 GPU 进程查到了 Pod 名称，{ $unnamed } 个只有 Pod UID
 report-kubelet-unavailable = { $error }；{ $named } 个 GPU 进程通过容器日志链接查到了 Pod 名称，{ $unnamed } 个只有 Pod UID
+report-kubelet-connect-failed = kubelet pod-resources API：{ $error }

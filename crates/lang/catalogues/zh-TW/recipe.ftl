@@ -516,3 +516,5 @@ recipe-hdr-not-booleans = { $key }：其中的項目不是布林值
 recipe-hdr-not-boolean = { $key } 不是布林值
 recipe-hdr-interval-zero = { $key } 為 0：llama.cpp 會將每層的索引對它取模
 recipe-hdr-beyond-64 = 檔頭宣告的大小超出任何裝置的容量：{ $what } 超過 2^64 位元組
+recipe-flag-why = { $flag }：{ $why }
+recipe-overrides-too-many = 張量覆寫規則共 { $n } 條；超過 { $max } 條時 llama-server 會中止（--n-cpu-moe N 每層加一條）

@@ -888,3 +888,4 @@ report-kubelet-allocatable-failed = GetAllocatableResources 失敗：{ $error }
 report-kubelet-allocatable = { $n } 個可分配的 GPU 裝置 ID
 report-kubelet-ok = 列出 { $pods } 個 Pod，{ $gpus }；{ $named } 個 GPU 處理程序查到 Pod 名稱，{ $unnamed } 個只有 Pod UID
 report-kubelet-unavailable = { $error }；{ $named } 個 GPU 處理程序透過容器記錄連結查到 Pod 名稱，{ $unnamed } 個只有 Pod UID
+report-kubelet-connect-failed = kubelet pod-resources API：{ $error }

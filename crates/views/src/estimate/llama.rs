@@ -371,11 +371,7 @@ fn compute_detail(e: &Estimate, lang: Lang) -> String {
     let c = &e.compute;
     let word = super::compute_precision_in(!c.approximate, lang);
     if c.approximate {
-        let confidence = match c.confidence {
-            "high" => lang.t("report-confidence-high"),
-            "low" => lang.t("report-confidence-low"),
-            _ => lang.t("report-confidence-medium"),
-        };
+        let confidence = crate::labels::confidence_label(c.confidence, lang);
         let parts = Said::joined("report-said-list", c.approximate_parts.clone());
         let args = [
             ("confidence", confidence.into()),

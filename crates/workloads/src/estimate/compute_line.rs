@@ -10,6 +10,7 @@ use super::{
     Resolved, Rules, MIB, RULES,
 };
 use gpuledger_lang::Said;
+use gpuledger_model::Confidence;
 
 /// The compute buffers: llama.cpp's worst-case graph for one micro-batch, allocated the way
 /// ggml-alloc allocates it (see `compute`), split between the device and the host the way the
@@ -51,7 +52,11 @@ pub(super) fn compute(plan: &Plan, kv: &KvEstimate) -> (ComputeEstimate, Vec<u64
         gpu_bytes,
         host_bytes,
         approximate: !exact,
-        confidence: if exact { "high" } else { "medium" },
+        confidence: if exact {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        },
         method: compute_method(&g, r, &place, build),
         exact_parts,
         approximate_parts: approx,

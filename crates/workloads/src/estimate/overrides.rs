@@ -91,17 +91,23 @@ fn given(f: &str, v: Option<&str>) -> String {
 
 fn push(s: &mut LlamaSettings, f: &str, o: TensorOverride) -> Result<(), Said> {
     s.overrides.push(o);
-    check_total(&s.overrides).map_err(|e| format!("{f}: {e}").into())
+    check_total(&s.overrides).map_err(|why| {
+        Said::new(
+            "recipe-flag-why",
+            vec![("flag", f.into()), ("why", why.into())],
+        )
+    })
 }
 
 /// llama-server's limit on the whole list (environment and command line together).
-pub(super) fn check_total(list: &[TensorOverride]) -> Result<(), String> {
+pub(super) fn check_total(list: &[TensorOverride]) -> Result<(), Said> {
     let n: u64 = list.iter().map(TensorOverride::entries).sum();
     if n > MAX_OVERRIDES {
-        return Err(format!(
-            "{n} tensor overrides in all; llama-server aborts with more than {MAX_OVERRIDES} \
-             (--n-cpu-moe N adds one per layer)"
-        ));
+        let args = vec![
+            ("n", n.to_string().into()),
+            ("max", MAX_OVERRIDES.to_string().into()),
+        ];
+        return Err(Said::new("recipe-overrides-too-many", args));
     }
     Ok(())
 }

@@ -122,19 +122,14 @@ fn set_nonblocking(fd: i32, on: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// The reason in words: absent, refused (nothing listens), denied (needs root).
+/// Which failure it was: the three a user can act on (absent, refused: nothing listens,
+/// denied: needs root) by kind, any other in the OS's words with the path.
 fn connect_error(path: &Path, e: io::Error) -> CallError {
     let shown = path.display();
     match e.raw_os_error() {
-        Some(libc::ENOENT) | Some(libc::ENOTDIR) => CallError::Absent(format!(
-            "no socket at {shown} (not a Kubernetes node, or the kubelet's pod-resources directory is not mounted here)"
-        )),
-        Some(libc::ECONNREFUSED) => CallError::Refused(format!(
-            "{shown}: connection refused (nothing listens: the kubelet is not running, or the socket is stale)"
-        )),
-        Some(libc::EACCES) | Some(libc::EPERM) => CallError::Denied(format!(
-            "{shown}: permission denied (the socket is root's; run as root or give this user access)"
-        )),
+        Some(libc::ENOENT) | Some(libc::ENOTDIR) => CallError::Absent,
+        Some(libc::ECONNREFUSED) => CallError::Refused,
+        Some(libc::EACCES) | Some(libc::EPERM) => CallError::Denied,
         _ => CallError::Connect(format!("{shown}: {e}")),
     }
 }

@@ -7,13 +7,13 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
     /// The socket file is not there (no kubelet, or its directory not mounted).
-    Absent(String),
-    /// Connecting failed.
-    Connect(String),
+    Absent,
     /// Nothing listens on the socket (the kubelet is not running, or the socket is stale).
-    Refused(String),
+    Refused,
     /// The socket is root's.
-    Denied(String),
+    Denied,
+    /// Connecting failed otherwise.
+    Connect(String),
     /// The deadline passed while waiting for `stage`.
     Timeout {
         stage: &'static str,
@@ -30,10 +30,12 @@ pub enum CallError {
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::Absent(s) => write!(f, "{s}"),
-            CallError::Connect(s) | CallError::Refused(s) | CallError::Denied(s) => {
-                write!(f, "{s}")
-            }
+            // The whole sentences, with the socket's path, are the catalogue's
+            // (`report-kubelet-no-socket`, `-refused`, `-denied`).
+            CallError::Absent => write!(f, "no socket"),
+            CallError::Refused => write!(f, "connection refused"),
+            CallError::Denied => write!(f, "permission denied"),
+            CallError::Connect(s) => write!(f, "{s}"),
             CallError::Timeout { stage, after } => {
                 write!(f, "no answer within {} ms ({stage})", after.as_millis())
             }

@@ -71,9 +71,13 @@ pub fn query(socket: &Path, deadline: Duration, max_message: usize) -> Result<Li
     };
     let mut c = Conn::open(socket, deadline, max_message).map_err(|e| match e {
         // The OS's answer in the catalogue's words; the others are the protocol's own.
-        CallError::Absent(_) => connect_said("report-kubelet-no-socket", &path),
-        CallError::Refused(_) => connect_said("report-kubelet-refused", &path),
-        CallError::Denied(_) => connect_said("report-kubelet-denied", &path),
+        CallError::Absent => connect_said("report-kubelet-no-socket", &path),
+        CallError::Refused => connect_said("report-kubelet-refused", &path),
+        CallError::Denied => connect_said("report-kubelet-denied", &path),
+        // The path is in the OS's words already.
+        CallError::Connect(w) => {
+            Said::new("report-kubelet-connect-failed", vec![("error", w.into())])
+        }
         e => api_error(e.to_string()),
     })?;
     let list = c
